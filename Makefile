@@ -1,0 +1,41 @@
+# Thin wrapper over meson/ninja: `make demo`, `make check`, `make install PREFIX=...`.
+BUILD   ?= build
+PREFIX  ?= /usr/local
+MESON   ?= meson
+NINJA   ?= ninja
+# Extra options for `meson setup` (e.g. MESON_OPTS="-Db_sanitize=address,undefined").
+MESON_OPTS ?=
+
+.PHONY: all deps demo check install uninstall clean fuzz soak bench
+
+all: $(BUILD)/build.ninja
+	$(NINJA) -C $(BUILD)
+
+deps:
+	@sh scripts/install-deps.sh
+
+$(BUILD)/build.ninja:
+	@sh scripts/install-deps.sh
+	$(MESON) setup $(BUILD) --prefix=$(PREFIX) -Dwerror=true $(MESON_OPTS)
+
+demo: all
+	@sh scripts/demo.sh $(BUILD)
+
+check: all
+	$(MESON) test -C $(BUILD) --print-errorlogs --num-processes 2
+
+install: all
+	$(MESON) configure $(BUILD) -Dprefix=$(PREFIX)
+	$(MESON) install -C $(BUILD)
+
+fuzz: all
+	@sh scripts/fuzz.sh long
+
+soak: all
+	@sh scripts/soak.sh $(BUILD)
+
+bench: all
+	./$(BUILD)/tools/odma bench --sweep
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,45 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Buffers and inventories. A doca_buf is a window (head, len) into an mmap with a
+ * data segment (data, data_len) inside it. Bufs chain into lists; only the list
+ * head carries a meaningful refcount. Inventories hold a fixed array of bufs.
+ */
+#ifndef ODMA_BUF_PRIV_H_
+#define ODMA_BUF_PRIV_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+
+struct doca_buf {
+	uint8_t *head;     /* start of the window (for a from-export mmap: remote address) */
+	size_t len;        /* window length */
+	uint8_t *data;     /* start of valid data */
+	size_t data_len;   /* bytes of valid data */
+	struct doca_mmap *mmap;
+	struct doca_buf_inventory *inv;
+	struct doca_buf *next;      /* next element in the list, NULL at the end */
+	struct doca_buf *list_head; /* head of the list this buf is in (itself when head) */
+	struct doca_buf *last;      /* head only: last element */
+	uint32_t list_len;          /* head only: number of elements */
+	uint16_t refcount;          /* head only; 1 for non-head elements */
+	bool in_use;                /* handed out by the inventory */
+	struct doca_buf *free_next; /* inventory free list */
+};
+
+struct doca_buf_inventory {
+	struct doca_buf *bufs; /* array of num_elements */
+	uint32_t num_elements;
+	uint32_t num_free;
+	struct doca_buf *free_list;
+	bool started;
+	union doca_data user_data;
+	struct odma_buf_chunk *chunks; /* extra arrays added by doca_buf_inventory_expand */
+};
+
+#endif /* ODMA_BUF_PRIV_H_ */

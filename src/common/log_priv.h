@@ -1,0 +1,46 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/* SDK-side logging used by every odma library: one line per rejected call, naming the rule. */
+#ifndef ODMA_LOG_PRIV_H_
+#define ODMA_LOG_PRIV_H_
+
+#include <doca_log.h>
+
+/*
+ * Registers a log source whose messages count as SDK messages (filtered by the
+ * SDK level, DOCA_LOG_LEVEL). Exported with a doca_priv_ prefix because
+ * libdoca_dma and libdoca_argp call it across the library boundary.
+ */
+DOCA_STABLE doca_error_t doca_priv_log_register_sdk_source(const char *name, int *source);
+
+/* Declares the SDK log source of one .c file. */
+#define ODMA_LOG_REGISTER(SOURCE)                                                                  \
+	static int odma_log_source = -1;                                                           \
+	__attribute__((constructor(101))) static void odma_log_register_##SOURCE(void)              \
+	{                                                                                          \
+		doca_priv_log_register_sdk_source(#SOURCE, &odma_log_source);                      \
+	}
+
+#define ODMA_LOG(level, ...)                                                                       \
+	doca_log(DOCA_LOG_LEVEL_##level, odma_log_source, __FILE__, __LINE__, __func__, __VA_ARGS__)
+#define ODMA_ERR(...) ODMA_LOG(ERROR, __VA_ARGS__)
+#define ODMA_WARN(...) ODMA_LOG(WARNING, __VA_ARGS__)
+#define ODMA_INFO(...) ODMA_LOG(INFO, __VA_ARGS__)
+#define ODMA_DBG(...) ODMA_LOG(DEBUG, __VA_ARGS__)
+#ifdef ODMA_ENABLE_TRACE
+#define ODMA_TRC(...) ODMA_LOG(TRACE, __VA_ARGS__)
+#else
+#define ODMA_TRC(...) ((void)0)
+#endif
+
+/* Rejects a NULL argument at a public entry point with one log line. */
+#define ODMA_CHECK_ARG(cond, ...)                                                                  \
+	do {                                                                                       \
+		if (doca_unlikely(!(cond))) {                                                      \
+			ODMA_ERR(__VA_ARGS__);                                                     \
+			return DOCA_ERROR_INVALID_VALUE;                                           \
+		}                                                                                  \
+	} while (0)
+
+#endif /* ODMA_LOG_PRIV_H_ */
