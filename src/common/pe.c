@@ -68,15 +68,15 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 {
 	ODMA_CHECK_ARG(pe != NULL && ctx != NULL, "pe and ctx must not be NULL");
-	if (ctx->pe != NULL) {
-		ODMA_ERR("context %p is already connected to progress engine %p; a context connects once",
-			 (void *)ctx, (void *)ctx->pe);
-		return DOCA_ERROR_NOT_PERMITTED;
-	}
 	if (ctx->state != DOCA_CTX_STATE_IDLE) {
 		ODMA_ERR("context %p is %s; connect it to a progress engine while it is IDLE", (void *)ctx,
 			 odma_ctx_state_name(ctx->state));
 		return DOCA_ERROR_BAD_STATE;
+	}
+	if (ctx->pe != NULL) {
+		ODMA_ERR("context %p is already connected to progress engine %p; a context connects once",
+			 (void *)ctx, (void *)ctx->pe);
+		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	ctx->pe = pe;
 	ctx->pe_next = pe->ctxs;

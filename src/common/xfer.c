@@ -43,14 +43,14 @@ static doca_error_t shape_src(const struct doca_buf *src, struct xfer_shape *s)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t shape_dst(struct doca_buf *dst, struct xfer_shape *s)
+static doca_error_t shape_dst(struct doca_buf *dst, struct xfer_shape *s, bool check_perms)
 {
 	for (const struct doca_buf *b = dst; b != NULL; b = b->next) {
 		if (doca_unlikely(!b->in_use)) {
 			ODMA_ERR("destination buf %p was released to its inventory; use a buf you still hold", (void *)b);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
-		if (doca_unlikely(!odma_mmap_writable(b->mmap))) {
+		if (doca_unlikely(check_perms && !odma_mmap_writable(b->mmap))) {
 			ODMA_ERR("destination buf %p: its mmap %p is %s; DMA writes need %s", (void *)b, (void *)b->mmap,
 				 b->mmap->from_export ? "exported PCI_READ_ONLY" : "LOCAL_READ_ONLY",
 				 b->mmap->from_export ? "an export with DOCA_ACCESS_FLAG_PCI_READ_WRITE"
@@ -88,7 +88,7 @@ doca_error_t doca_priv_task_check_limits(const struct doca_ctx *ctx, const struc
 	if (src != NULL)
 		r = shape_src(src, &s);
 	if (r == DOCA_SUCCESS && dst != NULL)
-		r = shape_dst((struct doca_buf *)dst, &s);
+		r = shape_dst((struct doca_buf *)dst, &s, false);
 	return r != DOCA_SUCCESS ? r : shape_limits(ctx->caps, &s);
 }
 
@@ -135,7 +135,7 @@ doca_error_t odma_copy_validate(const struct doca_ctx *ctx, struct doca_task *t,
 			 t->src == NULL ? "source" : "destination", t->src == NULL ? "src" : "dst");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if ((r = shape_src(t->src, &s)) != DOCA_SUCCESS || (r = shape_dst(t->dst, &s)) != DOCA_SUCCESS ||
+	if ((r = shape_src(t->src, &s)) != DOCA_SUCCESS || (r = shape_dst(t->dst, &s, true)) != DOCA_SUCCESS ||
 	    (r = shape_limits(ctx->caps, &s)) != DOCA_SUCCESS)
 		return r;
 	t->total = s.total;
