@@ -59,7 +59,9 @@ fi
 "$@" $extra "$src" -o "$tmp/consumer" $flags >"$tmp/cc.log" 2>&1 ||
 	{ cat "$tmp/cc.log"; fail "the outside program does not build against the installed odma"; }
 
-LD_LIBRARY_PATH=$(dirname "$installed_lib")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# Only the installed copy: meson test puts the build tree on the path, which would hide a
+# broken install.
+LD_LIBRARY_PATH=$(dirname "$installed_lib")
 export LD_LIBRARY_PATH
 unset ODMA_FAULTS
 "$tmp/consumer" || fail "the outside program failed (exit $?)"
