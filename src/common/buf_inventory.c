@@ -12,6 +12,9 @@
 #include "log_priv.h"
 #include "mmap_priv.h"
 
+/* Logs one rejection under the name of the public call @fn, also from a shared helper. */
+#define ODMA_ERR_AT(fn, ...) doca_log(DOCA_LOG_LEVEL_ERROR, odma_log_source, __FILE__, __LINE__, fn, __VA_ARGS__)
+
 ODMA_LOG_REGISTER(ODMA_BUF_INVENTORY)
 
 /* Puts an array of fresh bufs on the free list of @inv. */
@@ -35,9 +38,9 @@ doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inve
 {
 	struct doca_buf_inventory *inv;
 
-	ODMA_CHECK_ARG(inventory != NULL, "doca_buf_inventory_create: inventory out-pointer is NULL");
+	ODMA_CHECK_ARG(inventory != NULL, "inventory out-pointer is NULL");
 	if (num_elements == 0 || num_elements > UINT32_MAX) {
-		ODMA_ERR("doca_buf_inventory_create: num_elements %zu is out of range; use 1 to %u", num_elements,
+		ODMA_ERR("num_elements %zu is out of range; use 1 to %u", num_elements,
 			 UINT32_MAX);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -45,7 +48,7 @@ doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inve
 	if (inv != NULL)
 		inv->bufs = calloc(num_elements, sizeof(*inv->bufs));
 	if (inv == NULL || inv->bufs == NULL) {
-		ODMA_ERR("doca_buf_inventory_create: out of memory allocating %zu bufs", num_elements);
+		ODMA_ERR("out of memory allocating %zu bufs", num_elements);
 		free(inv);
 		return DOCA_ERROR_NO_MEMORY;
 	}
@@ -61,8 +64,7 @@ static doca_error_t inv_check_idle(const struct doca_buf_inventory *inv, const c
 	uint32_t held = inv->num_elements - inv->num_free;
 
 	if (held != 0) {
-		ODMA_ERR("%s: inventory %p still has %u buf(s) in use; release them with doca_buf_dec_refcount first",
-			 fn, (const void *)inv, held);
+		ODMA_ERR_AT(fn, "inventory %p still has %u buf(s) in use; release them with doca_buf_dec_refcount first", (const void *)inv, held);
 		return DOCA_ERROR_IN_USE;
 	}
 	return DOCA_SUCCESS;
@@ -73,7 +75,7 @@ doca_error_t doca_buf_inventory_destroy(struct doca_buf_inventory *inventory)
 	struct odma_buf_chunk *c;
 	doca_error_t ret;
 
-	ODMA_CHECK_ARG(inventory != NULL, "doca_buf_inventory_destroy: inventory is NULL");
+	ODMA_CHECK_ARG(inventory != NULL, "inventory is NULL");
 	ret = inv_check_idle(inventory, "doca_buf_inventory_destroy");
 	if (ret != DOCA_SUCCESS)
 		return ret;
@@ -92,9 +94,9 @@ doca_error_t doca_buf_inventory_destroy(struct doca_buf_inventory *inventory)
 
 doca_error_t doca_buf_inventory_start(struct doca_buf_inventory *inventory)
 {
-	ODMA_CHECK_ARG(inventory != NULL, "doca_buf_inventory_start: inventory is NULL");
+	ODMA_CHECK_ARG(inventory != NULL, "inventory is NULL");
 	if (inventory->started) {
-		ODMA_ERR("doca_buf_inventory_start: inventory %p is already started", (void *)inventory);
+		ODMA_ERR("inventory %p is already started", (void *)inventory);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	inventory->started = true;
@@ -105,9 +107,9 @@ doca_error_t doca_buf_inventory_stop(struct doca_buf_inventory *inventory)
 {
 	doca_error_t ret;
 
-	ODMA_CHECK_ARG(inventory != NULL, "doca_buf_inventory_stop: inventory is NULL");
+	ODMA_CHECK_ARG(inventory != NULL, "inventory is NULL");
 	if (!inventory->started) {
-		ODMA_ERR("doca_buf_inventory_stop: inventory %p is not started", (void *)inventory);
+		ODMA_ERR("inventory %p is not started", (void *)inventory);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	ret = inv_check_idle(inventory, "doca_buf_inventory_stop");
@@ -168,7 +170,7 @@ void odma_buf_inventory_put(struct doca_buf *buf)
 static doca_error_t inv_check_started(const struct doca_buf_inventory *inv, const char *fn)
 {
 	if (!inv->started) {
-		ODMA_ERR("%s: inventory %p is not started; call doca_buf_inventory_start first", fn, (const void *)inv);
+		ODMA_ERR_AT(fn, "inventory %p is not started; call doca_buf_inventory_start first", (const void *)inv);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	return DOCA_SUCCESS;
@@ -181,13 +183,12 @@ static doca_error_t inv_check_ranges(const struct doca_mmap *mmap, uint8_t *addr
 	static const char fn[] = "doca_buf_inventory_buf_get_by_args";
 
 	if (len == 0 || !odma_mmap_contains(mmap, addr, len)) {
-		ODMA_ERR("%s: window [%p, +%zu) is empty or not inside mmap %p range [%p, +%zu)", fn, (void *)addr, len,
+		ODMA_ERR_AT(fn, "window [%p, +%zu) is empty or not inside mmap %p range [%p, +%zu)", (void *)addr, len,
 			 (const void *)mmap, (void *)mmap->addr, mmap->len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (data < addr || data_len > len || (size_t)(data - addr) > len - data_len) {
-		ODMA_ERR("%s: data segment [%p, +%zu) is not inside the window [%p, +%zu); keep data within the buf",
-			 fn, (void *)data, data_len, (void *)addr, len);
+		ODMA_ERR_AT(fn, "data segment [%p, +%zu) is not inside the window [%p, +%zu); keep data within the buf", (void *)data, data_len, (void *)addr, len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -200,20 +201,19 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 	doca_error_t ret;
 
 	ODMA_CHECK_ARG(inventory != NULL && mmap != NULL && addr != NULL && data != NULL && buf != NULL,
-		       "%s: inventory, mmap, addr, data and buf must not be NULL", fn);
+		       "inventory, mmap, addr, data and buf must not be NULL");
 	ret = inv_check_started(inventory, fn);
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	if (!inv_mmap_usable(mmap)) {
-		ODMA_ERR("%s: mmap %p is not started; call doca_mmap_start first", fn, (void *)mmap);
+		ODMA_ERR_AT(fn, "mmap %p is not started; call doca_mmap_start first", (void *)mmap);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	ret = inv_check_ranges(mmap, addr, len, data, data_len);
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	if (inventory->free_list == NULL) {
-		ODMA_ERR("%s: inventory %p has no free buf (all %u in use); release bufs or create a bigger inventory",
-			 fn, (void *)inventory, inventory->num_elements);
+		ODMA_ERR_AT(fn, "inventory %p has no free buf (all %u in use); release bufs or create a bigger inventory", (void *)inventory, inventory->num_elements);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	*buf = inv_take(inventory, mmap, addr, len, data, data_len);
@@ -226,23 +226,21 @@ static doca_error_t inv_check_dup_src(const struct doca_buf_inventory *inv, cons
 	static const char fn[] = "doca_buf_inventory_buf_dup";
 
 	if (!src->in_use) {
-		ODMA_ERR("%s: src buf %p was already released to its inventory", fn, (const void *)src);
+		ODMA_ERR_AT(fn, "src buf %p was already released to its inventory", (const void *)src);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (!odma_buf_is_head(src)) {
-		ODMA_ERR("%s: src buf %p is inside a list; duplicate the list through its head %p", fn,
-			 (const void *)src, (void *)src->list_head);
+		ODMA_ERR_AT(fn, "src buf %p is inside a list; duplicate the list through its head %p", (const void *)src, (void *)src->list_head);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	for (const struct doca_buf *e = src; e != NULL; e = e->next) {
 		if (!inv_mmap_usable(e->mmap)) {
-			ODMA_ERR("%s: mmap %p of src element %p is not started", fn, (void *)e->mmap, (const void *)e);
+			ODMA_ERR_AT(fn, "mmap %p of src element %p is not started", (void *)e->mmap, (const void *)e);
 			return DOCA_ERROR_BAD_STATE;
 		}
 	}
 	if (inv->num_free < src->list_len) {
-		ODMA_ERR("%s: inventory %p has %u free buf(s) but the src list has %u element(s)", fn,
-			 (const void *)inv, inv->num_free, src->list_len);
+		ODMA_ERR_AT(fn, "inventory %p has %u free buf(s) but the src list has %u element(s)", (const void *)inv, inv->num_free, src->list_len);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	return DOCA_SUCCESS;
@@ -255,7 +253,7 @@ doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory, co
 	doca_error_t ret;
 
 	ODMA_CHECK_ARG(inventory != NULL && src_buf != NULL && dst_buf != NULL,
-		       "doca_buf_inventory_buf_dup: inventory, src_buf and dst_buf must not be NULL");
+		       "inventory, src_buf and dst_buf must not be NULL");
 	ret = inv_check_started(inventory, "doca_buf_inventory_buf_dup");
 	if (ret != DOCA_SUCCESS)
 		return ret;
@@ -281,9 +279,9 @@ doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory, co
 
 doca_error_t doca_buf_inventory_set_user_data(struct doca_buf_inventory *inventory, union doca_data user_data)
 {
-	ODMA_CHECK_ARG(inventory != NULL, "doca_buf_inventory_set_user_data: inventory is NULL");
+	ODMA_CHECK_ARG(inventory != NULL, "inventory is NULL");
 	if (inventory->started) {
-		ODMA_ERR("doca_buf_inventory_set_user_data: inventory %p is started; set user data before start",
+		ODMA_ERR("inventory %p is started; set user data before start",
 			 (void *)inventory);
 		return DOCA_ERROR_BAD_STATE;
 	}
@@ -294,7 +292,7 @@ doca_error_t doca_buf_inventory_set_user_data(struct doca_buf_inventory *invento
 doca_error_t doca_buf_inventory_get_user_data(const struct doca_buf_inventory *inventory, union doca_data *user_data)
 {
 	ODMA_CHECK_ARG(inventory != NULL && user_data != NULL,
-		       "doca_buf_inventory_get_user_data: inventory and user_data must not be NULL");
+		       "inventory and user_data must not be NULL");
 	*user_data = inventory->user_data;
 	return DOCA_SUCCESS;
 }
@@ -302,7 +300,7 @@ doca_error_t doca_buf_inventory_get_user_data(const struct doca_buf_inventory *i
 doca_error_t doca_buf_inventory_get_num_elements(const struct doca_buf_inventory *inventory, uint32_t *num_elements)
 {
 	ODMA_CHECK_ARG(inventory != NULL && num_elements != NULL,
-		       "doca_buf_inventory_get_num_elements: inventory and num_elements must not be NULL");
+		       "inventory and num_elements must not be NULL");
 	*num_elements = inventory->num_elements;
 	return DOCA_SUCCESS;
 }
@@ -311,7 +309,7 @@ doca_error_t doca_buf_inventory_get_num_free_elements(const struct doca_buf_inve
 						      uint32_t *num_free_elements)
 {
 	ODMA_CHECK_ARG(inventory != NULL && num_free_elements != NULL,
-		       "doca_buf_inventory_get_num_free_elements: inventory and num_free_elements must not be NULL");
+		       "inventory and num_free_elements must not be NULL");
 	*num_free_elements = inventory->num_free;
 	return DOCA_SUCCESS;
 }
@@ -321,19 +319,18 @@ doca_error_t doca_buf_inventory_expand(struct doca_buf_inventory *inventory, uin
 	static const char fn[] = "doca_buf_inventory_expand";
 	struct odma_buf_chunk *c;
 
-	ODMA_CHECK_ARG(inventory != NULL, "%s: inventory is NULL", fn);
+	ODMA_CHECK_ARG(inventory != NULL, "inventory is NULL");
 	if (!inventory->started) {
-		ODMA_ERR("%s: inventory %p is not started; expand a started inventory", fn, (void *)inventory);
+		ODMA_ERR_AT(fn, "inventory %p is not started; expand a started inventory", (void *)inventory);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (num_elements == 0 || num_elements > UINT32_MAX - inventory->num_elements) {
-		ODMA_ERR("%s: inventory %p: cannot add %u bufs to %u; add at least 1 and stay within %u in total", fn,
-			 (void *)inventory, num_elements, inventory->num_elements, UINT32_MAX);
+		ODMA_ERR_AT(fn, "inventory %p: cannot add %u bufs to %u; add at least 1 and stay within %u in total", (void *)inventory, num_elements, inventory->num_elements, UINT32_MAX);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	c = calloc(1, sizeof(*c) + (size_t)num_elements * sizeof(struct doca_buf));
 	if (c == NULL) {
-		ODMA_ERR("%s: out of memory allocating %u bufs", fn, num_elements);
+		ODMA_ERR_AT(fn, "out of memory allocating %u bufs", num_elements);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	c->num = num_elements;

@@ -14,6 +14,9 @@
 #include "log_priv.h"
 #include "mmap_priv.h"
 
+/* Logs one rejection under the name of the public call @fn, also from a shared helper. */
+#define ODMA_ERR_AT(fn, ...) doca_log(DOCA_LOG_LEVEL_ERROR, odma_log_source, __FILE__, __LINE__, fn, __VA_ARGS__)
+
 ODMA_LOG_REGISTER(ODMA_MMAP)
 
 #define MMAP_VALID_PERMS                                                                           \
@@ -30,13 +33,11 @@ static uint32_t mmap_num_bufs(const struct doca_mmap *mmap)
 static doca_error_t mmap_check_configurable(const struct doca_mmap *mmap, const char *fn)
 {
 	if (mmap->started) {
-		ODMA_ERR("%s: mmap %p is started; configure it before doca_mmap_start or after doca_mmap_stop",
-			 fn, (const void *)mmap);
+		ODMA_ERR_AT(fn, "mmap %p is started; configure it before doca_mmap_start or after doca_mmap_stop", (const void *)mmap);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (mmap->from_export) {
-		ODMA_ERR("%s: mmap %p was created from an export; its configuration belongs to the exporter",
-			 fn, (const void *)mmap);
+		ODMA_ERR_AT(fn, "mmap %p was created from an export; its configuration belongs to the exporter", (const void *)mmap);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	return DOCA_SUCCESS;
@@ -46,8 +47,7 @@ static doca_error_t mmap_check_configurable(const struct doca_mmap *mmap, const 
 static doca_error_t mmap_check_dev_change(const struct doca_mmap *mmap, const char *fn)
 {
 	if (mmap->started || mmap->from_export || mmap->exported) {
-		ODMA_ERR("%s: mmap %p is %s; devices can change only on an unstarted local mmap", fn,
-			 (const void *)mmap,
+		ODMA_ERR_AT(fn, "mmap %p is %s; devices can change only on an unstarted local mmap", (const void *)mmap,
 			 mmap->from_export ? "created from an export" : mmap->started ? "started" : "exported");
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
@@ -66,10 +66,10 @@ doca_error_t doca_mmap_create(struct doca_mmap **mmap)
 {
 	struct doca_mmap *m;
 
-	ODMA_CHECK_ARG(mmap != NULL, "doca_mmap_create: mmap out-pointer is NULL; pass the address of a pointer");
+	ODMA_CHECK_ARG(mmap != NULL, "mmap out-pointer is NULL; pass the address of a pointer");
 	m = calloc(1, sizeof(*m));
 	if (m == NULL) {
-		ODMA_ERR("doca_mmap_create: out of memory allocating an mmap");
+		ODMA_ERR("out of memory allocating an mmap");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	m->perms = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
@@ -109,18 +109,18 @@ static void mmap_release_remote(struct doca_mmap *mmap)
 
 doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 {
-	ODMA_CHECK_ARG(mmap != NULL, "doca_mmap_start: mmap is NULL");
+	ODMA_CHECK_ARG(mmap != NULL, "mmap is NULL");
 	if (mmap->from_export || mmap->exported) {
-		ODMA_ERR("doca_mmap_start: mmap %p is %s; such an mmap is already usable and cannot be restarted",
+		ODMA_ERR("mmap %p is %s; such an mmap is already usable and cannot be restarted",
 			 (void *)mmap, mmap->from_export ? "created from an export" : "exported");
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (mmap->started) {
-		ODMA_ERR("doca_mmap_start: mmap %p is already started", (void *)mmap);
+		ODMA_ERR("mmap %p is already started", (void *)mmap);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (!mmap->range_set) {
-		ODMA_ERR("doca_mmap_start: mmap %p has no memory range; call doca_mmap_set_memrange before start",
+		ODMA_ERR("mmap %p has no memory range; call doca_mmap_set_memrange before start",
 			 (void *)mmap);
 		return DOCA_ERROR_BAD_STATE;
 	}
@@ -145,8 +145,7 @@ static doca_error_t mmap_check_no_bufs(const struct doca_mmap *mmap, const char 
 	uint32_t n = mmap_num_bufs(mmap);
 
 	if (n != 0) {
-		ODMA_ERR("%s: mmap %p still has %u buf(s) pointing into it; release them with doca_buf_dec_refcount first",
-			 fn, (const void *)mmap, n);
+		ODMA_ERR_AT(fn, "mmap %p still has %u buf(s) pointing into it; release them with doca_buf_dec_refcount first", (const void *)mmap, n);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	return DOCA_SUCCESS;
@@ -156,13 +155,13 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 {
 	doca_error_t ret;
 
-	ODMA_CHECK_ARG(mmap != NULL, "doca_mmap_stop: mmap is NULL");
+	ODMA_CHECK_ARG(mmap != NULL, "mmap is NULL");
 	if (mmap->from_export) {
-		ODMA_ERR("doca_mmap_stop: mmap %p was created from an export; destroy it instead", (void *)mmap);
+		ODMA_ERR("mmap %p was created from an export; destroy it instead", (void *)mmap);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (!mmap->started) {
-		ODMA_ERR("doca_mmap_stop: mmap %p is not started", (void *)mmap);
+		ODMA_ERR("mmap %p is not started", (void *)mmap);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	ret = mmap_check_no_bufs(mmap, "doca_mmap_stop");
@@ -176,7 +175,7 @@ doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 {
 	doca_error_t ret;
 
-	ODMA_CHECK_ARG(mmap != NULL, "doca_mmap_destroy: mmap is NULL");
+	ODMA_CHECK_ARG(mmap != NULL, "mmap is NULL");
 	ret = mmap_check_no_bufs(mmap, "doca_mmap_destroy");
 	if (ret != DOCA_SUCCESS)
 		return ret;
@@ -208,23 +207,23 @@ doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 	struct doca_dev **devs;
 	doca_error_t ret;
 
-	ODMA_CHECK_ARG(mmap != NULL && dev != NULL, "doca_mmap_add_dev: mmap and dev must not be NULL");
+	ODMA_CHECK_ARG(mmap != NULL && dev != NULL, "mmap and dev must not be NULL");
 	ret = mmap_check_dev_change(mmap, "doca_mmap_add_dev");
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	if (mmap_find_dev(mmap, dev) >= 0) {
-		ODMA_ERR("doca_mmap_add_dev: dev %p is already added to mmap %p; add each device once",
+		ODMA_ERR("dev %p is already added to mmap %p; add each device once",
 			 (void *)dev, (void *)mmap);
 		return DOCA_ERROR_ALREADY_EXIST;
 	}
 	if (mmap->num_devs >= mmap->max_devs) {
-		ODMA_ERR("doca_mmap_add_dev: mmap %p already holds its maximum of %u device(s); raise it with doca_mmap_set_max_num_devices",
+		ODMA_ERR("mmap %p already holds its maximum of %u device(s); raise it with doca_mmap_set_max_num_devices",
 			 (void *)mmap, mmap->max_devs);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	devs = realloc(mmap->devs, (mmap->num_devs + 1) * sizeof(*devs));
 	if (devs == NULL) {
-		ODMA_ERR("doca_mmap_add_dev: out of memory growing the device list of mmap %p", (void *)mmap);
+		ODMA_ERR("out of memory growing the device list of mmap %p", (void *)mmap);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	devs[mmap->num_devs++] = dev;
@@ -238,13 +237,13 @@ doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 	doca_error_t ret;
 	int i;
 
-	ODMA_CHECK_ARG(mmap != NULL && dev != NULL, "doca_mmap_rm_dev: mmap and dev must not be NULL");
+	ODMA_CHECK_ARG(mmap != NULL && dev != NULL, "mmap and dev must not be NULL");
 	ret = mmap_check_dev_change(mmap, "doca_mmap_rm_dev");
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	i = mmap_find_dev(mmap, dev);
 	if (i < 0) {
-		ODMA_ERR("doca_mmap_rm_dev: dev %p was never added to mmap %p", (void *)dev, (void *)mmap);
+		ODMA_ERR("dev %p was never added to mmap %p", (void *)dev, (void *)mmap);
 		return DOCA_ERROR_NOT_FOUND;
 	}
 	mmap->devs[i] = mmap->devs[--mmap->num_devs];
@@ -260,16 +259,15 @@ static doca_error_t mmap_set_range(struct doca_mmap *mmap, void *addr, size_t le
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	if (mmap->range_set) {
-		ODMA_ERR("%s: mmap %p already has a range; a memory range can be set once", fn, (void *)mmap);
+		ODMA_ERR_AT(fn, "mmap %p already has a range; a memory range can be set once", (void *)mmap);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (addr == NULL || len == 0) {
-		ODMA_ERR("%s: mmap %p: range [%p, +%zu) is empty or NULL; pass a real buffer and a length above 0",
-			 fn, (void *)mmap, addr, len);
+		ODMA_ERR_AT(fn, "mmap %p: range [%p, +%zu) is empty or NULL; pass a real buffer and a length above 0", (void *)mmap, addr, len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if ((uintptr_t)addr + len < (uintptr_t)addr) {
-		ODMA_ERR("%s: mmap %p: range [%p, +%zu) wraps around the address space", fn, (void *)mmap, addr, len);
+		ODMA_ERR_AT(fn, "mmap %p: range [%p, +%zu) wraps around the address space", (void *)mmap, addr, len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	mmap->addr = addr;
@@ -280,7 +278,7 @@ static doca_error_t mmap_set_range(struct doca_mmap *mmap, void *addr, size_t le
 
 doca_error_t doca_mmap_set_memrange(struct doca_mmap *mmap, void *addr, size_t len)
 {
-	ODMA_CHECK_ARG(mmap != NULL, "doca_mmap_set_memrange: mmap is NULL");
+	ODMA_CHECK_ARG(mmap != NULL, "mmap is NULL");
 	return mmap_set_range(mmap, addr, len, "doca_mmap_set_memrange");
 }
 
@@ -289,14 +287,14 @@ doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd
 {
 	static const char fn[] = "doca_mmap_set_dmabuf_memrange";
 
-	ODMA_CHECK_ARG(mmap != NULL, "%s: mmap is NULL", fn);
+	ODMA_CHECK_ARG(mmap != NULL, "mmap is NULL");
 	/* odma has no device memory: addr is the CPU mapping, the fd only has to be real. */
 	if (dmabuf_fd < 0 || fcntl(dmabuf_fd, F_GETFD) == -1) {
-		ODMA_ERR("%s: mmap %p: dmabuf_fd %d is not an open file descriptor", fn, (void *)mmap, dmabuf_fd);
+		ODMA_ERR_AT(fn, "mmap %p: dmabuf_fd %d is not an open file descriptor", (void *)mmap, dmabuf_fd);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (addr != NULL && (uintptr_t)addr + dmabuf_offset < (uintptr_t)addr) {
-		ODMA_ERR("%s: mmap %p: addr %p + offset %zu wraps around the address space", fn, (void *)mmap, addr,
+		ODMA_ERR_AT(fn, "mmap %p: addr %p + offset %zu wraps around the address space", (void *)mmap, addr,
 			 dmabuf_offset);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -306,9 +304,9 @@ doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd
 doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, size_t *len)
 {
 	ODMA_CHECK_ARG(mmap != NULL && addr != NULL && len != NULL,
-		       "doca_mmap_get_memrange: mmap, addr and len must not be NULL");
+		       "mmap, addr and len must not be NULL");
 	if (!mmap->range_set) {
-		ODMA_ERR("doca_mmap_get_memrange: mmap %p has no memory range; set one with doca_mmap_set_memrange",
+		ODMA_ERR("mmap %p has no memory range; set one with doca_mmap_set_memrange",
 			 (const void *)mmap);
 		return DOCA_ERROR_BAD_STATE;
 	}
@@ -321,7 +319,7 @@ doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap_memrange_fr
 {
 	doca_error_t ret;
 
-	ODMA_CHECK_ARG(mmap != NULL && free_cb != NULL, "doca_mmap_set_free_cb: mmap and free_cb must not be NULL");
+	ODMA_CHECK_ARG(mmap != NULL && free_cb != NULL, "mmap and free_cb must not be NULL");
 	ret = mmap_check_configurable(mmap, "doca_mmap_set_free_cb");
 	if (ret != DOCA_SUCCESS)
 		return ret;
@@ -337,7 +335,7 @@ doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data use
 {
 	doca_error_t ret;
 
-	ODMA_CHECK_ARG(mmap != NULL, "doca_mmap_set_user_data: mmap is NULL");
+	ODMA_CHECK_ARG(mmap != NULL, "mmap is NULL");
 	ret = mmap_check_configurable(mmap, "doca_mmap_set_user_data");
 	if (ret != DOCA_SUCCESS)
 		return ret;
@@ -347,7 +345,7 @@ doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data use
 
 doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data)
 {
-	ODMA_CHECK_ARG(mmap != NULL && user_data != NULL, "doca_mmap_get_user_data: mmap and user_data must not be NULL");
+	ODMA_CHECK_ARG(mmap != NULL && user_data != NULL, "mmap and user_data must not be NULL");
 	*user_data = mmap->user_data;
 	return DOCA_SUCCESS;
 }
@@ -357,17 +355,16 @@ doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_
 	static const char fn[] = "doca_mmap_set_max_num_devices";
 	doca_error_t ret;
 
-	ODMA_CHECK_ARG(mmap != NULL, "%s: mmap is NULL", fn);
+	ODMA_CHECK_ARG(mmap != NULL, "mmap is NULL");
 	ret = mmap_check_configurable(mmap, fn);
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	if (mmap->ever_started) {
-		ODMA_ERR("%s: mmap %p was started before; the device limit is fixed at the first start", fn,
-			 (void *)mmap);
+		ODMA_ERR_AT(fn, "mmap %p was started before; the device limit is fixed at the first start", (void *)mmap);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (max_num_devices == 0 || max_num_devices < mmap->num_devs) {
-		ODMA_ERR("%s: mmap %p: limit %u is 0 or below the %u device(s) already added", fn, (void *)mmap,
+		ODMA_ERR_AT(fn, "mmap %p: limit %u is 0 or below the %u device(s) already added", (void *)mmap,
 			 max_num_devices, mmap->num_devs);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -378,21 +375,21 @@ doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_
 doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap, uint32_t *max_num_devices)
 {
 	ODMA_CHECK_ARG(mmap != NULL && max_num_devices != NULL,
-		       "doca_mmap_get_max_num_devices: mmap and max_num_devices must not be NULL");
+		       "mmap and max_num_devices must not be NULL");
 	*max_num_devices = mmap->max_devs;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_bufs)
 {
-	ODMA_CHECK_ARG(mmap != NULL && num_bufs != NULL, "doca_mmap_get_num_bufs: mmap and num_bufs must not be NULL");
+	ODMA_CHECK_ARG(mmap != NULL && num_bufs != NULL, "mmap and num_bufs must not be NULL");
 	*num_bufs = mmap_num_bufs(mmap);
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *exported)
 {
-	ODMA_CHECK_ARG(mmap != NULL && exported != NULL, "doca_mmap_get_exported: mmap and exported must not be NULL");
+	ODMA_CHECK_ARG(mmap != NULL && exported != NULL, "mmap and exported must not be NULL");
 	*exported = mmap->exported ? 1 : 0;
 	return DOCA_SUCCESS;
 }
@@ -400,7 +397,7 @@ doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *expor
 doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *from_export)
 {
 	ODMA_CHECK_ARG(mmap != NULL && from_export != NULL,
-		       "doca_mmap_get_from_export: mmap and from_export must not be NULL");
+		       "mmap and from_export must not be NULL");
 	*from_export = mmap->from_export ? 1 : 0;
 	return DOCA_SUCCESS;
 }
@@ -410,18 +407,16 @@ doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_m
 	static const char fn[] = "doca_mmap_set_permissions";
 	doca_error_t ret;
 
-	ODMA_CHECK_ARG(mmap != NULL, "%s: mmap is NULL", fn);
+	ODMA_CHECK_ARG(mmap != NULL, "mmap is NULL");
 	ret = mmap_check_configurable(mmap, fn);
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	if ((access_mask & ~(uint32_t)MMAP_VALID_PERMS) != 0) {
-		ODMA_ERR("%s: mmap %p: mask 0x%x has bits 0x%x that are no DOCA_ACCESS_FLAG_* value", fn,
-			 (void *)mmap, access_mask, access_mask & ~(uint32_t)MMAP_VALID_PERMS);
+		ODMA_ERR_AT(fn, "mmap %p: mask 0x%x has bits 0x%x that are no DOCA_ACCESS_FLAG_* value", (void *)mmap, access_mask, access_mask & ~(uint32_t)MMAP_VALID_PERMS);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if ((access_mask & DOCA_ACCESS_FLAG_PCI_READ_ONLY) && (access_mask & DOCA_ACCESS_FLAG_PCI_READ_WRITE)) {
-		ODMA_ERR("%s: mmap %p: PCI_READ_ONLY and PCI_READ_WRITE exclude each other; pick one", fn,
-			 (void *)mmap);
+		ODMA_ERR_AT(fn, "mmap %p: PCI_READ_ONLY and PCI_READ_WRITE exclude each other; pick one", (void *)mmap);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	mmap->perms = access_mask;
@@ -431,7 +426,7 @@ doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_m
 doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca_devinfo *devinfo, uint8_t *mmap_export)
 {
 	ODMA_CHECK_ARG(devinfo != NULL && mmap_export != NULL,
-		       "doca_mmap_cap_is_export_pci_supported: devinfo and mmap_export must not be NULL");
+		       "devinfo and mmap_export must not be NULL");
 	*mmap_export = devinfo->caps.export_pci ? 1 : 0;
 	return DOCA_SUCCESS;
 }
@@ -440,7 +435,7 @@ doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca
 							       uint8_t *from_export)
 {
 	ODMA_CHECK_ARG(devinfo != NULL && from_export != NULL,
-		       "doca_mmap_cap_is_create_from_export_pci_supported: devinfo and from_export must not be NULL");
+		       "devinfo and from_export must not be NULL");
 	*from_export = devinfo->caps.from_export_pci ? 1 : 0;
 	return DOCA_SUCCESS;
 }
