@@ -2,24 +2,32 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * Emulated devices. A system profile (built-in or from a file, see profile.c)
- * describes the devices of a host side and a DPU side. The profile is loaded once
- * per process; devinfo objects live as long as the process (lists only hold
+ * Emulated devices. A system profile (built-in or from a file, see profile.c and
+ * docs/profiles.md) describes the devices of a host side and a DPU side. The profile is
+ * loaded once per process; devinfo objects live as long as the process (lists only hold
  * pointers), so a devinfo reached through an open device stays valid.
  */
 #ifndef ODMA_DEV_PRIV_H_
 #define ODMA_DEV_PRIV_H_
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <doca_dev.h>
+#include <doca_error.h>
 #include <doca_types.h>
 
 enum odma_side {
 	ODMA_SIDE_HOST = 0,
 	ODMA_SIDE_DPU = 1,
 };
+
+/* Parser limits: a profile past them is rejected (keeps a fuzzed profile's cost bounded). */
+#define ODMA_PROFILE_MAX_DEVICES 64
+#define ODMA_PROFILE_MAX_REPS 256  /* per DPU device */
+#define ODMA_PROFILE_MAX_LINE 4096 /* bytes per line, newline excluded */
+#define ODMA_PROFILE_MAX_TEXT (1u << 20)
 
 /* What a device can do; every value is queryable through a doca_*_cap_* call. */
 struct odma_dev_caps {
@@ -41,7 +49,8 @@ struct doca_devinfo_rep {
 	enum doca_pci_func_type func_type;
 	int filter_bits;                  /* DOCA_DEVINFO_REP_FILTER_NET / _EMULATED */
 	bool hotplug;
-	struct doca_dev_rep *rep_dev;     /* opened representor, refcounted */
+	struct doca_dev_rep *rep_dev;     /* opened representor, refcounted; NULL when closed */
+	struct doca_dev_rep *rep_store;   /* storage reused by every open (never freed) */
 };
 
 struct doca_dev_rep {
@@ -61,10 +70,13 @@ struct doca_devinfo {
 	uint16_t lid;
 	enum doca_pci_func_type func_type;
 	uint32_t sf_index;
+	uint64_t active_rate; /* bits per second (doca_devinfo_get_active_rate) */
+	uint16_t vhca_id;     /* doca_devinfo_get_vhca_id */
 	struct odma_dev_caps caps;
 	struct doca_devinfo_rep *reps; /* array, DPU side only */
 	uint32_t num_reps;
-	struct doca_dev *dev; /* the open device (refcounted), NULL when closed */
+	struct doca_dev *dev;       /* the open device (refcounted), NULL when closed */
+	struct doca_dev *dev_store; /* storage reused by every open: a stale handle stays readable */
 };
 
 struct doca_dev {
@@ -75,17 +87,25 @@ struct doca_dev {
 
 /*
  * The loaded system: name (a built-in profile name or the file path), a 64-bit id
- * derived from the name (put into export descriptors so both sides agree), all devices.
+ * (FNV-1a of the built-in name, or of the file's bytes; put into export descriptors so
+ * both sides agree), all devices.
  */
 struct odma_system {
 	char name[256];
 	uint64_t id;
 	struct doca_devinfo *devs; /* array of num_devs */
 	uint32_t num_devs;
+	char label[64]; /* the profile's own `system NAME` line */
 };
 
-/* Loads the system (ODMA_SYSTEM) on first use; NULL (and one log line) if it cannot. */
+/*
+ * Loads the system (ODMA_SYSTEM, ODMA_SIDE) on first use; NULL if it cannot, and then
+ * odma_system_error() says why (a caller puts that into its one rejection log line).
+ */
 const struct odma_system *odma_system_get(void);
+
+/* Why the system could not be loaded ("" when it loaded); valid once odma_system_get ran. */
+const char *odma_system_error(void);
 
 /* Whether this process sees devices of @side (ODMA_SIDE). */
 bool odma_side_visible(enum odma_side side);
@@ -96,5 +116,36 @@ void odma_dev_release(struct doca_dev *dev);
 
 /* Parses "DDDD:BB:DD.F" or "BB:DD.F" into a canonical "DDDD:BB:DD.F"; false if malformed. */
 bool odma_pci_addr_parse(const char *in, char out[DOCA_DEVINFO_PCI_ADDR_SIZE]);
+
+/*
+ * Lists handed to the user (devinfo and representor lists) are registered, so a destroy
+ * of something that is not a live list is rejected instead of freeing a foreign pointer.
+ * odma_list_new returns a NULL-terminated array of @n + 1 slots; odma_list_release frees
+ * it if it is live and returns whether it was.
+ */
+void **odma_list_new(uint32_t n);
+bool odma_list_release(void **items);
+
+/* The devinfo behind @dev if it is a device handle of this process's system, else NULL. */
+struct doca_devinfo *odma_dev_lookup(const struct doca_dev *dev);
+
+/* 64-bit FNV-1a of @len bytes. */
+uint64_t odma_fnv1a64(const void *data, size_t len);
+
+/*
+ * Parses a profile (docs/profiles.md) held in @text[0..len) (need not be NUL-terminated;
+ * any byte string is safe). On success fills @out (id = FNV-1a of the text, name = label)
+ * and returns DOCA_SUCCESS; release it with odma_system_free(). On failure leaves @out
+ * empty, writes "line N: reason" into @err and returns DOCA_ERROR_INVALID_VALUE
+ * (DOCA_ERROR_NO_MEMORY when allocation failed).
+ */
+doca_error_t odma_profile_parse(const char *text, size_t len, struct odma_system *out, char *err,
+				size_t errlen);
+
+/* Frees what odma_profile_parse allocated (safe on an empty or already freed system). */
+void odma_system_free(struct odma_system *sys);
+
+/* Text of built-in profile @name, NULL if there is none. */
+const char *odma_profile_builtin(const char *name);
 
 #endif /* ODMA_DEV_PRIV_H_ */
