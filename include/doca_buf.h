@@ -163,7 +163,8 @@ DOCA_STABLE doca_error_t doca_buf_reset_data_len(struct doca_buf *buf);
  * @param [out] next_buf the next element, or NULL if @p buf is the last.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
  */
-DOCA_STABLE doca_error_t doca_buf_get_next_in_list(struct doca_buf *buf, struct doca_buf **next_buf);
+DOCA_STABLE doca_error_t doca_buf_get_next_in_list(struct doca_buf *buf,
+                                                   struct doca_buf **next_buf);
 
 /**
  * Reads the last element of the list @p buf belongs to (@p buf itself when it is
@@ -173,7 +174,8 @@ DOCA_STABLE doca_error_t doca_buf_get_next_in_list(struct doca_buf *buf, struct 
  * @param [out] last_buf the last element.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
  */
-DOCA_STABLE doca_error_t doca_buf_get_last_in_list(struct doca_buf *buf, struct doca_buf **last_buf);
+DOCA_STABLE doca_error_t doca_buf_get_last_in_list(struct doca_buf *buf,
+                                                   struct doca_buf **last_buf);
 
 /**
  * Tells whether @p buf is the last element of its list (a lone buf is).
@@ -241,8 +243,9 @@ DOCA_STABLE doca_error_t doca_buf_chain_list(struct doca_buf *list1, struct doca
  *         DOCA_ERROR_NOT_PERMITTED if @p list1_head or @p list2 is not a list head,
  *         or @p list2 has a reference count other than 1.
  */
-DOCA_EXPERIMENTAL doca_error_t doca_buf_chain_list_tail(struct doca_buf *list1_head, struct doca_buf *list1_tail,
-							struct doca_buf *list2);
+DOCA_EXPERIMENTAL doca_error_t doca_buf_chain_list_tail(struct doca_buf *list1_head,
+                                                        struct doca_buf *list1_tail,
+                                                        struct doca_buf *list2);
 
 /**
  * Splits list @p list1 before element @p list2: @p list1 keeps the elements before

@@ -52,7 +52,8 @@ struct doca_mmap;
  *         or above UINT32_MAX;
  *         DOCA_ERROR_NO_MEMORY if the bufs cannot be allocated.
  */
-DOCA_STABLE doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inventory **inventory);
+DOCA_STABLE doca_error_t doca_buf_inventory_create(size_t num_elements,
+                                                   struct doca_buf_inventory **inventory);
 
 /**
  * Destroys an inventory, stopping it first if it is started.
@@ -108,9 +109,10 @@ DOCA_STABLE doca_error_t doca_buf_inventory_stop(struct doca_buf_inventory *inve
  *         DOCA_ERROR_BAD_STATE if the inventory or the mmap is not started;
  *         DOCA_ERROR_NO_MEMORY if the inventory has no free buf.
  */
-DOCA_STABLE doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inventory, struct doca_mmap *mmap,
-							    void *addr, size_t len, void *data, size_t data_len,
-							    struct doca_buf **buf);
+DOCA_STABLE doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inventory,
+                                                            struct doca_mmap *mmap, void *addr,
+                                                            size_t len, void *data, size_t data_len,
+                                                            struct doca_buf **buf);
 
 /**
  * Takes an empty buf (data = addr, data_len = 0) over [addr, addr + len): the
@@ -124,8 +126,9 @@ DOCA_STABLE doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inve
  * @param [out] buf       the buf.
  * @return see doca_buf_inventory_buf_get_by_args().
  */
-static inline doca_error_t doca_buf_inventory_buf_get_by_addr(struct doca_buf_inventory *inventory, struct doca_mmap *mmap,
-							      void *addr, size_t len, struct doca_buf **buf)
+static inline doca_error_t doca_buf_inventory_buf_get_by_addr(struct doca_buf_inventory *inventory,
+                                                              struct doca_mmap *mmap, void *addr,
+                                                              size_t len, struct doca_buf **buf)
 {
 	return doca_buf_inventory_buf_get_by_args(inventory, mmap, addr, len, addr, 0, buf);
 }
@@ -141,10 +144,13 @@ static inline doca_error_t doca_buf_inventory_buf_get_by_addr(struct doca_buf_in
  * @param [out] buf       the buf.
  * @return see doca_buf_inventory_buf_get_by_args().
  */
-static inline doca_error_t doca_buf_inventory_buf_get_by_data(struct doca_buf_inventory *inventory, struct doca_mmap *mmap,
-							      void *data, size_t data_len, struct doca_buf **buf)
+static inline doca_error_t doca_buf_inventory_buf_get_by_data(struct doca_buf_inventory *inventory,
+                                                              struct doca_mmap *mmap, void *data,
+                                                              size_t data_len,
+                                                              struct doca_buf **buf)
 {
-	return doca_buf_inventory_buf_get_by_args(inventory, mmap, data, data_len, data, data_len, buf);
+	return doca_buf_inventory_buf_get_by_args(inventory, mmap, data, data_len, data, data_len,
+	                                          buf);
 }
 
 /**
@@ -165,7 +171,8 @@ static inline doca_error_t doca_buf_inventory_buf_get_by_data(struct doca_buf_in
  *         has elements.
  */
 DOCA_STABLE doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory,
-						    const struct doca_buf *src_buf, struct doca_buf **dst_buf);
+                                                    const struct doca_buf *src_buf,
+                                                    struct doca_buf **dst_buf);
 
 /**
  * Attaches a user value to the inventory.
@@ -177,7 +184,7 @@ DOCA_STABLE doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *i
  *         DOCA_ERROR_BAD_STATE if the inventory is started.
  */
 DOCA_STABLE doca_error_t doca_buf_inventory_set_user_data(struct doca_buf_inventory *inventory,
-							  union doca_data user_data);
+                                                          union doca_data user_data);
 
 /**
  * Reads the user value of the inventory (zero if never set).
@@ -186,8 +193,8 @@ DOCA_STABLE doca_error_t doca_buf_inventory_set_user_data(struct doca_buf_invent
  * @param [out] user_data the value.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
  */
-DOCA_STABLE doca_error_t doca_buf_inventory_get_user_data(const struct doca_buf_inventory *inventory,
-							  union doca_data *user_data);
+DOCA_STABLE doca_error_t doca_buf_inventory_get_user_data(
+        const struct doca_buf_inventory *inventory, union doca_data *user_data);
 
 /**
  * Reads the total number of bufs of the inventory (including those added by
@@ -197,8 +204,8 @@ DOCA_STABLE doca_error_t doca_buf_inventory_get_user_data(const struct doca_buf_
  * @param [out] num_elements the total.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
  */
-DOCA_STABLE doca_error_t doca_buf_inventory_get_num_elements(const struct doca_buf_inventory *inventory,
-							     uint32_t *num_elements);
+DOCA_STABLE doca_error_t doca_buf_inventory_get_num_elements(
+        const struct doca_buf_inventory *inventory, uint32_t *num_elements);
 
 /**
  * Reads how many bufs of the inventory are free.
@@ -207,8 +214,8 @@ DOCA_STABLE doca_error_t doca_buf_inventory_get_num_elements(const struct doca_b
  * @param [out] num_free_elements the number of free bufs.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
  */
-DOCA_STABLE doca_error_t doca_buf_inventory_get_num_free_elements(const struct doca_buf_inventory *inventory,
-								  uint32_t *num_free_elements);
+DOCA_STABLE doca_error_t doca_buf_inventory_get_num_free_elements(
+        const struct doca_buf_inventory *inventory, uint32_t *num_free_elements);
 
 /**
  * Adds @p num_elements free bufs to a started inventory.
@@ -222,7 +229,8 @@ DOCA_STABLE doca_error_t doca_buf_inventory_get_num_free_elements(const struct d
  *         DOCA_ERROR_BAD_STATE if the inventory is not started;
  *         DOCA_ERROR_NO_MEMORY if the bufs cannot be allocated.
  */
-DOCA_EXPERIMENTAL doca_error_t doca_buf_inventory_expand(struct doca_buf_inventory *inventory, uint32_t num_elements);
+DOCA_EXPERIMENTAL doca_error_t doca_buf_inventory_expand(struct doca_buf_inventory *inventory,
+                                                         uint32_t num_elements);
 
 #ifdef __cplusplus
 }

@@ -182,8 +182,9 @@ DOCA_STABLE doca_error_t doca_mmap_set_memrange(struct doca_mmap *mmap, void *ad
  *         DOCA_ERROR_NOT_PERMITTED if a range was already set, or the mmap was
  *         created from an export.
  */
-DOCA_STABLE doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd, void *addr,
-						       size_t dmabuf_offset, size_t len);
+DOCA_STABLE doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd,
+                                                       void *addr, size_t dmabuf_offset,
+                                                       size_t len);
 
 /**
  * Reads the memory range of the mmap. For an mmap created from an export this is
@@ -196,7 +197,8 @@ DOCA_STABLE doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, i
  *         DOCA_ERROR_INVALID_VALUE if an argument is NULL;
  *         DOCA_ERROR_BAD_STATE if no range was ever set.
  */
-DOCA_STABLE doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, size_t *len);
+DOCA_STABLE doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr,
+                                                size_t *len);
 
 /**
  * Registers a callback that gives the memory range back when the mmap is
@@ -212,8 +214,8 @@ DOCA_STABLE doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, vo
  *         DOCA_ERROR_BAD_STATE if the mmap is started;
  *         DOCA_ERROR_NOT_PERMITTED if the mmap was created from an export.
  */
-DOCA_STABLE doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap_memrange_free_cb_t *free_cb,
-					       void *opaque);
+DOCA_STABLE doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap,
+                                               doca_mmap_memrange_free_cb_t *free_cb, void *opaque);
 
 /**
  * Attaches a user value to the mmap.
@@ -234,7 +236,8 @@ DOCA_STABLE doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union d
  * @param [out] user_data the value.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
  */
-DOCA_STABLE doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data);
+DOCA_STABLE doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap,
+                                                 union doca_data *user_data);
 
 /**
  * Sets how many devices the mmap may hold (default 64).
@@ -249,7 +252,8 @@ DOCA_STABLE doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, u
  *         DOCA_ERROR_NOT_PERMITTED if the mmap was ever started or was created
  *         from an export.
  */
-DOCA_STABLE doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_num_devices);
+DOCA_STABLE doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap,
+                                                       uint32_t max_num_devices);
 
 /**
  * Reads the device limit of the mmap.
@@ -258,7 +262,8 @@ DOCA_STABLE doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, u
  * @param [out] max_num_devices the limit.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
  */
-DOCA_STABLE doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap, uint32_t *max_num_devices);
+DOCA_STABLE doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap,
+                                                       uint32_t *max_num_devices);
 
 /**
  * Reads how many bufs currently point into the mmap (every element of a buf list
@@ -286,7 +291,8 @@ DOCA_STABLE doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, ui
  * @param [out] from_export 1 if created from an export, else 0.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
  */
-DOCA_STABLE doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *from_export);
+DOCA_STABLE doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap,
+                                                   uint8_t *from_export);
 
 /**
  * Sets what devices may do with the memory: a mask of enum doca_access_flag
@@ -313,7 +319,7 @@ DOCA_STABLE doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint3
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
  */
 DOCA_STABLE doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca_devinfo *devinfo,
-							       uint8_t *mmap_export);
+                                                               uint8_t *mmap_export);
 
 /**
  * Tells whether a device can create an mmap from a PCI export descriptor.
@@ -322,8 +328,8 @@ DOCA_STABLE doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca
  * @param [out] from_export 1 if supported, else 0.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
  */
-DOCA_STABLE doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca_devinfo *devinfo,
-									   uint8_t *from_export);
+DOCA_STABLE doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(
+        const struct doca_devinfo *devinfo, uint8_t *from_export);
 
 #ifdef __cplusplus
 }

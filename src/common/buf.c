@@ -11,7 +11,8 @@
 #include "log_priv.h"
 
 /* Logs one rejection under the name of the public call @fn, also from a shared helper. */
-#define ODMA_ERR_AT(fn, ...) doca_log(DOCA_LOG_LEVEL_ERROR, odma_log_source, __FILE__, __LINE__, fn, __VA_ARGS__)
+#define ODMA_ERR_AT(fn, ...)                                                                       \
+	doca_log(DOCA_LOG_LEVEL_ERROR, odma_log_source, __FILE__, __LINE__, fn, __VA_ARGS__)
 
 ODMA_LOG_REGISTER(ODMA_BUF)
 
@@ -19,7 +20,8 @@ ODMA_LOG_REGISTER(ODMA_BUF)
 static doca_error_t buf_check_live(const struct doca_buf *buf, const char *fn)
 {
 	if (!buf->in_use) {
-		ODMA_ERR_AT(fn, "buf %p was already released to its inventory (refcount 0)", (const void *)buf);
+		ODMA_ERR_AT(fn, "buf %p was already released to its inventory (refcount 0)",
+		            (const void *)buf);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	return DOCA_SUCCESS;
@@ -29,7 +31,7 @@ static doca_error_t buf_check_head(const struct doca_buf *buf, const char *fn)
 {
 	if (!odma_buf_is_head(buf)) {
 		ODMA_ERR_AT(fn, "buf %p is inside a list; use the list head %p", (const void *)buf,
-			 (void *)buf->list_head);
+		            (void *)buf->list_head);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	return DOCA_SUCCESS;
@@ -52,7 +54,7 @@ doca_error_t doca_buf_inc_refcount(struct doca_buf *buf, uint16_t *refcount)
 		return ret;
 	if (buf->refcount == UINT16_MAX) {
 		ODMA_ERR("buf %p already holds the maximum of %u references", (void *)buf,
-			 UINT16_MAX);
+		         UINT16_MAX);
 		return DOCA_ERROR_TOO_BIG;
 	}
 	if (refcount != NULL)
@@ -71,7 +73,8 @@ doca_error_t doca_buf_dec_refcount(struct doca_buf *buf, uint16_t *refcount)
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	if (--buf->refcount == 0) {
-		/* The head stands for the list: every element goes back, each to its own inventory. */
+		/* The head stands for the list: every element goes back, each to its own inventory.
+		 */
 		e = buf;
 		while (e != NULL) {
 			struct doca_buf *next = e->next;
@@ -132,8 +135,9 @@ doca_error_t doca_buf_set_data(struct doca_buf *buf, void *data, size_t data_len
 {
 	ODMA_CHECK_ARG(buf != NULL, "buf is NULL");
 	if (!buf_segment_fits(buf, data, data_len)) {
-		ODMA_ERR("buf %p: data [%p, +%zu) is outside the window [%p, +%zu); keep data inside the buf",
-			 (void *)buf, data, data_len, (void *)buf->head, buf->len);
+		ODMA_ERR("buf %p: data [%p, +%zu) is outside the window [%p, +%zu); keep data "
+		         "inside the buf",
+		         (void *)buf, data, data_len, (void *)buf->head, buf->len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	buf->data = data;
@@ -146,8 +150,8 @@ doca_error_t doca_buf_set_data_len(struct doca_buf *buf, size_t data_len)
 	ODMA_CHECK_ARG(buf != NULL, "buf is NULL");
 	if (!buf_segment_fits(buf, buf->data, data_len)) {
 		ODMA_ERR("buf %p: data_len %zu from %p passes the window end %p; at most %zu fits",
-			 (void *)buf, data_len, (void *)buf->data, (void *)(buf->head + buf->len),
-			 buf->len - (size_t)(buf->data - buf->head));
+		         (void *)buf, data_len, (void *)buf->data, (void *)(buf->head + buf->len),
+		         buf->len - (size_t)(buf->data - buf->head));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	buf->data_len = data_len;
@@ -201,7 +205,7 @@ doca_error_t doca_buf_get_list_len(const struct doca_buf *buf, uint32_t *num_ele
 	doca_error_t ret;
 
 	ODMA_CHECK_ARG(buf != NULL && num_elements != NULL,
-		       "buf and num_elements must not be NULL");
+	               "buf and num_elements must not be NULL");
 	ret = buf_check_head(buf, "doca_buf_get_list_len");
 	if (ret != DOCA_SUCCESS)
 		return ret;
@@ -210,12 +214,16 @@ doca_error_t doca_buf_get_list_len(const struct doca_buf *buf, uint32_t *num_ele
 }
 
 /* Checks shared by chain_list and chain_list_tail. */
-static doca_error_t buf_check_chain(const struct doca_buf *list1, const struct doca_buf *list2, const char *fn)
+static doca_error_t buf_check_chain(const struct doca_buf *list1, const struct doca_buf *list2,
+                                    const char *fn)
 {
 	doca_error_t ret;
 
 	if (list1 == list2 || list1->list_head == list2->list_head) {
-		ODMA_ERR_AT(fn, "buf %p and buf %p belong to the same list; a list cannot be chained to itself", (const void *)list1, (const void *)list2);
+		ODMA_ERR_AT(fn,
+		            "buf %p and buf %p belong to the same list; a list cannot be chained "
+		            "to itself",
+		            (const void *)list1, (const void *)list2);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ret = buf_check_live_head(list1, fn);
@@ -224,7 +232,9 @@ static doca_error_t buf_check_chain(const struct doca_buf *list1, const struct d
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	if (list2->refcount != 1) {
-		ODMA_ERR_AT(fn, "list %p has refcount %u; only a list with refcount 1 can be appended", (const void *)list2, list2->refcount);
+		ODMA_ERR_AT(fn,
+		            "list %p has refcount %u; only a list with refcount 1 can be appended",
+		            (const void *)list2, list2->refcount);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	return DOCA_SUCCESS;
@@ -254,19 +264,20 @@ doca_error_t doca_buf_chain_list(struct doca_buf *list1, struct doca_buf *list2)
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_buf_chain_list_tail(struct doca_buf *list1_head, struct doca_buf *list1_tail, struct doca_buf *list2)
+doca_error_t doca_buf_chain_list_tail(struct doca_buf *list1_head, struct doca_buf *list1_tail,
+                                      struct doca_buf *list2)
 {
 	static const char fn[] = "doca_buf_chain_list_tail";
 	doca_error_t ret;
 
 	ODMA_CHECK_ARG(list1_head != NULL && list1_tail != NULL && list2 != NULL,
-		       "list1_head, list1_tail and list2 must not be NULL");
+	               "list1_head, list1_tail and list2 must not be NULL");
 	ret = buf_check_chain(list1_head, list2, fn);
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	if (list1_head->last != list1_tail) {
-		ODMA_ERR_AT(fn, "buf %p is not the last element of list %p (its last is %p)", (void *)list1_tail,
-			 (void *)list1_head, (void *)list1_head->last);
+		ODMA_ERR_AT(fn, "buf %p is not the last element of list %p (its last is %p)",
+		            (void *)list1_tail, (void *)list1_head, (void *)list1_head->last);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	buf_do_chain(list1_head, list2);
@@ -287,7 +298,8 @@ doca_error_t doca_buf_unchain_list(struct doca_buf *list1, struct doca_buf *list
 	for (prev = list1; prev->next != NULL && prev->next != list2; prev = prev->next)
 		kept++;
 	if (list2 == list1 || prev->next != list2) {
-		ODMA_ERR_AT(fn, "buf %p is not an element of list %p after its head", (void *)list2, (void *)list1);
+		ODMA_ERR_AT(fn, "buf %p is not an element of list %p after its head", (void *)list2,
+		            (void *)list1);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	prev->next = NULL;

@@ -17,10 +17,10 @@
 #include <doca_buf_inventory.h>
 
 struct doca_buf {
-	uint8_t *head;     /* start of the window (for a from-export mmap: remote address) */
-	size_t len;        /* window length */
-	uint8_t *data;     /* start of valid data */
-	size_t data_len;   /* bytes of valid data */
+	uint8_t *head;   /* start of the window (for a from-export mmap: remote address) */
+	size_t len;      /* window length */
+	uint8_t *data;   /* start of valid data */
+	size_t data_len; /* bytes of valid data */
 	struct doca_mmap *mmap;
 	struct doca_buf_inventory *inv;
 	struct doca_buf *next;      /* next element in the list, NULL at the end */

@@ -23,26 +23,26 @@
 struct odma_export {
 	struct odma_export *next;
 	const struct doca_dev *dev;
-	int kind;            /* ODMA_EXPORT_PCI / ODMA_EXPORT_RDMA (export_priv.h) */
-	void *desc;          /* the descriptor bytes */
+	int kind;   /* ODMA_EXPORT_PCI / ODMA_EXPORT_RDMA (export_priv.h) */
+	void *desc; /* the descriptor bytes */
 	size_t desc_len;
 };
 
 /* The remote side of a from-export mmap: who exported it and how to check it is still alive. */
 struct odma_remote {
-	pid_t pid;                  /* exporter process */
-	uint64_t pid_start_time;    /* its start time (detects a reused pid) */
-	uint64_t remote_addr;       /* exported range in the exporter's address space */
+	pid_t pid;               /* exporter process */
+	uint64_t pid_start_time; /* its start time (detects a reused pid) */
+	uint64_t remote_addr;    /* exported range in the exporter's address space */
 	uint64_t remote_len;
-	uint32_t perms;             /* exporter's permissions (PCI_READ_ONLY / PCI_READ_WRITE / RDMA_*) */
-	uint8_t key[16];            /* random key of the export */
+	uint32_t perms;  /* exporter's permissions (PCI_READ_ONLY / PCI_READ_WRITE / RDMA_*) */
+	uint8_t key[16]; /* random key of the export */
 	const volatile uint32_t *alive; /* liveness word published by the exporter, or NULL */
-	void *alive_map;            /* mapping holding the liveness word, unmapped on destroy */
+	void *alive_map;                /* mapping holding the liveness word, unmapped on destroy */
 	size_t alive_map_len;
 };
 
 struct doca_mmap {
-	uint8_t *addr;  /* local range; for a from-export mmap: the exporter's address */
+	uint8_t *addr; /* local range; for a from-export mmap: the exporter's address */
 	size_t len;
 	bool range_set;
 	uint32_t perms; /* DOCA_ACCESS_FLAG_* mask; LOCAL_READ_WRITE unless set */

@@ -22,7 +22,8 @@ static struct doca_mmap *mmap_over(uint8_t *base, size_t len)
 	struct doca_mmap *m;
 
 	if (doca_mmap_create(&m) != DOCA_SUCCESS || doca_mmap_add_dev(m, dev) != DOCA_SUCCESS ||
-	    doca_mmap_set_memrange(m, base, len) != DOCA_SUCCESS || doca_mmap_start(m) != DOCA_SUCCESS)
+	    doca_mmap_set_memrange(m, base, len) != DOCA_SUCCESS ||
+	    doca_mmap_start(m) != DOCA_SUCCESS)
 		return NULL;
 	return m;
 }
@@ -33,13 +34,15 @@ static int setup(void **state)
 	uint32_t n;
 
 	(void)state;
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS || n == 0 || doca_dev_open(list[0], &dev) != DOCA_SUCCESS)
+	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS || n == 0 ||
+	    doca_dev_open(list[0], &dev) != DOCA_SUCCESS)
 		return -1;
 	doca_devinfo_destroy_list(list);
 	mm = mmap_over(mem, sizeof(mem));
 	mm2 = mmap_over(mem2, sizeof(mem2));
 	if (mm == NULL || mm2 == NULL || doca_buf_inventory_create(NBUFS, &inv) != DOCA_SUCCESS ||
-	    doca_buf_inventory_start(inv) != DOCA_SUCCESS || doca_buf_inventory_create(8, &inv2) != DOCA_SUCCESS ||
+	    doca_buf_inventory_start(inv) != DOCA_SUCCESS ||
+	    doca_buf_inventory_create(8, &inv2) != DOCA_SUCCESS ||
 	    doca_buf_inventory_start(inv2) != DOCA_SUCCESS)
 		return -1;
 	return 0;
@@ -268,7 +271,7 @@ static void test_chain_rules(void **state)
 
 	(void)state;
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_chain_list(a, a));
-	assert_ok(doca_buf_chain_list(a, b)); /* a -> b */
+	assert_ok(doca_buf_chain_list(a, b));                             /* a -> b */
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_chain_list(a, b)); /* same list */
 	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_buf_chain_list(b, c)); /* list1 not a head */
 	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_buf_chain_list(c, b)); /* list2 not a head */
@@ -376,9 +379,9 @@ static void test_dup_of_chained_then_split(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		T(test_refcount),      T(test_refcount_max), T(test_getters_null),        T(test_data_segment),
-		T(test_lists_1_to_64), T(test_chain_rules),  T(test_unchain),             T(test_mixed_list_release),
-		T(test_dup_of_chained_then_split),
+		T(test_refcount),     T(test_refcount_max),       T(test_getters_null),
+		T(test_data_segment), T(test_lists_1_to_64),      T(test_chain_rules),
+		T(test_unchain),      T(test_mixed_list_release), T(test_dup_of_chained_then_split),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -81,7 +81,8 @@ static void test_create(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_inventory_create(0, &inv));
 	assert_ptr_equal(inv, (void *)0x1); /* untouched on failure */
 	if (SIZE_MAX > UINT32_MAX)
-		assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_inventory_create((size_t)UINT32_MAX + 1, &inv));
+		assert_doca(DOCA_ERROR_INVALID_VALUE,
+		            doca_buf_inventory_create((size_t)UINT32_MAX + 1, &inv));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_inventory_create(4, NULL));
 	assert_ok(doca_buf_inventory_create(16, &inv));
 	assert_ok(doca_buf_inventory_get_num_elements(inv, &n));
@@ -129,12 +130,16 @@ static void test_get_needs_started(void **state)
 	assert_ok(doca_buf_inventory_start(inv));
 	assert_ok(doca_mmap_create(&idle));
 	assert_ok(doca_mmap_set_memrange(idle, mem, sizeof(mem)));
-	assert_doca(DOCA_ERROR_BAD_STATE, doca_buf_inventory_buf_get_by_addr(inv, idle, mem, 16, &b));
+	assert_doca(DOCA_ERROR_BAD_STATE,
+	            doca_buf_inventory_buf_get_by_addr(inv, idle, mem, 16, &b));
 	assert_ptr_equal(b, (void *)0x1);
 	assert_int_equal(num_free(inv), 2);
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_inventory_buf_get_by_args(NULL, m, mem, 16, mem, 0, &b));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_inventory_buf_get_by_args(inv, NULL, mem, 16, mem, 0, &b));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_inventory_buf_get_by_args(inv, m, mem, 16, mem, 0, NULL));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_buf_inventory_buf_get_by_args(NULL, m, mem, 16, mem, 0, &b));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_buf_inventory_buf_get_by_args(inv, NULL, mem, 16, mem, 0, &b));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_buf_inventory_buf_get_by_args(inv, m, mem, 16, mem, 0, NULL));
 	assert_ok(doca_mmap_destroy(idle));
 	assert_ok(doca_buf_inventory_destroy(inv));
 	assert_ok(doca_mmap_destroy(m));
@@ -151,15 +156,23 @@ static void test_get_ranges(void **state)
 
 	(void)state;
 	/* Window outside the mmap. */
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_inventory_buf_get_by_addr(inv, m, base - 1, 16, &b));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_inventory_buf_get_by_addr(inv, m, base + 1000, 25, &b));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_inventory_buf_get_by_addr(inv, m, base, 1025, &b));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_inventory_buf_get_by_addr(inv, m, base, SIZE_MAX, &b));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_inventory_buf_get_by_addr(inv, m, base, 0, &b));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_buf_inventory_buf_get_by_addr(inv, m, base - 1, 16, &b));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_buf_inventory_buf_get_by_addr(inv, m, base + 1000, 25, &b));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_buf_inventory_buf_get_by_addr(inv, m, base, 1025, &b));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_buf_inventory_buf_get_by_addr(inv, m, base, SIZE_MAX, &b));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_buf_inventory_buf_get_by_addr(inv, m, base, 0, &b));
 	/* Data segment outside the window (odma is stricter than hardware here). */
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_inventory_buf_get_by_args(inv, m, base + 8, 16, base, 4, &b));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_inventory_buf_get_by_args(inv, m, base, 16, base + 8, 9, &b));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_inventory_buf_get_by_args(inv, m, base, 16, base, 17, &b));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_buf_inventory_buf_get_by_args(inv, m, base + 8, 16, base, 4, &b));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_buf_inventory_buf_get_by_args(inv, m, base, 16, base + 8, 9, &b));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_buf_inventory_buf_get_by_args(inv, m, base, 16, base, 17, &b));
 	assert_int_equal(num_free(inv), 4);
 	assert_int_equal(mmap_bufs(m), 0);
 
@@ -205,7 +218,8 @@ static void test_exhaustion_and_in_use(void **state)
 		assert_int_equal(num_free(inv), 2 - i);
 		assert_int_equal(mmap_bufs(m), i + 1);
 	}
-	assert_doca(DOCA_ERROR_NO_MEMORY, doca_buf_inventory_buf_get_by_addr(inv, m, mem, 64, &extra));
+	assert_doca(DOCA_ERROR_NO_MEMORY,
+	            doca_buf_inventory_buf_get_by_addr(inv, m, mem, 64, &extra));
 	assert_null(extra);
 	assert_doca(DOCA_ERROR_IN_USE, doca_buf_inventory_stop(inv));
 	assert_doca(DOCA_ERROR_IN_USE, doca_buf_inventory_destroy(inv));
@@ -239,7 +253,8 @@ static void test_expand(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_buf_inventory_expand(inv, UINT32_MAX));
 	for (int i = 0; i < 2; i++)
 		assert_ok(doca_buf_inventory_buf_get_by_addr(inv, m, mem, 16, &b[i]));
-	assert_doca(DOCA_ERROR_NO_MEMORY, doca_buf_inventory_buf_get_by_addr(inv, m, mem, 16, &b[2]));
+	assert_doca(DOCA_ERROR_NO_MEMORY,
+	            doca_buf_inventory_buf_get_by_addr(inv, m, mem, 16, &b[2]));
 	assert_ok(doca_buf_inventory_expand(inv, 3));
 	assert_ok(doca_buf_inventory_get_num_elements(inv, &n));
 	assert_int_equal(n, 5);
@@ -260,7 +275,8 @@ static struct doca_buf *make_list(struct doca_buf_inventory *inv, struct doca_mm
 	struct doca_buf *head = NULL, *b;
 
 	for (int i = 0; i < n; i++) {
-		assert_ok(doca_buf_inventory_buf_get_by_args(inv, m, mem + i * 16, 16, mem + i * 16 + 1, i % 15, &b));
+		assert_ok(doca_buf_inventory_buf_get_by_args(inv, m, mem + i * 16, 16,
+		                                             mem + i * 16 + 1, i % 15, &b));
 		if (head == NULL)
 			head = b;
 		else
@@ -294,7 +310,7 @@ static void test_dup(void **state)
 	assert_int_equal(len, 5);
 	assert_ok(doca_buf_get_refcount(copy, &rc));
 	assert_int_equal(rc, 1);
-	for (s = src, c = copy; s != NULL; ) {
+	for (s = src, c = copy; s != NULL;) {
 		void *ps, *pc;
 		size_t ls, lc;
 

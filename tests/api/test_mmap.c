@@ -112,8 +112,10 @@ static void test_null_args(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_set_permissions(NULL, 0));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_set_free_cb(m, NULL, NULL));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_cap_is_export_pci_supported(NULL, &flag));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_cap_is_export_pci_supported(infos[0], NULL));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_cap_is_create_from_export_pci_supported(NULL, &flag));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_mmap_cap_is_export_pci_supported(infos[0], NULL));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_mmap_cap_is_create_from_export_pci_supported(NULL, &flag));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_set_dmabuf_memrange(NULL, 0, mem, 0, 1));
 	(void)v;
 	assert_ok(doca_mmap_destroy(m));
@@ -129,7 +131,8 @@ static void test_memrange_rules(void **state)
 	assert_ok(doca_mmap_create(&m));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_set_memrange(m, NULL, 16));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_set_memrange(m, mem, 0));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_set_memrange(m, (void *)(UINTPTR_MAX - 10), 100));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_mmap_set_memrange(m, (void *)(UINTPTR_MAX - 10), 100));
 	assert_ok(doca_mmap_set_memrange(m, mem, sizeof(mem)));
 	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_mmap_set_memrange(m, mem, 16));
 	assert_ok(doca_mmap_get_memrange(m, &addr, &len));
@@ -152,10 +155,12 @@ static void test_dmabuf_memrange(void **state)
 	close(closed_fd);
 	assert_ok(doca_mmap_create(&m));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_set_dmabuf_memrange(m, -1, mem, 0, 16));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_set_dmabuf_memrange(m, closed_fd, mem, 0, 16));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_mmap_set_dmabuf_memrange(m, closed_fd, mem, 0, 16));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_set_dmabuf_memrange(m, fd, NULL, 0, 16));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_set_dmabuf_memrange(m, fd, mem, 0, 0));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_set_dmabuf_memrange(m, fd, mem, SIZE_MAX, 16));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_mmap_set_dmabuf_memrange(m, fd, mem, SIZE_MAX, 16));
 	assert_ok(doca_mmap_set_dmabuf_memrange(m, fd, mem, 128, 256));
 	assert_ok(doca_mmap_get_memrange(m, &addr, &len));
 	assert_ptr_equal(addr, mem + 128);
@@ -176,12 +181,15 @@ static void test_permissions(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_set_permissions(m, 1u << 7));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_set_permissions(m, 0x80000000u));
 	assert_doca(DOCA_ERROR_INVALID_VALUE,
-		    doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE));
+	            doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_ONLY |
+	                                                 DOCA_ACCESS_FLAG_PCI_READ_WRITE));
 	assert_ok(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_LOCAL_READ_ONLY));
-	assert_ok(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_PCI_READ_WRITE |
-						       DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING));
-	assert_ok(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE |
-						       DOCA_ACCESS_FLAG_RDMA_ATOMIC | DOCA_ACCESS_FLAG_PCI_READ_ONLY));
+	assert_ok(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE |
+	                                               DOCA_ACCESS_FLAG_PCI_READ_WRITE |
+	                                               DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING));
+	assert_ok(doca_mmap_set_permissions(
+	        m, DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE |
+	                   DOCA_ACCESS_FLAG_RDMA_ATOMIC | DOCA_ACCESS_FLAG_PCI_READ_ONLY));
 	assert_ok(doca_mmap_destroy(m));
 }
 
@@ -198,7 +206,7 @@ static void test_start_stop(void **state)
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_mmap_start(m));
 	assert_ok(doca_mmap_stop(m));
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_mmap_stop(m));
-	assert_ok(doca_mmap_start(m)); /* restart keeps the range */
+	assert_ok(doca_mmap_start(m));   /* restart keeps the range */
 	assert_ok(doca_mmap_destroy(m)); /* stops implicitly */
 }
 
@@ -216,7 +224,8 @@ static void test_setters_on_started(void **state)
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_mmap_set_permissions(m, 0));
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_mmap_set_user_data(m, ud));
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_mmap_set_max_num_devices(m, 8));
-	assert_doca(DOCA_ERROR_BAD_STATE, doca_mmap_set_free_cb(m, (doca_mmap_memrange_free_cb_t *)0x1, NULL));
+	assert_doca(DOCA_ERROR_BAD_STATE,
+	            doca_mmap_set_free_cb(m, (doca_mmap_memrange_free_cb_t *)0x1, NULL));
 	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_mmap_add_dev(m, devs[num_devs - 1]));
 	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_mmap_rm_dev(m, devs[0]));
 	assert_ok(doca_mmap_stop(m));
@@ -244,7 +253,8 @@ static void test_devices(void **state)
 		assert_doca(DOCA_ERROR_NO_MEMORY, doca_mmap_add_dev(m, devs[1]));
 		assert_ok(doca_mmap_set_max_num_devices(m, 2));
 		assert_ok(doca_mmap_add_dev(m, devs[1]));
-		assert_doca(DOCA_ERROR_INVALID_VALUE, doca_mmap_set_max_num_devices(m, 1)); /* below 2 added */
+		assert_doca(DOCA_ERROR_INVALID_VALUE,
+		            doca_mmap_set_max_num_devices(m, 1)); /* below 2 added */
 		assert_ok(doca_mmap_rm_dev(m, devs[1]));
 		assert_doca(DOCA_ERROR_NOT_FOUND, doca_mmap_rm_dev(m, devs[1]));
 	}
@@ -363,7 +373,8 @@ static void test_caps(void **state)
 		assert_ok(doca_mmap_cap_is_export_pci_supported(infos[i], &v));
 		assert_true(v == 0 || v == 1);
 		v = 0xff;
-		assert_ok(doca_mmap_cap_is_create_from_export_pci_supported(doca_dev_as_devinfo(devs[i]), &v));
+		assert_ok(doca_mmap_cap_is_create_from_export_pci_supported(
+		        doca_dev_as_devinfo(devs[i]), &v));
 		assert_true(v == 0 || v == 1);
 	}
 }

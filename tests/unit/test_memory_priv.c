@@ -32,7 +32,8 @@ static void test_writable(void **state)
 	(void)state;
 	assert_ok(doca_mmap_create(&m));
 	assert_true(odma_mmap_writable(m)); /* default LOCAL_READ_WRITE */
-	assert_ok(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_LOCAL_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE));
+	assert_ok(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_LOCAL_READ_ONLY |
+	                                               DOCA_ACCESS_FLAG_PCI_READ_WRITE));
 	assert_false(odma_mmap_writable(m));
 	/* A from-export mmap follows the exporter's permissions. */
 	r = calloc(1, sizeof(*r));
@@ -100,7 +101,8 @@ static void test_from_export_rules(void **state)
 	assert_ok(doca_mmap_destroy(m));
 }
 
-/* buf_dup refuses a source whose mmap is not started (reachable only white-box for a local mmap). */
+/* buf_dup refuses a source whose mmap is not started (reachable only white-box for a local mmap).
+ */
 static void test_dup_src_mmap_stopped(void **state)
 {
 	struct doca_buf_inventory *inv;
