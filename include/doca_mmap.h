@@ -3,7 +3,38 @@
  */
 /**
  * @file doca_mmap.h
- * @brief Memory maps. (Declarations; documentation being written.)
+ * @brief Memory maps: a registered range of memory that bufs and DMA may use.
+ *
+ * A memory map (mmap) names one contiguous range of memory, the devices that may
+ * touch it and what they may do (read, write). Bufs (doca_buf.h) are windows into
+ * a started mmap, handed out by an inventory (doca_buf_inventory.h).
+ *
+ * @code
+ *   doca_dev ──┐ (add_dev, up to max_num_devices)
+ *              ▼
+ *   memory ─► doca_mmap ◄── doca_buf ◄── doca_buf_inventory
+ *   (set_memrange, once)     (window + data segment)
+ * @endcode
+ *
+ * Legal call order for a local mmap:
+ *
+ *   doca_mmap_create
+ *   → set_memrange (exactly once) / set_dmabuf_memrange, set_permissions,
+ *     set_max_num_devices, set_free_cb, set_user_data, add_dev / rm_dev   (any order)
+ *   → doca_mmap_start
+ *   → doca_buf_inventory_buf_get_by_* ... doca_buf_dec_refcount   (bufs)
+ *   → doca_mmap_stop (optional; needs every buf released)
+ *   → doca_mmap_destroy (stops implicitly; needs every buf released).
+ *
+ * Every setter is refused with DOCA_ERROR_BAD_STATE while the mmap is started.
+ * An mmap created from an export descriptor (the cross-process side) accepts no
+ * setter and no device change; it is usable for bufs as soon as it exists.
+ *
+ * Default permissions (set_permissions never called) are
+ * DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, so a local DMA may write into the mmap.
+ *
+ * An mmap is not thread-safe for configuration; bufs on one mmap may be taken and
+ * released from several threads (through separate inventories).
  */
 #ifndef DOCA_MMAP_H_
 #define DOCA_MMAP_H_
@@ -22,15 +53,277 @@ struct doca_mmap;
 struct doca_dev;
 struct doca_devinfo;
 
+/**
+ * Called when the memory range of an mmap may be given back.
+ *
+ * Note that this is a function type, not a pointer type.
+ *
+ * @param addr   start of the range given to set_memrange.
+ * @param len    length of that range.
+ * @param cookie the opaque value given to doca_mmap_set_free_cb().
+ */
 typedef void(doca_mmap_memrange_free_cb_t)(void *addr, size_t len, void *cookie);
 
+/**
+ * Creates an empty, unstarted mmap with default settings (no range, no devices,
+ * LOCAL_READ_WRITE, at most 64 devices).
+ *
+ * @param [out] mmap the new mmap; untouched on failure.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if @p mmap is NULL;
+ *         DOCA_ERROR_NO_MEMORY if the object cannot be allocated.
+ */
 DOCA_STABLE doca_error_t doca_mmap_create(struct doca_mmap **mmap);
+
+/**
+ * Destroys an mmap, stopping it first if it is started. Devices added to it are
+ * released. The free callback (doca_mmap_set_free_cb) runs here, once, if the
+ * mmap was ever started and the callback was set exactly once.
+ *
+ * @param [in] mmap the mmap.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if @p mmap is NULL;
+ *         DOCA_ERROR_NOT_PERMITTED if bufs still point into the mmap (release
+ *         them with doca_buf_dec_refcount first); the mmap is left as it was.
+ */
 DOCA_STABLE doca_error_t doca_mmap_destroy(struct doca_mmap *mmap);
+
+/**
+ * Starts an mmap: its configuration becomes fixed and bufs may be taken from it.
+ * A memory range must have been set.
+ *
+ * @param [in] mmap the mmap.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if @p mmap is NULL;
+ *         DOCA_ERROR_BAD_STATE if the mmap is already started, or no memory range
+ *         was set (call doca_mmap_set_memrange first);
+ *         DOCA_ERROR_NOT_PERMITTED if the mmap was created from an export or has
+ *         been exported.
+ */
 DOCA_STABLE doca_error_t doca_mmap_start(struct doca_mmap *mmap);
+
+/**
+ * Stops a started mmap. Export descriptors handed out for it are freed, and mmaps
+ * that other processes created from them stop working (their DMA fails with
+ * DOCA_ERROR_IO_FAILED). The range, permissions and devices are kept, so the mmap
+ * may be started again.
+ *
+ * @param [in] mmap the mmap.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if @p mmap is NULL;
+ *         DOCA_ERROR_BAD_STATE if the mmap is not started;
+ *         DOCA_ERROR_NOT_PERMITTED if the mmap was created from an export, or bufs
+ *         still point into it.
+ */
 DOCA_STABLE doca_error_t doca_mmap_stop(struct doca_mmap *mmap);
+
+/**
+ * Adds a device that may access the mmap's memory. The device is held (it cannot
+ * be closed) until it is removed or the mmap is destroyed.
+ *
+ * @param [in] mmap the unstarted mmap.
+ * @param [in] dev  an open device.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if an argument is NULL;
+ *         DOCA_ERROR_NOT_PERMITTED if the mmap is started, exported or created
+ *         from an export;
+ *         DOCA_ERROR_ALREADY_EXIST if @p dev was already added;
+ *         DOCA_ERROR_NO_MEMORY if the mmap already holds max_num_devices devices
+ *         or memory runs out.
+ */
 DOCA_STABLE doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev);
+
+/**
+ * Removes a device added with doca_mmap_add_dev() and releases the hold on it.
+ *
+ * @param [in] mmap the unstarted mmap.
+ * @param [in] dev  the device.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if an argument is NULL;
+ *         DOCA_ERROR_NOT_PERMITTED if the mmap is started, exported or created
+ *         from an export;
+ *         DOCA_ERROR_NOT_FOUND if @p dev was never added.
+ */
+DOCA_STABLE doca_error_t doca_mmap_rm_dev(struct doca_mmap *mmap, struct doca_dev *dev);
+
+/**
+ * Sets the memory range of the mmap. It can be set only once per mmap. The memory
+ * stays owned by the caller and must outlive the mmap (see doca_mmap_set_free_cb).
+ *
+ * @param [in] mmap the unstarted mmap.
+ * @param [in] addr start of the range (not NULL).
+ * @param [in] len  length in bytes (not 0).
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if @p mmap or @p addr is NULL, @p len is 0, or
+ *         addr + len wraps around the address space;
+ *         DOCA_ERROR_BAD_STATE if the mmap is started;
+ *         DOCA_ERROR_NOT_PERMITTED if a range was already set, or the mmap was
+ *         created from an export.
+ */
 DOCA_STABLE doca_error_t doca_mmap_set_memrange(struct doca_mmap *mmap, void *addr, size_t len);
+
+/**
+ * Sets the memory range from a dma-buf.
+ *
+ * odma has no device memory: @p addr must be the CPU mapping of the dma-buf
+ * (e.g. what mmap(2) of @p dmabuf_fd returned). odma checks that @p dmabuf_fd is
+ * an open descriptor, then behaves exactly like doca_mmap_set_memrange() over
+ * [addr + dmabuf_offset, addr + dmabuf_offset + len). The descriptor is not kept.
+ *
+ * @param [in] mmap          the unstarted mmap.
+ * @param [in] dmabuf_fd     an open dma-buf file descriptor.
+ * @param [in] addr          CPU mapping of the dma-buf (not NULL).
+ * @param [in] dmabuf_offset offset of the range inside the dma-buf.
+ * @param [in] len           length in bytes (not 0).
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if @p mmap or @p addr is NULL, @p dmabuf_fd is
+ *         not an open descriptor, @p len is 0, or the range wraps around;
+ *         DOCA_ERROR_BAD_STATE if the mmap is started;
+ *         DOCA_ERROR_NOT_PERMITTED if a range was already set, or the mmap was
+ *         created from an export.
+ */
+DOCA_STABLE doca_error_t doca_mmap_set_dmabuf_memrange(struct doca_mmap *mmap, int dmabuf_fd, void *addr,
+						       size_t dmabuf_offset, size_t len);
+
+/**
+ * Reads the memory range of the mmap. For an mmap created from an export this is
+ * the range in the exporter's address space (not dereferenceable here).
+ *
+ * @param [in]  mmap the mmap.
+ * @param [out] addr start of the range.
+ * @param [out] len  length of the range.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if an argument is NULL;
+ *         DOCA_ERROR_BAD_STATE if no range was ever set.
+ */
+DOCA_STABLE doca_error_t doca_mmap_get_memrange(const struct doca_mmap *mmap, void **addr, size_t *len);
+
+/**
+ * Registers a callback that gives the memory range back when the mmap is
+ * destroyed. The callback runs on destroy only if the mmap was started at least
+ * once and this function was called exactly once (calling it again disables the
+ * callback, so a caller that changes its mind never frees memory twice).
+ *
+ * @param [in] mmap    the unstarted mmap.
+ * @param [in] free_cb the callback (not NULL).
+ * @param [in] opaque  passed to the callback as its cookie.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if @p mmap or @p free_cb is NULL;
+ *         DOCA_ERROR_BAD_STATE if the mmap is started;
+ *         DOCA_ERROR_NOT_PERMITTED if the mmap was created from an export.
+ */
+DOCA_STABLE doca_error_t doca_mmap_set_free_cb(struct doca_mmap *mmap, doca_mmap_memrange_free_cb_t *free_cb,
+					       void *opaque);
+
+/**
+ * Attaches a user value to the mmap.
+ *
+ * @param [in] mmap      the unstarted mmap.
+ * @param [in] user_data the value.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if @p mmap is NULL;
+ *         DOCA_ERROR_BAD_STATE if the mmap is started;
+ *         DOCA_ERROR_NOT_PERMITTED if the mmap was created from an export.
+ */
+DOCA_STABLE doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data user_data);
+
+/**
+ * Reads the user value of the mmap (zero if never set).
+ *
+ * @param [in]  mmap      the mmap.
+ * @param [out] user_data the value.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
+ */
+DOCA_STABLE doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data);
+
+/**
+ * Sets how many devices the mmap may hold (default 64).
+ *
+ * @param [in] mmap            an mmap that was never started.
+ * @param [in] max_num_devices the limit, at least 1 and at least the number of
+ *                             devices already added.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if @p mmap is NULL or the limit is 0 or below
+ *         the number of devices already added;
+ *         DOCA_ERROR_BAD_STATE if the mmap is started;
+ *         DOCA_ERROR_NOT_PERMITTED if the mmap was ever started or was created
+ *         from an export.
+ */
+DOCA_STABLE doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_num_devices);
+
+/**
+ * Reads the device limit of the mmap.
+ *
+ * @param [in]  mmap            the mmap.
+ * @param [out] max_num_devices the limit.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
+ */
+DOCA_STABLE doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap, uint32_t *max_num_devices);
+
+/**
+ * Reads how many bufs currently point into the mmap (every element of a buf list
+ * counts once).
+ *
+ * @param [in]  mmap     the mmap.
+ * @param [out] num_bufs the count.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
+ */
+DOCA_STABLE doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_bufs);
+
+/**
+ * Tells whether the mmap has been exported (to PCI or RDMA) at least once.
+ *
+ * @param [in]  mmap     the mmap.
+ * @param [out] exported 1 if exported, else 0.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
+ */
+DOCA_STABLE doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *exported);
+
+/**
+ * Tells whether the mmap was created from an export descriptor.
+ *
+ * @param [in]  mmap        the mmap.
+ * @param [out] from_export 1 if created from an export, else 0.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
+ */
+DOCA_STABLE doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *from_export);
+
+/**
+ * Sets what devices may do with the memory: a mask of enum doca_access_flag
+ * values. DOCA_ACCESS_FLAG_LOCAL_READ_ONLY (0) leaves local devices read-only; a
+ * DMA writing into such an mmap is refused at submit. The local device may always
+ * read the memory.
+ *
+ * @param [in] mmap        the unstarted mmap.
+ * @param [in] access_mask OR of DOCA_ACCESS_FLAG_* values.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if @p mmap is NULL, the mask has a bit that is
+ *         no DOCA_ACCESS_FLAG_* value, or holds both PCI_READ_ONLY and
+ *         PCI_READ_WRITE;
+ *         DOCA_ERROR_BAD_STATE if the mmap is started;
+ *         DOCA_ERROR_NOT_PERMITTED if the mmap was created from an export.
+ */
 DOCA_STABLE doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_mask);
+
+/**
+ * Tells whether a device can export an mmap to the other side of the PCI link.
+ *
+ * @param [in]  devinfo     the device.
+ * @param [out] mmap_export 1 if supported, else 0.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
+ */
+DOCA_STABLE doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca_devinfo *devinfo,
+							       uint8_t *mmap_export);
+
+/**
+ * Tells whether a device can create an mmap from a PCI export descriptor.
+ *
+ * @param [in]  devinfo     the device.
+ * @param [out] from_export 1 if supported, else 0.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
+ */
+DOCA_STABLE doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca_devinfo *devinfo,
+									   uint8_t *from_export);
 
 #ifdef __cplusplus
 }

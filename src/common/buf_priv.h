@@ -25,11 +25,18 @@ struct doca_buf {
 	struct doca_buf_inventory *inv;
 	struct doca_buf *next;      /* next element in the list, NULL at the end */
 	struct doca_buf *list_head; /* head of the list this buf is in (itself when head) */
-	struct doca_buf *last;      /* head only: last element */
-	uint32_t list_len;          /* head only: number of elements */
+	struct doca_buf *last;      /* head only: last element (NULL on other elements) */
+	uint32_t list_len;          /* head only: number of elements (0 on other elements) */
 	uint16_t refcount;          /* head only; 1 for non-head elements */
 	bool in_use;                /* handed out by the inventory */
 	struct doca_buf *free_next; /* inventory free list */
+};
+
+/* Bufs added by doca_buf_inventory_expand: one allocation per call, freed with the inventory. */
+struct odma_buf_chunk {
+	struct odma_buf_chunk *next;
+	uint32_t num;
+	struct doca_buf bufs[];
 };
 
 struct doca_buf_inventory {
@@ -41,5 +48,17 @@ struct doca_buf_inventory {
 	union doca_data user_data;
 	struct odma_buf_chunk *chunks; /* extra arrays added by doca_buf_inventory_expand */
 };
+
+/* Whether @buf is the head of its list (a lone buf is). */
+static inline bool odma_buf_is_head(const struct doca_buf *buf)
+{
+	return buf->list_head == buf;
+}
+
+/*
+ * Returns one element (not its list) to its inventory and drops its mmap count.
+ * Used by doca_buf_dec_refcount when a list's count reaches 0.
+ */
+void odma_buf_inventory_put(struct doca_buf *buf);
 
 #endif /* ODMA_BUF_PRIV_H_ */

@@ -1,1 +1,200 @@
-/* Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/* Tasks: allocation from the context pool, submission, free, accessors. */
+#include <stdlib.h>
+
+#include "ctx_int.h"
+#include "engine/engine.h"
+#include "log_priv.h"
+
+ODMA_LOG_REGISTER(ODMA_TASK)
+
+#define ODMA_SUBMIT_FLAGS_ALL (DOCA_TASK_SUBMIT_FLAG_FLUSH | DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS)
+
+doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
+{
+	struct doca_task *t;
+
+	if (doca_unlikely(ctx->state != DOCA_CTX_STATE_RUNNING)) {
+		ODMA_ERR("%s context %p is %s; tasks can only be allocated while it is RUNNING",
+			 ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	t = ctx->free_tasks;
+	if (doca_unlikely(t == NULL)) {
+		ODMA_ERR("%s context %p: all %u tasks of the pool are allocated; free a task or raise num_tasks in set_conf",
+			 ctx->ops->name, (void *)ctx, ctx->num_tasks);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	ctx->free_tasks = t->next;
+	ctx->allocated++;
+	t->next = NULL;
+	t->state = ODMA_TASK_ALLOCATED;
+	t->status = DOCA_SUCCESS;
+	t->preset = DOCA_SUCCESS;
+	t->fatal = 0;
+	t->submit_flags = 0;
+	*task = t;
+	return DOCA_SUCCESS;
+}
+
+/* Gives the task to the engine; on AGAIN from the engine the caller undoes the accounting. */
+static doca_error_t task_launch(struct doca_ctx *ctx, struct doca_task *t, bool doorbell)
+{
+	struct doca_pe *pe = ctx->pe;
+
+	t->state = ODMA_TASK_SUBMITTED;
+	return pe->engine->submit(pe->engine_pe, t, doorbell);
+}
+
+bool odma_ctx_launch_held(struct doca_ctx *ctx)
+{
+	struct doca_task *t = ctx->held.head;
+
+	while (t != NULL) {
+		struct doca_task *next = t->next;
+
+		/* An engine without room keeps the rest held; progress retries them. */
+		if (task_launch(ctx, t, next == NULL) != DOCA_SUCCESS) {
+			t->state = ODMA_TASK_HELD;
+			ctx->held.head = t;
+			return false;
+		}
+		t = next;
+	}
+	ctx->held.head = ctx->held.tail = NULL;
+	return true;
+}
+
+static doca_error_t task_check_submittable(const struct doca_task *t)
+{
+	const struct doca_ctx *ctx = t->ctx;
+
+	if (doca_unlikely(t->state != ODMA_TASK_ALLOCATED)) {
+		ODMA_ERR("task %p is %s; only an allocated task that is not in flight can be submitted",
+			 (void *)t, t->state == ODMA_TASK_FREE ? "freed" : "already submitted");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (doca_unlikely(ctx->state != DOCA_CTX_STATE_RUNNING)) {
+		ODMA_ERR("task %p: %s context %p is %s; submit only while it is RUNNING", (void *)t,
+			 ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (doca_unlikely(ctx->inflight >= ctx->queue_depth)) {
+		ODMA_DBG("task %p: %zu tasks in flight, the queue depth of the device; progress the PE and retry",
+			 (void *)t, ctx->inflight);
+		return DOCA_ERROR_AGAIN;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool full)
+{
+	struct doca_ctx *ctx;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(t != NULL, "task must not be NULL");
+	ctx = t->ctx;
+	r = task_check_submittable(t);
+	if (doca_unlikely(r != DOCA_SUCCESS))
+		return r;
+	r = odma_copy_validate(ctx, t, full);
+	if (doca_unlikely(r != DOCA_SUCCESS))
+		return r;
+	t->submit_flags = (uint8_t)flags;
+	t->seq = ctx->next_seq++;
+	ctx->inflight++;
+	ctx->pe->inflight++;
+	if (!(flags & DOCA_TASK_SUBMIT_FLAG_FLUSH) ||
+	    (doca_unlikely(ctx->held.head != NULL) && !odma_ctx_launch_held(ctx))) {
+		t->state = ODMA_TASK_HELD;
+		odma_task_list_push(&ctx->held, t);
+		ctx->pe->maybe_held = true;
+		return DOCA_SUCCESS;
+	}
+	r = task_launch(ctx, t, true);
+	if (doca_unlikely(r != DOCA_SUCCESS)) {
+		t->state = ODMA_TASK_ALLOCATED;
+		ctx->next_seq--;
+		ctx->inflight--;
+		ctx->pe->inflight--;
+	}
+	return r;
+}
+
+doca_error_t doca_task_submit(struct doca_task *task)
+{
+	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_FLUSH, false);
+}
+
+doca_error_t doca_task_try_submit(struct doca_task *task)
+{
+	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_FLUSH, true);
+}
+
+doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
+{
+	if (doca_unlikely(flags & ~(uint32_t)ODMA_SUBMIT_FLAGS_ALL)) {
+		ODMA_ERR("doca_task_submit_ex: unknown flags 0x%x; use DOCA_TASK_SUBMIT_FLAG_FLUSH / _OPTIMIZE_REPORTS",
+			 flags & ~(uint32_t)ODMA_SUBMIT_FLAGS_ALL);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return task_submit(task, flags, false);
+}
+
+void doca_task_free(struct doca_task *task)
+{
+	struct doca_ctx *ctx;
+
+	if (task == NULL) {
+		ODMA_ERR("doca_task_free: task is NULL");
+		return;
+	}
+	if (task->state != ODMA_TASK_ALLOCATED) {
+		ODMA_ERR("doca_task_free: task %p is %s; free a task only when it is not in flight (after its callback)",
+			 (void *)task, task->state == ODMA_TASK_FREE ? "already free" : "in flight");
+		return;
+	}
+	ctx = task->ctx;
+	task->state = ODMA_TASK_FREE;
+	task->next = ctx->free_tasks;
+	ctx->free_tasks = task;
+	ctx->allocated--;
+	if (ctx->state == DOCA_CTX_STATE_STOPPING && odma_ctx_ready_for_idle(ctx))
+		odma_pe_signal(ctx->pe);
+}
+
+doca_error_t doca_task_get_status(const struct doca_task *task)
+{
+	if (task == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	return task->status;
+}
+
+void doca_task_set_user_data(struct doca_task *task, union doca_data user_data)
+{
+	if (task != NULL)
+		task->user_data = user_data;
+}
+
+union doca_data doca_task_get_user_data(const struct doca_task *task)
+{
+	union doca_data none = { .u64 = 0 };
+
+	return task != NULL ? task->user_data : none;
+}
+
+struct doca_ctx *doca_task_get_ctx(const struct doca_task *task)
+{
+	return task != NULL ? task->ctx : NULL;
+}
+
+doca_error_t odma_task_execute(struct doca_task *task)
+{
+	if (doca_unlikely(task->preset != DOCA_SUCCESS))
+		return task->preset;
+	if (doca_unlikely(atomic_load_explicit(&task->ctx->flushing, memory_order_acquire)))
+		return DOCA_ERROR_IO_FAILED;
+	return odma_xfer_copy(task->src, task->dst, task->total);
+}

@@ -1,1 +1,37 @@
-/* Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The inline engine: a task's bytes move on the submitting thread, inside submit, and
+ * the completion waits on the PE's list for the next doca_pe_progress(). Simple and
+ * deterministic: the reference the thread engine is checked against.
+ */
+#include <stdlib.h>
+
+#include "engine/engine.h"
+
+static doca_error_t inline_pe_init(struct doca_pe *pe, void **engine_pe)
+{
+	*engine_pe = pe;
+	return DOCA_SUCCESS;
+}
+
+static void inline_pe_fini(void *engine_pe)
+{
+	(void)engine_pe;
+}
+
+static doca_error_t inline_submit(void *engine_pe, struct doca_task *task, bool doorbell)
+{
+	(void)doorbell;
+	task->status = odma_task_execute(task);
+	odma_pe_complete_local(engine_pe, task);
+	return DOCA_SUCCESS;
+}
+
+const struct odma_engine_ops odma_engine_inline = {
+	.name = "inline",
+	.pe_init = inline_pe_init,
+	.pe_fini = inline_pe_fini,
+	.submit = inline_submit,
+};

@@ -1,0 +1,125 @@
+/* Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause */
+/* Argument parser: flags from a JSON file ("doca_general_flags" / "doca_program_flags"). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "argp_priv.h"
+
+/* Hands one JSON value to a param, checking that its JSON type matches the param type. */
+static doca_error_t odma_json_value(struct doca_argp_param *p, struct json_object *val, const char *key)
+{
+	enum json_type jt = json_object_get_type(val);
+	bool b;
+	int i;
+
+	if (p->type == DOCA_ARGP_TYPE_JSON_OBJ)
+		return p->callback(val, odma_argp.config);
+	if (p->type == DOCA_ARGP_TYPE_STRING && jt == json_type_string)
+		return odma_argp_apply(p, json_object_get_string(val));
+	if (p->type == DOCA_ARGP_TYPE_INT && jt == json_type_int) {
+		i = json_object_get_int(val);
+		return p->callback(&i, odma_argp.config);
+	}
+	if (p->type == DOCA_ARGP_TYPE_BOOLEAN && jt == json_type_boolean) {
+		b = json_object_get_boolean(val);
+		return p->callback(&b, odma_argp.config);
+	}
+	odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON key \"%s\" has a value of the wrong type (%s)", key,
+		      json_type_to_name(jt));
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
+static doca_error_t odma_json_program(struct json_object *obj)
+{
+	struct doca_argp_param *p;
+	doca_error_t rc = DOCA_SUCCESS;
+	size_t i;
+
+	json_object_object_foreach(obj, key, val)
+	{
+		p = odma_argp_find(key, true);
+		if (p == NULL) {
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON key \"%s\" is not a program flag", key);
+			return DOCA_ERROR_NOT_SUPPORTED;
+		}
+		if (p->cli_only) {
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\" is accepted on the command line only",
+				      key);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		p->json_seen = true;
+		/* A multi-value flag may list its values in an array. */
+		if (p->multi && p->type != DOCA_ARGP_TYPE_JSON_OBJ && json_object_is_type(val, json_type_array)) {
+			for (i = 0; i < json_object_array_length(val) && rc == DOCA_SUCCESS; i++)
+				rc = odma_json_value(p, json_object_array_get_idx(val, i), key);
+		} else {
+			rc = odma_json_value(p, val, key);
+		}
+		if (rc != DOCA_SUCCESS)
+			return rc;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t odma_json_general(struct json_object *obj)
+{
+	doca_error_t rc;
+	bool sdk;
+
+	json_object_object_foreach(obj, key, val)
+	{
+		sdk = strcmp(key, "sdk-log-level") == 0;
+		if (!sdk && strcmp(key, "log-level") != 0) {
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON key \"%s\" is not a general flag (log-level, "
+				      "sdk-log-level)", key);
+			return DOCA_ERROR_NOT_SUPPORTED;
+		}
+		if (!json_object_is_type(val, json_type_int)) {
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON key \"%s\" needs an integer", key);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		rc = odma_argp_set_level(sdk, (long)json_object_get_int64(val), key);
+		if (rc != DOCA_SUCCESS)
+			return rc;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t odma_argp_load_json(const char *path)
+{
+	struct json_object *root;
+	doca_error_t rc = DOCA_SUCCESS;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL) {
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "cannot read JSON file \"%s\": %s", path, strerror(errno));
+		return DOCA_ERROR_IO_FAILED;
+	}
+	fclose(f);
+	root = json_object_from_file(path);
+	if (root == NULL || !json_object_is_type(root, json_type_object)) {
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON file \"%s\" is not a valid JSON object: %s", path,
+			      root == NULL ? json_util_get_last_err() : "top level is not an object");
+		json_object_put(root);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	json_object_object_foreach(root, key, val)
+	{
+		if (strcmp(key, "doca_general_flags") == 0 && json_object_is_type(val, json_type_object))
+			rc = odma_json_general(val);
+		else if (strcmp(key, "doca_program_flags") == 0 && json_object_is_type(val, json_type_object))
+			rc = odma_json_program(val);
+		else {
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON section \"%s\" is unknown; use objects "
+				      "\"doca_general_flags\" and \"doca_program_flags\"", key);
+			rc = DOCA_ERROR_NOT_SUPPORTED;
+		}
+		if (rc != DOCA_SUCCESS)
+			break;
+	}
+	json_object_put(root);
+	return rc;
+}

@@ -1,0 +1,389 @@
+/* Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause */
+/* Argument parser: doca_argp_start (command line, JSON file, "--" hand-off) and usage text. */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include <doca_version.h>
+
+#include "argp_priv.h"
+
+enum odma_general { ODMA_G_NONE, ODMA_G_HELP, ODMA_G_VERSION, ODMA_G_LOG, ODMA_G_SDK, ODMA_G_JSON };
+
+static const struct {
+	const char *short_name;
+	const char *long_name;
+	const char *arguments;
+	const char *description;
+	enum odma_general id;
+} odma_general_flags[] = {
+	{"h", "help", NULL, "Show this help text and exit", ODMA_G_HELP},
+	{"v", "version", NULL, "Show version information and exit", ODMA_G_VERSION},
+	{"l", "log-level", "<num>", "Program log level: 10 disable, 20 crit, 30 error, 40 warning, "
+	 "50 info, 60 debug, 70 trace", ODMA_G_LOG},
+	{NULL, "sdk-log-level", "<num>", "SDK (library) log level, same numbers as --log-level", ODMA_G_SDK},
+	{"j", "json", "<path>", "Read the flags from a JSON file", ODMA_G_JSON},
+};
+
+#define ODMA_N_GENERAL (sizeof(odma_general_flags) / sizeof(odma_general_flags[0]))
+
+static void odma_usage_line(FILE *out, const char *s, const char *l, const char *args, const char *desc,
+			    bool mandatory)
+{
+	char head[128];
+
+	snprintf(head, sizeof(head), "  %s%s%s%s%s%s%s", s ? "-" : "", s ? s : "", s && l ? ", " : "",
+		 l ? "--" : "", l ? l : "", args ? " " : "", args ? args : "");
+	fprintf(out, "%-40s %s%s\n", head, desc ? desc : "", mandatory ? " (mandatory)" : "");
+}
+
+void odma_argp_print_usage(FILE *out)
+{
+	struct doca_argp_param *p;
+	size_t i;
+	int k;
+
+	fprintf(out, "Usage: %s [DOCA flags] [program flags]\n\nDOCA flags:\n",
+		odma_argp.program ? odma_argp.program : "program");
+	for (i = 0; i < ODMA_N_GENERAL; i++)
+		odma_usage_line(out, odma_general_flags[i].short_name, odma_general_flags[i].long_name,
+				odma_general_flags[i].arguments, odma_general_flags[i].description, false);
+	fprintf(out, "\nProgram flags:\n");
+	for (k = 0; k < odma_argp.nb_params; k++) {
+		p = odma_argp.params[k];
+		if (!p->hidden)
+			odma_usage_line(out, p->short_name, p->long_name, p->arguments, p->description,
+					p->mandatory);
+	}
+}
+
+void doca_argp_usage(void)
+{
+	odma_argp_print_usage(stdout);
+}
+
+static const char *odma_param_name(const struct doca_argp_param *p)
+{
+	return p->long_name != NULL ? p->long_name : p->short_name;
+}
+
+static doca_error_t odma_parse_int(const char *text, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(text, &end, 0);
+	if (errno != 0 || end == text || *end != '\0' || v < min || v > max)
+		return DOCA_ERROR_INVALID_VALUE;
+	*out = v;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t odma_call(struct doca_argp_param *p, void *value)
+{
+	doca_error_t rc = p->callback(value, odma_argp.config);
+
+	if (rc != DOCA_SUCCESS)
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\": its callback failed with %s",
+			      odma_param_name(p), doca_error_get_name(rc));
+	return rc;
+}
+
+/* Converts a textual value by the param's type and hands it to the callback. */
+doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text)
+{
+	struct json_object *obj;
+	doca_error_t rc;
+	bool b = true;
+	char *copy;
+	long v;
+	int i;
+
+	switch (p->type) {
+	case DOCA_ARGP_TYPE_INT:
+		if (odma_parse_int(text, INT_MIN, INT_MAX, &v) != DOCA_SUCCESS) {
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\": \"%s\" is not an integer",
+				      odma_param_name(p), text);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		i = (int)v;
+		return odma_call(p, &i);
+	case DOCA_ARGP_TYPE_BOOLEAN:
+		if (text != NULL)
+			b = strcmp(text, "false") != 0 && strcmp(text, "0") != 0;
+		return odma_call(p, &b);
+	case DOCA_ARGP_TYPE_JSON_OBJ:
+		obj = json_tokener_parse(text);
+		if (obj == NULL) {
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\": \"%s\" is not valid JSON",
+				      odma_param_name(p), text);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		rc = odma_call(p, obj);
+		json_object_put(obj);
+		return rc;
+	default:
+		copy = strdup(text);
+		if (copy == NULL)
+			return DOCA_ERROR_NO_MEMORY;
+		rc = odma_call(p, copy);
+		free(copy);
+		return rc;
+	}
+}
+
+doca_error_t odma_argp_set_level(bool sdk, long value, const char *origin)
+{
+	if (value < DOCA_LOG_LEVEL_DISABLE || value > DOCA_LOG_LEVEL_TRACE || value % 10 != 0) {
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "%s: %ld is not a log level; use 10, 20, ... 70", origin,
+			      value);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (sdk) {
+		odma_argp.sdk_set = true;
+		odma_argp.sdk_level = (int)value;
+		return doca_log_level_set_global_sdk_limit((uint32_t)value);
+	}
+	odma_argp.log_set = true;
+	odma_argp.log_level = (int)value;
+	return doca_log_level_set_global_lower_limit((uint32_t)value);
+}
+
+/* ------------------------------------------------------------------ command line */
+
+struct odma_token {
+	enum odma_general general;
+	struct doca_argp_param *param;
+	const char *value; /* NULL for a flag without value */
+	int next;	   /* index of the next unread argument */
+};
+
+static doca_error_t odma_lookup(const char *arg, char *name, size_t size, struct odma_token *t)
+{
+	bool is_long = strncmp(arg, "--", 2) == 0;
+	const char *eq;
+	size_t i, len;
+
+	if (arg[0] != '-' || arg[1] == '\0' || (is_long && arg[2] == '\0')) {
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "argument \"%s\" is not a flag; flags start with - or --",
+			      arg);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	arg += is_long ? 2 : 1;
+	eq = strchr(arg, '=');
+	len = eq ? (size_t)(eq - arg) : strlen(arg);
+	snprintf(name, size, "%.*s", (int)len, arg);
+	t->value = eq ? eq + 1 : NULL;
+	for (i = 0; i < ODMA_N_GENERAL; i++) {
+		const char *n = is_long ? odma_general_flags[i].long_name : odma_general_flags[i].short_name;
+
+		if (n != NULL && strcmp(n, name) == 0) {
+			t->general = odma_general_flags[i].id;
+			return DOCA_SUCCESS;
+		}
+	}
+	t->param = odma_argp_find(name, is_long);
+	if (t->param == NULL) {
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "unknown flag \"%s%s\"; see the usage below",
+			      is_long ? "--" : "-", name);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* Reads the flag at argv[i]; flags that take a value consume the next argument when needed. */
+static doca_error_t odma_token(int i, int end, char **argv, struct odma_token *t)
+{
+	char name[128];
+	bool needs_value;
+	doca_error_t rc;
+
+	memset(t, 0, sizeof(*t));
+	rc = odma_lookup(argv[i], name, sizeof(name), t);
+	if (rc != DOCA_SUCCESS)
+		return rc;
+	t->next = i + 1;
+	needs_value = t->param != NULL ? t->param->type != DOCA_ARGP_TYPE_BOOLEAN
+				       : (t->general == ODMA_G_LOG || t->general == ODMA_G_SDK ||
+					  t->general == ODMA_G_JSON);
+	if (!needs_value || t->value != NULL)
+		return DOCA_SUCCESS;
+	if (i + 1 >= end) {
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\" needs a value", argv[i]);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	t->value = argv[i + 1];
+	t->next = i + 2;
+	return DOCA_SUCCESS;
+}
+
+static void odma_version_and_exit(void)
+{
+	if (odma_argp.version != NULL)
+		odma_argp.version(NULL, odma_argp.config);
+	else
+		printf("%s version %s (odma)\n", odma_argp.program ? odma_argp.program : "program",
+		       doca_version_runtime());
+	doca_argp_destroy();
+	exit(EXIT_SUCCESS);
+}
+
+/* First pass: help and version act at once; the JSON path is remembered. */
+static doca_error_t odma_scan_general(int end, char **argv, const char **json)
+{
+	struct odma_token t;
+	doca_error_t rc;
+	int i;
+
+	for (i = 1; i < end; i = t.next) {
+		rc = odma_token(i, end, argv, &t);
+		if (rc != DOCA_SUCCESS)
+			return rc;
+		if (t.general == ODMA_G_HELP) {
+			doca_argp_usage();
+			doca_argp_destroy();
+			exit(EXIT_SUCCESS);
+		}
+		if (t.general == ODMA_G_VERSION)
+			odma_version_and_exit();
+		if (t.general == ODMA_G_JSON)
+			*json = t.value;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t odma_apply_cli(int end, char **argv)
+{
+	struct odma_token t;
+	doca_error_t rc;
+	long v;
+	int i;
+
+	for (i = 1; i < end; i = t.next) {
+		rc = odma_token(i, end, argv, &t);
+		if (rc != DOCA_SUCCESS)
+			return rc;
+		if (t.general == ODMA_G_LOG || t.general == ODMA_G_SDK) {
+			if (odma_parse_int(t.value, LONG_MIN, LONG_MAX, &v) != DOCA_SUCCESS)
+				v = -1;
+			rc = odma_argp_set_level(t.general == ODMA_G_SDK, v, argv[i]);
+		} else if (t.param != NULL) {
+			if (t.param->cli_seen++ > 0 && !t.param->multi) {
+				odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\" was given twice; it takes "
+					      "one value", argv[i]);
+				return DOCA_ERROR_INVALID_VALUE;
+			}
+			rc = odma_argp_apply(t.param, t.value);
+		}
+		if (rc != DOCA_SUCCESS)
+			return rc;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t odma_check_mandatory(void)
+{
+	struct doca_argp_param *p;
+	int i;
+
+	for (i = 0; i < odma_argp.nb_params; i++) {
+		p = odma_argp.params[i];
+		if (p->mandatory && p->cli_seen == 0 && !p->json_seen) {
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "mandatory flag \"%s\" is missing",
+				      odma_param_name(p));
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t odma_run_dpdk(int argc, char **argv, int dashdash)
+{
+	int n = dashdash < argc ? argc - dashdash : 0; /* program name + what follows "--" */
+	char **args;
+	doca_error_t rc;
+
+	if (odma_argp.dpdk == NULL) {
+		if (n > 1) {
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "arguments after \"--\" need a program set with "
+				      "doca_argp_set_dpdk_program");
+			return DOCA_ERROR_NOT_SUPPORTED;
+		}
+		return DOCA_SUCCESS;
+	}
+	args = calloc((size_t)(n > 0 ? n : 1) + 1, sizeof(*args));
+	if (args == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	args[0] = argv[0];
+	if (n > 1)
+		memcpy(&args[1], &argv[dashdash + 1], sizeof(*args) * (size_t)(n - 1));
+	rc = odma_argp.dpdk(n > 0 ? n : 1, args);
+	free(args);
+	return rc;
+}
+
+static doca_error_t odma_start(int argc, char **argv)
+{
+	const char *json = NULL;
+	doca_error_t rc;
+	int end;
+
+	for (end = 1; end < argc && strcmp(argv[end], "--") != 0; end++)
+		;
+	rc = odma_scan_general(end, argv, &json);
+	if (rc == DOCA_SUCCESS && json != NULL)
+		rc = odma_argp_load_json(json);
+	if (rc == DOCA_SUCCESS)
+		rc = odma_apply_cli(end, argv);
+	if (rc == DOCA_SUCCESS)
+		rc = odma_check_mandatory();
+	if (rc == DOCA_SUCCESS)
+		rc = odma_run_dpdk(argc, argv, end);
+	if (rc == DOCA_SUCCESS && odma_argp.validation != NULL) {
+		rc = odma_argp.validation(odma_argp.config);
+		if (rc != DOCA_SUCCESS)
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "the program's validation callback failed with %s",
+				      doca_error_get_name(rc));
+	}
+	return rc;
+}
+
+doca_error_t doca_argp_start(int argc, char **argv)
+{
+	const char *base;
+	doca_error_t rc;
+	int i;
+
+	if (!odma_argp.initialized || odma_argp.started) {
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_start: the parser is %s; call doca_argp_init "
+			      "once, then doca_argp_start once", odma_argp.started ? "already started" :
+			      "not initialised");
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (argc < 1 || argv == NULL || argv[0] == NULL) {
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_start: argc %d / argv %p; pass main's argc "
+			      "and argv", argc, (void *)argv);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (odma_argp.program == NULL) {
+		base = strrchr(argv[0], '/');
+		odma_argp.program = strdup(base ? base + 1 : argv[0]);
+	}
+	for (i = 0; i < odma_argp.nb_params; i++) {
+		odma_argp.params[i]->cli_seen = 0;
+		odma_argp.params[i]->json_seen = false;
+	}
+	rc = odma_start(argc, argv);
+	if (rc != DOCA_SUCCESS) {
+		fputc('\n', stderr);
+		odma_argp_print_usage(stderr);
+		return rc;
+	}
+	odma_argp.started = true;
+	return DOCA_SUCCESS;
+}

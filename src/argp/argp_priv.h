@@ -1,0 +1,54 @@
+/* Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause */
+/* Internals of the argument parser, shared by argp.c (state, params) and argp_parse.c. */
+#ifndef ODMA_ARGP_PRIV_H_
+#define ODMA_ARGP_PRIV_H_
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <doca_argp.h>
+
+struct doca_argp_param {
+	char *short_name;
+	char *long_name;
+	char *arguments;
+	char *description;
+	doca_argp_param_cb_t callback;
+	enum doca_argp_type type;
+	bool mandatory;
+	bool cli_only;
+	bool multi;
+	bool singular;
+	bool inherited;
+	bool hidden;
+	int cli_seen;  /* times given on the command line in this start */
+	bool json_seen; /* given in the JSON file */
+};
+
+struct odma_argp {
+	bool initialized;
+	bool started;
+	char *program;
+	void *config;
+	struct doca_argp_param **params;
+	int nb_params;
+	int cap_params;
+	doca_argp_validation_cb_t validation;
+	doca_argp_param_cb_t version;
+	doca_argp_dpdk_cb_t dpdk;
+	bool log_set;
+	bool sdk_set;
+	int log_level;
+	int sdk_level;
+};
+
+extern struct odma_argp odma_argp;
+
+void odma_argp_msg(enum doca_log_level level, const char *format, ...) __attribute__((format(printf, 2, 3)));
+struct doca_argp_param *odma_argp_find(const char *name, bool is_long);
+void odma_argp_print_usage(FILE *out);
+doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text);
+doca_error_t odma_argp_set_level(bool sdk, long value, const char *origin);
+doca_error_t odma_argp_load_json(const char *path);
+
+#endif /* ODMA_ARGP_PRIV_H_ */

@@ -1,0 +1,279 @@
+/* Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause */
+/* Black-box tests of doca_argp.h: types, mandatory, unknown flags, JSON files, callbacks, usage. */
+#include <stdbool.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <doca_argp.h>
+
+#include "test_util.h"
+
+struct cfg {
+	char pci[64];
+	int count;
+	int counts;
+	bool verbose;
+	int extra_k;
+	int validated;
+	int dpdk_argc;
+	char dpdk_last[32];
+};
+
+static struct cfg cfg;
+
+static doca_error_t pci_cb(void *p, void *c)
+{
+	snprintf(((struct cfg *)c)->pci, sizeof(cfg.pci), "%s", (char *)p);
+	return DOCA_SUCCESS;
+}
+static doca_error_t count_cb(void *p, void *c)
+{
+	((struct cfg *)c)->count = *(int *)p;
+	((struct cfg *)c)->counts++;
+	return DOCA_SUCCESS;
+}
+static doca_error_t verbose_cb(void *p, void *c)
+{
+	((struct cfg *)c)->verbose = *(bool *)p;
+	return DOCA_SUCCESS;
+}
+static doca_error_t extra_cb(void *p, void *c)
+{
+	/* The value is a json_object*; counting calls keeps this test free of a json-c link. */
+	((struct cfg *)c)->extra_k += p != NULL ? 1 : 0;
+	return DOCA_SUCCESS;
+}
+static doca_error_t validate_ok(void *c)
+{
+	((struct cfg *)c)->validated++;
+	return DOCA_SUCCESS;
+}
+static doca_error_t validate_fail(void *c)
+{
+	(void)c;
+	return DOCA_ERROR_BAD_CONFIG;
+}
+static doca_error_t dpdk_cb(int argc, char **argv)
+{
+	cfg.dpdk_argc = argc;
+	snprintf(cfg.dpdk_last, sizeof(cfg.dpdk_last), "%s", argv[argc - 1]);
+	return DOCA_SUCCESS;
+}
+
+static void add(const char *s, const char *l, enum doca_argp_type t, doca_argp_param_cb_t cb, int flags)
+{
+	struct doca_argp_param *p;
+
+	assert_ok(doca_argp_param_create(&p));
+	if (s)
+		doca_argp_param_set_short_name(p, s);
+	if (l)
+		doca_argp_param_set_long_name(p, l);
+	doca_argp_param_set_description(p, "desc of flag");
+	doca_argp_param_set_arguments(p, "<val>");
+	doca_argp_param_set_type(p, t);
+	doca_argp_param_set_callback(p, cb);
+	if (flags & 1)
+		doca_argp_param_set_mandatory(p);
+	if (flags & 2)
+		doca_argp_param_set_multiplicity(p);
+	if (flags & 4)
+		doca_argp_param_set_cli_only(p);
+	if (flags & 8)
+		doca_argp_param_set_hidden(p);
+	assert_ok(doca_argp_register_param(p));
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	assert_ok(doca_argp_init("prog", &cfg));
+	add("p", "pci-addr", DOCA_ARGP_TYPE_STRING, pci_cb, 1);
+	add("c", "count", DOCA_ARGP_TYPE_INT, count_cb, 2);
+	add(NULL, "verbose", DOCA_ARGP_TYPE_BOOLEAN, verbose_cb, 0);
+	add("x", "extra", DOCA_ARGP_TYPE_JSON_OBJ, extra_cb, 0);
+	add("s", "secret", DOCA_ARGP_TYPE_STRING, pci_cb, 4 | 8);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	assert_ok(doca_argp_destroy());
+	return 0;
+}
+
+#define ARGV(...) (char *[]){"prog", __VA_ARGS__, NULL}
+#define ARGC(...) ((int)(sizeof((char *[]){"prog", __VA_ARGS__}) / sizeof(char *)))
+#define START(...) doca_argp_start(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
+
+static void test_all_types(void **state)
+{
+	(void)state;
+	assert_ok(doca_argp_register_validation_callback(validate_ok));
+	assert_ok(START("-p", "03:00.0", "--count=5", "--verbose", "-x", "{\"k\": 9}", "-c", "0x10"));
+	assert_string_equal(cfg.pci, "03:00.0");
+	assert_int_equal(cfg.count, 16);
+	assert_int_equal(cfg.counts, 2);
+	assert_true(cfg.verbose);
+	assert_int_equal(cfg.extra_k, 1);
+	assert_int_equal(cfg.validated, 1);
+	assert_doca(DOCA_ERROR_BAD_STATE, START("-p", "a"));
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-c", "1"));	       /* mandatory missing */
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED, START("-p", "a", "--bogus"));   /* unknown flag */
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "-c", "12z")); /* bad int */
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "-c"));	       /* missing value */
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "-p", "b"));   /* no multiplicity */
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "-x", "{bad"));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "stray"));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "-l", "55"));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED, START("-p", "a", "--", "extra"));
+	assert_ok(doca_argp_register_validation_callback(validate_fail));
+	assert_doca(DOCA_ERROR_BAD_CONFIG, START("-p", "a"));
+}
+
+static void test_state_errors(void **state)
+{
+	struct doca_argp_param *p;
+
+	(void)state;
+	assert_doca(DOCA_ERROR_BAD_STATE, doca_argp_init("again", NULL));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_argp_register_param(NULL));
+	assert_ok(doca_argp_param_create(&p));
+	assert_doca(DOCA_ERROR_INITIALIZATION, doca_argp_register_param(p)); /* no name: freed */
+	assert_ok(doca_argp_param_create(&p));
+	doca_argp_param_set_long_name(p, "help");
+	doca_argp_param_set_type(p, DOCA_ARGP_TYPE_INT);
+	doca_argp_param_set_callback(p, count_cb);
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_argp_register_param(p)); /* built-in name */
+	assert_ok(doca_argp_param_create(&p));
+	assert_ok(doca_argp_param_destroy(p));
+	doca_argp_param_set_long_name(NULL, "x");
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_argp_param_create(NULL));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_argp_register_validation_callback(NULL));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_argp_get_log_level(NULL));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_argp_start(0, NULL));
+}
+
+static char *fixture(const char *name)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/tests/data/argp/%s", getenv("ODMA_TEST_SOURCE_ROOT"), name);
+	return path;
+}
+
+static void test_json(void **state)
+{
+	int lvl;
+
+	(void)state;
+	assert_ok(START("-j", fixture("good.json"), "-c", "3"));
+	assert_string_equal(cfg.pci, "03:00.0");
+	assert_int_equal(cfg.count, 3); /* the command line overrides the file */
+	assert_true(cfg.verbose);
+	assert_int_equal(cfg.extra_k, 1);
+	assert_ok(doca_argp_get_log_level(&lvl));
+	assert_int_equal(lvl, 60);
+	assert_ok(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO));
+}
+
+static void test_json_errors(void **state)
+{
+	(void)state;
+	assert_doca(DOCA_ERROR_IO_FAILED, START("--json", fixture("missing.json")));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("--json", fixture("bad_syntax.json")));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED, START("--json", fixture("unknown_key.json")));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("--json", fixture("cli_only.json")));
+}
+
+static void test_levels_and_dpdk(void **state)
+{
+	int lvl;
+
+	(void)state;
+	doca_argp_set_dpdk_program(dpdk_cb);
+	assert_ok(START("-p", "a", "-l", "30", "--sdk-log-level", "20", "--", "-a", "last"));
+	assert_ok(doca_argp_get_log_level(&lvl));
+	assert_int_equal(lvl, 30);
+	assert_int_equal(doca_log_level_get_global_lower_limit(), 30);
+	assert_ok(doca_argp_get_sdk_log_level(&lvl));
+	assert_int_equal(lvl, 20);
+	assert_int_equal(cfg.dpdk_argc, 3);
+	assert_string_equal(cfg.dpdk_last, "last");
+	assert_ok(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO));
+	assert_ok(doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_INFO));
+}
+
+/* --help prints usage and exits 0: run it in a child and read what it printed. */
+static void test_help(void **state)
+{
+	int fds[2], status;
+	char out[4096] = {0};
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		START("--help");
+		_exit(3);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], out + got, sizeof(out) - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_non_null(strstr(out, "Usage: prog"));
+	assert_non_null(strstr(out, "-p, --pci-addr <val>"));
+	assert_non_null(strstr(out, "--verbose"));
+	assert_non_null(strstr(out, "(mandatory)"));
+	assert_non_null(strstr(out, "--log-level"));
+	assert_null(strstr(out, "--secret")); /* hidden */
+}
+
+static int logged;
+static void logger(enum doca_log_level level, const char *format, va_list args)
+{
+	(void)level;
+	(void)format;
+	(void)args;
+	logged++;
+}
+
+static void test_logger_callback(void **state)
+{
+	(void)state;
+	assert_ok(doca_argp_register_logger_callback(logger));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED, START("-p", "a", "--nope"));
+	assert_true(logged >= 1);
+	doca_argp_disable_logger_callback();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_all_types, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_state_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_levels_and_dpdk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_logger_callback, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,148 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/* White-box checks of the memory objects: writability, device holds, from-export mmaps. */
+#include <stdlib.h>
+
+#include "buf_priv.h"
+#include "dev_priv.h"
+#include "mmap_priv.h"
+#include "test_util.h"
+
+static uint8_t mem[1024];
+
+static struct doca_dev *open_first(void)
+{
+	struct doca_devinfo **list;
+	struct doca_dev *dev;
+	uint32_t n;
+
+	assert_ok(doca_devinfo_create_list(&list, &n));
+	assert_true(n > 0);
+	assert_ok(doca_dev_open(list[0], &dev));
+	assert_ok(doca_devinfo_destroy_list(list));
+	return dev;
+}
+
+static void test_writable(void **state)
+{
+	struct doca_mmap *m;
+	struct odma_remote *r;
+
+	(void)state;
+	assert_ok(doca_mmap_create(&m));
+	assert_true(odma_mmap_writable(m)); /* default LOCAL_READ_WRITE */
+	assert_ok(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_LOCAL_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE));
+	assert_false(odma_mmap_writable(m));
+	/* A from-export mmap follows the exporter's permissions. */
+	r = calloc(1, sizeof(*r));
+	assert_non_null(r);
+	m->from_export = true;
+	m->remote = r;
+	r->perms = DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
+	assert_false(odma_mmap_writable(m));
+	r->perms = DOCA_ACCESS_FLAG_PCI_READ_WRITE;
+	assert_true(odma_mmap_writable(m));
+	r->perms = DOCA_ACCESS_FLAG_RDMA_WRITE;
+	assert_true(odma_mmap_writable(m));
+	r->perms = DOCA_ACCESS_FLAG_RDMA_READ;
+	assert_false(odma_mmap_writable(m));
+	assert_ok(doca_mmap_destroy(m)); /* frees the remote description */
+}
+
+static void test_dev_holds(void **state)
+{
+	struct doca_dev *dev = open_first();
+	struct doca_mmap *a, *b;
+	uint32_t base = dev->users;
+
+	(void)state;
+	assert_ok(doca_mmap_create(&a));
+	assert_ok(doca_mmap_create(&b));
+	assert_ok(doca_mmap_add_dev(a, dev));
+	assert_ok(doca_mmap_add_dev(b, dev));
+	assert_int_equal(dev->users, base + 2);
+	assert_ok(doca_mmap_rm_dev(a, dev));
+	assert_int_equal(dev->users, base + 1);
+	assert_ok(doca_mmap_destroy(b)); /* releases what it still holds */
+	assert_int_equal(dev->users, base);
+	assert_ok(doca_mmap_destroy(a));
+	assert_int_equal(dev->users, base);
+	assert_ok(doca_dev_close(dev));
+}
+
+/* A from-export mmap is usable for bufs without doca_mmap_start, and refuses configuration. */
+static void test_from_export_rules(void **state)
+{
+	struct doca_buf_inventory *inv;
+	struct doca_mmap *m;
+	struct doca_buf *b;
+	uint8_t flag;
+
+	(void)state;
+	assert_ok(doca_mmap_create(&m));
+	m->from_export = true;
+	m->addr = mem;
+	m->len = sizeof(mem);
+	m->range_set = true;
+	assert_ok(doca_mmap_get_from_export(m, &flag));
+	assert_int_equal(flag, 1);
+	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_mmap_set_permissions(m, 0));
+	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_mmap_set_memrange(m, mem, 8));
+	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_mmap_set_max_num_devices(m, 2));
+	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_mmap_start(m));
+	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_mmap_stop(m));
+	assert_ok(doca_buf_inventory_create(2, &inv));
+	assert_ok(doca_buf_inventory_start(inv));
+	assert_ok(doca_buf_inventory_buf_get_by_addr(inv, m, mem, 64, &b));
+	assert_ok(doca_buf_dec_refcount(b, NULL));
+	assert_ok(doca_buf_inventory_destroy(inv));
+	assert_ok(doca_mmap_destroy(m));
+}
+
+/* buf_dup refuses a source whose mmap is not started (reachable only white-box for a local mmap). */
+static void test_dup_src_mmap_stopped(void **state)
+{
+	struct doca_buf_inventory *inv;
+	struct doca_mmap *m;
+	struct doca_buf *b, *copy = NULL;
+
+	(void)state;
+	assert_ok(doca_mmap_create(&m));
+	assert_ok(doca_mmap_set_memrange(m, mem, sizeof(mem)));
+	assert_ok(doca_mmap_start(m));
+	assert_ok(doca_buf_inventory_create(2, &inv));
+	assert_ok(doca_buf_inventory_start(inv));
+	assert_ok(doca_buf_inventory_buf_get_by_data(inv, m, mem, 64, &b));
+	m->started = false;
+	assert_doca(DOCA_ERROR_BAD_STATE, doca_buf_inventory_buf_dup(inv, b, &copy));
+	assert_null(copy);
+	m->started = true;
+	/* Non-head elements keep the documented layout. */
+	assert_ok(doca_buf_inventory_buf_dup(inv, b, &copy));
+	assert_ptr_equal(copy->list_head, copy);
+	assert_ptr_equal(copy->last, copy);
+	assert_int_equal(copy->list_len, 1);
+	assert_ok(doca_buf_chain_list(b, copy));
+	assert_ptr_equal(copy->list_head, b);
+	assert_null(copy->last);
+	assert_int_equal(copy->list_len, 0);
+	assert_ptr_equal(b->last, copy);
+	assert_int_equal(b->list_len, 2);
+	assert_ok(doca_buf_dec_refcount(b, NULL));
+	assert_int_equal(atomic_load(&m->num_bufs), 0);
+	assert_ok(doca_buf_inventory_destroy(inv));
+	assert_ok(doca_mmap_destroy(m));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_writable),
+		cmocka_unit_test(test_dev_holds),
+		cmocka_unit_test(test_from_export_rules),
+		cmocka_unit_test(test_dup_src_mmap_stopped),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
