@@ -13,6 +13,7 @@
 
 #include "ctx_int.h"
 #include "engine/engine.h"
+#include "faults_priv.h"
 #include "log_priv.h"
 
 ODMA_LOG_REGISTER(ODMA_PE)
@@ -24,6 +25,8 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
+	if (odma_faults_init() != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	engine = odma_engine_select();
 	if (engine == NULL)
 		return DOCA_ERROR_INITIALIZATION;
