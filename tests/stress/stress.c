@@ -90,7 +90,8 @@ struct ctx_state {
 };
 
 struct worker {
-	pthread_t tid;
+	pthread_t tid;  /* written by pthread_create, read by join */
+	pthread_t self; /* written by the worker itself */
 	unsigned int id;
 	const struct stress_config *cfg;
 	const struct stress_params *p;
@@ -202,7 +203,7 @@ static void on_completion(struct doca_dma_task_memcpy *t, union doca_data task_u
 	doca_error_t st = doca_task_get_status(task);
 	enum doca_ctx_states cst;
 
-	CHECK(w->in_progress && pthread_equal(pthread_self(), w->tid)); /* only from progress */
+	CHECK(w->in_progress && pthread_equal(pthread_self(), w->self)); /* only from progress */
 	CHECK(r->inflight && r->slot != NULL);                          /* accepted, not yet reported */
 	CHECK(++r->completions == 1);
 	CHECK(ok == (st == DOCA_SUCCESS));
@@ -583,7 +584,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 
-	w->tid = pthread_self();
+	w->self = pthread_self();
 	clock_gettime(CLOCK_MONOTONIC, &w->t0);
 	worker_setup(w);
 	while (want_more(w))
