@@ -40,6 +40,7 @@ struct odma_remote {
 	uint32_t perms;  /* exporter's permissions (PCI_READ_ONLY / PCI_READ_WRITE / RDMA_*) */
 	uint8_t key[16]; /* random key of the export */
 	uint64_t record_addr; /* exporter's struct odma_export_record, checked before each move */
+	atomic_bool failed;   /* a move failed and was logged: later failures stay quiet */
 };
 
 struct doca_mmap {

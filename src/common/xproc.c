@@ -78,6 +78,9 @@ static int xv_all(pid_t pid, bool write, struct iovec *l, int nl, struct iovec *
 /* One log line per failed move, naming the cause and, for EPERM, the fixes. */
 static doca_error_t xproc_fail(const struct odma_remote *r, int err)
 {
+	/* The fatal path flushes the rest; one line per lost import is enough. */
+	if (atomic_exchange(&((struct odma_remote *)r)->failed, true))
+		return DOCA_ERROR_IO_FAILED;
 	if (err == EPERM || err == EACCES)
 		ODMA_ERR("the kernel refused access to the memory of exporter pid %d (%s): "
 			 "process_vm_readv/writev need ptrace rights. Causes: Yama "
