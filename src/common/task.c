@@ -202,5 +202,10 @@ doca_error_t odma_task_execute(struct doca_task *task)
 		return task->preset;
 	if (doca_unlikely(atomic_load_explicit(&task->ctx->flushing, memory_order_acquire)))
 		return DOCA_ERROR_IO_FAILED;
-	return odma_xfer_copy(task->src, task->dst, task->total);
+	if (doca_unlikely(odma_xfer_copy(task->src, task->dst, task->total) != DOCA_SUCCESS)) {
+		/* Only a cross-process copy fails here (remote memory gone): fatal, as on hardware. */
+		task->fatal = 1;
+		return DOCA_ERROR_IO_FAILED;
+	}
+	return DOCA_SUCCESS;
 }
