@@ -41,7 +41,7 @@ ODMA_LOG_REGISTER(ODMA_ENGINE_THREAD)
 #define TE_SPIN_NS 50000ll            /* busy-wait this long before sleeping */
 #define TE_PUBLISH_EACH_BYTES 65536u /* big copies publish their completion at once */
 #define TE_DEFAULT_INLINE_MAX 1024u  /* see docs/performance.md */
-#define TE_DEFAULT_HELP_BACKLOG 8u   /* worker backlog at which the submitter copies too */
+#define TE_DEFAULT_HELP_BACKLOG 4u   /* worker backlog at which the submitter copies too */
 
 struct te_channel {
 	struct odma_spsc_ring sub;  /* PE thread -> worker */
