@@ -6,6 +6,7 @@
 
 #include "ctx_int.h"
 #include "engine/engine.h"
+#include "faults_priv.h"
 #include "log_priv.h"
 
 ODMA_LOG_REGISTER(ODMA_TASK)
@@ -35,6 +36,7 @@ doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
 	t->preset = DOCA_SUCCESS;
 	t->fatal = 0;
 	t->submit_flags = 0;
+	t->fault_delay_us = 0;
 	*task = t;
 	return DOCA_SUCCESS;
 }
@@ -101,6 +103,8 @@ static doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool full)
 		return r;
 	r = odma_copy_validate(ctx, t, full);
 	if (doca_unlikely(r != DOCA_SUCCESS))
+		return r;
+	if (doca_unlikely(odma_faults_enabled) && (r = odma_faults_on_submit(t, t->remote)) != DOCA_SUCCESS)
 		return r;
 	t->submit_flags = (uint8_t)flags;
 	t->seq = ctx->next_seq++;
@@ -192,6 +196,8 @@ struct doca_ctx *doca_task_get_ctx(const struct doca_task *task)
 
 doca_error_t odma_task_execute(struct doca_task *task)
 {
+	if (doca_unlikely(task->fault_delay_us != 0))
+		odma_faults_delay(task);
 	if (doca_unlikely(task->preset != DOCA_SUCCESS))
 		return task->preset;
 	if (doca_unlikely(atomic_load_explicit(&task->ctx->flushing, memory_order_acquire)))
