@@ -7,6 +7,7 @@
 
 #include "ctx_int.h"
 #include "dev_priv.h"
+#include "error_causes.h"
 #include "log_priv.h"
 
 ODMA_LOG_REGISTER(ODMA_CTX)
@@ -107,13 +108,13 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (ctx->pe == NULL) {
-		ODMA_ERR("%s context %p is not connected to a progress engine; call doca_pe_connect_ctx before doca_ctx_start",
-			 ctx->ops->name, (void *)ctx);
+		ODMA_ERR("%s context %p is not connected to a progress engine; %s", ctx->ops->name,
+			 (void *)ctx, odma_cause_fix(ODMA_CAUSE_NO_PE));
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	if (!ctx->configured) {
-		ODMA_ERR("%s context %p has no task type configured; call doca_dma_task_memcpy_set_conf before doca_ctx_start",
-			 ctx->ops->name, (void *)ctx);
+		ODMA_ERR("%s context %p has no task type configured; %s", ctx->ops->name, (void *)ctx,
+			 odma_cause_fix(ODMA_CAUSE_NO_CONF));
 		return DOCA_ERROR_BAD_CONFIG;
 	}
 	if (ctx->ops->start != NULL && (r = ctx->ops->start(ctx)) != DOCA_SUCCESS)

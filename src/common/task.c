@@ -7,6 +7,7 @@
 #include "ctx_int.h"
 #include "engine/engine.h"
 #include "faults_priv.h"
+#include "error_causes.h"
 #include "log_priv.h"
 
 ODMA_LOG_REGISTER(ODMA_TASK)
@@ -24,8 +25,8 @@ doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
 	}
 	t = ctx->free_tasks;
 	if (doca_unlikely(t == NULL)) {
-		ODMA_ERR("%s context %p: all %u tasks of the pool are allocated; free a task or raise num_tasks in set_conf",
-			 ctx->ops->name, (void *)ctx, ctx->num_tasks);
+		ODMA_ERR("%s context %p: all %u tasks of the pool are allocated; %s", ctx->ops->name,
+			 (void *)ctx, ctx->num_tasks, odma_cause_fix(ODMA_CAUSE_POOL_EXHAUSTED));
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	ctx->free_tasks = t->next;
@@ -84,8 +85,8 @@ static doca_error_t task_check_submittable(const struct doca_task *t)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (doca_unlikely(ctx->inflight >= ctx->queue_depth)) {
-		ODMA_DBG("task %p: %zu tasks in flight, the queue depth of the device; progress the PE and retry",
-			 (void *)t, ctx->inflight);
+		ODMA_DBG("task %p: %zu tasks in flight, the queue depth of the device; %s", (void *)t,
+			 ctx->inflight, odma_cause_fix(ODMA_CAUSE_QUEUE_FULL));
 		return DOCA_ERROR_AGAIN;
 	}
 	return DOCA_SUCCESS;

@@ -13,6 +13,7 @@
 
 #include "ctx_priv.h"
 #include "dev_priv.h"
+#include "error_causes.h"
 #include "log_priv.h"
 #include "util/container_of.h"
 
@@ -46,8 +47,8 @@ static doca_error_t dma_check_memcpy(const struct doca_devinfo *devinfo, const c
 {
 	if (devinfo->caps.dma_memcpy)
 		return DOCA_SUCCESS;
-	ODMA_ERR("%s: device %s does not support the DMA memcpy task; pick a device for which doca_dma_cap_task_memcpy_is_supported succeeds",
-		 func, devinfo->pci_addr);
+	ODMA_ERR("%s: device %s does not support the DMA memcpy task; %s", func, devinfo->pci_addr,
+		 odma_cause_fix(ODMA_CAUSE_NO_MEMCPY));
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
