@@ -47,6 +47,8 @@ struct doca_task {
 	uint8_t submit_flags;   /* DOCA_TASK_SUBMIT_FLAG_* */
 	uint8_t fatal;          /* the failure stops the context */
 	uint8_t engine_slot;    /* engine private (e.g. worker index) */
+	uint8_t remote;         /* touches a from-export mmap */
+	uint32_t fault_delay_us; /* injected delay (ODMA_FAULTS) */
 };
 
 /* A singly linked FIFO of tasks. */

@@ -55,8 +55,7 @@ bool odma_list_release(void **items)
 	return found != NULL;
 }
 
-/* Whether @d points at a device of the loaded system (by address only; no dereference). */
-static bool odma_devinfo_valid(const struct doca_devinfo *d)
+bool odma_devinfo_known(const struct doca_devinfo *d)
 {
 	const struct odma_system *sys = odma_system_get();
 	uintptr_t p = (uintptr_t)d, base;
@@ -78,7 +77,7 @@ struct doca_devinfo *odma_dev_lookup(const struct doca_dev *dev)
 }
 
 #define ODMA_CHECK_DEVINFO(d)                                                                      \
-	ODMA_CHECK_ARG(odma_devinfo_valid(d), "devinfo %p is not a device of this system; pass one " \
+	ODMA_CHECK_ARG(odma_devinfo_known(d), "devinfo %p is not a device of this system; pass one " \
 		       "from doca_devinfo_create_list or doca_dev_as_devinfo", (const void *)(d))
 
 doca_error_t doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t *nb_devs)
@@ -208,56 +207,55 @@ doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo, 
 	return DOCA_SUCCESS;
 }
 
-/* Copies a NUL-terminated name into a caller buffer that must hold @min bytes. */
-static doca_error_t odma_copy_name(const char *what, const char *src, char *dst, uint32_t size, uint32_t min)
-{
-	ODMA_CHECK_ARG(dst != NULL, "%s buffer must not be NULL", what);
-	ODMA_CHECK_ARG(size >= min, "%s buffer of %u bytes is too small; pass at least %u", what, size, min);
-	memcpy(dst, src, strnlen(src, min - 1) + 1);
-	dst[min - 1] = '\0';
-	return DOCA_SUCCESS;
-}
+/*
+ * Checks a caller's output buffer at the public entry point (so the log line names the
+ * public call): non-NULL and at least @min bytes.
+ */
+#define ODMA_CHECK_BUF(what, dst, size, min)                                                       \
+	do {                                                                                       \
+		ODMA_CHECK_ARG((dst) != NULL, "%s buffer must not be NULL", what);                  \
+		ODMA_CHECK_ARG((size) >= (min), "%s buffer of %u bytes is too small; pass at least %u", \
+			       what, (unsigned int)(size), (unsigned int)(min));                   \
+	} while (0)
 
 doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *devinfo, char *ibdev_name, uint32_t size)
 {
 	ODMA_CHECK_DEVINFO(devinfo);
-	return odma_copy_name("ibdev_name", devinfo->ibdev_name, ibdev_name, size,
-			      DOCA_DEVINFO_IBDEV_NAME_SIZE);
+	ODMA_CHECK_BUF("ibdev_name", ibdev_name, size, DOCA_DEVINFO_IBDEV_NAME_SIZE);
+	memcpy(ibdev_name, devinfo->ibdev_name, strnlen(devinfo->ibdev_name, DOCA_DEVINFO_IBDEV_NAME_SIZE - 1) + 1);
+	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_devinfo_get_iface_name(const struct doca_devinfo *devinfo, char *iface_name, uint32_t size)
 {
 	ODMA_CHECK_DEVINFO(devinfo);
-	return odma_copy_name("iface_name", devinfo->iface_name, iface_name, size,
-			      DOCA_DEVINFO_IFACE_NAME_SIZE);
-}
-
-/* Copies a fixed-size address into a caller buffer of @size bytes (at least @need). */
-static doca_error_t odma_copy_addr(const char *what, const uint8_t *src, uint8_t *dst, uint32_t size,
-				   uint32_t need)
-{
-	ODMA_CHECK_ARG(dst != NULL, "%s buffer must not be NULL", what);
-	ODMA_CHECK_ARG(size >= need, "%s buffer of %u bytes is too small; pass at least %u", what, size, need);
-	memcpy(dst, src, need);
+	ODMA_CHECK_BUF("iface_name", iface_name, size, DOCA_DEVINFO_IFACE_NAME_SIZE);
+	memcpy(iface_name, devinfo->iface_name, strnlen(devinfo->iface_name, DOCA_DEVINFO_IFACE_NAME_SIZE - 1) + 1);
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_devinfo_get_ipv4_addr(const struct doca_devinfo *devinfo, uint8_t *ipv4_addr, uint32_t size)
 {
 	ODMA_CHECK_DEVINFO(devinfo);
-	return odma_copy_addr("ipv4_addr", devinfo->ipv4, ipv4_addr, size, DOCA_DEVINFO_IPV4_ADDR_SIZE);
+	ODMA_CHECK_BUF("ipv4_addr", ipv4_addr, size, DOCA_DEVINFO_IPV4_ADDR_SIZE);
+	memcpy(ipv4_addr, devinfo->ipv4, DOCA_DEVINFO_IPV4_ADDR_SIZE);
+	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_devinfo_get_ipv6_addr(const struct doca_devinfo *devinfo, uint8_t *ipv6_addr, uint32_t size)
 {
 	ODMA_CHECK_DEVINFO(devinfo);
-	return odma_copy_addr("ipv6_addr", devinfo->ipv6, ipv6_addr, size, DOCA_DEVINFO_IPV6_ADDR_SIZE);
+	ODMA_CHECK_BUF("ipv6_addr", ipv6_addr, size, DOCA_DEVINFO_IPV6_ADDR_SIZE);
+	memcpy(ipv6_addr, devinfo->ipv6, DOCA_DEVINFO_IPV6_ADDR_SIZE);
+	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_devinfo_get_mac_addr(const struct doca_devinfo *devinfo, uint8_t *mac_addr, uint32_t size)
 {
 	ODMA_CHECK_DEVINFO(devinfo);
-	return odma_copy_addr("mac_addr", devinfo->mac, mac_addr, size, DOCA_DEVINFO_MAC_ADDR_SIZE);
+	ODMA_CHECK_BUF("mac_addr", mac_addr, size, DOCA_DEVINFO_MAC_ADDR_SIZE);
+	memcpy(mac_addr, devinfo->mac, DOCA_DEVINFO_MAC_ADDR_SIZE);
+	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_devinfo_get_lid(const struct doca_devinfo *devinfo, uint16_t *lid)

@@ -126,6 +126,9 @@ bool odma_pci_addr_parse(const char *in, char out[DOCA_DEVINFO_PCI_ADDR_SIZE]);
 void **odma_list_new(uint32_t n);
 bool odma_list_release(void **items);
 
+/* Whether @d is a devinfo of this process's system (checked by address, never dereferenced). */
+bool odma_devinfo_known(const struct doca_devinfo *d);
+
 /* The devinfo behind @dev if it is a device handle of this process's system, else NULL. */
 struct doca_devinfo *odma_dev_lookup(const struct doca_dev *dev);
 

@@ -190,34 +190,33 @@ doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *d
 	return DOCA_SUCCESS;
 }
 
-/* Every filter is supported exactly by DPU-side devices (the ones that list representors). */
-static doca_error_t odma_rep_cap(const struct doca_devinfo *devinfo, uint8_t *supported)
-{
-	const struct odma_system *sys = odma_system_get();
-	bool ok = false;
-
-	for (uint32_t i = 0; sys != NULL && i < sys->num_devs; i++)
-		ok = ok || devinfo == &sys->devs[i];
-	ODMA_CHECK_ARG(ok, "devinfo %p is not a device of this system", (const void *)devinfo);
-	ODMA_CHECK_ARG(supported != NULL, "output pointer must not be NULL");
-	*supported = devinfo->side == ODMA_SIDE_DPU;
-	return DOCA_SUCCESS;
-}
+/*
+ * Every filter is supported exactly by DPU-side devices (the ones that list representors).
+ * A macro so the rejection is logged under the public function's name.
+ */
+#define ODMA_REP_CAP(devinfo, supported)                                                           \
+	do {                                                                                       \
+		ODMA_CHECK_ARG(odma_devinfo_known(devinfo), "devinfo %p is not a device of this "   \
+			       "system", (const void *)(devinfo));                                 \
+		ODMA_CHECK_ARG((supported) != NULL, "output pointer must not be NULL");             \
+		*(supported) = (devinfo)->side == ODMA_SIDE_DPU;                                   \
+		return DOCA_SUCCESS;                                                               \
+	} while (0)
 
 doca_error_t doca_devinfo_rep_cap_is_filter_all_supported(const struct doca_devinfo *devinfo,
 							  uint8_t *filter_all_supported)
 {
-	return odma_rep_cap(devinfo, filter_all_supported);
+	ODMA_REP_CAP(devinfo, filter_all_supported);
 }
 
 doca_error_t doca_devinfo_rep_cap_is_filter_net_supported(const struct doca_devinfo *devinfo,
 							  uint8_t *filter_net_supported)
 {
-	return odma_rep_cap(devinfo, filter_net_supported);
+	ODMA_REP_CAP(devinfo, filter_net_supported);
 }
 
 doca_error_t doca_devinfo_rep_cap_is_filter_emulated_supported(const struct doca_devinfo *devinfo,
 							       uint8_t *filter_emulated_supported)
 {
-	return odma_rep_cap(devinfo, filter_emulated_supported);
+	ODMA_REP_CAP(devinfo, filter_emulated_supported);
 }

@@ -13,6 +13,7 @@
 
 #include "ctx_int.h"
 #include "engine/engine.h"
+#include "faults_priv.h"
 #include "log_priv.h"
 
 ODMA_LOG_REGISTER(ODMA_PE)
@@ -24,6 +25,8 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
+	if (odma_faults_init() != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	engine = odma_engine_select();
 	if (engine == NULL)
 		return DOCA_ERROR_INITIALIZATION;
@@ -139,7 +142,7 @@ static void pe_finish(struct doca_pe *pe, struct doca_task *t)
 	t->state = ODMA_TASK_ALLOCATED;
 	if (ok)
 		odma_dst_grow(t);
-	else if (t->fatal && ctx->state == DOCA_CTX_STATE_RUNNING)
+	else if (ctx->state == DOCA_CTX_STATE_RUNNING)
 		odma_ctx_begin_stop(ctx); /* a failed copy stops the context, as hardware does */
 	ctx->ops->complete(t, ok);
 }

@@ -6,6 +6,7 @@
 
 #include "ctx_int.h"
 #include "engine/engine.h"
+#include "faults_priv.h"
 #include "error_causes.h"
 #include "log_priv.h"
 
@@ -36,6 +37,7 @@ doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
 	t->preset = DOCA_SUCCESS;
 	t->fatal = 0;
 	t->submit_flags = 0;
+	t->fault_delay_us = 0;
 	*task = t;
 	return DOCA_SUCCESS;
 }
@@ -102,6 +104,8 @@ static doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool full)
 		return r;
 	r = odma_copy_validate(ctx, t, full);
 	if (doca_unlikely(r != DOCA_SUCCESS))
+		return r;
+	if (doca_unlikely(odma_faults_enabled) && (r = odma_faults_on_submit(t, t->remote)) != DOCA_SUCCESS)
 		return r;
 	t->submit_flags = (uint8_t)flags;
 	t->seq = ctx->next_seq++;
@@ -193,9 +197,16 @@ struct doca_ctx *doca_task_get_ctx(const struct doca_task *task)
 
 doca_error_t odma_task_execute(struct doca_task *task)
 {
+	if (doca_unlikely(task->fault_delay_us != 0))
+		odma_faults_delay(task);
 	if (doca_unlikely(task->preset != DOCA_SUCCESS))
 		return task->preset;
 	if (doca_unlikely(atomic_load_explicit(&task->ctx->flushing, memory_order_acquire)))
 		return DOCA_ERROR_IO_FAILED;
-	return odma_xfer_copy(task->src, task->dst, task->total);
+	if (doca_unlikely(odma_xfer_copy(task->src, task->dst, task->total) != DOCA_SUCCESS)) {
+		/* Only a cross-process copy fails here (remote memory gone): fatal, as on hardware. */
+		task->fatal = 1;
+		return DOCA_ERROR_IO_FAILED;
+	}
+	return DOCA_SUCCESS;
 }

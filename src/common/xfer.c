@@ -141,6 +141,7 @@ doca_error_t odma_copy_validate(const struct doca_ctx *ctx, struct doca_task *t,
 	t->total = s.total;
 	t->preset = DOCA_SUCCESS;
 	t->fatal = 0;
+	t->remote = s.remote;
 	if (doca_unlikely(s.total == 0))
 		return xfer_reject(t, full, "source has no data (data_len 0); give the source data with doca_buf_set_data or get_by_data");
 	if (doca_unlikely(s.room < s.total))

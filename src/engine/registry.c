@@ -11,6 +11,7 @@ ODMA_LOG_REGISTER(ODMA_ENGINE)
 
 /* The first entry is the default. */
 static const struct odma_engine_ops *const odma_engines[] = {
+	&odma_engine_thread,
 	&odma_engine_inline,
 };
 

@@ -2,6 +2,7 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /* Black-box tests of doca_dev.h on the default system (bf3, both sides visible). */
+#include <pthread.h>
 #include <string.h>
 
 #include <doca_dev.h>
@@ -263,6 +264,32 @@ static void representors(void **state)
 	assert_ok(doca_dev_close(host));
 }
 
+static void *open_close_loop(void *arg)
+{
+	struct doca_dev *dev;
+
+	for (int i = 0; i < 2000; i++) {
+		if (doca_dev_open(arg, &dev) != DOCA_SUCCESS || doca_dev_close(dev) != DOCA_SUCCESS)
+			return (void *)1;
+	}
+	return NULL;
+}
+
+/* Concurrent opens and closes of one device keep the count exact (run under TSan in CI). */
+static void concurrent_open_close(void **state)
+{
+	pthread_t t[8];
+	void *rc;
+
+	(void)state;
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, open_close_loop, g_list[3]), 0);
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(pthread_join(t[i], &rc), 0);
+		assert_null(rc);
+	}
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -281,7 +308,7 @@ int main(void)
 		cmocka_unit_test(list_bf3),       cmocka_unit_test(pci_compare),
 		cmocka_unit_test(names_and_addrs), cmocka_unit_test(buffer_checks),
 		cmocka_unit_test(list_errors),    cmocka_unit_test(open_close_refcount),
-		cmocka_unit_test(representors),
+		cmocka_unit_test(representors),   cmocka_unit_test(concurrent_open_close),
 	};
 
 	/* the system loads on first use, so this pins the default bf3 with both sides */

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include <doca_dev.h>
+#include <doca_dma.h>
+#include <doca_mmap.h>
 
 #include "test_util.h"
 
@@ -143,6 +145,9 @@ static void c_nic_no_reps(void)
 	CHECK(doca_dev_open(l[0], &dev) == DOCA_SUCCESS);
 	CHECK(doca_devinfo_rep_create_list(dev, 0, &reps, &nr) == DOCA_ERROR_NOT_SUPPORTED);
 	CHECK(doca_devinfo_rep_cap_is_filter_all_supported(l[0], &sup) == DOCA_SUCCESS && sup == 0);
+	/* the profile's capabilities reach the DMA and mmap capability calls */
+	CHECK(doca_dma_cap_task_memcpy_is_supported(l[0]) == DOCA_ERROR_NOT_SUPPORTED);
+	CHECK(doca_mmap_cap_is_export_pci_supported(l[0], &sup) == DOCA_SUCCESS && sup == 0);
 	CHECK(doca_dev_close(dev) == DOCA_SUCCESS);
 	CHECK(doca_devinfo_destroy_list(l) == DOCA_SUCCESS);
 }
@@ -187,10 +192,14 @@ static void c_good_file(void)
 	enum doca_pci_func_type ft;
 	uint32_t n, nr, sf = 0;
 	uint16_t lid = 0;
+	uint64_t size = 0;
 
 	CHECK(list_is(all, 3));
 	CHECK(doca_devinfo_create_list(&l, &n) == DOCA_SUCCESS);
 	CHECK(doca_devinfo_get_lid(l[0], &lid) == DOCA_SUCCESS && lid == 7);
+	CHECK(doca_dma_cap_task_memcpy_is_supported(l[0]) == DOCA_SUCCESS);
+	CHECK(doca_dma_cap_task_memcpy_get_max_buf_size(l[0], &size) == DOCA_SUCCESS && size == 1u << 20);
+	CHECK(doca_dma_cap_task_memcpy_is_supported(l[2]) == DOCA_ERROR_NOT_SUPPORTED);
 	CHECK(doca_devinfo_get_pci_func_type(l[2], &ft) == DOCA_SUCCESS && ft == DOCA_PCI_FUNC_TYPE_SF);
 	CHECK(doca_devinfo_get_sf_index(l[2], &sf) == DOCA_SUCCESS && sf == 3);
 	CHECK(doca_dev_open(l[1], &dev) == DOCA_SUCCESS);

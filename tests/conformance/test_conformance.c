@@ -305,9 +305,18 @@ static void event_mode(void **state)
 		assert_ok(doca_buf_reset_data_len(d));
 	}
 	assert_int_equal(fx.ok, 50);
-	/* nothing waiting: an armed handle stays quiet */
+	/*
+	 * Nothing waiting: an armed handle stays quiet. A worker's signal for work that
+	 * progress already took may still land once (a spurious wake-up, allowed); after
+	 * consuming it, a second arm must stay quiet.
+	 */
 	assert_ok(doca_pe_request_notification(fx.pe));
-	assert_int_equal(epoll_wait(ep, &out, 1, 50), 0);
+	if (epoll_wait(ep, &out, 1, 50) == 1) {
+		assert_ok(doca_pe_clear_notification(fx.pe, h));
+		assert_int_equal(doca_pe_progress(fx.pe), 0);
+		assert_ok(doca_pe_request_notification(fx.pe));
+		assert_int_equal(epoll_wait(ep, &out, 1, 50), 0);
+	}
 	assert_int_equal(doca_pe_clear_notification(fx.pe, h + 1000), DOCA_ERROR_INVALID_VALUE);
 	close(ep);
 	assert_ok(doca_buf_dec_refcount(s, NULL));

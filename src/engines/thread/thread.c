@@ -1,1 +1,462 @@
-/* Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The thread engine (the default). Worker threads shared by the whole process move
+ * the bytes. Each (PE, worker) pair has a channel: a single-producer/single-consumer
+ * submission ring (PE thread -> worker) and a completion ring (worker -> PE thread).
+ * The PE thread publishes submissions with one release store per doorbell; a worker
+ * publishes completions per batch and wakes an armed PE through its eventfd only
+ * when asked to (odma_pe_signal), libuv thread-pool style. No lock, allocation or
+ * syscall per task while the worker is awake; an idle worker spins briefly, then
+ * sleeps on a futex, so an idle process uses no CPU.
+ *
+ * Copies up to ODMA_INLINE_MAX bytes run on the submitting thread (a hand-off costs
+ * more than a small memcpy) and still complete through doca_pe_progress.
+ *
+ * Invariant that keeps completions from ever blocking: a channel never has more
+ * than TE_RING_CAP tasks outstanding (submitted and not yet polled back), so the
+ * completion ring always has room for a worker's push.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "log_priv.h"
+#include "util/spsc_ring.h"
+
+ODMA_LOG_REGISTER(ODMA_ENGINE_THREAD)
+
+#define TE_RING_CAP 4096u
+#define TE_MAX_WORKERS 64u
+#define TE_BATCH 32u
+#define TE_SPIN_NS 50000ll            /* busy-wait this long before sleeping */
+#define TE_PUBLISH_EACH_BYTES 65536u /* big copies publish their completion at once */
+#define TE_DEFAULT_INLINE_MAX 1024u  /* see docs/performance.md */
+#define TE_DEFAULT_HELP_BACKLOG 4u   /* worker backlog at which the submitter copies too */
+
+struct te_channel {
+	struct odma_spsc_ring sub;  /* PE thread -> worker */
+	struct odma_spsc_ring done; /* worker -> PE thread */
+	struct doca_pe *pe;
+	uint32_t outstanding;       /* PE thread only */
+	void *sub_slots[TE_RING_CAP];
+	void *done_slots[TE_RING_CAP];
+};
+
+struct te_chanset {
+	uint32_t n;
+	struct te_channel *ch[];
+};
+
+struct te_worker {
+	_Alignas(ODMA_CACHE_LINE) atomic_uint sleeping;
+	atomic_uint wake_seq; /* futex word */
+	_Alignas(ODMA_CACHE_LINE) _Atomic(struct te_chanset *) set;
+	atomic_uint_fast64_t epoch; /* bumped after every pass over the channel set */
+	atomic_bool stop;
+	pthread_t thread;
+	unsigned int index;
+};
+
+struct te_pe {
+	struct doca_pe *pe;
+	uint32_t nch;
+	uint32_t rr;
+	struct te_channel *ch[];
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct te_worker *workers;
+	uint32_t nworkers;
+	uint32_t npe;
+	size_t inline_max;
+	uint32_t help_backlog;
+	bool atfork_done;
+} te = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static long te_futex(atomic_uint *addr, int op, unsigned int val)
+{
+	return syscall(SYS_futex, (unsigned int *)addr, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
+}
+
+static int64_t te_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static inline void te_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+static void te_wake(struct te_worker *w)
+{
+	/* Pairs with the sleeping store + fence in te_sleep: no lost wake-up. */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&w->sleeping, memory_order_relaxed) &&
+	    atomic_exchange(&w->sleeping, 0)) {
+		atomic_fetch_add(&w->wake_seq, 1);
+		te_futex(&w->wake_seq, FUTEX_WAKE, 1);
+	}
+}
+
+/* Executes up to TE_BATCH submissions of one channel; returns how many. */
+static uint32_t te_drain(struct te_channel *ch)
+{
+	uint32_t n = odma_spsc_available(&ch->sub);
+
+	if (n == 0)
+		return 0;
+	n = n < TE_BATCH ? n : TE_BATCH;
+	for (uint32_t i = 0; i < n; i++) {
+		struct doca_task *t = odma_spsc_peek(&ch->sub, i);
+
+		t->status = odma_task_execute(t);
+		odma_spsc_stage(&ch->done, t); /* never full: see the invariant above */
+		/* a big copy is reported at once rather than with the rest of the batch */
+		if (t->total >= TE_PUBLISH_EACH_BYTES && i + 1 < n) {
+			odma_spsc_publish(&ch->done);
+			odma_pe_signal(ch->pe);
+		}
+	}
+	odma_spsc_consume(&ch->sub, n);
+	odma_spsc_publish(&ch->done);
+	odma_pe_signal(ch->pe);
+	return n;
+}
+
+static bool te_has_work(struct te_worker *w)
+{
+	struct te_chanset *set = atomic_load_explicit(&w->set, memory_order_acquire);
+
+	for (uint32_t i = 0; set != NULL && i < set->n; i++)
+		if (odma_spsc_nonempty(&set->ch[i]->sub))
+			return true;
+	return false;
+}
+
+static void te_sleep(struct te_worker *w)
+{
+	unsigned int seq = atomic_load(&w->wake_seq);
+
+	atomic_store(&w->sleeping, 1);
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!te_has_work(w) && !atomic_load(&w->stop))
+		te_futex(&w->wake_seq, FUTEX_WAIT, seq);
+	atomic_store(&w->sleeping, 0);
+}
+
+static void *te_worker_main(void *arg)
+{
+	struct te_worker *w = arg;
+	int64_t idle_since = 0;
+	unsigned int spins = 0;
+	char name[16];
+
+	snprintf(name, sizeof(name), "odma-worker-%u", w->index);
+	pthread_setname_np(pthread_self(), name);
+	while (!atomic_load_explicit(&w->stop, memory_order_relaxed)) {
+		struct te_chanset *set = atomic_load_explicit(&w->set, memory_order_acquire);
+		uint32_t did = 0;
+
+		for (uint32_t i = 0; set != NULL && i < set->n; i++)
+			did += te_drain(set->ch[i]);
+		atomic_fetch_add_explicit(&w->epoch, 1, memory_order_release);
+		if (did) {
+			spins = 0;
+			continue;
+		}
+		te_cpu_relax();
+		if ((++spins & 255) != 0)
+			continue;
+		if (idle_since == 0 || spins == 256)
+			idle_since = te_now_ns();
+		else if (te_now_ns() - idle_since > TE_SPIN_NS) {
+			te_sleep(w);
+			spins = 0;
+		}
+	}
+	return NULL;
+}
+
+static size_t te_parse_size(const char *s, size_t dflt, size_t max, const char *var)
+{
+	char *end;
+	unsigned long long v;
+
+	if (s == NULL || *s == '\0')
+		return dflt;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (*end == 'k' || *end == 'K')
+		v <<= 10, end++;
+	else if (*end == 'm' || *end == 'M')
+		v <<= 20, end++;
+	if (errno != 0 || *end != '\0' || v > max) {
+		ODMA_WARN("%s=\"%s\" is not a number up to %zu; using %zu", var, s, max, dflt);
+		return dflt;
+	}
+	return (size_t)v;
+}
+
+static uint32_t te_default_workers(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	/* Leave one CPU to the submitting thread; see docs/performance.md. */
+	if (ncpu <= 2)
+		return 1;
+	return ncpu - 1 < 4 ? (uint32_t)(ncpu - 1) : 4;
+}
+
+static void te_atfork_child(void)
+{
+	/* The workers did not survive fork(): a child starts a fresh pool. */
+	te.workers = NULL;
+	te.nworkers = 0;
+	te.npe = 0;
+	pthread_mutex_init(&te.lock, NULL);
+}
+
+/* Starts the shared workers (pool lock held). */
+static doca_error_t te_pool_start(void)
+{
+	uint32_t n = (uint32_t)te_parse_size(getenv("ODMA_WORKERS"), te_default_workers(), TE_MAX_WORKERS,
+					     "ODMA_WORKERS");
+
+	if (!te.atfork_done) {
+		pthread_atfork(NULL, NULL, te_atfork_child);
+		te.atfork_done = true;
+	}
+	n = n ? n : 1;
+	te.inline_max = te_parse_size(getenv("ODMA_INLINE_MAX"), TE_DEFAULT_INLINE_MAX, 1u << 30, "ODMA_INLINE_MAX");
+	te.help_backlog = (uint32_t)te_parse_size(getenv("ODMA_HELP_BACKLOG"), TE_DEFAULT_HELP_BACKLOG, TE_RING_CAP,
+						  "ODMA_HELP_BACKLOG");
+	te.workers = calloc(n, sizeof(*te.workers));
+	if (te.workers == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	for (uint32_t i = 0; i < n; i++) {
+		struct te_worker *w = &te.workers[i];
+
+		w->index = i;
+		if (pthread_create(&w->thread, NULL, te_worker_main, w) != 0) {
+			ODMA_ERR("thread engine: cannot start worker %u of %u", i, n);
+			te.nworkers = i;
+			return DOCA_ERROR_INITIALIZATION;
+		}
+		te.nworkers = i + 1;
+	}
+	ODMA_DBG("thread engine: %u workers, inline copies up to %zu bytes", n, te.inline_max);
+	return DOCA_SUCCESS;
+}
+
+static void te_pool_stop(void)
+{
+	for (uint32_t i = 0; i < te.nworkers; i++) {
+		atomic_store(&te.workers[i].stop, true);
+		atomic_store(&te.workers[i].sleeping, 1);
+		te_wake(&te.workers[i]);
+		pthread_join(te.workers[i].thread, NULL);
+		free(atomic_load(&te.workers[i].set));
+	}
+	free(te.workers);
+	te.workers = NULL;
+	te.nworkers = 0;
+}
+
+/* Replaces a worker's channel set: adds @add or removes @del (pool lock held). */
+static doca_error_t te_set_update(struct te_worker *w, struct te_channel *add, struct te_channel *del)
+{
+	struct te_chanset *old = atomic_load(&w->set), *set;
+	uint32_t n = old ? old->n : 0, k = 0;
+
+	set = malloc(sizeof(*set) + (n + 1) * sizeof(set->ch[0]));
+	if (set == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	for (uint32_t i = 0; i < n; i++)
+		if (old->ch[i] != del)
+			set->ch[k++] = old->ch[i];
+	if (add != NULL)
+		set->ch[k++] = add;
+	set->n = k;
+	atomic_store_explicit(&w->set, set, memory_order_release);
+	if (old != NULL) {
+		/* Two full passes after the swap: the worker no longer reads the old set. */
+		uint_fast64_t e0 = atomic_load(&w->epoch);
+
+		while (atomic_load(&w->epoch) < e0 + 2) {
+			atomic_store(&w->sleeping, 1);
+			te_wake(w);
+			sched_yield();
+		}
+		free(old);
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t te_pe_init(struct doca_pe *pe, void **engine_pe)
+{
+	struct te_pe *tp = NULL;
+	doca_error_t r = DOCA_SUCCESS;
+
+	pthread_mutex_lock(&te.lock);
+	if (te.nworkers == 0)
+		r = te_pool_start();
+	if (r == DOCA_SUCCESS)
+		tp = calloc(1, sizeof(*tp) + te.nworkers * sizeof(tp->ch[0]));
+	if (tp == NULL) {
+		r = r != DOCA_SUCCESS ? r : DOCA_ERROR_NO_MEMORY;
+		goto out;
+	}
+	tp->pe = pe;
+	for (uint32_t i = 0; i < te.nworkers && r == DOCA_SUCCESS; i++) {
+		struct te_channel *ch = aligned_alloc(ODMA_CACHE_LINE, sizeof(*ch));
+
+		if (ch == NULL) {
+			r = DOCA_ERROR_NO_MEMORY;
+			break;
+		}
+		memset(ch, 0, sizeof(*ch));
+		odma_spsc_init(&ch->sub, ch->sub_slots, TE_RING_CAP);
+		odma_spsc_init(&ch->done, ch->done_slots, TE_RING_CAP);
+		ch->pe = pe;
+		tp->ch[tp->nch++] = ch;
+		r = te_set_update(&te.workers[i], ch, NULL);
+	}
+	if (r != DOCA_SUCCESS) {
+		for (uint32_t i = 0; i < tp->nch; i++) {
+			te_set_update(&te.workers[i], NULL, tp->ch[i]);
+			free(tp->ch[i]);
+		}
+		free(tp);
+		goto out;
+	}
+	te.npe++;
+	*engine_pe = tp;
+out:
+	if (te.npe == 0 && te.nworkers != 0 && r != DOCA_SUCCESS)
+		te_pool_stop();
+	pthread_mutex_unlock(&te.lock);
+	return r;
+}
+
+static void te_pe_fini(void *engine_pe)
+{
+	struct te_pe *tp = engine_pe;
+
+	pthread_mutex_lock(&te.lock);
+	for (uint32_t i = 0; i < tp->nch; i++) {
+		te_set_update(&te.workers[i], NULL, tp->ch[i]);
+		free(tp->ch[i]);
+	}
+	free(tp);
+	if (--te.npe == 0)
+		te_pool_stop(); /* no PE left: the process holds no threads */
+	pthread_mutex_unlock(&te.lock);
+}
+
+static void te_doorbell(void *engine_pe)
+{
+	struct te_pe *tp = engine_pe;
+
+	for (uint32_t i = 0; i < tp->nch; i++) {
+		struct te_channel *ch = tp->ch[i];
+
+		if (odma_spsc_unpublished(&ch->sub)) {
+			odma_spsc_publish(&ch->sub);
+			te_wake(&te.workers[i]);
+		}
+	}
+}
+
+/* Ordered contexts stay on one channel; the others spread over the workers. */
+static uint32_t te_pick(struct te_pe *tp, const struct doca_ctx *ctx)
+{
+	if (tp->nch == 1)
+		return 0;
+	if (ctx->ordered)
+		return (uint32_t)(((uintptr_t)ctx >> 6) % tp->nch);
+	return tp->rr++ % tp->nch;
+}
+
+static doca_error_t te_submit(void *engine_pe, struct doca_task *task, bool doorbell)
+{
+	struct te_pe *tp = engine_pe;
+	uint32_t i = te_pick(tp, task->ctx);
+	struct te_channel *ch = tp->ch[i];
+
+	/*
+	 * The submitting thread copies small tasks itself, and helps with any task while
+	 * the worker is backlogged; an ordered context only when nothing of it is queued.
+	 */
+	if ((task->total <= te.inline_max || ch->outstanding >= te.help_backlog) &&
+	    (!task->ctx->ordered || ch->outstanding == 0)) {
+		task->status = odma_task_execute(task);
+		odma_pe_complete_local(tp->pe, task);
+	} else {
+		if (doca_unlikely(ch->outstanding >= TE_RING_CAP))
+			return DOCA_ERROR_AGAIN;
+		odma_spsc_stage(&ch->sub, task);
+		ch->outstanding++;
+	}
+	if (doorbell)
+		te_doorbell(tp);
+	return DOCA_SUCCESS;
+}
+
+static unsigned int te_poll(void *engine_pe, struct odma_task_list *done)
+{
+	struct te_pe *tp = engine_pe;
+	unsigned int total = 0;
+
+	for (uint32_t i = 0; i < tp->nch; i++) {
+		struct te_channel *ch = tp->ch[i];
+		uint32_t n = ch->outstanding ? odma_spsc_available(&ch->done) : 0;
+
+		for (uint32_t k = 0; k < n; k++)
+			odma_task_list_push(done, odma_spsc_peek(&ch->done, k));
+		if (n) {
+			odma_spsc_consume(&ch->done, n);
+			ch->outstanding -= n;
+			total += n;
+		}
+	}
+	return total;
+}
+
+static bool te_pending(void *engine_pe)
+{
+	struct te_pe *tp = engine_pe;
+
+	for (uint32_t i = 0; i < tp->nch; i++)
+		if (tp->ch[i]->outstanding && odma_spsc_nonempty(&tp->ch[i]->done))
+			return true;
+	return false;
+}
+
+const struct odma_engine_ops odma_engine_thread = {
+	.name = "thread",
+	.pe_init = te_pe_init,
+	.pe_fini = te_pe_fini,
+	.submit = te_submit,
+	.doorbell = te_doorbell,
+	.poll = te_poll,
+	.pending = te_pending,
+};

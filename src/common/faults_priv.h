@@ -1,0 +1,56 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Fault injection for testing applications' error paths (ODMA_FAULTS). Every
+ * decision is drawn on the submitting thread from one seeded generator, so a
+ * deterministic program sees the same faults on every run with the same seed.
+ */
+#ifndef ODMA_FAULTS_PRIV_H_
+#define ODMA_FAULTS_PRIV_H_
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+struct doca_task;
+
+struct odma_fault_config {
+	uint64_t seed;
+	double submit_again;     /* probability that a submit says AGAIN */
+	double complete_error;   /* probability that a task fails */
+	doca_error_t error_code; /* status of an injected failure (default IO_FAILED) */
+	uint32_t delay_min_us;   /* extra time before a task's copy runs */
+	uint32_t delay_max_us;
+	uint64_t remote_die_after; /* tasks on remote memory before the peer "dies" (0: never) */
+};
+
+struct odma_fault_stats {
+	atomic_uint_fast64_t submits_seen;
+	atomic_uint_fast64_t submit_again;
+	atomic_uint_fast64_t complete_error;
+	atomic_uint_fast64_t delayed;
+	atomic_uint_fast64_t remote_dead;
+};
+
+/* True when ODMA_FAULTS enabled injection (read once). */
+extern bool odma_faults_enabled;
+
+/* Parses ODMA_FAULTS once; INVALID_VALUE (and one log line naming the bad item) if malformed. */
+doca_error_t odma_faults_init(void);
+
+/* Pure parser (fuzzed and unit tested). */
+doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, char *err, size_t errlen);
+
+/* At submit, after validation: may return AGAIN, or mark the task to fail / be delayed. */
+doca_error_t odma_faults_on_submit(struct doca_task *task, bool remote);
+
+/* In the engine, before the copy: waits out an injected delay. */
+void odma_faults_delay(const struct doca_task *task);
+
+/* Counters of injected faults (for tests and reports). */
+const struct odma_fault_stats *odma_faults_stats(void);
+
+#endif
