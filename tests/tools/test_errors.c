@@ -11,8 +11,13 @@
 
 #include <cmocka.h>
 
+#include <doca_ctx.h>
+#include <doca_dev.h>
+#include <doca_dma.h>
 #include <doca_error.h>
+#include <doca_log.h>
 
+#include "error_causes.h"
 #include "tool_run.h"
 
 static struct tool_out out;
@@ -134,6 +139,38 @@ static void test_unknown(void **state)
 	assert_int_equal(out.status, 0);
 }
 
+/* The library's rejection log line ends with the fix text of the shared table. */
+static void test_log_line_quotes_table(void **state)
+{
+	struct doca_devinfo **list = NULL;
+	struct doca_log_backend *be = NULL;
+	struct doca_dev *dev = NULL;
+	struct doca_dma *dma = NULL;
+	char logbuf[8192] = "";
+	FILE *f = tmpfile();
+	uint32_t nb = 0;
+	size_t n;
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(doca_log_backend_create_with_file_sdk(f, &be), DOCA_SUCCESS);
+	assert_int_equal(doca_log_backend_set_sdk_level(be, DOCA_LOG_LEVEL_WARNING), DOCA_SUCCESS);
+	assert_int_equal(doca_devinfo_create_list(&list, &nb), DOCA_SUCCESS);
+	assert_true(nb > 0);
+	assert_int_equal(doca_dev_open(list[0], &dev), DOCA_SUCCESS);
+	assert_int_equal(doca_dma_create(dev, &dma), DOCA_SUCCESS);
+	/* never connected to a PE */
+	assert_int_equal(doca_ctx_start(doca_dma_as_ctx(dma)), DOCA_ERROR_NOT_CONNECTED);
+	fflush(f);
+	rewind(f);
+	n = fread(logbuf, 1, sizeof(logbuf) - 1, f);
+	logbuf[n] = '\0';
+	assert_non_null(strstr(logbuf, odma_cause_fix(ODMA_CAUSE_NO_PE)));
+	assert_int_equal(doca_dma_destroy(dma), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(dev), DOCA_SUCCESS);
+	doca_devinfo_destroy_list(list);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -141,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_dma_causes),
 		cmocka_unit_test(test_text_by_name_and_number),
 		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_log_line_quotes_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
