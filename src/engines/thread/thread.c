@@ -404,10 +404,11 @@ static doca_error_t te_submit(void *engine_pe, struct doca_task *task, bool door
 
 	/*
 	 * The submitting thread copies small tasks itself, and helps with any task while
-	 * the worker is backlogged; an ordered context only when nothing of it is queued.
+	 * the worker is backlogged. An ordered context, and a task that will fail (it puts
+	 * its context in error), go inline only when nothing is queued before them.
 	 */
 	if ((task->total <= te.inline_max || ch->outstanding >= te.help_backlog) &&
-	    (!task->ctx->ordered || ch->outstanding == 0)) {
+	    ((!task->ctx->ordered && task->preset == DOCA_SUCCESS) || ch->outstanding == 0)) {
 		task->status = odma_task_execute(task);
 		odma_pe_complete_local(tp->pe, task);
 	} else {
