@@ -104,7 +104,8 @@ doca_error_t dc_read_file(const char *path, uint8_t *buf, uint64_t size)
 doca_error_t dc_write_file_atomic(const char *path, const uint8_t *buf, uint64_t size)
 {
 	char tmp[DMA_COPY_MAX_PATH + 16];
-	int fd;
+	int fd, saved;
+	bool ok;
 
 	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
 	fd = mkstemp(tmp);
@@ -112,9 +113,20 @@ doca_error_t dc_write_file_atomic(const char *path, const uint8_t *buf, uint64_t
 		DOCA_LOG_ERR("cannot create a temporary file next to %s: %s", path, strerror(errno));
 		return DOCA_ERROR_IO_FAILED;
 	}
-	if (!io_all(fd, (void *)buf, size, true) || fchmod(fd, 0644) != 0 || fsync(fd) != 0 ||
-	    close(fd) != 0 || rename(tmp, path) != 0) {
-		DOCA_LOG_ERR("cannot write %s: %s", path, strerror(errno));
+	errno = 0;
+	ok = io_all(fd, (void *)buf, size, true) && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
+	saved = errno;
+	/* Closed on every path: a failed write must not leak the descriptor. */
+	if (close(fd) != 0 && ok) {
+		ok = false;
+		saved = errno;
+	}
+	if (ok && rename(tmp, path) != 0) {
+		ok = false;
+		saved = errno;
+	}
+	if (!ok) {
+		DOCA_LOG_ERR("cannot write %s: %s", path, saved ? strerror(saved) : "short write");
 		unlink(tmp);
 		return DOCA_ERROR_IO_FAILED;
 	}
