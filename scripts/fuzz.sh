@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 bf=${BUILD_FUZZ:-build-fuzz}
 
 if [ ! -f "$bf/build.ninja" ]; then
-	CC=clang meson setup "$bf" -Dfuzzing=true -Dtests=false -Dwerror=true >/dev/null
+	CC=clang meson setup "$bf" -Dfuzzing=true -Db_lundef=false -Dtests=false -Dwerror=true >/dev/null
 fi
 ninja -C "$bf" >/dev/null
 mkdir -p "$bf/corpus" "$bf/artifacts" "$bf/logs"
@@ -30,6 +30,7 @@ for exe in "$bf"/fuzz/fuzz_*; do
 	[ -x "$exe" ] && [ -f "$exe" ] || continue
 	t=$(basename "$exe")
 	seeds=fuzz/corpus/$t
+	[ -d "$seeds" ] || seeds=fuzz/corpus/${t#fuzz_}
 	[ -d "$seeds" ] || seeds=
 	mkdir -p "$bf/corpus/$t"
 	log=$bf/logs/$t.log

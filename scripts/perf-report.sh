@@ -1,0 +1,88 @@
+#!/bin/sh
+# Regenerates docs/perf/: the sweep data (CSV), the goal runs (JSON), the markdown tables
+# and the plot (sweep.png, gnuplot). Usage: scripts/perf-report.sh [BUILD_DIR] [SECONDS]
+# SECONDS is the measuring time per size (default 0.6; medians of 3 repetitions).
+# With a build without libdpdk the peer columns stay empty (the runs say why).
+set -eu
+BUILD=${1:-build}
+SECS=${2:-0.6}
+OUT=docs/perf
+BENCH="$BUILD/tools/bench/odma-bench"
+[ -x "$BENCH" ] || { echo "perf-report: build first ($BENCH missing)" >&2; exit 1; }
+mkdir -p "$OUT"
+PEER="--peer dpdk"
+"$BENCH" --help | grep -q . && "$BENCH" --size 64 --seconds 0.05 --reps 1 --peer dpdk --json >/dev/null 2>&1 || PEER=""
+
+machine() {
+	echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') x $(nproc)"
+	echo "llc (reported): $(getconf LEVEL3_CACHE_SIZE 2>/dev/null || echo unknown) bytes"
+	echo "memory: $(awk '/MemTotal/ {print $2 " kB"}' /proc/meminfo)"
+	echo "kernel: $(uname -r)"
+	echo "odma: $(git describe --always --dirty 2>/dev/null || echo unknown)"
+	echo "dpdk peer: ${PEER:-not built}"
+}
+machine > "$OUT/machine.txt"
+
+# 1. The sweeps: each engine, cache-hot and cold, depth 32, with the peer.
+for engine in inline thread; do
+	for cache in hot cold; do
+		flag=""; [ "$cache" = cold ] && flag="--cold"
+		echo "perf-report: sweep $engine $cache" >&2
+		"$BENCH" --engine "$engine" --sweep --depth 32 --seconds "$SECS" --csv $flag $PEER \
+			> "$OUT/sweep-$engine-$cache.csv"
+	done
+done
+
+# 2. The goal cases of issue 4, each engine.
+goal() { # name args...
+	name=$1; shift
+	for engine in inline thread; do
+		echo "perf-report: goal $name $engine" >&2
+		"$BENCH" --engine "$engine" --json --seconds 3 "$@" > "$OUT/goal-$name-$engine.json"
+	done
+}
+goal 64b-d128 --size 64 --depth 128 $PEER
+goal 4k-hot-d128 --size 4K --depth 128 $PEER
+goal 16m-cold-d4 --size 16M --depth 4 --cold
+goal 64b-latency --size 64 --mode latency $PEER
+goal 64b-event --size 64 --mode event
+"$BENCH" --crossover --seconds 9 > "$OUT/crossover.txt"
+
+# 3. The table.
+{
+	echo "| engine | cache | size | odma GB/s | odma Mtasks/s | memcpy GB/s | odma/memcpy | dpdk GB/s | odma/dpdk |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	for f in "$OUT"/sweep-*.csv; do
+		awk -F, 'NR > 1 {
+			mc = $12 > 0 ? $9 / $12 : 0; pr = $14 > 0 ? sprintf("%.2f", $9 / $14) : "-";
+			pg = $14 > 0 ? sprintf("%.2f", $14 / 1e9) : "-";
+			printf "| %s | %s | %d | %.2f | %.3f | %.2f | %.2f | %s | %s |\n", $1, $3, $4, $9 / 1e9, $8 / 1e6, $12 / 1e9, mc, pg, pr
+		}' "$f"
+	done
+} > "$OUT/sweep.md"
+
+# 4. The plot: GB/s against size, cache-hot and cold panels.
+gnuplot <<GP
+set terminal pngcairo size 1400,560 font ",10"
+set output "$OUT/sweep.png"
+set datafile separator ","
+set logscale xy 2
+set xlabel "copy size (bytes; tasks above 2 MiB are 2 MiB)"
+set ylabel "GB/s"
+set key top left
+set grid
+set multiplot layout 1,2
+set title "cache-hot (depth 32, slots reused)"
+plot "$OUT/sweep-inline-hot.csv" every ::1 using 4:(\$9/1e9) with linespoints title "odma inline", \
+     "$OUT/sweep-thread-hot.csv" every ::1 using 4:(\$9/1e9) with linespoints title "odma thread", \
+     "$OUT/sweep-thread-hot.csv" every ::1 using 4:(\$12/1e9) with linespoints title "memcpy (1 thread)", \
+     "$OUT/sweep-thread-hot.csv" every ::1 using 4:(\$14 > 0 ? \$14/1e9 : 1/0) with linespoints title "DPDK dma\\\\_skeleton"
+set title "cold (footprint 4x LLC, depth 32)"
+plot "$OUT/sweep-inline-cold.csv" every ::1 using 4:(\$9/1e9) with linespoints title "odma inline", \
+     "$OUT/sweep-thread-cold.csv" every ::1 using 4:(\$9/1e9) with linespoints title "odma thread", \
+     "$OUT/sweep-thread-cold.csv" every ::1 using 4:(\$12/1e9) with linespoints title "memcpy (1 thread)", \
+     "$OUT/sweep-thread-cold.csv" every ::1 using 4:(\$14 > 0 ? \$14/1e9 : 1/0) with linespoints title "DPDK dma\\\\_skeleton"
+unset multiplot
+GP
+echo "perf-report: wrote $OUT/ (sweep-*.csv, goal-*.json, crossover.txt, sweep.md, sweep.png)" >&2

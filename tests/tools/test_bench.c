@@ -1,0 +1,165 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/* Smoke test of odma-bench (every mode, lists) and odma-advise (every path): the JSON they
+ * print has the documented keys with positive values. No timing is asserted. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+static const char *bench_exe, *advise_exe;
+
+/* Runs "@exe @args" and parses its standard output as one JSON value. */
+static json_object *run_json(const char *exe, const char *args)
+{
+	char cmd[1024], *out = NULL;
+	size_t cap = 0, len = 0, n;
+	json_object *obj;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "'%s' %s", exe, args);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	do {
+		if (len + 4096 > cap)
+			out = realloc(out, cap += 65536);
+		assert_non_null(out);
+		n = fread(out + len, 1, cap - len - 1, p);
+		len += n;
+	} while (n > 0);
+	out[len] = '\0';
+	assert_int_equal(pclose(p), 0);
+	obj = json_tokener_parse(out);
+	if (obj == NULL)
+		fail_msg("not JSON from %s: %s", cmd, out);
+	free(out);
+	return obj;
+}
+
+static double num(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		fail_msg("key \"%s\" missing", key);
+	return json_object_get_double(v);
+}
+
+static void check_result(json_object *o, bool latency)
+{
+	json_object *v;
+
+	assert_true(json_object_object_get_ex(o, "engine", &v));
+	assert_true(json_object_object_get_ex(o, "mode", &v));
+	assert_true(num(o, "size") > 0);
+	assert_true(num(o, "depth") > 0);
+	assert_true(num(o, "tasks") > 0);
+	assert_true(num(o, "seconds") > 0);
+	assert_true(num(o, "tasks_per_sec") > 0);
+	assert_true(num(o, "bytes_per_sec") > 0);
+	assert_true(num(o, "memcpy_bytes_per_sec") > 0);
+	assert_true(num(o, "pingpong_ns") > 0);
+	assert_true(json_object_object_get_ex(o, "verified", &v) && json_object_get_boolean(v));
+	if (latency) {
+		assert_true(json_object_object_get_ex(o, "latency_ns", &v));
+		assert_true(num(v, "p50") > 0);
+		assert_true(num(v, "p99") >= num(v, "p50"));
+	}
+}
+
+static void bench_case(const char *args, bool latency)
+{
+	json_object *o = run_json(bench_exe, args);
+
+	check_result(o, latency);
+	json_object_put(o);
+}
+
+static void test_throughput(void **s)
+{
+	(void)s;
+	bench_case("--size 4096 --depth 8 --seconds 0.2 --json", false);
+}
+
+static void test_latency(void **s)
+{
+	(void)s;
+	bench_case("--size 4096 --depth 8 --seconds 0.2 --json --mode latency", true);
+}
+
+static void test_event(void **s)
+{
+	json_object *o = run_json(bench_exe, "--size 4096 --seconds 0.2 --json --mode event");
+
+	(void)s;
+	check_result(o, true);
+	assert_true(num(o, "eventfd_pingpong_ns") > 0);
+	json_object_put(o);
+}
+
+static void test_list(void **s)
+{
+	json_object *o = run_json(bench_exe, "--size 4096 --depth 8 --seconds 0.2 --json --list-len 4");
+
+	(void)s;
+	check_result(o, false);
+	assert_int_equal((int)num(o, "list_len"), 4);
+	json_object_put(o);
+}
+
+static void advise_case(const char *args, const char *want)
+{
+	json_object *o = run_json(advise_exe, args), *v;
+
+	assert_true(json_object_object_get_ex(o, "path", &v));
+	assert_string_equal(json_object_get_string(v), want);
+	assert_true(json_object_object_get_ex(o, "reason", &v));
+	assert_true(strlen(json_object_get_string(v)) > 40);
+	assert_true(num(o, "crossover_bytes") > 0);
+	json_object_put(o);
+}
+
+static void test_advise(void **s)
+{
+	(void)s;
+	advise_case("--size 64 --json", "memcpy");
+	advise_case("--size 16M --count 8 --json", "dma");
+	advise_case("--size 1M --cross-network --json", "rdma");
+	advise_case("--size 4K --messages --json", "comch");
+}
+
+static void test_help(void **s)
+{
+	char cmd[1024];
+
+	(void)s;
+	snprintf(cmd, sizeof(cmd), "'%s' --help | grep -q SYNOPSIS && '%s' --help | grep -q SYNOPSIS", bench_exe,
+		 advise_exe);
+	assert_int_equal(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' --size nonsense >/dev/null 2>&1", bench_exe);
+	assert_int_equal(WEXITSTATUS(system(cmd)), 2);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_throughput), cmocka_unit_test(test_latency), cmocka_unit_test(test_event),
+		cmocka_unit_test(test_list),	   cmocka_unit_test(test_advise),  cmocka_unit_test(test_help),
+	};
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: test_bench ODMA-BENCH ODMA-ADVISE\n");
+		return 77;
+	}
+	bench_exe = argv[1];
+	advise_exe = argv[2];
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

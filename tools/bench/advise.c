@@ -1,0 +1,232 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * odma-advise: which data path fits a copy. The rule is fixed; the only number in it,
+ * the size from which a one-shot DMA task costs no more than a memcpy, was measured by
+ * `odma bench --crossover` on the reference machine (docs/performance.md) and can be
+ * re-measured here with --measure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <doca_argp.h>
+#include <doca_log.h>
+
+#include "bench.h"
+
+/* Measured with the thread engine (the default), docs/performance.md "Crossover". */
+#define ADVISE_CROSSOVER_DEFAULT (1024u * 1024u)
+
+static const char advise_help[] =
+	"NAME\n"
+	"    odma-advise - choose the data path for a copy: DMA, RDMA, Comch or memcpy\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    odma advise --size BYTES [--count N] [--cross-network] [--messages] [--measure] [--json]\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    Prints the recommended path and a one-paragraph reason. The rule, in order:\n"
+	"      1. the data crosses the network (--cross-network): RDMA;\n"
+	"      2. producer/consumer messages (--messages): Comch (DOCA Comch channels);\n"
+	"      3. a copy smaller than the crossover: a plain CPU memcpy;\n"
+	"      4. otherwise: DMA, for bulk copies between registered regions on one host or\n"
+	"         across host and DPU.\n"
+	"    The crossover is the smallest size from which a one-shot DMA task (depth 1,\n"
+	"    submit to completion callback, default engine, cache-hot) takes no more than\n"
+	"    1.1 x the time of a memcpy of the same bytes, for that size and every larger one\n"
+	"    measured. The compiled-in value (%zu bytes) was measured by\n"
+	"    `odma bench --crossover` on the machine described in docs/performance.md.\n"
+	"\n"
+	"OPTIONS\n"
+	"    -s, --size BYTES      bytes per copy (K, M, G suffixes). Required.\n"
+	"    -c, --count N         how many such copies (default 1); reported in the reason.\n"
+	"        --cross-network   the destination is on another machine.\n"
+	"        --messages        the copies are messages between a producer and a consumer.\n"
+	"        --measure         re-measure the crossover on this machine now (about 2 s).\n"
+	"        --json            print one JSON object: path, size, count, crossover_bytes,\n"
+	"                          crossover_source (compiled-in|measured), reason.\n"
+	"    -h, --help            this text.   -v, --version   the odma version.\n"
+	"\n"
+	"EXAMPLES\n"
+	"    odma advise --size 64\n"
+	"    odma advise --size 16M --count 100\n"
+	"    odma advise --size 4K --messages --json\n"
+	"    odma advise --size 256K --measure\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0 on success; 1 when --measure failed; 2 on bad flags.\n";
+
+static struct {
+	size_t size;
+	int count;
+	bool network, messages, measure, json;
+} adv = { .count = 1 };
+
+static doca_error_t cb_size(void *p, void *c)
+{
+	(void)c;
+	if (bench_parse_size(p, &adv.size) != 0) {
+		fprintf(stderr, "odma-advise: --size \"%s\" is not a size (examples: 64, 4K, 16M)\n", (char *)p);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t cb_count(void *p, void *c)
+{
+	(void)c;
+	adv.count = *(int *)p;
+	if (adv.count < 1) {
+		fprintf(stderr, "odma-advise: --count must be at least 1\n");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+#define BOOL_CB(name, field)                                                                                      \
+	static doca_error_t name(void *p, void *c)                                                                \
+	{                                                                                                         \
+		(void)c;                                                                                          \
+		adv.field = *(bool *)p;                                                                           \
+		return DOCA_SUCCESS;                                                                              \
+	}
+BOOL_CB(cb_network, network)
+BOOL_CB(cb_messages, messages)
+BOOL_CB(cb_measure, measure)
+
+static int add_param(const char *s, const char *l, const char *args, const char *desc, enum doca_argp_type type,
+		     doca_argp_param_cb_t cb, bool mandatory)
+{
+	struct doca_argp_param *p;
+
+	if (doca_argp_param_create(&p) != DOCA_SUCCESS)
+		return -1;
+	if (s != NULL)
+		doca_argp_param_set_short_name(p, s);
+	doca_argp_param_set_long_name(p, l);
+	if (args != NULL)
+		doca_argp_param_set_arguments(p, args);
+	doca_argp_param_set_description(p, desc);
+	doca_argp_param_set_type(p, type);
+	doca_argp_param_set_callback(p, cb);
+	if (mandatory)
+		doca_argp_param_set_mandatory(p);
+	return doca_argp_register_param(p) == DOCA_SUCCESS ? 0 : -1;
+}
+
+/* -h prints the manual; a --json not followed by an existing file selects JSON output. */
+static int prefilter(int argc, char **argv)
+{
+	int n = 1;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			printf(advise_help, (size_t)ADVISE_CROSSOVER_DEFAULT);
+			exit(0);
+		}
+		if (strcmp(argv[i], "--json") == 0 && (i + 1 >= argc || access(argv[i + 1], R_OK) != 0)) {
+			adv.json = true;
+			continue;
+		}
+		argv[n++] = argv[i];
+	}
+	argv[n] = NULL;
+	return n;
+}
+
+static int parse_flags(int argc, char **argv)
+{
+	const enum doca_argp_type S = DOCA_ARGP_TYPE_STRING, B = DOCA_ARGP_TYPE_BOOLEAN;
+	struct doca_log_backend *be;
+
+	argc = prefilter(argc, argv);
+	doca_log_backend_create_standard();
+	doca_log_backend_create_with_file_sdk(stderr, &be);
+	if (doca_argp_init("odma-advise", &adv) != DOCA_SUCCESS ||
+	    add_param("s", "size", "<bytes>", "bytes per copy (K/M/G suffixes)", S, cb_size, true) ||
+	    add_param("c", "count", "<n>", "number of copies", DOCA_ARGP_TYPE_INT, cb_count, false) ||
+	    add_param(NULL, "cross-network", NULL, "the data crosses the network", B, cb_network, false) ||
+	    add_param(NULL, "messages", NULL, "producer/consumer messages", B, cb_messages, false) ||
+	    add_param(NULL, "measure", NULL, "re-measure the crossover now", B, cb_measure, false))
+		return -1;
+	return doca_argp_start(argc, argv) == DOCA_SUCCESS ? 0 : -1;
+}
+
+static const char *advise_path(size_t crossover, char *why, size_t len)
+{
+	if (adv.network) {
+		snprintf(why, len, "The data crosses the network, which DMA cannot do: DMA moves bytes between memory "
+				   "regions of one host or between a host and its DPU over PCIe. RDMA (DOCA RDMA) writes "
+				   "or reads remote registered memory without the remote CPU, with the same "
+				   "register-once, submit-tasks model.");
+		return "rdma";
+	}
+	if (adv.messages) {
+		snprintf(why, len, "These are messages between a producer and a consumer: ordering, flow control and a "
+				   "notification per message matter more than bulk bandwidth. DOCA Comch gives host/DPU "
+				   "message channels (and producer/consumer queues) with events; use DMA only for large "
+				   "payloads the messages point to.");
+		return "comch";
+	}
+	if (adv.size < crossover) {
+		snprintf(why, len, "A %zu-byte copy is below the crossover of %zu bytes measured on this kind of machine: "
+				   "a one-shot DMA task (submit, hand-off, completion callback) costs more than a CPU "
+				   "memcpy of the same bytes, so copy them with memcpy%s.",
+			 adv.size, crossover,
+			 adv.count > 1 ? "; many such copies kept in flight raise DMA throughput, but each still "
+					 "pays the task overhead, so memcpy stays the cheaper choice unless the CPU "
+					 "must be freed for other work" : "");
+		return "memcpy";
+	}
+	snprintf(why, len, "A bulk copy of %zu bytes%s between registered regions on one host or across host and DPU: "
+			   "at or above the crossover (%zu bytes) a DMA task costs no more than memcpy, and it frees the "
+			   "CPU while the copy runs. Register the regions once (doca_mmap), keep several tasks in flight, "
+			   "and split copies above max_buf_size into tasks of at most that size.",
+		 adv.size, adv.count > 1 ? " (repeated)" : "", crossover);
+	return "dma";
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else
+			putchar(*s);
+	putchar('"');
+}
+
+int main(int argc, char **argv)
+{
+	size_t crossover = ADVISE_CROSSOVER_DEFAULT;
+	char why[1024], err[200];
+	struct bench_cross x;
+	const char *path;
+
+	if (parse_flags(argc, argv) != 0)
+		return 2;
+	doca_argp_destroy();
+	if (adv.measure) {
+		if (bench_crossover(0.2, &x, err, sizeof(err)) != 0) {
+			fprintf(stderr, "odma-advise: --measure: %s\n", err);
+			return 1;
+		}
+		/* 0: DMA never caught up with memcpy within the sizes tried. */
+		crossover = x.crossover ? x.crossover : x.size[x.n - 1] * 2;
+	}
+	path = advise_path(crossover, why, sizeof(why));
+	if (adv.json) {
+		printf("{\"path\": \"%s\", \"size\": %zu, \"count\": %d, \"crossover_bytes\": %zu, "
+		       "\"crossover_source\": \"%s\", \"reason\": ",
+		       path, adv.size, adv.count, crossover, adv.measure ? "measured" : "compiled-in");
+		json_str(why);
+		printf("}\n");
+	} else {
+		printf("%s\n\n%s\n", path, why);
+	}
+	return 0;
+}

@@ -1,0 +1,109 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * odma-bench internals: one configuration, one set of buffers shared by every engine
+ * measured in a run (odma, plain memcpy, the DPDK skeleton peer), and per-engine results.
+ */
+#ifndef ODMA_BENCH_H_
+#define ODMA_BENCH_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum bench_mode { BENCH_THROUGHPUT, BENCH_LATENCY, BENCH_EVENT };
+
+struct bench_cfg {
+	size_t size;	   /* bytes per logical copy (--size) */
+	uint32_t depth;	   /* tasks in flight (--depth) */
+	double seconds;	   /* measuring time per size, split over the repetitions */
+	int reps;	   /* repetitions; medians are reported */
+	uint32_t list_len; /* elements per source/destination list (--list-len) */
+	enum bench_mode mode;
+	bool cold, sweep, crossover, json, csv, peer_dpdk, quiet;
+	char engine[16]; /* empty: the library default */
+	int workers;	 /* 0: the library default */
+};
+
+/* Source and destination regions, each @len bytes, cut into slots of @stride bytes. */
+struct bench_mem {
+	uint8_t *src, *dst;
+	size_t len;
+	size_t task_size; /* bytes one task moves (size capped at max_buf_size) */
+	size_t stride;	  /* task_size rounded up to a cache line */
+	size_t n_slots;	  /* a multiple of depth: task t uses slots t, t+depth, ... */
+};
+
+/* One engine's figures, medians over the repetitions. */
+struct bench_result {
+	bool valid;
+	double tasks_per_sec, bytes_per_sec, seconds;
+	uint64_t tasks;
+	double p50_ns, p99_ns; /* latency and event modes */
+	bool verified;	       /* the first slot's bytes matched the source */
+	char error[160];       /* why the engine could not run (valid == false) */
+};
+
+/* One repetition's raw numbers (an engine fills it). */
+struct bench_rep {
+	uint64_t tasks;
+	double seconds;
+	double p50_ns, p99_ns;
+	bool verified;
+};
+
+/* --- bench_util.c: clocks, statistics, sizes, CPU facts, baselines --- */
+uint64_t bench_now_ns(void);
+double bench_median(double *v, int n);
+double bench_percentile_u64(uint64_t *v, size_t n, double pct);
+int bench_parse_size(const char *s, size_t *out);
+void bench_fmt_size(size_t n, char *buf, size_t len);
+size_t bench_llc_size(void);
+size_t bench_cold_footprint(void);
+int bench_pin_self(int cpu);
+double bench_pingpong_ns(void);
+double bench_eventfd_pingpong_ns(void);
+void bench_memcpy_rep(const struct bench_mem *m, double seconds, struct bench_rep *r);
+double bench_memcpy_oneshot_ns(const struct bench_mem *m, size_t size);
+void bench_slot_clear(const struct bench_mem *m);
+bool bench_slot_check(const struct bench_mem *m);
+int bench_mem_prepare(struct bench_mem *m, const struct bench_cfg *c, size_t max_task_size);
+void bench_mem_layout(struct bench_mem *m, const struct bench_cfg *c, size_t size, size_t max_buf_size);
+void bench_mem_free(struct bench_mem *m);
+
+/* --- bench_odma.c: the DOCA DMA task API, end to end --- */
+struct bench_odma;
+int bench_odma_open(struct bench_odma **ob, const struct bench_mem *m, char *err, size_t errlen);
+uint64_t bench_odma_max_buf_size(const struct bench_odma *ob);
+uint32_t bench_odma_max_list_len(const struct bench_odma *ob);
+int bench_odma_rep(struct bench_odma *ob, const struct bench_cfg *c, const struct bench_mem *m, double seconds,
+		   struct bench_rep *r, char *err, size_t errlen);
+void bench_odma_close(struct bench_odma *ob);
+uint64_t bench_odma_probe_max_buf_size(void);
+
+/* --- bench_cross.c: the one-shot crossover between a DMA task and memcpy --- */
+#define BENCH_CROSS_MAX 16
+#define BENCH_CROSS_SLACK 1.10 /* "no longer more expensive": within 10 % of memcpy */
+struct bench_cross {
+	int n;
+	size_t size[BENCH_CROSS_MAX];
+	double dma_p50_ns[BENCH_CROSS_MAX], memcpy_p50_ns[BENCH_CROSS_MAX];
+	size_t crossover; /* 0: DMA never caught up within the sizes tried */
+};
+int bench_crossover(double seconds_per_size, struct bench_cross *x, char *err, size_t errlen);
+
+/* --- bench_dpdk.c / bench_nodpdk.c: DPDK dmadev with the dma_skeleton driver --- */
+bool bench_dpdk_available(void);
+void bench_dpdk_set_eal_args(int argc, char **argv);
+int bench_dpdk_init(char *err, size_t errlen);
+int bench_dpdk_rep(const struct bench_cfg *c, const struct bench_mem *m, double seconds, struct bench_rep *r,
+		   char *err, size_t errlen);
+void bench_dpdk_fini(void);
+
+/* --- bench_progress.c: the live line on a terminal --- */
+void bench_progress_start(const char *what, double seconds, double run_seconds);
+void bench_progress_tick(uint64_t tasks);
+void bench_progress_end(void);
+
+#endif

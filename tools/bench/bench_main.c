@@ -1,0 +1,577 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * odma-bench: measures odma's DMA task path against a plain memcpy on the same buffers
+ * and, when built with libdpdk, against DPDK's software dma_skeleton in the same run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <doca_argp.h>
+#include <doca_log.h>
+
+#include "bench.h"
+
+static const char bench_help[] =
+	"NAME\n"
+	"    odma-bench - measure odma's DMA task path beside memcpy and DPDK's software DMA\n"
+	"\n"
+	"SYNOPSIS\n"
+	"    odma bench [OPTIONS] [-- EAL-ARGS...]\n"
+	"\n"
+	"DESCRIPTION\n"
+	"    Runs the DOCA DMA task API end to end as a DOCA program does: opens the first\n"
+	"    memcpy-capable device, maps a source and a destination region (LOCAL_READ_WRITE),\n"
+	"    creates an inventory, a progress engine and a DMA context with a pool of DEPTH\n"
+	"    tasks, allocates the tasks once and resubmits each from its completion callback,\n"
+	"    each time pointing it at its next slot (two tasks in flight never share a\n"
+	"    destination). Every run also measures, on the same buffers, slots and size:\n"
+	"      - a single-thread memcpy (memcpy_bytes_per_sec), and\n"
+	"      - pingpong_ns, the round trip of two threads spinning on one atomic (pinned to\n"
+	"        CPUs 0 and 1 when allowed): the price of a cross-core hand-off right now.\n"
+	"    Each figure is the median of REPS repetitions, run interleaved (odma, memcpy, peer)\n"
+	"    so that all of them see the same machine. The first slot written in every\n"
+	"    repetition is compared with its source (\"verified\").\n"
+	"\n"
+	"    A task moves min(SIZE, max_buf_size) bytes (2 MiB on the default device): a larger\n"
+	"    SIZE is a walk of consecutive max_buf_size tasks (task_size in the output).\n"
+	"\n"
+	"OPTIONS\n"
+	"    -s, --size SIZE      bytes per copy; K, M, G suffixes (binary). Default 4K.\n"
+	"    -d, --depth N        tasks in flight. Default 32. Latency and event modes use 1.\n"
+	"    -t, --seconds SEC    measuring time per size (split over the repetitions),\n"
+	"                         fractions allowed. Default 1.\n"
+	"        --reps N         repetitions; medians are reported. Default 3.\n"
+	"    -e, --engine NAME    odma engine (sets ODMA_ENGINE before the PE exists):\n"
+	"                         inline or thread. Default: the library's default.\n"
+	"    -w, --workers N      engine worker threads (sets ODMA_WORKERS).\n"
+	"        --list-len N     source and destination as lists of N elements of SIZE/N\n"
+	"                         bytes (cache-hot only). Default 1.\n"
+	"    -m, --mode MODE      throughput (default): DEPTH tasks kept in flight, polling;\n"
+	"                         latency: depth 1, submit-to-callback time per task, polling;\n"
+	"                         event: depth 1, sleeping on the PE's notification handle\n"
+	"                         with epoll (progress until idle, request_notification,\n"
+	"                         epoll_wait, clear_notification, progress); also measures a\n"
+	"                         raw eventfd ping-pong between two threads (eventfd_pingpong_ns).\n"
+	"        --cold           walk a footprint larger than the last-level cache (4 x the\n"
+	"                         LLC, 256 MiB when unknown, at most a quarter of RAM) so that\n"
+	"                         every task touches memory not in cache. Default: cache-hot\n"
+	"                         (DEPTH slots, reused).\n"
+	"        --sweep          sizes 64, 256, 1K, 4K, 16K, 64K, 256K, 1M, 4M, 16M.\n"
+	"        --crossover      measure the one-shot crossover: for 64 B..2 MiB, the p50 of a\n"
+	"                         depth-1 task (submit to callback) beside the p50 of one memcpy;\n"
+	"                         prints the smallest size from which DMA is within 10 % of\n"
+	"                         memcpy (what odma advise uses).\n"
+	"        --peer dpdk      also run DPDK dmadev with the dma_skeleton driver (same size,\n"
+	"                         depth and buffers; throughput and latency modes). EAL gets\n"
+	"                         --no-huge -m 1024 --no-pci --vdev=dma_skeleton,lcore=0 -l 0,1\n"
+	"                         --main-lcore 1 --log-level=error --no-shconf --no-telemetry,\n"
+	"                         or the arguments after \"--\" (argv[0] first) instead.\n"
+	"        --json           print one JSON object (an array of them with --sweep).\n"
+	"        --csv            print CSV rows with a header.\n"
+	"    -j, --json FILE      (doca_argp) read the flags from a JSON file; a --json followed\n"
+	"                         by an existing file name means this.\n"
+	"    -l, --log-level N    (doca_argp) program log level; --sdk-log-level N the SDK's.\n"
+	"    -h, --help           this text.   -v, --version   the odma version.\n"
+	"\n"
+	"OUTPUT\n"
+	"    Text: one line per size. JSON keys: engine, mode, size, task_size, list_len,\n"
+	"    depth, cache (hot|cold), footprint_bytes, tasks, seconds, tasks_per_sec,\n"
+	"    bytes_per_sec, memcpy_bytes_per_sec, memcpy_tasks_per_sec, verified, pingpong_ns,\n"
+	"    latency_ns {p50, p99} (latency and event modes), eventfd_pingpong_ns (event mode),\n"
+	"    and with --peer dpdk a \"peer\" object with the same figures for the skeleton.\n"
+	"    A live progress line goes to stderr on a terminal when a run lasts over 2 s.\n"
+	"\n"
+	"EXAMPLES\n"
+	"    odma bench --size 64 --depth 128 --peer dpdk\n"
+	"    odma bench --size 16M --depth 4 --cold\n"
+	"    odma bench --mode latency --size 64 --peer dpdk --json\n"
+	"    ODMA_ENGINE=thread odma bench --sweep --csv\n"
+	"\n"
+	"EXIT STATUS\n"
+	"    0 on success; 1 when a measurement failed (the reason is printed); 2 on bad flags.\n";
+
+struct bench_out {
+	struct bench_result odma, mc, peer;
+	size_t size;
+	double footprint;
+};
+
+static struct bench_cfg cfg = { .size = 4096, .depth = 32, .seconds = 1.0, .reps = 3, .list_len = 1 };
+static double pingpong_ns, efd_pingpong_ns;
+
+/* ------------------------------------------------------------------ flags */
+
+static doca_error_t cb_size(void *p, void *c)
+{
+	(void)c;
+	if (bench_parse_size(p, &cfg.size) != 0) {
+		fprintf(stderr, "odma-bench: --size \"%s\" is not a size (examples: 64, 4K, 16M)\n", (char *)p);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t cb_positive(const char *flag, int v, int max, int *out)
+{
+	if (v < 1 || v > max) {
+		fprintf(stderr, "odma-bench: %s %d is out of range 1..%d\n", flag, v, max);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*out = v;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t cb_depth(void *p, void *c)
+{
+	int v = 0;
+	doca_error_t rc = cb_positive("--depth", *(int *)p, 65536, &v);
+
+	(void)c;
+	cfg.depth = (uint32_t)v;
+	return rc;
+}
+
+static doca_error_t cb_reps(void *p, void *c)
+{
+	(void)c;
+	return cb_positive("--reps", *(int *)p, 99, &cfg.reps);
+}
+
+static doca_error_t cb_workers(void *p, void *c)
+{
+	(void)c;
+	return cb_positive("--workers", *(int *)p, 256, &cfg.workers);
+}
+
+static doca_error_t cb_list_len(void *p, void *c)
+{
+	int v = 0;
+	doca_error_t rc = cb_positive("--list-len", *(int *)p, 1024, &v);
+
+	(void)c;
+	cfg.list_len = (uint32_t)v;
+	return rc;
+}
+
+static doca_error_t cb_seconds(void *p, void *c)
+{
+	char *end;
+
+	(void)c;
+	cfg.seconds = strtod(p, &end);
+	if (*end != '\0' || !(cfg.seconds > 0 && cfg.seconds <= 3600)) {
+		fprintf(stderr, "odma-bench: --seconds \"%s\" must be a number in (0, 3600]\n", (char *)p);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t cb_engine(void *p, void *c)
+{
+	(void)c;
+	if (strcmp(p, "inline") != 0 && strcmp(p, "thread") != 0) {
+		fprintf(stderr, "odma-bench: --engine \"%s\": use inline or thread\n", (char *)p);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	snprintf(cfg.engine, sizeof(cfg.engine), "%s", (char *)p);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t cb_mode(void *p, void *c)
+{
+	static const char *names[] = { "throughput", "latency", "event" };
+
+	(void)c;
+	for (int i = 0; i < 3; i++)
+		if (strcmp(p, names[i]) == 0) {
+			cfg.mode = (enum bench_mode)i;
+			return DOCA_SUCCESS;
+		}
+	fprintf(stderr, "odma-bench: --mode \"%s\": use throughput, latency or event\n", (char *)p);
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
+static doca_error_t cb_peer(void *p, void *c)
+{
+	(void)c;
+	if (strcmp(p, "dpdk") != 0) {
+		fprintf(stderr, "odma-bench: --peer \"%s\": the only peer is dpdk\n", (char *)p);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	cfg.peer_dpdk = true;
+	return DOCA_SUCCESS;
+}
+
+#define BOOL_CB(name, field)                                                                                      \
+	static doca_error_t name(void *p, void *c)                                                                \
+	{                                                                                                         \
+		(void)c;                                                                                          \
+		cfg.field = *(bool *)p;                                                                           \
+		return DOCA_SUCCESS;                                                                              \
+	}
+BOOL_CB(cb_cold, cold)
+BOOL_CB(cb_sweep, sweep)
+BOOL_CB(cb_crossover, crossover)
+BOOL_CB(cb_csv, csv)
+
+static doca_error_t cb_eal(int argc, char **argv)
+{
+	bench_dpdk_set_eal_args(argc, argv);
+	return DOCA_SUCCESS;
+}
+
+static int add_param(const char *s, const char *l, const char *args, const char *desc, enum doca_argp_type type,
+		     doca_argp_param_cb_t cb)
+{
+	struct doca_argp_param *p;
+
+	if (doca_argp_param_create(&p) != DOCA_SUCCESS)
+		return -1;
+	if (s != NULL)
+		doca_argp_param_set_short_name(p, s);
+	doca_argp_param_set_long_name(p, l);
+	if (args != NULL)
+		doca_argp_param_set_arguments(p, args);
+	doca_argp_param_set_description(p, desc);
+	doca_argp_param_set_type(p, type);
+	doca_argp_param_set_callback(p, cb);
+	return doca_argp_register_param(p) == DOCA_SUCCESS ? 0 : -1;
+}
+
+static int register_params(void)
+{
+	const enum doca_argp_type S = DOCA_ARGP_TYPE_STRING, I = DOCA_ARGP_TYPE_INT, B = DOCA_ARGP_TYPE_BOOLEAN;
+
+	return add_param("s", "size", "<size>", "bytes per copy (K/M/G suffixes)", S, cb_size) ||
+	       add_param("d", "depth", "<n>", "tasks in flight", I, cb_depth) ||
+	       add_param("t", "seconds", "<sec>", "measuring time per size", S, cb_seconds) ||
+	       add_param(NULL, "reps", "<n>", "repetitions (medians are reported)", I, cb_reps) ||
+	       add_param("e", "engine", "<name>", "odma engine: inline or thread", S, cb_engine) ||
+	       add_param("w", "workers", "<n>", "engine worker threads", I, cb_workers) ||
+	       add_param(NULL, "list-len", "<n>", "source/destination list elements", I, cb_list_len) ||
+	       add_param("m", "mode", "<mode>", "throughput, latency or event", S, cb_mode) ||
+	       add_param(NULL, "cold", NULL, "walk a footprint larger than the LLC", B, cb_cold) ||
+	       add_param(NULL, "sweep", NULL, "sizes 64 B to 16 MiB", B, cb_sweep) ||
+	       add_param(NULL, "crossover", NULL, "measure the DMA/memcpy one-shot crossover", B, cb_crossover) ||
+	       add_param(NULL, "csv", NULL, "CSV output", B, cb_csv) ||
+	       add_param(NULL, "peer", "<dpdk>", "also run DPDK's dma_skeleton", S, cb_peer);
+}
+
+/* doca_argp owns -h and -j/--json FILE: print our own manual for -h, and take a --json
+ * that is not followed by an existing file as the output format. */
+static int prefilter(int argc, char **argv)
+{
+	int n = 1;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			while (i < argc)
+				argv[n++] = argv[i++];
+			break;
+		}
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			fputs(bench_help, stdout);
+			exit(0);
+		}
+		if (strcmp(argv[i], "--json") == 0 && (i + 1 >= argc || access(argv[i + 1], R_OK) != 0)) {
+			cfg.json = true;
+			continue;
+		}
+		argv[n++] = argv[i];
+	}
+	argv[n] = NULL;
+	return n;
+}
+
+static int parse_flags(int argc, char **argv)
+{
+	struct doca_log_backend *be;
+
+	argc = prefilter(argc, argv);
+	doca_log_backend_create_standard();
+	doca_log_backend_create_with_file_sdk(stderr, &be);
+	if (doca_argp_init("odma-bench", &cfg) != DOCA_SUCCESS || register_params() != 0)
+		return -1;
+	doca_argp_set_dpdk_program(cb_eal);
+	return doca_argp_start(argc, argv) == DOCA_SUCCESS ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ measuring */
+
+static const char *mode_name(void)
+{
+	return cfg.mode == BENCH_LATENCY ? "latency" : cfg.mode == BENCH_EVENT ? "event" : "throughput";
+}
+
+static const char *engine_name(void)
+{
+	const char *e = getenv("ODMA_ENGINE");
+
+	return e != NULL && *e != '\0' ? e : "default";
+}
+
+/* Medians of the repetitions into one result. */
+static void summarise(struct bench_result *res, struct bench_rep *reps, int n, size_t task_size)
+{
+	double tps[99], p50[99], p99[99];
+
+	res->valid = true;
+	res->verified = true;
+	res->tasks = 0;
+	res->seconds = 0;
+	for (int i = 0; i < n; i++) {
+		tps[i] = reps[i].seconds > 0 ? (double)reps[i].tasks / reps[i].seconds : 0;
+		p50[i] = reps[i].p50_ns;
+		p99[i] = reps[i].p99_ns;
+		res->tasks += reps[i].tasks;
+		res->seconds += reps[i].seconds;
+		res->verified &= reps[i].verified;
+	}
+	res->tasks_per_sec = bench_median(tps, n);
+	res->bytes_per_sec = res->tasks_per_sec * (double)task_size;
+	res->p50_ns = bench_median(p50, n);
+	res->p99_ns = bench_median(p99, n);
+}
+
+static int measure(struct bench_odma *ob, const struct bench_mem *m, struct bench_out *o)
+{
+	struct bench_rep ro[99] = { 0 }, rm[99] = { 0 }, rp[99] = { 0 };
+	double rep_s = cfg.seconds / cfg.reps;
+	bool peer_ok = cfg.peer_dpdk;
+
+	for (int i = 0; i < cfg.reps; i++) {
+		bench_progress_start("odma", rep_s, cfg.seconds);
+		if (bench_odma_rep(ob, &cfg, m, rep_s, &ro[i], o->odma.error, sizeof(o->odma.error)) != 0) {
+			bench_progress_end();
+			return -1;
+		}
+		bench_progress_end();
+		bench_memcpy_rep(m, rep_s, &rm[i]);
+		bench_progress_start("dpdk", rep_s, cfg.seconds);
+		if (peer_ok && bench_dpdk_rep(&cfg, m, rep_s, &rp[i], o->peer.error, sizeof(o->peer.error)) != 0)
+			peer_ok = false;
+		bench_progress_end();
+	}
+	summarise(&o->odma, ro, cfg.reps, m->task_size);
+	summarise(&o->mc, rm, cfg.reps, m->task_size);
+	if (peer_ok)
+		summarise(&o->peer, rp, cfg.reps, m->task_size);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ output */
+
+static void json_engine(const struct bench_result *r, bool lat)
+{
+	printf("\"tasks\": %llu, \"seconds\": %.4f, \"tasks_per_sec\": %.1f, \"bytes_per_sec\": %.1f, \"verified\": %s",
+	       (unsigned long long)r->tasks, r->seconds, r->tasks_per_sec, r->bytes_per_sec,
+	       r->verified ? "true" : "false");
+	if (lat)
+		printf(", \"latency_ns\": {\"p50\": %.1f, \"p99\": %.1f}", r->p50_ns, r->p99_ns);
+}
+
+static void print_json(const struct bench_out *o, const struct bench_mem *m)
+{
+	bool lat = cfg.mode != BENCH_THROUGHPUT;
+
+	printf("{\"engine\": \"%s\", \"mode\": \"%s\", \"size\": %zu, \"task_size\": %zu, \"list_len\": %u, "
+	       "\"depth\": %u, \"cache\": \"%s\", \"footprint_bytes\": %zu, ",
+	       engine_name(), mode_name(), o->size, m->task_size, cfg.list_len, cfg.depth, cfg.cold ? "cold" : "hot",
+	       2 * m->n_slots * m->stride);
+	json_engine(&o->odma, lat);
+	printf(", \"memcpy_bytes_per_sec\": %.1f, \"memcpy_tasks_per_sec\": %.1f, \"memcpy_verified\": %s, "
+	       "\"pingpong_ns\": %.1f",
+	       o->mc.bytes_per_sec, o->mc.tasks_per_sec, o->mc.verified ? "true" : "false", pingpong_ns);
+	if (cfg.mode == BENCH_EVENT)
+		printf(", \"eventfd_pingpong_ns\": %.1f", efd_pingpong_ns);
+	if (cfg.peer_dpdk && o->peer.valid) {
+		printf(", \"peer\": {\"name\": \"dpdk dma_skeleton\", \"size\": %zu, \"depth\": %u, ", o->size, cfg.depth);
+		json_engine(&o->peer, lat);
+		printf(", \"memcpy_bytes_per_sec\": %.1f, \"pingpong_ns\": %.1f}", o->mc.bytes_per_sec, pingpong_ns);
+	} else if (cfg.peer_dpdk) {
+		printf(", \"peer\": {\"error\": \"%s\"}", o->peer.error);
+	}
+	printf("}");
+}
+
+static void print_csv(const struct bench_out *o, const struct bench_mem *m, bool header)
+{
+	if (header)
+		printf("engine,mode,cache,size,task_size,depth,list_len,tasks_per_sec,bytes_per_sec,p50_ns,p99_ns,"
+		       "memcpy_bytes_per_sec,peer_tasks_per_sec,peer_bytes_per_sec,peer_p50_ns,peer_p99_ns,pingpong_ns\n");
+	printf("%s,%s,%s,%zu,%zu,%u,%u,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n", engine_name(), mode_name(),
+	       cfg.cold ? "cold" : "hot", o->size, m->task_size, cfg.depth, cfg.list_len, o->odma.tasks_per_sec,
+	       o->odma.bytes_per_sec, o->odma.p50_ns, o->odma.p99_ns, o->mc.bytes_per_sec, o->peer.tasks_per_sec,
+	       o->peer.bytes_per_sec, o->peer.p50_ns, o->peer.p99_ns, pingpong_ns);
+}
+
+static void print_text(const struct bench_out *o, bool header)
+{
+	char sz[32];
+
+	if (header)
+		printf("# engine=%s mode=%s depth=%u list_len=%u cache=%s reps=%d pingpong=%.0f ns\n"
+		       "%8s %10s %9s %8s %9s %6s%s\n",
+		       engine_name(), mode_name(), cfg.depth, cfg.list_len, cfg.cold ? "cold" : "hot", cfg.reps,
+		       pingpong_ns, "size", "Mtasks/s", "GB/s", "memcpy", "p50/p99", "x mc",
+		       cfg.peer_dpdk ? "   dpdk-Mt/s  dpdk-GB/s  dpdk-p50/p99  x dpdk" : "");
+	bench_fmt_size(o->size, sz, sizeof(sz));
+	printf("%8s %10.3f %9.2f %8.2f %4.0f/%-4.0f %6.2f", sz, o->odma.tasks_per_sec / 1e6, o->odma.bytes_per_sec / 1e9,
+	       o->mc.bytes_per_sec / 1e9, o->odma.p50_ns, o->odma.p99_ns,
+	       o->mc.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mc.bytes_per_sec : 0);
+	if (cfg.peer_dpdk && o->peer.valid)
+		printf("   %9.3f  %9.2f  %5.0f/%-6.0f %6.2f", o->peer.tasks_per_sec / 1e6, o->peer.bytes_per_sec / 1e9,
+		       o->peer.p50_ns, o->peer.p99_ns, o->odma.tasks_per_sec / o->peer.tasks_per_sec);
+	else if (cfg.peer_dpdk)
+		printf("   dpdk: %s", o->peer.error);
+	if (cfg.mode == BENCH_EVENT)
+		printf("   eventfd ping-pong p50 %.0f ns", efd_pingpong_ns);
+	printf("%s\n", o->odma.verified && o->mc.verified ? "" : "   NOT VERIFIED");
+}
+
+static void print_one(const struct bench_out *o, const struct bench_mem *m, int idx, int n)
+{
+	if (cfg.json) {
+		printf("%s", n > 1 ? (idx == 0 ? "[" : ",\n ") : "");
+		print_json(o, m);
+		printf("%s", n > 1 && idx == n - 1 ? "]\n" : n > 1 ? "" : "\n");
+	} else if (cfg.csv) {
+		print_csv(o, m, idx == 0);
+	} else {
+		print_text(o, idx == 0);
+	}
+	fflush(stdout);
+}
+
+/* ------------------------------------------------------------------ main */
+
+static const size_t sweep_sizes[] = { 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216 };
+
+static int run_crossover(void)
+{
+	struct bench_cross x;
+	char err[160];
+	int rc = bench_crossover(cfg.seconds / 9, &x, err, sizeof(err));
+
+	if (rc != 0) {
+		fprintf(stderr, "odma-bench: crossover: %s\n", err);
+		return 1;
+	}
+	if (cfg.json)
+		printf("{\"engine\": \"%s\", \"crossover_bytes\": %zu, \"slack\": %.2f, \"points\": [", engine_name(),
+		       x.crossover, BENCH_CROSS_SLACK);
+	else
+		printf("# one-shot copy, depth 1, cache-hot, engine=%s: p50 ns\n%8s %10s %10s %7s\n", engine_name(), "size",
+		       "dma", "memcpy", "ratio");
+	for (int i = 0; i < x.n; i++)
+		if (cfg.json)
+			printf("%s{\"size\": %zu, \"dma_p50_ns\": %.1f, \"memcpy_p50_ns\": %.1f}", i ? ", " : "", x.size[i],
+			       x.dma_p50_ns[i], x.memcpy_p50_ns[i]);
+		else
+			printf("%8zu %10.0f %10.0f %7.2f\n", x.size[i], x.dma_p50_ns[i], x.memcpy_p50_ns[i],
+			       x.dma_p50_ns[i] / (x.memcpy_p50_ns[i] > 0 ? x.memcpy_p50_ns[i] : 1));
+	if (cfg.json)
+		printf("]}\n");
+	else
+		printf("crossover: %zu bytes (DMA within %.0f %% of memcpy from here up)\n", x.crossover,
+		       (BENCH_CROSS_SLACK - 1) * 100);
+	return 0;
+}
+
+static int check_cfg(void)
+{
+	if (cfg.mode != BENCH_THROUGHPUT)
+		cfg.depth = 1;
+	if (cfg.list_len > 1 && cfg.cold) {
+		fprintf(stderr, "odma-bench: --list-len with --cold: list elements are fixed windows, so a cold walk "
+				"would need new bufs per task; measure lists cache-hot\n");
+		return -1;
+	}
+	if (cfg.engine[0] != '\0')
+		setenv("ODMA_ENGINE", cfg.engine, 1);
+	if (cfg.workers > 0) {
+		char w[16];
+
+		snprintf(w, sizeof(w), "%d", cfg.workers);
+		setenv("ODMA_WORKERS", w, 1);
+	}
+	return 0;
+}
+
+static int run_sizes(struct bench_odma *ob, struct bench_mem *m, const size_t *sizes, int n, uint64_t maxbuf)
+{
+	struct bench_out o;
+
+	for (int i = 0; i < n; i++) {
+		memset(&o, 0, sizeof(o));
+		o.size = sizes[i];
+		bench_mem_layout(m, &cfg, sizes[i], maxbuf);
+		if (m->task_size == 0 || m->n_slots < cfg.depth) {
+			fprintf(stderr, "odma-bench: size %zu does not fit %u list elements / %u slots\n", sizes[i],
+				cfg.list_len, cfg.depth);
+			return 1;
+		}
+		if (measure(ob, m, &o) != 0) {
+			fprintf(stderr, "odma-bench: size %zu: %s\n", sizes[i], o.odma.error);
+			return 1;
+		}
+		print_one(&o, m, i, n);
+	}
+	return 0;
+}
+
+static int run_bench(void)
+{
+	const size_t *sizes = cfg.sweep ? sweep_sizes : &cfg.size;
+	int n = cfg.sweep ? (int)(sizeof(sweep_sizes) / sizeof(sweep_sizes[0])) : 1, rc;
+	uint64_t maxbuf = bench_odma_probe_max_buf_size();
+	struct bench_odma *ob = NULL;
+	struct bench_mem m;
+	size_t biggest = sizes[n - 1];
+	char err[200];
+
+	if (maxbuf == 0) {
+		fprintf(stderr, "odma-bench: no device supports DMA memcpy (check ODMA_SYSTEM / ODMA_SIDE)\n");
+		return 1;
+	}
+	if (cfg.peer_dpdk && bench_dpdk_init(err, sizeof(err)) != 0) {
+		fprintf(stderr, "odma-bench: --peer dpdk: %s\n", err);
+		return 1;
+	}
+	if (bench_mem_prepare(&m, &cfg, biggest < maxbuf ? biggest : maxbuf) != 0) {
+		fprintf(stderr, "odma-bench: cannot allocate the buffers\n");
+		return 1;
+	}
+	pingpong_ns = bench_pingpong_ns();
+	if (cfg.mode == BENCH_EVENT)
+		efd_pingpong_ns = bench_eventfd_pingpong_ns();
+	rc = bench_odma_open(&ob, &m, err, sizeof(err));
+	if (rc != 0)
+		fprintf(stderr, "odma-bench: %s\n", err);
+	else
+		rc = run_sizes(ob, &m, sizes, n, maxbuf);
+	bench_odma_close(ob);
+	bench_mem_free(&m);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	if (parse_flags(argc, argv) != 0)
+		return 2;
+	if (check_cfg() != 0) {
+		doca_argp_destroy();
+		return 2;
+	}
+	rc = cfg.crossover ? run_crossover() : run_bench();
+	if (cfg.peer_dpdk)
+		bench_dpdk_fini();
+	doca_argp_destroy();
+	return rc;
+}

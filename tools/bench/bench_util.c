@@ -1,0 +1,330 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Clocks, statistics, size parsing, cache facts, and the two baselines every run prints
+ * beside the engine: a single-thread memcpy over the same slots, and cross-core ping-pongs.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define MIB (1024UL * 1024UL)
+
+uint64_t bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n)
+{
+	if (n <= 0)
+		return 0;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Sorts @v in place; nearest-rank percentile. */
+double bench_percentile_u64(uint64_t *v, size_t n, double pct)
+{
+	size_t k;
+
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	k = (size_t)(pct / 100.0 * (double)n);
+	return (double)v[k >= n ? n - 1 : k];
+}
+
+/* "4096", "4K", "64k", "16M", "1G" (binary multiples). */
+int bench_parse_size(const char *s, size_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (s == NULL || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0)
+		return -1;
+	switch (toupper((unsigned char)*end)) {
+	case 'K': v <<= 10; end++; break;
+	case 'M': v <<= 20; end++; break;
+	case 'G': v <<= 30; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
+	if (*end != '\0' || v == 0)
+		return -1;
+	*out = (size_t)v;
+	return 0;
+}
+
+void bench_fmt_size(size_t n, char *buf, size_t len)
+{
+	if (n >= MIB && n % MIB == 0)
+		snprintf(buf, len, "%zuM", n / MIB);
+	else if (n >= 1024 && n % 1024 == 0)
+		snprintf(buf, len, "%zuK", n / 1024);
+	else
+		snprintf(buf, len, "%zu", n);
+}
+
+size_t bench_llc_size(void)
+{
+	long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+	unsigned long kib;
+	FILE *f;
+
+	if (v > 0)
+		return (size_t)v;
+	f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+	if (f == NULL)
+		return 0;
+	if (fscanf(f, "%luK", &kib) != 1)
+		kib = 0;
+	fclose(f);
+	return kib * 1024;
+}
+
+/* Four times the LLC (256 MiB when unknown), but never more than a quarter of RAM. */
+size_t bench_cold_footprint(void)
+{
+	size_t llc = bench_llc_size(), fp = llc ? 4 * llc : 256 * MIB;
+	long pages = sysconf(_SC_PHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+	if (pages > 0 && psz > 0 && fp > (size_t)pages * (size_t)psz / 4)
+		fp = (size_t)pages * (size_t)psz / 4;
+	return fp < 256 * MIB ? 256 * MIB : fp;
+}
+
+int bench_pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu >= CPU_SETSIZE)
+		return -1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set) == 0 ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- ping-pongs */
+
+#define PP_ROUNDS 20000
+#define PP_BATCHES 5
+
+struct pp {
+	_Atomic uint64_t flag;
+	int cpu;
+	int efd[2];
+	uint64_t *samples;
+	size_t n;
+};
+
+static void *pp_spin_echo(void *arg)
+{
+	struct pp *p = arg;
+
+	bench_pin_self(p->cpu);
+	for (uint64_t i = 0; i < (uint64_t)PP_ROUNDS * PP_BATCHES; i++) {
+		while (atomic_load_explicit(&p->flag, memory_order_acquire) != 2 * i + 1)
+			;
+		atomic_store_explicit(&p->flag, 2 * i + 2, memory_order_release);
+	}
+	return NULL;
+}
+
+static void *pp_spin_lead(void *arg)
+{
+	struct pp *p = arg;
+	double batch[PP_BATCHES];
+	uint64_t i = 0, t0;
+
+	bench_pin_self(0);
+	for (int b = 0; b < PP_BATCHES; b++) {
+		t0 = bench_now_ns();
+		for (int r = 0; r < PP_ROUNDS; r++, i++) {
+			atomic_store_explicit(&p->flag, 2 * i + 1, memory_order_release);
+			while (atomic_load_explicit(&p->flag, memory_order_acquire) != 2 * i + 2)
+				;
+		}
+		batch[b] = (double)(bench_now_ns() - t0) / PP_ROUNDS;
+	}
+	p->samples[0] = (uint64_t)(bench_median(batch, PP_BATCHES) + 0.5);
+	return NULL;
+}
+
+/* Round trip of two threads (CPUs 0 and 1 when allowed) spinning on one atomic. */
+double bench_pingpong_ns(void)
+{
+	uint64_t result = 0;
+	struct pp p = { .cpu = 1, .samples = &result };
+	pthread_t a, b;
+
+	if (pthread_create(&b, NULL, pp_spin_echo, &p) != 0)
+		return 0;
+	if (pthread_create(&a, NULL, pp_spin_lead, &p) != 0) {
+		pthread_cancel(b);
+		pthread_join(b, NULL);
+		return 0;
+	}
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	return (double)result;
+}
+
+#define EFD_ROUNDS 2000
+
+static void *efd_echo(void *arg)
+{
+	struct pp *p = arg;
+	uint64_t v;
+
+	bench_pin_self(1);
+	for (int i = 0; i < EFD_ROUNDS; i++)
+		if (read(p->efd[1], &v, sizeof(v)) != sizeof(v) || write(p->efd[0], &v, sizeof(v)) != sizeof(v))
+			break;
+	return NULL;
+}
+
+/* Round trip of two threads that sleep in read() on an eventfd each: p50 in ns. */
+double bench_eventfd_pingpong_ns(void)
+{
+	struct pp p = { .efd = { eventfd(0, EFD_CLOEXEC), eventfd(0, EFD_CLOEXEC) } };
+	uint64_t s[EFD_ROUNDS], v = 1, t0;
+	double res = 0;
+	pthread_t b;
+	int i = 0;
+
+	if (p.efd[0] >= 0 && p.efd[1] >= 0 && pthread_create(&b, NULL, efd_echo, &p) == 0) {
+		for (i = 0; i < EFD_ROUNDS; i++) {
+			t0 = bench_now_ns();
+			if (write(p.efd[1], &v, sizeof(v)) != sizeof(v) || read(p.efd[0], &v, sizeof(v)) != sizeof(v))
+				break;
+			s[i] = bench_now_ns() - t0;
+		}
+		pthread_join(b, NULL);
+		res = i == EFD_ROUNDS ? bench_percentile_u64(s, EFD_ROUNDS, 50) : 0;
+	}
+	close(p.efd[0]);
+	close(p.efd[1]);
+	return res;
+}
+
+/* ---------------------------------------------------------------- memory and memcpy */
+
+int bench_mem_prepare(struct bench_mem *m, const struct bench_cfg *c, size_t max_task_size)
+{
+	size_t stride = (max_task_size + 63) & ~(size_t)63;
+
+	memset(m, 0, sizeof(*m));
+	m->len = c->cold ? bench_cold_footprint() / 2 : (size_t)c->depth * stride;
+	m->len = (m->len + 4095) & ~(size_t)4095;
+	m->src = aligned_alloc(4096, m->len);
+	m->dst = aligned_alloc(4096, m->len);
+	if (m->src == NULL || m->dst == NULL) {
+		bench_mem_free(m);
+		return -1;
+	}
+	/* Touch every page now so that no run pays for page faults; a varied pattern lets
+	 * the spot-check tell a real copy from stale bytes. */
+	for (size_t i = 0; i < m->len / 8; i++)
+		((uint64_t *)m->src)[i] = i * 0x9E3779B97F4A7C15ULL + 1;
+	memset(m->dst, 0, m->len);
+	return 0;
+}
+
+/* Cuts the regions for one size: each task moves min(size, max_buf_size) bytes. */
+void bench_mem_layout(struct bench_mem *m, const struct bench_cfg *c, size_t size, size_t max_buf_size)
+{
+	size_t ts = size < max_buf_size ? size : max_buf_size;
+
+	if (c->list_len > 1)
+		ts -= ts % c->list_len;
+	m->task_size = ts;
+	m->stride = (ts + 63) & ~(size_t)63;
+	m->n_slots = c->cold ? m->len / m->stride : c->depth;
+	m->n_slots -= m->n_slots % c->depth;
+}
+
+void bench_mem_free(struct bench_mem *m)
+{
+	free(m->src);
+	free(m->dst);
+	m->src = m->dst = NULL;
+}
+
+/* Slot 0 is the first one written in every repetition: clear it before, compare after. */
+void bench_slot_clear(const struct bench_mem *m)
+{
+	memset(m->dst, 0, m->task_size);
+}
+
+bool bench_slot_check(const struct bench_mem *m)
+{
+	return memcmp(m->dst, m->src, m->task_size) == 0;
+}
+
+void bench_memcpy_rep(const struct bench_mem *m, double seconds, struct bench_rep *r)
+{
+	uint64_t t0 = bench_now_ns(), end = t0 + (uint64_t)(seconds * 1e9), n = 0, now;
+	size_t slot = 0;
+
+	bench_slot_clear(m);
+	do {
+		for (int k = 0; k < 16; k++, n++) {
+			memcpy(m->dst + slot * m->stride, m->src + slot * m->stride, m->task_size);
+			slot = slot + 1 == m->n_slots ? 0 : slot + 1;
+		}
+		now = bench_now_ns();
+	} while (now < end);
+	r->tasks = n;
+	r->seconds = (double)(now - t0) / 1e9;
+	r->verified = bench_slot_check(m);
+}
+
+/* p50 of one memcpy of @size bytes on cache-hot buffers, timed like a one-shot task. */
+double bench_memcpy_oneshot_ns(const struct bench_mem *m, size_t size)
+{
+	enum { N = 2001 };
+	static uint64_t s[N];
+	uint64_t t0;
+
+	for (int i = 0; i < N; i++) {
+		t0 = bench_now_ns();
+		memcpy(m->dst, m->src, size);
+		__asm__ volatile("" ::: "memory");
+		s[i] = bench_now_ns() - t0;
+	}
+	return bench_percentile_u64(s, N, 50);
+}
