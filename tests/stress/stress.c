@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,6 +81,16 @@ struct rec {
 
 struct worker;
 
+/* Memory exported by another process: its descriptor and a local copy of its bytes. */
+struct remote {
+	pid_t pid;
+	int fd;
+	uint8_t desc[512];
+	size_t desc_len;
+	uint64_t addr, len;
+	uint8_t *expect;
+};
+
 struct ctx_state {
 	struct worker *w;
 	struct doca_dma *dma;
@@ -103,6 +114,8 @@ struct worker {
 	size_t src_len, dst_len;
 	bool big_busy;
 	struct doca_mmap *src_mmap, *dst_mmap;
+	struct doca_mmap *rmm;       /* this thread's import of the exporter's region, or NULL */
+	const struct remote *rem;
 	struct doca_buf_inventory *inv;
 	struct doca_pe *pe;
 	struct ctx_state *cs;
@@ -288,12 +301,22 @@ static unsigned int pick_segs(struct worker *w, size_t len)
 /* Lays the source elements out at random places in the source region and gets their bufs. */
 static void make_src(struct worker *w, struct rec *r)
 {
+	bool counted = false;
+
 	for (unsigned int i = 0; i < r->ns; i++) {
 		size_t off = rnd_in(w, 0, w->src_len - r->sl[i]);
 
 		r->sp[i] = w->src + off;
-		CHECK_OK(doca_buf_inventory_buf_get_by_data(w->inv, w->src_mmap, (void *)r->sp[i], r->sl[i],
-							    &r->sb[i]));
+		if (w->rmm != NULL && rnd(w) % 2 == 0) { /* read across the process boundary */
+			r->sp[i] = w->rem->expect + off;
+			CHECK_OK(doca_buf_inventory_buf_get_by_data(w->inv, w->rmm, (void *)(uintptr_t)(w->rem->addr + off),
+								    r->sl[i], &r->sb[i]));
+			w->n.remote += !counted;
+			counted = true;
+		} else {
+			CHECK_OK(doca_buf_inventory_buf_get_by_data(w->inv, w->src_mmap, (void *)r->sp[i],
+								    r->sl[i], &r->sb[i]));
+		}
 		if (i > 0)
 			CHECK_OK(doca_buf_chain_list(r->sb[0], r->sb[i]));
 	}
@@ -532,6 +555,10 @@ static void worker_setup(struct worker *w)
 	fill_pattern(w->src, w->src_len, w->id + 1);
 	w->big_slot = w->dst + slot_bytes * w->p->ctxs;
 	w->src_mmap = map(w, w->src, w->src_len);
+	if (w->rem != NULL) {
+		CHECK(w->rem->len == w->src_len);
+		CHECK_OK(doca_mmap_create_from_export(NULL, w->rem->desc, w->rem->desc_len, w->dev, &w->rmm));
+	}
 	w->dst_mmap = map(w, w->dst, w->dst_len);
 	CHECK_OK(doca_buf_inventory_create(NSLOT * MAX_SEGS * 2 * w->p->ctxs + 8, &w->inv));
 	CHECK_OK(doca_buf_inventory_start(w->inv));
@@ -569,6 +596,8 @@ static void worker_teardown(struct worker *w)
 	CHECK_OK(doca_buf_inventory_stop(w->inv));
 	CHECK_OK(doca_buf_inventory_destroy(w->inv));
 	CHECK_OK(doca_mmap_destroy(w->src_mmap));
+	if (w->rmm != NULL)
+		CHECK_OK(doca_mmap_destroy(w->rmm));
 	CHECK_OK(doca_mmap_destroy(w->dst_mmap));
 	/* the library only reads sources */
 	CHECK(ref != NULL);
@@ -595,36 +624,121 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static struct doca_dev *open_dev(void)
+/* The first memcpy-capable device, or the one at @pci. */
+static struct doca_dev *open_dev(const char *pci)
 {
 	struct doca_devinfo **list;
 	struct doca_dev *dev = NULL;
+	uint8_t is = 1;
 	uint32_t n;
 
 	CHECK_OK(doca_devinfo_create_list(&list, &n));
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_dma_cap_task_memcpy_is_supported(list[i]) == DOCA_SUCCESS)
+	for (uint32_t i = 0; i < n && dev == NULL; i++) {
+		if (pci != NULL)
+			CHECK_OK(doca_devinfo_is_equal_pci_addr(list[i], pci, &is));
+		if (is && doca_dma_cap_task_memcpy_is_supported(list[i]) == DOCA_SUCCESS)
 			CHECK_OK(doca_dev_open(list[i], &dev));
+	}
 	CHECK_OK(doca_devinfo_destroy_list(list));
 	CHECK(dev != NULL);
 	return dev;
+}
+
+static bool full_io(int fd, void *p, size_t n, bool wr)
+{
+	while (n > 0) {
+		ssize_t k = wr ? write(fd, p, n) : read(fd, p, n);
+
+		if (k <= 0)
+			return false;
+		p = (uint8_t *)p + k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+/* The exporter process (host side): maps a pattern-filled region for PCI reads, sends the
+ * descriptor and the address, and keeps the export alive until the importer closes the socket. */
+static void exporter_main(int fd, size_t len)
+{
+	struct doca_dev *dev = open_dev("b1:00.0");
+	uint8_t *mem = malloc(len);
+	struct doca_mmap *m;
+	const void *desc;
+	uint64_t hdr[3];
+	char c;
+
+	CHECK(mem != NULL);
+	fill_pattern(mem, len, 1000);
+	CHECK_OK(doca_mmap_create(&m));
+	CHECK_OK(doca_mmap_set_memrange(m, mem, len));
+	CHECK_OK(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_ONLY));
+	CHECK_OK(doca_mmap_add_dev(m, dev));
+	CHECK_OK(doca_mmap_start(m));
+	CHECK_OK(doca_mmap_export_pci(m, dev, &desc, (size_t *)&hdr[0]));
+	hdr[1] = (uint64_t)(uintptr_t)mem;
+	hdr[2] = len;
+	CHECK(full_io(fd, hdr, sizeof(hdr), true) && full_io(fd, (void *)desc, hdr[0], true));
+	while (read(fd, &c, 1) > 0)
+		;
+	CHECK_OK(doca_mmap_destroy(m));
+	CHECK_OK(doca_dev_close(dev));
+	free(mem);
+	_exit(0);
+}
+
+static void remote_start(struct remote *rem, size_t len)
+{
+	uint64_t hdr[3];
+	int sv[2];
+
+	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	rem->pid = fork();
+	CHECK(rem->pid >= 0);
+	if (rem->pid == 0) {
+		close(sv[0]);
+		exporter_main(sv[1], len);
+	}
+	close(sv[1]);
+	rem->fd = sv[0];
+	CHECK(full_io(rem->fd, hdr, sizeof(hdr), false) && hdr[0] <= sizeof(rem->desc));
+	CHECK(full_io(rem->fd, rem->desc, hdr[0], false));
+	rem->desc_len = hdr[0];
+	rem->addr = hdr[1];
+	rem->len = hdr[2];
+	rem->expect = malloc(len);
+	CHECK(rem->expect != NULL);
+	fill_pattern(rem->expect, len, 1000);
+}
+
+static void remote_end(struct remote *rem)
+{
+	int st;
+
+	close(rem->fd); /* the exporter's cue to stop */
+	CHECK(waitpid(rem->pid, &st, 0) == rem->pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	free(rem->expect);
 }
 
 static void child(const struct stress_config *cfg, const struct stress_params *p, int fd)
 {
 	struct worker *ws = calloc(p->threads, sizeof(*ws));
 	struct stress_counts sum = { 0 };
-	struct doca_dev *dev = open_dev();
+	struct doca_dev *dev = open_dev(cfg->remote ? "03:00.0" : NULL);
+	struct remote rem;
 	uint64_t max_buf;
 	uint32_t max_list;
 
 	CHECK(ws != NULL);
 	CHECK_OK(doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(dev), &max_buf));
 	CHECK_OK(doca_dma_cap_task_memcpy_get_max_buf_list_len(doca_dev_as_devinfo(dev), &max_list));
+	if (cfg->remote)
+		remote_start(&rem, max_buf + SMALL_MAX);
 	for (unsigned int i = 0; i < p->threads; i++) {
 		ws[i] = (struct worker){ .id = i, .cfg = cfg, .p = p, .dev = dev, .max_buf = max_buf,
 					 .max_list = max_list, .rng = (p->seed + 1) * 0x9E3779B97F4A7C15ull ^ (i + 1),
-					 .quota = p->tasks / p->threads + (i < p->tasks % p->threads) };
+					 .quota = p->tasks / p->threads + (i < p->tasks % p->threads),
+					 .rem = cfg->remote ? &rem : NULL };
 		CHECK(pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]) == 0);
 	}
 	for (unsigned int i = 0; i < p->threads; i++) {
@@ -632,6 +746,8 @@ static void child(const struct stress_config *cfg, const struct stress_params *p
 		stress_add(&sum, &ws[i].n);
 	}
 	CHECK_OK(doca_dev_close(dev));
+	if (cfg->remote)
+		remote_end(&rem);
 	free(ws);
 	CHECK(write(fd, &sum, sizeof(sum)) == (ssize_t)sizeof(sum));
 }
@@ -706,6 +822,9 @@ const struct stress_config stress_configs[] = {
 	  .faults = "seed=7,submit_again=0.02,complete_error=0.0003,delay_us=0-3,error=DRIVER" },
 	{ .name = "thread-smallq-faults", .engine = "thread", .profile = SMALL_PROFILE, .injected_errors = true,
 	  .faults = "seed=11,submit_again=0.01,complete_error=0.0002,error=DRIVER" },
+	{ .name = "thread-remote", .engine = "thread", .remote = true },
+	{ .name = "inline-remote-faults", .engine = "inline", .remote = true, .injected_errors = true,
+	  .faults = "seed=5,submit_again=0.01,complete_error=0.0003,error=DRIVER" },
 	{ .name = NULL },
 };
 
@@ -722,16 +841,17 @@ void stress_add(struct stress_counts *s, const struct stress_counts *c)
 	s->restarts += c->restarts;
 	s->lists += c->lists;
 	s->bytes += c->bytes;
+	s->remote += c->remote;
 }
 
 void stress_print(const char *label, const struct stress_counts *c)
 {
 	printf("%-22s tasks %llu (ok %llu, failed %llu), rejected %llu, AGAIN %llu, injected failures %llu, "
-	       "fatal %llu, stops %llu, restarts %llu, lists %llu, bytes %llu\n",
+	       "fatal %llu, stops %llu, restarts %llu, lists %llu, remote %llu, bytes %llu\n",
 	       label, (unsigned long long)c->accepted, (unsigned long long)c->completed_ok,
 	       (unsigned long long)c->completed_err, (unsigned long long)c->rejected,
 	       (unsigned long long)c->again, (unsigned long long)c->injected_err,
 	       (unsigned long long)c->fatal, (unsigned long long)c->stops, (unsigned long long)c->restarts,
-	       (unsigned long long)c->lists, (unsigned long long)c->bytes);
+	       (unsigned long long)c->lists, (unsigned long long)c->remote, (unsigned long long)c->bytes);
 	fflush(stdout);
 }

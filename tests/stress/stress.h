@@ -15,6 +15,7 @@ struct stress_config {
 	const char *faults;  /* ODMA_FAULTS, NULL for none */
 	const char *profile; /* profile text written to a file for ODMA_SYSTEM, NULL for the default */
 	bool injected_errors; /* faults inject failures with status DOCA_ERROR_DRIVER */
+	bool remote;          /* half the sources on memory exported by another process */
 };
 
 /* What a run observed; summed over threads and children. */
@@ -30,6 +31,7 @@ struct stress_counts {
 	uint64_t restarts;      /* IDLE contexts started again */
 	uint64_t lists;         /* tasks with a source or destination list */
 	uint64_t bytes;         /* bytes of successful tasks, verified */
+	uint64_t remote;        /* tasks with a source element in another process */
 };
 
 struct stress_params {
