@@ -3,6 +3,9 @@
 # and the plot (sweep.png, gnuplot). Usage: scripts/perf-report.sh [BUILD_DIR] [SECONDS]
 # SECONDS is the measuring time per size (default 0.6; medians of 3 repetitions).
 # With a build without libdpdk the peer columns stay empty (the runs say why).
+# PLOT_ONLY=1 only rebuilds the tables and the plot from the data already in docs/perf.
+# The machine must be otherwise idle: a busy 2-vCPU guest turns spinning threads into
+# scheduler-tick stalls (check the pingpong_ns figures: ~60 ns idle, µs when contended).
 set -eu
 BUILD=${1:-build}
 SECS=${2:-0.6}
@@ -22,6 +25,7 @@ machine() {
 	echo "odma: $(git describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "dpdk peer: ${PEER:-not built}"
 }
+if [ "${PLOT_ONLY:-0}" != 1 ]; then
 machine > "$OUT/machine.txt"
 
 # 1. The sweeps: each engine, cache-hot and cold, depth 32, with the peer.
@@ -49,7 +53,24 @@ goal 64b-latency --size 64 --mode latency $PEER
 goal 64b-event --size 64 --mode event
 "$BENCH" --crossover --seconds 9 > "$OUT/crossover.txt"
 
-# 3. The table.
+# 3. Steady state (4 KiB, depth 32: the thread engine hands these to a worker): allocations (valgrind) and syscalls (strace) for a short and a 5x longer
+# run; when the counts do not grow with the task count, the per-task path has none.
+steady() { # engine
+	for t in 0.2 1.0; do
+		n=$("$BENCH" --engine "$1" --size 4K --depth 32 --seconds $t --reps 1 --json | sed 's/.*"tasks": \([0-9]*\).*/\1/')
+		h=$(valgrind "$BENCH" --engine "$1" --size 4K --depth 32 --seconds $t --reps 1 --json 2>&1 >/dev/null |
+			sed -n 's/.*total heap usage: \([0-9,]*\) allocs.*/\1/p' | tr -d ,)
+		s=$(strace -f -c -o /dev/stdout "$BENCH" --engine "$1" --size 4K --depth 32 --seconds $t --reps 1 \
+			--json 2>/dev/null | awk '/ total$/ {print $4}' | tail -1)
+		echo "$1 seconds=$t tasks(no tracer)=$n heap_allocs(valgrind)=$h syscalls(strace -f)=$s"
+	done
+}
+if command -v valgrind >/dev/null && command -v strace >/dev/null; then
+	{ steady inline; steady thread; } > "$OUT/steady-state.txt"
+fi
+fi
+
+# 4. The table.
 {
 	echo "| engine | cache | size | odma GB/s | odma Mtasks/s | memcpy GB/s | odma/memcpy | dpdk GB/s | odma/dpdk |"
 	echo "|---|---|---|---|---|---|---|---|---|"
@@ -62,7 +83,7 @@ goal 64b-event --size 64 --mode event
 	done
 } > "$OUT/sweep.md"
 
-# 4. The plot: GB/s against size, cache-hot and cold panels.
+# 5. The plot: GB/s against size, cache-hot and cold panels.
 gnuplot <<GP
 set terminal pngcairo size 1400,560 font ",10"
 set output "$OUT/sweep.png"
