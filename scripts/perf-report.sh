@@ -13,8 +13,10 @@ OUT=docs/perf
 BENCH="$BUILD/tools/bench/odma-bench"
 [ -x "$BENCH" ] || { echo "perf-report: build first ($BENCH missing)" >&2; exit 1; }
 mkdir -p "$OUT"
-PEER="--peer dpdk"
-"$BENCH" --help | grep -q . && "$BENCH" --size 64 --seconds 0.05 --reps 1 --peer dpdk --json >/dev/null 2>&1 || PEER=""
+# PEER_EAL: the full EAL argument list for the peer, e.g. to add "-d DIR" where the
+# dma_skeleton driver is not in DPDK's default plugin directory.
+PEER="--peer dpdk${PEER_EAL:+ -- $PEER_EAL}"
+"$BENCH" --size 64 --seconds 0.05 --reps 1 $PEER --json >/dev/null 2>&1 || PEER=""
 
 machine() {
 	echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"

@@ -69,7 +69,7 @@ static const char bench_help[] =
 	"                         depth and buffers; throughput and latency modes). EAL gets\n"
 	"                         --no-huge -m 1024 --no-pci --vdev=dma_skeleton,lcore=0 -l 0,1\n"
 	"                         --main-lcore 1 --log-level=error --no-shconf --no-telemetry,\n"
-	"                         or the arguments after \"--\" (argv[0] first) instead.\n"
+	"                         or the EAL arguments given after \"--\" instead.\n"
 	"        --json           print one JSON object (an array of them with --sweep).\n"
 	"        --csv            print CSV rows with a header.\n"
 	"    -j, --json FILE      (doca_argp) read the flags from a JSON file; a --json followed\n"
