@@ -362,11 +362,11 @@ void doca_log_set_quantity(uint16_t quantity);
 /** Declares this file's log source: registered before main() and unregistered at exit. */
 #define DOCA_LOG_REGISTER(SOURCE)                                                                  \
 	static int log_source = -1;                                                                \
-	__attribute__((constructor(101), unused)) static void doca_log_register_##SOURCE(void)     \
+	__attribute__((constructor(101), unused)) static void doca_log_source_register_ctor(void)  \
 	{                                                                                          \
 		doca_log_register_source(#SOURCE, &log_source);                                    \
 	}                                                                                          \
-	__attribute__((destructor, unused)) static void doca_log_unregister_##SOURCE(void)         \
+	__attribute__((destructor, unused)) static void doca_log_source_unregister_dtor(void)       \
 	{                                                                                          \
 		doca_log_unregister_source(log_source);                                            \
 	}

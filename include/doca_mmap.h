@@ -26,6 +26,11 @@
  *   → doca_mmap_stop (optional; needs every buf released)
  *   → doca_mmap_destroy (stops implicitly; needs every buf released).
  *
+ * Host/DPU split (two processes): the exporter starts a local mmap with a PCI
+ * permission and calls doca_mmap_export_pci; the importer, through a device of the
+ * other side, calls doca_mmap_create_from_export and takes bufs on the result. Stop
+ * or destroy on the exporter revokes the import.
+ *
  * Every setter is refused with DOCA_ERROR_BAD_STATE while the mmap is started.
  * An mmap created from an export descriptor (the cross-process side) accepts no
  * setter and no device change; it is usable for bufs as soon as it exists.
@@ -293,6 +298,79 @@ DOCA_STABLE doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, ui
  */
 DOCA_STABLE doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap,
                                                    uint8_t *from_export);
+
+/**
+ * Exports a started mmap so a device of the other side (host <-> DPU) can reach it.
+ * The returned descriptor (docs/host-dpu.md: versioned binary, checksummed) carries
+ * this process's identity, the range, the permissions and a random key; send it over
+ * a trusted channel. The library owns the descriptor: it stays valid until the mmap
+ * is stopped or destroyed, which also revokes every mmap created from it. An mmap may
+ * be exported several times (through several devices); it is then marked exported.
+ *
+ * @param [in]  mmap            a started local mmap with a PCI permission flag.
+ * @param [in]  dev             a device added to @p mmap that can export over PCI.
+ * @param [out] export_desc     the descriptor bytes.
+ * @param [out] export_desc_len their length.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if an argument is NULL or @p dev is no open device;
+ *         DOCA_ERROR_NOT_PERMITTED if the mmap is not started, has neither
+ *         DOCA_ACCESS_FLAG_PCI_READ_ONLY nor DOCA_ACCESS_FLAG_PCI_READ_WRITE, or was
+ *         created from an export;
+ *         DOCA_ERROR_NOT_FOUND if @p dev was never added to the mmap;
+ *         DOCA_ERROR_NOT_SUPPORTED if @p dev cannot export (see
+ *         doca_mmap_cap_is_export_pci_supported);
+ *         DOCA_ERROR_NO_MEMORY if the descriptor cannot be built.
+ */
+DOCA_STABLE doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev,
+                                              const void **export_desc, size_t *export_desc_len);
+
+/**
+ * Same as doca_mmap_export_pci, for RDMA: the mmap needs an RDMA permission flag
+ * (DOCA_ACCESS_FLAG_RDMA_READ, _WRITE or _ATOMIC) and @p dev the RDMA export
+ * capability. The descriptor records that it is an RDMA export.
+ *
+ * @param [in]  mmap            a started local mmap with an RDMA permission flag.
+ * @param [in]  dev             a device added to @p mmap.
+ * @param [out] export_desc     the descriptor bytes.
+ * @param [out] export_desc_len their length.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if an argument is NULL or @p dev is no open device;
+ *         DOCA_ERROR_NOT_PERMITTED if the mmap is not started, has no RDMA flag, or
+ *         was created from an export;
+ *         DOCA_ERROR_NOT_FOUND if @p dev was never added to the mmap;
+ *         DOCA_ERROR_NOT_SUPPORTED if @p dev cannot export over RDMA;
+ *         DOCA_ERROR_NO_MEMORY if the descriptor cannot be built.
+ */
+DOCA_STABLE doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev,
+                                               const void **export_desc, size_t *export_desc_len);
+
+/**
+ * Creates an mmap that describes memory exported by another process (the other side).
+ * It is not backed by local memory: its range is the exporter's, bufs from
+ * doca_buf_inventory_buf_get_by_* point into it without doca_mmap_start, and DMA tasks
+ * on it are moved across processes. Setters, device changes, start/stop and export
+ * are refused on it; remove it with doca_mmap_destroy. Once the exporter stops or
+ * destroys its mmap, or exits, tasks on this mmap fail with DOCA_ERROR_IO_FAILED.
+ *
+ * @param [in]  user_data       user data for the new mmap; may be NULL.
+ * @param [in]  export_desc     the descriptor from doca_mmap_export_pci/_rdma.
+ * @param [in]  export_desc_len its length.
+ * @param [in]  dev             an open device of the other side of the same system
+ *                              with the from-export capability.
+ * @param [out] mmap            the new mmap; untouched on failure.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if an argument is NULL, @p dev is no open device, or
+ *         the descriptor is malformed, truncated, corrupted, of another format
+ *         version, or stale (its exporter no longer runs);
+ *         DOCA_ERROR_NOT_SUPPORTED if @p dev is on the exporter's side, belongs to
+ *         another system profile, or lacks the from-export capability;
+ *         DOCA_ERROR_NO_MEMORY on allocation failure.
+ */
+DOCA_STABLE doca_error_t doca_mmap_create_from_export(const union doca_data *user_data,
+                                                      const void *export_desc,
+                                                      size_t export_desc_len,
+                                                      struct doca_dev *dev,
+                                                      struct doca_mmap **mmap);
 
 /**
  * Sets what devices may do with the memory: a mask of enum doca_access_flag

@@ -2,7 +2,7 @@
 # Usage: scripts/demo.sh BUILD_DIR   (the body of `make demo`)
 #
 # Shows odma working on this machine, in three steps, each run only if it has been built:
-#   1. the emulated devices and their capabilities   (tools/doca_caps --list-devs)
+#   1. the emulated devices and their capabilities   (tools/caps/doca_caps)
 #   2. a 64 KiB local DMA copy                         (samples/dma_local_copy)
 #   3. a host -> DPU -> host copy between two processes (apps/dma_copy demo script)
 # A step that is not built is reported and skipped; a step that fails stops the demo with a
@@ -38,10 +38,10 @@ not_built() {
 
 step_devices() {
 	t="Emulated devices and their capabilities"
-	if [ -x "$build/tools/doca_caps" ]; then
-		run_step "$t" "$build/tools/doca_caps" --list-devs
+	if [ -x "$build/tools/caps/doca_caps" ]; then
+		run_step "$t" "$build/tools/caps/doca_caps"
 	else
-		not_built "$t" "$build/tools/doca_caps"
+		not_built "$t" "$build/tools/caps/doca_caps"
 	fi
 }
 

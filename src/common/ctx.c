@@ -7,6 +7,7 @@
 
 #include "ctx_int.h"
 #include "dev_priv.h"
+#include "error_causes.h"
 #include "log_priv.h"
 
 ODMA_LOG_REGISTER(ODMA_CTX)
@@ -44,6 +45,7 @@ doca_error_t doca_priv_ctx_init(struct doca_ctx *ctx, const struct odma_ctx_ops 
 	ctx->queue_depth = ctx->caps->queue_depth ? ctx->caps->queue_depth : 1;
 	ctx->state = DOCA_CTX_STATE_IDLE;
 	atomic_init(&ctx->flushing, false);
+	atomic_init(&ctx->fail_seq, UINT64_MAX);
 	odma_dev_hold(dev);
 	return DOCA_SUCCESS;
 }
@@ -107,13 +109,13 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (ctx->pe == NULL) {
-		ODMA_ERR("%s context %p is not connected to a progress engine; call doca_pe_connect_ctx before doca_ctx_start",
-			 ctx->ops->name, (void *)ctx);
+		ODMA_ERR("%s context %p is not connected to a progress engine; %s", ctx->ops->name,
+			 (void *)ctx, odma_cause_fix(ODMA_CAUSE_NO_PE));
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	if (!ctx->configured) {
-		ODMA_ERR("%s context %p has no task type configured; call doca_dma_task_memcpy_set_conf before doca_ctx_start",
-			 ctx->ops->name, (void *)ctx);
+		ODMA_ERR("%s context %p has no task type configured; %s", ctx->ops->name, (void *)ctx,
+			 odma_cause_fix(ODMA_CAUSE_NO_CONF));
 		return DOCA_ERROR_BAD_CONFIG;
 	}
 	if (ctx->ops->start != NULL && (r = ctx->ops->start(ctx)) != DOCA_SUCCESS)
@@ -122,6 +124,7 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 	if (r != DOCA_SUCCESS)
 		return r;
 	atomic_store_explicit(&ctx->flushing, false, memory_order_relaxed);
+	atomic_store_explicit(&ctx->fail_seq, UINT64_MAX, memory_order_relaxed);
 	ctx->next_seq = 0;
 	odma_ctx_set_state(ctx, DOCA_CTX_STATE_RUNNING);
 	return DOCA_SUCCESS;
@@ -132,10 +135,15 @@ bool odma_ctx_ready_for_idle(const struct doca_ctx *ctx)
 	return ctx->inflight == 0 && ctx->allocated == 0;
 }
 
-/* Enters STOPPING (or IDLE when nothing is outstanding); flushes what was not executed. */
-void odma_ctx_begin_stop(struct doca_ctx *ctx)
+/*
+ * Enters STOPPING (or IDLE when nothing is outstanding). @flush: a stop request, so
+ * every task not executed yet is flushed; after a failed task only those submitted
+ * after it are (fail_seq), and the ones before it still complete.
+ */
+void odma_ctx_begin_stop(struct doca_ctx *ctx, bool flush)
 {
-	atomic_store_explicit(&ctx->flushing, true, memory_order_release);
+	if (flush)
+		atomic_store_explicit(&ctx->flushing, true, memory_order_release);
 	odma_ctx_launch_held(ctx);
 	if (odma_ctx_ready_for_idle(ctx)) {
 		odma_ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);
@@ -151,11 +159,13 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 	case DOCA_CTX_STATE_IDLE:
 		return DOCA_SUCCESS;
 	case DOCA_CTX_STATE_STOPPING:
+		/* stopping after a failed task: now flush everything */
+		atomic_store_explicit(&ctx->flushing, true, memory_order_release);
 		return DOCA_ERROR_IN_PROGRESS;
 	default:
 		break;
 	}
-	odma_ctx_begin_stop(ctx);
+	odma_ctx_begin_stop(ctx, true);
 	return ctx->state == DOCA_CTX_STATE_IDLE ? DOCA_SUCCESS : DOCA_ERROR_IN_PROGRESS;
 }
 

@@ -87,6 +87,7 @@ struct doca_ctx {
 	union doca_data user_data;
 	doca_ctx_state_changed_callback_t state_cb;
 	atomic_bool flushing;   /* stop requested: tasks not executed yet fail with IO_FAILED */
+	atomic_uint_fast64_t fail_seq; /* a task with this seq failed: later ones are flushed */
 	bool ordered;           /* deliver completions in submission order */
 	bool configured;        /* a task type was configured (set_conf) */
 	/* task pool */

@@ -8,9 +8,9 @@
  */
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 
 #include "dev_priv.h"
+#include "export_priv.h"
 #include "log_priv.h"
 #include "mmap_priv.h"
 
@@ -92,12 +92,14 @@ doca_error_t doca_mmap_create(struct doca_mmap **mmap)
 	return DOCA_SUCCESS;
 }
 
-/* Frees the export descriptors handed out for this mmap; importers notice through the liveness
- * word. */
+/* Revokes and frees the export descriptors of this mmap; importers notice through the export
+ * records. */
 static void mmap_release_exports(struct doca_mmap *mmap)
 {
-	struct odma_export *e = mmap->exports;
+	struct odma_export *e;
 
+	odma_export_revoke_all(mmap);
+	e = mmap->exports;
 	while (e != NULL) {
 		struct odma_export *next = e->next;
 
@@ -114,8 +116,6 @@ static void mmap_release_remote(struct doca_mmap *mmap)
 
 	if (r == NULL)
 		return;
-	if (r->alive_map != NULL)
-		munmap(r->alive_map, r->alive_map_len);
 	free(r);
 	mmap->remote = NULL;
 }

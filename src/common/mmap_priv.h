@@ -20,12 +20,15 @@
 #define ODMA_MMAP_DEFAULT_MAX_DEVS 64
 
 /* One export descriptor handed out by export_pci/export_rdma (owned by the mmap). */
+struct odma_export_record;
+
 struct odma_export {
 	struct odma_export *next;
 	const struct doca_dev *dev;
 	int kind;   /* ODMA_EXPORT_PCI / ODMA_EXPORT_RDMA (export_priv.h) */
 	void *desc; /* the descriptor bytes */
 	size_t desc_len;
+	struct odma_export_record *record; /* exporter-side liveness record (export_priv.h) */
 };
 
 /* The remote side of a from-export mmap: who exported it and how to check it is still alive. */
@@ -36,9 +39,8 @@ struct odma_remote {
 	uint64_t remote_len;
 	uint32_t perms;  /* exporter's permissions (PCI_READ_ONLY / PCI_READ_WRITE / RDMA_*) */
 	uint8_t key[16]; /* random key of the export */
-	const volatile uint32_t *alive; /* liveness word published by the exporter, or NULL */
-	void *alive_map;                /* mapping holding the liveness word, unmapped on destroy */
-	size_t alive_map_len;
+	uint64_t record_addr; /* exporter's struct odma_export_record, checked before each move */
+	atomic_bool failed;   /* a move failed and was logged: later failures stay quiet */
 };
 
 struct doca_mmap {

@@ -143,7 +143,7 @@ static void pe_finish(struct doca_pe *pe, struct doca_task *t)
 	if (ok)
 		odma_dst_grow(t);
 	else if (ctx->state == DOCA_CTX_STATE_RUNNING)
-		odma_ctx_begin_stop(ctx); /* a failed copy stops the context, as hardware does */
+		odma_ctx_begin_stop(ctx, false); /* a failure stops the context, as hardware does */
 	ctx->ops->complete(t, ok);
 }
 

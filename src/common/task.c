@@ -7,11 +7,42 @@
 #include "ctx_int.h"
 #include "engine/engine.h"
 #include "faults_priv.h"
+#include "error_causes.h"
 #include "log_priv.h"
 
 ODMA_LOG_REGISTER(ODMA_TASK)
 
 #define ODMA_SUBMIT_FLAGS_ALL (DOCA_TASK_SUBMIT_FLAG_FLUSH | DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS)
+
+/*
+ * A failed task puts its context in error, as a hardware queue does: every task
+ * submitted after it is flushed with IO_FAILED, whichever thread runs it, while the
+ * ones before it complete. The state change (STOPPING) comes when progress delivers
+ * the failure.
+ */
+static void task_mark_failed(struct doca_ctx *ctx, uint64_t seq)
+{
+	uint_fast64_t cur = atomic_load_explicit(&ctx->fail_seq, memory_order_relaxed);
+
+	while (seq < cur && !atomic_compare_exchange_weak_explicit(&ctx->fail_seq, &cur, seq,
+								 memory_order_release, memory_order_relaxed))
+		;
+}
+
+static doca_error_t task_fail(struct doca_task *task, doca_error_t status)
+{
+	task->fatal = 1;
+	task_mark_failed(task->ctx, task->seq);
+	return status;
+}
+
+static inline bool task_flushed(const struct doca_task *task)
+{
+	const struct doca_ctx *ctx = task->ctx;
+
+	return atomic_load_explicit(&ctx->flushing, memory_order_acquire) ||
+	       task->seq > atomic_load_explicit(&ctx->fail_seq, memory_order_acquire);
+}
 
 doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
 {
@@ -24,8 +55,8 @@ doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
 	}
 	t = ctx->free_tasks;
 	if (doca_unlikely(t == NULL)) {
-		ODMA_ERR("%s context %p: all %u tasks of the pool are allocated; free a task or raise num_tasks in set_conf",
-			 ctx->ops->name, (void *)ctx, ctx->num_tasks);
+		ODMA_ERR("%s context %p: all %u tasks of the pool are allocated; %s", ctx->ops->name,
+			 (void *)ctx, ctx->num_tasks, odma_cause_fix(ODMA_CAUSE_POOL_EXHAUSTED));
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	ctx->free_tasks = t->next;
@@ -84,8 +115,8 @@ static doca_error_t task_check_submittable(const struct doca_task *t)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (doca_unlikely(ctx->inflight >= ctx->queue_depth)) {
-		ODMA_DBG("task %p: %zu tasks in flight, the queue depth of the device; progress the PE and retry",
-			 (void *)t, ctx->inflight);
+		ODMA_DBG("task %p: %zu tasks in flight, the queue depth of the device; %s", (void *)t,
+			 ctx->inflight, odma_cause_fix(ODMA_CAUSE_QUEUE_FULL));
 		return DOCA_ERROR_AGAIN;
 	}
 	return DOCA_SUCCESS;
@@ -108,6 +139,8 @@ static doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool full)
 		return r;
 	t->submit_flags = (uint8_t)flags;
 	t->seq = ctx->next_seq++;
+	if (doca_unlikely(t->preset != DOCA_SUCCESS))
+		task_mark_failed(ctx, t->seq); /* what is submitted after it is flushed */
 	ctx->inflight++;
 	ctx->pe->inflight++;
 	if (!(flags & DOCA_TASK_SUBMIT_FLAG_FLUSH) ||
@@ -199,8 +232,10 @@ doca_error_t odma_task_execute(struct doca_task *task)
 	if (doca_unlikely(task->fault_delay_us != 0))
 		odma_faults_delay(task);
 	if (doca_unlikely(task->preset != DOCA_SUCCESS))
-		return task->preset;
-	if (doca_unlikely(atomic_load_explicit(&task->ctx->flushing, memory_order_acquire)))
+		return task_fail(task, task->preset);
+	if (doca_unlikely(task_flushed(task)))
 		return DOCA_ERROR_IO_FAILED;
-	return odma_xfer_copy(task->src, task->dst, task->total);
+	if (doca_unlikely(odma_xfer_copy(task->src, task->dst, task->total) != DOCA_SUCCESS))
+		return task_fail(task, DOCA_ERROR_IO_FAILED); /* remote memory gone */
+	return DOCA_SUCCESS;
 }

@@ -13,6 +13,7 @@
 
 #include "ctx_priv.h"
 #include "dev_priv.h"
+#include "error_causes.h"
 #include "log_priv.h"
 #include "util/container_of.h"
 
@@ -46,8 +47,8 @@ static doca_error_t dma_check_memcpy(const struct doca_devinfo *devinfo, const c
 {
 	if (devinfo->caps.dma_memcpy)
 		return DOCA_SUCCESS;
-	ODMA_ERR("%s: device %s does not support the DMA memcpy task; pick a device for which doca_dma_cap_task_memcpy_is_supported succeeds",
-		 func, devinfo->pci_addr);
+	ODMA_ERR("%s: device %s does not support the DMA memcpy task; %s", func, devinfo->pci_addr,
+		 odma_cause_fix(ODMA_CAUSE_NO_MEMCPY));
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -173,9 +174,24 @@ struct doca_task *doca_dma_task_memcpy_as_task(struct doca_dma_task_memcpy *task
 	return task != NULL ? &task->base : NULL;
 }
 
+/* Buffers of a task in flight belong to the library until its callback. */
+static bool dma_task_settable(const struct doca_dma_task_memcpy *task, const char *func)
+{
+	if (task == NULL) {
+		ODMA_ERR("%s: task is NULL", func);
+		return false;
+	}
+	if (task->base.state == ODMA_TASK_SUBMITTED || task->base.state == ODMA_TASK_HELD) {
+		ODMA_ERR("%s: task %p is in flight; change its buffers in its callback or after it completes",
+			 func, (const void *)task);
+		return false;
+	}
+	return true;
+}
+
 void doca_dma_task_memcpy_set_src(struct doca_dma_task_memcpy *task, const struct doca_buf *src)
 {
-	if (task != NULL)
+	if (dma_task_settable(task, __func__))
 		task->base.src = src;
 }
 
@@ -186,7 +202,7 @@ const struct doca_buf *doca_dma_task_memcpy_get_src(const struct doca_dma_task_m
 
 void doca_dma_task_memcpy_set_dst(struct doca_dma_task_memcpy *task, struct doca_buf *dst)
 {
-	if (task != NULL)
+	if (dma_task_settable(task, __func__))
 		task->base.dst = dst;
 }
 

@@ -276,8 +276,12 @@ static void try_submit_validates(void **state)
 	doca_dma_task_memcpy_set_src((struct doca_dma_task_memcpy *)t, s);
 	doca_dma_task_memcpy_set_dst((struct doca_dma_task_memcpy *)t, d);
 	assert_ok(doca_task_try_submit(t));
-	/* submitting a task in flight again is refused */
+	/* submitting a task in flight again is refused, and so is changing its buffers */
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_submit(t));
+	doca_dma_task_memcpy_set_src((struct doca_dma_task_memcpy *)t, empty);
+	doca_dma_task_memcpy_set_dst((struct doca_dma_task_memcpy *)t, small);
+	assert_ptr_equal(doca_dma_task_memcpy_get_src((struct doca_dma_task_memcpy *)t), s);
+	assert_ptr_equal(doca_dma_task_memcpy_get_dst((struct doca_dma_task_memcpy *)t), d);
 	doca_task_free(t); /* in flight: refused, logged */
 	assert_true(fx_progress_until(&fx, 1, LOOPS));
 	assert_int_equal(fx.ok, 1);

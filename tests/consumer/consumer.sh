@@ -43,8 +43,11 @@ installed_lib=$(find "$dest" -name 'libdoca_common.so' | head -n 1)
 PKG_CONFIG_PATH=$(dirname "$pc")
 PKG_CONFIG_SYSROOT_DIR=$dest
 export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
-flags=$(pkg-config --cflags --libs doca-common) || fail "pkg-config doca-common failed"
-echo "pkg-config --cflags --libs doca-common: $flags"
+# CONSUMER_MODULES names the pkg-config modules the program uses (default doca-common).
+mods=${CONSUMER_MODULES:-doca-common}
+# shellcheck disable=SC2086
+flags=$(pkg-config --cflags --libs $mods) || fail "pkg-config $mods failed"
+echo "pkg-config --cflags --libs $mods: $flags"
 ver=$(pkg-config --modversion doca-dma) || fail "pkg-config doca-dma failed"
 echo "pkg-config --modversion doca-dma: $ver"
 

@@ -41,6 +41,7 @@ ODMA_LOG_REGISTER(ODMA_ENGINE_THREAD)
 #define TE_SPIN_NS 50000ll            /* busy-wait this long before sleeping */
 #define TE_PUBLISH_EACH_BYTES 65536u /* big copies publish their completion at once */
 #define TE_DEFAULT_INLINE_MAX 1024u  /* see docs/performance.md */
+#define TE_DEFAULT_HELP_BACKLOG 4u   /* worker backlog at which the submitter copies too */
 
 struct te_channel {
 	struct odma_spsc_ring sub;  /* PE thread -> worker */
@@ -79,6 +80,7 @@ static struct {
 	uint32_t nworkers;
 	uint32_t npe;
 	size_t inline_max;
+	uint32_t help_backlog;
 	bool atfork_done;
 } te = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -245,6 +247,8 @@ static doca_error_t te_pool_start(void)
 	}
 	n = n ? n : 1;
 	te.inline_max = te_parse_size(getenv("ODMA_INLINE_MAX"), TE_DEFAULT_INLINE_MAX, 1u << 30, "ODMA_INLINE_MAX");
+	te.help_backlog = (uint32_t)te_parse_size(getenv("ODMA_HELP_BACKLOG"), TE_DEFAULT_HELP_BACKLOG, TE_RING_CAP,
+						  "ODMA_HELP_BACKLOG");
 	te.workers = calloc(n, sizeof(*te.workers));
 	if (te.workers == NULL)
 		return DOCA_ERROR_NO_MEMORY;
@@ -398,8 +402,13 @@ static doca_error_t te_submit(void *engine_pe, struct doca_task *task, bool door
 	uint32_t i = te_pick(tp, task->ctx);
 	struct te_channel *ch = tp->ch[i];
 
-	/* Small copies here; an ordered context only when nothing of it is queued. */
-	if (task->total <= te.inline_max && (!task->ctx->ordered || ch->outstanding == 0)) {
+	/*
+	 * The submitting thread copies small tasks itself, and helps with any task while
+	 * the worker is backlogged. An ordered context, and a task that will fail (it puts
+	 * its context in error), go inline only when nothing is queued before them.
+	 */
+	if ((task->total <= te.inline_max || ch->outstanding >= te.help_backlog) &&
+	    ((!task->ctx->ordered && task->preset == DOCA_SUCCESS) || ch->outstanding == 0)) {
 		task->status = odma_task_execute(task);
 		odma_pe_complete_local(tp->pe, task);
 	} else {

@@ -1,0 +1,141 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * doca_dma_copy: copies a file between the host side and the DPU side of the emulated
+ * system. The DPU side (ODMA_SIDE=dpu, or a -DDOCA_ARCH_DPU build) is the server and
+ * starts first; the host side connects to it. Whichever side has the file sends it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <doca_argp.h>
+#include <doca_build_config.h>
+#include <doca_log.h>
+
+#include "dma_copy.h"
+
+DOCA_LOG_REGISTER(DMA_COPY);
+
+static doca_error_t copy_str(char *dst, size_t cap, const char *src, const char *what)
+{
+	if (strlen(src) >= cap) {
+		DOCA_LOG_ERR("%s is longer than %zu characters", what, cap - 1);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	strcpy(dst, src);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t file_cb(void *p, void *c)
+{
+	return copy_str(((struct dma_copy_cfg *)c)->file, DMA_COPY_MAX_PATH, p, "--file");
+}
+
+static doca_error_t pci_cb(void *p, void *c)
+{
+	return copy_str(((struct dma_copy_cfg *)c)->pci, 32, p, "--pci-addr");
+}
+
+static doca_error_t rep_cb(void *p, void *c)
+{
+	return copy_str(((struct dma_copy_cfg *)c)->rep_pci, 32, p, "--rep-pci");
+}
+
+static doca_error_t sock_cb(void *p, void *c)
+{
+	return copy_str(((struct dma_copy_cfg *)c)->socket, 108, p, "--socket");
+}
+
+/* The file decides the role: present here means this side sends. */
+static doca_error_t validate(void *c)
+{
+	struct dma_copy_cfg *cfg = c;
+	struct stat st;
+
+	if (cfg->file[0] == '\0') {
+		DOCA_LOG_ERR("--file is required");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (stat(cfg->file, &st) == 0) {
+		if (!S_ISREG(st.st_mode)) {
+			DOCA_LOG_ERR("%s is not a regular file", cfg->file);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		cfg->have_file = true;
+		cfg->file_size = (uint64_t)st.st_size;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t add_param(const char *s, const char *l, const char *desc, doca_argp_param_cb_t cb,
+			      bool mandatory)
+{
+	struct doca_argp_param *p;
+	doca_error_t r = doca_argp_param_create(&p);
+
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (s != NULL)
+		doca_argp_param_set_short_name(p, s);
+	doca_argp_param_set_long_name(p, l);
+	doca_argp_param_set_description(p, desc);
+	doca_argp_param_set_callback(p, cb);
+	doca_argp_param_set_type(p, DOCA_ARGP_TYPE_STRING);
+	if (mandatory)
+		doca_argp_param_set_mandatory(p);
+	return doca_argp_register_param(p);
+}
+
+static doca_error_t register_params(void)
+{
+	doca_error_t r;
+
+	if ((r = add_param("f", "file", "file to send (if it exists here) or to create", file_cb, true)) ||
+	    (r = add_param("p", "pci-addr", "DMA device PCI address", pci_cb, false)) ||
+	    (r = add_param("r", "rep-pci", "representor PCI address (DPU side)", rep_cb, false)) ||
+	    (r = add_param(NULL, "socket", "control channel socket path (default " DMA_COPY_DEFAULT_SOCKET ")",
+			   sock_cb, false)))
+		return r;
+	return doca_argp_register_validation_callback(validate);
+}
+
+static bool side_is_dpu(void)
+{
+	const char *side = getenv("ODMA_SIDE");
+
+#ifdef DOCA_ARCH_DPU
+	return side == NULL || strcmp(side, "host") != 0;
+#else
+	return side != NULL && strcmp(side, "dpu") == 0;
+#endif
+}
+
+int main(int argc, char **argv)
+{
+	static struct dma_copy_cfg cfg = { .socket = DMA_COPY_DEFAULT_SOCKET };
+	struct doca_log_backend *sdk;
+	doca_error_t r;
+
+	if (doca_log_backend_create_standard() != DOCA_SUCCESS ||
+	    doca_log_backend_create_with_file_sdk(stderr, &sdk) != DOCA_SUCCESS)
+		return EXIT_FAILURE;
+	doca_log_backend_set_sdk_level(sdk, DOCA_LOG_LEVEL_WARNING);
+	cfg.is_dpu = side_is_dpu();
+	strcpy(cfg.pci, cfg.is_dpu ? "03:00.0" : "b1:00.0");
+	if ((r = doca_argp_init("doca_dma_copy", &cfg)) != DOCA_SUCCESS)
+		return EXIT_FAILURE;
+	if ((r = register_params()) == DOCA_SUCCESS)
+		r = doca_argp_start(argc, argv);
+	if (r == DOCA_SUCCESS)
+		r = cfg.is_dpu ? dma_copy_dpu(&cfg) : dma_copy_host(&cfg);
+	doca_argp_destroy();
+	if (r != DOCA_SUCCESS) {
+		DOCA_LOG_ERR("doca_dma_copy (%s side) failed: %s", cfg.is_dpu ? "DPU" : "host",
+			     doca_error_get_descr(r));
+		return EXIT_FAILURE;
+	}
+	return EXIT_SUCCESS;
+}

@@ -1,0 +1,210 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ *
+ * doca_caps / odma-caps: every option, text and JSON (parsed), on the built-in profiles.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "tool_run.h"
+
+static struct tool_out out;
+
+static const char *caps(void)
+{
+	return tool_path("ODMA_TEST_CAPS");
+}
+
+static json_object *run_json(const char *env, const char *args)
+{
+	char full[512];
+	json_object *root;
+
+	snprintf(full, sizeof(full), "--json %s", args);
+	tool_run(&out, env, caps(), full, 0);
+	assert_int_equal(out.status, 0);
+	root = json_tokener_parse(out.text);
+	assert_non_null(root);
+	return root;
+}
+
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	assert_true(json_object_object_get_ex(o, key, &v));
+	return v;
+}
+
+static json_object *devices(json_object *root)
+{
+	json_object *d = get(root, "devices");
+
+	assert_true(json_object_is_type(d, json_type_array));
+	return d;
+}
+
+static void test_full_report_bf3(void **state)
+{
+	json_object *root = run_json("ODMA_SYSTEM=bf3", ""), *devs = devices(root), *d, *dma, *mm;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(json_object_array_length(devs), 4);
+	for (i = 0; i < 4; i++) {
+		d = json_object_array_get_idx(devs, i);
+		dma = get(get(d, "capabilities"), "doca_dma");
+		mm = get(get(d, "capabilities"), "doca_mmap");
+		assert_true(json_object_get_boolean(get(dma, "task_memcpy_supported")));
+		assert_int_equal(json_object_get_int64(get(dma, "max_buf_size")), 2 * 1024 * 1024);
+		assert_int_equal(json_object_get_int64(get(dma, "max_buf_list_len")), 64);
+		assert_int_equal(json_object_get_int64(get(dma, "max_num_tasks")), 65536);
+		assert_true(json_object_get_boolean(get(mm, "export_pci_supported")));
+		assert_true(json_object_get_boolean(get(mm, "create_from_export_pci_supported")));
+		assert_string_equal(json_object_get_string(get(d, "pci_func_type")), "pf");
+	}
+	d = json_object_array_get_idx(devs, 0);
+	assert_string_equal(json_object_get_string(get(d, "pci_addr")), "0000:b1:00.0");
+	assert_string_equal(json_object_get_string(get(d, "ibdev_name")), "mlx5_0");
+	assert_string_equal(json_object_get_string(get(d, "iface_name")), "ens1f0np0");
+	assert_string_equal(json_object_get_string(get(d, "side")), "host");
+	d = json_object_array_get_idx(devs, 2);
+	assert_string_equal(json_object_get_string(get(d, "pci_addr")), "0000:03:00.0");
+	assert_string_equal(json_object_get_string(get(d, "side")), "dpu");
+	json_object_put(root);
+}
+
+static void test_nic_has_no_memcpy(void **state)
+{
+	json_object *root = run_json("ODMA_SYSTEM=nic", ""), *devs = devices(root), *dma, *mm;
+
+	(void)state;
+	assert_int_equal(json_object_array_length(devs), 2);
+	dma = get(get(json_object_array_get_idx(devs, 0), "capabilities"), "doca_dma");
+	mm = get(get(json_object_array_get_idx(devs, 0), "capabilities"), "doca_mmap");
+	assert_false(json_object_get_boolean(get(dma, "task_memcpy_supported")));
+	assert_false(json_object_object_get_ex(dma, "max_buf_size", NULL));
+	assert_false(json_object_get_boolean(get(mm, "export_pci_supported")));
+	json_object_put(root);
+}
+
+static void test_side_filter(void **state)
+{
+	json_object *root = run_json("ODMA_SYSTEM=bf3 ODMA_SIDE=dpu", "--list-devs"), *devs = devices(root);
+	size_t i;
+
+	(void)state;
+	assert_int_equal(json_object_array_length(devs), 2);
+	for (i = 0; i < 2; i++) {
+		json_object *d = json_object_array_get_idx(devs, i);
+
+		assert_string_equal(json_object_get_string(get(d, "side")), "dpu");
+		/* --list-devs: identity only */
+		assert_false(json_object_object_get_ex(d, "capabilities", NULL));
+	}
+	json_object_put(root);
+}
+
+static void test_pci_addr_and_lib(void **state)
+{
+	json_object *root = run_json("ODMA_SYSTEM=bf2", "--pci-addr 3b:00.1 --lib dma");
+	json_object *devs = devices(root), *c;
+
+	(void)state;
+	assert_int_equal(json_object_array_length(devs), 1);
+	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(devs, 0), "pci_addr")),
+			    "0000:3b:00.1");
+	c = get(json_object_array_get_idx(devs, 0), "capabilities");
+	assert_true(json_object_object_get_ex(c, "doca_dma", NULL));
+	assert_false(json_object_object_get_ex(c, "doca_mmap", NULL));
+	json_object_put(root);
+
+	root = run_json("ODMA_SYSTEM=bf3", "-p 03:00.0 --lib doca_common");
+	c = get(json_object_array_get_idx(devices(root), 0), "capabilities");
+	assert_true(json_object_object_get_ex(c, "doca_mmap", NULL));
+	assert_false(json_object_object_get_ex(c, "doca_dma", NULL));
+	json_object_put(root);
+}
+
+static void test_list_rep_devs(void **state)
+{
+	json_object *root = run_json("ODMA_SYSTEM=bf3", "--list-rep-devs"), *devs = devices(root);
+
+	(void)state;
+	/* host devices list none; 03:00.0 lists 5, 03:00.1 lists 2 */
+	assert_int_equal(json_object_array_length(get(json_object_array_get_idx(devs, 0), "representors")), 0);
+	assert_int_equal(json_object_array_length(get(json_object_array_get_idx(devs, 2), "representors")), 5);
+	assert_int_equal(json_object_array_length(get(json_object_array_get_idx(devs, 3), "representors")), 2);
+	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(
+				    get(json_object_array_get_idx(devs, 3), "representors"), 0), "pci_addr")),
+			    "0000:b1:00.1");
+	json_object_put(root);
+}
+
+static void test_list_libs(void **state)
+{
+	json_object *root = run_json(NULL, "--list-libs"), *libs = get(root, "libraries");
+
+	(void)state;
+	assert_int_equal(json_object_array_length(libs), 3);
+	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 1), "name")),
+			    "doca_dma");
+	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 1), "version")),
+			    "3.0.0058");
+	assert_false(json_object_object_get_ex(root, "devices", NULL));
+	json_object_put(root);
+}
+
+static void test_text_output(void **state)
+{
+	(void)state;
+	tool_run(&out, "ODMA_SYSTEM=bf3", caps(), "", 0);
+	assert_int_equal(out.status, 0);
+	assert_non_null(strstr(out.text, "Device 0000:03:00.0  ibdev mlx5_0  iface p0  side dpu  func pf"));
+	assert_non_null(strstr(out.text, "max_buf_size"));
+	assert_non_null(strstr(out.text, "2097152"));
+	tool_run(&out, NULL, caps(), "--list-libs", 0);
+	assert_non_null(strstr(out.text, "doca_dma"));
+	tool_run(&out, "ODMA_SYSTEM=bf3", caps(), "--list-rep-devs -p 03:00.1", 0);
+	assert_non_null(strstr(out.text, "representor 0000:b1:00.4 vf"));
+}
+
+static void test_version_help_and_errors(void **state)
+{
+	(void)state;
+	tool_run(&out, NULL, caps(), "--version", 0);
+	assert_int_equal(out.status, 0);
+	assert_non_null(strstr(out.text, "3.0.0058"));
+	tool_run(&out, NULL, caps(), "--help", 1);
+	assert_int_equal(out.status, 0);
+	assert_non_null(strstr(out.text, "--list-rep-devs"));
+	tool_run(&out, "ODMA_SYSTEM=bf3", caps(), "--pci-addr 99:00.0", 1);
+	assert_int_equal(out.status, 1);
+	assert_non_null(strstr(out.text, "no device at PCI address 99:00.0"));
+	tool_run(&out, NULL, caps(), "--lib rdma", 1);
+	assert_int_not_equal(out.status, 0);
+	tool_run(&out, NULL, caps(), "--no-such-flag", 1);
+	assert_int_not_equal(out.status, 0);
+	tool_run(&out, "ODMA_SYSTEM=/nonexistent/profile", caps(), "", 1);
+	assert_int_equal(out.status, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_report_bf3),
+		cmocka_unit_test(test_nic_has_no_memcpy),
+		cmocka_unit_test(test_side_filter),
+		cmocka_unit_test(test_pci_addr_and_lib),
+		cmocka_unit_test(test_list_rep_devs),
+		cmocka_unit_test(test_list_libs),
+		cmocka_unit_test(test_text_output),
+		cmocka_unit_test(test_version_help_and_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,465 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Two processes: a forked exporter (host side, b1:00.0) hands its descriptor over a
+ * socketpair; this process imports it through the DPU (03:00.0) and copies with DOCA DMA.
+ * The exporter obeys one-byte commands: 'S' destroy the mmap (revoke), 'R' send the
+ * buffer back, 'X' exit. Runs under whatever ODMA_ENGINE meson sets.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_ctx.h>
+#include <doca_dev.h>
+#include <doca_dma.h>
+#include <doca_mmap.h>
+#include <doca_pe.h>
+
+#include "test_util.h"
+
+#define XLEN 65536
+
+static uint8_t xbuf[XLEN];
+
+static struct doca_dev *open_pci(const char *pci)
+{
+	struct doca_devinfo **list;
+	struct doca_dev *dev = NULL;
+	uint32_t n;
+	uint8_t is;
+
+	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
+		return NULL;
+	for (uint32_t i = 0; i < n && dev == NULL; i++)
+		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
+			(void)doca_dev_open(list[i], &dev);
+	doca_devinfo_destroy_list(list);
+	return dev;
+}
+
+static bool full_io(int fd, void *p, size_t n, bool wr)
+{
+	while (n) {
+		ssize_t k = wr ? write(fd, p, n) : read(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		p = (uint8_t *)p + k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+static void exporter_main(int fd, uint32_t perms)
+{
+	struct doca_dev *dev = open_pci("b1:00.0");
+	struct doca_mmap *m;
+	const void *d;
+	size_t len;
+	uint64_t hdr[2];
+	char cmd;
+
+	for (size_t i = 0; i < XLEN; i++)
+		xbuf[i] = (uint8_t)(i * 7 + 3);
+	if (dev == NULL || doca_mmap_create(&m) || doca_mmap_set_memrange(m, xbuf, XLEN) ||
+	    doca_mmap_set_permissions(m, perms) || doca_mmap_add_dev(m, dev) ||
+	    doca_mmap_start(m) || doca_mmap_export_pci(m, dev, &d, &len))
+		_exit(2);
+	hdr[0] = len;
+	hdr[1] = (uint64_t)(uintptr_t)xbuf;
+	if (!full_io(fd, hdr, sizeof(hdr), true) || !full_io(fd, (void *)d, len, true))
+		_exit(3);
+	while (full_io(fd, &cmd, 1, false)) {
+		if (cmd == 'S' && doca_mmap_destroy(m) == DOCA_SUCCESS)
+			m = NULL;
+		if (cmd == 'R' && !full_io(fd, xbuf, XLEN, true))
+			_exit(4);
+		if (cmd == 'X')
+			_exit(0);
+		if (cmd != 'R' && !full_io(fd, &cmd, 1, true))
+			_exit(5);
+	}
+	_exit(0);
+}
+
+struct imp {
+	pid_t child;
+	int fd;
+	struct doca_dev *dev;
+	struct doca_mmap *remote, *local;
+	struct doca_buf_inventory *inv;
+	struct doca_pe *pe;
+	struct doca_dma *dma;
+	struct doca_ctx *ctx;
+	uint8_t desc[256];
+	uint64_t raddr;
+	unsigned int done;
+	doca_error_t last;
+	enum doca_ctx_states state;
+	uint8_t local_mem[XLEN];
+};
+
+static void task_cb(struct doca_dma_task_memcpy *t, union doca_data tud, union doca_data cud)
+{
+	struct imp *im = cud.ptr;
+
+	(void)tud;
+	im->last = doca_task_get_status(doca_dma_task_memcpy_as_task(t));
+	im->done++;
+	doca_task_free(doca_dma_task_memcpy_as_task(t));
+}
+
+static void state_cb(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
+		     enum doca_ctx_states next)
+{
+	(void)ctx;
+	(void)prev;
+	((struct imp *)ud.ptr)->state = next;
+}
+
+static struct imp *imp_start(uint32_t perms)
+{
+	struct imp *im = calloc(1, sizeof(*im));
+	int sv[2];
+	uint64_t hdr[2];
+
+	assert_non_null(im);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	im->child = fork();
+	assert_true(im->child >= 0);
+	if (im->child == 0) {
+		close(sv[0]);
+		exporter_main(sv[1], perms);
+	}
+	close(sv[1]);
+	im->fd = sv[0];
+	assert_true(full_io(im->fd, hdr, sizeof(hdr), false));
+	assert_true(hdr[0] <= sizeof(im->desc));
+	assert_true(full_io(im->fd, im->desc, hdr[0], false));
+	im->raddr = hdr[1];
+	im->dev = open_pci("03:00.0");
+	assert_non_null(im->dev);
+	assert_ok(doca_mmap_create_from_export(NULL, im->desc, hdr[0], im->dev, &im->remote));
+	assert_ok(doca_mmap_create(&im->local));
+	assert_ok(doca_mmap_set_memrange(im->local, im->local_mem, XLEN));
+	assert_ok(doca_mmap_add_dev(im->local, im->dev));
+	assert_ok(doca_mmap_start(im->local));
+	assert_ok(doca_buf_inventory_create(64, &im->inv));
+	assert_ok(doca_buf_inventory_start(im->inv));
+	assert_ok(doca_pe_create(&im->pe));
+	assert_ok(doca_dma_create(im->dev, &im->dma));
+	im->ctx = doca_dma_as_ctx(im->dma);
+	assert_ok(doca_ctx_set_state_changed_cb(im->ctx, state_cb));
+	assert_ok(doca_ctx_set_user_data(im->ctx, (union doca_data){ .ptr = im }));
+	assert_ok(doca_dma_task_memcpy_set_conf(im->dma, task_cb, task_cb, 32));
+	assert_ok(doca_pe_connect_ctx(im->pe, im->ctx));
+	assert_ok(doca_ctx_start(im->ctx));
+	return im;
+}
+
+static char cmd(struct imp *im, char c)
+{
+	char r = 0;
+
+	if (!full_io(im->fd, &c, 1, true) || (c != 'X' && !full_io(im->fd, &r, 1, false)))
+		return 0;
+	return r;
+}
+
+static void imp_progress_idle(struct imp *im)
+{
+	for (long i = 0; i < 10000000 && im->state != DOCA_CTX_STATE_IDLE; i++)
+		doca_pe_progress(im->pe);
+	assert_int_equal(im->state, DOCA_CTX_STATE_IDLE);
+}
+
+static void imp_stop(struct imp *im)
+{
+	int st;
+
+	if (im->state != DOCA_CTX_STATE_IDLE) {
+		doca_error_t r = doca_ctx_stop(im->ctx);
+
+		assert_true(r == DOCA_SUCCESS || r == DOCA_ERROR_IN_PROGRESS);
+		imp_progress_idle(im);
+	}
+	assert_ok(doca_dma_destroy(im->dma));
+	assert_ok(doca_pe_destroy(im->pe));
+	assert_ok(doca_buf_inventory_destroy(im->inv));
+	assert_ok(doca_mmap_destroy(im->remote));
+	assert_ok(doca_mmap_destroy(im->local));
+	assert_ok(doca_dev_close(im->dev));
+	(void)cmd(im, 'X');
+	close(im->fd);
+	assert_int_equal(waitpid(im->child, &st, 0), im->child);
+	free(im);
+}
+
+/* A list of @n bufs cut evenly from [base, base+len) of @m; data set when @full. */
+static struct doca_buf *list_of(struct imp *im, struct doca_mmap *m, uint8_t *base, size_t len,
+				int n, bool full)
+{
+	struct doca_buf *head = NULL, *b;
+	size_t piece = len / (size_t)n;
+
+	for (int i = 0; i < n; i++) {
+		size_t l = i == n - 1 ? len - piece * (size_t)(n - 1) : piece;
+
+		if (full)
+			assert_ok(doca_buf_inventory_buf_get_by_data(im->inv, m, base + piece * i, l, &b));
+		else
+			assert_ok(doca_buf_inventory_buf_get_by_addr(im->inv, m, base + piece * i, l, &b));
+		if (head == NULL)
+			head = b;
+		else
+			assert_ok(doca_buf_chain_list(head, b));
+	}
+	return head;
+}
+
+/* Submits one copy and progresses until it completes; returns its status. */
+static doca_error_t copy(struct imp *im, struct doca_buf *src, struct doca_buf *dst)
+{
+	struct doca_dma_task_memcpy *t;
+	unsigned int before = im->done;
+	doca_error_t r;
+
+	assert_ok(doca_dma_task_memcpy_alloc_init(im->dma, src, dst, (union doca_data){ 0 }, &t));
+	r = doca_task_submit(doca_dma_task_memcpy_as_task(t));
+	if (r != DOCA_SUCCESS) {
+		doca_task_free(doca_dma_task_memcpy_as_task(t));
+		return r;
+	}
+	for (long i = 0; i < 10000000 && im->done == before; i++)
+		doca_pe_progress(im->pe);
+	assert_int_equal(im->done, before + 1);
+	return im->last;
+}
+
+static void test_read_lists(void **state)
+{
+	struct imp *im = imp_start(DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	uint8_t *r = (uint8_t *)(uintptr_t)im->raddr;
+	struct doca_buf *src = list_of(im, im->remote, r + 100, XLEN - 300, 5, true);
+	struct doca_buf *dst = list_of(im, im->local, im->local_mem, XLEN, 3, false);
+
+	(void)state;
+	assert_ok(copy(im, src, dst));
+	for (size_t i = 0; i < XLEN - 300; i++)
+		if (im->local_mem[i] != (uint8_t)((i + 100) * 7 + 3))
+			fail_msg("byte %zu differs", i);
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+	imp_stop(im);
+}
+
+static void test_write_lists(void **state)
+{
+	struct imp *im = imp_start(DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	uint8_t *r = (uint8_t *)(uintptr_t)im->raddr;
+	static uint8_t back[XLEN];
+	struct doca_buf *src, *dst;
+
+	(void)state;
+	for (size_t i = 0; i < XLEN; i++)
+		im->local_mem[i] = (uint8_t)(i ^ 0xa5);
+	src = list_of(im, im->local, im->local_mem, 4096 * 3 + 11, 4, true);
+	dst = list_of(im, im->remote, r + 1000, 4096 * 3 + 11, 7, false);
+	assert_ok(copy(im, src, dst));
+	assert_true(full_io(im->fd, "R", 1, true));
+	assert_true(full_io(im->fd, back, XLEN, false));
+	assert_memory_equal(back + 1000, im->local_mem, 4096 * 3 + 11);
+	assert_int_equal(back[999], (uint8_t)(999 * 7 + 3));
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+	imp_stop(im);
+}
+
+static void test_write_read_only(void **state)
+{
+	struct imp *im = imp_start(DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	uint8_t *r = (uint8_t *)(uintptr_t)im->raddr;
+	struct doca_buf *src = list_of(im, im->local, im->local_mem, 64, 1, true);
+	struct doca_buf *dst = list_of(im, im->remote, r, 64, 1, false);
+
+	(void)state;
+	assert_doca(copy(im, src, dst), DOCA_ERROR_NOT_PERMITTED);
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+	imp_stop(im);
+}
+
+/* After the exporter revokes (@c 'S') or exits ('X'), the next task fails and the ctx stops. */
+static void revoke_then_copy(char how)
+{
+	struct imp *im = imp_start(DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	uint8_t *r = (uint8_t *)(uintptr_t)im->raddr;
+	struct doca_buf *src = list_of(im, im->remote, r, 4096, 1, true);
+	struct doca_buf *dst = list_of(im, im->local, im->local_mem, XLEN, 1, false);
+	int st;
+
+	assert_ok(copy(im, src, dst));
+	if (how == 'S') {
+		assert_int_equal(cmd(im, 'S'), 'S');
+	} else {
+		(void)cmd(im, 'X');
+		assert_int_equal(waitpid(im->child, &st, 0), im->child);
+		im->child = fork(); /* a harmless stand-in so imp_stop has a child to reap */
+		if (im->child == 0)
+			_exit(0);
+	}
+	assert_doca(copy(im, src, dst), DOCA_ERROR_IO_FAILED);
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+	imp_progress_idle(im);
+	imp_stop(im);
+}
+
+static void test_revoke_stop(void **state)
+{
+	(void)state;
+	revoke_then_copy('S');
+}
+
+static void test_exporter_exit(void **state)
+{
+	(void)state;
+	revoke_then_copy('X');
+}
+
+/* The exporter is killed while tasks are in flight: every task completes, none hangs. */
+static void test_kill_loop(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 20; round++) {
+		struct imp *im = imp_start(DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+		uint8_t *r = (uint8_t *)(uintptr_t)im->raddr;
+		struct doca_buf *src[8], *dst[8];
+		unsigned int submitted = 0;
+		int st;
+
+		for (int i = 0; i < 8; i++) {
+			struct doca_dma_task_memcpy *t;
+
+			src[i] = list_of(im, im->remote, r + i * 8192, 8192, 2, true);
+			dst[i] = list_of(im, im->local, im->local_mem + i * 8192, 8192, 1, false);
+			assert_ok(doca_dma_task_memcpy_alloc_init(im->dma, src[i], dst[i],
+								  (union doca_data){ 0 }, &t));
+			if (i == round % 8)
+				kill(im->child, SIGKILL);
+			if (doca_task_submit(doca_dma_task_memcpy_as_task(t)) == DOCA_SUCCESS)
+				submitted++;
+			else
+				doca_task_free(doca_dma_task_memcpy_as_task(t));
+		}
+		for (long i = 0; i < 10000000 && im->done < submitted; i++)
+			doca_pe_progress(im->pe);
+		assert_int_equal(im->done, submitted);
+		for (int i = 0; i < 8; i++) {
+			doca_buf_dec_refcount(src[i], NULL);
+			doca_buf_dec_refcount(dst[i], NULL);
+		}
+		assert_int_equal(waitpid(im->child, &st, 0), im->child);
+		im->child = fork();
+		if (im->child == 0)
+			_exit(0);
+		imp_stop(im);
+	}
+}
+
+/* EPERM: an importer running as another user may not read a root exporter. */
+static void test_eperm(void **state)
+{
+	int logp[2], st;
+	pid_t pid;
+	char out[8192] = { 0 };
+	size_t n = 0;
+	ssize_t k;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(pipe(logp), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct imp *im;
+		struct doca_buf *src, *dst;
+
+		dup2(logp[1], STDERR_FILENO);
+		dup2(logp[1], STDOUT_FILENO);
+		im = imp_start(DOCA_ACCESS_FLAG_PCI_READ_ONLY); /* exporter forked as root */
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(10);
+		src = list_of(im, im->remote, (uint8_t *)(uintptr_t)im->raddr, 64, 1, true);
+		dst = list_of(im, im->local, im->local_mem, 64, 1, false);
+		_exit(copy(im, src, dst) == DOCA_ERROR_IO_FAILED ? 0 : 11);
+	}
+	close(logp[1]);
+	while (n < sizeof(out) - 1 && (k = read(logp[0], out + n, sizeof(out) - 1 - n)) > 0)
+		n += (size_t)k;
+	close(logp[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	assert_non_null(strstr(out, "ptrace_scope"));
+}
+
+/* The kernel must allow process_vm_readv on a child, or nothing here can run. */
+static bool kernel_allows(void)
+{
+	static volatile uint64_t probe = 0x1234;
+	uint64_t got = 0;
+	struct iovec l = { &got, sizeof(got) }, r = { (void *)&probe, sizeof(probe) };
+	pid_t pid = fork();
+	ssize_t k;
+
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	k = process_vm_readv(pid, &l, 1, &r, 1, 0);
+	if (k < 0)
+		printf("process_vm_readv on a child is refused: %s\n", strerror(errno));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return k == (ssize_t)sizeof(got) && got == 0x1234;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_read_lists),
+		cmocka_unit_test(test_write_lists),
+		cmocka_unit_test(test_write_read_only),
+		cmocka_unit_test(test_revoke_stop),
+		cmocka_unit_test(test_exporter_exit),
+		cmocka_unit_test(test_kill_loop),
+		cmocka_unit_test(test_eperm),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	if (!kernel_allows()) {
+		printf("skipping: the kernel refuses process_vm_readv here (see docs/host-dpu.md)\n");
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,293 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Export/import rules of spec 5.1 and descriptor validation, in one process (it sees both
+ * sides). Runs with ODMA_SYSTEM=tests/data/profiles/good.profile: host 5e:00.0 exports
+ * over PCI only, DPU 03:00.0 imports both kinds, DPU 03:00.1 has no export capability.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <doca_dev.h>
+#include <doca_mmap.h>
+
+#include "test_util.h"
+
+static struct doca_dev *open_pci(const char *pci)
+{
+	struct doca_devinfo **list;
+	struct doca_dev *dev = NULL;
+	uint32_t n;
+	uint8_t is;
+
+	assert_ok(doca_devinfo_create_list(&list, &n));
+	for (uint32_t i = 0; i < n && dev == NULL; i++)
+		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
+			assert_ok(doca_dev_open(list[i], &dev));
+	assert_ok(doca_devinfo_destroy_list(list));
+	assert_non_null(dev);
+	return dev;
+}
+
+static uint8_t mem[4096];
+
+/* A started mmap on mem with @perms and @dev added. */
+static struct doca_mmap *local_mmap(struct doca_dev *dev, uint32_t perms, bool start)
+{
+	struct doca_mmap *m;
+
+	assert_ok(doca_mmap_create(&m));
+	assert_ok(doca_mmap_set_memrange(m, mem, sizeof(mem)));
+	assert_ok(doca_mmap_set_permissions(m, perms));
+	if (dev != NULL)
+		assert_ok(doca_mmap_add_dev(m, dev));
+	if (start)
+		assert_ok(doca_mmap_start(m));
+	return m;
+}
+
+static struct doca_dev *host, *dpu, *dpu_nocap;
+
+static int setup(void **state)
+{
+	(void)state;
+	host = open_pci("5e:00.0");
+	dpu = open_pci("03:00.0");
+	dpu_nocap = open_pci("03:00.1");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	assert_ok(doca_dev_close(host));
+	assert_ok(doca_dev_close(dpu));
+	assert_ok(doca_dev_close(dpu_nocap));
+	return 0;
+}
+
+static void test_export_rules(void **state)
+{
+	const void *d = NULL;
+	size_t len = 0;
+	struct doca_mmap *m;
+
+	(void)state;
+	m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_ONLY, false);
+	assert_doca(doca_mmap_export_pci(m, host, &d, &len), DOCA_ERROR_NOT_PERMITTED); /* unstarted */
+	assert_ok(doca_mmap_start(m));
+	assert_doca(doca_mmap_export_pci(NULL, host, &d, &len), DOCA_ERROR_INVALID_VALUE);
+	assert_doca(doca_mmap_export_pci(m, host, NULL, &len), DOCA_ERROR_INVALID_VALUE);
+	assert_doca(doca_mmap_export_pci(m, dpu, &d, &len), DOCA_ERROR_NOT_FOUND);
+	assert_doca(doca_mmap_export_rdma(m, host, &d, &len), DOCA_ERROR_NOT_PERMITTED); /* no RDMA flag */
+	assert_ok(doca_mmap_destroy(m));
+
+	m = local_mmap(host, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, true);
+	assert_doca(doca_mmap_export_pci(m, host, &d, &len), DOCA_ERROR_NOT_PERMITTED); /* no PCI flag */
+	assert_ok(doca_mmap_destroy(m));
+
+	m = local_mmap(dpu_nocap, DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ, true);
+	assert_doca(doca_mmap_export_pci(m, dpu_nocap, &d, &len), DOCA_ERROR_NOT_SUPPORTED);
+	assert_ok(doca_mmap_destroy(m));
+	m = local_mmap(host, DOCA_ACCESS_FLAG_RDMA_READ, true);
+	assert_doca(doca_mmap_export_rdma(m, host, &d, &len), DOCA_ERROR_NOT_SUPPORTED);
+	assert_ok(doca_mmap_destroy(m));
+	assert_null(d);
+}
+
+static void test_export_twice_and_flags(void **state)
+{
+	const void *d1, *d2;
+	size_t l1, l2;
+	uint8_t flag = 9;
+	struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_WRITE, true);
+
+	(void)state;
+	assert_ok(doca_mmap_get_exported(m, &flag));
+	assert_int_equal(flag, 0);
+	assert_ok(doca_mmap_export_pci(m, host, &d1, &l1));
+	assert_ok(doca_mmap_export_pci(m, host, &d2, &l2));
+	assert_int_equal(l1, 104);
+	assert_ptr_not_equal(d1, d2);
+	assert_memory_not_equal(d1, d2, l1); /* different keys */
+	assert_ok(doca_mmap_get_exported(m, &flag));
+	assert_int_equal(flag, 1);
+	assert_doca(doca_mmap_add_dev(m, dpu), DOCA_ERROR_NOT_PERMITTED);
+	assert_ok(doca_mmap_stop(m)); /* frees both descriptors */
+	assert_ok(doca_mmap_get_exported(m, &flag));
+	assert_int_equal(flag, 0);
+	assert_ok(doca_mmap_destroy(m));
+}
+
+static void test_import_rules(void **state)
+{
+	const void *d;
+	size_t len;
+	uint8_t flag = 0;
+	union doca_data ud = { .u64 = 42 }, got;
+	struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_ONLY, true), *im = NULL;
+	const void *d2;
+	size_t l2;
+	void *addr;
+	size_t rlen;
+
+	(void)state;
+	assert_ok(doca_mmap_export_pci(m, host, &d, &len));
+	assert_doca(doca_mmap_create_from_export(NULL, d, len, host, &im), DOCA_ERROR_NOT_SUPPORTED);
+	assert_doca(doca_mmap_create_from_export(NULL, d, len, dpu_nocap, &im),
+		    DOCA_ERROR_NOT_SUPPORTED);
+	assert_doca(doca_mmap_create_from_export(NULL, NULL, len, dpu, &im), DOCA_ERROR_INVALID_VALUE);
+	assert_null(im);
+	assert_ok(doca_mmap_create_from_export(&ud, d, len, dpu, &im));
+	assert_ok(doca_mmap_get_from_export(im, &flag));
+	assert_int_equal(flag, 1);
+	assert_ok(doca_mmap_get_user_data(im, &got));
+	assert_int_equal(got.u64, 42);
+	assert_ok(doca_mmap_get_memrange(im, &addr, &rlen));
+	assert_ptr_equal(addr, mem);
+	assert_int_equal(rlen, sizeof(mem));
+	/* Forbidden on a from-export mmap. */
+	assert_doca(doca_mmap_set_permissions(im, 0), DOCA_ERROR_NOT_PERMITTED);
+	assert_doca(doca_mmap_set_memrange(im, mem, 1), DOCA_ERROR_NOT_PERMITTED);
+	assert_doca(doca_mmap_add_dev(im, host), DOCA_ERROR_NOT_PERMITTED);
+	assert_doca(doca_mmap_start(im), DOCA_ERROR_NOT_PERMITTED);
+	assert_doca(doca_mmap_stop(im), DOCA_ERROR_NOT_PERMITTED);
+	assert_doca(doca_mmap_export_pci(im, dpu, &d2, &l2), DOCA_ERROR_NOT_PERMITTED);
+	assert_doca(doca_dev_close(dpu), DOCA_ERROR_IN_USE); /* the import holds its device */
+	assert_ok(doca_mmap_destroy(im));
+	assert_ok(doca_mmap_destroy(m));
+}
+
+/* CRC32C as docs/host-dpu.md specifies it, to forge descriptors with a valid checksum. */
+static uint32_t crc32c(const uint8_t *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+
+	while (n--) {
+		c ^= *p++;
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1u)));
+	}
+	return ~c;
+}
+
+static void reseal(uint8_t *b)
+{
+	uint32_t c = crc32c(b, 100);
+
+	for (int i = 0; i < 4; i++)
+		b[100 + i] = (uint8_t)(c >> (8 * i));
+}
+
+static doca_error_t import(const uint8_t *b, size_t len)
+{
+	struct doca_mmap *im = NULL;
+	doca_error_t r = doca_mmap_create_from_export(NULL, b, len, dpu, &im);
+
+	if (r == DOCA_SUCCESS)
+		assert_ok(doca_mmap_destroy(im));
+	else
+		assert_null(im);
+	return r;
+}
+
+static void test_bad_descriptors(void **state)
+{
+	struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_ONLY, true);
+	uint8_t good[104], b[200];
+	const void *d;
+	size_t len;
+
+	(void)state;
+	assert_ok(doca_mmap_export_pci(m, host, &d, &len));
+	assert_int_equal(len, sizeof(good));
+	memcpy(good, d, len);
+	assert_ok(import(good, len));
+	for (size_t n = 0; n < len; n++) /* every truncation */
+		assert_doca(import(good, n), DOCA_ERROR_INVALID_VALUE);
+	memcpy(b, good, len);
+	b[len] = 0;
+	assert_doca(import(b, len + 1), DOCA_ERROR_INVALID_VALUE); /* trailing byte */
+	for (size_t i = 0; i < len; i++) /* every single-bit corruption */
+		for (int bit = 0; bit < 8; bit += 3) {
+			memcpy(b, good, len);
+			b[i] ^= (uint8_t)(1u << bit);
+			assert_doca(import(b, len), DOCA_ERROR_INVALID_VALUE);
+		}
+	memcpy(b, good, len);
+	b[8] = 2; /* version 2, resealed */
+	reseal(b);
+	assert_doca(import(b, len), DOCA_ERROR_INVALID_VALUE);
+	memcpy(b, good, len);
+	b[32] ^= 0x5a; /* another system id, resealed */
+	reseal(b);
+	assert_doca(import(b, len), DOCA_ERROR_NOT_SUPPORTED);
+	memcpy(b, good, len);
+	b[24] ^= 0x01; /* start time of another process with our pid */
+	reseal(b);
+	assert_doca(import(b, len), DOCA_ERROR_INVALID_VALUE);
+	memcpy(b, good, len);
+	b[12] = 7; /* unknown kind */
+	reseal(b);
+	assert_doca(import(b, len), DOCA_ERROR_INVALID_VALUE);
+	memcpy(b, good, len);
+	memset(b + 48, 0, 8); /* zero length */
+	reseal(b);
+	assert_doca(import(b, len), DOCA_ERROR_INVALID_VALUE);
+	assert_ok(doca_mmap_destroy(m));
+}
+
+/* A descriptor of a process that has exited is stale. */
+static void test_stale_dead_pid(void **state)
+{
+	uint8_t b[104];
+	int fds[2];
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_ONLY, true);
+		const void *d;
+		size_t len;
+
+		if (doca_mmap_export_pci(m, host, &d, &len) != DOCA_SUCCESS || len != sizeof(b) ||
+		    write(fds[1], d, len) != (ssize_t)len)
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	assert_int_equal(read(fds[0], b, sizeof(b)), (ssize_t)sizeof(b));
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	assert_doca(import(b, sizeof(b)), DOCA_ERROR_INVALID_VALUE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_export_rules),
+		cmocka_unit_test(test_export_twice_and_flags),
+		cmocka_unit_test(test_import_rules),
+		cmocka_unit_test(test_bad_descriptors),
+		cmocka_unit_test(test_stale_dead_pid),
+	};
+
+	if (getenv("ODMA_SYSTEM") == NULL) {
+		printf("ODMA_SYSTEM is not set to tests/data/profiles/good.profile; run through meson\n");
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

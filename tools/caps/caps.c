@@ -1,0 +1,461 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ *
+ * doca_caps / odma-caps: the devices this process can see and what each can do, read only
+ * through the public API (so it prints the same for odma's emulated devices as a program
+ * would find by asking). Output is text, or JSON with --json. See docs/man/doca_caps.1.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include <doca_argp.h>
+#include <doca_dev.h>
+#include <doca_dma.h>
+#include <doca_log.h>
+#include <doca_mmap.h>
+#include <doca_version.h>
+
+DOCA_LOG_REGISTER(ODMA_CAPS);
+
+struct caps_cfg {
+	bool list_devs, list_reps, list_libs, json;
+	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE]; /* empty: every device */
+	char lib[32];                         /* empty: every library */
+};
+
+static const char *const caps_libs[][2] = {
+	{"doca_common", "DOCA Core: devices, memory maps, buffers, contexts, progress engine, logging"},
+	{"doca_dma", "DOCA DMA: memcpy tasks between registered memory regions"},
+	{"doca_argp", "DOCA argument parser"},
+};
+#define NB_LIBS (sizeof(caps_libs) / sizeof(caps_libs[0]))
+
+static doca_error_t flag_cb(void *param, void *config, size_t offset)
+{
+	*(bool *)((char *)config + offset) = *(bool *)param;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t list_devs_cb(void *p, void *c) { return flag_cb(p, c, offsetof(struct caps_cfg, list_devs)); }
+static doca_error_t list_reps_cb(void *p, void *c) { return flag_cb(p, c, offsetof(struct caps_cfg, list_reps)); }
+static doca_error_t list_libs_cb(void *p, void *c) { return flag_cb(p, c, offsetof(struct caps_cfg, list_libs)); }
+
+static doca_error_t pci_cb(void *param, void *config)
+{
+	struct caps_cfg *cfg = config;
+
+	if (strlen(param) >= sizeof(cfg->pci)) {
+		fprintf(stderr, "doca_caps: --pci-addr '%s' is not a PCI address (BB:DD.F)\n",
+			(char *)param);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	strcpy(cfg->pci, param);
+	return DOCA_SUCCESS;
+}
+
+/* Accepts "dma", "doca_dma", "doca-dma" (and the same for common / argp). */
+static doca_error_t lib_cb(void *param, void *config)
+{
+	struct caps_cfg *cfg = config;
+	const char *name = param;
+	size_t i;
+
+	if (strncmp(name, "doca_", 5) == 0 || strncmp(name, "doca-", 5) == 0)
+		name += 5;
+	for (i = 0; i < NB_LIBS; i++)
+		if (strcmp(name, caps_libs[i][0] + 5) == 0) {
+			strcpy(cfg->lib, caps_libs[i][0]);
+			return DOCA_SUCCESS;
+		}
+	fprintf(stderr, "doca_caps: --lib '%s' is not a library (doca_common, doca_dma, doca_argp)\n",
+		(char *)param);
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
+static doca_error_t version_cb(void *param, void *config)
+{
+	(void)param;
+	(void)config;
+	printf("doca_caps (odma) %s, built against DOCA API %s\n", doca_version_runtime(),
+	       doca_version());
+	doca_argp_destroy();
+	exit(EXIT_SUCCESS);
+}
+
+static doca_error_t add_param(const char *s, const char *l, const char *args, const char *descr,
+			      enum doca_argp_type type, doca_argp_param_cb_t cb)
+{
+	struct doca_argp_param *p = NULL;
+	doca_error_t err = doca_argp_param_create(&p);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	if (s != NULL)
+		doca_argp_param_set_short_name(p, s);
+	doca_argp_param_set_long_name(p, l);
+	if (args != NULL)
+		doca_argp_param_set_arguments(p, args);
+	doca_argp_param_set_description(p, descr);
+	doca_argp_param_set_callback(p, cb);
+	doca_argp_param_set_type(p, type);
+	return doca_argp_register_param(p);
+}
+
+static doca_error_t register_params(void)
+{
+	doca_error_t err;
+
+	err = add_param(NULL, "list-devs", NULL, "List the devices (identity only)",
+			DOCA_ARGP_TYPE_BOOLEAN, list_devs_cb);
+	if (err == DOCA_SUCCESS)
+		err = add_param(NULL, "list-rep-devs", NULL,
+				"List the representors of each device that has them",
+				DOCA_ARGP_TYPE_BOOLEAN, list_reps_cb);
+	if (err == DOCA_SUCCESS)
+		err = add_param(NULL, "list-libs", NULL, "List the DOCA libraries odma provides",
+				DOCA_ARGP_TYPE_BOOLEAN, list_libs_cb);
+	if (err == DOCA_SUCCESS)
+		err = add_param("p", "pci-addr", "<PCI-ADDRESS>", "Only the device at this address",
+				DOCA_ARGP_TYPE_STRING, pci_cb);
+	if (err == DOCA_SUCCESS)
+		err = add_param(NULL, "lib", "<NAME>",
+				"Only this library's capabilities (dma, common; argp has none)",
+				DOCA_ARGP_TYPE_STRING, lib_cb);
+	if (err == DOCA_SUCCESS)
+		err = doca_argp_register_version_callback(version_cb);
+	return err;
+}
+
+/* ------------------------------------------------------------------ queries */
+
+static const char *func_name(enum doca_pci_func_type t)
+{
+	return t == DOCA_PCI_FUNC_TYPE_PF ? "pf" : t == DOCA_PCI_FUNC_TYPE_VF ? "vf" : "sf";
+}
+
+/* DOCA has no "side" query; representors are listed only on the DPU side, so use that. */
+static bool is_dpu_side(const struct doca_devinfo *info)
+{
+	uint8_t ok = 0;
+
+	return doca_devinfo_rep_cap_is_filter_all_supported(info, &ok) == DOCA_SUCCESS && ok;
+}
+
+static json_object *dev_identity(struct doca_devinfo *info)
+{
+	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE] = "", ib[DOCA_DEVINFO_IBDEV_NAME_SIZE] = "";
+	char iface[DOCA_DEVINFO_IFACE_NAME_SIZE] = "";
+	enum doca_pci_func_type ft = DOCA_PCI_FUNC_TYPE_PF;
+	json_object *o = json_object_new_object();
+
+	doca_devinfo_get_pci_addr_str(info, pci);
+	doca_devinfo_get_ibdev_name(info, ib, sizeof(ib));
+	doca_devinfo_get_iface_name(info, iface, sizeof(iface));
+	doca_devinfo_get_pci_func_type(info, &ft);
+	json_object_object_add(o, "pci_addr", json_object_new_string(pci));
+	json_object_object_add(o, "ibdev_name", json_object_new_string(ib));
+	json_object_object_add(o, "iface_name", json_object_new_string(iface));
+	json_object_object_add(o, "side", json_object_new_string(is_dpu_side(info) ? "dpu" : "host"));
+	json_object_object_add(o, "pci_func_type", json_object_new_string(func_name(ft)));
+	return o;
+}
+
+/* max_num_tasks is a property of a DMA instance: ask a temporary one. */
+static doca_error_t max_num_tasks(struct doca_devinfo *info, uint32_t *max)
+{
+	struct doca_dev *dev = NULL;
+	struct doca_dma *dma = NULL;
+	doca_error_t err = doca_dev_open(info, &dev);
+
+	if (err != DOCA_SUCCESS)
+		return err;
+	err = doca_dma_create(dev, &dma);
+	if (err == DOCA_SUCCESS) {
+		err = doca_dma_cap_get_max_num_tasks(dma, max);
+		doca_dma_destroy(dma);
+	}
+	doca_dev_close(dev);
+	return err;
+}
+
+static json_object *dma_caps(struct doca_devinfo *info)
+{
+	json_object *o = json_object_new_object();
+	bool memcpy_ok = doca_dma_cap_task_memcpy_is_supported(info) == DOCA_SUCCESS;
+	uint64_t max_size = 0;
+	uint32_t list_len = 0, tasks = 0;
+
+	json_object_object_add(o, "task_memcpy_supported", json_object_new_boolean(memcpy_ok));
+	if (!memcpy_ok)
+		return o;
+	if (doca_dma_cap_task_memcpy_get_max_buf_size(info, &max_size) == DOCA_SUCCESS)
+		json_object_object_add(o, "max_buf_size", json_object_new_int64((int64_t)max_size));
+	if (doca_dma_cap_task_memcpy_get_max_buf_list_len(info, &list_len) == DOCA_SUCCESS)
+		json_object_object_add(o, "max_buf_list_len", json_object_new_int64(list_len));
+	if (max_num_tasks(info, &tasks) == DOCA_SUCCESS)
+		json_object_object_add(o, "max_num_tasks", json_object_new_int64(tasks));
+	return o;
+}
+
+static json_object *mmap_caps(struct doca_devinfo *info)
+{
+	json_object *o = json_object_new_object();
+	uint8_t exp = 0, from = 0;
+
+	doca_mmap_cap_is_export_pci_supported(info, &exp);
+	doca_mmap_cap_is_create_from_export_pci_supported(info, &from);
+	json_object_object_add(o, "export_pci_supported", json_object_new_boolean(exp));
+	json_object_object_add(o, "create_from_export_pci_supported", json_object_new_boolean(from));
+	return o;
+}
+
+static json_object *rep_list(struct doca_devinfo *info)
+{
+	struct doca_devinfo_rep **reps = NULL;
+	json_object *arr = json_object_new_array();
+	struct doca_dev *dev = NULL;
+	uint32_t nb = 0, i;
+
+	if (!is_dpu_side(info) || doca_dev_open(info, &dev) != DOCA_SUCCESS)
+		return arr;
+	if (doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &nb) == DOCA_SUCCESS) {
+		for (i = 0; i < nb; i++) {
+			char pci[DOCA_DEVINFO_PCI_ADDR_SIZE] = "", vuid[DOCA_DEVINFO_REP_VUID_SIZE] = "";
+			enum doca_pci_func_type ft = DOCA_PCI_FUNC_TYPE_PF;
+			uint8_t hotplug = 0;
+			json_object *r = json_object_new_object();
+
+			doca_devinfo_rep_get_pci_addr_str(reps[i], pci);
+			doca_devinfo_rep_get_vuid(reps[i], vuid, sizeof(vuid));
+			doca_devinfo_rep_get_pci_func_type(reps[i], &ft);
+			doca_devinfo_rep_get_is_hotplug(reps[i], &hotplug);
+			json_object_object_add(r, "pci_addr", json_object_new_string(pci));
+			json_object_object_add(r, "vuid", json_object_new_string(vuid));
+			json_object_object_add(r, "pci_func_type", json_object_new_string(func_name(ft)));
+			json_object_object_add(r, "hotplug", json_object_new_boolean(hotplug));
+			json_object_array_add(arr, r);
+		}
+		doca_devinfo_rep_destroy_list(reps);
+	}
+	doca_dev_close(dev);
+	return arr;
+}
+
+/* ------------------------------------------------------------------ report */
+
+static bool show_lib(const struct caps_cfg *cfg, const char *lib)
+{
+	return cfg->lib[0] == '\0' || strcmp(cfg->lib, lib) == 0;
+}
+
+/* Without a --list-* flag, the full report: devices with capabilities. */
+static bool full_report(const struct caps_cfg *cfg)
+{
+	return !cfg->list_devs && !cfg->list_reps && !cfg->list_libs;
+}
+
+static json_object *device_entry(const struct caps_cfg *cfg, struct doca_devinfo *info)
+{
+	json_object *o = dev_identity(info), *caps;
+
+	if (full_report(cfg)) {
+		caps = json_object_new_object();
+		if (show_lib(cfg, "doca_common"))
+			json_object_object_add(caps, "doca_mmap", mmap_caps(info));
+		if (show_lib(cfg, "doca_dma"))
+			json_object_object_add(caps, "doca_dma", dma_caps(info));
+		json_object_object_add(o, "capabilities", caps);
+	}
+	if (cfg->list_reps)
+		json_object_object_add(o, "representors", rep_list(info));
+	return o;
+}
+
+static bool wanted(const struct caps_cfg *cfg, struct doca_devinfo *info)
+{
+	uint8_t eq = 0;
+
+	return cfg->pci[0] == '\0' ||
+	       (doca_devinfo_is_equal_pci_addr(info, cfg->pci, &eq) == DOCA_SUCCESS && eq);
+}
+
+static doca_error_t collect_devices(const struct caps_cfg *cfg, json_object *root)
+{
+	struct doca_devinfo **list = NULL;
+	json_object *arr = json_object_new_array();
+	uint32_t nb = 0, i;
+	doca_error_t err = doca_devinfo_create_list(&list, &nb);
+
+	json_object_object_add(root, "devices", arr);
+	if (err != DOCA_SUCCESS) {
+		fprintf(stderr, "doca_caps: cannot list devices: %s\n", doca_error_get_descr(err));
+		return err;
+	}
+	for (i = 0; i < nb; i++)
+		if (wanted(cfg, list[i]))
+			json_object_array_add(arr, device_entry(cfg, list[i]));
+	doca_devinfo_destroy_list(list);
+	if (cfg->pci[0] != '\0' && json_object_array_length(arr) == 0) {
+		fprintf(stderr, "doca_caps: no device at PCI address %s\n", cfg->pci);
+		return DOCA_ERROR_NOT_FOUND;
+	}
+	return DOCA_SUCCESS;
+}
+
+static json_object *libraries(const struct caps_cfg *cfg)
+{
+	json_object *arr = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < NB_LIBS; i++) {
+		json_object *l;
+
+		if (!show_lib(cfg, caps_libs[i][0]))
+			continue;
+		l = json_object_new_object();
+		json_object_object_add(l, "name", json_object_new_string(caps_libs[i][0]));
+		json_object_object_add(l, "version", json_object_new_string(doca_version_runtime()));
+		json_object_object_add(l, "description", json_object_new_string(caps_libs[i][1]));
+		json_object_array_add(arr, l);
+	}
+	return arr;
+}
+
+/* ------------------------------------------------------------------ text output */
+
+static const char *s(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "-";
+}
+
+static void print_section(json_object *caps, const char *name)
+{
+	json_object *sec = NULL;
+
+	if (!json_object_object_get_ex(caps, name, &sec))
+		return;
+	printf("    %s:\n", name);
+	json_object_object_foreach(sec, key, val)
+	{
+		if (json_object_is_type(val, json_type_boolean))
+			printf("      %-34s %s\n", key, json_object_get_boolean(val) ? "yes" : "no");
+		else
+			printf("      %-34s %s\n", key, json_object_get_string(val));
+	}
+}
+
+static void print_reps(json_object *dev)
+{
+	json_object *reps = NULL;
+	size_t i;
+
+	if (!json_object_object_get_ex(dev, "representors", &reps))
+		return;
+	if (json_object_array_length(reps) == 0)
+		printf("    representors: none\n");
+	for (i = 0; i < json_object_array_length(reps); i++) {
+		json_object *r = json_object_array_get_idx(reps, i);
+
+		printf("    representor %-12s %-3s %-8s %s\n", s(r, "pci_addr"), s(r, "pci_func_type"),
+		       json_object_get_boolean(json_object_object_get(r, "hotplug")) ? "hotplug" : "",
+		       s(r, "vuid"));
+	}
+}
+
+static void print_text(json_object *root)
+{
+	json_object *devs = NULL, *libs = NULL, *caps = NULL;
+	size_t i;
+
+	if (json_object_object_get_ex(root, "libraries", &libs))
+		for (i = 0; i < json_object_array_length(libs); i++) {
+			json_object *l = json_object_array_get_idx(libs, i);
+
+			printf("%-12s %s  %s\n", s(l, "name"), s(l, "version"), s(l, "description"));
+		}
+	if (!json_object_object_get_ex(root, "devices", &devs))
+		return;
+	if (json_object_array_length(devs) == 0)
+		printf("No devices (check ODMA_SYSTEM and ODMA_SIDE)\n");
+	for (i = 0; i < json_object_array_length(devs); i++) {
+		json_object *d = json_object_array_get_idx(devs, i);
+
+		printf("Device %s  ibdev %s  iface %s  side %s  func %s\n", s(d, "pci_addr"),
+		       s(d, "ibdev_name"), s(d, "iface_name"), s(d, "side"), s(d, "pci_func_type"));
+		if (json_object_object_get_ex(d, "capabilities", &caps)) {
+			print_section(caps, "doca_dma");
+			print_section(caps, "doca_mmap");
+		}
+		print_reps(d);
+	}
+}
+
+static int report(const struct caps_cfg *cfg)
+{
+	json_object *root = json_object_new_object();
+	doca_error_t err = DOCA_SUCCESS;
+
+	json_object_object_add(root, "odma_version", json_object_new_string(doca_version_runtime()));
+	if (cfg->list_libs)
+		json_object_object_add(root, "libraries", libraries(cfg));
+	if (full_report(cfg) || cfg->list_devs || cfg->list_reps)
+		err = collect_devices(cfg, root);
+	if (err == DOCA_SUCCESS) {
+		if (cfg->json)
+			printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+									      JSON_C_TO_STRING_NOSLASHESCAPE));
+		else
+			print_text(root);
+	}
+	json_object_put(root);
+	return err == DOCA_SUCCESS ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+/*
+ * doca_argp reserves --json (with -j) for a configuration file; doca_caps uses --json for
+ * its output format, as DOCA's tool does. Take a bare --json out of argv before argp parses
+ * it; -j FILE still reads a configuration file.
+ */
+static int take_json_flag(int argc, char **argv, bool *json)
+{
+	int i, out = 1;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			*json = true;
+		else
+			argv[out++] = argv[i];
+	}
+	argv[out] = NULL;
+	return out;
+}
+
+int main(int argc, char **argv)
+{
+	struct caps_cfg cfg;
+	const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	doca_error_t err;
+	int rc;
+
+	memset(&cfg, 0, sizeof(cfg));
+	argc = take_json_flag(argc, argv, &cfg.json);
+	doca_log_backend_create_standard();
+	err = doca_argp_init(name, &cfg);
+	if (err == DOCA_SUCCESS)
+		err = register_params();
+	if (err == DOCA_SUCCESS)
+		err = doca_argp_start(argc, argv);
+	if (err != DOCA_SUCCESS) {
+		doca_argp_destroy();
+		return 2;
+	}
+	rc = report(&cfg);
+	doca_argp_destroy();
+	return rc;
+}
