@@ -120,7 +120,7 @@ set datafile separator ","
 set logscale xy 2
 set xlabel "copy size (bytes; tasks above 2 MiB are 2 MiB)"
 set ylabel "GB/s"
-set key top left
+set key bottom right
 set xrange [48:24000000]
 set grid
 set xtics ("64" 64, "256" 256, "1K" 1024, "4K" 4096, "16K" 16384, "64K" 65536, "256K" 262144, "1M" 1048576, "4M" 4194304, "16M" 16777216)
