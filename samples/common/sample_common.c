@@ -10,6 +10,7 @@
 
 #include <doca_argp.h>
 #include <doca_log.h>
+#include <doca_version.h>
 
 #include "sample_common.h"
 
@@ -109,6 +110,17 @@ static doca_error_t setup_logging(void)
 	return doca_log_backend_set_sdk_level(sdk_log, DOCA_LOG_LEVEL_WARNING);
 }
 
+/* -v/--version: the headers' version, the library's, and whether they are the same release. */
+static doca_error_t version_cb(void *param, void *config)
+{
+	(void)param;
+	(void)config;
+	printf("DOCA SDK (headers) %s, runtime %s%s\n", doca_version(), doca_version_runtime(),
+	       DOCA_VERSION_EQ_CURRENT(DOCA_VERSION_MAJOR, DOCA_VERSION_MINOR, 0) ? "" : " (mismatch)");
+	doca_argp_destroy();
+	exit(EXIT_SUCCESS);
+}
+
 doca_error_t sample_init(const char *name, int argc, char **argv, bool with_size,
 			 struct sample_config *cfg)
 {
@@ -126,6 +138,8 @@ doca_error_t sample_init(const char *name, int argc, char **argv, bool with_size
 		return err;
 	}
 	err = register_params(with_size);
+	if (err == DOCA_SUCCESS)
+		err = doca_argp_register_version_callback(version_cb);
 	if (err == DOCA_SUCCESS)
 		err = doca_argp_start(argc, argv);
 	if (err != DOCA_SUCCESS) {

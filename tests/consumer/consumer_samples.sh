@@ -73,6 +73,18 @@ step "(b) cc \$(pkg-config --cflags --libs doca-dma doca-argp)"
 	"$tmp/proj/samples/dma_local_copy/dma_local_copy.c" "$tmp/proj/samples/common/sample_common.c" \
 	$flags || fail "dma_local_copy does not build with plain cc + pkg-config"
 "$tmp/cc_dma_local_copy" -t "built with cc and pkg-config" || fail "cc-built dma_local_copy failed"
+cat >"$tmp/params.json" <<'JSON'
+{
+	"doca_general_flags": { "log-level": 50 },
+	"doca_program_flags": { "text": "taken from a JSON configuration file" }
+}
+JSON
+"$tmp/cc_dma_local_copy" -j "$tmp/params.json" >"$tmp/json.out" 2>&1 ||
+	{ cat "$tmp/json.out"; fail "cc-built dma_local_copy -j failed"; }
+grep -q "taken from a JSON configuration file" "$tmp/json.out" ||
+	{ cat "$tmp/json.out"; fail "the JSON configuration's text was not copied"; }
+"$tmp/cc_dma_local_copy" --version | grep -q "runtime $modversion" ||
+	fail "--version does not report the runtime version $modversion"
 
 step "(a) meson project with dependency('doca-dma')"
 cp "$src/tests/consumer/meson/meson.build" "$tmp/proj/meson.build"

@@ -21,7 +21,7 @@ struct bench_cfg {
 	int reps;	   /* repetitions; medians are reported */
 	uint32_t list_len; /* elements per source/destination list (--list-len) */
 	enum bench_mode mode;
-	bool cold, sweep, crossover, json, csv, peer_dpdk, quiet;
+	bool cold, sweep, crossover, json, csv, peer_dpdk, no_pingpong;
 	char engine[16]; /* empty: the library default */
 	int workers;	 /* 0: the library default */
 };

@@ -35,13 +35,21 @@ bool bench_dpdk_available(void)
 	return true;
 }
 
-/* Arguments after "--" replace the default EAL arguments (argv[0] included). */
+/* Arguments after "--" replace the default EAL arguments. doca_argp hands them over in
+ * a temporary array (argv[0] is the program), so keep a copy. */
 void bench_dpdk_set_eal_args(int argc, char **argv)
 {
-	if (argc > 1) {
-		peer.argc = argc;
-		peer.argv = argv;
-	}
+	static char *copy[64];
+
+	if (argc <= 1)
+		return;
+	if (argc > 63)
+		argc = 63;
+	copy[0] = "odma-bench";
+	for (int i = 1; i < argc; i++)
+		copy[i] = strdup(argv[i]);
+	peer.argc = argc;
+	peer.argv = copy;
 }
 
 int bench_dpdk_init(char *err, size_t errlen)

@@ -69,7 +69,9 @@ static const char bench_help[] =
 	"                         depth and buffers; throughput and latency modes). EAL gets\n"
 	"                         --no-huge -m 1024 --no-pci --vdev=dma_skeleton,lcore=0 -l 0,1\n"
 	"                         --main-lcore 1 --log-level=error --no-shconf --no-telemetry,\n"
-	"                         or the arguments after \"--\" (argv[0] first) instead.\n"
+	"                         or the EAL arguments given after \"--\" instead.\n"
+	"        --no-pingpong    skip the ping-pong measurements (pingpong_ns is then 0): for\n"
+	"                         runs under valgrind or strace, where spinning threads crawl.\n"
 	"        --json           print one JSON object (an array of them with --sweep).\n"
 	"        --csv            print CSV rows with a header.\n"
 	"    -j, --json FILE      (doca_argp) read the flags from a JSON file; a --json followed\n"
@@ -217,6 +219,7 @@ BOOL_CB(cb_cold, cold)
 BOOL_CB(cb_sweep, sweep)
 BOOL_CB(cb_crossover, crossover)
 BOOL_CB(cb_csv, csv)
+BOOL_CB(cb_no_pingpong, no_pingpong)
 
 static doca_error_t cb_eal(int argc, char **argv)
 {
@@ -258,6 +261,7 @@ static int register_params(void)
 	       add_param(NULL, "sweep", NULL, "sizes 64 B to 16 MiB", B, cb_sweep) ||
 	       add_param(NULL, "crossover", NULL, "measure the DMA/memcpy one-shot crossover", B, cb_crossover) ||
 	       add_param(NULL, "csv", NULL, "CSV output", B, cb_csv) ||
+	       add_param(NULL, "no-pingpong", NULL, "skip the ping-pong measurements", B, cb_no_pingpong) ||
 	       add_param(NULL, "peer", "<dpdk>", "also run DPDK's dma_skeleton", S, cb_peer);
 }
 
@@ -546,8 +550,8 @@ static int run_bench(void)
 		fprintf(stderr, "odma-bench: cannot allocate the buffers\n");
 		return 1;
 	}
-	pingpong_ns = bench_pingpong_ns();
-	if (cfg.mode == BENCH_EVENT)
+	pingpong_ns = cfg.no_pingpong ? 0 : bench_pingpong_ns();
+	if (cfg.mode == BENCH_EVENT && !cfg.no_pingpong)
 		efd_pingpong_ns = bench_eventfd_pingpong_ns();
 	rc = bench_odma_open(&ob, &m, err, sizeof(err));
 	if (rc != 0)

@@ -239,6 +239,10 @@ static int run_tasks(struct odma_run *r, struct bench_odma *ob)
 		d = r->c->list_len > 1 ? r->m->dst + i * r->m->stride : r->m->dst;
 		if (buf_list(r, ob->src_mmap, s, true, &r->t[i].src) || buf_list(r, ob->dst_mmap, d, false, &r->t[i].dst))
 			return -1;
+		/* alloc_init checks the sizes: give the whole-region bufs their first slot now */
+		if (r->c->list_len <= 1 && (doca_buf_set_data(r->t[i].src, s + i * r->m->stride, r->m->task_size) ||
+					    doca_buf_set_data(r->t[i].dst, d + i * r->m->stride, 0)))
+			return RUN_ERR(r, "doca_buf_set_data failed");
 		ud.u64 = i;
 		rc = doca_dma_task_memcpy_alloc_init(r->dma, r->t[i].src, r->t[i].dst, ud, &r->t[i].task);
 		if (rc != DOCA_SUCCESS)

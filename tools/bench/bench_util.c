@@ -140,7 +140,7 @@ int bench_pin_self(int cpu)
 
 /* ---------------------------------------------------------------- ping-pongs */
 
-#define PP_ROUNDS 20000
+#define PP_ROUNDS 5000
 #define PP_BATCHES 5
 
 struct pp {
