@@ -352,7 +352,7 @@ doca_error_t bench_dma_start(struct copy_bench *b, uint32_t num_tasks,
 }
 
 /* One progress call; sleeps 10 us when nothing happened, as DOCA's samples do. */
-static bool progress_once(struct doca_pe *pe, uint32_t *idle_spins)
+bool bench_progress_once(struct doca_pe *pe, uint32_t *idle_spins)
 {
 	struct timespec ts = {.tv_sec = 0, .tv_nsec = 10000};
 
@@ -370,7 +370,7 @@ doca_error_t bench_wait_idle(struct copy_bench *b, struct doca_ctx *ctx)
 	uint32_t spins = 0;
 
 	while (doca_ctx_get_state(ctx, &state) == DOCA_SUCCESS && state != DOCA_CTX_STATE_IDLE)
-		if (!progress_once(b->pe, &spins))
+		if (!bench_progress_once(b->pe, &spins))
 			return DOCA_ERROR_TIME_OUT;
 	return state == DOCA_CTX_STATE_IDLE ? DOCA_SUCCESS : DOCA_ERROR_BAD_STATE;
 }
@@ -380,7 +380,7 @@ doca_error_t bench_wait_count(struct copy_bench *b, const uint32_t *done, uint32
 	uint32_t spins = 0;
 
 	while (*done < want)
-		if (!progress_once(b->pe, &spins))
+		if (!bench_progress_once(b->pe, &spins))
 			return DOCA_ERROR_TIME_OUT;
 	return DOCA_SUCCESS;
 }

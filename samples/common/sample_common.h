@@ -94,5 +94,10 @@ doca_error_t bench_wait_idle(struct copy_bench *b, struct doca_ctx *ctx);
 
 /* Progresses b's PE until *done >= want. */
 doca_error_t bench_wait_count(struct copy_bench *b, const uint32_t *done, uint32_t want);
+/*
+ * One progress call; after an idle one, sleeps 10 us (as DOCA's samples do). Returns false
+ * once about 10 s have passed without any progress (1000000 idle calls).
+ */
+bool bench_progress_once(struct doca_pe *pe, uint32_t *idle_spins);
 
 #endif /* SAMPLE_COMMON_H_ */

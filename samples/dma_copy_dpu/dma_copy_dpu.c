@@ -32,7 +32,6 @@ DOCA_LOG_REGISTER(DMA_COPY_DPU);
 #define DEFAULT_BUF_PATH "/tmp/buffer_info.txt"
 #define MAX_PATH_LEN 4096
 #define MAX_DESC_LEN 1024 /* far above any descriptor; a bigger file is not one */
-#define SPIN_LIMIT 1000000u /* about 10 s of empty progress calls: never hang */
 
 struct dpu_config {
 	char pci_addr[DOCA_DEVINFO_PCI_ADDR_SIZE];
@@ -229,18 +228,6 @@ static doca_error_t map_buffers(struct dpu_copy *c)
 	return err;
 }
 
-static bool progress_once(struct doca_pe *pe, uint32_t *idle)
-{
-	struct timespec ts = {.tv_sec = 0, .tv_nsec = 10000};
-
-	if (doca_pe_progress(pe) != 0) {
-		*idle = 0;
-		return true;
-	}
-	nanosleep(&ts, NULL);
-	return ++*idle < SPIN_LIMIT;
-}
-
 static doca_error_t wait_idle(struct dpu_copy *c)
 {
 	struct doca_ctx *ctx = doca_dma_as_ctx(c->dma);
@@ -251,7 +238,7 @@ static doca_error_t wait_idle(struct dpu_copy *c)
 	if (err != DOCA_SUCCESS && err != DOCA_ERROR_IN_PROGRESS && err != DOCA_ERROR_BAD_STATE)
 		return err;
 	while (doca_ctx_get_state(ctx, &state) == DOCA_SUCCESS && state != DOCA_CTX_STATE_IDLE)
-		if (!progress_once(c->pe, &idle))
+		if (!bench_progress_once(c->pe, &idle))
 			return DOCA_ERROR_TIME_OUT;
 	return DOCA_SUCCESS;
 }
@@ -273,7 +260,7 @@ static doca_error_t run_copy(struct dpu_copy *c)
 	if (err == DOCA_SUCCESS && (err = doca_task_submit(doca_dma_task_memcpy_as_task(task))))
 		doca_task_free(doca_dma_task_memcpy_as_task(task));
 	while (err == DOCA_SUCCESS && c->done == 0)
-		if (!progress_once(c->pe, &idle))
+		if (!bench_progress_once(c->pe, &idle))
 			err = DOCA_ERROR_TIME_OUT;
 	if (err == DOCA_SUCCESS)
 		err = c->status;

@@ -84,7 +84,7 @@ static doca_error_t run(struct copy_bench *b)
 		return err;
 	err = submit_pair(&st, 0);
 	while (err == DOCA_SUCCESS && !st.idle)
-		if (doca_pe_progress(b->pe) == 0 && ++spins > 10000000u)
+		if (!bench_progress_once(b->pe, &spins))
 			err = DOCA_ERROR_TIME_OUT;
 	if (err == DOCA_SUCCESS)
 		err = st.err;
