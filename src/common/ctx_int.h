@@ -20,6 +20,9 @@ void odma_pe_disconnect(struct doca_pe *pe, struct doca_ctx *ctx);
 /* Checks a task's buffers; fills total/preset/fatal. @full: the try_submit checks too. */
 doca_error_t odma_copy_validate(const struct doca_ctx *ctx, struct doca_task *task, bool full);
 
+/* Copies a task's bytes (its unsplit part); DOCA_SUCCESS or IO_FAILED (remote memory gone). */
+doca_error_t odma_xfer_task(const struct doca_task *task);
+
 /* After a successful copy: grows the destination data_len(s) by the bytes written. */
 void odma_dst_grow(struct doca_task *task);
 

@@ -49,6 +49,7 @@ struct doca_task {
 	uint8_t engine_slot;    /* engine private (e.g. worker index) */
 	uint8_t remote;         /* touches a from-export mmap */
 	uint32_t fault_delay_us; /* injected delay (ODMA_FAULTS) */
+	uint64_t split;         /* engine: [0, split) is copied by the submitter (odma_task_copy_head) */
 };
 
 /* A singly linked FIFO of tasks. */
@@ -138,6 +139,15 @@ void odma_pe_complete_local(struct doca_pe *pe, struct doca_task *task);
 
 /* Wakes an armed PE: safe from any thread; one atomic load when not armed. */
 void odma_pe_signal(struct doca_pe *pe);
+
+/*
+ * Splitting one big copy between two threads (engines): whether @task is a single local
+ * source and destination. The engine sets task->split before handing the task to its
+ * worker, whose odma_task_execute then copies only [split, total), and copies the head
+ * [0, split) itself with odma_task_copy_head.
+ */
+bool odma_task_splittable(const struct doca_task *task);
+void odma_task_copy_head(const struct doca_task *task);
 
 /* Moves bytes from a source buffer (list) into the free tail of a destination (list). */
 doca_error_t odma_xfer_copy(const struct doca_buf *src, struct doca_buf *dst, uint64_t total);

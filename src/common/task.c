@@ -68,6 +68,7 @@ doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
 	t->fatal = 0;
 	t->submit_flags = 0;
 	t->fault_delay_us = 0;
+	t->split = 0;
 	*task = t;
 	return DOCA_SUCCESS;
 }
@@ -235,7 +236,7 @@ doca_error_t odma_task_execute(struct doca_task *task)
 		return task_fail(task, task->preset);
 	if (doca_unlikely(task_flushed(task)))
 		return DOCA_ERROR_IO_FAILED;
-	if (doca_unlikely(odma_xfer_copy(task->src, task->dst, task->total) != DOCA_SUCCESS))
+	if (doca_unlikely(odma_xfer_task(task) != DOCA_SUCCESS))
 		return task_fail(task, DOCA_ERROR_IO_FAILED); /* remote memory gone */
 	return DOCA_SUCCESS;
 }

@@ -142,6 +142,7 @@ doca_error_t odma_copy_validate(const struct doca_ctx *ctx, struct doca_task *t,
 	t->preset = DOCA_SUCCESS;
 	t->fatal = 0;
 	t->remote = s.remote;
+	t->split = 0;
 	if (doca_unlikely(s.total == 0))
 		return xfer_reject(t, full, "source has no data (data_len 0); give the source data with doca_buf_set_data or get_by_data");
 	if (doca_unlikely(s.room < s.total))
@@ -212,4 +213,34 @@ doca_error_t odma_xfer_copy(const struct doca_buf *src, struct doca_buf *dst, ui
 		return odma_xproc_copy(src, dst, total);
 	xfer_local_lists(src, dst, total);
 	return DOCA_SUCCESS;
+}
+
+bool odma_task_splittable(const struct doca_task *task)
+{
+	const struct doca_buf *s = task->src, *d = task->dst;
+
+	return task->preset == DOCA_SUCCESS && s->next == NULL && d->next == NULL && !s->mmap->from_export &&
+	       !d->mmap->from_export;
+}
+
+void odma_task_copy_head(const struct doca_task *task)
+{
+	memmove(task->dst->data + task->dst->data_len, task->src->data, task->split);
+}
+
+/* The part of a split task that the engine's thread copies. */
+static void xfer_copy_tail(const struct doca_task *task)
+{
+	uint64_t off = task->split;
+
+	memmove(task->dst->data + task->dst->data_len + off, task->src->data + off, task->total - off);
+}
+
+doca_error_t odma_xfer_task(const struct doca_task *task)
+{
+	if (doca_unlikely(task->split != 0)) {
+		xfer_copy_tail(task);
+		return DOCA_SUCCESS;
+	}
+	return odma_xfer_copy(task->src, task->dst, task->total);
 }

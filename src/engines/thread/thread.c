@@ -40,7 +40,8 @@ ODMA_LOG_REGISTER(ODMA_ENGINE_THREAD)
 #define TE_BATCH 32u
 #define TE_SPIN_NS 50000ll            /* busy-wait this long before sleeping */
 #define TE_PUBLISH_EACH_BYTES 65536u /* big copies publish their completion at once */
-#define TE_DEFAULT_INLINE_MAX 1024u  /* see docs/performance.md */
+#define TE_DEFAULT_INLINE_MAX (64u << 10) /* measured: docs/performance.md */
+#define TE_DEFAULT_SPLIT_MIN (64u << 10)  /* copies from this size are split over two threads */
 #define TE_DEFAULT_HELP_BACKLOG 4u   /* worker backlog at which the submitter copies too */
 
 struct te_channel {
@@ -81,6 +82,7 @@ static struct {
 	uint32_t npe;
 	size_t inline_max;
 	uint32_t help_backlog;
+	size_t split_min;
 	bool atfork_done;
 } te = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -247,6 +249,8 @@ static doca_error_t te_pool_start(void)
 	}
 	n = n ? n : 1;
 	te.inline_max = te_parse_size(getenv("ODMA_INLINE_MAX"), TE_DEFAULT_INLINE_MAX, 1u << 30, "ODMA_INLINE_MAX");
+	te.split_min = te_parse_size(getenv("ODMA_SPLIT_MIN"), TE_DEFAULT_SPLIT_MIN, SIZE_MAX, "ODMA_SPLIT_MIN");
+	te.split_min = te.split_min ? te.split_min : SIZE_MAX; /* 0: never split */
 	te.help_backlog = (uint32_t)te_parse_size(getenv("ODMA_HELP_BACKLOG"), TE_DEFAULT_HELP_BACKLOG, TE_RING_CAP,
 						  "ODMA_HELP_BACKLOG");
 	te.workers = calloc(n, sizeof(*te.workers));
@@ -396,6 +400,23 @@ static uint32_t te_pick(struct te_pe *tp, const struct doca_ctx *ctx)
 	return tp->rr++ % tp->nch;
 }
 
+/*
+ * A big local copy is split: the worker copies the second half while the submitting
+ * thread copies the first, so two CPUs pull on memory at once. The task completes
+ * through the worker as usual; the submitter's half is done before submit returns.
+ */
+static doca_error_t te_submit_split(struct te_pe *tp, uint32_t i, struct doca_task *task)
+{
+	struct te_channel *ch = tp->ch[i];
+
+	task->split = (task->total / 2) & ~(uint64_t)4095;
+	odma_spsc_stage(&ch->sub, task);
+	ch->outstanding++;
+	te_doorbell(tp);
+	odma_task_copy_head(task);
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t te_submit(void *engine_pe, struct doca_task *task, bool doorbell)
 {
 	struct te_pe *tp = engine_pe;
@@ -414,6 +435,8 @@ static doca_error_t te_submit(void *engine_pe, struct doca_task *task, bool door
 	} else {
 		if (doca_unlikely(ch->outstanding >= TE_RING_CAP))
 			return DOCA_ERROR_AGAIN;
+		if (task->total >= te.split_min && odma_task_splittable(task))
+			return te_submit_split(tp, i, task);
 		odma_spsc_stage(&ch->sub, task);
 		ch->outstanding++;
 	}
