@@ -15,15 +15,16 @@ head -c $((mib * 1048576)) /dev/urandom >"$dir/host_file"
 # copy SRC_SIDE: one transfer; the DPU side (server) starts first.
 run() {
 	dpu_file=$1 host_file=$2
-	ODMA_SIDE=dpu "$app" -f "$dpu_file" --socket "$sock" -l 30 &
+	ODMA_SIDE=dpu "$app" -f "$dpu_file" --socket "$sock" -l 50 >"$dir/dpu.log" 2>&1 &
 	dpu=$!
 	i=0
 	while [ ! -S "$sock" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
 	start=$(date +%s.%N)
 	ODMA_SIDE=host "$app" -f "$host_file" --socket "$sock" || { kill $dpu 2>/dev/null; return 1; }
-	wait $dpu
+	wait $dpu || { cat "$dir/dpu.log"; return 1; }
 	end=$(date +%s.%N)
-	awk -v s="$start" -v e="$end" -v m="$mib" 'BEGIN { printf "  %d MiB in %.3f s: %.1f MiB/s\n", m, e - s, m / (e - s) }'
+	grep -o "DMA moved.*" "$dir/dpu.log" | sed 's/^/  /' 
+	awk -v s="$start" -v e="$end" -v m="$mib" 'BEGIN { printf "  end to end (files read, checksummed, written and fsynced): %d MiB in %.3f s\n", m, e - s }'
 }
 
 echo "host -> DPU ($mib MiB)"
