@@ -55,6 +55,12 @@ static inline bool odma_buf_is_head(const struct doca_buf *buf)
 	return buf->list_head == buf;
 }
 
+/* Bytes free after the data segment of @b, up to the end of its window. */
+static inline size_t odma_buf_room(const struct doca_buf *b)
+{
+	return (size_t)(b->head + b->len - (b->data + b->data_len));
+}
+
 /*
  * Returns one element (not its list) to its inventory and drops its mmap count.
  * Used by doca_buf_dec_refcount when a list's count reaches 0.
