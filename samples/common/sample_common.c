@@ -398,3 +398,21 @@ doca_error_t bench_dma_destroy(struct copy_bench *b, struct doca_dma *dma)
 	}
 	return doca_dma_destroy(dma);
 }
+
+int sample_bench_main(const char *name, int argc, char **argv, uint32_t nb_pairs, size_t buf_size,
+		      doca_error_t (*run)(struct copy_bench *b))
+{
+	struct sample_config cfg;
+	struct copy_bench b;
+	doca_error_t err = sample_init(name, argc, argv, false, &cfg);
+
+	if (err != DOCA_SUCCESS)
+		return EXIT_FAILURE;
+	err = bench_open(&b, &cfg, nb_pairs, buf_size);
+	if (err == DOCA_SUCCESS) {
+		err = run(&b);
+		bench_close(&b);
+	}
+	sample_fini();
+	return err == DOCA_SUCCESS ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -100,4 +100,12 @@ doca_error_t bench_wait_count(struct copy_bench *b, const uint32_t *done, uint32
  */
 bool bench_progress_once(struct doca_pe *pe, uint32_t *idle_spins);
 
+/*
+ * The whole main() of a progress-engine sample: parses the sample flags (as sample_init with
+ * no --size), opens a bench of nb_pairs buffer pairs of buf_size bytes, calls run on it, then
+ * closes the bench and the parser. Returns EXIT_SUCCESS when run returned DOCA_SUCCESS.
+ */
+int sample_bench_main(const char *name, int argc, char **argv, uint32_t nb_pairs, size_t buf_size,
+		      doca_error_t (*run)(struct copy_bench *b));
+
 #endif /* SAMPLE_COMMON_H_ */
