@@ -184,16 +184,7 @@ static void xfer_local_lists(const struct doca_buf *s, struct doca_buf *d, uint6
 		n = n < total ? n : total;
 		memmove(d->data + d->data_len + d_off, s->data + s_off, n);
 		total -= n;
-		s_off += n;
-		d_off += n;
-		if (s_off == s->data_len) {
-			s = s->next;
-			s_off = 0;
-		}
-		if (d_off == odma_buf_room(d)) {
-			d = d->next;
-			d_off = 0;
-		}
+		odma_buf_walk(&s, &s_off, &d, &d_off, n);
 	}
 }
 

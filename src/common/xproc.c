@@ -238,16 +238,7 @@ doca_error_t odma_xproc_copy(const struct doca_buf *src, struct doca_buf *dst, u
 				return ret;
 		}
 		total -= n;
-		s_off += n;
-		d_off += n;
-		if (s_off == s->data_len) {
-			s = s->next;
-			s_off = 0;
-		}
-		if (d_off == odma_buf_room(d)) {
-			d = d->next;
-			d_off = 0;
-		}
+		odma_buf_walk(&s, &s_off, &d, &d_off, n);
 	}
 	return batch_flush(&b);
 }
