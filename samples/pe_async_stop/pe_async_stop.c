@@ -7,7 +7,6 @@
  * flight are flushed (each still gets exactly one callback; a flushed one carries an error
  * status) during the following progress calls, after which the context reaches IDLE.
  */
-#include <stdlib.h>
 
 #include <doca_log.h>
 

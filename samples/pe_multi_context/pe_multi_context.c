@@ -5,7 +5,6 @@
  * four buffer pairs; one progress loop serves them all, and each context's user data tells
  * its callbacks which context they belong to.
  */
-#include <stdlib.h>
 
 #include <doca_log.h>
 

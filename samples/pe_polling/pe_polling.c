@@ -4,7 +4,6 @@
  * pe_polling: submit 16 DMA memcpy tasks on one context, then poll the progress engine
  * (doca_pe_progress in a loop) until every completion callback has run.
  */
-#include <stdlib.h>
 
 #include <doca_log.h>
 

@@ -5,7 +5,6 @@
  * of the next buffer pair; the callback of the last one stops the context itself, and the
  * main loop merely progresses until the state-changed callback reports IDLE.
  */
-#include <stdlib.h>
 
 #include <doca_log.h>
 

@@ -7,7 +7,6 @@
  * to STOPPING by itself, flushes the other tasks in flight and reaches IDLE once all of
  * them have been freed. Tasks that could no longer be submitted are freed by the program.
  */
-#include <stdlib.h>
 
 #include <doca_log.h>
 

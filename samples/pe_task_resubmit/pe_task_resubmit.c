@@ -6,7 +6,6 @@
  * (doca_dma_task_memcpy_set_src / _set_dst) and submits the same task again; a task is
  * freed only when no pair is left.
  */
-#include <stdlib.h>
 
 #include <doca_log.h>
 

@@ -7,7 +7,6 @@
  * program repairs the source's data segment and tries again, and all 16 copies succeed with
  * the context still RUNNING.
  */
-#include <stdlib.h>
 
 #include <doca_log.h>
 
