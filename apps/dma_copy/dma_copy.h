@@ -61,6 +61,13 @@ struct dc_status {
 /* 64-bit FNV-1a, the end-to-end checksum of a copied file. */
 uint64_t dc_checksum(const void *data, size_t len);
 
+struct doca_dev;
+/*
+ * Opens the device with PCI address @pci (with @need_dma: only one that can run DMA memcpy
+ * tasks). Logs the reason and returns NULL when none matches.
+ */
+struct doca_dev *dc_open_dev(const char *pci, bool need_dma);
+
 /* Channel: whole messages over a stream socket; errors are logged. */
 doca_error_t dc_send(int fd, uint16_t type, const void *payload, uint32_t len);
 doca_error_t dc_recv(int fd, uint16_t type, void *payload, uint32_t max, uint32_t *len);

@@ -1,7 +1,7 @@
 /*
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
-/* doca_dma_copy: the control channel, checksums and file handling shared by both sides. */
+/* doca_dma_copy: device lookup, control channel, checksums and files shared by both sides. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <doca_dev.h>
+#include <doca_dma.h>
 #include <doca_log.h>
 
 #include "dma_copy.h"
@@ -25,6 +27,29 @@ uint64_t dc_checksum(const void *data, size_t len)
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ p[i]) * 0x100000001b3ULL;
 	return h;
+}
+
+struct doca_dev *dc_open_dev(const char *pci, bool need_dma)
+{
+	struct doca_devinfo **list;
+	struct doca_dev *dev = NULL;
+	uint32_t n;
+	uint8_t is;
+
+	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
+		return NULL;
+	for (uint32_t i = 0; i < n && dev == NULL; i++)
+		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is &&
+		    (!need_dma || doca_dma_cap_task_memcpy_is_supported(list[i]) == DOCA_SUCCESS) &&
+		    doca_dev_open(list[i], &dev) != DOCA_SUCCESS)
+			dev = NULL;
+	doca_devinfo_destroy_list(list);
+	if (dev == NULL && need_dma)
+		DOCA_LOG_ERR("no DMA-capable device with PCI address %s on this side", pci);
+	else if (dev == NULL)
+		DOCA_LOG_ERR("no device with PCI address %s on this side; see `doca_caps --list-devs`",
+			     pci);
+	return dev;
 }
 
 static bool io_all(int fd, void *p, size_t n, bool wr)

@@ -45,26 +45,6 @@ struct dpu {
 	bool tty;
 };
 
-static struct doca_dev *open_dma_dev(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is &&
-		    doca_dma_cap_task_memcpy_is_supported(list[i]) == DOCA_SUCCESS &&
-		    doca_dev_open(list[i], &dev) != DOCA_SUCCESS)
-			dev = NULL;
-	doca_devinfo_destroy_list(list);
-	if (dev == NULL)
-		DOCA_LOG_ERR("no DMA-capable device with PCI address %s on this side", pci);
-	return dev;
-}
-
 static void progress_bar(struct dpu *d)
 {
 	int pct = d->size ? (int)(d->done * 100 / d->size) : 100;
@@ -270,7 +250,7 @@ static doca_error_t dpu_run(struct dpu *d, struct dma_copy_cfg *cfg)
 	struct dc_status st = { .ok = 0 };
 	doca_error_t r;
 
-	d->dev = open_dma_dev(cfg->pci);
+	d->dev = dc_open_dev(cfg->pci, true);
 	if (d->dev == NULL)
 		return DOCA_ERROR_NOT_FOUND;
 	if ((r = dpu_setup_dma(d)))

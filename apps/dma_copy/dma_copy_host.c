@@ -29,26 +29,6 @@ struct host {
 	int fd;
 };
 
-static struct doca_dev *open_by_pci(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is &&
-		    doca_dev_open(list[i], &dev) != DOCA_SUCCESS)
-			dev = NULL;
-	doca_devinfo_destroy_list(list);
-	if (dev == NULL)
-		DOCA_LOG_ERR("no device with PCI address %s on this side; see `doca_caps --list-devs`",
-			     pci);
-	return dev;
-}
-
 static int connect_dpu(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -139,7 +119,7 @@ static doca_error_t host_run(struct host *h, struct dma_copy_cfg *cfg)
 	uint64_t sum = 0;
 	doca_error_t r;
 
-	h->dev = open_by_pci(cfg->pci);
+	h->dev = dc_open_dev(cfg->pci, false);
 	if (h->dev == NULL)
 		return DOCA_ERROR_NOT_FOUND;
 	h->fd = connect_dpu(cfg->socket);

@@ -80,6 +80,51 @@ static doca_error_t add_param(const char *short_name, const char *long_name, con
 	return doca_argp_register_param(param);
 }
 
+doca_error_t sample_add_string_param(const char *short_name, const char *long_name,
+				    const char *args, const char *descr, doca_argp_param_cb_t cb)
+{
+	return add_param(short_name, long_name, args, descr, DOCA_ARGP_TYPE_STRING, cb);
+}
+
+/* Copies a flag's value into a fixed field; an empty value or one that does not fit is refused. */
+static doca_error_t copy_arg(char *dst, size_t cap, const char *src, const char *flag)
+{
+	if (src[0] == '\0' || strlen(src) >= cap) {
+		DOCA_LOG_ERR("%s: the value is empty or longer than %zu characters", flag, cap - 1);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	strcpy(dst, src);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t sample_xfer_pci_cb(void *param, void *config)
+{
+	struct sample_xfer_config *cfg = config;
+
+	return copy_arg(cfg->pci_addr, sizeof(cfg->pci_addr), param, "-p/--pci-addr");
+}
+
+doca_error_t sample_xfer_text_cb(void *param, void *config)
+{
+	struct sample_xfer_config *cfg = config;
+
+	return copy_arg(cfg->text, sizeof(cfg->text), param, "-t/--text");
+}
+
+doca_error_t sample_xfer_desc_cb(void *param, void *config)
+{
+	struct sample_xfer_config *cfg = config;
+
+	return copy_arg(cfg->desc_path, sizeof(cfg->desc_path), param, "-d/--descriptor-path");
+}
+
+doca_error_t sample_xfer_buf_cb(void *param, void *config)
+{
+	struct sample_xfer_config *cfg = config;
+
+	return copy_arg(cfg->buf_path, sizeof(cfg->buf_path), param, "-b/--buffer-path");
+}
+
 static doca_error_t register_params(bool with_size)
 {
 	doca_error_t err;
@@ -97,7 +142,7 @@ static doca_error_t register_params(bool with_size)
 	return err;
 }
 
-static doca_error_t setup_logging(void)
+doca_error_t sample_setup_logging(void)
 {
 	struct doca_log_backend *sdk_log = NULL;
 	doca_error_t err = doca_log_backend_create_standard();
@@ -127,7 +172,7 @@ doca_error_t sample_init(const char *name, int argc, char **argv, bool with_size
 	doca_error_t err;
 
 	memset(cfg, 0, sizeof(*cfg));
-	err = setup_logging();
+	err = sample_setup_logging();
 	if (err != DOCA_SUCCESS) {
 		fprintf(stderr, "%s: cannot set up logging: %s\n", name, doca_error_get_descr(err));
 		return err;
@@ -397,4 +442,22 @@ doca_error_t bench_dma_destroy(struct copy_bench *b, struct doca_dma *dma)
 		return err;
 	}
 	return doca_dma_destroy(dma);
+}
+
+int sample_bench_main(const char *name, int argc, char **argv, uint32_t nb_pairs, size_t buf_size,
+		      doca_error_t (*run)(struct copy_bench *b))
+{
+	struct sample_config cfg;
+	struct copy_bench b;
+	doca_error_t err = sample_init(name, argc, argv, false, &cfg);
+
+	if (err != DOCA_SUCCESS)
+		return EXIT_FAILURE;
+	err = bench_open(&b, &cfg, nb_pairs, buf_size);
+	if (err == DOCA_SUCCESS) {
+		err = run(&b);
+		bench_close(&b);
+	}
+	sample_fini();
+	return err == DOCA_SUCCESS ? EXIT_SUCCESS : EXIT_FAILURE;
 }

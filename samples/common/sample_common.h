@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <doca_argp.h>
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
 #include <doca_ctx.h>
@@ -40,6 +41,32 @@ struct sample_config {
  */
 doca_error_t sample_init(const char *name, int argc, char **argv, bool with_size,
 			 struct sample_config *cfg);
+
+/* Logging as sample_init sets it up: standard backend, SDK messages at WARNING on stderr. */
+doca_error_t sample_setup_logging(void);
+
+/* Registers one string flag with doca_argp (short_name may be NULL). */
+doca_error_t sample_add_string_param(const char *short_name, const char *long_name,
+				    const char *args, const char *descr, doca_argp_param_cb_t cb);
+
+#define SAMPLE_MAX_PATH 4096
+
+/* The flags of the host/DPU pair (dma_copy_host, dma_copy_dpu; the DPU side has no text). */
+struct sample_xfer_config {
+	char pci_addr[DOCA_DEVINFO_PCI_ADDR_SIZE]; /* -p */
+	char text[SAMPLE_MAX_TEXT + 1];            /* -t */
+	char desc_path[SAMPLE_MAX_PATH];           /* -d: the export descriptor file */
+	char buf_path[SAMPLE_MAX_PATH];            /* -b: the "addr\nlen\n" file */
+};
+
+/*
+ * doca_argp callbacks for -p, -t, -d and -b that fill a struct sample_xfer_config; each
+ * refuses (DOCA_ERROR_INVALID_VALUE, logged) an empty value or one too long for its field.
+ */
+doca_error_t sample_xfer_pci_cb(void *param, void *config);
+doca_error_t sample_xfer_text_cb(void *param, void *config);
+doca_error_t sample_xfer_desc_cb(void *param, void *config);
+doca_error_t sample_xfer_buf_cb(void *param, void *config);
 
 /* Releases the argument parser; call once before exiting. */
 void sample_fini(void);
@@ -99,5 +126,13 @@ doca_error_t bench_wait_count(struct copy_bench *b, const uint32_t *done, uint32
  * once about 10 s have passed without any progress (1000000 idle calls).
  */
 bool bench_progress_once(struct doca_pe *pe, uint32_t *idle_spins);
+
+/*
+ * The whole main() of a progress-engine sample: parses the sample flags (as sample_init with
+ * no --size), opens a bench of nb_pairs buffer pairs of buf_size bytes, calls run on it, then
+ * closes the bench and the parser. Returns EXIT_SUCCESS when run returned DOCA_SUCCESS.
+ */
+int sample_bench_main(const char *name, int argc, char **argv, uint32_t nb_pairs, size_t buf_size,
+		      doca_error_t (*run)(struct copy_bench *b));
 
 #endif /* SAMPLE_COMMON_H_ */

@@ -30,14 +30,7 @@ DOCA_LOG_REGISTER(DMA_COPY_DPU);
 #define DEFAULT_PCI "03:00.0"
 #define DEFAULT_DESC_PATH "/tmp/export_desc.txt"
 #define DEFAULT_BUF_PATH "/tmp/buffer_info.txt"
-#define MAX_PATH_LEN 4096
 #define MAX_DESC_LEN 1024 /* far above any descriptor; a bigger file is not one */
-
-struct dpu_config {
-	char pci_addr[DOCA_DEVINFO_PCI_ADDR_SIZE];
-	char desc_path[MAX_PATH_LEN];
-	char buf_path[MAX_PATH_LEN];
-};
 
 /* Everything the copy holds; released by dpu_close whatever was reached. */
 struct dpu_copy {
@@ -55,68 +48,21 @@ struct dpu_copy {
 	doca_error_t status;
 };
 
-static doca_error_t copy_arg(char *dst, size_t cap, const char *src, const char *flag)
-{
-	if (src[0] == '\0' || strlen(src) >= cap) {
-		DOCA_LOG_ERR("%s: the value is empty or longer than %zu characters", flag, cap - 1);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	strcpy(dst, src);
-	return DOCA_SUCCESS;
-}
-
-static doca_error_t pci_cb(void *param, void *config)
-{
-	struct dpu_config *cfg = config;
-
-	return copy_arg(cfg->pci_addr, sizeof(cfg->pci_addr), param, "-p/--pci-addr");
-}
-
-static doca_error_t desc_cb(void *param, void *config)
-{
-	struct dpu_config *cfg = config;
-
-	return copy_arg(cfg->desc_path, sizeof(cfg->desc_path), param, "-d/--descriptor-path");
-}
-
-static doca_error_t buf_cb(void *param, void *config)
-{
-	struct dpu_config *cfg = config;
-
-	return copy_arg(cfg->buf_path, sizeof(cfg->buf_path), param, "-b/--buffer-path");
-}
-
-static doca_error_t add_param(const char *s, const char *l, const char *args, const char *descr,
-			      doca_argp_param_cb_t cb)
-{
-	struct doca_argp_param *param = NULL;
-	doca_error_t err = doca_argp_param_create(&param);
-
-	if (err != DOCA_SUCCESS)
-		return err;
-	doca_argp_param_set_short_name(param, s);
-	doca_argp_param_set_long_name(param, l);
-	doca_argp_param_set_arguments(param, args);
-	doca_argp_param_set_description(param, descr);
-	doca_argp_param_set_callback(param, cb);
-	doca_argp_param_set_type(param, DOCA_ARGP_TYPE_STRING);
-	return doca_argp_register_param(param);
-}
-
-static doca_error_t parse_args(int argc, char **argv, struct dpu_config *cfg)
+static doca_error_t parse_args(int argc, char **argv, struct sample_xfer_config *cfg)
 {
 	doca_error_t err = doca_argp_init("dma_copy_dpu", cfg);
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	if ((err = add_param("p", "pci-addr", "<PCI-ADDRESS>",
-			     "DMA device PCI address (default " DEFAULT_PCI ")", pci_cb)) ||
-	    (err = add_param("d", "descriptor-path", "<PATH>",
-			     "Export descriptor written by dma_copy_host (default " DEFAULT_DESC_PATH ")",
-			     desc_cb)) ||
-	    (err = add_param("b", "buffer-path", "<PATH>",
-			     "Buffer address and length written by dma_copy_host (default "
-			     DEFAULT_BUF_PATH ")", buf_cb)))
+	if ((err = sample_add_string_param("p", "pci-addr", "<PCI-ADDRESS>",
+					   "DMA device PCI address (default " DEFAULT_PCI ")",
+					   sample_xfer_pci_cb)) ||
+	    (err = sample_add_string_param("d", "descriptor-path", "<PATH>",
+					   "Export descriptor written by dma_copy_host (default "
+					   DEFAULT_DESC_PATH ")", sample_xfer_desc_cb)) ||
+	    (err = sample_add_string_param("b", "buffer-path", "<PATH>",
+					   "Buffer address and length written by dma_copy_host "
+					   "(default " DEFAULT_BUF_PATH ")", sample_xfer_buf_cb)))
 		return err;
 	return doca_argp_start(argc, argv);
 }
@@ -290,7 +236,7 @@ static void dpu_close(struct dpu_copy *c)
 	free(c->local_buf);
 }
 
-static doca_error_t dpu_run(const struct dpu_config *cfg)
+static doca_error_t dpu_run(const struct sample_xfer_config *cfg)
 {
 	static struct dpu_copy c;
 	doca_error_t err;
@@ -312,26 +258,14 @@ out:
 	return err;
 }
 
-static doca_error_t setup_logging(void)
-{
-	struct doca_log_backend *sdk_log = NULL;
-	doca_error_t err = doca_log_backend_create_standard();
-
-	if (err == DOCA_SUCCESS)
-		err = doca_log_backend_create_with_file_sdk(stderr, &sdk_log);
-	if (err == DOCA_SUCCESS)
-		err = doca_log_backend_set_sdk_level(sdk_log, DOCA_LOG_LEVEL_WARNING);
-	return err;
-}
-
 int main(int argc, char **argv)
 {
-	static struct dpu_config cfg = {
+	static struct sample_xfer_config cfg = {
 		.pci_addr = DEFAULT_PCI,
 		.desc_path = DEFAULT_DESC_PATH,
 		.buf_path = DEFAULT_BUF_PATH,
 	};
-	doca_error_t err = setup_logging();
+	doca_error_t err = sample_setup_logging();
 
 	if (err != DOCA_SUCCESS) {
 		fprintf(stderr, "dma_copy_dpu: cannot set up logging: %s\n", doca_error_get_descr(err));

@@ -34,14 +34,6 @@ DOCA_LOG_REGISTER(DMA_COPY_HOST);
 #define DEFAULT_TEXT "This is a sample piece of text"
 #define DEFAULT_DESC_PATH "/tmp/export_desc.txt"
 #define DEFAULT_BUF_PATH "/tmp/buffer_info.txt"
-#define MAX_PATH_LEN 4096
-
-struct host_config {
-	char pci_addr[DOCA_DEVINFO_PCI_ADDR_SIZE];
-	char text[SAMPLE_MAX_TEXT + 1];
-	char desc_path[MAX_PATH_LEN];
-	char buf_path[MAX_PATH_LEN];
-};
 
 static volatile sig_atomic_t stop_requested;
 
@@ -51,77 +43,24 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-static doca_error_t copy_arg(char *dst, size_t cap, const char *src, const char *flag)
-{
-	if (src[0] == '\0' || strlen(src) >= cap) {
-		DOCA_LOG_ERR("%s: the value is empty or longer than %zu characters", flag, cap - 1);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	strcpy(dst, src);
-	return DOCA_SUCCESS;
-}
-
-static doca_error_t pci_cb(void *param, void *config)
-{
-	struct host_config *cfg = config;
-
-	return copy_arg(cfg->pci_addr, sizeof(cfg->pci_addr), param, "-p/--pci-addr");
-}
-
-static doca_error_t text_cb(void *param, void *config)
-{
-	struct host_config *cfg = config;
-
-	return copy_arg(cfg->text, sizeof(cfg->text), param, "-t/--text");
-}
-
-static doca_error_t desc_cb(void *param, void *config)
-{
-	struct host_config *cfg = config;
-
-	return copy_arg(cfg->desc_path, sizeof(cfg->desc_path), param, "-d/--descriptor-path");
-}
-
-static doca_error_t buf_cb(void *param, void *config)
-{
-	struct host_config *cfg = config;
-
-	return copy_arg(cfg->buf_path, sizeof(cfg->buf_path), param, "-b/--buffer-path");
-}
-
-static doca_error_t add_param(const char *s, const char *l, const char *args, const char *descr,
-			      doca_argp_param_cb_t cb)
-{
-	struct doca_argp_param *param = NULL;
-	doca_error_t err = doca_argp_param_create(&param);
-
-	if (err != DOCA_SUCCESS)
-		return err;
-	doca_argp_param_set_short_name(param, s);
-	doca_argp_param_set_long_name(param, l);
-	doca_argp_param_set_arguments(param, args);
-	doca_argp_param_set_description(param, descr);
-	doca_argp_param_set_callback(param, cb);
-	doca_argp_param_set_type(param, DOCA_ARGP_TYPE_STRING);
-	return doca_argp_register_param(param);
-}
-
-static doca_error_t parse_args(int argc, char **argv, struct host_config *cfg)
+static doca_error_t parse_args(int argc, char **argv, struct sample_xfer_config *cfg)
 {
 	doca_error_t err = doca_argp_init("dma_copy_host", cfg);
 
 	if (err != DOCA_SUCCESS)
 		return err;
-	if ((err = add_param("p", "pci-addr", "<PCI-ADDRESS>",
-			     "DMA device PCI address (default " DEFAULT_PCI ")", pci_cb)) ||
-	    (err = add_param("t", "text", "<TEXT>", "Text the DPU will copy (at most 4096 characters)",
-			     text_cb)) ||
-	    (err = add_param("d", "descriptor-path", "<PATH>",
-			     "Where to write the export descriptor (default " DEFAULT_DESC_PATH ")",
-			     desc_cb)) ||
-	    (err = add_param("b", "buffer-path", "<PATH>",
-			     "Where to write the buffer address and length (default " DEFAULT_BUF_PATH ")",
-			     buf_cb)))
+	if ((err = sample_add_string_param("p", "pci-addr", "<PCI-ADDRESS>",
+					   "DMA device PCI address (default " DEFAULT_PCI ")",
+					   sample_xfer_pci_cb)) ||
+	    (err = sample_add_string_param("t", "text", "<TEXT>",
+					   "Text the DPU will copy (at most 4096 characters)",
+					   sample_xfer_text_cb)) ||
+	    (err = sample_add_string_param("d", "descriptor-path", "<PATH>",
+					   "Where to write the export descriptor (default "
+					   DEFAULT_DESC_PATH ")", sample_xfer_desc_cb)) ||
+	    (err = sample_add_string_param("b", "buffer-path", "<PATH>",
+					   "Where to write the buffer address and length (default "
+					   DEFAULT_BUF_PATH ")", sample_xfer_buf_cb)))
 		return err;
 	return doca_argp_start(argc, argv);
 }
@@ -129,7 +68,7 @@ static doca_error_t parse_args(int argc, char **argv, struct host_config *cfg)
 /* Writes len bytes to path through path.tmp and a rename: readers never see half a file. */
 static doca_error_t write_whole_file(const char *path, const void *data, size_t len)
 {
-	char tmp[MAX_PATH_LEN + 8];
+	char tmp[SAMPLE_MAX_PATH + 8];
 	FILE *f;
 	bool ok;
 
@@ -149,7 +88,7 @@ static doca_error_t write_whole_file(const char *path, const void *data, size_t 
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t write_exchange_files(const struct host_config *cfg, const void *desc,
+static doca_error_t write_exchange_files(const struct sample_xfer_config *cfg, const void *desc,
 					 size_t desc_len, const char *buf, size_t len)
 {
 	char info[64];
@@ -193,8 +132,8 @@ static void wait_for_enter(void)
 	DOCA_LOG_INFO("Signal received; tearing down");
 }
 
-static doca_error_t export_text(const struct host_config *cfg, struct doca_dev *dev, char *buf,
-				size_t len, struct doca_mmap **mmap)
+static doca_error_t export_text(const struct sample_xfer_config *cfg, struct doca_dev *dev,
+				char *buf, size_t len, struct doca_mmap **mmap)
 {
 	const void *desc = NULL;
 	size_t desc_len = 0;
@@ -212,7 +151,7 @@ static doca_error_t export_text(const struct host_config *cfg, struct doca_dev *
 	return write_exchange_files(cfg, desc, desc_len, buf, len);
 }
 
-static doca_error_t host_run(const struct host_config *cfg)
+static doca_error_t host_run(const struct sample_xfer_config *cfg)
 {
 	size_t len = strlen(cfg->text);
 	struct doca_mmap *mmap = NULL;
@@ -240,27 +179,15 @@ static doca_error_t host_run(const struct host_config *cfg)
 	return err;
 }
 
-static doca_error_t setup_logging(void)
-{
-	struct doca_log_backend *sdk_log = NULL;
-	doca_error_t err = doca_log_backend_create_standard();
-
-	if (err == DOCA_SUCCESS)
-		err = doca_log_backend_create_with_file_sdk(stderr, &sdk_log);
-	if (err == DOCA_SUCCESS)
-		err = doca_log_backend_set_sdk_level(sdk_log, DOCA_LOG_LEVEL_WARNING);
-	return err;
-}
-
 int main(int argc, char **argv)
 {
-	static struct host_config cfg = {
+	static struct sample_xfer_config cfg = {
 		.pci_addr = DEFAULT_PCI,
 		.text = DEFAULT_TEXT,
 		.desc_path = DEFAULT_DESC_PATH,
 		.buf_path = DEFAULT_BUF_PATH,
 	};
-	doca_error_t err = setup_logging();
+	doca_error_t err = sample_setup_logging();
 
 	if (err != DOCA_SUCCESS) {
 		fprintf(stderr, "dma_copy_host: cannot set up logging: %s\n", doca_error_get_descr(err));

@@ -7,7 +7,6 @@
  * flight are flushed (each still gets exactly one callback; a flushed one carries an error
  * status) during the following progress calls, after which the context reaches IDLE.
  */
-#include <stdlib.h>
 
 #include <doca_log.h>
 
@@ -119,17 +118,5 @@ static doca_error_t run(struct copy_bench *b)
 
 int main(int argc, char **argv)
 {
-	struct sample_config cfg;
-	struct copy_bench b;
-	doca_error_t err = sample_init("pe_async_stop", argc, argv, false, &cfg);
-
-	if (err != DOCA_SUCCESS)
-		return EXIT_FAILURE;
-	err = bench_open(&b, &cfg, NB_TASKS, BUF_SIZE);
-	if (err == DOCA_SUCCESS) {
-		err = run(&b);
-		bench_close(&b);
-	}
-	sample_fini();
-	return err == DOCA_SUCCESS ? EXIT_SUCCESS : EXIT_FAILURE;
+	return sample_bench_main("pe_async_stop", argc, argv, NB_TASKS, BUF_SIZE, run);
 }

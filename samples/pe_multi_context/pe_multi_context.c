@@ -5,7 +5,6 @@
  * four buffer pairs; one progress loop serves them all, and each context's user data tells
  * its callbacks which context they belong to.
  */
-#include <stdlib.h>
 
 #include <doca_log.h>
 
@@ -91,17 +90,5 @@ static doca_error_t run(struct copy_bench *b)
 
 int main(int argc, char **argv)
 {
-	struct sample_config cfg;
-	struct copy_bench b;
-	doca_error_t err = sample_init("pe_multi_context", argc, argv, false, &cfg);
-
-	if (err != DOCA_SUCCESS)
-		return EXIT_FAILURE;
-	err = bench_open(&b, &cfg, NB_PAIRS, BUF_SIZE);
-	if (err == DOCA_SUCCESS) {
-		err = run(&b);
-		bench_close(&b);
-	}
-	sample_fini();
-	return err == DOCA_SUCCESS ? EXIT_SUCCESS : EXIT_FAILURE;
+	return sample_bench_main("pe_multi_context", argc, argv, NB_PAIRS, BUF_SIZE, run);
 }

@@ -4,7 +4,6 @@
  * pe_polling: submit 16 DMA memcpy tasks on one context, then poll the progress engine
  * (doca_pe_progress in a loop) until every completion callback has run.
  */
-#include <stdlib.h>
 
 #include <doca_log.h>
 
@@ -83,17 +82,5 @@ static doca_error_t run(struct copy_bench *b)
 
 int main(int argc, char **argv)
 {
-	struct sample_config cfg;
-	struct copy_bench b;
-	doca_error_t err = sample_init("pe_polling", argc, argv, false, &cfg);
-
-	if (err != DOCA_SUCCESS)
-		return EXIT_FAILURE;
-	err = bench_open(&b, &cfg, NB_TASKS, BUF_SIZE);
-	if (err == DOCA_SUCCESS) {
-		err = run(&b);
-		bench_close(&b);
-	}
-	sample_fini();
-	return err == DOCA_SUCCESS ? EXIT_SUCCESS : EXIT_FAILURE;
+	return sample_bench_main("pe_polling", argc, argv, NB_TASKS, BUF_SIZE, run);
 }

@@ -5,7 +5,6 @@
  * of the next buffer pair; the callback of the last one stops the context itself, and the
  * main loop merely progresses until the state-changed callback reports IDLE.
  */
-#include <stdlib.h>
 
 #include <doca_log.h>
 
@@ -103,17 +102,5 @@ static doca_error_t run(struct copy_bench *b)
 
 int main(int argc, char **argv)
 {
-	struct sample_config cfg;
-	struct copy_bench b;
-	doca_error_t err = sample_init("pe_reactive", argc, argv, false, &cfg);
-
-	if (err != DOCA_SUCCESS)
-		return EXIT_FAILURE;
-	err = bench_open(&b, &cfg, NB_PAIRS, BUF_SIZE);
-	if (err == DOCA_SUCCESS) {
-		err = run(&b);
-		bench_close(&b);
-	}
-	sample_fini();
-	return err == DOCA_SUCCESS ? EXIT_SUCCESS : EXIT_FAILURE;
+	return sample_bench_main("pe_reactive", argc, argv, NB_PAIRS, BUF_SIZE, run);
 }

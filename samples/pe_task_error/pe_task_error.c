@@ -7,7 +7,6 @@
  * to STOPPING by itself, flushes the other tasks in flight and reaches IDLE once all of
  * them have been freed. Tasks that could no longer be submitted are freed by the program.
  */
-#include <stdlib.h>
 
 #include <doca_log.h>
 
@@ -106,17 +105,5 @@ static doca_error_t run(struct copy_bench *b)
 
 int main(int argc, char **argv)
 {
-	struct sample_config cfg;
-	struct copy_bench b;
-	doca_error_t err = sample_init("pe_task_error", argc, argv, false, &cfg);
-
-	if (err != DOCA_SUCCESS)
-		return EXIT_FAILURE;
-	err = bench_open(&b, &cfg, NB_TASKS, BUF_SIZE);
-	if (err == DOCA_SUCCESS) {
-		err = run(&b);
-		bench_close(&b);
-	}
-	sample_fini();
-	return err == DOCA_SUCCESS ? EXIT_SUCCESS : EXIT_FAILURE;
+	return sample_bench_main("pe_task_error", argc, argv, NB_TASKS, BUF_SIZE, run);
 }

@@ -6,7 +6,6 @@
  * (doca_dma_task_memcpy_set_src / _set_dst) and submits the same task again; a task is
  * freed only when no pair is left.
  */
-#include <stdlib.h>
 
 #include <doca_log.h>
 
@@ -88,17 +87,5 @@ static doca_error_t run(struct copy_bench *b)
 
 int main(int argc, char **argv)
 {
-	struct sample_config cfg;
-	struct copy_bench b;
-	doca_error_t err = sample_init("pe_task_resubmit", argc, argv, false, &cfg);
-
-	if (err != DOCA_SUCCESS)
-		return EXIT_FAILURE;
-	err = bench_open(&b, &cfg, NB_PAIRS, BUF_SIZE);
-	if (err == DOCA_SUCCESS) {
-		err = run(&b);
-		bench_close(&b);
-	}
-	sample_fini();
-	return err == DOCA_SUCCESS ? EXIT_SUCCESS : EXIT_FAILURE;
+	return sample_bench_main("pe_task_resubmit", argc, argv, NB_PAIRS, BUF_SIZE, run);
 }

@@ -7,7 +7,6 @@
  * program repairs the source's data segment and tries again, and all 16 copies succeed with
  * the context still RUNNING.
  */
-#include <stdlib.h>
 
 #include <doca_log.h>
 
@@ -93,17 +92,5 @@ static doca_error_t run(struct copy_bench *b)
 
 int main(int argc, char **argv)
 {
-	struct sample_config cfg;
-	struct copy_bench b;
-	doca_error_t err = sample_init("pe_task_try_submit", argc, argv, false, &cfg);
-
-	if (err != DOCA_SUCCESS)
-		return EXIT_FAILURE;
-	err = bench_open(&b, &cfg, NB_TASKS, BUF_SIZE);
-	if (err == DOCA_SUCCESS) {
-		err = run(&b);
-		bench_close(&b);
-	}
-	sample_fini();
-	return err == DOCA_SUCCESS ? EXIT_SUCCESS : EXIT_FAILURE;
+	return sample_bench_main("pe_task_try_submit", argc, argv, NB_TASKS, BUF_SIZE, run);
 }

@@ -55,6 +55,32 @@ static inline bool odma_buf_is_head(const struct doca_buf *buf)
 	return buf->list_head == buf;
 }
 
+/* Bytes free after the data segment of @b, up to the end of its window. */
+static inline size_t odma_buf_room(const struct doca_buf *b)
+{
+	return (size_t)(b->head + b->len - (b->data + b->data_len));
+}
+
+/*
+ * One step of a copy that walks a source list (data segments) and a destination list (free
+ * tails) side by side: advances both cursors by @n bytes and moves a cursor onto the next
+ * element once it reaches the end of its segment.
+ */
+static inline void odma_buf_walk(const struct doca_buf **s, size_t *s_off, struct doca_buf **d,
+				 size_t *d_off, size_t n)
+{
+	*s_off += n;
+	*d_off += n;
+	if (*s_off == (*s)->data_len) {
+		*s = (*s)->next;
+		*s_off = 0;
+	}
+	if (*d_off == odma_buf_room(*d)) {
+		*d = (*d)->next;
+		*d_off = 0;
+	}
+}
+
 /*
  * Returns one element (not its list) to its inventory and drops its mmap count.
  * Used by doca_buf_dec_refcount when a list's count reaches 0.

@@ -18,11 +18,6 @@
 
 ODMA_LOG_REGISTER(ODMA_XFER)
 
-static inline size_t buf_room(const struct doca_buf *b)
-{
-	return (size_t)(b->head + b->len - (b->data + b->data_len));
-}
-
 struct xfer_shape {
 	uint32_t n_src, n_dst;
 	uint64_t total, room;
@@ -58,7 +53,7 @@ static doca_error_t shape_dst(struct doca_buf *dst, struct xfer_shape *s, bool c
 			return DOCA_ERROR_NOT_PERMITTED;
 		}
 		s->n_dst++;
-		s->room += buf_room(b);
+		s->room += odma_buf_room(b);
 		s->remote |= b->mmap->from_export;
 	}
 	return DOCA_SUCCESS;
@@ -101,7 +96,7 @@ static bool ranges_overlap(const uint8_t *a, size_t alen, const uint8_t *b, size
 static bool xfer_overlaps(const struct doca_buf *src, const struct doca_buf *dst, uint64_t total)
 {
 	for (const struct doca_buf *d = dst; d != NULL && total; d = d->next) {
-		size_t w = buf_room(d) < total ? buf_room(d) : total;
+		size_t w = odma_buf_room(d) < total ? odma_buf_room(d) : total;
 
 		for (const struct doca_buf *s = src; s != NULL; s = s->next)
 			if (!s->mmap->from_export && !d->mmap->from_export &&
@@ -159,7 +154,7 @@ void odma_dst_grow(struct doca_task *t)
 	uint64_t left = t->total;
 
 	for (struct doca_buf *d = t->dst; d != NULL && left; d = d->next) {
-		size_t w = buf_room(d) < left ? buf_room(d) : left;
+		size_t w = odma_buf_room(d) < left ? odma_buf_room(d) : left;
 
 		d->data_len += w;
 		left -= w;
@@ -183,22 +178,13 @@ static void xfer_local_lists(const struct doca_buf *s, struct doca_buf *d, uint6
 	size_t s_off = 0, d_off = 0;
 
 	while (total) {
-		size_t s_left = s->data_len - s_off, d_left = buf_room(d) - d_off;
+		size_t s_left = s->data_len - s_off, d_left = odma_buf_room(d) - d_off;
 		size_t n = s_left < d_left ? s_left : d_left;
 
 		n = n < total ? n : total;
 		memmove(d->data + d->data_len + d_off, s->data + s_off, n);
 		total -= n;
-		s_off += n;
-		d_off += n;
-		if (s_off == s->data_len) {
-			s = s->next;
-			s_off = 0;
-		}
-		if (d_off == buf_room(d)) {
-			d = d->next;
-			d_off = 0;
-		}
+		odma_buf_walk(&s, &s_off, &d, &d_off, n);
 	}
 }
 

@@ -37,11 +37,6 @@ struct xbatch {
 	struct iovec loc[XPROC_BATCH], rem[XPROC_BATCH];
 };
 
-static inline size_t room(const struct doca_buf *b)
-{
-	return (size_t)(b->head + b->len - (b->data + b->data_len));
-}
-
 /* Drops @k bytes from the front of an iovec array. */
 static void iov_advance(struct iovec **v, int *n, size_t k)
 {
@@ -232,7 +227,7 @@ doca_error_t odma_xproc_copy(const struct doca_buf *src, struct doca_buf *dst, u
 
 	b.n = 0;
 	while (total && s != NULL && d != NULL) {
-		size_t n = s->data_len - s_off, d_left = room(d) - d_off;
+		size_t n = s->data_len - s_off, d_left = odma_buf_room(d) - d_off;
 
 		n = n < d_left ? n : d_left;
 		n = n < total ? n : total;
@@ -243,16 +238,7 @@ doca_error_t odma_xproc_copy(const struct doca_buf *src, struct doca_buf *dst, u
 				return ret;
 		}
 		total -= n;
-		s_off += n;
-		d_off += n;
-		if (s_off == s->data_len) {
-			s = s->next;
-			s_off = 0;
-		}
-		if (d_off == room(d)) {
-			d = d->next;
-			d_off = 0;
-		}
+		odma_buf_walk(&s, &s_off, &d, &d_off, n);
 	}
 	return batch_flush(&b);
 }

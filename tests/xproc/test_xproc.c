@@ -32,73 +32,11 @@
 #include <doca_pe.h>
 
 #include "test_util.h"
+#include "xproc_util.h"
 
 #define XLEN 65536
 
 static uint8_t xbuf[XLEN];
-
-static struct doca_dev *open_pci(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
-			(void)doca_dev_open(list[i], &dev);
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
-static bool full_io(int fd, void *p, size_t n, bool wr)
-{
-	while (n) {
-		ssize_t k = wr ? write(fd, p, n) : read(fd, p, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		p = (uint8_t *)p + k;
-		n -= (size_t)k;
-	}
-	return true;
-}
-
-static void exporter_main(int fd, uint32_t perms)
-{
-	struct doca_dev *dev = open_pci("b1:00.0");
-	struct doca_mmap *m;
-	const void *d;
-	size_t len;
-	uint64_t hdr[2];
-	char cmd;
-
-	for (size_t i = 0; i < XLEN; i++)
-		xbuf[i] = (uint8_t)(i * 7 + 3);
-	if (dev == NULL || doca_mmap_create(&m) || doca_mmap_set_memrange(m, xbuf, XLEN) ||
-	    doca_mmap_set_permissions(m, perms) || doca_mmap_add_dev(m, dev) ||
-	    doca_mmap_start(m) || doca_mmap_export_pci(m, dev, &d, &len))
-		_exit(2);
-	hdr[0] = len;
-	hdr[1] = (uint64_t)(uintptr_t)xbuf;
-	if (!full_io(fd, hdr, sizeof(hdr), true) || !full_io(fd, (void *)d, len, true))
-		_exit(3);
-	while (full_io(fd, &cmd, 1, false)) {
-		if (cmd == 'S' && doca_mmap_destroy(m) == DOCA_SUCCESS)
-			m = NULL;
-		if (cmd == 'R' && !full_io(fd, xbuf, XLEN, true))
-			_exit(4);
-		if (cmd == 'X')
-			_exit(0);
-		if (cmd != 'R' && !full_io(fd, &cmd, 1, true))
-			_exit(5);
-	}
-	_exit(0);
-}
 
 struct imp {
 	pid_t child;
@@ -138,24 +76,16 @@ static void state_cb(const union doca_data ud, struct doca_ctx *ctx, enum doca_c
 static struct imp *imp_start(uint32_t perms)
 {
 	struct imp *im = calloc(1, sizeof(*im));
-	int sv[2];
 	uint64_t hdr[2];
 
 	assert_non_null(im);
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	im->child = fork();
+	im->child = xu_spawn_exporter(xbuf, XLEN, perms, &im->fd);
 	assert_true(im->child >= 0);
-	if (im->child == 0) {
-		close(sv[0]);
-		exporter_main(sv[1], perms);
-	}
-	close(sv[1]);
-	im->fd = sv[0];
-	assert_true(full_io(im->fd, hdr, sizeof(hdr), false));
+	assert_true(xu_full_io(im->fd, hdr, sizeof(hdr), false));
 	assert_true(hdr[0] <= sizeof(im->desc));
-	assert_true(full_io(im->fd, im->desc, hdr[0], false));
+	assert_true(xu_full_io(im->fd, im->desc, hdr[0], false));
 	im->raddr = hdr[1];
-	im->dev = open_pci("03:00.0");
+	im->dev = xu_open_pci("03:00.0");
 	assert_non_null(im->dev);
 	assert_ok(doca_mmap_create_from_export(NULL, im->desc, hdr[0], im->dev, &im->remote));
 	assert_ok(doca_mmap_create(&im->local));
@@ -179,7 +109,7 @@ static char cmd(struct imp *im, char c)
 {
 	char r = 0;
 
-	if (!full_io(im->fd, &c, 1, true) || (c != 'X' && !full_io(im->fd, &r, 1, false)))
+	if (!xu_full_io(im->fd, &c, 1, true) || (c != 'X' && !xu_full_io(im->fd, &r, 1, false)))
 		return 0;
 	return r;
 }
@@ -284,8 +214,8 @@ static void test_write_lists(void **state)
 	src = list_of(im, im->local, im->local_mem, 4096 * 3 + 11, 4, true);
 	dst = list_of(im, im->remote, r + 1000, 4096 * 3 + 11, 7, false);
 	assert_ok(copy(im, src, dst));
-	assert_true(full_io(im->fd, "R", 1, true));
-	assert_true(full_io(im->fd, back, XLEN, false));
+	assert_true(xu_full_io(im->fd, "R", 1, true));
+	assert_true(xu_full_io(im->fd, back, XLEN, false));
 	assert_memory_equal(back + 1000, im->local_mem, 4096 * 3 + 11);
 	assert_int_equal(back[999], (uint8_t)(999 * 7 + 3));
 	doca_buf_dec_refcount(src, NULL);
@@ -388,7 +318,7 @@ static void test_kill_loop(void **state)
 /* EPERM: an importer running as another user may not read a root exporter. */
 static void test_eperm(void **state)
 {
-	int logp[2], st;
+	int logp[2];
 	pid_t pid;
 	char out[8192] = { 0 };
 	size_t n = 0;
@@ -417,31 +347,8 @@ static void test_eperm(void **state)
 	while (n < sizeof(out) - 1 && (k = read(logp[0], out + n, sizeof(out) - 1 - n)) > 0)
 		n += (size_t)k;
 	close(logp[0]);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	xu_assert_child_ok(pid);
 	assert_non_null(strstr(out, "ptrace_scope"));
-}
-
-/* The kernel must allow process_vm_readv on a child, or nothing here can run. */
-static bool kernel_allows(void)
-{
-	static volatile uint64_t probe = 0x1234;
-	uint64_t got = 0;
-	struct iovec l = { &got, sizeof(got) }, r = { (void *)&probe, sizeof(probe) };
-	pid_t pid = fork();
-	ssize_t k;
-
-	if (pid == 0) {
-		pause();
-		_exit(0);
-	}
-	k = process_vm_readv(pid, &l, 1, &r, 1, 0);
-	if (k < 0)
-		printf("process_vm_readv on a child is refused: %s\n", strerror(errno));
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	return k == (ssize_t)sizeof(got) && got == 0x1234;
 }
 
 int main(void)
@@ -457,7 +364,7 @@ int main(void)
 	};
 
 	signal(SIGPIPE, SIG_IGN);
-	if (!kernel_allows()) {
+	if (!xu_kernel_allows()) {
 		printf("skipping: the kernel refuses process_vm_readv here (see docs/host-dpu.md)\n");
 		return 77;
 	}

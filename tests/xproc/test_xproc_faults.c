@@ -34,6 +34,7 @@
 #include <doca_pe.h>
 
 #include "test_util.h"
+#include "xproc_util.h"
 
 #define XLEN 65536
 #define NT 32     /* tasks of a batch */
@@ -50,67 +51,6 @@
 	} while (0)
 
 static uint8_t xbuf[XLEN];
-
-static uint8_t pattern(size_t i)
-{
-	return (uint8_t)(i * 7 + 3);
-}
-
-static struct doca_dev *open_pci(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
-			(void)doca_dev_open(list[i], &dev);
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
-static bool full_io(int fd, void *p, size_t n, bool wr)
-{
-	while (n) {
-		ssize_t k = wr ? write(fd, p, n) : read(fd, p, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		p = (uint8_t *)p + k;
-		n -= (size_t)k;
-	}
-	return true;
-}
-
-static void exporter_main(int fd)
-{
-	struct doca_dev *dev = open_pci("b1:00.0");
-	struct doca_mmap *m;
-	const void *d;
-	uint64_t hdr[2];
-	size_t len;
-	char cmd;
-
-	for (size_t i = 0; i < XLEN; i++)
-		xbuf[i] = pattern(i);
-	if (dev == NULL || doca_mmap_create(&m) || doca_mmap_set_memrange(m, xbuf, XLEN) ||
-	    doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_WRITE) ||
-	    doca_mmap_add_dev(m, dev) || doca_mmap_start(m) || doca_mmap_export_pci(m, dev, &d, &len))
-		_exit(2);
-	hdr[0] = len;
-	hdr[1] = (uint64_t)(uintptr_t)xbuf;
-	if (!full_io(fd, hdr, sizeof(hdr), true) || !full_io(fd, (void *)d, len, true))
-		_exit(3);
-	while (full_io(fd, &cmd, 1, false) && cmd == 'R')
-		if (!full_io(fd, xbuf, XLEN, true))
-			_exit(4);
-	_exit(0);
-}
 
 struct imp {
 	pid_t child;
@@ -163,22 +103,14 @@ static void imp_start(const char *faults)
 {
 	uint8_t desc[256];
 	uint64_t hdr[2];
-	int sv[2];
 
 	setenv("ODMA_FAULTS", faults, 1); /* before the first doca_pe_create of this process */
-	CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
-	im.child = fork();
+	im.child = xu_spawn_exporter(xbuf, XLEN, DOCA_ACCESS_FLAG_PCI_READ_WRITE, &im.fd);
 	CHECK(im.child >= 0);
-	if (im.child == 0) {
-		close(sv[0]);
-		exporter_main(sv[1]);
-	}
-	close(sv[1]);
-	im.fd = sv[0];
-	CHECK(full_io(im.fd, hdr, sizeof(hdr), false) && hdr[0] <= sizeof(desc));
-	CHECK(full_io(im.fd, desc, hdr[0], false));
+	CHECK(xu_full_io(im.fd, hdr, sizeof(hdr), false) && hdr[0] <= sizeof(desc));
+	CHECK(xu_full_io(im.fd, desc, hdr[0], false));
 	im.raddr = (uint8_t *)(uintptr_t)hdr[1];
-	CHECK((im.dev = open_pci("03:00.0")) != NULL);
+	CHECK((im.dev = xu_open_pci("03:00.0")) != NULL);
 	CHECK(doca_mmap_create_from_export(NULL, desc, hdr[0], im.dev, &im.remote) == DOCA_SUCCESS);
 	CHECK(doca_mmap_create(&im.local) == DOCA_SUCCESS);
 	CHECK(doca_mmap_set_memrange(im.local, im.local_mem, XLEN) == DOCA_SUCCESS);
@@ -228,7 +160,7 @@ static void imp_finish(void)
 	CHECK(doca_mmap_destroy(im.remote) == DOCA_SUCCESS);
 	CHECK(doca_mmap_destroy(im.local) == DOCA_SUCCESS);
 	CHECK(doca_dev_close(im.dev) == DOCA_SUCCESS);
-	CHECK(full_io(im.fd, "X", 1, true));
+	CHECK(xu_full_io(im.fd, "X", 1, true));
 	close(im.fd);
 	CHECK(waitpid(im.child, &st, 0) == im.child && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	_exit(0);
@@ -276,7 +208,7 @@ static void release(struct doca_buf **b, unsigned int n)
 static bool piece_read_ok(unsigned int idx)
 {
 	for (size_t i = 0; i < PIECE; i++)
-		if (im.local_mem[(size_t)idx * PIECE + i] != pattern((size_t)idx * PIECE + i))
+		if (im.local_mem[(size_t)idx * PIECE + i] != xu_pattern((size_t)idx * PIECE + i))
 			return false;
 	return true;
 }
@@ -391,9 +323,9 @@ static void child_submit_again(void)
 	CHECK(im.ok == NT && im.err == 0 && agains > 0);
 	for (unsigned int i = 0; i < NT; i++)
 		CHECK(im.calls[i] == 1);
-	CHECK(full_io(im.fd, "R", 1, true) && full_io(im.fd, back, XLEN, false));
+	CHECK(xu_full_io(im.fd, "R", 1, true) && xu_full_io(im.fd, back, XLEN, false));
 	CHECK(memcmp(back, im.local_mem, (size_t)NT * PIECE) == 0);
-	CHECK(back[NT * PIECE] == pattern(NT * PIECE)); /* nothing beyond the tasks was touched */
+	CHECK(back[NT * PIECE] == xu_pattern(NT * PIECE)); /* nothing beyond the tasks was touched */
 	release(s, NT);
 	release(d, NT);
 	imp_finish();
@@ -402,16 +334,13 @@ static void child_submit_again(void)
 static void run_case(void (*fn)(void))
 {
 	pid_t pid = fork();
-	int st;
 
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		fn();
 		_exit(0);
 	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
+	xu_assert_child_ok(pid);
 }
 
 static void test_remote_die_sequential(void **state)
@@ -439,25 +368,6 @@ static void test_submit_again_remote(void **state)
 	run_case(child_submit_again);
 }
 
-/* The kernel must allow process_vm_readv on a child, or nothing here can run. */
-static bool kernel_allows(void)
-{
-	static volatile uint64_t probe = 0x1234;
-	uint64_t got = 0;
-	struct iovec l = { &got, sizeof(got) }, r = { (void *)&probe, sizeof(probe) };
-	pid_t pid = fork();
-	ssize_t k;
-
-	if (pid == 0) {
-		pause();
-		_exit(0);
-	}
-	k = process_vm_readv(pid, &l, 1, &r, 1, 0);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	return k == (ssize_t)sizeof(got) && got == 0x1234;
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,7 +378,7 @@ int main(void)
 	};
 
 	signal(SIGPIPE, SIG_IGN);
-	if (!kernel_allows()) {
+	if (!xu_kernel_allows()) {
 		printf("skipping: the kernel refuses process_vm_readv here (see docs/host-dpu.md)\n");
 		return 77;
 	}

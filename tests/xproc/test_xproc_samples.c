@@ -37,6 +37,7 @@
 #include <doca_pe.h>
 
 #include "test_util.h"
+#include "xproc_util.h"
 
 #define TEXT "odma host buffer, read by the DPU sample"
 
@@ -164,22 +165,6 @@ static void test_sigterm(void **state)
 	copy_then_end('T');
 }
 
-static struct doca_dev *open_pci(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
-			(void)doca_dev_open(list[i], &dev);
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
 static size_t read_file(const char *path, void *buf, size_t cap)
 {
 	FILE *f = fopen(path, "rb");
@@ -221,7 +206,7 @@ static void test_read_only(void **state)
 	read_file(h.info, info, sizeof(info) - 1);
 	assert_int_equal(sscanf(info, "%llu\n%llu", &addr, &len), 2);
 	assert_int_equal(len, strlen(TEXT));
-	dev = open_pci("03:00.0");
+	dev = xu_open_pci("03:00.0");
 	assert_non_null(dev);
 	assert_ok(doca_mmap_create_from_export(NULL, desc, dlen, dev, &remote));
 	assert_ok(doca_mmap_create(&lm));
@@ -288,25 +273,6 @@ static void test_bad_lengths(void **state)
 	assert_int_equal(host_end(&h, '\n'), 0);
 }
 
-/* The kernel must allow process_vm_readv on a child, or no import can work here. */
-static bool kernel_allows(void)
-{
-	static volatile uint64_t probe = 0x1234;
-	uint64_t got = 0;
-	struct iovec l = { &got, sizeof(got) }, r = { (void *)&probe, sizeof(probe) };
-	pid_t pid = fork();
-	ssize_t k;
-
-	if (pid == 0) {
-		pause();
-		_exit(0);
-	}
-	k = process_vm_readv(pid, &l, 1, &r, 1, 0);
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-	return k == (ssize_t)sizeof(got) && got == 0x1234;
-}
-
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,7 +290,7 @@ int main(int argc, char **argv)
 	host_exe = argv[1];
 	dpu_exe = argv[2];
 	signal(SIGPIPE, SIG_IGN);
-	if (!kernel_allows()) {
+	if (!xu_kernel_allows()) {
 		printf("skipping: the kernel refuses process_vm_readv here (see docs/host-dpu.md)\n");
 		return 77;
 	}

@@ -1,0 +1,44 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Helpers shared by the two-process tests (test_xproc, test_xproc_faults, test_xproc_samples):
+ * opening a device by PCI address, whole-buffer socket I/O, the forked exporter, and the
+ * checks around child processes.
+ */
+#ifndef XPROC_UTIL_H_
+#define XPROC_UTIL_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <doca_dev.h>
+
+/* Opens the device whose PCI address is @pci; NULL when there is none. */
+struct doca_dev *xu_open_pci(const char *pci);
+
+/* Reads (@wr false) or writes exactly @n bytes, retrying after EINTR; false on EOF or error. */
+bool xu_full_io(int fd, void *p, size_t n, bool wr);
+
+/* The bytes the exporter puts in its buffer: byte @i is (i * 7 + 3) mod 256. */
+uint8_t xu_pattern(size_t i);
+
+/*
+ * Forks the exporter (host side, b1:00.0) over a socketpair; *fd gets this side's end.
+ * The exporter fills @buf (@len bytes) with xu_pattern, maps it with @perms, exports it and
+ * sends {descriptor length, buffer address} (two uint64_t) and the descriptor. Then it obeys
+ * one-byte commands: 'R' send the buffer back; 'X' exit; 'S' destroy the mmap (revoke) and
+ * echo 'S'; anything else is echoed. It exits 0 when the socket closes.
+ * Returns the child's pid, or -1 when the socketpair or the fork failed.
+ */
+pid_t xu_spawn_exporter(uint8_t *buf, size_t len, uint32_t perms, int *fd);
+
+/* Whether the kernel lets this process process_vm_readv a child (no import works without). */
+bool xu_kernel_allows(void);
+
+/* Waits for child @pid and asserts (cmocka) that it exited with status 0. */
+void xu_assert_child_ok(pid_t pid);
+
+#endif /* XPROC_UTIL_H_ */
