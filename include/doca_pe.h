@@ -151,7 +151,9 @@ doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode 
 /**
  * @brief Submits a task. Checks state, queue room, size limits and permissions; a task
  * whose data cannot be copied (empty source, destination too small) is accepted and fails
- * in its callback with DOCA_ERROR_IO_FAILED, which also stops the context (as hardware does).
+ * in its callback with DOCA_ERROR_IO_FAILED. As on hardware, a failed task puts the
+ * context in error: the tasks submitted after it are flushed with DOCA_ERROR_IO_FAILED and
+ * the context moves to STOPPING by itself when the failure is reported.
  * @return
  * - DOCA_SUCCESS: the task is in flight; its callback will run exactly once.
  * - DOCA_ERROR_INVALID_VALUE: NULL task, task already submitted, missing buffers, a source
