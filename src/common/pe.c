@@ -204,10 +204,11 @@ static void pe_consume_signal(struct doca_pe *pe)
 {
 	uint64_t v;
 
+	/* One read resets an eventfd counter (it is not in semaphore mode). */
 	if (atomic_load_explicit(&pe->signalled, memory_order_relaxed) &&
-	    atomic_exchange_explicit(&pe->signalled, false, memory_order_relaxed))
-		while (read(pe->efd, &v, sizeof(v)) == sizeof(v))
-			;
+	    atomic_exchange_explicit(&pe->signalled, false, memory_order_relaxed) &&
+	    read(pe->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		ODMA_ERR("progress engine %p: eventfd read failed: %s", (void *)pe, strerror(errno));
 }
 
 uint8_t doca_pe_progress(struct doca_pe *pe)
