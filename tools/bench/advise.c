@@ -86,55 +86,14 @@ static doca_error_t cb_count(void *p, void *c)
 	return DOCA_SUCCESS;
 }
 
-#define BOOL_CB(name, field)                                                                                      \
-	static doca_error_t name(void *p, void *c)                                                                \
-	{                                                                                                         \
-		(void)c;                                                                                          \
-		adv.field = *(bool *)p;                                                                           \
-		return DOCA_SUCCESS;                                                                              \
-	}
-BOOL_CB(cb_network, network)
-BOOL_CB(cb_messages, messages)
-BOOL_CB(cb_measure, measure)
-
-static int add_param(const char *s, const char *l, const char *args, const char *desc, enum doca_argp_type type,
-		     doca_argp_param_cb_t cb, bool mandatory)
-{
-	struct doca_argp_param *p;
-
-	if (doca_argp_param_create(&p) != DOCA_SUCCESS)
-		return -1;
-	if (s != NULL)
-		doca_argp_param_set_short_name(p, s);
-	doca_argp_param_set_long_name(p, l);
-	if (args != NULL)
-		doca_argp_param_set_arguments(p, args);
-	doca_argp_param_set_description(p, desc);
-	doca_argp_param_set_type(p, type);
-	doca_argp_param_set_callback(p, cb);
-	if (mandatory)
-		doca_argp_param_set_mandatory(p);
-	return doca_argp_register_param(p) == DOCA_SUCCESS ? 0 : -1;
-}
+BENCH_BOOL_CB(cb_network, adv.network)
+BENCH_BOOL_CB(cb_messages, adv.messages)
+BENCH_BOOL_CB(cb_measure, adv.measure)
 
 /* -h prints the manual; a --json not followed by an existing file selects JSON output. */
-static int prefilter(int argc, char **argv)
+static void print_help(void)
 {
-	int n = 1;
-
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			printf(advise_help, (size_t)ADVISE_CROSSOVER_DEFAULT);
-			exit(0);
-		}
-		if (strcmp(argv[i], "--json") == 0 && (i + 1 >= argc || access(argv[i + 1], R_OK) != 0)) {
-			adv.json = true;
-			continue;
-		}
-		argv[n++] = argv[i];
-	}
-	argv[n] = NULL;
-	return n;
+	printf(advise_help, (size_t)ADVISE_CROSSOVER_DEFAULT);
 }
 
 static int parse_flags(int argc, char **argv)
@@ -142,15 +101,15 @@ static int parse_flags(int argc, char **argv)
 	const enum doca_argp_type S = DOCA_ARGP_TYPE_STRING, B = DOCA_ARGP_TYPE_BOOLEAN;
 	struct doca_log_backend *be;
 
-	argc = prefilter(argc, argv);
+	argc = bench_prefilter(argc, argv, print_help, &adv.json);
 	doca_log_backend_create_standard();
 	doca_log_backend_create_with_file_sdk(stderr, &be);
 	if (doca_argp_init("odma-advise", &adv) != DOCA_SUCCESS ||
-	    add_param("s", "size", "<bytes>", "bytes per copy (K/M/G suffixes)", S, cb_size, true) ||
-	    add_param("c", "count", "<n>", "number of copies", DOCA_ARGP_TYPE_INT, cb_count, false) ||
-	    add_param(NULL, "cross-network", NULL, "the data crosses the network", B, cb_network, false) ||
-	    add_param(NULL, "messages", NULL, "producer/consumer messages", B, cb_messages, false) ||
-	    add_param(NULL, "measure", NULL, "re-measure the crossover now", B, cb_measure, false))
+	    bench_add_param("s", "size", "<bytes>", "bytes per copy (K/M/G suffixes)", S, cb_size, true) ||
+	    bench_add_param("c", "count", "<n>", "number of copies", DOCA_ARGP_TYPE_INT, cb_count, false) ||
+	    bench_add_param(NULL, "cross-network", NULL, "the data crosses the network", B, cb_network, false) ||
+	    bench_add_param(NULL, "messages", NULL, "producer/consumer messages", B, cb_messages, false) ||
+	    bench_add_param(NULL, "measure", NULL, "re-measure the crossover now", B, cb_measure, false))
 		return -1;
 	return doca_argp_start(argc, argv) == DOCA_SUCCESS ? 0 : -1;
 }

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <doca_argp.h>
+
 enum bench_mode { BENCH_THROUGHPUT, BENCH_LATENCY, BENCH_EVENT };
 
 struct bench_cfg {
@@ -52,6 +54,25 @@ struct bench_rep {
 	double p50_ns, p99_ns;
 	bool verified;
 };
+
+/* --- bench_util.c: command-line helpers shared by odma-bench and odma-advise --- */
+/* Registers one doca_argp parameter (short name and argument text may be NULL); 0 or -1. */
+int bench_add_param(const char *short_name, const char *long_name, const char *args, const char *desc,
+		    enum doca_argp_type type, doca_argp_param_cb_t cb, bool mandatory);
+/*
+ * Handles what doca_argp does not: -h/--help calls @print_help and exits, and a --json
+ * not followed by a readable file sets *json (doca_argp's -j/--json takes a file). Stops
+ * at "--". Returns the new argc.
+ */
+int bench_prefilter(int argc, char **argv, void (*print_help)(void), bool *json);
+/* Defines a doca_argp BOOLEAN callback that stores the flag into @lvalue. */
+#define BENCH_BOOL_CB(name, lvalue)                                                                \
+	static doca_error_t name(void *p, void *c)                                                 \
+	{                                                                                          \
+		(void)c;                                                                           \
+		lvalue = *(bool *)p;                                                               \
+		return DOCA_SUCCESS;                                                               \
+	}
 
 /* --- bench_util.c: clocks, statistics, sizes, CPU facts, baselines --- */
 uint64_t bench_now_ns(void);

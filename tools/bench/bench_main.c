@@ -208,18 +208,11 @@ static doca_error_t cb_peer(void *p, void *c)
 	return DOCA_SUCCESS;
 }
 
-#define BOOL_CB(name, field)                                                                                      \
-	static doca_error_t name(void *p, void *c)                                                                \
-	{                                                                                                         \
-		(void)c;                                                                                          \
-		cfg.field = *(bool *)p;                                                                           \
-		return DOCA_SUCCESS;                                                                              \
-	}
-BOOL_CB(cb_cold, cold)
-BOOL_CB(cb_sweep, sweep)
-BOOL_CB(cb_crossover, crossover)
-BOOL_CB(cb_csv, csv)
-BOOL_CB(cb_no_pingpong, no_pingpong)
+BENCH_BOOL_CB(cb_cold, cfg.cold)
+BENCH_BOOL_CB(cb_sweep, cfg.sweep)
+BENCH_BOOL_CB(cb_crossover, cfg.crossover)
+BENCH_BOOL_CB(cb_csv, cfg.csv)
+BENCH_BOOL_CB(cb_no_pingpong, cfg.no_pingpong)
 
 static doca_error_t cb_eal(int argc, char **argv)
 {
@@ -227,75 +220,38 @@ static doca_error_t cb_eal(int argc, char **argv)
 	return DOCA_SUCCESS;
 }
 
-static int add_param(const char *s, const char *l, const char *args, const char *desc, enum doca_argp_type type,
-		     doca_argp_param_cb_t cb)
+static void print_help(void)
 {
-	struct doca_argp_param *p;
-
-	if (doca_argp_param_create(&p) != DOCA_SUCCESS)
-		return -1;
-	if (s != NULL)
-		doca_argp_param_set_short_name(p, s);
-	doca_argp_param_set_long_name(p, l);
-	if (args != NULL)
-		doca_argp_param_set_arguments(p, args);
-	doca_argp_param_set_description(p, desc);
-	doca_argp_param_set_type(p, type);
-	doca_argp_param_set_callback(p, cb);
-	return doca_argp_register_param(p) == DOCA_SUCCESS ? 0 : -1;
+	fputs(bench_help, stdout);
 }
 
 static int register_params(void)
 {
 	const enum doca_argp_type S = DOCA_ARGP_TYPE_STRING, I = DOCA_ARGP_TYPE_INT, B = DOCA_ARGP_TYPE_BOOLEAN;
 
-	return add_param("s", "size", "<size>", "bytes per copy (K/M/G suffixes)", S, cb_size) ||
-	       add_param("d", "depth", "<n>", "tasks in flight", I, cb_depth) ||
-	       add_param("t", "seconds", "<sec>", "measuring time per size", S, cb_seconds) ||
-	       add_param(NULL, "reps", "<n>", "repetitions (medians are reported)", I, cb_reps) ||
-	       add_param("e", "engine", "<name>", "odma engine: inline or thread", S, cb_engine) ||
-	       add_param("w", "workers", "<n>", "engine worker threads", I, cb_workers) ||
-	       add_param(NULL, "list-len", "<n>", "source/destination list elements", I, cb_list_len) ||
-	       add_param("m", "mode", "<mode>", "throughput, latency or event", S, cb_mode) ||
-	       add_param(NULL, "cold", NULL, "walk a footprint larger than the LLC", B, cb_cold) ||
-	       add_param(NULL, "sweep", NULL, "sizes 64 B to 16 MiB", B, cb_sweep) ||
-	       add_param(NULL, "crossover", NULL, "measure the DMA/memcpy one-shot crossover", B, cb_crossover) ||
-	       add_param(NULL, "csv", NULL, "CSV output", B, cb_csv) ||
-	       add_param(NULL, "no-pingpong", NULL, "skip the ping-pong measurements", B, cb_no_pingpong) ||
-	       add_param(NULL, "peer", "<dpdk>", "also run DPDK's dma_skeleton", S, cb_peer);
+	return bench_add_param("s", "size", "<size>", "bytes per copy (K/M/G suffixes)", S, cb_size, false) ||
+	       bench_add_param("d", "depth", "<n>", "tasks in flight", I, cb_depth, false) ||
+	       bench_add_param("t", "seconds", "<sec>", "measuring time per size", S, cb_seconds, false) ||
+	       bench_add_param(NULL, "reps", "<n>", "repetitions (medians are reported)", I, cb_reps, false) ||
+	       bench_add_param("e", "engine", "<name>", "odma engine: inline or thread", S, cb_engine, false) ||
+	       bench_add_param("w", "workers", "<n>", "engine worker threads", I, cb_workers, false) ||
+	       bench_add_param(NULL, "list-len", "<n>", "source/destination list elements", I, cb_list_len, false) ||
+	       bench_add_param("m", "mode", "<mode>", "throughput, latency or event", S, cb_mode, false) ||
+	       bench_add_param(NULL, "cold", NULL, "walk a footprint larger than the LLC", B, cb_cold, false) ||
+	       bench_add_param(NULL, "sweep", NULL, "sizes 64 B to 16 MiB", B, cb_sweep, false) ||
+	       bench_add_param(NULL, "crossover", NULL, "measure the DMA/memcpy one-shot crossover", B, cb_crossover, false) ||
+	       bench_add_param(NULL, "csv", NULL, "CSV output", B, cb_csv, false) ||
+	       bench_add_param(NULL, "no-pingpong", NULL, "skip the ping-pong measurements", B, cb_no_pingpong, false) ||
+	       bench_add_param(NULL, "peer", "<dpdk>", "also run DPDK's dma_skeleton", S, cb_peer, false);
 }
 
 /* doca_argp owns -h and -j/--json FILE: print our own manual for -h, and take a --json
  * that is not followed by an existing file as the output format. */
-static int prefilter(int argc, char **argv)
-{
-	int n = 1;
-
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0) {
-			while (i < argc)
-				argv[n++] = argv[i++];
-			break;
-		}
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			fputs(bench_help, stdout);
-			exit(0);
-		}
-		if (strcmp(argv[i], "--json") == 0 && (i + 1 >= argc || access(argv[i + 1], R_OK) != 0)) {
-			cfg.json = true;
-			continue;
-		}
-		argv[n++] = argv[i];
-	}
-	argv[n] = NULL;
-	return n;
-}
-
 static int parse_flags(int argc, char **argv)
 {
 	struct doca_log_backend *be;
 
-	argc = prefilter(argc, argv);
+	argc = bench_prefilter(argc, argv, print_help, &cfg.json);
 	doca_log_backend_create_standard();
 	doca_log_backend_create_with_file_sdk(stderr, &be);
 	if (doca_argp_init("odma-bench", &cfg) != DOCA_SUCCESS || register_params() != 0)

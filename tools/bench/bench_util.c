@@ -328,3 +328,47 @@ double bench_memcpy_oneshot_ns(const struct bench_mem *m, size_t size)
 	}
 	return bench_percentile_u64(s, N, 50);
 }
+
+int bench_add_param(const char *short_name, const char *long_name, const char *args, const char *desc,
+		    enum doca_argp_type type, doca_argp_param_cb_t cb, bool mandatory)
+{
+	struct doca_argp_param *p;
+
+	if (doca_argp_param_create(&p) != DOCA_SUCCESS)
+		return -1;
+	if (short_name != NULL)
+		doca_argp_param_set_short_name(p, short_name);
+	doca_argp_param_set_long_name(p, long_name);
+	if (args != NULL)
+		doca_argp_param_set_arguments(p, args);
+	doca_argp_param_set_description(p, desc);
+	doca_argp_param_set_type(p, type);
+	doca_argp_param_set_callback(p, cb);
+	if (mandatory)
+		doca_argp_param_set_mandatory(p);
+	return doca_argp_register_param(p) == DOCA_SUCCESS ? 0 : -1;
+}
+
+int bench_prefilter(int argc, char **argv, void (*print_help)(void), bool *json)
+{
+	int n = 1;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0) {
+			while (i < argc)
+				argv[n++] = argv[i++];
+			break;
+		}
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			print_help();
+			exit(0);
+		}
+		if (strcmp(argv[i], "--json") == 0 && (i + 1 >= argc || access(argv[i + 1], R_OK) != 0)) {
+			*json = true;
+			continue;
+		}
+		argv[n++] = argv[i];
+	}
+	argv[n] = NULL;
+	return n;
+}
