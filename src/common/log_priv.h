@@ -5,6 +5,8 @@
 #ifndef ODMA_LOG_PRIV_H_
 #define ODMA_LOG_PRIV_H_
 
+#include <stdatomic.h>
+
 #include <doca_log.h>
 
 /*
@@ -33,6 +35,26 @@ DOCA_STABLE doca_error_t doca_priv_log_register_sdk_source(const char *name, int
 #else
 #define ODMA_TRC(...) ((void)0)
 #endif
+
+/*
+ * A WARNING for rejections that a busy program may hit at a high rate (a full queue):
+ * rate-limited per call site, like DOCA_LOG_RATE_LIMIT_WARN, and safe from any thread.
+ */
+#define ODMA_RATELIMITED_WARN(...)                                                                 \
+	do {                                                                                       \
+		static atomic_int odma_rl_bucket = -1;                                             \
+		int odma_rl_b = atomic_load_explicit(&odma_rl_bucket, memory_order_acquire);       \
+		if (odma_rl_b < 0) {                                                               \
+			int odma_rl_new = -1, odma_rl_exp = -1;                                    \
+			doca_log_rate_bucket_register(odma_log_source, &odma_rl_new);              \
+			odma_rl_b = atomic_compare_exchange_strong(&odma_rl_bucket, &odma_rl_exp,  \
+								   odma_rl_new)                    \
+					    ? odma_rl_new                                          \
+					    : odma_rl_exp;                                         \
+		}                                                                                  \
+		doca_log_rate_limit(DOCA_LOG_LEVEL_WARNING, odma_log_source, __FILE__, __LINE__,    \
+				    __func__, odma_rl_b, __VA_ARGS__);                              \
+	} while (0)
 
 /* Rejects a NULL argument at a public entry point with one log line. */
 #define ODMA_CHECK_ARG(cond, ...)                                                                  \

@@ -104,10 +104,11 @@ static void pe_write_efd(struct doca_pe *pe)
 {
 	uint64_t one = 1;
 
-	atomic_store_explicit(&pe->signalled, true, memory_order_relaxed);
 	/* EAGAIN means the counter is already non-zero: readable anyway. */
 	if (write(pe->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		ODMA_ERR("progress engine %p: eventfd write failed: %s", (void *)pe, strerror(errno));
+	/* after the write: a consumer that sees the flag finds the counter set */
+	atomic_store_explicit(&pe->signalled, true, memory_order_release);
 }
 
 void odma_pe_signal(struct doca_pe *pe)
@@ -175,25 +176,39 @@ static void pe_deliver(struct doca_pe *pe, struct doca_task *t)
 	pe_finish(pe, t);
 }
 
+/*
+ * Finishes the stop of one context; returns whether a callback ran (after which the
+ * caller must not trust its list position: a callback may destroy contexts).
+ */
+static bool pe_service_stopping(struct doca_pe *pe, struct doca_ctx *ctx)
+{
+	bool ran = false;
+
+	if (ctx->deferred.head != NULL) {
+		pe_flush_deferred(pe, ctx);
+		ran = true;
+	}
+	if (ctx->state == DOCA_CTX_STATE_STOPPING && odma_ctx_ready_for_idle(ctx)) {
+		odma_ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);
+		ran = true;
+	}
+	return ran;
+}
+
 /* Launches held tasks and finishes stops; returns whether anything changed. */
 static bool pe_service_contexts(struct doca_pe *pe)
 {
 	bool any = false, held = false;
-	struct doca_ctx *ctx, *next;
+	struct doca_ctx *ctx;
 
-	for (ctx = pe->ctxs; ctx != NULL; ctx = next) {
-		next = ctx->pe_next;
+restart:
+	for (ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next) {
 		if (ctx->held.head != NULL)
 			held |= !odma_ctx_launch_held(ctx);
-		if (ctx->state != DOCA_CTX_STATE_STOPPING)
-			continue;
-		if (ctx->deferred.head != NULL) {
-			pe_flush_deferred(pe, ctx);
+		if (ctx->state == DOCA_CTX_STATE_STOPPING && pe_service_stopping(pe, ctx)) {
 			any = true;
-		}
-		if (ctx->state == DOCA_CTX_STATE_STOPPING && odma_ctx_ready_for_idle(ctx)) {
-			odma_ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);
-			any = true;
+			held = false;
+			goto restart; /* each pass ends a stop, so this terminates */
 		}
 	}
 	pe->maybe_held = held;
@@ -289,6 +304,7 @@ doca_error_t doca_pe_request_notification(struct doca_pe *pe)
 {
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
 	atomic_store(&pe->armed, 1);
+	atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in odma_pe_signal */
 	if (pe_has_work(pe) && atomic_exchange(&pe->armed, 0) != 0)
 		pe_write_efd(pe);
 	return DOCA_SUCCESS;

@@ -89,10 +89,15 @@ bool odma_ctx_launch_held(struct doca_ctx *ctx)
 	while (t != NULL) {
 		struct doca_task *next = t->next;
 
-		/* An engine without room keeps the rest held; progress retries them. */
+		/*
+		 * An engine without room keeps the rest held (progress retries them); what it
+		 * took so far must still reach it, so ring the doorbell.
+		 */
 		if (task_launch(ctx, t, next == NULL) != DOCA_SUCCESS) {
 			t->state = ODMA_TASK_HELD;
 			ctx->held.head = t;
+			if (ctx->pe->engine->doorbell != NULL)
+				ctx->pe->engine->doorbell(ctx->pe->engine_pe);
 			return false;
 		}
 		t = next;
@@ -116,7 +121,7 @@ static doca_error_t task_check_submittable(const struct doca_task *t)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (doca_unlikely(ctx->inflight >= ctx->queue_depth)) {
-		ODMA_DBG("task %p: %zu tasks in flight, the queue depth of the device; %s", (void *)t,
+		ODMA_RATELIMITED_WARN("task %p: %zu tasks in flight, the queue depth of the device; %s", (void *)t,
 			 ctx->inflight, odma_cause_fix(ODMA_CAUSE_QUEUE_FULL));
 		return DOCA_ERROR_AGAIN;
 	}
@@ -140,8 +145,6 @@ static doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool full)
 		return r;
 	t->submit_flags = (uint8_t)flags;
 	t->seq = ctx->next_seq++;
-	if (doca_unlikely(t->preset != DOCA_SUCCESS))
-		task_mark_failed(ctx, t->seq); /* what is submitted after it is flushed */
 	ctx->inflight++;
 	ctx->pe->inflight++;
 	if (!(flags & DOCA_TASK_SUBMIT_FLAG_FLUSH) ||
@@ -149,16 +152,19 @@ static doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool full)
 		t->state = ODMA_TASK_HELD;
 		odma_task_list_push(&ctx->held, t);
 		ctx->pe->maybe_held = true;
-		return DOCA_SUCCESS;
-	}
-	r = task_launch(ctx, t, true);
-	if (doca_unlikely(r != DOCA_SUCCESS)) {
+	} else if (doca_unlikely((r = task_launch(ctx, t, true)) != DOCA_SUCCESS)) {
 		t->state = ODMA_TASK_ALLOCATED;
 		ctx->next_seq--;
 		ctx->inflight--;
 		ctx->pe->inflight--;
+		ODMA_RATELIMITED_WARN("task %p: the engine's queue is full; progress the PE and submit again",
+				      (void *)t);
+		return r;
 	}
-	return r;
+	/* Accepted. A task that will fail flushes whatever is submitted after it. */
+	if (doca_unlikely(t->preset != DOCA_SUCCESS))
+		task_mark_failed(ctx, t->seq);
+	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_task_submit(struct doca_task *task)

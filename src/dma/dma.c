@@ -154,14 +154,16 @@ doca_error_t doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct 
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(dma != NULL && task != NULL, "dma and task must not be NULL");
-	if (src != NULL || dst != NULL) {
-		r = doca_priv_task_check_limits(&dma->ctx, src, dst);
-		if (r != DOCA_SUCCESS)
-			return r;
-	}
-	r = doca_priv_task_alloc(&dma->ctx, &t);
+	r = doca_priv_task_alloc(&dma->ctx, &t); /* state first: BAD_STATE before size checks */
 	if (r != DOCA_SUCCESS)
 		return r;
+	if (src != NULL || dst != NULL) {
+		r = doca_priv_task_check_limits(&dma->ctx, src, dst);
+		if (r != DOCA_SUCCESS) {
+			doca_task_free(t);
+			return r;
+		}
+	}
 	t->src = src;
 	t->dst = dst;
 	t->user_data = user_data;

@@ -210,6 +210,10 @@ static void size_limits(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dma_task_memcpy_alloc_init(fx.dma, list, d, ud, &t));
 	assert_null(t);
 	assert_int_equal(fx.ok + fx.err, 0);
+	/* the state is checked first: a stopped context says BAD_STATE whatever the buffers */
+	assert_ok(doca_ctx_stop(fx.ctx));
+	assert_doca(DOCA_ERROR_BAD_STATE, doca_dma_task_memcpy_alloc_init(fx.dma, big, d, ud, &t));
+	assert_null(t);
 	assert_ok(doca_buf_dec_refcount(list, NULL));
 	assert_ok(doca_buf_dec_refcount(big, NULL));
 	assert_ok(doca_buf_dec_refcount(d, NULL));

@@ -70,6 +70,7 @@ struct te_worker {
 
 struct te_pe {
 	struct doca_pe *pe;
+	uint32_t generation;        /* pool generation it was made in (fork() starts a new one) */
 	uint32_t nch;
 	uint32_t rr;
 	struct te_channel *ch[];
@@ -81,6 +82,7 @@ static struct {
 	uint32_t nworkers;
 	uint32_t npe;
 	size_t inline_max;
+	uint32_t generation;
 	uint32_t help_backlog;
 	size_t split_min;
 	bool atfork_done;
@@ -230,7 +232,12 @@ static uint32_t te_default_workers(void)
 
 static void te_atfork_child(void)
 {
-	/* The workers did not survive fork(): a child starts a fresh pool. */
+	/*
+	 * The workers did not survive fork(): a child starts a fresh pool. PEs inherited
+	 * from the parent belong to the old generation: they copy on the calling thread
+	 * and are only freed on destroy (their channels had no worker here).
+	 */
+	te.generation++;
 	te.workers = NULL;
 	te.nworkers = 0;
 	te.npe = 0;
@@ -330,6 +337,7 @@ static doca_error_t te_pe_init(struct doca_pe *pe, void **engine_pe)
 		goto out;
 	}
 	tp->pe = pe;
+	tp->generation = te.generation;
 	for (uint32_t i = 0; i < te.nworkers && r == DOCA_SUCCESS; i++) {
 		struct te_channel *ch = aligned_alloc(ODMA_CACHE_LINE, sizeof(*ch));
 
@@ -364,14 +372,17 @@ out:
 static void te_pe_fini(void *engine_pe)
 {
 	struct te_pe *tp = engine_pe;
+	bool stale;
 
 	pthread_mutex_lock(&te.lock);
+	stale = tp->generation != te.generation;
 	for (uint32_t i = 0; i < tp->nch; i++) {
-		te_set_update(&te.workers[i], NULL, tp->ch[i]);
+		if (!stale)
+			te_set_update(&te.workers[i], NULL, tp->ch[i]);
 		free(tp->ch[i]);
 	}
 	free(tp);
-	if (--te.npe == 0)
+	if (!stale && --te.npe == 0)
 		te_pool_stop(); /* no PE left: the process holds no threads */
 	pthread_mutex_unlock(&te.lock);
 }
@@ -422,6 +433,13 @@ static doca_error_t te_submit(void *engine_pe, struct doca_task *task, bool door
 	struct te_pe *tp = engine_pe;
 	uint32_t i = te_pick(tp, task->ctx);
 	struct te_channel *ch = tp->ch[i];
+
+	if (doca_unlikely(tp->generation != te.generation)) {
+		/* a PE inherited across fork(): no worker serves it here */
+		task->status = odma_task_execute(task);
+		odma_pe_complete_local(tp->pe, task);
+		return DOCA_SUCCESS;
+	}
 
 	/*
 	 * The submitting thread copies small tasks itself, and helps with any task while
