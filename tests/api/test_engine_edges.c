@@ -195,6 +195,17 @@ static void child_inherited_pe(void)
 	CHILD_CHECK(doca_pe_destroy(own) == DOCA_SUCCESS);
 }
 
+static void warm_up_worker(struct fx *fx)
+{
+	struct doca_buf *s = fx_src_buf(fx, 0, 256 * 1024), *d = fx_dst_buf(fx, 0, 256 * 1024);
+
+	assert_ok(doca_task_submit(fx_task(fx, s, d, 0)));
+	assert_true(fx_progress_until(fx, 1, LOOPS));
+	assert_ok(doca_buf_dec_refcount(s, NULL));
+	assert_ok(doca_buf_dec_refcount(d, NULL));
+	fx->ok = fx->err = 0;
+}
+
 static void inherited_pe(void **state)
 {
 	static struct fx fx;
@@ -203,6 +214,12 @@ static void inherited_pe(void **state)
 	setenv("ODMA_ENGINE", "thread", 1);
 	fx_init(&fx, 1 << 20, 4, true);
 	g_fx = &fx;
+	/*
+	 * One copy through the worker first, so that it is up and idle when fork() comes: a
+	 * thread still starting (allocating) at fork time can leave a sanitizer's allocator
+	 * lock held in the child.
+	 */
+	warm_up_worker(&fx);
 	run_in_child(child_inherited_pe, NULL);
 	fx_fini(&fx);
 }
