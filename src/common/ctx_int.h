@@ -17,7 +17,7 @@ bool odma_ctx_launch_held(struct doca_ctx *ctx);
 
 void odma_pe_disconnect(struct doca_pe *pe, struct doca_ctx *ctx);
 
-/* Checks a task's buffers; fills total/preset/fatal. @full: the try_submit checks too. */
+/* Checks a task's buffers; fills total/preset/remote. @full: the try_submit checks too. */
 doca_error_t odma_copy_validate(const struct doca_ctx *ctx, struct doca_task *task, bool full);
 
 /* Copies a task's bytes (its unsplit part); DOCA_SUCCESS or IO_FAILED (remote memory gone). */

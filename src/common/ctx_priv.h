@@ -45,8 +45,6 @@ struct doca_task {
 	doca_error_t preset;    /* a failure decided at submit (moved through the engine anyway) */
 	uint8_t state;          /* enum odma_task_state */
 	uint8_t submit_flags;   /* DOCA_TASK_SUBMIT_FLAG_* */
-	uint8_t fatal;          /* the failure stops the context */
-	uint8_t engine_slot;    /* engine private (e.g. worker index) */
 	uint8_t remote;         /* touches a from-export mmap */
 	uint32_t fault_delay_us; /* injected delay (ODMA_FAULTS) */
 	uint64_t split;         /* engine: [0, split) is copied by the submitter (odma_task_copy_head) */

@@ -31,7 +31,6 @@ static void task_mark_failed(struct doca_ctx *ctx, uint64_t seq)
 
 static doca_error_t task_fail(struct doca_task *task, doca_error_t status)
 {
-	task->fatal = 1;
 	task_mark_failed(task->ctx, task->seq);
 	return status;
 }
@@ -65,7 +64,6 @@ doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
 	t->state = ODMA_TASK_ALLOCATED;
 	t->status = DOCA_SUCCESS;
 	t->preset = DOCA_SUCCESS;
-	t->fatal = 0;
 	t->submit_flags = 0;
 	t->fault_delay_us = 0;
 	t->split = 0;

@@ -107,7 +107,7 @@ static bool xfer_overlaps(const struct doca_buf *src, const struct doca_buf *dst
 	return false;
 }
 
-/* An uncopyable task: rejected by try_submit, a fatal failed completion under submit. */
+/* An uncopyable task: rejected by try_submit, a failed completion (stopping the context) under submit. */
 static doca_error_t xfer_reject(struct doca_task *t, bool full, const char *why)
 {
 	if (full) {
@@ -116,7 +116,6 @@ static doca_error_t xfer_reject(struct doca_task *t, bool full, const char *why)
 	}
 	ODMA_WARN("task %p: %s; it will complete with DOCA_ERROR_IO_FAILED and stop the context", (void *)t, why);
 	t->preset = DOCA_ERROR_IO_FAILED;
-	t->fatal = 1;
 	return DOCA_SUCCESS;
 }
 
@@ -135,7 +134,6 @@ doca_error_t odma_copy_validate(const struct doca_ctx *ctx, struct doca_task *t,
 		return r;
 	t->total = s.total;
 	t->preset = DOCA_SUCCESS;
-	t->fatal = 0;
 	t->remote = s.remote;
 	t->split = 0;
 	if (doca_unlikely(s.total == 0))
