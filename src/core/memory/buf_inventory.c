@@ -8,9 +8,8 @@
  */
 #include <stdlib.h>
 
-#include "buf_priv.h"
-#include "log_priv.h"
-#include "mmap_priv.h"
+#include "core/memory/memory.h"
+#include "core/log/log.h"
 
 /* Logs one rejection under the name of the public call @fn, also from a shared helper. */
 #define ODMA_ERR_AT(fn, ...)                                                                       \

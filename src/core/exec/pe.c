@@ -11,10 +11,10 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "ctx_int.h"
-#include "engine/engine.h"
-#include "faults_priv.h"
-#include "log_priv.h"
+#include "core/exec/exec_int.h"
+#include "engines/engine.h"
+#include "core/exec/faults.h"
+#include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_PE)
 

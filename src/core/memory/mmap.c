@@ -9,10 +9,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 
-#include "dev_priv.h"
-#include "export_priv.h"
-#include "log_priv.h"
-#include "mmap_priv.h"
+#include "core/device/device.h"
+#include "core/memory/memory.h"
+#include "core/log/log.h"
 
 /* Logs one rejection under the name of the public call @fn, also from a shared helper. */
 #define ODMA_ERR_AT(fn, ...)                                                                       \

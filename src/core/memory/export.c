@@ -16,10 +16,9 @@
 #include <sys/random.h>
 #include <unistd.h>
 
-#include "dev_priv.h"
-#include "export_priv.h"
-#include "log_priv.h"
-#include "mmap_priv.h"
+#include "core/device/device.h"
+#include "core/memory/memory.h"
+#include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_EXPORT)
 

@@ -14,7 +14,7 @@
 
 #include <doca_error.h>
 
-#include "ctx_priv.h"
+#include "core/exec/exec.h"
 
 struct odma_engine_ops {
 	/* Engine name for ODMA_ENGINE. Required. */

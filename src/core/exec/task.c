@@ -4,11 +4,11 @@
 /* Tasks: allocation from the context pool, submission, free, accessors. */
 #include <stdlib.h>
 
-#include "ctx_int.h"
-#include "engine/engine.h"
-#include "faults_priv.h"
-#include "error_causes.h"
-#include "log_priv.h"
+#include "core/exec/exec_int.h"
+#include "engines/engine.h"
+#include "core/exec/faults.h"
+#include "core/error/error.h"
+#include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_TASK)
 

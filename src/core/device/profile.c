@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dev_priv.h"
+#include "core/device/device.h"
 
 enum odma_kind {
 	ODMA_K_STR,  /* char[size], non-empty */

@@ -1,14 +1,9 @@
 /*
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
- *
- * The rules of the DMA stack that make a call fail, one entry each: which code, from which
- * calls, why, and what fixes it. One table serves two readers: the libraries' rejection log
- * lines append the fix text of the rule they enforce (odma_cause_fix), and the `odma errors`
- * tool prints the whole table (doca_priv_error_causes, exported across the library
- * boundary with the doca_priv_ prefix like doca_priv_log_register_sdk_source).
  */
-#ifndef ODMA_ERROR_CAUSES_H_
-#define ODMA_ERROR_CAUSES_H_
+/* The error module's face: error names and descriptions, and the cause/fix table. */
+#ifndef ODMA_CORE_ERROR_H_
+#define ODMA_CORE_ERROR_H_
 
 #include <stddef.h>
 
@@ -65,4 +60,14 @@ static inline const char *odma_cause_fix(enum odma_cause cause)
 	return (size_t)cause < count ? table[cause].fix : "";
 }
 
-#endif /* ODMA_ERROR_CAUSES_H_ */
+struct odma_error_info {
+	const char *name;
+	const char *descr;
+};
+
+/* Entry for a known code, NULL otherwise. */
+const struct odma_error_info *odma_error_info(doca_error_t error);
+/* Number of known codes (they are numbered 0..count-1). */
+unsigned int odma_error_count(void);
+
+#endif /* ODMA_CORE_ERROR_H_ */

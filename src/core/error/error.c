@@ -5,7 +5,7 @@
 
 #include <doca_error.h>
 
-#include "error_priv.h"
+#include "core/error/error.h"
 
 static const struct odma_error_info odma_errors[] = {
 #define E(code, descr) [code] = { #code, descr }

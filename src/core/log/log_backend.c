@@ -8,8 +8,8 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "log_core.h"
-#include "log_priv.h"
+#include "core/log/log_int.h"
+#include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_LOG_BACKEND)
 

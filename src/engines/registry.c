@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine.h"
-#include "log_priv.h"
+#include "engines/engine.h"
+#include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_ENGINE)
 

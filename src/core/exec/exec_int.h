@@ -5,7 +5,7 @@
 #ifndef ODMA_CTX_INT_H_
 #define ODMA_CTX_INT_H_
 
-#include "ctx_priv.h"
+#include "core/exec/exec.h"
 
 const char *odma_ctx_state_name(enum doca_ctx_states s);
 void odma_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next);

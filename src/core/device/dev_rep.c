@@ -9,8 +9,8 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "dev_priv.h"
-#include "log_priv.h"
+#include "core/device/device.h"
+#include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_DEV_REP)
 

@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log_core.h"
-#include "log_priv.h"
+#include "core/log/log_int.h"
+#include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_LOG)
 

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ctx_int.h"
-#include "dev_priv.h"
-#include "error_causes.h"
-#include "log_priv.h"
+#include "core/exec/exec_int.h"
+#include "core/device/device.h"
+#include "core/error/error.h"
+#include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_CTX)
 

@@ -11,7 +11,7 @@
 
 #include <doca_types.h>
 
-#include "export_priv.h"
+#include "core/memory/memory.h"
 
 enum desc_off {
 	OFF_MAGIC = 0,

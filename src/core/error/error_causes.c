@@ -3,7 +3,7 @@
  *
  * The table of failure rules shared by the library's log lines and `odma errors`.
  */
-#include "error_causes.h"
+#include "core/error/error.h"
 
 #define C(id, code_, key_, calls_, cause_, fix_)                                                   \
 	[id] = {.code = code_, .key = key_, .calls = calls_, .cause = cause_, .fix = fix_}

@@ -9,12 +9,11 @@
  */
 #include <string.h>
 
-#include "buf_priv.h"
-#include "ctx_int.h"
-#include "dev_priv.h"
-#include "log_priv.h"
-#include "mmap_priv.h"
-#include "xproc_priv.h"
+#include "core/memory/memory.h"
+#include "core/exec/exec_int.h"
+#include "core/device/device.h"
+#include "core/log/log.h"
+#include "core/copy/copy.h"
 
 ODMA_LOG_REGISTER(ODMA_XFER)
 

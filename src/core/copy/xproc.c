@@ -16,11 +16,9 @@
 #include <string.h>
 #include <sys/uio.h>
 
-#include "buf_priv.h"
-#include "export_priv.h"
-#include "log_priv.h"
-#include "mmap_priv.h"
-#include "xproc_priv.h"
+#include "core/memory/memory.h"
+#include "core/log/log.h"
+#include "core/copy/copy.h"
 
 ODMA_LOG_REGISTER(ODMA_XPROC)
 

@@ -4,8 +4,8 @@
 /* Rate-limited logging: one token bucket per call site (DOCA_LOG_RATE_LIMIT). */
 #include <time.h>
 
-#include "log_core.h"
-#include "log_priv.h"
+#include "core/log/log_int.h"
+#include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_LOG_RATE)
 

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "ctx_priv.h"
-#include "error_priv.h"
-#include "faults_priv.h"
-#include "log_priv.h"
+#include "core/exec/exec.h"
+#include "core/error/error.h"
+#include "core/exec/faults.h"
+#include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_FAULTS)
 

@@ -7,8 +7,8 @@
  * last = final element and list_len = element count; every other element has
  * last = NULL, list_len = 0 and refcount = 1.
  */
-#include "buf_priv.h"
-#include "log_priv.h"
+#include "core/memory/memory.h"
+#include "core/log/log.h"
 
 /* Logs one rejection under the name of the public call @fn, also from a shared helper. */
 #define ODMA_ERR_AT(fn, ...)                                                                       \
