@@ -70,6 +70,15 @@ static const struct odma_key odma_device_keys[] = {
 	DEVKEY("from_export_pci", ODMA_K_BOOL, caps.from_export_pci, false),
 	DEVKEY("export_rdma", ODMA_K_BOOL, caps.export_rdma, false),
 	DEVKEY("from_export_rdma", ODMA_K_BOOL, caps.from_export_rdma, false),
+	DEVKEY("comch", ODMA_K_BOOL, caps.comch, false),
+	DEVKEY("comch_max_msg_size", ODMA_K_U32, caps.comch_max_msg_size, false),
+	DEVKEY("comch_recv_queue", ODMA_K_U32, caps.comch_max_recv_queue, false),
+	DEVKEY("comch_max_clients", ODMA_K_U32, caps.comch_max_clients, false),
+	DEVKEY("comch_send_tasks", ODMA_K_U32, caps.comch_max_send_tasks, false),
+	DEVKEY("comch_fp_tasks", ODMA_K_U32, caps.comch_fp_max_tasks, false),
+	DEVKEY("comch_fp_buf_size", ODMA_K_U32, caps.comch_fp_max_buf_size, false),
+	DEVKEY("comch_fp_endpoints", ODMA_K_U32, caps.comch_fp_max_endpoints, false),
+	DEVKEY("comch_imm_data", ODMA_K_U32, caps.comch_max_imm_data, false),
 };
 
 static const struct odma_key odma_rep_keys[] = {
@@ -327,7 +336,7 @@ static bool odma_store(struct odma_parse *p, const struct odma_key *k, void *bas
 static bool odma_apply_keys(struct odma_parse *p, const char *what, const struct odma_key *keys,
 			    size_t nkeys, void *base, char *save)
 {
-	uint32_t seen = 0;
+	uint64_t seen = 0;
 	char *tok, *eq;
 	size_t i;
 
@@ -340,21 +349,42 @@ static bool odma_apply_keys(struct odma_parse *p, const char *what, const struct
 			;
 		if (i == nkeys)
 			return odma_fail(p, "unknown %s key '%.64s'", what, tok);
-		if (seen & (1u << i))
+		if (seen & (1ull << i))
 			return odma_fail(p, "key %s given twice", tok);
 		if (eq[1] == '\0')
 			return odma_fail(p, "key %s has an empty value", tok);
-		seen |= 1u << i;
+		seen |= 1ull << i;
 		if (!odma_store(p, &keys[i], base, eq + 1))
 			return false;
 	}
 	for (i = 0; i < nkeys; i++)
-		if (keys[i].required && !(seen & (1u << i)))
+		if (keys[i].required && !(seen & (1ull << i)))
 			return odma_fail(p, "%s line lacks the required key %s", what, keys[i].name);
 	return true;
 }
 
-static bool odma_check_device(struct odma_parse *p, const struct doca_devinfo *d)
+static void odma_default_u32(uint32_t *field, uint32_t value)
+{
+	if (*field == 0)
+		*field = value;
+}
+
+/* comch=yes: a Comch value the line leaves out takes its BlueField-like default. */
+static void odma_comch_defaults(struct odma_dev_caps *c)
+{
+	if (!c->comch)
+		return;
+	odma_default_u32(&c->comch_max_msg_size, ODMA_COMCH_DEFAULT_MAX_MSG_SIZE);
+	odma_default_u32(&c->comch_max_recv_queue, ODMA_COMCH_DEFAULT_MAX_RECV_QUEUE);
+	odma_default_u32(&c->comch_max_clients, ODMA_COMCH_DEFAULT_MAX_CLIENTS);
+	odma_default_u32(&c->comch_max_send_tasks, ODMA_COMCH_DEFAULT_MAX_SEND_TASKS);
+	odma_default_u32(&c->comch_fp_max_tasks, ODMA_COMCH_DEFAULT_FP_MAX_TASKS);
+	odma_default_u32(&c->comch_fp_max_buf_size, ODMA_COMCH_DEFAULT_FP_MAX_BUF_SIZE);
+	odma_default_u32(&c->comch_fp_max_endpoints, ODMA_COMCH_DEFAULT_FP_MAX_ENDPOINTS);
+	odma_default_u32(&c->comch_max_imm_data, ODMA_COMCH_DEFAULT_MAX_IMM_DATA);
+}
+
+static bool odma_check_device(struct odma_parse *p, struct doca_devinfo *d)
 {
 	const struct odma_system *sys = p->sys;
 
@@ -362,6 +392,12 @@ static bool odma_check_device(struct odma_parse *p, const struct doca_devinfo *d
 				   d->caps.max_num_tasks == 0 || d->caps.queue_depth == 0))
 		return odma_fail(p, "memcpy=yes needs non-zero max_buf_size, max_buf_list_len, "
 				 "max_num_tasks and queue_depth");
+	odma_comch_defaults(&d->caps);
+	if (d->caps.comch && d->caps.comch_max_msg_size > (1u << 20))
+		return odma_fail(p, "comch_max_msg_size above 1M: control messages are small (the "
+				 "fast path carries large buffers)");
+	if (d->caps.comch && d->caps.comch_max_imm_data > ODMA_COMCH_IMM_DATA_LIMIT)
+		return odma_fail(p, "comch_imm_data above %u", ODMA_COMCH_IMM_DATA_LIMIT);
 	for (uint32_t i = 0; i < sys->num_devs; i++)
 		if (strcmp(sys->devs[i].pci_addr, d->pci_addr) == 0)
 			return odma_fail(p, "duplicate device pci %s (first declared on line %lu)",
@@ -584,12 +620,21 @@ doca_error_t odma_profile_parse(const char *text, size_t len, struct odma_system
 }
 
 /*
+ * Comch on BlueField-like parts (emulated values; NVIDIA publishes none): 4080-byte control
+ * messages, as the legacy Comm Channel allowed.
+ */
+#define ODMA_BF_COMCH                                                                              \
+	" comch=yes comch_max_msg_size=4080 comch_recv_queue=1024 comch_max_clients=512"           \
+	" comch_send_tasks=8192 comch_fp_tasks=1024 comch_fp_buf_size=1073741824 comch_fp_endpoints=64"    \
+	" comch_imm_data=32"
+
+/*
  * Built-in profiles, written in the file format so they exercise the same parser.
  * The limits are emulated values (public reports give 2 MiB and 64 for BlueField parts).
  */
 #define ODMA_BF_CAPS                                                                               \
 	" memcpy=yes max_buf_size=2M max_buf_list_len=64 max_num_tasks=65536 queue_depth=1024"    \
-	" export_pci=yes from_export_pci=yes export_rdma=yes from_export_rdma=yes\n"
+	" export_pci=yes from_export_pci=yes export_rdma=yes from_export_rdma=yes" ODMA_BF_COMCH "\n"
 
 static const char odma_profile_bf3[] =
 	"system bf3\n"

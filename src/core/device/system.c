@@ -133,6 +133,11 @@ const struct odma_system *odma_system_get(void)
 	return odma_sys_ok ? &odma_sys : NULL;
 }
 
+const struct odma_system *doca_priv_system(void)
+{
+	return odma_system_get();
+}
+
 const char *odma_system_error(void)
 {
 	pthread_once(&odma_sys_once, odma_system_load);
