@@ -188,11 +188,12 @@ struct doca_comch_connection {
 	int fd;
 	int side;         /* COMCH_SIDE_* of this process */
 	atomic_int refs;  /* the endpoint + each consumer/producer on it */
-	atomic_bool dead; /* closed: nothing more goes over it */
+	atomic_bool dead; /* closed for sending: nothing more goes over it */
+	bool rx_done;     /* nothing more to read (end of stream, or closed here) */
 	bool notified;    /* its end was handled (events, failed sends) */
 	bool dropped;     /* doca_comch_server_disconnect: no disconnect event */
 	bool orderly;     /* the peer said BYE */
-	int end;          /* enum comch_end: why it closed */
+	atomic_int end;   /* enum comch_end: why it closed */
 	struct comch_link *link;
 	pid_t peer_pid;       /* SO_PEERCRED */
 	uint32_t max_msg;     /* min of both sides */
@@ -393,8 +394,17 @@ enum comch_end {
 	COMCH_END_PROTOCOL, /* the peer broke the protocol */
 };
 
-/* Marks the connection closed; the endpoint's progress handles the rest (comch_conn_finish). */
+/*
+ * Closes the connection both ways (endpoint's thread); its progress handles the rest
+ * (comch_conn_finish).
+ */
 void comch_conn_kill(struct doca_comch_connection *conn, enum comch_end end, const char *why);
+
+/*
+ * A send found the peer gone (any thread): nothing more is sent, but what the peer sent
+ * before it left is still read and delivered, up to the end of the stream. @err: the errno.
+ */
+void comch_conn_broken(struct doca_comch_connection *conn, int err);
 
 /* Handles a dead connection once: fails queued sends, raises events, expires the fast path. */
 bool comch_conn_finish(struct doca_comch_connection *conn);

@@ -41,6 +41,7 @@ struct doca_comch_connection *comch_conn_new(struct comch_ep *ep, int fd, int si
 	c->next_id = side == COMCH_SIDE_CLIENT ? 1 : 2;
 	atomic_init(&c->refs, 1);
 	atomic_init(&c->dead, false);
+	atomic_init(&c->end, COMCH_END_NONE);
 	return c;
 }
 
@@ -87,15 +88,35 @@ static const char *end_name(int end)
 	}
 }
 
+static void conn_set_end(struct doca_comch_connection *conn, enum comch_end end)
+{
+	int none = COMCH_END_NONE;
+
+	(void)atomic_compare_exchange_strong(&conn->end, &none, (int)end);
+}
+
 void comch_conn_kill(struct doca_comch_connection *conn, enum comch_end end, const char *why)
 {
-	if (atomic_exchange_explicit(&conn->dead, true, memory_order_acq_rel))
+	bool was_dead = atomic_exchange_explicit(&conn->dead, true, memory_order_acq_rel);
+
+	if (conn->rx_done)
 		return;
-	conn->end = end;
+	conn->rx_done = true;
+	conn_set_end(conn, end);
 	/* the fd stays open until the last reference goes: other threads may still poll it */
 	(void)shutdown(conn->fd, SHUT_RDWR);
-	ODMA_DBG("comch %s \"%s\": connection %p closed (%s): %s", comch_ep_kind(conn->ep),
-	         conn->ep->name, (void *)conn, end_name(end), why);
+	ODMA_DBG("comch %s \"%s\": connection %p closed (%s%s): %s", comch_ep_kind(conn->ep),
+	         conn->ep->name, (void *)conn, end_name(atomic_load(&conn->end)),
+	         was_dead ? ", sending had failed" : "", why);
+}
+
+void comch_conn_broken(struct doca_comch_connection *conn, int err)
+{
+	conn_set_end(conn, COMCH_END_PEER);
+	if (!atomic_exchange_explicit(&conn->dead, true, memory_order_acq_rel))
+		ODMA_DBG("comch %s \"%s\": connection %p: sending failed (%s); reading what the "
+		         "peer sent before it left",
+		         comch_ep_kind(conn->ep), conn->ep->name, (void *)conn, strerror(err));
 }
 
 /* ---- control packets (any thread) ------------------------------------------------------ */
@@ -140,7 +161,7 @@ static void outbox_flush_locked(struct doca_comch_connection *conn)
 			close(o->fd);
 		free(o);
 		if (e != 0)
-			comch_conn_kill(conn, COMCH_END_PEER, strerror(e));
+			comch_conn_broken(conn, e);
 	}
 }
 
@@ -160,7 +181,7 @@ bool comch_conn_send_ctl(struct doca_comch_connection *conn, uint32_t type, uint
 		if (e == EAGAIN)
 			ok = outbox_push(conn, type, arg, payload, len, pass_fd);
 		else if (e != 0) {
-			comch_conn_kill(conn, COMCH_END_PEER, strerror(e));
+			comch_conn_broken(conn, e);
 			ok = false;
 		}
 	}
@@ -224,7 +245,7 @@ static bool flush_pending(struct doca_comch_connection *conn)
 		if (e == 0) {
 			sent_one(conn, st);
 		} else {
-			comch_conn_kill(conn, COMCH_END_PEER, strerror(e));
+			comch_conn_broken(conn, e);
 			doca_priv_task_complete(t, DOCA_ERROR_CONNECTION_RESET);
 		}
 	}
@@ -255,7 +276,8 @@ doca_error_t comch_send_submit(struct doca_task *task)
 	if (atomic_load_explicit(&conn->dead, memory_order_acquire)) {
 		ODMA_ERR("doca_task_submit: comch connection %p of %s \"%s\" is closed (%s); the "
 		         "message is not sent",
-		         (void *)conn, comch_ep_kind(ep), ep->name, end_name(conn->end));
+		         (void *)conn, comch_ep_kind(ep), ep->name,
+		         end_name(atomic_load(&conn->end)));
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	peer_done =
@@ -275,7 +297,7 @@ doca_error_t comch_send_submit(struct doca_task *task)
 			return DOCA_SUCCESS;
 		}
 		if (e != EAGAIN) {
-			comch_conn_kill(conn, COMCH_END_PEER, strerror(e));
+			comch_conn_broken(conn, e);
 			doca_priv_task_complete(task, DOCA_ERROR_CONNECTION_RESET);
 			return DOCA_SUCCESS;
 		}
@@ -399,7 +421,7 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 		int pfd = -1;
 		ssize_t n;
 
-		if (atomic_load_explicit(&conn->dead, memory_order_acquire))
+		if (conn->rx_done)
 			break;
 		if (conn->held != NULL) {
 			if (!deliver_held(conn))
@@ -436,33 +458,51 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 
 void comch_conn_close(struct doca_comch_connection *conn, doca_error_t status)
 {
-	if (atomic_load(&conn->dead))
+	if (conn->rx_done)
 		return;
-	(void)flush_pending(conn);
+	if (!atomic_load(&conn->dead)) {
+		(void)flush_pending(conn);
+		comch_conn_flush_ctl(conn);
+		if (!atomic_load(&conn->dead))
+			(void)comch_wire_send(conn->fd, COMCH_W_BYE, 0, NULL, 0,
+			                      -1); /* best effort */
+	}
 	fail_pending(conn, status);
-	comch_conn_flush_ctl(conn);
-	(void)comch_conn_send_ctl(conn, COMCH_W_BYE, 0, NULL, 0, -1);
+	/* what the peer sent is dropped; a BYE among it tells that the peer left in order */
+	for (int i = 0; i < 4096; i++) {
+		const struct comch_wire_hdr *h = (const void *)conn->ep->rx;
+		int pfd;
+		ssize_t n = comch_wire_recv(conn->fd, conn->ep->rx, conn->ep->rx_cap, &pfd);
+
+		if (pfd >= 0)
+			close(pfd);
+		if (n <= 0 && n != -EMSGSIZE && n != -EPROTO)
+			break;
+		if (n > 0 && h->type == COMCH_W_BYE)
+			conn->orderly = true;
+	}
 	comch_conn_kill(conn, COMCH_END_LOCAL, "closed by this side");
 }
 
 bool comch_conn_finish(struct doca_comch_connection *conn)
 {
 	struct comch_ep *ep = conn->ep;
+	int end;
 
 	if (conn->notified)
 		return false;
 	conn->notified = true;
-	fail_pending(conn, conn->end == COMCH_END_LOCAL ? DOCA_ERROR_IO_FAILED
-	                                                : DOCA_ERROR_CONNECTION_RESET);
+	end = atomic_load(&conn->end);
+	fail_pending(conn,
+	             end == COMCH_END_LOCAL ? DOCA_ERROR_IO_FAILED : DOCA_ERROR_CONNECTION_RESET);
 	free(conn->held);
 	conn->held = NULL;
-	if (conn->end == COMCH_END_PEER && !conn->orderly)
+	if (end == COMCH_END_PEER && !conn->orderly)
 		ODMA_WARN("comch %s \"%s\": the peer (pid %d) closed connection %p without "
 		          "disconnecting (its process ended or crashed); in-flight sends fail, its "
 		          "consumers expire",
 		          comch_ep_kind(ep), ep->name, (int)conn->peer_pid, (void *)conn);
-	else if (conn->end == COMCH_END_PEER && !ep->is_server &&
-	         ep->ctx.state == DOCA_CTX_STATE_RUNNING)
+	else if (end == COMCH_END_PEER && !ep->is_server && ep->ctx.state == DOCA_CTX_STATE_RUNNING)
 		ODMA_INFO("comch client \"%s\": the server disconnected this client; the client "
 		          "context stops",
 		          ep->name);

@@ -819,18 +819,17 @@ static bool ep_progress(struct doca_ctx *ctx)
 			any |= server_handshakes(ep);
 		}
 		for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next) {
-			if (!atomic_load_explicit(&c->dead, memory_order_acquire))
+			if (!c->rx_done)
 				any |= comch_conn_pump(c);
-			if (atomic_load_explicit(&c->dead, memory_order_acquire) && !c->notified)
+			if (c->rx_done && !c->notified)
 				any |= comch_conn_finish(c);
 		}
 	} else if (ctx->state == DOCA_CTX_STATE_STARTING) {
 		any |= client_connecting(ep);
 	} else if (ep->conn != NULL) {
-		if (!atomic_load_explicit(&ep->conn->dead, memory_order_acquire))
+		if (!ep->conn->rx_done)
 			any |= comch_conn_pump(ep->conn);
-		if (atomic_load_explicit(&ep->conn->dead, memory_order_acquire) &&
-		    !ep->conn->notified)
+		if (ep->conn->rx_done && !ep->conn->notified)
 			any |= comch_conn_finish(ep->conn);
 	}
 	ep->dispatch--;
