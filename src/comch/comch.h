@@ -212,6 +212,7 @@ struct doca_comch_connection {
 	/* shared with consumers/producers (other threads) */
 	pthread_mutex_t lock;
 	struct comch_outbox *outbox, *outbox_tail;
+	atomic_uint outbox_n; /* packets in the outbox (read without the lock) */
 	struct comch_rcons *rcons;
 	struct doca_comch_consumer *lcons; /* consumers of this side */
 	uint32_t num_cons, num_prod;
@@ -416,7 +417,7 @@ void comch_conn_close(struct doca_comch_connection *conn, doca_error_t status);
 bool comch_conn_send_ctl(struct doca_comch_connection *conn, uint32_t type, uint32_t arg,
                          const void *payload, size_t len, int pass_fd);
 
-/* Writes queued control packets (thread-safe). */
+/* Writes queued control packets (thread-safe; cheap when none is queued). */
 void comch_conn_flush_ctl(struct doca_comch_connection *conn);
 
 /* The send task op of servers and clients. */

@@ -140,6 +140,7 @@ static bool outbox_push(struct doca_comch_connection *conn, uint32_t type, uint3
 	else
 		conn->outbox = o;
 	conn->outbox_tail = o;
+	atomic_fetch_add(&conn->outbox_n, 1);
 	return true;
 }
 
@@ -157,6 +158,7 @@ static void outbox_flush_locked(struct doca_comch_connection *conn)
 		conn->outbox = o->next;
 		if (conn->outbox == NULL)
 			conn->outbox_tail = NULL;
+		atomic_fetch_sub(&conn->outbox_n, 1);
 		if (o->fd >= 0)
 			close(o->fd);
 		free(o);
@@ -191,6 +193,8 @@ bool comch_conn_send_ctl(struct doca_comch_connection *conn, uint32_t type, uint
 
 void comch_conn_flush_ctl(struct doca_comch_connection *conn)
 {
+	if (atomic_load_explicit(&conn->outbox_n, memory_order_relaxed) == 0)
+		return;
 	pthread_mutex_lock(&conn->lock);
 	outbox_flush_locked(conn);
 	pthread_mutex_unlock(&conn->lock);
@@ -414,8 +418,7 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 	struct comch_ep *ep = conn->ep;
 	bool any = false;
 
-	if (conn->outbox != NULL)
-		comch_conn_flush_ctl(conn);
+	comch_conn_flush_ctl(conn);
 	any |= flush_pending(conn);
 	for (uint32_t budget = COMCH_RECV_BUDGET; budget > 0; budget--) {
 		int pfd = -1;

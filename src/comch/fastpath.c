@@ -365,8 +365,7 @@ static bool consumer_progress(struct doca_ctx *ctx)
 	bool dead = atomic_load_explicit(&conn->dead, memory_order_acquire);
 	int reg;
 
-	if (conn->outbox != NULL)
-		comch_conn_flush_ctl(conn);
+	comch_conn_flush_ctl(conn);
 	if (ctx->state == DOCA_CTX_STATE_STARTING) {
 		reg = atomic_load(&c->reg);
 		if (reg == COMCH_REG_ACKED && !dead) {
@@ -770,8 +769,7 @@ static bool producer_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = producer_of(ctx);
 
-	if (p->conn->outbox != NULL)
-		comch_conn_flush_ctl(p->conn);
+	comch_conn_flush_ctl(p->conn);
 	if (p->expired || !atomic_load_explicit(&p->conn->dead, memory_order_acquire))
 		return false;
 	p->expired = true;

@@ -384,6 +384,48 @@ pid_t cu_fork(int (*fn)(void *), void *arg, unsigned int secs)
 	return pid;
 }
 
+pid_t cu_fork_gated(int (*fn)(void *), void *arg, unsigned int secs, int *gate)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p) != 0)
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		alarm(secs);
+		if (read(p[0], &c, 1) != 1)
+			_exit(98);
+		close(p[0]);
+		_exit(fn(arg));
+	}
+	close(p[0]);
+	*gate = p[1];
+	return pid;
+}
+
+void cu_release(int gate)
+{
+	char c = 'g';
+
+	CU_CHECK(write(gate, &c, 1) == 1);
+	close(gate);
+}
+
+char cu_name[64];
+
+int cu_next_name(void **state)
+{
+	static unsigned int n;
+
+	(void)state;
+	snprintf(cu_name, sizeof(cu_name), "odma test server %u", ++n);
+	return 0;
+}
+
 int cu_join(pid_t pid, unsigned int secs)
 {
 	uint64_t end = cu_now_ms() + secs * 1000ull;

@@ -105,6 +105,18 @@ bool cu_close(struct cu_ep *e);
 /* Runs @fn(@arg) in a child process with a deadline of @secs; returns the pid. */
 pid_t cu_fork(int (*fn)(void *), void *arg, unsigned int secs);
 
+/*
+ * Like cu_fork, but the child waits (before any DOCA call) until cu_release(*@gate). Tests
+ * fork every peer before the parent creates a progress engine: a PE may own a thread
+ * (ODMA_ENGINE=thread), and a child of a multi-threaded process must not start threads.
+ */
+pid_t cu_fork_gated(int (*fn)(void *), void *arg, unsigned int secs, int *gate);
+void cu_release(int gate);
+
+/* A fresh server name per test (a failed test leaves its server behind). */
+extern char cu_name[64];
+int cu_next_name(void **state);
+
 /* Waits (at most @secs) for @pid; returns its exit status (-1: killed or timed out). */
 int cu_join(pid_t pid, unsigned int secs);
 

@@ -17,7 +17,7 @@
 #include "comch_util.h"
 #include "test_util.h"
 
-#define NAME "odma test server"
+#define NAME cu_name
 
 static char **g_argv;
 
@@ -120,15 +120,16 @@ static int client_pingpong(void *arg)
 static void test_pingpong(void **state)
 {
 	struct cu_ep s;
-	pid_t child;
-	uint64_t v;
+	pid_t child, child2;
+	int gate;
 
 	(void)state;
+	child = cu_fork(client_pingpong, NULL, 30);
+	child2 = cu_fork_gated(client_pingpong, NULL, 60, &gate);
 	cu_open(&s, true);
 	s.echo = true;
 	assert_ok(cu_server_start(&s, NAME, 0, 256));
 	assert_true(cu_is_running(&s)); /* a server starts synchronously */
-	child = cu_fork(client_pingpong, NULL, 30);
 	assert_true(cu_progress_until(&s, has_disconnect, 20000));
 	assert_int_equal(s.connects, 1);
 	assert_int_equal(s.disconnects, 1);
@@ -137,12 +138,11 @@ static void test_pingpong(void **state)
 	assert_null(s.conn);
 	assert_int_equal(cu_join(child, 10), 0);
 	/* a second client after the first left */
-	child = cu_fork(client_pingpong, NULL, 30);
+	cu_release(gate);
 	s.disconnects = 0;
 	assert_true(cu_progress_until(&s, has_disconnect, 20000));
 	assert_int_equal(s.connects, 2);
-	assert_int_equal(cu_join(child, 10), 0);
-	(void)v;
+	assert_int_equal(cu_join(child2, 10), 0);
 	assert_true(cu_close(&s));
 }
 
@@ -176,9 +176,9 @@ static void test_copy_at_alloc(void **state)
 	pid_t child;
 
 	(void)state;
+	child = cu_fork(client_copy, NULL, 30);
 	cu_open(&s, true);
 	assert_ok(cu_server_start(&s, NAME, 0, 4));
-	child = cu_fork(client_copy, NULL, 30);
 	assert_true(cu_progress_until(&s, has_disconnect, 20000));
 	assert_int_equal(s.nrx, 1);
 	assert_int_equal(s.rx_len[0], 15);
@@ -232,6 +232,7 @@ static void test_max_msg_size(void **state)
 	pid_t child;
 
 	(void)state;
+	child = cu_fork(client_limits, NULL, 30);
 	cu_open(&s, true);
 	assert_ok(doca_comch_server_create(s.dev, s.rep, NAME, &s.srv));
 	assert_ok(doca_comch_server_set_max_msg_size(s.srv, 1000));
@@ -245,7 +246,6 @@ static void test_max_msg_size(void **state)
 	}
 	assert_ok(doca_ctx_start(s.ctx));
 	assert_int_equal(doca_comch_server_set_max_msg_size(s.srv, 100), DOCA_ERROR_BAD_STATE);
-	child = cu_fork(client_limits, NULL, 30);
 	cu_progress_for(&s, 300);
 	assert_int_equal(cu_join(child, 20), 0);
 	assert_true(cu_close(&s));
@@ -288,10 +288,10 @@ static void test_recv_queue_full(void **state)
 
 	(void)state;
 	cu_sync_init();
-	cu_open(&s, true);
-	assert_ok(cu_server_start(&s, NAME, 4, 4));
 	child = cu_fork(client_queue, NULL, 30);
 	cu_sync_side(false);
+	cu_open(&s, true);
+	assert_ok(cu_server_start(&s, NAME, 4, 4));
 	assert_true(cu_progress_until(&s, cu_has_conn, 5000));
 	cu_tell('c');
 	assert_int_equal(cu_hear(NULL, 5000), 'f'); /* without progressing */
@@ -386,11 +386,11 @@ static void test_client_dies(void **state)
 
 	(void)state;
 	cu_sync_init();
+	child = cu_fork(client_dies, NULL, 30);
+	cu_sync_side(false);
 	cu_open(&s, true);
 	cu_log_capture();
 	assert_ok(cu_server_start(&s, NAME, 0, 1024));
-	child = cu_fork(client_dies, NULL, 30);
-	cu_sync_side(false);
 	assert_int_equal(cu_hear(&s, 5000), 'r');
 	assert_non_null(s.conn);
 	/* more than the socket holds: some sends stay queued in flight */
@@ -472,11 +472,11 @@ static void test_server_stops_first(void **state)
 	pid_t child;
 
 	(void)state;
+	child = cu_fork(client_sees_stop, NULL, 30);
 	cu_open(&s, true);
 	s.echo = true;
 	s.stop_on_recv = true;
 	assert_ok(cu_server_start(&s, NAME, 0, 4));
-	child = cu_fork(client_sees_stop, NULL, 30);
 	assert_true(cu_progress_until(&s, cu_is_idle, 10000));
 	assert_int_equal(s.disconnects, 1); /* the connection still open at stop */
 	assert_int_equal(cu_join(child, 10), 0);
@@ -520,16 +520,18 @@ static void test_server_disconnect(void **state)
 {
 	struct cu_ep s;
 	pid_t c1, c2;
+	int gate;
 
 	(void)state;
 	cu_sync_init();
+	c1 = cu_fork(first_client, NULL, 30);
+	c2 = cu_fork_gated(second_client, NULL, 30, &gate);
+	cu_sync_side(false);
 	cu_open(&s, true);
 	s.drop_second = true;
 	assert_ok(cu_server_start(&s, NAME, 0, 4));
-	c1 = cu_fork(first_client, NULL, 30);
-	cu_sync_side(false);
 	assert_int_equal(cu_hear(&s, 5000), '1');
-	c2 = cu_fork(second_client, NULL, 30);
+	cu_release(gate);
 	while (s.dropped == 0)
 		doca_pe_progress(s.pe);
 	cu_progress_for(&s, 50);
@@ -564,8 +566,10 @@ static void test_duplicate_and_stale(void **state)
 {
 	struct cu_ep a, b;
 	pid_t child;
+	int gate;
 
 	(void)state;
+	child = cu_fork_gated(server_killed, NULL, 30, &gate);
 	cu_open(&a, true);
 	cu_open(&b, true);
 	cu_log_capture();
@@ -576,7 +580,7 @@ static void test_duplicate_and_stale(void **state)
 	assert_ok(doca_ctx_start(b.ctx)); /* the name is free again */
 	assert_true(cu_close(&b));
 	/* a server killed without stopping leaves its socket file behind */
-	child = cu_fork(server_killed, NULL, 30);
+	cu_release(gate);
 	assert_int_equal(cu_join(child, 10), -1);
 	cu_open(&a, true);
 	assert_ok(cu_server_start(&a, "stale", 0, 4));
@@ -637,18 +641,18 @@ static void test_isolation(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pingpong),
-		cmocka_unit_test(test_copy_at_alloc),
-		cmocka_unit_test(test_max_msg_size),
-		cmocka_unit_test(test_recv_queue_full),
-		cmocka_unit_test(test_no_server),
-		cmocka_unit_test(test_client_first),
-		cmocka_unit_test(test_client_dies),
-		cmocka_unit_test(test_server_dies),
-		cmocka_unit_test(test_server_stops_first),
-		cmocka_unit_test(test_server_disconnect),
-		cmocka_unit_test(test_duplicate_and_stale),
-		cmocka_unit_test(test_isolation),
+		cmocka_unit_test_setup(test_pingpong, cu_next_name),
+		cmocka_unit_test_setup(test_copy_at_alloc, cu_next_name),
+		cmocka_unit_test_setup(test_max_msg_size, cu_next_name),
+		cmocka_unit_test_setup(test_recv_queue_full, cu_next_name),
+		cmocka_unit_test_setup(test_no_server, cu_next_name),
+		cmocka_unit_test_setup(test_client_first, cu_next_name),
+		cmocka_unit_test_setup(test_client_dies, cu_next_name),
+		cmocka_unit_test_setup(test_server_dies, cu_next_name),
+		cmocka_unit_test_setup(test_server_stops_first, cu_next_name),
+		cmocka_unit_test_setup(test_server_disconnect, cu_next_name),
+		cmocka_unit_test_setup(test_duplicate_and_stale, cu_next_name),
+		cmocka_unit_test_setup(test_isolation, cu_next_name),
 	};
 
 	g_argv = argv;

@@ -18,7 +18,7 @@
 #include "comch_util.h"
 #include "test_util.h"
 
-#define NAME "odma fastpath server"
+#define NAME cu_name
 #define BIG (1u << 20)
 
 /* A consumer or producer with its own PE (as NVIDIA's samples do), and what its callbacks saw. */
@@ -324,10 +324,10 @@ static void test_both_ways(void **state)
 
 	(void)state;
 	cu_sync_init();
-	cu_open(&s, true);
-	assert_ok(cu_server_start(&s, NAME, 0, 8));
 	child = cu_fork(client_both_ways, NULL, 60);
 	cu_sync_side(false);
+	cu_open(&s, true);
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
 	assert_true(cu_progress_until(&s, got_new_cons, 5000));
 	assert_int_equal(s.last_cons_id & 1, 1);
 	fp_producer(&p, &s, BIG, 8);
@@ -396,10 +396,10 @@ static void test_again_without_progress(void **state)
 
 	(void)state;
 	cu_sync_init();
-	cu_open(&s, true);
-	assert_ok(cu_server_start(&s, NAME, 0, 8));
 	child = cu_fork(client_posts_late, NULL, 30);
 	cu_sync_side(false);
+	cu_open(&s, true);
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
 	assert_true(cu_progress_until(&s, got_new_cons, 5000));
 	fp_producer(&p, &s, 4096, 2);
 	cu_tell('p');
@@ -478,11 +478,11 @@ static void test_refusals(void **state)
 
 	(void)state;
 	cu_sync_init();
+	child = cu_fork(client_for_errors, NULL, 30);
+	cu_sync_side(false);
 	cu_open(&s, true);
 	cu_log_capture();
 	assert_ok(cu_server_start(&s, NAME, 0, 8));
-	child = cu_fork(client_for_errors, NULL, 30);
-	cu_sync_side(false);
 	assert_true(cu_progress_until(&s, got_new_cons, 5000));
 	cid = s.last_cons_id;
 	fp_producer(&p, &s, 4096, 4);
@@ -543,11 +543,11 @@ static void test_peer_dies(void **state)
 
 	(void)state;
 	cu_sync_init();
+	child = cu_fork(client_dies_with_consumer, NULL, 30);
+	cu_sync_side(false);
 	cu_open(&s, true);
 	cu_log_capture();
 	assert_ok(cu_server_start(&s, NAME, 0, 8));
-	child = cu_fork(client_dies_with_consumer, NULL, 30);
-	cu_sync_side(false);
 	assert_true(cu_progress_until(&s, got_new_cons, 5000));
 	cid = s.last_cons_id;
 	fp_consumer(&c, &s, 4096, 2, 0);
@@ -613,10 +613,10 @@ static void test_consumer_start_fails(void **state)
 
 	(void)state;
 	cu_sync_init();
-	cu_open(&s, true);
-	assert_ok(cu_server_start(&s, NAME, 0, 8));
 	child = cu_fork(client_never_progresses, NULL, 30);
 	cu_sync_side(false);
+	cu_open(&s, true);
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
 	assert_int_equal(cu_hear(&s, 5000), 'r');
 	fp_consumer(&c, &s, 4096, 2, 0);
 	assert_false(fp_until_state(&s, &c, DOCA_CTX_STATE_RUNNING, 200)); /* no ACK: STARTING */
@@ -702,10 +702,10 @@ static void test_consumer_thread(void **state)
 	pid_t child;
 
 	(void)state;
+	child = cu_fork(client_streams, NULL, 60);
 	cu_open(&s, true);
 	assert_ok(cu_server_start(&s, NAME, 0, 8));
 	memset(&c, 0, sizeof(c));
-	child = cu_fork(client_streams, NULL, 60);
 	assert_true(cu_progress_until(&s, cu_has_conn, 5000));
 	/* a consumer with a reposting callback */
 	cu_mem_init(&c.mem, s.dev, 8 * 8192, 16);
@@ -740,12 +740,12 @@ static void test_consumer_thread(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_both_ways),
-		cmocka_unit_test(test_again_without_progress),
-		cmocka_unit_test(test_refusals),
-		cmocka_unit_test(test_peer_dies),
-		cmocka_unit_test(test_consumer_start_fails),
-		cmocka_unit_test(test_consumer_thread),
+		cmocka_unit_test_setup(test_both_ways, cu_next_name),
+		cmocka_unit_test_setup(test_again_without_progress, cu_next_name),
+		cmocka_unit_test_setup(test_refusals, cu_next_name),
+		cmocka_unit_test_setup(test_peer_dies, cu_next_name),
+		cmocka_unit_test_setup(test_consumer_start_fails, cu_next_name),
+		cmocka_unit_test_setup(test_consumer_thread, cu_next_name),
 	};
 
 	cu_private_rundir();
