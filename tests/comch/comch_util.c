@@ -126,6 +126,27 @@ static void cb_send_err(struct doca_comch_task_send *task, union doca_data tud, 
 	doca_task_free(doca_comch_task_send_as_task(task));
 }
 
+/* Echoes what arrived and was not echoed yet; stops at a full peer queue (AGAIN). */
+static void cu_flush_echo(struct cu_ep *e, struct doca_comch_connection *conn)
+{
+	while (e->echo && conn != NULL && e->echoed < e->nrx) {
+		struct doca_comch_task_send *t;
+		doca_error_t r = doca_comch_server_task_send_alloc_init(
+		        e->srv, conn, e->rx[e->echoed], e->rx_len[e->echoed], &t);
+
+		if (r == DOCA_ERROR_NO_MEMORY)
+			return;
+		CU_CHECK_DOCA(DOCA_SUCCESS, r);
+		r = doca_task_submit(doca_comch_task_send_as_task(t));
+		if (r == DOCA_ERROR_AGAIN) {
+			doca_task_free(doca_comch_task_send_as_task(t));
+			return;
+		}
+		CU_CHECK_DOCA(DOCA_SUCCESS, r);
+		e->echoed++;
+	}
+}
+
 static void cb_recv(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t len,
                     struct doca_comch_connection *conn)
 {
@@ -139,13 +160,8 @@ static void cb_recv(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t
 		e->rx_len[e->nrx] = len;
 		e->nrx++;
 	}
-	if (e->echo) {
-		struct doca_comch_task_send *t;
-
-		CU_CHECK_DOCA(DOCA_SUCCESS,
-		              doca_comch_server_task_send_alloc_init(e->srv, conn, buf, len, &t));
-		CU_CHECK_DOCA(DOCA_SUCCESS, doca_task_submit(doca_comch_task_send_as_task(t)));
-	}
+	if (e->echo)
+		cu_flush_echo(e, conn);
 	if (e->stop_on_recv)
 		(void)doca_ctx_stop(e->ctx);
 }
@@ -317,6 +333,8 @@ bool cu_progress_until(struct cu_ep *e, bool (*done)(struct cu_ep *), unsigned i
 			return done(e);
 		if (doca_pe_progress(e->pe) == 0)
 			nanosleep(&ts, NULL);
+		if (e->echo && e->conn != NULL && e->echoed < e->nrx)
+			cu_flush_echo(e, e->conn);
 	}
 	return true;
 }
