@@ -465,6 +465,28 @@ int cu_join(pid_t pid, unsigned int secs)
 	}
 }
 
+int cu_join_progress(pid_t pid, struct cu_ep *e, unsigned int secs)
+{
+	uint64_t end = cu_now_ms() + secs * 1000ull;
+	int st;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (cu_now_ms() > end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return -1;
+		}
+		if (doca_pe_progress(e->pe) == 0)
+			usleep(50);
+	}
+}
+
 void cu_sync_init(void)
 {
 	for (int i = 0; i < 2; i++) {
