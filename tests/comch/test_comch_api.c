@@ -110,7 +110,7 @@ static int exec_nic(void *arg)
 {
 	(void)arg;
 	setenv("ODMA_SYSTEM", "nic", 1);
-	execl("/proc/self/exe", g_argv[0], "--nic", (char *)NULL);
+	execl(g_argv[0], g_argv[0], "--nic", (char *)NULL);
 	return 99;
 }
 
