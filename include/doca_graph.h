@@ -38,6 +38,8 @@
  *   (doca_task_get_status()) tells how it ended. It must outlive the instance.
  * - A context that has no room (AGAIN) does not fail a node: the node waits and is
  *   submitted again from doca_pe_progress().
+ * - An instance is "in a run" while it is submitted, or while it is held by a sub-graph node
+ *   of an instance in a run; its data cannot change then.
  * - Nodes are owned by their graph and freed with it. A graph used as a sub-graph stays
  *   started while a started graph uses it, and cannot be destroyed while any graph has a
  *   node of it.
@@ -229,7 +231,7 @@ doca_error_t doca_graph_instance_destroy(struct doca_graph_instance *graph_insta
 
 /**
  * @brief Sets the instance's user data, passed to the completion and error callbacks.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_IN_USE (submitted).
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_IN_USE (in a run).
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_graph_instance_set_user_data(struct doca_graph_instance *graph_instance,
@@ -248,7 +250,7 @@ doca_error_t doca_graph_instance_get_user_data(const struct doca_graph_instance 
  * from the node's context and not in flight; it may be changed (its buffers, ...) between
  * runs of the instance, and must not be freed while the instance uses it.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, or a task that is free or
- *         in flight); DOCA_ERROR_BAD_STATE (the instance is submitted);
+ *         in flight); DOCA_ERROR_BAD_STATE (the instance is in a run);
  *         DOCA_ERROR_NOT_PERMITTED (a node of another graph, not a context node, or a task of
  *         another context).
  */
@@ -260,7 +262,7 @@ doca_error_t doca_graph_instance_set_ctx_node_data(struct doca_graph_instance *g
 /**
  * @brief Sets the argument a user node's function gets in this instance (NULL until set).
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL instance or node);
- *         DOCA_ERROR_BAD_STATE (the instance is submitted);
+ *         DOCA_ERROR_BAD_STATE (the instance is in a run);
  *         DOCA_ERROR_NOT_PERMITTED (a node of another graph, or not a user node).
  */
 DOCA_EXPERIMENTAL
@@ -272,7 +274,7 @@ doca_error_t doca_graph_instance_set_user_node_data(struct doca_graph_instance *
  * sub-graph instance then belongs to this node (it cannot be submitted or destroyed on its
  * own) until another one is set or this instance is destroyed.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument);
- *         DOCA_ERROR_BAD_STATE (either instance is submitted);
+ *         DOCA_ERROR_BAD_STATE (either instance is in a run);
  *         DOCA_ERROR_NOT_PERMITTED (a node of another graph, not a sub-graph node, an instance
  *         of another graph than the node's sub-graph, or one already set on another node).
  */
