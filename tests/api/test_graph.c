@@ -726,43 +726,54 @@ static void test_diamond_and_branch(void **state)
 	gx_fini(&g);
 }
 
-/* Many instances in flight at once, several rounds, each instance resubmitted. */
-#define MANY 32
-#define MSZ 512
-
-static void test_many_instances(void **state)
+/*
+ * Many instances in flight at once, several rounds, each instance resubmitted. With copies
+ * above the thread engine's inline limit (64 KiB) the DMA nodes run on its workers, in
+ * parallel with each other and with the PE thread.
+ */
+static void many_instances(int many, size_t sz)
 {
-	struct dinst *di = calloc(MANY, sizeof(*di));
+	struct dinst *di = calloc((size_t)many, sizeof(*di));
 	struct diamond dm;
 	struct gx g;
 
-	(void)state;
 	assert_non_null(di);
-	gx_init(&g, (size_t)MANY * 2 * MSZ, MANY);
-	build_diamond(&g, &dm, MANY);
-	for (int i = 0; i < MANY; i++)
-		dinst_init(&g, &dm, &di[i], i, MSZ);
+	gx_init(&g, (size_t)many * 2 * sz, (uint32_t)many);
+	build_diamond(&g, &dm, (uint32_t)many);
+	for (int i = 0; i < many; i++)
+		dinst_init(&g, &dm, &di[i], i, sz);
 	for (unsigned int round = 0; round < 3; round++) {
 		g.ok = g.err = 0;
-		for (int i = 0; i < MANY; i++) {
+		for (int i = 0; i < many; i++) {
 			dinst_reset(&di[i]);
-			memset(g.fx.dst + (size_t)i * 2 * MSZ, 0, 2 * MSZ);
+			memset(g.fx.dst + (size_t)i * 2 * sz, 0, 2 * sz);
 			assert_ok(doca_graph_instance_submit(di[i].inst));
 		}
-		assert_true(gx_progress_until(&g, MANY));
-		assert_int_equal(g.ok, MANY);
+		assert_true(gx_progress_until(&g, (unsigned int)many));
+		assert_int_equal(g.ok, many);
 		assert_int_equal(g.err, 0);
-		for (int i = 0; i < MANY; i++) {
+		for (int i = 0; i < many; i++) {
 			assert_int_equal(di[i].ud.runs, round + 1);
 			assert_int_equal(di[i].uf.runs, round + 1);
-			assert_memory_equal(g.fx.dst + (size_t)i * 2 * MSZ + MSZ,
-			                    g.fx.src + (size_t)i * MSZ, MSZ);
+			assert_memory_equal(g.fx.dst + (size_t)i * 2 * sz + sz, g.fx.src + (size_t)i * sz, sz);
 		}
 	}
-	for (int i = 0; i < MANY; i++)
+	for (int i = 0; i < many; i++)
 		dinst_fini(&di[i]);
 	free(di);
 	gx_fini(&g);
+}
+
+static void test_many_instances(void **state)
+{
+	(void)state;
+	many_instances(32, 512);
+}
+
+static void test_many_instances_large(void **state)
+{
+	(void)state;
+	many_instances(8, 160 << 10);
 }
 
 /* Reuse: the completion callback submits the same instance again, many times. */
@@ -1050,6 +1061,10 @@ static void test_sub_graph(void **state)
 
 	assert_ok(doca_graph_instance_submit(pi));
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_graph_instance_set_sub_graph_node_data(pi, s, si));
+	/* the held instance is in the run too: its data cannot change */
+	assert_doca(DOCA_ERROR_BAD_STATE, doca_graph_instance_set_ctx_node_data(si, sd, t));
+	assert_doca(DOCA_ERROR_BAD_STATE, doca_graph_instance_set_user_node_data(si, su, &un[1]));
+	assert_doca(DOCA_ERROR_IN_USE, doca_graph_instance_set_user_data(si, ud));
 	assert_true(gx_progress_until(&g, 1));
 	assert_int_equal(g.ok, 1);
 	assert_ptr_equal(g.last, pi); /* only the parent's callback ran */
@@ -1165,6 +1180,7 @@ int main(void)
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_diamond_and_branch),
 		cmocka_unit_test(test_many_instances),
+		cmocka_unit_test(test_many_instances_large),
 		cmocka_unit_test(test_resubmit_from_callback),
 		cmocka_unit_test(test_user_node_failure),
 		cmocka_unit_test(test_ctx_node_failure),
