@@ -26,6 +26,7 @@ struct fake {
 	unsigned int nheld;
 	unsigned int own_completions; /* the type's own complete op ran */
 	unsigned int submits;
+	bool hold; /* progress completes nothing */
 };
 
 static struct fake *fake_of(const struct doca_ctx *ctx)
@@ -54,8 +55,10 @@ static doca_error_t fake_submit(struct doca_task *task)
 static bool fake_progress(struct doca_ctx *ctx)
 {
 	struct fake *f = fake_of(ctx);
-	unsigned int n = f->nheld;
+	unsigned int n = f->hold ? 0 : f->nheld;
 
+	if (n == 0)
+		return false;
 	f->nheld = 0;
 	for (unsigned int i = 0; i < n; i++)
 		odma_task_complete(f->held[i], f->held[i]->user_data.u64 == FAIL
@@ -257,6 +260,45 @@ static void test_destroy_from_poll(void **state)
 	env_fini(&e);
 }
 
+/*
+ * A node waiting for room is retried at every progress, but a retry that is refused again
+ * is not progress: doca_pe_progress returns 0 (a program draining with
+ * "while (doca_pe_progress(pe))" does not spin). Once the context has room it runs.
+ */
+static void test_waiting_is_not_progress(void **state)
+{
+	struct doca_graph_instance *inst;
+	struct doca_task *tx, *ta;
+	struct doca_graph_node *a;
+	struct env e;
+
+	(void)state;
+	env_init(&e, 1);
+	assert_ok(doca_graph_node_create_from_ctx(e.graph, &e.f.ctx, &a));
+	assert_ok(doca_graph_start(e.graph));
+	tx = task(&e, 1);
+	ta = task(&e, 2);
+	assert_ok(doca_graph_instance_create(e.graph, &inst));
+	assert_ok(doca_graph_instance_set_ctx_node_data(inst, a, ta));
+	e.f.hold = true;
+	assert_ok(doca_task_submit(tx)); /* fills the context */
+	assert_ok(doca_graph_instance_submit(inst));
+	assert_non_null(inst->waiting.head);
+	assert_int_equal(doca_pe_progress(e.pe), 0);
+	assert_int_equal(doca_pe_progress(e.pe), 0);
+	assert_non_null(inst->waiting.head);
+	assert_int_equal(e.f.submits, 1);
+	e.f.hold = false;
+	for (int i = 0; i < 10 && e.ok == 0; i++)
+		doca_pe_progress(e.pe);
+	assert_int_equal(e.ok, 1);
+	assert_int_equal(e.f.own_completions, 1); /* tx, outside the graph */
+	assert_ok(doca_graph_instance_destroy(inst));
+	doca_task_free(tx);
+	doca_task_free(ta);
+	env_fini(&e);
+}
+
 /* A cycle that bypassed doca_graph_add_dependency is still refused by start, with a log line. */
 static void test_start_refuses_cycle(void **state)
 {
@@ -287,6 +329,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_typed_ctx_and_again),
 		cmocka_unit_test(test_destroy_from_poll),
+		cmocka_unit_test(test_waiting_is_not_progress),
 		cmocka_unit_test(test_start_refuses_cycle),
 	};
 

@@ -122,7 +122,7 @@ static void slot_succeeded(struct doca_graph_instance *inst, const struct odma_g
 }
 
 static doca_error_t inst_launch(struct doca_graph_instance *inst);
-static void inst_advance(struct doca_graph_instance *inst);
+static bool inst_advance(struct doca_graph_instance *inst);
 
 /* The completion hook of a context node's task (PE thread, inside doca_pe_progress). */
 static void graph_task_done(struct doca_task *task, bool success)
@@ -142,8 +142,9 @@ static void graph_task_done(struct doca_task *task, bool success)
 }
 
 /*
- * Submits a context or sub-graph node. DOCA_SUCCESS when it is running or waiting for room;
- * otherwise the refusal, and the node stays as it was.
+ * Submits a context or sub-graph node: DOCA_SUCCESS when it runs; DOCA_ERROR_AGAIN when its
+ * context is full and it waits (retried from progress); otherwise the refusal, and the node
+ * stays as it was.
  */
 static doca_error_t slot_launch(struct odma_graph_slot *slot)
 {
@@ -172,10 +173,8 @@ static doca_error_t slot_launch(struct odma_graph_slot *slot)
 	/* Refused: the task is as it was (possibly in flight for someone else). */
 	task->hook = prev_hook;
 	task->hook_arg = prev_arg;
-	if (r == DOCA_ERROR_AGAIN) {
-		slots_push(&inst->waiting, slot); /* the context is full: retried from progress */
-		return DOCA_SUCCESS;
-	}
+	if (r == DOCA_ERROR_AGAIN)
+		slots_push(&inst->waiting, slot); /* not a failure: the node waits for room */
 	return r;
 }
 
@@ -206,10 +205,15 @@ static void inst_finish(struct doca_graph_instance *inst)
 		g->err_cb(inst, inst->user_data, g->user_data);
 }
 
-/* Starts every ready node; finishes the instance when nothing is left. */
-static void inst_advance(struct doca_graph_instance *inst)
+/*
+ * Starts every ready node; finishes the instance when nothing is left. Returns whether
+ * anything happened (a node started or failed, the instance finished), not counting nodes
+ * that still wait for room.
+ */
+static bool inst_advance(struct doca_graph_instance *inst)
 {
 	struct odma_graph_slot *slot;
+	bool did = false;
 	doca_error_t r;
 
 	while (!inst->failed && (slot = slots_pop(&inst->ready)) != NULL) {
@@ -221,16 +225,20 @@ static void inst_advance(struct doca_graph_instance *inst)
 				slot_succeeded(inst, slot);
 		} else {
 			r = slot_launch(slot);
+			if (r == DOCA_ERROR_AGAIN)
+				continue;
 		}
+		did = true;
 		if (r != DOCA_SUCCESS)
 			inst_fail(inst, slot, r);
 	}
 	if (inst->running == 0 && inst->ready.head == NULL && inst->waiting.head == NULL) {
 		inst_finish(inst);
-		return;
+		return true;
 	}
 	if (inst->waiting.head != NULL)
 		inst_set_pending(inst);
+	return did;
 }
 
 /* Resets the run state and starts the roots; see doca_graph_instance_submit for refusals. */
@@ -254,12 +262,12 @@ static doca_error_t inst_launch(struct doca_graph_instance *inst)
 		if (slot->deps_left != 0)
 			continue;
 		if (g->nodes[i]->kind == ODMA_GRAPH_NODE_USER) {
-			slots_push(&inst->ready,
-			           slot); /* runs from progress, never inside submit */
+			/* runs from progress, never inside submit */
+			slots_push(&inst->ready, slot);
 			continue;
 		}
 		r = slot_launch(slot);
-		if (r != DOCA_SUCCESS)
+		if (r != DOCA_SUCCESS && r != DOCA_ERROR_AGAIN)
 			refused = slot;
 	}
 	if (refused != NULL && inst->running == 0) {
@@ -297,8 +305,7 @@ bool odma_graph_poll(struct odma_pe_poller *p)
 			inst->ready.head = inst->waiting.head;
 			inst->waiting.head = inst->waiting.tail = NULL;
 		}
-		inst_advance(inst);
-		any = true;
+		any |= inst_advance(inst);
 		if (g->doomed) {
 			free(g); /* destroyed by a callback just now; nothing of it is pending */
 			return true;
