@@ -3,7 +3,6 @@
  */
 /* DOCA Graph: building a graph (nodes, dependencies), configuring, starting and stopping it. */
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/graph/graph.h"
 #include "core/log/log.h"
