@@ -35,9 +35,11 @@ int main(void)
 		char c;
 		size_t z;
 	};
-	ptrdiff_t d = (char *)NULL - (char *)NULL;
+	char two[2];
+	ptrdiff_t d = &two[1] - &two[0];
+	void *none = NULL;
 
-	bad |= offsetof(struct probe, c) != 0 || d != 0;
+	bad |= offsetof(struct probe, c) != 0 || d != 1 || none != NULL;
 #endif
 #ifdef PROBE_STDINT
 	uint64_t u = UINT64_MAX;

@@ -38,7 +38,7 @@ static int sh(const char *fmt, ...)
 /* Runs odma-compat with @args on the fake tree against the temporary installation. */
 static void compat(const char *args)
 {
-	char full[1024];
+	char full[1200];
 
 	snprintf(full, sizeof(full), "--pkg-config-path '%s' %s '%s'", pcdir, args, fake);
 	tool_run(&out, NULL, tool, full, 0);
@@ -49,10 +49,20 @@ static int setup(void **state)
 {
 	const char *build = tool_path("ODMA_TEST_BUILD_ROOT");
 	const char *src = tool_path("ODMA_TEST_SOURCE_ROOT");
-	char path[512], *text;
+	char path[480], *text;
+
+	const char *san = getenv("ODMA_TEST_SANITIZE");
+	char flags[128];
 
 	(void)state;
 	snprintf(tool, sizeof(tool), "%s", tool_path("ODMA_TEST_COMPAT"));
+	if (san != NULL && san[0] != '\0' && strcmp(san, "none") != 0) {
+		/* meson takes CFLAGS/LDFLAGS from the environment when it sets up the fake builds
+		 */
+		snprintf(flags, sizeof(flags), "-fsanitize=%s", san);
+		setenv("CFLAGS", flags, 1);
+		setenv("LDFLAGS", flags, 1);
+	}
 	if (mkdtemp(tmp) == NULL)
 		return -1;
 	if (sh("meson install -C '%s' --destdir '%s/dest' --no-rebuild --quiet >'%s/install.log' "

@@ -737,8 +737,10 @@ int main(int argc, char **argv)
 	if (rc != 0)
 		return rc;
 	rc = setup_paths(&c, &o);
-	if (rc != 0)
+	if (rc != 0) {
+		compat_list_free(&c.include_dirs);
 		return rc;
+	}
 	read_release(&c);
 	discover(&c, o.only);
 	if (c.nprogs == 0)

@@ -293,7 +293,9 @@ static void scan_line(const struct compat_ctx *c, struct compat_build *b, const 
 	if (strstr(line, ": warning:") != NULL)
 		b->warnings++;
 	if ((p = after_quote(line, "implicit declaration of function ")) != NULL ||
-	    (p = after_quote(line, "call to undeclared function ")) != NULL) {
+	    (p = after_quote(line, "implicitly declaring library function ")) != NULL ||
+	    (p = after_quote(line, "call to undeclared function ")) != NULL ||
+	    (p = after_quote(line, "call to undeclared library function ")) != NULL) {
 		copy_ident(p, name, sizeof(name));
 		compat_list_add(&b->implicit, name);
 		return;
@@ -306,8 +308,9 @@ static void scan_line(const struct compat_ctx *c, struct compat_build *b, const 
 		note_needs(c, b, name, why);
 		return;
 	}
-	if ((p = strstr(line, "fatal error: ")) != NULL && strstr(line, "No such file") != NULL) {
-		copy_ident(p + strlen("fatal error: "), name, sizeof(name));
+	if ((p = after_quote(line, "fatal error: ")) != NULL &&
+	    (strstr(line, "No such file") != NULL || strstr(line, "file not found") != NULL)) {
+		copy_ident(p, name, sizeof(name));
 		snprintf(name + strlen(name), sizeof(name) - strlen(name), ".h");
 		if (strncmp(name, "doca_", 5) == 0) {
 			snprintf(why, sizeof(why), "no %s in odma", name);
