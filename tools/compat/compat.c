@@ -121,6 +121,7 @@ static const char *const usage_text[] = {
 	"  --json FILE            also write the report as JSON to FILE ('-': stdout)",
 	"  --timeout SEC          time limit of each program run (default 60)",
 	"  --build-timeout SEC    time limit of each meson/ninja step (default 600)",
+	"  --pair-delay SEC       head start of a DPU-side server before its host client (1)",
 	"  --only NAME[,NAME...]  check only these programs (and their host/DPU partners)",
 	"  --workdir DIR          build and run there, and keep it (default: a temporary",
 	"                         directory, removed at the end)",
@@ -555,6 +556,7 @@ enum {
 	OPT_JSON,
 	OPT_TIMEOUT,
 	OPT_BUILD_TIMEOUT,
+	OPT_PAIR_DELAY,
 	OPT_ONLY,
 	OPT_WORKDIR,
 	OPT_KEEP,
@@ -569,6 +571,7 @@ static const struct option options[] = {
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "build-timeout", required_argument, NULL, OPT_BUILD_TIMEOUT },
+	{ "pair-delay", required_argument, NULL, OPT_PAIR_DELAY },
 	{ "only", required_argument, NULL, OPT_ONLY },
 	{ "workdir", required_argument, NULL, OPT_WORKDIR },
 	{ "keep", no_argument, NULL, OPT_KEEP },
@@ -613,9 +616,11 @@ static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat
 			break;
 		case OPT_TIMEOUT:
 		case OPT_BUILD_TIMEOUT:
-			if (!parse_seconds(optarg, opt == OPT_TIMEOUT ? &c->run_timeout
-			                                              : &c->build_timeout)) {
-				fprintf(stderr, "odma compat: bad time limit '%s'\n", optarg);
+		case OPT_PAIR_DELAY:
+			if (!parse_seconds(optarg, opt == OPT_TIMEOUT      ? &c->run_timeout
+			                           : opt == OPT_PAIR_DELAY ? &c->pair_delay
+			                                                   : &c->build_timeout)) {
+				fprintf(stderr, "odma compat: bad time '%s'\n", optarg);
 				return 2;
 			}
 			break;
