@@ -80,7 +80,7 @@ static int setup(void **state)
 	       pcdir, tmp, tmp, pcdir) != 0)
 		return -1;
 	snprintf(fake, sizeof(fake), "%s/tests/tools/compat-fake", src);
-	snprintf(path, sizeof(path), "--timeout 3 --workdir '%s/work' --json '%s/report.json'", tmp,
+	snprintf(path, sizeof(path), "--timeout 5 --workdir '%s/work' --json '%s/report.json'", tmp,
 	         tmp);
 	compat(path);
 	full_run = out;
@@ -192,7 +192,7 @@ static void failing_programs(void **state)
 
 	(void)state;
 	assert_row("pe_polling", "fail", "yes", "FAIL", "exited 1: [ERROR] fake failure");
-	assert_row("pe_event", "fail", "yes", "FAIL", "did not finish within 3 s");
+	assert_row("pe_event", "fail", "yes", "FAIL", "did not finish within 5 s");
 	assert_row("pe_multi_context", "fail", "yes", "FAIL", "without \"Sample finished");
 	assert_row("pe_task_error", "fail", "no", "-",
 	           "implicit declaration of odma_fake_undeclared");
