@@ -38,6 +38,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <doca_compat.h>
 #include <doca_error.h>
 #include <doca_types.h>
