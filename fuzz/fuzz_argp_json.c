@@ -16,7 +16,7 @@
 #include <doca_argp.h>
 #include <doca_log.h>
 
-#include "argp_priv.h"
+#include "argp/argp_int.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

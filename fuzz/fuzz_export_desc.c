@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "export_priv.h"
+#include "core/memory/memory.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

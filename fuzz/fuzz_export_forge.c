@@ -19,7 +19,7 @@
 #include <doca_dev.h>
 #include <doca_mmap.h>
 
-#include "export_priv.h"
+#include "core/memory/memory.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

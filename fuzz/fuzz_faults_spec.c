@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "faults_priv.h"
+#include "core/exec/faults.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

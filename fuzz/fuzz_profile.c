@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "dev_priv.h"
+#include "core/device/device.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "argp_priv.h"
-#include "log_priv.h"
+#include "argp/argp_int.h"
+#include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_ARGP)
 

@@ -6,7 +6,7 @@
 
 #include <json-c/json.h>
 
-#include "argp_priv.h"
+#include "argp/argp_int.h"
 
 /* Hands one JSON value to a param, checking that its JSON type matches the param type. */
 static doca_error_t odma_json_value(struct doca_argp_param *p, struct json_object *val, const char *key)

@@ -10,7 +10,7 @@
 
 #include <doca_version.h>
 
-#include "argp_priv.h"
+#include "argp/argp_int.h"
 
 enum odma_general { ODMA_G_NONE, ODMA_G_HELP, ODMA_G_VERSION, ODMA_G_LOG, ODMA_G_SDK, ODMA_G_JSON };
 

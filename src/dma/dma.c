@@ -11,10 +11,10 @@
 
 #include <doca_dma.h>
 
-#include "ctx_priv.h"
-#include "dev_priv.h"
-#include "error_causes.h"
-#include "log_priv.h"
+#include "core/exec/exec.h"
+#include "core/device/device.h"
+#include "core/error/error.h"
+#include "core/log/log.h"
 #include "util/container_of.h"
 
 ODMA_LOG_REGISTER(DOCA_DMA)

@@ -17,7 +17,7 @@
 #include <doca_error.h>
 #include <doca_log.h>
 
-#include "error_causes.h"
+#include "core/error/error.h"
 #include "tool_run.h"
 
 static struct tool_out out;

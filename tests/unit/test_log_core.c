@@ -5,7 +5,7 @@
 #include <stdbool.h>
 
 #include "test_util.h"
-#include "common/log_core.h"
+#include "core/log/log_int.h"
 
 static void test_level_parse(void **state)
 {

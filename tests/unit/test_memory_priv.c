@@ -4,9 +4,8 @@
 /* White-box checks of the memory objects: writability, device holds, from-export mmaps. */
 #include <stdlib.h>
 
-#include "buf_priv.h"
-#include "dev_priv.h"
-#include "mmap_priv.h"
+#include "core/memory/memory.h"
+#include "core/device/device.h"
 #include "test_util.h"
 
 static uint8_t mem[1024];

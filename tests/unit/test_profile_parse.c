@@ -4,7 +4,7 @@
 /* White-box tests of the profile parser, PCI parsing, the built-ins and device holds. */
 #include <string.h>
 
-#include "dev_priv.h"
+#include "core/device/device.h"
 #include "test_util.h"
 
 static doca_error_t parse(const char *text, struct odma_system *sys, char *err)

@@ -3,7 +3,7 @@
  *
  * odma-errors: every DOCA_ERROR_* code with its name, number and description, and, for the
  * codes the DMA stack returns, the rules that produce it and how to fix them. The rules come
- * from the same table the library's log lines quote (src/common/error_causes.c).
+ * from the same table the library's log lines quote (src/core/error/error_causes.c).
  *
  *   odma errors [--json] [NAME|NUMBER]
  *
@@ -24,7 +24,7 @@
 #include <doca_log.h>
 #include <doca_version.h>
 
-#include "error_causes.h"
+#include "core/error/error.h"
 
 #define MAX_CODE 255 /* codes are scanned from 0 up to the first unknown one */
 

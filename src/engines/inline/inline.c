@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "engine/engine.h"
+#include "engines/engine.h"
 
 static doca_error_t inline_pe_init(struct doca_pe *pe, void **engine_pe)
 {

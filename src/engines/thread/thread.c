@@ -29,8 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/engine.h"
-#include "log_priv.h"
+#include "engines/engine.h"
+#include "core/log/log.h"
 #include "util/spsc_ring.h"
 
 ODMA_LOG_REGISTER(ODMA_ENGINE_THREAD)

@@ -1,0 +1,242 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The cross-process mover: copies of tasks that touch a from-export mmap, done with
+ * process_vm_readv / process_vm_writev against the exporter (docs/host-dpu.md).
+ *
+ * The source and destination lists are cut into pieces where either side changes
+ * element; consecutive pieces that read from (or write to) the same remote mmap are
+ * batched into one system call with iovec arrays on the stack, so the hot path never
+ * allocates and any engine thread may run it. Before moving bytes the exporter's
+ * export record is read and checked (a read batch carries it as its first iovec):
+ * a revoked export, a reused pid or a dead exporter fails the task with IO_FAILED.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "core/memory/memory.h"
+#include "core/log/log.h"
+#include "core/copy/copy.h"
+
+ODMA_LOG_REGISTER(ODMA_XPROC)
+
+#define XPROC_BATCH 64        /* iovecs per system call (IOV_MAX is 1024) */
+#define XPROC_BOUNCE 16384    /* remote-to-remote copies go through this much stack */
+
+enum xkind { XK_LOCAL, XK_READ, XK_WRITE, XK_BOTH };
+
+struct xbatch {
+	enum xkind kind;
+	const struct doca_mmap *rm; /* the remote mmap of a READ/WRITE batch */
+	int n;                      /* iovecs used, slot 0 is the record on READ */
+	struct odma_export_record rec;
+	struct iovec loc[XPROC_BATCH], rem[XPROC_BATCH];
+};
+
+/* Drops @k bytes from the front of an iovec array. */
+static void iov_advance(struct iovec **v, int *n, size_t k)
+{
+	while (*n > 0 && k >= (*v)->iov_len) {
+		k -= (*v)->iov_len;
+		(*v)++;
+		(*n)--;
+	}
+	if (*n > 0) {
+		(*v)->iov_base = (uint8_t *)(*v)->iov_base + k;
+		(*v)->iov_len -= k;
+	}
+}
+
+/* Moves every byte the arrays describe, resuming after partial transfers; 0 or an errno. */
+static int xv_all(pid_t pid, bool write, struct iovec *l, int nl, struct iovec *r, int nr)
+{
+	iov_advance(&l, &nl, 0);
+	iov_advance(&r, &nr, 0);
+	while (nl > 0 && nr > 0) {
+		ssize_t k = write ? process_vm_writev(pid, l, (unsigned long)nl, r, (unsigned long)nr, 0)
+				  : process_vm_readv(pid, l, (unsigned long)nl, r, (unsigned long)nr, 0);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? errno : EFAULT;
+		iov_advance(&l, &nl, (size_t)k);
+		iov_advance(&r, &nr, (size_t)k);
+	}
+	return 0;
+}
+
+/* One log line per failed move, naming the cause and, for EPERM, the fixes. */
+static doca_error_t xproc_fail(const struct odma_remote *r, int err)
+{
+	/* The fatal path flushes the rest; one line per lost import is enough. */
+	if (atomic_exchange(&((struct odma_remote *)r)->failed, true))
+		return DOCA_ERROR_IO_FAILED;
+	if (err == EPERM || err == EACCES)
+		ODMA_ERR("the kernel refused access to the memory of exporter pid %d (%s): "
+			 "process_vm_readv/writev need ptrace rights. Causes: Yama "
+			 "/proc/sys/kernel/yama/ptrace_scope above 0, or the two processes run as "
+			 "different users. Fixes: run both as the same user (the exporter calls "
+			 "prctl(PR_SET_PTRACER_ANY) on export), set ptrace_scope to 0, or give the "
+			 "importer CAP_SYS_PTRACE", (int)r->pid, strerror(err));
+	else if (err == ESRCH)
+		ODMA_ERR("exporter pid %d has exited; its exported memory is gone", (int)r->pid);
+	else if (err == 0)
+		ODMA_ERR("the export of pid %d was revoked (the exporter stopped or destroyed its "
+			 "mmap); export again", (int)r->pid);
+	else
+		ODMA_ERR("moving bytes with exporter pid %d failed: %s (its memory is no longer "
+			 "mapped)", (int)r->pid, strerror(err));
+	return DOCA_ERROR_IO_FAILED;
+}
+
+static bool record_ok(const struct odma_remote *r, const struct odma_export_record *rec)
+{
+	return rec->magic == ODMA_EXPORT_RECORD_MAGIC && rec->alive == 1 &&
+	       memcmp(rec->key, r->key, sizeof(r->key)) == 0;
+}
+
+static void record_iov(const struct odma_remote *r, struct odma_export_record *rec,
+		       struct iovec *l, struct iovec *rv)
+{
+	memset(rec, 0, sizeof(*rec));
+	l->iov_base = rec;
+	l->iov_len = sizeof(*rec);
+	rv->iov_base = (void *)(uintptr_t)r->record_addr;
+	rv->iov_len = sizeof(*rec);
+}
+
+/* Reads and checks the export record of @r alone (before a write or a bounce). */
+static doca_error_t record_check(const struct odma_remote *r)
+{
+	struct odma_export_record rec;
+	struct iovec l, rv;
+	int err;
+
+	record_iov(r, &rec, &l, &rv);
+	err = xv_all(r->pid, false, &l, 1, &rv, 1);
+	if (err != 0 || !record_ok(r, &rec))
+		return xproc_fail(r, err);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t batch_flush(struct xbatch *b)
+{
+	const struct odma_remote *r;
+	int n = b->n, err;
+
+	if (n == 0)
+		return DOCA_SUCCESS;
+	r = b->rm->remote;
+	b->n = 0;
+	if (b->kind == XK_READ) {
+		/* Slot 0 carries the record: one system call checks and moves. */
+		err = xv_all(r->pid, false, b->loc, n, b->rem, n);
+		return err != 0 || !record_ok(r, &b->rec) ? xproc_fail(r, err) : DOCA_SUCCESS;
+	}
+	if (record_check(r) != DOCA_SUCCESS)
+		return DOCA_ERROR_IO_FAILED;
+	err = xv_all(r->pid, true, b->loc, n, b->rem, n);
+	return err != 0 ? xproc_fail(r, err) : DOCA_SUCCESS;
+}
+
+/* Adds one piece to the batch, flushing first when it belongs to another batch. */
+static doca_error_t batch_add(struct xbatch *b, enum xkind kind, const struct doca_mmap *rm,
+			      void *local, void *remote, size_t n)
+{
+	doca_error_t ret;
+
+	if (b->n > 0 && (b->kind != kind || b->rm != rm || b->n == XPROC_BATCH)) {
+		ret = batch_flush(b);
+		if (ret != DOCA_SUCCESS)
+			return ret;
+	}
+	if (b->n == 0) {
+		b->kind = kind;
+		b->rm = rm;
+		if (kind == XK_READ)
+			record_iov(rm->remote, &b->rec, &b->loc[b->n++], &b->rem[0]);
+	}
+	b->loc[b->n].iov_base = local;
+	b->loc[b->n].iov_len = n;
+	b->rem[b->n].iov_base = remote;
+	b->rem[b->n].iov_len = n;
+	b->n++;
+	return DOCA_SUCCESS;
+}
+
+/* Both ends remote (possibly two exporters): through a stack bounce buffer. */
+static doca_error_t xproc_bounce(const struct doca_mmap *sm, uint8_t *s, const struct doca_mmap *dm,
+				 uint8_t *d, size_t n)
+{
+	uint8_t bounce[XPROC_BOUNCE];
+	struct iovec l, r;
+	int err;
+
+	if (record_check(sm->remote) != DOCA_SUCCESS || record_check(dm->remote) != DOCA_SUCCESS)
+		return DOCA_ERROR_IO_FAILED;
+	while (n) {
+		size_t k = n < sizeof(bounce) ? n : sizeof(bounce);
+
+		l = (struct iovec){ bounce, k };
+		r = (struct iovec){ s, k };
+		if ((err = xv_all(sm->remote->pid, false, &l, 1, &r, 1)) != 0)
+			return xproc_fail(sm->remote, err);
+		l = (struct iovec){ bounce, k };
+		r = (struct iovec){ d, k };
+		if ((err = xv_all(dm->remote->pid, true, &l, 1, &r, 1)) != 0)
+			return xproc_fail(dm->remote, err);
+		s += k;
+		d += k;
+		n -= k;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* Routes one piece (a run inside one source and one destination element). */
+static doca_error_t xproc_piece(struct xbatch *b, const struct doca_mmap *sm, uint8_t *s,
+				const struct doca_mmap *dm, uint8_t *d, size_t n)
+{
+	doca_error_t ret;
+
+	if (sm->from_export && !dm->from_export)
+		return batch_add(b, XK_READ, sm, d, s, n);
+	if (!sm->from_export && dm->from_export)
+		return batch_add(b, XK_WRITE, dm, s, d, n);
+	ret = batch_flush(b); /* keep the order of writes as the lists give it */
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	if (!sm->from_export) {
+		memmove(d, s, n);
+		return DOCA_SUCCESS;
+	}
+	return xproc_bounce(sm, s, dm, d, n);
+}
+
+doca_error_t odma_xproc_copy(const struct doca_buf *src, struct doca_buf *dst, uint64_t total)
+{
+	const struct doca_buf *s = src;
+	struct doca_buf *d = dst;
+	size_t s_off = 0, d_off = 0;
+	struct xbatch b;
+	doca_error_t ret;
+
+	b.n = 0;
+	while (total && s != NULL && d != NULL) {
+		size_t n = s->data_len - s_off, d_left = odma_buf_room(d) - d_off;
+
+		n = n < d_left ? n : d_left;
+		n = n < total ? n : total;
+		if (n != 0) {
+			ret = xproc_piece(&b, s->mmap, s->data + s_off, d->mmap,
+					  d->data + d->data_len + d_off, n);
+			if (ret != DOCA_SUCCESS)
+				return ret;
+		}
+		total -= n;
+		odma_buf_walk(&s, &s_off, &d, &d_off, n);
+	}
+	return batch_flush(&b);
+}

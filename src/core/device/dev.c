@@ -1,0 +1,305 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Device information and open devices of the emulated system (system.c loads it).
+ * A devinfo is identified by its address inside the system's device array, so a garbage
+ * pointer is rejected without being dereferenced. Each device has one doca_dev storage
+ * allocated at load time and reused by every open: open/close only move counters.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/device/device.h"
+#include "core/log/log.h"
+
+ODMA_LOG_REGISTER(ODMA_DEV)
+
+struct odma_list {
+	struct odma_list *next;
+	void *items[];
+};
+
+/* Guards open/close counts, holds and the list registry. Never held across a callback. */
+static pthread_mutex_t odma_dev_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct odma_list *odma_lists;
+
+void **odma_list_new(uint32_t n)
+{
+	struct odma_list *l = calloc(1, sizeof(*l) + sizeof(void *) * ((size_t)n + 1));
+
+	if (l == NULL)
+		return NULL;
+	pthread_mutex_lock(&odma_dev_lock);
+	l->next = odma_lists;
+	odma_lists = l;
+	pthread_mutex_unlock(&odma_dev_lock);
+	return l->items;
+}
+
+bool odma_list_release(void **items)
+{
+	struct odma_list **pp, *found = NULL;
+
+	pthread_mutex_lock(&odma_dev_lock);
+	for (pp = &odma_lists; *pp != NULL; pp = &(*pp)->next) {
+		if ((*pp)->items == items) {
+			found = *pp;
+			*pp = found->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&odma_dev_lock);
+	free(found);
+	return found != NULL;
+}
+
+bool odma_devinfo_known(const struct doca_devinfo *d)
+{
+	const struct odma_system *sys = odma_system_get();
+	uintptr_t p = (uintptr_t)d, base;
+
+	if (sys == NULL || d == NULL)
+		return false;
+	base = (uintptr_t)sys->devs;
+	return p >= base && p < base + sizeof(*d) * sys->num_devs && (p - base) % sizeof(*d) == 0;
+}
+
+struct doca_devinfo *odma_dev_lookup(const struct doca_dev *dev)
+{
+	const struct odma_system *sys = odma_system_get();
+
+	for (uint32_t i = 0; dev != NULL && sys != NULL && i < sys->num_devs; i++)
+		if (sys->devs[i].dev_store == dev)
+			return &sys->devs[i];
+	return NULL;
+}
+
+#define ODMA_CHECK_DEVINFO(d)                                                                      \
+	ODMA_CHECK_ARG(odma_devinfo_known(d), "devinfo %p is not a device of this system; pass one " \
+		       "from doca_devinfo_create_list or doca_dev_as_devinfo", (const void *)(d))
+
+doca_error_t doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t *nb_devs)
+{
+	const struct odma_system *sys;
+	struct doca_devinfo **list;
+	uint32_t n = 0;
+
+	ODMA_CHECK_ARG(dev_list != NULL && nb_devs != NULL, "dev_list and nb_devs must not be NULL");
+	sys = odma_system_get();
+	if (sys == NULL) {
+		ODMA_ERR("no emulated system: %s", odma_system_error());
+		return DOCA_ERROR_NOT_FOUND;
+	}
+	list = (struct doca_devinfo **)odma_list_new(sys->num_devs);
+	if (list == NULL) {
+		ODMA_ERR("out of memory for a list of %u devices", sys->num_devs);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	for (uint32_t i = 0; i < sys->num_devs; i++)
+		if (odma_side_visible(sys->devs[i].side))
+			list[n++] = &sys->devs[i];
+	*dev_list = list;
+	*nb_devs = n;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_destroy_list(struct doca_devinfo **dev_list)
+{
+	ODMA_CHECK_ARG(dev_list != NULL, "dev_list must not be NULL");
+	ODMA_CHECK_ARG(odma_list_release((void **)dev_list),
+		       "list %p is not a live device list (destroyed twice, or not from "
+		       "doca_devinfo_create_list)", (void *)dev_list);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev)
+{
+	ODMA_CHECK_DEVINFO(devinfo);
+	ODMA_CHECK_ARG(dev != NULL, "dev must not be NULL");
+	pthread_mutex_lock(&odma_dev_lock);
+	if (devinfo->dev_store->refcount == UINT32_MAX) {
+		pthread_mutex_unlock(&odma_dev_lock);
+		ODMA_ERR("device %s opened 2^32-1 times; close some references", devinfo->pci_addr);
+		return DOCA_ERROR_INITIALIZATION;
+	}
+	devinfo->dev_store->refcount++;
+	devinfo->dev = devinfo->dev_store;
+	pthread_mutex_unlock(&odma_dev_lock);
+	ODMA_DBG("device %s opened", devinfo->pci_addr);
+	*dev = devinfo->dev_store;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_dev_close(struct doca_dev *dev)
+{
+	struct doca_devinfo *info = odma_dev_lookup(dev);
+	doca_error_t rc = DOCA_SUCCESS;
+	uint32_t users;
+
+	ODMA_CHECK_ARG(info != NULL, "dev %p is not a device handle from doca_dev_open", (void *)dev);
+	pthread_mutex_lock(&odma_dev_lock);
+	if (dev->refcount == 0)
+		rc = DOCA_ERROR_INVALID_VALUE;
+	else if (dev->refcount == 1 && dev->users > 0)
+		rc = DOCA_ERROR_IN_USE;
+	else if (--dev->refcount == 0)
+		info->dev = NULL;
+	users = dev->users;
+	pthread_mutex_unlock(&odma_dev_lock);
+	if (rc == DOCA_ERROR_INVALID_VALUE)
+		ODMA_ERR("device %s is not open; close it once per doca_dev_open", info->pci_addr);
+	else if (rc == DOCA_ERROR_IN_USE)
+		ODMA_ERR("device %s still used by %u mmaps/contexts; destroy them before the last close",
+			 info->pci_addr, users);
+	return rc;
+}
+
+struct doca_devinfo *doca_dev_as_devinfo(const struct doca_dev *dev)
+{
+	struct doca_devinfo *info = odma_dev_lookup(dev);
+
+	return info != NULL && dev->refcount > 0 ? info : NULL;
+}
+
+doca_error_t doca_dev_accelerate_resource_reclaim(struct doca_dev *dev)
+{
+	/* Emulated devices hold no deferred hardware resources: nothing to speed up. */
+	ODMA_CHECK_ARG(odma_dev_lookup(dev) != NULL && dev->refcount > 0,
+		       "dev %p is not an open device", (void *)dev);
+	return DOCA_SUCCESS;
+}
+
+void odma_dev_hold(struct doca_dev *dev)
+{
+	pthread_mutex_lock(&odma_dev_lock);
+	dev->users++;
+	pthread_mutex_unlock(&odma_dev_lock);
+}
+
+void odma_dev_release(struct doca_dev *dev)
+{
+	pthread_mutex_lock(&odma_dev_lock);
+	if (dev->users > 0)
+		dev->users--;
+	pthread_mutex_unlock(&odma_dev_lock);
+}
+
+doca_error_t doca_devinfo_get_pci_addr_str(const struct doca_devinfo *devinfo, char *pci_addr_str)
+{
+	ODMA_CHECK_DEVINFO(devinfo);
+	ODMA_CHECK_ARG(pci_addr_str != NULL, "pci_addr_str must not be NULL");
+	memcpy(pci_addr_str, devinfo->pci_addr, DOCA_DEVINFO_PCI_ADDR_SIZE);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo, const char *pci_addr_str,
+					    uint8_t *is_equal)
+{
+	char canon[DOCA_DEVINFO_PCI_ADDR_SIZE];
+
+	ODMA_CHECK_DEVINFO(devinfo);
+	ODMA_CHECK_ARG(pci_addr_str != NULL && is_equal != NULL, "pci_addr_str and is_equal must not be NULL");
+	ODMA_CHECK_ARG(odma_pci_addr_parse(pci_addr_str, canon),
+		       "'%.16s' is not a PCI address; use DDDD:BB:DD.F or BB:DD.F (hex)", pci_addr_str);
+	*is_equal = strcmp(canon, devinfo->pci_addr) == 0;
+	return DOCA_SUCCESS;
+}
+
+/*
+ * Checks a caller's output buffer at the public entry point (so the log line names the
+ * public call): non-NULL and at least @min bytes.
+ */
+#define ODMA_CHECK_BUF(what, dst, size, min)                                                       \
+	do {                                                                                       \
+		ODMA_CHECK_ARG((dst) != NULL, "%s buffer must not be NULL", what);                  \
+		ODMA_CHECK_ARG((size) >= (min), "%s buffer of %u bytes is too small; pass at least %u", \
+			       what, (unsigned int)(size), (unsigned int)(min));                   \
+	} while (0)
+
+doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *devinfo, char *ibdev_name, uint32_t size)
+{
+	ODMA_CHECK_DEVINFO(devinfo);
+	ODMA_CHECK_BUF("ibdev_name", ibdev_name, size, DOCA_DEVINFO_IBDEV_NAME_SIZE);
+	memcpy(ibdev_name, devinfo->ibdev_name, strnlen(devinfo->ibdev_name, DOCA_DEVINFO_IBDEV_NAME_SIZE - 1) + 1);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_get_iface_name(const struct doca_devinfo *devinfo, char *iface_name, uint32_t size)
+{
+	ODMA_CHECK_DEVINFO(devinfo);
+	ODMA_CHECK_BUF("iface_name", iface_name, size, DOCA_DEVINFO_IFACE_NAME_SIZE);
+	memcpy(iface_name, devinfo->iface_name, strnlen(devinfo->iface_name, DOCA_DEVINFO_IFACE_NAME_SIZE - 1) + 1);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_get_ipv4_addr(const struct doca_devinfo *devinfo, uint8_t *ipv4_addr, uint32_t size)
+{
+	ODMA_CHECK_DEVINFO(devinfo);
+	ODMA_CHECK_BUF("ipv4_addr", ipv4_addr, size, DOCA_DEVINFO_IPV4_ADDR_SIZE);
+	memcpy(ipv4_addr, devinfo->ipv4, DOCA_DEVINFO_IPV4_ADDR_SIZE);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_get_ipv6_addr(const struct doca_devinfo *devinfo, uint8_t *ipv6_addr, uint32_t size)
+{
+	ODMA_CHECK_DEVINFO(devinfo);
+	ODMA_CHECK_BUF("ipv6_addr", ipv6_addr, size, DOCA_DEVINFO_IPV6_ADDR_SIZE);
+	memcpy(ipv6_addr, devinfo->ipv6, DOCA_DEVINFO_IPV6_ADDR_SIZE);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_get_mac_addr(const struct doca_devinfo *devinfo, uint8_t *mac_addr, uint32_t size)
+{
+	ODMA_CHECK_DEVINFO(devinfo);
+	ODMA_CHECK_BUF("mac_addr", mac_addr, size, DOCA_DEVINFO_MAC_ADDR_SIZE);
+	memcpy(mac_addr, devinfo->mac, DOCA_DEVINFO_MAC_ADDR_SIZE);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_get_lid(const struct doca_devinfo *devinfo, uint16_t *lid)
+{
+	ODMA_CHECK_DEVINFO(devinfo);
+	ODMA_CHECK_ARG(lid != NULL, "lid must not be NULL");
+	*lid = devinfo->lid;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinfo *devinfo,
+					    enum doca_pci_func_type *pci_func_type)
+{
+	ODMA_CHECK_DEVINFO(devinfo);
+	ODMA_CHECK_ARG(pci_func_type != NULL, "pci_func_type must not be NULL");
+	*pci_func_type = devinfo->func_type;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_get_sf_index(const struct doca_devinfo *devinfo, uint32_t *sf_index)
+{
+	ODMA_CHECK_DEVINFO(devinfo);
+	ODMA_CHECK_ARG(sf_index != NULL, "sf_index must not be NULL");
+	if (devinfo->func_type != DOCA_PCI_FUNC_TYPE_SF) {
+		ODMA_ERR("device %s is not a scalable function; only SF devices have an SF index",
+			 devinfo->pci_addr);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	*sf_index = devinfo->sf_index;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_get_active_rate(const struct doca_devinfo *devinfo, uint64_t *active_rate)
+{
+	ODMA_CHECK_DEVINFO(devinfo);
+	ODMA_CHECK_ARG(active_rate != NULL, "active_rate must not be NULL");
+	*active_rate = devinfo->active_rate;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_get_vhca_id(const struct doca_devinfo *devinfo, uint16_t *vhca_id)
+{
+	ODMA_CHECK_DEVINFO(devinfo);
+	ODMA_CHECK_ARG(vhca_id != NULL, "vhca_id must not be NULL");
+	*vhca_id = devinfo->vhca_id;
+	return DOCA_SUCCESS;
+}

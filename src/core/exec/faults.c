@@ -1,0 +1,205 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * ODMA_FAULTS="seed=42,submit_again=0.01,complete_error=0.001,delay_us=0-200,remote_die_after=1000"
+ * Optional: error=NAME (the status of injected failures, default DOCA_ERROR_IO_FAILED).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/exec/exec.h"
+#include "core/error/error.h"
+#include "core/exec/faults.h"
+#include "core/log/log.h"
+
+ODMA_LOG_REGISTER(ODMA_FAULTS)
+
+bool odma_faults_enabled;
+
+static struct odma_fault_config odma_fc;
+static struct odma_fault_stats odma_fs;
+static pthread_mutex_t odma_faults_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t odma_rng;             /* xorshift64* state, under the lock */
+static uint64_t odma_remote_tasks;    /* under the lock */
+static pthread_once_t odma_faults_once = PTHREAD_ONCE_INIT;
+static doca_error_t odma_faults_status = DOCA_SUCCESS;
+
+static bool parse_prob(const char *v, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(v, &end);
+	return errno == 0 && end != v && *end == '\0' && *out >= 0.0 && *out <= 1.0;
+}
+
+static bool parse_u64(const char *v, uint64_t *out)
+{
+	char *end;
+
+	if (*v == '-' || *v == '\0')
+		return false;
+	errno = 0;
+	*out = strtoull(v, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+static bool parse_delay(const char *v, uint32_t *lo, uint32_t *hi)
+{
+	char buf[64], *dash;
+	uint64_t a, b;
+
+	if (strlen(v) >= sizeof(buf))
+		return false;
+	strcpy(buf, v);
+	dash = strchr(buf, '-');
+	if (dash != NULL)
+		*dash = '\0';
+	if (!parse_u64(buf, &a) || (dash != NULL && !parse_u64(dash + 1, &b)))
+		return false;
+	b = dash != NULL ? b : a;
+	if (a > b || b > 1000000)
+		return false;
+	*lo = (uint32_t)a;
+	*hi = (uint32_t)b;
+	return true;
+}
+
+static bool parse_error_name(const char *v, doca_error_t *out)
+{
+	for (unsigned int i = 1; i < odma_error_count(); i++) {
+		const char *n = odma_error_info((doca_error_t)i)->name;
+
+		if (strcmp(v, n) == 0 || (strncmp(n, "DOCA_ERROR_", 11) == 0 && strcmp(v, n + 11) == 0)) {
+			*out = (doca_error_t)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool parse_item(const char *key, const char *val, struct odma_fault_config *c)
+{
+	if (strcmp(key, "seed") == 0)
+		return parse_u64(val, &c->seed);
+	if (strcmp(key, "submit_again") == 0)
+		return parse_prob(val, &c->submit_again);
+	if (strcmp(key, "complete_error") == 0)
+		return parse_prob(val, &c->complete_error);
+	if (strcmp(key, "delay_us") == 0)
+		return parse_delay(val, &c->delay_min_us, &c->delay_max_us);
+	if (strcmp(key, "remote_die_after") == 0)
+		return (c->remote_die = parse_u64(val, &c->remote_die_after));
+	if (strcmp(key, "error") == 0)
+		return parse_error_name(val, &c->error_code);
+	return false;
+}
+
+doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, char *err, size_t errlen)
+{
+	struct odma_fault_config c = { .seed = 1, .error_code = DOCA_ERROR_IO_FAILED };
+	char item[128];
+	const char *p = spec;
+
+	while (p != NULL && *p != '\0') {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		char *eq;
+
+		if (n == 0 || n >= sizeof(item)) {
+			snprintf(err, errlen, "item at offset %zu is empty or too long", (size_t)(p - spec));
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		memcpy(item, p, n);
+		item[n] = '\0';
+		eq = strchr(item, '=');
+		if (eq == NULL || !parse_item((*eq = '\0', item), eq + 1, &c)) {
+			snprintf(err, errlen, "bad item \"%.*s\" (keys: seed, submit_again, complete_error, delay_us=A-B, remote_die_after, error)",
+				 (int)n, p);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		p = comma ? comma + 1 : NULL;
+	}
+	*out = c;
+	return DOCA_SUCCESS;
+}
+
+static void odma_faults_load(void)
+{
+	const char *spec = getenv("ODMA_FAULTS");
+	char err[256];
+
+	if (spec == NULL || *spec == '\0')
+		return;
+	odma_faults_status = odma_faults_parse(spec, &odma_fc, err, sizeof(err));
+	if (odma_faults_status != DOCA_SUCCESS) {
+		ODMA_ERR("ODMA_FAULTS=\"%s\": %s; fix or unset it", spec, err);
+		return;
+	}
+	odma_rng = odma_fc.seed ? odma_fc.seed : 0x9e3779b97f4a7c15ull;
+	odma_faults_enabled = true;
+	ODMA_WARN("fault injection on: ODMA_FAULTS=\"%s\"", spec);
+}
+
+doca_error_t odma_faults_init(void)
+{
+	pthread_once(&odma_faults_once, odma_faults_load);
+	return odma_faults_status;
+}
+
+static double odma_rand01(void)
+{
+	odma_rng ^= odma_rng >> 12;
+	odma_rng ^= odma_rng << 25;
+	odma_rng ^= odma_rng >> 27;
+	return (double)((odma_rng * 0x2545f4914f6cdd1dull) >> 11) / (double)(1ull << 53);
+}
+
+doca_error_t odma_faults_on_submit(struct doca_task *task, bool remote)
+{
+	doca_error_t r = DOCA_SUCCESS;
+
+	pthread_mutex_lock(&odma_faults_lock);
+	atomic_fetch_add(&odma_fs.submits_seen, 1);
+	task->fault_delay_us = 0;
+	if (odma_fc.submit_again > 0 && odma_rand01() < odma_fc.submit_again) {
+		atomic_fetch_add(&odma_fs.submit_again, 1);
+		r = DOCA_ERROR_AGAIN;
+		goto out;
+	}
+	/* remote_die_after=0: the peer is dead from the first task (never "off"). */
+	if (remote && odma_fc.remote_die && ++odma_remote_tasks > odma_fc.remote_die_after) {
+		atomic_fetch_add(&odma_fs.remote_dead, 1);
+		task->preset = DOCA_ERROR_IO_FAILED;
+	} else if (odma_fc.complete_error > 0 && odma_rand01() < odma_fc.complete_error) {
+		atomic_fetch_add(&odma_fs.complete_error, 1);
+		task->preset = odma_fc.error_code;
+	}
+	if (odma_fc.delay_max_us) {
+		task->fault_delay_us = odma_fc.delay_min_us +
+				       (uint32_t)(odma_rand01() * (odma_fc.delay_max_us - odma_fc.delay_min_us + 1));
+		atomic_fetch_add(&odma_fs.delayed, 1);
+	}
+out:
+	pthread_mutex_unlock(&odma_faults_lock);
+	return r;
+}
+
+void odma_faults_delay(const struct doca_task *task)
+{
+	struct timespec ts = { .tv_sec = task->fault_delay_us / 1000000,
+			       .tv_nsec = (long)(task->fault_delay_us % 1000000) * 1000 };
+
+	if (task->fault_delay_us)
+		nanosleep(&ts, NULL);
+}
+
+const struct odma_fault_stats *odma_faults_stats(void)
+{
+	return &odma_fs;
+}

@@ -1,0 +1,357 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The progress engine: runs completion callbacks and state transitions, and signals
+ * an eventfd for event-driven programs. Callbacks run only here, on the PE's thread.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "core/exec/exec_int.h"
+#include "engines/engine.h"
+#include "core/exec/faults.h"
+#include "core/log/log.h"
+
+ODMA_LOG_REGISTER(ODMA_PE)
+
+doca_error_t doca_pe_create(struct doca_pe **pe)
+{
+	const struct odma_engine_ops *engine;
+	struct doca_pe *p;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
+	if (odma_faults_init() != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
+	engine = odma_engine_select();
+	if (engine == NULL)
+		return DOCA_ERROR_INITIALIZATION;
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	p->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (p->efd < 0) {
+		ODMA_ERR("doca_pe_create: eventfd failed: %s", strerror(errno));
+		free(p);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	p->engine = engine;
+	p->event_mode = DOCA_PE_EVENT_MODE_PROGRESS_ALL;
+	atomic_init(&p->armed, 0);
+	atomic_init(&p->signalled, false);
+	r = engine->pe_init(p, &p->engine_pe);
+	if (r != DOCA_SUCCESS) {
+		close(p->efd);
+		free(p);
+		return r;
+	}
+	ODMA_DBG("progress engine %p created (engine %s)", (void *)p, engine->name);
+	*pe = p;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_destroy(struct doca_pe *pe)
+{
+	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
+	if (pe->num_ctxs != 0) {
+		ODMA_ERR("progress engine %p still has %u connected contexts; destroy the contexts first",
+			 (void *)pe, pe->num_ctxs);
+		return DOCA_ERROR_IN_USE;
+	}
+	pe->engine->pe_fini(pe->engine_pe);
+	close(pe->efd);
+	free(pe);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
+{
+	ODMA_CHECK_ARG(pe != NULL && ctx != NULL, "pe and ctx must not be NULL");
+	if (ctx->state != DOCA_CTX_STATE_IDLE) {
+		ODMA_ERR("context %p is %s; connect it to a progress engine while it is IDLE", (void *)ctx,
+			 odma_ctx_state_name(ctx->state));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (ctx->pe != NULL) {
+		ODMA_ERR("context %p is already connected to progress engine %p; a context connects once",
+			 (void *)ctx, (void *)ctx->pe);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	ctx->pe = pe;
+	ctx->pe_next = pe->ctxs;
+	pe->ctxs = ctx;
+	pe->num_ctxs++;
+	pe->ctx_gen++;
+	if (ctx->ops->progress != NULL)
+		pe->num_hooked++;
+	return DOCA_SUCCESS;
+}
+
+void odma_pe_disconnect(struct doca_pe *pe, struct doca_ctx *ctx)
+{
+	for (struct doca_ctx **pp = &pe->ctxs; *pp != NULL; pp = &(*pp)->pe_next) {
+		if (*pp == ctx) {
+			*pp = ctx->pe_next;
+			pe->num_ctxs--;
+			pe->ctx_gen++;
+			if (ctx->ops->progress != NULL)
+				pe->num_hooked--;
+			break;
+		}
+	}
+	ctx->pe = NULL;
+}
+
+static void pe_write_efd(struct doca_pe *pe)
+{
+	uint64_t one = 1;
+
+	/* EAGAIN means the counter is already non-zero: readable anyway. */
+	if (write(pe->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		ODMA_ERR("progress engine %p: eventfd write failed: %s", (void *)pe, strerror(errno));
+	/* after the write: a consumer that sees the flag finds the counter set */
+	atomic_store_explicit(&pe->signalled, true, memory_order_release);
+}
+
+void odma_pe_signal(struct doca_pe *pe)
+{
+	/*
+	 * Pairs with the seq_cst store of 'armed' in request_notification: either the
+	 * arming thread sees our completion, or we see 'armed' set. No lost wake-up.
+	 */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (atomic_load_explicit(&pe->armed, memory_order_relaxed) == 0)
+		return;
+	if (atomic_exchange(&pe->armed, 0) != 0)
+		pe_write_efd(pe);
+}
+
+void odma_pe_complete_local(struct doca_pe *pe, struct doca_task *task)
+{
+	odma_task_list_push(&pe->done, task);
+	/* Same thread as request_notification: no fence needed. */
+	if (doca_unlikely(atomic_load_explicit(&pe->armed, memory_order_relaxed) != 0))
+		odma_pe_signal(pe);
+}
+
+/* Runs the program's callback for one finished task. */
+static void pe_finish(struct doca_pe *pe, struct doca_task *t)
+{
+	struct doca_ctx *ctx = t->ctx;
+	bool ok = t->status == DOCA_SUCCESS;
+
+	ctx->inflight--;
+	pe->inflight--;
+	t->state = ODMA_TASK_ALLOCATED;
+	if (ok && t->dst != NULL)
+		odma_dst_grow(t);
+	else if (!ok && ctx->state == DOCA_CTX_STATE_RUNNING && ctx->ops->submit == NULL)
+		odma_ctx_begin_stop(ctx, false); /* a failed copy stops the context, as hardware does */
+	if (doca_unlikely(t->hook != NULL))
+		t->hook(t, ok);
+	else
+		ctx->ops->complete(t, ok);
+}
+
+/*
+ * Runs the progress ops of context types that have one. A callback run by one may connect
+ * or destroy contexts; the walk then ends, and the next progress call goes on.
+ */
+static bool pe_run_hooks(struct doca_pe *pe)
+{
+	uint32_t gen = pe->ctx_gen;
+	bool any = false;
+
+	for (struct doca_ctx *ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next) {
+		if (ctx->ops->progress == NULL || ctx->state == DOCA_CTX_STATE_IDLE)
+			continue;
+		any |= ctx->ops->progress(ctx);
+		if (pe->ctx_gen != gen)
+			break;
+	}
+	return any;
+}
+
+static void pe_flush_deferred(struct doca_pe *pe, struct doca_ctx *ctx)
+{
+	struct doca_task *t = ctx->deferred.head;
+
+	ctx->deferred.head = ctx->deferred.tail = NULL;
+	while (t != NULL) {
+		struct doca_task *next = t->next;
+
+		pe_finish(pe, t);
+		t = next;
+	}
+}
+
+/* OPTIMIZE_REPORTS tasks wait for the next reported task of their context. */
+static void pe_deliver(struct doca_pe *pe, struct doca_task *t)
+{
+	struct doca_ctx *ctx = t->ctx;
+
+	if (doca_unlikely(t->submit_flags & DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS) &&
+	    t->status == DOCA_SUCCESS && ctx->state == DOCA_CTX_STATE_RUNNING) {
+		odma_task_list_push(&ctx->deferred, t);
+		return;
+	}
+	if (doca_unlikely(ctx->deferred.head != NULL))
+		pe_flush_deferred(pe, ctx);
+	pe_finish(pe, t);
+}
+
+/*
+ * Finishes the stop of one context; returns whether a callback ran (after which the
+ * caller must not trust its list position: a callback may destroy contexts).
+ */
+static bool pe_service_stopping(struct doca_pe *pe, struct doca_ctx *ctx)
+{
+	bool ran = false;
+
+	if (ctx->deferred.head != NULL) {
+		pe_flush_deferred(pe, ctx);
+		ran = true;
+	}
+	if (ctx->state == DOCA_CTX_STATE_STOPPING && odma_ctx_ready_for_idle(ctx)) {
+		odma_ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);
+		ran = true;
+	}
+	return ran;
+}
+
+/* Launches held tasks and finishes stops; returns whether anything changed. */
+static bool pe_service_contexts(struct doca_pe *pe)
+{
+	bool any = false, held = false;
+	struct doca_ctx *ctx;
+
+restart:
+	for (ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next) {
+		if (ctx->held.head != NULL)
+			held |= !odma_ctx_launch_held(ctx);
+		if (ctx->state == DOCA_CTX_STATE_STOPPING && pe_service_stopping(pe, ctx)) {
+			any = true;
+			held = false;
+			goto restart; /* each pass ends a stop, so this terminates */
+		}
+	}
+	pe->maybe_held = held;
+	return any;
+}
+
+static void pe_consume_signal(struct doca_pe *pe)
+{
+	uint64_t v;
+
+	/* One read resets an eventfd counter (it is not in semaphore mode). */
+	if (atomic_load_explicit(&pe->signalled, memory_order_relaxed) &&
+	    atomic_exchange_explicit(&pe->signalled, false, memory_order_relaxed) &&
+	    read(pe->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		ODMA_ERR("progress engine %p: eventfd read failed: %s", (void *)pe, strerror(errno));
+}
+
+uint8_t doca_pe_progress(struct doca_pe *pe)
+{
+	struct doca_task *t, *next;
+	bool any = false;
+
+	if (doca_unlikely(pe == NULL || pe->in_progress)) {
+		if (pe != NULL)
+			ODMA_ERR("doca_pe_progress called from inside a callback of PE %p; return from the callback instead",
+				 (void *)pe);
+		return 0;
+	}
+	pe->in_progress = true;
+	if (pe->event_mode == DOCA_PE_EVENT_MODE_PROGRESS_ALL)
+		pe_consume_signal(pe);
+	if (doca_unlikely(pe->maybe_held))
+		pe_service_contexts(pe);
+	if (doca_unlikely(pe->num_hooked != 0))
+		any |= pe_run_hooks(pe);
+	if (pe->engine->poll != NULL)
+		pe->engine->poll(pe->engine_pe, &pe->done);
+	/* Take the batch first: callbacks may submit, and those complete next time. */
+	t = pe->done.head;
+	pe->done.head = pe->done.tail = NULL;
+	for (; t != NULL; t = next) {
+		next = t->next;
+		pe_deliver(pe, t);
+		any = true;
+	}
+	if (doca_unlikely(pe->num_stopping != 0 || pe->maybe_held))
+		any |= pe_service_contexts(pe);
+	pe->in_progress = false;
+	return any;
+}
+
+doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_notification_handle_t *handle)
+{
+	ODMA_CHECK_ARG(pe != NULL && handle != NULL, "pe and handle must not be NULL");
+	*handle = pe->efd;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_set_notification_handle(struct doca_pe *pe, doca_notification_handle_t handle,
+					     union doca_data completion_key)
+{
+	(void)handle;
+	(void)completion_key;
+	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
+	ODMA_ERR("doca_pe_set_notification_handle is for Windows; on Linux use doca_pe_get_notification_handle");
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle)
+{
+	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
+	if (handle != pe->efd) {
+		ODMA_ERR("handle %d is not the notification handle of PE %p (%d)", handle, (void *)pe, pe->efd);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	atomic_store_explicit(&pe->signalled, true, memory_order_relaxed);
+	pe_consume_signal(pe);
+	return DOCA_SUCCESS;
+}
+
+/* Whether doca_pe_progress would do something now. */
+static bool pe_has_work(struct doca_pe *pe)
+{
+	if (pe->done.head != NULL || pe->maybe_held)
+		return true;
+	if (pe->engine->pending != NULL && pe->engine->pending(pe->engine_pe))
+		return true;
+	for (struct doca_ctx *c = pe->ctxs; pe->num_stopping && c != NULL; c = c->pe_next)
+		if (c->state == DOCA_CTX_STATE_STOPPING && (odma_ctx_ready_for_idle(c) || c->deferred.head))
+			return true;
+	return false;
+}
+
+doca_error_t doca_pe_request_notification(struct doca_pe *pe)
+{
+	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
+	atomic_store(&pe->armed, 1);
+	atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in odma_pe_signal */
+	if (pe_has_work(pe) && atomic_exchange(&pe->armed, 0) != 0)
+		pe_write_efd(pe);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *num_inflight_tasks)
+{
+	ODMA_CHECK_ARG(pe != NULL && num_inflight_tasks != NULL, "pe and num_inflight_tasks must not be NULL");
+	*num_inflight_tasks = pe->inflight;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode mode)
+{
+	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
+	ODMA_CHECK_ARG(mode == DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE || mode == DOCA_PE_EVENT_MODE_PROGRESS_ALL,
+		       "unknown event mode %d", (int)mode);
+	pe->event_mode = mode;
+	return DOCA_SUCCESS;
+}

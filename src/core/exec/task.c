@@ -1,0 +1,279 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/* Tasks: allocation from the context pool, submission, free, accessors. */
+#include <stdlib.h>
+
+#include "core/exec/exec_int.h"
+#include "engines/engine.h"
+#include "core/exec/faults.h"
+#include "core/error/error.h"
+#include "core/log/log.h"
+
+ODMA_LOG_REGISTER(ODMA_TASK)
+
+#define ODMA_SUBMIT_FLAGS_ALL (DOCA_TASK_SUBMIT_FLAG_FLUSH | DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS)
+
+/*
+ * A failed task puts its context in error, as a hardware queue does: every task
+ * submitted after it is flushed with IO_FAILED, whichever thread runs it, while the
+ * ones before it complete. The state change (STOPPING) comes when progress delivers
+ * the failure.
+ */
+static void task_mark_failed(struct doca_ctx *ctx, uint64_t seq)
+{
+	uint_fast64_t cur = atomic_load_explicit(&ctx->fail_seq, memory_order_relaxed);
+
+	while (seq < cur && !atomic_compare_exchange_weak_explicit(&ctx->fail_seq, &cur, seq,
+								 memory_order_release, memory_order_relaxed))
+		;
+}
+
+static doca_error_t task_fail(struct doca_task *task, doca_error_t status)
+{
+	task_mark_failed(task->ctx, task->seq);
+	return status;
+}
+
+static inline bool task_flushed(const struct doca_task *task)
+{
+	const struct doca_ctx *ctx = task->ctx;
+
+	return atomic_load_explicit(&ctx->flushing, memory_order_acquire) ||
+	       task->seq > atomic_load_explicit(&ctx->fail_seq, memory_order_acquire);
+}
+
+doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
+{
+	struct doca_task *t;
+
+	if (doca_unlikely(ctx->state != DOCA_CTX_STATE_RUNNING)) {
+		ODMA_ERR("%s context %p is %s; tasks can only be allocated while it is RUNNING",
+			 ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	t = ctx->free_tasks;
+	if (doca_unlikely(t == NULL)) {
+		ODMA_ERR("%s context %p: all %u tasks of the pool are allocated; %s", ctx->ops->name,
+			 (void *)ctx, ctx->num_tasks, odma_cause_fix(ODMA_CAUSE_POOL_EXHAUSTED));
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	ctx->free_tasks = t->next;
+	ctx->allocated++;
+	t->next = NULL;
+	t->state = ODMA_TASK_ALLOCATED;
+	t->status = DOCA_SUCCESS;
+	t->preset = DOCA_SUCCESS;
+	t->submit_flags = 0;
+	t->fault_delay_us = 0;
+	t->split = 0;
+	t->hook = NULL;
+	*task = t;
+	return DOCA_SUCCESS;
+}
+
+/* Gives the task to the engine; on AGAIN from the engine the caller undoes the accounting. */
+static doca_error_t task_launch(struct doca_ctx *ctx, struct doca_task *t, bool doorbell)
+{
+	struct doca_pe *pe = ctx->pe;
+
+	t->state = ODMA_TASK_SUBMITTED;
+	return pe->engine->submit(pe->engine_pe, t, doorbell);
+}
+
+bool odma_ctx_launch_held(struct doca_ctx *ctx)
+{
+	struct doca_task *t = ctx->held.head;
+
+	while (t != NULL) {
+		struct doca_task *next = t->next;
+
+		/*
+		 * An engine without room keeps the rest held (progress retries them); what it
+		 * took so far must still reach it, so ring the doorbell.
+		 */
+		if (task_launch(ctx, t, next == NULL) != DOCA_SUCCESS) {
+			t->state = ODMA_TASK_HELD;
+			ctx->held.head = t;
+			if (ctx->pe->engine->doorbell != NULL)
+				ctx->pe->engine->doorbell(ctx->pe->engine_pe);
+			return false;
+		}
+		t = next;
+	}
+	ctx->held.head = ctx->held.tail = NULL;
+	return true;
+}
+
+static doca_error_t task_check_submittable(const struct doca_task *t)
+{
+	const struct doca_ctx *ctx = t->ctx;
+
+	if (doca_unlikely(t->state != ODMA_TASK_ALLOCATED)) {
+		ODMA_ERR("task %p is %s; only an allocated task that is not in flight can be submitted",
+			 (void *)t, t->state == ODMA_TASK_FREE ? "freed" : "already submitted");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (doca_unlikely(ctx->state != DOCA_CTX_STATE_RUNNING)) {
+		ODMA_ERR("task %p: %s context %p is %s; submit only while it is RUNNING", (void *)t,
+			 ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (doca_unlikely(ctx->inflight >= ctx->queue_depth)) {
+		ODMA_RATELIMITED_WARN("task %p: %zu tasks in flight, the queue depth of the device; %s", (void *)t,
+			 ctx->inflight, odma_cause_fix(ODMA_CAUSE_QUEUE_FULL));
+		return DOCA_ERROR_AGAIN;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* A task of a type that runs its own tasks (Comch, Sync Event, ...): no engine. */
+static doca_error_t task_submit_typed(struct doca_ctx *ctx, struct doca_task *t, uint32_t flags)
+{
+	doca_error_t r;
+
+	t->submit_flags = (uint8_t)flags;
+	t->status = DOCA_SUCCESS;
+	t->state = ODMA_TASK_SUBMITTED;
+	ctx->inflight++;
+	ctx->pe->inflight++;
+	r = ctx->ops->submit(t);
+	if (doca_unlikely(r != DOCA_SUCCESS)) {
+		t->state = ODMA_TASK_ALLOCATED;
+		ctx->inflight--;
+		ctx->pe->inflight--;
+	}
+	return r;
+}
+
+void odma_task_complete(struct doca_task *task, doca_error_t status)
+{
+	task->status = status;
+	odma_pe_complete_local(task->ctx->pe, task);
+}
+
+void doca_priv_task_complete(struct doca_task *task, doca_error_t status)
+{
+	odma_task_complete(task, status);
+}
+
+static doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool full)
+{
+	struct doca_ctx *ctx;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(t != NULL, "task must not be NULL");
+	ctx = t->ctx;
+	r = task_check_submittable(t);
+	if (doca_unlikely(r != DOCA_SUCCESS))
+		return r;
+	if (ctx->ops->submit != NULL)
+		return task_submit_typed(ctx, t, flags);
+	r = odma_copy_validate(ctx, t, full);
+	if (doca_unlikely(r != DOCA_SUCCESS))
+		return r;
+	if (doca_unlikely(odma_faults_enabled) && (r = odma_faults_on_submit(t, t->remote)) != DOCA_SUCCESS)
+		return r;
+	t->submit_flags = (uint8_t)flags;
+	t->seq = ctx->next_seq++;
+	ctx->inflight++;
+	ctx->pe->inflight++;
+	if (!(flags & DOCA_TASK_SUBMIT_FLAG_FLUSH) ||
+	    (doca_unlikely(ctx->held.head != NULL) && !odma_ctx_launch_held(ctx))) {
+		t->state = ODMA_TASK_HELD;
+		odma_task_list_push(&ctx->held, t);
+		ctx->pe->maybe_held = true;
+	} else if (doca_unlikely((r = task_launch(ctx, t, true)) != DOCA_SUCCESS)) {
+		t->state = ODMA_TASK_ALLOCATED;
+		ctx->next_seq--;
+		ctx->inflight--;
+		ctx->pe->inflight--;
+		ODMA_RATELIMITED_WARN("task %p: the engine's queue is full; progress the PE and submit again",
+				      (void *)t);
+		return r;
+	}
+	/* Accepted. A task that will fail flushes whatever is submitted after it. */
+	if (doca_unlikely(t->preset != DOCA_SUCCESS))
+		task_mark_failed(ctx, t->seq);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_task_submit(struct doca_task *task)
+{
+	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_FLUSH, false);
+}
+
+doca_error_t doca_task_try_submit(struct doca_task *task)
+{
+	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_FLUSH, true);
+}
+
+doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
+{
+	if (doca_unlikely(flags & ~(uint32_t)ODMA_SUBMIT_FLAGS_ALL)) {
+		ODMA_ERR("doca_task_submit_ex: unknown flags 0x%x; use DOCA_TASK_SUBMIT_FLAG_FLUSH / _OPTIMIZE_REPORTS",
+			 flags & ~(uint32_t)ODMA_SUBMIT_FLAGS_ALL);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return task_submit(task, flags, false);
+}
+
+void doca_task_free(struct doca_task *task)
+{
+	struct doca_ctx *ctx;
+
+	if (task == NULL) {
+		ODMA_ERR("doca_task_free: task is NULL");
+		return;
+	}
+	if (task->state != ODMA_TASK_ALLOCATED) {
+		ODMA_ERR("doca_task_free: task %p is %s; free a task only when it is not in flight (after its callback)",
+			 (void *)task, task->state == ODMA_TASK_FREE ? "already free" : "in flight");
+		return;
+	}
+	ctx = task->ctx;
+	task->state = ODMA_TASK_FREE;
+	task->next = ctx->free_tasks;
+	ctx->free_tasks = task;
+	ctx->allocated--;
+	if (ctx->state == DOCA_CTX_STATE_STOPPING && odma_ctx_ready_for_idle(ctx))
+		odma_pe_signal(ctx->pe);
+}
+
+doca_error_t doca_task_get_status(const struct doca_task *task)
+{
+	if (task == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	return task->status;
+}
+
+void doca_task_set_user_data(struct doca_task *task, union doca_data user_data)
+{
+	if (task != NULL)
+		task->user_data = user_data;
+}
+
+union doca_data doca_task_get_user_data(const struct doca_task *task)
+{
+	union doca_data none = { .u64 = 0 };
+
+	return task != NULL ? task->user_data : none;
+}
+
+struct doca_ctx *doca_task_get_ctx(const struct doca_task *task)
+{
+	return task != NULL ? task->ctx : NULL;
+}
+
+doca_error_t odma_task_execute(struct doca_task *task)
+{
+	if (doca_unlikely(task->fault_delay_us != 0))
+		odma_faults_delay(task);
+	if (doca_unlikely(task->preset != DOCA_SUCCESS))
+		return task_fail(task, task->preset);
+	if (doca_unlikely(task_flushed(task)))
+		return DOCA_ERROR_IO_FAILED;
+	if (doca_unlikely(odma_xfer_task(task) != DOCA_SUCCESS))
+		return task_fail(task, DOCA_ERROR_IO_FAILED); /* remote memory gone */
+	return DOCA_SUCCESS;
+}

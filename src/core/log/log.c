@@ -1,0 +1,349 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/* Logging core: global state, DOCA_LOG_LEVEL, sources, filtering and dispatch. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/log/log_int.h"
+#include "core/log/log.h"
+
+ODMA_LOG_REGISTER(ODMA_LOG)
+
+struct odma_log_source {
+	char name[64];
+	bool sdk;
+	_Atomic bool active;
+};
+
+pthread_mutex_t odma_log_lock = PTHREAD_MUTEX_INITIALIZER;
+struct odma_log_globals odma_log_g = {
+	.lower = DOCA_LOG_LEVEL_INFO,
+	.upper = DOCA_LOG_LEVEL_CRIT,
+	.sdk = DOCA_LOG_LEVEL_INFO,
+};
+
+static struct odma_log_source odma_sources[ODMA_LOG_MAX_SOURCES];
+static _Atomic int odma_num_sources;
+static pthread_once_t odma_log_once = PTHREAD_ONCE_INIT;
+/* Set while this thread writes to backends: a flush callback that logs again is dropped. */
+static __thread bool odma_log_in_dispatch;
+
+static const struct {
+	const char *name;
+	uint32_t level;
+} odma_level_names[] = {
+	{"disable", DOCA_LOG_LEVEL_DISABLE}, {"crit", DOCA_LOG_LEVEL_CRIT},
+	{"critical", DOCA_LOG_LEVEL_CRIT},   {"error", DOCA_LOG_LEVEL_ERROR},
+	{"err", DOCA_LOG_LEVEL_ERROR},	     {"warning", DOCA_LOG_LEVEL_WARNING},
+	{"warn", DOCA_LOG_LEVEL_WARNING},    {"info", DOCA_LOG_LEVEL_INFO},
+	{"debug", DOCA_LOG_LEVEL_DEBUG},     {"dbg", DOCA_LOG_LEVEL_DEBUG},
+	{"trace", DOCA_LOG_LEVEL_TRACE},     {"trc", DOCA_LOG_LEVEL_TRACE},
+};
+
+bool odma_log_level_valid(uint32_t level)
+{
+	return level >= DOCA_LOG_LEVEL_DISABLE && level <= DOCA_LOG_LEVEL_TRACE && level % 10 == 0;
+}
+
+const char *odma_log_level_name(uint32_t level)
+{
+	static const char *const names[] = {"DISABLE", "CRIT", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"};
+
+	if (level < DOCA_LOG_LEVEL_DISABLE || level > DOCA_LOG_LEVEL_TRACE)
+		return "?";
+	return names[(level - DOCA_LOG_LEVEL_DISABLE) / 10];
+}
+
+doca_error_t odma_log_level_parse(const char *text, uint32_t *level)
+{
+	char *end;
+	long v;
+	size_t i;
+
+	if (text == NULL || level == NULL || *text == '\0')
+		return DOCA_ERROR_INVALID_VALUE;
+	if (isdigit((unsigned char)text[0])) {
+		v = strtol(text, &end, 10);
+		if (*end != '\0' || v < 0 || !odma_log_level_valid((uint32_t)v))
+			return DOCA_ERROR_INVALID_VALUE;
+		*level = (uint32_t)v;
+		return DOCA_SUCCESS;
+	}
+	for (i = 0; i < sizeof(odma_level_names) / sizeof(odma_level_names[0]); i++) {
+		if (strcasecmp(text, odma_level_names[i].name) == 0) {
+			*level = odma_level_names[i].level;
+			return DOCA_SUCCESS;
+		}
+	}
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
+static void odma_log_do_init(void)
+{
+	const char *env = getenv("DOCA_LOG_LEVEL");
+	uint32_t level;
+
+	pthread_mutex_lock(&odma_log_lock);
+	if (env != NULL && odma_log_level_parse(env, &level) == DOCA_SUCCESS) {
+		odma_log_g.sdk = level;
+		odma_log_g.sdk_explicit = true;
+	} else if (env != NULL) {
+		/* The source table may be empty this early, so say it directly, once. */
+		fprintf(stderr, "odma: DOCA_LOG_LEVEL=\"%s\" ignored; use a level name (crit, error, "
+				"warning, info, debug, trace) or a number 10..70\n", env);
+	}
+	odma_log_backends_init_fallbacks();
+	odma_log_recompute_locked();
+	pthread_mutex_unlock(&odma_log_lock);
+}
+
+void odma_log_init(void)
+{
+	pthread_once(&odma_log_once, odma_log_do_init);
+}
+
+/* ------------------------------------------------------------------ sources */
+
+static doca_error_t odma_log_add_source(const char *name, bool sdk, int *source)
+{
+	int id;
+
+	if (name == NULL || source == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
+	odma_log_init();
+	pthread_mutex_lock(&odma_log_lock);
+	id = atomic_load(&odma_num_sources);
+	if (id == ODMA_LOG_MAX_SOURCES) {
+		pthread_mutex_unlock(&odma_log_lock);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	snprintf(odma_sources[id].name, sizeof(odma_sources[0].name), "%s", name);
+	odma_sources[id].sdk = sdk;
+	atomic_store(&odma_sources[id].active, true);
+	/* Publish the filled slot before the count that makes it visible to lock-free readers. */
+	atomic_store_explicit(&odma_num_sources, id + 1, memory_order_release);
+	pthread_mutex_unlock(&odma_log_lock);
+	*source = id;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_log_register_source(const char *source_name, int *source)
+{
+	doca_error_t rc = odma_log_add_source(source_name, false, source);
+
+	if (rc == DOCA_ERROR_INVALID_VALUE)
+		ODMA_ERR("doca_log_register_source: %s is NULL; pass a name and an int to receive the id",
+			 source_name == NULL ? "source_name" : "source");
+	else if (rc == DOCA_ERROR_NO_MEMORY)
+		ODMA_ERR("doca_log_register_source: all %d log sources are in use; unregister unused ones",
+			 ODMA_LOG_MAX_SOURCES);
+	return rc;
+}
+
+doca_error_t doca_priv_log_register_sdk_source(const char *name, int *source)
+{
+	return odma_log_add_source(name, true, source);
+}
+
+doca_error_t odma_log_check_source(int source, bool *sdk)
+{
+	if (source < 0 || source >= atomic_load_explicit(&odma_num_sources, memory_order_acquire))
+		return DOCA_ERROR_INVALID_VALUE;
+	if (!atomic_load_explicit(&odma_sources[source].active, memory_order_relaxed))
+		return DOCA_ERROR_INVALID_VALUE;
+	*sdk = odma_sources[source].sdk;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_log_unregister_source(int source)
+{
+	bool sdk;
+
+	odma_log_init();
+	if (odma_log_check_source(source, &sdk) != DOCA_SUCCESS) {
+		ODMA_ERR("doca_log_unregister_source: source %d is not registered; pass an id from "
+			 "doca_log_register_source", source);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	atomic_store(&odma_sources[source].active, false);
+	return DOCA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ global limits */
+
+static uint32_t odma_max_u32(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
+void odma_log_recompute_locked(void)
+{
+	uint32_t max_app = DOCA_LOG_LEVEL_DISABLE, max_sdk = DOCA_LOG_LEVEL_DISABLE;
+	const struct doca_log_backend *b;
+	int i;
+
+	for (i = 0; i < odma_log_g.nb_backends; i++) {
+		b = odma_log_g.backends[i];
+		if (b->sdk)
+			max_sdk = odma_max_u32(max_sdk, b->sdk_level);
+		else
+			max_app = odma_max_u32(max_app, b->lower < b->lower_cap ? b->lower : b->lower_cap);
+	}
+	atomic_store_explicit(&odma_log_g.max_app, max_app, memory_order_relaxed);
+	atomic_store_explicit(&odma_log_g.max_sdk, max_sdk, memory_order_relaxed);
+	odma_log_recompute_fallbacks_locked();
+}
+
+/* Applies a global limit to every backend that follows it, then refreshes the filter. */
+static doca_error_t odma_log_set_global(uint32_t level, int which, const char *fn)
+{
+	struct doca_log_backend *b;
+	int i;
+
+	odma_log_init();
+	if (!odma_log_level_valid(level)) {
+		ODMA_ERR("%s: %u is not a log level; use a value of enum doca_log_level (10..70)", fn, level);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&odma_log_lock);
+	if (which == 0)
+		odma_log_g.lower = level;
+	else if (which == 1)
+		odma_log_g.upper = level;
+	else {
+		odma_log_g.sdk = level;
+		odma_log_g.sdk_explicit = true;
+	}
+	for (i = 0; i < odma_log_g.nb_backends; i++) {
+		b = odma_log_g.backends[i];
+		if (which == 0 && !b->sdk && !b->lower_strict)
+			b->lower = level;
+		else if (which == 1 && !b->sdk && !b->upper_strict)
+			b->upper = level;
+		else if (which == 2 && b->sdk)
+			b->sdk_level = level;
+	}
+	odma_log_recompute_locked();
+	pthread_mutex_unlock(&odma_log_lock);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_log_level_set_global_lower_limit(uint32_t level)
+{
+	return odma_log_set_global(level, 0, __func__);
+}
+
+doca_error_t doca_log_level_set_global_upper_limit(uint32_t level)
+{
+	return odma_log_set_global(level, 1, __func__);
+}
+
+doca_error_t doca_log_level_set_global_sdk_limit(uint32_t level)
+{
+	return odma_log_set_global(level, 2, __func__);
+}
+
+static uint32_t odma_log_get_global(const uint32_t *field)
+{
+	uint32_t v;
+
+	odma_log_init();
+	pthread_mutex_lock(&odma_log_lock);
+	v = *field;
+	pthread_mutex_unlock(&odma_log_lock);
+	return v;
+}
+
+uint32_t doca_log_level_get_global_lower_limit(void)
+{
+	return odma_log_get_global(&odma_log_g.lower);
+}
+
+uint32_t doca_log_level_get_global_upper_limit(void)
+{
+	return odma_log_get_global(&odma_log_g.upper);
+}
+
+uint32_t doca_log_level_get_global_sdk_limit(void)
+{
+	return odma_log_get_global(&odma_log_g.sdk);
+}
+
+/* ------------------------------------------------------------------ messages */
+
+bool odma_log_filtered(uint32_t level, bool sdk)
+{
+	_Atomic uint32_t *max = sdk ? &odma_log_g.max_sdk : &odma_log_g.max_app;
+
+	return level == DOCA_LOG_LEVEL_DISABLE || level > atomic_load_explicit(max, memory_order_relaxed);
+}
+
+static size_t odma_log_prefix(char *out, size_t size, uint32_t level, const char *src, const char *func,
+			      int line)
+{
+	struct timespec ts;
+	struct tm tm;
+	int n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	n = snprintf(out, size, "[%02d:%02d:%02d:%06ld][%d][%s][%s][%s:%d] ", tm.tm_hour, tm.tm_min,
+		     tm.tm_sec, ts.tv_nsec / 1000, (int)getpid(), odma_log_level_name(level), src,
+		     func != NULL ? func : "?", line);
+	return n < 0 ? 0 : ((size_t)n >= size ? size - 1 : (size_t)n);
+}
+
+void odma_log_emit(uint32_t level, int source, const char *func, int line, const char *suffix,
+		   const char *format, va_list ap)
+{
+	char text[ODMA_LOG_LINE_MAX];
+	size_t len;
+	int n;
+
+	if (odma_log_in_dispatch)
+		return;
+	len = odma_log_prefix(text, sizeof(text) - 1, level, odma_sources[source].name, func, line);
+	n = vsnprintf(text + len, sizeof(text) - 1 - len, format, ap);
+	len = n < 0 ? len : (len + (size_t)n >= sizeof(text) - 1 ? sizeof(text) - 2 : len + (size_t)n);
+	if (suffix != NULL) {
+		n = snprintf(text + len, sizeof(text) - 1 - len, "%s", suffix);
+		len = n < 0 ? len : (len + (size_t)n >= sizeof(text) - 1 ? sizeof(text) - 2 : len + (size_t)n);
+	}
+	text[len++] = '\n';
+	text[len] = '\0';
+	pthread_mutex_lock(&odma_log_lock);
+	odma_log_in_dispatch = true;
+	odma_log_dispatch_locked(level, odma_sources[source].sdk, text, len);
+	odma_log_in_dispatch = false;
+	pthread_mutex_unlock(&odma_log_lock);
+}
+
+doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, const char *func,
+		      const char *format, ...)
+{
+	va_list ap;
+	bool sdk;
+
+	(void)fname;
+	odma_log_init();
+	if (odma_log_check_source(source, &sdk) != DOCA_SUCCESS || format == NULL ||
+	    level < DOCA_LOG_LEVEL_DISABLE || level > DOCA_LOG_LEVEL_TRACE) {
+		/* odma_log_source guards against recursion when this file's own source is unset. */
+		if (!odma_log_in_dispatch && source != odma_log_source)
+			ODMA_ERR("doca_log: rejected a message (source %d, level %u, format %s); use a "
+				 "registered source, a level 10..70 and a format", source, level,
+				 format == NULL ? "NULL" : "set");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (odma_log_filtered(level, sdk))
+		return DOCA_SUCCESS;
+	va_start(ap, format);
+	odma_log_emit(level, source, func, line, NULL, format, ap);
+	va_end(ap);
+	return DOCA_SUCCESS;
+}

@@ -1,0 +1,165 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/* Rate-limited logging: one token bucket per call site (DOCA_LOG_RATE_LIMIT). */
+#include <time.h>
+
+#include "core/log/log_int.h"
+#include "core/log/log.h"
+
+ODMA_LOG_REGISTER(ODMA_LOG_RATE)
+
+#define ODMA_LOG_MAX_BUCKETS 4096
+
+static pthread_mutex_t odma_rate_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct odma_log_bucket odma_buckets[ODMA_LOG_MAX_BUCKETS];
+static int odma_nb_buckets;
+static uint16_t odma_bucket_time = 1;
+static uint16_t odma_bucket_quantity = 10;
+
+/*
+ * Refills the bucket for the time passed since the last call (quantity tokens per period, never
+ * more than quantity held) and takes one token if there is one. On success, *dropped receives the
+ * number of messages refused since the last one let through.
+ */
+bool odma_log_bucket_take(struct odma_log_bucket *b, uint64_t now_ns, uint32_t quantity, uint32_t period_s,
+			  uint32_t *dropped)
+{
+	double rate = (double)quantity / (period_s == 0 ? 1.0 : (double)period_s) / 1e9;
+
+	if (now_ns > b->last_ns)
+		b->tokens += (double)(now_ns - b->last_ns) * rate;
+	b->last_ns = now_ns;
+	if (b->tokens > quantity)
+		b->tokens = quantity;
+	if (b->tokens < 1.0) {
+		b->dropped++;
+		return false;
+	}
+	b->tokens -= 1.0;
+	*dropped = b->dropped;
+	b->dropped = 0;
+	return true;
+}
+
+static uint64_t odma_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+doca_error_t doca_log_rate_bucket_register(int source, int *bucket)
+{
+	bool sdk;
+
+	odma_log_init();
+	if (bucket == NULL || odma_log_check_source(source, &sdk) != DOCA_SUCCESS) {
+		ODMA_ERR("doca_log_rate_bucket_register: source %d, bucket %s; pass a registered source "
+			 "and an int to receive the id", source, bucket == NULL ? "NULL" : "set");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	pthread_mutex_lock(&odma_rate_lock);
+	if (odma_nb_buckets == ODMA_LOG_MAX_BUCKETS) {
+		pthread_mutex_unlock(&odma_rate_lock);
+		ODMA_ERR("doca_log_rate_bucket_register: all %d buckets are in use; use fewer "
+			 "rate-limited call sites", ODMA_LOG_MAX_BUCKETS);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	/* A new bucket starts full, so the first burst of a call site is shown. */
+	odma_buckets[odma_nb_buckets] = (struct odma_log_bucket){
+		.source = source, .used = true, .tokens = odma_bucket_quantity, .last_ns = odma_now_ns()};
+	*bucket = odma_nb_buckets++;
+	pthread_mutex_unlock(&odma_rate_lock);
+	return DOCA_SUCCESS;
+}
+
+/* Takes a token from @p bucket; false when the message must be dropped. */
+static bool odma_rate_admit(int bucket, uint32_t *dropped)
+{
+	bool ok;
+
+	pthread_mutex_lock(&odma_rate_lock);
+	ok = odma_log_bucket_take(&odma_buckets[bucket], odma_now_ns(), odma_bucket_quantity,
+				  odma_bucket_time, dropped);
+	pthread_mutex_unlock(&odma_rate_lock);
+	return ok;
+}
+
+static bool odma_bucket_valid(int bucket)
+{
+	bool ok;
+
+	pthread_mutex_lock(&odma_rate_lock);
+	ok = bucket >= 0 && bucket < odma_nb_buckets && odma_buckets[bucket].used;
+	pthread_mutex_unlock(&odma_rate_lock);
+	return ok;
+}
+
+doca_error_t doca_log_rate_limit(uint32_t level, int source, const char *fname, int line, const char *func,
+				 int bucket, const char *format, ...)
+{
+	char suffix[64];
+	uint32_t dropped = 0;
+	va_list ap;
+	bool sdk;
+
+	(void)fname;
+	odma_log_init();
+	if (odma_log_check_source(source, &sdk) != DOCA_SUCCESS || format == NULL || !odma_bucket_valid(bucket) ||
+	    level < DOCA_LOG_LEVEL_DISABLE || level > DOCA_LOG_LEVEL_TRACE) {
+		ODMA_ERR("doca_log_rate_limit: rejected a message (source %d, bucket %d, level %u); use "
+			 "DOCA_LOG_RATE_LIMIT_xxx after DOCA_LOG_REGISTER", source, bucket, level);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	/* Filtered messages take no token: only shown messages count against the rate. */
+	if (odma_log_filtered(level, sdk) || !odma_rate_admit(bucket, &dropped))
+		return DOCA_SUCCESS;
+	if (dropped > 0)
+		snprintf(suffix, sizeof(suffix), " (%u similar messages dropped)", dropped);
+	va_start(ap, format);
+	odma_log_emit(level, source, func, line, dropped > 0 ? suffix : NULL, format, ap);
+	va_end(ap);
+	return DOCA_SUCCESS;
+}
+
+uint16_t doca_log_get_bucket_time(void)
+{
+	uint16_t v;
+
+	pthread_mutex_lock(&odma_rate_lock);
+	v = odma_bucket_time;
+	pthread_mutex_unlock(&odma_rate_lock);
+	return v;
+}
+
+void doca_log_set_bucket_time(uint16_t bucket_time)
+{
+	pthread_mutex_lock(&odma_rate_lock);
+	odma_bucket_time = bucket_time == 0 ? 1 : bucket_time;
+	pthread_mutex_unlock(&odma_rate_lock);
+}
+
+uint16_t doca_log_get_quantity(void)
+{
+	uint16_t v;
+
+	pthread_mutex_lock(&odma_rate_lock);
+	v = odma_bucket_quantity;
+	pthread_mutex_unlock(&odma_rate_lock);
+	return v;
+}
+
+void doca_log_set_quantity(uint16_t quantity)
+{
+	int i;
+
+	pthread_mutex_lock(&odma_rate_lock);
+	odma_bucket_quantity = quantity;
+	/* Lowering the quantity takes effect at once: no bucket keeps more than it allows. */
+	for (i = 0; i < odma_nb_buckets; i++)
+		if (odma_buckets[i].tokens > quantity)
+			odma_buckets[i].tokens = quantity;
+	pthread_mutex_unlock(&odma_rate_lock);
+}

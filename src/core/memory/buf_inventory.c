@@ -1,0 +1,369 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Buffer inventories. Every buf is allocated at create (or expand) and kept on an
+ * intrusive free list, so taking and returning a buf on the data path is a couple
+ * of pointer moves and never calls the allocator. Not thread-safe, like DOCA's.
+ */
+#include <stdlib.h>
+
+#include "core/memory/memory.h"
+#include "core/log/log.h"
+
+/* Logs one rejection under the name of the public call @fn, also from a shared helper. */
+#define ODMA_ERR_AT(fn, ...)                                                                       \
+	doca_log(DOCA_LOG_LEVEL_ERROR, odma_log_source, __FILE__, __LINE__, fn, __VA_ARGS__)
+
+ODMA_LOG_REGISTER(ODMA_BUF_INVENTORY)
+
+/* Puts an array of fresh bufs on the free list of @inv. */
+static void inv_add_free(struct doca_buf_inventory *inv, struct doca_buf *bufs, uint32_t n)
+{
+	/* Push in reverse so bufs[0] is handed out first: friendlier to caches and to debugging. */
+	for (uint32_t i = n; i-- > 0;) {
+		struct doca_buf *b = &bufs[i];
+
+		b->inv = inv;
+		b->list_head = b;
+		b->last = b;
+		b->list_len = 1;
+		b->free_next = inv->free_list;
+		inv->free_list = b;
+	}
+	inv->num_free += n;
+}
+
+doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inventory **inventory)
+{
+	struct doca_buf_inventory *inv;
+
+	ODMA_CHECK_ARG(inventory != NULL, "inventory out-pointer is NULL");
+	if (num_elements == 0 || num_elements > UINT32_MAX) {
+		ODMA_ERR("num_elements %zu is out of range; use 1 to %u", num_elements, UINT32_MAX);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	inv = calloc(1, sizeof(*inv));
+	if (inv != NULL)
+		inv->bufs = calloc(num_elements, sizeof(*inv->bufs));
+	if (inv == NULL || inv->bufs == NULL) {
+		ODMA_ERR("out of memory allocating %zu bufs", num_elements);
+		free(inv);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	inv->num_elements = (uint32_t)num_elements;
+	inv_add_free(inv, inv->bufs, inv->num_elements);
+	*inventory = inv;
+	ODMA_DBG("inventory %p created with %zu bufs", (void *)inv, num_elements);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t inv_check_idle(const struct doca_buf_inventory *inv, const char *fn)
+{
+	uint32_t held = inv->num_elements - inv->num_free;
+
+	if (held != 0) {
+		ODMA_ERR_AT(fn,
+		            "inventory %p still has %u buf(s) in use; release them with "
+		            "doca_buf_dec_refcount first",
+		            (const void *)inv, held);
+		return DOCA_ERROR_IN_USE;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_buf_inventory_destroy(struct doca_buf_inventory *inventory)
+{
+	struct odma_buf_chunk *c;
+	doca_error_t ret;
+
+	ODMA_CHECK_ARG(inventory != NULL, "inventory is NULL");
+	ret = inv_check_idle(inventory, "doca_buf_inventory_destroy");
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	c = inventory->chunks;
+	while (c != NULL) {
+		struct odma_buf_chunk *next = c->next;
+
+		free(c);
+		c = next;
+	}
+	free(inventory->bufs);
+	ODMA_DBG("inventory %p destroyed", (void *)inventory);
+	free(inventory);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_buf_inventory_start(struct doca_buf_inventory *inventory)
+{
+	ODMA_CHECK_ARG(inventory != NULL, "inventory is NULL");
+	if (inventory->started) {
+		ODMA_ERR("inventory %p is already started", (void *)inventory);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	inventory->started = true;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_buf_inventory_stop(struct doca_buf_inventory *inventory)
+{
+	doca_error_t ret;
+
+	ODMA_CHECK_ARG(inventory != NULL, "inventory is NULL");
+	if (!inventory->started) {
+		ODMA_ERR("inventory %p is not started", (void *)inventory);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	ret = inv_check_idle(inventory, "doca_buf_inventory_stop");
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	inventory->started = false;
+	return DOCA_SUCCESS;
+}
+
+/* An mmap created from an export is usable without doca_mmap_start (NVIDIA's samples rely on it).
+ */
+static bool inv_mmap_usable(const struct doca_mmap *mmap)
+{
+	return mmap->started || mmap->from_export;
+}
+
+/* Pops a free buf and binds it; the caller checked that one is free and the ranges are valid. */
+static struct doca_buf *inv_take(struct doca_buf_inventory *inv, struct doca_mmap *mmap,
+                                 uint8_t *head, size_t len, uint8_t *data, size_t data_len)
+{
+	struct doca_buf *b = inv->free_list;
+
+	inv->free_list = b->free_next;
+	inv->num_free--;
+	b->free_next = NULL;
+	b->head = head;
+	b->len = len;
+	b->data = data;
+	b->data_len = data_len;
+	b->mmap = mmap;
+	b->next = NULL;
+	b->list_head = b;
+	b->last = b;
+	b->list_len = 1;
+	b->refcount = 1;
+	b->in_use = true;
+	odma_mmap_buf_get(mmap);
+	return b;
+}
+
+void odma_buf_inventory_put(struct doca_buf *buf)
+{
+	struct doca_buf_inventory *inv = buf->inv;
+
+	odma_mmap_buf_put(buf->mmap);
+	buf->mmap = NULL;
+	buf->next = NULL;
+	buf->list_head = buf;
+	buf->last = buf;
+	buf->list_len = 1;
+	buf->refcount = 0;
+	buf->in_use = false;
+	buf->free_next = inv->free_list;
+	inv->free_list = buf;
+	inv->num_free++;
+}
+
+/* State checks shared by get_by_args and buf_dup. */
+static doca_error_t inv_check_started(const struct doca_buf_inventory *inv, const char *fn)
+{
+	if (!inv->started) {
+		ODMA_ERR_AT(fn, "inventory %p is not started; call doca_buf_inventory_start first",
+		            (const void *)inv);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* Range checks of get_by_args; stricter than hardware on the data segment (see the header). */
+static doca_error_t inv_check_ranges(const struct doca_mmap *mmap, uint8_t *addr, size_t len,
+                                     uint8_t *data, size_t data_len)
+{
+	static const char fn[] = "doca_buf_inventory_buf_get_by_args";
+
+	if (len == 0 || !odma_mmap_contains(mmap, addr, len)) {
+		ODMA_ERR_AT(fn, "window [%p, +%zu) is empty or not inside mmap %p range [%p, +%zu)",
+		            (void *)addr, len, (const void *)mmap, (void *)mmap->addr, mmap->len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (data < addr || data_len > len || (size_t)(data - addr) > len - data_len) {
+		ODMA_ERR_AT(fn,
+		            "data segment [%p, +%zu) is not inside the window [%p, +%zu); keep "
+		            "data within the buf",
+		            (void *)data, data_len, (void *)addr, len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inventory,
+                                                struct doca_mmap *mmap, void *addr, size_t len,
+                                                void *data, size_t data_len, struct doca_buf **buf)
+{
+	static const char fn[] = "doca_buf_inventory_buf_get_by_args";
+	doca_error_t ret;
+
+	ODMA_CHECK_ARG(inventory != NULL && mmap != NULL && addr != NULL && data != NULL &&
+	                       buf != NULL,
+	               "inventory, mmap, addr, data and buf must not be NULL");
+	ret = inv_check_started(inventory, fn);
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	if (!inv_mmap_usable(mmap)) {
+		ODMA_ERR_AT(fn, "mmap %p is not started; call doca_mmap_start first", (void *)mmap);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	ret = inv_check_ranges(mmap, addr, len, data, data_len);
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	if (inventory->free_list == NULL) {
+		ODMA_ERR_AT(fn,
+		            "inventory %p has no free buf (all %u in use); release bufs or create "
+		            "a bigger inventory",
+		            (void *)inventory, inventory->num_elements);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	*buf = inv_take(inventory, mmap, addr, len, data, data_len);
+	return DOCA_SUCCESS;
+}
+
+/* Checks a whole source list for buf_dup before anything is taken, so a failure changes nothing. */
+static doca_error_t inv_check_dup_src(const struct doca_buf_inventory *inv,
+                                      const struct doca_buf *src)
+{
+	static const char fn[] = "doca_buf_inventory_buf_dup";
+
+	if (!src->in_use) {
+		ODMA_ERR_AT(fn, "src buf %p was already released to its inventory",
+		            (const void *)src);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (!odma_buf_is_head(src)) {
+		ODMA_ERR_AT(fn,
+		            "src buf %p is inside a list; duplicate the list through its head %p",
+		            (const void *)src, (void *)src->list_head);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	for (const struct doca_buf *e = src; e != NULL; e = e->next) {
+		if (!inv_mmap_usable(e->mmap)) {
+			ODMA_ERR_AT(fn, "mmap %p of src element %p is not started", (void *)e->mmap,
+			            (const void *)e);
+			return DOCA_ERROR_BAD_STATE;
+		}
+	}
+	if (inv->num_free < src->list_len) {
+		ODMA_ERR_AT(fn,
+		            "inventory %p has %u free buf(s) but the src list has %u element(s)",
+		            (const void *)inv, inv->num_free, src->list_len);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory,
+                                        const struct doca_buf *src_buf, struct doca_buf **dst_buf)
+{
+	struct doca_buf *head, *tail;
+	doca_error_t ret;
+
+	ODMA_CHECK_ARG(inventory != NULL && src_buf != NULL && dst_buf != NULL,
+	               "inventory, src_buf and dst_buf must not be NULL");
+	ret = inv_check_started(inventory, "doca_buf_inventory_buf_dup");
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	ret = inv_check_dup_src(inventory, src_buf);
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	head = inv_take(inventory, src_buf->mmap, src_buf->head, src_buf->len, src_buf->data,
+	                src_buf->data_len);
+	tail = head;
+	for (const struct doca_buf *e = src_buf->next; e != NULL; e = e->next) {
+		struct doca_buf *b =
+		        inv_take(inventory, e->mmap, e->head, e->len, e->data, e->data_len);
+
+		b->list_head = head;
+		b->last = NULL;
+		b->list_len = 0;
+		tail->next = b;
+		tail = b;
+	}
+	head->last = tail;
+	head->list_len = src_buf->list_len;
+	*dst_buf = head;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_buf_inventory_set_user_data(struct doca_buf_inventory *inventory,
+                                              union doca_data user_data)
+{
+	ODMA_CHECK_ARG(inventory != NULL, "inventory is NULL");
+	if (inventory->started) {
+		ODMA_ERR("inventory %p is started; set user data before start", (void *)inventory);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	inventory->user_data = user_data;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_buf_inventory_get_user_data(const struct doca_buf_inventory *inventory,
+                                              union doca_data *user_data)
+{
+	ODMA_CHECK_ARG(inventory != NULL && user_data != NULL,
+	               "inventory and user_data must not be NULL");
+	*user_data = inventory->user_data;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_buf_inventory_get_num_elements(const struct doca_buf_inventory *inventory,
+                                                 uint32_t *num_elements)
+{
+	ODMA_CHECK_ARG(inventory != NULL && num_elements != NULL,
+	               "inventory and num_elements must not be NULL");
+	*num_elements = inventory->num_elements;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_buf_inventory_get_num_free_elements(const struct doca_buf_inventory *inventory,
+                                                      uint32_t *num_free_elements)
+{
+	ODMA_CHECK_ARG(inventory != NULL && num_free_elements != NULL,
+	               "inventory and num_free_elements must not be NULL");
+	*num_free_elements = inventory->num_free;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_buf_inventory_expand(struct doca_buf_inventory *inventory, uint32_t num_elements)
+{
+	static const char fn[] = "doca_buf_inventory_expand";
+	struct odma_buf_chunk *c;
+
+	ODMA_CHECK_ARG(inventory != NULL, "inventory is NULL");
+	if (!inventory->started) {
+		ODMA_ERR_AT(fn, "inventory %p is not started; expand a started inventory",
+		            (void *)inventory);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (num_elements == 0 || num_elements > UINT32_MAX - inventory->num_elements) {
+		ODMA_ERR_AT(fn,
+		            "inventory %p: cannot add %u bufs to %u; add at least 1 and stay "
+		            "within %u in total",
+		            (void *)inventory, num_elements, inventory->num_elements, UINT32_MAX);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	c = calloc(1, sizeof(*c) + (size_t)num_elements * sizeof(struct doca_buf));
+	if (c == NULL) {
+		ODMA_ERR_AT(fn, "out of memory allocating %u bufs", num_elements);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	c->num = num_elements;
+	c->next = inventory->chunks;
+	inventory->chunks = c;
+	inventory->num_elements += num_elements;
+	inv_add_free(inventory, c->bufs, num_elements);
+	return DOCA_SUCCESS;
+}

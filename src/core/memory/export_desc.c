@@ -1,0 +1,280 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The export descriptor codec (layout in docs/host-dpu.md). The parser is pure and
+ * log-free so the fuzzer can drive it directly; callers log its explanation once.
+ * Fields are little-endian at fixed offsets, whatever the host's byte order.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <doca_types.h>
+
+#include "core/memory/memory.h"
+
+enum desc_off {
+	OFF_MAGIC = 0,
+	OFF_VERSION = 8,
+	OFF_TOTAL = 10,
+	OFF_KIND = 12,
+	OFF_SIDE = 13,
+	OFF_RSVD0 = 14,
+	OFF_PID = 16,
+	OFF_PERMS = 20,
+	OFF_START = 24,
+	OFF_SYSTEM = 32,
+	OFF_ADDR = 40,
+	OFF_LEN = 48,
+	OFF_RECORD = 56,
+	OFF_KEY = 64,
+	OFF_PCI = 80,
+	OFF_GEN = 96,
+	OFF_CRC = 100,
+};
+
+#define PERMS_PCI (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)
+#define PERMS_RDMA                                                                                 \
+	(DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
+#define PERMS_ALL                                                                                  \
+	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | PERMS_PCI | PERMS_RDMA |                              \
+	 DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING)
+
+uint32_t odma_crc32c(const void *data, size_t len)
+{
+	const uint8_t *p = data;
+	uint32_t crc = 0xffffffffu;
+
+	/* Bitwise: descriptors are ~100 bytes, a table would buy nothing measurable. */
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1u)));
+	}
+	return ~crc;
+}
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_le(const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n - 1; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+void odma_export_desc_encode(const struct odma_export_desc *d, uint8_t *out)
+{
+	memset(out, 0, ODMA_EXPORT_DESC_LEN);
+	memcpy(out + OFF_MAGIC, ODMA_EXPORT_DESC_MAGIC, 8);
+	put_le(out + OFF_VERSION, ODMA_EXPORT_DESC_VERSION, 2);
+	put_le(out + OFF_TOTAL, ODMA_EXPORT_DESC_LEN, 2);
+	out[OFF_KIND] = d->kind;
+	out[OFF_SIDE] = d->side;
+	put_le(out + OFF_PID, d->pid, 4);
+	put_le(out + OFF_PERMS, d->perms, 4);
+	put_le(out + OFF_START, d->start_time, 8);
+	put_le(out + OFF_SYSTEM, d->system_id, 8);
+	put_le(out + OFF_ADDR, d->addr, 8);
+	put_le(out + OFF_LEN, d->len, 8);
+	put_le(out + OFF_RECORD, d->record_addr, 8);
+	memcpy(out + OFF_KEY, d->key, 16);
+	memcpy(out + OFF_PCI, d->pci, strnlen(d->pci, ODMA_EXPORT_PCI_LEN - 1));
+	put_le(out + OFF_GEN, d->generation, 4);
+	put_le(out + OFF_CRC, odma_crc32c(out, OFF_CRC), 4);
+}
+
+/* Framing: size, magic, version, declared length, checksum. */
+static const char *desc_check_frame(const uint8_t *b, size_t len)
+{
+	if (len < OFF_VERSION + 2)
+		return "descriptor is truncated (shorter than its header)";
+	if (memcmp(b + OFF_MAGIC, ODMA_EXPORT_DESC_MAGIC, 8) != 0)
+		return "not an odma export descriptor (bad magic)";
+	if (get_le(b + OFF_VERSION, 2) != ODMA_EXPORT_DESC_VERSION)
+		return "descriptor format version is not 2, the only one this library reads; "
+		       "export and import with the same odma version";
+	if (len < ODMA_EXPORT_DESC_LEN)
+		return "descriptor is truncated; pass all export_desc_len bytes";
+	if (get_le(b + OFF_TOTAL, 2) != ODMA_EXPORT_DESC_LEN || len != ODMA_EXPORT_DESC_LEN)
+		return "descriptor length does not match its format (extra or missing bytes)";
+	if (get_le(b + OFF_CRC, 4) != odma_crc32c(b, OFF_CRC))
+		return "descriptor checksum mismatch (corrupted in transit)";
+	return NULL;
+}
+
+static bool pci_string_ok(const uint8_t *p)
+{
+	size_t n = strnlen((const char *)p, ODMA_EXPORT_PCI_LEN);
+
+	if (n == 0 || n == ODMA_EXPORT_PCI_LEN)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f') ||
+		      (p[i] >= 'A' && p[i] <= 'F') || p[i] == ':' || p[i] == '.'))
+			return false;
+	for (size_t i = n; i < ODMA_EXPORT_PCI_LEN; i++)
+		if (p[i] != 0)
+			return false;
+	return true;
+}
+
+static const char *desc_check_perms(uint8_t kind, uint32_t perms)
+{
+	if ((perms & ~(uint32_t)PERMS_ALL) != 0)
+		return "descriptor permissions hold undefined bits";
+	if (kind == ODMA_EXPORT_PCI && (perms & PERMS_PCI) == 0)
+		return "PCI descriptor without a PCI permission";
+	if (kind == ODMA_EXPORT_RDMA && (perms & PERMS_RDMA) == 0)
+		return "RDMA descriptor without an RDMA permission";
+	return NULL;
+}
+
+/* Field values: kinds, sides, reserved bytes, a real range. */
+static const char *desc_check_fields(const uint8_t *b, const struct odma_export_desc *d)
+{
+	if (d->kind != ODMA_EXPORT_PCI && d->kind != ODMA_EXPORT_RDMA)
+		return "descriptor kind is neither PCI nor RDMA";
+	if (d->side > 1)
+		return "descriptor names an unknown side";
+	if (get_le(b + OFF_RSVD0, 2) != 0)
+		return "descriptor reserved bytes are not zero";
+	if (d->generation == 0)
+		return "descriptor export generation is 0 (never issued)";
+	if (d->pid == 0 || d->pid > 0x3fffffffu)
+		return "descriptor exporter pid is out of range";
+	if (d->addr == 0 || d->len == 0 || d->addr + d->len < d->addr)
+		return "descriptor range is empty, NULL or wraps around";
+	if (d->record_addr == 0 || (d->record_addr & 7) != 0)
+		return "descriptor export record address is invalid";
+	if (!pci_string_ok(b + OFF_PCI))
+		return "descriptor device PCI address is malformed";
+	return desc_check_perms(d->kind, d->perms);
+}
+
+static void desc_decode(const uint8_t *b, struct odma_export_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->version = (uint16_t)get_le(b + OFF_VERSION, 2);
+	d->kind = b[OFF_KIND];
+	d->side = b[OFF_SIDE];
+	d->pid = (uint32_t)get_le(b + OFF_PID, 4);
+	d->perms = (uint32_t)get_le(b + OFF_PERMS, 4);
+	d->start_time = get_le(b + OFF_START, 8);
+	d->system_id = get_le(b + OFF_SYSTEM, 8);
+	d->addr = get_le(b + OFF_ADDR, 8);
+	d->len = get_le(b + OFF_LEN, 8);
+	d->record_addr = get_le(b + OFF_RECORD, 8);
+	memcpy(d->key, b + OFF_KEY, 16);
+	memcpy(d->pci, b + OFF_PCI, ODMA_EXPORT_PCI_LEN - 1);
+	d->generation = (uint32_t)get_le(b + OFF_GEN, 4);
+}
+
+doca_error_t odma_export_desc_parse(const void *bytes, size_t len, struct odma_export_desc *out,
+				    const char **why)
+{
+	struct odma_export_desc d;
+	const char *bad;
+
+	if (bytes == NULL) {
+		*why = "descriptor pointer is NULL";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	bad = desc_check_frame(bytes, len);
+	if (bad == NULL) {
+		desc_decode(bytes, &d);
+		bad = desc_check_fields(bytes, &d);
+	}
+	if (bad != NULL) {
+		*why = bad;
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	*out = d;
+	return DOCA_SUCCESS;
+}
+
+const char *odma_export_desc_diff(const uint8_t *bytes, const uint8_t *issued)
+{
+	static const struct {
+		uint8_t end; /* first offset after the field */
+		const char *name;
+	} fields[] = {
+		{ OFF_KIND, "header" },
+		{ OFF_SIDE, "kind" },
+		{ OFF_RSVD0, "side" },
+		{ OFF_PID, "reserved bytes" },
+		{ OFF_PERMS, "exporter pid" },
+		{ OFF_START, "permissions" },
+		{ OFF_SYSTEM, "exporter start time" },
+		{ OFF_ADDR, "system id" },
+		{ OFF_LEN, "range address" },
+		{ OFF_RECORD, "range length" },
+		{ OFF_KEY, "record address" },
+		{ OFF_PCI, "key" },
+		{ OFF_GEN, "device PCI address" },
+		{ OFF_CRC, "generation" },
+		{ ODMA_EXPORT_DESC_LEN, "checksum" },
+	};
+	size_t i = 0;
+
+	while (i < ODMA_EXPORT_DESC_LEN && bytes[i] == issued[i])
+		i++;
+	if (i == ODMA_EXPORT_DESC_LEN)
+		return NULL;
+	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
+		if (i < fields[f].end)
+			return fields[f].name;
+	return "checksum";
+}
+
+bool odma_proc_start_time(pid_t pid, uint64_t *start_time)
+{
+	char path[64], buf[1024];
+	unsigned long long st;
+	const char *p;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (f == NULL)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* The command name may hold spaces and parentheses: fields resume after the last ')'. */
+	p = strrchr(buf, ')');
+	if (p == NULL)
+		return false;
+	/* Step to the space before field 22 (starttime); field 3 (state) follows ") ". */
+	for (int field = 3; field <= 22; field++) {
+		p = strchr(p + 1, ' ');
+		if (p == NULL)
+			return false;
+	}
+	if (sscanf(p + 1, "%llu", &st) != 1)
+		return false;
+	*start_time = st;
+	return true;
+}
+
+bool odma_export_desc_live(const struct odma_export_desc *d, const char **why)
+{
+	uint64_t st;
+
+	if (!odma_proc_start_time((pid_t)d->pid, &st)) {
+		*why = "the exporting process no longer runs (stale descriptor)";
+		return false;
+	}
+	if (st != d->start_time) {
+		*why = "the exporter's pid now belongs to another process (stale descriptor)";
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,261 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/* The memory module's face: mmaps, bufs and inventories, and export/import records. */
+#ifndef ODMA_CORE_MEMORY_H_
+#define ODMA_CORE_MEMORY_H_
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_error.h>
+#include <doca_mmap.h>
+
+/*
+ * Memory maps. A local mmap describes a range of this process's memory; a
+ * from-export mmap describes a range in another process (the exporter) and is
+ * reached through the cross-process mover.
+ */
+
+#define ODMA_MMAP_DEFAULT_MAX_DEVS 64
+
+/* One export descriptor handed out by export_pci/export_rdma (owned by the mmap). */
+struct odma_export_record;
+
+struct odma_export {
+	struct odma_export *next;
+	const struct doca_dev *dev;
+	int kind;   /* ODMA_EXPORT_PCI / ODMA_EXPORT_RDMA (below) */
+	void *desc; /* the descriptor bytes */
+	size_t desc_len;
+	struct odma_export_record *record; /* exporter-side liveness record (below) */
+};
+
+/* The remote side of a from-export mmap: who exported it and how to check it is still alive. */
+struct odma_remote {
+	pid_t pid;               /* exporter process */
+	uint64_t pid_start_time; /* its start time (detects a reused pid) */
+	uint64_t remote_addr;    /* exported range in the exporter's address space */
+	uint64_t remote_len;
+	uint32_t perms;  /* exporter's permissions (PCI_READ_ONLY / PCI_READ_WRITE / RDMA_*) */
+	uint8_t key[16]; /* random key of the export */
+	uint64_t record_addr; /* exporter's struct odma_export_record, checked before each move */
+	atomic_bool failed;   /* a move failed and was logged: later failures stay quiet */
+};
+
+struct doca_mmap {
+	uint8_t *addr; /* local range; for a from-export mmap: the exporter's address */
+	size_t len;
+	bool range_set;
+	uint32_t perms; /* DOCA_ACCESS_FLAG_* mask; LOCAL_READ_WRITE unless set */
+	bool started;
+	bool ever_started;
+	bool exported;    /* export_* succeeded at least once */
+	bool from_export; /* created by doca_mmap_create_from_export */
+	struct doca_dev **devs;
+	uint32_t num_devs;
+	uint32_t max_devs;
+	atomic_uint num_bufs; /* bufs currently pointing into the mmap */
+	doca_mmap_memrange_free_cb_t *free_cb;
+	void *free_cb_opaque;
+	bool free_cb_changed; /* set_free_cb called more than once */
+	union doca_data user_data;
+	struct odma_export *exports; /* descriptors handed out (freed on stop/destroy) */
+	struct odma_remote *remote;  /* from-export only */
+	void *export_state;          /* exporter-side liveness bookkeeping (export.c) */
+};
+
+/* Buf accounting, called by the inventory. */
+static inline void odma_mmap_buf_get(struct doca_mmap *mmap)
+{
+	atomic_fetch_add_explicit(&mmap->num_bufs, 1, memory_order_relaxed);
+}
+
+static inline void odma_mmap_buf_put(struct doca_mmap *mmap)
+{
+	atomic_fetch_sub_explicit(&mmap->num_bufs, 1, memory_order_relaxed);
+}
+
+/* Whether [addr, addr+len) lies inside the mmap's range (no overflow). */
+static inline bool odma_mmap_contains(const struct doca_mmap *mmap, const void *addr, size_t len)
+{
+	uintptr_t a = (uintptr_t)addr, b = (uintptr_t)mmap->addr;
+
+	return a >= b && len <= mmap->len && a - b <= mmap->len - len;
+}
+
+/* Whether a DMA may write into memory of this mmap (local or remote). */
+bool odma_mmap_writable(const struct doca_mmap *mmap);
+
+/*
+ * Buffers and inventories. A doca_buf is a window (head, len) into an mmap with a
+ * data segment (data, data_len) inside it. Bufs chain into lists; only the list
+ * head carries a meaningful refcount. Inventories hold a fixed array of bufs.
+ */
+
+struct doca_buf {
+	uint8_t *head;   /* start of the window (for a from-export mmap: remote address) */
+	size_t len;      /* window length */
+	uint8_t *data;   /* start of valid data */
+	size_t data_len; /* bytes of valid data */
+	struct doca_mmap *mmap;
+	struct doca_buf_inventory *inv;
+	struct doca_buf *next;      /* next element in the list, NULL at the end */
+	struct doca_buf *list_head; /* head of the list this buf is in (itself when head) */
+	struct doca_buf *last;      /* head only: last element (NULL on other elements) */
+	uint32_t list_len;          /* head only: number of elements (0 on other elements) */
+	uint16_t refcount;          /* head only; 1 for non-head elements */
+	bool in_use;                /* handed out by the inventory */
+	struct doca_buf *free_next; /* inventory free list */
+};
+
+/* Bufs added by doca_buf_inventory_expand: one allocation per call, freed with the inventory. */
+struct odma_buf_chunk {
+	struct odma_buf_chunk *next;
+	uint32_t num;
+	struct doca_buf bufs[];
+};
+
+struct doca_buf_inventory {
+	struct doca_buf *bufs; /* array of num_elements */
+	uint32_t num_elements;
+	uint32_t num_free;
+	struct doca_buf *free_list;
+	bool started;
+	union doca_data user_data;
+	struct odma_buf_chunk *chunks; /* extra arrays added by doca_buf_inventory_expand */
+};
+
+/* Whether @buf is the head of its list (a lone buf is). */
+static inline bool odma_buf_is_head(const struct doca_buf *buf)
+{
+	return buf->list_head == buf;
+}
+
+/* Bytes free after the data segment of @b, up to the end of its window. */
+static inline size_t odma_buf_room(const struct doca_buf *b)
+{
+	return (size_t)(b->head + b->len - (b->data + b->data_len));
+}
+
+/*
+ * One step of a copy that walks a source list (data segments) and a destination list (free
+ * tails) side by side: advances both cursors by @n bytes and moves a cursor onto the next
+ * element once it reaches the end of its segment.
+ */
+static inline void odma_buf_walk(const struct doca_buf **s, size_t *s_off, struct doca_buf **d,
+				 size_t *d_off, size_t n)
+{
+	*s_off += n;
+	*d_off += n;
+	if (*s_off == (*s)->data_len) {
+		*s = (*s)->next;
+		*s_off = 0;
+	}
+	if (*d_off == odma_buf_room(*d)) {
+		*d = (*d)->next;
+		*d_off = 0;
+	}
+}
+
+/*
+ * Returns one element (not its list) to its inventory and drops its mmap count.
+ * Used by doca_buf_dec_refcount when a list's count reaches 0.
+ */
+void odma_buf_inventory_put(struct doca_buf *buf);
+
+/*
+ * Export descriptors (docs/host-dpu.md): the bytes doca_mmap_export_pci/_rdma hand out
+ * and doca_mmap_create_from_export reads back, plus the exporter-side export record that
+ * is the authority on them: the importer reads it to verify a descriptor at import and
+ * checks it again before every cross-process move. A descriptor is untrusted input.
+ */
+
+struct doca_mmap;
+struct doca_devinfo;
+struct odma_system;
+
+enum odma_export_kind {
+	ODMA_EXPORT_PCI = 1,
+	ODMA_EXPORT_RDMA = 2,
+};
+
+#define ODMA_EXPORT_DESC_MAGIC "ODMAXDSC"
+#define ODMA_EXPORT_DESC_VERSION 2
+#define ODMA_EXPORT_DESC_LEN 104 /* version 2: fixed size, CRC32C in the last 4 bytes */
+#define ODMA_EXPORT_PCI_LEN 16
+
+/* The decoded fields of a descriptor (host byte order). */
+struct odma_export_desc {
+	uint16_t version;
+	uint8_t kind; /* enum odma_export_kind */
+	uint8_t side; /* enum odma_side of the exporting device */
+	uint32_t pid;
+	uint32_t perms;
+	uint64_t start_time; /* /proc/<pid>/stat field 22 (clock ticks since boot) */
+	uint64_t system_id;
+	uint64_t addr;
+	uint64_t len;
+	uint64_t record_addr; /* exporter-side struct odma_export_record */
+	uint8_t key[16];
+	char pci[ODMA_EXPORT_PCI_LEN]; /* exporting device, NUL-terminated */
+	uint32_t generation;           /* of the export record when this export was made */
+};
+
+/*
+ * The exporter keeps one per export in its own memory; importers read it remotely. The
+ * cross-process mover reads this header before each move; the import reads the whole
+ * struct odma_export_slot.
+ */
+#define ODMA_EXPORT_RECORD_MAGIC 0x4f444d415245434fULL /* "ODMARECO" */
+struct odma_export_record {
+	uint64_t magic;
+	uint8_t key[16];
+	uint32_t alive;      /* 1 while the export stands; 0 once revoked */
+	uint32_t generation; /* 1 for a new record, +1 each time the record is reused */
+};
+
+/* The record followed by the exact descriptor bytes the export handed out. */
+struct odma_export_slot {
+	struct odma_export_record rec;
+	uint8_t desc[ODMA_EXPORT_DESC_LEN];
+};
+
+/* CRC32C (Castagnoli) of @len bytes. */
+uint32_t odma_crc32c(const void *data, size_t len);
+
+/* Encodes @d into @out[ODMA_EXPORT_DESC_LEN] (computes the checksum). */
+void odma_export_desc_encode(const struct odma_export_desc *d, uint8_t *out);
+
+/*
+ * Pure parser: checks @len bytes at @bytes (any bytes are safe) and fills @out. Returns
+ * DOCA_SUCCESS or DOCA_ERROR_INVALID_VALUE with *@why set to a static explanation.
+ */
+doca_error_t odma_export_desc_parse(const void *bytes, size_t len, struct odma_export_desc *out,
+				    const char **why);
+
+/*
+ * Whether @pid runs and started at @start_time (detects a dead exporter or a reused pid);
+ * reads /proc. false with *@why set when stale.
+ */
+bool odma_export_desc_live(const struct odma_export_desc *d, const char **why);
+
+/*
+ * Compares a presented descriptor @bytes with the exporter's own copy @issued (both
+ * ODMA_EXPORT_DESC_LEN bytes). NULL when identical; otherwise the name of the first field
+ * that differs (for the log line of a refused import).
+ */
+const char *odma_export_desc_diff(const uint8_t *bytes, const uint8_t *issued);
+
+/* Start time of @pid (field 22 of /proc/<pid>/stat); false if it cannot be read. */
+bool odma_proc_start_time(pid_t pid, uint64_t *start_time);
+
+/* Revokes every export record of @mmap (stop/destroy); the records go back to a pool. */
+void odma_export_revoke_all(struct doca_mmap *mmap);
+
+#endif /* ODMA_CORE_MEMORY_H_ */
