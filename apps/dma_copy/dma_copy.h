@@ -127,7 +127,10 @@ doca_error_t dc_expect_upto(struct dc_chan *c, uint16_t type, void *payload, uin
                             uint32_t max, uint32_t *len, int timeout_ms, const char *peer);
 /* Tells the peer this side failed (dc_why()); best effort. */
 void dc_send_failure(struct dc_chan *c);
-/* Sends one message; a lost peer is logged (naming @peer) and gives CONNECTION_RESET. */
+/*
+ * Sends one message. A lost peer is logged (naming @peer), with the reason it gave before
+ * closing if any: CONNECTION_ABORTED (it failed), IN_USE (BUSY) or CONNECTION_RESET.
+ */
 doca_error_t dc_send(struct dc_chan *c, uint16_t type, const void *payload, uint32_t len,
                      const char *peer);
 

@@ -308,20 +308,13 @@ void dc_free(uint8_t *p, uint64_t size)
 		munmap(p, size ? size : 1);
 }
 
-doca_error_t dc_send(struct dc_chan *c, uint16_t type, const void *payload, uint32_t len,
-                     const char *peer)
-{
-	doca_error_t r = dc_chan_send(c, type, payload, len);
-
-	if (r != DOCA_SUCCESS)
-		DC_ERR("the %s side closed the control channel (it exited or failed; see its log)",
-		       peer);
-	return r;
-}
-
-/* Receives one message of @type with @min..@max payload bytes (*@len: how many). */
+/*
+ * Receives one message of @type with @min..@max payload bytes (*@len: how many). With
+ * @lost (a send just failed), only looks for the reason the peer may have left before it
+ * closed: a failure STATUS or BUSY.
+ */
 static doca_error_t expect(struct dc_chan *c, uint16_t type, void *payload, uint32_t min,
-                           uint32_t max, uint32_t *len, int timeout_ms, const char *peer)
+                           uint32_t max, uint32_t *len, int timeout_ms, const char *peer, bool lost)
 {
 	union {
 		struct dc_status st;
@@ -331,15 +324,15 @@ static doca_error_t expect(struct dc_chan *c, uint16_t type, void *payload, uint
 	uint32_t got = 0;
 	doca_error_t r = dc_chan_recv(c, &got_type, &m, sizeof(m), &got, timeout_ms);
 
-	if (r == DOCA_ERROR_TIME_OUT) {
+	if (r == DOCA_ERROR_TIME_OUT && !lost) {
 		DC_ERR("the %s side sent nothing for %d s (--timeout); giving up", peer,
 		       timeout_ms / 1000);
 		return r;
 	}
-	if (r == DOCA_ERROR_CONNECTION_RESET) {
+	if (r == DOCA_ERROR_CONNECTION_RESET || (lost && r == DOCA_ERROR_TIME_OUT)) {
 		DC_ERR("the %s side closed the control channel (it exited or failed; see its log)",
 		       peer);
-		return r;
+		return DOCA_ERROR_CONNECTION_RESET;
 	}
 	if (r == DOCA_ERROR_IN_USE) {
 		DC_ERR("the %s side is already serving another host; run one host at a time "
@@ -355,6 +348,11 @@ static doca_error_t expect(struct dc_chan *c, uint16_t type, void *payload, uint
 		m.st.why[sizeof(m.st.why) - 1] = '\0';
 		DC_ERR("the %s side failed: %s", peer, m.st.why);
 		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	if (lost) {
+		DC_ERR("the %s side closed the control channel (it exited or failed; see its log)",
+		       peer);
+		return DOCA_ERROR_CONNECTION_RESET;
 	}
 	if (got_type != type || got < min || got > max) {
 		DC_ERR("unexpected control message from the %s side (type %u, %u bytes; wanted "
@@ -372,13 +370,25 @@ doca_error_t dc_expect(struct dc_chan *c, uint16_t type, void *payload, uint32_t
 {
 	uint32_t got;
 
-	return expect(c, type, payload, len, len, &got, timeout_ms, peer);
+	return expect(c, type, payload, len, len, &got, timeout_ms, peer, false);
 }
 
 doca_error_t dc_expect_upto(struct dc_chan *c, uint16_t type, void *payload, uint32_t min,
                             uint32_t max, uint32_t *len, int timeout_ms, const char *peer)
 {
-	return expect(c, type, payload, min, max, len, timeout_ms, peer);
+	return expect(c, type, payload, min, max, len, timeout_ms, peer, false);
+}
+
+doca_error_t dc_send(struct dc_chan *c, uint16_t type, const void *payload, uint32_t len,
+                     const char *peer)
+{
+	struct dc_status st;
+	uint32_t got;
+
+	if (dc_chan_send(c, type, payload, len) == DOCA_SUCCESS)
+		return DOCA_SUCCESS;
+	/* The peer may have said why before it closed (a failure, or BUSY): report that. */
+	return expect(c, DC_MSG_STATUS, &st, sizeof(st), sizeof(st), &got, 1, peer, true);
 }
 
 void dc_send_failure(struct dc_chan *c)
