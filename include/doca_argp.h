@@ -26,7 +26,6 @@
 #define DOCA_ARGP_H_
 
 #include <stdarg.h>
-#include <stdbool.h>
 #include <doca_compat.h>
 #include <doca_error.h>
 #include <doca_log.h>
