@@ -322,6 +322,8 @@ static int server(const char *name, const char *mode, uint64_t size)
 
 /* ---- NVIDIA's flow ------------------------------------------------------------------------ */
 
+static uint8_t *nv_buf; /* the file's buffer in the nv-* roles; main frees it on every path */
+
 static uint8_t *read_file(const char *path, uint64_t *size)
 {
 	struct stat st;
@@ -331,10 +333,11 @@ static uint8_t *read_file(const char *path, uint64_t *size)
 	if (stat(path, &st) != 0)
 		return NULL;
 	*size = (uint64_t)st.st_size;
-	buf = malloc(*size ? *size : 1);
+	nv_buf = buf = malloc(*size ? *size : 1);
 	f = fopen(path, "rb");
 	if (buf == NULL || f == NULL || fread(buf, 1, *size, f) != *size) {
 		free(buf);
+		nv_buf = NULL;
 		if (f)
 			fclose(f);
 		return NULL;
@@ -395,8 +398,10 @@ static int nv_host(const char *name, const char *path)
 		return fail("send DIRECTION", r);
 	if (wait_msg(0) < 0)
 		return fail("no answer to DIRECTION", DOCA_ERROR_CONNECTION_RESET);
-	if (dc_msg_type(p.msg[0]) == DC_MSG_STATUS)
+	if (dc_msg_type(p.msg[0]) == DC_MSG_STATUS) {
+		close_endpoint(); /* an orderly disconnection, as NVIDIA's host side */
 		return fail("the DPU refused the copy", DOCA_ERROR_CONNECTION_ABORTED);
+	}
 	if (dc_msg_type(p.msg[0]) != DC_MSG_DIRECTION || p.len[0] != DC_DIRECTION_LEN) {
 		status(false);
 		return fail("bad DIRECTION answer", DOCA_ERROR_INVALID_VALUE);
@@ -404,7 +409,7 @@ static int nv_host(const char *name, const char *path)
 	memcpy(&d, p.msg[0], DC_DIRECTION_LEN);
 	if (!sending) {
 		size = dc_be64(d.size_be);
-		buf = calloc(1, size ? size : 1);
+		nv_buf = buf = calloc(1, size ? size : 1);
 	}
 	m = buf != NULL ? map(buf, size,
 	                      sending ? DOCA_ACCESS_FLAG_PCI_READ_ONLY
@@ -430,7 +435,6 @@ static int nv_host(const char *name, const char *path)
 	printf("nv-host: %s %llu bytes\n", sending ? "sent" : "received", (unsigned long long)size);
 	close_endpoint(); /* the DPU waits for this disconnection */
 	doca_mmap_destroy(m);
-	free(buf);
 	return 0;
 }
 
@@ -509,7 +513,7 @@ static int nv_dpu(const char *name, const char *path)
 		                   .file_in_host = !have,
 		                   .size_be = dc_be64(have ? size : 0) };
 	if (!have)
-		buf = calloc(1, size);
+		nv_buf = buf = calloc(1, size);
 	if ((r = send_msg(&d, DC_DIRECTION_LEN)))
 		return fail("send DIRECTION", r);
 	if (wait_msg(1) < (int)sizeof(e) || dc_msg_type(p.msg[1]) != DC_MSG_EXPORT_DESCRIPTOR)
@@ -532,7 +536,6 @@ static int nv_dpu(const char *name, const char *path)
 	wait_hangup(); /* as NVIDIA's DPU side: the host disconnects first */
 	doca_mmap_destroy(remote);
 	doca_mmap_destroy(local);
-	free(buf);
 	close_endpoint();
 	return 0;
 }
@@ -580,9 +583,11 @@ int main(int argc, char **argv)
 		return client(argv[2], argv[3], size);
 	if (strcmp(argv[1], "server") == 0)
 		return server(argv[2], argv[3], size);
-	if (strcmp(argv[1], "nv-host") == 0)
-		return nv_host(argv[2], argv[3]);
-	if (strcmp(argv[1], "nv-dpu") == 0)
-		return nv_dpu(argv[2], argv[3]);
+	if (strcmp(argv[1], "nv-host") == 0 || strcmp(argv[1], "nv-dpu") == 0) {
+		int rc = argv[1][3] == 'h' ? nv_host(argv[2], argv[3]) : nv_dpu(argv[2], argv[3]);
+
+		free(nv_buf);
+		return rc;
+	}
 	return 2;
 }
