@@ -4,19 +4,27 @@
 /*
  * API-sequence fuzzer: the input is a program. Each step reads an opcode and operand bytes
  * and makes one call on a small world of objects (a device, 2 mmaps, an inventory, 16 bufs,
- * 2 PEs, 3 DMA contexts, 16 tasks; 2 sync events, the second imported from the first's
- * export, with 8 sync event tasks) — valid and invalid: NULLs, wrong states, double frees,
- * zero-length and oversized ranges, foreign PEs, bad masks, a revoked export. It runs on
- * the inline engine (deterministic).
+ * 2 PEs, 3 DMA contexts, 16 tasks, 2 graphs of up to 6 nodes, 4 graph instances; 2 sync
+ * events, the second imported from the first's export, with 8 sync event tasks) — valid and
+ * invalid: NULLs, wrong states, double frees, zero-length and oversized ranges, foreign PEs,
+ * cycles, nodes of other graphs, bad masks, a revoked export. It runs on the inline engine
+ * (deterministic).
  *
  * Invariants (BEHAVIOR §1), checked after every step and at the end of each input:
  *  - a task accepted by a submit call gets exactly one callback, and only from
  *    doca_pe_progress; a rejected one gets none and stays ours;
  *  - create calls leave the out-parameter untouched on failure;
  *  - after stop + progress + free, every context is IDLE; everything can then be destroyed
- *    (no leaks across inputs: LeakSanitizer runs at exit and libFuzzer's -detect_leaks).
+ *    (no leaks across inputs: LeakSanitizer runs at exit and libFuzzer's -detect_leaks);
+ *  - graphs: a dependency that would close a cycle is refused; a submitted instance gets
+ *    exactly one graph callback, only from doca_pe_progress, never for an instance held by a
+ *    sub-graph node, and the error callback when one of its user nodes failed; a user node
+ *    runs only from progress, at most once per run, after its user-node dependencies, and
+ *    never after a node of its instance failed; a task run by a graph never gets its own
+ *    callback; every submitted instance finishes.
  * The model refuses only what the API leaves undefined: releasing a buf a live task still
- * uses, and using a handle after the call that destroyed its object succeeded.
+ * uses, using a handle after the call that destroyed its object succeeded, freeing a task an
+ * instance still names, and destroying a context a graph still names.
  */
 #include <stdbool.h>
 #include <string.h>
@@ -26,6 +34,7 @@
 #include <doca_ctx.h>
 #include <doca_dev.h>
 #include <doca_dma.h>
+#include <doca_graph.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
 #include <doca_sync_event.h>
@@ -42,6 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define NCTX 3
 #define NTASK 16
 #define MAX_STEPS 512
+#define NGRAPH 2
+#define NNODE 6
+#define NINST 4
 #define IDLE_LOOPS 100000
 #define NSE 2
 #define NSETASK 8
@@ -63,6 +75,40 @@ struct fsetask {
 	int se, type;
 	unsigned int cbs, gen;
 	uint64_t out;
+};
+
+enum nkind { N_CTX, N_USER, N_SUB };
+
+struct fgraph {
+	struct doca_graph *g;
+	int pe;
+	bool started;
+	int nnodes;
+	struct {
+		struct doca_graph_node *n;
+		int kind, ctx, sub;
+	} node[NNODE];
+	bool edge[NNODE][NNODE]; /* edge[a][b]: b runs after a */
+	unsigned int sub_users; /* nodes of other graphs naming this one */
+};
+
+/* The argument of one user node of one instance. */
+struct cookie {
+	int inst, node;
+	doca_error_t ret;
+};
+
+struct finst {
+	struct doca_graph_instance *h;
+	int graph;
+	bool submitted; /* by the program (top level) */
+	bool running;   /* in a run: submitted, or held by a running instance */
+	int held_by;    /* instance slot + 1 of the holder, 0 if none */
+	int task[NNODE]; /* task slot set as context-node data, -1 */
+	int sub[NNODE];  /* instance slot set as sub-graph node data, -1 */
+	bool ran[NNODE];
+	bool failed;     /* a user node of this run failed */
+	struct cookie ck[NNODE];
 };
 
 struct world {
@@ -88,6 +134,9 @@ struct world {
 	int se_pe[NSE];      /* 1 + PE index once connected */
 	bool se_started[NSE]; /* doca_sync_event_start succeeded (and no stop since) */
 	struct fsetask setask[NSETASK];
+	struct fgraph gr[NGRAPH];
+	struct finst gi[NINST];
+	unsigned int resubmit; /* graph callbacks that submit their instance again */
 };
 
 static struct world W;
@@ -96,6 +145,8 @@ static uint8_t next(void)
 {
 	return W.pos < W.len ? W.in[W.pos++] : 0;
 }
+
+static bool ctx_named(int c);
 
 static struct doca_ctx *ctx_of(int c)
 {
@@ -115,6 +166,8 @@ static void task_forget(int i)
 	f->src = f->dst = -1;
 }
 
+static bool task_named(int t);
+
 static void on_cb(struct doca_dma_task_memcpy *t, union doca_data tud, bool ok)
 {
 	int i = (int)(tud.u64 & 0xff);
@@ -128,7 +181,7 @@ static void on_cb(struct doca_dma_task_memcpy *t, union doca_data tud, bool ok)
 	FUZZ_CHECK(++f->cbs == 1);
 	FUZZ_CHECK(ok == (doca_task_get_status(f->t) == DOCA_SUCCESS));
 	f->st = T_ALLOC;
-	if (W.free_in_cb) {
+	if (W.free_in_cb && !task_named(i)) {
 		doca_task_free(f->t);
 		task_forget(i);
 	}
@@ -299,6 +352,8 @@ static void op_pe(void)
 			FUZZ_CHECK(W.ctx_pe[c] != p + 1); /* a PE with contexts must refuse */
 		for (int e = 0; e < NSE; e++)
 			FUZZ_CHECK(W.se_pe[e] != p + 1);
+		for (int g = 0; g < NGRAPH; g++)
+			FUZZ_CHECK(W.gr[g].g == NULL || W.gr[g].pe != p); /* and one with graphs */
 		W.pe[p] = NULL;
 	}
 }
@@ -333,6 +388,8 @@ static void op_ctx(void)
 		doca_ctx_stop(ctx);
 		break;
 	default:
+		if (ctx_named(c))
+			break; /* a graph still names it */
 		if (doca_dma_destroy(W.dma[c]) == DOCA_SUCCESS) {
 			for (int i = 0; i < NTASK; i++)
 				FUZZ_CHECK(W.task[i].st == T_NONE || W.task[i].ctx != c); /* none left */
@@ -413,6 +470,8 @@ static void op_task_free(void)
 		doca_task_free(NULL);
 		return;
 	}
+	if (task_named(i))
+		return; /* a graph instance still names it */
 	doca_task_free(f->t); /* refused (logged) while in flight */
 	if (f->st == T_ALLOC) {
 		doca_task_free(f->t); /* double free: refused, the pool stays consistent */
@@ -670,6 +729,420 @@ static void op_se_task(void)
 		memset(f, 0, sizeof(*f));
 }
 
+/* ---- graphs ----------------------------------------------------------------------------- */
+
+static bool task_named(int t)
+{
+	for (int k = 0; k < NINST; k++)
+		for (int n = 0; W.gi[k].h != NULL && n < NNODE; n++)
+			if (W.gi[k].task[n] == t)
+				return true;
+	return false;
+}
+
+static bool ctx_named(int c)
+{
+	for (int g = 0; g < NGRAPH; g++)
+		for (int n = 0; W.gr[g].g != NULL && n < W.gr[g].nnodes; n++)
+			if (W.gr[g].node[n].kind == N_CTX && W.gr[g].node[n].ctx == c)
+				return true;
+	return false;
+}
+
+static bool model_reaches(const struct fgraph *fg, int from, int to)
+{
+	bool seen[NNODE] = { false };
+	int stack[NNODE], top = 0;
+
+	stack[top++] = from;
+	seen[from] = true;
+	while (top > 0) {
+		int a = stack[--top];
+
+		if (a == to)
+			return true;
+		for (int b = 0; b < fg->nnodes; b++)
+			if (fg->edge[a][b] && !seen[b]) {
+				seen[b] = true;
+				stack[top++] = b;
+			}
+	}
+	return false;
+}
+
+/* Starts (or ends) the model's run of instance @k and of the instances its nodes hold. */
+static void inst_mark_run(int k, bool on)
+{
+	struct finst *fi = &W.gi[k];
+	const struct fgraph *fg = &W.gr[fi->graph];
+
+	fi->running = on;
+	if (on) {
+		memset(fi->ran, 0, sizeof(fi->ran));
+		fi->failed = false;
+	}
+	for (int n = 0; n < fg->nnodes; n++)
+		if (fg->node[n].kind == N_SUB && fi->sub[n] >= 0)
+			inst_mark_run(fi->sub[n], on);
+}
+
+/* Whether a user node of @k's run (or of an instance it holds) failed / all user nodes ran. */
+static bool inst_failed(int k)
+{
+	const struct finst *fi = &W.gi[k];
+	const struct fgraph *fg = &W.gr[fi->graph];
+
+	if (fi->failed)
+		return true;
+	for (int n = 0; n < fg->nnodes; n++)
+		if (fg->node[n].kind == N_SUB && fi->sub[n] >= 0 && inst_failed(fi->sub[n]))
+			return true;
+	return false;
+}
+
+static bool inst_all_ran(int k)
+{
+	const struct finst *fi = &W.gi[k];
+	const struct fgraph *fg = &W.gr[fi->graph];
+
+	for (int n = 0; n < fg->nnodes; n++) {
+		if (fg->node[n].kind == N_USER && !fi->ran[n])
+			return false;
+		if (fg->node[n].kind == N_SUB && fi->sub[n] >= 0 && !inst_all_ran(fi->sub[n]))
+			return false;
+	}
+	return true;
+}
+
+static doca_error_t user_cb(void *cookie)
+{
+	const struct cookie *ck = cookie;
+	struct finst *fi;
+	const struct fgraph *fg;
+
+	FUZZ_CHECK(W.in_progress); /* never from inside a submit */
+	FUZZ_CHECK(ck != NULL);
+	FUZZ_CHECK(ck->inst >= 0 && ck->inst < NINST && ck->node >= 0 && ck->node < NNODE);
+	fi = &W.gi[ck->inst];
+	fg = &W.gr[fi->graph];
+	FUZZ_CHECK(fi->h != NULL && fi->running);
+	FUZZ_CHECK(!fi->ran[ck->node]); /* once per run */
+	FUZZ_CHECK(!fi->failed);         /* nothing starts after a failure */
+	for (int a = 0; a < fg->nnodes; a++) {
+		if (!fg->edge[a][ck->node])
+			continue;
+		if (fg->node[a].kind == N_USER)
+			FUZZ_CHECK(fi->ran[a]);
+		else if (fg->node[a].kind == N_CTX)
+			FUZZ_CHECK(doca_task_get_status(W.task[fi->task[a]].t) == DOCA_SUCCESS);
+		else
+			FUZZ_CHECK(inst_all_ran(fi->sub[a]) && !inst_failed(fi->sub[a]));
+	}
+	fi->ran[ck->node] = true;
+	if (ck->ret != DOCA_SUCCESS)
+		fi->failed = true;
+	return ck->ret;
+}
+
+static void ginst_submit(int k)
+{
+	struct finst *fi = &W.gi[k];
+	doca_error_t rc = doca_graph_instance_submit(fi->h);
+
+	if (rc != DOCA_SUCCESS) {
+		FUZZ_CHECK(fi->h == NULL || fi->held_by != 0 || !fi->submitted || rc == DOCA_ERROR_IN_USE);
+		FUZZ_CHECK(fi->h == NULL || fi->held_by == 0 || rc == DOCA_ERROR_NOT_PERMITTED);
+		return;
+	}
+	FUZZ_CHECK(!fi->submitted && !fi->running && fi->held_by == 0);
+	fi->submitted = true;
+	inst_mark_run(k, true);
+}
+
+static void graph_cb(struct doca_graph_instance *inst, union doca_data iud, union doca_data gud, bool ok)
+{
+	int k = (int)iud.u64;
+	struct finst *fi;
+
+	FUZZ_CHECK(W.in_progress);
+	FUZZ_CHECK(k >= 0 && k < NINST);
+	fi = &W.gi[k];
+	FUZZ_CHECK(fi->h == inst && gud.u64 == (uint64_t)fi->graph);
+	FUZZ_CHECK(fi->submitted && fi->running && fi->held_by == 0); /* once, top level only */
+	if (inst_failed(k))
+		FUZZ_CHECK(!ok);
+	if (ok)
+		FUZZ_CHECK(inst_all_ran(k));
+	fi->submitted = false;
+	inst_mark_run(k, false);
+	if (W.resubmit > 0) {
+		W.resubmit--;
+		ginst_submit(k);
+	}
+}
+
+static void graph_ok_cb(struct doca_graph_instance *inst, union doca_data iud, union doca_data gud)
+{
+	graph_cb(inst, iud, gud, true);
+}
+
+static void graph_err_cb(struct doca_graph_instance *inst, union doca_data iud, union doca_data gud)
+{
+	graph_cb(inst, iud, gud, false);
+}
+
+static void op_graph_new(void)
+{
+	int g = next() % NGRAPH, p = next() % NPE;
+	struct doca_graph *h = (void *)&h;
+	union doca_data ud = { .u64 = (uint64_t)g };
+
+	if (W.gr[g].g != NULL)
+		return;
+	if (doca_graph_create(W.pe[p], &h) != DOCA_SUCCESS) {
+		FUZZ_CHECK(h == (void *)&h && W.pe[p] == NULL);
+		return;
+	}
+	memset(&W.gr[g], 0, sizeof(W.gr[g]));
+	W.gr[g].g = h;
+	W.gr[g].pe = p;
+	FUZZ_CHECK(doca_graph_set_user_data(h, ud) == DOCA_SUCCESS);
+}
+
+static void op_graph_node(void)
+{
+	int g = next() % NGRAPH, what = next() % 3, arg = next();
+	struct fgraph *fg = &W.gr[g];
+	struct doca_graph_node *n = (void *)&n;
+	doca_error_t rc;
+	int o = arg % NGRAPH;
+
+	if (fg->nnodes == NNODE)
+		return;
+	if (what == N_CTX)
+		rc = doca_graph_node_create_from_ctx(fg->g, ctx_of(arg % NCTX), &n);
+	else if (what == N_USER)
+		rc = doca_graph_node_create_from_user(fg->g, (arg & 1) ? user_cb : NULL, &n);
+	else
+		rc = doca_graph_node_create_from_graph(fg->g, W.gr[o].g, &n);
+	if (rc != DOCA_SUCCESS) {
+		FUZZ_CHECK(n == (void *)&n);
+		return;
+	}
+	FUZZ_CHECK(fg->g != NULL && !fg->started);
+	fg->node[fg->nnodes].n = n;
+	fg->node[fg->nnodes].kind = what;
+	fg->node[fg->nnodes].ctx = arg % NCTX;
+	fg->node[fg->nnodes].sub = o;
+	if (what == N_SUB) {
+		FUZZ_CHECK(o != g && W.gr[o].started && W.gr[o].pe == fg->pe);
+		W.gr[o].sub_users++;
+	}
+	fg->nnodes++;
+}
+
+static void op_graph_dep(void)
+{
+	int g = next() % NGRAPH, a = next(), b = next();
+	struct fgraph *fg = &W.gr[g];
+	/* a node index past this graph's picks a node of the other graph */
+	const struct fgraph *fa = a % (2 * NNODE) < NNODE ? fg : &W.gr[(g + 1) % NGRAPH];
+	const struct fgraph *fb = b % (2 * NNODE) < NNODE ? fg : &W.gr[(g + 1) % NGRAPH];
+	int ia = a % NNODE, ib = b % NNODE;
+	struct doca_graph_node *na = ia < fa->nnodes ? fa->node[ia].n : NULL;
+	struct doca_graph_node *nb = ib < fb->nnodes ? fb->node[ib].n : NULL;
+	doca_error_t rc = doca_graph_add_dependency(fg->g, na, nb);
+
+	if (fa == fg && fb == fg && na != NULL && nb != NULL && fg->g != NULL && !fg->started &&
+	    model_reaches(fg, ib, ia))
+		FUZZ_CHECK(rc == DOCA_ERROR_NOT_PERMITTED); /* a cycle, or itself */
+	if (rc != DOCA_SUCCESS)
+		return;
+	FUZZ_CHECK(fa == fg && fb == fg && ia != ib && !fg->started);
+	fg->edge[ia][ib] = true;
+}
+
+static void op_graph_state(void)
+{
+	int g = next() % NGRAPH, what = next() % 4, arg = next();
+	struct fgraph *fg = &W.gr[g];
+	doca_error_t rc;
+
+	switch (what) {
+	case 0:
+		rc = doca_graph_set_conf(fg->g, (arg & 1) ? graph_ok_cb : NULL, (arg & 2) ? graph_err_cb : NULL,
+					 (uint32_t)(arg >> 2) % 5);
+		FUZZ_CHECK(rc != DOCA_SUCCESS || !fg->started);
+		break;
+	case 1:
+		if (doca_graph_start(fg->g) == DOCA_SUCCESS) {
+			bool any = false;
+
+			FUZZ_CHECK(!fg->started);
+			for (int n = 0; n < fg->nnodes; n++)
+				any |= fg->node[n].kind != N_USER;
+			FUZZ_CHECK(any); /* at least one context (or sub-graph) node */
+			fg->started = true;
+		}
+		break;
+	case 2:
+		rc = doca_graph_stop(fg->g);
+		for (int k = 0; rc == DOCA_SUCCESS && k < NINST; k++)
+			FUZZ_CHECK(W.gi[k].h == NULL || W.gi[k].graph != g);
+		for (int o = 0; rc == DOCA_SUCCESS && o < NGRAPH; o++)
+			for (int n = 0; W.gr[o].started && n < W.gr[o].nnodes; n++)
+				FUZZ_CHECK(W.gr[o].node[n].kind != N_SUB || W.gr[o].node[n].sub != g);
+		if (rc == DOCA_SUCCESS && fg->g != NULL)
+			fg->started = false;
+		break;
+	default:
+		if (doca_graph_destroy(fg->g) == DOCA_SUCCESS) {
+			FUZZ_CHECK(!fg->started && fg->sub_users == 0);
+			for (int n = 0; n < fg->nnodes; n++)
+				if (fg->node[n].kind == N_SUB)
+					W.gr[fg->node[n].sub].sub_users--;
+			memset(fg, 0, sizeof(*fg));
+		}
+	}
+}
+
+static void op_ginst(void)
+{
+	int k = next() % NINST, what = next() % 5, a = next(), b = next();
+	struct finst *fi = &W.gi[k];
+	const struct fgraph *fg = fi->h != NULL ? &W.gr[fi->graph] : NULL;
+	int n = a % NNODE;
+	struct doca_graph_node *node = fg != NULL && n < fg->nnodes ? fg->node[n].n : NULL;
+	struct doca_graph_instance *h = (void *)&h;
+	union doca_data ud = { .u64 = (uint64_t)k };
+	doca_error_t rc;
+
+	switch (what) {
+	case 0: /* create, of graph a */
+		if (fi->h != NULL)
+			return;
+		if (doca_graph_instance_create(W.gr[a % NGRAPH].g, &h) != DOCA_SUCCESS) {
+			FUZZ_CHECK(h == (void *)&h);
+			return;
+		}
+		FUZZ_CHECK(W.gr[a % NGRAPH].started);
+		memset(fi, 0, sizeof(*fi));
+		fi->h = h;
+		fi->graph = a % NGRAPH;
+		for (int i = 0; i < NNODE; i++) {
+			fi->task[i] = fi->sub[i] = -1;
+			fi->ck[i] = (struct cookie){ .inst = k, .node = i };
+		}
+		FUZZ_CHECK(doca_graph_instance_set_user_data(h, ud) == DOCA_SUCCESS);
+		/* every user node gets its argument now (the model needs to know who runs) */
+		for (int i = 0; i < W.gr[fi->graph].nnodes; i++)
+			if (W.gr[fi->graph].node[i].kind == N_USER)
+				FUZZ_CHECK(doca_graph_instance_set_user_node_data(h, W.gr[fi->graph].node[i].n,
+										  &fi->ck[i]) == DOCA_SUCCESS);
+		break;
+	case 1: /* node data: task b, user cookie (failing or not), or instance b */
+		if (node == NULL)
+			return;
+		if (fg->node[n].kind == N_CTX) {
+			int t = b % NTASK;
+
+			rc = doca_graph_instance_set_ctx_node_data(fi->h, node, W.task[t].t);
+			if (rc == DOCA_SUCCESS) {
+				FUZZ_CHECK(!fi->running && W.task[t].st == T_ALLOC && W.task[t].ctx == fg->node[n].ctx);
+				fi->task[n] = t;
+			}
+		} else if (fg->node[n].kind == N_USER) {
+			fi->ck[n].ret = (b & 3) == 0 ? DOCA_ERROR_IO_FAILED : DOCA_SUCCESS;
+			rc = doca_graph_instance_set_user_node_data(fi->h, node, &fi->ck[n]);
+			FUZZ_CHECK(rc != DOCA_SUCCESS || !fi->running);
+		} else {
+			struct finst *si = &W.gi[b % NINST];
+
+			rc = doca_graph_instance_set_sub_graph_node_data(fi->h, node, si->h);
+			if (rc == DOCA_SUCCESS) {
+				FUZZ_CHECK(!fi->running && !si->running && si->graph == fg->node[n].sub);
+				FUZZ_CHECK(si->held_by == 0 || si->held_by == k + 1);
+				if (fi->sub[n] >= 0)
+					W.gi[fi->sub[n]].held_by = 0;
+				fi->sub[n] = b % NINST;
+				si->held_by = k + 1;
+			}
+		}
+		break;
+	case 2:
+		ginst_submit(k);
+		break;
+	case 3: { /* a node of another graph's instance: refused */
+		const struct finst *oi = &W.gi[b % NINST];
+
+		if (node == NULL || oi->h == NULL || oi->graph == fi->graph)
+			return;
+		rc = doca_graph_instance_set_user_node_data(oi->h, node, NULL);
+		FUZZ_CHECK(rc == DOCA_ERROR_NOT_PERMITTED || (oi->running && rc == DOCA_ERROR_BAD_STATE));
+		break;
+	}
+	default:
+		if (doca_graph_instance_destroy(fi->h) == DOCA_SUCCESS) {
+			FUZZ_CHECK(!fi->submitted && !fi->running && fi->held_by == 0);
+			for (int i = 0; i < NNODE; i++)
+				if (fi->sub[i] >= 0)
+					W.gi[fi->sub[i]].held_by = 0;
+			memset(fi, 0, sizeof(*fi));
+		}
+	}
+}
+
+/* Every submitted instance finishes; then instances and graphs can be torn down. */
+static void graph_cleanup(void)
+{
+	bool again = true;
+
+	W.resubmit = 0;
+	for (unsigned int n = 0;; n++) {
+		bool any = false;
+
+		for (int k = 0; k < NINST; k++)
+			any |= W.gi[k].h != NULL && W.gi[k].submitted;
+		if (!any)
+			break;
+		FUZZ_CHECK(n < IDLE_LOOPS);
+		for (int p = 0; p < NPE; p++)
+			if (W.pe[p] != NULL)
+				progress(p, 1);
+	}
+	while (again) { /* holders before held instances, users before their sub-graphs */
+		again = false;
+		for (int k = 0; k < NINST; k++)
+			if (W.gi[k].h != NULL && W.gi[k].held_by == 0) {
+				FUZZ_CHECK(doca_graph_instance_destroy(W.gi[k].h) == DOCA_SUCCESS);
+				for (int i = 0; i < NNODE; i++)
+					if (W.gi[k].sub[i] >= 0)
+						W.gi[W.gi[k].sub[i]].held_by = 0;
+				memset(&W.gi[k], 0, sizeof(W.gi[k]));
+				again = true;
+			}
+		for (int g = 0; g < NGRAPH; g++)
+			if (W.gr[g].g != NULL && W.gr[g].started && doca_graph_stop(W.gr[g].g) == DOCA_SUCCESS) {
+				W.gr[g].started = false;
+				again = true;
+			}
+		for (int g = 0; g < NGRAPH; g++)
+			if (W.gr[g].g != NULL && !W.gr[g].started && W.gr[g].sub_users == 0) {
+				FUZZ_CHECK(doca_graph_destroy(W.gr[g].g) == DOCA_SUCCESS);
+				for (int n = 0; n < W.gr[g].nnodes; n++)
+					if (W.gr[g].node[n].kind == N_SUB)
+						W.gr[W.gr[g].node[n].sub].sub_users--;
+				memset(&W.gr[g], 0, sizeof(W.gr[g]));
+				again = true;
+			}
+	}
+	for (int g = 0; g < NGRAPH; g++)
+		FUZZ_CHECK(W.gr[g].g == NULL);
+	for (int k = 0; k < NINST; k++)
+		FUZZ_CHECK(W.gi[k].h == NULL);
+}
+
+
 static void op_nulls(void)
 {
 	enum doca_ctx_states st;
@@ -686,8 +1159,14 @@ static void op_nulls(void)
 
 typedef void (*op_fn)(void);
 static const op_fn ops[] = { op_mmap, op_inv, op_buf_get, op_buf_release, op_buf_misc, op_pe,
-			     op_ctx, op_task_alloc, op_task_submit, op_task_submit, op_task_free, op_nulls,
-			     op_se_obj, op_se_data, op_se_task, op_se_task };
+			     op_ctx, op_task_alloc, op_task_submit, op_task_submit, op_task_free, op_nulls };
+/* Opcodes from SE_OPS up to GRAPH_OPS drive sync events, from GRAPH_OPS up graphs (so the older
+ * seeds keep their meaning). */
+#define SE_OPS 0xc0
+#define GRAPH_OPS 0xe0
+static const op_fn se_ops[] = { op_se_obj, op_se_data, op_se_task, op_se_task };
+static const op_fn graph_ops[] = { op_graph_new, op_graph_node, op_graph_node, op_graph_dep, op_graph_dep,
+				   op_graph_state, op_ginst, op_ginst, op_ginst };
 
 /* Tasks in flight must be reported: progress every PE a while, then check. */
 static void drain(void)
@@ -752,6 +1231,7 @@ static void se_drain(void)
 
 static void cleanup(void)
 {
+	graph_cleanup();
 	se_drain();
 	for (int i = 0; i < NTASK; i++)
 		if (W.task[i].st == T_ALLOC) {
@@ -826,10 +1306,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	uint8_t first;
+
 	memset(&W, 0, sizeof(W));
 	W.in = data;
 	W.len = size;
-	W.free_in_cb = next() & 1;
+	first = next();
+	W.free_in_cb = first & 1;
+	W.resubmit = (first >> 1) & 7;
 	for (int i = 0; i < NTASK; i++)
 		W.task[i].src = W.task[i].dst = -1;
 	for (int i = 0; i < NMEM; i++) {
@@ -839,8 +1323,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	W.dev = open_dev();
 	W.dpu = open_dpu();
-	for (int s = 0; s < MAX_STEPS && W.pos < W.len; s++)
-		ops[next() % (sizeof(ops) / sizeof(ops[0]))]();
+	for (int s = 0; s < MAX_STEPS && W.pos < W.len; s++) {
+		uint8_t op = next();
+
+		if (op >= GRAPH_OPS)
+			graph_ops[(op - GRAPH_OPS) % (sizeof(graph_ops) / sizeof(graph_ops[0]))]();
+		else if (op >= SE_OPS)
+			se_ops[(op - SE_OPS) % (sizeof(se_ops) / sizeof(se_ops[0]))]();
+		else
+			ops[op % (sizeof(ops) / sizeof(ops[0]))]();
+	}
 	cleanup();
 	return 0;
 }

@@ -26,7 +26,6 @@
 #define DOCA_ARGP_H_
 
 #include <stdarg.h>
-#include <stdbool.h>
 #include <doca_compat.h>
 #include <doca_error.h>
 #include <doca_log.h>
@@ -61,7 +60,9 @@ enum doca_argp_type {
 /**
  * @brief Starts the parser.
  * @param [in] program_name  shown in usage (NULL: taken from argv[0] at start).
- * @param [in] program_config  passed to every callback.
+ * @param [in] program_config  passed to every callback; may be NULL for a program whose
+ *                             callbacks need no config (doca_argp_init(NULL, NULL) is what
+ *                             DOCA's flag-less samples call, and it succeeds).
  * @return DOCA_SUCCESS; DOCA_ERROR_BAD_STATE when already initialised; DOCA_ERROR_NO_MEMORY.
  */
 DOCA_EXPERIMENTAL

@@ -90,7 +90,9 @@ DOCA_STABLE doca_error_t doca_buf_get_refcount(const struct doca_buf *buf, uint1
  *
  * @param [in]  buf the buf.
  * @param [out] len the length in bytes.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL;
+ *         DOCA_ERROR_BAD_STATE if @p buf was already released to its inventory
+ *         (one log line names it).
  */
 DOCA_STABLE doca_error_t doca_buf_get_len(const struct doca_buf *buf, size_t *len);
 
@@ -100,7 +102,9 @@ DOCA_STABLE doca_error_t doca_buf_get_len(const struct doca_buf *buf, size_t *le
  *
  * @param [in]  buf  the buf.
  * @param [out] head the start of the window.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL;
+ *         DOCA_ERROR_BAD_STATE if @p buf was already released to its inventory
+ *         (one log line names it).
  */
 DOCA_STABLE doca_error_t doca_buf_get_head(const struct doca_buf *buf, void **head);
 
@@ -109,7 +113,9 @@ DOCA_STABLE doca_error_t doca_buf_get_head(const struct doca_buf *buf, void **he
  *
  * @param [in]  buf      the buf.
  * @param [out] data_len the length in bytes.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL;
+ *         DOCA_ERROR_BAD_STATE if @p buf was already released to its inventory
+ *         (one log line names it).
  */
 DOCA_STABLE doca_error_t doca_buf_get_data_len(const struct doca_buf *buf, size_t *data_len);
 
@@ -118,7 +124,9 @@ DOCA_STABLE doca_error_t doca_buf_get_data_len(const struct doca_buf *buf, size_
  *
  * @param [in]  buf  the buf.
  * @param [out] data the start of the data segment.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL;
+ *         DOCA_ERROR_BAD_STATE if @p buf was already released to its inventory
+ *         (one log line names it).
  */
 DOCA_STABLE doca_error_t doca_buf_get_data(const struct doca_buf *buf, void **data);
 
@@ -132,7 +140,9 @@ DOCA_STABLE doca_error_t doca_buf_get_data(const struct doca_buf *buf, void **da
  * @param [in] data_len the new length.
  * @return DOCA_SUCCESS;
  *         DOCA_ERROR_INVALID_VALUE if @p buf is NULL or the segment does not fit
- *         in the window (the buf is left unchanged).
+ *         in the window (the buf is left unchanged);
+ *         DOCA_ERROR_BAD_STATE if @p buf was already released to its inventory
+ *         (one log line names it).
  */
 DOCA_STABLE doca_error_t doca_buf_set_data(struct doca_buf *buf, void *data, size_t data_len);
 
@@ -143,7 +153,9 @@ DOCA_STABLE doca_error_t doca_buf_set_data(struct doca_buf *buf, void *data, siz
  * @param [in] data_len the new length; data + data_len must not pass the window's end.
  * @return DOCA_SUCCESS;
  *         DOCA_ERROR_INVALID_VALUE if @p buf is NULL or the segment would pass the
- *         end of the window (the buf is left unchanged).
+ *         end of the window (the buf is left unchanged);
+ *         DOCA_ERROR_BAD_STATE if @p buf was already released to its inventory
+ *         (one log line names it).
  */
 DOCA_STABLE doca_error_t doca_buf_set_data_len(struct doca_buf *buf, size_t data_len);
 
@@ -152,7 +164,9 @@ DOCA_STABLE doca_error_t doca_buf_set_data_len(struct doca_buf *buf, size_t data
  * a DMA destination again.
  *
  * @param [in] buf the buf.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if @p buf is NULL.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if @p buf is NULL;
+ *         DOCA_ERROR_BAD_STATE if @p buf was already released to its inventory
+ *         (one log line names it).
  */
 DOCA_STABLE doca_error_t doca_buf_reset_data_len(struct doca_buf *buf);
 

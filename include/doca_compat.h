@@ -52,15 +52,28 @@ extern "C" {
 
 #endif
 
+#ifdef __cplusplus
+}
+#endif
+
+/*
+ * With the compatibility helpers on (doca_config.h turns them on for every build except DPA
+ * device code), this header also brings in the standard headers below and doca_version.h, as
+ * DOCA's does: programs written against DOCA use memset, malloc or assert with only DOCA
+ * headers included, and must compile unchanged (GCC 14 rejects implicit declarations).
+ */
 #ifdef DOCA_COMPAT_HELPERS
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <doca_version.h>
+
 /** Opens the definition of a versioned structure (kept for source compatibility). */
 #define DOCA_STRUCT_START uint32_t __doca_api_version
 /** Initialises the version field of a versioned structure. */
 #define DOCA_STRUCT_CTOR(_X_) (_X_).__doca_api_version = 0
-#endif
-
-#ifdef __cplusplus
-}
 #endif
 
 #endif /* DOCA_COMPAT_H_ */

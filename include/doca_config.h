@@ -11,7 +11,13 @@
 
 #include <doca_build_config.h>
 
-/** Versioned-structure helpers of doca_compat.h are available. */
+/**
+ * doca_compat.h provides its helpers (and the standard headers they need). Code built for the
+ * DPA (DOCA_DPA_DEVICE) goes without them.
+ */
 #define DOCA_COMPAT_HELPERS
+#ifdef DOCA_DPA_DEVICE
+#undef DOCA_COMPAT_HELPERS
+#endif
 
 #endif /* DOCA_CONFIG_H_ */

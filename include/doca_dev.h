@@ -91,9 +91,11 @@ DOCA_STABLE doca_error_t doca_devinfo_destroy_list(struct doca_devinfo **dev_lis
 DOCA_STABLE doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev);
 
 /**
- * Drops one reference of an open device; the last one closes it.
- * @param [in] dev the device.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if dev is NULL, unknown or not open;
+ * Drops one reference of an open device; the last one closes it. NULL is accepted and does
+ * nothing (DOCA's samples close a device a second time as NULL during their teardown).
+ * @param [in] dev the device, or NULL.
+ * @return DOCA_SUCCESS (also for NULL); DOCA_ERROR_INVALID_VALUE if dev is unknown or no
+ *         longer open (closed once too often);
  *         DOCA_ERROR_IN_USE if this is the last reference and memory maps or contexts still
  *         use the device (the reference is kept).
  */

@@ -25,7 +25,7 @@
 #ifndef DOCA_DMA_H_
 #define DOCA_DMA_H_
 
-#include <stdint.h>
+#include <inttypes.h>
 #include <doca_compat.h>
 #include <doca_error.h>
 #include <doca_types.h>

@@ -358,12 +358,20 @@ DOCA_STABLE doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const str
  * @param [in]  dev             an open device of the other side of the same system
  *                              with the from-export capability.
  * @param [out] mmap            the new mmap; untouched on failure.
+ * The descriptor is untrusted input: it is verified against the exporter's own record of
+ * the export, and only a descriptor identical to one the exporter issued and has not
+ * revoked is accepted (docs/host-dpu.md, "Threat model").
+ *
  * @return DOCA_SUCCESS;
  *         DOCA_ERROR_INVALID_VALUE if an argument is NULL, @p dev is no open device, or
  *         the descriptor is malformed, truncated, corrupted, of another format
- *         version, or stale (its exporter no longer runs);
+ *         version, stale (its exporter no longer runs), revoked (the exporter stopped
+ *         or destroyed the mmap), or differs in any field from what the exporter
+ *         exported (forged or altered);
  *         DOCA_ERROR_NOT_SUPPORTED if @p dev is on the exporter's side, belongs to
  *         another system profile, or lacks the from-export capability;
+ *         DOCA_ERROR_NOT_PERMITTED if the kernel refuses this process access to the
+ *         exporter's memory (no ptrace rights: another user, Yama ptrace_scope 2/3);
  *         DOCA_ERROR_NO_MEMORY on allocation failure.
  */
 DOCA_STABLE doca_error_t doca_mmap_create_from_export(const union doca_data *user_data,

@@ -38,6 +38,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <doca_compat.h>
 #include <doca_error.h>
 #include <doca_types.h>
@@ -80,7 +81,8 @@ doca_error_t doca_pe_create(struct doca_pe **pe);
 /**
  * @brief Destroys a progress engine.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL);
- *         DOCA_ERROR_IN_USE (contexts are still connected: destroy them first).
+ *         DOCA_ERROR_IN_USE (contexts are still connected, or graphs were created on it:
+ *         destroy them first).
  */
 DOCA_STABLE
 doca_error_t doca_pe_destroy(struct doca_pe *pe);

@@ -6,9 +6,10 @@
  * @file doca_version.h
  * @brief The DOCA API version odma implements, at compile time and at run time.
  *
- * odma implements the DOCA 3.0 API and reports itself as DOCA 3.0.0058, so version
- * checks in existing programs take the same branches. `pkg-config --modversion
- * doca-dma` prints the same string as doca_version_runtime().
+ * odma reports itself as DOCA 3.3.0, the newest release whose NVIDIA DMA samples and
+ * progress-engine samples all build unmodified and pass against odma (`odma compat`, see the
+ * user guide), so version checks in existing programs take the same branches.
+ * `pkg-config --modversion doca-dma` prints the same string as doca_version_runtime().
  */
 #ifndef DOCA_VERSION_H_
 #define DOCA_VERSION_H_
@@ -21,9 +22,9 @@ extern "C" {
 #endif
 
 #define DOCA_VERSION_MAJOR 3          /**< major version of the API */
-#define DOCA_VERSION_MINOR 0          /**< minor version of the API */
-#define DOCA_VERSION_PATCH 58         /**< patch (build) number */
-#define DOCA_VERSION_STRING "3.0.0058" /**< the version as printed */
+#define DOCA_VERSION_MINOR 3          /**< minor version of the API */
+#define DOCA_VERSION_PATCH 0          /**< patch (build) number */
+#define DOCA_VERSION_STRING "3.3.0"   /**< the version as printed */
 
 /** Packs an exact version: major, minor and patch in one number. */
 #define DOCA_VERSION_CALC_EXACT(major, minor, patch)                                               \
@@ -59,7 +60,7 @@ static inline const char *doca_version(void)
 
 /**
  * @brief The version of the library the program runs against.
- * @return a static string such as "3.0.0058" (never NULL).
+ * @return a static string such as "3.3.0" (never NULL).
  */
 DOCA_EXPERIMENTAL
 const char *doca_version_runtime(void);

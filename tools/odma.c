@@ -22,6 +22,7 @@ static const struct {
 	{ "bench", "measure the DMA engine against memcpy and DPDK's software DMA" },
 	{ "errors", "explain DOCA error codes and their DMA-specific causes" },
 	{ "advise", "choose between DMA, RDMA, Comch and memcpy for a copy" },
+	{ "compat", "build and run NVIDIA's DOCA samples against this odma" },
 };
 
 static void odma_usage(FILE *out)

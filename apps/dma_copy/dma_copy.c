@@ -5,6 +5,9 @@
  * doca_dma_copy: copies a file between the host side and the DPU side of the emulated
  * system. The DPU side (ODMA_SIDE=dpu, or a -DDOCA_ARCH_DPU build) is the server and
  * starts first; the host side connects to it. Whichever side has the file sends it.
+ * Exit status: 0 only when the copy completed (the receiver has the whole, verified file
+ * under its name); 1 otherwise, on both sides; killed by SIGINT/SIGTERM/SIGHUP after
+ * removing what it created.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,10 @@ DOCA_LOG_REGISTER(DMA_COPY);
 
 static doca_error_t copy_str(char *dst, size_t cap, const char *src, const char *what)
 {
+	if (src[0] == '\0') {
+		DOCA_LOG_ERR("%s must not be empty", what);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	if (strlen(src) >= cap) {
 		DOCA_LOG_ERR("%s is longer than %zu characters", what, cap - 1);
 		return DOCA_ERROR_INVALID_VALUE;
@@ -46,7 +53,32 @@ static doca_error_t rep_cb(void *p, void *c)
 
 static doca_error_t sock_cb(void *p, void *c)
 {
-	return copy_str(((struct dma_copy_cfg *)c)->socket, 108, p, "--socket");
+	/* "" would bind Linux's abstract socket namespace: refused like any empty path. */
+	return copy_str(((struct dma_copy_cfg *)c)->socket, DMA_COPY_SOCKET_MAX, p, "--socket");
+}
+
+static doca_error_t timeout_cb(void *p, void *c)
+{
+	int v = *(int *)p;
+
+	if (v < 0 || v > 86400) {
+		DOCA_LOG_ERR("--timeout %d is outside 0..86400 seconds (0: wait forever)", v);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	((struct dma_copy_cfg *)c)->timeout_s = v;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t window_cb(void *p, void *c)
+{
+	int v = *(int *)p;
+
+	if (v < 1 || v > DMA_COPY_MAX_WINDOW_TASKS) {
+		DOCA_LOG_ERR("--window-tasks %d is outside 1..%d", v, DMA_COPY_MAX_WINDOW_TASKS);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	((struct dma_copy_cfg *)c)->window_tasks = v;
+	return DOCA_SUCCESS;
 }
 
 /* The file decides the role: present here means this side sends. */
@@ -70,8 +102,8 @@ static doca_error_t validate(void *c)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t add_param(const char *s, const char *l, const char *desc, doca_argp_param_cb_t cb,
-			      bool mandatory)
+static doca_error_t add_param(const char *s, const char *l, const char *desc,
+                              doca_argp_param_cb_t cb, enum doca_argp_type type, bool mandatory)
 {
 	struct doca_argp_param *p;
 	doca_error_t r = doca_argp_param_create(&p);
@@ -83,7 +115,7 @@ static doca_error_t add_param(const char *s, const char *l, const char *desc, do
 	doca_argp_param_set_long_name(p, l);
 	doca_argp_param_set_description(p, desc);
 	doca_argp_param_set_callback(p, cb);
-	doca_argp_param_set_type(p, DOCA_ARGP_TYPE_STRING);
+	doca_argp_param_set_type(p, type);
 	if (mandatory)
 		doca_argp_param_set_mandatory(p);
 	return doca_argp_register_param(p);
@@ -93,11 +125,24 @@ static doca_error_t register_params(void)
 {
 	doca_error_t r;
 
-	if ((r = add_param("f", "file", "file to send (if it exists here) or to create", file_cb, true)) ||
-	    (r = add_param("p", "pci-addr", "DMA device PCI address", pci_cb, false)) ||
-	    (r = add_param("r", "rep-pci", "representor PCI address (DPU side)", rep_cb, false)) ||
-	    (r = add_param(NULL, "socket", "control channel socket path (default " DMA_COPY_DEFAULT_SOCKET ")",
-			   sock_cb, false)))
+	if ((r = add_param("f", "file", "file to send (if it exists here) or to create", file_cb,
+	                   DOCA_ARGP_TYPE_STRING, true)) ||
+	    (r = add_param("p", "pci-addr", "DMA device PCI address", pci_cb, DOCA_ARGP_TYPE_STRING,
+	                   false)) ||
+	    (r = add_param("r", "rep-pci", "representor PCI address (DPU side)", rep_cb,
+	                   DOCA_ARGP_TYPE_STRING, false)) ||
+	    (r = add_param(NULL, "socket",
+	                   "control channel socket path (default " DMA_COPY_DEFAULT_SOCKET ")",
+	                   sock_cb, DOCA_ARGP_TYPE_STRING, false)) ||
+	    (r = add_param(
+	             NULL, "timeout",
+	             "seconds to wait for the peer's next message before giving up (default 60, "
+	             "0: forever)",
+	             timeout_cb, DOCA_ARGP_TYPE_INT, false)) ||
+	    (r = add_param(NULL, "window-tasks",
+	                   "DPU side: max_buf_size tasks per window; memory used on each side is "
+	                   "about this times max_buf_size (default 16)",
+	                   window_cb, DOCA_ARGP_TYPE_INT, false)))
 		return r;
 	return doca_argp_register_validation_callback(validate);
 }
@@ -115,10 +160,13 @@ static bool side_is_dpu(void)
 
 int main(int argc, char **argv)
 {
-	static struct dma_copy_cfg cfg = { .socket = DMA_COPY_DEFAULT_SOCKET };
+	static struct dma_copy_cfg cfg = { .socket = DMA_COPY_DEFAULT_SOCKET,
+		                           .timeout_s = DMA_COPY_DEFAULT_TIMEOUT_S,
+		                           .window_tasks = DMA_COPY_DEFAULT_WINDOW_TASKS };
 	struct doca_log_backend *sdk;
 	doca_error_t r;
 
+	dc_signals_install();
 	if (doca_log_backend_create_standard() != DOCA_SUCCESS ||
 	    doca_log_backend_create_with_file_sdk(stderr, &sdk) != DOCA_SUCCESS)
 		return EXIT_FAILURE;
@@ -134,7 +182,7 @@ int main(int argc, char **argv)
 	doca_argp_destroy();
 	if (r != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("doca_dma_copy (%s side) failed: %s", cfg.is_dpu ? "DPU" : "host",
-			     doca_error_get_descr(r));
+		             doca_error_get_descr(r));
 		return EXIT_FAILURE;
 	}
 	return EXIT_SUCCESS;

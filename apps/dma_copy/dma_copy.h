@@ -1,65 +1,80 @@
 /*
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
-/* doca_dma_copy: copies a file between the host side and the DPU side (docs/host-dpu.md). */
+/*
+ * doca_dma_copy: copies a file between the host side and the DPU side (docs/host-dpu.md).
+ *
+ * Layers: dma_copy_chan.[ch] carries messages (replaceable: Unix socket today, Comch later);
+ * dma_copy_host.c / dma_copy_dpu.c run the protocol of dma_copy_proto.h on top of it; this
+ * header's helpers (files in bounded windows, checksums, error reasons, cleanup on signals)
+ * are shared by both. The properties of docs/host-dpu.md ("doca_dma_copy: failure
+ * behaviour") live above the channel, so they survive a change of transport.
+ */
 #ifndef DMA_COPY_H_
 #define DMA_COPY_H_
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <doca_error.h>
+#include <doca_log.h>
+
+#include "dma_copy_chan.h"
+#include "dma_copy_proto.h"
 
 #define DMA_COPY_DEFAULT_SOCKET "/tmp/odma_dma_copy.sock"
 #define DMA_COPY_MAX_PATH 4096
+#define DMA_COPY_SOCKET_MAX 108 /* sizeof(sockaddr_un.sun_path) */
+#define DMA_COPY_DEFAULT_TIMEOUT_S 60
+#define DMA_COPY_DEFAULT_WINDOW_TASKS 16
+#define DMA_COPY_MAX_WINDOW_TASKS 256
+#define DMA_COPY_MAX_WINDOW (1ULL << 30) /* a host refuses a larger window from the DPU */
 
 struct dma_copy_cfg {
 	char file[DMA_COPY_MAX_PATH];
 	char pci[32];
 	char rep_pci[32];
-	char socket[108];
+	char socket[DMA_COPY_SOCKET_MAX];
 	bool is_dpu;
 	bool have_file; /* the file exists on this side: this side sends */
 	uint64_t file_size;
+	int timeout_s;    /* bound on every wait for the peer; 0: none */
+	int window_tasks; /* DPU: max_buf_size tasks per window */
 };
 
-/* Control channel messages (our own format, native byte order: both ends share a machine). */
-enum dc_msg_type { DC_MSG_DIRECTION = 1, DC_MSG_EXPORT = 2, DC_MSG_STATUS = 3 };
+/* The wait bound in milliseconds (0: none). */
+static inline int dc_timeout_ms(const struct dma_copy_cfg *cfg)
+{
+	return cfg->timeout_s > 0 ? cfg->timeout_s * 1000 : 0;
+}
 
-#define DC_MSG_MAGIC 0x5043444fu /* "ODCP" */
-#define DC_MAX_PAYLOAD 4096
+/* 64-bit FNV-1a, the end-to-end checksum of a copied file, fed window by window. */
+#define DC_CHECKSUM_INIT 0xcbf29ce484222325ULL
+uint64_t dc_checksum_update(uint64_t h, const void *data, size_t len);
 
-struct dc_hdr {
-	uint32_t magic;
-	uint16_t type;
-	uint16_t reserved;
-	uint32_t len; /* payload bytes that follow */
-};
+/*
+ * Why this side failed, in one line for the peer's log: the first DC_ERR of the run (later
+ * errors are its consequences).
+ */
+void dc_why_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *dc_why(void);
+#define DC_ERR(...)                                                                                \
+	do {                                                                                       \
+		DOCA_LOG_ERR(__VA_ARGS__);                                                         \
+		dc_why_set(__VA_ARGS__);                                                           \
+	} while (0)
 
-struct dc_direction {
-	uint8_t file_here; /* the sender of this message has the file */
-	uint8_t pad[7];
-	uint64_t file_size;
-};
-
-struct dc_export {
-	uint64_t host_addr;
-	uint64_t len;
-	uint64_t checksum; /* of the file, when the host sends it */
-	uint32_t desc_len;
-	uint32_t pad;
-	/* desc_len descriptor bytes follow */
-};
-
-struct dc_status {
-	uint8_t ok;
-	uint8_t pad[7];
-	uint64_t checksum; /* of the data, when the DPU sends it */
-};
-
-/* 64-bit FNV-1a, the end-to-end checksum of a copied file. */
-uint64_t dc_checksum(const void *data, size_t len);
+/*
+ * Files this process created and removes if it dies of SIGINT, SIGTERM or SIGHUP (the
+ * handler unlinks them, then lets the signal end the process). A slot names a path, the
+ * device and inode it must still have (0/0: any), or NULL to forget it.
+ */
+enum dc_cleanup_slot { DC_CLEANUP_SOCKET, DC_CLEANUP_TEMP, DC_CLEANUP_SLOTS };
+void dc_cleanup_set(enum dc_cleanup_slot slot, const char *path, dev_t dev, ino_t ino);
+/* Ignores SIGPIPE and installs the cleanup handler. */
+void dc_signals_install(void);
 
 struct doca_dev;
 /*
@@ -68,16 +83,56 @@ struct doca_dev;
  */
 struct doca_dev *dc_open_dev(const char *pci, bool need_dma);
 
-/* Channel: whole messages over a stream socket; errors are logged. */
-doca_error_t dc_send(int fd, uint16_t type, const void *payload, uint32_t len);
-doca_error_t dc_recv(int fd, uint16_t type, void *payload, uint32_t max, uint32_t *len);
+/* The sender's file, read window by window. */
+struct dc_source {
+	int fd;
+	uint64_t size;
+	const char *path;
+};
+doca_error_t dc_source_open(struct dc_source *s, const char *path, uint64_t size);
+doca_error_t dc_source_read(struct dc_source *s, uint64_t off, uint8_t *buf, uint64_t n);
+void dc_source_close(struct dc_source *s);
 
-/* File helpers: read all of @path; write atomically (temp file + rename). */
-doca_error_t dc_read_file(const char *path, uint8_t *buf, uint64_t size);
-doca_error_t dc_write_file_atomic(const char *path, const uint8_t *buf, uint64_t size);
-/* Anonymous memory for a file of @size bytes (at least one page). */
+/*
+ * The receiver's file: a temporary file next to the destination, created before the
+ * transfer (so an unwritable destination fails before any byte moves), written window by
+ * window, and put in place at the end without replacing anything (no partial file ever
+ * appears under the destination's name; the temporary file is removed on every failure,
+ * signals included).
+ */
+struct dc_sink {
+	int fd;
+	const char *path;
+	char tmp[DMA_COPY_MAX_PATH + 16];
+};
+doca_error_t dc_sink_open(struct dc_sink *s, const char *path);
+doca_error_t dc_sink_write(struct dc_sink *s, uint64_t off, const uint8_t *buf, uint64_t n);
+doca_error_t dc_sink_commit(struct dc_sink *s);
+void dc_sink_abort(struct dc_sink *s);
+
+/* Anonymous memory for a window of @size bytes (at least one page). */
 uint8_t *dc_alloc(uint64_t size);
 void dc_free(uint8_t *p, uint64_t size);
+
+/*
+ * Session helpers over the channel, for both sides (@peer names the other side in logs).
+ * dc_expect receives one message of @type with exactly @len bytes; a failure STATUS from the
+ * peer is logged with its reason and gives CONNECTION_ABORTED; a timeout, a lost peer or a
+ * BUSY server are logged too.
+ */
+doca_error_t dc_expect(struct dc_chan *c, uint16_t type, void *payload, uint32_t len,
+                       int timeout_ms, const char *peer);
+/* The same for a message of @min..@max bytes (*@len gets its length). */
+doca_error_t dc_expect_upto(struct dc_chan *c, uint16_t type, void *payload, uint32_t min,
+                            uint32_t max, uint32_t *len, int timeout_ms, const char *peer);
+/* Tells the peer this side failed (dc_why()); best effort. */
+void dc_send_failure(struct dc_chan *c);
+/*
+ * Sends one message. A lost peer is logged (naming @peer), with the reason it gave before
+ * closing if any: CONNECTION_ABORTED (it failed), IN_USE (BUSY) or CONNECTION_RESET.
+ */
+doca_error_t dc_send(struct dc_chan *c, uint16_t type, const void *payload, uint32_t len,
+                     const char *peer);
 
 doca_error_t dma_copy_host(struct dma_copy_cfg *cfg);
 doca_error_t dma_copy_dpu(struct dma_copy_cfg *cfg);

@@ -1,9 +1,15 @@
 /*
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
-/* doca_dma_copy: device lookup, control channel, checksums and files shared by both sides. */
+/*
+ * doca_dma_copy: what both sides share above the control channel: device lookup,
+ * checksums, the reason of a failure, cleanup on signals, the files in windows, and the
+ * message helpers that turn channel results into log lines.
+ */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,14 +25,89 @@
 
 DOCA_LOG_REGISTER(DMA_COPY_COMMON);
 
-uint64_t dc_checksum(const void *data, size_t len)
+uint64_t dc_checksum_update(uint64_t h, const void *data, size_t len)
 {
 	const uint8_t *p = data;
-	uint64_t h = 0xcbf29ce484222325ULL;
 
 	for (size_t i = 0; i < len; i++)
 		h = (h ^ p[i]) * 0x100000001b3ULL;
 	return h;
+}
+
+static char why_buf[DC_WHY_LEN];
+
+void dc_why_set(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why_buf[0] != '\0')
+		return;
+	va_start(ap, fmt);
+	vsnprintf(why_buf, sizeof(why_buf), fmt, ap);
+	va_end(ap);
+}
+
+const char *dc_why(void)
+{
+	return why_buf[0] != '\0' ? why_buf : "unknown failure (see its log)";
+}
+
+/*
+ * Cleanup on signals. The handler may run on any thread (an engine's worker too); it only
+ * reads slots published with release stores, calls lstat/unlink (async-signal-safe) and
+ * re-raises the signal with its default action, so the exit status still says which
+ * signal ended the process.
+ */
+static struct {
+	char path[DMA_COPY_MAX_PATH + 16];
+	dev_t dev;
+	ino_t ino;
+	int armed;
+} cleanup[DC_CLEANUP_SLOTS];
+
+void dc_cleanup_set(enum dc_cleanup_slot slot, const char *path, dev_t dev, ino_t ino)
+{
+	__atomic_store_n(&cleanup[slot].armed, 0, __ATOMIC_SEQ_CST);
+	if (path == NULL)
+		return;
+	snprintf(cleanup[slot].path, sizeof(cleanup[slot].path), "%s", path);
+	cleanup[slot].dev = dev;
+	cleanup[slot].ino = ino;
+	__atomic_store_n(&cleanup[slot].armed, 1, __ATOMIC_RELEASE);
+}
+
+static void on_fatal_signal(int sig)
+{
+	int saved = errno;
+
+	for (int i = 0; i < DC_CLEANUP_SLOTS; i++) {
+		struct stat st;
+
+		if (!__atomic_load_n(&cleanup[i].armed, __ATOMIC_ACQUIRE))
+			continue;
+		if (cleanup[i].ino != 0 &&
+		    (lstat(cleanup[i].path, &st) != 0 || st.st_dev != cleanup[i].dev ||
+		     st.st_ino != cleanup[i].ino))
+			continue;
+		unlink(cleanup[i].path);
+	}
+	signal(sig, SIG_DFL);
+	errno = saved;
+	raise(sig);
+}
+
+void dc_signals_install(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+
+	/* A peer that vanishes must not kill us before we report and clean up. */
+	signal(SIGPIPE, SIG_IGN);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_fatal_signal;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
 }
 
 struct doca_dev *dc_open_dev(const char *pci, bool need_dma)
@@ -36,8 +117,10 @@ struct doca_dev *dc_open_dev(const char *pci, bool need_dma)
 	uint32_t n;
 	uint8_t is;
 
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
+	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS) {
+		DC_ERR("no device list (see the SDK log above)");
 		return NULL;
+	}
 	for (uint32_t i = 0; i < n && dev == NULL; i++)
 		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is &&
 		    (!need_dma || doca_dma_cap_task_memcpy_is_supported(list[i]) == DOCA_SUCCESS) &&
@@ -45,117 +128,162 @@ struct doca_dev *dc_open_dev(const char *pci, bool need_dma)
 			dev = NULL;
 	doca_devinfo_destroy_list(list);
 	if (dev == NULL && need_dma)
-		DOCA_LOG_ERR("no DMA-capable device with PCI address %s on this side", pci);
+		DC_ERR("no DMA-capable device with PCI address %s on this side", pci);
 	else if (dev == NULL)
-		DOCA_LOG_ERR("no device with PCI address %s on this side; see `doca_caps --list-devs`",
-			     pci);
+		DC_ERR("no device with PCI address %s on this side; see `doca_caps --list-devs`",
+		       pci);
 	return dev;
 }
 
-static bool io_all(int fd, void *p, size_t n, bool wr)
+doca_error_t dc_source_open(struct dc_source *s, const char *path, uint64_t size)
+{
+	struct stat st;
+
+	s->path = path;
+	s->size = size;
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0) {
+		DC_ERR("cannot open %s: %s", path, strerror(errno));
+		return DOCA_ERROR_IO_FAILED;
+	}
+	if (fstat(s->fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != size) {
+		DC_ERR("%s changed since the start (no longer a regular file of %llu bytes)", path,
+		       (unsigned long long)size);
+		dc_source_close(s);
+		return DOCA_ERROR_IO_FAILED;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t dc_source_read(struct dc_source *s, uint64_t off, uint8_t *buf, uint64_t n)
 {
 	while (n) {
-		ssize_t k = wr ? write(fd, p, n) : read(fd, p, n);
+		ssize_t k = pread(s->fd, buf, n, (off_t)off);
 
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k <= 0)
-			return false;
-		p = (uint8_t *)p + k;
-		n -= (size_t)k;
-	}
-	return true;
-}
-
-doca_error_t dc_send(int fd, uint16_t type, const void *payload, uint32_t len)
-{
-	struct dc_hdr h = { .magic = DC_MSG_MAGIC, .type = type, .len = len };
-
-	if (!io_all(fd, &h, sizeof(h), true) || !io_all(fd, (void *)payload, len, true)) {
-		DOCA_LOG_ERR("the peer closed the control channel (did it exit?): %s", strerror(errno));
-		return DOCA_ERROR_CONNECTION_RESET;
+		if (k <= 0) {
+			DC_ERR("cannot read %s at offset %llu: %s", s->path,
+			       (unsigned long long)off,
+			       k < 0 ? strerror(errno) : "the file shrank during the copy");
+			return DOCA_ERROR_IO_FAILED;
+		}
+		buf += k;
+		off += (uint64_t)k;
+		n -= (uint64_t)k;
 	}
 	return DOCA_SUCCESS;
 }
 
-doca_error_t dc_recv(int fd, uint16_t type, void *payload, uint32_t max, uint32_t *len)
+void dc_source_close(struct dc_source *s)
 {
-	struct dc_hdr h;
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
 
-	if (!io_all(fd, &h, sizeof(h), false)) {
-		DOCA_LOG_ERR("the peer closed the control channel (it exited or failed; see its log)");
-		return DOCA_ERROR_CONNECTION_RESET;
-	}
-	if (h.magic != DC_MSG_MAGIC || h.len > max || h.len > DC_MAX_PAYLOAD) {
-		DOCA_LOG_ERR("malformed control message (magic 0x%x, %u bytes)", h.magic, h.len);
+doca_error_t dc_sink_open(struct dc_sink *s, const char *path)
+{
+	struct stat st;
+	sigset_t all, old;
+	int saved;
+
+	s->path = path;
+	s->fd = -1;
+	if (snprintf(s->tmp, sizeof(s->tmp), "%s.XXXXXX", path) >= (int)sizeof(s->tmp)) {
+		DC_ERR("destination path %s is too long", path);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (!io_all(fd, payload, h.len, false)) {
-		DOCA_LOG_ERR("the peer closed the control channel in the middle of a message");
-		return DOCA_ERROR_CONNECTION_RESET;
-	}
-	if (h.type != type && h.type != DC_MSG_STATUS) {
-		DOCA_LOG_ERR("unexpected control message type %u (wanted %u)", h.type, type);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if (h.type == DC_MSG_STATUS && type != DC_MSG_STATUS) {
-		DOCA_LOG_ERR("the peer reported a failure; see its log");
-		return DOCA_ERROR_CONNECTION_ABORTED;
-	}
-	*len = h.len;
-	return DOCA_SUCCESS;
-}
-
-doca_error_t dc_read_file(const char *path, uint8_t *buf, uint64_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool ok;
-
-	if (fd < 0) {
-		DOCA_LOG_ERR("cannot open %s: %s", path, strerror(errno));
-		return DOCA_ERROR_IO_FAILED;
-	}
-	ok = io_all(fd, buf, size, false);
-	close(fd);
-	if (!ok) {
-		DOCA_LOG_ERR("cannot read %llu bytes of %s: %s", (unsigned long long)size, path,
-			     errno ? strerror(errno) : "file shrank");
-		return DOCA_ERROR_IO_FAILED;
-	}
-	return DOCA_SUCCESS;
-}
-
-/* Writes to PATH.XXXXXX next to the target and renames it: no partial file on failure. */
-doca_error_t dc_write_file_atomic(const char *path, const uint8_t *buf, uint64_t size)
-{
-	char tmp[DMA_COPY_MAX_PATH + 16];
-	int fd, saved;
-	bool ok;
-
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		DOCA_LOG_ERR("cannot create a temporary file next to %s: %s", path, strerror(errno));
-		return DOCA_ERROR_IO_FAILED;
-	}
-	errno = 0;
-	ok = io_all(fd, (void *)buf, size, true) && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
+	/* No signal between creating the file and arming its removal. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	s->fd = mkostemp(s->tmp, O_CLOEXEC);
 	saved = errno;
-	/* Closed on every path: a failed write must not leak the descriptor. */
-	if (close(fd) != 0 && ok) {
-		ok = false;
-		saved = errno;
-	}
-	if (ok && rename(tmp, path) != 0) {
-		ok = false;
-		saved = errno;
-	}
-	if (!ok) {
-		DOCA_LOG_ERR("cannot write %s: %s", path, saved ? strerror(saved) : "short write");
-		unlink(tmp);
+	if (s->fd >= 0 && fstat(s->fd, &st) == 0)
+		dc_cleanup_set(DC_CLEANUP_TEMP, s->tmp, st.st_dev, st.st_ino);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (s->fd < 0) {
+		DC_ERR("cannot write the destination %s: creating a temporary file next to it "
+		       "failed: %s",
+		       path, strerror(saved));
 		return DOCA_ERROR_IO_FAILED;
 	}
 	return DOCA_SUCCESS;
+}
+
+doca_error_t dc_sink_write(struct dc_sink *s, uint64_t off, const uint8_t *buf, uint64_t n)
+{
+	uint64_t start = off, len = n;
+
+	while (n) {
+		ssize_t k = pwrite(s->fd, buf, n, (off_t)off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			DC_ERR("cannot write %s: %s", s->tmp,
+			       k < 0 ? strerror(errno) : "short write");
+			return DOCA_ERROR_IO_FAILED;
+		}
+		buf += k;
+		off += (uint64_t)k;
+		n -= (uint64_t)k;
+	}
+	/* Start the write-back now: the final fsync then stays short even for a large file. */
+	(void)sync_file_range(s->fd, (off_t)start, (off_t)len, SYNC_FILE_RANGE_WRITE);
+	return DOCA_SUCCESS;
+}
+
+/* Puts @tmp in place as @path unless @path exists (never replaces a file). */
+static int place_no_replace(const char *tmp, const char *path)
+{
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	/* A file system without RENAME_NOREPLACE: link() refuses an existing name too. */
+	if (link(tmp, path) != 0)
+		return -1;
+	unlink(tmp);
+	return 0;
+}
+
+doca_error_t dc_sink_commit(struct dc_sink *s)
+{
+	bool ok = fchmod(s->fd, 0644) == 0 && fsync(s->fd) == 0;
+	int saved = errno;
+
+	if (close(s->fd) != 0 && ok) {
+		ok = false;
+		saved = errno;
+	}
+	s->fd = -1;
+	if (ok && place_no_replace(s->tmp, s->path) != 0) {
+		DC_ERR("cannot put the copy in place as %s: %s", s->path,
+		       errno == EEXIST ? "the file appeared during the copy; not replacing it"
+		                       : strerror(errno));
+		dc_sink_abort(s);
+		return DOCA_ERROR_IO_FAILED;
+	}
+	if (!ok) {
+		DC_ERR("cannot write %s: %s", s->tmp, strerror(saved));
+		dc_sink_abort(s);
+		return DOCA_ERROR_IO_FAILED;
+	}
+	dc_cleanup_set(DC_CLEANUP_TEMP, NULL, 0, 0);
+	s->tmp[0] = '\0';
+	return DOCA_SUCCESS;
+}
+
+void dc_sink_abort(struct dc_sink *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	dc_cleanup_set(DC_CLEANUP_TEMP, NULL, 0, 0);
+	if (s->tmp[0] != '\0')
+		unlink(s->tmp);
+	s->tmp[0] = '\0';
 }
 
 uint8_t *dc_alloc(uint64_t size)
@@ -165,10 +293,10 @@ uint8_t *dc_alloc(uint64_t size)
 	 * cross-process copy costs far more than a fault taken here.
 	 */
 	void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 	if (p == MAP_FAILED) {
-		DOCA_LOG_ERR("cannot allocate %llu bytes: %s", (unsigned long long)size, strerror(errno));
+		DC_ERR("cannot allocate %llu bytes: %s", (unsigned long long)size, strerror(errno));
 		return NULL;
 	}
 	return p;
@@ -178,4 +306,97 @@ void dc_free(uint8_t *p, uint64_t size)
 {
 	if (p != NULL)
 		munmap(p, size ? size : 1);
+}
+
+/*
+ * Receives one message of @type with @min..@max payload bytes (*@len: how many). With
+ * @lost (a send just failed), only looks for the reason the peer may have left before it
+ * closed: a failure STATUS or BUSY.
+ */
+static doca_error_t expect(struct dc_chan *c, uint16_t type, void *payload, uint32_t min,
+                           uint32_t max, uint32_t *len, int timeout_ms, const char *peer, bool lost)
+{
+	union {
+		struct dc_status st;
+		uint8_t bytes[DC_MAX_PAYLOAD];
+	} m;
+	uint16_t got_type = 0;
+	uint32_t got = 0;
+	doca_error_t r = dc_chan_recv(c, &got_type, &m, sizeof(m), &got, timeout_ms);
+
+	if (r == DOCA_ERROR_TIME_OUT && !lost) {
+		DC_ERR("the %s side sent nothing for %d s (--timeout); giving up", peer,
+		       timeout_ms / 1000);
+		return r;
+	}
+	if (r == DOCA_ERROR_CONNECTION_RESET || (lost && r == DOCA_ERROR_TIME_OUT)) {
+		DC_ERR("the %s side closed the control channel (it exited or failed; see its log)",
+		       peer);
+		return DOCA_ERROR_CONNECTION_RESET;
+	}
+	if (r == DOCA_ERROR_IN_USE) {
+		DC_ERR("the %s side is already serving another host; run one host at a time "
+		       "(retry once it has finished)",
+		       peer);
+		return r;
+	}
+	if (r != DOCA_SUCCESS) {
+		dc_why_set("malformed control message from the %s side", peer);
+		return r;
+	}
+	if (got_type == DC_MSG_STATUS && got == sizeof(m.st) && !m.st.ok) {
+		m.st.why[sizeof(m.st.why) - 1] = '\0';
+		DC_ERR("the %s side failed: %s", peer, m.st.why);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	if (lost) {
+		DC_ERR("the %s side closed the control channel (it exited or failed; see its log)",
+		       peer);
+		return DOCA_ERROR_CONNECTION_RESET;
+	}
+	if (got_type != type || got < min || got > max) {
+		DC_ERR("unexpected control message from the %s side (type %u, %u bytes; wanted "
+		       "type %u, %u to %u bytes)",
+		       peer, got_type, got, type, min, max);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	memcpy(payload, &m, got);
+	*len = got;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t dc_expect(struct dc_chan *c, uint16_t type, void *payload, uint32_t len,
+                       int timeout_ms, const char *peer)
+{
+	uint32_t got;
+
+	return expect(c, type, payload, len, len, &got, timeout_ms, peer, false);
+}
+
+doca_error_t dc_expect_upto(struct dc_chan *c, uint16_t type, void *payload, uint32_t min,
+                            uint32_t max, uint32_t *len, int timeout_ms, const char *peer)
+{
+	return expect(c, type, payload, min, max, len, timeout_ms, peer, false);
+}
+
+doca_error_t dc_send(struct dc_chan *c, uint16_t type, const void *payload, uint32_t len,
+                     const char *peer)
+{
+	struct dc_status st;
+	uint32_t got;
+
+	if (dc_chan_send(c, type, payload, len) == DOCA_SUCCESS)
+		return DOCA_SUCCESS;
+	/* The peer may have said why before it closed (a failure, or BUSY): report that. */
+	return expect(c, DC_MSG_STATUS, &st, sizeof(st), sizeof(st), &got, 1, peer, true);
+}
+
+void dc_send_failure(struct dc_chan *c)
+{
+	struct dc_status st = { .ok = 0 };
+
+	if (c == NULL)
+		return;
+	snprintf(st.why, sizeof(st.why), "%s", dc_why());
+	(void)dc_chan_send(c, DC_MSG_STATUS, &st, sizeof(st));
 }

@@ -2,15 +2,14 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * doca_dma_copy, DPU side (the server): accepts one host, imports its buffer and moves
- * the file with DOCA DMA as a pipeline of max_buf_size tasks, several in flight. It
- * verifies (when receiving) or announces (when sending) the checksum of the data.
+ * doca_dma_copy, DPU side (the server): serves one host, imports its window buffer and
+ * moves the file through it window by window with DOCA DMA, each window a pipeline of
+ * max_buf_size tasks, several in flight. Memory stays bounded by the window (window_tasks
+ * x max_buf_size) whatever the file size. Succeeds only once the receiver has the whole,
+ * verified file in place.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,9 +26,11 @@
 
 DOCA_LOG_REGISTER(DMA_COPY_DPU);
 
+#define PEER "host"
 #define INFLIGHT 16
 
 struct dpu {
+	struct dma_copy_cfg *cfg;
 	struct doca_dev *dev;
 	struct doca_mmap *local, *remote;
 	struct doca_buf_inventory *inv;
@@ -37,11 +38,16 @@ struct dpu {
 	struct doca_dma *dma;
 	struct doca_ctx *ctx;
 	enum doca_ctx_states state;
-	uint8_t *buf;
-	uint64_t size, done, host_addr, host_sum;
+	struct dc_chan *srv;
+	struct dc_source src;
+	struct dc_sink sink;
+	uint8_t *buf;         /* the local window */
+	uint8_t *host_window; /* the host's window (an address in the host process) */
+	uint64_t size, window, done, max_buf, sum;
+	double dma_s; /* time spent in DMA pipelines */
 	uint32_t inflight;
 	doca_error_t err;
-	int lfd, fd;
+	int tmo; /* ms */
 	bool tty;
 };
 
@@ -56,7 +62,7 @@ static void progress_bar(struct dpu *d)
 	memset(bar + pct * 40 / 100, '.', (size_t)(40 - pct * 40 / 100));
 	bar[40] = '\0';
 	fprintf(stderr, "\r[%s] %3d%% %llu/%llu bytes", bar, pct, (unsigned long long)d->done,
-		(unsigned long long)d->size);
+	        (unsigned long long)d->size);
 	if (d->done == d->size)
 		fputc('\n', stderr);
 }
@@ -73,7 +79,7 @@ static void task_done(struct doca_dma_task_memcpy *t, union doca_data tud, union
 	d->inflight--;
 	if (st != DOCA_SUCCESS && d->err == DOCA_SUCCESS) {
 		d->err = st;
-		DOCA_LOG_ERR("a DMA task failed: %s", doca_error_get_descr(st));
+		DC_ERR("a DMA task failed: %s (did the host side exit?)", doca_error_get_descr(st));
 	}
 	if (st == DOCA_SUCCESS) {
 		d->done += tud.u64;
@@ -82,7 +88,7 @@ static void task_done(struct doca_dma_task_memcpy *t, union doca_data tud, union
 }
 
 static void state_changed(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
-			  enum doca_ctx_states next)
+                          enum doca_ctx_states next)
 {
 	(void)ctx;
 	(void)prev;
@@ -93,34 +99,40 @@ static doca_error_t dpu_setup_dma(struct dpu *d)
 {
 	doca_error_t r;
 
-	if ((r = doca_buf_inventory_create(2 * INFLIGHT, &d->inv)) ||
+	if ((r = doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(d->dev),
+	                                                   &d->max_buf)) ||
+	    (r = doca_buf_inventory_create(2 * INFLIGHT, &d->inv)) ||
 	    (r = doca_buf_inventory_start(d->inv)) || (r = doca_pe_create(&d->pe)) ||
 	    (r = doca_dma_create(d->dev, &d->dma)))
-		return r;
+		goto fail;
 	d->ctx = doca_dma_as_ctx(d->dma);
 	if ((r = doca_ctx_set_state_changed_cb(d->ctx, state_changed)) ||
 	    (r = doca_ctx_set_user_data(d->ctx, (union doca_data){ .ptr = d })) ||
 	    (r = doca_dma_task_memcpy_set_conf(d->dma, task_done, task_done, INFLIGHT)) ||
 	    (r = doca_pe_connect_ctx(d->pe, d->ctx)) || (r = doca_ctx_start(d->ctx)))
-		return r;
+		goto fail;
 	return DOCA_SUCCESS;
+fail:
+	DC_ERR("cannot set up DMA: %s", doca_error_get_descr(r));
+	return r;
 }
 
-/* Submits the chunk at @off; DOCA_ERROR_AGAIN when the engine is full. */
+/* Submits the @n bytes at @off of the window; DOCA_ERROR_AGAIN when the engine is full. */
 static doca_error_t submit_chunk(struct dpu *d, uint64_t off, uint64_t n, bool to_host)
 {
-	uint8_t *remote = (uint8_t *)(uintptr_t)d->host_addr + off, *local = d->buf + off;
+	uint8_t *remote = d->host_window + off, *local = d->buf + off;
 	struct doca_buf *src = NULL, *dst = NULL;
 	struct doca_dma_task_memcpy *t = NULL;
 	doca_error_t r;
 
 	r = doca_buf_inventory_buf_get_by_data(d->inv, to_host ? d->local : d->remote,
-					       to_host ? local : remote, n, &src);
+	                                       to_host ? local : remote, n, &src);
 	if (r == DOCA_SUCCESS)
 		r = doca_buf_inventory_buf_get_by_addr(d->inv, to_host ? d->remote : d->local,
-						       to_host ? remote : local, n, &dst);
+		                                       to_host ? remote : local, n, &dst);
 	if (r == DOCA_SUCCESS)
-		r = doca_dma_task_memcpy_alloc_init(d->dma, src, dst, (union doca_data){ .u64 = n }, &t);
+		r = doca_dma_task_memcpy_alloc_init(d->dma, src, dst, (union doca_data){ .u64 = n },
+		                                    &t);
 	if (r == DOCA_SUCCESS)
 		r = doca_task_submit(doca_dma_task_memcpy_as_task(t));
 	if (r == DOCA_SUCCESS) {
@@ -144,135 +156,202 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static doca_error_t dpu_pipeline(struct dpu *d, bool to_host)
+/* Moves the first @n bytes of the window (host -> DPU, or DPU -> host with @to_host). */
+static doca_error_t dpu_pipeline(struct dpu *d, uint64_t n, bool to_host)
 {
-	uint64_t max, off = 0;
+	uint64_t off = 0;
 	double t0 = now_s();
 	doca_error_t r;
 
-	if ((r = doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(d->dev), &max)))
-		return r;
-	while (d->err == DOCA_SUCCESS && (off < d->size || d->inflight > 0)) {
-		while (d->err == DOCA_SUCCESS && off < d->size && d->inflight < INFLIGHT) {
-			uint64_t n = d->size - off < max ? d->size - off : max;
+	while (d->err == DOCA_SUCCESS && (off < n || d->inflight > 0)) {
+		while (d->err == DOCA_SUCCESS && off < n && d->inflight < INFLIGHT) {
+			uint64_t k = n - off < d->max_buf ? n - off : d->max_buf;
 
-			r = submit_chunk(d, off, n, to_host);
+			r = submit_chunk(d, off, k, to_host);
 			if (r == DOCA_ERROR_AGAIN || r == DOCA_ERROR_NO_MEMORY)
 				break;
-			if (r != DOCA_SUCCESS)
-				return r;
-			off += n;
+			if (r != DOCA_SUCCESS) {
+				DC_ERR("cannot submit a DMA task: %s", doca_error_get_descr(r));
+				d->err = r;
+				break;
+			}
+			off += k;
 		}
 		if (doca_pe_progress(d->pe) == 0 && d->inflight > 0)
 			nanosleep(&(struct timespec){ 0, 1000 }, NULL);
 	}
 	while (d->inflight > 0) /* a failure stops the context; collect what it flushes */
 		doca_pe_progress(d->pe);
-	if (d->err == DOCA_SUCCESS)
-		DOCA_LOG_INFO("DMA moved %llu bytes %s in %.3f ms (%.2f GB/s, tasks of up to %llu bytes)",
-			      (unsigned long long)d->size, to_host ? "DPU -> host" : "host -> DPU",
-			      (now_s() - t0) * 1e3, (double)d->size / (now_s() - t0) / 1e9,
-			      (unsigned long long)max);
+	d->dma_s += now_s() - t0;
 	return d->err;
 }
 
-static int serve(const char *path)
+/* DIRECTION: learns the host's side of things, checks our file, proposes the window. */
+static doca_error_t dpu_direction(struct dpu *d)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), c;
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	unlink(path); /* a socket left by an earlier run */
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 1) != 0) {
-		DOCA_LOG_ERR("cannot listen on %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	DOCA_LOG_INFO("waiting for the host side on %s", path);
-	c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-	close(fd);
-	unlink(path);
-	if (c < 0)
-		DOCA_LOG_ERR("accept on %s failed: %s", path, strerror(errno));
-	return c;
-}
-
-static doca_error_t dpu_negotiate(struct dpu *d, struct dma_copy_cfg *cfg)
-{
-	struct dc_direction theirs, mine = { .file_here = cfg->have_file, .file_size = cfg->file_size };
-	uint8_t msg[DC_MAX_PAYLOAD];
-	struct dc_export *e = (struct dc_export *)msg;
-	uint32_t len;
+	struct dma_copy_cfg *cfg = d->cfg;
+	struct dc_direction theirs,
+	        mine = { .file_here = cfg->have_file, .file_size = cfg->file_size };
+	uint64_t tasks = (uint64_t)cfg->window_tasks;
 	doca_error_t r;
 
-	if ((r = dc_recv(d->fd, DC_MSG_DIRECTION, &theirs, sizeof(theirs), &len)) ||
-	    (r = dc_send(d->fd, DC_MSG_DIRECTION, &mine, sizeof(mine))))
+	if ((r = dc_expect(d->srv, DC_MSG_DIRECTION, &theirs, sizeof(theirs), d->tmo, PEER)))
 		return r;
-	if (len != sizeof(theirs) || theirs.file_here == cfg->have_file) {
-		DOCA_LOG_ERR("exactly one side must have the file (host: %s, DPU: %s)",
-			     theirs.file_here ? "yes" : "no", cfg->have_file ? "yes" : "no");
+	if (theirs.file_here == cfg->have_file) {
+		DC_ERR("exactly one side must have the file (host: %s, DPU: %s)",
+		       theirs.file_here ? "yes" : "no", cfg->have_file ? "yes" : "no");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	d->size = cfg->have_file ? cfg->file_size : theirs.file_size;
-	if ((r = dc_recv(d->fd, DC_MSG_EXPORT, msg, sizeof(msg), &len)))
-		return r;
-	if (len < sizeof(*e) || e->desc_len > len - sizeof(*e) || e->len != d->size) {
-		DOCA_LOG_ERR("malformed export message from the host");
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	d->host_addr = e->host_addr;
-	d->host_sum = e->checksum;
-	r = doca_mmap_create_from_export(NULL, e + 1, e->desc_len, d->dev, &d->remote);
+	d->window = d->max_buf * tasks < d->size ? d->max_buf * tasks : d->size;
+	if (d->window > DMA_COPY_MAX_WINDOW)
+		d->window = DMA_COPY_MAX_WINDOW;
+	/* The destination is checked before any byte moves; the sender's file is opened. */
+	r = cfg->have_file ? dc_source_open(&d->src, cfg->file, d->size)
+	                   : dc_sink_open(&d->sink, cfg->file);
 	if (r != DOCA_SUCCESS)
-		DOCA_LOG_ERR("cannot import the host buffer: %s", doca_error_get_descr(r));
-	return r;
+		return r;
+	mine.window = d->window;
+	return dc_send(d->srv, DC_MSG_DIRECTION, &mine, sizeof(mine), PEER);
 }
 
-static doca_error_t dpu_local(struct dpu *d, struct dma_copy_cfg *cfg)
+/* EXPORT: imports the host's window buffer and sets up ours. */
+static doca_error_t dpu_import(struct dpu *d)
 {
+	uint8_t msg[DC_MAX_PAYLOAD];
+	struct dc_export *e = (struct dc_export *)msg;
+	size_t rlen;
+	uint32_t len;
+	void *raddr;
 	doca_error_t r;
 
-	d->buf = dc_alloc(d->size);
-	if (d->buf == NULL)
+	if ((r = dc_expect_upto(d->srv, DC_MSG_EXPORT, msg, sizeof(*e), sizeof(msg), &len, d->tmo,
+	                        PEER)))
+		return r;
+	if (e->window != d->window || e->desc_len != len - sizeof(*e) ||
+	    (d->window > 0) != (e->desc_len > 0)) {
+		DC_ERR("malformed export message from the host (window %llu, wanted %llu)",
+		       (unsigned long long)e->window, (unsigned long long)d->window);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (d->window == 0) /* an empty file: nothing to map */
+		return DOCA_SUCCESS;
+	r = doca_mmap_create_from_export(NULL, e + 1, e->desc_len, d->dev, &d->remote);
+	if (r == DOCA_SUCCESS)
+		r = doca_mmap_get_memrange(d->remote, &raddr, &rlen);
+	if (r != DOCA_SUCCESS) {
+		DC_ERR("cannot import the host buffer: %s", doca_error_get_descr(r));
+		return r;
+	}
+	if (rlen < d->window) {
+		DC_ERR("the host exported %zu bytes, less than the window of %llu", rlen,
+		       (unsigned long long)d->window);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	d->host_window = raddr;
+	if ((d->buf = dc_alloc(d->window)) == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	if (cfg->have_file && (r = dc_read_file(cfg->file, d->buf, d->size)))
-		return r;
-	if ((r = doca_mmap_create(&d->local)) || (r = doca_mmap_set_memrange(d->local, d->buf, d->size ? d->size : 1)) ||
+	if ((r = doca_mmap_create(&d->local)) ||
+	    (r = doca_mmap_set_memrange(d->local, d->buf, d->window)) ||
 	    (r = doca_mmap_set_permissions(d->local, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE)) ||
-	    (r = doca_mmap_add_dev(d->local, d->dev)) || (r = doca_mmap_start(d->local)))
+	    (r = doca_mmap_add_dev(d->local, d->dev)) || (r = doca_mmap_start(d->local))) {
+		DC_ERR("cannot map the local window: %s", doca_error_get_descr(r));
 		return r;
+	}
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t dpu_run(struct dpu *d, struct dma_copy_cfg *cfg)
+static doca_error_t chunk_check(const struct dc_chunk *c, uint64_t off, uint64_t n)
 {
-	struct dc_status st = { .ok = 0 };
+	if (c->offset != off || c->len != n) {
+		DC_ERR("the host side announced bytes %llu+%llu; expected %llu+%llu",
+		       (unsigned long long)c->offset, (unsigned long long)c->len,
+		       (unsigned long long)off, (unsigned long long)n);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* Host -> DPU: for each window the host filled, DMA it here and store it. */
+static doca_error_t dpu_recv_windows(struct dpu *d)
+{
+	for (uint64_t off = 0; off < d->size;) {
+		uint64_t n = d->size - off < d->window ? d->size - off : d->window;
+		struct dc_chunk c;
+		doca_error_t r;
+
+		if ((r = dc_expect(d->srv, DC_MSG_CHUNK, &c, sizeof(c), d->tmo, PEER)) ||
+		    (r = chunk_check(&c, off, n)) || (r = dpu_pipeline(d, n, false)) ||
+		    (r = dc_sink_write(&d->sink, off, d->buf, n)))
+			return r;
+		d->sum = dc_checksum_update(d->sum, d->buf, n);
+		if ((r = dc_send(d->srv, DC_MSG_CHUNK, &c, sizeof(c), PEER)))
+			return r;
+		off += n;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* DPU -> host: read a window of the file, DMA it into the host's, wait until it is stored. */
+static doca_error_t dpu_send_windows(struct dpu *d)
+{
+	for (uint64_t off = 0; off < d->size;) {
+		uint64_t n = d->size - off < d->window ? d->size - off : d->window;
+		struct dc_chunk c = { .offset = off, .len = n };
+		doca_error_t r;
+
+		if ((r = dc_source_read(&d->src, off, d->buf, n)))
+			return r;
+		d->sum = dc_checksum_update(d->sum, d->buf, n);
+		if ((r = dpu_pipeline(d, n, true)) ||
+		    (r = dc_send(d->srv, DC_MSG_CHUNK, &c, sizeof(c), PEER)) ||
+		    (r = dc_expect(d->srv, DC_MSG_CHUNK, &c, sizeof(c), d->tmo, PEER)) ||
+		    (r = chunk_check(&c, off, n)))
+			return r;
+		off += n;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* The end: the sender gives its checksum, the receiver answers once the file is in place. */
+static doca_error_t dpu_finish(struct dpu *d)
+{
+	struct dc_status st = { .ok = 1, .checksum = d->sum };
+	doca_error_t r;
+
+	if (d->cfg->have_file) {
+		if ((r = dc_send(d->srv, DC_MSG_STATUS, &st, sizeof(st), PEER)))
+			return r;
+		/* Success only once the host has the file: it may still fail to store it. */
+		return dc_expect(d->srv, DC_MSG_STATUS, &st, sizeof(st), d->tmo, PEER);
+	}
+	if ((r = dc_expect(d->srv, DC_MSG_STATUS, &st, sizeof(st), d->tmo, PEER)))
+		return r;
+	if (st.checksum != d->sum) {
+		DC_ERR("checksum mismatch: the received data differs from the host's file");
+		return DOCA_ERROR_IO_FAILED;
+	}
+	if ((r = dc_sink_commit(&d->sink)))
+		return r;
+	st = (struct dc_status){ .ok = 1, .checksum = d->sum };
+	return dc_send(d->srv, DC_MSG_STATUS, &st, sizeof(st), PEER);
+}
+
+static doca_error_t dpu_run(struct dpu *d)
+{
+	struct dma_copy_cfg *cfg = d->cfg;
 	doca_error_t r;
 
 	d->dev = dc_open_dev(cfg->pci, true);
 	if (d->dev == NULL)
 		return DOCA_ERROR_NOT_FOUND;
-	if ((r = dpu_setup_dma(d)))
+	if ((r = dpu_setup_dma(d)) || (r = dc_chan_listen(cfg->socket, &d->srv)))
 		return r;
-	d->fd = serve(cfg->socket);
-	if (d->fd < 0)
-		return DOCA_ERROR_NOT_CONNECTED;
-	if ((r = dpu_negotiate(d, cfg)) || (r = dpu_local(d, cfg)) ||
-	    (r = dpu_pipeline(d, cfg->have_file)))
+	DOCA_LOG_INFO("waiting for the host side on %s", cfg->socket);
+	if ((r = dc_chan_accept(d->srv, d->tmo)) || (r = dpu_direction(d)) || (r = dpu_import(d)))
 		return r;
-	if (!cfg->have_file) {
-		if (dc_checksum(d->buf, d->size) != d->host_sum) {
-			DOCA_LOG_ERR("checksum mismatch: the received data differs from the host's file");
-			return DOCA_ERROR_IO_FAILED;
-		}
-		if ((r = dc_write_file_atomic(cfg->file, d->buf, d->size)))
-			return r;
-	} else {
-		st.checksum = dc_checksum(d->buf, d->size);
-	}
-	st.ok = 1;
-	return dc_send(d->fd, DC_MSG_STATUS, &st, sizeof(st));
+	r = cfg->have_file ? dpu_send_windows(d) : dpu_recv_windows(d);
+	return r != DOCA_SUCCESS ? r : dpu_finish(d);
 }
 
 static void dpu_teardown(struct dpu *d)
@@ -292,35 +371,42 @@ static void dpu_teardown(struct dpu *d)
 		doca_mmap_destroy(d->remote);
 	if (d->local != NULL)
 		doca_mmap_destroy(d->local);
-	dc_free(d->buf, d->size);
+	dc_free(d->buf, d->window);
 	if (d->dev != NULL)
 		doca_dev_close(d->dev);
 }
 
 doca_error_t dma_copy_dpu(struct dma_copy_cfg *cfg)
 {
-	struct dpu d = { .fd = -1, .lfd = -1, .tty = isatty(STDERR_FILENO) };
-	struct timespec t0, t1;
+	struct dpu d = { .cfg = cfg,
+		         .src.fd = -1,
+		         .sink.fd = -1,
+		         .sum = DC_CHECKSUM_INIT,
+		         .tmo = dc_timeout_ms(cfg),
+		         .tty = isatty(STDERR_FILENO) };
+	double t0 = now_s(), s;
 	doca_error_t r;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	r = dpu_run(&d, cfg);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (r != DOCA_SUCCESS && d.fd >= 0) {
-		struct dc_status st = { .ok = 0 };
-
-		(void)dc_send(d.fd, DC_MSG_STATUS, &st, sizeof(st));
-	}
-	if (r == DOCA_SUCCESS) {
-		double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-
+	r = dpu_run(&d);
+	s = now_s() - t0;
+	if (r != DOCA_SUCCESS)
+		dc_send_failure(d.srv);
+	dc_chan_close(d.srv);
+	dc_sink_abort(&d.sink); /* nothing left once committed */
+	dc_source_close(&d.src);
+	if (r == DOCA_SUCCESS && d.size > 0)
+		DOCA_LOG_INFO("DMA moved %llu bytes %s in %.3f ms (%.2f GB/s, tasks of up to %llu "
+		              "bytes, windows of %llu bytes)",
+		              (unsigned long long)d.size,
+		              cfg->have_file ? "DPU -> host" : "host -> DPU", d.dma_s * 1e3,
+		              d.dma_s > 0 ? (double)d.size / d.dma_s / 1e9 : 0.0,
+		              (unsigned long long)d.max_buf, (unsigned long long)d.window);
+	if (r == DOCA_SUCCESS)
 		DOCA_LOG_INFO("%s %llu bytes %s the host in %.3f s (%.1f MiB/s, including the wait "
-			      "for the host)", cfg->have_file ? "sent" : "received",
-			      (unsigned long long)d.size, cfg->have_file ? "to" : "from", s,
-			      s > 0 ? (double)d.size / s / 1048576.0 : 0.0);
-	}
-	if (d.fd >= 0)
-		close(d.fd);
+		              "for the host)",
+		              cfg->have_file ? "sent" : "received", (unsigned long long)d.size,
+		              cfg->have_file ? "to" : "from", s,
+		              s > 0 ? (double)d.size / s / 1048576.0 : 0.0);
 	dpu_teardown(&d);
 	return r;
 }

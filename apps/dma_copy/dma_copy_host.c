@@ -2,16 +2,13 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * doca_dma_copy, host side (the client): says which side has the file, exports one buffer
- * holding the whole file (read-only when sending, read-write when receiving) and waits for
- * the DPU's status. The DPU moves the bytes.
+ * doca_dma_copy, host side (the client): says which side has the file, exports one
+ * window-sized buffer (read-only when sending, read-write when receiving) and streams the
+ * file through it window by window; the DPU moves the bytes. Memory stays bounded by the
+ * window whatever the file size. Succeeds only once the receiver has the whole, verified
+ * file in place.
  */
-#include <errno.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
 
 #include <doca_dev.h>
 #include <doca_log.h>
@@ -21,144 +18,195 @@
 
 DOCA_LOG_REGISTER(DMA_COPY_HOST);
 
+#define PEER "DPU"
+
 struct host {
+	struct dma_copy_cfg *cfg;
 	struct doca_dev *dev;
 	struct doca_mmap *mmap;
+	struct dc_chan *chan;
+	struct dc_source src;
+	struct dc_sink sink;
 	uint8_t *buf;
-	uint64_t size;
-	int fd;
+	uint64_t size, window, sum;
+	int tmo; /* ms */
 };
 
-static int connect_dpu(const char *path)
+/* Exchanges DIRECTION: the file's size whichever side holds it, and the DPU's window. */
+static doca_error_t host_direction(struct host *h)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		DOCA_LOG_ERR("cannot reach the DPU side at %s: %s; start `ODMA_SIDE=dpu doca_dma_copy` "
-			     "first (the DPU is the server)", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* Exchanges DIRECTION; returns the size of the file whichever side holds it. */
-static doca_error_t host_direction(struct host *h, struct dma_copy_cfg *cfg)
-{
+	struct dma_copy_cfg *cfg = h->cfg;
 	struct dc_direction mine = { .file_here = cfg->have_file, .file_size = cfg->file_size };
 	struct dc_direction theirs;
-	uint32_t len;
 	doca_error_t r;
 
-	r = dc_send(h->fd, DC_MSG_DIRECTION, &mine, sizeof(mine));
-	if (r == DOCA_SUCCESS)
-		r = dc_recv(h->fd, DC_MSG_DIRECTION, &theirs, sizeof(theirs), &len);
-	if (r != DOCA_SUCCESS)
+	if ((r = dc_send(h->chan, DC_MSG_DIRECTION, &mine, sizeof(mine), PEER)) ||
+	    (r = dc_expect(h->chan, DC_MSG_DIRECTION, &theirs, sizeof(theirs), h->tmo, PEER)))
 		return r;
-	if (len != sizeof(theirs) || theirs.file_here == cfg->have_file) {
-		DOCA_LOG_ERR("exactly one side must have the file (host: %s, DPU: %s)",
-			     cfg->have_file ? "yes" : "no", theirs.file_here ? "yes" : "no");
+	if (theirs.file_here == cfg->have_file) {
+		DC_ERR("exactly one side must have the file (host: %s, DPU: %s)",
+		       cfg->have_file ? "yes" : "no", theirs.file_here ? "yes" : "no");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	h->size = cfg->have_file ? cfg->file_size : theirs.file_size;
+	h->window = theirs.window;
+	if ((h->size > 0) != (h->window > 0) || h->window > h->size ||
+	    h->window > DMA_COPY_MAX_WINDOW) {
+		DC_ERR("the DPU side proposed a window of %llu bytes for a file of %llu bytes",
+		       (unsigned long long)h->window, (unsigned long long)h->size);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t host_export(struct host *h, bool sending, uint64_t checksum)
+/* Exports the window buffer (none for an empty file) and sends EXPORT. */
+static doca_error_t host_export(struct host *h)
 {
 	uint8_t msg[DC_MAX_PAYLOAD];
 	struct dc_export *e = (struct dc_export *)msg;
-	const void *desc;
-	size_t dlen;
+	const void *desc = NULL;
+	size_t dlen = 0;
 	doca_error_t r;
 
-	if ((r = doca_mmap_create(&h->mmap)) != DOCA_SUCCESS ||
-	    (r = doca_mmap_set_memrange(h->mmap, h->buf, h->size)) != DOCA_SUCCESS ||
-	    (r = doca_mmap_set_permissions(h->mmap, sending ? DOCA_ACCESS_FLAG_PCI_READ_ONLY
-							    : DOCA_ACCESS_FLAG_PCI_READ_WRITE)) ||
-	    (r = doca_mmap_add_dev(h->mmap, h->dev)) != DOCA_SUCCESS ||
-	    (r = doca_mmap_start(h->mmap)) != DOCA_SUCCESS ||
-	    (r = doca_mmap_export_pci(h->mmap, h->dev, &desc, &dlen)) != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("cannot export the host buffer: %s", doca_error_get_descr(r));
-		return r;
+	if (h->window > 0) {
+		if ((h->buf = dc_alloc(h->window)) == NULL)
+			return DOCA_ERROR_NO_MEMORY;
+		if ((r = doca_mmap_create(&h->mmap)) ||
+		    (r = doca_mmap_set_memrange(h->mmap, h->buf, h->window)) ||
+		    (r = doca_mmap_set_permissions(
+		             h->mmap, h->cfg->have_file ? DOCA_ACCESS_FLAG_PCI_READ_ONLY
+		                                        : DOCA_ACCESS_FLAG_PCI_READ_WRITE)) ||
+		    (r = doca_mmap_add_dev(h->mmap, h->dev)) || (r = doca_mmap_start(h->mmap)) ||
+		    (r = doca_mmap_export_pci(h->mmap, h->dev, &desc, &dlen))) {
+			DC_ERR("cannot export the host buffer: %s", doca_error_get_descr(r));
+			return r;
+		}
+		if (dlen > sizeof(msg) - sizeof(*e)) {
+			DC_ERR("export descriptor of %zu bytes does not fit a control message",
+			       dlen);
+			return DOCA_ERROR_TOO_BIG;
+		}
 	}
-	if (dlen > sizeof(msg) - sizeof(*e))
-		return DOCA_ERROR_TOO_BIG;
-	*e = (struct dc_export){ .host_addr = (uintptr_t)h->buf, .len = h->size,
-				 .checksum = checksum, .desc_len = (uint32_t)dlen };
-	memcpy(e + 1, desc, dlen);
-	return dc_send(h->fd, DC_MSG_EXPORT, msg, (uint32_t)(sizeof(*e) + dlen));
+	*e = (struct dc_export){ .window = h->window, .desc_len = (uint32_t)dlen };
+	if (dlen)
+		memcpy(e + 1, desc, dlen);
+	return dc_send(h->chan, DC_MSG_EXPORT, msg, (uint32_t)(sizeof(*e) + dlen), PEER);
 }
 
-static doca_error_t host_finish(struct host *h, struct dma_copy_cfg *cfg)
+/* Checks that a CHUNK names the window the protocol expects next. */
+static doca_error_t chunk_check(const struct dc_chunk *c, uint64_t off, uint64_t n)
 {
-	struct dc_status st;
-	uint32_t len;
-	doca_error_t r = dc_recv(h->fd, DC_MSG_STATUS, &st, sizeof(st), &len);
-
-	if (r != DOCA_SUCCESS)
-		return r;
-	if (len != sizeof(st) || !st.ok) {
-		DOCA_LOG_ERR("the DPU side reported a failed copy; see its log");
-		return DOCA_ERROR_IO_FAILED;
+	if (c->offset != off || c->len != n) {
+		DC_ERR("the DPU side announced bytes %llu+%llu; expected %llu+%llu",
+		       (unsigned long long)c->offset, (unsigned long long)c->len,
+		       (unsigned long long)off, (unsigned long long)n);
+		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (cfg->have_file)
-		return DOCA_SUCCESS;
-	if (dc_checksum(h->buf, h->size) != st.checksum) {
-		DOCA_LOG_ERR("checksum mismatch: the received data differs from the DPU's file");
-		return DOCA_ERROR_IO_FAILED;
-	}
-	return dc_write_file_atomic(cfg->file, h->buf, h->size);
+	return DOCA_SUCCESS;
 }
 
-static doca_error_t host_run(struct host *h, struct dma_copy_cfg *cfg)
+/* Sending: fill the window, tell the DPU, wait until it has moved it. */
+static doca_error_t host_send_windows(struct host *h)
 {
-	uint64_t sum = 0;
+	for (uint64_t off = 0; off < h->size;) {
+		uint64_t n = h->size - off < h->window ? h->size - off : h->window;
+		struct dc_chunk c = { .offset = off, .len = n };
+		doca_error_t r;
+
+		if ((r = dc_source_read(&h->src, off, h->buf, n)))
+			return r;
+		h->sum = dc_checksum_update(h->sum, h->buf, n);
+		if ((r = dc_send(h->chan, DC_MSG_CHUNK, &c, sizeof(c), PEER)) ||
+		    (r = dc_expect(h->chan, DC_MSG_CHUNK, &c, sizeof(c), h->tmo, PEER)) ||
+		    (r = chunk_check(&c, off, n)))
+			return r;
+		off += n;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* Receiving: wait until the DPU has filled the window, store it, hand the window back. */
+static doca_error_t host_recv_windows(struct host *h)
+{
+	for (uint64_t off = 0; off < h->size;) {
+		uint64_t n = h->size - off < h->window ? h->size - off : h->window;
+		struct dc_chunk c;
+		doca_error_t r;
+
+		if ((r = dc_expect(h->chan, DC_MSG_CHUNK, &c, sizeof(c), h->tmo, PEER)) ||
+		    (r = chunk_check(&c, off, n)) || (r = dc_sink_write(&h->sink, off, h->buf, n)))
+			return r;
+		h->sum = dc_checksum_update(h->sum, h->buf, n);
+		if ((r = dc_send(h->chan, DC_MSG_CHUNK, &c, sizeof(c), PEER)))
+			return r;
+		off += n;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* The end: the sender gives its checksum, the receiver answers once the file is in place. */
+static doca_error_t host_finish(struct host *h)
+{
+	struct dc_status st = { .ok = 1, .checksum = h->sum };
+	doca_error_t r;
+
+	if (h->cfg->have_file) {
+		if ((r = dc_send(h->chan, DC_MSG_STATUS, &st, sizeof(st), PEER)))
+			return r;
+		return dc_expect(h->chan, DC_MSG_STATUS, &st, sizeof(st), h->tmo, PEER);
+	}
+	if ((r = dc_expect(h->chan, DC_MSG_STATUS, &st, sizeof(st), h->tmo, PEER)))
+		return r;
+	if (st.checksum != h->sum) {
+		DC_ERR("checksum mismatch: the received data differs from the DPU's file");
+		return DOCA_ERROR_IO_FAILED;
+	}
+	if ((r = dc_sink_commit(&h->sink)))
+		return r;
+	st = (struct dc_status){ .ok = 1, .checksum = h->sum };
+	return dc_send(h->chan, DC_MSG_STATUS, &st, sizeof(st), PEER);
+}
+
+static doca_error_t host_run(struct host *h)
+{
+	struct dma_copy_cfg *cfg = h->cfg;
 	doca_error_t r;
 
 	h->dev = dc_open_dev(cfg->pci, false);
 	if (h->dev == NULL)
 		return DOCA_ERROR_NOT_FOUND;
-	h->fd = connect_dpu(cfg->socket);
-	if (h->fd < 0)
-		return DOCA_ERROR_NOT_CONNECTED;
-	if ((r = host_direction(h, cfg)) != DOCA_SUCCESS)
+	if ((r = dc_chan_connect(cfg->socket, &h->chan)) || (r = host_direction(h)))
 		return r;
-	h->buf = dc_alloc(h->size);
-	if (h->buf == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	if (cfg->have_file) {
-		if ((r = dc_read_file(cfg->file, h->buf, h->size)) != DOCA_SUCCESS)
-			return r;
-		sum = dc_checksum(h->buf, h->size);
-	}
-	if ((r = host_export(h, cfg->have_file, sum)) != DOCA_SUCCESS)
+	/* The destination is checked before any byte moves; the sender's file is opened. */
+	r = cfg->have_file ? dc_source_open(&h->src, cfg->file, h->size)
+	                   : dc_sink_open(&h->sink, cfg->file);
+	if (r != DOCA_SUCCESS || (r = host_export(h)))
 		return r;
-	return host_finish(h, cfg);
+	r = cfg->have_file ? host_send_windows(h) : host_recv_windows(h);
+	return r != DOCA_SUCCESS ? r : host_finish(h);
 }
 
 doca_error_t dma_copy_host(struct dma_copy_cfg *cfg)
 {
-	struct host h = { .fd = -1 };
-	doca_error_t r = host_run(&h, cfg);
+	struct host h = { .cfg = cfg,
+		          .src.fd = -1,
+		          .sink.fd = -1,
+		          .sum = DC_CHECKSUM_INIT,
+		          .tmo = dc_timeout_ms(cfg) };
+	doca_error_t r = host_run(&h);
 
-	if (r != DOCA_SUCCESS && h.fd >= 0) {
-		struct dc_status st = { .ok = 0 };
-
-		(void)dc_send(h.fd, DC_MSG_STATUS, &st, sizeof(st));
-	}
-	if (h.fd >= 0)
-		close(h.fd);
+	if (r != DOCA_SUCCESS)
+		dc_send_failure(h.chan);
+	dc_chan_close(h.chan);
+	dc_sink_abort(&h.sink); /* nothing left once committed */
+	dc_source_close(&h.src);
 	if (h.mmap != NULL)
 		doca_mmap_destroy(h.mmap);
-	dc_free(h.buf, h.size);
+	dc_free(h.buf, h.window);
 	if (h.dev != NULL)
 		doca_dev_close(h.dev);
 	if (r == DOCA_SUCCESS)
 		DOCA_LOG_INFO("%s %llu bytes %s the DPU", cfg->have_file ? "sent" : "received",
-			      (unsigned long long)h.size, cfg->have_file ? "to" : "from");
+		              (unsigned long long)h.size, cfg->have_file ? "to" : "from");
 	return r;
 }

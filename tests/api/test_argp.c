@@ -262,6 +262,32 @@ static void test_logger_callback(void **state)
 	doca_argp_disable_logger_callback();
 }
 
+static int null_config_calls;
+static doca_error_t validate_null_config(void *c)
+{
+	null_config_calls += c == NULL ? 1 : 100;
+	return DOCA_SUCCESS;
+}
+
+/*
+ * doca_argp_init(NULL, NULL) is legal [decided, not a hole]: NVIDIA's flow and telemetry
+ * samples (44 programs in doca-samples 3.0-3.3) call it for a program without flags, and a
+ * program correct on DOCA must run unchanged. The name then comes from argv[0] and every
+ * callback receives the NULL config.
+ */
+static void test_init_null_null(void **state)
+{
+	(void)state;
+	null_config_calls = 0;
+	assert_ok(doca_argp_init(NULL, NULL));
+	assert_doca(DOCA_ERROR_BAD_STATE, doca_argp_init(NULL, NULL));
+	assert_ok(doca_argp_register_validation_callback(validate_null_config));
+	assert_ok(doca_argp_start(1, (char *[]){ "prog", NULL }));
+	assert_int_equal(null_config_calls, 1);
+	assert_ok(doca_argp_destroy());
+	assert_doca(DOCA_ERROR_BAD_STATE, doca_argp_destroy());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +299,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_levels_and_dpdk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_logger_callback, setup, teardown),
+		cmocka_unit_test(test_init_null_null),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

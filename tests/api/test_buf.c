@@ -5,7 +5,9 @@
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
 #include <doca_dev.h>
+#include <doca_log.h>
 #include <doca_mmap.h>
+#include <string.h>
 
 #include "test_util.h"
 
@@ -374,6 +376,57 @@ static void test_dup_of_chained_then_split(void **state)
 	assert_ok(doca_buf_dec_refcount(bufs[0], NULL));
 }
 
+/* SDK lines captured by test_released_buf. */
+static char sdk_line[512];
+static int sdk_lines;
+
+static void sdk_flush(char *line)
+{
+	snprintf(sdk_line, sizeof(sdk_line), "%s", line);
+	sdk_lines++;
+}
+
+/* Expects @call to fail with BAD_STATE and log one line naming @fn. */
+#define assert_released(fn, call)                                                                  \
+	do {                                                                                       \
+		sdk_lines = 0;                                                                     \
+		sdk_line[0] = '\0';                                                                \
+		assert_doca(DOCA_ERROR_BAD_STATE, call);                                           \
+		assert_int_equal(sdk_lines, 1);                                                    \
+		assert_non_null(strstr(sdk_line, fn));                                             \
+		assert_non_null(strstr(sdk_line, "released"));                                     \
+	} while (0)
+
+/* A released buf is no buf: its window and data segment can be neither read nor changed. */
+static void test_released_buf(void **state)
+{
+	static char logbuf[512];
+	struct doca_log_backend *be;
+	struct doca_buf *b = get_buf(3);
+	void *p = (void *)0x1;
+	size_t n = 77;
+	uint16_t rc;
+
+	(void)state;
+	assert_ok(doca_buf_set_data(b, mem + 3 * 16, 8));
+	assert_ok(doca_buf_dec_refcount(b, NULL));
+	assert_ok(doca_log_backend_create_with_buf_sdk(logbuf, sizeof(logbuf), sdk_flush, &be));
+	assert_ok(doca_log_backend_set_sdk_level(be, DOCA_LOG_LEVEL_ERROR));
+	assert_released("doca_buf_get_data", doca_buf_get_data(b, &p));
+	assert_released("doca_buf_set_data", doca_buf_set_data(b, mem + 3 * 16, 4));
+	assert_released("doca_buf_get_data_len", doca_buf_get_data_len(b, &n));
+	assert_released("doca_buf_set_data_len", doca_buf_set_data_len(b, 2));
+	assert_released("doca_buf_reset_data_len", doca_buf_reset_data_len(b));
+	assert_released("doca_buf_get_head", doca_buf_get_head(b, &p));
+	assert_released("doca_buf_get_len", doca_buf_get_len(b, &n));
+	assert_ptr_equal(p, (void *)0x1); /* out-parameters untouched */
+	assert_int_equal(n, 77);
+	/* The count stays readable: 0 says the buf was released. */
+	assert_ok(doca_buf_get_refcount(b, &rc));
+	assert_int_equal(rc, 0);
+	assert_ok(doca_log_backend_set_sdk_level(be, DOCA_LOG_LEVEL_DISABLE));
+}
+
 #define T(fn) cmocka_unit_test_teardown(fn, check_all_free)
 
 int main(void)
@@ -382,6 +435,7 @@ int main(void)
 		T(test_refcount),     T(test_refcount_max),       T(test_getters_null),
 		T(test_data_segment), T(test_lists_1_to_64),      T(test_chain_rules),
 		T(test_unchain),      T(test_mixed_list_release), T(test_dup_of_chained_then_split),
+		T(test_released_buf),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -11,17 +11,18 @@ static void runtime_matches_headers(void **state)
 {
 	(void)state;
 	assert_string_equal(doca_version_runtime(), DOCA_VERSION_STRING);
-	assert_string_equal(doca_version(), "3.0.0058");
+	assert_string_equal(doca_version(), "3.3.0");
 }
 
 static void macros(void **state)
 {
 	(void)state;
-	assert_int_equal(DOCA_VERSION_EXACT, (3u << 24) | 58u);
-	assert_int_equal(DOCA_VERSION_OFFICIAL, (3u << 24));
-	assert_true(DOCA_VERSION_EQ_CURRENT(3, 0, 0));
-	assert_true(DOCA_VERSION_LTE_CURRENT(2, 9, 0));
-	assert_false(DOCA_VERSION_LTE_CURRENT(3, 1, 0));
+	assert_int_equal(DOCA_VERSION_EXACT, (3u << 24) | (3u << 16));
+	assert_int_equal(DOCA_VERSION_OFFICIAL, (3u << 24) | (3u << 16));
+	assert_true(DOCA_VERSION_EQ_CURRENT(3, 3, 0));
+	assert_true(DOCA_VERSION_LTE_CURRENT(3, 0, 58));
+	assert_true(DOCA_VERSION_LTE_CURRENT(3, 2, 0));
+	assert_false(DOCA_VERSION_LTE_CURRENT(3, 4, 0));
 }
 
 int main(void)

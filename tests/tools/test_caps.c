@@ -154,7 +154,7 @@ static void test_list_libs(void **state)
 	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 1), "name")),
 			    "doca_dma");
 	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 1), "version")),
-			    "3.0.0058");
+			    "3.3.0");
 	assert_false(json_object_object_get_ex(root, "devices", NULL));
 	json_object_put(root);
 }
@@ -178,7 +178,7 @@ static void test_version_help_and_errors(void **state)
 	(void)state;
 	tool_run(&out, NULL, caps(), "--version", 0);
 	assert_int_equal(out.status, 0);
-	assert_non_null(strstr(out.text, "3.0.0058"));
+	assert_non_null(strstr(out.text, "3.3.0"));
 	tool_run(&out, NULL, caps(), "--help", 1);
 	assert_int_equal(out.status, 0);
 	assert_non_null(strstr(out.text, "--list-rep-devs"));

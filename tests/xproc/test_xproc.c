@@ -351,16 +351,115 @@ static void test_eperm(void **state)
 	assert_non_null(strstr(out, "ptrace_scope"));
 }
 
+/* CRC32C of docs/host-dpu.md over bytes 0..99, stored at 100: a forger's valid checksum. */
+static void reseal(uint8_t *b)
+{
+	uint32_t c = 0xffffffffu;
+
+	for (int i = 0; i < 100; i++) {
+		c ^= b[i];
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0x82f63b78u & (0u - (c & 1u)));
+	}
+	c = ~c;
+	for (int i = 0; i < 4; i++)
+		b[100 + i] = (uint8_t)(c >> (8 * i));
+}
+
+static doca_error_t try_import(struct doca_dev *dev, const uint8_t *b, size_t len)
+{
+	struct doca_mmap *m = NULL;
+	doca_error_t r = doca_mmap_create_from_export(NULL, b, len, dev, &m);
+
+	if (r == DOCA_SUCCESS)
+		assert_ok(doca_mmap_destroy(m));
+	else
+		assert_null(m);
+	return r;
+}
+
+/*
+ * Across processes: a descriptor whose range was grown by 8 KiB or whose permissions were
+ * raised to read-write (checksum recomputed) is refused at import, the original imports,
+ * and once the exporter revokes the export the original is refused at import too.
+ */
+static void test_forged_and_revoked(void **state)
+{
+	struct doca_dev *dev = xu_open_pci("03:00.0");
+	uint8_t desc[104], b[104];
+	uint64_t hdr[2], len;
+	pid_t child;
+	int fd;
+
+	(void)state;
+	assert_non_null(dev);
+	child = xu_spawn_exporter(xbuf, XLEN, DOCA_ACCESS_FLAG_PCI_READ_ONLY, &fd);
+	assert_true(child >= 0);
+	assert_true(xu_full_io(fd, hdr, sizeof(hdr), false));
+	assert_int_equal(hdr[0], sizeof(desc));
+	assert_true(xu_full_io(fd, desc, sizeof(desc), false));
+	memcpy(b, desc, sizeof(b));
+	memcpy(&len, b + 48, 8); /* little-endian machine */
+	len += 8192;
+	memcpy(b + 48, &len, 8);
+	reseal(b);
+	assert_doca(try_import(dev, b, sizeof(b)), DOCA_ERROR_INVALID_VALUE);
+	memcpy(b, desc, sizeof(b));
+	b[20] = (uint8_t)DOCA_ACCESS_FLAG_PCI_READ_WRITE;
+	reseal(b);
+	assert_doca(try_import(dev, b, sizeof(b)), DOCA_ERROR_INVALID_VALUE);
+	assert_ok(try_import(dev, desc, sizeof(desc)));
+	assert_true(xu_full_io(fd, "S", 1, true) && xu_full_io(fd, b, 1, false)); /* revoke */
+	assert_doca(try_import(dev, desc, sizeof(desc)), DOCA_ERROR_INVALID_VALUE);
+	assert_true(xu_full_io(fd, "X", 1, true));
+	close(fd);
+	xu_assert_child_ok(child);
+	assert_ok(doca_dev_close(dev));
+}
+
+/* EPERM at import: an importer that may not read the exporter is told so at once. */
+static void test_eperm_at_import(void **state)
+{
+	uint8_t desc[104];
+	uint64_t hdr[2];
+	pid_t pid, child;
+	int fd;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	child = xu_spawn_exporter(xbuf, XLEN, DOCA_ACCESS_FLAG_PCI_READ_ONLY, &fd);
+	assert_true(child >= 0);
+	assert_true(xu_full_io(fd, hdr, sizeof(hdr), false) && hdr[0] == sizeof(desc));
+	assert_true(xu_full_io(fd, desc, sizeof(desc), false));
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct doca_dev *dev = xu_open_pci("03:00.0");
+		struct doca_mmap *m = NULL;
+
+		if (dev == NULL || setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(10);
+		_exit(doca_mmap_create_from_export(NULL, desc, sizeof(desc), dev, &m) ==
+		                              DOCA_ERROR_NOT_PERMITTED &&
+		                      m == NULL
+		              ? 0
+		              : 11);
+	}
+	xu_assert_child_ok(pid);
+	assert_true(xu_full_io(fd, "X", 1, true));
+	close(fd);
+	xu_assert_child_ok(child);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_read_lists),
-		cmocka_unit_test(test_write_lists),
-		cmocka_unit_test(test_write_read_only),
-		cmocka_unit_test(test_revoke_stop),
-		cmocka_unit_test(test_exporter_exit),
-		cmocka_unit_test(test_kill_loop),
-		cmocka_unit_test(test_eperm),
+		cmocka_unit_test(test_read_lists),      cmocka_unit_test(test_write_lists),
+		cmocka_unit_test(test_write_read_only), cmocka_unit_test(test_revoke_stop),
+		cmocka_unit_test(test_exporter_exit),   cmocka_unit_test(test_kill_loop),
+		cmocka_unit_test(test_eperm),           cmocka_unit_test(test_forged_and_revoked),
+		cmocka_unit_test(test_eperm_at_import),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

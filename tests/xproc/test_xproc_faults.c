@@ -241,6 +241,26 @@ static void child_die_sequential(void)
 	imp_finish();
 }
 
+/*
+ * remote_die_after=0 means a peer dead from the start (not "off"): the first remote task
+ * fails and the ctx stops.
+ */
+static void child_die_at_once(void)
+{
+	struct doca_buf *s[NT] = { 0 }, *d[NT] = { 0 };
+	unsigned int agains = 0;
+
+	imp_start("remote_die_after=0");
+	CHECK(submit_piece(0, false, 0, &agains, &s[0], &d[0]) == DOCA_SUCCESS);
+	progress_until_done(1);
+	CHECK(im.calls[0] == 1 && im.status[0] == DOCA_ERROR_IO_FAILED);
+	progress_until_idle();
+	CHECK(im.saw_stopping && im.ok == 0 && im.err == 1);
+	release(s, NT);
+	release(d, NT);
+	imp_finish();
+}
+
 /* remote_die_after=8, a batch of NT: at most 8 succeed, each accepted task gets one callback. */
 static void child_die_batch(void)
 {
@@ -349,6 +369,12 @@ static void test_remote_die_sequential(void **state)
 	run_case(child_die_sequential);
 }
 
+static void test_remote_die_at_once(void **state)
+{
+	(void)state;
+	run_case(child_die_at_once);
+}
+
 static void test_remote_die_batch(void **state)
 {
 	(void)state;
@@ -372,6 +398,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_remote_die_sequential),
+		cmocka_unit_test(test_remote_die_at_once),
 		cmocka_unit_test(test_remote_die_batch),
 		cmocka_unit_test(test_complete_error_remote),
 		cmocka_unit_test(test_submit_again_remote),

@@ -225,7 +225,7 @@ static void test_bad_descriptors(void **state)
 			assert_doca(import(b, len), DOCA_ERROR_INVALID_VALUE);
 		}
 	memcpy(b, good, len);
-	b[8] = 2; /* version 2, resealed */
+	b[8] = 1; /* version 1 (before descriptors carried a generation), resealed */
 	reseal(b);
 	assert_doca(import(b, len), DOCA_ERROR_INVALID_VALUE);
 	memcpy(b, good, len);
@@ -244,6 +244,115 @@ static void test_bad_descriptors(void **state)
 	memset(b + 48, 0, 8); /* zero length */
 	reseal(b);
 	assert_doca(import(b, len), DOCA_ERROR_INVALID_VALUE);
+	assert_ok(doca_mmap_destroy(m));
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/*
+ * A descriptor is untrusted input. Edited by hand with its checksum recomputed, it used to
+ * import: a range grown by 8 KiB read past the export, read-only became read-write. Now
+ * every field is checked against the exporter's record: only the exact original imports.
+ */
+static void test_forged_fields(void **state)
+{
+	struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_ONLY, true);
+	static const uint8_t values[] = { 0x00, 0x01, 0x02, 0x80, 0xff };
+	uint8_t good[104], b[104];
+	uint64_t rng = 0x9e3779b97f4a7c15ull;
+	unsigned int accepted = 0;
+	const void *d;
+	size_t len;
+
+	(void)state;
+	assert_ok(doca_mmap_export_pci(m, host, &d, &len));
+	memcpy(good, d, len);
+	/* The cases of the issue: a grown range, upgraded permissions, a moved range. */
+	memcpy(b, good, len);
+	put64(b + 48, get64(b + 48) + 8192);
+	reseal(b);
+	assert_doca(import(b, len), DOCA_ERROR_INVALID_VALUE);
+	memcpy(b, good, len);
+	b[20] = (uint8_t)DOCA_ACCESS_FLAG_PCI_READ_WRITE; /* read-only -> read-write */
+	reseal(b);
+	assert_doca(import(b, len), DOCA_ERROR_INVALID_VALUE);
+	memcpy(b, good, len);
+	put64(b + 40, get64(b + 40) + 64);
+	reseal(b);
+	assert_doca(import(b, len), DOCA_ERROR_INVALID_VALUE);
+	/* Every byte of the signed part set to a few values, resealed. */
+	for (size_t i = 0; i < 100; i++)
+		for (size_t v = 0; v < sizeof(values); v++) {
+			memcpy(b, good, len);
+			b[i] = values[v];
+			reseal(b);
+			if (memcmp(b, good, len) == 0)
+				assert_ok(import(b, len));
+			else if (import(b, len) == DOCA_SUCCESS)
+				fail_msg("byte %zu set to 0x%02x imported", i, values[v]);
+		}
+	/* Random edits of 1-4 bytes, resealed: only the unchanged descriptor imports. */
+	for (int n = 0; n < 20000; n++) {
+		int k = 1 + (int)(rng % 4);
+
+		memcpy(b, good, len);
+		while (k--) {
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			b[(rng >> 8) % 100] = (uint8_t)(rng >> 32);
+		}
+		reseal(b);
+		if (import(b, len) == DOCA_SUCCESS) {
+			assert_memory_equal(b, good, len);
+			accepted++;
+		}
+	}
+	assert_true(accepted < 20000);
+	assert_ok(import(good, len));
+	assert_ok(doca_mmap_destroy(m));
+}
+
+/* A revoked export is refused at import, also once its record was reused by a new export. */
+static void test_revoked_at_import(void **state)
+{
+	struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_WRITE, true), *m2;
+	uint8_t first[104], second[104];
+	const void *d;
+	size_t len;
+
+	(void)state;
+	assert_ok(doca_mmap_export_pci(m, host, &d, &len));
+	memcpy(first, d, len);
+	assert_ok(import(first, len));
+	assert_ok(doca_mmap_stop(m)); /* revokes */
+	assert_doca(import(first, len), DOCA_ERROR_INVALID_VALUE);
+	/* A new export reuses the record with the next generation and a new key. */
+	m2 = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_WRITE, true);
+	assert_ok(doca_mmap_export_pci(m2, host, &d, &len));
+	memcpy(second, d, len);
+	assert_memory_equal(first + 56, second + 56, 8);             /* same record address */
+	assert_int_not_equal(memcmp(first + 96, second + 96, 4), 0); /* generation moved on */
+	assert_ok(import(second, len));
+	assert_doca(import(first, len), DOCA_ERROR_INVALID_VALUE);
+	/* The old descriptor dressed up with the new generation still lacks the new key. */
+	memcpy(first + 96, second + 96, 4);
+	reseal(first);
+	assert_doca(import(first, len), DOCA_ERROR_INVALID_VALUE);
+	assert_ok(doca_mmap_destroy(m2));
 	assert_ok(doca_mmap_destroy(m));
 }
 
@@ -282,6 +391,8 @@ int main(void)
 		cmocka_unit_test(test_export_twice_and_flags),
 		cmocka_unit_test(test_import_rules),
 		cmocka_unit_test(test_bad_descriptors),
+		cmocka_unit_test(test_forged_fields),
+		cmocka_unit_test(test_revoked_at_import),
 		cmocka_unit_test(test_stale_dead_pid),
 	};
 

@@ -134,10 +134,18 @@ doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev)
 
 doca_error_t doca_dev_close(struct doca_dev *dev)
 {
-	struct doca_devinfo *info = odma_dev_lookup(dev);
+	struct doca_devinfo *info;
 	doca_error_t rc = DOCA_SUCCESS;
 	uint32_t users;
 
+	if (dev == NULL) {
+		/* DOCA's DMA samples (3.0-3.3) close the device a second time, as NULL, after their
+		 * core-object teardown closed it and cleared the pointer; on a BlueField that
+		 * succeeds. A closed or foreign non-NULL handle still fails below. */
+		ODMA_DBG("doca_dev_close(NULL): nothing to close");
+		return DOCA_SUCCESS;
+	}
+	info = odma_dev_lookup(dev);
 	ODMA_CHECK_ARG(info != NULL, "dev %p is not a device handle from doca_dev_open", (void *)dev);
 	pthread_mutex_lock(&odma_dev_lock);
 	if (dev->refcount == 0)

@@ -118,6 +118,26 @@ struct odma_ctx_ops {
 	void (*task_free)(struct doca_task *task);
 };
 
+/*
+ * Work a progress engine runs for an object that is not a context (a graph): the owner
+ * embeds a poller, adds it to the PE, and wakes it when it has work. The next
+ * doca_pe_progress runs its poll op once per wake-up (after the completions it delivers),
+ * and a PE armed for notification is signalled. Everything here runs on the PE thread.
+ * While any poller is added, doca_pe_destroy refuses with IN_USE.
+ */
+struct odma_pe_poller {
+	/* Required: does the pending work; returns whether anything happened. */
+	bool (*poll)(struct odma_pe_poller *p);
+	const char *name;            /* for log lines: "graph" */
+	struct odma_pe_poller *next; /* the PE's list */
+	bool woken;
+};
+
+void odma_pe_poller_add(struct doca_pe *pe, struct odma_pe_poller *p);
+void odma_pe_poller_remove(struct doca_pe *pe, struct odma_pe_poller *p);
+/* Asks for one run of @p's poll op from the next doca_pe_progress of @pe. */
+void odma_pe_poller_wake(struct doca_pe *pe, struct odma_pe_poller *p);
+
 struct doca_ctx {
 	const struct odma_ctx_ops *ops;
 	struct doca_dev *dev; /* NULL for a context on no device (Sync Event) */
@@ -160,6 +180,10 @@ struct doca_pe {
 	uint32_t num_hooked;         /* connected contexts whose type has a progress op */
 	uint32_t ctx_gen;            /* bumped when a context connects or disconnects */
 	bool in_progress;            /* doca_pe_progress is running (no recursion) */
+	struct odma_pe_poller *pollers; /* objects other than contexts that run from progress */
+	uint32_t num_pollers;
+	uint32_t num_woken;          /* pollers woken and not run yet */
+	uint32_t poller_gen;         /* bumped when a poller is added or removed */
 };
 
 /*

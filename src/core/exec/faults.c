@@ -94,7 +94,7 @@ static bool parse_item(const char *key, const char *val, struct odma_fault_confi
 	if (strcmp(key, "delay_us") == 0)
 		return parse_delay(val, &c->delay_min_us, &c->delay_max_us);
 	if (strcmp(key, "remote_die_after") == 0)
-		return parse_u64(val, &c->remote_die_after);
+		return (c->remote_die = parse_u64(val, &c->remote_die_after));
 	if (strcmp(key, "error") == 0)
 		return parse_error_name(val, &c->error_code);
 	return false;
@@ -172,7 +172,8 @@ doca_error_t odma_faults_on_submit(struct doca_task *task, bool remote)
 		r = DOCA_ERROR_AGAIN;
 		goto out;
 	}
-	if (remote && odma_fc.remote_die_after && ++odma_remote_tasks > odma_fc.remote_die_after) {
+	/* remote_die_after=0: the peer is dead from the first task (never "off"). */
+	if (remote && odma_fc.remote_die && ++odma_remote_tasks > odma_fc.remote_die_after) {
 		atomic_fetch_add(&odma_fs.remote_dead, 1);
 		task->preset = DOCA_ERROR_IO_FAILED;
 	} else if (odma_fc.complete_error > 0 && odma_rand01() < odma_fc.complete_error) {

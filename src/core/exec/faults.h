@@ -24,7 +24,8 @@ struct odma_fault_config {
 	doca_error_t error_code; /* status of an injected failure (default IO_FAILED) */
 	uint32_t delay_min_us;   /* extra time before a task's copy runs */
 	uint32_t delay_max_us;
-	uint64_t remote_die_after; /* tasks on remote memory before the peer "dies" (0: never) */
+	bool remote_die;           /* remote_die_after was given */
+	uint64_t remote_die_after; /* tasks on remote memory before the peer "dies" (0: at once) */
 };
 
 struct odma_fault_stats {

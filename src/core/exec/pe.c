@@ -62,6 +62,11 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 			 (void *)pe, pe->num_ctxs);
 		return DOCA_ERROR_IN_USE;
 	}
+	if (pe->num_pollers != 0) {
+		ODMA_ERR("progress engine %p is still used by %u objects (first: a %s); destroy them first",
+			 (void *)pe, pe->num_pollers, pe->pollers->name);
+		return DOCA_ERROR_IN_USE;
+	}
 	pe->engine->pe_fini(pe->engine_pe);
 	close(pe->efd);
 	free(pe);
@@ -104,6 +109,60 @@ void odma_pe_disconnect(struct doca_pe *pe, struct doca_ctx *ctx)
 		}
 	}
 	ctx->pe = NULL;
+}
+
+void odma_pe_poller_add(struct doca_pe *pe, struct odma_pe_poller *p)
+{
+	p->woken = false;
+	p->next = pe->pollers;
+	pe->pollers = p;
+	pe->num_pollers++;
+	pe->poller_gen++;
+}
+
+void odma_pe_poller_remove(struct doca_pe *pe, struct odma_pe_poller *p)
+{
+	for (struct odma_pe_poller **pp = &pe->pollers; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == p) {
+			*pp = p->next;
+			pe->num_pollers--;
+			pe->poller_gen++;
+			if (p->woken)
+				pe->num_woken--;
+			p->woken = false;
+			return;
+		}
+	}
+}
+
+void odma_pe_poller_wake(struct doca_pe *pe, struct odma_pe_poller *p)
+{
+	if (p->woken)
+		return;
+	p->woken = true;
+	pe->num_woken++;
+	odma_pe_signal(pe);
+}
+
+/*
+ * Runs the woken pollers. A poll may run program callbacks that add or remove pollers
+ * (destroy a graph); the walk then ends and the next progress goes on.
+ */
+static bool pe_run_pollers(struct doca_pe *pe)
+{
+	uint32_t gen = pe->poller_gen;
+	bool any = false;
+
+	for (struct odma_pe_poller *p = pe->pollers; p != NULL && pe->num_woken != 0; p = p->next) {
+		if (!p->woken)
+			continue;
+		p->woken = false;
+		pe->num_woken--;
+		any |= p->poll(p);
+		if (pe->poller_gen != gen)
+			break;
+	}
+	return any;
 }
 
 static void pe_write_efd(struct doca_pe *pe)
@@ -282,6 +341,8 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 		pe_deliver(pe, t);
 		any = true;
 	}
+	if (doca_unlikely(pe->num_woken != 0))
+		any |= pe_run_pollers(pe);
 	if (doca_unlikely(pe->num_stopping != 0 || pe->maybe_held))
 		any |= pe_service_contexts(pe);
 	pe->in_progress = false;
@@ -320,7 +381,7 @@ doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_ha
 /* Whether doca_pe_progress would do something now. */
 static bool pe_has_work(struct doca_pe *pe)
 {
-	if (pe->done.head != NULL || pe->maybe_held)
+	if (pe->done.head != NULL || pe->maybe_held || pe->num_woken != 0)
 		return true;
 	if (pe->engine->pending != NULL && pe->engine->pending(pe->engine_pe))
 		return true;

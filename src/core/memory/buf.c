@@ -98,6 +98,8 @@ doca_error_t doca_buf_get_refcount(const struct doca_buf *buf, uint16_t *refcoun
 doca_error_t doca_buf_get_len(const struct doca_buf *buf, size_t *len)
 {
 	ODMA_CHECK_ARG(buf != NULL && len != NULL, "buf and len must not be NULL");
+	if (buf_check_live(buf, "doca_buf_get_len") != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
 	*len = buf->len;
 	return DOCA_SUCCESS;
 }
@@ -105,6 +107,8 @@ doca_error_t doca_buf_get_len(const struct doca_buf *buf, size_t *len)
 doca_error_t doca_buf_get_head(const struct doca_buf *buf, void **head)
 {
 	ODMA_CHECK_ARG(buf != NULL && head != NULL, "buf and head must not be NULL");
+	if (buf_check_live(buf, "doca_buf_get_head") != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
 	*head = buf->head;
 	return DOCA_SUCCESS;
 }
@@ -112,6 +116,8 @@ doca_error_t doca_buf_get_head(const struct doca_buf *buf, void **head)
 doca_error_t doca_buf_get_data_len(const struct doca_buf *buf, size_t *data_len)
 {
 	ODMA_CHECK_ARG(buf != NULL && data_len != NULL, "buf and data_len must not be NULL");
+	if (buf_check_live(buf, "doca_buf_get_data_len") != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
 	*data_len = buf->data_len;
 	return DOCA_SUCCESS;
 }
@@ -119,6 +125,8 @@ doca_error_t doca_buf_get_data_len(const struct doca_buf *buf, size_t *data_len)
 doca_error_t doca_buf_get_data(const struct doca_buf *buf, void **data)
 {
 	ODMA_CHECK_ARG(buf != NULL && data != NULL, "buf and data must not be NULL");
+	if (buf_check_live(buf, "doca_buf_get_data") != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
 	*data = buf->data;
 	return DOCA_SUCCESS;
 }
@@ -134,6 +142,8 @@ static bool buf_segment_fits(const struct doca_buf *buf, const uint8_t *data, si
 doca_error_t doca_buf_set_data(struct doca_buf *buf, void *data, size_t data_len)
 {
 	ODMA_CHECK_ARG(buf != NULL, "buf is NULL");
+	if (buf_check_live(buf, "doca_buf_set_data") != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
 	if (!buf_segment_fits(buf, data, data_len)) {
 		ODMA_ERR("buf %p: data [%p, +%zu) is outside the window [%p, +%zu); keep data "
 		         "inside the buf",
@@ -148,6 +158,8 @@ doca_error_t doca_buf_set_data(struct doca_buf *buf, void *data, size_t data_len
 doca_error_t doca_buf_set_data_len(struct doca_buf *buf, size_t data_len)
 {
 	ODMA_CHECK_ARG(buf != NULL, "buf is NULL");
+	if (buf_check_live(buf, "doca_buf_set_data_len") != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
 	if (!buf_segment_fits(buf, buf->data, data_len)) {
 		ODMA_ERR("buf %p: data_len %zu from %p passes the window end %p; at most %zu fits",
 		         (void *)buf, data_len, (void *)buf->data, (void *)(buf->head + buf->len),
@@ -161,6 +173,8 @@ doca_error_t doca_buf_set_data_len(struct doca_buf *buf, size_t data_len)
 doca_error_t doca_buf_reset_data_len(struct doca_buf *buf)
 {
 	ODMA_CHECK_ARG(buf != NULL, "buf is NULL");
+	if (buf_check_live(buf, "doca_buf_reset_data_len") != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
 	buf->data_len = 0;
 	return DOCA_SUCCESS;
 }

@@ -4,9 +4,11 @@
 /*
  * Export and import of mmaps between the two sides of the emulated system
  * (docs/host-dpu.md). The exporter hands out a descriptor and keeps, per export, a
- * record in its own memory; the importer builds a from-export mmap whose bytes the
- * cross-process mover (xproc.c) reaches with process_vm_readv/writev after checking
- * that record.
+ * record in its own memory holding the exact descriptor bytes it issued. The importer
+ * treats the descriptor as untrusted: it reads that record (process_vm_readv) and imports
+ * only a descriptor identical to one the exporter issued and has not revoked. The bytes of
+ * a from-export mmap are then reached by the cross-process mover (xproc.c), which checks
+ * the record again before each move.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "core/device/device.h"
@@ -30,26 +33,39 @@ ODMA_LOG_REGISTER(ODMA_EXPORT)
 	(DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
 
 /*
- * Records are never returned to malloc: an importer may read a record's address at any
- * time, so a revoked record stays mapped (alive 0, key wiped) and is reused later with a
- * fresh key. A reader racing the reuse sees a different key and treats it as revoked.
+ * Records (struct odma_export_slot) are never returned to malloc: an importer may read a
+ * record's address at any time, so a revoked record stays mapped (alive 0, key and copy
+ * of the descriptor wiped) and is reused later with a fresh key and the next generation.
+ * A reader racing the reuse sees another key or generation and treats it as revoked.
  */
+#define SLOT_SIZE ((sizeof(struct odma_export_slot) + 63) & ~(size_t)63)
+
 static pthread_mutex_t record_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct odma_export_record *record_free; /* linked through the first 8 bytes of key */
+
+static struct odma_export_slot *slot_of(struct odma_export_record *r)
+{
+	return (struct odma_export_slot *)r; /* the record is the slot's first member */
+}
 
 static struct odma_export_record *record_get(void)
 {
 	struct odma_export_record *r;
+	uint32_t generation = 0;
 
 	pthread_mutex_lock(&record_lock);
 	r = record_free;
-	if (r != NULL)
+	if (r != NULL) {
 		memcpy(&record_free, r->key, sizeof(record_free));
+		generation = r->generation;
+	}
 	pthread_mutex_unlock(&record_lock);
 	if (r == NULL)
-		r = aligned_alloc(64, 64);
-	if (r != NULL)
-		memset(r, 0, sizeof(*r));
+		r = aligned_alloc(64, SLOT_SIZE);
+	if (r != NULL) {
+		memset(slot_of(r), 0, sizeof(struct odma_export_slot));
+		r->generation = generation + 1 != 0 ? generation + 1 : 1;
+	}
 	return r;
 }
 
@@ -57,6 +73,7 @@ static void record_revoke(struct odma_export_record *r)
 {
 	__atomic_store_n(&r->alive, 0, __ATOMIC_SEQ_CST);
 	memset(r->key, 0, sizeof(r->key));
+	memset(slot_of(r)->desc, 0, sizeof(slot_of(r)->desc));
 	pthread_mutex_lock(&record_lock);
 	memcpy(r->key, &record_free, sizeof(record_free));
 	record_free = r;
@@ -145,6 +162,7 @@ static bool export_fill(const struct doca_mmap *mmap, const struct doca_devinfo 
 	d->addr = (uint64_t)(uintptr_t)mmap->addr;
 	d->len = mmap->len;
 	d->record_addr = (uint64_t)(uintptr_t)rec;
+	d->generation = rec->generation;
 	memcpy(d->key, rec->key, sizeof(d->key));
 	memcpy(d->pci, info->pci_addr, strnlen(info->pci_addr, ODMA_EXPORT_PCI_LEN - 1));
 	return true;
@@ -174,6 +192,8 @@ static struct odma_export *export_new(const struct doca_mmap *mmap,
 	e->desc_len = ODMA_EXPORT_DESC_LEN;
 	e->dev = dev;
 	e->kind = kind;
+	/* The record keeps what was issued: the importer accepts nothing else. */
+	memcpy(slot_of(e->record)->desc, e->desc, ODMA_EXPORT_DESC_LEN);
 	e->record->magic = ODMA_EXPORT_RECORD_MAGIC;
 	__atomic_store_n(&e->record->alive, 1, __ATOMIC_SEQ_CST);
 	return e;
@@ -257,6 +277,75 @@ static doca_error_t import_check_dev(const struct odma_export_desc *d,
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Verifies @bytes against the exporter's authoritative record: the descriptor imports only
+ * if it is byte for byte one the exporter issued and still holds (same generation, alive).
+ */
+static doca_error_t import_verify(const struct odma_export_desc *d, const uint8_t *bytes)
+{
+	static const char fn[] = "doca_mmap_create_from_export";
+	struct odma_export_slot s;
+	struct iovec l = { &s, sizeof(s) };
+	struct iovec r = { (void *)(uintptr_t)d->record_addr, sizeof(s) };
+	const char *field;
+	ssize_t k;
+
+	memset(&s, 0, sizeof(s));
+	do
+		k = process_vm_readv((pid_t)d->pid, &l, 1, &r, 1, 0);
+	while (k < 0 && errno == EINTR);
+	if (k < 0 && (errno == EPERM || errno == EACCES)) {
+		ODMA_ERR_AT(fn,
+		            "the kernel refused reading the export record of pid %u (%s): "
+		            "importing needs ptrace rights over the exporter. Causes: the two "
+		            "processes run as different users, or Yama "
+		            "/proc/sys/kernel/yama/ptrace_scope is 2 or 3. Fixes: run both as the "
+		            "same user, lower ptrace_scope, or give the importer CAP_SYS_PTRACE",
+		            d->pid, strerror(errno));
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (k < 0 && errno == ESRCH) {
+		ODMA_ERR_AT(fn,
+		            "rejected descriptor of pid %u: the exporting process no longer "
+		            "runs (stale descriptor); export again",
+		            d->pid);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (k != (ssize_t)sizeof(s) || s.rec.magic != ODMA_EXPORT_RECORD_MAGIC) {
+		ODMA_ERR_AT(fn,
+		            "rejected descriptor of pid %u: no export record at 0x%llx in the "
+		            "exporter (forged or corrupted descriptor)",
+		            d->pid, (unsigned long long)d->record_addr);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (s.rec.generation > d->generation ||
+	    (s.rec.generation == d->generation && s.rec.alive != 1)) {
+		ODMA_ERR_AT(fn,
+		            "rejected descriptor of pid %u: the export was revoked (the exporter "
+		            "stopped or destroyed its mmap); export again",
+		            d->pid);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (s.rec.generation < d->generation) {
+		ODMA_ERR_AT(fn,
+		            "rejected descriptor of pid %u: it names export generation %u, which "
+		            "its exporter never issued (forged descriptor)",
+		            d->pid, d->generation);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	field = odma_export_desc_diff(bytes, s.desc);
+	if (field != NULL) {
+		ODMA_ERR_AT(
+		        fn,
+		        "rejected descriptor of pid %u: its %s differs from what the exporter "
+		        "exported (forged or altered descriptor); import the descriptor exactly as "
+		        "doca_mmap_export_* returned it",
+		        d->pid, field);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t import_check(const void *bytes, size_t len, const struct doca_devinfo *info,
 				 struct odma_export_desc *d)
 {
@@ -275,7 +364,7 @@ static doca_error_t import_check(const void *bytes, size_t len, const struct doc
 		ODMA_ERR_AT(fn, "rejected descriptor of pid %u: %s; export again", d->pid, why);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	return DOCA_SUCCESS;
+	return import_verify(d, bytes);
 }
 
 static struct doca_mmap *import_build(const struct odma_export_desc *d, struct doca_dev *dev,

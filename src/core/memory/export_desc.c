@@ -29,7 +29,7 @@ enum desc_off {
 	OFF_RECORD = 56,
 	OFF_KEY = 64,
 	OFF_PCI = 80,
-	OFF_RSVD1 = 96,
+	OFF_GEN = 96,
 	OFF_CRC = 100,
 };
 
@@ -86,6 +86,7 @@ void odma_export_desc_encode(const struct odma_export_desc *d, uint8_t *out)
 	put_le(out + OFF_RECORD, d->record_addr, 8);
 	memcpy(out + OFF_KEY, d->key, 16);
 	memcpy(out + OFF_PCI, d->pci, strnlen(d->pci, ODMA_EXPORT_PCI_LEN - 1));
+	put_le(out + OFF_GEN, d->generation, 4);
 	put_le(out + OFF_CRC, odma_crc32c(out, OFF_CRC), 4);
 }
 
@@ -97,7 +98,7 @@ static const char *desc_check_frame(const uint8_t *b, size_t len)
 	if (memcmp(b + OFF_MAGIC, ODMA_EXPORT_DESC_MAGIC, 8) != 0)
 		return "not an odma export descriptor (bad magic)";
 	if (get_le(b + OFF_VERSION, 2) != ODMA_EXPORT_DESC_VERSION)
-		return "descriptor format version is not 1, the only one this library reads; "
+		return "descriptor format version is not 2, the only one this library reads; "
 		       "export and import with the same odma version";
 	if (len < ODMA_EXPORT_DESC_LEN)
 		return "descriptor is truncated; pass all export_desc_len bytes";
@@ -142,8 +143,10 @@ static const char *desc_check_fields(const uint8_t *b, const struct odma_export_
 		return "descriptor kind is neither PCI nor RDMA";
 	if (d->side > 1)
 		return "descriptor names an unknown side";
-	if (get_le(b + OFF_RSVD0, 2) != 0 || get_le(b + OFF_RSVD1, 4) != 0)
+	if (get_le(b + OFF_RSVD0, 2) != 0)
 		return "descriptor reserved bytes are not zero";
+	if (d->generation == 0)
+		return "descriptor export generation is 0 (never issued)";
 	if (d->pid == 0 || d->pid > 0x3fffffffu)
 		return "descriptor exporter pid is out of range";
 	if (d->addr == 0 || d->len == 0 || d->addr + d->len < d->addr)
@@ -170,6 +173,7 @@ static void desc_decode(const uint8_t *b, struct odma_export_desc *d)
 	d->record_addr = get_le(b + OFF_RECORD, 8);
 	memcpy(d->key, b + OFF_KEY, 16);
 	memcpy(d->pci, b + OFF_PCI, ODMA_EXPORT_PCI_LEN - 1);
+	d->generation = (uint32_t)get_le(b + OFF_GEN, 4);
 }
 
 doca_error_t odma_export_desc_parse(const void *bytes, size_t len, struct odma_export_desc *out,
@@ -193,6 +197,40 @@ doca_error_t odma_export_desc_parse(const void *bytes, size_t len, struct odma_e
 	}
 	*out = d;
 	return DOCA_SUCCESS;
+}
+
+const char *odma_export_desc_diff(const uint8_t *bytes, const uint8_t *issued)
+{
+	static const struct {
+		uint8_t end; /* first offset after the field */
+		const char *name;
+	} fields[] = {
+		{ OFF_KIND, "header" },
+		{ OFF_SIDE, "kind" },
+		{ OFF_RSVD0, "side" },
+		{ OFF_PID, "reserved bytes" },
+		{ OFF_PERMS, "exporter pid" },
+		{ OFF_START, "permissions" },
+		{ OFF_SYSTEM, "exporter start time" },
+		{ OFF_ADDR, "system id" },
+		{ OFF_LEN, "range address" },
+		{ OFF_RECORD, "range length" },
+		{ OFF_KEY, "record address" },
+		{ OFF_PCI, "key" },
+		{ OFF_GEN, "device PCI address" },
+		{ OFF_CRC, "generation" },
+		{ ODMA_EXPORT_DESC_LEN, "checksum" },
+	};
+	size_t i = 0;
+
+	while (i < ODMA_EXPORT_DESC_LEN && bytes[i] == issued[i])
+		i++;
+	if (i == ODMA_EXPORT_DESC_LEN)
+		return NULL;
+	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
+		if (i < fields[f].end)
+			return fields[f].name;
+	return "checksum";
 }
 
 bool odma_proc_start_time(pid_t pid, uint64_t *start_time)

@@ -30,10 +30,10 @@ struct odma_export_record;
 struct odma_export {
 	struct odma_export *next;
 	const struct doca_dev *dev;
-	int kind;   /* ODMA_EXPORT_PCI / ODMA_EXPORT_RDMA (export_priv.h) */
+	int kind;   /* ODMA_EXPORT_PCI / ODMA_EXPORT_RDMA (below) */
 	void *desc; /* the descriptor bytes */
 	size_t desc_len;
-	struct odma_export_record *record; /* exporter-side liveness record (export_priv.h) */
+	struct odma_export_record *record; /* exporter-side liveness record (below) */
 };
 
 /* The remote side of a from-export mmap: who exported it and how to check it is still alive. */
@@ -171,8 +171,9 @@ void odma_buf_inventory_put(struct doca_buf *buf);
 
 /*
  * Export descriptors (docs/host-dpu.md): the bytes doca_mmap_export_pci/_rdma hand out
- * and doca_mmap_create_from_export reads back, plus the exporter-side export record the
- * importer checks before every cross-process move.
+ * and doca_mmap_create_from_export reads back, plus the exporter-side export record that
+ * is the authority on them: the importer reads it to verify a descriptor at import and
+ * checks it again before every cross-process move. A descriptor is untrusted input.
  */
 
 struct doca_mmap;
@@ -185,8 +186,8 @@ enum odma_export_kind {
 };
 
 #define ODMA_EXPORT_DESC_MAGIC "ODMAXDSC"
-#define ODMA_EXPORT_DESC_VERSION 1
-#define ODMA_EXPORT_DESC_LEN 104 /* version 1: fixed size, CRC32C in the last 4 bytes */
+#define ODMA_EXPORT_DESC_VERSION 2
+#define ODMA_EXPORT_DESC_LEN 104 /* version 2: fixed size, CRC32C in the last 4 bytes */
 #define ODMA_EXPORT_PCI_LEN 16
 
 /* The decoded fields of a descriptor (host byte order). */
@@ -203,15 +204,26 @@ struct odma_export_desc {
 	uint64_t record_addr; /* exporter-side struct odma_export_record */
 	uint8_t key[16];
 	char pci[ODMA_EXPORT_PCI_LEN]; /* exporting device, NUL-terminated */
+	uint32_t generation;           /* of the export record when this export was made */
 };
 
-/* The exporter keeps one per export in its own memory; importers read it remotely. */
+/*
+ * The exporter keeps one per export in its own memory; importers read it remotely. The
+ * cross-process mover reads this header before each move; the import reads the whole
+ * struct odma_export_slot.
+ */
 #define ODMA_EXPORT_RECORD_MAGIC 0x4f444d415245434fULL /* "ODMARECO" */
 struct odma_export_record {
 	uint64_t magic;
 	uint8_t key[16];
-	uint32_t alive; /* 1 while the export stands; 0 once revoked */
-	uint32_t pad;
+	uint32_t alive;      /* 1 while the export stands; 0 once revoked */
+	uint32_t generation; /* 1 for a new record, +1 each time the record is reused */
+};
+
+/* The record followed by the exact descriptor bytes the export handed out. */
+struct odma_export_slot {
+	struct odma_export_record rec;
+	uint8_t desc[ODMA_EXPORT_DESC_LEN];
 };
 
 /* CRC32C (Castagnoli) of @len bytes. */
@@ -232,6 +244,13 @@ doca_error_t odma_export_desc_parse(const void *bytes, size_t len, struct odma_e
  * reads /proc. false with *@why set when stale.
  */
 bool odma_export_desc_live(const struct odma_export_desc *d, const char **why);
+
+/*
+ * Compares a presented descriptor @bytes with the exporter's own copy @issued (both
+ * ODMA_EXPORT_DESC_LEN bytes). NULL when identical; otherwise the name of the first field
+ * that differs (for the log line of a refused import).
+ */
+const char *odma_export_desc_diff(const uint8_t *bytes, const uint8_t *issued);
 
 /* Start time of @pid (field 22 of /proc/<pid>/stat); false if it cannot be read. */
 bool odma_proc_start_time(pid_t pid, uint64_t *start_time);

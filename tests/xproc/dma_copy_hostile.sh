@@ -1,0 +1,241 @@
+#!/bin/sh
+# doca_dma_copy against hostile and careless use (issue #11, items 2, 4, 6, 7). Each case
+# names what it holds; docs/reliability.md ("Hostile input") lists them.
+#   dma_copy_hostile.sh APP DC_PEER
+# DC_PEER (tests/xproc/dc_peer.c) plays a misbehaving host or DPU and measures peak RSS.
+# ODMA_TEST_SANITIZED=1 skips the memory bound (sanitizers change what RSS means).
+set -u
+app=$1
+peer=$2
+dir=$(mktemp -d /tmp/odma_hostile.XXXXXX)
+pids=
+cleanup() {
+	for p in $pids; do kill -9 "$p" 2>/dev/null; done
+	rm -rf "$dir"
+}
+trap cleanup EXIT
+sock=$dir/s.sock
+n=0
+fail() { echo "FAIL: $*"; for f in "$dir"/*.log; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+
+# wait_for TEST...: up to 10 s for a test(1) expression to hold.
+wait_for() {
+	i=0
+	while ! test "$@"; do
+		i=$((i + 1))
+		[ $i -gt 1000 ] && return 1
+		sleep 0.01
+	done
+}
+# wait_grep FILE TEXT: up to 10 s for TEXT to appear in FILE.
+wait_grep() {
+	i=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 1000 ] && return 1
+		sleep 0.01
+	done
+}
+# reap PID: waits for PID (a child of this shell); its exit status goes to $st.
+reap() { wait "$1"; st=$?; }
+dpu() { ODMA_SIDE=dpu timeout 60 "$app" -l 50 "$@"; }
+host() { ODMA_SIDE=host timeout 60 "$app" "$@"; }
+# start_dpu LOG ARGS...: a DPU side in the background, once its socket exists.
+start_dpu() {
+	log=$1
+	shift
+	# Started directly (no wrapper process), so that $! is the application itself.
+	: >"$log" # truncated here: the child's own redirection may come after wait_grep looks
+	ODMA_SIDE=dpu "$app" -l 50 "$@" >>"$log" 2>&1 &
+	dpid=$!
+	pids="$pids $dpid"
+	wait_grep "$log" "waiting for the host side" || fail "the DPU side never listened on $sock"
+}
+no_temp() { ! ls "$1".?????? >/dev/null 2>&1; }
+
+head -c 3000000 /dev/urandom >"$dir/src" || fail "no /dev/urandom"
+cp "$dir/src" "$dir/src.orig"
+
+# Item 2: --socket PATH that is a regular file (even the file being sent) is refused, intact.
+dpu -f "$dir/src" --socket "$dir/src" >"$dir/a.log" 2>&1 && fail "a regular file was accepted as --socket"
+cmp -s "$dir/src" "$dir/src.orig" || fail "--socket deleted or changed the file being sent"
+grep -q "is not a socket" "$dir/a.log" || fail "no clear error for a regular file as --socket"
+ln -s "$dir/src" "$dir/link"
+dpu -f "$dir/out" --socket "$dir/link" >"$dir/a.log" 2>&1 && fail "a symlink was accepted as --socket"
+[ -L "$dir/link" ] && cmp -s "$dir/src" "$dir/src.orig" || fail "--socket removed a symlink or its target"
+ok "--socket naming a regular file or a symlink is refused; nothing is removed"
+
+# Item 7: --socket "" (Linux's abstract namespace) is refused on both sides.
+dpu -f "$dir/out" --socket "" >"$dir/a.log" 2>&1 && fail "the DPU side accepted --socket \"\""
+grep -q "must not be empty" "$dir/a.log" || fail "no clear error for --socket \"\" (DPU)"
+host -f "$dir/src" --socket "" >"$dir/a.log" 2>&1 && fail "the host side accepted --socket \"\""
+grep -q "must not be empty" "$dir/a.log" || fail "no clear error for --socket \"\" (host)"
+ok "--socket \"\" is refused on both sides"
+
+# Item 6: empty files copy both ways.
+: >"$dir/empty"
+start_dpu "$dir/d.log" -f "$dir/empty_dpu" --socket "$sock"
+host -f "$dir/empty" --socket "$sock" >"$dir/h.log" 2>&1 || fail "host -> DPU of an empty file failed"
+reap $dpid; [ "$st" = 0 ] || fail "the DPU side failed on an empty file"
+[ -f "$dir/empty_dpu" ] && [ ! -s "$dir/empty_dpu" ] || fail "no empty file on the DPU side"
+start_dpu "$dir/d.log" -f "$dir/empty" --socket "$sock"
+host -f "$dir/empty_back" --socket "$sock" >"$dir/h.log" 2>&1 || fail "DPU -> host of an empty file failed"
+reap $dpid; [ "$st" = 0 ] || fail "the DPU side failed sending an empty file"
+[ -f "$dir/empty_back" ] && [ ! -s "$dir/empty_back" ] || fail "no empty file on the host side"
+ok "empty files copy both ways"
+
+# Item 7: DPU -> host with an unwritable destination fails on both sides, before any copy.
+start_dpu "$dir/d.log" -f "$dir/src" --socket "$sock"
+host -f "$dir/missing/out" --socket "$sock" >"$dir/h.log" 2>&1 && fail "the host side succeeded writing into a missing directory"
+reap $dpid; [ "$st" = 1 ] || fail "the DPU side did not fail when the host could not write"
+grep -q "cannot write the destination" "$dir/h.log" || fail "no clear host error for an unwritable destination"
+grep -q "the host side failed: cannot write the destination" "$dir/d.log" || fail "the DPU side does not say why"
+cmp -s "$dir/src" "$dir/src.orig" || fail "the source changed"
+# ... and host -> DPU with an unwritable DPU destination.
+start_dpu "$dir/d.log" -f "$dir/missing/out" --socket "$sock"
+host -f "$dir/src" --socket "$sock" >"$dir/h.log" 2>&1 && fail "the host side succeeded though the DPU could not write"
+reap $dpid; [ "$st" = 1 ] || fail "the DPU side did not fail on an unwritable destination"
+grep -q "the DPU side failed: cannot write the destination" "$dir/h.log" || fail "the host side does not say why"
+ok "an unwritable destination fails both sides before the transfer, either direction"
+
+# Item 4: a peer that vanishes does not kill the survivor with SIGPIPE (exit 141).
+start_dpu "$dir/d.log" -f "$dir/out4" --socket "$sock"
+"$peer" client "$sock" hangup 3000000 >/dev/null 2>&1
+reap $dpid
+[ "$st" = 1 ] || fail "the DPU side exited $st when its host vanished (141 is SIGPIPE)"
+grep -q "closed the control channel" "$dir/d.log" || fail "the DPU side did not report the lost host"
+no_temp "$dir/out4" && [ ! -e "$dir/out4" ] || fail "the DPU side left a file behind"
+: >"$dir/p.log"
+"$peer" server "$sock" hangup >>"$dir/p.log" 2>&1 &
+ppid=$!
+wait_grep "$dir/p.log" listening || fail "dc_peer server did not listen"
+host -f "$dir/src" --socket "$sock" >"$dir/h.log" 2>&1
+st=$?
+wait $ppid
+[ "$st" = 1 ] || fail "the host side exited $st when its DPU vanished (141 is SIGPIPE)"
+grep -q "closed the control channel" "$dir/h.log" || fail "the host side did not report the lost DPU"
+ok "a vanished peer is reported and the survivor exits 1, not 141"
+
+# Item 7: SIGINT/SIGTERM clean up: temp files of receivers, the socket of a waiting DPU.
+start_dpu "$dir/d.log" -f "$dir/out7" --socket "$sock"
+: >"$dir/p.log"
+"$peer" client "$sock" stall 3000000 >>"$dir/p.log" 2>&1 &
+ppid=$!
+wait_grep "$dir/p.log" "got message" || fail "the DPU side never answered"
+ls "$dir"/out7.?????? >/dev/null 2>&1 || fail "the receiving DPU side has no temporary file"
+kill -INT $dpid
+reap $dpid
+wait $ppid
+[ "$st" != 0 ] || fail "the DPU side exited 0 after SIGINT"
+no_temp "$dir/out7" && [ ! -e "$dir/out7" ] || fail "SIGINT left the DPU's temporary file"
+[ ! -e "$sock" ] || fail "SIGINT left the DPU's socket"
+: >"$dir/p.log"
+"$peer" server "$sock" stall 3000000 >>"$dir/p.log" 2>&1 &
+ppid=$!
+wait_grep "$dir/p.log" listening || fail "dc_peer server did not listen"
+: >"$dir/h.log"
+ODMA_SIDE=host "$app" -f "$dir/out7h" --socket "$sock" >>"$dir/h.log" 2>&1 &
+hpid=$!
+pids="$pids $hpid"
+wait_grep "$dir/p.log" "got message type 2" || fail "the host side never exported"
+ls "$dir"/out7h.?????? >/dev/null 2>&1 || fail "the receiving host side has no temporary file"
+kill -INT $hpid
+reap $hpid
+wait $ppid
+[ "$st" != 0 ] || fail "the host side exited 0 after SIGINT"
+no_temp "$dir/out7h" && [ ! -e "$dir/out7h" ] || fail "SIGINT left the host's temporary file"
+start_dpu "$dir/d.log" -f "$dir/out7t" --socket "$sock"
+kill -TERM $dpid
+reap $dpid
+[ "$st" != 0 ] || fail "a waiting DPU side exited 0 after SIGTERM"
+[ ! -e "$sock" ] || fail "SIGTERM left the waiting DPU's socket"
+ok "SIGINT/SIGTERM remove temporary files and the socket; exit status non-zero"
+
+# Item 7: a second server on a live socket is refused and does not disturb the first; a
+# socket left by a dead server is replaced.
+start_dpu "$dir/d.log" -f "$dir/out8" --socket "$sock"
+dpu -f "$dir/out8b" --socket "$sock" >"$dir/d2.log" 2>&1 && fail "a second DPU side took over a live socket"
+grep -q "already listening" "$dir/d2.log" || fail "no clear error for a second server"
+[ -S "$sock" ] || fail "the second server removed the first one's socket"
+host -f "$dir/src" --socket "$sock" >"$dir/h.log" 2>&1 || fail "the first server no longer works"
+reap $dpid; [ "$st" = 0 ] && cmp -s "$dir/src" "$dir/out8" || fail "copy through the first server failed"
+start_dpu "$dir/d.log" -f "$dir/out8c" --socket "$sock"
+kill -9 $dpid
+wait $dpid 2>/dev/null
+[ -S "$sock" ] || fail "no stale socket to test with"
+start_dpu "$dir/d.log" -f "$dir/out8c" --socket "$sock"
+grep -q "replaced the stale socket" "$dir/d.log" || fail "the stale socket was not replaced"
+host -f "$dir/src" --socket "$sock" >"$dir/h.log" 2>&1 || fail "copy after replacing a stale socket failed"
+reap $dpid; [ "$st" = 0 ] || fail "the DPU side failed after replacing a stale socket"
+ok "a second server is refused without harm; a stale socket is replaced"
+
+# Item 7: a second client is told the DPU side is busy.
+start_dpu "$dir/d.log" -f "$dir/out9" --socket "$sock"
+: >"$dir/p.log"
+"$peer" client "$sock" stall 3000000 >>"$dir/p.log" 2>&1 &
+ppid=$!
+wait_grep "$dir/p.log" "got message" || fail "the DPU side never answered the first client"
+host -f "$dir/src" --socket "$sock" >"$dir/h.log" 2>&1 && fail "a second host succeeded"
+grep -q "already serving another host" "$dir/h.log" || fail "the second host got no clear message: $(cat "$dir/h.log")"
+kill $ppid
+wait $ppid
+reap $dpid; [ "$st" = 1 ] || fail "the DPU side did not fail when its host vanished"
+ok "a second client is told the DPU side is busy"
+
+# Item 7: idle clients time out (--timeout): one that never speaks is dropped and the server
+# goes on; one that stalls mid-copy ends the copy with an error; an idle DPU ends the host.
+start_dpu "$dir/d.log" -f "$dir/out10" --socket "$sock" --timeout 1
+"$peer" client "$sock" silent >"$dir/p.log" 2>&1 || fail "dc_peer client failed"
+grep -q "peer hung up" "$dir/p.log" || fail "the silent client was not dropped"
+grep -q "sent nothing for 1 s; dropped it" "$dir/d.log" || fail "no warning for the dropped client"
+head -c 4096 "$dir/src" >"$dir/small" # small: the copy itself runs under --timeout 1 too
+host -f "$dir/small" --socket "$sock" >"$dir/h.log" 2>&1 || fail "no copy after dropping an idle client"
+reap $dpid; [ "$st" = 0 ] && cmp -s "$dir/small" "$dir/out10" || fail "copy after an idle client failed"
+start_dpu "$dir/d.log" -f "$dir/out10b" --socket "$sock" --timeout 1
+: >"$dir/p.log"
+"$peer" client "$sock" stall 3000000 >>"$dir/p.log" 2>&1 &
+ppid=$!
+reap $dpid; [ "$st" = 1 ] || fail "a stalled client did not end the DPU side with an error"
+wait $ppid
+grep -q "sent nothing for 1 s" "$dir/d.log" || fail "no timeout message on the DPU side"
+no_temp "$dir/out10b" && [ ! -e "$dir/out10b" ] && [ ! -e "$sock" ] || fail "a timed-out DPU side left files"
+: >"$dir/p.log"
+"$peer" server "$sock" stall 3000000 >>"$dir/p.log" 2>&1 &
+ppid=$!
+wait_grep "$dir/p.log" listening || fail "dc_peer server did not listen"
+host -f "$dir/out10c" --socket "$sock" --timeout 1 >"$dir/h.log" 2>&1 && fail "the host side waited out a silent DPU with success"
+wait $ppid
+grep -q "sent nothing for 1 s" "$dir/h.log" || fail "no timeout message on the host side"
+no_temp "$dir/out10c" && [ ! -e "$dir/out10c" ] || fail "a timed-out host side left files"
+ok "idle peers time out (--timeout); the server outlives a silent client"
+
+# Item 7: files stream through a bounded window: peak RSS does not grow with the file.
+if [ "${ODMA_TEST_SANITIZED:-0}" = 1 ]; then
+	ok "# SKIP memory bound under sanitizers"
+else
+	head -c $((48 * 1048576)) /dev/urandom >"$dir/big"
+	rss_copy() { # rss_copy DPU_FILE HOST_FILE: prints "dpu_kib host_kib"
+		: >"$dir/d.log"
+		ODMA_SIDE=dpu "$peer" rss "$dir/rss.d" "$app" -l 50 -f "$1" --socket "$sock" --window-tasks 1 >>"$dir/d.log" 2>&1 &
+		rp=$!
+		wait_grep "$dir/d.log" "waiting for the host side" || fail "the DPU side never listened"
+		ODMA_SIDE=host "$peer" rss "$dir/rss.h" "$app" -f "$2" --socket "$sock" >"$dir/h.log" 2>&1 || fail "copy for the memory bound failed"
+		wait $rp || fail "the DPU side failed the copy for the memory bound"
+		echo "$(cat "$dir/rss.d") $(cat "$dir/rss.h")"
+	}
+	set -- $(rss_copy "$dir/small_d" "$dir/empty")
+	d0=$1 h0=$2
+	set -- $(rss_copy "$dir/big_d" "$dir/big")
+	d1=$1 h1=$2
+	cmp -s "$dir/big" "$dir/big_d" || fail "48 MiB host -> DPU differ"
+	set -- $(rss_copy "$dir/big_d" "$dir/big_back")
+	d2=$1 h2=$2
+	cmp -s "$dir/big" "$dir/big_back" || fail "48 MiB DPU -> host differ"
+	# A window of one 2 MiB task: each side grows by a few MiB, far below the 48 MiB file.
+	for g in $((d1 - d0)) $((h1 - h0)) $((d2 - d0)) $((h2 - h0)); do
+		[ "$g" -lt 16384 ] || fail "peak RSS grew by $g KiB for a 48 MiB file (baseline $d0/$h0 KiB)"
+	done
+	ok "a 48 MiB file streams in bounded memory (RSS growth $((d1 - d0))/$((h1 - h0)) and $((d2 - d0))/$((h2 - h0)) KiB)"
+fi
+echo "ok: $n hostile-input cases"

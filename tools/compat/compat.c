@@ -1,0 +1,787 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * odma compat DIR: checks a checkout of NVIDIA's doca-samples (any release) against an installed
+ * odma. Every DMA, DOCA Core (samples/doca_common) and Comch sample and the DMA Copy application
+ * is built with its own meson file and run; the result is a table (and, with --json, a JSON
+ * report). A program that needs a DOCA library odma does not provide is reported as such, not
+ * as a failure. Exit status: 0 when nothing failed, 1 when something did, 2 on a usage or setup
+ * error.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "compat.h"
+
+#ifndef ODMA_PKGCONFIGDIR
+#define ODMA_PKGCONFIGDIR "/usr/local/lib/pkgconfig"
+#endif
+
+static const char *const compat_groups[] = { "doca_dma", "doca_common", "doca_comch" };
+
+void compat_list_add(struct compat_list *l, const char *s)
+{
+	char **nv;
+
+	if (compat_list_has(l, s))
+		return;
+	if (l->n == l->cap) {
+		nv = realloc(l->v, (l->cap ? l->cap * 2 : 8) * sizeof(*nv));
+		if (nv == NULL)
+			return;
+		l->v = nv;
+		l->cap = l->cap ? l->cap * 2 : 8;
+	}
+	l->v[l->n] = strdup(s);
+	if (l->v[l->n] != NULL)
+		l->n++;
+}
+
+bool compat_list_has(const struct compat_list *l, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+void compat_list_merge(struct compat_list *dst, const struct compat_list *src)
+{
+	size_t i;
+
+	for (i = 0; i < src->n; i++)
+		compat_list_add(dst, src->v[i]);
+}
+
+void compat_list_join(const struct compat_list *l, size_t max, char *out, size_t size)
+{
+	size_t i, used = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < l->n && i < max && used < size; i++)
+		used += (size_t)snprintf(out + used, size - used, "%s%s", i ? ", " : "", l->v[i]);
+	if (l->n > max && used < size)
+		snprintf(out + used, size - used, " and %zu more", l->n - max);
+}
+
+void compat_list_free(struct compat_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+const char *compat_arch_name(unsigned arch)
+{
+	switch (arch) {
+	case COMPAT_HOST:
+		return "host";
+	case COMPAT_DPU:
+		return "dpu";
+	case COMPAT_HOST | COMPAT_DPU:
+		return "host+dpu";
+	default:
+		return "-";
+	}
+}
+
+const char *compat_status_name(enum compat_status s)
+{
+	static const char *const names[] = { "pass", "not-run", "needs", "fail" };
+
+	return names[s];
+}
+
+static const char *const usage_text[] = {
+	"usage: odma compat [OPTIONS] DIR",
+	"",
+	"Builds NVIDIA's DOCA samples in DIR (a checkout of NVIDIA-DOCA/doca-samples, any",
+	"release) with their own meson files against an installed odma, runs them, and prints",
+	"a table: program, builds, runs, reason. DMA, DOCA Core and Comch samples and the DMA",
+	"Copy application are checked; DIR is only read.",
+	"",
+	"options:",
+	"  --prefix DIR           the odma installation to check (default: this odma's)",
+	"  --pkg-config-path DIR  where odma's doca-*.pc files are (instead of --prefix)",
+	"  --json FILE            also write the report as JSON to FILE ('-': stdout)",
+	"  --timeout SEC          time limit of each program run (default 60)",
+	"  --build-timeout SEC    time limit of each meson/ninja step (default 600)",
+	"  --pair-delay SEC       head start of a DPU-side server before its host client (1)",
+	"  --only NAME[,NAME...]  check only these programs (and their host/DPU partners)",
+	"  --workdir DIR          build and run there, and keep it (default: a temporary",
+	"                         directory, removed at the end)",
+	"  --keep                 keep the temporary directory (builds and logs)",
+	"  --host-pci ADDR        host-side device (default b1:00.0)",
+	"  --dpu-pci ADDR         DPU-side device (default 03:00.0)",
+	"  --rep-pci ADDR         representor of the host function on the DPU (default b1:00.0)",
+	"  -v, --verbose          say what is being built and run",
+	"  -h, --help             this text",
+	"",
+	"Exit status: 0 when no program failed (a program that needs a DOCA library odma does",
+	"not provide yet is not a failure), 1 when one did, 2 on a usage or setup error.",
+};
+
+static void usage(FILE *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(usage_text) / sizeof(usage_text[0]); i++)
+		fprintf(out, "%s\n", usage_text[i]);
+	fprintf(out, "\nThis odma's pkg-config modules: %s\n", ODMA_PKGCONFIGDIR);
+}
+
+/* The pkgconfig directory of an installation prefix (lib/<multiarch>, lib64, lib, share). */
+static bool pc_dir_of_prefix(const char *prefix, char *out, size_t size)
+{
+	static const char *const pats[] = { "%s/lib/*/pkgconfig/doca-common.pc",
+		                            "%s/lib64/pkgconfig/doca-common.pc",
+		                            "%s/lib/pkgconfig/doca-common.pc",
+		                            "%s/share/pkgconfig/doca-common.pc" };
+	char pat[PATH_MAX];
+	glob_t g;
+	size_t i;
+
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		snprintf(pat, sizeof(pat), pats[i], prefix);
+		if (glob(pat, 0, NULL, &g) == 0 && g.gl_pathc > 0) {
+			snprintf(out, size, "%s", g.gl_pathv[0]);
+			globfree(&g);
+			*strrchr(out, '/') = '\0';
+			return true;
+		}
+		globfree(&g);
+	}
+	return false;
+}
+
+/* Runs "pkg-config FLAG doca-common" against odma's modules; its first output line in @out. */
+static int pkg_config(const struct compat_ctx *c, const char *flag, char *out, size_t size)
+{
+	const struct compat_env env[] = { { "PKG_CONFIG_PATH", c->pkg_config_path } };
+	char *argv[] = { "pkg-config", (char *)flag, "doca-common", NULL };
+
+	return compat_capture(argv, env, 1, out, size);
+}
+
+/* Finds odma through pkg-config: version, library and header directories. */
+static int locate_odma(struct compat_ctx *c)
+{
+	char out[PATH_MAX * 2], *tok, *save = NULL, *pc;
+
+	if (pkg_config(c, "--modversion", c->odma_version, sizeof(c->odma_version)) != 0) {
+		fprintf(stderr,
+		        "odma compat: no odma installation at %s (pkg-config doca-common failed);\n"
+		        "install odma (make install PREFIX=...) and pass --prefix\n",
+		        c->pkg_config_path);
+		return -1;
+	}
+	pkg_config(c, "--variable=libdir", c->libdir, sizeof(c->libdir));
+	pkg_config(c, "--cflags-only-I", out, sizeof(out));
+	for (tok = strtok_r(out, " ", &save); tok != NULL; tok = strtok_r(NULL, " ", &save))
+		if (strncmp(tok, "-I", 2) == 0)
+			compat_list_add(&c->include_dirs, tok + 2);
+	/* Say so when the modules found are not odma's (NVIDIA's DOCA, for instance). */
+	if (pkg_config(c, "--path", out, sizeof(out)) == 0 &&
+	    (pc = compat_read_file(out, NULL)) != NULL) {
+		if (strstr(pc, "Description: odma") == NULL)
+			fprintf(stderr, "odma compat: warning: %s is not odma's\n", out);
+		free(pc);
+	}
+	return 0;
+}
+
+static void read_release(struct compat_ctx *c)
+{
+	char path[PATH_MAX], *text;
+	const char *base;
+
+	snprintf(path, sizeof(path), "%s/VERSION", c->samples_dir);
+	text = compat_read_file(path, NULL);
+	if (text != NULL) {
+		text[strcspn(text, "\r\n")] = '\0';
+		snprintf(c->release, sizeof(c->release), "%s", text);
+		free(text);
+		return;
+	}
+	base = strrchr(c->samples_dir, '/');
+	snprintf(c->release, sizeof(c->release), "%s", base != NULL ? base + 1 : c->samples_dir);
+}
+
+/* A folder holds a standalone meson project (after the mirror's meson.build.public swap). */
+static bool is_project(const char *dir)
+{
+	char path[PATH_MAX], *text;
+	bool yes;
+
+	snprintf(path, sizeof(path), "%s/meson.build", dir);
+	text = compat_read_file(path, NULL);
+	yes = text != NULL && strstr(text, "project(") != NULL;
+	free(text);
+	return yes;
+}
+
+/* In the --only list, directly or as the partner of a listed program (pairs run together). */
+static bool wanted(const char *only, const char *name)
+{
+	char list[1024], *tok, *save = NULL;
+	const char *partner = compat_recipe_partner(name);
+
+	if (only == NULL)
+		return true;
+	if (partner != NULL && strstr(only, partner) != NULL && wanted(only, partner))
+		return true;
+	snprintf(list, sizeof(list), "%s", only);
+	for (tok = strtok_r(list, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save))
+		if (strcmp(tok, name) == 0)
+			return true;
+	return false;
+}
+
+static struct compat_prog *add_prog(struct compat_ctx *c, const char *group, const char *name,
+                                    const char *src)
+{
+	struct compat_prog *np = realloc(c->progs, (c->nprogs + 1) * sizeof(*np)), *p;
+
+	if (np == NULL)
+		return NULL;
+	c->progs = np;
+	p = &c->progs[c->nprogs++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->group, sizeof(p->group), "%s", group);
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	snprintf(p->src, sizeof(p->src), "%s", src);
+	p->recipe = compat_recipe_find(name);
+	return p;
+}
+
+static int group_rank(const char *g)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(compat_groups) / sizeof(compat_groups[0]); i++)
+		if (strcmp(g, compat_groups[i]) == 0)
+			return (int)i;
+	return 99;
+}
+
+static int prog_cmp(const void *a, const void *b)
+{
+	const struct compat_prog *x = a, *y = b;
+	int d = group_rank(x->group) - group_rank(y->group);
+
+	return d != 0 ? d : strcmp(x->name, y->name);
+}
+
+static void discover(struct compat_ctx *c, const char *only)
+{
+	char dir[PATH_MAX], src[PATH_MAX];
+	struct dirent *e;
+	size_t g;
+	DIR *d;
+
+	for (g = 0; g < sizeof(compat_groups) / sizeof(compat_groups[0]); g++) {
+		snprintf(dir, sizeof(dir), "%s/samples/%s", c->mirror, compat_groups[g]);
+		d = opendir(dir);
+		if (d == NULL)
+			continue;
+		while ((e = readdir(d)) != NULL) {
+			if (e->d_name[0] == '.' ||
+			    snprintf(src, sizeof(src), "%s/%s", dir, e->d_name) >= (int)sizeof(src))
+				continue;
+			if (is_project(src) && wanted(only, e->d_name))
+				add_prog(c, compat_groups[g], e->d_name, src);
+		}
+		closedir(d);
+	}
+	snprintf(dir, sizeof(dir), "%s/applications", c->mirror);
+	snprintf(src, sizeof(src), "%s/dma_copy", dir);
+	if (access(src, F_OK) == 0 && is_project(dir) && wanted(only, "dma_copy")) {
+		struct compat_prog *p = add_prog(c, "applications", "dma_copy", dir);
+
+		if (p != NULL)
+			p->application = true;
+	}
+	if (c->nprogs > 0)
+		qsort(c->progs, c->nprogs, sizeof(*c->progs), prog_cmp);
+}
+
+/* A program's verdict from its builds, before anything runs. */
+static void build_verdict(const struct compat_ctx *c, struct compat_prog *p)
+{
+	struct compat_list all = { 0 }, headers = { 0 };
+	char list[512], lib[128];
+	const char *first = "";
+	size_t i, len;
+
+	p->status = COMPAT_NOT_RUN;
+	for (i = 0; i < p->nbuilds; i++) {
+		const struct compat_build *b = &p->builds[i];
+
+		compat_list_merge(&p->symbols, &b->symbols);
+		if (b->result == COMPAT_BUILD_FAILED && p->status != COMPAT_FAIL) {
+			p->status = COMPAT_FAIL;
+			snprintf(p->reason, sizeof(p->reason), "%s build: %s",
+			         compat_arch_name(b->arch), b->reason);
+		} else if (b->result == COMPAT_BUILD_NEEDS) {
+			compat_list_merge(&p->needs, &b->needs);
+			if (first[0] == '\0')
+				first = b->reason;
+		}
+	}
+	if (p->status == COMPAT_FAIL)
+		return;
+	if (p->needs.n == 0) {
+		if (p->recipe == NULL)
+			snprintf(p->reason, sizeof(p->reason),
+			         "built; odma compat does not know how to run it");
+		return;
+	}
+	/* The build stops at the first missing piece; name the others its sources include. */
+	p->status = COMPAT_NEEDS;
+	compat_missing_headers(c, p, &all);
+	for (i = 0; i < all.n; i++) {
+		if (!compat_lib_of(c, all.v[i], lib, sizeof(lib)))
+			compat_list_add(&p->needs, lib);
+		if (strstr(first, all.v[i]) == NULL)
+			compat_list_add(&headers, all.v[i]);
+	}
+	compat_list_free(&all);
+	compat_list_join(&p->needs, 8, list, sizeof(list));
+	len = (size_t)snprintf(p->reason, sizeof(p->reason), "needs %s (%s", list, first);
+	if (p->symbols.n > 1 && len < sizeof(p->reason)) {
+		compat_list_join(&p->symbols, 3, list, sizeof(list));
+		len += (size_t)snprintf(p->reason + len, sizeof(p->reason) - len, "; undefined: %s",
+		                        list);
+	}
+	if (headers.n > 0 && len < sizeof(p->reason)) {
+		compat_list_join(&headers, 6, list, sizeof(list));
+		len += (size_t)snprintf(p->reason + len, sizeof(p->reason) - len,
+		                        "; its sources include %s", list);
+	}
+	if (len < sizeof(p->reason))
+		snprintf(p->reason + len, sizeof(p->reason) - len, ")");
+	compat_list_free(&headers);
+}
+
+static const char *builds_word(const struct compat_prog *p)
+{
+	unsigned i;
+	bool needs = false;
+
+	for (i = 0; i < p->nbuilds; i++) {
+		if (p->builds[i].result == COMPAT_BUILD_FAILED)
+			return "no";
+		needs |= p->builds[i].result == COMPAT_BUILD_NEEDS;
+	}
+	return needs ? "needs" : "yes";
+}
+
+static const char *runs_word(const struct compat_prog *p)
+{
+	if (p->run_tried)
+		return p->run_ok ? "pass" : "FAIL";
+	switch (p->status) {
+	case COMPAT_NEEDS:
+		return "needs";
+	case COMPAT_FAIL:
+		return "-";
+	default:
+		return "not-run";
+	}
+}
+
+static unsigned prog_arch(const struct compat_prog *p)
+{
+	unsigned i, a = 0;
+
+	for (i = 0; i < p->nbuilds; i++)
+		a |= p->builds[i].arch;
+	return a;
+}
+
+static void print_table(const struct compat_ctx *c, FILE *out)
+{
+	size_t i, counts[4] = { 0 }, w = 7;
+	struct compat_list needs = { 0 };
+	char label[256], list[512];
+
+	for (i = 0; i < c->nprogs; i++) {
+		size_t l = strlen(c->progs[i].group) + 1 + strlen(c->progs[i].name);
+
+		if (l > w)
+			w = l;
+	}
+	fprintf(out, "odma compat: NVIDIA doca-samples %s (%s)\n", c->release, c->samples_dir);
+	fprintf(out, "against odma %s (%s)%s%s\n\n", c->odma_version, c->pkg_config_path,
+	        c->compiler[0] ? ", compiler " : "", c->compiler);
+	fprintf(out, "%-*s  %-8s  %-6s  %-7s  %s\n", (int)w, "PROGRAM", "BUILD", "BUILDS", "RUNS",
+	        "REASON");
+	for (i = 0; i < c->nprogs; i++) {
+		const struct compat_prog *p = &c->progs[i];
+
+		snprintf(label, sizeof(label), "%s/%s", p->group, p->name);
+		fprintf(out, "%-*s  %-8s  %-6s  %-7s  %s\n", (int)w, label,
+		        compat_arch_name(prog_arch(p)), builds_word(p), runs_word(p), p->reason);
+		counts[p->status]++;
+		compat_list_merge(&needs, &p->needs);
+	}
+	compat_list_join(&needs, 10, list, sizeof(list));
+	fprintf(out,
+	        "\n%zu programs: %zu pass, %zu fail, %zu need a DOCA library odma does not "
+	        "provide yet%s%s%s, %zu not run\n",
+	        c->nprogs, counts[COMPAT_PASS], counts[COMPAT_FAIL], counts[COMPAT_NEEDS],
+	        needs.n ? " (" : "", list, needs.n ? ")" : "", counts[COMPAT_NOT_RUN]);
+	compat_list_free(&needs);
+}
+
+static json_object *json_list(const struct compat_list *l)
+{
+	json_object *a = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		json_object_array_add(a, json_object_new_string(l->v[i]));
+	return a;
+}
+
+static const char *build_word(enum compat_build_result r)
+{
+	static const char *const names[] = { "not-tried", "yes", "no", "needs" };
+
+	return names[r];
+}
+
+static json_object *json_report(const struct compat_ctx *c)
+{
+	json_object *root = json_object_new_object(), *progs = json_object_new_array();
+	json_object *o, *summary = json_object_new_object(), *builds;
+	size_t i, counts[4] = { 0 };
+	unsigned j;
+
+	json_object_object_add(root, "tool", json_object_new_string("odma compat"));
+	o = json_object_new_object();
+	json_object_object_add(o, "dir", json_object_new_string(c->samples_dir));
+	json_object_object_add(o, "release", json_object_new_string(c->release));
+	json_object_object_add(root, "doca_samples", o);
+	o = json_object_new_object();
+	json_object_object_add(o, "version", json_object_new_string(c->odma_version));
+	json_object_object_add(o, "pkg_config_path", json_object_new_string(c->pkg_config_path));
+	json_object_object_add(o, "libdir", json_object_new_string(c->libdir));
+	json_object_object_add(root, "odma", o);
+	json_object_object_add(root, "compiler", json_object_new_string(c->compiler));
+	for (i = 0; i < c->nprogs; i++) {
+		const struct compat_prog *p = &c->progs[i];
+
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(p->name));
+		json_object_object_add(o, "group", json_object_new_string(p->group));
+		json_object_object_add(o, "arch",
+		                       json_object_new_string(compat_arch_name(prog_arch(p))));
+		json_object_object_add(o, "builds", json_object_new_string(builds_word(p)));
+		json_object_object_add(o, "runs", json_object_new_string(runs_word(p)));
+		json_object_object_add(o, "status",
+		                       json_object_new_string(compat_status_name(p->status)));
+		json_object_object_add(o, "reason", json_object_new_string(p->reason));
+		json_object_object_add(o, "needs", json_list(&p->needs));
+		json_object_object_add(o, "missing_symbols", json_list(&p->symbols));
+		builds = json_object_new_array();
+		for (j = 0; j < p->nbuilds; j++) {
+			const struct compat_build *b = &p->builds[j];
+			json_object *bo = json_object_new_object();
+
+			json_object_object_add(bo, "arch",
+			                       json_object_new_string(compat_arch_name(b->arch)));
+			json_object_object_add(bo, "result",
+			                       json_object_new_string(build_word(b->result)));
+			json_object_object_add(bo, "warnings",
+			                       json_object_new_int((int)b->warnings));
+			json_object_object_add(bo, "implicit_declarations",
+			                       json_list(&b->implicit));
+			json_object_object_add(bo, "reason", json_object_new_string(b->reason));
+			json_object_object_add(bo, "log", json_object_new_string(b->log));
+			json_object_array_add(builds, bo);
+		}
+		json_object_object_add(o, "build_details", builds);
+		json_object_object_add(o, "run_logs", json_list(&p->logs));
+		json_object_array_add(progs, o);
+		counts[p->status]++;
+	}
+	json_object_object_add(root, "programs", progs);
+	json_object_object_add(summary, "total", json_object_new_int((int)c->nprogs));
+	for (i = 0; i < 4; i++)
+		json_object_object_add(summary, compat_status_name((enum compat_status)i),
+		                       json_object_new_int((int)counts[i]));
+	json_object_object_add(root, "summary", summary);
+	return root;
+}
+
+static int write_json(const struct compat_ctx *c, const char *path)
+{
+	json_object *root = json_report(c);
+	const char *text = json_object_to_json_string_ext(
+	        root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+	int rc = 0;
+
+	if (f == NULL) {
+		fprintf(stderr, "odma compat: cannot write %s: %s\n", path, strerror(errno));
+		rc = -1;
+	} else {
+		fprintf(f, "%s\n", text);
+		if (f != stdout && fclose(f) != 0)
+			rc = -1;
+	}
+	json_object_put(root);
+	return rc;
+}
+
+enum {
+	OPT_PREFIX = 256,
+	OPT_PCPATH,
+	OPT_JSON,
+	OPT_TIMEOUT,
+	OPT_BUILD_TIMEOUT,
+	OPT_PAIR_DELAY,
+	OPT_ONLY,
+	OPT_WORKDIR,
+	OPT_KEEP,
+	OPT_HOST,
+	OPT_DPU,
+	OPT_REP,
+};
+
+static const struct option options[] = {
+	{ "prefix", required_argument, NULL, OPT_PREFIX },
+	{ "pkg-config-path", required_argument, NULL, OPT_PCPATH },
+	{ "json", required_argument, NULL, OPT_JSON },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "build-timeout", required_argument, NULL, OPT_BUILD_TIMEOUT },
+	{ "pair-delay", required_argument, NULL, OPT_PAIR_DELAY },
+	{ "only", required_argument, NULL, OPT_ONLY },
+	{ "workdir", required_argument, NULL, OPT_WORKDIR },
+	{ "keep", no_argument, NULL, OPT_KEEP },
+	{ "host-pci", required_argument, NULL, OPT_HOST },
+	{ "dpu-pci", required_argument, NULL, OPT_DPU },
+	{ "rep-pci", required_argument, NULL, OPT_REP },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static bool parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end != '\0' || !(v > 0) || v > 86400)
+		return false;
+	*out = v;
+	return true;
+}
+
+struct compat_opts {
+	const char *prefix, *pc_path, *json, *only, *workdir;
+	bool keep;
+};
+
+static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat_opts *o)
+{
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "vh", options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_PREFIX:
+			o->prefix = optarg;
+			break;
+		case OPT_PCPATH:
+			o->pc_path = optarg;
+			break;
+		case OPT_JSON:
+			o->json = optarg;
+			break;
+		case OPT_TIMEOUT:
+		case OPT_BUILD_TIMEOUT:
+		case OPT_PAIR_DELAY:
+			if (!parse_seconds(optarg, opt == OPT_TIMEOUT      ? &c->run_timeout
+			                           : opt == OPT_PAIR_DELAY ? &c->pair_delay
+			                                                   : &c->build_timeout)) {
+				fprintf(stderr, "odma compat: bad time '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case OPT_ONLY:
+			o->only = optarg;
+			break;
+		case OPT_WORKDIR:
+			o->workdir = optarg;
+			break;
+		case OPT_KEEP:
+			o->keep = true;
+			break;
+		case OPT_HOST:
+			c->host_pci = optarg;
+			break;
+		case OPT_DPU:
+			c->dpu_pci = optarg;
+			break;
+		case OPT_REP:
+			c->rep_pci = optarg;
+			break;
+		case 'v':
+			c->verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return 2;
+	}
+	c->samples_dir = argv[optind];
+	return 0;
+}
+
+static int setup_paths(struct compat_ctx *c, const struct compat_opts *o)
+{
+	const char *env_pc = getenv("PKG_CONFIG_PATH");
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (strlen(c->samples_dir) > COMPAT_MAX_DIR ||
+	    (o->workdir != NULL && strlen(o->workdir) > COMPAT_MAX_DIR)) {
+		fprintf(stderr, "odma compat: directory names are limited to %d bytes\n",
+		        COMPAT_MAX_DIR);
+		return 2;
+	}
+	if (stat(c->samples_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "odma compat: %s is not a directory\n", c->samples_dir);
+		return 2;
+	}
+	snprintf(dir, sizeof(dir), "%s/samples", c->samples_dir);
+	if (access(dir, F_OK) != 0) {
+		fprintf(stderr, "odma compat: %s has no samples/: not a doca-samples checkout\n",
+		        c->samples_dir);
+		return 2;
+	}
+	if (o->pc_path != NULL) {
+		snprintf(dir, sizeof(dir), "%s", o->pc_path);
+	} else if (o->prefix != NULL) {
+		if (!pc_dir_of_prefix(o->prefix, dir, sizeof(dir))) {
+			fprintf(stderr, "odma compat: no doca-common.pc under %s\n", o->prefix);
+			return 2;
+		}
+	} else {
+		snprintf(dir, sizeof(dir), "%s", ODMA_PKGCONFIGDIR);
+	}
+	/* odma's modules first; the rest of the search path still finds json-c and friends */
+	snprintf(c->pkg_config_path, sizeof(c->pkg_config_path), "%s%s%s", dir,
+	         env_pc != NULL && env_pc[0] != '\0' ? ":" : "", env_pc != NULL ? env_pc : "");
+	if (locate_odma(c) != 0)
+		return 2;
+	if (o->workdir != NULL) {
+		if (compat_mkdir_p(o->workdir) != 0 || realpath(o->workdir, c->work) == NULL ||
+		    strlen(c->work) > COMPAT_MAX_DIR) {
+			fprintf(stderr, "odma compat: cannot use %s: %s\n", o->workdir,
+			        strerror(errno));
+			return 2;
+		}
+	} else {
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(c->work, sizeof(c->work), "%s/odma-compat.XXXXXX",
+		         tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");
+		if (strlen(c->work) > COMPAT_MAX_DIR || mkdtemp(c->work) == NULL) {
+			fprintf(stderr, "odma compat: cannot create a work directory: %s\n",
+			        strerror(errno));
+			return 2;
+		}
+	}
+	snprintf(c->mirror, sizeof(c->mirror), "%s/src", c->work);
+	compat_rm_rf(c->mirror);
+	if (compat_mirror(c->samples_dir, c->mirror) != 0) {
+		fprintf(stderr, "odma compat: cannot mirror %s into %s: %s\n", c->samples_dir,
+		        c->mirror, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct compat_ctx c = { .host_pci = "b1:00.0",
+		                .dpu_pci = "03:00.0",
+		                .rep_pci = "b1:00.0",
+		                .run_timeout = 60,
+		                .build_timeout = 600,
+		                .pair_delay = 1.0 };
+	struct compat_opts o = { 0 };
+	size_t i, failed = 0;
+	int rc;
+
+	rc = parse_args(argc, argv, &c, &o);
+	if (rc != 0)
+		return rc;
+	rc = setup_paths(&c, &o);
+	if (rc != 0) {
+		compat_list_free(&c.include_dirs);
+		return rc;
+	}
+	read_release(&c);
+	discover(&c, o.only);
+	if (c.nprogs == 0)
+		fprintf(stderr, "odma compat: no DMA, Core or Comch program found in %s\n",
+		        c.samples_dir);
+	for (i = 0; i < c.nprogs; i++) {
+		compat_build_prog(&c, &c.progs[i]);
+		build_verdict(&c, &c.progs[i]);
+	}
+	compat_run_all(&c);
+	print_table(&c, o.json != NULL && strcmp(o.json, "-") == 0 ? stderr : stdout);
+	if (o.json != NULL && write_json(&c, o.json) != 0)
+		rc = 2;
+	for (i = 0; i < c.nprogs; i++)
+		failed += c.progs[i].status == COMPAT_FAIL;
+	fflush(stdout);
+	if (o.workdir == NULL && !o.keep)
+		compat_rm_rf(c.work);
+	else
+		fprintf(stderr, "odma compat: builds and logs kept in %s\n", c.work);
+	for (i = 0; i < c.nprogs; i++) {
+		struct compat_prog *p = &c.progs[i];
+		unsigned j;
+
+		for (j = 0; j < p->nbuilds; j++) {
+			compat_list_free(&p->builds[j].needs);
+			compat_list_free(&p->builds[j].symbols);
+			compat_list_free(&p->builds[j].implicit);
+		}
+		compat_list_free(&p->needs);
+		compat_list_free(&p->symbols);
+		compat_list_free(&p->logs);
+	}
+	free(c.progs);
+	compat_list_free(&c.include_dirs);
+	if (rc != 0)
+		return rc;
+	return c.nprogs == 0 ? 2 : failed > 0 ? 1 : 0;
+}

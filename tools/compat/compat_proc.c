@@ -1,0 +1,265 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Child processes for odma-compat. Every child runs in its own process group, so a sample that
+ * forks helpers (or a hung meson) is killed as a whole when its time is up; nothing is waited
+ * for without a limit.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "compat.h"
+
+double compat_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void compat_sleep(double seconds)
+{
+	struct timespec ts;
+
+	if (seconds <= 0)
+		return;
+	ts.tv_sec = (time_t)seconds;
+	ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static void child_setup(const char *cwd, int out_fd, int in_fd, const struct compat_env *env,
+                        size_t n)
+{
+	size_t i;
+
+	setpgid(0, 0);
+	if (in_fd >= 0 && dup2(in_fd, STDIN_FILENO) < 0)
+		_exit(126);
+	if (dup2(out_fd, STDOUT_FILENO) < 0 || dup2(out_fd, STDERR_FILENO) < 0)
+		_exit(126);
+	if (cwd != NULL && chdir(cwd) != 0) {
+		fprintf(stderr, "odma compat: cannot enter %s: %s\n", cwd, strerror(errno));
+		_exit(126);
+	}
+	for (i = 0; i < n; i++) {
+		if (env[i].value != NULL)
+			setenv(env[i].name, env[i].value, 1);
+		else
+			unsetenv(env[i].name);
+	}
+}
+
+int compat_proc_start(struct compat_proc *p, char *const argv[], const char *cwd, const char *log,
+                      const struct compat_env *env, size_t n, bool pipe_stdin)
+{
+	int out_fd, in_fd, pipefd[2] = { -1, -1 };
+	pid_t pid;
+
+	memset(p, 0, sizeof(*p));
+	p->stdin_fd = -1;
+	p->status = -1;
+	snprintf(p->log, sizeof(p->log), "%s", log);
+	out_fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (out_fd < 0)
+		return -1;
+	if (pipe_stdin) {
+		if (pipe2(pipefd, O_CLOEXEC) != 0) {
+			close(out_fd);
+			return -1;
+		}
+		in_fd = pipefd[0];
+	} else {
+		in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		child_setup(cwd, out_fd, in_fd, env, n);
+		execvp(argv[0], argv);
+		fprintf(stderr, "odma compat: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(out_fd);
+	if (in_fd >= 0)
+		close(in_fd);
+	if (pid < 0) {
+		if (pipefd[1] >= 0)
+			close(pipefd[1]);
+		return -1;
+	}
+	/* Also from here: the child may not have run setpgid yet when we first signal it. */
+	setpgid(pid, pid);
+	p->pid = pid;
+	p->stdin_fd = pipefd[1];
+	return 0;
+}
+
+bool compat_proc_poll(struct compat_proc *p)
+{
+	int st;
+	pid_t r;
+
+	if (p->exited || p->pid <= 0)
+		return true;
+	r = waitpid(p->pid, &st, WNOHANG);
+	if (r == p->pid || (r < 0 && errno == ECHILD)) {
+		p->exited = true;
+		p->status = r == p->pid && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+		if (p->stdin_fd >= 0) {
+			close(p->stdin_fd);
+			p->stdin_fd = -1;
+		}
+		return true;
+	}
+	return false;
+}
+
+void compat_proc_kill(struct compat_proc *p)
+{
+	double end;
+
+	if (compat_proc_poll(p))
+		return;
+	kill(-p->pid, SIGTERM);
+	end = compat_now() + 2.0;
+	while (!compat_proc_poll(p) && compat_now() < end)
+		compat_sleep(0.02);
+	if (!p->exited) {
+		kill(-p->pid, SIGKILL);
+		while (!compat_proc_poll(p))
+			compat_sleep(0.01);
+	}
+	/* Helpers the child left behind in its group go too. */
+	kill(-p->pid, SIGKILL);
+	p->status = -1;
+}
+
+bool compat_proc_wait(struct compat_proc *p, double timeout)
+{
+	double end = compat_now() + timeout;
+
+	while (!compat_proc_poll(p)) {
+		if (compat_now() >= end) {
+			p->timed_out = true;
+			compat_proc_kill(p);
+			return false;
+		}
+		compat_sleep(0.02);
+	}
+	return true;
+}
+
+int compat_proc_run(char *const argv[], const char *cwd, const char *log,
+                    const struct compat_env *env, size_t n, double timeout, bool *timed_out)
+{
+	struct compat_proc p;
+
+	if (timed_out != NULL)
+		*timed_out = false;
+	if (compat_proc_start(&p, argv, cwd, log, env, n, false) != 0)
+		return -1;
+	if (!compat_proc_wait(&p, timeout)) {
+		if (timed_out != NULL)
+			*timed_out = true;
+		return -1;
+	}
+	return p.status;
+}
+
+int compat_capture(char *const argv[], const struct compat_env *env, size_t n, char *out,
+                   size_t size)
+{
+	char tmpl[] = "/tmp/odma-compat-capture.XXXXXX";
+	int fd, rc;
+	char *text, *nl;
+
+	out[0] = '\0';
+	fd = mkstemp(tmpl);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	rc = compat_proc_run(argv, NULL, tmpl, env, n, 30.0, NULL);
+	text = compat_read_file(tmpl, NULL);
+	unlink(tmpl);
+	if (text != NULL) {
+		nl = strchr(text, '\n');
+		if (nl != NULL)
+			*nl = '\0';
+		snprintf(out, size, "%s", text);
+		free(text);
+	}
+	return rc == 0 ? 0 : -1;
+}
+
+char *compat_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, used = 0, got;
+
+	if (f == NULL)
+		return NULL;
+	do {
+		if (cap - used < 4096) {
+			char *nb = realloc(buf, cap + 65536);
+
+			if (nb == NULL) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = nb;
+			cap += 65536;
+		}
+		got = fread(buf + used, 1, cap - used - 1, f);
+		used += got;
+	} while (got > 0);
+	fclose(f);
+	buf[used] = '\0';
+	if (len != NULL)
+		*len = used;
+	return buf;
+}
+
+bool compat_file_contains(const char *path, const char *needle)
+{
+	char *text = compat_read_file(path, NULL);
+	bool found = text != NULL && strstr(text, needle) != NULL;
+
+	free(text);
+	return found;
+}
+
+bool compat_last_line(const char *path, const char *needle, char *out, size_t size)
+{
+	char *text = compat_read_file(path, NULL), *line, *save = NULL;
+	const char *best = NULL;
+
+	out[0] = '\0';
+	if (text == NULL)
+		return false;
+	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (*line == '\0')
+			continue;
+		if (needle == NULL || strstr(line, needle) != NULL)
+			best = line;
+	}
+	if (best != NULL)
+		snprintf(out, size, "%s", best);
+	free(text);
+	return best != NULL;
+}
