@@ -31,6 +31,7 @@
 
 #include "engines/engine.h"
 #include "core/log/log.h"
+#include "engines/thread/thread.h"
 #include "util/spsc_ring.h"
 
 ODMA_LOG_REGISTER(ODMA_ENGINE_THREAD)
@@ -53,17 +54,26 @@ struct te_channel {
 	void *done_slots[TE_RING_CAP];
 };
 
+/* The channels one worker serves; replaced, never edited, while the worker may read it. */
 struct te_chanset {
 	uint32_t n;
+	uint32_t cap;
 	struct te_channel *ch[];
 };
 
+/*
+ * The channel-set hand-off (docs/design.md, "Channel sets"): the pool lock holder writes
+ * the spare set, publishes it in 'set' and waits for one 'epoch' step of the worker; the
+ * old set then becomes the spare. Both sets have the same capacity, so removing a channel
+ * never allocates and cannot fail.
+ */
 struct te_worker {
 	_Alignas(ODMA_CACHE_LINE) atomic_uint sleeping;
 	atomic_uint wake_seq; /* futex word */
 	_Alignas(ODMA_CACHE_LINE) _Atomic(struct te_chanset *) set;
 	atomic_uint_fast64_t epoch; /* bumped after every pass over the channel set */
 	atomic_bool stop;
+	struct te_chanset *spare;   /* pool lock; not read by the worker */
 	pthread_t thread;
 	unsigned int index;
 };
@@ -148,7 +158,7 @@ static uint32_t te_drain(struct te_channel *ch)
 
 static bool te_has_work(struct te_worker *w)
 {
-	struct te_chanset *set = atomic_load_explicit(&w->set, memory_order_acquire);
+	struct te_chanset *set = atomic_load_explicit(&w->set, memory_order_seq_cst);
 
 	for (uint32_t i = 0; set != NULL && i < set->n; i++)
 		if (odma_spsc_nonempty(&set->ch[i]->sub))
@@ -177,12 +187,13 @@ static void *te_worker_main(void *arg)
 	snprintf(name, sizeof(name), "odma-worker-%u", w->index);
 	pthread_setname_np(pthread_self(), name);
 	while (!atomic_load_explicit(&w->stop, memory_order_relaxed)) {
-		struct te_chanset *set = atomic_load_explicit(&w->set, memory_order_acquire);
+		/* seq_cst load and step: the hand-off's ordering (te_set_publish) */
+		struct te_chanset *set = atomic_load_explicit(&w->set, memory_order_seq_cst);
 		uint32_t did = 0;
 
 		for (uint32_t i = 0; set != NULL && i < set->n; i++)
 			did += te_drain(set->ch[i]);
-		atomic_fetch_add_explicit(&w->epoch, 1, memory_order_release);
+		atomic_fetch_add_explicit(&w->epoch, 1, memory_order_seq_cst);
 		if (did) {
 			spins = 0;
 			continue;
@@ -286,40 +297,105 @@ static void te_pool_stop(void)
 		te_wake(&te.workers[i]);
 		pthread_join(te.workers[i].thread, NULL);
 		free(atomic_load(&te.workers[i].set));
+		free(te.workers[i].spare);
 	}
 	free(te.workers);
 	te.workers = NULL;
 	te.nworkers = 0;
 }
 
-/* Replaces a worker's channel set: adds @add or removes @del (pool lock held). */
-static doca_error_t te_set_update(struct te_worker *w, struct te_channel *add, struct te_channel *del)
+/*
+ * Publishes @next as @w's channel set and returns once the worker no longer reads the set
+ * it replaced (pool lock held). The store of the set and the load of the epoch are seq_cst,
+ * as are the worker's load of the set and its epoch step: in their single total order the
+ * store comes before the load that reads e0, which comes before the step to e0 + 1, which
+ * comes before every later load of the set by the worker. So every pass that ends after
+ * that step sees @next, and the pass that ends with it (the only one that may hold the old
+ * set) is over once the epoch is seen above e0. Without the store->load ordering the load
+ * of the epoch could be served before the store reached the worker (x86 store buffer), and
+ * the wait could end while the worker still walks the old set.
+ */
+static void te_set_publish(struct te_worker *w, struct te_chanset *next)
 {
-	struct te_chanset *old = atomic_load(&w->set), *set;
-	uint32_t n = old ? old->n : 0, k = 0;
+	uint_fast64_t e0;
+	bool had_set = atomic_load_explicit(&w->set, memory_order_relaxed) != NULL;
 
-	set = malloc(sizeof(*set) + (n + 1) * sizeof(set->ch[0]));
-	if (set == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	for (uint32_t i = 0; i < n; i++)
-		if (old->ch[i] != del)
-			set->ch[k++] = old->ch[i];
+	atomic_store_explicit(&w->set, next, memory_order_seq_cst);
+	if (!had_set)
+		return; /* nothing to retire */
+	e0 = atomic_load_explicit(&w->epoch, memory_order_seq_cst);
+	while (atomic_load_explicit(&w->epoch, memory_order_seq_cst) == e0) {
+		atomic_store(&w->sleeping, 1); /* wake it even if it is about to sleep */
+		te_wake(w);
+		sched_yield();
+	}
+}
+
+/* A set of @cap slots holding @cur's channels except @del, then @add. */
+static void te_set_fill(struct te_chanset *set, const struct te_chanset *cur, struct te_channel *add,
+			struct te_channel *del)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; cur != NULL && i < cur->n; i++)
+		if (cur->ch[i] != del)
+			set->ch[k++] = cur->ch[i];
 	if (add != NULL)
 		set->ch[k++] = add;
 	set->n = k;
-	atomic_store_explicit(&w->set, set, memory_order_release);
-	if (old != NULL) {
-		/* Two full passes after the swap: the worker no longer reads the old set. */
-		uint_fast64_t e0 = atomic_load(&w->epoch);
+}
 
-		while (atomic_load(&w->epoch) < e0 + 2) {
-			atomic_store(&w->sleeping, 1);
-			te_wake(w);
-			sched_yield();
-		}
-		free(old);
+static struct te_chanset *te_set_alloc(uint32_t cap)
+{
+	struct te_chanset *set = malloc(sizeof(*set) + cap * sizeof(set->ch[0]));
+
+	if (set != NULL) {
+		set->n = 0;
+		set->cap = cap;
 	}
+	return set;
+}
+
+/* Adds @ch to @w's set (pool lock held); NO_MEMORY leaves the set as it was. */
+static doca_error_t te_set_add(struct te_worker *w, struct te_channel *ch)
+{
+	struct te_chanset *cur = atomic_load_explicit(&w->set, memory_order_relaxed);
+	struct te_chanset *next, *spare;
+	uint32_t cap;
+
+	if (cur != NULL && cur->n < cur->cap) {
+		next = w->spare;
+		te_set_fill(next, cur, ch, NULL);
+		te_set_publish(w, next);
+		w->spare = cur;
+		return DOCA_SUCCESS;
+	}
+	/* grow: both sets at the new capacity, allocated before anything changes */
+	cap = cur != NULL ? cur->cap * 2 : 4;
+	next = te_set_alloc(cap);
+	spare = te_set_alloc(cap);
+	if (next == NULL || spare == NULL) {
+		free(next);
+		free(spare);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	te_set_fill(next, cur, ch, NULL);
+	te_set_publish(w, next);
+	free(cur);
+	free(w->spare);
+	w->spare = spare;
 	return DOCA_SUCCESS;
+}
+
+/* Removes @ch from @w's set (pool lock held). Never allocates, never fails. */
+static void te_set_remove(struct te_worker *w, struct te_channel *ch)
+{
+	struct te_chanset *cur = atomic_load_explicit(&w->set, memory_order_relaxed);
+	struct te_chanset *next = w->spare;
+
+	te_set_fill(next, cur, NULL, ch);
+	te_set_publish(w, next);
+	w->spare = cur;
 }
 
 static doca_error_t te_pe_init(struct doca_pe *pe, void **engine_pe)
@@ -349,12 +425,16 @@ static doca_error_t te_pe_init(struct doca_pe *pe, void **engine_pe)
 		odma_spsc_init(&ch->sub, ch->sub_slots, TE_RING_CAP);
 		odma_spsc_init(&ch->done, ch->done_slots, TE_RING_CAP);
 		ch->pe = pe;
+		r = te_set_add(&te.workers[i], ch);
+		if (r != DOCA_SUCCESS) {
+			free(ch);
+			break;
+		}
 		tp->ch[tp->nch++] = ch;
-		r = te_set_update(&te.workers[i], ch, NULL);
 	}
 	if (r != DOCA_SUCCESS) {
 		for (uint32_t i = 0; i < tp->nch; i++) {
-			te_set_update(&te.workers[i], NULL, tp->ch[i]);
+			te_set_remove(&te.workers[i], tp->ch[i]);
 			free(tp->ch[i]);
 		}
 		free(tp);
@@ -378,7 +458,7 @@ static void te_pe_fini(void *engine_pe)
 	stale = tp->generation != te.generation;
 	for (uint32_t i = 0; i < tp->nch; i++) {
 		if (!stale)
-			te_set_update(&te.workers[i], NULL, tp->ch[i]);
+			te_set_remove(&te.workers[i], tp->ch[i]);
 		free(tp->ch[i]);
 	}
 	free(tp);
@@ -502,3 +582,17 @@ const struct odma_engine_ops odma_engine_thread = {
 	.poll = te_poll,
 	.pending = te_pending,
 };
+
+int odma_te_test_channels(uint32_t i)
+{
+	struct te_chanset *set;
+	int n = -1;
+
+	pthread_mutex_lock(&te.lock);
+	if (i < te.nworkers) {
+		set = atomic_load(&te.workers[i].set);
+		n = set != NULL ? (int)set->n : 0;
+	}
+	pthread_mutex_unlock(&te.lock);
+	return n;
+}
