@@ -13,6 +13,13 @@ OUT=docs/perf
 BENCH="$BUILD/tools/bench/odma-bench"
 [ -x "$BENCH" ] || { echo "perf-report: build first ($BENCH missing)" >&2; exit 1; }
 mkdir -p "$OUT"
+# The machine must be idle: refuse when the same-run ping-pong is above twice its idle value.
+IDLE=${ODMA_PINGPONG_IDLE_NS:-100}
+pp=$("$BENCH" --size 64 --seconds 0.05 --reps 1 --json | sed -n 's/.*"pingpong_ns": \([0-9.]*\).*/\1/p')
+if awk -v p="$pp" -v i="$IDLE" 'BEGIN { exit !(p > 2 * i) }'; then
+	echo "perf-report: ping-pong $pp ns is above 2 x the idle $IDLE ns: the machine is busy; not writing $OUT" >&2
+	exit 3
+fi
 # PEER_EAL: the full EAL argument list for the peer, e.g. to add "-d DIR" where the
 # dma_skeleton driver is not in DPDK's default plugin directory.
 PEER="--peer dpdk${PEER_EAL:+ -- $PEER_EAL}"
@@ -40,21 +47,8 @@ for engine in inline thread; do
 	done
 done
 
-# 2. The goal cases of issue 4, each engine.
-goal() { # name args...
-	name=$1; shift
-	for engine in inline thread; do
-		echo "perf-report: goal $name $engine" >&2
-		"$BENCH" --engine "$engine" --json --seconds 3 "$@" > "$OUT/goal-$name-$engine.json"
-	done
-}
-goal 64b-d128 --size 64 --depth 128 $PEER
-goal 4k-hot-d128 --size 4K --depth 128 $PEER
-goal 16m-cold-d4 --size 16M --depth 4 --cold
-goal 64b-latency --size 64 --mode latency $PEER
-goal 64b-event --size 64 --mode event
-goal 4k-event --size 4K --mode event
-goal 4k-latency --size 4K --mode latency $PEER
+# 2. The goals: RUNS same-run ratios each, median and min-max (scripts/perf-goals.sh).
+sh scripts/perf-goals.sh "$BUILD" "$OUT"
 "$BENCH" --crossover --seconds 9 > "$OUT/crossover.txt"
 
 # 3. Steady state (4 KiB, depth 32: the thread engine hands these to a worker): allocations (valgrind) and syscalls (strace) for a short and a 5x longer
@@ -86,31 +80,6 @@ fi
 		}' "$f"
 	done
 } > "$OUT/sweep.md"
-
-# 4b. The goals of issue 4: ratios from the goal runs (same-run baselines).
-jget() { # FILE KEY [peer]: a number from the one-line JSON (the peer object's with "peer")
-	if [ "${3:-}" = peer ]; then sed 's/.*"peer": {//' "$1"; else sed 's/"peer": {.*//' "$1"; fi |
-		sed -n "s/.*\"$2\": \([0-9.e+]*\).*/\1/p"
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a != "") printf "%.2f", a / b; else printf "-" }'; }
-{
-	echo "| goal | engine | odma | baseline (same run) | ratio | target | pingpong_ns |"
-	echo "|---|---|---|---|---|---|---|"
-	for e in inline thread; do
-		f=$OUT/goal-64b-d128-$e.json; a=$(jget $f tasks_per_sec); b=$(jget $f tasks_per_sec peer)
-		echo "| 64 B, depth 128, tasks/s vs skeleton | $e | $a | $b | $(ratio "$a" "$b") | >= 2.0 | $(jget $f pingpong_ns) |"
-		f=$OUT/goal-4k-hot-d128-$e.json; a=$(jget $f bytes_per_sec); b=$(jget $f bytes_per_sec peer)
-		echo "| 4 KiB hot, depth 128, bytes/s vs skeleton | $e | $a | $b | $(ratio "$a" "$b") | >= 1.5 | $(jget $f pingpong_ns) |"
-		f=$OUT/goal-16m-cold-d4-$e.json; a=$(jget $f bytes_per_sec); b=$(jget $f memcpy_bytes_per_sec)
-		echo "| 16 MiB cold, depth 4, bytes/s vs memcpy | $e | $a | $b | $(ratio "$a" "$b") | >= 0.9 | $(jget $f pingpong_ns) |"
-		for s in 64b 4k; do
-			f=$OUT/goal-$s-latency-$e.json; a=$(jget $f p50); b=$(jget $f p50 peer)
-			echo "| $s depth 1 polling, p50 ns vs skeleton p50 | $e | $a | $b | $(ratio "$a" "$b") | <= 0.5 | $(jget $f pingpong_ns) |"
-			f=$OUT/goal-$s-event-$e.json; a=$(jget $f p50); b=$(jget $f eventfd_pingpong_ns)
-			echo "| $s event mode, p50 ns vs eventfd ping-pong | $e | $a | $b | $(ratio "$a" "$b") | <= 1.2 | $(jget $f pingpong_ns) |"
-		done
-	done
-} > "$OUT/goals.md"
 
 # 5. The plot: GB/s against size, cache-hot and cold panels.
 gnuplot <<GP

@@ -103,6 +103,9 @@ int bench_odma_rep(struct bench_odma *ob, const struct bench_cfg *c, const struc
 void bench_odma_close(struct bench_odma *ob);
 uint64_t bench_odma_probe_max_buf_size(void);
 
+/* --- bench_harness.c: the odma loop's bookkeeping alone (throughput mode) --- */
+void bench_harness_rep(const struct bench_cfg *c, const struct bench_mem *m, double seconds, struct bench_rep *r);
+
 /* --- bench_cross.c: the one-shot crossover between a DMA task and memcpy --- */
 #define BENCH_CROSS_MAX 16
 #define BENCH_CROSS_SLACK 1.10 /* "no longer more expensive": within 10 % of memcpy */

@@ -111,10 +111,13 @@ static int peer_start(uint32_t depth, char *err, size_t errlen)
 	return 0;
 }
 
-static inline int peer_copy(const struct bench_mem *m, uint64_t j, uint64_t flags)
+/* Copies slot *@slot and advances it (no division: the same bookkeeping as the odma loop). */
+static inline int peer_copy(const struct bench_mem *m, size_t *slot, uint64_t flags)
 {
-	size_t off = (size_t)(j % m->n_slots) * m->stride;
+	size_t off = *slot * m->stride;
 
+	if (++*slot == m->n_slots)
+		*slot = 0;
 	return rte_dma_copy(peer.dev, 0, (rte_iova_t)(uintptr_t)(m->src + off), (rte_iova_t)(uintptr_t)(m->dst + off),
 			    (uint32_t)m->task_size, flags);
 }
@@ -123,16 +126,15 @@ static inline int peer_copy(const struct bench_mem *m, uint64_t j, uint64_t flag
  * is never shared by two copies in flight. */
 static int peer_throughput(const struct bench_cfg *c, const struct bench_mem *m, uint64_t end, uint64_t *done)
 {
-	uint64_t j = 0, inflight = 0, n = 0;
+	uint64_t inflight = 0, n = 0;
+	size_t slot = 0;
 	uint16_t last, got;
 	bool error = false;
 	int loops = 0;
 
 	for (;;) {
-		while (inflight < c->depth && peer_copy(m, j, 0) >= 0) {
+		while (inflight < c->depth && peer_copy(m, &slot, 0) >= 0)
 			inflight++;
-			j++;
-		}
 		rte_dma_submit(peer.dev, 0);
 		got = rte_dma_completed(peer.dev, 0, 64, &last, &error);
 		inflight -= got;
@@ -154,13 +156,15 @@ static int peer_throughput(const struct bench_cfg *c, const struct bench_mem *m,
 static int peer_latency(const struct bench_mem *m, uint64_t end, uint64_t *lat, size_t cap, size_t *nlat)
 {
 	uint64_t j = 0, t0;
+	size_t slot = 0;
 	uint16_t last;
 	bool error = false;
 
 	*nlat = 0;
 	while (*nlat < cap) {
 		t0 = bench_now_ns();
-		if (peer_copy(m, j++, RTE_DMA_OP_FLAG_SUBMIT) < 0)
+		j++;
+		if (peer_copy(m, &slot, RTE_DMA_OP_FLAG_SUBMIT) < 0)
 			return -1;
 		while (rte_dma_completed(peer.dev, 0, 1, &last, &error) == 0 && !error)
 			;

@@ -36,7 +36,7 @@ struct bench_odma {
 struct run_task {
 	struct doca_dma_task_memcpy *task;
 	struct doca_buf *src, *dst;
-	uint64_t use;	   /* how many times this task was submitted */
+	size_t slot;	   /* the slot of the next submission: i, i+depth, ... (mod n_slots) */
 	uint64_t t_submit; /* latency modes */
 };
 
@@ -146,23 +146,25 @@ void bench_odma_close(struct bench_odma *ob)
 /* ------------------------------------------------------------------ the task loop */
 
 /* Points task @i at its next slot: i, i+depth, i+2*depth, ... so that no two tasks in
- * flight share a destination. Lists (cache-hot only) keep their one slot. */
+ * flight share a destination (n_slots is a multiple of depth: no division needed). Lists
+ * (cache-hot only) keep their one slot. */
 static void task_position(struct odma_run *r, uint32_t i)
 {
 	const struct bench_mem *m = r->m;
 	struct run_task *t = &r->t[i];
-	size_t slot = (i + (t->use * r->c->depth) % m->n_slots) % m->n_slots;
 	struct doca_buf *b;
 
 	if (r->c->list_len <= 1) {
-		doca_buf_set_data(t->src, m->src + slot * m->stride, m->task_size);
-		doca_buf_set_data(t->dst, m->dst + slot * m->stride, 0);
+		doca_buf_set_data(t->src, m->src + t->slot * m->stride, m->task_size);
+		doca_buf_set_data(t->dst, m->dst + t->slot * m->stride, 0);
+		t->slot += r->c->depth;
+		if (t->slot >= m->n_slots)
+			t->slot -= m->n_slots;
 	} else {
 		for (b = t->dst; b != NULL;)
 			if (doca_buf_reset_data_len(b) != DOCA_SUCCESS || doca_buf_get_next_in_list(b, &b) != DOCA_SUCCESS)
 				break;
 	}
-	t->use++;
 }
 
 static int task_submit(struct odma_run *r, uint32_t i)
@@ -244,6 +246,7 @@ static int run_tasks(struct odma_run *r, struct bench_odma *ob)
 					    doca_buf_set_data(r->t[i].dst, d + i * r->m->stride, 0)))
 			return RUN_ERR(r, "doca_buf_set_data failed");
 		ud.u64 = i;
+		r->t[i].slot = i;
 		rc = doca_dma_task_memcpy_alloc_init(r->dma, r->t[i].src, r->t[i].dst, ud, &r->t[i].task);
 		if (rc != DOCA_SUCCESS)
 			return RUN_ERR(r, "doca_dma_task_memcpy_alloc_init: %s", doca_error_get_descr(rc));

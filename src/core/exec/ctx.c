@@ -113,26 +113,37 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 			 (void *)ctx, odma_cause_fix(ODMA_CAUSE_NO_PE));
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
-	if (!ctx->configured) {
+	if (!ctx->configured && !ctx->ops->no_task_conf) {
 		ODMA_ERR("%s context %p has no task type configured; %s", ctx->ops->name, (void *)ctx,
 			 odma_cause_fix(ODMA_CAUSE_NO_CONF));
 		return DOCA_ERROR_BAD_CONFIG;
 	}
-	if (ctx->ops->start != NULL && (r = ctx->ops->start(ctx)) != DOCA_SUCCESS)
-		return r;
 	r = ctx_pool_prepare(ctx);
 	if (r != DOCA_SUCCESS)
 		return r;
 	atomic_store_explicit(&ctx->flushing, false, memory_order_relaxed);
 	atomic_store_explicit(&ctx->fail_seq, UINT64_MAX, memory_order_relaxed);
 	ctx->next_seq = 0;
+	if (ctx->ops->start != NULL && (r = ctx->ops->start(ctx)) != DOCA_SUCCESS) {
+		if (r != DOCA_ERROR_IN_PROGRESS)
+			return r;
+		/* asynchronous start: the type moves the context on from its progress op */
+		odma_ctx_set_state(ctx, DOCA_CTX_STATE_STARTING);
+		return DOCA_ERROR_IN_PROGRESS;
+	}
 	odma_ctx_set_state(ctx, DOCA_CTX_STATE_RUNNING);
 	return DOCA_SUCCESS;
 }
 
+void doca_priv_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next)
+{
+	odma_ctx_set_state(ctx, next);
+}
+
 bool odma_ctx_ready_for_idle(const struct doca_ctx *ctx)
 {
-	return ctx->inflight == 0 && ctx->allocated == 0;
+	return ctx->inflight == 0 && ctx->allocated == 0 &&
+	       (ctx->ops->idle_ready == NULL || ctx->ops->idle_ready(ctx));
 }
 
 /*
@@ -144,6 +155,8 @@ void odma_ctx_begin_stop(struct doca_ctx *ctx, bool flush)
 {
 	if (flush)
 		atomic_store_explicit(&ctx->flushing, true, memory_order_release);
+	if (flush && ctx->ops->stop != NULL)
+		ctx->ops->stop(ctx);
 	odma_ctx_launch_held(ctx);
 	if (odma_ctx_ready_for_idle(ctx)) {
 		odma_ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);

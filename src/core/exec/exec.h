@@ -48,6 +48,12 @@ struct doca_task {
 	uint8_t remote;         /* touches a from-export mmap */
 	uint32_t fault_delay_us; /* injected delay (ODMA_FAULTS) */
 	uint64_t split;         /* engine: [0, split) is copied by the submitter (odma_task_copy_head) */
+	/*
+	 * Optional completion hook (e.g. a graph instance owning the task): when set, the PE
+	 * calls it instead of the context type's complete op. Cleared by task allocation.
+	 */
+	void (*hook)(struct doca_task *task, bool success);
+	void *hook_arg;
 };
 
 /* A singly linked FIFO of tasks. */
@@ -74,6 +80,37 @@ struct odma_ctx_ops {
 	doca_error_t (*start)(struct doca_ctx *ctx);
 	/* Required: runs the program's callback for a finished task. */
 	void (*complete)(struct doca_task *task, bool success);
+
+	/*
+	 * Optional hooks for context types whose tasks are not copies (Comch, Sync Event,
+	 * mmap advise). All run on the PE thread.
+	 *
+	 * submit: takes a task after the generic checks (task allocated, context RUNNING,
+	 * queue depth). Returns DOCA_SUCCESS when the type owns the task until it hands it
+	 * back with odma_task_complete() (doca_priv_task_complete from another library), or
+	 * an error, the task staying with the program. Tasks of such a type never reach an
+	 * engine, so it validates its own tasks in submit.
+	 *
+	 * progress: called by every doca_pe_progress of the context's PE while the context
+	 * is not IDLE; drains the type's own sources (sockets, shared memory) without
+	 * blocking, completes tasks and raises events. Returns whether anything happened.
+	 *
+	 * stop: called when a stop begins (doca_ctx_stop), before the generic stop; the
+	 * type fails or completes what it holds, starts closing what it owns.
+	 *
+	 * idle_ready: with tasks all completed and freed, whether the type is done too
+	 * (e.g. a connection torn down); a STOPPING context becomes IDLE only then.
+	 *
+	 * A start op may return DOCA_ERROR_IN_PROGRESS: the context becomes STARTING and
+	 * doca_ctx_start returns IN_PROGRESS; the type moves it on with odma_ctx_set_state
+	 * (RUNNING, or IDLE when the start failed) from its progress op.
+	 */
+	doca_error_t (*submit)(struct doca_task *task);
+	bool (*progress)(struct doca_ctx *ctx);
+	void (*stop)(struct doca_ctx *ctx);
+	bool (*idle_ready)(const struct doca_ctx *ctx);
+	/* Optional: a context type that needs no task type configured before start. */
+	bool no_task_conf;
 };
 
 struct doca_ctx {
@@ -115,6 +152,8 @@ struct doca_pe {
 	uint32_t num_ctxs;
 	uint32_t num_stopping;
 	bool maybe_held;             /* some context may hold tasks submitted without FLUSH */
+	uint32_t num_hooked;         /* connected contexts whose type has a progress op */
+	uint32_t ctx_gen;            /* bumped when a context connects or disconnects */
 	bool in_progress;            /* doca_pe_progress is running (no recursion) */
 };
 
@@ -123,6 +162,8 @@ DOCA_STABLE doca_error_t doca_priv_ctx_init(struct doca_ctx *ctx, const struct o
 					    struct doca_dev *dev);
 DOCA_STABLE doca_error_t doca_priv_ctx_destroy(struct doca_ctx *ctx);
 DOCA_STABLE doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task);
+DOCA_STABLE void doca_priv_task_complete(struct doca_task *task, doca_error_t status);
+DOCA_STABLE void doca_priv_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next);
 DOCA_STABLE doca_error_t doca_priv_task_check_limits(const struct doca_ctx *ctx,
 						     const struct doca_buf *src,
 						     const struct doca_buf *dst);
@@ -131,6 +172,15 @@ DOCA_STABLE doca_error_t doca_priv_task_check_limits(const struct doca_ctx *ctx,
 
 /* Runs the copy of a task (engine threads call this); returns the task's status. */
 doca_error_t odma_task_execute(struct doca_task *task);
+
+/*
+ * Hands a task of a type with its own submit op back to its PE (PE thread): sets its
+ * status; its callback runs from doca_pe_progress.
+ */
+void odma_task_complete(struct doca_task *task, doca_error_t status);
+
+/* Moves a context through its state machine, running the state-changed callback. */
+void odma_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next);
 
 /* Hands a finished task back to its PE from the PE thread (inline engine). */
 void odma_pe_complete_local(struct doca_pe *pe, struct doca_task *task);

@@ -8,7 +8,6 @@
 #include "core/exec/exec.h"
 
 const char *odma_ctx_state_name(enum doca_ctx_states s);
-void odma_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next);
 bool odma_ctx_ready_for_idle(const struct doca_ctx *ctx);
 void odma_ctx_begin_stop(struct doca_ctx *ctx, bool flush);
 

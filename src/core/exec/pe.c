@@ -85,6 +85,9 @@ doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 	ctx->pe_next = pe->ctxs;
 	pe->ctxs = ctx;
 	pe->num_ctxs++;
+	pe->ctx_gen++;
+	if (ctx->ops->progress != NULL)
+		pe->num_hooked++;
 	return DOCA_SUCCESS;
 }
 
@@ -94,6 +97,9 @@ void odma_pe_disconnect(struct doca_pe *pe, struct doca_ctx *ctx)
 		if (*pp == ctx) {
 			*pp = ctx->pe_next;
 			pe->num_ctxs--;
+			pe->ctx_gen++;
+			if (ctx->ops->progress != NULL)
+				pe->num_hooked--;
 			break;
 		}
 	}
@@ -141,11 +147,33 @@ static void pe_finish(struct doca_pe *pe, struct doca_task *t)
 	ctx->inflight--;
 	pe->inflight--;
 	t->state = ODMA_TASK_ALLOCATED;
-	if (ok)
+	if (ok && t->dst != NULL)
 		odma_dst_grow(t);
-	else if (ctx->state == DOCA_CTX_STATE_RUNNING)
-		odma_ctx_begin_stop(ctx, false); /* a failure stops the context, as hardware does */
-	ctx->ops->complete(t, ok);
+	else if (!ok && ctx->state == DOCA_CTX_STATE_RUNNING && ctx->ops->submit == NULL)
+		odma_ctx_begin_stop(ctx, false); /* a failed copy stops the context, as hardware does */
+	if (doca_unlikely(t->hook != NULL))
+		t->hook(t, ok);
+	else
+		ctx->ops->complete(t, ok);
+}
+
+/*
+ * Runs the progress ops of context types that have one. A callback run by one may connect
+ * or destroy contexts; the walk then ends, and the next progress call goes on.
+ */
+static bool pe_run_hooks(struct doca_pe *pe)
+{
+	uint32_t gen = pe->ctx_gen;
+	bool any = false;
+
+	for (struct doca_ctx *ctx = pe->ctxs; ctx != NULL; ctx = ctx->pe_next) {
+		if (ctx->ops->progress == NULL || ctx->state == DOCA_CTX_STATE_IDLE)
+			continue;
+		any |= ctx->ops->progress(ctx);
+		if (pe->ctx_gen != gen)
+			break;
+	}
+	return any;
 }
 
 static void pe_flush_deferred(struct doca_pe *pe, struct doca_ctx *ctx)
@@ -242,6 +270,8 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 		pe_consume_signal(pe);
 	if (doca_unlikely(pe->maybe_held))
 		pe_service_contexts(pe);
+	if (doca_unlikely(pe->num_hooked != 0))
+		any |= pe_run_hooks(pe);
 	if (pe->engine->poll != NULL)
 		pe->engine->poll(pe->engine_pe, &pe->done);
 	/* Take the batch first: callbacks may submit, and those complete next time. */

@@ -67,6 +67,7 @@ doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
 	t->submit_flags = 0;
 	t->fault_delay_us = 0;
 	t->split = 0;
+	t->hook = NULL;
 	*task = t;
 	return DOCA_SUCCESS;
 }
@@ -126,6 +127,36 @@ static doca_error_t task_check_submittable(const struct doca_task *t)
 	return DOCA_SUCCESS;
 }
 
+/* A task of a type that runs its own tasks (Comch, Sync Event, ...): no engine. */
+static doca_error_t task_submit_typed(struct doca_ctx *ctx, struct doca_task *t, uint32_t flags)
+{
+	doca_error_t r;
+
+	t->submit_flags = (uint8_t)flags;
+	t->status = DOCA_SUCCESS;
+	t->state = ODMA_TASK_SUBMITTED;
+	ctx->inflight++;
+	ctx->pe->inflight++;
+	r = ctx->ops->submit(t);
+	if (doca_unlikely(r != DOCA_SUCCESS)) {
+		t->state = ODMA_TASK_ALLOCATED;
+		ctx->inflight--;
+		ctx->pe->inflight--;
+	}
+	return r;
+}
+
+void odma_task_complete(struct doca_task *task, doca_error_t status)
+{
+	task->status = status;
+	odma_pe_complete_local(task->ctx->pe, task);
+}
+
+void doca_priv_task_complete(struct doca_task *task, doca_error_t status)
+{
+	odma_task_complete(task, status);
+}
+
 static doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool full)
 {
 	struct doca_ctx *ctx;
@@ -136,6 +167,8 @@ static doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool full)
 	r = task_check_submittable(t);
 	if (doca_unlikely(r != DOCA_SUCCESS))
 		return r;
+	if (ctx->ops->submit != NULL)
+		return task_submit_typed(ctx, t, flags);
 	r = odma_copy_validate(ctx, t, full);
 	if (doca_unlikely(r != DOCA_SUCCESS))
 		return r;
