@@ -15,6 +15,25 @@ static const struct odma_engine_ops *const odma_engines[] = {
 	&odma_engine_inline,
 };
 
+void odma_engine_nop_doorbell(void *engine_pe)
+{
+	(void)engine_pe;
+}
+
+unsigned int odma_engine_nop_poll(void *engine_pe, struct doca_task **done, unsigned int max)
+{
+	(void)engine_pe;
+	(void)done;
+	(void)max;
+	return 0;
+}
+
+bool odma_engine_nop_pending(void *engine_pe)
+{
+	(void)engine_pe;
+	return false;
+}
+
 const struct odma_engine_ops *odma_engine_find(const char *name)
 {
 	for (size_t i = 0; i < sizeof(odma_engines) / sizeof(odma_engines[0]); i++)

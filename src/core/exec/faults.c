@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/exec/exec.h"
 #include "core/error/error.h"
 #include "core/exec/faults.h"
 #include "core/log/log.h"
@@ -160,13 +159,12 @@ static double odma_rand01(void)
 	return (double)((odma_rng * 0x2545f4914f6cdd1dull) >> 11) / (double)(1ull << 53);
 }
 
-doca_error_t odma_faults_on_submit(struct doca_task *task, bool remote)
+doca_error_t odma_faults_on_submit(doca_error_t *preset, bool remote)
 {
 	doca_error_t r = DOCA_SUCCESS;
 
 	pthread_mutex_lock(&odma_faults_lock);
 	atomic_fetch_add(&odma_fs.submits_seen, 1);
-	task->fault_delay_us = 0;
 	if (odma_fc.submit_again > 0 && odma_rand01() < odma_fc.submit_again) {
 		atomic_fetch_add(&odma_fs.submit_again, 1);
 		r = DOCA_ERROR_AGAIN;
@@ -174,28 +172,41 @@ doca_error_t odma_faults_on_submit(struct doca_task *task, bool remote)
 	}
 	if (remote && odma_fc.remote_die_after && ++odma_remote_tasks > odma_fc.remote_die_after) {
 		atomic_fetch_add(&odma_fs.remote_dead, 1);
-		task->preset = DOCA_ERROR_IO_FAILED;
+		*preset = DOCA_ERROR_IO_FAILED;
 	} else if (odma_fc.complete_error > 0 && odma_rand01() < odma_fc.complete_error) {
 		atomic_fetch_add(&odma_fs.complete_error, 1);
-		task->preset = odma_fc.error_code;
+		*preset = odma_fc.error_code;
 	}
-	if (odma_fc.delay_max_us) {
-		task->fault_delay_us = odma_fc.delay_min_us +
-				       (uint32_t)(odma_rand01() * (odma_fc.delay_max_us - odma_fc.delay_min_us + 1));
+	if (odma_fc.delay_max_us)
 		atomic_fetch_add(&odma_fs.delayed, 1);
-	}
 out:
 	pthread_mutex_unlock(&odma_faults_lock);
 	return r;
 }
 
-void odma_faults_delay(const struct doca_task *task)
+/* splitmix64: a well-mixed 64-bit value of @x. */
+static uint64_t odma_mix64(uint64_t x)
 {
-	struct timespec ts = { .tv_sec = task->fault_delay_us / 1000000,
-			       .tv_nsec = (long)(task->fault_delay_us % 1000000) * 1000 };
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
 
-	if (task->fault_delay_us)
-		nanosleep(&ts, NULL);
+void odma_faults_delay(uint64_t seq)
+{
+	uint32_t span = odma_fc.delay_max_us - odma_fc.delay_min_us + 1;
+	uint32_t us;
+	struct timespec ts;
+
+	if (odma_fc.delay_max_us == 0)
+		return;
+	us = odma_fc.delay_min_us + (uint32_t)(odma_mix64(odma_fc.seed ^ seq) % span);
+	if (us == 0)
+		return;
+	ts.tv_sec = us / 1000000;
+	ts.tv_nsec = (long)(us % 1000000) * 1000;
+	nanosleep(&ts, NULL);
 }
 
 const struct odma_fault_stats *odma_faults_stats(void)

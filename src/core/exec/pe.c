@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "core/exec/exec_int.h"
-#include "engines/engine.h"
 #include "core/exec/faults.h"
 #include "core/log/log.h"
+#include "engines/engine.h"
 
 ODMA_LOG_REGISTER(ODMA_PE)
 
@@ -30,6 +30,7 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 	engine = odma_engine_select();
 	if (engine == NULL)
 		return DOCA_ERROR_INITIALIZATION;
+	odma_copy_init();
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return DOCA_ERROR_NO_MEMORY;
@@ -82,6 +83,9 @@ doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	ctx->pe = pe;
+	ctx->fp.submit = pe->engine->submit;
+	ctx->fp.doorbell = pe->engine->doorbell;
+	ctx->fp.engine_pe = pe->engine_pe;
 	ctx->pe_next = pe->ctxs;
 	pe->ctxs = ctx;
 	pe->num_ctxs++;
@@ -104,6 +108,7 @@ void odma_pe_disconnect(struct doca_pe *pe, struct doca_ctx *ctx)
 		}
 	}
 	ctx->pe = NULL;
+	memset(&ctx->fp, 0, sizeof(ctx->fp));
 }
 
 static void pe_write_efd(struct doca_pe *pe)
@@ -147,10 +152,12 @@ static void pe_finish(struct doca_pe *pe, struct doca_task *t)
 	ctx->inflight--;
 	pe->inflight--;
 	t->state = ODMA_TASK_ALLOCATED;
-	if (ok && t->dst != NULL)
-		odma_dst_grow(t);
-	else if (!ok && ctx->state == DOCA_CTX_STATE_RUNNING && ctx->ops->submit == NULL)
-		odma_ctx_begin_stop(ctx, false); /* a failed copy stops the context, as hardware does */
+	if (ctx->ops->submit == NULL) { /* a copy task */
+		if (ok)
+			odma_copy_grow_dst(&t->copy);
+		else if (ctx->state == DOCA_CTX_STATE_RUNNING)
+			odma_ctx_begin_stop(ctx, false); /* a failure stops the context, as hardware does */
+	}
 	if (doca_unlikely(t->hook != NULL))
 		t->hook(t, ok);
 	else
@@ -254,6 +261,19 @@ static void pe_consume_signal(struct doca_pe *pe)
 		ODMA_ERR("progress engine %p: eventfd read failed: %s", (void *)pe, strerror(errno));
 }
 
+/* Moves the engine's finished tasks onto the PE's list. */
+static void pe_poll_engine(struct doca_pe *pe)
+{
+	struct doca_task *batch[64];
+	unsigned int n;
+
+	do {
+		n = pe->engine->poll(pe->engine_pe, batch, 64);
+		for (unsigned int i = 0; i < n; i++)
+			odma_task_list_push(&pe->done, batch[i]);
+	} while (n == 64);
+}
+
 uint8_t doca_pe_progress(struct doca_pe *pe)
 {
 	struct doca_task *t, *next;
@@ -272,8 +292,7 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 		pe_service_contexts(pe);
 	if (doca_unlikely(pe->num_hooked != 0))
 		any |= pe_run_hooks(pe);
-	if (pe->engine->poll != NULL)
-		pe->engine->poll(pe->engine_pe, &pe->done);
+	pe_poll_engine(pe);
 	/* Take the batch first: callbacks may submit, and those complete next time. */
 	t = pe->done.head;
 	pe->done.head = pe->done.tail = NULL;
@@ -322,7 +341,7 @@ static bool pe_has_work(struct doca_pe *pe)
 {
 	if (pe->done.head != NULL || pe->maybe_held)
 		return true;
-	if (pe->engine->pending != NULL && pe->engine->pending(pe->engine_pe))
+	if (pe->engine->pending(pe->engine_pe))
 		return true;
 	for (struct doca_ctx *c = pe->ctxs; pe->num_stopping && c != NULL; c = c->pe_next)
 		if (c->state == DOCA_CTX_STATE_STOPPING && (odma_ctx_ready_for_idle(c) || c->deferred.head))

@@ -292,9 +292,6 @@ static struct doca_mmap *import_build(const struct odma_export_desc *d, struct d
 		return NULL;
 	}
 	r->pid = (pid_t)d->pid;
-	r->pid_start_time = d->start_time;
-	r->remote_addr = d->addr;
-	r->remote_len = d->len;
 	r->perms = d->perms;
 	r->record_addr = d->record_addr;
 	memcpy(r->key, d->key, sizeof(r->key));
@@ -303,6 +300,7 @@ static struct doca_mmap *import_build(const struct odma_export_desc *d, struct d
 	m->range_set = true;
 	m->perms = d->perms;
 	m->from_export = true;
+	m->kind = ODMA_MEM_PROCESS;
 	m->remote = r;
 	m->devs = devs;
 	devs[0] = dev;

@@ -24,6 +24,18 @@
 
 #define ODMA_MMAP_DEFAULT_MAX_DEVS 64
 
+/*
+ * Where an mmap's bytes live, fixed when the mmap is made (local) or imported (another
+ * process). core/copy moves the bytes of each kind with one mover (core/copy/mover.h); a
+ * copy touching several kinds is moved by the mover of the highest. A new kind (UCX, GPU
+ * memory) goes here, before ODMA_MEM_KINDS.
+ */
+enum odma_mem_kind {
+	ODMA_MEM_LOCAL = 0,   /* this process' memory */
+	ODMA_MEM_PROCESS = 1, /* another process' memory, through its export record */
+	ODMA_MEM_KINDS
+};
+
 /* One export descriptor handed out by export_pci/export_rdma (owned by the mmap). */
 struct odma_export_record;
 
@@ -38,10 +50,7 @@ struct odma_export {
 
 /* The remote side of a from-export mmap: who exported it and how to check it is still alive. */
 struct odma_remote {
-	pid_t pid;               /* exporter process */
-	uint64_t pid_start_time; /* its start time (detects a reused pid) */
-	uint64_t remote_addr;    /* exported range in the exporter's address space */
-	uint64_t remote_len;
+	pid_t pid;       /* exporter process */
 	uint32_t perms;  /* exporter's permissions (PCI_READ_ONLY / PCI_READ_WRITE / RDMA_*) */
 	uint8_t key[16]; /* random key of the export */
 	uint64_t record_addr; /* exporter's struct odma_export_record, checked before each move */
@@ -56,7 +65,8 @@ struct doca_mmap {
 	bool started;
 	bool ever_started;
 	bool exported;    /* export_* succeeded at least once */
-	bool from_export; /* created by doca_mmap_create_from_export */
+	bool from_export; /* created by doca_mmap_create_from_export (the API's view) */
+	uint8_t kind;     /* enum odma_mem_kind (the movers' view) */
 	struct doca_dev **devs;
 	uint32_t num_devs;
 	uint32_t max_devs;
@@ -67,7 +77,6 @@ struct doca_mmap {
 	union doca_data user_data;
 	struct odma_export *exports; /* descriptors handed out (freed on stop/destroy) */
 	struct odma_remote *remote;  /* from-export only */
-	void *export_state;          /* exporter-side liveness bookkeeping (export.c) */
 };
 
 /* Buf accounting, called by the inventory. */

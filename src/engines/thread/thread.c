@@ -29,8 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engines/engine.h"
 #include "core/log/log.h"
+#include "engines/engine.h"
 #include "engines/thread/thread.h"
 #include "util/spsc_ring.h"
 
@@ -131,6 +131,25 @@ static void te_wake(struct te_worker *w)
 	}
 }
 
+/*
+ * A submission ring entry: the task pointer with flags in its low bits (tasks are at least
+ * 8-byte aligned). TE_TAIL: the worker runs the tail part, the submitter ran the head.
+ * TE_BIG: a big copy, whose completion is published at once.
+ */
+#define TE_TAIL 1u
+#define TE_BIG 2u
+#define TE_FLAGS 3u
+
+static inline void *te_entry(struct doca_task *t, uintptr_t flags)
+{
+	return (void *)((uintptr_t)t | flags);
+}
+
+static inline struct doca_task *te_entry_task(void *e)
+{
+	return (struct doca_task *)((uintptr_t)e & ~(uintptr_t)TE_FLAGS);
+}
+
 /* Executes up to TE_BATCH submissions of one channel; returns how many. */
 static uint32_t te_drain(struct te_channel *ch)
 {
@@ -140,12 +159,13 @@ static uint32_t te_drain(struct te_channel *ch)
 		return 0;
 	n = n < TE_BATCH ? n : TE_BATCH;
 	for (uint32_t i = 0; i < n; i++) {
-		struct doca_task *t = odma_spsc_peek(&ch->sub, i);
+		void *e = odma_spsc_peek(&ch->sub, i);
+		struct doca_task *t = te_entry_task(e);
 
-		t->status = odma_task_execute(t);
+		odma_task_run(t, ((uintptr_t)e & TE_TAIL) ? ODMA_PART_TAIL : ODMA_PART_ALL);
 		odma_spsc_stage(&ch->done, t); /* never full: see the invariant above */
 		/* a big copy is reported at once rather than with the rest of the batch */
-		if (t->total >= TE_PUBLISH_EACH_BYTES && i + 1 < n) {
+		if (((uintptr_t)e & TE_BIG) && i + 1 < n) {
 			odma_spsc_publish(&ch->done);
 			odma_pe_signal(ch->pe);
 		}
@@ -481,79 +501,88 @@ static void te_doorbell(void *engine_pe)
 	}
 }
 
-/* Ordered contexts stay on one channel; the others spread over the workers. */
-static uint32_t te_pick(struct te_pe *tp, const struct doca_ctx *ctx)
+/* Tasks with an order key stay on one channel; the others spread over the workers. */
+static uint32_t te_pick(struct te_pe *tp, const struct odma_job *job)
 {
 	if (tp->nch == 1)
 		return 0;
-	if (ctx->ordered)
-		return (uint32_t)(((uintptr_t)ctx >> 6) % tp->nch);
+	if (job->order_key != 0)
+		return (uint32_t)((job->order_key >> 6) % tp->nch);
 	return tp->rr++ % tp->nch;
 }
 
-/*
- * A big local copy is split: the worker copies the second half while the submitting
- * thread copies the first, so two CPUs pull on memory at once. The task completes
- * through the worker as usual; the submitter's half is done before submit returns.
- */
-static doca_error_t te_submit_split(struct te_pe *tp, uint32_t i, struct doca_task *task)
+/* Hands a task to channel @i's worker. */
+static void te_queue(struct te_channel *ch, struct doca_task *task, const struct odma_job *job,
+		     uintptr_t flags)
 {
-	struct te_channel *ch = tp->ch[i];
-
-	task->split = (task->total / 2) & ~(uint64_t)4095;
-	odma_spsc_stage(&ch->sub, task);
+	if (job->bytes >= TE_PUBLISH_EACH_BYTES)
+		flags |= TE_BIG;
+	odma_spsc_stage(&ch->sub, te_entry(task, flags));
 	ch->outstanding++;
+}
+
+/*
+ * A big local copy is split: the worker copies the tail while the submitting thread
+ * copies the head, so two CPUs pull on memory at once. Both parts pass the same checks
+ * (odma_task_run); the task completes through the worker as usual, and the submitter's
+ * part is done before submit returns, so before any poll can hand the task back.
+ */
+static doca_error_t te_submit_split(struct te_pe *tp, uint32_t i, struct doca_task *task,
+				    const struct odma_job *job)
+{
+	te_queue(tp->ch[i], task, job, TE_TAIL);
 	te_doorbell(tp);
-	odma_task_copy_head(task);
+	odma_task_run(task, ODMA_PART_HEAD);
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t te_submit(void *engine_pe, struct doca_task *task, bool doorbell)
+static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const struct odma_job *job,
+			      bool doorbell)
 {
 	struct te_pe *tp = engine_pe;
-	uint32_t i = te_pick(tp, task->ctx);
+	uint32_t i = te_pick(tp, job);
 	struct te_channel *ch = tp->ch[i];
 
 	if (doca_unlikely(tp->generation != te.generation)) {
 		/* a PE inherited across fork(): no worker serves it here */
-		task->status = odma_task_execute(task);
+		odma_task_run(task, ODMA_PART_ALL);
 		odma_pe_complete_local(tp->pe, task);
 		return DOCA_SUCCESS;
 	}
 
 	/*
 	 * The submitting thread copies small tasks itself, and helps with any task while
-	 * the worker is backlogged. An ordered context, and a task that will fail (it puts
-	 * its context in error), go inline only when nothing is queued before them.
+	 * the worker is backlogged; a task that must stay in order goes inline only when
+	 * nothing is queued before it.
 	 */
-	if ((task->total <= te.inline_max || ch->outstanding >= te.help_backlog) &&
-	    ((!task->ctx->ordered && task->preset == DOCA_SUCCESS) || ch->outstanding == 0)) {
-		task->status = odma_task_execute(task);
+	if ((job->bytes <= te.inline_max || ch->outstanding >= te.help_backlog) &&
+	    (!job->in_order || ch->outstanding == 0)) {
+		odma_task_run(task, ODMA_PART_ALL);
 		odma_pe_complete_local(tp->pe, task);
 	} else {
 		if (doca_unlikely(ch->outstanding >= TE_RING_CAP))
 			return DOCA_ERROR_AGAIN;
-		if (task->total >= te.split_min && odma_task_splittable(task))
-			return te_submit_split(tp, i, task);
-		odma_spsc_stage(&ch->sub, task);
-		ch->outstanding++;
+		if (job->split_at != 0 && job->bytes >= te.split_min)
+			return te_submit_split(tp, i, task, job);
+		te_queue(ch, task, job, 0);
 	}
 	if (doorbell)
 		te_doorbell(tp);
 	return DOCA_SUCCESS;
 }
 
-static unsigned int te_poll(void *engine_pe, struct odma_task_list *done)
+static unsigned int te_poll(void *engine_pe, struct doca_task **done, unsigned int max)
 {
 	struct te_pe *tp = engine_pe;
 	unsigned int total = 0;
 
-	for (uint32_t i = 0; i < tp->nch; i++) {
+	for (uint32_t i = 0; i < tp->nch && total < max; i++) {
 		struct te_channel *ch = tp->ch[i];
 		uint32_t n = ch->outstanding ? odma_spsc_available(&ch->done) : 0;
 
+		n = n < max - total ? n : max - total;
 		for (uint32_t k = 0; k < n; k++)
-			odma_task_list_push(done, odma_spsc_peek(&ch->done, k));
+			done[total + k] = odma_spsc_peek(&ch->done, k);
 		if (n) {
 			odma_spsc_consume(&ch->done, n);
 			ch->outstanding -= n;
