@@ -101,6 +101,21 @@ static inline bool odma_mmap_contains(const struct doca_mmap *mmap, const void *
 /* Whether a DMA may write into memory of this mmap (local or remote). */
 bool odma_mmap_writable(const struct doca_mmap *mmap);
 
+enum odma_range_verdict {
+	ODMA_RANGE_OK = 0,
+	ODMA_RANGE_UNMAPPED, /* a page of the range is not mapped */
+	ODMA_RANGE_NO_READ,  /* a page is mapped without read access (PROT_NONE) */
+	ODMA_RANGE_NO_WRITE, /* a page is read-only and @write was asked */
+	ODMA_RANGE_UNKNOWN,  /* /proc/self/maps could not be read */
+};
+
+/*
+ * Whether this process may read (and, with @write, write) every byte of [addr, addr+len),
+ * from /proc/self/maps (range.c); touches no page. On a failure *@bad is the first address
+ * that fails.
+ */
+enum odma_range_verdict odma_range_check(const void *addr, size_t len, bool write, uintptr_t *bad);
+
 /*
  * Buffers and inventories. A doca_buf is a window (head, len) into an mmap with a
  * data segment (data, data_len) inside it. Bufs chain into lists; only the list
