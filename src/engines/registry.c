@@ -4,8 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engines/engine.h"
+#include "core/config/config.h"
 #include "core/log/log.h"
+#include "engines/engine.h"
 
 ODMA_LOG_REGISTER(ODMA_ENGINE)
 
@@ -44,13 +45,10 @@ const struct odma_engine_ops *odma_engine_find(const char *name)
 
 const struct odma_engine_ops *odma_engine_select(void)
 {
-	const char *name = getenv("ODMA_ENGINE");
-	const struct odma_engine_ops *e;
+	static const char *const names[] = { "thread", "inline", NULL }; /* as odma_engines[] */
+	int i;
 
-	if (name == NULL || *name == '\0')
-		return odma_engines[0];
-	e = odma_engine_find(name);
-	if (e == NULL)
-		ODMA_ERR("ODMA_ENGINE=\"%s\" names no engine; use \"thread\" or \"inline\"", name);
-	return e;
+	if (odma_config_choice("ODMA_ENGINE", names, 0, &i) != DOCA_SUCCESS)
+		return NULL;
+	return odma_engines[i];
 }

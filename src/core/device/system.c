@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/config/config.h"
 #include "core/device/device.h"
 #include "core/log/log.h"
 
@@ -27,9 +28,9 @@ static char odma_sys_err[512];
 
 static bool odma_load_side(void)
 {
-	const char *side = getenv("ODMA_SIDE");
+	const char *side = odma_config_string("ODMA_SIDE");
 
-	if (side == NULL || side[0] == '\0')
+	if (side == NULL)
 		return true;
 	if (strcmp(side, "host") == 0)
 		odma_sides = ODMA_SIDE_BIT(ODMA_SIDE_HOST);
@@ -108,10 +109,10 @@ static bool odma_load_builtin(const char *name, const char *text)
 
 static void odma_system_load(void)
 {
-	const char *name = getenv("ODMA_SYSTEM");
+	const char *name = odma_config_string("ODMA_SYSTEM");
 	const char *text;
 
-	if (name == NULL || name[0] == '\0')
+	if (name == NULL)
 		name = "bf3";
 	if (!odma_load_side())
 		goto fail;

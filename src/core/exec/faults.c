@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/config/config.h"
 #include "core/error/error.h"
 #include "core/exec/faults.h"
 #include "core/log/log.h"
@@ -130,10 +131,10 @@ doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, 
 
 static void odma_faults_load(void)
 {
-	const char *spec = getenv("ODMA_FAULTS");
+	const char *spec = odma_config_string("ODMA_FAULTS");
 	char err[256];
 
-	if (spec == NULL || *spec == '\0')
+	if (spec == NULL)
 		return;
 	odma_faults_status = odma_faults_parse(spec, &odma_fc, err, sizeof(err));
 	if (odma_faults_status != DOCA_SUCCESS) {

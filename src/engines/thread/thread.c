@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/config/config.h"
 #include "core/log/log.h"
 #include "engines/engine.h"
 #include "engines/thread/thread.h"
@@ -231,26 +232,6 @@ static void *te_worker_main(void *arg)
 	return NULL;
 }
 
-static size_t te_parse_size(const char *s, size_t dflt, size_t max, const char *var)
-{
-	char *end;
-	unsigned long long v;
-
-	if (s == NULL || *s == '\0')
-		return dflt;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
-	if (errno != 0 || *end != '\0' || v > max) {
-		ODMA_WARN("%s=\"%s\" is not a number up to %zu; using %zu", var, s, max, dflt);
-		return dflt;
-	}
-	return (size_t)v;
-}
-
 static uint32_t te_default_workers(void)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -275,22 +256,34 @@ static void te_atfork_child(void)
 	pthread_mutex_init(&te.lock, NULL);
 }
 
+/* Reads the pool's knobs (docs/user-guide.md); INVALID_VALUE names a bad variable. */
+static doca_error_t te_read_config(uint32_t *workers)
+{
+	uint64_t n, inline_max, split_min, backlog;
+
+	if (odma_config_size("ODMA_WORKERS", te_default_workers(), 1, TE_MAX_WORKERS, &n) ||
+	    odma_config_size("ODMA_INLINE_MAX", TE_DEFAULT_INLINE_MAX, 0, 1u << 30, &inline_max) ||
+	    odma_config_size("ODMA_SPLIT_MIN", TE_DEFAULT_SPLIT_MIN, 0, SIZE_MAX, &split_min) ||
+	    odma_config_size("ODMA_HELP_BACKLOG", TE_DEFAULT_HELP_BACKLOG, 0, TE_RING_CAP, &backlog))
+		return DOCA_ERROR_INVALID_VALUE;
+	*workers = (uint32_t)n;
+	te.inline_max = (size_t)inline_max;
+	te.split_min = split_min != 0 ? (size_t)split_min : SIZE_MAX; /* 0: never split */
+	te.help_backlog = (uint32_t)backlog;
+	return DOCA_SUCCESS;
+}
+
 /* Starts the shared workers (pool lock held). */
 static doca_error_t te_pool_start(void)
 {
-	uint32_t n = (uint32_t)te_parse_size(getenv("ODMA_WORKERS"), te_default_workers(), TE_MAX_WORKERS,
-					     "ODMA_WORKERS");
+	uint32_t n;
 
+	if (te_read_config(&n) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (!te.atfork_done) {
 		pthread_atfork(NULL, NULL, te_atfork_child);
 		te.atfork_done = true;
 	}
-	n = n ? n : 1;
-	te.inline_max = te_parse_size(getenv("ODMA_INLINE_MAX"), TE_DEFAULT_INLINE_MAX, 1u << 30, "ODMA_INLINE_MAX");
-	te.split_min = te_parse_size(getenv("ODMA_SPLIT_MIN"), TE_DEFAULT_SPLIT_MIN, SIZE_MAX, "ODMA_SPLIT_MIN");
-	te.split_min = te.split_min ? te.split_min : SIZE_MAX; /* 0: never split */
-	te.help_backlog = (uint32_t)te_parse_size(getenv("ODMA_HELP_BACKLOG"), TE_DEFAULT_HELP_BACKLOG, TE_RING_CAP,
-						  "ODMA_HELP_BACKLOG");
 	te.workers = calloc(n, sizeof(*te.workers));
 	if (te.workers == NULL)
 		return DOCA_ERROR_NO_MEMORY;
