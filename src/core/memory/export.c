@@ -22,9 +22,6 @@
 
 ODMA_LOG_REGISTER(ODMA_EXPORT)
 
-#define ODMA_ERR_AT(fn, ...)                                                                       \
-	doca_log(DOCA_LOG_LEVEL_ERROR, odma_log_source, __FILE__, __LINE__, fn, __VA_ARGS__)
-
 #define PERMS_PCI (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)
 #define PERMS_RDMA                                                                                 \
 	(DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
