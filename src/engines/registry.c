@@ -11,7 +11,7 @@
 ODMA_LOG_REGISTER(ODMA_ENGINE)
 
 /* The first entry is the default. */
-static const struct odma_engine_ops *const odma_engines[] = {
+static const struct odma_engine_ops *const registry_engines[] = {
 	&odma_engine_thread,
 	&odma_engine_inline,
 };
@@ -37,18 +37,18 @@ bool odma_engine_nop_pending(void *engine_pe)
 
 const struct odma_engine_ops *odma_engine_find(const char *name)
 {
-	for (size_t i = 0; i < sizeof(odma_engines) / sizeof(odma_engines[0]); i++)
-		if (strcmp(odma_engines[i]->name, name) == 0)
-			return odma_engines[i];
+	for (size_t i = 0; i < sizeof(registry_engines) / sizeof(registry_engines[0]); i++)
+		if (strcmp(registry_engines[i]->name, name) == 0)
+			return registry_engines[i];
 	return NULL;
 }
 
 const struct odma_engine_ops *odma_engine_select(void)
 {
-	static const char *const names[] = { "thread", "inline", NULL }; /* as odma_engines[] */
+	static const char *const names[] = { "thread", "inline", NULL }; /* as registry_engines[] */
 	int i;
 
 	if (odma_config_choice("ODMA_ENGINE", names, 0, &i) != DOCA_SUCCESS)
 		return NULL;
-	return odma_engines[i];
+	return registry_engines[i];
 }

@@ -14,7 +14,7 @@
 ODMA_LOG_REGISTER(ODMA_COPY)
 
 /* The mover of each kind of memory; a copy takes the one of its highest kind. */
-static const struct odma_mover *const odma_movers[ODMA_MEM_KINDS] = {
+static const struct odma_mover *const copy_movers[ODMA_MEM_KINDS] = {
 	[ODMA_MEM_LOCAL] = &odma_mover_local,
 	[ODMA_MEM_PROCESS] = &odma_mover_process,
 };
@@ -163,7 +163,7 @@ doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps 
 	    (r = shape_limits(caps, &s)) != DOCA_SUCCESS)
 		return r;
 	c->total = s.total;
-	c->mover = odma_movers[s.kind];
+	c->mover = copy_movers[s.kind];
 	c->split_at = copy_split_at(c, s.kind);
 	if (doca_unlikely(s.total == 0))
 		return copy_reject(strict, deferred, who,

@@ -21,13 +21,13 @@ ODMA_LOG_REGISTER(ODMA_FAULTS)
 
 bool odma_faults_enabled;
 
-static struct odma_fault_config odma_fc;
-static struct odma_fault_stats odma_fs;
-static pthread_mutex_t odma_faults_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t odma_rng;             /* xorshift64* state, under the lock */
-static uint64_t odma_remote_tasks;    /* under the lock */
-static pthread_once_t odma_faults_once = PTHREAD_ONCE_INIT;
-static doca_error_t odma_faults_status = DOCA_SUCCESS;
+static struct odma_fault_config faults_cfg;
+static struct odma_fault_stats faults_stats_now;
+static pthread_mutex_t faults_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t faults_rng;             /* xorshift64* state, under the lock */
+static uint64_t faults_remote_tasks;    /* under the lock */
+static pthread_once_t faults_once = PTHREAD_ONCE_INIT;
+static doca_error_t faults_status = DOCA_SUCCESS;
 
 static bool parse_prob(const char *v, double *out)
 {
@@ -129,64 +129,64 @@ doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, 
 	return DOCA_SUCCESS;
 }
 
-static void odma_faults_load(void)
+static void faults_load(void)
 {
 	const char *spec = odma_config_string("ODMA_FAULTS");
 	char err[256];
 
 	if (spec == NULL)
 		return;
-	odma_faults_status = odma_faults_parse(spec, &odma_fc, err, sizeof(err));
-	if (odma_faults_status != DOCA_SUCCESS) {
+	faults_status = odma_faults_parse(spec, &faults_cfg, err, sizeof(err));
+	if (faults_status != DOCA_SUCCESS) {
 		ODMA_ERR("ODMA_FAULTS=\"%s\": %s; fix or unset it", spec, err);
 		return;
 	}
-	odma_rng = odma_fc.seed ? odma_fc.seed : 0x9e3779b97f4a7c15ull;
+	faults_rng = faults_cfg.seed ? faults_cfg.seed : 0x9e3779b97f4a7c15ull;
 	odma_faults_enabled = true;
 	ODMA_WARN("fault injection on: ODMA_FAULTS=\"%s\"", spec);
 }
 
 doca_error_t odma_faults_init(void)
 {
-	pthread_once(&odma_faults_once, odma_faults_load);
-	return odma_faults_status;
+	pthread_once(&faults_once, faults_load);
+	return faults_status;
 }
 
-static double odma_rand01(void)
+static double faults_rand01(void)
 {
-	odma_rng ^= odma_rng >> 12;
-	odma_rng ^= odma_rng << 25;
-	odma_rng ^= odma_rng >> 27;
-	return (double)((odma_rng * 0x2545f4914f6cdd1dull) >> 11) / (double)(1ull << 53);
+	faults_rng ^= faults_rng >> 12;
+	faults_rng ^= faults_rng << 25;
+	faults_rng ^= faults_rng >> 27;
+	return (double)((faults_rng * 0x2545f4914f6cdd1dull) >> 11) / (double)(1ull << 53);
 }
 
 doca_error_t odma_faults_on_submit(doca_error_t *preset, bool remote)
 {
 	doca_error_t r = DOCA_SUCCESS;
 
-	pthread_mutex_lock(&odma_faults_lock);
-	atomic_fetch_add(&odma_fs.submits_seen, 1);
-	if (odma_fc.submit_again > 0 && odma_rand01() < odma_fc.submit_again) {
-		atomic_fetch_add(&odma_fs.submit_again, 1);
+	pthread_mutex_lock(&faults_lock);
+	atomic_fetch_add(&faults_stats_now.submits_seen, 1);
+	if (faults_cfg.submit_again > 0 && faults_rand01() < faults_cfg.submit_again) {
+		atomic_fetch_add(&faults_stats_now.submit_again, 1);
 		r = DOCA_ERROR_AGAIN;
 		goto out;
 	}
-	if (remote && odma_fc.remote_die_after && ++odma_remote_tasks > odma_fc.remote_die_after) {
-		atomic_fetch_add(&odma_fs.remote_dead, 1);
+	if (remote && faults_cfg.remote_die_after && ++faults_remote_tasks > faults_cfg.remote_die_after) {
+		atomic_fetch_add(&faults_stats_now.remote_dead, 1);
 		*preset = DOCA_ERROR_IO_FAILED;
-	} else if (odma_fc.complete_error > 0 && odma_rand01() < odma_fc.complete_error) {
-		atomic_fetch_add(&odma_fs.complete_error, 1);
-		*preset = odma_fc.error_code;
+	} else if (faults_cfg.complete_error > 0 && faults_rand01() < faults_cfg.complete_error) {
+		atomic_fetch_add(&faults_stats_now.complete_error, 1);
+		*preset = faults_cfg.error_code;
 	}
-	if (odma_fc.delay_max_us)
-		atomic_fetch_add(&odma_fs.delayed, 1);
+	if (faults_cfg.delay_max_us)
+		atomic_fetch_add(&faults_stats_now.delayed, 1);
 out:
-	pthread_mutex_unlock(&odma_faults_lock);
+	pthread_mutex_unlock(&faults_lock);
 	return r;
 }
 
 /* splitmix64: a well-mixed 64-bit value of @x. */
-static uint64_t odma_mix64(uint64_t x)
+static uint64_t faults_mix64(uint64_t x)
 {
 	x += 0x9e3779b97f4a7c15ull;
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -196,13 +196,13 @@ static uint64_t odma_mix64(uint64_t x)
 
 void odma_faults_delay(uint64_t seq)
 {
-	uint32_t span = odma_fc.delay_max_us - odma_fc.delay_min_us + 1;
+	uint32_t span = faults_cfg.delay_max_us - faults_cfg.delay_min_us + 1;
 	uint32_t us;
 	struct timespec ts;
 
-	if (odma_fc.delay_max_us == 0)
+	if (faults_cfg.delay_max_us == 0)
 		return;
-	us = odma_fc.delay_min_us + (uint32_t)(odma_mix64(odma_fc.seed ^ seq) % span);
+	us = faults_cfg.delay_min_us + (uint32_t)(faults_mix64(faults_cfg.seed ^ seq) % span);
 	if (us == 0)
 		return;
 	ts.tv_sec = us / 1000000;
@@ -212,5 +212,5 @@ void odma_faults_delay(uint64_t seq)
 
 const struct odma_fault_stats *odma_faults_stats(void)
 {
-	return &odma_fs;
+	return &faults_stats_now;
 }
