@@ -6,8 +6,8 @@
  * decision is drawn on the submitting thread from one seeded generator, so a
  * deterministic program sees the same faults on every run with the same seed.
  */
-#ifndef ODMA_FAULTS_PRIV_H_
-#define ODMA_FAULTS_PRIV_H_
+#ifndef ODMA_CORE_EXEC_FAULTS_H_
+#define ODMA_CORE_EXEC_FAULTS_H_
 
 #include <stdatomic.h>
 #include <stdbool.h>

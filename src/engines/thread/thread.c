@@ -411,6 +411,43 @@ static void te_set_remove(struct te_worker *w, struct te_channel *ch)
 	w->spare = cur;
 }
 
+static struct te_channel *te_channel_new(struct doca_pe *pe)
+{
+	struct te_channel *ch = aligned_alloc(ODMA_CACHE_LINE, sizeof(*ch));
+
+	if (ch == NULL)
+		return NULL;
+	memset(ch, 0, sizeof(*ch));
+	odma_spsc_init(&ch->sub, ch->sub_slots, TE_RING_CAP);
+	odma_spsc_init(&ch->done, ch->done_slots, TE_RING_CAP);
+	ch->pe = pe;
+	return ch;
+}
+
+/* Gives the PE a channel to every worker (pool lock held); on failure none is left. */
+static doca_error_t te_pe_attach(struct te_pe *tp)
+{
+	doca_error_t r = DOCA_SUCCESS;
+
+	for (uint32_t i = 0; i < te.nworkers && r == DOCA_SUCCESS; i++) {
+		struct te_channel *ch = te_channel_new(tp->pe);
+
+		r = ch != NULL ? te_set_add(&te.workers[i], ch) : DOCA_ERROR_NO_MEMORY;
+		if (r == DOCA_SUCCESS)
+			tp->ch[tp->nch++] = ch;
+		else
+			free(ch);
+	}
+	if (r != DOCA_SUCCESS) {
+		for (uint32_t i = 0; i < tp->nch; i++) {
+			te_set_remove(&te.workers[i], tp->ch[i]);
+			free(tp->ch[i]);
+		}
+		tp->nch = 0;
+	}
+	return r;
+}
+
 static doca_error_t te_pe_init(struct doca_pe *pe, void **engine_pe)
 {
 	struct te_pe *tp = NULL;
@@ -427,29 +464,8 @@ static doca_error_t te_pe_init(struct doca_pe *pe, void **engine_pe)
 	}
 	tp->pe = pe;
 	tp->generation = te.generation;
-	for (uint32_t i = 0; i < te.nworkers && r == DOCA_SUCCESS; i++) {
-		struct te_channel *ch = aligned_alloc(ODMA_CACHE_LINE, sizeof(*ch));
-
-		if (ch == NULL) {
-			r = DOCA_ERROR_NO_MEMORY;
-			break;
-		}
-		memset(ch, 0, sizeof(*ch));
-		odma_spsc_init(&ch->sub, ch->sub_slots, TE_RING_CAP);
-		odma_spsc_init(&ch->done, ch->done_slots, TE_RING_CAP);
-		ch->pe = pe;
-		r = te_set_add(&te.workers[i], ch);
-		if (r != DOCA_SUCCESS) {
-			free(ch);
-			break;
-		}
-		tp->ch[tp->nch++] = ch;
-	}
+	r = te_pe_attach(tp);
 	if (r != DOCA_SUCCESS) {
-		for (uint32_t i = 0; i < tp->nch; i++) {
-			te_set_remove(&te.workers[i], tp->ch[i]);
-			free(tp->ch[i]);
-		}
 		free(tp);
 		goto out;
 	}
