@@ -13,7 +13,7 @@
  * The handler is installed once, by the first doca_pe_create. A program that installs its
  * own SIGSEGV/SIGBUS handler later replaces ours; its copies then fault as they would
  * without the guard. Cost on the fast path: a sigsetjmp without the signal mask and two
- * stores to a thread-local pointer per copy.
+ * stores to a thread-local pointer per copy; the fault path unblocks the signal again.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -68,8 +68,12 @@ static void guard_install(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = guard_handler;
-	/* NODEFER: the jump out leaves the signal unblocked (sigsetjmp keeps no mask) */
-	sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+	/*
+	 * The kernel blocks the signal while the handler runs; the jump out keeps it blocked
+	 * (sigsetjmp saves no mask, to stay cheap), so odma_guard_fault unblocks it. (SA_NODEFER
+	 * would not do: ThreadSanitizer runs the handler from its own, which defers.)
+	 */
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGSEGV, &sa, &guard_old_segv) != 0 ||
 	    sigaction(SIGBUS, &sa, &guard_old_bus) != 0)
@@ -84,6 +88,12 @@ void odma_copy_init(void)
 
 doca_error_t odma_guard_fault(const struct odma_guard *g)
 {
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGSEGV);
+	sigaddset(&set, SIGBUS);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	ODMA_RATELIMITED_WARN("a copy hit %s at %p: the memory of a started mmap was unmapped or "
 			      "protected; the task fails with DOCA_ERROR_IO_FAILED. Keep an mmap's "
 			      "range mapped (and writable for a destination) until it is stopped",
