@@ -27,7 +27,7 @@ struct doca_task;
 
 /* What the core tells an engine about one task at submit. */
 struct odma_job {
-	uint64_t bytes;      /* bytes the task moves: its size class */
+	uint64_t bytes; /* bytes the task moves: its size class */
 	/*
 	 * 0, or an offset where the copy may be cut in two parts that run on two threads at
 	 * once: ODMA_PART_HEAD is [0, split_at), ODMA_PART_TAIL [split_at, bytes).
@@ -68,7 +68,7 @@ struct odma_engine_ops {
 	 * on the PE thread, or from poll.
 	 */
 	doca_error_t (*submit)(void *engine_pe, struct doca_task *task, const struct odma_job *job,
-			       bool doorbell);
+	                       bool doorbell);
 
 	/* Makes every earlier submit visible to the engine. */
 	void (*doorbell)(void *engine_pe);

@@ -14,13 +14,25 @@ static void parse_size(void **state)
 		bool ok;
 		uint64_t v;
 	} cases[] = {
-		{ "0", true, 0 },	     { "42", true, 42 },	{ "0x10", true, 16 },
-		{ "4k", true, 4096 },	     { "4K", true, 4096 },	{ "2m", true, 2 << 20 },
-		{ "1G", true, 1u << 30 },    { "", false, 0 },		{ "-1", false, 0 },
-		{ " 1", false, 0 },	     { "1 ", false, 0 },	{ "k", false, 0 },
-		{ "1kb", false, 0 },	     { "1.5", false, 0 },	{ "+3", false, 0 },
-		{ "18446744073709551615", true, UINT64_MAX },		{ "18446744073709551616", false, 0 },
-		{ "17179869184G", false, 0 }, { "0x", false, 0 },
+		{ "0", true, 0 },
+		{ "42", true, 42 },
+		{ "0x10", true, 16 },
+		{ "4k", true, 4096 },
+		{ "4K", true, 4096 },
+		{ "2m", true, 2 << 20 },
+		{ "1G", true, 1u << 30 },
+		{ "", false, 0 },
+		{ "-1", false, 0 },
+		{ " 1", false, 0 },
+		{ "1 ", false, 0 },
+		{ "k", false, 0 },
+		{ "1kb", false, 0 },
+		{ "1.5", false, 0 },
+		{ "+3", false, 0 },
+		{ "18446744073709551615", true, UINT64_MAX },
+		{ "18446744073709551616", false, 0 },
+		{ "17179869184G", false, 0 },
+		{ "0x", false, 0 },
 	};
 
 	(void)state;

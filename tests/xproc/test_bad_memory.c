@@ -38,7 +38,7 @@
 #define CHECK(cond)                                                                                \
 	do {                                                                                       \
 		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);  \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
 			_exit(1);                                                                  \
 		}                                                                                  \
 	} while (0)
@@ -129,9 +129,9 @@ static void child_start_checks(void)
 	CHECK_OK(try_start(dev, a + 10 * PAGE, 2 * PAGE, DOCA_ACCESS_FLAG_PCI_READ_ONLY));
 	CHECK_IS(DOCA_ERROR_NOT_PERMITTED, try_start(dev, a + 9 * PAGE, 2 * PAGE, rw));
 	CHECK_IS(DOCA_ERROR_NOT_PERMITTED,
-		 try_start(dev, a + 10 * PAGE, PAGE, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
+	         try_start(dev, a + 10 * PAGE, PAGE, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
 	CHECK_IS(DOCA_ERROR_NOT_PERMITTED,
-		 try_start(dev, a + 11 * PAGE, PAGE, DOCA_ACCESS_FLAG_RDMA_WRITE));
+	         try_start(dev, a + 11 * PAGE, PAGE, DOCA_ACCESS_FLAG_RDMA_WRITE));
 	/* a read-only string literal as the source of a local copy */
 	CHECK_OK(try_start(dev, (void *)"read-only source", 16, ro));
 	CHECK_OK(doca_dev_close(dev));
@@ -168,7 +168,7 @@ static void rig_cb(struct doca_dma_task_memcpy *t, union doca_data tud, union do
 }
 
 static void rig_state_cb(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
-			 enum doca_ctx_states next)
+                         enum doca_ctx_states next)
 {
 	(void)ud;
 	(void)ctx;
@@ -222,14 +222,14 @@ static doca_error_t rig_copy(size_t off, size_t len, unsigned int pieces)
 	for (unsigned int i = 0; i < pieces; i++) {
 		size_t n = i + 1 < pieces ? step : len - step * i;
 
-		CHECK_OK(doca_buf_inventory_buf_get_by_data(rig.inv, rig.ms, rig.src + off + step * i,
-							    n, &b));
+		CHECK_OK(doca_buf_inventory_buf_get_by_data(rig.inv, rig.ms,
+		                                            rig.src + off + step * i, n, &b));
 		if (s == NULL)
 			s = b;
 		else
 			CHECK_OK(doca_buf_chain_list(s, b));
-		CHECK_OK(doca_buf_inventory_buf_get_by_addr(rig.inv, rig.md, rig.dst + off + step * i,
-							    n, &b));
+		CHECK_OK(doca_buf_inventory_buf_get_by_addr(rig.inv, rig.md,
+		                                            rig.dst + off + step * i, n, &b));
 		if (d == NULL)
 			d = b;
 		else
@@ -240,8 +240,8 @@ static doca_error_t rig_copy(size_t off, size_t len, unsigned int pieces)
 	for (long i = 0; i < SPINS && rig.done == done; i++)
 		doca_pe_progress(rig.pe);
 	CHECK(rig.done == done + 1);
-	for (long i = 0; i < SPINS && rig.state != DOCA_CTX_STATE_IDLE &&
-			 rig.state != DOCA_CTX_STATE_RUNNING;
+	for (long i = 0;
+	     i < SPINS && rig.state != DOCA_CTX_STATE_IDLE && rig.state != DOCA_CTX_STATE_RUNNING;
 	     i++)
 		doca_pe_progress(rig.pe);
 	if (rig.state == DOCA_CTX_STATE_IDLE)
@@ -335,7 +335,8 @@ static void local_src_unmapped(void **state)
  */
 static void child_remote(void)
 {
-	uint8_t *xbuf = mmap(NULL, AREA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *xbuf =
+	        mmap(NULL, AREA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint8_t desc[256], cmd;
 	uint64_t hdr[2];
 	struct doca_mmap *remote;
@@ -397,12 +398,9 @@ static void remote(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(start_checks),
-		cmocka_unit_test(local_dst_unmapped),
-		cmocka_unit_test(local_dst_read_only),
-		cmocka_unit_test(local_src_prot_none),
-		cmocka_unit_test(local_src_unmapped),
-		cmocka_unit_test(remote),
+		cmocka_unit_test(start_checks),        cmocka_unit_test(local_dst_unmapped),
+		cmocka_unit_test(local_dst_read_only), cmocka_unit_test(local_src_prot_none),
+		cmocka_unit_test(local_src_unmapped),  cmocka_unit_test(remote),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,7 +72,7 @@ bool odma_config_parse_size(const char *text, uint64_t *out)
 }
 
 doca_error_t odma_config_size(const char *var, uint64_t dflt, uint64_t min, uint64_t max,
-			      uint64_t *out)
+                              uint64_t *out)
 {
 	const char *text = odma_config_string(var);
 	uint64_t v;
@@ -83,8 +83,8 @@ doca_error_t odma_config_size(const char *var, uint64_t dflt, uint64_t min, uint
 	}
 	if (!odma_config_parse_size(text, &v) || v < min || v > max) {
 		ODMA_ERR("%s=\"%s\" is not a number from %llu to %llu (decimal or 0x hex, optional "
-			 "k/M/G suffix); fix or unset it",
-			 var, text, (unsigned long long)min, (unsigned long long)max);
+		         "k/M/G suffix); fix or unset it",
+		         var, text, (unsigned long long)min, (unsigned long long)max);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	*out = v;
@@ -108,7 +108,7 @@ doca_error_t odma_config_choice(const char *var, const char *const *choices, int
 		}
 		if (used < sizeof(list))
 			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s\"%s\"",
-						 i ? ", " : "", choices[i]);
+			                         i ? ", " : "", choices[i]);
 	}
 	ODMA_ERR("%s=\"%s\" is not one of %s; fix or unset it", var, text, list);
 	return DOCA_ERROR_INVALID_VALUE;

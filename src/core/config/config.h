@@ -24,7 +24,7 @@ const char *odma_config_string(const char *var);
  * one log line naming @var when the value is not such a number in [@min, @max].
  */
 doca_error_t odma_config_size(const char *var, uint64_t dflt, uint64_t min, uint64_t max,
-			      uint64_t *out);
+                              uint64_t *out);
 
 /* The parser of odma_config_size alone (unit tests, fuzzing): false when @text is bad. */
 bool odma_config_parse_size(const char *text, uint64_t *out);

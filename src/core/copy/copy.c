@@ -32,8 +32,9 @@ static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s)
 {
 	for (const struct doca_buf *b = src; b != NULL; b = b->next) {
 		if (doca_unlikely(!b->in_use)) {
-			ODMA_ERR("source buf %p was released to its inventory; use a buf you still hold",
-				 (const void *)b);
+			ODMA_ERR("source buf %p was released to its inventory; use a buf you still "
+			         "hold",
+			         (const void *)b);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		s->n_src++;
@@ -49,9 +50,9 @@ static doca_error_t dst_not_writable(const struct doca_buf *b)
 	bool imported = b->mmap->from_export;
 
 	ODMA_ERR("destination buf %p: its mmap %p is %s; DMA writes need %s", (const void *)b,
-		 (const void *)b->mmap, imported ? "exported PCI_READ_ONLY" : "LOCAL_READ_ONLY",
-		 imported ? "an export with DOCA_ACCESS_FLAG_PCI_READ_WRITE"
-			  : "DOCA_ACCESS_FLAG_LOCAL_READ_WRITE");
+	         (const void *)b->mmap, imported ? "exported PCI_READ_ONLY" : "LOCAL_READ_ONLY",
+	         imported ? "an export with DOCA_ACCESS_FLAG_PCI_READ_WRITE"
+	                  : "DOCA_ACCESS_FLAG_LOCAL_READ_WRITE");
 	return DOCA_ERROR_NOT_PERMITTED;
 }
 
@@ -59,9 +60,10 @@ static doca_error_t shape_dst(const struct doca_buf *dst, struct copy_shape *s, 
 {
 	for (const struct doca_buf *b = dst; b != NULL; b = b->next) {
 		if (doca_unlikely(!b->in_use)) {
-			ODMA_ERR("destination buf %p was released to its inventory; use a buf you still "
-				 "hold",
-				 (const void *)b);
+			ODMA_ERR("destination buf %p was released to its inventory; use a buf you "
+			         "still "
+			         "hold",
+			         (const void *)b);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		if (doca_unlikely(check_perms && !odma_mmap_writable(b->mmap)))
@@ -78,21 +80,22 @@ static doca_error_t shape_limits(const struct odma_dev_caps *caps, const struct 
 {
 	if (doca_unlikely(s->n_src > caps->max_buf_list_len || s->n_dst > caps->max_buf_list_len)) {
 		ODMA_ERR("buffer list of %u elements is longer than max_buf_list_len %u; split the "
-			 "task or shorten the list",
-			 s->n_src > s->n_dst ? s->n_src : s->n_dst, caps->max_buf_list_len);
+		         "task or shorten the list",
+		         s->n_src > s->n_dst ? s->n_src : s->n_dst, caps->max_buf_list_len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (doca_unlikely(s->total > caps->max_buf_size)) {
-		ODMA_ERR("source of %llu bytes is above max_buf_size %llu; split the copy into tasks "
-			 "of at most max_buf_size",
-			 (unsigned long long)s->total, (unsigned long long)caps->max_buf_size);
+		ODMA_ERR("source of %llu bytes is above max_buf_size %llu; split the copy into "
+		         "tasks "
+		         "of at most max_buf_size",
+		         (unsigned long long)s->total, (unsigned long long)caps->max_buf_size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
 }
 
 doca_error_t odma_copy_check_limits(const struct odma_dev_caps *caps, const struct doca_buf *src,
-				    const struct doca_buf *dst)
+                                    const struct doca_buf *dst)
 {
 	struct copy_shape s = { 0 };
 	doca_error_t r = DOCA_SUCCESS;
@@ -126,14 +129,14 @@ static bool copy_overlaps(const struct doca_buf *src, const struct doca_buf *dst
 
 /* A copy that cannot run: rejected when @strict, else accepted to fail (*@deferred). */
 static doca_error_t copy_reject(bool strict, doca_error_t *deferred, const void *who,
-				const char *why)
+                                const char *why)
 {
 	if (strict) {
 		ODMA_ERR("task %p: %s", who, why);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ODMA_WARN("task %p: %s; it will complete with DOCA_ERROR_IO_FAILED and stop the context",
-		  who, why);
+	          who, why);
 	*deferred = DOCA_ERROR_IO_FAILED;
 	return DOCA_SUCCESS;
 }
@@ -147,7 +150,7 @@ static uint64_t copy_split_at(const struct odma_copy *c, enum odma_mem_kind kind
 }
 
 doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps *caps, bool strict,
-				doca_error_t *deferred, const void *who)
+                                doca_error_t *deferred, const void *who)
 {
 	struct copy_shape s = { 0 };
 	doca_error_t r;
@@ -155,7 +158,7 @@ doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps 
 	*deferred = DOCA_SUCCESS;
 	if (doca_unlikely(c->src == NULL || c->dst == NULL)) {
 		ODMA_ERR("task %p has no %s buffer; set it with doca_dma_task_memcpy_set_%s", who,
-			 c->src == NULL ? "source" : "destination", c->src == NULL ? "src" : "dst");
+		         c->src == NULL ? "source" : "destination", c->src == NULL ? "src" : "dst");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if ((r = shape_src(c->src, &s)) != DOCA_SUCCESS ||
@@ -167,14 +170,16 @@ doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps 
 	c->split_at = copy_split_at(c, s.kind);
 	if (doca_unlikely(s.total == 0))
 		return copy_reject(strict, deferred, who,
-				   "source has no data (data_len 0); give the source data with "
-				   "doca_buf_set_data or get_by_data");
+		                   "source has no data (data_len 0); give the source data with "
+		                   "doca_buf_set_data or get_by_data");
 	if (doca_unlikely(s.room < s.total))
-		return copy_reject(strict, deferred, who,
-				   "destination free space is smaller than the source; use a larger "
-				   "destination or doca_buf_reset_data_len");
+		return copy_reject(
+		        strict, deferred, who,
+		        "destination free space is smaller than the source; use a larger "
+		        "destination or doca_buf_reset_data_len");
 	if (strict && copy_overlaps(c->src, c->dst, s.total)) {
-		ODMA_ERR("task %p: source and destination overlap; copy between disjoint ranges", who);
+		ODMA_ERR("task %p: source and destination overlap; copy between disjoint ranges",
+		         who);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -222,7 +227,7 @@ static void cursor_skip(const struct doca_buf **b, size_t *b_off, uint64_t off, 
 }
 
 void odma_copy_cursor_init(struct odma_copy_cursor *cur, const struct odma_copy *c, uint64_t off,
-			   uint64_t len)
+                           uint64_t len)
 {
 	const struct doca_buf *d = c->dst;
 

@@ -45,14 +45,14 @@ struct odma_copy {
  * with (doca_task_submit: a hardware queue takes the task and fails it).
  */
 doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps *caps, bool strict,
-				doca_error_t *deferred, const void *who);
+                                doca_error_t *deferred, const void *who);
 
 /*
  * The limit checks alone (list lengths, source size), for a task being allocated with
  * buffers; either list may be NULL. DOCA_SUCCESS or DOCA_ERROR_INVALID_VALUE.
  */
 doca_error_t odma_copy_check_limits(const struct odma_dev_caps *caps, const struct doca_buf *src,
-				    const struct doca_buf *dst);
+                                    const struct doca_buf *dst);
 
 /*
  * Moves bytes [@off, @off + @len) of a validated copy (any thread; two threads may move

@@ -78,7 +78,7 @@ static void guard_install(void)
 	if (sigaction(SIGSEGV, &sa, &guard_old_segv) != 0 ||
 	    sigaction(SIGBUS, &sa, &guard_old_bus) != 0)
 		ODMA_WARN("cannot install the copy fault guard; a copy from or into memory that "
-			  "was unmapped after doca_mmap_start will crash the process");
+		          "was unmapped after doca_mmap_start will crash the process");
 }
 
 void odma_copy_init(void)
@@ -95,9 +95,9 @@ doca_error_t odma_guard_fault(const struct odma_guard *g)
 	sigaddset(&set, SIGBUS);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	ODMA_RATELIMITED_WARN("a copy hit %s at %p: the memory of a started mmap was unmapped or "
-			      "protected; the task fails with DOCA_ERROR_IO_FAILED. Keep an mmap's "
-			      "range mapped (and writable for a destination) until it is stopped",
-			      g->sig == SIGBUS ? "SIGBUS" : "SIGSEGV", g->addr);
+	                      "protected; the task fails with DOCA_ERROR_IO_FAILED. Keep an mmap's "
+	                      "range mapped (and writable for a destination) until it is stopped",
+	                      g->sig == SIGBUS ? "SIGBUS" : "SIGSEGV", g->addr);
 	return DOCA_ERROR_IO_FAILED;
 }
 

@@ -54,7 +54,7 @@ struct odma_copy_cursor {
 
 /* Positions @cur at byte @off of @c, for @len bytes. */
 void odma_copy_cursor_init(struct odma_copy_cursor *cur, const struct odma_copy *c, uint64_t off,
-			   uint64_t len);
+                           uint64_t len);
 
 /* The next piece; false once the range is done. */
 bool odma_copy_cursor_next(struct odma_copy_cursor *cur, struct odma_piece *p);

@@ -23,8 +23,8 @@
 
 ODMA_LOG_REGISTER(ODMA_XPROC)
 
-#define XPROC_BATCH 64        /* iovecs per system call (IOV_MAX is 1024) */
-#define XPROC_BOUNCE 16384    /* remote-to-remote copies go through this much stack */
+#define XPROC_BATCH 64     /* iovecs per system call (IOV_MAX is 1024) */
+#define XPROC_BOUNCE 16384 /* remote-to-remote copies go through this much stack */
 
 enum xkind { XK_READ, XK_WRITE };
 
@@ -56,8 +56,10 @@ static int xv_all(pid_t pid, bool write, struct iovec *l, int nl, struct iovec *
 	iov_advance(&l, &nl, 0);
 	iov_advance(&r, &nr, 0);
 	while (nl > 0 && nr > 0) {
-		ssize_t k = write ? process_vm_writev(pid, l, (unsigned long)nl, r, (unsigned long)nr, 0)
-				  : process_vm_readv(pid, l, (unsigned long)nl, r, (unsigned long)nr, 0);
+		ssize_t k = write ? process_vm_writev(pid, l, (unsigned long)nl, r,
+		                                      (unsigned long)nr, 0)
+		                  : process_vm_readv(pid, l, (unsigned long)nl, r,
+		                                     (unsigned long)nr, 0);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -77,20 +79,22 @@ static doca_error_t xproc_fail(const struct odma_remote *r, int err)
 		return DOCA_ERROR_IO_FAILED;
 	if (err == EPERM || err == EACCES)
 		ODMA_ERR("the kernel refused access to the memory of exporter pid %d (%s): "
-			 "process_vm_readv/writev need ptrace rights. Causes: Yama "
-			 "/proc/sys/kernel/yama/ptrace_scope above 0, or the two processes run as "
-			 "different users. Fixes: run both as the same user (the exporter calls "
-			 "prctl(PR_SET_PTRACER_ANY) on export), set ptrace_scope to 0, or give the "
-			 "importer CAP_SYS_PTRACE", (int)r->pid, strerror(err));
+		         "process_vm_readv/writev need ptrace rights. Causes: Yama "
+		         "/proc/sys/kernel/yama/ptrace_scope above 0, or the two processes run as "
+		         "different users. Fixes: run both as the same user (the exporter calls "
+		         "prctl(PR_SET_PTRACER_ANY) on export), set ptrace_scope to 0, or give the "
+		         "importer CAP_SYS_PTRACE",
+		         (int)r->pid, strerror(err));
 	else if (err == ESRCH)
 		ODMA_ERR("exporter pid %d has exited; its exported memory is gone", (int)r->pid);
 	else if (err == 0)
 		ODMA_ERR("the export of pid %d was revoked (the exporter stopped or destroyed its "
-			 "mmap); export again", (int)r->pid);
+		         "mmap); export again",
+		         (int)r->pid);
 	else
 		ODMA_ERR("moving bytes with exporter pid %d failed: %s (its exported range, or "
-			 "the local range, is no longer mapped as the copy needs)",
-			 (int)r->pid, strerror(err));
+		         "the local range, is no longer mapped as the copy needs)",
+		         (int)r->pid, strerror(err));
 	return DOCA_ERROR_IO_FAILED;
 }
 
@@ -100,8 +104,8 @@ static bool record_ok(const struct odma_remote *r, const struct odma_export_reco
 	       memcmp(rec->key, r->key, sizeof(r->key)) == 0;
 }
 
-static void record_iov(const struct odma_remote *r, struct odma_export_record *rec,
-		       struct iovec *l, struct iovec *rv)
+static void record_iov(const struct odma_remote *r, struct odma_export_record *rec, struct iovec *l,
+                       struct iovec *rv)
 {
 	memset(rec, 0, sizeof(*rec));
 	l->iov_base = rec;
@@ -146,7 +150,7 @@ static doca_error_t batch_flush(struct xbatch *b)
 
 /* Adds one piece to the batch, flushing first when it belongs to another batch. */
 static doca_error_t batch_add(struct xbatch *b, enum xkind kind, const struct doca_mmap *rm,
-			      void *local, void *remote, size_t n)
+                              void *local, void *remote, size_t n)
 {
 	doca_error_t ret;
 
@@ -171,7 +175,7 @@ static doca_error_t batch_add(struct xbatch *b, enum xkind kind, const struct do
 
 /* Both ends remote (possibly two exporters): through a stack bounce buffer. */
 static doca_error_t xproc_bounce(const struct doca_mmap *sm, uint8_t *s, const struct doca_mmap *dm,
-				 uint8_t *d, size_t n)
+                                 uint8_t *d, size_t n)
 {
 	uint8_t bounce[XPROC_BOUNCE];
 	struct iovec l, r;

@@ -28,10 +28,10 @@ struct odma_engine_ops;
 struct odma_job;
 
 enum odma_task_state {
-	ODMA_TASK_FREE = 0,   /* in the context's pool */
-	ODMA_TASK_ALLOCATED,  /* the program's */
-	ODMA_TASK_HELD,       /* submitted without FLUSH, not yet handed to the engine */
-	ODMA_TASK_SUBMITTED,  /* the library's until its callback runs */
+	ODMA_TASK_FREE = 0,  /* in the context's pool */
+	ODMA_TASK_ALLOCATED, /* the program's */
+	ODMA_TASK_HELD,      /* submitted without FLUSH, not yet handed to the engine */
+	ODMA_TASK_SUBMITTED, /* the library's until its callback runs */
 };
 
 /*
@@ -43,15 +43,15 @@ struct doca_task {
 	struct doca_task *next; /* pool free list, held list, completion list */
 	struct odma_copy copy;  /* src and dst set by the type; the rest at submit */
 	union doca_data user_data;
-	uint64_t seq;           /* submission number within the context (ordered completions) */
+	uint64_t seq; /* submission number within the context (ordered completions) */
 	/*
 	 * DOCA_SUCCESS at submit; a failing part of the copy stores its error (atomically: the
 	 * two parts of a split copy may fail at once). Read by the PE thread after hand-back.
 	 */
 	doca_error_t status;
-	doca_error_t preset;    /* a failure decided at submit (moved through the engine anyway) */
-	uint8_t state;          /* enum odma_task_state */
-	uint8_t submit_flags;   /* DOCA_TASK_SUBMIT_FLAG_* */
+	doca_error_t preset;  /* a failure decided at submit (moved through the engine anyway) */
+	uint8_t state;        /* enum odma_task_state */
+	uint8_t submit_flags; /* DOCA_TASK_SUBMIT_FLAG_* */
 	/*
 	 * Optional completion hook (e.g. a graph instance owning the task): when set, the PE
 	 * calls it instead of the context type's complete op. Cleared by task allocation.
@@ -78,8 +78,8 @@ static inline void odma_task_list_push(struct odma_task_list *l, struct doca_tas
 
 /* What a context type provides; called on the PE thread. */
 struct odma_ctx_ops {
-	const char *name;     /* "DMA" */
-	size_t task_size;     /* size of the type's task struct (embeds struct doca_task first) */
+	const char *name; /* "DMA" */
+	size_t task_size; /* size of the type's task struct (embeds struct doca_task first) */
 	/* Optional: extra checks at start (e.g. the task type was configured). */
 	doca_error_t (*start)(struct doca_ctx *ctx);
 	/* Required: runs the program's callback for a finished task. */
@@ -123,14 +123,14 @@ struct odma_ctx_ops {
  */
 struct odma_ctx_fp {
 	doca_error_t (*submit)(void *engine_pe, struct doca_task *task, const struct odma_job *job,
-			       bool doorbell);
+	                       bool doorbell);
 	void (*doorbell)(void *engine_pe);
 	void *engine_pe;
 };
 
 struct doca_ctx {
 	const struct odma_ctx_ops *ops;
-	struct odma_ctx_fp fp;  /* set by doca_pe_connect_ctx */
+	struct odma_ctx_fp fp; /* set by doca_pe_connect_ctx */
 	struct doca_dev *dev;
 	const struct odma_dev_caps *caps;
 	struct doca_pe *pe;
@@ -138,18 +138,18 @@ struct doca_ctx {
 	enum doca_ctx_states state;
 	union doca_data user_data;
 	doca_ctx_state_changed_callback_t state_cb;
-	atomic_bool flushing;   /* stop requested: tasks not executed yet fail with IO_FAILED */
+	atomic_bool flushing; /* stop requested: tasks not executed yet fail with IO_FAILED */
 	atomic_uint_fast64_t fail_seq; /* a task with this seq failed: later ones are flushed */
-	bool ordered;           /* deliver completions in submission order */
-	bool configured;        /* a task type was configured (set_conf) */
+	bool ordered;                  /* deliver completions in submission order */
+	bool configured;               /* a task type was configured (set_conf) */
 	/* task pool */
 	void *pool;
 	uint32_t pool_size;
-	uint32_t num_tasks;      /* configured pool size */
+	uint32_t num_tasks; /* configured pool size */
 	struct doca_task *free_tasks;
-	uint32_t allocated;      /* tasks out of the pool */
-	size_t inflight;         /* submitted, callback not run yet */
-	uint32_t queue_depth;    /* AGAIN beyond this many in flight */
+	uint32_t allocated;   /* tasks out of the pool */
+	size_t inflight;      /* submitted, callback not run yet */
+	uint32_t queue_depth; /* AGAIN beyond this many in flight */
 	uint64_t next_seq;
 	struct odma_task_list held;     /* submitted without FLUSH */
 	struct odma_task_list deferred; /* completed OPTIMIZE_REPORTS tasks awaiting a report */
@@ -157,32 +157,32 @@ struct doca_ctx {
 
 struct doca_pe {
 	const struct odma_engine_ops *engine;
-	void *engine_pe;             /* the engine's per-PE state */
-	int efd;                     /* notification eventfd */
-	atomic_int armed;            /* request_notification was called and nothing signalled yet */
-	atomic_bool signalled;       /* efd was written and not consumed yet */
+	void *engine_pe;       /* the engine's per-PE state */
+	int efd;               /* notification eventfd */
+	atomic_int armed;      /* request_notification was called and nothing signalled yet */
+	atomic_bool signalled; /* efd was written and not consumed yet */
 	enum doca_pe_event_mode event_mode;
-	struct odma_task_list done;  /* finished tasks waiting for callbacks (PE thread only) */
+	struct odma_task_list done; /* finished tasks waiting for callbacks (PE thread only) */
 	size_t inflight;
 	struct doca_ctx *ctxs;
 	uint32_t num_ctxs;
 	uint32_t num_stopping;
-	bool maybe_held;             /* some context may hold tasks submitted without FLUSH */
-	uint32_t num_hooked;         /* connected contexts whose type has a progress op */
-	uint32_t ctx_gen;            /* bumped when a context connects or disconnects */
-	bool in_progress;            /* doca_pe_progress is running (no recursion) */
+	bool maybe_held;     /* some context may hold tasks submitted without FLUSH */
+	uint32_t num_hooked; /* connected contexts whose type has a progress op */
+	uint32_t ctx_gen;    /* bumped when a context connects or disconnects */
+	bool in_progress;    /* doca_pe_progress is running (no recursion) */
 };
 
 /* Cross-library entry points for context types (libdoca_dma); exported as doca_priv_*. */
 DOCA_STABLE doca_error_t doca_priv_ctx_init(struct doca_ctx *ctx, const struct odma_ctx_ops *ops,
-					    struct doca_dev *dev);
+                                            struct doca_dev *dev);
 DOCA_STABLE doca_error_t doca_priv_ctx_destroy(struct doca_ctx *ctx);
 DOCA_STABLE doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task);
 DOCA_STABLE void doca_priv_task_complete(struct doca_task *task, doca_error_t status);
 DOCA_STABLE void doca_priv_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next);
 DOCA_STABLE doca_error_t doca_priv_task_check_limits(const struct doca_ctx *ctx,
-						     const struct doca_buf *src,
-						     const struct doca_buf *dst);
+                                                     const struct doca_buf *src,
+                                                     const struct doca_buf *dst);
 
 /*
  * Hands a task of a type with its own submit op back to its PE (PE thread): sets its

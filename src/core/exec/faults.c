@@ -24,8 +24,8 @@ bool odma_faults_enabled;
 static struct odma_fault_config faults_cfg;
 static struct odma_fault_stats faults_stats_now;
 static pthread_mutex_t faults_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t faults_rng;             /* xorshift64* state, under the lock */
-static uint64_t faults_remote_tasks;    /* under the lock */
+static uint64_t faults_rng;          /* xorshift64* state, under the lock */
+static uint64_t faults_remote_tasks; /* under the lock */
 static pthread_once_t faults_once = PTHREAD_ONCE_INIT;
 static doca_error_t faults_status = DOCA_SUCCESS;
 
@@ -75,7 +75,8 @@ static bool parse_error_name(const char *v, doca_error_t *out)
 	for (unsigned int i = 1; i < odma_error_count(); i++) {
 		const char *n = odma_error_info((doca_error_t)i)->name;
 
-		if (strcmp(v, n) == 0 || (strncmp(n, "DOCA_ERROR_", 11) == 0 && strcmp(v, n + 11) == 0)) {
+		if (strcmp(v, n) == 0 ||
+		    (strncmp(n, "DOCA_ERROR_", 11) == 0 && strcmp(v, n + 11) == 0)) {
 			*out = (doca_error_t)i;
 			return true;
 		}
@@ -100,7 +101,8 @@ static bool parse_item(const char *key, const char *val, struct odma_fault_confi
 	return false;
 }
 
-doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, char *err, size_t errlen)
+doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, char *err,
+                               size_t errlen)
 {
 	struct odma_fault_config c = { .seed = 1, .error_code = DOCA_ERROR_IO_FAILED };
 	char item[128];
@@ -112,15 +114,18 @@ doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, 
 		char *eq;
 
 		if (n == 0 || n >= sizeof(item)) {
-			snprintf(err, errlen, "item at offset %zu is empty or too long", (size_t)(p - spec));
+			snprintf(err, errlen, "item at offset %zu is empty or too long",
+			         (size_t)(p - spec));
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		memcpy(item, p, n);
 		item[n] = '\0';
 		eq = strchr(item, '=');
 		if (eq == NULL || !parse_item((*eq = '\0', item), eq + 1, &c)) {
-			snprintf(err, errlen, "bad item \"%.*s\" (keys: seed, submit_again, complete_error, delay_us=A-B, remote_die_after, error)",
-				 (int)n, p);
+			snprintf(err, errlen,
+			         "bad item \"%.*s\" (keys: seed, submit_again, complete_error, "
+			         "delay_us=A-B, remote_die_after, error)",
+			         (int)n, p);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		p = comma ? comma + 1 : NULL;
@@ -171,7 +176,8 @@ doca_error_t odma_faults_on_submit(doca_error_t *preset, bool remote)
 		r = DOCA_ERROR_AGAIN;
 		goto out;
 	}
-	if (remote && faults_cfg.remote_die_after && ++faults_remote_tasks > faults_cfg.remote_die_after) {
+	if (remote && faults_cfg.remote_die_after &&
+	    ++faults_remote_tasks > faults_cfg.remote_die_after) {
 		atomic_fetch_add(&faults_stats_now.remote_dead, 1);
 		*preset = DOCA_ERROR_IO_FAILED;
 	} else if (faults_cfg.complete_error > 0 && faults_rand01() < faults_cfg.complete_error) {

@@ -40,7 +40,8 @@ extern bool odma_faults_enabled;
 doca_error_t odma_faults_init(void);
 
 /* Pure parser (fuzzed and unit tested). */
-doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, char *err, size_t errlen);
+doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, char *err,
+                               size_t errlen);
 
 /*
  * At submit, after validation (PE thread): returns AGAIN (an injected full queue), or

@@ -59,8 +59,9 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 {
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
 	if (pe->num_ctxs != 0) {
-		ODMA_ERR("progress engine %p still has %u connected contexts; destroy the contexts first",
-			 (void *)pe, pe->num_ctxs);
+		ODMA_ERR("progress engine %p still has %u connected contexts; destroy the contexts "
+		         "first",
+		         (void *)pe, pe->num_ctxs);
 		return DOCA_ERROR_IN_USE;
 	}
 	pe->engine->pe_fini(pe->engine_pe);
@@ -73,13 +74,14 @@ doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 {
 	ODMA_CHECK_ARG(pe != NULL && ctx != NULL, "pe and ctx must not be NULL");
 	if (ctx->state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("context %p is %s; connect it to a progress engine while it is IDLE", (void *)ctx,
-			 odma_ctx_state_name(ctx->state));
+		ODMA_ERR("context %p is %s; connect it to a progress engine while it is IDLE",
+		         (void *)ctx, odma_ctx_state_name(ctx->state));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (ctx->pe != NULL) {
-		ODMA_ERR("context %p is already connected to progress engine %p; a context connects once",
-			 (void *)ctx, (void *)ctx->pe);
+		ODMA_ERR("context %p is already connected to progress engine %p; a context "
+		         "connects once",
+		         (void *)ctx, (void *)ctx->pe);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	ctx->pe = pe;
@@ -117,7 +119,8 @@ static void pe_write_efd(struct doca_pe *pe)
 
 	/* EAGAIN means the counter is already non-zero: readable anyway. */
 	if (write(pe->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		ODMA_ERR("progress engine %p: eventfd write failed: %s", (void *)pe, strerror(errno));
+		ODMA_ERR("progress engine %p: eventfd write failed: %s", (void *)pe,
+		         strerror(errno));
 	/* after the write: a consumer that sees the flag finds the counter set */
 	atomic_store_explicit(&pe->signalled, true, memory_order_release);
 }
@@ -156,7 +159,8 @@ static void pe_finish(struct doca_pe *pe, struct doca_task *t)
 		if (ok)
 			odma_copy_grow_dst(&t->copy);
 		else if (ctx->state == DOCA_CTX_STATE_RUNNING)
-			odma_ctx_begin_stop(ctx, false); /* a failure stops the context, as hardware does */
+			odma_ctx_begin_stop(
+			        ctx, false); /* a failure stops the context, as hardware does */
 	}
 	if (doca_unlikely(t->hook != NULL))
 		t->hook(t, ok);
@@ -258,7 +262,8 @@ static void pe_consume_signal(struct doca_pe *pe)
 	if (atomic_load_explicit(&pe->signalled, memory_order_relaxed) &&
 	    atomic_exchange_explicit(&pe->signalled, false, memory_order_relaxed) &&
 	    read(pe->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		ODMA_ERR("progress engine %p: eventfd read failed: %s", (void *)pe, strerror(errno));
+		ODMA_ERR("progress engine %p: eventfd read failed: %s", (void *)pe,
+		         strerror(errno));
 }
 
 /* Moves the engine's finished tasks onto the PE's list. */
@@ -281,8 +286,9 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 
 	if (doca_unlikely(pe == NULL || pe->in_progress)) {
 		if (pe != NULL)
-			ODMA_ERR("doca_pe_progress called from inside a callback of PE %p; return from the callback instead",
-				 (void *)pe);
+			ODMA_ERR("doca_pe_progress called from inside a callback of PE %p; return "
+			         "from the callback instead",
+			         (void *)pe);
 		return 0;
 	}
 	pe->in_progress = true;
@@ -307,7 +313,8 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	return any;
 }
 
-doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_notification_handle_t *handle)
+doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe,
+                                             doca_notification_handle_t *handle)
 {
 	ODMA_CHECK_ARG(pe != NULL && handle != NULL, "pe and handle must not be NULL");
 	*handle = pe->efd;
@@ -315,12 +322,13 @@ doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_noti
 }
 
 doca_error_t doca_pe_set_notification_handle(struct doca_pe *pe, doca_notification_handle_t handle,
-					     union doca_data completion_key)
+                                             union doca_data completion_key)
 {
 	(void)handle;
 	(void)completion_key;
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
-	ODMA_ERR("doca_pe_set_notification_handle is for Windows; on Linux use doca_pe_get_notification_handle");
+	ODMA_ERR("doca_pe_set_notification_handle is for Windows; on Linux use "
+	         "doca_pe_get_notification_handle");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -328,7 +336,8 @@ doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_ha
 {
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
 	if (handle != pe->efd) {
-		ODMA_ERR("handle %d is not the notification handle of PE %p (%d)", handle, (void *)pe, pe->efd);
+		ODMA_ERR("handle %d is not the notification handle of PE %p (%d)", handle,
+		         (void *)pe, pe->efd);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	atomic_store_explicit(&pe->signalled, true, memory_order_relaxed);
@@ -344,7 +353,8 @@ static bool pe_has_work(struct doca_pe *pe)
 	if (pe->engine->pending(pe->engine_pe))
 		return true;
 	for (struct doca_ctx *c = pe->ctxs; pe->num_stopping && c != NULL; c = c->pe_next)
-		if (c->state == DOCA_CTX_STATE_STOPPING && (odma_ctx_ready_for_idle(c) || c->deferred.head))
+		if (c->state == DOCA_CTX_STATE_STOPPING &&
+		    (odma_ctx_ready_for_idle(c) || c->deferred.head))
 			return true;
 	return false;
 }
@@ -361,7 +371,8 @@ doca_error_t doca_pe_request_notification(struct doca_pe *pe)
 
 doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *num_inflight_tasks)
 {
-	ODMA_CHECK_ARG(pe != NULL && num_inflight_tasks != NULL, "pe and num_inflight_tasks must not be NULL");
+	ODMA_CHECK_ARG(pe != NULL && num_inflight_tasks != NULL,
+	               "pe and num_inflight_tasks must not be NULL");
 	*num_inflight_tasks = pe->inflight;
 	return DOCA_SUCCESS;
 }
@@ -369,8 +380,9 @@ doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *nu
 doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode mode)
 {
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
-	ODMA_CHECK_ARG(mode == DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE || mode == DOCA_PE_EVENT_MODE_PROGRESS_ALL,
-		       "unknown event mode %d", (int)mode);
+	ODMA_CHECK_ARG(mode == DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE ||
+	                       mode == DOCA_PE_EVENT_MODE_PROGRESS_ALL,
+	               "unknown event mode %d", (int)mode);
 	pe->event_mode = mode;
 	return DOCA_SUCCESS;
 }

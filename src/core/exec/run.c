@@ -19,9 +19,9 @@ void odma_task_mark_failed(struct doca_ctx *ctx, uint64_t seq)
 {
 	uint_fast64_t cur = atomic_load_explicit(&ctx->fail_seq, memory_order_relaxed);
 
-	while (seq < cur && !atomic_compare_exchange_weak_explicit(&ctx->fail_seq, &cur, seq,
-								 memory_order_release,
-								 memory_order_relaxed))
+	while (seq < cur &&
+	       !atomic_compare_exchange_weak_explicit(&ctx->fail_seq, &cur, seq,
+	                                              memory_order_release, memory_order_relaxed))
 		;
 }
 
@@ -54,7 +54,8 @@ void odma_task_run(struct doca_task *task, enum odma_part part)
 	uint64_t len = part == ODMA_PART_HEAD ? c->split_at : c->total - off;
 	doca_error_t r = task_precheck(task);
 
-	if (doca_likely(r == DOCA_SUCCESS) && doca_unlikely(odma_copy_move(c, off, len) != DOCA_SUCCESS)) {
+	if (doca_likely(r == DOCA_SUCCESS) &&
+	    doca_unlikely(odma_copy_move(c, off, len) != DOCA_SUCCESS)) {
 		odma_task_mark_failed(task->ctx, task->seq); /* unreachable memory */
 		r = DOCA_ERROR_IO_FAILED;
 	}

@@ -23,13 +23,14 @@ doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
 
 	if (doca_unlikely(ctx->state != DOCA_CTX_STATE_RUNNING)) {
 		ODMA_ERR("%s context %p is %s; tasks can only be allocated while it is RUNNING",
-			 ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state));
+		         ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	t = ctx->free_tasks;
 	if (doca_unlikely(t == NULL)) {
-		ODMA_ERR("%s context %p: all %u tasks of the pool are allocated; %s", ctx->ops->name,
-			 (void *)ctx, ctx->num_tasks, odma_cause_fix(ODMA_CAUSE_POOL_EXHAUSTED));
+		ODMA_ERR("%s context %p: all %u tasks of the pool are allocated; %s",
+		         ctx->ops->name, (void *)ctx, ctx->num_tasks,
+		         odma_cause_fix(ODMA_CAUSE_POOL_EXHAUSTED));
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	ctx->free_tasks = t->next;
@@ -93,18 +94,20 @@ static doca_error_t task_check_submittable(const struct doca_task *t)
 	const struct doca_ctx *ctx = t->ctx;
 
 	if (doca_unlikely(t->state != ODMA_TASK_ALLOCATED)) {
-		ODMA_ERR("task %p is %s; only an allocated task that is not in flight can be submitted",
-			 (void *)t, t->state == ODMA_TASK_FREE ? "freed" : "already submitted");
+		ODMA_ERR("task %p is %s; only an allocated task that is not in flight can be "
+		         "submitted",
+		         (void *)t, t->state == ODMA_TASK_FREE ? "freed" : "already submitted");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (doca_unlikely(ctx->state != DOCA_CTX_STATE_RUNNING)) {
 		ODMA_ERR("task %p: %s context %p is %s; submit only while it is RUNNING", (void *)t,
-			 ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state));
+		         ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (doca_unlikely(ctx->inflight >= ctx->queue_depth)) {
-		ODMA_RATELIMITED_WARN("task %p: %zu tasks in flight, the queue depth of the device; %s", (void *)t,
-			 ctx->inflight, odma_cause_fix(ODMA_CAUSE_QUEUE_FULL));
+		ODMA_RATELIMITED_WARN(
+		        "task %p: %zu tasks in flight, the queue depth of the device; %s",
+		        (void *)t, ctx->inflight, odma_cause_fix(ODMA_CAUSE_QUEUE_FULL));
 		return DOCA_ERROR_AGAIN;
 	}
 	return DOCA_SUCCESS;
@@ -180,8 +183,8 @@ static doca_error_t task_enqueue(struct doca_ctx *ctx, struct doca_task *t, uint
 		ctx->inflight--;
 		ctx->pe->inflight--;
 		ODMA_RATELIMITED_WARN("task %p: the engine's queue is full; progress the PE and "
-				      "submit again",
-				      (void *)t);
+		                      "submit again",
+		                      (void *)t);
 	}
 	return r;
 }
@@ -223,8 +226,9 @@ doca_error_t doca_task_try_submit(struct doca_task *task)
 doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
 {
 	if (doca_unlikely(flags & ~(uint32_t)ODMA_SUBMIT_FLAGS_ALL)) {
-		ODMA_ERR("doca_task_submit_ex: unknown flags 0x%x; use DOCA_TASK_SUBMIT_FLAG_FLUSH / _OPTIMIZE_REPORTS",
-			 flags & ~(uint32_t)ODMA_SUBMIT_FLAGS_ALL);
+		ODMA_ERR("doca_task_submit_ex: unknown flags 0x%x; use DOCA_TASK_SUBMIT_FLAG_FLUSH "
+		         "/ _OPTIMIZE_REPORTS",
+		         flags & ~(uint32_t)ODMA_SUBMIT_FLAGS_ALL);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return task_submit(task, flags, false);
@@ -239,8 +243,10 @@ void doca_task_free(struct doca_task *task)
 		return;
 	}
 	if (task->state != ODMA_TASK_ALLOCATED) {
-		ODMA_ERR("doca_task_free: task %p is %s; free a task only when it is not in flight (after its callback)",
-			 (void *)task, task->state == ODMA_TASK_FREE ? "already free" : "in flight");
+		ODMA_ERR("doca_task_free: task %p is %s; free a task only when it is not in flight "
+		         "(after its callback)",
+		         (void *)task,
+		         task->state == ODMA_TASK_FREE ? "already free" : "in flight");
 		return;
 	}
 	ctx = task->ctx;
@@ -278,7 +284,7 @@ struct doca_ctx *doca_task_get_ctx(const struct doca_task *task)
 }
 
 doca_error_t doca_priv_task_check_limits(const struct doca_ctx *ctx, const struct doca_buf *src,
-					 const struct doca_buf *dst)
+                                         const struct doca_buf *dst)
 {
 	return odma_copy_check_limits(ctx->caps, src, dst);
 }

@@ -50,9 +50,9 @@ struct odma_export {
 
 /* The remote side of a from-export mmap: who exported it and how to check it is still alive. */
 struct odma_remote {
-	pid_t pid;       /* exporter process */
-	uint32_t perms;  /* exporter's permissions (PCI_READ_ONLY / PCI_READ_WRITE / RDMA_*) */
-	uint8_t key[16]; /* random key of the export */
+	pid_t pid;            /* exporter process */
+	uint32_t perms;       /* exporter's permissions (PCI_READ_ONLY / PCI_READ_WRITE / RDMA_*) */
+	uint8_t key[16];      /* random key of the export */
 	uint64_t record_addr; /* exporter's struct odma_export_record, checked before each move */
 	atomic_bool failed;   /* a move failed and was logged: later failures stay quiet */
 };
@@ -173,7 +173,7 @@ static inline size_t odma_buf_room(const struct doca_buf *b)
  * element once it reaches the end of its segment.
  */
 static inline void odma_buf_walk(const struct doca_buf **s, size_t *s_off, struct doca_buf **d,
-				 size_t *d_off, size_t n)
+                                 size_t *d_off, size_t n)
 {
 	*s_off += n;
 	*d_off += n;
@@ -249,7 +249,7 @@ void odma_export_desc_encode(const struct odma_export_desc *d, uint8_t *out);
  * DOCA_SUCCESS or DOCA_ERROR_INVALID_VALUE with *@why set to a static explanation.
  */
 doca_error_t odma_export_desc_parse(const void *bytes, size_t len, struct odma_export_desc *out,
-				    const char **why);
+                                    const char **why);
 
 /*
  * Whether @pid runs and started at @start_time (detects a dead exporter or a reused pid);

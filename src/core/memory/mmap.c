@@ -131,24 +131,26 @@ static doca_error_t mmap_check_range(const struct doca_mmap *mmap)
 	case ODMA_RANGE_OK:
 		return DOCA_SUCCESS;
 	case ODMA_RANGE_UNMAPPED:
-		ODMA_ERR("mmap %p: range [%p, +%zu) is not mapped memory of this process at 0x%" PRIxPTR
-			 "; register memory the process owns",
-			 (void *)mmap, (void *)mmap->addr, mmap->len, bad);
+		ODMA_ERR("mmap %p: range [%p, +%zu) is not mapped memory of this process at "
+		         "0x%" PRIxPTR "; register memory the process owns",
+		         (void *)mmap, (void *)mmap->addr, mmap->len, bad);
 		return DOCA_ERROR_INVALID_VALUE;
 	case ODMA_RANGE_NO_READ:
 		ODMA_ERR("mmap %p: range [%p, +%zu) is not readable at 0x%" PRIxPTR " (PROT_NONE)",
-			 (void *)mmap, (void *)mmap->addr, mmap->len, bad);
+		         (void *)mmap, (void *)mmap->addr, mmap->len, bad);
 		return DOCA_ERROR_INVALID_VALUE;
 	case ODMA_RANGE_NO_WRITE:
-		ODMA_ERR("mmap %p: range [%p, +%zu) is read-only at 0x%" PRIxPTR " but the permissions "
-			 "0x%x let devices write into it; map it writable, or give a source-only mmap "
-			 "DOCA_ACCESS_FLAG_LOCAL_READ_ONLY (or PCI_READ_ONLY) with "
-			 "doca_mmap_set_permissions",
-			 (void *)mmap, (void *)mmap->addr, mmap->len, bad, mmap->perms);
+		ODMA_ERR("mmap %p: range [%p, +%zu) is read-only at 0x%" PRIxPTR
+		         " but the permissions "
+		         "0x%x let devices write into it; map it writable, or give a source-only "
+		         "mmap "
+		         "DOCA_ACCESS_FLAG_LOCAL_READ_ONLY (or PCI_READ_ONLY) with "
+		         "doca_mmap_set_permissions",
+		         (void *)mmap, (void *)mmap->addr, mmap->len, bad, mmap->perms);
 		return DOCA_ERROR_NOT_PERMITTED;
 	default:
 		ODMA_WARN("mmap %p: /proc/self/maps is unreadable; the range is not checked",
-			  (void *)mmap);
+		          (void *)mmap);
 		return DOCA_SUCCESS;
 	}
 }

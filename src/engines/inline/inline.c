@@ -20,7 +20,7 @@ static void inline_pe_fini(void *engine_pe)
 }
 
 static doca_error_t inline_submit(void *engine_pe, struct doca_task *task,
-				  const struct odma_job *job, bool doorbell)
+                                  const struct odma_job *job, bool doorbell)
 {
 	(void)job;
 	(void)doorbell;

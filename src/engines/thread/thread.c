@@ -40,17 +40,17 @@ ODMA_LOG_REGISTER(ODMA_ENGINE_THREAD)
 #define TE_RING_CAP 4096u
 #define TE_MAX_WORKERS 64u
 #define TE_BATCH 32u
-#define TE_SPIN_NS 50000ll            /* busy-wait this long before sleeping */
-#define TE_PUBLISH_EACH_BYTES 65536u /* big copies publish their completion at once */
+#define TE_SPIN_NS 50000ll                /* busy-wait this long before sleeping */
+#define TE_PUBLISH_EACH_BYTES 65536u      /* big copies publish their completion at once */
 #define TE_DEFAULT_INLINE_MAX (64u << 10) /* measured: docs/performance.md */
 #define TE_DEFAULT_SPLIT_MIN (64u << 10)  /* copies from this size are split over two threads */
-#define TE_DEFAULT_HELP_BACKLOG 4u   /* worker backlog at which the submitter copies too */
+#define TE_DEFAULT_HELP_BACKLOG 4u        /* worker backlog at which the submitter copies too */
 
 struct te_channel {
 	struct odma_spsc_ring sub;  /* PE thread -> worker */
 	struct odma_spsc_ring done; /* worker -> PE thread */
 	struct doca_pe *pe;
-	uint32_t outstanding;       /* PE thread only */
+	uint32_t outstanding; /* PE thread only */
 	void *sub_slots[TE_RING_CAP];
 	void *done_slots[TE_RING_CAP];
 };
@@ -74,14 +74,14 @@ struct te_worker {
 	_Alignas(ODMA_CACHE_LINE) _Atomic(struct te_chanset *) set;
 	atomic_uint_fast64_t epoch; /* bumped after every pass over the channel set */
 	atomic_bool stop;
-	struct te_chanset *spare;   /* pool lock; not read by the worker */
+	struct te_chanset *spare; /* pool lock; not read by the worker */
 	pthread_t thread;
 	unsigned int index;
 };
 
 struct te_pe {
 	struct doca_pe *pe;
-	uint32_t generation;        /* pool generation it was made in (fork() starts a new one) */
+	uint32_t generation; /* pool generation it was made in (fork() starts a new one) */
 	uint32_t nch;
 	uint32_t rr;
 	struct te_channel *ch[];
@@ -101,7 +101,8 @@ static struct {
 
 static long te_futex(atomic_uint *addr, int op, unsigned int val)
 {
-	return syscall(SYS_futex, (unsigned int *)addr, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
+	return syscall(SYS_futex, (unsigned int *)addr, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL,
+	               0);
 }
 
 static int64_t te_now_ns(void)
@@ -264,7 +265,8 @@ static doca_error_t te_read_config(uint32_t *workers)
 	if (odma_config_size("ODMA_WORKERS", te_default_workers(), 1, TE_MAX_WORKERS, &n) ||
 	    odma_config_size("ODMA_INLINE_MAX", TE_DEFAULT_INLINE_MAX, 0, 1u << 30, &inline_max) ||
 	    odma_config_size("ODMA_SPLIT_MIN", TE_DEFAULT_SPLIT_MIN, 0, SIZE_MAX, &split_min) ||
-	    odma_config_size("ODMA_HELP_BACKLOG", TE_DEFAULT_HELP_BACKLOG, 0, TE_RING_CAP, &backlog))
+	    odma_config_size("ODMA_HELP_BACKLOG", TE_DEFAULT_HELP_BACKLOG, 0, TE_RING_CAP,
+	                     &backlog))
 		return DOCA_ERROR_INVALID_VALUE;
 	*workers = (uint32_t)n;
 	te.inline_max = (size_t)inline_max;
@@ -345,8 +347,8 @@ static void te_set_publish(struct te_worker *w, struct te_chanset *next)
 }
 
 /* A set of @cap slots holding @cur's channels except @del, then @add. */
-static void te_set_fill(struct te_chanset *set, const struct te_chanset *cur, struct te_channel *add,
-			struct te_channel *del)
+static void te_set_fill(struct te_chanset *set, const struct te_chanset *cur,
+                        struct te_channel *add, struct te_channel *del)
 {
 	uint32_t k = 0;
 
@@ -522,7 +524,7 @@ static uint32_t te_pick(struct te_pe *tp, const struct odma_job *job)
 
 /* Hands a task to channel @i's worker. */
 static void te_queue(struct te_channel *ch, struct doca_task *task, const struct odma_job *job,
-		     uintptr_t flags)
+                     uintptr_t flags)
 {
 	if (job->bytes >= TE_PUBLISH_EACH_BYTES)
 		flags |= TE_BIG;
@@ -537,7 +539,7 @@ static void te_queue(struct te_channel *ch, struct doca_task *task, const struct
  * part is done before submit returns, so before any poll can hand the task back.
  */
 static doca_error_t te_submit_split(struct te_pe *tp, uint32_t i, struct doca_task *task,
-				    const struct odma_job *job)
+                                    const struct odma_job *job)
 {
 	te_queue(tp->ch[i], task, job, TE_TAIL);
 	te_doorbell(tp);
@@ -546,7 +548,7 @@ static doca_error_t te_submit_split(struct te_pe *tp, uint32_t i, struct doca_ta
 }
 
 static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const struct odma_job *job,
-			      bool doorbell)
+                              bool doorbell)
 {
 	struct te_pe *tp = engine_pe;
 	uint32_t i = te_pick(tp, job);
