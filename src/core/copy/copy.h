@@ -6,11 +6,11 @@
  *
  * A copy writes the data segments of a source buf list, in list order, into the free
  * tails of a destination buf list, in order; each destination's data_len grows by what it
- * received (BEHAVIOR.md section 3). The module owns the rules of that shape (validation),
- * the byte moving (through a mover, chosen per copy from the kinds of memory its mmaps
- * describe; see mover.h), the destination growth, and where a copy may be cut in two.
- * It knows nothing of tasks, contexts or engines: core/exec embeds a struct odma_copy in
- * every task and calls these functions.
+ * received (the copy rule of include/doca_dma.h). The module owns the rules of that shape
+ * (validation), the byte moving (through a mover, chosen per copy from the kinds of memory its
+ * mmaps describe; see mover.h), the destination growth, and where a copy may be cut in two. It
+ * knows nothing of tasks, contexts or engines: core/exec embeds a struct odma_copy in every task
+ * and calls these functions.
  */
 #ifndef ODMA_CORE_COPY_H_
 #define ODMA_CORE_COPY_H_

@@ -87,7 +87,7 @@ static void export_allow_importers(void)
 	pthread_once(&once, export_set_ptracer);
 }
 
-/* The rules of spec 5.1, in the order the reference checks them. */
+/* The export rules (docs/host-dpu.md), checked in this order. */
 static doca_error_t export_check(const struct doca_mmap *mmap, const struct doca_devinfo *info,
 				 const struct doca_dev *dev, int kind, const char *fn)
 {
