@@ -100,6 +100,8 @@ def main():
         fgraph.setdefault(path, set())
         mgraph.setdefault(mod, set())
         for inc in incs:
+            if inc not in files:  # relative to the including file, as the compiler looks first
+                inc = os.path.normpath(os.path.join(os.path.dirname(path), inc))
             if inc not in files:
                 continue  # a public header (include/) or a generated one
             fgraph[path].add(inc)
