@@ -8,7 +8,7 @@
  * among its mmaps, which also serves every lower kind (the process mover moves local
  * pieces itself). Adding a mover (UCX, GPU): a new kind in core/memory/memory.h, set where
  * such an mmap is made; a const struct odma_mover in a new file here; its entry in
- * odma_movers[] (copy.c).
+ * copy_movers[] (copy.c).
  *
  * Threading: move() runs on any thread, possibly on two threads at once for disjoint
  * ranges of one copy (a split copy), and never blocks for long, allocates or faults: memory
