@@ -14,6 +14,7 @@
  * accesses the guard recovers from. Runs under the ODMA_ENGINE and ODMA_SYSTEM meson sets.
  */
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -395,12 +396,53 @@ static void remote(void **state)
 	run_in_child(child_remote);
 }
 
+/* ODMA_COPY_GUARD=0: no guard, so a copy into read-only memory kills the process. */
+static void child_guard_off(void)
+{
+	setenv("ODMA_COPY_GUARD", "0", 1);
+	rig_init(NULL, NULL, NULL);
+	spoil(rig.dst, 0, PAGE, 'R');
+	rig_copy(0, 64, 1);
+	_exit(3); /* not reached */
+}
+
+static void child_guard_bad_value(void)
+{
+	struct doca_pe *pe = NULL;
+
+	setenv("ODMA_COPY_GUARD", "yes", 1);
+	CHECK_IS(DOCA_ERROR_INVALID_VALUE, doca_pe_create(&pe));
+	CHECK(pe == NULL);
+}
+
+static void guard_switch(void **state)
+{
+	pid_t pid;
+	int st;
+
+	(void)state;
+	run_in_child(child_guard_bad_value);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		child_guard_off();
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSEGV);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(start_checks),        cmocka_unit_test(local_dst_unmapped),
-		cmocka_unit_test(local_dst_read_only), cmocka_unit_test(local_src_prot_none),
-		cmocka_unit_test(local_src_unmapped),  cmocka_unit_test(remote),
+		cmocka_unit_test(start_checks),
+		cmocka_unit_test(local_dst_unmapped),
+		cmocka_unit_test(local_dst_read_only),
+		cmocka_unit_test(local_src_prot_none),
+		cmocka_unit_test(local_src_unmapped),
+		cmocka_unit_test(remote),
+		cmocka_unit_test(guard_switch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,7 @@
  *   ODMA_SYSTEM        core/device   once per process, at the first device query
  *   ODMA_SIDE          core/device   with ODMA_SYSTEM
  *   ODMA_FAULTS        core/exec     once per process, at the first doca_pe_create
+ *   ODMA_COPY_GUARD    core/copy     once per process, at the first doca_pe_create
  *   ODMA_ENGINE        engines       at each doca_pe_create (a PE keeps its engine)
  *   ODMA_WORKERS       engines/thread  when the worker pool starts (first PE of the pool)
  *   ODMA_INLINE_MAX    engines/thread  with ODMA_WORKERS

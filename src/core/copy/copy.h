@@ -70,9 +70,10 @@ bool odma_copy_is_remote(const struct odma_copy *c);
 
 /*
  * Installs the handler that turns a fault inside a local copy into a failed move (see
- * guard.c and docs/design.md). Called once per process before the first copy (from
- * doca_pe_create); safe to call again.
+ * guard.c and docs/design.md), unless ODMA_COPY_GUARD=0. Called before the first copy (by
+ * doca_pe_create); the work is done once per process. DOCA_SUCCESS, or
+ * DOCA_ERROR_INVALID_VALUE when ODMA_COPY_GUARD is neither 0 nor 1 (logged).
  */
-void odma_copy_init(void);
+doca_error_t odma_copy_init(void);
 
 #endif /* ODMA_CORE_COPY_H_ */

@@ -10,15 +10,16 @@
  * handler that was installed before ours (or the default action, which then kills the
  * process with the original signal, as without odma).
  *
- * The handler is installed once, by the first doca_pe_create. A program that installs its
- * own SIGSEGV/SIGBUS handler later replaces ours; its copies then fault as they would
- * without the guard. Cost on the fast path: a sigsetjmp without the signal mask and two
- * stores to a thread-local pointer per copy; the fault path unblocks the signal again.
+ * The handler is installed once, by the first doca_pe_create, unless ODMA_COPY_GUARD=0. A
+ * program that installs its own SIGSEGV/SIGBUS handler later replaces ours; its copies then
+ * fault as they would without the guard. Cost on the fast path: a sigsetjmp without the signal mask
+ * and two stores to a thread-local pointer per copy; the fault path unblocks the signal again.
  */
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
 
+#include "core/config/config.h"
 #include "core/copy/mover.h"
 #include "core/log/log.h"
 
@@ -26,8 +27,11 @@ ODMA_LOG_REGISTER(ODMA_GUARD)
 
 __thread struct odma_guard *odma_guard_cur __attribute__((tls_model("initial-exec")));
 
+bool odma_guard_on;
+
 static struct sigaction guard_old_segv, guard_old_bus;
 static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+static doca_error_t guard_status;
 
 /* Not ours: hand the signal to whoever had it before. */
 static void guard_chain(int sig, siginfo_t *si, void *uc)
@@ -65,7 +69,11 @@ static void guard_handler(int sig, siginfo_t *si, void *uc)
 static void guard_install(void)
 {
 	struct sigaction sa;
+	uint64_t on;
 
+	guard_status = odma_config_size("ODMA_COPY_GUARD", 1, 0, 1, &on);
+	if (guard_status != DOCA_SUCCESS || on == 0)
+		return;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = guard_handler;
 	/*
@@ -75,15 +83,18 @@ static void guard_install(void)
 	 */
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGSEGV, &sa, &guard_old_segv) != 0 ||
-	    sigaction(SIGBUS, &sa, &guard_old_bus) != 0)
+	if (sigaction(SIGSEGV, &sa, &guard_old_segv) == 0 &&
+	    sigaction(SIGBUS, &sa, &guard_old_bus) == 0)
+		odma_guard_on = true;
+	else
 		ODMA_WARN("cannot install the copy fault guard; a copy from or into memory that "
 		          "was unmapped after doca_mmap_start will crash the process");
 }
 
-void odma_copy_init(void)
+doca_error_t odma_copy_init(void)
 {
 	pthread_once(&guard_once, guard_install);
+	return guard_status;
 }
 
 doca_error_t odma_guard_fault(const struct odma_guard *g)
@@ -105,6 +116,10 @@ doca_error_t odma_guarded_memmove(void *dst, const void *src, size_t n)
 {
 	struct odma_guard g;
 
+	if (!odma_guard_on) {
+		memmove(dst, src, n);
+		return DOCA_SUCCESS;
+	}
 	if (sigsetjmp(g.env, 0) != 0)
 		return odma_guard_fault(&g);
 	odma_guard_enter(&g);

@@ -82,6 +82,9 @@ struct odma_guard {
 
 extern __thread struct odma_guard *odma_guard_cur __attribute__((tls_model("initial-exec")));
 
+/* Whether the guard's handler is installed (ODMA_COPY_GUARD, default 1); fixed before any copy. */
+extern bool odma_guard_on;
+
 static inline void odma_guard_enter(struct odma_guard *g)
 {
 	odma_guard_cur = g;

@@ -11,23 +11,33 @@
 
 #include "core/copy/mover.h"
 
-static doca_error_t local_move(const struct odma_copy *c, uint64_t off, uint64_t len)
+static void local_copy(const struct odma_copy *c, uint64_t off, uint64_t len)
 {
 	const struct doca_buf *s = c->src, *d = c->dst;
 	struct odma_copy_cursor cur;
 	struct odma_piece p;
+
+	if (doca_likely(s->next == NULL && d->next == NULL)) {
+		memmove(d->data + d->data_len + off, s->data + off, len);
+		return;
+	}
+	odma_copy_cursor_init(&cur, c, off, len);
+	while (odma_copy_cursor_next(&cur, &p))
+		memmove(p.dst, p.src, p.len);
+}
+
+static doca_error_t local_move(const struct odma_copy *c, uint64_t off, uint64_t len)
+{
 	struct odma_guard g;
 
+	if (doca_unlikely(!odma_guard_on)) {
+		local_copy(c, off, len);
+		return DOCA_SUCCESS;
+	}
 	if (sigsetjmp(g.env, 0) != 0)
 		return odma_guard_fault(&g);
 	odma_guard_enter(&g);
-	if (doca_likely(s->next == NULL && d->next == NULL)) {
-		memmove(d->data + d->data_len + off, s->data + off, len);
-	} else {
-		odma_copy_cursor_init(&cur, c, off, len);
-		while (odma_copy_cursor_next(&cur, &p))
-			memmove(p.dst, p.src, p.len);
-	}
+	local_copy(c, off, len);
 	odma_guard_leave();
 	return DOCA_SUCCESS;
 }

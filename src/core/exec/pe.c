@@ -30,7 +30,8 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 	engine = odma_engine_select();
 	if (engine == NULL)
 		return DOCA_ERROR_INITIALIZATION;
-	odma_copy_init();
+	if (odma_copy_init() != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return DOCA_ERROR_NO_MEMORY;
