@@ -5,7 +5,7 @@
  * Export and import of mmaps between the two sides of the emulated system
  * (docs/host-dpu.md). The exporter hands out a descriptor and keeps, per export, a
  * record in its own memory; the importer builds a from-export mmap whose bytes the
- * cross-process mover (xproc.c) reaches with process_vm_readv/writev after checking
+ * process mover (core/copy/mover_process.c) reaches with process_vm_readv/writev after checking
  * that record.
  */
 #include <errno.h>

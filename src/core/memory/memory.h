@@ -42,10 +42,10 @@ struct odma_export_record;
 struct odma_export {
 	struct odma_export *next;
 	const struct doca_dev *dev;
-	int kind;   /* ODMA_EXPORT_PCI / ODMA_EXPORT_RDMA (export_priv.h) */
+	int kind;   /* enum odma_export_kind */
 	void *desc; /* the descriptor bytes */
 	size_t desc_len;
-	struct odma_export_record *record; /* exporter-side liveness record (export_priv.h) */
+	struct odma_export_record *record; /* exporter-side liveness record (below) */
 };
 
 /* The remote side of a from-export mmap: who exported it and how to check it is still alive. */
