@@ -7,8 +7,8 @@
  * loaded once per process; devinfo objects live as long as the process (lists only hold
  * pointers), so a devinfo reached through an open device stays valid.
  */
-#ifndef ODMA_DEV_PRIV_H_
-#define ODMA_DEV_PRIV_H_
+#ifndef ODMA_CORE_DEVICE_H_
+#define ODMA_CORE_DEVICE_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -155,4 +155,4 @@ void odma_system_free(struct odma_system *sys);
 /* Text of built-in profile @name, NULL if there is none. */
 const char *odma_profile_builtin(const char *name);
 
-#endif /* ODMA_DEV_PRIV_H_ */
+#endif /* ODMA_CORE_DEVICE_H_ */

@@ -12,11 +12,11 @@
 
 ODMA_LOG_REGISTER(ODMA_CTX)
 
-static const char *const odma_state_names[] = { "IDLE", "STARTING", "RUNNING", "STOPPING" };
+static const char *const ctx_state_names[] = { "IDLE", "STARTING", "RUNNING", "STOPPING" };
 
 const char *odma_ctx_state_name(enum doca_ctx_states s)
 {
-	return (unsigned int)s < 4 ? odma_state_names[s] : "?";
+	return (unsigned int)s < 4 ? ctx_state_names[s] : "?";
 }
 
 void odma_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next)
