@@ -6,7 +6,7 @@ NINJA   ?= ninja
 # Extra options for `meson setup` (e.g. MESON_OPTS="-Db_sanitize=address,undefined").
 MESON_OPTS ?=
 
-.PHONY: all deps demo check install uninstall clean fuzz soak bench
+.PHONY: all deps demo check install uninstall clean fuzz soak soak-cycles bench
 
 all: $(BUILD)/build.ninja
 	$(NINJA) -C $(BUILD)
@@ -33,6 +33,10 @@ fuzz: all
 
 soak: all
 	@sh scripts/soak.sh $(BUILD)
+
+# 100 runs of 100000 PE/context create-destroy cycles (ODMA_SOAK_RUNS, ODMA_SOAK_CYCLES).
+soak-cycles: all
+	@sh scripts/soak-cycles.sh $(BUILD)
 
 bench: all
 	./$(BUILD)/tools/odma bench --sweep

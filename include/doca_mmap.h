@@ -95,15 +95,21 @@ DOCA_STABLE doca_error_t doca_mmap_destroy(struct doca_mmap *mmap);
 
 /**
  * Starts an mmap: its configuration becomes fixed and bufs may be taken from it.
- * A memory range must have been set.
+ * A memory range must have been set. The range is registered: every page of it must be
+ * mapped memory of this process that it may read, and write too when the permissions
+ * let a device write into it (LOCAL_READ_WRITE, the default, PCI_READ_WRITE,
+ * RDMA_WRITE, RDMA_ATOMIC). Keep the range mapped so until the mmap is stopped: a copy
+ * over memory unmapped or protected later fails its task with DOCA_ERROR_IO_FAILED.
  *
  * @param [in] mmap the mmap.
  * @return DOCA_SUCCESS;
- *         DOCA_ERROR_INVALID_VALUE if @p mmap is NULL;
+ *         DOCA_ERROR_INVALID_VALUE if @p mmap is NULL, or a page of the range is not
+ *         mapped or not readable (PROT_NONE);
  *         DOCA_ERROR_BAD_STATE if the mmap is already started, or no memory range
  *         was set (call doca_mmap_set_memrange first);
  *         DOCA_ERROR_NOT_PERMITTED if the mmap was created from an export or has
- *         been exported.
+ *         been exported, or a page of the range is read-only while the permissions
+ *         let a device write into it.
  */
 DOCA_STABLE doca_error_t doca_mmap_start(struct doca_mmap *mmap);
 

@@ -10,10 +10,10 @@
 ODMA_LOG_REGISTER(ODMA_ARGP)
 
 struct odma_argp odma_argp;
-static doca_argp_logger_cb_t odma_argp_logger;
+static doca_argp_logger_cb_t argp_logger;
 
 /* The built-in flags; program params may not reuse these names. */
-static const char *const odma_reserved[] = {"h", "help", "v", "version", "l", "log-level",
+static const char *const argp_reserved[] = {"h", "help", "v", "version", "l", "log-level",
 					    "sdk-log-level", "j", "json"};
 
 void odma_argp_msg(enum doca_log_level level, const char *format, ...)
@@ -22,8 +22,8 @@ void odma_argp_msg(enum doca_log_level level, const char *format, ...)
 	va_list ap;
 
 	va_start(ap, format);
-	if (odma_argp_logger != NULL) {
-		odma_argp_logger(level, format, ap);
+	if (argp_logger != NULL) {
+		argp_logger(level, format, ap);
 	} else {
 		vsnprintf(text, sizeof(text), format, ap);
 		doca_log(level, odma_log_source, __FILE__, __LINE__, "doca_argp", "%s", text);
@@ -31,7 +31,7 @@ void odma_argp_msg(enum doca_log_level level, const char *format, ...)
 	va_end(ap);
 }
 
-static void odma_param_free(struct doca_argp_param *p)
+static void argp_param_free(struct doca_argp_param *p)
 {
 	if (p == NULL)
 		return;
@@ -67,7 +67,7 @@ doca_error_t doca_argp_destroy(void)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	for (i = 0; i < odma_argp.nb_params; i++)
-		odma_param_free(odma_argp.params[i]);
+		argp_param_free(odma_argp.params[i]);
 	free(odma_argp.params);
 	free(odma_argp.program);
 	memset(&odma_argp, 0, sizeof(odma_argp));
@@ -96,12 +96,12 @@ doca_error_t doca_argp_param_destroy(struct doca_argp_param *param)
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_param_destroy: param is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	odma_param_free(param);
+	argp_param_free(param);
 	return DOCA_SUCCESS;
 }
 
 /* Replaces *field with a copy of text; the setters return void, so a failure is only logged. */
-static void odma_set_text(struct doca_argp_param *p, char **field, const char *text, const char *fn)
+static void argp_set_text(struct doca_argp_param *p, char **field, const char *text, const char *fn)
 {
 	char *copy;
 
@@ -121,26 +121,26 @@ static void odma_set_text(struct doca_argp_param *p, char **field, const char *t
 
 void doca_argp_param_set_short_name(struct doca_argp_param *param, const char *name)
 {
-	odma_set_text(param, param ? &param->short_name : NULL, name, __func__);
+	argp_set_text(param, param ? &param->short_name : NULL, name, __func__);
 }
 
 void doca_argp_param_set_long_name(struct doca_argp_param *param, const char *name)
 {
-	odma_set_text(param, param ? &param->long_name : NULL, name, __func__);
+	argp_set_text(param, param ? &param->long_name : NULL, name, __func__);
 }
 
 void doca_argp_param_set_arguments(struct doca_argp_param *param, const char *arguments)
 {
-	odma_set_text(param, param ? &param->arguments : NULL, arguments, __func__);
+	argp_set_text(param, param ? &param->arguments : NULL, arguments, __func__);
 }
 
 void doca_argp_param_set_description(struct doca_argp_param *param, const char *description)
 {
-	odma_set_text(param, param ? &param->description : NULL, description, __func__);
+	argp_set_text(param, param ? &param->description : NULL, description, __func__);
 }
 
 /* Returns false (after logging) when a void setter got a NULL param. */
-static bool odma_param_ok(const struct doca_argp_param *p, const char *fn)
+static bool argp_param_ok(const struct doca_argp_param *p, const char *fn)
 {
 	if (p == NULL)
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "%s: param is NULL; pass a param from "
@@ -150,20 +150,20 @@ static bool odma_param_ok(const struct doca_argp_param *p, const char *fn)
 
 void doca_argp_param_set_callback(struct doca_argp_param *param, doca_argp_param_cb_t callback)
 {
-	if (odma_param_ok(param, __func__))
+	if (argp_param_ok(param, __func__))
 		param->callback = callback;
 }
 
 void doca_argp_param_set_type(struct doca_argp_param *param, enum doca_argp_type type)
 {
-	if (odma_param_ok(param, __func__))
+	if (argp_param_ok(param, __func__))
 		param->type = type;
 }
 
 #define ODMA_ARGP_FLAG_SETTER(fn, field)                                                           \
 	void fn(struct doca_argp_param *param)                                                     \
 	{                                                                                          \
-		if (odma_param_ok(param, #fn))                                                     \
+		if (argp_param_ok(param, #fn))                                                     \
 			param->field = true;                                                       \
 	}
 
@@ -189,19 +189,19 @@ struct doca_argp_param *odma_argp_find(const char *name, bool is_long)
 	return NULL;
 }
 
-static bool odma_name_taken(const char *name)
+static bool argp_name_taken(const char *name)
 {
 	size_t i;
 
 	if (name == NULL)
 		return false;
-	for (i = 0; i < sizeof(odma_reserved) / sizeof(odma_reserved[0]); i++)
-		if (strcmp(odma_reserved[i], name) == 0)
+	for (i = 0; i < sizeof(argp_reserved) / sizeof(argp_reserved[0]); i++)
+		if (strcmp(argp_reserved[i], name) == 0)
 			return true;
 	return odma_argp_find(name, true) != NULL || odma_argp_find(name, false) != NULL;
 }
 
-static doca_error_t odma_register_check(const struct doca_argp_param *p)
+static doca_error_t argp_register_check(const struct doca_argp_param *p)
 {
 	const char *name = p->long_name != NULL ? p->long_name : p->short_name;
 
@@ -218,7 +218,7 @@ static doca_error_t odma_register_check(const struct doca_argp_param *p)
 			      name == NULL ? "a name" : (p->callback == NULL ? "a callback" : "a valid type"));
 		return DOCA_ERROR_INITIALIZATION;
 	}
-	if (odma_name_taken(p->short_name) || odma_name_taken(p->long_name)) {
+	if (argp_name_taken(p->short_name) || argp_name_taken(p->long_name)) {
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_register_param: param \"%s\" reuses a name "
 			      "already registered or built in; choose another name", name);
 		return DOCA_ERROR_INVALID_VALUE;
@@ -235,7 +235,7 @@ doca_error_t doca_argp_register_param(struct doca_argp_param *param)
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_register_param: param is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	rc = odma_register_check(param);
+	rc = argp_register_check(param);
 	if (rc == DOCA_SUCCESS && odma_argp.nb_params == odma_argp.cap_params) {
 		grown = realloc(odma_argp.params, sizeof(*grown) * (size_t)(odma_argp.cap_params * 2 + 8));
 		if (grown == NULL)
@@ -246,14 +246,14 @@ doca_error_t doca_argp_register_param(struct doca_argp_param *param)
 		}
 	}
 	if (rc != DOCA_SUCCESS) {
-		odma_param_free(param); /* the parser owns the param in every flow */
+		argp_param_free(param); /* the parser owns the param in every flow */
 		return rc;
 	}
 	odma_argp.params[odma_argp.nb_params++] = param;
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t odma_cb_check(const void *cb, const char *fn)
+static doca_error_t argp_cb_check(const void *cb, const char *fn)
 {
 	if (!odma_argp.initialized) {
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "%s: the parser is not initialised; call doca_argp_init "
@@ -269,7 +269,7 @@ static doca_error_t odma_cb_check(const void *cb, const char *fn)
 
 doca_error_t doca_argp_register_validation_callback(doca_argp_validation_cb_t callback)
 {
-	doca_error_t rc = odma_cb_check((const void *)callback, __func__);
+	doca_error_t rc = argp_cb_check((const void *)callback, __func__);
 
 	if (rc == DOCA_SUCCESS)
 		odma_argp.validation = callback;
@@ -278,7 +278,7 @@ doca_error_t doca_argp_register_validation_callback(doca_argp_validation_cb_t ca
 
 doca_error_t doca_argp_register_version_callback(doca_argp_param_cb_t callback)
 {
-	doca_error_t rc = odma_cb_check((const void *)callback, __func__);
+	doca_error_t rc = argp_cb_check((const void *)callback, __func__);
 
 	if (rc == DOCA_SUCCESS)
 		odma_argp.version = callback;
@@ -316,11 +316,11 @@ doca_error_t doca_argp_register_logger_callback(doca_argp_logger_cb_t callback)
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_register_logger_callback: callback is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	odma_argp_logger = callback;
+	argp_logger = callback;
 	return DOCA_SUCCESS;
 }
 
 void doca_argp_disable_logger_callback(void)
 {
-	odma_argp_logger = NULL;
+	argp_logger = NULL;
 }

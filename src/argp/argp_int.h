@@ -1,7 +1,7 @@
 /* Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause */
 /* Internals of the argument parser, shared by argp.c (state, params) and argp_parse.c. */
-#ifndef ODMA_ARGP_PRIV_H_
-#define ODMA_ARGP_PRIV_H_
+#ifndef ODMA_ARGP_INT_H_
+#define ODMA_ARGP_INT_H_
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,4 +51,4 @@ doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text);
 doca_error_t odma_argp_set_level(bool sdk, long value, const char *origin);
 doca_error_t odma_argp_load_json(const char *path);
 
-#endif /* ODMA_ARGP_PRIV_H_ */
+#endif /* ODMA_ARGP_INT_H_ */

@@ -9,7 +9,7 @@
 #include "argp/argp_int.h"
 
 /* Hands one JSON value to a param, checking that its JSON type matches the param type. */
-static doca_error_t odma_json_value(struct doca_argp_param *p, struct json_object *val, const char *key)
+static doca_error_t json_value(struct doca_argp_param *p, struct json_object *val, const char *key)
 {
 	enum json_type jt = json_object_get_type(val);
 	bool b;
@@ -32,7 +32,7 @@ static doca_error_t odma_json_value(struct doca_argp_param *p, struct json_objec
 	return DOCA_ERROR_INVALID_VALUE;
 }
 
-static doca_error_t odma_json_program(struct json_object *obj)
+static doca_error_t json_program(struct json_object *obj)
 {
 	struct doca_argp_param *p;
 	doca_error_t rc = DOCA_SUCCESS;
@@ -54,9 +54,9 @@ static doca_error_t odma_json_program(struct json_object *obj)
 		/* A multi-value flag may list its values in an array. */
 		if (p->multi && p->type != DOCA_ARGP_TYPE_JSON_OBJ && json_object_is_type(val, json_type_array)) {
 			for (i = 0; i < json_object_array_length(val) && rc == DOCA_SUCCESS; i++)
-				rc = odma_json_value(p, json_object_array_get_idx(val, i), key);
+				rc = json_value(p, json_object_array_get_idx(val, i), key);
 		} else {
-			rc = odma_json_value(p, val, key);
+			rc = json_value(p, val, key);
 		}
 		if (rc != DOCA_SUCCESS)
 			return rc;
@@ -64,7 +64,7 @@ static doca_error_t odma_json_program(struct json_object *obj)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t odma_json_general(struct json_object *obj)
+static doca_error_t json_general(struct json_object *obj)
 {
 	doca_error_t rc;
 	bool sdk;
@@ -109,9 +109,9 @@ doca_error_t odma_argp_load_json(const char *path)
 	json_object_object_foreach(root, key, val)
 	{
 		if (strcmp(key, "doca_general_flags") == 0 && json_object_is_type(val, json_type_object))
-			rc = odma_json_general(val);
+			rc = json_general(val);
 		else if (strcmp(key, "doca_program_flags") == 0 && json_object_is_type(val, json_type_object))
-			rc = odma_json_program(val);
+			rc = json_program(val);
 		else {
 			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON section \"%s\" is unknown; use objects "
 				      "\"doca_general_flags\" and \"doca_program_flags\"", key);

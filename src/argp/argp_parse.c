@@ -31,7 +31,7 @@ static const struct {
 
 #define ODMA_N_GENERAL (sizeof(odma_general_flags) / sizeof(odma_general_flags[0]))
 
-static void odma_usage_line(FILE *out, const char *s, const char *l, const char *args, const char *desc,
+static void parse_usage_line(FILE *out, const char *s, const char *l, const char *args, const char *desc,
 			    bool mandatory)
 {
 	char head[128];
@@ -50,13 +50,13 @@ void odma_argp_print_usage(FILE *out)
 	fprintf(out, "Usage: %s [DOCA flags] [program flags]\n\nDOCA flags:\n",
 		odma_argp.program ? odma_argp.program : "program");
 	for (i = 0; i < ODMA_N_GENERAL; i++)
-		odma_usage_line(out, odma_general_flags[i].short_name, odma_general_flags[i].long_name,
+		parse_usage_line(out, odma_general_flags[i].short_name, odma_general_flags[i].long_name,
 				odma_general_flags[i].arguments, odma_general_flags[i].description, false);
 	fprintf(out, "\nProgram flags:\n");
 	for (k = 0; k < odma_argp.nb_params; k++) {
 		p = odma_argp.params[k];
 		if (!p->hidden)
-			odma_usage_line(out, p->short_name, p->long_name, p->arguments, p->description,
+			parse_usage_line(out, p->short_name, p->long_name, p->arguments, p->description,
 					p->mandatory);
 	}
 }
@@ -66,12 +66,12 @@ void doca_argp_usage(void)
 	odma_argp_print_usage(stdout);
 }
 
-static const char *odma_param_name(const struct doca_argp_param *p)
+static const char *parse_param_name(const struct doca_argp_param *p)
 {
 	return p->long_name != NULL ? p->long_name : p->short_name;
 }
 
-static doca_error_t odma_parse_int(const char *text, long min, long max, long *out)
+static doca_error_t parse_int(const char *text, long min, long max, long *out)
 {
 	char *end;
 	long v;
@@ -84,13 +84,13 @@ static doca_error_t odma_parse_int(const char *text, long min, long max, long *o
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t odma_call(struct doca_argp_param *p, void *value)
+static doca_error_t parse_call(struct doca_argp_param *p, void *value)
 {
 	doca_error_t rc = p->callback(value, odma_argp.config);
 
 	if (rc != DOCA_SUCCESS)
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\": its callback failed with %s",
-			      odma_param_name(p), doca_error_get_name(rc));
+			      parse_param_name(p), doca_error_get_name(rc));
 	return rc;
 }
 
@@ -106,32 +106,32 @@ doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text)
 
 	switch (p->type) {
 	case DOCA_ARGP_TYPE_INT:
-		if (odma_parse_int(text, INT_MIN, INT_MAX, &v) != DOCA_SUCCESS) {
+		if (parse_int(text, INT_MIN, INT_MAX, &v) != DOCA_SUCCESS) {
 			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\": \"%s\" is not an integer",
-				      odma_param_name(p), text);
+				      parse_param_name(p), text);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		i = (int)v;
-		return odma_call(p, &i);
+		return parse_call(p, &i);
 	case DOCA_ARGP_TYPE_BOOLEAN:
 		if (text != NULL)
 			b = strcmp(text, "false") != 0 && strcmp(text, "0") != 0;
-		return odma_call(p, &b);
+		return parse_call(p, &b);
 	case DOCA_ARGP_TYPE_JSON_OBJ:
 		obj = json_tokener_parse(text);
 		if (obj == NULL) {
 			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\": \"%s\" is not valid JSON",
-				      odma_param_name(p), text);
+				      parse_param_name(p), text);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
-		rc = odma_call(p, obj);
+		rc = parse_call(p, obj);
 		json_object_put(obj);
 		return rc;
 	default:
 		copy = strdup(text);
 		if (copy == NULL)
 			return DOCA_ERROR_NO_MEMORY;
-		rc = odma_call(p, copy);
+		rc = parse_call(p, copy);
 		free(copy);
 		return rc;
 	}
@@ -163,7 +163,7 @@ struct odma_token {
 	int next;	   /* index of the next unread argument */
 };
 
-static doca_error_t odma_lookup(const char *arg, char *name, size_t size, struct odma_token *t)
+static doca_error_t parse_lookup(const char *arg, char *name, size_t size, struct odma_token *t)
 {
 	bool is_long = strncmp(arg, "--", 2) == 0;
 	const char *eq;
@@ -204,7 +204,7 @@ static doca_error_t odma_token(int i, int end, char **argv, struct odma_token *t
 	doca_error_t rc;
 
 	memset(t, 0, sizeof(*t));
-	rc = odma_lookup(argv[i], name, sizeof(name), t);
+	rc = parse_lookup(argv[i], name, sizeof(name), t);
 	if (rc != DOCA_SUCCESS)
 		return rc;
 	t->next = i + 1;
@@ -222,7 +222,7 @@ static doca_error_t odma_token(int i, int end, char **argv, struct odma_token *t
 	return DOCA_SUCCESS;
 }
 
-static void odma_version_and_exit(void)
+static void parse_version_and_exit(void)
 {
 	if (odma_argp.version != NULL)
 		odma_argp.version(NULL, odma_argp.config);
@@ -234,7 +234,7 @@ static void odma_version_and_exit(void)
 }
 
 /* First pass: help and version act at once; the JSON path is remembered. */
-static doca_error_t odma_scan_general(int end, char **argv, const char **json)
+static doca_error_t parse_scan_general(int end, char **argv, const char **json)
 {
 	struct odma_token t;
 	doca_error_t rc;
@@ -250,14 +250,14 @@ static doca_error_t odma_scan_general(int end, char **argv, const char **json)
 			exit(EXIT_SUCCESS);
 		}
 		if (t.general == ODMA_G_VERSION)
-			odma_version_and_exit();
+			parse_version_and_exit();
 		if (t.general == ODMA_G_JSON)
 			*json = t.value;
 	}
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t odma_apply_cli(int end, char **argv)
+static doca_error_t parse_apply_cli(int end, char **argv)
 {
 	struct odma_token t;
 	doca_error_t rc;
@@ -269,7 +269,7 @@ static doca_error_t odma_apply_cli(int end, char **argv)
 		if (rc != DOCA_SUCCESS)
 			return rc;
 		if (t.general == ODMA_G_LOG || t.general == ODMA_G_SDK) {
-			if (odma_parse_int(t.value, LONG_MIN, LONG_MAX, &v) != DOCA_SUCCESS)
+			if (parse_int(t.value, LONG_MIN, LONG_MAX, &v) != DOCA_SUCCESS)
 				v = -1;
 			rc = odma_argp_set_level(t.general == ODMA_G_SDK, v, argv[i]);
 		} else if (t.param != NULL) {
@@ -286,7 +286,7 @@ static doca_error_t odma_apply_cli(int end, char **argv)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t odma_check_mandatory(void)
+static doca_error_t parse_check_mandatory(void)
 {
 	struct doca_argp_param *p;
 	int i;
@@ -295,14 +295,14 @@ static doca_error_t odma_check_mandatory(void)
 		p = odma_argp.params[i];
 		if (p->mandatory && p->cli_seen == 0 && !p->json_seen) {
 			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "mandatory flag \"%s\" is missing",
-				      odma_param_name(p));
+				      parse_param_name(p));
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 	}
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t odma_run_dpdk(int argc, char **argv, int dashdash)
+static doca_error_t parse_run_dpdk(int argc, char **argv, int dashdash)
 {
 	int n = dashdash < argc ? argc - dashdash : 0; /* program name + what follows "--" */
 	char **args;
@@ -327,7 +327,7 @@ static doca_error_t odma_run_dpdk(int argc, char **argv, int dashdash)
 	return rc;
 }
 
-static doca_error_t odma_start(int argc, char **argv)
+static doca_error_t parse_start(int argc, char **argv)
 {
 	const char *json = NULL;
 	doca_error_t rc;
@@ -335,15 +335,15 @@ static doca_error_t odma_start(int argc, char **argv)
 
 	for (end = 1; end < argc && strcmp(argv[end], "--") != 0; end++)
 		;
-	rc = odma_scan_general(end, argv, &json);
+	rc = parse_scan_general(end, argv, &json);
 	if (rc == DOCA_SUCCESS && json != NULL)
 		rc = odma_argp_load_json(json);
 	if (rc == DOCA_SUCCESS)
-		rc = odma_apply_cli(end, argv);
+		rc = parse_apply_cli(end, argv);
 	if (rc == DOCA_SUCCESS)
-		rc = odma_check_mandatory();
+		rc = parse_check_mandatory();
 	if (rc == DOCA_SUCCESS)
-		rc = odma_run_dpdk(argc, argv, end);
+		rc = parse_run_dpdk(argc, argv, end);
 	if (rc == DOCA_SUCCESS && odma_argp.validation != NULL) {
 		rc = odma_argp.validation(odma_argp.config);
 		if (rc != DOCA_SUCCESS)
@@ -378,7 +378,7 @@ doca_error_t doca_argp_start(int argc, char **argv)
 		odma_argp.params[i]->cli_seen = 0;
 		odma_argp.params[i]->json_seen = false;
 	}
-	rc = odma_start(argc, argv);
+	rc = parse_start(argc, argv);
 	if (rc != DOCA_SUCCESS) {
 		fputc('\n', stderr);
 		odma_argp_print_usage(stderr);

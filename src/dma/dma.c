@@ -164,8 +164,8 @@ doca_error_t doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct 
 			return r;
 		}
 	}
-	t->src = src;
-	t->dst = dst;
+	t->copy.src = src;
+	t->copy.dst = dst;
 	t->user_data = user_data;
 	*task = (struct doca_dma_task_memcpy *)t;
 	return DOCA_SUCCESS;
@@ -194,23 +194,23 @@ static bool dma_task_settable(const struct doca_dma_task_memcpy *task, const cha
 void doca_dma_task_memcpy_set_src(struct doca_dma_task_memcpy *task, const struct doca_buf *src)
 {
 	if (dma_task_settable(task, __func__))
-		task->base.src = src;
+		task->base.copy.src = src;
 }
 
 const struct doca_buf *doca_dma_task_memcpy_get_src(const struct doca_dma_task_memcpy *task)
 {
-	return task != NULL ? task->base.src : NULL;
+	return task != NULL ? task->base.copy.src : NULL;
 }
 
 void doca_dma_task_memcpy_set_dst(struct doca_dma_task_memcpy *task, struct doca_buf *dst)
 {
 	if (dma_task_settable(task, __func__))
-		task->base.dst = dst;
+		task->base.copy.dst = dst;
 }
 
 struct doca_buf *doca_dma_task_memcpy_get_dst(const struct doca_dma_task_memcpy *task)
 {
-	return task != NULL ? task->base.dst : NULL;
+	return task != NULL ? task->base.copy.dst : NULL;
 }
 
 doca_error_t doca_dma_set_ordered_completions(struct doca_dma *dma, uint8_t enable)

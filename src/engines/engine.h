@@ -2,54 +2,104 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * The engine contract: the only header an engine includes (with ctx_priv.h for the
- * task layout). The core has validated every task an engine sees and owns every
- * state; an engine decides where and when a task's copy runs (odma_task_execute),
- * and hands each task back to its PE exactly once, with task->status set.
+ * The engine contract: the only odma header an engine includes (besides core/log/log.h and
+ * src/util/). An engine decides where and when the copy of a task runs; the core has
+ * validated every task it sees, owns every state, and runs every byte of it through the
+ * same checks (odma_task_run). Tasks and PEs are opaque here: what an engine needs to
+ * know about a task comes with it at submit, in struct odma_job.
+ *
+ * Threading: pe_init/pe_fini run on the application thread that creates/destroys the PE;
+ * submit, doorbell, poll and pending on the PE's thread (the one that calls
+ * doca_pe_progress and submits); odma_task_run on any thread the engine chooses.
+ * Every op is set; an engine without a use for doorbell, poll or pending points them at
+ * odma_engine_nop_doorbell / _nop_poll / _nop_pending, so the core never tests for NULL.
  */
-#ifndef ODMA_ENGINE_H_
-#define ODMA_ENGINE_H_
+#ifndef ODMA_ENGINES_ENGINE_H_
+#define ODMA_ENGINES_ENGINE_H_
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <doca_error.h>
 
-#include "core/exec/exec.h"
+struct doca_pe;
+struct doca_task;
+
+/* What the core tells an engine about one task at submit. */
+struct odma_job {
+	uint64_t bytes; /* bytes the task moves: its size class */
+	/*
+	 * 0, or an offset where the copy may be cut in two parts that run on two threads at
+	 * once: ODMA_PART_HEAD is [0, split_at), ODMA_PART_TAIL [split_at, bytes).
+	 */
+	uint64_t split_at;
+	/* 0: completions in any order; else tasks with one key complete in submission order */
+	uintptr_t order_key;
+	/*
+	 * The task must not complete before tasks submitted earlier that share its queue
+	 * (ordered contexts, and a task that will fail: it flushes those submitted after it).
+	 */
+	bool in_order;
+};
+
+/* Which bytes of a task odma_task_run moves. */
+enum odma_part {
+	ODMA_PART_ALL = 0,
+	ODMA_PART_HEAD, /* [0, split_at) */
+	ODMA_PART_TAIL, /* [split_at, bytes) */
+};
 
 struct odma_engine_ops {
-	/* Engine name for ODMA_ENGINE. Required. */
+	/* Engine name for ODMA_ENGINE. */
 	const char *name;
 
-	/* Per-PE set-up at doca_pe_create (application thread). Required. May allocate. */
+	/* Per-PE set-up at doca_pe_create. May allocate; NO_MEMORY etc. fail the creation. */
 	doca_error_t (*pe_init)(struct doca_pe *pe, void **engine_pe);
 
-	/*
-	 * Per-PE tear-down at doca_pe_destroy. Required. Called with nothing in flight;
-	 * may block briefly (joins nothing shared).
-	 */
+	/* Per-PE tear-down at doca_pe_destroy, with nothing in flight; may block briefly. */
 	void (*pe_fini)(void *engine_pe);
 
 	/*
-	 * Takes one validated task (PE thread). Required; must not block, allocate or
-	 * call a callback. @doorbell false: more tasks follow, the engine may wait for
-	 * the next doorbell before starting them. Returns DOCA_SUCCESS, or
-	 * DOCA_ERROR_AGAIN when the engine has no room (the task stays unsubmitted).
+	 * Takes one validated task; must not block, allocate or run a callback. @doorbell
+	 * false: more tasks follow, the engine may wait for the next doorbell before starting
+	 * them. Returns DOCA_SUCCESS, or DOCA_ERROR_AGAIN when it has no room (the task stays
+	 * unsubmitted). Every accepted task is handed back exactly once, after odma_task_run
+	 * has run on all of its bytes (ALL, or HEAD and TAIL): through odma_pe_complete_local
+	 * on the PE thread, or from poll.
 	 */
-	doca_error_t (*submit)(void *engine_pe, struct doca_task *task, bool doorbell);
+	doca_error_t (*submit)(void *engine_pe, struct doca_task *task, const struct odma_job *job,
+	                       bool doorbell);
 
-	/* Makes every earlier submit visible to the engine (PE thread). Optional. */
+	/* Makes every earlier submit visible to the engine. */
 	void (*doorbell)(void *engine_pe);
 
-	/*
-	 * Appends finished tasks to @done (PE thread, from doca_pe_progress). Optional:
-	 * an engine that completes through odma_pe_complete_local leaves it NULL.
-	 * Returns the number of tasks appended.
-	 */
-	unsigned int (*poll)(void *engine_pe, struct odma_task_list *done);
+	/* Stores up to @max finished tasks in @done (from doca_pe_progress); returns how many. */
+	unsigned int (*poll)(void *engine_pe, struct doca_task **done, unsigned int max);
 
-	/* Whether finished tasks wait for poll (any thread that owns the PE). Optional. */
+	/* Whether finished tasks wait for poll. */
 	bool (*pending)(void *engine_pe);
 };
+
+/*
+ * Core services for engines (core/exec implements them).
+ *
+ * odma_task_run: moves @part of the task's bytes after the checks every part passes (an
+ * injected delay, a failure decided at submit, a flush of its context); a failure is
+ * stored in the task's status. Any thread; the two parts of a split task may run at once.
+ *
+ * odma_pe_complete_local: hands a finished task back on the PE thread.
+ *
+ * odma_pe_signal: wakes an armed PE (any thread) after finished tasks became visible to
+ * its poll.
+ */
+void odma_task_run(struct doca_task *task, enum odma_part part);
+void odma_pe_complete_local(struct doca_pe *pe, struct doca_task *task);
+void odma_pe_signal(struct doca_pe *pe);
+
+/* Do-nothing ops for engines that need none. */
+void odma_engine_nop_doorbell(void *engine_pe);
+unsigned int odma_engine_nop_poll(void *engine_pe, struct doca_task **done, unsigned int max);
+bool odma_engine_nop_pending(void *engine_pe);
 
 /* The engine selected by ODMA_ENGINE (default "thread"); NULL and a log line if unknown. */
 const struct odma_engine_ops *odma_engine_select(void);
@@ -60,4 +110,4 @@ const struct odma_engine_ops *odma_engine_find(const char *name);
 extern const struct odma_engine_ops odma_engine_inline;
 extern const struct odma_engine_ops odma_engine_thread;
 
-#endif /* ODMA_ENGINE_H_ */
+#endif /* ODMA_ENGINES_ENGINE_H_ */

@@ -415,10 +415,76 @@ static void unknown_engine(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/*
+ * A bad value of a thread-engine knob fails doca_pe_create with INVALID_VALUE and one log
+ * line naming the variable; good values (suffixes, hex) are taken. Each in a child process
+ * (the knobs are read when the worker pool starts).
+ */
+static int knob_child(const char *var, const char *val)
+{
+	char path[] = "/tmp/odma-knob-XXXXXX", log[4096] = "";
+	struct doca_pe *pe = NULL;
+	doca_error_t r;
+	int fd = mkstemp(path);
+	ssize_t n;
+
+	if (fd < 0 || dup2(fd, STDERR_FILENO) < 0)
+		return 2;
+	unlink(path);
+	setenv("ODMA_ENGINE", "thread", 1);
+	setenv(var, val, 1);
+	r = doca_pe_create(&pe);
+	if (r == DOCA_SUCCESS)
+		return doca_pe_destroy(pe) == DOCA_SUCCESS ? 0 : 3;
+	n = pread(fd, log, sizeof(log) - 1, 0);
+	if (r != DOCA_ERROR_INVALID_VALUE || pe != NULL || n <= 0 || strstr(log, var) == NULL)
+		return 4;
+	return 1;
+}
+
+static int knob(const char *var, const char *val)
+{
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(knob_child(var, val));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+static void engine_knobs(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "ODMA_WORKERS", "abc" },	{ "ODMA_WORKERS", "0" },
+		{ "ODMA_WORKERS", "65" },	{ "ODMA_WORKERS", "-1" },
+		{ "ODMA_WORKERS", " 2" },	{ "ODMA_INLINE_MAX", "1x" },
+		{ "ODMA_INLINE_MAX", "2G" },	{ "ODMA_SPLIT_MIN", "-1" },
+		{ "ODMA_SPLIT_MIN", "99999999999999999999" }, { "ODMA_HELP_BACKLOG", "4097" },
+	};
+	static const char *const good[][2] = {
+		{ "ODMA_WORKERS", "2" },	{ "ODMA_WORKERS", "0x3" },
+		{ "ODMA_INLINE_MAX", "0" },	{ "ODMA_INLINE_MAX", "64k" },
+		{ "ODMA_SPLIT_MIN", "1M" },	{ "ODMA_HELP_BACKLOG", "4096" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (knob(bad[i][0], bad[i][1]) != 1)
+			fail_msg("%s=\"%s\" was not refused with a log line naming it", bad[i][0],
+				 bad[i][1]);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		if (knob(good[i][0], good[i][1]) != 0)
+			fail_msg("%s=\"%s\" was refused", good[i][0], good[i][1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(null_arguments),
+		cmocka_unit_test(engine_knobs),
 		cmocka_unit_test(connect_rules),
 		cmocka_unit_test(start_rules),
 		cmocka_unit_test(set_conf_limits),

@@ -513,6 +513,47 @@ static void queue_full_again(void **state)
 	fx_fini(&fx);
 }
 
+/*
+ * A task flushed because an earlier one failed writes none of its bytes, whatever its size:
+ * with the thread engine a big single-segment copy is split, and the part the submitting
+ * thread copies must pass the same flush check as the worker's part (issue #10). Sizes
+ * around the split threshold and the largest the fixture allows.
+ */
+static void flushed_big_task_writes_nothing(void **state)
+{
+	static const size_t sizes[] = { 64 << 10, (64 << 10) + 4096, 256 << 10, 1 << 20 };
+	struct fx fx;
+
+	(void)state;
+	fx_init(&fx, 2 << 20, 4, true);
+	for (unsigned int k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		struct doca_buf *bad_s = fx_src_buf(&fx, 0, 64), *bad_d = fx_dst_buf(&fx, 0, 64);
+		struct doca_buf *s = fx_src_buf(&fx, 1 << 20, sizes[k]);
+		struct doca_buf *d = fx_dst_buf(&fx, 1 << 20, sizes[k]);
+		size_t dl;
+
+		memset(fx.dst, 0, fx.len);
+		fx.ok = fx.err = 0;
+		assert_ok(doca_buf_reset_data_len(bad_s)); /* empty source: accepted, then fails */
+		assert_ok(doca_task_submit(fx_task(&fx, bad_s, bad_d, 1)));
+		assert_ok(doca_task_submit(fx_task(&fx, s, d, 2)));
+		assert_true(fx_progress_until_idle(&fx, LOOPS));
+		assert_int_equal(fx.ok, 0);
+		assert_int_equal(fx.err, 2);
+		assert_ok(doca_buf_get_data_len(d, &dl));
+		assert_int_equal(dl, 0);
+		for (size_t i = 0; i < sizes[k]; i++)
+			if (fx.dst[(1 << 20) + i] != 0)
+				fail_msg("size %zu: byte %zu of a flushed task was written", sizes[k], i);
+		assert_ok(doca_buf_dec_refcount(bad_s, NULL));
+		assert_ok(doca_buf_dec_refcount(bad_d, NULL));
+		assert_ok(doca_buf_dec_refcount(s, NULL));
+		assert_ok(doca_buf_dec_refcount(d, NULL));
+		assert_ok(doca_ctx_start(fx.ctx));
+	}
+	fx_fini(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,6 +564,7 @@ int main(void)
 		cmocka_unit_test(stop_in_flight),
 		cmocka_unit_test(stop_flushes_held),
 		cmocka_unit_test(fatal_error),
+		cmocka_unit_test(flushed_big_task_writes_nothing),
 		cmocka_unit_test(event_mode),
 		cmocka_unit_test(several_contexts),
 		cmocka_unit_test(stop_from_callback),

@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -81,6 +82,11 @@ static void exporter_main(int fd, uint8_t *buf, size_t len, uint32_t perms)
 			_exit(4);
 		if (cmd == 'X')
 			_exit(0);
+		/* the buffer must then be a page-aligned mmap of whole pages */
+		if (cmd == 'U' && munmap(buf, len) != 0)
+			_exit(6);
+		if (cmd == 'P' && mprotect(buf, len, PROT_READ) != 0)
+			_exit(7);
 		if (cmd != 'R' && !xu_full_io(fd, &cmd, 1, true))
 			_exit(5);
 	}

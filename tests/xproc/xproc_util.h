@@ -30,7 +30,8 @@ uint8_t xu_pattern(size_t i);
  * The exporter fills @buf (@len bytes) with xu_pattern, maps it with @perms, exports it and
  * sends {descriptor length, buffer address} (two uint64_t) and the descriptor. Then it obeys
  * one-byte commands: 'R' send the buffer back; 'X' exit; 'S' destroy the mmap (revoke) and
- * echo 'S'; anything else is echoed. It exits 0 when the socket closes.
+ * echo 'S'; 'U' munmap the buffer, 'P' make it read-only (both leave the export standing;
+ * the buffer must be a page-aligned mmap of whole pages) and echo; anything else is echoed. It exits 0 when the socket closes.
  * Returns the child's pid, or -1 when the socketpair or the fork failed.
  */
 pid_t xu_spawn_exporter(uint8_t *buf, size_t len, uint32_t perms, int *fd);

@@ -1,22 +1,79 @@
 /*
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
-/* The cross-process mover: tasks that touch a from-export mmap. */
-#ifndef ODMA_XPROC_PRIV_H_
-#define ODMA_XPROC_PRIV_H_
+/*
+ * The copy module's face: what a copy is, how it is checked, how its bytes move.
+ *
+ * A copy writes the data segments of a source buf list, in list order, into the free
+ * tails of a destination buf list, in order; each destination's data_len grows by what it
+ * received (the copy rule of include/doca_dma.h). The module owns the rules of that shape
+ * (validation), the byte moving (through a mover, chosen per copy from the kinds of memory its
+ * mmaps describe; see mover.h), the destination growth, and where a copy may be cut in two. It
+ * knows nothing of tasks, contexts or engines: core/exec embeds a struct odma_copy in every task
+ * and calls these functions.
+ */
+#ifndef ODMA_CORE_COPY_H_
+#define ODMA_CORE_COPY_H_
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <doca_error.h>
 
-struct doca_buf;
+#include "core/memory/memory.h"
+
+struct odma_dev_caps;
+struct odma_mover;
+
+struct odma_copy {
+	const struct doca_buf *src;
+	struct doca_buf *dst;
+	uint64_t total;                 /* bytes to move; set by odma_copy_validate */
+	uint64_t split_at;              /* 0, or an offset where the copy may be cut in two parts */
+	const struct odma_mover *mover; /* moves the bytes; set by odma_copy_validate */
+};
 
 /*
- * Copies @total bytes from the source list into the destination list's free tails
- * when at least one element lives in another process (a from-export mmap). Any
- * thread. Returns DOCA_SUCCESS, or DOCA_ERROR_IO_FAILED when the remote memory is
- * gone (revoked export, dead exporter) or the kernel refuses the access.
+ * Checks the copy's shape against the device limits and fills total, split_at and mover.
+ * Any thread that owns the bufs; logs one line per rejection, naming @who (the task).
+ *
+ * Returns DOCA_ERROR_INVALID_VALUE (no buffer, a released buf, a list or size over the
+ * limits), DOCA_ERROR_NOT_PERMITTED (a read-only destination), or DOCA_SUCCESS. An empty
+ * source, a destination with too little room and (when @strict) overlapping ranges are
+ * rejected with INVALID_VALUE when @strict (doca_task_try_submit); otherwise they are
+ * accepted with *@deferred set to DOCA_ERROR_IO_FAILED, the status the task must complete
+ * with (doca_task_submit: a hardware queue takes the task and fails it).
  */
-doca_error_t odma_xproc_copy(const struct doca_buf *src, struct doca_buf *dst, uint64_t total);
+doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps *caps, bool strict,
+                                doca_error_t *deferred, const void *who);
 
-#endif
+/*
+ * The limit checks alone (list lengths, source size), for a task being allocated with
+ * buffers; either list may be NULL. DOCA_SUCCESS or DOCA_ERROR_INVALID_VALUE.
+ */
+doca_error_t odma_copy_check_limits(const struct odma_dev_caps *caps, const struct doca_buf *src,
+                                    const struct doca_buf *dst);
+
+/*
+ * Moves bytes [@off, @off + @len) of a validated copy (any thread; two threads may move
+ * disjoint ranges of one copy at once). Never faults: a range the process cannot read or
+ * write, or remote memory that is gone, returns DOCA_ERROR_IO_FAILED (logged once per
+ * cause) and the destination holds some undefined bytes of the range.
+ */
+doca_error_t odma_copy_move(const struct odma_copy *c, uint64_t off, uint64_t len);
+
+/* After the whole copy succeeded: grows the destination data_len(s) by the bytes written. */
+void odma_copy_grow_dst(const struct odma_copy *c);
+
+/* Whether the copy reaches memory of another process (fault injection counts these). */
+bool odma_copy_is_remote(const struct odma_copy *c);
+
+/*
+ * Installs the handler that turns a fault inside a local copy into a failed move (see
+ * guard.c and docs/design.md), unless ODMA_COPY_GUARD=0. Called before the first copy (by
+ * doca_pe_create); the work is done once per process. DOCA_SUCCESS, or
+ * DOCA_ERROR_INVALID_VALUE when ODMA_COPY_GUARD is neither 0 nor 1 (logged).
+ */
+doca_error_t odma_copy_init(void);
+
+#endif /* ODMA_CORE_COPY_H_ */

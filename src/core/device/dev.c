@@ -22,8 +22,8 @@ struct odma_list {
 };
 
 /* Guards open/close counts, holds and the list registry. Never held across a callback. */
-static pthread_mutex_t odma_dev_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct odma_list *odma_lists;
+static pthread_mutex_t dev_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct odma_list *dev_lists;
 
 void **odma_list_new(uint32_t n)
 {
@@ -31,10 +31,10 @@ void **odma_list_new(uint32_t n)
 
 	if (l == NULL)
 		return NULL;
-	pthread_mutex_lock(&odma_dev_lock);
-	l->next = odma_lists;
-	odma_lists = l;
-	pthread_mutex_unlock(&odma_dev_lock);
+	pthread_mutex_lock(&dev_lock);
+	l->next = dev_lists;
+	dev_lists = l;
+	pthread_mutex_unlock(&dev_lock);
 	return l->items;
 }
 
@@ -42,15 +42,15 @@ bool odma_list_release(void **items)
 {
 	struct odma_list **pp, *found = NULL;
 
-	pthread_mutex_lock(&odma_dev_lock);
-	for (pp = &odma_lists; *pp != NULL; pp = &(*pp)->next) {
+	pthread_mutex_lock(&dev_lock);
+	for (pp = &dev_lists; *pp != NULL; pp = &(*pp)->next) {
 		if ((*pp)->items == items) {
 			found = *pp;
 			*pp = found->next;
 			break;
 		}
 	}
-	pthread_mutex_unlock(&odma_dev_lock);
+	pthread_mutex_unlock(&dev_lock);
 	free(found);
 	return found != NULL;
 }
@@ -118,15 +118,15 @@ doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev)
 {
 	ODMA_CHECK_DEVINFO(devinfo);
 	ODMA_CHECK_ARG(dev != NULL, "dev must not be NULL");
-	pthread_mutex_lock(&odma_dev_lock);
+	pthread_mutex_lock(&dev_lock);
 	if (devinfo->dev_store->refcount == UINT32_MAX) {
-		pthread_mutex_unlock(&odma_dev_lock);
+		pthread_mutex_unlock(&dev_lock);
 		ODMA_ERR("device %s opened 2^32-1 times; close some references", devinfo->pci_addr);
 		return DOCA_ERROR_INITIALIZATION;
 	}
 	devinfo->dev_store->refcount++;
 	devinfo->dev = devinfo->dev_store;
-	pthread_mutex_unlock(&odma_dev_lock);
+	pthread_mutex_unlock(&dev_lock);
 	ODMA_DBG("device %s opened", devinfo->pci_addr);
 	*dev = devinfo->dev_store;
 	return DOCA_SUCCESS;
@@ -147,7 +147,7 @@ doca_error_t doca_dev_close(struct doca_dev *dev)
 	}
 	info = odma_dev_lookup(dev);
 	ODMA_CHECK_ARG(info != NULL, "dev %p is not a device handle from doca_dev_open", (void *)dev);
-	pthread_mutex_lock(&odma_dev_lock);
+	pthread_mutex_lock(&dev_lock);
 	if (dev->refcount == 0)
 		rc = DOCA_ERROR_INVALID_VALUE;
 	else if (dev->refcount == 1 && dev->users > 0)
@@ -155,7 +155,7 @@ doca_error_t doca_dev_close(struct doca_dev *dev)
 	else if (--dev->refcount == 0)
 		info->dev = NULL;
 	users = dev->users;
-	pthread_mutex_unlock(&odma_dev_lock);
+	pthread_mutex_unlock(&dev_lock);
 	if (rc == DOCA_ERROR_INVALID_VALUE)
 		ODMA_ERR("device %s is not open; close it once per doca_dev_open", info->pci_addr);
 	else if (rc == DOCA_ERROR_IN_USE)
@@ -181,17 +181,17 @@ doca_error_t doca_dev_accelerate_resource_reclaim(struct doca_dev *dev)
 
 void odma_dev_hold(struct doca_dev *dev)
 {
-	pthread_mutex_lock(&odma_dev_lock);
+	pthread_mutex_lock(&dev_lock);
 	dev->users++;
-	pthread_mutex_unlock(&odma_dev_lock);
+	pthread_mutex_unlock(&dev_lock);
 }
 
 void odma_dev_release(struct doca_dev *dev)
 {
-	pthread_mutex_lock(&odma_dev_lock);
+	pthread_mutex_lock(&dev_lock);
 	if (dev->users > 0)
 		dev->users--;
-	pthread_mutex_unlock(&odma_dev_lock);
+	pthread_mutex_unlock(&dev_lock);
 }
 
 doca_error_t doca_devinfo_get_pci_addr_str(const struct doca_devinfo *devinfo, char *pci_addr_str)

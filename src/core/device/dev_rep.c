@@ -16,10 +16,10 @@ ODMA_LOG_REGISTER(ODMA_DEV_REP)
 
 #define ODMA_REP_FILTER_MASK (DOCA_DEVINFO_REP_FILTER_NET | DOCA_DEVINFO_REP_FILTER_EMULATED)
 
-static pthread_mutex_t odma_rep_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t rep_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Whether @r is a representor of the loaded system (address comparison only). */
-static bool odma_rep_valid(const struct doca_devinfo_rep *r)
+static bool rep_valid(const struct doca_devinfo_rep *r)
 {
 	const struct odma_system *sys = odma_system_get();
 
@@ -33,7 +33,7 @@ static bool odma_rep_valid(const struct doca_devinfo_rep *r)
 	return false;
 }
 
-static struct doca_devinfo_rep *odma_rep_dev_lookup(const struct doca_dev_rep *dev)
+static struct doca_devinfo_rep *rep_dev_lookup(const struct doca_dev_rep *dev)
 {
 	const struct odma_system *sys = odma_system_get();
 
@@ -45,16 +45,16 @@ static struct doca_devinfo_rep *odma_rep_dev_lookup(const struct doca_dev_rep *d
 }
 
 #define ODMA_CHECK_REP(r)                                                                          \
-	ODMA_CHECK_ARG(odma_rep_valid(r), "devinfo_rep %p is not a representor of this system; pass " \
+	ODMA_CHECK_ARG(rep_valid(r), "devinfo_rep %p is not a representor of this system; pass " \
 		       "one from doca_devinfo_rep_create_list", (const void *)(r))
 
-static bool odma_rep_matches(const struct doca_devinfo_rep *r, int filter)
+static bool rep_matches(const struct doca_devinfo_rep *r, int filter)
 {
 	return filter == DOCA_DEVINFO_REP_FILTER_ALL || (r->filter_bits & filter) != 0;
 }
 
 /* Checks the device and filter of a list request; logs and returns the code on rejection. */
-static doca_error_t odma_rep_list_check(const struct doca_dev *dev, struct doca_devinfo *info, int filter)
+static doca_error_t rep_list_check(const struct doca_dev *dev, struct doca_devinfo *info, int filter)
 {
 	ODMA_CHECK_ARG(info != NULL && dev->refcount > 0, "dev %p is not an open device", (const void *)dev);
 	ODMA_CHECK_ARG((filter & ~ODMA_REP_FILTER_MASK) == 0,
@@ -78,7 +78,7 @@ doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int filter,
 
 	ODMA_CHECK_ARG(devinfo_rep_list != NULL && nb_devinfo_reps != NULL,
 		       "devinfo_rep_list and nb_devinfo_reps must not be NULL");
-	rc = odma_rep_list_check(dev, info, filter);
+	rc = rep_list_check(dev, info, filter);
 	if (rc != DOCA_SUCCESS)
 		return rc;
 	list = (struct doca_devinfo_rep **)odma_list_new(info->num_reps);
@@ -87,7 +87,7 @@ doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int filter,
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	for (uint32_t i = 0; i < info->num_reps; i++)
-		if (odma_rep_matches(&info->reps[i], filter))
+		if (rep_matches(&info->reps[i], filter))
 			list[n++] = &info->reps[i];
 	*devinfo_rep_list = list;
 	*nb_devinfo_reps = n;
@@ -107,37 +107,37 @@ doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo_rep, struct doca
 {
 	ODMA_CHECK_REP(devinfo_rep);
 	ODMA_CHECK_ARG(dev_rep != NULL, "dev_rep must not be NULL");
-	pthread_mutex_lock(&odma_rep_lock);
+	pthread_mutex_lock(&rep_lock);
 	if (devinfo_rep->rep_store->refcount == UINT32_MAX) {
-		pthread_mutex_unlock(&odma_rep_lock);
+		pthread_mutex_unlock(&rep_lock);
 		ODMA_ERR("representor %s opened 2^32-1 times; close some references", devinfo_rep->vuid);
 		return DOCA_ERROR_INITIALIZATION;
 	}
 	devinfo_rep->rep_store->refcount++;
 	devinfo_rep->rep_dev = devinfo_rep->rep_store;
-	pthread_mutex_unlock(&odma_rep_lock);
+	pthread_mutex_unlock(&rep_lock);
 	*dev_rep = devinfo_rep->rep_store;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev)
 {
-	struct doca_devinfo_rep *info = odma_rep_dev_lookup(dev);
+	struct doca_devinfo_rep *info = rep_dev_lookup(dev);
 	bool was_open;
 
 	ODMA_CHECK_ARG(info != NULL, "dev_rep %p is not a handle from doca_dev_rep_open", (void *)dev);
-	pthread_mutex_lock(&odma_rep_lock);
+	pthread_mutex_lock(&rep_lock);
 	was_open = dev->refcount > 0;
 	if (was_open && --dev->refcount == 0)
 		info->rep_dev = NULL;
-	pthread_mutex_unlock(&odma_rep_lock);
+	pthread_mutex_unlock(&rep_lock);
 	ODMA_CHECK_ARG(was_open, "representor %s is not open; close it once per doca_dev_rep_open", info->vuid);
 	return DOCA_SUCCESS;
 }
 
 struct doca_devinfo_rep *doca_dev_rep_as_devinfo(struct doca_dev_rep *dev_rep)
 {
-	struct doca_devinfo_rep *info = odma_rep_dev_lookup(dev_rep);
+	struct doca_devinfo_rep *info = rep_dev_lookup(dev_rep);
 
 	return info != NULL && dev_rep->refcount > 0 ? info : NULL;
 }

@@ -7,8 +7,8 @@
  * loaded once per process; devinfo objects live as long as the process (lists only hold
  * pointers), so a devinfo reached through an open device stays valid.
  */
-#ifndef ODMA_DEV_PRIV_H_
-#define ODMA_DEV_PRIV_H_
+#ifndef ODMA_CORE_DEVICE_H_
+#define ODMA_CORE_DEVICE_H_
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -41,6 +41,10 @@ struct odma_dev_caps {
 	bool from_export_pci;      /* doca_mmap_cap_is_create_from_export_pci_supported */
 	bool export_rdma;          /* export_rdma allowed */
 	bool from_export_rdma;     /* create_from_export of an RDMA descriptor allowed */
+	bool cache_invalidate;     /* doca_mmap_advise_cap_task_cache_invalidate_is_supported */
+	bool clock_free_running;   /* doca_clock_cap_nic_free_running_is_supported */
+	bool clock_real_time;      /* doca_clock_cap_nic_real_time_is_supported */
+	bool clock_dpa_timer;      /* doca_clock_cap_nic_dpa_timer_is_supported */
 	/*
 	 * Comch (doca_comch_cap_*): a device with comch=yes hosts a server on the DPU side and
 	 * a client on the host side. Values left 0 in a profile take the BlueField-like defaults
@@ -179,4 +183,4 @@ void odma_system_free(struct odma_system *sys);
 /* Text of built-in profile @name, NULL if there is none. */
 const char *odma_profile_builtin(const char *name);
 
-#endif /* ODMA_DEV_PRIV_H_ */
+#endif /* ODMA_CORE_DEVICE_H_ */

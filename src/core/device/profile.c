@@ -48,7 +48,7 @@ struct odma_rep_line {
 #define DEVKEY(n, k, f, req) { n, k, offsetof(struct doca_devinfo, f), sizeof(((struct doca_devinfo *)0)->f), req }
 #define REPKEY(n, k, f, req) { n, k, offsetof(struct odma_rep_line, f), sizeof(((struct odma_rep_line *)0)->f), req }
 
-static const struct odma_key odma_device_keys[] = {
+static const struct odma_key profile_device_keys[] = {
 	DEVKEY("side", ODMA_K_SIDE, side, true),
 	DEVKEY("pci", ODMA_K_PCI, pci_addr, true),
 	DEVKEY("ibdev", ODMA_K_STR, ibdev_name, true),
@@ -70,6 +70,10 @@ static const struct odma_key odma_device_keys[] = {
 	DEVKEY("from_export_pci", ODMA_K_BOOL, caps.from_export_pci, false),
 	DEVKEY("export_rdma", ODMA_K_BOOL, caps.export_rdma, false),
 	DEVKEY("from_export_rdma", ODMA_K_BOOL, caps.from_export_rdma, false),
+	DEVKEY("cache_invalidate", ODMA_K_BOOL, caps.cache_invalidate, false),
+	DEVKEY("clock_free_running", ODMA_K_BOOL, caps.clock_free_running, false),
+	DEVKEY("clock_real_time", ODMA_K_BOOL, caps.clock_real_time, false),
+	DEVKEY("clock_dpa_timer", ODMA_K_BOOL, caps.clock_dpa_timer, false),
 	DEVKEY("comch", ODMA_K_BOOL, caps.comch, false),
 	DEVKEY("comch_max_msg_size", ODMA_K_U32, caps.comch_max_msg_size, false),
 	DEVKEY("comch_recv_queue", ODMA_K_U32, caps.comch_max_recv_queue, false),
@@ -81,7 +85,7 @@ static const struct odma_key odma_device_keys[] = {
 	DEVKEY("comch_imm_data", ODMA_K_U32, caps.comch_max_imm_data, false),
 };
 
-static const struct odma_key odma_rep_keys[] = {
+static const struct odma_key profile_rep_keys[] = {
 	REPKEY("parent", ODMA_K_PCI, parent, true),
 	REPKEY("pci", ODMA_K_PCI, rep.pci_addr, true),
 	REPKEY("vuid", ODMA_K_STR, rep.vuid, true),
@@ -103,10 +107,10 @@ struct odma_parse {
 	doca_error_t code;
 };
 
-static bool odma_fail(struct odma_parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool profile_fail(struct odma_parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Records the first error as "line N: ..."; always returns false so callers can `return odma_fail()`. */
-static bool odma_fail(struct odma_parse *p, const char *fmt, ...)
+/* Records the first error as "line N: ..."; always returns false so callers can `return profile_fail()`. */
+static bool profile_fail(struct odma_parse *p, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -134,7 +138,7 @@ uint64_t odma_fnv1a64(const void *data, size_t len)
 	return h;
 }
 
-static int odma_hex(char c)
+static int profile_hex(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -146,11 +150,11 @@ static int odma_hex(char c)
 }
 
 /* Reads exactly @n hex digits of @s into *v. */
-static bool odma_hexn(const char *s, int n, unsigned int *v)
+static bool profile_hexn(const char *s, int n, unsigned int *v)
 {
 	*v = 0;
 	for (int i = 0; i < n; i++) {
-		int d = odma_hex(s[i]);
+		int d = profile_hex(s[i]);
 
 		if (d < 0)
 			return false;
@@ -168,14 +172,14 @@ bool odma_pci_addr_parse(const char *in, char out[DOCA_DEVINFO_PCI_ADDR_SIZE])
 		return false;
 	len = strnlen(in, DOCA_DEVINFO_PCI_ADDR_SIZE);
 	if (len == 12) {
-		if (!odma_hexn(in, 4, &dom) || in[4] != ':')
+		if (!profile_hexn(in, 4, &dom) || in[4] != ':')
 			return false;
 		in += 5;
 	} else if (len != 7) {
 		return false;
 	}
-	if (!odma_hexn(in, 2, &bus) || in[2] != ':' || !odma_hexn(in + 3, 2, &dev) || in[5] != '.' ||
-	    !odma_hexn(in + 6, 1, &fn))
+	if (!profile_hexn(in, 2, &bus) || in[2] != ':' || !profile_hexn(in + 3, 2, &dev) || in[5] != '.' ||
+	    !profile_hexn(in + 6, 1, &fn))
 		return false;
 	if (dev > 0x1f || fn > 7)
 		return false;
@@ -184,7 +188,7 @@ bool odma_pci_addr_parse(const char *in, char out[DOCA_DEVINFO_PCI_ADDR_SIZE])
 }
 
 /* Decimal or 0x-hex, no sign, no spaces, no overflow past @max; SIZE kinds may end in K/M/G. */
-static bool odma_parse_num(const char *s, uint64_t max, bool suffix, uint64_t *out)
+static bool profile_parse_num(const char *s, uint64_t max, bool suffix, uint64_t *out)
 {
 	uint64_t v = 0, base = 10, mult = 1;
 	size_t len = strlen(s);
@@ -205,7 +209,7 @@ static bool odma_parse_num(const char *s, uint64_t max, bool suffix, uint64_t *o
 	if (len == 0)
 		return false;
 	for (size_t i = 0; i < len; i++) {
-		int d = odma_hex(s[i]);
+		int d = profile_hex(s[i]);
 
 		if (d < 0 || (uint64_t)d >= base || v > (UINT64_MAX - (uint64_t)d) / base)
 			return false;
@@ -217,21 +221,21 @@ static bool odma_parse_num(const char *s, uint64_t max, bool suffix, uint64_t *o
 	return *out <= max;
 }
 
-static bool odma_parse_mac(const char *s, uint8_t mac[DOCA_DEVINFO_MAC_ADDR_SIZE])
+static bool profile_parse_mac(const char *s, uint8_t mac[DOCA_DEVINFO_MAC_ADDR_SIZE])
 {
 	unsigned int b;
 
 	if (strlen(s) != 17)
 		return false;
 	for (int i = 0; i < DOCA_DEVINFO_MAC_ADDR_SIZE; i++) {
-		if (!odma_hexn(s + 3 * i, 2, &b) || (i < 5 && s[3 * i + 2] != ':'))
+		if (!profile_hexn(s + 3 * i, 2, &b) || (i < 5 && s[3 * i + 2] != ':'))
 			return false;
 		mac[i] = (uint8_t)b;
 	}
 	return true;
 }
 
-static bool odma_parse_choice(const char *v, const char *const *names, int n, int *out)
+static bool profile_parse_choice(const char *v, const char *const *names, int n, int *out)
 {
 	for (int i = 0; i < n; i++) {
 		if (strcmp(v, names[i]) == 0) {
@@ -243,27 +247,27 @@ static bool odma_parse_choice(const char *v, const char *const *names, int n, in
 }
 
 /* Stores an integer-like value of @k at @field. */
-static bool odma_store_num(const struct odma_key *k, void *field, const char *v)
+static bool profile_store_num(const struct odma_key *k, void *field, const char *v)
 {
 	uint64_t n;
 
 	switch (k->kind) {
 	case ODMA_K_U16:
-		if (!odma_parse_num(v, UINT16_MAX, false, &n))
+		if (!profile_parse_num(v, UINT16_MAX, false, &n))
 			return false;
 		*(uint16_t *)field = (uint16_t)n;
 		return true;
 	case ODMA_K_U32:
-		if (!odma_parse_num(v, UINT32_MAX, false, &n))
+		if (!profile_parse_num(v, UINT32_MAX, false, &n))
 			return false;
 		*(uint32_t *)field = (uint32_t)n;
 		return true;
 	default:
-		return odma_parse_num(v, UINT64_MAX, true, (uint64_t *)field);
+		return profile_parse_num(v, UINT64_MAX, true, (uint64_t *)field);
 	}
 }
 
-static bool odma_store_enum(const struct odma_key *k, void *field, const char *v)
+static bool profile_store_enum(const struct odma_key *k, void *field, const char *v)
 {
 	static const char *const yesno[] = { "no", "yes" };
 	static const char *const sides[] = { "host", "dpu" };
@@ -272,29 +276,29 @@ static bool odma_store_enum(const struct odma_key *k, void *field, const char *v
 
 	switch (k->kind) {
 	case ODMA_K_BOOL:
-		if (!odma_parse_choice(v, yesno, 2, &i))
+		if (!profile_parse_choice(v, yesno, 2, &i))
 			return false;
 		*(bool *)field = i == 1;
 		return true;
 	case ODMA_K_FLAG:
-		if (!odma_parse_choice(v, yesno, 2, &i))
+		if (!profile_parse_choice(v, yesno, 2, &i))
 			return false;
 		*(int *)field = i ? (*(int *)field | (int)k->size) : (*(int *)field & ~(int)k->size);
 		return true;
 	case ODMA_K_SIDE:
-		if (!odma_parse_choice(v, sides, 2, &i))
+		if (!profile_parse_choice(v, sides, 2, &i))
 			return false;
 		*(enum odma_side *)field = (enum odma_side)i;
 		return true;
 	default:
-		if (!odma_parse_choice(v, funcs, 3, &i))
+		if (!profile_parse_choice(v, funcs, 3, &i))
 			return false;
 		*(enum doca_pci_func_type *)field = (enum doca_pci_func_type)i;
 		return true;
 	}
 }
 
-static const char *odma_kind_hint(enum odma_kind kind)
+static const char *profile_kind_hint(enum odma_kind kind)
 {
 	static const char *const hints[] = {
 		"a non-empty name", "a PCI address DDDD:BB:DD.F or BB:DD.F", "a MAC aa:bb:cc:dd:ee:ff",
@@ -306,7 +310,7 @@ static const char *odma_kind_hint(enum odma_kind kind)
 }
 
 /* Parses value @v of key @k into the record at @base. */
-static bool odma_store(struct odma_parse *p, const struct odma_key *k, void *base, const char *v)
+static bool profile_store(struct odma_parse *p, const struct odma_key *k, void *base, const char *v)
 {
 	void *field = (char *)base + k->off;
 	bool ok;
@@ -314,26 +318,26 @@ static bool odma_store(struct odma_parse *p, const struct odma_key *k, void *bas
 	switch (k->kind) {
 	case ODMA_K_STR:
 		if (strlen(v) >= k->size)
-			return odma_fail(p, "value of %s is %zu bytes; the limit is %zu", k->name, strlen(v),
+			return profile_fail(p, "value of %s is %zu bytes; the limit is %zu", k->name, strlen(v),
 					 k->size - 1);
 		memcpy(field, v, strlen(v) + 1);
 		return true;
 	case ODMA_K_PCI: ok = odma_pci_addr_parse(v, field); break;
-	case ODMA_K_MAC: ok = odma_parse_mac(v, field); break;
+	case ODMA_K_MAC: ok = profile_parse_mac(v, field); break;
 	case ODMA_K_IPV4: ok = inet_pton(AF_INET, v, field) == 1; break;
 	case ODMA_K_IPV6: ok = inet_pton(AF_INET6, v, field) == 1; break;
 	case ODMA_K_U16:
 	case ODMA_K_U32:
-	case ODMA_K_SIZE: ok = odma_store_num(k, field, v); break;
-	default: ok = odma_store_enum(k, field, v); break;
+	case ODMA_K_SIZE: ok = profile_store_num(k, field, v); break;
+	default: ok = profile_store_enum(k, field, v); break;
 	}
 	if (!ok)
-		return odma_fail(p, "bad value '%.64s' for %s: expected %s", v, k->name, odma_kind_hint(k->kind));
+		return profile_fail(p, "bad value '%.64s' for %s: expected %s", v, k->name, profile_kind_hint(k->kind));
 	return true;
 }
 
 /* Applies every key=value token of a line to @base; checks unknown, duplicate and missing keys. */
-static bool odma_apply_keys(struct odma_parse *p, const char *what, const struct odma_key *keys,
+static bool profile_apply_keys(struct odma_parse *p, const char *what, const struct odma_key *keys,
 			    size_t nkeys, void *base, char *save)
 {
 	uint64_t seen = 0;
@@ -343,85 +347,86 @@ static bool odma_apply_keys(struct odma_parse *p, const char *what, const struct
 	while ((tok = strtok_r(NULL, " \t", &save)) != NULL) {
 		eq = strchr(tok, '=');
 		if (eq == NULL || eq == tok)
-			return odma_fail(p, "'%.64s' is not key=value", tok);
+			return profile_fail(p, "'%.64s' is not key=value", tok);
 		*eq = '\0';
 		for (i = 0; i < nkeys && strcmp(keys[i].name, tok) != 0; i++)
 			;
 		if (i == nkeys)
-			return odma_fail(p, "unknown %s key '%.64s'", what, tok);
+			return profile_fail(p, "unknown %s key '%.64s'", what, tok);
 		if (seen & (1ull << i))
-			return odma_fail(p, "key %s given twice", tok);
+			return profile_fail(p, "key %s given twice", tok);
 		if (eq[1] == '\0')
-			return odma_fail(p, "key %s has an empty value", tok);
+			return profile_fail(p, "key %s has an empty value", tok);
 		seen |= 1ull << i;
-		if (!odma_store(p, &keys[i], base, eq + 1))
+		if (!profile_store(p, &keys[i], base, eq + 1))
 			return false;
 	}
 	for (i = 0; i < nkeys; i++)
 		if (keys[i].required && !(seen & (1ull << i)))
-			return odma_fail(p, "%s line lacks the required key %s", what, keys[i].name);
+			return profile_fail(p, "%s line lacks the required key %s", what, keys[i].name);
 	return true;
 }
 
-static void odma_default_u32(uint32_t *field, uint32_t value)
+static void profile_default_u32(uint32_t *field, uint32_t value)
 {
 	if (*field == 0)
 		*field = value;
 }
 
 /* comch=yes: a Comch value the line leaves out takes its BlueField-like default. */
-static void odma_comch_defaults(struct odma_dev_caps *c)
+static void profile_comch_defaults(struct odma_dev_caps *c)
 {
 	if (!c->comch)
 		return;
-	odma_default_u32(&c->comch_max_msg_size, ODMA_COMCH_DEFAULT_MAX_MSG_SIZE);
-	odma_default_u32(&c->comch_max_recv_queue, ODMA_COMCH_DEFAULT_MAX_RECV_QUEUE);
-	odma_default_u32(&c->comch_max_clients, ODMA_COMCH_DEFAULT_MAX_CLIENTS);
-	odma_default_u32(&c->comch_max_send_tasks, ODMA_COMCH_DEFAULT_MAX_SEND_TASKS);
-	odma_default_u32(&c->comch_fp_max_tasks, ODMA_COMCH_DEFAULT_FP_MAX_TASKS);
-	odma_default_u32(&c->comch_fp_max_buf_size, ODMA_COMCH_DEFAULT_FP_MAX_BUF_SIZE);
-	odma_default_u32(&c->comch_fp_max_endpoints, ODMA_COMCH_DEFAULT_FP_MAX_ENDPOINTS);
-	odma_default_u32(&c->comch_max_imm_data, ODMA_COMCH_DEFAULT_MAX_IMM_DATA);
+	profile_default_u32(&c->comch_max_msg_size, ODMA_COMCH_DEFAULT_MAX_MSG_SIZE);
+	profile_default_u32(&c->comch_max_recv_queue, ODMA_COMCH_DEFAULT_MAX_RECV_QUEUE);
+	profile_default_u32(&c->comch_max_clients, ODMA_COMCH_DEFAULT_MAX_CLIENTS);
+	profile_default_u32(&c->comch_max_send_tasks, ODMA_COMCH_DEFAULT_MAX_SEND_TASKS);
+	profile_default_u32(&c->comch_fp_max_tasks, ODMA_COMCH_DEFAULT_FP_MAX_TASKS);
+	profile_default_u32(&c->comch_fp_max_buf_size, ODMA_COMCH_DEFAULT_FP_MAX_BUF_SIZE);
+	profile_default_u32(&c->comch_fp_max_endpoints, ODMA_COMCH_DEFAULT_FP_MAX_ENDPOINTS);
+	profile_default_u32(&c->comch_max_imm_data, ODMA_COMCH_DEFAULT_MAX_IMM_DATA);
 }
 
-static bool odma_check_device(struct odma_parse *p, struct doca_devinfo *d)
+static bool profile_check_device(struct odma_parse *p, const struct doca_devinfo *d)
 {
 	const struct odma_system *sys = p->sys;
 
 	if (d->caps.dma_memcpy && (d->caps.max_buf_size == 0 || d->caps.max_buf_list_len == 0 ||
 				   d->caps.max_num_tasks == 0 || d->caps.queue_depth == 0))
-		return odma_fail(p, "memcpy=yes needs non-zero max_buf_size, max_buf_list_len, "
+		return profile_fail(p, "memcpy=yes needs non-zero max_buf_size, max_buf_list_len, "
 				 "max_num_tasks and queue_depth");
-	odma_comch_defaults(&d->caps);
 	if (d->caps.comch && d->caps.comch_max_msg_size > (1u << 20))
-		return odma_fail(p, "comch_max_msg_size above 1M: control messages are small (the "
-				 "fast path carries large buffers)");
+		return profile_fail(p, "comch_max_msg_size above 1M: control messages are small (the "
+				    "fast path carries large buffers)");
 	if (d->caps.comch && d->caps.comch_max_imm_data > ODMA_COMCH_IMM_DATA_LIMIT)
-		return odma_fail(p, "comch_imm_data above %u", ODMA_COMCH_IMM_DATA_LIMIT);
+		return profile_fail(p, "comch_imm_data above %u", ODMA_COMCH_IMM_DATA_LIMIT);
 	for (uint32_t i = 0; i < sys->num_devs; i++)
 		if (strcmp(sys->devs[i].pci_addr, d->pci_addr) == 0)
-			return odma_fail(p, "duplicate device pci %s (first declared on line %lu)",
+			return profile_fail(p, "duplicate device pci %s (first declared on line %lu)",
 					 d->pci_addr, p->dev_line[i]);
 	return true;
 }
 
-static bool odma_line_device(struct odma_parse *p, char *save)
+static bool profile_line_device(struct odma_parse *p, char *save)
 {
 	struct odma_system *sys = p->sys;
 	struct doca_devinfo d;
 
 	if (!p->have_system)
-		return odma_fail(p, "device before the 'system NAME' line");
+		return profile_fail(p, "device before the 'system NAME' line");
 	if (sys->num_devs == ODMA_PROFILE_MAX_DEVICES)
-		return odma_fail(p, "more than %d devices", ODMA_PROFILE_MAX_DEVICES);
+		return profile_fail(p, "more than %d devices", ODMA_PROFILE_MAX_DEVICES);
 	memset(&d, 0, sizeof(d));
-	if (!odma_apply_keys(p, "device", odma_device_keys, ODMA_NKEYS(odma_device_keys), &d, save) ||
-	    !odma_check_device(p, &d))
+	if (!profile_apply_keys(p, "device", profile_device_keys, ODMA_NKEYS(profile_device_keys), &d, save))
+		return false;
+	profile_comch_defaults(&d.caps);
+	if (!profile_check_device(p, &d))
 		return false;
 	d.dev_store = calloc(1, sizeof(*d.dev_store));
 	if (d.dev_store == NULL) {
 		p->code = DOCA_ERROR_NO_MEMORY;
-		return odma_fail(p, "out of memory");
+		return profile_fail(p, "out of memory");
 	}
 	d.dev_store->info = &sys->devs[sys->num_devs];
 	d.index = sys->num_devs;
@@ -430,7 +435,7 @@ static bool odma_line_device(struct odma_parse *p, char *save)
 	return true;
 }
 
-static struct doca_devinfo *odma_find_dev(struct odma_system *sys, const char *pci)
+static struct doca_devinfo *profile_find_dev(struct odma_system *sys, const char *pci)
 {
 	for (uint32_t i = 0; i < sys->num_devs; i++)
 		if (strcmp(sys->devs[i].pci_addr, pci) == 0)
@@ -439,24 +444,24 @@ static struct doca_devinfo *odma_find_dev(struct odma_system *sys, const char *p
 }
 
 /* A representor must be unique in its parent: by vuid, and by PCI address unless it is an SF. */
-static bool odma_check_rep(struct odma_parse *p, const struct doca_devinfo *parent,
+static bool profile_check_rep(struct odma_parse *p, const struct doca_devinfo *parent,
 			   const struct doca_devinfo_rep *r)
 {
 	for (uint32_t i = 0; i < parent->num_reps; i++) {
 		const struct doca_devinfo_rep *o = &parent->reps[i];
 
 		if (strcmp(o->vuid, r->vuid) == 0)
-			return odma_fail(p, "duplicate rep vuid %s under %s", r->vuid, parent->pci_addr);
+			return profile_fail(p, "duplicate rep vuid %s under %s", r->vuid, parent->pci_addr);
 		if (r->func_type != DOCA_PCI_FUNC_TYPE_SF && o->func_type != DOCA_PCI_FUNC_TYPE_SF &&
 		    strcmp(o->pci_addr, r->pci_addr) == 0)
-			return odma_fail(p, "duplicate rep pci %s under %s", r->pci_addr, parent->pci_addr);
+			return profile_fail(p, "duplicate rep pci %s under %s", r->pci_addr, parent->pci_addr);
 	}
 	if (parent->num_reps == ODMA_PROFILE_MAX_REPS)
-		return odma_fail(p, "more than %d reps under %s", ODMA_PROFILE_MAX_REPS, parent->pci_addr);
+		return profile_fail(p, "more than %d reps under %s", ODMA_PROFILE_MAX_REPS, parent->pci_addr);
 	return true;
 }
 
-static bool odma_line_rep(struct odma_parse *p, char *save)
+static bool profile_line_rep(struct odma_parse *p, char *save)
 {
 	struct odma_rep_line l;
 	struct doca_devinfo *parent;
@@ -464,18 +469,18 @@ static bool odma_line_rep(struct odma_parse *p, char *save)
 
 	memset(&l, 0, sizeof(l));
 	l.rep.filter_bits = DOCA_DEVINFO_REP_FILTER_NET;
-	if (!odma_apply_keys(p, "rep", odma_rep_keys, ODMA_NKEYS(odma_rep_keys), &l, save))
+	if (!profile_apply_keys(p, "rep", profile_rep_keys, ODMA_NKEYS(profile_rep_keys), &l, save))
 		return false;
-	parent = odma_find_dev(p->sys, l.parent);
+	parent = profile_find_dev(p->sys, l.parent);
 	if (parent == NULL || parent->side != ODMA_SIDE_DPU)
-		return odma_fail(p, "rep parent %s is not a dpu device declared above", l.parent);
-	if (!odma_check_rep(p, parent, &l.rep))
+		return profile_fail(p, "rep parent %s is not a dpu device declared above", l.parent);
+	if (!profile_check_rep(p, parent, &l.rep))
 		return false;
 	if ((parent->num_reps & (parent->num_reps - 1)) == 0) { /* grow at powers of two */
 		grown = realloc(parent->reps, sizeof(*grown) * (parent->num_reps ? parent->num_reps * 2 : 4));
 		if (grown == NULL) {
 			p->code = DOCA_ERROR_NO_MEMORY;
-			return odma_fail(p, "out of memory");
+			return profile_fail(p, "out of memory");
 		}
 		parent->reps = grown;
 	}
@@ -483,7 +488,7 @@ static bool odma_line_rep(struct odma_parse *p, char *save)
 	l.rep.rep_store = calloc(1, sizeof(*l.rep.rep_store));
 	if (l.rep.rep_store == NULL) {
 		p->code = DOCA_ERROR_NO_MEMORY;
-		return odma_fail(p, "out of memory");
+		return profile_fail(p, "out of memory");
 	}
 	parent->reps[parent->num_reps] = l.rep;
 	/* reps may move on a later realloc: the store is re-pointed once parsing ends */
@@ -491,27 +496,27 @@ static bool odma_line_rep(struct odma_parse *p, char *save)
 	return true;
 }
 
-static bool odma_line_system(struct odma_parse *p, char *save)
+static bool profile_line_system(struct odma_parse *p, char *save)
 {
 	char *name = strtok_r(NULL, " \t", &save);
 
 	if (p->have_system)
-		return odma_fail(p, "a second 'system' line; a profile describes one system");
+		return profile_fail(p, "a second 'system' line; a profile describes one system");
 	if (name == NULL || strtok_r(NULL, " \t", &save) != NULL)
-		return odma_fail(p, "expected 'system NAME' (one word)");
+		return profile_fail(p, "expected 'system NAME' (one word)");
 	if (strlen(name) >= sizeof(p->sys->label))
-		return odma_fail(p, "system name longer than %zu bytes", sizeof(p->sys->label) - 1);
+		return profile_fail(p, "system name longer than %zu bytes", sizeof(p->sys->label) - 1);
 	for (const char *c = name; *c; c++)
 		if (!(*c == '-' || *c == '_' || *c == '.' || (*c >= '0' && *c <= '9') ||
 		      (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')))
-			return odma_fail(p, "system name may hold only letters, digits, '-', '_', '.'");
+			return profile_fail(p, "system name may hold only letters, digits, '-', '_', '.'");
 	snprintf(p->sys->label, sizeof(p->sys->label), "%s", name);
 	p->have_system = true;
 	return true;
 }
 
 /* Rejects control bytes anywhere and non-ASCII outside comments; cuts the comment off. */
-static bool odma_clean_line(struct odma_parse *p, char *s, size_t len)
+static bool profile_clean_line(struct odma_parse *p, char *s, size_t len)
 {
 	bool comment = false;
 
@@ -519,18 +524,18 @@ static bool odma_clean_line(struct odma_parse *p, char *s, size_t len)
 		unsigned char c = (unsigned char)s[i];
 
 		if ((c < 0x20 && c != '\t') || c == 0x7f)
-			return odma_fail(p, "control byte 0x%02x at column %zu", c, i + 1);
+			return profile_fail(p, "control byte 0x%02x at column %zu", c, i + 1);
 		if (c == '#' && !comment) {
 			comment = true;
 			s[i] = '\0';
 		}
 		if (c >= 0x80 && !comment)
-			return odma_fail(p, "non-ASCII byte 0x%02x at column %zu", c, i + 1);
+			return profile_fail(p, "non-ASCII byte 0x%02x at column %zu", c, i + 1);
 	}
 	return true;
 }
 
-static bool odma_parse_line(struct odma_parse *p, const char *text, size_t len)
+static bool profile_parse_line(struct odma_parse *p, const char *text, size_t len)
 {
 	char buf[ODMA_PROFILE_MAX_LINE + 1];
 	char *save = NULL, *kw;
@@ -538,21 +543,21 @@ static bool odma_parse_line(struct odma_parse *p, const char *text, size_t len)
 	if (len > 0 && text[len - 1] == '\r')
 		len--;
 	if (len > ODMA_PROFILE_MAX_LINE)
-		return odma_fail(p, "line longer than %d bytes", ODMA_PROFILE_MAX_LINE);
+		return profile_fail(p, "line longer than %d bytes", ODMA_PROFILE_MAX_LINE);
 	memcpy(buf, text, len);
 	buf[len] = '\0';
-	if (!odma_clean_line(p, buf, len))
+	if (!profile_clean_line(p, buf, len))
 		return false;
 	kw = strtok_r(buf, " \t", &save);
 	if (kw == NULL)
 		return true;
 	if (strcmp(kw, "system") == 0)
-		return odma_line_system(p, save);
+		return profile_line_system(p, save);
 	if (strcmp(kw, "device") == 0)
-		return odma_line_device(p, save);
+		return profile_line_device(p, save);
 	if (strcmp(kw, "rep") == 0)
-		return odma_line_rep(p, save);
-	return odma_fail(p, "unknown directive '%.32s'; expected system, device or rep", kw);
+		return profile_line_rep(p, save);
+	return profile_fail(p, "unknown directive '%.32s'; expected system, device or rep", kw);
 }
 
 void odma_system_free(struct odma_system *sys)
@@ -569,26 +574,26 @@ void odma_system_free(struct odma_system *sys)
 	memset(sys, 0, sizeof(*sys));
 }
 
-static bool odma_parse_all(struct odma_parse *p, const char *text, size_t len)
+static bool profile_parse_all(struct odma_parse *p, const char *text, size_t len)
 {
 	size_t pos = 0;
 
 	if (len > ODMA_PROFILE_MAX_TEXT)
-		return odma_fail(p, "profile larger than %u bytes", ODMA_PROFILE_MAX_TEXT);
+		return profile_fail(p, "profile larger than %u bytes", ODMA_PROFILE_MAX_TEXT);
 	while (pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t end = nl ? (size_t)(nl - text) : len;
 
 		p->line++;
-		if (!odma_parse_line(p, text + pos, end - pos))
+		if (!profile_parse_line(p, text + pos, end - pos))
 			return false;
 		pos = end + 1;
 	}
 	p->line++; /* errors found at the end point just past the last line */
 	if (!p->have_system)
-		return odma_fail(p, "end of profile: no 'system NAME' line");
+		return profile_fail(p, "end of profile: no 'system NAME' line");
 	if (p->sys->num_devs == 0)
-		return odma_fail(p, "end of profile: no device lines");
+		return profile_fail(p, "end of profile: no device lines");
 	return true;
 }
 
@@ -603,11 +608,11 @@ doca_error_t odma_profile_parse(const char *text, size_t len, struct odma_system
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	if (text == NULL && len > 0)
-		return odma_fail(&p, "no text"), DOCA_ERROR_INVALID_VALUE;
+		return profile_fail(&p, "no text"), DOCA_ERROR_INVALID_VALUE;
 	out->devs = calloc(ODMA_PROFILE_MAX_DEVICES, sizeof(*out->devs));
 	if (out->devs == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	if (!odma_parse_all(&p, text, len)) {
+	if (!profile_parse_all(&p, text, len)) {
 		odma_system_free(out);
 		return p.code;
 	}
@@ -632,22 +637,28 @@ doca_error_t odma_profile_parse(const char *text, size_t len, struct odma_system
  * Built-in profiles, written in the file format so they exercise the same parser.
  * The limits are emulated values (public reports give 2 MiB and 64 for BlueField parts).
  */
-#define ODMA_BF_CAPS                                                                               \
-	" memcpy=yes max_buf_size=2M max_buf_list_len=64 max_num_tasks=65536 queue_depth=1024"    \
-	" export_pci=yes from_export_pci=yes export_rdma=yes from_export_rdma=yes" ODMA_BF_COMCH "\n"
+#define ODMA_BF_BASE                                                                               \
+	" memcpy=yes max_buf_size=2M max_buf_list_len=64 max_num_tasks=65536 queue_depth=1024"     \
+	" export_pci=yes from_export_pci=yes export_rdma=yes from_export_rdma=yes"                 \
+	" clock_free_running=yes clock_real_time=yes" ODMA_BF_COMCH
+/* BlueField-3 has a DPA (its timer is a NIC clock); only the Arm side invalidates caches. */
+#define ODMA_BF3_HOST_CAPS ODMA_BF_BASE " clock_dpa_timer=yes\n"
+#define ODMA_BF3_DPU_CAPS ODMA_BF_BASE " clock_dpa_timer=yes cache_invalidate=yes\n"
+#define ODMA_BF2_HOST_CAPS ODMA_BF_BASE "\n"
+#define ODMA_BF2_DPU_CAPS ODMA_BF_BASE " cache_invalidate=yes\n"
 
-static const char odma_profile_bf3[] =
+static const char profile_bf3[] =
 	"system bf3\n"
 	"# host side: the BlueField-3 PFs as the x86 host sees them\n"
 	"device side=host pci=0000:b1:00.0 ibdev=mlx5_0 iface=ens1f0np0 mac=b8:3f:d2:9a:10:00"
-	" ipv4=192.168.100.1 ipv6=fe80::ba3f:d2ff:fe9a:1000 vhca_id=0 active_rate=200000000000" ODMA_BF_CAPS
+	" ipv4=192.168.100.1 ipv6=fe80::ba3f:d2ff:fe9a:1000 vhca_id=0 active_rate=200000000000" ODMA_BF3_HOST_CAPS
 	"device side=host pci=0000:b1:00.1 ibdev=mlx5_1 iface=ens1f1np1 mac=b8:3f:d2:9a:10:01"
-	" ipv4=192.168.101.1 ipv6=fe80::ba3f:d2ff:fe9a:1001 vhca_id=1 active_rate=200000000000" ODMA_BF_CAPS
+	" ipv4=192.168.101.1 ipv6=fe80::ba3f:d2ff:fe9a:1001 vhca_id=1 active_rate=200000000000" ODMA_BF3_HOST_CAPS
 	"# DPU side: the Arm cores' view of the same two ports\n"
 	"device side=dpu pci=0000:03:00.0 ibdev=mlx5_0 iface=p0 mac=b8:3f:d2:9a:20:00"
-	" ipv4=192.168.100.2 ipv6=fe80::ba3f:d2ff:fe9a:2000 vhca_id=2 active_rate=200000000000" ODMA_BF_CAPS
+	" ipv4=192.168.100.2 ipv6=fe80::ba3f:d2ff:fe9a:2000 vhca_id=2 active_rate=200000000000" ODMA_BF3_DPU_CAPS
 	"device side=dpu pci=0000:03:00.1 ibdev=mlx5_1 iface=p1 mac=b8:3f:d2:9a:20:01"
-	" ipv4=192.168.101.2 ipv6=fe80::ba3f:d2ff:fe9a:2001 vhca_id=3 active_rate=200000000000" ODMA_BF_CAPS
+	" ipv4=192.168.101.2 ipv6=fe80::ba3f:d2ff:fe9a:2001 vhca_id=3 active_rate=200000000000" ODMA_BF3_DPU_CAPS
 	"# representors of host functions, listed by the DPU PFs\n"
 	"rep parent=03:00.0 pci=0000:b1:00.0 vuid=MT2306XZ00BF3ODMAHOSTPF0 func=pf\n"
 	"rep parent=03:00.0 pci=0000:b1:00.2 vuid=MT2306XZ00BF3ODMAHOSTPF0VF0 func=vf\n"
@@ -658,28 +669,30 @@ static const char odma_profile_bf3[] =
 	"rep parent=03:00.1 pci=0000:b1:00.1 vuid=MT2306XZ00BF3ODMAHOSTPF1 func=pf\n"
 	"rep parent=03:00.1 pci=0000:b1:00.4 vuid=MT2306XZ00BF3ODMAHOSTPF1VF0 func=vf\n";
 
-static const char odma_profile_bf2[] =
+static const char profile_bf2[] =
 	"system bf2\n"
 	"device side=host pci=0000:3b:00.0 ibdev=mlx5_2 iface=ens2f0 mac=0c:42:a1:5e:30:00"
-	" ipv4=10.0.0.1 ipv6=fe80::e42:a1ff:fe5e:3000 vhca_id=0 active_rate=100000000000" ODMA_BF_CAPS
+	" ipv4=10.0.0.1 ipv6=fe80::e42:a1ff:fe5e:3000 vhca_id=0 active_rate=100000000000" ODMA_BF2_HOST_CAPS
 	"device side=host pci=0000:3b:00.1 ibdev=mlx5_3 iface=ens2f1 mac=0c:42:a1:5e:30:01"
-	" ipv4=10.0.1.1 ipv6=fe80::e42:a1ff:fe5e:3001 vhca_id=1 active_rate=100000000000" ODMA_BF_CAPS
+	" ipv4=10.0.1.1 ipv6=fe80::e42:a1ff:fe5e:3001 vhca_id=1 active_rate=100000000000" ODMA_BF2_HOST_CAPS
 	"device side=dpu pci=0000:03:00.0 ibdev=mlx5_0 iface=p0 mac=0c:42:a1:5e:40:00"
-	" ipv4=10.0.0.2 ipv6=fe80::e42:a1ff:fe5e:4000 vhca_id=2 active_rate=100000000000" ODMA_BF_CAPS
+	" ipv4=10.0.0.2 ipv6=fe80::e42:a1ff:fe5e:4000 vhca_id=2 active_rate=100000000000" ODMA_BF2_DPU_CAPS
 	"device side=dpu pci=0000:03:00.1 ibdev=mlx5_1 iface=p1 mac=0c:42:a1:5e:40:01"
-	" ipv4=10.0.1.2 ipv6=fe80::e42:a1ff:fe5e:4001 vhca_id=3 active_rate=100000000000" ODMA_BF_CAPS
+	" ipv4=10.0.1.2 ipv6=fe80::e42:a1ff:fe5e:4001 vhca_id=3 active_rate=100000000000" ODMA_BF2_DPU_CAPS
 	"rep parent=03:00.0 pci=0000:3b:00.0 vuid=MT2048X00BF2ODMAHOSTPF0 func=pf\n"
 	"rep parent=03:00.0 pci=0000:3b:00.2 vuid=MT2048X00BF2ODMAHOSTPF0VF0 func=vf\n"
 	"rep parent=03:00.0 pci=0000:3b:00.0 vuid=MT2048X00BF2ODMAHOSTPF0SF0 func=sf\n"
 	"rep parent=03:00.1 pci=0000:3b:00.1 vuid=MT2048X00BF2ODMAHOSTPF1 func=pf\n";
 
 /* A plain ConnectX-like NIC: host side only, no DMA engine, no exports. */
-static const char odma_profile_nic[] =
+static const char profile_nic[] =
 	"system nic\n"
 	"device side=host pci=0000:08:00.0 ibdev=mlx5_0 iface=ens5f0np0 mac=a0:88:c2:11:22:30"
-	" ipv4=172.16.0.1 ipv6=fe80::a288:c2ff:fe11:2230 active_rate=100000000000 memcpy=no\n"
+	" ipv4=172.16.0.1 ipv6=fe80::a288:c2ff:fe11:2230 active_rate=100000000000 memcpy=no"
+	" clock_free_running=yes clock_real_time=yes\n"
 	"device side=host pci=0000:08:00.1 ibdev=mlx5_1 iface=ens5f1np1 mac=a0:88:c2:11:22:31"
-	" ipv4=172.16.1.1 ipv6=fe80::a288:c2ff:fe11:2231 active_rate=100000000000 memcpy=no\n";
+	" ipv4=172.16.1.1 ipv6=fe80::a288:c2ff:fe11:2231 active_rate=100000000000 memcpy=no"
+	" clock_free_running=yes clock_real_time=yes\n";
 
 const char *odma_profile_builtin(const char *name)
 {
@@ -687,9 +700,9 @@ const char *odma_profile_builtin(const char *name)
 		const char *name;
 		const char *text;
 	} builtins[] = {
-		{ "bf3", odma_profile_bf3 },
-		{ "bf2", odma_profile_bf2 },
-		{ "nic", odma_profile_nic },
+		{ "bf3", profile_bf3 },
+		{ "bf2", profile_bf2 },
+		{ "nic", profile_nic },
 	};
 
 	for (size_t i = 0; name != NULL && i < sizeof(builtins) / sizeof(builtins[0]); i++)

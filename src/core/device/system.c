@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/config/config.h"
 #include "core/device/device.h"
 #include "core/log/log.h"
 
@@ -19,24 +20,24 @@ ODMA_LOG_REGISTER(ODMA_SYSTEM)
 
 #define ODMA_SIDE_BIT(s) (1u << (s))
 
-static pthread_once_t odma_sys_once = PTHREAD_ONCE_INIT;
-static struct odma_system odma_sys;
-static bool odma_sys_ok;
-static unsigned int odma_sides = ODMA_SIDE_BIT(ODMA_SIDE_HOST) | ODMA_SIDE_BIT(ODMA_SIDE_DPU);
-static char odma_sys_err[512];
+static pthread_once_t sys_once = PTHREAD_ONCE_INIT;
+static struct odma_system sys_profile;
+static bool sys_ok;
+static unsigned int sys_sides = ODMA_SIDE_BIT(ODMA_SIDE_HOST) | ODMA_SIDE_BIT(ODMA_SIDE_DPU);
+static char sys_err[512];
 
-static bool odma_load_side(void)
+static bool sys_load_side(void)
 {
-	const char *side = getenv("ODMA_SIDE");
+	const char *side = odma_config_string("ODMA_SIDE");
 
-	if (side == NULL || side[0] == '\0')
+	if (side == NULL)
 		return true;
 	if (strcmp(side, "host") == 0)
-		odma_sides = ODMA_SIDE_BIT(ODMA_SIDE_HOST);
+		sys_sides = ODMA_SIDE_BIT(ODMA_SIDE_HOST);
 	else if (strcmp(side, "dpu") == 0)
-		odma_sides = ODMA_SIDE_BIT(ODMA_SIDE_DPU);
+		sys_sides = ODMA_SIDE_BIT(ODMA_SIDE_DPU);
 	else {
-		snprintf(odma_sys_err, sizeof(odma_sys_err),
+		snprintf(sys_err, sizeof(sys_err),
 			 "ODMA_SIDE='%.32s' is not valid; set it to host, dpu, or leave it unset", side);
 		return false;
 	}
@@ -44,13 +45,13 @@ static bool odma_load_side(void)
 }
 
 /* Reads at most ODMA_PROFILE_MAX_TEXT + 1 bytes (one more lets the parser report "too large"). */
-static char *odma_read_file(const char *path, size_t *len)
+static char *sys_read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf;
 
 	if (f == NULL) {
-		snprintf(odma_sys_err, sizeof(odma_sys_err),
+		snprintf(sys_err, sizeof(sys_err),
 			 "ODMA_SYSTEM='%.200s' is not a built-in profile (bf3, bf2, nic) and cannot be "
 			 "opened as a profile file: %s", path, strerror(errno));
 		return NULL;
@@ -59,78 +60,78 @@ static char *odma_read_file(const char *path, size_t *len)
 	if (buf != NULL)
 		*len = fread(buf, 1, ODMA_PROFILE_MAX_TEXT + 1, f);
 	if (buf != NULL && ferror(f)) {
-		snprintf(odma_sys_err, sizeof(odma_sys_err), "profile file %.200s: read error", path);
+		snprintf(sys_err, sizeof(sys_err), "profile file %.200s: read error", path);
 		free(buf);
 		buf = NULL;
 	} else if (buf == NULL) {
-		snprintf(odma_sys_err, sizeof(odma_sys_err), "profile file %.200s: out of memory", path);
+		snprintf(sys_err, sizeof(sys_err), "profile file %.200s: out of memory", path);
 	}
 	fclose(f);
 	return buf;
 }
 
-static bool odma_load_file(const char *path)
+static bool sys_load_file(const char *path)
 {
 	char perr[256];
 	size_t len = 0;
 	char *text;
 
-	if (strlen(path) >= sizeof(odma_sys.name)) {
-		snprintf(odma_sys_err, sizeof(odma_sys_err), "ODMA_SYSTEM path is longer than %zu bytes",
-			 sizeof(odma_sys.name) - 1);
+	if (strlen(path) >= sizeof(sys_profile.name)) {
+		snprintf(sys_err, sizeof(sys_err), "ODMA_SYSTEM path is longer than %zu bytes",
+			 sizeof(sys_profile.name) - 1);
 		return false;
 	}
-	text = odma_read_file(path, &len);
+	text = sys_read_file(path, &len);
 	if (text == NULL)
 		return false;
-	if (odma_profile_parse(text, len, &odma_sys, perr, sizeof(perr)) != DOCA_SUCCESS) {
-		snprintf(odma_sys_err, sizeof(odma_sys_err), "profile file %.200s: %s", path, perr);
+	if (odma_profile_parse(text, len, &sys_profile, perr, sizeof(perr)) != DOCA_SUCCESS) {
+		snprintf(sys_err, sizeof(sys_err), "profile file %.200s: %s", path, perr);
 		free(text);
 		return false;
 	}
 	free(text);
-	snprintf(odma_sys.name, sizeof(odma_sys.name), "%s", path);
+	snprintf(sys_profile.name, sizeof(sys_profile.name), "%s", path);
 	return true;
 }
 
-static bool odma_load_builtin(const char *name, const char *text)
+static bool sys_load_builtin(const char *name, const char *text)
 {
 	char perr[256];
 
-	if (odma_profile_parse(text, strlen(text), &odma_sys, perr, sizeof(perr)) != DOCA_SUCCESS) {
-		snprintf(odma_sys_err, sizeof(odma_sys_err), "built-in profile %s: %s", name, perr);
+	if (odma_profile_parse(text, strlen(text), &sys_profile, perr, sizeof(perr)) != DOCA_SUCCESS) {
+		snprintf(sys_err, sizeof(sys_err), "built-in profile %s: %s", name, perr);
 		return false;
 	}
 	/* Two processes naming the same built-in agree on the id whatever the library version. */
-	odma_sys.id = odma_fnv1a64(name, strlen(name));
+	sys_profile.id = odma_fnv1a64(name, strlen(name));
 	return true;
 }
 
-static void odma_system_load(void)
+static void sys_load(void)
 {
-	const char *name = getenv("ODMA_SYSTEM");
+	const char *name = odma_config_string("ODMA_SYSTEM");
 	const char *text;
 
-	if (name == NULL || name[0] == '\0')
+	if (name == NULL)
 		name = "bf3";
-	if (!odma_load_side())
+	if (!sys_load_side())
 		goto fail;
 	text = odma_profile_builtin(name);
-	if (text != NULL ? !odma_load_builtin(name, text) : !odma_load_file(name))
+	if (text != NULL ? !sys_load_builtin(name, text) : !sys_load_file(name))
 		goto fail;
-	odma_sys_ok = true;
-	ODMA_DBG("system %s (%s) loaded: %u devices, id 0x%016llx", odma_sys.name, odma_sys.label,
-		 odma_sys.num_devs, (unsigned long long)odma_sys.id);
+	sys_ok = true;
+	ODMA_DBG("system %s (%s) loaded: %u devices, id 0x%016llx", sys_profile.name, sys_profile.label,
+		 sys_profile.num_devs, (unsigned long long)sys_profile.id);
 	return;
 fail:
 	/* Not logged here: each rejected public call logs this reason in its own one line. */
-	ODMA_DBG("system not loaded: %s", odma_sys_err);
+	ODMA_DBG("system not loaded: %s", sys_err);
 }
 
 const struct odma_system *odma_system_get(void)
 {
-	pthread_once(&odma_sys_once, odma_system_load);
-	return odma_sys_ok ? &odma_sys : NULL;
+	pthread_once(&sys_once, sys_load);
+	return sys_ok ? &sys_profile : NULL;
 }
 
 const struct odma_system *doca_priv_system(void)
@@ -140,12 +141,12 @@ const struct odma_system *doca_priv_system(void)
 
 const char *odma_system_error(void)
 {
-	pthread_once(&odma_sys_once, odma_system_load);
-	return odma_sys_err;
+	pthread_once(&sys_once, sys_load);
+	return sys_err;
 }
 
 bool odma_side_visible(enum odma_side side)
 {
-	pthread_once(&odma_sys_once, odma_system_load);
-	return odma_sys_ok && (odma_sides & ODMA_SIDE_BIT(side)) != 0;
+	pthread_once(&sys_once, sys_load);
+	return sys_ok && (sys_sides & ODMA_SIDE_BIT(side)) != 0;
 }

@@ -7,7 +7,7 @@
 
 #include "core/error/error.h"
 
-static const struct odma_error_info odma_errors[] = {
+static const struct odma_error_info error_table[] = {
 #define E(code, descr) [code] = { #code, descr }
 	E(DOCA_SUCCESS, "Success"),
 	E(DOCA_ERROR_UNKNOWN, "Unknown error"),
@@ -43,32 +43,32 @@ static const struct odma_error_info odma_errors[] = {
 #undef E
 };
 
-static const char odma_unrecognized[] = "unrecognized error code";
+static const char error_unrecognized[] = "unrecognized error code";
 
 const struct odma_error_info *odma_error_info(doca_error_t error)
 {
 	unsigned int i = (unsigned int)error;
 
-	if (i >= sizeof(odma_errors) / sizeof(odma_errors[0]))
+	if (i >= sizeof(error_table) / sizeof(error_table[0]))
 		return NULL;
-	return &odma_errors[i];
+	return &error_table[i];
 }
 
 unsigned int odma_error_count(void)
 {
-	return sizeof(odma_errors) / sizeof(odma_errors[0]);
+	return sizeof(error_table) / sizeof(error_table[0]);
 }
 
 const char *doca_error_get_name(doca_error_t error)
 {
 	const struct odma_error_info *e = odma_error_info(error);
 
-	return e ? e->name : odma_unrecognized;
+	return e ? e->name : error_unrecognized;
 }
 
 const char *doca_error_get_descr(doca_error_t error)
 {
 	const struct odma_error_info *e = odma_error_info(error);
 
-	return e ? e->descr : odma_unrecognized;
+	return e ? e->descr : error_unrecognized;
 }

@@ -8,7 +8,7 @@
 #define C(id, code_, key_, calls_, cause_, fix_)                                                   \
 	[id] = {.code = code_, .key = key_, .calls = calls_, .cause = cause_, .fix = fix_}
 
-static const struct doca_priv_error_cause odma_causes[ODMA_CAUSE_COUNT] = {
+static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	C(ODMA_CAUSE_NULL_ARG, DOCA_ERROR_INVALID_VALUE, "bad-argument", "any call",
 	  "a NULL object or out-parameter, or a value outside the documented range",
 	  "pass valid objects; read the log line for the argument that was refused"),
@@ -112,5 +112,5 @@ const struct doca_priv_error_cause *doca_priv_error_causes(size_t *count)
 {
 	if (count != NULL)
 		*count = ODMA_CAUSE_COUNT;
-	return odma_causes;
+	return cause_table;
 }

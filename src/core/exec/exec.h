@@ -2,12 +2,14 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * Contexts, progress engines and tasks: the layout shared by the core, the engines and
- * the context types (DMA). A context type embeds struct doca_ctx as its first member
- * and describes itself with a const struct odma_ctx_ops.
+ * The exec module's face: contexts, progress engines and tasks, as the context types
+ * (DMA, and libraries with their own task types) see them. A context type embeds struct
+ * doca_ctx as its first member and describes itself with a const struct odma_ctx_ops; its
+ * task type embeds struct doca_task first. Engines do not include this header: they see
+ * tasks and PEs as opaque pointers through engines/engine.h.
  */
-#ifndef ODMA_CTX_PRIV_H_
-#define ODMA_CTX_PRIV_H_
+#ifndef ODMA_CORE_EXEC_H_
+#define ODMA_CORE_EXEC_H_
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -17,37 +19,39 @@
 #include <doca_ctx.h>
 #include <doca_pe.h>
 
+#include "core/copy/copy.h"
+
 struct doca_buf;
 struct doca_dev;
 struct odma_dev_caps;
 struct odma_engine_ops;
+struct odma_job;
 
 enum odma_task_state {
-	ODMA_TASK_FREE = 0,   /* in the context's pool */
-	ODMA_TASK_ALLOCATED,  /* the program's */
-	ODMA_TASK_HELD,       /* submitted without FLUSH, not yet handed to the engine */
-	ODMA_TASK_SUBMITTED,  /* the library's until its callback runs */
+	ODMA_TASK_FREE = 0,  /* in the context's pool */
+	ODMA_TASK_ALLOCATED, /* the program's */
+	ODMA_TASK_HELD,      /* submitted without FLUSH, not yet handed to the engine */
+	ODMA_TASK_SUBMITTED, /* the library's until its callback runs */
 };
 
 /*
- * A task. Every odma task type copies a source buffer (list) into a destination buffer
- * (list), so the generic task carries both; the engines never look past this struct.
+ * A task. A copy task (DMA memcpy) describes its copy in @copy (core/copy/copy.h); the
+ * other task types leave it empty and keep their own fields after this struct.
  */
 struct doca_task {
 	struct doca_ctx *ctx;
 	struct doca_task *next; /* pool free list, held list, completion list */
-	const struct doca_buf *src;
-	struct doca_buf *dst;
+	struct odma_copy copy;  /* src and dst set by the type; the rest at submit */
 	union doca_data user_data;
-	uint64_t total;         /* bytes to copy, fixed at submit */
-	uint64_t seq;           /* submission number within the context (ordered completions) */
-	doca_error_t status;    /* set by the engine; read by the PE thread after hand-back */
-	doca_error_t preset;    /* a failure decided at submit (moved through the engine anyway) */
-	uint8_t state;          /* enum odma_task_state */
-	uint8_t submit_flags;   /* DOCA_TASK_SUBMIT_FLAG_* */
-	uint8_t remote;         /* touches a from-export mmap */
-	uint32_t fault_delay_us; /* injected delay (ODMA_FAULTS) */
-	uint64_t split;         /* engine: [0, split) is copied by the submitter (odma_task_copy_head) */
+	uint64_t seq; /* submission number within the context (ordered completions) */
+	/*
+	 * DOCA_SUCCESS at submit; a failing part of the copy stores its error (atomically: the
+	 * two parts of a split copy may fail at once). Read by the PE thread after hand-back.
+	 */
+	doca_error_t status;
+	doca_error_t preset;  /* a failure decided at submit (moved through the engine anyway) */
+	uint8_t state;        /* enum odma_task_state */
+	uint8_t submit_flags; /* DOCA_TASK_SUBMIT_FLAG_* */
 	/*
 	 * Optional completion hook (e.g. a graph instance owning the task): when set, the PE
 	 * calls it instead of the context type's complete op. Cleared by task allocation.
@@ -74,8 +78,8 @@ static inline void odma_task_list_push(struct odma_task_list *l, struct doca_tas
 
 /* What a context type provides; called on the PE thread. */
 struct odma_ctx_ops {
-	const char *name;     /* "DMA" */
-	size_t task_size;     /* size of the type's task struct (embeds struct doca_task first) */
+	const char *name; /* "DMA" */
+	size_t task_size; /* size of the type's task struct (embeds struct doca_task first) */
 	/* Optional: extra checks at start (e.g. the task type was configured). */
 	doca_error_t (*start)(struct doca_ctx *ctx);
 	/* Required: runs the program's callback for a finished task. */
@@ -111,6 +115,11 @@ struct odma_ctx_ops {
 	bool (*idle_ready)(const struct doca_ctx *ctx);
 	/* Optional: a context type that needs no task type configured before start. */
 	bool no_task_conf;
+	/*
+	 * Optional: told when the program frees a task (doca_task_free), before the task goes
+	 * back to the pool; a type with several task types keeps its per-type counts here.
+	 */
+	void (*task_free)(struct doca_task *task);
 };
 
 /*
@@ -133,27 +142,39 @@ void odma_pe_poller_remove(struct doca_pe *pe, struct odma_pe_poller *p);
 /* Asks for one run of @p's poll op from the next doca_pe_progress of @pe. */
 void odma_pe_poller_wake(struct doca_pe *pe, struct odma_pe_poller *p);
 
+/*
+ * What submit needs from the engine, copied when the context connects to its PE so the
+ * submit path follows one pointer (the context) instead of context -> PE -> engine.
+ */
+struct odma_ctx_fp {
+	doca_error_t (*submit)(void *engine_pe, struct doca_task *task, const struct odma_job *job,
+	                       bool doorbell);
+	void (*doorbell)(void *engine_pe);
+	void *engine_pe;
+};
+
 struct doca_ctx {
 	const struct odma_ctx_ops *ops;
-	struct doca_dev *dev;
+	struct odma_ctx_fp fp; /* set by doca_pe_connect_ctx */
+	struct doca_dev *dev;  /* NULL for a context on no device (Sync Event) */
 	const struct odma_dev_caps *caps;
 	struct doca_pe *pe;
 	struct doca_ctx *pe_next; /* the PE's list of contexts */
 	enum doca_ctx_states state;
 	union doca_data user_data;
 	doca_ctx_state_changed_callback_t state_cb;
-	atomic_bool flushing;   /* stop requested: tasks not executed yet fail with IO_FAILED */
+	atomic_bool flushing; /* stop requested: tasks not executed yet fail with IO_FAILED */
 	atomic_uint_fast64_t fail_seq; /* a task with this seq failed: later ones are flushed */
-	bool ordered;           /* deliver completions in submission order */
-	bool configured;        /* a task type was configured (set_conf) */
+	bool ordered;                  /* deliver completions in submission order */
+	bool configured;               /* a task type was configured (set_conf) */
 	/* task pool */
 	void *pool;
 	uint32_t pool_size;
-	uint32_t num_tasks;      /* configured pool size */
+	uint32_t num_tasks; /* configured pool size */
 	struct doca_task *free_tasks;
-	uint32_t allocated;      /* tasks out of the pool */
-	size_t inflight;         /* submitted, callback not run yet */
-	uint32_t queue_depth;    /* AGAIN beyond this many in flight */
+	uint32_t allocated;   /* tasks out of the pool */
+	size_t inflight;      /* submitted, callback not run yet */
+	uint32_t queue_depth; /* AGAIN beyond this many in flight */
 	uint64_t next_seq;
 	struct odma_task_list held;     /* submitted without FLUSH */
 	struct odma_task_list deferred; /* completed OPTIMIZE_REPORTS tasks awaiting a report */
@@ -161,12 +182,12 @@ struct doca_ctx {
 
 struct doca_pe {
 	const struct odma_engine_ops *engine;
-	void *engine_pe;             /* the engine's per-PE state */
-	int efd;                     /* notification eventfd */
-	atomic_int armed;            /* request_notification was called and nothing signalled yet */
-	atomic_bool signalled;       /* efd was written and not consumed yet */
+	void *engine_pe;       /* the engine's per-PE state */
+	int efd;               /* notification eventfd */
+	atomic_int armed;      /* request_notification was called and nothing signalled yet */
+	atomic_bool signalled; /* efd was written and not consumed yet */
 	enum doca_pe_event_mode event_mode;
-	struct odma_task_list done;  /* finished tasks waiting for callbacks (PE thread only) */
+	struct odma_task_list done; /* finished tasks waiting for callbacks (PE thread only) */
 	size_t inflight;
 	struct doca_ctx *ctxs;
 	uint32_t num_ctxs;
@@ -181,16 +202,20 @@ struct doca_pe {
 	uint32_t poller_gen;         /* bumped when a poller is added or removed */
 };
 
-/* Cross-library entry points for context types (libdoca_dma); exported as doca_priv_*. */
+/*
+ * Cross-library entry points for context types (libdoca_dma); exported as doca_priv_*.
+ * doca_priv_ctx_init accepts a NULL @dev for a context type that runs on no device
+ * (Sync Event): it then has no capabilities, and the type sets queue_depth itself.
+ */
 DOCA_STABLE doca_error_t doca_priv_ctx_init(struct doca_ctx *ctx, const struct odma_ctx_ops *ops,
-					    struct doca_dev *dev);
+                                            struct doca_dev *dev);
 DOCA_STABLE doca_error_t doca_priv_ctx_destroy(struct doca_ctx *ctx);
 DOCA_STABLE doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task);
 DOCA_STABLE void doca_priv_task_complete(struct doca_task *task, doca_error_t status);
 DOCA_STABLE void doca_priv_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next);
 DOCA_STABLE doca_error_t doca_priv_task_check_limits(const struct doca_ctx *ctx,
-						     const struct doca_buf *src,
-						     const struct doca_buf *dst);
+                                                     const struct doca_buf *src,
+                                                     const struct doca_buf *dst);
 
 /*
  * The Comch fault points of ODMA_FAULTS (docs/fault-injection.md), for libdoca_comch:
@@ -205,11 +230,6 @@ struct odma_comch_faults {
 };
 DOCA_STABLE doca_error_t doca_priv_faults_comch(struct odma_comch_faults *out);
 
-/* Core internals used by the engines (same library). */
-
-/* Runs the copy of a task (engine threads call this); returns the task's status. */
-doca_error_t odma_task_execute(struct doca_task *task);
-
 /*
  * Hands a task of a type with its own submit op back to its PE (PE thread): sets its
  * status; its callback runs from doca_pe_progress.
@@ -219,22 +239,7 @@ void odma_task_complete(struct doca_task *task, doca_error_t status);
 /* Moves a context through its state machine, running the state-changed callback. */
 void odma_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next);
 
-/* Hands a finished task back to its PE from the PE thread (inline engine). */
-void odma_pe_complete_local(struct doca_pe *pe, struct doca_task *task);
-
 /* Wakes an armed PE: safe from any thread; one atomic load when not armed. */
 void odma_pe_signal(struct doca_pe *pe);
 
-/*
- * Splitting one big copy between two threads (engines): whether @task is a single local
- * source and destination. The engine sets task->split before handing the task to its
- * worker, whose odma_task_execute then copies only [split, total), and copies the head
- * [0, split) itself with odma_task_copy_head.
- */
-bool odma_task_splittable(const struct doca_task *task);
-void odma_task_copy_head(const struct doca_task *task);
-
-/* Moves bytes from a source buffer (list) into the free tail of a destination (list). */
-doca_error_t odma_xfer_copy(const struct doca_buf *src, struct doca_buf *dst, uint64_t total);
-
-#endif /* ODMA_CTX_PRIV_H_ */
+#endif /* ODMA_CORE_EXEC_H_ */

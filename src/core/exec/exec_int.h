@@ -1,9 +1,9 @@
 /*
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
-/* Helpers shared by ctx.c, pe.c and task.c only. */
-#ifndef ODMA_CTX_INT_H_
-#define ODMA_CTX_INT_H_
+/* Helpers shared by the files of core/exec only. */
+#ifndef ODMA_CORE_EXEC_INT_H_
+#define ODMA_CORE_EXEC_INT_H_
 
 #include "core/exec/exec.h"
 
@@ -16,13 +16,7 @@ bool odma_ctx_launch_held(struct doca_ctx *ctx);
 
 void odma_pe_disconnect(struct doca_pe *pe, struct doca_ctx *ctx);
 
-/* Checks a task's buffers; fills total/preset/remote. @full: the try_submit checks too. */
-doca_error_t odma_copy_validate(const struct doca_ctx *ctx, struct doca_task *task, bool full);
+/* Records that the task numbered @seq failed: tasks submitted after it are flushed. */
+void odma_task_mark_failed(struct doca_ctx *ctx, uint64_t seq);
 
-/* Copies a task's bytes (its unsplit part); DOCA_SUCCESS or IO_FAILED (remote memory gone). */
-doca_error_t odma_xfer_task(const struct doca_task *task);
-
-/* After a successful copy: grows the destination data_len(s) by the bytes written. */
-void odma_dst_grow(struct doca_task *task);
-
-#endif
+#endif /* ODMA_CORE_EXEC_INT_H_ */

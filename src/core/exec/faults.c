@@ -15,8 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/exec/exec.h"
+#include "core/config/config.h"
 #include "core/error/error.h"
+#include "core/exec/exec.h"
 #include "core/exec/faults.h"
 #include "core/log/log.h"
 
@@ -24,13 +25,13 @@ ODMA_LOG_REGISTER(ODMA_FAULTS)
 
 bool odma_faults_enabled;
 
-static struct odma_fault_config odma_fc;
-static struct odma_fault_stats odma_fs;
-static pthread_mutex_t odma_faults_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t odma_rng;             /* xorshift64* state, under the lock */
-static uint64_t odma_remote_tasks;    /* under the lock */
-static pthread_once_t odma_faults_once = PTHREAD_ONCE_INIT;
-static doca_error_t odma_faults_status = DOCA_SUCCESS;
+static struct odma_fault_config faults_cfg;
+static struct odma_fault_stats faults_stats_now;
+static pthread_mutex_t faults_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t faults_rng;          /* xorshift64* state, under the lock */
+static uint64_t faults_remote_tasks; /* under the lock */
+static pthread_once_t faults_once = PTHREAD_ONCE_INIT;
+static doca_error_t faults_status = DOCA_SUCCESS;
 
 static bool parse_prob(const char *v, double *out)
 {
@@ -78,7 +79,8 @@ static bool parse_error_name(const char *v, doca_error_t *out)
 	for (unsigned int i = 1; i < odma_error_count(); i++) {
 		const char *n = odma_error_info((doca_error_t)i)->name;
 
-		if (strcmp(v, n) == 0 || (strncmp(n, "DOCA_ERROR_", 11) == 0 && strcmp(v, n + 11) == 0)) {
+		if (strcmp(v, n) == 0 ||
+		    (strncmp(n, "DOCA_ERROR_", 11) == 0 && strcmp(v, n + 11) == 0)) {
 			*out = (doca_error_t)i;
 			return true;
 		}
@@ -107,7 +109,8 @@ static bool parse_item(const char *key, const char *val, struct odma_fault_confi
 	return false;
 }
 
-doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, char *err, size_t errlen)
+doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, char *err,
+                               size_t errlen)
 {
 	struct odma_fault_config c = { .seed = 1, .error_code = DOCA_ERROR_IO_FAILED };
 	char item[128];
@@ -119,15 +122,19 @@ doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, 
 		char *eq;
 
 		if (n == 0 || n >= sizeof(item)) {
-			snprintf(err, errlen, "item at offset %zu is empty or too long", (size_t)(p - spec));
+			snprintf(err, errlen, "item at offset %zu is empty or too long",
+			         (size_t)(p - spec));
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		memcpy(item, p, n);
 		item[n] = '\0';
 		eq = strchr(item, '=');
 		if (eq == NULL || !parse_item((*eq = '\0', item), eq + 1, &c)) {
-			snprintf(err, errlen, "bad item \"%.*s\" (keys: seed, submit_again, complete_error, delay_us=A-B, remote_die_after, error, comch_drop_after, comch_delay_us=A-B)",
-				 (int)n, p);
+			snprintf(err, errlen,
+			         "bad item \"%.*s\" (keys: seed, submit_again, complete_error, "
+			         "delay_us=A-B, remote_die_after, error, comch_drop_after, "
+			         "comch_delay_us=A-B)",
+			         (int)n, p);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		p = comma ? comma + 1 : NULL;
@@ -136,74 +143,86 @@ doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, 
 	return DOCA_SUCCESS;
 }
 
-static void odma_faults_load(void)
+static void faults_load(void)
 {
-	const char *spec = getenv("ODMA_FAULTS");
+	const char *spec = odma_config_string("ODMA_FAULTS");
 	char err[256];
 
-	if (spec == NULL || *spec == '\0')
+	if (spec == NULL)
 		return;
-	odma_faults_status = odma_faults_parse(spec, &odma_fc, err, sizeof(err));
-	if (odma_faults_status != DOCA_SUCCESS) {
+	faults_status = odma_faults_parse(spec, &faults_cfg, err, sizeof(err));
+	if (faults_status != DOCA_SUCCESS) {
 		ODMA_ERR("ODMA_FAULTS=\"%s\": %s; fix or unset it", spec, err);
 		return;
 	}
-	odma_rng = odma_fc.seed ? odma_fc.seed : 0x9e3779b97f4a7c15ull;
+	faults_rng = faults_cfg.seed ? faults_cfg.seed : 0x9e3779b97f4a7c15ull;
 	odma_faults_enabled = true;
 	ODMA_WARN("fault injection on: ODMA_FAULTS=\"%s\"", spec);
 }
 
 doca_error_t odma_faults_init(void)
 {
-	pthread_once(&odma_faults_once, odma_faults_load);
-	return odma_faults_status;
+	pthread_once(&faults_once, faults_load);
+	return faults_status;
 }
 
-static double odma_rand01(void)
+static double faults_rand01(void)
 {
-	odma_rng ^= odma_rng >> 12;
-	odma_rng ^= odma_rng << 25;
-	odma_rng ^= odma_rng >> 27;
-	return (double)((odma_rng * 0x2545f4914f6cdd1dull) >> 11) / (double)(1ull << 53);
+	faults_rng ^= faults_rng >> 12;
+	faults_rng ^= faults_rng << 25;
+	faults_rng ^= faults_rng >> 27;
+	return (double)((faults_rng * 0x2545f4914f6cdd1dull) >> 11) / (double)(1ull << 53);
 }
 
-doca_error_t odma_faults_on_submit(struct doca_task *task, bool remote)
+doca_error_t odma_faults_on_submit(doca_error_t *preset, bool remote)
 {
 	doca_error_t r = DOCA_SUCCESS;
 
-	pthread_mutex_lock(&odma_faults_lock);
-	atomic_fetch_add(&odma_fs.submits_seen, 1);
-	task->fault_delay_us = 0;
-	if (odma_fc.submit_again > 0 && odma_rand01() < odma_fc.submit_again) {
-		atomic_fetch_add(&odma_fs.submit_again, 1);
+	pthread_mutex_lock(&faults_lock);
+	atomic_fetch_add(&faults_stats_now.submits_seen, 1);
+	if (faults_cfg.submit_again > 0 && faults_rand01() < faults_cfg.submit_again) {
+		atomic_fetch_add(&faults_stats_now.submit_again, 1);
 		r = DOCA_ERROR_AGAIN;
 		goto out;
 	}
 	/* remote_die_after=0: the peer is dead from the first task (never "off"). */
-	if (remote && odma_fc.remote_die && ++odma_remote_tasks > odma_fc.remote_die_after) {
-		atomic_fetch_add(&odma_fs.remote_dead, 1);
-		task->preset = DOCA_ERROR_IO_FAILED;
-	} else if (odma_fc.complete_error > 0 && odma_rand01() < odma_fc.complete_error) {
-		atomic_fetch_add(&odma_fs.complete_error, 1);
-		task->preset = odma_fc.error_code;
+	if (remote && faults_cfg.remote_die && ++faults_remote_tasks > faults_cfg.remote_die_after) {
+		atomic_fetch_add(&faults_stats_now.remote_dead, 1);
+		*preset = DOCA_ERROR_IO_FAILED;
+	} else if (faults_cfg.complete_error > 0 && faults_rand01() < faults_cfg.complete_error) {
+		atomic_fetch_add(&faults_stats_now.complete_error, 1);
+		*preset = faults_cfg.error_code;
 	}
-	if (odma_fc.delay_max_us) {
-		task->fault_delay_us = odma_fc.delay_min_us +
-				       (uint32_t)(odma_rand01() * (odma_fc.delay_max_us - odma_fc.delay_min_us + 1));
-		atomic_fetch_add(&odma_fs.delayed, 1);
-	}
+	if (faults_cfg.delay_max_us)
+		atomic_fetch_add(&faults_stats_now.delayed, 1);
 out:
-	pthread_mutex_unlock(&odma_faults_lock);
+	pthread_mutex_unlock(&faults_lock);
 	return r;
 }
 
-void odma_faults_delay(const struct doca_task *task)
+/* splitmix64: a well-mixed 64-bit value of @x. */
+static uint64_t faults_mix64(uint64_t x)
 {
-	struct timespec ts = { .tv_sec = task->fault_delay_us / 1000000,
-			       .tv_nsec = (long)(task->fault_delay_us % 1000000) * 1000 };
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
 
-	if (task->fault_delay_us)
-		nanosleep(&ts, NULL);
+void odma_faults_delay(uint64_t seq)
+{
+	uint32_t span = faults_cfg.delay_max_us - faults_cfg.delay_min_us + 1;
+	uint32_t us;
+	struct timespec ts;
+
+	if (faults_cfg.delay_max_us == 0)
+		return;
+	us = faults_cfg.delay_min_us + (uint32_t)(faults_mix64(faults_cfg.seed ^ seq) % span);
+	if (us == 0)
+		return;
+	ts.tv_sec = us / 1000000;
+	ts.tv_nsec = (long)(us % 1000000) * 1000;
+	nanosleep(&ts, NULL);
 }
 
 doca_error_t doca_priv_faults_comch(struct odma_comch_faults *out)
@@ -213,14 +232,14 @@ doca_error_t doca_priv_faults_comch(struct odma_comch_faults *out)
 	memset(out, 0, sizeof(*out));
 	if (r != DOCA_SUCCESS || !odma_faults_enabled)
 		return r;
-	out->seed = odma_fc.seed;
-	out->drop_after = odma_fc.comch_drop_after;
-	out->delay_min_us = odma_fc.comch_delay_min_us;
-	out->delay_max_us = odma_fc.comch_delay_max_us;
+	out->seed = faults_cfg.seed;
+	out->drop_after = faults_cfg.comch_drop_after;
+	out->delay_min_us = faults_cfg.comch_delay_min_us;
+	out->delay_max_us = faults_cfg.comch_delay_max_us;
 	return DOCA_SUCCESS;
 }
 
 const struct odma_fault_stats *odma_faults_stats(void)
 {
-	return &odma_fs;
+	return &faults_stats_now;
 }

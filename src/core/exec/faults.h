@@ -6,16 +6,14 @@
  * decision is drawn on the submitting thread from one seeded generator, so a
  * deterministic program sees the same faults on every run with the same seed.
  */
-#ifndef ODMA_FAULTS_PRIV_H_
-#define ODMA_FAULTS_PRIV_H_
+#ifndef ODMA_CORE_EXEC_FAULTS_H_
+#define ODMA_CORE_EXEC_FAULTS_H_
 
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include <doca_error.h>
-
-struct doca_task;
 
 struct odma_fault_config {
 	uint64_t seed;
@@ -46,13 +44,22 @@ extern bool odma_faults_enabled;
 doca_error_t odma_faults_init(void);
 
 /* Pure parser (fuzzed and unit tested). */
-doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, char *err, size_t errlen);
+doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, char *err,
+                               size_t errlen);
 
-/* At submit, after validation: may return AGAIN, or mark the task to fail / be delayed. */
-doca_error_t odma_faults_on_submit(struct doca_task *task, bool remote);
+/*
+ * At submit, after validation (PE thread): returns AGAIN (an injected full queue), or
+ * DOCA_SUCCESS with *@preset set to the injected failure of the task, if any. @remote: the
+ * task reaches another process (remote_die_after counts these).
+ */
+doca_error_t odma_faults_on_submit(doca_error_t *preset, bool remote);
 
-/* In the engine, before the copy: waits out an injected delay. */
-void odma_faults_delay(const struct doca_task *task);
+/*
+ * Before any part of a task's copy runs (any thread): waits out the injected delay of the
+ * task numbered @seq in its context. The delay is a function of the seed and @seq, so it
+ * needs no storage in the task and a deterministic program sees the same delays each run.
+ */
+void odma_faults_delay(uint64_t seq);
 
 /* Counters of injected faults (for tests and reports). */
 const struct odma_fault_stats *odma_faults_stats(void);

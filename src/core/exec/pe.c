@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "core/exec/exec_int.h"
-#include "engines/engine.h"
 #include "core/exec/faults.h"
 #include "core/log/log.h"
+#include "engines/engine.h"
 
 ODMA_LOG_REGISTER(ODMA_PE)
 
@@ -30,6 +30,8 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 	engine = odma_engine_select();
 	if (engine == NULL)
 		return DOCA_ERROR_INITIALIZATION;
+	if (odma_copy_init() != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return DOCA_ERROR_NO_MEMORY;
@@ -58,8 +60,9 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 {
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
 	if (pe->num_ctxs != 0) {
-		ODMA_ERR("progress engine %p still has %u connected contexts; destroy the contexts first",
-			 (void *)pe, pe->num_ctxs);
+		ODMA_ERR("progress engine %p still has %u connected contexts; destroy the contexts "
+		         "first",
+		         (void *)pe, pe->num_ctxs);
 		return DOCA_ERROR_IN_USE;
 	}
 	if (pe->num_pollers != 0) {
@@ -77,16 +80,20 @@ doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 {
 	ODMA_CHECK_ARG(pe != NULL && ctx != NULL, "pe and ctx must not be NULL");
 	if (ctx->state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("context %p is %s; connect it to a progress engine while it is IDLE", (void *)ctx,
-			 odma_ctx_state_name(ctx->state));
+		ODMA_ERR("context %p is %s; connect it to a progress engine while it is IDLE",
+		         (void *)ctx, odma_ctx_state_name(ctx->state));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (ctx->pe != NULL) {
-		ODMA_ERR("context %p is already connected to progress engine %p; a context connects once",
-			 (void *)ctx, (void *)ctx->pe);
+		ODMA_ERR("context %p is already connected to progress engine %p; a context "
+		         "connects once",
+		         (void *)ctx, (void *)ctx->pe);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	ctx->pe = pe;
+	ctx->fp.submit = pe->engine->submit;
+	ctx->fp.doorbell = pe->engine->doorbell;
+	ctx->fp.engine_pe = pe->engine_pe;
 	ctx->pe_next = pe->ctxs;
 	pe->ctxs = ctx;
 	pe->num_ctxs++;
@@ -109,6 +116,7 @@ void odma_pe_disconnect(struct doca_pe *pe, struct doca_ctx *ctx)
 		}
 	}
 	ctx->pe = NULL;
+	memset(&ctx->fp, 0, sizeof(ctx->fp));
 }
 
 void odma_pe_poller_add(struct doca_pe *pe, struct odma_pe_poller *p)
@@ -171,7 +179,8 @@ static void pe_write_efd(struct doca_pe *pe)
 
 	/* EAGAIN means the counter is already non-zero: readable anyway. */
 	if (write(pe->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		ODMA_ERR("progress engine %p: eventfd write failed: %s", (void *)pe, strerror(errno));
+		ODMA_ERR("progress engine %p: eventfd write failed: %s", (void *)pe,
+		         strerror(errno));
 	/* after the write: a consumer that sees the flag finds the counter set */
 	atomic_store_explicit(&pe->signalled, true, memory_order_release);
 }
@@ -206,10 +215,13 @@ static void pe_finish(struct doca_pe *pe, struct doca_task *t)
 	ctx->inflight--;
 	pe->inflight--;
 	t->state = ODMA_TASK_ALLOCATED;
-	if (ok && t->dst != NULL)
-		odma_dst_grow(t);
-	else if (!ok && ctx->state == DOCA_CTX_STATE_RUNNING && ctx->ops->submit == NULL)
-		odma_ctx_begin_stop(ctx, false); /* a failed copy stops the context, as hardware does */
+	if (ctx->ops->submit == NULL) { /* a copy task */
+		if (ok)
+			odma_copy_grow_dst(&t->copy);
+		else if (ctx->state == DOCA_CTX_STATE_RUNNING)
+			odma_ctx_begin_stop(
+			        ctx, false); /* a failure stops the context, as hardware does */
+	}
 	if (doca_unlikely(t->hook != NULL))
 		t->hook(t, ok);
 	else
@@ -310,7 +322,21 @@ static void pe_consume_signal(struct doca_pe *pe)
 	if (atomic_load_explicit(&pe->signalled, memory_order_relaxed) &&
 	    atomic_exchange_explicit(&pe->signalled, false, memory_order_relaxed) &&
 	    read(pe->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		ODMA_ERR("progress engine %p: eventfd read failed: %s", (void *)pe, strerror(errno));
+		ODMA_ERR("progress engine %p: eventfd read failed: %s", (void *)pe,
+		         strerror(errno));
+}
+
+/* Moves the engine's finished tasks onto the PE's list. */
+static void pe_poll_engine(struct doca_pe *pe)
+{
+	struct doca_task *batch[64];
+	unsigned int n;
+
+	do {
+		n = pe->engine->poll(pe->engine_pe, batch, 64);
+		for (unsigned int i = 0; i < n; i++)
+			odma_task_list_push(&pe->done, batch[i]);
+	} while (n == 64);
 }
 
 uint8_t doca_pe_progress(struct doca_pe *pe)
@@ -320,8 +346,9 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 
 	if (doca_unlikely(pe == NULL || pe->in_progress)) {
 		if (pe != NULL)
-			ODMA_ERR("doca_pe_progress called from inside a callback of PE %p; return from the callback instead",
-				 (void *)pe);
+			ODMA_ERR("doca_pe_progress called from inside a callback of PE %p; return "
+			         "from the callback instead",
+			         (void *)pe);
 		return 0;
 	}
 	pe->in_progress = true;
@@ -331,8 +358,7 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 		pe_service_contexts(pe);
 	if (doca_unlikely(pe->num_hooked != 0))
 		any |= pe_run_hooks(pe);
-	if (pe->engine->poll != NULL)
-		pe->engine->poll(pe->engine_pe, &pe->done);
+	pe_poll_engine(pe);
 	/* Take the batch first: callbacks may submit, and those complete next time. */
 	t = pe->done.head;
 	pe->done.head = pe->done.tail = NULL;
@@ -349,7 +375,8 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	return any;
 }
 
-doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_notification_handle_t *handle)
+doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe,
+                                             doca_notification_handle_t *handle)
 {
 	ODMA_CHECK_ARG(pe != NULL && handle != NULL, "pe and handle must not be NULL");
 	*handle = pe->efd;
@@ -357,12 +384,13 @@ doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe, doca_noti
 }
 
 doca_error_t doca_pe_set_notification_handle(struct doca_pe *pe, doca_notification_handle_t handle,
-					     union doca_data completion_key)
+                                             union doca_data completion_key)
 {
 	(void)handle;
 	(void)completion_key;
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
-	ODMA_ERR("doca_pe_set_notification_handle is for Windows; on Linux use doca_pe_get_notification_handle");
+	ODMA_ERR("doca_pe_set_notification_handle is for Windows; on Linux use "
+	         "doca_pe_get_notification_handle");
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -370,7 +398,8 @@ doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_ha
 {
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
 	if (handle != pe->efd) {
-		ODMA_ERR("handle %d is not the notification handle of PE %p (%d)", handle, (void *)pe, pe->efd);
+		ODMA_ERR("handle %d is not the notification handle of PE %p (%d)", handle,
+		         (void *)pe, pe->efd);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	atomic_store_explicit(&pe->signalled, true, memory_order_relaxed);
@@ -383,10 +412,11 @@ static bool pe_has_work(struct doca_pe *pe)
 {
 	if (pe->done.head != NULL || pe->maybe_held || pe->num_woken != 0)
 		return true;
-	if (pe->engine->pending != NULL && pe->engine->pending(pe->engine_pe))
+	if (pe->engine->pending(pe->engine_pe))
 		return true;
 	for (struct doca_ctx *c = pe->ctxs; pe->num_stopping && c != NULL; c = c->pe_next)
-		if (c->state == DOCA_CTX_STATE_STOPPING && (odma_ctx_ready_for_idle(c) || c->deferred.head))
+		if (c->state == DOCA_CTX_STATE_STOPPING &&
+		    (odma_ctx_ready_for_idle(c) || c->deferred.head))
 			return true;
 	return false;
 }
@@ -403,7 +433,8 @@ doca_error_t doca_pe_request_notification(struct doca_pe *pe)
 
 doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *num_inflight_tasks)
 {
-	ODMA_CHECK_ARG(pe != NULL && num_inflight_tasks != NULL, "pe and num_inflight_tasks must not be NULL");
+	ODMA_CHECK_ARG(pe != NULL && num_inflight_tasks != NULL,
+	               "pe and num_inflight_tasks must not be NULL");
 	*num_inflight_tasks = pe->inflight;
 	return DOCA_SUCCESS;
 }
@@ -411,8 +442,9 @@ doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *nu
 doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode mode)
 {
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
-	ODMA_CHECK_ARG(mode == DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE || mode == DOCA_PE_EVENT_MODE_PROGRESS_ALL,
-		       "unknown event mode %d", (int)mode);
+	ODMA_CHECK_ARG(mode == DOCA_PE_EVENT_MODE_PROGRESS_SELECTIVE ||
+	                       mode == DOCA_PE_EVENT_MODE_PROGRESS_ALL,
+	               "unknown event mode %d", (int)mode);
 	pe->event_mode = mode;
 	return DOCA_SUCCESS;
 }

@@ -1,47 +1,21 @@
 /*
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
-/* Tasks: allocation from the context pool, submission, free, accessors. */
+/*
+ * Tasks: allocation from the context pool, submission (validation, then the engine, or the
+ * context type's own submit op), free, accessors. Running a task's copy is run.c.
+ */
 #include <stdlib.h>
 
-#include "core/exec/exec_int.h"
-#include "engines/engine.h"
-#include "core/exec/faults.h"
 #include "core/error/error.h"
+#include "core/exec/exec_int.h"
+#include "core/exec/faults.h"
 #include "core/log/log.h"
+#include "engines/engine.h"
 
 ODMA_LOG_REGISTER(ODMA_TASK)
 
 #define ODMA_SUBMIT_FLAGS_ALL (DOCA_TASK_SUBMIT_FLAG_FLUSH | DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS)
-
-/*
- * A failed task puts its context in error, as a hardware queue does: every task
- * submitted after it is flushed with IO_FAILED, whichever thread runs it, while the
- * ones before it complete. The state change (STOPPING) comes when progress delivers
- * the failure.
- */
-static void task_mark_failed(struct doca_ctx *ctx, uint64_t seq)
-{
-	uint_fast64_t cur = atomic_load_explicit(&ctx->fail_seq, memory_order_relaxed);
-
-	while (seq < cur && !atomic_compare_exchange_weak_explicit(&ctx->fail_seq, &cur, seq,
-								 memory_order_release, memory_order_relaxed))
-		;
-}
-
-static doca_error_t task_fail(struct doca_task *task, doca_error_t status)
-{
-	task_mark_failed(task->ctx, task->seq);
-	return status;
-}
-
-static inline bool task_flushed(const struct doca_task *task)
-{
-	const struct doca_ctx *ctx = task->ctx;
-
-	return atomic_load_explicit(&ctx->flushing, memory_order_acquire) ||
-	       task->seq > atomic_load_explicit(&ctx->fail_seq, memory_order_acquire);
-}
 
 doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
 {
@@ -49,13 +23,14 @@ doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
 
 	if (doca_unlikely(ctx->state != DOCA_CTX_STATE_RUNNING)) {
 		ODMA_ERR("%s context %p is %s; tasks can only be allocated while it is RUNNING",
-			 ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state));
+		         ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	t = ctx->free_tasks;
 	if (doca_unlikely(t == NULL)) {
-		ODMA_ERR("%s context %p: all %u tasks of the pool are allocated; %s", ctx->ops->name,
-			 (void *)ctx, ctx->num_tasks, odma_cause_fix(ODMA_CAUSE_POOL_EXHAUSTED));
+		ODMA_ERR("%s context %p: all %u tasks of the pool are allocated; %s",
+		         ctx->ops->name, (void *)ctx, ctx->num_tasks,
+		         odma_cause_fix(ODMA_CAUSE_POOL_EXHAUSTED));
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	ctx->free_tasks = t->next;
@@ -65,20 +40,30 @@ doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
 	t->status = DOCA_SUCCESS;
 	t->preset = DOCA_SUCCESS;
 	t->submit_flags = 0;
-	t->fault_delay_us = 0;
-	t->split = 0;
 	t->hook = NULL;
 	*task = t;
 	return DOCA_SUCCESS;
 }
 
+/* What the engine learns about a copy task (engines/engine.h). */
+static void task_job(const struct doca_ctx *ctx, const struct doca_task *t, struct odma_job *job)
+{
+	bool fails = t->preset != DOCA_SUCCESS;
+
+	job->bytes = t->copy.total;
+	job->split_at = fails ? 0 : t->copy.split_at;
+	job->order_key = ctx->ordered ? (uintptr_t)ctx : 0;
+	job->in_order = ctx->ordered || fails;
+}
+
 /* Gives the task to the engine; on AGAIN from the engine the caller undoes the accounting. */
 static doca_error_t task_launch(struct doca_ctx *ctx, struct doca_task *t, bool doorbell)
 {
-	struct doca_pe *pe = ctx->pe;
+	struct odma_job job;
 
+	task_job(ctx, t, &job);
 	t->state = ODMA_TASK_SUBMITTED;
-	return pe->engine->submit(pe->engine_pe, t, doorbell);
+	return ctx->fp.submit(ctx->fp.engine_pe, t, &job, doorbell);
 }
 
 bool odma_ctx_launch_held(struct doca_ctx *ctx)
@@ -95,8 +80,7 @@ bool odma_ctx_launch_held(struct doca_ctx *ctx)
 		if (task_launch(ctx, t, next == NULL) != DOCA_SUCCESS) {
 			t->state = ODMA_TASK_HELD;
 			ctx->held.head = t;
-			if (ctx->pe->engine->doorbell != NULL)
-				ctx->pe->engine->doorbell(ctx->pe->engine_pe);
+			ctx->fp.doorbell(ctx->fp.engine_pe);
 			return false;
 		}
 		t = next;
@@ -110,18 +94,20 @@ static doca_error_t task_check_submittable(const struct doca_task *t)
 	const struct doca_ctx *ctx = t->ctx;
 
 	if (doca_unlikely(t->state != ODMA_TASK_ALLOCATED)) {
-		ODMA_ERR("task %p is %s; only an allocated task that is not in flight can be submitted",
-			 (void *)t, t->state == ODMA_TASK_FREE ? "freed" : "already submitted");
+		ODMA_ERR("task %p is %s; only an allocated task that is not in flight can be "
+		         "submitted",
+		         (void *)t, t->state == ODMA_TASK_FREE ? "freed" : "already submitted");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (doca_unlikely(ctx->state != DOCA_CTX_STATE_RUNNING)) {
 		ODMA_ERR("task %p: %s context %p is %s; submit only while it is RUNNING", (void *)t,
-			 ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state));
+		         ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (doca_unlikely(ctx->inflight >= ctx->queue_depth)) {
-		ODMA_RATELIMITED_WARN("task %p: %zu tasks in flight, the queue depth of the device; %s", (void *)t,
-			 ctx->inflight, odma_cause_fix(ODMA_CAUSE_QUEUE_FULL));
+		ODMA_RATELIMITED_WARN(
+		        "task %p: %zu tasks in flight, the queue depth of the device; %s",
+		        (void *)t, ctx->inflight, odma_cause_fix(ODMA_CAUSE_QUEUE_FULL));
 		return DOCA_ERROR_AGAIN;
 	}
 	return DOCA_SUCCESS;
@@ -157,7 +143,53 @@ void doca_priv_task_complete(struct doca_task *task, doca_error_t status)
 	odma_task_complete(task, status);
 }
 
-static doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool full)
+/* Validates a copy task and draws the injected faults; fills copy, preset and status. */
+static doca_error_t task_prepare_copy(struct doca_ctx *ctx, struct doca_task *t, bool strict)
+{
+	doca_error_t r;
+
+	r = odma_copy_validate(&t->copy, ctx->caps, strict, &t->preset, t);
+	if (doca_unlikely(r != DOCA_SUCCESS))
+		return r;
+	if (doca_unlikely(odma_faults_enabled)) {
+		r = odma_faults_on_submit(&t->preset, odma_copy_is_remote(&t->copy));
+		if (r != DOCA_SUCCESS)
+			return r;
+	}
+	t->status = DOCA_SUCCESS;
+	return DOCA_SUCCESS;
+}
+
+/* Holds the task (no FLUSH, or older tasks still held) or launches it. */
+static doca_error_t task_enqueue(struct doca_ctx *ctx, struct doca_task *t, uint32_t flags)
+{
+	doca_error_t r;
+
+	t->submit_flags = (uint8_t)flags;
+	t->seq = ctx->next_seq++;
+	ctx->inflight++;
+	ctx->pe->inflight++;
+	if (!(flags & DOCA_TASK_SUBMIT_FLAG_FLUSH) ||
+	    (doca_unlikely(ctx->held.head != NULL) && !odma_ctx_launch_held(ctx))) {
+		t->state = ODMA_TASK_HELD;
+		odma_task_list_push(&ctx->held, t);
+		ctx->pe->maybe_held = true;
+		return DOCA_SUCCESS;
+	}
+	r = task_launch(ctx, t, true);
+	if (doca_unlikely(r != DOCA_SUCCESS)) {
+		t->state = ODMA_TASK_ALLOCATED;
+		ctx->next_seq--;
+		ctx->inflight--;
+		ctx->pe->inflight--;
+		ODMA_RATELIMITED_WARN("task %p: the engine's queue is full; progress the PE and "
+		                      "submit again",
+		                      (void *)t);
+	}
+	return r;
+}
+
+static doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool strict)
 {
 	struct doca_ctx *ctx;
 	doca_error_t r;
@@ -169,32 +201,15 @@ static doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool full)
 		return r;
 	if (ctx->ops->submit != NULL)
 		return task_submit_typed(ctx, t, flags);
-	r = odma_copy_validate(ctx, t, full);
+	r = task_prepare_copy(ctx, t, strict);
 	if (doca_unlikely(r != DOCA_SUCCESS))
 		return r;
-	if (doca_unlikely(odma_faults_enabled) && (r = odma_faults_on_submit(t, t->remote)) != DOCA_SUCCESS)
+	r = task_enqueue(ctx, t, flags);
+	if (doca_unlikely(r != DOCA_SUCCESS))
 		return r;
-	t->submit_flags = (uint8_t)flags;
-	t->seq = ctx->next_seq++;
-	ctx->inflight++;
-	ctx->pe->inflight++;
-	if (!(flags & DOCA_TASK_SUBMIT_FLAG_FLUSH) ||
-	    (doca_unlikely(ctx->held.head != NULL) && !odma_ctx_launch_held(ctx))) {
-		t->state = ODMA_TASK_HELD;
-		odma_task_list_push(&ctx->held, t);
-		ctx->pe->maybe_held = true;
-	} else if (doca_unlikely((r = task_launch(ctx, t, true)) != DOCA_SUCCESS)) {
-		t->state = ODMA_TASK_ALLOCATED;
-		ctx->next_seq--;
-		ctx->inflight--;
-		ctx->pe->inflight--;
-		ODMA_RATELIMITED_WARN("task %p: the engine's queue is full; progress the PE and submit again",
-				      (void *)t);
-		return r;
-	}
 	/* Accepted. A task that will fail flushes whatever is submitted after it. */
 	if (doca_unlikely(t->preset != DOCA_SUCCESS))
-		task_mark_failed(ctx, t->seq);
+		odma_task_mark_failed(ctx, t->seq);
 	return DOCA_SUCCESS;
 }
 
@@ -211,8 +226,9 @@ doca_error_t doca_task_try_submit(struct doca_task *task)
 doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
 {
 	if (doca_unlikely(flags & ~(uint32_t)ODMA_SUBMIT_FLAGS_ALL)) {
-		ODMA_ERR("doca_task_submit_ex: unknown flags 0x%x; use DOCA_TASK_SUBMIT_FLAG_FLUSH / _OPTIMIZE_REPORTS",
-			 flags & ~(uint32_t)ODMA_SUBMIT_FLAGS_ALL);
+		ODMA_ERR("doca_task_submit_ex: unknown flags 0x%x; use DOCA_TASK_SUBMIT_FLAG_FLUSH "
+		         "/ _OPTIMIZE_REPORTS",
+		         flags & ~(uint32_t)ODMA_SUBMIT_FLAGS_ALL);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return task_submit(task, flags, false);
@@ -227,11 +243,15 @@ void doca_task_free(struct doca_task *task)
 		return;
 	}
 	if (task->state != ODMA_TASK_ALLOCATED) {
-		ODMA_ERR("doca_task_free: task %p is %s; free a task only when it is not in flight (after its callback)",
-			 (void *)task, task->state == ODMA_TASK_FREE ? "already free" : "in flight");
+		ODMA_ERR("doca_task_free: task %p is %s; free a task only when it is not in flight "
+		         "(after its callback)",
+		         (void *)task,
+		         task->state == ODMA_TASK_FREE ? "already free" : "in flight");
 		return;
 	}
 	ctx = task->ctx;
+	if (ctx->ops->task_free != NULL)
+		ctx->ops->task_free(task);
 	task->state = ODMA_TASK_FREE;
 	task->next = ctx->free_tasks;
 	ctx->free_tasks = task;
@@ -265,15 +285,8 @@ struct doca_ctx *doca_task_get_ctx(const struct doca_task *task)
 	return task != NULL ? task->ctx : NULL;
 }
 
-doca_error_t odma_task_execute(struct doca_task *task)
+doca_error_t doca_priv_task_check_limits(const struct doca_ctx *ctx, const struct doca_buf *src,
+                                         const struct doca_buf *dst)
 {
-	if (doca_unlikely(task->fault_delay_us != 0))
-		odma_faults_delay(task);
-	if (doca_unlikely(task->preset != DOCA_SUCCESS))
-		return task_fail(task, task->preset);
-	if (doca_unlikely(task_flushed(task)))
-		return DOCA_ERROR_IO_FAILED;
-	if (doca_unlikely(odma_xfer_task(task) != DOCA_SUCCESS))
-		return task_fail(task, DOCA_ERROR_IO_FAILED); /* remote memory gone */
-	return DOCA_SUCCESS;
+	return odma_copy_check_limits(ctx->caps, src, dst);
 }

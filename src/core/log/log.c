@@ -27,11 +27,11 @@ struct odma_log_globals odma_log_g = {
 	.sdk = DOCA_LOG_LEVEL_INFO,
 };
 
-static struct odma_log_source odma_sources[ODMA_LOG_MAX_SOURCES];
-static _Atomic int odma_num_sources;
-static pthread_once_t odma_log_once = PTHREAD_ONCE_INIT;
+static struct odma_log_source log_sources[ODMA_LOG_MAX_SOURCES];
+static _Atomic int log_num_sources;
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 /* Set while this thread writes to backends: a flush callback that logs again is dropped. */
-static __thread bool odma_log_in_dispatch;
+static __thread bool log_in_dispatch;
 
 static const struct {
 	const char *name;
@@ -83,7 +83,7 @@ doca_error_t odma_log_level_parse(const char *text, uint32_t *level)
 	return DOCA_ERROR_INVALID_VALUE;
 }
 
-static void odma_log_do_init(void)
+static void log_do_init(void)
 {
 	const char *env = getenv("DOCA_LOG_LEVEL");
 	uint32_t level;
@@ -104,12 +104,12 @@ static void odma_log_do_init(void)
 
 void odma_log_init(void)
 {
-	pthread_once(&odma_log_once, odma_log_do_init);
+	pthread_once(&log_once, log_do_init);
 }
 
 /* ------------------------------------------------------------------ sources */
 
-static doca_error_t odma_log_add_source(const char *name, bool sdk, int *source)
+static doca_error_t log_add_source(const char *name, bool sdk, int *source)
 {
 	int id;
 
@@ -117,16 +117,16 @@ static doca_error_t odma_log_add_source(const char *name, bool sdk, int *source)
 		return DOCA_ERROR_INVALID_VALUE;
 	odma_log_init();
 	pthread_mutex_lock(&odma_log_lock);
-	id = atomic_load(&odma_num_sources);
+	id = atomic_load(&log_num_sources);
 	if (id == ODMA_LOG_MAX_SOURCES) {
 		pthread_mutex_unlock(&odma_log_lock);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	snprintf(odma_sources[id].name, sizeof(odma_sources[0].name), "%s", name);
-	odma_sources[id].sdk = sdk;
-	atomic_store(&odma_sources[id].active, true);
+	snprintf(log_sources[id].name, sizeof(log_sources[0].name), "%s", name);
+	log_sources[id].sdk = sdk;
+	atomic_store(&log_sources[id].active, true);
 	/* Publish the filled slot before the count that makes it visible to lock-free readers. */
-	atomic_store_explicit(&odma_num_sources, id + 1, memory_order_release);
+	atomic_store_explicit(&log_num_sources, id + 1, memory_order_release);
 	pthread_mutex_unlock(&odma_log_lock);
 	*source = id;
 	return DOCA_SUCCESS;
@@ -134,7 +134,7 @@ static doca_error_t odma_log_add_source(const char *name, bool sdk, int *source)
 
 doca_error_t doca_log_register_source(const char *source_name, int *source)
 {
-	doca_error_t rc = odma_log_add_source(source_name, false, source);
+	doca_error_t rc = log_add_source(source_name, false, source);
 
 	if (rc == DOCA_ERROR_INVALID_VALUE)
 		ODMA_ERR("doca_log_register_source: %s is NULL; pass a name and an int to receive the id",
@@ -147,16 +147,16 @@ doca_error_t doca_log_register_source(const char *source_name, int *source)
 
 doca_error_t doca_priv_log_register_sdk_source(const char *name, int *source)
 {
-	return odma_log_add_source(name, true, source);
+	return log_add_source(name, true, source);
 }
 
 doca_error_t odma_log_check_source(int source, bool *sdk)
 {
-	if (source < 0 || source >= atomic_load_explicit(&odma_num_sources, memory_order_acquire))
+	if (source < 0 || source >= atomic_load_explicit(&log_num_sources, memory_order_acquire))
 		return DOCA_ERROR_INVALID_VALUE;
-	if (!atomic_load_explicit(&odma_sources[source].active, memory_order_relaxed))
+	if (!atomic_load_explicit(&log_sources[source].active, memory_order_relaxed))
 		return DOCA_ERROR_INVALID_VALUE;
-	*sdk = odma_sources[source].sdk;
+	*sdk = log_sources[source].sdk;
 	return DOCA_SUCCESS;
 }
 
@@ -170,13 +170,13 @@ doca_error_t doca_log_unregister_source(int source)
 			 "doca_log_register_source", source);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	atomic_store(&odma_sources[source].active, false);
+	atomic_store(&log_sources[source].active, false);
 	return DOCA_SUCCESS;
 }
 
 /* ------------------------------------------------------------------ global limits */
 
-static uint32_t odma_max_u32(uint32_t a, uint32_t b)
+static uint32_t log_max_u32(uint32_t a, uint32_t b)
 {
 	return a > b ? a : b;
 }
@@ -190,9 +190,9 @@ void odma_log_recompute_locked(void)
 	for (i = 0; i < odma_log_g.nb_backends; i++) {
 		b = odma_log_g.backends[i];
 		if (b->sdk)
-			max_sdk = odma_max_u32(max_sdk, b->sdk_level);
+			max_sdk = log_max_u32(max_sdk, b->sdk_level);
 		else
-			max_app = odma_max_u32(max_app, b->lower < b->lower_cap ? b->lower : b->lower_cap);
+			max_app = log_max_u32(max_app, b->lower < b->lower_cap ? b->lower : b->lower_cap);
 	}
 	atomic_store_explicit(&odma_log_g.max_app, max_app, memory_order_relaxed);
 	atomic_store_explicit(&odma_log_g.max_sdk, max_sdk, memory_order_relaxed);
@@ -200,7 +200,7 @@ void odma_log_recompute_locked(void)
 }
 
 /* Applies a global limit to every backend that follows it, then refreshes the filter. */
-static doca_error_t odma_log_set_global(uint32_t level, int which, const char *fn)
+static doca_error_t log_set_global(uint32_t level, int which, const char *fn)
 {
 	struct doca_log_backend *b;
 	int i;
@@ -235,20 +235,20 @@ static doca_error_t odma_log_set_global(uint32_t level, int which, const char *f
 
 doca_error_t doca_log_level_set_global_lower_limit(uint32_t level)
 {
-	return odma_log_set_global(level, 0, __func__);
+	return log_set_global(level, 0, __func__);
 }
 
 doca_error_t doca_log_level_set_global_upper_limit(uint32_t level)
 {
-	return odma_log_set_global(level, 1, __func__);
+	return log_set_global(level, 1, __func__);
 }
 
 doca_error_t doca_log_level_set_global_sdk_limit(uint32_t level)
 {
-	return odma_log_set_global(level, 2, __func__);
+	return log_set_global(level, 2, __func__);
 }
 
-static uint32_t odma_log_get_global(const uint32_t *field)
+static uint32_t log_get_global(const uint32_t *field)
 {
 	uint32_t v;
 
@@ -261,17 +261,17 @@ static uint32_t odma_log_get_global(const uint32_t *field)
 
 uint32_t doca_log_level_get_global_lower_limit(void)
 {
-	return odma_log_get_global(&odma_log_g.lower);
+	return log_get_global(&odma_log_g.lower);
 }
 
 uint32_t doca_log_level_get_global_upper_limit(void)
 {
-	return odma_log_get_global(&odma_log_g.upper);
+	return log_get_global(&odma_log_g.upper);
 }
 
 uint32_t doca_log_level_get_global_sdk_limit(void)
 {
-	return odma_log_get_global(&odma_log_g.sdk);
+	return log_get_global(&odma_log_g.sdk);
 }
 
 /* ------------------------------------------------------------------ messages */
@@ -283,7 +283,7 @@ bool odma_log_filtered(uint32_t level, bool sdk)
 	return level == DOCA_LOG_LEVEL_DISABLE || level > atomic_load_explicit(max, memory_order_relaxed);
 }
 
-static size_t odma_log_prefix(char *out, size_t size, uint32_t level, const char *src, const char *func,
+static size_t log_prefix(char *out, size_t size, uint32_t level, const char *src, const char *func,
 			      int line)
 {
 	struct timespec ts;
@@ -305,9 +305,9 @@ void odma_log_emit(uint32_t level, int source, const char *func, int line, const
 	size_t len;
 	int n;
 
-	if (odma_log_in_dispatch)
+	if (log_in_dispatch)
 		return;
-	len = odma_log_prefix(text, sizeof(text) - 1, level, odma_sources[source].name, func, line);
+	len = log_prefix(text, sizeof(text) - 1, level, log_sources[source].name, func, line);
 	n = vsnprintf(text + len, sizeof(text) - 1 - len, format, ap);
 	len = n < 0 ? len : (len + (size_t)n >= sizeof(text) - 1 ? sizeof(text) - 2 : len + (size_t)n);
 	if (suffix != NULL) {
@@ -317,9 +317,9 @@ void odma_log_emit(uint32_t level, int source, const char *func, int line, const
 	text[len++] = '\n';
 	text[len] = '\0';
 	pthread_mutex_lock(&odma_log_lock);
-	odma_log_in_dispatch = true;
-	odma_log_dispatch_locked(level, odma_sources[source].sdk, text, len);
-	odma_log_in_dispatch = false;
+	log_in_dispatch = true;
+	odma_log_dispatch_locked(level, log_sources[source].sdk, text, len);
+	log_in_dispatch = false;
 	pthread_mutex_unlock(&odma_log_lock);
 }
 
@@ -334,7 +334,7 @@ doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, c
 	if (odma_log_check_source(source, &sdk) != DOCA_SUCCESS || format == NULL ||
 	    level < DOCA_LOG_LEVEL_DISABLE || level > DOCA_LOG_LEVEL_TRACE) {
 		/* odma_log_source guards against recursion when this file's own source is unset. */
-		if (!odma_log_in_dispatch && source != odma_log_source)
+		if (!log_in_dispatch && source != odma_log_source)
 			ODMA_ERR("doca_log: rejected a message (source %d, level %u, format %s); use a "
 				 "registered source, a level 10..70 and a format", source, level,
 				 format == NULL ? "NULL" : "set");

@@ -2,8 +2,8 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /* SDK-side logging used by every odma library: one line per rejected call, naming the rule. */
-#ifndef ODMA_LOG_PRIV_H_
-#define ODMA_LOG_PRIV_H_
+#ifndef ODMA_CORE_LOG_H_
+#define ODMA_CORE_LOG_H_
 
 #include <stdatomic.h>
 
@@ -27,6 +27,12 @@ DOCA_STABLE doca_error_t doca_priv_log_register_sdk_source(const char *name, int
 #define ODMA_LOG(level, ...)                                                                       \
 	doca_log(DOCA_LOG_LEVEL_##level, odma_log_source, __FILE__, __LINE__, __func__, __VA_ARGS__)
 #define ODMA_ERR(...) ODMA_LOG(ERROR, __VA_ARGS__)
+/*
+ * An ERROR logged under the name of the public call @fn (a string), for a rejection found
+ * by a helper that several public calls share: the line names the call the program made.
+ */
+#define ODMA_ERR_AT(fn, ...)                                                                       \
+	doca_log(DOCA_LOG_LEVEL_ERROR, odma_log_source, __FILE__, __LINE__, fn, __VA_ARGS__)
 #define ODMA_WARN(...) ODMA_LOG(WARNING, __VA_ARGS__)
 #define ODMA_INFO(...) ODMA_LOG(INFO, __VA_ARGS__)
 #define ODMA_DBG(...) ODMA_LOG(DEBUG, __VA_ARGS__)
@@ -65,4 +71,4 @@ DOCA_STABLE doca_error_t doca_priv_log_register_sdk_source(const char *name, int
 		}                                                                                  \
 	} while (0)
 
-#endif /* ODMA_LOG_PRIV_H_ */
+#endif /* ODMA_CORE_LOG_H_ */

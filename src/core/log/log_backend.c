@@ -17,9 +17,9 @@ ODMA_LOG_REGISTER(ODMA_LOG_BACKEND)
  * Fallbacks used until the program creates its own backends (see doca_log.h): the two halves
  * of the standard backend for application messages, and stderr for SDK messages.
  */
-static struct doca_log_backend odma_fallback_out, odma_fallback_err, odma_fallback_sdk;
+static struct doca_log_backend backend_fallback_out, backend_fallback_err, backend_fallback_sdk;
 
-static void odma_log_standard_halves(struct doca_log_backend *out, struct doca_log_backend *err)
+static void backend_standard_halves(struct doca_log_backend *out, struct doca_log_backend *err)
 {
 	*out = (struct doca_log_backend){.sink = ODMA_LOG_SINK_FILE, .fp = stdout, .fd = -1,
 					 .lower = odma_log_g.lower, .upper = odma_log_g.upper,
@@ -33,12 +33,12 @@ static void odma_log_standard_halves(struct doca_log_backend *out, struct doca_l
 
 void odma_log_backends_init_fallbacks(void)
 {
-	odma_log_standard_halves(&odma_fallback_out, &odma_fallback_err);
-	odma_fallback_sdk = (struct doca_log_backend){.sink = ODMA_LOG_SINK_FILE, .fp = stderr, .fd = -1,
+	backend_standard_halves(&backend_fallback_out, &backend_fallback_err);
+	backend_fallback_sdk = (struct doca_log_backend){.sink = ODMA_LOG_SINK_FILE, .fp = stderr, .fd = -1,
 						      .sdk = true};
 }
 
-static uint32_t odma_fallback_sdk_level(void)
+static uint32_t backend_fallback_sdk_level(void)
 {
 	return odma_log_g.sdk_explicit ? odma_log_g.sdk : DOCA_LOG_LEVEL_WARNING;
 }
@@ -56,7 +56,7 @@ bool odma_log_backend_accepts(const struct doca_log_backend *b, uint32_t level, 
 	return level >= hi && level <= lo;
 }
 
-static int odma_syslog_priority(uint32_t level)
+static int backend_syslog_priority(uint32_t level)
 {
 	if (level <= DOCA_LOG_LEVEL_CRIT)
 		return LOG_CRIT;
@@ -67,7 +67,7 @@ static int odma_syslog_priority(uint32_t level)
 	return level <= DOCA_LOG_LEVEL_INFO ? LOG_INFO : LOG_DEBUG;
 }
 
-static void odma_write_fd(int fd, const char *text, size_t len)
+static void backend_write_fd(int fd, const char *text, size_t len)
 {
 	ssize_t n;
 
@@ -92,7 +92,7 @@ void odma_log_backend_write(struct doca_log_backend *b, uint32_t level, const ch
 		fflush(b->fp);
 		break;
 	case ODMA_LOG_SINK_FD:
-		odma_write_fd(b->fd, text, len);
+		backend_write_fd(b->fd, text, len);
 		break;
 	case ODMA_LOG_SINK_BUF:
 		n = len < b->cap - 1 ? len : b->cap - 1;
@@ -101,7 +101,7 @@ void odma_log_backend_write(struct doca_log_backend *b, uint32_t level, const ch
 		b->flush(b->buf);
 		break;
 	case ODMA_LOG_SINK_SYSLOG:
-		syslog(odma_syslog_priority(level), "%.*s", (int)(len > 0 ? len - 1 : 0), text);
+		syslog(backend_syslog_priority(level), "%.*s", (int)(len > 0 ? len - 1 : 0), text);
 		break;
 	}
 }
@@ -111,17 +111,17 @@ void odma_log_dispatch_locked(uint32_t level, bool sdk, const char *text, size_t
 	int i;
 
 	if (!sdk && !odma_log_g.have_app_backend) {
-		odma_fallback_out.lower = odma_fallback_err.lower = odma_log_g.lower;
-		odma_fallback_out.upper = odma_fallback_err.upper = odma_log_g.upper;
-		if (odma_log_backend_accepts(&odma_fallback_out, level, false))
-			odma_log_backend_write(&odma_fallback_out, level, text, len);
-		if (odma_log_backend_accepts(&odma_fallback_err, level, false))
-			odma_log_backend_write(&odma_fallback_err, level, text, len);
+		backend_fallback_out.lower = backend_fallback_err.lower = odma_log_g.lower;
+		backend_fallback_out.upper = backend_fallback_err.upper = odma_log_g.upper;
+		if (odma_log_backend_accepts(&backend_fallback_out, level, false))
+			odma_log_backend_write(&backend_fallback_out, level, text, len);
+		if (odma_log_backend_accepts(&backend_fallback_err, level, false))
+			odma_log_backend_write(&backend_fallback_err, level, text, len);
 	}
 	if (sdk && !odma_log_g.have_sdk_backend) {
-		odma_fallback_sdk.sdk_level = odma_fallback_sdk_level();
-		if (odma_log_backend_accepts(&odma_fallback_sdk, level, true))
-			odma_log_backend_write(&odma_fallback_sdk, level, text, len);
+		backend_fallback_sdk.sdk_level = backend_fallback_sdk_level();
+		if (odma_log_backend_accepts(&backend_fallback_sdk, level, true))
+			odma_log_backend_write(&backend_fallback_sdk, level, text, len);
 	}
 	for (i = 0; i < odma_log_g.nb_backends; i++)
 		if (odma_log_backend_accepts(odma_log_g.backends[i], level, sdk))
@@ -129,26 +129,26 @@ void odma_log_dispatch_locked(uint32_t level, bool sdk, const char *text, size_t
 }
 
 /* The fallbacks take part in the filter only while no real backend of their kind exists. */
-static void odma_log_fallback_max_locked(void)
+static void backend_fallback_max_locked(void)
 {
 	uint32_t app = atomic_load(&odma_log_g.max_app), sdk = atomic_load(&odma_log_g.max_sdk);
 	uint32_t lvl;
 
 	if (!odma_log_g.have_app_backend && odma_log_g.lower > app)
 		atomic_store(&odma_log_g.max_app, odma_log_g.lower);
-	lvl = odma_fallback_sdk_level();
+	lvl = backend_fallback_sdk_level();
 	if (!odma_log_g.have_sdk_backend && lvl > sdk)
 		atomic_store(&odma_log_g.max_sdk, lvl);
 }
 
 void odma_log_recompute_fallbacks_locked(void)
 {
-	odma_log_fallback_max_locked();
+	backend_fallback_max_locked();
 }
 
 /* ------------------------------------------------------------------ creation */
 
-static doca_error_t odma_log_add_backend(struct doca_log_backend *tmpl, struct doca_log_backend **out)
+static doca_error_t backend_add(struct doca_log_backend *tmpl, struct doca_log_backend **out)
 {
 	struct doca_log_backend *b;
 
@@ -177,7 +177,7 @@ static doca_error_t odma_log_add_backend(struct doca_log_backend *tmpl, struct d
 	return DOCA_SUCCESS;
 }
 
-static struct doca_log_backend odma_log_template(enum odma_log_sink sink, bool sdk)
+static struct doca_log_backend backend_template(enum odma_log_sink sink, bool sdk)
 {
 	return (struct doca_log_backend){.sink = sink, .sdk = sdk, .fd = -1,
 					 .lower_cap = DOCA_LOG_LEVEL_TRACE,
@@ -197,14 +197,14 @@ doca_error_t doca_log_backend_create_standard(void)
 	}
 	odma_log_g.have_standard = true;
 	pthread_mutex_unlock(&odma_log_lock);
-	odma_log_standard_halves(&out, &err);
-	rc = odma_log_add_backend(&out, NULL);
-	return rc != DOCA_SUCCESS ? rc : odma_log_add_backend(&err, NULL);
+	backend_standard_halves(&out, &err);
+	rc = backend_add(&out, NULL);
+	return rc != DOCA_SUCCESS ? rc : backend_add(&err, NULL);
 }
 
-static doca_error_t odma_create_file(FILE *fptr, bool sdk, struct doca_log_backend **backend, const char *fn)
+static doca_error_t backend_create_file(FILE *fptr, bool sdk, struct doca_log_backend **backend, const char *fn)
 {
-	struct doca_log_backend t = odma_log_template(ODMA_LOG_SINK_FILE, sdk);
+	struct doca_log_backend t = backend_template(ODMA_LOG_SINK_FILE, sdk);
 
 	odma_log_init();
 	if (fptr == NULL || backend == NULL) {
@@ -213,12 +213,12 @@ static doca_error_t odma_create_file(FILE *fptr, bool sdk, struct doca_log_backe
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	t.fp = fptr;
-	return odma_log_add_backend(&t, backend);
+	return backend_add(&t, backend);
 }
 
-static doca_error_t odma_create_fd(int fd, bool sdk, struct doca_log_backend **backend, const char *fn)
+static doca_error_t backend_create_fd(int fd, bool sdk, struct doca_log_backend **backend, const char *fn)
 {
-	struct doca_log_backend t = odma_log_template(ODMA_LOG_SINK_FD, sdk);
+	struct doca_log_backend t = backend_template(ODMA_LOG_SINK_FD, sdk);
 
 	odma_log_init();
 	if (fd < 0 || backend == NULL) {
@@ -227,13 +227,13 @@ static doca_error_t odma_create_fd(int fd, bool sdk, struct doca_log_backend **b
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	t.fd = fd;
-	return odma_log_add_backend(&t, backend);
+	return backend_add(&t, backend);
 }
 
-static doca_error_t odma_create_buf(char *buf, size_t capacity, log_flush_callback handler, bool sdk,
+static doca_error_t backend_create_buf(char *buf, size_t capacity, log_flush_callback handler, bool sdk,
 				    struct doca_log_backend **backend, const char *fn)
 {
-	struct doca_log_backend t = odma_log_template(ODMA_LOG_SINK_BUF, sdk);
+	struct doca_log_backend t = backend_template(ODMA_LOG_SINK_BUF, sdk);
 
 	odma_log_init();
 	if (buf == NULL || handler == NULL || backend == NULL || capacity < 2) {
@@ -245,13 +245,13 @@ static doca_error_t odma_create_buf(char *buf, size_t capacity, log_flush_callba
 	t.buf = buf;
 	t.cap = capacity;
 	t.flush = handler;
-	return odma_log_add_backend(&t, backend);
+	return backend_add(&t, backend);
 }
 
-static doca_error_t odma_create_syslog(const char *name, bool sdk, struct doca_log_backend **backend,
+static doca_error_t backend_create_syslog(const char *name, bool sdk, struct doca_log_backend **backend,
 				       const char *fn)
 {
-	struct doca_log_backend t = odma_log_template(ODMA_LOG_SINK_SYSLOG, sdk);
+	struct doca_log_backend t = backend_template(ODMA_LOG_SINK_SYSLOG, sdk);
 
 	odma_log_init();
 	if (name == NULL || backend == NULL) {
@@ -264,56 +264,56 @@ static doca_error_t odma_create_syslog(const char *name, bool sdk, struct doca_l
 		return DOCA_ERROR_NO_MEMORY;
 	/* openlog keeps the pointer, so the copy lives as long as the backend (forever). */
 	openlog(t.ident, LOG_PID, LOG_USER);
-	return odma_log_add_backend(&t, backend);
+	return backend_add(&t, backend);
 }
 
 doca_error_t doca_log_backend_create_with_file(FILE *fptr, struct doca_log_backend **backend)
 {
-	return odma_create_file(fptr, false, backend, __func__);
+	return backend_create_file(fptr, false, backend, __func__);
 }
 
 doca_error_t doca_log_backend_create_with_file_sdk(FILE *fptr, struct doca_log_backend **backend)
 {
-	return odma_create_file(fptr, true, backend, __func__);
+	return backend_create_file(fptr, true, backend, __func__);
 }
 
 doca_error_t doca_log_backend_create_with_fd(int fd, struct doca_log_backend **backend)
 {
-	return odma_create_fd(fd, false, backend, __func__);
+	return backend_create_fd(fd, false, backend, __func__);
 }
 
 doca_error_t doca_log_backend_create_with_fd_sdk(int fd, struct doca_log_backend **backend)
 {
-	return odma_create_fd(fd, true, backend, __func__);
+	return backend_create_fd(fd, true, backend, __func__);
 }
 
 doca_error_t doca_log_backend_create_with_buf(char *buf, size_t capacity, log_flush_callback handler,
 					      struct doca_log_backend **backend)
 {
-	return odma_create_buf(buf, capacity, handler, false, backend, __func__);
+	return backend_create_buf(buf, capacity, handler, false, backend, __func__);
 }
 
 doca_error_t doca_log_backend_create_with_buf_sdk(char *buf, size_t capacity, log_flush_callback handler,
 						  struct doca_log_backend **backend)
 {
-	return odma_create_buf(buf, capacity, handler, true, backend, __func__);
+	return backend_create_buf(buf, capacity, handler, true, backend, __func__);
 }
 
 doca_error_t doca_log_backend_create_with_syslog(const char *name, struct doca_log_backend **backend)
 {
-	return odma_create_syslog(name, false, backend, __func__);
+	return backend_create_syslog(name, false, backend, __func__);
 }
 
 doca_error_t doca_log_backend_create_with_syslog_sdk(const char *name, struct doca_log_backend **backend)
 {
-	return odma_create_syslog(name, true, backend, __func__);
+	return backend_create_syslog(name, true, backend, __func__);
 }
 
 /* ------------------------------------------------------------------ per-backend limits */
 
 enum odma_limit { ODMA_LIMIT_LOWER, ODMA_LIMIT_UPPER, ODMA_LIMIT_SDK };
 
-static doca_error_t odma_set_limit(struct doca_log_backend *b, uint32_t level, enum odma_limit which,
+static doca_error_t backend_set_limit(struct doca_log_backend *b, uint32_t level, enum odma_limit which,
 				   bool strict, const char *fn)
 {
 	bool want_sdk = which == ODMA_LIMIT_SDK;
@@ -341,25 +341,25 @@ static doca_error_t odma_set_limit(struct doca_log_backend *b, uint32_t level, e
 
 doca_error_t doca_log_backend_set_level_lower_limit(struct doca_log_backend *backend, uint32_t level)
 {
-	return odma_set_limit(backend, level, ODMA_LIMIT_LOWER, false, __func__);
+	return backend_set_limit(backend, level, ODMA_LIMIT_LOWER, false, __func__);
 }
 
 doca_error_t doca_log_backend_set_level_upper_limit(struct doca_log_backend *backend, uint32_t level)
 {
-	return odma_set_limit(backend, level, ODMA_LIMIT_UPPER, false, __func__);
+	return backend_set_limit(backend, level, ODMA_LIMIT_UPPER, false, __func__);
 }
 
 doca_error_t doca_log_backend_set_level_lower_limit_strict(struct doca_log_backend *backend, uint32_t level)
 {
-	return odma_set_limit(backend, level, ODMA_LIMIT_LOWER, true, __func__);
+	return backend_set_limit(backend, level, ODMA_LIMIT_LOWER, true, __func__);
 }
 
 doca_error_t doca_log_backend_set_level_upper_limit_strict(struct doca_log_backend *backend, uint32_t level)
 {
-	return odma_set_limit(backend, level, ODMA_LIMIT_UPPER, true, __func__);
+	return backend_set_limit(backend, level, ODMA_LIMIT_UPPER, true, __func__);
 }
 
 doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend, uint32_t level)
 {
-	return odma_set_limit(backend, level, ODMA_LIMIT_SDK, false, __func__);
+	return backend_set_limit(backend, level, ODMA_LIMIT_SDK, false, __func__);
 }

@@ -2,8 +2,8 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /* Internals of the logging core, shared by log.c, log_backend.c and log_rate.c only. */
-#ifndef ODMA_LOG_CORE_H_
-#define ODMA_LOG_CORE_H_
+#ifndef ODMA_CORE_LOG_INT_H_
+#define ODMA_CORE_LOG_INT_H_
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -82,4 +82,4 @@ struct odma_log_bucket {
 bool odma_log_bucket_take(struct odma_log_bucket *b, uint64_t now_ns, uint32_t quantity,
 			  uint32_t period_s, uint32_t *dropped);
 
-#endif /* ODMA_LOG_CORE_H_ */
+#endif /* ODMA_CORE_LOG_INT_H_ */

@@ -11,11 +11,11 @@ ODMA_LOG_REGISTER(ODMA_LOG_RATE)
 
 #define ODMA_LOG_MAX_BUCKETS 4096
 
-static pthread_mutex_t odma_rate_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct odma_log_bucket odma_buckets[ODMA_LOG_MAX_BUCKETS];
-static int odma_nb_buckets;
-static uint16_t odma_bucket_time = 1;
-static uint16_t odma_bucket_quantity = 10;
+static pthread_mutex_t rate_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct odma_log_bucket rate_buckets[ODMA_LOG_MAX_BUCKETS];
+static int rate_nb_buckets;
+static uint16_t rate_bucket_time = 1;
+static uint16_t rate_bucket_quantity = 10;
 
 /*
  * Refills the bucket for the time passed since the last call (quantity tokens per period, never
@@ -42,7 +42,7 @@ bool odma_log_bucket_take(struct odma_log_bucket *b, uint64_t now_ns, uint32_t q
 	return true;
 }
 
-static uint64_t odma_now_ns(void)
+static uint64_t rate_now_ns(void)
 {
 	struct timespec ts;
 
@@ -60,40 +60,40 @@ doca_error_t doca_log_rate_bucket_register(int source, int *bucket)
 			 "and an int to receive the id", source, bucket == NULL ? "NULL" : "set");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	pthread_mutex_lock(&odma_rate_lock);
-	if (odma_nb_buckets == ODMA_LOG_MAX_BUCKETS) {
-		pthread_mutex_unlock(&odma_rate_lock);
+	pthread_mutex_lock(&rate_lock);
+	if (rate_nb_buckets == ODMA_LOG_MAX_BUCKETS) {
+		pthread_mutex_unlock(&rate_lock);
 		ODMA_ERR("doca_log_rate_bucket_register: all %d buckets are in use; use fewer "
 			 "rate-limited call sites", ODMA_LOG_MAX_BUCKETS);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	/* A new bucket starts full, so the first burst of a call site is shown. */
-	odma_buckets[odma_nb_buckets] = (struct odma_log_bucket){
-		.source = source, .used = true, .tokens = odma_bucket_quantity, .last_ns = odma_now_ns()};
-	*bucket = odma_nb_buckets++;
-	pthread_mutex_unlock(&odma_rate_lock);
+	rate_buckets[rate_nb_buckets] = (struct odma_log_bucket){
+		.source = source, .used = true, .tokens = rate_bucket_quantity, .last_ns = rate_now_ns()};
+	*bucket = rate_nb_buckets++;
+	pthread_mutex_unlock(&rate_lock);
 	return DOCA_SUCCESS;
 }
 
 /* Takes a token from @p bucket; false when the message must be dropped. */
-static bool odma_rate_admit(int bucket, uint32_t *dropped)
+static bool rate_admit(int bucket, uint32_t *dropped)
 {
 	bool ok;
 
-	pthread_mutex_lock(&odma_rate_lock);
-	ok = odma_log_bucket_take(&odma_buckets[bucket], odma_now_ns(), odma_bucket_quantity,
-				  odma_bucket_time, dropped);
-	pthread_mutex_unlock(&odma_rate_lock);
+	pthread_mutex_lock(&rate_lock);
+	ok = odma_log_bucket_take(&rate_buckets[bucket], rate_now_ns(), rate_bucket_quantity,
+				  rate_bucket_time, dropped);
+	pthread_mutex_unlock(&rate_lock);
 	return ok;
 }
 
-static bool odma_bucket_valid(int bucket)
+static bool rate_bucket_valid(int bucket)
 {
 	bool ok;
 
-	pthread_mutex_lock(&odma_rate_lock);
-	ok = bucket >= 0 && bucket < odma_nb_buckets && odma_buckets[bucket].used;
-	pthread_mutex_unlock(&odma_rate_lock);
+	pthread_mutex_lock(&rate_lock);
+	ok = bucket >= 0 && bucket < rate_nb_buckets && rate_buckets[bucket].used;
+	pthread_mutex_unlock(&rate_lock);
 	return ok;
 }
 
@@ -107,14 +107,14 @@ doca_error_t doca_log_rate_limit(uint32_t level, int source, const char *fname, 
 
 	(void)fname;
 	odma_log_init();
-	if (odma_log_check_source(source, &sdk) != DOCA_SUCCESS || format == NULL || !odma_bucket_valid(bucket) ||
+	if (odma_log_check_source(source, &sdk) != DOCA_SUCCESS || format == NULL || !rate_bucket_valid(bucket) ||
 	    level < DOCA_LOG_LEVEL_DISABLE || level > DOCA_LOG_LEVEL_TRACE) {
 		ODMA_ERR("doca_log_rate_limit: rejected a message (source %d, bucket %d, level %u); use "
 			 "DOCA_LOG_RATE_LIMIT_xxx after DOCA_LOG_REGISTER", source, bucket, level);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* Filtered messages take no token: only shown messages count against the rate. */
-	if (odma_log_filtered(level, sdk) || !odma_rate_admit(bucket, &dropped))
+	if (odma_log_filtered(level, sdk) || !rate_admit(bucket, &dropped))
 		return DOCA_SUCCESS;
 	if (dropped > 0)
 		snprintf(suffix, sizeof(suffix), " (%u similar messages dropped)", dropped);
@@ -128,26 +128,26 @@ uint16_t doca_log_get_bucket_time(void)
 {
 	uint16_t v;
 
-	pthread_mutex_lock(&odma_rate_lock);
-	v = odma_bucket_time;
-	pthread_mutex_unlock(&odma_rate_lock);
+	pthread_mutex_lock(&rate_lock);
+	v = rate_bucket_time;
+	pthread_mutex_unlock(&rate_lock);
 	return v;
 }
 
 void doca_log_set_bucket_time(uint16_t bucket_time)
 {
-	pthread_mutex_lock(&odma_rate_lock);
-	odma_bucket_time = bucket_time == 0 ? 1 : bucket_time;
-	pthread_mutex_unlock(&odma_rate_lock);
+	pthread_mutex_lock(&rate_lock);
+	rate_bucket_time = bucket_time == 0 ? 1 : bucket_time;
+	pthread_mutex_unlock(&rate_lock);
 }
 
 uint16_t doca_log_get_quantity(void)
 {
 	uint16_t v;
 
-	pthread_mutex_lock(&odma_rate_lock);
-	v = odma_bucket_quantity;
-	pthread_mutex_unlock(&odma_rate_lock);
+	pthread_mutex_lock(&rate_lock);
+	v = rate_bucket_quantity;
+	pthread_mutex_unlock(&rate_lock);
 	return v;
 }
 
@@ -155,11 +155,11 @@ void doca_log_set_quantity(uint16_t quantity)
 {
 	int i;
 
-	pthread_mutex_lock(&odma_rate_lock);
-	odma_bucket_quantity = quantity;
+	pthread_mutex_lock(&rate_lock);
+	rate_bucket_quantity = quantity;
 	/* Lowering the quantity takes effect at once: no bucket keeps more than it allows. */
-	for (i = 0; i < odma_nb_buckets; i++)
-		if (odma_buckets[i].tokens > quantity)
-			odma_buckets[i].tokens = quantity;
-	pthread_mutex_unlock(&odma_rate_lock);
+	for (i = 0; i < rate_nb_buckets; i++)
+		if (rate_buckets[i].tokens > quantity)
+			rate_buckets[i].tokens = quantity;
+	pthread_mutex_unlock(&rate_lock);
 }

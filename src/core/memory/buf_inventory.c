@@ -11,10 +11,6 @@
 #include "core/memory/memory.h"
 #include "core/log/log.h"
 
-/* Logs one rejection under the name of the public call @fn, also from a shared helper. */
-#define ODMA_ERR_AT(fn, ...)                                                                       \
-	doca_log(DOCA_LOG_LEVEL_ERROR, odma_log_source, __FILE__, __LINE__, fn, __VA_ARGS__)
-
 ODMA_LOG_REGISTER(ODMA_BUF_INVENTORY)
 
 /* Puts an array of fresh bufs on the free list of @inv. */

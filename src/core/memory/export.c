@@ -7,7 +7,7 @@
  * record in its own memory holding the exact descriptor bytes it issued. The importer
  * treats the descriptor as untrusted: it reads that record (process_vm_readv) and imports
  * only a descriptor identical to one the exporter issued and has not revoked. The bytes of
- * a from-export mmap are then reached by the cross-process mover (xproc.c), which checks
+ * a from-export mmap are then reached by the process mover (core/copy/mover_process.c), which checks
  * the record again before each move.
  */
 #include <errno.h>
@@ -24,9 +24,6 @@
 #include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_EXPORT)
-
-#define ODMA_ERR_AT(fn, ...)                                                                       \
-	doca_log(DOCA_LOG_LEVEL_ERROR, odma_log_source, __FILE__, __LINE__, fn, __VA_ARGS__)
 
 #define PERMS_PCI (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)
 #define PERMS_RDMA                                                                                 \
@@ -107,7 +104,7 @@ static void export_allow_importers(void)
 	pthread_once(&once, export_set_ptracer);
 }
 
-/* The rules of spec 5.1, in the order the reference checks them. */
+/* The export rules (docs/host-dpu.md), checked in this order. */
 static doca_error_t export_check(const struct doca_mmap *mmap, const struct doca_devinfo *info,
 				 const struct doca_dev *dev, int kind, const char *fn)
 {
@@ -381,9 +378,6 @@ static struct doca_mmap *import_build(const struct odma_export_desc *d, struct d
 		return NULL;
 	}
 	r->pid = (pid_t)d->pid;
-	r->pid_start_time = d->start_time;
-	r->remote_addr = d->addr;
-	r->remote_len = d->len;
 	r->perms = d->perms;
 	r->record_addr = d->record_addr;
 	memcpy(r->key, d->key, sizeof(r->key));
@@ -392,6 +386,7 @@ static struct doca_mmap *import_build(const struct odma_export_desc *d, struct d
 	m->range_set = true;
 	m->perms = d->perms;
 	m->from_export = true;
+	m->kind = ODMA_MEM_PROCESS;
 	m->remote = r;
 	m->devs = devs;
 	devs[0] = dev;

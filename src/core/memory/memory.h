@@ -24,13 +24,25 @@
 
 #define ODMA_MMAP_DEFAULT_MAX_DEVS 64
 
+/*
+ * Where an mmap's bytes live, fixed when the mmap is made (local) or imported (another
+ * process). core/copy moves the bytes of each kind with one mover (core/copy/mover.h); a
+ * copy touching several kinds is moved by the mover of the highest. A new kind (UCX, GPU
+ * memory) goes here, before ODMA_MEM_KINDS.
+ */
+enum odma_mem_kind {
+	ODMA_MEM_LOCAL = 0,   /* this process' memory */
+	ODMA_MEM_PROCESS = 1, /* another process' memory, through its export record */
+	ODMA_MEM_KINDS
+};
+
 /* One export descriptor handed out by export_pci/export_rdma (owned by the mmap). */
 struct odma_export_record;
 
 struct odma_export {
 	struct odma_export *next;
 	const struct doca_dev *dev;
-	int kind;   /* ODMA_EXPORT_PCI / ODMA_EXPORT_RDMA (below) */
+	int kind;   /* enum odma_export_kind */
 	void *desc; /* the descriptor bytes */
 	size_t desc_len;
 	struct odma_export_record *record; /* exporter-side liveness record (below) */
@@ -38,12 +50,9 @@ struct odma_export {
 
 /* The remote side of a from-export mmap: who exported it and how to check it is still alive. */
 struct odma_remote {
-	pid_t pid;               /* exporter process */
-	uint64_t pid_start_time; /* its start time (detects a reused pid) */
-	uint64_t remote_addr;    /* exported range in the exporter's address space */
-	uint64_t remote_len;
-	uint32_t perms;  /* exporter's permissions (PCI_READ_ONLY / PCI_READ_WRITE / RDMA_*) */
-	uint8_t key[16]; /* random key of the export */
+	pid_t pid;            /* exporter process */
+	uint32_t perms;       /* exporter's permissions (PCI_READ_ONLY / PCI_READ_WRITE / RDMA_*) */
+	uint8_t key[16];      /* random key of the export */
 	uint64_t record_addr; /* exporter's struct odma_export_record, checked before each move */
 	atomic_bool failed;   /* a move failed and was logged: later failures stay quiet */
 };
@@ -56,7 +65,8 @@ struct doca_mmap {
 	bool started;
 	bool ever_started;
 	bool exported;    /* export_* succeeded at least once */
-	bool from_export; /* created by doca_mmap_create_from_export */
+	bool from_export; /* created by doca_mmap_create_from_export (the API's view) */
+	uint8_t kind;     /* enum odma_mem_kind (the movers' view) */
 	struct doca_dev **devs;
 	uint32_t num_devs;
 	uint32_t max_devs;
@@ -67,7 +77,6 @@ struct doca_mmap {
 	union doca_data user_data;
 	struct odma_export *exports; /* descriptors handed out (freed on stop/destroy) */
 	struct odma_remote *remote;  /* from-export only */
-	void *export_state;          /* exporter-side liveness bookkeeping (export.c) */
 };
 
 /* Buf accounting, called by the inventory. */
@@ -91,6 +100,21 @@ static inline bool odma_mmap_contains(const struct doca_mmap *mmap, const void *
 
 /* Whether a DMA may write into memory of this mmap (local or remote). */
 bool odma_mmap_writable(const struct doca_mmap *mmap);
+
+enum odma_range_verdict {
+	ODMA_RANGE_OK = 0,
+	ODMA_RANGE_UNMAPPED, /* a page of the range is not mapped */
+	ODMA_RANGE_NO_READ,  /* a page is mapped without read access (PROT_NONE) */
+	ODMA_RANGE_NO_WRITE, /* a page is read-only and @write was asked */
+	ODMA_RANGE_UNKNOWN,  /* /proc/self/maps could not be read */
+};
+
+/*
+ * Whether this process may read (and, with @write, write) every byte of [addr, addr+len),
+ * from /proc/self/maps (range.c); touches no page. On a failure *@bad is the first address
+ * that fails.
+ */
+enum odma_range_verdict odma_range_check(const void *addr, size_t len, bool write, uintptr_t *bad);
 
 /*
  * Buffers and inventories. A doca_buf is a window (head, len) into an mmap with a
@@ -149,7 +173,7 @@ static inline size_t odma_buf_room(const struct doca_buf *b)
  * element once it reaches the end of its segment.
  */
 static inline void odma_buf_walk(const struct doca_buf **s, size_t *s_off, struct doca_buf **d,
-				 size_t *d_off, size_t n)
+                                 size_t *d_off, size_t n)
 {
 	*s_off += n;
 	*d_off += n;
@@ -237,7 +261,7 @@ void odma_export_desc_encode(const struct odma_export_desc *d, uint8_t *out);
  * DOCA_SUCCESS or DOCA_ERROR_INVALID_VALUE with *@why set to a static explanation.
  */
 doca_error_t odma_export_desc_parse(const void *bytes, size_t len, struct odma_export_desc *out,
-				    const char **why);
+                                    const char **why);
 
 /*
  * Whether @pid runs and started at @start_time (detects a dead exporter or a reused pid);

@@ -7,15 +7,12 @@
  * (the descriptor list, the remote description) so stop/destroy can drop it.
  */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "core/device/device.h"
 #include "core/memory/memory.h"
 #include "core/log/log.h"
-
-/* Logs one rejection under the name of the public call @fn, also from a shared helper. */
-#define ODMA_ERR_AT(fn, ...)                                                                       \
-	doca_log(DOCA_LOG_LEVEL_ERROR, odma_log_source, __FILE__, __LINE__, fn, __VA_ARGS__)
 
 ODMA_LOG_REGISTER(ODMA_MMAP)
 
@@ -119,8 +116,49 @@ static void mmap_release_remote(struct doca_mmap *mmap)
 	mmap->remote = NULL;
 }
 
+/* Permissions that let a device write into the range. */
+#define MMAP_WRITE_PERMS                                                                           \
+	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_PCI_READ_WRITE |                     \
+	 DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
+
+/* The registration check: the range must be memory this process can use as asked (range.c). */
+static doca_error_t mmap_check_range(const struct doca_mmap *mmap)
+{
+	bool write = (mmap->perms & MMAP_WRITE_PERMS) != 0;
+	uintptr_t bad = 0;
+
+	switch (odma_range_check(mmap->addr, mmap->len, write, &bad)) {
+	case ODMA_RANGE_OK:
+		return DOCA_SUCCESS;
+	case ODMA_RANGE_UNMAPPED:
+		ODMA_ERR("mmap %p: range [%p, +%zu) is not mapped memory of this process at "
+		         "0x%" PRIxPTR "; register memory the process owns",
+		         (void *)mmap, (void *)mmap->addr, mmap->len, bad);
+		return DOCA_ERROR_INVALID_VALUE;
+	case ODMA_RANGE_NO_READ:
+		ODMA_ERR("mmap %p: range [%p, +%zu) is not readable at 0x%" PRIxPTR " (PROT_NONE)",
+		         (void *)mmap, (void *)mmap->addr, mmap->len, bad);
+		return DOCA_ERROR_INVALID_VALUE;
+	case ODMA_RANGE_NO_WRITE:
+		ODMA_ERR("mmap %p: range [%p, +%zu) is read-only at 0x%" PRIxPTR
+		         " but the permissions "
+		         "0x%x let devices write into it; map it writable, or give a source-only "
+		         "mmap "
+		         "DOCA_ACCESS_FLAG_LOCAL_READ_ONLY (or PCI_READ_ONLY) with "
+		         "doca_mmap_set_permissions",
+		         (void *)mmap, (void *)mmap->addr, mmap->len, bad, mmap->perms);
+		return DOCA_ERROR_NOT_PERMITTED;
+	default:
+		ODMA_WARN("mmap %p: /proc/self/maps is unreadable; the range is not checked",
+		          (void *)mmap);
+		return DOCA_SUCCESS;
+	}
+}
+
 doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 {
+	doca_error_t ret;
+
 	ODMA_CHECK_ARG(mmap != NULL, "mmap is NULL");
 	if (mmap->from_export || mmap->exported) {
 		ODMA_ERR("mmap %p is %s; such an mmap is already usable and cannot be restarted",
@@ -136,6 +174,9 @@ doca_error_t doca_mmap_start(struct doca_mmap *mmap)
 		         (void *)mmap);
 		return DOCA_ERROR_BAD_STATE;
 	}
+	ret = mmap_check_range(mmap);
+	if (ret != DOCA_SUCCESS)
+		return ret;
 	mmap->started = true;
 	mmap->ever_started = true;
 	ODMA_DBG("mmap %p started: [%p, +%zu) perms 0x%x, %u device(s)", (void *)mmap,

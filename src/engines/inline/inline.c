@@ -6,8 +6,6 @@
  * the completion waits on the PE's list for the next doca_pe_progress(). Simple and
  * deterministic: the reference the thread engine is checked against.
  */
-#include <stdlib.h>
-
 #include "engines/engine.h"
 
 static doca_error_t inline_pe_init(struct doca_pe *pe, void **engine_pe)
@@ -21,10 +19,12 @@ static void inline_pe_fini(void *engine_pe)
 	(void)engine_pe;
 }
 
-static doca_error_t inline_submit(void *engine_pe, struct doca_task *task, bool doorbell)
+static doca_error_t inline_submit(void *engine_pe, struct doca_task *task,
+                                  const struct odma_job *job, bool doorbell)
 {
+	(void)job;
 	(void)doorbell;
-	task->status = odma_task_execute(task);
+	odma_task_run(task, ODMA_PART_ALL);
 	odma_pe_complete_local(engine_pe, task);
 	return DOCA_SUCCESS;
 }
@@ -34,4 +34,7 @@ const struct odma_engine_ops odma_engine_inline = {
 	.pe_init = inline_pe_init,
 	.pe_fini = inline_pe_fini,
 	.submit = inline_submit,
+	.doorbell = odma_engine_nop_doorbell,
+	.poll = odma_engine_nop_poll,
+	.pending = odma_engine_nop_pending,
 };

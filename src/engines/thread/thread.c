@@ -29,8 +29,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engines/engine.h"
+#include "core/config/config.h"
 #include "core/log/log.h"
+#include "engines/engine.h"
+#include "engines/thread/thread.h"
 #include "util/spsc_ring.h"
 
 ODMA_LOG_REGISTER(ODMA_ENGINE_THREAD)
@@ -38,39 +40,48 @@ ODMA_LOG_REGISTER(ODMA_ENGINE_THREAD)
 #define TE_RING_CAP 4096u
 #define TE_MAX_WORKERS 64u
 #define TE_BATCH 32u
-#define TE_SPIN_NS 50000ll            /* busy-wait this long before sleeping */
-#define TE_PUBLISH_EACH_BYTES 65536u /* big copies publish their completion at once */
+#define TE_SPIN_NS 50000ll                /* busy-wait this long before sleeping */
+#define TE_PUBLISH_EACH_BYTES 65536u      /* big copies publish their completion at once */
 #define TE_DEFAULT_INLINE_MAX (64u << 10) /* measured: docs/performance.md */
 #define TE_DEFAULT_SPLIT_MIN (64u << 10)  /* copies from this size are split over two threads */
-#define TE_DEFAULT_HELP_BACKLOG 4u   /* worker backlog at which the submitter copies too */
+#define TE_DEFAULT_HELP_BACKLOG 4u        /* worker backlog at which the submitter copies too */
 
 struct te_channel {
 	struct odma_spsc_ring sub;  /* PE thread -> worker */
 	struct odma_spsc_ring done; /* worker -> PE thread */
 	struct doca_pe *pe;
-	uint32_t outstanding;       /* PE thread only */
+	uint32_t outstanding; /* PE thread only */
 	void *sub_slots[TE_RING_CAP];
 	void *done_slots[TE_RING_CAP];
 };
 
+/* The channels one worker serves; replaced, never edited, while the worker may read it. */
 struct te_chanset {
 	uint32_t n;
+	uint32_t cap;
 	struct te_channel *ch[];
 };
 
+/*
+ * The channel-set hand-off (docs/design.md, "Channel sets"): the pool lock holder writes
+ * the spare set, publishes it in 'set' and waits for one 'epoch' step of the worker; the
+ * old set then becomes the spare. Both sets have the same capacity, so removing a channel
+ * never allocates and cannot fail.
+ */
 struct te_worker {
 	_Alignas(ODMA_CACHE_LINE) atomic_uint sleeping;
 	atomic_uint wake_seq; /* futex word */
 	_Alignas(ODMA_CACHE_LINE) _Atomic(struct te_chanset *) set;
 	atomic_uint_fast64_t epoch; /* bumped after every pass over the channel set */
 	atomic_bool stop;
+	struct te_chanset *spare; /* pool lock; not read by the worker */
 	pthread_t thread;
 	unsigned int index;
 };
 
 struct te_pe {
 	struct doca_pe *pe;
-	uint32_t generation;        /* pool generation it was made in (fork() starts a new one) */
+	uint32_t generation; /* pool generation it was made in (fork() starts a new one) */
 	uint32_t nch;
 	uint32_t rr;
 	struct te_channel *ch[];
@@ -90,7 +101,8 @@ static struct {
 
 static long te_futex(atomic_uint *addr, int op, unsigned int val)
 {
-	return syscall(SYS_futex, (unsigned int *)addr, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL, 0);
+	return syscall(SYS_futex, (unsigned int *)addr, op | FUTEX_PRIVATE_FLAG, val, NULL, NULL,
+	               0);
 }
 
 static int64_t te_now_ns(void)
@@ -121,6 +133,25 @@ static void te_wake(struct te_worker *w)
 	}
 }
 
+/*
+ * A submission ring entry: the task pointer with flags in its low bits (tasks are at least
+ * 8-byte aligned). TE_TAIL: the worker runs the tail part, the submitter ran the head.
+ * TE_BIG: a big copy, whose completion is published at once.
+ */
+#define TE_TAIL 1u
+#define TE_BIG 2u
+#define TE_FLAGS 3u
+
+static inline void *te_entry(struct doca_task *t, uintptr_t flags)
+{
+	return (void *)((uintptr_t)t | flags);
+}
+
+static inline struct doca_task *te_entry_task(void *e)
+{
+	return (struct doca_task *)((uintptr_t)e & ~(uintptr_t)TE_FLAGS);
+}
+
 /* Executes up to TE_BATCH submissions of one channel; returns how many. */
 static uint32_t te_drain(struct te_channel *ch)
 {
@@ -130,12 +161,13 @@ static uint32_t te_drain(struct te_channel *ch)
 		return 0;
 	n = n < TE_BATCH ? n : TE_BATCH;
 	for (uint32_t i = 0; i < n; i++) {
-		struct doca_task *t = odma_spsc_peek(&ch->sub, i);
+		void *e = odma_spsc_peek(&ch->sub, i);
+		struct doca_task *t = te_entry_task(e);
 
-		t->status = odma_task_execute(t);
+		odma_task_run(t, ((uintptr_t)e & TE_TAIL) ? ODMA_PART_TAIL : ODMA_PART_ALL);
 		odma_spsc_stage(&ch->done, t); /* never full: see the invariant above */
 		/* a big copy is reported at once rather than with the rest of the batch */
-		if (t->total >= TE_PUBLISH_EACH_BYTES && i + 1 < n) {
+		if (((uintptr_t)e & TE_BIG) && i + 1 < n) {
 			odma_spsc_publish(&ch->done);
 			odma_pe_signal(ch->pe);
 		}
@@ -148,7 +180,7 @@ static uint32_t te_drain(struct te_channel *ch)
 
 static bool te_has_work(struct te_worker *w)
 {
-	struct te_chanset *set = atomic_load_explicit(&w->set, memory_order_acquire);
+	struct te_chanset *set = atomic_load_explicit(&w->set, memory_order_seq_cst);
 
 	for (uint32_t i = 0; set != NULL && i < set->n; i++)
 		if (odma_spsc_nonempty(&set->ch[i]->sub))
@@ -177,12 +209,13 @@ static void *te_worker_main(void *arg)
 	snprintf(name, sizeof(name), "odma-worker-%u", w->index);
 	pthread_setname_np(pthread_self(), name);
 	while (!atomic_load_explicit(&w->stop, memory_order_relaxed)) {
-		struct te_chanset *set = atomic_load_explicit(&w->set, memory_order_acquire);
+		/* seq_cst load and step: the hand-off's ordering (te_set_publish) */
+		struct te_chanset *set = atomic_load_explicit(&w->set, memory_order_seq_cst);
 		uint32_t did = 0;
 
 		for (uint32_t i = 0; set != NULL && i < set->n; i++)
 			did += te_drain(set->ch[i]);
-		atomic_fetch_add_explicit(&w->epoch, 1, memory_order_release);
+		atomic_fetch_add_explicit(&w->epoch, 1, memory_order_seq_cst);
 		if (did) {
 			spins = 0;
 			continue;
@@ -198,26 +231,6 @@ static void *te_worker_main(void *arg)
 		}
 	}
 	return NULL;
-}
-
-static size_t te_parse_size(const char *s, size_t dflt, size_t max, const char *var)
-{
-	char *end;
-	unsigned long long v;
-
-	if (s == NULL || *s == '\0')
-		return dflt;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
-	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
-	if (errno != 0 || *end != '\0' || v > max) {
-		ODMA_WARN("%s=\"%s\" is not a number up to %zu; using %zu", var, s, max, dflt);
-		return dflt;
-	}
-	return (size_t)v;
 }
 
 static uint32_t te_default_workers(void)
@@ -244,22 +257,35 @@ static void te_atfork_child(void)
 	pthread_mutex_init(&te.lock, NULL);
 }
 
+/* Reads the pool's knobs (docs/user-guide.md); INVALID_VALUE names a bad variable. */
+static doca_error_t te_read_config(uint32_t *workers)
+{
+	uint64_t n, inline_max, split_min, backlog;
+
+	if (odma_config_size("ODMA_WORKERS", te_default_workers(), 1, TE_MAX_WORKERS, &n) ||
+	    odma_config_size("ODMA_INLINE_MAX", TE_DEFAULT_INLINE_MAX, 0, 1u << 30, &inline_max) ||
+	    odma_config_size("ODMA_SPLIT_MIN", TE_DEFAULT_SPLIT_MIN, 0, SIZE_MAX, &split_min) ||
+	    odma_config_size("ODMA_HELP_BACKLOG", TE_DEFAULT_HELP_BACKLOG, 0, TE_RING_CAP,
+	                     &backlog))
+		return DOCA_ERROR_INVALID_VALUE;
+	*workers = (uint32_t)n;
+	te.inline_max = (size_t)inline_max;
+	te.split_min = split_min != 0 ? (size_t)split_min : SIZE_MAX; /* 0: never split */
+	te.help_backlog = (uint32_t)backlog;
+	return DOCA_SUCCESS;
+}
+
 /* Starts the shared workers (pool lock held). */
 static doca_error_t te_pool_start(void)
 {
-	uint32_t n = (uint32_t)te_parse_size(getenv("ODMA_WORKERS"), te_default_workers(), TE_MAX_WORKERS,
-					     "ODMA_WORKERS");
+	uint32_t n;
 
+	if (te_read_config(&n) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (!te.atfork_done) {
 		pthread_atfork(NULL, NULL, te_atfork_child);
 		te.atfork_done = true;
 	}
-	n = n ? n : 1;
-	te.inline_max = te_parse_size(getenv("ODMA_INLINE_MAX"), TE_DEFAULT_INLINE_MAX, 1u << 30, "ODMA_INLINE_MAX");
-	te.split_min = te_parse_size(getenv("ODMA_SPLIT_MIN"), TE_DEFAULT_SPLIT_MIN, SIZE_MAX, "ODMA_SPLIT_MIN");
-	te.split_min = te.split_min ? te.split_min : SIZE_MAX; /* 0: never split */
-	te.help_backlog = (uint32_t)te_parse_size(getenv("ODMA_HELP_BACKLOG"), TE_DEFAULT_HELP_BACKLOG, TE_RING_CAP,
-						  "ODMA_HELP_BACKLOG");
 	te.workers = calloc(n, sizeof(*te.workers));
 	if (te.workers == NULL)
 		return DOCA_ERROR_NO_MEMORY;
@@ -286,40 +312,142 @@ static void te_pool_stop(void)
 		te_wake(&te.workers[i]);
 		pthread_join(te.workers[i].thread, NULL);
 		free(atomic_load(&te.workers[i].set));
+		free(te.workers[i].spare);
 	}
 	free(te.workers);
 	te.workers = NULL;
 	te.nworkers = 0;
 }
 
-/* Replaces a worker's channel set: adds @add or removes @del (pool lock held). */
-static doca_error_t te_set_update(struct te_worker *w, struct te_channel *add, struct te_channel *del)
+/*
+ * Publishes @next as @w's channel set and returns once the worker no longer reads the set
+ * it replaced (pool lock held). The store of the set and the load of the epoch are seq_cst,
+ * as are the worker's load of the set and its epoch step: in their single total order the
+ * store comes before the load that reads e0, which comes before the step to e0 + 1, which
+ * comes before every later load of the set by the worker. So every pass that ends after
+ * that step sees @next, and the pass that ends with it (the only one that may hold the old
+ * set) is over once the epoch is seen above e0. Without the store->load ordering the load
+ * of the epoch could be served before the store reached the worker (x86 store buffer), and
+ * the wait could end while the worker still walks the old set.
+ */
+static void te_set_publish(struct te_worker *w, struct te_chanset *next)
 {
-	struct te_chanset *old = atomic_load(&w->set), *set;
-	uint32_t n = old ? old->n : 0, k = 0;
+	uint_fast64_t e0;
+	bool had_set = atomic_load_explicit(&w->set, memory_order_relaxed) != NULL;
 
-	set = malloc(sizeof(*set) + (n + 1) * sizeof(set->ch[0]));
-	if (set == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	for (uint32_t i = 0; i < n; i++)
-		if (old->ch[i] != del)
-			set->ch[k++] = old->ch[i];
+	atomic_store_explicit(&w->set, next, memory_order_seq_cst);
+	if (!had_set)
+		return; /* nothing to retire */
+	e0 = atomic_load_explicit(&w->epoch, memory_order_seq_cst);
+	while (atomic_load_explicit(&w->epoch, memory_order_seq_cst) == e0) {
+		atomic_store(&w->sleeping, 1); /* wake it even if it is about to sleep */
+		te_wake(w);
+		sched_yield();
+	}
+}
+
+/* A set of @cap slots holding @cur's channels except @del, then @add. */
+static void te_set_fill(struct te_chanset *set, const struct te_chanset *cur,
+                        struct te_channel *add, struct te_channel *del)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; cur != NULL && i < cur->n; i++)
+		if (cur->ch[i] != del)
+			set->ch[k++] = cur->ch[i];
 	if (add != NULL)
 		set->ch[k++] = add;
 	set->n = k;
-	atomic_store_explicit(&w->set, set, memory_order_release);
-	if (old != NULL) {
-		/* Two full passes after the swap: the worker no longer reads the old set. */
-		uint_fast64_t e0 = atomic_load(&w->epoch);
+}
 
-		while (atomic_load(&w->epoch) < e0 + 2) {
-			atomic_store(&w->sleeping, 1);
-			te_wake(w);
-			sched_yield();
-		}
-		free(old);
+static struct te_chanset *te_set_alloc(uint32_t cap)
+{
+	struct te_chanset *set = malloc(sizeof(*set) + cap * sizeof(set->ch[0]));
+
+	if (set != NULL) {
+		set->n = 0;
+		set->cap = cap;
 	}
+	return set;
+}
+
+/* Adds @ch to @w's set (pool lock held); NO_MEMORY leaves the set as it was. */
+static doca_error_t te_set_add(struct te_worker *w, struct te_channel *ch)
+{
+	struct te_chanset *cur = atomic_load_explicit(&w->set, memory_order_relaxed);
+	struct te_chanset *next, *spare;
+	uint32_t cap;
+
+	if (cur != NULL && cur->n < cur->cap) {
+		next = w->spare;
+		te_set_fill(next, cur, ch, NULL);
+		te_set_publish(w, next);
+		w->spare = cur;
+		return DOCA_SUCCESS;
+	}
+	/* grow: both sets at the new capacity, allocated before anything changes */
+	cap = cur != NULL ? cur->cap * 2 : 4;
+	next = te_set_alloc(cap);
+	spare = te_set_alloc(cap);
+	if (next == NULL || spare == NULL) {
+		free(next);
+		free(spare);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	te_set_fill(next, cur, ch, NULL);
+	te_set_publish(w, next);
+	free(cur);
+	free(w->spare);
+	w->spare = spare;
 	return DOCA_SUCCESS;
+}
+
+/* Removes @ch from @w's set (pool lock held). Never allocates, never fails. */
+static void te_set_remove(struct te_worker *w, struct te_channel *ch)
+{
+	struct te_chanset *cur = atomic_load_explicit(&w->set, memory_order_relaxed);
+	struct te_chanset *next = w->spare;
+
+	te_set_fill(next, cur, NULL, ch);
+	te_set_publish(w, next);
+	w->spare = cur;
+}
+
+static struct te_channel *te_channel_new(struct doca_pe *pe)
+{
+	struct te_channel *ch = aligned_alloc(ODMA_CACHE_LINE, sizeof(*ch));
+
+	if (ch == NULL)
+		return NULL;
+	memset(ch, 0, sizeof(*ch));
+	odma_spsc_init(&ch->sub, ch->sub_slots, TE_RING_CAP);
+	odma_spsc_init(&ch->done, ch->done_slots, TE_RING_CAP);
+	ch->pe = pe;
+	return ch;
+}
+
+/* Gives the PE a channel to every worker (pool lock held); on failure none is left. */
+static doca_error_t te_pe_attach(struct te_pe *tp)
+{
+	doca_error_t r = DOCA_SUCCESS;
+
+	for (uint32_t i = 0; i < te.nworkers && r == DOCA_SUCCESS; i++) {
+		struct te_channel *ch = te_channel_new(tp->pe);
+
+		r = ch != NULL ? te_set_add(&te.workers[i], ch) : DOCA_ERROR_NO_MEMORY;
+		if (r == DOCA_SUCCESS)
+			tp->ch[tp->nch++] = ch;
+		else
+			free(ch);
+	}
+	if (r != DOCA_SUCCESS) {
+		for (uint32_t i = 0; i < tp->nch; i++) {
+			te_set_remove(&te.workers[i], tp->ch[i]);
+			free(tp->ch[i]);
+		}
+		tp->nch = 0;
+	}
+	return r;
 }
 
 static doca_error_t te_pe_init(struct doca_pe *pe, void **engine_pe)
@@ -338,25 +466,8 @@ static doca_error_t te_pe_init(struct doca_pe *pe, void **engine_pe)
 	}
 	tp->pe = pe;
 	tp->generation = te.generation;
-	for (uint32_t i = 0; i < te.nworkers && r == DOCA_SUCCESS; i++) {
-		struct te_channel *ch = aligned_alloc(ODMA_CACHE_LINE, sizeof(*ch));
-
-		if (ch == NULL) {
-			r = DOCA_ERROR_NO_MEMORY;
-			break;
-		}
-		memset(ch, 0, sizeof(*ch));
-		odma_spsc_init(&ch->sub, ch->sub_slots, TE_RING_CAP);
-		odma_spsc_init(&ch->done, ch->done_slots, TE_RING_CAP);
-		ch->pe = pe;
-		tp->ch[tp->nch++] = ch;
-		r = te_set_update(&te.workers[i], ch, NULL);
-	}
+	r = te_pe_attach(tp);
 	if (r != DOCA_SUCCESS) {
-		for (uint32_t i = 0; i < tp->nch; i++) {
-			te_set_update(&te.workers[i], NULL, tp->ch[i]);
-			free(tp->ch[i]);
-		}
 		free(tp);
 		goto out;
 	}
@@ -378,7 +489,7 @@ static void te_pe_fini(void *engine_pe)
 	stale = tp->generation != te.generation;
 	for (uint32_t i = 0; i < tp->nch; i++) {
 		if (!stale)
-			te_set_update(&te.workers[i], NULL, tp->ch[i]);
+			te_set_remove(&te.workers[i], tp->ch[i]);
 		free(tp->ch[i]);
 	}
 	free(tp);
@@ -401,79 +512,88 @@ static void te_doorbell(void *engine_pe)
 	}
 }
 
-/* Ordered contexts stay on one channel; the others spread over the workers. */
-static uint32_t te_pick(struct te_pe *tp, const struct doca_ctx *ctx)
+/* Tasks with an order key stay on one channel; the others spread over the workers. */
+static uint32_t te_pick(struct te_pe *tp, const struct odma_job *job)
 {
 	if (tp->nch == 1)
 		return 0;
-	if (ctx->ordered)
-		return (uint32_t)(((uintptr_t)ctx >> 6) % tp->nch);
+	if (job->order_key != 0)
+		return (uint32_t)((job->order_key >> 6) % tp->nch);
 	return tp->rr++ % tp->nch;
 }
 
-/*
- * A big local copy is split: the worker copies the second half while the submitting
- * thread copies the first, so two CPUs pull on memory at once. The task completes
- * through the worker as usual; the submitter's half is done before submit returns.
- */
-static doca_error_t te_submit_split(struct te_pe *tp, uint32_t i, struct doca_task *task)
+/* Hands a task to channel @i's worker. */
+static void te_queue(struct te_channel *ch, struct doca_task *task, const struct odma_job *job,
+                     uintptr_t flags)
 {
-	struct te_channel *ch = tp->ch[i];
-
-	task->split = (task->total / 2) & ~(uint64_t)4095;
-	odma_spsc_stage(&ch->sub, task);
+	if (job->bytes >= TE_PUBLISH_EACH_BYTES)
+		flags |= TE_BIG;
+	odma_spsc_stage(&ch->sub, te_entry(task, flags));
 	ch->outstanding++;
+}
+
+/*
+ * A big local copy is split: the worker copies the tail while the submitting thread
+ * copies the head, so two CPUs pull on memory at once. Both parts pass the same checks
+ * (odma_task_run); the task completes through the worker as usual, and the submitter's
+ * part is done before submit returns, so before any poll can hand the task back.
+ */
+static doca_error_t te_submit_split(struct te_pe *tp, uint32_t i, struct doca_task *task,
+                                    const struct odma_job *job)
+{
+	te_queue(tp->ch[i], task, job, TE_TAIL);
 	te_doorbell(tp);
-	odma_task_copy_head(task);
+	odma_task_run(task, ODMA_PART_HEAD);
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t te_submit(void *engine_pe, struct doca_task *task, bool doorbell)
+static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const struct odma_job *job,
+                              bool doorbell)
 {
 	struct te_pe *tp = engine_pe;
-	uint32_t i = te_pick(tp, task->ctx);
+	uint32_t i = te_pick(tp, job);
 	struct te_channel *ch = tp->ch[i];
 
 	if (doca_unlikely(tp->generation != te.generation)) {
 		/* a PE inherited across fork(): no worker serves it here */
-		task->status = odma_task_execute(task);
+		odma_task_run(task, ODMA_PART_ALL);
 		odma_pe_complete_local(tp->pe, task);
 		return DOCA_SUCCESS;
 	}
 
 	/*
 	 * The submitting thread copies small tasks itself, and helps with any task while
-	 * the worker is backlogged. An ordered context, and a task that will fail (it puts
-	 * its context in error), go inline only when nothing is queued before them.
+	 * the worker is backlogged; a task that must stay in order goes inline only when
+	 * nothing is queued before it.
 	 */
-	if ((task->total <= te.inline_max || ch->outstanding >= te.help_backlog) &&
-	    ((!task->ctx->ordered && task->preset == DOCA_SUCCESS) || ch->outstanding == 0)) {
-		task->status = odma_task_execute(task);
+	if ((job->bytes <= te.inline_max || ch->outstanding >= te.help_backlog) &&
+	    (!job->in_order || ch->outstanding == 0)) {
+		odma_task_run(task, ODMA_PART_ALL);
 		odma_pe_complete_local(tp->pe, task);
 	} else {
 		if (doca_unlikely(ch->outstanding >= TE_RING_CAP))
 			return DOCA_ERROR_AGAIN;
-		if (task->total >= te.split_min && odma_task_splittable(task))
-			return te_submit_split(tp, i, task);
-		odma_spsc_stage(&ch->sub, task);
-		ch->outstanding++;
+		if (job->split_at != 0 && job->bytes >= te.split_min)
+			return te_submit_split(tp, i, task, job);
+		te_queue(ch, task, job, 0);
 	}
 	if (doorbell)
 		te_doorbell(tp);
 	return DOCA_SUCCESS;
 }
 
-static unsigned int te_poll(void *engine_pe, struct odma_task_list *done)
+static unsigned int te_poll(void *engine_pe, struct doca_task **done, unsigned int max)
 {
 	struct te_pe *tp = engine_pe;
 	unsigned int total = 0;
 
-	for (uint32_t i = 0; i < tp->nch; i++) {
+	for (uint32_t i = 0; i < tp->nch && total < max; i++) {
 		struct te_channel *ch = tp->ch[i];
 		uint32_t n = ch->outstanding ? odma_spsc_available(&ch->done) : 0;
 
+		n = n < max - total ? n : max - total;
 		for (uint32_t k = 0; k < n; k++)
-			odma_task_list_push(done, odma_spsc_peek(&ch->done, k));
+			done[total + k] = odma_spsc_peek(&ch->done, k);
 		if (n) {
 			odma_spsc_consume(&ch->done, n);
 			ch->outstanding -= n;
@@ -502,3 +622,17 @@ const struct odma_engine_ops odma_engine_thread = {
 	.poll = te_poll,
 	.pending = te_pending,
 };
+
+int odma_te_test_channels(uint32_t i)
+{
+	struct te_chanset *set;
+	int n = -1;
+
+	pthread_mutex_lock(&te.lock);
+	if (i < te.nworkers) {
+		set = atomic_load(&te.workers[i].set);
+		n = set != NULL ? (int)set->n : 0;
+	}
+	pthread_mutex_unlock(&te.lock);
+	return n;
+}

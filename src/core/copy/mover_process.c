@@ -2,30 +2,31 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * The cross-process mover: copies of tasks that touch a from-export mmap, done with
- * process_vm_readv / process_vm_writev against the exporter (docs/host-dpu.md).
+ * The process mover: copies that reach memory of another process (an mmap of kind
+ * ODMA_MEM_PROCESS, made by doca_mmap_create_from_export), done with process_vm_readv /
+ * process_vm_writev against the exporter (docs/host-dpu.md).
  *
- * The source and destination lists are cut into pieces where either side changes
- * element; consecutive pieces that read from (or write to) the same remote mmap are
+ * The copy's pieces (mover.h) that read from (or write to) the same remote mmap are
  * batched into one system call with iovec arrays on the stack, so the hot path never
- * allocates and any engine thread may run it. Before moving bytes the exporter's
- * export record is read and checked (a read batch carries it as its first iovec):
- * a revoked export, a reused pid or a dead exporter fails the task with IO_FAILED.
+ * allocates and any engine thread may run it. Before moving bytes the exporter's export
+ * record is read and checked (a read batch carries it as its first iovec): a revoked
+ * export, a reused pid or a dead exporter fails the copy with IO_FAILED, and so does a
+ * local range the kernel cannot reach (EFAULT). Pieces local on both ends are moved with
+ * a guarded memmove.
  */
 #include <errno.h>
 #include <string.h>
 #include <sys/uio.h>
 
-#include "core/memory/memory.h"
+#include "core/copy/mover.h"
 #include "core/log/log.h"
-#include "core/copy/copy.h"
 
 ODMA_LOG_REGISTER(ODMA_XPROC)
 
-#define XPROC_BATCH 64        /* iovecs per system call (IOV_MAX is 1024) */
-#define XPROC_BOUNCE 16384    /* remote-to-remote copies go through this much stack */
+#define XPROC_BATCH 64     /* iovecs per system call (IOV_MAX is 1024) */
+#define XPROC_BOUNCE 16384 /* remote-to-remote copies go through this much stack */
 
-enum xkind { XK_LOCAL, XK_READ, XK_WRITE, XK_BOTH };
+enum xkind { XK_READ, XK_WRITE };
 
 struct xbatch {
 	enum xkind kind;
@@ -55,8 +56,10 @@ static int xv_all(pid_t pid, bool write, struct iovec *l, int nl, struct iovec *
 	iov_advance(&l, &nl, 0);
 	iov_advance(&r, &nr, 0);
 	while (nl > 0 && nr > 0) {
-		ssize_t k = write ? process_vm_writev(pid, l, (unsigned long)nl, r, (unsigned long)nr, 0)
-				  : process_vm_readv(pid, l, (unsigned long)nl, r, (unsigned long)nr, 0);
+		ssize_t k = write ? process_vm_writev(pid, l, (unsigned long)nl, r,
+		                                      (unsigned long)nr, 0)
+		                  : process_vm_readv(pid, l, (unsigned long)nl, r,
+		                                     (unsigned long)nr, 0);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -76,19 +79,22 @@ static doca_error_t xproc_fail(const struct odma_remote *r, int err)
 		return DOCA_ERROR_IO_FAILED;
 	if (err == EPERM || err == EACCES)
 		ODMA_ERR("the kernel refused access to the memory of exporter pid %d (%s): "
-			 "process_vm_readv/writev need ptrace rights. Causes: Yama "
-			 "/proc/sys/kernel/yama/ptrace_scope above 0, or the two processes run as "
-			 "different users. Fixes: run both as the same user (the exporter calls "
-			 "prctl(PR_SET_PTRACER_ANY) on export), set ptrace_scope to 0, or give the "
-			 "importer CAP_SYS_PTRACE", (int)r->pid, strerror(err));
+		         "process_vm_readv/writev need ptrace rights. Causes: Yama "
+		         "/proc/sys/kernel/yama/ptrace_scope above 0, or the two processes run as "
+		         "different users. Fixes: run both as the same user (the exporter calls "
+		         "prctl(PR_SET_PTRACER_ANY) on export), set ptrace_scope to 0, or give the "
+		         "importer CAP_SYS_PTRACE",
+		         (int)r->pid, strerror(err));
 	else if (err == ESRCH)
 		ODMA_ERR("exporter pid %d has exited; its exported memory is gone", (int)r->pid);
 	else if (err == 0)
 		ODMA_ERR("the export of pid %d was revoked (the exporter stopped or destroyed its "
-			 "mmap); export again", (int)r->pid);
+		         "mmap); export again",
+		         (int)r->pid);
 	else
-		ODMA_ERR("moving bytes with exporter pid %d failed: %s (its memory is no longer "
-			 "mapped)", (int)r->pid, strerror(err));
+		ODMA_ERR("moving bytes with exporter pid %d failed: %s (its exported range, or "
+		         "the local range, is no longer mapped as the copy needs)",
+		         (int)r->pid, strerror(err));
 	return DOCA_ERROR_IO_FAILED;
 }
 
@@ -98,8 +104,8 @@ static bool record_ok(const struct odma_remote *r, const struct odma_export_reco
 	       memcmp(rec->key, r->key, sizeof(r->key)) == 0;
 }
 
-static void record_iov(const struct odma_remote *r, struct odma_export_record *rec,
-		       struct iovec *l, struct iovec *rv)
+static void record_iov(const struct odma_remote *r, struct odma_export_record *rec, struct iovec *l,
+                       struct iovec *rv)
 {
 	memset(rec, 0, sizeof(*rec));
 	l->iov_base = rec;
@@ -144,7 +150,7 @@ static doca_error_t batch_flush(struct xbatch *b)
 
 /* Adds one piece to the batch, flushing first when it belongs to another batch. */
 static doca_error_t batch_add(struct xbatch *b, enum xkind kind, const struct doca_mmap *rm,
-			      void *local, void *remote, size_t n)
+                              void *local, void *remote, size_t n)
 {
 	doca_error_t ret;
 
@@ -169,7 +175,7 @@ static doca_error_t batch_add(struct xbatch *b, enum xkind kind, const struct do
 
 /* Both ends remote (possibly two exporters): through a stack bounce buffer. */
 static doca_error_t xproc_bounce(const struct doca_mmap *sm, uint8_t *s, const struct doca_mmap *dm,
-				 uint8_t *d, size_t n)
+                                 uint8_t *d, size_t n)
 {
 	uint8_t bounce[XPROC_BOUNCE];
 	struct iovec l, r;
@@ -195,48 +201,49 @@ static doca_error_t xproc_bounce(const struct doca_mmap *sm, uint8_t *s, const s
 	return DOCA_SUCCESS;
 }
 
-/* Routes one piece (a run inside one source and one destination element). */
-static doca_error_t xproc_piece(struct xbatch *b, const struct doca_mmap *sm, uint8_t *s,
-				const struct doca_mmap *dm, uint8_t *d, size_t n)
+static bool is_remote(const struct doca_mmap *m)
 {
+	return m->kind == ODMA_MEM_PROCESS;
+}
+
+/* Routes one piece (a run inside one source and one destination element). */
+static doca_error_t process_piece(struct xbatch *b, const struct odma_piece *p)
+{
+	bool s_rem = is_remote(p->src_mmap), d_rem = is_remote(p->dst_mmap);
+	uint8_t *src = (uint8_t *)(uintptr_t)p->src;
 	doca_error_t ret;
 
-	if (sm->from_export && !dm->from_export)
-		return batch_add(b, XK_READ, sm, d, s, n);
-	if (!sm->from_export && dm->from_export)
-		return batch_add(b, XK_WRITE, dm, s, d, n);
+	if (s_rem && !d_rem)
+		return batch_add(b, XK_READ, p->src_mmap, p->dst, src, p->len);
+	if (!s_rem && d_rem)
+		return batch_add(b, XK_WRITE, p->dst_mmap, src, p->dst, p->len);
 	ret = batch_flush(b); /* keep the order of writes as the lists give it */
 	if (ret != DOCA_SUCCESS)
 		return ret;
-	if (!sm->from_export) {
-		memmove(d, s, n);
-		return DOCA_SUCCESS;
-	}
-	return xproc_bounce(sm, s, dm, d, n);
+	if (!s_rem)
+		return odma_guarded_memmove(p->dst, p->src, p->len);
+	return xproc_bounce(p->src_mmap, src, p->dst_mmap, p->dst, p->len);
 }
 
-doca_error_t odma_xproc_copy(const struct doca_buf *src, struct doca_buf *dst, uint64_t total)
+static doca_error_t process_move(const struct odma_copy *c, uint64_t off, uint64_t len)
 {
-	const struct doca_buf *s = src;
-	struct doca_buf *d = dst;
-	size_t s_off = 0, d_off = 0;
+	struct odma_copy_cursor cur;
+	struct odma_piece p;
 	struct xbatch b;
 	doca_error_t ret;
 
 	b.n = 0;
-	while (total && s != NULL && d != NULL) {
-		size_t n = s->data_len - s_off, d_left = odma_buf_room(d) - d_off;
-
-		n = n < d_left ? n : d_left;
-		n = n < total ? n : total;
-		if (n != 0) {
-			ret = xproc_piece(&b, s->mmap, s->data + s_off, d->mmap,
-					  d->data + d->data_len + d_off, n);
-			if (ret != DOCA_SUCCESS)
-				return ret;
-		}
-		total -= n;
-		odma_buf_walk(&s, &s_off, &d, &d_off, n);
+	odma_copy_cursor_init(&cur, c, off, len);
+	while (odma_copy_cursor_next(&cur, &p)) {
+		ret = process_piece(&b, &p);
+		if (ret != DOCA_SUCCESS)
+			return ret;
 	}
 	return batch_flush(&b);
 }
+
+const struct odma_mover odma_mover_process = {
+	.name = "process",
+	.kind = ODMA_MEM_PROCESS,
+	.move = process_move,
+};

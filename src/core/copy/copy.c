@@ -1,0 +1,261 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Copy semantics: validation of a copy's shape at submit, the choice of its mover, where it
+ * may be cut, the walk over its byte ranges, and the destination growth at completion.
+ */
+#include <string.h>
+
+#include "core/copy/mover.h"
+#include "core/device/device.h"
+#include "core/log/log.h"
+
+ODMA_LOG_REGISTER(ODMA_COPY)
+
+/* The mover of each kind of memory; a copy takes the one of its highest kind. */
+static const struct odma_mover *const copy_movers[ODMA_MEM_KINDS] = {
+	[ODMA_MEM_LOCAL] = &odma_mover_local,
+	[ODMA_MEM_PROCESS] = &odma_mover_process,
+};
+
+/* A copy split between two threads is cut at a page boundary near its middle. */
+#define COPY_SPLIT_ALIGN 4096u
+
+struct copy_shape {
+	uint32_t n_src, n_dst;
+	uint64_t total, room;
+	enum odma_mem_kind kind; /* highest kind of memory among the elements */
+};
+
+static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s)
+{
+	for (const struct doca_buf *b = src; b != NULL; b = b->next) {
+		if (doca_unlikely(!b->in_use)) {
+			ODMA_ERR("source buf %p was released to its inventory; use a buf you still "
+			         "hold",
+			         (const void *)b);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		s->n_src++;
+		s->total += b->data_len;
+		if (b->mmap->kind > s->kind)
+			s->kind = b->mmap->kind;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t dst_not_writable(const struct doca_buf *b)
+{
+	bool imported = b->mmap->from_export;
+
+	ODMA_ERR("destination buf %p: its mmap %p is %s; DMA writes need %s", (const void *)b,
+	         (const void *)b->mmap, imported ? "exported PCI_READ_ONLY" : "LOCAL_READ_ONLY",
+	         imported ? "an export with DOCA_ACCESS_FLAG_PCI_READ_WRITE"
+	                  : "DOCA_ACCESS_FLAG_LOCAL_READ_WRITE");
+	return DOCA_ERROR_NOT_PERMITTED;
+}
+
+static doca_error_t shape_dst(const struct doca_buf *dst, struct copy_shape *s, bool check_perms)
+{
+	for (const struct doca_buf *b = dst; b != NULL; b = b->next) {
+		if (doca_unlikely(!b->in_use)) {
+			ODMA_ERR("destination buf %p was released to its inventory; use a buf you "
+			         "still "
+			         "hold",
+			         (const void *)b);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		if (doca_unlikely(check_perms && !odma_mmap_writable(b->mmap)))
+			return dst_not_writable(b);
+		s->n_dst++;
+		s->room += odma_buf_room(b);
+		if (b->mmap->kind > s->kind)
+			s->kind = b->mmap->kind;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t shape_limits(const struct odma_dev_caps *caps, const struct copy_shape *s)
+{
+	if (doca_unlikely(s->n_src > caps->max_buf_list_len || s->n_dst > caps->max_buf_list_len)) {
+		ODMA_ERR("buffer list of %u elements is longer than max_buf_list_len %u; split the "
+		         "task or shorten the list",
+		         s->n_src > s->n_dst ? s->n_src : s->n_dst, caps->max_buf_list_len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (doca_unlikely(s->total > caps->max_buf_size)) {
+		ODMA_ERR("source of %llu bytes is above max_buf_size %llu; split the copy into "
+		         "tasks "
+		         "of at most max_buf_size",
+		         (unsigned long long)s->total, (unsigned long long)caps->max_buf_size);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t odma_copy_check_limits(const struct odma_dev_caps *caps, const struct doca_buf *src,
+                                    const struct doca_buf *dst)
+{
+	struct copy_shape s = { 0 };
+	doca_error_t r = DOCA_SUCCESS;
+
+	if (src != NULL)
+		r = shape_src(src, &s);
+	if (r == DOCA_SUCCESS && dst != NULL)
+		r = shape_dst(dst, &s, false);
+	return r != DOCA_SUCCESS ? r : shape_limits(caps, &s);
+}
+
+static bool ranges_overlap(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	return alen && blen && a < b + blen && b < a + alen;
+}
+
+/* Whether any byte written to the destination is also a source byte (local memory only). */
+static bool copy_overlaps(const struct doca_buf *src, const struct doca_buf *dst, uint64_t total)
+{
+	for (const struct doca_buf *d = dst; d != NULL && total; d = d->next) {
+		size_t w = odma_buf_room(d) < total ? odma_buf_room(d) : total;
+
+		for (const struct doca_buf *s = src; s != NULL; s = s->next)
+			if (s->mmap->kind == ODMA_MEM_LOCAL && d->mmap->kind == ODMA_MEM_LOCAL &&
+			    ranges_overlap(s->data, s->data_len, d->data + d->data_len, w))
+				return true;
+		total -= w;
+	}
+	return false;
+}
+
+/* A copy that cannot run: rejected when @strict, else accepted to fail (*@deferred). */
+static doca_error_t copy_reject(bool strict, doca_error_t *deferred, const void *who,
+                                const char *why)
+{
+	if (strict) {
+		ODMA_ERR("task %p: %s", who, why);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	ODMA_WARN("task %p: %s; it will complete with DOCA_ERROR_IO_FAILED and stop the context",
+	          who, why);
+	*deferred = DOCA_ERROR_IO_FAILED;
+	return DOCA_SUCCESS;
+}
+
+/* The split decision: one local element on each side, cut near the middle on a page. */
+static uint64_t copy_split_at(const struct odma_copy *c, enum odma_mem_kind kind)
+{
+	if (kind != ODMA_MEM_LOCAL || c->src->next != NULL || c->dst->next != NULL)
+		return 0;
+	return (c->total / 2) & ~(uint64_t)(COPY_SPLIT_ALIGN - 1);
+}
+
+doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps *caps, bool strict,
+                                doca_error_t *deferred, const void *who)
+{
+	struct copy_shape s = { 0 };
+	doca_error_t r;
+
+	*deferred = DOCA_SUCCESS;
+	if (doca_unlikely(c->src == NULL || c->dst == NULL)) {
+		ODMA_ERR("task %p has no %s buffer; set it with doca_dma_task_memcpy_set_%s", who,
+		         c->src == NULL ? "source" : "destination", c->src == NULL ? "src" : "dst");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if ((r = shape_src(c->src, &s)) != DOCA_SUCCESS ||
+	    (r = shape_dst(c->dst, &s, true)) != DOCA_SUCCESS ||
+	    (r = shape_limits(caps, &s)) != DOCA_SUCCESS)
+		return r;
+	c->total = s.total;
+	c->mover = copy_movers[s.kind];
+	c->split_at = copy_split_at(c, s.kind);
+	if (doca_unlikely(s.total == 0))
+		return copy_reject(strict, deferred, who,
+		                   "source has no data (data_len 0); give the source data with "
+		                   "doca_buf_set_data or get_by_data");
+	if (doca_unlikely(s.room < s.total))
+		return copy_reject(
+		        strict, deferred, who,
+		        "destination free space is smaller than the source; use a larger "
+		        "destination or doca_buf_reset_data_len");
+	if (strict && copy_overlaps(c->src, c->dst, s.total)) {
+		ODMA_ERR("task %p: source and destination overlap; copy between disjoint ranges",
+		         who);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t odma_copy_move(const struct odma_copy *c, uint64_t off, uint64_t len)
+{
+	/* the common case without the indirect call */
+	if (doca_likely(c->mover == &odma_mover_local))
+		return odma_mover_local.move(c, off, len);
+	return c->mover->move(c, off, len);
+}
+
+void odma_copy_grow_dst(const struct odma_copy *c)
+{
+	uint64_t left = c->total;
+
+	for (struct doca_buf *d = c->dst; d != NULL && left; d = d->next) {
+		size_t w = odma_buf_room(d) < left ? odma_buf_room(d) : left;
+
+		d->data_len += w;
+		left -= w;
+	}
+}
+
+bool odma_copy_is_remote(const struct odma_copy *c)
+{
+	return c->mover->kind != ODMA_MEM_LOCAL;
+}
+
+/* Skips @off bytes of a list: of the data segments (@src) or of the free tails. */
+static void cursor_skip(const struct doca_buf **b, size_t *b_off, uint64_t off, bool src)
+{
+	while (*b != NULL) {
+		size_t n = src ? (*b)->data_len : odma_buf_room(*b);
+
+		if (off < n) {
+			*b_off = (size_t)off;
+			return;
+		}
+		off -= n;
+		*b = (*b)->next;
+	}
+	*b_off = 0;
+}
+
+void odma_copy_cursor_init(struct odma_copy_cursor *cur, const struct odma_copy *c, uint64_t off,
+                           uint64_t len)
+{
+	const struct doca_buf *d = c->dst;
+
+	cur->s = c->src;
+	cursor_skip(&cur->s, &cur->s_off, off, true);
+	cursor_skip(&d, &cur->d_off, off, false);
+	cur->d = (struct doca_buf *)(uintptr_t)d;
+	cur->left = len;
+}
+
+bool odma_copy_cursor_next(struct odma_copy_cursor *cur, struct odma_piece *p)
+{
+	size_t s_left, d_left, n = 0;
+
+	while (n == 0) { /* elements without data (or room) give no piece */
+		if (cur->left == 0 || cur->s == NULL || cur->d == NULL)
+			return false;
+		s_left = cur->s->data_len - cur->s_off;
+		d_left = odma_buf_room(cur->d) - cur->d_off;
+		n = s_left < d_left ? s_left : d_left;
+		n = n < cur->left ? n : (size_t)cur->left;
+		p->src_mmap = cur->s->mmap;
+		p->src = cur->s->data + cur->s_off;
+		p->dst_mmap = cur->d->mmap;
+		p->dst = cur->d->data + cur->d->data_len + cur->d_off;
+		p->len = n;
+		cur->left -= n;
+		odma_buf_walk(&cur->s, &cur->s_off, &cur->d, &cur->d_off, n);
+	}
+	return true;
+}

@@ -1,0 +1,106 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The mover contract (inside core/copy only). A mover moves the bytes of a byte range of
+ * a validated copy. Each kind of memory (enum odma_mem_kind, fixed per mmap when it is
+ * started or imported) has one mover; a copy is moved by the mover of the highest kind
+ * among its mmaps, which also serves every lower kind (the process mover moves local
+ * pieces itself). Adding a mover (UCX, GPU): a new kind in core/memory/memory.h, set where
+ * such an mmap is made; a const struct odma_mover in a new file here; its entry in
+ * copy_movers[] (copy.c).
+ *
+ * Threading: move() runs on any thread, possibly on two threads at once for disjoint
+ * ranges of one copy (a split copy), and never blocks for long, allocates or faults: memory
+ * the process cannot reach makes it return DOCA_ERROR_IO_FAILED.
+ */
+#ifndef ODMA_CORE_COPY_MOVER_H_
+#define ODMA_CORE_COPY_MOVER_H_
+
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/copy/copy.h"
+
+struct odma_mover {
+	const char *name;
+	enum odma_mem_kind kind; /* the memory it serves (and every lower kind) */
+	/* Moves bytes [off, off + len) of @c. DOCA_SUCCESS or DOCA_ERROR_IO_FAILED. */
+	doca_error_t (*move)(const struct odma_copy *c, uint64_t off, uint64_t len);
+};
+
+extern const struct odma_mover odma_mover_local;   /* mover_local.c: memmove */
+extern const struct odma_mover odma_mover_process; /* mover_process.c: process_vm_readv/writev */
+
+/* One run of bytes inside one source element and one destination element. */
+struct odma_piece {
+	const struct doca_mmap *src_mmap;
+	const uint8_t *src;
+	const struct doca_mmap *dst_mmap;
+	uint8_t *dst;
+	size_t len;
+};
+
+/* Walks a byte range of a copy piece by piece (source segments against destination tails). */
+struct odma_copy_cursor {
+	const struct doca_buf *s;
+	struct doca_buf *d;
+	size_t s_off, d_off;
+	uint64_t left;
+};
+
+/* Positions @cur at byte @off of @c, for @len bytes. */
+void odma_copy_cursor_init(struct odma_copy_cursor *cur, const struct odma_copy *c, uint64_t off,
+                           uint64_t len);
+
+/* The next piece; false once the range is done. */
+bool odma_copy_cursor_next(struct odma_copy_cursor *cur, struct odma_piece *p);
+
+/*
+ * The fault guard (guard.c). A local copy runs between odma_guard_enter and
+ * odma_guard_leave, after a sigsetjmp on the guard's env that returns non-zero when a
+ * SIGSEGV or SIGBUS hit the thread inside the guarded region:
+ *
+ *	struct odma_guard g;
+ *
+ *	if (sigsetjmp(g.env, 0) != 0)
+ *		return odma_guard_fault(&g);
+ *	odma_guard_enter(&g);
+ *	memmove(...);
+ *	odma_guard_leave();
+ *
+ * Nothing between enter and leave may take a lock or allocate (the handler jumps out).
+ */
+struct odma_guard {
+	sigjmp_buf env;
+	int sig;    /* the signal that hit */
+	void *addr; /* the faulting address */
+};
+
+extern __thread struct odma_guard *odma_guard_cur __attribute__((tls_model("initial-exec")));
+
+/* Whether the guard's handler is installed (ODMA_COPY_GUARD, default 1); fixed before any copy. */
+extern bool odma_guard_on;
+
+static inline void odma_guard_enter(struct odma_guard *g)
+{
+	odma_guard_cur = g;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline void odma_guard_leave(void)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	odma_guard_cur = NULL;
+}
+
+/* After the jump: logs the fault (rate-limited) and returns DOCA_ERROR_IO_FAILED. */
+doca_error_t odma_guard_fault(const struct odma_guard *g);
+
+/* memmove under a guard: DOCA_SUCCESS, or DOCA_ERROR_IO_FAILED when it faulted. */
+doca_error_t odma_guarded_memmove(void *dst, const void *src, size_t n);
+
+#endif /* ODMA_CORE_COPY_MOVER_H_ */

@@ -1,0 +1,49 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The local mover: both ends in this process' memory; memmove under the fault guard, so
+ * memory unmapped or write-protected after its mmap started fails the copy instead of
+ * killing the process. memmove rather than memcpy keeps even an overlapping submit (not
+ * refused by doca_task_submit) memory-safe.
+ */
+#include <string.h>
+
+#include "core/copy/mover.h"
+
+static void local_copy(const struct odma_copy *c, uint64_t off, uint64_t len)
+{
+	const struct doca_buf *s = c->src, *d = c->dst;
+	struct odma_copy_cursor cur;
+	struct odma_piece p;
+
+	if (doca_likely(s->next == NULL && d->next == NULL)) {
+		memmove(d->data + d->data_len + off, s->data + off, len);
+		return;
+	}
+	odma_copy_cursor_init(&cur, c, off, len);
+	while (odma_copy_cursor_next(&cur, &p))
+		memmove(p.dst, p.src, p.len);
+}
+
+static doca_error_t local_move(const struct odma_copy *c, uint64_t off, uint64_t len)
+{
+	struct odma_guard g;
+
+	if (doca_unlikely(!odma_guard_on)) {
+		local_copy(c, off, len);
+		return DOCA_SUCCESS;
+	}
+	if (sigsetjmp(g.env, 0) != 0)
+		return odma_guard_fault(&g);
+	odma_guard_enter(&g);
+	local_copy(c, off, len);
+	odma_guard_leave();
+	return DOCA_SUCCESS;
+}
+
+const struct odma_mover odma_mover_local = {
+	.name = "local",
+	.kind = ODMA_MEM_LOCAL,
+	.move = local_move,
+};

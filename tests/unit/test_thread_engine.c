@@ -1,0 +1,150 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The thread engine's channel sets under failing allocations (issue #10, item 5). This test
+ * is linked with -Wl,--wrap for malloc, calloc, aligned_alloc and realloc, so every
+ * allocation the library makes goes through the wrappers below, which fail every call from
+ * the armed one on. Removing a channel from a worker's set must never depend on an
+ * allocation: before the fix, a failed allocation left the channel in the worker's set while
+ * its memory was freed, and the worker went on reading it.
+ *
+ * Runs with ODMA_ENGINE=thread and ODMA_WORKERS=3 (tests/unit/meson.build).
+ */
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include <doca_pe.h>
+
+#include "engines/thread/thread.h"
+#include "test_util.h"
+
+#define WORKERS 3
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t sz);
+void *__real_aligned_alloc(size_t align, size_t n);
+void *__real_realloc(void *p, size_t n);
+
+/* Allocations counted since arming; every one from fail_from on fails (-1: none). */
+static atomic_long n_allocs;
+static atomic_long fail_from = -1;
+
+static bool alloc_fails(void)
+{
+	long from = atomic_load(&fail_from);
+
+	return from >= 0 && atomic_fetch_add(&n_allocs, 1) >= from;
+}
+
+void *__wrap_malloc(size_t n)
+{
+	return alloc_fails() ? NULL : __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t sz)
+{
+	return alloc_fails() ? NULL : __real_calloc(n, sz);
+}
+
+void *__wrap_aligned_alloc(size_t align, size_t n)
+{
+	return alloc_fails() ? NULL : __real_aligned_alloc(align, n);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+	return alloc_fails() ? NULL : __real_realloc(p, n);
+}
+
+static void arm(long from)
+{
+	atomic_store(&n_allocs, 0);
+	atomic_store(&fail_from, from);
+}
+
+static void disarm(void)
+{
+	atomic_store(&fail_from, -1);
+}
+
+static void assert_channels(int n)
+{
+	for (uint32_t i = 0; i < WORKERS; i++)
+		assert_int_equal(odma_te_test_channels(i), n);
+}
+
+/* Destroying a PE while no allocation can succeed removes its channels all the same. */
+static void test_destroy_without_memory(void **state)
+{
+	struct doca_pe *keep, *pe;
+
+	(void)state;
+	assert_ok(doca_pe_create(&keep)); /* keeps the pool running */
+	assert_channels(1);
+	/* grow the sets past their first capacity, then shrink back under failing allocations */
+	for (int round = 0; round < 2; round++) {
+		struct doca_pe *more[6];
+
+		for (int i = 0; i < 6; i++)
+			assert_ok(doca_pe_create(&more[i]));
+		assert_channels(7);
+		arm(0);
+		for (int i = 0; i < 6; i++)
+			assert_ok(doca_pe_destroy(more[i]));
+		disarm();
+		assert_channels(1);
+	}
+	assert_ok(doca_pe_create(&pe));
+	assert_channels(2);
+	arm(0);
+	assert_ok(doca_pe_destroy(pe));
+	disarm();
+	assert_channels(1);
+	assert_ok(doca_pe_destroy(keep));
+	assert_int_equal(odma_te_test_channels(0), -1); /* the last PE stopped the pool */
+}
+
+/*
+ * A PE creation that runs out of memory at any allocation fails cleanly: the channels it
+ * had already added are removed (with every later allocation failing too), nothing leaks
+ * (ASan), and the engine works afterwards.
+ */
+static void test_create_fails_at_every_allocation(void **state)
+{
+	struct doca_pe *keep, *pe;
+	long k;
+
+	(void)state;
+	assert_ok(doca_pe_create(&keep));
+	assert_channels(1);
+	for (k = 0; k < 64; k++) {
+		doca_error_t r;
+
+		arm(k);
+		r = doca_pe_create(&pe);
+		disarm();
+		if (r == DOCA_SUCCESS)
+			break; /* k is past the last allocation of a creation */
+		assert_int_equal(r, DOCA_ERROR_NO_MEMORY);
+		assert_channels(1);
+	}
+	assert_true(k > 0 && k < 64);
+	assert_channels(2);
+	assert_ok(doca_pe_destroy(pe));
+	assert_channels(1);
+	assert_ok(doca_pe_destroy(keep));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_destroy_without_memory),
+		cmocka_unit_test(test_create_fails_at_every_allocation),
+	};
+
+	setenv("ODMA_ENGINE", "thread", 1);
+	setenv("ODMA_WORKERS", "3", 1);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
