@@ -35,6 +35,7 @@
 #include <doca_comch_consumer.h>
 #include <doca_comch_producer.h>
 
+#include "core/config/config.h"
 #include "core/device/device.h"
 #include "core/exec/exec.h"
 #include "core/memory/memory.h"
@@ -366,8 +367,11 @@ void *comch_shm_create(size_t size, int *fd_out, const char *what);
 /* Maps a received shared-memory fd; checks it holds at least @size bytes. */
 void *comch_shm_map(int fd, size_t size, const char **why);
 
-/* Connect timeout (ODMA_COMCH_CONNECT_TIMEOUT_MS, default COMCH_DEFAULT_TIMEOUT_MS). */
-uint32_t comch_connect_timeout_ms(void);
+/*
+ * Connect timeout (ODMA_COMCH_CONNECT_TIMEOUT_MS, 1 to 3600000, default
+ * COMCH_DEFAULT_TIMEOUT_MS). DOCA_ERROR_INVALID_VALUE after one log line when it is bad.
+ */
+doca_error_t comch_connect_timeout_ms(uint32_t *ms);
 
 /* xorshift draw in [lo, hi] for the delay fault. */
 uint32_t comch_rand_range(uint64_t *state, uint32_t lo, uint32_t hi);

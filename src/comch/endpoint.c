@@ -644,8 +644,11 @@ static bool server_handshakes(struct comch_ep *ep)
 static doca_error_t client_start(struct doca_ctx *ctx)
 {
 	struct comch_ep *ep = ep_of(ctx);
+	uint32_t timeout_ms;
 	doca_error_t r;
 
+	if (comch_connect_timeout_ms(&timeout_ms) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE; /* logged by the config module */
 	if (ep->conn != NULL) {
 		if (atomic_load(&ep->conn->refs) > 1) {
 			ODMA_ERR("comch client %p: producers or consumers of the previous "
@@ -666,7 +669,7 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	ep->link->magic = COMCH_LINK_MAGIC;
-	ep->timeout_ms = comch_connect_timeout_ms();
+	ep->timeout_ms = timeout_ms;
 	ep->deadline_ns = comch_now_ns() + (uint64_t)ep->timeout_ms * 1000000ull;
 	ep->next_try_ns = 0;
 	ep->hello_sent = false;

@@ -66,13 +66,13 @@ static bool comch_mkdirs(char *path)
 
 bool comch_rundir(char *out, size_t n, const char **why)
 {
-	const char *env = getenv("ODMA_RUNDIR");
+	const char *env = doca_priv_config_string("ODMA_RUNDIR");
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
 	struct stat st;
 	bool shared_tmp = false;
 	int len;
 
-	if (env != NULL && env[0] != '\0')
+	if (env != NULL)
 		len = snprintf(out, n, "%s", env);
 	else if (xdg != NULL && xdg[0] == '/' && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode))
 		len = snprintf(out, n, "%s/odma", xdg);
@@ -252,22 +252,14 @@ void *comch_shm_map(int fd, size_t size, const char **why)
 	return p;
 }
 
-uint32_t comch_connect_timeout_ms(void)
+doca_error_t comch_connect_timeout_ms(uint32_t *ms)
 {
-	const char *v = getenv("ODMA_COMCH_CONNECT_TIMEOUT_MS");
-	unsigned long ms;
-	char *end;
+	uint64_t v;
+	doca_error_t r = doca_priv_config_size("ODMA_COMCH_CONNECT_TIMEOUT_MS",
+	                                       COMCH_DEFAULT_TIMEOUT_MS, 1, 3600000, &v);
 
-	if (v == NULL || v[0] == '\0')
-		return COMCH_DEFAULT_TIMEOUT_MS;
-	errno = 0;
-	ms = strtoul(v, &end, 10);
-	if (errno != 0 || *end != '\0' || ms == 0 || ms > 3600000ul) {
-		ODMA_WARN("ODMA_COMCH_CONNECT_TIMEOUT_MS='%.32s' is not 1..3600000; using %u ms", v,
-		          COMCH_DEFAULT_TIMEOUT_MS);
-		return COMCH_DEFAULT_TIMEOUT_MS;
-	}
-	return (uint32_t)ms;
+	*ms = (uint32_t)v;
+	return r;
 }
 
 uint32_t comch_rand_range(uint64_t *state, uint32_t lo, uint32_t hi)

@@ -10,6 +10,7 @@
  *   test_comch_api --small    (ODMA_SYSTEM=tests/data/profiles/comch-small.profile)
  *   test_comch_api --nic      (ODMA_SYSTEM=nic, exec'd by the first)
  */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -305,6 +306,58 @@ static void test_client_args(void **state)
 	assert_true(cu_close(&h));
 }
 
+/* A bad ODMA_COMCH_CONNECT_TIMEOUT_MS or an unusable ODMA_RUNDIR fails doca_ctx_start (one
+ * log line each); the context stays IDLE and can be destroyed. */
+static void test_bad_env(void **state)
+{
+	static const char *const bad_timeouts[] = { "0", "soon", "3600001", "-5" };
+	struct cu_ep d, h;
+	struct doca_comch_client *c;
+	struct doca_comch_server *s;
+	enum doca_ctx_states st;
+	char file[] = "/tmp/odma-comch-notdir-XXXXXX";
+	const char *saved = getenv("ODMA_RUNDIR");
+	char *keep = saved ? strdup(saved) : NULL;
+	int fd;
+
+	(void)state;
+	cu_open(&d, true);
+	cu_open(&h, false);
+	assert_ok(doca_comch_client_create(h.dev, NAME, &c));
+	assert_ok(doca_comch_client_task_send_set_conf(c, cb_send, cb_send, 4));
+	assert_ok(doca_pe_connect_ctx(h.pe, doca_comch_client_as_ctx(c)));
+	for (size_t i = 0; i < sizeof(bad_timeouts) / sizeof(bad_timeouts[0]); i++) {
+		setenv("ODMA_COMCH_CONNECT_TIMEOUT_MS", bad_timeouts[i], 1);
+		assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(c)), DOCA_ERROR_INVALID_VALUE);
+		assert_ok(doca_ctx_get_state(doca_comch_client_as_ctx(c), &st));
+		assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	}
+	unsetenv("ODMA_COMCH_CONNECT_TIMEOUT_MS");
+	/* ODMA_RUNDIR naming a regular file: no server, no client */
+	fd = mkstemp(file);
+	assert_true(fd >= 0);
+	close(fd);
+	setenv("ODMA_RUNDIR", file, 1);
+	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(c)), DOCA_ERROR_INITIALIZATION);
+	assert_ok(doca_comch_server_create(d.dev, d.rep, NAME, &s));
+	assert_ok(doca_comch_server_task_send_set_conf(s, cb_send, cb_send, 4));
+	assert_ok(doca_pe_connect_ctx(d.pe, doca_comch_server_as_ctx(s)));
+	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(s)), DOCA_ERROR_INITIALIZATION);
+	assert_ok(doca_ctx_get_state(doca_comch_server_as_ctx(s), &st));
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	if (keep) {
+		setenv("ODMA_RUNDIR", keep, 1);
+		free(keep);
+	} else {
+		unsetenv("ODMA_RUNDIR");
+	}
+	unlink(file);
+	assert_ok(doca_comch_server_destroy(s));
+	assert_ok(doca_comch_client_destroy(c));
+	assert_true(cu_close(&d));
+	assert_true(cu_close(&h));
+}
+
 static void test_connection_null(void **state)
 {
 	union doca_data ud = { .u64 = 7 };
@@ -526,6 +579,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_caps_nic, cu_next_name),
 		cmocka_unit_test_setup(test_server_args, cu_next_name),
 		cmocka_unit_test_setup(test_client_args, cu_next_name),
+		cmocka_unit_test_setup(test_bad_env, cu_next_name),
 		cmocka_unit_test_setup(test_connection_null, cu_next_name),
 		cmocka_unit_test_setup(test_dpa_not_supported, cu_next_name),
 		cmocka_unit_test_setup(test_one_process, cu_next_name),
