@@ -84,6 +84,7 @@ struct te_pe {
 	uint32_t generation; /* pool generation it was made in (fork() starts a new one) */
 	uint32_t nch;
 	uint32_t rr;
+	bool staged; /* some channel has entries staged and not published (doorbell) */
 	struct te_channel *ch[];
 };
 
@@ -502,6 +503,9 @@ static void te_doorbell(void *engine_pe)
 {
 	struct te_pe *tp = engine_pe;
 
+	if (!tp->staged)
+		return; /* tasks copied on the submitting thread: nothing to publish */
+	tp->staged = false;
 	for (uint32_t i = 0; i < tp->nch; i++) {
 		struct te_channel *ch = tp->ch[i];
 
@@ -519,17 +523,20 @@ static uint32_t te_pick(struct te_pe *tp, const struct odma_job *job)
 		return 0;
 	if (job->order_key != 0)
 		return (uint32_t)((job->order_key >> 6) % tp->nch);
-	return tp->rr++ % tp->nch;
+	if (++tp->rr >= tp->nch)
+		tp->rr = 0;
+	return tp->rr;
 }
 
-/* Hands a task to channel @i's worker. */
-static void te_queue(struct te_channel *ch, struct doca_task *task, const struct odma_job *job,
-                     uintptr_t flags)
+/* Hands a task to channel @ch's worker. */
+static void te_queue(struct te_pe *tp, struct te_channel *ch, struct doca_task *task,
+                     const struct odma_job *job, uintptr_t flags)
 {
 	if (job->bytes >= TE_PUBLISH_EACH_BYTES)
 		flags |= TE_BIG;
 	odma_spsc_stage(&ch->sub, te_entry(task, flags));
 	ch->outstanding++;
+	tp->staged = true;
 }
 
 /*
@@ -541,7 +548,7 @@ static void te_queue(struct te_channel *ch, struct doca_task *task, const struct
 static doca_error_t te_submit_split(struct te_pe *tp, uint32_t i, struct doca_task *task,
                                     const struct odma_job *job)
 {
-	te_queue(tp->ch[i], task, job, TE_TAIL);
+	te_queue(tp, tp->ch[i], task, job, TE_TAIL);
 	te_doorbell(tp);
 	odma_task_run(task, ODMA_PART_HEAD);
 	return DOCA_SUCCESS;
@@ -551,32 +558,38 @@ static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const str
                               bool doorbell)
 {
 	struct te_pe *tp = engine_pe;
-	uint32_t i = te_pick(tp, job);
-	struct te_channel *ch = tp->ch[i];
-
-	if (doca_unlikely(tp->generation != te.generation)) {
-		/* a PE inherited across fork(): no worker serves it here */
-		odma_task_run(task, ODMA_PART_ALL);
-		odma_pe_complete_local(tp->pe, task);
-		return DOCA_SUCCESS;
-	}
+	struct te_channel *ch;
+	uint32_t i;
 
 	/*
-	 * The submitting thread copies small tasks itself, and helps with any task while
-	 * the worker is backlogged; a task that must stay in order goes inline only when
-	 * nothing is queued before it.
+	 * The common case first: a small task that need not keep an order is copied on the
+	 * submitting thread, exactly as the inline engine does (no channel, no doorbell).
+	 * A PE inherited across fork() has no worker here and copies everything itself.
+	 */
+	if (doca_likely(job->bytes <= te.inline_max && !job->in_order) ||
+	    doca_unlikely(tp->generation != te.generation))
+		goto copy_here;
+	i = te_pick(tp, job);
+	ch = tp->ch[i];
+	/*
+	 * The submitting thread helps with any task while the worker is backlogged; a task
+	 * that must stay in order goes inline only when nothing is queued before it.
 	 */
 	if ((job->bytes <= te.inline_max || ch->outstanding >= te.help_backlog) &&
-	    (!job->in_order || ch->outstanding == 0)) {
-		odma_task_run(task, ODMA_PART_ALL);
-		odma_pe_complete_local(tp->pe, task);
-	} else {
-		if (doca_unlikely(ch->outstanding >= TE_RING_CAP))
-			return DOCA_ERROR_AGAIN;
-		if (job->split_at != 0 && job->bytes >= te.split_min)
-			return te_submit_split(tp, i, task, job);
-		te_queue(ch, task, job, 0);
-	}
+	    (!job->in_order || ch->outstanding == 0))
+		goto copy_here;
+	if (doca_unlikely(ch->outstanding >= TE_RING_CAP))
+		return DOCA_ERROR_AGAIN;
+	if (job->split_at != 0 && job->bytes >= te.split_min)
+		return te_submit_split(tp, i, task, job);
+	te_queue(tp, ch, task, job, 0);
+	if (doorbell)
+		te_doorbell(tp);
+	return DOCA_SUCCESS;
+
+copy_here:
+	odma_task_run(task, ODMA_PART_ALL);
+	odma_pe_complete_local(tp->pe, task);
 	if (doorbell)
 		te_doorbell(tp);
 	return DOCA_SUCCESS;
