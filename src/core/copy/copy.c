@@ -212,8 +212,9 @@ doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps 
 		                odma_mmap_writable(dm))) {
 			c->total = total;
 			c->mover = copy_movers[kind];
-			c->split_at = kind == ODMA_MEM_LOCAL ? (total / 2) & ~(uint64_t)(COPY_SPLIT_ALIGN - 1)
-			                                     : 0;
+			c->split_at = kind == ODMA_MEM_LOCAL
+			                      ? (total / 2) & ~(uint64_t)(COPY_SPLIT_ALIGN - 1)
+			                      : 0;
 			*deferred = DOCA_SUCCESS;
 			return DOCA_SUCCESS;
 		}

@@ -12,8 +12,8 @@
 #include "core/copy/mover.h"
 
 /* A list on either side: piece by piece. */
-static void __attribute__((noinline)) local_copy_pieces(const struct odma_copy *c, uint64_t off,
-                                                        uint64_t len)
+static void __attribute__((noinline))
+local_copy_pieces(const struct odma_copy *c, uint64_t off, uint64_t len)
 {
 	struct odma_copy_cursor cur;
 	struct odma_piece p;

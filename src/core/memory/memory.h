@@ -111,7 +111,6 @@ static inline bool odma_mmap_contains(const struct doca_mmap *mmap, const void *
 	return a >= b && len <= mmap->len && a - b <= mmap->len - len;
 }
 
-
 enum odma_range_verdict {
 	ODMA_RANGE_OK = 0,
 	ODMA_RANGE_UNMAPPED, /* a page of the range is not mapped */
