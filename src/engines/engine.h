@@ -78,6 +78,16 @@ struct odma_engine_ops {
 
 	/* Whether finished tasks wait for poll. */
 	bool (*pending)(void *engine_pe);
+
+	/*
+	 * Called by doca_pe_request_notification before it arms the PE (PE thread): the
+	 * program is about to sleep on the notification handle and will most likely submit
+	 * again as soon as it is woken. An engine with threads of its own may keep them
+	 * ready for that (within a bounded budget), and may wait a bounded time for tasks
+	 * in flight to finish so that a short task completes without the program sleeping.
+	 * Returns within its budget whatever happens. odma_engine_nop_arm does nothing.
+	 */
+	void (*arm)(void *engine_pe);
 };
 
 /*
@@ -100,6 +110,7 @@ void odma_pe_signal(struct doca_pe *pe);
 void odma_engine_nop_doorbell(void *engine_pe);
 unsigned int odma_engine_nop_poll(void *engine_pe, struct doca_task **done, unsigned int max);
 bool odma_engine_nop_pending(void *engine_pe);
+void odma_engine_nop_arm(void *engine_pe);
 
 /* The engine selected by ODMA_ENGINE (default "thread"); NULL and a log line if unknown. */
 const struct odma_engine_ops *odma_engine_select(void);

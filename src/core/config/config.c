@@ -14,6 +14,8 @@
  *   ODMA_INLINE_MAX    engines/thread  with ODMA_WORKERS
  *   ODMA_SPLIT_MIN     engines/thread  with ODMA_WORKERS
  *   ODMA_HELP_BACKLOG  engines/thread  with ODMA_WORKERS
+ *   ODMA_ARMED_SPIN_NS engines/thread  with ODMA_WORKERS
+ *   ODMA_ARM_SPIN_NS   engines/thread  with ODMA_WORKERS
  *
  * A bad value fails the call that reads it (doca_pe_create, or the device query) with
  * DOCA_ERROR_INVALID_VALUE and one log line; no variable is silently ignored.

@@ -37,4 +37,5 @@ const struct odma_engine_ops odma_engine_inline = {
 	.doorbell = odma_engine_nop_doorbell,
 	.poll = odma_engine_nop_poll,
 	.pending = odma_engine_nop_pending,
+	.arm = odma_engine_nop_arm,
 };

@@ -22,6 +22,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +46,18 @@ ODMA_LOG_REGISTER(ODMA_ENGINE_THREAD)
 #define TE_DEFAULT_INLINE_MAX (64u << 10) /* measured: docs/performance.md */
 #define TE_DEFAULT_SPLIT_MIN (64u << 10)  /* copies from this size are split over two threads */
 #define TE_DEFAULT_HELP_BACKLOG 4u        /* worker backlog at which the submitter copies too */
+#define TE_DEFAULT_ARM_SPIN_NS 0u         /* a PE about to sleep waits this long for workers */
+#define TE_DEFAULT_ARMED_SPIN_NS 1000000u /* a worker stays awake this long after an arm */
 
 struct te_channel {
 	struct odma_spsc_ring sub;  /* PE thread -> worker */
 	struct odma_spsc_ring done; /* worker -> PE thread */
 	struct doca_pe *pe;
+	/*
+	 * When the PE was last armed (te_arm; CLOCK_MONOTONIC ns): its worker stays awake for
+	 * ODMA_ARMED_SPIN_NS after it, since the program submits again once it is woken.
+	 */
+	_Atomic int64_t armed_ns;
 	uint32_t outstanding; /* PE thread only */
 	void *sub_slots[TE_RING_CAP];
 	void *done_slots[TE_RING_CAP];
@@ -97,6 +105,8 @@ static struct {
 	uint32_t generation;
 	uint32_t help_backlog;
 	size_t split_min;
+	uint64_t arm_spin_ns;
+	int64_t armed_spin_ns;
 	bool atfork_done;
 } te = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -200,6 +210,31 @@ static void te_sleep(struct te_worker *w)
 	atomic_store(&w->sleeping, 0);
 }
 
+/*
+ * Whether a PE served by this set was armed within the last ODMA_ARMED_SPIN_NS: its
+ * program sleeps on the notification handle and submits again when woken, so the worker
+ * keeps spinning (bounded by that budget after the last arm) and the next task needs no
+ * futex wake-up on top of the program's own wake-up.
+ */
+static bool te_armed_recently(struct te_worker *w)
+{
+	const struct te_chanset *set;
+	int64_t now;
+
+	if (te.armed_spin_ns == 0)
+		return false;
+	/* a fresh seq_cst load, as te_has_work does: the hand-off's W1' (te_set_publish) */
+	set = atomic_load_explicit(&w->set, memory_order_seq_cst);
+	if (set == NULL)
+		return false;
+	now = te_now_ns();
+	for (uint32_t i = 0; i < set->n; i++)
+		if (now - atomic_load_explicit(&set->ch[i]->armed_ns, memory_order_relaxed) <
+		    te.armed_spin_ns)
+			return true;
+	return false;
+}
+
 static void *te_worker_main(void *arg)
 {
 	struct te_worker *w = arg;
@@ -226,7 +261,7 @@ static void *te_worker_main(void *arg)
 			continue;
 		if (idle_since == 0 || spins == 256)
 			idle_since = te_now_ns();
-		else if (te_now_ns() - idle_since > TE_SPIN_NS) {
+		else if (te_now_ns() - idle_since > TE_SPIN_NS && !te_armed_recently(w)) {
 			te_sleep(w);
 			spins = 0;
 		}
@@ -261,14 +296,20 @@ static void te_atfork_child(void)
 /* Reads the pool's knobs (docs/user-guide.md); INVALID_VALUE names a bad variable. */
 static doca_error_t te_read_config(uint32_t *workers)
 {
-	uint64_t n, inline_max, split_min, backlog;
+	uint64_t n, inline_max, split_min, backlog, arm_spin, armed_spin;
 
 	if (odma_config_size("ODMA_WORKERS", te_default_workers(), 1, TE_MAX_WORKERS, &n) ||
 	    odma_config_size("ODMA_INLINE_MAX", TE_DEFAULT_INLINE_MAX, 0, 1u << 30, &inline_max) ||
 	    odma_config_size("ODMA_SPLIT_MIN", TE_DEFAULT_SPLIT_MIN, 0, SIZE_MAX, &split_min) ||
 	    odma_config_size("ODMA_HELP_BACKLOG", TE_DEFAULT_HELP_BACKLOG, 0, TE_RING_CAP,
-	                     &backlog))
+	                     &backlog) ||
+	    odma_config_size("ODMA_ARM_SPIN_NS", TE_DEFAULT_ARM_SPIN_NS, 0, 1000000000u,
+	                     &arm_spin) ||
+	    odma_config_size("ODMA_ARMED_SPIN_NS", TE_DEFAULT_ARMED_SPIN_NS, 0, 1000000000u,
+	                     &armed_spin))
 		return DOCA_ERROR_INVALID_VALUE;
+	te.arm_spin_ns = arm_spin;
+	te.armed_spin_ns = (int64_t)armed_spin;
 	*workers = (uint32_t)n;
 	te.inline_max = (size_t)inline_max;
 	te.split_min = split_min != 0 ? (size_t)split_min : SIZE_MAX; /* 0: never split */
@@ -626,6 +667,33 @@ static bool te_pending(void *engine_pe)
 	return false;
 }
 
+/*
+ * The program is about to sleep on the PE's notification handle, and will submit again
+ * once woken. Two bounded measures keep a hand-off from costing extra wake-ups:
+ *  - the PE's channels are stamped, so their workers keep spinning for ODMA_ARMED_SPIN_NS
+ *    rather than sleep on their futex (te_armed_recently);
+ *  - when workers hold tasks of this PE, the PE thread waits up to ODMA_ARM_SPIN_NS for
+ *    them to finish (default 0: off), yielding its CPU meanwhile in case a worker waits
+ *    for it; a short task then completes while the program is still awake.
+ */
+static void te_arm(void *engine_pe)
+{
+	struct te_pe *tp = engine_pe;
+	bool outstanding = false;
+	int64_t now = te.armed_spin_ns != 0 || te.arm_spin_ns != 0 ? te_now_ns() : 0;
+
+	for (uint32_t i = 0; i < tp->nch; i++) {
+		outstanding |= tp->ch[i]->outstanding != 0;
+		if (te.armed_spin_ns != 0)
+			atomic_store_explicit(&tp->ch[i]->armed_ns, now, memory_order_relaxed);
+	}
+	if (!outstanding || te.arm_spin_ns == 0)
+		return;
+	for (int64_t end = now + (int64_t)te.arm_spin_ns; !te_pending(tp); sched_yield())
+		if (te_now_ns() >= end)
+			return;
+}
+
 const struct odma_engine_ops odma_engine_thread = {
 	.name = "thread",
 	.pe_init = te_pe_init,
@@ -634,6 +702,7 @@ const struct odma_engine_ops odma_engine_thread = {
 	.doorbell = te_doorbell,
 	.poll = te_poll,
 	.pending = te_pending,
+	.arm = te_arm,
 };
 
 int odma_te_test_channels(uint32_t i)
@@ -648,4 +717,15 @@ int odma_te_test_channels(uint32_t i)
 	}
 	pthread_mutex_unlock(&te.lock);
 	return n;
+}
+
+int odma_te_test_sleeping(uint32_t i)
+{
+	int r = -1;
+
+	pthread_mutex_lock(&te.lock);
+	if (i < te.nworkers)
+		r = (int)atomic_load(&te.workers[i].sleeping);
+	pthread_mutex_unlock(&te.lock);
+	return r;
 }
