@@ -169,6 +169,7 @@ copy_validate_full(struct odma_copy *c, const struct odma_dev_caps *caps, bool s
 		return r;
 	c->total = s.total;
 	c->mover = copy_movers[s.kind];
+	c->batch = c->mover->move_batch != NULL;
 	c->split_at = copy_split_at(c, s.kind);
 	if (doca_unlikely(s.total == 0))
 		return copy_reject(strict, deferred, who,
@@ -212,6 +213,7 @@ doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps 
 		                odma_mmap_writable(dm))) {
 			c->total = total;
 			c->mover = copy_movers[kind];
+			c->batch = c->mover->move_batch != NULL;
 			c->split_at = kind == ODMA_MEM_LOCAL
 			                      ? (total / 2) & ~(uint64_t)(COPY_SPLIT_ALIGN - 1)
 			                      : 0;
@@ -228,6 +230,27 @@ doca_error_t odma_copy_move(const struct odma_copy *c, uint64_t off, uint64_t le
 	if (doca_likely(c->mover == &odma_mover_local))
 		return odma_mover_local.move(c, off, len);
 	return c->mover->move(c, off, len);
+}
+
+void odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st)
+{
+	unsigned int i = 0;
+
+	while (i < n) { /* runs of one mover */
+		const struct odma_mover *m = c[i]->mover;
+		unsigned int k = i + 1;
+
+		while (k < n && c[k]->mover == m)
+			k++;
+		for (unsigned int j = i; j < k; j++)
+			st[j] = DOCA_SUCCESS;
+		if (m->move_batch != NULL)
+			m->move_batch(c + i, k - i, st + i);
+		else
+			for (unsigned int j = i; j < k; j++)
+				st[j] = m->move(c[j], 0, c[j]->total);
+		i = k;
+	}
 }
 
 void odma_copy_grow_dst(const struct odma_copy *c)

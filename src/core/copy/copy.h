@@ -31,6 +31,11 @@ struct odma_copy {
 	uint64_t total;                 /* bytes to move; set by odma_copy_validate */
 	uint64_t split_at;              /* 0, or an offset where the copy may be cut in two parts */
 	const struct odma_mover *mover; /* moves the bytes; set by odma_copy_validate */
+	/*
+	 * Set by odma_copy_validate: the copy is cheaper moved in a batch with its neighbours
+	 * (odma_copy_move_batch), its mover paying a system call per call.
+	 */
+	bool batch;
 };
 
 /*
@@ -61,6 +66,17 @@ doca_error_t odma_copy_check_limits(const struct odma_dev_caps *caps, const stru
  * cause) and the destination holds some undefined bytes of the range.
  */
 doca_error_t odma_copy_move(const struct odma_copy *c, uint64_t off, uint64_t len);
+
+/* The most copies one odma_copy_move_batch call takes. */
+#define ODMA_COPY_BATCH_MAX 64
+
+/*
+ * Moves the whole copies @c[0..n) (validated, n <= ODMA_COPY_BATCH_MAX), in order, any
+ * thread; st[i] gets DOCA_SUCCESS or DOCA_ERROR_IO_FAILED for each. Copies whose mover
+ * batches (another process' memory: one process_vm_readv/writev for many copies) share
+ * system calls; a failure fails only the copies whose bytes could not be moved.
+ */
+void odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st);
 
 /* After the whole copy succeeded: grows the destination data_len(s) by the bytes written. */
 void odma_copy_grow_dst(const struct odma_copy *c);

@@ -242,8 +242,156 @@ static doca_error_t process_move(const struct odma_copy *c, uint64_t off, uint64
 	return batch_flush(&b);
 }
 
+/*
+ * Batches of whole copies (move_batch). The pieces of many copies that read from (or write
+ * to) one remote mmap share one system call of up to XPROC_MULTI_IOV iovecs, each iovec
+ * remembering the copy it belongs to. A transfer that stops short at an iovec the kernel
+ * cannot reach (EFAULT: a local or remote range no longer mapped) fails that iovec's copy
+ * alone; the call resumes with the next copy's bytes, so the other copies move as if they
+ * had been moved one by one. Whatever concerns the whole export (revoked, exporter gone,
+ * no ptrace right) fails every copy of the call.
+ */
+#define XPROC_MULTI_IOV 256 /* iovecs per system call of a batch (IOV_MAX is 1024) */
+#define XM_RECORD 0xffu     /* owner of the export record's iovec */
+
+struct xmulti {
+	enum xkind kind;
+	const struct doca_mmap *rm;
+	int n;
+	struct odma_export_record rec;
+	struct iovec loc[XPROC_MULTI_IOV], rem[XPROC_MULTI_IOV];
+	uint8_t owner[XPROC_MULTI_IOV]; /* the copy of each iovec (n <= ODMA_COPY_BATCH_MAX) */
+};
+
+/* Fails the copies owning iovecs [i, n). */
+static void xm_fail_from(const struct xmulti *b, int i, int n, doca_error_t *st)
+{
+	for (; i < n; i++)
+		if (b->owner[i] != XM_RECORD)
+			st[b->owner[i]] = DOCA_ERROR_IO_FAILED;
+}
+
+/* Steps past @k transferred bytes of the paired iovecs from *@i (pairs have one length). */
+static void xm_advance(struct xmulti *b, int *i, int n, size_t k)
+{
+	while (*i < n && k >= b->loc[*i].iov_len) {
+		k -= b->loc[*i].iov_len;
+		(*i)++;
+	}
+	if (*i < n && k > 0) {
+		b->loc[*i].iov_base = (uint8_t *)b->loc[*i].iov_base + k;
+		b->loc[*i].iov_len -= k;
+		b->rem[*i].iov_base = (uint8_t *)b->rem[*i].iov_base + k;
+		b->rem[*i].iov_len -= k;
+	}
+}
+
+static ssize_t xm_call(const struct xmulti *b, pid_t pid, int i, int n)
+{
+	unsigned long cnt = (unsigned long)(n - i);
+
+	return b->kind == XK_WRITE ? process_vm_writev(pid, b->loc + i, cnt, b->rem + i, cnt, 0)
+	                           : process_vm_readv(pid, b->loc + i, cnt, b->rem + i, cnt, 0);
+}
+
+static void xm_flush(struct xmulti *b, doca_error_t *st)
+{
+	const struct odma_remote *r;
+	int n = b->n, i = 0;
+
+	if (n == 0)
+		return;
+	r = b->rm->remote;
+	b->n = 0;
+	if (b->kind == XK_WRITE && record_check(r) != DOCA_SUCCESS) {
+		xm_fail_from(b, 0, n, st);
+		return;
+	}
+	while (i < n) {
+		ssize_t k = xm_call(b, r->pid, i, n);
+		int err;
+
+		if (k > 0) {
+			xm_advance(b, &i, n, (size_t)k);
+			continue;
+		}
+		if (k < 0 && errno == EINTR)
+			continue;
+		err = k < 0 ? errno : EFAULT;
+		xproc_fail(r, err);
+		if (err != EFAULT || b->owner[i] == XM_RECORD) {
+			xm_fail_from(b, 0, n, st); /* the export itself: every copy of the call */
+			return;
+		}
+		/* one copy's range cannot be reached: it fails, the call goes on after it */
+		st[b->owner[i]] = DOCA_ERROR_IO_FAILED;
+		for (uint8_t o = b->owner[i]; i < n && b->owner[i] == o;)
+			i++;
+	}
+	if (b->kind == XK_READ && !record_ok(r, &b->rec)) {
+		xproc_fail(r, 0);
+		xm_fail_from(b, 0, n, st);
+	}
+}
+
+static void xm_add(struct xmulti *b, enum xkind kind, const struct doca_mmap *rm, void *local,
+                   void *remote, size_t len, unsigned int owner, doca_error_t *st)
+{
+	if (b->n > 0 && (b->kind != kind || b->rm != rm || b->n == XPROC_MULTI_IOV))
+		xm_flush(b, st);
+	if (b->n == 0) {
+		b->kind = kind;
+		b->rm = rm;
+		if (kind == XK_READ) {
+			record_iov(rm->remote, &b->rec, &b->loc[0], &b->rem[0]);
+			b->owner[b->n++] = XM_RECORD;
+		}
+	}
+	b->loc[b->n] = (struct iovec){ local, len };
+	b->rem[b->n] = (struct iovec){ remote, len };
+	b->owner[b->n++] = (uint8_t)owner;
+}
+
+/* Routes one piece of copy @owner (see process_piece). */
+static void xm_piece(struct xmulti *b, const struct odma_piece *p, unsigned int owner,
+                     doca_error_t *st)
+{
+	bool s_rem = is_remote(p->src_mmap), d_rem = is_remote(p->dst_mmap);
+	uint8_t *src = (uint8_t *)(uintptr_t)p->src;
+	doca_error_t ret;
+
+	if (s_rem != d_rem) {
+		if (s_rem)
+			xm_add(b, XK_READ, p->src_mmap, p->dst, src, p->len, owner, st);
+		else
+			xm_add(b, XK_WRITE, p->dst_mmap, src, p->dst, p->len, owner, st);
+		return;
+	}
+	xm_flush(b, st); /* keep the order of writes as the lists give it */
+	ret = !s_rem ? odma_guarded_memmove(p->dst, p->src, p->len)
+	             : xproc_bounce(p->src_mmap, src, p->dst_mmap, p->dst, p->len);
+	if (ret != DOCA_SUCCESS)
+		st[owner] = DOCA_ERROR_IO_FAILED;
+}
+
+static void process_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st)
+{
+	struct odma_copy_cursor cur;
+	struct odma_piece p;
+	struct xmulti b;
+
+	b.n = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		odma_copy_cursor_init(&cur, c[i], 0, c[i]->total);
+		while (odma_copy_cursor_next(&cur, &p))
+			xm_piece(&b, &p, i, st);
+	}
+	xm_flush(&b, st);
+}
+
 const struct odma_mover odma_mover_process = {
 	.name = "process",
 	.kind = ODMA_MEM_PROCESS,
 	.move = process_move,
+	.move_batch = process_move_batch,
 };

@@ -54,6 +54,7 @@ static void task_job(const struct doca_ctx *ctx, const struct doca_task *t, stru
 	job->split_at = fails ? 0 : t->copy.split_at;
 	job->order_key = ctx->ordered ? (uintptr_t)ctx : 0;
 	job->in_order = ctx->ordered || fails;
+	job->batch = !fails && t->copy.batch;
 }
 
 /* Gives the task to the engine; on AGAIN from the engine the caller undoes the accounting. */

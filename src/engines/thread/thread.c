@@ -93,6 +93,7 @@ struct te_pe {
 	uint32_t nch;
 	uint32_t rr;
 	bool staged; /* some channel has entries staged and not published (doorbell) */
+	struct odma_task_stage stage; /* small job->batch tasks, run at the next poll */
 	struct te_channel *ch[];
 };
 
@@ -607,6 +608,13 @@ static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const str
 	 * submitting thread, exactly as the inline engine does (no channel, no doorbell).
 	 * A PE inherited across fork() has no worker here and copies everything itself.
 	 */
+	if (doca_unlikely(job->batch) && job->bytes <= te.inline_max && !job->in_order) {
+		/* a system call per task: held until the next poll, then moved together */
+		odma_task_stage_add(&tp->stage, tp->pe, task);
+		return DOCA_SUCCESS;
+	}
+	if (doca_unlikely(tp->stage.n != 0) && job->in_order)
+		odma_task_stage_run(&tp->stage, tp->pe); /* it must not overtake them */
 	if (doca_likely(job->bytes <= te.inline_max && !job->in_order) ||
 	    doca_unlikely(tp->generation != te.generation))
 		goto copy_here;
@@ -641,6 +649,7 @@ static unsigned int te_poll(void *engine_pe, struct doca_task **done, unsigned i
 	struct te_pe *tp = engine_pe;
 	unsigned int total = 0;
 
+	odma_task_stage_run(&tp->stage, tp->pe); /* hands them back through the PE's list */
 	for (uint32_t i = 0; i < tp->nch && total < max; i++) {
 		struct te_channel *ch = tp->ch[i];
 		uint32_t n = ch->outstanding ? odma_spsc_available(&ch->done) : 0;
@@ -661,6 +670,8 @@ static bool te_pending(void *engine_pe)
 {
 	struct te_pe *tp = engine_pe;
 
+	if (tp->stage.n != 0)
+		return true;
 	for (uint32_t i = 0; i < tp->nch; i++)
 		if (tp->ch[i]->outstanding && odma_spsc_nonempty(&tp->ch[i]->done))
 			return true;
