@@ -244,112 +244,156 @@ static doca_error_t process_move(const struct odma_copy *c, uint64_t off, uint64
 
 /*
  * Batches of whole copies (move_batch). The pieces of many copies that read from (or write
- * to) one remote mmap share one system call of up to XPROC_MULTI_IOV iovecs, each iovec
- * remembering the copy it belongs to. A transfer that stops short at an iovec the kernel
- * cannot reach (EFAULT: a local or remote range no longer mapped) fails that iovec's copy
- * alone; the call resumes with the next copy's bytes, so the other copies move as if they
- * had been moved one by one. Whatever concerns the whole export (revoked, exporter gone,
- * no ptrace right) fails every copy of the call.
+ * to) one remote mmap share one system call of up to XPROC_MULTI_IOV iovecs a side; a piece
+ * that continues the previous one on both sides (adjacent slots, as a ring of buffers has)
+ * extends its iovecs, so the kernel pins and walks each run of pages once. Byte ranges of
+ * the call are tagged with their copy (runs). A transfer that stops short at a range the
+ * kernel cannot reach (EFAULT: a local or remote range no longer mapped) fails the copy
+ * owning that byte alone; the call resumes after that copy's bytes, so the other copies move
+ * as if moved one by one. Whatever concerns the whole export (revoked, exporter gone, no
+ * ptrace right) fails every copy of the call.
  */
-#define XPROC_MULTI_IOV 256 /* iovecs per system call of a batch (IOV_MAX is 1024) */
-#define XM_RECORD 0xffu     /* owner of the export record's iovec */
+#define XPROC_MULTI_IOV 256 /* iovecs per side of a system call (IOV_MAX is 1024) */
+#define XM_RECORD 0xffu     /* owner of the export record's bytes */
+
+struct xrun {
+	size_t end; /* byte offset in the call where the run ends */
+	uint8_t owner;
+};
 
 struct xmulti {
 	enum xkind kind;
 	const struct doca_mmap *rm;
-	int n;
+	int nl, nr, nrun;
+	size_t bytes;
 	struct odma_export_record rec;
 	struct iovec loc[XPROC_MULTI_IOV], rem[XPROC_MULTI_IOV];
-	uint8_t owner[XPROC_MULTI_IOV]; /* the copy of each iovec (n <= ODMA_COPY_BATCH_MAX) */
+	struct xrun run[XPROC_MULTI_IOV]; /* copies of the call (n <= ODMA_COPY_BATCH_MAX) */
 };
 
-/* Fails the copies owning iovecs [i, n). */
-static void xm_fail_from(const struct xmulti *b, int i, int n, doca_error_t *st)
+/* Fails the copies owning runs [k, nrun). */
+static void xm_fail_from(const struct xmulti *b, int k, doca_error_t *st)
 {
-	for (; i < n; i++)
-		if (b->owner[i] != XM_RECORD)
-			st[b->owner[i]] = DOCA_ERROR_IO_FAILED;
+	for (; k < b->nrun; k++)
+		if (b->run[k].owner != XM_RECORD)
+			st[b->run[k].owner] = DOCA_ERROR_IO_FAILED;
 }
 
-/* Steps past @k transferred bytes of the paired iovecs from *@i (pairs have one length). */
-static void xm_advance(struct xmulti *b, int *i, int n, size_t k)
+/* Steps an iovec array (from index *@i) past @k bytes, in place. */
+static void xm_skip(struct iovec *v, int *i, int n, size_t k)
 {
-	while (*i < n && k >= b->loc[*i].iov_len) {
-		k -= b->loc[*i].iov_len;
+	while (*i < n && k >= v[*i].iov_len) {
+		k -= v[*i].iov_len;
 		(*i)++;
 	}
 	if (*i < n && k > 0) {
-		b->loc[*i].iov_base = (uint8_t *)b->loc[*i].iov_base + k;
-		b->loc[*i].iov_len -= k;
-		b->rem[*i].iov_base = (uint8_t *)b->rem[*i].iov_base + k;
-		b->rem[*i].iov_len -= k;
+		v[*i].iov_base = (uint8_t *)v[*i].iov_base + k;
+		v[*i].iov_len -= k;
 	}
 }
 
-static ssize_t xm_call(const struct xmulti *b, pid_t pid, int i, int n)
+static ssize_t xm_call(const struct xmulti *b, pid_t pid, int il, int ir)
 {
-	unsigned long cnt = (unsigned long)(n - i);
+	unsigned long cl = (unsigned long)(b->nl - il), cr = (unsigned long)(b->nr - ir);
 
-	return b->kind == XK_WRITE ? process_vm_writev(pid, b->loc + i, cnt, b->rem + i, cnt, 0)
-	                           : process_vm_readv(pid, b->loc + i, cnt, b->rem + i, cnt, 0);
+	return b->kind == XK_WRITE ? process_vm_writev(pid, b->loc + il, cl, b->rem + ir, cr, 0)
+	                           : process_vm_readv(pid, b->loc + il, cl, b->rem + ir, cr, 0);
+}
+
+/* Moves the call's bytes from @off on; a copy whose bytes cannot move fails alone. */
+static void xm_transfer(struct xmulti *b, const struct odma_remote *r, doca_error_t *st)
+{
+	size_t off = 0;
+	int il = 0, ir = 0, k = 0;
+
+	while (off < b->bytes) {
+		ssize_t got = xm_call(b, r->pid, il, ir);
+		size_t skip;
+		int err;
+
+		if (got > 0) {
+			skip = (size_t)got;
+		} else if (got < 0 && errno == EINTR) {
+			continue;
+		} else {
+			err = got < 0 ? errno : EFAULT;
+			xproc_fail(r, err);
+			while (b->run[k].end <= off)
+				k++;
+			if (err != EFAULT || b->run[k].owner == XM_RECORD) {
+				xm_fail_from(b, 0,
+				             st); /* the export itself: every copy of the call */
+				return;
+			}
+			/* one copy's range cannot be reached: it fails, the call resumes after it
+			 */
+			st[b->run[k].owner] = DOCA_ERROR_IO_FAILED;
+			skip = b->run[k].end - off;
+		}
+		off += skip;
+		xm_skip(b->loc, &il, b->nl, skip);
+		xm_skip(b->rem, &ir, b->nr, skip);
+	}
 }
 
 static void xm_flush(struct xmulti *b, doca_error_t *st)
 {
 	const struct odma_remote *r;
-	int n = b->n, i = 0;
 
-	if (n == 0)
+	if (b->nrun == 0)
 		return;
 	r = b->rm->remote;
-	b->n = 0;
-	if (b->kind == XK_WRITE && record_check(r) != DOCA_SUCCESS) {
-		xm_fail_from(b, 0, n, st);
-		return;
-	}
-	while (i < n) {
-		ssize_t k = xm_call(b, r->pid, i, n);
-		int err;
-
-		if (k > 0) {
-			xm_advance(b, &i, n, (size_t)k);
-			continue;
-		}
-		if (k < 0 && errno == EINTR)
-			continue;
-		err = k < 0 ? errno : EFAULT;
-		xproc_fail(r, err);
-		if (err != EFAULT || b->owner[i] == XM_RECORD) {
-			xm_fail_from(b, 0, n, st); /* the export itself: every copy of the call */
-			return;
-		}
-		/* one copy's range cannot be reached: it fails, the call goes on after it */
-		st[b->owner[i]] = DOCA_ERROR_IO_FAILED;
-		for (uint8_t o = b->owner[i]; i < n && b->owner[i] == o;)
-			i++;
-	}
+	if (b->kind == XK_WRITE && record_check(r) != DOCA_SUCCESS)
+		xm_fail_from(b, 0, st);
+	else
+		xm_transfer(b, r, st);
 	if (b->kind == XK_READ && !record_ok(r, &b->rec)) {
 		xproc_fail(r, 0);
-		xm_fail_from(b, 0, n, st);
+		xm_fail_from(b, 0, st);
 	}
+	b->nl = b->nr = b->nrun = 0;
+	b->bytes = 0;
+}
+
+/* Appends [p, p + len) to an iovec array, extending its last element when adjacent. */
+static void xm_iov(struct iovec *v, int *n, void *p, size_t len)
+{
+	if (*n > 0 && (uint8_t *)v[*n - 1].iov_base + v[*n - 1].iov_len == (uint8_t *)p) {
+		v[*n - 1].iov_len += len;
+		return;
+	}
+	v[(*n)++] = (struct iovec){ p, len };
+}
+
+static void xm_bytes(struct xmulti *b, void *local, void *remote, size_t len, uint8_t owner)
+{
+	xm_iov(b->loc, &b->nl, local, len);
+	xm_iov(b->rem, &b->nr, remote, len);
+	b->bytes += len;
+	if (b->nrun > 0 && b->run[b->nrun - 1].owner == owner)
+		b->run[b->nrun - 1].end = b->bytes;
+	else
+		b->run[b->nrun++] = (struct xrun){ b->bytes, owner };
 }
 
 static void xm_add(struct xmulti *b, enum xkind kind, const struct doca_mmap *rm, void *local,
                    void *remote, size_t len, unsigned int owner, doca_error_t *st)
 {
-	if (b->n > 0 && (b->kind != kind || b->rm != rm || b->n == XPROC_MULTI_IOV))
+	/* room for one more iovec a side and one more run, whatever merges */
+	if (b->nrun > 0 && (b->kind != kind || b->rm != rm || b->nl == XPROC_MULTI_IOV ||
+	                    b->nr == XPROC_MULTI_IOV || b->nrun == XPROC_MULTI_IOV))
 		xm_flush(b, st);
-	if (b->n == 0) {
+	if (b->nrun == 0) {
 		b->kind = kind;
 		b->rm = rm;
-		if (kind == XK_READ) {
-			record_iov(rm->remote, &b->rec, &b->loc[0], &b->rem[0]);
-			b->owner[b->n++] = XM_RECORD;
+		if (kind == XK_READ) { /* the record first: one call checks and moves */
+			struct iovec l, rv;
+
+			record_iov(rm->remote, &b->rec, &l, &rv);
+			xm_bytes(b, l.iov_base, rv.iov_base, l.iov_len, XM_RECORD);
 		}
 	}
-	b->loc[b->n] = (struct iovec){ local, len };
-	b->rem[b->n] = (struct iovec){ remote, len };
-	b->owner[b->n++] = (uint8_t)owner;
+	xm_bytes(b, local, remote, len, (uint8_t)owner);
 }
 
 /* Routes one piece of copy @owner (see process_piece). */
@@ -380,7 +424,8 @@ static void process_move_batch(const struct odma_copy *const *c, unsigned int n,
 	struct odma_piece p;
 	struct xmulti b;
 
-	b.n = 0;
+	b.nl = b.nr = b.nrun = 0;
+	b.bytes = 0;
 	for (unsigned int i = 0; i < n; i++) {
 		odma_copy_cursor_init(&cur, c[i], 0, c[i]->total);
 		while (odma_copy_cursor_next(&cur, &p))
