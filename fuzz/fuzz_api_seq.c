@@ -4,9 +4,11 @@
 /*
  * API-sequence fuzzer: the input is a program. Each step reads an opcode and operand bytes
  * and makes one call on a small world of objects (a device, 2 mmaps, an inventory, 16 bufs,
- * 2 PEs, 3 DMA contexts, 16 tasks, 2 graphs of up to 6 nodes, 4 graph instances) — valid and
+ * 2 PEs, 3 DMA contexts, 16 tasks, 2 graphs of up to 6 nodes, 4 graph instances; 2 sync
+ * events, the second imported from the first's export, with 8 sync event tasks) — valid and
  * invalid: NULLs, wrong states, double frees, zero-length and oversized ranges, foreign PEs,
- * cycles, nodes of other graphs. It runs on the inline engine (deterministic).
+ * cycles, nodes of other graphs, bad masks, a revoked export. It runs on the inline engine
+ * (deterministic).
  *
  * Invariants (BEHAVIOR §1), checked after every step and at the end of each input:
  *  - a task accepted by a submit call gets exactly one callback, and only from
@@ -35,6 +37,7 @@
 #include <doca_graph.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
+#include <doca_sync_event.h>
 
 #include "fuzz_common.h"
 
@@ -52,6 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define NNODE 6
 #define NINST 4
 #define IDLE_LOOPS 100000
+#define NSE 2
+#define NSETASK 8
 
 enum tstate { T_NONE, T_ALLOC, T_INFLIGHT };
 
@@ -61,6 +66,15 @@ struct ftask {
 	int ctx;
 	int src, dst; /* pinned buf slots (roots) */
 	unsigned int cbs, gen;
+};
+
+/* A sync event task slot: type 1 get, 2 notify_set, 3 notify_add, 4 wait_eq, 5 wait_neq. */
+struct fsetask {
+	struct doca_task *t;
+	enum tstate st;
+	int se, type;
+	unsigned int cbs, gen;
+	uint64_t out;
 };
 
 enum nkind { N_CTX, N_USER, N_SUB };
@@ -114,6 +128,12 @@ struct world {
 	struct ftask task[NTASK];
 	bool in_progress;
 	unsigned int gen;
+	/* sync events: se[0] local, se[1] created from se[0]'s export (through dpu) */
+	struct doca_dev *dpu;
+	struct doca_sync_event *se[NSE];
+	int se_pe[NSE];      /* 1 + PE index once connected */
+	bool se_started[NSE]; /* doca_sync_event_start succeeded (and no stop since) */
+	struct fsetask setask[NSETASK];
 	struct fgraph gr[NGRAPH];
 	struct finst gi[NINST];
 	unsigned int resubmit; /* graph callbacks that submit their instance again */
@@ -330,6 +350,8 @@ static void op_pe(void)
 	if (doca_pe_destroy(W.pe[p]) == DOCA_SUCCESS) {
 		for (int c = 0; c < NCTX; c++)
 			FUZZ_CHECK(W.ctx_pe[c] != p + 1); /* a PE with contexts must refuse */
+		for (int e = 0; e < NSE; e++)
+			FUZZ_CHECK(W.se_pe[e] != p + 1);
 		for (int g = 0; g < NGRAPH; g++)
 			FUZZ_CHECK(W.gr[g].g == NULL || W.gr[g].pe != p); /* and one with graphs */
 		W.pe[p] = NULL;
@@ -455,6 +477,256 @@ static void op_task_free(void)
 		doca_task_free(f->t); /* double free: refused, the pool stays consistent */
 		task_forget(i);
 	}
+}
+
+
+static struct doca_ctx *se_ctx(int e)
+{
+	return doca_sync_event_as_ctx(W.se[e]);
+}
+
+static void se_on_cb(struct doca_task *t, union doca_data tud, bool ok)
+{
+	int i = (int)(tud.u64 & 0xff);
+	struct fsetask *f;
+
+	FUZZ_CHECK(W.in_progress);
+	FUZZ_CHECK(i < NSETASK);
+	f = &W.setask[i];
+	FUZZ_CHECK(f->gen == (unsigned int)(tud.u64 >> 8));
+	FUZZ_CHECK(f->st == T_INFLIGHT && f->t == t);
+	FUZZ_CHECK(++f->cbs == 1);
+	FUZZ_CHECK(ok == (doca_task_get_status(t) == DOCA_SUCCESS));
+	f->st = T_ALLOC;
+	if (W.free_in_cb) {
+		doca_task_free(t);
+		memset(f, 0, sizeof(*f));
+	}
+}
+
+#define SE_CBS(name)                                                                               \
+	static void name##_cb_ok(struct doca_sync_event_task_##name *t, union doca_data tud,       \
+				 union doca_data cud)                                              \
+	{                                                                                          \
+		(void)cud;                                                                         \
+		se_on_cb(doca_sync_event_task_##name##_as_doca_task(t), tud, true);                \
+	}                                                                                          \
+	static void name##_cb_err(struct doca_sync_event_task_##name *t, union doca_data tud,      \
+				  union doca_data cud)                                             \
+	{                                                                                          \
+		(void)cud;                                                                         \
+		se_on_cb(doca_sync_event_task_##name##_as_doca_task(t), tud, false);               \
+	}
+SE_CBS(get)
+SE_CBS(notify_set)
+SE_CBS(notify_add)
+SE_CBS(wait_eq)
+SE_CBS(wait_neq)
+
+/* Wait masks: valid ones, invalid ones, and 0. */
+static uint64_t se_mask(uint8_t m)
+{
+	static const uint64_t masks[] = { UINT64_MAX, 0xff, 0xff00, 0xffff, 0xffff0000ull, 0, 0xf0, 0xff00ff };
+
+	return masks[m % 8];
+}
+
+static void op_se_obj(void)
+{
+	int e = next() % NSE;
+	uint8_t what = next(), a = next();
+	struct doca_sync_event *x = (void *)&x;
+	const uint8_t *blob = NULL;
+	size_t sz = 0;
+
+	switch (what % 9) {
+	case 0: /* se[0] is created; se[1] comes from the export of se[0] */
+		if (W.se[e] != NULL)
+			break;
+		if (e == 0) {
+			if (doca_sync_event_create(&x) == DOCA_SUCCESS)
+				W.se[0] = x;
+			else
+				FUZZ_CHECK(x == (void *)&x);
+		} else if (W.se[0] != NULL &&
+			   doca_sync_event_export_to_remote_pci(W.se[0], (a & 1) ? W.dpu : W.dev, &blob, &sz) ==
+				   DOCA_SUCCESS) {
+			FUZZ_CHECK(blob != NULL && sz > 0 && sz <= 1024);
+			if (doca_sync_event_create_from_export((a & 2) ? W.dev : W.dpu, blob, sz - (a & 4 ? 1 : 0),
+							       &x) == DOCA_SUCCESS)
+				W.se[1] = x;
+			else
+				FUZZ_CHECK(x == (void *)&x);
+		}
+		break;
+	case 1:
+		doca_sync_event_add_publisher_location_remote_pci(W.se[e]);
+		doca_sync_event_add_subscriber_location_cpu(W.se[e], (a & 1) ? W.dpu : NULL);
+		break;
+	case 2:
+		if (doca_sync_event_start(W.se[e]) == DOCA_SUCCESS) {
+			FUZZ_CHECK(W.se_pe[e] == 0 && !W.se_started[e]);
+			W.se_started[e] = true;
+		}
+		break;
+	case 3:
+		if (doca_sync_event_stop(W.se[e]) == DOCA_SUCCESS)
+			W.se_started[e] = false;
+		break;
+	case 4:
+		if (doca_pe_connect_ctx(W.pe[a % NPE], se_ctx(e)) == DOCA_SUCCESS) {
+			FUZZ_CHECK(W.se_pe[e] == 0);
+			W.se_pe[e] = a % NPE + 1;
+		}
+		break;
+	case 5: {
+		uint32_t n = a % 4;
+
+		switch (next() % 5) {
+		case 0:
+			doca_sync_event_task_get_set_conf(W.se[e], get_cb_ok, get_cb_err, n);
+			break;
+		case 1:
+			doca_sync_event_task_notify_set_set_conf(W.se[e], notify_set_cb_ok, notify_set_cb_err, n);
+			break;
+		case 2:
+			doca_sync_event_task_notify_add_set_conf(W.se[e], notify_add_cb_ok, notify_add_cb_err, n);
+			break;
+		case 3:
+			doca_sync_event_task_wait_eq_set_conf(W.se[e], wait_eq_cb_ok, (a & 4) ? NULL : wait_eq_cb_err,
+							      n);
+			break;
+		default:
+			doca_sync_event_task_wait_neq_set_conf(W.se[e], wait_neq_cb_ok, wait_neq_cb_err, n);
+		}
+		break;
+	}
+	case 6:
+		doca_ctx_start(se_ctx(e));
+		break;
+	case 7:
+		doca_ctx_stop(se_ctx(e));
+		break;
+	default:
+		if (e == 0 && W.se[1] != NULL && (a & 1))
+			break; /* keep the importer's exporter alive most of the time */
+		if (doca_sync_event_destroy(W.se[e]) == DOCA_SUCCESS) {
+			for (int i = 0; i < NSETASK; i++)
+				FUZZ_CHECK(W.setask[i].st == T_NONE || W.setask[i].se != e);
+			W.se[e] = NULL;
+			W.se_pe[e] = 0;
+			W.se_started[e] = false;
+		}
+	}
+}
+
+/* The synchronous data path; a blocking wait only when it cannot block. */
+static void op_se_data(void)
+{
+	int e = next() % NSE;
+	uint8_t what = next(), a = next();
+	uint64_t v = 0, f;
+
+	switch (what % 5) {
+	case 0:
+		doca_sync_event_update_set(W.se[e], a);
+		break;
+	case 1:
+		if (doca_sync_event_update_add(W.se[e], (a & 0x80) ? UINT64_MAX : a, &f) == DOCA_SUCCESS)
+			FUZZ_CHECK(doca_sync_event_get(W.se[e], &v) == DOCA_SUCCESS);
+		break;
+	case 2: /* holds now: returns at once */
+		if (doca_sync_event_get(W.se[e], &v) == DOCA_SUCCESS) {
+			FUZZ_CHECK(doca_sync_event_wait_eq(W.se[e], v & se_mask(a), se_mask(a)) == DOCA_SUCCESS);
+			FUZZ_CHECK(doca_sync_event_wait_neq_yield(W.se[e], ~v & 0xff, 0xff) == DOCA_SUCCESS);
+		}
+		break;
+	case 3: /* can never hold: refused, never blocks */
+		FUZZ_CHECK(doca_sync_event_wait_eq(W.se[e], 0x100, 0xff) != DOCA_SUCCESS);
+		FUZZ_CHECK(doca_sync_event_wait_gt_yield(W.se[e], 0xff, 0xff) != DOCA_SUCCESS);
+		break;
+	default:
+		doca_sync_event_get(W.se[e], (a & 1) ? &v : NULL);
+	}
+}
+
+static void op_se_task(void)
+{
+	int i = next() % NSETASK, e = next() % NSE;
+	uint8_t what = next(), a = next(), b = next();
+	struct fsetask *f = &W.setask[i];
+	union doca_data ud;
+	void *t = (void *)&t;
+	doca_error_t rc;
+
+	if (what % 3 == 0) { /* alloc */
+		if (f->st != T_NONE)
+			return;
+		ud.u64 = (uint64_t)i | (uint64_t)(++W.gen) << 8;
+		switch (a % 5) {
+		case 0:
+			rc = doca_sync_event_task_get_alloc_init(W.se[e], (b & 1) ? &f->out : NULL, ud,
+								 (struct doca_sync_event_task_get **)&t);
+			break;
+		case 1:
+			rc = doca_sync_event_task_notify_set_alloc_init(W.se[e], b, ud,
+									(struct doca_sync_event_task_notify_set **)&t);
+			break;
+		case 2:
+			rc = doca_sync_event_task_notify_add_alloc_init(W.se[e], b, (b & 1) ? &f->out : NULL, ud,
+									(struct doca_sync_event_task_notify_add **)&t);
+			break;
+		case 3:
+			rc = doca_sync_event_task_wait_eq_alloc_init(W.se[e], b & se_mask(b >> 3), se_mask(b >> 3), ud,
+								     (struct doca_sync_event_task_wait_eq **)&t);
+			break;
+		default:
+			rc = doca_sync_event_task_wait_neq_alloc_init(W.se[e], b & 0xff, se_mask(b >> 3), ud,
+								      (struct doca_sync_event_task_wait_neq **)&t);
+		}
+		if (rc != DOCA_SUCCESS) {
+			FUZZ_CHECK(t == (void *)&t);
+			return;
+		}
+		*f = (struct fsetask){ .st = T_ALLOC, .se = e, .type = a % 5 + 1, .gen = W.gen };
+		switch (f->type) {
+		case 1:
+			f->t = doca_sync_event_task_get_as_doca_task(t);
+			break;
+		case 2:
+			f->t = doca_sync_event_task_notify_set_as_doca_task(t);
+			break;
+		case 3:
+			f->t = doca_sync_event_task_notify_add_as_doca_task(t);
+			break;
+		case 4:
+			f->t = doca_sync_event_task_wait_eq_as_doca_task(t);
+			break;
+		default:
+			f->t = doca_sync_event_task_wait_neq_as_doca_task(t);
+		}
+		return;
+	}
+	if (f->st == T_NONE)
+		return;
+	if (what % 3 == 1) { /* submit, after an edit */
+		if (f->type == 4)
+			doca_sync_event_task_wait_eq_set_mask((struct doca_sync_event_task_wait_eq *)(void *)f->t,
+							      se_mask(a));
+		rc = doca_task_submit(f->t);
+		if (f->st == T_INFLIGHT) {
+			FUZZ_CHECK(rc != DOCA_SUCCESS);
+			return;
+		}
+		if (rc == DOCA_SUCCESS) {
+			f->st = T_INFLIGHT;
+			f->cbs = 0;
+		}
+		return;
+	}
+	doca_task_free(f->t); /* refused while in flight */
+	if (f->st == T_ALLOC)
+		memset(f, 0, sizeof(*f));
 }
 
 /* ---- graphs ----------------------------------------------------------------------------- */
@@ -888,8 +1160,11 @@ static void op_nulls(void)
 typedef void (*op_fn)(void);
 static const op_fn ops[] = { op_mmap, op_inv, op_buf_get, op_buf_release, op_buf_misc, op_pe,
 			     op_ctx, op_task_alloc, op_task_submit, op_task_submit, op_task_free, op_nulls };
-/* Opcodes from GRAPH_OPS up drive graphs (so the older seeds keep their meaning). */
+/* Opcodes from SE_OPS up to GRAPH_OPS drive sync events, from GRAPH_OPS up graphs (so the older
+ * seeds keep their meaning). */
+#define SE_OPS 0xc0
 #define GRAPH_OPS 0xe0
+static const op_fn se_ops[] = { op_se_obj, op_se_data, op_se_task, op_se_task };
 static const op_fn graph_ops[] = { op_graph_new, op_graph_node, op_graph_node, op_graph_dep, op_graph_dep,
 				   op_graph_state, op_ginst, op_ginst, op_ginst };
 
@@ -920,9 +1195,44 @@ static void drain(void)
 	}
 }
 
+/* Sync event contexts reach IDLE too: stop flushes pending waits, every task gets its callback. */
+static void se_drain(void)
+{
+	for (int i = 0; i < NSETASK; i++)
+		if (W.setask[i].st == T_ALLOC) {
+			doca_task_free(W.setask[i].t);
+			memset(&W.setask[i], 0, sizeof(W.setask[i]));
+		}
+	for (int e = NSE - 1; e >= 0; e--) {
+		enum doca_ctx_states st;
+		unsigned int n = 0;
+
+		if (W.se[e] == NULL)
+			continue;
+		doca_ctx_stop(se_ctx(e));
+		for (;;) {
+			FUZZ_CHECK(doca_ctx_get_state(se_ctx(e), &st) == DOCA_SUCCESS);
+			if (st == DOCA_CTX_STATE_IDLE)
+				break;
+			FUZZ_CHECK(W.se_pe[e] != 0 && ++n < IDLE_LOOPS);
+			progress(W.se_pe[e] - 1, 1);
+			for (int i = 0; i < NSETASK; i++)
+				if (W.setask[i].st == T_ALLOC && W.setask[i].se == e) {
+					doca_task_free(W.setask[i].t);
+					memset(&W.setask[i], 0, sizeof(W.setask[i]));
+				}
+		}
+		for (int i = 0; i < NSETASK; i++)
+			FUZZ_CHECK(W.setask[i].st == T_NONE || W.setask[i].se != e);
+		FUZZ_CHECK(doca_sync_event_destroy(W.se[e]) == DOCA_SUCCESS);
+		W.se[e] = NULL;
+	}
+}
+
 static void cleanup(void)
 {
 	graph_cleanup();
+	se_drain();
 	for (int i = 0; i < NTASK; i++)
 		if (W.task[i].st == T_ALLOC) {
 			doca_task_free(W.task[i].t);
@@ -950,6 +1260,7 @@ static void cleanup(void)
 		free(W.mem[i]);
 	}
 	FUZZ_CHECK(doca_dev_close(W.dev) == DOCA_SUCCESS);
+	FUZZ_CHECK(doca_dev_close(W.dpu) == DOCA_SUCCESS);
 }
 
 static struct doca_dev *open_dev(void)
@@ -961,6 +1272,23 @@ static struct doca_dev *open_dev(void)
 	FUZZ_CHECK(doca_devinfo_create_list(&list, &n) == DOCA_SUCCESS);
 	for (uint32_t i = 0; i < n && dev == NULL; i++)
 		if (doca_dma_cap_task_memcpy_is_supported(list[i]) == DOCA_SUCCESS)
+			FUZZ_CHECK(doca_dev_open(list[i], &dev) == DOCA_SUCCESS);
+	FUZZ_CHECK(doca_devinfo_destroy_list(list) == DOCA_SUCCESS);
+	FUZZ_CHECK(dev != NULL);
+	return dev;
+}
+
+/* A device of the other side (the DPU), to export and import sync events through. */
+static struct doca_dev *open_dpu(void)
+{
+	struct doca_devinfo **list;
+	struct doca_dev *dev = NULL;
+	uint32_t n;
+	uint8_t is;
+
+	FUZZ_CHECK(doca_devinfo_create_list(&list, &n) == DOCA_SUCCESS);
+	for (uint32_t i = 0; i < n && dev == NULL; i++)
+		if (doca_devinfo_is_equal_pci_addr(list[i], "03:00.0", &is) == DOCA_SUCCESS && is)
 			FUZZ_CHECK(doca_dev_open(list[i], &dev) == DOCA_SUCCESS);
 	FUZZ_CHECK(doca_devinfo_destroy_list(list) == DOCA_SUCCESS);
 	FUZZ_CHECK(dev != NULL);
@@ -994,11 +1322,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(W.mem[i], i, MEMSZ);
 	}
 	W.dev = open_dev();
+	W.dpu = open_dpu();
 	for (int s = 0; s < MAX_STEPS && W.pos < W.len; s++) {
 		uint8_t op = next();
 
 		if (op >= GRAPH_OPS)
 			graph_ops[(op - GRAPH_OPS) % (sizeof(graph_ops) / sizeof(graph_ops[0]))]();
+		else if (op >= SE_OPS)
+			se_ops[(op - SE_OPS) % (sizeof(se_ops) / sizeof(se_ops[0]))]();
 		else
 			ops[op % (sizeof(ops) / sizeof(ops[0]))]();
 	}

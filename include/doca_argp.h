@@ -29,6 +29,8 @@
 #include <doca_compat.h>
 #include <doca_error.h>
 #include <doca_log.h>
+/* DOCA 3.3's argp header brings the device API with it; programs rely on that (e.g. sizes). */
+#include <doca_dev.h>
 
 #ifdef __cplusplus
 extern "C" {

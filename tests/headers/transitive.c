@@ -77,6 +77,11 @@ int main(void)
 #ifdef PROBE_STDARG
 	bad |= probe_sum(3, 1, 2, 3) != 6;
 #endif
+#ifdef PROBE_TIME
+	struct timespec ts = { 0, 0 };
+
+	bad |= ts.tv_nsec != 0 || time(NULL) == (time_t)-1;
+#endif
 #ifdef PROBE_VERSION
 	bad |= DOCA_VERSION_STRING[0] == '\0' || DOCA_VERSION_MAJOR < 3;
 #endif

@@ -127,6 +127,20 @@ static void test_pci_addr_and_lib(void **state)
 	c = get(json_object_array_get_idx(devices(root), 0), "capabilities");
 	assert_true(json_object_object_get_ex(c, "doca_mmap", NULL));
 	assert_false(json_object_object_get_ex(c, "doca_dma", NULL));
+	/* the rest of DOCA Core: a BlueField-3 DPU device has all of it */
+	assert_true(json_object_get_boolean(get(get(c, "doca_sync_event"), "export_to_remote_pci_supported")));
+	assert_true(json_object_get_boolean(get(get(c, "doca_mmap_advise"), "task_cache_invalidate_supported")));
+	assert_int_equal(json_object_get_int64(get(get(c, "doca_mmap_advise"), "max_buf_size")), 2 * 1024 * 1024);
+	assert_true(json_object_get_boolean(get(get(c, "doca_clock"), "nic_dpa_timer_supported")));
+	json_object_put(root);
+
+	/* a ConnectX-like NIC: no export, no cache invalidation, no DPA timer */
+	root = run_json("ODMA_SYSTEM=nic", "-p 08:00.0");
+	c = get(json_object_array_get_idx(devices(root), 0), "capabilities");
+	assert_false(json_object_get_boolean(get(get(c, "doca_sync_event"), "export_to_remote_pci_supported")));
+	assert_false(json_object_get_boolean(get(get(c, "doca_mmap_advise"), "task_cache_invalidate_supported")));
+	assert_true(json_object_get_boolean(get(get(c, "doca_clock"), "nic_real_time_supported")));
+	assert_false(json_object_get_boolean(get(get(c, "doca_clock"), "nic_dpa_timer_supported")));
 	json_object_put(root);
 }
 

@@ -15,8 +15,8 @@
 struct fake {
 	struct doca_ctx ctx;
 	unsigned int progressed, stopped, completed, failed, hooked;
-	bool connected; /* the asynchronous start finishes once this is set */
-	bool closed;    /* idle_ready */
+	bool connected;          /* the asynchronous start finishes once this is set */
+	bool closed;             /* idle_ready */
 	struct doca_task *owned; /* a task the type holds until progress completes it */
 };
 
@@ -66,8 +66,9 @@ static bool fake_progress(struct doca_ctx *ctx)
 		return true;
 	}
 	if (f->owned != NULL && ctx->state != DOCA_CTX_STATE_STARTING) {
-		odma_task_complete(f->owned, ctx->state == DOCA_CTX_STATE_STOPPING ?
-						     DOCA_ERROR_IO_FAILED : DOCA_SUCCESS);
+		odma_task_complete(f->owned, ctx->state == DOCA_CTX_STATE_STOPPING
+		                                     ? DOCA_ERROR_IO_FAILED
+		                                     : DOCA_SUCCESS);
 		f->owned = NULL;
 		return true;
 	}
@@ -182,10 +183,70 @@ static void test_hooks(void **state)
 	assert_ok(doca_dev_close(dev));
 }
 
+static unsigned int freed;
+
+static void count_free(struct doca_task *task)
+{
+	(void)task;
+	freed++;
+}
+
+static void done_cb(struct doca_task *task, bool ok)
+{
+	(void)task;
+	(void)ok;
+}
+
+static doca_error_t now_submit(struct doca_task *task)
+{
+	odma_task_complete(task, DOCA_SUCCESS);
+	return DOCA_SUCCESS;
+}
+
+static const struct odma_ctx_ops nodev_ops = {
+	.name = "NODEV",
+	.task_size = sizeof(struct doca_task),
+	.complete = done_cb,
+	.submit = now_submit,
+	.no_task_conf = true,
+	.task_free = count_free,
+};
+
+/* A context without a device (Sync Event) and the task_free op. */
+static void test_no_dev_task_free(void **state)
+{
+	struct doca_ctx ctx;
+	struct doca_pe *pe;
+	struct doca_task *t;
+
+	(void)state;
+	freed = 0;
+	assert_ok(doca_pe_create(&pe));
+	assert_ok(doca_priv_ctx_init(&ctx, &nodev_ops, NULL));
+	assert_null(ctx.dev);
+	assert_int_equal(ctx.queue_depth, 1);
+	ctx.num_tasks = 2;
+	ctx.queue_depth = 2;
+	assert_ok(doca_pe_connect_ctx(pe, &ctx));
+	assert_ok(doca_ctx_start(&ctx));
+	assert_ok(doca_priv_task_alloc(&ctx, &t));
+	assert_ok(doca_task_submit(t));
+	doca_pe_progress(pe);
+	assert_int_equal(freed, 0);
+	doca_task_free(t);
+	assert_int_equal(freed, 1);
+	doca_task_free(t); /* a second free is refused before the op runs */
+	assert_int_equal(freed, 1);
+	assert_ok(doca_ctx_stop(&ctx));
+	assert_ok(doca_priv_ctx_destroy(&ctx));
+	assert_ok(doca_pe_destroy(pe));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hooks),
+		cmocka_unit_test(test_no_dev_task_free),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

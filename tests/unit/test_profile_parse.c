@@ -53,8 +53,27 @@ static void good_text(void **state)
 	assert_ptr_equal(sys.devs[0].reps[0].rep_store->info, &sys.devs[0].reps[0]);
 	assert_ptr_equal(sys.devs[0].dev_store->info, &sys.devs[0]);
 	assert_true(sys.id == odma_fnv1a64("system t\r\n", 10) || sys.id != 0);
+	/* the Core capabilities default to no */
+	assert_false(sys.devs[0].caps.cache_invalidate);
+	assert_false(sys.devs[0].caps.clock_free_running);
+	assert_false(sys.devs[0].caps.clock_real_time);
+	assert_false(sys.devs[0].caps.clock_dpa_timer);
 	odma_system_free(&sys);
 	odma_system_free(&sys); /* second free is a no-op */
+	/* every device key at once */
+	assert_ok(parse("system t\n" DEV " memcpy=yes max_buf_size=2M max_buf_list_len=64 "
+			"max_num_tasks=8 queue_depth=8 mac=AA:bb:cc:dd:ee:ff ipv4=1.2.3.4 ipv6=::1 "
+			"lid=1 func=pf sf_index=0 active_rate=1G vhca_id=1 export_pci=yes "
+			"from_export_pci=yes export_rdma=yes from_export_rdma=yes cache_invalidate=yes "
+			"clock_free_running=yes clock_real_time=yes clock_dpa_timer=yes\n",
+			&sys, err));
+	assert_true(sys.devs[0].caps.cache_invalidate);
+	assert_true(sys.devs[0].caps.clock_free_running);
+	assert_true(sys.devs[0].caps.clock_real_time);
+	assert_true(sys.devs[0].caps.clock_dpa_timer);
+	odma_system_free(&sys);
+	expect_bad("system t\n" DEV " clock_dpa_timer=yes clock_dpa_timer=no\n", 2, "given twice");
+	expect_bad("system t\n" DEV " cache_invalidate=maybe\n", 2, "yes or no");
 }
 
 static void bad_texts(void **state)
@@ -166,6 +185,13 @@ static void builtins_parse(void **state)
 			assert_int_equal(sys.devs[d].caps.max_num_tasks, bf ? 65536 : 0);
 			assert_int_equal(sys.devs[d].caps.queue_depth, bf ? 1024 : 0);
 			assert_int_equal(sys.devs[d].caps.export_rdma, bf);
+			/* NIC clocks everywhere; the DPA timer on bf3; cache invalidation on the
+			 * BlueField Arm side only */
+			assert_true(sys.devs[d].caps.clock_free_running);
+			assert_true(sys.devs[d].caps.clock_real_time);
+			assert_int_equal(sys.devs[d].caps.clock_dpa_timer, i == 0);
+			assert_int_equal(sys.devs[d].caps.cache_invalidate,
+					 bf && sys.devs[d].side == ODMA_SIDE_DPU);
 		}
 		odma_system_free(&sys);
 	}

@@ -13,10 +13,13 @@
 #include <json-c/json.h>
 
 #include <doca_argp.h>
+#include <doca_clock.h>
 #include <doca_dev.h>
 #include <doca_dma.h>
 #include <doca_log.h>
 #include <doca_mmap.h>
+#include <doca_mmap_advise.h>
+#include <doca_sync_event.h>
 #include <doca_version.h>
 
 DOCA_LOG_REGISTER(ODMA_CAPS);
@@ -28,7 +31,8 @@ struct caps_cfg {
 };
 
 static const char *const caps_libs[][2] = {
-	{"doca_common", "DOCA Core: devices, memory maps, buffers, contexts, progress engine, logging"},
+	{"doca_common", "DOCA Core: devices, memory maps, buffers, contexts, progress engine, logging, "
+			"sync events, mmap advise, clocks"},
 	{"doca_dma", "DOCA DMA: memcpy tasks between registered memory regions"},
 	{"doca_argp", "DOCA argument parser"},
 };
@@ -213,6 +217,41 @@ static json_object *mmap_caps(struct doca_devinfo *info)
 	return o;
 }
 
+/* DOCA Core beyond memory: sync events, cache invalidation, clocks. */
+static json_object *core_caps(struct doca_devinfo *info, json_object *caps)
+{
+	json_object *se = json_object_new_object(), *ma = json_object_new_object(),
+		    *ck = json_object_new_object();
+	uint64_t max = 0;
+	bool inv = doca_mmap_advise_cap_task_cache_invalidate_is_supported(info) == DOCA_SUCCESS;
+
+	json_object_object_add(se, "export_to_remote_pci_supported",
+			       json_object_new_boolean(doca_sync_event_cap_is_export_to_remote_pci_supported(info) ==
+						       DOCA_SUCCESS));
+	json_object_object_add(se, "create_from_export_supported",
+			       json_object_new_boolean(doca_sync_event_cap_is_create_from_export_supported(info) ==
+						       DOCA_SUCCESS));
+	json_object_object_add(se, "task_wait_eq_supported",
+			       json_object_new_boolean(doca_sync_event_cap_task_wait_eq_is_supported(info) ==
+						       DOCA_SUCCESS));
+	json_object_object_add(caps, "doca_sync_event", se);
+	json_object_object_add(ma, "task_cache_invalidate_supported", json_object_new_boolean(inv));
+	if (inv && doca_mmap_advise_task_cache_invalidate_get_max_buf_size(info, &max) == DOCA_SUCCESS)
+		json_object_object_add(ma, "max_buf_size", json_object_new_int64((int64_t)max));
+	json_object_object_add(caps, "doca_mmap_advise", ma);
+	json_object_object_add(ck, "nic_free_running_supported",
+			       json_object_new_boolean(doca_clock_cap_nic_free_running_is_supported(info) ==
+						       DOCA_SUCCESS));
+	json_object_object_add(ck, "nic_real_time_supported",
+			       json_object_new_boolean(doca_clock_cap_nic_real_time_is_supported(info) ==
+						       DOCA_SUCCESS));
+	json_object_object_add(ck, "nic_dpa_timer_supported",
+			       json_object_new_boolean(doca_clock_cap_nic_dpa_timer_is_supported(info) ==
+						       DOCA_SUCCESS));
+	json_object_object_add(caps, "doca_clock", ck);
+	return caps;
+}
+
 static json_object *rep_list(struct doca_devinfo *info)
 {
 	struct doca_devinfo_rep **reps = NULL;
@@ -264,8 +303,10 @@ static json_object *device_entry(const struct caps_cfg *cfg, struct doca_devinfo
 
 	if (full_report(cfg)) {
 		caps = json_object_new_object();
-		if (show_lib(cfg, "doca_common"))
+		if (show_lib(cfg, "doca_common")) {
 			json_object_object_add(caps, "doca_mmap", mmap_caps(info));
+			core_caps(info, caps);
+		}
 		if (show_lib(cfg, "doca_dma"))
 			json_object_object_add(caps, "doca_dma", dma_caps(info));
 		json_object_object_add(o, "capabilities", caps);
@@ -391,6 +432,9 @@ static void print_text(json_object *root)
 		if (json_object_object_get_ex(d, "capabilities", &caps)) {
 			print_section(caps, "doca_dma");
 			print_section(caps, "doca_mmap");
+			print_section(caps, "doca_sync_event");
+			print_section(caps, "doca_mmap_advise");
+			print_section(caps, "doca_clock");
 		}
 		print_reps(d);
 	}

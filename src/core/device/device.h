@@ -40,6 +40,10 @@ struct odma_dev_caps {
 	bool from_export_pci;      /* doca_mmap_cap_is_create_from_export_pci_supported */
 	bool export_rdma;          /* export_rdma allowed */
 	bool from_export_rdma;     /* create_from_export of an RDMA descriptor allowed */
+	bool cache_invalidate;     /* doca_mmap_advise_cap_task_cache_invalidate_is_supported */
+	bool clock_free_running;   /* doca_clock_cap_nic_free_running_is_supported */
+	bool clock_real_time;      /* doca_clock_cap_nic_real_time_is_supported */
+	bool clock_dpa_timer;      /* doca_clock_cap_nic_dpa_timer_is_supported */
 };
 
 struct doca_devinfo_rep {

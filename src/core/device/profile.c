@@ -70,6 +70,10 @@ static const struct odma_key profile_device_keys[] = {
 	DEVKEY("from_export_pci", ODMA_K_BOOL, caps.from_export_pci, false),
 	DEVKEY("export_rdma", ODMA_K_BOOL, caps.export_rdma, false),
 	DEVKEY("from_export_rdma", ODMA_K_BOOL, caps.from_export_rdma, false),
+	DEVKEY("cache_invalidate", ODMA_K_BOOL, caps.cache_invalidate, false),
+	DEVKEY("clock_free_running", ODMA_K_BOOL, caps.clock_free_running, false),
+	DEVKEY("clock_real_time", ODMA_K_BOOL, caps.clock_real_time, false),
+	DEVKEY("clock_dpa_timer", ODMA_K_BOOL, caps.clock_dpa_timer, false),
 };
 
 static const struct odma_key profile_rep_keys[] = {
@@ -327,7 +331,7 @@ static bool profile_store(struct odma_parse *p, const struct odma_key *k, void *
 static bool profile_apply_keys(struct odma_parse *p, const char *what, const struct odma_key *keys,
 			    size_t nkeys, void *base, char *save)
 {
-	uint32_t seen = 0;
+	uint64_t seen = 0;
 	char *tok, *eq;
 	size_t i;
 
@@ -340,16 +344,16 @@ static bool profile_apply_keys(struct odma_parse *p, const char *what, const str
 			;
 		if (i == nkeys)
 			return profile_fail(p, "unknown %s key '%.64s'", what, tok);
-		if (seen & (1u << i))
+		if (seen & (1ull << i))
 			return profile_fail(p, "key %s given twice", tok);
 		if (eq[1] == '\0')
 			return profile_fail(p, "key %s has an empty value", tok);
-		seen |= 1u << i;
+		seen |= 1ull << i;
 		if (!profile_store(p, &keys[i], base, eq + 1))
 			return false;
 	}
 	for (i = 0; i < nkeys; i++)
-		if (keys[i].required && !(seen & (1u << i)))
+		if (keys[i].required && !(seen & (1ull << i)))
 			return profile_fail(p, "%s line lacks the required key %s", what, keys[i].name);
 	return true;
 }
@@ -587,22 +591,28 @@ doca_error_t odma_profile_parse(const char *text, size_t len, struct odma_system
  * Built-in profiles, written in the file format so they exercise the same parser.
  * The limits are emulated values (public reports give 2 MiB and 64 for BlueField parts).
  */
-#define ODMA_BF_CAPS                                                                               \
-	" memcpy=yes max_buf_size=2M max_buf_list_len=64 max_num_tasks=65536 queue_depth=1024"    \
-	" export_pci=yes from_export_pci=yes export_rdma=yes from_export_rdma=yes\n"
+#define ODMA_BF_BASE                                                                               \
+	" memcpy=yes max_buf_size=2M max_buf_list_len=64 max_num_tasks=65536 queue_depth=1024"     \
+	" export_pci=yes from_export_pci=yes export_rdma=yes from_export_rdma=yes"                 \
+	" clock_free_running=yes clock_real_time=yes"
+/* BlueField-3 has a DPA (its timer is a NIC clock); only the Arm side invalidates caches. */
+#define ODMA_BF3_HOST_CAPS ODMA_BF_BASE " clock_dpa_timer=yes\n"
+#define ODMA_BF3_DPU_CAPS ODMA_BF_BASE " clock_dpa_timer=yes cache_invalidate=yes\n"
+#define ODMA_BF2_HOST_CAPS ODMA_BF_BASE "\n"
+#define ODMA_BF2_DPU_CAPS ODMA_BF_BASE " cache_invalidate=yes\n"
 
 static const char profile_bf3[] =
 	"system bf3\n"
 	"# host side: the BlueField-3 PFs as the x86 host sees them\n"
 	"device side=host pci=0000:b1:00.0 ibdev=mlx5_0 iface=ens1f0np0 mac=b8:3f:d2:9a:10:00"
-	" ipv4=192.168.100.1 ipv6=fe80::ba3f:d2ff:fe9a:1000 vhca_id=0 active_rate=200000000000" ODMA_BF_CAPS
+	" ipv4=192.168.100.1 ipv6=fe80::ba3f:d2ff:fe9a:1000 vhca_id=0 active_rate=200000000000" ODMA_BF3_HOST_CAPS
 	"device side=host pci=0000:b1:00.1 ibdev=mlx5_1 iface=ens1f1np1 mac=b8:3f:d2:9a:10:01"
-	" ipv4=192.168.101.1 ipv6=fe80::ba3f:d2ff:fe9a:1001 vhca_id=1 active_rate=200000000000" ODMA_BF_CAPS
+	" ipv4=192.168.101.1 ipv6=fe80::ba3f:d2ff:fe9a:1001 vhca_id=1 active_rate=200000000000" ODMA_BF3_HOST_CAPS
 	"# DPU side: the Arm cores' view of the same two ports\n"
 	"device side=dpu pci=0000:03:00.0 ibdev=mlx5_0 iface=p0 mac=b8:3f:d2:9a:20:00"
-	" ipv4=192.168.100.2 ipv6=fe80::ba3f:d2ff:fe9a:2000 vhca_id=2 active_rate=200000000000" ODMA_BF_CAPS
+	" ipv4=192.168.100.2 ipv6=fe80::ba3f:d2ff:fe9a:2000 vhca_id=2 active_rate=200000000000" ODMA_BF3_DPU_CAPS
 	"device side=dpu pci=0000:03:00.1 ibdev=mlx5_1 iface=p1 mac=b8:3f:d2:9a:20:01"
-	" ipv4=192.168.101.2 ipv6=fe80::ba3f:d2ff:fe9a:2001 vhca_id=3 active_rate=200000000000" ODMA_BF_CAPS
+	" ipv4=192.168.101.2 ipv6=fe80::ba3f:d2ff:fe9a:2001 vhca_id=3 active_rate=200000000000" ODMA_BF3_DPU_CAPS
 	"# representors of host functions, listed by the DPU PFs\n"
 	"rep parent=03:00.0 pci=0000:b1:00.0 vuid=MT2306XZ00BF3ODMAHOSTPF0 func=pf\n"
 	"rep parent=03:00.0 pci=0000:b1:00.2 vuid=MT2306XZ00BF3ODMAHOSTPF0VF0 func=vf\n"
@@ -616,13 +626,13 @@ static const char profile_bf3[] =
 static const char profile_bf2[] =
 	"system bf2\n"
 	"device side=host pci=0000:3b:00.0 ibdev=mlx5_2 iface=ens2f0 mac=0c:42:a1:5e:30:00"
-	" ipv4=10.0.0.1 ipv6=fe80::e42:a1ff:fe5e:3000 vhca_id=0 active_rate=100000000000" ODMA_BF_CAPS
+	" ipv4=10.0.0.1 ipv6=fe80::e42:a1ff:fe5e:3000 vhca_id=0 active_rate=100000000000" ODMA_BF2_HOST_CAPS
 	"device side=host pci=0000:3b:00.1 ibdev=mlx5_3 iface=ens2f1 mac=0c:42:a1:5e:30:01"
-	" ipv4=10.0.1.1 ipv6=fe80::e42:a1ff:fe5e:3001 vhca_id=1 active_rate=100000000000" ODMA_BF_CAPS
+	" ipv4=10.0.1.1 ipv6=fe80::e42:a1ff:fe5e:3001 vhca_id=1 active_rate=100000000000" ODMA_BF2_HOST_CAPS
 	"device side=dpu pci=0000:03:00.0 ibdev=mlx5_0 iface=p0 mac=0c:42:a1:5e:40:00"
-	" ipv4=10.0.0.2 ipv6=fe80::e42:a1ff:fe5e:4000 vhca_id=2 active_rate=100000000000" ODMA_BF_CAPS
+	" ipv4=10.0.0.2 ipv6=fe80::e42:a1ff:fe5e:4000 vhca_id=2 active_rate=100000000000" ODMA_BF2_DPU_CAPS
 	"device side=dpu pci=0000:03:00.1 ibdev=mlx5_1 iface=p1 mac=0c:42:a1:5e:40:01"
-	" ipv4=10.0.1.2 ipv6=fe80::e42:a1ff:fe5e:4001 vhca_id=3 active_rate=100000000000" ODMA_BF_CAPS
+	" ipv4=10.0.1.2 ipv6=fe80::e42:a1ff:fe5e:4001 vhca_id=3 active_rate=100000000000" ODMA_BF2_DPU_CAPS
 	"rep parent=03:00.0 pci=0000:3b:00.0 vuid=MT2048X00BF2ODMAHOSTPF0 func=pf\n"
 	"rep parent=03:00.0 pci=0000:3b:00.2 vuid=MT2048X00BF2ODMAHOSTPF0VF0 func=vf\n"
 	"rep parent=03:00.0 pci=0000:3b:00.0 vuid=MT2048X00BF2ODMAHOSTPF0SF0 func=sf\n"
@@ -632,9 +642,11 @@ static const char profile_bf2[] =
 static const char profile_nic[] =
 	"system nic\n"
 	"device side=host pci=0000:08:00.0 ibdev=mlx5_0 iface=ens5f0np0 mac=a0:88:c2:11:22:30"
-	" ipv4=172.16.0.1 ipv6=fe80::a288:c2ff:fe11:2230 active_rate=100000000000 memcpy=no\n"
+	" ipv4=172.16.0.1 ipv6=fe80::a288:c2ff:fe11:2230 active_rate=100000000000 memcpy=no"
+	" clock_free_running=yes clock_real_time=yes\n"
 	"device side=host pci=0000:08:00.1 ibdev=mlx5_1 iface=ens5f1np1 mac=a0:88:c2:11:22:31"
-	" ipv4=172.16.1.1 ipv6=fe80::a288:c2ff:fe11:2231 active_rate=100000000000 memcpy=no\n";
+	" ipv4=172.16.1.1 ipv6=fe80::a288:c2ff:fe11:2231 active_rate=100000000000 memcpy=no"
+	" clock_free_running=yes clock_real_time=yes\n";
 
 const char *odma_profile_builtin(const char *name)
 {

@@ -38,15 +38,18 @@ void odma_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next)
 
 doca_error_t doca_priv_ctx_init(struct doca_ctx *ctx, const struct odma_ctx_ops *ops, struct doca_dev *dev)
 {
+	static const struct odma_dev_caps no_caps;
+
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->ops = ops;
 	ctx->dev = dev;
-	ctx->caps = &dev->info->caps;
+	ctx->caps = dev != NULL ? &dev->info->caps : &no_caps;
 	ctx->queue_depth = ctx->caps->queue_depth ? ctx->caps->queue_depth : 1;
 	ctx->state = DOCA_CTX_STATE_IDLE;
 	atomic_init(&ctx->flushing, false);
 	atomic_init(&ctx->fail_seq, UINT64_MAX);
-	odma_dev_hold(dev);
+	if (dev != NULL)
+		odma_dev_hold(dev);
 	return DOCA_SUCCESS;
 }
 
@@ -64,7 +67,8 @@ doca_error_t doca_priv_ctx_destroy(struct doca_ctx *ctx)
 	}
 	if (ctx->pe != NULL)
 		odma_pe_disconnect(ctx->pe, ctx);
-	odma_dev_release(ctx->dev);
+	if (ctx->dev != NULL)
+		odma_dev_release(ctx->dev);
 	free(ctx->pool);
 	ctx->pool = NULL;
 	return DOCA_SUCCESS;

@@ -115,6 +115,11 @@ struct odma_ctx_ops {
 	bool (*idle_ready)(const struct doca_ctx *ctx);
 	/* Optional: a context type that needs no task type configured before start. */
 	bool no_task_conf;
+	/*
+	 * Optional: told when the program frees a task (doca_task_free), before the task goes
+	 * back to the pool; a type with several task types keeps its per-type counts here.
+	 */
+	void (*task_free)(struct doca_task *task);
 };
 
 /*
@@ -151,7 +156,7 @@ struct odma_ctx_fp {
 struct doca_ctx {
 	const struct odma_ctx_ops *ops;
 	struct odma_ctx_fp fp; /* set by doca_pe_connect_ctx */
-	struct doca_dev *dev;
+	struct doca_dev *dev;  /* NULL for a context on no device (Sync Event) */
 	const struct odma_dev_caps *caps;
 	struct doca_pe *pe;
 	struct doca_ctx *pe_next; /* the PE's list of contexts */
@@ -197,7 +202,11 @@ struct doca_pe {
 	uint32_t poller_gen;         /* bumped when a poller is added or removed */
 };
 
-/* Cross-library entry points for context types (libdoca_dma); exported as doca_priv_*. */
+/*
+ * Cross-library entry points for context types (libdoca_dma); exported as doca_priv_*.
+ * doca_priv_ctx_init accepts a NULL @dev for a context type that runs on no device
+ * (Sync Event): it then has no capabilities, and the type sets queue_depth itself.
+ */
 DOCA_STABLE doca_error_t doca_priv_ctx_init(struct doca_ctx *ctx, const struct odma_ctx_ops *ops,
                                             struct doca_dev *dev);
 DOCA_STABLE doca_error_t doca_priv_ctx_destroy(struct doca_ctx *ctx);

@@ -310,6 +310,8 @@ void doca_task_free(struct doca_task *task)
 		return;
 	}
 	ctx = task->ctx;
+	if (ctx->ops->task_free != NULL)
+		ctx->ops->task_free(task);
 	task->state = ODMA_TASK_FREE;
 	task->next = ctx->free_tasks;
 	ctx->free_tasks = task;

@@ -1,0 +1,233 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * DOCA mmap advise: the context and its invalidate-cache task. odma's movers are CPU copies
+ * between coherent caches, so the task has no cache line to drop: it checks its buffer as
+ * the hardware would, fences, and completes through the PE (never inside submit).
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "core/device/device.h"
+#include "core/log/log.h"
+#include "core/memory/memory.h"
+#include "core/mmap_advise/mmap_advise.h"
+#include "util/container_of.h"
+
+ODMA_LOG_REGISTER(DOCA_MMAP_ADVISE)
+
+#define MA_DEFAULT_MAX_TASKS 65536u
+
+static struct doca_mmap_advise *ma_of(const struct doca_ctx *ctx)
+{
+	return odma_container_of(ctx, struct doca_mmap_advise, ctx);
+}
+
+/* The rules of a buffer to invalidate; NULL when it is fine, else why not. */
+static const char *ma_buf_problem(const struct doca_mmap_advise *ma, const struct doca_buf *buf)
+{
+	if (buf == NULL)
+		return "has no buffer; set one with doca_mmap_advise_task_invalidate_cache_set_buf";
+	if (!buf->in_use)
+		return "names a buf that was released to its inventory";
+	if (buf->next != NULL || buf->list_head != buf)
+		return "names a buf list; invalidate one buf per task";
+	if (buf->data_len == 0)
+		return "names a buf without data (data_len 0): nothing to invalidate";
+	if (buf->data_len > ma->ctx.caps->max_buf_size)
+		return "names a buf whose data is above the device's max buf size "
+		       "(doca_mmap_advise_task_cache_invalidate_get_max_buf_size)";
+	if (buf->mmap->from_export)
+		return "names memory of the other side (an mmap from an export); only local memory "
+		       "has cache lines here";
+	return NULL;
+}
+
+static void ma_complete(struct doca_task *task, bool ok)
+{
+	struct doca_mmap_advise *ma = ma_of(task->ctx);
+
+	(ok ? ma->ok_cb : ma->err_cb)((struct doca_mmap_advise_task_invalidate_cache *)task,
+	                              task->user_data, task->ctx->user_data);
+}
+
+static doca_error_t ma_submit(struct doca_task *task)
+{
+	struct doca_mmap_advise_task_invalidate_cache *t =
+	        (struct doca_mmap_advise_task_invalidate_cache *)task;
+	const char *why = ma_buf_problem(ma_of(task->ctx), t->buf);
+
+	if (why != NULL) {
+		ODMA_ERR("invalidate-cache task %p %s", (void *)t, why);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	/* Coherent CPU caches: ordering is all a reader after the callback needs. */
+	atomic_thread_fence(memory_order_seq_cst);
+	odma_task_complete(task, DOCA_SUCCESS);
+	return DOCA_SUCCESS;
+}
+
+static const struct odma_ctx_ops ma_ctx_ops = {
+	.name = "MMAP_ADVISE",
+	.task_size = sizeof(struct doca_mmap_advise_task_invalidate_cache),
+	.complete = ma_complete,
+	.submit = ma_submit,
+};
+
+static doca_error_t ma_check_cap(const struct doca_devinfo *info, const char *fn)
+{
+	if (info->caps.cache_invalidate)
+		return DOCA_SUCCESS;
+	ODMA_ERR("%s: device %s does not support the cache-invalidate task (only the Arm side of a "
+	         "BlueField does: use a DPU-side device, see "
+	         "doca_mmap_advise_cap_task_cache_invalidate_is_supported)",
+	         fn, info->pci_addr);
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_mmap_advise_create(struct doca_dev *dev, struct doca_mmap_advise **mmap_advise)
+{
+	const struct doca_devinfo *info;
+	struct doca_mmap_advise *ma;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(dev != NULL && mmap_advise != NULL, "dev and mmap_advise must not be NULL");
+	info = odma_dev_lookup(dev);
+	ODMA_CHECK_ARG(info != NULL, "dev %p is not a device handle from doca_dev_open",
+	               (void *)dev);
+	r = ma_check_cap(info, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
+	ma = calloc(1, sizeof(*ma));
+	if (ma == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	r = doca_priv_ctx_init(&ma->ctx, &ma_ctx_ops, dev);
+	if (r != DOCA_SUCCESS) {
+		free(ma);
+		return r;
+	}
+	/* the pool bounds what is in flight */
+	ma->ctx.queue_depth = UINT32_MAX;
+	*mmap_advise = ma;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_advise_destroy(struct doca_mmap_advise *mmap_advise)
+{
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(mmap_advise != NULL, "mmap_advise must not be NULL");
+	r = doca_priv_ctx_destroy(&mmap_advise->ctx);
+	if (r == DOCA_SUCCESS)
+		free(mmap_advise);
+	return r;
+}
+
+struct doca_ctx *doca_mmap_advise_as_ctx(struct doca_mmap_advise *mmap_advise)
+{
+	return mmap_advise != NULL ? &mmap_advise->ctx : NULL;
+}
+
+doca_error_t
+doca_mmap_advise_cap_task_cache_invalidate_is_supported(const struct doca_devinfo *devinfo)
+{
+	ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");
+	return devinfo->caps.cache_invalidate ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t
+doca_mmap_advise_task_cache_invalidate_get_max_buf_size(const struct doca_devinfo *devinfo,
+                                                        uint64_t *buf_size)
+{
+	ODMA_CHECK_ARG(devinfo != NULL && buf_size != NULL,
+	               "devinfo and buf_size must not be NULL");
+	if (!devinfo->caps.cache_invalidate)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	*buf_size = devinfo->caps.max_buf_size;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_advise_task_invalidate_cache_set_conf(
+        struct doca_mmap_advise *mmap_advise,
+        doca_mmap_advise_task_invalidate_cache_completion_cb_t completion_cb,
+        doca_mmap_advise_task_invalidate_cache_completion_cb_t error_cb, uint32_t num_tasks)
+{
+	uint32_t max;
+
+	ODMA_CHECK_ARG(mmap_advise != NULL, "mmap_advise must not be NULL");
+	ODMA_CHECK_ARG(completion_cb != NULL && error_cb != NULL,
+	               "both the completion and the error callback are required");
+	if (mmap_advise->ctx.state != DOCA_CTX_STATE_IDLE) {
+		ODMA_ERR("mmap advise context %p is not IDLE; configure tasks before "
+		         "doca_ctx_start (or "
+		         "after a full stop)",
+		         (void *)mmap_advise);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	max = mmap_advise->ctx.caps->max_num_tasks ? mmap_advise->ctx.caps->max_num_tasks
+	                                           : MA_DEFAULT_MAX_TASKS;
+	ODMA_CHECK_ARG(num_tasks >= 1 && num_tasks <= max, "num_tasks %u is outside 1..%u",
+	               num_tasks, max);
+	mmap_advise->ok_cb = completion_cb;
+	mmap_advise->err_cb = error_cb;
+	mmap_advise->ctx.num_tasks = num_tasks;
+	mmap_advise->ctx.configured = true;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_mmap_advise_task_invalidate_cache_alloc_init(
+        struct doca_mmap_advise *mmap_advise, struct doca_buf *buf, union doca_data user_data,
+        struct doca_mmap_advise_task_invalidate_cache **task)
+{
+	struct doca_mmap_advise_task_invalidate_cache *t;
+	struct doca_task *base;
+	const char *why;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(mmap_advise != NULL && task != NULL,
+	               "mmap_advise and task must not be NULL");
+	r = doca_priv_task_alloc(&mmap_advise->ctx, &base); /* state first: BAD_STATE */
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (buf != NULL && (why = ma_buf_problem(mmap_advise, buf)) != NULL) {
+		doca_task_free(base);
+		ODMA_ERR("doca_mmap_advise_task_invalidate_cache_alloc_init: buf %p: the task %s",
+		         (void *)buf, why);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	t = (struct doca_mmap_advise_task_invalidate_cache *)base;
+	t->buf = buf;
+	base->user_data = user_data;
+	*task = t;
+	return DOCA_SUCCESS;
+}
+
+struct doca_task *doca_mmap_advise_task_invalidate_cache_as_doca_task(
+        struct doca_mmap_advise_task_invalidate_cache *task)
+{
+	return task != NULL ? &task->base : NULL;
+}
+
+void doca_mmap_advise_task_invalidate_cache_set_buf(
+        struct doca_mmap_advise_task_invalidate_cache *task, struct doca_buf *buf)
+{
+	if (task == NULL) {
+		ODMA_ERR("doca_mmap_advise_task_invalidate_cache_set_buf: task is NULL");
+		return;
+	}
+	if (task->base.state == ODMA_TASK_SUBMITTED || task->base.state == ODMA_TASK_HELD) {
+		ODMA_ERR("doca_mmap_advise_task_invalidate_cache_set_buf: task %p is in flight; "
+		         "change its "
+		         "buffer in its callback or after it completes",
+		         (void *)task);
+		return;
+	}
+	task->buf = buf;
+}
+
+struct doca_buf *doca_mmap_advise_task_invalidate_cache_get_buf(
+        const struct doca_mmap_advise_task_invalidate_cache *task)
+{
+	return task != NULL ? task->buf : NULL;
+}

@@ -1,0 +1,410 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The shared page of a sync event: creation by the owner, import by the other side,
+ * revocation, futex wake-ups for blocked threads, and eventfd wake-ups for progress
+ * engines with waiting tasks (in this process or, through pidfd_getfd, in another).
+ * No thread polls anything: a waiter sleeps in the kernel until an update wakes it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/futex.h>
+
+#include "core/log/log.h"
+#include "core/memory/memory.h"
+#include "core/sync_event/se_int.h"
+
+ODMA_LOG_REGISTER(DOCA_SYNC_EVENT)
+
+#define LIVE_CHECK_NS (10 * 1000 * 1000ull) /* importer: exporter liveness at most every 10 ms */
+
+uint64_t se_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void se_set_ptracer(void)
+{
+	/* Best effort: without Yama the call fails with EINVAL and nothing is needed. */
+	(void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+}
+
+/*
+ * The other side opens our page through /proc/<pid>/fd and, to wake a waiting progress
+ * engine, takes a copy of its eventfd with pidfd_getfd: both need ptrace rights, which
+ * Yama ptrace_scope=1 grants only to ancestors. Same policy as mmap exports.
+ */
+void se_allow_peers(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, se_set_ptracer);
+}
+
+/* Whether @pid runs (not a zombie) and started at @start. */
+static bool se_proc_alive(pid_t pid, uint64_t start)
+{
+	char path[64], buf[1024];
+	unsigned long long st;
+	const char *p;
+	char state;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (p == NULL || p[1] != ' ')
+		return false;
+	state = p[2];
+	if (state == 'Z' || state == 'X' || state == 'x')
+		return false;
+	for (int field = 3; field <= 22; field++) {
+		p = strchr(p + 1, ' ');
+		if (p == NULL)
+			return false;
+	}
+	return sscanf(p + 1, "%llu", &st) == 1 && st == start;
+}
+
+doca_error_t se_page_create(struct doca_sync_event *se)
+{
+	struct se_page *pg;
+	int fd;
+
+	fd = memfd_create("odma-sync-event", MFD_CLOEXEC);
+	if (fd < 0) {
+		ODMA_ERR("sync event %p: memfd_create failed: %s", (void *)se, strerror(errno));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	if (ftruncate(fd, SE_PAGE_SIZE) != 0) {
+		ODMA_ERR("sync event %p: ftruncate of its page failed: %s", (void *)se,
+		         strerror(errno));
+		close(fd);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	pg = mmap(NULL, SE_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (pg == MAP_FAILED) {
+		ODMA_ERR("sync event %p: mmap of its page failed: %s", (void *)se, strerror(errno));
+		close(fd);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	if (getrandom(pg->key, sizeof(pg->key), 0) != (ssize_t)sizeof(pg->key) ||
+	    !odma_proc_start_time(getpid(), &pg->owner_start)) {
+		ODMA_ERR("sync event %p: getrandom or /proc/self/stat failed", (void *)se);
+		munmap(pg, SE_PAGE_SIZE);
+		close(fd);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	pg->key[0] |= 1; /* never all zero */
+	pg->owner_pid = (uint32_t)getpid();
+	pg->magic = SE_PAGE_MAGIC;
+	se->page = pg;
+	se->memfd = fd;
+	se->value = se->user_addr != NULL ? se->user_addr : &pg->value;
+	return DOCA_SUCCESS;
+}
+
+void se_page_revoke(struct doca_sync_event *se)
+{
+	if (se->page == NULL)
+		return;
+	__atomic_store_n(&se->page->revoked, 1, __ATOMIC_SEQ_CST);
+	se_notify(se->page);
+	munmap(se->page, SE_PAGE_SIZE);
+	close(se->memfd);
+	se->page = NULL;
+	se->memfd = -1;
+	se->value = NULL;
+}
+
+doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blob *b,
+                            const char **why)
+{
+	char path[64];
+	struct se_page *pg;
+	struct stat st;
+	int fd;
+
+	if (!se_proc_alive((pid_t)b->pid, b->start_time)) {
+		*why = "the exporting process no longer runs (stale export)";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/fd/%u", b->pid, b->fd);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		*why = errno == ENOENT
+		               ? "the exporter stopped or destroyed the event (stale export)"
+		       : (errno == EACCES || errno == EPERM)
+		               ? "the kernel refused access to the exporter (run both sides as the "
+		                 "same "
+		                 "user; Yama ptrace_scope 2/3 or another user needs CAP_SYS_PTRACE)"
+		               : "the exporter's event page cannot be opened";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != SE_PAGE_SIZE) {
+		close(fd);
+		*why = "the export does not name a sync event page (stale export)";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	pg = mmap(NULL, SE_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (pg == MAP_FAILED) {
+		*why = "the exporter's event page cannot be mapped";
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	if (pg->magic != SE_PAGE_MAGIC || memcmp(pg->key, b->key, sizeof(pg->key)) != 0 ||
+	    pg->owner_pid != b->pid || pg->owner_start != b->start_time) {
+		munmap(pg, SE_PAGE_SIZE);
+		*why = "the export does not match the exporter's event (stale or forged export)";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (__atomic_load_n(&pg->revoked, __ATOMIC_SEQ_CST)) {
+		munmap(pg, SE_PAGE_SIZE);
+		*why = "the exporter stopped or destroyed the event (stale export)";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	se_allow_peers();
+	se->page = pg;
+	se->value = &pg->value;
+	se->peer_pid = (pid_t)b->pid;
+	se->peer_start = b->start_time;
+	return DOCA_SUCCESS;
+}
+
+void se_page_unmap(struct doca_sync_event *se)
+{
+	if (se->page != NULL)
+		munmap(se->page, SE_PAGE_SIZE);
+	se->page = NULL;
+	se->value = NULL;
+}
+
+bool se_peer_gone(struct doca_sync_event *se, bool now)
+{
+	uint64_t t;
+
+	if (!se->from_export)
+		return false;
+	if (se->peer_gone)
+		return true;
+	if (__atomic_load_n(&se->page->revoked, __ATOMIC_SEQ_CST)) {
+		se->peer_gone = true;
+		ODMA_WARN("sync event %p: the exporter (pid %d) stopped or destroyed the event; "
+		          "updates and waits on this handle now fail with CONNECTION_ABORTED",
+		          (void *)se, (int)se->peer_pid);
+		return true;
+	}
+	t = se_now_ns();
+	if (!now && t < se->next_live_check_ns)
+		return false;
+	se->next_live_check_ns = t + LIVE_CHECK_NS;
+	if (se_proc_alive(se->peer_pid, se->peer_start))
+		return false;
+	se->peer_gone = true;
+	ODMA_WARN("sync event %p: the exporting process (pid %d) exited; updates and waits on "
+	          "this handle now fail with CONNECTION_ABORTED",
+	          (void *)se, (int)se->peer_pid);
+	return true;
+}
+
+static long se_futex(uint32_t *word, int op, uint32_t val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, word, op, val, ts, NULL, 0);
+}
+
+void se_futex_wait(uint32_t *word, uint32_t old, uint64_t timeout_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(timeout_ns / 1000000000ull),
+		.tv_nsec = (long)(timeout_ns % 1000000000ull),
+	};
+
+	/* Shared mapping: not FUTEX_PRIVATE. EAGAIN (changed), EINTR, ETIMEDOUT: re-check. */
+	(void)se_futex(word, FUTEX_WAIT, old, timeout_ns ? &ts : NULL);
+}
+
+/* Writes one to an eventfd of another process (pidfd_getfd, Linux 5.6+). */
+static void se_signal_remote(const struct se_slot *s, pid_t pid, int32_t fd)
+{
+	static int warned;
+	char path[64], link[64];
+	ssize_t n;
+	uint64_t one = 1;
+	int pfd, efd;
+
+	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pfd < 0) {
+		if (errno == ENOSYS && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+			ODMA_WARN("this kernel has no pidfd_open: a progress engine of another "
+			          "process "
+			          "waiting on a sync event sees updates at its next "
+			          "doca_pe_progress, "
+			          "not through its notification handle");
+		return;
+	}
+	/* the pid could have been reused between the table read and pidfd_open */
+	if (!se_proc_alive(pid, s->start_time)) {
+		close(pfd);
+		return;
+	}
+	efd = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
+	close(pfd);
+	if (efd < 0) {
+		if (errno == ENOSYS && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+			ODMA_WARN("this kernel has no pidfd_getfd: a progress engine of another "
+			          "process "
+			          "waiting on a sync event sees updates at its next "
+			          "doca_pe_progress");
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", efd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n > 0) {
+		link[n] = '\0';
+		/* never write into anything but an eventfd (a closed and reused number) */
+		if (strcmp(link, "anon_inode:[eventfd]") == 0 &&
+		    write(efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			ODMA_DBG("eventfd write to pid %d failed: %s", (int)pid, strerror(errno));
+	}
+	close(efd);
+}
+
+static void se_signal(const struct se_slot *s)
+{
+	uint32_t pid = __atomic_load_n(&s->pid, __ATOMIC_ACQUIRE);
+	int32_t fd = __atomic_load_n(&s->fd, __ATOMIC_RELAXED);
+	uint64_t one = 1;
+
+	if (pid == 0)
+		return;
+	if ((pid_t)pid == getpid()) {
+		/* EAGAIN: the counter is already non-zero, readable anyway */
+		if (write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			ODMA_DBG("eventfd write failed: %s", strerror(errno));
+		return;
+	}
+	se_signal_remote(s, (pid_t)pid, fd);
+}
+
+void se_notify(struct se_page *pg)
+{
+	uint32_t armed;
+
+	__atomic_add_fetch(&pg->seq, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&pg->sleepers, __ATOMIC_SEQ_CST) != 0)
+		(void)se_futex(&pg->seq, FUTEX_WAKE, INT_MAX, NULL);
+	armed = __atomic_load_n(&pg->armed, __ATOMIC_SEQ_CST);
+	while (armed != 0) {
+		uint32_t bit = armed & (0u - armed);
+		int i = __builtin_ctz(armed);
+
+		armed &= ~bit;
+		if (__atomic_fetch_and(&pg->armed, ~bit, __ATOMIC_SEQ_CST) & bit)
+			se_signal(&pg->slots[i]);
+	}
+}
+
+/* Frees slots whose process is gone (a waiter that died without stopping). */
+static void se_slot_reap(struct se_page *pg)
+{
+	for (int i = 0; i < SE_SLOTS; i++) {
+		struct se_slot *s = &pg->slots[i];
+		uint32_t pid = __atomic_load_n(&s->pid, __ATOMIC_ACQUIRE);
+
+		if (pid == 0 || se_proc_alive((pid_t)pid, s->start_time))
+			continue;
+		if (__atomic_compare_exchange_n(&s->pid, &pid, 0, false, __ATOMIC_SEQ_CST,
+		                                __ATOMIC_RELAXED)) {
+			__atomic_fetch_and(&pg->armed, ~(1u << i), __ATOMIC_SEQ_CST);
+			__atomic_fetch_and(&pg->claimed, ~(1u << i), __ATOMIC_SEQ_CST);
+		}
+	}
+}
+
+bool se_slot_claim(struct doca_sync_event *se, int efd)
+{
+	struct se_page *pg = se->page;
+	uint64_t my_start;
+
+	if (se->slot >= 0)
+		return true;
+	if (!odma_proc_start_time(getpid(), &my_start))
+		return false;
+	for (int pass = 0; pass < 2; pass++) {
+		uint32_t c = __atomic_load_n(&pg->claimed, __ATOMIC_SEQ_CST);
+
+		while (c != 0xffffffffu) {
+			int i = __builtin_ctz(~c);
+
+			if (!__atomic_compare_exchange_n(&pg->claimed, &c, c | (1u << i), false,
+			                                 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+				continue; /* c reloaded */
+			pg->slots[i].fd = efd;
+			pg->slots[i].start_time = my_start;
+			__atomic_store_n(&pg->slots[i].pid, (uint32_t)getpid(), __ATOMIC_RELEASE);
+			se->slot = i;
+			se_allow_peers();
+			return true;
+		}
+		se_slot_reap(pg);
+	}
+	ODMA_WARN("sync event %p: all %d wake-up slots of its page are taken; its waiting tasks "
+	          "complete at progress calls but cannot wake a sleeping notification handle",
+	          (void *)se, SE_SLOTS);
+	return false;
+}
+
+void se_slot_arm(struct doca_sync_event *se)
+{
+	if (se->slot >= 0)
+		__atomic_fetch_or(&se->page->armed, 1u << se->slot, __ATOMIC_SEQ_CST);
+}
+
+void se_slot_disarm(struct doca_sync_event *se)
+{
+	if (se->slot >= 0)
+		__atomic_fetch_and(&se->page->armed, ~(1u << se->slot), __ATOMIC_SEQ_CST);
+}
+
+bool se_slot_fired(const struct doca_sync_event *se)
+{
+	return se->slot >= 0 &&
+	       !(__atomic_load_n(&se->page->armed, __ATOMIC_SEQ_CST) & (1u << se->slot));
+}
+
+void se_slot_release(struct doca_sync_event *se)
+{
+	struct se_page *pg = se->page;
+	int i = se->slot;
+
+	if (i < 0)
+		return;
+	__atomic_fetch_and(&pg->armed, ~(1u << i), __ATOMIC_SEQ_CST);
+	__atomic_store_n(&pg->slots[i].pid, 0, __ATOMIC_SEQ_CST);
+	__atomic_fetch_and(&pg->claimed, ~(1u << i), __ATOMIC_SEQ_CST);
+	se->slot = -1;
+}

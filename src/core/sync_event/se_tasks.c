@@ -1,0 +1,550 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The sync event as a context: five task types sharing one pool (each with its own limit),
+ * run by the type itself (no engine). Get, notify-set and notify-add act at submit and
+ * complete at the next progress; a wait stays pending until its condition holds, checked at
+ * submit and by every progress of the context's PE. To wake a PE that sleeps on its
+ * notification handle, a context with pending waits holds a slot of the shared page: every
+ * update writes the PE's eventfd once per arming.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/log/log.h"
+#include "core/sync_event/se_int.h"
+#include "util/container_of.h"
+
+ODMA_LOG_REGISTER(DOCA_SYNC_EVENT_TASK)
+
+static const char *const se_type_names[SE_T_COUNT] = {
+	"none", "get", "notify_set", "notify_add", "wait_eq", "wait_neq",
+};
+
+static struct doca_sync_event *se_of(const struct doca_ctx *ctx)
+{
+	return odma_container_of(ctx, struct doca_sync_event, ctx);
+}
+
+/* 0, or 1, 2, 4 or 8 consecutive 0xff bytes starting at a multiple of their count. */
+static bool se_task_mask_ok(uint64_t mask)
+{
+	if (mask == 0 || mask == UINT64_MAX)
+		return true;
+	for (unsigned int n = 1; n <= 4; n *= 2) {
+		uint64_t field = (1ull << (8 * n)) - 1;
+
+		for (unsigned int pos = 0; pos < 8; pos += n)
+			if (mask == field << (8 * pos))
+				return true;
+	}
+	return false;
+}
+
+/* The wait arguments a task may carry (checked at alloc_init and at submit). */
+static doca_error_t se_task_check_wait(enum se_task_type type, uint64_t val, uint64_t mask,
+                                       const char *fn)
+{
+	if (!se_task_mask_ok(mask)) {
+		ODMA_ERR("%s: mask 0x%016llx is not 0 or 1, 2, 4 or 8 consecutive 0xff bytes "
+		         "aligned to "
+		         "their size",
+		         fn, (unsigned long long)mask);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if ((val & ~mask) != 0) {
+		ODMA_ERR("%s: value 0x%016llx has bits outside mask 0x%016llx", fn,
+		         (unsigned long long)val, (unsigned long long)mask);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (type == SE_T_WAIT_NEQ && mask == 0) {
+		ODMA_ERR("%s: a wait-neq task with mask 0 could never complete", fn);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* The context type                                                                        */
+/* ------------------------------------------------------------------------------------ */
+
+static doca_error_t se_start(struct doca_ctx *ctx)
+{
+	struct doca_sync_event *se = se_of(ctx);
+	doca_error_t r = se_ctx_activate(se);
+
+	if (r != DOCA_SUCCESS)
+		return r;
+	/* the pools bound what is in flight: no queue depth of its own */
+	ctx->queue_depth = UINT32_MAX;
+	se->pending = se->pending_tail = NULL;
+	return DOCA_SUCCESS;
+}
+
+static void se_complete(struct doca_task *task, bool ok)
+{
+	struct se_task *t = (struct se_task *)task;
+	struct se_conf *c = &se_of(task->ctx)->conf[t->type];
+	void (*cb)(void) = ok ? c->ok : c->err;
+	union doca_data tud = task->user_data, cud = task->ctx->user_data;
+
+	switch (t->type) {
+	case SE_T_GET:
+		((doca_sync_event_task_get_completion_cb_t)cb)((struct doca_sync_event_task_get *)t,
+		                                               tud, cud);
+		break;
+	case SE_T_NOTIFY_SET:
+		((doca_sync_event_task_notify_set_completion_cb_t)cb)(
+		        (struct doca_sync_event_task_notify_set *)t, tud, cud);
+		break;
+	case SE_T_NOTIFY_ADD:
+		((doca_sync_event_task_notify_add_completion_cb_t)cb)(
+		        (struct doca_sync_event_task_notify_add *)t, tud, cud);
+		break;
+	case SE_T_WAIT_EQ:
+		((doca_sync_event_task_wait_eq_completion_cb_t)cb)(
+		        (struct doca_sync_event_task_wait_eq *)t, tud, cud);
+		break;
+	default:
+		((doca_sync_event_task_wait_neq_completion_cb_t)cb)(
+		        (struct doca_sync_event_task_wait_neq *)t, tud, cud);
+		break;
+	}
+}
+
+static void se_pending_push(struct doca_sync_event *se, struct se_task *t)
+{
+	t->pend_next = NULL;
+	if (se->pending_tail != NULL)
+		se->pending_tail->pend_next = t;
+	else
+		se->pending = t;
+	se->pending_tail = t;
+}
+
+/* Completes the pending waits whose condition holds (all of them with @fail set). */
+static unsigned int se_scan(struct doca_sync_event *se, doca_error_t fail)
+{
+	struct se_task **pp = &se->pending, *last = NULL;
+	unsigned int n = 0;
+
+	while (*pp != NULL) {
+		struct se_task *t = *pp;
+
+		if (fail == DOCA_SUCCESS && !se_cond(t->type, se_load(se), t->val, t->mask)) {
+			last = t;
+			pp = &t->pend_next;
+			continue;
+		}
+		*pp = t->pend_next;
+		odma_task_complete(&t->base, fail);
+		n++;
+	}
+	se->pending_tail = last;
+	if (se->pending == NULL)
+		se_slot_disarm(se);
+	return n;
+}
+
+/* A wait that does not hold yet: pending, with the PE's wake-up armed before the re-check. */
+static void se_wait_park(struct doca_sync_event *se, struct se_task *t)
+{
+	se_pending_push(se, t);
+	if (se->slot < 0)
+		(void)se_slot_claim(se, se->ctx.pe->efd);
+	se_slot_arm(se);
+	(void)se_scan(se, DOCA_SUCCESS);
+}
+
+static doca_error_t se_submit(struct doca_task *task)
+{
+	struct se_task *t = (struct se_task *)task;
+	struct doca_sync_event *se = se_of(task->ctx);
+	const char *fn = se_type_names[t->type];
+	uint64_t old;
+	doca_error_t r;
+
+	switch (t->type) {
+	case SE_T_GET:
+		if (t->ptr == NULL) {
+			ODMA_ERR("get task %p has no ret_val_ptr; set one with "
+			         "doca_sync_event_task_get_set_ret_val_ptr",
+			         (void *)t);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		*t->ptr = se_load(se);
+		odma_task_complete(task, DOCA_SUCCESS);
+		return DOCA_SUCCESS;
+	case SE_T_NOTIFY_SET:
+		odma_task_complete(task, se_do_set(se, t->val));
+		return DOCA_SUCCESS;
+	case SE_T_NOTIFY_ADD:
+		if (t->ptr == NULL) {
+			ODMA_ERR("notify_add task %p has no fetched_val_ptr; set one with "
+			         "doca_sync_event_task_notify_add_set_fetched_val_ptr",
+			         (void *)t);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		r = se_do_add(se, t->val, &old);
+		if (r == DOCA_SUCCESS)
+			*t->ptr = old;
+		odma_task_complete(task, r);
+		return DOCA_SUCCESS;
+	default:
+		r = se_task_check_wait((enum se_task_type)t->type, t->val, t->mask, fn);
+		if (r != DOCA_SUCCESS)
+			return r;
+		if (se_cond(t->type, se_load(se), t->val, t->mask))
+			odma_task_complete(task, DOCA_SUCCESS);
+		else if (se_peer_gone(se, false))
+			odma_task_complete(task, DOCA_ERROR_CONNECTION_ABORTED);
+		else
+			se_wait_park(se, t);
+		return DOCA_SUCCESS;
+	}
+}
+
+static bool se_progress(struct doca_ctx *ctx)
+{
+	struct doca_sync_event *se = se_of(ctx);
+	unsigned int n;
+
+	if (se->pending == NULL)
+		return false;
+	if (se_slot_fired(se)) {
+		uint64_t v;
+
+		/* our wake-up was written into the PE's eventfd: take it back out */
+		if (read(ctx->pe->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			ODMA_DBG("eventfd read failed: %d", errno);
+	}
+	se_slot_arm(se);
+	n = se_scan(se, DOCA_SUCCESS);
+	if (se->pending != NULL && se_peer_gone(se, false))
+		n += se_scan(se, DOCA_ERROR_CONNECTION_ABORTED);
+	return n != 0;
+}
+
+static void se_stop(struct doca_ctx *ctx)
+{
+	struct doca_sync_event *se = se_of(ctx);
+
+	if (se->pending != NULL)
+		ODMA_DBG("sync event %p: stop flushes its pending waits (IO_FAILED)", (void *)se);
+	(void)se_scan(se, DOCA_ERROR_IO_FAILED);
+	se_slot_release(se);
+	se_ctx_deactivate(se);
+}
+
+static bool se_idle_ready(const struct doca_ctx *ctx)
+{
+	return se_of(ctx)->pending == NULL;
+}
+
+static void se_task_free(struct doca_task *task)
+{
+	struct se_task *t = (struct se_task *)task;
+
+	if (t->type != SE_T_NONE)
+		se_of(task->ctx)->conf[t->type].allocated--;
+	t->type = SE_T_NONE;
+}
+
+const struct odma_ctx_ops se_ctx_ops = {
+	.name = "SYNC_EVENT",
+	.task_size = sizeof(struct se_task),
+	.start = se_start,
+	.complete = se_complete,
+	.submit = se_submit,
+	.progress = se_progress,
+	.stop = se_stop,
+	.idle_ready = se_idle_ready,
+	.task_free = se_task_free,
+};
+
+/* ------------------------------------------------------------------------------------ */
+/* Configuration and allocation                                                            */
+/* ------------------------------------------------------------------------------------ */
+
+static doca_error_t se_set_conf(struct doca_sync_event *se, enum se_task_type type,
+                                void (*ok)(void), void (*err)(void), uint32_t num, const char *fn)
+{
+	uint32_t total = 0;
+
+	ODMA_CHECK_ARG(se != NULL, "%s: event must not be NULL", fn);
+	ODMA_CHECK_ARG(ok != NULL && err != NULL,
+	               "%s: both the completion and the error callback are required", fn);
+	if (se->ctx.state != DOCA_CTX_STATE_IDLE) {
+		ODMA_ERR("%s: the context of sync event %p is not IDLE; configure tasks before "
+		         "doca_ctx_start (or after a full stop)",
+		         fn, (void *)se);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (se->started) {
+		ODMA_ERR("%s: sync event %p was started with doca_sync_event_start; tasks need the "
+		         "context form (doca_sync_event_as_ctx)",
+		         fn, (void *)se);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	ODMA_CHECK_ARG(num >= 1 && num <= SE_MAX_TASKS, "%s: num_tasks %u is outside 1..%u", fn,
+	               num, SE_MAX_TASKS);
+	se->conf[type].ok = ok;
+	se->conf[type].err = err;
+	se->conf[type].num = num;
+	for (int i = 0; i < SE_T_COUNT; i++)
+		total += se->conf[i].num;
+	se->ctx.num_tasks = total;
+	se->ctx.configured = true;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t se_alloc(struct doca_sync_event *se, enum se_task_type type, union doca_data ud,
+                             void *out, const char *fn)
+{
+	struct se_task *st;
+	struct se_conf *c;
+	struct doca_task *t;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(se != NULL && out != NULL, "%s: event and task must not be NULL", fn);
+	r = doca_priv_task_alloc(&se->ctx, &t); /* BAD_STATE when not RUNNING */
+	if (r != DOCA_SUCCESS && r != DOCA_ERROR_NO_MEMORY)
+		return r;
+	c = &se->conf[type];
+	if (r == DOCA_ERROR_NO_MEMORY || c->allocated >= c->num) {
+		if (r == DOCA_SUCCESS)
+			doca_task_free(t); /* its type is SE_T_NONE: no count changes */
+		if (c->num == 0)
+			ODMA_ERR("%s: the %s task was not configured (set_conf) before start", fn,
+			         se_type_names[type]);
+		else
+			ODMA_ERR("%s: all %u %s tasks are allocated; free one (doca_task_free) or "
+			         "configure a larger num_tasks",
+			         fn, c->num, se_type_names[type]);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	c->allocated++;
+	st = (struct se_task *)t;
+	st->type = (uint8_t)type;
+	st->val = 0;
+	st->mask = 0;
+	st->ptr = NULL;
+	st->pend_next = NULL;
+	t->user_data = ud;
+	memcpy(out, &st, sizeof(st));
+	return DOCA_SUCCESS;
+}
+
+/* Setters do nothing on a task in flight (the library's until its callback). */
+static bool se_settable(const void *task, const char *fn)
+{
+	const struct se_task *t = task;
+
+	if (t == NULL) {
+		ODMA_ERR("%s: task is NULL", fn);
+		return false;
+	}
+	if (t->base.state == ODMA_TASK_SUBMITTED || t->base.state == ODMA_TASK_HELD) {
+		ODMA_ERR(
+		        "%s: task %p is in flight; change it in its callback or after it completes",
+		        fn, (const void *)t);
+		return false;
+	}
+	return true;
+}
+
+static doca_error_t se_cap_yes(const struct doca_devinfo *devinfo)
+{
+	ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");
+	return DOCA_SUCCESS;
+}
+
+#define SE_TASK_AS(tname)                                                                          \
+	struct doca_task *doca_sync_event_task_##tname##_as_doca_task(                             \
+	        struct doca_sync_event_task_##tname *task)                                         \
+	{                                                                                          \
+		return task != NULL ? &((struct se_task *)(void *)task)->base : NULL;              \
+	}
+
+#define SE_TASK_CONF(tname, TYPE)                                                                  \
+	doca_error_t doca_sync_event_cap_task_##tname##_is_supported(                              \
+	        const struct doca_devinfo *devinfo)                                                \
+	{                                                                                          \
+		return se_cap_yes(devinfo);                                                        \
+	}                                                                                          \
+	doca_error_t doca_sync_event_task_##tname##_set_conf(                                      \
+	        struct doca_sync_event *event,                                                     \
+	        doca_sync_event_task_##tname##_completion_cb_t completion_cb,                      \
+	        doca_sync_event_task_##tname##_completion_cb_t error_cb, uint32_t num_tasks)       \
+	{                                                                                          \
+		return se_set_conf(event, TYPE, (void (*)(void))completion_cb,                     \
+		                   (void (*)(void))error_cb, num_tasks, __func__);                 \
+	}                                                                                          \
+	SE_TASK_AS(tname)
+
+SE_TASK_CONF(get, SE_T_GET)
+SE_TASK_CONF(notify_set, SE_T_NOTIFY_SET)
+SE_TASK_CONF(notify_add, SE_T_NOTIFY_ADD)
+SE_TASK_CONF(wait_eq, SE_T_WAIT_EQ)
+SE_TASK_CONF(wait_neq, SE_T_WAIT_NEQ)
+
+/* get */
+
+doca_error_t doca_sync_event_task_get_alloc_init(struct doca_sync_event *event,
+                                                 uint64_t *ret_val_ptr, union doca_data user_data,
+                                                 struct doca_sync_event_task_get **task)
+{
+	doca_error_t r = se_alloc(event, SE_T_GET, user_data, task, __func__);
+
+	if (r == DOCA_SUCCESS)
+		((struct se_task *)(void *)*task)->ptr = ret_val_ptr;
+	return r;
+}
+
+void doca_sync_event_task_get_set_ret_val_ptr(struct doca_sync_event_task_get *task,
+                                              uint64_t *ret_val_ptr)
+{
+	if (se_settable(task, __func__))
+		((struct se_task *)(void *)task)->ptr = ret_val_ptr;
+}
+
+uint64_t *doca_sync_event_task_get_get_ret_val_ptr(const struct doca_sync_event_task_get *task)
+{
+	return task != NULL ? ((const struct se_task *)(const void *)task)->ptr : NULL;
+}
+
+/* notify_set */
+
+doca_error_t
+doca_sync_event_task_notify_set_alloc_init(struct doca_sync_event *event, uint64_t set_val,
+                                           union doca_data user_data,
+                                           struct doca_sync_event_task_notify_set **task)
+{
+	doca_error_t r = se_alloc(event, SE_T_NOTIFY_SET, user_data, task, __func__);
+
+	if (r == DOCA_SUCCESS)
+		((struct se_task *)(void *)*task)->val = set_val;
+	return r;
+}
+
+void doca_sync_event_task_notify_set_set_set_val(struct doca_sync_event_task_notify_set *task,
+                                                 uint64_t set_val)
+{
+	if (se_settable(task, __func__))
+		((struct se_task *)(void *)task)->val = set_val;
+}
+
+uint64_t
+doca_sync_event_task_notify_set_get_set_val(const struct doca_sync_event_task_notify_set *task)
+{
+	return task != NULL ? ((const struct se_task *)(const void *)task)->val : 0;
+}
+
+/* notify_add */
+
+doca_error_t
+doca_sync_event_task_notify_add_alloc_init(struct doca_sync_event *event, uint64_t inc_val,
+                                           uint64_t *fetched_val_ptr, union doca_data user_data,
+                                           struct doca_sync_event_task_notify_add **task)
+{
+	doca_error_t r = se_alloc(event, SE_T_NOTIFY_ADD, user_data, task, __func__);
+
+	if (r == DOCA_SUCCESS) {
+		((struct se_task *)(void *)*task)->val = inc_val;
+		((struct se_task *)(void *)*task)->ptr = fetched_val_ptr;
+	}
+	return r;
+}
+
+void doca_sync_event_task_notify_add_set_inc_val(struct doca_sync_event_task_notify_add *task,
+                                                 uint64_t inc_val)
+{
+	if (se_settable(task, __func__))
+		((struct se_task *)(void *)task)->val = inc_val;
+}
+
+uint64_t
+doca_sync_event_task_notify_add_get_inc_val(const struct doca_sync_event_task_notify_add *task)
+{
+	return task != NULL ? ((const struct se_task *)(const void *)task)->val : 0;
+}
+
+void doca_sync_event_task_notify_add_set_fetched_val_ptr(
+        struct doca_sync_event_task_notify_add *task, uint64_t *fetched_val_ptr)
+{
+	if (se_settable(task, __func__))
+		((struct se_task *)(void *)task)->ptr = fetched_val_ptr;
+}
+
+uint64_t *doca_sync_event_task_notify_add_get_fetched_val_ptr(
+        const struct doca_sync_event_task_notify_add *task)
+{
+	return task != NULL ? ((const struct se_task *)(const void *)task)->ptr : NULL;
+}
+
+/* wait_eq / wait_neq */
+
+static doca_error_t se_wait_alloc(struct doca_sync_event *event, enum se_task_type type,
+                                  uint64_t val, uint64_t mask, union doca_data ud, void *out,
+                                  const char *fn)
+{
+	struct se_task *t;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(event != NULL && out != NULL, "%s: event and task must not be NULL", fn);
+	r = se_task_check_wait(type, val, mask, fn);
+	if (r != DOCA_SUCCESS)
+		return r;
+	r = se_alloc(event, type, ud, &t, fn);
+	if (r != DOCA_SUCCESS)
+		return r;
+	t->val = val;
+	t->mask = mask;
+	memcpy(out, &t, sizeof(t));
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_sync_event_task_wait_eq_alloc_init(struct doca_sync_event *event,
+                                                     uint64_t wait_val, uint64_t mask,
+                                                     union doca_data user_data,
+                                                     struct doca_sync_event_task_wait_eq **task)
+{
+	return se_wait_alloc(event, SE_T_WAIT_EQ, wait_val, mask, user_data, task, __func__);
+}
+
+doca_error_t doca_sync_event_task_wait_neq_alloc_init(struct doca_sync_event *event,
+                                                      uint64_t wait_val, uint64_t mask,
+                                                      union doca_data user_data,
+                                                      struct doca_sync_event_task_wait_neq **task)
+{
+	return se_wait_alloc(event, SE_T_WAIT_NEQ, wait_val, mask, user_data, task, __func__);
+}
+
+#define SE_WAIT_ACCESSORS(tname)                                                                   \
+	void doca_sync_event_task_##tname##_set_wait_val(                                          \
+	        struct doca_sync_event_task_##tname *task, uint64_t wait_val)                      \
+	{                                                                                          \
+		if (se_settable(task, __func__))                                                   \
+			((struct se_task *)(void *)task)->val = wait_val;                          \
+	}                                                                                          \
+	uint64_t doca_sync_event_task_##tname##_get_wait_val(                                      \
+	        const struct doca_sync_event_task_##tname *task)                                   \
+	{                                                                                          \
+		return task != NULL ? ((const struct se_task *)(const void *)task)->val : 0;       \
+	}                                                                                          \
+	void doca_sync_event_task_##tname##_set_mask(struct doca_sync_event_task_##tname *task,    \
+	                                             uint64_t mask)                                \
+	{                                                                                          \
+		if (se_settable(task, __func__))                                                   \
+			((struct se_task *)(void *)task)->mask = mask;                             \
+	}                                                                                          \
+	uint64_t doca_sync_event_task_##tname##_get_mask(                                          \
+	        const struct doca_sync_event_task_##tname *task)                                   \
+	{                                                                                          \
+		return task != NULL ? ((const struct se_task *)(const void *)task)->mask : 0;      \
+	}
+
+SE_WAIT_ACCESSORS(wait_eq)
+SE_WAIT_ACCESSORS(wait_neq)

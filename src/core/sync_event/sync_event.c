@@ -1,0 +1,732 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * DOCA Sync Event: creation, locations, backing memory, stand-alone start/stop, export and
+ * import, the synchronous data path (get, set, add, blocking waits) and the capability
+ * queries. The context form and the tasks are in se_tasks.c; the shared page in
+ * se_shared.c. Rules odma decided where DOCA leaves them open: docs/user-guide.md.
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <doca_buf.h>
+#include <doca_dev.h>
+#include <doca_mmap.h>
+
+#include "core/device/device.h"
+#include "core/error/error.h"
+#include "core/log/log.h"
+#include "core/memory/memory.h"
+#include "core/sync_event/se_int.h"
+
+ODMA_LOG_REGISTER(DOCA_SYNC_EVENT)
+
+#define SPIN_ITERS 2000                /* wait_*: busy checks before sleeping */
+#define YIELD_ITERS 32                 /* wait_*_yield: sched_yield rounds before sleeping */
+#define SLEEP_USER_NS (1000 * 1000ull) /* value in program memory: re-check every 1 ms */
+#define SLEEP_IMPORT_NS (100 * 1000 * 1000ull) /* importer: exporter liveness every 100 ms */
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#endif
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Creation and configuration                                                             */
+/* ------------------------------------------------------------------------------------ */
+
+doca_error_t doca_sync_event_create(struct doca_sync_event **event)
+{
+	struct doca_sync_event *se;
+
+	ODMA_CHECK_ARG(event != NULL, "event must not be NULL");
+	se = calloc(1, sizeof(*se));
+	if (se == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	doca_priv_ctx_init(&se->ctx, &se_ctx_ops, NULL);
+	se->memfd = -1;
+	se->slot = -1;
+	*event = se;
+	ODMA_DBG("sync event %p created", (void *)se);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t se_hold_dev(struct doca_sync_event *se, struct doca_dev *dev, const char *fn)
+{
+	struct doca_dev **devs;
+
+	if (odma_dev_lookup(dev) == NULL) {
+		ODMA_ERR("%s: dev %p is not a device handle from doca_dev_open", fn, (void *)dev);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	devs = realloc(se->devs, (se->num_devs + 1) * sizeof(*devs));
+	if (devs == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	se->devs = devs;
+	se->devs[se->num_devs++] = dev;
+	odma_dev_hold(dev);
+	return DOCA_SUCCESS;
+}
+
+/* Whether a configuration call may change the event now. */
+static doca_error_t se_check_configurable(const struct doca_sync_event *se, const char *fn)
+{
+	if (se->from_export) {
+		ODMA_ERR("%s: sync event %p was created from an export; only the exporter "
+		         "configures it",
+		         fn, (const void *)se);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (se->started || se->ctx.state != DOCA_CTX_STATE_IDLE) {
+		ODMA_ERR(
+		        "%s: sync event %p is started; configure it before doca_sync_event_start / "
+		        "doca_ctx_start",
+		        fn, (const void *)se);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t se_add_location(struct doca_sync_event *se, struct doca_dev *dev, bool pub,
+                                    const char *fn)
+{
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(se != NULL, "%s: event must not be NULL", fn);
+	r = se_check_configurable(se, fn);
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (dev != NULL && (r = se_hold_dev(se, dev, fn)) != DOCA_SUCCESS)
+		return r;
+	if (pub)
+		se->pub_locations++;
+	else
+		se->sub_locations++;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_sync_event_add_publisher_location_cpu(struct doca_sync_event *event,
+                                                        struct doca_dev *dev)
+{
+	ODMA_CHECK_ARG(dev != NULL, "%s: dev must not be NULL", __func__);
+	return se_add_location(event, dev, true, __func__);
+}
+
+doca_error_t doca_sync_event_add_subscriber_location_cpu(struct doca_sync_event *event,
+                                                         struct doca_dev *dev)
+{
+	ODMA_CHECK_ARG(dev != NULL, "%s: dev must not be NULL", __func__);
+	return se_add_location(event, dev, false, __func__);
+}
+
+doca_error_t doca_sync_event_add_publisher_location_remote_pci(struct doca_sync_event *event)
+{
+	return se_add_location(event, NULL, true, __func__);
+}
+
+doca_error_t doca_sync_event_add_subscriber_location_remote_pci(struct doca_sync_event *event)
+{
+	return se_add_location(event, NULL, false, __func__);
+}
+
+/* The locations and handles odma does not emulate. */
+static doca_error_t se_unsupported(const char *fn, const char *what)
+{
+	ODMA_ERR("%s: %s; odma runs sync events on the CPU only (host and DPU Arm, across PCIe): "
+	         "use "
+	         "CPU or remote-PCI locations",
+	         fn, what);
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_sync_event_add_publisher_location_dpa(struct doca_sync_event *event,
+                                                        struct doca_dpa *dpa)
+{
+	ODMA_CHECK_ARG(event != NULL && dpa != NULL, "%s: event and dpa must not be NULL",
+	               __func__);
+	return se_unsupported(__func__, "odma emulates no DPA");
+}
+
+doca_error_t doca_sync_event_add_publisher_location_gpu(struct doca_sync_event *event,
+                                                        struct doca_gpu *gpu)
+{
+	ODMA_CHECK_ARG(event != NULL && gpu != NULL, "%s: event and gpu must not be NULL",
+	               __func__);
+	return se_unsupported(__func__, "odma emulates no GPU");
+}
+
+doca_error_t doca_sync_event_add_publisher_location_remote_net(struct doca_sync_event *event)
+{
+	ODMA_CHECK_ARG(event != NULL, "%s: event must not be NULL", __func__);
+	return se_unsupported(__func__, "remote network peers are not emulated");
+}
+
+doca_error_t doca_sync_event_add_subscriber_location_dpa(struct doca_sync_event *event,
+                                                         struct doca_dpa *dpa)
+{
+	ODMA_CHECK_ARG(event != NULL && dpa != NULL, "%s: event and dpa must not be NULL",
+	               __func__);
+	return se_unsupported(__func__, "odma emulates no DPA");
+}
+
+doca_error_t doca_sync_event_add_subscriber_location_gpu(struct doca_sync_event *event,
+                                                         struct doca_gpu *gpu)
+{
+	ODMA_CHECK_ARG(event != NULL && gpu != NULL, "%s: event and gpu must not be NULL",
+	               __func__);
+	return se_unsupported(__func__, "odma emulates no GPU");
+}
+
+doca_error_t doca_sync_event_set_addr(struct doca_sync_event *event, uint64_t *addr)
+{
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(event != NULL && addr != NULL, "%s: event and addr must not be NULL",
+	               __func__);
+	ODMA_CHECK_ARG(((uintptr_t)addr & 7) == 0, "%s: addr %p is not 8-byte aligned", __func__,
+	               (void *)addr);
+	r = se_check_configurable(event, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
+	event->user_addr = addr;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_sync_event_set_doca_buf(struct doca_sync_event *event, struct doca_buf *buf)
+{
+	const uint32_t need = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
+	                      DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC;
+	const char *why = NULL;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(event != NULL && buf != NULL, "%s: event and buf must not be NULL",
+	               __func__);
+	r = se_check_configurable(event, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (buf->next != NULL || buf->list_head != buf)
+		why = "is (part of) a buf list";
+	else if (buf->data_len != sizeof(uint64_t))
+		why = "does not hold exactly 8 bytes of data (doca_buf_set_data)";
+	else if (((uintptr_t)buf->data & 7) != 0)
+		why = "has data that is not 8-byte aligned";
+	else if (buf->mmap->from_export)
+		why = "lies in an mmap created from an export (the value must be local memory)";
+	else if ((buf->mmap->perms & need) != need)
+		why = "lies in an mmap without LOCAL_READ_WRITE, RDMA_READ, RDMA_WRITE and "
+		      "RDMA_ATOMIC "
+		      "access (doca_mmap_set_permissions)";
+	if (why != NULL) {
+		ODMA_ERR("%s: buf %p %s", __func__, (void *)buf, why);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	event->user_addr = (uint64_t *)(void *)buf->data;
+	return DOCA_SUCCESS;
+}
+
+struct doca_ctx *doca_sync_event_as_ctx(struct doca_sync_event *event)
+{
+	return event != NULL ? &event->ctx : NULL;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Start, stop, destroy                                                                    */
+/* ------------------------------------------------------------------------------------ */
+
+/* What starting does in either form: a page of our own (exporter/local), a zero value. */
+static doca_error_t se_activate(struct doca_sync_event *se)
+{
+	doca_error_t r;
+
+	if (se->from_export)
+		return DOCA_SUCCESS; /* the mapping exists from create_from_export on */
+	r = se_page_create(se);
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (se->user_addr == NULL)
+		__atomic_store_n(se->value, 0, __ATOMIC_SEQ_CST);
+	if (se->pub_locations == 0 || se->sub_locations == 0)
+		ODMA_DBG("sync event %p starts without a publisher or subscriber location; odma "
+		         "treats the missing ones as CPU",
+		         (void *)se);
+	return DOCA_SUCCESS;
+}
+
+static void se_deactivate(struct doca_sync_event *se)
+{
+	if (!se->from_export)
+		se_page_revoke(se);
+}
+
+doca_error_t doca_sync_event_start(struct doca_sync_event *event)
+{
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(event != NULL, "event must not be NULL");
+	if (event->started) {
+		ODMA_ERR("sync event %p is already started", (void *)event);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (event->ctx.pe != NULL || event->ctx.state != DOCA_CTX_STATE_IDLE) {
+		ODMA_ERR("sync event %p is used as a context (connected to PE %p); start it with "
+		         "doca_ctx_start, not doca_sync_event_start",
+		         (void *)event, (void *)event->ctx.pe);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	r = se_activate(event);
+	if (r != DOCA_SUCCESS)
+		return r;
+	event->started = true;
+	ODMA_DBG("sync event %p started (stand-alone)", (void *)event);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_sync_event_stop(struct doca_sync_event *event)
+{
+	ODMA_CHECK_ARG(event != NULL, "event must not be NULL");
+	if (event->ctx.state != DOCA_CTX_STATE_IDLE) {
+		ODMA_ERR("sync event %p runs as a context; stop it with doca_ctx_stop",
+		         (void *)event);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (!event->started)
+		return DOCA_SUCCESS;
+	se_deactivate(event);
+	event->started = false;
+	ODMA_DBG("sync event %p stopped", (void *)event);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_sync_event_destroy(struct doca_sync_event *event)
+{
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(event != NULL, "event must not be NULL");
+	r = doca_priv_ctx_destroy(&event->ctx); /* refuses a context that is not IDLE */
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (event->started)
+		se_deactivate(event);
+	if (event->from_export)
+		se_page_unmap(event);
+	for (uint32_t i = 0; i < event->num_devs; i++)
+		odma_dev_release(event->devs[i]);
+	free(event->devs);
+	while (event->exports != NULL) {
+		struct se_export *e = event->exports;
+
+		event->exports = e->next;
+		free(e);
+	}
+	ODMA_DBG("sync event %p destroyed", (void *)event);
+	free(event);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t se_ctx_activate(struct doca_sync_event *se)
+{
+	if (se->started) {
+		ODMA_ERR("sync event %p was started with doca_sync_event_start; it cannot also run "
+		         "as a "
+		         "context",
+		         (void *)se);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	return se_activate(se);
+}
+
+void se_ctx_deactivate(struct doca_sync_event *se)
+{
+	se_deactivate(se);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Export and import                                                                       */
+/* ------------------------------------------------------------------------------------ */
+
+doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
+                                                  struct doca_dev *dev, const uint8_t **data,
+                                                  size_t *sz)
+{
+	const struct odma_system *sys = odma_system_get();
+	const struct doca_devinfo *info;
+	struct odma_se_blob b;
+	struct se_export *e;
+
+	ODMA_CHECK_ARG(event != NULL && dev != NULL && data != NULL && sz != NULL,
+	               "%s: event, dev, data and sz must not be NULL", __func__);
+	info = odma_dev_lookup(dev);
+	ODMA_CHECK_ARG(info != NULL, "%s: dev %p is not a device handle from doca_dev_open",
+	               __func__, (void *)dev);
+	if (event->from_export) {
+		ODMA_ERR("%s: sync event %p was created from an export; only the exporter exports "
+		         "it",
+		         __func__, (void *)event);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (!se_active(event)) {
+		ODMA_ERR("%s: sync event %p is not started; start it (doca_sync_event_start or "
+		         "doca_ctx_start) before exporting",
+		         __func__, (void *)event);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (!info->caps.export_pci) {
+		ODMA_ERR("%s: device %s cannot export across PCIe (see "
+		         "doca_sync_event_cap_is_export_to_remote_pci_supported)",
+		         __func__, info->pci_addr);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	if (event->user_addr != NULL) {
+		ODMA_ERR("%s: sync event %p keeps its value in program memory "
+		         "(set_addr/set_doca_buf), "
+		         "which the other side cannot map; odma exports only library-held values",
+		         __func__, (void *)event);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	e = calloc(1, sizeof(*e));
+	if (e == NULL || sys == NULL) {
+		free(e);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	memset(&b, 0, sizeof(b));
+	b.side = (uint8_t)info->side;
+	b.pid = event->page->owner_pid;
+	b.fd = (uint32_t)event->memfd;
+	b.start_time = event->page->owner_start;
+	b.system_id = sys->id;
+	memcpy(b.key, event->page->key, sizeof(b.key));
+	memcpy(b.pci, info->pci_addr, strnlen(info->pci_addr, ODMA_SE_BLOB_PCI_LEN - 1));
+	odma_se_blob_encode(&b, e->blob);
+	se_allow_peers();
+	e->next = event->exports;
+	event->exports = e;
+	*data = e->blob;
+	*sz = ODMA_SE_BLOB_LEN;
+	ODMA_DBG("sync event %p exported through %s (%d bytes)", (void *)event, info->pci_addr,
+	         ODMA_SE_BLOB_LEN);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data,
+                                                size_t sz, struct doca_sync_event **event)
+{
+	const struct odma_system *sys = odma_system_get();
+	const struct doca_devinfo *info;
+	struct doca_sync_event *se;
+	struct odma_se_blob b;
+	const char *why = NULL;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(dev != NULL && data != NULL && event != NULL,
+	               "%s: dev, data and event must not be NULL", __func__);
+	info = odma_dev_lookup(dev);
+	ODMA_CHECK_ARG(info != NULL, "%s: dev %p is not a device handle from doca_dev_open",
+	               __func__, (void *)dev);
+	if (odma_se_blob_parse(data, sz, &b, &why) != DOCA_SUCCESS) {
+		ODMA_ERR("%s: %s", __func__, why);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (sys == NULL || sys->id != b.system_id) {
+		ODMA_ERR(
+		        "%s: the export comes from another system profile; run both sides with the "
+		        "same ODMA_SYSTEM",
+		        __func__);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	if ((uint8_t)info->side == b.side) {
+		ODMA_ERR("%s: device %s is on the same side as the exporting device %s; import "
+		         "through "
+		         "a device of the other side (host <-> DPU)",
+		         __func__, info->pci_addr, b.pci);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	if (!info->caps.from_export_pci) {
+		ODMA_ERR("%s: device %s cannot create a sync event from an export (see "
+		         "doca_sync_event_cap_is_create_from_export_supported)",
+		         __func__, info->pci_addr);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	r = doca_sync_event_create(&se);
+	if (r != DOCA_SUCCESS)
+		return r;
+	se->from_export = true;
+	r = se_page_import(se, &b, &why);
+	if (r == DOCA_SUCCESS)
+		r = se_hold_dev(se, dev, __func__);
+	if (r != DOCA_SUCCESS) {
+		if (why != NULL)
+			ODMA_ERR("%s: %s", __func__, why);
+		doca_sync_event_destroy(se);
+		return r;
+	}
+	*event = se;
+	ODMA_DBG("sync event %p created from the export of pid %u (%s)", (void *)se, b.pid, b.pci);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+doca_sync_event_remote_net_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz,
+                                              struct doca_sync_event_remote_net **event)
+{
+	(void)sz;
+	ODMA_CHECK_ARG(dev != NULL && data != NULL && event != NULL,
+	               "%s: dev, data and event must not be NULL", __func__);
+	return se_unsupported(__func__, "remote network peers are not emulated");
+}
+
+doca_error_t doca_sync_event_remote_net_destroy(struct doca_sync_event_remote_net *event)
+{
+	ODMA_CHECK_ARG(event != NULL, "%s: event must not be NULL", __func__);
+	return se_unsupported(__func__, "remote network events are not emulated");
+}
+
+doca_error_t doca_sync_event_export_to_remote_net(struct doca_sync_event *event,
+                                                  const uint8_t **data, size_t *sz)
+{
+	ODMA_CHECK_ARG(event != NULL && data != NULL && sz != NULL,
+	               "%s: event, data and sz must not be NULL", __func__);
+	return se_unsupported(__func__, "remote network peers are not emulated");
+}
+
+doca_error_t doca_sync_event_get_dpa_handle(struct doca_sync_event *event, struct doca_dpa *dpa,
+                                            doca_dpa_dev_sync_event_t *dpa_dev_se_handle)
+{
+	ODMA_CHECK_ARG(event != NULL && dpa != NULL && dpa_dev_se_handle != NULL,
+	               "%s: arguments must not be NULL", __func__);
+	return se_unsupported(__func__, "odma emulates no DPA");
+}
+
+doca_error_t doca_sync_event_get_gpu_handle(struct doca_sync_event *event, struct doca_gpu *gpu,
+                                            doca_gpu_dev_sync_event_t **gpu_dev_se)
+{
+	ODMA_CHECK_ARG(event != NULL && gpu != NULL && gpu_dev_se != NULL,
+	               "%s: arguments must not be NULL", __func__);
+	return se_unsupported(__func__, "odma emulates no GPU");
+}
+
+doca_error_t
+doca_sync_event_remote_net_get_dpa_handle(struct doca_sync_event_remote_net *event,
+                                          struct doca_dpa *dpa,
+                                          doca_dpa_dev_sync_event_remote_net_t *dpa_remote_event)
+{
+	ODMA_CHECK_ARG(event != NULL && dpa != NULL && dpa_remote_event != NULL,
+	               "%s: arguments must not be NULL", __func__);
+	return se_unsupported(__func__, "odma emulates no DPA");
+}
+
+doca_error_t
+doca_sync_event_remote_net_get_gpu_handle(struct doca_sync_event_remote_net *event,
+                                          struct doca_gpu *gpu,
+                                          doca_gpu_dev_sync_event_remote_net_t *gpu_remote_event)
+{
+	ODMA_CHECK_ARG(event != NULL && gpu != NULL && gpu_remote_event != NULL,
+	               "%s: arguments must not be NULL", __func__);
+	return se_unsupported(__func__, "odma emulates no GPU");
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* Capabilities                                                                            */
+/* ------------------------------------------------------------------------------------ */
+
+doca_error_t
+doca_sync_event_cap_is_export_to_remote_pci_supported(const struct doca_devinfo *devinfo)
+{
+	ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");
+	return devinfo->caps.export_pci ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_sync_event_cap_is_create_from_export_supported(const struct doca_devinfo *devinfo)
+{
+	ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");
+	return devinfo->caps.from_export_pci ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+}
+
+/* The capabilities that no emulated device has. */
+#define SE_CAP_NEVER(name)                                                                         \
+	doca_error_t name(const struct doca_devinfo *devinfo)                                      \
+	{                                                                                          \
+		ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");                       \
+		return DOCA_ERROR_NOT_SUPPORTED;                                                   \
+	}
+
+SE_CAP_NEVER(doca_sync_event_cap_remote_net_is_create_from_export_supported)
+SE_CAP_NEVER(doca_sync_event_cap_is_export_to_remote_net_supported)
+SE_CAP_NEVER(doca_sync_event_cap_is_export_to_dpa_supported)
+SE_CAP_NEVER(doca_sync_event_cap_is_export_to_gpu_supported)
+SE_CAP_NEVER(doca_sync_event_cap_remote_net_is_export_to_dpa_supported)
+SE_CAP_NEVER(doca_sync_event_cap_remote_net_is_export_to_gpu_supported)
+
+/* ------------------------------------------------------------------------------------ */
+/* Synchronous data path                                                                   */
+/* ------------------------------------------------------------------------------------ */
+
+static doca_error_t se_check_active(const struct doca_sync_event *se, const char *fn)
+{
+	if (se_active(se))
+		return DOCA_SUCCESS;
+	ODMA_ERR("%s: sync event %p is not started (doca_sync_event_start, or doca_ctx_start and "
+	         "RUNNING)",
+	         fn, (const void *)se);
+	return DOCA_ERROR_BAD_STATE;
+}
+
+doca_error_t doca_sync_event_get(struct doca_sync_event *event, uint64_t *value)
+{
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(event != NULL && value != NULL, "%s: event and value must not be NULL",
+	               __func__);
+	r = se_check_active(event, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
+	*value = se_load(event);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t se_do_set(struct doca_sync_event *se, uint64_t v)
+{
+	if (se_peer_gone(se, false))
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	__atomic_store_n(se->value, v, __ATOMIC_SEQ_CST);
+	se_notify(se->page);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t se_do_add(struct doca_sync_event *se, uint64_t v, uint64_t *fetched)
+{
+	if (se_peer_gone(se, false))
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	/* wraps modulo 2^64, as an atomic fetch-add does */
+	*fetched = __atomic_fetch_add(se->value, v, __ATOMIC_SEQ_CST);
+	se_notify(se->page);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_sync_event_update_set(struct doca_sync_event *event, uint64_t value)
+{
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(event != NULL, "%s: event must not be NULL", __func__);
+	r = se_check_active(event, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
+	return se_do_set(event, value);
+}
+
+doca_error_t doca_sync_event_update_add(struct doca_sync_event *event, uint64_t value,
+                                        uint64_t *fetched)
+{
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(event != NULL && fetched != NULL, "%s: event and fetched must not be NULL",
+	               __func__);
+	r = se_check_active(event, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
+	return se_do_add(event, value, fetched);
+}
+
+/* Whether some value of the event could ever meet the condition. */
+static bool se_cond_possible(enum se_task_type type, uint64_t val, uint64_t mask)
+{
+	switch (type) {
+	case SE_T_WAIT_EQ:
+		return (val & ~mask) == 0;
+	case SE_T_WAIT_NEQ:
+		return mask != 0 || val != 0;
+	default: /* greater than */
+		return val < mask;
+	}
+}
+
+static const char *se_cond_name(enum se_task_type type)
+{
+	return type == SE_T_WAIT_EQ ? "==" : type == SE_T_WAIT_NEQ ? "!=" : ">";
+}
+
+/*
+ * A blocking wait: spins (or yields) a little, then sleeps on the page's futex until an
+ * update bumps it. An importer wakes every 100 ms to notice an exporter that died; an event
+ * in program memory every 1 ms to notice direct writes.
+ */
+static doca_error_t se_wait(struct doca_sync_event *se, enum se_task_type type, uint64_t val,
+                            uint64_t mask, bool yield, const char *fn)
+{
+	struct se_page *pg;
+	uint64_t timeout;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(se != NULL, "%s: event must not be NULL", fn);
+	r = se_check_active(se, fn);
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (!se_cond_possible(type, val, mask)) {
+		ODMA_ERR("%s: (value & 0x%016llx) %s 0x%016llx can never hold; it would block "
+		         "forever",
+		         fn, (unsigned long long)mask, se_cond_name(type), (unsigned long long)val);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	pg = se->page;
+	timeout = se->user_addr != NULL ? SLEEP_USER_NS : se->from_export ? SLEEP_IMPORT_NS : 0;
+	for (unsigned int i = 0;; i++) {
+		uint32_t seq;
+
+		if (se_cond(type, se_load(se), val, mask))
+			return DOCA_SUCCESS;
+		if (i < (yield ? YIELD_ITERS : SPIN_ITERS)) {
+			if (yield)
+				sched_yield();
+			else
+				cpu_relax();
+			continue;
+		}
+		if (se_peer_gone(se, true))
+			return DOCA_ERROR_CONNECTION_ABORTED;
+		seq = __atomic_load_n(&pg->seq, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&pg->sleepers, 1, __ATOMIC_SEQ_CST);
+		if (!se_cond(type, se_load(se), val, mask) &&
+		    !__atomic_load_n(&pg->revoked, __ATOMIC_SEQ_CST))
+			se_futex_wait(&pg->seq, seq, timeout);
+		__atomic_sub_fetch(&pg->sleepers, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+doca_error_t doca_sync_event_wait_gt(struct doca_sync_event *event, uint64_t value, uint64_t mask)
+{
+	return se_wait(event, SE_T_WAIT_GT, value, mask, false, __func__);
+}
+
+doca_error_t doca_sync_event_wait_gt_yield(struct doca_sync_event *event, uint64_t value,
+                                           uint64_t mask)
+{
+	return se_wait(event, SE_T_WAIT_GT, value, mask, true, __func__);
+}
+
+doca_error_t doca_sync_event_wait_eq(struct doca_sync_event *event, uint64_t value, uint64_t mask)
+{
+	return se_wait(event, SE_T_WAIT_EQ, value, mask, false, __func__);
+}
+
+doca_error_t doca_sync_event_wait_eq_yield(struct doca_sync_event *event, uint64_t value,
+                                           uint64_t mask)
+{
+	return se_wait(event, SE_T_WAIT_EQ, value, mask, true, __func__);
+}
+
+doca_error_t doca_sync_event_wait_neq(struct doca_sync_event *event, uint64_t value, uint64_t mask)
+{
+	return se_wait(event, SE_T_WAIT_NEQ, value, mask, false, __func__);
+}
+
+doca_error_t doca_sync_event_wait_neq_yield(struct doca_sync_event *event, uint64_t value,
+                                            uint64_t mask)
+{
+	return se_wait(event, SE_T_WAIT_NEQ, value, mask, true, __func__);
+}

@@ -1,0 +1,44 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The sync event module's face: the export blob (what doca_sync_event_export_to_remote_pci
+ * hands out and doca_sync_event_create_from_export reads back). Its parser is a pure
+ * function of its input bytes, fuzzed by fuzz/fuzz_se_blob.c. Format: docs/host-dpu.md.
+ */
+#ifndef ODMA_CORE_SYNC_EVENT_H_
+#define ODMA_CORE_SYNC_EVENT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+#define ODMA_SE_BLOB_MAGIC "ODMASEVX"
+#define ODMA_SE_BLOB_VERSION 1
+#define ODMA_SE_BLOB_LEN 88 /* version 1: fixed size, CRC32C in the last 4 bytes */
+#define ODMA_SE_BLOB_PCI_LEN 16
+
+/* The decoded fields of an export blob (host byte order). */
+struct odma_se_blob {
+	uint16_t version;
+	uint8_t side;                   /* enum odma_side of the exporting device */
+	uint32_t pid;                   /* exporting process */
+	uint32_t fd;                    /* its descriptor of the shared page (a memfd) */
+	uint64_t start_time;            /* /proc/<pid>/stat field 22 */
+	uint64_t system_id;             /* FNV-1a of the system profile */
+	uint8_t key[16];                /* random; also written in the shared page */
+	char pci[ODMA_SE_BLOB_PCI_LEN]; /* exporting device, NUL-terminated */
+};
+
+/* Encodes @b into @out[ODMA_SE_BLOB_LEN] (computes the checksum). */
+void odma_se_blob_encode(const struct odma_se_blob *b, uint8_t *out);
+
+/*
+ * Pure parser: checks @len bytes at @bytes (any bytes are safe) and fills @out. Returns
+ * DOCA_SUCCESS or DOCA_ERROR_INVALID_VALUE with *@why set to a static explanation.
+ */
+doca_error_t odma_se_blob_parse(const void *bytes, size_t len, struct odma_se_blob *out,
+                                const char **why);
+
+#endif /* ODMA_CORE_SYNC_EVENT_H_ */
