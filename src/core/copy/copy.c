@@ -19,6 +19,13 @@ static const struct odma_mover *const copy_movers[ODMA_MEM_KINDS] = {
 	[ODMA_MEM_PROCESS] = &odma_mover_process,
 };
 
+/* Whether the mover of each kind has move_batch (kept in step with copy_movers[]; a
+ * constant table saves the fast path a dependent load). */
+static const bool copy_batches[ODMA_MEM_KINDS] = {
+	[ODMA_MEM_LOCAL] = false,
+	[ODMA_MEM_PROCESS] = true,
+};
+
 /* A copy split between two threads is cut at a page boundary near its middle. */
 #define COPY_SPLIT_ALIGN 4096u
 
@@ -213,7 +220,7 @@ doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps 
 		                odma_mmap_writable(dm))) {
 			c->total = total;
 			c->mover = copy_movers[kind];
-			c->batch = c->mover->move_batch != NULL;
+			c->batch = copy_batches[kind];
 			c->split_at = kind == ODMA_MEM_LOCAL
 			                      ? (total / 2) & ~(uint64_t)(COPY_SPLIT_ALIGN - 1)
 			                      : 0;
