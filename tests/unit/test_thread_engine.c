@@ -166,29 +166,24 @@ static bool workers_awake(void)
  * Issue #15, item 4: after doca_pe_request_notification the PE's workers keep spinning
  * for ODMA_ARMED_SPIN_NS (1 s here, set by main) instead of going to sleep after their
  * usual 50 us idle spin, so the task the woken program submits next needs no futex
- * wake-up; and they sleep once that budget has run out. The arm follows the PE creation
- * at once, while the new workers still spin (retried if this thread was descheduled).
+ * wake-up; and they sleep once that budget has run out. Creating a second PE wakes every
+ * worker (its channel set changes), which then must not sleep again for 100 ms.
  */
 static void test_workers_stay_awake_while_armed(void **state)
 {
-	struct doca_pe *pe = NULL;
-	bool armed_awake = false;
+	struct doca_pe *pe, *other;
 
 	(void)state;
-	for (int attempt = 0; attempt < 20 && !armed_awake; attempt++) {
-		if (pe != NULL)
-			assert_ok(doca_pe_destroy(pe));
-		assert_ok(doca_pe_create(&pe));
-		assert_ok(doca_pe_request_notification(pe));
-		armed_awake = workers_awake();
-	}
-	assert_true(armed_awake);
-	/* 100 ms after the arm (2000 times the idle spin) none may have slept */
+	assert_ok(doca_pe_create(&pe));
+	assert_true(workers_sleep_within(5000)); /* idle and not armed: asleep */
+	assert_ok(doca_pe_request_notification(pe));
+	assert_ok(doca_pe_create(&other)); /* wakes every worker */
 	for (int t = 0; t < 100; t++) {
 		assert_true(workers_awake());
 		usleep(1000);
 	}
 	assert_true(workers_sleep_within(10000)); /* bounded: asleep after the budget */
+	assert_ok(doca_pe_destroy(other));
 	assert_ok(doca_pe_destroy(pe));
 }
 
