@@ -260,17 +260,9 @@ void odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca
 	}
 }
 
-void odma_copy_grow_dst(const struct odma_copy *c)
+void odma_copy_grow_dst_list(const struct odma_copy *c)
 {
 	uint64_t left = c->total;
-
-	if (doca_likely(c->dst->next == NULL)) {
-		/* never past the window, even for a destination several tasks shared */
-		size_t room = odma_buf_room(c->dst);
-
-		c->dst->data_len += room < left ? room : left;
-		return;
-	}
 
 	for (struct doca_buf *d = c->dst; d != NULL && left; d = d->next) {
 		size_t w = odma_buf_room(d) < left ? odma_buf_room(d) : left;

@@ -81,8 +81,26 @@ doca_error_t odma_copy_move(const struct odma_copy *c, uint64_t off, uint64_t le
  */
 void odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st);
 
-/* After the whole copy succeeded: grows the destination data_len(s) by the bytes written. */
-void odma_copy_grow_dst(const struct odma_copy *c);
+/* The list case of odma_copy_grow_dst. */
+void odma_copy_grow_dst_list(const struct odma_copy *c);
+
+/*
+ * After the whole copy succeeded: grows the destination data_len(s) by the bytes written,
+ * never past a window (a destination several tasks shared). Inline for one element: the
+ * PE runs it for every completed task.
+ */
+static inline void odma_copy_grow_dst(const struct odma_copy *c)
+{
+	struct doca_buf *d = c->dst;
+
+	if (doca_likely(d->next == NULL)) {
+		size_t room = odma_buf_room(d);
+
+		d->data_len += room < c->total ? room : (size_t)c->total;
+		return;
+	}
+	odma_copy_grow_dst_list(c);
+}
 
 /* Whether the copy reaches memory of another process (fault injection counts these). */
 bool odma_copy_is_remote(const struct odma_copy *c);
