@@ -47,7 +47,7 @@ static long n_readv; /* process_vm_readv calls made by the library */
 
 /* Interposed: the library's calls land here (the executable's symbol comes first). */
 ssize_t process_vm_readv(pid_t pid, const struct iovec *l, unsigned long nl, const struct iovec *r,
-			 unsigned long nr, unsigned long flags)
+                         unsigned long nr, unsigned long flags)
 {
 	__atomic_fetch_add(&n_readv, 1, __ATOMIC_RELAXED);
 	return syscall(SYS_process_vm_readv, pid, l, nl, r, nr, flags);
@@ -106,7 +106,8 @@ static struct bt *bt_start(void)
 	b->dev = xu_open_pci("03:00.0");
 	assert_non_null(b->dev);
 	assert_ok(doca_mmap_create_from_export(NULL, b->desc, hdr[0], b->dev, &b->remote));
-	b->mem = mmap(NULL, NTASK * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	b->mem = mmap(NULL, NTASK * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+	              0);
 	assert_true(b->mem != MAP_FAILED);
 	assert_ok(doca_mmap_create(&b->local));
 	assert_ok(doca_mmap_set_memrange(b->local, b->mem, NTASK * PAGE));
@@ -127,10 +128,11 @@ static void bt_submit(struct bt *b, int k, int i)
 	struct doca_dma_task_memcpy *t;
 
 	assert_ok(doca_buf_inventory_buf_get_by_data(b->inv, b->remote, b->raddr + i * TSIZE, TSIZE,
-						     &src));
-	assert_ok(doca_buf_inventory_buf_get_by_addr(b->inv, b->local, b->mem + i * PAGE, TSIZE, &dst));
-	assert_ok(doca_dma_task_memcpy_alloc_init(b->dma[k], src, dst, (union doca_data){ .u64 = i },
-						  &t));
+	                                             &src));
+	assert_ok(doca_buf_inventory_buf_get_by_addr(b->inv, b->local, b->mem + i * PAGE, TSIZE,
+	                                             &dst));
+	assert_ok(doca_dma_task_memcpy_alloc_init(b->dma[k], src, dst,
+	                                          (union doca_data){ .u64 = i }, &t));
 	assert_ok(doca_task_submit(doca_dma_task_memcpy_as_task(t)));
 }
 
@@ -220,7 +222,7 @@ static void test_partial_failure(void **state)
 	assert_true(bt_page_ok(b, 2));
 	/* the hole is mapped again so the teardown's munmap covers whole mappings */
 	assert_true(mmap(b->mem + PAGE, PAGE, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED);
+	                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) != MAP_FAILED);
 	bt_stop(b);
 }
 
@@ -235,7 +237,8 @@ int main(void)
 	for (size_t i = 0; i < XLEN; i++)
 		xbuf[i] = xu_pattern(i);
 	if (!xu_kernel_allows()) {
-		printf("skipping: the kernel refuses process_vm_readv here (see docs/host-dpu.md)\n");
+		printf("skipping: the kernel refuses process_vm_readv here (see "
+		       "docs/host-dpu.md)\n");
 		return 77;
 	}
 	return cmocka_run_group_tests(tests, NULL, NULL);

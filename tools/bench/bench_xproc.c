@@ -96,8 +96,9 @@ static void xb_exporter(int fd, size_t len)
 	for (size_t i = 0; i < len; i++)
 		buf[i] = (uint8_t)(i * 7 + 3);
 	if (doca_mmap_create(&m) || doca_mmap_set_memrange(m, buf, len) ||
-	    doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_ONLY) || doca_mmap_add_dev(m, dev) ||
-	    doca_mmap_start(m) || doca_mmap_export_pci(m, dev, &d, &dlen))
+	    doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_ONLY) ||
+	    doca_mmap_add_dev(m, dev) || doca_mmap_start(m) ||
+	    doca_mmap_export_pci(m, dev, &d, &dlen))
 		_exit(3);
 	hdr[0] = dlen;
 	hdr[1] = (uint64_t)(uintptr_t)buf;
@@ -130,12 +131,16 @@ static int xb_open_pair(struct xb *x, size_t len, char *err, size_t errlen)
 	x->local = aligned_alloc(4096, len);
 	x->dev = xb_open(XB_DPU_PCI);
 	if (x->local == NULL || x->dev == NULL)
-		return snprintf(err, errlen, "no DPU-side device %s (default profile bf3)", XB_DPU_PCI), -1;
+		return snprintf(err, errlen, "no DPU-side device %s (default profile bf3)",
+		                XB_DPU_PCI),
+		       -1;
 	memset(x->local, 0, len);
 	if (doca_mmap_create_from_export(NULL, desc, hdr[0], x->dev, &x->rmap) != DOCA_SUCCESS ||
 	    doca_mmap_create(&x->lmap) || doca_mmap_set_memrange(x->lmap, x->local, len) ||
 	    doca_mmap_add_dev(x->lmap, x->dev) || doca_mmap_start(x->lmap))
-		return snprintf(err, errlen, "import or local mmap failed (ptrace rights? docs/host-dpu.md)"), -1;
+		return snprintf(err, errlen,
+		                "import or local mmap failed (ptrace rights? docs/host-dpu.md)"),
+		       -1;
 	return 0;
 }
 
@@ -156,7 +161,8 @@ static void xb_close(struct xb *x)
 }
 
 /* One raw process_vm_readv per copy of @size bytes, slots 0..depth-1 in turn. */
-static void xb_raw_rep(const struct xb *x, size_t size, uint32_t depth, double seconds, struct bench_rep *r)
+static void xb_raw_rep(const struct xb *x, size_t size, uint32_t depth, double seconds,
+                       struct bench_rep *r)
 {
 	uint64_t t0 = bench_now_ns(), end = t0 + (uint64_t)(seconds * 1e9), n = 0;
 	uint32_t slot = 0;
@@ -193,8 +199,8 @@ static void xb_done(struct doca_dma_task_memcpy *t, union doca_data tud, union d
 		run->failed = run->stop = true;
 }
 
-static int xb_odma_loop(struct xb_run *run, struct doca_dma_task_memcpy **t, uint32_t depth, double seconds,
-			struct bench_rep *r)
+static int xb_odma_loop(struct xb_run *run, struct doca_dma_task_memcpy **t, uint32_t depth,
+                        double seconds, struct bench_rep *r)
 {
 	uint64_t t0 = bench_now_ns(), end = t0 + (uint64_t)(seconds * 1e9), t1, done;
 
@@ -216,7 +222,8 @@ static int xb_odma_loop(struct xb_run *run, struct doca_dma_task_memcpy **t, uin
 }
 
 /* DOCA DMA reads of @size bytes at @depth, slot i of the export into slot i locally. */
-static int xb_odma_rep(const struct xb *x, size_t size, uint32_t depth, double seconds, struct bench_rep *r)
+static int xb_odma_rep(const struct xb *x, size_t size, uint32_t depth, double seconds,
+                       struct bench_rep *r)
 {
 	struct xb_run run = { 0 };
 	struct doca_buf_inventory *inv = NULL;
@@ -227,18 +234,22 @@ static int xb_odma_rep(const struct xb *x, size_t size, uint32_t depth, double s
 	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
 	int rc = -1;
 
-	if (t == NULL || doca_buf_inventory_create(2 * depth, &inv) || doca_buf_inventory_start(inv) ||
-	    doca_pe_create(&run.pe) || doca_dma_create(x->dev, &dma))
+	if (t == NULL || doca_buf_inventory_create(2 * depth, &inv) ||
+	    doca_buf_inventory_start(inv) || doca_pe_create(&run.pe) ||
+	    doca_dma_create(x->dev, &dma))
 		goto out;
 	ctx = doca_dma_as_ctx(dma);
 	if (doca_ctx_set_user_data(ctx, (union doca_data){ .ptr = &run }) ||
-	    doca_dma_task_memcpy_set_conf(dma, xb_done, xb_done, depth) || doca_pe_connect_ctx(run.pe, ctx) ||
-	    doca_ctx_start(ctx))
+	    doca_dma_task_memcpy_set_conf(dma, xb_done, xb_done, depth) ||
+	    doca_pe_connect_ctx(run.pe, ctx) || doca_ctx_start(ctx))
 		goto out;
 	for (uint32_t i = 0; i < depth; i++)
-		if (doca_buf_inventory_buf_get_by_data(inv, x->rmap, x->remote + (size_t)i * size, size, &s) ||
-		    doca_buf_inventory_buf_get_by_addr(inv, x->lmap, x->local + (size_t)i * size, size, &d) ||
-		    doca_dma_task_memcpy_alloc_init(dma, s, d, (union doca_data){ .u64 = i }, &t[i]))
+		if (doca_buf_inventory_buf_get_by_data(inv, x->rmap, x->remote + (size_t)i * size,
+		                                       size, &s) ||
+		    doca_buf_inventory_buf_get_by_addr(inv, x->lmap, x->local + (size_t)i * size,
+		                                       size, &d) ||
+		    doca_dma_task_memcpy_alloc_init(dma, s, d, (union doca_data){ .u64 = i },
+		                                    &t[i]))
 			goto out;
 	rc = xb_odma_loop(&run, t, depth, seconds, r);
 	r->verified = rc == 0 && memcmp(x->local, (uint8_t[]){ 3, 10, 17, 24 }, 4) == 0;
@@ -253,7 +264,7 @@ out:
 		ctx = doca_dma_as_ctx(dma);
 		(void)doca_ctx_stop(ctx);
 		for (long k = 0; k < 10000000 && doca_ctx_get_state(ctx, &st) == DOCA_SUCCESS &&
-				 st != DOCA_CTX_STATE_IDLE;
+		                 st != DOCA_CTX_STATE_IDLE;
 		     k++)
 			doca_pe_progress(run.pe);
 		doca_dma_destroy(dma);
@@ -273,23 +284,29 @@ static double xb_rate(const struct bench_rep *r)
 	return r->seconds > 0 ? (double)r->tasks / r->seconds : 0;
 }
 
-static void xb_print(const struct bench_cfg *c, size_t size, double odma, double raw, bool first, bool last)
+static void xb_print(const struct bench_cfg *c, size_t size, double odma, double raw, bool first,
+                     bool last)
 {
 	if (c->json) {
 		printf("%s{\"mode\": \"xproc\", \"engine\": \"%s\", \"size\": %zu, \"depth\": %u, "
-		       "\"tasks_per_sec\": %.1f, \"bytes_per_sec\": %.1f, \"raw_syscall_per_sec\": %.1f, "
+		       "\"tasks_per_sec\": %.1f, \"bytes_per_sec\": %.1f, \"raw_syscall_per_sec\": "
+		       "%.1f, "
 		       "\"raw_bytes_per_sec\": %.1f, \"ratio\": %.3f}%s",
-		       first ? "[" : ",\n ", getenv("ODMA_ENGINE") ? getenv("ODMA_ENGINE") : "default", size, c->depth,
-		       odma, odma * (double)size, raw, raw * (double)size, raw > 0 ? odma / raw : 0, last ? "]\n" : "");
+		       first ? "[" : ",\n ",
+		       getenv("ODMA_ENGINE") ? getenv("ODMA_ENGINE") : "default", size, c->depth,
+		       odma, odma * (double)size, raw, raw * (double)size, raw > 0 ? odma / raw : 0,
+		       last ? "]\n" : "");
 		return;
 	}
 	if (first)
-		printf("# cross-process reads, importer (DPU side %s) from exporter (host side %s), depth %u, reps %d\n"
+		printf("# cross-process reads, importer (DPU side %s) from exporter (host side "
+		       "%s), depth %u, reps %d\n"
 		       "%8s %12s %9s %14s %9s %7s\n",
-		       XB_DPU_PCI, XB_HOST_PCI, c->depth, c->reps, "size", "odma Mt/s", "GB/s", "raw readv M/s", "GB/s",
-		       "x raw");
-	printf("%8zu %12.4f %9.2f %14.4f %9.2f %7.2f\n", size, odma / 1e6, odma * (double)size / 1e9, raw / 1e6,
-	       raw * (double)size / 1e9, raw > 0 ? odma / raw : 0);
+		       XB_DPU_PCI, XB_HOST_PCI, c->depth, c->reps, "size", "odma Mt/s", "GB/s",
+		       "raw readv M/s", "GB/s", "x raw");
+	printf("%8zu %12.4f %9.2f %14.4f %9.2f %7.2f\n", size, odma / 1e6,
+	       odma * (double)size / 1e9, raw / 1e6, raw * (double)size / 1e9,
+	       raw > 0 ? odma / raw : 0);
 }
 
 int bench_xproc_run(const struct bench_cfg *c, bool size_given)
@@ -315,10 +332,13 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 		double ro[99], rr[99];
 		struct bench_rep r;
 
-		for (int k = 0; k < c->reps && rc == 0; k++) { /* interleaved: both see one machine */
+		for (int k = 0; k < c->reps && rc == 0;
+		     k++) { /* interleaved: both see one machine */
 			memset(&r, 0, sizeof(r));
 			if (xb_odma_rep(&x, sz[i], c->depth, rep_s, &r) != 0) {
-				fprintf(stderr, "odma-bench: --xproc: a DMA task failed at size %zu\n", sz[i]);
+				fprintf(stderr,
+				        "odma-bench: --xproc: a DMA task failed at size %zu\n",
+				        sz[i]);
 				rc = 1;
 			}
 			ro[k] = xb_rate(&r);
@@ -326,7 +346,8 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 			rr[k] = xb_rate(&r);
 		}
 		if (rc == 0)
-			xb_print(c, sz[i], bench_median(ro, c->reps), bench_median(rr, c->reps), i == 0, i == n - 1);
+			xb_print(c, sz[i], bench_median(ro, c->reps), bench_median(rr, c->reps),
+			         i == 0, i == n - 1);
 	}
 	xb_close(&x);
 	return rc;
