@@ -2,7 +2,7 @@
 # Usage: scripts/symbol-parity.sh SOURCE_ROOT BUILD_ROOT [CC]
 #
 # Symbol parity: every function the public headers declare must be exported by one of the
-# three libraries, and every function NVIDIA's samples call (tests/data/sample-surface.txt)
+# libraries (common, dma, argp, comch), and every function NVIDIA's samples call (tests/data/sample-surface.txt)
 # must be declared by our headers (as an exported function, or static inline where DOCA's own
 # header defines it inline).
 #
@@ -47,7 +47,7 @@ names NF >"$tmp/inline"
 	exit 1
 }
 
-for lib in libdoca_common.so libdoca_dma.so libdoca_argp.so; do
+for lib in libdoca_common.so libdoca_dma.so libdoca_argp.so libdoca_comch.so; do
 	so=$(find "$build/src" -maxdepth 1 -name "$lib" | head -n 1)
 	[ -n "$so" ] || {
 		echo "FAIL: $lib not found under $build/src"

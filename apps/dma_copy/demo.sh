@@ -1,6 +1,6 @@
 #!/bin/sh
-# DMA Copy demo: a 64 MiB file copied host -> DPU and DPU -> host by two processes,
-# verified with cmp, throughput printed. Usage: demo.sh BUILD_DIR [SIZE_MIB]
+# DMA Copy demo: a 64 MiB file copied host -> DPU and DPU -> host by two processes talking
+# over DOCA Comch, verified with cmp, throughput printed. Usage: demo.sh BUILD_DIR [SIZE_MIB]
 set -eu
 build=${1:-build}
 mib=${2:-64}
@@ -9,18 +9,21 @@ app=$build/apps/dma_copy/doca_dma_copy
 export LD_LIBRARY_PATH="$build/src${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 dir=$(mktemp -d /tmp/odma_dma_copy.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
-sock=$dir/ctl.sock
+export ODMA_RUNDIR=$dir/run # a private DOCA Comch runtime directory
 head -c $((mib * 1048576)) /dev/urandom >"$dir/host_file"
 
 # copy SRC_SIDE: one transfer; the DPU side (server) starts first.
 run() {
 	dpu_file=$1 host_file=$2
-	ODMA_SIDE=dpu "$app" -f "$dpu_file" --socket "$sock" -l 50 >"$dir/dpu.log" 2>&1 &
+	ODMA_SIDE=dpu "$app" -f "$dpu_file" -l 50 >"$dir/dpu.log" 2>&1 &
 	dpu=$!
 	i=0
-	while [ ! -S "$sock" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+	while ! grep -q "waiting for the host side" "$dir/dpu.log" 2>/dev/null && [ $i -lt 500 ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
 	start=$(date +%s.%N)
-	ODMA_SIDE=host "$app" -f "$host_file" --socket "$sock" || { kill $dpu 2>/dev/null; return 1; }
+	ODMA_SIDE=host "$app" -f "$host_file" || { kill $dpu 2>/dev/null; return 1; }
 	wait $dpu || { cat "$dir/dpu.log"; return 1; }
 	end=$(date +%s.%N)
 	grep -o "DMA moved.*" "$dir/dpu.log" | sed 's/^/  /' 

@@ -3,8 +3,10 @@
  */
 /*
  * doca_dma_copy: copies a file between the host side and the DPU side of the emulated
- * system. The DPU side (ODMA_SIDE=dpu, or a -DDOCA_ARCH_DPU build) is the server and
- * starts first; the host side connects to it. Whichever side has the file sends it.
+ * system. The DPU side (ODMA_SIDE=dpu, or a -DDOCA_ARCH_DPU build) is the DOCA Comch server
+ * and starts first; the host side connects to it. Whichever side has the file sends it.
+ * Either side also works with the other side of NVIDIA's DMA Copy application (same server
+ * name, same messages; files up to the DPU's max_buf_size then).
  * Exit status: 0 only when the copy completed (the receiver has the whole, verified file
  * under its name); 1 otherwise, on both sides; killed by SIGINT/SIGTERM/SIGHUP after
  * removing what it created.
@@ -51,10 +53,10 @@ static doca_error_t rep_cb(void *p, void *c)
 	return copy_str(((struct dma_copy_cfg *)c)->rep_pci, 32, p, "--rep-pci");
 }
 
-static doca_error_t sock_cb(void *p, void *c)
+static doca_error_t name_cb(void *p, void *c)
 {
-	/* "" would bind Linux's abstract socket namespace: refused like any empty path. */
-	return copy_str(((struct dma_copy_cfg *)c)->socket, DMA_COPY_SOCKET_MAX, p, "--socket");
+	return copy_str(((struct dma_copy_cfg *)c)->server_name, DMA_COPY_NAME_MAX, p,
+	                "--server-name");
 }
 
 static doca_error_t timeout_cb(void *p, void *c)
@@ -127,13 +129,17 @@ static doca_error_t register_params(void)
 
 	if ((r = add_param("f", "file", "file to send (if it exists here) or to create", file_cb,
 	                   DOCA_ARGP_TYPE_STRING, true)) ||
-	    (r = add_param("p", "pci-addr", "DMA device PCI address", pci_cb, DOCA_ARGP_TYPE_STRING,
-	                   false)) ||
-	    (r = add_param("r", "rep-pci", "representor PCI address (DPU side)", rep_cb,
-	                   DOCA_ARGP_TYPE_STRING, false)) ||
-	    (r = add_param(NULL, "socket",
-	                   "control channel socket path (default " DMA_COPY_DEFAULT_SOCKET ")",
-	                   sock_cb, DOCA_ARGP_TYPE_STRING, false)) ||
+	    (r = add_param("p", "pci-addr",
+	                   "DMA and Comch device PCI address (default: host b1:00.0, DPU 03:00.0)",
+	                   pci_cb, DOCA_ARGP_TYPE_STRING, false)) ||
+	    (r = add_param("r", "rep-pci",
+	                   "DPU side: PCI address of the representor of the host function served "
+	                   "(default: the device's first network representor)",
+	                   rep_cb, DOCA_ARGP_TYPE_STRING, false)) ||
+	    (r = add_param(NULL, "server-name",
+	                   "Comch server name, the same on both sides (default \"" DC_SERVER_NAME
+	                   "\", as NVIDIA's application)",
+	                   name_cb, DOCA_ARGP_TYPE_STRING, false)) ||
 	    (r = add_param(
 	             NULL, "timeout",
 	             "seconds to wait for the peer's next message before giving up (default 60, "
@@ -160,7 +166,7 @@ static bool side_is_dpu(void)
 
 int main(int argc, char **argv)
 {
-	static struct dma_copy_cfg cfg = { .socket = DMA_COPY_DEFAULT_SOCKET,
+	static struct dma_copy_cfg cfg = { .server_name = DC_SERVER_NAME,
 		                           .timeout_s = DMA_COPY_DEFAULT_TIMEOUT_S,
 		                           .window_tasks = DMA_COPY_DEFAULT_WINDOW_TASKS };
 	struct doca_log_backend *sdk;

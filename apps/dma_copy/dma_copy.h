@@ -4,8 +4,9 @@
 /*
  * doca_dma_copy: copies a file between the host side and the DPU side (docs/host-dpu.md).
  *
- * Layers: dma_copy_chan.[ch] carries messages (replaceable: Unix socket today, Comch later);
- * dma_copy_host.c / dma_copy_dpu.c run the protocol of dma_copy_proto.h on top of it; this
+ * Layers: dma_copy_chan.[ch] carries messages over DOCA Comch (the DPU side is the server);
+ * dma_copy_host.c / dma_copy_dpu.c run the protocol of dma_copy_proto.h on top of it (NVIDIA's
+ * DMA Copy application's messages, and odma's extension when both sides are odma's); this
  * header's helpers (files in bounded windows, checksums, error reasons, cleanup on signals)
  * are shared by both. The properties of docs/host-dpu.md ("doca_dma_copy: failure
  * behaviour") live above the channel, so they survive a change of transport.
@@ -24,9 +25,8 @@
 #include "dma_copy_chan.h"
 #include "dma_copy_proto.h"
 
-#define DMA_COPY_DEFAULT_SOCKET "/tmp/odma_dma_copy.sock"
 #define DMA_COPY_MAX_PATH 4096
-#define DMA_COPY_SOCKET_MAX 108 /* sizeof(sockaddr_un.sun_path) */
+#define DMA_COPY_NAME_MAX 120 /* a Comch server name, with its NUL */
 #define DMA_COPY_DEFAULT_TIMEOUT_S 60
 #define DMA_COPY_DEFAULT_WINDOW_TASKS 16
 #define DMA_COPY_MAX_WINDOW_TASKS 256
@@ -36,7 +36,7 @@ struct dma_copy_cfg {
 	char file[DMA_COPY_MAX_PATH];
 	char pci[32];
 	char rep_pci[32];
-	char socket[DMA_COPY_SOCKET_MAX];
+	char server_name[DMA_COPY_NAME_MAX]; /* the Comch server (default NVIDIA's name) */
 	bool is_dpu;
 	bool have_file; /* the file exists on this side: this side sends */
 	uint64_t file_size;
@@ -71,7 +71,7 @@ const char *dc_why(void);
  * handler unlinks them, then lets the signal end the process). A slot names a path, the
  * device and inode it must still have (0/0: any), or NULL to forget it.
  */
-enum dc_cleanup_slot { DC_CLEANUP_SOCKET, DC_CLEANUP_TEMP, DC_CLEANUP_SLOTS };
+enum dc_cleanup_slot { DC_CLEANUP_TEMP, DC_CLEANUP_SLOTS };
 void dc_cleanup_set(enum dc_cleanup_slot slot, const char *path, dev_t dev, ino_t ino);
 /* Ignores SIGPIPE and installs the cleanup handler. */
 void dc_signals_install(void);
@@ -116,23 +116,22 @@ void dc_free(uint8_t *p, uint64_t size);
 
 /*
  * Session helpers over the channel, for both sides (@peer names the other side in logs).
- * dc_expect receives one message of @type with exactly @len bytes; a failure STATUS from the
- * peer is logged with its reason and gives CONNECTION_ABORTED; a timeout, a lost peer or a
- * BUSY server are logged too.
+ * dc_expect receives one message of @type with exactly @len bytes (whole messages, type
+ * first); a failure from the peer (odma's X_STATUS with its reason, or NVIDIA's STATUS 0) is
+ * logged and gives CONNECTION_ABORTED; a timeout, a lost peer or a busy server are logged too.
  */
-doca_error_t dc_expect(struct dc_chan *c, uint16_t type, void *payload, uint32_t len,
-                       int timeout_ms, const char *peer);
+doca_error_t dc_expect(struct dc_chan *c, uint32_t type, void *msg, uint32_t len, int timeout_ms,
+                       const char *peer);
 /* The same for a message of @min..@max bytes (*@len gets its length). */
-doca_error_t dc_expect_upto(struct dc_chan *c, uint16_t type, void *payload, uint32_t min,
-                            uint32_t max, uint32_t *len, int timeout_ms, const char *peer);
-/* Tells the peer this side failed (dc_why()); best effort. */
+doca_error_t dc_expect_upto(struct dc_chan *c, uint32_t type, void *msg, uint32_t min, uint32_t max,
+                            uint32_t *len, int timeout_ms, const char *peer);
+/* Tells the peer this side failed: X_STATUS with dc_why() to odma, STATUS 0 to NVIDIA's. */
 void dc_send_failure(struct dc_chan *c);
 /*
  * Sends one message. A lost peer is logged (naming @peer), with the reason it gave before
- * closing if any: CONNECTION_ABORTED (it failed), IN_USE (BUSY) or CONNECTION_RESET.
+ * closing if any: CONNECTION_ABORTED (it failed), IN_USE (busy) or CONNECTION_RESET.
  */
-doca_error_t dc_send(struct dc_chan *c, uint16_t type, const void *payload, uint32_t len,
-                     const char *peer);
+doca_error_t dc_send(struct dc_chan *c, const void *msg, uint32_t len, const char *peer);
 
 doca_error_t dma_copy_host(struct dma_copy_cfg *cfg);
 doca_error_t dma_copy_dpu(struct dma_copy_cfg *cfg);

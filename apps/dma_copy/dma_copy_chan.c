@@ -2,33 +2,53 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * doca_dma_copy's control channel over a Unix stream socket (contract in dma_copy_chan.h).
- * Sends use MSG_NOSIGNAL; every wait is a poll() with a deadline; the server probes a
- * socket path before it replaces it and removes only the socket it bound itself.
+ * doca_dma_copy's control channel over DOCA Comch (contract in dma_copy_chan.h): a server
+ * on the DPU side, a client on the host side, one progress engine each. Received messages
+ * are copied into a small queue by the receive callback; every wait progresses the engine
+ * against a deadline.
  */
-#include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
-#include <unistd.h>
 
+#include <doca_comch.h>
+#include <doca_ctx.h>
+#include <doca_dev.h>
 #include <doca_log.h>
+#include <doca_pe.h>
 
 #include "dma_copy.h"
 
 DOCA_LOG_REGISTER(DMA_COPY_CHAN);
 
+#define DC_QUEUE 16 /* messages received and not read yet (the protocol needs two) */
+#define DC_SEND_TASKS 32
+#define DC_SEND_WAIT_MS 10000 /* how long a send waits for room in the peer's queue */
+
+struct dc_msg {
+	uint32_t len;
+	uint8_t bytes[DC_MAX_MSG];
+};
+
 struct dc_chan {
-	int fd;    /* the connection (-1 while a server has none) */
-	int lfd;   /* server: the listening socket; client: -1 */
-	dev_t dev; /* server: the socket file it bound */
-	ino_t ino;
-	char name[DMA_COPY_SOCKET_MAX];
+	bool server;
+	bool nvidia;
+	struct doca_pe *pe;
+	struct doca_dev_rep *rep;
+	struct doca_comch_server *srv;
+	struct doca_comch_client *cli;
+	struct doca_ctx *ctx;
+	enum doca_ctx_states state;
+	struct doca_comch_connection *conn;    /* the connection served (server) or used (client) */
+	struct doca_comch_connection *pending; /* server: connected, nothing said yet */
+	int64_t pending_since;
+	bool lost;     /* the connection went away */
+	bool overflow; /* more messages than the queue holds (a peer that ignores the protocol) */
+	uint32_t max_msg;
+	uint32_t qhead, qlen;
+	struct dc_msg q[DC_QUEUE];
+	char name[128];
 };
 
 static int64_t now_ms(void)
@@ -39,338 +59,400 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static bool make_addr(const char *name, struct sockaddr_un *sa)
+/* One progress call; a short sleep when nothing happened. */
+static void chan_progress(struct dc_chan *c)
 {
-	memset(sa, 0, sizeof(*sa));
-	sa->sun_family = AF_UNIX;
-	/* An empty name would bind Linux's abstract namespace: never what the user meant. */
-	if (name[0] == '\0' || strlen(name) >= sizeof(sa->sun_path))
-		return false;
-	memcpy(sa->sun_path, name, strlen(name) + 1);
-	return true;
+	if (doca_pe_progress(c->pe) == 0)
+		nanosleep(&(struct timespec){ 0, 20000 }, NULL);
 }
 
-static struct dc_chan *chan_new(const char *name)
+static struct dc_chan *chan_of_conn(struct doca_comch_connection *conn)
+{
+	struct doca_comch_server *s = doca_comch_server_get_server_ctx(conn);
+	union doca_data ud = { .ptr = NULL };
+
+	doca_ctx_get_user_data(s ? doca_comch_server_as_ctx(s)
+	                         : doca_comch_client_as_ctx(doca_comch_client_get_client_ctx(conn)),
+	                       &ud);
+	return ud.ptr;
+}
+
+static void on_state(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
+                     enum doca_ctx_states next)
+{
+	struct dc_chan *c = ud.ptr;
+
+	(void)ctx;
+	(void)prev;
+	c->state = next;
+	if (!c->server && next != DOCA_CTX_STATE_RUNNING && c->conn != NULL)
+		c->lost = true; /* a client stops by itself when its server goes away */
+}
+
+static void on_sent(struct doca_comch_task_send *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	doca_task_free(doca_comch_task_send_as_task(t));
+}
+
+static void on_send_error(struct doca_comch_task_send *t, union doca_data tud, union doca_data cud)
+{
+	struct dc_chan *c = cud.ptr;
+
+	(void)tud;
+	c->lost = true;
+	doca_task_free(doca_comch_task_send_as_task(t));
+}
+
+static void on_recv(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t len,
+                    struct doca_comch_connection *conn)
+{
+	struct dc_chan *c = chan_of_conn(conn);
+	struct dc_msg *m;
+
+	(void)ev;
+	if (c->server && conn == c->pending) { /* its first word: this client is served */
+		c->conn = conn;
+		c->pending = NULL;
+	}
+	if (conn != c->conn)
+		return; /* a client being turned away */
+	if (c->qlen == DC_QUEUE || len > DC_MAX_MSG) {
+		c->overflow = true;
+		return;
+	}
+	m = &c->q[(c->qhead + c->qlen++) % DC_QUEUE];
+	m->len = len;
+	memcpy(m->bytes, buf, len);
+}
+
+/* Sends on @conn through the endpoint, waiting for a task or for room at most @wait_ms. */
+static doca_error_t send_on(struct dc_chan *c, struct doca_comch_connection *conn, const void *msg,
+                            uint32_t len, int wait_ms)
+{
+	int64_t deadline = now_ms() + wait_ms;
+	struct doca_comch_task_send *t;
+	doca_error_t r;
+
+	for (;;) {
+		r = c->server ? doca_comch_server_task_send_alloc_init(c->srv, conn, msg, len, &t)
+		              : doca_comch_client_task_send_alloc_init(c->cli, conn, msg, len, &t);
+		if (r == DOCA_SUCCESS) {
+			r = doca_task_submit(doca_comch_task_send_as_task(t));
+			if (r != DOCA_SUCCESS)
+				doca_task_free(doca_comch_task_send_as_task(t));
+		}
+		if ((r != DOCA_ERROR_NO_MEMORY && r != DOCA_ERROR_AGAIN) || now_ms() > deadline)
+			return r;
+		chan_progress(c); /* a free task, or room in the peer's receive queue */
+	}
+}
+
+static void on_connect(struct doca_comch_event_connection_status_changed *ev,
+                       struct doca_comch_connection *conn, uint8_t ok)
+{
+	struct dc_chan *c = chan_of_conn(conn);
+	uint32_t busy = DC_MSG_X_BUSY;
+
+	(void)ev;
+	if (!ok)
+		return;
+	if (c->conn == NULL && c->pending == NULL) {
+		c->pending = conn;
+		c->pending_since = now_ms();
+		return;
+	}
+	DOCA_LOG_WARN("another host connected to \"%s\" while this DPU side serves one; told it to "
+	              "retry later",
+	              c->name);
+	(void)send_on(c, conn, &busy, sizeof(busy), 0);
+	(void)doca_comch_server_disconnect(c->srv, conn);
+}
+
+static void on_disconnect(struct doca_comch_event_connection_status_changed *ev,
+                          struct doca_comch_connection *conn, uint8_t ok)
+{
+	struct dc_chan *c = chan_of_conn(conn);
+
+	(void)ev;
+	(void)ok;
+	if (conn == c->conn)
+		c->lost = true;
+	if (conn == c->pending) {
+		DOCA_LOG_DBG("a client of \"%s\" left without a message", c->name);
+		c->pending = NULL;
+	}
+}
+
+static struct dc_chan *chan_new(bool server, const char *name)
 {
 	struct dc_chan *c = calloc(1, sizeof(*c));
 
 	if (c == NULL)
 		return NULL;
-	c->fd = -1;
-	c->lfd = -1;
+	c->server = server;
 	snprintf(c->name, sizeof(c->name), "%s", name);
+	if (doca_pe_create(&c->pe) != DOCA_SUCCESS) {
+		free(c);
+		return NULL;
+	}
 	return c;
 }
 
-/*
- * Whether a server listens on the socket file @sa names: 1 yes, 0 no (stale), or -errno
- * when it cannot be told. The probe connects and closes without a word; a server waiting
- * for its client drops such a connection quietly (dc_chan_accept).
- */
-static int probe_live(const struct sockaddr_un *sa)
+/* Message size and receive queue: ours, within the device's caps. */
+static doca_error_t chan_limits(struct dc_chan *c, struct doca_dev *dev)
 {
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0), r;
+	uint32_t cap = 0, q = 0;
+	doca_error_t r = doca_comch_cap_get_max_msg_size(doca_dev_as_devinfo(dev), &cap);
 
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) == 0)
-		r = 1;
-	else if (errno == EAGAIN || errno == EINPROGRESS) /* backlog full: alive and busy */
-		r = 1;
-	else if (errno == ECONNREFUSED)
-		r = 0;
-	else
-		r = -errno;
-	close(fd);
+	if (r == DOCA_SUCCESS)
+		r = doca_comch_cap_get_max_recv_queue_size(doca_dev_as_devinfo(dev), &q);
+	if (r != DOCA_SUCCESS)
+		return r;
+	c->max_msg = cap < DC_MAX_MSG ? cap : DC_MAX_MSG;
+	if (c->server)
+		return (r = doca_comch_server_set_max_msg_size(c->srv, c->max_msg))
+		               ? r
+		               : doca_comch_server_set_recv_queue_size(c->srv,
+		                                                       q < DC_QUEUE ? q : DC_QUEUE);
+	return (r = doca_comch_client_set_max_msg_size(c->cli, c->max_msg))
+	               ? r
+	               : doca_comch_client_set_recv_queue_size(c->cli, q < DC_QUEUE ? q : DC_QUEUE);
+}
+
+static doca_error_t open_rep(struct doca_dev *dev, const char *rep_pci, struct doca_dev_rep **rep)
+{
+	struct doca_devinfo_rep **list = NULL;
+	uint32_t n = 0;
+	doca_error_t r = doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_NET, &list, &n);
+
+	*rep = NULL;
+	for (uint32_t i = 0; r == DOCA_SUCCESS && i < n && *rep == NULL; i++) {
+		uint8_t is = 0;
+
+		if (rep_pci == NULL || rep_pci[0] == '\0' ||
+		    (doca_devinfo_rep_is_equal_pci_addr(list[i], rep_pci, &is) == DOCA_SUCCESS &&
+		     is))
+			r = doca_dev_rep_open(list[i], rep);
+	}
+	if (list != NULL)
+		doca_devinfo_rep_destroy_list(list);
+	if (r == DOCA_SUCCESS && *rep == NULL)
+		r = DOCA_ERROR_NOT_FOUND;
+	if (r != DOCA_SUCCESS)
+		DC_ERR("no network representor %s on the DPU device (check --rep-pci; doca_caps "
+		       "--list-rep-devs lists them): %s",
+		       rep_pci != NULL && rep_pci[0] ? rep_pci : "at all", doca_error_get_descr(r));
 	return r;
 }
 
-/* Frees the path for bind: refuses anything but a stale socket. */
-static doca_error_t claim_path(const char *name, const struct sockaddr_un *sa)
+doca_error_t dc_chan_listen(struct doca_dev *dev, const char *rep_pci, const char *name,
+                            struct dc_chan **srv)
 {
-	struct stat st;
-	int live;
-
-	if (lstat(name, &st) != 0)
-		return errno == ENOENT ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
-	if (!S_ISSOCK(st.st_mode)) {
-		DC_ERR("%s exists and is not a socket; refusing to replace it (choose another "
-		       "--socket path)",
-		       name);
-		return DOCA_ERROR_ALREADY_EXIST;
-	}
-	live = probe_live(sa);
-	if (live != 0) {
-		if (live > 0)
-			DC_ERR("another DPU side is already listening on %s; refusing to take it "
-			       "over "
-			       "(stop it, or choose another --socket path)",
-			       name);
-		else
-			DC_ERR("cannot tell whether a server still listens on %s (%s); not "
-			       "replacing "
-			       "it",
-			       name, strerror(-live));
-		return DOCA_ERROR_IN_USE;
-	}
-	/* A socket nobody listens on: left by a server that died. */
-	if (unlink(name) != 0 && errno != ENOENT) {
-		DC_ERR("cannot remove the stale socket %s: %s", name, strerror(errno));
-		return DOCA_ERROR_IO_FAILED;
-	}
-	DOCA_LOG_INFO("replaced the stale socket %s (no server listened on it)", name);
-	return DOCA_SUCCESS;
-}
-
-doca_error_t dc_chan_listen(const char *name, struct dc_chan **srv)
-{
-	struct sockaddr_un sa;
-	struct dc_chan *c;
-	struct stat st;
+	struct dc_chan *c = chan_new(true, name);
+	union doca_data ud;
 	doca_error_t r;
 
-	if (!make_addr(name, &sa)) {
-		DC_ERR("socket path \"%s\" is empty or longer than %zu bytes", name,
-		       sizeof(sa.sun_path) - 1);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if ((c = chan_new(name)) == NULL)
+	if (c == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	r = claim_path(name, &sa);
-	if (r == DOCA_ERROR_IO_FAILED)
-		DC_ERR("cannot inspect %s: %s", name, strerror(errno));
-	if (r != DOCA_SUCCESS) {
-		free(c);
-		return r;
-	}
-	c->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (c->lfd < 0 || bind(c->lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		DC_ERR("cannot listen on %s: %s", name, strerror(errno));
+	ud.ptr = c;
+	if ((r = open_rep(dev, rep_pci, &c->rep)))
+		goto fail;
+	if ((r = doca_comch_server_create(dev, c->rep, name, &c->srv))) {
+		DC_ERR("cannot create the Comch server \"%s\": %s", name, doca_error_get_descr(r));
 		goto fail;
 	}
-	if (lstat(name, &st) == 0) {
-		c->dev = st.st_dev;
-		c->ino = st.st_ino;
-		dc_cleanup_set(DC_CLEANUP_SOCKET, name, st.st_dev, st.st_ino);
+	c->ctx = doca_comch_server_as_ctx(c->srv);
+	if ((r = chan_limits(c, dev)) || (r = doca_ctx_set_user_data(c->ctx, ud)) ||
+	    (r = doca_ctx_set_state_changed_cb(c->ctx, on_state)) ||
+	    (r = doca_comch_server_task_send_set_conf(c->srv, on_sent, on_send_error,
+	                                              DC_SEND_TASKS)) ||
+	    (r = doca_comch_server_event_msg_recv_register(c->srv, on_recv)) ||
+	    (r = doca_comch_server_event_connection_status_changed_register(c->srv, on_connect,
+	                                                                    on_disconnect)) ||
+	    (r = doca_pe_connect_ctx(c->pe, c->ctx))) {
+		DC_ERR("cannot configure the Comch server: %s", doca_error_get_descr(r));
+		goto fail;
 	}
-	if (listen(c->lfd, 8) != 0) {
-		DC_ERR("cannot listen on %s: %s", name, strerror(errno));
+	r = doca_ctx_start(c->ctx);
+	if (r == DOCA_ERROR_ALREADY_EXIST) {
+		DC_ERR("another DPU side is already serving \"%s\" on this representor; refusing "
+		       "to "
+		       "take it over (stop it, or choose another --server-name)",
+		       name);
+		goto fail;
+	}
+	if (r != DOCA_SUCCESS) {
+		DC_ERR("cannot start the Comch server \"%s\": %s", name, doca_error_get_descr(r));
 		goto fail;
 	}
 	*srv = c;
 	return DOCA_SUCCESS;
 fail:
-	dc_chan_close(c);
-	return DOCA_ERROR_IO_FAILED;
+	dc_chan_close(c, 0);
+	return r;
 }
 
-/* Waits for @events on @fd until @deadline (ms, 0: none). 1 ready, 0 timeout, -1 error. */
-static int wait_fd(int fd, short events, int64_t deadline)
+doca_error_t dc_chan_accept(struct dc_chan *c, int timeout_ms)
 {
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = events };
-		int left = -1, n;
-
-		if (deadline > 0) {
-			int64_t d = deadline - now_ms();
-
-			left = d > 0 ? (int)(d > 1000000 ? 1000000 : d) : 0;
-		}
-		n = poll(&p, 1, left);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n;
-		return 1;
-	}
-}
-
-doca_error_t dc_chan_accept(struct dc_chan *srv, int timeout_ms)
-{
-	for (;;) {
-		char b;
-		int fd, k;
-
-		if (wait_fd(srv->lfd, POLLIN, 0) < 0)
-			return DOCA_ERROR_IO_FAILED;
-		fd = accept4(srv->lfd, NULL, NULL, SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED || errno == EAGAIN)
-				continue;
-			DC_ERR("accept on %s failed: %s", srv->name, strerror(errno));
+	while (c->conn == NULL) {
+		if (c->state != DOCA_CTX_STATE_RUNNING) {
+			DC_ERR("the Comch server \"%s\" stopped", c->name);
 			return DOCA_ERROR_IO_FAILED;
 		}
-		k = wait_fd(fd, POLLIN, timeout_ms > 0 ? now_ms() + timeout_ms : 0);
-		if (k > 0) {
-			k = (int)recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
-			if (k == 1) {
-				srv->fd = fd;
-				return DOCA_SUCCESS;
-			}
-			/* Closed without a word: a liveness probe (another server starting). */
-			DOCA_LOG_DBG("a client of %s closed without a message", srv->name);
-		} else if (k == 0) {
+		if (c->pending != NULL && timeout_ms > 0 &&
+		    now_ms() - c->pending_since > timeout_ms) {
 			DOCA_LOG_WARN(
-			        "a client connected to %s but sent nothing for %d s; dropped it "
-			        "and waiting for the next",
-			        srv->name, timeout_ms / 1000);
+			        "a client connected to \"%s\" but sent nothing for %d s; dropped "
+			        "it and waiting for the next",
+			        c->name, timeout_ms / 1000);
+			(void)doca_comch_server_disconnect(c->srv, c->pending);
+			c->pending = NULL;
 		}
-		close(fd);
+		chan_progress(c);
 	}
+	return DOCA_SUCCESS;
 }
 
-doca_error_t dc_chan_connect(const char *name, struct dc_chan **cli)
+doca_error_t dc_chan_connect(struct doca_dev *dev, const char *name, int timeout_ms,
+                             struct dc_chan **cli)
 {
-	struct sockaddr_un sa;
-	struct dc_chan *c;
+	struct dc_chan *c = chan_new(false, name);
+	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+	union doca_data ud;
+	doca_error_t r;
 
-	if (!make_addr(name, &sa)) {
-		DC_ERR("socket path \"%s\" is empty or longer than %zu bytes", name,
-		       sizeof(sa.sun_path) - 1);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if ((c = chan_new(name)) == NULL)
+	if (c == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		DC_ERR("cannot reach the DPU side at %s: %s; start `ODMA_SIDE=dpu doca_dma_copy` "
-		       "first (the DPU is the server)",
-		       name, strerror(errno));
-		dc_chan_close(c);
-		return DOCA_ERROR_NOT_CONNECTED;
+	ud.ptr = c;
+	if ((r = doca_comch_client_create(dev, name, &c->cli))) {
+		DC_ERR("cannot create a Comch client for \"%s\": %s", name,
+		       doca_error_get_descr(r));
+		goto fail;
+	}
+	c->ctx = doca_comch_client_as_ctx(c->cli);
+	if ((r = chan_limits(c, dev)) || (r = doca_ctx_set_user_data(c->ctx, ud)) ||
+	    (r = doca_ctx_set_state_changed_cb(c->ctx, on_state)) ||
+	    (r = doca_comch_client_task_send_set_conf(c->cli, on_sent, on_send_error,
+	                                              DC_SEND_TASKS)) ||
+	    (r = doca_comch_client_event_msg_recv_register(c->cli, on_recv)) ||
+	    (r = doca_pe_connect_ctx(c->pe, c->ctx))) {
+		DC_ERR("cannot configure the Comch client: %s", doca_error_get_descr(r));
+		goto fail;
+	}
+	r = doca_ctx_start(c->ctx);
+	if (r != DOCA_ERROR_IN_PROGRESS && r != DOCA_SUCCESS) {
+		DC_ERR("cannot start the Comch client: %s", doca_error_get_descr(r));
+		goto fail;
+	}
+	while (c->state != DOCA_CTX_STATE_RUNNING && c->state != DOCA_CTX_STATE_IDLE &&
+	       (deadline == 0 || now_ms() < deadline))
+		chan_progress(c);
+	if (c->state != DOCA_CTX_STATE_RUNNING ||
+	    doca_comch_client_get_connection(c->cli, &c->conn) != DOCA_SUCCESS) {
+		DC_ERR("cannot reach the DPU side (Comch server \"%s\"); start `ODMA_SIDE=dpu "
+		       "doca_dma_copy` first (the DPU is the server), with the same ODMA_SYSTEM "
+		       "and "
+		       "ODMA_RUNDIR",
+		       name);
+		r = DOCA_ERROR_NOT_CONNECTED;
+		goto fail;
 	}
 	*cli = c;
 	return DOCA_SUCCESS;
+fail:
+	dc_chan_close(c, 0);
+	return r;
 }
 
-/* Writes all of @p; false when the peer is gone. */
-static bool send_all(int fd, const void *p, size_t n)
+doca_error_t dc_chan_send(struct dc_chan *c, const void *msg, uint32_t len)
 {
-	while (n) {
-		ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		p = (const uint8_t *)p + k;
-		n -= (size_t)k;
-	}
-	return true;
-}
-
-doca_error_t dc_chan_send(struct dc_chan *c, uint16_t type, const void *payload, uint32_t len)
-{
-	struct dc_hdr h = { .magic = DC_MSG_MAGIC, .type = type, .len = len };
-
-	if (c->fd < 0 || !send_all(c->fd, &h, sizeof(h)) || (len && !send_all(c->fd, payload, len)))
-		return DOCA_ERROR_CONNECTION_RESET;
-	return DOCA_SUCCESS;
-}
-
-/* A server's answer to a client beyond the one it serves. */
-static void answer_busy(int fd)
-{
-	struct dc_hdr h = { .magic = DC_MSG_MAGIC, .type = DC_MSG_BUSY, .len = 0 };
-
-	(void)!send(fd, &h, sizeof(h), MSG_NOSIGNAL | MSG_DONTWAIT);
-	close(fd);
-}
-
-/* Answers every client waiting in the backlog. */
-static void turn_away(struct dc_chan *srv)
-{
-	int fd;
-
-	while ((fd = accept4(srv->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0) {
-		DOCA_LOG_WARN("another host connected to %s while this DPU side serves one; told "
-		              "it to retry later",
-		              srv->name);
-		answer_busy(fd);
-	}
-}
-
-/* Reads exactly @n bytes before @deadline. SUCCESS, TIME_OUT, CONNECTION_RESET. */
-static doca_error_t recv_all(struct dc_chan *c, void *p, size_t n, int64_t deadline)
-{
-	while (n) {
-		struct pollfd pf[2] = { { .fd = c->fd, .events = POLLIN },
-			                { .fd = c->lfd, .events = POLLIN } };
-		int left = -1, k;
-		ssize_t got;
-
-		if (deadline > 0) {
-			int64_t d = deadline - now_ms();
-
-			if (d <= 0)
-				return DOCA_ERROR_TIME_OUT;
-			left = (int)(d > 1000000 ? 1000000 : d);
-		}
-		k = poll(pf, c->lfd >= 0 ? 2 : 1, left);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return DOCA_ERROR_IO_FAILED;
-		if (k == 0)
-			return DOCA_ERROR_TIME_OUT;
-		if (c->lfd >= 0 && (pf[1].revents & POLLIN))
-			turn_away(c);
-		if (!(pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
-			continue;
-		got = recv(c->fd, p, n, MSG_DONTWAIT);
-		if (got < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (got <= 0)
-			return DOCA_ERROR_CONNECTION_RESET;
-		p = (uint8_t *)p + got;
-		n -= (size_t)got;
-	}
-	return DOCA_SUCCESS;
-}
-
-doca_error_t dc_chan_recv(struct dc_chan *c, uint16_t *type, void *payload, uint32_t max,
-                          uint32_t *len, int timeout_ms)
-{
-	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
-	struct dc_hdr h;
 	doca_error_t r;
 
-	if (c->fd < 0)
+	if (c->conn == NULL || c->lost)
 		return DOCA_ERROR_CONNECTION_RESET;
-	r = recv_all(c, &h, sizeof(h), deadline);
-	if (r != DOCA_SUCCESS)
+	r = send_on(c, c->conn, msg, len, DC_SEND_WAIT_MS);
+	if (r == DOCA_SUCCESS)
 		return r;
-	if (h.magic != DC_MSG_MAGIC || h.len > max || h.len > DC_MAX_PAYLOAD) {
-		DOCA_LOG_ERR("malformed control message on %s (magic 0x%x, type %u, %u bytes)",
-		             c->name, h.magic, h.type, h.len);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	r = recv_all(c, payload, h.len, deadline);
-	if (r != DOCA_SUCCESS)
-		return r;
-	if (h.type == DC_MSG_BUSY)
-		return DOCA_ERROR_IN_USE;
-	*type = h.type;
-	*len = h.len;
-	return DOCA_SUCCESS;
+	if (r != DOCA_ERROR_NOT_CONNECTED && r != DOCA_ERROR_BAD_STATE)
+		DOCA_LOG_ERR("cannot send a control message: %s", doca_error_get_descr(r));
+	c->lost = true;
+	return DOCA_ERROR_CONNECTION_RESET;
 }
 
-void dc_chan_close(struct dc_chan *c)
+doca_error_t dc_chan_recv(struct dc_chan *c, void *msg, uint32_t max, uint32_t *len, int timeout_ms)
 {
-	struct stat st;
+	int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+
+	for (;;) {
+		if (c->overflow) {
+			DOCA_LOG_ERR(
+			        "the peer sent more control messages than the protocol allows");
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		if (c->qlen > 0) {
+			struct dc_msg *m = &c->q[c->qhead];
+
+			c->qhead = (c->qhead + 1) % DC_QUEUE;
+			c->qlen--;
+			if (m->len < sizeof(uint32_t) || m->len > max) {
+				DOCA_LOG_ERR("malformed control message from \"%s\" (%u bytes)",
+				             c->name, m->len);
+				return DOCA_ERROR_INVALID_VALUE;
+			}
+			if (dc_msg_type(m->bytes) == DC_MSG_X_BUSY)
+				return DOCA_ERROR_IN_USE;
+			memcpy(msg, m->bytes, m->len);
+			*len = m->len;
+			return DOCA_SUCCESS;
+		}
+		if (c->conn == NULL || c->lost)
+			return DOCA_ERROR_CONNECTION_RESET;
+		if (deadline > 0 && now_ms() >= deadline)
+			return DOCA_ERROR_TIME_OUT;
+		chan_progress(c);
+	}
+}
+
+void dc_chan_set_nvidia(struct dc_chan *c, bool nvidia)
+{
+	if (c != NULL)
+		c->nvidia = nvidia;
+}
+
+bool dc_chan_nvidia(const struct dc_chan *c)
+{
+	return c != NULL && c->nvidia;
+}
+
+void dc_chan_close(struct dc_chan *c, int linger_ms)
+{
+	int64_t end;
 
 	if (c == NULL)
 		return;
-	if (c->fd >= 0)
-		close(c->fd);
-	if (c->lfd >= 0) {
-		turn_away(c);
-		close(c->lfd);
-		/* Only the socket this server bound, if it is still there. */
-		dc_cleanup_set(DC_CLEANUP_SOCKET, NULL, 0, 0);
-		if (c->ino != 0 && lstat(c->name, &st) == 0 && S_ISSOCK(st.st_mode) &&
-		    st.st_dev == c->dev && st.st_ino == c->ino)
-			unlink(c->name);
+	if (c->server && c->conn != NULL && linger_ms > 0) {
+		end = now_ms() + linger_ms;
+		while (!c->lost && now_ms() < end && c->state == DOCA_CTX_STATE_RUNNING)
+			chan_progress(c);
 	}
+	if (c->ctx != NULL) {
+		doca_error_t r = doca_ctx_stop(c->ctx);
+
+		end = now_ms() + 5000;
+		while ((r == DOCA_ERROR_IN_PROGRESS || c->state != DOCA_CTX_STATE_IDLE) &&
+		       now_ms() < end) {
+			chan_progress(c);
+			r = DOCA_SUCCESS;
+		}
+	}
+	if (c->srv != NULL)
+		doca_comch_server_destroy(c->srv);
+	if (c->cli != NULL)
+		doca_comch_client_destroy(c->cli);
+	if (c->rep != NULL)
+		doca_dev_rep_close(c->rep);
+	doca_pe_destroy(c->pe);
 	free(c);
 }

@@ -308,21 +308,44 @@ void dc_free(uint8_t *p, uint64_t size)
 		munmap(p, size ? size : 1);
 }
 
+/* Whether @m (of @got bytes) is the peer saying it failed; logs it. */
+static bool peer_failed(struct dc_chan *c, const void *m, uint32_t got, const char *peer)
+{
+	if (got == sizeof(struct dc_status) && dc_msg_type(m) == DC_MSG_X_STATUS) {
+		struct dc_status st;
+
+		memcpy(&st, m, sizeof(st));
+		if (st.ok)
+			return false;
+		st.why[sizeof(st.why) - 1] = '\0';
+		DC_ERR("the %s side failed: %s", peer, st.why);
+		return true;
+	}
+	if (got == sizeof(struct dc_nv_status) && dc_msg_type(m) == DC_MSG_STATUS &&
+	    !((const struct dc_nv_status *)m)->is_success) {
+		DC_ERR("the %s side failed (NVIDIA's DMA Copy application sends no reason; see its "
+		       "log)",
+		       peer);
+		dc_chan_set_nvidia(c, true); /* it speaks only NVIDIA's messages */
+		return true;
+	}
+	return false;
+}
+
 /*
- * Receives one message of @type with @min..@max payload bytes (*@len: how many). With
- * @lost (a send just failed), only looks for the reason the peer may have left before it
- * closed: a failure STATUS or BUSY.
+ * Receives one message of @type with @min..@max bytes (*@len: how many). With @lost (a send
+ * just failed), only looks for the reason the peer may have left before it closed: a
+ * failure status or busy.
  */
-static doca_error_t expect(struct dc_chan *c, uint16_t type, void *payload, uint32_t min,
-                           uint32_t max, uint32_t *len, int timeout_ms, const char *peer, bool lost)
+static doca_error_t expect(struct dc_chan *c, uint32_t type, void *msg, uint32_t min, uint32_t max,
+                           uint32_t *len, int timeout_ms, const char *peer, bool lost)
 {
 	union {
 		struct dc_status st;
-		uint8_t bytes[DC_MAX_PAYLOAD];
+		uint8_t bytes[DC_MAX_MSG];
 	} m;
-	uint16_t got_type = 0;
 	uint32_t got = 0;
-	doca_error_t r = dc_chan_recv(c, &got_type, &m, sizeof(m), &got, timeout_ms);
+	doca_error_t r = dc_chan_recv(c, &m, sizeof(m), &got, timeout_ms);
 
 	if (r == DOCA_ERROR_TIME_OUT && !lost) {
 		DC_ERR("the %s side sent nothing for %d s (--timeout); giving up", peer,
@@ -344,59 +367,60 @@ static doca_error_t expect(struct dc_chan *c, uint16_t type, void *payload, uint
 		dc_why_set("malformed control message from the %s side", peer);
 		return r;
 	}
-	if (got_type == DC_MSG_STATUS && got == sizeof(m.st) && !m.st.ok) {
-		m.st.why[sizeof(m.st.why) - 1] = '\0';
-		DC_ERR("the %s side failed: %s", peer, m.st.why);
+	if (peer_failed(c, &m, got, peer))
 		return DOCA_ERROR_CONNECTION_ABORTED;
-	}
 	if (lost) {
 		DC_ERR("the %s side closed the control channel (it exited or failed; see its log)",
 		       peer);
 		return DOCA_ERROR_CONNECTION_RESET;
 	}
-	if (got_type != type || got < min || got > max) {
-		DC_ERR("unexpected control message from the %s side (type %u, %u bytes; wanted "
-		       "type %u, %u to %u bytes)",
-		       peer, got_type, got, type, min, max);
+	if (dc_msg_type(&m) != type || got < min || got > max) {
+		DC_ERR("unexpected control message from the %s side (type 0x%x, %u bytes; wanted "
+		       "type 0x%x, %u to %u bytes)",
+		       peer, dc_msg_type(&m), got, type, min, max);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	memcpy(payload, &m, got);
+	memcpy(msg, &m, got);
 	*len = got;
 	return DOCA_SUCCESS;
 }
 
-doca_error_t dc_expect(struct dc_chan *c, uint16_t type, void *payload, uint32_t len,
-                       int timeout_ms, const char *peer)
+doca_error_t dc_expect(struct dc_chan *c, uint32_t type, void *msg, uint32_t len, int timeout_ms,
+                       const char *peer)
 {
 	uint32_t got;
 
-	return expect(c, type, payload, len, len, &got, timeout_ms, peer, false);
+	return expect(c, type, msg, len, len, &got, timeout_ms, peer, false);
 }
 
-doca_error_t dc_expect_upto(struct dc_chan *c, uint16_t type, void *payload, uint32_t min,
-                            uint32_t max, uint32_t *len, int timeout_ms, const char *peer)
+doca_error_t dc_expect_upto(struct dc_chan *c, uint32_t type, void *msg, uint32_t min, uint32_t max,
+                            uint32_t *len, int timeout_ms, const char *peer)
 {
-	return expect(c, type, payload, min, max, len, timeout_ms, peer, false);
+	return expect(c, type, msg, min, max, len, timeout_ms, peer, false);
 }
 
-doca_error_t dc_send(struct dc_chan *c, uint16_t type, const void *payload, uint32_t len,
-                     const char *peer)
+doca_error_t dc_send(struct dc_chan *c, const void *msg, uint32_t len, const char *peer)
 {
 	struct dc_status st;
 	uint32_t got;
 
-	if (dc_chan_send(c, type, payload, len) == DOCA_SUCCESS)
+	if (dc_chan_send(c, msg, len) == DOCA_SUCCESS)
 		return DOCA_SUCCESS;
-	/* The peer may have said why before it closed (a failure, or BUSY): report that. */
-	return expect(c, DC_MSG_STATUS, &st, sizeof(st), sizeof(st), &got, 1, peer, true);
+	/* The peer may have said why before it closed (a failure, or busy): report that. */
+	return expect(c, DC_MSG_X_STATUS, &st, sizeof(st), sizeof(st), &got, 1, peer, true);
 }
 
 void dc_send_failure(struct dc_chan *c)
 {
-	struct dc_status st = { .ok = 0 };
+	struct dc_status st = { .type = DC_MSG_X_STATUS, .ok = 0 };
+	struct dc_nv_status nv = { .type = DC_MSG_STATUS, .is_success = 0 };
 
 	if (c == NULL)
 		return;
+	if (dc_chan_nvidia(c)) {
+		(void)dc_chan_send(c, &nv, sizeof(nv));
+		return;
+	}
 	snprintf(st.why, sizeof(st.why), "%s", dc_why());
-	(void)dc_chan_send(c, DC_MSG_STATUS, &st, sizeof(st));
+	(void)dc_chan_send(c, &st, sizeof(st));
 }

@@ -2,11 +2,12 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * doca_dma_copy, DPU side (the server): serves one host, imports its window buffer and
- * moves the file through it window by window with DOCA DMA, each window a pipeline of
+ * doca_dma_copy, DPU side (the Comch server): serves one host, imports its window buffer
+ * and moves the file through it window by window with DOCA DMA, each window a pipeline of
  * max_buf_size tasks, several in flight. Memory stays bounded by the window (window_tasks
  * x max_buf_size) whatever the file size. Succeeds only once the receiver has the whole,
- * verified file in place.
+ * verified file in place. With NVIDIA's host side it follows NVIDIA's protocol: the file
+ * (at most max_buf_size) in one buffer, one STATUS at the end.
  */
 #include <stdio.h>
 #include <string.h>
@@ -49,6 +50,7 @@ struct dpu {
 	doca_error_t err;
 	int tmo; /* ms */
 	bool tty;
+	bool nvidia; /* the host side is NVIDIA's application */
 };
 
 static void progress_bar(struct dpu *d)
@@ -186,69 +188,58 @@ static doca_error_t dpu_pipeline(struct dpu *d, uint64_t n, bool to_host)
 	return d->err;
 }
 
-/* DIRECTION: learns the host's side of things, checks our file, proposes the window. */
+/* DIRECTION: learns the host's side of things (and whether it is odma's), checks our file,
+ * proposes the window. */
 static doca_error_t dpu_direction(struct dpu *d)
 {
 	struct dma_copy_cfg *cfg = d->cfg;
-	struct dc_direction theirs,
-	        mine = { .file_here = cfg->have_file, .file_size = cfg->file_size };
+	struct dc_direction theirs, mine = { .type = DC_MSG_DIRECTION,
+		                             .file_in_host = !cfg->have_file,
+		                             .mark = { DC_MARK_0, DC_MARK_1, DC_MARK_VERSION } };
 	uint64_t tasks = (uint64_t)cfg->window_tasks;
 	doca_error_t r;
 
-	if ((r = dc_expect(d->srv, DC_MSG_DIRECTION, &theirs, sizeof(theirs), d->tmo, PEER)))
+	if ((r = dc_expect(d->srv, DC_MSG_DIRECTION, &theirs, DC_DIRECTION_LEN, d->tmo, PEER)))
 		return r;
-	if (theirs.file_here == cfg->have_file) {
+	d->nvidia = !(theirs.mark[0] == DC_MARK_0 && theirs.mark[1] == DC_MARK_1 &&
+	              theirs.mark[2] == DC_MARK_VERSION);
+	dc_chan_set_nvidia(d->srv, d->nvidia);
+	if (d->nvidia)
+		DOCA_LOG_INFO(
+		        "the host side is NVIDIA's DMA Copy application: its protocol, one buffer");
+	if ((theirs.file_in_host != 0) == cfg->have_file) {
 		DC_ERR("exactly one side must have the file (host: %s, DPU: %s)",
-		       theirs.file_here ? "yes" : "no", cfg->have_file ? "yes" : "no");
+		       theirs.file_in_host ? "yes" : "no", cfg->have_file ? "yes" : "no");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	d->size = cfg->have_file ? cfg->file_size : theirs.file_size;
+	d->size = cfg->have_file ? cfg->file_size : dc_be64(theirs.size_be);
+	if (d->nvidia && (d->size == 0 || d->size > d->max_buf)) {
+		DC_ERR("the host side runs NVIDIA's DMA Copy application, which moves a file in "
+		       "one "
+		       "DMA task: 1 to %llu bytes (max_buf_size); this file has %llu",
+		       (unsigned long long)d->max_buf, (unsigned long long)d->size);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	d->window = d->max_buf * tasks < d->size ? d->max_buf * tasks : d->size;
 	if (d->window > DMA_COPY_MAX_WINDOW)
 		d->window = DMA_COPY_MAX_WINDOW;
+	if (d->nvidia)
+		d->window = d->size;
 	/* The destination is checked before any byte moves; the sender's file is opened. */
 	r = cfg->have_file ? dc_source_open(&d->src, cfg->file, d->size)
 	                   : dc_sink_open(&d->sink, cfg->file);
 	if (r != DOCA_SUCCESS)
 		return r;
+	mine.size_be = dc_be64(cfg->have_file ? d->size : 0);
 	mine.window = d->window;
-	return dc_send(d->srv, DC_MSG_DIRECTION, &mine, sizeof(mine), PEER);
+	return dc_send(d->srv, &mine, d->nvidia ? DC_DIRECTION_LEN : DC_DIRECTION_X_LEN, PEER);
 }
 
-/* EXPORT: imports the host's window buffer and sets up ours. */
-static doca_error_t dpu_import(struct dpu *d)
+/* Maps the local window buffer. */
+static doca_error_t dpu_map_local(struct dpu *d)
 {
-	uint8_t msg[DC_MAX_PAYLOAD];
-	struct dc_export *e = (struct dc_export *)msg;
-	size_t rlen;
-	uint32_t len;
-	void *raddr;
 	doca_error_t r;
 
-	if ((r = dc_expect_upto(d->srv, DC_MSG_EXPORT, msg, sizeof(*e), sizeof(msg), &len, d->tmo,
-	                        PEER)))
-		return r;
-	if (e->window != d->window || e->desc_len != len - sizeof(*e) ||
-	    (d->window > 0) != (e->desc_len > 0)) {
-		DC_ERR("malformed export message from the host (window %llu, wanted %llu)",
-		       (unsigned long long)e->window, (unsigned long long)d->window);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if (d->window == 0) /* an empty file: nothing to map */
-		return DOCA_SUCCESS;
-	r = doca_mmap_create_from_export(NULL, e + 1, e->desc_len, d->dev, &d->remote);
-	if (r == DOCA_SUCCESS)
-		r = doca_mmap_get_memrange(d->remote, &raddr, &rlen);
-	if (r != DOCA_SUCCESS) {
-		DC_ERR("cannot import the host buffer: %s", doca_error_get_descr(r));
-		return r;
-	}
-	if (rlen < d->window) {
-		DC_ERR("the host exported %zu bytes, less than the window of %llu", rlen,
-		       (unsigned long long)d->window);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	d->host_window = raddr;
 	if ((d->buf = dc_alloc(d->window)) == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	if ((r = doca_mmap_create(&d->local)) ||
@@ -259,6 +250,93 @@ static doca_error_t dpu_import(struct dpu *d)
 		return r;
 	}
 	return DOCA_SUCCESS;
+}
+
+/* Imports the host's buffer: @len bytes at @addr (NULL: where the export starts). */
+static doca_error_t dpu_import_desc(struct dpu *d, const void *desc, size_t desc_len, uint64_t addr,
+                                    uint64_t len)
+{
+	size_t rlen;
+	void *raddr;
+	doca_error_t r = doca_mmap_create_from_export(NULL, desc, desc_len, d->dev, &d->remote);
+
+	if (r == DOCA_SUCCESS)
+		r = doca_mmap_get_memrange(d->remote, &raddr, &rlen);
+	if (r != DOCA_SUCCESS) {
+		DC_ERR("cannot import the host buffer: %s", doca_error_get_descr(r));
+		return r;
+	}
+	if (addr == 0)
+		addr = (uint64_t)(uintptr_t)raddr;
+	if (addr < (uint64_t)(uintptr_t)raddr || len > rlen ||
+	    addr - (uint64_t)(uintptr_t)raddr > rlen - len) {
+		DC_ERR("the host exported %zu bytes at %p; %llu bytes at 0x%llx do not fit in them",
+		       rlen, raddr, (unsigned long long)len, (unsigned long long)addr);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	d->host_window = (uint8_t *)(uintptr_t)addr;
+	return dpu_map_local(d);
+}
+
+/* X_EXPORT: imports the host's window buffer and sets up ours. */
+static doca_error_t dpu_import(struct dpu *d)
+{
+	uint8_t msg[DC_MAX_MSG];
+	struct dc_export *e = (struct dc_export *)msg;
+	uint32_t len;
+	doca_error_t r;
+
+	if ((r = dc_expect_upto(d->srv, DC_MSG_X_EXPORT, msg, sizeof(*e), sizeof(msg), &len, d->tmo,
+	                        PEER)))
+		return r;
+	if (e->window != d->window || e->desc_len != len - sizeof(*e) ||
+	    (d->window > 0) != (e->desc_len > 0)) {
+		DC_ERR("malformed export message from the host (window %llu, wanted %llu)",
+		       (unsigned long long)e->window, (unsigned long long)d->window);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (d->window == 0) /* an empty file: nothing to map */
+		return DOCA_SUCCESS;
+	return dpu_import_desc(d, e + 1, e->desc_len, 0, d->window);
+}
+
+/*
+ * NVIDIA's protocol: EXPORT_DESCRIPTOR names the host buffer holding (or receiving) the whole
+ * file; one pipeline moves it; STATUS tells the host it is done.
+ */
+static doca_error_t dpu_nvidia(struct dpu *d)
+{
+	uint8_t msg[DC_MAX_MSG];
+	struct dc_export_descriptor *e = (struct dc_export_descriptor *)msg;
+	struct dc_nv_status st = { .type = DC_MSG_STATUS, .is_success = 1 };
+	uint64_t desc_len;
+	uint32_t len;
+	doca_error_t r;
+
+	if ((r = dc_expect_upto(d->srv, DC_MSG_EXPORT_DESCRIPTOR, msg, sizeof(*e), sizeof(msg),
+	                        &len, d->tmo, PEER)))
+		return r;
+	desc_len = dc_be64(e->desc_len_be);
+	if (desc_len == 0 || desc_len != len - sizeof(*e)) {
+		DC_ERR("malformed export descriptor message from the host (%llu descriptor bytes "
+		       "in a "
+		       "message of %u)",
+		       (unsigned long long)desc_len, len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if ((r = dpu_import_desc(d, e + 1, (size_t)desc_len, dc_be64(e->host_addr_be), d->size)))
+		return r;
+	if (d->cfg->have_file) {
+		if ((r = dc_source_read(&d->src, 0, d->buf, d->size)) ||
+		    (r = dpu_pipeline(d, d->size, true)))
+			return r;
+	} else {
+		if ((r = dpu_pipeline(d, d->size, false)) ||
+		    (r = dc_sink_write(&d->sink, 0, d->buf, d->size)) ||
+		    (r = dc_sink_commit(&d->sink)))
+			return r;
+	}
+	return dc_send(d->srv, &st, sizeof(st), PEER);
 }
 
 static doca_error_t chunk_check(const struct dc_chunk *c, uint64_t off, uint64_t n)
@@ -280,12 +358,12 @@ static doca_error_t dpu_recv_windows(struct dpu *d)
 		struct dc_chunk c;
 		doca_error_t r;
 
-		if ((r = dc_expect(d->srv, DC_MSG_CHUNK, &c, sizeof(c), d->tmo, PEER)) ||
+		if ((r = dc_expect(d->srv, DC_MSG_X_CHUNK, &c, sizeof(c), d->tmo, PEER)) ||
 		    (r = chunk_check(&c, off, n)) || (r = dpu_pipeline(d, n, false)) ||
 		    (r = dc_sink_write(&d->sink, off, d->buf, n)))
 			return r;
 		d->sum = dc_checksum_update(d->sum, d->buf, n);
-		if ((r = dc_send(d->srv, DC_MSG_CHUNK, &c, sizeof(c), PEER)))
+		if ((r = dc_send(d->srv, &c, sizeof(c), PEER)))
 			return r;
 		off += n;
 	}
@@ -297,15 +375,14 @@ static doca_error_t dpu_send_windows(struct dpu *d)
 {
 	for (uint64_t off = 0; off < d->size;) {
 		uint64_t n = d->size - off < d->window ? d->size - off : d->window;
-		struct dc_chunk c = { .offset = off, .len = n };
+		struct dc_chunk c = { .type = DC_MSG_X_CHUNK, .offset = off, .len = n };
 		doca_error_t r;
 
 		if ((r = dc_source_read(&d->src, off, d->buf, n)))
 			return r;
 		d->sum = dc_checksum_update(d->sum, d->buf, n);
-		if ((r = dpu_pipeline(d, n, true)) ||
-		    (r = dc_send(d->srv, DC_MSG_CHUNK, &c, sizeof(c), PEER)) ||
-		    (r = dc_expect(d->srv, DC_MSG_CHUNK, &c, sizeof(c), d->tmo, PEER)) ||
+		if ((r = dpu_pipeline(d, n, true)) || (r = dc_send(d->srv, &c, sizeof(c), PEER)) ||
+		    (r = dc_expect(d->srv, DC_MSG_X_CHUNK, &c, sizeof(c), d->tmo, PEER)) ||
 		    (r = chunk_check(&c, off, n)))
 			return r;
 		off += n;
@@ -316,16 +393,16 @@ static doca_error_t dpu_send_windows(struct dpu *d)
 /* The end: the sender gives its checksum, the receiver answers once the file is in place. */
 static doca_error_t dpu_finish(struct dpu *d)
 {
-	struct dc_status st = { .ok = 1, .checksum = d->sum };
+	struct dc_status st = { .type = DC_MSG_X_STATUS, .ok = 1, .checksum = d->sum };
 	doca_error_t r;
 
 	if (d->cfg->have_file) {
-		if ((r = dc_send(d->srv, DC_MSG_STATUS, &st, sizeof(st), PEER)))
+		if ((r = dc_send(d->srv, &st, sizeof(st), PEER)))
 			return r;
 		/* Success only once the host has the file: it may still fail to store it. */
-		return dc_expect(d->srv, DC_MSG_STATUS, &st, sizeof(st), d->tmo, PEER);
+		return dc_expect(d->srv, DC_MSG_X_STATUS, &st, sizeof(st), d->tmo, PEER);
 	}
-	if ((r = dc_expect(d->srv, DC_MSG_STATUS, &st, sizeof(st), d->tmo, PEER)))
+	if ((r = dc_expect(d->srv, DC_MSG_X_STATUS, &st, sizeof(st), d->tmo, PEER)))
 		return r;
 	if (st.checksum != d->sum) {
 		DC_ERR("checksum mismatch: the received data differs from the host's file");
@@ -333,8 +410,8 @@ static doca_error_t dpu_finish(struct dpu *d)
 	}
 	if ((r = dc_sink_commit(&d->sink)))
 		return r;
-	st = (struct dc_status){ .ok = 1, .checksum = d->sum };
-	return dc_send(d->srv, DC_MSG_STATUS, &st, sizeof(st), PEER);
+	st = (struct dc_status){ .type = DC_MSG_X_STATUS, .ok = 1, .checksum = d->sum };
+	return dc_send(d->srv, &st, sizeof(st), PEER);
 }
 
 static doca_error_t dpu_run(struct dpu *d)
@@ -345,10 +422,15 @@ static doca_error_t dpu_run(struct dpu *d)
 	d->dev = dc_open_dev(cfg->pci, true);
 	if (d->dev == NULL)
 		return DOCA_ERROR_NOT_FOUND;
-	if ((r = dpu_setup_dma(d)) || (r = dc_chan_listen(cfg->socket, &d->srv)))
+	if ((r = dpu_setup_dma(d)) ||
+	    (r = dc_chan_listen(d->dev, cfg->rep_pci, cfg->server_name, &d->srv)))
 		return r;
-	DOCA_LOG_INFO("waiting for the host side on %s", cfg->socket);
-	if ((r = dc_chan_accept(d->srv, d->tmo)) || (r = dpu_direction(d)) || (r = dpu_import(d)))
+	DOCA_LOG_INFO("waiting for the host side on Comch server \"%s\"", cfg->server_name);
+	if ((r = dc_chan_accept(d->srv, d->tmo)) || (r = dpu_direction(d)))
+		return r;
+	if (d->nvidia)
+		return dpu_nvidia(d);
+	if ((r = dpu_import(d)))
 		return r;
 	r = cfg->have_file ? dpu_send_windows(d) : dpu_recv_windows(d);
 	return r != DOCA_SUCCESS ? r : dpu_finish(d);
@@ -391,8 +473,8 @@ doca_error_t dma_copy_dpu(struct dma_copy_cfg *cfg)
 	s = now_s() - t0;
 	if (r != DOCA_SUCCESS)
 		dc_send_failure(d.srv);
-	dc_chan_close(d.srv);
-	dc_sink_abort(&d.sink); /* nothing left once committed */
+	dc_chan_close(d.srv, 2000); /* the host closes once it has the last message */
+	dc_sink_abort(&d.sink);     /* nothing left once committed */
 	dc_source_close(&d.src);
 	if (r == DOCA_SUCCESS && d.size > 0)
 		DOCA_LOG_INFO("DMA moved %llu bytes %s in %.3f ms (%.2f GB/s, tasks of up to %llu "

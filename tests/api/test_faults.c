@@ -143,7 +143,8 @@ static void child_bad_spec(void)
 static void bad_specs(void **state)
 {
 	static const char *const bad[] = { "submit_again=2", "seed=-1", "delay_us=9-3", "nonsense=1",
-					   "complete_error", "error=NO_SUCH", ",", "delay_us=1-2-3" };
+					   "complete_error", "error=NO_SUCH", ",", "delay_us=1-2-3",
+					   "comch_drop_after=-1", "comch_delay_us=9-3", "comch_delay_us=x" };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)

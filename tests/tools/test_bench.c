@@ -1,8 +1,9 @@
 /*
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
-/* Smoke test of odma-bench (every mode, lists) and odma-advise (every path): the JSON they
- * print has the documented keys with positive values. No timing is asserted. */
+/* Smoke test of odma-bench (every mode, lists, the Comch row) and odma-advise (every path,
+ * --compare-fastpath): the JSON they print has the documented keys with positive values.
+ * No timing is asserted. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -159,6 +160,40 @@ static void test_advise(void **s)
 	advise_case("--size 4K --messages --json", "comch");
 }
 
+/* odma bench --comch: every figure of the Comch row positive, labelled emulated. */
+static void test_comch(void **s)
+{
+	static const char *const keys[] = { "msg_pingpong_per_sec",	    "msg_stream_per_sec",
+					    "raw_seqpacket_stream_per_sec", "fastpath_bytes_per_sec",
+					    "raw_vm_writev_bytes_per_sec",  "dma_export_bytes_per_sec" };
+	json_object *o = run_json(bench_exe, "--comch --size 64K --seconds 0.5 --json"), *c, *v;
+
+	(void)s;
+	assert_true(json_object_object_get_ex(o, "comch", &c));
+	assert_true(json_object_object_get_ex(c, "emulated", &v) && json_object_get_boolean(v));
+	assert_int_equal((int)num(c, "size"), 65536);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (num(c, keys[i]) <= 0)
+			fail_msg("comch.%s not positive", keys[i]);
+	json_object_put(o);
+}
+
+/* odma advise --compare-fastpath: the host_dpu object with both rates and a verdict. */
+static void test_advise_compare(void **s)
+{
+	json_object *o = run_json(advise_exe, "--size 256K --compare-fastpath --json"), *h, *v;
+
+	(void)s;
+	assert_true(json_object_object_get_ex(o, "path", &v));
+	assert_true(json_object_object_get_ex(o, "host_dpu", &h));
+	assert_true(json_object_object_get_ex(h, "emulated", &v) && json_object_get_boolean(v));
+	assert_true(num(h, "dma_bytes_per_sec") > 0);
+	assert_true(num(h, "comch_fastpath_bytes_per_sec") > 0);
+	assert_true(json_object_object_get_ex(h, "faster", &v));
+	assert_true(strcmp(json_object_get_string(v), "dma") == 0 || strcmp(json_object_get_string(v), "comch") == 0);
+	json_object_put(o);
+}
+
 static void test_help(void **s)
 {
 	char cmd[1024];
@@ -177,6 +212,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_throughput), cmocka_unit_test(test_latency), cmocka_unit_test(test_event),
 		cmocka_unit_test(test_list),	   cmocka_unit_test(test_advise),  cmocka_unit_test(test_help),
 		cmocka_unit_test(test_xproc),
+		cmocka_unit_test(test_comch),	   cmocka_unit_test(test_advise_compare),
 	};
 
 	if (argc < 3) {

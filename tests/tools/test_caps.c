@@ -72,9 +72,19 @@ static void test_full_report_bf3(void **state)
 	assert_string_equal(json_object_get_string(get(d, "ibdev_name")), "mlx5_0");
 	assert_string_equal(json_object_get_string(get(d, "iface_name")), "ens1f0np0");
 	assert_string_equal(json_object_get_string(get(d, "side")), "host");
+	/* Comch: clients on the host side, servers on the DPU side, BlueField-like limits */
+	mm = get(get(d, "capabilities"), "doca_comch");
+	assert_true(json_object_get_boolean(get(mm, "client_supported")));
+	assert_false(json_object_get_boolean(get(mm, "server_supported")));
+	assert_int_equal(json_object_get_int64(get(mm, "max_msg_size")), 4080);
+	assert_false(json_object_object_get_ex(mm, "max_clients", NULL));
 	d = json_object_array_get_idx(devs, 2);
 	assert_string_equal(json_object_get_string(get(d, "pci_addr")), "0000:03:00.0");
 	assert_string_equal(json_object_get_string(get(d, "side")), "dpu");
+	mm = get(get(d, "capabilities"), "doca_comch");
+	assert_true(json_object_get_boolean(get(mm, "server_supported")));
+	assert_int_equal(json_object_get_int64(get(mm, "max_clients")), 512);
+	assert_int_equal(json_object_get_int64(get(mm, "producer_max_buf_size")), 1 << 30);
 	json_object_put(root);
 }
 
@@ -89,6 +99,9 @@ static void test_nic_has_no_memcpy(void **state)
 	assert_false(json_object_get_boolean(get(dma, "task_memcpy_supported")));
 	assert_false(json_object_object_get_ex(dma, "max_buf_size", NULL));
 	assert_false(json_object_get_boolean(get(mm, "export_pci_supported")));
+	mm = get(get(json_object_array_get_idx(devs, 0), "capabilities"), "doca_comch");
+	assert_false(json_object_get_boolean(get(mm, "client_supported")));
+	assert_false(json_object_object_get_ex(mm, "max_msg_size", NULL));
 	json_object_put(root);
 }
 
@@ -164,7 +177,7 @@ static void test_list_libs(void **state)
 	json_object *root = run_json(NULL, "--list-libs"), *libs = get(root, "libraries");
 
 	(void)state;
-	assert_int_equal(json_object_array_length(libs), 3);
+	assert_int_equal(json_object_array_length(libs), 4);
 	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 1), "name")),
 			    "doca_dma");
 	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 1), "version")),

@@ -247,6 +247,13 @@ static void only_runs_the_named_programs_and_partners(void **state)
 	assert_non_null(r);
 	assert_int_equal(json_object_get_int(get(get(r, "summary"), "pass")), 2);
 	json_object_put(r);
+	/* both halves of a pair named (this once recursed without end) */
+	compat("--only dma_copy_dpu,dma_copy_host --json -");
+	assert_int_equal(out.status, 0);
+	r = json_tokener_parse(out.text);
+	assert_non_null(r);
+	assert_int_equal(json_object_get_int(get(get(r, "summary"), "pass")), 2);
+	json_object_put(r);
 }
 
 static void usage_errors(void **state)

@@ -115,6 +115,29 @@ static void bad_texts(void **state)
 	expect_bad("system a\n" DEV "\nrep parent=03:00.0 pci=b1:00.0 vuid=V\nrep parent=03:00.0 "
 		   "pci=b1:00.0 vuid=W\n", 4, "duplicate rep pci");
 	expect_bad("system a\n" DEV " ibdev2=x\n", 2, "unknown");
+	expect_bad("system a\n" DEV " comch=yes comch_max_msg_size=2000000\n", 2, "above 1M");
+	expect_bad("system a\n" DEV " comch=yes comch_imm_data=257\n", 2, "comch_imm_data above 256");
+	expect_bad("system a\n" DEV " comch_fp_buf_size=1G\n", 2, "bad value");
+}
+
+/* comch=yes: the Comch values a line leaves out take their defaults; given ones are kept. */
+static void comch_defaults(void **state)
+{
+	struct odma_system sys;
+	char err[256];
+
+	(void)state;
+	assert_ok(parse("system t\n" DEV " comch=yes comch_max_msg_size=512 comch_imm_data=0\n"
+			"device side=host pci=b1:00.0 ibdev=x iface=y\n",
+			&sys, err));
+	assert_true(sys.devs[0].caps.comch);
+	assert_int_equal(sys.devs[0].caps.comch_max_msg_size, 512);
+	assert_int_equal(sys.devs[0].caps.comch_max_recv_queue, ODMA_COMCH_DEFAULT_MAX_RECV_QUEUE);
+	assert_int_equal(sys.devs[0].caps.comch_max_imm_data, ODMA_COMCH_DEFAULT_MAX_IMM_DATA);
+	assert_int_equal(sys.devs[0].caps.comch_fp_max_buf_size, ODMA_COMCH_DEFAULT_FP_MAX_BUF_SIZE);
+	assert_false(sys.devs[1].caps.comch);
+	assert_int_equal(sys.devs[1].caps.comch_max_msg_size, 0);
+	odma_system_free(&sys);
 }
 
 static void hostile_bytes(void **state)
@@ -185,6 +208,9 @@ static void builtins_parse(void **state)
 			assert_int_equal(sys.devs[d].caps.max_num_tasks, bf ? 65536 : 0);
 			assert_int_equal(sys.devs[d].caps.queue_depth, bf ? 1024 : 0);
 			assert_int_equal(sys.devs[d].caps.export_rdma, bf);
+			assert_int_equal(sys.devs[d].caps.comch, bf);
+			assert_int_equal(sys.devs[d].caps.comch_max_msg_size, bf ? 4080 : 0);
+			assert_int_equal(sys.devs[d].caps.comch_max_clients, bf ? 512 : 0);
 			/* NIC clocks everywhere; the DPA timer on bf3; cache invalidation on the
 			 * BlueField Arm side only */
 			assert_true(sys.devs[d].caps.clock_free_running);
@@ -244,6 +270,7 @@ int main(void)
 		cmocka_unit_test(good_text),      cmocka_unit_test(bad_texts),
 		cmocka_unit_test(hostile_bytes),  cmocka_unit_test(builtins_parse),
 		cmocka_unit_test(pci_and_hash),   cmocka_unit_test(close_in_use),
+		cmocka_unit_test(comch_defaults),
 	};
 
 	unsetenv("ODMA_SYSTEM");

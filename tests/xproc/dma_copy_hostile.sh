@@ -1,6 +1,6 @@
 #!/bin/sh
-# doca_dma_copy against hostile and careless use (issue #11, items 2, 4, 6, 7). Each case
-# names what it holds; docs/reliability.md ("Hostile input") lists them.
+# doca_dma_copy against hostile and careless use (issue #11, items 2, 4, 6, 7), over DOCA
+# Comch. Each case names what it holds; docs/reliability.md ("Hostile input") lists them.
 #   dma_copy_hostile.sh APP DC_PEER
 # DC_PEER (tests/xproc/dc_peer.c) plays a misbehaving host or DPU and measures peak RSS.
 # ODMA_TEST_SANITIZED=1 skips the memory bound (sanitizers change what RSS means).
@@ -14,7 +14,9 @@ cleanup() {
 	rm -rf "$dir"
 }
 trap cleanup EXIT
-sock=$dir/s.sock
+# A private Comch runtime directory: the servers of this run meet nobody else's.
+export ODMA_RUNDIR=$dir/run
+name="dma copy server"
 n=0
 fail() { echo "FAIL: $*"; for f in "$dir"/*.log; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
@@ -41,7 +43,7 @@ wait_grep() {
 reap() { wait "$1"; st=$?; }
 dpu() { ODMA_SIDE=dpu timeout 60 "$app" -l 50 "$@"; }
 host() { ODMA_SIDE=host timeout 60 "$app" "$@"; }
-# start_dpu LOG ARGS...: a DPU side in the background, once its socket exists.
+# start_dpu LOG ARGS...: a DPU side in the background, once its Comch server listens.
 start_dpu() {
 	log=$1
 	shift
@@ -50,77 +52,79 @@ start_dpu() {
 	ODMA_SIDE=dpu "$app" -l 50 "$@" >>"$log" 2>&1 &
 	dpid=$!
 	pids="$pids $dpid"
-	wait_grep "$log" "waiting for the host side" || fail "the DPU side never listened on $sock"
+	wait_grep "$log" "waiting for the host side" || fail "the DPU side never listened"
 }
 no_temp() { ! ls "$1".?????? >/dev/null 2>&1; }
 
 head -c 3000000 /dev/urandom >"$dir/src" || fail "no /dev/urandom"
 cp "$dir/src" "$dir/src.orig"
 
-# Item 2: --socket PATH that is a regular file (even the file being sent) is refused, intact.
-dpu -f "$dir/src" --socket "$dir/src" >"$dir/a.log" 2>&1 && fail "a regular file was accepted as --socket"
-cmp -s "$dir/src" "$dir/src.orig" || fail "--socket deleted or changed the file being sent"
-grep -q "is not a socket" "$dir/a.log" || fail "no clear error for a regular file as --socket"
-ln -s "$dir/src" "$dir/link"
-dpu -f "$dir/out" --socket "$dir/link" >"$dir/a.log" 2>&1 && fail "a symlink was accepted as --socket"
-[ -L "$dir/link" ] && cmp -s "$dir/src" "$dir/src.orig" || fail "--socket removed a symlink or its target"
-ok "--socket naming a regular file or a symlink is refused; nothing is removed"
+# Item 2: a runtime directory (ODMA_RUNDIR) that is a regular file (even the file being sent)
+# is refused, and the file stays intact.
+ODMA_RUNDIR="$dir/src" dpu -f "$dir/out" >"$dir/a.log" 2>&1 && fail "a regular file was accepted as ODMA_RUNDIR"
+cmp -s "$dir/src" "$dir/src.orig" || fail "ODMA_RUNDIR deleted or changed the file being sent"
+grep -q "no usable runtime directory" "$dir/a.log" || fail "no clear error for a regular file as ODMA_RUNDIR"
+ok "ODMA_RUNDIR naming a regular file is refused; nothing is removed"
 
-# Item 7: --socket "" (Linux's abstract namespace) is refused on both sides.
-dpu -f "$dir/out" --socket "" >"$dir/a.log" 2>&1 && fail "the DPU side accepted --socket \"\""
-grep -q "must not be empty" "$dir/a.log" || fail "no clear error for --socket \"\" (DPU)"
-host -f "$dir/src" --socket "" >"$dir/a.log" 2>&1 && fail "the host side accepted --socket \"\""
-grep -q "must not be empty" "$dir/a.log" || fail "no clear error for --socket \"\" (host)"
-ok "--socket \"\" is refused on both sides"
+# Item 7: --server-name "" (or one too long for Comch) is refused on both sides.
+dpu -f "$dir/out" --server-name "" >"$dir/a.log" 2>&1 && fail "the DPU side accepted --server-name \"\""
+grep -q "must not be empty" "$dir/a.log" || fail "no clear error for --server-name \"\" (DPU)"
+host -f "$dir/src" --server-name "" >"$dir/a.log" 2>&1 && fail "the host side accepted --server-name \"\""
+grep -q "must not be empty" "$dir/a.log" || fail "no clear error for --server-name \"\" (host)"
+long=$(printf '%0200d' 0)
+host -f "$dir/src" --server-name "$long" >"$dir/a.log" 2>&1 && fail "the host side accepted a 200-byte server name"
+grep -q "longer than" "$dir/a.log" || fail "no clear error for a too long --server-name"
+ok "--server-name \"\" or too long is refused on both sides"
 
 # Item 6: empty files copy both ways.
 : >"$dir/empty"
-start_dpu "$dir/d.log" -f "$dir/empty_dpu" --socket "$sock"
-host -f "$dir/empty" --socket "$sock" >"$dir/h.log" 2>&1 || fail "host -> DPU of an empty file failed"
+start_dpu "$dir/d.log" -f "$dir/empty_dpu"
+host -f "$dir/empty" >"$dir/h.log" 2>&1 || fail "host -> DPU of an empty file failed"
 reap $dpid; [ "$st" = 0 ] || fail "the DPU side failed on an empty file"
 [ -f "$dir/empty_dpu" ] && [ ! -s "$dir/empty_dpu" ] || fail "no empty file on the DPU side"
-start_dpu "$dir/d.log" -f "$dir/empty" --socket "$sock"
-host -f "$dir/empty_back" --socket "$sock" >"$dir/h.log" 2>&1 || fail "DPU -> host of an empty file failed"
+start_dpu "$dir/d.log" -f "$dir/empty"
+host -f "$dir/empty_back" >"$dir/h.log" 2>&1 || fail "DPU -> host of an empty file failed"
 reap $dpid; [ "$st" = 0 ] || fail "the DPU side failed sending an empty file"
 [ -f "$dir/empty_back" ] && [ ! -s "$dir/empty_back" ] || fail "no empty file on the host side"
 ok "empty files copy both ways"
 
 # Item 7: DPU -> host with an unwritable destination fails on both sides, before any copy.
-start_dpu "$dir/d.log" -f "$dir/src" --socket "$sock"
-host -f "$dir/missing/out" --socket "$sock" >"$dir/h.log" 2>&1 && fail "the host side succeeded writing into a missing directory"
+start_dpu "$dir/d.log" -f "$dir/src"
+host -f "$dir/missing/out" >"$dir/h.log" 2>&1 && fail "the host side succeeded writing into a missing directory"
 reap $dpid; [ "$st" = 1 ] || fail "the DPU side did not fail when the host could not write"
 grep -q "cannot write the destination" "$dir/h.log" || fail "no clear host error for an unwritable destination"
 grep -q "the host side failed: cannot write the destination" "$dir/d.log" || fail "the DPU side does not say why"
 cmp -s "$dir/src" "$dir/src.orig" || fail "the source changed"
 # ... and host -> DPU with an unwritable DPU destination.
-start_dpu "$dir/d.log" -f "$dir/missing/out" --socket "$sock"
-host -f "$dir/src" --socket "$sock" >"$dir/h.log" 2>&1 && fail "the host side succeeded though the DPU could not write"
+start_dpu "$dir/d.log" -f "$dir/missing/out"
+host -f "$dir/src" >"$dir/h.log" 2>&1 && fail "the host side succeeded though the DPU could not write"
 reap $dpid; [ "$st" = 1 ] || fail "the DPU side did not fail on an unwritable destination"
 grep -q "the DPU side failed: cannot write the destination" "$dir/h.log" || fail "the host side does not say why"
 ok "an unwritable destination fails both sides before the transfer, either direction"
 
 # Item 4: a peer that vanishes does not kill the survivor with SIGPIPE (exit 141).
-start_dpu "$dir/d.log" -f "$dir/out4" --socket "$sock"
-"$peer" client "$sock" hangup 3000000 >/dev/null 2>&1
+start_dpu "$dir/d.log" -f "$dir/out4"
+"$peer" client "$name" hangup 3000000 >/dev/null 2>&1
 reap $dpid
 [ "$st" = 1 ] || fail "the DPU side exited $st when its host vanished (141 is SIGPIPE)"
 grep -q "closed the control channel" "$dir/d.log" || fail "the DPU side did not report the lost host"
 no_temp "$dir/out4" && [ ! -e "$dir/out4" ] || fail "the DPU side left a file behind"
 : >"$dir/p.log"
-"$peer" server "$sock" hangup >>"$dir/p.log" 2>&1 &
+"$peer" server "$name" hangup >>"$dir/p.log" 2>&1 &
 ppid=$!
 wait_grep "$dir/p.log" listening || fail "dc_peer server did not listen"
-host -f "$dir/src" --socket "$sock" >"$dir/h.log" 2>&1
+host -f "$dir/src" >"$dir/h.log" 2>&1
 st=$?
 wait $ppid
 [ "$st" = 1 ] || fail "the host side exited $st when its DPU vanished (141 is SIGPIPE)"
 grep -q "closed the control channel" "$dir/h.log" || fail "the host side did not report the lost DPU"
 ok "a vanished peer is reported and the survivor exits 1, not 141"
 
-# Item 7: SIGINT/SIGTERM clean up: temp files of receivers, the socket of a waiting DPU.
-start_dpu "$dir/d.log" -f "$dir/out7" --socket "$sock"
+# Item 7: SIGINT/SIGTERM clean up the temporary files of receivers (a DPU killed while waiting
+# leaves only its Comch socket in the private runtime directory; the next server replaces it).
+start_dpu "$dir/d.log" -f "$dir/out7"
 : >"$dir/p.log"
-"$peer" client "$sock" stall 3000000 >>"$dir/p.log" 2>&1 &
+"$peer" client "$name" stall 3000000 >>"$dir/p.log" 2>&1 &
 ppid=$!
 wait_grep "$dir/p.log" "got message" || fail "the DPU side never answered"
 ls "$dir"/out7.?????? >/dev/null 2>&1 || fail "the receiving DPU side has no temporary file"
@@ -129,54 +133,50 @@ reap $dpid
 wait $ppid
 [ "$st" != 0 ] || fail "the DPU side exited 0 after SIGINT"
 no_temp "$dir/out7" && [ ! -e "$dir/out7" ] || fail "SIGINT left the DPU's temporary file"
-[ ! -e "$sock" ] || fail "SIGINT left the DPU's socket"
 : >"$dir/p.log"
-"$peer" server "$sock" stall 3000000 >>"$dir/p.log" 2>&1 &
+"$peer" server "$name" stall 3000000 >>"$dir/p.log" 2>&1 &
 ppid=$!
 wait_grep "$dir/p.log" listening || fail "dc_peer server did not listen"
 : >"$dir/h.log"
-ODMA_SIDE=host "$app" -f "$dir/out7h" --socket "$sock" >>"$dir/h.log" 2>&1 &
+ODMA_SIDE=host "$app" -f "$dir/out7h" >>"$dir/h.log" 2>&1 &
 hpid=$!
 pids="$pids $hpid"
-wait_grep "$dir/p.log" "got message type 2" || fail "the host side never exported"
+wait_grep "$dir/p.log" "got message type 1329856513" || fail "the host side never exported" # X_EXPORT
 ls "$dir"/out7h.?????? >/dev/null 2>&1 || fail "the receiving host side has no temporary file"
 kill -INT $hpid
 reap $hpid
 wait $ppid
 [ "$st" != 0 ] || fail "the host side exited 0 after SIGINT"
 no_temp "$dir/out7h" && [ ! -e "$dir/out7h" ] || fail "SIGINT left the host's temporary file"
-start_dpu "$dir/d.log" -f "$dir/out7t" --socket "$sock"
+start_dpu "$dir/d.log" -f "$dir/out7t"
 kill -TERM $dpid
 reap $dpid
 [ "$st" != 0 ] || fail "a waiting DPU side exited 0 after SIGTERM"
-[ ! -e "$sock" ] || fail "SIGTERM left the waiting DPU's socket"
-ok "SIGINT/SIGTERM remove temporary files and the socket; exit status non-zero"
+ok "SIGINT/SIGTERM remove temporary files; exit status non-zero"
 
-# Item 7: a second server on a live socket is refused and does not disturb the first; a
+# Item 7: a second server with the same name is refused and does not disturb the first; a Comch
 # socket left by a dead server is replaced.
-start_dpu "$dir/d.log" -f "$dir/out8" --socket "$sock"
-dpu -f "$dir/out8b" --socket "$sock" >"$dir/d2.log" 2>&1 && fail "a second DPU side took over a live socket"
-grep -q "already listening" "$dir/d2.log" || fail "no clear error for a second server"
-[ -S "$sock" ] || fail "the second server removed the first one's socket"
-host -f "$dir/src" --socket "$sock" >"$dir/h.log" 2>&1 || fail "the first server no longer works"
+start_dpu "$dir/d.log" -f "$dir/out8"
+dpu -f "$dir/out8b" >"$dir/d2.log" 2>&1 && fail "a second DPU side took over a live socket"
+grep -q "already serving" "$dir/d2.log" || fail "no clear error for a second server"
+host -f "$dir/src" >"$dir/h.log" 2>&1 || fail "the first server no longer works"
 reap $dpid; [ "$st" = 0 ] && cmp -s "$dir/src" "$dir/out8" || fail "copy through the first server failed"
-start_dpu "$dir/d.log" -f "$dir/out8c" --socket "$sock"
+start_dpu "$dir/d.log" -f "$dir/out8c"
 kill -9 $dpid
 wait $dpid 2>/dev/null
-[ -S "$sock" ] || fail "no stale socket to test with"
-start_dpu "$dir/d.log" -f "$dir/out8c" --socket "$sock"
-grep -q "replaced the stale socket" "$dir/d.log" || fail "the stale socket was not replaced"
-host -f "$dir/src" --socket "$sock" >"$dir/h.log" 2>&1 || fail "copy after replacing a stale socket failed"
+ls "$ODMA_RUNDIR"/comch-*.sock >/dev/null 2>&1 || fail "no stale Comch socket to test with"
+start_dpu "$dir/d.log" -f "$dir/out8c"
+host -f "$dir/src" >"$dir/h.log" 2>&1 || fail "copy after replacing a stale socket failed"
 reap $dpid; [ "$st" = 0 ] || fail "the DPU side failed after replacing a stale socket"
 ok "a second server is refused without harm; a stale socket is replaced"
 
 # Item 7: a second client is told the DPU side is busy.
-start_dpu "$dir/d.log" -f "$dir/out9" --socket "$sock"
+start_dpu "$dir/d.log" -f "$dir/out9"
 : >"$dir/p.log"
-"$peer" client "$sock" stall 3000000 >>"$dir/p.log" 2>&1 &
+"$peer" client "$name" stall 3000000 >>"$dir/p.log" 2>&1 &
 ppid=$!
 wait_grep "$dir/p.log" "got message" || fail "the DPU side never answered the first client"
-host -f "$dir/src" --socket "$sock" >"$dir/h.log" 2>&1 && fail "a second host succeeded"
+host -f "$dir/src" >"$dir/h.log" 2>&1 && fail "a second host succeeded"
 grep -q "already serving another host" "$dir/h.log" || fail "the second host got no clear message: $(cat "$dir/h.log")"
 kill $ppid
 wait $ppid
@@ -185,26 +185,26 @@ ok "a second client is told the DPU side is busy"
 
 # Item 7: idle clients time out (--timeout): one that never speaks is dropped and the server
 # goes on; one that stalls mid-copy ends the copy with an error; an idle DPU ends the host.
-start_dpu "$dir/d.log" -f "$dir/out10" --socket "$sock" --timeout 1
-"$peer" client "$sock" silent >"$dir/p.log" 2>&1 || fail "dc_peer client failed"
+start_dpu "$dir/d.log" -f "$dir/out10" --timeout 1
+"$peer" client "$name" silent >"$dir/p.log" 2>&1 || fail "dc_peer client failed"
 grep -q "peer hung up" "$dir/p.log" || fail "the silent client was not dropped"
 grep -q "sent nothing for 1 s; dropped it" "$dir/d.log" || fail "no warning for the dropped client"
 head -c 4096 "$dir/src" >"$dir/small" # small: the copy itself runs under --timeout 1 too
-host -f "$dir/small" --socket "$sock" >"$dir/h.log" 2>&1 || fail "no copy after dropping an idle client"
+host -f "$dir/small" >"$dir/h.log" 2>&1 || fail "no copy after dropping an idle client"
 reap $dpid; [ "$st" = 0 ] && cmp -s "$dir/small" "$dir/out10" || fail "copy after an idle client failed"
-start_dpu "$dir/d.log" -f "$dir/out10b" --socket "$sock" --timeout 1
+start_dpu "$dir/d.log" -f "$dir/out10b" --timeout 1
 : >"$dir/p.log"
-"$peer" client "$sock" stall 3000000 >>"$dir/p.log" 2>&1 &
+"$peer" client "$name" stall 3000000 >>"$dir/p.log" 2>&1 &
 ppid=$!
 reap $dpid; [ "$st" = 1 ] || fail "a stalled client did not end the DPU side with an error"
 wait $ppid
 grep -q "sent nothing for 1 s" "$dir/d.log" || fail "no timeout message on the DPU side"
-no_temp "$dir/out10b" && [ ! -e "$dir/out10b" ] && [ ! -e "$sock" ] || fail "a timed-out DPU side left files"
+no_temp "$dir/out10b" && [ ! -e "$dir/out10b" ] || fail "a timed-out DPU side left files"
 : >"$dir/p.log"
-"$peer" server "$sock" stall 3000000 >>"$dir/p.log" 2>&1 &
+"$peer" server "$name" stall 3000000 >>"$dir/p.log" 2>&1 &
 ppid=$!
 wait_grep "$dir/p.log" listening || fail "dc_peer server did not listen"
-host -f "$dir/out10c" --socket "$sock" --timeout 1 >"$dir/h.log" 2>&1 && fail "the host side waited out a silent DPU with success"
+host -f "$dir/out10c" --timeout 1 >"$dir/h.log" 2>&1 && fail "the host side waited out a silent DPU with success"
 wait $ppid
 grep -q "sent nothing for 1 s" "$dir/h.log" || fail "no timeout message on the host side"
 no_temp "$dir/out10c" && [ ! -e "$dir/out10c" ] || fail "a timed-out host side left files"
@@ -217,10 +217,10 @@ else
 	head -c $((48 * 1048576)) /dev/urandom >"$dir/big"
 	rss_copy() { # rss_copy DPU_FILE HOST_FILE: prints "dpu_kib host_kib"
 		: >"$dir/d.log"
-		ODMA_SIDE=dpu "$peer" rss "$dir/rss.d" "$app" -l 50 -f "$1" --socket "$sock" --window-tasks 1 >>"$dir/d.log" 2>&1 &
+		ODMA_SIDE=dpu "$peer" rss "$dir/rss.d" "$app" -l 50 -f "$1" --window-tasks 1 >>"$dir/d.log" 2>&1 &
 		rp=$!
 		wait_grep "$dir/d.log" "waiting for the host side" || fail "the DPU side never listened"
-		ODMA_SIDE=host "$peer" rss "$dir/rss.h" "$app" -f "$2" --socket "$sock" >"$dir/h.log" 2>&1 || fail "copy for the memory bound failed"
+		ODMA_SIDE=host "$peer" rss "$dir/rss.h" "$app" -f "$2" >"$dir/h.log" 2>&1 || fail "copy for the memory bound failed"
 		wait $rp || fail "the DPU side failed the copy for the memory bound"
 		echo "$(cat "$dir/rss.d") $(cat "$dir/rss.h")"
 	}

@@ -25,7 +25,8 @@ static const char advise_help[] =
 	"    odma-advise - choose the data path for a copy: DMA, RDMA, Comch or memcpy\n"
 	"\n"
 	"SYNOPSIS\n"
-	"    odma advise --size BYTES [--count N] [--cross-network] [--messages] [--measure] [--json]\n"
+	"    odma advise --size BYTES [--count N] [--cross-network] [--messages] [--measure]\n"
+	"                [--compare-fastpath] [--json]\n"
 	"\n"
 	"DESCRIPTION\n"
 	"    Prints the recommended path and a one-paragraph reason. The rule, in order:\n"
@@ -46,8 +47,15 @@ static const char advise_help[] =
 	"        --cross-network   the destination is on another machine.\n"
 	"        --messages        the copies are messages between a producer and a consumer.\n"
 	"        --measure         re-measure the crossover on this machine now (about 2 s).\n"
+	"        --compare-fastpath  also measure, between two processes of this machine, a\n"
+	"                          host-DPU transfer of BYTES both ways odma offers: DMA tasks\n"
+	"                          into a buffer the other process exported, and DOCA Comch\n"
+	"                          fast-path sends (producer to posted consumer buffers); prints\n"
+	"                          both rates, labelled as emulated (about 1 s).\n"
 	"        --json            print one JSON object: path, size, count, crossover_bytes,\n"
-	"                          crossover_source (compiled-in|measured), reason.\n"
+	"                          crossover_source (compiled-in|measured), reason, and with\n"
+	"                          --compare-fastpath a \"host_dpu\" object (emulated: true,\n"
+	"                          dma_bytes_per_sec, comch_fastpath_bytes_per_sec, faster).\n"
 	"    -h, --help            this text.   -v, --version   the odma version.\n"
 	"\n"
 	"EXAMPLES\n"
@@ -55,6 +63,7 @@ static const char advise_help[] =
 	"    odma advise --size 16M --count 100\n"
 	"    odma advise --size 4K --messages --json\n"
 	"    odma advise --size 256K --measure\n"
+	"    odma advise --size 1M --compare-fastpath\n"
 	"\n"
 	"EXIT STATUS\n"
 	"    0 on success; 1 when --measure failed; 2 on bad flags.\n";
@@ -62,7 +71,7 @@ static const char advise_help[] =
 static struct {
 	size_t size;
 	int count;
-	bool network, messages, measure, json;
+	bool network, messages, measure, compare, json;
 } adv = { .count = 1 };
 
 static doca_error_t cb_size(void *p, void *c)
@@ -89,6 +98,7 @@ static doca_error_t cb_count(void *p, void *c)
 BENCH_BOOL_CB(cb_network, adv.network)
 BENCH_BOOL_CB(cb_messages, adv.messages)
 BENCH_BOOL_CB(cb_measure, adv.measure)
+BENCH_BOOL_CB(cb_compare, adv.compare)
 
 /* -h prints the manual; a --json not followed by an existing file selects JSON output. */
 static void print_help(void)
@@ -109,7 +119,9 @@ static int parse_flags(int argc, char **argv)
 	    bench_add_param("c", "count", "<n>", "number of copies", DOCA_ARGP_TYPE_INT, cb_count, false) ||
 	    bench_add_param(NULL, "cross-network", NULL, "the data crosses the network", B, cb_network, false) ||
 	    bench_add_param(NULL, "messages", NULL, "producer/consumer messages", B, cb_messages, false) ||
-	    bench_add_param(NULL, "measure", NULL, "re-measure the crossover now", B, cb_measure, false))
+	    bench_add_param(NULL, "measure", NULL, "re-measure the crossover now", B, cb_measure, false) ||
+	    bench_add_param(NULL, "compare-fastpath", NULL, "measure DMA and the Comch fast path host<->DPU", B,
+			    cb_compare, false))
 		return -1;
 	return doca_argp_start(argc, argv) == DOCA_SUCCESS ? 0 : -1;
 }
@@ -159,11 +171,32 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
+/* DMA vs the Comch fast path for one host-DPU transfer of adv.size bytes, measured now. */
+static int compare_fastpath(struct bench_comch *c)
+{
+	char err[200];
+
+	doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_ERROR);
+	if (bench_comch_run(adv.size, 1.0, c, err, sizeof(err)) != 0) {
+		fprintf(stderr, "odma-advise: --compare-fastpath: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *faster(const struct bench_comch *c)
+{
+	if (c->dma_bytes_per_sec <= 0)
+		return "comch";
+	return c->dma_bytes_per_sec >= c->fp_bytes_per_sec ? "dma" : "comch";
+}
+
 int main(int argc, char **argv)
 {
 	size_t crossover = ADVISE_CROSSOVER_DEFAULT;
 	char why[1024], err[200];
 	struct bench_cross x;
+	struct bench_comch cmp;
 	const char *path;
 
 	if (parse_flags(argc, argv) != 0)
@@ -177,15 +210,36 @@ int main(int argc, char **argv)
 		/* 0: DMA never caught up with memcpy within the sizes tried. */
 		crossover = x.crossover ? x.crossover : x.size[x.n - 1] * 2;
 	}
+	if (adv.compare && compare_fastpath(&cmp) != 0)
+		return 1;
 	path = advise_path(crossover, why, sizeof(why));
 	if (adv.json) {
 		printf("{\"path\": \"%s\", \"size\": %zu, \"count\": %d, \"crossover_bytes\": %zu, "
 		       "\"crossover_source\": \"%s\", \"reason\": ",
 		       path, adv.size, adv.count, crossover, adv.measure ? "measured" : "compiled-in");
 		json_str(why);
+		if (adv.compare)
+			printf(", \"host_dpu\": {\"emulated\": true, \"size\": %zu, \"dma_bytes_per_sec\": %.1f, "
+			       "\"comch_fastpath_bytes_per_sec\": %.1f, \"faster\": \"%s\"}",
+			       adv.size, cmp.dma_bytes_per_sec, cmp.fp_bytes_per_sec, faster(&cmp));
 		printf("}\n");
 	} else {
 		printf("%s\n\n%s\n", path, why);
+		if (adv.compare) {
+			printf("\nHost<->DPU transfer of %zu bytes, measured just now between two processes of this "
+			       "machine (EMULATED: odma moves these bytes with the CPU and the kernel, not over PCIe; "
+			       "a BlueField's figures differ):\n",
+			       adv.size);
+			if (cmp.dma_bytes_per_sec > 0)
+				printf("  DMA tasks into an exported buffer:       %7.2f GB/s\n", cmp.dma_bytes_per_sec / 1e9);
+			else
+				printf("  DMA tasks into an exported buffer:       n/a (above max_buf_size: split it)\n");
+			printf("  Comch fast path (producer -> consumer):  %7.2f GB/s\n", cmp.fp_bytes_per_sec / 1e9);
+			printf("Faster here: %s. DMA needs the buffer registered and exported once and nothing from "
+			       "the other side per transfer; the fast path needs the consumer to post a buffer for "
+			       "each message and carries a producer id and immediate data with it.\n",
+			       strcmp(faster(&cmp), "dma") == 0 ? "DMA" : "the Comch fast path");
+		}
 	}
 	return 0;
 }

@@ -23,7 +23,7 @@ struct bench_cfg {
 	int reps;	   /* repetitions; medians are reported */
 	uint32_t list_len; /* elements per source/destination list (--list-len) */
 	enum bench_mode mode;
-	bool cold, sweep, crossover, json, csv, peer_dpdk, no_pingpong;
+	bool cold, sweep, crossover, comch, json, csv, peer_dpdk, no_pingpong;
 	bool xproc, size_given; /* --xproc; --size was given */
 	char engine[16]; /* empty: the library default */
 	int workers;	 /* 0: the library default */
@@ -117,6 +117,21 @@ struct bench_cross {
 	size_t crossover; /* 0: DMA never caught up within the sizes tried */
 };
 int bench_crossover(double seconds_per_size, struct bench_cross *x, char *err, size_t errlen);
+
+/* --- bench_comch.c: DOCA Comch between two processes, with same-run baselines --- */
+struct bench_comch {
+	bool valid;
+	size_t size;                    /* fast-path, process_vm_writev and DMA bytes per operation */
+	double msg_rtt_ns;              /* Comch control path, 64-byte ping-pong round trip */
+	double msg_per_sec;             /* Comch control path, one-way stream of 64-byte messages */
+	double raw_seq_rtt_ns;          /* the same on a raw SOCK_SEQPACKET socketpair */
+	double raw_seq_per_sec;
+	double fp_bytes_per_sec;        /* Comch fast path: producer sends into posted buffers */
+	double vm_writev_bytes_per_sec; /* raw process_vm_writev into the other process */
+	double dma_bytes_per_sec;       /* DMA tasks into a buffer the other process exported (0: n/a) */
+};
+/* Forks the host-side process (a private ODMA_RUNDIR), measures for about @seconds. 0 or -1. */
+int bench_comch_run(size_t size, double seconds, struct bench_comch *out, char *err, size_t errlen);
 
 /* --- bench_dpdk.c / bench_nodpdk.c: DPDK dmadev with the dma_skeleton driver --- */
 bool bench_dpdk_available(void);

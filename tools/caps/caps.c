@@ -14,6 +14,9 @@
 
 #include <doca_argp.h>
 #include <doca_clock.h>
+#include <doca_comch.h>
+#include <doca_comch_consumer.h>
+#include <doca_comch_producer.h>
 #include <doca_dev.h>
 #include <doca_dma.h>
 #include <doca_log.h>
@@ -35,6 +38,7 @@ static const char *const caps_libs[][2] = {
 			"sync events, mmap advise, clocks"},
 	{"doca_dma", "DOCA DMA: memcpy tasks between registered memory regions"},
 	{"doca_argp", "DOCA argument parser"},
+	{"doca_comch", "DOCA Comch: host-DPU control channel (servers, clients) and fast path (producers, consumers)"},
 };
 #define NB_LIBS (sizeof(caps_libs) / sizeof(caps_libs[0]))
 
@@ -75,7 +79,7 @@ static doca_error_t lib_cb(void *param, void *config)
 			strcpy(cfg->lib, caps_libs[i][0]);
 			return DOCA_SUCCESS;
 		}
-	fprintf(stderr, "doca_caps: --lib '%s' is not a library (doca_common, doca_dma, doca_argp)\n",
+	fprintf(stderr, "doca_caps: --lib '%s' is not a library (doca_common, doca_dma, doca_argp, doca_comch)\n",
 		(char *)param);
 	return DOCA_ERROR_INVALID_VALUE;
 }
@@ -127,7 +131,7 @@ static doca_error_t register_params(void)
 				DOCA_ARGP_TYPE_STRING, pci_cb);
 	if (err == DOCA_SUCCESS)
 		err = add_param(NULL, "lib", "<NAME>",
-				"Only this library's capabilities (dma, common; argp has none)",
+				"Only this library's capabilities (dma, common, comch; argp has none)",
 				DOCA_ARGP_TYPE_STRING, lib_cb);
 	if (err == DOCA_SUCCESS)
 		err = doca_argp_register_version_callback(version_cb);
@@ -202,6 +206,47 @@ static json_object *dma_caps(struct doca_devinfo *info)
 		json_object_object_add(o, "max_buf_list_len", json_object_new_int64(list_len));
 	if (max_num_tasks(info, &tasks) == DOCA_SUCCESS)
 		json_object_object_add(o, "max_num_tasks", json_object_new_int64(tasks));
+	return o;
+}
+
+static void add_u32(json_object *o, const char *key, doca_error_t (*q)(const struct doca_devinfo *, uint32_t *),
+		    const struct doca_devinfo *info)
+{
+	uint32_t v = 0;
+
+	if (q(info, &v) == DOCA_SUCCESS)
+		json_object_object_add(o, key, json_object_new_int64(v));
+}
+
+static json_object *comch_caps(struct doca_devinfo *info)
+{
+	json_object *o = json_object_new_object();
+	bool server = doca_comch_cap_server_is_supported(info) == DOCA_SUCCESS;
+	bool client = doca_comch_cap_client_is_supported(info) == DOCA_SUCCESS;
+
+	json_object_object_add(o, "server_supported", json_object_new_boolean(server));
+	json_object_object_add(o, "client_supported", json_object_new_boolean(client));
+	if (!server && !client)
+		return o;
+	add_u32(o, "max_msg_size", doca_comch_cap_get_max_msg_size, info);
+	add_u32(o, "max_recv_queue_size", doca_comch_cap_get_max_recv_queue_size, info);
+	add_u32(o, "max_send_tasks", doca_comch_cap_get_max_send_tasks, info);
+	add_u32(o, "max_name_len", doca_comch_cap_get_max_name_len, info);
+	if (server)
+		add_u32(o, "max_clients", doca_comch_cap_get_max_clients, info);
+	json_object_object_add(o, "consumer_supported",
+			       json_object_new_boolean(doca_comch_consumer_cap_is_supported(info) == DOCA_SUCCESS));
+	add_u32(o, "consumer_max_num_tasks", doca_comch_consumer_cap_get_max_num_tasks, info);
+	add_u32(o, "consumer_max_buf_size", doca_comch_consumer_cap_get_max_buf_size, info);
+	add_u32(o, "consumer_max_buf_list_len", doca_comch_consumer_cap_get_max_buf_list_len, info);
+	add_u32(o, "consumer_max_consumers", doca_comch_consumer_cap_get_max_consumers, info);
+	add_u32(o, "consumer_max_imm_data_len", doca_comch_consumer_cap_get_max_imm_data_len, info);
+	json_object_object_add(o, "producer_supported",
+			       json_object_new_boolean(doca_comch_producer_cap_is_supported(info) == DOCA_SUCCESS));
+	add_u32(o, "producer_max_num_tasks", doca_comch_producer_cap_get_max_num_tasks, info);
+	add_u32(o, "producer_max_buf_size", doca_comch_producer_cap_get_max_buf_size, info);
+	add_u32(o, "producer_max_buf_list_len", doca_comch_producer_cap_get_max_buf_list_len, info);
+	add_u32(o, "producer_max_producers", doca_comch_producer_cap_get_max_producers, info);
 	return o;
 }
 
@@ -309,6 +354,8 @@ static json_object *device_entry(const struct caps_cfg *cfg, struct doca_devinfo
 		}
 		if (show_lib(cfg, "doca_dma"))
 			json_object_object_add(caps, "doca_dma", dma_caps(info));
+		if (show_lib(cfg, "doca_comch"))
+			json_object_object_add(caps, "doca_comch", comch_caps(info));
 		json_object_object_add(o, "capabilities", caps);
 	}
 	if (cfg->list_reps)
@@ -435,6 +482,7 @@ static void print_text(json_object *root)
 			print_section(caps, "doca_sync_event");
 			print_section(caps, "doca_mmap_advise");
 			print_section(caps, "doca_clock");
+			print_section(caps, "doca_comch");
 		}
 		print_reps(d);
 	}

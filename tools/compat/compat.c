@@ -235,21 +235,26 @@ static bool is_project(const char *dir)
 	return yes;
 }
 
-/* In the --only list, directly or as the partner of a listed program (pairs run together). */
-static bool wanted(const char *only, const char *name)
+/* Whether @name is one of the comma-separated names of @only. */
+static bool listed(const char *only, const char *name)
 {
 	char list[1024], *tok, *save = NULL;
-	const char *partner = compat_recipe_partner(name);
 
-	if (only == NULL)
-		return true;
-	if (partner != NULL && strstr(only, partner) != NULL && wanted(only, partner))
-		return true;
 	snprintf(list, sizeof(list), "%s", only);
 	for (tok = strtok_r(list, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save))
 		if (strcmp(tok, name) == 0)
 			return true;
 	return false;
+}
+
+/* In the --only list, directly or as the partner of a listed program (pairs run together). */
+static bool wanted(const char *only, const char *name)
+{
+	const char *partner = compat_recipe_partner(name);
+
+	if (only == NULL)
+		return true;
+	return listed(only, name) || (partner != NULL && listed(only, partner));
 }
 
 static struct compat_prog *add_prog(struct compat_ctx *c, const char *group, const char *name,

@@ -16,9 +16,12 @@
  *   ODMA_HELP_BACKLOG  engines/thread  with ODMA_WORKERS
  *   ODMA_ARMED_SPIN_NS engines/thread  with ODMA_WORKERS
  *   ODMA_ARM_SPIN_NS   engines/thread  with ODMA_WORKERS
+ *   ODMA_RUNDIR        comch         at each Comch server or client doca_ctx_start
+ *   ODMA_COMCH_CONNECT_TIMEOUT_MS  comch  at each Comch client doca_ctx_start
  *
- * A bad value fails the call that reads it (doca_pe_create, or the device query) with
- * DOCA_ERROR_INVALID_VALUE and one log line; no variable is silently ignored.
+ * A bad value fails the call that reads it (doca_pe_create, the device query, or a Comch
+ * context's doca_ctx_start) with DOCA_ERROR_INVALID_VALUE and one log line; no variable is
+ * silently ignored.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -115,4 +118,15 @@ doca_error_t odma_config_choice(const char *var, const char *const *choices, int
 	}
 	ODMA_ERR("%s=\"%s\" is not one of %s; fix or unset it", var, text, list);
 	return DOCA_ERROR_INVALID_VALUE;
+}
+
+const char *doca_priv_config_string(const char *var)
+{
+	return odma_config_string(var);
+}
+
+doca_error_t doca_priv_config_size(const char *var, uint64_t dflt, uint64_t min, uint64_t max,
+                                   uint64_t *out)
+{
+	return odma_config_size(var, dflt, min, max, out);
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <doca_compat.h>
 #include <doca_error.h>
 
 /* The value of @var, or NULL when it is unset or empty. */
@@ -34,5 +35,14 @@ bool odma_config_parse_size(const char *text, uint64_t *out);
  * @dflt. DOCA_ERROR_INVALID_VALUE after one log line listing the choices otherwise.
  */
 doca_error_t odma_config_choice(const char *var, const char *const *choices, int dflt, int *out);
+
+/*
+ * odma_config_string and odma_config_size for the DOCA libraries outside libdoca_common
+ * (libdoca_comch reads ODMA_RUNDIR and ODMA_COMCH_CONNECT_TIMEOUT_MS through these), so
+ * every ODMA_* variable has the same parser and the same wording for bad values.
+ */
+DOCA_STABLE const char *doca_priv_config_string(const char *var);
+DOCA_STABLE doca_error_t doca_priv_config_size(const char *var, uint64_t dflt, uint64_t min,
+                                               uint64_t max, uint64_t *out);
 
 #endif /* ODMA_CORE_CONFIG_H_ */

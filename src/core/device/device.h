@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <doca_compat.h>
 #include <doca_dev.h>
 #include <doca_error.h>
 #include <doca_types.h>
@@ -44,7 +45,31 @@ struct odma_dev_caps {
 	bool clock_free_running;   /* doca_clock_cap_nic_free_running_is_supported */
 	bool clock_real_time;      /* doca_clock_cap_nic_real_time_is_supported */
 	bool clock_dpa_timer;      /* doca_clock_cap_nic_dpa_timer_is_supported */
+	/*
+	 * Comch (doca_comch_cap_*): a device with comch=yes hosts a server on the DPU side and
+	 * a client on the host side. Values left 0 in a profile take the BlueField-like defaults
+	 * below (ODMA_COMCH_DEFAULT_*).
+	 */
+	bool comch;
+	uint32_t comch_max_msg_size;    /* control-path message, bytes */
+	uint32_t comch_max_recv_queue;  /* messages waiting for delivery per endpoint */
+	uint32_t comch_max_clients;     /* per server */
+	uint32_t comch_max_send_tasks;  /* send task pool */
+	uint32_t comch_fp_max_tasks;    /* consumer post-recv / producer send task pool */
+	uint32_t comch_fp_max_buf_size; /* fast-path buffer, bytes */
+	uint32_t comch_fp_max_endpoints; /* consumers (and producers) per side of a connection */
+	uint32_t comch_max_imm_data;    /* fast-path immediate data, bytes */
 };
+
+#define ODMA_COMCH_DEFAULT_MAX_MSG_SIZE 4080u
+#define ODMA_COMCH_DEFAULT_MAX_RECV_QUEUE 1024u
+#define ODMA_COMCH_DEFAULT_MAX_CLIENTS 512u
+#define ODMA_COMCH_DEFAULT_MAX_SEND_TASKS 8192u
+#define ODMA_COMCH_DEFAULT_FP_MAX_TASKS 1024u
+#define ODMA_COMCH_DEFAULT_FP_MAX_BUF_SIZE (1u << 30)
+#define ODMA_COMCH_DEFAULT_FP_MAX_ENDPOINTS 64u
+#define ODMA_COMCH_DEFAULT_MAX_IMM_DATA 32u
+#define ODMA_COMCH_IMM_DATA_LIMIT 256u /* largest comch_imm_data a profile may give */
 
 struct doca_devinfo_rep {
 	struct doca_devinfo *parent; /* the DPU device this representor belongs to */
@@ -107,6 +132,9 @@ struct odma_system {
  * odma_system_error() says why (a caller puts that into its one rejection log line).
  */
 const struct odma_system *odma_system_get(void);
+
+/* odma_system_get for libraries outside libdoca_common (libdoca_comch names its sockets by id). */
+DOCA_STABLE const struct odma_system *doca_priv_system(void);
 
 /* Why the system could not be loaded ("" when it loaded); valid once odma_system_get ran. */
 const char *odma_system_error(void);

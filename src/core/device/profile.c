@@ -74,6 +74,15 @@ static const struct odma_key profile_device_keys[] = {
 	DEVKEY("clock_free_running", ODMA_K_BOOL, caps.clock_free_running, false),
 	DEVKEY("clock_real_time", ODMA_K_BOOL, caps.clock_real_time, false),
 	DEVKEY("clock_dpa_timer", ODMA_K_BOOL, caps.clock_dpa_timer, false),
+	DEVKEY("comch", ODMA_K_BOOL, caps.comch, false),
+	DEVKEY("comch_max_msg_size", ODMA_K_U32, caps.comch_max_msg_size, false),
+	DEVKEY("comch_recv_queue", ODMA_K_U32, caps.comch_max_recv_queue, false),
+	DEVKEY("comch_max_clients", ODMA_K_U32, caps.comch_max_clients, false),
+	DEVKEY("comch_send_tasks", ODMA_K_U32, caps.comch_max_send_tasks, false),
+	DEVKEY("comch_fp_tasks", ODMA_K_U32, caps.comch_fp_max_tasks, false),
+	DEVKEY("comch_fp_buf_size", ODMA_K_U32, caps.comch_fp_max_buf_size, false),
+	DEVKEY("comch_fp_endpoints", ODMA_K_U32, caps.comch_fp_max_endpoints, false),
+	DEVKEY("comch_imm_data", ODMA_K_U32, caps.comch_max_imm_data, false),
 };
 
 static const struct odma_key profile_rep_keys[] = {
@@ -358,6 +367,27 @@ static bool profile_apply_keys(struct odma_parse *p, const char *what, const str
 	return true;
 }
 
+static void profile_default_u32(uint32_t *field, uint32_t value)
+{
+	if (*field == 0)
+		*field = value;
+}
+
+/* comch=yes: a Comch value the line leaves out takes its BlueField-like default. */
+static void profile_comch_defaults(struct odma_dev_caps *c)
+{
+	if (!c->comch)
+		return;
+	profile_default_u32(&c->comch_max_msg_size, ODMA_COMCH_DEFAULT_MAX_MSG_SIZE);
+	profile_default_u32(&c->comch_max_recv_queue, ODMA_COMCH_DEFAULT_MAX_RECV_QUEUE);
+	profile_default_u32(&c->comch_max_clients, ODMA_COMCH_DEFAULT_MAX_CLIENTS);
+	profile_default_u32(&c->comch_max_send_tasks, ODMA_COMCH_DEFAULT_MAX_SEND_TASKS);
+	profile_default_u32(&c->comch_fp_max_tasks, ODMA_COMCH_DEFAULT_FP_MAX_TASKS);
+	profile_default_u32(&c->comch_fp_max_buf_size, ODMA_COMCH_DEFAULT_FP_MAX_BUF_SIZE);
+	profile_default_u32(&c->comch_fp_max_endpoints, ODMA_COMCH_DEFAULT_FP_MAX_ENDPOINTS);
+	profile_default_u32(&c->comch_max_imm_data, ODMA_COMCH_DEFAULT_MAX_IMM_DATA);
+}
+
 static bool profile_check_device(struct odma_parse *p, const struct doca_devinfo *d)
 {
 	const struct odma_system *sys = p->sys;
@@ -366,6 +396,11 @@ static bool profile_check_device(struct odma_parse *p, const struct doca_devinfo
 				   d->caps.max_num_tasks == 0 || d->caps.queue_depth == 0))
 		return profile_fail(p, "memcpy=yes needs non-zero max_buf_size, max_buf_list_len, "
 				 "max_num_tasks and queue_depth");
+	if (d->caps.comch && d->caps.comch_max_msg_size > (1u << 20))
+		return profile_fail(p, "comch_max_msg_size above 1M: control messages are small (the "
+				    "fast path carries large buffers)");
+	if (d->caps.comch && d->caps.comch_max_imm_data > ODMA_COMCH_IMM_DATA_LIMIT)
+		return profile_fail(p, "comch_imm_data above %u", ODMA_COMCH_IMM_DATA_LIMIT);
 	for (uint32_t i = 0; i < sys->num_devs; i++)
 		if (strcmp(sys->devs[i].pci_addr, d->pci_addr) == 0)
 			return profile_fail(p, "duplicate device pci %s (first declared on line %lu)",
@@ -383,8 +418,10 @@ static bool profile_line_device(struct odma_parse *p, char *save)
 	if (sys->num_devs == ODMA_PROFILE_MAX_DEVICES)
 		return profile_fail(p, "more than %d devices", ODMA_PROFILE_MAX_DEVICES);
 	memset(&d, 0, sizeof(d));
-	if (!profile_apply_keys(p, "device", profile_device_keys, ODMA_NKEYS(profile_device_keys), &d, save) ||
-	    !profile_check_device(p, &d))
+	if (!profile_apply_keys(p, "device", profile_device_keys, ODMA_NKEYS(profile_device_keys), &d, save))
+		return false;
+	profile_comch_defaults(&d.caps);
+	if (!profile_check_device(p, &d))
 		return false;
 	d.dev_store = calloc(1, sizeof(*d.dev_store));
 	if (d.dev_store == NULL) {
@@ -588,13 +625,22 @@ doca_error_t odma_profile_parse(const char *text, size_t len, struct odma_system
 }
 
 /*
+ * Comch on BlueField-like parts (emulated values; NVIDIA publishes none): 4080-byte control
+ * messages, as the legacy Comm Channel allowed.
+ */
+#define ODMA_BF_COMCH                                                                              \
+	" comch=yes comch_max_msg_size=4080 comch_recv_queue=1024 comch_max_clients=512"           \
+	" comch_send_tasks=8192 comch_fp_tasks=1024 comch_fp_buf_size=1073741824 comch_fp_endpoints=64"    \
+	" comch_imm_data=32"
+
+/*
  * Built-in profiles, written in the file format so they exercise the same parser.
  * The limits are emulated values (public reports give 2 MiB and 64 for BlueField parts).
  */
 #define ODMA_BF_BASE                                                                               \
 	" memcpy=yes max_buf_size=2M max_buf_list_len=64 max_num_tasks=65536 queue_depth=1024"     \
 	" export_pci=yes from_export_pci=yes export_rdma=yes from_export_rdma=yes"                 \
-	" clock_free_running=yes clock_real_time=yes"
+	" clock_free_running=yes clock_real_time=yes" ODMA_BF_COMCH
 /* BlueField-3 has a DPA (its timer is a NIC clock); only the Arm side invalidates caches. */
 #define ODMA_BF3_HOST_CAPS ODMA_BF_BASE " clock_dpa_timer=yes\n"
 #define ODMA_BF3_DPU_CAPS ODMA_BF_BASE " clock_dpa_timer=yes cache_invalidate=yes\n"

@@ -134,6 +134,11 @@ const struct odma_system *odma_system_get(void)
 	return sys_ok ? &sys_profile : NULL;
 }
 
+const struct odma_system *doca_priv_system(void)
+{
+	return odma_system_get();
+}
+
 const char *odma_system_error(void)
 {
 	pthread_once(&sys_once, sys_load);

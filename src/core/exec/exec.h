@@ -218,6 +218,19 @@ DOCA_STABLE doca_error_t doca_priv_task_check_limits(const struct doca_ctx *ctx,
                                                      const struct doca_buf *dst);
 
 /*
+ * The Comch fault points of ODMA_FAULTS (docs/fault-injection.md), for libdoca_comch:
+ * all zero when injection is off. Returns DOCA_ERROR_INVALID_VALUE when ODMA_FAULTS is
+ * malformed (logged once by the parser).
+ */
+struct odma_comch_faults {
+	uint64_t seed;
+	uint64_t drop_after;   /* messages a connection carries before it is cut (0: never) */
+	uint32_t delay_min_us; /* extra delay before a received message is delivered */
+	uint32_t delay_max_us;
+};
+DOCA_STABLE doca_error_t doca_priv_faults_comch(struct odma_comch_faults *out);
+
+/*
  * Hands a task of a type with its own submit op back to its PE (PE thread): sets its
  * status; its callback runs from doca_pe_progress.
  */

@@ -4,6 +4,9 @@
 /*
  * ODMA_FAULTS="seed=42,submit_again=0.01,complete_error=0.001,delay_us=0-200,remote_die_after=1000"
  * Optional: error=NAME (the status of injected failures, default DOCA_ERROR_IO_FAILED).
+ * Comch points (read by libdoca_comch through doca_priv_faults_comch): comch_drop_after=N
+ * (a connection is cut after carrying N messages), comch_delay_us=A-B (each received
+ * message is delivered A..B microseconds late).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -14,6 +17,7 @@
 
 #include "core/config/config.h"
 #include "core/error/error.h"
+#include "core/exec/exec.h"
 #include "core/exec/faults.h"
 #include "core/log/log.h"
 
@@ -98,6 +102,10 @@ static bool parse_item(const char *key, const char *val, struct odma_fault_confi
 		return (c->remote_die = parse_u64(val, &c->remote_die_after));
 	if (strcmp(key, "error") == 0)
 		return parse_error_name(val, &c->error_code);
+	if (strcmp(key, "comch_drop_after") == 0)
+		return parse_u64(val, &c->comch_drop_after);
+	if (strcmp(key, "comch_delay_us") == 0)
+		return parse_delay(val, &c->comch_delay_min_us, &c->comch_delay_max_us);
 	return false;
 }
 
@@ -124,7 +132,8 @@ doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, 
 		if (eq == NULL || !parse_item((*eq = '\0', item), eq + 1, &c)) {
 			snprintf(err, errlen,
 			         "bad item \"%.*s\" (keys: seed, submit_again, complete_error, "
-			         "delay_us=A-B, remote_die_after, error)",
+			         "delay_us=A-B, remote_die_after, error, comch_drop_after, "
+			         "comch_delay_us=A-B)",
 			         (int)n, p);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
@@ -214,6 +223,20 @@ void odma_faults_delay(uint64_t seq)
 	ts.tv_sec = us / 1000000;
 	ts.tv_nsec = (long)(us % 1000000) * 1000;
 	nanosleep(&ts, NULL);
+}
+
+doca_error_t doca_priv_faults_comch(struct odma_comch_faults *out)
+{
+	doca_error_t r = odma_faults_init();
+
+	memset(out, 0, sizeof(*out));
+	if (r != DOCA_SUCCESS || !odma_faults_enabled)
+		return r;
+	out->seed = faults_cfg.seed;
+	out->drop_after = faults_cfg.comch_drop_after;
+	out->delay_min_us = faults_cfg.comch_delay_min_us;
+	out->delay_max_us = faults_cfg.comch_delay_max_us;
+	return DOCA_SUCCESS;
 }
 
 const struct odma_fault_stats *odma_faults_stats(void)

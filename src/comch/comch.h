@@ -1,0 +1,456 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The Comch module's face (libdoca_comch; docs/comch.md).
+ *
+ * Control path: a server (DPU side) listens on a SOCK_SEQPACKET Unix socket in the runtime
+ * directory; a client (host side) connects, sends HELLO with a shared "link" page (memfd,
+ * SCM_RIGHTS) and becomes RUNNING on WELCOME. Each message is one packet. Receive queues are
+ * credits: a side may have at most the peer's recv_queue_size messages that the peer has not
+ * delivered yet; each side publishes how many it delivered in the link page, so a sender
+ * needs no progress call to learn about room.
+ *
+ * Fast path: a consumer publishes its posted buffers in a ring (memfd shared with the peer
+ * through the control socket); the peer's producer claims a posted slot with a CAS, writes
+ * the bytes with process_vm_writev straight into the consumer's buffer and marks the slot
+ * done; the consumer's progress harvests done slots in order.
+ *
+ * Threads: the server/client progress (its PE's thread) owns the socket's receive side and
+ * the send tasks. Consumers and producers may run on other PEs (other threads); what they
+ * share with the connection is behind conn->lock (remote consumer table, local consumer
+ * list, control outbox) or atomic (dead, registration state).
+ */
+#ifndef ODMA_COMCH_H_
+#define ODMA_COMCH_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <doca_comch.h>
+#include <doca_comch_consumer.h>
+#include <doca_comch_producer.h>
+
+#include "core/config/config.h"
+#include "core/device/device.h"
+#include "core/exec/exec.h"
+#include "core/memory/memory.h"
+
+/* ---- limits and environment ---------------------------------------------------------- */
+
+#define COMCH_NAME_MAX 120u              /* doca_comch_cap_get_max_name_len (with the NUL) */
+#define COMCH_DEFAULT_RECV_QUEUE 128u    /* set_recv_queue_size not called (capped by the device) */
+#define COMCH_RECV_BUDGET 64u            /* packets one progress call takes per connection */
+#define COMCH_DEFAULT_TIMEOUT_MS 10000u  /* ODMA_COMCH_CONNECT_TIMEOUT_MS not set */
+#define COMCH_HANDSHAKE_TIMEOUT_MS 5000u /* server side: accepted socket without HELLO */
+
+/* ---- wire protocol (one packet per message, SOCK_SEQPACKET) --------------------------- */
+
+#define COMCH_WIRE_MAGIC 0x314843414d444f4full /* "ODMACHC1" little endian */
+#define COMCH_WIRE_VERSION 1u
+
+enum comch_wire_type {
+	COMCH_W_HELLO = 1, /* client -> server: struct comch_hello + name; fd: link page */
+	COMCH_W_WELCOME,   /* server -> client: struct comch_welcome */
+	COMCH_W_REJECT,    /* server -> client: arg = doca_error_t, payload = reason text */
+	COMCH_W_MSG,       /* a program message */
+	COMCH_W_BYE,       /* orderly disconnect */
+	COMCH_W_CONS_NEW,  /* arg = consumer id, struct comch_cons_new; fd: the ring */
+	COMCH_W_CONS_ACK,  /* arg = consumer id, payload: uint32_t accepted */
+	COMCH_W_CONS_GONE, /* arg = consumer id */
+};
+
+struct comch_wire_hdr {
+	uint32_t type;
+	uint32_t arg;
+};
+
+struct comch_hello {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t max_msg;
+	uint32_t recv_queue;
+	uint32_t name_len; /* bytes of name after the struct, no NUL */
+	uint64_t system_id;
+	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE]; /* the client's device */
+};
+
+struct comch_welcome {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t max_msg;
+	uint32_t recv_queue;
+	uint32_t pad;
+};
+
+struct comch_cons_new {
+	uint32_t nslots;
+	uint32_t slot_size;
+	uint32_t imm_len;
+	uint32_t pad;
+	uint64_t ring_size;
+};
+
+/* The page shared by both sides of a connection (created by the client). */
+#define COMCH_LINK_BYTES 4096u
+#define COMCH_LINK_MAGIC 0x4b4e494c48434d4full /* "OMCHLINK" */
+enum { COMCH_SIDE_CLIENT = 0, COMCH_SIDE_SERVER = 1 };
+struct comch_link {
+	uint64_t magic;
+	uint64_t pad[7];
+	_Alignas(64) _Atomic uint64_t delivered[2]; /* messages side i handed to its program */
+};
+
+/* ---- fast-path ring (consumer side creates it; shared with the peer) ------------------ */
+
+#define COMCH_RING_MAGIC 0x474e495248434d4full /* "OMCHRING" */
+#define COMCH_RING_CLOSED (1ull << 63)         /* in claim_seq: the consumer stopped */
+
+enum comch_slot_state {
+	COMCH_SLOT_FREE = 0,
+	COMCH_SLOT_POSTED = 1, /* the consumer posted a buffer; claimable */
+	COMCH_SLOT_DONE = 2,   /* a producer wrote it (status says how) */
+};
+
+struct comch_slot {
+	_Atomic uint32_t state;
+	uint32_t producer_id;
+	uint64_t seq;     /* post sequence number */
+	uint64_t addr;    /* consumer address of the buffer's free tail */
+	uint64_t room;    /* bytes it can take */
+	uint64_t written; /* bytes the producer wrote */
+	int32_t status;   /* doca_error_t of the write */
+	uint32_t imm_len; /* immediate bytes in imm[] */
+	uint8_t imm[];    /* ring->imm_len bytes */
+};
+
+struct comch_ring {
+	uint64_t magic;
+	uint32_t nslots; /* a power of two */
+	uint32_t slot_size;
+	uint32_t imm_len;
+	uint32_t consumer_id;
+	uint64_t pad[5];
+	_Alignas(64) _Atomic uint64_t post_seq; /* written by the consumer */
+	_Alignas(64) _Atomic uint64_t
+	        claim_seq; /* CAS by producers; COMCH_RING_CLOSED when stopped */
+	_Alignas(64) uint8_t slots[];
+};
+
+static inline struct comch_slot *comch_ring_slot(struct comch_ring *r, uint64_t seq)
+{
+	return (struct comch_slot *)(r->slots + (size_t)(seq & (r->nslots - 1)) * r->slot_size);
+}
+
+size_t comch_ring_bytes(uint32_t nslots, uint32_t slot_size);
+
+/* ---- objects ------------------------------------------------------------------------- */
+
+/* Opaque event tokens handed to callbacks (the API passes them, programs ignore them). */
+struct doca_comch_event_msg_recv {
+	int unused;
+};
+struct doca_comch_event_connection_status_changed {
+	int unused;
+};
+struct doca_comch_event_consumer {
+	int unused;
+};
+
+/* A control packet that could not be written yet (socket full). */
+struct comch_outbox {
+	struct comch_outbox *next;
+	int fd; /* passed with SCM_RIGHTS, closed after sending; -1 none */
+	uint32_t len;
+	uint8_t bytes[]; /* header + payload */
+};
+
+/* A consumer of the peer, known from its CONS_NEW (producers send to it). */
+struct comch_rcons {
+	struct comch_rcons *next;
+	uint32_t id;
+	struct comch_ring *ring;
+	size_t ring_size;
+	uint32_t users; /* producers inside a send now (under conn->lock) */
+	bool expired;   /* no more sends to it */
+	bool orphan;    /* unlinked from the table; the last user frees it */
+};
+
+struct comch_ep;
+struct comch_hs;
+
+struct doca_comch_connection {
+	struct comch_ep *ep;
+	struct doca_comch_connection *next; /* the server's list */
+	int fd;
+	int side;         /* COMCH_SIDE_* of this process */
+	atomic_int refs;  /* the endpoint + each consumer/producer on it */
+	atomic_bool dead; /* closed for sending: nothing more goes over it */
+	bool rx_done;     /* nothing more to read (end of stream, or closed here) */
+	bool notified;    /* its end was handled (events, failed sends) */
+	bool dropped;     /* doca_comch_server_disconnect: no disconnect event */
+	bool orderly;     /* the peer said BYE */
+	atomic_int end;   /* enum comch_end: why it closed */
+	struct comch_link *link;
+	pid_t peer_pid;       /* SO_PEERCRED */
+	uint32_t max_msg;     /* min of both sides */
+	uint32_t peer_queue;  /* the peer's receive queue size */
+	uint64_t accepted;    /* send tasks accepted (credit accounting) */
+	uint64_t delivered;   /* messages delivered to this side's program */
+	uint64_t cut_count;   /* messages counted for ODMA_FAULTS comch_drop_after */
+	uint64_t counters[5]; /* indexed by enum doca_comch_counter */
+	uint64_t snapshot[5];
+	struct odma_task_list pending; /* accepted sends not yet written (socket full) */
+	union doca_data user_data;
+	/* ODMA_FAULTS comch_delay_us: one received message held until its due time */
+	uint8_t *held;
+	uint32_t held_len;
+	uint64_t held_due_ns;
+	/* shared with consumers/producers (other threads) */
+	pthread_mutex_t lock;
+	struct comch_outbox *outbox, *outbox_tail;
+	atomic_uint outbox_n; /* packets in the outbox (read without the lock) */
+	struct comch_rcons *rcons;
+	struct doca_comch_consumer *lcons; /* consumers of this side */
+	uint32_t num_cons, num_prod;
+	uint32_t next_id; /* ids: client side odd, server side even, never 0 */
+};
+
+/* What a server and a client share: the context and the control path. */
+struct comch_ep {
+	struct doca_ctx ctx; /* first */
+	bool is_server;
+	char name[COMCH_NAME_MAX];
+	struct doca_dev_rep *rep; /* server */
+	uint32_t max_msg;
+	uint32_t recv_queue;
+	doca_comch_task_send_completion_cb_t send_ok, send_err;
+	doca_comch_event_msg_recv_cb_t recv_cb;
+	doca_comch_event_connection_status_changed_cb_t connect_cb, disconnect_cb;
+	doca_comch_event_consumer_cb_t cons_new_cb, cons_gone_cb;
+	struct doca_comch_event_msg_recv ev_msg;
+	struct doca_comch_event_connection_status_changed ev_conn;
+	struct doca_comch_event_consumer ev_cons;
+	char path[108]; /* the server's socket */
+	uint64_t system_id;
+	const char *system_name;
+	uint8_t *rx; /* receive buffer: header + max_msg */
+	size_t rx_cap;
+	uint8_t *arena; /* message copies, one slot of arena_slot bytes per task */
+	size_t arena_slot;
+	uint32_t arena_n;
+	void *arena_pool; /* the task pool the arena was sized for */
+	int dispatch;     /* > 0 while program callbacks may run from our progress */
+	struct odma_comch_faults faults;
+	uint64_t rng;
+	/* server */
+	int lfd;
+	dev_t path_dev;
+	ino_t path_ino;
+	struct comch_hs *hs; /* accepted sockets waiting for HELLO */
+	struct doca_comch_connection *conns;
+	uint32_t num_live;
+	/* client */
+	int cfd;
+	int link_fd;
+	struct comch_link *link;
+	bool hello_sent;
+	uint64_t deadline_ns;
+	uint64_t next_try_ns;
+	uint32_t timeout_ms;
+	int last_errno;
+	struct doca_comch_connection *conn;
+};
+
+struct doca_comch_server {
+	struct comch_ep ep;
+};
+
+struct doca_comch_client {
+	struct comch_ep ep;
+};
+
+struct doca_comch_task_send {
+	struct doca_task base;
+	struct doca_comch_connection *conn;
+	uint32_t len;
+};
+
+/* Registration of a consumer with the peer. */
+enum comch_reg {
+	COMCH_REG_NONE = 0,
+	COMCH_REG_SENT,
+	COMCH_REG_ACKED,
+	COMCH_REG_REFUSED,
+};
+
+struct doca_comch_consumer {
+	struct doca_ctx ctx; /* first */
+	struct doca_comch_connection *conn;
+	struct doca_comch_consumer *next_on_conn;
+	struct doca_mmap *mmap;
+	uint32_t id;
+	uint32_t imm_len;
+	doca_comch_consumer_task_post_recv_completion_cb_t ok_cb, err_cb;
+	atomic_int reg; /* enum comch_reg; set by the connection's progress on ACK */
+	int ring_fd;
+	struct comch_ring *ring;
+	size_t ring_size;
+	struct doca_comch_consumer_task_post_recv **slot_task; /* per slot */
+	uint64_t posted;                                       /* post_seq mirror */
+	uint64_t done;                                         /* next slot to harvest */
+	uint64_t claim_limit;        /* when closed: slots claimed before the ring closed */
+	bool closed;                 /* the ring no longer takes claims */
+	bool expired;                /* the connection went away */
+	uint64_t expire_deadline_ns; /* give up on claimed slots after this */
+};
+
+struct doca_comch_consumer_task_post_recv {
+	struct doca_task base;
+	struct doca_buf *buf;
+	uint32_t producer_id;
+	uint32_t imm_len;
+	uint8_t imm[ODMA_COMCH_IMM_DATA_LIMIT]; /* the received immediate data */
+};
+
+struct doca_comch_producer {
+	struct doca_ctx ctx; /* first */
+	struct doca_comch_connection *conn;
+	uint32_t id;
+	doca_comch_producer_task_send_completion_cb_t ok_cb, err_cb;
+	bool expired;
+};
+
+struct doca_comch_producer_task_send {
+	struct doca_task base;
+	const struct doca_buf *buf;
+	uint32_t consumer_id;
+	uint32_t imm_len;
+	uint8_t imm[ODMA_COMCH_IMM_DATA_LIMIT]; /* the profile's cap is at most this */
+};
+
+#define COMCH_IMM_LIMIT ((uint32_t)sizeof(((struct doca_comch_producer_task_send *)0)->imm))
+
+/* ---- transport (transport.c) ----------------------------------------------------------- */
+
+uint64_t comch_now_ns(void);
+
+/* The runtime directory (created 0700 if missing); false with *why set when unusable. */
+bool comch_rundir(char *out, size_t n, const char **why);
+
+/* The server socket path for (system, representor PCI, name); false if it does not fit. */
+bool comch_server_path(char *out, size_t n, uint64_t system_id, const char *rep_pci,
+                       const char *name, const char **why);
+
+/*
+ * Sends one packet (header + payload, optional fd) without blocking. Returns 0, or the
+ * errno (EAGAIN: the socket is full; anything else: the connection is broken).
+ */
+int comch_wire_send(int fd, uint32_t type, uint32_t arg, const void *payload, size_t len,
+                    int pass_fd);
+
+/*
+ * Receives one packet into @buf (@cap bytes) without blocking. Returns the packet length
+ * (>= 8 with a valid header), 0 at end of stream, -EAGAIN when nothing waits, -EMSGSIZE
+ * for a packet longer than @cap, -EPROTO for a runt, or -errno. *@fd_out gets a passed fd
+ * (or -1; extra fds are closed).
+ */
+ssize_t comch_wire_recv(int fd, void *buf, size_t cap, int *fd_out);
+
+/* An anonymous shared-memory file of @size bytes mapped read-write; NULL on failure. */
+void *comch_shm_create(size_t size, int *fd_out, const char *what);
+
+/* Maps a received shared-memory fd; checks it holds at least @size bytes. */
+void *comch_shm_map(int fd, size_t size, const char **why);
+
+/*
+ * Connect timeout (ODMA_COMCH_CONNECT_TIMEOUT_MS, 1 to 3600000, default
+ * COMCH_DEFAULT_TIMEOUT_MS). DOCA_ERROR_INVALID_VALUE after one log line when it is bad.
+ */
+doca_error_t comch_connect_timeout_ms(uint32_t *ms);
+
+/* xorshift draw in [lo, hi] for the delay fault. */
+uint32_t comch_rand_range(uint64_t *state, uint32_t lo, uint32_t hi);
+
+/* ---- connections (connection.c) -------------------------------------------------------- */
+
+struct doca_comch_connection *comch_conn_new(struct comch_ep *ep, int fd, int side,
+                                             struct comch_link *link, uint32_t max_msg,
+                                             uint32_t peer_queue);
+void comch_conn_get(struct doca_comch_connection *conn);
+void comch_conn_put(struct doca_comch_connection *conn);
+
+/* Whether @conn is a connection this endpoint handed out and that still exists. */
+bool comch_ep_owns(const struct comch_ep *ep, const struct doca_comch_connection *conn);
+
+/* Receives and dispatches what waits on the socket; flushes queued sends. */
+bool comch_conn_pump(struct doca_comch_connection *conn);
+
+/* Why a connection closed. */
+enum comch_end {
+	COMCH_END_NONE = 0,
+	COMCH_END_PEER,     /* end of stream or a socket error: the peer closed, ended or crashed */
+	COMCH_END_LOCAL,    /* this side stopped or dropped it */
+	COMCH_END_FAULT,    /* ODMA_FAULTS comch_drop_after */
+	COMCH_END_PROTOCOL, /* the peer broke the protocol */
+};
+
+/*
+ * Closes the connection both ways (endpoint's thread); its progress handles the rest
+ * (comch_conn_finish).
+ */
+void comch_conn_kill(struct doca_comch_connection *conn, enum comch_end end, const char *why);
+
+/*
+ * A send found the peer gone (any thread): nothing more is sent, but what the peer sent
+ * before it left is still read and delivered, up to the end of the stream. @err: the errno.
+ */
+void comch_conn_broken(struct doca_comch_connection *conn, int err);
+
+/* Handles a dead connection once: fails queued sends, raises events, expires the fast path. */
+bool comch_conn_finish(struct doca_comch_connection *conn);
+
+/* Orderly local close: writes what it can, fails the rest with @status, says BYE. */
+void comch_conn_close(struct doca_comch_connection *conn, doca_error_t status);
+
+/* Sends a control packet now or queues it (thread-safe). false if the connection is dead. */
+bool comch_conn_send_ctl(struct doca_comch_connection *conn, uint32_t type, uint32_t arg,
+                         const void *payload, size_t len, int pass_fd);
+
+/* Writes queued control packets (thread-safe; cheap when none is queued). */
+void comch_conn_flush_ctl(struct doca_comch_connection *conn);
+
+/* The send task op of servers and clients. */
+doca_error_t comch_send_submit(struct doca_task *task);
+void comch_send_complete(struct doca_task *task, bool success);
+
+/* ---- endpoints (endpoint.c) ------------------------------------------------------------ */
+
+/* The message copy of a send task (inside the endpoint's arena). */
+uint8_t *comch_task_msg(struct comch_ep *ep, const struct doca_comch_task_send *task);
+
+/* Name of a side for log lines. */
+static inline const char *comch_ep_kind(const struct comch_ep *ep)
+{
+	return ep->is_server ? "server" : "client";
+}
+
+/* ---- fast path (fastpath.c) ------------------------------------------------------------ */
+
+/* The peer created a consumer (CONS_NEW with its ring fd); takes ownership of @fd. */
+void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const void *payload,
+                          size_t len, int fd);
+/* The peer acknowledged (or refused) one of our consumers. */
+void comch_fp_on_cons_ack(struct doca_comch_connection *conn, uint32_t id, bool ok);
+/* The peer's consumer went away. */
+void comch_fp_on_cons_gone(struct doca_comch_connection *conn, uint32_t id);
+/* The connection ended: expires one remote consumer still live (false when none is left). */
+bool comch_fp_expire_remote_one(struct doca_comch_connection *conn, uint32_t *id);
+/* Frees the remote consumer table (connection teardown). */
+void comch_fp_free_remote(struct doca_comch_connection *conn);
+
+#endif /* ODMA_COMCH_H_ */

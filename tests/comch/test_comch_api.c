@@ -1,0 +1,599 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Comch API surface: capabilities (built-in BlueField-like values, a system without Comch,
+ * a profile with small limits), argument and state checks of every call, the DPA/GPU/MsgQ
+ * functions (NOT_SUPPORTED), connection objects, and a server and client in one process.
+ *
+ *   test_comch_api            (ODMA_SYSTEM=bf3)
+ *   test_comch_api --small    (ODMA_SYSTEM=tests/data/profiles/comch-small.profile)
+ *   test_comch_api --nic      (ODMA_SYSTEM=nic, exec'd by the first)
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <doca_comch_msgq.h>
+
+#include "comch_util.h"
+#include "test_util.h"
+
+#define NAME cu_name
+
+static char **g_argv;
+
+static struct doca_devinfo *info_of(struct cu_ep *e)
+{
+	return doca_dev_as_devinfo(e->dev);
+}
+
+/* ---- capabilities ------------------------------------------------------------------------- */
+
+static void test_caps_bf3(void **state)
+{
+	struct cu_ep h, d;
+	uint32_t v;
+
+	(void)state;
+	cu_open(&h, false);
+	cu_open(&d, true);
+	assert_ok(doca_comch_cap_server_is_supported(info_of(&d)));
+	assert_int_equal(doca_comch_cap_client_is_supported(info_of(&d)), DOCA_ERROR_NOT_SUPPORTED);
+	assert_ok(doca_comch_cap_client_is_supported(info_of(&h)));
+	assert_int_equal(doca_comch_cap_server_is_supported(info_of(&h)), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_comch_cap_server_is_supported(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_cap_client_is_supported(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_ok(doca_comch_cap_get_max_msg_size(info_of(&h), &v));
+	assert_int_equal(v, 4080);
+	assert_ok(doca_comch_cap_get_max_name_len(info_of(&h), &v));
+	assert_int_equal(v, 120);
+	assert_ok(doca_comch_cap_get_max_recv_queue_size(info_of(&h), &v));
+	assert_int_equal(v, 1024);
+	assert_ok(doca_comch_cap_get_max_clients(info_of(&d), &v));
+	assert_int_equal(v, 512);
+	assert_ok(doca_comch_cap_get_max_send_tasks(info_of(&d), &v));
+	assert_int_equal(v, 8192);
+	assert_int_equal(doca_comch_cap_get_max_msg_size(NULL, &v), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_cap_get_max_msg_size(info_of(&h), NULL),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_ok(doca_comch_consumer_cap_is_supported(info_of(&h)));
+	assert_ok(doca_comch_producer_cap_is_supported(info_of(&d)));
+	assert_ok(doca_comch_consumer_cap_get_max_num_tasks(info_of(&h), &v));
+	assert_int_equal(v, 1024);
+	assert_ok(doca_comch_consumer_cap_get_max_buf_size(info_of(&h), &v));
+	assert_int_equal(v, 1u << 30);
+	assert_ok(doca_comch_consumer_cap_get_max_buf_list_len(info_of(&h), &v));
+	assert_int_equal(v, 1);
+	assert_ok(doca_comch_consumer_cap_get_max_consumers(info_of(&h), &v));
+	assert_int_equal(v, 64);
+	assert_ok(doca_comch_consumer_cap_get_max_imm_data_len(info_of(&h), &v));
+	assert_int_equal(v, 32);
+	assert_ok(doca_comch_producer_cap_get_max_num_tasks(info_of(&d), &v));
+	assert_int_equal(v, 1024);
+	assert_ok(doca_comch_producer_cap_get_max_buf_size(info_of(&d), &v));
+	assert_int_equal(v, 1u << 30);
+	assert_ok(doca_comch_producer_cap_get_max_buf_list_len(info_of(&d), &v));
+	assert_int_equal(v, 64);
+	assert_ok(doca_comch_producer_cap_get_max_producers(info_of(&d), &v));
+	assert_int_equal(v, 64);
+	assert_true(cu_close(&h));
+	assert_true(cu_close(&d));
+}
+
+/* exec'd with ODMA_SYSTEM=nic: no device has Comch */
+static int role_nic(void)
+{
+	struct doca_devinfo **list;
+	uint32_t n, v;
+	struct doca_dev *dev;
+
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_devinfo_create_list(&list, &n));
+	CU_CHECK(n > 0);
+	CU_CHECK_DOCA(DOCA_ERROR_NOT_SUPPORTED, doca_comch_cap_client_is_supported(list[0]));
+	CU_CHECK_DOCA(DOCA_ERROR_NOT_SUPPORTED, doca_comch_cap_server_is_supported(list[0]));
+	CU_CHECK_DOCA(DOCA_ERROR_NOT_SUPPORTED, doca_comch_cap_get_max_msg_size(list[0], &v));
+	CU_CHECK_DOCA(DOCA_ERROR_NOT_SUPPORTED, doca_comch_consumer_cap_is_supported(list[0]));
+	CU_CHECK_DOCA(DOCA_ERROR_NOT_SUPPORTED,
+	              doca_comch_producer_cap_get_max_buf_size(list[0], &v));
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_dev_open(list[0], &dev));
+	{
+		struct doca_comch_client *c;
+
+		CU_CHECK_DOCA(DOCA_ERROR_NOT_SUPPORTED, doca_comch_client_create(dev, "x", &c));
+	}
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_dev_close(dev));
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_devinfo_destroy_list(list));
+	return 0;
+}
+
+static int exec_nic(void *arg)
+{
+	(void)arg;
+	setenv("ODMA_SYSTEM", "nic", 1);
+	execl(g_argv[0], g_argv[0], "--nic", (char *)NULL);
+	return 99;
+}
+
+static void test_caps_nic(void **state)
+{
+	(void)state;
+	assert_int_equal(cu_join(cu_fork(exec_nic, NULL, 30), 20), 0);
+}
+
+/* ---- argument and state checks ---------------------------------------------------------- */
+
+static void cb_recv(struct doca_comch_event_msg_recv *ev, uint8_t *b, uint32_t l,
+                    struct doca_comch_connection *c)
+{
+	(void)ev;
+	(void)b;
+	(void)l;
+	(void)c;
+}
+
+static void cb_conn(struct doca_comch_event_connection_status_changed *ev,
+                    struct doca_comch_connection *c, uint8_t ok)
+{
+	(void)ev;
+	(void)c;
+	(void)ok;
+}
+
+static void cb_cons(struct doca_comch_event_consumer *ev, struct doca_comch_connection *c,
+                    uint32_t id)
+{
+	(void)ev;
+	(void)c;
+	(void)id;
+}
+
+static void cb_send(struct doca_comch_task_send *t, union doca_data a, union doca_data b)
+{
+	(void)a;
+	(void)b;
+	doca_task_free(doca_comch_task_send_as_task(t));
+}
+
+static void test_server_args(void **state)
+{
+	struct cu_ep d, h;
+	struct doca_comch_server *s;
+	struct doca_dev *dev;
+	struct doca_dev_rep *rep;
+	struct doca_devinfo_rep **reps;
+	struct doca_dev_rep *other_rep = NULL;
+	struct doca_dev *other = NULL;
+	char longname[200];
+	uint32_t v, n;
+
+	(void)state;
+	cu_open(&d, true);
+	cu_open(&h, false);
+	assert_int_equal(doca_comch_server_create(NULL, d.rep, NAME, &s), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_create(d.dev, NULL, NAME, &s), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_create(d.dev, d.rep, NULL, &s),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_create(d.dev, d.rep, NAME, NULL),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_create(d.dev, d.rep, "", &s), DOCA_ERROR_INVALID_VALUE);
+	memset(longname, 'n', sizeof(longname) - 1);
+	longname[sizeof(longname) - 1] = '\0';
+	assert_int_equal(doca_comch_server_create(d.dev, d.rep, longname, &s),
+	                 DOCA_ERROR_INVALID_VALUE);
+	longname[119] = '\0'; /* 119 bytes + NUL = the cap */
+	assert_ok(doca_comch_server_create(d.dev, d.rep, longname, &s));
+	assert_ok(doca_comch_server_destroy(s));
+	assert_int_equal(doca_comch_server_create(h.dev, d.rep, NAME, &s),
+	                 DOCA_ERROR_NOT_SUPPORTED);
+	/* a representor of the other DPU port */
+	{
+		struct doca_devinfo **list;
+
+		assert_ok(doca_devinfo_create_list(&list, &n));
+		for (uint32_t i = 0; i < n && other == NULL; i++) {
+			uint8_t is;
+
+			if (doca_devinfo_is_equal_pci_addr(list[i], "03:00.1", &is) ==
+			            DOCA_SUCCESS &&
+			    is)
+				assert_ok(doca_dev_open(list[i], &other));
+		}
+		assert_ok(doca_devinfo_destroy_list(list));
+	}
+	assert_non_null(other);
+	assert_ok(doca_devinfo_rep_create_list(other, DOCA_DEVINFO_REP_FILTER_NET, &reps, &n));
+	assert_true(n > 0);
+	assert_ok(doca_dev_rep_open(reps[0], &other_rep));
+	assert_int_equal(doca_comch_server_create(d.dev, other_rep, NAME, &s),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_ok(doca_dev_rep_close(other_rep));
+	assert_ok(doca_devinfo_rep_destroy_list(reps));
+	assert_ok(doca_dev_close(other));
+
+	assert_ok(doca_comch_server_create(d.dev, d.rep, NAME, &s));
+	assert_ok(doca_comch_server_get_device(s, &dev));
+	assert_ptr_equal(dev, d.dev);
+	assert_ok(doca_comch_server_get_device_rep(s, &rep));
+	assert_ptr_equal(rep, d.rep);
+	assert_int_equal(doca_comch_server_get_device(NULL, &dev), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_get_device_rep(s, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_null(doca_comch_server_as_ctx(NULL));
+	assert_ok(doca_comch_server_get_max_msg_size(s, &v));
+	assert_int_equal(v, 4080);
+	assert_ok(doca_comch_server_get_recv_queue_size(s, &v));
+	assert_int_equal(v, 128);
+	assert_int_equal(doca_comch_server_set_recv_queue_size(s, 0), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_task_send_set_conf(s, cb_send, NULL, 4),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_task_send_set_conf(s, cb_send, cb_send, 0),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_task_send_set_conf(s, cb_send, cb_send, 8193),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_event_msg_recv_register(s, NULL),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(
+	        doca_comch_server_event_connection_status_changed_register(s, cb_conn, NULL),
+	        DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_event_consumer_register(s, NULL, cb_cons),
+	                 DOCA_ERROR_INVALID_VALUE);
+	/* start without a PE */
+	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(s)), DOCA_ERROR_NOT_CONNECTED);
+	assert_ok(doca_pe_connect_ctx(d.pe, doca_comch_server_as_ctx(s)));
+	assert_ok(doca_comch_server_event_msg_recv_register(s, cb_recv));
+	assert_ok(doca_ctx_start(doca_comch_server_as_ctx(s)));
+	/* configuration is refused while RUNNING */
+	assert_int_equal(doca_comch_server_event_msg_recv_register(s, cb_recv),
+	                 DOCA_ERROR_BAD_STATE);
+	assert_int_equal(
+	        doca_comch_server_event_connection_status_changed_register(s, cb_conn, cb_conn),
+	        DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_comch_server_event_consumer_register(s, cb_cons, cb_cons),
+	                 DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_comch_server_task_send_set_conf(s, cb_send, cb_send, 4),
+	                 DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_comch_server_set_recv_queue_size(s, 4), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_comch_server_destroy(s), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_comch_server_destroy(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_ok(doca_ctx_stop(doca_comch_server_as_ctx(s))); /* nothing open: IDLE at once */
+	assert_ok(doca_ctx_stop(doca_comch_server_as_ctx(s))); /* and again */
+	assert_ok(doca_comch_server_destroy(s));
+	assert_true(cu_close(&d));
+	assert_true(cu_close(&h));
+}
+
+static void test_client_args(void **state)
+{
+	struct cu_ep d, h;
+	struct doca_comch_client *c;
+	struct doca_comch_connection *conn;
+	struct doca_dev *dev;
+	struct doca_comch_task_send *t;
+	uint32_t v;
+
+	(void)state;
+	cu_open(&d, true);
+	cu_open(&h, false);
+	assert_int_equal(doca_comch_client_create(NULL, NAME, &c), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_create(h.dev, NULL, &c), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_create(h.dev, "", &c), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_client_create(d.dev, NAME, &c), DOCA_ERROR_NOT_SUPPORTED);
+	assert_ok(doca_comch_client_create(h.dev, NAME, &c));
+	assert_ok(doca_comch_client_get_device(c, &dev));
+	assert_ptr_equal(dev, h.dev);
+	assert_ok(doca_comch_client_get_max_msg_size(c, &v));
+	assert_int_equal(v, 4080);
+	assert_int_equal(doca_comch_client_get_connection(c, &conn), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_comch_client_get_connection(NULL, &conn), DOCA_ERROR_INVALID_VALUE);
+	assert_null(doca_comch_client_as_ctx(NULL));
+	assert_int_equal(doca_comch_client_event_consumer_register(c, cb_cons, NULL),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_ok(doca_comch_client_task_send_set_conf(c, cb_send, cb_send, 4));
+	assert_int_equal(doca_comch_client_task_send_alloc_init(c, NULL, "x", 1, &t),
+	                 DOCA_ERROR_INVALID_VALUE);
+	/* STARTING: not destroyable, not configurable; a stop ends the attempt */
+	setenv("ODMA_COMCH_CONNECT_TIMEOUT_MS", "5000", 1);
+	assert_ok(doca_pe_connect_ctx(h.pe, doca_comch_client_as_ctx(c)));
+	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(c)), DOCA_ERROR_IN_PROGRESS);
+	assert_int_equal(doca_comch_client_destroy(c), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_comch_client_set_recv_queue_size(c, 4), DOCA_ERROR_BAD_STATE);
+	assert_int_equal(doca_comch_client_event_msg_recv_register(c, cb_recv),
+	                 DOCA_ERROR_BAD_STATE);
+	assert_ok(doca_ctx_stop(doca_comch_client_as_ctx(c)));
+	assert_ok(doca_comch_client_destroy(c));
+	unsetenv("ODMA_COMCH_CONNECT_TIMEOUT_MS");
+	assert_true(cu_close(&d));
+	assert_true(cu_close(&h));
+}
+
+/* A bad ODMA_COMCH_CONNECT_TIMEOUT_MS or an unusable ODMA_RUNDIR fails doca_ctx_start (one
+ * log line each); the context stays IDLE and can be destroyed. */
+static void test_bad_env(void **state)
+{
+	static const char *const bad_timeouts[] = { "0", "soon", "3600001", "-5" };
+	struct cu_ep d, h;
+	struct doca_comch_client *c;
+	struct doca_comch_server *s;
+	enum doca_ctx_states st;
+	char file[] = "/tmp/odma-comch-notdir-XXXXXX";
+	const char *saved = getenv("ODMA_RUNDIR");
+	char *keep = saved ? strdup(saved) : NULL;
+	int fd;
+
+	(void)state;
+	cu_open(&d, true);
+	cu_open(&h, false);
+	assert_ok(doca_comch_client_create(h.dev, NAME, &c));
+	assert_ok(doca_comch_client_task_send_set_conf(c, cb_send, cb_send, 4));
+	assert_ok(doca_pe_connect_ctx(h.pe, doca_comch_client_as_ctx(c)));
+	for (size_t i = 0; i < sizeof(bad_timeouts) / sizeof(bad_timeouts[0]); i++) {
+		setenv("ODMA_COMCH_CONNECT_TIMEOUT_MS", bad_timeouts[i], 1);
+		assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(c)), DOCA_ERROR_INVALID_VALUE);
+		assert_ok(doca_ctx_get_state(doca_comch_client_as_ctx(c), &st));
+		assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	}
+	unsetenv("ODMA_COMCH_CONNECT_TIMEOUT_MS");
+	/* ODMA_RUNDIR naming a regular file: no server, no client */
+	fd = mkstemp(file);
+	assert_true(fd >= 0);
+	close(fd);
+	setenv("ODMA_RUNDIR", file, 1);
+	assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(c)), DOCA_ERROR_INITIALIZATION);
+	assert_ok(doca_comch_server_create(d.dev, d.rep, NAME, &s));
+	assert_ok(doca_comch_server_task_send_set_conf(s, cb_send, cb_send, 4));
+	assert_ok(doca_pe_connect_ctx(d.pe, doca_comch_server_as_ctx(s)));
+	assert_int_equal(doca_ctx_start(doca_comch_server_as_ctx(s)), DOCA_ERROR_INITIALIZATION);
+	assert_ok(doca_ctx_get_state(doca_comch_server_as_ctx(s), &st));
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	if (keep) {
+		setenv("ODMA_RUNDIR", keep, 1);
+		free(keep);
+	} else {
+		unsetenv("ODMA_RUNDIR");
+	}
+	unlink(file);
+	assert_ok(doca_comch_server_destroy(s));
+	assert_ok(doca_comch_client_destroy(c));
+	assert_true(cu_close(&d));
+	assert_true(cu_close(&h));
+}
+
+static void test_connection_null(void **state)
+{
+	union doca_data ud = { .u64 = 7 };
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(doca_comch_connection_set_user_data(NULL, ud), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_connection_get_user_data(NULL).u64, 0);
+	assert_null(doca_comch_server_get_server_ctx(NULL));
+	assert_null(doca_comch_client_get_client_ctx(NULL));
+	assert_int_equal(doca_comch_connection_update_info(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_connection_get_counter(NULL, DOCA_COMCH_COUNTER_SENT_BYTES, &v),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_null(doca_comch_task_send_as_task(NULL));
+	assert_null(doca_comch_consumer_as_ctx(NULL));
+	assert_null(doca_comch_producer_as_ctx(NULL));
+	assert_null(doca_comch_producer_task_send_get_buf(NULL));
+	assert_int_equal(doca_comch_producer_task_send_get_consumer_id(NULL), 0);
+	assert_null(doca_comch_producer_task_send_get_imm_data(NULL));
+	assert_int_equal(doca_comch_producer_task_send_get_imm_data_len(NULL), 0);
+	doca_comch_producer_task_send_set_buf(NULL, NULL);
+	doca_comch_producer_task_send_set_consumer_id(NULL, 3);
+	doca_comch_producer_task_send_set_imm_data(NULL, NULL, 0);
+	assert_null(doca_comch_producer_task_send_as_task(NULL));
+	assert_null(doca_comch_consumer_task_post_recv_as_task(NULL));
+	assert_null(doca_comch_consumer_task_post_recv_get_buf(NULL));
+	doca_comch_consumer_task_post_recv_set_buf(NULL, NULL);
+	assert_int_equal(doca_comch_consumer_task_post_recv_get_imm_data_len(NULL), 0);
+	assert_int_equal(doca_comch_consumer_create(NULL, NULL, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_create(NULL, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_consumer_destroy(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_destroy(NULL), DOCA_ERROR_INVALID_VALUE);
+}
+
+/* ---- DPA, GPU and MsgQ: not on the emulated devices ---------------------------------------- */
+
+static void test_dpa_not_supported(void **state)
+{
+	struct doca_comch_consumer_completion *cc = NULL;
+	struct doca_comch_msgq *q = NULL;
+	struct cu_ep d;
+	uint32_t v;
+
+	(void)state;
+	cu_open(&d, true);
+	cu_log_capture();
+	assert_int_equal(doca_comch_consumer_completion_create(&cc), DOCA_ERROR_NOT_SUPPORTED);
+	assert_true(cu_log_has("no DPA or GPU"));
+	assert_int_equal(doca_comch_consumer_completion_create(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_consumer_completion_start(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_consumer_completion_get_max_num_recv(NULL, &v),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_consumer_set_dev_max_num_recv(NULL, 4),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_set_dev_max_num_send(NULL, 4),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_producer_get_gpu_handle(NULL, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_msgq_create(d.dev, &q), DOCA_ERROR_NOT_SUPPORTED);
+	assert_null(q);
+	assert_int_equal(doca_comch_msgq_create(d.dev, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_msgq_start(NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_true(cu_close(&d));
+}
+
+/* ---- one process: a server and a client, control and fast path ------------------------------ */
+
+static bool both_running(struct cu_ep *c)
+{
+	return c->passed_running;
+}
+
+static void test_one_process(void **state)
+{
+	struct cu_ep s, c;
+	uint64_t end;
+
+	(void)state;
+	cu_open(&s, true);
+	cu_open(&c, false);
+	s.echo = true;
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
+	end = cu_now_ms() + 5000;
+	while (!both_running(&c) && cu_now_ms() < end) {
+		doca_pe_progress(s.pe);
+		doca_pe_progress(c.pe);
+	}
+	assert_true(c.passed_running);
+	assert_ok(cu_send(&c, "hello", 5));
+	end = cu_now_ms() + 5000;
+	while (c.nrx == 0 && cu_now_ms() < end) {
+		doca_pe_progress(s.pe);
+		doca_pe_progress(c.pe);
+	}
+	assert_int_equal(c.nrx, 1);
+	assert_memory_equal(c.rx[0], "hello", 5);
+	assert_int_equal(doca_ctx_stop(c.ctx),
+	                 DOCA_ERROR_IN_PROGRESS); /* until the connection is down */
+	end = cu_now_ms() + 5000;
+	while ((s.disconnects == 0 || !cu_is_idle(&c)) && cu_now_ms() < end) {
+		doca_pe_progress(s.pe);
+		doca_pe_progress(c.pe);
+	}
+	assert_int_equal(s.disconnects, 1);
+	assert_true(cu_close(&c));
+	assert_true(cu_close(&s));
+}
+
+/* ---- a profile with small limits ---------------------------------------------------------- */
+
+static void test_small_caps(void **state)
+{
+	struct cu_ep h, d;
+	uint32_t v;
+
+	(void)state;
+	cu_open(&h, false);
+	cu_open(&d, true);
+	assert_ok(doca_comch_cap_get_max_msg_size(info_of(&h), &v));
+	assert_int_equal(v, 256);
+	assert_ok(doca_comch_cap_get_max_clients(info_of(&d), &v));
+	assert_int_equal(v, 1);
+	assert_ok(doca_comch_consumer_cap_get_max_imm_data_len(info_of(&h), &v));
+	assert_int_equal(v, 8);
+	assert_ok(doca_comch_consumer_cap_get_max_buf_size(info_of(&h), &v));
+	assert_int_equal(v, 65536);
+	/* the default receive queue is capped by the device (8 < 128) */
+	assert_ok(doca_comch_server_create(d.dev, d.rep, NAME, &d.srv));
+	assert_ok(doca_comch_server_get_recv_queue_size(d.srv, &v));
+	assert_int_equal(v, 8);
+	assert_ok(doca_comch_server_get_max_msg_size(d.srv, &v));
+	assert_int_equal(v, 256);
+	assert_int_equal(doca_comch_server_set_recv_queue_size(d.srv, 9), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_comch_server_task_send_set_conf(d.srv, cb_send, cb_send, 17),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_ok(doca_comch_server_destroy(d.srv));
+	d.srv = NULL;
+	assert_true(cu_close(&h));
+	assert_true(cu_close(&d));
+}
+
+static int second_client(void *arg)
+{
+	struct cu_ep e;
+
+	(void)arg;
+	cu_open(&e, false);
+	cu_log_capture();
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 4));
+	CU_CHECK(cu_progress_until(&e, cu_is_idle, 5000));
+	CU_CHECK(!e.passed_running);
+	CU_CHECK(cu_log_has("maximum number of clients"));
+	CU_CHECK(cu_close(&e));
+	return 0;
+}
+
+static int first_client(void *arg)
+{
+	struct cu_ep e;
+	struct fp {
+		struct cu_mem mem;
+	} m;
+	struct doca_comch_consumer *cons[3];
+	struct doca_comch_producer *prod[3];
+
+	(void)arg;
+	cu_sync_side(true);
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 4));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	/* two consumers and two producers per side at most */
+	cu_mem_init(&m.mem, e.dev, 4096, 4);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_create(e.conn, m.mem.mmap, &cons[0]));
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_create(e.conn, m.mem.mmap, &cons[1]));
+	CU_CHECK_DOCA(DOCA_ERROR_NO_MEMORY,
+	              doca_comch_consumer_create(e.conn, m.mem.mmap, &cons[2]));
+	CU_CHECK_DOCA(DOCA_ERROR_INVALID_VALUE, doca_comch_consumer_set_imm_data_len(cons[0], 9));
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_set_imm_data_len(cons[0], 8));
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_producer_create(e.conn, &prod[0]));
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_producer_create(e.conn, &prod[1]));
+	CU_CHECK_DOCA(DOCA_ERROR_NO_MEMORY, doca_comch_producer_create(e.conn, &prod[2]));
+	for (int i = 0; i < 2; i++) {
+		CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_destroy(cons[i]));
+		CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_producer_destroy(prod[i]));
+	}
+	cu_mem_fini(&m.mem);
+	cu_tell('r');
+	CU_CHECK(cu_hear(&e, 10000) == 'q');
+	CU_CHECK(cu_close(&e));
+	return 0;
+}
+
+static void test_small_max_clients(void **state)
+{
+	struct cu_ep s;
+	pid_t c1, c2;
+	int gate;
+
+	(void)state;
+	cu_sync_init();
+	c1 = cu_fork(first_client, NULL, 30);
+	c2 = cu_fork_gated(second_client, NULL, 30, &gate);
+	cu_sync_side(false);
+	cu_open(&s, true);
+	assert_ok(cu_server_start(&s, NAME, 0, 4));
+	assert_int_equal(cu_hear(&s, 10000), 'r');
+	cu_release(gate);
+	assert_int_equal(cu_join_progress(c2, &s, 10), 0);
+	assert_int_equal(s.connects, 1);
+	cu_tell('q');
+	assert_int_equal(cu_join(c1, 10), 0);
+	assert_true(cu_close(&s));
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_caps_bf3, cu_next_name),
+		cmocka_unit_test_setup(test_caps_nic, cu_next_name),
+		cmocka_unit_test_setup(test_server_args, cu_next_name),
+		cmocka_unit_test_setup(test_client_args, cu_next_name),
+		cmocka_unit_test_setup(test_bad_env, cu_next_name),
+		cmocka_unit_test_setup(test_connection_null, cu_next_name),
+		cmocka_unit_test_setup(test_dpa_not_supported, cu_next_name),
+		cmocka_unit_test_setup(test_one_process, cu_next_name),
+	};
+	const struct CMUnitTest small[] = {
+		cmocka_unit_test_setup(test_small_caps, cu_next_name),
+		cmocka_unit_test_setup(test_small_max_clients, cu_next_name),
+	};
+
+	g_argv = argv;
+	if (argc == 2 && strcmp(argv[1], "--nic") == 0)
+		return role_nic();
+	cu_private_rundir();
+	if (argc == 2 && strcmp(argv[1], "--small") == 0)
+		return cmocka_run_group_tests(small, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,753 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Comch fast path across two processes (parent: DPU-side server, forked child: host-side
+ * client): consumers and producers in both directions, new/expired consumer events,
+ * immediate data and producer ids, byte-exact delivery into the posted buffer, DOCA_ERROR_AGAIN
+ * that clears without the producer's process progressing, every refusal (unknown consumer,
+ * buffer too small, immediate data too long, stopped consumer, producers blocking a
+ * disconnect), a peer that dies (consumers and producers expire, posted buffers fail), a
+ * consumer whose registration never completes, and a consumer served on its own thread.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "comch_util.h"
+#include "test_util.h"
+
+#define NAME cu_name
+#define BIG (1u << 20)
+
+/* A consumer or producer with its own PE (as NVIDIA's samples do), and what its callbacks saw. */
+struct fp {
+	struct doca_pe *pe;
+	struct doca_comch_consumer *cons;
+	struct doca_comch_producer *prod;
+	struct doca_ctx *ctx;
+	struct cu_mem mem;
+	unsigned int ok, err;
+	doca_error_t last_status;
+	bool passed_running;
+	/* each completed post-recv task's results, in completion order */
+	size_t got_len[8];
+	uint32_t got_producer[8];
+	uint32_t got_imm_len[8];
+	uint8_t got_imm[8][64];
+};
+
+static void fp_state(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
+                     enum doca_ctx_states next)
+{
+	struct fp *f = ud.ptr;
+
+	(void)ctx;
+	(void)prev;
+	if (next == DOCA_CTX_STATE_RUNNING)
+		f->passed_running = true;
+}
+
+static void recv_done(struct doca_comch_consumer_task_post_recv *t, union doca_data tud,
+                      union doca_data cud)
+{
+	struct fp *f = cud.ptr;
+	struct doca_buf *b = doca_comch_consumer_task_post_recv_get_buf(t);
+	unsigned int i = f->ok < 8 ? f->ok : 7;
+	const uint8_t *imm;
+
+	(void)tud;
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_buf_get_data_len(b, &f->got_len[i]));
+	f->got_producer[i] = doca_comch_consumer_task_post_recv_get_producer_id(t);
+	f->got_imm_len[i] = doca_comch_consumer_task_post_recv_get_imm_data_len(t);
+	imm = doca_comch_consumer_task_post_recv_get_imm_data(t);
+	CU_CHECK((imm != NULL) == (f->got_imm_len[i] > 0));
+	if (imm != NULL)
+		memcpy(f->got_imm[i], imm, f->got_imm_len[i]);
+	doca_task_free(doca_comch_consumer_task_post_recv_as_task(t));
+	(void)doca_buf_dec_refcount(b, NULL);
+	f->ok++;
+}
+
+static void recv_err(struct doca_comch_consumer_task_post_recv *t, union doca_data tud,
+                     union doca_data cud)
+{
+	struct fp *f = cud.ptr;
+	struct doca_buf *b = doca_comch_consumer_task_post_recv_get_buf(t);
+
+	(void)tud;
+	f->err++;
+	f->last_status = doca_task_get_status(doca_comch_consumer_task_post_recv_as_task(t));
+	doca_task_free(doca_comch_consumer_task_post_recv_as_task(t));
+	(void)doca_buf_dec_refcount(b, NULL);
+}
+
+static void send_done(struct doca_comch_producer_task_send *t, union doca_data tud,
+                      union doca_data cud)
+{
+	struct fp *f = cud.ptr;
+
+	(void)tud;
+	f->ok++;
+	(void)doca_buf_dec_refcount((struct doca_buf *)doca_comch_producer_task_send_get_buf(t),
+	                            NULL);
+	doca_task_free(doca_comch_producer_task_send_as_task(t));
+}
+
+static void send_err(struct doca_comch_producer_task_send *t, union doca_data tud,
+                     union doca_data cud)
+{
+	struct fp *f = cud.ptr;
+
+	(void)tud;
+	f->err++;
+	f->last_status = doca_task_get_status(doca_comch_producer_task_send_as_task(t));
+	(void)doca_buf_dec_refcount((struct doca_buf *)doca_comch_producer_task_send_get_buf(t),
+	                            NULL);
+	doca_task_free(doca_comch_producer_task_send_as_task(t));
+}
+
+static void fp_ctx_common(struct fp *f)
+{
+	union doca_data ud = { .ptr = f };
+
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_pe_connect_ctx(f->pe, f->ctx));
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_ctx_set_user_data(f->ctx, ud));
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_ctx_set_state_changed_cb(f->ctx, fp_state));
+}
+
+/* A consumer over @len bytes of fresh memory; started (STARTING). */
+static void fp_consumer(struct fp *f, struct cu_ep *e, size_t len, uint32_t tasks, uint32_t imm)
+{
+	memset(f, 0, sizeof(*f));
+	cu_mem_init(&f->mem, e->dev, len, 16);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_pe_create(&f->pe));
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_create(e->conn, f->mem.mmap, &f->cons));
+	f->ctx = doca_comch_consumer_as_ctx(f->cons);
+	fp_ctx_common(f);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_task_post_recv_set_conf(f->cons, recv_done,
+	                                                                        recv_err, tasks));
+	if (imm)
+		CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_set_imm_data_len(f->cons, imm));
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, doca_ctx_start(f->ctx));
+}
+
+/* A producer sending from @len bytes of fresh memory; started (RUNNING). */
+static void fp_producer(struct fp *f, struct cu_ep *e, size_t len, uint32_t tasks)
+{
+	memset(f, 0, sizeof(*f));
+	cu_mem_init(&f->mem, e->dev, len, 16);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_pe_create(&f->pe));
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_producer_create(e->conn, &f->prod));
+	f->ctx = doca_comch_producer_as_ctx(f->prod);
+	fp_ctx_common(f);
+	CU_CHECK_DOCA(DOCA_SUCCESS,
+	              doca_comch_producer_task_send_set_conf(f->prod, send_done, send_err, tasks));
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_ctx_start(f->ctx));
+}
+
+static enum doca_ctx_states fp_state_of(struct fp *f)
+{
+	enum doca_ctx_states s;
+
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_ctx_get_state(f->ctx, &s));
+	return s;
+}
+
+/* Progresses the control PE and the fast-path PE until @f reaches @want (or @ms pass). */
+static bool fp_until_state(struct cu_ep *e, struct fp *f, enum doca_ctx_states want,
+                           unsigned int ms)
+{
+	uint64_t end = cu_now_ms() + ms;
+
+	while (fp_state_of(f) != want) {
+		if (cu_now_ms() > end)
+			return false;
+		if (doca_pe_progress(e->pe) + doca_pe_progress(f->pe) == 0)
+			usleep(20);
+	}
+	return true;
+}
+
+static bool fp_until_count(struct cu_ep *e, struct fp *f, unsigned int n, unsigned int ms)
+{
+	uint64_t end = cu_now_ms() + ms;
+
+	while (f->ok + f->err < n) {
+		if (cu_now_ms() > end)
+			return false;
+		if (doca_pe_progress(e->pe) + doca_pe_progress(f->pe) == 0)
+			usleep(20);
+	}
+	return true;
+}
+
+/* Posts @len bytes at @off of the consumer's memory. */
+static void fp_post(struct fp *f, size_t off, size_t len)
+{
+	struct doca_comch_consumer_task_post_recv *t;
+	struct doca_buf *b;
+
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_buf_inventory_buf_get_by_addr(f->mem.inv, f->mem.mmap,
+	                                                               f->mem.base + off, len, &b));
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_task_post_recv_alloc_init(f->cons, b, &t));
+	CU_CHECK_DOCA(DOCA_SUCCESS,
+	              doca_task_submit(doca_comch_consumer_task_post_recv_as_task(t)));
+}
+
+/* One producer send of @len bytes at @off (pattern @seed) to @cid; returns the submit result. */
+static doca_error_t fp_send(struct fp *f, size_t off, size_t len, uint32_t cid, const char *imm,
+                            bool again_loop, unsigned int *agains)
+{
+	struct doca_comch_producer_task_send *t;
+	struct doca_buf *b = NULL;
+	doca_error_t r;
+
+	if (len)
+		CU_CHECK_DOCA(DOCA_SUCCESS,
+		              doca_buf_inventory_buf_get_by_data(f->mem.inv, f->mem.mmap,
+		                                                 f->mem.base + off, len, &b));
+	r = doca_comch_producer_task_send_alloc_init(f->prod, b, (uint8_t *)(uintptr_t)imm,
+	                                             imm ? (uint32_t)strlen(imm) : 0, cid, &t);
+	if (r != DOCA_SUCCESS) {
+		if (b)
+			doca_buf_dec_refcount(b, NULL);
+		return r;
+	}
+	while ((r = doca_task_submit(doca_comch_producer_task_send_as_task(t))) ==
+	               DOCA_ERROR_AGAIN &&
+	       again_loop) {
+		if (agains)
+			(*agains)++;
+		usleep(10);
+	}
+	if (r != DOCA_SUCCESS) {
+		if (b)
+			doca_buf_dec_refcount(b, NULL);
+		doca_task_free(doca_comch_producer_task_send_as_task(t));
+	}
+	return r;
+}
+
+static void fp_fill(struct fp *f, uint8_t seed)
+{
+	for (size_t i = 0; i < f->mem.len; i++)
+		f->mem.base[i] = (uint8_t)(i * 13u + seed);
+}
+
+static bool fp_close(struct cu_ep *e, struct fp *f)
+{
+	doca_error_t r = doca_ctx_stop(f->ctx);
+	bool ok = r == DOCA_SUCCESS || r == DOCA_ERROR_IN_PROGRESS;
+
+	ok &= fp_until_state(e, f, DOCA_CTX_STATE_IDLE, 5000);
+	r = f->cons ? doca_comch_consumer_destroy(f->cons) : doca_comch_producer_destroy(f->prod);
+	if (r != DOCA_SUCCESS)
+		fprintf(stderr, "fp destroy: %s\n", doca_error_get_name(r));
+	ok &= r == DOCA_SUCCESS;
+	ok &= doca_pe_destroy(f->pe) == DOCA_SUCCESS;
+	cu_mem_fini(&f->mem);
+	return ok;
+}
+
+static bool got_new_cons(struct cu_ep *e)
+{
+	return e->new_cons > 0;
+}
+
+static bool got_gone_cons(struct cu_ep *e)
+{
+	return e->gone_cons > 0;
+}
+
+static bool has_disconnect(struct cu_ep *e)
+{
+	return e->disconnects > 0;
+}
+
+/* ---- both directions, events, immediate data, producer ids ----------------------------------- */
+
+static int client_both_ways(void *arg)
+{
+	struct cu_ep e;
+	struct fp c, p;
+	uint32_t cid, pid_;
+
+	(void)arg;
+	cu_sync_side(true);
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 8));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	/* 1. a consumer here: the server's producer fills it */
+	fp_consumer(&c, &e, 3 * BIG, 4, 8);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_get_id(c.cons, &cid));
+	CU_CHECK(cid != 0 && (cid & 1) == 1); /* client-side ids are odd */
+	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
+	fp_post(&c, 0, BIG);
+	fp_post(&c, BIG, BIG);
+	fp_post(&c, 2 * BIG, BIG);
+	CU_CHECK(fp_until_count(&e, &c, 3, 10000));
+	CU_CHECK(c.err == 0 && c.got_len[0] == 1 && c.got_imm_len[0] == 8 &&
+	         memcmp(c.got_imm[0], "immdata!", 8) == 0);
+	CU_CHECK(c.mem.base[0] == (uint8_t)(0 * 13u + 5));
+	CU_CHECK(c.got_len[1] == 1000 && c.got_imm_len[1] == 0);
+	CU_CHECK(c.got_len[2] == BIG - 1 && c.got_imm_len[2] == 0 && c.got_producer[2] != 0);
+	CU_CHECK(c.got_producer[0] == c.got_producer[2] && (c.got_producer[0] & 1) == 0);
+	for (size_t i = 0; i < 1000; i++)
+		CU_CHECK(c.mem.base[BIG + i] == (uint8_t)(i * 13u + 5));
+	for (size_t i = 0; i < BIG - 1; i++)
+		CU_CHECK(c.mem.base[2 * BIG + i] == (uint8_t)(i * 13u + 5));
+	cu_tell('c');               /* consumer done */
+	CU_CHECK(fp_close(&e, &c)); /* the server sees it expire */
+	/* 2. a producer here: the server's consumer */
+	CU_CHECK(cu_progress_until(&e, got_new_cons, 5000));
+	CU_CHECK((e.last_cons_id & 1) == 0); /* server-side ids are even */
+	fp_producer(&p, &e, 4096, 4);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_producer_get_id(p.prod, &pid_));
+	fp_fill(&p, 9);
+	CU_CHECK_DOCA(DOCA_SUCCESS, fp_send(&p, 0, 4096, e.last_cons_id, NULL, true, NULL));
+	CU_CHECK(fp_until_count(&e, &p, 1, 5000));
+	CU_CHECK(p.ok == 1 && pid_ != 0 && (pid_ & 1) == 1);
+	CU_CHECK(fp_close(&e, &p));
+	CU_CHECK(cu_hear(&e, 5000) == 'd');
+	CU_CHECK(cu_close(&e));
+	return 0;
+}
+
+static void test_both_ways(void **state)
+{
+	struct cu_ep s;
+	struct fp p, c;
+	uint32_t pid_;
+	pid_t child;
+
+	(void)state;
+	cu_sync_init();
+	child = cu_fork(client_both_ways, NULL, 60);
+	cu_sync_side(false);
+	cu_open(&s, true);
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	assert_true(cu_progress_until(&s, got_new_cons, 5000));
+	assert_int_equal(s.last_cons_id & 1, 1);
+	fp_producer(&p, &s, BIG, 8);
+	assert_ok(doca_comch_producer_get_id(p.prod, &pid_));
+	assert_true(pid_ != 0 && (pid_ & 1) == 0);
+	fp_fill(&p, 5);
+	assert_ok(fp_send(&p, 0, 1, s.last_cons_id, "immdata!", true, NULL));
+	assert_ok(fp_send(&p, 0, 1000, s.last_cons_id, NULL, true, NULL));
+	assert_ok(fp_send(&p, 0, BIG - 1, s.last_cons_id, NULL, true, NULL));
+	assert_true(fp_until_count(&s, &p, 3, 5000));
+	assert_int_equal(p.ok, 3);
+	assert_int_equal(cu_hear(&s, 10000), 'c');
+	assert_true(cu_progress_until(&s, got_gone_cons, 5000));
+	assert_int_equal(s.gone_cons_id, s.last_cons_id);
+	/* a send to the expired consumer */
+	assert_int_equal(fp_send(&p, 0, 8, s.last_cons_id, NULL, false, NULL),
+	                 DOCA_ERROR_NOT_FOUND);
+	assert_true(fp_close(&s, &p));
+	/* the other way round */
+	fp_consumer(&c, &s, 8192, 2, 0);
+	assert_true(fp_until_state(&s, &c, DOCA_CTX_STATE_RUNNING, 5000));
+	fp_post(&c, 0, 8192);
+	assert_true(fp_until_count(&s, &c, 1, 10000));
+	assert_int_equal(c.err, 0);
+	assert_int_equal(c.got_len[0], 4096);
+	assert_true(c.got_producer[0] != 0 && (c.got_producer[0] & 1) == 1);
+	for (size_t i = 0; i < 4096; i++)
+		assert_int_equal(c.mem.base[i], (uint8_t)(i * 13u + 9));
+	assert_true(fp_close(&s, &c));
+	cu_tell('d');
+	assert_true(cu_progress_until(&s, has_disconnect, 10000));
+	assert_int_equal(cu_join(child, 10), 0);
+	assert_true(cu_close(&s));
+}
+
+/* ---- a buffer the peer posts becomes visible without the producer's process progressing ------ */
+
+static int client_posts_late(void *arg)
+{
+	struct cu_ep e;
+	struct fp c;
+
+	(void)arg;
+	cu_sync_side(true);
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 8));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	fp_consumer(&c, &e, 4096, 2, 0);
+	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
+	CU_CHECK(cu_hear(&e, 5000) == 'p'); /* the producer is spinning on AGAIN */
+	usleep(100 * 1000);
+	fp_post(&c, 0, 4096);
+	CU_CHECK(fp_until_count(&e, &c, 1, 5000));
+	CU_CHECK(c.err == 0 && c.got_len[0] == 100);
+	CU_CHECK(fp_close(&e, &c));
+	CU_CHECK(cu_close(&e));
+	return 0;
+}
+
+static void test_again_without_progress(void **state)
+{
+	struct cu_ep s;
+	struct fp p;
+	unsigned int agains = 0;
+	pid_t child;
+
+	(void)state;
+	cu_sync_init();
+	child = cu_fork(client_posts_late, NULL, 30);
+	cu_sync_side(false);
+	cu_open(&s, true);
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	assert_true(cu_progress_until(&s, got_new_cons, 5000));
+	fp_producer(&p, &s, 4096, 2);
+	cu_tell('p');
+	/* no doca_pe_progress of any PE in this process until the send is accepted */
+	assert_ok(fp_send(&p, 0, 100, s.last_cons_id, NULL, true, &agains));
+	assert_true(agains > 0);
+	assert_true(fp_until_count(&s, &p, 1, 5000));
+	assert_true(fp_close(&s, &p));
+	assert_true(cu_progress_until(&s, has_disconnect, 10000));
+	assert_int_equal(cu_join(child, 10), 0);
+	assert_true(cu_close(&s));
+}
+
+/* ---- refusals: documented codes, one log line each, nothing corrupted -------------------------
+ */
+
+static int client_for_errors(void *arg)
+{
+	struct cu_ep e;
+	struct fp c, other;
+	struct doca_comch_consumer_task_post_recv *t;
+	struct doca_buf *b;
+
+	(void)arg;
+	cu_sync_side(true);
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 8));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	fp_consumer(&c, &e, 8192, 4, 4);
+	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
+	/* post-recv refusals */
+	memset(&other, 0, sizeof(other));
+	cu_mem_init(&other.mem, e.dev, 64, 2);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_buf_inventory_buf_get_by_addr(
+	                                    other.mem.inv, other.mem.mmap, other.mem.base, 64, &b));
+	CU_CHECK_DOCA(DOCA_ERROR_INVALID_VALUE,
+	              doca_comch_consumer_task_post_recv_alloc_init(c.cons, b, &t));
+	doca_buf_dec_refcount(b, NULL);
+	CU_CHECK_DOCA(DOCA_SUCCESS,
+	              doca_comch_consumer_task_post_recv_alloc_init(c.cons, NULL, &t));
+	CU_CHECK_DOCA(DOCA_ERROR_INVALID_VALUE,
+	              doca_task_submit(doca_comch_consumer_task_post_recv_as_task(t)));
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_buf_inventory_buf_get_by_data(c.mem.inv, c.mem.mmap,
+	                                                               c.mem.base, 64, &b));
+	doca_comch_consumer_task_post_recv_set_buf(t, b); /* full: no free space */
+	CU_CHECK(doca_comch_consumer_task_post_recv_get_buf(t) == b);
+	CU_CHECK_DOCA(DOCA_ERROR_INVALID_VALUE,
+	              doca_task_submit(doca_comch_consumer_task_post_recv_as_task(t)));
+	doca_task_free(doca_comch_consumer_task_post_recv_as_task(t));
+	doca_buf_dec_refcount(b, NULL);
+	cu_mem_fini(&other.mem);
+	CU_CHECK(doca_comch_consumer_task_post_recv_get_producer_id(NULL) == 0);
+	CU_CHECK(doca_comch_consumer_task_post_recv_get_imm_data(NULL) == NULL);
+	/* a 100-byte buffer: the server tries 101 bytes, then 5 immediate bytes, then 100 + 4 */
+	fp_post(&c, 0, 100);
+	cu_tell('1');
+	CU_CHECK(fp_until_count(&e, &c, 1, 10000));
+	CU_CHECK(c.err == 0 && c.got_len[0] == 100 && c.got_imm_len[0] == 4 &&
+	         memcmp(c.got_imm[0], "four", 4) == 0);
+	CU_CHECK(cu_hear(&e, 5000) == '2');
+	CU_CHECK(fp_close(&e, &c)); /* the server's next send finds it stopped */
+	cu_tell('3');
+	CU_CHECK(cu_hear(&e, 10000) == '4');
+	CU_CHECK(cu_close(&e));
+	return 0;
+}
+
+static void test_refusals(void **state)
+{
+	struct cu_ep s;
+	struct fp p;
+	struct doca_comch_producer_task_send *t;
+	uint8_t imm[300] = { 0 };
+	uint32_t cid;
+	pid_t child;
+
+	(void)state;
+	cu_sync_init();
+	child = cu_fork(client_for_errors, NULL, 30);
+	cu_sync_side(false);
+	cu_open(&s, true);
+	cu_log_capture();
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	assert_true(cu_progress_until(&s, got_new_cons, 5000));
+	cid = s.last_cons_id;
+	fp_producer(&p, &s, 4096, 4);
+	fp_fill(&p, 1);
+	assert_int_equal(fp_send(&p, 0, 10, cid + 100, NULL, false, NULL), DOCA_ERROR_NOT_FOUND);
+	assert_true(cu_log_has("has no consumer with id"));
+	assert_int_equal(fp_send(&p, 0, 0, cid, NULL, false, NULL),
+	                 DOCA_ERROR_INVALID_VALUE); /* nothing to send */
+	assert_int_equal(doca_comch_producer_task_send_alloc_init(p.prod, NULL, imm, 33, cid, &t),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(cu_hear(&s, 5000), '1'); /* a 100-byte buffer is posted */
+	assert_int_equal(fp_send(&p, 0, 101, cid, NULL, true, NULL), DOCA_ERROR_TOO_BIG);
+	assert_true(cu_log_has("the buffer stays posted"));
+	assert_int_equal(fp_send(&p, 0, 10, cid, "fiver", true, NULL),
+	                 DOCA_ERROR_TOO_BIG); /* accepts 4 */
+	assert_ok(fp_send(&p, 0, 100, cid, "four", true, NULL));
+	assert_true(fp_until_count(&s, &p, 1, 5000));
+	/* producers on the connection block a disconnect */
+	assert_int_equal(doca_comch_server_disconnect(s.srv, s.conn), DOCA_ERROR_IN_USE);
+	cu_tell('2');
+	assert_int_equal(cu_hear(&s, 5000), '3'); /* the consumer stopped */
+	assert_int_equal(fp_send(&p, 0, 10, cid, NULL, true, NULL), DOCA_ERROR_NOT_FOUND);
+	assert_true(fp_close(&s, &p));
+	cu_tell('4');
+	assert_true(cu_progress_until(&s, has_disconnect, 10000));
+	assert_int_equal(cu_join(child, 10), 0);
+	assert_true(cu_close(&s));
+}
+
+/* ---- the peer dies: the survivor's consumers and producers expire -----------------------------
+ */
+
+static int client_dies_with_consumer(void *arg)
+{
+	struct cu_ep e;
+	struct fp c;
+
+	(void)arg;
+	cu_sync_side(true);
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 8));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	fp_consumer(&c, &e, 4096, 2, 0);
+	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
+	CU_CHECK(cu_progress_until(&e, got_new_cons, 5000)); /* the server's consumer */
+	cu_tell('r');
+	CU_CHECK(cu_hear(NULL, 10000) == 'k');
+	raise(SIGKILL);
+	return 1;
+}
+
+static void test_peer_dies(void **state)
+{
+	struct cu_ep s;
+	struct fp c, p;
+	uint32_t cid;
+	pid_t child;
+
+	(void)state;
+	cu_sync_init();
+	child = cu_fork(client_dies_with_consumer, NULL, 30);
+	cu_sync_side(false);
+	cu_open(&s, true);
+	cu_log_capture();
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	assert_true(cu_progress_until(&s, got_new_cons, 5000));
+	cid = s.last_cons_id;
+	fp_consumer(&c, &s, 4096, 2, 0);
+	assert_true(fp_until_state(&s, &c, DOCA_CTX_STATE_RUNNING, 5000));
+	fp_post(&c, 0, 2048);
+	fp_post(&c, 2048, 2048);
+	fp_producer(&p, &s, 64, 2);
+	assert_int_equal(cu_hear(&s, 5000), 'r');
+	cu_tell('k');
+	/* without progressing anything: the producer learns it from its submit */
+	{
+		uint64_t end = cu_now_ms() + 5000;
+		doca_error_t r;
+
+		while ((r = fp_send(&p, 0, 8, cid, NULL, false, NULL)) == DOCA_ERROR_AGAIN &&
+		       cu_now_ms() < end)
+			usleep(100);
+		assert_int_equal(r, DOCA_ERROR_NOT_CONNECTED);
+	}
+	assert_true(cu_progress_until(&s, has_disconnect, 5000));
+	assert_true(s.gone_cons > 0); /* the dead peer's consumer expired */
+	assert_int_equal(s.gone_cons_id, cid);
+	/* our consumer expired: its posted buffers failed, it stopped by itself */
+	assert_true(fp_until_state(&s, &c, DOCA_CTX_STATE_IDLE, 5000));
+	assert_int_equal(c.err, 2);
+	assert_int_equal(c.last_status, DOCA_ERROR_CONNECTION_RESET);
+	assert_true(c.passed_running);
+	assert_true(fp_until_state(&s, &p, DOCA_CTX_STATE_IDLE, 5000));
+	assert_true(cu_log_has("the consumer expires"));
+	assert_true(cu_log_has("the producer expires"));
+	/* the server refuses to be destroyed while they exist */
+	assert_int_equal(doca_ctx_stop(s.ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_destroy(s.srv), DOCA_ERROR_IN_USE);
+	assert_true(fp_close(&s, &c));
+	assert_true(fp_close(&s, &p));
+	assert_int_equal(cu_join(child, 10), -1);
+	assert_true(cu_close(&s));
+}
+
+/* ---- a consumer whose peer never answers, then dies: IDLE without RUNNING ---------------------
+ */
+
+static int client_never_progresses(void *arg)
+{
+	struct cu_ep e;
+
+	(void)arg;
+	cu_sync_side(true);
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 8));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	cu_tell('r');
+	CU_CHECK(cu_hear(NULL, 10000) == 'k');
+	raise(SIGKILL);
+	return 1;
+}
+
+static void test_consumer_start_fails(void **state)
+{
+	struct cu_ep s;
+	struct fp c;
+	pid_t child;
+
+	(void)state;
+	cu_sync_init();
+	child = cu_fork(client_never_progresses, NULL, 30);
+	cu_sync_side(false);
+	cu_open(&s, true);
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	assert_int_equal(cu_hear(&s, 5000), 'r');
+	fp_consumer(&c, &s, 4096, 2, 0);
+	assert_false(fp_until_state(&s, &c, DOCA_CTX_STATE_RUNNING, 200)); /* no ACK: STARTING */
+	cu_tell('k');
+	assert_true(fp_until_state(&s, &c, DOCA_CTX_STATE_IDLE, 5000));
+	assert_false(c.passed_running);
+	assert_true(fp_close(&s, &c));
+	assert_int_equal(cu_join(child, 10), -1);
+	assert_true(cu_close(&s));
+}
+
+/* ---- a consumer served on its own thread while the main thread runs the connection ------------
+ */
+
+struct thread_arg {
+	struct fp *c;
+	bool stop;
+};
+
+static void *consumer_thread(void *p)
+{
+	struct thread_arg *a = p;
+
+	while (!__atomic_load_n(&a->stop, __ATOMIC_ACQUIRE))
+		if (doca_pe_progress(a->c->pe) == 0)
+			usleep(10);
+	return NULL;
+}
+
+static int client_streams(void *arg)
+{
+	struct cu_ep e;
+	struct fp p;
+	uint32_t cid;
+
+	(void)arg;
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 8));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	CU_CHECK(cu_progress_until(&e, got_new_cons, 5000));
+	cid = e.last_cons_id;
+	fp_producer(&p, &e, 64 * 1024, 8);
+	fp_fill(&p, 3);
+	for (int i = 0; i < 200; i++) {
+		CU_CHECK_DOCA(DOCA_SUCCESS,
+		              fp_send(&p, (size_t)(i % 8) * 8192, 8192, cid, NULL, true, NULL));
+		doca_pe_progress(p.pe);
+	}
+	CU_CHECK(fp_until_count(&e, &p, 200, 10000));
+	CU_CHECK(p.ok == 200);
+	CU_CHECK(fp_close(&e, &p));
+	CU_CHECK(cu_progress_until(&e, got_gone_cons, 10000));
+	CU_CHECK(cu_close(&e));
+	return 0;
+}
+
+static void recv_repost(struct doca_comch_consumer_task_post_recv *t, union doca_data tud,
+                        union doca_data cud)
+{
+	struct fp *f = cud.ptr;
+	struct doca_buf *b = doca_comch_consumer_task_post_recv_get_buf(t);
+	size_t len;
+
+	(void)tud;
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_buf_get_data_len(b, &len));
+	CU_CHECK(len == 8192);
+	if (__atomic_add_fetch(&f->ok, 1, __ATOMIC_RELEASE) + 8 <= 200) {
+		CU_CHECK_DOCA(DOCA_SUCCESS, doca_buf_reset_data_len(b));
+		CU_CHECK_DOCA(DOCA_SUCCESS,
+		              doca_task_submit(doca_comch_consumer_task_post_recv_as_task(t)));
+		return;
+	}
+	doca_buf_dec_refcount(b, NULL);
+	doca_task_free(doca_comch_consumer_task_post_recv_as_task(t));
+}
+
+static void test_consumer_thread(void **state)
+{
+	struct cu_ep s;
+	struct fp c;
+	struct thread_arg a = { 0 };
+	pthread_t th;
+	pid_t child;
+
+	(void)state;
+	child = cu_fork(client_streams, NULL, 60);
+	cu_open(&s, true);
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	memset(&c, 0, sizeof(c));
+	assert_true(cu_progress_until(&s, cu_has_conn, 5000));
+	/* a consumer with a reposting callback */
+	cu_mem_init(&c.mem, s.dev, 8 * 8192, 16);
+	assert_ok(doca_pe_create(&c.pe));
+	assert_ok(doca_comch_consumer_create(s.conn, c.mem.mmap, &c.cons));
+	c.ctx = doca_comch_consumer_as_ctx(c.cons);
+	fp_ctx_common(&c);
+	assert_ok(doca_comch_consumer_task_post_recv_set_conf(c.cons, recv_repost, recv_err, 8));
+	assert_int_equal(doca_ctx_start(c.ctx), DOCA_ERROR_IN_PROGRESS);
+	assert_true(fp_until_state(&s, &c, DOCA_CTX_STATE_RUNNING, 5000));
+	for (int i = 0; i < 8; i++)
+		fp_post(&c, (size_t)i * 8192, 8192);
+	a.c = &c;
+	assert_int_equal(pthread_create(&th, NULL, consumer_thread, &a), 0);
+	{
+		uint64_t end = cu_now_ms() + 20000;
+
+		while (__atomic_load_n(&c.ok, __ATOMIC_ACQUIRE) < 200 && cu_now_ms() < end)
+			if (doca_pe_progress(s.pe) == 0)
+				usleep(20);
+	}
+	__atomic_store_n(&a.stop, true, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	assert_int_equal(c.ok, 200);
+	assert_int_equal(c.err, 0);
+	assert_true(fp_close(&s, &c));
+	assert_true(cu_progress_until(&s, has_disconnect, 10000));
+	assert_int_equal(cu_join(child, 10), 0);
+	assert_true(cu_close(&s));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_both_ways, cu_next_name),
+		cmocka_unit_test_setup(test_again_without_progress, cu_next_name),
+		cmocka_unit_test_setup(test_refusals, cu_next_name),
+		cmocka_unit_test_setup(test_peer_dies, cu_next_name),
+		cmocka_unit_test_setup(test_consumer_start_fails, cu_next_name),
+		cmocka_unit_test_setup(test_consumer_thread, cu_next_name),
+	};
+
+	cu_private_rundir();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
