@@ -596,18 +596,23 @@ static doca_error_t te_submit_split(struct te_pe *tp, uint32_t i, struct doca_ta
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const struct odma_job *job,
-                              bool doorbell)
+/* Runs a task on the submitting thread; it completes through the next poll. */
+static inline doca_error_t te_copy_here(struct te_pe *tp, struct doca_task *task, bool doorbell)
 {
-	struct te_pe *tp = engine_pe;
+	odma_task_run(task, ODMA_PART_ALL);
+	odma_pe_complete_local(tp->pe, task);
+	if (doorbell)
+		te_doorbell(tp);
+	return DOCA_SUCCESS;
+}
+
+/* Everything but a small unordered local task: staging, channels, helping, splitting. */
+static doca_error_t __attribute__((noinline))
+te_submit_other(struct te_pe *tp, struct doca_task *task, const struct odma_job *job, bool doorbell)
+{
 	struct te_channel *ch;
 	uint32_t i;
 
-	/*
-	 * The common case first: a small task that need not keep an order is copied on the
-	 * submitting thread, exactly as the inline engine does (no channel, no doorbell).
-	 * A PE inherited across fork() has no worker here and copies everything itself.
-	 */
 	if (doca_unlikely(job->batch) && job->bytes <= te.inline_max && !job->in_order) {
 		/* a system call per task: held until the next poll, then moved together */
 		odma_task_stage_add(&tp->stage, tp->pe, task);
@@ -615,9 +620,10 @@ static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const str
 	}
 	if (doca_unlikely(tp->stage.n != 0) && job->in_order)
 		odma_task_stage_run(&tp->stage, tp->pe); /* it must not overtake them */
-	if (doca_likely(job->bytes <= te.inline_max && !job->in_order) ||
+	/* a PE inherited across fork() has no worker here and copies everything itself */
+	if ((job->bytes <= te.inline_max && !job->in_order) ||
 	    doca_unlikely(tp->generation != te.generation))
-		goto copy_here;
+		return te_copy_here(tp, task, doorbell);
 	i = te_pick(tp, job);
 	ch = tp->ch[i];
 	/*
@@ -626,7 +632,7 @@ static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const str
 	 */
 	if ((job->bytes <= te.inline_max || ch->outstanding >= te.help_backlog) &&
 	    (!job->in_order || ch->outstanding == 0))
-		goto copy_here;
+		return te_copy_here(tp, task, doorbell);
 	if (doca_unlikely(ch->outstanding >= TE_RING_CAP))
 		return DOCA_ERROR_AGAIN;
 	if (job->split_at != 0 && job->bytes >= te.split_min)
@@ -635,13 +641,21 @@ static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const str
 	if (doorbell)
 		te_doorbell(tp);
 	return DOCA_SUCCESS;
+}
 
-copy_here:
-	odma_task_run(task, ODMA_PART_ALL);
-	odma_pe_complete_local(tp->pe, task);
-	if (doorbell)
-		te_doorbell(tp);
-	return DOCA_SUCCESS;
+/*
+ * The common case first, in a function small enough to need no saved registers: a small
+ * local task that need not keep an order is copied on the submitting thread, exactly as
+ * the inline engine does (no channel, no doorbell unless something was staged).
+ */
+static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const struct odma_job *job,
+                              bool doorbell)
+{
+	struct te_pe *tp = engine_pe;
+
+	if (doca_likely(job->bytes <= te.inline_max && !job->in_order && !job->batch))
+		return te_copy_here(tp, task, doorbell);
+	return te_submit_other(tp, task, job, doorbell);
 }
 
 static unsigned int te_poll(void *engine_pe, struct doca_task **done, unsigned int max)
