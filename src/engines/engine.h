@@ -40,7 +40,16 @@ struct odma_job {
 	 * (ordered contexts, and a task that will fail: it flushes those submitted after it).
 	 */
 	bool in_order;
+	/*
+	 * Each run of this task costs a system call (it reaches another process' memory):
+	 * tasks with this flag are cheaper handed to odma_task_run_batch together (one call
+	 * moves many), e.g. the ones submitted between two progress calls.
+	 */
+	bool batch;
 };
+
+/* The most tasks one odma_task_run_batch call takes. */
+#define ODMA_TASK_BATCH_MAX 64
 
 /* Which bytes of a task odma_task_run moves. */
 enum odma_part {
@@ -78,6 +87,16 @@ struct odma_engine_ops {
 
 	/* Whether finished tasks wait for poll. */
 	bool (*pending)(void *engine_pe);
+
+	/*
+	 * Called by doca_pe_request_notification before it arms the PE (PE thread): the
+	 * program is about to sleep on the notification handle and will most likely submit
+	 * again as soon as it is woken. An engine with threads of its own may keep them
+	 * ready for that (within a bounded budget), and may wait a bounded time for tasks
+	 * in flight to finish so that a short task completes without the program sleeping.
+	 * Returns within its budget whatever happens. odma_engine_nop_arm does nothing.
+	 */
+	void (*arm)(void *engine_pe);
 };
 
 /*
@@ -93,13 +112,54 @@ struct odma_engine_ops {
  * its poll.
  */
 void odma_task_run(struct doca_task *task, enum odma_part part);
+/*
+ * odma_task_run_batch: odma_task_run(tasks[i], ODMA_PART_ALL) for each of @n tasks
+ * (n <= ODMA_TASK_BATCH_MAX, none split), with the bytes of consecutive tasks moved by
+ * shared system calls. Each task ends with the status it would have had run alone, in
+ * order: a task whose bytes could not be moved fails (and flushes the later tasks of its
+ * context), the others complete. Any one thread; the engine hands each task back after.
+ */
+void odma_task_run_batch(struct doca_task *const *tasks, unsigned int n);
 void odma_pe_complete_local(struct doca_pe *pe, struct doca_task *task);
 void odma_pe_signal(struct doca_pe *pe);
+
+/*
+ * Tasks with job->batch that an engine holds back on the PE thread to run as one batch,
+ * e.g. until the next poll: a program that submits from its callbacks hands over a whole
+ * round of tasks between two progress calls, and they move with one system call.
+ */
+struct odma_task_stage {
+	unsigned int n;
+	struct doca_task *task[ODMA_TASK_BATCH_MAX];
+};
+
+/* Runs the staged tasks as one batch and hands each back (PE thread); empties the stage. */
+static inline void odma_task_stage_run(struct odma_task_stage *s, struct doca_pe *pe)
+{
+	unsigned int n = s->n;
+
+	if (n == 0)
+		return;
+	s->n = 0;
+	odma_task_run_batch(s->task, n);
+	for (unsigned int i = 0; i < n; i++)
+		odma_pe_complete_local(pe, s->task[i]);
+}
+
+/* Stages @task; runs the stage when it is full. */
+static inline void odma_task_stage_add(struct odma_task_stage *s, struct doca_pe *pe,
+                                       struct doca_task *task)
+{
+	s->task[s->n++] = task;
+	if (s->n == ODMA_TASK_BATCH_MAX)
+		odma_task_stage_run(s, pe);
+}
 
 /* Do-nothing ops for engines that need none. */
 void odma_engine_nop_doorbell(void *engine_pe);
 unsigned int odma_engine_nop_poll(void *engine_pe, struct doca_task **done, unsigned int max);
 bool odma_engine_nop_pending(void *engine_pe);
+void odma_engine_nop_arm(void *engine_pe);
 
 /* The engine selected by ODMA_ENGINE (default "thread"); NULL and a log line if unknown. */
 const struct odma_engine_ops *odma_engine_select(void);

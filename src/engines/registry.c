@@ -35,6 +35,11 @@ bool odma_engine_nop_pending(void *engine_pe)
 	return false;
 }
 
+void odma_engine_nop_arm(void *engine_pe)
+{
+	(void)engine_pe;
+}
+
 const struct odma_engine_ops *odma_engine_find(const char *name)
 {
 	for (size_t i = 0; i < sizeof(registry_engines) / sizeof(registry_engines[0]); i++)

@@ -121,6 +121,24 @@ static void test_list(void **s)
 	json_object_put(o);
 }
 
+/* --xproc: the importer/exporter pair, one size, beside the raw system call (issue #15). */
+static void test_xproc(void **s)
+{
+	json_object *a = run_json(bench_exe, "--xproc --size 1K --depth 32 --seconds 0.2 --reps 1 --json");
+	json_object *o;
+
+	(void)s;
+	assert_true(json_object_is_type(a, json_type_array));
+	assert_int_equal((int)json_object_array_length(a), 1);
+	o = json_object_array_get_idx(a, 0);
+	assert_int_equal((int)num(o, "size"), 1024);
+	assert_int_equal((int)num(o, "depth"), 32);
+	assert_true(num(o, "tasks_per_sec") > 0);
+	assert_true(num(o, "raw_syscall_per_sec") > 0);
+	assert_true(num(o, "ratio") > 0);
+	json_object_put(a);
+}
+
 static void advise_case(const char *args, const char *want)
 {
 	json_object *o = run_json(advise_exe, args), *v;
@@ -193,6 +211,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_throughput), cmocka_unit_test(test_latency), cmocka_unit_test(test_event),
 		cmocka_unit_test(test_list),	   cmocka_unit_test(test_advise),  cmocka_unit_test(test_help),
+		cmocka_unit_test(test_xproc),
 		cmocka_unit_test(test_comch),	   cmocka_unit_test(test_advise_compare),
 	};
 

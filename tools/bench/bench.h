@@ -24,6 +24,7 @@ struct bench_cfg {
 	uint32_t list_len; /* elements per source/destination list (--list-len) */
 	enum bench_mode mode;
 	bool cold, sweep, crossover, comch, json, csv, peer_dpdk, no_pingpong;
+	bool xproc, size_given; /* --xproc; --size was given */
 	char engine[16]; /* empty: the library default */
 	int workers;	 /* 0: the library default */
 };
@@ -139,6 +140,9 @@ int bench_dpdk_init(char *err, size_t errlen);
 int bench_dpdk_rep(const struct bench_cfg *c, const struct bench_mem *m, double seconds, struct bench_rep *r,
 		   char *err, size_t errlen);
 void bench_dpdk_fini(void);
+
+/* --- bench_xproc.c: cross-process reads, importer and exporter as two processes --- */
+int bench_xproc_run(const struct bench_cfg *c, bool size_given);
 
 /* --- bench_progress.c: the live line on a terminal --- */
 void bench_progress_start(const char *what, double seconds, double run_seconds);

@@ -77,6 +77,12 @@ static const char bench_help[] =
 	"                         --no-huge -m 1024 --no-pci --vdev=dma_skeleton,lcore=0 -l 0,1\n"
 	"                         --main-lcore 1 --log-level=error --no-shconf --no-telemetry,\n"
 	"                         or the EAL arguments given after \"--\" instead.\n"
+	"        --xproc          cross-process copies as two processes: a forked exporter\n"
+	"                         (host side, b1:00.0) exports a region, this process imports\n"
+	"                         it (DPU side, 03:00.0) and reads SIZE-byte slots with DEPTH\n"
+	"                         DMA tasks in flight; in the same run, one raw process_vm_readv\n"
+	"                         per copy on the same slots. Sizes 1K, 64K and 2M unless\n"
+	"                         --size is given. Prints tasks/s and GB/s of both and the ratio.\n"
 	"        --no-pingpong    skip the ping-pong measurements (pingpong_ns is then 0): for\n"
 	"                         runs under valgrind or strace, where spinning threads crawl.\n"
 	"        --json           print one JSON object (an array of them with --sweep).\n"
@@ -119,6 +125,7 @@ static double pingpong_ns, efd_pingpong_ns;
 static doca_error_t cb_size(void *p, void *c)
 {
 	(void)c;
+	cfg.size_given = true;
 	if (bench_parse_size(p, &cfg.size) != 0) {
 		fprintf(stderr, "odma-bench: --size \"%s\" is not a size (examples: 64, 4K, 16M)\n", (char *)p);
 		return DOCA_ERROR_INVALID_VALUE;
@@ -223,6 +230,7 @@ BENCH_BOOL_CB(cb_crossover, cfg.crossover)
 BENCH_BOOL_CB(cb_comch, cfg.comch)
 BENCH_BOOL_CB(cb_csv, cfg.csv)
 BENCH_BOOL_CB(cb_no_pingpong, cfg.no_pingpong)
+BENCH_BOOL_CB(cb_xproc, cfg.xproc)
 
 static doca_error_t cb_eal(int argc, char **argv)
 {
@@ -253,7 +261,9 @@ static int register_params(void)
 	       bench_add_param(NULL, "comch", NULL, "measure DOCA Comch between two processes", B, cb_comch, false) ||
 	       bench_add_param(NULL, "csv", NULL, "CSV output", B, cb_csv, false) ||
 	       bench_add_param(NULL, "no-pingpong", NULL, "skip the ping-pong measurements", B, cb_no_pingpong, false) ||
-	       bench_add_param(NULL, "peer", "<dpdk>", "also run DPDK's dma_skeleton", S, cb_peer, false);
+	       bench_add_param(NULL, "peer", "<dpdk>", "also run DPDK's dma_skeleton", S, cb_peer, false) ||
+	       bench_add_param(NULL, "xproc", NULL, "cross-process reads (two processes) beside raw process_vm_readv",
+			       B, cb_xproc, false);
 }
 
 /* doca_argp owns -h and -j/--json FILE: print our own manual for -h, and take a --json
@@ -585,7 +595,10 @@ int main(int argc, char **argv)
 		doca_argp_destroy();
 		return 2;
 	}
-	rc = cfg.crossover ? run_crossover() : cfg.comch ? run_comch() : run_bench();
+	rc = cfg.xproc       ? bench_xproc_run(&cfg, cfg.size_given)
+	     : cfg.crossover ? run_crossover()
+	     : cfg.comch     ? run_comch()
+	                     : run_bench();
 	if (cfg.peer_dpdk)
 		bench_dpdk_fini();
 	doca_argp_destroy();

@@ -14,6 +14,8 @@
  *   ODMA_INLINE_MAX    engines/thread  with ODMA_WORKERS
  *   ODMA_SPLIT_MIN     engines/thread  with ODMA_WORKERS
  *   ODMA_HELP_BACKLOG  engines/thread  with ODMA_WORKERS
+ *   ODMA_ARMED_SPIN_NS engines/thread  with ODMA_WORKERS
+ *   ODMA_ARM_SPIN_NS   engines/thread  with ODMA_WORKERS
  *   ODMA_RUNDIR        comch         at each Comch server or client doca_ctx_start
  *   ODMA_COMCH_CONNECT_TIMEOUT_MS  comch  at each Comch client doca_ctx_start
  *

@@ -19,6 +19,13 @@ static const struct odma_mover *const copy_movers[ODMA_MEM_KINDS] = {
 	[ODMA_MEM_PROCESS] = &odma_mover_process,
 };
 
+/* Whether the mover of each kind has move_batch (kept in step with copy_movers[]; a
+ * constant table saves the fast path a dependent load). */
+static const bool copy_batches[ODMA_MEM_KINDS] = {
+	[ODMA_MEM_LOCAL] = false,
+	[ODMA_MEM_PROCESS] = true,
+};
+
 /* A copy split between two threads is cut at a page boundary near its middle. */
 #define COPY_SPLIT_ALIGN 4096u
 
@@ -149,8 +156,10 @@ static uint64_t copy_split_at(const struct odma_copy *c, enum odma_mem_kind kind
 	return (c->total / 2) & ~(uint64_t)(COPY_SPLIT_ALIGN - 1);
 }
 
-doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps *caps, bool strict,
-                                doca_error_t *deferred, const void *who)
+/* Every rule, with a log line for the broken one; the slow path of odma_copy_validate. */
+static doca_error_t __attribute__((noinline))
+copy_validate_full(struct odma_copy *c, const struct odma_dev_caps *caps, bool strict,
+                   doca_error_t *deferred, const void *who)
 {
 	struct copy_shape s = { 0 };
 	doca_error_t r;
@@ -167,6 +176,7 @@ doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps 
 		return r;
 	c->total = s.total;
 	c->mover = copy_movers[s.kind];
+	c->batch = c->mover->move_batch != NULL;
 	c->split_at = copy_split_at(c, s.kind);
 	if (doca_unlikely(s.total == 0))
 		return copy_reject(strict, deferred, who,
@@ -185,6 +195,42 @@ doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps 
 	return DOCA_SUCCESS;
 }
 
+/*
+ * The shape of nearly every task, one element on each side, is checked in one pass over
+ * the two bufs: each buf and mmap already proved the rest when it was made (a window
+ * inside its mmap, the mmap's kind and permissions), so what is left per task is the list
+ * shape, the bufs still held, the writable destination, the size against max_buf_size
+ * and the room. Anything else (lists, an empty source, too little room, try_submit's
+ * overlap check) takes the full pass, which logs the rule a copy breaks.
+ */
+doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps *caps, bool strict,
+                                doca_error_t *deferred, const void *who)
+{
+	const struct doca_buf *s = c->src;
+	const struct doca_buf *d = c->dst;
+
+	if (doca_likely(!strict && s != NULL && d != NULL && s->next == NULL && d->next == NULL &&
+	                s->in_use && d->in_use)) {
+		const struct doca_mmap *sm = s->mmap, *dm = d->mmap;
+		uint64_t total = s->data_len;
+		enum odma_mem_kind kind = sm->kind > dm->kind ? sm->kind : dm->kind;
+
+		/* total - 1 wraps for an empty source, which the full pass rejects */
+		if (doca_likely(total - 1 < caps->max_buf_size && total <= odma_buf_room(d) &&
+		                odma_mmap_writable(dm))) {
+			c->total = total;
+			c->mover = copy_movers[kind];
+			c->batch = copy_batches[kind];
+			c->split_at = kind == ODMA_MEM_LOCAL
+			                      ? (total / 2) & ~(uint64_t)(COPY_SPLIT_ALIGN - 1)
+			                      : 0;
+			*deferred = DOCA_SUCCESS;
+			return DOCA_SUCCESS;
+		}
+	}
+	return copy_validate_full(c, caps, strict, deferred, who);
+}
+
 doca_error_t odma_copy_move(const struct odma_copy *c, uint64_t off, uint64_t len)
 {
 	/* the common case without the indirect call */
@@ -193,7 +239,28 @@ doca_error_t odma_copy_move(const struct odma_copy *c, uint64_t off, uint64_t le
 	return c->mover->move(c, off, len);
 }
 
-void odma_copy_grow_dst(const struct odma_copy *c)
+void odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st)
+{
+	unsigned int i = 0;
+
+	while (i < n) { /* runs of one mover */
+		const struct odma_mover *m = c[i]->mover;
+		unsigned int k = i + 1;
+
+		while (k < n && c[k]->mover == m)
+			k++;
+		for (unsigned int j = i; j < k; j++)
+			st[j] = DOCA_SUCCESS;
+		if (m->move_batch != NULL)
+			m->move_batch(c + i, k - i, st + i);
+		else
+			for (unsigned int j = i; j < k; j++)
+				st[j] = m->move(c[j], 0, c[j]->total);
+		i = k;
+	}
+}
+
+void odma_copy_grow_dst_list(const struct odma_copy *c)
 {
 	uint64_t left = c->total;
 

@@ -30,6 +30,14 @@ struct odma_mover {
 	enum odma_mem_kind kind; /* the memory it serves (and every lower kind) */
 	/* Moves bytes [off, off + len) of @c. DOCA_SUCCESS or DOCA_ERROR_IO_FAILED. */
 	doca_error_t (*move)(const struct odma_copy *c, uint64_t off, uint64_t len);
+	/*
+	 * Optional: moves the whole copies @c[0..n) (all of this mover) in their order, with
+	 * as few system calls as it can, and stores each copy's result in @st[i]
+	 * (DOCA_ERROR_IO_FAILED, or left as the caller set it, DOCA_SUCCESS). A failure fails
+	 * only the copies whose bytes it could not move, as moving them one by one would;
+	 * n <= ODMA_COPY_BATCH_MAX. NULL: the core calls move() for each copy.
+	 */
+	void (*move_batch)(const struct odma_copy *const *c, unsigned int n, doca_error_t *st);
 };
 
 extern const struct odma_mover odma_mover_local;   /* mover_local.c: memmove */

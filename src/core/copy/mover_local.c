@@ -11,19 +11,26 @@
 
 #include "core/copy/mover.h"
 
-static void local_copy(const struct odma_copy *c, uint64_t off, uint64_t len)
+/* A list on either side: piece by piece. */
+static void __attribute__((noinline))
+local_copy_pieces(const struct odma_copy *c, uint64_t off, uint64_t len)
 {
-	const struct doca_buf *s = c->src, *d = c->dst;
 	struct odma_copy_cursor cur;
 	struct odma_piece p;
 
-	if (doca_likely(s->next == NULL && d->next == NULL)) {
-		memmove(d->data + d->data_len + off, s->data + off, len);
-		return;
-	}
 	odma_copy_cursor_init(&cur, c, off, len);
 	while (odma_copy_cursor_next(&cur, &p))
 		memmove(p.dst, p.src, p.len);
+}
+
+static inline void local_copy(const struct odma_copy *c, uint64_t off, uint64_t len)
+{
+	const struct doca_buf *s = c->src, *d = c->dst;
+
+	if (doca_likely(s->next == NULL && d->next == NULL))
+		memmove(d->data + d->data_len + off, s->data + off, len);
+	else
+		local_copy_pieces(c, off, len);
 }
 
 static doca_error_t local_move(const struct odma_copy *c, uint64_t off, uint64_t len)

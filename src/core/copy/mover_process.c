@@ -242,8 +242,201 @@ static doca_error_t process_move(const struct odma_copy *c, uint64_t off, uint64
 	return batch_flush(&b);
 }
 
+/*
+ * Batches of whole copies (move_batch). The pieces of many copies that read from (or write
+ * to) one remote mmap share one system call of up to XPROC_MULTI_IOV iovecs a side; a piece
+ * that continues the previous one on both sides (adjacent slots, as a ring of buffers has)
+ * extends its iovecs, so the kernel pins and walks each run of pages once. Byte ranges of
+ * the call are tagged with their copy (runs). A transfer that stops short at a range the
+ * kernel cannot reach (EFAULT: a local or remote range no longer mapped) fails the copy
+ * owning that byte alone; the call resumes after that copy's bytes, so the other copies move
+ * as if moved one by one. Whatever concerns the whole export (revoked, exporter gone, no
+ * ptrace right) fails every copy of the call.
+ */
+#define XPROC_MULTI_IOV 256 /* iovecs per side of a system call (IOV_MAX is 1024) */
+#define XM_RECORD 0xffu     /* owner of the export record's bytes */
+
+struct xrun {
+	size_t end; /* byte offset in the call where the run ends */
+	uint8_t owner;
+};
+
+struct xmulti {
+	enum xkind kind;
+	const struct doca_mmap *rm;
+	int nl, nr, nrun;
+	size_t bytes;
+	struct odma_export_record rec;
+	struct iovec loc[XPROC_MULTI_IOV], rem[XPROC_MULTI_IOV];
+	struct xrun run[XPROC_MULTI_IOV]; /* copies of the call (n <= ODMA_COPY_BATCH_MAX) */
+};
+
+/* Fails the copies owning runs [k, nrun). */
+static void xm_fail_from(const struct xmulti *b, int k, doca_error_t *st)
+{
+	for (; k < b->nrun; k++)
+		if (b->run[k].owner != XM_RECORD)
+			st[b->run[k].owner] = DOCA_ERROR_IO_FAILED;
+}
+
+/* Steps an iovec array (from index *@i) past @k bytes, in place. */
+static void xm_skip(struct iovec *v, int *i, int n, size_t k)
+{
+	while (*i < n && k >= v[*i].iov_len) {
+		k -= v[*i].iov_len;
+		(*i)++;
+	}
+	if (*i < n && k > 0) {
+		v[*i].iov_base = (uint8_t *)v[*i].iov_base + k;
+		v[*i].iov_len -= k;
+	}
+}
+
+static ssize_t xm_call(const struct xmulti *b, pid_t pid, int il, int ir)
+{
+	unsigned long cl = (unsigned long)(b->nl - il), cr = (unsigned long)(b->nr - ir);
+
+	return b->kind == XK_WRITE ? process_vm_writev(pid, b->loc + il, cl, b->rem + ir, cr, 0)
+	                           : process_vm_readv(pid, b->loc + il, cl, b->rem + ir, cr, 0);
+}
+
+/* Moves the call's bytes from @off on; a copy whose bytes cannot move fails alone. */
+static void xm_transfer(struct xmulti *b, const struct odma_remote *r, doca_error_t *st)
+{
+	size_t off = 0;
+	int il = 0, ir = 0, k = 0;
+
+	while (off < b->bytes) {
+		ssize_t got = xm_call(b, r->pid, il, ir);
+		size_t skip;
+		int err;
+
+		if (got > 0) {
+			skip = (size_t)got;
+		} else if (got < 0 && errno == EINTR) {
+			continue;
+		} else {
+			err = got < 0 ? errno : EFAULT;
+			xproc_fail(r, err);
+			while (b->run[k].end <= off)
+				k++;
+			if (err != EFAULT || b->run[k].owner == XM_RECORD) {
+				xm_fail_from(b, 0,
+				             st); /* the export itself: every copy of the call */
+				return;
+			}
+			/* one copy's range cannot be reached: it fails, the call resumes after it
+			 */
+			st[b->run[k].owner] = DOCA_ERROR_IO_FAILED;
+			skip = b->run[k].end - off;
+		}
+		off += skip;
+		xm_skip(b->loc, &il, b->nl, skip);
+		xm_skip(b->rem, &ir, b->nr, skip);
+	}
+}
+
+static void xm_flush(struct xmulti *b, doca_error_t *st)
+{
+	const struct odma_remote *r;
+
+	if (b->nrun == 0)
+		return;
+	r = b->rm->remote;
+	if (b->kind == XK_WRITE && record_check(r) != DOCA_SUCCESS)
+		xm_fail_from(b, 0, st);
+	else
+		xm_transfer(b, r, st);
+	if (b->kind == XK_READ && !record_ok(r, &b->rec)) {
+		xproc_fail(r, 0);
+		xm_fail_from(b, 0, st);
+	}
+	b->nl = b->nr = b->nrun = 0;
+	b->bytes = 0;
+}
+
+/* Appends [p, p + len) to an iovec array, extending its last element when adjacent. */
+static void xm_iov(struct iovec *v, int *n, void *p, size_t len)
+{
+	if (*n > 0 && (uint8_t *)v[*n - 1].iov_base + v[*n - 1].iov_len == (uint8_t *)p) {
+		v[*n - 1].iov_len += len;
+		return;
+	}
+	v[(*n)++] = (struct iovec){ p, len };
+}
+
+static void xm_bytes(struct xmulti *b, void *local, void *remote, size_t len, uint8_t owner)
+{
+	xm_iov(b->loc, &b->nl, local, len);
+	xm_iov(b->rem, &b->nr, remote, len);
+	b->bytes += len;
+	if (b->nrun > 0 && b->run[b->nrun - 1].owner == owner)
+		b->run[b->nrun - 1].end = b->bytes;
+	else
+		b->run[b->nrun++] = (struct xrun){ b->bytes, owner };
+}
+
+static void xm_add(struct xmulti *b, enum xkind kind, const struct doca_mmap *rm, void *local,
+                   void *remote, size_t len, unsigned int owner, doca_error_t *st)
+{
+	/* room for one more iovec a side and one more run, whatever merges */
+	if (b->nrun > 0 && (b->kind != kind || b->rm != rm || b->nl == XPROC_MULTI_IOV ||
+	                    b->nr == XPROC_MULTI_IOV || b->nrun == XPROC_MULTI_IOV))
+		xm_flush(b, st);
+	if (b->nrun == 0) {
+		b->kind = kind;
+		b->rm = rm;
+		if (kind == XK_READ) { /* the record first: one call checks and moves */
+			struct iovec l, rv;
+
+			record_iov(rm->remote, &b->rec, &l, &rv);
+			xm_bytes(b, l.iov_base, rv.iov_base, l.iov_len, XM_RECORD);
+		}
+	}
+	xm_bytes(b, local, remote, len, (uint8_t)owner);
+}
+
+/* Routes one piece of copy @owner (see process_piece). */
+static void xm_piece(struct xmulti *b, const struct odma_piece *p, unsigned int owner,
+                     doca_error_t *st)
+{
+	bool s_rem = is_remote(p->src_mmap), d_rem = is_remote(p->dst_mmap);
+	uint8_t *src = (uint8_t *)(uintptr_t)p->src;
+	doca_error_t ret;
+
+	if (s_rem != d_rem) {
+		if (s_rem)
+			xm_add(b, XK_READ, p->src_mmap, p->dst, src, p->len, owner, st);
+		else
+			xm_add(b, XK_WRITE, p->dst_mmap, src, p->dst, p->len, owner, st);
+		return;
+	}
+	xm_flush(b, st); /* keep the order of writes as the lists give it */
+	ret = !s_rem ? odma_guarded_memmove(p->dst, p->src, p->len)
+	             : xproc_bounce(p->src_mmap, src, p->dst_mmap, p->dst, p->len);
+	if (ret != DOCA_SUCCESS)
+		st[owner] = DOCA_ERROR_IO_FAILED;
+}
+
+static void process_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st)
+{
+	struct odma_copy_cursor cur;
+	struct odma_piece p;
+	struct xmulti b;
+
+	b.nl = b.nr = b.nrun = 0;
+	b.bytes = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		odma_copy_cursor_init(&cur, c[i], 0, c[i]->total);
+		while (odma_copy_cursor_next(&cur, &p))
+			xm_piece(&b, &p, i, st);
+	}
+	xm_flush(&b, st);
+}
+
 const struct odma_mover odma_mover_process = {
 	.name = "process",
 	.kind = ODMA_MEM_PROCESS,
 	.move = process_move,
+	.move_batch = process_move_batch,
 };

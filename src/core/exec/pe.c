@@ -424,6 +424,7 @@ static bool pe_has_work(struct doca_pe *pe)
 doca_error_t doca_pe_request_notification(struct doca_pe *pe)
 {
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
+	pe->engine->arm(pe->engine_pe); /* bounded: keeps the engine ready for the next submit */
 	atomic_store(&pe->armed, 1);
 	atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in odma_pe_signal */
 	if (pe_has_work(pe) && atomic_exchange(&pe->armed, 0) != 0)

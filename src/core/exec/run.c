@@ -63,3 +63,47 @@ void odma_task_run(struct doca_task *task, enum odma_part part)
 	if (doca_unlikely(r != DOCA_SUCCESS))
 		__atomic_store_n(&task->status, r, __ATOMIC_RELAXED);
 }
+
+_Static_assert(ODMA_TASK_BATCH_MAX <= ODMA_COPY_BATCH_MAX, "a task batch is one copy batch");
+
+/* One batch: the tasks that passed their checks, and their copies. */
+struct run_batch {
+	unsigned int n;
+	struct doca_task *task[ODMA_TASK_BATCH_MAX];
+	const struct odma_copy *copy[ODMA_TASK_BATCH_MAX];
+	doca_error_t st[ODMA_TASK_BATCH_MAX];
+};
+
+void odma_task_run_batch(struct doca_task *const *tasks, unsigned int n)
+{
+	struct run_batch b;
+
+	b.n = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		doca_error_t r = task_precheck(tasks[i]);
+
+		if (doca_unlikely(r != DOCA_SUCCESS)) {
+			__atomic_store_n(&tasks[i]->status, r, __ATOMIC_RELAXED);
+			continue;
+		}
+		b.task[b.n] = tasks[i];
+		b.copy[b.n++] = &tasks[i]->copy;
+	}
+	odma_copy_move_batch(b.copy, b.n, b.st);
+	for (unsigned int i = 0; i < b.n; i++)
+		if (doca_unlikely(b.st[i] != DOCA_SUCCESS))
+			odma_task_mark_failed(b.task[i]->ctx, b.task[i]->seq);
+	/*
+	 * As if run one by one: a task after a failed one of its context is flushed, although
+	 * its bytes moved in the same call (its destination bytes are then undefined).
+	 */
+	for (unsigned int i = 0; i < b.n; i++) {
+		struct doca_task *t = b.task[i];
+
+		if (doca_unlikely(b.st[i] != DOCA_SUCCESS))
+			__atomic_store_n(&t->status, DOCA_ERROR_IO_FAILED, __ATOMIC_RELAXED);
+		else if (doca_unlikely(t->seq > atomic_load_explicit(&t->ctx->fail_seq,
+		                                                     memory_order_acquire)))
+			__atomic_store_n(&t->status, DOCA_ERROR_IO_FAILED, __ATOMIC_RELAXED);
+	}
+}

@@ -54,6 +54,7 @@ static void task_job(const struct doca_ctx *ctx, const struct doca_task *t, stru
 	job->split_at = fails ? 0 : t->copy.split_at;
 	job->order_key = ctx->ordered ? (uintptr_t)ctx : 0;
 	job->in_order = ctx->ordered || fails;
+	job->batch = !fails && t->copy.batch;
 }
 
 /* Gives the task to the engine; on AGAIN from the engine the caller undoes the accounting. */
@@ -189,7 +190,9 @@ static doca_error_t task_enqueue(struct doca_ctx *ctx, struct doca_task *t, uint
 	return r;
 }
 
-static doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool strict)
+/* Everything but the common case (see task_submit), with a log line for each refusal. */
+static doca_error_t __attribute__((noinline))
+task_submit_slow(struct doca_task *t, uint32_t flags, bool strict)
 {
 	struct doca_ctx *ctx;
 	doca_error_t r;
@@ -211,6 +214,63 @@ static doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool strict
 	if (doca_unlikely(t->preset != DOCA_SUCCESS))
 		odma_task_mark_failed(ctx, t->seq);
 	return DOCA_SUCCESS;
+}
+
+/* A copy accepted to fail (doca_task_submit of a copy that cannot run). */
+static doca_error_t __attribute__((noinline))
+task_submit_failing(struct doca_ctx *ctx, struct doca_task *t, uint32_t flags)
+{
+	doca_error_t r;
+
+	t->status = DOCA_SUCCESS;
+	r = task_enqueue(ctx, t, flags);
+	if (r == DOCA_SUCCESS)
+		odma_task_mark_failed(ctx, t->seq);
+	return r;
+}
+
+/*
+ * The common case in one pass: an allocated copy task of a RUNNING context with room,
+ * submitted with FLUSH and nothing held, no fault injection, a copy that passes
+ * validation: numbered and handed to the engine through the context's fast-path object.
+ * Anything else, including every refusal, goes through task_submit_slow, which logs it.
+ */
+static inline doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool strict)
+{
+	struct doca_ctx *ctx;
+	struct odma_job job;
+	doca_error_t r;
+
+	if (doca_unlikely(t == NULL || flags != DOCA_TASK_SUBMIT_FLAG_FLUSH || odma_faults_enabled))
+		return task_submit_slow(t, flags, strict);
+	ctx = t->ctx;
+	if (doca_unlikely(t->state != ODMA_TASK_ALLOCATED || ctx->state != DOCA_CTX_STATE_RUNNING ||
+	                  ctx->inflight >= ctx->queue_depth || ctx->ops->submit != NULL ||
+	                  ctx->held.head != NULL))
+		return task_submit_slow(t, flags, strict);
+	r = odma_copy_validate(&t->copy, ctx->caps, strict, &t->preset, t);
+	if (doca_unlikely(r != DOCA_SUCCESS))
+		return r;
+	if (doca_unlikely(t->preset != DOCA_SUCCESS))
+		return task_submit_failing(ctx, t, flags);
+	t->status = DOCA_SUCCESS;
+	t->submit_flags = (uint8_t)flags;
+	t->seq = ctx->next_seq++;
+	t->state = ODMA_TASK_SUBMITTED;
+	ctx->inflight++;
+	ctx->pe->inflight++;
+	task_job(ctx, t, &job);
+	r = ctx->fp.submit(ctx->fp.engine_pe, t, &job, true);
+	if (doca_unlikely(r != DOCA_SUCCESS)) {
+		t->state = ODMA_TASK_ALLOCATED;
+		ctx->next_seq--;
+		ctx->inflight--;
+		ctx->pe->inflight--;
+		ODMA_RATELIMITED_WARN("task %p: the engine's queue is full; progress the PE and "
+		                      "submit again",
+		                      (void *)t);
+	}
+	return r;
 }
 
 doca_error_t doca_task_submit(struct doca_task *task)

@@ -135,17 +135,24 @@ static bool buf_segment_fits(const struct doca_buf *buf, const uint8_t *data, si
 	return d >= h && data_len <= buf->len && d - h <= buf->len - data_len;
 }
 
-doca_error_t doca_buf_set_data(struct doca_buf *buf, void *data, size_t data_len)
+/* The refusals of doca_buf_set_data, each with its log line (kept off the per-task path). */
+static doca_error_t __attribute__((noinline, cold))
+buf_set_data_refuse(struct doca_buf *buf, void *data, size_t data_len)
 {
 	ODMA_CHECK_ARG(buf != NULL, "buf is NULL");
 	if (buf_check_live(buf, "doca_buf_set_data") != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
-	if (!buf_segment_fits(buf, data, data_len)) {
-		ODMA_ERR("buf %p: data [%p, +%zu) is outside the window [%p, +%zu); keep data "
-		         "inside the buf",
-		         (void *)buf, data, data_len, (void *)buf->head, buf->len);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
+	ODMA_ERR("buf %p: data [%p, +%zu) is outside the window [%p, +%zu); keep data "
+	         "inside the buf",
+	         (void *)buf, data, data_len, (void *)buf->head, buf->len);
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
+/* Called per task by programs that reuse bufs: the checks in one branch, the logs apart. */
+doca_error_t doca_buf_set_data(struct doca_buf *buf, void *data, size_t data_len)
+{
+	if (doca_unlikely(buf == NULL || !buf->in_use || !buf_segment_fits(buf, data, data_len)))
+		return buf_set_data_refuse(buf, data, data_len);
 	buf->data = data;
 	buf->data_len = data_len;
 	return DOCA_SUCCESS;

@@ -79,6 +79,19 @@ struct doca_mmap {
 	struct odma_remote *remote;  /* from-export only */
 };
 
+/*
+ * Whether a DMA may write into memory of this mmap (local or remote). Inline: the copy
+ * validation asks it for every task.
+ */
+static inline bool odma_mmap_writable(const struct doca_mmap *mmap)
+{
+	if (doca_unlikely(mmap->from_export))
+		return mmap->remote != NULL &&
+		       (mmap->remote->perms &
+		        (DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE)) != 0;
+	return (mmap->perms & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) != 0;
+}
+
 /* Buf accounting, called by the inventory. */
 static inline void odma_mmap_buf_get(struct doca_mmap *mmap)
 {
@@ -97,9 +110,6 @@ static inline bool odma_mmap_contains(const struct doca_mmap *mmap, const void *
 
 	return a >= b && len <= mmap->len && a - b <= mmap->len - len;
 }
-
-/* Whether a DMA may write into memory of this mmap (local or remote). */
-bool odma_mmap_writable(const struct doca_mmap *mmap);
 
 enum odma_range_verdict {
 	ODMA_RANGE_OK = 0,

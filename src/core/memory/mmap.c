@@ -61,15 +61,6 @@ static doca_error_t mmap_check_dev_change(const struct doca_mmap *mmap, const ch
 	return DOCA_SUCCESS;
 }
 
-bool odma_mmap_writable(const struct doca_mmap *mmap)
-{
-	if (mmap->from_export)
-		return mmap->remote != NULL &&
-		       (mmap->remote->perms &
-		        (DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE)) != 0;
-	return (mmap->perms & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) != 0;
-}
-
 doca_error_t doca_mmap_create(struct doca_mmap **mmap)
 {
 	struct doca_mmap *m;

@@ -4,29 +4,65 @@
 /*
  * The inline engine: a task's bytes move on the submitting thread, inside submit, and
  * the completion waits on the PE's list for the next doca_pe_progress(). Simple and
- * deterministic: the reference the thread engine is checked against.
+ * deterministic: the reference the thread engine is checked against. Tasks that cost a
+ * system call each (job->batch: another process' memory) are held until the next
+ * progress (or until ODMA_TASK_BATCH_MAX wait) and moved together, still on the PE thread.
  */
+#include <stdlib.h>
+
 #include "engines/engine.h"
+
+struct ie_pe {
+	struct doca_pe *pe;
+	struct odma_task_stage stage;
+};
 
 static doca_error_t inline_pe_init(struct doca_pe *pe, void **engine_pe)
 {
-	*engine_pe = pe;
+	struct ie_pe *ip = calloc(1, sizeof(*ip));
+
+	if (ip == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	ip->pe = pe;
+	*engine_pe = ip;
 	return DOCA_SUCCESS;
 }
 
 static void inline_pe_fini(void *engine_pe)
 {
-	(void)engine_pe;
+	free(engine_pe);
 }
 
 static doca_error_t inline_submit(void *engine_pe, struct doca_task *task,
                                   const struct odma_job *job, bool doorbell)
 {
-	(void)job;
+	struct ie_pe *ip = engine_pe;
+
 	(void)doorbell;
+	if (doca_unlikely(job->batch && !job->in_order)) {
+		odma_task_stage_add(&ip->stage, ip->pe, task);
+		return DOCA_SUCCESS;
+	}
+	if (doca_unlikely(ip->stage.n != 0))
+		odma_task_stage_run(&ip->stage, ip->pe); /* nothing overtakes a staged task */
 	odma_task_run(task, ODMA_PART_ALL);
-	odma_pe_complete_local(engine_pe, task);
+	odma_pe_complete_local(ip->pe, task);
 	return DOCA_SUCCESS;
+}
+
+static unsigned int inline_poll(void *engine_pe, struct doca_task **done, unsigned int max)
+{
+	struct ie_pe *ip = engine_pe;
+
+	(void)done;
+	(void)max;
+	odma_task_stage_run(&ip->stage, ip->pe); /* hands them back through the PE's list */
+	return 0;
+}
+
+static bool inline_pending(void *engine_pe)
+{
+	return ((struct ie_pe *)engine_pe)->stage.n != 0;
 }
 
 const struct odma_engine_ops odma_engine_inline = {
@@ -35,6 +71,7 @@ const struct odma_engine_ops odma_engine_inline = {
 	.pe_fini = inline_pe_fini,
 	.submit = inline_submit,
 	.doorbell = odma_engine_nop_doorbell,
-	.poll = odma_engine_nop_poll,
-	.pending = odma_engine_nop_pending,
+	.poll = inline_poll,
+	.pending = inline_pending,
+	.arm = odma_engine_nop_arm,
 };

@@ -22,6 +22,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,11 +46,18 @@ ODMA_LOG_REGISTER(ODMA_ENGINE_THREAD)
 #define TE_DEFAULT_INLINE_MAX (64u << 10) /* measured: docs/performance.md */
 #define TE_DEFAULT_SPLIT_MIN (64u << 10)  /* copies from this size are split over two threads */
 #define TE_DEFAULT_HELP_BACKLOG 4u        /* worker backlog at which the submitter copies too */
+#define TE_DEFAULT_ARM_SPIN_NS 0u         /* a PE about to sleep waits this long for workers */
+#define TE_DEFAULT_ARMED_SPIN_NS 1000000u /* a worker stays awake this long after an arm */
 
 struct te_channel {
 	struct odma_spsc_ring sub;  /* PE thread -> worker */
 	struct odma_spsc_ring done; /* worker -> PE thread */
 	struct doca_pe *pe;
+	/*
+	 * When the PE was last armed (te_arm; CLOCK_MONOTONIC ns): its worker stays awake for
+	 * ODMA_ARMED_SPIN_NS after it, since the program submits again once it is woken.
+	 */
+	_Atomic int64_t armed_ns;
 	uint32_t outstanding; /* PE thread only */
 	void *sub_slots[TE_RING_CAP];
 	void *done_slots[TE_RING_CAP];
@@ -84,6 +92,8 @@ struct te_pe {
 	uint32_t generation; /* pool generation it was made in (fork() starts a new one) */
 	uint32_t nch;
 	uint32_t rr;
+	bool staged; /* some channel has entries staged and not published (doorbell) */
+	struct odma_task_stage stage; /* small job->batch tasks, run at the next poll */
 	struct te_channel *ch[];
 };
 
@@ -96,6 +106,8 @@ static struct {
 	uint32_t generation;
 	uint32_t help_backlog;
 	size_t split_min;
+	uint64_t arm_spin_ns;
+	int64_t armed_spin_ns;
 	bool atfork_done;
 } te = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -199,6 +211,31 @@ static void te_sleep(struct te_worker *w)
 	atomic_store(&w->sleeping, 0);
 }
 
+/*
+ * Whether a PE served by this set was armed within the last ODMA_ARMED_SPIN_NS: its
+ * program sleeps on the notification handle and submits again when woken, so the worker
+ * keeps spinning (bounded by that budget after the last arm) and the next task needs no
+ * futex wake-up on top of the program's own wake-up.
+ */
+static bool te_armed_recently(struct te_worker *w)
+{
+	const struct te_chanset *set;
+	int64_t now;
+
+	if (te.armed_spin_ns == 0)
+		return false;
+	/* a fresh seq_cst load, as te_has_work does: the hand-off's W1' (te_set_publish) */
+	set = atomic_load_explicit(&w->set, memory_order_seq_cst);
+	if (set == NULL)
+		return false;
+	now = te_now_ns();
+	for (uint32_t i = 0; i < set->n; i++)
+		if (now - atomic_load_explicit(&set->ch[i]->armed_ns, memory_order_relaxed) <
+		    te.armed_spin_ns)
+			return true;
+	return false;
+}
+
 static void *te_worker_main(void *arg)
 {
 	struct te_worker *w = arg;
@@ -225,7 +262,7 @@ static void *te_worker_main(void *arg)
 			continue;
 		if (idle_since == 0 || spins == 256)
 			idle_since = te_now_ns();
-		else if (te_now_ns() - idle_since > TE_SPIN_NS) {
+		else if (te_now_ns() - idle_since > TE_SPIN_NS && !te_armed_recently(w)) {
 			te_sleep(w);
 			spins = 0;
 		}
@@ -260,14 +297,20 @@ static void te_atfork_child(void)
 /* Reads the pool's knobs (docs/user-guide.md); INVALID_VALUE names a bad variable. */
 static doca_error_t te_read_config(uint32_t *workers)
 {
-	uint64_t n, inline_max, split_min, backlog;
+	uint64_t n, inline_max, split_min, backlog, arm_spin, armed_spin;
 
 	if (odma_config_size("ODMA_WORKERS", te_default_workers(), 1, TE_MAX_WORKERS, &n) ||
 	    odma_config_size("ODMA_INLINE_MAX", TE_DEFAULT_INLINE_MAX, 0, 1u << 30, &inline_max) ||
 	    odma_config_size("ODMA_SPLIT_MIN", TE_DEFAULT_SPLIT_MIN, 0, SIZE_MAX, &split_min) ||
 	    odma_config_size("ODMA_HELP_BACKLOG", TE_DEFAULT_HELP_BACKLOG, 0, TE_RING_CAP,
-	                     &backlog))
+	                     &backlog) ||
+	    odma_config_size("ODMA_ARM_SPIN_NS", TE_DEFAULT_ARM_SPIN_NS, 0, 1000000000u,
+	                     &arm_spin) ||
+	    odma_config_size("ODMA_ARMED_SPIN_NS", TE_DEFAULT_ARMED_SPIN_NS, 0, 1000000000u,
+	                     &armed_spin))
 		return DOCA_ERROR_INVALID_VALUE;
+	te.arm_spin_ns = arm_spin;
+	te.armed_spin_ns = (int64_t)armed_spin;
 	*workers = (uint32_t)n;
 	te.inline_max = (size_t)inline_max;
 	te.split_min = split_min != 0 ? (size_t)split_min : SIZE_MAX; /* 0: never split */
@@ -502,6 +545,9 @@ static void te_doorbell(void *engine_pe)
 {
 	struct te_pe *tp = engine_pe;
 
+	if (!tp->staged)
+		return; /* tasks copied on the submitting thread: nothing to publish */
+	tp->staged = false;
 	for (uint32_t i = 0; i < tp->nch; i++) {
 		struct te_channel *ch = tp->ch[i];
 
@@ -519,17 +565,20 @@ static uint32_t te_pick(struct te_pe *tp, const struct odma_job *job)
 		return 0;
 	if (job->order_key != 0)
 		return (uint32_t)((job->order_key >> 6) % tp->nch);
-	return tp->rr++ % tp->nch;
+	if (++tp->rr >= tp->nch)
+		tp->rr = 0;
+	return tp->rr;
 }
 
-/* Hands a task to channel @i's worker. */
-static void te_queue(struct te_channel *ch, struct doca_task *task, const struct odma_job *job,
-                     uintptr_t flags)
+/* Hands a task to channel @ch's worker. */
+static void te_queue(struct te_pe *tp, struct te_channel *ch, struct doca_task *task,
+                     const struct odma_job *job, uintptr_t flags)
 {
 	if (job->bytes >= TE_PUBLISH_EACH_BYTES)
 		flags |= TE_BIG;
 	odma_spsc_stage(&ch->sub, te_entry(task, flags));
 	ch->outstanding++;
+	tp->staged = true;
 }
 
 /*
@@ -541,45 +590,72 @@ static void te_queue(struct te_channel *ch, struct doca_task *task, const struct
 static doca_error_t te_submit_split(struct te_pe *tp, uint32_t i, struct doca_task *task,
                                     const struct odma_job *job)
 {
-	te_queue(tp->ch[i], task, job, TE_TAIL);
+	te_queue(tp, tp->ch[i], task, job, TE_TAIL);
 	te_doorbell(tp);
 	odma_task_run(task, ODMA_PART_HEAD);
 	return DOCA_SUCCESS;
 }
 
+/* Runs a task on the submitting thread; it completes through the next poll. */
+static inline doca_error_t te_copy_here(struct te_pe *tp, struct doca_task *task, bool doorbell)
+{
+	odma_task_run(task, ODMA_PART_ALL);
+	odma_pe_complete_local(tp->pe, task);
+	if (doorbell)
+		te_doorbell(tp);
+	return DOCA_SUCCESS;
+}
+
+/* Everything but a small unordered local task: staging, channels, helping, splitting. */
+static doca_error_t __attribute__((noinline))
+te_submit_other(struct te_pe *tp, struct doca_task *task, const struct odma_job *job, bool doorbell)
+{
+	struct te_channel *ch;
+	uint32_t i;
+
+	if (doca_unlikely(job->batch) && job->bytes <= te.inline_max && !job->in_order) {
+		/* a system call per task: held until the next poll, then moved together */
+		odma_task_stage_add(&tp->stage, tp->pe, task);
+		return DOCA_SUCCESS;
+	}
+	if (doca_unlikely(tp->stage.n != 0) && job->in_order)
+		odma_task_stage_run(&tp->stage, tp->pe); /* it must not overtake them */
+	/* a PE inherited across fork() has no worker here and copies everything itself */
+	if ((job->bytes <= te.inline_max && !job->in_order) ||
+	    doca_unlikely(tp->generation != te.generation))
+		return te_copy_here(tp, task, doorbell);
+	i = te_pick(tp, job);
+	ch = tp->ch[i];
+	/*
+	 * The submitting thread helps with any task while the worker is backlogged; a task
+	 * that must stay in order goes inline only when nothing is queued before it.
+	 */
+	if ((job->bytes <= te.inline_max || ch->outstanding >= te.help_backlog) &&
+	    (!job->in_order || ch->outstanding == 0))
+		return te_copy_here(tp, task, doorbell);
+	if (doca_unlikely(ch->outstanding >= TE_RING_CAP))
+		return DOCA_ERROR_AGAIN;
+	if (job->split_at != 0 && job->bytes >= te.split_min)
+		return te_submit_split(tp, i, task, job);
+	te_queue(tp, ch, task, job, 0);
+	if (doorbell)
+		te_doorbell(tp);
+	return DOCA_SUCCESS;
+}
+
+/*
+ * The common case first, in a function small enough to need no saved registers: a small
+ * local task that need not keep an order is copied on the submitting thread, exactly as
+ * the inline engine does (no channel, no doorbell unless something was staged).
+ */
 static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const struct odma_job *job,
                               bool doorbell)
 {
 	struct te_pe *tp = engine_pe;
-	uint32_t i = te_pick(tp, job);
-	struct te_channel *ch = tp->ch[i];
 
-	if (doca_unlikely(tp->generation != te.generation)) {
-		/* a PE inherited across fork(): no worker serves it here */
-		odma_task_run(task, ODMA_PART_ALL);
-		odma_pe_complete_local(tp->pe, task);
-		return DOCA_SUCCESS;
-	}
-
-	/*
-	 * The submitting thread copies small tasks itself, and helps with any task while
-	 * the worker is backlogged; a task that must stay in order goes inline only when
-	 * nothing is queued before it.
-	 */
-	if ((job->bytes <= te.inline_max || ch->outstanding >= te.help_backlog) &&
-	    (!job->in_order || ch->outstanding == 0)) {
-		odma_task_run(task, ODMA_PART_ALL);
-		odma_pe_complete_local(tp->pe, task);
-	} else {
-		if (doca_unlikely(ch->outstanding >= TE_RING_CAP))
-			return DOCA_ERROR_AGAIN;
-		if (job->split_at != 0 && job->bytes >= te.split_min)
-			return te_submit_split(tp, i, task, job);
-		te_queue(ch, task, job, 0);
-	}
-	if (doorbell)
-		te_doorbell(tp);
-	return DOCA_SUCCESS;
+	if (doca_likely(job->bytes <= te.inline_max && !job->in_order && !job->batch))
+		return te_copy_here(tp, task, doorbell);
+	return te_submit_other(tp, task, job, doorbell);
 }
 
 static unsigned int te_poll(void *engine_pe, struct doca_task **done, unsigned int max)
@@ -587,6 +663,7 @@ static unsigned int te_poll(void *engine_pe, struct doca_task **done, unsigned i
 	struct te_pe *tp = engine_pe;
 	unsigned int total = 0;
 
+	odma_task_stage_run(&tp->stage, tp->pe); /* hands them back through the PE's list */
 	for (uint32_t i = 0; i < tp->nch && total < max; i++) {
 		struct te_channel *ch = tp->ch[i];
 		uint32_t n = ch->outstanding ? odma_spsc_available(&ch->done) : 0;
@@ -607,10 +684,39 @@ static bool te_pending(void *engine_pe)
 {
 	struct te_pe *tp = engine_pe;
 
+	if (tp->stage.n != 0)
+		return true;
 	for (uint32_t i = 0; i < tp->nch; i++)
 		if (tp->ch[i]->outstanding && odma_spsc_nonempty(&tp->ch[i]->done))
 			return true;
 	return false;
+}
+
+/*
+ * The program is about to sleep on the PE's notification handle, and will submit again
+ * once woken. Two bounded measures keep a hand-off from costing extra wake-ups:
+ *  - the PE's channels are stamped, so their workers keep spinning for ODMA_ARMED_SPIN_NS
+ *    rather than sleep on their futex (te_armed_recently);
+ *  - when workers hold tasks of this PE, the PE thread waits up to ODMA_ARM_SPIN_NS for
+ *    them to finish (default 0: off), yielding its CPU meanwhile in case a worker waits
+ *    for it; a short task then completes while the program is still awake.
+ */
+static void te_arm(void *engine_pe)
+{
+	struct te_pe *tp = engine_pe;
+	bool outstanding = false;
+	int64_t now = te.armed_spin_ns != 0 || te.arm_spin_ns != 0 ? te_now_ns() : 0;
+
+	for (uint32_t i = 0; i < tp->nch; i++) {
+		outstanding |= tp->ch[i]->outstanding != 0;
+		if (te.armed_spin_ns != 0)
+			atomic_store_explicit(&tp->ch[i]->armed_ns, now, memory_order_relaxed);
+	}
+	if (!outstanding || te.arm_spin_ns == 0)
+		return;
+	for (int64_t end = now + (int64_t)te.arm_spin_ns; !te_pending(tp); sched_yield())
+		if (te_now_ns() >= end)
+			return;
 }
 
 const struct odma_engine_ops odma_engine_thread = {
@@ -621,6 +727,7 @@ const struct odma_engine_ops odma_engine_thread = {
 	.doorbell = te_doorbell,
 	.poll = te_poll,
 	.pending = te_pending,
+	.arm = te_arm,
 };
 
 int odma_te_test_channels(uint32_t i)
@@ -635,4 +742,15 @@ int odma_te_test_channels(uint32_t i)
 	}
 	pthread_mutex_unlock(&te.lock);
 	return n;
+}
+
+int odma_te_test_sleeping(uint32_t i)
+{
+	int r = -1;
+
+	pthread_mutex_lock(&te.lock);
+	if (i < te.nworkers)
+		r = (int)atomic_load(&te.workers[i].sleeping);
+	pthread_mutex_unlock(&te.lock);
+	return r;
 }

@@ -10,4 +10,7 @@
 /* Channels in worker @i's current set; -1 when the pool has no worker @i. Takes the pool lock. */
 int odma_te_test_channels(uint32_t i);
 
+/* Whether worker @i sleeps on its futex now (-1 when there is no worker @i). */
+int odma_te_test_sleeping(uint32_t i);
+
 #endif

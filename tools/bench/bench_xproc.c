@@ -1,0 +1,354 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * odma bench --xproc: cross-process copies as two processes, beside the raw system call.
+ * A forked exporter (host side, b1:00.0 of the default profile) maps and exports a region;
+ * this process, the importer (DPU side, 03:00.0), imports it and reads from it with DOCA
+ * DMA tasks (DEPTH in flight, each resubmitted from its completion callback, slot i of the
+ * exported region into slot i of a local region), and, in the same run, with one raw
+ * process_vm_readv per copy on the same slots: the rate a program that calls the syscall
+ * itself gets. Sizes 1 KiB, 64 KiB and 2 MiB (or --size); medians of --reps.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_ctx.h>
+#include <doca_dev.h>
+#include <doca_dma.h>
+#include <doca_mmap.h>
+#include <doca_pe.h>
+
+#include "bench.h"
+
+#define XB_HOST_PCI "b1:00.0"
+#define XB_DPU_PCI "03:00.0"
+
+struct xb {
+	pid_t child;
+	int fd;
+	uint8_t *remote; /* the exporter's region (its address) */
+	uint8_t *local;
+	size_t len;
+	struct doca_dev *dev;
+	struct doca_mmap *rmap, *lmap;
+};
+
+struct xb_run {
+	struct doca_pe *pe;
+	uint64_t done;
+	bool stop, failed;
+};
+
+static struct doca_dev *xb_open(const char *pci)
+{
+	struct doca_devinfo **list;
+	struct doca_dev *dev = NULL;
+	uint32_t n;
+	uint8_t is;
+
+	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
+		return NULL;
+	for (uint32_t i = 0; i < n && dev == NULL; i++)
+		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
+			(void)doca_dev_open(list[i], &dev);
+	doca_devinfo_destroy_list(list);
+	return dev;
+}
+
+static bool xb_io(int fd, void *p, size_t n, bool wr)
+{
+	while (n) {
+		ssize_t k = wr ? write(fd, p, n) : read(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		p = (uint8_t *)p + k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+/* The exporter: maps and exports @len bytes, sends {desc len, addr} and the descriptor, waits. */
+static void xb_exporter(int fd, size_t len)
+{
+	struct doca_dev *dev = xb_open(XB_HOST_PCI);
+	uint8_t *buf = aligned_alloc(4096, len);
+	struct doca_mmap *m;
+	uint64_t hdr[2];
+	const void *d;
+	size_t dlen;
+	char c;
+
+	if (dev == NULL || buf == NULL)
+		_exit(2);
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)(i * 7 + 3);
+	if (doca_mmap_create(&m) || doca_mmap_set_memrange(m, buf, len) ||
+	    doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_ONLY) ||
+	    doca_mmap_add_dev(m, dev) || doca_mmap_start(m) ||
+	    doca_mmap_export_pci(m, dev, &d, &dlen))
+		_exit(3);
+	hdr[0] = dlen;
+	hdr[1] = (uint64_t)(uintptr_t)buf;
+	if (!xb_io(fd, hdr, sizeof(hdr), true) || !xb_io(fd, (void *)d, dlen, true))
+		_exit(4);
+	(void)xb_io(fd, &c, 1, false); /* until the importer is done */
+	_exit(0);
+}
+
+static int xb_open_pair(struct xb *x, size_t len, char *err, size_t errlen)
+{
+	int sv[2];
+	uint64_t hdr[2];
+	uint8_t desc[512];
+
+	memset(x, 0, sizeof(*x));
+	x->len = len;
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0 || (x->child = fork()) < 0)
+		return snprintf(err, errlen, "socketpair/fork: %s", strerror(errno)), -1;
+	if (x->child == 0) {
+		close(sv[0]);
+		xb_exporter(sv[1], len);
+	}
+	close(sv[1]);
+	x->fd = sv[0];
+	if (!xb_io(x->fd, hdr, sizeof(hdr), false) || hdr[0] > sizeof(desc) ||
+	    !xb_io(x->fd, desc, hdr[0], false))
+		return snprintf(err, errlen, "the exporter (device %s) failed", XB_HOST_PCI), -1;
+	x->remote = (uint8_t *)(uintptr_t)hdr[1];
+	x->local = aligned_alloc(4096, len);
+	x->dev = xb_open(XB_DPU_PCI);
+	if (x->local == NULL || x->dev == NULL)
+		return snprintf(err, errlen, "no DPU-side device %s (default profile bf3)",
+		                XB_DPU_PCI),
+		       -1;
+	memset(x->local, 0, len);
+	if (doca_mmap_create_from_export(NULL, desc, hdr[0], x->dev, &x->rmap) != DOCA_SUCCESS ||
+	    doca_mmap_create(&x->lmap) || doca_mmap_set_memrange(x->lmap, x->local, len) ||
+	    doca_mmap_add_dev(x->lmap, x->dev) || doca_mmap_start(x->lmap))
+		return snprintf(err, errlen,
+		                "import or local mmap failed (ptrace rights? docs/host-dpu.md)"),
+		       -1;
+	return 0;
+}
+
+static void xb_close(struct xb *x)
+{
+	if (x->rmap != NULL)
+		doca_mmap_destroy(x->rmap);
+	if (x->lmap != NULL)
+		doca_mmap_destroy(x->lmap);
+	if (x->dev != NULL)
+		doca_dev_close(x->dev);
+	if (x->child > 0) {
+		(void)xb_io(x->fd, "X", 1, true);
+		close(x->fd);
+		waitpid(x->child, NULL, 0);
+	}
+	free(x->local);
+}
+
+/* One raw process_vm_readv per copy of @size bytes, slots 0..depth-1 in turn. */
+static void xb_raw_rep(const struct xb *x, size_t size, uint32_t depth, double seconds,
+                       struct bench_rep *r)
+{
+	uint64_t t0 = bench_now_ns(), end = t0 + (uint64_t)(seconds * 1e9), n = 0;
+	uint32_t slot = 0;
+
+	do {
+		for (int k = 0; k < 32; k++) {
+			struct iovec l = { x->local + (size_t)slot * size, size };
+			struct iovec rv = { x->remote + (size_t)slot * size, size };
+
+			if (process_vm_readv(x->child, &l, 1, &rv, 1, 0) != (ssize_t)size)
+				break;
+			n++;
+			if (++slot == depth)
+				slot = 0;
+		}
+	} while (bench_now_ns() < end);
+	r->tasks = n;
+	r->seconds = (double)(bench_now_ns() - t0) / 1e9;
+}
+
+static void xb_done(struct doca_dma_task_memcpy *t, union doca_data tud, union doca_data cud)
+{
+	struct xb_run *run = cud.ptr;
+	struct doca_buf *dst = doca_dma_task_memcpy_get_dst(t);
+
+	(void)tud;
+	run->done++;
+	if (doca_task_get_status(doca_dma_task_memcpy_as_task(t)) != DOCA_SUCCESS) {
+		run->failed = run->stop = true;
+		return;
+	}
+	if (!run->stop && doca_buf_reset_data_len(dst) == DOCA_SUCCESS &&
+	    doca_task_submit(doca_dma_task_memcpy_as_task(t)) != DOCA_SUCCESS)
+		run->failed = run->stop = true;
+}
+
+static int xb_odma_loop(struct xb_run *run, struct doca_dma_task_memcpy **t, uint32_t depth,
+                        double seconds, struct bench_rep *r)
+{
+	uint64_t t0 = bench_now_ns(), end = t0 + (uint64_t)(seconds * 1e9), t1, done;
+
+	for (uint32_t i = 0; i < depth; i++)
+		if (doca_task_submit(doca_dma_task_memcpy_as_task(t[i])) != DOCA_SUCCESS)
+			return -1;
+	do {
+		for (int k = 0; k < 32; k++)
+			doca_pe_progress(run->pe);
+	} while (bench_now_ns() < end && !run->stop);
+	t1 = bench_now_ns();
+	done = run->done;
+	run->stop = true;
+	for (uint64_t k = 0; run->done < done + depth && k < 100000000ULL && !run->failed; k++)
+		doca_pe_progress(run->pe);
+	r->tasks = done;
+	r->seconds = (double)(t1 - t0) / 1e9;
+	return run->failed ? -1 : 0;
+}
+
+/* DOCA DMA reads of @size bytes at @depth, slot i of the export into slot i locally. */
+static int xb_odma_rep(const struct xb *x, size_t size, uint32_t depth, double seconds,
+                       struct bench_rep *r)
+{
+	struct xb_run run = { 0 };
+	struct doca_buf_inventory *inv = NULL;
+	struct doca_dma_task_memcpy **t = calloc(depth, sizeof(*t));
+	struct doca_buf *s, *d;
+	struct doca_dma *dma = NULL;
+	struct doca_ctx *ctx;
+	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+	int rc = -1;
+
+	if (t == NULL || doca_buf_inventory_create(2 * depth, &inv) ||
+	    doca_buf_inventory_start(inv) || doca_pe_create(&run.pe) ||
+	    doca_dma_create(x->dev, &dma))
+		goto out;
+	ctx = doca_dma_as_ctx(dma);
+	if (doca_ctx_set_user_data(ctx, (union doca_data){ .ptr = &run }) ||
+	    doca_dma_task_memcpy_set_conf(dma, xb_done, xb_done, depth) ||
+	    doca_pe_connect_ctx(run.pe, ctx) || doca_ctx_start(ctx))
+		goto out;
+	for (uint32_t i = 0; i < depth; i++)
+		if (doca_buf_inventory_buf_get_by_data(inv, x->rmap, x->remote + (size_t)i * size,
+		                                       size, &s) ||
+		    doca_buf_inventory_buf_get_by_addr(inv, x->lmap, x->local + (size_t)i * size,
+		                                       size, &d) ||
+		    doca_dma_task_memcpy_alloc_init(dma, s, d, (union doca_data){ .u64 = i },
+		                                    &t[i]))
+			goto out;
+	rc = xb_odma_loop(&run, t, depth, seconds, r);
+	r->verified = rc == 0 && memcmp(x->local, (uint8_t[]){ 3, 10, 17, 24 }, 4) == 0;
+out:
+	/* every task has completed (or none was submitted): release them, then stop */
+	for (uint32_t i = 0; t != NULL && i < depth && t[i] != NULL; i++) {
+		doca_buf_dec_refcount((struct doca_buf *)doca_dma_task_memcpy_get_src(t[i]), NULL);
+		doca_buf_dec_refcount(doca_dma_task_memcpy_get_dst(t[i]), NULL);
+		doca_task_free(doca_dma_task_memcpy_as_task(t[i]));
+	}
+	if (dma != NULL) {
+		ctx = doca_dma_as_ctx(dma);
+		(void)doca_ctx_stop(ctx);
+		for (long k = 0; k < 10000000 && doca_ctx_get_state(ctx, &st) == DOCA_SUCCESS &&
+		                 st != DOCA_CTX_STATE_IDLE;
+		     k++)
+			doca_pe_progress(run.pe);
+		doca_dma_destroy(dma);
+	}
+	if (run.pe != NULL)
+		doca_pe_destroy(run.pe);
+	if (inv != NULL) {
+		doca_buf_inventory_stop(inv);
+		doca_buf_inventory_destroy(inv);
+	}
+	free(t);
+	return rc;
+}
+
+static double xb_rate(const struct bench_rep *r)
+{
+	return r->seconds > 0 ? (double)r->tasks / r->seconds : 0;
+}
+
+static void xb_print(const struct bench_cfg *c, size_t size, double odma, double raw, bool first,
+                     bool last)
+{
+	if (c->json) {
+		printf("%s{\"mode\": \"xproc\", \"engine\": \"%s\", \"size\": %zu, \"depth\": %u, "
+		       "\"tasks_per_sec\": %.1f, \"bytes_per_sec\": %.1f, \"raw_syscall_per_sec\": "
+		       "%.1f, "
+		       "\"raw_bytes_per_sec\": %.1f, \"ratio\": %.3f}%s",
+		       first ? "[" : ",\n ",
+		       getenv("ODMA_ENGINE") ? getenv("ODMA_ENGINE") : "default", size, c->depth,
+		       odma, odma * (double)size, raw, raw * (double)size, raw > 0 ? odma / raw : 0,
+		       last ? "]\n" : "");
+		return;
+	}
+	if (first)
+		printf("# cross-process reads, importer (DPU side %s) from exporter (host side "
+		       "%s), depth %u, reps %d\n"
+		       "%8s %12s %9s %14s %9s %7s\n",
+		       XB_DPU_PCI, XB_HOST_PCI, c->depth, c->reps, "size", "odma Mt/s", "GB/s",
+		       "raw readv M/s", "GB/s", "x raw");
+	printf("%8zu %12.4f %9.2f %14.4f %9.2f %7.2f\n", size, odma / 1e6,
+	       odma * (double)size / 1e9, raw / 1e6, raw * (double)size / 1e9,
+	       raw > 0 ? odma / raw : 0);
+}
+
+int bench_xproc_run(const struct bench_cfg *c, bool size_given)
+{
+	static const size_t sizes[] = { 1024, 65536, 2097152 };
+	const size_t *sz = size_given ? &c->size : sizes;
+	int n = size_given ? 1 : 3;
+	size_t biggest = 0;
+	double rep_s = c->seconds / c->reps;
+	struct xb x;
+	char err[200];
+	int rc = 0;
+
+	for (int i = 0; i < n; i++)
+		biggest = sz[i] > biggest ? sz[i] : biggest;
+	signal(SIGPIPE, SIG_IGN);
+	if (xb_open_pair(&x, biggest * c->depth, err, sizeof(err)) != 0) {
+		fprintf(stderr, "odma-bench: --xproc: %s\n", err);
+		xb_close(&x);
+		return 1;
+	}
+	for (int i = 0; i < n && rc == 0; i++) {
+		double ro[99], rr[99];
+		struct bench_rep r;
+
+		for (int k = 0; k < c->reps && rc == 0;
+		     k++) { /* interleaved: both see one machine */
+			memset(&r, 0, sizeof(r));
+			if (xb_odma_rep(&x, sz[i], c->depth, rep_s, &r) != 0) {
+				fprintf(stderr,
+				        "odma-bench: --xproc: a DMA task failed at size %zu\n",
+				        sz[i]);
+				rc = 1;
+			}
+			ro[k] = xb_rate(&r);
+			xb_raw_rep(&x, sz[i], c->depth, rep_s, &r);
+			rr[k] = xb_rate(&r);
+		}
+		if (rc == 0)
+			xb_print(c, sz[i], bench_median(ro, c->reps), bench_median(rr, c->reps),
+			         i == 0, i == n - 1);
+	}
+	xb_close(&x);
+	return rc;
+}
