@@ -21,6 +21,7 @@
 
 #include "core/memory/memory.h"
 #include "fuzz_common.h"
+#include "util/codec.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
