@@ -15,6 +15,7 @@
 #include <doca_log.h>
 
 #include "comch_util.h"
+#include "test_dev.h"
 
 static char cu_dir[256];
 static int cu_pipes[2][2] = { { -1, -1 }, { -1, -1 } }; /* [0]: parent->child, [1]: child->parent */
@@ -53,27 +54,11 @@ void cu_private_rundir(void)
 	atexit(cu_rm_dir);
 }
 
-static struct doca_dev *cu_open_pci(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
-			(void)doca_dev_open(list[i], &dev);
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
 void cu_open(struct cu_ep *e, bool server)
 {
 	memset(e, 0, sizeof(*e));
 	e->server = server;
-	e->dev = cu_open_pci(server ? CU_DPU_PCI : CU_HOST_PCI);
+	e->dev = tu_open_pci_or_null(server ? CU_DPU_PCI : CU_HOST_PCI);
 	CU_CHECK(e->dev != NULL);
 	if (server) {
 		struct doca_devinfo_rep **reps;
