@@ -431,23 +431,7 @@ int cu_next_name(void **state)
 
 int cu_join(pid_t pid, unsigned int secs)
 {
-	uint64_t end = cu_now_ms() + secs * 1000ull;
-	int st;
-
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-		if (r < 0 && errno != EINTR)
-			return -1;
-		if (cu_now_ms() > end) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			return -1;
-		}
-		usleep(1000);
-	}
+	return cu_join_progress(pid, NULL, secs);
 }
 
 int cu_join_progress(pid_t pid, struct cu_ep *e, unsigned int secs)
@@ -467,7 +451,9 @@ int cu_join_progress(pid_t pid, struct cu_ep *e, unsigned int secs)
 			waitpid(pid, &st, 0);
 			return -1;
 		}
-		if (doca_pe_progress(e->pe) == 0)
+		if (e == NULL)
+			usleep(1000);
+		else if (doca_pe_progress(e->pe) == 0)
 			usleep(50);
 	}
 }
