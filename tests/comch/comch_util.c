@@ -158,11 +158,8 @@ static void cb_connect(struct doca_comch_event_connection_status_changed *ev,
 	union doca_data ud;
 
 	CU_CHECK(ev != NULL && ok == 1);
-	CU_CHECK_DOCA(
-	        DOCA_SUCCESS,
-	        doca_ctx_get_user_data(
-	                doca_comch_server_as_ctx(doca_comch_server_get_server_ctx(conn)), &ud));
-	e = ud.ptr;
+	e = ep_of_conn(conn);
+	ud.ptr = e;
 	e->connects++;
 	if (e->drop_second && e->conn != NULL) {
 		CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_server_disconnect(e->srv, conn));
@@ -177,14 +174,9 @@ static void cb_disconnect(struct doca_comch_event_connection_status_changed *ev,
                           struct doca_comch_connection *conn, uint8_t ok)
 {
 	struct cu_ep *e;
-	union doca_data ud;
 
 	CU_CHECK(ev != NULL && ok == 1);
-	CU_CHECK_DOCA(
-	        DOCA_SUCCESS,
-	        doca_ctx_get_user_data(
-	                doca_comch_server_as_ctx(doca_comch_server_get_server_ctx(conn)), &ud));
-	e = ud.ptr;
+	e = ep_of_conn(conn);
 	e->disconnects++;
 	if (e->conn == conn)
 		e->conn = NULL;
