@@ -1278,23 +1278,6 @@ static struct doca_dev *open_dev(void)
 	return dev;
 }
 
-/* A device of the other side (the DPU), to export and import sync events through. */
-static struct doca_dev *open_dpu(void)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	FUZZ_CHECK(doca_devinfo_create_list(&list, &n) == DOCA_SUCCESS);
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], "03:00.0", &is) == DOCA_SUCCESS && is)
-			FUZZ_CHECK(doca_dev_open(list[i], &dev) == DOCA_SUCCESS);
-	FUZZ_CHECK(doca_devinfo_destroy_list(list) == DOCA_SUCCESS);
-	FUZZ_CHECK(dev != NULL);
-	return dev;
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
@@ -1322,7 +1305,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(W.mem[i], i, MEMSZ);
 	}
 	W.dev = open_dev();
-	W.dpu = open_dpu();
+	W.dpu = fuzz_open_pci("03:00.0"); /* the DPU side, for sync event exports */
 	for (int s = 0; s < MAX_STEPS && W.pos < W.len; s++) {
 		uint8_t op = next();
 

@@ -21,6 +21,7 @@
 
 #include "core/memory/memory.h"
 #include "fuzz_common.h"
+#include "util/codec.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -30,22 +31,6 @@ static struct doca_mmap *m1, *m2; /* kept for the fuzzer's life: their exports s
 static uint8_t live[ODMA_EXPORT_DESC_LEN], revoked[ODMA_EXPORT_DESC_LEN],
         reused[ODMA_EXPORT_DESC_LEN];
 static uint8_t mem1[8192], mem2[8192];
-
-static struct doca_dev *open_pci(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	FUZZ_CHECK(doca_devinfo_create_list(&list, &n) == DOCA_SUCCESS);
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
-			FUZZ_CHECK(doca_dev_open(list[i], &dev) == DOCA_SUCCESS);
-	FUZZ_CHECK(doca_devinfo_destroy_list(list) == DOCA_SUCCESS);
-	FUZZ_CHECK(dev != NULL);
-	return dev;
-}
 
 static void export_into(struct doca_mmap *m, uint8_t *out)
 {
@@ -76,8 +61,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	setenv("ODMA_SYSTEM", "bf3", 1);
 	unsetenv("ODMA_SIDE");
 	fuzz_quiet_logs();
-	host = open_pci("b1:00.0");
-	dpu = open_pci("03:00.0");
+	host = fuzz_open_pci("b1:00.0");
+	dpu = fuzz_open_pci("03:00.0");
 	m1 = mmap_on(mem1, sizeof(mem1), DOCA_ACCESS_FLAG_PCI_READ_ONLY);
 	export_into(m1, live);
 	m2 = mmap_on(mem2, sizeof(mem2), DOCA_ACCESS_FLAG_PCI_READ_WRITE);

@@ -132,6 +132,15 @@ void dc_send_failure(struct dc_chan *c);
  * closing if any: CONNECTION_ABORTED (it failed), IN_USE (busy) or CONNECTION_RESET.
  */
 doca_error_t dc_send(struct dc_chan *c, const void *msg, uint32_t len, const char *peer);
+/* Checks that a CHUNK from @peer names the window the protocol expects next (@off, @n bytes). */
+doca_error_t dc_chunk_check(const struct dc_chunk *c, uint64_t off, uint64_t n, const char *peer);
+/*
+ * The end of a copy: the sender (@sender) gives its checksum @sum and waits for the
+ * receiver's answer; the receiver compares @sum with the sender's, puts @sink in place and
+ * answers.
+ */
+doca_error_t dc_finish(struct dc_chan *c, struct dc_sink *sink, bool sender, uint64_t sum,
+                       int timeout_ms, const char *peer);
 
 doca_error_t dma_copy_host(struct dma_copy_cfg *cfg);
 doca_error_t dma_copy_dpu(struct dma_copy_cfg *cfg);

@@ -424,3 +424,38 @@ void dc_send_failure(struct dc_chan *c)
 	snprintf(st.why, sizeof(st.why), "%s", dc_why());
 	(void)dc_chan_send(c, &st, sizeof(st));
 }
+
+doca_error_t dc_chunk_check(const struct dc_chunk *c, uint64_t off, uint64_t n, const char *peer)
+{
+	if (c->offset != off || c->len != n) {
+		DC_ERR("the %s side announced bytes %llu+%llu; expected %llu+%llu", peer,
+		       (unsigned long long)c->offset, (unsigned long long)c->len,
+		       (unsigned long long)off, (unsigned long long)n);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t dc_finish(struct dc_chan *c, struct dc_sink *sink, bool sender, uint64_t sum,
+                       int timeout_ms, const char *peer)
+{
+	struct dc_status st = { .type = DC_MSG_X_STATUS, .ok = 1, .checksum = sum };
+	doca_error_t r;
+
+	if (sender) {
+		if ((r = dc_send(c, &st, sizeof(st), peer)))
+			return r;
+		/* Success only once the peer has the file: it may still fail to store it. */
+		return dc_expect(c, DC_MSG_X_STATUS, &st, sizeof(st), timeout_ms, peer);
+	}
+	if ((r = dc_expect(c, DC_MSG_X_STATUS, &st, sizeof(st), timeout_ms, peer)))
+		return r;
+	if (st.checksum != sum) {
+		DC_ERR("checksum mismatch: the received data differs from the %s's file", peer);
+		return DOCA_ERROR_IO_FAILED;
+	}
+	if ((r = dc_sink_commit(sink)))
+		return r;
+	st = (struct dc_status){ .type = DC_MSG_X_STATUS, .ok = 1, .checksum = sum };
+	return dc_send(c, &st, sizeof(st), peer);
+}

@@ -339,17 +339,6 @@ static doca_error_t dpu_nvidia(struct dpu *d)
 	return dc_send(d->srv, &st, sizeof(st), PEER);
 }
 
-static doca_error_t chunk_check(const struct dc_chunk *c, uint64_t off, uint64_t n)
-{
-	if (c->offset != off || c->len != n) {
-		DC_ERR("the host side announced bytes %llu+%llu; expected %llu+%llu",
-		       (unsigned long long)c->offset, (unsigned long long)c->len,
-		       (unsigned long long)off, (unsigned long long)n);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	return DOCA_SUCCESS;
-}
-
 /* Host -> DPU: for each window the host filled, DMA it here and store it. */
 static doca_error_t dpu_recv_windows(struct dpu *d)
 {
@@ -359,7 +348,7 @@ static doca_error_t dpu_recv_windows(struct dpu *d)
 		doca_error_t r;
 
 		if ((r = dc_expect(d->srv, DC_MSG_X_CHUNK, &c, sizeof(c), d->tmo, PEER)) ||
-		    (r = chunk_check(&c, off, n)) || (r = dpu_pipeline(d, n, false)) ||
+		    (r = dc_chunk_check(&c, off, n, PEER)) || (r = dpu_pipeline(d, n, false)) ||
 		    (r = dc_sink_write(&d->sink, off, d->buf, n)))
 			return r;
 		d->sum = dc_checksum_update(d->sum, d->buf, n);
@@ -383,35 +372,11 @@ static doca_error_t dpu_send_windows(struct dpu *d)
 		d->sum = dc_checksum_update(d->sum, d->buf, n);
 		if ((r = dpu_pipeline(d, n, true)) || (r = dc_send(d->srv, &c, sizeof(c), PEER)) ||
 		    (r = dc_expect(d->srv, DC_MSG_X_CHUNK, &c, sizeof(c), d->tmo, PEER)) ||
-		    (r = chunk_check(&c, off, n)))
+		    (r = dc_chunk_check(&c, off, n, PEER)))
 			return r;
 		off += n;
 	}
 	return DOCA_SUCCESS;
-}
-
-/* The end: the sender gives its checksum, the receiver answers once the file is in place. */
-static doca_error_t dpu_finish(struct dpu *d)
-{
-	struct dc_status st = { .type = DC_MSG_X_STATUS, .ok = 1, .checksum = d->sum };
-	doca_error_t r;
-
-	if (d->cfg->have_file) {
-		if ((r = dc_send(d->srv, &st, sizeof(st), PEER)))
-			return r;
-		/* Success only once the host has the file: it may still fail to store it. */
-		return dc_expect(d->srv, DC_MSG_X_STATUS, &st, sizeof(st), d->tmo, PEER);
-	}
-	if ((r = dc_expect(d->srv, DC_MSG_X_STATUS, &st, sizeof(st), d->tmo, PEER)))
-		return r;
-	if (st.checksum != d->sum) {
-		DC_ERR("checksum mismatch: the received data differs from the host's file");
-		return DOCA_ERROR_IO_FAILED;
-	}
-	if ((r = dc_sink_commit(&d->sink)))
-		return r;
-	st = (struct dc_status){ .type = DC_MSG_X_STATUS, .ok = 1, .checksum = d->sum };
-	return dc_send(d->srv, &st, sizeof(st), PEER);
 }
 
 static doca_error_t dpu_run(struct dpu *d)
@@ -433,7 +398,9 @@ static doca_error_t dpu_run(struct dpu *d)
 	if ((r = dpu_import(d)))
 		return r;
 	r = cfg->have_file ? dpu_send_windows(d) : dpu_recv_windows(d);
-	return r != DOCA_SUCCESS ? r : dpu_finish(d);
+	if (r != DOCA_SUCCESS)
+		return r;
+	return dc_finish(d->srv, &d->sink, cfg->have_file, d->sum, d->tmo, PEER);
 }
 
 static void dpu_teardown(struct dpu *d)

@@ -162,18 +162,6 @@ static doca_error_t host_nvidia(struct host *h)
 	return dc_sink_commit(&h->sink);
 }
 
-/* Checks that a CHUNK names the window the protocol expects next. */
-static doca_error_t chunk_check(const struct dc_chunk *c, uint64_t off, uint64_t n)
-{
-	if (c->offset != off || c->len != n) {
-		DC_ERR("the DPU side announced bytes %llu+%llu; expected %llu+%llu",
-		       (unsigned long long)c->offset, (unsigned long long)c->len,
-		       (unsigned long long)off, (unsigned long long)n);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	return DOCA_SUCCESS;
-}
-
 /* Sending: fill the window, tell the DPU, wait until it has moved it. */
 static doca_error_t host_send_windows(struct host *h)
 {
@@ -187,7 +175,7 @@ static doca_error_t host_send_windows(struct host *h)
 		h->sum = dc_checksum_update(h->sum, h->buf, n);
 		if ((r = dc_send(h->chan, &c, sizeof(c), PEER)) ||
 		    (r = dc_expect(h->chan, DC_MSG_X_CHUNK, &c, sizeof(c), h->tmo, PEER)) ||
-		    (r = chunk_check(&c, off, n)))
+		    (r = dc_chunk_check(&c, off, n, PEER)))
 			return r;
 		off += n;
 	}
@@ -203,7 +191,8 @@ static doca_error_t host_recv_windows(struct host *h)
 		doca_error_t r;
 
 		if ((r = dc_expect(h->chan, DC_MSG_X_CHUNK, &c, sizeof(c), h->tmo, PEER)) ||
-		    (r = chunk_check(&c, off, n)) || (r = dc_sink_write(&h->sink, off, h->buf, n)))
+		    (r = dc_chunk_check(&c, off, n, PEER)) ||
+		    (r = dc_sink_write(&h->sink, off, h->buf, n)))
 			return r;
 		h->sum = dc_checksum_update(h->sum, h->buf, n);
 		if ((r = dc_send(h->chan, &c, sizeof(c), PEER)))
@@ -211,29 +200,6 @@ static doca_error_t host_recv_windows(struct host *h)
 		off += n;
 	}
 	return DOCA_SUCCESS;
-}
-
-/* The end: the sender gives its checksum, the receiver answers once the file is in place. */
-static doca_error_t host_finish(struct host *h)
-{
-	struct dc_status st = { .type = DC_MSG_X_STATUS, .ok = 1, .checksum = h->sum };
-	doca_error_t r;
-
-	if (h->cfg->have_file) {
-		if ((r = dc_send(h->chan, &st, sizeof(st), PEER)))
-			return r;
-		return dc_expect(h->chan, DC_MSG_X_STATUS, &st, sizeof(st), h->tmo, PEER);
-	}
-	if ((r = dc_expect(h->chan, DC_MSG_X_STATUS, &st, sizeof(st), h->tmo, PEER)))
-		return r;
-	if (st.checksum != h->sum) {
-		DC_ERR("checksum mismatch: the received data differs from the DPU's file");
-		return DOCA_ERROR_IO_FAILED;
-	}
-	if ((r = dc_sink_commit(&h->sink)))
-		return r;
-	st = (struct dc_status){ .type = DC_MSG_X_STATUS, .ok = 1, .checksum = h->sum };
-	return dc_send(h->chan, &st, sizeof(st), PEER);
 }
 
 static doca_error_t host_run(struct host *h)
@@ -257,7 +223,9 @@ static doca_error_t host_run(struct host *h)
 	if ((r = host_export(h)))
 		return r;
 	r = cfg->have_file ? host_send_windows(h) : host_recv_windows(h);
-	return r != DOCA_SUCCESS ? r : host_finish(h);
+	if (r != DOCA_SUCCESS)
+		return r;
+	return dc_finish(h->chan, &h->sink, cfg->have_file, h->sum, h->tmo, PEER);
 }
 
 doca_error_t dma_copy_host(struct dma_copy_cfg *cfg)

@@ -20,22 +20,6 @@
 
 #define NS 1000000000ll
 
-static struct doca_dev *open_pci(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	assert_ok(doca_devinfo_create_list(&list, &n));
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
-			assert_ok(doca_dev_open(list[i], &dev));
-	assert_ok(doca_devinfo_destroy_list(list));
-	assert_non_null(dev);
-	return dev;
-}
-
 static int64_t ts_ns(const struct timespec *ts)
 {
 	return (int64_t)ts->tv_sec * NS + ts->tv_nsec;
@@ -71,7 +55,7 @@ static void test_caps(void **state)
 
 static void test_rules(void **state)
 {
-	struct doca_dev *dev = open_pci("b1:00.0");
+	struct doca_dev *dev = tu_open_dev("b1:00.0");
 	struct doca_clock *clk;
 	union doca_clock_timespec_t a, b;
 	uint64_t m;
@@ -122,7 +106,7 @@ static void test_every_clock(void **state)
 		DOCA_CLOCK_HOST_REAL_TIME,     DOCA_CLOCK_HOST_MONOTONIC,
 		DOCA_CLOCK_HOST_MONOTONIC_RAW,
 	};
-	struct doca_dev *dev = open_pci("03:00.0");
+	struct doca_dev *dev = tu_open_dev("03:00.0");
 	struct doca_clock *clk;
 	union doca_clock_timespec_t a, b;
 
@@ -164,7 +148,7 @@ static void test_every_clock(void **state)
  */
 static void test_free_running_per_device(void **state)
 {
-	struct doca_dev *d0 = open_pci("03:00.0"), *d1 = open_pci("03:00.1");
+	struct doca_dev *d0 = tu_open_dev("03:00.0"), *d1 = tu_open_dev("03:00.1");
 	struct doca_clock *c0, *c1;
 	union doca_clock_timespec_t a, b, raw;
 	int64_t off0, off1, child_off;
@@ -239,7 +223,7 @@ static void test_cross_timestamp(void **state)
 	};
 	static const uint64_t nic[] = { DOCA_CLOCK_NIC_FREE_RUNNING, DOCA_CLOCK_NIC_REAL_TIME,
 		                        DOCA_CLOCK_NIC_DPA_TIMER };
-	struct doca_dev *dev = open_pci("b1:00.0");
+	struct doca_dev *dev = tu_open_dev("b1:00.0");
 	struct doca_clock *clk;
 	union doca_clock_timespec_t p, n;
 	uint64_t margin;

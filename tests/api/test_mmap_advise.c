@@ -20,22 +20,6 @@
 
 #include "test_util.h"
 
-static struct doca_dev *open_pci(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	assert_ok(doca_devinfo_create_list(&list, &n));
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
-			assert_ok(doca_dev_open(list[i], &dev));
-	assert_ok(doca_devinfo_destroy_list(list));
-	assert_non_null(dev);
-	return dev;
-}
-
 struct counts {
 	unsigned int ok, err, dma;
 	doca_error_t last;
@@ -66,7 +50,7 @@ static void test_caps(void **state)
 {
 	struct doca_devinfo **list;
 	struct doca_mmap_advise *ma;
-	struct doca_dev *host = open_pci("b1:00.0");
+	struct doca_dev *host = tu_open_dev("b1:00.0");
 	uint64_t sz;
 	uint32_t n;
 
@@ -112,7 +96,7 @@ struct setup {
 static void setup_up(struct setup *s, struct counts *c, uint32_t num)
 {
 	memset(s, 0, sizeof(*s));
-	s->dev = open_pci("03:00.0");
+	s->dev = tu_open_dev("03:00.0");
 	assert_ok(doca_mmap_create(&s->mmap));
 	assert_ok(doca_mmap_set_memrange(s->mmap, s->mem, sizeof(s->mem)));
 	assert_ok(doca_mmap_add_dev(s->mmap, s->dev));

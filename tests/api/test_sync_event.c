@@ -24,22 +24,6 @@
 
 #include "test_util.h"
 
-static struct doca_dev *open_pci(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	assert_ok(doca_devinfo_create_list(&list, &n));
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
-			assert_ok(doca_dev_open(list[i], &dev));
-	assert_ok(doca_devinfo_destroy_list(list));
-	assert_non_null(dev);
-	return dev;
-}
-
 static uint64_t now_ns(clockid_t c)
 {
 	struct timespec ts;
@@ -94,7 +78,7 @@ static void test_create_destroy_rules(void **state)
 
 static void test_locations(void **state)
 {
-	struct doca_dev *dev = open_pci("b1:00.0");
+	struct doca_dev *dev = tu_open_dev("b1:00.0");
 	struct doca_sync_event *se;
 	int dummy;
 
@@ -292,7 +276,7 @@ static void test_set_addr(void **state)
 static void test_set_doca_buf(void **state)
 {
 	static uint64_t words[4] __attribute__((aligned(64)));
-	struct doca_dev *dev = open_pci("b1:00.0");
+	struct doca_dev *dev = tu_open_dev("b1:00.0");
 	struct doca_mmap *mm, *weak;
 	struct doca_buf_inventory *inv;
 	struct doca_buf *b8, *b16, *bmis, *bweak;
@@ -351,7 +335,7 @@ static void test_caps_and_unsupported(void **state)
 	struct doca_devinfo **list;
 	struct doca_sync_event *se = started_event();
 	struct doca_sync_event_remote_net *rn = NULL;
-	struct doca_dev *dev = open_pci("b1:00.0");
+	struct doca_dev *dev = tu_open_dev("b1:00.0");
 	const uint8_t *blob;
 	doca_dpa_dev_sync_event_t dh;
 	doca_gpu_dev_sync_event_t *gh;
@@ -777,8 +761,8 @@ static void test_ctx_notification(void **state)
 
 static void test_export_import_rules(void **state)
 {
-	struct doca_dev *host = open_pci("b1:00.0"), *dpu = open_pci("03:00.0"),
-	                *host2 = open_pci("b1:00.1");
+	struct doca_dev *host = tu_open_dev("b1:00.0"), *dpu = tu_open_dev("03:00.0"),
+	                *host2 = tu_open_dev("b1:00.1");
 	struct doca_sync_event *se, *imp, *imp2;
 	const uint8_t *blob, *blob2;
 	uint8_t bad[1024];
@@ -868,7 +852,7 @@ static void test_export_import_rules(void **state)
 /* The exporter's ctx waits on a task; an importer's update in another thread wakes its PE. */
 static void test_export_ctx_wait(void **state)
 {
-	struct doca_dev *host = open_pci("b1:00.0"), *dpu = open_pci("03:00.0");
+	struct doca_dev *host = tu_open_dev("b1:00.0"), *dpu = tu_open_dev("03:00.0");
 	struct doca_pe *pe;
 	struct cbs c = { .free_in_cb = true };
 	struct doca_sync_event *se, *imp;

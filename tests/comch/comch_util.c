@@ -15,6 +15,7 @@
 #include <doca_log.h>
 
 #include "comch_util.h"
+#include "test_dev.h"
 
 static char cu_dir[256];
 static int cu_pipes[2][2] = { { -1, -1 }, { -1, -1 } }; /* [0]: parent->child, [1]: child->parent */
@@ -53,27 +54,11 @@ void cu_private_rundir(void)
 	atexit(cu_rm_dir);
 }
 
-static struct doca_dev *cu_open_pci(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
-			(void)doca_dev_open(list[i], &dev);
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
 void cu_open(struct cu_ep *e, bool server)
 {
 	memset(e, 0, sizeof(*e));
 	e->server = server;
-	e->dev = cu_open_pci(server ? CU_DPU_PCI : CU_HOST_PCI);
+	e->dev = tu_open_pci_or_null(server ? CU_DPU_PCI : CU_HOST_PCI);
 	CU_CHECK(e->dev != NULL);
 	if (server) {
 		struct doca_devinfo_rep **reps;
@@ -173,11 +158,8 @@ static void cb_connect(struct doca_comch_event_connection_status_changed *ev,
 	union doca_data ud;
 
 	CU_CHECK(ev != NULL && ok == 1);
-	CU_CHECK_DOCA(
-	        DOCA_SUCCESS,
-	        doca_ctx_get_user_data(
-	                doca_comch_server_as_ctx(doca_comch_server_get_server_ctx(conn)), &ud));
-	e = ud.ptr;
+	e = ep_of_conn(conn);
+	ud.ptr = e;
 	e->connects++;
 	if (e->drop_second && e->conn != NULL) {
 		CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_server_disconnect(e->srv, conn));
@@ -192,14 +174,9 @@ static void cb_disconnect(struct doca_comch_event_connection_status_changed *ev,
                           struct doca_comch_connection *conn, uint8_t ok)
 {
 	struct cu_ep *e;
-	union doca_data ud;
 
 	CU_CHECK(ev != NULL && ok == 1);
-	CU_CHECK_DOCA(
-	        DOCA_SUCCESS,
-	        doca_ctx_get_user_data(
-	                doca_comch_server_as_ctx(doca_comch_server_get_server_ctx(conn)), &ud));
-	e = ud.ptr;
+	e = ep_of_conn(conn);
 	e->disconnects++;
 	if (e->conn == conn)
 		e->conn = NULL;
@@ -446,23 +423,7 @@ int cu_next_name(void **state)
 
 int cu_join(pid_t pid, unsigned int secs)
 {
-	uint64_t end = cu_now_ms() + secs * 1000ull;
-	int st;
-
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-		if (r < 0 && errno != EINTR)
-			return -1;
-		if (cu_now_ms() > end) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			return -1;
-		}
-		usleep(1000);
-	}
+	return cu_join_progress(pid, NULL, secs);
 }
 
 int cu_join_progress(pid_t pid, struct cu_ep *e, unsigned int secs)
@@ -482,7 +443,9 @@ int cu_join_progress(pid_t pid, struct cu_ep *e, unsigned int secs)
 			waitpid(pid, &st, 0);
 			return -1;
 		}
-		if (doca_pe_progress(e->pe) == 0)
+		if (e == NULL)
+			usleep(1000);
+		else if (doca_pe_progress(e->pe) == 0)
 			usleep(50);
 	}
 }

@@ -121,7 +121,7 @@ int cu_next_name(void **state);
 /* Waits (at most @secs) for @pid; returns its exit status (-1: killed or timed out). */
 int cu_join(pid_t pid, unsigned int secs);
 
-/* cu_join while progressing @e (the child needs this process to answer). */
+/* cu_join while progressing @e (the child needs this process to answer); @e NULL: cu_join. */
 int cu_join_progress(pid_t pid, struct cu_ep *e, unsigned int secs);
 
 /* Lockstep over a pipe pair made before fork: cu_sync_init in the parent, then each side calls

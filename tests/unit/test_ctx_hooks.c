@@ -97,19 +97,6 @@ static const struct odma_ctx_ops fake_ops = {
 	.no_task_conf = true,
 };
 
-static struct doca_dev *open_first(void)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev;
-	uint32_t n;
-
-	assert_ok(doca_devinfo_create_list(&list, &n));
-	assert_true(n > 0);
-	assert_ok(doca_dev_open(list[0], &dev));
-	assert_ok(doca_devinfo_destroy_list(list));
-	return dev;
-}
-
 static void hook_cb(struct doca_task *task, bool ok)
 {
 	struct fake *f = task->hook_arg;
@@ -121,7 +108,7 @@ static void hook_cb(struct doca_task *task, bool ok)
 
 static void test_hooks(void **state)
 {
-	struct doca_dev *dev = open_first();
+	struct doca_dev *dev = tu_open_dev(NULL);
 	struct doca_pe *pe;
 	struct fake f = { 0 };
 	struct doca_task *t1, *t2, *t3;

@@ -10,19 +10,6 @@
 
 static uint8_t mem[1024];
 
-static struct doca_dev *open_first(void)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev;
-	uint32_t n;
-
-	assert_ok(doca_devinfo_create_list(&list, &n));
-	assert_true(n > 0);
-	assert_ok(doca_dev_open(list[0], &dev));
-	assert_ok(doca_devinfo_destroy_list(list));
-	return dev;
-}
-
 static void test_writable(void **state)
 {
 	struct doca_mmap *m;
@@ -52,7 +39,7 @@ static void test_writable(void **state)
 
 static void test_dev_holds(void **state)
 {
-	struct doca_dev *dev = open_first();
+	struct doca_dev *dev = tu_open_dev(NULL);
 	struct doca_mmap *a, *b;
 	uint32_t base = dev->users;
 

@@ -47,6 +47,7 @@
 #include <doca_pe.h>
 
 #include "../../apps/dma_copy/dma_copy_proto.h"
+#include "test_dev.h"
 
 #define WAIT_MS 60000
 
@@ -86,22 +87,6 @@ static void progress(void)
 {
 	if (doca_pe_progress(p.pe) == 0)
 		usleep(50);
-}
-
-static struct doca_dev *open_pci(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
-			(void)doca_dev_open(list[i], &dev);
-	doca_devinfo_destroy_list(list);
-	return dev;
 }
 
 static void on_state(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
@@ -158,7 +143,7 @@ static doca_error_t endpoint(bool server, const char *name)
 	uint32_t n;
 	doca_error_t r;
 
-	p.dev = open_pci(server ? "03:00.0" : "b1:00.0");
+	p.dev = tu_open_pci_or_null(server ? "03:00.0" : "b1:00.0");
 	if (p.dev == NULL)
 		return DOCA_ERROR_NOT_FOUND;
 	if (server) {

@@ -66,7 +66,7 @@ static void task_cb(struct doca_dma_task_memcpy *t, union doca_data tud, union d
 }
 
 static void state_cb(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
-		     enum doca_ctx_states next)
+                     enum doca_ctx_states next)
 {
 	(void)ctx;
 	(void)prev;
@@ -85,7 +85,7 @@ static struct imp *imp_start(uint32_t perms)
 	assert_true(hdr[0] <= sizeof(im->desc));
 	assert_true(xu_full_io(im->fd, im->desc, hdr[0], false));
 	im->raddr = hdr[1];
-	im->dev = xu_open_pci("03:00.0");
+	im->dev = tu_open_pci_or_null("03:00.0");
 	assert_non_null(im->dev);
 	assert_ok(doca_mmap_create_from_export(NULL, im->desc, hdr[0], im->dev, &im->remote));
 	assert_ok(doca_mmap_create(&im->local));
@@ -145,7 +145,7 @@ static void imp_stop(struct imp *im)
 
 /* A list of @n bufs cut evenly from [base, base+len) of @m; data set when @full. */
 static struct doca_buf *list_of(struct imp *im, struct doca_mmap *m, uint8_t *base, size_t len,
-				int n, bool full)
+                                int n, bool full)
 {
 	struct doca_buf *head = NULL, *b;
 	size_t piece = len / (size_t)n;
@@ -154,9 +154,11 @@ static struct doca_buf *list_of(struct imp *im, struct doca_mmap *m, uint8_t *ba
 		size_t l = i == n - 1 ? len - piece * (size_t)(n - 1) : piece;
 
 		if (full)
-			assert_ok(doca_buf_inventory_buf_get_by_data(im->inv, m, base + piece * i, l, &b));
+			assert_ok(doca_buf_inventory_buf_get_by_data(im->inv, m, base + piece * i,
+			                                             l, &b));
 		else
-			assert_ok(doca_buf_inventory_buf_get_by_addr(im->inv, m, base + piece * i, l, &b));
+			assert_ok(doca_buf_inventory_buf_get_by_addr(im->inv, m, base + piece * i,
+			                                             l, &b));
 		if (head == NULL)
 			head = b;
 		else
@@ -292,7 +294,7 @@ static void test_kill_loop(void **state)
 			src[i] = list_of(im, im->remote, r + i * 8192, 8192, 2, true);
 			dst[i] = list_of(im, im->local, im->local_mem + i * 8192, 8192, 1, false);
 			assert_ok(doca_dma_task_memcpy_alloc_init(im->dma, src[i], dst[i],
-								  (union doca_data){ 0 }, &t));
+			                                          (union doca_data){ 0 }, &t));
 			if (i == round % 8)
 				kill(im->child, SIGKILL);
 			if (doca_task_submit(doca_dma_task_memcpy_as_task(t)) == DOCA_SUCCESS)
@@ -385,7 +387,7 @@ static doca_error_t try_import(struct doca_dev *dev, const uint8_t *b, size_t le
  */
 static void test_forged_and_revoked(void **state)
 {
-	struct doca_dev *dev = xu_open_pci("03:00.0");
+	struct doca_dev *dev = tu_open_pci_or_null("03:00.0");
 	uint8_t desc[104], b[104];
 	uint64_t hdr[2], len;
 	pid_t child;
@@ -435,7 +437,7 @@ static void test_eperm_at_import(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct doca_dev *dev = xu_open_pci("03:00.0");
+		struct doca_dev *dev = tu_open_pci_or_null("03:00.0");
 		struct doca_mmap *m = NULL;
 
 		if (dev == NULL || setgid(65534) != 0 || setuid(65534) != 0)
@@ -464,7 +466,8 @@ int main(void)
 
 	signal(SIGPIPE, SIG_IGN);
 	if (!xu_kernel_allows()) {
-		printf("skipping: the kernel refuses process_vm_readv here (see docs/host-dpu.md)\n");
+		printf("skipping: the kernel refuses process_vm_readv here (see "
+		       "docs/host-dpu.md)\n");
 		return 77;
 	}
 	return cmocka_run_group_tests(tests, NULL, NULL);

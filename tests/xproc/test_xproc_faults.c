@@ -37,17 +37,17 @@
 #include "xproc_util.h"
 
 #define XLEN 65536
-#define NT 32     /* tasks of a batch */
+#define NT 32      /* tasks of a batch */
 #define PIECE 1024 /* bytes per task */
 #define SPINS 20000000L
 
 /* In the forked importer: a failed check ends it with a message and status 1. */
-#define CHECK(cond)                                                                           \
-	do {                                                                                  \
-		if (!(cond)) {                                                                \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			_exit(1);                                                             \
-		}                                                                             \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
+			_exit(1);                                                                  \
+		}                                                                                  \
 	} while (0)
 
 static uint8_t xbuf[XLEN];
@@ -88,7 +88,7 @@ static void task_cb(struct doca_dma_task_memcpy *t, union doca_data tud, union d
 }
 
 static void state_cb(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
-		     enum doca_ctx_states next)
+                     enum doca_ctx_states next)
 {
 	(void)ud;
 	(void)ctx;
@@ -110,7 +110,7 @@ static void imp_start(const char *faults)
 	CHECK(xu_full_io(im.fd, hdr, sizeof(hdr), false) && hdr[0] <= sizeof(desc));
 	CHECK(xu_full_io(im.fd, desc, hdr[0], false));
 	im.raddr = (uint8_t *)(uintptr_t)hdr[1];
-	CHECK((im.dev = xu_open_pci("03:00.0")) != NULL);
+	CHECK((im.dev = tu_open_pci_or_null("03:00.0")) != NULL);
 	CHECK(doca_mmap_create_from_export(NULL, desc, hdr[0], im.dev, &im.remote) == DOCA_SUCCESS);
 	CHECK(doca_mmap_create(&im.local) == DOCA_SUCCESS);
 	CHECK(doca_mmap_set_memrange(im.local, im.local_mem, XLEN) == DOCA_SUCCESS);
@@ -172,10 +172,11 @@ static void imp_finish(void)
  * @again_tries times, counting retries in *agains); on a refusal the task is freed.
  */
 static doca_error_t submit_piece(unsigned int idx, bool to_remote, unsigned int again_tries,
-				 unsigned int *agains, struct doca_buf **src, struct doca_buf **dst)
+                                 unsigned int *agains, struct doca_buf **src, struct doca_buf **dst)
 {
 	size_t off = (size_t)idx * PIECE;
-	struct doca_mmap *sm = to_remote ? im.local : im.remote, *dm = to_remote ? im.remote : im.local;
+	struct doca_mmap *sm = to_remote ? im.local : im.remote,
+	                 *dm = to_remote ? im.remote : im.local;
 	uint8_t *sp = (to_remote ? im.local_mem : im.raddr) + off;
 	uint8_t *dp = (to_remote ? im.raddr : im.local_mem) + off;
 	struct doca_dma_task_memcpy *t;
@@ -183,10 +184,11 @@ static doca_error_t submit_piece(unsigned int idx, bool to_remote, unsigned int 
 
 	CHECK(doca_buf_inventory_buf_get_by_data(im.inv, sm, sp, PIECE, src) == DOCA_SUCCESS);
 	CHECK(doca_buf_inventory_buf_get_by_addr(im.inv, dm, dp, PIECE, dst) == DOCA_SUCCESS);
-	CHECK(doca_dma_task_memcpy_alloc_init(im.dma, *src, *dst, (union doca_data){ .u64 = idx }, &t) ==
-	      DOCA_SUCCESS);
-	for (unsigned int n = 0; (r = doca_task_submit(doca_dma_task_memcpy_as_task(t))) == DOCA_ERROR_AGAIN &&
-				 n < again_tries;
+	CHECK(doca_dma_task_memcpy_alloc_init(im.dma, *src, *dst, (union doca_data){ .u64 = idx },
+	                                      &t) == DOCA_SUCCESS);
+	for (unsigned int n = 0;
+	     (r = doca_task_submit(doca_dma_task_memcpy_as_task(t))) == DOCA_ERROR_AGAIN &&
+	     n < again_tries;
 	     n++) {
 		(*agains)++;
 		doca_pe_progress(im.pe);
@@ -271,7 +273,8 @@ static void child_die_batch(void)
 	for (unsigned int i = 0; i < NT; i++) {
 		doca_error_t r = submit_piece(i, false, 0, &agains, &s[i], &d[i]);
 
-		CHECK(r == DOCA_SUCCESS || r == DOCA_ERROR_BAD_STATE); /* BAD_STATE: already stopping */
+		CHECK(r == DOCA_SUCCESS ||
+		      r == DOCA_ERROR_BAD_STATE); /* BAD_STATE: already stopping */
 		accepted += r == DOCA_SUCCESS;
 	}
 	CHECK(accepted > 8);
@@ -345,7 +348,8 @@ static void child_submit_again(void)
 		CHECK(im.calls[i] == 1);
 	CHECK(xu_full_io(im.fd, "R", 1, true) && xu_full_io(im.fd, back, XLEN, false));
 	CHECK(memcmp(back, im.local_mem, (size_t)NT * PIECE) == 0);
-	CHECK(back[NT * PIECE] == xu_pattern(NT * PIECE)); /* nothing beyond the tasks was touched */
+	CHECK(back[NT * PIECE] ==
+	      xu_pattern(NT * PIECE)); /* nothing beyond the tasks was touched */
 	release(s, NT);
 	release(d, NT);
 	imp_finish();
@@ -406,7 +410,8 @@ int main(void)
 
 	signal(SIGPIPE, SIG_IGN);
 	if (!xu_kernel_allows()) {
-		printf("skipping: the kernel refuses process_vm_readv here (see docs/host-dpu.md)\n");
+		printf("skipping: the kernel refuses process_vm_readv here (see "
+		       "docs/host-dpu.md)\n");
 		return 77;
 	}
 	return cmocka_run_group_tests(tests, NULL, NULL);

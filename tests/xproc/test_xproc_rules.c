@@ -23,22 +23,6 @@
 
 #include "test_util.h"
 
-static struct doca_dev *open_pci(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	assert_ok(doca_devinfo_create_list(&list, &n));
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
-			assert_ok(doca_dev_open(list[i], &dev));
-	assert_ok(doca_devinfo_destroy_list(list));
-	assert_non_null(dev);
-	return dev;
-}
-
 static uint8_t mem[4096];
 
 /* A started mmap on mem with @perms and @dev added. */
@@ -61,9 +45,9 @@ static struct doca_dev *host, *dpu, *dpu_nocap;
 static int setup(void **state)
 {
 	(void)state;
-	host = open_pci("5e:00.0");
-	dpu = open_pci("03:00.0");
-	dpu_nocap = open_pci("03:00.1");
+	host = tu_open_dev("5e:00.0");
+	dpu = tu_open_dev("03:00.0");
+	dpu_nocap = tu_open_dev("03:00.1");
 	return 0;
 }
 
@@ -84,19 +68,23 @@ static void test_export_rules(void **state)
 
 	(void)state;
 	m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_ONLY, false);
-	assert_doca(doca_mmap_export_pci(m, host, &d, &len), DOCA_ERROR_NOT_PERMITTED); /* unstarted */
+	assert_doca(doca_mmap_export_pci(m, host, &d, &len),
+	            DOCA_ERROR_NOT_PERMITTED); /* unstarted */
 	assert_ok(doca_mmap_start(m));
 	assert_doca(doca_mmap_export_pci(NULL, host, &d, &len), DOCA_ERROR_INVALID_VALUE);
 	assert_doca(doca_mmap_export_pci(m, host, NULL, &len), DOCA_ERROR_INVALID_VALUE);
 	assert_doca(doca_mmap_export_pci(m, dpu, &d, &len), DOCA_ERROR_NOT_FOUND);
-	assert_doca(doca_mmap_export_rdma(m, host, &d, &len), DOCA_ERROR_NOT_PERMITTED); /* no RDMA flag */
+	assert_doca(doca_mmap_export_rdma(m, host, &d, &len),
+	            DOCA_ERROR_NOT_PERMITTED); /* no RDMA flag */
 	assert_ok(doca_mmap_destroy(m));
 
 	m = local_mmap(host, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, true);
-	assert_doca(doca_mmap_export_pci(m, host, &d, &len), DOCA_ERROR_NOT_PERMITTED); /* no PCI flag */
+	assert_doca(doca_mmap_export_pci(m, host, &d, &len),
+	            DOCA_ERROR_NOT_PERMITTED); /* no PCI flag */
 	assert_ok(doca_mmap_destroy(m));
 
-	m = local_mmap(dpu_nocap, DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ, true);
+	m = local_mmap(dpu_nocap, DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ,
+	               true);
 	assert_doca(doca_mmap_export_pci(m, dpu_nocap, &d, &len), DOCA_ERROR_NOT_SUPPORTED);
 	assert_ok(doca_mmap_destroy(m));
 	m = local_mmap(host, DOCA_ACCESS_FLAG_RDMA_READ, true);
@@ -143,10 +131,12 @@ static void test_import_rules(void **state)
 
 	(void)state;
 	assert_ok(doca_mmap_export_pci(m, host, &d, &len));
-	assert_doca(doca_mmap_create_from_export(NULL, d, len, host, &im), DOCA_ERROR_NOT_SUPPORTED);
+	assert_doca(doca_mmap_create_from_export(NULL, d, len, host, &im),
+	            DOCA_ERROR_NOT_SUPPORTED);
 	assert_doca(doca_mmap_create_from_export(NULL, d, len, dpu_nocap, &im),
-		    DOCA_ERROR_NOT_SUPPORTED);
-	assert_doca(doca_mmap_create_from_export(NULL, NULL, len, dpu, &im), DOCA_ERROR_INVALID_VALUE);
+	            DOCA_ERROR_NOT_SUPPORTED);
+	assert_doca(doca_mmap_create_from_export(NULL, NULL, len, dpu, &im),
+	            DOCA_ERROR_INVALID_VALUE);
 	assert_null(im);
 	assert_ok(doca_mmap_create_from_export(&ud, d, len, dpu, &im));
 	assert_ok(doca_mmap_get_from_export(im, &flag));
@@ -218,7 +208,7 @@ static void test_bad_descriptors(void **state)
 	memcpy(b, good, len);
 	b[len] = 0;
 	assert_doca(import(b, len + 1), DOCA_ERROR_INVALID_VALUE); /* trailing byte */
-	for (size_t i = 0; i < len; i++) /* every single-bit corruption */
+	for (size_t i = 0; i < len; i++)                           /* every single-bit corruption */
 		for (int bit = 0; bit < 8; bit += 3) {
 			memcpy(b, good, len);
 			b[i] ^= (uint8_t)(1u << bit);
@@ -397,7 +387,8 @@ int main(void)
 	};
 
 	if (getenv("ODMA_SYSTEM") == NULL) {
-		printf("ODMA_SYSTEM is not set to tests/data/profiles/good.profile; run through meson\n");
+		printf("ODMA_SYSTEM is not set to tests/data/profiles/good.profile; run through "
+		       "meson\n");
 		return 77;
 	}
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -104,7 +104,7 @@ struct exporter {
 
 static bool exporter_open(struct exporter *e, bool start)
 {
-	e->dev = xu_open_pci(DPU_PCI);
+	e->dev = tu_open_pci_or_null(DPU_PCI);
 	if (e->dev == NULL || doca_sync_event_create(&e->se) != DOCA_SUCCESS ||
 	    doca_sync_event_add_publisher_location_remote_pci(e->se) != DOCA_SUCCESS ||
 	    doca_sync_event_add_subscriber_location_cpu(e->se, e->dev) != DOCA_SUCCESS)
@@ -224,7 +224,7 @@ static bool ctx_teardown(struct doca_sync_event *se, struct ctxw *w)
 
 static int importer_blocking(int fd, void *arg)
 {
-	struct doca_dev *dev = xu_open_pci(HOST_PCI);
+	struct doca_dev *dev = tu_open_pci_or_null(HOST_PCI);
 	struct doca_sync_event *se;
 	uint8_t blob[1024];
 	uint64_t c0, t0, cpu, wall;
@@ -289,7 +289,7 @@ static void test_blocking_both_sides(void **state)
 
 static int importer_tasks(int fd, void *arg)
 {
-	struct doca_dev *dev = xu_open_pci(HOST_PCI);
+	struct doca_dev *dev = tu_open_pci_or_null(HOST_PCI);
 	struct doca_sync_event *se;
 	struct doca_sync_event_task_notify_set *ns;
 	union doca_data ud = { .u64 = 0 };
@@ -385,7 +385,7 @@ static struct doca_sync_event *import_from(int fd, struct doca_dev **dev, bool s
 	uint8_t blob[1024];
 	size_t sz;
 
-	*dev = xu_open_pci(HOST_PCI);
+	*dev = tu_open_pci_or_null(HOST_PCI);
 	assert_non_null(*dev);
 	assert_true(recv_blob(fd, blob, &sz));
 	assert_ok(doca_sync_event_create_from_export(*dev, blob, sz, &se));
@@ -479,7 +479,7 @@ static void test_exporter_dies_task(void **state)
 
 static int importer_dies(int fd, void *arg)
 {
-	struct doca_dev *dev = xu_open_pci(HOST_PCI);
+	struct doca_dev *dev = tu_open_pci_or_null(HOST_PCI);
 	struct doca_sync_event *se;
 	struct ctxw w = { 0 };
 	uint8_t blob[1024];

@@ -19,22 +19,6 @@
 
 #include "xproc_util.h"
 
-struct doca_dev *xu_open_pci(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
-			(void)doca_dev_open(list[i], &dev);
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
 bool xu_full_io(int fd, void *p, size_t n, bool wr)
 {
 	while (n) {
@@ -58,7 +42,7 @@ uint8_t xu_pattern(size_t i)
 /* The forked exporter's whole life; it never returns (exit 2..5 name the step that failed). */
 static void exporter_main(int fd, uint8_t *buf, size_t len, uint32_t perms)
 {
-	struct doca_dev *dev = xu_open_pci("b1:00.0");
+	struct doca_dev *dev = tu_open_pci_or_null("b1:00.0");
 	struct doca_mmap *m;
 	const void *d;
 	size_t dlen;

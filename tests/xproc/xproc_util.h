@@ -3,8 +3,8 @@
  */
 /*
  * Helpers shared by the two-process tests (test_xproc, test_xproc_faults, test_xproc_samples):
- * opening a device by PCI address, whole-buffer socket I/O, the forked exporter, and the
- * checks around child processes.
+ * whole-buffer socket I/O, the forked exporter, and the checks around child processes
+ * (test_dev.h opens the devices).
  */
 #ifndef XPROC_UTIL_H_
 #define XPROC_UTIL_H_
@@ -16,8 +16,7 @@
 
 #include <doca_dev.h>
 
-/* Opens the device whose PCI address is @pci; NULL when there is none. */
-struct doca_dev *xu_open_pci(const char *pci);
+#include "test_dev.h"
 
 /* Reads (@wr false) or writes exactly @n bytes, retrying after EINTR; false on EOF or error. */
 bool xu_full_io(int fd, void *p, size_t n, bool wr);
@@ -31,8 +30,9 @@ uint8_t xu_pattern(size_t i);
  * sends {descriptor length, buffer address} (two uint64_t) and the descriptor. Then it obeys
  * one-byte commands: 'R' send the buffer back; 'X' exit; 'S' destroy the mmap (revoke) and
  * echo 'S'; 'U' munmap the buffer, 'P' make it read-only (both leave the export standing;
- * the buffer must be a page-aligned mmap of whole pages) and echo; anything else is echoed. It exits 0 when the socket closes.
- * Returns the child's pid, or -1 when the socketpair or the fork failed.
+ * the buffer must be a page-aligned mmap of whole pages) and echo; anything else is echoed. It
+ * exits 0 when the socket closes. Returns the child's pid, or -1 when the socketpair or the fork
+ * failed.
  */
 pid_t xu_spawn_exporter(uint8_t *buf, size_t len, uint32_t perms, int *fd);
 

@@ -12,6 +12,7 @@
 #include <doca_types.h>
 
 #include "core/memory/memory.h"
+#include "util/codec.h"
 
 enum desc_off {
 	OFF_MAGIC = 0,
@@ -40,54 +41,25 @@ enum desc_off {
 	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | PERMS_PCI | PERMS_RDMA |                              \
 	 DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING)
 
-uint32_t odma_crc32c(const void *data, size_t len)
-{
-	const uint8_t *p = data;
-	uint32_t crc = 0xffffffffu;
-
-	/* Bitwise: descriptors are ~100 bytes, a table would buy nothing measurable. */
-	while (len--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1u)));
-	}
-	return ~crc;
-}
-
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
 void odma_export_desc_encode(const struct odma_export_desc *d, uint8_t *out)
 {
 	memset(out, 0, ODMA_EXPORT_DESC_LEN);
 	memcpy(out + OFF_MAGIC, ODMA_EXPORT_DESC_MAGIC, 8);
-	put_le(out + OFF_VERSION, ODMA_EXPORT_DESC_VERSION, 2);
-	put_le(out + OFF_TOTAL, ODMA_EXPORT_DESC_LEN, 2);
+	odma_put_le(out + OFF_VERSION, ODMA_EXPORT_DESC_VERSION, 2);
+	odma_put_le(out + OFF_TOTAL, ODMA_EXPORT_DESC_LEN, 2);
 	out[OFF_KIND] = d->kind;
 	out[OFF_SIDE] = d->side;
-	put_le(out + OFF_PID, d->pid, 4);
-	put_le(out + OFF_PERMS, d->perms, 4);
-	put_le(out + OFF_START, d->start_time, 8);
-	put_le(out + OFF_SYSTEM, d->system_id, 8);
-	put_le(out + OFF_ADDR, d->addr, 8);
-	put_le(out + OFF_LEN, d->len, 8);
-	put_le(out + OFF_RECORD, d->record_addr, 8);
+	odma_put_le(out + OFF_PID, d->pid, 4);
+	odma_put_le(out + OFF_PERMS, d->perms, 4);
+	odma_put_le(out + OFF_START, d->start_time, 8);
+	odma_put_le(out + OFF_SYSTEM, d->system_id, 8);
+	odma_put_le(out + OFF_ADDR, d->addr, 8);
+	odma_put_le(out + OFF_LEN, d->len, 8);
+	odma_put_le(out + OFF_RECORD, d->record_addr, 8);
 	memcpy(out + OFF_KEY, d->key, 16);
 	memcpy(out + OFF_PCI, d->pci, strnlen(d->pci, ODMA_EXPORT_PCI_LEN - 1));
-	put_le(out + OFF_GEN, d->generation, 4);
-	put_le(out + OFF_CRC, odma_crc32c(out, OFF_CRC), 4);
+	odma_put_le(out + OFF_GEN, d->generation, 4);
+	odma_put_le(out + OFF_CRC, odma_crc32c(out, OFF_CRC), 4);
 }
 
 /* Framing: size, magic, version, declared length, checksum. */
@@ -97,14 +69,14 @@ static const char *desc_check_frame(const uint8_t *b, size_t len)
 		return "descriptor is truncated (shorter than its header)";
 	if (memcmp(b + OFF_MAGIC, ODMA_EXPORT_DESC_MAGIC, 8) != 0)
 		return "not an odma export descriptor (bad magic)";
-	if (get_le(b + OFF_VERSION, 2) != ODMA_EXPORT_DESC_VERSION)
+	if (odma_get_le(b + OFF_VERSION, 2) != ODMA_EXPORT_DESC_VERSION)
 		return "descriptor format version is not 2, the only one this library reads; "
 		       "export and import with the same odma version";
 	if (len < ODMA_EXPORT_DESC_LEN)
 		return "descriptor is truncated; pass all export_desc_len bytes";
-	if (get_le(b + OFF_TOTAL, 2) != ODMA_EXPORT_DESC_LEN || len != ODMA_EXPORT_DESC_LEN)
+	if (odma_get_le(b + OFF_TOTAL, 2) != ODMA_EXPORT_DESC_LEN || len != ODMA_EXPORT_DESC_LEN)
 		return "descriptor length does not match its format (extra or missing bytes)";
-	if (get_le(b + OFF_CRC, 4) != odma_crc32c(b, OFF_CRC))
+	if (odma_get_le(b + OFF_CRC, 4) != odma_crc32c(b, OFF_CRC))
 		return "descriptor checksum mismatch (corrupted in transit)";
 	return NULL;
 }
@@ -143,7 +115,7 @@ static const char *desc_check_fields(const uint8_t *b, const struct odma_export_
 		return "descriptor kind is neither PCI nor RDMA";
 	if (d->side > 1)
 		return "descriptor names an unknown side";
-	if (get_le(b + OFF_RSVD0, 2) != 0)
+	if (odma_get_le(b + OFF_RSVD0, 2) != 0)
 		return "descriptor reserved bytes are not zero";
 	if (d->generation == 0)
 		return "descriptor export generation is 0 (never issued)";
@@ -161,23 +133,23 @@ static const char *desc_check_fields(const uint8_t *b, const struct odma_export_
 static void desc_decode(const uint8_t *b, struct odma_export_desc *d)
 {
 	memset(d, 0, sizeof(*d));
-	d->version = (uint16_t)get_le(b + OFF_VERSION, 2);
+	d->version = (uint16_t)odma_get_le(b + OFF_VERSION, 2);
 	d->kind = b[OFF_KIND];
 	d->side = b[OFF_SIDE];
-	d->pid = (uint32_t)get_le(b + OFF_PID, 4);
-	d->perms = (uint32_t)get_le(b + OFF_PERMS, 4);
-	d->start_time = get_le(b + OFF_START, 8);
-	d->system_id = get_le(b + OFF_SYSTEM, 8);
-	d->addr = get_le(b + OFF_ADDR, 8);
-	d->len = get_le(b + OFF_LEN, 8);
-	d->record_addr = get_le(b + OFF_RECORD, 8);
+	d->pid = (uint32_t)odma_get_le(b + OFF_PID, 4);
+	d->perms = (uint32_t)odma_get_le(b + OFF_PERMS, 4);
+	d->start_time = odma_get_le(b + OFF_START, 8);
+	d->system_id = odma_get_le(b + OFF_SYSTEM, 8);
+	d->addr = odma_get_le(b + OFF_ADDR, 8);
+	d->len = odma_get_le(b + OFF_LEN, 8);
+	d->record_addr = odma_get_le(b + OFF_RECORD, 8);
 	memcpy(d->key, b + OFF_KEY, 16);
 	memcpy(d->pci, b + OFF_PCI, ODMA_EXPORT_PCI_LEN - 1);
-	d->generation = (uint32_t)get_le(b + OFF_GEN, 4);
+	d->generation = (uint32_t)odma_get_le(b + OFF_GEN, 4);
 }
 
 doca_error_t odma_export_desc_parse(const void *bytes, size_t len, struct odma_export_desc *out,
-				    const char **why)
+                                    const char **why)
 {
 	struct odma_export_desc d;
 	const char *bad;

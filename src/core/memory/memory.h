@@ -260,9 +260,6 @@ struct odma_export_slot {
 	uint8_t desc[ODMA_EXPORT_DESC_LEN];
 };
 
-/* CRC32C (Castagnoli) of @len bytes. */
-uint32_t odma_crc32c(const void *data, size_t len);
-
 /* Encodes @d into @out[ODMA_EXPORT_DESC_LEN] (computes the checksum). */
 void odma_export_desc_encode(const struct odma_export_desc *d, uint8_t *out);
 

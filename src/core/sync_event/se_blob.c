@@ -10,6 +10,7 @@
 
 #include "core/memory/memory.h"
 #include "core/sync_event/sync_event.h"
+#include "util/codec.h"
 
 enum blob_off {
 	OFF_MAGIC = 0,
@@ -29,35 +30,20 @@ enum blob_off {
 
 _Static_assert(OFF_CRC + 4 == ODMA_SE_BLOB_LEN, "blob layout");
 
-static void put_le(uint8_t *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, int n)
-{
-	uint64_t v = 0;
-
-	for (int i = n - 1; i >= 0; i--)
-		v = (v << 8) | p[i];
-	return v;
-}
-
 void odma_se_blob_encode(const struct odma_se_blob *b, uint8_t *out)
 {
 	memset(out, 0, ODMA_SE_BLOB_LEN);
 	memcpy(out + OFF_MAGIC, ODMA_SE_BLOB_MAGIC, 8);
-	put_le(out + OFF_VERSION, ODMA_SE_BLOB_VERSION, 2);
-	put_le(out + OFF_TOTAL, ODMA_SE_BLOB_LEN, 2);
+	odma_put_le(out + OFF_VERSION, ODMA_SE_BLOB_VERSION, 2);
+	odma_put_le(out + OFF_TOTAL, ODMA_SE_BLOB_LEN, 2);
 	out[OFF_SIDE] = b->side;
-	put_le(out + OFF_PID, b->pid, 4);
-	put_le(out + OFF_FD, b->fd, 4);
-	put_le(out + OFF_START, b->start_time, 8);
-	put_le(out + OFF_SYSTEM, b->system_id, 8);
+	odma_put_le(out + OFF_PID, b->pid, 4);
+	odma_put_le(out + OFF_FD, b->fd, 4);
+	odma_put_le(out + OFF_START, b->start_time, 8);
+	odma_put_le(out + OFF_SYSTEM, b->system_id, 8);
 	memcpy(out + OFF_KEY, b->key, 16);
 	memcpy(out + OFF_PCI, b->pci, strnlen(b->pci, ODMA_SE_BLOB_PCI_LEN - 1));
-	put_le(out + OFF_CRC, odma_crc32c(out, OFF_CRC), 4);
+	odma_put_le(out + OFF_CRC, odma_crc32c(out, OFF_CRC), 4);
 }
 
 static bool all_zero(const uint8_t *p, size_t n)
@@ -91,22 +77,22 @@ doca_error_t odma_se_blob_parse(const void *bytes, size_t len, struct odma_se_bl
 		bad = "export blob is truncated (shorter than its header)";
 	else if (memcmp(b + OFF_MAGIC, ODMA_SE_BLOB_MAGIC, 8) != 0)
 		bad = "not an odma sync event export (bad magic)";
-	else if (get_le(b + OFF_VERSION, 2) != ODMA_SE_BLOB_VERSION)
+	else if (odma_get_le(b + OFF_VERSION, 2) != ODMA_SE_BLOB_VERSION)
 		bad = "sync event export format version is not 1, the only one this library reads; "
 		      "export and import with the same odma version";
 	else if (len < ODMA_SE_BLOB_LEN)
 		bad = "export blob is truncated; pass all the bytes export_to_remote_pci returned";
-	else if (get_le(b + OFF_TOTAL, 2) != ODMA_SE_BLOB_LEN || len != ODMA_SE_BLOB_LEN)
+	else if (odma_get_le(b + OFF_TOTAL, 2) != ODMA_SE_BLOB_LEN || len != ODMA_SE_BLOB_LEN)
 		bad = "export blob length does not match its format (extra or missing bytes)";
-	else if (get_le(b + OFF_CRC, 4) != odma_crc32c(b, OFF_CRC))
+	else if (odma_get_le(b + OFF_CRC, 4) != odma_crc32c(b, OFF_CRC))
 		bad = "export blob checksum mismatch (corrupted in transit)";
 	else if (b[OFF_SIDE] > 1)
 		bad = "export blob names an unknown side";
 	else if (!all_zero(b + OFF_RSVD0, 3) || !all_zero(b + OFF_RSVD1, OFF_CRC - OFF_RSVD1))
 		bad = "export blob has non-zero reserved bytes";
-	else if (get_le(b + OFF_PID, 4) == 0 || get_le(b + OFF_PID, 4) > 0x400000)
+	else if (odma_get_le(b + OFF_PID, 4) == 0 || odma_get_le(b + OFF_PID, 4) > 0x400000)
 		bad = "export blob names an impossible process id";
-	else if (get_le(b + OFF_FD, 4) > 0x7fffffff)
+	else if (odma_get_le(b + OFF_FD, 4) > 0x7fffffff)
 		bad = "export blob names an impossible descriptor";
 	else if (all_zero(b + OFF_KEY, 16))
 		bad = "export blob has an empty key";
@@ -121,10 +107,10 @@ doca_error_t odma_se_blob_parse(const void *bytes, size_t len, struct odma_se_bl
 		memset(out, 0, sizeof(*out));
 		out->version = ODMA_SE_BLOB_VERSION;
 		out->side = b[OFF_SIDE];
-		out->pid = (uint32_t)get_le(b + OFF_PID, 4);
-		out->fd = (uint32_t)get_le(b + OFF_FD, 4);
-		out->start_time = get_le(b + OFF_START, 8);
-		out->system_id = get_le(b + OFF_SYSTEM, 8);
+		out->pid = (uint32_t)odma_get_le(b + OFF_PID, 4);
+		out->fd = (uint32_t)odma_get_le(b + OFF_FD, 4);
+		out->start_time = odma_get_le(b + OFF_START, 8);
+		out->system_id = odma_get_le(b + OFF_SYSTEM, 8);
 		memcpy(out->key, b + OFF_KEY, 16);
 		memcpy(out->pci, b + OFF_PCI, ODMA_SE_BLOB_PCI_LEN);
 	}
