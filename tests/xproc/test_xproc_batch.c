@@ -103,8 +103,7 @@ static struct bt *bt_start(void)
 	assert_true(hdr[0] <= sizeof(b->desc));
 	assert_true(xu_full_io(b->fd, b->desc, hdr[0], false));
 	b->raddr = (uint8_t *)(uintptr_t)hdr[1];
-	b->dev = xu_open_pci("03:00.0");
-	assert_non_null(b->dev);
+	b->dev = tu_open_dev("03:00.0");
 	assert_ok(doca_mmap_create_from_export(NULL, b->desc, hdr[0], b->dev, &b->remote));
 	b->mem = mmap(NULL, NTASK * PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
 	              0);
