@@ -168,8 +168,8 @@ static void summary_and_exit_status(void **state)
 	(void)state;
 	assert_int_equal(full_run.status, 1); /* something failed */
 	assert_string_equal(str(get(report, "doca_samples"), "release"), "9.9.9-fake");
-	assert_int_equal(json_object_get_int(get(s, "total")), 13);
-	assert_int_equal(json_object_get_int(get(s, "pass")), 3);
+	assert_int_equal(json_object_get_int(get(s, "total")), 14);
+	assert_int_equal(json_object_get_int(get(s, "pass")), 4);
 	assert_int_equal(json_object_get_int(get(s, "fail")), 5);
 	assert_int_equal(json_object_get_int(get(s, "needs")), 4);
 	assert_int_equal(json_object_get_int(get(s, "not-run")), 1);
@@ -184,6 +184,14 @@ static void passing_programs(void **state)
 	/* a host/DPU pair from a 3.3-style meson.build.public; the text must arrive intact */
 	assert_row("dma_copy_host", "pass", "yes", "pass", "the text arrived intact");
 	assert_row("dma_copy_dpu", "pass", "yes", "pass", "the text arrived intact");
+	/*
+	 * the application, once per case: both directions near and under the DMA limit (2 MiB,
+	 * from the installation's doca_caps), and a file over it refused by the DPU side
+	 */
+	assert_row("dma_copy", "pass", "yes", "pass",
+	           "5/5 cases: 64 KiB h->d, 64 KiB d->h, 2 MiB-7 h->d, 2 MiB-7 d->h, "
+	           "2 MiB+1 refused");
+	assert_string_equal(str(row("dma_copy"), "group"), "applications");
 }
 
 static void failing_programs(void **state)
@@ -231,7 +239,7 @@ static void table_on_stdout(void **state)
 	(void)state;
 	assert_non_null(strstr(full_run.text, "PROGRAM"));
 	assert_non_null(strstr(full_run.text, "doca_dma/dma_local_copy"));
-	assert_non_null(strstr(full_run.text, "13 programs: 3 pass, 5 fail, 4 need"));
+	assert_non_null(strstr(full_run.text, "14 programs: 4 pass, 5 fail, 4 need"));
 }
 
 static void only_runs_the_named_programs_and_partners(void **state)
@@ -253,6 +261,31 @@ static void only_runs_the_named_programs_and_partners(void **state)
 	r = json_tokener_parse(out.text);
 	assert_non_null(r);
 	assert_int_equal(json_object_get_int(get(get(r, "summary"), "pass")), 2);
+	json_object_put(r);
+}
+
+/* A DMA Copy case that goes wrong fails the row, naming the case and what went wrong. */
+static void dma_copy_names_the_failing_case(void **state)
+{
+	json_object *r, *p = NULL, *v;
+	size_t i;
+
+	(void)state;
+	setenv("ODMA_FAKE_DMA_COPY_FLIP", "1", 1); /* the fake's host side corrupts what it gets */
+	compat("--only dma_copy --json -");
+	unsetenv("ODMA_FAKE_DMA_COPY_FLIP");
+	assert_int_equal(out.status, 1);
+	r = json_tokener_parse(out.text);
+	assert_non_null(r);
+	assert_true(json_object_object_get_ex(r, "programs", &v));
+	for (i = 0; i < json_object_array_length(v); i++)
+		if (strcmp(str(json_object_array_get_idx(v, i), "name"), "dma_copy") == 0)
+			p = json_object_array_get_idx(v, i);
+	assert_non_null(p);
+	assert_string_equal(str(p, "status"), "fail");
+	assert_non_null(strstr(str(p, "reason"),
+	                       "1/5 cases passed; 64 KiB d->h failed: the file the host side "
+	                       "wrote differs from the one the DPU side sent"));
 	json_object_put(r);
 }
 
@@ -292,6 +325,7 @@ int main(void)
 		cmocka_unit_test(unknown_program_is_built_not_run),
 		cmocka_unit_test(table_on_stdout),
 		cmocka_unit_test(only_runs_the_named_programs_and_partners),
+		cmocka_unit_test(dma_copy_names_the_failing_case),
 		cmocka_unit_test(usage_errors),
 	};
 

@@ -191,6 +191,7 @@ static int locate_odma(struct compat_ctx *c)
 		return -1;
 	}
 	pkg_config(c, "--variable=libdir", c->libdir, sizeof(c->libdir));
+	pkg_config(c, "--variable=prefix", c->prefix, sizeof(c->prefix));
 	pkg_config(c, "--cflags-only-I", out, sizeof(out));
 	for (tok = strtok_r(out, " ", &save); tok != NULL; tok = strtok_r(NULL, " ", &save))
 		if (strncmp(tok, "-I", 2) == 0)

@@ -100,6 +100,7 @@ struct compat_ctx {
 	char mirror[PATH_MAX];
 	char pkg_config_path[PATH_MAX];
 	char libdir[PATH_MAX];
+	char prefix[PATH_MAX]; /* the installation's prefix (its bin/ holds doca_caps) */
 	char odma_version[64];
 	char compiler[256];
 	struct compat_list include_dirs; /* where odma's DOCA headers are */

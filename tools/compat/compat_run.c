@@ -12,11 +12,15 @@
  * in its README and flag descriptions.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <json-c/json.h>
 
 #include "compat.h"
 
@@ -24,7 +28,12 @@
 /* What dma_copy_host sends: every printable ASCII character kind, to catch a mangled copy. */
 #define COMPAT_TEXT                                                                                \
 	"odma compat: host to DPU, intact? 0123456789 ABCXYZ abcxyz ~!@#$%^&*()_+{}|:<>?"
-#define APP_FILE_SIZE (96 * 1024 + 7)
+/* The DMA limit BlueField-3 reports (and odma's default profile): used when doca_caps says none */
+#define APP_DEFAULT_MAX_BUF (2u * 1024 * 1024)
+/* How the DMA Copy application's DPU side refuses a file over the device's limit */
+#define APP_TOO_BIG                                                                                \
+	"DMA device maximum allowed file size in bytes is %" PRIu64                                \
+	", received file size is %" PRIu64 " bytes"
 
 enum compat_flow {
 	FLOW_SINGLE,        /* one process */
@@ -48,7 +57,7 @@ struct compat_recipe {
 
 /*
  * Placeholders: @HOST@ @DPU@ @REP@ (PCI addresses), @TEXT@, @DESC@ @BUF@ (dma_copy files),
- * @SEND@ @RECV@ (DMA Copy application files).
+ * @DPUFILE@ @HOSTFILE@ (the DMA Copy application's -f on each side).
  */
 static const struct compat_recipe recipes[] = {
 	{ "dma_local_copy", COMPAT_DPU, FLOW_SINGLE, NULL, true, { "-p", "@DPU@" }, { NULL } },
@@ -126,14 +135,17 @@ static const struct compat_recipe recipes[] = {
 	  true,
 	  { NULL },
 	  { NULL } },
-	/* the application: the side that has the file sends it (here the host) */
+	/*
+	 * The application: the side whose -f file exists sends it, the other side writes it;
+	 * run once per case of app_cases (both directions, and a file over the DMA limit).
+	 */
 	{ "dma_copy",
 	  COMPAT_HOST | COMPAT_DPU,
 	  FLOW_APP_COPY,
 	  NULL,
 	  false,
-	  { "-p", "@DPU@", "-r", "@REP@", "-f", "@RECV@" },
-	  { "-p", "@HOST@", "-f", "@SEND@" } },
+	  { "-p", "@DPU@", "-r", "@REP@", "-f", "@DPUFILE@" },
+	  { "-p", "@HOST@", "-f", "@HOSTFILE@" } },
 };
 
 const struct compat_recipe *compat_recipe_find(const char *name)
@@ -172,6 +184,8 @@ struct run {
 	struct compat_ctx *c;
 	char dir[PATH_MAX];
 	char desc[PATH_MAX], buf[PATH_MAX], send[PATH_MAX], recv[PATH_MAX];
+	const char *dpu_file, *host_file; /* send or recv, as the DMA Copy case says */
+	char tag[16];                     /* the case number in log names; empty: none */
 	char reason[1024];
 };
 
@@ -189,10 +203,10 @@ static const char *subst(const struct run *r, const char *a)
 		return r->desc;
 	if (strcmp(a, "@BUF@") == 0)
 		return r->buf;
-	if (strcmp(a, "@SEND@") == 0)
-		return r->send;
-	if (strcmp(a, "@RECV@") == 0)
-		return r->recv;
+	if (strcmp(a, "@DPUFILE@") == 0)
+		return r->dpu_file;
+	if (strcmp(a, "@HOSTFILE@") == 0)
+		return r->host_file;
 	return a;
 }
 
@@ -209,7 +223,8 @@ static int side_start(struct run *r, struct run_side *s, bool pipe_stdin)
 	for (i = 0; i < MAX_ARGS && s->args[i] != NULL; i++)
 		argv[n++] = (char *)subst(r, s->args[i]);
 	argv[n] = NULL;
-	snprintf(s->log, sizeof(s->log), "%s/run-%s-%s.log", r->dir, s->prog->name, s->side);
+	snprintf(s->log, sizeof(s->log), "%s/run-%s%s-%s.log", r->dir, s->prog->name, r->tag,
+	         s->side);
 	unlink(s->log);
 	compat_list_add(&s->prog->logs, s->log);
 	return compat_proc_start(&s->proc, argv, r->dir, s->log, env, 2, pipe_stdin);
@@ -288,17 +303,14 @@ static bool same_file(const char *a, const char *b)
 	return same;
 }
 
-/* Runs one or two processes as the recipe says; fills r->reason on failure. */
-static bool run_sides(struct run *r, const struct compat_recipe *rc, struct run_side *s, int n)
+/*
+ * Starts the recipe's processes and waits for them to end (each within the time limit, its
+ * process group killed otherwise); false, with r->reason, when they could not all start.
+ */
+static bool run_procs(struct run *r, const struct compat_recipe *rc, struct run_side *s, int n)
 {
 	char why[700];
-	int i;
 
-	if (rc->flow == FLOW_APP_COPY && write_pattern(r->send, APP_FILE_SIZE) != 0) {
-		snprintf(r->reason, sizeof(r->reason), "cannot write %s: %s", r->send,
-		         strerror(errno));
-		return false;
-	}
 	if (side_start(r, &s[0], rc->flow == FLOW_FILES) != 0) {
 		snprintf(r->reason, sizeof(r->reason), "cannot start %s: %s", s[0].build->exe,
 		         strerror(errno));
@@ -328,6 +340,15 @@ static bool run_sides(struct run *r, const struct compat_recipe *rc, struct run_
 		}
 	}
 	compat_proc_wait(&s[0].proc, r->c->run_timeout);
+	return true;
+}
+
+/* Whether every process succeeded; r->reason says which did not. */
+static bool sides_ok(struct run *r, const struct compat_recipe *rc, struct run_side *s, int n)
+{
+	char why[700];
+	int i;
+
 	for (i = n - 1; i >= 0; i--) {
 		side_verdict(r, &s[i], rc->success_line, why, sizeof(why));
 		if (why[0] != '\0') {
@@ -335,15 +356,219 @@ static bool run_sides(struct run *r, const struct compat_recipe *rc, struct run_
 			return false;
 		}
 	}
+	return true;
+}
+
+/* The DMA Copy application's cases: a file of one of these sizes, sent from one side. */
+enum app_size {
+	APP_64K,       /* 64 KiB */
+	APP_MAX_LESS7, /* max_buf_size - 7: near the limit, not a multiple of anything */
+	APP_MAX_PLUS1, /* max_buf_size + 1: refused by the DPU side */
+};
+
+struct app_case {
+	enum app_size size;
+	bool from_host; /* the host has the file (host to DPU); else the DPU has it */
+};
+
+static const struct app_case app_cases[] = {
+	{ APP_64K, true },        { APP_64K, false },      { APP_MAX_LESS7, true },
+	{ APP_MAX_LESS7, false }, { APP_MAX_PLUS1, true },
+};
+
+#define N_APP_CASES (sizeof(app_cases) / sizeof(app_cases[0]))
+
+static uint64_t app_case_bytes(const struct app_case *k, uint64_t max)
+{
+	if (k->size == APP_64K)
+		return 64 * 1024;
+	return k->size == APP_MAX_LESS7 ? max - 7 : max + 1;
+}
+
+/* "2 MiB", "64 KiB" or "1000 B" */
+static void size_name(uint64_t n, char *out, size_t size)
+{
+	if (n >= 1024 * 1024 && n % (1024 * 1024) == 0)
+		snprintf(out, size, "%" PRIu64 " MiB", n / (1024 * 1024));
+	else if (n >= 1024 && n % 1024 == 0)
+		snprintf(out, size, "%" PRIu64 " KiB", n / 1024);
+	else
+		snprintf(out, size, "%" PRIu64 " B", n);
+}
+
+/* "64 KiB h->d", "2 MiB-7 d->h", "2 MiB+1 refused" */
+static void app_case_name(const struct app_case *k, uint64_t max, char *out, size_t size)
+{
+	const char *dir = k->from_host ? "h->d" : "d->h";
+	char m[40];
+
+	if (k->size == APP_64K) {
+		snprintf(out, size, "64 KiB %s", dir);
+		return;
+	}
+	size_name(max, m, sizeof(m));
+	if (k->size == APP_MAX_LESS7)
+		snprintf(out, size, "%s-7 %s", m, dir);
+	else
+		snprintf(out, size, "%s+1 refused", m);
+}
+
+/* "0000:03:00.0" and "03:00.0" name the same function. */
+static bool same_pci(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la < lb)
+		return same_pci(b, a);
+	return strcmp(a + la - lb, b) == 0 && (la == lb || a[la - lb - 1] == ':');
+}
+
+/*
+ * The DMA limit of the DPU device, as the installation's doca_caps reports it (what the
+ * application asks through doca_dma_cap_task_memcpy_get_max_buf_size); the BlueField-3 value
+ * when it cannot say.
+ */
+static uint64_t app_max_buf(const struct compat_ctx *c, const char *dir)
+{
+	char exe[PATH_MAX], log[PATH_MAX];
+	char *argv[] = { exe, "--json", NULL };
+	const struct compat_env env[] = {
+		{ "ODMA_SIDE", "dpu" },
+		{ "LD_LIBRARY_PATH", c->libdir },
+	};
+	json_object *root, *devs, *d, *v;
+	uint64_t max = APP_DEFAULT_MAX_BUF;
+	char *text, *json;
+	size_t i;
+
+	snprintf(exe, sizeof(exe), "%s/bin/doca_caps", c->prefix);
+	snprintf(log, sizeof(log), "%s/doca_caps.json", dir);
+	if (c->prefix[0] == '\0' || access(exe, X_OK) != 0 ||
+	    compat_proc_run(argv, dir, log, env, 2, 30.0, NULL) != 0)
+		return max;
+	text = compat_read_file(log, NULL);
+	json = text != NULL ? strchr(text, '{') : NULL;
+	root = json != NULL ? json_tokener_parse(json) : NULL;
+	if (root != NULL && json_object_object_get_ex(root, "devices", &devs) &&
+	    json_object_is_type(devs, json_type_array)) {
+		for (i = 0; i < json_object_array_length(devs); i++) {
+			d = json_object_array_get_idx(devs, i);
+			if (!json_object_object_get_ex(d, "pci_addr", &v) ||
+			    !same_pci(json_object_get_string(v), c->dpu_pci))
+				continue;
+			if (json_object_object_get_ex(d, "capabilities", &v) &&
+			    json_object_object_get_ex(v, "doca_dma", &v) &&
+			    json_object_object_get_ex(v, "max_buf_size", &v) &&
+			    json_object_get_int64(v) > 8)
+				max = (uint64_t)json_object_get_int64(v);
+			break;
+		}
+	}
+	json_object_put(root);
+	free(text);
+	return max;
+}
+
+/* A file over the limit: both sides end on their own, the DPU side refuses it, nothing written. */
+static bool app_refused_ok(struct run *r, struct run_side *s, uint64_t max, uint64_t bytes,
+                           char *why, size_t size)
+{
+	char msg[200];
+	int i;
+
+	for (i = 1; i >= 0; i--) {
+		if (s[i].proc.timed_out || s[i].proc.status < 0) {
+			side_verdict(r, &s[i], false, why, size);
+			return false;
+		}
+	}
+	snprintf(msg, sizeof(msg), APP_TOO_BIG, max, bytes);
+	if (!compat_file_contains(s[0].log, msg)) {
+		snprintf(why, size, "the DPU side did not refuse it with \"%s\"", msg);
+		return false;
+	}
+	if (s[1].proc.status == 0) {
+		snprintf(why, size, "the host side exited 0 though the DPU side refused the file");
+		return false;
+	}
+	if (access(r->recv, F_OK) == 0) {
+		snprintf(why, size, "the refused file was written to %s", r->recv);
+		return false;
+	}
+	return true;
+}
+
+/* One case of the DMA Copy application; @why says how it failed. */
+static bool app_case_run(struct run *r, const struct compat_recipe *rc, struct run_side *s,
+                         const struct app_case *k, uint64_t max, char *why, size_t size)
+{
+	uint64_t bytes = app_case_bytes(k, max);
+
+	why[0] = '\0';
+	unlink(r->recv);
+	if (write_pattern(r->send, bytes) != 0) {
+		snprintf(why, size, "cannot write %s: %s", r->send, strerror(errno));
+		return false;
+	}
+	r->host_file = k->from_host ? r->send : r->recv;
+	r->dpu_file = k->from_host ? r->recv : r->send;
+	memset(&s[0].proc, 0, sizeof(s[0].proc));
+	memset(&s[1].proc, 0, sizeof(s[1].proc));
+	if (!run_procs(r, rc, s, 2)) {
+		snprintf(why, size, "%s", r->reason);
+		return false;
+	}
+	if (k->size == APP_MAX_PLUS1)
+		return app_refused_ok(r, s, max, bytes, why, size);
+	if (!sides_ok(r, rc, s, 2)) {
+		snprintf(why, size, "%s", r->reason);
+		return false;
+	}
+	if (!same_file(r->send, r->recv)) {
+		snprintf(why, size,
+		         "the file the %s side wrote differs from the one the %s side sent",
+		         k->from_host ? "DPU" : "host", k->from_host ? "host" : "DPU");
+		return false;
+	}
+	return true;
+}
+
+/* Every case of the DMA Copy application, in order, up to the first that fails. */
+static bool run_app_copy(struct run *r, const struct compat_recipe *rc, struct run_side *s)
+{
+	uint64_t max = app_max_buf(r->c, r->dir);
+	char name[64], why[800], done[512] = "";
+	size_t i, len = 0;
+
+	for (i = 0; i < N_APP_CASES; i++) {
+		app_case_name(&app_cases[i], max, name, sizeof(name));
+		snprintf(r->tag, sizeof(r->tag), "-%zu", i + 1);
+		if (!app_case_run(r, rc, s, &app_cases[i], max, why, sizeof(why))) {
+			snprintf(r->reason, sizeof(r->reason),
+			         "%zu/%zu cases passed; %s failed: %.700s", i, N_APP_CASES, name,
+			         why);
+			return false;
+		}
+		len += (size_t)snprintf(done + len, sizeof(done) - len, "%s%s", i > 0 ? ", " : "",
+		                        name);
+		if (len >= sizeof(done))
+			len = sizeof(done) - 1;
+	}
+	snprintf(r->reason, sizeof(r->reason), "%zu/%zu cases: %s", N_APP_CASES, N_APP_CASES, done);
+	return true;
+}
+
+/* Runs one or two processes as the recipe says; fills r->reason (on success too, for DMA Copy). */
+static bool run_sides(struct run *r, const struct compat_recipe *rc, struct run_side *s, int n)
+{
+	if (rc->flow == FLOW_APP_COPY)
+		return run_app_copy(r, rc, s);
+	if (!run_procs(r, rc, s, n) || !sides_ok(r, rc, s, n))
+		return false;
 	if (rc->flow == FLOW_FILES && !compat_file_contains(s[1].log, COMPAT_TEXT)) {
 		snprintf(r->reason, sizeof(r->reason),
 		         "%s did not print the text %s sent: the copy was not intact",
 		         s[1].prog->name, s[0].prog->name);
-		return false;
-	}
-	if (rc->flow == FLOW_APP_COPY && !same_file(r->send, r->recv)) {
-		snprintf(r->reason, sizeof(r->reason),
-		         "the file the host sent and the file the DPU wrote differ");
 		return false;
 	}
 	return true;
@@ -438,8 +663,8 @@ static void run_recipe(struct compat_ctx *c, struct compat_prog *p)
 	}
 	snprintf(r.desc, sizeof(r.desc), "%s/export_desc.txt", r.dir);
 	snprintf(r.buf, sizeof(r.buf), "%s/buffer_info.txt", r.dir);
-	snprintf(r.send, sizeof(r.send), "%s/sent_by_host.bin", r.dir);
-	snprintf(r.recv, sizeof(r.recv), "%s/received_on_dpu.bin", r.dir);
+	snprintf(r.send, sizeof(r.send), "%s/sent.bin", r.dir);
+	snprintf(r.recv, sizeof(r.recv), "%s/received.bin", r.dir);
 
 	s[0].prog = p;
 	s[0].args = rc->first;
@@ -474,8 +699,7 @@ static void run_recipe(struct compat_ctx *c, struct compat_prog *p)
 	if (ok && rc->flow == FLOW_FILES)
 		snprintf(msg, sizeof(msg), "with %s: the text arrived intact", other->name);
 	else if (ok && rc->flow == FLOW_APP_COPY)
-		snprintf(msg, sizeof(msg), "host sent a %d-byte file, the DPU wrote it intact",
-		         APP_FILE_SIZE);
+		snprintf(msg, sizeof(msg), "%s", r.reason);
 	else if (ok && other != NULL)
 		snprintf(msg, sizeof(msg), "with %s", other->name);
 	else if (ok && n == 2)
