@@ -89,7 +89,7 @@ struct fgraph {
 		int kind, ctx, sub;
 	} node[NNODE];
 	bool edge[NNODE][NNODE]; /* edge[a][b]: b runs after a */
-	unsigned int sub_users; /* nodes of other graphs naming this one */
+	unsigned int sub_users;  /* nodes of other graphs naming this one */
 };
 
 /* The argument of one user node of one instance. */
@@ -101,13 +101,13 @@ struct cookie {
 struct finst {
 	struct doca_graph_instance *h;
 	int graph;
-	bool submitted; /* by the program (top level) */
-	bool running;   /* in a run: submitted, or held by a running instance */
-	int held_by;    /* instance slot + 1 of the holder, 0 if none */
+	bool submitted;  /* by the program (top level) */
+	bool running;    /* in a run: submitted, or held by a running instance */
+	int held_by;     /* instance slot + 1 of the holder, 0 if none */
 	int task[NNODE]; /* task slot set as context-node data, -1 */
 	int sub[NNODE];  /* instance slot set as sub-graph node data, -1 */
 	bool ran[NNODE];
-	bool failed;     /* a user node of this run failed */
+	bool failed; /* a user node of this run failed */
 	struct cookie ck[NNODE];
 };
 
@@ -120,7 +120,7 @@ struct world {
 	struct doca_mmap *mm[NMEM];
 	struct doca_buf_inventory *inv;
 	struct doca_buf *buf[NBUF];
-	int root[NBUF];     /* slot of the list head this buf belongs to (itself when a head) */
+	int root[NBUF];         /* slot of the list head this buf belongs to (itself when a head) */
 	unsigned int pin[NBUF]; /* live tasks using the list rooted here */
 	struct doca_pe *pe[NPE];
 	struct doca_dma *dma[NCTX];
@@ -131,7 +131,7 @@ struct world {
 	/* sync events: se[0] local, se[1] created from se[0]'s export (through dpu) */
 	struct doca_dev *dpu;
 	struct doca_sync_event *se[NSE];
-	int se_pe[NSE];      /* 1 + PE index once connected */
+	int se_pe[NSE];       /* 1 + PE index once connected */
 	bool se_started[NSE]; /* doca_sync_event_start succeeded (and no stop since) */
 	struct fsetask setask[NSETASK];
 	struct fgraph gr[NGRAPH];
@@ -223,7 +223,8 @@ static void op_mmap(void)
 		doca_mmap_add_dev(W.mm[i], (a & 1) ? W.dev : NULL);
 		break;
 	case 2: /* offset and length within, past, or far past the region; or zero */
-		doca_mmap_set_memrange(W.mm[i], W.mem[i] + a % 64, b == 255 ? (size_t)-1 : (size_t)b * 32);
+		doca_mmap_set_memrange(W.mm[i], W.mem[i] + a % 64,
+		                       b == 255 ? (size_t)-1 : (size_t)b * 32);
 		break;
 	case 3:
 		doca_mmap_set_permissions(W.mm[i], (uint32_t)a << (b % 4));
@@ -272,9 +273,11 @@ static void op_buf_get(void)
 	if (W.buf[k] != NULL)
 		return;
 	if (how & 1)
-		rc = doca_buf_inventory_buf_get_by_addr(W.inv, W.mm[i], W.mem[i] + off * 16, len, &b);
+		rc = doca_buf_inventory_buf_get_by_addr(W.inv, W.mm[i], W.mem[i] + off * 16, len,
+		                                        &b);
 	else
-		rc = doca_buf_inventory_buf_get_by_data(W.inv, W.mm[i], W.mem[i] + off * 16, len, &b);
+		rc = doca_buf_inventory_buf_get_by_data(W.inv, W.mm[i], W.mem[i] + off * 16, len,
+		                                        &b);
 	if (rc == DOCA_SUCCESS) {
 		W.buf[k] = b;
 		W.root[k] = k;
@@ -318,7 +321,8 @@ static void op_buf_misc(void)
 		if (b1 != NULL && b2 != NULL && (W.pin[W.root[k1]] || W.pin[W.root[k2]]))
 			return;
 		if (doca_buf_chain_list(b1, b2) == DOCA_SUCCESS) {
-			FUZZ_CHECK(b1 != NULL && b2 != NULL && W.root[k2] == k2 && W.root[k1] != k2);
+			FUZZ_CHECK(b1 != NULL && b2 != NULL && W.root[k2] == k2 &&
+			           W.root[k1] != k2);
 			for (int j = 0; j < NBUF; j++)
 				if (W.buf[j] != NULL && W.root[j] == k2)
 					W.root[j] = W.root[k1];
@@ -392,7 +396,8 @@ static void op_ctx(void)
 			break; /* a graph still names it */
 		if (doca_dma_destroy(W.dma[c]) == DOCA_SUCCESS) {
 			for (int i = 0; i < NTASK; i++)
-				FUZZ_CHECK(W.task[i].st == T_NONE || W.task[i].ctx != c); /* none left */
+				FUZZ_CHECK(W.task[i].st == T_NONE ||
+				           W.task[i].ctx != c); /* none left */
 			W.dma[c] = NULL;
 			W.ctx_pe[c] = 0;
 		}
@@ -411,7 +416,8 @@ static struct doca_buf *pick_buf(uint8_t k, int *slot)
 static void op_task_alloc(void)
 {
 	int i = next() % NTASK, c = next() % NCTX, s, d;
-	struct doca_buf *src = pick_buf(next() % (NBUF + 2), &s), *dst = pick_buf(next() % (NBUF + 2), &d);
+	struct doca_buf *src = pick_buf(next() % (NBUF + 2), &s),
+	                *dst = pick_buf(next() % (NBUF + 2), &d);
 	struct doca_dma_task_memcpy *t = (void *)&t;
 	union doca_data ud;
 
@@ -423,9 +429,12 @@ static void op_task_alloc(void)
 		return;
 	}
 	/* the task holds the lists it names: pin their heads */
-	W.task[i] = (struct ftask){ .t = doca_dma_task_memcpy_as_task(t), .st = T_ALLOC, .ctx = c,
-				    .src = s >= 0 ? W.root[s] : -1, .dst = d >= 0 ? W.root[d] : -1,
-				    .gen = W.gen };
+	W.task[i] = (struct ftask){ .t = doca_dma_task_memcpy_as_task(t),
+		                    .st = T_ALLOC,
+		                    .ctx = c,
+		                    .src = s >= 0 ? W.root[s] : -1,
+		                    .dst = d >= 0 ? W.root[d] : -1,
+		                    .gen = W.gen };
 	if (W.task[i].src >= 0)
 		W.pin[W.task[i].src]++;
 	if (W.task[i].dst >= 0)
@@ -471,14 +480,13 @@ static void op_task_free(void)
 		return;
 	}
 	if (task_named(i))
-		return; /* a graph instance still names it */
+		return;       /* a graph instance still names it */
 	doca_task_free(f->t); /* refused (logged) while in flight */
 	if (f->st == T_ALLOC) {
 		doca_task_free(f->t); /* double free: refused, the pool stays consistent */
 		task_forget(i);
 	}
 }
-
 
 static struct doca_ctx *se_ctx(int e)
 {
@@ -506,13 +514,13 @@ static void se_on_cb(struct doca_task *t, union doca_data tud, bool ok)
 
 #define SE_CBS(name)                                                                               \
 	static void name##_cb_ok(struct doca_sync_event_task_##name *t, union doca_data tud,       \
-				 union doca_data cud)                                              \
+	                         union doca_data cud)                                              \
 	{                                                                                          \
 		(void)cud;                                                                         \
 		se_on_cb(doca_sync_event_task_##name##_as_doca_task(t), tud, true);                \
 	}                                                                                          \
 	static void name##_cb_err(struct doca_sync_event_task_##name *t, union doca_data tud,      \
-				  union doca_data cud)                                             \
+	                          union doca_data cud)                                             \
 	{                                                                                          \
 		(void)cud;                                                                         \
 		se_on_cb(doca_sync_event_task_##name##_as_doca_task(t), tud, false);               \
@@ -526,7 +534,8 @@ SE_CBS(wait_neq)
 /* Wait masks: valid ones, invalid ones, and 0. */
 static uint64_t se_mask(uint8_t m)
 {
-	static const uint64_t masks[] = { UINT64_MAX, 0xff, 0xff00, 0xffff, 0xffff0000ull, 0, 0xf0, 0xff00ff };
+	static const uint64_t masks[] = { UINT64_MAX,    0xff, 0xff00, 0xffff,
+		                          0xffff0000ull, 0,    0xf0,   0xff00ff };
 
 	return masks[m % 8];
 }
@@ -549,11 +558,12 @@ static void op_se_obj(void)
 			else
 				FUZZ_CHECK(x == (void *)&x);
 		} else if (W.se[0] != NULL &&
-			   doca_sync_event_export_to_remote_pci(W.se[0], (a & 1) ? W.dpu : W.dev, &blob, &sz) ==
-				   DOCA_SUCCESS) {
+		           doca_sync_event_export_to_remote_pci(W.se[0], (a & 1) ? W.dpu : W.dev,
+		                                                &blob, &sz) == DOCA_SUCCESS) {
 			FUZZ_CHECK(blob != NULL && sz > 0 && sz <= 1024);
-			if (doca_sync_event_create_from_export((a & 2) ? W.dev : W.dpu, blob, sz - (a & 4 ? 1 : 0),
-							       &x) == DOCA_SUCCESS)
+			if (doca_sync_event_create_from_export((a & 2) ? W.dev : W.dpu, blob,
+			                                       sz - (a & 4 ? 1 : 0),
+			                                       &x) == DOCA_SUCCESS)
 				W.se[1] = x;
 			else
 				FUZZ_CHECK(x == (void *)&x);
@@ -587,17 +597,20 @@ static void op_se_obj(void)
 			doca_sync_event_task_get_set_conf(W.se[e], get_cb_ok, get_cb_err, n);
 			break;
 		case 1:
-			doca_sync_event_task_notify_set_set_conf(W.se[e], notify_set_cb_ok, notify_set_cb_err, n);
+			doca_sync_event_task_notify_set_set_conf(W.se[e], notify_set_cb_ok,
+			                                         notify_set_cb_err, n);
 			break;
 		case 2:
-			doca_sync_event_task_notify_add_set_conf(W.se[e], notify_add_cb_ok, notify_add_cb_err, n);
+			doca_sync_event_task_notify_add_set_conf(W.se[e], notify_add_cb_ok,
+			                                         notify_add_cb_err, n);
 			break;
 		case 3:
-			doca_sync_event_task_wait_eq_set_conf(W.se[e], wait_eq_cb_ok, (a & 4) ? NULL : wait_eq_cb_err,
-							      n);
+			doca_sync_event_task_wait_eq_set_conf(W.se[e], wait_eq_cb_ok,
+			                                      (a & 4) ? NULL : wait_eq_cb_err, n);
 			break;
 		default:
-			doca_sync_event_task_wait_neq_set_conf(W.se[e], wait_neq_cb_ok, wait_neq_cb_err, n);
+			doca_sync_event_task_wait_neq_set_conf(W.se[e], wait_neq_cb_ok,
+			                                       wait_neq_cb_err, n);
 		}
 		break;
 	}
@@ -632,13 +645,16 @@ static void op_se_data(void)
 		doca_sync_event_update_set(W.se[e], a);
 		break;
 	case 1:
-		if (doca_sync_event_update_add(W.se[e], (a & 0x80) ? UINT64_MAX : a, &f) == DOCA_SUCCESS)
+		if (doca_sync_event_update_add(W.se[e], (a & 0x80) ? UINT64_MAX : a, &f) ==
+		    DOCA_SUCCESS)
 			FUZZ_CHECK(doca_sync_event_get(W.se[e], &v) == DOCA_SUCCESS);
 		break;
 	case 2: /* holds now: returns at once */
 		if (doca_sync_event_get(W.se[e], &v) == DOCA_SUCCESS) {
-			FUZZ_CHECK(doca_sync_event_wait_eq(W.se[e], v & se_mask(a), se_mask(a)) == DOCA_SUCCESS);
-			FUZZ_CHECK(doca_sync_event_wait_neq_yield(W.se[e], ~v & 0xff, 0xff) == DOCA_SUCCESS);
+			FUZZ_CHECK(doca_sync_event_wait_eq(W.se[e], v & se_mask(a), se_mask(a)) ==
+			           DOCA_SUCCESS);
+			FUZZ_CHECK(doca_sync_event_wait_neq_yield(W.se[e], ~v & 0xff, 0xff) ==
+			           DOCA_SUCCESS);
 		}
 		break;
 	case 3: /* can never hold: refused, never blocks */
@@ -665,24 +681,28 @@ static void op_se_task(void)
 		ud.u64 = (uint64_t)i | (uint64_t)(++W.gen) << 8;
 		switch (a % 5) {
 		case 0:
-			rc = doca_sync_event_task_get_alloc_init(W.se[e], (b & 1) ? &f->out : NULL, ud,
-								 (struct doca_sync_event_task_get **)&t);
+			rc = doca_sync_event_task_get_alloc_init(
+			        W.se[e], (b & 1) ? &f->out : NULL, ud,
+			        (struct doca_sync_event_task_get **)&t);
 			break;
 		case 1:
-			rc = doca_sync_event_task_notify_set_alloc_init(W.se[e], b, ud,
-									(struct doca_sync_event_task_notify_set **)&t);
+			rc = doca_sync_event_task_notify_set_alloc_init(
+			        W.se[e], b, ud, (struct doca_sync_event_task_notify_set **)&t);
 			break;
 		case 2:
-			rc = doca_sync_event_task_notify_add_alloc_init(W.se[e], b, (b & 1) ? &f->out : NULL, ud,
-									(struct doca_sync_event_task_notify_add **)&t);
+			rc = doca_sync_event_task_notify_add_alloc_init(
+			        W.se[e], b, (b & 1) ? &f->out : NULL, ud,
+			        (struct doca_sync_event_task_notify_add **)&t);
 			break;
 		case 3:
-			rc = doca_sync_event_task_wait_eq_alloc_init(W.se[e], b & se_mask(b >> 3), se_mask(b >> 3), ud,
-								     (struct doca_sync_event_task_wait_eq **)&t);
+			rc = doca_sync_event_task_wait_eq_alloc_init(
+			        W.se[e], b & se_mask(b >> 3), se_mask(b >> 3), ud,
+			        (struct doca_sync_event_task_wait_eq **)&t);
 			break;
 		default:
-			rc = doca_sync_event_task_wait_neq_alloc_init(W.se[e], b & 0xff, se_mask(b >> 3), ud,
-								      (struct doca_sync_event_task_wait_neq **)&t);
+			rc = doca_sync_event_task_wait_neq_alloc_init(
+			        W.se[e], b & 0xff, se_mask(b >> 3), ud,
+			        (struct doca_sync_event_task_wait_neq **)&t);
 		}
 		if (rc != DOCA_SUCCESS) {
 			FUZZ_CHECK(t == (void *)&t);
@@ -711,8 +731,8 @@ static void op_se_task(void)
 		return;
 	if (what % 3 == 1) { /* submit, after an edit */
 		if (f->type == 4)
-			doca_sync_event_task_wait_eq_set_mask((struct doca_sync_event_task_wait_eq *)(void *)f->t,
-							      se_mask(a));
+			doca_sync_event_task_wait_eq_set_mask(
+			        (struct doca_sync_event_task_wait_eq *)(void *)f->t, se_mask(a));
 		rc = doca_task_submit(f->t);
 		if (f->st == T_INFLIGHT) {
 			FUZZ_CHECK(rc != DOCA_SUCCESS);
@@ -827,7 +847,7 @@ static doca_error_t user_cb(void *cookie)
 	fg = &W.gr[fi->graph];
 	FUZZ_CHECK(fi->h != NULL && fi->running);
 	FUZZ_CHECK(!fi->ran[ck->node]); /* once per run */
-	FUZZ_CHECK(!fi->failed);         /* nothing starts after a failure */
+	FUZZ_CHECK(!fi->failed);        /* nothing starts after a failure */
 	for (int a = 0; a < fg->nnodes; a++) {
 		if (!fg->edge[a][ck->node])
 			continue;
@@ -850,7 +870,8 @@ static void ginst_submit(int k)
 	doca_error_t rc = doca_graph_instance_submit(fi->h);
 
 	if (rc != DOCA_SUCCESS) {
-		FUZZ_CHECK(fi->h == NULL || fi->held_by != 0 || !fi->submitted || rc == DOCA_ERROR_IN_USE);
+		FUZZ_CHECK(fi->h == NULL || fi->held_by != 0 || !fi->submitted ||
+		           rc == DOCA_ERROR_IN_USE);
 		FUZZ_CHECK(fi->h == NULL || fi->held_by == 0 || rc == DOCA_ERROR_NOT_PERMITTED);
 		return;
 	}
@@ -859,7 +880,8 @@ static void ginst_submit(int k)
 	inst_mark_run(k, true);
 }
 
-static void graph_cb(struct doca_graph_instance *inst, union doca_data iud, union doca_data gud, bool ok)
+static void graph_cb(struct doca_graph_instance *inst, union doca_data iud, union doca_data gud,
+                     bool ok)
 {
 	int k = (int)iud.u64;
 	struct finst *fi;
@@ -970,8 +992,8 @@ static void op_graph_state(void)
 
 	switch (what) {
 	case 0:
-		rc = doca_graph_set_conf(fg->g, (arg & 1) ? graph_ok_cb : NULL, (arg & 2) ? graph_err_cb : NULL,
-					 (uint32_t)(arg >> 2) % 5);
+		rc = doca_graph_set_conf(fg->g, (arg & 1) ? graph_ok_cb : NULL,
+		                         (arg & 2) ? graph_err_cb : NULL, (uint32_t)(arg >> 2) % 5);
 		FUZZ_CHECK(rc != DOCA_SUCCESS || !fg->started);
 		break;
 	case 1:
@@ -991,7 +1013,8 @@ static void op_graph_state(void)
 			FUZZ_CHECK(W.gi[k].h == NULL || W.gi[k].graph != g);
 		for (int o = 0; rc == DOCA_SUCCESS && o < NGRAPH; o++)
 			for (int n = 0; W.gr[o].started && n < W.gr[o].nnodes; n++)
-				FUZZ_CHECK(W.gr[o].node[n].kind != N_SUB || W.gr[o].node[n].sub != g);
+				FUZZ_CHECK(W.gr[o].node[n].kind != N_SUB ||
+				           W.gr[o].node[n].sub != g);
 		if (rc == DOCA_SUCCESS && fg->g != NULL)
 			fg->started = false;
 		break;
@@ -1037,8 +1060,9 @@ static void op_ginst(void)
 		/* every user node gets its argument now (the model needs to know who runs) */
 		for (int i = 0; i < W.gr[fi->graph].nnodes; i++)
 			if (W.gr[fi->graph].node[i].kind == N_USER)
-				FUZZ_CHECK(doca_graph_instance_set_user_node_data(h, W.gr[fi->graph].node[i].n,
-										  &fi->ck[i]) == DOCA_SUCCESS);
+				FUZZ_CHECK(doca_graph_instance_set_user_node_data(
+				                   h, W.gr[fi->graph].node[i].n, &fi->ck[i]) ==
+				           DOCA_SUCCESS);
 		break;
 	case 1: /* node data: task b, user cookie (failing or not), or instance b */
 		if (node == NULL)
@@ -1048,7 +1072,8 @@ static void op_ginst(void)
 
 			rc = doca_graph_instance_set_ctx_node_data(fi->h, node, W.task[t].t);
 			if (rc == DOCA_SUCCESS) {
-				FUZZ_CHECK(!fi->running && W.task[t].st == T_ALLOC && W.task[t].ctx == fg->node[n].ctx);
+				FUZZ_CHECK(!fi->running && W.task[t].st == T_ALLOC &&
+				           W.task[t].ctx == fg->node[n].ctx);
 				fi->task[n] = t;
 			}
 		} else if (fg->node[n].kind == N_USER) {
@@ -1060,7 +1085,8 @@ static void op_ginst(void)
 
 			rc = doca_graph_instance_set_sub_graph_node_data(fi->h, node, si->h);
 			if (rc == DOCA_SUCCESS) {
-				FUZZ_CHECK(!fi->running && !si->running && si->graph == fg->node[n].sub);
+				FUZZ_CHECK(!fi->running && !si->running &&
+				           si->graph == fg->node[n].sub);
 				FUZZ_CHECK(si->held_by == 0 || si->held_by == k + 1);
 				if (fi->sub[n] >= 0)
 					W.gi[fi->sub[n]].held_by = 0;
@@ -1078,7 +1104,8 @@ static void op_ginst(void)
 		if (node == NULL || oi->h == NULL || oi->graph == fi->graph)
 			return;
 		rc = doca_graph_instance_set_user_node_data(oi->h, node, NULL);
-		FUZZ_CHECK(rc == DOCA_ERROR_NOT_PERMITTED || (oi->running && rc == DOCA_ERROR_BAD_STATE));
+		FUZZ_CHECK(rc == DOCA_ERROR_NOT_PERMITTED ||
+		           (oi->running && rc == DOCA_ERROR_BAD_STATE));
 		break;
 	}
 	default:
@@ -1122,7 +1149,8 @@ static void graph_cleanup(void)
 				again = true;
 			}
 		for (int g = 0; g < NGRAPH; g++)
-			if (W.gr[g].g != NULL && W.gr[g].started && doca_graph_stop(W.gr[g].g) == DOCA_SUCCESS) {
+			if (W.gr[g].g != NULL && W.gr[g].started &&
+			    doca_graph_stop(W.gr[g].g) == DOCA_SUCCESS) {
 				W.gr[g].started = false;
 				again = true;
 			}
@@ -1142,7 +1170,6 @@ static void graph_cleanup(void)
 		FUZZ_CHECK(W.gi[k].h == NULL);
 }
 
-
 static void op_nulls(void)
 {
 	enum doca_ctx_states st;
@@ -1158,15 +1185,17 @@ static void op_nulls(void)
 }
 
 typedef void (*op_fn)(void);
-static const op_fn ops[] = { op_mmap, op_inv, op_buf_get, op_buf_release, op_buf_misc, op_pe,
-			     op_ctx, op_task_alloc, op_task_submit, op_task_submit, op_task_free, op_nulls };
+static const op_fn ops[] = { op_mmap,        op_inv,         op_buf_get,   op_buf_release,
+	                     op_buf_misc,    op_pe,          op_ctx,       op_task_alloc,
+	                     op_task_submit, op_task_submit, op_task_free, op_nulls };
 /* Opcodes from SE_OPS up to GRAPH_OPS drive sync events, from GRAPH_OPS up graphs (so the older
  * seeds keep their meaning). */
 #define SE_OPS 0xc0
 #define GRAPH_OPS 0xe0
 static const op_fn se_ops[] = { op_se_obj, op_se_data, op_se_task, op_se_task };
-static const op_fn graph_ops[] = { op_graph_new, op_graph_node, op_graph_node, op_graph_dep, op_graph_dep,
-				   op_graph_state, op_ginst, op_ginst, op_ginst };
+static const op_fn graph_ops[] = { op_graph_new, op_graph_node, op_graph_node,
+	                           op_graph_dep, op_graph_dep,  op_graph_state,
+	                           op_ginst,     op_ginst,      op_ginst };
 
 /* Tasks in flight must be reported: progress every PE a while, then check. */
 static void drain(void)
@@ -1182,7 +1211,8 @@ static void drain(void)
 			FUZZ_CHECK(doca_ctx_get_state(ctx_of(c), &st) == DOCA_SUCCESS);
 			if (st == DOCA_CTX_STATE_IDLE)
 				break;
-			FUZZ_CHECK(W.ctx_pe[c] != 0 && ++n < IDLE_LOOPS); /* contexts always reach IDLE */
+			FUZZ_CHECK(W.ctx_pe[c] != 0 &&
+			           ++n < IDLE_LOOPS); /* contexts always reach IDLE */
 			progress(W.ctx_pe[c] - 1, 1);
 			for (int i = 0; i < NTASK; i++) /* the stop flushes; free what came back */
 				if (W.task[i].st == T_ALLOC && W.task[i].ctx == c) {

@@ -102,8 +102,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	add("tag", DOCA_ARGP_TYPE_STRING, string_cb, 1);
 	add("secret", DOCA_ARGP_TYPE_STRING, string_cb, 2);
 	rc = odma_argp_load_json(path);
-	FUZZ_CHECK(rc == DOCA_SUCCESS || rc == DOCA_ERROR_INVALID_VALUE || rc == DOCA_ERROR_NOT_SUPPORTED ||
-		   rc == DOCA_ERROR_IO_FAILED || rc == DOCA_ERROR_NO_MEMORY);
+	FUZZ_CHECK(rc == DOCA_SUCCESS || rc == DOCA_ERROR_INVALID_VALUE ||
+	           rc == DOCA_ERROR_NOT_SUPPORTED || rc == DOCA_ERROR_IO_FAILED ||
+	           rc == DOCA_ERROR_NO_MEMORY);
 	FUZZ_CHECK(doca_argp_destroy() == DOCA_SUCCESS);
 	close(fd);
 	/* the file may set log levels; put them back so the next input starts the same */

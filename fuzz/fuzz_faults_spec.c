@@ -40,7 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(c.submit_again >= 0.0 && c.submit_again <= 1.0);
 		FUZZ_CHECK(c.complete_error >= 0.0 && c.complete_error <= 1.0);
 		FUZZ_CHECK(c.delay_min_us <= c.delay_max_us && c.delay_max_us <= 1000000);
-		FUZZ_CHECK(c.comch_delay_min_us <= c.comch_delay_max_us && c.comch_delay_max_us <= 1000000);
+		FUZZ_CHECK(c.comch_delay_min_us <= c.comch_delay_max_us &&
+		           c.comch_delay_max_us <= 1000000);
 		FUZZ_CHECK(c.error_code != DOCA_SUCCESS);
 	} else {
 		FUZZ_CHECK(err[0] != '\0');

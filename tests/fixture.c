@@ -20,7 +20,7 @@ void fx_pattern(uint8_t *p, size_t n, unsigned int seed)
 }
 
 static void fx_state_cb(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
-			enum doca_ctx_states next)
+                        enum doca_ctx_states next)
 {
 	struct fx *fx = ud.ptr;
 
@@ -93,8 +93,10 @@ void fx_init(struct fx *fx, size_t len, uint32_t num_tasks, bool start)
 	fx_pattern(fx->src, len, 1);
 	memset(fx->dst, 0, len);
 	fx->dev = fx_open_memcpy_dev();
-	assert_ok(doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(fx->dev), &fx->max_buf_size));
-	assert_ok(doca_dma_cap_task_memcpy_get_max_buf_list_len(doca_dev_as_devinfo(fx->dev), &fx->max_list_len));
+	assert_ok(doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(fx->dev),
+	                                                    &fx->max_buf_size));
+	assert_ok(doca_dma_cap_task_memcpy_get_max_buf_list_len(doca_dev_as_devinfo(fx->dev),
+	                                                        &fx->max_list_len));
 	fx->src_mmap = fx_mmap(fx, fx->src, len);
 	fx->dst_mmap = fx_mmap(fx, fx->dst, len);
 	assert_ok(doca_buf_inventory_create(1024, &fx->inv));

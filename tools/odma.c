@@ -27,8 +27,10 @@ static const struct {
 
 static void odma_usage(FILE *out)
 {
-	fprintf(out, "usage: odma COMMAND [ARGS...]\n\nodma %s - an open DOCA DMA implementation\n\ncommands:\n",
-		DOCA_VERSION_STRING);
+	fprintf(out,
+	        "usage: odma COMMAND [ARGS...]\n\nodma %s - an open DOCA DMA "
+	        "implementation\n\ncommands:\n",
+	        DOCA_VERSION_STRING);
 	for (size_t i = 0; i < sizeof(odma_commands) / sizeof(odma_commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", odma_commands[i].name, odma_commands[i].help);
 	fprintf(out, "\n'odma COMMAND --help' describes a command.\n");
@@ -76,7 +78,8 @@ int main(int argc, char **argv)
 			*slash = '\0';
 		/* build tree: tools/<cmd>/odma-<cmd> (bench also serves advise) */
 		snprintf(sub, sizeof(sub), "/%s", strcmp(cmd, "advise") == 0 ? "bench" : cmd);
-		if (odma_exec(self, sub, cmd, argv + 1) >= 0 || odma_exec(self, "", cmd, argv + 1) >= 0)
+		if (odma_exec(self, sub, cmd, argv + 1) >= 0 ||
+		    odma_exec(self, "", cmd, argv + 1) >= 0)
 			return 1;
 	}
 	if (odma_exec(ODMA_LIBEXECDIR, "", cmd, argv + 1) >= 0)

@@ -63,7 +63,7 @@ static doca_error_t size_cb(void *param, void *config)
 }
 
 static doca_error_t add_param(const char *short_name, const char *long_name, const char *args,
-			      const char *descr, enum doca_argp_type type, doca_argp_param_cb_t cb)
+                              const char *descr, enum doca_argp_type type, doca_argp_param_cb_t cb)
 {
 	struct doca_argp_param *param = NULL;
 	doca_error_t err = doca_argp_param_create(&param);
@@ -81,7 +81,7 @@ static doca_error_t add_param(const char *short_name, const char *long_name, con
 }
 
 doca_error_t sample_add_string_param(const char *short_name, const char *long_name,
-				    const char *args, const char *descr, doca_argp_param_cb_t cb)
+                                     const char *args, const char *descr, doca_argp_param_cb_t cb)
 {
 	return add_param(short_name, long_name, args, descr, DOCA_ARGP_TYPE_STRING, cb);
 }
@@ -130,15 +130,15 @@ static doca_error_t register_params(bool with_size)
 	doca_error_t err;
 
 	err = add_param("p", "pci-addr", "<PCI-ADDRESS>",
-			"DMA device PCI address (default: the first device with the memcpy task)",
-			DOCA_ARGP_TYPE_STRING, pci_addr_cb);
+	                "DMA device PCI address (default: the first device with the memcpy task)",
+	                DOCA_ARGP_TYPE_STRING, pci_addr_cb);
 	if (err == DOCA_SUCCESS)
 		err = add_param("t", "text", "<TEXT>", "Text to copy (at most 4096 characters)",
-				DOCA_ARGP_TYPE_STRING, text_cb);
+		                DOCA_ARGP_TYPE_STRING, text_cb);
 	if (err == DOCA_SUCCESS && with_size)
 		err = add_param(NULL, "size", "<BYTES>",
-				"Copy BYTES of generated data instead of the text",
-				DOCA_ARGP_TYPE_INT, size_cb);
+		                "Copy BYTES of generated data instead of the text",
+		                DOCA_ARGP_TYPE_INT, size_cb);
 	return err;
 }
 
@@ -161,13 +161,14 @@ static doca_error_t version_cb(void *param, void *config)
 	(void)param;
 	(void)config;
 	printf("DOCA SDK (headers) %s, runtime %s%s\n", doca_version(), doca_version_runtime(),
-	       DOCA_VERSION_EQ_CURRENT(DOCA_VERSION_MAJOR, DOCA_VERSION_MINOR, 0) ? "" : " (mismatch)");
+	       DOCA_VERSION_EQ_CURRENT(DOCA_VERSION_MAJOR, DOCA_VERSION_MINOR, 0) ? ""
+	                                                                          : " (mismatch)");
 	doca_argp_destroy();
 	exit(EXIT_SUCCESS);
 }
 
 doca_error_t sample_init(const char *name, int argc, char **argv, bool with_size,
-			 struct sample_config *cfg)
+                         struct sample_config *cfg)
 {
 	doca_error_t err;
 
@@ -188,7 +189,8 @@ doca_error_t sample_init(const char *name, int argc, char **argv, bool with_size
 	if (err == DOCA_SUCCESS)
 		err = doca_argp_start(argc, argv);
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Failed to parse the sample's arguments: %s", doca_error_get_descr(err));
+		DOCA_LOG_ERR("Failed to parse the sample's arguments: %s",
+		             doca_error_get_descr(err));
 		doca_argp_destroy();
 	}
 	return err;
@@ -228,7 +230,7 @@ doca_error_t sample_open_dma_dev(const char *pci_addr, struct doca_dev **dev)
 	doca_devinfo_destroy_list(list);
 	if (err != DOCA_SUCCESS)
 		DOCA_LOG_ERR("No DMA-capable device %s%s: %s", pci_addr[0] ? "at " : "found",
-			     pci_addr, doca_error_get_descr(err));
+		             pci_addr, doca_error_get_descr(err));
 	return err;
 }
 
@@ -249,10 +251,10 @@ static doca_error_t bench_make_bufs(struct copy_bench *b)
 
 	for (i = 0; i < b->nb_pairs && err == DOCA_SUCCESS; i++) {
 		err = doca_buf_inventory_buf_get_by_data(b->inv, b->mmap, bench_src_bytes(b, i),
-							 b->buf_size, &b->src[i]);
+		                                         b->buf_size, &b->src[i]);
 		if (err == DOCA_SUCCESS)
-			err = doca_buf_inventory_buf_get_by_addr(b->inv, b->mmap, bench_dst_bytes(b, i),
-								 b->buf_size, &b->dst[i]);
+			err = doca_buf_inventory_buf_get_by_addr(
+			        b->inv, b->mmap, bench_dst_bytes(b, i), b->buf_size, &b->dst[i]);
 	}
 	if (err != DOCA_SUCCESS)
 		DOCA_LOG_ERR("Cannot get buffer pair %u: %s", i - 1, doca_error_get_descr(err));
@@ -271,7 +273,7 @@ static doca_error_t bench_memory(struct copy_bench *b)
 		return DOCA_ERROR_NO_MEMORY;
 	for (i = 0; i < len / 2; i++)
 		b->region[i] = b->text != NULL ? (uint8_t)b->text[i % b->buf_size]
-					       : (uint8_t)(i * 7 + i / 251);
+		                               : (uint8_t)(i * 7 + i / 251);
 	memset(b->region + len / 2, 0, len / 2);
 	err = doca_mmap_create(&b->mmap);
 	if (err == DOCA_SUCCESS)
@@ -290,7 +292,7 @@ static doca_error_t bench_memory(struct copy_bench *b)
 }
 
 doca_error_t bench_open(struct copy_bench *b, const struct sample_config *cfg, uint32_t nb_pairs,
-			size_t buf_size)
+                        size_t buf_size)
 {
 	uint64_t max_size = 0;
 	doca_error_t err;
@@ -308,7 +310,7 @@ doca_error_t bench_open(struct copy_bench *b, const struct sample_config *cfg, u
 	err = doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(b->dev), &max_size);
 	if (err == DOCA_SUCCESS && b->buf_size > max_size) {
 		DOCA_LOG_ERR("A copy of %zu bytes is above this device's max_buf_size (%llu)",
-			     b->buf_size, (unsigned long long)max_size);
+		             b->buf_size, (unsigned long long)max_size);
 		err = DOCA_ERROR_INVALID_VALUE;
 	}
 	if (err == DOCA_SUCCESS)
@@ -365,12 +367,12 @@ doca_error_t bench_reset_dst(struct copy_bench *b, uint32_t i)
 }
 
 doca_error_t bench_dma_start(struct copy_bench *b, uint32_t num_tasks,
-			     doca_dma_task_memcpy_completion_cb_t done_cb,
-			     doca_dma_task_memcpy_completion_cb_t err_cb,
-			     doca_ctx_state_changed_callback_t state_cb, void *ctx_user,
-			     struct doca_dma **dma)
+                             doca_dma_task_memcpy_completion_cb_t done_cb,
+                             doca_dma_task_memcpy_completion_cb_t err_cb,
+                             doca_ctx_state_changed_callback_t state_cb, void *ctx_user,
+                             struct doca_dma **dma)
 {
-	union doca_data user = {.ptr = ctx_user};
+	union doca_data user = { .ptr = ctx_user };
 	struct doca_ctx *ctx;
 	doca_error_t err = doca_dma_create(b->dev, dma);
 
@@ -399,7 +401,7 @@ doca_error_t bench_dma_start(struct copy_bench *b, uint32_t num_tasks,
 /* One progress call; sleeps 10 us when nothing happened, as DOCA's samples do. */
 bool bench_progress_once(struct doca_pe *pe, uint32_t *idle_spins)
 {
-	struct timespec ts = {.tv_sec = 0, .tv_nsec = 10000};
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = 10000 };
 
 	if (doca_pe_progress(pe) != 0) {
 		*idle_spins = 0;
@@ -445,7 +447,7 @@ doca_error_t bench_dma_destroy(struct copy_bench *b, struct doca_dma *dma)
 }
 
 int sample_bench_main(const char *name, int argc, char **argv, uint32_t nb_pairs, size_t buf_size,
-		      doca_error_t (*run)(struct copy_bench *b))
+                      doca_error_t (*run)(struct copy_bench *b))
 {
 	struct sample_config cfg;
 	struct copy_bench b;

@@ -40,14 +40,14 @@ struct sample_config {
  * -h, -v, -l, --sdk-log-level and -j. Fills cfg (defaults first).
  */
 doca_error_t sample_init(const char *name, int argc, char **argv, bool with_size,
-			 struct sample_config *cfg);
+                         struct sample_config *cfg);
 
 /* Logging as sample_init sets it up: standard backend, SDK messages at WARNING on stderr. */
 doca_error_t sample_setup_logging(void);
 
 /* Registers one string flag with doca_argp (short_name may be NULL). */
 doca_error_t sample_add_string_param(const char *short_name, const char *long_name,
-				    const char *args, const char *descr, doca_argp_param_cb_t cb);
+                                     const char *args, const char *descr, doca_argp_param_cb_t cb);
 
 #define SAMPLE_MAX_PATH 4096
 
@@ -93,7 +93,7 @@ struct copy_bench {
 };
 
 doca_error_t bench_open(struct copy_bench *b, const struct sample_config *cfg, uint32_t nb_pairs,
-			size_t buf_size);
+                        size_t buf_size);
 void bench_close(struct copy_bench *b);
 uint8_t *bench_src_bytes(const struct copy_bench *b, uint32_t i);
 uint8_t *bench_dst_bytes(const struct copy_bench *b, uint32_t i);
@@ -108,10 +108,10 @@ doca_error_t bench_reset_dst(struct copy_bench *b, uint32_t i);
  * starts it.
  */
 doca_error_t bench_dma_start(struct copy_bench *b, uint32_t num_tasks,
-			     doca_dma_task_memcpy_completion_cb_t done_cb,
-			     doca_dma_task_memcpy_completion_cb_t err_cb,
-			     doca_ctx_state_changed_callback_t state_cb, void *ctx_user,
-			     struct doca_dma **dma);
+                             doca_dma_task_memcpy_completion_cb_t done_cb,
+                             doca_dma_task_memcpy_completion_cb_t err_cb,
+                             doca_ctx_state_changed_callback_t state_cb, void *ctx_user,
+                             struct doca_dma **dma);
 
 /* Stops (progressing until IDLE) and destroys a DMA context. */
 doca_error_t bench_dma_destroy(struct copy_bench *b, struct doca_dma *dma);
@@ -133,6 +133,6 @@ bool bench_progress_once(struct doca_pe *pe, uint32_t *idle_spins);
  * closes the bench and the parser. Returns EXIT_SUCCESS when run returned DOCA_SUCCESS.
  */
 int sample_bench_main(const char *name, int argc, char **argv, uint32_t nb_pairs, size_t buf_size,
-		      doca_error_t (*run)(struct copy_bench *b));
+                      doca_error_t (*run)(struct copy_bench *b));
 
 #endif /* SAMPLE_COMMON_H_ */

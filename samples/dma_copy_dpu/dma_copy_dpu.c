@@ -55,14 +55,16 @@ static doca_error_t parse_args(int argc, char **argv, struct sample_xfer_config 
 	if (err != DOCA_SUCCESS)
 		return err;
 	if ((err = sample_add_string_param("p", "pci-addr", "<PCI-ADDRESS>",
-					   "DMA device PCI address (default " DEFAULT_PCI ")",
-					   sample_xfer_pci_cb)) ||
-	    (err = sample_add_string_param("d", "descriptor-path", "<PATH>",
-					   "Export descriptor written by dma_copy_host (default "
-					   DEFAULT_DESC_PATH ")", sample_xfer_desc_cb)) ||
+	                                   "DMA device PCI address (default " DEFAULT_PCI ")",
+	                                   sample_xfer_pci_cb)) ||
+	    (err = sample_add_string_param(
+	             "d", "descriptor-path", "<PATH>",
+	             "Export descriptor written by dma_copy_host (default " DEFAULT_DESC_PATH ")",
+	             sample_xfer_desc_cb)) ||
 	    (err = sample_add_string_param("b", "buffer-path", "<PATH>",
-					   "Buffer address and length written by dma_copy_host "
-					   "(default " DEFAULT_BUF_PATH ")", sample_xfer_buf_cb)))
+	                                   "Buffer address and length written by dma_copy_host "
+	                                   "(default " DEFAULT_BUF_PATH ")",
+	                                   sample_xfer_buf_cb)))
 		return err;
 	return doca_argp_start(argc, argv);
 }
@@ -81,7 +83,7 @@ static doca_error_t read_descriptor(const char *path, struct dpu_copy *c)
 	fclose(f);
 	if (c->desc_len == 0 || extra != EOF) {
 		DOCA_LOG_ERR("%s is empty or larger than %d bytes: not an export descriptor", path,
-			     MAX_DESC_LEN);
+		             MAX_DESC_LEN);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -110,7 +112,7 @@ static doca_error_t read_buffer_info(const char *path, struct dpu_copy *c)
 	fclose(f);
 	if (!ok || !parse_u64(addr, &c->host_addr) || !parse_u64(len, &c->len)) {
 		DOCA_LOG_ERR("%s must hold two decimal lines: the buffer address, then its length",
-			     path);
+		             path);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -119,13 +121,15 @@ static doca_error_t read_buffer_info(const char *path, struct dpu_copy *c)
 static doca_error_t check_length(struct dpu_copy *c)
 {
 	uint64_t max = 0;
-	doca_error_t err = doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(c->dev), &max);
+	doca_error_t err =
+	        doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(c->dev), &max);
 
 	if (err != DOCA_SUCCESS)
 		return err;
 	if (c->len > max) {
-		DOCA_LOG_ERR("The host buffer (%" PRIu64 " bytes) is above max_buf_size (%" PRIu64 ")",
-			     c->len, max);
+		DOCA_LOG_ERR("The host buffer (%" PRIu64 " bytes) is above max_buf_size (%" PRIu64
+		             ")",
+		             c->len, max);
 		return DOCA_ERROR_TOO_BIG;
 	}
 	if (c->len == 0) {
@@ -136,7 +140,7 @@ static doca_error_t check_length(struct dpu_copy *c)
 }
 
 static void copy_done(struct doca_dma_task_memcpy *task, union doca_data task_user,
-		      union doca_data ctx_user)
+                      union doca_data ctx_user)
 {
 	struct dpu_copy *c = ctx_user.ptr;
 
@@ -160,17 +164,19 @@ static doca_error_t map_buffers(struct dpu_copy *c)
 		return err;
 	err = doca_mmap_create_from_export(NULL, c->desc, c->desc_len, c->dev, &c->remote);
 	if (err != DOCA_SUCCESS) {
-		DOCA_LOG_ERR("Cannot import the host's export (is dma_copy_host still running?): %s",
-			     doca_error_get_descr(err));
+		DOCA_LOG_ERR(
+		        "Cannot import the host's export (is dma_copy_host still running?): %s",
+		        doca_error_get_descr(err));
 		return err;
 	}
-	if ((err = doca_buf_inventory_create(2, &c->inv)) || (err = doca_buf_inventory_start(c->inv)))
+	if ((err = doca_buf_inventory_create(2, &c->inv)) ||
+	    (err = doca_buf_inventory_start(c->inv)))
 		return err;
-	err = doca_buf_inventory_buf_get_by_data(c->inv, c->remote,
-						 (void *)(uintptr_t)c->host_addr, c->len, &c->src);
+	err = doca_buf_inventory_buf_get_by_data(c->inv, c->remote, (void *)(uintptr_t)c->host_addr,
+	                                         c->len, &c->src);
 	if (err == DOCA_SUCCESS)
 		err = doca_buf_inventory_buf_get_by_addr(c->inv, c->local, c->local_buf, c->len,
-							 &c->dst);
+		                                         &c->dst);
 	return err;
 }
 
@@ -192,13 +198,14 @@ static doca_error_t wait_idle(struct dpu_copy *c)
 static doca_error_t run_copy(struct dpu_copy *c)
 {
 	struct doca_dma_task_memcpy *task = NULL;
-	union doca_data none = {.u64 = 0};
+	union doca_data none = { .u64 = 0 };
 	uint32_t idle = 0;
 	doca_error_t err;
 
 	if ((err = doca_pe_create(&c->pe)) || (err = doca_dma_create(c->dev, &c->dma)) ||
 	    (err = doca_dma_task_memcpy_set_conf(c->dma, copy_done, copy_done, 1)) ||
-	    (err = doca_ctx_set_user_data(doca_dma_as_ctx(c->dma), (union doca_data){.ptr = c})) ||
+	    (err = doca_ctx_set_user_data(doca_dma_as_ctx(c->dma),
+	                                  (union doca_data){ .ptr = c })) ||
 	    (err = doca_pe_connect_ctx(c->pe, doca_dma_as_ctx(c->dma))) ||
 	    (err = doca_ctx_start(doca_dma_as_ctx(c->dma))))
 		return err;
@@ -241,7 +248,8 @@ static doca_error_t dpu_run(const struct sample_xfer_config *cfg)
 	static struct dpu_copy c;
 	doca_error_t err;
 
-	if ((err = read_descriptor(cfg->desc_path, &c)) || (err = read_buffer_info(cfg->buf_path, &c)) ||
+	if ((err = read_descriptor(cfg->desc_path, &c)) ||
+	    (err = read_buffer_info(cfg->buf_path, &c)) ||
 	    (err = sample_open_dma_dev(cfg->pci_addr, &c.dev)) || (err = check_length(&c)) ||
 	    (err = map_buffers(&c)))
 		goto out;
@@ -268,14 +276,16 @@ int main(int argc, char **argv)
 	doca_error_t err = sample_setup_logging();
 
 	if (err != DOCA_SUCCESS) {
-		fprintf(stderr, "dma_copy_dpu: cannot set up logging: %s\n", doca_error_get_descr(err));
+		fprintf(stderr, "dma_copy_dpu: cannot set up logging: %s\n",
+		        doca_error_get_descr(err));
 		return EXIT_FAILURE;
 	}
 	err = parse_args(argc, argv, &cfg);
 	if (err == DOCA_SUCCESS)
 		err = dpu_run(&cfg);
 	else
-		DOCA_LOG_ERR("Failed to parse the sample's arguments: %s", doca_error_get_descr(err));
+		DOCA_LOG_ERR("Failed to parse the sample's arguments: %s",
+		             doca_error_get_descr(err));
 	doca_argp_destroy();
 	if (err != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("dma_copy_dpu failed: %s", doca_error_get_descr(err));

@@ -50,17 +50,19 @@ static doca_error_t parse_args(int argc, char **argv, struct sample_xfer_config 
 	if (err != DOCA_SUCCESS)
 		return err;
 	if ((err = sample_add_string_param("p", "pci-addr", "<PCI-ADDRESS>",
-					   "DMA device PCI address (default " DEFAULT_PCI ")",
-					   sample_xfer_pci_cb)) ||
+	                                   "DMA device PCI address (default " DEFAULT_PCI ")",
+	                                   sample_xfer_pci_cb)) ||
 	    (err = sample_add_string_param("t", "text", "<TEXT>",
-					   "Text the DPU will copy (at most 4096 characters)",
-					   sample_xfer_text_cb)) ||
-	    (err = sample_add_string_param("d", "descriptor-path", "<PATH>",
-					   "Where to write the export descriptor (default "
-					   DEFAULT_DESC_PATH ")", sample_xfer_desc_cb)) ||
-	    (err = sample_add_string_param("b", "buffer-path", "<PATH>",
-					   "Where to write the buffer address and length (default "
-					   DEFAULT_BUF_PATH ")", sample_xfer_buf_cb)))
+	                                   "Text the DPU will copy (at most 4096 characters)",
+	                                   sample_xfer_text_cb)) ||
+	    (err = sample_add_string_param(
+	             "d", "descriptor-path", "<PATH>",
+	             "Where to write the export descriptor (default " DEFAULT_DESC_PATH ")",
+	             sample_xfer_desc_cb)) ||
+	    (err = sample_add_string_param(
+	             "b", "buffer-path", "<PATH>",
+	             "Where to write the buffer address and length (default " DEFAULT_BUF_PATH ")",
+	             sample_xfer_buf_cb)))
 		return err;
 	return doca_argp_start(argc, argv);
 }
@@ -89,11 +91,11 @@ static doca_error_t write_whole_file(const char *path, const void *data, size_t 
 }
 
 static doca_error_t write_exchange_files(const struct sample_xfer_config *cfg, const void *desc,
-					 size_t desc_len, const char *buf, size_t len)
+                                         size_t desc_len, const char *buf, size_t len)
 {
 	char info[64];
 	int n = snprintf(info, sizeof(info), "%" PRIu64 "\n%" PRIu64 "\n", (uint64_t)(uintptr_t)buf,
-			 (uint64_t)len);
+	                 (uint64_t)len);
 	doca_error_t err = write_whole_file(cfg->desc_path, desc, desc_len);
 
 	if (err == DOCA_SUCCESS)
@@ -120,7 +122,8 @@ static void wait_for_enter(void)
 {
 	char c;
 
-	DOCA_LOG_INFO("Export ready; copy both files to the DPU, run dma_copy_dpu, then press Enter");
+	DOCA_LOG_INFO(
+	        "Export ready; copy both files to the DPU, run dma_copy_dpu, then press Enter");
 	while (!stop_requested) {
 		ssize_t k = read(STDIN_FILENO, &c, 1);
 
@@ -133,7 +136,7 @@ static void wait_for_enter(void)
 }
 
 static doca_error_t export_text(const struct sample_xfer_config *cfg, struct doca_dev *dev,
-				char *buf, size_t len, struct doca_mmap **mmap)
+                                char *buf, size_t len, struct doca_mmap **mmap)
 {
 	const void *desc = NULL;
 	size_t desc_len = 0;
@@ -166,8 +169,9 @@ static doca_error_t host_run(const struct sample_xfer_config *cfg)
 	if (err == DOCA_SUCCESS)
 		err = export_text(cfg, dev, buf, len, &mmap);
 	if (err == DOCA_SUCCESS) {
-		DOCA_LOG_INFO("Exported %zu bytes at %p: descriptor in %s, address and length in %s",
-			      len, (void *)buf, cfg->desc_path, cfg->buf_path);
+		DOCA_LOG_INFO(
+		        "Exported %zu bytes at %p: descriptor in %s, address and length in %s", len,
+		        (void *)buf, cfg->desc_path, cfg->buf_path);
 		wait_for_enter();
 	}
 	/* Destroying the mmap revokes the export: the DPU can no longer read the buffer. */
@@ -190,16 +194,17 @@ int main(int argc, char **argv)
 	doca_error_t err = sample_setup_logging();
 
 	if (err != DOCA_SUCCESS) {
-		fprintf(stderr, "dma_copy_host: cannot set up logging: %s\n", doca_error_get_descr(err));
+		fprintf(stderr, "dma_copy_host: cannot set up logging: %s\n",
+		        doca_error_get_descr(err));
 		return EXIT_FAILURE;
 	}
 	err = parse_args(argc, argv, &cfg);
 	if (err == DOCA_SUCCESS) {
 		catch_signals();
 		err = host_run(&cfg);
-	}
-	else
-		DOCA_LOG_ERR("Failed to parse the sample's arguments: %s", doca_error_get_descr(err));
+	} else
+		DOCA_LOG_ERR("Failed to parse the sample's arguments: %s",
+		             doca_error_get_descr(err));
 	doca_argp_destroy();
 	if (err != DOCA_SUCCESS) {
 		DOCA_LOG_ERR("dma_copy_host failed: %s", doca_error_get_descr(err));

@@ -26,7 +26,7 @@ struct copy_result {
 };
 
 static void copy_done(struct doca_dma_task_memcpy *task, union doca_data task_user,
-		      union doca_data ctx_user)
+                      union doca_data ctx_user)
 {
 	struct copy_result *res = ctx_user.ptr;
 
@@ -50,16 +50,17 @@ static void report(const struct copy_bench *b)
 {
 	if (b->text != NULL)
 		DOCA_LOG_INFO("Destination now holds: \"%.*s\"", (int)b->buf_size,
-			      (const char *)bench_dst_bytes(b, 0));
+		              (const char *)bench_dst_bytes(b, 0));
 	DOCA_LOG_INFO("Copied %zu bytes with one DMA memcpy task; destination matches the source "
-		      "(FNV-1a 0x%08x)", b->buf_size, checksum(bench_dst_bytes(b, 0), b->buf_size));
+	              "(FNV-1a 0x%08x)",
+	              b->buf_size, checksum(bench_dst_bytes(b, 0), b->buf_size));
 }
 
 static doca_error_t copy_once(struct copy_bench *b)
 {
-	struct copy_result res = {.done = 0, .status = DOCA_ERROR_UNKNOWN};
+	struct copy_result res = { .done = 0, .status = DOCA_ERROR_UNKNOWN };
 	struct doca_dma_task_memcpy *task = NULL;
-	union doca_data none = {.u64 = 0};
+	union doca_data none = { .u64 = 0 };
 	struct doca_dma *dma = NULL;
 	doca_error_t err = bench_dma_start(b, 1, copy_done, copy_done, NULL, &res, &dma);
 

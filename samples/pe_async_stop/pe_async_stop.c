@@ -27,7 +27,7 @@ struct stop_state {
 };
 
 static void task_cb(struct doca_dma_task_memcpy *task, union doca_data task_user,
-		    union doca_data ctx_user)
+                    union doca_data ctx_user)
 {
 	struct stop_state *st = ctx_user.ptr;
 
@@ -41,14 +41,14 @@ static void task_cb(struct doca_dma_task_memcpy *task, union doca_data task_user
 }
 
 static doca_error_t submit_range(struct copy_bench *b, struct doca_dma *dma, uint32_t first,
-				 uint32_t end)
+                                 uint32_t end)
 {
 	struct doca_dma_task_memcpy *task;
 	doca_error_t err = DOCA_SUCCESS;
 	uint32_t i;
 
 	for (i = first; i < end && err == DOCA_SUCCESS; i++) {
-		union doca_data user = {.u64 = i};
+		union doca_data user = { .u64 = i };
 
 		err = doca_dma_task_memcpy_alloc_init(dma, b->src[i], b->dst[i], user, &task);
 		if (err == DOCA_SUCCESS) {
@@ -83,7 +83,7 @@ static doca_error_t stop_midway(struct copy_bench *b, struct doca_ctx *ctx, stru
 		return err;
 	err = doca_ctx_stop(ctx);
 	DOCA_LOG_INFO("doca_ctx_stop after %u of %d completions returned %s", st->done, NB_TASKS,
-		      doca_error_get_name(err));
+	              doca_error_get_name(err));
 	if (err != DOCA_ERROR_IN_PROGRESS)
 		return err == DOCA_SUCCESS ? DOCA_ERROR_UNEXPECTED : err;
 	return bench_wait_idle(b, ctx);
@@ -91,7 +91,7 @@ static doca_error_t stop_midway(struct copy_bench *b, struct doca_ctx *ctx, stru
 
 static doca_error_t run(struct copy_bench *b)
 {
-	struct stop_state st = {0};
+	struct stop_state st = { 0 };
 	struct doca_dma *dma;
 	uint32_t i;
 	doca_error_t err = bench_dma_start(b, NB_TASKS, task_cb, task_cb, NULL, &st, &dma);
@@ -112,7 +112,7 @@ static doca_error_t run(struct copy_bench *b)
 	}
 	doca_dma_destroy(dma);
 	DOCA_LOG_INFO("Context IDLE: %u tasks completed, %u flushed, each exactly one callback: %s",
-		      st.ok, st.flushed, err == DOCA_SUCCESS ? "yes" : "NO");
+	              st.ok, st.flushed, err == DOCA_SUCCESS ? "yes" : "NO");
 	return err;
 }
 

@@ -25,7 +25,7 @@ struct event_state {
 };
 
 static void task_done(struct doca_dma_task_memcpy *task, union doca_data task_user,
-		      union doca_data ctx_user)
+                      union doca_data ctx_user)
 {
 	struct event_state *st = ctx_user.ptr;
 
@@ -39,7 +39,7 @@ static void task_done(struct doca_dma_task_memcpy *task, union doca_data task_us
 static doca_error_t submit_all(struct copy_bench *b, struct doca_dma *dma)
 {
 	struct doca_dma_task_memcpy *task;
-	union doca_data none = {.u64 = 0};
+	union doca_data none = { .u64 = 0 };
 	doca_error_t err = DOCA_SUCCESS;
 	uint32_t i;
 
@@ -60,7 +60,7 @@ static doca_error_t submit_all(struct copy_bench *b, struct doca_dma *dma)
  * still wakes epoll, so arming first never loses one.
  */
 static doca_error_t wait_events(struct copy_bench *b, int epfd, doca_notification_handle_t fd,
-				const struct event_state *st, uint32_t *nb_waits)
+                                const struct event_state *st, uint32_t *nb_waits)
 {
 	struct epoll_event ev;
 
@@ -81,8 +81,8 @@ static doca_error_t wait_events(struct copy_bench *b, int epfd, doca_notificatio
 
 static doca_error_t run(struct copy_bench *b, int epfd)
 {
-	struct event_state st = {0};
-	struct epoll_event ev = {.events = EPOLLIN};
+	struct event_state st = { 0 };
+	struct epoll_event ev = { .events = EPOLLIN };
 	doca_notification_handle_t fd;
 	uint32_t nb_waits = 0, i;
 	struct doca_dma *dma;
@@ -103,7 +103,7 @@ static doca_error_t run(struct copy_bench *b, int epfd)
 			err = DOCA_ERROR_UNEXPECTED;
 	bench_dma_destroy(b, dma);
 	DOCA_LOG_INFO("%u of %d tasks completed after %u epoll wake-ups; destinations %s", st.ok,
-		      NB_TASKS, nb_waits, err == DOCA_SUCCESS ? "verified" : "NOT verified");
+	              NB_TASKS, nb_waits, err == DOCA_SUCCESS ? "verified" : "NOT verified");
 	return st.ok == NB_TASKS ? err : DOCA_ERROR_IO_FAILED;
 }
 

@@ -25,7 +25,7 @@ struct ctx_state {
 };
 
 static void task_cb(struct doca_dma_task_memcpy *task, union doca_data task_user,
-		    union doca_data ctx_user)
+                    union doca_data ctx_user)
 {
 	struct ctx_state *st = ctx_user.ptr;
 
@@ -43,11 +43,11 @@ static doca_error_t submit_ctx(struct copy_bench *b, struct ctx_state *st)
 	uint32_t i, pair;
 
 	for (i = 0; i < TASKS_PER_CTX && err == DOCA_SUCCESS; i++) {
-		union doca_data user = {.u64 = i};
+		union doca_data user = { .u64 = i };
 
 		pair = st->id * TASKS_PER_CTX + i;
 		err = doca_dma_task_memcpy_alloc_init(st->dma, b->src[pair], b->dst[pair], user,
-						      &task);
+		                                      &task);
 		if (err == DOCA_SUCCESS) {
 			err = doca_task_submit(doca_dma_task_memcpy_as_task(task));
 			if (err != DOCA_SUCCESS)
@@ -59,7 +59,7 @@ static doca_error_t submit_ctx(struct copy_bench *b, struct ctx_state *st)
 
 static doca_error_t run(struct copy_bench *b)
 {
-	struct ctx_state st[NB_CTX] = {0};
+	struct ctx_state st[NB_CTX] = { 0 };
 	uint32_t total = 0, c, i, started = 0;
 	doca_error_t err = DOCA_SUCCESS;
 
@@ -84,7 +84,7 @@ static doca_error_t run(struct copy_bench *b)
 		bench_dma_destroy(b, st[c].dma);
 	}
 	DOCA_LOG_INFO("%d contexts on one PE copied %u buffer pairs; destinations %s", NB_CTX,
-		      total, err == DOCA_SUCCESS ? "verified" : "NOT verified");
+	              total, err == DOCA_SUCCESS ? "verified" : "NOT verified");
 	return err;
 }
 

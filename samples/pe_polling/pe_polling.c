@@ -21,7 +21,7 @@ struct polling_state {
 };
 
 static void task_done(struct doca_dma_task_memcpy *task, union doca_data task_user,
-		      union doca_data ctx_user)
+                      union doca_data ctx_user)
 {
 	struct polling_state *st = ctx_user.ptr;
 
@@ -41,7 +41,7 @@ static doca_error_t submit_all(struct copy_bench *b, struct doca_dma *dma)
 	uint32_t i;
 
 	for (i = 0; i < NB_TASKS && err == DOCA_SUCCESS; i++) {
-		union doca_data user = {.u64 = i};
+		union doca_data user = { .u64 = i };
 
 		err = doca_dma_task_memcpy_alloc_init(dma, b->src[i], b->dst[i], user, &task);
 		if (err != DOCA_SUCCESS)
@@ -57,7 +57,7 @@ static doca_error_t submit_all(struct copy_bench *b, struct doca_dma *dma)
 
 static doca_error_t run(struct copy_bench *b)
 {
-	struct polling_state st = {0};
+	struct polling_state st = { 0 };
 	uint32_t polls = 0, i;
 	struct doca_dma *dma;
 	doca_error_t err = bench_dma_start(b, NB_TASKS, task_done, task_done, NULL, &st, &dma);
@@ -76,7 +76,7 @@ static doca_error_t run(struct copy_bench *b)
 			err = DOCA_ERROR_UNEXPECTED;
 	bench_dma_destroy(b, dma);
 	DOCA_LOG_INFO("%u tasks completed, %u failed; destinations %s", st.ok, st.failed,
-		      err == DOCA_SUCCESS ? "verified" : "NOT verified");
+	              err == DOCA_SUCCESS ? "verified" : "NOT verified");
 	return st.failed == 0 ? err : DOCA_ERROR_IO_FAILED;
 }
 

@@ -27,9 +27,9 @@ struct reactive_state {
 static doca_error_t submit_pair(struct reactive_state *st, uint32_t pair)
 {
 	struct doca_dma_task_memcpy *task;
-	union doca_data user = {.u64 = pair};
+	union doca_data user = { .u64 = pair };
 	doca_error_t err = doca_dma_task_memcpy_alloc_init(st->dma, st->b->src[pair],
-							   st->b->dst[pair], user, &task);
+	                                                   st->b->dst[pair], user, &task);
 
 	if (err != DOCA_SUCCESS)
 		return err;
@@ -40,7 +40,7 @@ static doca_error_t submit_pair(struct reactive_state *st, uint32_t pair)
 }
 
 static void task_cb(struct doca_dma_task_memcpy *task, union doca_data task_user,
-		    union doca_data ctx_user)
+                    union doca_data ctx_user)
 {
 	struct reactive_state *st = ctx_user.ptr;
 	struct doca_ctx *ctx = doca_task_get_ctx(doca_dma_task_memcpy_as_task(task));
@@ -63,7 +63,7 @@ static void task_cb(struct doca_dma_task_memcpy *task, union doca_data task_user
 }
 
 static void state_cb(const union doca_data user, struct doca_ctx *ctx, enum doca_ctx_states prev,
-		     enum doca_ctx_states next)
+                     enum doca_ctx_states next)
 {
 	struct reactive_state *st = user.ptr;
 
@@ -75,7 +75,7 @@ static void state_cb(const union doca_data user, struct doca_ctx *ctx, enum doca
 
 static doca_error_t run(struct copy_bench *b)
 {
-	struct reactive_state st = {.b = b, .err = DOCA_SUCCESS};
+	struct reactive_state st = { .b = b, .err = DOCA_SUCCESS };
 	uint32_t i, spins = 0;
 	doca_error_t err = bench_dma_start(b, 1, task_cb, task_cb, state_cb, &st, &st.dma);
 
@@ -95,8 +95,8 @@ static doca_error_t run(struct copy_bench *b)
 	else
 		bench_dma_destroy(b, st.dma);
 	DOCA_LOG_INFO("%u copies chained from callbacks (one task at a time); the last callback "
-		      "stopped the context; destinations %s", st.ok,
-		      err == DOCA_SUCCESS ? "verified" : "NOT verified");
+	              "stopped the context; destinations %s",
+	              st.ok, err == DOCA_SUCCESS ? "verified" : "NOT verified");
 	return st.ok == NB_PAIRS ? err : DOCA_ERROR_IO_FAILED;
 }
 

@@ -26,7 +26,7 @@ struct error_state {
 };
 
 static void task_ok(struct doca_dma_task_memcpy *task, union doca_data task_user,
-		    union doca_data ctx_user)
+                    union doca_data ctx_user)
 {
 	struct error_state *st = ctx_user.ptr;
 
@@ -36,7 +36,7 @@ static void task_ok(struct doca_dma_task_memcpy *task, union doca_data task_user
 }
 
 static void task_failed(struct doca_dma_task_memcpy *task, union doca_data task_user,
-			union doca_data ctx_user)
+                        union doca_data ctx_user)
 {
 	struct error_state *st = ctx_user.ptr;
 	doca_error_t status = doca_task_get_status(doca_dma_task_memcpy_as_task(task));
@@ -56,7 +56,7 @@ static uint32_t submit_all(struct copy_bench *b, struct doca_dma *dma)
 	uint32_t i, accepted = 0;
 
 	for (i = 0; i < NB_TASKS; i++) {
-		union doca_data user = {.u64 = i};
+		union doca_data user = { .u64 = i };
 		doca_error_t err;
 
 		err = doca_dma_task_memcpy_alloc_init(dma, b->src[i], b->dst[i], user, &task);
@@ -69,14 +69,14 @@ static uint32_t submit_all(struct copy_bench *b, struct doca_dma *dma)
 			accepted++;
 		else
 			DOCA_LOG_INFO("Task %u not submitted: %s (the context is stopping)", i,
-				      doca_error_get_name(err));
+			              doca_error_get_name(err));
 	}
 	return accepted;
 }
 
 static doca_error_t run(struct copy_bench *b)
 {
-	struct error_state st = {0};
+	struct error_state st = { 0 };
 	enum doca_ctx_states state;
 	struct doca_dma *dma;
 	uint32_t accepted;
@@ -91,9 +91,10 @@ static doca_error_t run(struct copy_bench *b)
 	err = bench_wait_idle(b, doca_dma_as_ctx(dma));
 	doca_ctx_get_state(doca_dma_as_ctx(dma), &state);
 	DOCA_LOG_INFO("Submitted %u of %d tasks: %u completed, %u failed or flushed; task #%d "
-		      "status %s; context %s", accepted, NB_TASKS, st.ok, st.failed, BAD_TASK,
-		      doca_error_get_name(st.bad_task_status),
-		      state == DOCA_CTX_STATE_IDLE ? "stopped by itself (IDLE)" : "NOT idle");
+	              "status %s; context %s",
+	              accepted, NB_TASKS, st.ok, st.failed, BAD_TASK,
+	              doca_error_get_name(st.bad_task_status),
+	              state == DOCA_CTX_STATE_IDLE ? "stopped by itself (IDLE)" : "NOT idle");
 	if (err == DOCA_SUCCESS && (!st.bad_task_failed || st.ok + st.failed != accepted))
 		err = DOCA_ERROR_UNEXPECTED;
 	if (err == DOCA_SUCCESS)

@@ -27,7 +27,7 @@ struct resubmit_state {
 };
 
 static void task_cb(struct doca_dma_task_memcpy *task, union doca_data task_user,
-		    union doca_data ctx_user)
+                    union doca_data ctx_user)
 {
 	struct resubmit_state *st = ctx_user.ptr;
 	struct doca_task *t = doca_dma_task_memcpy_as_task(task);
@@ -53,7 +53,7 @@ static void task_cb(struct doca_dma_task_memcpy *task, union doca_data task_user
 
 static doca_error_t run(struct copy_bench *b)
 {
-	struct resubmit_state st = {.b = b, .next_pair = NB_TASKS, .err = DOCA_SUCCESS};
+	struct resubmit_state st = { .b = b, .next_pair = NB_TASKS, .err = DOCA_SUCCESS };
 	struct doca_dma_task_memcpy *task;
 	struct doca_dma *dma;
 	uint32_t i;
@@ -62,7 +62,7 @@ static doca_error_t run(struct copy_bench *b)
 	if (err != DOCA_SUCCESS)
 		return err;
 	for (i = 0; i < NB_TASKS && err == DOCA_SUCCESS; i++) {
-		union doca_data user = {.u64 = i};
+		union doca_data user = { .u64 = i };
 
 		err = doca_dma_task_memcpy_alloc_init(dma, b->src[i], b->dst[i], user, &task);
 		if (err == DOCA_SUCCESS) {
@@ -80,8 +80,9 @@ static doca_error_t run(struct copy_bench *b)
 			err = DOCA_ERROR_UNEXPECTED;
 	bench_dma_destroy(b, dma);
 	DOCA_LOG_INFO("%d tasks copied %u of %d buffer pairs (%u resubmissions from callbacks); "
-		      "destinations %s", NB_TASKS, st.ok, NB_PAIRS, st.resubmits,
-		      err == DOCA_SUCCESS ? "verified" : "NOT verified");
+	              "destinations %s",
+	              NB_TASKS, st.ok, NB_PAIRS, st.resubmits,
+	              err == DOCA_SUCCESS ? "verified" : "NOT verified");
 	return st.ok == NB_PAIRS ? err : DOCA_ERROR_IO_FAILED;
 }
 

@@ -24,7 +24,7 @@ struct try_state {
 };
 
 static void task_cb(struct doca_dma_task_memcpy *task, union doca_data task_user,
-		    union doca_data ctx_user)
+                    union doca_data ctx_user)
 {
 	struct try_state *st = ctx_user.ptr;
 
@@ -37,7 +37,7 @@ static void task_cb(struct doca_dma_task_memcpy *task, union doca_data task_user
 
 /* try_submit one task; on a rejection of the known-bad task, repair it and retry once. */
 static doca_error_t try_one(struct copy_bench *b, struct doca_dma_task_memcpy *task, uint32_t i,
-			    uint32_t *rejected)
+                            uint32_t *rejected)
 {
 	struct doca_task *t = doca_dma_task_memcpy_as_task(task);
 	doca_error_t err = doca_task_try_submit(t);
@@ -45,7 +45,7 @@ static doca_error_t try_one(struct copy_bench *b, struct doca_dma_task_memcpy *t
 	if (err == DOCA_ERROR_INVALID_VALUE && i == BAD_TASK) {
 		(*rejected)++;
 		DOCA_LOG_INFO("Task #%u rejected by try_submit: %s; repairing its source", i,
-			      doca_error_get_name(err));
+		              doca_error_get_name(err));
 		err = doca_buf_set_data(b->src[i], bench_src_bytes(b, i), b->buf_size);
 		if (err == DOCA_SUCCESS)
 			err = doca_task_try_submit(t);
@@ -57,7 +57,7 @@ static doca_error_t try_one(struct copy_bench *b, struct doca_dma_task_memcpy *t
 
 static doca_error_t run(struct copy_bench *b)
 {
-	struct try_state st = {0};
+	struct try_state st = { 0 };
 	struct doca_dma_task_memcpy *task;
 	enum doca_ctx_states state = DOCA_CTX_STATE_IDLE;
 	uint32_t i, rejected = 0;
@@ -69,7 +69,7 @@ static doca_error_t run(struct copy_bench *b)
 	if (err != DOCA_SUCCESS)
 		return err;
 	for (i = 0; i < NB_TASKS && err == DOCA_SUCCESS; i++) {
-		union doca_data user = {.u64 = i};
+		union doca_data user = { .u64 = i };
 
 		err = doca_dma_task_memcpy_alloc_init(dma, b->src[i], b->dst[i], user, &task);
 		if (err == DOCA_SUCCESS)
@@ -85,8 +85,8 @@ static doca_error_t run(struct copy_bench *b)
 		err = DOCA_ERROR_UNEXPECTED;
 	bench_dma_destroy(b, dma);
 	DOCA_LOG_INFO("%u rejected by try_submit and repaired; %u of %d tasks completed; context "
-		      "stayed RUNNING; destinations %s", rejected, st.ok, NB_TASKS,
-		      err == DOCA_SUCCESS ? "verified" : "NOT verified");
+	              "stayed RUNNING; destinations %s",
+	              rejected, st.ok, NB_TASKS, err == DOCA_SUCCESS ? "verified" : "NOT verified");
 	return err;
 }
 

@@ -13,8 +13,8 @@ struct odma_argp odma_argp;
 static doca_argp_logger_cb_t argp_logger;
 
 /* The built-in flags; program params may not reuse these names. */
-static const char *const argp_reserved[] = {"h", "help", "v", "version", "l", "log-level",
-					    "sdk-log-level", "j", "json"};
+static const char *const argp_reserved[] = { "h",         "help",          "v", "version", "l",
+	                                     "log-level", "sdk-log-level", "j", "json" };
 
 void odma_argp_msg(enum doca_log_level level, const char *format, ...)
 {
@@ -45,8 +45,9 @@ static void argp_param_free(struct doca_argp_param *p)
 doca_error_t doca_argp_init(const char *program_name, void *program_config)
 {
 	if (odma_argp.initialized) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_init: the parser is already initialised; "
-			      "call doca_argp_destroy first");
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "doca_argp_init: the parser is already initialised; "
+		              "call doca_argp_destroy first");
 		return DOCA_ERROR_BAD_STATE;
 	}
 	memset(&odma_argp, 0, sizeof(odma_argp));
@@ -62,8 +63,9 @@ doca_error_t doca_argp_destroy(void)
 	int i;
 
 	if (!odma_argp.initialized) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_destroy: the parser is not initialised; "
-			      "call doca_argp_init first");
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "doca_argp_destroy: the parser is not initialised; "
+		              "call doca_argp_init first");
 		return DOCA_ERROR_BAD_STATE;
 	}
 	for (i = 0; i < odma_argp.nb_params; i++)
@@ -79,8 +81,9 @@ doca_error_t doca_argp_param_create(struct doca_argp_param **param)
 	struct doca_argp_param *p;
 
 	if (param == NULL) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_param_create: param is NULL; pass a pointer "
-			      "to receive the new param");
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "doca_argp_param_create: param is NULL; pass a pointer "
+		              "to receive the new param");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	p = calloc(1, sizeof(*p));
@@ -107,7 +110,7 @@ static void argp_set_text(struct doca_argp_param *p, char **field, const char *t
 
 	if (p == NULL || text == NULL) {
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "%s: %s is NULL; pass a param and a string", fn,
-			      p == NULL ? "param" : "value");
+		              p == NULL ? "param" : "value");
 		return;
 	}
 	copy = strdup(text);
@@ -143,8 +146,10 @@ void doca_argp_param_set_description(struct doca_argp_param *param, const char *
 static bool argp_param_ok(const struct doca_argp_param *p, const char *fn)
 {
 	if (p == NULL)
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "%s: param is NULL; pass a param from "
-			      "doca_argp_param_create", fn);
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "%s: param is NULL; pass a param from "
+		              "doca_argp_param_create",
+		              fn);
 	return p != NULL;
 }
 
@@ -206,21 +211,27 @@ static doca_error_t argp_register_check(const struct doca_argp_param *p)
 	const char *name = p->long_name != NULL ? p->long_name : p->short_name;
 
 	if (!odma_argp.initialized || odma_argp.started) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_register_param: the parser is %s; register "
-			      "params between doca_argp_init and doca_argp_start",
-			      odma_argp.started ? "already started" : "not initialised");
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "doca_argp_register_param: the parser is %s; register "
+		              "params between doca_argp_init and doca_argp_start",
+		              odma_argp.started ? "already started" : "not initialised");
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (name == NULL || p->callback == NULL || p->type == DOCA_ARGP_TYPE_UNKNOWN ||
 	    p->type > DOCA_ARGP_TYPE_JSON_OBJ) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_register_param: param \"%s\" lacks %s; set a "
-			      "short or long name, a callback and a type", name ? name : "(unnamed)",
-			      name == NULL ? "a name" : (p->callback == NULL ? "a callback" : "a valid type"));
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "doca_argp_register_param: param \"%s\" lacks %s; set a "
+		              "short or long name, a callback and a type",
+		              name ? name : "(unnamed)",
+		              name == NULL ? "a name"
+		                           : (p->callback == NULL ? "a callback" : "a valid type"));
 		return DOCA_ERROR_INITIALIZATION;
 	}
 	if (argp_name_taken(p->short_name) || argp_name_taken(p->long_name)) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_register_param: param \"%s\" reuses a name "
-			      "already registered or built in; choose another name", name);
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "doca_argp_register_param: param \"%s\" reuses a name "
+		              "already registered or built in; choose another name",
+		              name);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -237,7 +248,8 @@ doca_error_t doca_argp_register_param(struct doca_argp_param *param)
 	}
 	rc = argp_register_check(param);
 	if (rc == DOCA_SUCCESS && odma_argp.nb_params == odma_argp.cap_params) {
-		grown = realloc(odma_argp.params, sizeof(*grown) * (size_t)(odma_argp.cap_params * 2 + 8));
+		grown = realloc(odma_argp.params,
+		                sizeof(*grown) * (size_t)(odma_argp.cap_params * 2 + 8));
 		if (grown == NULL)
 			rc = DOCA_ERROR_NO_MEMORY;
 		else {
@@ -256,8 +268,10 @@ doca_error_t doca_argp_register_param(struct doca_argp_param *param)
 static doca_error_t argp_cb_check(const void *cb, const char *fn)
 {
 	if (!odma_argp.initialized) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "%s: the parser is not initialised; call doca_argp_init "
-			      "first", fn);
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "%s: the parser is not initialised; call doca_argp_init "
+		              "first",
+		              fn);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (cb == NULL) {
@@ -296,24 +310,28 @@ doca_error_t doca_argp_get_log_level(int *log_level)
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_get_log_level: log_level is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	*log_level = odma_argp.log_set ? odma_argp.log_level : (int)doca_log_level_get_global_lower_limit();
+	*log_level = odma_argp.log_set ? odma_argp.log_level
+	                               : (int)doca_log_level_get_global_lower_limit();
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_argp_get_sdk_log_level(int *log_level)
 {
 	if (log_level == NULL) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_get_sdk_log_level: log_level is NULL");
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "doca_argp_get_sdk_log_level: log_level is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	*log_level = odma_argp.sdk_set ? odma_argp.sdk_level : (int)doca_log_level_get_global_sdk_limit();
+	*log_level = odma_argp.sdk_set ? odma_argp.sdk_level
+	                               : (int)doca_log_level_get_global_sdk_limit();
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_argp_register_logger_callback(doca_argp_logger_cb_t callback)
 {
 	if (callback == NULL) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_register_logger_callback: callback is NULL");
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "doca_argp_register_logger_callback: callback is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	argp_logger = callback;

@@ -21,7 +21,7 @@ struct doca_argp_param {
 	bool singular;
 	bool inherited;
 	bool hidden;
-	int cli_seen;  /* times given on the command line in this start */
+	int cli_seen;   /* times given on the command line in this start */
 	bool json_seen; /* given in the JSON file */
 };
 
@@ -44,7 +44,8 @@ struct odma_argp {
 
 extern struct odma_argp odma_argp;
 
-void odma_argp_msg(enum doca_log_level level, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void odma_argp_msg(enum doca_log_level level, const char *format, ...)
+        __attribute__((format(printf, 2, 3)));
 struct doca_argp_param *odma_argp_find(const char *name, bool is_long);
 void odma_argp_print_usage(FILE *out);
 doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text);

@@ -27,8 +27,8 @@ static doca_error_t json_value(struct doca_argp_param *p, struct json_object *va
 		b = json_object_get_boolean(val);
 		return p->callback(&b, odma_argp.config);
 	}
-	odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON key \"%s\" has a value of the wrong type (%s)", key,
-		      json_type_to_name(jt));
+	odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON key \"%s\" has a value of the wrong type (%s)",
+	              key, json_type_to_name(jt));
 	return DOCA_ERROR_INVALID_VALUE;
 }
 
@@ -42,17 +42,19 @@ static doca_error_t json_program(struct json_object *obj)
 	{
 		p = odma_argp_find(key, true);
 		if (p == NULL) {
-			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON key \"%s\" is not a program flag", key);
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON key \"%s\" is not a program flag",
+			              key);
 			return DOCA_ERROR_NOT_SUPPORTED;
 		}
 		if (p->cli_only) {
-			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\" is accepted on the command line only",
-				      key);
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+			              "flag \"%s\" is accepted on the command line only", key);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		p->json_seen = true;
 		/* A multi-value flag may list its values in an array. */
-		if (p->multi && p->type != DOCA_ARGP_TYPE_JSON_OBJ && json_object_is_type(val, json_type_array)) {
+		if (p->multi && p->type != DOCA_ARGP_TYPE_JSON_OBJ &&
+		    json_object_is_type(val, json_type_array)) {
 			for (i = 0; i < json_object_array_length(val) && rc == DOCA_SUCCESS; i++)
 				rc = json_value(p, json_object_array_get_idx(val, i), key);
 		} else {
@@ -73,12 +75,15 @@ static doca_error_t json_general(struct json_object *obj)
 	{
 		sdk = strcmp(key, "sdk-log-level") == 0;
 		if (!sdk && strcmp(key, "log-level") != 0) {
-			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON key \"%s\" is not a general flag (log-level, "
-				      "sdk-log-level)", key);
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+			              "JSON key \"%s\" is not a general flag (log-level, "
+			              "sdk-log-level)",
+			              key);
 			return DOCA_ERROR_NOT_SUPPORTED;
 		}
 		if (!json_object_is_type(val, json_type_int)) {
-			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON key \"%s\" needs an integer", key);
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON key \"%s\" needs an integer",
+			              key);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		rc = odma_argp_set_level(sdk, (long)json_object_get_int64(val), key);
@@ -95,26 +100,33 @@ doca_error_t odma_argp_load_json(const char *path)
 	FILE *f = fopen(path, "r");
 
 	if (f == NULL) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "cannot read JSON file \"%s\": %s", path, strerror(errno));
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "cannot read JSON file \"%s\": %s", path,
+		              strerror(errno));
 		return DOCA_ERROR_IO_FAILED;
 	}
 	fclose(f);
 	root = json_object_from_file(path);
 	if (root == NULL || !json_object_is_type(root, json_type_object)) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON file \"%s\" is not a valid JSON object: %s", path,
-			      root == NULL ? json_util_get_last_err() : "top level is not an object");
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "JSON file \"%s\" is not a valid JSON object: %s", path,
+		              root == NULL ? json_util_get_last_err()
+		                           : "top level is not an object");
 		json_object_put(root);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	json_object_object_foreach(root, key, val)
 	{
-		if (strcmp(key, "doca_general_flags") == 0 && json_object_is_type(val, json_type_object))
+		if (strcmp(key, "doca_general_flags") == 0 &&
+		    json_object_is_type(val, json_type_object))
 			rc = json_general(val);
-		else if (strcmp(key, "doca_program_flags") == 0 && json_object_is_type(val, json_type_object))
+		else if (strcmp(key, "doca_program_flags") == 0 &&
+		         json_object_is_type(val, json_type_object))
 			rc = json_program(val);
 		else {
-			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON section \"%s\" is unknown; use objects "
-				      "\"doca_general_flags\" and \"doca_program_flags\"", key);
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+			              "JSON section \"%s\" is unknown; use objects "
+			              "\"doca_general_flags\" and \"doca_program_flags\"",
+			              key);
 			rc = DOCA_ERROR_NOT_SUPPORTED;
 		}
 		if (rc != DOCA_SUCCESS)

@@ -21,23 +21,26 @@ static const struct {
 	const char *description;
 	enum odma_general id;
 } odma_general_flags[] = {
-	{"h", "help", NULL, "Show this help text and exit", ODMA_G_HELP},
-	{"v", "version", NULL, "Show version information and exit", ODMA_G_VERSION},
-	{"l", "log-level", "<num>", "Program log level: 10 disable, 20 crit, 30 error, 40 warning, "
-	 "50 info, 60 debug, 70 trace", ODMA_G_LOG},
-	{NULL, "sdk-log-level", "<num>", "SDK (library) log level, same numbers as --log-level", ODMA_G_SDK},
-	{"j", "json", "<path>", "Read the flags from a JSON file", ODMA_G_JSON},
+	{ "h", "help", NULL, "Show this help text and exit", ODMA_G_HELP },
+	{ "v", "version", NULL, "Show version information and exit", ODMA_G_VERSION },
+	{ "l", "log-level", "<num>",
+	  "Program log level: 10 disable, 20 crit, 30 error, 40 warning, "
+	  "50 info, 60 debug, 70 trace",
+	  ODMA_G_LOG },
+	{ NULL, "sdk-log-level", "<num>", "SDK (library) log level, same numbers as --log-level",
+	  ODMA_G_SDK },
+	{ "j", "json", "<path>", "Read the flags from a JSON file", ODMA_G_JSON },
 };
 
 #define ODMA_N_GENERAL (sizeof(odma_general_flags) / sizeof(odma_general_flags[0]))
 
-static void parse_usage_line(FILE *out, const char *s, const char *l, const char *args, const char *desc,
-			    bool mandatory)
+static void parse_usage_line(FILE *out, const char *s, const char *l, const char *args,
+                             const char *desc, bool mandatory)
 {
 	char head[128];
 
-	snprintf(head, sizeof(head), "  %s%s%s%s%s%s%s", s ? "-" : "", s ? s : "", s && l ? ", " : "",
-		 l ? "--" : "", l ? l : "", args ? " " : "", args ? args : "");
+	snprintf(head, sizeof(head), "  %s%s%s%s%s%s%s", s ? "-" : "", s ? s : "",
+	         s && l ? ", " : "", l ? "--" : "", l ? l : "", args ? " " : "", args ? args : "");
 	fprintf(out, "%-40s %s%s\n", head, desc ? desc : "", mandatory ? " (mandatory)" : "");
 }
 
@@ -48,16 +51,17 @@ void odma_argp_print_usage(FILE *out)
 	int k;
 
 	fprintf(out, "Usage: %s [DOCA flags] [program flags]\n\nDOCA flags:\n",
-		odma_argp.program ? odma_argp.program : "program");
+	        odma_argp.program ? odma_argp.program : "program");
 	for (i = 0; i < ODMA_N_GENERAL; i++)
-		parse_usage_line(out, odma_general_flags[i].short_name, odma_general_flags[i].long_name,
-				odma_general_flags[i].arguments, odma_general_flags[i].description, false);
+		parse_usage_line(out, odma_general_flags[i].short_name,
+		                 odma_general_flags[i].long_name, odma_general_flags[i].arguments,
+		                 odma_general_flags[i].description, false);
 	fprintf(out, "\nProgram flags:\n");
 	for (k = 0; k < odma_argp.nb_params; k++) {
 		p = odma_argp.params[k];
 		if (!p->hidden)
-			parse_usage_line(out, p->short_name, p->long_name, p->arguments, p->description,
-					p->mandatory);
+			parse_usage_line(out, p->short_name, p->long_name, p->arguments,
+			                 p->description, p->mandatory);
 	}
 }
 
@@ -90,7 +94,7 @@ static doca_error_t parse_call(struct doca_argp_param *p, void *value)
 
 	if (rc != DOCA_SUCCESS)
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\": its callback failed with %s",
-			      parse_param_name(p), doca_error_get_name(rc));
+		              parse_param_name(p), doca_error_get_name(rc));
 	return rc;
 }
 
@@ -108,7 +112,7 @@ doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text)
 	case DOCA_ARGP_TYPE_INT:
 		if (parse_int(text, INT_MIN, INT_MAX, &v) != DOCA_SUCCESS) {
 			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\": \"%s\" is not an integer",
-				      parse_param_name(p), text);
+			              parse_param_name(p), text);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		i = (int)v;
@@ -121,7 +125,7 @@ doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text)
 		obj = json_tokener_parse(text);
 		if (obj == NULL) {
 			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\": \"%s\" is not valid JSON",
-				      parse_param_name(p), text);
+			              parse_param_name(p), text);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		rc = parse_call(p, obj);
@@ -140,8 +144,8 @@ doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text)
 doca_error_t odma_argp_set_level(bool sdk, long value, const char *origin)
 {
 	if (value < DOCA_LOG_LEVEL_DISABLE || value > DOCA_LOG_LEVEL_TRACE || value % 10 != 0) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "%s: %ld is not a log level; use 10, 20, ... 70", origin,
-			      value);
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "%s: %ld is not a log level; use 10, 20, ... 70", origin, value);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (sdk) {
@@ -160,7 +164,7 @@ struct odma_token {
 	enum odma_general general;
 	struct doca_argp_param *param;
 	const char *value; /* NULL for a flag without value */
-	int next;	   /* index of the next unread argument */
+	int next;          /* index of the next unread argument */
 };
 
 static doca_error_t parse_lookup(const char *arg, char *name, size_t size, struct odma_token *t)
@@ -170,8 +174,8 @@ static doca_error_t parse_lookup(const char *arg, char *name, size_t size, struc
 	size_t i, len;
 
 	if (arg[0] != '-' || arg[1] == '\0' || (is_long && arg[2] == '\0')) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "argument \"%s\" is not a flag; flags start with - or --",
-			      arg);
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "argument \"%s\" is not a flag; flags start with - or --", arg);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	arg += is_long ? 2 : 1;
@@ -180,7 +184,8 @@ static doca_error_t parse_lookup(const char *arg, char *name, size_t size, struc
 	snprintf(name, size, "%.*s", (int)len, arg);
 	t->value = eq ? eq + 1 : NULL;
 	for (i = 0; i < ODMA_N_GENERAL; i++) {
-		const char *n = is_long ? odma_general_flags[i].long_name : odma_general_flags[i].short_name;
+		const char *n = is_long ? odma_general_flags[i].long_name
+		                        : odma_general_flags[i].short_name;
 
 		if (n != NULL && strcmp(n, name) == 0) {
 			t->general = odma_general_flags[i].id;
@@ -190,7 +195,7 @@ static doca_error_t parse_lookup(const char *arg, char *name, size_t size, struc
 	t->param = odma_argp_find(name, is_long);
 	if (t->param == NULL) {
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "unknown flag \"%s%s\"; see the usage below",
-			      is_long ? "--" : "-", name);
+		              is_long ? "--" : "-", name);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	return DOCA_SUCCESS;
@@ -209,8 +214,8 @@ static doca_error_t odma_token(int i, int end, char **argv, struct odma_token *t
 		return rc;
 	t->next = i + 1;
 	needs_value = t->param != NULL ? t->param->type != DOCA_ARGP_TYPE_BOOLEAN
-				       : (t->general == ODMA_G_LOG || t->general == ODMA_G_SDK ||
-					  t->general == ODMA_G_JSON);
+	                               : (t->general == ODMA_G_LOG || t->general == ODMA_G_SDK ||
+	                                  t->general == ODMA_G_JSON);
 	if (!needs_value || t->value != NULL)
 		return DOCA_SUCCESS;
 	if (i + 1 >= end) {
@@ -274,8 +279,10 @@ static doca_error_t parse_apply_cli(int end, char **argv)
 			rc = odma_argp_set_level(t.general == ODMA_G_SDK, v, argv[i]);
 		} else if (t.param != NULL) {
 			if (t.param->cli_seen++ > 0 && !t.param->multi) {
-				odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\" was given twice; it takes "
-					      "one value", argv[i]);
+				odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+				              "flag \"%s\" was given twice; it takes "
+				              "one value",
+				              argv[i]);
 				return DOCA_ERROR_INVALID_VALUE;
 			}
 			rc = odma_argp_apply(t.param, t.value);
@@ -295,7 +302,7 @@ static doca_error_t parse_check_mandatory(void)
 		p = odma_argp.params[i];
 		if (p->mandatory && p->cli_seen == 0 && !p->json_seen) {
 			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "mandatory flag \"%s\" is missing",
-				      parse_param_name(p));
+			              parse_param_name(p));
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 	}
@@ -310,8 +317,9 @@ static doca_error_t parse_run_dpdk(int argc, char **argv, int dashdash)
 
 	if (odma_argp.dpdk == NULL) {
 		if (n > 1) {
-			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "arguments after \"--\" need a program set with "
-				      "doca_argp_set_dpdk_program");
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+			              "arguments after \"--\" need a program set with "
+			              "doca_argp_set_dpdk_program");
 			return DOCA_ERROR_NOT_SUPPORTED;
 		}
 		return DOCA_SUCCESS;
@@ -347,8 +355,9 @@ static doca_error_t parse_start(int argc, char **argv)
 	if (rc == DOCA_SUCCESS && odma_argp.validation != NULL) {
 		rc = odma_argp.validation(odma_argp.config);
 		if (rc != DOCA_SUCCESS)
-			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "the program's validation callback failed with %s",
-				      doca_error_get_name(rc));
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+			              "the program's validation callback failed with %s",
+			              doca_error_get_name(rc));
 	}
 	return rc;
 }
@@ -360,14 +369,17 @@ doca_error_t doca_argp_start(int argc, char **argv)
 	int i;
 
 	if (!odma_argp.initialized || odma_argp.started) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_start: the parser is %s; call doca_argp_init "
-			      "once, then doca_argp_start once", odma_argp.started ? "already started" :
-			      "not initialised");
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "doca_argp_start: the parser is %s; call doca_argp_init "
+		              "once, then doca_argp_start once",
+		              odma_argp.started ? "already started" : "not initialised");
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (argc < 1 || argv == NULL || argv[0] == NULL) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_start: argc %d / argv %p; pass main's argc "
-			      "and argv", argc, (void *)argv);
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "doca_argp_start: argc %d / argv %p; pass main's argc "
+		              "and argv",
+		              argc, (void *)argv);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (odma_argp.program == NULL) {

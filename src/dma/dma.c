@@ -48,7 +48,7 @@ static doca_error_t dma_check_memcpy(const struct doca_devinfo *devinfo, const c
 	if (devinfo->caps.dma_memcpy)
 		return DOCA_SUCCESS;
 	ODMA_ERR("%s: device %s does not support the DMA memcpy task; %s", func, devinfo->pci_addr,
-		 odma_cause_fix(ODMA_CAUSE_NO_MEMCPY));
+	         odma_cause_fix(ODMA_CAUSE_NO_MEMCPY));
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
@@ -97,24 +97,28 @@ doca_error_t doca_dma_cap_task_memcpy_is_supported(const struct doca_devinfo *de
 
 doca_error_t doca_dma_cap_get_max_num_tasks(struct doca_dma *dma, uint32_t *max_num_tasks)
 {
-	ODMA_CHECK_ARG(dma != NULL && max_num_tasks != NULL, "dma and max_num_tasks must not be NULL");
+	ODMA_CHECK_ARG(dma != NULL && max_num_tasks != NULL,
+	               "dma and max_num_tasks must not be NULL");
 	*max_num_tasks = dma->ctx.caps->max_num_tasks;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_dma_cap_task_memcpy_get_max_buf_list_len(const struct doca_devinfo *devinfo,
-							    uint32_t *max_buf_list_len)
+                                                           uint32_t *max_buf_list_len)
 {
-	ODMA_CHECK_ARG(devinfo != NULL && max_buf_list_len != NULL, "devinfo and max_buf_list_len must not be NULL");
+	ODMA_CHECK_ARG(devinfo != NULL && max_buf_list_len != NULL,
+	               "devinfo and max_buf_list_len must not be NULL");
 	if (!devinfo->caps.dma_memcpy)
 		return DOCA_ERROR_NOT_SUPPORTED;
 	*max_buf_list_len = devinfo->caps.max_buf_list_len;
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_dma_cap_task_memcpy_get_max_buf_size(const struct doca_devinfo *devinfo, uint64_t *buf_size)
+doca_error_t doca_dma_cap_task_memcpy_get_max_buf_size(const struct doca_devinfo *devinfo,
+                                                       uint64_t *buf_size)
 {
-	ODMA_CHECK_ARG(devinfo != NULL && buf_size != NULL, "devinfo and buf_size must not be NULL");
+	ODMA_CHECK_ARG(devinfo != NULL && buf_size != NULL,
+	               "devinfo and buf_size must not be NULL");
 	if (!devinfo->caps.dma_memcpy)
 		return DOCA_ERROR_NOT_SUPPORTED;
 	*buf_size = devinfo->caps.max_buf_size;
@@ -122,23 +126,24 @@ doca_error_t doca_dma_cap_task_memcpy_get_max_buf_size(const struct doca_devinfo
 }
 
 doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma,
-					   doca_dma_task_memcpy_completion_cb_t task_completion_cb,
-					   doca_dma_task_memcpy_completion_cb_t task_error_cb,
-					   uint32_t num_memcpy_tasks)
+                                           doca_dma_task_memcpy_completion_cb_t task_completion_cb,
+                                           doca_dma_task_memcpy_completion_cb_t task_error_cb,
+                                           uint32_t num_memcpy_tasks)
 {
 	ODMA_CHECK_ARG(dma != NULL, "dma must not be NULL");
 	ODMA_CHECK_ARG(task_completion_cb != NULL && task_error_cb != NULL,
-		       "both the completion and the error callback are required");
+	               "both the completion and the error callback are required");
 	if (dma->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("DMA context %p is not IDLE; configure tasks before doca_ctx_start (or after a full stop)",
-			 (void *)dma);
+		ODMA_ERR("DMA context %p is not IDLE; configure tasks before doca_ctx_start (or "
+		         "after a full stop)",
+		         (void *)dma);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (dma_check_memcpy(dma->ctx.dev->info, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_NOT_SUPPORTED;
 	ODMA_CHECK_ARG(num_memcpy_tasks >= 1 && num_memcpy_tasks <= dma->ctx.caps->max_num_tasks,
-		       "num_memcpy_tasks %u is outside 1..%u (doca_dma_cap_get_max_num_tasks)", num_memcpy_tasks,
-		       dma->ctx.caps->max_num_tasks);
+	               "num_memcpy_tasks %u is outside 1..%u (doca_dma_cap_get_max_num_tasks)",
+	               num_memcpy_tasks, dma->ctx.caps->max_num_tasks);
 	dma->ok_cb = task_completion_cb;
 	dma->err_cb = task_error_cb;
 	dma->ctx.num_tasks = num_memcpy_tasks;
@@ -147,8 +152,8 @@ doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma,
 }
 
 doca_error_t doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct doca_buf *src,
-					     struct doca_buf *dst, union doca_data user_data,
-					     struct doca_dma_task_memcpy **task)
+                                             struct doca_buf *dst, union doca_data user_data,
+                                             struct doca_dma_task_memcpy **task)
 {
 	struct doca_task *t;
 	doca_error_t r;
@@ -184,8 +189,9 @@ static bool dma_task_settable(const struct doca_dma_task_memcpy *task, const cha
 		return false;
 	}
 	if (task->base.state == ODMA_TASK_SUBMITTED || task->base.state == ODMA_TASK_HELD) {
-		ODMA_ERR("%s: task %p is in flight; change its buffers in its callback or after it completes",
-			 func, (const void *)task);
+		ODMA_ERR("%s: task %p is in flight; change its buffers in its callback or after it "
+		         "completes",
+		         func, (const void *)task);
 		return false;
 	}
 	return true;
@@ -217,7 +223,9 @@ doca_error_t doca_dma_set_ordered_completions(struct doca_dma *dma, uint8_t enab
 {
 	ODMA_CHECK_ARG(dma != NULL, "dma must not be NULL");
 	if (dma->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("DMA context %p is not IDLE; choose ordered completions before doca_ctx_start", (void *)dma);
+		ODMA_ERR("DMA context %p is not IDLE; choose ordered completions before "
+		         "doca_ctx_start",
+		         (void *)dma);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	dma->ctx.ordered = enable != 0;

@@ -19,8 +19,8 @@
 struct odma_spsc_ring {
 	/* producer side */
 	_Alignas(ODMA_CACHE_LINE) atomic_uint_fast32_t tail; /* published entries */
-	uint32_t staged;     /* written, not yet published */
-	uint32_t head_cache; /* last head seen by the producer */
+	uint32_t staged;                                     /* written, not yet published */
+	uint32_t head_cache;                                 /* last head seen by the producer */
 	/* consumer side */
 	_Alignas(ODMA_CACHE_LINE) atomic_uint_fast32_t head;
 	uint32_t tail_cache; /* last tail seen by the consumer */

@@ -61,7 +61,8 @@ static doca_error_t dpdk_cb(int argc, char **argv)
 	return DOCA_SUCCESS;
 }
 
-static void add(const char *s, const char *l, enum doca_argp_type t, doca_argp_param_cb_t cb, int flags)
+static void add(const char *s, const char *l, enum doca_argp_type t, doca_argp_param_cb_t cb,
+                int flags)
 {
 	struct doca_argp_param *p;
 
@@ -105,15 +106,20 @@ static int teardown(void **state)
 	return 0;
 }
 
-#define ARGV(...) (char *[]){"prog", __VA_ARGS__, NULL}
-#define ARGC(...) ((int)(sizeof((char *[]){"prog", __VA_ARGS__}) / sizeof(char *)))
+#define ARGV(...)                                                                                  \
+	(char *[])                                                                                 \
+	{                                                                                          \
+		"prog", __VA_ARGS__, NULL                                                          \
+	}
+#define ARGC(...) ((int)(sizeof((char *[]){ "prog", __VA_ARGS__ }) / sizeof(char *)))
 #define START(...) doca_argp_start(ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
 
 static void test_all_types(void **state)
 {
 	(void)state;
 	assert_ok(doca_argp_register_validation_callback(validate_ok));
-	assert_ok(START("-p", "03:00.0", "--count=5", "--verbose", "-x", "{\"k\": 9}", "-c", "0x10"));
+	assert_ok(
+	        START("-p", "03:00.0", "--count=5", "--verbose", "-x", "{\"k\": 9}", "-c", "0x10"));
 	assert_string_equal(cfg.pci, "03:00.0");
 	assert_int_equal(cfg.count, 16);
 	assert_int_equal(cfg.counts, 2);
@@ -126,10 +132,10 @@ static void test_all_types(void **state)
 static void test_errors(void **state)
 {
 	(void)state;
-	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-c", "1"));	       /* mandatory missing */
-	assert_doca(DOCA_ERROR_NOT_SUPPORTED, START("-p", "a", "--bogus"));   /* unknown flag */
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-c", "1"));            /* mandatory missing */
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED, START("-p", "a", "--bogus")); /* unknown flag */
 	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "-c", "12z")); /* bad int */
-	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "-c"));	       /* missing value */
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "-c"));        /* missing value */
 	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "-p", "b"));   /* no multiplicity */
 	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "-x", "{bad"));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "stray"));
@@ -166,7 +172,8 @@ static char *fixture(const char *name)
 {
 	static char path[512];
 
-	snprintf(path, sizeof(path), "%s/tests/data/argp/%s", getenv("ODMA_TEST_SOURCE_ROOT"), name);
+	snprintf(path, sizeof(path), "%s/tests/data/argp/%s", getenv("ODMA_TEST_SOURCE_ROOT"),
+	         name);
 	return path;
 }
 
@@ -216,7 +223,7 @@ static void test_levels_and_dpdk(void **state)
 static void test_help(void **state)
 {
 	int fds[2], status;
-	char out[4096] = {0};
+	char out[4096] = { 0 };
 	size_t got = 0;
 	ssize_t n;
 	pid_t pid;

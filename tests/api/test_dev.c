@@ -27,7 +27,8 @@ static struct doca_devinfo *find(const char *pci)
 
 static void list_bf3(void **state)
 {
-	static const char *const pcis[] = { "0000:b1:00.0", "0000:b1:00.1", "0000:03:00.0", "0000:03:00.1" };
+	static const char *const pcis[] = { "0000:b1:00.0", "0000:b1:00.1", "0000:03:00.0",
+		                            "0000:03:00.1" };
 	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE];
 
 	(void)state;
@@ -56,7 +57,8 @@ static void pci_compare(void **state)
 	assert_ok(doca_devinfo_is_equal_pci_addr(find("b1:00.0"), "B1:00.0", &eq));
 	assert_int_equal(eq, 1);
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_is_equal_pci_addr(d, "3:0.0", &eq));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_is_equal_pci_addr(d, "0000:03:00.0 ", &eq));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_devinfo_is_equal_pci_addr(d, "0000:03:00.0 ", &eq));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_is_equal_pci_addr(d, "zz:00.0", &eq));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_is_equal_pci_addr(d, NULL, &eq));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_is_equal_pci_addr(d, "03:00.0", NULL));
@@ -66,7 +68,8 @@ static void pci_compare(void **state)
 static void names_and_addrs(void **state)
 {
 	char ib[DOCA_DEVINFO_IBDEV_NAME_SIZE], ifc[DOCA_DEVINFO_IFACE_NAME_SIZE];
-	uint8_t mac[DOCA_DEVINFO_MAC_ADDR_SIZE], v4[DOCA_DEVINFO_IPV4_ADDR_SIZE], v6[DOCA_DEVINFO_IPV6_ADDR_SIZE];
+	uint8_t mac[DOCA_DEVINFO_MAC_ADDR_SIZE], v4[DOCA_DEVINFO_IPV4_ADDR_SIZE],
+	        v6[DOCA_DEVINFO_IPV6_ADDR_SIZE];
 	struct doca_devinfo *d = find("03:00.0"), *h = find("b1:00.1");
 	enum doca_pci_func_type ft = DOCA_PCI_FUNC_TYPE_SF;
 	uint16_t lid = 9, vhca = 0;
@@ -105,8 +108,10 @@ static void buffer_checks(void **state)
 	struct doca_devinfo *bogus = (struct doca_devinfo *)(void *)a;
 
 	(void)state;
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_get_ibdev_name(d, ib, DOCA_DEVINFO_IBDEV_NAME_SIZE - 1));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_get_iface_name(d, ib, DOCA_DEVINFO_IFACE_NAME_SIZE - 1));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_devinfo_get_ibdev_name(d, ib, DOCA_DEVINFO_IBDEV_NAME_SIZE - 1));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_devinfo_get_iface_name(d, ib, DOCA_DEVINFO_IFACE_NAME_SIZE - 1));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_get_mac_addr(d, a, 5));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_get_ipv4_addr(d, a, 3));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_get_ipv6_addr(d, a, 15));
@@ -139,7 +144,8 @@ static void list_errors(void **state)
 	assert_ok(doca_devinfo_create_list(&l2, &n));
 	assert_ok(doca_devinfo_destroy_list(l2));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_destroy_list(l2)); /* twice */
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_destroy_list((struct doca_devinfo **)&n));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_devinfo_destroy_list((struct doca_devinfo **)&n));
 }
 
 static void open_close_refcount(void **state)
@@ -171,7 +177,8 @@ static void open_close_refcount(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dev_close((struct doca_dev *)pci));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dev_open(NULL, &a));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dev_open(info, NULL));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dev_open((struct doca_devinfo *)pci, &untouched));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_dev_open((struct doca_devinfo *)pci, &untouched));
 	assert_ptr_equal(untouched, (void *)0x1);
 	assert_null(doca_dev_as_devinfo(NULL));
 	/* reopen after the last close works and gives the same handle */
@@ -193,21 +200,24 @@ static void representors(void **state)
 	(void)state;
 	assert_ok(doca_dev_open(find("03:00.0"), &dpu));
 	assert_ok(doca_dev_open(find("b1:00.0"), &host));
-	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_devinfo_rep_create_list(host, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &n));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
+	            doca_devinfo_rep_create_list(host, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &n));
 	assert_ok(doca_devinfo_rep_cap_is_filter_all_supported(find("b1:00.0"), &v));
 	assert_int_equal(v, 0);
 	assert_ok(doca_devinfo_rep_cap_is_filter_net_supported(find("03:00.0"), &v));
 	assert_int_equal(v, 1);
 	assert_ok(doca_devinfo_rep_cap_is_filter_emulated_supported(find("03:00.0"), &v));
 	assert_int_equal(v, 1);
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_rep_cap_is_filter_all_supported(NULL, &v));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_rep_cap_is_filter_net_supported(find("03:00.0"), NULL));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_devinfo_rep_cap_is_filter_all_supported(NULL, &v));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_devinfo_rep_cap_is_filter_net_supported(find("03:00.0"), NULL));
 
 	assert_ok(doca_devinfo_rep_create_list(dpu, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &n));
 	assert_ok(doca_devinfo_rep_create_list(dpu, DOCA_DEVINFO_REP_FILTER_NET, &net, &nn));
 	assert_ok(doca_devinfo_rep_create_list(dpu, DOCA_DEVINFO_REP_FILTER_EMULATED, &emu, &ne));
-	assert_ok(doca_devinfo_rep_create_list(dpu, DOCA_DEVINFO_REP_FILTER_NET | DOCA_DEVINFO_REP_FILTER_EMULATED,
-					       &both, &nb));
+	assert_ok(doca_devinfo_rep_create_list(
+	        dpu, DOCA_DEVINFO_REP_FILTER_NET | DOCA_DEVINFO_REP_FILTER_EMULATED, &both, &nb));
 	assert_int_equal(n, 5);
 	assert_int_equal(nn, 4);
 	assert_int_equal(ne, 1);
@@ -223,10 +233,12 @@ static void representors(void **state)
 	assert_int_equal(v, 1);
 	assert_ok(doca_devinfo_rep_is_equal_pci_addr(reps[1], "0000:b1:00.0", &v));
 	assert_int_equal(v, 0);
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_rep_is_equal_pci_addr(reps[0], "b1:00", &v));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_devinfo_rep_is_equal_pci_addr(reps[0], "b1:00", &v));
 	assert_ok(doca_devinfo_rep_get_vuid(reps[0], vuid, sizeof(vuid)));
 	assert_string_equal(vuid, "MT2306XZ00BF3ODMAHOSTPF0");
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_rep_get_vuid(reps[0], vuid, sizeof(vuid) - 1));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_devinfo_rep_get_vuid(reps[0], vuid, sizeof(vuid) - 1));
 	assert_ok(doca_devinfo_rep_get_pci_func_type(reps[1], &ft));
 	assert_int_equal(ft, DOCA_PCI_FUNC_TYPE_VF);
 	assert_ok(doca_devinfo_rep_get_pci_func_type(reps[3], &ft));
@@ -253,7 +265,8 @@ static void representors(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dev_rep_close(r1));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dev_rep_close(NULL));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dev_rep_open(NULL, &r1));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dev_rep_open((struct doca_devinfo_rep *)vuid, &r1));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_dev_rep_open((struct doca_devinfo_rep *)vuid, &r1));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_rep_get_vuid(NULL, vuid, sizeof(vuid)));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_rep_get_pci_addr_str(NULL, pci));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_devinfo_rep_get_pci_func_type(NULL, &ft));
@@ -305,10 +318,10 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(list_bf3),       cmocka_unit_test(pci_compare),
+		cmocka_unit_test(list_bf3),        cmocka_unit_test(pci_compare),
 		cmocka_unit_test(names_and_addrs), cmocka_unit_test(buffer_checks),
-		cmocka_unit_test(list_errors),    cmocka_unit_test(open_close_refcount),
-		cmocka_unit_test(representors),   cmocka_unit_test(concurrent_open_close),
+		cmocka_unit_test(list_errors),     cmocka_unit_test(open_close_refcount),
+		cmocka_unit_test(representors),    cmocka_unit_test(concurrent_open_close),
 	};
 
 	/* the system loads on first use, so this pins the default bf3 with both sides */

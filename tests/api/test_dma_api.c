@@ -32,8 +32,10 @@ static void null_arguments(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_pe_get_num_inflight_tasks(fx.pe, NULL));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_pe_connect_ctx(NULL, fx.ctx));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_pe_connect_ctx(fx.pe, NULL));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_pe_set_event_mode(NULL, DOCA_PE_EVENT_MODE_PROGRESS_ALL));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_pe_set_event_mode(fx.pe, (enum doca_pe_event_mode)7));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_pe_set_event_mode(NULL, DOCA_PE_EVENT_MODE_PROGRESS_ALL));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_pe_set_event_mode(fx.pe, (enum doca_pe_event_mode)7));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_ctx_start(NULL));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_ctx_stop(NULL));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_ctx_get_state(NULL, &st));
@@ -48,16 +50,23 @@ static void null_arguments(void **state)
 	assert_null(doca_dma_as_ctx(NULL));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dma_cap_task_memcpy_is_supported(NULL));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dma_cap_get_max_num_tasks(NULL, NULL));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dma_cap_task_memcpy_get_max_buf_size(NULL, NULL));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dma_cap_task_memcpy_get_max_buf_list_len(NULL, NULL));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dma_task_memcpy_set_conf(NULL, fx_ok_cb, fx_err_cb, 1));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dma_task_memcpy_set_conf(fx.dma, NULL, fx_err_cb, 1));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dma_task_memcpy_set_conf(fx.dma, fx_ok_cb, NULL, 1));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dma_task_memcpy_alloc_init(NULL, NULL, NULL, ud, NULL));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_dma_cap_task_memcpy_get_max_buf_size(NULL, NULL));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_dma_cap_task_memcpy_get_max_buf_list_len(NULL, NULL));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_dma_task_memcpy_set_conf(NULL, fx_ok_cb, fx_err_cb, 1));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_dma_task_memcpy_set_conf(fx.dma, NULL, fx_err_cb, 1));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_dma_task_memcpy_set_conf(fx.dma, fx_ok_cb, NULL, 1));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_dma_task_memcpy_alloc_init(NULL, NULL, NULL, ud, NULL));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dma_set_ordered_completions(NULL, 1));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_submit(NULL));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_try_submit(NULL));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_submit_ex(NULL, DOCA_TASK_SUBMIT_FLAG_FLUSH));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_task_submit_ex(NULL, DOCA_TASK_SUBMIT_FLAG_FLUSH));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_get_status(NULL));
 	doca_task_free(NULL);
 	doca_task_set_user_data(NULL, ud);
@@ -119,9 +128,11 @@ static void start_rules(void **state)
 	assert_int_equal(fx.last_state, DOCA_CTX_STATE_RUNNING);
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_ctx_start(fx.ctx));
 	/* configuration only while IDLE */
-	assert_doca(DOCA_ERROR_BAD_STATE, doca_dma_task_memcpy_set_conf(fx.dma, fx_ok_cb, fx_err_cb, 4));
+	assert_doca(DOCA_ERROR_BAD_STATE,
+	            doca_dma_task_memcpy_set_conf(fx.dma, fx_ok_cb, fx_err_cb, 4));
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_dma_set_ordered_completions(fx.dma, 1));
-	assert_doca(DOCA_ERROR_BAD_STATE, doca_ctx_set_user_data(fx.ctx, (union doca_data){ .u64 = 1 }));
+	assert_doca(DOCA_ERROR_BAD_STATE,
+	            doca_ctx_set_user_data(fx.ctx, (union doca_data){ .u64 = 1 }));
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_ctx_set_state_changed_cb(fx.ctx, NULL));
 	/* destroy while RUNNING */
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_dma_destroy(fx.dma));
@@ -142,8 +153,10 @@ static void set_conf_limits(void **state)
 	fx_init(&fx, 4096, 4, false);
 	assert_ok(doca_dma_cap_get_max_num_tasks(fx.dma, &max));
 	assert_true(max >= 1);
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dma_task_memcpy_set_conf(fx.dma, fx_ok_cb, fx_err_cb, 0));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dma_task_memcpy_set_conf(fx.dma, fx_ok_cb, fx_err_cb, max + 1));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_dma_task_memcpy_set_conf(fx.dma, fx_ok_cb, fx_err_cb, 0));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_dma_task_memcpy_set_conf(fx.dma, fx_ok_cb, fx_err_cb, max + 1));
 	assert_ok(doca_dma_task_memcpy_set_conf(fx.dma, fx_ok_cb, fx_err_cb, max));
 	fx_fini(&fx);
 }
@@ -157,11 +170,13 @@ static void pool_and_alloc(void **state)
 	(void)state;
 	fx_init(&fx, 4096, 3, false);
 	/* allocation needs RUNNING */
-	assert_doca(DOCA_ERROR_BAD_STATE, doca_dma_task_memcpy_alloc_init(fx.dma, NULL, NULL, ud, &t[0]));
+	assert_doca(DOCA_ERROR_BAD_STATE,
+	            doca_dma_task_memcpy_alloc_init(fx.dma, NULL, NULL, ud, &t[0]));
 	assert_ok(doca_ctx_start(fx.ctx));
 	for (int i = 0; i < 3; i++)
 		assert_ok(doca_dma_task_memcpy_alloc_init(fx.dma, NULL, NULL, ud, &t[i]));
-	assert_doca(DOCA_ERROR_NO_MEMORY, doca_dma_task_memcpy_alloc_init(fx.dma, NULL, NULL, ud, &extra));
+	assert_doca(DOCA_ERROR_NO_MEMORY,
+	            doca_dma_task_memcpy_alloc_init(fx.dma, NULL, NULL, ud, &extra));
 	assert_null(extra);
 	assert_int_equal(doca_task_get_user_data(doca_dma_task_memcpy_as_task(t[0])).u64, 7);
 	assert_ptr_equal(doca_task_get_ctx(doca_dma_task_memcpy_as_task(t[0])), fx.ctx);
@@ -188,14 +203,16 @@ static void size_limits(void **state)
 	big = fx_src_buf(&fx, 0, fx.max_buf_size + 1);
 	d = fx_dst_buf(&fx, 0, 8 << 20);
 	/* above max_buf_size: alloc_init with bufs, submit, try_submit */
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dma_task_memcpy_alloc_init(fx.dma, big, d, ud, &t));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_dma_task_memcpy_alloc_init(fx.dma, big, d, ud, &t));
 	assert_null(t);
 	assert_ok(doca_dma_task_memcpy_alloc_init(fx.dma, NULL, d, ud, &t));
 	doca_dma_task_memcpy_set_src(t, big);
 	assert_ptr_equal(doca_dma_task_memcpy_get_src(t), big);
 	assert_ptr_equal(doca_dma_task_memcpy_get_dst(t), d);
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_submit(doca_dma_task_memcpy_as_task(t)));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_try_submit(doca_dma_task_memcpy_as_task(t)));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_task_try_submit(doca_dma_task_memcpy_as_task(t)));
 	/* a list longer than max_buf_list_len */
 	list = fx_src_buf(&fx, 0, 1);
 	for (uint32_t i = 1; i <= fx.max_list_len; i++) {
@@ -204,10 +221,12 @@ static void size_limits(void **state)
 	}
 	doca_dma_task_memcpy_set_src(t, list);
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_submit(doca_dma_task_memcpy_as_task(t)));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_try_submit(doca_dma_task_memcpy_as_task(t)));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_task_try_submit(doca_dma_task_memcpy_as_task(t)));
 	doca_task_free(doca_dma_task_memcpy_as_task(t));
 	t = NULL;
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_dma_task_memcpy_alloc_init(fx.dma, list, d, ud, &t));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_dma_task_memcpy_alloc_init(fx.dma, list, d, ud, &t));
 	assert_null(t);
 	assert_int_equal(fx.ok + fx.err, 0);
 	/* the state is checked first: a stopped context says BAD_STATE whatever the buffers */
@@ -272,7 +291,8 @@ static void try_submit_validates(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_try_submit(t));
 	/* overlap inside one mmap */
 	ov_src = fx_src_buf(&fx, 0, 1000);
-	assert_ok(doca_buf_inventory_buf_get_by_addr(fx.inv, fx.src_mmap, fx.src + 500, 1000, &ov_dst));
+	assert_ok(doca_buf_inventory_buf_get_by_addr(fx.inv, fx.src_mmap, fx.src + 500, 1000,
+	                                             &ov_dst));
 	doca_dma_task_memcpy_set_src((struct doca_dma_task_memcpy *)t, ov_src);
 	doca_dma_task_memcpy_set_dst((struct doca_dma_task_memcpy *)t, ov_dst);
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_try_submit(t));
@@ -360,7 +380,8 @@ static void inflight_counts_and_flags(void **state)
 	assert_ok(doca_pe_get_num_inflight_tasks(fx.pe, &n));
 	assert_int_equal(n, 0);
 	assert_int_equal(fx.last_status, DOCA_SUCCESS);
-	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_pe_set_notification_handle(fx.pe, 0, (union doca_data){ 0 }));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
+	            doca_pe_set_notification_handle(fx.pe, 0, (union doca_data){ 0 }));
 	assert_ok(doca_buf_dec_refcount(s, NULL));
 	assert_ok(doca_buf_dec_refcount(d, NULL));
 	fx_fini(&fx);
@@ -369,7 +390,8 @@ static void inflight_counts_and_flags(void **state)
 static struct doca_pe *recursive_pe;
 static uint8_t recursive_result = 9;
 
-static void recursive_cb(struct doca_dma_task_memcpy *task, union doca_data tud, union doca_data cud)
+static void recursive_cb(struct doca_dma_task_memcpy *task, union doca_data tud,
+                         union doca_data cud)
 {
 	recursive_result = doca_pe_progress(recursive_pe);
 	fx_ok_cb(task, tud, cud);
@@ -458,23 +480,28 @@ static int knob(const char *var, const char *val)
 static void engine_knobs(void **state)
 {
 	static const char *const bad[][2] = {
-		{ "ODMA_WORKERS", "abc" },	{ "ODMA_WORKERS", "0" },
-		{ "ODMA_WORKERS", "65" },	{ "ODMA_WORKERS", "-1" },
-		{ "ODMA_WORKERS", " 2" },	{ "ODMA_INLINE_MAX", "1x" },
-		{ "ODMA_INLINE_MAX", "2G" },	{ "ODMA_SPLIT_MIN", "-1" },
-		{ "ODMA_SPLIT_MIN", "99999999999999999999" }, { "ODMA_HELP_BACKLOG", "4097" },
+		{ "ODMA_WORKERS", "abc" },
+		{ "ODMA_WORKERS", "0" },
+		{ "ODMA_WORKERS", "65" },
+		{ "ODMA_WORKERS", "-1" },
+		{ "ODMA_WORKERS", " 2" },
+		{ "ODMA_INLINE_MAX", "1x" },
+		{ "ODMA_INLINE_MAX", "2G" },
+		{ "ODMA_SPLIT_MIN", "-1" },
+		{ "ODMA_SPLIT_MIN", "99999999999999999999" },
+		{ "ODMA_HELP_BACKLOG", "4097" },
 	};
 	static const char *const good[][2] = {
-		{ "ODMA_WORKERS", "2" },	{ "ODMA_WORKERS", "0x3" },
-		{ "ODMA_INLINE_MAX", "0" },	{ "ODMA_INLINE_MAX", "64k" },
-		{ "ODMA_SPLIT_MIN", "1M" },	{ "ODMA_HELP_BACKLOG", "4096" },
+		{ "ODMA_WORKERS", "2" },    { "ODMA_WORKERS", "0x3" },
+		{ "ODMA_INLINE_MAX", "0" }, { "ODMA_INLINE_MAX", "64k" },
+		{ "ODMA_SPLIT_MIN", "1M" }, { "ODMA_HELP_BACKLOG", "4096" },
 	};
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (knob(bad[i][0], bad[i][1]) != 1)
 			fail_msg("%s=\"%s\" was not refused with a log line naming it", bad[i][0],
-				 bad[i][1]);
+			         bad[i][1]);
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
 		if (knob(good[i][0], good[i][1]) != 0)
 			fail_msg("%s=\"%s\" was refused", good[i][0], good[i][1]);

@@ -110,13 +110,14 @@ static void child_refused_failing_task(void)
 	dst2 = fx_dst_buf(&fx, 4 << 20, 128 * 1024);
 	doca_dma_task_memcpy_set_dst(t, dst2);
 	CHILD_CHECK(doca_task_submit(doca_dma_task_memcpy_as_task(t)) == DOCA_SUCCESS);
-	CHILD_CHECK(doca_dma_task_memcpy_alloc_init(dma, src, fx_dst_buf(&fx, 6 << 20, 128 * 1024), ud, &t) ==
-		    DOCA_SUCCESS);
+	CHILD_CHECK(doca_dma_task_memcpy_alloc_init(dma, src, fx_dst_buf(&fx, 6 << 20, 128 * 1024),
+	                                            ud, &t) == DOCA_SUCCESS);
 	CHILD_CHECK(doca_task_submit(doca_dma_task_memcpy_as_task(t)) == DOCA_SUCCESS);
 	while (n_ok + n_err < accepted + 2)
 		doca_pe_progress(fx.pe);
 	CHILD_CHECK(n_err == 0 && n_ok == accepted + 2);
-	CHILD_CHECK(doca_ctx_get_state(doca_dma_as_ctx(dma), &st) == DOCA_SUCCESS && st == DOCA_CTX_STATE_RUNNING);
+	CHILD_CHECK(doca_ctx_get_state(doca_dma_as_ctx(dma), &st) == DOCA_SUCCESS &&
+	            st == DOCA_CTX_STATE_RUNNING);
 	CHILD_CHECK(memcmp(fx.dst + (4 << 20), fx.src, 128 * 1024) == 0);
 	CHILD_CHECK(doca_ctx_stop(doca_dma_as_ctx(dma)) == DOCA_SUCCESS);
 	CHILD_CHECK(doca_dma_destroy(dma) == DOCA_SUCCESS);
@@ -127,14 +128,15 @@ static const char *deep_queue_profile(void)
 	static char path[4096];
 	const char *root = getenv("ODMA_TEST_SOURCE_ROOT");
 
-	snprintf(path, sizeof(path), "%s/tests/data/profiles/deep_queue.profile", root ? root : ".");
+	snprintf(path, sizeof(path), "%s/tests/data/profiles/deep_queue.profile",
+	         root ? root : ".");
 	return path;
 }
 
 static void refused_failing_task(void **state)
 {
-	const char *env[] = { "ODMA_ENGINE", "thread", "ODMA_WORKERS", "1", "ODMA_SYSTEM", deep_queue_profile(),
-			      NULL };
+	const char *env[] = { "ODMA_ENGINE",        "thread", "ODMA_WORKERS", "1", "ODMA_SYSTEM",
+		              deep_queue_profile(), NULL };
 
 	(void)state;
 	run_in_child(child_refused_failing_task, env);
@@ -157,8 +159,8 @@ static void child_held_overflow(void)
 		struct doca_dma_task_memcpy *t;
 
 		CHILD_CHECK(doca_dma_task_memcpy_alloc_init(dma, src, dst, ud, &t) == DOCA_SUCCESS);
-		CHILD_CHECK(doca_task_submit_ex(doca_dma_task_memcpy_as_task(t), DOCA_TASK_SUBMIT_FLAG_NONE) ==
-			    DOCA_SUCCESS);
+		CHILD_CHECK(doca_task_submit_ex(doca_dma_task_memcpy_as_task(t),
+		                                DOCA_TASK_SUBMIT_FLAG_NONE) == DOCA_SUCCESS);
 	}
 	for (unsigned long k = 0; k < LOOPS && n_ok + n_err < n; k++)
 		doca_pe_progress(fx.pe);
@@ -169,8 +171,10 @@ static void child_held_overflow(void)
 
 static void held_overflow(void **state)
 {
-	const char *env[] = { "ODMA_ENGINE", "thread", "ODMA_WORKERS", "1", "ODMA_INLINE_MAX", "0",
-			      "ODMA_SYSTEM", deep_queue_profile(), NULL };
+	const char *env[] = {
+		"ODMA_ENGINE", "thread",      "ODMA_WORKERS",       "1", "ODMA_INLINE_MAX",
+		"0",           "ODMA_SYSTEM", deep_queue_profile(), NULL
+	};
 
 	(void)state;
 	run_in_child(child_held_overflow, env);
@@ -227,8 +231,8 @@ static void inherited_pe(void **state)
 /* A state callback may destroy another (IDLE) context of the same PE. */
 static struct doca_dma *victim;
 
-static void destroy_victim_cb(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
-			      enum doca_ctx_states next)
+static void destroy_victim_cb(const union doca_data ud, struct doca_ctx *ctx,
+                              enum doca_ctx_states prev, enum doca_ctx_states next)
 {
 	(void)ud;
 	(void)ctx;

@@ -49,12 +49,14 @@ static void pump(struct fx *fx, unsigned int *agains, unsigned int *accepted)
 		s[i] = fx_src_buf(fx, (size_t)i * 1024, 1024);
 		d[i] = fx_dst_buf(fx, (size_t)i * 1024, 1024);
 		t = fx_task(fx, s[i], d[i], i);
-		for (unsigned int tries = 0; (r = doca_task_submit(t)) == DOCA_ERROR_AGAIN && tries < 1000; tries++) {
+		for (unsigned int tries = 0;
+		     (r = doca_task_submit(t)) == DOCA_ERROR_AGAIN && tries < 1000; tries++) {
 			(*agains)++;
 			doca_pe_progress(fx->pe);
 		}
 		if (r != DOCA_SUCCESS) {
-			doca_task_free(t); /* rejected (context stopped after an injected failure) */
+			doca_task_free(
+			        t); /* rejected (context stopped after an injected failure) */
 			break;
 		}
 		(*accepted)++;
@@ -75,8 +77,8 @@ static void child_submit_again(void)
 	fx_init(&fx, 1 << 20, NTASKS, true);
 	pump(&fx, &agains, &accepted);
 	assert_int_equal(accepted, NTASKS);
-	assert_true(agains > 10);                     /* ~50% of submits */
-	assert_int_equal(fx.ok, NTASKS);               /* every accepted task completed once */
+	assert_true(agains > 10);        /* ~50% of submits */
+	assert_int_equal(fx.ok, NTASKS); /* every accepted task completed once */
 	assert_memory_equal(fx.dst, fx.src, NTASKS * 1024);
 	fx_fini(&fx);
 }
@@ -99,8 +101,8 @@ static void child_complete_error(void)
 	assert_true(fx.err >= 1);
 	assert_int_equal(fx.ok + fx.err, accepted);
 	assert_int_equal(fx.last_status == DOCA_SUCCESS || fx.last_status == DOCA_ERROR_IO_FAILED ||
-				 fx.last_status == DOCA_ERROR_DRIVER,
-			 1);
+	                         fx.last_status == DOCA_ERROR_DRIVER,
+	                 1);
 	assert_true(fx_progress_until_idle(&fx, LOOPS));
 	fx_fini(&fx);
 }
@@ -142,9 +144,17 @@ static void child_bad_spec(void)
 
 static void bad_specs(void **state)
 {
-	static const char *const bad[] = { "submit_again=2", "seed=-1", "delay_us=9-3", "nonsense=1",
-					   "complete_error", "error=NO_SUCH", ",", "delay_us=1-2-3",
-					   "comch_drop_after=-1", "comch_delay_us=9-3", "comch_delay_us=x" };
+	static const char *const bad[] = { "submit_again=2",
+		                           "seed=-1",
+		                           "delay_us=9-3",
+		                           "nonsense=1",
+		                           "complete_error",
+		                           "error=NO_SUCH",
+		                           ",",
+		                           "delay_us=1-2-3",
+		                           "comch_drop_after=-1",
+		                           "comch_delay_us=9-3",
+		                           "comch_delay_us=x" };
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
@@ -190,10 +200,8 @@ static void deterministic(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(submit_again),
-		cmocka_unit_test(complete_error),
-		cmocka_unit_test(delay),
-		cmocka_unit_test(bad_specs),
+		cmocka_unit_test(submit_again),  cmocka_unit_test(complete_error),
+		cmocka_unit_test(delay),         cmocka_unit_test(bad_specs),
 		cmocka_unit_test(deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

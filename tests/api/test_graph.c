@@ -755,7 +755,8 @@ static void many_instances(int many, size_t sz)
 		for (int i = 0; i < many; i++) {
 			assert_int_equal(di[i].ud.runs, round + 1);
 			assert_int_equal(di[i].uf.runs, round + 1);
-			assert_memory_equal(g.fx.dst + (size_t)i * 2 * sz + sz, g.fx.src + (size_t)i * sz, sz);
+			assert_memory_equal(g.fx.dst + (size_t)i * 2 * sz + sz,
+			                    g.fx.src + (size_t)i * sz, sz);
 		}
 	}
 	for (int i = 0; i < many; i++)

@@ -111,7 +111,8 @@ static void test_global_vs_strict(void **state)
 static void test_sdk_vs_app(void **state)
 {
 	(void)state;
-	assert_ok(doca_log(DOCA_LOG_LEVEL_WARNING, sdk_source, __FILE__, __LINE__, __func__, "sdk warn"));
+	assert_ok(doca_log(DOCA_LOG_LEVEL_WARNING, sdk_source, __FILE__, __LINE__, __func__,
+	                   "sdk warn"));
 	DOCA_LOG_WARN("app warn");
 	assert_int_equal(sdk_count, 1);
 	assert_int_equal(app_count, 1);
@@ -150,7 +151,7 @@ static void test_file_backend(void **state)
 static void test_fd_backend_and_sdk_variants(void **state)
 {
 	int fds[2], sfds[2];
-	char out[512] = {0};
+	char out[512] = { 0 };
 	struct doca_log_backend *be, *sbe;
 	ssize_t n;
 
@@ -213,27 +214,30 @@ static void test_bad_arguments(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_register_source("X", NULL));
 	assert_int_equal(id, 12345);
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_unregister_source(-1));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log(DOCA_LOG_LEVEL_INFO, 99999, NULL, 0, NULL, "x"));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_log(DOCA_LOG_LEVEL_INFO, 99999, NULL, 0, NULL, "x"));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log(5, log_source, NULL, 0, NULL, "x"));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log(71, log_source, NULL, 0, NULL, "x"));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_backend_create_with_file(NULL, &be));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_backend_create_with_file(stderr, NULL));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_backend_create_with_fd(-1, &be));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_backend_create_with_buf(buf, 1, app_flush, &be));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_log_backend_create_with_buf(buf, 1, app_flush, &be));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_backend_create_with_buf(buf, 16, NULL, &be));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_backend_create_with_syslog(NULL, &be));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_backend_create_with_fd_sdk(-3, &be));
 	assert_ptr_equal(be, (struct doca_log_backend *)0x1);
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_backend_set_level_lower_limit(NULL, 50));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_backend_set_level_lower_limit(app_be, 55));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_backend_set_level_upper_limit_strict(sdk_be, 50));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_log_backend_set_level_upper_limit_strict(sdk_be, 50));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_backend_set_sdk_level(app_be, 50));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_level_set_global_lower_limit(0));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_level_set_global_upper_limit(80));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_level_set_global_sdk_limit(1000));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_rate_bucket_register(log_source, NULL));
-	assert_doca(DOCA_ERROR_INVALID_VALUE,
-		    doca_log_rate_limit(DOCA_LOG_LEVEL_ERROR, log_source, NULL, 0, NULL, 99999, "x"));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_rate_limit(DOCA_LOG_LEVEL_ERROR, log_source,
+	                                                          NULL, 0, NULL, 99999, "x"));
 }
 
 static void test_unregister_source(void **state)
@@ -246,7 +250,8 @@ static void test_unregister_source(void **state)
 	assert_int_equal(app_count, 1);
 	assert_non_null(strstr(app_lines[0], "[TEMP]"));
 	assert_ok(doca_log_unregister_source(id));
-	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log(DOCA_LOG_LEVEL_INFO, id, NULL, 0, NULL, "x"));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_log(DOCA_LOG_LEVEL_INFO, id, NULL, 0, NULL, "x"));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_unregister_source(id));
 }
 
@@ -318,7 +323,8 @@ static void test_threads(void **state)
 	assert_int_equal(app_count, 40);
 }
 
-/* Runs this binary again with @p mode and @p env_level, returning what it wrote to stdout+stderr. */
+/* Runs this binary again with @p mode and @p env_level, returning what it wrote to stdout+stderr.
+ */
 static int run_child(const char *mode, const char *env_level, char *out, size_t size)
 {
 	int fds[2], status;
@@ -411,8 +417,10 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		return child_main(argv[1]);
 	if (doca_priv_log_register_sdk_source("TEST_SDK", &sdk_source) != DOCA_SUCCESS ||
-	    doca_log_backend_create_with_buf(app_buf, sizeof(app_buf), app_flush, &app_be) != DOCA_SUCCESS ||
-	    doca_log_backend_create_with_buf_sdk(sdk_buf, sizeof(sdk_buf), sdk_flush, &sdk_be) != DOCA_SUCCESS)
+	    doca_log_backend_create_with_buf(app_buf, sizeof(app_buf), app_flush, &app_be) !=
+	            DOCA_SUCCESS ||
+	    doca_log_backend_create_with_buf_sdk(sdk_buf, sizeof(sdk_buf), sdk_flush, &sdk_be) !=
+	            DOCA_SUCCESS)
 		return 1;
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

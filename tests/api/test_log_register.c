@@ -1,7 +1,8 @@
 /*
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
-/* DOCA programs name their log sources hierarchically (e.g. "PE::COMMON"); the macro must accept that. */
+/* DOCA programs name their log sources hierarchically (e.g. "PE::COMMON"); the macro must accept
+ * that. */
 #include <stdio.h>
 #include <string.h>
 

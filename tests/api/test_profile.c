@@ -56,8 +56,8 @@ static void run_child(const char *system, const char *side, void (*fn)(void))
 	close(fds[0]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		fail_msg("child (ODMA_SYSTEM=%s ODMA_SIDE=%s) failed; its log:\n%s", system ? system : "-",
-			 side ? side : "-", g_log);
+		fail_msg("child (ODMA_SYSTEM=%s ODMA_SIDE=%s) failed; its log:\n%s",
+		         system ? system : "-", side ? side : "-", g_log);
 }
 
 static char *data_path(const char *file)
@@ -81,22 +81,46 @@ static bool list_is(const char *const *pcis, uint32_t count)
 		return false;
 	ok = n == count;
 	for (uint32_t i = 0; ok && i < n; i++)
-		ok = doca_devinfo_get_pci_addr_str(l[i], pci) == DOCA_SUCCESS && strcmp(pci, pcis[i]) == 0;
+		ok = doca_devinfo_get_pci_addr_str(l[i], pci) == DOCA_SUCCESS &&
+		     strcmp(pci, pcis[i]) == 0;
 	doca_devinfo_destroy_list(l);
 	return ok;
 }
 
-static const char *const bf3_all[] = { "0000:b1:00.0", "0000:b1:00.1", "0000:03:00.0", "0000:03:00.1" };
-static const char *const bf2_all[] = { "0000:3b:00.0", "0000:3b:00.1", "0000:03:00.0", "0000:03:00.1" };
+static const char *const bf3_all[] = { "0000:b1:00.0", "0000:b1:00.1", "0000:03:00.0",
+	                               "0000:03:00.1" };
+static const char *const bf2_all[] = { "0000:3b:00.0", "0000:3b:00.1", "0000:03:00.0",
+	                               "0000:03:00.1" };
 static const char *const nic_all[] = { "0000:08:00.0", "0000:08:00.1" };
 
-static void c_bf3_both(void) { CHECK(list_is(bf3_all, 4)); }
-static void c_bf3_host(void) { CHECK(list_is(bf3_all, 2)); }
-static void c_bf3_dpu(void) { CHECK(list_is(bf3_all + 2, 2)); }
-static void c_bf2_both(void) { CHECK(list_is(bf2_all, 4)); }
-static void c_bf2_dpu(void) { CHECK(list_is(bf2_all + 2, 2)); }
-static void c_nic_host(void) { CHECK(list_is(nic_all, 2)); }
-static void c_nic_dpu(void) { CHECK(list_is(nic_all, 0)); }
+static void c_bf3_both(void)
+{
+	CHECK(list_is(bf3_all, 4));
+}
+static void c_bf3_host(void)
+{
+	CHECK(list_is(bf3_all, 2));
+}
+static void c_bf3_dpu(void)
+{
+	CHECK(list_is(bf3_all + 2, 2));
+}
+static void c_bf2_both(void)
+{
+	CHECK(list_is(bf2_all, 4));
+}
+static void c_bf2_dpu(void)
+{
+	CHECK(list_is(bf2_all + 2, 2));
+}
+static void c_nic_host(void)
+{
+	CHECK(list_is(nic_all, 2));
+}
+static void c_nic_dpu(void)
+{
+	CHECK(list_is(nic_all, 0));
+}
 
 static void builtin_profiles(void **state)
 {
@@ -123,9 +147,11 @@ static void c_bf2_names(void)
 	uint32_t n, nr;
 
 	CHECK(doca_devinfo_create_list(&l, &n) == DOCA_SUCCESS && n == 4);
-	CHECK(doca_devinfo_get_ibdev_name(l[0], ib, sizeof(ib)) == DOCA_SUCCESS && strcmp(ib, "mlx5_2") == 0);
+	CHECK(doca_devinfo_get_ibdev_name(l[0], ib, sizeof(ib)) == DOCA_SUCCESS &&
+	      strcmp(ib, "mlx5_2") == 0);
 	CHECK(doca_dev_open(l[2], &dev) == DOCA_SUCCESS);
-	CHECK(doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_NET, &reps, &nr) == DOCA_SUCCESS);
+	CHECK(doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_NET, &reps, &nr) ==
+	      DOCA_SUCCESS);
 	CHECK(nr == 3);
 	CHECK(doca_devinfo_rep_destroy_list(reps) == DOCA_SUCCESS);
 	CHECK(doca_dev_close(dev) == DOCA_SUCCESS);
@@ -168,7 +194,8 @@ static void c_not_found(void)
 	CHECK(l == NULL && n == 42);
 	/* every later call fails the same way, and still does not crash */
 	CHECK(doca_devinfo_create_list(&l, &n) == DOCA_ERROR_NOT_FOUND);
-	CHECK(doca_dev_open((struct doca_devinfo *)&n, (struct doca_dev **)&l) == DOCA_ERROR_INVALID_VALUE);
+	CHECK(doca_dev_open((struct doca_devinfo *)&n, (struct doca_dev **)&l) ==
+	      DOCA_ERROR_INVALID_VALUE);
 }
 
 static void bad_environment(void **state)
@@ -198,15 +225,19 @@ static void c_good_file(void)
 	CHECK(doca_devinfo_create_list(&l, &n) == DOCA_SUCCESS);
 	CHECK(doca_devinfo_get_lid(l[0], &lid) == DOCA_SUCCESS && lid == 7);
 	CHECK(doca_dma_cap_task_memcpy_is_supported(l[0]) == DOCA_SUCCESS);
-	CHECK(doca_dma_cap_task_memcpy_get_max_buf_size(l[0], &size) == DOCA_SUCCESS && size == 1u << 20);
+	CHECK(doca_dma_cap_task_memcpy_get_max_buf_size(l[0], &size) == DOCA_SUCCESS &&
+	      size == 1u << 20);
 	CHECK(doca_dma_cap_task_memcpy_is_supported(l[2]) == DOCA_ERROR_NOT_SUPPORTED);
-	CHECK(doca_devinfo_get_pci_func_type(l[2], &ft) == DOCA_SUCCESS && ft == DOCA_PCI_FUNC_TYPE_SF);
+	CHECK(doca_devinfo_get_pci_func_type(l[2], &ft) == DOCA_SUCCESS &&
+	      ft == DOCA_PCI_FUNC_TYPE_SF);
 	CHECK(doca_devinfo_get_sf_index(l[2], &sf) == DOCA_SUCCESS && sf == 3);
 	CHECK(doca_dev_open(l[1], &dev) == DOCA_SUCCESS);
-	CHECK(doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_EMULATED, &reps, &nr) == DOCA_SUCCESS);
+	CHECK(doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_EMULATED, &reps, &nr) ==
+	      DOCA_SUCCESS);
 	CHECK(nr == 1);
 	CHECK(doca_devinfo_rep_destroy_list(reps) == DOCA_SUCCESS);
-	CHECK(doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &nr) == DOCA_SUCCESS);
+	CHECK(doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &nr) ==
+	      DOCA_SUCCESS);
 	CHECK(nr == 2);
 	CHECK(doca_devinfo_rep_destroy_list(reps) == DOCA_SUCCESS);
 	CHECK(doca_dev_close(dev) == DOCA_SUCCESS);
@@ -242,8 +273,10 @@ static void bad_files(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		run_child(data_path(cases[i].file), NULL, c_not_found);
-		if (!strstr(g_log, cases[i].file) || !strstr(g_log, cases[i].line) || !strstr(g_log, cases[i].what))
-			fail_msg("%s: log lacks '%s' / '%s':\n%s", cases[i].file, cases[i].line, cases[i].what, g_log);
+		if (!strstr(g_log, cases[i].file) || !strstr(g_log, cases[i].line) ||
+		    !strstr(g_log, cases[i].what))
+			fail_msg("%s: log lacks '%s' / '%s':\n%s", cases[i].file, cases[i].line,
+			         cases[i].what, g_log);
 	}
 }
 

@@ -16,7 +16,8 @@
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define ODMA_SANITIZED 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
+        __has_feature(memory_sanitizer)
 #define ODMA_SANITIZED 1
 #endif
 #endif
@@ -24,7 +25,8 @@
 #ifdef ODMA_SANITIZED
 int main(void)
 {
-	printf("skipped: a sanitizer owns malloc in this build, so allocations cannot be counted here\n");
+	printf("skipped: a sanitizer owns malloc in this build, so allocations cannot be counted "
+	       "here\n");
 	return ODMA_TEST_SKIP;
 }
 #else

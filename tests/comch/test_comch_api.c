@@ -328,7 +328,8 @@ static void test_bad_env(void **state)
 	assert_ok(doca_pe_connect_ctx(h.pe, doca_comch_client_as_ctx(c)));
 	for (size_t i = 0; i < sizeof(bad_timeouts) / sizeof(bad_timeouts[0]); i++) {
 		setenv("ODMA_COMCH_CONNECT_TIMEOUT_MS", bad_timeouts[i], 1);
-		assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(c)), DOCA_ERROR_INVALID_VALUE);
+		assert_int_equal(doca_ctx_start(doca_comch_client_as_ctx(c)),
+		                 DOCA_ERROR_INVALID_VALUE);
 		assert_ok(doca_ctx_get_state(doca_comch_client_as_ctx(c), &st));
 		assert_int_equal(st, DOCA_CTX_STATE_IDLE);
 	}

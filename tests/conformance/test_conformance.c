@@ -52,7 +52,7 @@ static void sizes(void **state)
 
 /* Builds a list of @k elements over [base, base+total) with uneven lengths. */
 static struct doca_buf *make_list(struct fx *fx, bool src, size_t off, size_t total, uint32_t k,
-				  struct doca_buf **elems)
+                                  struct doca_buf **elems)
 {
 	struct doca_buf *head = NULL;
 	size_t pos = 0;
@@ -120,7 +120,8 @@ static void dst_append(void **state)
 	(void)state;
 	fx_init(&fx, 1 << 16, 4, true);
 	s = fx_src_buf(&fx, 0, 100);
-	assert_ok(doca_buf_inventory_buf_get_by_args(fx.inv, fx.dst_mmap, fx.dst, 1000, fx.dst + 10, 20, &d));
+	assert_ok(doca_buf_inventory_buf_get_by_args(fx.inv, fx.dst_mmap, fx.dst, 1000, fx.dst + 10,
+	                                             20, &d));
 	memset(fx.dst, 0xee, 1000);
 	assert_ok(doca_task_submit(fx_task(&fx, s, d, 1)));
 	assert_true(fx_progress_until(&fx, 1, LOOPS));
@@ -467,8 +468,9 @@ static void optimize_reports(void **state)
 	for (unsigned int i = 0; i < 6; i++)
 		d[i] = fx_dst_buf(&fx, i * 16, 16);
 	for (unsigned int i = 0; i < 5; i++)
-		assert_ok(doca_task_submit_ex(fx_task(&fx, s, d[i], i), DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS |
-									       DOCA_TASK_SUBMIT_FLAG_FLUSH));
+		assert_ok(doca_task_submit_ex(fx_task(&fx, s, d[i], i),
+		                              DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS |
+		                                      DOCA_TASK_SUBMIT_FLAG_FLUSH));
 	for (int i = 0; i < 100000; i++)
 		doca_pe_progress(fx.pe);
 	assert_int_equal(fx.ok, 0);
@@ -544,7 +546,8 @@ static void flushed_big_task_writes_nothing(void **state)
 		assert_int_equal(dl, 0);
 		for (size_t i = 0; i < sizes[k]; i++)
 			if (fx.dst[(1 << 20) + i] != 0)
-				fail_msg("size %zu: byte %zu of a flushed task was written", sizes[k], i);
+				fail_msg("size %zu: byte %zu of a flushed task was written",
+				         sizes[k], i);
 		assert_ok(doca_buf_dec_refcount(bad_s, NULL));
 		assert_ok(doca_buf_dec_refcount(bad_d, NULL));
 		assert_ok(doca_buf_dec_refcount(s, NULL));

@@ -35,7 +35,7 @@ static int check_buf(struct doca_buf *buf, void *want_data, size_t want_len, con
 		return 1;
 	if (data != want_data || len != want_len) {
 		fprintf(stderr, "consumer: %s buf has data %p len %zu, expected %p len %zu\n", name,
-			data, len, want_data, want_len);
+		        data, len, want_data, want_len);
 		return 1;
 	}
 	return 0;
@@ -47,11 +47,11 @@ static int use_bufs(struct doca_buf_inventory *inv, struct doca_mmap *mmap, char
 	int rc = 0;
 
 	if (check(doca_buf_inventory_buf_get_by_addr(inv, mmap, region, REGION_LEN / 2, &dst),
-		  "doca_buf_inventory_buf_get_by_addr"))
+	          "doca_buf_inventory_buf_get_by_addr"))
 		return 1;
 	if (check(doca_buf_inventory_buf_get_by_data(inv, mmap, region + REGION_LEN / 2,
-						     REGION_LEN / 2, &src),
-		  "doca_buf_inventory_buf_get_by_data")) {
+	                                             REGION_LEN / 2, &src),
+	          "doca_buf_inventory_buf_get_by_data")) {
 		doca_buf_dec_refcount(dst, NULL);
 		return 1;
 	}

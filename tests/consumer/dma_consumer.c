@@ -49,8 +49,9 @@ static struct doca_mmap *map(struct doca_dev *dev, void *p, size_t len, uint32_t
 {
 	struct doca_mmap *m = NULL;
 
-	if (doca_mmap_create(&m) || doca_mmap_add_dev(m, dev) || doca_mmap_set_memrange(m, p, len) ||
-	    doca_mmap_set_permissions(m, perms) || doca_mmap_start(m)) {
+	if (doca_mmap_create(&m) || doca_mmap_add_dev(m, dev) ||
+	    doca_mmap_set_memrange(m, p, len) || doca_mmap_set_permissions(m, perms) ||
+	    doca_mmap_start(m)) {
 		fprintf(stderr, "mmap set-up failed\n");
 		exit(2);
 	}
@@ -100,7 +101,8 @@ int main(void)
 	/* start without a progress engine */
 	doca_dma_create(dev, &lonely);
 	doca_dma_task_memcpy_set_conf(lonely, done_cb, done_cb, 4);
-	EXPECT(doca_ctx_start(doca_dma_as_ctx(lonely)) == DOCA_ERROR_NOT_CONNECTED, "start without a PE");
+	EXPECT(doca_ctx_start(doca_dma_as_ctx(lonely)) == DOCA_ERROR_NOT_CONNECTED,
+	       "start without a PE");
 	doca_dma_destroy(lonely);
 
 	doca_dma_create(dev, &dma);
@@ -136,8 +138,10 @@ int main(void)
 
 		doca_buf_inventory_buf_get_by_data(inv, msrc, src + i * 4096, 4096, &sb[i]);
 		doca_buf_inventory_buf_get_by_addr(inv, mdst, dst + LEN + i * 4096, 4096, &db[i]);
-		EXPECT(doca_dma_task_memcpy_alloc_init(dma, sb[i], db[i], u, &t) == DOCA_SUCCESS, "alloc %d", i);
-		EXPECT(doca_task_submit(doca_dma_task_memcpy_as_task(t)) == DOCA_SUCCESS, "submit %d", i);
+		EXPECT(doca_dma_task_memcpy_alloc_init(dma, sb[i], db[i], u, &t) == DOCA_SUCCESS,
+		       "alloc %d", i);
+		EXPECT(doca_task_submit(doca_dma_task_memcpy_as_task(t)) == DOCA_SUCCESS,
+		       "submit %d", i);
 	}
 	completions[0] = 0;
 	r = doca_dma_task_memcpy_alloc_init(dma, s, d, ud, &extra);
@@ -166,7 +170,7 @@ int main(void)
 	doca_buf_inventory_stop(inv);
 	EXPECT(doca_buf_inventory_destroy(inv) == DOCA_SUCCESS, "inventory destroy");
 	EXPECT(doca_mmap_destroy(msrc) == DOCA_SUCCESS && doca_mmap_destroy(mdst) == DOCA_SUCCESS &&
-		       doca_mmap_destroy(mro) == DOCA_SUCCESS,
+	               doca_mmap_destroy(mro) == DOCA_SUCCESS,
 	       "mmap destroy");
 	EXPECT(doca_dev_close(dev) == DOCA_SUCCESS, "dev close");
 	printf("dma consumer: %s\n", failures ? "FAILED" : "all checks passed");

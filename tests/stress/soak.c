@@ -35,11 +35,13 @@ int main(void)
 		n++;
 	p.tasks /= n;
 	p.seconds /= n;
-	printf("soak: %u configurations, %u threads x %u contexts, >= %llu tasks and >= %.0f s each\n", n,
-	       p.threads, p.ctxs, (unsigned long long)p.tasks, p.seconds);
+	printf("soak: %u configurations, %u threads x %u contexts, >= %llu tasks and >= %.0f s "
+	       "each\n",
+	       n, p.threads, p.ctxs, (unsigned long long)p.tasks, p.seconds);
 	for (unsigned int i = 0; i < n; i++) {
 		if (stress_run_config(&stress_configs[i], &p, &c) != 0) {
-			printf("%s: FAILED (an invariant broke; see the message above)\n", stress_configs[i].name);
+			printf("%s: FAILED (an invariant broke; see the message above)\n",
+			       stress_configs[i].name);
 			bad = 1;
 		}
 		stress_print(stress_configs[i].name, &c);

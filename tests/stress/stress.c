@@ -38,7 +38,8 @@
 #define CHECK(c)                                                                                   \
 	do {                                                                                       \
 		if (!(c)) {                                                                        \
-			fprintf(stderr, "stress: %s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+			fprintf(stderr, "stress: %s:%d: check failed: %s\n", __FILE__, __LINE__,   \
+			        #c);                                                               \
 			abort();                                                                   \
 		}                                                                                  \
 	} while (0)
@@ -46,17 +47,17 @@
 	do {                                                                                       \
 		doca_error_t r_ = (e);                                                             \
 		if (r_ != DOCA_SUCCESS) {                                                          \
-			fprintf(stderr, "stress: %s:%d: %s -> %s\n", __FILE__, __LINE__, #e,      \
-				doca_error_get_name(r_));                                          \
+			fprintf(stderr, "stress: %s:%d: %s -> %s\n", __FILE__, __LINE__, #e,       \
+			        doca_error_get_name(r_));                                          \
 			abort();                                                                   \
 		}                                                                                  \
 	} while (0)
 
-#define NSLOT 24          /* tasks in flight per context (its task pool) */
-#define SMALL_MAX 65536   /* the largest task in a small slot */
-#define GUARD 64          /* canary bytes around every destination element */
-#define SLACK_MAX 32      /* spare room after the last destination element */
-#define MAX_SEGS 4        /* source/destination list elements at most */
+#define NSLOT 24        /* tasks in flight per context (its task pool) */
+#define SMALL_MAX 65536 /* the largest task in a small slot */
+#define GUARD 64        /* canary bytes around every destination element */
+#define SLACK_MAX 32    /* spare room after the last destination element */
+#define MAX_SEGS 4      /* source/destination list elements at most */
 #define CANARY 0xA5
 #define SLOT_OVERHEAD (GUARD * (MAX_SEGS + 1) + SLACK_MAX)
 #define IDLE_LOOPS 200000000UL
@@ -114,7 +115,7 @@ struct worker {
 	size_t src_len, dst_len;
 	bool big_busy;
 	struct doca_mmap *src_mmap, *dst_mmap;
-	struct doca_mmap *rmm;       /* this thread's import of the exporter's region, or NULL */
+	struct doca_mmap *rmm; /* this thread's import of the exporter's region, or NULL */
 	const struct remote *rem;
 	struct doca_buf_inventory *inv;
 	struct doca_pe *pe;
@@ -217,7 +218,7 @@ static void on_completion(struct doca_dma_task_memcpy *t, union doca_data task_u
 	enum doca_ctx_states cst;
 
 	CHECK(w->in_progress && pthread_equal(pthread_self(), w->self)); /* only from progress */
-	CHECK(r->inflight && r->slot != NULL);                          /* accepted, not yet reported */
+	CHECK(r->inflight && r->slot != NULL); /* accepted, not yet reported */
 	CHECK(++r->completions == 1);
 	CHECK(ok == (st == DOCA_SUCCESS));
 	check_guards(r);
@@ -232,8 +233,10 @@ static void on_completion(struct doca_dma_task_memcpy *t, union doca_data task_u
 		if (w->cfg->injected_errors && st == DOCA_ERROR_DRIVER)
 			w->n.injected_err++;
 		else
-			/* fatal task or flushed by a stop: IO_FAILED, and the context is stopping */
-			CHECK(st == DOCA_ERROR_IO_FAILED && (r->expect_fail || cst == DOCA_CTX_STATE_STOPPING));
+			/* fatal task or flushed by a stop: IO_FAILED, and the context is stopping
+			 */
+			CHECK(st == DOCA_ERROR_IO_FAILED &&
+			      (r->expect_fail || cst == DOCA_CTX_STATE_STOPPING));
 	}
 	r->inflight = false;
 	r->cs->inflight--;
@@ -309,13 +312,14 @@ static void make_src(struct worker *w, struct rec *r)
 		r->sp[i] = w->src + off;
 		if (w->rmm != NULL && rnd(w) % 2 == 0) { /* read across the process boundary */
 			r->sp[i] = w->rem->expect + off;
-			CHECK_OK(doca_buf_inventory_buf_get_by_data(w->inv, w->rmm, (void *)(uintptr_t)(w->rem->addr + off),
-								    r->sl[i], &r->sb[i]));
+			CHECK_OK(doca_buf_inventory_buf_get_by_data(
+			        w->inv, w->rmm, (void *)(uintptr_t)(w->rem->addr + off), r->sl[i],
+			        &r->sb[i]));
 			w->n.remote += !counted;
 			counted = true;
 		} else {
-			CHECK_OK(doca_buf_inventory_buf_get_by_data(w->inv, w->src_mmap, (void *)r->sp[i],
-								    r->sl[i], &r->sb[i]));
+			CHECK_OK(doca_buf_inventory_buf_get_by_data(
+			        w->inv, w->src_mmap, (void *)r->sp[i], r->sl[i], &r->sb[i]));
 		}
 		if (i > 0)
 			CHECK_OK(doca_buf_chain_list(r->sb[0], r->sb[i]));
@@ -337,7 +341,8 @@ static void make_dst(struct worker *w, struct rec *r)
 	for (unsigned int j = 0; j < r->nd; j++) {
 		size_t cap = r->dl[j] + (j + 1 == r->nd ? r->slack : 0);
 
-		CHECK_OK(doca_buf_inventory_buf_get_by_addr(w->inv, w->dst_mmap, r->dp[j], cap, &r->db[j]));
+		CHECK_OK(doca_buf_inventory_buf_get_by_addr(w->inv, w->dst_mmap, r->dp[j], cap,
+		                                            &r->db[j]));
 		if (j > 0)
 			CHECK_OK(doca_buf_chain_list(r->db[0], r->db[j]));
 	}
@@ -364,7 +369,8 @@ static void build(struct worker *w, struct ctx_state *cs, struct rec *r, bool ze
 		r->big = false;
 		len = 16;
 	}
-	r->slot = r->big ? w->big_slot : cs->slots + (size_t)(r - cs->recs) * (SMALL_MAX + SLOT_OVERHEAD);
+	r->slot = r->big ? w->big_slot
+	                 : cs->slots + (size_t)(r - cs->recs) * (SMALL_MAX + SLOT_OVERHEAD);
 	w->big_busy |= r->big;
 	r->len = len;
 	r->ns = zero ? 1 : pick_segs(w, len);
@@ -449,7 +455,8 @@ static void reject_probe(struct worker *w, struct ctx_state *cs)
 
 	if (w->src_len <= w->max_buf || w->big_busy)
 		return;
-	CHECK_OK(doca_buf_inventory_buf_get_by_data(w->inv, w->src_mmap, w->src, w->max_buf + 1, &s));
+	CHECK_OK(doca_buf_inventory_buf_get_by_data(w->inv, w->src_mmap, w->src, w->max_buf + 1,
+	                                            &s));
 	CHECK_OK(doca_buf_inventory_buf_get_by_addr(w->inv, w->dst_mmap, w->big_slot, 64, &d));
 	CHECK(doca_dma_task_memcpy_alloc_init(cs->dma, s, d, ud, &t) == DOCA_ERROR_INVALID_VALUE);
 	CHECK(t == before);
@@ -504,7 +511,8 @@ static bool want_more(struct worker *w)
 	if (w->p->seconds <= 0)
 		return false;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (double)(now.tv_sec - w->t0.tv_sec) + (now.tv_nsec - w->t0.tv_nsec) / 1e9 < w->p->seconds;
+	return (double)(now.tv_sec - w->t0.tv_sec) + (now.tv_nsec - w->t0.tv_nsec) / 1e9 <
+	       w->p->seconds;
 }
 
 static void step(struct worker *w)
@@ -557,7 +565,8 @@ static void worker_setup(struct worker *w)
 	w->src_mmap = map(w, w->src, w->src_len);
 	if (w->rem != NULL) {
 		CHECK(w->rem->len == w->src_len);
-		CHECK_OK(doca_mmap_create_from_export(NULL, w->rem->desc, w->rem->desc_len, w->dev, &w->rmm));
+		CHECK_OK(doca_mmap_create_from_export(NULL, w->rem->desc, w->rem->desc_len, w->dev,
+		                                      &w->rmm));
 	}
 	w->dst_mmap = map(w, w->dst, w->dst_len);
 	CHECK_OK(doca_buf_inventory_create(NSLOT * MAX_SEGS * 2 * w->p->ctxs + 8, &w->inv));
@@ -731,14 +740,21 @@ static void child(const struct stress_config *cfg, const struct stress_params *p
 
 	CHECK(ws != NULL);
 	CHECK_OK(doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(dev), &max_buf));
-	CHECK_OK(doca_dma_cap_task_memcpy_get_max_buf_list_len(doca_dev_as_devinfo(dev), &max_list));
+	CHECK_OK(
+	        doca_dma_cap_task_memcpy_get_max_buf_list_len(doca_dev_as_devinfo(dev), &max_list));
 	if (cfg->remote)
 		remote_start(&rem, max_buf + SMALL_MAX);
 	for (unsigned int i = 0; i < p->threads; i++) {
-		ws[i] = (struct worker){ .id = i, .cfg = cfg, .p = p, .dev = dev, .max_buf = max_buf,
-					 .max_list = max_list, .rng = (p->seed + 1) * 0x9E3779B97F4A7C15ull ^ (i + 1),
-					 .quota = p->tasks / p->threads + (i < p->tasks % p->threads),
-					 .rem = cfg->remote ? &rem : NULL };
+		ws[i] = (struct worker){ .id = i,
+			                 .cfg = cfg,
+			                 .p = p,
+			                 .dev = dev,
+			                 .max_buf = max_buf,
+			                 .max_list = max_list,
+			                 .rng = (p->seed + 1) * 0x9E3779B97F4A7C15ull ^ (i + 1),
+			                 .quota = p->tasks / p->threads +
+			                          (i < p->tasks % p->threads),
+			                 .rem = cfg->remote ? &rem : NULL };
 		CHECK(pthread_create(&ws[i].tid, NULL, worker_main, &ws[i]) == 0);
 	}
 	for (unsigned int i = 0; i < p->threads; i++) {
@@ -779,7 +795,8 @@ static int write_profile(const char *text, char *path, size_t n)
 	return close(fd);
 }
 
-int stress_run_config(const struct stress_config *cfg, const struct stress_params *p, struct stress_counts *out)
+int stress_run_config(const struct stress_config *cfg, const struct stress_params *p,
+                      struct stress_counts *out)
 {
 	char path[256] = "";
 	int fds[2], st;
@@ -812,18 +829,26 @@ int stress_run_config(const struct stress_config *cfg, const struct stress_param
 /* A small device: queue depth 8 makes AGAIN common, short lists and 256 KiB tasks. */
 #define SMALL_PROFILE                                                                              \
 	"system stress-small\n"                                                                    \
-	"device side=host pci=0000:5e:00.0 ibdev=mlx5_4 iface=e0 memcpy=yes max_buf_size=256K"    \
+	"device side=host pci=0000:5e:00.0 ibdev=mlx5_4 iface=e0 memcpy=yes max_buf_size=256K"     \
 	" max_buf_list_len=3 max_num_tasks=4096 queue_depth=8\n"
 
 const struct stress_config stress_configs[] = {
 	{ .name = "thread", .engine = "thread" },
 	{ .name = "inline-smallq", .engine = "inline", .profile = SMALL_PROFILE },
-	{ .name = "thread-faults", .engine = "thread", .injected_errors = true,
+	{ .name = "thread-faults",
+	  .engine = "thread",
+	  .injected_errors = true,
 	  .faults = "seed=7,submit_again=0.02,complete_error=0.0003,delay_us=0-3,error=DRIVER" },
-	{ .name = "thread-smallq-faults", .engine = "thread", .profile = SMALL_PROFILE, .injected_errors = true,
+	{ .name = "thread-smallq-faults",
+	  .engine = "thread",
+	  .profile = SMALL_PROFILE,
+	  .injected_errors = true,
 	  .faults = "seed=11,submit_again=0.01,complete_error=0.0002,error=DRIVER" },
 	{ .name = "thread-remote", .engine = "thread", .remote = true },
-	{ .name = "inline-remote-faults", .engine = "inline", .remote = true, .injected_errors = true,
+	{ .name = "inline-remote-faults",
+	  .engine = "inline",
+	  .remote = true,
+	  .injected_errors = true,
 	  .faults = "seed=5,submit_again=0.01,complete_error=0.0003,error=DRIVER" },
 	{ .name = NULL },
 };
@@ -846,12 +871,14 @@ void stress_add(struct stress_counts *s, const struct stress_counts *c)
 
 void stress_print(const char *label, const struct stress_counts *c)
 {
-	printf("%-22s tasks %llu (ok %llu, failed %llu), rejected %llu, AGAIN %llu, injected failures %llu, "
+	printf("%-22s tasks %llu (ok %llu, failed %llu), rejected %llu, AGAIN %llu, injected "
+	       "failures %llu, "
 	       "fatal %llu, stops %llu, restarts %llu, lists %llu, remote %llu, bytes %llu\n",
 	       label, (unsigned long long)c->accepted, (unsigned long long)c->completed_ok,
 	       (unsigned long long)c->completed_err, (unsigned long long)c->rejected,
 	       (unsigned long long)c->again, (unsigned long long)c->injected_err,
-	       (unsigned long long)c->fatal, (unsigned long long)c->stops, (unsigned long long)c->restarts,
-	       (unsigned long long)c->lists, (unsigned long long)c->remote, (unsigned long long)c->bytes);
+	       (unsigned long long)c->fatal, (unsigned long long)c->stops,
+	       (unsigned long long)c->restarts, (unsigned long long)c->lists,
+	       (unsigned long long)c->remote, (unsigned long long)c->bytes);
 	fflush(stdout);
 }

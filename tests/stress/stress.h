@@ -11,9 +11,10 @@
 /* One configuration, run in a forked child (ODMA_FAULTS/ODMA_ENGINE/ODMA_SYSTEM are read once). */
 struct stress_config {
 	const char *name;
-	const char *engine;  /* ODMA_ENGINE */
-	const char *faults;  /* ODMA_FAULTS, NULL for none */
-	const char *profile; /* profile text written to a file for ODMA_SYSTEM, NULL for the default */
+	const char *engine; /* ODMA_ENGINE */
+	const char *faults; /* ODMA_FAULTS, NULL for none */
+	const char
+	        *profile; /* profile text written to a file for ODMA_SYSTEM, NULL for the default */
 	bool injected_errors; /* faults inject failures with status DOCA_ERROR_DRIVER */
 	bool remote;          /* half the sources on memory exported by another process */
 };
@@ -35,15 +36,16 @@ struct stress_counts {
 };
 
 struct stress_params {
-	uint64_t tasks;      /* accepted tasks to reach per configuration */
+	uint64_t tasks;       /* accepted tasks to reach per configuration */
 	unsigned int threads; /* one PE per thread */
-	unsigned int ctxs;   /* DMA contexts per PE */
+	unsigned int ctxs;    /* DMA contexts per PE */
 	uint64_t seed;
-	double seconds;      /* > 0: also keep going until this much time has passed */
+	double seconds; /* > 0: also keep going until this much time has passed */
 };
 
 /* Runs @cfg in a child; fills @out. Returns 0 when every invariant held. */
-int stress_run_config(const struct stress_config *cfg, const struct stress_params *p, struct stress_counts *out);
+int stress_run_config(const struct stress_config *cfg, const struct stress_params *p,
+                      struct stress_counts *out);
 
 /* The built-in configurations (NULL-terminated by name). */
 extern const struct stress_config stress_configs[];

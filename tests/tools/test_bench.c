@@ -113,7 +113,8 @@ static void test_event(void **s)
 
 static void test_list(void **s)
 {
-	json_object *o = run_json(bench_exe, "--size 4096 --depth 8 --seconds 0.2 --json --list-len 4");
+	json_object *o =
+	        run_json(bench_exe, "--size 4096 --depth 8 --seconds 0.2 --json --list-len 4");
 
 	(void)s;
 	check_result(o, false);
@@ -124,7 +125,8 @@ static void test_list(void **s)
 /* --xproc: the importer/exporter pair, one size, beside the raw system call (issue #15). */
 static void test_xproc(void **s)
 {
-	json_object *a = run_json(bench_exe, "--xproc --size 1K --depth 32 --seconds 0.2 --reps 1 --json");
+	json_object *a =
+	        run_json(bench_exe, "--xproc --size 1K --depth 32 --seconds 0.2 --reps 1 --json");
 	json_object *o;
 
 	(void)s;
@@ -163,9 +165,11 @@ static void test_advise(void **s)
 /* odma bench --comch: every figure of the Comch row positive, labelled emulated. */
 static void test_comch(void **s)
 {
-	static const char *const keys[] = { "msg_pingpong_per_sec",	    "msg_stream_per_sec",
-					    "raw_seqpacket_stream_per_sec", "fastpath_bytes_per_sec",
-					    "raw_vm_writev_bytes_per_sec",  "dma_export_bytes_per_sec" };
+	static const char *const keys[] = {
+		"msg_pingpong_per_sec",         "msg_stream_per_sec",
+		"raw_seqpacket_stream_per_sec", "fastpath_bytes_per_sec",
+		"raw_vm_writev_bytes_per_sec",  "dma_export_bytes_per_sec"
+	};
 	json_object *o = run_json(bench_exe, "--comch --size 64K --seconds 0.5 --json"), *c, *v;
 
 	(void)s;
@@ -190,7 +194,8 @@ static void test_advise_compare(void **s)
 	assert_true(num(h, "dma_bytes_per_sec") > 0);
 	assert_true(num(h, "comch_fastpath_bytes_per_sec") > 0);
 	assert_true(json_object_object_get_ex(h, "faster", &v));
-	assert_true(strcmp(json_object_get_string(v), "dma") == 0 || strcmp(json_object_get_string(v), "comch") == 0);
+	assert_true(strcmp(json_object_get_string(v), "dma") == 0 ||
+	            strcmp(json_object_get_string(v), "comch") == 0);
 	json_object_put(o);
 }
 
@@ -199,8 +204,9 @@ static void test_help(void **s)
 	char cmd[1024];
 
 	(void)s;
-	snprintf(cmd, sizeof(cmd), "'%s' --help | grep -q SYNOPSIS && '%s' --help | grep -q SYNOPSIS", bench_exe,
-		 advise_exe);
+	snprintf(cmd, sizeof(cmd),
+	         "'%s' --help | grep -q SYNOPSIS && '%s' --help | grep -q SYNOPSIS", bench_exe,
+	         advise_exe);
 	assert_int_equal(system(cmd), 0);
 	snprintf(cmd, sizeof(cmd), "'%s' --size nonsense >/dev/null 2>&1", bench_exe);
 	assert_int_equal(WEXITSTATUS(system(cmd)), 2);
@@ -209,10 +215,11 @@ static void test_help(void **s)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_throughput), cmocka_unit_test(test_latency), cmocka_unit_test(test_event),
-		cmocka_unit_test(test_list),	   cmocka_unit_test(test_advise),  cmocka_unit_test(test_help),
-		cmocka_unit_test(test_xproc),
-		cmocka_unit_test(test_comch),	   cmocka_unit_test(test_advise_compare),
+		cmocka_unit_test(test_throughput),     cmocka_unit_test(test_latency),
+		cmocka_unit_test(test_event),          cmocka_unit_test(test_list),
+		cmocka_unit_test(test_advise),         cmocka_unit_test(test_help),
+		cmocka_unit_test(test_xproc),          cmocka_unit_test(test_comch),
+		cmocka_unit_test(test_advise_compare),
 	};
 
 	if (argc < 3) {

@@ -107,7 +107,8 @@ static void test_nic_has_no_memcpy(void **state)
 
 static void test_side_filter(void **state)
 {
-	json_object *root = run_json("ODMA_SYSTEM=bf3 ODMA_SIDE=dpu", "--list-devs"), *devs = devices(root);
+	json_object *root = run_json("ODMA_SYSTEM=bf3 ODMA_SIDE=dpu", "--list-devs"),
+	            *devs = devices(root);
 	size_t i;
 
 	(void)state;
@@ -129,8 +130,9 @@ static void test_pci_addr_and_lib(void **state)
 
 	(void)state;
 	assert_int_equal(json_object_array_length(devs), 1);
-	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(devs, 0), "pci_addr")),
-			    "0000:3b:00.1");
+	assert_string_equal(
+	        json_object_get_string(get(json_object_array_get_idx(devs, 0), "pci_addr")),
+	        "0000:3b:00.1");
 	c = get(json_object_array_get_idx(devs, 0), "capabilities");
 	assert_true(json_object_object_get_ex(c, "doca_dma", NULL));
 	assert_false(json_object_object_get_ex(c, "doca_mmap", NULL));
@@ -141,17 +143,22 @@ static void test_pci_addr_and_lib(void **state)
 	assert_true(json_object_object_get_ex(c, "doca_mmap", NULL));
 	assert_false(json_object_object_get_ex(c, "doca_dma", NULL));
 	/* the rest of DOCA Core: a BlueField-3 DPU device has all of it */
-	assert_true(json_object_get_boolean(get(get(c, "doca_sync_event"), "export_to_remote_pci_supported")));
-	assert_true(json_object_get_boolean(get(get(c, "doca_mmap_advise"), "task_cache_invalidate_supported")));
-	assert_int_equal(json_object_get_int64(get(get(c, "doca_mmap_advise"), "max_buf_size")), 2 * 1024 * 1024);
+	assert_true(json_object_get_boolean(
+	        get(get(c, "doca_sync_event"), "export_to_remote_pci_supported")));
+	assert_true(json_object_get_boolean(
+	        get(get(c, "doca_mmap_advise"), "task_cache_invalidate_supported")));
+	assert_int_equal(json_object_get_int64(get(get(c, "doca_mmap_advise"), "max_buf_size")),
+	                 2 * 1024 * 1024);
 	assert_true(json_object_get_boolean(get(get(c, "doca_clock"), "nic_dpa_timer_supported")));
 	json_object_put(root);
 
 	/* a ConnectX-like NIC: no export, no cache invalidation, no DPA timer */
 	root = run_json("ODMA_SYSTEM=nic", "-p 08:00.0");
 	c = get(json_object_array_get_idx(devices(root), 0), "capabilities");
-	assert_false(json_object_get_boolean(get(get(c, "doca_sync_event"), "export_to_remote_pci_supported")));
-	assert_false(json_object_get_boolean(get(get(c, "doca_mmap_advise"), "task_cache_invalidate_supported")));
+	assert_false(json_object_get_boolean(
+	        get(get(c, "doca_sync_event"), "export_to_remote_pci_supported")));
+	assert_false(json_object_get_boolean(
+	        get(get(c, "doca_mmap_advise"), "task_cache_invalidate_supported")));
 	assert_true(json_object_get_boolean(get(get(c, "doca_clock"), "nic_real_time_supported")));
 	assert_false(json_object_get_boolean(get(get(c, "doca_clock"), "nic_dpa_timer_supported")));
 	json_object_put(root);
@@ -163,12 +170,21 @@ static void test_list_rep_devs(void **state)
 
 	(void)state;
 	/* host devices list none; 03:00.0 lists 5, 03:00.1 lists 2 */
-	assert_int_equal(json_object_array_length(get(json_object_array_get_idx(devs, 0), "representors")), 0);
-	assert_int_equal(json_object_array_length(get(json_object_array_get_idx(devs, 2), "representors")), 5);
-	assert_int_equal(json_object_array_length(get(json_object_array_get_idx(devs, 3), "representors")), 2);
-	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(
-				    get(json_object_array_get_idx(devs, 3), "representors"), 0), "pci_addr")),
-			    "0000:b1:00.1");
+	assert_int_equal(
+	        json_object_array_length(get(json_object_array_get_idx(devs, 0), "representors")),
+	        0);
+	assert_int_equal(
+	        json_object_array_length(get(json_object_array_get_idx(devs, 2), "representors")),
+	        5);
+	assert_int_equal(
+	        json_object_array_length(get(json_object_array_get_idx(devs, 3), "representors")),
+	        2);
+	assert_string_equal(
+	        json_object_get_string(
+	                get(json_object_array_get_idx(
+	                            get(json_object_array_get_idx(devs, 3), "representors"), 0),
+	                    "pci_addr")),
+	        "0000:b1:00.1");
 	json_object_put(root);
 }
 
@@ -179,9 +195,10 @@ static void test_list_libs(void **state)
 	(void)state;
 	assert_int_equal(json_object_array_length(libs), 4);
 	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 1), "name")),
-			    "doca_dma");
-	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 1), "version")),
-			    "3.3.0");
+	                    "doca_dma");
+	assert_string_equal(
+	        json_object_get_string(get(json_object_array_get_idx(libs, 1), "version")),
+	        "3.3.0");
 	assert_false(json_object_object_get_ex(root, "devices", NULL));
 	json_object_put(root);
 }
@@ -191,7 +208,8 @@ static void test_text_output(void **state)
 	(void)state;
 	tool_run(&out, "ODMA_SYSTEM=bf3", caps(), "", 0);
 	assert_int_equal(out.status, 0);
-	assert_non_null(strstr(out.text, "Device 0000:03:00.0  ibdev mlx5_0  iface p0  side dpu  func pf"));
+	assert_non_null(
+	        strstr(out.text, "Device 0000:03:00.0  ibdev mlx5_0  iface p0  side dpu  func pf"));
 	assert_non_null(strstr(out.text, "max_buf_size"));
 	assert_non_null(strstr(out.text, "2097152"));
 	tool_run(&out, NULL, caps(), "--list-libs", 0);

@@ -52,15 +52,17 @@ static void test_all_codes_json(void **state)
 	size_t i;
 
 	(void)state;
-	assert_int_equal(json_object_array_length(arr), 31); /* DOCA_SUCCESS .. DOCA_ERROR_SKIPPED */
+	assert_int_equal(json_object_array_length(arr),
+	                 31); /* DOCA_SUCCESS .. DOCA_ERROR_SKIPPED */
 	for (i = 0; i < 31; i++) {
 		json_object *e = json_object_array_get_idx(arr, i);
 
 		assert_int_equal(json_object_get_int(json_object_object_get(e, "number")), (int)i);
 		assert_string_equal(json_object_get_string(json_object_object_get(e, "name")),
-				    doca_error_get_name((doca_error_t)i));
-		assert_string_equal(json_object_get_string(json_object_object_get(e, "description")),
-				    doca_error_get_descr((doca_error_t)i));
+		                    doca_error_get_name((doca_error_t)i));
+		assert_string_equal(
+		        json_object_get_string(json_object_object_get(e, "description")),
+		        doca_error_get_descr((doca_error_t)i));
 	}
 	json_object_put(root);
 }
@@ -79,9 +81,11 @@ static void expect_rule(const char *query, int number, const char *rule)
 	for (i = 0; i < json_object_array_length(causes); i++) {
 		json_object *c = json_object_array_get_idx(causes, i);
 
-		found |= strcmp(json_object_get_string(json_object_object_get(c, "rule")), rule) == 0;
+		found |= strcmp(json_object_get_string(json_object_object_get(c, "rule")), rule) ==
+		         0;
 		assert_true(strlen(json_object_get_string(json_object_object_get(c, "fix"))) > 10);
-		assert_true(strlen(json_object_get_string(json_object_object_get(c, "cause"))) > 10);
+		assert_true(strlen(json_object_get_string(json_object_object_get(c, "cause"))) >
+		            10);
 	}
 	assert_true(found);
 	json_object_put(root);
@@ -174,10 +178,8 @@ static void test_log_line_quotes_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_all_codes_json),
-		cmocka_unit_test(test_dma_causes),
-		cmocka_unit_test(test_text_by_name_and_number),
-		cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_all_codes_json),          cmocka_unit_test(test_dma_causes),
+		cmocka_unit_test(test_text_by_name_and_number), cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_log_line_quotes_table),
 	};
 

@@ -20,7 +20,7 @@ struct tool_out {
 
 /* Runs "$TOOL ARGS" (stderr discarded unless keep_stderr) with env_prefix prepended. */
 static inline void tool_run(struct tool_out *out, const char *env_prefix, const char *tool,
-			    const char *args, int keep_stderr)
+                            const char *args, int keep_stderr)
 {
 	char cmd[2048];
 	size_t len = 0, n;
@@ -28,7 +28,7 @@ static inline void tool_run(struct tool_out *out, const char *env_prefix, const 
 	int st;
 
 	snprintf(cmd, sizeof(cmd), "%s '%s' %s %s", env_prefix ? env_prefix : "", tool, args,
-		 keep_stderr ? "2>&1" : "2>/dev/null");
+	         keep_stderr ? "2>&1" : "2>/dev/null");
 	out->text[0] = '\0';
 	out->status = -1;
 	p = popen(cmd, "r");

@@ -34,7 +34,7 @@ static void test_level_parse(void **state)
 
 static void test_bucket(void **state)
 {
-	struct odma_log_bucket b = {.used = true, .tokens = 2, .last_ns = 0};
+	struct odma_log_bucket b = { .used = true, .tokens = 2, .last_ns = 0 };
 	const uint64_t s = 1000000000ull;
 	uint32_t dropped = 99;
 

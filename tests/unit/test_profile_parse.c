@@ -34,10 +34,11 @@ static void good_text(void **state)
 	char err[256];
 
 	(void)state;
-	assert_ok(parse("system t\r\n" DEV " memcpy=yes max_buf_size=2M max_buf_list_len=64 "
-			"max_num_tasks=65536 queue_depth=1024 mac=AA:bb:cc:dd:ee:ff ipv6=::1\n"
-			"rep parent=03:00.0 pci=b1:00.0 vuid=V0 emulated=yes net=no hotplug=yes func=vf\n",
-			&sys, err));
+	assert_ok(parse(
+	        "system t\r\n" DEV " memcpy=yes max_buf_size=2M max_buf_list_len=64 "
+	        "max_num_tasks=65536 queue_depth=1024 mac=AA:bb:cc:dd:ee:ff ipv6=::1\n"
+	        "rep parent=03:00.0 pci=b1:00.0 vuid=V0 emulated=yes net=no hotplug=yes func=vf\n",
+	        &sys, err));
 	assert_string_equal(sys.label, "t");
 	assert_int_equal(sys.num_devs, 1);
 	assert_string_equal(sys.devs[0].pci_addr, "0000:03:00.0");
@@ -61,12 +62,13 @@ static void good_text(void **state)
 	odma_system_free(&sys);
 	odma_system_free(&sys); /* second free is a no-op */
 	/* every device key at once */
-	assert_ok(parse("system t\n" DEV " memcpy=yes max_buf_size=2M max_buf_list_len=64 "
-			"max_num_tasks=8 queue_depth=8 mac=AA:bb:cc:dd:ee:ff ipv4=1.2.3.4 ipv6=::1 "
-			"lid=1 func=pf sf_index=0 active_rate=1G vhca_id=1 export_pci=yes "
-			"from_export_pci=yes export_rdma=yes from_export_rdma=yes cache_invalidate=yes "
-			"clock_free_running=yes clock_real_time=yes clock_dpa_timer=yes\n",
-			&sys, err));
+	assert_ok(parse(
+	        "system t\n" DEV " memcpy=yes max_buf_size=2M max_buf_list_len=64 "
+	        "max_num_tasks=8 queue_depth=8 mac=AA:bb:cc:dd:ee:ff ipv4=1.2.3.4 ipv6=::1 "
+	        "lid=1 func=pf sf_index=0 active_rate=1G vhca_id=1 export_pci=yes "
+	        "from_export_pci=yes export_rdma=yes from_export_rdma=yes cache_invalidate=yes "
+	        "clock_free_running=yes clock_real_time=yes clock_dpa_timer=yes\n",
+	        &sys, err));
 	assert_true(sys.devs[0].caps.cache_invalidate);
 	assert_true(sys.devs[0].caps.clock_free_running);
 	assert_true(sys.devs[0].caps.clock_real_time);
@@ -101,22 +103,28 @@ static void bad_texts(void **state)
 	expect_bad("system a\n" DEV " func=xf\n", 2, "pf, vf or sf");
 	expect_bad("system a\ndevice side=dpu pci=0000:03:20.0 ibdev=x iface=y\n", 2, "PCI");
 	expect_bad("system a\ndevice side=dpu pci=0000:03:00.8 ibdev=x iface=y\n", 2, "PCI");
-	expect_bad("system a\ndevice side=sideways pci=03:00.0 ibdev=x iface=y\n", 2, "host or dpu");
+	expect_bad("system a\ndevice side=sideways pci=03:00.0 ibdev=x iface=y\n", 2,
+	           "host or dpu");
 	expect_bad("system a\ndevice pci=03:00.0 ibdev=x iface=y\n", 2, "required key side");
 	expect_bad("system a\n\n" DEV "\ndevice side=host pci=03:00.0 ibdev=x iface=y\n", 4,
-		   "first declared on line 3");
+	           "first declared on line 3");
 	expect_bad("system a\nwidget\n", 2, "unknown directive");
-	expect_bad("system a\n" DEV "\nrep parent=03:00.1 pci=b1:00.0 vuid=V\n", 3, "not a dpu device");
+	expect_bad("system a\n" DEV "\nrep parent=03:00.1 pci=b1:00.0 vuid=V\n", 3,
+	           "not a dpu device");
 	expect_bad("system a\ndevice side=host pci=03:00.0 ibdev=x iface=y\nrep parent=03:00.0 "
-		   "pci=b1:00.0 vuid=V\n", 3, "not a dpu device");
+	           "pci=b1:00.0 vuid=V\n",
+	           3, "not a dpu device");
 	expect_bad("system a\n" DEV "\nrep parent=03:00.0 pci=b1:00.0\n", 3, "required key vuid");
 	expect_bad("system a\n" DEV "\nrep parent=03:00.0 pci=b1:00.0 vuid=V\nrep parent=03:00.0 "
-		   "pci=b1:00.1 vuid=V\n", 4, "duplicate rep vuid");
+	           "pci=b1:00.1 vuid=V\n",
+	           4, "duplicate rep vuid");
 	expect_bad("system a\n" DEV "\nrep parent=03:00.0 pci=b1:00.0 vuid=V\nrep parent=03:00.0 "
-		   "pci=b1:00.0 vuid=W\n", 4, "duplicate rep pci");
+	           "pci=b1:00.0 vuid=W\n",
+	           4, "duplicate rep pci");
 	expect_bad("system a\n" DEV " ibdev2=x\n", 2, "unknown");
 	expect_bad("system a\n" DEV " comch=yes comch_max_msg_size=2000000\n", 2, "above 1M");
-	expect_bad("system a\n" DEV " comch=yes comch_imm_data=257\n", 2, "comch_imm_data above 256");
+	expect_bad("system a\n" DEV " comch=yes comch_imm_data=257\n", 2,
+	           "comch_imm_data above 256");
 	expect_bad("system a\n" DEV " comch_fp_buf_size=1G\n", 2, "bad value");
 }
 
@@ -128,13 +136,14 @@ static void comch_defaults(void **state)
 
 	(void)state;
 	assert_ok(parse("system t\n" DEV " comch=yes comch_max_msg_size=512 comch_imm_data=0\n"
-			"device side=host pci=b1:00.0 ibdev=x iface=y\n",
-			&sys, err));
+	                "device side=host pci=b1:00.0 ibdev=x iface=y\n",
+	                &sys, err));
 	assert_true(sys.devs[0].caps.comch);
 	assert_int_equal(sys.devs[0].caps.comch_max_msg_size, 512);
 	assert_int_equal(sys.devs[0].caps.comch_max_recv_queue, ODMA_COMCH_DEFAULT_MAX_RECV_QUEUE);
 	assert_int_equal(sys.devs[0].caps.comch_max_imm_data, ODMA_COMCH_DEFAULT_MAX_IMM_DATA);
-	assert_int_equal(sys.devs[0].caps.comch_fp_max_buf_size, ODMA_COMCH_DEFAULT_FP_MAX_BUF_SIZE);
+	assert_int_equal(sys.devs[0].caps.comch_fp_max_buf_size,
+	                 ODMA_COMCH_DEFAULT_FP_MAX_BUF_SIZE);
 	assert_false(sys.devs[1].caps.comch);
 	assert_int_equal(sys.devs[1].caps.comch_max_msg_size, 0);
 	odma_system_free(&sys);
@@ -151,12 +160,13 @@ static void hostile_bytes(void **state)
 	(void)state;
 	expect_bad("system a\n" DEV " iface=\x01\n", 2, "control byte");
 	expect_bad("system a\n" DEV " iface=\xc3\xa9\n", 2, "non-ASCII");
-	assert_doca(DOCA_ERROR_INVALID_VALUE, odma_profile_parse("system a\0\n", 10, &sys, err, sizeof(err)));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            odma_profile_parse("system a\0\n", 10, &sys, err, sizeof(err)));
 	assert_non_null(strstr(err, "control byte 0x00"));
 	/* overlong strings: a name one byte past its buffer, and a line past the limit */
 	memset(big, 'x', sizeof(big));
 	snprintf(buf, sizeof(buf), "system a\ndevice side=dpu pci=03:00.0 iface=p ibdev=%.*s\n",
-		 DOCA_DEVINFO_IBDEV_NAME_SIZE, big);
+	         DOCA_DEVINFO_IBDEV_NAME_SIZE, big);
 	expect_bad(buf, 2, "the limit is 63");
 	memcpy(big, "system a\n", 9);
 	big[sizeof(big) - 1] = '\0';
@@ -217,7 +227,7 @@ static void builtins_parse(void **state)
 			assert_true(sys.devs[d].caps.clock_real_time);
 			assert_int_equal(sys.devs[d].caps.clock_dpa_timer, i == 0);
 			assert_int_equal(sys.devs[d].caps.cache_invalidate,
-					 bf && sys.devs[d].side == ODMA_SIDE_DPU);
+			                 bf && sys.devs[d].side == ODMA_SIDE_DPU);
 		}
 		odma_system_free(&sys);
 	}

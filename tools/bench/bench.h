@@ -17,16 +17,16 @@
 enum bench_mode { BENCH_THROUGHPUT, BENCH_LATENCY, BENCH_EVENT };
 
 struct bench_cfg {
-	size_t size;	   /* bytes per logical copy (--size) */
-	uint32_t depth;	   /* tasks in flight (--depth) */
-	double seconds;	   /* measuring time per size, split over the repetitions */
-	int reps;	   /* repetitions; medians are reported */
+	size_t size;       /* bytes per logical copy (--size) */
+	uint32_t depth;    /* tasks in flight (--depth) */
+	double seconds;    /* measuring time per size, split over the repetitions */
+	int reps;          /* repetitions; medians are reported */
 	uint32_t list_len; /* elements per source/destination list (--list-len) */
 	enum bench_mode mode;
 	bool cold, sweep, crossover, comch, json, csv, peer_dpdk, no_pingpong;
 	bool xproc, size_given; /* --xproc; --size was given */
-	char engine[16]; /* empty: the library default */
-	int workers;	 /* 0: the library default */
+	char engine[16];        /* empty: the library default */
+	int workers;            /* 0: the library default */
 };
 
 /* Source and destination regions, each @len bytes, cut into slots of @stride bytes. */
@@ -34,8 +34,8 @@ struct bench_mem {
 	uint8_t *src, *dst;
 	size_t len;
 	size_t task_size; /* bytes one task moves (size capped at max_buf_size) */
-	size_t stride;	  /* task_size rounded up to a cache line */
-	size_t n_slots;	  /* a multiple of depth: task t uses slots t, t+depth, ... */
+	size_t stride;    /* task_size rounded up to a cache line */
+	size_t n_slots;   /* a multiple of depth: task t uses slots t, t+depth, ... */
 };
 
 /* One engine's figures, medians over the repetitions. */
@@ -44,7 +44,7 @@ struct bench_result {
 	double tasks_per_sec, bytes_per_sec, seconds;
 	uint64_t tasks;
 	double p50_ns, p99_ns; /* latency and event modes */
-	bool verified;	       /* the first slot's bytes matched the source */
+	bool verified;         /* the first slot's bytes matched the source */
 	char error[160];       /* why the engine could not run (valid == false) */
 };
 
@@ -58,8 +58,9 @@ struct bench_rep {
 
 /* --- bench_util.c: command-line helpers shared by odma-bench and odma-advise --- */
 /* Registers one doca_argp parameter (short name and argument text may be NULL); 0 or -1. */
-int bench_add_param(const char *short_name, const char *long_name, const char *args, const char *desc,
-		    enum doca_argp_type type, doca_argp_param_cb_t cb, bool mandatory);
+int bench_add_param(const char *short_name, const char *long_name, const char *args,
+                    const char *desc, enum doca_argp_type type, doca_argp_param_cb_t cb,
+                    bool mandatory);
 /*
  * Handles what doca_argp does not: -h/--help calls @print_help and exits, and a --json
  * not followed by a readable file sets *json (doca_argp's -j/--json takes a file). Stops
@@ -91,7 +92,8 @@ double bench_memcpy_oneshot_ns(const struct bench_mem *m, size_t size);
 void bench_slot_clear(const struct bench_mem *m);
 bool bench_slot_check(const struct bench_mem *m);
 int bench_mem_prepare(struct bench_mem *m, const struct bench_cfg *c, size_t max_task_size);
-void bench_mem_layout(struct bench_mem *m, const struct bench_cfg *c, size_t size, size_t max_buf_size);
+void bench_mem_layout(struct bench_mem *m, const struct bench_cfg *c, size_t size,
+                      size_t max_buf_size);
 void bench_mem_free(struct bench_mem *m);
 
 /* --- bench_odma.c: the DOCA DMA task API, end to end --- */
@@ -99,13 +101,14 @@ struct bench_odma;
 int bench_odma_open(struct bench_odma **ob, const struct bench_mem *m, char *err, size_t errlen);
 uint64_t bench_odma_max_buf_size(const struct bench_odma *ob);
 uint32_t bench_odma_max_list_len(const struct bench_odma *ob);
-int bench_odma_rep(struct bench_odma *ob, const struct bench_cfg *c, const struct bench_mem *m, double seconds,
-		   struct bench_rep *r, char *err, size_t errlen);
+int bench_odma_rep(struct bench_odma *ob, const struct bench_cfg *c, const struct bench_mem *m,
+                   double seconds, struct bench_rep *r, char *err, size_t errlen);
 void bench_odma_close(struct bench_odma *ob);
 uint64_t bench_odma_probe_max_buf_size(void);
 
 /* --- bench_harness.c: the odma loop's bookkeeping alone (throughput mode) --- */
-void bench_harness_rep(const struct bench_cfg *c, const struct bench_mem *m, double seconds, struct bench_rep *r);
+void bench_harness_rep(const struct bench_cfg *c, const struct bench_mem *m, double seconds,
+                       struct bench_rep *r);
 
 /* --- bench_cross.c: the one-shot crossover between a DMA task and memcpy --- */
 #define BENCH_CROSS_MAX 16
@@ -121,14 +124,14 @@ int bench_crossover(double seconds_per_size, struct bench_cross *x, char *err, s
 /* --- bench_comch.c: DOCA Comch between two processes, with same-run baselines --- */
 struct bench_comch {
 	bool valid;
-	size_t size;                    /* fast-path, process_vm_writev and DMA bytes per operation */
-	double msg_rtt_ns;              /* Comch control path, 64-byte ping-pong round trip */
-	double msg_per_sec;             /* Comch control path, one-way stream of 64-byte messages */
-	double raw_seq_rtt_ns;          /* the same on a raw SOCK_SEQPACKET socketpair */
+	size_t size;           /* fast-path, process_vm_writev and DMA bytes per operation */
+	double msg_rtt_ns;     /* Comch control path, 64-byte ping-pong round trip */
+	double msg_per_sec;    /* Comch control path, one-way stream of 64-byte messages */
+	double raw_seq_rtt_ns; /* the same on a raw SOCK_SEQPACKET socketpair */
 	double raw_seq_per_sec;
 	double fp_bytes_per_sec;        /* Comch fast path: producer sends into posted buffers */
 	double vm_writev_bytes_per_sec; /* raw process_vm_writev into the other process */
-	double dma_bytes_per_sec;       /* DMA tasks into a buffer the other process exported (0: n/a) */
+	double dma_bytes_per_sec; /* DMA tasks into a buffer the other process exported (0: n/a) */
 };
 /* Forks the host-side process (a private ODMA_RUNDIR), measures for about @seconds. 0 or -1. */
 int bench_comch_run(size_t size, double seconds, struct bench_comch *out, char *err, size_t errlen);
@@ -137,8 +140,8 @@ int bench_comch_run(size_t size, double seconds, struct bench_comch *out, char *
 bool bench_dpdk_available(void);
 void bench_dpdk_set_eal_args(int argc, char **argv);
 int bench_dpdk_init(char *err, size_t errlen);
-int bench_dpdk_rep(const struct bench_cfg *c, const struct bench_mem *m, double seconds, struct bench_rep *r,
-		   char *err, size_t errlen);
+int bench_dpdk_rep(const struct bench_cfg *c, const struct bench_mem *m, double seconds,
+                   struct bench_rep *r, char *err, size_t errlen);
 void bench_dpdk_fini(void);
 
 /* --- bench_xproc.c: cross-process reads, importer and exporter as two processes --- */

@@ -29,7 +29,8 @@ static size_t cross_pick(const struct bench_cross *x)
 int bench_crossover(double seconds_per_size, struct bench_cross *x, char *err, size_t errlen)
 {
 	struct bench_cfg c = { .depth = 1, .reps = 1, .list_len = 1, .mode = BENCH_LATENCY };
-	size_t n = sizeof(cross_sizes) / sizeof(cross_sizes[0]), maxbuf = bench_odma_probe_max_buf_size();
+	size_t n = sizeof(cross_sizes) / sizeof(cross_sizes[0]),
+	       maxbuf = bench_odma_probe_max_buf_size();
 	struct bench_odma *ob = NULL;
 	struct bench_mem m;
 	struct bench_rep r;
@@ -37,7 +38,8 @@ int bench_crossover(double seconds_per_size, struct bench_cross *x, char *err, s
 
 	memset(x, 0, sizeof(*x));
 	if (maxbuf == 0 || bench_mem_prepare(&m, &c, cross_sizes[n - 1]) != 0) {
-		snprintf(err, errlen, maxbuf == 0 ? "no device supports DMA memcpy" : "out of memory");
+		snprintf(err, errlen,
+		         maxbuf == 0 ? "no device supports DMA memcpy" : "out of memory");
 		return -1;
 	}
 	if (bench_odma_open(&ob, &m, err, errlen) != 0) {

@@ -20,15 +20,27 @@
 
 #define PEER_NAME "dma_skeleton"
 
-static char *eal_default[] = { "odma-bench", "--no-huge", "-m", "1024", "--no-pci",
-			       "--vdev=" PEER_NAME ",lcore=0", "-l", "0,1", "--main-lcore", "1",
-			       "--log-level=error", "--no-shconf", "--no-telemetry" };
+static char *eal_default[] = { "odma-bench",
+	                       "--no-huge",
+	                       "-m",
+	                       "1024",
+	                       "--no-pci",
+	                       "--vdev=" PEER_NAME ",lcore=0",
+	                       "-l",
+	                       "0,1",
+	                       "--main-lcore",
+	                       "1",
+	                       "--log-level=error",
+	                       "--no-shconf",
+	                       "--no-telemetry" };
 static struct {
 	int argc;
 	char **argv;
 	int16_t dev;
 	bool up;
-} peer = { .argc = (int)(sizeof(eal_default) / sizeof(eal_default[0])), .argv = eal_default, .dev = -1 };
+} peer = { .argc = (int)(sizeof(eal_default) / sizeof(eal_default[0])),
+	   .argv = eal_default,
+	   .dev = -1 };
 
 bool bench_dpdk_available(void)
 {
@@ -69,12 +81,15 @@ int bench_dpdk_init(char *err, size_t errlen)
 	pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
 	peer.up = true;
 	if (rte_eal_iova_mode() != RTE_IOVA_VA) {
-		snprintf(err, errlen, "EAL chose IOVA as PA; the skeleton needs IOVA as VA (add --iova-mode=va)");
+		snprintf(
+		        err, errlen,
+		        "EAL chose IOVA as PA; the skeleton needs IOVA as VA (add --iova-mode=va)");
 		return -1;
 	}
 	peer.dev = (int16_t)rte_dma_get_dev_id_by_name(PEER_NAME);
 	if (peer.dev < 0) {
-		snprintf(err, errlen, "no dmadev named %s (is librte_dma_skeleton installed?)", PEER_NAME);
+		snprintf(err, errlen, "no dmadev named %s (is librte_dma_skeleton installed?)",
+		         PEER_NAME);
 		return -1;
 	}
 	return 0;
@@ -100,7 +115,8 @@ static int peer_start(uint32_t depth, char *err, size_t errlen)
 	while (vc.nb_desc < depth && vc.nb_desc < info.max_desc)
 		vc.nb_desc *= 2;
 	if (vc.nb_desc < depth || vc.nb_desc > info.max_desc) {
-		snprintf(err, errlen, "depth %u is above the skeleton's ring limit %u", depth, info.max_desc);
+		snprintf(err, errlen, "depth %u is above the skeleton's ring limit %u", depth,
+		         info.max_desc);
 		return -1;
 	}
 	if (rte_dma_configure(peer.dev, &conf) != 0 || rte_dma_vchan_setup(peer.dev, 0, &vc) != 0 ||
@@ -118,13 +134,14 @@ static inline int peer_copy(const struct bench_mem *m, size_t *slot, uint64_t fl
 
 	if (++*slot == m->n_slots)
 		*slot = 0;
-	return rte_dma_copy(peer.dev, 0, (rte_iova_t)(uintptr_t)(m->src + off), (rte_iova_t)(uintptr_t)(m->dst + off),
-			    (uint32_t)m->task_size, flags);
+	return rte_dma_copy(peer.dev, 0, (rte_iova_t)(uintptr_t)(m->src + off),
+	                    (rte_iova_t)(uintptr_t)(m->dst + off), (uint32_t)m->task_size, flags);
 }
 
 /* Keeps @depth copies in flight; tickets complete in order, so slot = ticket % n_slots
  * is never shared by two copies in flight. */
-static int peer_throughput(const struct bench_cfg *c, const struct bench_mem *m, uint64_t end, uint64_t *done)
+static int peer_throughput(const struct bench_cfg *c, const struct bench_mem *m, uint64_t end,
+                           uint64_t *done)
 {
 	uint64_t inflight = 0, n = 0;
 	size_t slot = 0;
@@ -153,7 +170,8 @@ static int peer_throughput(const struct bench_cfg *c, const struct bench_mem *m,
 	return error ? -1 : 0;
 }
 
-static int peer_latency(const struct bench_mem *m, uint64_t end, uint64_t *lat, size_t cap, size_t *nlat)
+static int peer_latency(const struct bench_mem *m, uint64_t end, uint64_t *lat, size_t cap,
+                        size_t *nlat)
 {
 	uint64_t j = 0, t0;
 	size_t slot = 0;
@@ -180,8 +198,8 @@ static int peer_latency(const struct bench_mem *m, uint64_t end, uint64_t *lat, 
 	return 0;
 }
 
-int bench_dpdk_rep(const struct bench_cfg *c, const struct bench_mem *m, double seconds, struct bench_rep *r,
-		   char *err, size_t errlen)
+int bench_dpdk_rep(const struct bench_cfg *c, const struct bench_mem *m, double seconds,
+                   struct bench_rep *r, char *err, size_t errlen)
 {
 	static uint64_t lat[1u << 21];
 	cpu_set_t saved;
@@ -190,7 +208,9 @@ int bench_dpdk_rep(const struct bench_cfg *c, const struct bench_mem *m, double 
 	int rc;
 
 	if (c->mode == BENCH_EVENT) {
-		snprintf(err, errlen, "dmadev has no completion notification; the peer runs in throughput and latency modes");
+		snprintf(err, errlen,
+		         "dmadev has no completion notification; the peer runs in throughput and "
+		         "latency modes");
 		return -1;
 	}
 	if (peer_start(c->mode == BENCH_LATENCY ? 1 : c->depth, err, errlen) != 0)

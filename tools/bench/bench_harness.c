@@ -49,7 +49,8 @@ static void harness_done(struct harness_run *r, uint32_t i)
 /* Called through a volatile pointer so that the compiler keeps the call, as a callback. */
 static void (*volatile harness_cb)(struct harness_run *r, uint32_t i) = harness_done;
 
-void bench_harness_rep(const struct bench_cfg *c, const struct bench_mem *m, double seconds, struct bench_rep *rep)
+void bench_harness_rep(const struct bench_cfg *c, const struct bench_mem *m, double seconds,
+                       struct bench_rep *rep)
 {
 	struct harness_run r = { .m = m, .depth = c->depth };
 	uint64_t t0 = bench_now_ns(), end = t0 + (uint64_t)(seconds * 1e9), t1;

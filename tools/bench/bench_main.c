@@ -16,100 +16,104 @@
 #include "bench.h"
 
 static const char bench_help[] =
-	"NAME\n"
-	"    odma-bench - measure odma's DMA task path beside memcpy and DPDK's software DMA\n"
-	"\n"
-	"SYNOPSIS\n"
-	"    odma bench [OPTIONS] [-- EAL-ARGS...]\n"
-	"\n"
-	"DESCRIPTION\n"
-	"    Runs the DOCA DMA task API end to end as a DOCA program does: opens the first\n"
-	"    memcpy-capable device, maps a source and a destination region (LOCAL_READ_WRITE),\n"
-	"    creates an inventory, a progress engine and a DMA context with a pool of DEPTH\n"
-	"    tasks, allocates the tasks once and resubmits each from its completion callback,\n"
-	"    each time pointing it at its next slot (two tasks in flight never share a\n"
-	"    destination). Every run also measures, on the same buffers, slots and size:\n"
-	"      - a single-thread memcpy (memcpy_bytes_per_sec), and\n"
-	"      - pingpong_ns, the round trip of two threads spinning on one atomic (pinned to\n"
-	"        CPUs 0 and 1 when allowed): the price of a cross-core hand-off right now.\n"
-	"    Each figure is the median of REPS repetitions, run interleaved (odma, memcpy, peer)\n"
-	"    so that all of them see the same machine. The first slot written in every\n"
-	"    repetition is compared with its source (\"verified\").\n"
-	"\n"
-	"    A task moves min(SIZE, max_buf_size) bytes (2 MiB on the default device): a larger\n"
-	"    SIZE is a walk of consecutive max_buf_size tasks (task_size in the output).\n"
-	"\n"
-	"OPTIONS\n"
-	"    -s, --size SIZE      bytes per copy; K, M, G suffixes (binary). Default 4K.\n"
-	"    -d, --depth N        tasks in flight. Default 32. Latency and event modes use 1.\n"
-	"    -t, --seconds SEC    measuring time per size (split over the repetitions),\n"
-	"                         fractions allowed. Default 1.\n"
-	"        --reps N         repetitions; medians are reported. Default 3.\n"
-	"    -e, --engine NAME    odma engine (sets ODMA_ENGINE before the PE exists):\n"
-	"                         inline or thread. Default: the library's default.\n"
-	"    -w, --workers N      engine worker threads (sets ODMA_WORKERS).\n"
-	"        --list-len N     source and destination as lists of N elements of SIZE/N\n"
-	"                         bytes (cache-hot only). Default 1.\n"
-	"    -m, --mode MODE      throughput (default): DEPTH tasks kept in flight, polling;\n"
-	"                         latency: depth 1, submit-to-callback time per task, polling;\n"
-	"                         event: depth 1, sleeping on the PE's notification handle\n"
-	"                         with epoll (progress until idle, request_notification,\n"
-	"                         epoll_wait, clear_notification, progress); also measures a\n"
-	"                         raw eventfd ping-pong between two threads (eventfd_pingpong_ns).\n"
-	"        --cold           walk a footprint larger than the last-level cache (4 x the\n"
-	"                         LLC, 256 MiB when unknown, at most a quarter of RAM) so that\n"
-	"                         every task touches memory not in cache. Default: cache-hot\n"
-	"                         (DEPTH slots, reused).\n"
-	"        --sweep          sizes 64, 256, 1K, 4K, 16K, 64K, 256K, 1M, 4M, 16M.\n"
-	"        --crossover      measure the one-shot crossover: for 64 B..2 MiB, the p50 of a\n"
-	"                         depth-1 task (submit to callback) beside the p50 of one memcpy;\n"
-	"                         prints the smallest size from which DMA is within 10 % of\n"
-	"                         memcpy (what odma advise uses).\n"
-	"        --comch          DOCA Comch between two processes (this one the DPU side, a forked\n"
-	"                         one the host side): control-path messages/s (64-byte ping-pong\n"
-	"                         and one-way stream) beside a raw SOCK_SEQPACKET socketpair, and\n"
-	"                         fast-path bytes/s (producer sends of SIZE into posted consumer\n"
-	"                         buffers) beside raw process_vm_writev and DMA tasks into a buffer\n"
-	"                         the other process exported, all in the same run. Emulated figures:\n"
-	"                         odma moves these bytes with the CPU and the kernel, not PCIe.\n"
-	"        --peer dpdk      also run DPDK dmadev with the dma_skeleton driver (same size,\n"
-	"                         depth and buffers; throughput and latency modes). EAL gets\n"
-	"                         --no-huge -m 1024 --no-pci --vdev=dma_skeleton,lcore=0 -l 0,1\n"
-	"                         --main-lcore 1 --log-level=error --no-shconf --no-telemetry,\n"
-	"                         or the EAL arguments given after \"--\" instead.\n"
-	"        --xproc          cross-process copies as two processes: a forked exporter\n"
-	"                         (host side, b1:00.0) exports a region, this process imports\n"
-	"                         it (DPU side, 03:00.0) and reads SIZE-byte slots with DEPTH\n"
-	"                         DMA tasks in flight; in the same run, one raw process_vm_readv\n"
-	"                         per copy on the same slots. Sizes 1K, 64K and 2M unless\n"
-	"                         --size is given. Prints tasks/s and GB/s of both and the ratio.\n"
-	"        --no-pingpong    skip the ping-pong measurements (pingpong_ns is then 0): for\n"
-	"                         runs under valgrind or strace, where spinning threads crawl.\n"
-	"        --json           print one JSON object (an array of them with --sweep).\n"
-	"        --csv            print CSV rows with a header.\n"
-	"    -j, --json FILE      (doca_argp) read the flags from a JSON file; a --json followed\n"
-	"                         by an existing file name means this.\n"
-	"    -l, --log-level N    (doca_argp) program log level; --sdk-log-level N the SDK's.\n"
-	"    -h, --help           this text.   -v, --version   the odma version.\n"
-	"\n"
-	"OUTPUT\n"
-	"    Text: one line per size. JSON keys: engine, mode, size, task_size, list_len,\n"
-	"    depth, cache (hot|cold), footprint_bytes, tasks, seconds, tasks_per_sec,\n"
-	"    bytes_per_sec, memcpy_bytes_per_sec, memcpy_tasks_per_sec, verified, pingpong_ns,\n"
-	"    latency_ns {p50, p99} (latency and event modes), eventfd_pingpong_ns (event mode),\n"
-	"    harness_tasks_per_sec (throughput mode: the measuring loop's own bookkeeping with\n"
-	"    the copy replaced by nothing, i.e. the ceiling the loop puts on any engine),\n"
-	"    and with --peer dpdk a \"peer\" object with the same figures for the skeleton.\n"
-	"    A live progress line goes to stderr on a terminal when a run lasts over 2 s.\n"
-	"\n"
-	"EXAMPLES\n"
-	"    odma bench --size 64 --depth 128 --peer dpdk\n"
-	"    odma bench --size 16M --depth 4 --cold\n"
-	"    odma bench --mode latency --size 64 --peer dpdk --json\n"
-	"    ODMA_ENGINE=thread odma bench --sweep --csv\n"
-	"\n"
-	"EXIT STATUS\n"
-	"    0 on success; 1 when a measurement failed (the reason is printed); 2 on bad flags.\n";
+        "NAME\n"
+        "    odma-bench - measure odma's DMA task path beside memcpy and DPDK's software DMA\n"
+        "\n"
+        "SYNOPSIS\n"
+        "    odma bench [OPTIONS] [-- EAL-ARGS...]\n"
+        "\n"
+        "DESCRIPTION\n"
+        "    Runs the DOCA DMA task API end to end as a DOCA program does: opens the first\n"
+        "    memcpy-capable device, maps a source and a destination region (LOCAL_READ_WRITE),\n"
+        "    creates an inventory, a progress engine and a DMA context with a pool of DEPTH\n"
+        "    tasks, allocates the tasks once and resubmits each from its completion callback,\n"
+        "    each time pointing it at its next slot (two tasks in flight never share a\n"
+        "    destination). Every run also measures, on the same buffers, slots and size:\n"
+        "      - a single-thread memcpy (memcpy_bytes_per_sec), and\n"
+        "      - pingpong_ns, the round trip of two threads spinning on one atomic (pinned to\n"
+        "        CPUs 0 and 1 when allowed): the price of a cross-core hand-off right now.\n"
+        "    Each figure is the median of REPS repetitions, run interleaved (odma, memcpy, peer)\n"
+        "    so that all of them see the same machine. The first slot written in every\n"
+        "    repetition is compared with its source (\"verified\").\n"
+        "\n"
+        "    A task moves min(SIZE, max_buf_size) bytes (2 MiB on the default device): a larger\n"
+        "    SIZE is a walk of consecutive max_buf_size tasks (task_size in the output).\n"
+        "\n"
+        "OPTIONS\n"
+        "    -s, --size SIZE      bytes per copy; K, M, G suffixes (binary). Default 4K.\n"
+        "    -d, --depth N        tasks in flight. Default 32. Latency and event modes use 1.\n"
+        "    -t, --seconds SEC    measuring time per size (split over the repetitions),\n"
+        "                         fractions allowed. Default 1.\n"
+        "        --reps N         repetitions; medians are reported. Default 3.\n"
+        "    -e, --engine NAME    odma engine (sets ODMA_ENGINE before the PE exists):\n"
+        "                         inline or thread. Default: the library's default.\n"
+        "    -w, --workers N      engine worker threads (sets ODMA_WORKERS).\n"
+        "        --list-len N     source and destination as lists of N elements of SIZE/N\n"
+        "                         bytes (cache-hot only). Default 1.\n"
+        "    -m, --mode MODE      throughput (default): DEPTH tasks kept in flight, polling;\n"
+        "                         latency: depth 1, submit-to-callback time per task, polling;\n"
+        "                         event: depth 1, sleeping on the PE's notification handle\n"
+        "                         with epoll (progress until idle, request_notification,\n"
+        "                         epoll_wait, clear_notification, progress); also measures a\n"
+        "                         raw eventfd ping-pong between two threads "
+        "(eventfd_pingpong_ns).\n"
+        "        --cold           walk a footprint larger than the last-level cache (4 x the\n"
+        "                         LLC, 256 MiB when unknown, at most a quarter of RAM) so that\n"
+        "                         every task touches memory not in cache. Default: cache-hot\n"
+        "                         (DEPTH slots, reused).\n"
+        "        --sweep          sizes 64, 256, 1K, 4K, 16K, 64K, 256K, 1M, 4M, 16M.\n"
+        "        --crossover      measure the one-shot crossover: for 64 B..2 MiB, the p50 of a\n"
+        "                         depth-1 task (submit to callback) beside the p50 of one memcpy;\n"
+        "                         prints the smallest size from which DMA is within 10 % of\n"
+        "                         memcpy (what odma advise uses).\n"
+        "        --comch          DOCA Comch between two processes (this one the DPU side, a "
+        "forked\n"
+        "                         one the host side): control-path messages/s (64-byte ping-pong\n"
+        "                         and one-way stream) beside a raw SOCK_SEQPACKET socketpair, and\n"
+        "                         fast-path bytes/s (producer sends of SIZE into posted consumer\n"
+        "                         buffers) beside raw process_vm_writev and DMA tasks into a "
+        "buffer\n"
+        "                         the other process exported, all in the same run. Emulated "
+        "figures:\n"
+        "                         odma moves these bytes with the CPU and the kernel, not PCIe.\n"
+        "        --peer dpdk      also run DPDK dmadev with the dma_skeleton driver (same size,\n"
+        "                         depth and buffers; throughput and latency modes). EAL gets\n"
+        "                         --no-huge -m 1024 --no-pci --vdev=dma_skeleton,lcore=0 -l 0,1\n"
+        "                         --main-lcore 1 --log-level=error --no-shconf --no-telemetry,\n"
+        "                         or the EAL arguments given after \"--\" instead.\n"
+        "        --xproc          cross-process copies as two processes: a forked exporter\n"
+        "                         (host side, b1:00.0) exports a region, this process imports\n"
+        "                         it (DPU side, 03:00.0) and reads SIZE-byte slots with DEPTH\n"
+        "                         DMA tasks in flight; in the same run, one raw process_vm_readv\n"
+        "                         per copy on the same slots. Sizes 1K, 64K and 2M unless\n"
+        "                         --size is given. Prints tasks/s and GB/s of both and the ratio.\n"
+        "        --no-pingpong    skip the ping-pong measurements (pingpong_ns is then 0): for\n"
+        "                         runs under valgrind or strace, where spinning threads crawl.\n"
+        "        --json           print one JSON object (an array of them with --sweep).\n"
+        "        --csv            print CSV rows with a header.\n"
+        "    -j, --json FILE      (doca_argp) read the flags from a JSON file; a --json followed\n"
+        "                         by an existing file name means this.\n"
+        "    -l, --log-level N    (doca_argp) program log level; --sdk-log-level N the SDK's.\n"
+        "    -h, --help           this text.   -v, --version   the odma version.\n"
+        "\n"
+        "OUTPUT\n"
+        "    Text: one line per size. JSON keys: engine, mode, size, task_size, list_len,\n"
+        "    depth, cache (hot|cold), footprint_bytes, tasks, seconds, tasks_per_sec,\n"
+        "    bytes_per_sec, memcpy_bytes_per_sec, memcpy_tasks_per_sec, verified, pingpong_ns,\n"
+        "    latency_ns {p50, p99} (latency and event modes), eventfd_pingpong_ns (event mode),\n"
+        "    harness_tasks_per_sec (throughput mode: the measuring loop's own bookkeeping with\n"
+        "    the copy replaced by nothing, i.e. the ceiling the loop puts on any engine),\n"
+        "    and with --peer dpdk a \"peer\" object with the same figures for the skeleton.\n"
+        "    A live progress line goes to stderr on a terminal when a run lasts over 2 s.\n"
+        "\n"
+        "EXAMPLES\n"
+        "    odma bench --size 64 --depth 128 --peer dpdk\n"
+        "    odma bench --size 16M --depth 4 --cold\n"
+        "    odma bench --mode latency --size 64 --peer dpdk --json\n"
+        "    ODMA_ENGINE=thread odma bench --sweep --csv\n"
+        "\n"
+        "EXIT STATUS\n"
+        "    0 on success; 1 when a measurement failed (the reason is printed); 2 on bad flags.\n";
 
 struct bench_out {
 	struct bench_result odma, mc, peer, harness;
@@ -117,7 +121,9 @@ struct bench_out {
 	double footprint;
 };
 
-static struct bench_cfg cfg = { .size = 4096, .depth = 32, .seconds = 1.0, .reps = 3, .list_len = 1 };
+static struct bench_cfg cfg = {
+	.size = 4096, .depth = 32, .seconds = 1.0, .reps = 3, .list_len = 1
+};
 static double pingpong_ns, efd_pingpong_ns;
 
 /* ------------------------------------------------------------------ flags */
@@ -127,7 +133,8 @@ static doca_error_t cb_size(void *p, void *c)
 	(void)c;
 	cfg.size_given = true;
 	if (bench_parse_size(p, &cfg.size) != 0) {
-		fprintf(stderr, "odma-bench: --size \"%s\" is not a size (examples: 64, 4K, 16M)\n", (char *)p);
+		fprintf(stderr, "odma-bench: --size \"%s\" is not a size (examples: 64, 4K, 16M)\n",
+		        (char *)p);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -182,7 +189,8 @@ static doca_error_t cb_seconds(void *p, void *c)
 	(void)c;
 	cfg.seconds = strtod(p, &end);
 	if (*end != '\0' || !(cfg.seconds > 0 && cfg.seconds <= 3600)) {
-		fprintf(stderr, "odma-bench: --seconds \"%s\" must be a number in (0, 3600]\n", (char *)p);
+		fprintf(stderr, "odma-bench: --seconds \"%s\" must be a number in (0, 3600]\n",
+		        (char *)p);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	return DOCA_SUCCESS;
@@ -245,25 +253,39 @@ static void print_help(void)
 
 static int register_params(void)
 {
-	const enum doca_argp_type S = DOCA_ARGP_TYPE_STRING, I = DOCA_ARGP_TYPE_INT, B = DOCA_ARGP_TYPE_BOOLEAN;
+	const enum doca_argp_type S = DOCA_ARGP_TYPE_STRING, I = DOCA_ARGP_TYPE_INT,
+	                          B = DOCA_ARGP_TYPE_BOOLEAN;
 
-	return bench_add_param("s", "size", "<size>", "bytes per copy (K/M/G suffixes)", S, cb_size, false) ||
+	return bench_add_param("s", "size", "<size>", "bytes per copy (K/M/G suffixes)", S, cb_size,
+	                       false) ||
 	       bench_add_param("d", "depth", "<n>", "tasks in flight", I, cb_depth, false) ||
-	       bench_add_param("t", "seconds", "<sec>", "measuring time per size", S, cb_seconds, false) ||
-	       bench_add_param(NULL, "reps", "<n>", "repetitions (medians are reported)", I, cb_reps, false) ||
-	       bench_add_param("e", "engine", "<name>", "odma engine: inline or thread", S, cb_engine, false) ||
-	       bench_add_param("w", "workers", "<n>", "engine worker threads", I, cb_workers, false) ||
-	       bench_add_param(NULL, "list-len", "<n>", "source/destination list elements", I, cb_list_len, false) ||
-	       bench_add_param("m", "mode", "<mode>", "throughput, latency or event", S, cb_mode, false) ||
-	       bench_add_param(NULL, "cold", NULL, "walk a footprint larger than the LLC", B, cb_cold, false) ||
+	       bench_add_param("t", "seconds", "<sec>", "measuring time per size", S, cb_seconds,
+	                       false) ||
+	       bench_add_param(NULL, "reps", "<n>", "repetitions (medians are reported)", I,
+	                       cb_reps, false) ||
+	       bench_add_param("e", "engine", "<name>", "odma engine: inline or thread", S,
+	                       cb_engine, false) ||
+	       bench_add_param("w", "workers", "<n>", "engine worker threads", I, cb_workers,
+	                       false) ||
+	       bench_add_param(NULL, "list-len", "<n>", "source/destination list elements", I,
+	                       cb_list_len, false) ||
+	       bench_add_param("m", "mode", "<mode>", "throughput, latency or event", S, cb_mode,
+	                       false) ||
+	       bench_add_param(NULL, "cold", NULL, "walk a footprint larger than the LLC", B,
+	                       cb_cold, false) ||
 	       bench_add_param(NULL, "sweep", NULL, "sizes 64 B to 16 MiB", B, cb_sweep, false) ||
-	       bench_add_param(NULL, "crossover", NULL, "measure the DMA/memcpy one-shot crossover", B, cb_crossover, false) ||
-	       bench_add_param(NULL, "comch", NULL, "measure DOCA Comch between two processes", B, cb_comch, false) ||
+	       bench_add_param(NULL, "crossover", NULL, "measure the DMA/memcpy one-shot crossover",
+	                       B, cb_crossover, false) ||
+	       bench_add_param(NULL, "comch", NULL, "measure DOCA Comch between two processes", B,
+	                       cb_comch, false) ||
 	       bench_add_param(NULL, "csv", NULL, "CSV output", B, cb_csv, false) ||
-	       bench_add_param(NULL, "no-pingpong", NULL, "skip the ping-pong measurements", B, cb_no_pingpong, false) ||
-	       bench_add_param(NULL, "peer", "<dpdk>", "also run DPDK's dma_skeleton", S, cb_peer, false) ||
-	       bench_add_param(NULL, "xproc", NULL, "cross-process reads (two processes) beside raw process_vm_readv",
-			       B, cb_xproc, false);
+	       bench_add_param(NULL, "no-pingpong", NULL, "skip the ping-pong measurements", B,
+	                       cb_no_pingpong, false) ||
+	       bench_add_param(NULL, "peer", "<dpdk>", "also run DPDK's dma_skeleton", S, cb_peer,
+	                       false) ||
+	       bench_add_param(NULL, "xproc", NULL,
+	                       "cross-process reads (two processes) beside raw process_vm_readv", B,
+	                       cb_xproc, false);
 }
 
 /* doca_argp owns -h and -j/--json FILE: print our own manual for -h, and take a --json
@@ -285,7 +307,9 @@ static int parse_flags(int argc, char **argv)
 
 static const char *mode_name(void)
 {
-	return cfg.mode == BENCH_LATENCY ? "latency" : cfg.mode == BENCH_EVENT ? "event" : "throughput";
+	return cfg.mode == BENCH_LATENCY ? "latency"
+	       : cfg.mode == BENCH_EVENT ? "event"
+	                                 : "throughput";
 }
 
 static const char *engine_name(void)
@@ -326,7 +350,8 @@ static int measure(struct bench_odma *ob, const struct bench_mem *m, struct benc
 
 	for (int i = 0; i < cfg.reps; i++) {
 		bench_progress_start("odma", rep_s, cfg.seconds);
-		if (bench_odma_rep(ob, &cfg, m, rep_s, &ro[i], o->odma.error, sizeof(o->odma.error)) != 0) {
+		if (bench_odma_rep(ob, &cfg, m, rep_s, &ro[i], o->odma.error,
+		                   sizeof(o->odma.error)) != 0) {
 			bench_progress_end();
 			return -1;
 		}
@@ -335,7 +360,8 @@ static int measure(struct bench_odma *ob, const struct bench_mem *m, struct benc
 		if (cfg.mode == BENCH_THROUGHPUT && cfg.list_len <= 1)
 			bench_harness_rep(&cfg, m, rep_s / 4, &rh[i]);
 		bench_progress_start("dpdk", rep_s, cfg.seconds);
-		if (peer_ok && bench_dpdk_rep(&cfg, m, rep_s, &rp[i], o->peer.error, sizeof(o->peer.error)) != 0)
+		if (peer_ok && bench_dpdk_rep(&cfg, m, rep_s, &rp[i], o->peer.error,
+		                              sizeof(o->peer.error)) != 0)
 			peer_ok = false;
 		bench_progress_end();
 	}
@@ -352,7 +378,8 @@ static int measure(struct bench_odma *ob, const struct bench_mem *m, struct benc
 
 static void json_engine(const struct bench_result *r, bool lat)
 {
-	printf("\"tasks\": %llu, \"seconds\": %.4f, \"tasks_per_sec\": %.1f, \"bytes_per_sec\": %.1f, \"verified\": %s",
+	printf("\"tasks\": %llu, \"seconds\": %.4f, \"tasks_per_sec\": %.1f, \"bytes_per_sec\": "
+	       "%.1f, \"verified\": %s",
 	       (unsigned long long)r->tasks, r->seconds, r->tasks_per_sec, r->bytes_per_sec,
 	       r->verified ? "true" : "false");
 	if (lat)
@@ -363,22 +390,28 @@ static void print_json(const struct bench_out *o, const struct bench_mem *m)
 {
 	bool lat = cfg.mode != BENCH_THROUGHPUT;
 
-	printf("{\"engine\": \"%s\", \"mode\": \"%s\", \"size\": %zu, \"task_size\": %zu, \"list_len\": %u, "
+	printf("{\"engine\": \"%s\", \"mode\": \"%s\", \"size\": %zu, \"task_size\": %zu, "
+	       "\"list_len\": %u, "
 	       "\"depth\": %u, \"cache\": \"%s\", \"footprint_bytes\": %zu, ",
-	       engine_name(), mode_name(), o->size, m->task_size, cfg.list_len, cfg.depth, cfg.cold ? "cold" : "hot",
-	       2 * m->n_slots * m->stride);
+	       engine_name(), mode_name(), o->size, m->task_size, cfg.list_len, cfg.depth,
+	       cfg.cold ? "cold" : "hot", 2 * m->n_slots * m->stride);
 	json_engine(&o->odma, lat);
-	printf(", \"memcpy_bytes_per_sec\": %.1f, \"memcpy_tasks_per_sec\": %.1f, \"memcpy_verified\": %s, "
+	printf(", \"memcpy_bytes_per_sec\": %.1f, \"memcpy_tasks_per_sec\": %.1f, "
+	       "\"memcpy_verified\": %s, "
 	       "\"pingpong_ns\": %.1f",
-	       o->mc.bytes_per_sec, o->mc.tasks_per_sec, o->mc.verified ? "true" : "false", pingpong_ns);
+	       o->mc.bytes_per_sec, o->mc.tasks_per_sec, o->mc.verified ? "true" : "false",
+	       pingpong_ns);
 	if (cfg.mode == BENCH_EVENT)
 		printf(", \"eventfd_pingpong_ns\": %.1f", efd_pingpong_ns);
 	if (o->harness.valid)
 		printf(", \"harness_tasks_per_sec\": %.1f", o->harness.tasks_per_sec);
 	if (cfg.peer_dpdk && o->peer.valid) {
-		printf(", \"peer\": {\"name\": \"dpdk dma_skeleton\", \"size\": %zu, \"depth\": %u, ", o->size, cfg.depth);
+		printf(", \"peer\": {\"name\": \"dpdk dma_skeleton\", \"size\": %zu, \"depth\": "
+		       "%u, ",
+		       o->size, cfg.depth);
 		json_engine(&o->peer, lat);
-		printf(", \"memcpy_bytes_per_sec\": %.1f, \"pingpong_ns\": %.1f}", o->mc.bytes_per_sec, pingpong_ns);
+		printf(", \"memcpy_bytes_per_sec\": %.1f, \"pingpong_ns\": %.1f}",
+		       o->mc.bytes_per_sec, pingpong_ns);
 	} else if (cfg.peer_dpdk) {
 		printf(", \"peer\": {\"error\": \"%s\"}", o->peer.error);
 	}
@@ -388,13 +421,17 @@ static void print_json(const struct bench_out *o, const struct bench_mem *m)
 static void print_csv(const struct bench_out *o, const struct bench_mem *m, bool header)
 {
 	if (header)
-		printf("engine,mode,cache,size,task_size,depth,list_len,tasks_per_sec,bytes_per_sec,p50_ns,p99_ns,"
-		       "memcpy_bytes_per_sec,peer_tasks_per_sec,peer_bytes_per_sec,peer_p50_ns,peer_p99_ns,pingpong_ns,"
+		printf("engine,mode,cache,size,task_size,depth,list_len,tasks_per_sec,bytes_per_"
+		       "sec,p50_ns,p99_ns,"
+		       "memcpy_bytes_per_sec,peer_tasks_per_sec,peer_bytes_per_sec,peer_p50_ns,"
+		       "peer_p99_ns,pingpong_ns,"
 		       "harness_tasks_per_sec\n");
-	printf("%s,%s,%s,%zu,%zu,%u,%u,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n", engine_name(), mode_name(),
-	       cfg.cold ? "cold" : "hot", o->size, m->task_size, cfg.depth, cfg.list_len, o->odma.tasks_per_sec,
-	       o->odma.bytes_per_sec, o->odma.p50_ns, o->odma.p99_ns, o->mc.bytes_per_sec, o->peer.tasks_per_sec,
-	       o->peer.bytes_per_sec, o->peer.p50_ns, o->peer.p99_ns, pingpong_ns, o->harness.tasks_per_sec);
+	printf("%s,%s,%s,%zu,%zu,%u,%u,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n",
+	       engine_name(), mode_name(), cfg.cold ? "cold" : "hot", o->size, m->task_size,
+	       cfg.depth, cfg.list_len, o->odma.tasks_per_sec, o->odma.bytes_per_sec,
+	       o->odma.p50_ns, o->odma.p99_ns, o->mc.bytes_per_sec, o->peer.tasks_per_sec,
+	       o->peer.bytes_per_sec, o->peer.p50_ns, o->peer.p99_ns, pingpong_ns,
+	       o->harness.tasks_per_sec);
 }
 
 static void print_text(const struct bench_out *o, bool header)
@@ -402,18 +439,22 @@ static void print_text(const struct bench_out *o, bool header)
 	char sz[32];
 
 	if (header)
-		printf("# engine=%s mode=%s depth=%u list_len=%u cache=%s reps=%d pingpong=%.0f ns\n"
+		printf("# engine=%s mode=%s depth=%u list_len=%u cache=%s reps=%d pingpong=%.0f "
+		       "ns\n"
 		       "%8s %10s %9s %8s %9s %6s%s\n",
-		       engine_name(), mode_name(), cfg.depth, cfg.list_len, cfg.cold ? "cold" : "hot", cfg.reps,
-		       pingpong_ns, "size", "Mtasks/s", "GB/s", "memcpy", "p50/p99", "x mc",
+		       engine_name(), mode_name(), cfg.depth, cfg.list_len,
+		       cfg.cold ? "cold" : "hot", cfg.reps, pingpong_ns, "size", "Mtasks/s", "GB/s",
+		       "memcpy", "p50/p99", "x mc",
 		       cfg.peer_dpdk ? "   dpdk-Mt/s  dpdk-GB/s  dpdk-p50/p99  x dpdk" : "");
 	bench_fmt_size(o->size, sz, sizeof(sz));
-	printf("%8s %10.3f %9.2f %8.2f %4.0f/%-4.0f %6.2f", sz, o->odma.tasks_per_sec / 1e6, o->odma.bytes_per_sec / 1e9,
-	       o->mc.bytes_per_sec / 1e9, o->odma.p50_ns, o->odma.p99_ns,
+	printf("%8s %10.3f %9.2f %8.2f %4.0f/%-4.0f %6.2f", sz, o->odma.tasks_per_sec / 1e6,
+	       o->odma.bytes_per_sec / 1e9, o->mc.bytes_per_sec / 1e9, o->odma.p50_ns,
+	       o->odma.p99_ns,
 	       o->mc.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mc.bytes_per_sec : 0);
 	if (cfg.peer_dpdk && o->peer.valid)
-		printf("   %9.3f  %9.2f  %5.0f/%-6.0f %6.2f", o->peer.tasks_per_sec / 1e6, o->peer.bytes_per_sec / 1e9,
-		       o->peer.p50_ns, o->peer.p99_ns, o->odma.tasks_per_sec / o->peer.tasks_per_sec);
+		printf("   %9.3f  %9.2f  %5.0f/%-6.0f %6.2f", o->peer.tasks_per_sec / 1e6,
+		       o->peer.bytes_per_sec / 1e9, o->peer.p50_ns, o->peer.p99_ns,
+		       o->odma.tasks_per_sec / o->peer.tasks_per_sec);
 	else if (cfg.peer_dpdk)
 		printf("   dpdk: %s", o->peer.error);
 	if (cfg.mode == BENCH_EVENT)
@@ -439,7 +480,8 @@ static void print_one(const struct bench_out *o, const struct bench_mem *m, int 
 
 /* ------------------------------------------------------------------ main */
 
-static const size_t sweep_sizes[] = { 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216 };
+static const size_t sweep_sizes[] = { 64,    256,    1024,    4096,    16384,
+	                              65536, 262144, 1048576, 4194304, 16777216 };
 
 static int run_crossover(void)
 {
@@ -452,23 +494,26 @@ static int run_crossover(void)
 		return 1;
 	}
 	if (cfg.json)
-		printf("{\"engine\": \"%s\", \"crossover_bytes\": %zu, \"slack\": %.2f, \"points\": [", engine_name(),
-		       x.crossover, BENCH_CROSS_SLACK);
+		printf("{\"engine\": \"%s\", \"crossover_bytes\": %zu, \"slack\": %.2f, "
+		       "\"points\": [",
+		       engine_name(), x.crossover, BENCH_CROSS_SLACK);
 	else
-		printf("# one-shot copy, depth 1, cache-hot, engine=%s: p50 ns\n%8s %10s %10s %7s\n", engine_name(), "size",
-		       "dma", "memcpy", "ratio");
+		printf("# one-shot copy, depth 1, cache-hot, engine=%s: p50 ns\n%8s %10s %10s "
+		       "%7s\n",
+		       engine_name(), "size", "dma", "memcpy", "ratio");
 	for (int i = 0; i < x.n; i++)
 		if (cfg.json)
-			printf("%s{\"size\": %zu, \"dma_p50_ns\": %.1f, \"memcpy_p50_ns\": %.1f}", i ? ", " : "", x.size[i],
-			       x.dma_p50_ns[i], x.memcpy_p50_ns[i]);
+			printf("%s{\"size\": %zu, \"dma_p50_ns\": %.1f, \"memcpy_p50_ns\": %.1f}",
+			       i ? ", " : "", x.size[i], x.dma_p50_ns[i], x.memcpy_p50_ns[i]);
 		else
-			printf("%8zu %10.0f %10.0f %7.2f\n", x.size[i], x.dma_p50_ns[i], x.memcpy_p50_ns[i],
+			printf("%8zu %10.0f %10.0f %7.2f\n", x.size[i], x.dma_p50_ns[i],
+			       x.memcpy_p50_ns[i],
 			       x.dma_p50_ns[i] / (x.memcpy_p50_ns[i] > 0 ? x.memcpy_p50_ns[i] : 1));
 	if (cfg.json)
 		printf("]}\n");
 	else
-		printf("crossover: %zu bytes (DMA within %.0f %% of memcpy from here up)\n", x.crossover,
-		       (BENCH_CROSS_SLACK - 1) * 100);
+		printf("crossover: %zu bytes (DMA within %.0f %% of memcpy from here up)\n",
+		       x.crossover, (BENCH_CROSS_SLACK - 1) * 100);
 	return 0;
 }
 
@@ -484,21 +529,29 @@ static int run_comch(void)
 		return 1;
 	}
 	if (cfg.json) {
-		printf("{\"comch\": {\"emulated\": true, \"size\": %zu, \"msg_size\": 64, \"msg_pingpong_ns\": %.1f, "
-		       "\"msg_pingpong_per_sec\": %.1f, \"msg_stream_per_sec\": %.1f, \"raw_seqpacket_pingpong_ns\": %.1f, "
+		printf("{\"comch\": {\"emulated\": true, \"size\": %zu, \"msg_size\": 64, "
+		       "\"msg_pingpong_ns\": %.1f, "
+		       "\"msg_pingpong_per_sec\": %.1f, \"msg_stream_per_sec\": %.1f, "
+		       "\"raw_seqpacket_pingpong_ns\": %.1f, "
 		       "\"raw_seqpacket_stream_per_sec\": %.1f, \"fastpath_bytes_per_sec\": %.1f, "
-		       "\"raw_vm_writev_bytes_per_sec\": %.1f, \"dma_export_bytes_per_sec\": %.1f}}\n",
-		       r.size, r.msg_rtt_ns, r.msg_rtt_ns > 0 ? 1e9 / r.msg_rtt_ns : 0, r.msg_per_sec, r.raw_seq_rtt_ns,
-		       r.raw_seq_per_sec, r.fp_bytes_per_sec, r.vm_writev_bytes_per_sec, r.dma_bytes_per_sec);
+		       "\"raw_vm_writev_bytes_per_sec\": %.1f, \"dma_export_bytes_per_sec\": "
+		       "%.1f}}\n",
+		       r.size, r.msg_rtt_ns, r.msg_rtt_ns > 0 ? 1e9 / r.msg_rtt_ns : 0,
+		       r.msg_per_sec, r.raw_seq_rtt_ns, r.raw_seq_per_sec, r.fp_bytes_per_sec,
+		       r.vm_writev_bytes_per_sec, r.dma_bytes_per_sec);
 		return 0;
 	}
 	bench_fmt_size(r.size, sz, sizeof(sz));
 	printf("# DOCA Comch between two processes (emulated: Unix sockets, shared memory and\n"
-	       "# process_vm_writev on this machine, not a PCIe link); baselines from the same run\n");
-	printf("control path, 64 B messages    ping-pong %9.0f round trips/s (%.1f us)   stream %9.0f msg/s\n",
+	       "# process_vm_writev on this machine, not a PCIe link); baselines from the same "
+	       "run\n");
+	printf("control path, 64 B messages    ping-pong %9.0f round trips/s (%.1f us)   stream "
+	       "%9.0f msg/s\n",
 	       r.msg_rtt_ns > 0 ? 1e9 / r.msg_rtt_ns : 0, r.msg_rtt_ns / 1e3, r.msg_per_sec);
-	printf("raw SOCK_SEQPACKET, 64 B       ping-pong %9.0f round trips/s (%.1f us)   stream %9.0f msg/s\n",
-	       r.raw_seq_rtt_ns > 0 ? 1e9 / r.raw_seq_rtt_ns : 0, r.raw_seq_rtt_ns / 1e3, r.raw_seq_per_sec);
+	printf("raw SOCK_SEQPACKET, 64 B       ping-pong %9.0f round trips/s (%.1f us)   stream "
+	       "%9.0f msg/s\n",
+	       r.raw_seq_rtt_ns > 0 ? 1e9 / r.raw_seq_rtt_ns : 0, r.raw_seq_rtt_ns / 1e3,
+	       r.raw_seq_per_sec);
 	printf("fast path, %-8s per send    %7.2f GB/s\n", sz, r.fp_bytes_per_sec / 1e9);
 	printf("raw process_vm_writev, %-8s %7.2f GB/s\n", sz, r.vm_writev_bytes_per_sec / 1e9);
 	if (r.dma_bytes_per_sec > 0)
@@ -513,8 +566,9 @@ static int check_cfg(void)
 	if (cfg.mode != BENCH_THROUGHPUT)
 		cfg.depth = 1;
 	if (cfg.list_len > 1 && cfg.cold) {
-		fprintf(stderr, "odma-bench: --list-len with --cold: list elements are fixed windows, so a cold walk "
-				"would need new bufs per task; measure lists cache-hot\n");
+		fprintf(stderr, "odma-bench: --list-len with --cold: list elements are fixed "
+		                "windows, so a cold walk "
+		                "would need new bufs per task; measure lists cache-hot\n");
 		return -1;
 	}
 	if (cfg.engine[0] != '\0')
@@ -528,7 +582,8 @@ static int check_cfg(void)
 	return 0;
 }
 
-static int run_sizes(struct bench_odma *ob, struct bench_mem *m, const size_t *sizes, int n, uint64_t maxbuf)
+static int run_sizes(struct bench_odma *ob, struct bench_mem *m, const size_t *sizes, int n,
+                     uint64_t maxbuf)
 {
 	struct bench_out o;
 
@@ -537,8 +592,9 @@ static int run_sizes(struct bench_odma *ob, struct bench_mem *m, const size_t *s
 		o.size = sizes[i];
 		bench_mem_layout(m, &cfg, sizes[i], maxbuf);
 		if (m->task_size == 0 || m->n_slots < cfg.depth) {
-			fprintf(stderr, "odma-bench: size %zu does not fit %u list elements / %u slots\n", sizes[i],
-				cfg.list_len, cfg.depth);
+			fprintf(stderr,
+			        "odma-bench: size %zu does not fit %u list elements / %u slots\n",
+			        sizes[i], cfg.list_len, cfg.depth);
 			return 1;
 		}
 		if (measure(ob, m, &o) != 0) {
@@ -561,7 +617,8 @@ static int run_bench(void)
 	char err[200];
 
 	if (maxbuf == 0) {
-		fprintf(stderr, "odma-bench: no device supports DMA memcpy (check ODMA_SYSTEM / ODMA_SIDE)\n");
+		fprintf(stderr, "odma-bench: no device supports DMA memcpy (check ODMA_SYSTEM / "
+		                "ODMA_SIDE)\n");
 		return 1;
 	}
 	if (cfg.peer_dpdk && bench_dpdk_init(err, sizeof(err)) != 0) {

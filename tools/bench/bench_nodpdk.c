@@ -19,13 +19,14 @@ void bench_dpdk_set_eal_args(int argc, char **argv)
 
 int bench_dpdk_init(char *err, size_t errlen)
 {
-	snprintf(err, errlen, "this odma-bench was built without libdpdk, so it has no DPDK peer; install "
-			      "libdpdk-dev and reconfigure (meson setup --reconfigure -Ddpdk=enabled)");
+	snprintf(err, errlen,
+	         "this odma-bench was built without libdpdk, so it has no DPDK peer; install "
+	         "libdpdk-dev and reconfigure (meson setup --reconfigure -Ddpdk=enabled)");
 	return -1;
 }
 
-int bench_dpdk_rep(const struct bench_cfg *c, const struct bench_mem *m, double seconds, struct bench_rep *r,
-		   char *err, size_t errlen)
+int bench_dpdk_rep(const struct bench_cfg *c, const struct bench_mem *m, double seconds,
+                   struct bench_rep *r, char *err, size_t errlen)
 {
 	(void)c;
 	(void)m;

@@ -36,7 +36,7 @@ struct bench_odma {
 struct run_task {
 	struct doca_dma_task_memcpy *task;
 	struct doca_buf *src, *dst;
-	size_t slot;	   /* the slot of the next submission: i, i+depth, ... (mod n_slots) */
+	size_t slot;       /* the slot of the next submission: i, i+depth, ... (mod n_slots) */
 	uint64_t t_submit; /* latency modes */
 };
 
@@ -66,7 +66,8 @@ static struct doca_mmap *odma_map(struct doca_dev *dev, void *addr, size_t len)
 
 	if (doca_mmap_create(&m) != DOCA_SUCCESS)
 		return NULL;
-	if (doca_mmap_add_dev(m, dev) != DOCA_SUCCESS || doca_mmap_set_memrange(m, addr, len) != DOCA_SUCCESS ||
+	if (doca_mmap_add_dev(m, dev) != DOCA_SUCCESS ||
+	    doca_mmap_set_memrange(m, addr, len) != DOCA_SUCCESS ||
 	    doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) != DOCA_SUCCESS ||
 	    doca_mmap_start(m) != DOCA_SUCCESS) {
 		doca_mmap_destroy(m);
@@ -102,12 +103,14 @@ int bench_odma_open(struct bench_odma **out, const struct bench_mem *m, char *er
 	}
 	ob->dev = odma_open_memcpy_dev();
 	if (ob->dev == NULL) {
-		snprintf(err, errlen, "no device supports DMA memcpy (check ODMA_SYSTEM / ODMA_SIDE)");
+		snprintf(err, errlen,
+		         "no device supports DMA memcpy (check ODMA_SYSTEM / ODMA_SIDE)");
 		bench_odma_close(ob);
 		return -1;
 	}
 	doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(ob->dev), &ob->max_buf_size);
-	doca_dma_cap_task_memcpy_get_max_buf_list_len(doca_dev_as_devinfo(ob->dev), &ob->max_list_len);
+	doca_dma_cap_task_memcpy_get_max_buf_list_len(doca_dev_as_devinfo(ob->dev),
+	                                              &ob->max_list_len);
 	ob->src_mmap = odma_map(ob->dev, m->src, m->len);
 	ob->dst_mmap = odma_map(ob->dev, m->dst, m->len);
 	if (ob->src_mmap == NULL || ob->dst_mmap == NULL) {
@@ -162,7 +165,8 @@ static void task_position(struct odma_run *r, uint32_t i)
 			t->slot -= m->n_slots;
 	} else {
 		for (b = t->dst; b != NULL;)
-			if (doca_buf_reset_data_len(b) != DOCA_SUCCESS || doca_buf_get_next_in_list(b, &b) != DOCA_SUCCESS)
+			if (doca_buf_reset_data_len(b) != DOCA_SUCCESS ||
+			    doca_buf_get_next_in_list(b, &b) != DOCA_SUCCESS)
 				break;
 	}
 }
@@ -183,7 +187,8 @@ static int task_submit(struct odma_run *r, uint32_t i)
 	return 0;
 }
 
-static void on_done(struct doca_dma_task_memcpy *task, union doca_data task_ud, union doca_data ctx_ud)
+static void on_done(struct doca_dma_task_memcpy *task, union doca_data task_ud,
+                    union doca_data ctx_ud)
 {
 	struct odma_run *r = ctx_ud.ptr;
 	struct run_task *t = &r->t[task_ud.u64];
@@ -197,7 +202,8 @@ static void on_done(struct doca_dma_task_memcpy *task, union doca_data task_ud, 
 		task_submit(r, (uint32_t)task_ud.u64);
 }
 
-static void on_error(struct doca_dma_task_memcpy *task, union doca_data task_ud, union doca_data ctx_ud)
+static void on_error(struct doca_dma_task_memcpy *task, union doca_data task_ud,
+                     union doca_data ctx_ud)
 {
 	struct odma_run *r = ctx_ud.ptr;
 
@@ -209,7 +215,8 @@ static void on_error(struct doca_dma_task_memcpy *task, union doca_data task_ud,
 
 /* ------------------------------------------------------------------ per-repetition objects */
 
-static int buf_list(struct odma_run *r, struct doca_mmap *mm, uint8_t *base, bool is_src, struct doca_buf **head)
+static int buf_list(struct odma_run *r, struct doca_mmap *mm, uint8_t *base, bool is_src,
+                    struct doca_buf **head)
 {
 	uint32_t n = r->c->list_len > 1 ? r->c->list_len : 1;
 	size_t el = n > 1 ? r->m->task_size / n : r->m->len;
@@ -219,7 +226,7 @@ static int buf_list(struct odma_run *r, struct doca_mmap *mm, uint8_t *base, boo
 	*head = NULL;
 	for (uint32_t e = 0; e < n; e++) {
 		rc = is_src ? doca_buf_inventory_buf_get_by_data(r->inv, mm, base + e * el, el, &b)
-			    : doca_buf_inventory_buf_get_by_addr(r->inv, mm, base + e * el, el, &b);
+		            : doca_buf_inventory_buf_get_by_addr(r->inv, mm, base + e * el, el, &b);
 		if (rc != DOCA_SUCCESS)
 			return RUN_ERR(r, "buf_get: %s", doca_error_get_descr(rc));
 		if (*head == NULL)
@@ -239,17 +246,21 @@ static int run_tasks(struct odma_run *r, struct bench_odma *ob)
 	for (uint32_t i = 0; i < r->c->depth; i++) {
 		s = r->c->list_len > 1 ? r->m->src + i * r->m->stride : r->m->src;
 		d = r->c->list_len > 1 ? r->m->dst + i * r->m->stride : r->m->dst;
-		if (buf_list(r, ob->src_mmap, s, true, &r->t[i].src) || buf_list(r, ob->dst_mmap, d, false, &r->t[i].dst))
+		if (buf_list(r, ob->src_mmap, s, true, &r->t[i].src) ||
+		    buf_list(r, ob->dst_mmap, d, false, &r->t[i].dst))
 			return -1;
 		/* alloc_init checks the sizes: give the whole-region bufs their first slot now */
-		if (r->c->list_len <= 1 && (doca_buf_set_data(r->t[i].src, s + i * r->m->stride, r->m->task_size) ||
-					    doca_buf_set_data(r->t[i].dst, d + i * r->m->stride, 0)))
+		if (r->c->list_len <= 1 &&
+		    (doca_buf_set_data(r->t[i].src, s + i * r->m->stride, r->m->task_size) ||
+		     doca_buf_set_data(r->t[i].dst, d + i * r->m->stride, 0)))
 			return RUN_ERR(r, "doca_buf_set_data failed");
 		ud.u64 = i;
 		r->t[i].slot = i;
-		rc = doca_dma_task_memcpy_alloc_init(r->dma, r->t[i].src, r->t[i].dst, ud, &r->t[i].task);
+		rc = doca_dma_task_memcpy_alloc_init(r->dma, r->t[i].src, r->t[i].dst, ud,
+		                                     &r->t[i].task);
 		if (rc != DOCA_SUCCESS)
-			return RUN_ERR(r, "doca_dma_task_memcpy_alloc_init: %s", doca_error_get_descr(rc));
+			return RUN_ERR(r, "doca_dma_task_memcpy_alloc_init: %s",
+			               doca_error_get_descr(rc));
 	}
 	return 0;
 }
@@ -269,8 +280,10 @@ static int run_setup(struct odma_run *r, struct bench_odma *ob)
 		return RUN_ERR(r, "doca_dma_create: %s", doca_error_get_descr(rc));
 	r->ctx = doca_dma_as_ctx(r->dma);
 	if ((rc = doca_ctx_set_user_data(r->ctx, ud)) != DOCA_SUCCESS ||
-	    (rc = doca_dma_task_memcpy_set_conf(r->dma, on_done, on_error, r->c->depth)) != DOCA_SUCCESS ||
-	    (rc = doca_pe_connect_ctx(r->pe, r->ctx)) != DOCA_SUCCESS || (rc = doca_ctx_start(r->ctx)) != DOCA_SUCCESS)
+	    (rc = doca_dma_task_memcpy_set_conf(r->dma, on_done, on_error, r->c->depth)) !=
+	            DOCA_SUCCESS ||
+	    (rc = doca_pe_connect_ctx(r->pe, r->ctx)) != DOCA_SUCCESS ||
+	    (rc = doca_ctx_start(r->ctx)) != DOCA_SUCCESS)
 		return RUN_ERR(r, "DMA context set-up: %s", doca_error_get_descr(rc));
 	return run_tasks(r, ob);
 }
@@ -289,7 +302,8 @@ static void run_teardown(struct odma_run *r)
 	}
 	if (r->ctx != NULL && doca_ctx_stop(r->ctx) != DOCA_ERROR_BAD_STATE)
 		for (int k = 0; k < 10000000 && doca_ctx_get_state(r->ctx, &st) == DOCA_SUCCESS &&
-				st != DOCA_CTX_STATE_IDLE; k++)
+		                st != DOCA_CTX_STATE_IDLE;
+		     k++)
 			doca_pe_progress(r->pe);
 	if (r->dma != NULL)
 		doca_dma_destroy(r->dma);
@@ -385,8 +399,8 @@ static int run_measure(struct odma_run *r, double seconds, struct bench_rep *rep
 	return 0;
 }
 
-int bench_odma_rep(struct bench_odma *ob, const struct bench_cfg *c, const struct bench_mem *m, double seconds,
-		   struct bench_rep *rep, char *err, size_t errlen)
+int bench_odma_rep(struct bench_odma *ob, const struct bench_cfg *c, const struct bench_mem *m,
+                   double seconds, struct bench_rep *rep, char *err, size_t errlen)
 {
 	struct odma_run r = { .c = c, .m = m, .lat = ob->lat, .err = err, .errlen = errlen };
 	int rc;

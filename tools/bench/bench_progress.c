@@ -36,7 +36,7 @@ void bench_progress_tick(uint64_t tasks)
 	prog.next = now + 250000000ULL;
 	el = (double)(now - prog.t0) / 1e9;
 	fprintf(stderr, "\r%-10s %5.1f / %.1f s  %10.3f M tasks/s ", prog.what, el, prog.seconds,
-		(double)tasks / el / 1e6);
+	        (double)tasks / el / 1e6);
 	fflush(stderr);
 }
 

@@ -76,10 +76,20 @@ int bench_parse_size(const char *s, size_t *out)
 	if (errno != 0)
 		return -1;
 	switch (toupper((unsigned char)*end)) {
-	case 'K': v <<= 10; end++; break;
-	case 'M': v <<= 20; end++; break;
-	case 'G': v <<= 30; end++; break;
-	default: break;
+	case 'K':
+		v <<= 10;
+		end++;
+		break;
+	case 'M':
+		v <<= 20;
+		end++;
+		break;
+	case 'G':
+		v <<= 30;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (*end == 'i' || *end == 'B')
 		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
@@ -212,7 +222,8 @@ static void *efd_echo(void *arg)
 
 	bench_pin_self(1);
 	for (int i = 0; i < EFD_ROUNDS; i++)
-		if (read(p->efd[1], &v, sizeof(v)) != sizeof(v) || write(p->efd[0], &v, sizeof(v)) != sizeof(v))
+		if (read(p->efd[1], &v, sizeof(v)) != sizeof(v) ||
+		    write(p->efd[0], &v, sizeof(v)) != sizeof(v))
 			break;
 	return NULL;
 }
@@ -229,7 +240,8 @@ double bench_eventfd_pingpong_ns(void)
 	if (p.efd[0] >= 0 && p.efd[1] >= 0 && pthread_create(&b, NULL, efd_echo, &p) == 0) {
 		for (i = 0; i < EFD_ROUNDS; i++) {
 			t0 = bench_now_ns();
-			if (write(p.efd[1], &v, sizeof(v)) != sizeof(v) || read(p.efd[0], &v, sizeof(v)) != sizeof(v))
+			if (write(p.efd[1], &v, sizeof(v)) != sizeof(v) ||
+			    read(p.efd[0], &v, sizeof(v)) != sizeof(v))
 				break;
 			s[i] = bench_now_ns() - t0;
 		}
@@ -265,7 +277,8 @@ int bench_mem_prepare(struct bench_mem *m, const struct bench_cfg *c, size_t max
 }
 
 /* Cuts the regions for one size: each task moves min(size, max_buf_size) bytes. */
-void bench_mem_layout(struct bench_mem *m, const struct bench_cfg *c, size_t size, size_t max_buf_size)
+void bench_mem_layout(struct bench_mem *m, const struct bench_cfg *c, size_t size,
+                      size_t max_buf_size)
 {
 	size_t ts = size < max_buf_size ? size : max_buf_size;
 
@@ -329,8 +342,9 @@ double bench_memcpy_oneshot_ns(const struct bench_mem *m, size_t size)
 	return bench_percentile_u64(s, N, 50);
 }
 
-int bench_add_param(const char *short_name, const char *long_name, const char *args, const char *desc,
-		    enum doca_argp_type type, doca_argp_param_cb_t cb, bool mandatory)
+int bench_add_param(const char *short_name, const char *long_name, const char *args,
+                    const char *desc, enum doca_argp_type type, doca_argp_param_cb_t cb,
+                    bool mandatory)
 {
 	struct doca_argp_param *p;
 
@@ -363,7 +377,8 @@ int bench_prefilter(int argc, char **argv, void (*print_help)(void), bool *json)
 			print_help();
 			exit(0);
 		}
-		if (strcmp(argv[i], "--json") == 0 && (i + 1 >= argc || access(argv[i + 1], R_OK) != 0)) {
+		if (strcmp(argv[i], "--json") == 0 &&
+		    (i + 1 >= argc || access(argv[i + 1], R_OK) != 0)) {
 			*json = true;
 			continue;
 		}

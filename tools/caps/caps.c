@@ -34,11 +34,13 @@ struct caps_cfg {
 };
 
 static const char *const caps_libs[][2] = {
-	{"doca_common", "DOCA Core: devices, memory maps, buffers, contexts, progress engine, logging, "
-			"sync events, mmap advise, clocks"},
-	{"doca_dma", "DOCA DMA: memcpy tasks between registered memory regions"},
-	{"doca_argp", "DOCA argument parser"},
-	{"doca_comch", "DOCA Comch: host-DPU control channel (servers, clients) and fast path (producers, consumers)"},
+	{ "doca_common",
+	  "DOCA Core: devices, memory maps, buffers, contexts, progress engine, logging, "
+	  "sync events, mmap advise, clocks" },
+	{ "doca_dma", "DOCA DMA: memcpy tasks between registered memory regions" },
+	{ "doca_argp", "DOCA argument parser" },
+	{ "doca_comch", "DOCA Comch: host-DPU control channel (servers, clients) and fast path "
+	                "(producers, consumers)" },
 };
 #define NB_LIBS (sizeof(caps_libs) / sizeof(caps_libs[0]))
 
@@ -48,9 +50,18 @@ static doca_error_t flag_cb(void *param, void *config, size_t offset)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t list_devs_cb(void *p, void *c) { return flag_cb(p, c, offsetof(struct caps_cfg, list_devs)); }
-static doca_error_t list_reps_cb(void *p, void *c) { return flag_cb(p, c, offsetof(struct caps_cfg, list_reps)); }
-static doca_error_t list_libs_cb(void *p, void *c) { return flag_cb(p, c, offsetof(struct caps_cfg, list_libs)); }
+static doca_error_t list_devs_cb(void *p, void *c)
+{
+	return flag_cb(p, c, offsetof(struct caps_cfg, list_devs));
+}
+static doca_error_t list_reps_cb(void *p, void *c)
+{
+	return flag_cb(p, c, offsetof(struct caps_cfg, list_reps));
+}
+static doca_error_t list_libs_cb(void *p, void *c)
+{
+	return flag_cb(p, c, offsetof(struct caps_cfg, list_libs));
+}
 
 static doca_error_t pci_cb(void *param, void *config)
 {
@@ -58,7 +69,7 @@ static doca_error_t pci_cb(void *param, void *config)
 
 	if (strlen(param) >= sizeof(cfg->pci)) {
 		fprintf(stderr, "doca_caps: --pci-addr '%s' is not a PCI address (BB:DD.F)\n",
-			(char *)param);
+		        (char *)param);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	strcpy(cfg->pci, param);
@@ -79,8 +90,10 @@ static doca_error_t lib_cb(void *param, void *config)
 			strcpy(cfg->lib, caps_libs[i][0]);
 			return DOCA_SUCCESS;
 		}
-	fprintf(stderr, "doca_caps: --lib '%s' is not a library (doca_common, doca_dma, doca_argp, doca_comch)\n",
-		(char *)param);
+	fprintf(stderr,
+	        "doca_caps: --lib '%s' is not a library (doca_common, doca_dma, doca_argp, "
+	        "doca_comch)\n",
+	        (char *)param);
 	return DOCA_ERROR_INVALID_VALUE;
 }
 
@@ -95,7 +108,7 @@ static doca_error_t version_cb(void *param, void *config)
 }
 
 static doca_error_t add_param(const char *s, const char *l, const char *args, const char *descr,
-			      enum doca_argp_type type, doca_argp_param_cb_t cb)
+                              enum doca_argp_type type, doca_argp_param_cb_t cb)
 {
 	struct doca_argp_param *p = NULL;
 	doca_error_t err = doca_argp_param_create(&p);
@@ -118,21 +131,22 @@ static doca_error_t register_params(void)
 	doca_error_t err;
 
 	err = add_param(NULL, "list-devs", NULL, "List the devices (identity only)",
-			DOCA_ARGP_TYPE_BOOLEAN, list_devs_cb);
+	                DOCA_ARGP_TYPE_BOOLEAN, list_devs_cb);
 	if (err == DOCA_SUCCESS)
 		err = add_param(NULL, "list-rep-devs", NULL,
-				"List the representors of each device that has them",
-				DOCA_ARGP_TYPE_BOOLEAN, list_reps_cb);
+		                "List the representors of each device that has them",
+		                DOCA_ARGP_TYPE_BOOLEAN, list_reps_cb);
 	if (err == DOCA_SUCCESS)
 		err = add_param(NULL, "list-libs", NULL, "List the DOCA libraries odma provides",
-				DOCA_ARGP_TYPE_BOOLEAN, list_libs_cb);
+		                DOCA_ARGP_TYPE_BOOLEAN, list_libs_cb);
 	if (err == DOCA_SUCCESS)
 		err = add_param("p", "pci-addr", "<PCI-ADDRESS>", "Only the device at this address",
-				DOCA_ARGP_TYPE_STRING, pci_cb);
+		                DOCA_ARGP_TYPE_STRING, pci_cb);
 	if (err == DOCA_SUCCESS)
-		err = add_param(NULL, "lib", "<NAME>",
-				"Only this library's capabilities (dma, common, comch; argp has none)",
-				DOCA_ARGP_TYPE_STRING, lib_cb);
+		err = add_param(
+		        NULL, "lib", "<NAME>",
+		        "Only this library's capabilities (dma, common, comch; argp has none)",
+		        DOCA_ARGP_TYPE_STRING, lib_cb);
 	if (err == DOCA_SUCCESS)
 		err = doca_argp_register_version_callback(version_cb);
 	return err;
@@ -167,7 +181,8 @@ static json_object *dev_identity(struct doca_devinfo *info)
 	json_object_object_add(o, "pci_addr", json_object_new_string(pci));
 	json_object_object_add(o, "ibdev_name", json_object_new_string(ib));
 	json_object_object_add(o, "iface_name", json_object_new_string(iface));
-	json_object_object_add(o, "side", json_object_new_string(is_dpu_side(info) ? "dpu" : "host"));
+	json_object_object_add(o, "side",
+	                       json_object_new_string(is_dpu_side(info) ? "dpu" : "host"));
 	json_object_object_add(o, "pci_func_type", json_object_new_string(func_name(ft)));
 	return o;
 }
@@ -209,8 +224,9 @@ static json_object *dma_caps(struct doca_devinfo *info)
 	return o;
 }
 
-static void add_u32(json_object *o, const char *key, doca_error_t (*q)(const struct doca_devinfo *, uint32_t *),
-		    const struct doca_devinfo *info)
+static void add_u32(json_object *o, const char *key,
+                    doca_error_t (*q)(const struct doca_devinfo *, uint32_t *),
+                    const struct doca_devinfo *info)
 {
 	uint32_t v = 0;
 
@@ -235,14 +251,16 @@ static json_object *comch_caps(struct doca_devinfo *info)
 	if (server)
 		add_u32(o, "max_clients", doca_comch_cap_get_max_clients, info);
 	json_object_object_add(o, "consumer_supported",
-			       json_object_new_boolean(doca_comch_consumer_cap_is_supported(info) == DOCA_SUCCESS));
+	                       json_object_new_boolean(doca_comch_consumer_cap_is_supported(info) ==
+	                                               DOCA_SUCCESS));
 	add_u32(o, "consumer_max_num_tasks", doca_comch_consumer_cap_get_max_num_tasks, info);
 	add_u32(o, "consumer_max_buf_size", doca_comch_consumer_cap_get_max_buf_size, info);
 	add_u32(o, "consumer_max_buf_list_len", doca_comch_consumer_cap_get_max_buf_list_len, info);
 	add_u32(o, "consumer_max_consumers", doca_comch_consumer_cap_get_max_consumers, info);
 	add_u32(o, "consumer_max_imm_data_len", doca_comch_consumer_cap_get_max_imm_data_len, info);
 	json_object_object_add(o, "producer_supported",
-			       json_object_new_boolean(doca_comch_producer_cap_is_supported(info) == DOCA_SUCCESS));
+	                       json_object_new_boolean(doca_comch_producer_cap_is_supported(info) ==
+	                                               DOCA_SUCCESS));
 	add_u32(o, "producer_max_num_tasks", doca_comch_producer_cap_get_max_num_tasks, info);
 	add_u32(o, "producer_max_buf_size", doca_comch_producer_cap_get_max_buf_size, info);
 	add_u32(o, "producer_max_buf_list_len", doca_comch_producer_cap_get_max_buf_list_len, info);
@@ -258,7 +276,8 @@ static json_object *mmap_caps(struct doca_devinfo *info)
 	doca_mmap_cap_is_export_pci_supported(info, &exp);
 	doca_mmap_cap_is_create_from_export_pci_supported(info, &from);
 	json_object_object_add(o, "export_pci_supported", json_object_new_boolean(exp));
-	json_object_object_add(o, "create_from_export_pci_supported", json_object_new_boolean(from));
+	json_object_object_add(o, "create_from_export_pci_supported",
+	                       json_object_new_boolean(from));
 	return o;
 }
 
@@ -266,33 +285,37 @@ static json_object *mmap_caps(struct doca_devinfo *info)
 static json_object *core_caps(struct doca_devinfo *info, json_object *caps)
 {
 	json_object *se = json_object_new_object(), *ma = json_object_new_object(),
-		    *ck = json_object_new_object();
+	            *ck = json_object_new_object();
 	uint64_t max = 0;
 	bool inv = doca_mmap_advise_cap_task_cache_invalidate_is_supported(info) == DOCA_SUCCESS;
 
-	json_object_object_add(se, "export_to_remote_pci_supported",
-			       json_object_new_boolean(doca_sync_event_cap_is_export_to_remote_pci_supported(info) ==
-						       DOCA_SUCCESS));
-	json_object_object_add(se, "create_from_export_supported",
-			       json_object_new_boolean(doca_sync_event_cap_is_create_from_export_supported(info) ==
-						       DOCA_SUCCESS));
-	json_object_object_add(se, "task_wait_eq_supported",
-			       json_object_new_boolean(doca_sync_event_cap_task_wait_eq_is_supported(info) ==
-						       DOCA_SUCCESS));
+	json_object_object_add(
+	        se, "export_to_remote_pci_supported",
+	        json_object_new_boolean(doca_sync_event_cap_is_export_to_remote_pci_supported(
+	                                        info) == DOCA_SUCCESS));
+	json_object_object_add(
+	        se, "create_from_export_supported",
+	        json_object_new_boolean(doca_sync_event_cap_is_create_from_export_supported(info) ==
+	                                DOCA_SUCCESS));
+	json_object_object_add(
+	        se, "task_wait_eq_supported",
+	        json_object_new_boolean(doca_sync_event_cap_task_wait_eq_is_supported(info) ==
+	                                DOCA_SUCCESS));
 	json_object_object_add(caps, "doca_sync_event", se);
 	json_object_object_add(ma, "task_cache_invalidate_supported", json_object_new_boolean(inv));
-	if (inv && doca_mmap_advise_task_cache_invalidate_get_max_buf_size(info, &max) == DOCA_SUCCESS)
+	if (inv &&
+	    doca_mmap_advise_task_cache_invalidate_get_max_buf_size(info, &max) == DOCA_SUCCESS)
 		json_object_object_add(ma, "max_buf_size", json_object_new_int64((int64_t)max));
 	json_object_object_add(caps, "doca_mmap_advise", ma);
 	json_object_object_add(ck, "nic_free_running_supported",
-			       json_object_new_boolean(doca_clock_cap_nic_free_running_is_supported(info) ==
-						       DOCA_SUCCESS));
+	                       json_object_new_boolean(doca_clock_cap_nic_free_running_is_supported(
+	                                                       info) == DOCA_SUCCESS));
 	json_object_object_add(ck, "nic_real_time_supported",
-			       json_object_new_boolean(doca_clock_cap_nic_real_time_is_supported(info) ==
-						       DOCA_SUCCESS));
+	                       json_object_new_boolean(doca_clock_cap_nic_real_time_is_supported(
+	                                                       info) == DOCA_SUCCESS));
 	json_object_object_add(ck, "nic_dpa_timer_supported",
-			       json_object_new_boolean(doca_clock_cap_nic_dpa_timer_is_supported(info) ==
-						       DOCA_SUCCESS));
+	                       json_object_new_boolean(doca_clock_cap_nic_dpa_timer_is_supported(
+	                                                       info) == DOCA_SUCCESS));
 	json_object_object_add(caps, "doca_clock", ck);
 	return caps;
 }
@@ -306,9 +329,11 @@ static json_object *rep_list(struct doca_devinfo *info)
 
 	if (!is_dpu_side(info) || doca_dev_open(info, &dev) != DOCA_SUCCESS)
 		return arr;
-	if (doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &nb) == DOCA_SUCCESS) {
+	if (doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &nb) ==
+	    DOCA_SUCCESS) {
 		for (i = 0; i < nb; i++) {
-			char pci[DOCA_DEVINFO_PCI_ADDR_SIZE] = "", vuid[DOCA_DEVINFO_REP_VUID_SIZE] = "";
+			char pci[DOCA_DEVINFO_PCI_ADDR_SIZE] = "",
+			     vuid[DOCA_DEVINFO_REP_VUID_SIZE] = "";
 			enum doca_pci_func_type ft = DOCA_PCI_FUNC_TYPE_PF;
 			uint8_t hotplug = 0;
 			json_object *r = json_object_new_object();
@@ -319,7 +344,8 @@ static json_object *rep_list(struct doca_devinfo *info)
 			doca_devinfo_rep_get_is_hotplug(reps[i], &hotplug);
 			json_object_object_add(r, "pci_addr", json_object_new_string(pci));
 			json_object_object_add(r, "vuid", json_object_new_string(vuid));
-			json_object_object_add(r, "pci_func_type", json_object_new_string(func_name(ft)));
+			json_object_object_add(r, "pci_func_type",
+			                       json_object_new_string(func_name(ft)));
 			json_object_object_add(r, "hotplug", json_object_new_boolean(hotplug));
 			json_object_array_add(arr, r);
 		}
@@ -406,7 +432,8 @@ static json_object *libraries(const struct caps_cfg *cfg)
 			continue;
 		l = json_object_new_object();
 		json_object_object_add(l, "name", json_object_new_string(caps_libs[i][0]));
-		json_object_object_add(l, "version", json_object_new_string(doca_version_runtime()));
+		json_object_object_add(l, "version",
+		                       json_object_new_string(doca_version_runtime()));
 		json_object_object_add(l, "description", json_object_new_string(caps_libs[i][1]));
 		json_object_array_add(arr, l);
 	}
@@ -432,7 +459,8 @@ static void print_section(json_object *caps, const char *name)
 	json_object_object_foreach(sec, key, val)
 	{
 		if (json_object_is_type(val, json_type_boolean))
-			printf("      %-34s %s\n", key, json_object_get_boolean(val) ? "yes" : "no");
+			printf("      %-34s %s\n", key,
+			       json_object_get_boolean(val) ? "yes" : "no");
 		else
 			printf("      %-34s %s\n", key, json_object_get_string(val));
 	}
@@ -450,8 +478,10 @@ static void print_reps(json_object *dev)
 	for (i = 0; i < json_object_array_length(reps); i++) {
 		json_object *r = json_object_array_get_idx(reps, i);
 
-		printf("    representor %-12s %-3s %-8s %s\n", s(r, "pci_addr"), s(r, "pci_func_type"),
-		       json_object_get_boolean(json_object_object_get(r, "hotplug")) ? "hotplug" : "",
+		printf("    representor %-12s %-3s %-8s %s\n", s(r, "pci_addr"),
+		       s(r, "pci_func_type"),
+		       json_object_get_boolean(json_object_object_get(r, "hotplug")) ? "hotplug"
+		                                                                     : "",
 		       s(r, "vuid"));
 	}
 }
@@ -465,7 +495,8 @@ static void print_text(json_object *root)
 		for (i = 0; i < json_object_array_length(libs); i++) {
 			json_object *l = json_object_array_get_idx(libs, i);
 
-			printf("%-12s %s  %s\n", s(l, "name"), s(l, "version"), s(l, "description"));
+			printf("%-12s %s  %s\n", s(l, "name"), s(l, "version"),
+			       s(l, "description"));
 		}
 	if (!json_object_object_get_ex(root, "devices", &devs))
 		return;
@@ -493,15 +524,17 @@ static int report(const struct caps_cfg *cfg)
 	json_object *root = json_object_new_object();
 	doca_error_t err = DOCA_SUCCESS;
 
-	json_object_object_add(root, "odma_version", json_object_new_string(doca_version_runtime()));
+	json_object_object_add(root, "odma_version",
+	                       json_object_new_string(doca_version_runtime()));
 	if (cfg->list_libs)
 		json_object_object_add(root, "libraries", libraries(cfg));
 	if (full_report(cfg) || cfg->list_devs || cfg->list_reps)
 		err = collect_devices(cfg, root);
 	if (err == DOCA_SUCCESS) {
 		if (cfg->json)
-			printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-									      JSON_C_TO_STRING_NOSLASHESCAPE));
+			printf("%s\n", json_object_to_json_string_ext(
+			                       root, JSON_C_TO_STRING_PRETTY |
+			                                     JSON_C_TO_STRING_NOSLASHESCAPE));
 		else
 			print_text(root);
 	}

@@ -125,7 +125,8 @@ static const struct {
 	{ "doca_clock", "doca_clock", "doca_clock.h" },
 	{ "doca_dma", "doca_dma", "doca_dma.h" },
 	{ "doca_argp", "doca_argp", "doca_argp.h" },
-	/* DOCA libraries odma does not provide (yet): named so that their functions count as needs */
+	/* DOCA libraries odma does not provide (yet): named so that their functions count as needs
+	 */
 	{ "doca_flow", "doca_flow", "doca_flow.h" },
 	{ "doca_rdma", "doca_rdma", "doca_rdma.h" },
 	{ "doca_eth", "doca_eth", "doca_eth_rxq.h" },

@@ -62,7 +62,8 @@ static json_object *code_entry(int code)
 
 	json_object_object_add(o, "name", json_object_new_string(doca_error_get_name(code)));
 	json_object_object_add(o, "number", json_object_new_int(code));
-	json_object_object_add(o, "description", json_object_new_string(doca_error_get_descr(code)));
+	json_object_object_add(o, "description",
+	                       json_object_new_string(doca_error_get_descr(code)));
 	table = doca_priv_error_causes(&count);
 	for (i = 0; i < count; i++) {
 		json_object *c;
@@ -90,12 +91,13 @@ static void print_entry(json_object *e, bool verbose)
 	json_object *causes = json_object_object_get(e, "dma_causes");
 	size_t i, n = json_object_array_length(causes);
 
-	printf("%-34s %3d  %s\n", field(e, "name"), json_object_get_int(json_object_object_get(e, "number")),
-	       field(e, "description"));
+	printf("%-34s %3d  %s\n", field(e, "name"),
+	       json_object_get_int(json_object_object_get(e, "number")), field(e, "description"));
 	if (!verbose)
 		return;
 	if (n == 0)
-		printf("    (no DMA-specific cause: odma does not return this code from the DMA path)\n");
+		printf("    (no DMA-specific cause: odma does not return this code from the DMA "
+		       "path)\n");
 	for (i = 0; i < n; i++) {
 		json_object *c = json_object_array_get_idx(causes, i);
 
@@ -118,8 +120,9 @@ static void report(int code, bool json)
 		json_object *root = json_object_new_object();
 
 		json_object_object_add(root, "errors", arr);
-		printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-								      JSON_C_TO_STRING_NOSLASHESCAPE));
+		printf("%s\n",
+		       json_object_to_json_string_ext(
+		               root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(root);
 		return;
 	}
@@ -146,7 +149,7 @@ static doca_error_t version_cb(void *param, void *config)
  */
 static int split_args(int argc, char **argv, const char **query, bool *json)
 {
-	static const char *const with_value[] = {"-l", "--log-level", "--sdk-log-level", "-j"};
+	static const char *const with_value[] = { "-l", "--log-level", "--sdk-log-level", "-j" };
 	int i, out = 1;
 	size_t k;
 
@@ -187,8 +190,10 @@ int main(int argc, char **argv)
 	if (err != DOCA_SUCCESS)
 		return 2;
 	if (query != NULL && (code = lookup(query)) < 0) {
-		fprintf(stderr, "odma-errors: '%s' is not a DOCA error name or number "
-				"(run 'odma errors' for the list)\n", query);
+		fprintf(stderr,
+		        "odma-errors: '%s' is not a DOCA error name or number "
+		        "(run 'odma errors' for the list)\n",
+		        query);
 		return 1;
 	}
 	report(code, json);

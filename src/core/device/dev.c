@@ -77,8 +77,10 @@ struct doca_devinfo *odma_dev_lookup(const struct doca_dev *dev)
 }
 
 #define ODMA_CHECK_DEVINFO(d)                                                                      \
-	ODMA_CHECK_ARG(odma_devinfo_known(d), "devinfo %p is not a device of this system; pass one " \
-		       "from doca_devinfo_create_list or doca_dev_as_devinfo", (const void *)(d))
+	ODMA_CHECK_ARG(odma_devinfo_known(d),                                                      \
+	               "devinfo %p is not a device of this system; pass one "                      \
+	               "from doca_devinfo_create_list or doca_dev_as_devinfo",                     \
+	               (const void *)(d))
 
 doca_error_t doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t *nb_devs)
 {
@@ -86,7 +88,8 @@ doca_error_t doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t 
 	struct doca_devinfo **list;
 	uint32_t n = 0;
 
-	ODMA_CHECK_ARG(dev_list != NULL && nb_devs != NULL, "dev_list and nb_devs must not be NULL");
+	ODMA_CHECK_ARG(dev_list != NULL && nb_devs != NULL,
+	               "dev_list and nb_devs must not be NULL");
 	sys = odma_system_get();
 	if (sys == NULL) {
 		ODMA_ERR("no emulated system: %s", odma_system_error());
@@ -109,8 +112,9 @@ doca_error_t doca_devinfo_destroy_list(struct doca_devinfo **dev_list)
 {
 	ODMA_CHECK_ARG(dev_list != NULL, "dev_list must not be NULL");
 	ODMA_CHECK_ARG(odma_list_release((void **)dev_list),
-		       "list %p is not a live device list (destroyed twice, or not from "
-		       "doca_devinfo_create_list)", (void *)dev_list);
+	               "list %p is not a live device list (destroyed twice, or not from "
+	               "doca_devinfo_create_list)",
+	               (void *)dev_list);
 	return DOCA_SUCCESS;
 }
 
@@ -146,7 +150,8 @@ doca_error_t doca_dev_close(struct doca_dev *dev)
 		return DOCA_SUCCESS;
 	}
 	info = odma_dev_lookup(dev);
-	ODMA_CHECK_ARG(info != NULL, "dev %p is not a device handle from doca_dev_open", (void *)dev);
+	ODMA_CHECK_ARG(info != NULL, "dev %p is not a device handle from doca_dev_open",
+	               (void *)dev);
 	pthread_mutex_lock(&dev_lock);
 	if (dev->refcount == 0)
 		rc = DOCA_ERROR_INVALID_VALUE;
@@ -159,8 +164,9 @@ doca_error_t doca_dev_close(struct doca_dev *dev)
 	if (rc == DOCA_ERROR_INVALID_VALUE)
 		ODMA_ERR("device %s is not open; close it once per doca_dev_open", info->pci_addr);
 	else if (rc == DOCA_ERROR_IN_USE)
-		ODMA_ERR("device %s still used by %u mmaps/contexts; destroy them before the last close",
-			 info->pci_addr, users);
+		ODMA_ERR("device %s still used by %u mmaps/contexts; destroy them before the last "
+		         "close",
+		         info->pci_addr, users);
 	return rc;
 }
 
@@ -175,7 +181,7 @@ doca_error_t doca_dev_accelerate_resource_reclaim(struct doca_dev *dev)
 {
 	/* Emulated devices hold no deferred hardware resources: nothing to speed up. */
 	ODMA_CHECK_ARG(odma_dev_lookup(dev) != NULL && dev->refcount > 0,
-		       "dev %p is not an open device", (void *)dev);
+	               "dev %p is not an open device", (void *)dev);
 	return DOCA_SUCCESS;
 }
 
@@ -202,15 +208,17 @@ doca_error_t doca_devinfo_get_pci_addr_str(const struct doca_devinfo *devinfo, c
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo, const char *pci_addr_str,
-					    uint8_t *is_equal)
+doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo,
+                                            const char *pci_addr_str, uint8_t *is_equal)
 {
 	char canon[DOCA_DEVINFO_PCI_ADDR_SIZE];
 
 	ODMA_CHECK_DEVINFO(devinfo);
-	ODMA_CHECK_ARG(pci_addr_str != NULL && is_equal != NULL, "pci_addr_str and is_equal must not be NULL");
+	ODMA_CHECK_ARG(pci_addr_str != NULL && is_equal != NULL,
+	               "pci_addr_str and is_equal must not be NULL");
 	ODMA_CHECK_ARG(odma_pci_addr_parse(pci_addr_str, canon),
-		       "'%.16s' is not a PCI address; use DDDD:BB:DD.F or BB:DD.F (hex)", pci_addr_str);
+	               "'%.16s' is not a PCI address; use DDDD:BB:DD.F or BB:DD.F (hex)",
+	               pci_addr_str);
 	*is_equal = strcmp(canon, devinfo->pci_addr) == 0;
 	return DOCA_SUCCESS;
 }
@@ -221,28 +229,34 @@ doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo, 
  */
 #define ODMA_CHECK_BUF(what, dst, size, min)                                                       \
 	do {                                                                                       \
-		ODMA_CHECK_ARG((dst) != NULL, "%s buffer must not be NULL", what);                  \
-		ODMA_CHECK_ARG((size) >= (min), "%s buffer of %u bytes is too small; pass at least %u", \
-			       what, (unsigned int)(size), (unsigned int)(min));                   \
+		ODMA_CHECK_ARG((dst) != NULL, "%s buffer must not be NULL", what);                 \
+		ODMA_CHECK_ARG((size) >= (min),                                                    \
+		               "%s buffer of %u bytes is too small; pass at least %u", what,       \
+		               (unsigned int)(size), (unsigned int)(min));                         \
 	} while (0)
 
-doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *devinfo, char *ibdev_name, uint32_t size)
+doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *devinfo, char *ibdev_name,
+                                         uint32_t size)
 {
 	ODMA_CHECK_DEVINFO(devinfo);
 	ODMA_CHECK_BUF("ibdev_name", ibdev_name, size, DOCA_DEVINFO_IBDEV_NAME_SIZE);
-	memcpy(ibdev_name, devinfo->ibdev_name, strnlen(devinfo->ibdev_name, DOCA_DEVINFO_IBDEV_NAME_SIZE - 1) + 1);
+	memcpy(ibdev_name, devinfo->ibdev_name,
+	       strnlen(devinfo->ibdev_name, DOCA_DEVINFO_IBDEV_NAME_SIZE - 1) + 1);
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_devinfo_get_iface_name(const struct doca_devinfo *devinfo, char *iface_name, uint32_t size)
+doca_error_t doca_devinfo_get_iface_name(const struct doca_devinfo *devinfo, char *iface_name,
+                                         uint32_t size)
 {
 	ODMA_CHECK_DEVINFO(devinfo);
 	ODMA_CHECK_BUF("iface_name", iface_name, size, DOCA_DEVINFO_IFACE_NAME_SIZE);
-	memcpy(iface_name, devinfo->iface_name, strnlen(devinfo->iface_name, DOCA_DEVINFO_IFACE_NAME_SIZE - 1) + 1);
+	memcpy(iface_name, devinfo->iface_name,
+	       strnlen(devinfo->iface_name, DOCA_DEVINFO_IFACE_NAME_SIZE - 1) + 1);
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_devinfo_get_ipv4_addr(const struct doca_devinfo *devinfo, uint8_t *ipv4_addr, uint32_t size)
+doca_error_t doca_devinfo_get_ipv4_addr(const struct doca_devinfo *devinfo, uint8_t *ipv4_addr,
+                                        uint32_t size)
 {
 	ODMA_CHECK_DEVINFO(devinfo);
 	ODMA_CHECK_BUF("ipv4_addr", ipv4_addr, size, DOCA_DEVINFO_IPV4_ADDR_SIZE);
@@ -250,7 +264,8 @@ doca_error_t doca_devinfo_get_ipv4_addr(const struct doca_devinfo *devinfo, uint
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_devinfo_get_ipv6_addr(const struct doca_devinfo *devinfo, uint8_t *ipv6_addr, uint32_t size)
+doca_error_t doca_devinfo_get_ipv6_addr(const struct doca_devinfo *devinfo, uint8_t *ipv6_addr,
+                                        uint32_t size)
 {
 	ODMA_CHECK_DEVINFO(devinfo);
 	ODMA_CHECK_BUF("ipv6_addr", ipv6_addr, size, DOCA_DEVINFO_IPV6_ADDR_SIZE);
@@ -258,7 +273,8 @@ doca_error_t doca_devinfo_get_ipv6_addr(const struct doca_devinfo *devinfo, uint
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_devinfo_get_mac_addr(const struct doca_devinfo *devinfo, uint8_t *mac_addr, uint32_t size)
+doca_error_t doca_devinfo_get_mac_addr(const struct doca_devinfo *devinfo, uint8_t *mac_addr,
+                                       uint32_t size)
 {
 	ODMA_CHECK_DEVINFO(devinfo);
 	ODMA_CHECK_BUF("mac_addr", mac_addr, size, DOCA_DEVINFO_MAC_ADDR_SIZE);
@@ -275,7 +291,7 @@ doca_error_t doca_devinfo_get_lid(const struct doca_devinfo *devinfo, uint16_t *
 }
 
 doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinfo *devinfo,
-					    enum doca_pci_func_type *pci_func_type)
+                                            enum doca_pci_func_type *pci_func_type)
 {
 	ODMA_CHECK_DEVINFO(devinfo);
 	ODMA_CHECK_ARG(pci_func_type != NULL, "pci_func_type must not be NULL");
@@ -289,7 +305,7 @@ doca_error_t doca_devinfo_get_sf_index(const struct doca_devinfo *devinfo, uint3
 	ODMA_CHECK_ARG(sf_index != NULL, "sf_index must not be NULL");
 	if (devinfo->func_type != DOCA_PCI_FUNC_TYPE_SF) {
 		ODMA_ERR("device %s is not a scalable function; only SF devices have an SF index",
-			 devinfo->pci_addr);
+		         devinfo->pci_addr);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	*sf_index = devinfo->sf_index;

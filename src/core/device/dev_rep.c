@@ -26,8 +26,8 @@ static bool rep_valid(const struct doca_devinfo_rep *r)
 	for (uint32_t i = 0; r != NULL && sys != NULL && i < sys->num_devs; i++) {
 		uintptr_t base = (uintptr_t)sys->devs[i].reps, p = (uintptr_t)r;
 
-		if (sys->devs[i].num_reps > 0 && p >= base && p < base + sizeof(*r) * sys->devs[i].num_reps &&
-		    (p - base) % sizeof(*r) == 0)
+		if (sys->devs[i].num_reps > 0 && p >= base &&
+		    p < base + sizeof(*r) * sys->devs[i].num_reps && (p - base) % sizeof(*r) == 0)
 			return true;
 	}
 	return false;
@@ -45,8 +45,10 @@ static struct doca_devinfo_rep *rep_dev_lookup(const struct doca_dev_rep *dev)
 }
 
 #define ODMA_CHECK_REP(r)                                                                          \
-	ODMA_CHECK_ARG(rep_valid(r), "devinfo_rep %p is not a representor of this system; pass " \
-		       "one from doca_devinfo_rep_create_list", (const void *)(r))
+	ODMA_CHECK_ARG(rep_valid(r),                                                               \
+	               "devinfo_rep %p is not a representor of this system; pass "                 \
+	               "one from doca_devinfo_rep_create_list",                                    \
+	               (const void *)(r))
 
 static bool rep_matches(const struct doca_devinfo_rep *r, int filter)
 {
@@ -54,22 +56,27 @@ static bool rep_matches(const struct doca_devinfo_rep *r, int filter)
 }
 
 /* Checks the device and filter of a list request; logs and returns the code on rejection. */
-static doca_error_t rep_list_check(const struct doca_dev *dev, struct doca_devinfo *info, int filter)
+static doca_error_t rep_list_check(const struct doca_dev *dev, struct doca_devinfo *info,
+                                   int filter)
 {
-	ODMA_CHECK_ARG(info != NULL && dev->refcount > 0, "dev %p is not an open device", (const void *)dev);
+	ODMA_CHECK_ARG(info != NULL && dev->refcount > 0, "dev %p is not an open device",
+	               (const void *)dev);
 	ODMA_CHECK_ARG((filter & ~ODMA_REP_FILTER_MASK) == 0,
-		       "filter 0x%x has unknown bits; use DOCA_DEVINFO_REP_FILTER_ALL, _NET and/or _EMULATED",
-		       (unsigned int)filter);
+	               "filter 0x%x has unknown bits; use DOCA_DEVINFO_REP_FILTER_ALL, _NET and/or "
+	               "_EMULATED",
+	               (unsigned int)filter);
 	if (info->side != ODMA_SIDE_DPU) {
-		ODMA_ERR("device %s is a host-side device; representors are listed only by DPU-side devices",
-			 info->pci_addr);
+		ODMA_ERR("device %s is a host-side device; representors are listed only by "
+		         "DPU-side devices",
+		         info->pci_addr);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int filter,
-					  struct doca_devinfo_rep ***devinfo_rep_list, uint32_t *nb_devinfo_reps)
+                                          struct doca_devinfo_rep ***devinfo_rep_list,
+                                          uint32_t *nb_devinfo_reps)
 {
 	struct doca_devinfo *info = odma_dev_lookup(dev);
 	struct doca_devinfo_rep **list;
@@ -77,7 +84,7 @@ doca_error_t doca_devinfo_rep_create_list(struct doca_dev *dev, int filter,
 	uint32_t n = 0;
 
 	ODMA_CHECK_ARG(devinfo_rep_list != NULL && nb_devinfo_reps != NULL,
-		       "devinfo_rep_list and nb_devinfo_reps must not be NULL");
+	               "devinfo_rep_list and nb_devinfo_reps must not be NULL");
 	rc = rep_list_check(dev, info, filter);
 	if (rc != DOCA_SUCCESS)
 		return rc;
@@ -98,8 +105,9 @@ doca_error_t doca_devinfo_rep_destroy_list(struct doca_devinfo_rep **devinfo_rep
 {
 	ODMA_CHECK_ARG(devinfo_rep_list != NULL, "devinfo_rep_list must not be NULL");
 	ODMA_CHECK_ARG(odma_list_release((void **)devinfo_rep_list),
-		       "list %p is not a live representor list (destroyed twice, or not from "
-		       "doca_devinfo_rep_create_list)", (void *)devinfo_rep_list);
+	               "list %p is not a live representor list (destroyed twice, or not from "
+	               "doca_devinfo_rep_create_list)",
+	               (void *)devinfo_rep_list);
 	return DOCA_SUCCESS;
 }
 
@@ -110,7 +118,8 @@ doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo_rep, struct doca
 	pthread_mutex_lock(&rep_lock);
 	if (devinfo_rep->rep_store->refcount == UINT32_MAX) {
 		pthread_mutex_unlock(&rep_lock);
-		ODMA_ERR("representor %s opened 2^32-1 times; close some references", devinfo_rep->vuid);
+		ODMA_ERR("representor %s opened 2^32-1 times; close some references",
+		         devinfo_rep->vuid);
 		return DOCA_ERROR_INITIALIZATION;
 	}
 	devinfo_rep->rep_store->refcount++;
@@ -125,13 +134,15 @@ doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev)
 	struct doca_devinfo_rep *info = rep_dev_lookup(dev);
 	bool was_open;
 
-	ODMA_CHECK_ARG(info != NULL, "dev_rep %p is not a handle from doca_dev_rep_open", (void *)dev);
+	ODMA_CHECK_ARG(info != NULL, "dev_rep %p is not a handle from doca_dev_rep_open",
+	               (void *)dev);
 	pthread_mutex_lock(&rep_lock);
 	was_open = dev->refcount > 0;
 	if (was_open && --dev->refcount == 0)
 		info->rep_dev = NULL;
 	pthread_mutex_unlock(&rep_lock);
-	ODMA_CHECK_ARG(was_open, "representor %s is not open; close it once per doca_dev_rep_open", info->vuid);
+	ODMA_CHECK_ARG(was_open, "representor %s is not open; close it once per doca_dev_rep_open",
+	               info->vuid);
 	return DOCA_SUCCESS;
 }
 
@@ -142,17 +153,20 @@ struct doca_devinfo_rep *doca_dev_rep_as_devinfo(struct doca_dev_rep *dev_rep)
 	return info != NULL && dev_rep->refcount > 0 ? info : NULL;
 }
 
-doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_rep, char *rep_vuid, uint32_t size)
+doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_rep, char *rep_vuid,
+                                       uint32_t size)
 {
 	ODMA_CHECK_REP(devinfo_rep);
 	ODMA_CHECK_ARG(rep_vuid != NULL, "rep_vuid must not be NULL");
-	ODMA_CHECK_ARG(size >= DOCA_DEVINFO_REP_VUID_SIZE, "rep_vuid buffer of %u bytes is too small; pass at least %u",
-		       size, DOCA_DEVINFO_REP_VUID_SIZE);
+	ODMA_CHECK_ARG(size >= DOCA_DEVINFO_REP_VUID_SIZE,
+	               "rep_vuid buffer of %u bytes is too small; pass at least %u", size,
+	               DOCA_DEVINFO_REP_VUID_SIZE);
 	memcpy(rep_vuid, devinfo_rep->vuid, DOCA_DEVINFO_REP_VUID_SIZE);
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_devinfo_rep_get_pci_addr_str(const struct doca_devinfo_rep *devinfo_rep, char *pci_addr_str)
+doca_error_t doca_devinfo_rep_get_pci_addr_str(const struct doca_devinfo_rep *devinfo_rep,
+                                               char *pci_addr_str)
 {
 	ODMA_CHECK_REP(devinfo_rep);
 	ODMA_CHECK_ARG(pci_addr_str != NULL, "pci_addr_str must not be NULL");
@@ -161,7 +175,7 @@ doca_error_t doca_devinfo_rep_get_pci_addr_str(const struct doca_devinfo_rep *de
 }
 
 doca_error_t doca_devinfo_rep_get_pci_func_type(const struct doca_devinfo_rep *devinfo_rep,
-						enum doca_pci_func_type *pci_func_type)
+                                                enum doca_pci_func_type *pci_func_type)
 {
 	ODMA_CHECK_REP(devinfo_rep);
 	ODMA_CHECK_ARG(pci_func_type != NULL, "pci_func_type must not be NULL");
@@ -169,7 +183,8 @@ doca_error_t doca_devinfo_rep_get_pci_func_type(const struct doca_devinfo_rep *d
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_devinfo_rep_get_is_hotplug(const struct doca_devinfo_rep *devinfo_rep, uint8_t *is_hotplug)
+doca_error_t doca_devinfo_rep_get_is_hotplug(const struct doca_devinfo_rep *devinfo_rep,
+                                             uint8_t *is_hotplug)
 {
 	ODMA_CHECK_REP(devinfo_rep);
 	ODMA_CHECK_ARG(is_hotplug != NULL, "is_hotplug must not be NULL");
@@ -178,14 +193,16 @@ doca_error_t doca_devinfo_rep_get_is_hotplug(const struct doca_devinfo_rep *devi
 }
 
 doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *devinfo_rep,
-						const char *pci_addr_str, uint8_t *is_equal)
+                                                const char *pci_addr_str, uint8_t *is_equal)
 {
 	char canon[DOCA_DEVINFO_PCI_ADDR_SIZE];
 
 	ODMA_CHECK_REP(devinfo_rep);
-	ODMA_CHECK_ARG(pci_addr_str != NULL && is_equal != NULL, "pci_addr_str and is_equal must not be NULL");
+	ODMA_CHECK_ARG(pci_addr_str != NULL && is_equal != NULL,
+	               "pci_addr_str and is_equal must not be NULL");
 	ODMA_CHECK_ARG(odma_pci_addr_parse(pci_addr_str, canon),
-		       "'%.16s' is not a PCI address; use DDDD:BB:DD.F or BB:DD.F (hex)", pci_addr_str);
+	               "'%.16s' is not a PCI address; use DDDD:BB:DD.F or BB:DD.F (hex)",
+	               pci_addr_str);
 	*is_equal = strcmp(canon, devinfo_rep->pci_addr) == 0;
 	return DOCA_SUCCESS;
 }
@@ -196,27 +213,29 @@ doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *d
  */
 #define ODMA_REP_CAP(devinfo, supported)                                                           \
 	do {                                                                                       \
-		ODMA_CHECK_ARG(odma_devinfo_known(devinfo), "devinfo %p is not a device of this "   \
-			       "system", (const void *)(devinfo));                                 \
-		ODMA_CHECK_ARG((supported) != NULL, "output pointer must not be NULL");             \
+		ODMA_CHECK_ARG(odma_devinfo_known(devinfo),                                        \
+		               "devinfo %p is not a device of this "                               \
+		               "system",                                                           \
+		               (const void *)(devinfo));                                           \
+		ODMA_CHECK_ARG((supported) != NULL, "output pointer must not be NULL");            \
 		*(supported) = (devinfo)->side == ODMA_SIDE_DPU;                                   \
 		return DOCA_SUCCESS;                                                               \
 	} while (0)
 
 doca_error_t doca_devinfo_rep_cap_is_filter_all_supported(const struct doca_devinfo *devinfo,
-							  uint8_t *filter_all_supported)
+                                                          uint8_t *filter_all_supported)
 {
 	ODMA_REP_CAP(devinfo, filter_all_supported);
 }
 
 doca_error_t doca_devinfo_rep_cap_is_filter_net_supported(const struct doca_devinfo *devinfo,
-							  uint8_t *filter_net_supported)
+                                                          uint8_t *filter_net_supported)
 {
 	ODMA_REP_CAP(devinfo, filter_net_supported);
 }
 
 doca_error_t doca_devinfo_rep_cap_is_filter_emulated_supported(const struct doca_devinfo *devinfo,
-							       uint8_t *filter_emulated_supported)
+                                                               uint8_t *filter_emulated_supported)
 {
 	ODMA_REP_CAP(devinfo, filter_emulated_supported);
 }

@@ -51,14 +51,14 @@ struct odma_dev_caps {
 	 * below (ODMA_COMCH_DEFAULT_*).
 	 */
 	bool comch;
-	uint32_t comch_max_msg_size;    /* control-path message, bytes */
-	uint32_t comch_max_recv_queue;  /* messages waiting for delivery per endpoint */
-	uint32_t comch_max_clients;     /* per server */
-	uint32_t comch_max_send_tasks;  /* send task pool */
-	uint32_t comch_fp_max_tasks;    /* consumer post-recv / producer send task pool */
-	uint32_t comch_fp_max_buf_size; /* fast-path buffer, bytes */
+	uint32_t comch_max_msg_size;     /* control-path message, bytes */
+	uint32_t comch_max_recv_queue;   /* messages waiting for delivery per endpoint */
+	uint32_t comch_max_clients;      /* per server */
+	uint32_t comch_max_send_tasks;   /* send task pool */
+	uint32_t comch_fp_max_tasks;     /* consumer post-recv / producer send task pool */
+	uint32_t comch_fp_max_buf_size;  /* fast-path buffer, bytes */
 	uint32_t comch_fp_max_endpoints; /* consumers (and producers) per side of a connection */
-	uint32_t comch_max_imm_data;    /* fast-path immediate data, bytes */
+	uint32_t comch_max_imm_data;     /* fast-path immediate data, bytes */
 };
 
 #define ODMA_COMCH_DEFAULT_MAX_MSG_SIZE 4080u
@@ -76,10 +76,10 @@ struct doca_devinfo_rep {
 	char pci_addr[DOCA_DEVINFO_REP_PCI_ADDR_SIZE];
 	char vuid[DOCA_DEVINFO_REP_VUID_SIZE];
 	enum doca_pci_func_type func_type;
-	int filter_bits;                  /* DOCA_DEVINFO_REP_FILTER_NET / _EMULATED */
+	int filter_bits; /* DOCA_DEVINFO_REP_FILTER_NET / _EMULATED */
 	bool hotplug;
-	struct doca_dev_rep *rep_dev;     /* opened representor, refcounted; NULL when closed */
-	struct doca_dev_rep *rep_store;   /* storage reused by every open (never freed) */
+	struct doca_dev_rep *rep_dev;   /* opened representor, refcounted; NULL when closed */
+	struct doca_dev_rep *rep_store; /* storage reused by every open (never freed) */
 };
 
 struct doca_dev_rep {
@@ -104,8 +104,9 @@ struct doca_devinfo {
 	struct odma_dev_caps caps;
 	struct doca_devinfo_rep *reps; /* array, DPU side only */
 	uint32_t num_reps;
-	struct doca_dev *dev;       /* the open device (refcounted), NULL when closed */
-	struct doca_dev *dev_store; /* storage reused by every open: a stale handle stays readable */
+	struct doca_dev *dev; /* the open device (refcounted), NULL when closed */
+	struct doca_dev
+	        *dev_store; /* storage reused by every open: a stale handle stays readable */
 };
 
 struct doca_dev {
@@ -175,7 +176,7 @@ uint64_t odma_fnv1a64(const void *data, size_t len);
  * (DOCA_ERROR_NO_MEMORY when allocation failed).
  */
 doca_error_t odma_profile_parse(const char *text, size_t len, struct odma_system *out, char *err,
-				size_t errlen);
+                                size_t errlen);
 
 /* Frees what odma_profile_parse allocated (safe on an empty or already freed system). */
 void odma_system_free(struct odma_system *sys);

@@ -45,8 +45,15 @@ struct odma_rep_line {
 	struct doca_devinfo_rep rep;
 };
 
-#define DEVKEY(n, k, f, req) { n, k, offsetof(struct doca_devinfo, f), sizeof(((struct doca_devinfo *)0)->f), req }
-#define REPKEY(n, k, f, req) { n, k, offsetof(struct odma_rep_line, f), sizeof(((struct odma_rep_line *)0)->f), req }
+#define DEVKEY(n, k, f, req)                                                                       \
+	{                                                                                          \
+		n, k, offsetof(struct doca_devinfo, f), sizeof(((struct doca_devinfo *)0)->f), req \
+	}
+#define REPKEY(n, k, f, req)                                                                       \
+	{                                                                                          \
+		n, k, offsetof(struct odma_rep_line, f), sizeof(((struct odma_rep_line *)0)->f),   \
+		        req                                                                        \
+	}
 
 static const struct odma_key profile_device_keys[] = {
 	DEVKEY("side", ODMA_K_SIDE, side, true),
@@ -90,8 +97,10 @@ static const struct odma_key profile_rep_keys[] = {
 	REPKEY("pci", ODMA_K_PCI, rep.pci_addr, true),
 	REPKEY("vuid", ODMA_K_STR, rep.vuid, true),
 	REPKEY("func", ODMA_K_FUNC, rep.func_type, false),
-	{ "net", ODMA_K_FLAG, offsetof(struct odma_rep_line, rep.filter_bits), DOCA_DEVINFO_REP_FILTER_NET, false },
-	{ "emulated", ODMA_K_FLAG, offsetof(struct odma_rep_line, rep.filter_bits), DOCA_DEVINFO_REP_FILTER_EMULATED, false },
+	{ "net", ODMA_K_FLAG, offsetof(struct odma_rep_line, rep.filter_bits),
+	  DOCA_DEVINFO_REP_FILTER_NET, false },
+	{ "emulated", ODMA_K_FLAG, offsetof(struct odma_rep_line, rep.filter_bits),
+	  DOCA_DEVINFO_REP_FILTER_EMULATED, false },
 	REPKEY("hotplug", ODMA_K_BOOL, rep.hotplug, false),
 };
 
@@ -107,9 +116,11 @@ struct odma_parse {
 	doca_error_t code;
 };
 
-static bool profile_fail(struct odma_parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool profile_fail(struct odma_parse *p, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
 
-/* Records the first error as "line N: ..."; always returns false so callers can `return profile_fail()`. */
+/* Records the first error as "line N: ..."; always returns false so callers can `return
+ * profile_fail()`. */
 static bool profile_fail(struct odma_parse *p, const char *fmt, ...)
 {
 	va_list ap;
@@ -178,8 +189,8 @@ bool odma_pci_addr_parse(const char *in, char out[DOCA_DEVINFO_PCI_ADDR_SIZE])
 	} else if (len != 7) {
 		return false;
 	}
-	if (!profile_hexn(in, 2, &bus) || in[2] != ':' || !profile_hexn(in + 3, 2, &dev) || in[5] != '.' ||
-	    !profile_hexn(in + 6, 1, &fn))
+	if (!profile_hexn(in, 2, &bus) || in[2] != ':' || !profile_hexn(in + 3, 2, &dev) ||
+	    in[5] != '.' || !profile_hexn(in + 6, 1, &fn))
 		return false;
 	if (dev > 0x1f || fn > 7)
 		return false;
@@ -196,8 +207,10 @@ static bool profile_parse_num(const char *s, uint64_t max, bool suffix, uint64_t
 	if (suffix && len > 1) {
 		char c = s[len - 1];
 
-		mult = (c == 'K' || c == 'k') ? 1ull << 10 : (c == 'M' || c == 'm') ? 1ull << 20 :
-		       (c == 'G' || c == 'g') ? 1ull << 30 : 1;
+		mult = (c == 'K' || c == 'k')   ? 1ull << 10
+		       : (c == 'M' || c == 'm') ? 1ull << 20
+		       : (c == 'G' || c == 'g') ? 1ull << 30
+		                                : 1;
 		if (mult != 1)
 			len--;
 	}
@@ -283,7 +296,8 @@ static bool profile_store_enum(const struct odma_key *k, void *field, const char
 	case ODMA_K_FLAG:
 		if (!profile_parse_choice(v, yesno, 2, &i))
 			return false;
-		*(int *)field = i ? (*(int *)field | (int)k->size) : (*(int *)field & ~(int)k->size);
+		*(int *)field =
+		        i ? (*(int *)field | (int)k->size) : (*(int *)field & ~(int)k->size);
 		return true;
 	case ODMA_K_SIDE:
 		if (!profile_parse_choice(v, sides, 2, &i))
@@ -301,9 +315,17 @@ static bool profile_store_enum(const struct odma_key *k, void *field, const char
 static const char *profile_kind_hint(enum odma_kind kind)
 {
 	static const char *const hints[] = {
-		"a non-empty name", "a PCI address DDDD:BB:DD.F or BB:DD.F", "a MAC aa:bb:cc:dd:ee:ff",
-		"an IPv4 address", "an IPv6 address", "an integer 0..65535", "an integer 0..4294967295",
-		"an integer with optional K/M/G suffix", "yes or no", "host or dpu", "pf, vf or sf",
+		"a non-empty name",
+		"a PCI address DDDD:BB:DD.F or BB:DD.F",
+		"a MAC aa:bb:cc:dd:ee:ff",
+		"an IPv4 address",
+		"an IPv6 address",
+		"an integer 0..65535",
+		"an integer 0..4294967295",
+		"an integer with optional K/M/G suffix",
+		"yes or no",
+		"host or dpu",
+		"pf, vf or sf",
 		"yes or no",
 	};
 	return hints[kind];
@@ -318,27 +340,40 @@ static bool profile_store(struct odma_parse *p, const struct odma_key *k, void *
 	switch (k->kind) {
 	case ODMA_K_STR:
 		if (strlen(v) >= k->size)
-			return profile_fail(p, "value of %s is %zu bytes; the limit is %zu", k->name, strlen(v),
-					 k->size - 1);
+			return profile_fail(p, "value of %s is %zu bytes; the limit is %zu",
+			                    k->name, strlen(v), k->size - 1);
 		memcpy(field, v, strlen(v) + 1);
 		return true;
-	case ODMA_K_PCI: ok = odma_pci_addr_parse(v, field); break;
-	case ODMA_K_MAC: ok = profile_parse_mac(v, field); break;
-	case ODMA_K_IPV4: ok = inet_pton(AF_INET, v, field) == 1; break;
-	case ODMA_K_IPV6: ok = inet_pton(AF_INET6, v, field) == 1; break;
+	case ODMA_K_PCI:
+		ok = odma_pci_addr_parse(v, field);
+		break;
+	case ODMA_K_MAC:
+		ok = profile_parse_mac(v, field);
+		break;
+	case ODMA_K_IPV4:
+		ok = inet_pton(AF_INET, v, field) == 1;
+		break;
+	case ODMA_K_IPV6:
+		ok = inet_pton(AF_INET6, v, field) == 1;
+		break;
 	case ODMA_K_U16:
 	case ODMA_K_U32:
-	case ODMA_K_SIZE: ok = profile_store_num(k, field, v); break;
-	default: ok = profile_store_enum(k, field, v); break;
+	case ODMA_K_SIZE:
+		ok = profile_store_num(k, field, v);
+		break;
+	default:
+		ok = profile_store_enum(k, field, v);
+		break;
 	}
 	if (!ok)
-		return profile_fail(p, "bad value '%.64s' for %s: expected %s", v, k->name, profile_kind_hint(k->kind));
+		return profile_fail(p, "bad value '%.64s' for %s: expected %s", v, k->name,
+		                    profile_kind_hint(k->kind));
 	return true;
 }
 
 /* Applies every key=value token of a line to @base; checks unknown, duplicate and missing keys. */
 static bool profile_apply_keys(struct odma_parse *p, const char *what, const struct odma_key *keys,
-			    size_t nkeys, void *base, char *save)
+                               size_t nkeys, void *base, char *save)
 {
 	uint64_t seen = 0;
 	char *tok, *eq;
@@ -363,7 +398,8 @@ static bool profile_apply_keys(struct odma_parse *p, const char *what, const str
 	}
 	for (i = 0; i < nkeys; i++)
 		if (keys[i].required && !(seen & (1ull << i)))
-			return profile_fail(p, "%s line lacks the required key %s", what, keys[i].name);
+			return profile_fail(p, "%s line lacks the required key %s", what,
+			                    keys[i].name);
 	return true;
 }
 
@@ -393,18 +429,20 @@ static bool profile_check_device(struct odma_parse *p, const struct doca_devinfo
 	const struct odma_system *sys = p->sys;
 
 	if (d->caps.dma_memcpy && (d->caps.max_buf_size == 0 || d->caps.max_buf_list_len == 0 ||
-				   d->caps.max_num_tasks == 0 || d->caps.queue_depth == 0))
+	                           d->caps.max_num_tasks == 0 || d->caps.queue_depth == 0))
 		return profile_fail(p, "memcpy=yes needs non-zero max_buf_size, max_buf_list_len, "
-				 "max_num_tasks and queue_depth");
+		                       "max_num_tasks and queue_depth");
 	if (d->caps.comch && d->caps.comch_max_msg_size > (1u << 20))
-		return profile_fail(p, "comch_max_msg_size above 1M: control messages are small (the "
-				    "fast path carries large buffers)");
+		return profile_fail(p,
+		                    "comch_max_msg_size above 1M: control messages are small (the "
+		                    "fast path carries large buffers)");
 	if (d->caps.comch && d->caps.comch_max_imm_data > ODMA_COMCH_IMM_DATA_LIMIT)
 		return profile_fail(p, "comch_imm_data above %u", ODMA_COMCH_IMM_DATA_LIMIT);
 	for (uint32_t i = 0; i < sys->num_devs; i++)
 		if (strcmp(sys->devs[i].pci_addr, d->pci_addr) == 0)
-			return profile_fail(p, "duplicate device pci %s (first declared on line %lu)",
-					 d->pci_addr, p->dev_line[i]);
+			return profile_fail(p,
+			                    "duplicate device pci %s (first declared on line %lu)",
+			                    d->pci_addr, p->dev_line[i]);
 	return true;
 }
 
@@ -418,7 +456,8 @@ static bool profile_line_device(struct odma_parse *p, char *save)
 	if (sys->num_devs == ODMA_PROFILE_MAX_DEVICES)
 		return profile_fail(p, "more than %d devices", ODMA_PROFILE_MAX_DEVICES);
 	memset(&d, 0, sizeof(d));
-	if (!profile_apply_keys(p, "device", profile_device_keys, ODMA_NKEYS(profile_device_keys), &d, save))
+	if (!profile_apply_keys(p, "device", profile_device_keys, ODMA_NKEYS(profile_device_keys),
+	                        &d, save))
 		return false;
 	profile_comch_defaults(&d.caps);
 	if (!profile_check_device(p, &d))
@@ -445,19 +484,22 @@ static struct doca_devinfo *profile_find_dev(struct odma_system *sys, const char
 
 /* A representor must be unique in its parent: by vuid, and by PCI address unless it is an SF. */
 static bool profile_check_rep(struct odma_parse *p, const struct doca_devinfo *parent,
-			   const struct doca_devinfo_rep *r)
+                              const struct doca_devinfo_rep *r)
 {
 	for (uint32_t i = 0; i < parent->num_reps; i++) {
 		const struct doca_devinfo_rep *o = &parent->reps[i];
 
 		if (strcmp(o->vuid, r->vuid) == 0)
-			return profile_fail(p, "duplicate rep vuid %s under %s", r->vuid, parent->pci_addr);
-		if (r->func_type != DOCA_PCI_FUNC_TYPE_SF && o->func_type != DOCA_PCI_FUNC_TYPE_SF &&
-		    strcmp(o->pci_addr, r->pci_addr) == 0)
-			return profile_fail(p, "duplicate rep pci %s under %s", r->pci_addr, parent->pci_addr);
+			return profile_fail(p, "duplicate rep vuid %s under %s", r->vuid,
+			                    parent->pci_addr);
+		if (r->func_type != DOCA_PCI_FUNC_TYPE_SF &&
+		    o->func_type != DOCA_PCI_FUNC_TYPE_SF && strcmp(o->pci_addr, r->pci_addr) == 0)
+			return profile_fail(p, "duplicate rep pci %s under %s", r->pci_addr,
+			                    parent->pci_addr);
 	}
 	if (parent->num_reps == ODMA_PROFILE_MAX_REPS)
-		return profile_fail(p, "more than %d reps under %s", ODMA_PROFILE_MAX_REPS, parent->pci_addr);
+		return profile_fail(p, "more than %d reps under %s", ODMA_PROFILE_MAX_REPS,
+		                    parent->pci_addr);
 	return true;
 }
 
@@ -473,11 +515,13 @@ static bool profile_line_rep(struct odma_parse *p, char *save)
 		return false;
 	parent = profile_find_dev(p->sys, l.parent);
 	if (parent == NULL || parent->side != ODMA_SIDE_DPU)
-		return profile_fail(p, "rep parent %s is not a dpu device declared above", l.parent);
+		return profile_fail(p, "rep parent %s is not a dpu device declared above",
+		                    l.parent);
 	if (!profile_check_rep(p, parent, &l.rep))
 		return false;
 	if ((parent->num_reps & (parent->num_reps - 1)) == 0) { /* grow at powers of two */
-		grown = realloc(parent->reps, sizeof(*grown) * (parent->num_reps ? parent->num_reps * 2 : 4));
+		grown = realloc(parent->reps,
+		                sizeof(*grown) * (parent->num_reps ? parent->num_reps * 2 : 4));
 		if (grown == NULL) {
 			p->code = DOCA_ERROR_NO_MEMORY;
 			return profile_fail(p, "out of memory");
@@ -505,11 +549,13 @@ static bool profile_line_system(struct odma_parse *p, char *save)
 	if (name == NULL || strtok_r(NULL, " \t", &save) != NULL)
 		return profile_fail(p, "expected 'system NAME' (one word)");
 	if (strlen(name) >= sizeof(p->sys->label))
-		return profile_fail(p, "system name longer than %zu bytes", sizeof(p->sys->label) - 1);
+		return profile_fail(p, "system name longer than %zu bytes",
+		                    sizeof(p->sys->label) - 1);
 	for (const char *c = name; *c; c++)
 		if (!(*c == '-' || *c == '_' || *c == '.' || (*c >= '0' && *c <= '9') ||
 		      (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')))
-			return profile_fail(p, "system name may hold only letters, digits, '-', '_', '.'");
+			return profile_fail(
+			        p, "system name may hold only letters, digits, '-', '_', '.'");
 	snprintf(p->sys->label, sizeof(p->sys->label), "%s", name);
 	p->have_system = true;
 	return true;
@@ -598,9 +644,11 @@ static bool profile_parse_all(struct odma_parse *p, const char *text, size_t len
 }
 
 doca_error_t odma_profile_parse(const char *text, size_t len, struct odma_system *out, char *err,
-				size_t errlen)
+                                size_t errlen)
 {
-	struct odma_parse p = { .sys = out, .err = err, .errlen = errlen, .code = DOCA_ERROR_INVALID_VALUE };
+	struct odma_parse p = {
+		.sys = out, .err = err, .errlen = errlen, .code = DOCA_ERROR_INVALID_VALUE
+	};
 
 	if (out == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
@@ -630,7 +678,8 @@ doca_error_t odma_profile_parse(const char *text, size_t len, struct odma_system
  */
 #define ODMA_BF_COMCH                                                                              \
 	" comch=yes comch_max_msg_size=4080 comch_recv_queue=1024 comch_max_clients=512"           \
-	" comch_send_tasks=8192 comch_fp_tasks=1024 comch_fp_buf_size=1073741824 comch_fp_endpoints=64"    \
+	" comch_send_tasks=8192 comch_fp_tasks=1024 comch_fp_buf_size=1073741824 "                 \
+	"comch_fp_endpoints=64"                                                                    \
 	" comch_imm_data=32"
 
 /*
@@ -648,51 +697,60 @@ doca_error_t odma_profile_parse(const char *text, size_t len, struct odma_system
 #define ODMA_BF2_DPU_CAPS ODMA_BF_BASE " cache_invalidate=yes\n"
 
 static const char profile_bf3[] =
-	"system bf3\n"
-	"# host side: the BlueField-3 PFs as the x86 host sees them\n"
-	"device side=host pci=0000:b1:00.0 ibdev=mlx5_0 iface=ens1f0np0 mac=b8:3f:d2:9a:10:00"
-	" ipv4=192.168.100.1 ipv6=fe80::ba3f:d2ff:fe9a:1000 vhca_id=0 active_rate=200000000000" ODMA_BF3_HOST_CAPS
-	"device side=host pci=0000:b1:00.1 ibdev=mlx5_1 iface=ens1f1np1 mac=b8:3f:d2:9a:10:01"
-	" ipv4=192.168.101.1 ipv6=fe80::ba3f:d2ff:fe9a:1001 vhca_id=1 active_rate=200000000000" ODMA_BF3_HOST_CAPS
-	"# DPU side: the Arm cores' view of the same two ports\n"
-	"device side=dpu pci=0000:03:00.0 ibdev=mlx5_0 iface=p0 mac=b8:3f:d2:9a:20:00"
-	" ipv4=192.168.100.2 ipv6=fe80::ba3f:d2ff:fe9a:2000 vhca_id=2 active_rate=200000000000" ODMA_BF3_DPU_CAPS
-	"device side=dpu pci=0000:03:00.1 ibdev=mlx5_1 iface=p1 mac=b8:3f:d2:9a:20:01"
-	" ipv4=192.168.101.2 ipv6=fe80::ba3f:d2ff:fe9a:2001 vhca_id=3 active_rate=200000000000" ODMA_BF3_DPU_CAPS
-	"# representors of host functions, listed by the DPU PFs\n"
-	"rep parent=03:00.0 pci=0000:b1:00.0 vuid=MT2306XZ00BF3ODMAHOSTPF0 func=pf\n"
-	"rep parent=03:00.0 pci=0000:b1:00.2 vuid=MT2306XZ00BF3ODMAHOSTPF0VF0 func=vf\n"
-	"rep parent=03:00.0 pci=0000:b1:00.3 vuid=MT2306XZ00BF3ODMAHOSTPF0VF1 func=vf\n"
-	"rep parent=03:00.0 pci=0000:b1:00.0 vuid=MT2306XZ00BF3ODMAHOSTPF0SF0 func=sf\n"
-	"rep parent=03:00.0 pci=0000:b2:00.0 vuid=MT2306XZ00BF3ODMAEMUPF0 func=pf net=no emulated=yes"
-	" hotplug=yes\n"
-	"rep parent=03:00.1 pci=0000:b1:00.1 vuid=MT2306XZ00BF3ODMAHOSTPF1 func=pf\n"
-	"rep parent=03:00.1 pci=0000:b1:00.4 vuid=MT2306XZ00BF3ODMAHOSTPF1VF0 func=vf\n";
+        "system bf3\n"
+        "# host side: the BlueField-3 PFs as the x86 host sees them\n"
+        "device side=host pci=0000:b1:00.0 ibdev=mlx5_0 iface=ens1f0np0 mac=b8:3f:d2:9a:10:00"
+        " ipv4=192.168.100.1 ipv6=fe80::ba3f:d2ff:fe9a:1000 vhca_id=0 "
+        "active_rate=200000000000" ODMA_BF3_HOST_CAPS
+        "device side=host pci=0000:b1:00.1 ibdev=mlx5_1 iface=ens1f1np1 mac=b8:3f:d2:9a:10:01"
+        " ipv4=192.168.101.1 ipv6=fe80::ba3f:d2ff:fe9a:1001 vhca_id=1 "
+        "active_rate=200000000000" ODMA_BF3_HOST_CAPS
+        "# DPU side: the Arm cores' view of the same two ports\n"
+        "device side=dpu pci=0000:03:00.0 ibdev=mlx5_0 iface=p0 mac=b8:3f:d2:9a:20:00"
+        " ipv4=192.168.100.2 ipv6=fe80::ba3f:d2ff:fe9a:2000 vhca_id=2 "
+        "active_rate=200000000000" ODMA_BF3_DPU_CAPS
+        "device side=dpu pci=0000:03:00.1 ibdev=mlx5_1 iface=p1 mac=b8:3f:d2:9a:20:01"
+        " ipv4=192.168.101.2 ipv6=fe80::ba3f:d2ff:fe9a:2001 vhca_id=3 "
+        "active_rate=200000000000" ODMA_BF3_DPU_CAPS
+        "# representors of host functions, listed by the DPU PFs\n"
+        "rep parent=03:00.0 pci=0000:b1:00.0 vuid=MT2306XZ00BF3ODMAHOSTPF0 func=pf\n"
+        "rep parent=03:00.0 pci=0000:b1:00.2 vuid=MT2306XZ00BF3ODMAHOSTPF0VF0 func=vf\n"
+        "rep parent=03:00.0 pci=0000:b1:00.3 vuid=MT2306XZ00BF3ODMAHOSTPF0VF1 func=vf\n"
+        "rep parent=03:00.0 pci=0000:b1:00.0 vuid=MT2306XZ00BF3ODMAHOSTPF0SF0 func=sf\n"
+        "rep parent=03:00.0 pci=0000:b2:00.0 vuid=MT2306XZ00BF3ODMAEMUPF0 func=pf net=no "
+        "emulated=yes"
+        " hotplug=yes\n"
+        "rep parent=03:00.1 pci=0000:b1:00.1 vuid=MT2306XZ00BF3ODMAHOSTPF1 func=pf\n"
+        "rep parent=03:00.1 pci=0000:b1:00.4 vuid=MT2306XZ00BF3ODMAHOSTPF1VF0 func=vf\n";
 
 static const char profile_bf2[] =
-	"system bf2\n"
-	"device side=host pci=0000:3b:00.0 ibdev=mlx5_2 iface=ens2f0 mac=0c:42:a1:5e:30:00"
-	" ipv4=10.0.0.1 ipv6=fe80::e42:a1ff:fe5e:3000 vhca_id=0 active_rate=100000000000" ODMA_BF2_HOST_CAPS
-	"device side=host pci=0000:3b:00.1 ibdev=mlx5_3 iface=ens2f1 mac=0c:42:a1:5e:30:01"
-	" ipv4=10.0.1.1 ipv6=fe80::e42:a1ff:fe5e:3001 vhca_id=1 active_rate=100000000000" ODMA_BF2_HOST_CAPS
-	"device side=dpu pci=0000:03:00.0 ibdev=mlx5_0 iface=p0 mac=0c:42:a1:5e:40:00"
-	" ipv4=10.0.0.2 ipv6=fe80::e42:a1ff:fe5e:4000 vhca_id=2 active_rate=100000000000" ODMA_BF2_DPU_CAPS
-	"device side=dpu pci=0000:03:00.1 ibdev=mlx5_1 iface=p1 mac=0c:42:a1:5e:40:01"
-	" ipv4=10.0.1.2 ipv6=fe80::e42:a1ff:fe5e:4001 vhca_id=3 active_rate=100000000000" ODMA_BF2_DPU_CAPS
-	"rep parent=03:00.0 pci=0000:3b:00.0 vuid=MT2048X00BF2ODMAHOSTPF0 func=pf\n"
-	"rep parent=03:00.0 pci=0000:3b:00.2 vuid=MT2048X00BF2ODMAHOSTPF0VF0 func=vf\n"
-	"rep parent=03:00.0 pci=0000:3b:00.0 vuid=MT2048X00BF2ODMAHOSTPF0SF0 func=sf\n"
-	"rep parent=03:00.1 pci=0000:3b:00.1 vuid=MT2048X00BF2ODMAHOSTPF1 func=pf\n";
+        "system bf2\n"
+        "device side=host pci=0000:3b:00.0 ibdev=mlx5_2 iface=ens2f0 mac=0c:42:a1:5e:30:00"
+        " ipv4=10.0.0.1 ipv6=fe80::e42:a1ff:fe5e:3000 vhca_id=0 "
+        "active_rate=100000000000" ODMA_BF2_HOST_CAPS
+        "device side=host pci=0000:3b:00.1 ibdev=mlx5_3 iface=ens2f1 mac=0c:42:a1:5e:30:01"
+        " ipv4=10.0.1.1 ipv6=fe80::e42:a1ff:fe5e:3001 vhca_id=1 "
+        "active_rate=100000000000" ODMA_BF2_HOST_CAPS
+        "device side=dpu pci=0000:03:00.0 ibdev=mlx5_0 iface=p0 mac=0c:42:a1:5e:40:00"
+        " ipv4=10.0.0.2 ipv6=fe80::e42:a1ff:fe5e:4000 vhca_id=2 "
+        "active_rate=100000000000" ODMA_BF2_DPU_CAPS
+        "device side=dpu pci=0000:03:00.1 ibdev=mlx5_1 iface=p1 mac=0c:42:a1:5e:40:01"
+        " ipv4=10.0.1.2 ipv6=fe80::e42:a1ff:fe5e:4001 vhca_id=3 "
+        "active_rate=100000000000" ODMA_BF2_DPU_CAPS
+        "rep parent=03:00.0 pci=0000:3b:00.0 vuid=MT2048X00BF2ODMAHOSTPF0 func=pf\n"
+        "rep parent=03:00.0 pci=0000:3b:00.2 vuid=MT2048X00BF2ODMAHOSTPF0VF0 func=vf\n"
+        "rep parent=03:00.0 pci=0000:3b:00.0 vuid=MT2048X00BF2ODMAHOSTPF0SF0 func=sf\n"
+        "rep parent=03:00.1 pci=0000:3b:00.1 vuid=MT2048X00BF2ODMAHOSTPF1 func=pf\n";
 
 /* A plain ConnectX-like NIC: host side only, no DMA engine, no exports. */
 static const char profile_nic[] =
-	"system nic\n"
-	"device side=host pci=0000:08:00.0 ibdev=mlx5_0 iface=ens5f0np0 mac=a0:88:c2:11:22:30"
-	" ipv4=172.16.0.1 ipv6=fe80::a288:c2ff:fe11:2230 active_rate=100000000000 memcpy=no"
-	" clock_free_running=yes clock_real_time=yes\n"
-	"device side=host pci=0000:08:00.1 ibdev=mlx5_1 iface=ens5f1np1 mac=a0:88:c2:11:22:31"
-	" ipv4=172.16.1.1 ipv6=fe80::a288:c2ff:fe11:2231 active_rate=100000000000 memcpy=no"
-	" clock_free_running=yes clock_real_time=yes\n";
+        "system nic\n"
+        "device side=host pci=0000:08:00.0 ibdev=mlx5_0 iface=ens5f0np0 mac=a0:88:c2:11:22:30"
+        " ipv4=172.16.0.1 ipv6=fe80::a288:c2ff:fe11:2230 active_rate=100000000000 memcpy=no"
+        " clock_free_running=yes clock_real_time=yes\n"
+        "device side=host pci=0000:08:00.1 ibdev=mlx5_1 iface=ens5f1np1 mac=a0:88:c2:11:22:31"
+        " ipv4=172.16.1.1 ipv6=fe80::a288:c2ff:fe11:2231 active_rate=100000000000 memcpy=no"
+        " clock_free_running=yes clock_real_time=yes\n";
 
 const char *odma_profile_builtin(const char *name)
 {

@@ -38,7 +38,8 @@ static bool sys_load_side(void)
 		sys_sides = ODMA_SIDE_BIT(ODMA_SIDE_DPU);
 	else {
 		snprintf(sys_err, sizeof(sys_err),
-			 "ODMA_SIDE='%.32s' is not valid; set it to host, dpu, or leave it unset", side);
+		         "ODMA_SIDE='%.32s' is not valid; set it to host, dpu, or leave it unset",
+		         side);
 		return false;
 	}
 	return true;
@@ -52,8 +53,10 @@ static char *sys_read_file(const char *path, size_t *len)
 
 	if (f == NULL) {
 		snprintf(sys_err, sizeof(sys_err),
-			 "ODMA_SYSTEM='%.200s' is not a built-in profile (bf3, bf2, nic) and cannot be "
-			 "opened as a profile file: %s", path, strerror(errno));
+		         "ODMA_SYSTEM='%.200s' is not a built-in profile (bf3, bf2, nic) and "
+		         "cannot be "
+		         "opened as a profile file: %s",
+		         path, strerror(errno));
 		return NULL;
 	}
 	buf = malloc(ODMA_PROFILE_MAX_TEXT + 1);
@@ -78,7 +81,7 @@ static bool sys_load_file(const char *path)
 
 	if (strlen(path) >= sizeof(sys_profile.name)) {
 		snprintf(sys_err, sizeof(sys_err), "ODMA_SYSTEM path is longer than %zu bytes",
-			 sizeof(sys_profile.name) - 1);
+		         sizeof(sys_profile.name) - 1);
 		return false;
 	}
 	text = sys_read_file(path, &len);
@@ -98,7 +101,8 @@ static bool sys_load_builtin(const char *name, const char *text)
 {
 	char perr[256];
 
-	if (odma_profile_parse(text, strlen(text), &sys_profile, perr, sizeof(perr)) != DOCA_SUCCESS) {
+	if (odma_profile_parse(text, strlen(text), &sys_profile, perr, sizeof(perr)) !=
+	    DOCA_SUCCESS) {
 		snprintf(sys_err, sizeof(sys_err), "built-in profile %s: %s", name, perr);
 		return false;
 	}
@@ -120,8 +124,8 @@ static void sys_load(void)
 	if (text != NULL ? !sys_load_builtin(name, text) : !sys_load_file(name))
 		goto fail;
 	sys_ok = true;
-	ODMA_DBG("system %s (%s) loaded: %u devices, id 0x%016llx", sys_profile.name, sys_profile.label,
-		 sys_profile.num_devs, (unsigned long long)sys_profile.id);
+	ODMA_DBG("system %s (%s) loaded: %u devices, id 0x%016llx", sys_profile.name,
+	         sys_profile.label, sys_profile.num_devs, (unsigned long long)sys_profile.id);
 	return;
 fail:
 	/* Not logged here: each rejected public call logs this reason in its own one line. */

@@ -12,27 +12,27 @@
 
 /* Rules whose log lines share the table's text (index into the table). */
 enum odma_cause {
-	ODMA_CAUSE_CTX_NOT_IDLE,      /* configure / start a context that is not IDLE */
-	ODMA_CAUSE_CTX_NOT_RUNNING,   /* allocate / submit while the context is not RUNNING */
-	ODMA_CAUSE_OBJ_STARTED,       /* setter on a started mmap or inventory */
-	ODMA_CAUSE_SIZE_CAP,          /* above max_buf_size / max_buf_list_len */
-	ODMA_CAUSE_TRY_SUBMIT_DATA,   /* empty source, short destination, overlap (try_submit) */
-	ODMA_CAUSE_RANGE,             /* buffer range outside its mmap */
-	ODMA_CAUSE_NULL_ARG,          /* NULL or out-of-range argument */
-	ODMA_CAUSE_QUEUE_FULL,        /* more tasks in flight than the queue depth */
-	ODMA_CAUSE_DST_READ_ONLY,     /* DMA into memory without write permission */
-	ODMA_CAUSE_EXPORT_PERM,       /* export of an unstarted / non-PCI / from-export mmap */
-	ODMA_CAUSE_ONCE_ONLY,         /* set_memrange twice, connect twice */
-	ODMA_CAUSE_BUFS_OUTSTANDING,  /* mmap stop/destroy with bufs on it */
-	ODMA_CAUSE_NO_MEMCPY,         /* device without the memcpy task */
-	ODMA_CAUSE_DRIVER,            /* the layer below (engine / driver) failed */
-	ODMA_CAUSE_TASK_FAILED,       /* a task failed or was flushed */
-	ODMA_CAUSE_POOL_EXHAUSTED,    /* task pool or inventory used up */
-	ODMA_CAUSE_NO_PE,             /* start without a progress engine */
-	ODMA_CAUSE_NO_CONF,           /* start without set_conf */
-	ODMA_CAUSE_IN_USE,            /* destroy of something still used */
-	ODMA_CAUSE_STOP_IN_PROGRESS,  /* stop with tasks in flight */
-	ODMA_CAUSE_NOT_FOUND,         /* device not added / no system / no device */
+	ODMA_CAUSE_CTX_NOT_IDLE,     /* configure / start a context that is not IDLE */
+	ODMA_CAUSE_CTX_NOT_RUNNING,  /* allocate / submit while the context is not RUNNING */
+	ODMA_CAUSE_OBJ_STARTED,      /* setter on a started mmap or inventory */
+	ODMA_CAUSE_SIZE_CAP,         /* above max_buf_size / max_buf_list_len */
+	ODMA_CAUSE_TRY_SUBMIT_DATA,  /* empty source, short destination, overlap (try_submit) */
+	ODMA_CAUSE_RANGE,            /* buffer range outside its mmap */
+	ODMA_CAUSE_NULL_ARG,         /* NULL or out-of-range argument */
+	ODMA_CAUSE_QUEUE_FULL,       /* more tasks in flight than the queue depth */
+	ODMA_CAUSE_DST_READ_ONLY,    /* DMA into memory without write permission */
+	ODMA_CAUSE_EXPORT_PERM,      /* export of an unstarted / non-PCI / from-export mmap */
+	ODMA_CAUSE_ONCE_ONLY,        /* set_memrange twice, connect twice */
+	ODMA_CAUSE_BUFS_OUTSTANDING, /* mmap stop/destroy with bufs on it */
+	ODMA_CAUSE_NO_MEMCPY,        /* device without the memcpy task */
+	ODMA_CAUSE_DRIVER,           /* the layer below (engine / driver) failed */
+	ODMA_CAUSE_TASK_FAILED,      /* a task failed or was flushed */
+	ODMA_CAUSE_POOL_EXHAUSTED,   /* task pool or inventory used up */
+	ODMA_CAUSE_NO_PE,            /* start without a progress engine */
+	ODMA_CAUSE_NO_CONF,          /* start without set_conf */
+	ODMA_CAUSE_IN_USE,           /* destroy of something still used */
+	ODMA_CAUSE_STOP_IN_PROGRESS, /* stop with tasks in flight */
+	ODMA_CAUSE_NOT_FOUND,        /* device not added / no system / no device */
 	ODMA_CAUSE_COUNT
 };
 

@@ -6,7 +6,7 @@
 #include "core/error/error.h"
 
 #define C(id, code_, key_, calls_, cause_, fix_)                                                   \
-	[id] = {.code = code_, .key = key_, .calls = calls_, .cause = cause_, .fix = fix_}
+	[id] = { .code = code_, .key = key_, .calls = calls_, .cause = cause_, .fix = fix_ }
 
 static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	C(ODMA_CAUSE_NULL_ARG, DOCA_ERROR_INVALID_VALUE, "bad-argument", "any call",
@@ -14,14 +14,17 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "pass valid objects; read the log line for the argument that was refused"),
 	C(ODMA_CAUSE_SIZE_CAP, DOCA_ERROR_INVALID_VALUE, "size-cap",
 	  "doca_dma_task_memcpy_alloc_init, doca_task_submit, doca_task_try_submit",
-	  "the source or destination total length is above max_buf_size, or a buffer list is longer "
+	  "the source or destination total length is above max_buf_size, or a buffer list is "
+	  "longer "
 	  "than max_buf_list_len",
-	  "query doca_dma_cap_task_memcpy_get_max_buf_size / _get_max_buf_list_len and split the copy "
+	  "query doca_dma_cap_task_memcpy_get_max_buf_size / _get_max_buf_list_len and split the "
+	  "copy "
 	  "into tasks within those limits"),
 	C(ODMA_CAUSE_TRY_SUBMIT_DATA, DOCA_ERROR_INVALID_VALUE, "copy-data", "doca_task_try_submit",
 	  "the source has no data, the destination's free tail is shorter than the source, or the "
 	  "two overlap",
-	  "give the source data (get_by_data or doca_buf_set_data), hand the destination over empty "
+	  "give the source data (get_by_data or doca_buf_set_data), hand the destination over "
+	  "empty "
 	  "(get_by_addr, or doca_buf_reset_data_len before reuse) and large enough"),
 	C(ODMA_CAUSE_RANGE, DOCA_ERROR_INVALID_VALUE, "buffer-range",
 	  "doca_buf_inventory_buf_get_by_addr / _by_data / _by_args",
@@ -34,9 +37,11 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "(state IDLE)"),
 	C(ODMA_CAUSE_CTX_NOT_RUNNING, DOCA_ERROR_BAD_STATE, "ctx-not-running",
 	  "doca_dma_task_memcpy_alloc_init, doca_task_submit, doca_task_try_submit",
-	  "tasks are allocated or submitted while the context is not RUNNING (not started, stopping "
+	  "tasks are allocated or submitted while the context is not RUNNING (not started, "
+	  "stopping "
 	  "after doca_ctx_stop or after a failed task)",
-	  "allocate and submit only between doca_ctx_start and doca_ctx_stop; after a task failure, "
+	  "allocate and submit only between doca_ctx_start and doca_ctx_stop; after a task "
+	  "failure, "
 	  "progress until IDLE and start again"),
 	C(ODMA_CAUSE_OBJ_STARTED, DOCA_ERROR_BAD_STATE, "object-started",
 	  "doca_mmap_set_*, doca_mmap_add_dev, doca_buf_inventory setters",
@@ -52,7 +57,8 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "PCI_READ_ONLY)",
 	  "give the destination mmap DOCA_ACCESS_FLAG_LOCAL_READ_WRITE (exports written over PCI: "
 	  "DOCA_ACCESS_FLAG_PCI_READ_WRITE)"),
-	C(ODMA_CAUSE_EXPORT_PERM, DOCA_ERROR_NOT_PERMITTED, "export-refused", "doca_mmap_export_pci",
+	C(ODMA_CAUSE_EXPORT_PERM, DOCA_ERROR_NOT_PERMITTED, "export-refused",
+	  "doca_mmap_export_pci",
 	  "the mmap is not started, has no PCI access flag, or was itself created from an export",
 	  "set DOCA_ACCESS_FLAG_PCI_READ_ONLY or _PCI_READ_WRITE, start the mmap, and export only "
 	  "local mmaps"),
@@ -61,21 +67,22 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "a one-time setting is made twice (a second memory range, a second connect)",
 	  "set the memory range once per mmap and connect a context to one PE once"),
 	C(ODMA_CAUSE_BUFS_OUTSTANDING, DOCA_ERROR_NOT_PERMITTED, "bufs-outstanding",
-	  "doca_mmap_stop, doca_mmap_destroy",
-	  "doca_bufs taken from the mmap are still held",
+	  "doca_mmap_stop, doca_mmap_destroy", "doca_bufs taken from the mmap are still held",
 	  "doca_buf_dec_refcount every buffer before stopping or destroying its mmap"),
 	C(ODMA_CAUSE_NO_MEMCPY, DOCA_ERROR_NOT_SUPPORTED, "no-memcpy",
 	  "doca_dma_create, doca_dma_task_memcpy_set_conf, doca_dma_cap_*",
 	  "the device does not support the DMA memcpy task (the nic profile, for example)",
 	  "pick a device for which doca_dma_cap_task_memcpy_is_supported succeeds"),
-	C(ODMA_CAUSE_DRIVER, DOCA_ERROR_DRIVER, "driver-layer", "doca_ctx_start, doca_dev_open, tasks",
+	C(ODMA_CAUSE_DRIVER, DOCA_ERROR_DRIVER, "driver-layer",
+	  "doca_ctx_start, doca_dev_open, tasks",
 	  "the layer under the API failed: on hardware the device driver, in odma the copy engine "
 	  "(or an injected fault)",
 	  "check the log line before this error and the device; in odma check ODMA_ENGINE and "
 	  "ODMA_FAULTS"),
 	C(ODMA_CAUSE_TASK_FAILED, DOCA_ERROR_IO_FAILED, "task-failed",
 	  "error callback / doca_task_get_status",
-	  "a task failed (empty source or short destination under plain submit, remote memory gone) "
+	  "a task failed (empty source or short destination under plain submit, remote memory "
+	  "gone) "
 	  "or was flushed by doca_ctx_stop or by an earlier failure; a failure stops the context",
 	  "fix the failed task's buffers, progress until the context is IDLE, start it again and "
 	  "resubmit what was flushed"),
@@ -98,7 +105,8 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "inventory, mmaps, device close"),
 	C(ODMA_CAUSE_STOP_IN_PROGRESS, DOCA_ERROR_IN_PROGRESS, "stop-in-progress", "doca_ctx_stop",
 	  "tasks were still in flight: the context is STOPPING (not an error)",
-	  "keep calling doca_pe_progress; every task gets its callback and the context reaches IDLE "
+	  "keep calling doca_pe_progress; every task gets its callback and the context reaches "
+	  "IDLE "
 	  "once all are freed"),
 	C(ODMA_CAUSE_NOT_FOUND, DOCA_ERROR_NOT_FOUND, "not-found",
 	  "doca_devinfo_create_list, doca_mmap_export_pci",

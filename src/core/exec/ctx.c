@@ -31,12 +31,13 @@ void odma_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next)
 		ctx->pe->num_stopping--;
 	ctx->state = next;
 	ODMA_DBG("%s context %p: %s -> %s", ctx->ops->name, (void *)ctx, odma_ctx_state_name(prev),
-		 odma_ctx_state_name(next));
+	         odma_ctx_state_name(next));
 	if (ctx->state_cb != NULL)
 		ctx->state_cb(ctx->user_data, ctx, prev, next);
 }
 
-doca_error_t doca_priv_ctx_init(struct doca_ctx *ctx, const struct odma_ctx_ops *ops, struct doca_dev *dev)
+doca_error_t doca_priv_ctx_init(struct doca_ctx *ctx, const struct odma_ctx_ops *ops,
+                                struct doca_dev *dev)
 {
 	static const struct odma_dev_caps no_caps;
 
@@ -56,13 +57,15 @@ doca_error_t doca_priv_ctx_init(struct doca_ctx *ctx, const struct odma_ctx_ops 
 doca_error_t doca_priv_ctx_destroy(struct doca_ctx *ctx)
 {
 	if (ctx->state == DOCA_CTX_STATE_STOPPING) {
-		ODMA_ERR("%s context %p is STOPPING; keep calling doca_pe_progress until it is IDLE, then destroy",
-			 ctx->ops->name, (void *)ctx);
+		ODMA_ERR("%s context %p is STOPPING; keep calling doca_pe_progress until it is "
+		         "IDLE, then destroy",
+		         ctx->ops->name, (void *)ctx);
 		return DOCA_ERROR_IN_USE;
 	}
 	if (ctx->state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("%s context %p is %s; call doca_ctx_stop and progress until IDLE before destroying it",
-			 ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state));
+		ODMA_ERR("%s context %p is %s; call doca_ctx_stop and progress until IDLE before "
+		         "destroying it",
+		         ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (ctx->pe != NULL)
@@ -84,8 +87,8 @@ static doca_error_t ctx_pool_prepare(struct doca_ctx *ctx)
 		return DOCA_SUCCESS;
 	pool = calloc(ctx->num_tasks, sz);
 	if (pool == NULL) {
-		ODMA_ERR("%s context %p: no memory for a pool of %u tasks", ctx->ops->name, (void *)ctx,
-			 ctx->num_tasks);
+		ODMA_ERR("%s context %p: no memory for a pool of %u tasks", ctx->ops->name,
+		         (void *)ctx, ctx->num_tasks);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	free(ctx->pool);
@@ -109,17 +112,17 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 	ODMA_CHECK_ARG(ctx != NULL, "ctx must not be NULL");
 	if (ctx->state != DOCA_CTX_STATE_IDLE) {
 		ODMA_ERR("%s context %p is %s; only an IDLE context can be started", ctx->ops->name,
-			 (void *)ctx, odma_ctx_state_name(ctx->state));
+		         (void *)ctx, odma_ctx_state_name(ctx->state));
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (ctx->pe == NULL) {
 		ODMA_ERR("%s context %p is not connected to a progress engine; %s", ctx->ops->name,
-			 (void *)ctx, odma_cause_fix(ODMA_CAUSE_NO_PE));
+		         (void *)ctx, odma_cause_fix(ODMA_CAUSE_NO_PE));
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	if (!ctx->configured && !ctx->ops->no_task_conf) {
-		ODMA_ERR("%s context %p has no task type configured; %s", ctx->ops->name, (void *)ctx,
-			 odma_cause_fix(ODMA_CAUSE_NO_CONF));
+		ODMA_ERR("%s context %p has no task type configured; %s", ctx->ops->name,
+		         (void *)ctx, odma_cause_fix(ODMA_CAUSE_NO_CONF));
 		return DOCA_ERROR_BAD_CONFIG;
 	}
 	r = ctx_pool_prepare(ctx);
@@ -188,7 +191,8 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 
 doca_error_t doca_ctx_get_num_inflight_tasks(const struct doca_ctx *ctx, size_t *num_inflight_tasks)
 {
-	ODMA_CHECK_ARG(ctx != NULL && num_inflight_tasks != NULL, "ctx and num_inflight_tasks must not be NULL");
+	ODMA_CHECK_ARG(ctx != NULL && num_inflight_tasks != NULL,
+	               "ctx and num_inflight_tasks must not be NULL");
 	*num_inflight_tasks = ctx->inflight;
 	return DOCA_SUCCESS;
 }
@@ -197,8 +201,8 @@ static doca_error_t ctx_check_idle(const struct doca_ctx *ctx, const char *what)
 {
 	if (ctx->state == DOCA_CTX_STATE_IDLE)
 		return DOCA_SUCCESS;
-	ODMA_ERR("%s context %p is %s; %s can only be set while the context is IDLE", ctx->ops->name,
-		 (void *)ctx, odma_ctx_state_name(ctx->state), what);
+	ODMA_ERR("%s context %p is %s; %s can only be set while the context is IDLE",
+	         ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state), what);
 	return DOCA_ERROR_BAD_STATE;
 }
 
@@ -218,7 +222,8 @@ doca_error_t doca_ctx_get_user_data(const struct doca_ctx *ctx, union doca_data 
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_ctx_set_state_changed_cb(struct doca_ctx *ctx, doca_ctx_state_changed_callback_t cb)
+doca_error_t doca_ctx_set_state_changed_cb(struct doca_ctx *ctx,
+                                           doca_ctx_state_changed_callback_t cb)
 {
 	ODMA_CHECK_ARG(ctx != NULL, "ctx must not be NULL");
 	if (ctx_check_idle(ctx, "the state-changed callback") != DOCA_SUCCESS)
@@ -237,7 +242,8 @@ doca_error_t doca_ctx_get_state(const struct doca_ctx *ctx, enum doca_ctx_states
 void doca_ctx_flush_tasks(struct doca_ctx *ctx)
 {
 	if (ctx == NULL || ctx->state == DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("doca_ctx_flush_tasks needs a context that is not IDLE (got %p)", (void *)ctx);
+		ODMA_ERR("doca_ctx_flush_tasks needs a context that is not IDLE (got %p)",
+		         (void *)ctx);
 		return;
 	}
 	odma_ctx_launch_held(ctx);

@@ -192,14 +192,14 @@ struct doca_pe {
 	struct doca_ctx *ctxs;
 	uint32_t num_ctxs;
 	uint32_t num_stopping;
-	bool maybe_held;             /* some context may hold tasks submitted without FLUSH */
-	uint32_t num_hooked;         /* connected contexts whose type has a progress op */
-	uint32_t ctx_gen;            /* bumped when a context connects or disconnects */
-	bool in_progress;            /* doca_pe_progress is running (no recursion) */
+	bool maybe_held;                /* some context may hold tasks submitted without FLUSH */
+	uint32_t num_hooked;            /* connected contexts whose type has a progress op */
+	uint32_t ctx_gen;               /* bumped when a context connects or disconnects */
+	bool in_progress;               /* doca_pe_progress is running (no recursion) */
 	struct odma_pe_poller *pollers; /* objects other than contexts that run from progress */
 	uint32_t num_pollers;
-	uint32_t num_woken;          /* pollers woken and not run yet */
-	uint32_t poller_gen;         /* bumped when a poller is added or removed */
+	uint32_t num_woken;  /* pollers woken and not run yet */
+	uint32_t poller_gen; /* bumped when a poller is added or removed */
 };
 
 /*

@@ -186,7 +186,8 @@ doca_error_t odma_faults_on_submit(doca_error_t *preset, bool remote)
 		goto out;
 	}
 	/* remote_die_after=0: the peer is dead from the first task (never "off"). */
-	if (remote && faults_cfg.remote_die && ++faults_remote_tasks > faults_cfg.remote_die_after) {
+	if (remote && faults_cfg.remote_die &&
+	    ++faults_remote_tasks > faults_cfg.remote_die_after) {
 		atomic_fetch_add(&faults_stats_now.remote_dead, 1);
 		*preset = DOCA_ERROR_IO_FAILED;
 	} else if (faults_cfg.complete_error > 0 && faults_rand01() < faults_cfg.complete_error) {

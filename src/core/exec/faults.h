@@ -24,7 +24,8 @@ struct odma_fault_config {
 	uint32_t delay_max_us;
 	bool remote_die;           /* remote_die_after was given */
 	uint64_t remote_die_after; /* tasks on remote memory before the peer "dies" (0: at once) */
-	uint64_t comch_drop_after; /* Comch messages a connection carries before it is cut (0: never) */
+	uint64_t comch_drop_after; /* Comch messages a connection carries before it is cut (0:
+	                              never) */
 	uint32_t comch_delay_min_us; /* extra time before a received Comch message is delivered */
 	uint32_t comch_delay_max_us;
 };

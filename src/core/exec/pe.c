@@ -66,8 +66,9 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 		return DOCA_ERROR_IN_USE;
 	}
 	if (pe->num_pollers != 0) {
-		ODMA_ERR("progress engine %p is still used by %u objects (first: a %s); destroy them first",
-			 (void *)pe, pe->num_pollers, pe->pollers->name);
+		ODMA_ERR("progress engine %p is still used by %u objects (first: a %s); destroy "
+		         "them first",
+		         (void *)pe, pe->num_pollers, pe->pollers->name);
 		return DOCA_ERROR_IN_USE;
 	}
 	pe->engine->pe_fini(pe->engine_pe);

@@ -97,7 +97,8 @@ static void inst_fail(struct doca_graph_instance *inst, const struct odma_graph_
 	if (!inst->failed) {
 		inst->failed = true;
 		inst->status = status;
-		ODMA_RATELIMITED_WARN("graph instance %p: %s node %u failed (%s); nodes that depend on it will not run",
+		ODMA_RATELIMITED_WARN("graph instance %p: %s node %u failed (%s); nodes that "
+		                      "depend on it will not run",
 		                      (void *)inst, odma_graph_kind_name(slot_node(slot)),
 		                      slot->node, doca_error_get_name(status));
 	}
@@ -338,7 +339,8 @@ doca_error_t doca_graph_instance_create(const struct doca_graph *graph,
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (g->num_instances >= g->max_instances) {
-		ODMA_ERR("graph %p already has %u instances, the num_instances of doca_graph_set_conf; destroy one or configure more",
+		ODMA_ERR("graph %p already has %u instances, the num_instances of "
+		         "doca_graph_set_conf; destroy one or configure more",
 		         (void *)g, g->num_instances);
 		return DOCA_ERROR_NO_MEMORY;
 	}
@@ -363,12 +365,14 @@ doca_error_t doca_graph_instance_destroy(struct doca_graph_instance *graph_insta
 	ODMA_CHECK_ARG(inst != NULL,
 	               "doca_graph_instance_destroy: graph_instance must not be NULL");
 	if (inst->submitted) {
-		ODMA_ERR("graph instance %p is submitted; destroy it after its completion or error callback",
+		ODMA_ERR("graph instance %p is submitted; destroy it after its completion or error "
+		         "callback",
 		         (void *)inst);
 		return DOCA_ERROR_IN_USE;
 	}
 	if (inst->parent != NULL) {
-		ODMA_ERR("graph instance %p is the sub-graph node data of instance %p; destroy that instance first",
+		ODMA_ERR("graph instance %p is the sub-graph node data of instance %p; destroy "
+		         "that instance first",
 		         (void *)inst, (void *)inst->parent->inst);
 		return DOCA_ERROR_IN_USE;
 	}
@@ -439,18 +443,21 @@ doca_error_t doca_graph_instance_set_ctx_node_data(struct doca_graph_instance *g
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(graph_instance != NULL && node != NULL && task != NULL,
-	               "doca_graph_instance_set_ctx_node_data: graph_instance, node and task must not be NULL");
+	               "doca_graph_instance_set_ctx_node_data: graph_instance, node and task must "
+	               "not be NULL");
 	r = inst_node_slot(graph_instance, node, ODMA_GRAPH_NODE_CTX, __func__, &slot);
 	if (r != DOCA_SUCCESS)
 		return r;
 	if (task->ctx != node->ctx) {
-		ODMA_ERR("doca_graph_instance_set_ctx_node_data: task %p is of %s context %p, node %u runs tasks of %s context %p",
+		ODMA_ERR("doca_graph_instance_set_ctx_node_data: task %p is of %s context %p, node "
+		         "%u runs tasks of %s context %p",
 		         (void *)task, task->ctx->ops->name, (void *)task->ctx, node->index,
 		         node->ctx->ops->name, (void *)node->ctx);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (task->state != ODMA_TASK_ALLOCATED) {
-		ODMA_ERR("doca_graph_instance_set_ctx_node_data: task %p is %s; give the node an allocated task that is not in flight",
+		ODMA_ERR("doca_graph_instance_set_ctx_node_data: task %p is %s; give the node an "
+		         "allocated task that is not in flight",
 		         (void *)task, task->state == ODMA_TASK_FREE ? "freed" : "in flight");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -486,12 +493,14 @@ doca_graph_instance_set_sub_graph_node_data(struct doca_graph_instance *graph_in
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(graph_instance != NULL && node != NULL && sub != NULL,
-	               "doca_graph_instance_set_sub_graph_node_data: graph_instance, node and sub_graph_instance must not be NULL");
+	               "doca_graph_instance_set_sub_graph_node_data: graph_instance, node and "
+	               "sub_graph_instance must not be NULL");
 	r = inst_node_slot(graph_instance, node, ODMA_GRAPH_NODE_SUB, __func__, &slot);
 	if (r != DOCA_SUCCESS)
 		return r;
 	if (sub->graph != node->sub) {
-		ODMA_ERR("doca_graph_instance_set_sub_graph_node_data: instance %p is of graph %p, node %u runs graph %p",
+		ODMA_ERR("doca_graph_instance_set_sub_graph_node_data: instance %p is of graph %p, "
+		         "node %u runs graph %p",
 		         (void *)sub, (void *)sub->graph, node->index, (void *)node->sub);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
@@ -501,7 +510,8 @@ doca_graph_instance_set_sub_graph_node_data(struct doca_graph_instance *graph_in
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (sub->parent != NULL && sub->parent != slot) {
-		ODMA_ERR("doca_graph_instance_set_sub_graph_node_data: instance %p is already the data of a node of instance %p",
+		ODMA_ERR("doca_graph_instance_set_sub_graph_node_data: instance %p is already the "
+		         "data of a node of instance %p",
 		         (void *)sub, (void *)sub->parent->inst);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
@@ -524,7 +534,8 @@ static bool inst_complete(const struct doca_graph_instance *inst)
 		if (g->nodes[i]->kind == ODMA_GRAPH_NODE_USER)
 			continue;
 		if (!s->has_data) {
-			ODMA_ERR("graph instance %p: %s node %u has no data; set it before submitting",
+			ODMA_ERR("graph instance %p: %s node %u has no data; set it before "
+			         "submitting",
 			         (const void *)inst, odma_graph_kind_name(g->nodes[i]), i);
 			return false;
 		}
@@ -540,12 +551,14 @@ doca_error_t doca_graph_instance_submit(struct doca_graph_instance *graph_instan
 
 	ODMA_CHECK_ARG(inst != NULL, "doca_graph_instance_submit: graph_instance must not be NULL");
 	if (inst->parent != NULL) {
-		ODMA_ERR("graph instance %p is the sub-graph node data of instance %p; submit that instance",
+		ODMA_ERR("graph instance %p is the sub-graph node data of instance %p; submit that "
+		         "instance",
 		         (void *)inst, (void *)inst->parent->inst);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (inst->submitted) {
-		ODMA_ERR("graph instance %p is already submitted; submit it again after its callback",
+		ODMA_ERR("graph instance %p is already submitted; submit it again after its "
+		         "callback",
 		         (void *)inst);
 		return DOCA_ERROR_IN_USE;
 	}

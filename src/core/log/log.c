@@ -37,12 +37,12 @@ static const struct {
 	const char *name;
 	uint32_t level;
 } odma_level_names[] = {
-	{"disable", DOCA_LOG_LEVEL_DISABLE}, {"crit", DOCA_LOG_LEVEL_CRIT},
-	{"critical", DOCA_LOG_LEVEL_CRIT},   {"error", DOCA_LOG_LEVEL_ERROR},
-	{"err", DOCA_LOG_LEVEL_ERROR},	     {"warning", DOCA_LOG_LEVEL_WARNING},
-	{"warn", DOCA_LOG_LEVEL_WARNING},    {"info", DOCA_LOG_LEVEL_INFO},
-	{"debug", DOCA_LOG_LEVEL_DEBUG},     {"dbg", DOCA_LOG_LEVEL_DEBUG},
-	{"trace", DOCA_LOG_LEVEL_TRACE},     {"trc", DOCA_LOG_LEVEL_TRACE},
+	{ "disable", DOCA_LOG_LEVEL_DISABLE }, { "crit", DOCA_LOG_LEVEL_CRIT },
+	{ "critical", DOCA_LOG_LEVEL_CRIT },   { "error", DOCA_LOG_LEVEL_ERROR },
+	{ "err", DOCA_LOG_LEVEL_ERROR },       { "warning", DOCA_LOG_LEVEL_WARNING },
+	{ "warn", DOCA_LOG_LEVEL_WARNING },    { "info", DOCA_LOG_LEVEL_INFO },
+	{ "debug", DOCA_LOG_LEVEL_DEBUG },     { "dbg", DOCA_LOG_LEVEL_DEBUG },
+	{ "trace", DOCA_LOG_LEVEL_TRACE },     { "trc", DOCA_LOG_LEVEL_TRACE },
 };
 
 bool odma_log_level_valid(uint32_t level)
@@ -52,7 +52,8 @@ bool odma_log_level_valid(uint32_t level)
 
 const char *odma_log_level_name(uint32_t level)
 {
-	static const char *const names[] = {"DISABLE", "CRIT", "ERROR", "WARNING", "INFO", "DEBUG", "TRACE"};
+	static const char *const names[] = { "DISABLE", "CRIT",  "ERROR", "WARNING",
+		                             "INFO",    "DEBUG", "TRACE" };
 
 	if (level < DOCA_LOG_LEVEL_DISABLE || level > DOCA_LOG_LEVEL_TRACE)
 		return "?";
@@ -94,8 +95,10 @@ static void log_do_init(void)
 		odma_log_g.sdk_explicit = true;
 	} else if (env != NULL) {
 		/* The source table may be empty this early, so say it directly, once. */
-		fprintf(stderr, "odma: DOCA_LOG_LEVEL=\"%s\" ignored; use a level name (crit, error, "
-				"warning, info, debug, trace) or a number 10..70\n", env);
+		fprintf(stderr,
+		        "odma: DOCA_LOG_LEVEL=\"%s\" ignored; use a level name (crit, error, "
+		        "warning, info, debug, trace) or a number 10..70\n",
+		        env);
 	}
 	odma_log_backends_init_fallbacks();
 	odma_log_recompute_locked();
@@ -137,11 +140,13 @@ doca_error_t doca_log_register_source(const char *source_name, int *source)
 	doca_error_t rc = log_add_source(source_name, false, source);
 
 	if (rc == DOCA_ERROR_INVALID_VALUE)
-		ODMA_ERR("doca_log_register_source: %s is NULL; pass a name and an int to receive the id",
-			 source_name == NULL ? "source_name" : "source");
+		ODMA_ERR("doca_log_register_source: %s is NULL; pass a name and an int to receive "
+		         "the id",
+		         source_name == NULL ? "source_name" : "source");
 	else if (rc == DOCA_ERROR_NO_MEMORY)
-		ODMA_ERR("doca_log_register_source: all %d log sources are in use; unregister unused ones",
-			 ODMA_LOG_MAX_SOURCES);
+		ODMA_ERR("doca_log_register_source: all %d log sources are in use; unregister "
+		         "unused ones",
+		         ODMA_LOG_MAX_SOURCES);
 	return rc;
 }
 
@@ -167,7 +172,8 @@ doca_error_t doca_log_unregister_source(int source)
 	odma_log_init();
 	if (odma_log_check_source(source, &sdk) != DOCA_SUCCESS) {
 		ODMA_ERR("doca_log_unregister_source: source %d is not registered; pass an id from "
-			 "doca_log_register_source", source);
+		         "doca_log_register_source",
+		         source);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	atomic_store(&log_sources[source].active, false);
@@ -192,7 +198,8 @@ void odma_log_recompute_locked(void)
 		if (b->sdk)
 			max_sdk = log_max_u32(max_sdk, b->sdk_level);
 		else
-			max_app = log_max_u32(max_app, b->lower < b->lower_cap ? b->lower : b->lower_cap);
+			max_app = log_max_u32(max_app,
+			                      b->lower < b->lower_cap ? b->lower : b->lower_cap);
 	}
 	atomic_store_explicit(&odma_log_g.max_app, max_app, memory_order_relaxed);
 	atomic_store_explicit(&odma_log_g.max_sdk, max_sdk, memory_order_relaxed);
@@ -207,7 +214,8 @@ static doca_error_t log_set_global(uint32_t level, int which, const char *fn)
 
 	odma_log_init();
 	if (!odma_log_level_valid(level)) {
-		ODMA_ERR("%s: %u is not a log level; use a value of enum doca_log_level (10..70)", fn, level);
+		ODMA_ERR("%s: %u is not a log level; use a value of enum doca_log_level (10..70)",
+		         fn, level);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	pthread_mutex_lock(&odma_log_lock);
@@ -280,11 +288,12 @@ bool odma_log_filtered(uint32_t level, bool sdk)
 {
 	_Atomic uint32_t *max = sdk ? &odma_log_g.max_sdk : &odma_log_g.max_app;
 
-	return level == DOCA_LOG_LEVEL_DISABLE || level > atomic_load_explicit(max, memory_order_relaxed);
+	return level == DOCA_LOG_LEVEL_DISABLE ||
+	       level > atomic_load_explicit(max, memory_order_relaxed);
 }
 
 static size_t log_prefix(char *out, size_t size, uint32_t level, const char *src, const char *func,
-			      int line)
+                         int line)
 {
 	struct timespec ts;
 	struct tm tm;
@@ -293,13 +302,13 @@ static size_t log_prefix(char *out, size_t size, uint32_t level, const char *src
 	clock_gettime(CLOCK_REALTIME, &ts);
 	localtime_r(&ts.tv_sec, &tm);
 	n = snprintf(out, size, "[%02d:%02d:%02d:%06ld][%d][%s][%s][%s:%d] ", tm.tm_hour, tm.tm_min,
-		     tm.tm_sec, ts.tv_nsec / 1000, (int)getpid(), odma_log_level_name(level), src,
-		     func != NULL ? func : "?", line);
+	             tm.tm_sec, ts.tv_nsec / 1000, (int)getpid(), odma_log_level_name(level), src,
+	             func != NULL ? func : "?", line);
 	return n < 0 ? 0 : ((size_t)n >= size ? size - 1 : (size_t)n);
 }
 
 void odma_log_emit(uint32_t level, int source, const char *func, int line, const char *suffix,
-		   const char *format, va_list ap)
+                   const char *format, va_list ap)
 {
 	char text[ODMA_LOG_LINE_MAX];
 	size_t len;
@@ -309,10 +318,13 @@ void odma_log_emit(uint32_t level, int source, const char *func, int line, const
 		return;
 	len = log_prefix(text, sizeof(text) - 1, level, log_sources[source].name, func, line);
 	n = vsnprintf(text + len, sizeof(text) - 1 - len, format, ap);
-	len = n < 0 ? len : (len + (size_t)n >= sizeof(text) - 1 ? sizeof(text) - 2 : len + (size_t)n);
+	len = n < 0 ? len
+	            : (len + (size_t)n >= sizeof(text) - 1 ? sizeof(text) - 2 : len + (size_t)n);
 	if (suffix != NULL) {
 		n = snprintf(text + len, sizeof(text) - 1 - len, "%s", suffix);
-		len = n < 0 ? len : (len + (size_t)n >= sizeof(text) - 1 ? sizeof(text) - 2 : len + (size_t)n);
+		len = n < 0 ? len
+		            : (len + (size_t)n >= sizeof(text) - 1 ? sizeof(text) - 2
+		                                                   : len + (size_t)n);
 	}
 	text[len++] = '\n';
 	text[len] = '\0';
@@ -324,7 +336,7 @@ void odma_log_emit(uint32_t level, int source, const char *func, int line, const
 }
 
 doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, const char *func,
-		      const char *format, ...)
+                      const char *format, ...)
 {
 	va_list ap;
 	bool sdk;
@@ -335,9 +347,10 @@ doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, c
 	    level < DOCA_LOG_LEVEL_DISABLE || level > DOCA_LOG_LEVEL_TRACE) {
 		/* odma_log_source guards against recursion when this file's own source is unset. */
 		if (!log_in_dispatch && source != odma_log_source)
-			ODMA_ERR("doca_log: rejected a message (source %d, level %u, format %s); use a "
-				 "registered source, a level 10..70 and a format", source, level,
-				 format == NULL ? "NULL" : "set");
+			ODMA_ERR("doca_log: rejected a message (source %d, level %u, format %s); "
+			         "use a "
+			         "registered source, a level 10..70 and a format",
+			         source, level, format == NULL ? "NULL" : "set");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (odma_log_filtered(level, sdk))

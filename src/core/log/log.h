@@ -19,7 +19,7 @@ DOCA_STABLE doca_error_t doca_priv_log_register_sdk_source(const char *name, int
 /* Declares the SDK log source of one .c file. */
 #define ODMA_LOG_REGISTER(SOURCE)                                                                  \
 	static int odma_log_source = -1;                                                           \
-	__attribute__((constructor(101))) static void odma_log_register_##SOURCE(void)              \
+	__attribute__((constructor(101))) static void odma_log_register_##SOURCE(void)             \
 	{                                                                                          \
 		doca_priv_log_register_sdk_source(#SOURCE, &odma_log_source);                      \
 	}
@@ -54,12 +54,12 @@ DOCA_STABLE doca_error_t doca_priv_log_register_sdk_source(const char *name, int
 			int odma_rl_new = -1, odma_rl_exp = -1;                                    \
 			doca_log_rate_bucket_register(odma_log_source, &odma_rl_new);              \
 			odma_rl_b = atomic_compare_exchange_strong(&odma_rl_bucket, &odma_rl_exp,  \
-								   odma_rl_new)                    \
-					    ? odma_rl_new                                          \
-					    : odma_rl_exp;                                         \
+			                                           odma_rl_new)                    \
+			                    ? odma_rl_new                                          \
+			                    : odma_rl_exp;                                         \
 		}                                                                                  \
-		doca_log_rate_limit(DOCA_LOG_LEVEL_WARNING, odma_log_source, __FILE__, __LINE__,    \
-				    __func__, odma_rl_b, __VA_ARGS__);                              \
+		doca_log_rate_limit(DOCA_LOG_LEVEL_WARNING, odma_log_source, __FILE__, __LINE__,   \
+		                    __func__, odma_rl_b, __VA_ARGS__);                             \
 	} while (0)
 
 /* Rejects a NULL argument at a public entry point with one log line. */

@@ -21,21 +21,28 @@ static struct doca_log_backend backend_fallback_out, backend_fallback_err, backe
 
 static void backend_standard_halves(struct doca_log_backend *out, struct doca_log_backend *err)
 {
-	*out = (struct doca_log_backend){.sink = ODMA_LOG_SINK_FILE, .fp = stdout, .fd = -1,
-					 .lower = odma_log_g.lower, .upper = odma_log_g.upper,
-					 .lower_cap = DOCA_LOG_LEVEL_TRACE,
-					 .upper_floor = DOCA_LOG_LEVEL_INFO};
-	*err = (struct doca_log_backend){.sink = ODMA_LOG_SINK_FILE, .fp = stderr, .fd = -1,
-					 .lower = odma_log_g.lower, .upper = odma_log_g.upper,
-					 .lower_cap = DOCA_LOG_LEVEL_WARNING,
-					 .upper_floor = DOCA_LOG_LEVEL_DISABLE};
+	*out = (struct doca_log_backend){ .sink = ODMA_LOG_SINK_FILE,
+		                          .fp = stdout,
+		                          .fd = -1,
+		                          .lower = odma_log_g.lower,
+		                          .upper = odma_log_g.upper,
+		                          .lower_cap = DOCA_LOG_LEVEL_TRACE,
+		                          .upper_floor = DOCA_LOG_LEVEL_INFO };
+	*err = (struct doca_log_backend){ .sink = ODMA_LOG_SINK_FILE,
+		                          .fp = stderr,
+		                          .fd = -1,
+		                          .lower = odma_log_g.lower,
+		                          .upper = odma_log_g.upper,
+		                          .lower_cap = DOCA_LOG_LEVEL_WARNING,
+		                          .upper_floor = DOCA_LOG_LEVEL_DISABLE };
 }
 
 void odma_log_backends_init_fallbacks(void)
 {
 	backend_standard_halves(&backend_fallback_out, &backend_fallback_err);
-	backend_fallback_sdk = (struct doca_log_backend){.sink = ODMA_LOG_SINK_FILE, .fp = stderr, .fd = -1,
-						      .sdk = true};
+	backend_fallback_sdk = (struct doca_log_backend){
+		.sink = ODMA_LOG_SINK_FILE, .fp = stderr, .fd = -1, .sdk = true
+	};
 }
 
 static uint32_t backend_fallback_sdk_level(void)
@@ -82,7 +89,8 @@ static void backend_write_fd(int fd, const char *text, size_t len)
 	}
 }
 
-void odma_log_backend_write(struct doca_log_backend *b, uint32_t level, const char *text, size_t len)
+void odma_log_backend_write(struct doca_log_backend *b, uint32_t level, const char *text,
+                            size_t len)
 {
 	size_t n;
 
@@ -155,8 +163,9 @@ static doca_error_t backend_add(struct doca_log_backend *tmpl, struct doca_log_b
 	pthread_mutex_lock(&odma_log_lock);
 	if (odma_log_g.nb_backends == ODMA_LOG_MAX_BACKENDS || (b = malloc(sizeof(*b))) == NULL) {
 		pthread_mutex_unlock(&odma_log_lock);
-		ODMA_ERR("doca_log_backend_create: no room for another backend (at most %d); reuse one",
-			 ODMA_LOG_MAX_BACKENDS);
+		ODMA_ERR("doca_log_backend_create: no room for another backend (at most %d); reuse "
+		         "one",
+		         ODMA_LOG_MAX_BACKENDS);
 		free(tmpl->ident);
 		return DOCA_ERROR_NO_MEMORY;
 	}
@@ -179,9 +188,11 @@ static doca_error_t backend_add(struct doca_log_backend *tmpl, struct doca_log_b
 
 static struct doca_log_backend backend_template(enum odma_log_sink sink, bool sdk)
 {
-	return (struct doca_log_backend){.sink = sink, .sdk = sdk, .fd = -1,
-					 .lower_cap = DOCA_LOG_LEVEL_TRACE,
-					 .upper_floor = DOCA_LOG_LEVEL_DISABLE};
+	return (struct doca_log_backend){ .sink = sink,
+		                          .sdk = sdk,
+		                          .fd = -1,
+		                          .lower_cap = DOCA_LOG_LEVEL_TRACE,
+		                          .upper_floor = DOCA_LOG_LEVEL_DISABLE };
 }
 
 doca_error_t doca_log_backend_create_standard(void)
@@ -202,44 +213,47 @@ doca_error_t doca_log_backend_create_standard(void)
 	return rc != DOCA_SUCCESS ? rc : backend_add(&err, NULL);
 }
 
-static doca_error_t backend_create_file(FILE *fptr, bool sdk, struct doca_log_backend **backend, const char *fn)
+static doca_error_t backend_create_file(FILE *fptr, bool sdk, struct doca_log_backend **backend,
+                                        const char *fn)
 {
 	struct doca_log_backend t = backend_template(ODMA_LOG_SINK_FILE, sdk);
 
 	odma_log_init();
 	if (fptr == NULL || backend == NULL) {
 		ODMA_ERR("%s: %s is NULL; pass an open FILE* and a backend pointer", fn,
-			 fptr == NULL ? "fptr" : "backend");
+		         fptr == NULL ? "fptr" : "backend");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	t.fp = fptr;
 	return backend_add(&t, backend);
 }
 
-static doca_error_t backend_create_fd(int fd, bool sdk, struct doca_log_backend **backend, const char *fn)
+static doca_error_t backend_create_fd(int fd, bool sdk, struct doca_log_backend **backend,
+                                      const char *fn)
 {
 	struct doca_log_backend t = backend_template(ODMA_LOG_SINK_FD, sdk);
 
 	odma_log_init();
 	if (fd < 0 || backend == NULL) {
 		ODMA_ERR("%s: %s; pass an open descriptor (>= 0) and a backend pointer", fn,
-			 fd < 0 ? "fd is negative" : "backend is NULL");
+		         fd < 0 ? "fd is negative" : "backend is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	t.fd = fd;
 	return backend_add(&t, backend);
 }
 
-static doca_error_t backend_create_buf(char *buf, size_t capacity, log_flush_callback handler, bool sdk,
-				    struct doca_log_backend **backend, const char *fn)
+static doca_error_t backend_create_buf(char *buf, size_t capacity, log_flush_callback handler,
+                                       bool sdk, struct doca_log_backend **backend, const char *fn)
 {
 	struct doca_log_backend t = backend_template(ODMA_LOG_SINK_BUF, sdk);
 
 	odma_log_init();
 	if (buf == NULL || handler == NULL || backend == NULL || capacity < 2) {
-		ODMA_ERR("%s: buf %p, capacity %zu, handler %s; pass a buffer of at least 2 bytes, a "
-			 "flush callback and a backend pointer", fn, (void *)buf, capacity,
-			 handler == NULL ? "NULL" : "set");
+		ODMA_ERR("%s: buf %p, capacity %zu, handler %s; pass a buffer of at least 2 bytes, "
+		         "a "
+		         "flush callback and a backend pointer",
+		         fn, (void *)buf, capacity, handler == NULL ? "NULL" : "set");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	t.buf = buf;
@@ -248,15 +262,15 @@ static doca_error_t backend_create_buf(char *buf, size_t capacity, log_flush_cal
 	return backend_add(&t, backend);
 }
 
-static doca_error_t backend_create_syslog(const char *name, bool sdk, struct doca_log_backend **backend,
-				       const char *fn)
+static doca_error_t backend_create_syslog(const char *name, bool sdk,
+                                          struct doca_log_backend **backend, const char *fn)
 {
 	struct doca_log_backend t = backend_template(ODMA_LOG_SINK_SYSLOG, sdk);
 
 	odma_log_init();
 	if (name == NULL || backend == NULL) {
 		ODMA_ERR("%s: %s is NULL; pass a syslog identity and a backend pointer", fn,
-			 name == NULL ? "name" : "backend");
+		         name == NULL ? "name" : "backend");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	t.ident = strdup(name);
@@ -287,24 +301,28 @@ doca_error_t doca_log_backend_create_with_fd_sdk(int fd, struct doca_log_backend
 	return backend_create_fd(fd, true, backend, __func__);
 }
 
-doca_error_t doca_log_backend_create_with_buf(char *buf, size_t capacity, log_flush_callback handler,
-					      struct doca_log_backend **backend)
+doca_error_t doca_log_backend_create_with_buf(char *buf, size_t capacity,
+                                              log_flush_callback handler,
+                                              struct doca_log_backend **backend)
 {
 	return backend_create_buf(buf, capacity, handler, false, backend, __func__);
 }
 
-doca_error_t doca_log_backend_create_with_buf_sdk(char *buf, size_t capacity, log_flush_callback handler,
-						  struct doca_log_backend **backend)
+doca_error_t doca_log_backend_create_with_buf_sdk(char *buf, size_t capacity,
+                                                  log_flush_callback handler,
+                                                  struct doca_log_backend **backend)
 {
 	return backend_create_buf(buf, capacity, handler, true, backend, __func__);
 }
 
-doca_error_t doca_log_backend_create_with_syslog(const char *name, struct doca_log_backend **backend)
+doca_error_t doca_log_backend_create_with_syslog(const char *name,
+                                                 struct doca_log_backend **backend)
 {
 	return backend_create_syslog(name, false, backend, __func__);
 }
 
-doca_error_t doca_log_backend_create_with_syslog_sdk(const char *name, struct doca_log_backend **backend)
+doca_error_t doca_log_backend_create_with_syslog_sdk(const char *name,
+                                                     struct doca_log_backend **backend)
 {
 	return backend_create_syslog(name, true, backend, __func__);
 }
@@ -313,15 +331,15 @@ doca_error_t doca_log_backend_create_with_syslog_sdk(const char *name, struct do
 
 enum odma_limit { ODMA_LIMIT_LOWER, ODMA_LIMIT_UPPER, ODMA_LIMIT_SDK };
 
-static doca_error_t backend_set_limit(struct doca_log_backend *b, uint32_t level, enum odma_limit which,
-				   bool strict, const char *fn)
+static doca_error_t backend_set_limit(struct doca_log_backend *b, uint32_t level,
+                                      enum odma_limit which, bool strict, const char *fn)
 {
 	bool want_sdk = which == ODMA_LIMIT_SDK;
 
 	odma_log_init();
 	if (b == NULL || !odma_log_level_valid(level) || b->sdk != want_sdk) {
-		ODMA_ERR("%s: backend %p, level %u; pass %s backend and a level 10..70", fn, (void *)b,
-			 level, want_sdk ? "an SDK (_sdk)" : "an application (non-SDK)");
+		ODMA_ERR("%s: backend %p, level %u; pass %s backend and a level 10..70", fn,
+		         (void *)b, level, want_sdk ? "an SDK (_sdk)" : "an application (non-SDK)");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	pthread_mutex_lock(&odma_log_lock);
@@ -339,22 +357,26 @@ static doca_error_t backend_set_limit(struct doca_log_backend *b, uint32_t level
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_log_backend_set_level_lower_limit(struct doca_log_backend *backend, uint32_t level)
+doca_error_t doca_log_backend_set_level_lower_limit(struct doca_log_backend *backend,
+                                                    uint32_t level)
 {
 	return backend_set_limit(backend, level, ODMA_LIMIT_LOWER, false, __func__);
 }
 
-doca_error_t doca_log_backend_set_level_upper_limit(struct doca_log_backend *backend, uint32_t level)
+doca_error_t doca_log_backend_set_level_upper_limit(struct doca_log_backend *backend,
+                                                    uint32_t level)
 {
 	return backend_set_limit(backend, level, ODMA_LIMIT_UPPER, false, __func__);
 }
 
-doca_error_t doca_log_backend_set_level_lower_limit_strict(struct doca_log_backend *backend, uint32_t level)
+doca_error_t doca_log_backend_set_level_lower_limit_strict(struct doca_log_backend *backend,
+                                                           uint32_t level)
 {
 	return backend_set_limit(backend, level, ODMA_LIMIT_LOWER, true, __func__);
 }
 
-doca_error_t doca_log_backend_set_level_upper_limit_strict(struct doca_log_backend *backend, uint32_t level)
+doca_error_t doca_log_backend_set_level_upper_limit_strict(struct doca_log_backend *backend,
+                                                           uint32_t level)
 {
 	return backend_set_limit(backend, level, ODMA_LIMIT_UPPER, true, __func__);
 }

@@ -18,13 +18,18 @@
 #define ODMA_LOG_MAX_BACKENDS 64
 #define ODMA_LOG_LINE_MAX 2048
 
-enum odma_log_sink { ODMA_LOG_SINK_FILE, ODMA_LOG_SINK_FD, ODMA_LOG_SINK_BUF, ODMA_LOG_SINK_SYSLOG };
+enum odma_log_sink {
+	ODMA_LOG_SINK_FILE,
+	ODMA_LOG_SINK_FD,
+	ODMA_LOG_SINK_BUF,
+	ODMA_LOG_SINK_SYSLOG
+};
 
 struct doca_log_backend {
 	enum odma_log_sink sink;
-	bool sdk;	   /* receives SDK messages only (else application messages only) */
-	uint32_t lower;	   /* most verbose level shown (application backends) */
-	uint32_t upper;	   /* most severe level shown (application backends) */
+	bool sdk;             /* receives SDK messages only (else application messages only) */
+	uint32_t lower;       /* most verbose level shown (application backends) */
+	uint32_t upper;       /* most severe level shown (application backends) */
 	uint32_t lower_cap;   /* fixed bound on lower: the standard stderr half stops at WARNING */
 	uint32_t upper_floor; /* fixed bound on upper: the standard stdout half starts at INFO */
 	bool lower_strict;
@@ -64,9 +69,10 @@ void odma_log_recompute_locked(void);
 doca_error_t odma_log_check_source(int source, bool *sdk);
 bool odma_log_filtered(uint32_t level, bool sdk);
 void odma_log_emit(uint32_t level, int source, const char *func, int line, const char *suffix,
-		   const char *format, va_list ap);
+                   const char *format, va_list ap);
 bool odma_log_backend_accepts(const struct doca_log_backend *b, uint32_t level, bool sdk);
-void odma_log_backend_write(struct doca_log_backend *b, uint32_t level, const char *text, size_t len);
+void odma_log_backend_write(struct doca_log_backend *b, uint32_t level, const char *text,
+                            size_t len);
 void odma_log_backends_init_fallbacks(void);
 void odma_log_recompute_fallbacks_locked(void);
 void odma_log_dispatch_locked(uint32_t level, bool sdk, const char *text, size_t len);
@@ -80,6 +86,6 @@ struct odma_log_bucket {
 	uint32_t dropped;
 };
 bool odma_log_bucket_take(struct odma_log_bucket *b, uint64_t now_ns, uint32_t quantity,
-			  uint32_t period_s, uint32_t *dropped);
+                          uint32_t period_s, uint32_t *dropped);
 
 #endif /* ODMA_CORE_LOG_INT_H_ */

@@ -22,8 +22,8 @@ static uint16_t rate_bucket_quantity = 10;
  * more than quantity held) and takes one token if there is one. On success, *dropped receives the
  * number of messages refused since the last one let through.
  */
-bool odma_log_bucket_take(struct odma_log_bucket *b, uint64_t now_ns, uint32_t quantity, uint32_t period_s,
-			  uint32_t *dropped)
+bool odma_log_bucket_take(struct odma_log_bucket *b, uint64_t now_ns, uint32_t quantity,
+                          uint32_t period_s, uint32_t *dropped)
 {
 	double rate = (double)quantity / (period_s == 0 ? 1.0 : (double)period_s) / 1e9;
 
@@ -56,20 +56,25 @@ doca_error_t doca_log_rate_bucket_register(int source, int *bucket)
 
 	odma_log_init();
 	if (bucket == NULL || odma_log_check_source(source, &sdk) != DOCA_SUCCESS) {
-		ODMA_ERR("doca_log_rate_bucket_register: source %d, bucket %s; pass a registered source "
-			 "and an int to receive the id", source, bucket == NULL ? "NULL" : "set");
+		ODMA_ERR("doca_log_rate_bucket_register: source %d, bucket %s; pass a registered "
+		         "source "
+		         "and an int to receive the id",
+		         source, bucket == NULL ? "NULL" : "set");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	pthread_mutex_lock(&rate_lock);
 	if (rate_nb_buckets == ODMA_LOG_MAX_BUCKETS) {
 		pthread_mutex_unlock(&rate_lock);
 		ODMA_ERR("doca_log_rate_bucket_register: all %d buckets are in use; use fewer "
-			 "rate-limited call sites", ODMA_LOG_MAX_BUCKETS);
+		         "rate-limited call sites",
+		         ODMA_LOG_MAX_BUCKETS);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	/* A new bucket starts full, so the first burst of a call site is shown. */
-	rate_buckets[rate_nb_buckets] = (struct odma_log_bucket){
-		.source = source, .used = true, .tokens = rate_bucket_quantity, .last_ns = rate_now_ns()};
+	rate_buckets[rate_nb_buckets] = (struct odma_log_bucket){ .source = source,
+		                                                  .used = true,
+		                                                  .tokens = rate_bucket_quantity,
+		                                                  .last_ns = rate_now_ns() };
 	*bucket = rate_nb_buckets++;
 	pthread_mutex_unlock(&rate_lock);
 	return DOCA_SUCCESS;
@@ -82,7 +87,7 @@ static bool rate_admit(int bucket, uint32_t *dropped)
 
 	pthread_mutex_lock(&rate_lock);
 	ok = odma_log_bucket_take(&rate_buckets[bucket], rate_now_ns(), rate_bucket_quantity,
-				  rate_bucket_time, dropped);
+	                          rate_bucket_time, dropped);
 	pthread_mutex_unlock(&rate_lock);
 	return ok;
 }
@@ -97,8 +102,8 @@ static bool rate_bucket_valid(int bucket)
 	return ok;
 }
 
-doca_error_t doca_log_rate_limit(uint32_t level, int source, const char *fname, int line, const char *func,
-				 int bucket, const char *format, ...)
+doca_error_t doca_log_rate_limit(uint32_t level, int source, const char *fname, int line,
+                                 const char *func, int bucket, const char *format, ...)
 {
 	char suffix[64];
 	uint32_t dropped = 0;
@@ -107,10 +112,13 @@ doca_error_t doca_log_rate_limit(uint32_t level, int source, const char *fname, 
 
 	(void)fname;
 	odma_log_init();
-	if (odma_log_check_source(source, &sdk) != DOCA_SUCCESS || format == NULL || !rate_bucket_valid(bucket) ||
-	    level < DOCA_LOG_LEVEL_DISABLE || level > DOCA_LOG_LEVEL_TRACE) {
-		ODMA_ERR("doca_log_rate_limit: rejected a message (source %d, bucket %d, level %u); use "
-			 "DOCA_LOG_RATE_LIMIT_xxx after DOCA_LOG_REGISTER", source, bucket, level);
+	if (odma_log_check_source(source, &sdk) != DOCA_SUCCESS || format == NULL ||
+	    !rate_bucket_valid(bucket) || level < DOCA_LOG_LEVEL_DISABLE ||
+	    level > DOCA_LOG_LEVEL_TRACE) {
+		ODMA_ERR("doca_log_rate_limit: rejected a message (source %d, bucket %d, level "
+		         "%u); use "
+		         "DOCA_LOG_RATE_LIMIT_xxx after DOCA_LOG_REGISTER",
+		         source, bucket, level);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* Filtered messages take no token: only shown messages count against the rate. */

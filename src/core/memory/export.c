@@ -7,8 +7,8 @@
  * record in its own memory holding the exact descriptor bytes it issued. The importer
  * treats the descriptor as untrusted: it reads that record (process_vm_readv) and imports
  * only a descriptor identical to one the exporter issued and has not revoked. The bytes of
- * a from-export mmap are then reached by the process mover (core/copy/mover_process.c), which checks
- * the record again before each move.
+ * a from-export mmap are then reached by the process mover (core/copy/mover_process.c), which
+ * checks the record again before each move.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -106,37 +106,40 @@ static void export_allow_importers(void)
 
 /* The export rules (docs/host-dpu.md), checked in this order. */
 static doca_error_t export_check(const struct doca_mmap *mmap, const struct doca_devinfo *info,
-				 const struct doca_dev *dev, int kind, const char *fn)
+                                 const struct doca_dev *dev, int kind, const char *fn)
 {
 	bool pci = kind == ODMA_EXPORT_PCI;
 
 	if (mmap->from_export) {
-		ODMA_ERR_AT(fn, "mmap %p was created from an export; only local mmaps can be exported",
-			    (const void *)mmap);
+		ODMA_ERR_AT(fn,
+		            "mmap %p was created from an export; only local mmaps can be exported",
+		            (const void *)mmap);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (!mmap->started) {
 		ODMA_ERR_AT(fn, "mmap %p is not started; call doca_mmap_start before exporting",
-			    (const void *)mmap);
+		            (const void *)mmap);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if ((mmap->perms & (pci ? PERMS_PCI : PERMS_RDMA)) == 0) {
-		ODMA_ERR_AT(fn, "mmap %p has no %s permission; set one with doca_mmap_set_permissions "
-			    "before start", (const void *)mmap,
-			    pci ? "PCI_READ_ONLY/PCI_READ_WRITE" : "RDMA_*");
+		ODMA_ERR_AT(fn,
+		            "mmap %p has no %s permission; set one with doca_mmap_set_permissions "
+		            "before start",
+		            (const void *)mmap, pci ? "PCI_READ_ONLY/PCI_READ_WRITE" : "RDMA_*");
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	for (uint32_t i = 0; i < mmap->num_devs; i++)
 		if (mmap->devs[i] == dev)
 			goto added;
 	ODMA_ERR_AT(fn, "dev %p was never added to mmap %p; call doca_mmap_add_dev before start",
-		    (const void *)dev, (const void *)mmap);
+	            (const void *)dev, (const void *)mmap);
 	return DOCA_ERROR_NOT_FOUND;
 added:
 	if (!(pci ? info->caps.export_pci : info->caps.export_rdma)) {
-		ODMA_ERR_AT(fn, "device %s cannot export an mmap over %s (see doca_mmap_cap_is_export_"
-			    "pci_supported); use a device with the capability", info->pci_addr,
-			    pci ? "PCI" : "RDMA");
+		ODMA_ERR_AT(fn,
+		            "device %s cannot export an mmap over %s (see doca_mmap_cap_is_export_"
+		            "pci_supported); use a device with the capability",
+		            info->pci_addr, pci ? "PCI" : "RDMA");
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	return DOCA_SUCCESS;
@@ -144,7 +147,7 @@ added:
 
 /* Fills the descriptor fields that describe this process and the mmap. */
 static bool export_fill(const struct doca_mmap *mmap, const struct doca_devinfo *info, int kind,
-			const struct odma_export_record *rec, struct odma_export_desc *d)
+                        const struct odma_export_record *rec, struct odma_export_desc *d)
 {
 	const struct odma_system *sys = odma_system_get();
 
@@ -165,9 +168,8 @@ static bool export_fill(const struct doca_mmap *mmap, const struct doca_devinfo 
 	return true;
 }
 
-static struct odma_export *export_new(const struct doca_mmap *mmap,
-				      const struct doca_devinfo *info, const struct doca_dev *dev,
-				      int kind)
+static struct odma_export *export_new(const struct doca_mmap *mmap, const struct doca_devinfo *info,
+                                      const struct doca_dev *dev, int kind)
 {
 	struct odma_export *e = calloc(1, sizeof(*e));
 	struct odma_export_desc d;
@@ -197,7 +199,7 @@ static struct odma_export *export_new(const struct doca_mmap *mmap,
 }
 
 static doca_error_t mmap_export(struct doca_mmap *mmap, const struct doca_dev *dev, int kind,
-				const void **desc, size_t *len, const char *fn)
+                                const void **desc, size_t *len, const char *fn)
 {
 	const struct doca_devinfo *info;
 	struct odma_export *e;
@@ -209,7 +211,8 @@ static doca_error_t mmap_export(struct doca_mmap *mmap, const struct doca_dev *d
 	}
 	info = odma_dev_lookup(dev);
 	if (info == NULL) {
-		ODMA_ERR_AT(fn, "dev %p is not a device handle from doca_dev_open", (const void *)dev);
+		ODMA_ERR_AT(fn, "dev %p is not a device handle from doca_dev_open",
+		            (const void *)dev);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ret = export_check(mmap, info, dev, kind, fn);
@@ -217,8 +220,10 @@ static doca_error_t mmap_export(struct doca_mmap *mmap, const struct doca_dev *d
 		return ret;
 	e = export_new(mmap, info, dev, kind);
 	if (e == NULL) {
-		ODMA_ERR_AT(fn, "mmap %p: cannot build the export descriptor (out of memory, or "
-			    "getrandom//proc/self/stat failed)", (void *)mmap);
+		ODMA_ERR_AT(fn,
+		            "mmap %p: cannot build the export descriptor (out of memory, or "
+		            "getrandom//proc/self/stat failed)",
+		            (void *)mmap);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	export_allow_importers();
@@ -228,47 +233,52 @@ static doca_error_t mmap_export(struct doca_mmap *mmap, const struct doca_dev *d
 	*desc = e->desc;
 	*len = e->desc_len;
 	ODMA_DBG("mmap %p exported (%s) through %s: %zu-byte descriptor", (void *)mmap,
-		 kind == ODMA_EXPORT_PCI ? "pci" : "rdma", info->pci_addr, e->desc_len);
+	         kind == ODMA_EXPORT_PCI ? "pci" : "rdma", info->pci_addr, e->desc_len);
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_export_pci(struct doca_mmap *mmap, const struct doca_dev *dev,
-				  const void **export_desc, size_t *export_desc_len)
+                                  const void **export_desc, size_t *export_desc_len)
 {
 	return mmap_export(mmap, dev, ODMA_EXPORT_PCI, export_desc, export_desc_len,
-			   "doca_mmap_export_pci");
+	                   "doca_mmap_export_pci");
 }
 
 doca_error_t doca_mmap_export_rdma(struct doca_mmap *mmap, const struct doca_dev *dev,
-				   const void **export_desc, size_t *export_desc_len)
+                                   const void **export_desc, size_t *export_desc_len)
 {
 	return mmap_export(mmap, dev, ODMA_EXPORT_RDMA, export_desc, export_desc_len,
-			   "doca_mmap_export_rdma");
+	                   "doca_mmap_export_rdma");
 }
 
 /* Whether the importing device may reach the exporter's memory (other side, same system). */
 static doca_error_t import_check_dev(const struct odma_export_desc *d,
-				     const struct doca_devinfo *info)
+                                     const struct doca_devinfo *info)
 {
 	static const char fn[] = "doca_mmap_create_from_export";
 	const struct odma_system *sys = odma_system_get();
 	bool pci = d->kind == ODMA_EXPORT_PCI;
 
 	if (sys == NULL || sys->id != d->system_id) {
-		ODMA_ERR_AT(fn, "descriptor comes from another system profile (id 0x%016llx, ours "
-			    "0x%016llx); run both sides with the same ODMA_SYSTEM",
-			    (unsigned long long)d->system_id,
-			    sys ? (unsigned long long)sys->id : 0ULL);
+		ODMA_ERR_AT(fn,
+		            "descriptor comes from another system profile (id 0x%016llx, ours "
+		            "0x%016llx); run both sides with the same ODMA_SYSTEM",
+		            (unsigned long long)d->system_id,
+		            sys ? (unsigned long long)sys->id : 0ULL);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	if ((uint8_t)info->side == d->side) {
-		ODMA_ERR_AT(fn, "device %s is on the same side as the exporting device %s; import "
-			    "through a device of the other side (host <-> DPU)", info->pci_addr, d->pci);
+		ODMA_ERR_AT(fn,
+		            "device %s is on the same side as the exporting device %s; import "
+		            "through a device of the other side (host <-> DPU)",
+		            info->pci_addr, d->pci);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	if (!(pci ? info->caps.from_export_pci : info->caps.from_export_rdma)) {
-		ODMA_ERR_AT(fn, "device %s cannot create an mmap from a%s export; use a device with "
-			    "the from-export capability", info->pci_addr, pci ? " PCI" : "n RDMA");
+		ODMA_ERR_AT(fn,
+		            "device %s cannot create an mmap from a%s export; use a device with "
+		            "the from-export capability",
+		            info->pci_addr, pci ? " PCI" : "n RDMA");
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	return DOCA_SUCCESS;
@@ -344,7 +354,7 @@ static doca_error_t import_verify(const struct odma_export_desc *d, const uint8_
 }
 
 static doca_error_t import_check(const void *bytes, size_t len, const struct doca_devinfo *info,
-				 struct odma_export_desc *d)
+                                 struct odma_export_desc *d)
 {
 	static const char fn[] = "doca_mmap_create_from_export";
 	const char *why = NULL;
@@ -365,7 +375,7 @@ static doca_error_t import_check(const void *bytes, size_t len, const struct doc
 }
 
 static struct doca_mmap *import_build(const struct odma_export_desc *d, struct doca_dev *dev,
-				      const union doca_data *user_data)
+                                      const union doca_data *user_data)
 {
 	struct doca_mmap *m = calloc(1, sizeof(*m));
 	struct odma_remote *r = calloc(1, sizeof(*r));
@@ -399,9 +409,9 @@ static struct doca_mmap *import_build(const struct odma_export_desc *d, struct d
 	return m;
 }
 
-doca_error_t doca_mmap_create_from_export(const union doca_data *user_data,
-					  const void *export_desc, size_t export_desc_len,
-					  struct doca_dev *dev, struct doca_mmap **mmap)
+doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
+                                          size_t export_desc_len, struct doca_dev *dev,
+                                          struct doca_mmap **mmap)
 {
 	struct odma_export_desc d;
 	struct doca_devinfo *info;
@@ -409,15 +419,16 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data,
 	doca_error_t ret;
 
 	ODMA_CHECK_ARG(export_desc != NULL && dev != NULL && mmap != NULL,
-		       "export_desc, dev and mmap must not be NULL");
+	               "export_desc, dev and mmap must not be NULL");
 	info = odma_dev_lookup(dev);
-	ODMA_CHECK_ARG(info != NULL, "dev %p is not a device handle from doca_dev_open", (void *)dev);
+	ODMA_CHECK_ARG(info != NULL, "dev %p is not a device handle from doca_dev_open",
+	               (void *)dev);
 	ret = import_check(export_desc, export_desc_len, info, &d);
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	if (sizeof(size_t) < 8 && d.len > SIZE_MAX) {
 		ODMA_ERR("descriptor range of %llu bytes does not fit this process",
-			 (unsigned long long)d.len);
+		         (unsigned long long)d.len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	m = import_build(&d, dev, user_data);
@@ -427,6 +438,6 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data,
 	}
 	*mmap = m;
 	ODMA_DBG("mmap %p created from the export of pid %u [0x%llx, +%llu) through %s", (void *)m,
-		 d.pid, (unsigned long long)d.addr, (unsigned long long)d.len, info->pci_addr);
+	         d.pid, (unsigned long long)d.addr, (unsigned long long)d.len, info->pci_addr);
 	return DOCA_SUCCESS;
 }
