@@ -4,9 +4,10 @@
 # the eventfd ping-pong) side by side; the table gives the median ratio with its min-max and
 # the median same-run ping-pong, the noise indicator.
 #   scripts/perf-goals.sh [BUILD_DIR] [OUT_DIR]      (writes OUT_DIR/goals.md and goal-*.json)
-# Refuses (exit 3, nothing written to OUT_DIR/goals.md) when any run's ping-pong is above twice
-# the idle value (ODMA_PINGPONG_IDLE_NS, default 100 ns, the figure of an idle 2-vCPU guest
-# of the reference kind): such figures were measured under contention and are not results.
+# A run whose ping-pong is above twice the idle value (ODMA_PINGPONG_IDLE_NS, default 100 ns,
+# the figure of an idle 2-vCPU guest of the reference kind) was measured under contention: it
+# is discarded and measured again; when a case cannot get RUNS clean runs in RETRIES (10) extra
+# tries, the script refuses (exit 3, nothing written to OUT_DIR/goals.md).
 set -eu
 BUILD=${1:-build}
 OUT=${2:-docs/perf}
@@ -42,28 +43,40 @@ stats() {
 ROWS=$TMP/rows
 : >"$ROWS"
 BAD=0
+DISCARDED=0
 goal() {
 	name=$1 engine=$2 key=$3 bkey=$4 where=$5 target=$6
 	shift 6
 	: >"$TMP/ratios"
 	: >"$TMP/pp"
 	: >"$TMP/odma"
+	# RUNS clean runs: a run whose ping-pong is above twice the idle value was measured under
+	# contention (a neighbour on the host, say) and is discarded and measured again, at most
+	# RETRIES times over the case; the case is refused when RUNS clean runs cannot be had.
 	i=1
+	tries=0
 	while [ "$i" -le "$RUNS" ]; do
 		f=$OUT/goal-$name-$engine-$i.json
 		env ${GOAL_ENV:-ODMA_GOAL=1} "$BENCH" --engine "$engine" --json --seconds "$SECS" "$@" >"$f"
+		pp=$(jget "$f" pingpong_ns)
+		if awk -v p="$pp" -v i="$IDLE" 'BEGIN { exit !(p > 2 * i) }'; then
+			tries=$((tries + 1))
+			echo "perf-goals: $name $engine run $i: ping-pong $pp ns > 2 x idle $IDLE ns: contended, measured again" >&2
+			if [ "$tries" -gt "${RETRIES:-10}" ]; then
+				echo "perf-goals: $name $engine: no $RUNS clean runs in $((RUNS + tries - 1)) tries" >&2
+				BAD=1
+				break
+			fi
+			continue
+		fi
 		a=$(jget "$f" "$key")
 		if [ "$where" = peer ]; then b=$(jget "$f" "$bkey" peer); else b=$(jget "$f" "$bkey"); fi
-		pp=$(jget "$f" pingpong_ns)
 		echo "$a" >>"$TMP/odma"
 		awk -v a="$a" -v b="$b" 'BEGIN { if (a != "" && b > 0) printf "%.4f\n", a / b }' >>"$TMP/ratios"
 		echo "$pp" >>"$TMP/pp"
-		awk -v p="$pp" -v i="$IDLE" 'BEGIN { exit !(p > 2 * i) }' && {
-			echo "perf-goals: $name $engine run $i: ping-pong $pp ns > 2 x idle $IDLE ns: contended" >&2
-			BAD=1
-		}
 		i=$((i + 1))
 	done
+	DISCARDED=$((DISCARDED + tries))
 	set -- $(stats <"$TMP/ratios")
 	r="$1 ($2-$3)"
 	set -- $(stats <"$TMP/odma")
@@ -88,6 +101,7 @@ fi
 {
 	echo "Each row: $RUNS runs of one odma-bench process each; median (min-max) of the per-run"
 	echo "ratio odma / same-run baseline, and the same-run ping-pong (ns) as the noise indicator."
+	echo "Runs whose ping-pong was above 2 x $IDLE ns were discarded and measured again ($DISCARDED in all)."
 	echo "Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') x $(nproc);"
 	echo "odma $(git describe --always --dirty 2>/dev/null || echo unknown); $(date -u +%Y-%m-%dT%H:%MZ)."
 	echo
