@@ -388,6 +388,37 @@ bool comch_ep_owns(const struct comch_ep *ep, const struct doca_comch_connection
 
 /* ---- server ---------------------------------------------------------------------------- */
 
+/*
+ * Binds fd to sa; a stale socket file (no listener) is replaced. Returns DOCA_SUCCESS with errno
+ * set to 0 on success or to the bind failure; DOCA_ERROR_ALREADY_EXIST if a live server listens.
+ */
+static doca_error_t server_bind(struct comch_ep *ep, int fd, const struct sockaddr_un *sa)
+{
+	if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) != 0 && errno == EADDRINUSE) {
+		int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		bool live =
+		        probe >= 0 && connect(probe, (const struct sockaddr *)sa, sizeof(*sa)) == 0;
+
+		if (probe >= 0)
+			close(probe);
+		if (live) {
+			ODMA_ERR("comch server \"%s\": another server of that name already listens "
+			         "on representor %s of system %s (socket %s); stop it or pick "
+			         "another name",
+			         ep->name, ep->rep->info->pci_addr, ep->system_name, ep->path);
+			return DOCA_ERROR_ALREADY_EXIST;
+		}
+		unlink(ep->path); /* left behind by a process that ended without stopping */
+		if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) != 0)
+			errno = errno ? errno : EADDRINUSE;
+		else
+			errno = 0;
+	} else {
+		errno = 0;
+	}
+	return DOCA_SUCCESS;
+}
+
 /* Binds the listening socket; a stale socket file (no listener) is replaced. */
 static doca_error_t server_listen(struct comch_ep *ep)
 {
@@ -408,28 +439,9 @@ static doca_error_t server_listen(struct comch_ep *ep)
 		r = DOCA_ERROR_OPERATING_SYSTEM;
 		goto out;
 	}
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 && errno == EADDRINUSE) {
-		int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		bool live = probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-
-		if (probe >= 0)
-			close(probe);
-		if (live) {
-			ODMA_ERR("comch server \"%s\": another server of that name already listens "
-			         "on representor %s of system %s (socket %s); stop it or pick "
-			         "another name",
-			         ep->name, ep->rep->info->pci_addr, ep->system_name, ep->path);
-			r = DOCA_ERROR_ALREADY_EXIST;
-			goto out;
-		}
-		unlink(ep->path); /* left behind by a process that ended without stopping */
-		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
-			errno = errno ? errno : EADDRINUSE;
-		else
-			errno = 0;
-	} else {
-		errno = 0;
-	}
+	r = server_bind(ep, fd, &sa);
+	if (r != DOCA_SUCCESS)
+		goto out;
 	if (errno != 0 || listen(fd, 128) != 0 || stat(ep->path, &st) != 0) {
 		ODMA_ERR("comch server \"%s\": cannot listen on %s: %s", ep->name, ep->path,
 		         strerror(errno));
@@ -519,10 +531,54 @@ static bool server_accept(struct comch_ep *ep)
 	}
 }
 
+/* Records the peer's pid on conn when the kernel reports it. */
+static void ep_peer_pid(struct doca_comch_connection *conn, int fd)
+{
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
+		conn->peer_pid = cred.pid;
+}
+
 static void server_reject(struct comch_ep *ep, int fd, doca_error_t code, const char *why)
 {
 	ODMA_WARN("comch server \"%s\": refused a client: %s", ep->name, why);
 	(void)comch_wire_send(fd, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
+}
+
+/*
+ * Checks a HELLO already copied into *hello (plen: its payload length) against this server;
+ * on a mismatch the client is told why and false is returned.
+ */
+static bool server_hello_ok(struct comch_ep *ep, int fd, const struct comch_hello *hello,
+                            size_t plen)
+{
+	const struct comch_wire_hdr *hdr = (const void *)ep->rx;
+
+	if (hello->magic != COMCH_WIRE_MAGIC || hello->version != COMCH_WIRE_VERSION) {
+		server_reject(ep, fd, DOCA_ERROR_UNSUPPORTED_VERSION,
+		              "protocol version mismatch (odma versions differ?)");
+		return false;
+	}
+	if (hello->name_len != plen - sizeof(*hello) || hello->name_len != strlen(ep->name) ||
+	    memcmp(ep->rx + sizeof(*hdr) + sizeof(*hello), ep->name, hello->name_len) != 0 ||
+	    hello->system_id != ep->system_id) {
+		server_reject(ep, fd, DOCA_ERROR_NOT_FOUND,
+		              "server name or emulated system differs");
+		return false;
+	}
+	if (hello->max_msg == 0 || hello->recv_queue == 0) {
+		server_reject(ep, fd, DOCA_ERROR_INVALID_VALUE, "bad HELLO parameters");
+		return false;
+	}
+	if (ep->num_live >= ep->ctx.caps->comch_max_clients) {
+		server_reject(ep, fd, DOCA_ERROR_FULL,
+		              "the server already serves its maximum number of clients "
+		              "(doca_comch_cap_get_max_clients)");
+		return false;
+	}
+	return true;
 }
 
 /* Handles a HELLO; returns the new connection (fd now owned by it) or NULL (fd to close). */
@@ -534,8 +590,6 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, int fd, s
 	struct comch_welcome w = { .magic = COMCH_WIRE_MAGIC, .version = COMCH_WIRE_VERSION };
 	struct doca_comch_connection *conn;
 	struct comch_link *link;
-	struct ucred cred;
-	socklen_t cl = sizeof(cred);
 	const char *why = "";
 	size_t plen = (size_t)n - sizeof(*hdr);
 
@@ -546,28 +600,8 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, int fd, s
 		return NULL;
 	}
 	memcpy(&hello, ep->rx + sizeof(*hdr), sizeof(hello));
-	if (hello.magic != COMCH_WIRE_MAGIC || hello.version != COMCH_WIRE_VERSION) {
-		server_reject(ep, fd, DOCA_ERROR_UNSUPPORTED_VERSION,
-		              "protocol version mismatch (odma versions differ?)");
+	if (!server_hello_ok(ep, fd, &hello, plen))
 		return NULL;
-	}
-	if (hello.name_len != plen - sizeof(hello) || hello.name_len != strlen(ep->name) ||
-	    memcmp(ep->rx + sizeof(*hdr) + sizeof(hello), ep->name, hello.name_len) != 0 ||
-	    hello.system_id != ep->system_id) {
-		server_reject(ep, fd, DOCA_ERROR_NOT_FOUND,
-		              "server name or emulated system differs");
-		return NULL;
-	}
-	if (hello.max_msg == 0 || hello.recv_queue == 0) {
-		server_reject(ep, fd, DOCA_ERROR_INVALID_VALUE, "bad HELLO parameters");
-		return NULL;
-	}
-	if (ep->num_live >= ep->ctx.caps->comch_max_clients) {
-		server_reject(ep, fd, DOCA_ERROR_FULL,
-		              "the server already serves its maximum number of clients "
-		              "(doca_comch_cap_get_max_clients)");
-		return NULL;
-	}
 	link = comch_shm_map(link_fd, COMCH_LINK_BYTES, &why);
 	if (link == NULL || link->magic != COMCH_LINK_MAGIC) {
 		if (link != NULL)
@@ -589,8 +623,7 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, int fd, s
 		munmap(link, COMCH_LINK_BYTES);
 		return NULL;
 	}
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
-		conn->peer_pid = cred.pid;
+	ep_peer_pid(conn, fd);
 	hello.pci[sizeof(hello.pci) - 1] = '\0';
 	ODMA_DBG("comch server \"%s\": client pid %d (device %s) connected; max message %u bytes",
 	         ep->name, (int)conn->peer_pid, hello.pci, conn->max_msg);
@@ -768,13 +801,7 @@ static bool client_answer(struct comch_ep *ep)
 		client_fail_start(ep);
 		return true;
 	}
-	{
-		struct ucred cred;
-		socklen_t cl = sizeof(cred);
-
-		if (getsockopt(ep->cfd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
-			conn->peer_pid = cred.pid;
-	}
+	ep_peer_pid(conn, ep->cfd);
 	ep->cfd = -1;    /* owned by the connection */
 	ep->link = NULL; /* likewise */
 	close(ep->link_fd);

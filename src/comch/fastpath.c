@@ -928,6 +928,28 @@ static doca_error_t write_remote(struct doca_comch_producer *p, const struct iov
 	return DOCA_SUCCESS;
 }
 
+/* Finds the peer's consumer id and holds it (users++) for a send; NULL when it has none. */
+static struct comch_rcons *producer_hold_consumer(const struct doca_comch_producer *p,
+                                                  struct doca_comch_connection *conn,
+                                                  uint32_t consumer_id)
+{
+	struct comch_rcons *r;
+
+	pthread_mutex_lock(&conn->lock);
+	r = rcons_find(conn, consumer_id);
+	if (r != NULL && !r->expired)
+		r->users++;
+	pthread_mutex_unlock(&conn->lock);
+	if (r == NULL || r->expired) {
+		ODMA_ERR("doca_task_submit: producer %u: the peer has no consumer with id %u%s",
+		         p->id, consumer_id,
+		         r != NULL ? " any more (it expired)"
+		                   : " (use an id reported by the new-consumer callback)");
+		return NULL;
+	}
+	return r;
+}
+
 static doca_error_t producer_submit(struct doca_task *task)
 {
 	struct doca_comch_producer_task_send *t = (struct doca_comch_producer_task_send *)task;
@@ -952,18 +974,9 @@ static doca_error_t producer_submit(struct doca_task *task)
 		         p->id);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	pthread_mutex_lock(&conn->lock);
-	r = rcons_find(conn, t->consumer_id);
-	if (r != NULL && !r->expired)
-		r->users++;
-	pthread_mutex_unlock(&conn->lock);
-	if (r == NULL || r->expired) {
-		ODMA_ERR("doca_task_submit: producer %u: the peer has no consumer with id %u%s",
-		         p->id, t->consumer_id,
-		         r != NULL ? " any more (it expired)"
-		                   : " (use an id reported by the new-consumer callback)");
+	r = producer_hold_consumer(p, conn, t->consumer_id);
+	if (r == NULL)
 		return DOCA_ERROR_NOT_FOUND;
-	}
 	res = ring_claim(p, r->ring, t->consumer_id, total, t->imm_len, &s);
 	if (res == DOCA_SUCCESS) {
 		status = total ? write_remote(p, iov, niov, s->addr, total) : DOCA_SUCCESS;
