@@ -494,7 +494,7 @@ static inline const char *comch_ep_kind(const struct comch_ep *ep)
 	return ep->is_server ? "server" : "client";
 }
 
-/* ---- fast path (fastpath.c) ------------------------------------------------------------ */
+/* ---- fast path (fastpath.c, consumer.c, producer.c) ------------------------------------ */
 
 /* The peer created a consumer (CONS_NEW with its ring fd); takes ownership of @fd. */
 void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const void *payload,
@@ -507,5 +507,17 @@ void comch_fp_on_cons_gone(struct doca_comch_connection *conn, uint32_t id);
 bool comch_fp_expire_remote_one(struct doca_comch_connection *conn, uint32_t *id);
 /* Frees the remote consumer table (connection teardown). */
 void comch_fp_free_remote(struct doca_comch_connection *conn);
+/* Whether a connection can carry a new consumer or producer (logged for @func). */
+doca_error_t comch_fp_conn_usable(struct doca_comch_connection *conn, const char *func);
+/* An id for a new consumer or producer (under conn->lock): odd on the client, even on the
+ * server. */
+uint32_t comch_fp_next_id(struct doca_comch_connection *conn);
+/* The peer's consumer @id (under conn->lock); NULL when it has none. */
+struct comch_rcons *comch_fp_rcons_find(struct doca_comch_connection *conn, uint32_t id);
+/* Unmaps and frees a remote consumer. */
+void comch_fp_rcons_free(struct comch_rcons *r);
+/* A consumer or producer capability: @value when the device has Comch (checked for @func). */
+doca_error_t comch_fp_cap(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value,
+                          const char *func);
 
 #endif /* ODMA_COMCH_H_ */
