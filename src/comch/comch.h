@@ -39,6 +39,7 @@
 #include "core/device/device.h"
 #include "core/exec/exec.h"
 #include "core/memory/memory.h"
+#include "util/container_of.h"
 
 /* ---- limits and environment ---------------------------------------------------------- */
 
@@ -181,7 +182,12 @@ struct comch_rcons {
 };
 
 struct comch_ep;
-struct comch_hs;
+/* An accepted socket whose HELLO has not arrived yet (server.c). */
+struct comch_hs {
+	struct comch_hs *next;
+	int fd;
+	uint64_t deadline_ns;
+};
 
 struct doca_comch_connection {
 	struct comch_ep *ep;
@@ -433,13 +439,62 @@ void comch_send_complete(struct doca_task *task, bool success);
 /* The message copy of a send task (inside the endpoint's arena). */
 uint8_t *comch_task_msg(struct comch_ep *ep, const struct doca_comch_task_send *task);
 
+/* The endpoint of a server's or client's context. */
+static inline struct comch_ep *comch_ep_of(const struct doca_ctx *ctx)
+{
+	return odma_container_of(ctx, struct comch_ep, ctx);
+}
+
+/* Setup shared by doca_comch_server_create and doca_comch_client_create. */
+doca_error_t comch_ep_init(struct comch_ep *ep, struct doca_dev *dev, const char *name, bool server,
+                           const struct odma_ctx_ops *ops);
+/* DOCA_ERROR_INVALID_VALUE (logged for @func) unless @name fits COMCH_NAME_MAX. */
+doca_error_t comch_check_name(const char *name, const char *func);
+/* DOCA_ERROR_BAD_STATE (logged, naming @what) unless the endpoint is idle. */
+doca_error_t comch_ep_check_idle(const struct comch_ep *ep, const char *what);
+doca_error_t comch_ep_set_max_msg(struct comch_ep *ep, uint32_t size);
+doca_error_t comch_ep_set_recv_queue(struct comch_ep *ep, uint32_t size);
+doca_error_t comch_ep_set_send_conf(struct comch_ep *ep, doca_comch_task_send_completion_cb_t ok,
+                                    doca_comch_task_send_completion_cb_t err, uint32_t num);
+doca_error_t comch_ep_send_alloc(struct comch_ep *ep, struct doca_comch_connection *peer,
+                                 const void *msg, uint32_t len, struct doca_comch_task_send **task,
+                                 const char *func);
+doca_error_t comch_ep_consumer_register(struct comch_ep *ep, doca_comch_event_consumer_cb_t new_cb,
+                                        doca_comch_event_consumer_cb_t gone_cb);
+/* Destroys an idle endpoint (the destroy call named @func). */
+doca_error_t comch_ep_destroy(struct comch_ep *ep, const char *func);
+/* Start steps shared by servers and clients (faults, arena, receive buffer, socket path). */
+doca_error_t comch_ep_start_common(struct comch_ep *ep);
+/* Frees what a started endpoint owns once it is IDLE (not its connections: see destroy). */
+void comch_ep_release_io(struct comch_ep *ep);
+/* Frees the connections whose end was handled and that nothing else holds (@all: every one). */
+void comch_ep_reap(struct comch_ep *ep, bool all);
+/* Records the peer's pid on @conn when the kernel reports it. */
+void comch_ep_peer_pid(struct doca_comch_connection *conn, int fd);
+/* The context ops servers and clients share. */
+bool comch_ep_progress(struct doca_ctx *ctx);
+void comch_ep_stop(struct doca_ctx *ctx);
+bool comch_ep_idle_ready(const struct doca_ctx *ctx);
+
+/* ---- servers (server.c) ---------------------------------------------------------------- */
+
+/* Accepts waiting clients (their HELLO is awaited by comch_server_handshakes). */
+bool comch_server_accept(struct comch_ep *ep);
+/* Handles the HELLOs that arrived; drops handshakes past their deadline. */
+bool comch_server_handshakes(struct comch_ep *ep);
+
+/* ---- clients (client.c) ---------------------------------------------------------------- */
+
+/* A STARTING client's progress: connect, send HELLO, await the server's answer. */
+bool comch_client_connecting(struct comch_ep *ep);
+
 /* Name of a side for log lines. */
 static inline const char *comch_ep_kind(const struct comch_ep *ep)
 {
 	return ep->is_server ? "server" : "client";
 }
 
-/* ---- fast path (fastpath.c) ------------------------------------------------------------ */
+/* ---- fast path (fastpath.c, consumer.c, producer.c) ------------------------------------ */
 
 /* The peer created a consumer (CONS_NEW with its ring fd); takes ownership of @fd. */
 void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const void *payload,
@@ -452,5 +507,17 @@ void comch_fp_on_cons_gone(struct doca_comch_connection *conn, uint32_t id);
 bool comch_fp_expire_remote_one(struct doca_comch_connection *conn, uint32_t *id);
 /* Frees the remote consumer table (connection teardown). */
 void comch_fp_free_remote(struct doca_comch_connection *conn);
+/* Whether a connection can carry a new consumer or producer (logged for @func). */
+doca_error_t comch_fp_conn_usable(struct doca_comch_connection *conn, const char *func);
+/* An id for a new consumer or producer (under conn->lock): odd on the client, even on the
+ * server. */
+uint32_t comch_fp_next_id(struct doca_comch_connection *conn);
+/* The peer's consumer @id (under conn->lock); NULL when it has none. */
+struct comch_rcons *comch_fp_rcons_find(struct doca_comch_connection *conn, uint32_t id);
+/* Unmaps and frees a remote consumer. */
+void comch_fp_rcons_free(struct comch_rcons *r);
+/* A consumer or producer capability: @value when the device has Comch (checked for @func). */
+doca_error_t comch_fp_cap(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value,
+                          const char *func);
 
 #endif /* ODMA_COMCH_H_ */

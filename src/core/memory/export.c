@@ -288,16 +288,15 @@ static doca_error_t import_check_dev(const struct odma_export_desc *d,
  * Verifies @bytes against the exporter's authoritative record: the descriptor imports only
  * if it is byte for byte one the exporter issued and still holds (same generation, alive).
  */
-static doca_error_t import_verify(const struct odma_export_desc *d, const uint8_t *bytes)
+/* Reads the exporter's record named by d into *s; fails when it cannot be read or is none. */
+static doca_error_t import_read_record(const struct odma_export_desc *d, struct odma_export_slot *s)
 {
 	static const char fn[] = "doca_mmap_create_from_export";
-	struct odma_export_slot s;
-	struct iovec l = { &s, sizeof(s) };
-	struct iovec r = { (void *)(uintptr_t)d->record_addr, sizeof(s) };
-	const char *field;
+	struct iovec l = { s, sizeof(*s) };
+	struct iovec r = { (void *)(uintptr_t)d->record_addr, sizeof(*s) };
 	ssize_t k;
 
-	memset(&s, 0, sizeof(s));
+	memset(s, 0, sizeof(*s));
 	do
 		k = process_vm_readv((pid_t)d->pid, &l, 1, &r, 1, 0);
 	while (k < 0 && errno == EINTR);
@@ -318,13 +317,25 @@ static doca_error_t import_verify(const struct odma_export_desc *d, const uint8_
 		            d->pid);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (k != (ssize_t)sizeof(s) || s.rec.magic != ODMA_EXPORT_RECORD_MAGIC) {
+	if (k != (ssize_t)sizeof(*s) || s->rec.magic != ODMA_EXPORT_RECORD_MAGIC) {
 		ODMA_ERR_AT(fn,
 		            "rejected descriptor of pid %u: no export record at 0x%llx in the "
 		            "exporter (forged or corrupted descriptor)",
 		            d->pid, (unsigned long long)d->record_addr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t import_verify(const struct odma_export_desc *d, const uint8_t *bytes)
+{
+	static const char fn[] = "doca_mmap_create_from_export";
+	struct odma_export_slot s;
+	const char *field;
+	doca_error_t err = import_read_record(d, &s);
+
+	if (err != DOCA_SUCCESS)
+		return err;
 	if (s.rec.generation > d->generation ||
 	    (s.rec.generation == d->generation && s.rec.alive != 1)) {
 		ODMA_ERR_AT(fn,

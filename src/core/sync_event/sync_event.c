@@ -351,6 +351,38 @@ void se_ctx_deactivate(struct doca_sync_event *se)
 /* Export and import                                                                       */
 /* ------------------------------------------------------------------------------------ */
 
+/* Whether event may be exported through the device described by info (fn: the caller). */
+static doca_error_t se_export_check(const struct doca_sync_event *event,
+                                    const struct doca_devinfo *info, const char *fn)
+{
+	if (event->from_export) {
+		ODMA_ERR("%s: sync event %p was created from an export; only the exporter exports "
+		         "it",
+		         fn, (void *)event);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (!se_active(event)) {
+		ODMA_ERR("%s: sync event %p is not started; start it (doca_sync_event_start or "
+		         "doca_ctx_start) before exporting",
+		         fn, (void *)event);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (!info->caps.export_pci) {
+		ODMA_ERR("%s: device %s cannot export across PCIe (see "
+		         "doca_sync_event_cap_is_export_to_remote_pci_supported)",
+		         fn, info->pci_addr);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	if (event->user_addr != NULL) {
+		ODMA_ERR("%s: sync event %p keeps its value in program memory "
+		         "(set_addr/set_doca_buf), "
+		         "which the other side cannot map; odma exports only library-held values",
+		         fn, (void *)event);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	return DOCA_SUCCESS;
+}
+
 doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
                                                   struct doca_dev *dev, const uint8_t **data,
                                                   size_t *sz)
@@ -359,37 +391,16 @@ doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
 	const struct doca_devinfo *info;
 	struct odma_se_blob b;
 	struct se_export *e;
+	doca_error_t r;
 
 	ODMA_CHECK_ARG(event != NULL && dev != NULL && data != NULL && sz != NULL,
 	               "%s: event, dev, data and sz must not be NULL", __func__);
 	info = odma_dev_lookup(dev);
 	ODMA_CHECK_ARG(info != NULL, "%s: dev %p is not a device handle from doca_dev_open",
 	               __func__, (void *)dev);
-	if (event->from_export) {
-		ODMA_ERR("%s: sync event %p was created from an export; only the exporter exports "
-		         "it",
-		         __func__, (void *)event);
-		return DOCA_ERROR_NOT_PERMITTED;
-	}
-	if (!se_active(event)) {
-		ODMA_ERR("%s: sync event %p is not started; start it (doca_sync_event_start or "
-		         "doca_ctx_start) before exporting",
-		         __func__, (void *)event);
-		return DOCA_ERROR_BAD_STATE;
-	}
-	if (!info->caps.export_pci) {
-		ODMA_ERR("%s: device %s cannot export across PCIe (see "
-		         "doca_sync_event_cap_is_export_to_remote_pci_supported)",
-		         __func__, info->pci_addr);
-		return DOCA_ERROR_NOT_SUPPORTED;
-	}
-	if (event->user_addr != NULL) {
-		ODMA_ERR("%s: sync event %p keeps its value in program memory "
-		         "(set_addr/set_doca_buf), "
-		         "which the other side cannot map; odma exports only library-held values",
-		         __func__, (void *)event);
-		return DOCA_ERROR_NOT_SUPPORTED;
-	}
+	r = se_export_check(event, info, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
 	e = calloc(1, sizeof(*e));
 	if (e == NULL || sys == NULL) {
 		free(e);
@@ -414,6 +425,33 @@ doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
 	return DOCA_SUCCESS;
 }
 
+/* Whether the parsed export b may be imported through the device described by info. */
+static doca_error_t se_import_check(const struct odma_system *sys, const struct doca_devinfo *info,
+                                    const struct odma_se_blob *b, const char *fn)
+{
+	if (sys == NULL || sys->id != b->system_id) {
+		ODMA_ERR(
+		        "%s: the export comes from another system profile; run both sides with the "
+		        "same ODMA_SYSTEM",
+		        fn);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	if ((uint8_t)info->side == b->side) {
+		ODMA_ERR("%s: device %s is on the same side as the exporting device %s; import "
+		         "through "
+		         "a device of the other side (host <-> DPU)",
+		         fn, info->pci_addr, b->pci);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	if (!info->caps.from_export_pci) {
+		ODMA_ERR("%s: device %s cannot create a sync event from an export (see "
+		         "doca_sync_event_cap_is_create_from_export_supported)",
+		         fn, info->pci_addr);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	return DOCA_SUCCESS;
+}
+
 doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data,
                                                 size_t sz, struct doca_sync_event **event)
 {
@@ -433,26 +471,9 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 		ODMA_ERR("%s: %s", __func__, why);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (sys == NULL || sys->id != b.system_id) {
-		ODMA_ERR(
-		        "%s: the export comes from another system profile; run both sides with the "
-		        "same ODMA_SYSTEM",
-		        __func__);
-		return DOCA_ERROR_NOT_SUPPORTED;
-	}
-	if ((uint8_t)info->side == b.side) {
-		ODMA_ERR("%s: device %s is on the same side as the exporting device %s; import "
-		         "through "
-		         "a device of the other side (host <-> DPU)",
-		         __func__, info->pci_addr, b.pci);
-		return DOCA_ERROR_NOT_SUPPORTED;
-	}
-	if (!info->caps.from_export_pci) {
-		ODMA_ERR("%s: device %s cannot create a sync event from an export (see "
-		         "doca_sync_event_cap_is_create_from_export_supported)",
-		         __func__, info->pci_addr);
-		return DOCA_ERROR_NOT_SUPPORTED;
-	}
+	r = se_import_check(sys, info, &b, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
 	r = doca_sync_event_create(&se);
 	if (r != DOCA_SUCCESS)
 		return r;

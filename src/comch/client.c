@@ -1,0 +1,341 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Comch clients: connecting from the client's progress (retrying until
+ * ODMA_COMCH_CONNECT_TIMEOUT_MS), the server's answer (RUNNING on WELCOME), the client's
+ * context ops and its public API.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "comch/comch.h"
+#include "core/error/error.h"
+#include "core/log/log.h"
+
+ODMA_LOG_REGISTER(DOCA_COMCH)
+
+/* ---- client ---------------------------------------------------------------------------- */
+
+static doca_error_t client_start(struct doca_ctx *ctx)
+{
+	struct comch_ep *ep = comch_ep_of(ctx);
+	uint32_t timeout_ms;
+	doca_error_t r;
+
+	if (comch_connect_timeout_ms(&timeout_ms) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE; /* logged by the config module */
+	if (ep->conn != NULL) {
+		if (atomic_load(&ep->conn->refs) > 1) {
+			ODMA_ERR("comch client %p: producers or consumers of the previous "
+			         "connection still exist; destroy them before restarting",
+			         (void *)ep);
+			return DOCA_ERROR_IN_USE;
+		}
+		comch_conn_put(ep->conn);
+		ep->conn = NULL;
+	}
+	r = comch_ep_start_common(ep);
+	if (r != DOCA_SUCCESS)
+		return r;
+	ep->link = comch_shm_create(COMCH_LINK_BYTES, &ep->link_fd, "odma-comch-link");
+	if (ep->link == NULL) {
+		ODMA_ERR("comch client \"%s\": cannot create the shared link page: %s", ep->name,
+		         strerror(errno));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	ep->link->magic = COMCH_LINK_MAGIC;
+	ep->timeout_ms = timeout_ms;
+	ep->deadline_ns = comch_now_ns() + (uint64_t)ep->timeout_ms * 1000000ull;
+	ep->next_try_ns = 0;
+	ep->hello_sent = false;
+	ep->last_errno = 0;
+	ODMA_DBG("comch client \"%s\": connecting through %s (device %s, system %s)", ep->name,
+	         ep->path, ctx->dev->info->pci_addr, ep->system_name);
+	return DOCA_ERROR_IN_PROGRESS;
+}
+
+static void client_fail_start(struct comch_ep *ep)
+{
+	comch_ep_release_io(ep);
+	doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_IDLE);
+}
+
+static bool client_try_connect(struct comch_ep *ep, uint64_t now)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct comch_hello *h;
+	uint8_t buf[sizeof(struct comch_hello) + COMCH_NAME_MAX];
+	size_t nlen = strlen(ep->name);
+	int fd, e;
+
+	ep->next_try_ns = now + 2000000ull; /* at most one attempt every 2 ms */
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		ep->last_errno = errno;
+		return false;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", ep->path);
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		ep->last_errno = errno;
+		close(fd);
+		return false;
+	}
+	h = (struct comch_hello *)buf;
+	memset(h, 0, sizeof(*h));
+	h->magic = COMCH_WIRE_MAGIC;
+	h->version = COMCH_WIRE_VERSION;
+	h->max_msg = ep->max_msg;
+	h->recv_queue = ep->recv_queue;
+	h->name_len = (uint32_t)nlen;
+	h->system_id = ep->system_id;
+	snprintf(h->pci, sizeof(h->pci), "%s", ep->ctx.dev->info->pci_addr);
+	memcpy(buf + sizeof(*h), ep->name, nlen);
+	e = comch_wire_send(fd, COMCH_W_HELLO, 0, buf, sizeof(*h) + nlen, ep->link_fd);
+	if (e != 0) {
+		ep->last_errno = e;
+		close(fd);
+		return false;
+	}
+	ep->cfd = fd;
+	ep->hello_sent = true;
+	return true;
+}
+
+/* The server's answer: RUNNING on WELCOME, IDLE on REJECT. */
+static bool client_answer(struct comch_ep *ep)
+{
+	const struct comch_wire_hdr *hdr = (const void *)ep->rx;
+	int pfd = -1;
+	ssize_t n = comch_wire_recv(ep->cfd, ep->rx, ep->rx_cap, &pfd);
+	struct comch_welcome w;
+	struct doca_comch_connection *conn;
+
+	if (pfd >= 0)
+		close(pfd);
+	if (n == -EAGAIN)
+		return false;
+	if (n > 0 && hdr->type == COMCH_W_REJECT) {
+		ODMA_ERR("comch client \"%s\": server on system %s refused the connection: %.*s "
+		         "(%s)",
+		         ep->name, ep->system_name, (int)(n - (ssize_t)sizeof(*hdr)),
+		         (const char *)(ep->rx + sizeof(*hdr)),
+		         doca_error_get_name((doca_error_t)hdr->arg));
+		client_fail_start(ep);
+		return true;
+	}
+	if (n < (ssize_t)(sizeof(*hdr) + sizeof(w)) || hdr->type != COMCH_W_WELCOME) {
+		/* the server went away during the handshake: try again until the deadline */
+		ep->last_errno = n == 0 ? ECONNRESET : EPROTO;
+		close(ep->cfd);
+		ep->cfd = -1;
+		ep->hello_sent = false;
+		return true;
+	}
+	memcpy(&w, ep->rx + sizeof(*hdr), sizeof(w));
+	if (w.magic != COMCH_WIRE_MAGIC || w.max_msg == 0 || w.recv_queue == 0) {
+		ODMA_ERR("comch client \"%s\": the server's WELCOME is malformed", ep->name);
+		client_fail_start(ep);
+		return true;
+	}
+	conn = comch_conn_new(ep, ep->cfd, COMCH_SIDE_CLIENT, ep->link,
+	                      ep->max_msg < w.max_msg ? ep->max_msg : w.max_msg, w.recv_queue);
+	if (conn == NULL) {
+		client_fail_start(ep);
+		return true;
+	}
+	comch_ep_peer_pid(conn, ep->cfd);
+	ep->cfd = -1;    /* owned by the connection */
+	ep->link = NULL; /* likewise */
+	close(ep->link_fd);
+	ep->link_fd = -1;
+	ep->conn = conn;
+	ODMA_DBG("comch client \"%s\": connected to server pid %d; max message %u bytes", ep->name,
+	         (int)conn->peer_pid, conn->max_msg);
+	doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_RUNNING);
+	return true;
+}
+
+bool comch_client_connecting(struct comch_ep *ep)
+{
+	uint64_t now = comch_now_ns();
+
+	if (ep->cfd < 0 && now >= ep->next_try_ns)
+		(void)client_try_connect(ep, now);
+	if (ep->cfd >= 0 && client_answer(ep))
+		return true;
+	if (ep->ctx.state == DOCA_CTX_STATE_STARTING && now >= ep->deadline_ns) {
+		ODMA_ERR("comch client: no server named \"%s\" answered within %u ms on emulated "
+		         "system %s for host device %s (socket %s: %s). Start the DPU side first "
+		         "(a doca_comch_server on the representor of %s, ODMA_SIDE=dpu) with the "
+		         "same ODMA_SYSTEM and ODMA_RUNDIR, or raise ODMA_COMCH_CONNECT_TIMEOUT_MS",
+		         ep->name, ep->timeout_ms, ep->system_name, ep->ctx.dev->info->pci_addr,
+		         ep->path, ep->last_errno ? strerror(ep->last_errno) : "no answer",
+		         ep->ctx.dev->info->pci_addr);
+		client_fail_start(ep);
+		return true;
+	}
+	return false;
+}
+
+static const struct odma_ctx_ops client_ops = {
+	.name = "COMCH_CLIENT",
+	.task_size = sizeof(struct doca_comch_task_send),
+	.start = client_start,
+	.complete = comch_send_complete,
+	.submit = comch_send_submit,
+	.progress = comch_ep_progress,
+	.stop = comch_ep_stop,
+	.idle_ready = comch_ep_idle_ready,
+	.no_task_conf = true,
+};
+
+/* ---- client API ------------------------------------------------------------------------ */
+
+doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name,
+                                      struct doca_comch_client **comch_client)
+{
+	struct doca_comch_client *c;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(dev != NULL && name != NULL && comch_client != NULL,
+	               "doca_comch_client_create: dev, name and comch_client must not be NULL");
+	r = comch_check_name(name, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (doca_comch_cap_client_is_supported(dev->info) != DOCA_SUCCESS) {
+		ODMA_ERR("doca_comch_client_create: device %s cannot host a Comch client (a client "
+		         "runs on a host-side device with Comch; servers run on the DPU)",
+		         dev->info->pci_addr);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	r = comch_ep_init(&c->ep, dev, name, false, &client_ops);
+	if (r != DOCA_SUCCESS) {
+		free(c);
+		return r;
+	}
+	*comch_client = c;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client)
+{
+	ODMA_CHECK_ARG(comch_client != NULL,
+	               "doca_comch_client_destroy: comch_client must not be NULL");
+	return comch_ep_destroy(&comch_client->ep, __func__);
+}
+
+doca_error_t doca_comch_client_set_max_msg_size(struct doca_comch_client *comch_client,
+                                                uint32_t size)
+{
+	ODMA_CHECK_ARG(comch_client != NULL,
+	               "doca_comch_client_set_max_msg_size: comch_client must not be NULL");
+	return comch_ep_set_max_msg(&comch_client->ep, size);
+}
+
+doca_error_t doca_comch_client_get_max_msg_size(const struct doca_comch_client *comch_client,
+                                                uint32_t *size)
+{
+	ODMA_CHECK_ARG(comch_client != NULL && size != NULL,
+	               "doca_comch_client_get_max_msg_size: NULL argument");
+	*size = comch_client->ep.max_msg;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_client_set_recv_queue_size(struct doca_comch_client *comch_client,
+                                                   uint32_t size)
+{
+	ODMA_CHECK_ARG(comch_client != NULL,
+	               "doca_comch_client_set_recv_queue_size: comch_client must not be NULL");
+	return comch_ep_set_recv_queue(&comch_client->ep, size);
+}
+
+doca_error_t doca_comch_client_get_recv_queue_size(const struct doca_comch_client *comch_client,
+                                                   uint32_t *size)
+{
+	ODMA_CHECK_ARG(comch_client != NULL && size != NULL,
+	               "doca_comch_client_get_recv_queue_size: NULL argument");
+	*size = comch_client->ep.recv_queue;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_client_get_device(const struct doca_comch_client *comch_client,
+                                          struct doca_dev **dev)
+{
+	ODMA_CHECK_ARG(comch_client != NULL && dev != NULL,
+	               "doca_comch_client_get_device: NULL argument");
+	*dev = comch_client->ep.ctx.dev;
+	return DOCA_SUCCESS;
+}
+
+struct doca_ctx *doca_comch_client_as_ctx(struct doca_comch_client *comch_client)
+{
+	return comch_client != NULL ? &comch_client->ep.ctx : NULL;
+}
+
+doca_error_t doca_comch_client_get_connection(const struct doca_comch_client *comch_client,
+                                              struct doca_comch_connection **connection)
+{
+	ODMA_CHECK_ARG(comch_client != NULL && connection != NULL,
+	               "doca_comch_client_get_connection: NULL argument");
+	if (comch_client->ep.ctx.state != DOCA_CTX_STATE_RUNNING || comch_client->ep.conn == NULL) {
+		ODMA_ERR("doca_comch_client_get_connection: client \"%s\" is not connected (not "
+		         "RUNNING); progress its PE until the state callback reports RUNNING",
+		         comch_client->ep.name);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	*connection = comch_client->ep.conn;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+doca_comch_client_task_send_set_conf(struct doca_comch_client *comch_client,
+                                     doca_comch_task_send_completion_cb_t task_completion_cb,
+                                     doca_comch_task_send_completion_cb_t task_error_cb,
+                                     uint32_t num_send_tasks)
+{
+	ODMA_CHECK_ARG(comch_client != NULL,
+	               "doca_comch_client_task_send_set_conf: comch_client must not be NULL");
+	return comch_ep_set_send_conf(&comch_client->ep, task_completion_cb, task_error_cb,
+	                              num_send_tasks);
+}
+
+doca_error_t doca_comch_client_task_send_alloc_init(struct doca_comch_client *comch_client,
+                                                    struct doca_comch_connection *peer,
+                                                    const void *msg, uint32_t len,
+                                                    struct doca_comch_task_send **task)
+{
+	ODMA_CHECK_ARG(comch_client != NULL && peer != NULL && msg != NULL && task != NULL,
+	               "doca_comch_client_task_send_alloc_init: NULL argument");
+	return comch_ep_send_alloc(&comch_client->ep, peer, msg, len, task, __func__);
+}
+
+doca_error_t doca_comch_client_event_msg_recv_register(struct doca_comch_client *comch_client,
+                                                       doca_comch_event_msg_recv_cb_t recv_event_cb)
+{
+	ODMA_CHECK_ARG(comch_client != NULL && recv_event_cb != NULL,
+	               "doca_comch_client_event_msg_recv_register: NULL argument");
+	if (comch_ep_check_idle(&comch_client->ep, "the receive callback") != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
+	comch_client->ep.recv_cb = recv_event_cb;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+doca_comch_client_event_consumer_register(struct doca_comch_client *comch_client,
+                                          doca_comch_event_consumer_cb_t new_consumer_event_cb,
+                                          doca_comch_event_consumer_cb_t expired_consumer_event_cb)
+{
+	ODMA_CHECK_ARG(comch_client != NULL && new_consumer_event_cb != NULL &&
+	                       expired_consumer_event_cb != NULL,
+	               "doca_comch_client_event_consumer_register: both callbacks are required");
+	return comch_ep_consumer_register(&comch_client->ep, new_consumer_event_cb,
+	                                  expired_consumer_event_cb);
+}

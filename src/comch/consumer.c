@@ -1,0 +1,542 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Comch fast-path consumers: a consumer posts receive buffers into a ring shared with the peer
+ * process and harvests the slots producers filled; its context ops and public API.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "comch/comch.h"
+#include "core/error/error.h"
+#include "core/log/log.h"
+
+ODMA_LOG_REGISTER(DOCA_COMCH_FASTPATH)
+
+#define COMCH_EXPIRE_WAIT_MS 1000u /* a claimed slot of a lost connection: wait this long */
+
+static struct doca_comch_consumer *consumer_of(const struct doca_ctx *ctx)
+{
+	return (struct doca_comch_consumer *)(uintptr_t)ctx;
+}
+
+/* ---- consumer ------------------------------------------------------------------------------ */
+
+static void consumer_drop_ring(struct doca_comch_consumer *c)
+{
+	if (c->ring != NULL)
+		munmap(c->ring, c->ring_size);
+	c->ring = NULL;
+	free(c->slot_task);
+	c->slot_task = NULL;
+}
+
+/* Completes the slots a producer finished, in posting order. */
+static bool consumer_harvest(struct doca_comch_consumer *c)
+{
+	bool any = false;
+
+	while (c->done < c->posted) {
+		struct comch_slot *s = comch_ring_slot(c->ring, c->done);
+		uint32_t idx = (uint32_t)(c->done & (c->ring->nslots - 1));
+		struct doca_comch_consumer_task_post_recv *t;
+		doca_error_t status;
+
+		if (atomic_load_explicit(&s->state, memory_order_acquire) != COMCH_SLOT_DONE)
+			break;
+		t = c->slot_task[idx];
+		c->slot_task[idx] = NULL;
+		status = (doca_error_t)s->status;
+		if (status == DOCA_SUCCESS) {
+			t->buf->data_len += s->written;
+			t->producer_id = s->producer_id;
+			t->imm_len = s->imm_len <= c->imm_len ? s->imm_len : c->imm_len;
+			if (t->imm_len > 0)
+				memcpy(t->imm, s->imm, t->imm_len);
+		}
+		atomic_store_explicit(&s->state, COMCH_SLOT_FREE, memory_order_relaxed);
+		c->done++;
+		doca_priv_task_complete(&t->base, status);
+		any = true;
+	}
+	return any;
+}
+
+/* Fails the posted slots from c->done on (none of them is being written). */
+static void consumer_fail_rest(struct doca_comch_consumer *c, doca_error_t status)
+{
+	while (c->done < c->posted) {
+		uint32_t idx = (uint32_t)(c->done & (c->ring->nslots - 1));
+		struct doca_comch_consumer_task_post_recv *t = c->slot_task[idx];
+
+		c->slot_task[idx] = NULL;
+		atomic_store_explicit(&comch_ring_slot(c->ring, c->done)->state, COMCH_SLOT_FREE,
+		                      memory_order_relaxed);
+		c->done++;
+		doca_priv_task_complete(&t->base, status);
+	}
+}
+
+/* Closes the ring to producers; slots claimed before stay (their writes finish). */
+static void consumer_close_ring(struct doca_comch_consumer *c)
+{
+	uint64_t old;
+
+	if (c->closed || c->ring == NULL)
+		return;
+	c->closed = true;
+	old = atomic_fetch_or_explicit(&c->ring->claim_seq, COMCH_RING_CLOSED,
+	                               memory_order_acq_rel);
+	c->claim_limit = old & ~COMCH_RING_CLOSED;
+}
+
+/* After the ring closed: the claimed slots are harvested, the unclaimed ones fail. */
+static bool consumer_drain_closed(struct doca_comch_consumer *c, doca_error_t status)
+{
+	bool any = consumer_harvest(c);
+
+	if (c->done < c->claim_limit) {
+		if (!c->expired || comch_now_ns() < c->expire_deadline_ns)
+			return any;
+		ODMA_WARN("comch consumer %u: %llu buffers claimed by the lost peer were never "
+		          "completed; failing them",
+		          c->id, (unsigned long long)(c->claim_limit - c->done));
+	}
+	if (c->done < c->posted) {
+		consumer_fail_rest(c, status);
+		any = true;
+	}
+	return any;
+}
+
+static doca_error_t consumer_start(struct doca_ctx *ctx)
+{
+	struct doca_comch_consumer *c = consumer_of(ctx);
+	struct comch_cons_new m = { 0 };
+	uint32_t nslots = 1;
+	int fd = -1;
+
+	if (atomic_load(&c->conn->dead)) {
+		ODMA_ERR("comch consumer %u: its connection is closed; create consumers on a live "
+		         "connection",
+		         c->id);
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
+	while (nslots < ctx->num_tasks)
+		nslots <<= 1;
+	consumer_drop_ring(c);
+	m.nslots = nslots;
+	m.slot_size = (uint32_t)((sizeof(struct comch_slot) + c->imm_len + 63) & ~(size_t)63);
+	m.imm_len = c->imm_len;
+	m.ring_size = (comch_ring_bytes(nslots, m.slot_size) + 4095) & ~(size_t)4095;
+	c->slot_task = calloc(nslots, sizeof(*c->slot_task));
+	c->ring =
+	        c->slot_task != NULL ? comch_shm_create(m.ring_size, &fd, "odma-comch-ring") : NULL;
+	if (c->ring == NULL) {
+		ODMA_ERR("comch consumer %u: cannot create its ring of %u slots: %s", c->id, nslots,
+		         strerror(errno));
+		consumer_drop_ring(c);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	c->ring_size = m.ring_size;
+	c->ring->magic = COMCH_RING_MAGIC;
+	c->ring->nslots = nslots;
+	c->ring->slot_size = m.slot_size;
+	c->ring->imm_len = c->imm_len;
+	c->ring->consumer_id = c->id;
+	c->posted = c->done = c->claim_limit = 0;
+	c->closed = c->expired = false;
+	/* the peer's producers write into this process (process_vm_writev needs ptrace rights) */
+	(void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+	atomic_store(&c->reg, COMCH_REG_SENT);
+	if (!comch_conn_send_ctl(c->conn, COMCH_W_CONS_NEW, c->id, &m, sizeof(m), fd)) {
+		close(fd);
+		consumer_drop_ring(c);
+		ODMA_ERR("comch consumer %u: its connection closed; the consumer cannot register",
+		         c->id);
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
+	close(fd);
+	return DOCA_ERROR_IN_PROGRESS;
+}
+
+static bool consumer_progress(struct doca_ctx *ctx)
+{
+	struct doca_comch_consumer *c = consumer_of(ctx);
+	struct doca_comch_connection *conn = c->conn;
+	bool dead = atomic_load_explicit(&conn->dead, memory_order_acquire);
+	int reg;
+
+	comch_conn_flush_ctl(conn);
+	if (ctx->state == DOCA_CTX_STATE_STARTING) {
+		reg = atomic_load(&c->reg);
+		if (reg == COMCH_REG_ACKED && !dead) {
+			doca_priv_ctx_set_state(ctx, DOCA_CTX_STATE_RUNNING);
+			return true;
+		}
+		if (reg == COMCH_REG_REFUSED || dead) {
+			ODMA_ERR("comch consumer %u: the peer %s; the consumer did not start",
+			         c->id, dead ? "went away" : "refused it");
+			consumer_drop_ring(c);
+			doca_priv_ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);
+			return true;
+		}
+		return false;
+	}
+	if (dead && !c->expired) {
+		c->expired = true;
+		c->expire_deadline_ns =
+		        comch_now_ns() + (uint64_t)COMCH_EXPIRE_WAIT_MS * 1000000ull;
+		consumer_close_ring(c);
+		ODMA_WARN("comch consumer %u: its connection closed; the consumer expires (posted "
+		          "buffers fail with DOCA_ERROR_CONNECTION_RESET)",
+		          c->id);
+		if (ctx->state == DOCA_CTX_STATE_RUNNING)
+			doca_priv_ctx_set_state(ctx, DOCA_CTX_STATE_STOPPING);
+	}
+	if (c->closed)
+		return consumer_drain_closed(c, c->expired ? DOCA_ERROR_CONNECTION_RESET
+		                                           : DOCA_ERROR_IO_FAILED);
+	return consumer_harvest(c);
+}
+
+static void consumer_stop(struct doca_ctx *ctx)
+{
+	struct doca_comch_consumer *c = consumer_of(ctx);
+
+	if (c->ring == NULL)
+		return;
+	consumer_close_ring(c);
+	if (!atomic_load(&c->conn->dead))
+		(void)comch_conn_send_ctl(c->conn, COMCH_W_CONS_GONE, c->id, NULL, 0, -1);
+	if (ctx->state == DOCA_CTX_STATE_STARTING)
+		return;
+	(void)consumer_drain_closed(c, DOCA_ERROR_IO_FAILED);
+}
+
+static bool consumer_idle_ready(const struct doca_ctx *ctx)
+{
+	const struct doca_comch_consumer *c = consumer_of(ctx);
+
+	return c->ring == NULL || c->done == c->posted;
+}
+
+static void post_recv_complete(struct doca_task *task, bool success)
+{
+	struct doca_comch_consumer *c = consumer_of(task->ctx);
+	doca_comch_consumer_task_post_recv_completion_cb_t cb = success ? c->ok_cb : c->err_cb;
+
+	cb((struct doca_comch_consumer_task_post_recv *)task, task->user_data,
+	   task->ctx->user_data);
+}
+
+static doca_error_t post_recv_submit(struct doca_task *task)
+{
+	struct doca_comch_consumer_task_post_recv *t =
+	        (struct doca_comch_consumer_task_post_recv *)task;
+	struct doca_comch_consumer *c = consumer_of(task->ctx);
+	struct doca_buf *buf = t->buf;
+	uint32_t idx;
+	struct comch_slot *s;
+	size_t room;
+
+	if (buf == NULL || buf->mmap != c->mmap || !odma_buf_is_head(buf) || buf->next != NULL) {
+		ODMA_ERR("doca_task_submit: post-recv task %p needs a single doca_buf of the "
+		         "consumer's mmap %p (got %p)",
+		         (void *)t, (void *)c->mmap, (void *)buf);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	room = odma_buf_room(buf);
+	if (room == 0 || room > task->ctx->caps->comch_fp_max_buf_size) {
+		ODMA_ERR("doca_task_submit: post-recv buffer %p has %zu free bytes; it must have "
+		         "1..%u (doca_comch_consumer_cap_get_max_buf_size)",
+		         (void *)buf, room, task->ctx->caps->comch_fp_max_buf_size);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	idx = (uint32_t)(c->posted & (c->ring->nslots - 1));
+	s = comch_ring_slot(c->ring, c->posted);
+	s->seq = c->posted;
+	s->addr = (uint64_t)(uintptr_t)(buf->data + buf->data_len);
+	s->room = room;
+	s->written = 0;
+	s->status = DOCA_SUCCESS;
+	s->imm_len = 0;
+	s->producer_id = 0;
+	t->producer_id = 0;
+	t->imm_len = 0;
+	c->slot_task[idx] = t;
+	atomic_store_explicit(&s->state, COMCH_SLOT_POSTED, memory_order_relaxed);
+	c->posted++;
+	atomic_store_explicit(&c->ring->post_seq, c->posted, memory_order_release);
+	return DOCA_SUCCESS;
+}
+
+static const struct odma_ctx_ops consumer_ops = {
+	.name = "COMCH_CONSUMER",
+	.task_size = sizeof(struct doca_comch_consumer_task_post_recv),
+	.start = consumer_start,
+	.complete = post_recv_complete,
+	.submit = post_recv_submit,
+	.progress = consumer_progress,
+	.stop = consumer_stop,
+	.idle_ready = consumer_idle_ready,
+};
+
+doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_connection,
+                                        struct doca_mmap *buf_mmap,
+                                        struct doca_comch_consumer **consumer)
+{
+	struct doca_comch_connection *conn = comch_connection;
+	struct doca_comch_consumer *c;
+	uint32_t cap;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(conn != NULL && buf_mmap != NULL && consumer != NULL,
+	               "doca_comch_consumer_create: NULL argument");
+	r = comch_fp_conn_usable(conn, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (!buf_mmap->started || buf_mmap->from_export) {
+		ODMA_ERR("doca_comch_consumer_create: mmap %p must be a started mmap of this "
+		         "process's memory",
+		         (void *)buf_mmap);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	r = doca_priv_ctx_init(&c->ctx, &consumer_ops, conn->ep->ctx.dev);
+	if (r != DOCA_SUCCESS) {
+		free(c);
+		return r;
+	}
+	c->ctx.queue_depth = UINT32_MAX;
+	cap = c->ctx.caps->comch_fp_max_endpoints;
+	pthread_mutex_lock(&conn->lock);
+	if (conn->num_cons >= cap) {
+		pthread_mutex_unlock(&conn->lock);
+		doca_priv_ctx_destroy(&c->ctx);
+		free(c);
+		ODMA_ERR("doca_comch_consumer_create: connection %p already has %u consumers on "
+		         "this side (doca_comch_consumer_cap_get_max_consumers)",
+		         (void *)conn, cap);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	c->id = comch_fp_next_id(conn);
+	conn->num_cons++;
+	c->next_on_conn = conn->lcons;
+	conn->lcons = c;
+	pthread_mutex_unlock(&conn->lock);
+	comch_conn_get(conn);
+	c->conn = conn;
+	c->mmap = buf_mmap;
+	c->ring_fd = -1;
+	atomic_init(&c->reg, COMCH_REG_NONE);
+	*consumer = c;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
+{
+	struct doca_comch_connection *conn;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(consumer != NULL, "doca_comch_consumer_destroy: consumer must not be NULL");
+	r = doca_priv_ctx_destroy(&consumer->ctx);
+	if (r != DOCA_SUCCESS)
+		return r;
+	conn = consumer->conn;
+	pthread_mutex_lock(&conn->lock);
+	for (struct doca_comch_consumer **pp = &conn->lcons; *pp != NULL;
+	     pp = &(*pp)->next_on_conn) {
+		if (*pp == consumer) {
+			*pp = consumer->next_on_conn;
+			break;
+		}
+	}
+	conn->num_cons--;
+	pthread_mutex_unlock(&conn->lock);
+	consumer_drop_ring(consumer);
+	comch_conn_put(conn);
+	free(consumer);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *devinfo)
+{
+	ODMA_CHECK_ARG(devinfo != NULL,
+	               "doca_comch_consumer_cap_is_supported: devinfo must not be NULL");
+	return devinfo->caps.comch ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_comch_consumer_get_id(const struct doca_comch_consumer *consumer, uint32_t *id)
+{
+	ODMA_CHECK_ARG(consumer != NULL && id != NULL, "doca_comch_consumer_get_id: NULL argument");
+	*id = consumer->id;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo,
+                                                       uint32_t *max_num_tasks)
+{
+	return comch_fp_cap(devinfo, max_num_tasks, devinfo ? devinfo->caps.comch_fp_max_tasks : 0,
+	                    __func__);
+}
+
+doca_error_t doca_comch_consumer_cap_get_max_buf_size(const struct doca_devinfo *devinfo,
+                                                      uint32_t *max_buf_size)
+{
+	return comch_fp_cap(devinfo, max_buf_size,
+	                    devinfo ? devinfo->caps.comch_fp_max_buf_size : 0, __func__);
+}
+
+doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
+                                                          uint32_t *max_buf_list_len)
+{
+	return comch_fp_cap(devinfo, max_buf_list_len, 1, __func__);
+}
+
+doca_error_t doca_comch_consumer_cap_get_max_consumers(const struct doca_devinfo *devinfo,
+                                                       uint32_t *max_consumers)
+{
+	return comch_fp_cap(devinfo, max_consumers,
+	                    devinfo ? devinfo->caps.comch_fp_max_endpoints : 0, __func__);
+}
+
+doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devinfo *devinfo,
+                                                          uint32_t *max_imm_data_len)
+{
+	return comch_fp_cap(devinfo, max_imm_data_len,
+	                    devinfo ? devinfo->caps.comch_max_imm_data : 0, __func__);
+}
+
+doca_error_t doca_comch_consumer_get_imm_data_len(const struct doca_comch_consumer *consumer,
+                                                  uint32_t *imm_data_len)
+{
+	ODMA_CHECK_ARG(consumer != NULL && imm_data_len != NULL,
+	               "doca_comch_consumer_get_imm_data_len: NULL argument");
+	*imm_data_len = consumer->imm_len;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *consumer,
+                                                  uint32_t imm_data_len)
+{
+	ODMA_CHECK_ARG(consumer != NULL,
+	               "doca_comch_consumer_set_imm_data_len: consumer must not be NULL");
+	if (consumer->ctx.state != DOCA_CTX_STATE_IDLE) {
+		ODMA_ERR("doca_comch_consumer_set_imm_data_len: consumer %u is not IDLE",
+		         consumer->id);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	ODMA_CHECK_ARG(imm_data_len <= consumer->ctx.caps->comch_max_imm_data,
+	               "doca_comch_consumer_set_imm_data_len: %u bytes is above the device's %u "
+	               "(doca_comch_consumer_cap_get_max_imm_data_len)",
+	               imm_data_len, consumer->ctx.caps->comch_max_imm_data);
+	consumer->imm_len = imm_data_len;
+	return DOCA_SUCCESS;
+}
+
+struct doca_ctx *doca_comch_consumer_as_ctx(struct doca_comch_consumer *consumer)
+{
+	return consumer != NULL ? &consumer->ctx : NULL;
+}
+
+doca_error_t doca_comch_consumer_task_post_recv_set_conf(
+        struct doca_comch_consumer *consumer,
+        doca_comch_consumer_task_post_recv_completion_cb_t task_completion_cb,
+        doca_comch_consumer_task_post_recv_completion_cb_t task_error_cb,
+        uint32_t num_post_recv_tasks)
+{
+	uint32_t cap;
+
+	ODMA_CHECK_ARG(consumer != NULL && task_completion_cb != NULL && task_error_cb != NULL,
+	               "doca_comch_consumer_task_post_recv_set_conf: the consumer and both "
+	               "callbacks are required");
+	if (consumer->ctx.state != DOCA_CTX_STATE_IDLE) {
+		ODMA_ERR("doca_comch_consumer_task_post_recv_set_conf: consumer %u is not IDLE",
+		         consumer->id);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	cap = consumer->ctx.caps->comch_fp_max_tasks;
+	ODMA_CHECK_ARG(num_post_recv_tasks >= 1 && num_post_recv_tasks <= cap,
+	               "doca_comch_consumer_task_post_recv_set_conf: %u tasks is outside 1..%u "
+	               "(doca_comch_consumer_cap_get_max_num_tasks)",
+	               num_post_recv_tasks, cap);
+	consumer->ok_cb = task_completion_cb;
+	consumer->err_cb = task_error_cb;
+	consumer->ctx.num_tasks = num_post_recv_tasks;
+	consumer->ctx.configured = true;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_consumer *consumer,
+                                              struct doca_buf *buf,
+                                              struct doca_comch_consumer_task_post_recv **task)
+{
+	struct doca_comch_consumer_task_post_recv *t;
+	struct doca_task *base;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(consumer != NULL && task != NULL,
+	               "doca_comch_consumer_task_post_recv_alloc_init: NULL argument");
+	if (buf != NULL && buf->mmap != consumer->mmap) {
+		ODMA_ERR("doca_comch_consumer_task_post_recv_alloc_init: buf %p is not in the "
+		         "consumer's mmap %p",
+		         (void *)buf, (void *)consumer->mmap);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	r = doca_priv_task_alloc(&consumer->ctx, &base);
+	if (r != DOCA_SUCCESS)
+		return r;
+	t = (struct doca_comch_consumer_task_post_recv *)base;
+	t->buf = buf;
+	t->producer_id = 0;
+	t->imm_len = 0;
+	*task = t;
+	return DOCA_SUCCESS;
+}
+
+struct doca_buf *
+doca_comch_consumer_task_post_recv_get_buf(const struct doca_comch_consumer_task_post_recv *task)
+{
+	return task != NULL ? task->buf : NULL;
+}
+
+void doca_comch_consumer_task_post_recv_set_buf(struct doca_comch_consumer_task_post_recv *task,
+                                                struct doca_buf *buf)
+{
+	if (task != NULL)
+		task->buf = buf;
+}
+
+uint32_t doca_comch_consumer_task_post_recv_get_producer_id(
+        const struct doca_comch_consumer_task_post_recv *task)
+{
+	return task != NULL ? task->producer_id : 0;
+}
+
+const uint8_t *doca_comch_consumer_task_post_recv_get_imm_data(
+        const struct doca_comch_consumer_task_post_recv *task)
+{
+	return task != NULL && task->imm_len > 0 ? task->imm : NULL;
+}
+
+uint32_t doca_comch_consumer_task_post_recv_get_imm_data_len(
+        const struct doca_comch_consumer_task_post_recv *task)
+{
+	return task != NULL ? task->imm_len : 0;
+}
+
+struct doca_task *
+doca_comch_consumer_task_post_recv_as_task(struct doca_comch_consumer_task_post_recv *task)
+{
+	return task != NULL ? &task->base : NULL;
+}

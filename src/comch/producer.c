@@ -1,0 +1,512 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Comch fast-path producers: a producer claims a slot the peer's consumer posted (CAS on
+ * claim_seq), writes the bytes straight into that consumer's buffer with process_vm_writev
+ * and marks the slot done; its context ops and public API.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+#include "comch/comch.h"
+#include "core/error/error.h"
+#include "core/log/log.h"
+
+ODMA_LOG_REGISTER(DOCA_COMCH_FASTPATH)
+
+#define COMCH_MAX_IOV 64u
+
+static struct doca_comch_producer *producer_of(const struct doca_ctx *ctx)
+{
+	return (struct doca_comch_producer *)(uintptr_t)ctx;
+}
+
+/* ---- producer ------------------------------------------------------------------------------ */
+
+static doca_error_t producer_start(struct doca_ctx *ctx)
+{
+	struct doca_comch_producer *p = producer_of(ctx);
+
+	if (atomic_load(&p->conn->dead)) {
+		ODMA_ERR("comch producer %u: its connection is closed; create producers on a live "
+		         "connection",
+		         p->id);
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
+	p->expired = false;
+	return DOCA_SUCCESS;
+}
+
+static bool producer_progress(struct doca_ctx *ctx)
+{
+	struct doca_comch_producer *p = producer_of(ctx);
+
+	comch_conn_flush_ctl(p->conn);
+	if (p->expired || !atomic_load_explicit(&p->conn->dead, memory_order_acquire))
+		return false;
+	p->expired = true;
+	ODMA_WARN("comch producer %u: its connection closed; the producer expires", p->id);
+	if (ctx->state == DOCA_CTX_STATE_RUNNING)
+		doca_priv_ctx_set_state(ctx, DOCA_CTX_STATE_STOPPING);
+	return true;
+}
+
+static void producer_send_complete(struct doca_task *task, bool success)
+{
+	struct doca_comch_producer *p = producer_of(task->ctx);
+	doca_comch_producer_task_send_completion_cb_t cb = success ? p->ok_cb : p->err_cb;
+
+	cb((struct doca_comch_producer_task_send *)task, task->user_data, task->ctx->user_data);
+}
+
+/* The source's data segments as iovecs; false (logged) when it is not usable. */
+static bool producer_gather(const struct doca_comch_producer_task_send *t,
+                            const struct doca_ctx *ctx, struct iovec *iov, unsigned int *niov,
+                            uint64_t *total)
+{
+	unsigned int n = 0;
+	uint64_t sum = 0;
+
+	for (const struct doca_buf *b = t->buf; b != NULL; b = b->next) {
+		if (n == COMCH_MAX_IOV) {
+			ODMA_ERR("doca_task_submit: producer send source list is longer than %u "
+			         "elements",
+			         COMCH_MAX_IOV);
+			return false;
+		}
+		if (b->mmap == NULL || b->mmap->from_export) {
+			ODMA_ERR("doca_task_submit: producer send source buf %p must be in a local "
+			         "mmap",
+			         (void *)b);
+			return false;
+		}
+		if (b->data_len == 0)
+			continue;
+		iov[n].iov_base = b->data;
+		iov[n].iov_len = b->data_len;
+		sum += b->data_len;
+		n++;
+	}
+	if (sum > ctx->caps->comch_fp_max_buf_size) {
+		ODMA_ERR("doca_task_submit: producer send of %llu bytes is above %u "
+		         "(doca_comch_producer_cap_get_max_buf_size)",
+		         (unsigned long long)sum, ctx->caps->comch_fp_max_buf_size);
+		return false;
+	}
+	*niov = n;
+	*total = sum;
+	return true;
+}
+
+/* Whether the peer closed the connection (a producer that never progresses learns it here). */
+static bool peer_hung_up(struct doca_comch_connection *conn)
+{
+	struct pollfd pfd = { .fd = conn->fd, .events = POLLIN };
+
+	if (atomic_load(&conn->dead))
+		return true;
+	return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR)) != 0;
+}
+
+/* Claims the next posted slot of @ring for @need bytes and @imm immediate bytes. */
+static doca_error_t ring_claim(struct doca_comch_producer *p, struct comch_ring *ring, uint32_t cid,
+                               uint64_t need, uint32_t imm, struct comch_slot **out)
+{
+	for (;;) {
+		uint64_t c = atomic_load_explicit(&ring->claim_seq, memory_order_acquire);
+		uint64_t posted;
+		struct comch_slot *s;
+
+		if (c & COMCH_RING_CLOSED) {
+			ODMA_ERR("doca_task_submit: consumer %u of the peer has stopped; it takes "
+			         "no more buffers",
+			         cid);
+			return DOCA_ERROR_NOT_FOUND;
+		}
+		posted = atomic_load_explicit(&ring->post_seq, memory_order_acquire);
+		if (c >= posted) {
+			if (peer_hung_up(p->conn)) {
+				ODMA_ERR("doca_task_submit: the peer closed the connection; "
+				         "consumer %u will post no more buffers",
+				         cid);
+				return DOCA_ERROR_NOT_CONNECTED;
+			}
+			return DOCA_ERROR_AGAIN;
+		}
+		s = comch_ring_slot(ring, c);
+		if (s->seq != c)
+			return DOCA_ERROR_AGAIN; /* the consumer is publishing it right now */
+		if (need > s->room) {
+			ODMA_ERR("doca_task_submit: producer %u sends %llu bytes but consumer %u "
+			         "posted a buffer of %llu free bytes; the buffer stays posted",
+			         p->id, (unsigned long long)need, cid, (unsigned long long)s->room);
+			return DOCA_ERROR_TOO_BIG;
+		}
+		if (imm > ring->imm_len) {
+			ODMA_ERR("doca_task_submit: producer %u sends %u immediate bytes but "
+			         "consumer %u accepts %u (doca_comch_consumer_set_imm_data_len)",
+			         p->id, imm, cid, ring->imm_len);
+			return DOCA_ERROR_TOO_BIG;
+		}
+		if (atomic_compare_exchange_weak_explicit(&ring->claim_seq, &c, c + 1,
+		                                          memory_order_acq_rel,
+		                                          memory_order_relaxed)) {
+			*out = s;
+			return DOCA_SUCCESS;
+		}
+	}
+}
+
+/* Writes @total bytes of @iov into the consumer's buffer at @addr in the peer process. */
+static doca_error_t write_remote(struct doca_comch_producer *p, const struct iovec *iov,
+                                 unsigned int niov, uint64_t addr, uint64_t total)
+{
+	struct iovec local[COMCH_MAX_IOV];
+	unsigned int first = 0;
+	uint64_t done = 0;
+
+	memcpy(local, iov, niov * sizeof(*iov));
+	while (done < total) {
+		struct iovec remote = { .iov_base = (void *)(uintptr_t)(addr + done),
+			                .iov_len = total - done };
+		ssize_t k = process_vm_writev(p->conn->peer_pid, local + first, niov - first,
+		                              &remote, 1, 0);
+
+		if (k <= 0) {
+			if (k < 0 && errno == EINTR)
+				continue;
+			ODMA_ERR("comch producer %u: writing %llu bytes into the peer (pid %d) "
+			         "failed: %s%s",
+			         p->id, (unsigned long long)total, (int)p->conn->peer_pid,
+			         k < 0 ? strerror(errno) : "no progress",
+			         k < 0 && errno == EPERM
+			                 ? " (process_vm_writev needs ptrace rights: same user, "
+			                   "and Yama ptrace_scope 0 or 1)"
+			                 : "");
+			return DOCA_ERROR_IO_FAILED;
+		}
+		done += (uint64_t)k;
+		while (k > 0 && first < niov) {
+			if ((size_t)k >= local[first].iov_len) {
+				k -= (ssize_t)local[first].iov_len;
+				first++;
+			} else {
+				local[first].iov_base = (char *)local[first].iov_base + k;
+				local[first].iov_len -= (size_t)k;
+				k = 0;
+			}
+		}
+	}
+	return DOCA_SUCCESS;
+}
+
+/* Finds the peer's consumer id and holds it (users++) for a send; NULL when it has none. */
+static struct comch_rcons *producer_hold_consumer(const struct doca_comch_producer *p,
+                                                  struct doca_comch_connection *conn,
+                                                  uint32_t consumer_id)
+{
+	struct comch_rcons *r;
+
+	pthread_mutex_lock(&conn->lock);
+	r = comch_fp_rcons_find(conn, consumer_id);
+	if (r != NULL && !r->expired)
+		r->users++;
+	pthread_mutex_unlock(&conn->lock);
+	if (r == NULL || r->expired) {
+		ODMA_ERR("doca_task_submit: producer %u: the peer has no consumer with id %u%s",
+		         p->id, consumer_id,
+		         r != NULL ? " any more (it expired)"
+		                   : " (use an id reported by the new-consumer callback)");
+		return NULL;
+	}
+	return r;
+}
+
+static doca_error_t producer_submit(struct doca_task *task)
+{
+	struct doca_comch_producer_task_send *t = (struct doca_comch_producer_task_send *)task;
+	struct doca_comch_producer *p = producer_of(task->ctx);
+	struct doca_comch_connection *conn = p->conn;
+	struct iovec iov[COMCH_MAX_IOV];
+	unsigned int niov = 0;
+	uint64_t total = 0;
+	struct comch_rcons *r;
+	struct comch_slot *s = NULL;
+	doca_error_t res, status;
+
+	if (atomic_load_explicit(&conn->dead, memory_order_acquire)) {
+		ODMA_ERR("doca_task_submit: producer %u: its connection is closed", p->id);
+		return DOCA_ERROR_NOT_CONNECTED;
+	}
+	if (t->buf != NULL && !producer_gather(t, task->ctx, iov, &niov, &total))
+		return DOCA_ERROR_INVALID_VALUE;
+	if (total == 0 && t->imm_len == 0) {
+		ODMA_ERR("doca_task_submit: producer %u: the task has neither data nor immediate "
+		         "data",
+		         p->id);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	r = producer_hold_consumer(p, conn, t->consumer_id);
+	if (r == NULL)
+		return DOCA_ERROR_NOT_FOUND;
+	res = ring_claim(p, r->ring, t->consumer_id, total, t->imm_len, &s);
+	if (res == DOCA_SUCCESS) {
+		status = total ? write_remote(p, iov, niov, s->addr, total) : DOCA_SUCCESS;
+		s->written = status == DOCA_SUCCESS ? total : 0;
+		s->producer_id = p->id;
+		s->imm_len = status == DOCA_SUCCESS ? t->imm_len : 0;
+		if (s->imm_len)
+			memcpy(s->imm, t->imm, s->imm_len);
+		s->status = status;
+		atomic_store_explicit(&s->state, COMCH_SLOT_DONE, memory_order_release);
+		doca_priv_task_complete(task, status);
+	}
+	pthread_mutex_lock(&conn->lock);
+	if (--r->users == 0 && r->orphan)
+		comch_fp_rcons_free(r);
+	pthread_mutex_unlock(&conn->lock);
+	return res;
+}
+
+static const struct odma_ctx_ops producer_ops = {
+	.name = "COMCH_PRODUCER",
+	.task_size = sizeof(struct doca_comch_producer_task_send),
+	.start = producer_start,
+	.complete = producer_send_complete,
+	.submit = producer_submit,
+	.progress = producer_progress,
+};
+
+doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_connection,
+                                        struct doca_comch_producer **producer)
+{
+	struct doca_comch_connection *conn = comch_connection;
+	struct doca_comch_producer *p;
+	uint32_t cap;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(conn != NULL && producer != NULL,
+	               "doca_comch_producer_create: NULL argument");
+	r = comch_fp_conn_usable(conn, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	r = doca_priv_ctx_init(&p->ctx, &producer_ops, conn->ep->ctx.dev);
+	if (r != DOCA_SUCCESS) {
+		free(p);
+		return r;
+	}
+	p->ctx.queue_depth = UINT32_MAX;
+	cap = p->ctx.caps->comch_fp_max_endpoints;
+	pthread_mutex_lock(&conn->lock);
+	if (conn->num_prod >= cap) {
+		pthread_mutex_unlock(&conn->lock);
+		doca_priv_ctx_destroy(&p->ctx);
+		free(p);
+		ODMA_ERR("doca_comch_producer_create: connection %p already has %u producers on "
+		         "this side (doca_comch_producer_cap_get_max_producers)",
+		         (void *)conn, cap);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	p->id = comch_fp_next_id(conn);
+	conn->num_prod++;
+	pthread_mutex_unlock(&conn->lock);
+	comch_conn_get(conn);
+	p->conn = conn;
+	*producer = p;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
+{
+	struct doca_comch_connection *conn;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(producer != NULL, "doca_comch_producer_destroy: producer must not be NULL");
+	r = doca_priv_ctx_destroy(&producer->ctx);
+	if (r != DOCA_SUCCESS)
+		return r;
+	conn = producer->conn;
+	pthread_mutex_lock(&conn->lock);
+	conn->num_prod--;
+	pthread_mutex_unlock(&conn->lock);
+	comch_conn_put(conn);
+	free(producer);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *devinfo)
+{
+	ODMA_CHECK_ARG(devinfo != NULL,
+	               "doca_comch_producer_cap_is_supported: devinfo must not be NULL");
+	return devinfo->caps.comch ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t *id)
+{
+	ODMA_CHECK_ARG(producer != NULL && id != NULL, "doca_comch_producer_get_id: NULL argument");
+	*id = producer->id;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo,
+                                                       uint32_t *max_num_tasks)
+{
+	return comch_fp_cap(devinfo, max_num_tasks, devinfo ? devinfo->caps.comch_fp_max_tasks : 0,
+	                    __func__);
+}
+
+doca_error_t doca_comch_producer_cap_get_max_buf_size(const struct doca_devinfo *devinfo,
+                                                      uint32_t *max_buf_size)
+{
+	return comch_fp_cap(devinfo, max_buf_size,
+	                    devinfo ? devinfo->caps.comch_fp_max_buf_size : 0, __func__);
+}
+
+doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
+                                                          uint32_t *max_buf_list_len)
+{
+	return comch_fp_cap(devinfo, max_buf_list_len, COMCH_MAX_IOV, __func__);
+}
+
+doca_error_t doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo,
+                                                       uint32_t *max_producers)
+{
+	return comch_fp_cap(devinfo, max_producers,
+	                    devinfo ? devinfo->caps.comch_fp_max_endpoints : 0, __func__);
+}
+
+struct doca_ctx *doca_comch_producer_as_ctx(struct doca_comch_producer *producer)
+{
+	return producer != NULL ? &producer->ctx : NULL;
+}
+
+doca_error_t doca_comch_producer_task_send_set_conf(
+        struct doca_comch_producer *producer,
+        doca_comch_producer_task_send_completion_cb_t task_completion_cb,
+        doca_comch_producer_task_send_completion_cb_t task_error_cb, uint32_t num_send_tasks)
+{
+	uint32_t cap;
+
+	ODMA_CHECK_ARG(producer != NULL && task_completion_cb != NULL && task_error_cb != NULL,
+	               "doca_comch_producer_task_send_set_conf: the producer and both callbacks "
+	               "are required");
+	if (producer->ctx.state != DOCA_CTX_STATE_IDLE) {
+		ODMA_ERR("doca_comch_producer_task_send_set_conf: producer %u is not IDLE",
+		         producer->id);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	cap = producer->ctx.caps->comch_fp_max_tasks;
+	ODMA_CHECK_ARG(num_send_tasks >= 1 && num_send_tasks <= cap,
+	               "doca_comch_producer_task_send_set_conf: %u tasks is outside 1..%u "
+	               "(doca_comch_producer_cap_get_max_num_tasks)",
+	               num_send_tasks, cap);
+	producer->ok_cb = task_completion_cb;
+	producer->err_cb = task_error_cb;
+	producer->ctx.num_tasks = num_send_tasks;
+	producer->ctx.configured = true;
+	return DOCA_SUCCESS;
+}
+
+static bool imm_ok(const struct doca_ctx *ctx, uint32_t len, const char *func)
+{
+	if (len <= ctx->caps->comch_max_imm_data)
+		return true;
+	ODMA_ERR("%s: %u immediate bytes is above the device's %u "
+	         "(doca_comch_consumer_cap_get_max_imm_data_len)",
+	         func, len, ctx->caps->comch_max_imm_data);
+	return false;
+}
+
+doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer *producer,
+                                                      const struct doca_buf *buf, uint8_t *imm_data,
+                                                      uint32_t imm_data_len, uint32_t consumer_id,
+                                                      struct doca_comch_producer_task_send **task)
+{
+	struct doca_comch_producer_task_send *t;
+	struct doca_task *base;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(producer != NULL && task != NULL,
+	               "doca_comch_producer_task_send_alloc_init: NULL argument");
+	ODMA_CHECK_ARG(
+	        imm_data != NULL || imm_data_len == 0,
+	        "doca_comch_producer_task_send_alloc_init: imm_data is NULL but imm_data_len is %u",
+	        imm_data_len);
+	if (!imm_ok(&producer->ctx, imm_data_len, __func__))
+		return DOCA_ERROR_INVALID_VALUE;
+	r = doca_priv_task_alloc(&producer->ctx, &base);
+	if (r != DOCA_SUCCESS)
+		return r;
+	t = (struct doca_comch_producer_task_send *)base;
+	t->buf = buf;
+	t->consumer_id = consumer_id;
+	t->imm_len = imm_data_len;
+	if (imm_data_len)
+		memcpy(t->imm, imm_data, imm_data_len);
+	*task = t;
+	return DOCA_SUCCESS;
+}
+
+const struct doca_buf *
+doca_comch_producer_task_send_get_buf(const struct doca_comch_producer_task_send *task)
+{
+	return task != NULL ? task->buf : NULL;
+}
+
+void doca_comch_producer_task_send_set_buf(struct doca_comch_producer_task_send *task,
+                                           const struct doca_buf *buf)
+{
+	if (task != NULL)
+		task->buf = buf;
+}
+
+uint32_t
+doca_comch_producer_task_send_get_consumer_id(const struct doca_comch_producer_task_send *task)
+{
+	return task != NULL ? task->consumer_id : 0;
+}
+
+void doca_comch_producer_task_send_set_consumer_id(struct doca_comch_producer_task_send *task,
+                                                   const uint32_t consumer_id)
+{
+	if (task != NULL)
+		task->consumer_id = consumer_id;
+}
+
+uint8_t *
+doca_comch_producer_task_send_get_imm_data(const struct doca_comch_producer_task_send *task)
+{
+	return task != NULL && task->imm_len > 0 ? (uint8_t *)(uintptr_t)task->imm : NULL;
+}
+
+uint32_t
+doca_comch_producer_task_send_get_imm_data_len(const struct doca_comch_producer_task_send *task)
+{
+	return task != NULL ? task->imm_len : 0;
+}
+
+void doca_comch_producer_task_send_set_imm_data(struct doca_comch_producer_task_send *task,
+                                                uint8_t *imm_data, uint32_t imm_data_len)
+{
+	if (task == NULL)
+		return;
+	if ((imm_data == NULL && imm_data_len != 0) ||
+	    !imm_ok(task->base.ctx, imm_data_len, __func__))
+		return;
+	task->imm_len = imm_data_len;
+	if (imm_data_len)
+		memcpy(task->imm, imm_data, imm_data_len);
+}
+
+struct doca_task *doca_comch_producer_task_send_as_task(struct doca_comch_producer_task_send *task)
+{
+	return task != NULL ? &task->base : NULL;
+}

@@ -1,0 +1,484 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Comch servers: the listening socket, accepting clients and their HELLO handshake (from the
+ * server's progress), the server's context ops and its public API.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "comch/comch.h"
+#include "core/error/error.h"
+#include "core/log/log.h"
+
+ODMA_LOG_REGISTER(DOCA_COMCH)
+
+/* ---- server ---------------------------------------------------------------------------- */
+
+/*
+ * Binds fd to sa; a stale socket file (no listener) is replaced. Returns DOCA_SUCCESS with errno
+ * set to 0 on success or to the bind failure; DOCA_ERROR_ALREADY_EXIST if a live server listens.
+ */
+static doca_error_t server_bind(struct comch_ep *ep, int fd, const struct sockaddr_un *sa)
+{
+	if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) != 0 && errno == EADDRINUSE) {
+		int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		bool live =
+		        probe >= 0 && connect(probe, (const struct sockaddr *)sa, sizeof(*sa)) == 0;
+
+		if (probe >= 0)
+			close(probe);
+		if (live) {
+			ODMA_ERR("comch server \"%s\": another server of that name already listens "
+			         "on representor %s of system %s (socket %s); stop it or pick "
+			         "another name",
+			         ep->name, ep->rep->info->pci_addr, ep->system_name, ep->path);
+			return DOCA_ERROR_ALREADY_EXIST;
+		}
+		unlink(ep->path); /* left behind by a process that ended without stopping */
+		if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) != 0)
+			errno = errno ? errno : EADDRINUSE;
+		else
+			errno = 0;
+	} else {
+		errno = 0;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* Binds the listening socket; a stale socket file (no listener) is replaced. */
+static doca_error_t server_listen(struct comch_ep *ep)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char lockpath[sizeof(ep->path) + 8];
+	doca_error_t r = DOCA_SUCCESS;
+	struct stat st;
+	int fd, lk;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", ep->path);
+	snprintf(lockpath, sizeof(lockpath), "%s.lock", ep->path);
+	lk = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lk >= 0)
+		(void)flock(lk, LOCK_EX);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		ODMA_ERR("comch server \"%s\": socket() failed: %s", ep->name, strerror(errno));
+		r = DOCA_ERROR_OPERATING_SYSTEM;
+		goto out;
+	}
+	r = server_bind(ep, fd, &sa);
+	if (r != DOCA_SUCCESS)
+		goto out;
+	if (errno != 0 || listen(fd, 128) != 0 || stat(ep->path, &st) != 0) {
+		ODMA_ERR("comch server \"%s\": cannot listen on %s: %s", ep->name, ep->path,
+		         strerror(errno));
+		r = DOCA_ERROR_INITIALIZATION;
+		goto out;
+	}
+	ep->path_dev = st.st_dev;
+	ep->path_ino = st.st_ino;
+	ep->lfd = fd;
+	fd = -1;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (lk >= 0)
+		close(lk); /* releases the lock */
+	return r;
+}
+
+static doca_error_t server_start(struct doca_ctx *ctx)
+{
+	struct comch_ep *ep = comch_ep_of(ctx);
+	doca_error_t r = comch_ep_start_common(ep);
+
+	if (r != DOCA_SUCCESS)
+		return r;
+	comch_ep_reap(ep, true);
+	r = server_listen(ep);
+	if (r != DOCA_SUCCESS)
+		return r;
+	ep->num_live = 0;
+	ODMA_DBG("comch server \"%s\" listens on representor %s of system %s (%s)", ep->name,
+	         ep->rep->info->pci_addr, ep->system_name, ep->path);
+	return DOCA_SUCCESS;
+}
+
+bool comch_server_accept(struct comch_ep *ep)
+{
+	bool any = false;
+
+	for (;;) {
+		int fd = accept4(ep->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct comch_hs *h;
+
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+			    errno != ECONNABORTED)
+				ODMA_RATELIMITED_WARN("comch server \"%s\": accept failed: %s",
+				                      ep->name, strerror(errno));
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			return any;
+		}
+		h = calloc(1, sizeof(*h));
+		if (h == NULL) {
+			close(fd);
+			return any;
+		}
+		h->fd = fd;
+		h->deadline_ns = comch_now_ns() + (uint64_t)COMCH_HANDSHAKE_TIMEOUT_MS * 1000000ull;
+		h->next = ep->hs;
+		ep->hs = h;
+		any = true;
+	}
+}
+
+static void server_reject(struct comch_ep *ep, int fd, doca_error_t code, const char *why)
+{
+	ODMA_WARN("comch server \"%s\": refused a client: %s", ep->name, why);
+	(void)comch_wire_send(fd, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
+}
+
+/*
+ * Checks a HELLO already copied into *hello (plen: its payload length) against this server;
+ * on a mismatch the client is told why and false is returned.
+ */
+static bool server_hello_ok(struct comch_ep *ep, int fd, const struct comch_hello *hello,
+                            size_t plen)
+{
+	const struct comch_wire_hdr *hdr = (const void *)ep->rx;
+
+	if (hello->magic != COMCH_WIRE_MAGIC || hello->version != COMCH_WIRE_VERSION) {
+		server_reject(ep, fd, DOCA_ERROR_UNSUPPORTED_VERSION,
+		              "protocol version mismatch (odma versions differ?)");
+		return false;
+	}
+	if (hello->name_len != plen - sizeof(*hello) || hello->name_len != strlen(ep->name) ||
+	    memcmp(ep->rx + sizeof(*hdr) + sizeof(*hello), ep->name, hello->name_len) != 0 ||
+	    hello->system_id != ep->system_id) {
+		server_reject(ep, fd, DOCA_ERROR_NOT_FOUND,
+		              "server name or emulated system differs");
+		return false;
+	}
+	if (hello->max_msg == 0 || hello->recv_queue == 0) {
+		server_reject(ep, fd, DOCA_ERROR_INVALID_VALUE, "bad HELLO parameters");
+		return false;
+	}
+	if (ep->num_live >= ep->ctx.caps->comch_max_clients) {
+		server_reject(ep, fd, DOCA_ERROR_FULL,
+		              "the server already serves its maximum number of clients "
+		              "(doca_comch_cap_get_max_clients)");
+		return false;
+	}
+	return true;
+}
+
+/* Handles a HELLO; returns the new connection (fd now owned by it) or NULL (fd to close). */
+static struct doca_comch_connection *server_hello(struct comch_ep *ep, int fd, ssize_t n,
+                                                  int link_fd)
+{
+	const struct comch_wire_hdr *hdr = (const void *)ep->rx;
+	struct comch_hello hello;
+	struct comch_welcome w = { .magic = COMCH_WIRE_MAGIC, .version = COMCH_WIRE_VERSION };
+	struct doca_comch_connection *conn;
+	struct comch_link *link;
+	const char *why = "";
+	size_t plen = (size_t)n - sizeof(*hdr);
+
+	if (hdr->type != COMCH_W_HELLO || plen < sizeof(hello) || link_fd < 0) {
+		ODMA_WARN("comch server \"%s\": a connection did not start with a valid HELLO; "
+		          "closed",
+		          ep->name);
+		return NULL;
+	}
+	memcpy(&hello, ep->rx + sizeof(*hdr), sizeof(hello));
+	if (!server_hello_ok(ep, fd, &hello, plen))
+		return NULL;
+	link = comch_shm_map(link_fd, COMCH_LINK_BYTES, &why);
+	if (link == NULL || link->magic != COMCH_LINK_MAGIC) {
+		if (link != NULL)
+			munmap(link, COMCH_LINK_BYTES);
+		server_reject(ep, fd, DOCA_ERROR_INVALID_VALUE,
+		              "the client's link page is unusable");
+		return NULL;
+	}
+	w.max_msg = ep->max_msg;
+	w.recv_queue = ep->recv_queue;
+	if (comch_wire_send(fd, COMCH_W_WELCOME, 0, &w, sizeof(w), -1) != 0) {
+		munmap(link, COMCH_LINK_BYTES);
+		return NULL;
+	}
+	conn = comch_conn_new(ep, fd, COMCH_SIDE_SERVER, link,
+	                      ep->max_msg < hello.max_msg ? ep->max_msg : hello.max_msg,
+	                      hello.recv_queue);
+	if (conn == NULL) {
+		munmap(link, COMCH_LINK_BYTES);
+		return NULL;
+	}
+	comch_ep_peer_pid(conn, fd);
+	hello.pci[sizeof(hello.pci) - 1] = '\0';
+	ODMA_DBG("comch server \"%s\": client pid %d (device %s) connected; max message %u bytes",
+	         ep->name, (int)conn->peer_pid, hello.pci, conn->max_msg);
+	return conn;
+}
+
+bool comch_server_handshakes(struct comch_ep *ep)
+{
+	struct comch_hs **pp = &ep->hs;
+	uint64_t now = comch_now_ns();
+	bool any = false;
+
+	while (*pp != NULL && ep->ctx.state == DOCA_CTX_STATE_RUNNING) {
+		struct comch_hs *h = *pp;
+		struct doca_comch_connection *conn = NULL;
+		int link_fd = -1;
+		ssize_t n = comch_wire_recv(h->fd, ep->rx, ep->rx_cap, &link_fd);
+
+		if (n == -EAGAIN && now < h->deadline_ns) {
+			pp = &h->next;
+			continue;
+		}
+		*pp = h->next;
+		any = true;
+		if (n > 0)
+			conn = server_hello(ep, h->fd, n, link_fd);
+		else if (n == -EAGAIN)
+			ODMA_WARN("comch server \"%s\": a connection sent no HELLO within %u ms; "
+			          "closed",
+			          ep->name, COMCH_HANDSHAKE_TIMEOUT_MS);
+		if (link_fd >= 0)
+			close(link_fd);
+		if (conn == NULL)
+			close(h->fd);
+		free(h);
+		if (conn == NULL)
+			continue;
+		conn->next = ep->conns;
+		ep->conns = conn;
+		ep->num_live++;
+		if (ep->connect_cb != NULL)
+			ep->connect_cb(&ep->ev_conn, conn, 1);
+		/* the callback may have stopped the server: the list head may have changed */
+		pp = &ep->hs;
+	}
+	return any;
+}
+
+static const struct odma_ctx_ops server_ops = {
+	.name = "COMCH_SERVER",
+	.task_size = sizeof(struct doca_comch_task_send),
+	.start = server_start,
+	.complete = comch_send_complete,
+	.submit = comch_send_submit,
+	.progress = comch_ep_progress,
+	.stop = comch_ep_stop,
+	.idle_ready = comch_ep_idle_ready,
+	.no_task_conf = true,
+};
+
+/* ---- server API ------------------------------------------------------------------------ */
+
+doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr,
+                                      const char *name, struct doca_comch_server **comch_server)
+{
+	struct doca_comch_server *s;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(
+	        dev != NULL && repr != NULL && name != NULL && comch_server != NULL,
+	        "doca_comch_server_create: dev, repr, name and comch_server must not be NULL");
+	r = comch_check_name(name, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (doca_comch_cap_server_is_supported(dev->info) != DOCA_SUCCESS) {
+		ODMA_ERR("doca_comch_server_create: device %s cannot host a Comch server (a server "
+		         "runs on a DPU-side device with Comch; clients run on the host)",
+		         dev->info->pci_addr);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	if (repr->info == NULL || repr->info->parent != dev->info) {
+		ODMA_ERR("doca_comch_server_create: the representor is not one of device %s (open "
+		         "it from that device's representor list)",
+		         dev->info->pci_addr);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	r = comch_ep_init(&s->ep, dev, name, true, &server_ops);
+	if (r != DOCA_SUCCESS) {
+		free(s);
+		return r;
+	}
+	s->ep.rep = repr;
+	*comch_server = s;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
+{
+	ODMA_CHECK_ARG(comch_server != NULL,
+	               "doca_comch_server_destroy: comch_server must not be NULL");
+	return comch_ep_destroy(&comch_server->ep, __func__);
+}
+
+doca_error_t doca_comch_server_set_max_msg_size(struct doca_comch_server *comch_server,
+                                                uint32_t size)
+{
+	ODMA_CHECK_ARG(comch_server != NULL,
+	               "doca_comch_server_set_max_msg_size: comch_server must not be NULL");
+	return comch_ep_set_max_msg(&comch_server->ep, size);
+}
+
+doca_error_t doca_comch_server_get_max_msg_size(const struct doca_comch_server *comch_server,
+                                                uint32_t *size)
+{
+	ODMA_CHECK_ARG(comch_server != NULL && size != NULL,
+	               "doca_comch_server_get_max_msg_size: NULL argument");
+	*size = comch_server->ep.max_msg;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_server_set_recv_queue_size(struct doca_comch_server *comch_server,
+                                                   uint32_t size)
+{
+	ODMA_CHECK_ARG(comch_server != NULL,
+	               "doca_comch_server_set_recv_queue_size: comch_server must not be NULL");
+	return comch_ep_set_recv_queue(&comch_server->ep, size);
+}
+
+doca_error_t doca_comch_server_get_recv_queue_size(const struct doca_comch_server *comch_server,
+                                                   uint32_t *size)
+{
+	ODMA_CHECK_ARG(comch_server != NULL && size != NULL,
+	               "doca_comch_server_get_recv_queue_size: NULL argument");
+	*size = comch_server->ep.recv_queue;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_server_get_device(const struct doca_comch_server *comch_server,
+                                          struct doca_dev **dev)
+{
+	ODMA_CHECK_ARG(comch_server != NULL && dev != NULL,
+	               "doca_comch_server_get_device: NULL argument");
+	*dev = comch_server->ep.ctx.dev;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_server_get_device_rep(const struct doca_comch_server *comch_server,
+                                              struct doca_dev_rep **rep)
+{
+	ODMA_CHECK_ARG(comch_server != NULL && rep != NULL,
+	               "doca_comch_server_get_device_rep: NULL argument");
+	*rep = comch_server->ep.rep;
+	return DOCA_SUCCESS;
+}
+
+struct doca_ctx *doca_comch_server_as_ctx(struct doca_comch_server *comch_server)
+{
+	return comch_server != NULL ? &comch_server->ep.ctx : NULL;
+}
+
+doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server,
+                                          struct doca_comch_connection *connection)
+{
+	struct comch_ep *ep;
+	bool busy;
+
+	ODMA_CHECK_ARG(comch_server != NULL && connection != NULL,
+	               "doca_comch_server_disconnect: NULL argument");
+	ep = &comch_server->ep;
+	if (!comch_ep_owns(ep, connection)) {
+		ODMA_ERR("doca_comch_server_disconnect: connection %p is not a live connection of "
+		         "server \"%s\"",
+		         (void *)connection, ep->name);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (ep->ctx.state != DOCA_CTX_STATE_RUNNING) {
+		ODMA_ERR("doca_comch_server_disconnect: server \"%s\" is not RUNNING", ep->name);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	pthread_mutex_lock(&connection->lock);
+	busy = connection->num_cons != 0 || connection->num_prod != 0;
+	pthread_mutex_unlock(&connection->lock);
+	if (busy) {
+		ODMA_ERR("doca_comch_server_disconnect: producers or consumers still exist on "
+		         "connection %p; stop and destroy them first",
+		         (void *)connection);
+		return DOCA_ERROR_IN_USE;
+	}
+	connection->dropped = true;
+	comch_conn_close(connection, DOCA_ERROR_IO_FAILED);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+doca_comch_server_task_send_set_conf(struct doca_comch_server *comch_server,
+                                     doca_comch_task_send_completion_cb_t task_completion_cb,
+                                     doca_comch_task_send_completion_cb_t task_error_cb,
+                                     uint32_t num_send_tasks)
+{
+	ODMA_CHECK_ARG(comch_server != NULL,
+	               "doca_comch_server_task_send_set_conf: comch_server must not be NULL");
+	return comch_ep_set_send_conf(&comch_server->ep, task_completion_cb, task_error_cb,
+	                              num_send_tasks);
+}
+
+doca_error_t doca_comch_server_task_send_alloc_init(struct doca_comch_server *comch_server,
+                                                    struct doca_comch_connection *peer,
+                                                    const void *msg, uint32_t len,
+                                                    struct doca_comch_task_send **task)
+{
+	ODMA_CHECK_ARG(comch_server != NULL && peer != NULL && msg != NULL && task != NULL,
+	               "doca_comch_server_task_send_alloc_init: NULL argument");
+	return comch_ep_send_alloc(&comch_server->ep, peer, msg, len, task, __func__);
+}
+
+doca_error_t doca_comch_server_event_msg_recv_register(struct doca_comch_server *comch_server,
+                                                       doca_comch_event_msg_recv_cb_t recv_event_cb)
+{
+	ODMA_CHECK_ARG(comch_server != NULL && recv_event_cb != NULL,
+	               "doca_comch_server_event_msg_recv_register: NULL argument");
+	if (comch_ep_check_idle(&comch_server->ep, "the receive callback") != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
+	comch_server->ep.recv_cb = recv_event_cb;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_comch_server_event_connection_status_changed_register(
+        struct doca_comch_server *comch_server,
+        doca_comch_event_connection_status_changed_cb_t connect_event_cb,
+        doca_comch_event_connection_status_changed_cb_t disconnect_event_cb)
+{
+	ODMA_CHECK_ARG(comch_server != NULL && connect_event_cb != NULL &&
+	                       disconnect_event_cb != NULL,
+	               "doca_comch_server_event_connection_status_changed_register: both callbacks "
+	               "are required");
+	if (comch_ep_check_idle(&comch_server->ep, "the connection callbacks") != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
+	comch_server->ep.connect_cb = connect_event_cb;
+	comch_server->ep.disconnect_cb = disconnect_event_cb;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t
+doca_comch_server_event_consumer_register(struct doca_comch_server *comch_server,
+                                          doca_comch_event_consumer_cb_t new_consumer_event_cb,
+                                          doca_comch_event_consumer_cb_t expired_consumer_event_cb)
+{
+	ODMA_CHECK_ARG(comch_server != NULL && new_consumer_event_cb != NULL &&
+	                       expired_consumer_event_cb != NULL,
+	               "doca_comch_server_event_consumer_register: both callbacks are required");
+	return comch_ep_consumer_register(&comch_server->ep, new_consumer_event_cb,
+	                                  expired_consumer_event_cb);
+}
