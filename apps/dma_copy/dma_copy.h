@@ -31,6 +31,8 @@
 #define DMA_COPY_DEFAULT_WINDOW_TASKS 16
 #define DMA_COPY_MAX_WINDOW_TASKS 256
 #define DMA_COPY_MAX_WINDOW (1ULL << 30) /* a host refuses a larger window from the DPU */
+/* With NVIDIA's DPU side a host holds the whole file in one buffer: at most this much. */
+#define DMA_COPY_MAX_NV_FILE DMA_COPY_MAX_WINDOW
 
 struct dma_copy_cfg {
 	char file[DMA_COPY_MAX_PATH];

@@ -210,6 +210,25 @@ grep -q "sent nothing for 1 s" "$dir/h.log" || fail "no timeout message on the h
 no_temp "$dir/out10c" && [ ! -e "$dir/out10c" ] || fail "a timed-out host side left files"
 ok "idle peers time out (--timeout); the server outlives a silent client"
 
+# Issue 19 item 12: facing NVIDIA's DPU side, a host holds the whole file in one buffer of the
+# size the DPU announces; above DMA_COPY_MAX_NV_FILE (1 GiB) it refuses before allocating.
+: >"$dir/p.log"
+"$peer" server "$name" nv-announce $((1073741824 + 1)) >>"$dir/p.log" 2>&1 &
+ppid=$!
+wait_grep "$dir/p.log" listening || fail "dc_peer server did not listen"
+ODMA_SIDE=host "$peer" rss "$dir/rss.n" "$app" -f "$dir/out12" >"$dir/h.log" 2>&1
+st=$?
+wait $ppid
+[ "$st" = 1 ] || fail "the host side exited $st facing an NVIDIA DPU announcing 1 GiB + 1"
+grep -q "at most 1073741824 bytes: refused before allocating" "$dir/h.log" || fail "no clear refusal of the announced size"
+grep -q "got message type 2 " "$dir/p.log" && fail "the host exported a buffer for the announced size"
+grep -q "got message type 3 " "$dir/p.log" || fail "the host did not tell the DPU it failed (STATUS 0)"
+no_temp "$dir/out12" && [ ! -e "$dir/out12" ] || fail "the refusing host left files"
+if [ "${ODMA_TEST_SANITIZED:-0}" != 1 ]; then
+	[ "$(cat "$dir/rss.n")" -lt 262144 ] || fail "the refusing host grew to $(cat "$dir/rss.n") KiB"
+fi
+ok "a host facing NVIDIA's DPU side refuses an announced file over 1 GiB before allocating it"
+
 # Item 7: files stream through a bounded window: peak RSS does not grow with the file.
 if [ "${ODMA_TEST_SANITIZED:-0}" = 1 ]; then
 	ok "# SKIP memory bound under sanitizers"
