@@ -16,7 +16,7 @@
  * kept in private copies; and a slot is only a request: a wake-up for this process goes to
  * a descriptor only if this process registered it as a sync event wake-up eventfd (same
  * number, device and inode), one for another process only to an eventfd
- * (docs/reliability.md, "Sync events, DMA Copy and graphs").
+ * (docs/reliability.md, "Sync events, DMA Copy and graphs against a hostile peer").
  */
 #ifndef ODMA_SE_INT_H_
 #define ODMA_SE_INT_H_
