@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <doca_graph.h>
+#include <doca_mmap_advise.h>
 #include <doca_sync_event.h>
 
 #include "fixture.h"
@@ -1265,6 +1266,31 @@ static void test_ctx_destroy_while_node(void **state)
 	gx_fini(&g); /* destroys the second DMA context */
 }
 
+/* The same rule for an mmap-advise context (every type goes through one destroy path). */
+static void test_advise_destroy_while_node(void **state)
+{
+	struct doca_dev *dpu = tu_open_pci_or_null("03:00.0");
+	struct doca_mmap_advise *ma = NULL;
+	struct doca_graph_node *n;
+	struct doca_graph *graph;
+	struct doca_pe *pe;
+
+	(void)state;
+	if (dpu == NULL || doca_mmap_advise_create(dpu, &ma) != DOCA_SUCCESS) {
+		if (dpu != NULL)
+			assert_ok(doca_dev_close(dpu));
+		skip(); /* no device of this system profile invalidates caches */
+	}
+	assert_ok(doca_pe_create(&pe));
+	assert_ok(doca_graph_create(pe, &graph));
+	assert_ok(doca_graph_node_create_from_ctx(graph, doca_mmap_advise_as_ctx(ma), &n));
+	assert_doca(DOCA_ERROR_IN_USE, doca_mmap_advise_destroy(ma));
+	assert_ok(doca_graph_destroy(graph));
+	assert_ok(doca_mmap_advise_destroy(ma));
+	assert_ok(doca_pe_destroy(pe));
+	assert_ok(doca_dev_close(dpu));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1272,6 +1298,7 @@ int main(void)
 		cmocka_unit_test(test_conf_and_start_rules),
 		cmocka_unit_test(test_node_rules),
 		cmocka_unit_test(test_ctx_destroy_while_node),
+		cmocka_unit_test(test_advise_destroy_while_node),
 		cmocka_unit_test(test_start_ctx_other_pe),
 		cmocka_unit_test(test_instance_rules),
 		cmocka_unit_test(test_two_dma_then_user),
