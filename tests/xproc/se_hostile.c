@@ -22,6 +22,9 @@
  *     plays an exporter: a page of its own in an unsealed memfd, and on stdout (one line of
  *     hex) a blob naming it, made from BLOBHEX (a real export) with its pid, descriptor,
  *     start time and key. Exits once stdin closes.
+ *   se_hostile sealed-exporter BLOBHEX VICTIM_FD ROUNDS
+ *     the same with a page sealed as odma's, then, as forge does, ROUNDS times a slot naming
+ *     its parent (the importer) with VICTIM_FD, armed, 'a' on stdout, 'k' awaited on stdin.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -78,15 +81,17 @@ static bool unhex(const char *s, uint8_t *out, size_t n)
 	return true;
 }
 
-/* Field 22 of /proc/self/stat (what the blob calls the start time). */
-static uint64_t my_start_time(void)
+/* Field 22 of /proc/@pid/stat. */
+static uint64_t start_time_of(pid_t pid)
 {
-	char buf[1024];
+	char path[64], buf[1024];
 	unsigned long long st = 0;
-	FILE *f = fopen("/proc/self/stat", "r");
 	const char *p;
+	FILE *f;
 	size_t n;
 
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
 	if (f == NULL)
 		return 0;
 	n = fread(buf, 1, sizeof(buf) - 1, f);
@@ -165,7 +170,7 @@ static int forge(const uint8_t *blob, int victim_fd, int rounds)
 	unlink(tmpl);
 	for (int r = 0; r < rounds; r++) {
 		forge_slot(pg, 31, pid, r % 2 ? (int32_t)page_fd : victim_fd, start);
-		forge_slot(pg, 30, (uint32_t)getpid(), own, my_start_time());
+		forge_slot(pg, 30, (uint32_t)getpid(), own, start_time_of(getpid()));
 		if (!put_byte('a') || !get_byte('k'))
 			return 3;
 	}
@@ -179,15 +184,18 @@ static int forge(const uint8_t *blob, int victim_fd, int rounds)
 	return 0;
 }
 
-static int exporter(uint8_t *blob)
+static int exporter(uint8_t *blob, bool sealed, int victim_fd, int rounds)
 {
-	uint64_t magic = 0x47505345414d444fULL, start = my_start_time();
+	uint64_t magic = 0x47505345414d444fULL, start = start_time_of(getpid());
 	uint8_t key[16];
 	uint8_t *pg;
 	int fd;
 
-	fd = memfd_create("odma-sync-event", 0); /* no MFD_ALLOW_SEALING: it can shrink */
+	/* unsealed: it could shrink under the importer's mapping */
+	fd = memfd_create("odma-sync-event", sealed ? MFD_ALLOW_SEALING : 0);
 	if (fd < 0 || ftruncate(fd, PAGE) != 0)
+		return 2;
+	if (sealed && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)
 		return 2;
 	pg = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (pg == MAP_FAILED)
@@ -207,6 +215,11 @@ static int exporter(uint8_t *blob)
 		printf("%02x", blob[i]);
 	printf("\n");
 	fflush(stdout);
+	for (int r = 0; r < rounds; r++) {
+		forge_slot(pg, 31, (uint32_t)getppid(), victim_fd, start_time_of(getppid()));
+		if (!put_byte('a') || !get_byte('k'))
+			return 3;
+	}
 	wait_eof();
 	return 0;
 }
@@ -222,7 +235,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && strcmp(argv[1], "forge") == 0)
 		return forge(blob, atoi(argv[3]), atoi(argv[4]));
 	if (argc == 3 && strcmp(argv[1], "exporter") == 0)
-		return exporter(blob);
+		return exporter(blob, false, -1, 0);
+	if (argc == 5 && strcmp(argv[1], "sealed-exporter") == 0)
+		return exporter(blob, true, atoi(argv[3]), atoi(argv[4]));
 	fprintf(stderr, "usage: see the comment at the top of se_hostile.c\n");
 	return 2;
 }

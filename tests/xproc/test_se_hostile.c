@@ -7,6 +7,8 @@
  *  - as the exporter, with slots forged to name descriptors of its own (a data file, the
  *    page's memfd) and of the hostile process: 20 updates write nothing into any of them, and
  *    one line is logged; the page cannot be shrunk or grown (sealed), so no SIGBUS;
+ *  - as an importer of a hostile exporter's page, with slots forged to name a file of its
+ *    own: 20 updates write nothing into it, one line is logged;
  *  - as an importer, of a page that is not sealed: refused, with one line naming the rule.
  * argv[1]: the se_hostile program.
  */
@@ -177,33 +179,89 @@ static void test_forged_slots_and_resize(void **state)
 	assert_ok(doca_dev_close(host));
 }
 
+/* Reads se_hostile's blob line (hex) into @out. */
+static void read_blob_line(struct hostile *h, uint8_t *out, size_t n)
+{
+	char line[256];
+	FILE *f = fdopen(dup(h->from), "r");
+
+	assert_non_null(f);
+	setvbuf(f, NULL, _IONBF, 0); /* read no further than the line: bytes follow */
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	assert_int_equal(strlen(line), 2 * n + 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned int b;
+
+		assert_int_equal(sscanf(line + 2 * i, "%2x", &b), 1);
+		out[i] = (uint8_t)b;
+	}
+}
+
+/* A hostile exporter forges slots naming the importer's own file: nothing is written. */
+static void test_importer_forged_slots(void **state)
+{
+	static const char data[] = "the importer's own data file: must stay as it is";
+	char tmpl[] = "/tmp/odma-sec-misc-si.XXXXXX", back[sizeof(data)], hex[256], fdarg[16];
+	struct doca_dev *dpu = tu_open_dev(DPU_PCI), *host = tu_open_dev(HOST_PCI);
+	struct doca_sync_event *se, *imp;
+	int before = log_count("forged it"), dfd;
+	uint8_t forged[88];
+	struct hostile h;
+	const uint8_t *blob;
+	uint64_t fetched;
+	size_t sz;
+
+	(void)state;
+	se = exported_event(dpu, &blob, &sz); /* the template of the hostile's blob */
+	to_hex(blob, sz, hex);
+	dfd = mkostemp(tmpl, O_CLOEXEC);
+	assert_true(dfd >= 0);
+	unlink(tmpl);
+	assert_int_equal(write(dfd, data, sizeof(data)), sizeof(data));
+	snprintf(fdarg, sizeof(fdarg), "%d", dfd);
+	hostile_start(&h,
+	              (char *const[]){ "se_hostile", "sealed-exporter", hex, fdarg, "20", NULL });
+	read_blob_line(&h, forged, sizeof(forged));
+	/* sealed like odma's: imported */
+	assert_ok(doca_sync_event_create_from_export(host, forged, sizeof(forged), &imp));
+	assert_ok(doca_sync_event_start(imp));
+	for (int r = 0; r < ROUNDS; r++) {
+		assert_int_equal(get_byte(h.from), 'a');
+		assert_ok(doca_sync_event_update_add(imp, 1, &fetched));
+		assert_int_equal(fetched, (uint64_t)r);
+		assert_int_equal(write(h.to, "k", 1), 1);
+	}
+	assert_int_equal(lseek(dfd, 0, SEEK_END), sizeof(data));
+	assert_int_equal(pread(dfd, back, sizeof(back), 0), sizeof(back));
+	assert_memory_equal(back, data, sizeof(data));
+	close(dfd);
+	assert_int_equal(log_count("forged it") - before, 1);
+	assert_ok(doca_sync_event_stop(imp));
+	assert_ok(doca_sync_event_destroy(imp));
+	assert_int_equal(hostile_end(&h), 0);
+	assert_ok(doca_sync_event_stop(se));
+	assert_ok(doca_sync_event_destroy(se));
+	assert_ok(doca_dev_close(dpu));
+	assert_ok(doca_dev_close(host));
+}
+
 /* A page that is not sealed (it could shrink under our mapping) is not imported. */
 static void test_unsealed_page_refused(void **state)
 {
 	struct doca_dev *dpu = tu_open_dev(DPU_PCI), *host = tu_open_dev(HOST_PCI);
 	struct doca_sync_event *se, *imp = NULL;
-	char hex[256], line[256];
 	uint8_t forged[88];
 	struct hostile h;
 	const uint8_t *blob;
-	FILE *f;
+	char hex[256];
 	size_t sz;
 
 	(void)state;
 	se = exported_event(dpu, &blob, &sz); /* a real blob: the template of the forged one */
 	to_hex(blob, sz, hex);
 	hostile_start(&h, (char *const[]){ "se_hostile", "exporter", hex, NULL });
-	f = fdopen(dup(h.from), "r");
-	assert_non_null(f);
-	assert_non_null(fgets(line, sizeof(line), f));
-	fclose(f);
-	assert_int_equal(strlen(line), 2 * sizeof(forged) + 1);
-	for (size_t i = 0; i < sizeof(forged); i++) {
-		unsigned int b;
-
-		assert_int_equal(sscanf(line + 2 * i, "%2x", &b), 1);
-		forged[i] = (uint8_t)b;
-	}
+	read_blob_line(&h, forged, sizeof(forged));
 	assert_doca(DOCA_ERROR_INVALID_VALUE,
 	            doca_sync_event_create_from_export(host, forged, sizeof(forged), &imp));
 	assert_null(imp);
@@ -219,6 +277,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forged_slots_and_resize),
+		cmocka_unit_test(test_importer_forged_slots),
 		cmocka_unit_test(test_unsealed_page_refused),
 	};
 
