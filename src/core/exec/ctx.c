@@ -56,6 +56,15 @@ doca_error_t doca_priv_ctx_init(struct doca_ctx *ctx, const struct odma_ctx_ops 
 
 doca_error_t doca_priv_ctx_destroy(struct doca_ctx *ctx)
 {
+	uint32_t nodes = __atomic_load_n(&ctx->graph_nodes, __ATOMIC_ACQUIRE);
+
+	if (nodes != 0) {
+		/* the graph's nodes and instances point at the context and its tasks */
+		ODMA_ERR("%s context %p is a context node of %u graph node(s); destroy the graph "
+		         "first (doca_graph_instance_destroy, doca_graph_stop, doca_graph_destroy)",
+		         ctx->ops->name, (void *)ctx, nodes);
+		return DOCA_ERROR_IN_USE;
+	}
 	if (ctx->state == DOCA_CTX_STATE_STOPPING) {
 		ODMA_ERR("%s context %p is STOPPING; keep calling doca_pe_progress until it is "
 		         "IDLE, then destroy",

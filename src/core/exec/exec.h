@@ -167,6 +167,7 @@ struct doca_ctx {
 	atomic_uint_fast64_t fail_seq; /* a task with this seq failed: later ones are flushed */
 	bool ordered;                  /* deliver completions in submission order */
 	bool configured;               /* a task type was configured (set_conf) */
+	uint32_t graph_nodes; /* context nodes of graphs naming it (core/graph): no destroy */
 	/* task pool */
 	void *pool;
 	uint32_t pool_size;

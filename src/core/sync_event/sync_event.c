@@ -53,6 +53,7 @@ doca_error_t doca_sync_event_create(struct doca_sync_event **event)
 	doca_priv_ctx_init(&se->ctx, &se_ctx_ops, NULL);
 	se->memfd = -1;
 	se->slot = -1;
+	se->slot_efd = -1;
 	*event = se;
 	ODMA_DBG("sync event %p created", (void *)se);
 	return DOCA_SUCCESS;
@@ -408,11 +409,12 @@ doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
 	}
 	memset(&b, 0, sizeof(b));
 	b.side = (uint8_t)info->side;
-	b.pid = event->page->owner_pid;
+	/* our private copies: the page itself is writable by every importer */
+	b.pid = (uint32_t)getpid();
 	b.fd = (uint32_t)event->memfd;
-	b.start_time = event->page->owner_start;
+	b.start_time = event->owner_start;
 	b.system_id = sys->id;
-	memcpy(b.key, event->page->key, sizeof(b.key));
+	memcpy(b.key, event->key, sizeof(b.key));
 	memcpy(b.pci, info->pci_addr, strnlen(info->pci_addr, ODMA_SE_BLOB_PCI_LEN - 1));
 	odma_se_blob_encode(&b, e->blob);
 	se_allow_peers();
@@ -616,7 +618,7 @@ doca_error_t se_do_set(struct doca_sync_event *se, uint64_t v)
 	if (se_peer_gone(se, false))
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	__atomic_store_n(se->value, v, __ATOMIC_SEQ_CST);
-	se_notify(se->page);
+	se_notify(se);
 	return DOCA_SUCCESS;
 }
 
@@ -626,7 +628,7 @@ doca_error_t se_do_add(struct doca_sync_event *se, uint64_t v, uint64_t *fetched
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	/* wraps modulo 2^64, as an atomic fetch-add does */
 	*fetched = __atomic_fetch_add(se->value, v, __ATOMIC_SEQ_CST);
-	se_notify(se->page);
+	se_notify(se);
 	return DOCA_SUCCESS;
 }
 
