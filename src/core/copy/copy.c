@@ -19,8 +19,10 @@ static const struct odma_mover *const copy_movers[ODMA_MEM_KINDS] = {
 	[ODMA_MEM_PROCESS] = &odma_mover_process,
 };
 
-/* Whether the mover of each kind has move_batch (kept in step with copy_movers[]; a
- * constant table saves the fast path a dependent load). */
+/* Whether a copy of each kind costs a system call per move, so that engines hold such copies
+ * and move them together (odma_copy_move_batch); a constant table saves the fast path a
+ * dependent load. (The local mover has a move_batch too, one fault guard for a batch, but a
+ * local copy costs no system call.) */
 static const bool copy_batches[ODMA_MEM_KINDS] = {
 	[ODMA_MEM_LOCAL] = false,
 	[ODMA_MEM_PROCESS] = true,
@@ -176,7 +178,7 @@ copy_validate_full(struct odma_copy *c, const struct odma_dev_caps *caps, bool s
 		return r;
 	c->total = s.total;
 	c->mover = copy_movers[s.kind];
-	c->batch = c->mover->move_batch != NULL;
+	c->batch = copy_batches[s.kind];
 	c->split_at = copy_split_at(c, s.kind);
 	if (doca_unlikely(s.total == 0))
 		return copy_reject(strict, deferred, who,
@@ -243,14 +245,14 @@ void odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca
 {
 	unsigned int i = 0;
 
+	for (unsigned int j = 0; j < n; j++)
+		st[j] = DOCA_SUCCESS;
 	while (i < n) { /* runs of one mover */
 		const struct odma_mover *m = c[i]->mover;
 		unsigned int k = i + 1;
 
 		while (k < n && c[k]->mover == m)
 			k++;
-		for (unsigned int j = i; j < k; j++)
-			st[j] = DOCA_SUCCESS;
 		if (m->move_batch != NULL)
 			m->move_batch(c + i, k - i, st + i);
 		else

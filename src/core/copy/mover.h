@@ -86,6 +86,8 @@ struct odma_guard {
 	sigjmp_buf env;
 	int sig;    /* the signal that hit */
 	void *addr; /* the faulting address */
+	/* a batch under one guard: the copy being moved (survives the jump back) */
+	volatile unsigned int at;
 };
 
 extern __thread struct odma_guard *odma_guard_cur __attribute__((tls_model("initial-exec")));

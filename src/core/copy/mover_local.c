@@ -49,8 +49,33 @@ static doca_error_t local_move(const struct odma_copy *c, uint64_t off, uint64_t
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Whole copies, in order, under one fault guard: one sigsetjmp for the batch rather than one
+ * per copy. A fault fails the copy it hit (st[i]) and the walk resumes after it, so a fault
+ * still fails only its own copy. The index lives in the guard (volatile: it must survive the
+ * jump back).
+ */
+static void local_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st)
+{
+	struct odma_guard g;
+
+	if (doca_unlikely(!odma_guard_on)) {
+		for (unsigned int i = 0; i < n; i++)
+			local_copy(c[i], 0, c[i]->total);
+		return;
+	}
+	g.at = 0;
+	if (sigsetjmp(g.env, 0) != 0)
+		st[g.at++] = odma_guard_fault(&g); /* the copy that faulted; go on after it */
+	odma_guard_enter(&g);
+	for (; g.at < n; g.at++)
+		local_copy(c[g.at], 0, c[g.at]->total);
+	odma_guard_leave();
+}
+
 const struct odma_mover odma_mover_local = {
 	.name = "local",
 	.kind = ODMA_MEM_LOCAL,
 	.move = local_move,
+	.move_batch = local_move_batch,
 };

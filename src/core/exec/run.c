@@ -77,6 +77,7 @@ struct run_batch {
 void odma_task_run_batch(struct doca_task *const *tasks, unsigned int n)
 {
 	struct run_batch b;
+	bool failed = false;
 
 	b.n = 0;
 	for (unsigned int i = 0; i < n; i++) {
@@ -91,8 +92,12 @@ void odma_task_run_batch(struct doca_task *const *tasks, unsigned int n)
 	}
 	odma_copy_move_batch(b.copy, b.n, b.st);
 	for (unsigned int i = 0; i < b.n; i++)
-		if (doca_unlikely(b.st[i] != DOCA_SUCCESS))
+		if (doca_unlikely(b.st[i] != DOCA_SUCCESS)) {
 			odma_task_mark_failed(b.task[i]->ctx, b.task[i]->seq);
+			failed = true;
+		}
+	if (doca_likely(!failed))
+		return; /* every task passed its checks before its bytes moved, as run alone */
 	/*
 	 * As if run one by one: a task after a failed one of its context is flushed, although
 	 * its bytes moved in the same call (its destination bytes are then undefined).

@@ -94,6 +94,12 @@ struct te_pe {
 	uint32_t rr;
 	bool staged; /* some channel has entries staged and not published (doorbell) */
 	struct odma_task_stage stage; /* small job->batch tasks, run at the next poll */
+	/*
+	 * Small local tasks copied on the PE thread: held until the next poll (or until 64
+	 * wait) and moved there as one batch under one fault guard, then handed back straight
+	 * from poll (no trip through the PE's completion list).
+	 */
+	struct odma_task_stage local;
 	struct te_channel *ch[];
 };
 
@@ -606,6 +612,15 @@ static inline doca_error_t te_copy_here(struct te_pe *tp, struct doca_task *task
 	return DOCA_SUCCESS;
 }
 
+/* Holds a small local task for the batch of the next poll; it copies on the PE thread then. */
+static inline doca_error_t te_hold_local(struct te_pe *tp, struct doca_task *task, bool doorbell)
+{
+	odma_task_stage_add(&tp->local, tp->pe, task);
+	if (doorbell)
+		te_doorbell(tp);
+	return DOCA_SUCCESS;
+}
+
 /* Everything but a small unordered local task: staging, channels, helping, splitting. */
 static doca_error_t __attribute__((noinline))
 te_submit_other(struct te_pe *tp, struct doca_task *task, const struct odma_job *job, bool doorbell)
@@ -618,8 +633,10 @@ te_submit_other(struct te_pe *tp, struct doca_task *task, const struct odma_job 
 		odma_task_stage_add(&tp->stage, tp->pe, task);
 		return DOCA_SUCCESS;
 	}
-	if (doca_unlikely(tp->stage.n != 0) && job->in_order)
-		odma_task_stage_run(&tp->stage, tp->pe); /* it must not overtake them */
+	if (doca_unlikely(job->in_order)) { /* it must not overtake what is held */
+		odma_task_stage_run(&tp->local, tp->pe);
+		odma_task_stage_run(&tp->stage, tp->pe);
+	}
 	/* a PE inherited across fork() has no worker here and copies everything itself */
 	if ((job->bytes <= te.inline_max && !job->in_order) ||
 	    doca_unlikely(tp->generation != te.generation))
@@ -654,7 +671,7 @@ static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const str
 	struct te_pe *tp = engine_pe;
 
 	if (doca_likely(job->bytes <= te.inline_max && !job->in_order && !job->batch))
-		return te_copy_here(tp, task, doorbell);
+		return te_hold_local(tp, task, doorbell);
 	return te_submit_other(tp, task, job, doorbell);
 }
 
@@ -663,6 +680,14 @@ static unsigned int te_poll(void *engine_pe, struct doca_task **done, unsigned i
 	struct te_pe *tp = engine_pe;
 	unsigned int total = 0;
 
+	if (doca_likely(tp->local.n != 0) && tp->local.n <= max) {
+		/* the held small copies, one batch, handed back from here */
+		total = tp->local.n;
+		tp->local.n = 0;
+		odma_task_run_batch(tp->local.task, total);
+		memcpy(done, tp->local.task, total * sizeof(done[0]));
+	}
+	odma_task_stage_run(&tp->local, tp->pe); /* (a poll for fewer than were held) */
 	odma_task_stage_run(&tp->stage, tp->pe); /* hands them back through the PE's list */
 	for (uint32_t i = 0; i < tp->nch && total < max; i++) {
 		struct te_channel *ch = tp->ch[i];
@@ -684,7 +709,7 @@ static bool te_pending(void *engine_pe)
 {
 	struct te_pe *tp = engine_pe;
 
-	if (tp->stage.n != 0)
+	if (tp->stage.n != 0 || tp->local.n != 0)
 		return true;
 	for (uint32_t i = 0; i < tp->nch; i++)
 		if (tp->ch[i]->outstanding && odma_spsc_nonempty(&tp->ch[i]->done))
