@@ -113,6 +113,14 @@ struct odma_engine_ops {
  */
 void odma_task_run(struct doca_task *task, enum odma_part part);
 /*
+ * odma_task_run_range: the same checks, then bytes [@off, @off + @len) of the task's copy
+ * (any copy: a list is walked to @off). Any thread; several threads may run disjoint ranges
+ * of one task at once. A task whose ranges cover [0, bytes) exactly once, and that is
+ * handed back once after the last of them finished, is a split task (a task with in_order
+ * set is never cut: its completion must keep its place on one queue).
+ */
+void odma_task_run_range(struct doca_task *task, uint64_t off, uint64_t len);
+/*
  * odma_task_run_batch: odma_task_run(tasks[i], ODMA_PART_ALL) for each of @n tasks
  * (n <= ODMA_TASK_BATCH_MAX, none split), with the bytes of consecutive tasks moved by
  * shared system calls. Each task ends with the status it would have had run alone, in

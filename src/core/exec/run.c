@@ -47,21 +47,27 @@ static inline doca_error_t task_precheck(struct doca_task *task)
 	return DOCA_SUCCESS;
 }
 
+void odma_task_run_range(struct doca_task *task, uint64_t off, uint64_t len)
+{
+	doca_error_t r = task_precheck(task);
+
+	if (doca_likely(r == DOCA_SUCCESS) &&
+	    doca_unlikely(odma_copy_move(&task->copy, off, len) != DOCA_SUCCESS)) {
+		odma_task_mark_failed(task->ctx, task->seq); /* unreachable memory */
+		r = DOCA_ERROR_IO_FAILED;
+	}
+	/* the ranges of a split task may fail at once on several threads: an atomic store each */
+	if (doca_unlikely(r != DOCA_SUCCESS))
+		__atomic_store_n(&task->status, r, __ATOMIC_RELAXED);
+}
+
 void odma_task_run(struct doca_task *task, enum odma_part part)
 {
 	const struct odma_copy *c = &task->copy;
 	uint64_t off = part == ODMA_PART_TAIL ? c->split_at : 0;
 	uint64_t len = part == ODMA_PART_HEAD ? c->split_at : c->total - off;
-	doca_error_t r = task_precheck(task);
 
-	if (doca_likely(r == DOCA_SUCCESS) &&
-	    doca_unlikely(odma_copy_move(c, off, len) != DOCA_SUCCESS)) {
-		odma_task_mark_failed(task->ctx, task->seq); /* unreachable memory */
-		r = DOCA_ERROR_IO_FAILED;
-	}
-	/* the parts of a split task may both fail at once: an atomic store each */
-	if (doca_unlikely(r != DOCA_SUCCESS))
-		__atomic_store_n(&task->status, r, __ATOMIC_RELAXED);
+	odma_task_run_range(task, off, len);
 }
 
 _Static_assert(ODMA_TASK_BATCH_MAX <= ODMA_COPY_BATCH_MAX, "a task batch is one copy batch");
