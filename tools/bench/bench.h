@@ -88,6 +88,9 @@ int bench_pin_self(int cpu);
 double bench_pingpong_ns(void);
 double bench_eventfd_pingpong_ns(void);
 void bench_memcpy_rep(const struct bench_mem *m, double seconds, struct bench_rep *r);
+int bench_engine_threads(void);
+void bench_memcpy_mt_rep(const struct bench_mem *m, double seconds, int threads,
+                         struct bench_rep *r);
 double bench_memcpy_oneshot_ns(const struct bench_mem *m, size_t size);
 void bench_slot_clear(const struct bench_mem *m);
 bool bench_slot_check(const struct bench_mem *m);

@@ -116,7 +116,8 @@ static const char bench_help[] =
         "    0 on success; 1 when a measurement failed (the reason is printed); 2 on bad flags.\n";
 
 struct bench_out {
-	struct bench_result odma, mc, peer, harness;
+	struct bench_result odma, mc, mcmt, peer, harness;
+	int threads; /* threads the engine moves bytes on: the N of the N-thread memcpy */
 	size_t size;
 	double footprint;
 };
@@ -344,7 +345,8 @@ static void summarise(struct bench_result *res, struct bench_rep *reps, int n, s
 
 static int measure(struct bench_odma *ob, const struct bench_mem *m, struct bench_out *o)
 {
-	struct bench_rep ro[99] = { 0 }, rm[99] = { 0 }, rp[99] = { 0 }, rh[99] = { 0 };
+	struct bench_rep ro[99] = { 0 }, rm[99] = { 0 }, rp[99] = { 0 }, rh[99] = { 0 },
+	                 rt[99] = { 0 };
 	double rep_s = cfg.seconds / cfg.reps;
 	bool peer_ok = cfg.peer_dpdk;
 
@@ -357,6 +359,8 @@ static int measure(struct bench_odma *ob, const struct bench_mem *m, struct benc
 		}
 		bench_progress_end();
 		bench_memcpy_rep(m, rep_s, &rm[i]);
+		if (o->threads > 1 && cfg.mode == BENCH_THROUGHPUT)
+			bench_memcpy_mt_rep(m, rep_s, o->threads, &rt[i]);
 		if (cfg.mode == BENCH_THROUGHPUT && cfg.list_len <= 1)
 			bench_harness_rep(&cfg, m, rep_s / 4, &rh[i]);
 		bench_progress_start("dpdk", rep_s, cfg.seconds);
@@ -367,6 +371,10 @@ static int measure(struct bench_odma *ob, const struct bench_mem *m, struct benc
 	}
 	summarise(&o->odma, ro, cfg.reps, m->task_size);
 	summarise(&o->mc, rm, cfg.reps, m->task_size);
+	if (o->threads > 1 && cfg.mode == BENCH_THROUGHPUT)
+		summarise(&o->mcmt, rt, cfg.reps, m->task_size);
+	else
+		o->mcmt = o->mc; /* one thread: the single-thread memcpy is the limit */
 	if (cfg.mode == BENCH_THROUGHPUT && cfg.list_len <= 1)
 		summarise(&o->harness, rh, cfg.reps, m->task_size);
 	if (peer_ok)
@@ -401,6 +409,12 @@ static void print_json(const struct bench_out *o, const struct bench_mem *m)
 	       "\"pingpong_ns\": %.1f",
 	       o->mc.bytes_per_sec, o->mc.tasks_per_sec, o->mc.verified ? "true" : "false",
 	       pingpong_ns);
+	printf(", \"memcpy_threads\": %d, \"memcpy_mt_bytes_per_sec\": %.1f, \"ratio_memcpy\": "
+	       "%.3f, "
+	       "\"ratio_memcpy_mt\": %.3f",
+	       o->threads, o->mcmt.bytes_per_sec,
+	       o->mc.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mc.bytes_per_sec : 0,
+	       o->mcmt.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mcmt.bytes_per_sec : 0);
 	if (cfg.mode == BENCH_EVENT)
 		printf(", \"eventfd_pingpong_ns\": %.1f", efd_pingpong_ns);
 	if (o->harness.valid)
@@ -425,32 +439,36 @@ static void print_csv(const struct bench_out *o, const struct bench_mem *m, bool
 		       "sec,p50_ns,p99_ns,"
 		       "memcpy_bytes_per_sec,peer_tasks_per_sec,peer_bytes_per_sec,peer_p50_ns,"
 		       "peer_p99_ns,pingpong_ns,"
-		       "harness_tasks_per_sec\n");
-	printf("%s,%s,%s,%zu,%zu,%u,%u,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n",
+		       "harness_tasks_per_sec,memcpy_threads,memcpy_mt_bytes_per_sec\n");
+	printf("%s,%s,%s,%zu,%zu,%u,%u,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%."
+	       "1f\n",
 	       engine_name(), mode_name(), cfg.cold ? "cold" : "hot", o->size, m->task_size,
 	       cfg.depth, cfg.list_len, o->odma.tasks_per_sec, o->odma.bytes_per_sec,
 	       o->odma.p50_ns, o->odma.p99_ns, o->mc.bytes_per_sec, o->peer.tasks_per_sec,
 	       o->peer.bytes_per_sec, o->peer.p50_ns, o->peer.p99_ns, pingpong_ns,
-	       o->harness.tasks_per_sec);
+	       o->harness.tasks_per_sec, o->threads, o->mcmt.bytes_per_sec);
 }
 
 static void print_text(const struct bench_out *o, bool header)
 {
-	char sz[32];
+	char sz[32], mt_head[16];
 
+	snprintf(mt_head, sizeof(mt_head), "mc x%d", o->threads);
 	if (header)
 		printf("# engine=%s mode=%s depth=%u list_len=%u cache=%s reps=%d pingpong=%.0f "
 		       "ns\n"
-		       "%8s %10s %9s %8s %9s %6s%s\n",
+		       "%8s %10s %9s %8s %9s %6s %8s %6s%s\n",
 		       engine_name(), mode_name(), cfg.depth, cfg.list_len,
 		       cfg.cold ? "cold" : "hot", cfg.reps, pingpong_ns, "size", "Mtasks/s", "GB/s",
-		       "memcpy", "p50/p99", "x mc",
+		       "memcpy", "p50/p99", "x mc", mt_head, "x mcN",
 		       cfg.peer_dpdk ? "   dpdk-Mt/s  dpdk-GB/s  dpdk-p50/p99  x dpdk" : "");
 	bench_fmt_size(o->size, sz, sizeof(sz));
 	printf("%8s %10.3f %9.2f %8.2f %4.0f/%-4.0f %6.2f", sz, o->odma.tasks_per_sec / 1e6,
 	       o->odma.bytes_per_sec / 1e9, o->mc.bytes_per_sec / 1e9, o->odma.p50_ns,
 	       o->odma.p99_ns,
 	       o->mc.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mc.bytes_per_sec : 0);
+	printf(" %8.2f %6.2f", o->mcmt.bytes_per_sec / 1e9,
+	       o->mcmt.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mcmt.bytes_per_sec : 0);
 	if (cfg.peer_dpdk && o->peer.valid)
 		printf("   %9.3f  %9.2f  %5.0f/%-6.0f %6.2f", o->peer.tasks_per_sec / 1e6,
 		       o->peer.bytes_per_sec / 1e9, o->peer.p50_ns, o->peer.p99_ns,
@@ -590,6 +608,7 @@ static int run_sizes(struct bench_odma *ob, struct bench_mem *m, const size_t *s
 	for (int i = 0; i < n; i++) {
 		memset(&o, 0, sizeof(o));
 		o.size = sizes[i];
+		o.threads = bench_engine_threads();
 		bench_mem_layout(m, &cfg, sizes[i], maxbuf);
 		if (m->task_size == 0 || m->n_slots < cfg.depth) {
 			fprintf(stderr,
