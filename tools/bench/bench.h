@@ -27,6 +27,7 @@ struct bench_cfg {
 	bool xproc, size_given; /* --xproc; --size was given */
 	char engine[16];        /* empty: the library default */
 	int workers;            /* 0: the library default */
+	size_t footprint;       /* --footprint: bytes of source + destination walked (cold) */
 };
 
 /* Source and destination regions, each @len bytes, cut into slots of @stride bytes. */

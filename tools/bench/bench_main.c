@@ -61,7 +61,9 @@ static const char bench_help[] =
         "                         LLC, 256 MiB when unknown, at most a quarter of RAM) so that\n"
         "                         every task touches memory not in cache. Default: cache-hot\n"
         "                         (DEPTH slots, reused).\n"
-        "        --sweep          sizes 64, 256, 1K, 4K, 16K, 64K, 256K, 1M, 4M, 16M.\n"
+        "        --footprint SIZE the bytes a cold walk covers, source and destination together\n"
+        "                         (implies --cold), e.g. 1G for 2 MiB tasks over 1 GiB.\n"
+        "        --sweep          sizes 64, 256, 1K, 4K, 16K, 64K, 256K, 1M, 2M, 4M, 16M, 64M.\n"
         "        --crossover      measure the one-shot crossover: for 64 B..2 MiB, the p50 of a\n"
         "                         depth-1 task (submit to callback) beside the p50 of one memcpy;\n"
         "                         prints the smallest size from which DMA is within 10 % of\n"
@@ -138,6 +140,18 @@ static doca_error_t cb_size(void *p, void *c)
 		        (char *)p);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t cb_footprint(void *p, void *c)
+{
+	(void)c;
+	if (bench_parse_size(p, &cfg.footprint) != 0 || cfg.footprint < 8192) {
+		fprintf(stderr, "odma-bench: --footprint \"%s\" is not a size of 8K or more\n",
+		        (char *)p);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	cfg.cold = true;
 	return DOCA_SUCCESS;
 }
 
@@ -274,7 +288,9 @@ static int register_params(void)
 	                       false) ||
 	       bench_add_param(NULL, "cold", NULL, "walk a footprint larger than the LLC", B,
 	                       cb_cold, false) ||
-	       bench_add_param(NULL, "sweep", NULL, "sizes 64 B to 16 MiB", B, cb_sweep, false) ||
+	       bench_add_param(NULL, "footprint", "<size>", "bytes a cold walk covers (src+dst)", S,
+	                       cb_footprint, false) ||
+	       bench_add_param(NULL, "sweep", NULL, "sizes 64 B to 64 MiB", B, cb_sweep, false) ||
 	       bench_add_param(NULL, "crossover", NULL, "measure the DMA/memcpy one-shot crossover",
 	                       B, cb_crossover, false) ||
 	       bench_add_param(NULL, "comch", NULL, "measure DOCA Comch between two processes", B,
@@ -498,8 +514,8 @@ static void print_one(const struct bench_out *o, const struct bench_mem *m, int 
 
 /* ------------------------------------------------------------------ main */
 
-static const size_t sweep_sizes[] = { 64,    256,    1024,    4096,    16384,
-	                              65536, 262144, 1048576, 4194304, 16777216 };
+static const size_t sweep_sizes[] = { 64,     256,     1024,    4096,    16384,    65536,
+	                              262144, 1048576, 2097152, 4194304, 16777216, 67108864 };
 
 static int run_crossover(void)
 {

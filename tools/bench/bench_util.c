@@ -260,7 +260,8 @@ int bench_mem_prepare(struct bench_mem *m, const struct bench_cfg *c, size_t max
 	size_t stride = (max_task_size + 63) & ~(size_t)63;
 
 	memset(m, 0, sizeof(*m));
-	m->len = c->cold ? bench_cold_footprint() / 2 : (size_t)c->depth * stride;
+	m->len = c->cold ? (c->footprint ? c->footprint : bench_cold_footprint()) / 2
+	                 : (size_t)c->depth * stride;
 	m->len = (m->len + 4095) & ~(size_t)4095;
 	m->src = aligned_alloc(4096, m->len);
 	m->dst = aligned_alloc(4096, m->len);

@@ -354,6 +354,8 @@ static double xb_rate(const struct bench_rep *r)
 	return r->seconds > 0 ? (double)r->tasks / r->seconds : 0;
 }
 
+static double xb_pingpong; /* the same-run cross-core ping-pong (ns), the noise indicator */
+
 static void xb_print(const struct bench_cfg *c, size_t size, double odma, double raw, double rawmt,
                      int threads, bool first, bool last)
 {
@@ -363,12 +365,12 @@ static void xb_print(const struct bench_cfg *c, size_t size, double odma, double
 		       "%.1f, "
 		       "\"raw_bytes_per_sec\": %.1f, \"ratio\": %.3f, \"raw_threads\": %d, "
 		       "\"raw_mt_syscall_per_sec\": %.1f, \"raw_mt_bytes_per_sec\": %.1f, "
-		       "\"ratio_raw_mt\": %.3f}%s",
+		       "\"ratio_raw_mt\": %.3f, \"pingpong_ns\": %.1f}%s",
 		       first ? "[" : ",\n ",
 		       getenv("ODMA_ENGINE") ? getenv("ODMA_ENGINE") : "default", size, c->depth,
 		       odma, odma * (double)size, raw, raw * (double)size, raw > 0 ? odma / raw : 0,
 		       threads, rawmt, rawmt * (double)size, rawmt > 0 ? odma / rawmt : 0,
-		       last ? "]\n" : "");
+		       xb_pingpong, last ? "]\n" : "");
 		return;
 	}
 	if (first)
@@ -396,6 +398,7 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 	for (int i = 0; i < n; i++)
 		biggest = sz[i] > biggest ? sz[i] : biggest;
 	signal(SIGPIPE, SIG_IGN);
+	xb_pingpong = c->no_pingpong ? 0 : bench_pingpong_ns();
 	if (xb_open_pair(&x, biggest * c->depth, err, sizeof(err)) != 0) {
 		fprintf(stderr, "odma-bench: --xproc: %s\n", err);
 		xb_close(&x);
