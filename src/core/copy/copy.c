@@ -241,9 +241,10 @@ doca_error_t odma_copy_move(const struct odma_copy *c, uint64_t off, uint64_t le
 	return c->mover->move(c, off, len);
 }
 
-void odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st)
+bool odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st)
 {
 	unsigned int i = 0;
+	bool failed = false;
 
 	for (unsigned int j = 0; j < n; j++)
 		st[j] = DOCA_SUCCESS;
@@ -260,6 +261,9 @@ void odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca
 				st[j] = m->move(c[j], 0, c[j]->total);
 		i = k;
 	}
+	for (unsigned int j = 0; j < n && !failed; j++)
+		failed = st[j] != DOCA_SUCCESS;
+	return failed;
 }
 
 void odma_copy_grow_dst_list(const struct odma_copy *c)

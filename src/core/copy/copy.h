@@ -77,9 +77,10 @@ doca_error_t odma_copy_move(const struct odma_copy *c, uint64_t off, uint64_t le
  * Moves the whole copies @c[0..n) (validated, n <= ODMA_COPY_BATCH_MAX), in order, any
  * thread; st[i] gets DOCA_SUCCESS or DOCA_ERROR_IO_FAILED for each. Copies whose mover
  * batches (another process' memory: one process_vm_readv/writev for many copies) share
- * system calls; a failure fails only the copies whose bytes could not be moved.
+ * system calls; local copies share one fault guard; a failure fails only the copies whose
+ * bytes could not be moved. Returns whether any failed.
  */
-void odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st);
+bool odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st);
 
 /* The list case of odma_copy_grow_dst. */
 void odma_copy_grow_dst_list(const struct odma_copy *c);

@@ -52,24 +52,29 @@ static doca_error_t local_move(const struct odma_copy *c, uint64_t off, uint64_t
 /*
  * Whole copies, in order, under one fault guard: one sigsetjmp for the batch rather than one
  * per copy. A fault fails the copy it hit (st[i]) and the walk resumes after it, so a fault
- * still fails only its own copy. The index lives in the guard (volatile: it must survive the
- * jump back).
+ * still fails only its own copy. The index of the copy under way is stored in the guard
+ * (volatile: the jump back reads it from there, not from a register).
  */
 static void local_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st)
 {
 	struct odma_guard g;
+	unsigned int i;
 
 	if (doca_unlikely(!odma_guard_on)) {
 		for (unsigned int i = 0; i < n; i++)
 			local_copy(c[i], 0, c[i]->total);
 		return;
 	}
-	g.at = 0;
-	if (sigsetjmp(g.env, 0) != 0)
-		st[g.at++] = odma_guard_fault(&g); /* the copy that faulted; go on after it */
+	i = 0;
+	if (sigsetjmp(g.env, 0) != 0) {
+		i = g.at; /* the copy that faulted: it fails, the batch goes on after it */
+		st[i++] = odma_guard_fault(&g);
+	}
 	odma_guard_enter(&g);
-	for (; g.at < n; g.at++)
-		local_copy(c[g.at], 0, c[g.at]->total);
+	for (; i < n; i++) {
+		g.at = i;
+		local_copy(c[i], 0, c[i]->total);
+	}
 	odma_guard_leave();
 }
 

@@ -83,7 +83,7 @@ struct run_batch {
 void odma_task_run_batch(struct doca_task *const *tasks, unsigned int n)
 {
 	struct run_batch b;
-	bool failed = false;
+	bool failed;
 
 	b.n = 0;
 	for (unsigned int i = 0; i < n; i++) {
@@ -96,14 +96,12 @@ void odma_task_run_batch(struct doca_task *const *tasks, unsigned int n)
 		b.task[b.n] = tasks[i];
 		b.copy[b.n++] = &tasks[i]->copy;
 	}
-	odma_copy_move_batch(b.copy, b.n, b.st);
-	for (unsigned int i = 0; i < b.n; i++)
-		if (doca_unlikely(b.st[i] != DOCA_SUCCESS)) {
-			odma_task_mark_failed(b.task[i]->ctx, b.task[i]->seq);
-			failed = true;
-		}
+	failed = odma_copy_move_batch(b.copy, b.n, b.st);
 	if (doca_likely(!failed))
 		return; /* every task passed its checks before its bytes moved, as run alone */
+	for (unsigned int i = 0; i < b.n; i++)
+		if (doca_unlikely(b.st[i] != DOCA_SUCCESS))
+			odma_task_mark_failed(b.task[i]->ctx, b.task[i]->seq);
 	/*
 	 * As if run one by one: a task after a failed one of its context is flushed, although
 	 * its bytes moved in the same call (its destination bytes are then undefined).
