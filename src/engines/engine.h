@@ -97,6 +97,17 @@ struct odma_engine_ops {
 	 * Returns within its budget whatever happens. odma_engine_nop_arm does nothing.
 	 */
 	void (*arm)(void *engine_pe);
+
+	/*
+	 * Optional fast path (NULL: none), asked once when a context connects to the PE: a
+	 * stage of the engine's into which the core appends, on the PE thread and without
+	 * calling submit, every task that is accepted, unordered (in_order false), not batch
+	 * and of at most *@max_bytes bytes, with odma_task_stage_add. The engine runs the stage
+	 * (odma_task_stage_run, or odma_task_run_batch and poll) at the latest at its next poll,
+	 * before a task with in_order set, and counts it in pending. The engine may change the
+	 * stage's contents (n, task[]) from its own ops only.
+	 */
+	struct odma_task_stage *(*hold)(void *engine_pe, uint64_t *max_bytes);
 };
 
 /*

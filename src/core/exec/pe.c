@@ -95,6 +95,12 @@ doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 	ctx->fp.submit = pe->engine->submit;
 	ctx->fp.doorbell = pe->engine->doorbell;
 	ctx->fp.engine_pe = pe->engine_pe;
+	ctx->fp.hold = NULL;
+	ctx->fp.hold_max = 0;
+	if (pe->engine->hold != NULL)
+		ctx->fp.hold = pe->engine->hold(pe->engine_pe, &ctx->fp.hold_max);
+	if (ctx->fp.hold == NULL)
+		ctx->fp.hold_max = 0;
 	ctx->pe_next = pe->ctxs;
 	pe->ctxs = ctx;
 	pe->num_ctxs++;

@@ -89,12 +89,13 @@ void odma_task_run_batch(struct doca_task *const *tasks, unsigned int n)
 	for (unsigned int i = 0; i < n; i++) {
 		doca_error_t r = task_precheck(tasks[i]);
 
-		if (doca_unlikely(r != DOCA_SUCCESS)) {
-			__atomic_store_n(&tasks[i]->status, r, __ATOMIC_RELAXED);
+		if (doca_likely(r == DOCA_SUCCESS)) {
+			b.task[b.n] = tasks[i];
+			b.copy[b.n++] = &tasks[i]->copy;
 			continue;
 		}
-		b.task[b.n] = tasks[i];
-		b.copy[b.n++] = &tasks[i]->copy;
+
+		__atomic_store_n(&tasks[i]->status, r, __ATOMIC_RELAXED);
 	}
 	failed = odma_copy_move_batch(b.copy, b.n, b.st);
 	if (doca_likely(!failed))

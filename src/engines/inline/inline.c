@@ -79,6 +79,13 @@ static bool inline_pending(void *engine_pe)
 	return ip->stage.n != 0 || ip->local.n != 0;
 }
 
+/* Every unordered local task is held: the core appends them itself (engine.h, hold). */
+static struct odma_task_stage *inline_hold(void *engine_pe, uint64_t *max_bytes)
+{
+	*max_bytes = UINT64_MAX;
+	return &((struct ie_pe *)engine_pe)->local;
+}
+
 const struct odma_engine_ops odma_engine_inline = {
 	.name = "inline",
 	.pe_init = inline_pe_init,
@@ -88,4 +95,5 @@ const struct odma_engine_ops odma_engine_inline = {
 	.poll = inline_poll,
 	.pending = inline_pending,
 	.arm = odma_engine_nop_arm,
+	.hold = inline_hold,
 };

@@ -961,6 +961,15 @@ static void te_arm(void *engine_pe)
 			return;
 }
 
+/* The core appends small unordered local tasks to the local stage itself (engine.h, hold). */
+static struct odma_task_stage *te_hold(void *engine_pe, uint64_t *max_bytes)
+{
+	struct te_pe *tp = engine_pe;
+
+	*max_bytes = te.inline_max;
+	return &tp->local;
+}
+
 const struct odma_engine_ops odma_engine_thread = {
 	.name = "thread",
 	.pe_init = te_pe_init,
@@ -970,6 +979,7 @@ const struct odma_engine_ops odma_engine_thread = {
 	.poll = te_poll,
 	.pending = te_pending,
 	.arm = te_arm,
+	.hold = te_hold,
 };
 
 int odma_te_test_channels(uint32_t i)
