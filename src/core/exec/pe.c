@@ -214,7 +214,7 @@ void odma_pe_complete_local(struct doca_pe *pe, struct doca_task *task)
 }
 
 /* Runs the program's callback for one finished task. */
-static void pe_finish(struct doca_pe *pe, struct doca_task *t)
+static inline __attribute__((always_inline)) void pe_finish(struct doca_pe *pe, struct doca_task *t)
 {
 	struct doca_ctx *ctx = t->ctx;
 	bool ok = t->status == DOCA_SUCCESS;
