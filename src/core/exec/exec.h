@@ -26,6 +26,7 @@ struct doca_dev;
 struct odma_dev_caps;
 struct odma_engine_ops;
 struct odma_job;
+struct odma_task_stage;
 
 enum odma_task_state {
 	ODMA_TASK_FREE = 0,  /* in the context's pool */
@@ -151,6 +152,9 @@ struct odma_ctx_fp {
 	                       bool doorbell);
 	void (*doorbell)(void *engine_pe);
 	void *engine_pe;
+	/* the engine's hold stage (engine.h, hold) for small unordered local copies, or NULL */
+	struct odma_task_stage *hold;
+	uint64_t hold_max; /* bytes; 0 with no stage */
 };
 
 struct doca_ctx {

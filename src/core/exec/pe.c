@@ -95,6 +95,12 @@ doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 	ctx->fp.submit = pe->engine->submit;
 	ctx->fp.doorbell = pe->engine->doorbell;
 	ctx->fp.engine_pe = pe->engine_pe;
+	ctx->fp.hold = NULL;
+	ctx->fp.hold_max = 0;
+	if (pe->engine->hold != NULL)
+		ctx->fp.hold = pe->engine->hold(pe->engine_pe, &ctx->fp.hold_max);
+	if (ctx->fp.hold == NULL)
+		ctx->fp.hold_max = 0;
 	ctx->pe_next = pe->ctxs;
 	pe->ctxs = ctx;
 	pe->num_ctxs++;
@@ -208,7 +214,7 @@ void odma_pe_complete_local(struct doca_pe *pe, struct doca_task *task)
 }
 
 /* Runs the program's callback for one finished task. */
-static void pe_finish(struct doca_pe *pe, struct doca_task *t)
+static inline __attribute__((always_inline)) void pe_finish(struct doca_pe *pe, struct doca_task *t)
 {
 	struct doca_ctx *ctx = t->ctx;
 	bool ok = t->status == DOCA_SUCCESS;
@@ -262,7 +268,8 @@ static void pe_flush_deferred(struct doca_pe *pe, struct doca_ctx *ctx)
 }
 
 /* OPTIMIZE_REPORTS tasks wait for the next reported task of their context. */
-static void pe_deliver(struct doca_pe *pe, struct doca_task *t)
+static inline __attribute__((always_inline)) void pe_deliver(struct doca_pe *pe,
+                                                             struct doca_task *t)
 {
 	struct doca_ctx *ctx = t->ctx;
 
@@ -327,22 +334,33 @@ static void pe_consume_signal(struct doca_pe *pe)
 		         strerror(errno));
 }
 
-/* Moves the engine's finished tasks onto the PE's list. */
-static void pe_poll_engine(struct doca_pe *pe)
-{
-	struct doca_task *batch[64];
-	unsigned int n;
+#define PE_POLL_BATCH 64
 
+/*
+ * Takes the engine's finished tasks: up to PE_POLL_BATCH into @batch (delivered from there,
+ * after the PE's list), and, when there are more, everything onto the PE's list. Returns how
+ * many are in @batch.
+ */
+static unsigned int pe_poll_engine(struct doca_pe *pe, struct doca_task **batch)
+{
+	unsigned int n = pe->engine->poll(pe->engine_pe, batch, PE_POLL_BATCH);
+
+	if (doca_likely(n < PE_POLL_BATCH))
+		return n;
 	do {
-		n = pe->engine->poll(pe->engine_pe, batch, 64);
 		for (unsigned int i = 0; i < n; i++)
 			odma_task_list_push(&pe->done, batch[i]);
-	} while (n == 64);
+		n = pe->engine->poll(pe->engine_pe, batch, PE_POLL_BATCH);
+	} while (n == PE_POLL_BATCH);
+	for (unsigned int i = 0; i < n; i++)
+		odma_task_list_push(&pe->done, batch[i]);
+	return 0;
 }
 
 uint8_t doca_pe_progress(struct doca_pe *pe)
 {
-	struct doca_task *t, *next;
+	struct doca_task *t, *next, *batch[PE_POLL_BATCH];
+	unsigned int n;
 	bool any = false;
 
 	if (doca_unlikely(pe == NULL || pe->in_progress)) {
@@ -359,7 +377,7 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 		pe_service_contexts(pe);
 	if (doca_unlikely(pe->num_hooked != 0))
 		any |= pe_run_hooks(pe);
-	pe_poll_engine(pe);
+	n = pe_poll_engine(pe, batch);
 	/* Take the batch first: callbacks may submit, and those complete next time. */
 	t = pe->done.head;
 	pe->done.head = pe->done.tail = NULL;
@@ -368,6 +386,9 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 		pe_deliver(pe, t);
 		any = true;
 	}
+	for (unsigned int i = 0; i < n; i++) /* then the engine's, in the order it gave them */
+		pe_deliver(pe, batch[i]);
+	any |= n != 0;
 	if (doca_unlikely(pe->num_woken != 0))
 		any |= pe_run_pollers(pe);
 	if (doca_unlikely(pe->num_stopping != 0 || pe->maybe_held))

@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 
+#include "core/device/device.h"
 #include "core/error/error.h"
 #include "core/exec/exec_int.h"
 #include "core/exec/faults.h"
@@ -248,17 +249,26 @@ static inline doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool
 	                  ctx->inflight >= ctx->queue_depth || ctx->ops->submit != NULL ||
 	                  ctx->held.head != NULL))
 		return task_submit_slow(t, flags, strict);
-	r = odma_copy_validate(&t->copy, ctx->caps, strict, &t->preset, t);
-	if (doca_unlikely(r != DOCA_SUCCESS))
-		return r;
-	if (doca_unlikely(t->preset != DOCA_SUCCESS))
-		return task_submit_failing(ctx, t, flags);
+	if (doca_likely(!strict && odma_copy_validate_fast(&t->copy, ctx->caps->max_buf_size))) {
+		t->preset = DOCA_SUCCESS;
+	} else {
+		r = odma_copy_validate(&t->copy, ctx->caps, strict, &t->preset, t);
+		if (doca_unlikely(r != DOCA_SUCCESS))
+			return r;
+		if (doca_unlikely(t->preset != DOCA_SUCCESS))
+			return task_submit_failing(ctx, t, flags);
+	}
 	t->status = DOCA_SUCCESS;
 	t->submit_flags = (uint8_t)flags;
 	t->seq = ctx->next_seq++;
 	t->state = ODMA_TASK_SUBMITTED;
 	ctx->inflight++;
 	ctx->pe->inflight++;
+	/* a small unordered local copy goes straight into the engine's hold stage (engine.h) */
+	if (doca_likely(t->copy.total <= ctx->fp.hold_max && !ctx->ordered && !t->copy.batch)) {
+		odma_task_stage_add(ctx->fp.hold, ctx->pe, t);
+		return DOCA_SUCCESS;
+	}
 	task_job(ctx, t, &job);
 	r = ctx->fp.submit(ctx->fp.engine_pe, t, &job, true);
 	if (doca_unlikely(r != DOCA_SUCCESS)) {
