@@ -388,9 +388,11 @@ DOCA_STABLE doca_error_t doca_mmap_create_from_export(const union doca_data *use
 
 /**
  * Sets what devices may do with the memory: a mask of enum doca_access_flag
- * values. DOCA_ACCESS_FLAG_LOCAL_READ_ONLY (0) leaves local devices read-only; a
- * DMA writing into such an mmap is refused at submit. The local device may always
- * read the memory.
+ * values. The local device may always read the memory. A local DMA may write into it
+ * with DOCA_ACCESS_FLAG_LOCAL_READ_WRITE; with PCI_READ_WRITE, RDMA_WRITE or
+ * RDMA_ATOMIC but without LOCAL_READ_WRITE it may too, as on hardware, and odma logs one
+ * WARNING per mmap; with none of these (LOCAL_READ_ONLY, read-only PCI or RDMA flags) a
+ * DMA writing into the mmap is refused at submit with DOCA_ERROR_NOT_PERMITTED.
  *
  * @param [in] mmap        the unstarted mmap.
  * @param [in] access_mask OR of DOCA_ACCESS_FLAG_* values.

@@ -77,20 +77,70 @@ struct doca_mmap {
 	union doca_data user_data;
 	struct odma_export *exports; /* descriptors handed out (freed on stop/destroy) */
 	struct odma_remote *remote;  /* from-export only */
+	atomic_bool write_warned;    /* the WARNING of a tolerated local write was logged */
 };
 
 /*
- * Whether a DMA may write into memory of this mmap (local or remote). Inline: the copy
- * validation asks it for every task.
+ * The access rule: which DOCA_ACCESS_FLAG_* masks let a device write into memory
+ * (docs/differences-from-hardware.md, "Access flags"). doca_mmap_start (which pages must be
+ * writable) and every submit (a writable destination) ask these and nothing else.
+ *
+ * Local write: LOCAL_READ_WRITE allows it as documented. PCI_READ_WRITE, RDMA_WRITE and
+ * RDMA_ATOMIC let a device write into the range, so hardware registers it writable for the
+ * local device too and a local DMA write succeeds there; odma accepts it with one WARNING per
+ * mmap (ODMA_PERM_TOLERATED). Remote write (through an export): PCI_READ_WRITE or RDMA_WRITE.
  */
-static inline bool odma_mmap_writable(const struct doca_mmap *mmap)
+#define ODMA_PERMS_REMOTE_WRITE (DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE)
+#define ODMA_PERMS_DEVICE_WRITE (ODMA_PERMS_REMOTE_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
+
+enum odma_perm_verdict {
+	ODMA_PERM_NO = 0,        /* refused */
+	ODMA_PERM_YES = 1,       /* documented */
+	ODMA_PERM_TOLERATED = 2, /* undocumented, allowed by hardware: accepted, one WARNING */
+};
+
+static inline enum odma_perm_verdict odma_perm_local_write(uint32_t perms)
+{
+	if (doca_likely((perms & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) != 0))
+		return ODMA_PERM_YES;
+	return (perms & ODMA_PERMS_DEVICE_WRITE) != 0 ? ODMA_PERM_TOLERATED : ODMA_PERM_NO;
+}
+
+static inline bool odma_perm_remote_write(uint32_t perms)
+{
+	return (perms & ODMA_PERMS_REMOTE_WRITE) != 0;
+}
+
+/* Whether any device may write into a range with @perms (what doca_mmap_start checks). */
+static inline bool odma_perm_any_write(uint32_t perms)
+{
+	return odma_perm_local_write(perms) != ODMA_PERM_NO || odma_perm_remote_write(perms);
+}
+
+/*
+ * Writes the flags of @perms into @out as "LOCAL_READ_ONLY|PCI_READ_ONLY" (LOCAL_READ_ONLY,
+ * the value 0, is named when LOCAL_READ_WRITE is not set). Returns @out.
+ */
+const char *odma_perm_names(uint32_t perms, char *out, size_t n);
+#define ODMA_PERM_NAMES_LEN 128
+
+/*
+ * Whether a DMA may write into memory of this mmap (local or remote) without a word: the
+ * per-task fast path. A tolerated local write passes here once its WARNING was logged.
+ */
+static inline bool odma_mmap_writable_quiet(const struct doca_mmap *mmap)
 {
 	if (doca_unlikely(mmap->from_export))
-		return mmap->remote != NULL &&
-		       (mmap->remote->perms &
-		        (DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE)) != 0;
-	return (mmap->perms & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) != 0;
+		return mmap->remote != NULL && odma_perm_remote_write(mmap->remote->perms);
+	return odma_perm_local_write(mmap->perms) == ODMA_PERM_YES ||
+	       atomic_load_explicit(&mmap->write_warned, memory_order_relaxed);
 }
+
+/*
+ * The destination check of a submit: DOCA_SUCCESS (a tolerated write logs its WARNING once per
+ * mmap) or DOCA_ERROR_NOT_PERMITTED with one line naming the mmap's flags and the fix.
+ */
+doca_error_t odma_mmap_check_dst(struct doca_mmap *mmap, const void *buf);
 
 /* Buf accounting, called by the inventory. */
 static inline void odma_mmap_buf_get(struct doca_mmap *mmap)
