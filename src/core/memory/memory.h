@@ -78,6 +78,7 @@ struct doca_mmap {
 	struct odma_export *exports; /* descriptors handed out (freed on stop/destroy) */
 	struct odma_remote *remote;  /* from-export only */
 	atomic_bool write_warned;    /* the WARNING of a tolerated local write was logged */
+	bool thread_safe;            /* doca_mmap_enable_thread_safety: bufs are not counted */
 };
 
 /*
@@ -142,10 +143,13 @@ static inline bool odma_mmap_writable_quiet(const struct doca_mmap *mmap)
  */
 doca_error_t odma_mmap_check_dst(struct doca_mmap *mmap, const void *buf);
 
-/* Buf accounting, called by the inventory. */
-static inline void odma_mmap_buf_get(struct doca_mmap *mmap)
+/* Buf accounting, called by the inventory; a thread-safe mmap does not count its bufs. */
+static inline bool odma_mmap_buf_get(struct doca_mmap *mmap)
 {
+	if (mmap->thread_safe)
+		return false;
 	atomic_fetch_add_explicit(&mmap->num_bufs, 1, memory_order_relaxed);
+	return true;
 }
 
 static inline void odma_mmap_buf_put(struct doca_mmap *mmap)
@@ -195,6 +199,7 @@ struct doca_buf {
 	uint32_t list_len;          /* head only: number of elements (0 on other elements) */
 	uint16_t refcount;          /* head only; 1 for non-head elements */
 	bool in_use;                /* handed out by the inventory */
+	bool counted;               /* counted in mmap->num_bufs (the mmap is not thread-safe) */
 	struct doca_buf *free_next; /* inventory free list */
 };
 
@@ -205,6 +210,11 @@ struct odma_buf_chunk {
 	struct doca_buf bufs[];
 };
 
+/*
+ * An inventory is single-threaded, as DOCA's, until it serves a buf of a thread-safe mmap
+ * (doca_mmap_enable_thread_safety): from then on (shared) every take and return holds its
+ * spinlock, so threads may take bufs from it and return them at once.
+ */
 struct doca_buf_inventory {
 	struct doca_buf *bufs; /* array of num_elements */
 	uint32_t num_elements;
@@ -213,7 +223,20 @@ struct doca_buf_inventory {
 	bool started;
 	union doca_data user_data;
 	struct odma_buf_chunk *chunks; /* extra arrays added by doca_buf_inventory_expand */
+	atomic_bool shared;            /* served a thread-safe mmap: lock every take/return */
+	atomic_flag lock;
 };
+
+/* Takes @inv's lock if it is shared; returns whether it did (pass it to the unlock). */
+bool odma_inv_lock(struct doca_buf_inventory *inv);
+void odma_inv_unlock(struct doca_buf_inventory *inv, bool locked);
+/* Makes @inv shared before it serves a buf of @mmap, when @mmap is thread-safe. */
+void odma_inv_share_for(struct doca_buf_inventory *inv, const struct doca_mmap *mmap);
+/* Pops a free buf of @inv (the caller holds the lock when shared; one is free). */
+struct doca_buf *odma_inv_pop(struct doca_buf_inventory *inv);
+/* Binds a popped buf to a window of @mmap: a lone list head with refcount 1. */
+void odma_buf_bind(struct doca_buf *b, struct doca_mmap *mmap, uint8_t *head, size_t len,
+                   uint8_t *data, size_t data_len);
 
 /* Whether @buf is the head of its list (a lone buf is). */
 static inline bool odma_buf_is_head(const struct doca_buf *buf)

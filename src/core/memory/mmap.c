@@ -513,6 +513,26 @@ doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_
 	return DOCA_SUCCESS;
 }
 
+doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap)
+{
+	static const char fn[] = "doca_mmap_enable_thread_safety";
+	doca_error_t ret;
+
+	ODMA_CHECK_ARG(mmap != NULL, "mmap is NULL");
+	if (mmap->started) {
+		ODMA_ERR_AT(fn,
+		            "mmap %p is started; fix: enable thread safety before doca_mmap_start",
+		            (void *)mmap);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	ret = mmap_check_no_bufs(mmap, fn);
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	mmap->thread_safe = true;
+	ODMA_DBG("mmap %p is thread-safe: its bufs are no longer counted", (void *)mmap);
+	return DOCA_SUCCESS;
+}
+
 doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *exported)
 {
 	ODMA_CHECK_ARG(mmap != NULL && exported != NULL, "mmap and exported must not be NULL");
