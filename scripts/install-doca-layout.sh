@@ -29,6 +29,7 @@ case $prefix in
 esac
 
 # What the build was configured with: its own prefix, libdir, includedir and version.
+bprefix='' blibdir='' bincdir='' bbindir='' version=''
 eval "$(meson introspect "$build" --buildoptions --projectinfo | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -36,7 +37,7 @@ opts = {o["name"]: o["value"] for o in d["buildoptions"]}
 print("bprefix=%s blibdir=%s bincdir=%s bbindir=%s version=%s" % (opts["prefix"],
       opts["libdir"], opts["includedir"], opts["bindir"], d["projectinfo"]["version"]))
 ')"
-[ -n "${version:-}" ] || {
+[ -n "$version" ] || {
 	echo "install-doca-layout: cannot read the configuration of $build" >&2
 	exit 1
 }
@@ -63,6 +64,7 @@ cp -p "$from/$bincdir"/doca/*.h "$to/include/"
 cp -P -p "$from/$blibdir"/libdoca_*.so* "$to/$libdir/"
 # pkg-config files: the new prefix, the flat include directory, the multiarch libdir.
 for pc in "$from/$blibdir"/pkgconfig/doca-*.pc; do
+	# shellcheck disable=SC2016 # ${prefix} and ${includedir} are pkg-config's, not ours
 	sed -e "s|^prefix=.*|prefix=$prefix|" \
 		-e 's|^includedir=.*|includedir=${prefix}/include|' \
 		-e "s|^libdir=.*|libdir=\${prefix}/$libdir|" \
