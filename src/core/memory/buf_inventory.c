@@ -128,19 +128,11 @@ static bool inv_mmap_usable(const struct doca_mmap *mmap)
 	return mmap->started || mmap->from_export;
 }
 
-bool odma_inv_lock(struct doca_buf_inventory *inv)
+bool odma_inv_lock_slow(struct doca_buf_inventory *inv)
 {
-	if (doca_likely(!atomic_load_explicit(&inv->shared, memory_order_acquire)))
-		return false;
 	while (atomic_flag_test_and_set_explicit(&inv->lock, memory_order_acquire))
 		sched_yield();
 	return true;
-}
-
-void odma_inv_unlock(struct doca_buf_inventory *inv, bool locked)
-{
-	if (locked)
-		atomic_flag_clear_explicit(&inv->lock, memory_order_release);
 }
 
 void odma_inv_share_for(struct doca_buf_inventory *inv, const struct doca_mmap *mmap)

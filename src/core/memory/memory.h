@@ -228,8 +228,19 @@ struct doca_buf_inventory {
 };
 
 /* Takes @inv's lock if it is shared; returns whether it did (pass it to the unlock). */
-bool odma_inv_lock(struct doca_buf_inventory *inv);
-void odma_inv_unlock(struct doca_buf_inventory *inv, bool locked);
+bool odma_inv_lock_slow(struct doca_buf_inventory *inv);
+static inline bool odma_inv_lock(struct doca_buf_inventory *inv)
+{
+	if (doca_likely(!atomic_load_explicit(&inv->shared, memory_order_acquire)))
+		return false;
+	return odma_inv_lock_slow(inv);
+}
+
+static inline void odma_inv_unlock(struct doca_buf_inventory *inv, bool locked)
+{
+	if (locked)
+		atomic_flag_clear_explicit(&inv->lock, memory_order_release);
+}
 /* Makes @inv shared before it serves a buf of @mmap, when @mmap is thread-safe. */
 void odma_inv_share_for(struct doca_buf_inventory *inv, const struct doca_mmap *mmap);
 /* Pops a free buf of @inv (the caller holds the lock when shared; one is free). */
