@@ -45,6 +45,12 @@ static void *inventory_worker(void *arg)
 
 	pthread_barrier_wait(&w->sh->go);
 	for (unsigned int r = 0; r < ROUNDS; r++) {
+		uint32_t nfree;
+
+		/* the counter may be read while other threads take and return */
+		if (doca_buf_inventory_get_num_free_elements(w->sh->inv, &nfree) != DOCA_SUCCESS ||
+		    nfree > THREADS * HELD)
+			w->failures++;
 		for (unsigned int i = 0; i < HELD; i++) {
 			if (doca_buf_inventory_buf_get_by_addr(w->sh->inv, w->sh->mmap,
 			                                       mine + 64 * i, 64,
@@ -74,6 +80,11 @@ static void *pool_worker(void *arg)
 
 	pthread_barrier_wait(&w->sh->go);
 	for (unsigned int r = 0; r < ROUNDS; r++) {
+		uint32_t nfree;
+
+		if (doca_buf_pool_get_num_free_elements(w->sh->pool, &nfree) != DOCA_SUCCESS ||
+		    nfree > THREADS * HELD)
+			w->failures++;
 		for (unsigned int i = 0; i < HELD; i++) {
 			void *data;
 

@@ -381,9 +381,14 @@ doca_error_t doca_buf_inventory_get_num_elements(const struct doca_buf_inventory
 doca_error_t doca_buf_inventory_get_num_free_elements(const struct doca_buf_inventory *inventory,
                                                       uint32_t *num_free_elements)
 {
+	struct doca_buf_inventory *inv = (struct doca_buf_inventory *)inventory;
+	bool locked;
+
 	ODMA_CHECK_ARG(inventory != NULL && num_free_elements != NULL,
 	               "inventory and num_free_elements must not be NULL");
-	*num_free_elements = inventory->num_free;
+	locked = odma_inv_lock(inv); /* a shared inventory may be changing under us */
+	*num_free_elements = inv->num_free;
+	odma_inv_unlock(inv, locked);
 	return DOCA_SUCCESS;
 }
 

@@ -264,9 +264,15 @@ doca_error_t doca_buf_pool_get_num_elements(const struct doca_buf_pool *buf_pool
 doca_error_t doca_buf_pool_get_num_free_elements(const struct doca_buf_pool *buf_pool,
                                                  uint32_t *num_of_free_elements)
 {
+	struct doca_buf_inventory *inv;
+	bool locked;
+
 	ODMA_CHECK_ARG(buf_pool != NULL && num_of_free_elements != NULL,
 	               "buf_pool and num_of_free_elements must not be NULL");
-	*num_of_free_elements = buf_pool->inv.num_free;
+	inv = (struct doca_buf_inventory *)&buf_pool->inv; /* its lock, not its contents */
+	locked = odma_inv_lock(inv);
+	*num_of_free_elements = inv->num_free;
+	odma_inv_unlock(inv, locked);
 	return DOCA_SUCCESS;
 }
 
