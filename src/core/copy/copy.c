@@ -54,17 +54,6 @@ static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t dst_not_writable(const struct doca_buf *b)
-{
-	bool imported = b->mmap->from_export;
-
-	ODMA_ERR("destination buf %p: its mmap %p is %s; DMA writes need %s", (const void *)b,
-	         (const void *)b->mmap, imported ? "exported PCI_READ_ONLY" : "LOCAL_READ_ONLY",
-	         imported ? "an export with DOCA_ACCESS_FLAG_PCI_READ_WRITE"
-	                  : "DOCA_ACCESS_FLAG_LOCAL_READ_WRITE");
-	return DOCA_ERROR_NOT_PERMITTED;
-}
-
 static doca_error_t shape_dst(const struct doca_buf *dst, struct copy_shape *s, bool check_perms)
 {
 	for (const struct doca_buf *b = dst; b != NULL; b = b->next) {
@@ -75,8 +64,12 @@ static doca_error_t shape_dst(const struct doca_buf *dst, struct copy_shape *s, 
 			         (const void *)b);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
-		if (doca_unlikely(check_perms && !odma_mmap_writable(b->mmap)))
-			return dst_not_writable(b);
+		if (doca_unlikely(check_perms && !odma_mmap_writable_quiet(b->mmap))) {
+			doca_error_t r = odma_mmap_check_dst(b->mmap, b);
+
+			if (r != DOCA_SUCCESS)
+				return r;
+		}
 		s->n_dst++;
 		s->room += odma_buf_room(b);
 		if (b->mmap->kind > s->kind)
@@ -219,7 +212,7 @@ doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps 
 
 		/* total - 1 wraps for an empty source, which the full pass rejects */
 		if (doca_likely(total - 1 < caps->max_buf_size && total <= odma_buf_room(d) &&
-		                odma_mmap_writable(dm))) {
+		                odma_mmap_writable_quiet(dm))) {
 			c->total = total;
 			c->mover = odma_copy_movers[kind];
 			c->batch = odma_copy_batches[kind];

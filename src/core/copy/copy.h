@@ -81,7 +81,7 @@ static inline bool odma_copy_validate_fast(struct odma_copy *c, uint64_t max_buf
 	total = s->data_len;
 	/* total - 1 wraps for an empty source, which the full pass rejects */
 	if (doca_unlikely(total - 1 >= max_buf_size || total > odma_buf_room(d) ||
-	                  !odma_mmap_writable(dm)))
+	                  !odma_mmap_writable_quiet(dm)))
 		return false;
 	kind = sm->kind > dm->kind ? sm->kind : dm->kind;
 	c->total = total;

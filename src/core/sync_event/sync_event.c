@@ -225,7 +225,11 @@ doca_error_t doca_sync_event_set_doca_buf(struct doca_sync_event *event, struct 
 		      "RDMA_ATOMIC "
 		      "access (doca_mmap_set_permissions)";
 	if (why != NULL) {
-		ODMA_ERR("%s: buf %p %s", __func__, (void *)buf, why);
+		char names[ODMA_PERM_NAMES_LEN];
+
+		ODMA_ERR("%s: buf %p %s (mmap %p permissions %s)", __func__, (void *)buf, why,
+		         (void *)buf->mmap,
+		         odma_perm_names(buf->mmap->perms, names, sizeof(names)));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	event->user_addr = (uint64_t *)(void *)buf->data;
