@@ -54,7 +54,8 @@ static bool consumer_harvest(struct doca_comch_consumer *c)
 		t = c->slot_task[idx];
 		c->slot_task[idx] = NULL;
 		status = (doca_error_t)s->status;
-		if (status == DOCA_SUCCESS) {
+		/* a task freed while posted: its buf may be back in its inventory already */
+		if (status == DOCA_SUCCESS && !t->base.free_pending) {
 			t->buf->data_len += s->written;
 			t->producer_id = s->producer_id;
 			t->imm_len = s->imm_len <= c->imm_len ? s->imm_len : c->imm_len;
