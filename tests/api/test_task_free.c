@@ -88,8 +88,9 @@ static void dma_free_in_flight(void **state)
 	/* callbacks run only inside doca_pe_progress: all four are in flight on both engines */
 	doca_task_free(t[1]);
 	doca_task_free(t[3]);
+	/* one WARNING per context and start: it names the first task; the next is DEBUG */
 	assert_int_equal(tf_warnings_for(t[1]), 1);
-	assert_int_equal(tf_warnings_for(t[3]), 1);
+	assert_int_equal(tf_warnings_for(t[3]), 0);
 	doca_task_free(t[3]); /* a second free is refused (logged as an error) */
 	assert_true(fx_progress_until(&fx, 2, LOOPS));
 	assert_ok(doca_ctx_get_num_inflight_tasks(fx.ctx, &inflight));

@@ -184,6 +184,7 @@ struct doca_ctx {
 	atomic_uint_fast64_t fail_seq; /* a task with this seq failed: later ones are flushed */
 	bool ordered;                  /* deliver completions in submission order */
 	bool configured;               /* a task type was configured (set_conf) */
+	bool warned_free;              /* a task in flight was freed since the start (logged) */
 	/* task pool */
 	void *pool;
 	uint32_t pool_size;

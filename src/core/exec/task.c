@@ -323,10 +323,16 @@ void doca_task_free(struct doca_task *task)
 	}
 	if (task->state != ODMA_TASK_ALLOCATED) {
 		/* hardware accepts it (NVIDIA's secure_channel does it before a stop): defer */
-		ODMA_WARN("doca_task_free: %s task %p is in flight; it is freed when its "
-		          "completion or flush is reported, and its callback will not run (DOCA "
-		          "frees a task after its callback)",
-		          task->ctx->ops->name, (void *)task);
+		if (!task->ctx->warned_free)
+			ODMA_WARN("doca_task_free: %s task %p is in flight; it is freed when its "
+			          "completion or flush is reported, and its callback will not run "
+			          "(DOCA frees a task after its callback; further such frees of "
+			          "context %p until its next start are logged at DEBUG)",
+			          task->ctx->ops->name, (void *)task, (void *)task->ctx);
+		else
+			ODMA_DBG("doca_task_free: %s task %p is in flight; freed at its completion",
+			         task->ctx->ops->name, (void *)task);
+		task->ctx->warned_free = true;
 		task->free_pending = true;
 		return;
 	}
