@@ -229,9 +229,19 @@ static bool consumer_slot_ready(const struct doca_comch_consumer *c)
 static uint64_t consumer_arm(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_of(ctx);
+	uint64_t v;
 	bool dead;
 
-	if (c->ring == NULL)
+	if (c->ring == NULL) {
+		/* an ACK that rang before the ring was dropped: drained here, nothing to do */
+		if (read(c->bell_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			ODMA_DBG("comch consumer %u: doorbell read failed: %s", c->id,
+			         strerror(errno));
+		return ODMA_WAKE_NEVER;
+	}
+	/* rung after the last progress (an IDLE consumer's is never drained by progress) */
+	doca_priv_bell_drain(&c->ring->bell, c->bell_fd);
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
 		return ODMA_WAKE_NEVER;
 	doca_priv_bell_arm(&c->ring->bell);
 	dead = atomic_load_explicit(&c->conn->dead, memory_order_acquire);

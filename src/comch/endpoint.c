@@ -489,6 +489,8 @@ uint64_t comch_ep_arm(struct doca_ctx *ctx)
 	struct comch_ep *ep = comch_ep_of(ctx);
 	uint64_t at = ODMA_WAKE_NEVER;
 
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return ODMA_WAKE_NEVER; /* nothing is watched: released at the stop */
 	if (ep->is_server) {
 		ep_watch(ep, ep->lfd, &ep->lfd_watched);
 		for (struct comch_hs *h = ep->hs; h != NULL; h = h->next) {

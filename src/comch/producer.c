@@ -50,6 +50,9 @@ static uint64_t producer_arm(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = producer_of(ctx);
 
+	doca_priv_bell_drain(&p->bell, p->bell_fd); /* rung after the last progress */
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return ODMA_WAKE_NEVER;
 	doca_priv_bell_arm(&p->bell);
 	if (!p->expired && atomic_load_explicit(&p->conn->dead, memory_order_acquire))
 		return 0;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
@@ -113,6 +114,11 @@ static bool ep_disconnected(void *a)
 static bool ep_new_cons(void *a)
 {
 	return ((struct cu_ep *)a)->new_cons >= 1;
+}
+
+static bool ep_two_cons(void *a)
+{
+	return ((struct cu_ep *)a)->new_cons >= 2;
 }
 
 /* ep->nrx reaches the count in the global below. */
@@ -651,6 +657,36 @@ static void wake_for(struct cu_ep *e, struct doca_pe *other, bool (*done)(void *
 	close(ep);
 }
 
+/*
+ * Nothing is pending (the peer waits for this side): after at most one spurious wake-up an
+ * armed PE stays quiet. A source left readable (a socket at end of stream still watched, a
+ * doorbell never drained) would make an event-driven program spin: false.
+ */
+static bool quiet(struct doca_pe **pes, unsigned int n)
+{
+	for (int round = 0; round < 3; round++) {
+		bool loud = false;
+
+		for (unsigned int i = 0; i < n; i++)
+			while (doca_pe_progress(pes[i]))
+				;
+		for (unsigned int i = 0; i < n; i++)
+			CU_CHECK_DOCA(DOCA_SUCCESS, doca_pe_request_notification(pes[i]));
+		for (unsigned int i = 0; i < n; i++) {
+			doca_notification_handle_t h;
+			struct pollfd p = { .events = POLLIN };
+
+			CU_CHECK_DOCA(DOCA_SUCCESS, doca_pe_get_notification_handle(pes[i], &h));
+			p.fd = h;
+			loud |= poll(&p, 1, 0) != 0;
+			CU_CHECK_DOCA(DOCA_SUCCESS, doca_pe_clear_notification(pes[i], 0));
+		}
+		if (!loud)
+			return true;
+	}
+	return false;
+}
+
 struct wk {
 	struct cu_ep *e;
 	struct fp *f;
@@ -674,13 +710,20 @@ static bool cons_one(void *a)
 static int kinds_dpu(void *arg)
 {
 	struct cu_ep s;
-	struct fp f;
-	struct wk w = { &s, &f };
+	struct fp f, g;
+	struct wk w = { &s, &f }, wg = { &s, &g };
+	struct doca_pe *pes[3];
 
 	(void)arg;
 	cu_open(&s, true);
 	CU_CHECK_DOCA(DOCA_SUCCESS, cu_server_start(&s, NAME, 0, 4));
 	wake_for(&s, NULL, ep_connected, &s, "connect");
+	/* a second consumer, stopped (IDLE) but kept: the connection's end still rings it */
+	fp_consumer(&g, &s, 2);
+	wake_for(&s, g.pe, cons_running, &wg, "consumer RUNNING");
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_pe_request_notification(g.pe)); /* armed, then stopped */
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_ctx_stop(g.ctx));
+	CU_CHECK(state_of(g.ctx) == DOCA_CTX_STATE_IDLE);
 	want_rx = 1;
 	wake_for(&s, NULL, ep_has_rx, &s, "message received");
 	CU_CHECK_DOCA(DOCA_SUCCESS, cu_send(&s, "reply", 6));
@@ -696,6 +739,11 @@ static int kinds_dpu(void *arg)
 	wake_for(&s, f.pe, ep_disconnected, &s, "disconnect");
 	wake_for(&s, f.pe, cons_idle, &w, "consumer IDLE after the connection ended");
 	CU_CHECK(f.err == 1);
+	pes[0] = s.pe;
+	pes[1] = f.pe;
+	pes[2] = g.pe;
+	CU_CHECK(quiet(pes, 3));
+	fp_close(&g);
 	fp_close(&f);
 	CU_CHECK(cu_close(&s));
 	return 0;
@@ -708,6 +756,7 @@ static bool fp_one(void *a)
 
 static int kinds_host(void *arg)
 {
+	struct doca_pe *pes[2];
 	struct cu_ep c;
 	struct fp f;
 
@@ -718,7 +767,7 @@ static int kinds_host(void *arg)
 	CU_CHECK_DOCA(DOCA_SUCCESS, cu_send(&c, "hello", 6));
 	want_rx = 1;
 	wake_for(&c, NULL, ep_has_rx, &c, "message received");
-	wake_for(&c, NULL, ep_new_cons, &c, "new consumer");
+	wake_for(&c, NULL, ep_two_cons, &c, "new consumer"); /* the one kept IDLE, then f */
 	fp_producer(&f, &c, 4);
 	want_rx = 2;
 	wake_for(&c, f.pe, ep_has_rx, &c, "message received");
@@ -726,6 +775,9 @@ static int kinds_host(void *arg)
 	wake_for(&c, f.pe, fp_one, &f, "producer send completion");
 	want_rx = 3;
 	wake_for(&c, f.pe, ep_has_rx, &c, "message received");
+	pes[0] = c.pe;
+	pes[1] = f.pe;
+	CU_CHECK(quiet(pes, 2)); /* the server waits for the disconnect */
 	fp_close(&f);
 	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, doca_ctx_stop(c.ctx));
 	wake_for(&c, NULL, ep_idle, &c, "client IDLE after its stop");

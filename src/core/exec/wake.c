@@ -103,7 +103,7 @@ uint64_t odma_pe_wake_arm(struct doca_pe *pe)
 	for (struct doca_ctx *c = pe->ctxs; c != NULL; c = c->pe_next) {
 		uint64_t t;
 
-		if (c->ops->arm == NULL || c->state == DOCA_CTX_STATE_IDLE)
+		if (c->ops->arm == NULL)
 			continue;
 		t = c->ops->arm(c);
 		if (t < at)
