@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -131,6 +132,7 @@ static bool client_answer(struct comch_ep *ep)
 	if (n < (ssize_t)(sizeof(*hdr) + sizeof(w)) || hdr->type != COMCH_W_WELCOME) {
 		/* the server went away during the handshake: try again until the deadline */
 		ep->last_errno = n == 0 ? ECONNRESET : EPROTO;
+		comch_ep_unwatch(ep, ep->cfd, &ep->cfd_watched);
 		close(ep->cfd);
 		ep->cfd = -1;
 		ep->hello_sent = false;
@@ -149,6 +151,8 @@ static bool client_answer(struct comch_ep *ep)
 		return true;
 	}
 	comch_ep_peer_pid(conn, ep->cfd);
+	conn->watch = ep->cfd_watched ? EPOLLIN : 0; /* the watch goes with the descriptor */
+	ep->cfd_watched = false;
 	ep->cfd = -1;    /* owned by the connection */
 	ep->link = NULL; /* likewise */
 	close(ep->link_fd);
@@ -192,6 +196,7 @@ static const struct odma_ctx_ops client_ops = {
 	.stop = comch_ep_stop,
 	.idle_ready = comch_ep_idle_ready,
 	.no_task_conf = true,
+	.arm = comch_ep_arm,
 };
 
 /* ---- client API ------------------------------------------------------------------------ */

@@ -135,7 +135,16 @@ struct comch_ring {
 	uint32_t slot_size;
 	uint32_t imm_len;
 	uint32_t consumer_id;
-	uint64_t pad[5];
+	/*
+	 * The consumer's doorbell (exec.h odma_bell): the state word, the consumer's eventfd
+	 * (a descriptor number in its process, taken by the peer with pidfd_getfd) and whether
+	 * the peer holds it (else the consumer's sleeping PE wakes on a short timer).
+	 */
+	_Atomic uint32_t bell;
+	int32_t bell_fd;
+	_Atomic uint32_t bell_peer;
+	uint32_t pad0;
+	uint64_t pad[3];
 	_Alignas(64) _Atomic uint64_t post_seq; /* written by the consumer */
 	_Alignas(64) _Atomic uint64_t
 	        claim_seq; /* CAS by producers; COMCH_RING_CLOSED when stopped */
@@ -179,6 +188,7 @@ struct comch_rcons {
 	uint32_t users; /* producers inside a send now (under conn->lock) */
 	bool expired;   /* no more sends to it */
 	bool orphan;    /* unlinked from the table; the last user frees it */
+	int bell_fd;    /* our copy of its doorbell eventfd (-1: none); rung after each write */
 };
 
 struct comch_ep;
@@ -186,6 +196,7 @@ struct comch_ep;
 struct comch_hs {
 	struct comch_hs *next;
 	int fd;
+	bool watched; /* by the server's PE (comch_ep_arm) */
 	uint64_t deadline_ns;
 };
 
@@ -211,6 +222,7 @@ struct doca_comch_connection {
 	uint64_t counters[5]; /* indexed by enum doca_comch_counter */
 	uint64_t snapshot[5];
 	struct odma_task_list pending; /* accepted sends not yet written (socket full) */
+	uint32_t watch; /* epoll events the endpoint's PE watches fd for (comch_ep_arm) */
 	union doca_data user_data;
 	/* ODMA_FAULTS comch_delay_us: one received message held until its due time */
 	uint8_t *held;
@@ -222,6 +234,7 @@ struct doca_comch_connection {
 	atomic_uint outbox_n; /* packets in the outbox (read without the lock) */
 	struct comch_rcons *rcons;
 	struct doca_comch_consumer *lcons; /* consumers of this side */
+	struct doca_comch_producer *lprod; /* producers of this side */
 	uint32_t num_cons, num_prod;
 	uint32_t next_id; /* ids: client side odd, server side even, never 0 */
 };
@@ -255,6 +268,7 @@ struct comch_ep {
 	uint64_t rng;
 	/* server */
 	int lfd;
+	bool lfd_watched;
 	dev_t path_dev;
 	ino_t path_ino;
 	struct comch_hs *hs; /* accepted sockets waiting for HELLO */
@@ -262,6 +276,7 @@ struct comch_ep {
 	uint32_t num_live;
 	/* client */
 	int cfd;
+	bool cfd_watched;
 	int link_fd;
 	struct comch_link *link;
 	bool hello_sent;
@@ -313,6 +328,7 @@ struct doca_comch_consumer {
 	bool closed;                 /* the ring no longer takes claims */
 	bool expired;                /* the connection went away */
 	uint64_t expire_deadline_ns; /* give up on claimed slots after this */
+	int bell_fd;                 /* doorbell eventfd (ring->bell is its word); -1 none */
 };
 
 struct doca_comch_consumer_task_post_recv {
@@ -326,6 +342,9 @@ struct doca_comch_consumer_task_post_recv {
 struct doca_comch_producer {
 	struct doca_ctx ctx; /* first */
 	struct doca_comch_connection *conn;
+	struct doca_comch_producer *next_on_conn;
+	_Atomic uint32_t bell; /* doorbell word: rung when the connection dies */
+	int bell_fd;
 	uint32_t id;
 	doca_comch_producer_task_send_completion_cb_t ok_cb, err_cb;
 	bool expired;
@@ -473,6 +492,9 @@ void comch_ep_reap(struct comch_ep *ep, bool all);
 void comch_ep_peer_pid(struct doca_comch_connection *conn, int fd);
 /* The context ops servers and clients share. */
 bool comch_ep_progress(struct doca_ctx *ctx);
+uint64_t comch_ep_arm(struct doca_ctx *ctx);
+/* Stops the endpoint's PE watching @fd (before it is closed); clears *@watched. */
+void comch_ep_unwatch(struct comch_ep *ep, int fd, bool *watched);
 void comch_ep_stop(struct doca_ctx *ctx);
 bool comch_ep_idle_ready(const struct doca_ctx *ctx);
 
@@ -505,6 +527,8 @@ void comch_fp_on_cons_ack(struct doca_comch_connection *conn, uint32_t id, bool 
 void comch_fp_on_cons_gone(struct doca_comch_connection *conn, uint32_t id);
 /* The connection ended: expires one remote consumer still live (false when none is left). */
 bool comch_fp_expire_remote_one(struct doca_comch_connection *conn, uint32_t *id);
+/* Rings the doorbells of this side's consumers and producers on @conn (it died, or acked). */
+void comch_fp_ring_local(struct doca_comch_connection *conn);
 /* Frees the remote consumer table (connection teardown). */
 void comch_fp_free_remote(struct doca_comch_connection *conn);
 /* Whether a connection can carry a new consumer or producer (logged for @func). */

@@ -103,8 +103,14 @@ void comch_conn_kill(struct doca_comch_connection *conn, enum comch_end end, con
 		return;
 	conn->rx_done = true;
 	conn_set_end(conn, end);
+	/* nothing more is read: the endpoint's PE stops watching (the socket stays at EOF) */
+	if (conn->watch != 0)
+		(void)doca_priv_pe_watch(conn->ep->ctx.pe, conn->fd, 0);
+	conn->watch = 0;
 	/* the fd stays open until the last reference goes: other threads may still poll it */
 	(void)shutdown(conn->fd, SHUT_RDWR);
+	/* consumers and producers on other PEs learn it from their doorbells */
+	comch_fp_ring_local(conn);
 	ODMA_DBG("comch %s \"%s\": connection %p closed (%s%s): %s", comch_ep_kind(conn->ep),
 	         conn->ep->name, (void *)conn, end_name(atomic_load(&conn->end)),
 	         was_dead ? ", sending had failed" : "", why);

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
@@ -53,7 +54,8 @@ static bool consumer_harvest(struct doca_comch_consumer *c)
 		t = c->slot_task[idx];
 		c->slot_task[idx] = NULL;
 		status = (doca_error_t)s->status;
-		if (status == DOCA_SUCCESS) {
+		/* a task freed while posted: its buf may be back in its inventory already */
+		if (status == DOCA_SUCCESS && !t->base.free_pending) {
 			t->buf->data_len += s->written;
 			t->producer_id = s->producer_id;
 			t->imm_len = s->imm_len <= c->imm_len ? s->imm_len : c->imm_len;
@@ -150,6 +152,10 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	c->ring->slot_size = m.slot_size;
 	c->ring->imm_len = c->imm_len;
 	c->ring->consumer_id = c->id;
+	c->ring->bell_fd = c->bell_fd;
+	atomic_init(&c->ring->bell, ODMA_BELL_IDLE);
+	atomic_init(&c->ring->bell_peer, 0);
+	(void)doca_priv_pe_watch(ctx->pe, c->bell_fd, EPOLLIN);
 	c->posted = c->done = c->claim_limit = 0;
 	c->closed = c->expired = false;
 	/* the peer's producers write into this process (process_vm_writev needs ptrace rights) */
@@ -173,6 +179,8 @@ static bool consumer_progress(struct doca_ctx *ctx)
 	bool dead = atomic_load_explicit(&conn->dead, memory_order_acquire);
 	int reg;
 
+	if (c->ring != NULL)
+		doca_priv_bell_drain(&c->ring->bell, c->bell_fd);
 	comch_conn_flush_ctl(conn);
 	if (ctx->state == DOCA_CTX_STATE_STARTING) {
 		reg = atomic_load(&c->reg);
@@ -204,6 +212,53 @@ static bool consumer_progress(struct doca_ctx *ctx)
 		return consumer_drain_closed(c, c->expired ? DOCA_ERROR_CONNECTION_RESET
 		                                           : DOCA_ERROR_IO_FAILED);
 	return consumer_harvest(c);
+}
+
+/* Whether the slot to harvest next is done (a producer wrote it). */
+static bool consumer_slot_ready(const struct doca_comch_consumer *c)
+{
+	return c->done < c->posted &&
+	       atomic_load_explicit(&comch_ring_slot(c->ring, c->done)->state,
+	                            memory_order_acquire) == COMCH_SLOT_DONE;
+}
+
+/*
+ * The arm op: the doorbell (a producer's write, the peer's ACK, the connection's end) is
+ * armed first, then what progress would do now is checked (see consumer_progress).
+ */
+static uint64_t consumer_arm(struct doca_ctx *ctx)
+{
+	struct doca_comch_consumer *c = consumer_of(ctx);
+	uint64_t v;
+	bool dead;
+
+	if (c->ring == NULL) {
+		/* an ACK that rang before the ring was dropped: drained here, nothing to do */
+		if (read(c->bell_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			ODMA_DBG("comch consumer %u: doorbell read failed: %s", c->id,
+			         strerror(errno));
+		return ODMA_WAKE_NEVER;
+	}
+	/* rung after the last progress (an IDLE consumer's is never drained by progress) */
+	doca_priv_bell_drain(&c->ring->bell, c->bell_fd);
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return ODMA_WAKE_NEVER;
+	doca_priv_bell_arm(&c->ring->bell);
+	dead = atomic_load_explicit(&c->conn->dead, memory_order_acquire);
+	if (ctx->state == DOCA_CTX_STATE_STARTING)
+		return atomic_load(&c->reg) != COMCH_REG_SENT || dead ? 0 : ODMA_WAKE_NEVER;
+	if ((dead && !c->expired) || consumer_slot_ready(c))
+		return 0;
+	if (c->closed && c->done < c->posted) {
+		if (c->done >= c->claim_limit)
+			return 0; /* the unclaimed rest fails now */
+		if (c->expired)
+			return c->expire_deadline_ns;
+	}
+	if (atomic_load_explicit(&c->conn->outbox_n, memory_order_relaxed) != 0 ||
+	    (c->done < c->posted && atomic_load(&c->ring->bell_peer) == 0))
+		return doca_priv_now_ns() + 1000000ull; /* no doorbell for it: a short timer */
+	return ODMA_WAKE_NEVER;
 }
 
 static void consumer_stop(struct doca_ctx *ctx)
@@ -286,6 +341,7 @@ static const struct odma_ctx_ops consumer_ops = {
 	.progress = consumer_progress,
 	.stop = consumer_stop,
 	.idle_ready = consumer_idle_ready,
+	.arm = consumer_arm,
 };
 
 doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_connection,
@@ -338,6 +394,11 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	c->mmap = buf_mmap;
 	c->ring_fd = -1;
 	atomic_init(&c->reg, COMCH_REG_NONE);
+	c->bell_fd = doca_priv_bell_open();
+	if (c->bell_fd < 0) {
+		(void)doca_comch_consumer_destroy(c);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
 	*consumer = c;
 	return DOCA_SUCCESS;
 }
@@ -348,9 +409,13 @@ doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(consumer != NULL, "doca_comch_consumer_destroy: consumer must not be NULL");
+	if (consumer->ctx.state == DOCA_CTX_STATE_IDLE && consumer->bell_fd >= 0)
+		(void)doca_priv_pe_watch(consumer->ctx.pe, consumer->bell_fd, 0);
 	r = doca_priv_ctx_destroy(&consumer->ctx);
 	if (r != DOCA_SUCCESS)
 		return r;
+	if (consumer->bell_fd >= 0)
+		close(consumer->bell_fd);
 	conn = consumer->conn;
 	pthread_mutex_lock(&conn->lock);
 	for (struct doca_comch_consumer **pp = &conn->lcons; *pp != NULL;

@@ -14,7 +14,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -69,6 +71,8 @@ struct comch_rcons *comch_fp_rcons_find(struct doca_comch_connection *conn, uint
 
 void comch_fp_rcons_free(struct comch_rcons *r)
 {
+	if (r->bell_fd >= 0)
+		close(r->bell_fd);
 	munmap(r->ring, r->ring_size);
 	free(r);
 }
@@ -96,6 +100,39 @@ static bool cons_new_valid(const struct comch_cons_new *m, uint32_t id)
 	       m->slot_size <= 4096 && m->imm_len <= ODMA_COMCH_IMM_DATA_LIMIT &&
 	       m->ring_size >= comch_ring_bytes(m->nslots, m->slot_size) &&
 	       m->ring_size <= (64ull << 20);
+}
+
+/*
+ * A copy of the peer consumer's doorbell eventfd (pidfd_getfd: the rights process_vm_writev
+ * needs too); -1 when the kernel or the peer does not allow it (its PE then wakes on a timer).
+ */
+static int rcons_take_bell(struct doca_comch_connection *conn, const struct comch_ring *ring)
+{
+	char path[64], link[64];
+	int pfd, fd = -1;
+	ssize_t n;
+
+	if (conn->peer_pid <= 0 || ring->bell_fd < 0)
+		return -1;
+	pfd = (int)syscall(SYS_pidfd_open, conn->peer_pid, 0);
+	if (pfd >= 0) {
+		fd = (int)syscall(SYS_pidfd_getfd, pfd, ring->bell_fd, 0);
+		close(pfd);
+	}
+	if (fd < 0) {
+		ODMA_RATELIMITED_WARN("comch: cannot take the doorbell of the peer's consumer "
+		                      "(pidfd_getfd: %s); its notification handle wakes on a "
+		                      "1 ms timer instead",
+		                      strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0 || (link[n] = '\0', strcmp(link, "anon_inode:[eventfd]") != 0)) {
+		close(fd); /* never write into anything but an eventfd */
+		return -1;
+	}
+	return fd; /* pidfd_getfd sets close-on-exec */
 }
 
 void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const void *payload,
@@ -133,6 +170,8 @@ void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const
 	r->id = id;
 	r->ring = ring;
 	r->ring_size = m.ring_size;
+	r->bell_fd = rcons_take_bell(conn, ring);
+	atomic_store(&ring->bell_peer, r->bell_fd >= 0 ? 1u : 0u);
 	pthread_mutex_lock(&conn->lock);
 	old = comch_fp_rcons_find(conn, id);
 	if (old != NULL)
@@ -157,6 +196,8 @@ void comch_fp_on_cons_ack(struct doca_comch_connection *conn, uint32_t id, bool 
 
 			atomic_compare_exchange_strong(&c->reg, &expect,
 			                               ok ? COMCH_REG_ACKED : COMCH_REG_REFUSED);
+			if (c->ring != NULL) /* the consumer's PE may sleep: it starts now */
+				doca_priv_bell_ring(&c->ring->bell, c->bell_fd);
 			break;
 		}
 	}
@@ -195,6 +236,17 @@ bool comch_fp_expire_remote_one(struct doca_comch_connection *conn, uint32_t *id
 	}
 	pthread_mutex_unlock(&conn->lock);
 	return found;
+}
+
+void comch_fp_ring_local(struct doca_comch_connection *conn)
+{
+	pthread_mutex_lock(&conn->lock);
+	for (struct doca_comch_consumer *c = conn->lcons; c != NULL; c = c->next_on_conn)
+		if (c->ring != NULL)
+			doca_priv_bell_ring(&c->ring->bell, c->bell_fd);
+	for (struct doca_comch_producer *p = conn->lprod; p != NULL; p = p->next_on_conn)
+		doca_priv_bell_ring(&p->bell, p->bell_fd);
+	pthread_mutex_unlock(&conn->lock);
 }
 
 void comch_fp_free_remote(struct doca_comch_connection *conn)

@@ -10,8 +10,10 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "comch/comch.h"
 #include "core/error/error.h"
@@ -39,13 +41,31 @@ static doca_error_t producer_start(struct doca_ctx *ctx)
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	p->expired = false;
+	(void)doca_priv_pe_watch(ctx->pe, p->bell_fd, EPOLLIN);
 	return DOCA_SUCCESS;
+}
+
+/* The arm op: the doorbell rings when the connection dies (its sends complete at submit). */
+static uint64_t producer_arm(struct doca_ctx *ctx)
+{
+	struct doca_comch_producer *p = producer_of(ctx);
+
+	doca_priv_bell_drain(&p->bell, p->bell_fd); /* rung after the last progress */
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return ODMA_WAKE_NEVER;
+	doca_priv_bell_arm(&p->bell);
+	if (!p->expired && atomic_load_explicit(&p->conn->dead, memory_order_acquire))
+		return 0;
+	if (atomic_load_explicit(&p->conn->outbox_n, memory_order_relaxed) != 0)
+		return doca_priv_now_ns() + 1000000ull; /* control packets wait for room */
+	return ODMA_WAKE_NEVER;
 }
 
 static bool producer_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = producer_of(ctx);
 
+	doca_priv_bell_drain(&p->bell, p->bell_fd);
 	comch_conn_flush_ctl(p->conn);
 	if (p->expired || !atomic_load_explicit(&p->conn->dead, memory_order_acquire))
 		return false;
@@ -264,6 +284,7 @@ static doca_error_t producer_submit(struct doca_task *task)
 			memcpy(s->imm, t->imm, s->imm_len);
 		s->status = status;
 		atomic_store_explicit(&s->state, COMCH_SLOT_DONE, memory_order_release);
+		doca_priv_bell_ring(&r->ring->bell, r->bell_fd); /* the consumer's PE may sleep */
 		doca_priv_task_complete(task, status);
 	}
 	pthread_mutex_lock(&conn->lock);
@@ -280,6 +301,7 @@ static const struct odma_ctx_ops producer_ops = {
 	.complete = producer_send_complete,
 	.submit = producer_submit,
 	.progress = producer_progress,
+	.arm = producer_arm,
 };
 
 doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_connection,
@@ -315,8 +337,18 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 		         (void *)conn, cap);
 		return DOCA_ERROR_NO_MEMORY;
 	}
+	p->bell_fd = doca_priv_bell_open();
+	if (p->bell_fd < 0) {
+		pthread_mutex_unlock(&conn->lock);
+		doca_priv_ctx_destroy(&p->ctx);
+		free(p);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	atomic_init(&p->bell, ODMA_BELL_IDLE);
 	p->id = comch_fp_next_id(conn);
 	conn->num_prod++;
+	p->next_on_conn = conn->lprod;
+	conn->lprod = p;
 	pthread_mutex_unlock(&conn->lock);
 	comch_conn_get(conn);
 	p->conn = conn;
@@ -330,11 +362,21 @@ doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(producer != NULL, "doca_comch_producer_destroy: producer must not be NULL");
+	if (producer->ctx.state == DOCA_CTX_STATE_IDLE)
+		(void)doca_priv_pe_watch(producer->ctx.pe, producer->bell_fd, 0);
 	r = doca_priv_ctx_destroy(&producer->ctx);
 	if (r != DOCA_SUCCESS)
 		return r;
 	conn = producer->conn;
 	pthread_mutex_lock(&conn->lock);
+	for (struct doca_comch_producer **pp = &conn->lprod; *pp != NULL;
+	     pp = &(*pp)->next_on_conn) {
+		if (*pp == producer) {
+			*pp = producer->next_on_conn;
+			break;
+		}
+	}
+	close(producer->bell_fd);
 	conn->num_prod--;
 	pthread_mutex_unlock(&conn->lock);
 	comch_conn_put(conn);

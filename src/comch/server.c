@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -258,8 +259,12 @@ bool comch_server_handshakes(struct comch_ep *ep)
 			          ep->name, COMCH_HANDSHAKE_TIMEOUT_MS);
 		if (link_fd >= 0)
 			close(link_fd);
-		if (conn == NULL)
+		if (conn == NULL) {
+			comch_ep_unwatch(ep, h->fd, &h->watched);
 			close(h->fd);
+		} else if (h->watched) {
+			conn->watch = EPOLLIN; /* the watch goes with the descriptor */
+		}
 		free(h);
 		if (conn == NULL)
 			continue;
@@ -284,6 +289,7 @@ static const struct odma_ctx_ops server_ops = {
 	.stop = comch_ep_stop,
 	.idle_ready = comch_ep_idle_ready,
 	.no_task_conf = true,
+	.arm = comch_ep_arm,
 };
 
 /* ---- server API ------------------------------------------------------------------------ */

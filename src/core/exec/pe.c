@@ -41,12 +41,19 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 		free(p);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
+	r = odma_pe_wake_init(p);
+	if (r != DOCA_SUCCESS) {
+		close(p->efd);
+		free(p);
+		return r;
+	}
 	p->engine = engine;
 	p->event_mode = DOCA_PE_EVENT_MODE_PROGRESS_ALL;
 	atomic_init(&p->armed, 0);
 	atomic_init(&p->signalled, false);
 	r = engine->pe_init(p, &p->engine_pe);
 	if (r != DOCA_SUCCESS) {
+		odma_pe_wake_fini(p);
 		close(p->efd);
 		free(p);
 		return r;
@@ -72,6 +79,7 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 		return DOCA_ERROR_IN_USE;
 	}
 	pe->engine->pe_fini(pe->engine_pe);
+	odma_pe_wake_fini(pe);
 	close(pe->efd);
 	free(pe);
 	return DOCA_SUCCESS;
@@ -222,6 +230,13 @@ static inline __attribute__((always_inline)) void pe_finish(struct doca_pe *pe, 
 	ctx->inflight--;
 	pe->inflight--;
 	t->state = ODMA_TASK_ALLOCATED;
+	if (doca_unlikely(t->free_pending)) {
+		/* freed while in flight: no callback; a failure still stops a copy context */
+		if (!ok && ctx->ops->submit == NULL && ctx->state == DOCA_CTX_STATE_RUNNING)
+			odma_ctx_begin_stop(ctx, false);
+		odma_task_release(t);
+		return;
+	}
 	if (ctx->ops->submit == NULL) { /* a copy task */
 		if (ok)
 			odma_copy_grow_dst(&t->copy);
@@ -373,6 +388,8 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	pe->in_progress = true;
 	if (pe->event_mode == DOCA_PE_EVENT_MODE_PROGRESS_ALL)
 		pe_consume_signal(pe);
+	if (doca_unlikely(pe->timer_ns != 0))
+		odma_pe_wake_progress(pe);
 	if (doca_unlikely(pe->maybe_held))
 		pe_service_contexts(pe);
 	if (doca_unlikely(pe->num_hooked != 0))
@@ -401,7 +418,7 @@ doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe,
                                              doca_notification_handle_t *handle)
 {
 	ODMA_CHECK_ARG(pe != NULL && handle != NULL, "pe and handle must not be NULL");
-	*handle = pe->efd;
+	*handle = pe->nfd;
 	return DOCA_SUCCESS;
 }
 
@@ -419,11 +436,11 @@ doca_error_t doca_pe_set_notification_handle(struct doca_pe *pe, doca_notificati
 doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle)
 {
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
-	if (handle != pe->efd) {
-		ODMA_ERR("handle %d is not the notification handle of PE %p (%d)", handle,
-		         (void *)pe, pe->efd);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
+	/* On Linux the handle argument is not used (DOCA's own samples pass 0). */
+	if (handle != pe->nfd)
+		ODMA_DBG("doca_pe_clear_notification: handle %d is not PE %p's (%d); ignored on "
+		         "Linux",
+		         handle, (void *)pe, pe->nfd);
 	atomic_store_explicit(&pe->signalled, true, memory_order_relaxed);
 	pe_consume_signal(pe);
 	return DOCA_SUCCESS;
@@ -440,7 +457,8 @@ static bool pe_has_work(struct doca_pe *pe)
 		if (c->state == DOCA_CTX_STATE_STOPPING &&
 		    (odma_ctx_ready_for_idle(c) || c->deferred.head))
 			return true;
-	return false;
+	/* contexts with their own sources: doorbells armed, descriptors watched, timer set */
+	return doca_unlikely(pe->num_hooked != 0) && odma_pe_wake_arm(pe) == 0;
 }
 
 doca_error_t doca_pe_request_notification(struct doca_pe *pe)

@@ -41,6 +41,7 @@ doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
 	t->status = DOCA_SUCCESS;
 	t->preset = DOCA_SUCCESS;
 	t->submit_flags = 0;
+	t->free_pending = false;
 	t->hook = NULL;
 	*task = t;
 	return DOCA_SUCCESS;
@@ -304,30 +305,48 @@ doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
 	return task_submit(task, flags, false);
 }
 
-void doca_task_free(struct doca_task *task)
+/* Puts a task back into its context's pool (the program freed it). */
+void odma_task_release(struct doca_task *task)
 {
-	struct doca_ctx *ctx;
+	struct doca_ctx *ctx = task->ctx;
 
-	if (task == NULL) {
-		ODMA_ERR("doca_task_free: task is NULL");
-		return;
-	}
-	if (task->state != ODMA_TASK_ALLOCATED) {
-		ODMA_ERR("doca_task_free: task %p is %s; free a task only when it is not in flight "
-		         "(after its callback)",
-		         (void *)task,
-		         task->state == ODMA_TASK_FREE ? "already free" : "in flight");
-		return;
-	}
-	ctx = task->ctx;
 	if (ctx->ops->task_free != NULL)
 		ctx->ops->task_free(task);
 	task->state = ODMA_TASK_FREE;
+	task->free_pending = false;
 	task->next = ctx->free_tasks;
 	ctx->free_tasks = task;
 	ctx->allocated--;
 	if (ctx->state == DOCA_CTX_STATE_STOPPING && odma_ctx_ready_for_idle(ctx))
 		odma_pe_signal(ctx->pe);
+}
+
+void doca_task_free(struct doca_task *task)
+{
+	if (task == NULL) {
+		ODMA_ERR("doca_task_free: task is NULL");
+		return;
+	}
+	if (task->state == ODMA_TASK_FREE || task->free_pending) {
+		ODMA_ERR("doca_task_free: task %p is already free; free a task once", (void *)task);
+		return;
+	}
+	if (task->state != ODMA_TASK_ALLOCATED) {
+		/* hardware accepts it (NVIDIA's secure_channel does it before a stop): defer */
+		if (!task->ctx->warned_free)
+			ODMA_WARN("doca_task_free: %s task %p is in flight; it is freed when its "
+			          "completion or flush is reported, and its callback will not run "
+			          "(DOCA frees a task after its callback; further such frees of "
+			          "context %p until its next start are logged at DEBUG)",
+			          task->ctx->ops->name, (void *)task, (void *)task->ctx);
+		else
+			ODMA_DBG("doca_task_free: %s task %p is in flight; freed at its completion",
+			         task->ctx->ops->name, (void *)task);
+		task->ctx->warned_free = true;
+		task->free_pending = true;
+		return;
+	}
+	odma_task_release(task);
 }
 
 doca_error_t doca_task_get_status(const struct doca_task *task)
