@@ -146,9 +146,9 @@ void comch_ring_release(struct comch_ring *r, const struct comch_ring_geom *g, u
 
 uint64_t comch_ring_close(struct comch_ring *r, uint64_t done, uint64_t posted)
 {
-	uint64_t old = atomic_fetch_or_explicit(&r->claim_seq, COMCH_RING_CLOSED,
-	                                        memory_order_acq_rel) &
-	               ~COMCH_RING_CLOSED;
+	uint64_t old =
+	        atomic_fetch_or_explicit(&r->claim_seq, COMCH_RING_CLOSED, memory_order_acq_rel) &
+	        ~COMCH_RING_CLOSED;
 
 	if (old < done)
 		return done;
@@ -182,9 +182,8 @@ enum comch_claim_result comch_ring_claim(struct comch_ring *r, const struct comc
 		}
 		if (imm > g->imm_len)
 			return COMCH_CLAIM_IMM;
-		if (atomic_compare_exchange_weak_explicit(&r->claim_seq, &c, c + 1,
-		                                          memory_order_acq_rel,
-		                                          memory_order_relaxed)) {
+		if (atomic_compare_exchange_weak_explicit(
+		            &r->claim_seq, &c, c + 1, memory_order_acq_rel, memory_order_relaxed)) {
 			out->slot = s;
 			out->addr = shm_load64(&s->addr);
 			out->room = room;
