@@ -418,8 +418,12 @@ bool comch_ep_progress(struct doca_ctx *ctx)
 	ep->dispatch++;
 	if (ep->is_server) {
 		if (ctx->state == DOCA_CTX_STATE_RUNNING) {
-			any |= comch_server_accept(ep);
+			/* handshakes that ended free their room before new sockets are admitted */
 			any |= comch_server_handshakes(ep);
+			if (ctx->state == DOCA_CTX_STATE_RUNNING && comch_server_accept(ep)) {
+				any = true;
+				(void)comch_server_handshakes(ep);
+			}
 		}
 		for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next) {
 			if (!c->rx_done)

@@ -120,28 +120,35 @@ static doca_error_t ring_claim(struct doca_comch_producer *p, struct comch_rcons
 	switch (comch_ring_claim(r->ring, &r->geom, need, imm, out)) {
 	case COMCH_CLAIM_OK:
 		return DOCA_SUCCESS;
+	/* what the ring says is the peer's to write: those lines are rate-limited per peer */
 	case COMCH_CLAIM_CLOSED:
-		ODMA_ERR("doca_task_submit: consumer %u of the peer has stopped; it takes no more "
-		         "buffers",
-		         r->id);
+		COMCH_PEER_LOG(ERROR, p->conn,
+		               "doca_task_submit: consumer %u of the peer has stopped; it takes no "
+		               "more buffers",
+		               r->id);
 		return DOCA_ERROR_NOT_FOUND;
 	case COMCH_CLAIM_EMPTY:
 		if (peer_hung_up(p->conn)) {
-			ODMA_ERR("doca_task_submit: the peer closed the connection; consumer %u "
-			         "will post no more buffers",
-			         r->id);
+			COMCH_PEER_LOG(ERROR, p->conn,
+			               "doca_task_submit: the peer closed the connection; consumer "
+			               "%u will post no more buffers",
+			               r->id);
 			return DOCA_ERROR_NOT_CONNECTED;
 		}
 		return DOCA_ERROR_AGAIN;
 	case COMCH_CLAIM_ROOM:
-		ODMA_ERR("doca_task_submit: producer %u sends %llu bytes but consumer %u posted a "
-		         "buffer of %llu free bytes; the buffer stays posted",
-		         p->id, (unsigned long long)need, r->id, (unsigned long long)out->room);
+		COMCH_PEER_LOG(ERROR, p->conn,
+		               "doca_task_submit: producer %u sends %llu bytes but consumer %u "
+		               "posted a buffer of %llu free bytes; the buffer stays posted",
+		               p->id, (unsigned long long)need, r->id,
+		               (unsigned long long)out->room);
 		return DOCA_ERROR_TOO_BIG;
 	case COMCH_CLAIM_IMM:
-		ODMA_ERR("doca_task_submit: producer %u sends %u immediate bytes but consumer %u "
-		         "accepts %u (doca_comch_consumer_set_imm_data_len)",
-		         p->id, imm, r->id, r->geom.imm_len);
+		COMCH_PEER_LOG(
+		        ERROR, p->conn,
+		        "doca_task_submit: producer %u sends %u immediate bytes but consumer "
+		        "%u accepts %u (doca_comch_consumer_set_imm_data_len)",
+		        p->id, imm, r->id, r->geom.imm_len);
 		return DOCA_ERROR_TOO_BIG;
 	default:
 		return DOCA_ERROR_AGAIN; /* busy: the consumer is publishing the slot */
@@ -166,14 +173,17 @@ static doca_error_t write_remote(struct doca_comch_producer *p, const struct iov
 		if (k <= 0) {
 			if (k < 0 && errno == EINTR)
 				continue;
-			ODMA_ERR("comch producer %u: writing %llu bytes into the peer (pid %d) "
-			         "failed: %s%s",
-			         p->id, (unsigned long long)total, (int)p->conn->peer_pid,
-			         k < 0 ? strerror(errno) : "no progress",
-			         k < 0 && errno == EPERM
-			                 ? " (process_vm_writev needs ptrace rights: same user, "
-			                   "and Yama ptrace_scope 0 or 1)"
-			                 : "");
+			int e = k < 0 ? errno : 0;
+
+			COMCH_PEER_LOG(
+			        ERROR, p->conn,
+			        "comch producer %u: writing %llu bytes into the peer (pid %d) "
+			        "failed: %s%s",
+			        p->id, (unsigned long long)total, (int)p->conn->peer_pid,
+			        e != 0 ? strerror(e) : "no progress",
+			        e == EPERM ? " (process_vm_writev needs ptrace rights: same "
+			                     "user, and Yama ptrace_scope 0 or 1)"
+			                   : "");
 			return DOCA_ERROR_IO_FAILED;
 		}
 		done += (uint64_t)k;

@@ -31,8 +31,9 @@
 #define COMCH_RING_MAX_SLOTS 65536u
 #define COMCH_RING_MAX_SLOT_SIZE 4096u
 #define COMCH_RING_MAX_BYTES (64ull << 20)
-#define COMCH_RING_MAX_IMM 256u /* immediate bytes a slot may carry (= ODMA_COMCH_IMM_DATA_LIMIT)  \
-	                         */
+#define COMCH_RING_MAX_IMM                                                                         \
+	256u /* immediate bytes a slot may carry (= ODMA_COMCH_IMM_DATA_LIMIT)                     \
+	      */
 
 enum comch_slot_state {
 	COMCH_SLOT_FREE = 0,

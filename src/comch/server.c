@@ -163,6 +163,23 @@ static void server_tell(int fd, doca_error_t code, const char *why)
 	(void)comch_wire_send(fd, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
 }
 
+/*
+ * Reads what a refused client already sent (its HELLO, most often): closing a socket with
+ * unread packets resets it, and the client would lose the REJECT that says why.
+ */
+static void server_drain(struct comch_ep *ep, int fd)
+{
+	for (int i = 0; i < 4; i++) {
+		int pfd = -1;
+		ssize_t n = comch_wire_recv(fd, ep->rx, ep->rx_cap, &pfd);
+
+		if (pfd >= 0)
+			close(pfd);
+		if (n <= 0 && n != -EMSGSIZE && n != -EPROTO)
+			return;
+	}
+}
+
 /* Closes and frees the oldest pending handshake (the list is newest first). */
 static void server_evict_oldest(struct comch_ep *ep)
 {
@@ -203,6 +220,7 @@ static bool server_admit(struct comch_ep *ep, int fd, pid_t *pid_out)
 		        (unsigned int)uid);
 		server_tell(fd, DOCA_ERROR_NOT_PERMITTED,
 		            "the server does not accept clients of this user");
+		server_drain(ep, fd);
 		return false;
 	}
 	for (const struct comch_hs *h = ep->hs; h != NULL; h = h->next)
