@@ -64,7 +64,8 @@ static bool fuzz_geom(struct cursor *c, struct comch_ring_geom *g)
 	uint8_t mode = take8(c);
 
 	if ((mode & 1) == 0) {
-		comch_ring_geom_make(g, 1u << (take8(c) % 7), take8(c) % (COMCH_RING_MAX_IMM + 1), 7);
+		comch_ring_geom_make(g, 1u << (take8(c) % 7), take8(c) % (COMCH_RING_MAX_IMM + 1),
+		                     7);
 		g->ring_size = comch_ring_bytes(g->nslots, g->slot_size); /* no slack for ASan */
 		FUZZ_CHECK(comch_ring_geom_valid(g, &why));
 		return true;
@@ -118,7 +119,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 0: /* consumer: post a buffer (the ring never holds more than nslots) */
 			if (posted - done < g.nslots && g.nslots <= 128) {
 				room[posted % 128] = 1 + take8(&c);
-				comch_ring_post(ring, &g, posted, 0x1000 + posted, room[posted % 128]);
+				comch_ring_post(ring, &g, posted, 0x1000 + posted,
+				                room[posted % 128]);
 				posted++;
 			}
 			break;
@@ -180,7 +182,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint64_t lim = comch_ring_close(ring, done, posted);
 
 			FUZZ_CHECK(lim >= done && lim <= posted);
-			atomic_fetch_and(&ring->claim_seq, ~COMCH_RING_CLOSED); /* reopen to go on */
+			atomic_fetch_and(&ring->claim_seq,
+			                 ~COMCH_RING_CLOSED); /* reopen to go on */
 			break;
 		}
 		default: /* consumer: fail a posted buffer */

@@ -127,8 +127,9 @@ void comch_conn_refuse(struct doca_comch_connection *conn, const char *why)
 	if (atomic_exchange_explicit(&conn->dead, true, memory_order_acq_rel))
 		return;
 	(void)shutdown(conn->fd, SHUT_RDWR); /* its progress reads no more of it */
-	ODMA_ERR("comch %s \"%s\": connection %p to pid %d is closed: %s", comch_ep_kind(conn->ep),
-	         conn->ep->name, (void *)conn, (int)conn->peer_pid, why);
+	ODMA_ERR("comch %s \"%s\": connection %p to pid %d (uid %u) is closed: %s",
+	         comch_ep_kind(conn->ep), conn->ep->name, (void *)conn, (int)conn->peer_pid,
+	         (unsigned int)conn->peer_uid, why);
 }
 
 /* Under conn->lock. Queues a packet; a peer that lets COMCH_OUTBOX_MAX bytes pile up is cut. */

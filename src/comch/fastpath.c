@@ -149,6 +149,11 @@ void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const
 	uint32_t ok = 1;
 	bool room;
 
+	if (atomic_load_explicit(&conn->dead, memory_order_acquire)) {
+		if (fd >= 0)
+			close(fd); /* nothing more is sent to it: no consumer of it is registered */
+		return;
+	}
 	pthread_mutex_lock(&conn->lock);
 	room = cons_new_room(conn, id);
 	pthread_mutex_unlock(&conn->lock);

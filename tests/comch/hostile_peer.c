@@ -340,13 +340,15 @@ static void hp_packet(struct hp *h, const uint8_t *buf, ssize_t n, int fd)
 		h->msg_len = (uint32_t)(n - 8) < sizeof(h->msg) - 1 ? (uint32_t)(n - 8) : 0;
 		memcpy(h->msg, buf + 8, h->msg_len);
 		h->msg[h->msg_len] = '\0';
-	} else if (hdr.type == W_CONS_NEW && fd >= 0 && n >= 8 + (ssize_t)sizeof(struct w_cons_new)) {
+	} else if (hdr.type == W_CONS_NEW && fd >= 0 &&
+	           n >= 8 + (ssize_t)sizeof(struct w_cons_new)) {
 		struct w_cons_new m;
 		uint32_t one = 1;
 
 		memcpy(&m, buf + 8, sizeof(m));
 		if (h->vring == NULL) {
-			void *p = mmap(NULL, m.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+			void *p =
+			        mmap(NULL, m.ring_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
 			if (p != MAP_FAILED) {
 				h->vring = p;
@@ -431,7 +433,8 @@ static bool hp_open(struct hp *h, bool sealed_link)
 	memcpy(hello, &w, sizeof(w));
 	memcpy(hello + sizeof(w), name, w.name_len);
 	wsend(h->fd, W_HELLO, 0, hello, sizeof(w) + w.name_len, h->link_fd, 0);
-	for (uint64_t end = now_ms() + 3000; !h->welcome && !h->reject && !h->eof && now_ms() < end;)
+	for (uint64_t end = now_ms() + 3000;
+	     !h->welcome && !h->reject && !h->eof && now_ms() < end;)
 		hp_pump(h, 50);
 	if (!h->welcome)
 		fprintf(stderr, "hp_open: no WELCOME (reject %d code %u, eof %d)\n", h->reject,
@@ -572,7 +575,8 @@ static void case_geometry(void)
 	hp_pump(&h, 50);
 	if (got == 0)
 		fprintf(stderr, "geometry: posted %llu, claimed %llu\n", (unsigned long long)posted,
-		        (unsigned long long)__atomic_load_n((uint64_t *)(r + R_CLAIM), __ATOMIC_ACQUIRE));
+		        (unsigned long long)__atomic_load_n((uint64_t *)(r + R_CLAIM),
+		                                            __ATOMIC_ACQUIRE));
 	EXPECT(got > 0); /* the victim's producer still wrote, from its own geometry */
 	munmap(r, m.ring_size);
 	close(rfd);
@@ -845,8 +849,9 @@ static void case_uid_client(void)
 		struct hp h;
 
 		become_nobody();
-		_exit(!hp_open(&h, true) && h.reject && h.reject_code == DOCA_ERROR_NOT_PERMITTED ? 0
-		                                                                                 : 1);
+		_exit(!hp_open(&h, true) && h.reject && h.reject_code == DOCA_ERROR_NOT_PERMITTED
+		              ? 0
+		              : 1);
 	}
 	EXPECT(waitpid(p, &status, 0) == p && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	expect_logged(from, "refused a client of another user", 20);
@@ -940,6 +945,16 @@ static void case_uid_rundir(void)
 	rmdir(dir);
 }
 
+/* Item 9: the socket is 0600 although the victim runs under umask 0. */
+static void case_socket_mode(void)
+{
+	char path[256];
+	struct stat st;
+
+	sock_path(rundir, name, path, sizeof(path));
+	EXPECT(stat(path, &st) == 0 && S_ISSOCK(st.st_mode) && (st.st_mode & 0777) == 0600);
+}
+
 /* ---- driver ---------------------------------------------------------------------------------- */
 
 static void run_case(const char *label, void (*fn)(void))
@@ -953,7 +968,8 @@ static void run_case(const char *label, void (*fn)(void))
 		FAIL("the victim died during %s", label);
 		sock_path(rundir, name, path, sizeof(path));
 		unlink(path);
-		victim = spawn("server", name, vlog, NULL); /* the next cases get a victim of their own */
+		victim = spawn("server", name, vlog,
+		               NULL); /* the next cases get a victim of their own */
 		(void)wait_path(path, 10000);
 	} else if (fn != case_flood_handshakes && fn != case_uid_client)
 		(void)honest_served();
@@ -1000,6 +1016,7 @@ int main(int argc, char **argv)
 	snprintf(vlog, sizeof(vlog), "%s/victim.log", rundir);
 	snprintf(name, sizeof(name), "hostile-%d", (int)getpid());
 	atexit(cleanup);
+	umask(0); /* the victim inherits it: its socket must still be 0600 */
 	victim = spawn("server", name, vlog, NULL);
 	sock_path(rundir, name, path, sizeof(path));
 	if (!wait_path(path, 10000)) {
@@ -1009,10 +1026,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (uid_mode) {
-		run_case("other user: client refused by socket mode and SO_PEERCRED", case_uid_client);
+		run_case("other user: client refused by socket mode and SO_PEERCRED",
+		         case_uid_client);
 		run_case("other user: server refused by the client", case_uid_server);
 		run_case("other user: unsafe runtime directories refused", case_uid_rundir);
 	} else {
+		run_case("socket mode 0600 under umask 0", case_socket_mode);
 		run_case("shrink: link page and rings", case_shrink);
 		run_case("geometry rewrite", case_geometry);
 		run_case("byte count 2^40, immediate length 2^20", case_byte_count);

@@ -190,8 +190,9 @@ static void cons_state(const union doca_data ud, struct doca_ctx *ctx, enum doca
 		for (uint32_t i = 0; i < V_BUFS; i++) {
 			struct doca_buf *b;
 
-			if (doca_buf_inventory_buf_get_by_addr(v->inv, v->mmap, v->mem + i * V_BUF_LEN,
-			                                       V_BUF_LEN, &b) == DOCA_SUCCESS)
+			if (doca_buf_inventory_buf_get_by_addr(v->inv, v->mmap,
+			                                       v->mem + i * V_BUF_LEN, V_BUF_LEN,
+			                                       &b) == DOCA_SUCCESS)
 				post_one(v, b);
 		}
 	}
@@ -243,8 +244,8 @@ static void vconn_produce(struct vconn *v)
 		return;
 	v->last_send_ms = now;
 	memset(imm, 0x5a, sizeof(imm));
-	if (doca_comch_producer_task_send_alloc_init(v->prod, v->src, imm, V_IMM, v->peer_cons, &t) !=
-	    DOCA_SUCCESS)
+	if (doca_comch_producer_task_send_alloc_init(v->prod, v->src, imm, V_IMM, v->peer_cons,
+	                                             &t) != DOCA_SUCCESS)
 		return;
 	if (doca_task_submit(doca_comch_producer_task_send_as_task(t)) != DOCA_SUCCESS)
 		doca_task_free(doca_comch_producer_task_send_as_task(t));
@@ -287,7 +288,8 @@ static bool vconn_reap(struct vconn *v, bool stopping)
 	return true;
 }
 
-/* ---- server callbacks --------------------------------------------------------------------------- */
+/* ---- server callbacks ---------------------------------------------------------------------------
+ */
 
 static void on_connect(struct doca_comch_event_connection_status_changed *ev,
                        struct doca_comch_connection *conn, uint8_t ok)
@@ -368,7 +370,8 @@ static void vconn_watch_stop(struct vconn *v)
 	if (!v->stop_asked || v->cons == NULL)
 		return;
 	if (state_of(doca_comch_consumer_as_ctx(v->cons)) != DOCA_CTX_STATE_IDLE) {
-		V_CHECK(now_ms() - v->stop_ms < 5000); /* a peer holding slots must not hold our stop */
+		V_CHECK(now_ms() - v->stop_ms <
+		        5000); /* a peer holding slots must not hold our stop */
 		return;
 	}
 	v->stop_asked = false;
@@ -393,7 +396,8 @@ static void open_dpu(void)
 	V_CHECK(doca_devinfo_rep_create_list(dev, DOCA_DEVINFO_REP_FILTER_NET, &reps, &n) ==
 	        DOCA_SUCCESS);
 	for (uint32_t i = 0; i < n && rep == NULL; i++)
-		if (doca_devinfo_rep_is_equal_pci_addr(reps[i], "b1:00.0", &is) == DOCA_SUCCESS && is)
+		if (doca_devinfo_rep_is_equal_pci_addr(reps[i], "b1:00.0", &is) == DOCA_SUCCESS &&
+		    is)
 			V_CHECK(doca_dev_rep_open(reps[i], &rep) == DOCA_SUCCESS);
 	doca_devinfo_rep_destroy_list(reps);
 	V_CHECK(rep != NULL);
@@ -408,11 +412,11 @@ static int run_server(const char *name)
 	V_CHECK(doca_pe_create(&pe) == DOCA_SUCCESS);
 	V_CHECK(doca_comch_server_create(dev, rep, name, &srv) == DOCA_SUCCESS);
 	ctx = doca_comch_server_as_ctx(srv);
-	V_CHECK(doca_comch_server_task_send_set_conf(srv, send_free, send_free, 256) == DOCA_SUCCESS);
-	V_CHECK(doca_comch_server_event_msg_recv_register(srv, on_recv) == DOCA_SUCCESS);
-	V_CHECK(doca_comch_server_event_connection_status_changed_register(srv, on_connect,
-	                                                                   on_disconnect) ==
+	V_CHECK(doca_comch_server_task_send_set_conf(srv, send_free, send_free, 256) ==
 	        DOCA_SUCCESS);
+	V_CHECK(doca_comch_server_event_msg_recv_register(srv, on_recv) == DOCA_SUCCESS);
+	V_CHECK(doca_comch_server_event_connection_status_changed_register(
+	                srv, on_connect, on_disconnect) == DOCA_SUCCESS);
 	V_CHECK(doca_comch_server_event_consumer_register(srv, on_cons_new, on_cons_gone) ==
 	        DOCA_SUCCESS);
 	V_CHECK(doca_pe_connect_ctx(pe, ctx) == DOCA_SUCCESS);
