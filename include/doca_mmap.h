@@ -110,7 +110,9 @@ DOCA_STABLE doca_error_t doca_mmap_destroy(struct doca_mmap *mmap);
  *         was set (call doca_mmap_set_memrange first);
  *         DOCA_ERROR_NOT_PERMITTED if the mmap was created from an export or has
  *         been exported, or a page of the range is read-only while the permissions
- *         let a device write into it.
+ *         let a device write into it;
+ *         DOCA_ERROR_OPERATING_SYSTEM if the range cannot be checked at all (neither
+ *         /proc/self/maps nor the pages can be read).
  */
 DOCA_STABLE doca_error_t doca_mmap_start(struct doca_mmap *mmap);
 

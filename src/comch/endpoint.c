@@ -285,6 +285,7 @@ void comch_ep_release_io(struct comch_ep *ep)
 		close(h->fd);
 		free(h);
 	}
+	ep->num_hs = 0;
 	if (ep->lfd >= 0) {
 		struct stat st;
 
@@ -381,6 +382,8 @@ doca_error_t comch_ep_start_common(struct comch_ep *ep)
 
 	if (doca_priv_faults_comch(&ep->faults) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
+	if (comch_peer_policy_load(&ep->peers) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	ep->rng = ep->faults.seed ^ (uint64_t)(uintptr_t)ep;
 	r = ep_arena_prepare(ep);
 	if (r == DOCA_SUCCESS)
@@ -400,11 +403,13 @@ doca_error_t comch_ep_start_common(struct comch_ep *ep)
 /* Records the peer's pid on conn when the kernel reports it. */
 void comch_ep_peer_pid(struct doca_comch_connection *conn, int fd)
 {
-	struct ucred cred;
-	socklen_t cl = sizeof(cred);
+	pid_t pid;
+	uid_t uid;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
-		conn->peer_pid = cred.pid;
+	if (comch_peer_cred(fd, &pid, &uid)) {
+		conn->peer_pid = pid;
+		conn->peer_uid = uid;
+	}
 }
 
 /* ---- context ops ----------------------------------------------------------------------- */
@@ -417,8 +422,12 @@ bool comch_ep_progress(struct doca_ctx *ctx)
 	ep->dispatch++;
 	if (ep->is_server) {
 		if (ctx->state == DOCA_CTX_STATE_RUNNING) {
-			any |= comch_server_accept(ep);
+			/* handshakes that ended free their room before new sockets are admitted */
 			any |= comch_server_handshakes(ep);
+			if (ctx->state == DOCA_CTX_STATE_RUNNING && comch_server_accept(ep)) {
+				any = true;
+				(void)comch_server_handshakes(ep);
+			}
 		}
 		for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next) {
 			if (!c->rx_done)

@@ -167,10 +167,12 @@ static inline bool odma_mmap_contains(const struct doca_mmap *mmap, const void *
 
 enum odma_range_verdict {
 	ODMA_RANGE_OK = 0,
-	ODMA_RANGE_UNMAPPED, /* a page of the range is not mapped */
-	ODMA_RANGE_NO_READ,  /* a page is mapped without read access (PROT_NONE) */
-	ODMA_RANGE_NO_WRITE, /* a page is read-only and @write was asked */
-	ODMA_RANGE_UNKNOWN,  /* /proc/self/maps could not be read */
+	ODMA_RANGE_UNMAPPED,  /* a page of the range is not mapped */
+	ODMA_RANGE_NO_READ,   /* a page is mapped without read access (PROT_NONE) */
+	ODMA_RANGE_NO_WRITE,  /* a page is read-only and @write was asked */
+	ODMA_RANGE_UNKNOWN,   /* /proc/self/maps could not be read, nor the pages probed */
+	ODMA_RANGE_UNCHECKED, /* /proc/self/maps could not be read; every page is mapped (mincore),
+	                         the permissions are not known */
 };
 
 /*

@@ -6,10 +6,12 @@
  * descriptors live in export.c; this file only owns what they leave behind
  * (the descriptor list, the remote description) so stop/destroy can drop it.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/device/device.h"
 #include "core/memory/memory.h"
@@ -136,10 +138,19 @@ static doca_error_t mmap_check_range(const struct doca_mmap *mmap)
 		         (void *)mmap, (void *)mmap->addr, mmap->len, bad,
 		         odma_perm_names(mmap->perms, names, sizeof(names)));
 		return DOCA_ERROR_NOT_PERMITTED;
-	default:
-		ODMA_WARN("mmap %p: /proc/self/maps is unreadable; the range is not checked",
-		          (void *)mmap);
+	case ODMA_RANGE_UNCHECKED:
+		ODMA_WARN(
+		        "mmap %p: /proc/self/maps cannot be opened (%s); every page of [%p, +%zu) "
+		        "is mapped (mincore), its permissions are not checked",
+		        (void *)mmap, strerror(errno), (void *)mmap->addr, mmap->len);
 		return DOCA_SUCCESS;
+	default:
+		ODMA_ERR(
+		        "mmap %p: neither /proc/self/maps nor the pages of [%p, +%zu) can be read "
+		        "(%s); the range cannot be checked, so it is refused (close descriptors or "
+		        "raise RLIMIT_NOFILE if it is EMFILE)",
+		        (void *)mmap, (void *)mmap->addr, mmap->len, strerror(errno));
+		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 }
 
