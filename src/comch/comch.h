@@ -169,7 +169,7 @@ struct comch_hs {
 	struct comch_hs *next;
 	int fd;
 	bool watched; /* by the server's PE (comch_ep_arm) */
-	pid_t pid; /* SO_PEERCRED of the connecting process */
+	pid_t pid;    /* SO_PEERCRED of the connecting process */
 	uint64_t deadline_ns;
 };
 

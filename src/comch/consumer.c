@@ -259,7 +259,7 @@ static uint64_t consumer_arm(struct doca_ctx *ctx)
 		return 0;
 	if (c->closed && c->done < c->posted) {
 		if (c->done >= c->claim_limit)
-			return 0; /* the unclaimed rest fails now */
+			return 0;            /* the unclaimed rest fails now */
 		return c->drain_deadline_ns; /* claimed slots a peer holds fail then */
 	}
 	if (atomic_load_explicit(&c->conn->outbox_n, memory_order_relaxed) != 0 ||

@@ -190,7 +190,7 @@ struct doca_ctx {
 	bool ordered;                  /* deliver completions in submission order */
 	bool configured;               /* a task type was configured (set_conf) */
 	uint32_t graph_nodes; /* context nodes of graphs naming it (core/graph): no destroy */
-	bool warned_free;              /* a task in flight was freed since the start (logged) */
+	bool warned_free;     /* a task in flight was freed since the start (logged) */
 	/* task pool */
 	void *pool;
 	uint32_t pool_size;
