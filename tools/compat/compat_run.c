@@ -313,8 +313,10 @@ static void side_verdict(const struct run *r, const struct run_side *s, bool suc
 
 	why[0] = '\0';
 	if (s->proc.timed_out) {
-		snprintf(why, size, "%s (%s) did not finish within %.0f s (killed)", s->prog->name,
-		         s->side, r->c->run_timeout);
+		compat_last_line(s->log, NULL, last, sizeof(last));
+		snprintf(why, size, "%s (%s) did not finish within %g s (killed)%s%.200s",
+		         s->prog->name, s->side, r->c->run_timeout,
+		         last[0] ? "; its last line: " : "", last);
 		return;
 	}
 	if (s->proc.status == 0 && (!success_line || compat_file_contains(s->log, SUCCESS_LINE)))

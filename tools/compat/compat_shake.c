@@ -264,8 +264,10 @@ static void shake_side_verdict(const struct shake *k, const struct shake_side *s
 
 	why[0] = '\0';
 	if (s->proc.timed_out) {
-		snprintf(why, size, "%s%s did not finish within %.0f s (killed)", who,
-		         s->side != NULL ? " side" : "", k->timeout);
+		compat_last_line(s->log, NULL, last, sizeof(last));
+		snprintf(why, size, "%s%s did not finish within %g s (killed)%s%.200s", who,
+		         s->side != NULL ? " side" : "", k->timeout,
+		         last[0] ? "; its last line: " : "", last);
 		return;
 	}
 	if (s->proc.status == 0) {
@@ -322,10 +324,13 @@ static bool shake_wait_ready(const struct shake *k, struct shake_side *dpu, doub
 	if (k->ready != NULL)
 		end = deadline;
 	while (compat_now() < end) {
-		if (compat_proc_poll(&dpu->proc))
-			return false;
+		bool ended = compat_proc_poll(&dpu->proc);
+
+		/* the text counts even if the side ended right after printing it */
 		if (k->ready != NULL && compat_file_contains(dpu->log, k->ready))
 			return true;
+		if (ended)
+			return false;
 		compat_sleep(0.01);
 	}
 	return k->ready == NULL;
@@ -600,8 +605,8 @@ int compat_shake_main(int argc, char **argv)
 		if (nfail++ == 0)
 			first = res;
 		if (slen < sizeof(seeds))
-			slen += (size_t)snprintf(seeds + slen, sizeof(seeds) - slen, "%s%s",
-			                         nfail > 1 ? ", " : "", res.sched.name);
+			slen += (size_t)snprintf(seeds + slen, sizeof(seeds) - slen, "%s%llu",
+			                         nfail > 1 ? ", " : "seeds ", res.seed);
 		if (k.stop)
 			break;
 	}
