@@ -344,6 +344,34 @@ static void shake_wait(struct shake_side *s, double deadline)
 }
 
 /* One run under @sched: the program, or the DPU side then the host side. */
+/* The DPU side is ready: starts the host side; false (with @res's reason) if it cannot. */
+static bool shake_start_host(const struct shake *k, const struct compat_schedule *sched,
+                             struct shake_side *s, unsigned long long idx, double deadline,
+                             struct shake_result *res)
+{
+	char why[700];
+
+	if (!shake_wait_ready(k, &s[0], deadline)) {
+		if (compat_now() >= deadline)
+			s[0].proc.timed_out = true;
+		compat_proc_kill(&s[0].proc);
+		shake_side_verdict(k, &s[0], why, sizeof(why));
+		snprintf(res->reason, sizeof(res->reason), "%s before the host side started",
+		         why[0] != '\0' ? why
+		         : k->ready     ? "the dpu side ended without printing the --ready text"
+		                        : "the dpu side ended");
+		return false;
+	}
+	if (shake_start(k, sched, &s[1], k->work, idx) != 0) {
+		compat_proc_kill(&s[0].proc);
+		snprintf(res->reason, sizeof(res->reason), "cannot start %s: %s", s[1].argv[0],
+		         strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+/* One run under @sched: the program, or the DPU side then the host side. */
 static void shake_run(const struct shake *k, const struct compat_schedule *sched,
                       unsigned long long idx, struct shake_result *res)
 {
@@ -355,53 +383,27 @@ static void shake_run(const struct shake *k, const struct compat_schedule *sched
 	memset(s, 0, sizeof(s));
 	memset(res, 0, sizeof(*res));
 	res->sched = *sched;
-	if (n == 2) {
-		s[0] = (struct shake_side){ .side = "dpu", .argv = k->dpu };
-		s[1] = (struct shake_side){ .side = "host", .argv = k->host };
-	} else {
-		s[0] = (struct shake_side){ .side = NULL, .argv = k->host };
-	}
+	s[0] = (struct shake_side){ .side = n == 2 ? "dpu" : NULL,
+		                    .argv = n == 2 ? k->dpu : k->host };
+	s[1] = (struct shake_side){ .side = "host", .argv = k->host };
 	if (shake_start(k, sched, &s[0], k->work, idx) != 0) {
 		snprintf(res->reason, sizeof(res->reason), "cannot start %s: %s", s[0].argv[0],
 		         strerror(errno));
-		goto out;
-	}
-	if (n == 2) {
-		if (!shake_wait_ready(k, &s[0], deadline)) {
-			if (compat_now() >= deadline)
-				s[0].proc.timed_out = true;
-			compat_proc_kill(&s[0].proc);
-			shake_side_verdict(k, &s[0], why, sizeof(why));
-			snprintf(res->reason, sizeof(res->reason),
-			         "%s before the host side started",
-			         why[0] != '\0' ? why
-			         : k->ready ? "the dpu side ended without printing the --ready text"
-			                    : "the dpu side ended");
-			goto out;
-		}
-		if (shake_start(k, sched, &s[1], k->work, idx) != 0) {
-			compat_proc_kill(&s[0].proc);
-			snprintf(res->reason, sizeof(res->reason), "cannot start %s: %s",
-			         s[1].argv[0], strerror(errno));
-			goto out;
-		}
-		shake_wait(&s[1], deadline);
-	}
-	shake_wait(&s[0], deadline);
-	res->ok = true;
-	for (i = n - 1; i >= 0; i--) {
-		shake_side_verdict(k, &s[i], why, sizeof(why));
-		if (why[0] != '\0') {
-			res->ok = false;
+	} else if (n == 1 || shake_start_host(k, sched, s, idx, deadline, res)) {
+		if (n == 2)
+			shake_wait(&s[1], deadline);
+		shake_wait(&s[0], deadline);
+		res->ok = true;
+		for (i = n - 1; i >= 0 && res->ok; i--) {
+			shake_side_verdict(k, &s[i], why, sizeof(why));
+			res->ok = why[0] == '\0';
 			snprintf(res->reason, sizeof(res->reason), "%s", why);
-			break;
 		}
 	}
-out:
 	res->seconds = compat_now() - t0;
 	for (i = 0; i < n; i++)
 		snprintf(res->logs[i], sizeof(res->logs[i]), "%s", s[i].log);
-	if (n == 2)
+	if (n == 2 && s[1].cmd[0] != '\0')
 		snprintf(res->repro, sizeof(res->repro), "%s & sleep %g; %s", s[0].cmd,
 		         k->pair_delay, s[1].cmd);
 	else
@@ -544,16 +546,105 @@ static int write_shake_json(const struct shake *k, json_object *root)
 	return f != stdout && fclose(f) != 0 ? -1 : 0;
 }
 
+/* What the runs so far came to. */
+struct shake_tally {
+	bool baseline_failed;
+	unsigned long long ran, failed; /* seeded runs */
+	struct shake_result first;      /* the first seeded run that failed */
+	char seeds[256];                /* "seeds 3, 17" */
+	size_t slen;
+	json_object *runs;
+};
+
+static void print_header(FILE *out, const struct shake *k)
+{
+	char cmd[2048];
+
+	fprintf(out, "odma compat --shake: %llu schedules (seeds %llu..%llu) of\n", k->count,
+	        k->seed, k->seed + k->count - 1);
+	if (k->dpu != NULL) {
+		compat_command_line(NULL, NULL, 0, k->dpu, cmd, sizeof(cmd));
+		fprintf(out, "  dpu side:  %s\n", cmd);
+	}
+	compat_command_line(NULL, NULL, 0, k->host, cmd, sizeof(cmd));
+	fprintf(out, "  %s %s\n\n", k->dpu != NULL ? "host side:" : "program:", cmd);
+}
+
+/* The baseline, then each seed (up to the first failure with --stop). */
+static void shake_all(FILE *out, const struct shake *k, struct shake_tally *t)
+{
+	struct shake_result res;
+	struct compat_schedule sched;
+	unsigned long long i;
+
+	compat_schedule_builtin("default", &sched);
+	shake_run(k, &sched, 0, &res);
+	print_result(out, &res, true);
+	json_object_array_add(t->runs, json_result(&res, true));
+	if (!res.ok) {
+		t->baseline_failed = true;
+		fprintf(out,
+		        "\nthe program fails under odma's defaults already (%s): fix that first;"
+		        " no schedule was tried\n",
+		        res.reason);
+		return;
+	}
+	for (i = 0; i < k->count; i++) {
+		compat_schedule_from_seed(k->seed + i, &sched);
+		if (k->verbose)
+			fprintf(stderr, "odma compat: %s\n", sched.name);
+		shake_run(k, &sched, i + 1, &res);
+		res.seed = k->seed + i;
+		t->ran++;
+		print_result(out, &res, false);
+		json_object_array_add(t->runs, json_result(&res, false));
+		if (res.ok)
+			continue;
+		if (t->failed++ == 0)
+			t->first = res;
+		if (t->slen < sizeof(t->seeds))
+			t->slen += (size_t)snprintf(t->seeds + t->slen, sizeof(t->seeds) - t->slen,
+			                            "%s%llu", t->failed > 1 ? ", " : "seeds ",
+			                            res.seed);
+		if (k->stop)
+			break;
+	}
+}
+
+/* The JSON report of a shake. */
+static json_object *shake_json(const struct shake *k, struct shake_tally *t)
+{
+	json_object *root = json_object_new_object();
+	char replay[4200], env[256];
+
+	json_object_object_add(root, "tool", json_object_new_string("odma compat --shake"));
+	json_object_object_add(root, "first_seed", json_object_new_uint64(k->seed));
+	json_object_object_add(root, "count", json_object_new_uint64(k->count));
+	json_object_object_add(root, "host", json_argv(k->dpu != NULL ? k->host : NULL));
+	json_object_object_add(root, "dpu", json_argv(k->dpu));
+	json_object_object_add(root, "program", json_argv(k->dpu == NULL ? k->host : NULL));
+	json_object_object_add(root, "runs", t->runs);
+	t->runs = NULL;
+	json_object_object_add(root, "baseline_failed",
+	                       json_object_new_boolean(t->baseline_failed));
+	json_object_object_add(root, "failed", json_object_new_uint64(t->failed));
+	if (t->failed == 0)
+		return root;
+	compat_schedule_env_line(&t->first.sched, env, sizeof(env));
+	replay_line(k, t->first.seed, replay, sizeof(replay));
+	json_object_object_add(root, "first_failure_seed", json_object_new_uint64(t->first.seed));
+	json_object_object_add(root, "first_failure", json_object_new_string(t->first.sched.name));
+	json_object_object_add(root, "first_failure_env", json_object_new_string(env));
+	json_object_object_add(root, "replay", json_object_new_string(replay));
+	return root;
+}
+
 int compat_shake_main(int argc, char **argv)
 {
 	struct shake k = { .seed = 1, .timeout = 30, .pair_delay = 1 };
-	struct shake_result res, first = { 0 };
-	struct compat_schedule base;
-	json_object *root = json_object_new_object(), *runs = json_object_new_array();
+	static struct shake_tally t;
+	json_object *root;
 	FILE *out;
-	unsigned long long i, failed = 0, nfail = 0, ran = 0;
-	char seeds[256] = "", cmd[2048];
-	size_t slen = 0;
 	int rc;
 
 	rc = shake_parse(argc, argv, &k);
@@ -563,83 +654,22 @@ int compat_shake_main(int argc, char **argv)
 	}
 	if (rc == 0)
 		rc = shake_setup_work(&k);
-	if (rc != 0) {
-		json_object_put(root);
-		json_object_put(runs);
+	if (rc != 0)
 		return rc;
-	}
 	k.launcher = &compat_launcher_local;
+	t.runs = json_object_new_array();
 	out = k.json != NULL && strcmp(k.json, "-") == 0 ? stderr : stdout;
-	fprintf(out, "odma compat --shake: %llu schedules (seeds %llu..%llu) of\n", k.count, k.seed,
-	        k.seed + k.count - 1);
-	if (k.dpu != NULL) {
-		compat_command_line(NULL, NULL, 0, k.dpu, cmd, sizeof(cmd));
-		fprintf(out, "  dpu side:  %s\n", cmd);
-	}
-	compat_command_line(NULL, NULL, 0, k.host, cmd, sizeof(cmd));
-	fprintf(out, "  %s %s\n\n", k.dpu != NULL ? "host side:" : "program:", cmd);
-	compat_schedule_builtin("default", &base);
-	shake_run(&k, &base, 0, &res);
-	print_result(out, &res, true);
-	json_object_array_add(runs, json_result(&res, true));
-	if (!res.ok) {
-		failed = 1;
-		fprintf(out,
-		        "\nthe program fails under odma's defaults already (%s): fix that first;"
-		        " no schedule was tried\n",
-		        res.reason);
-	}
-	for (i = 0; failed == 0 && i < k.count; i++) {
-		struct compat_schedule sched;
-
-		compat_schedule_from_seed(k.seed + i, &sched);
-		if (k.verbose)
-			fprintf(stderr, "odma compat: %s\n", sched.name);
-		shake_run(&k, &sched, i + 1, &res);
-		res.seed = k.seed + i;
-		ran++;
-		print_result(out, &res, false);
-		json_object_array_add(runs, json_result(&res, false));
-		if (res.ok)
-			continue;
-		if (nfail++ == 0)
-			first = res;
-		if (slen < sizeof(seeds))
-			slen += (size_t)snprintf(seeds + slen, sizeof(seeds) - slen, "%s%llu",
-			                         nfail > 1 ? ", " : "seeds ", res.seed);
-		if (k.stop)
-			break;
-	}
-	failed += nfail;
-	if (ran > 0)
-		print_summary(out, &k, &first, nfail, ran, seeds);
-	json_object_object_add(root, "tool", json_object_new_string("odma compat --shake"));
-	json_object_object_add(root, "first_seed", json_object_new_uint64(k.seed));
-	json_object_object_add(root, "count", json_object_new_uint64(k.count));
-	json_object_object_add(root, "host", json_argv(k.dpu != NULL ? k.host : NULL));
-	json_object_object_add(root, "dpu", json_argv(k.dpu));
-	json_object_object_add(root, "program", json_argv(k.dpu == NULL ? k.host : NULL));
-	json_object_object_add(root, "runs", runs);
-	json_object_object_add(root, "baseline_failed", json_object_new_boolean(failed > nfail));
-	json_object_object_add(root, "failed", json_object_new_uint64(nfail));
-	if (nfail > 0) {
-		char replay[4200], env[256];
-
-		compat_schedule_env_line(&first.sched, env, sizeof(env));
-		replay_line(&k, first.seed, replay, sizeof(replay));
-		json_object_object_add(root, "first_failure_seed",
-		                       json_object_new_uint64(first.seed));
-		json_object_object_add(root, "first_failure",
-		                       json_object_new_string(first.sched.name));
-		json_object_object_add(root, "first_failure_env", json_object_new_string(env));
-		json_object_object_add(root, "replay", json_object_new_string(replay));
-	}
-	rc = failed > 0 ? 1 : 0;
+	print_header(out, &k);
+	shake_all(out, &k, &t);
+	if (t.ran > 0)
+		print_summary(out, &k, &t.first, t.failed, t.ran, t.seeds);
+	root = shake_json(&k, &t);
+	rc = t.failed > 0 || t.baseline_failed ? 1 : 0;
 	if (k.json != NULL && write_shake_json(&k, root) != 0)
 		rc = 2;
 	json_object_put(root);
 	fflush(stdout);
-	if (k.workdir == NULL && !k.keep && failed == 0)
+	if (k.workdir == NULL && !k.keep && rc == 0)
 		compat_rm_rf(k.work);
 	else
 		fprintf(stderr, "odma compat: logs kept in %s\n", k.work);
