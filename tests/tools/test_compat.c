@@ -336,6 +336,9 @@ static void fails_under_one_schedule(void **state)
 	assert_row("pe_single_task_comp_cb", "fail", "yes", "FAIL",
 	           "fails under delay (ODMA_FAULTS=seed=1,delay_us=0-500,comch_delay_us=0-2000): "
 	           "pe_single_task_comp_cb (host) did not finish within 3 s (killed)");
+	/* the row quotes the last line the hung program printed */
+	assert_non_null(strstr(str(row("pe_single_task_comp_cb"), "reason"),
+	                       "; its last line: fake: waiting for a completion"));
 	assert_string_equal(str(sched_result("pe_single_task_comp_cb", "default"), "status"),
 	                    "pass");
 	assert_string_equal(str(sched_result("pe_single_task_comp_cb", "inline0"), "status"),
@@ -505,6 +508,11 @@ static void shake_single_baseline_hang_usage(void **state)
 	shake("--shake 1 --timeout 0.5 -- sleep 30");
 	assert_int_equal(out.status, 1);
 	assert_non_null(strstr(out.text, "the program did not finish within 0.5 s (killed)"));
+	/* a DPU side that never prints the --ready text */
+	shake("--shake 1 --timeout 0.5 --ready nope -- true --- sleep 30");
+	assert_int_equal(out.status, 1);
+	assert_non_null(
+	        strstr(out.text, "the dpu side did not print \"nope\" (--ready) within 0.5 s"));
 	shake("--shake 0 -- true");
 	assert_int_equal(out.status, 2);
 	shake("--shake 2");

@@ -352,9 +352,17 @@ static bool shake_start_host(const struct shake *k, const struct compat_schedule
 	char why[700];
 
 	if (!shake_wait_ready(k, &s[0], deadline)) {
-		if (compat_now() >= deadline)
-			s[0].proc.timed_out = true;
+		bool late = compat_now() >= deadline;
+
 		compat_proc_kill(&s[0].proc);
+		if (late && k->ready != NULL) {
+			snprintf(res->reason, sizeof(res->reason),
+			         "the dpu side did not print \"%.200s\" (--ready) within %g s "
+			         "(killed)",
+			         k->ready, k->timeout);
+			return false;
+		}
+		s[0].proc.timed_out = late;
 		shake_side_verdict(k, &s[0], why, sizeof(why));
 		snprintf(res->reason, sizeof(res->reason), "%s before the host side started",
 		         why[0] != '\0' ? why
@@ -524,8 +532,8 @@ static void print_summary(FILE *out, const struct shake *k, const struct shake_r
 	compat_schedule_env_line(&first->sched, env, sizeof(env));
 	seed = first->seed;
 	replay_line(k, seed, replay, sizeof(replay));
-	fprintf(out, "\n%llu of %llu schedules failed (%s); the first: %s\n", failed, ran, seeds,
-	        first->sched.name);
+	fprintf(out, "\n%llu of %llu schedules failed (seed%s %s); the first: %s\n", failed, ran,
+	        failed > 1 ? "s" : "", seeds, first->sched.name);
 	fprintf(out, "  why:       %s\n", first->reason);
 	fprintf(out, "  settings:  %s\n", env);
 	fprintf(out, "  reproduce: %s\n", first->repro);
@@ -551,7 +559,7 @@ struct shake_tally {
 	bool baseline_failed;
 	unsigned long long ran, failed; /* seeded runs */
 	struct shake_result first;      /* the first seeded run that failed */
-	char seeds[256];                /* "seeds 3, 17" */
+	char seeds[256];                /* "3, 17" */
 	size_t slen;
 	json_object *runs;
 };
@@ -604,8 +612,7 @@ static void shake_all(FILE *out, const struct shake *k, struct shake_tally *t)
 			t->first = res;
 		if (t->slen < sizeof(t->seeds))
 			t->slen += (size_t)snprintf(t->seeds + t->slen, sizeof(t->seeds) - t->slen,
-			                            "%s%llu", t->failed > 1 ? ", " : "seeds ",
-			                            res.seed);
+			                            "%s%llu", t->failed > 1 ? ", " : "", res.seed);
 		if (k->stop)
 			break;
 	}
