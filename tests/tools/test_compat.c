@@ -483,7 +483,7 @@ static void shake_finds_and_replays_the_seed(void **state)
 	json_object_put(r);
 	/* the text names the seed, its settings and the replay */
 	snprintf(args, sizeof(args), "--shake 1 --seed %lld %s", first_bad, pair);
-	tool_run(&out, NULL, tool, args, 1);
+	shake(args);
 	snprintf(args, sizeof(args), "the first: seed %lld", first_bad);
 	assert_non_null(strstr(out.text, args));
 	assert_non_null(strstr(out.text, "settings:  ODMA_ENGINE=thread"));
