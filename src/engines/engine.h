@@ -141,6 +141,12 @@ void odma_task_run_range(struct doca_task *task, uint64_t off, uint64_t len);
 void odma_task_run_batch(struct doca_task *const *tasks, unsigned int n);
 void odma_pe_complete_local(struct doca_pe *pe, struct doca_task *task);
 void odma_pe_signal(struct doca_pe *pe);
+/*
+ * odma_pe_held: the PE thread keeps work that only the next progress finishes (a staged task,
+ * a split copy whose last chunk it ran itself): wakes the PE if it is armed. PE thread only;
+ * one relaxed load when the PE is not armed.
+ */
+void odma_pe_held(struct doca_pe *pe);
 
 /*
  * Tasks with job->batch that an engine holds back on the PE thread to run as one batch,
@@ -165,10 +171,16 @@ static inline void odma_task_stage_run(struct odma_task_stage *s, struct doca_pe
 		odma_pe_complete_local(pe, s->task[i]);
 }
 
-/* Stages @task; runs the stage when it is full. */
+/*
+ * Stages @task; runs the stage when it is full. A staged task is work that only progress
+ * runs, so the first task of an empty stage wakes an armed PE (odma_pe_held). Later ones need
+ * not: a PE armed while the stage holds tasks sees them at arming (the engine's pending op).
+ */
 static inline void odma_task_stage_add(struct odma_task_stage *s, struct doca_pe *pe,
                                        struct doca_task *task)
 {
+	if (doca_unlikely(s->n == 0))
+		odma_pe_held(pe);
 	s->task[s->n++] = task;
 	if (s->n == ODMA_TASK_BATCH_MAX)
 		odma_task_stage_run(s, pe);

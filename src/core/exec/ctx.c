@@ -139,7 +139,7 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 		return r;
 	atomic_store_explicit(&ctx->flushing, false, memory_order_relaxed);
 	atomic_store_explicit(&ctx->fail_seq, UINT64_MAX, memory_order_relaxed);
-	ctx->next_seq = 0;
+	ctx->next_seq = ctx->reported_upto = 0;
 	ctx->warned_free = false;
 	if (ctx->ops->start != NULL && (r = ctx->ops->start(ctx)) != DOCA_SUCCESS) {
 		if (r != DOCA_ERROR_IN_PROGRESS)

@@ -200,7 +200,8 @@ struct doca_ctx {
 	size_t inflight;      /* submitted, callback not run yet */
 	uint32_t queue_depth; /* AGAIN beyond this many in flight */
 	uint64_t next_seq;
-	struct odma_task_list held;     /* submitted without FLUSH */
+	uint64_t reported_upto;     /* 1 + seq of the newest reported task delivered since start */
+	struct odma_task_list held; /* submitted without FLUSH */
 	struct odma_task_list deferred; /* completed OPTIMIZE_REPORTS tasks awaiting a report */
 };
 

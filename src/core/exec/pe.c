@@ -213,12 +213,17 @@ void odma_pe_signal(struct doca_pe *pe)
 		pe_write_efd(pe);
 }
 
-void odma_pe_complete_local(struct doca_pe *pe, struct doca_task *task)
+void odma_pe_held(struct doca_pe *pe)
 {
-	odma_task_list_push(&pe->done, task);
 	/* Same thread as request_notification: no fence needed. */
 	if (doca_unlikely(atomic_load_explicit(&pe->armed, memory_order_relaxed) != 0))
 		odma_pe_signal(pe);
+}
+
+void odma_pe_complete_local(struct doca_pe *pe, struct doca_task *task)
+{
+	odma_task_list_push(&pe->done, task);
+	odma_pe_held(pe);
 }
 
 /* Runs the program's callback for one finished task. */
@@ -282,16 +287,25 @@ static void pe_flush_deferred(struct doca_pe *pe, struct doca_ctx *ctx)
 	}
 }
 
-/* OPTIMIZE_REPORTS tasks wait for the next reported task of their context. */
+/*
+ * OPTIMIZE_REPORTS tasks wait for the next reported task of their context: one submitted
+ * after them. Completions of unordered tasks may come out of submission order, so a task
+ * that completes after a later reported task was delivered is reported at once (else it
+ * would wait for a report that may never come).
+ */
 static inline __attribute__((always_inline)) void pe_deliver(struct doca_pe *pe,
                                                              struct doca_task *t)
 {
 	struct doca_ctx *ctx = t->ctx;
 
-	if (doca_unlikely(t->submit_flags & DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS) &&
-	    t->status == DOCA_SUCCESS && ctx->state == DOCA_CTX_STATE_RUNNING) {
-		odma_task_list_push(&ctx->deferred, t);
-		return;
+	if (doca_unlikely(t->submit_flags & DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS)) {
+		if (t->status == DOCA_SUCCESS && ctx->state == DOCA_CTX_STATE_RUNNING &&
+		    t->seq >= ctx->reported_upto) {
+			odma_task_list_push(&ctx->deferred, t);
+			return;
+		}
+	} else if (t->seq >= ctx->reported_upto) {
+		ctx->reported_upto = t->seq + 1;
 	}
 	if (doca_unlikely(ctx->deferred.head != NULL))
 		pe_flush_deferred(pe, ctx);

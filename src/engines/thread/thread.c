@@ -769,7 +769,8 @@ static bool te_submit_split(struct te_pe *tp, struct doca_task *task, const stru
 		                te_entry((struct doca_task *)(void *)sp, TE_SPLIT));
 	tp->staged = true;
 	te_doorbell(tp); /* release: the slot is filled before a worker sees its entry */
-	te_split_work(sp, TE_MAX_WORKERS);
+	if (te_split_work(sp, TE_MAX_WORKERS))
+		odma_pe_held(tp->pe); /* the submitter ran the last chunk: poll hands it back */
 	return true;
 }
 
