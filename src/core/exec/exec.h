@@ -200,6 +200,8 @@ struct doca_pe {
 	uint32_t num_pollers;
 	uint32_t num_woken;  /* pollers woken and not run yet */
 	uint32_t poller_gen; /* bumped when a poller is added or removed */
+	/* copy tasks a network transport finished (any thread pushes; progress takes) */
+	_Atomic(struct doca_task *) async_done;
 };
 
 /*

@@ -19,4 +19,13 @@ void odma_pe_disconnect(struct doca_pe *pe, struct doca_ctx *ctx);
 /* Records that the task numbered @seq failed: tasks submitted after it are flushed. */
 void odma_task_mark_failed(struct doca_ctx *ctx, uint64_t seq);
 
+/*
+ * async.c: starts a copy task with copy.async (a network transport) on the PE thread,
+ * instead of handing it to the engine; it completes through the PE's async list.
+ */
+void odma_task_launch_async(struct doca_ctx *ctx, struct doca_task *t);
+
+/* Moves the tasks the transports finished onto the PE's done list (PE thread). */
+void odma_pe_take_async(struct doca_pe *pe);
+
 #endif /* ODMA_CORE_EXEC_INT_H_ */

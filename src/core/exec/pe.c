@@ -360,6 +360,8 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	if (doca_unlikely(pe->num_hooked != 0))
 		any |= pe_run_hooks(pe);
 	pe_poll_engine(pe);
+	if (doca_unlikely(atomic_load_explicit(&pe->async_done, memory_order_relaxed) != NULL))
+		odma_pe_take_async(pe);
 	/* Take the batch first: callbacks may submit, and those complete next time. */
 	t = pe->done.head;
 	pe->done.head = pe->done.tail = NULL;
@@ -411,7 +413,8 @@ doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_ha
 /* Whether doca_pe_progress would do something now. */
 static bool pe_has_work(struct doca_pe *pe)
 {
-	if (pe->done.head != NULL || pe->maybe_held || pe->num_woken != 0)
+	if (pe->done.head != NULL || pe->maybe_held || pe->num_woken != 0 ||
+	    atomic_load(&pe->async_done) != NULL)
 		return true;
 	if (pe->engine->pending(pe->engine_pe))
 		return true;

@@ -99,10 +99,11 @@ static void mmap_release_exports(struct doca_mmap *mmap)
 
 static void mmap_release_remote(struct doca_mmap *mmap)
 {
-	struct odma_remote *r = mmap->remote;
+	struct odma_tp_remote *r = mmap->remote;
 
 	if (r == NULL)
 		return;
+	odma_tp_detach(r);
 	free(r);
 	mmap->remote = NULL;
 }
