@@ -28,6 +28,13 @@ static const struct odma_tp_ops *const tp_table[ODMA_TP_KINDS] = {
 #endif
 };
 
+#ifndef ODMA_HAVE_UCX
+const char *odma_tp_net_absent(void)
+{
+	return "odma was built without UCX (libucx-dev); install it and rebuild";
+}
+#endif
+
 const struct odma_tp_ops *odma_tp_get(enum odma_tp_kind kind)
 {
 	return (unsigned int)kind < ODMA_TP_KINDS ? tp_table[kind] : NULL;
@@ -365,6 +372,7 @@ doca_error_t odma_tp_connect(const char *addr, uint16_t port, const struct odma_
 	return t->connect(addr, port, cbs, ep);
 }
 
+/* An endpoint exists only where odma_tp_connect/listen made one: the ops are set. */
 void odma_tp_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs)
 {
 	tp_net()->ep_set_cbs(ep, cbs);
@@ -379,6 +387,8 @@ doca_error_t odma_tp_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t le
 doca_error_t odma_tp_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach *r,
                                struct odma_tp_remote *rm)
 {
+	if (tp_net() == NULL || tp_net()->ep_attach == NULL)
+		return DOCA_ERROR_NOT_SUPPORTED;
 	memset(rm, 0, sizeof(*rm));
 	rm->ops = tp_net();
 	return tp_net()->ep_attach(ep, r, rm);
