@@ -9,7 +9,7 @@
  *    network path (xproc_ucx_local);
  *  - two namespaces (tests/xproc/ucx_netns.sh, root): this process runs in its own network
  *    and PID namespace, the peer in another pair (ODMA_TP_TEST_PEER_NETNS names its
- *    network namespace; nsenter + unshare start it), joined only by a veth pair whose end
+ *    network namespace; ip netns exec + unshare start it), joined only by a veth pair whose end
  *    here is ODMA_TP_TEST_VETH (the link-down test sets it down and up again).
  * Every task must complete exactly once; failures within ODMA_TRANSPORT_TIMEOUT_MS (set
  * to 1500 by the runners) plus slack; the context must reach IDLE.
@@ -101,7 +101,7 @@ static void state_cb(const union doca_data ud, struct doca_ctx *ctx, enum doca_c
 static pid_t spawn_peer(const char *perms, int *fd)
 {
 	const char *peer = getenv("ODMA_TP_TEST_PEER"), *ns = getenv("ODMA_TP_TEST_PEER_NETNS");
-	char size[32], netns[128];
+	char size[32];
 	int sv[2];
 	pid_t pid;
 
@@ -112,11 +112,9 @@ static pid_t spawn_peer(const char *perms, int *fd)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		dup2(sv[1], 3);
-		if (ns != NULL) {
-			snprintf(netns, sizeof(netns), "--net=/run/netns/%s", ns);
-			execlp("nsenter", "nsenter", netns, "unshare", "--pid", "--fork",
+		if (ns != NULL) /* ip netns exec also mounts that namespace's /sys, which UCX reads */
+			execlp("ip", "ip", "netns", "exec", ns, "unshare", "--pid", "--fork",
 			       "--mount-proc", peer, size, perms, (char *)NULL);
-		}
 		execl(peer, peer, size, perms, (char *)NULL);
 		_exit(127);
 	}

@@ -266,8 +266,14 @@ static void chunk_put(struct ucx_chunk *c)
 static void peer_fail(struct ucx_peer *p, ucs_status_t why)
 {
 	struct ucx_chunk *c = ux.out_head, *next;
+	bool busy = false;
 
-	if (!p->dead)
+	for (struct ucx_chunk *k = ux.out_head; k != NULL && !busy; k = k->next)
+		busy = k->peer == p;
+	if (!p->dead && !busy) /* an idle peer that went away (it exited): nothing lost */
+		ODMA_DBG("UCX transport: the connection to an idle peer closed (%s)",
+		         ucs_status_string(why));
+	else if (!p->dead)
 		ODMA_ERR("UCX transport: the connection to a peer failed (%s); its requests "
 		         "complete with DOCA_ERROR_IO_FAILED (the peer died or the link is down)",
 		         ucs_status_string(why));
