@@ -112,7 +112,8 @@ static pid_t spawn_peer(const char *perms, int *fd)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		dup2(sv[1], 3);
-		if (ns != NULL) /* ip netns exec also mounts that namespace's /sys, which UCX reads */
+		if (ns !=
+		    NULL) /* ip netns exec also mounts that namespace's /sys, which UCX reads */
 			execlp("ip", "ip", "netns", "exec", ns, "unshare", "--pid", "--fork",
 			       "--mount-proc", peer, size, perms, (char *)NULL);
 		execl(peer, peer, size, perms, (char *)NULL);
@@ -395,13 +396,183 @@ static void test_link_down(void **state)
 	fault_run('L');
 }
 
+/*
+ * A hostile importer: our own UCX endpoint to the exporter's worker (its address taken from
+ * the descriptor), sending hand-made requests (the wire format of
+ * src/core/transport/ucx_wire.h). The exporter must refuse everything outside the export,
+ * writes to a read-only export and anything after revocation, and keep serving.
+ */
+#include <ucp/api/ucp.h>
+
+#include "util/codec.h"
+
+struct hostile {
+	ucp_context_h ctx;
+	ucp_worker_h w;
+	ucp_ep_h ep;
+	bool got;
+	int32_t status;
+	uint32_t len;
+	uint8_t data[256];
+	/* the export, from its descriptor */
+	uint32_t region, gen;
+	uint8_t key[16];
+	uint64_t base, size;
+};
+
+static ucs_status_t hostile_reply(void *arg, const void *header, size_t hlen, void *data,
+                                  size_t length, const ucp_am_recv_param_t *param)
+{
+	struct hostile *h = arg;
+	const uint8_t *b = header;
+
+	(void)param;
+	if (hlen == 24) {
+		h->status = (int32_t)(uint32_t)odma_get_le(b + 16, 4);
+		h->len = (uint32_t)odma_get_le(b + 20, 4);
+		memcpy(h->data, data, length < sizeof(h->data) ? length : sizeof(h->data));
+	}
+	h->got = true;
+	return UCS_OK;
+}
+
+static void hostile_open(struct hostile *h, const uint8_t *desc, size_t dlen)
+{
+	const char *veth = getenv("ODMA_TP_TEST_VETH");
+	ucp_params_t p = { .field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_AM };
+	ucp_worker_params_t wp = { 0 };
+	ucp_am_handler_param_t ah = { 0 };
+	ucp_ep_params_t ep = { 0 };
+	ucp_config_t *cfg;
+	uint16_t alen = (uint16_t)odma_get_le(desc + 128, 2);
+
+	assert_true(dlen == 136u + alen);
+	h->base = odma_get_le(desc + 40, 8);
+	h->size = odma_get_le(desc + 48, 8);
+	memcpy(h->key, desc + 64, 16);
+	h->gen = (uint32_t)odma_get_le(desc + 96, 4);
+	h->region = (uint32_t)odma_get_le(desc + 124, 4);
+	assert_int_equal(ucp_config_read(NULL, NULL, &cfg), UCS_OK);
+	assert_int_equal(ucp_config_modify(cfg, "TLS", "tcp"), UCS_OK);
+	assert_int_equal(ucp_config_modify(cfg, "NET_DEVICES", veth ? veth : "lo"), UCS_OK);
+	assert_int_equal(ucp_init(&p, cfg, &h->ctx), UCS_OK);
+	ucp_config_release(cfg);
+	assert_int_equal(ucp_worker_create(h->ctx, &wp, &h->w), UCS_OK);
+	ah.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+	                UCP_AM_HANDLER_PARAM_FIELD_ARG;
+	ah.id = 12;
+	ah.cb = hostile_reply;
+	ah.arg = h;
+	assert_int_equal(ucp_worker_set_am_recv_handler(h->w, &ah), UCS_OK);
+	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+	ep.address = (const ucp_address_t *)(desc + 132);
+	assert_int_equal(ucp_ep_create(h->w, &ep, &h->ep), UCS_OK);
+}
+
+/* Sends one request (header fields as given) and waits for its reply; the reply's status. */
+static int32_t hostile_req(struct hostile *h, uint32_t magic, uint8_t op, uint32_t region,
+                           const uint8_t *key, uint64_t addr, uint64_t len, const void *payload,
+                           size_t plen)
+{
+	static uint8_t hdr[64];
+	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+		                    .flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER };
+	uint64_t t0 = now_ms();
+	void *r;
+
+	memset(hdr, 0, sizeof(hdr));
+	odma_put_le(hdr, magic, 4);
+	odma_put_le(hdr + 4, 1, 2);
+	hdr[6] = op;
+	odma_put_le(hdr + 8, 77, 8);
+	odma_put_le(hdr + 16, region, 4);
+	odma_put_le(hdr + 20, h->gen, 4);
+	memcpy(hdr + 24, key, 16);
+	odma_put_le(hdr + 40, addr, 8);
+	odma_put_le(hdr + 48, len, 8);
+	h->got = false;
+	h->status = 1;
+	r = ucp_am_send_nbx(h->ep, 11, hdr, sizeof(hdr), payload, plen, &prm);
+	assert_false(UCS_PTR_IS_ERR(r));
+	while (!h->got && now_ms() - t0 < 3000)
+		ucp_worker_progress(h->w);
+	if (UCS_PTR_IS_PTR(r))
+		ucp_request_free(r);
+	return h->got ? h->status : 1; /* 1: no answer */
+}
+
+#define MQ 0x514d444fu /* the request magic */
+
+static int32_t h_get(struct hostile *h, uint64_t addr, uint64_t len)
+{
+	return hostile_req(h, MQ, 2, h->region, h->key, addr, len, NULL, 0);
+}
+
+static void test_hostile(void **state)
+{
+	struct imp *rw = imp_start("rw"), *ro = imp_start("ro");
+	struct hostile h = { 0 }, hr = { 0 };
+	uint8_t bad_key[16], payload[64];
+	uint8_t *back = malloc(RLEN);
+
+	(void)state;
+	hostile_open(&h, rw->desc, rw->desc_len);
+	/* the control: a well-formed read inside the export is served */
+	assert_int_equal(h_get(&h, h.base, 64), DOCA_SUCCESS);
+	assert_int_equal(h.len, 64);
+	for (size_t i = 0; i < 64; i++)
+		assert_int_equal(h.data[i], xu_pattern(i));
+	/* outside the export: past its end, across it, before it, a wrap-around */
+	assert_int_equal(h_get(&h, h.base + h.size, 16), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(h_get(&h, h.base + h.size - 8, 16), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(h_get(&h, h.base - 4096, 64), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(h_get(&h, UINT64_MAX - 8, 64), DOCA_ERROR_INVALID_VALUE);
+	/* a forged key, another region id, a length above the chunk limit */
+	memcpy(bad_key, h.key, 16);
+	bad_key[3] ^= 1;
+	assert_int_equal(hostile_req(&h, MQ, 2, h.region, bad_key, h.base, 64, NULL, 0),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(hostile_req(&h, MQ, 2, h.region + 1, h.key, h.base, 64, NULL, 0),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(hostile_req(&h, MQ, 2, 0xfffffff0u, h.key, h.base, 64, NULL, 0),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(h_get(&h, h.base, 64u << 20), DOCA_ERROR_INVALID_VALUE);
+	/* malformed: bad magic, unknown op, a put whose payload differs from its length */
+	assert_int_not_equal(hostile_req(&h, 0x12345678u, 2, h.region, h.key, h.base, 64, NULL, 0),
+	                     DOCA_SUCCESS);
+	assert_int_equal(hostile_req(&h, MQ, 9, h.region, h.key, h.base, 64, NULL, 0),
+	                 DOCA_ERROR_INVALID_VALUE);
+	memset(payload, 0xee, sizeof(payload));
+	assert_int_equal(hostile_req(&h, MQ, 3, h.region, h.key, h.base, 128, payload, 64),
+	                 DOCA_ERROR_INVALID_VALUE);
+	/* a read-only export refuses writes, whatever the importer sends */
+	hostile_open(&hr, ro->desc, ro->desc_len);
+	assert_int_equal(hostile_req(&hr, MQ, 3, hr.region, hr.key, hr.base, 64, payload, 64),
+	                 DOCA_ERROR_NOT_PERMITTED);
+	assert_true(xu_full_io(ro->fd, "R", 1, true));
+	assert_true(xu_full_io(ro->fd, back, RLEN, false));
+	for (size_t i = 0; i < RLEN; i++)
+		if (back[i] != xu_pattern(i))
+			fail_msg("byte %zu of the read-only export changed", i);
+	/* the rw export still takes a valid write, and nothing after revocation */
+	assert_int_equal(hostile_req(&h, MQ, 3, h.region, h.key, h.base, 64, payload, 64),
+	                 DOCA_SUCCESS);
+	assert_int_equal(cmd(rw, 'S'), 'S');
+	assert_int_equal(h_get(&h, h.base, 64), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(hostile_req(&h, MQ, 3, h.region, h.key, h.base, 64, payload, 64),
+	                 DOCA_ERROR_INVALID_VALUE);
+	free(back);
+	imp_stop(rw, true);
+	imp_stop(ro, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_copy_both_ways), cmocka_unit_test(test_read_only),
 		cmocka_unit_test(test_revoked),        cmocka_unit_test(test_exporter_stops),
 		cmocka_unit_test(test_peer_killed),    cmocka_unit_test(test_peer_hangs),
-		cmocka_unit_test(test_link_down),
+		cmocka_unit_test(test_link_down),      cmocka_unit_test(test_hostile),
 	};
 
 	setenv("ODMA_SYSTEM", "bf3", 1);

@@ -10,6 +10,8 @@
 extern const struct odma_tp_ops odma_tp_process; /* process.c */
 #ifdef ODMA_HAVE_UCX
 extern const struct odma_tp_ops odma_tp_ucx; /* ucx.c */
+/* "built in (UCX x.y.z: ...)", without starting the transport */
+const char *odma_tp_ucx_version(void);
 #endif
 
 /* Whether the exporter of @r shares our kernel and PID namespace. */

@@ -29,11 +29,32 @@ static const struct odma_tp_ops *const tp_table[ODMA_TP_KINDS] = {
 };
 
 #ifndef ODMA_HAVE_UCX
+#define TP_NO_UCX                                                                                  \
+	"not built: odma was built without UCX (libucx-dev); hosts and DPUs in different "         \
+	"namespaces or machines cannot reach each other (install libucx-dev and rebuild)"
+
 const char *odma_tp_net_absent(void)
 {
-	return "odma was built without UCX (libucx-dev); install it and rebuild";
+	return TP_NO_UCX;
 }
 #endif
+
+const char *doca_priv_transport_info(unsigned int i, const char **status)
+{
+	static const char *const names[ODMA_TP_KINDS] = { "process", "ucx" };
+
+	if (i >= ODMA_TP_KINDS)
+		return NULL;
+	if (i == ODMA_TP_PROCESS)
+		*status = "built in (process_vm_readv/writev: one kernel and PID namespace)";
+	else
+#ifdef ODMA_HAVE_UCX
+		*status = odma_tp_ucx_version();
+#else
+		*status = TP_NO_UCX;
+#endif
+	return names[i];
+}
 
 const struct odma_tp_ops *odma_tp_get(enum odma_tp_kind kind)
 {

@@ -66,6 +66,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <doca_compat.h>
 #include <doca_error.h>
 
 /* The transports, in the order odma_tp_choose prefers them. */
@@ -271,6 +272,13 @@ bool odma_tp_net_wanted(void);
  * (doca_caps prints it).
  */
 const char *odma_tp_net_absent(void);
+
+/*
+ * For doca_caps (exported to the tools as doca_priv_*): the name of transport @i
+ * (0..ODMA_TP_KINDS-1) and a one-line status without starting anything: "built in (UCX
+ * 1.13.1)", or why it is absent. NULL past the last transport.
+ */
+DOCA_STABLE const char *doca_priv_transport_info(unsigned int i, const char **status);
 
 /* ODMA_TRANSPORT_TIMEOUT_MS (default 5000): the bound on every remote operation. */
 uint32_t odma_tp_timeout_ms(void);

@@ -839,6 +839,17 @@ static doca_error_t ucx_io_start(struct odma_tp_io *io)
 	return DOCA_SUCCESS;
 }
 
+const char *odma_tp_ucx_version(void)
+{
+	static char line[160];
+
+	snprintf(line, sizeof(line),
+	         "built in (UCX %s: TCP between namespaces or machines, chosen when the exporter "
+	         "is in another kernel or PID namespace, or with ODMA_TRANSPORT=ucx)",
+	         ucp_get_version_string());
+	return line;
+}
+
 const char *odma_tp_net_absent(void)
 {
 	const char *why = NULL;
