@@ -603,6 +603,7 @@ static void *ucx_thread(void *arg)
 	struct pollfd fds[2] = { { .fd = ux.wfd, .events = POLLIN },
 		                 { .fd = ux.evfd, .events = POLLIN } };
 	uint64_t v;
+	bool busy;
 
 	(void)arg;
 	for (;;) {
@@ -610,7 +611,10 @@ static void *ucx_thread(void *arg)
 		while (ucp_worker_progress(ux.worker) != 0)
 			;
 		ucx_expire();
-		if (ux.q_head != NULL)
+		pthread_mutex_lock(&ux.lock);
+		busy = ux.q_head != NULL;
+		pthread_mutex_unlock(&ux.lock);
+		if (busy)
 			continue;
 		if (ucp_worker_arm(ux.worker) == UCS_ERR_BUSY)
 			continue;
