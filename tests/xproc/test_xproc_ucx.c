@@ -501,6 +501,21 @@ static int32_t hostile_req(struct hostile *h, uint32_t magic, uint8_t op, uint32
 	return h->got ? h->status : 1; /* 1: no answer */
 }
 
+static void hostile_close(struct hostile *h)
+{
+	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+		                    .flags = UCP_EP_CLOSE_FLAG_FORCE };
+	void *r = ucp_ep_close_nbx(h->ep, &prm);
+
+	if (UCS_PTR_IS_PTR(r)) {
+		while (ucp_request_check_status(r) == UCS_INPROGRESS)
+			ucp_worker_progress(h->w);
+		ucp_request_free(r);
+	}
+	ucp_worker_destroy(h->w);
+	ucp_cleanup(h->ctx);
+}
+
 #define MQ 0x514d444fu /* the request magic */
 
 static int32_t h_get(struct hostile *h, uint64_t addr, uint64_t len)
@@ -562,6 +577,8 @@ static void test_hostile(void **state)
 	assert_int_equal(hostile_req(&h, MQ, 3, h.region, h.key, h.base, 64, payload, 64),
 	                 DOCA_ERROR_INVALID_VALUE);
 	free(back);
+	hostile_close(&h);
+	hostile_close(&hr);
 	imp_stop(rw, true);
 	imp_stop(ro, true);
 }

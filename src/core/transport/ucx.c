@@ -102,6 +102,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_once_t once;
 	bool up;
+	bool stopping;   /* the process exits: the service thread leaves (lock) */
 	const char *why; /* why the transport is not up */
 	ucp_context_h ctx;
 	ucp_worker_h worker;
@@ -607,6 +608,11 @@ static void *ucx_thread(void *arg)
 
 	(void)arg;
 	for (;;) {
+		pthread_mutex_lock(&ux.lock);
+		busy = ux.stopping;
+		pthread_mutex_unlock(&ux.lock);
+		if (busy)
+			break;
 		ucx_take_queue();
 		while (ucp_worker_progress(ux.worker) != 0)
 			;
@@ -709,6 +715,8 @@ static void ucx_atfork_child(void)
 	ux.self_len = 0;
 }
 
+static void ucx_shutdown(void);
+
 static void ucx_start_once(void)
 {
 	static bool atfork;
@@ -719,6 +727,8 @@ static void ucx_start_once(void)
 	}
 	ux.why = ucx_open();
 	ux.up = ux.why == NULL;
+	if (ux.up)
+		atexit(ucx_shutdown);
 	if (ux.up)
 		ODMA_DBG("UCX transport up: %u-byte worker address", ux.self_len);
 	else
@@ -1285,6 +1295,52 @@ static void close_job(void *arg)
 static void ucx_ep_close(struct odma_tp_ep *ep)
 {
 	ucx_call(close_job, ep);
+}
+
+/* Closes one UCX endpoint and waits for it (this thread owns the worker). */
+static void ucx_close_ep(ucp_ep_h ep)
+{
+	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+		                    .flags = UCP_EP_CLOSE_FLAG_FORCE };
+	void *r = ucp_ep_close_nbx(ep, &prm);
+
+	if (!UCS_PTR_IS_PTR(r))
+		return;
+	while (ucp_request_check_status(r) == UCS_INPROGRESS)
+		ucp_worker_progress(ux.worker);
+	ucp_request_free(r);
+}
+
+/*
+ * At exit: the service thread leaves, then this thread closes every endpoint and frees the
+ * worker and the context, so nothing of UCX is left behind (LeakSanitizer checks it). Requests
+ * still outstanding are dropped with the process.
+ */
+static void ucx_shutdown(void)
+{
+	if (!ux.up)
+		return;
+	pthread_mutex_lock(&ux.lock);
+	ux.stopping = true;
+	pthread_mutex_unlock(&ux.lock);
+	ucx_kick();
+	if (pthread_join(ux.thread, NULL) != 0)
+		return;
+	ux.up = false;
+	for (struct odma_tp_ep *ep = ucx_eps, *next; ep != NULL; ep = next) {
+		next = ep->next;
+		if (ep->peer->ep != NULL)
+			ucx_close_ep(ep->peer->ep);
+		ep->peer->ep = NULL;
+	}
+	for (struct ucx_peer *p = ux.peers; p != NULL; p = p->next)
+		if (p->ep != NULL) {
+			ucx_close_ep(p->ep);
+			p->ep = NULL;
+		}
+	ucp_worker_destroy(ux.worker);
+	ucp_cleanup(ux.ctx);
+	close(ux.evfd);
 }
 
 const char *odma_tp_ucx_version(void)
