@@ -175,6 +175,8 @@ static doca_error_t mmap_export(struct doca_mmap *mmap, const struct doca_dev *d
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ret = export_check(mmap, info, dev, kind, fn);
+	if (ret == DOCA_SUCCESS)
+		ret = odma_tp_config_check();
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	e = export_new(mmap, info, dev, kind);
@@ -369,7 +371,9 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 	info = odma_dev_lookup(dev);
 	ODMA_CHECK_ARG(info != NULL, "dev %p is not a device handle from doca_dev_open",
 	               (void *)dev);
-	ret = import_check(export_desc, export_desc_len, info, &d);
+	ret = odma_tp_config_check();
+	if (ret == DOCA_SUCCESS)
+		ret = import_check(export_desc, export_desc_len, info, &d);
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	if (sizeof(size_t) < 8 && d.len > SIZE_MAX) {

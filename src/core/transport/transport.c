@@ -63,14 +63,10 @@ const struct odma_tp_ops *odma_tp_get(enum odma_tp_kind kind)
 
 uint32_t odma_tp_timeout_ms(void)
 {
-	static uint32_t cached;
 	uint64_t v;
 
-	if (cached != 0)
-		return __atomic_load_n(&cached, __ATOMIC_RELAXED);
 	if (odma_config_size("ODMA_TRANSPORT_TIMEOUT_MS", 5000, 1, 3600000, &v) != DOCA_SUCCESS)
-		v = 5000;
-	__atomic_store_n(&cached, (uint32_t)v, __ATOMIC_RELAXED);
+		v = 5000; /* refused earlier, by odma_tp_config_check at the export or import */
 	return (uint32_t)v;
 }
 
@@ -80,8 +76,18 @@ int odma_tp_forced(void)
 	int v = 0;
 
 	if (odma_config_choice("ODMA_TRANSPORT", choices, 0, &v) != DOCA_SUCCESS)
-		v = 0;
+		return -2;
 	return v - 1; /* -1: auto, else enum odma_tp_kind */
+}
+
+doca_error_t odma_tp_config_check(void)
+{
+	uint64_t v;
+
+	if (odma_tp_forced() == -2 ||
+	    odma_config_size("ODMA_TRANSPORT_TIMEOUT_MS", 5000, 1, 3600000, &v) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE; /* logged by the parser, naming the variable */
+	return DOCA_SUCCESS;
 }
 
 /* ---- who we are ---- */

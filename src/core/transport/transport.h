@@ -280,6 +280,13 @@ const char *odma_tp_net_absent(void);
  */
 DOCA_STABLE const char *doca_priv_transport_info(unsigned int i, const char **status);
 
+/*
+ * Checks ODMA_TRANSPORT (auto, process, ucx) and ODMA_TRANSPORT_TIMEOUT_MS (1 to 3600000):
+ * DOCA_SUCCESS, or DOCA_ERROR_INVALID_VALUE after one log line naming the variable (the
+ * export or import that reads them then fails).
+ */
+doca_error_t odma_tp_config_check(void);
+
 /* ODMA_TRANSPORT_TIMEOUT_MS (default 5000): the bound on every remote operation. */
 uint32_t odma_tp_timeout_ms(void);
 
