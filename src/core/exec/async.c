@@ -9,6 +9,8 @@
  * delivers the tasks like any other. The local data path is untouched: one relaxed load
  * per progress call (pe.c) and one predicted branch per submit (task.c).
  */
+#include <sched.h>
+
 #include "core/exec/exec_int.h"
 #include "core/exec/faults.h"
 #include "engines/engine.h"
@@ -21,6 +23,11 @@ static void async_done(void *arg, doca_error_t st)
 	struct doca_pe *pe = ctx->pe;
 	struct doca_task *head;
 
+	/*
+	 * Once the task is pushed, the PE thread may deliver it and the program destroy the PE
+	 * before odma_pe_signal returns: doca_pe_destroy waits for async_busy to drop.
+	 */
+	atomic_fetch_add_explicit(&pe->async_busy, 1, memory_order_acquire);
 	if (st != DOCA_SUCCESS) {
 		odma_task_mark_failed(ctx, t->seq);
 		t->status = DOCA_ERROR_IO_FAILED;
@@ -33,6 +40,13 @@ static void async_done(void *arg, doca_error_t st)
 	while (!atomic_compare_exchange_weak_explicit(&pe->async_done, &head, t,
 	                                              memory_order_release, memory_order_relaxed));
 	odma_pe_signal(pe);
+	atomic_fetch_sub_explicit(&pe->async_busy, 1, memory_order_release);
+}
+
+void odma_pe_async_quiesce(struct doca_pe *pe)
+{
+	while (atomic_load_explicit(&pe->async_busy, memory_order_acquire) != 0)
+		sched_yield();
 }
 
 void odma_task_launch_async(struct doca_ctx *ctx, struct doca_task *t)

@@ -25,6 +25,9 @@ void odma_task_mark_failed(struct doca_ctx *ctx, uint64_t seq);
  */
 void odma_task_launch_async(struct doca_ctx *ctx, struct doca_task *t);
 
+/* Waits until no transport thread still touches @pe after handing it a task (destroy). */
+void odma_pe_async_quiesce(struct doca_pe *pe);
+
 /* Moves the tasks the transports finished onto the PE's done list (PE thread). */
 void odma_pe_take_async(struct doca_pe *pe);
 

@@ -72,6 +72,7 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 		return DOCA_ERROR_IN_USE;
 	}
 	pe->engine->pe_fini(pe->engine_pe);
+	odma_pe_async_quiesce(pe);
 	close(pe->efd);
 	free(pe);
 	return DOCA_SUCCESS;

@@ -231,6 +231,11 @@ struct odma_tp_region *odma_tp_region_add(uint64_t addr, uint64_t len, uint32_t 
 	struct odma_tp_region *r;
 	uint32_t gen = 0, id;
 
+	uint8_t key[16];
+
+	if (getrandom(key, sizeof(key), 0) != sizeof(key))
+		return NULL;
+	/* under the lock: the UCX server reads records (under it) at any time */
 	pthread_mutex_lock(&reg_lock);
 	r = reg_free;
 	if (r != NULL) {
@@ -239,20 +244,17 @@ struct odma_tp_region *odma_tp_region_add(uint64_t addr, uint64_t len, uint32_t 
 	} else {
 		r = reg_new_locked();
 	}
-	pthread_mutex_unlock(&reg_lock);
-	if (r == NULL)
-		return NULL;
-	id = r->id;
-	memset(r, 0, sizeof(*r));
-	r->id = id;
-	r->hdr.generation = gen + 1 != 0 ? gen + 1 : 1;
-	r->addr = addr;
-	r->len = len;
-	r->perms = perms;
-	if (getrandom(r->hdr.key, sizeof(r->hdr.key), 0) != sizeof(r->hdr.key)) {
-		odma_tp_region_revoke(r);
-		return NULL;
+	if (r != NULL) {
+		id = r->id;
+		memset(r, 0, sizeof(*r));
+		r->id = id;
+		r->hdr.generation = gen + 1 != 0 ? gen + 1 : 1;
+		r->addr = addr;
+		r->len = len;
+		r->perms = perms;
+		memcpy(r->hdr.key, key, sizeof(key));
 	}
+	pthread_mutex_unlock(&reg_lock);
 	return r;
 }
 
@@ -260,10 +262,12 @@ void odma_tp_region_publish(struct odma_tp_region *reg, const void *issued, size
 {
 	if (len > sizeof(reg->issued))
 		len = sizeof(reg->issued);
+	pthread_mutex_lock(&reg_lock);
 	memcpy(reg->issued, issued, len);
 	reg->issued_len = (uint32_t)len;
 	reg->hdr.magic = ODMA_TP_REGION_MAGIC;
 	__atomic_store_n(&reg->hdr.alive, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&reg_lock);
 	for (int k = 0; k < ODMA_TP_KINDS; k++)
 		if (tp_table[k] != NULL && tp_table[k]->region_added != NULL)
 			tp_table[k]->region_added(reg);
