@@ -61,6 +61,7 @@ struct ucx_chunk {
 	void (*fn)(void *arg);             /* UCX_OP_CALL */
 	void *fnarg;
 	uint8_t *local;
+	uint8_t *bounce; /* PUT: the bytes being sent (ours until the send completes) */
 	uint64_t raddr, len;
 	uint64_t deadline_ns;
 	uint8_t hdr[ODMA_UCX_REQ_LEN];

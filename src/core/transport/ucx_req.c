@@ -187,11 +187,12 @@ static void send_cb(void *request, ucs_status_t status, void *user_data)
 
 	if (status != UCS_OK)
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
+	free(c->bounce);
+	c->bounce = NULL;
 	odma_ucx_chunk_put(c);
 	ucp_request_free(request);
 }
 
-/* Posts one request (service thread). */
 /* Gives @c an id and a slot, and puts it at the tail of the outstanding list. */
 static void chunk_track(struct ucx_chunk *c)
 {
@@ -211,6 +212,23 @@ static void chunk_track(struct ucx_chunk *c)
 	c->deadline_ns = odma_ucx_now_ns() + (uint64_t)odma_tp_timeout_ms() * 1000000ull;
 }
 
+/*
+ * A put's bytes, copied out of the application's memory before the send: UCX then never
+ * reads a buffer the application got back (a put that timed out is reported failed while
+ * UCX may still be sending), and memory the application unmapped fails the task instead of
+ * the process. false when the copy could not be made.
+ */
+static bool chunk_bounce(struct ucx_chunk *c)
+{
+	c->bounce = malloc(c->len);
+	if (c->bounce != NULL && odma_ucx_safe_copy(c->bounce, c->local, c->len) == 0)
+		return true;
+	free(c->bounce);
+	c->bounce = NULL;
+	return false;
+}
+
+/* Posts one request (service thread). */
 static void chunk_post(struct ucx_chunk *c)
 {
 	struct odma_ucx_req q = { 0 };
@@ -223,7 +241,7 @@ static void chunk_post(struct ucx_chunk *c)
 	if (c->op == ODMA_UCX_OP_ATTACH)
 		c->wait->peer = c->peer;
 	chunk_track(c);
-	if (c->peer == NULL || c->peer->dead) {
+	if (c->peer == NULL || c->peer->dead || (c->op == ODMA_UCX_OP_PUT && !chunk_bounce(c))) {
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
 		return;
 	}
@@ -247,13 +265,14 @@ static void chunk_post(struct ucx_chunk *c)
 	prm.user_data = c;
 	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
 	c->refs++; /* the send's */
-	r = ucp_am_send_nbx(c->peer->ep, ODMA_UCX_AM_REQ, c->hdr, sizeof(c->hdr),
-	                    c->op == ODMA_UCX_OP_PUT ? c->local : NULL,
+	r = ucp_am_send_nbx(c->peer->ep, ODMA_UCX_AM_REQ, c->hdr, sizeof(c->hdr), c->bounce,
 	                    c->op == ODMA_UCX_OP_PUT ? c->len : 0, &prm);
 	if (UCS_PTR_IS_PTR(r))
 		return;
 	if (UCS_PTR_IS_ERR(r))
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
+	free(c->bounce);
+	c->bounce = NULL;
 	odma_ucx_chunk_put(c);
 }
 
