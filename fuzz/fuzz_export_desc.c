@@ -13,12 +13,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct odma_export_desc d;
 	const char *why = NULL;
-	uint8_t again[ODMA_EXPORT_DESC_LEN];
+	uint8_t again[ODMA_EXPORT_DESC_MAX];
+	size_t n;
 
 	if (odma_export_desc_parse(data, size, &d, &why) == DOCA_SUCCESS) {
-		/* What parses re-encodes to the same bytes. */
-		odma_export_desc_encode(&d, again);
-		for (size_t i = 0; i < sizeof(again); i++)
+		/* What parses (version 2 or 3) re-encodes to the same bytes. */
+		n = odma_export_desc_encode(&d, again);
+		if (n != size)
+			__builtin_trap();
+		for (size_t i = 0; i < n; i++)
 			if (again[i] != data[i])
 				__builtin_trap();
 	} else if (why == NULL) {

@@ -141,6 +141,25 @@ static void test_xproc(void **s)
 	json_object_put(a);
 }
 
+/* --xproc --transport ucx: over odma's UCX transport beside raw ucp_get_nbx (issue #20). */
+static void test_xproc_ucx(void **s)
+{
+#ifndef ODMA_HAVE_UCX
+	skip(); /* built without UCX */
+#endif
+	json_object *a = run_json(bench_exe, "--xproc --transport ucx --size 4K --depth 8 "
+	                                     "--seconds 0.2 --reps 1 --json");
+	json_object *o;
+
+	(void)s;
+	assert_int_equal((int)json_object_array_length(a), 1);
+	o = json_object_array_get_idx(a, 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "transport")), "ucx");
+	assert_true(num(o, "tasks_per_sec") > 0);
+	assert_true(num(o, "raw_syscall_per_sec") > 0); /* here: raw ucp_get_nbx per second */
+	json_object_put(a);
+}
+
 static void advise_case(const char *args, const char *want)
 {
 	json_object *o = run_json(advise_exe, args), *v;
@@ -215,11 +234,11 @@ static void test_help(void **s)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_throughput),     cmocka_unit_test(test_latency),
-		cmocka_unit_test(test_event),          cmocka_unit_test(test_list),
-		cmocka_unit_test(test_advise),         cmocka_unit_test(test_help),
-		cmocka_unit_test(test_xproc),          cmocka_unit_test(test_comch),
-		cmocka_unit_test(test_advise_compare),
+		cmocka_unit_test(test_throughput), cmocka_unit_test(test_latency),
+		cmocka_unit_test(test_event),      cmocka_unit_test(test_list),
+		cmocka_unit_test(test_advise),     cmocka_unit_test(test_help),
+		cmocka_unit_test(test_xproc),      cmocka_unit_test(test_xproc_ucx),
+		cmocka_unit_test(test_comch),      cmocka_unit_test(test_advise_compare),
 	};
 
 	if (argc < 3) {

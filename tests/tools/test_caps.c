@@ -54,6 +54,20 @@ static void test_full_report_bf3(void **state)
 	size_t i;
 
 	(void)state;
+	/* the transports to the other side, and whether each is built (UCX: said, never silent) */
+	{
+		json_object *tp = get(root, "transports"), *t;
+
+		assert_int_equal(json_object_array_length(tp), 2);
+		t = json_object_array_get_idx(tp, 0);
+		assert_string_equal(json_object_get_string(get(t, "name")), "process");
+		assert_true(json_object_get_boolean(get(t, "built")));
+		t = json_object_array_get_idx(tp, 1);
+		assert_string_equal(json_object_get_string(get(t, "name")), "ucx");
+		assert_true(
+		        json_object_get_boolean(get(t, "built")) ==
+		        (strstr(json_object_get_string(get(t, "status")), "not built") == NULL));
+	}
 	assert_int_equal(json_object_array_length(devs), 4);
 	for (i = 0; i < 4; i++) {
 		d = json_object_array_get_idx(devs, i);

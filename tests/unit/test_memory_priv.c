@@ -13,7 +13,7 @@ static uint8_t mem[1024];
 static void test_writable(void **state)
 {
 	struct doca_mmap *m;
-	struct odma_remote *r;
+	struct odma_tp_remote *r;
 
 	(void)state;
 	assert_ok(doca_mmap_create(&m));
@@ -28,20 +28,20 @@ static void test_writable(void **state)
 	assert_ok(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_ONLY));
 	assert_int_equal(odma_perm_local_write(m->perms), ODMA_PERM_NO);
 	assert_doca(DOCA_ERROR_NOT_PERMITTED, odma_mmap_check_dst(m, NULL));
-	/* A from-export mmap follows the exporter's permissions. */
+	/* A from-export mmap follows the exporter's permissions (kept in its perms). */
 	r = calloc(1, sizeof(*r));
 	assert_non_null(r);
 	m->from_export = true;
 	m->remote = r;
-	r->perms = DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
+	m->perms = DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
 	assert_false(odma_mmap_writable_quiet(m));
 	assert_doca(DOCA_ERROR_NOT_PERMITTED, odma_mmap_check_dst(m, NULL));
-	r->perms = DOCA_ACCESS_FLAG_PCI_READ_WRITE;
+	m->perms = DOCA_ACCESS_FLAG_PCI_READ_WRITE;
 	assert_true(odma_mmap_writable_quiet(m));
 	assert_ok(odma_mmap_check_dst(m, NULL));
-	r->perms = DOCA_ACCESS_FLAG_RDMA_WRITE;
+	m->perms = DOCA_ACCESS_FLAG_RDMA_WRITE;
 	assert_true(odma_mmap_writable_quiet(m));
-	r->perms = DOCA_ACCESS_FLAG_RDMA_READ;
+	m->perms = DOCA_ACCESS_FLAG_RDMA_READ;
 	assert_false(odma_mmap_writable_quiet(m));
 	assert_ok(doca_mmap_destroy(m)); /* frees the remote description */
 }

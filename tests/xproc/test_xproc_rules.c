@@ -317,6 +317,34 @@ static void test_forged_fields(void **state)
 }
 
 /* A revoked export is refused at import, also once its record was reused by a new export. */
+/* ODMA_TRANSPORT and ODMA_TRANSPORT_TIMEOUT_MS: a bad value fails the export and the import. */
+static void test_transport_config(void **state)
+{
+	struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_WRITE, true), *imp;
+	const void *d;
+	size_t len;
+	uint8_t desc[1024];
+
+	(void)state;
+	assert_ok(doca_mmap_export_pci(m, host, &d, &len));
+	assert_int_equal(len, 104); /* no network wanted: version 2, unchanged */
+	memcpy(desc, d, len);
+	setenv("ODMA_TRANSPORT", "carrier-pigeon", 1);
+	assert_int_equal(doca_mmap_export_pci(m, host, &d, &len), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_mmap_create_from_export(NULL, desc, 104, dpu, &imp),
+	                 DOCA_ERROR_INVALID_VALUE);
+	unsetenv("ODMA_TRANSPORT");
+	setenv("ODMA_TRANSPORT_TIMEOUT_MS", "0", 1);
+	assert_int_equal(doca_mmap_export_pci(m, host, &d, &len), DOCA_ERROR_INVALID_VALUE);
+	unsetenv("ODMA_TRANSPORT_TIMEOUT_MS");
+	/* ODMA_TRANSPORT=process is CMA: a version-2 descriptor of this process imports */
+	setenv("ODMA_TRANSPORT", "process", 1);
+	assert_ok(doca_mmap_create_from_export(NULL, desc, 104, dpu, &imp));
+	assert_ok(doca_mmap_destroy(imp));
+	unsetenv("ODMA_TRANSPORT");
+	assert_ok(doca_mmap_destroy(m));
+}
+
 static void test_revoked_at_import(void **state)
 {
 	struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_WRITE, true), *m2;
@@ -383,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_bad_descriptors),
 		cmocka_unit_test(test_forged_fields),
 		cmocka_unit_test(test_revoked_at_import),
+		cmocka_unit_test(test_transport_config),
 		cmocka_unit_test(test_stale_dead_pid),
 	};
 

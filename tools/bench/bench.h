@@ -25,6 +25,7 @@ struct bench_cfg {
 	enum bench_mode mode;
 	bool cold, sweep, crossover, comch, json, csv, peer_dpdk, no_pingpong;
 	bool xproc, size_given; /* --xproc; --size was given */
+	bool ucx;               /* --transport ucx (with --xproc) */
 	char engine[16];        /* empty: the library default */
 	int workers;            /* 0: the library default */
 	size_t footprint;       /* --footprint: bytes of source + destination walked (cold) */
@@ -150,6 +151,20 @@ void bench_dpdk_fini(void);
 
 /* --- bench_xproc.c: cross-process reads, importer and exporter as two processes --- */
 int bench_xproc_run(const struct bench_cfg *c, bool size_given);
+
+/*
+ * --- bench_ucx.c (bench_noucx.c without UCX): the raw UCX baseline of --transport ucx ---
+ * export: in the exporter, maps @buf for RMA and sends {address length, rkey length, buffer
+ * address}, the worker address and the rkey over @fd, then serves from a thread; 0 or -1.
+ * import: reads that and connects; NULL on failure. rep: DEPTH ucp_get_nbx in flight over
+ * slots of @size bytes for @seconds; 0 or -1.
+ */
+struct bench_ucx;
+int bench_ucx_export(int fd, void *buf, size_t len);
+struct bench_ucx *bench_ucx_import(int fd);
+int bench_ucx_rep(struct bench_ucx *u, uint8_t *local, uint64_t remote, size_t size, uint32_t depth,
+                  double seconds, struct bench_rep *r);
+void bench_ucx_close(struct bench_ucx *u);
 
 /* --- bench_progress.c: the live line on a terminal --- */
 void bench_progress_start(const char *what, double seconds, double run_seconds);

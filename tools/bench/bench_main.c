@@ -94,6 +94,10 @@ static const char bench_help[] =
         "                         threads as the engine uses (raw xN). Sizes 1K, 64K and 2M "
         "unless\n"
         "                         --size is given. Prints tasks/s and GB/s of both and the ratio.\n"
+        "        --transport ucx  with --xproc: the import goes over the UCX transport\n"
+        "                         (ODMA_TRANSPORT=ucx, TCP; ODMA_FABRIC and UCX_NET_DEVICES as\n"
+        "                         set), beside raw UCX ucp_get_nbx from the same slots over the\n"
+        "                         same device (ODMA_BENCH_UCX_DEV, default lo).\n"
         "        --no-pingpong    skip the ping-pong measurements (pingpong_ns is then 0): for\n"
         "                         runs under valgrind or strace, where spinning threads crawl.\n"
         "        --json           print one JSON object (an array of them with --sweep).\n"
@@ -229,6 +233,17 @@ static doca_error_t cb_engine(void *p, void *c)
 	return DOCA_SUCCESS;
 }
 
+static doca_error_t cb_transport(void *p, void *c)
+{
+	(void)c;
+	if (strcmp(p, "ucx") != 0 && strcmp(p, "process") != 0) {
+		fprintf(stderr, "odma-bench: --transport \"%s\": use process or ucx\n", (char *)p);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	cfg.ucx = strcmp(p, "ucx") == 0;
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t cb_mode(void *p, void *c)
 {
 	static const char *names[] = { "throughput", "latency", "event" };
@@ -309,7 +324,10 @@ static int register_params(void)
 	                       false) ||
 	       bench_add_param(NULL, "xproc", NULL,
 	                       "cross-process reads (two processes) beside raw process_vm_readv", B,
-	                       cb_xproc, false);
+	                       cb_xproc, false) ||
+	       bench_add_param(NULL, "transport", "<process|ucx>",
+	                       "with --xproc: the transport (ucx: beside raw ucp_get_nbx)", S,
+	                       cb_transport, false);
 }
 
 /* doca_argp owns -h and -j/--json FILE: print our own manual for -h, and take a --json

@@ -8,7 +8,9 @@
  * DMA tasks (DEPTH in flight, each resubmitted from its completion callback, slot i of the
  * exported region into slot i of a local region), and, in the same run, with one raw
  * process_vm_readv per copy on the same slots: the rate a program that calls the syscall
- * itself gets. Sizes 1 KiB, 64 KiB and 2 MiB (or --size); medians of --reps.
+ * itself gets. Sizes 1 KiB, 64 KiB and 2 MiB (or --size); medians of --reps. With
+ * --transport ucx the import goes over odma's UCX transport and the baseline is raw UCX
+ * ucp_get_nbx on the same slots over the same device (bench_ucx.c); sizes 4 KiB and 1 MiB.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -35,6 +37,7 @@
 #define XB_DPU_PCI "03:00.0"
 
 struct xb {
+	struct bench_ucx *ucx; /* --transport ucx: the raw UCX baseline */
 	pid_t child;
 	int fd;
 	uint8_t *remote; /* the exporter's region (its address) */
@@ -81,8 +84,11 @@ static bool xb_io(int fd, void *p, size_t n, bool wr)
 	return true;
 }
 
-/* The exporter: maps and exports @len bytes, sends {desc len, addr} and the descriptor, waits. */
-static void xb_exporter(int fd, size_t len)
+/*
+ * The exporter: maps and exports @len bytes, sends {desc len, addr} and the descriptor (and,
+ * with @ucx, what the raw UCX baseline needs), waits.
+ */
+static void xb_exporter(int fd, size_t len, bool ucx)
 {
 	struct doca_dev *dev = xb_open(XB_HOST_PCI);
 	uint8_t *buf = aligned_alloc(4096, len);
@@ -105,29 +111,38 @@ static void xb_exporter(int fd, size_t len)
 	hdr[1] = (uint64_t)(uintptr_t)buf;
 	if (!xb_io(fd, hdr, sizeof(hdr), true) || !xb_io(fd, (void *)d, dlen, true))
 		_exit(4);
+	if (ucx && bench_ucx_export(fd, buf, len) != 0)
+		_exit(5);
 	(void)xb_io(fd, &c, 1, false); /* until the importer is done */
 	_exit(0);
 }
 
-static int xb_open_pair(struct xb *x, size_t len, char *err, size_t errlen)
+static int xb_open_pair(struct xb *x, size_t len, bool ucx, char *err, size_t errlen)
 {
 	int sv[2];
 	uint64_t hdr[2];
-	uint8_t desc[512];
+	uint8_t desc[1024];
 
 	memset(x, 0, sizeof(*x));
 	x->len = len;
+	if (ucx) /* both sides: the export carries a UCX address, the import takes it */
+		setenv("ODMA_TRANSPORT", "ucx", 1);
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0 || (x->child = fork()) < 0)
 		return snprintf(err, errlen, "socketpair/fork: %s", strerror(errno)), -1;
 	if (x->child == 0) {
 		close(sv[0]);
-		xb_exporter(sv[1], len);
+		xb_exporter(sv[1], len, ucx);
 	}
 	close(sv[1]);
 	x->fd = sv[0];
 	if (!xb_io(x->fd, hdr, sizeof(hdr), false) || hdr[0] > sizeof(desc) ||
 	    !xb_io(x->fd, desc, hdr[0], false))
 		return snprintf(err, errlen, "the exporter (device %s) failed", XB_HOST_PCI), -1;
+	if (ucx && (x->ucx = bench_ucx_import(x->fd)) == NULL)
+		return snprintf(err, errlen,
+		                "the raw UCX baseline could not connect (odma built without "
+		                "UCX, or no UCX device: ODMA_BENCH_UCX_DEV)"),
+		       -1;
 	x->remote = (uint8_t *)(uintptr_t)hdr[1];
 	x->local = aligned_alloc(4096, len);
 	x->dev = xb_open(XB_DPU_PCI);
@@ -147,6 +162,7 @@ static int xb_open_pair(struct xb *x, size_t len, char *err, size_t errlen)
 
 static void xb_close(struct xb *x)
 {
+	bench_ucx_close(x->ucx);
 	if (x->rmap != NULL)
 		doca_mmap_destroy(x->rmap);
 	if (x->lmap != NULL)
@@ -360,13 +376,14 @@ static void xb_print(const struct bench_cfg *c, size_t size, double odma, double
                      int threads, bool first, bool last)
 {
 	if (c->json) {
-		printf("%s{\"mode\": \"xproc\", \"engine\": \"%s\", \"size\": %zu, \"depth\": %u, "
+		printf("%s{\"mode\": \"xproc\", \"transport\": \"%s\", \"engine\": \"%s\", "
+		       "\"size\": %zu, \"depth\": %u, "
 		       "\"tasks_per_sec\": %.1f, \"bytes_per_sec\": %.1f, \"raw_syscall_per_sec\": "
 		       "%.1f, "
 		       "\"raw_bytes_per_sec\": %.1f, \"ratio\": %.3f, \"raw_threads\": %d, "
 		       "\"raw_mt_syscall_per_sec\": %.1f, \"raw_mt_bytes_per_sec\": %.1f, "
 		       "\"ratio_raw_mt\": %.3f, \"pingpong_ns\": %.1f}%s",
-		       first ? "[" : ",\n ",
+		       first ? "[" : ",\n ", c->ucx ? "ucx" : "process",
 		       getenv("ODMA_ENGINE") ? getenv("ODMA_ENGINE") : "default", size, c->depth,
 		       odma, odma * (double)size, raw, raw * (double)size, raw > 0 ? odma / raw : 0,
 		       threads, rawmt, rawmt * (double)size, rawmt > 0 ? odma / rawmt : 0,
@@ -374,11 +391,13 @@ static void xb_print(const struct bench_cfg *c, size_t size, double odma, double
 		return;
 	}
 	if (first)
-		printf("# cross-process reads, importer (DPU side %s) from exporter (host side "
-		       "%s), depth %u, reps %d; raw xN: the call on the engine's %d threads\n"
+		printf("# cross-process reads over %s, importer (DPU side %s) from exporter (host "
+		       "side %s), depth %u, reps %d; raw xN: the call on the engine's %d threads\n"
 		       "%8s %12s %9s %14s %9s %7s %9s %7s\n",
-		       XB_DPU_PCI, XB_HOST_PCI, c->depth, c->reps, threads, "size", "odma Mt/s",
-		       "GB/s", "raw readv M/s", "GB/s", "x raw", "raw xN", "x rawN");
+		       c->ucx ? "UCX (TCP)" : "CMA", XB_DPU_PCI, XB_HOST_PCI, c->depth, c->reps,
+		       threads, "size", "odma Mt/s", "GB/s",
+		       c->ucx ? "raw get_nbx M/s" : "raw readv M/s", "GB/s", "x raw", "raw xN",
+		       "x rawN");
 	printf("%8zu %12.4f %9.2f %14.4f %9.2f %7.2f %9.2f %7.2f\n", size, odma / 1e6,
 	       odma * (double)size / 1e9, raw / 1e6, raw * (double)size / 1e9,
 	       raw > 0 ? odma / raw : 0, rawmt * (double)size / 1e9, rawmt > 0 ? odma / rawmt : 0);
@@ -387,8 +406,9 @@ static void xb_print(const struct bench_cfg *c, size_t size, double odma, double
 int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 {
 	static const size_t sizes[] = { 1024, 65536, 2097152 };
-	const size_t *sz = size_given ? &c->size : sizes;
-	int n = size_given ? 1 : 3;
+	static const size_t ucx_sizes[] = { 4096, 1048576, 0 }; /* the two criteria */
+	const size_t *sz = size_given ? &c->size : c->ucx ? ucx_sizes : sizes;
+	int n = size_given ? 1 : c->ucx ? 2 : 3;
 	size_t biggest = 0;
 	double rep_s = c->seconds / c->reps;
 	struct xb x;
@@ -399,7 +419,7 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 		biggest = sz[i] > biggest ? sz[i] : biggest;
 	signal(SIGPIPE, SIG_IGN);
 	xb_pingpong = c->no_pingpong ? 0 : bench_pingpong_ns();
-	if (xb_open_pair(&x, biggest * c->depth, err, sizeof(err)) != 0) {
+	if (xb_open_pair(&x, biggest * c->depth, c->ucx, err, sizeof(err)) != 0) {
 		fprintf(stderr, "odma-bench: --xproc: %s\n", err);
 		xb_close(&x);
 		return 1;
@@ -419,10 +439,18 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 				rc = 1;
 			}
 			ro[k] = xb_rate(&r);
-			xb_raw_rep(&x, sz[i], c->depth, rep_s, &r);
+			memset(&r, 0, sizeof(r));
+			if (x.ucx != NULL &&
+			    bench_ucx_rep(x.ucx, x.local, (uint64_t)(uintptr_t)x.remote, sz[i],
+			                  c->depth, rep_s, &r) != 0) {
+				fprintf(stderr, "odma-bench: --xproc: raw ucp_get_nbx failed\n");
+				rc = 1;
+			} else if (x.ucx == NULL) {
+				xb_raw_rep(&x, sz[i], c->depth, rep_s, &r);
+			}
 			rr[k] = xb_rate(&r);
 			rt[k] = rr[k];
-			if (threads > 1) {
+			if (threads > 1 && x.ucx == NULL) { /* CMA: the call on N threads */
 				xb_raw_mt_rep(&x, sz[i], c->depth, rep_s, threads, &r);
 				rt[k] = xb_rate(&r);
 			}

@@ -486,10 +486,37 @@ static void print_reps(json_object *dev)
 	}
 }
 
+/* odma's transports to the other side (libdoca_common, core/transport). */
+const char *doca_priv_transport_info(unsigned int i, const char **status);
+
+static json_object *transports(void)
+{
+	json_object *arr = json_object_new_array();
+	const char *name, *status;
+
+	for (unsigned int i = 0; (name = doca_priv_transport_info(i, &status)) != NULL; i++) {
+		json_object *t = json_object_new_object();
+
+		json_object_object_add(t, "name", json_object_new_string(name));
+		json_object_object_add(
+		        t, "built", json_object_new_boolean(strncmp(status, "built in", 8) == 0));
+		json_object_object_add(t, "status", json_object_new_string(status));
+		json_object_array_add(arr, t);
+	}
+	return arr;
+}
+
 static void print_text(json_object *root)
 {
-	json_object *devs = NULL, *libs = NULL, *caps = NULL;
+	json_object *devs = NULL, *libs = NULL, *caps = NULL, *tps = NULL;
 	size_t i;
+
+	if (json_object_object_get_ex(root, "transports", &tps))
+		for (i = 0; i < json_object_array_length(tps); i++) {
+			json_object *t = json_object_array_get_idx(tps, i);
+
+			printf("transport %-8s %s\n", s(t, "name"), s(t, "status"));
+		}
 
 	if (json_object_object_get_ex(root, "libraries", &libs))
 		for (i = 0; i < json_object_array_length(libs); i++) {
@@ -528,6 +555,8 @@ static int report(const struct caps_cfg *cfg)
 	                       json_object_new_string(doca_version_runtime()));
 	if (cfg->list_libs)
 		json_object_object_add(root, "libraries", libraries(cfg));
+	if (full_report(cfg))
+		json_object_object_add(root, "transports", transports());
 	if (full_report(cfg) || cfg->list_devs || cfg->list_reps)
 		err = collect_devices(cfg, root);
 	if (err == DOCA_SUCCESS) {

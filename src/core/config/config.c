@@ -19,6 +19,9 @@
  *   ODMA_RUNDIR        comch         at each Comch server or client doca_ctx_start
  *   ODMA_COMCH_CONNECT_TIMEOUT_MS  comch  at each Comch client doca_ctx_start
  *   ODMA_COMCH_ALLOW_UIDS  comch     at each Comch server or client doca_ctx_start
+ *   ODMA_FABRIC        core/transport  at each export (descriptor version) and when UCX starts
+ *   ODMA_TRANSPORT     core/transport  at each export and import
+ *   ODMA_TRANSPORT_TIMEOUT_MS  core/transport  once, at the first remote request
  *
  * A bad value fails the call that reads it (doca_pe_create, the device query, or a Comch
  * context's doca_ctx_start) with DOCA_ERROR_INVALID_VALUE and one log line; no variable is

@@ -17,6 +17,7 @@ ODMA_LOG_REGISTER(ODMA_COPY)
 const struct odma_mover *const odma_copy_movers[ODMA_MEM_KINDS] = {
 	[ODMA_MEM_LOCAL] = &odma_mover_local,
 	[ODMA_MEM_PROCESS] = &odma_mover_process,
+	[ODMA_MEM_NET] = &odma_mover_net,
 };
 
 /* Whether a copy of each kind costs a system call per move, so that engines hold such copies
@@ -26,6 +27,7 @@ const struct odma_mover *const odma_copy_movers[ODMA_MEM_KINDS] = {
 const bool odma_copy_batches[ODMA_MEM_KINDS] = {
 	[ODMA_MEM_LOCAL] = false,
 	[ODMA_MEM_PROCESS] = true,
+	[ODMA_MEM_NET] = false,
 };
 
 /* A copy split between two threads is cut at a page boundary near its middle. */
@@ -172,6 +174,7 @@ copy_validate_full(struct odma_copy *c, const struct odma_dev_caps *caps, bool s
 	c->total = s.total;
 	c->mover = odma_copy_movers[s.kind];
 	c->batch = odma_copy_batches[s.kind];
+	c->async = s.kind == ODMA_MEM_NET;
 	c->split_at = copy_split_at(c, s.kind);
 	if (doca_unlikely(s.total == 0))
 		return copy_reject(strict, deferred, who,
@@ -216,6 +219,7 @@ doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps 
 			c->total = total;
 			c->mover = odma_copy_movers[kind];
 			c->batch = odma_copy_batches[kind];
+			c->async = kind == ODMA_MEM_NET;
 			c->split_at = kind == ODMA_MEM_LOCAL
 			                      ? (total / 2) & ~(uint64_t)(COPY_SPLIT_ALIGN - 1)
 			                      : 0;

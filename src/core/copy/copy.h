@@ -39,6 +39,8 @@ struct odma_copy {
 	uint64_t split_at;              /* 0, or an offset where the copy may be cut in two parts */
 	/* the copy is cheaper moved in a batch with its neighbours (odma_copy_move_batch) */
 	bool batch;
+	/* the copy crosses a network transport: started with odma_copy_start, never moved */
+	bool async;
 };
 
 /*
@@ -84,6 +86,9 @@ static inline bool odma_copy_validate_fast(struct odma_copy *c, uint64_t max_buf
 	                  !odma_mmap_writable_quiet(dm)))
 		return false;
 	kind = sm->kind > dm->kind ? sm->kind : dm->kind;
+	if (doca_unlikely(kind == ODMA_MEM_NET))
+		return false; /* a network copy: the full pass (copy.async) */
+	c->async = false;
 	c->total = total;
 	c->mover = odma_copy_movers[kind];
 	c->batch = odma_copy_batches[kind];
@@ -117,6 +122,23 @@ doca_error_t odma_copy_move(const struct odma_copy *c, uint64_t off, uint64_t le
  * bytes could not be moved. Returns whether any failed.
  */
 bool odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st);
+
+/* Completion of an asynchronous copy: any thread, exactly once. */
+typedef void odma_copy_done_fn(void *arg, doca_error_t status);
+
+/*
+ * Starts a validated copy with c->async set (over a network transport); never blocks.
+ * DOCA_SUCCESS: @done runs exactly once later, on a transport thread (or before the return),
+ * with DOCA_SUCCESS or DOCA_ERROR_IO_FAILED (an unreachable, dead or refusing peer, within
+ * ODMA_TRANSPORT_TIMEOUT_MS). DOCA_ERROR_NO_MEMORY: nothing started, done will not run.
+ */
+doca_error_t odma_copy_start(const struct odma_copy *c, odma_copy_done_fn *done, void *arg);
+
+/*
+ * The pairwise rule of an async copy: no piece between two remote mmaps.
+ * DOCA_SUCCESS or DOCA_ERROR_NOT_SUPPORTED (logged, naming @who).
+ */
+doca_error_t odma_copy_pairwise(const struct odma_copy *c, const void *who);
 
 /* The list case of odma_copy_grow_dst. */
 void odma_copy_grow_dst_list(const struct odma_copy *c);

@@ -4,11 +4,14 @@
 /*
  * The mover contract (inside core/copy only). A mover moves the bytes of a byte range of
  * a validated copy. Each kind of memory (enum odma_mem_kind, fixed per mmap when it is
- * started or imported) has one mover; a copy is moved by the mover of the highest kind
- * among its mmaps, which also serves every lower kind (the process mover moves local
- * pieces itself). Adding a mover (UCX, GPU): a new kind in core/memory/memory.h, set where
- * such an mmap is made; a const struct odma_mover in a new file here; its entry in
- * copy_movers[] (copy.c).
+ * started or imported) has one mover. The rule is pairwise: each piece of a copy (a run
+ * inside one source and one destination element) has at most one side out of this
+ * process, and the mover of the copy's highest kind moves it, local pieces included; the
+ * one exception is the process mover, which bounces a piece between two processes of
+ * this kernel through its stack. A piece between two remote mmaps of which one is a
+ * network one is refused at submit (odma_copy_pairwise). Adding a mover (GPU): a new kind
+ * in core/memory/memory.h, set where such an mmap is made; a const struct odma_mover in a
+ * new file here; its entry in copy_movers[] (copy.c).
  *
  * Threading: move() runs on any thread, possibly on two threads at once for disjoint
  * ranges of one copy (a split copy), and never blocks for long, allocates or faults: memory
@@ -42,6 +45,7 @@ struct odma_mover {
 
 extern const struct odma_mover odma_mover_local;   /* mover_local.c: memmove */
 extern const struct odma_mover odma_mover_process; /* mover_process.c: process_vm_readv/writev */
+extern const struct odma_mover odma_mover_net;     /* mover_net.c: asynchronous, a transport */
 
 /* The local mover's move_batch, writing every st[i]; returns whether a copy failed. */
 bool odma_local_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st);

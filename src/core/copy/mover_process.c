@@ -2,9 +2,10 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * The process mover: copies that reach memory of another process (an mmap of kind
- * ODMA_MEM_PROCESS, made by doca_mmap_create_from_export), done with process_vm_readv /
- * process_vm_writev against the exporter (docs/host-dpu.md).
+ * The process mover: copies that reach memory of another process of this kernel (an mmap
+ * of kind ODMA_MEM_PROCESS, made by doca_mmap_create_from_export), moved over the process
+ * transport (core/transport: process_vm_readv / process_vm_writev, the record check and
+ * the explanation of failures live there); this file only batches pieces into calls.
  *
  * The copy's pieces (mover.h) that read from (or write to) the same remote mmap are
  * batched into one system call with iovec arrays on the stack, so the hot path never
@@ -19,9 +20,6 @@
 #include <sys/uio.h>
 
 #include "core/copy/mover.h"
-#include "core/log/log.h"
-
-ODMA_LOG_REGISTER(ODMA_XPROC)
 
 #define XPROC_BATCH 64     /* iovecs per system call (IOV_MAX is 1024) */
 #define XPROC_BOUNCE 16384 /* remote-to-remote copies go through this much stack */
@@ -32,80 +30,12 @@ struct xbatch {
 	enum xkind kind;
 	const struct doca_mmap *rm; /* the remote mmap of a READ/WRITE batch */
 	int n;                      /* iovecs used, slot 0 is the record on READ */
-	struct odma_export_record rec;
+	struct odma_tp_region_hdr rec;
 	struct iovec loc[XPROC_BATCH], rem[XPROC_BATCH];
 };
 
-/* Drops @k bytes from the front of an iovec array. */
-static void iov_advance(struct iovec **v, int *n, size_t k)
-{
-	while (*n > 0 && k >= (*v)->iov_len) {
-		k -= (*v)->iov_len;
-		(*v)++;
-		(*n)--;
-	}
-	if (*n > 0) {
-		(*v)->iov_base = (uint8_t *)(*v)->iov_base + k;
-		(*v)->iov_len -= k;
-	}
-}
-
-/* Moves every byte the arrays describe, resuming after partial transfers; 0 or an errno. */
-static int xv_all(pid_t pid, bool write, struct iovec *l, int nl, struct iovec *r, int nr)
-{
-	iov_advance(&l, &nl, 0);
-	iov_advance(&r, &nr, 0);
-	while (nl > 0 && nr > 0) {
-		ssize_t k = write ? process_vm_writev(pid, l, (unsigned long)nl, r,
-		                                      (unsigned long)nr, 0)
-		                  : process_vm_readv(pid, l, (unsigned long)nl, r,
-		                                     (unsigned long)nr, 0);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? errno : EFAULT;
-		iov_advance(&l, &nl, (size_t)k);
-		iov_advance(&r, &nr, (size_t)k);
-	}
-	return 0;
-}
-
-/* One log line per failed move, naming the cause and, for EPERM, the fixes. */
-static doca_error_t xproc_fail(const struct odma_remote *r, int err)
-{
-	/* The fatal path flushes the rest; one line per lost import is enough. */
-	if (atomic_exchange(&((struct odma_remote *)r)->failed, true))
-		return DOCA_ERROR_IO_FAILED;
-	if (err == EPERM || err == EACCES)
-		ODMA_ERR("the kernel refused access to the memory of exporter pid %d (%s): "
-		         "process_vm_readv/writev need ptrace rights. Causes: Yama "
-		         "/proc/sys/kernel/yama/ptrace_scope above 0, or the two processes run as "
-		         "different users. Fixes: run both as the same user (the exporter calls "
-		         "prctl(PR_SET_PTRACER_ANY) on export), set ptrace_scope to 0, or give the "
-		         "importer CAP_SYS_PTRACE",
-		         (int)r->pid, strerror(err));
-	else if (err == ESRCH)
-		ODMA_ERR("exporter pid %d has exited; its exported memory is gone", (int)r->pid);
-	else if (err == 0)
-		ODMA_ERR("the export of pid %d was revoked (the exporter stopped or destroyed its "
-		         "mmap); export again",
-		         (int)r->pid);
-	else
-		ODMA_ERR("moving bytes with exporter pid %d failed: %s (its exported range, or "
-		         "the local range, is no longer mapped as the copy needs)",
-		         (int)r->pid, strerror(err));
-	return DOCA_ERROR_IO_FAILED;
-}
-
-static bool record_ok(const struct odma_remote *r, const struct odma_export_record *rec)
-{
-	return rec->magic == ODMA_EXPORT_RECORD_MAGIC && rec->alive == 1 &&
-	       memcmp(rec->key, r->key, sizeof(r->key)) == 0;
-}
-
-static void record_iov(const struct odma_remote *r, struct odma_export_record *rec, struct iovec *l,
-                       struct iovec *rv)
+static void record_iov(const struct odma_tp_remote *r, struct odma_tp_region_hdr *rec,
+                       struct iovec *l, struct iovec *rv)
 {
 	memset(rec, 0, sizeof(*rec));
 	l->iov_base = rec;
@@ -115,22 +45,22 @@ static void record_iov(const struct odma_remote *r, struct odma_export_record *r
 }
 
 /* Reads and checks the export record of @r alone (before a write or a bounce). */
-static doca_error_t record_check(const struct odma_remote *r)
+static doca_error_t record_check(const struct odma_tp_remote *r)
 {
-	struct odma_export_record rec;
+	struct odma_tp_region_hdr rec;
 	struct iovec l, rv;
 	int err;
 
 	record_iov(r, &rec, &l, &rv);
-	err = xv_all(r->pid, false, &l, 1, &rv, 1);
-	if (err != 0 || !record_ok(r, &rec))
-		return xproc_fail(r, err);
+	err = odma_cma_xfer(r->pid, false, &l, 1, &rv, 1);
+	if (err != 0 || !odma_cma_record_ok(r, &rec))
+		return odma_cma_fail(r, err);
 	return DOCA_SUCCESS;
 }
 
 static doca_error_t batch_flush(struct xbatch *b)
 {
-	const struct odma_remote *r;
+	const struct odma_tp_remote *r;
 	int n = b->n, err;
 
 	if (n == 0)
@@ -139,13 +69,14 @@ static doca_error_t batch_flush(struct xbatch *b)
 	b->n = 0;
 	if (b->kind == XK_READ) {
 		/* Slot 0 carries the record: one system call checks and moves. */
-		err = xv_all(r->pid, false, b->loc, n, b->rem, n);
-		return err != 0 || !record_ok(r, &b->rec) ? xproc_fail(r, err) : DOCA_SUCCESS;
+		err = odma_cma_xfer(r->pid, false, b->loc, n, b->rem, n);
+		return err != 0 || !odma_cma_record_ok(r, &b->rec) ? odma_cma_fail(r, err)
+		                                                   : DOCA_SUCCESS;
 	}
 	if (record_check(r) != DOCA_SUCCESS)
 		return DOCA_ERROR_IO_FAILED;
-	err = xv_all(r->pid, true, b->loc, n, b->rem, n);
-	return err != 0 ? xproc_fail(r, err) : DOCA_SUCCESS;
+	err = odma_cma_xfer(r->pid, true, b->loc, n, b->rem, n);
+	return err != 0 ? odma_cma_fail(r, err) : DOCA_SUCCESS;
 }
 
 /* Adds one piece to the batch, flushing first when it belongs to another batch. */
@@ -188,12 +119,12 @@ static doca_error_t xproc_bounce(const struct doca_mmap *sm, uint8_t *s, const s
 
 		l = (struct iovec){ bounce, k };
 		r = (struct iovec){ s, k };
-		if ((err = xv_all(sm->remote->pid, false, &l, 1, &r, 1)) != 0)
-			return xproc_fail(sm->remote, err);
+		if ((err = odma_cma_xfer(sm->remote->pid, false, &l, 1, &r, 1)) != 0)
+			return odma_cma_fail(sm->remote, err);
 		l = (struct iovec){ bounce, k };
 		r = (struct iovec){ d, k };
-		if ((err = xv_all(dm->remote->pid, true, &l, 1, &r, 1)) != 0)
-			return xproc_fail(dm->remote, err);
+		if ((err = odma_cma_xfer(dm->remote->pid, true, &l, 1, &r, 1)) != 0)
+			return odma_cma_fail(dm->remote, err);
 		s += k;
 		d += k;
 		n -= k;
@@ -266,7 +197,7 @@ struct xmulti {
 	const struct doca_mmap *rm;
 	int nl, nr, nrun;
 	size_t bytes;
-	struct odma_export_record rec;
+	struct odma_tp_region_hdr rec;
 	struct iovec loc[XPROC_MULTI_IOV], rem[XPROC_MULTI_IOV];
 	struct xrun run[XPROC_MULTI_IOV]; /* copies of the call (n <= ODMA_COPY_BATCH_MAX) */
 };
@@ -296,12 +227,11 @@ static ssize_t xm_call(const struct xmulti *b, pid_t pid, int il, int ir)
 {
 	unsigned long cl = (unsigned long)(b->nl - il), cr = (unsigned long)(b->nr - ir);
 
-	return b->kind == XK_WRITE ? process_vm_writev(pid, b->loc + il, cl, b->rem + ir, cr, 0)
-	                           : process_vm_readv(pid, b->loc + il, cl, b->rem + ir, cr, 0);
+	return odma_cma_call(pid, b->kind == XK_WRITE, b->loc + il, cl, b->rem + ir, cr);
 }
 
 /* Moves the call's bytes from @off on; a copy whose bytes cannot move fails alone. */
-static void xm_transfer(struct xmulti *b, const struct odma_remote *r, doca_error_t *st)
+static void xm_transfer(struct xmulti *b, const struct odma_tp_remote *r, doca_error_t *st)
 {
 	size_t off = 0;
 	int il = 0, ir = 0, k = 0;
@@ -317,7 +247,7 @@ static void xm_transfer(struct xmulti *b, const struct odma_remote *r, doca_erro
 			continue;
 		} else {
 			err = got < 0 ? errno : EFAULT;
-			xproc_fail(r, err);
+			odma_cma_fail(r, err);
 			while (b->run[k].end <= off)
 				k++;
 			if (err != EFAULT || b->run[k].owner == XM_RECORD) {
@@ -338,7 +268,7 @@ static void xm_transfer(struct xmulti *b, const struct odma_remote *r, doca_erro
 
 static void xm_flush(struct xmulti *b, doca_error_t *st)
 {
-	const struct odma_remote *r;
+	const struct odma_tp_remote *r;
 
 	if (b->nrun == 0)
 		return;
@@ -347,8 +277,8 @@ static void xm_flush(struct xmulti *b, doca_error_t *st)
 		xm_fail_from(b, 0, st);
 	else
 		xm_transfer(b, r, st);
-	if (b->kind == XK_READ && !record_ok(r, &b->rec)) {
-		xproc_fail(r, 0);
+	if (b->kind == XK_READ && !odma_cma_record_ok(r, &b->rec)) {
+		odma_cma_fail(r, 0);
 		xm_fail_from(b, 0, st);
 	}
 	b->nl = b->nr = b->nrun = 0;

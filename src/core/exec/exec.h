@@ -228,6 +228,9 @@ struct doca_pe {
 	uint32_t num_pollers;
 	uint32_t num_woken;  /* pollers woken and not run yet */
 	uint32_t poller_gen; /* bumped when a poller is added or removed */
+	/* copy tasks a network transport finished (any thread pushes; progress takes) */
+	_Atomic(struct doca_task *) async_done;
+	atomic_uint async_busy; /* transport threads between pushing a task and signalling */
 };
 
 /*

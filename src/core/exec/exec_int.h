@@ -28,4 +28,16 @@ void odma_pe_wake_fini(struct doca_pe *pe);
 uint64_t odma_pe_wake_arm(struct doca_pe *pe);
 void odma_pe_wake_progress(struct doca_pe *pe);
 
+/*
+ * async.c: starts a copy task with copy.async (a network transport) on the PE thread,
+ * instead of handing it to the engine; it completes through the PE's async list.
+ */
+void odma_task_launch_async(struct doca_ctx *ctx, struct doca_task *t);
+
+/* Waits until no transport thread still touches @pe after handing it a task (destroy). */
+void odma_pe_async_quiesce(struct doca_pe *pe);
+
+/* Moves the tasks the transports finished onto the PE's done list (PE thread). */
+void odma_pe_take_async(struct doca_pe *pe);
+
 #endif /* ODMA_CORE_EXEC_INT_H_ */

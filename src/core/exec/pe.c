@@ -79,6 +79,7 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 		return DOCA_ERROR_IN_USE;
 	}
 	pe->engine->pe_fini(pe->engine_pe);
+	odma_pe_async_quiesce(pe);
 	odma_pe_wake_fini(pe);
 	close(pe->efd);
 	free(pe);
@@ -409,6 +410,8 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	if (doca_unlikely(pe->num_hooked != 0))
 		any |= pe_run_hooks(pe);
 	n = pe_poll_engine(pe, batch);
+	if (doca_unlikely(atomic_load_explicit(&pe->async_done, memory_order_relaxed) != NULL))
+		odma_pe_take_async(pe);
 	/* Take the batch first: callbacks may submit, and those complete next time. */
 	t = pe->done.head;
 	pe->done.head = pe->done.tail = NULL;
@@ -463,7 +466,8 @@ doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_ha
 /* Whether doca_pe_progress would do something now. */
 static bool pe_has_work(struct doca_pe *pe)
 {
-	if (pe->done.head != NULL || pe->maybe_held || pe->num_woken != 0)
+	if (pe->done.head != NULL || pe->maybe_held || pe->num_woken != 0 ||
+	    atomic_load(&pe->async_done) != NULL)
 		return true;
 	if (pe->engine->pending(pe->engine_pe))
 		return true;

@@ -64,6 +64,10 @@ static doca_error_t task_launch(struct doca_ctx *ctx, struct doca_task *t, bool 
 {
 	struct odma_job job;
 
+	if (doca_unlikely(t->copy.async)) {
+		odma_task_launch_async(ctx, t);
+		return DOCA_SUCCESS;
+	}
 	task_job(ctx, t, &job);
 	t->state = ODMA_TASK_SUBMITTED;
 	return ctx->fp.submit(ctx->fp.engine_pe, t, &job, doorbell);
@@ -154,6 +158,8 @@ static doca_error_t task_prepare_copy(struct doca_ctx *ctx, struct doca_task *t,
 	r = odma_copy_validate(&t->copy, ctx->caps, strict, &t->preset, t);
 	if (doca_unlikely(r != DOCA_SUCCESS))
 		return r;
+	if (doca_unlikely(t->copy.async) && (r = odma_copy_pairwise(&t->copy, t)) != DOCA_SUCCESS)
+		return r;
 	if (doca_unlikely(odma_faults_enabled)) {
 		r = odma_faults_on_submit(&t->preset, odma_copy_is_remote(&t->copy));
 		if (r != DOCA_SUCCESS)
@@ -218,15 +224,20 @@ task_submit_slow(struct doca_task *t, uint32_t flags, bool strict)
 	return DOCA_SUCCESS;
 }
 
-/* A copy accepted to fail (doca_task_submit of a copy that cannot run). */
+/*
+ * A copy accepted to fail (doca_task_submit of a copy that cannot run), or one over a
+ * network transport (async.c), which never reaches the engine.
+ */
 static doca_error_t __attribute__((noinline))
-task_submit_failing(struct doca_ctx *ctx, struct doca_task *t, uint32_t flags)
+task_submit_async_or_failing(struct doca_ctx *ctx, struct doca_task *t, uint32_t flags)
 {
 	doca_error_t r;
 
+	if (t->copy.async && (r = odma_copy_pairwise(&t->copy, t)) != DOCA_SUCCESS)
+		return r;
 	t->status = DOCA_SUCCESS;
 	r = task_enqueue(ctx, t, flags);
-	if (r == DOCA_SUCCESS)
+	if (r == DOCA_SUCCESS && t->preset != DOCA_SUCCESS)
 		odma_task_mark_failed(ctx, t->seq);
 	return r;
 }
@@ -256,8 +267,8 @@ static inline doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool
 		r = odma_copy_validate(&t->copy, ctx->caps, strict, &t->preset, t);
 		if (doca_unlikely(r != DOCA_SUCCESS))
 			return r;
-		if (doca_unlikely(t->preset != DOCA_SUCCESS))
-			return task_submit_failing(ctx, t, flags);
+		if (doca_unlikely(t->preset != DOCA_SUCCESS || t->copy.async))
+			return task_submit_async_or_failing(ctx, t, flags);
 	}
 	t->status = DOCA_SUCCESS;
 	t->submit_flags = (uint8_t)flags;

@@ -5,18 +5,16 @@
  * Export and import of mmaps between the two sides of the emulated system
  * (docs/host-dpu.md). The exporter hands out a descriptor and keeps, per export, a
  * record in its own memory holding the exact descriptor bytes it issued. The importer
- * treats the descriptor as untrusted: it reads that record (process_vm_readv) and imports
+ * treats the descriptor as untrusted: it asks the exporter, through the transport that
+ * reaches it (core/transport: CMA in one kernel, UCX across), for that record and imports
  * only a descriptor identical to one the exporter issued and has not revoked. The bytes of
- * a from-export mmap are then reached by the process mover (core/copy/mover_process.c), which
- * checks the record again before each move.
+ * a from-export mmap are then moved by core/copy's movers over that transport, which
+ * check the record again on every move (the UCX exporter on every request).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/random.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "core/device/device.h"
@@ -29,79 +27,22 @@ ODMA_LOG_REGISTER(ODMA_EXPORT)
 #define PERMS_RDMA                                                                                 \
 	(DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
 
-/*
- * Records (struct odma_export_slot) are never returned to malloc: an importer may read a
- * record's address at any time, so a revoked record stays mapped (alive 0, key and copy
- * of the descriptor wiped) and is reused later with a fresh key and the next generation.
- * A reader racing the reuse sees another key or generation and treats it as revoked.
- */
-#define SLOT_SIZE ((sizeof(struct odma_export_slot) + 63) & ~(size_t)63)
-
-static pthread_mutex_t record_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct odma_export_record *record_free; /* linked through the first 8 bytes of key */
-
-static struct odma_export_slot *slot_of(struct odma_export_record *r)
-{
-	return (struct odma_export_slot *)r; /* the record is the slot's first member */
-}
-
-static struct odma_export_record *record_get(void)
-{
-	struct odma_export_record *r;
-	uint32_t generation = 0;
-
-	pthread_mutex_lock(&record_lock);
-	r = record_free;
-	if (r != NULL) {
-		memcpy(&record_free, r->key, sizeof(record_free));
-		generation = r->generation;
-	}
-	pthread_mutex_unlock(&record_lock);
-	if (r == NULL)
-		r = aligned_alloc(64, SLOT_SIZE);
-	if (r != NULL) {
-		memset(slot_of(r), 0, sizeof(struct odma_export_slot));
-		r->generation = generation + 1 != 0 ? generation + 1 : 1;
-	}
-	return r;
-}
-
-static void record_revoke(struct odma_export_record *r)
-{
-	__atomic_store_n(&r->alive, 0, __ATOMIC_SEQ_CST);
-	memset(r->key, 0, sizeof(r->key));
-	memset(slot_of(r)->desc, 0, sizeof(slot_of(r)->desc));
-	pthread_mutex_lock(&record_lock);
-	memcpy(r->key, &record_free, sizeof(record_free));
-	record_free = r;
-	pthread_mutex_unlock(&record_lock);
-}
-
 void odma_export_revoke_all(struct doca_mmap *mmap)
 {
 	for (struct odma_export *e = mmap->exports; e != NULL; e = e->next) {
 		if (e->record != NULL)
-			record_revoke(e->record);
+			odma_tp_region_revoke(e->record);
 		e->record = NULL;
 	}
 }
 
-static void export_set_ptracer(void)
+/* The transport's view of the DOCA permissions of an export. */
+static uint32_t export_tp_perms(uint32_t perms)
 {
-	/* Best effort: without Yama the call fails with EINVAL and nothing is needed. */
-	(void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-}
-
-/*
- * Under Yama ptrace_scope=1 only an ancestor may read our memory; an importer of the
- * other side is usually not one. Letting any same-user process attach is the software
- * equivalent of exposing the range over PCI (docs/host-dpu.md).
- */
-static void export_allow_importers(void)
-{
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-	pthread_once(&once, export_set_ptracer);
+	return ODMA_TP_READ |
+	       ((perms & (DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE)) != 0
+	                ? ODMA_TP_WRITE
+	                : 0);
 }
 
 /* The export rules (docs/host-dpu.md), checked in this order. */
@@ -148,13 +89,31 @@ added:
 	return DOCA_SUCCESS;
 }
 
+/* The version-3 fields: how an importer of another kernel reaches us. */
+static bool export_fill_net(const struct odma_tp_region *rec, struct odma_export_desc *d)
+{
+	static __thread struct odma_tp_reach r;
+
+	memset(&r, 0, sizeof(r));
+	if (odma_tp_reach_self(&r) != DOCA_SUCCESS)
+		return false;
+	d->version = ODMA_EXPORT_DESC_VERSION_NET;
+	d->pidns = r.pidns;
+	memcpy(d->boot_id, r.boot_id, 16);
+	d->region_id = rec->id;
+	d->net_len = r.net_len;
+	memcpy(d->net_addr, r.net_addr, r.net_len);
+	return true;
+}
+
 /* Fills the descriptor fields that describe this process and the mmap. */
 static bool export_fill(const struct doca_mmap *mmap, const struct doca_devinfo *info, int kind,
-                        const struct odma_export_record *rec, struct odma_export_desc *d)
+                        const struct odma_tp_region *rec, struct odma_export_desc *d)
 {
 	const struct odma_system *sys = odma_system_get();
 
 	memset(d, 0, sizeof(*d));
+	d->version = ODMA_EXPORT_DESC_VERSION;
 	d->kind = (uint8_t)kind;
 	d->side = (uint8_t)info->side;
 	d->pid = (uint32_t)getpid();
@@ -165,40 +124,40 @@ static bool export_fill(const struct doca_mmap *mmap, const struct doca_devinfo 
 	d->addr = (uint64_t)(uintptr_t)mmap->addr;
 	d->len = mmap->len;
 	d->record_addr = (uint64_t)(uintptr_t)rec;
-	d->generation = rec->generation;
-	memcpy(d->key, rec->key, sizeof(d->key));
+	d->generation = rec->hdr.generation;
+	memcpy(d->key, rec->hdr.key, sizeof(d->key));
 	memcpy(d->pci, info->pci_addr, strnlen(info->pci_addr, ODMA_EXPORT_PCI_LEN - 1));
-	return true;
+	return !odma_tp_net_wanted() || export_fill_net(rec, d);
 }
 
 static struct odma_export *export_new(const struct doca_mmap *mmap, const struct doca_devinfo *info,
                                       const struct doca_dev *dev, int kind)
 {
 	struct odma_export *e = calloc(1, sizeof(*e));
-	struct odma_export_desc d;
+	struct odma_export_desc *d = malloc(sizeof(*d));
 
-	if (e == NULL)
-		return NULL;
-	e->desc = malloc(ODMA_EXPORT_DESC_LEN);
-	e->record = record_get();
-	if (e->desc == NULL || e->record == NULL ||
-	    getrandom(e->record->key, sizeof(e->record->key), 0) != sizeof(e->record->key) ||
-	    !export_fill(mmap, info, kind, e->record, &d)) {
-		if (e->record != NULL)
-			record_revoke(e->record);
-		free(e->desc);
-		free(e);
-		return NULL;
-	}
-	odma_export_desc_encode(&d, e->desc);
-	e->desc_len = ODMA_EXPORT_DESC_LEN;
+	if (e == NULL || d == NULL)
+		goto fail;
+	e->desc = malloc(ODMA_EXPORT_DESC_MAX);
+	e->record = odma_tp_region_add((uint64_t)(uintptr_t)mmap->addr, mmap->len,
+	                               export_tp_perms(mmap->perms));
+	if (e->desc == NULL || e->record == NULL || !export_fill(mmap, info, kind, e->record, d))
+		goto fail;
+	e->desc_len = odma_export_desc_encode(d, e->desc);
 	e->dev = dev;
 	e->kind = kind;
+	free(d);
 	/* The record keeps what was issued: the importer accepts nothing else. */
-	memcpy(slot_of(e->record)->desc, e->desc, ODMA_EXPORT_DESC_LEN);
-	e->record->magic = ODMA_EXPORT_RECORD_MAGIC;
-	__atomic_store_n(&e->record->alive, 1, __ATOMIC_SEQ_CST);
+	odma_tp_region_publish(e->record, e->desc, e->desc_len);
 	return e;
+fail:
+	if (e != NULL && e->record != NULL)
+		odma_tp_region_revoke(e->record);
+	if (e != NULL)
+		free(e->desc);
+	free(e);
+	free(d);
+	return NULL;
 }
 
 static doca_error_t mmap_export(struct doca_mmap *mmap, const struct doca_dev *dev, int kind,
@@ -219,6 +178,8 @@ static doca_error_t mmap_export(struct doca_mmap *mmap, const struct doca_dev *d
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	ret = export_check(mmap, info, dev, kind, fn);
+	if (ret == DOCA_SUCCESS)
+		ret = odma_tp_config_check();
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	e = export_new(mmap, info, dev, kind);
@@ -229,7 +190,6 @@ static doca_error_t mmap_export(struct doca_mmap *mmap, const struct doca_dev *d
 		            (void *)mmap);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	export_allow_importers();
 	e->next = mmap->exports;
 	mmap->exports = e;
 	mmap->exported = true;
@@ -287,75 +247,65 @@ static doca_error_t import_check_dev(const struct odma_export_desc *d,
 	return DOCA_SUCCESS;
 }
 
-/*
- * Verifies @bytes against the exporter's authoritative record: the descriptor imports only
- * if it is byte for byte one the exporter issued and still holds (same generation, alive).
- */
-/* Reads the exporter's record named by d into *s; fails when it cannot be read or is none. */
-static doca_error_t import_read_record(const struct odma_export_desc *d, struct odma_export_slot *s)
+/* What the transport needs to reach the exporter of @d. */
+static void import_reach(const struct odma_export_desc *d, struct odma_tp_reach *r)
 {
-	static const char fn[] = "doca_mmap_create_from_export";
-	struct iovec l = { s, sizeof(*s) };
-	struct iovec r = { (void *)(uintptr_t)d->record_addr, sizeof(*s) };
-	ssize_t k;
+	struct odma_tp_ident me;
 
-	memset(s, 0, sizeof(*s));
-	do
-		k = process_vm_readv((pid_t)d->pid, &l, 1, &r, 1, 0);
-	while (k < 0 && errno == EINTR);
-	if (k < 0 && (errno == EPERM || errno == EACCES)) {
-		ODMA_ERR_AT(fn,
-		            "the kernel refused reading the export record of pid %u (%s): "
-		            "importing needs ptrace rights over the exporter. Causes: the two "
-		            "processes run as different users, or Yama "
-		            "/proc/sys/kernel/yama/ptrace_scope is 2 or 3. Fixes: run both as the "
-		            "same user, lower ptrace_scope, or give the importer CAP_SYS_PTRACE",
-		            d->pid, strerror(errno));
-		return DOCA_ERROR_NOT_PERMITTED;
+	memset(r, 0, sizeof(*r));
+	if (d->version == ODMA_EXPORT_DESC_VERSION_NET) {
+		r->pidns = d->pidns;
+		memcpy(r->boot_id, d->boot_id, 16);
+		r->net_len = d->net_len;
+		memcpy(r->net_addr, d->net_addr, d->net_len);
+	} else { /* version 2: an exporter of this kernel and PID namespace */
+		odma_tp_identity(&me);
+		r->pidns = me.pidns;
+		memcpy(r->boot_id, me.boot_id, 16);
 	}
-	if (k < 0 && errno == ESRCH) {
-		ODMA_ERR_AT(fn,
-		            "rejected descriptor of pid %u: the exporting process no longer "
-		            "runs (stale descriptor); export again",
-		            d->pid);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if (k != (ssize_t)sizeof(*s) || s->rec.magic != ODMA_EXPORT_RECORD_MAGIC) {
-		ODMA_ERR_AT(fn,
-		            "rejected descriptor of pid %u: no export record at 0x%llx in the "
-		            "exporter (forged or corrupted descriptor)",
-		            d->pid, (unsigned long long)d->record_addr);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	return DOCA_SUCCESS;
+	r->pid = d->pid;
+	r->start_time = d->start_time;
+	r->addr = d->addr;
+	r->len = d->len;
+	r->perms = export_tp_perms(d->perms);
+	r->record_addr = d->record_addr;
+	r->region_id = d->region_id;
+	memcpy(r->key, d->key, 16);
+	r->generation = d->generation;
 }
 
-static doca_error_t import_verify(const struct odma_export_desc *d, const uint8_t *bytes)
+/*
+ * Attaches through the transport that reaches the exporter and verifies @bytes against its
+ * authoritative record: the descriptor imports only if it is byte for byte one the
+ * exporter issued and still holds (same generation, alive).
+ */
+static doca_error_t import_attach(const struct odma_export_desc *d, const uint8_t *bytes,
+                                  size_t len, struct odma_tp_remote *rm)
 {
 	static const char fn[] = "doca_mmap_create_from_export";
-	struct odma_export_slot s;
-	const char *field;
-	doca_error_t err = import_read_record(d, &s);
+	static __thread struct odma_tp_reach r;
+	static __thread uint8_t issued[ODMA_TP_ISSUED_MAX];
+	const struct odma_tp_ops *tp;
+	const char *why = NULL, *field;
+	size_t issued_len = 0;
+	doca_error_t err;
 
+	import_reach(d, &r);
+	tp = odma_tp_choose(&r, &why);
+	if (tp == NULL) {
+		ODMA_ERR_AT(fn, "cannot reach the exporter (pid %u): %s", d->pid, why);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	if (tp->kind == ODMA_TP_PROCESS && !odma_export_desc_live(d, &why)) {
+		ODMA_ERR_AT(fn, "rejected descriptor of pid %u: %s; export again", d->pid, why);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	err = odma_tp_attach(tp, &r, rm, issued, &issued_len);
 	if (err != DOCA_SUCCESS)
 		return err;
-	if (s.rec.generation > d->generation ||
-	    (s.rec.generation == d->generation && s.rec.alive != 1)) {
-		ODMA_ERR_AT(fn,
-		            "rejected descriptor of pid %u: the export was revoked (the exporter "
-		            "stopped or destroyed its mmap); export again",
-		            d->pid);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if (s.rec.generation < d->generation) {
-		ODMA_ERR_AT(fn,
-		            "rejected descriptor of pid %u: it names export generation %u, which "
-		            "its exporter never issued (forged descriptor)",
-		            d->pid, d->generation);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	field = odma_export_desc_diff(bytes, s.desc);
+	field = odma_export_desc_diff(bytes, len, issued, issued_len);
 	if (field != NULL) {
+		odma_tp_detach(rm);
 		ODMA_ERR_AT(
 		        fn,
 		        "rejected descriptor of pid %u: its %s differs from what the exporter "
@@ -372,45 +322,31 @@ static doca_error_t import_check(const void *bytes, size_t len, const struct doc
 {
 	static const char fn[] = "doca_mmap_create_from_export";
 	const char *why = NULL;
-	doca_error_t ret;
 
 	if (odma_export_desc_parse(bytes, len, d, &why) != DOCA_SUCCESS) {
 		ODMA_ERR_AT(fn, "rejected %zu-byte descriptor: %s", len, why);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	ret = import_check_dev(d, info);
-	if (ret != DOCA_SUCCESS)
-		return ret;
-	if (!odma_export_desc_live(d, &why)) {
-		ODMA_ERR_AT(fn, "rejected descriptor of pid %u: %s; export again", d->pid, why);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	return import_verify(d, bytes);
+	return import_check_dev(d, info);
 }
 
 static struct doca_mmap *import_build(const struct odma_export_desc *d, struct doca_dev *dev,
-                                      const union doca_data *user_data)
+                                      const union doca_data *user_data, struct odma_tp_remote *r)
 {
 	struct doca_mmap *m = calloc(1, sizeof(*m));
-	struct odma_remote *r = calloc(1, sizeof(*r));
 	struct doca_dev **devs = calloc(1, sizeof(*devs));
 
-	if (m == NULL || r == NULL || devs == NULL) {
+	if (m == NULL || devs == NULL) {
 		free(m);
-		free(r);
 		free(devs);
 		return NULL;
 	}
-	r->pid = (pid_t)d->pid;
-	r->perms = d->perms;
-	r->record_addr = d->record_addr;
-	memcpy(r->key, d->key, sizeof(r->key));
 	m->addr = (uint8_t *)(uintptr_t)d->addr;
 	m->len = (size_t)d->len;
 	m->range_set = true;
 	m->perms = d->perms;
 	m->from_export = true;
-	m->kind = ODMA_MEM_PROCESS;
+	m->kind = r->ops->kind == ODMA_TP_PROCESS ? ODMA_MEM_PROCESS : ODMA_MEM_NET;
 	m->remote = r;
 	m->devs = devs;
 	devs[0] = dev;
@@ -427,7 +363,8 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
                                           size_t export_desc_len, struct doca_dev *dev,
                                           struct doca_mmap **mmap)
 {
-	struct odma_export_desc d;
+	static __thread struct odma_export_desc d;
+	struct odma_tp_remote *rm;
 	struct doca_devinfo *info;
 	struct doca_mmap *m;
 	doca_error_t ret;
@@ -437,7 +374,9 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 	info = odma_dev_lookup(dev);
 	ODMA_CHECK_ARG(info != NULL, "dev %p is not a device handle from doca_dev_open",
 	               (void *)dev);
-	ret = import_check(export_desc, export_desc_len, info, &d);
+	ret = odma_tp_config_check();
+	if (ret == DOCA_SUCCESS)
+		ret = import_check(export_desc, export_desc_len, info, &d);
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	if (sizeof(size_t) < 8 && d.len > SIZE_MAX) {
@@ -445,13 +384,26 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 		         (unsigned long long)d.len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	m = import_build(&d, dev, user_data);
+	rm = calloc(1, sizeof(*rm));
+	if (rm == NULL) {
+		ODMA_ERR("out of memory creating an mmap from an export");
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	ret = import_attach(&d, export_desc, export_desc_len, rm);
+	if (ret != DOCA_SUCCESS) {
+		free(rm);
+		return ret;
+	}
+	m = import_build(&d, dev, user_data, rm);
 	if (m == NULL) {
+		odma_tp_detach(rm);
+		free(rm);
 		ODMA_ERR("out of memory creating an mmap from an export");
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	*mmap = m;
-	ODMA_DBG("mmap %p created from the export of pid %u [0x%llx, +%llu) through %s", (void *)m,
-	         d.pid, (unsigned long long)d.addr, (unsigned long long)d.len, info->pci_addr);
+	ODMA_DBG("mmap %p created from the export of pid %u [0x%llx, +%llu) through %s (%s)",
+	         (void *)m, d.pid, (unsigned long long)d.addr, (unsigned long long)d.len,
+	         info->pci_addr, rm->ops->name);
 	return DOCA_SUCCESS;
 }

@@ -31,7 +31,14 @@ enum desc_off {
 	OFF_KEY = 64,
 	OFF_PCI = 80,
 	OFF_GEN = 96,
-	OFF_CRC = 100,
+	OFF_CRC = 100, /* version 2 */
+	/* version 3: the reach of the exporter, then the CRC */
+	OFF_PIDNS = 100,
+	OFF_BOOT = 108,
+	OFF_RID = 124,
+	OFF_ALEN = 128,
+	OFF_RSVD1 = 130,
+	OFF_NADDR = 132,
 };
 
 #define PERMS_PCI (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)
@@ -41,12 +48,33 @@ enum desc_off {
 	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | PERMS_PCI | PERMS_RDMA |                              \
 	 DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING)
 
-void odma_export_desc_encode(const struct odma_export_desc *d, uint8_t *out)
+static size_t desc_total(uint16_t version, uint16_t net_len)
 {
-	memset(out, 0, ODMA_EXPORT_DESC_LEN);
+	return version == ODMA_EXPORT_DESC_VERSION_NET ? ODMA_EXPORT_DESC_NET_MIN + net_len
+	                                               : ODMA_EXPORT_DESC_LEN;
+}
+
+static void desc_encode_net(const struct odma_export_desc *d, uint8_t *out)
+{
+	uint16_t alen = d->net_len <= ODMA_TP_ADDR_MAX ? d->net_len : 0;
+
+	odma_put_le(out + OFF_PIDNS, d->pidns, 8);
+	memcpy(out + OFF_BOOT, d->boot_id, 16);
+	odma_put_le(out + OFF_RID, d->region_id, 4);
+	odma_put_le(out + OFF_ALEN, alen, 2);
+	memcpy(out + OFF_NADDR, d->net_addr, alen);
+}
+
+size_t odma_export_desc_encode(const struct odma_export_desc *d, uint8_t *out)
+{
+	uint16_t version = d->version == ODMA_EXPORT_DESC_VERSION_NET ? ODMA_EXPORT_DESC_VERSION_NET
+	                                                              : ODMA_EXPORT_DESC_VERSION;
+	size_t total = desc_total(version, d->net_len <= ODMA_TP_ADDR_MAX ? d->net_len : 0);
+
+	memset(out, 0, total);
 	memcpy(out + OFF_MAGIC, ODMA_EXPORT_DESC_MAGIC, 8);
-	odma_put_le(out + OFF_VERSION, ODMA_EXPORT_DESC_VERSION, 2);
-	odma_put_le(out + OFF_TOTAL, ODMA_EXPORT_DESC_LEN, 2);
+	odma_put_le(out + OFF_VERSION, version, 2);
+	odma_put_le(out + OFF_TOTAL, total, 2);
 	out[OFF_KIND] = d->kind;
 	out[OFF_SIDE] = d->side;
 	odma_put_le(out + OFF_PID, d->pid, 4);
@@ -59,7 +87,10 @@ void odma_export_desc_encode(const struct odma_export_desc *d, uint8_t *out)
 	memcpy(out + OFF_KEY, d->key, 16);
 	memcpy(out + OFF_PCI, d->pci, strnlen(d->pci, ODMA_EXPORT_PCI_LEN - 1));
 	odma_put_le(out + OFF_GEN, d->generation, 4);
-	odma_put_le(out + OFF_CRC, odma_crc32c(out, OFF_CRC), 4);
+	if (version == ODMA_EXPORT_DESC_VERSION_NET)
+		desc_encode_net(d, out);
+	odma_put_le(out + total - 4, odma_crc32c(out, total - 4), 4);
+	return total;
 }
 
 /* Framing: size, magic, version, declared length, checksum. */
@@ -69,14 +100,26 @@ static const char *desc_check_frame(const uint8_t *b, size_t len)
 		return "descriptor is truncated (shorter than its header)";
 	if (memcmp(b + OFF_MAGIC, ODMA_EXPORT_DESC_MAGIC, 8) != 0)
 		return "not an odma export descriptor (bad magic)";
-	if (odma_get_le(b + OFF_VERSION, 2) != ODMA_EXPORT_DESC_VERSION)
-		return "descriptor format version is not 2, the only one this library reads; "
+	uint64_t version = odma_get_le(b + OFF_VERSION, 2), total;
+
+	if (version != ODMA_EXPORT_DESC_VERSION && version != ODMA_EXPORT_DESC_VERSION_NET)
+		return "descriptor format version is neither 2 nor 3, the ones this library reads; "
 		       "export and import with the same odma version";
-	if (len < ODMA_EXPORT_DESC_LEN)
+	if (len < OFF_TOTAL + 2)
 		return "descriptor is truncated; pass all export_desc_len bytes";
-	if (odma_get_le(b + OFF_TOTAL, 2) != ODMA_EXPORT_DESC_LEN || len != ODMA_EXPORT_DESC_LEN)
+	total = odma_get_le(b + OFF_TOTAL, 2);
+	if (version == ODMA_EXPORT_DESC_VERSION
+	            ? total != ODMA_EXPORT_DESC_LEN
+	            : total < ODMA_EXPORT_DESC_NET_MIN || total > ODMA_EXPORT_DESC_MAX)
 		return "descriptor length does not match its format (extra or missing bytes)";
-	if (odma_get_le(b + OFF_CRC, 4) != odma_crc32c(b, OFF_CRC))
+	if (len < total)
+		return "descriptor is truncated; pass all export_desc_len bytes";
+	if (len != total)
+		return "descriptor length does not match its format (extra or missing bytes)";
+	if (version == ODMA_EXPORT_DESC_VERSION_NET &&
+	    odma_get_le(b + OFF_ALEN, 2) != total - ODMA_EXPORT_DESC_NET_MIN)
+		return "descriptor transport address length does not match its length";
+	if (odma_get_le(b + total - 4, 4) != odma_crc32c(b, total - 4))
 		return "descriptor checksum mismatch (corrupted in transit)";
 	return NULL;
 }
@@ -127,6 +170,9 @@ static const char *desc_check_fields(const uint8_t *b, const struct odma_export_
 		return "descriptor export record address is invalid";
 	if (!pci_string_ok(b + OFF_PCI))
 		return "descriptor device PCI address is malformed";
+	if (d->version == ODMA_EXPORT_DESC_VERSION_NET &&
+	    (odma_get_le(b + OFF_RSVD1, 2) != 0 || d->region_id == 0))
+		return "descriptor reserved bytes are not zero, or its region id is 0";
 	return desc_check_perms(d->kind, d->perms);
 }
 
@@ -146,12 +192,19 @@ static void desc_decode(const uint8_t *b, struct odma_export_desc *d)
 	memcpy(d->key, b + OFF_KEY, 16);
 	memcpy(d->pci, b + OFF_PCI, ODMA_EXPORT_PCI_LEN - 1);
 	d->generation = (uint32_t)odma_get_le(b + OFF_GEN, 4);
+	if (d->version != ODMA_EXPORT_DESC_VERSION_NET)
+		return;
+	d->pidns = odma_get_le(b + OFF_PIDNS, 8);
+	memcpy(d->boot_id, b + OFF_BOOT, 16);
+	d->region_id = (uint32_t)odma_get_le(b + OFF_RID, 4);
+	d->net_len = (uint16_t)odma_get_le(b + OFF_ALEN, 2);
+	memcpy(d->net_addr, b + OFF_NADDR, d->net_len);
 }
 
 doca_error_t odma_export_desc_parse(const void *bytes, size_t len, struct odma_export_desc *out,
                                     const char **why)
 {
-	struct odma_export_desc d;
+	static __thread struct odma_export_desc d; /* 640 bytes: off small stacks */
 	const char *bad;
 
 	if (bytes == NULL) {
@@ -171,7 +224,8 @@ doca_error_t odma_export_desc_parse(const void *bytes, size_t len, struct odma_e
 	return DOCA_SUCCESS;
 }
 
-const char *odma_export_desc_diff(const uint8_t *bytes, const uint8_t *issued)
+const char *odma_export_desc_diff(const uint8_t *bytes, size_t len, const uint8_t *issued,
+                                  size_t issued_len)
 {
 	static const struct {
 		uint8_t end; /* first offset after the field */
@@ -191,14 +245,21 @@ const char *odma_export_desc_diff(const uint8_t *bytes, const uint8_t *issued)
 		{ OFF_PCI, "key" },
 		{ OFF_GEN, "device PCI address" },
 		{ OFF_CRC, "generation" },
-		{ ODMA_EXPORT_DESC_LEN, "checksum" },
+		{ OFF_BOOT, "PID namespace" },
+		{ OFF_RID, "boot id" },
+		{ OFF_ALEN, "region id" },
+		{ OFF_NADDR, "transport address length" },
 	};
-	size_t i = 0;
+	size_t i = 0, n = len < issued_len ? len : issued_len;
 
-	while (i < ODMA_EXPORT_DESC_LEN && bytes[i] == issued[i])
+	while (i < n && bytes[i] == issued[i])
 		i++;
-	if (i == ODMA_EXPORT_DESC_LEN)
+	if (i == n && len == issued_len)
 		return NULL;
+	if (i >= len - 4 || i >= issued_len - 4)
+		return "checksum";
+	if (i >= OFF_NADDR)
+		return "transport address";
 	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
 		if (i < fields[f].end)
 			return fields[f].name;

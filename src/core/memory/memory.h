@@ -16,6 +16,8 @@
 #include <doca_error.h>
 #include <doca_mmap.h>
 
+#include "core/transport/transport.h"
+
 /*
  * Memory maps. A local mmap describes a range of this process's memory; a
  * from-export mmap describes a range in another process (the exporter) and is
@@ -33,11 +35,11 @@
 enum odma_mem_kind {
 	ODMA_MEM_LOCAL = 0,   /* this process' memory */
 	ODMA_MEM_PROCESS = 1, /* another process' memory, through its export record */
+	ODMA_MEM_NET = 2,     /* another process' memory over a network transport (async) */
 	ODMA_MEM_KINDS
 };
 
 /* One export descriptor handed out by export_pci/export_rdma (owned by the mmap). */
-struct odma_export_record;
 
 struct odma_export {
 	struct odma_export *next;
@@ -45,16 +47,7 @@ struct odma_export {
 	int kind;   /* enum odma_export_kind */
 	void *desc; /* the descriptor bytes */
 	size_t desc_len;
-	struct odma_export_record *record; /* exporter-side liveness record (below) */
-};
-
-/* The remote side of a from-export mmap: who exported it and how to check it is still alive. */
-struct odma_remote {
-	pid_t pid;            /* exporter process */
-	uint32_t perms;       /* exporter's permissions (PCI_READ_ONLY / PCI_READ_WRITE / RDMA_*) */
-	uint8_t key[16];      /* random key of the export */
-	uint64_t record_addr; /* exporter's struct odma_export_record, checked before each move */
-	atomic_bool failed;   /* a move failed and was logged: later failures stay quiet */
+	struct odma_tp_region *record; /* exporter-side region record (core/transport) */
 };
 
 struct doca_mmap {
@@ -76,9 +69,10 @@ struct doca_mmap {
 	bool free_cb_changed; /* set_free_cb called more than once */
 	union doca_data user_data;
 	struct odma_export *exports; /* descriptors handed out (freed on stop/destroy) */
-	struct odma_remote *remote;  /* from-export only */
-	atomic_bool write_warned;    /* the WARNING of a tolerated local write was logged */
-	bool thread_safe;            /* doca_mmap_enable_thread_safety: bufs are not counted */
+	/* from-export only: the attachment (perms are the exporter's DOCA_ACCESS_FLAG_*) */
+	struct odma_tp_remote *remote;
+	atomic_bool write_warned; /* the WARNING of a tolerated local write was logged */
+	bool thread_safe;         /* doca_mmap_enable_thread_safety: bufs are not counted */
 };
 
 /*
@@ -132,7 +126,7 @@ const char *odma_perm_names(uint32_t perms, char *out, size_t n);
 static inline bool odma_mmap_writable_quiet(const struct doca_mmap *mmap)
 {
 	if (doca_unlikely(mmap->from_export))
-		return mmap->remote != NULL && odma_perm_remote_write(mmap->remote->perms);
+		return mmap->remote != NULL && odma_perm_remote_write(mmap->perms);
 	return odma_perm_local_write(mmap->perms) == ODMA_PERM_YES ||
 	       atomic_load_explicit(&mmap->write_warned, memory_order_relaxed);
 }
@@ -308,6 +302,14 @@ enum odma_export_kind {
 #define ODMA_EXPORT_DESC_MAGIC "ODMAXDSC"
 #define ODMA_EXPORT_DESC_VERSION 2
 #define ODMA_EXPORT_DESC_LEN 104 /* version 2: fixed size, CRC32C in the last 4 bytes */
+/*
+ * Version 3 (exports made with a network transport wanted, see odma_tp_net_wanted): the
+ * version-2 fields, then the exporter's PID namespace, boot id, region id and transport
+ * address (struct odma_tp_reach), then the CRC32C: 136 + address bytes.
+ */
+#define ODMA_EXPORT_DESC_VERSION_NET 3
+#define ODMA_EXPORT_DESC_NET_MIN 136
+#define ODMA_EXPORT_DESC_MAX (ODMA_EXPORT_DESC_NET_MIN + ODMA_TP_ADDR_MAX)
 #define ODMA_EXPORT_PCI_LEN 16
 
 /* The decoded fields of a descriptor (host byte order). */
@@ -321,33 +323,23 @@ struct odma_export_desc {
 	uint64_t system_id;
 	uint64_t addr;
 	uint64_t len;
-	uint64_t record_addr; /* exporter-side struct odma_export_record */
+	uint64_t record_addr; /* exporter-side struct odma_tp_region */
 	uint8_t key[16];
 	char pci[ODMA_EXPORT_PCI_LEN]; /* exporting device, NUL-terminated */
 	uint32_t generation;           /* of the export record when this export was made */
+	/* version 3 only (0 / empty in version 2: the exporter shares our kernel) */
+	uint64_t pidns;
+	uint8_t boot_id[16];
+	uint32_t region_id;
+	uint16_t net_len;
+	uint8_t net_addr[ODMA_TP_ADDR_MAX];
 };
 
 /*
- * The exporter keeps one per export in its own memory; importers read it remotely. The
- * cross-process mover reads this header before each move; the import reads the whole
- * struct odma_export_slot.
+ * Encodes @d into @out (ODMA_EXPORT_DESC_MAX bytes of room; computes the checksum) as
+ * version d->version (2 or 3); returns the descriptor's length.
  */
-#define ODMA_EXPORT_RECORD_MAGIC 0x4f444d415245434fULL /* "ODMARECO" */
-struct odma_export_record {
-	uint64_t magic;
-	uint8_t key[16];
-	uint32_t alive;      /* 1 while the export stands; 0 once revoked */
-	uint32_t generation; /* 1 for a new record, +1 each time the record is reused */
-};
-
-/* The record followed by the exact descriptor bytes the export handed out. */
-struct odma_export_slot {
-	struct odma_export_record rec;
-	uint8_t desc[ODMA_EXPORT_DESC_LEN];
-};
-
-/* Encodes @d into @out[ODMA_EXPORT_DESC_LEN] (computes the checksum). */
-void odma_export_desc_encode(const struct odma_export_desc *d, uint8_t *out);
+size_t odma_export_desc_encode(const struct odma_export_desc *d, uint8_t *out);
 
 /*
  * Pure parser: checks @len bytes at @bytes (any bytes are safe) and fills @out. Returns
@@ -363,11 +355,12 @@ doca_error_t odma_export_desc_parse(const void *bytes, size_t len, struct odma_e
 bool odma_export_desc_live(const struct odma_export_desc *d, const char **why);
 
 /*
- * Compares a presented descriptor @bytes with the exporter's own copy @issued (both
- * ODMA_EXPORT_DESC_LEN bytes). NULL when identical; otherwise the name of the first field
- * that differs (for the log line of a refused import).
+ * Compares a presented descriptor @bytes (@len bytes, already parsed) with the exporter's
+ * own copy @issued (@issued_len bytes). NULL when identical; otherwise the name of the
+ * first field that differs (for the log line of a refused import).
  */
-const char *odma_export_desc_diff(const uint8_t *bytes, const uint8_t *issued);
+const char *odma_export_desc_diff(const uint8_t *bytes, size_t len, const uint8_t *issued,
+                                  size_t issued_len);
 
 /* Start time of @pid (field 22 of /proc/<pid>/stat); false if it cannot be read. */
 bool odma_proc_start_time(pid_t pid, uint64_t *start_time);

@@ -103,10 +103,11 @@ static void mmap_release_exports(struct doca_mmap *mmap)
 
 static void mmap_release_remote(struct doca_mmap *mmap)
 {
-	struct odma_remote *r = mmap->remote;
+	struct odma_tp_remote *r = mmap->remote;
 
 	if (r == NULL)
 		return;
+	odma_tp_detach(r);
 	free(r);
 	mmap->remote = NULL;
 }
@@ -190,7 +191,7 @@ doca_error_t odma_mmap_check_dst(struct doca_mmap *mmap, const void *buf)
 	char names[ODMA_PERM_NAMES_LEN];
 
 	if (mmap->from_export) {
-		uint32_t perms = mmap->remote != NULL ? mmap->remote->perms : 0;
+		uint32_t perms = mmap->remote != NULL ? mmap->perms : 0; /* the exporter's flags */
 
 		if (odma_perm_remote_write(perms))
 			return DOCA_SUCCESS;

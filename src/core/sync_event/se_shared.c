@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -40,12 +39,6 @@ uint64_t se_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static void se_set_ptracer(void)
-{
-	/* Best effort: without Yama the call fails with EINVAL and nothing is needed. */
-	(void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-}
-
 /*
  * The other side opens our page through /proc/<pid>/fd and, to wake a waiting progress
  * engine, takes a copy of its eventfd with pidfd_getfd: both need ptrace rights, which
@@ -53,9 +46,7 @@ static void se_set_ptracer(void)
  */
 void se_allow_peers(void)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-	pthread_once(&once, se_set_ptracer);
+	odma_cma_allow_peers(); /* core/transport owns the ptrace policy */
 }
 
 /* Whether @pid runs (not a zombie) and started at @start. */
@@ -163,9 +154,9 @@ doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blo
 		*why = errno == ENOENT
 		               ? "the exporter stopped or destroyed the event (stale export)"
 		       : (errno == EACCES || errno == EPERM)
-		               ? "the kernel refused access to the exporter (run both sides as the "
-		                 "same "
-		                 "user; Yama ptrace_scope 2/3 or another user needs CAP_SYS_PTRACE)"
+		               ? "the kernel refused access to the exporter (it needs ptrace "
+		                 "rights, see core/transport: run both sides as the same user; "
+		                 "Yama ptrace_scope 2/3 or another user needs CAP_SYS_PTRACE)"
 		               : "the exporter's event page cannot be opened";
 		return DOCA_ERROR_INVALID_VALUE;
 	}

@@ -1,0 +1,86 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Copy tasks that cross a network transport (copy.async): they never reach an engine. The
+ * PE thread starts the copy (odma_copy_start) after the checks every task passes; the
+ * transport completes it later on its own thread, which pushes the task onto the PE's
+ * async list (lock-free, LIFO) and signals an armed PE; doca_pe_progress takes the list and
+ * delivers the tasks like any other. The local data path is untouched: one relaxed load
+ * per progress call (pe.c) and one predicted branch per submit (task.c).
+ */
+#include <sched.h>
+
+#include "core/exec/exec_int.h"
+#include "core/exec/faults.h"
+#include "engines/engine.h"
+
+/* Transport thread: the copy is done (or failed): hand the task to its PE. */
+static void async_done(void *arg, doca_error_t st)
+{
+	struct doca_task *t = arg;
+	struct doca_ctx *ctx = t->ctx;
+	struct doca_pe *pe = ctx->pe;
+	struct doca_task *head;
+
+	/*
+	 * Once the task is pushed, the PE thread may deliver it and the program destroy the PE
+	 * before odma_pe_signal returns: doca_pe_destroy waits for async_busy to drop.
+	 */
+	atomic_fetch_add_explicit(&pe->async_busy, 1, memory_order_acquire);
+	if (st != DOCA_SUCCESS) {
+		odma_task_mark_failed(ctx, t->seq);
+		t->status = DOCA_ERROR_IO_FAILED;
+	} else if (t->seq > atomic_load_explicit(&ctx->fail_seq, memory_order_acquire)) {
+		t->status = DOCA_ERROR_IO_FAILED; /* flushed behind an earlier failure */
+	}
+	head = atomic_load_explicit(&pe->async_done, memory_order_relaxed);
+	do
+		t->next = head;
+	while (!atomic_compare_exchange_weak_explicit(&pe->async_done, &head, t,
+	                                              memory_order_release, memory_order_relaxed));
+	odma_pe_signal(pe);
+	atomic_fetch_sub_explicit(&pe->async_busy, 1, memory_order_release);
+}
+
+void odma_pe_async_quiesce(struct doca_pe *pe)
+{
+	while (atomic_load_explicit(&pe->async_busy, memory_order_acquire) != 0)
+		sched_yield();
+}
+
+void odma_task_launch_async(struct doca_ctx *ctx, struct doca_task *t)
+{
+	doca_error_t r = t->preset;
+
+	t->state = ODMA_TASK_SUBMITTED;
+	if (r == DOCA_SUCCESS &&
+	    (atomic_load_explicit(&ctx->flushing, memory_order_acquire) ||
+	     t->seq > atomic_load_explicit(&ctx->fail_seq, memory_order_acquire)))
+		r = DOCA_ERROR_IO_FAILED;
+	if (r == DOCA_SUCCESS && odma_copy_start(&t->copy, async_done, t) == DOCA_SUCCESS)
+		return;
+	odma_task_mark_failed(ctx, t->seq);
+	t->status = r != DOCA_SUCCESS ? r : DOCA_ERROR_IO_FAILED;
+	odma_pe_complete_local(ctx->pe, t);
+}
+
+void odma_pe_take_async(struct doca_pe *pe)
+{
+	struct doca_task *t = atomic_exchange_explicit(&pe->async_done, NULL, memory_order_acquire);
+	struct doca_task *rev = NULL;
+
+	while (t != NULL) { /* back into completion order */
+		struct doca_task *next = t->next;
+
+		t->next = rev;
+		rev = t;
+		t = next;
+	}
+	while (rev != NULL) {
+		struct doca_task *next = rev->next;
+
+		odma_task_list_push(&pe->done, rev);
+		rev = next;
+	}
+}

@@ -1,0 +1,431 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The transport table, the choice of a transport for an importer, the process identity an
+ * export carries, and the exporter's region records: the one authority every remote
+ * access is checked against (odma_tp_region_check), whichever transport carries it.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/config/config.h"
+#include "core/log/log.h"
+#include "core/transport/tp_int.h"
+
+ODMA_LOG_REGISTER(ODMA_TRANSPORT)
+
+/* One row per transport (enum odma_tp_kind); NULL when it is not built in. */
+static const struct odma_tp_ops *const tp_table[ODMA_TP_KINDS] = {
+	[ODMA_TP_PROCESS] = &odma_tp_process,
+#ifdef ODMA_HAVE_UCX
+	[ODMA_TP_UCX] = &odma_tp_ucx,
+#endif
+};
+
+#ifndef ODMA_HAVE_UCX
+#define TP_NO_UCX                                                                                  \
+	"not built: odma was built without UCX (libucx-dev); hosts and DPUs in different "         \
+	"namespaces or machines cannot reach each other (install libucx-dev and rebuild)"
+
+const char *odma_tp_net_absent(void)
+{
+	return TP_NO_UCX;
+}
+#endif
+
+const char *doca_priv_transport_info(unsigned int i, const char **status)
+{
+	static const char *const names[ODMA_TP_KINDS] = { "process", "ucx" };
+
+	if (i >= ODMA_TP_KINDS)
+		return NULL;
+	if (i == ODMA_TP_PROCESS)
+		*status = "built in (process_vm_readv/writev: one kernel and PID namespace)";
+	else
+#ifdef ODMA_HAVE_UCX
+		*status = odma_tp_ucx_version();
+#else
+		*status = TP_NO_UCX;
+#endif
+	return names[i];
+}
+
+const struct odma_tp_ops *odma_tp_get(enum odma_tp_kind kind)
+{
+	return (unsigned int)kind < ODMA_TP_KINDS ? tp_table[kind] : NULL;
+}
+
+uint32_t odma_tp_timeout_ms(void)
+{
+	uint64_t v;
+
+	if (odma_config_size("ODMA_TRANSPORT_TIMEOUT_MS", 5000, 1, 3600000, &v) != DOCA_SUCCESS)
+		v = 5000; /* refused earlier, by odma_tp_config_check at the export or import */
+	return (uint32_t)v;
+}
+
+int odma_tp_forced(void)
+{
+	static const char *const choices[] = { "auto", "process", "ucx", NULL };
+	int v = 0;
+
+	if (odma_config_choice("ODMA_TRANSPORT", choices, 0, &v) != DOCA_SUCCESS)
+		return -2;
+	return v - 1; /* -1: auto, else enum odma_tp_kind */
+}
+
+doca_error_t odma_tp_config_check(void)
+{
+	uint64_t v;
+
+	if (odma_tp_forced() == -2 ||
+	    odma_config_size("ODMA_TRANSPORT_TIMEOUT_MS", 5000, 1, 3600000, &v) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE; /* logged by the parser, naming the variable */
+	return DOCA_SUCCESS;
+}
+
+/* ---- who we are ---- */
+
+static void tp_read_boot_id(uint8_t out[16])
+{
+	char text[64] = { 0 };
+	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	size_t k = 0;
+
+	memset(out, 0, 16);
+	if (f == NULL)
+		return;
+	if (fgets(text, sizeof(text), f) == NULL)
+		text[0] = '\0';
+	fclose(f);
+	for (const char *p = text; *p != '\0' && k < 32; p++) {
+		int v = *p >= '0' && *p <= '9'   ? *p - '0'
+		        : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
+		                                 : -1;
+
+		if (v < 0)
+			continue;
+		out[k / 2] = (uint8_t)(out[k / 2] | (k % 2 == 0 ? v << 4 : v));
+		k++;
+	}
+}
+
+void odma_tp_identity(struct odma_tp_ident *id)
+{
+	struct stat st;
+
+	memset(id, 0, sizeof(*id));
+	if (stat("/proc/self/ns/pid", &st) == 0)
+		id->pidns = (uint64_t)st.st_ino;
+	tp_read_boot_id(id->boot_id);
+}
+
+bool odma_tp_same_kernel(const struct odma_tp_reach *r)
+{
+	struct odma_tp_ident me;
+
+	odma_tp_identity(&me);
+	return memcmp(me.boot_id, r->boot_id, 16) == 0 && me.pidns == r->pidns;
+}
+
+doca_error_t odma_tp_reach_self(struct odma_tp_reach *r)
+{
+	struct odma_tp_ident me;
+	const struct odma_tp_ops *net = tp_table[ODMA_TP_UCX];
+
+	odma_tp_identity(&me);
+	r->pidns = me.pidns;
+	memcpy(r->boot_id, me.boot_id, 16);
+	r->pid = (uint32_t)getpid();
+	r->net_len = 0;
+	if (!odma_tp_net_wanted())
+		return DOCA_SUCCESS;
+	if (net == NULL) {
+		ODMA_RATELIMITED_WARN("ODMA_FABRIC/ODMA_TRANSPORT ask for a network transport but "
+		                      "this odma was built without UCX; exports reach only "
+		                      "processes of this kernel (install libucx-dev and rebuild)");
+		return DOCA_SUCCESS;
+	}
+	return net->reach_self(r);
+}
+
+bool odma_tp_net_wanted(void)
+{
+	return odma_config_string("ODMA_FABRIC") != NULL || odma_tp_forced() == ODMA_TP_UCX;
+}
+
+const struct odma_tp_ops *odma_tp_choose(const struct odma_tp_reach *r, const char **why)
+{
+	int forced = odma_tp_forced();
+	bool local = odma_tp_same_kernel(r);
+
+	if (forced == ODMA_TP_PROCESS || (forced < 0 && local)) {
+		if (!local) {
+			*why = "ODMA_TRANSPORT=process, but the exporter runs in another kernel or "
+			       "PID namespace; unset ODMA_TRANSPORT";
+			return NULL;
+		}
+		return tp_table[ODMA_TP_PROCESS];
+	}
+	if (tp_table[ODMA_TP_UCX] == NULL) {
+		*why = "the exporter is in another kernel or PID namespace and this odma was "
+		       "built without UCX (install libucx-dev and rebuild)";
+		return NULL;
+	}
+	if (r->net_len == 0) {
+		*why = "the exporter is in another kernel or PID namespace and its descriptor "
+		       "carries no network address; run the exporter with ODMA_FABRIC set (the "
+		       "same on both sides)";
+		return NULL;
+	}
+	return tp_table[ODMA_TP_UCX];
+}
+
+/* ---- region records ---- */
+
+/*
+ * Records are never returned to malloc: an importer may read a record's address at any
+ * time (process transport), so a revoked record stays mapped (alive 0, key and issued
+ * descriptor wiped) and is reused later with a fresh key and the next generation. A reader
+ * racing the reuse sees another key or generation and treats it as revoked. The registry
+ * maps ids (index + 1) to records for the UCX server; an id is never given to another
+ * record.
+ */
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct odma_tp_region **reg_all; /* by id - 1 */
+static uint32_t reg_n, reg_cap;
+static struct odma_tp_region *reg_free; /* linked through the first 8 bytes of the key */
+
+#define REG_SIZE ((sizeof(struct odma_tp_region) + 63) & ~(size_t)63)
+
+static struct odma_tp_region *reg_new_locked(void)
+{
+	struct odma_tp_region *r;
+
+	if (reg_n == reg_cap) {
+		uint32_t cap = reg_cap ? reg_cap * 2 : 16;
+		void *p = realloc(reg_all, cap * sizeof(*reg_all));
+
+		if (p == NULL)
+			return NULL;
+		reg_all = p;
+		reg_cap = cap;
+	}
+	r = aligned_alloc(64, REG_SIZE);
+	if (r == NULL)
+		return NULL;
+	memset(r, 0, sizeof(*r));
+	r->id = ++reg_n;
+	reg_all[r->id - 1] = r;
+	return r;
+}
+
+struct odma_tp_region *odma_tp_region_add(uint64_t addr, uint64_t len, uint32_t perms)
+{
+	struct odma_tp_region *r;
+	uint32_t gen = 0, id;
+
+	uint8_t key[16];
+
+	if (getrandom(key, sizeof(key), 0) != sizeof(key))
+		return NULL;
+	/* under the lock: the UCX server reads records (under it) at any time */
+	pthread_mutex_lock(&reg_lock);
+	r = reg_free;
+	if (r != NULL) {
+		memcpy(&reg_free, r->hdr.key, sizeof(reg_free));
+		gen = r->hdr.generation;
+	} else {
+		r = reg_new_locked();
+	}
+	if (r != NULL) {
+		id = r->id;
+		memset(r, 0, sizeof(*r));
+		r->id = id;
+		r->hdr.generation = gen + 1 != 0 ? gen + 1 : 1;
+		r->addr = addr;
+		r->len = len;
+		r->perms = perms;
+		memcpy(r->hdr.key, key, sizeof(key));
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return r;
+}
+
+void odma_tp_region_publish(struct odma_tp_region *reg, const void *issued, size_t len)
+{
+	if (len > sizeof(reg->issued))
+		len = sizeof(reg->issued);
+	pthread_mutex_lock(&reg_lock);
+	memcpy(reg->issued, issued, len);
+	reg->issued_len = (uint32_t)len;
+	reg->hdr.magic = ODMA_TP_REGION_MAGIC;
+	__atomic_store_n(&reg->hdr.alive, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&reg_lock);
+	for (int k = 0; k < ODMA_TP_KINDS; k++)
+		if (tp_table[k] != NULL && tp_table[k]->region_added != NULL)
+			tp_table[k]->region_added(reg);
+}
+
+void odma_tp_region_revoke(struct odma_tp_region *reg)
+{
+	/* the registry lock orders the revocation before any later check of the UCX server */
+	pthread_mutex_lock(&reg_lock);
+	__atomic_store_n(&reg->hdr.alive, 0, __ATOMIC_SEQ_CST);
+	memset(reg->hdr.key, 0, sizeof(reg->hdr.key));
+	memset(reg->issued, 0, sizeof(reg->issued));
+	reg->issued_len = 0;
+	memcpy(reg->hdr.key, &reg_free, sizeof(reg_free));
+	reg_free = reg;
+	pthread_mutex_unlock(&reg_lock);
+	for (int k = 0; k < ODMA_TP_KINDS; k++)
+		if (tp_table[k] != NULL && tp_table[k]->region_revoked != NULL)
+			tp_table[k]->region_revoked(reg);
+}
+
+/* Constant-time key comparison: a forger learns nothing from the time a refusal takes. */
+static bool key_eq(const uint8_t *a, const uint8_t *b)
+{
+	uint8_t d = 0;
+
+	for (int i = 0; i < 16; i++)
+		d |= (uint8_t)(a[i] ^ b[i]);
+	return d == 0;
+}
+
+static doca_error_t reg_check_locked(const struct odma_tp_region *r, const uint8_t key[16],
+                                     uint32_t generation, uint64_t addr, uint64_t len,
+                                     uint32_t perm)
+{
+	if (r->hdr.magic != ODMA_TP_REGION_MAGIC || r->hdr.alive != 1 ||
+	    r->hdr.generation != generation || !key_eq(r->hdr.key, key))
+		return DOCA_ERROR_INVALID_VALUE; /* unknown, revoked or forged */
+	if (addr < r->addr || len > r->len || addr - r->addr > r->len - len)
+		return DOCA_ERROR_INVALID_VALUE; /* outside the export */
+	if ((perm & ~r->perms) != 0)
+		return DOCA_ERROR_NOT_PERMITTED;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t generation,
+                                  uint64_t addr, uint64_t len, uint32_t perm, void **local)
+{
+	doca_error_t r = DOCA_ERROR_INVALID_VALUE;
+
+	pthread_mutex_lock(&reg_lock);
+	if (id >= 1 && id <= reg_n) {
+		r = reg_check_locked(reg_all[id - 1], key, generation, addr, len, perm);
+		if (r == DOCA_SUCCESS)
+			*local = (void *)(uintptr_t)addr;
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return r;
+}
+
+size_t odma_tp_region_issued(uint64_t id, const uint8_t key[16], uint32_t generation, uint8_t *out)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&reg_lock);
+	if (id >= 1 && id <= reg_n) {
+		const struct odma_tp_region *r = reg_all[id - 1];
+
+		if (r->hdr.magic == ODMA_TP_REGION_MAGIC && r->hdr.alive == 1 &&
+		    r->hdr.generation == generation && key_eq(r->hdr.key, key)) {
+			n = r->issued_len;
+			memcpy(out, r->issued, n);
+		}
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return n;
+}
+
+/* ---- wrappers ---- */
+
+doca_error_t odma_tp_attach(const struct odma_tp_ops *ops, const struct odma_tp_reach *r,
+                            struct odma_tp_remote *rm, uint8_t *issued, size_t *issued_len)
+{
+	memset(rm, 0, sizeof(*rm));
+	rm->ops = ops;
+	rm->pid = r->pid;
+	rm->perms = r->perms;
+	rm->addr = r->addr;
+	rm->len = r->len;
+	rm->record_addr = r->record_addr;
+	rm->region_id = r->region_id;
+	memcpy(rm->key, r->key, sizeof(rm->key));
+	rm->generation = r->generation;
+	atomic_init(&rm->failed, false);
+	return ops->attach(r, rm, issued, issued_len);
+}
+
+void odma_tp_detach(struct odma_tp_remote *rm)
+{
+	if (rm->ops != NULL)
+		rm->ops->detach(rm);
+	rm->ops = NULL;
+}
+
+static const struct odma_tp_ops *tp_net(void)
+{
+	return tp_table[ODMA_TP_UCX];
+}
+
+doca_error_t odma_tp_listen(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
+                            void *arg, void **listener)
+{
+	const struct odma_tp_ops *t = tp_net();
+
+	if (t == NULL || t->listen == NULL)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	return t->listen(addr, port, on_accept, arg, listener);
+}
+
+void odma_tp_listen_close(void *listener)
+{
+	if (tp_net() != NULL && listener != NULL)
+		tp_net()->listen_close(listener);
+}
+
+doca_error_t odma_tp_connect(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
+                             struct odma_tp_ep **ep)
+{
+	const struct odma_tp_ops *t = tp_net();
+
+	if (t == NULL || t->connect == NULL)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	return t->connect(addr, port, cbs, ep);
+}
+
+/* An endpoint exists only where odma_tp_connect/listen made one: the ops are set. */
+void odma_tp_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs)
+{
+	tp_net()->ep_set_cbs(ep, cbs);
+}
+
+doca_error_t odma_tp_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
+                             odma_tp_send_done_fn *done, void *arg)
+{
+	return tp_net()->ep_send(ep, bytes, len, imm, done, arg);
+}
+
+doca_error_t odma_tp_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach *r,
+                               struct odma_tp_remote *rm)
+{
+	if (tp_net() == NULL || tp_net()->ep_attach == NULL)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	memset(rm, 0, sizeof(*rm));
+	rm->ops = tp_net();
+	return tp_net()->ep_attach(ep, r, rm);
+}
+
+void odma_tp_ep_close(struct odma_tp_ep *ep)
+{
+	tp_net()->ep_close(ep);
+}

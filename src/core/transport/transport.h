@@ -1,0 +1,419 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The transport module's face: everything that crosses from one process to another.
+ *
+ * A *transport* reaches the memory, and carries the messages, of another process: the
+ * process transport (CMA, process_vm_readv/writev: both sides share a kernel and a PID
+ * namespace) and the UCX transport (TCP between namespaces or machines; RDMA where a NIC
+ * exists). The module owns:
+ *
+ *  - what an export descriptor carries for an importer (struct odma_tp_reach), and how an
+ *    importer decides which transport reaches the exporter (odma_tp_choose);
+ *  - exporter-side records of what was exported (struct odma_tp_region): the authority that
+ *    every remote access is checked against (range, permission, revocation), whatever the
+ *    importer sends;
+ *  - importer-side attachments of a remote region (struct odma_tp_remote): liveness, and
+ *    ASYNCHRONOUS get/put of byte ranges (struct odma_tp_io) whose completion is a callback
+ *    on a transport thread (a network transfer cannot be a synchronous copy);
+ *  - connection-oriented endpoints to a peer address (listen/connect, as RDMA CM gives),
+ *    messages with an immediate value, and get/put against a peer's registered regions
+ *    over such an endpoint (what DOCA RDMA and Comch across machines need).
+ *
+ * Layering: core/transport sits below core/memory (memory.h includes this face) and above
+ * core/config and core/log. It knows nothing of mmaps, bufs, tasks or engines.
+ *
+ * Adding a transport: one file in this folder defining a `const struct odma_tp_ops`, one
+ * value in enum odma_tp_kind (before ODMA_TP_KINDS), one row in tp_table[] (transport.c).
+ *
+ * Object diagram and call order
+ *
+ *   exporter                                  importer
+ *   --------                                  --------
+ *   odma_tp_region_add(addr,len,perms)  ->    (descriptor bytes travel out of band)
+ *     region id, key, generation              odma_tp_choose(reach) -> transport
+ *   odma_tp_reach_self(&reach)                odma_tp_attach(transport, reach, region)
+ *     (packed into the descriptor)              -> struct odma_tp_remote
+ *                                             odma_tp_io_start(remote, io)  (any thread)
+ *   served by the transport's own thread        ... io->done(io, status) later
+ *   (the application calls nothing)           odma_tp_detach(remote)
+ *   odma_tp_region_revoke(region)
+ *     -> later accesses fail at the exporter
+ *
+ *   endpoints (RDMA, Comch across machines):
+ *   odma_tp_listen(addr:port, on_accept) | odma_tp_connect(addr:port) -> struct odma_tp_ep
+ *   odma_tp_ep_send(ep, bytes, imm, done); on_recv(ep, bytes, imm) on the transport thread
+ *   odma_tp_ep_attach(ep, region id, key) -> struct odma_tp_remote, then odma_tp_io_start
+ *   odma_tp_ep_close(ep): every io and send in flight completes with IO_FAILED first
+ *
+ * Threading: every function here may be called from any thread unless it says otherwise;
+ * completion callbacks (io->done, send done, on_recv, on_accept, on_close) run on a transport
+ * thread (UCX: its service thread; process: the calling thread, before io_start returns),
+ * must not block and must not call odma_tp_* functions that wait (detach, close, revoke).
+ *
+ * Failures: every io started completes exactly once. A peer that died, a link that went
+ * down or a peer that stopped answering completes every io in flight with
+ * DOCA_ERROR_IO_FAILED within odma_tp_timeout_ms() (ODMA_TRANSPORT_TIMEOUT_MS), never
+ * later; a put that did not fully land is never reported done.
+ */
+#ifndef ODMA_CORE_TRANSPORT_H_
+#define ODMA_CORE_TRANSPORT_H_
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <doca_compat.h>
+#include <doca_error.h>
+
+/* The transports, in the order odma_tp_choose prefers them. */
+enum odma_tp_kind {
+	ODMA_TP_PROCESS = 0, /* CMA: one kernel, one PID namespace */
+	ODMA_TP_UCX = 1,     /* UCX: TCP between namespaces or machines; RDMA where it exists */
+	ODMA_TP_KINDS
+};
+
+/* Access rights of a region, checked by the exporter on every request. */
+enum odma_tp_perm {
+	ODMA_TP_READ = 1u << 0,  /* a peer may get bytes */
+	ODMA_TP_WRITE = 1u << 1, /* a peer may put bytes */
+};
+
+/* Largest transport address a descriptor carries (a UCX TCP worker address is ~121 bytes). */
+#define ODMA_TP_ADDR_MAX 512
+
+/*
+ * What an importer needs to reach an exporter, packed into the export descriptor by
+ * core/memory (export_desc.c) and decoded from it. Untrusted on the importer side: the
+ * exporter validates every request against its region records.
+ */
+struct odma_tp_reach {
+	uint64_t pidns;       /* inode of the exporter's PID namespace (/proc/self/ns/pid) */
+	uint8_t boot_id[16];  /* /proc/sys/kernel/random/boot_id of the exporter's kernel */
+	uint32_t pid;         /* exporter pid, in its own PID namespace */
+	uint64_t start_time;  /* /proc/<pid>/stat field 22: a reused pid is detected */
+	uint64_t addr, len;   /* the exported range, in the exporter's address space */
+	uint32_t perms;       /* enum odma_tp_perm */
+	uint64_t record_addr; /* the region record's address in the exporter (process) */
+	uint32_t region_id;   /* the region record's id in the exporter (UCX server) */
+	uint8_t key[16];      /* random key of the region; a request must present it */
+	uint32_t generation;  /* of the region record when it was exported */
+	uint16_t net_len;     /* bytes of addr used; 0: the exporter offers no network reach */
+	uint8_t net_addr[ODMA_TP_ADDR_MAX]; /* UCX worker address of the exporter */
+};
+
+/* The part of a region record the process transport reads before every move. */
+struct odma_tp_region_hdr {
+	uint64_t magic; /* ODMA_TP_REGION_MAGIC while the record is in use */
+	uint8_t key[16];
+	uint32_t alive;      /* 1 while the export stands; 0 once revoked (seq_cst) */
+	uint32_t generation; /* 1 for a new record, +1 each time it is reused */
+};
+#define ODMA_TP_REGION_MAGIC 0x4f444d415245434fULL /* "ODMARECO" */
+
+/* Largest descriptor a region keeps a copy of (the importer must present exactly it). */
+#define ODMA_TP_ISSUED_MAX 768
+
+/*
+ * The exporter-side record of one exported region, in the exporter's own memory: the
+ * authority for every remote access. The process transport's importers read it with
+ * process_vm_readv (its address is the descriptor's record address); the UCX server
+ * looks it up by @id.
+ */
+struct odma_tp_region {
+	struct odma_tp_region_hdr hdr;
+	uint64_t addr; /* exported range */
+	uint64_t len;
+	uint32_t perms;      /* enum odma_tp_perm */
+	uint32_t id;         /* index + 1 in the exporter's registry (never reused for another) */
+	uint32_t issued_len; /* bytes of issued */
+	uint32_t pad;
+	uint8_t issued[ODMA_TP_ISSUED_MAX]; /* the descriptor handed out for this region */
+};
+
+/*
+ * The importer's attachment to one remote region. The generic part is filled by
+ * odma_tp_attach; a transport keeps its own state behind @priv.
+ */
+struct odma_tp_remote {
+	const struct odma_tp_ops *ops;
+	uint32_t pid;         /* exporter (process transport) */
+	uint32_t perms;       /* enum odma_tp_perm granted by the export */
+	uint64_t addr, len;   /* the exporter's range */
+	uint64_t record_addr; /* exporter's region record (process transport) */
+	uint32_t region_id;   /* exporter's region id (UCX) */
+	uint8_t key[16];
+	uint32_t generation;
+	atomic_bool failed; /* a failure was logged: later ones stay quiet */
+	void *priv;         /* the transport's */
+};
+
+struct odma_tp_io;
+/* Completion of one io: any transport thread, exactly once per started io. */
+typedef void odma_tp_io_done_fn(struct odma_tp_io *io, doca_error_t status);
+
+/*
+ * One asynchronous transfer: @len bytes between local memory @local and the exporter's
+ * address @remote_addr (inside the attached region). Owned by the caller until done runs.
+ */
+struct odma_tp_io {
+	struct odma_tp_remote *remote;
+	bool write; /* put (local -> remote) when true, get otherwise */
+	void *local;
+	uint64_t remote_addr;
+	uint64_t len;
+	odma_tp_io_done_fn *done;
+	void *arg;               /* the caller's */
+	uint64_t tp_priv[6];     /* the transport's, while in flight */
+	struct odma_tp_io *next; /* the transport's queue, while in flight */
+};
+
+/* A connection to one peer (RDMA, Comch across machines). */
+struct odma_tp_ep;
+
+/* Endpoint callbacks, on a transport thread. */
+struct odma_tp_ep_cbs {
+	/* A message arrived: @bytes valid only during the call; @imm its immediate value. */
+	void (*on_recv)(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
+	                void *arg);
+	/* The connection is gone (peer closed, died, link down, timeout); no call after it. */
+	void (*on_close)(struct odma_tp_ep *ep, doca_error_t why, void *arg);
+	void *arg;
+};
+
+/* Completion of one send (exactly once: DOCA_SUCCESS or DOCA_ERROR_IO_FAILED). */
+typedef void odma_tp_send_done_fn(void *arg, doca_error_t status);
+
+/* A listener's accept callback: keep @ep (set its callbacks) or close it. */
+typedef void odma_tp_accept_fn(struct odma_tp_ep *ep, void *arg);
+
+/*
+ * One transport. Required members are marked; an optional member left NULL means the
+ * transport lacks the feature (the wrappers below return DOCA_ERROR_NOT_SUPPORTED).
+ */
+struct odma_tp_ops {
+	const char *name; /* "process", "ucx" */
+	enum odma_tp_kind kind;
+
+	/*
+	 * Optional: whether the transport can run in this process (library present, worker
+	 * created). false with *@why set otherwise (doca_caps reports it).
+	 */
+	bool (*available)(const char **why);
+
+	/* Required: fills the parts of @r this transport provides for an importer. */
+	doca_error_t (*reach_self)(struct odma_tp_reach *r);
+
+	/* Optional: the exporter added / revoked a region (a transport serving it remotely). */
+	void (*region_added)(struct odma_tp_region *reg);
+	void (*region_revoked)(struct odma_tp_region *reg);
+
+	/*
+	 * Required: attaches to a remote region described by @r: checks the exporter knows it
+	 * (alive, same key and generation), fills @rm, and copies the descriptor the exporter
+	 * issued for it into @issued (ODMA_TP_ISSUED_MAX bytes; *@issued_len its length) so the
+	 * caller can insist on byte equality. NOT_PERMITTED (the kernel or the
+	 * peer refused), INVALID_VALUE (no such region, revoked, stale), IO_FAILED
+	 * (unreachable: one log line naming the address, error and fix).
+	 */
+	doca_error_t (*attach)(const struct odma_tp_reach *r, struct odma_tp_remote *rm,
+	                       uint8_t *issued, size_t *issued_len);
+	/* Required: drops the attachment; ios in flight complete first (may wait). */
+	void (*detach)(struct odma_tp_remote *rm);
+
+	/*
+	 * Required: starts @io (its remote range lies in the attached region: the caller
+	 * checked; the exporter checks again). Never blocks. DOCA_SUCCESS: io->done runs
+	 * exactly once later (or before the return, on the calling thread, for a synchronous
+	 * transport). An error: the io was not started and done will not run.
+	 */
+	doca_error_t (*io_start)(struct odma_tp_io *io);
+
+	/* Optional endpoints (see the diagram): UCX. */
+	doca_error_t (*listen)(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
+	                       void *arg, void **listener);
+	void (*listen_close)(void *listener);
+	doca_error_t (*connect)(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
+	                        struct odma_tp_ep **ep);
+	void (*ep_set_cbs)(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs);
+	doca_error_t (*ep_send)(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
+	                        odma_tp_send_done_fn *done, void *arg);
+	doca_error_t (*ep_attach)(struct odma_tp_ep *ep, const struct odma_tp_reach *r,
+	                          struct odma_tp_remote *rm);
+	void (*ep_close)(struct odma_tp_ep *ep);
+};
+
+/* ---- selection and configuration ---- */
+
+/*
+ * The transport of @kind, or NULL when it is not built in (UCX without libucx).
+ */
+const struct odma_tp_ops *odma_tp_get(enum odma_tp_kind kind);
+
+/*
+ * Which transport reaches the exporter described by @r from this process: the process
+ * transport when both share a kernel (boot id) and a PID namespace, else UCX when the
+ * descriptor carries a network address; ODMA_TRANSPORT=ucx forces UCX. NULL with *@why
+ * set when none can (the caller logs it, with the fix).
+ */
+const struct odma_tp_ops *odma_tp_choose(const struct odma_tp_reach *r, const char **why);
+
+/*
+ * Whether exports of this process offer a network reach: ODMA_FABRIC is set, or
+ * ODMA_TRANSPORT=ucx. Unset both: the one-kernel behaviour (version-2 descriptors).
+ */
+bool odma_tp_net_wanted(void);
+
+/*
+ * NULL when the network transport (UCX) is built in and usable here; otherwise why not
+ * (doca_caps prints it).
+ */
+const char *odma_tp_net_absent(void);
+
+/*
+ * For doca_caps (exported to the tools as doca_priv_*): the name of transport @i
+ * (0..ODMA_TP_KINDS-1) and a one-line status without starting anything: "built in (UCX
+ * 1.13.1)", or why it is absent. NULL past the last transport.
+ */
+DOCA_STABLE const char *doca_priv_transport_info(unsigned int i, const char **status);
+
+/*
+ * Checks ODMA_TRANSPORT (auto, process, ucx) and ODMA_TRANSPORT_TIMEOUT_MS (1 to 3600000):
+ * DOCA_SUCCESS, or DOCA_ERROR_INVALID_VALUE after one log line naming the variable (the
+ * export or import that reads them then fails).
+ */
+doca_error_t odma_tp_config_check(void);
+
+/* ODMA_TRANSPORT_TIMEOUT_MS (default 5000): the bound on every remote operation. */
+uint32_t odma_tp_timeout_ms(void);
+
+/* This process' kernel and PID namespace (what decides whether CMA reaches a peer). */
+struct odma_tp_ident {
+	uint64_t pidns;      /* inode of /proc/self/ns/pid */
+	uint8_t boot_id[16]; /* /proc/sys/kernel/random/boot_id */
+};
+void odma_tp_identity(struct odma_tp_ident *id);
+
+/* ---- exporter side ---- */
+
+/*
+ * Fills @r with this process' identity (pidns, boot id, pid, start time) and what every
+ * available transport needs to reach it (UCX: its worker address, starting the UCX service
+ * thread on first use). DOCA_SUCCESS, or DOCA_ERROR_NO_MEMORY / DOCA_ERROR_IO_FAILED.
+ * A missing network transport is not an error: net_len stays 0 and is logged once.
+ */
+doca_error_t odma_tp_reach_self(struct odma_tp_reach *r);
+
+/*
+ * A record for the range [addr, addr + len) with @perms, a fresh random key and the next
+ * generation, registered with every transport that serves remote requests. Records are
+ * never returned to malloc (a reader may look at one any time): they are reused.
+ * NULL when out of memory or when getrandom failed.
+ */
+struct odma_tp_region *odma_tp_region_add(uint64_t addr, uint64_t len, uint32_t perms);
+
+/* Publishes @reg (alive 1) with the descriptor issued for it (copied, <= ISSUED_MAX). */
+void odma_tp_region_publish(struct odma_tp_region *reg, const void *issued, size_t len);
+
+/*
+ * Revokes @reg: alive 0, key wiped; later requests of every importer fail at the exporter.
+ * Requests already being served finish. The record goes back to the pool.
+ */
+void odma_tp_region_revoke(struct odma_tp_region *reg);
+
+/*
+ * The exporter's check of one request, the rule every transport's server applies: the
+ * region @id exists, is alive, has @key and @generation, and [addr, addr + len) lies inside
+ * it with @perm granted. DOCA_SUCCESS, DOCA_ERROR_NOT_PERMITTED (permission) or
+ * DOCA_ERROR_INVALID_VALUE (unknown region, revoked, bad key, out of range). Sets
+ * *@local to the address to serve when it succeeds.
+ */
+doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t generation,
+                                  uint64_t addr, uint64_t len, uint32_t perm, void **local);
+
+/* ---- importer side ---- */
+
+/* Attaches through @ops (odma_tp_choose's answer); see odma_tp_ops.attach. */
+doca_error_t odma_tp_attach(const struct odma_tp_ops *ops, const struct odma_tp_reach *r,
+                            struct odma_tp_remote *rm, uint8_t *issued, size_t *issued_len);
+
+/* Detaches (ios in flight complete first). */
+void odma_tp_detach(struct odma_tp_remote *rm);
+
+/* Starts one io; see odma_tp_ops.io_start. */
+static inline doca_error_t odma_tp_io_start(struct odma_tp_io *io)
+{
+	return io->remote->ops->io_start(io);
+}
+
+/* ---- endpoints ---- */
+
+/*
+ * Listens on @addr:@port (UCX); each connecting peer is handed to @on_accept.
+ * NOT_SUPPORTED (no UCX), IO_FAILED (address in use or not local: logged with the fix).
+ */
+doca_error_t odma_tp_listen(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
+                            void *arg, void **listener);
+void odma_tp_listen_close(void *listener);
+
+/*
+ * Connects to @addr:@port (the peer's listener). The endpoint is usable at once; sends
+ * queue until it is up. NOT_SUPPORTED, IO_FAILED (one log line naming address, error, fix).
+ */
+doca_error_t odma_tp_connect(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
+                             struct odma_tp_ep **ep);
+void odma_tp_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs);
+
+/*
+ * Sends @len bytes with immediate @imm; the bytes are copied before the return. done runs
+ * exactly once. IO_FAILED when the endpoint is closed; NO_MEMORY.
+ */
+doca_error_t odma_tp_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
+                             odma_tp_send_done_fn *done, void *arg);
+
+/* Attaches a region the peer registered (odma_tp_region_add), reached over @ep. */
+doca_error_t odma_tp_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach *r,
+                               struct odma_tp_remote *rm);
+
+/* Closes @ep: its ios and sends in flight complete with IO_FAILED, then on_close runs. */
+void odma_tp_ep_close(struct odma_tp_ep *ep);
+
+/* ---- the process transport's synchronous helpers (core/copy's batching mover) ---- */
+
+struct iovec;
+
+/*
+ * Moves every byte the iovec arrays describe to (@write) or from process @pid, resuming
+ * after partial transfers. 0, or the errno that stopped it (EFAULT for a short transfer).
+ */
+int odma_cma_xfer(pid_t pid, bool write, struct iovec *l, int nl, struct iovec *r, int nr);
+
+/* One system call of process_vm_readv/writev; as the kernel returns it. */
+ssize_t odma_cma_call(pid_t pid, bool write, const struct iovec *l, unsigned long nl,
+                      const struct iovec *r, unsigned long nr);
+
+/*
+ * Logs why a move with exporter @rm failed (@err: an errno, or 0 for a revoked export),
+ * once per attachment, naming the cause and, for EPERM, the fixes. DOCA_ERROR_IO_FAILED.
+ */
+doca_error_t odma_cma_fail(const struct odma_tp_remote *rm, int err);
+
+/* Whether the region record @rec read from the exporter still grants @rm. */
+bool odma_cma_record_ok(const struct odma_tp_remote *rm, const struct odma_tp_region_hdr *rec);
+
+/*
+ * Lets any same-user process read this process' memory under Yama ptrace_scope=1 (once per
+ * process; best effort): the software equivalent of exposing a range over PCI.
+ */
+void odma_cma_allow_peers(void);
+
+/*
+ * The line explaining an EPERM/EACCES from process_vm_* or ptrace-guarded access to @pid,
+ * with its fixes, for callers that log it in their own words (Comch, sync events).
+ */
+const char *odma_cma_eperm_fix(void);
+
+#endif /* ODMA_CORE_TRANSPORT_H_ */

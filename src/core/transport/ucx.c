@@ -1,0 +1,365 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The UCX transport: the memory of a process in another PID namespace or on another
+ * machine, over UCX (TCP between namespaces or machines; docs/host-dpu.md).
+ *
+ * One service thread per process owns the UCX worker (thread mode SINGLE: no other thread
+ * calls UCX). It sleeps on the worker's wake-up fd and an eventfd of ours when idle, so an
+ * exporter serves its importers without the application calling anything (over TCP,
+ * nothing moves unless the exporter progresses its worker). Other threads hand it work
+ * through a locked queue and the eventfd.
+ *
+ * No one-sided RMA: over TCP UCX emulates it in software without checking remote ranges,
+ * so an importer sends requests (active messages, ucx_wire.h) and the exporter checks each
+ * against its region records (range, permission, revocation) before a byte moves. A GET or
+ * PUT larger than ODMA_UCX_CHUNK_MAX is cut into chunks, one request each.
+ *
+ * Failures: every request has a deadline (ODMA_TRANSPORT_TIMEOUT_MS); the outstanding list
+ * is in issue order, so the service thread looks only at its head. A peer whose endpoint
+ * fails (it died, the connection broke) fails all its outstanding requests at once. A late
+ * reply finds no request (its slot was freed or reused with another id) and is dropped, so
+ * a failed io never changes afterwards.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <ucp/api/ucp.h>
+
+#include "core/config/config.h"
+#include "core/log/log.h"
+#include "core/transport/ucx_int.h"
+
+ODMA_LOG_REGISTER(ODMA_UCX)
+
+struct odma_tp_ep *odma_ucx_eps;
+struct odma_ucx_state odma_ux = {
+	.lock = PTHREAD_MUTEX_INITIALIZER, .once = PTHREAD_ONCE_INIT, .wfd = -1, .evfd = -1
+};
+
+uint64_t odma_ucx_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void odma_ucx_kick(void)
+{
+	uint64_t one = 1;
+
+	if (write(odma_ux.evfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		ODMA_RATELIMITED_WARN("UCX transport: eventfd write failed: %s", strerror(errno));
+}
+
+/* ---- choosing UCX's transports from real reachability ---- */
+
+/* The local interface whose IPv4 network holds @ip (or that has it); false if none. */
+static bool ucx_iface_for(const char *ip, char *name, size_t cap)
+{
+	struct ifaddrs *ifs, *i;
+	struct in_addr a;
+	bool found = false;
+
+	if (inet_pton(AF_INET, ip, &a) != 1 || getifaddrs(&ifs) != 0)
+		return false;
+	for (i = ifs; i != NULL && !found; i = i->ifa_next) {
+		uint32_t mine, mask;
+
+		if (i->ifa_addr == NULL || i->ifa_netmask == NULL ||
+		    i->ifa_addr->sa_family != AF_INET)
+			continue;
+		mine = ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr.s_addr;
+		mask = ((struct sockaddr_in *)(void *)i->ifa_netmask)->sin_addr.s_addr;
+		if ((mine & mask) == (a.s_addr & mask)) {
+			snprintf(name, cap, "%s", i->ifa_name);
+			found = true;
+		}
+	}
+	freeifaddrs(ifs);
+	return found;
+}
+
+/*
+ * UCX's defaults pick shared memory between two network namespaces of one host and then
+ * hang (its wake-up socket is unreachable): take TCP, on the interface that reaches the
+ * other side (ODMA_FABRIC's network; loopback when only ODMA_TRANSPORT=ucx is set). A
+ * UCX_TLS or UCX_NET_DEVICES of the user's own wins.
+ */
+static void ucx_pick_devices(ucp_config_t *cfg)
+{
+	const char *fabric = odma_config_string("ODMA_FABRIC");
+	char ip[64] = "", dev[IF_NAMESIZE + 8] = "lo";
+	const char *colon;
+
+	if (getenv("UCX_TLS") == NULL)
+		(void)ucp_config_modify(cfg, "TLS", "tcp");
+	if (getenv("UCX_NET_DEVICES") != NULL)
+		return;
+	if (fabric != NULL) {
+		colon = strrchr(fabric, ':');
+		snprintf(ip, sizeof(ip), "%.*s",
+		         (int)(colon ? colon - fabric : (long)strlen(fabric)), fabric);
+		if (!ucx_iface_for(ip, dev, sizeof(dev))) {
+			ODMA_ERR("ODMA_FABRIC=%s: no local interface is on the network of %s, so "
+			         "the "
+			         "other side cannot be reached; give this side an address on that "
+			         "network (ip addr add ...), or fix ODMA_FABRIC",
+			         fabric, ip);
+			return; /* every device: UCX may still find a route */
+		}
+	}
+	(void)ucp_config_modify(cfg, "NET_DEVICES", dev);
+	ODMA_DBG("UCX transport: TLS=tcp on %s", dev);
+}
+
+/* ---- the service thread ---- */
+
+static void *ucx_thread(void *arg)
+{
+	struct pollfd fds[2] = { { .fd = odma_ux.wfd, .events = POLLIN },
+		                 { .fd = odma_ux.evfd, .events = POLLIN } };
+	uint64_t v;
+	bool busy;
+
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&odma_ux.lock);
+		busy = odma_ux.stopping;
+		pthread_mutex_unlock(&odma_ux.lock);
+		if (busy)
+			break;
+		odma_ucx_take_queue();
+		while (ucp_worker_progress(odma_ux.worker) != 0)
+			;
+		odma_ucx_expire();
+		pthread_mutex_lock(&odma_ux.lock);
+		busy = odma_ux.q_head != NULL;
+		pthread_mutex_unlock(&odma_ux.lock);
+		if (busy)
+			continue;
+		if (ucp_worker_arm(odma_ux.worker) == UCS_ERR_BUSY)
+			continue;
+		/* with requests outstanding, wake up to check their deadlines */
+		if (poll(fds, 2, odma_ux.out_head != NULL ? 20 : -1) > 0 &&
+		    (fds[1].revents & POLLIN))
+			(void)!read(odma_ux.evfd, &v, sizeof(v));
+	}
+	return NULL;
+}
+
+static bool ucx_set_handler(unsigned int id, ucp_am_recv_callback_t cb)
+{
+	ucp_am_handler_param_t h = { 0 };
+
+	h.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+	               UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
+	h.id = id;
+	h.cb = cb;
+	h.flags = UCP_AM_FLAG_WHOLE_MSG;
+	return ucp_worker_set_am_recv_handler(odma_ux.worker, &h) == UCS_OK;
+}
+
+static const char *ucx_open(void)
+{
+	ucp_params_t p = { 0 };
+	ucp_worker_params_t wp = { 0 };
+	ucp_config_t *cfg;
+	ucp_address_t *addr;
+	size_t alen;
+
+	if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
+		return "ucp_config_read failed";
+	ucx_pick_devices(cfg);
+	p.field_mask = UCP_PARAM_FIELD_FEATURES;
+	p.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+	if (ucp_init(&p, cfg, &odma_ux.ctx) != UCS_OK) {
+		ucp_config_release(cfg);
+		return "ucp_init failed (no usable UCX transport: check UCX_TLS/UCX_NET_DEVICES)";
+	}
+	ucp_config_release(cfg);
+	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+	wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+	if (ucp_worker_create(odma_ux.ctx, &wp, &odma_ux.worker) != UCS_OK)
+		return "ucp_worker_create failed";
+	if (ucp_worker_get_efd(odma_ux.worker, &odma_ux.wfd) != UCS_OK)
+		return "the UCX worker has no wake-up fd";
+	if (!ucx_set_handler(ODMA_UCX_AM_REQ, odma_ucx_req_am) ||
+	    !ucx_set_handler(ODMA_UCX_AM_REPLY, odma_ucx_reply_am) ||
+	    !ucx_set_handler(ODMA_UCX_AM_MSG, odma_ucx_msg_am))
+		return "cannot set the UCX active message handlers";
+	if (ucp_worker_get_address(odma_ux.worker, &addr, &alen) != UCS_OK)
+		return "cannot get the UCX worker address";
+	if (alen > ODMA_TP_ADDR_MAX) {
+		ucp_worker_release_address(odma_ux.worker, addr);
+		return "the UCX worker address is larger than a descriptor carries (limit UCX_TLS "
+		       "to tcp)";
+	}
+	memcpy(odma_ux.self_addr, addr, alen);
+	odma_ux.self_len = (uint16_t)alen;
+	ucp_worker_release_address(odma_ux.worker, addr);
+	odma_ux.evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (odma_ux.evfd < 0)
+		return "eventfd failed";
+	if (pthread_create(&odma_ux.thread, NULL, ucx_thread, NULL) != 0)
+		return "cannot start the UCX service thread";
+	return NULL;
+}
+
+/*
+ * A child of fork() has no service thread, and UCX's own state (its async thread, memory
+ * hooks) does not survive a fork: a UCX context made in the child hangs. So a child of a
+ * process that used the transport has none (a clear error at its first network export or
+ * import); the parent's objects are abandoned in the child, never freed. Fork before the
+ * first network export or import, or exec.
+ */
+static void ucx_atfork_child(void)
+{
+	pthread_mutex_init(&odma_ux.lock, NULL);
+	odma_ux.up = false;
+	odma_ux.why =
+	        "this process is a fork() child of one that used UCX, and UCX does not survive "
+	        "a fork; fork before the first export or import over the network, or exec";
+	odma_ux.ctx = NULL;
+	odma_ux.worker = NULL;
+	odma_ux.wfd = odma_ux.evfd = -1;
+	odma_ux.q_head = odma_ux.q_tail = NULL;
+	odma_ux.peers = NULL;
+	memset(odma_ux.slot, 0, sizeof(odma_ux.slot));
+	odma_ux.out_head = odma_ux.out_tail = NULL;
+	odma_ux.self_len = 0;
+}
+
+static void ucx_shutdown(void);
+
+static void ucx_start_once(void)
+{
+	static bool atfork;
+
+	if (!atfork) {
+		atfork = true;
+		pthread_atfork(NULL, NULL, ucx_atfork_child);
+	}
+	odma_ux.why = ucx_open();
+	odma_ux.up = odma_ux.why == NULL;
+	if (odma_ux.up)
+		atexit(ucx_shutdown);
+	if (odma_ux.up)
+		ODMA_DBG("UCX transport up: %u-byte worker address", odma_ux.self_len);
+	else
+		ODMA_ERR("UCX transport unavailable: %s; host and DPU sides in different "
+		         "namespaces or machines cannot reach each other",
+		         odma_ux.why);
+}
+
+bool odma_ucx_available(const char **why)
+{
+	pthread_once(&odma_ux.once, ucx_start_once);
+	if (!odma_ux.up && why != NULL)
+		*why = odma_ux.why;
+	return odma_ux.up;
+}
+
+/* ---- the transport's ops ---- */
+
+static doca_error_t ucx_reach_self(struct odma_tp_reach *r)
+{
+	if (!odma_ucx_available(NULL))
+		return DOCA_SUCCESS; /* logged: exports offer no network reach */
+	memcpy(r->net_addr, odma_ux.self_addr, odma_ux.self_len);
+	r->net_len = odma_ux.self_len;
+	return DOCA_SUCCESS;
+}
+
+/* Closes one UCX endpoint and waits for it (this thread owns the worker). */
+static void ucx_close_ep(ucp_ep_h ep)
+{
+	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+		                    .flags = UCP_EP_CLOSE_FLAG_FORCE };
+	void *r = ucp_ep_close_nbx(ep, &prm);
+
+	if (!UCS_PTR_IS_PTR(r))
+		return;
+	while (ucp_request_check_status(r) == UCS_INPROGRESS)
+		ucp_worker_progress(odma_ux.worker);
+	ucp_request_free(r);
+}
+
+/*
+ * At exit: the service thread leaves, then this thread closes every endpoint and frees the
+ * worker and the context, so nothing of UCX is left behind (LeakSanitizer checks it). Requests
+ * still outstanding are dropped with the process.
+ */
+static void ucx_shutdown(void)
+{
+	if (!odma_ux.up)
+		return;
+	pthread_mutex_lock(&odma_ux.lock);
+	odma_ux.stopping = true;
+	pthread_mutex_unlock(&odma_ux.lock);
+	odma_ucx_kick();
+	if (pthread_join(odma_ux.thread, NULL) != 0)
+		return;
+	odma_ux.up = false;
+	for (struct odma_tp_ep *ep = odma_ucx_eps, *next; ep != NULL; ep = next) {
+		next = ep->next;
+		if (ep->peer->ep != NULL)
+			ucx_close_ep(ep->peer->ep);
+		ep->peer->ep = NULL;
+	}
+	for (struct ucx_peer *p = odma_ux.peers; p != NULL; p = p->next)
+		if (p->ep != NULL) {
+			ucx_close_ep(p->ep);
+			p->ep = NULL;
+		}
+	ucp_worker_destroy(odma_ux.worker);
+	ucp_cleanup(odma_ux.ctx);
+	close(odma_ux.evfd);
+}
+
+const char *odma_tp_ucx_version(void)
+{
+	static char line[160];
+
+	snprintf(line, sizeof(line),
+	         "built in (UCX %s: TCP between namespaces or machines, chosen when the exporter "
+	         "is in another kernel or PID namespace, or with ODMA_TRANSPORT=ucx)",
+	         ucp_get_version_string());
+	return line;
+}
+
+const char *odma_tp_net_absent(void)
+{
+	const char *why = NULL;
+
+	return odma_ucx_available(&why) ? NULL : why;
+}
+
+const struct odma_tp_ops odma_tp_ucx = {
+	.name = "ucx",
+	.kind = ODMA_TP_UCX,
+	.available = odma_ucx_available,
+	.reach_self = ucx_reach_self,
+	.attach = odma_ucx_attach,
+	.detach = odma_ucx_detach,
+	.io_start = odma_ucx_io_start,
+	.listen = odma_ucx_listen,
+	.listen_close = odma_ucx_listen_close,
+	.connect = odma_ucx_connect,
+	.ep_set_cbs = odma_ucx_ep_set_cbs,
+	.ep_send = odma_ucx_ep_send,
+	.ep_attach = odma_ucx_ep_attach,
+	.ep_close = odma_ucx_ep_close,
+};

@@ -1,0 +1,150 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Inside core/transport only: the UCX transport's shared state and the helpers its files
+ * share. ucx.c owns the worker and the service thread (configuration, start, exit),
+ * ucx_req.c the importer's requests (chunks, peers, deadlines, replies), ucx_serve.c the
+ * exporter's answers, ucx_ep.c the endpoints. Everything marked "service thread" is touched
+ * by that thread alone; the rest under odma_ux.lock.
+ */
+#ifndef ODMA_CORE_TRANSPORT_UCX_INT_H_
+#define ODMA_CORE_TRANSPORT_UCX_INT_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ucp/api/ucp.h>
+
+#include "core/transport/tp_int.h"
+#include "core/transport/ucx_wire.h"
+
+#define UCX_SLOTS 65536u   /* outstanding requests at most (ids map to slots) */
+#define UCX_OP_DETACH 0xff /* a queued command, not a request: drop an attachment's peer */
+#define UCX_OP_CALL 0xfe   /* a queued command: run fn(fnarg) on the service thread */
+
+struct ucx_peer {
+	struct ucx_peer *next; /* the live peers, by address */
+	ucp_ep_h ep;
+	bool dead;
+	bool timed_out_logged;
+	unsigned int refs;        /* attachments + requests (lock) */
+	struct odma_tp_ep *owner; /* the endpoint it is (listen/connect), NULL for imports */
+	uint16_t alen;
+	uint8_t addr[ODMA_TP_ADDR_MAX];
+};
+
+struct ucx_io;
+
+/* What an ATTACH request waits on (the attaching thread sleeps on cond). */
+struct ucx_waiter {
+	pthread_cond_t cond;
+	bool done;
+	doca_error_t status;
+	struct ucx_peer *peer;
+	uint8_t *issued;
+	size_t issued_len;
+};
+
+struct ucx_chunk {
+	struct ucx_chunk *next, *prev; /* queue, then the outstanding list */
+	uint64_t id;
+	uint8_t op;
+	uint8_t refs; /* the outstanding entry and the send in flight */
+	bool outstanding;
+	struct ucx_io *io;                 /* GET/PUT */
+	struct ucx_waiter *wait;           /* ATTACH */
+	struct ucx_peer *peer;             /* PUT/GET: the io's; ATTACH: resolved by the thread */
+	const struct odma_tp_reach *reach; /* ATTACH */
+	void (*fn)(void *arg);             /* UCX_OP_CALL */
+	void *fnarg;
+	uint8_t *local;
+	uint8_t *bounce; /* PUT: the bytes being sent (ours until the send completes) */
+	uint64_t raddr, len;
+	uint64_t deadline_ns;
+	uint8_t hdr[ODMA_UCX_REQ_LEN];
+};
+
+struct ucx_io {
+	struct odma_tp_io *io;
+	unsigned int live; /* chunks still referenced (service thread) */
+	atomic_uint left;
+	atomic_bool failed;
+	unsigned int n;
+	struct ucx_chunk chunk[];
+};
+
+struct odma_ucx_state {
+	pthread_mutex_t lock;
+	pthread_once_t once;
+	bool up;
+	bool stopping;   /* the process exits: the service thread leaves (lock) */
+	const char *why; /* why the transport is not up */
+	ucp_context_h ctx;
+	ucp_worker_h worker;
+	int wfd, evfd;
+	pthread_t thread;
+	struct ucx_chunk *q_head, *q_tail; /* to post (lock) */
+	struct ucx_peer *peers;            /* live peers (service thread) */
+	/* service thread only */
+	struct ucx_chunk *slot[UCX_SLOTS];
+	struct ucx_chunk *out_head, *out_tail;
+	uint64_t next_id;
+	uint16_t self_len;
+	uint8_t self_addr[ODMA_TP_ADDR_MAX];
+};
+extern struct odma_ucx_state odma_ux;
+
+struct odma_tp_ep {
+	struct odma_tp_ep *next; /* every open endpoint (service thread) */
+	struct ucx_peer *peer;
+	struct odma_tp_ep_cbs cbs;
+	bool gone; /* on_close ran (or close was asked): no callback after it */
+};
+
+extern struct odma_tp_ep *odma_ucx_eps; /* every open endpoint (service thread) */
+
+/* ucx.c */
+uint64_t odma_ucx_now_ns(void);
+void odma_ucx_kick(void);                  /* wakes the service thread */
+bool odma_ucx_available(const char **why); /* starts the transport once */
+
+/* ucx_req.c */
+void odma_ucx_enqueue(struct ucx_chunk *first, struct ucx_chunk *last); /* any thread */
+void odma_ucx_take_queue(void);                                         /* service thread */
+void odma_ucx_expire(void);                                             /* service thread */
+void odma_ucx_chunk_finish(struct ucx_chunk *c, doca_error_t st);
+void odma_ucx_chunk_put(struct ucx_chunk *c);
+void odma_ucx_waiter_done(struct ucx_waiter *w, doca_error_t st);
+void odma_ucx_peer_unref(struct ucx_peer *p);
+void odma_ucx_peer_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status);
+ucs_status_t odma_ucx_reply_am(void *arg, const void *header, size_t header_length, void *data,
+                               size_t length, const ucp_am_recv_param_t *param);
+doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remote *rm,
+                             uint8_t *issued, size_t *issued_len);
+void odma_ucx_detach(struct odma_tp_remote *rm);
+doca_error_t odma_ucx_io_start(struct odma_tp_io *io);
+
+/* ucx_serve.c */
+ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length, void *data,
+                             size_t length, const ucp_am_recv_param_t *param);
+
+/* ucx_ep.c */
+void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why);
+ucs_status_t odma_ucx_msg_am(void *arg, const void *header, size_t header_length, void *data,
+                             size_t length, const ucp_am_recv_param_t *param);
+doca_error_t odma_ucx_listen(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
+                             void *arg, void **listener);
+void odma_ucx_listen_close(void *listener);
+doca_error_t odma_ucx_connect(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
+                              struct odma_tp_ep **ep);
+void odma_ucx_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs);
+doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
+                              odma_tp_send_done_fn *done, void *arg);
+doca_error_t odma_ucx_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach *r,
+                                struct odma_tp_remote *rm);
+void odma_ucx_ep_close(struct odma_tp_ep *ep);
+
+#endif /* ODMA_CORE_TRANSPORT_UCX_INT_H_ */

@@ -1,0 +1,473 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The UCX transport, importer side: requests (attach, get, put) cut into chunks, posted by
+ * the service thread to the exporter's worker; their ids, deadlines and replies; peers (one
+ * endpoint per exporter address) and their failure. See ucx.c for the whole design.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/config/config.h"
+#include "core/log/log.h"
+#include "core/transport/ucx_int.h"
+
+ODMA_LOG_REGISTER(ODMA_UCX)
+
+static void io_chunk_done(struct ucx_chunk *c, doca_error_t st)
+{
+	struct ucx_io *u = c->io;
+
+	if (st != DOCA_SUCCESS)
+		atomic_store(&u->failed, true);
+	if (atomic_fetch_sub(&u->left, 1) == 1) {
+		struct odma_tp_io *io = u->io;
+		bool failed = atomic_load(&u->failed);
+
+		/* the chunks are freed with u once their sends completed (odma_ucx_chunk_put) */
+		io->done(io, failed ? DOCA_ERROR_IO_FAILED : DOCA_SUCCESS);
+	}
+}
+
+void odma_ucx_waiter_done(struct ucx_waiter *w, doca_error_t st)
+{
+	pthread_mutex_lock(&odma_ux.lock);
+	w->status = st;
+	w->done = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&odma_ux.lock);
+}
+
+/* A request is over (reply, failure, timeout): remove it and tell its owner, once. */
+void odma_ucx_chunk_finish(struct ucx_chunk *c, doca_error_t st)
+{
+	if (!c->outstanding)
+		return;
+	c->outstanding = false;
+	odma_ux.slot[c->id % UCX_SLOTS] = NULL;
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		odma_ux.out_head = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
+	else
+		odma_ux.out_tail = c->prev;
+	if (c->op == ODMA_UCX_OP_ATTACH) {
+		if (st != DOCA_SUCCESS && c->peer != NULL) {
+			odma_ucx_peer_unref(c->peer);
+			c->wait->peer = NULL;
+		}
+		odma_ucx_waiter_done(c->wait, st);
+	} else {
+		io_chunk_done(c, st);
+	}
+	odma_ucx_chunk_put(c);
+}
+
+/* Chunks of an io live in its allocation: it is freed when the last one is released. */
+void odma_ucx_chunk_put(struct ucx_chunk *c)
+{
+	if (--c->refs != 0)
+		return;
+	if (c->op == ODMA_UCX_OP_ATTACH) {
+		free(c);
+		return;
+	}
+	if (c->peer != NULL)
+		odma_ucx_peer_unref(c->peer);
+	c->peer = NULL;
+	if (--c->io->live == 0)
+		free(c->io);
+}
+
+static void peer_fail(struct ucx_peer *p, ucs_status_t why)
+{
+	struct ucx_chunk *c = odma_ux.out_head, *next;
+	bool busy = false;
+
+	for (struct ucx_chunk *k = odma_ux.out_head; k != NULL && !busy; k = k->next)
+		busy = k->peer == p;
+	if (!p->dead && !busy) /* an idle peer that went away (it exited): nothing lost */
+		ODMA_DBG("UCX transport: the connection to an idle peer closed (%s)",
+		         ucs_status_string(why));
+	else if (!p->dead)
+		ODMA_ERR("UCX transport: the connection to a peer failed (%s); its requests "
+		         "complete with DOCA_ERROR_IO_FAILED (the peer died or the link is down)",
+		         ucs_status_string(why));
+	p->dead = true;
+	for (; c != NULL; c = next) {
+		next = c->next;
+		if (c->peer == p)
+			odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
+	}
+	if (p->owner != NULL)
+		odma_ucx_ep_gone(p->owner, DOCA_ERROR_IO_FAILED);
+}
+
+void odma_ucx_peer_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+	(void)ep;
+	peer_fail(arg, status);
+}
+
+void odma_ucx_peer_unref(struct ucx_peer *p)
+{
+	bool last;
+
+	pthread_mutex_lock(&odma_ux.lock);
+	last = --p->refs == 0;
+	pthread_mutex_unlock(&odma_ux.lock);
+	if (!last)
+		return;
+	/* only the service thread drops the last reference of a peer with an endpoint */
+	if (p->ep != NULL) {
+		ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+			                    .flags = UCP_EP_CLOSE_FLAG_FORCE };
+		void *r = ucp_ep_close_nbx(p->ep, &prm);
+
+		if (UCS_PTR_IS_PTR(r))
+			ucp_request_free(r);
+	}
+	free(p);
+}
+
+/* The live peer at @addr, or a new endpoint to it (service thread). */
+static struct ucx_peer *peer_get(const uint8_t *addr, uint16_t alen)
+{
+	struct ucx_peer **pp = &odma_ux.peers, *p;
+	ucp_ep_params_t ep = { 0 };
+	ucs_status_t st;
+
+	while ((p = *pp) != NULL) {
+		if (p->dead) { /* unlinked: new attachments get a fresh endpoint */
+			*pp = p->next;
+			odma_ucx_peer_unref(p);
+			continue;
+		}
+		if (p->alen == alen && memcmp(p->addr, addr, alen) == 0)
+			goto found;
+		pp = &p->next;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	p->alen = alen;
+	memcpy(p->addr, addr, alen);
+	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+	                UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep.address = (const ucp_address_t *)p->addr;
+	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+	ep.err_handler.cb = odma_ucx_peer_err_cb;
+	ep.err_handler.arg = p;
+	st = ucp_ep_create(odma_ux.worker, &ep, &p->ep);
+	if (st != UCS_OK) {
+		ODMA_ERR("UCX transport: cannot create an endpoint to the exporter: %s; check that "
+		         "both sides run with the same ODMA_FABRIC network and that it is up",
+		         ucs_status_string(st));
+		free(p);
+		return NULL;
+	}
+	p->refs = 1; /* the list's */
+	p->next = odma_ux.peers;
+	odma_ux.peers = p;
+found:
+	pthread_mutex_lock(&odma_ux.lock);
+	p->refs++;
+	pthread_mutex_unlock(&odma_ux.lock);
+	return p;
+}
+
+static void send_cb(void *request, ucs_status_t status, void *user_data)
+{
+	struct ucx_chunk *c = user_data;
+
+	if (status != UCS_OK)
+		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
+	free(c->bounce);
+	c->bounce = NULL;
+	odma_ucx_chunk_put(c);
+	ucp_request_free(request);
+}
+
+/* Gives @c an id and a slot, and puts it at the tail of the outstanding list. */
+static void chunk_track(struct ucx_chunk *c)
+{
+	c->id = ++odma_ux.next_id;
+	while (odma_ux.slot[c->id % UCX_SLOTS] != NULL)
+		c->id = ++odma_ux.next_id;
+	odma_ux.slot[c->id % UCX_SLOTS] = c;
+	c->outstanding = true;
+	c->refs = 1;
+	c->next = NULL;
+	c->prev = odma_ux.out_tail;
+	if (odma_ux.out_tail != NULL)
+		odma_ux.out_tail->next = c;
+	else
+		odma_ux.out_head = c;
+	odma_ux.out_tail = c;
+	c->deadline_ns = odma_ucx_now_ns() + (uint64_t)odma_tp_timeout_ms() * 1000000ull;
+}
+
+/*
+ * A put's bytes, copied out of the application's memory before the send: UCX then never
+ * reads a buffer the application got back (a put that timed out is reported failed while
+ * UCX may still be sending), and memory the application unmapped fails the task instead of
+ * the process. false when the copy could not be made.
+ */
+static bool chunk_bounce(struct ucx_chunk *c)
+{
+	c->bounce = malloc(c->len);
+	if (c->bounce != NULL && odma_ucx_safe_copy(c->bounce, c->local, c->len) == 0)
+		return true;
+	free(c->bounce);
+	c->bounce = NULL;
+	return false;
+}
+
+/* Posts one request (service thread). */
+static void chunk_post(struct ucx_chunk *c)
+{
+	struct odma_ucx_req q = { 0 };
+	ucp_request_param_t prm = { 0 };
+	const struct odma_tp_remote *rm = c->io ? c->io->io->remote : NULL;
+	void *r;
+
+	if (c->op == ODMA_UCX_OP_ATTACH && c->peer == NULL) /* else: over a given endpoint */
+		c->peer = peer_get(c->reach->net_addr, c->reach->net_len);
+	if (c->op == ODMA_UCX_OP_ATTACH)
+		c->wait->peer = c->peer;
+	chunk_track(c);
+	if (c->peer == NULL || c->peer->dead || (c->op == ODMA_UCX_OP_PUT && !chunk_bounce(c))) {
+		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
+		return;
+	}
+	q.op = c->op;
+	q.id = c->id;
+	q.addr = c->raddr;
+	q.len = c->op == ODMA_UCX_OP_ATTACH ? 0 : c->len;
+	if (rm != NULL) {
+		q.region_id = rm->region_id;
+		q.generation = rm->generation;
+		memcpy(q.key, rm->key, 16);
+	} else {
+		q.region_id = c->reach->region_id;
+		q.generation = c->reach->generation;
+		memcpy(q.key, c->reach->key, 16);
+	}
+	odma_ucx_req_encode(&q, c->hdr);
+	prm.op_attr_mask =
+	        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+	prm.cb.send = send_cb;
+	prm.user_data = c;
+	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+	c->refs++; /* the send's */
+	r = ucp_am_send_nbx(c->peer->ep, ODMA_UCX_AM_REQ, c->hdr, sizeof(c->hdr), c->bounce,
+	                    c->op == ODMA_UCX_OP_PUT ? c->len : 0, &prm);
+	if (UCS_PTR_IS_PTR(r))
+		return;
+	if (UCS_PTR_IS_ERR(r))
+		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
+	free(c->bounce);
+	c->bounce = NULL;
+	odma_ucx_chunk_put(c);
+}
+
+/* Requests past their deadline fail (the list is in issue order: only its head). */
+void odma_ucx_expire(void)
+{
+	uint64_t now = odma_ucx_now_ns();
+
+	while (odma_ux.out_head != NULL && odma_ux.out_head->deadline_ns <= now) {
+		struct ucx_chunk *c = odma_ux.out_head;
+
+		if (c->peer != NULL && !c->peer->timed_out_logged) {
+			c->peer->timed_out_logged = true;
+			ODMA_ERR("UCX transport: a peer did not answer within %u ms "
+			         "(ODMA_TRANSPORT_TIMEOUT_MS); its requests complete with "
+			         "DOCA_ERROR_IO_FAILED (the peer hangs, or the link is down)",
+			         odma_tp_timeout_ms());
+		}
+		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
+	}
+}
+
+static void reply_got(struct ucx_chunk *c, const struct odma_ucx_reply *r, const void *data)
+{
+	doca_error_t st = r->status == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
+
+	if (c->op == ODMA_UCX_OP_ATTACH) {
+		if (r->status == DOCA_SUCCESS && r->len <= ODMA_TP_ISSUED_MAX) {
+			memcpy(c->wait->issued, data, r->len);
+			c->wait->issued_len = r->len;
+		}
+		odma_ucx_chunk_finish(c, r->status == DOCA_SUCCESS ? DOCA_SUCCESS
+		                                                   : (doca_error_t)r->status);
+		return;
+	}
+	if (r->status != DOCA_SUCCESS && !atomic_exchange(&c->io->io->remote->failed, true))
+		ODMA_ERR("UCX transport: the exporter refused a %s of %llu bytes at 0x%llx: %s "
+		         "(revoked export, or outside its range or permissions)",
+		         c->op == ODMA_UCX_OP_GET ? "read" : "write", (unsigned long long)c->len,
+		         (unsigned long long)c->raddr,
+		         doca_error_get_name((doca_error_t)r->status));
+	if (st == DOCA_SUCCESS && c->op == ODMA_UCX_OP_GET &&
+	    (r->len != c->len || odma_ucx_safe_copy(c->local, data, c->len) != 0))
+		st = DOCA_ERROR_IO_FAILED;
+	odma_ucx_chunk_finish(c, st);
+}
+
+ucs_status_t odma_ucx_reply_am(void *arg, const void *header, size_t header_length, void *data,
+                               size_t length, const ucp_am_recv_param_t *param)
+{
+	struct odma_ucx_reply r;
+	struct ucx_chunk *c;
+
+	(void)arg;
+	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
+	    odma_ucx_reply_decode(header, header_length, length, &r) != DOCA_SUCCESS)
+		return UCS_OK;
+	c = odma_ux.slot[r.id % UCX_SLOTS];
+	if (c == NULL || c->id != r.id || c->op != r.op || !c->outstanding)
+		return UCS_OK; /* late (timed out) or forged: dropped */
+	reply_got(c, &r, data);
+	return UCS_OK;
+}
+
+void odma_ucx_take_queue(void)
+{
+	struct ucx_chunk *c;
+
+	pthread_mutex_lock(&odma_ux.lock);
+	c = odma_ux.q_head;
+	odma_ux.q_head = odma_ux.q_tail = NULL;
+	pthread_mutex_unlock(&odma_ux.lock);
+	while (c != NULL) {
+		struct ucx_chunk *next = c->next;
+
+		if (c->op == UCX_OP_DETACH) {
+			odma_ucx_peer_unref(c->peer);
+			free(c);
+		} else if (c->op == UCX_OP_CALL) {
+			c->fn(c->fnarg);
+			free(c);
+		} else {
+			chunk_post(c);
+		}
+		c = next;
+	}
+}
+
+void odma_ucx_enqueue(struct ucx_chunk *first, struct ucx_chunk *last)
+{
+	pthread_mutex_lock(&odma_ux.lock);
+	if (odma_ux.q_tail != NULL)
+		odma_ux.q_tail->next = first;
+	else
+		odma_ux.q_head = first;
+	odma_ux.q_tail = last;
+	pthread_mutex_unlock(&odma_ux.lock);
+	odma_ucx_kick();
+}
+
+doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remote *rm,
+                             uint8_t *issued, size_t *issued_len)
+{
+	struct ucx_chunk *c = calloc(1, sizeof(*c));
+	struct ucx_waiter w = { .status = DOCA_ERROR_IO_FAILED, .issued = issued };
+	const char *why = NULL;
+
+	if (c == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	if (!odma_ucx_available(&why)) {
+		free(c);
+		ODMA_ERR("doca_mmap_create_from_export: the exporter runs in another namespace or "
+		         "machine and the UCX transport is unavailable: %s",
+		         why);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	pthread_cond_init(&w.cond, NULL);
+	c->op = ODMA_UCX_OP_ATTACH;
+	c->wait = &w;
+	c->reach = r;
+	odma_ucx_enqueue(c, c);
+	pthread_mutex_lock(&odma_ux.lock);
+	while (!w.done) /* bounded: the request times out in the service thread */
+		pthread_cond_wait(&w.cond, &odma_ux.lock);
+	pthread_mutex_unlock(&odma_ux.lock);
+	pthread_cond_destroy(&w.cond);
+	if (w.status != DOCA_SUCCESS) {
+		const char *fabric = odma_config_string("ODMA_FABRIC");
+
+		ODMA_ERR("doca_mmap_create_from_export: the exporter (pid %u in its namespace) %s "
+		         "over UCX%s%s: %s",
+		         r->pid,
+		         w.status == DOCA_ERROR_IO_FAILED ? "cannot be reached"
+		                                          : "refused the import",
+		         fabric ? " (ODMA_FABRIC=" : "", fabric ? fabric : "",
+		         w.status == DOCA_ERROR_IO_FAILED
+		                 ? "check the link and that the exporter runs with the same "
+		                   "ODMA_FABRIC, or raise ODMA_TRANSPORT_TIMEOUT_MS"
+		                 : "the export was revoked, or the descriptor is forged; export "
+		                   "again");
+		return w.status == DOCA_ERROR_IO_FAILED ? DOCA_ERROR_IO_FAILED
+		                                        : DOCA_ERROR_INVALID_VALUE;
+	}
+	*issued_len = w.issued_len;
+	rm->priv = w.peer;
+	return DOCA_SUCCESS;
+}
+
+void odma_ucx_detach(struct odma_tp_remote *rm)
+{
+	struct ucx_peer *p = rm->priv;
+	struct ucx_chunk *c;
+
+	if (p == NULL)
+		return;
+	rm->priv = NULL;
+	/* the service thread drops the reference: closing an endpoint is its business */
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return; /* the peer stays referenced: a leak, never a use after free */
+	c->op = UCX_OP_DETACH;
+	c->peer = p;
+	odma_ucx_enqueue(c, c);
+}
+
+doca_error_t odma_ucx_io_start(struct odma_tp_io *io)
+{
+	unsigned int n = (unsigned int)((io->len + ODMA_UCX_CHUNK_MAX - 1) / ODMA_UCX_CHUNK_MAX);
+	struct ucx_io *u = calloc(1, sizeof(*u) + n * sizeof(u->chunk[0]));
+	struct ucx_peer *p = io->remote->priv;
+
+	if (u == NULL || p == NULL || n == 0) {
+		free(u);
+		return DOCA_ERROR_IO_FAILED;
+	}
+	u->io = io;
+	u->n = n;
+	u->live = n;
+	atomic_init(&u->left, n);
+	atomic_init(&u->failed, false);
+	pthread_mutex_lock(&odma_ux.lock);
+	p->refs += n;
+	pthread_mutex_unlock(&odma_ux.lock);
+	for (unsigned int i = 0; i < n; i++) {
+		struct ucx_chunk *c = &u->chunk[i];
+		uint64_t off = (uint64_t)i * ODMA_UCX_CHUNK_MAX;
+
+		c->op = io->write ? ODMA_UCX_OP_PUT : ODMA_UCX_OP_GET;
+		c->io = u;
+		c->peer = p;
+		c->local = (uint8_t *)io->local + off;
+		c->raddr = io->remote_addr + off;
+		c->len = io->len - off < ODMA_UCX_CHUNK_MAX ? io->len - off : ODMA_UCX_CHUNK_MAX;
+		c->next = i + 1 < n ? &u->chunk[i + 1] : NULL;
+	}
+	odma_ucx_enqueue(&u->chunk[0], &u->chunk[n - 1]);
+	return DOCA_SUCCESS;
+}

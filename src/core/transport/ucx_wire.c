@@ -1,0 +1,153 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The UCX transport's wire format and the exporter's checks (ucx_wire.h). No UCX here:
+ * built whether or not UCX is, so the fuzzer and the unit tests drive it directly.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "core/transport/tp_int.h"
+#include "core/transport/ucx_wire.h"
+#include "util/codec.h"
+
+#define REQ_MAGIC 0x514d444fu   /* "ODMQ" */
+#define REPLY_MAGIC 0x524d444fu /* "ODMR" */
+#define WIRE_VERSION 1
+
+void odma_ucx_req_encode(const struct odma_ucx_req *q, uint8_t out[ODMA_UCX_REQ_LEN])
+{
+	memset(out, 0, ODMA_UCX_REQ_LEN);
+	odma_put_le(out, REQ_MAGIC, 4);
+	odma_put_le(out + 4, WIRE_VERSION, 2);
+	out[6] = q->op;
+	odma_put_le(out + 8, q->id, 8);
+	odma_put_le(out + 16, q->region_id, 4);
+	odma_put_le(out + 20, q->generation, 4);
+	memcpy(out + 24, q->key, 16);
+	odma_put_le(out + 40, q->addr, 8);
+	odma_put_le(out + 48, q->len, 8);
+}
+
+void odma_ucx_reply_encode(const struct odma_ucx_reply *r, uint8_t out[ODMA_UCX_REPLY_LEN])
+{
+	memset(out, 0, ODMA_UCX_REPLY_LEN);
+	odma_put_le(out, REPLY_MAGIC, 4);
+	odma_put_le(out + 4, WIRE_VERSION, 2);
+	out[6] = r->op;
+	odma_put_le(out + 8, r->id, 8);
+	odma_put_le(out + 16, (uint32_t)r->status, 4);
+	odma_put_le(out + 20, r->len, 4);
+}
+
+static bool zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != 0)
+			return false;
+	return true;
+}
+
+/* The op against its lengths: only a PUT carries a payload, of exactly its length. */
+static const char *req_check_op(const struct odma_ucx_req *q, size_t data_len)
+{
+	switch (q->op) {
+	case ODMA_UCX_OP_ATTACH:
+		return q->len == 0 && data_len == 0 ? NULL : "an attach request carries a length";
+	case ODMA_UCX_OP_GET:
+		if (data_len != 0)
+			return "a get request carries a payload";
+		break;
+	case ODMA_UCX_OP_PUT:
+		if (data_len != q->len)
+			return "a put request's payload differs from its length";
+		break;
+	default:
+		return "unknown request op";
+	}
+	if (q->len == 0 || q->len > ODMA_UCX_CHUNK_MAX)
+		return "request length is 0 or above the chunk limit";
+	if (q->addr + q->len < q->addr)
+		return "request range wraps around";
+	return NULL;
+}
+
+doca_error_t odma_ucx_req_decode(const void *hdr, size_t hdr_len, size_t data_len,
+                                 struct odma_ucx_req *q, const char **why)
+{
+	const uint8_t *b = hdr;
+	const char *bad = NULL;
+
+	if (hdr == NULL || hdr_len != ODMA_UCX_REQ_LEN)
+		bad = "request header has the wrong size";
+	else if (odma_get_le(b, 4) != REQ_MAGIC || odma_get_le(b + 4, 2) != WIRE_VERSION)
+		bad = "not an odma request (magic or version)";
+	else if (b[7] != 0 || !zero(b + 56, 8))
+		bad = "request reserved bytes are not zero";
+	if (bad == NULL) {
+		memset(q, 0, sizeof(*q));
+		q->op = b[6];
+		q->id = odma_get_le(b + 8, 8);
+		q->region_id = (uint32_t)odma_get_le(b + 16, 4);
+		q->generation = (uint32_t)odma_get_le(b + 20, 4);
+		memcpy(q->key, b + 24, 16);
+		q->addr = odma_get_le(b + 40, 8);
+		q->len = odma_get_le(b + 48, 8);
+		bad = req_check_op(q, data_len);
+	}
+	if (bad != NULL) {
+		*why = bad;
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t odma_ucx_reply_decode(const void *hdr, size_t hdr_len, size_t data_len,
+                                   struct odma_ucx_reply *r)
+{
+	const uint8_t *b = hdr;
+
+	if (hdr == NULL || hdr_len != ODMA_UCX_REPLY_LEN || odma_get_le(b, 4) != REPLY_MAGIC ||
+	    odma_get_le(b + 4, 2) != WIRE_VERSION)
+		return DOCA_ERROR_INVALID_VALUE;
+	r->op = b[6];
+	r->id = odma_get_le(b + 8, 8);
+	r->status = (int32_t)(uint32_t)odma_get_le(b + 16, 4);
+	r->len = (uint32_t)odma_get_le(b + 20, 4);
+	return r->len == data_len ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
+}
+
+int odma_ucx_safe_copy(void *dst, const void *src, size_t len)
+{
+	struct iovec l = { dst, len }, r = { (void *)(uintptr_t)src, len };
+
+	return odma_cma_xfer(getpid(), false, &l, 1, &r, 1);
+}
+
+doca_error_t odma_ucx_req_serve(const struct odma_ucx_req *q, const void *data, void *out,
+                                size_t *out_len)
+{
+	uint32_t perm = q->op == ODMA_UCX_OP_PUT ? ODMA_TP_WRITE : ODMA_TP_READ;
+	void *local = NULL;
+	doca_error_t r;
+
+	*out_len = 0;
+	if (q->op == ODMA_UCX_OP_ATTACH) {
+		*out_len = odma_tp_region_issued(q->region_id, q->key, q->generation, out);
+		return *out_len != 0 ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
+	}
+	r = odma_tp_region_check(q->region_id, q->key, q->generation, q->addr, q->len, perm,
+	                         &local);
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (q->op == ODMA_UCX_OP_GET) {
+		if (odma_ucx_safe_copy(out, local, q->len) != 0)
+			return DOCA_ERROR_IO_FAILED;
+		*out_len = q->len;
+		return DOCA_SUCCESS;
+	}
+	return odma_ucx_safe_copy(local, data, q->len) == 0 ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
+}

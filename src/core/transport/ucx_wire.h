@@ -1,0 +1,90 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Inside core/transport: the requests the UCX transport's importers send to an exporter,
+ * and the exporter's side of them. Over TCP, UCX's own RMA is emulated in software and
+ * checks no remote range, so odma never lets a peer name raw memory: every access is a
+ * request (a UCX active message) that the exporter decodes (odma_ucx_req_decode, pure and
+ * log-free: the fuzzer drives it) and checks against its region records
+ * (odma_ucx_req_serve) before one byte moves.
+ *
+ * Request header (little-endian, fixed 64 bytes):
+ *   0 magic "ODMQ" | 4 version u16 (1) | 6 op u8 | 7 zero u8 | 8 request id u64
+ *   16 region id u32 | 20 generation u32 | 24 key [16] | 40 address u64 | 48 length u64
+ *   56 zero [8]
+ * The payload is the bytes of a PUT (exactly length bytes); empty otherwise.
+ *
+ * Reply header (fixed 24 bytes): 0 magic "ODMR" | 4 version u16 | 6 op u8 | 7 zero u8 |
+ *   8 request id u64 | 16 status i32 (a doca_error_t) | 20 length u32; payload: the bytes
+ *   of a GET, the issued descriptor of an ATTACH.
+ */
+#ifndef ODMA_CORE_TRANSPORT_UCX_WIRE_H_
+#define ODMA_CORE_TRANSPORT_UCX_WIRE_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+#define ODMA_UCX_AM_REQ 11   /* importer -> exporter */
+#define ODMA_UCX_AM_REPLY 12 /* exporter -> importer */
+#define ODMA_UCX_AM_MSG 13   /* endpoint messages (send/receive with immediate) */
+
+#define ODMA_UCX_REQ_LEN 64
+#define ODMA_UCX_REPLY_LEN 24
+#define ODMA_UCX_CHUNK_MAX (256u * 1024) /* largest GET/PUT one request carries */
+
+enum odma_ucx_op {
+	ODMA_UCX_OP_ATTACH = 1, /* check the region, reply with the issued descriptor */
+	ODMA_UCX_OP_GET = 2,
+	ODMA_UCX_OP_PUT = 3,
+};
+
+struct odma_ucx_req {
+	uint8_t op; /* enum odma_ucx_op */
+	uint64_t id;
+	uint32_t region_id;
+	uint32_t generation;
+	uint8_t key[16];
+	uint64_t addr;
+	uint64_t len;
+};
+
+struct odma_ucx_reply {
+	uint8_t op;
+	uint64_t id;
+	int32_t status;
+	uint32_t len;
+};
+
+void odma_ucx_req_encode(const struct odma_ucx_req *q, uint8_t out[ODMA_UCX_REQ_LEN]);
+void odma_ucx_reply_encode(const struct odma_ucx_reply *r, uint8_t out[ODMA_UCX_REPLY_LEN]);
+
+/*
+ * Pure decoder of a request header of @hdr_len bytes with a payload of @data_len bytes
+ * (any bytes are safe). DOCA_SUCCESS, or DOCA_ERROR_INVALID_VALUE with *@why set.
+ */
+doca_error_t odma_ucx_req_decode(const void *hdr, size_t hdr_len, size_t data_len,
+                                 struct odma_ucx_req *q, const char **why);
+
+/* Pure decoder of a reply header; DOCA_SUCCESS or DOCA_ERROR_INVALID_VALUE. */
+doca_error_t odma_ucx_reply_decode(const void *hdr, size_t hdr_len, size_t data_len,
+                                   struct odma_ucx_reply *r);
+
+/*
+ * The exporter's side of one decoded request, against its region records: checks range,
+ * permission, liveness (odma_tp_region_check) and moves the bytes with fault-safe copies
+ * (a range the application unmapped gives IO_FAILED, never a crash). GET: copies into
+ * @out (room for q->len bytes); PUT: writes @data (q->len bytes) into the region; ATTACH:
+ * copies the issued descriptor into @out (ODMA_TP_ISSUED_MAX bytes) and sets *@out_len.
+ * Returns the status the reply carries.
+ */
+doca_error_t odma_ucx_req_serve(const struct odma_ucx_req *q, const void *data, void *out,
+                                size_t *out_len);
+
+/* Copies @len bytes within this process with process_vm_readv (EFAULT-safe); 0 or errno. */
+int odma_ucx_safe_copy(void *dst, const void *src, size_t len);
+
+#endif /* ODMA_CORE_TRANSPORT_UCX_WIRE_H_ */

@@ -1,0 +1,597 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The UCX transport between two processes. The exporter is tests/xproc/ucx_peer (its own
+ * program, host side); this process imports through the DPU device and copies with DOCA
+ * DMA. Two modes:
+ *  - one kernel (no root needed): the peer runs beside us and ODMA_TRANSPORT=ucx forces the
+ *    network path (xproc_ucx_local);
+ *  - two namespaces (tests/xproc/ucx_netns.sh, root): this process runs in its own network
+ *    and PID namespace, the peer in another pair (ODMA_TP_TEST_PEER_NETNS names its
+ *    network namespace; ip netns exec + unshare start it), joined only by a veth pair whose end
+ *    here is ODMA_TP_TEST_VETH (the link-down test sets it down and up again).
+ * Every task must complete exactly once; failures within ODMA_TRANSPORT_TIMEOUT_MS (set
+ * to 1500 by the runners) plus slack; the context must reach IDLE.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_ctx.h>
+#include <doca_dev.h>
+#include <doca_dma.h>
+#include <doca_mmap.h>
+#include <doca_pe.h>
+
+#include "test_util.h"
+#include "xproc_util.h"
+
+#define RLEN (1024 * 1024 + 4096 + 13) /* several transport chunks, an odd tail */
+#define NT 16                          /* tasks of the fault tests */
+#define TLEN (RLEN / NT)
+
+struct imp {
+	pid_t child;
+	int fd;
+	struct doca_dev *dev;
+	struct doca_mmap *remote, *local;
+	struct doca_buf_inventory *inv;
+	struct doca_pe *pe;
+	struct doca_dma *dma;
+	struct doca_ctx *ctx;
+	uint8_t desc[1024];
+	size_t desc_len;
+	uint64_t raddr;
+	unsigned int done;
+	unsigned int calls[NT + 1]; /* callbacks per task index: exactly once each */
+	bool ok[NT + 1];            /* which ones succeeded */
+	unsigned int failed;
+	enum doca_ctx_states state;
+	uint8_t *mem;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void task_cb(struct doca_dma_task_memcpy *t, union doca_data tud, union doca_data cud)
+{
+	struct imp *im = cud.ptr;
+	struct doca_task *task = doca_dma_task_memcpy_as_task(t);
+	const struct doca_buf *s = doca_dma_task_memcpy_get_src(t);
+	struct doca_buf *d = doca_dma_task_memcpy_get_dst(t);
+
+	if (doca_task_get_status(task) != DOCA_SUCCESS)
+		im->failed++;
+	else
+		im->ok[tud.u64 <= NT ? tud.u64 : NT] = true;
+	im->calls[tud.u64 <= NT ? tud.u64 : NT]++;
+	im->done++;
+	doca_buf_dec_refcount((struct doca_buf *)(uintptr_t)s, NULL);
+	doca_buf_dec_refcount(d, NULL);
+	doca_task_free(task);
+}
+
+static void state_cb(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
+                     enum doca_ctx_states next)
+{
+	(void)ctx;
+	(void)prev;
+	((struct imp *)ud.ptr)->state = next;
+}
+
+/* Starts the peer (in its namespaces when asked), with fd 3 our socket. */
+static pid_t spawn_peer(const char *perms, int *fd)
+{
+	const char *peer = getenv("ODMA_TP_TEST_PEER"), *ns = getenv("ODMA_TP_TEST_PEER_NETNS");
+	char size[32];
+	int sv[2];
+	pid_t pid;
+
+	assert_non_null(peer);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	snprintf(size, sizeof(size), "%d", RLEN);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(sv[1], 3);
+		if (ns !=
+		    NULL) /* ip netns exec also mounts that namespace's /sys, which UCX reads */
+			execlp("ip", "ip", "netns", "exec", ns, "unshare", "--pid", "--fork",
+			       "--mount-proc", peer, size, perms, (char *)NULL);
+		execl(peer, peer, size, perms, (char *)NULL);
+		_exit(127);
+	}
+	close(sv[1]);
+	*fd = sv[0];
+	return pid;
+}
+
+static struct imp *imp_start(const char *perms)
+{
+	struct imp *im = calloc(1, sizeof(*im));
+	uint64_t hdr[2];
+
+	assert_non_null(im);
+	im->mem = calloc(1, RLEN);
+	assert_non_null(im->mem);
+	im->child = spawn_peer(perms, &im->fd);
+	assert_true(xu_full_io(im->fd, hdr, sizeof(hdr), false));
+	assert_true(hdr[0] <= sizeof(im->desc));
+	assert_true(xu_full_io(im->fd, im->desc, hdr[0], false));
+	im->desc_len = hdr[0];
+	assert_true(im->desc_len > 104); /* a version-3 descriptor: it carries a UCX address */
+	im->raddr = hdr[1];
+	im->dev = tu_open_pci_or_null("03:00.0");
+	assert_non_null(im->dev);
+	assert_ok(doca_mmap_create_from_export(NULL, im->desc, im->desc_len, im->dev, &im->remote));
+	assert_ok(doca_mmap_create(&im->local));
+	assert_ok(doca_mmap_set_memrange(im->local, im->mem, RLEN));
+	assert_ok(doca_mmap_add_dev(im->local, im->dev));
+	assert_ok(doca_mmap_start(im->local));
+	assert_ok(doca_buf_inventory_create(4 * NT + 4, &im->inv));
+	assert_ok(doca_buf_inventory_start(im->inv));
+	assert_ok(doca_pe_create(&im->pe));
+	assert_ok(doca_dma_create(im->dev, &im->dma));
+	im->ctx = doca_dma_as_ctx(im->dma);
+	assert_ok(doca_ctx_set_state_changed_cb(im->ctx, state_cb));
+	assert_ok(doca_ctx_set_user_data(im->ctx, (union doca_data){ .ptr = im }));
+	assert_ok(doca_dma_task_memcpy_set_conf(im->dma, task_cb, task_cb, 2 * NT));
+	assert_ok(doca_pe_connect_ctx(im->pe, im->ctx));
+	assert_ok(doca_ctx_start(im->ctx));
+	return im;
+}
+
+static char cmd(struct imp *im, char c)
+{
+	char r = 0;
+
+	if (!xu_full_io(im->fd, &c, 1, true) ||
+	    (c != 'X' && c != 'K' && c != 'T' && !xu_full_io(im->fd, &r, 1, false)))
+		return 0;
+	return r;
+}
+
+/* Submits one copy of @len bytes at offset @off: a read from the peer, or a write to it. */
+static doca_error_t submit(struct imp *im, bool to_peer, size_t off, size_t len, uint64_t idx)
+{
+	struct doca_dma_task_memcpy *t;
+	struct doca_buf *rb, *lb;
+	uint8_t *r = (uint8_t *)(uintptr_t)im->raddr + off, *l = im->mem + off;
+	doca_error_t e;
+
+	if (to_peer) {
+		assert_ok(doca_buf_inventory_buf_get_by_data(im->inv, im->local, l, len, &lb));
+		assert_ok(doca_buf_inventory_buf_get_by_addr(im->inv, im->remote, r, len, &rb));
+	} else {
+		assert_ok(doca_buf_inventory_buf_get_by_data(im->inv, im->remote, r, len, &rb));
+		assert_ok(doca_buf_inventory_buf_get_by_addr(im->inv, im->local, l, len, &lb));
+	}
+	assert_ok(doca_dma_task_memcpy_alloc_init(im->dma, to_peer ? lb : rb, to_peer ? rb : lb,
+	                                          (union doca_data){ .u64 = idx }, &t));
+	e = doca_task_submit(doca_dma_task_memcpy_as_task(t));
+	if (e != DOCA_SUCCESS) {
+		doca_buf_dec_refcount(rb, NULL);
+		doca_buf_dec_refcount(lb, NULL);
+		doca_task_free(doca_dma_task_memcpy_as_task(t));
+	}
+	return e;
+}
+
+/* Progresses until @n callbacks ran; fails past @bound_ms. */
+static void wait_done(struct imp *im, unsigned int n, uint64_t bound_ms)
+{
+	uint64_t t0 = now_ms();
+
+	while (im->done < n) {
+		doca_pe_progress(im->pe);
+		assert_true(now_ms() - t0 < bound_ms);
+	}
+}
+
+static uint64_t bound(void)
+{
+	const char *t = getenv("ODMA_TRANSPORT_TIMEOUT_MS");
+
+	return (t ? strtoull(t, NULL, 10) : 5000) + 4000; /* + slack for a loaded machine */
+}
+
+static void imp_stop(struct imp *im, bool peer_alive)
+{
+	int st;
+
+	if (im->state != DOCA_CTX_STATE_IDLE) {
+		doca_error_t r = doca_ctx_stop(im->ctx);
+		uint64_t t0 = now_ms();
+
+		assert_true(r == DOCA_SUCCESS || r == DOCA_ERROR_IN_PROGRESS);
+		while (im->state != DOCA_CTX_STATE_IDLE) {
+			doca_pe_progress(im->pe);
+			assert_true(now_ms() - t0 < bound());
+		}
+	}
+	assert_ok(doca_dma_destroy(im->dma));
+	assert_ok(doca_pe_destroy(im->pe));
+	assert_ok(doca_buf_inventory_destroy(im->inv));
+	assert_ok(doca_mmap_destroy(im->remote));
+	assert_ok(doca_mmap_destroy(im->local));
+	assert_ok(doca_dev_close(im->dev));
+	if (peer_alive) {
+		(void)cmd(im, 'X');
+		assert_int_equal(waitpid(im->child, &st, 0), im->child);
+	}
+	close(im->fd);
+	free(im->mem);
+	free(im);
+}
+
+/* Each task index 0..n-1 had exactly one callback. */
+static void assert_once(const struct imp *im, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(im->calls[i], 1);
+}
+
+static void test_copy_both_ways(void **state)
+{
+	struct imp *im = imp_start("rw");
+	uint8_t *back = malloc(RLEN);
+
+	(void)state;
+	assert_ok(submit(im, false, 0, RLEN, 0));
+	wait_done(im, 1, bound());
+	assert_int_equal(im->failed, 0);
+	for (size_t i = 0; i < RLEN; i++)
+		if (im->mem[i] != xu_pattern(i))
+			fail_msg("byte %zu read from the peer differs", i);
+	for (size_t i = 0; i < RLEN; i++)
+		im->mem[i] = (uint8_t)(i * 13 + 1);
+	assert_ok(submit(im, true, 0, RLEN, 1));
+	wait_done(im, 2, bound());
+	assert_int_equal(im->failed, 0);
+	assert_true(xu_full_io(im->fd, "R", 1, true));
+	assert_true(xu_full_io(im->fd, back, RLEN, false));
+	assert_memory_equal(back, im->mem, RLEN);
+	assert_once(im, 2);
+	free(back);
+	imp_stop(im, true);
+}
+
+static void test_read_only(void **state)
+{
+	struct imp *im = imp_start("ro");
+	struct doca_dma_task_memcpy *t;
+	struct doca_buf *rb, *lb;
+
+	(void)state;
+	assert_ok(doca_buf_inventory_buf_get_by_data(im->inv, im->local, im->mem, 64, &lb));
+	assert_ok(doca_buf_inventory_buf_get_by_addr(im->inv, im->remote,
+	                                             (void *)(uintptr_t)im->raddr, 64, &rb));
+	assert_ok(doca_dma_task_memcpy_alloc_init(im->dma, lb, rb, (union doca_data){ 0 }, &t));
+	assert_int_equal(doca_task_submit(doca_dma_task_memcpy_as_task(t)),
+	                 DOCA_ERROR_NOT_PERMITTED);
+	doca_task_free(doca_dma_task_memcpy_as_task(t));
+	doca_buf_dec_refcount(rb, NULL);
+	doca_buf_dec_refcount(lb, NULL);
+	assert_ok(submit(im, false, 0, 4096, 0)); /* reads still work */
+	wait_done(im, 1, bound());
+	assert_int_equal(im->failed, 0);
+	imp_stop(im, true);
+}
+
+static void test_revoked(void **state)
+{
+	struct imp *im = imp_start("rw");
+	struct doca_mmap *again;
+
+	(void)state;
+	assert_int_equal(cmd(im, 'S'), 'S');
+	assert_ok(submit(im, false, 0, 4096, 0));
+	wait_done(im, 1, bound());
+	assert_int_equal(im->failed, 1);
+	assert_once(im, 1);
+	assert_int_not_equal(
+	        doca_mmap_create_from_export(NULL, im->desc, im->desc_len, im->dev, &again),
+	        DOCA_SUCCESS);
+	imp_stop(im, true);
+}
+
+static void link_set(const char *updown)
+{
+	char c[128];
+
+	snprintf(c, sizeof(c), "ip link set dev %s %s", getenv("ODMA_TP_TEST_VETH"), updown);
+	assert_int_equal(system(c), 0);
+}
+
+/* Makes the fault happen; returns once it has (as far as this side can tell). */
+static void fault_make(struct imp *im, char fault)
+{
+	int st;
+
+	if (fault == 'L') {
+		link_set("down");
+	} else if (fault == 'S') {
+		assert_int_equal(cmd(im, 'S'), 'S');
+	} else {
+		assert_int_equal(cmd(im, fault), 0);
+		if (fault == 'K')
+			assert_int_equal(waitpid(im->child, &st, 0), im->child);
+		else
+			usleep(200 * 1000); /* 'T': the peer stops itself at once */
+	}
+}
+
+/*
+ * Starts NT/2 reads of TLEN bytes, makes @fault happen mid-transfer, starts NT/2 more: each
+ * task completes exactly once within the bound, those started after the fault all fail,
+ * one that succeeded holds all its bytes, and the context reaches IDLE.
+ */
+static void fault_run(char fault)
+{
+	struct imp *im = imp_start("rw");
+	uint64_t t0;
+
+	for (unsigned int i = 0; i < NT / 2; i++)
+		assert_ok(submit(im, false, (size_t)i * TLEN, TLEN, i));
+	fault_make(im, fault);
+	t0 = now_ms();
+	for (unsigned int i = NT / 2; i < NT; i++)
+		assert_ok(submit(im, false, (size_t)i * TLEN, TLEN, i));
+	wait_done(im, NT, bound());
+	assert_true(now_ms() - t0 < bound());
+	assert_once(im, NT);
+	for (unsigned int i = NT / 2; i < NT; i++)
+		assert_false(im->ok[i]);
+	/* nothing half-written reported as done: a task that succeeded holds all its bytes */
+	for (unsigned int i = 0; i < NT; i++)
+		for (size_t k = (size_t)i * TLEN; im->ok[i] && k < (size_t)(i + 1) * TLEN; k++)
+			if (im->mem[k] != xu_pattern(k))
+				fail_msg("task %u succeeded with byte %zu wrong", i, k);
+	if (fault == 'L')
+		link_set("up");
+	imp_stop(im, fault != 'K'); /* the survivor's context reaches IDLE within the bound */
+}
+
+static void test_peer_killed(void **state)
+{
+	(void)state;
+	fault_run('K');
+}
+
+static void test_peer_hangs(void **state)
+{
+	(void)state;
+	fault_run('T'); /* it answers 'X' once its SIGCONT comes */
+}
+
+static void test_exporter_stops(void **state)
+{
+	(void)state;
+	fault_run('S');
+}
+
+static void test_link_down(void **state)
+{
+	(void)state;
+	if (getenv("ODMA_TP_TEST_VETH") == NULL)
+		skip();
+	fault_run('L');
+}
+
+/*
+ * A hostile importer: our own UCX endpoint to the exporter's worker (its address taken from
+ * the descriptor), sending hand-made requests (the wire format of
+ * src/core/transport/ucx_wire.h). The exporter must refuse everything outside the export,
+ * writes to a read-only export and anything after revocation, and keep serving.
+ */
+#include <ucp/api/ucp.h>
+
+#include "util/codec.h"
+
+struct hostile {
+	ucp_context_h ctx;
+	ucp_worker_h w;
+	ucp_ep_h ep;
+	bool got;
+	int32_t status;
+	uint32_t len;
+	uint8_t data[256];
+	/* the export, from its descriptor */
+	uint32_t region, gen;
+	uint8_t key[16];
+	uint64_t base, size;
+};
+
+static ucs_status_t hostile_reply(void *arg, const void *header, size_t hlen, void *data,
+                                  size_t length, const ucp_am_recv_param_t *param)
+{
+	struct hostile *h = arg;
+	const uint8_t *b = header;
+
+	(void)param;
+	if (hlen == 24) {
+		h->status = (int32_t)(uint32_t)odma_get_le(b + 16, 4);
+		h->len = (uint32_t)odma_get_le(b + 20, 4);
+		memcpy(h->data, data, length < sizeof(h->data) ? length : sizeof(h->data));
+	}
+	h->got = true;
+	return UCS_OK;
+}
+
+static void hostile_open(struct hostile *h, const uint8_t *desc, size_t dlen)
+{
+	const char *veth = getenv("ODMA_TP_TEST_VETH");
+	ucp_params_t p = { .field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_AM };
+	ucp_worker_params_t wp = { 0 };
+	ucp_am_handler_param_t ah = { 0 };
+	ucp_ep_params_t ep = { 0 };
+	ucp_config_t *cfg;
+	uint16_t alen = (uint16_t)odma_get_le(desc + 128, 2);
+
+	assert_true(dlen == 136u + alen);
+	h->base = odma_get_le(desc + 40, 8);
+	h->size = odma_get_le(desc + 48, 8);
+	memcpy(h->key, desc + 64, 16);
+	h->gen = (uint32_t)odma_get_le(desc + 96, 4);
+	h->region = (uint32_t)odma_get_le(desc + 124, 4);
+	assert_int_equal(ucp_config_read(NULL, NULL, &cfg), UCS_OK);
+	assert_int_equal(ucp_config_modify(cfg, "TLS", "tcp"), UCS_OK);
+	assert_int_equal(ucp_config_modify(cfg, "NET_DEVICES", veth ? veth : "lo"), UCS_OK);
+	assert_int_equal(ucp_init(&p, cfg, &h->ctx), UCS_OK);
+	ucp_config_release(cfg);
+	assert_int_equal(ucp_worker_create(h->ctx, &wp, &h->w), UCS_OK);
+	ah.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+	                UCP_AM_HANDLER_PARAM_FIELD_ARG;
+	ah.id = 12;
+	ah.cb = hostile_reply;
+	ah.arg = h;
+	assert_int_equal(ucp_worker_set_am_recv_handler(h->w, &ah), UCS_OK);
+	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
+	ep.address = (const ucp_address_t *)(desc + 132);
+	assert_int_equal(ucp_ep_create(h->w, &ep, &h->ep), UCS_OK);
+}
+
+/* Sends one request (header fields as given) and waits for its reply; the reply's status. */
+static int32_t hostile_req(struct hostile *h, uint32_t magic, uint8_t op, uint32_t region,
+                           const uint8_t *key, uint64_t addr, uint64_t len, const void *payload,
+                           size_t plen)
+{
+	static uint8_t hdr[64];
+	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+		                    .flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER };
+	uint64_t t0 = now_ms();
+	void *r;
+
+	memset(hdr, 0, sizeof(hdr));
+	odma_put_le(hdr, magic, 4);
+	odma_put_le(hdr + 4, 1, 2);
+	hdr[6] = op;
+	odma_put_le(hdr + 8, 77, 8);
+	odma_put_le(hdr + 16, region, 4);
+	odma_put_le(hdr + 20, h->gen, 4);
+	memcpy(hdr + 24, key, 16);
+	odma_put_le(hdr + 40, addr, 8);
+	odma_put_le(hdr + 48, len, 8);
+	h->got = false;
+	h->status = 1;
+	r = ucp_am_send_nbx(h->ep, 11, hdr, sizeof(hdr), payload, plen, &prm);
+	assert_false(UCS_PTR_IS_ERR(r));
+	while (!h->got && now_ms() - t0 < 3000)
+		ucp_worker_progress(h->w);
+	if (UCS_PTR_IS_PTR(r))
+		ucp_request_free(r);
+	return h->got ? h->status : 1; /* 1: no answer */
+}
+
+static void hostile_close(struct hostile *h)
+{
+	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+		                    .flags = UCP_EP_CLOSE_FLAG_FORCE };
+	void *r = ucp_ep_close_nbx(h->ep, &prm);
+
+	if (UCS_PTR_IS_PTR(r)) {
+		while (ucp_request_check_status(r) == UCS_INPROGRESS)
+			ucp_worker_progress(h->w);
+		ucp_request_free(r);
+	}
+	ucp_worker_destroy(h->w);
+	ucp_cleanup(h->ctx);
+}
+
+#define MQ 0x514d444fu /* the request magic */
+
+static int32_t h_get(struct hostile *h, uint64_t addr, uint64_t len)
+{
+	return hostile_req(h, MQ, 2, h->region, h->key, addr, len, NULL, 0);
+}
+
+static void test_hostile(void **state)
+{
+	struct imp *rw = imp_start("rw"), *ro = imp_start("ro");
+	struct hostile h = { 0 }, hr = { 0 };
+	uint8_t bad_key[16], payload[64];
+	uint8_t *back = malloc(RLEN);
+
+	(void)state;
+	hostile_open(&h, rw->desc, rw->desc_len);
+	/* the control: a well-formed read inside the export is served */
+	assert_int_equal(h_get(&h, h.base, 64), DOCA_SUCCESS);
+	assert_int_equal(h.len, 64);
+	for (size_t i = 0; i < 64; i++)
+		assert_int_equal(h.data[i], xu_pattern(i));
+	/* outside the export: past its end, across it, before it, a wrap-around */
+	assert_int_equal(h_get(&h, h.base + h.size, 16), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(h_get(&h, h.base + h.size - 8, 16), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(h_get(&h, h.base - 4096, 64), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(h_get(&h, UINT64_MAX - 8, 64), DOCA_ERROR_INVALID_VALUE);
+	/* a forged key, another region id, a length above the chunk limit */
+	memcpy(bad_key, h.key, 16);
+	bad_key[3] ^= 1;
+	assert_int_equal(hostile_req(&h, MQ, 2, h.region, bad_key, h.base, 64, NULL, 0),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(hostile_req(&h, MQ, 2, h.region + 1, h.key, h.base, 64, NULL, 0),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(hostile_req(&h, MQ, 2, 0xfffffff0u, h.key, h.base, 64, NULL, 0),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(h_get(&h, h.base, 64u << 20), DOCA_ERROR_INVALID_VALUE);
+	/* malformed: bad magic, unknown op, a put whose payload differs from its length */
+	assert_int_not_equal(hostile_req(&h, 0x12345678u, 2, h.region, h.key, h.base, 64, NULL, 0),
+	                     DOCA_SUCCESS);
+	assert_int_equal(hostile_req(&h, MQ, 9, h.region, h.key, h.base, 64, NULL, 0),
+	                 DOCA_ERROR_INVALID_VALUE);
+	memset(payload, 0xee, sizeof(payload));
+	assert_int_equal(hostile_req(&h, MQ, 3, h.region, h.key, h.base, 128, payload, 64),
+	                 DOCA_ERROR_INVALID_VALUE);
+	/* a read-only export refuses writes, whatever the importer sends */
+	hostile_open(&hr, ro->desc, ro->desc_len);
+	assert_int_equal(hostile_req(&hr, MQ, 3, hr.region, hr.key, hr.base, 64, payload, 64),
+	                 DOCA_ERROR_NOT_PERMITTED);
+	assert_true(xu_full_io(ro->fd, "R", 1, true));
+	assert_true(xu_full_io(ro->fd, back, RLEN, false));
+	for (size_t i = 0; i < RLEN; i++)
+		if (back[i] != xu_pattern(i))
+			fail_msg("byte %zu of the read-only export changed", i);
+	/* the rw export still takes a valid write, and nothing after revocation */
+	assert_int_equal(hostile_req(&h, MQ, 3, h.region, h.key, h.base, 64, payload, 64),
+	                 DOCA_SUCCESS);
+	assert_int_equal(cmd(rw, 'S'), 'S');
+	assert_int_equal(h_get(&h, h.base, 64), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(hostile_req(&h, MQ, 3, h.region, h.key, h.base, 64, payload, 64),
+	                 DOCA_ERROR_INVALID_VALUE);
+	free(back);
+	hostile_close(&h);
+	hostile_close(&hr);
+	imp_stop(rw, true);
+	imp_stop(ro, true);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_copy_both_ways), cmocka_unit_test(test_read_only),
+		cmocka_unit_test(test_revoked),        cmocka_unit_test(test_exporter_stops),
+		cmocka_unit_test(test_peer_killed),    cmocka_unit_test(test_peer_hangs),
+		cmocka_unit_test(test_link_down),      cmocka_unit_test(test_hostile),
+	};
+
+	setenv("ODMA_SYSTEM", "bf3", 1);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

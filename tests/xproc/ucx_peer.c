@@ -1,0 +1,100 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The exporter of test_xproc_ucx, run as its own program (possibly in another network and
+ * PID namespace): `ucx_peer SIZE ro|rw`, talking to the test over fd 3. It fills a buffer
+ * of SIZE bytes with xu_pattern, exports it (host side, b1:00.0) and sends {descriptor
+ * length, buffer address} (two uint64_t) and the descriptor. Then one-byte commands:
+ * 'R' send the buffer back; 'S' destroy the mmap (revocation) and echo; 'K' die at once
+ * (_exit, as a killed process: the kernel closes its sockets); 'T' stop answering for
+ * ARG seconds (SIGSTOP; a child of ours sends SIGCONT later) without echo; 'X' exit.
+ * Exits 0 when fd 3 closes. As PID 1 of a new namespace (unshare --fork) it first forks,
+ * since PID 1 cannot stop or kill itself.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <doca_dev.h>
+#include <doca_mmap.h>
+
+#include "xproc_util.h"
+
+#define FD 3
+
+static void peer_serve(uint8_t *buf, size_t len, struct doca_mmap *m)
+{
+	char cmd;
+
+	while (xu_full_io(FD, &cmd, 1, false)) {
+		if (cmd == 'X')
+			_exit(0);
+		if (cmd == 'K')
+			_exit(9);
+		if (cmd == 'T') {
+			pid_t me = getpid();
+
+			if (fork() == 0) {
+				sleep(6);
+				kill(me, SIGCONT);
+				_exit(0);
+			}
+			raise(SIGSTOP);
+			continue;
+		}
+		if (cmd == 'S' && m != NULL && doca_mmap_destroy(m) == DOCA_SUCCESS)
+			m = NULL;
+		if (cmd == 'R' && !xu_full_io(FD, buf, len, true))
+			_exit(4);
+		if (cmd != 'R' && !xu_full_io(FD, &cmd, 1, true))
+			_exit(5);
+	}
+	_exit(0);
+}
+
+int main(int argc, char **argv)
+{
+	size_t len = argc > 2 ? strtoull(argv[1], NULL, 0) : 0;
+	uint32_t perms = argc > 2 && strcmp(argv[2], "ro") == 0 ? DOCA_ACCESS_FLAG_PCI_READ_ONLY
+	                                                        : DOCA_ACCESS_FLAG_PCI_READ_WRITE;
+	struct doca_dev *dev;
+	struct doca_mmap *m;
+	uint8_t *buf;
+	const void *d;
+	size_t dlen;
+	uint64_t hdr[2];
+
+	if (len == 0)
+		return 2;
+	if (getpid() == 1) { /* init of a new PID namespace: the work is a child's */
+		pid_t c = fork();
+		int st = 0;
+
+		if (c != 0) {
+			close(FD);
+			while (waitpid(c, &st, 0) < 0)
+				;
+			return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+		}
+	}
+	buf = malloc(len);
+	dev = tu_open_pci_or_null("b1:00.0");
+	if (buf == NULL || dev == NULL)
+		return 2;
+	for (size_t i = 0; i < len; i++)
+		buf[i] = xu_pattern(i);
+	if (doca_mmap_create(&m) || doca_mmap_set_memrange(m, buf, len) ||
+	    doca_mmap_set_permissions(m, perms) || doca_mmap_add_dev(m, dev) ||
+	    doca_mmap_start(m) || doca_mmap_export_pci(m, dev, &d, &dlen))
+		return 3;
+	hdr[0] = dlen;
+	hdr[1] = (uint64_t)(uintptr_t)buf;
+	if (!xu_full_io(FD, hdr, sizeof(hdr), true) || !xu_full_io(FD, (void *)d, dlen, true))
+		return 4;
+	peer_serve(buf, len, m);
+	return 0;
+}

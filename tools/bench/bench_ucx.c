@@ -1,0 +1,223 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The raw UCX baseline of odma bench --xproc --transport ucx: what a program that drives UCX
+ * itself gets on the same transport (UCX_TLS=tcp, the same device) and the same slots. The
+ * exporter maps its region with ucp_mem_map, packs an rkey and serves from a thread that
+ * sleeps on its worker's wake-up fd (as odma's exporter does: over TCP, one-sided gets are
+ * emulated and need the exporter to progress); the importer keeps DEPTH ucp_get_nbx in
+ * flight, each reposted from its completion. (odma itself does not use UCX RMA over TCP:
+ * it checks no remote range; see docs/host-dpu.md.)
+ */
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <ucp/api/ucp.h>
+
+#include "bench.h"
+
+struct bench_ucx {
+	ucp_context_h ctx;
+	ucp_worker_h w;
+	ucp_ep_h ep;
+	ucp_rkey_h rkey;
+	ucp_mem_h mem;
+	pthread_t thr;
+	volatile bool stop;
+	int efd;
+};
+
+static bool bu_io(int fd, void *p, size_t n, bool wr)
+{
+	while (n) {
+		ssize_t k = wr ? write(fd, p, n) : read(fd, p, n);
+
+		if (k <= 0)
+			return false;
+		p = (uint8_t *)p + k;
+		n -= (size_t)k;
+	}
+	return true;
+}
+
+static int bu_open(struct bench_ucx *u, bool wakeup)
+{
+	const char *dev = getenv("ODMA_BENCH_UCX_DEV");
+	ucp_params_t p = { .field_mask = UCP_PARAM_FIELD_FEATURES,
+		           .features = UCP_FEATURE_RMA | (wakeup ? UCP_FEATURE_WAKEUP : 0) };
+	ucp_worker_params_t wp = { 0 };
+	ucp_config_t *cfg;
+
+	if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
+		return -1;
+	(void)ucp_config_modify(cfg, "TLS", getenv("UCX_TLS") ? getenv("UCX_TLS") : "tcp");
+	(void)ucp_config_modify(cfg, "NET_DEVICES", dev ? dev : "lo");
+	if (ucp_init(&p, cfg, &u->ctx) != UCS_OK) {
+		ucp_config_release(cfg);
+		return -1;
+	}
+	ucp_config_release(cfg);
+	return ucp_worker_create(u->ctx, &wp, &u->w) == UCS_OK ? 0 : -1;
+}
+
+static void *bu_serve(void *arg)
+{
+	struct bench_ucx *u = arg;
+	struct pollfd pf = { .fd = u->efd, .events = POLLIN };
+
+	while (!u->stop) {
+		while (ucp_worker_progress(u->w) != 0)
+			;
+		if (ucp_worker_arm(u->w) == UCS_OK)
+			(void)poll(&pf, 1, 100);
+	}
+	return NULL;
+}
+
+int bench_ucx_export(int fd, void *buf, size_t len)
+{
+	static struct bench_ucx u;
+	ucp_mem_map_params_t mp = { .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
+		                                  UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+		                    .address = buf,
+		                    .length = len };
+	ucp_address_t *addr;
+	void *rk;
+	size_t alen, rklen;
+	uint64_t hdr[3];
+
+	if (bu_open(&u, true) != 0 || ucp_mem_map(u.ctx, &mp, &u.mem) != UCS_OK ||
+	    ucp_rkey_pack(u.ctx, u.mem, &rk, &rklen) != UCS_OK ||
+	    ucp_worker_get_address(u.w, &addr, &alen) != UCS_OK ||
+	    ucp_worker_get_efd(u.w, &u.efd) != UCS_OK)
+		return -1;
+	hdr[0] = alen;
+	hdr[1] = rklen;
+	hdr[2] = (uint64_t)(uintptr_t)buf;
+	if (!bu_io(fd, hdr, sizeof(hdr), true) || !bu_io(fd, addr, alen, true) ||
+	    !bu_io(fd, rk, rklen, true))
+		return -1;
+	ucp_worker_release_address(u.w, addr);
+	ucp_rkey_buffer_release(rk);
+	return pthread_create(&u.thr, NULL, bu_serve, &u) == 0 ? 0 : -1;
+}
+
+struct bench_ucx *bench_ucx_import(int fd)
+{
+	struct bench_ucx *u = calloc(1, sizeof(*u));
+	ucp_ep_params_t ep = { .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS };
+	uint64_t hdr[3];
+	uint8_t *blob = NULL;
+
+	if (u == NULL || !bu_io(fd, hdr, sizeof(hdr), false) || hdr[0] + hdr[1] > 65536 ||
+	    (blob = malloc(hdr[0] + hdr[1])) == NULL || !bu_io(fd, blob, hdr[0] + hdr[1], false) ||
+	    bu_open(u, false) != 0)
+		goto fail;
+	ep.address = (const ucp_address_t *)blob;
+	if (ucp_ep_create(u->w, &ep, &u->ep) != UCS_OK ||
+	    ucp_ep_rkey_unpack(u->ep, blob + hdr[0], &u->rkey) != UCS_OK)
+		goto fail;
+	free(blob);
+	return u;
+fail:
+	free(blob);
+	free(u);
+	return NULL;
+}
+
+struct bu_slot {
+	struct bench_ucx *u;
+	uint8_t *local;
+	uint64_t remote;
+	size_t size;
+	uint64_t *done;
+	bool *stop, *failed;
+	int *inflight;
+};
+
+static void bu_post(struct bu_slot *s);
+
+static void bu_done(void *request, ucs_status_t status, void *user_data)
+{
+	struct bu_slot *s = user_data;
+
+	ucp_request_free(request);
+	(*s->inflight)--;
+	if (status != UCS_OK) {
+		*s->failed = *s->stop = true;
+		return;
+	}
+	(*s->done)++;
+	if (!*s->stop)
+		bu_post(s);
+}
+
+static void bu_post(struct bu_slot *s)
+{
+	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+		                                    UCP_OP_ATTR_FIELD_USER_DATA,
+		                    .cb.send = bu_done,
+		                    .user_data = s };
+	void *r;
+
+	for (;;) {
+		r = ucp_get_nbx(s->u->ep, s->local, s->size, s->remote, s->u->rkey, &prm);
+		if (UCS_PTR_IS_PTR(r)) {
+			(*s->inflight)++;
+			return;
+		}
+		if (UCS_PTR_IS_ERR(r)) {
+			*s->failed = *s->stop = true;
+			return;
+		}
+		(*s->done)++; /* completed at once */
+		if (*s->stop)
+			return;
+	}
+}
+
+int bench_ucx_rep(struct bench_ucx *u, uint8_t *local, uint64_t remote, size_t size, uint32_t depth,
+                  double seconds, struct bench_rep *r)
+{
+	struct bu_slot *s = calloc(depth, sizeof(*s));
+	uint64_t t0 = bench_now_ns(), end = t0 + (uint64_t)(seconds * 1e9), done = 0, t1;
+	bool stop = false, failed = false;
+	int inflight = 0;
+
+	if (s == NULL)
+		return -1;
+	for (uint32_t i = 0; i < depth; i++) {
+		s[i] = (struct bu_slot){ u,
+			                 local + (size_t)i * size,
+			                 remote + (uint64_t)i * size,
+			                 size,
+			                 &done,
+			                 &stop,
+			                 &failed,
+			                 &inflight };
+		bu_post(&s[i]);
+	}
+	while (bench_now_ns() < end && !stop)
+		ucp_worker_progress(u->w);
+	t1 = bench_now_ns();
+	r->tasks = done;
+	stop = true;
+	while (inflight > 0)
+		ucp_worker_progress(u->w);
+	r->seconds = (double)(t1 - t0) / 1e9;
+	free(s);
+	return failed ? -1 : 0;
+}
+
+void bench_ucx_close(struct bench_ucx *u)
+{
+	if (u == NULL)
+		return;
+	ucp_rkey_destroy(u->rkey);
+	free(u); /* the endpoint and worker go with the process */
+}
