@@ -261,6 +261,23 @@ copy_move_other(const struct odma_copy *const *c, unsigned int i, unsigned int n
 }
 
 /*
+ * The plain copies from @i on, under the caller's guard @g; returns the index of the first
+ * copy that is not plain (or @n). Apart from the function that holds the sigsetjmp, so that
+ * the loop keeps its variables in registers.
+ */
+static unsigned int __attribute__((noinline))
+copy_run_plain(const struct odma_copy *const *c, unsigned int i, unsigned int n, doca_error_t *st,
+               struct odma_guard *g)
+{
+	for (; i < n && doca_likely(c[i]->plain); i++) {
+		g->at = i;
+		odma_local_copy_plain(c[i]);
+		st[i] = DOCA_SUCCESS;
+	}
+	return i;
+}
+
+/*
  * One loop for the common batch, plain local copies (one memmove each) under one fault guard
  * (one sigsetjmp for the batch); a run of other copies leaves the guard and goes to its mover
  * (copy_move_other: local lists under their own guard, another process' memory with shared
@@ -293,22 +310,14 @@ bool odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca
 		g.failed = true;
 	}
 	odma_guard_enter(&g);
-	while (i < n) {
-		if (doca_likely(c[i]->plain)) {
-			g.at = i;
-			odma_local_copy_plain(c[i]);
-			st[i++] = DOCA_SUCCESS;
-			continue;
-		}
-		{
-			bool f = false; /* (g.failed survives a jump back; a local might not) */
+	while ((i = copy_run_plain(c, i, n, st, &g)) < n) {
+		bool f = false; /* (g.failed survives a jump back; a local might not) */
 
-			odma_guard_leave();
-			i = copy_move_other(c, i, n, st, &f);
-			if (f)
-				g.failed = true;
-			odma_guard_enter(&g);
-		}
+		odma_guard_leave();
+		i = copy_move_other(c, i, n, st, &f);
+		if (f)
+			g.failed = true;
+		odma_guard_enter(&g);
 	}
 	odma_guard_leave();
 	return g.failed;

@@ -99,21 +99,19 @@ static inline bool odma_copy_validate_fast(struct odma_copy *c, uint64_t max_buf
  * @max_bytes (at most the device's max_buf_size): a plain local copy (the hold stage of
  * doca_task_submit). Fills the copy and returns true; false leaves it to the other paths.
  */
-_Static_assert(ODMA_MEM_LOCAL == 0, "one OR of two kinds tells local memory");
 static inline bool odma_copy_validate_local(struct odma_copy *c, uint64_t max_bytes)
 {
 	const struct doca_buf *s = c->src;
 	const struct doca_buf *d = c->dst;
 	uint64_t total;
 
-	if (doca_unlikely(s == NULL || d == NULL || s->next != NULL || d->next != NULL ||
-	                  !s->in_use || !d->in_use))
+	/* in use, one element, local memory, a writable destination: one byte a side */
+	if (doca_unlikely(s == NULL || d == NULL || !(s->fast & ODMA_BUF_FAST_SRC) ||
+	                  !(d->fast & ODMA_BUF_FAST_DST)))
 		return false;
 	total = s->data_len;
 	/* total - 1 wraps for an empty source, which the full pass rejects */
-	if (doca_unlikely(total - 1 >= max_bytes || total > odma_buf_room(d) ||
-	                  (s->mmap->kind | d->mmap->kind) != ODMA_MEM_LOCAL ||
-	                  !odma_mmap_writable_quiet(d->mmap)))
+	if (doca_unlikely(total - 1 >= max_bytes || total > odma_buf_room(d)))
 		return false;
 	c->total = total;
 	c->mover = odma_copy_movers[ODMA_MEM_LOCAL];
