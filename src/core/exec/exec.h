@@ -200,8 +200,8 @@ struct doca_ctx {
 	 * while the context runs; one load per task before its bytes move.
 	 */
 	atomic_uint_fast64_t flush_from;
-	bool ordered;                  /* deliver completions in submission order */
-	bool configured;               /* a task type was configured (set_conf) */
+	bool ordered;         /* deliver completions in submission order */
+	bool configured;      /* a task type was configured (set_conf) */
 	uint32_t graph_nodes; /* context nodes of graphs naming it (core/graph): no destroy */
 	bool warned_free;     /* a task in flight was freed since the start (logged) */
 	/* ops->complete for a type whose tasks are copies (no submit op), else NULL */

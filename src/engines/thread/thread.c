@@ -120,8 +120,8 @@ struct te_pe {
 	struct odma_task_stage stage; /* small job->batch tasks, run at the next poll */
 	/*
 	 * Small local tasks copied on the PE thread: held until the next poll (or until
-	 * ODMA_TASK_STAGE_MAX wait) and moved there as one batch under one fault guard, then handed back straight
-	 * from poll (no trip through the PE's completion list).
+	 * ODMA_TASK_STAGE_MAX wait) and moved there as one batch under one fault guard, then handed
+	 * back straight from poll (no trip through the PE's completion list).
 	 */
 	struct odma_task_stage local;
 	struct te_channel *ch[];
