@@ -19,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <doca_error.h>
 
@@ -48,8 +49,12 @@ struct odma_job {
 	bool batch;
 };
 
-/* The most tasks one odma_task_run_batch call takes. */
-#define ODMA_TASK_BATCH_MAX 64
+/*
+ * The most tasks a stage holds (struct odma_task_stage): more than a program usually keeps in
+ * flight on one PE, so that a whole round of tasks resubmitted from their callbacks waits in
+ * the stage for the next poll and comes back from it, without a trip through the PE's list.
+ */
+#define ODMA_TASK_STAGE_MAX 256
 
 /* Which bytes of a task odma_task_run moves. */
 enum odma_part {
@@ -133,7 +138,7 @@ void odma_task_run(struct doca_task *task, enum odma_part part);
 void odma_task_run_range(struct doca_task *task, uint64_t off, uint64_t len);
 /*
  * odma_task_run_batch: odma_task_run(tasks[i], ODMA_PART_ALL) for each of @n tasks
- * (n <= ODMA_TASK_BATCH_MAX, none split), with the bytes of consecutive tasks moved by
+ * (any n, none split), with the bytes of consecutive tasks moved by
  * shared system calls. Each task ends with the status it would have had run alone, in
  * order: a task whose bytes could not be moved fails (and flushes the later tasks of its
  * context), the others complete. Any one thread; the engine hands each task back after.
@@ -155,7 +160,7 @@ void odma_pe_held(struct doca_pe *pe);
  */
 struct odma_task_stage {
 	unsigned int n;
-	struct doca_task *task[ODMA_TASK_BATCH_MAX];
+	struct doca_task *task[ODMA_TASK_STAGE_MAX];
 };
 
 /* Runs the staged tasks as one batch and hands each back (PE thread); empties the stage. */
@@ -171,6 +176,9 @@ static inline void odma_task_stage_run(struct odma_task_stage *s, struct doca_pe
 		odma_pe_complete_local(pe, s->task[i]);
 }
 
+/* Runs the stage when it is full (kept out of the callers: no saved registers for it). */
+void odma_task_stage_full(struct odma_task_stage *s, struct doca_pe *pe);
+
 /*
  * Stages @task; runs the stage when it is full. A staged task is work that only progress
  * runs, so the first task of an empty stage wakes an armed PE (odma_pe_held). Later ones need
@@ -179,11 +187,36 @@ static inline void odma_task_stage_run(struct odma_task_stage *s, struct doca_pe
 static inline void odma_task_stage_add(struct odma_task_stage *s, struct doca_pe *pe,
                                        struct doca_task *task)
 {
-	if (doca_unlikely(s->n == 0))
+	unsigned int n = s->n;
+
+	if (doca_unlikely(n == 0))
 		odma_pe_held(pe);
-	s->task[s->n++] = task;
-	if (s->n == ODMA_TASK_BATCH_MAX)
+	s->task[n++] = task;
+	s->n = n;
+	if (doca_unlikely(n == ODMA_TASK_STAGE_MAX))
+		odma_task_stage_full(s, pe);
+}
+
+/*
+ * The staged tasks for poll: runs them as one batch and stores them in @done (up to @max;
+ * a stage with more is run and handed back through the PE's list instead). Returns how many
+ * are in @done.
+ */
+static inline unsigned int odma_task_stage_poll(struct odma_task_stage *s, struct doca_pe *pe,
+                                                struct doca_task **done, unsigned int max)
+{
+	unsigned int n = s->n;
+
+	if (doca_unlikely(n == 0))
+		return 0;
+	if (doca_unlikely(n > max)) {
 		odma_task_stage_run(s, pe);
+		return 0;
+	}
+	s->n = 0;
+	odma_task_run_batch(s->task, n);
+	memcpy(done, s->task, n * sizeof(done[0]));
+	return n;
 }
 
 /* Do-nothing ops for engines that need none. */

@@ -176,6 +176,7 @@ copy_validate_full(struct odma_copy *c, const struct odma_dev_caps *caps, bool s
 	c->batch = odma_copy_batches[s.kind];
 	c->async = s.kind == ODMA_MEM_NET;
 	c->split_at = copy_split_at(c, s.kind);
+	c->plain = s.kind == ODMA_MEM_LOCAL && c->src->next == NULL && c->dst->next == NULL;
 	if (doca_unlikely(s.total == 0))
 		return copy_reject(strict, deferred, who,
 		                   "source has no data (data_len 0); give the source data with "
@@ -220,6 +221,7 @@ doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps 
 			c->mover = odma_copy_movers[kind];
 			c->batch = odma_copy_batches[kind];
 			c->async = kind == ODMA_MEM_NET;
+			c->plain = kind == ODMA_MEM_LOCAL;
 			c->split_at = kind == ODMA_MEM_LOCAL
 			                      ? (total / 2) & ~(uint64_t)(COPY_SPLIT_ALIGN - 1)
 			                      : 0;
@@ -238,34 +240,91 @@ doca_error_t odma_copy_move(const struct odma_copy *c, uint64_t off, uint64_t le
 	return c->mover->move(c, off, len);
 }
 
+/* A run of copies from @i that are not plain: each mover's own way; returns where it ends. */
+static unsigned int __attribute__((noinline))
+copy_move_other(const struct odma_copy *const *c, unsigned int i, unsigned int n, doca_error_t *st,
+                bool *failed)
+{
+	const struct odma_mover *m = c[i]->mover;
+	unsigned int k = i + 1;
+
+	while (k < n && !c[k]->plain && c[k]->mover == m)
+		k++;
+	for (unsigned int j = i; j < k; j++)
+		st[j] = DOCA_SUCCESS;
+	if (m == &odma_mover_local)
+		*failed |= odma_local_move_batch(c + i, k - i, st + i);
+	else if (m->move_batch != NULL)
+		m->move_batch(c + i, k - i, st + i);
+	else
+		for (unsigned int j = i; j < k; j++)
+			st[j] = m->move(c[j], 0, c[j]->total);
+	for (unsigned int j = i; j < k; j++)
+		*failed |= st[j] != DOCA_SUCCESS;
+	return k;
+}
+
+/*
+ * The plain copies from @i on, under the caller's guard @g; returns the index of the first
+ * copy that is not plain (or @n). Apart from the function that holds the sigsetjmp, so that
+ * the loop keeps its variables in registers.
+ */
+static unsigned int __attribute__((noinline))
+copy_run_plain(const struct odma_copy *const *c, unsigned int i, unsigned int n, doca_error_t *st,
+               struct odma_guard *g)
+{
+	for (; i < n && doca_likely(c[i]->plain); i++) {
+		g->at = i;
+		odma_local_copy_plain(c[i]);
+		st[i] = DOCA_SUCCESS;
+	}
+	return i;
+}
+
+/*
+ * One loop for the common batch, plain local copies (one memmove each) under one fault guard
+ * (one sigsetjmp for the batch); a run of other copies leaves the guard and goes to its mover
+ * (copy_move_other: local lists under their own guard, another process' memory with shared
+ * system calls). A fault fails the copy it hit and the walk resumes after it, so a fault
+ * still fails only its own copy. The index of the copy under way is kept in the guard
+ * (volatile: the jump back reads it from there, not from a register).
+ */
 bool odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st)
 {
+	struct odma_guard g;
 	unsigned int i = 0;
-	bool failed = false;
 
-	while (i < n) { /* runs of one mover */
-		const struct odma_mover *m = c[i]->mover;
-		unsigned int k = i + 1;
+	if (doca_unlikely(!odma_guard_on)) {
+		bool failed = false;
 
-		while (k < n && c[k]->mover == m)
-			k++;
-		if (doca_likely(m == &odma_mover_local)) { /* one fault guard for the run */
-			failed |= odma_local_move_batch(c + i, k - i, st + i);
-			i = k;
-			continue;
+		while (i < n) {
+			if (doca_likely(c[i]->plain)) {
+				odma_local_copy_plain(c[i]);
+				st[i++] = DOCA_SUCCESS;
+			} else {
+				i = copy_move_other(c, i, n, st, &failed);
+			}
 		}
-		for (unsigned int j = i; j < k; j++)
-			st[j] = DOCA_SUCCESS;
-		if (m->move_batch != NULL)
-			m->move_batch(c + i, k - i, st + i);
-		else
-			for (unsigned int j = i; j < k; j++)
-				st[j] = m->move(c[j], 0, c[j]->total);
-		for (unsigned int j = i; j < k; j++)
-			failed |= st[j] != DOCA_SUCCESS;
-		i = k;
+		return failed;
 	}
-	return failed;
+	g.failed = false;
+	if (sigsetjmp(g.env, 0) != 0) {
+		i = g.at; /* the copy that faulted: it fails, the batch goes on after it */
+		st[i++] = odma_guard_fault(&g);
+		g.failed = true;
+	}
+	odma_guard_enter(&g);
+	while ((i = copy_run_plain(c, i, n, st, &g)) < n) {
+		bool f = false; /* (g.failed survives a jump back; a local might not) */
+
+		odma_guard_leave();
+		i = copy_move_other(c, i, n, st, &f);
+		if (f)
+			g.failed = true;
+		odma_guard_enter(&g);
+	}
+	odma_guard_leave();
+	return g.failed;
 }
 
 void odma_copy_grow_dst_list(const struct odma_copy *c)

@@ -41,6 +41,8 @@ struct odma_copy {
 	bool batch;
 	/* the copy crosses a network transport: started with odma_copy_start, never moved */
 	bool async;
+	/* one element a side, both in this process' memory: one memmove (the batch fast path) */
+	bool plain;
 };
 
 /*
@@ -92,7 +94,36 @@ static inline bool odma_copy_validate_fast(struct odma_copy *c, uint64_t max_buf
 	c->total = total;
 	c->mover = odma_copy_movers[kind];
 	c->batch = odma_copy_batches[kind];
+	c->plain = kind == ODMA_MEM_LOCAL;
 	c->split_at = kind == ODMA_MEM_LOCAL ? (total / 2) & ~(uint64_t)4095 : 0;
+	return true;
+}
+
+/*
+ * The shape of odma_copy_validate_fast, both sides in this process' memory and at most
+ * @max_bytes (at most the device's max_buf_size): a plain local copy (the hold stage of
+ * doca_task_submit). Fills the copy and returns true; false leaves it to the other paths.
+ */
+static inline bool odma_copy_validate_local(struct odma_copy *c, uint64_t max_bytes)
+{
+	const struct doca_buf *s = c->src;
+	const struct doca_buf *d = c->dst;
+	uint64_t total;
+
+	/* in use, one element, local memory, a writable destination: one byte a side */
+	if (doca_unlikely(s == NULL || d == NULL || !(s->fast & ODMA_BUF_FAST_SRC) ||
+	                  !(d->fast & ODMA_BUF_FAST_DST)))
+		return false;
+	total = s->data_len;
+	/* total - 1 wraps for an empty source, which the full pass rejects */
+	if (doca_unlikely(total - 1 >= max_bytes || total > odma_buf_room(d)))
+		return false;
+	c->total = total;
+	c->mover = odma_copy_movers[ODMA_MEM_LOCAL];
+	c->batch = false;
+	c->plain = true;
+	c->async = false;
+	c->split_at = (total / 2) & ~(uint64_t)4095;
 	return true;
 }
 

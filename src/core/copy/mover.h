@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/copy/copy.h"
 
@@ -46,6 +47,14 @@ struct odma_mover {
 extern const struct odma_mover odma_mover_local;   /* mover_local.c: memmove */
 extern const struct odma_mover odma_mover_process; /* mover_process.c: process_vm_readv/writev */
 extern const struct odma_mover odma_mover_net;     /* mover_net.c: asynchronous, a transport */
+
+/* A plain copy (one local element a side, odma_copy.plain): one memmove, no guard of its own. */
+static inline void odma_local_copy_plain(const struct odma_copy *c)
+{
+	const struct doca_buf *s = c->src, *d = c->dst;
+
+	memmove(d->data + d->data_len, s->data, c->total);
+}
 
 /* The local mover's move_batch, writing every st[i]; returns whether a copy failed. */
 bool odma_local_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st);

@@ -31,8 +31,13 @@ static void async_done(void *arg, doca_error_t st)
 	if (st != DOCA_SUCCESS) {
 		odma_task_mark_failed(ctx, t->seq);
 		t->status = DOCA_ERROR_IO_FAILED;
-	} else if (t->seq > atomic_load_explicit(&ctx->fail_seq, memory_order_acquire)) {
-		t->status = DOCA_ERROR_IO_FAILED; /* flushed behind an earlier failure */
+	} else {
+		/* flushed behind an earlier failure (flush_from = its seq + 1); a stop (0) lets a
+		 * transfer that already finished keep its result */
+		uint_fast64_t from = atomic_load_explicit(&ctx->flush_from, memory_order_acquire);
+
+		if (from != 0 && t->seq >= from)
+			t->status = DOCA_ERROR_IO_FAILED;
 	}
 	head = atomic_load_explicit(&pe->async_done, memory_order_relaxed);
 	do
@@ -54,9 +59,9 @@ void odma_task_launch_async(struct doca_ctx *ctx, struct doca_task *t)
 	doca_error_t r = t->preset;
 
 	t->state = ODMA_TASK_SUBMITTED;
+	/* a stop (flush_from 0) or an earlier failure flushes it */
 	if (r == DOCA_SUCCESS &&
-	    (atomic_load_explicit(&ctx->flushing, memory_order_acquire) ||
-	     t->seq > atomic_load_explicit(&ctx->fail_seq, memory_order_acquire)))
+	    t->seq >= atomic_load_explicit(&ctx->flush_from, memory_order_acquire))
 		r = DOCA_ERROR_IO_FAILED;
 	if (r == DOCA_SUCCESS && odma_copy_start(&t->copy, async_done, t) == DOCA_SUCCESS)
 		return;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/exec/exec_int.h"
+#include "core/exec/faults.h"
 #include "core/device/device.h"
 #include "core/error/error.h"
 #include "core/log/log.h"
@@ -30,6 +31,16 @@ void odma_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next)
 	if (prev == DOCA_CTX_STATE_STOPPING)
 		ctx->pe->num_stopping--;
 	ctx->state = next;
+	/* the fast path of doca_task_submit, decided once per start (exec.h, hold_now) */
+	ctx->fp.hold_now = NULL;
+	ctx->fp.hold_bytes = 0;
+	if (next == DOCA_CTX_STATE_RUNNING && ctx->fp.hold != NULL && ctx->copy_complete != NULL &&
+	    !ctx->ordered && !odma_faults_enabled && ctx->caps->max_buf_size != 0) {
+		ctx->fp.hold_now = ctx->fp.hold;
+		ctx->fp.hold_bytes = ctx->fp.hold_max < ctx->caps->max_buf_size
+		                             ? ctx->fp.hold_max
+		                             : ctx->caps->max_buf_size;
+	}
 	ODMA_DBG("%s context %p: %s -> %s", ctx->ops->name, (void *)ctx, odma_ctx_state_name(prev),
 	         odma_ctx_state_name(next));
 	if (ctx->state_cb != NULL)
@@ -43,12 +54,12 @@ doca_error_t doca_priv_ctx_init(struct doca_ctx *ctx, const struct odma_ctx_ops 
 
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->ops = ops;
+	ctx->copy_complete = ops->submit == NULL ? ops->complete : NULL;
 	ctx->dev = dev;
 	ctx->caps = dev != NULL ? &dev->info->caps : &no_caps;
 	ctx->queue_depth = ctx->caps->queue_depth ? ctx->caps->queue_depth : 1;
 	ctx->state = DOCA_CTX_STATE_IDLE;
-	atomic_init(&ctx->flushing, false);
-	atomic_init(&ctx->fail_seq, UINT64_MAX);
+	atomic_init(&ctx->flush_from, UINT64_MAX);
 	if (dev != NULL)
 		odma_dev_hold(dev);
 	return DOCA_SUCCESS;
@@ -137,8 +148,7 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 	r = ctx_pool_prepare(ctx);
 	if (r != DOCA_SUCCESS)
 		return r;
-	atomic_store_explicit(&ctx->flushing, false, memory_order_relaxed);
-	atomic_store_explicit(&ctx->fail_seq, UINT64_MAX, memory_order_relaxed);
+	atomic_store_explicit(&ctx->flush_from, UINT64_MAX, memory_order_relaxed);
 	ctx->next_seq = ctx->reported_upto = 0;
 	ctx->warned_free = false;
 	if (ctx->ops->start != NULL && (r = ctx->ops->start(ctx)) != DOCA_SUCCESS) {
@@ -166,12 +176,12 @@ bool odma_ctx_ready_for_idle(const struct doca_ctx *ctx)
 /*
  * Enters STOPPING (or IDLE when nothing is outstanding). @flush: a stop request, so
  * every task not executed yet is flushed; after a failed task only those submitted
- * after it are (fail_seq), and the ones before it still complete.
+ * after it are (flush_from), and the ones before it still complete.
  */
 void odma_ctx_begin_stop(struct doca_ctx *ctx, bool flush)
 {
 	if (flush)
-		atomic_store_explicit(&ctx->flushing, true, memory_order_release);
+		atomic_store_explicit(&ctx->flush_from, 0, memory_order_release);
 	if (flush && ctx->ops->stop != NULL)
 		ctx->ops->stop(ctx);
 	odma_ctx_launch_held(ctx);
@@ -190,7 +200,7 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 		return DOCA_SUCCESS;
 	case DOCA_CTX_STATE_STOPPING:
 		/* stopping after a failed task: now flush everything */
-		atomic_store_explicit(&ctx->flushing, true, memory_order_release);
+		atomic_store_explicit(&ctx->flush_from, 0, memory_order_release);
 		return DOCA_ERROR_IN_PROGRESS;
 	default:
 		break;

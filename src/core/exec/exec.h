@@ -173,6 +173,14 @@ struct odma_ctx_fp {
 	/* the engine's hold stage (engine.h, hold) for small unordered local copies, or NULL */
 	struct odma_task_stage *hold;
 	uint64_t hold_max; /* bytes; 0 with no stage */
+	/*
+	 * The stage doca_task_submit appends to: hold while the context is RUNNING, its tasks
+	 * are copies, its completions unordered and no fault injection is on; NULL otherwise
+	 * (odma_ctx_set_state keeps it). With it, hold_bytes: the most bytes of a task that
+	 * goes there (hold_max, at most the device's max_buf_size).
+	 */
+	struct odma_task_stage *hold_now;
+	uint64_t hold_bytes;
 };
 
 struct doca_ctx {
@@ -185,12 +193,19 @@ struct doca_ctx {
 	enum doca_ctx_states state;
 	union doca_data user_data;
 	doca_ctx_state_changed_callback_t state_cb;
-	atomic_bool flushing; /* stop requested: tasks not executed yet fail with IO_FAILED */
-	atomic_uint_fast64_t fail_seq; /* a task with this seq failed: later ones are flushed */
-	bool ordered;                  /* deliver completions in submission order */
-	bool configured;               /* a task type was configured (set_conf) */
+	/*
+	 * Tasks numbered (seq) from here on fail with IO_FAILED instead of running: UINT64_MAX
+	 * while nothing failed, a failed task's seq + 1 (the ones after it are flushed), 0 once
+	 * a stop was requested (every task not executed yet is flushed). Only ever lowered
+	 * while the context runs; one load per task before its bytes move.
+	 */
+	atomic_uint_fast64_t flush_from;
+	bool ordered;         /* deliver completions in submission order */
+	bool configured;      /* a task type was configured (set_conf) */
 	uint32_t graph_nodes; /* context nodes of graphs naming it (core/graph): no destroy */
 	bool warned_free;     /* a task in flight was freed since the start (logged) */
+	/* ops->complete for a type whose tasks are copies (no submit op), else NULL */
+	void (*copy_complete)(struct doca_task *task, bool success);
 	/* task pool */
 	void *pool;
 	uint32_t pool_size;
@@ -216,7 +231,6 @@ struct doca_pe {
 	atomic_bool signalled; /* efd was written and not consumed yet */
 	enum doca_pe_event_mode event_mode;
 	struct odma_task_list done; /* finished tasks waiting for callbacks (PE thread only) */
-	size_t inflight;
 	struct doca_ctx *ctxs;
 	uint32_t num_ctxs;
 	uint32_t num_stopping;

@@ -233,8 +233,8 @@ static inline __attribute__((always_inline)) void pe_finish(struct doca_pe *pe, 
 	struct doca_ctx *ctx = t->ctx;
 	bool ok = t->status == DOCA_SUCCESS;
 
+	(void)pe;
 	ctx->inflight--;
-	pe->inflight--;
 	t->state = ODMA_TASK_ALLOCATED;
 	if (doca_unlikely(t->free_pending)) {
 		/* freed while in flight: no callback; a failure still stops a copy context */
@@ -294,8 +294,7 @@ static void pe_flush_deferred(struct doca_pe *pe, struct doca_ctx *ctx)
  * that completes after a later reported task was delivered is reported at once (else it
  * would wait for a report that may never come).
  */
-static inline __attribute__((always_inline)) void pe_deliver(struct doca_pe *pe,
-                                                             struct doca_task *t)
+static void __attribute__((noinline)) pe_deliver_slow(struct doca_pe *pe, struct doca_task *t)
 {
 	struct doca_ctx *ctx = t->ctx;
 
@@ -311,6 +310,31 @@ static inline __attribute__((always_inline)) void pe_deliver(struct doca_pe *pe,
 	if (doca_unlikely(ctx->deferred.head != NULL))
 		pe_flush_deferred(pe, ctx);
 	pe_finish(pe, t);
+}
+
+/*
+ * One finished task. The common case inline: a copy task that succeeded, reported at once
+ * (no OPTIMIZE_REPORTS, nothing deferred before it), not freed in flight, no hook: the
+ * destination grows and the context type's callback runs. Everything else: pe_deliver_slow.
+ */
+static inline __attribute__((always_inline)) void pe_deliver(struct doca_pe *pe,
+                                                             struct doca_task *t)
+{
+	struct doca_ctx *ctx = t->ctx;
+	void (*complete)(struct doca_task *, bool) = ctx->copy_complete;
+
+	if (doca_likely(complete != NULL && t->status == DOCA_SUCCESS &&
+	                !(t->submit_flags & DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS) &&
+	                !t->free_pending && t->hook == NULL && ctx->deferred.head == NULL)) {
+		ctx->inflight--;
+		t->state = ODMA_TASK_ALLOCATED;
+		/* a reported task: deferred reports of earlier tasks need not wait (slow path) */
+		ctx->reported_upto = t->seq >= ctx->reported_upto ? t->seq + 1 : ctx->reported_upto;
+		odma_copy_grow_dst(&t->copy);
+		complete(t, true);
+		return;
+	}
+	pe_deliver_slow(pe, t);
 }
 
 /*
@@ -364,7 +388,7 @@ static void pe_consume_signal(struct doca_pe *pe)
 		         strerror(errno));
 }
 
-#define PE_POLL_BATCH 64
+#define PE_POLL_BATCH ODMA_TASK_STAGE_MAX
 
 /*
  * Takes the engine's finished tasks: up to PE_POLL_BATCH into @batch (delivered from there,
@@ -494,7 +518,10 @@ doca_error_t doca_pe_get_num_inflight_tasks(const struct doca_pe *pe, size_t *nu
 {
 	ODMA_CHECK_ARG(pe != NULL && num_inflight_tasks != NULL,
 	               "pe and num_inflight_tasks must not be NULL");
-	*num_inflight_tasks = pe->inflight;
+	*num_inflight_tasks = 0;
+	/* every task in flight is counted by its context (and a context by one PE) */
+	for (const struct doca_ctx *c = pe->ctxs; c != NULL; c = c->pe_next)
+		*num_inflight_tasks += c->inflight;
 	return DOCA_SUCCESS;
 }
 

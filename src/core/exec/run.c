@@ -17,20 +17,26 @@
 
 void odma_task_mark_failed(struct doca_ctx *ctx, uint64_t seq)
 {
-	uint_fast64_t cur = atomic_load_explicit(&ctx->fail_seq, memory_order_relaxed);
+	uint_fast64_t cur = atomic_load_explicit(&ctx->flush_from, memory_order_relaxed);
 
-	while (seq < cur &&
-	       !atomic_compare_exchange_weak_explicit(&ctx->fail_seq, &cur, seq,
+	/*
+	 * Only lowered (a stop's 0 stays). Release: a thread that sees the new limit also sees
+	 * what the failing thread wrote before (the failed task's status).
+	 */
+	while (seq + 1 < cur &&
+	       !atomic_compare_exchange_weak_explicit(&ctx->flush_from, &cur, seq + 1,
 	                                              memory_order_release, memory_order_relaxed))
 		;
 }
 
+/*
+ * Whether the task is flushed: a stop was requested, or a task submitted before it failed
+ * (one load: both lower flush_from). Acquire pairs with the release of the stores and of
+ * odma_task_mark_failed; on x86 and in the per-task cost it is a plain load.
+ */
 static inline bool task_flushed(const struct doca_task *task)
 {
-	const struct doca_ctx *ctx = task->ctx;
-
-	return atomic_load_explicit(&ctx->flushing, memory_order_acquire) ||
-	       task->seq > atomic_load_explicit(&ctx->fail_seq, memory_order_acquire);
+	return task->seq >= atomic_load_explicit(&task->ctx->flush_from, memory_order_acquire);
 }
 
 /* The checks every part of a task passes before its bytes move. */
@@ -70,50 +76,72 @@ void odma_task_run(struct doca_task *task, enum odma_part part)
 	odma_task_run_range(task, off, len);
 }
 
-_Static_assert(ODMA_TASK_BATCH_MAX <= ODMA_COPY_BATCH_MAX, "a task batch is one copy batch");
-
-/* One batch: the tasks that passed their checks, and their copies. */
-struct run_batch {
-	unsigned int n;
-	struct doca_task *task[ODMA_TASK_BATCH_MAX];
-	const struct odma_copy *copy[ODMA_TASK_BATCH_MAX];
-	doca_error_t st[ODMA_TASK_BATCH_MAX];
-};
-
-void odma_task_run_batch(struct doca_task *const *tasks, unsigned int n)
+/* The task whose copy this is (a copy task embeds its copy). */
+static inline struct doca_task *copy_task(const struct odma_copy *c)
 {
-	struct run_batch b;
-	bool failed;
+	return (struct doca_task *)(uintptr_t)((const char *)c - offsetof(struct doca_task, copy));
+}
 
-	b.n = 0;
-	for (unsigned int i = 0; i < n; i++) {
-		doca_error_t r = task_precheck(tasks[i]);
+/* A failed move, in order: the later tasks of its context are flushed although they moved. */
+static void __attribute__((noinline))
+run_batch_failed(const struct odma_copy *const *copy, const doca_error_t *st, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (doca_unlikely(st[i] != DOCA_SUCCESS)) {
+			struct doca_task *t = copy_task(copy[i]);
 
-		if (doca_likely(r == DOCA_SUCCESS)) {
-			b.task[b.n] = tasks[i];
-			b.copy[b.n++] = &tasks[i]->copy;
-			continue;
+			odma_task_mark_failed(t->ctx, t->seq);
 		}
-
-		__atomic_store_n(&tasks[i]->status, r, __ATOMIC_RELAXED);
-	}
-	failed = odma_copy_move_batch(b.copy, b.n, b.st);
-	if (doca_likely(!failed))
-		return; /* every task passed its checks before its bytes moved, as run alone */
-	for (unsigned int i = 0; i < b.n; i++)
-		if (doca_unlikely(b.st[i] != DOCA_SUCCESS))
-			odma_task_mark_failed(b.task[i]->ctx, b.task[i]->seq);
 	/*
 	 * As if run one by one: a task after a failed one of its context is flushed, although
 	 * its bytes moved in the same call (its destination bytes are then undefined).
 	 */
-	for (unsigned int i = 0; i < b.n; i++) {
-		struct doca_task *t = b.task[i];
+	for (unsigned int i = 0; i < n; i++) {
+		struct doca_task *t = copy_task(copy[i]);
 
-		if (doca_unlikely(b.st[i] != DOCA_SUCCESS))
-			__atomic_store_n(&t->status, DOCA_ERROR_IO_FAILED, __ATOMIC_RELAXED);
-		else if (doca_unlikely(t->seq > atomic_load_explicit(&t->ctx->fail_seq,
-		                                                     memory_order_acquire)))
+		if (doca_unlikely(st[i] != DOCA_SUCCESS) || doca_unlikely(task_flushed(t)))
 			__atomic_store_n(&t->status, DOCA_ERROR_IO_FAILED, __ATOMIC_RELAXED);
 	}
+}
+
+/* Up to ODMA_COPY_BATCH_MAX tasks: the checks, then one odma_copy_move_batch. */
+static void run_batch_one(struct doca_task *const *tasks, unsigned int n)
+{
+	const struct odma_copy *copy[ODMA_COPY_BATCH_MAX];
+	doca_error_t st[ODMA_COPY_BATCH_MAX];
+	unsigned int m = 0;
+
+	if (doca_unlikely(odma_faults_enabled)) {
+		for (unsigned int i = 0; i < n; i++)
+			odma_faults_delay(tasks[i]->seq);
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		struct doca_task *t = tasks[i];
+
+		/* a failure decided at submit, or a flush: the task fails without moving */
+		if (doca_unlikely(t->preset != DOCA_SUCCESS)) {
+			odma_task_mark_failed(t->ctx, t->seq);
+			__atomic_store_n(&t->status, t->preset, __ATOMIC_RELAXED);
+			continue;
+		}
+		if (doca_unlikely(task_flushed(t))) {
+			__atomic_store_n(&t->status, DOCA_ERROR_IO_FAILED, __ATOMIC_RELAXED);
+			continue;
+		}
+		copy[m++] = &t->copy;
+	}
+	if (doca_unlikely(odma_copy_move_batch(copy, m, st)))
+		run_batch_failed(copy, st, m);
+	/* else every task passed its checks before its bytes moved, as run alone */
+}
+
+void odma_task_run_batch(struct doca_task *const *tasks, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i += ODMA_COPY_BATCH_MAX)
+		run_batch_one(tasks + i, n - i < ODMA_COPY_BATCH_MAX ? n - i : ODMA_COPY_BATCH_MAX);
+}
+
+void odma_task_stage_full(struct odma_task_stage *s, struct doca_pe *pe)
+{
+	odma_task_stage_run(s, pe);
 }

@@ -129,12 +129,10 @@ static doca_error_t task_submit_typed(struct doca_ctx *ctx, struct doca_task *t,
 	t->status = DOCA_SUCCESS;
 	t->state = ODMA_TASK_SUBMITTED;
 	ctx->inflight++;
-	ctx->pe->inflight++;
 	r = ctx->ops->submit(t);
 	if (doca_unlikely(r != DOCA_SUCCESS)) {
 		t->state = ODMA_TASK_ALLOCATED;
 		ctx->inflight--;
-		ctx->pe->inflight--;
 	}
 	return r;
 }
@@ -177,7 +175,6 @@ static doca_error_t task_enqueue(struct doca_ctx *ctx, struct doca_task *t, uint
 	t->submit_flags = (uint8_t)flags;
 	t->seq = ctx->next_seq++;
 	ctx->inflight++;
-	ctx->pe->inflight++;
 	if (!(flags & DOCA_TASK_SUBMIT_FLAG_FLUSH) ||
 	    (doca_unlikely(ctx->held.head != NULL) && !odma_ctx_launch_held(ctx))) {
 		t->state = ODMA_TASK_HELD;
@@ -190,7 +187,6 @@ static doca_error_t task_enqueue(struct doca_ctx *ctx, struct doca_task *t, uint
 		t->state = ODMA_TASK_ALLOCATED;
 		ctx->next_seq--;
 		ctx->inflight--;
-		ctx->pe->inflight--;
 		ODMA_RATELIMITED_WARN("task %p: the engine's queue is full; progress the PE and "
 		                      "submit again",
 		                      (void *)t);
@@ -243,12 +239,14 @@ task_submit_async_or_failing(struct doca_ctx *ctx, struct doca_task *t, uint32_t
 }
 
 /*
- * The common case in one pass: an allocated copy task of a RUNNING context with room,
- * submitted with FLUSH and nothing held, no fault injection, a copy that passes
- * validation: numbered and handed to the engine through the context's fast-path object.
- * Anything else, including every refusal, goes through task_submit_slow, which logs it.
+ * Every copy or typed task that is not the hold case of doca_task_submit: an allocated copy
+ * task of a RUNNING context with room, submitted with FLUSH and nothing held, no fault
+ * injection, a copy that passes validation is numbered and handed to the engine (or its hold
+ * stage) through the context's fast-path object. Anything else, including every refusal,
+ * goes through task_submit_slow, which logs it.
  */
-static inline doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool strict)
+static doca_error_t __attribute__((noinline))
+task_submit(struct doca_task *t, uint32_t flags, bool strict)
 {
 	struct doca_ctx *ctx;
 	struct odma_job job;
@@ -275,7 +273,6 @@ static inline doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool
 	t->seq = ctx->next_seq++;
 	t->state = ODMA_TASK_SUBMITTED;
 	ctx->inflight++;
-	ctx->pe->inflight++;
 	/* a small unordered local copy goes straight into the engine's hold stage (engine.h) */
 	if (doca_likely(t->copy.total <= ctx->fp.hold_max && !ctx->ordered && !t->copy.batch)) {
 		odma_task_stage_add(ctx->fp.hold, ctx->pe, t);
@@ -287,7 +284,6 @@ static inline doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool
 		t->state = ODMA_TASK_ALLOCATED;
 		ctx->next_seq--;
 		ctx->inflight--;
-		ctx->pe->inflight--;
 		ODMA_RATELIMITED_WARN("task %p: the engine's queue is full; progress the PE and "
 		                      "submit again",
 		                      (void *)t);
@@ -295,9 +291,34 @@ static inline doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool
 	return r;
 }
 
-doca_error_t doca_task_submit(struct doca_task *task)
+/*
+ * The per-task path of nearly every program, one pass with nothing to save: a small local
+ * copy of a context whose hold stage is open (fp.hold_now: RUNNING, copy tasks, unordered,
+ * no fault injection; decided at start), the task allocated, room in the queue, nothing
+ * held, one element a side. Numbered, counted and appended to the engine's hold stage;
+ * anything else is task_submit's.
+ */
+doca_error_t doca_task_submit(struct doca_task *t)
 {
-	return task_submit(task, DOCA_TASK_SUBMIT_FLAG_FLUSH, false);
+	struct doca_ctx *ctx;
+	struct odma_task_stage *hold;
+
+	if (doca_unlikely(t == NULL))
+		return task_submit(t, DOCA_TASK_SUBMIT_FLAG_FLUSH, false);
+	ctx = t->ctx;
+	hold = ctx->fp.hold_now;
+	if (doca_unlikely(hold == NULL || t->state != ODMA_TASK_ALLOCATED ||
+	                  ctx->inflight >= ctx->queue_depth || ctx->held.head != NULL ||
+	                  !odma_copy_validate_local(&t->copy, ctx->fp.hold_bytes)))
+		return task_submit(t, DOCA_TASK_SUBMIT_FLAG_FLUSH, false);
+	t->status = DOCA_SUCCESS;
+	t->preset = DOCA_SUCCESS;
+	t->submit_flags = DOCA_TASK_SUBMIT_FLAG_FLUSH;
+	t->state = ODMA_TASK_SUBMITTED;
+	t->seq = ctx->next_seq++;
+	ctx->inflight++;
+	odma_task_stage_add(hold, ctx->pe, t);
+	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_task_try_submit(struct doca_task *task)

@@ -128,11 +128,13 @@ doca_error_t doca_buf_get_data(const struct doca_buf *buf, void **data)
 }
 
 /* Whether [data, data + data_len) fits in the window; written to avoid pointer overflow. */
-static bool buf_segment_fits(const struct doca_buf *buf, const uint8_t *data, size_t data_len)
+static inline bool buf_segment_fits(const struct doca_buf *buf, const uint8_t *data,
+                                    size_t data_len)
 {
-	uintptr_t d = (uintptr_t)data, h = (uintptr_t)buf->head;
+	/* data below head wraps the offset past any length */
+	size_t off = (size_t)((uintptr_t)data - (uintptr_t)buf->head);
 
-	return d >= h && data_len <= buf->len && d - h <= buf->len - data_len;
+	return off <= buf->len && data_len <= buf->len - off;
 }
 
 /* The refusals of doca_buf_set_data, each with its log line (kept off the per-task path). */
@@ -263,6 +265,7 @@ static void buf_do_chain(struct doca_buf *list1, struct doca_buf *list2)
 	for (struct doca_buf *e = list2; e != NULL; e = e->next)
 		e->list_head = list1;
 	list1->last->next = list2;
+	odma_buf_fast_update(list1->last);
 	list1->last = list2->last;
 	list1->list_len += list2->list_len;
 	list2->last = NULL;
@@ -320,6 +323,7 @@ doca_error_t doca_buf_unchain_list(struct doca_buf *list1, struct doca_buf *list
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	prev->next = NULL;
+	odma_buf_fast_update(prev);
 	for (struct doca_buf *e = list2; e != NULL; e = e->next)
 		e->list_head = list2;
 	list2->last = list1->last;

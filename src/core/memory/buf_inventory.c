@@ -170,6 +170,7 @@ void odma_buf_bind(struct doca_buf *b, struct doca_mmap *mmap, uint8_t *head, si
 	b->refcount = 1;
 	b->in_use = true;
 	b->counted = odma_mmap_buf_get(mmap);
+	odma_buf_fast_update(b);
 }
 
 /* Pops a free buf and binds it; the caller checked that one is free and the ranges are valid. */
@@ -197,6 +198,7 @@ void odma_buf_inventory_put(struct doca_buf *buf)
 	buf->refcount = 0;
 	buf->in_use = false;
 	buf->counted = false;
+	buf->fast = 0;
 	locked = odma_inv_lock(inv);
 	buf->free_next = inv->free_list;
 	inv->free_list = buf;
@@ -339,6 +341,7 @@ doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory,
 		b->last = NULL;
 		b->list_len = 0;
 		tail->next = b;
+		odma_buf_fast_update(tail);
 		tail = b;
 	}
 	odma_inv_unlock(inventory, locked);

@@ -196,8 +196,20 @@ struct doca_buf {
 	uint16_t refcount;          /* head only; 1 for non-head elements */
 	bool in_use;                /* handed out by the inventory */
 	bool counted;               /* counted in mmap->num_bufs (the mmap is not thread-safe) */
+	/*
+	 * ODMA_BUF_FAST_*: what the submit path of a plain local copy would check, decided when
+	 * it changes (odma_buf_fast_update: bind, release, chain, unchain, dup), so a submit
+	 * tests one byte a side.
+	 */
+	uint8_t fast;
 	struct doca_buf *free_next; /* inventory free list */
 };
+
+/* In use, the last element of its list (next NULL), in this process' memory (not an import). */
+#define ODMA_BUF_FAST_SRC 1u
+/* That, and a destination without a question: its mmap (counted: it cannot be stopped and
+ * reconfigured under the buf) grants local writes outright. */
+#define ODMA_BUF_FAST_DST 2u
 
 /* Bufs added by doca_buf_inventory_expand: one allocation per call, freed with the inventory. */
 struct odma_buf_chunk {
@@ -255,6 +267,21 @@ static inline bool odma_buf_is_head(const struct doca_buf *buf)
 static inline size_t odma_buf_room(const struct doca_buf *b)
 {
 	return (size_t)(b->head + b->len - (b->data + b->data_len));
+}
+
+/* Recomputes @b->fast after its in_use, next or mmap changed. */
+static inline void odma_buf_fast_update(struct doca_buf *b)
+{
+	const struct doca_mmap *m = b->mmap;
+	uint8_t f = 0;
+
+	if (b->in_use && b->next == NULL && m != NULL && m->kind == ODMA_MEM_LOCAL &&
+	    !m->from_export) {
+		f = ODMA_BUF_FAST_SRC;
+		if (b->counted && odma_perm_local_write(m->perms) == ODMA_PERM_YES)
+			f |= ODMA_BUF_FAST_DST;
+	}
+	b->fast = f;
 }
 
 /*

@@ -5,7 +5,7 @@
  * The inline engine: a task's bytes move on the PE's thread, and the completion is handed
  * back by the next doca_pe_progress(). Simple and deterministic: the reference the thread
  * engine is checked against. Tasks are held until the next progress (or until
- * ODMA_TASK_BATCH_MAX wait) and moved there together, still on the PE thread: local copies
+ * ODMA_TASK_STAGE_MAX wait) and moved there together, still on the PE thread: local copies
  * as one batch under one fault guard, and tasks that cost a system call each (job->batch:
  * another process' memory) with shared system calls. A task that must keep its order
  * (job->in_order) runs at once, after everything held before it.
@@ -58,16 +58,8 @@ static doca_error_t inline_submit(void *engine_pe, struct doca_task *task,
 static unsigned int inline_poll(void *engine_pe, struct doca_task **done, unsigned int max)
 {
 	struct ie_pe *ip = engine_pe;
-	unsigned int n = ip->local.n;
+	unsigned int n = odma_task_stage_poll(&ip->local, ip->pe, done, max);
 
-	if (doca_likely(n != 0 && n <= max)) {
-		ip->local.n = 0;
-		odma_task_run_batch(ip->local.task, n);
-		memcpy(done, ip->local.task, n * sizeof(done[0]));
-	} else {
-		n = 0;
-		odma_task_stage_run(&ip->local, ip->pe);
-	}
 	odma_task_stage_run(&ip->stage, ip->pe); /* hands them back through the PE's list */
 	return n;
 }

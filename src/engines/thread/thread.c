@@ -119,9 +119,9 @@ struct te_pe {
 	bool staged; /* some channel has entries staged and not published (doorbell) */
 	struct odma_task_stage stage; /* small job->batch tasks, run at the next poll */
 	/*
-	 * Small local tasks copied on the PE thread: held until the next poll (or until 64
-	 * wait) and moved there as one batch under one fault guard, then handed back straight
-	 * from poll (no trip through the PE's completion list).
+	 * Small local tasks copied on the PE thread: held until the next poll (or until
+	 * ODMA_TASK_STAGE_MAX wait) and moved there as one batch under one fault guard, then handed
+	 * back straight from poll (no trip through the PE's completion list).
 	 */
 	struct odma_task_stage local;
 	struct te_channel *ch[];
@@ -894,16 +894,9 @@ static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const str
 static unsigned int te_poll(void *engine_pe, struct doca_task **done, unsigned int max)
 {
 	struct te_pe *tp = engine_pe;
-	unsigned int total = 0;
+	/* the held small copies, one batch, handed back from here */
+	unsigned int total = odma_task_stage_poll(&tp->local, tp->pe, done, max);
 
-	if (doca_likely(tp->local.n != 0) && tp->local.n <= max) {
-		/* the held small copies, one batch, handed back from here */
-		total = tp->local.n;
-		tp->local.n = 0;
-		odma_task_run_batch(tp->local.task, total);
-		memcpy(done, tp->local.task, total * sizeof(done[0]));
-	}
-	odma_task_stage_run(&tp->local, tp->pe); /* (a poll for fewer than were held) */
 	odma_task_stage_run(&tp->stage, tp->pe); /* hands them back through the PE's list */
 	if (doca_unlikely(tp->split_busy != 0))
 		total += te_split_poll(tp, done + total, max - total);
