@@ -214,10 +214,28 @@ int bench_ucx_rep(struct bench_ucx *u, uint8_t *local, uint64_t remote, size_t s
 	return failed ? -1 : 0;
 }
 
+/* Closes the importer's endpoint (flushing it; forced after 2 s if the peer is gone). */
+static void bu_close_ep(struct bench_ucx *u)
+{
+	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+		                    .flags = UCP_EP_CLOSE_FLAG_FORCE };
+	void *req = ucp_ep_close_nbx(u->ep, &prm);
+	uint64_t end = bench_now_ns() + 2000000000ull;
+
+	if (UCS_PTR_IS_PTR(req)) {
+		while (ucp_request_check_status(req) == UCS_INPROGRESS && bench_now_ns() < end)
+			ucp_worker_progress(u->w);
+		ucp_request_free(req);
+	}
+}
+
 void bench_ucx_close(struct bench_ucx *u)
 {
 	if (u == NULL)
 		return;
 	ucp_rkey_destroy(u->rkey);
-	free(u); /* the endpoint and worker go with the process */
+	bu_close_ep(u);
+	ucp_worker_destroy(u->w);
+	ucp_cleanup(u->ctx);
+	free(u);
 }

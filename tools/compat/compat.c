@@ -117,8 +117,8 @@ static const char *const usage_text[] = {
 	"under several schedules (timings: see --schedules) and passes only if it passes under",
 	"all of them.",
 	"",
-	"   or: odma compat --shake N [--seed S] [OPTIONS] -- HOST_CMD [ARGS...] [--- DPU_CMD "
-	"[ARGS...]]",
+	"   or: odma compat --shake N [--seed S] [OPTIONS] -- HOST_CMD [ARGS...]",
+	"                   [--- DPU_CMD [ARGS...]]",
 	"",
 	"Runs your own program (or host/DPU pair) under N seeded schedules and reports the seed",
 	"that broke it, with the environment line that reproduces it; odma compat --shake --help.",
