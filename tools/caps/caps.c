@@ -25,6 +25,8 @@
 #include <doca_sync_event.h>
 #include <doca_version.h>
 
+#include "odma_libraries.h"
+
 DOCA_LOG_REGISTER(ODMA_CAPS);
 
 struct caps_cfg {
@@ -33,15 +35,10 @@ struct caps_cfg {
 	char lib[32];                         /* empty: every library */
 };
 
-static const char *const caps_libs[][2] = {
-	{ "doca_common",
-	  "DOCA Core: devices, memory maps, buffers, contexts, progress engine, logging, "
-	  "sync events, mmap advise, clocks" },
-	{ "doca_dma", "DOCA DMA: memcpy tasks between registered memory regions" },
-	{ "doca_argp", "DOCA argument parser" },
-	{ "doca_comch", "DOCA Comch: host-DPU control channel (servers, clients) and fast path "
-	                "(producers, consumers)" },
-};
+/* The libraries odma builds: the library table of src/meson.build (odma_libraries.h). */
+#define CAPS_LIB_ROW(name, module, summary) { name, summary },
+static const char *const caps_libs[][2] = { ODMA_LIBRARIES(CAPS_LIB_ROW) };
+#undef CAPS_LIB_ROW
 #define NB_LIBS (sizeof(caps_libs) / sizeof(caps_libs[0]))
 
 static doca_error_t flag_cb(void *param, void *config, size_t offset)
@@ -76,7 +73,7 @@ static doca_error_t pci_cb(void *param, void *config)
 	return DOCA_SUCCESS;
 }
 
-/* Accepts "dma", "doca_dma", "doca-dma" (and the same for common / argp). */
+/* Accepts "dma", "doca_dma", "doca-dma" (and the same for every library of the table). */
 static doca_error_t lib_cb(void *param, void *config)
 {
 	struct caps_cfg *cfg = config;
@@ -90,10 +87,10 @@ static doca_error_t lib_cb(void *param, void *config)
 			strcpy(cfg->lib, caps_libs[i][0]);
 			return DOCA_SUCCESS;
 		}
-	fprintf(stderr,
-	        "doca_caps: --lib '%s' is not a library (doca_common, doca_dma, doca_argp, "
-	        "doca_comch)\n",
-	        (char *)param);
+	fprintf(stderr, "doca_caps: --lib '%s' is not a library (", (char *)param);
+	for (i = 0; i < NB_LIBS; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", caps_libs[i][0]);
+	fprintf(stderr, ")\n");
 	return DOCA_ERROR_INVALID_VALUE;
 }
 
