@@ -22,6 +22,7 @@
 #include <doca_log.h>
 #include <doca_mmap.h>
 #include <doca_mmap_advise.h>
+#include <doca_rdma.h>
 #include <doca_sync_event.h>
 #include <doca_version.h>
 
@@ -265,6 +266,48 @@ static json_object *comch_caps(struct doca_devinfo *info)
 	return o;
 }
 
+static json_object *rdma_caps(struct doca_devinfo *info)
+{
+	static const struct {
+		const char *key;
+		doca_error_t (*q)(const struct doca_devinfo *);
+	} tasks[] = {
+		{ "task_send_supported", doca_rdma_cap_task_send_is_supported },
+		{ "task_send_imm_supported", doca_rdma_cap_task_send_imm_is_supported },
+		{ "task_receive_supported", doca_rdma_cap_task_receive_is_supported },
+		{ "task_read_supported", doca_rdma_cap_task_read_is_supported },
+		{ "task_write_supported", doca_rdma_cap_task_write_is_supported },
+		{ "task_write_imm_supported", doca_rdma_cap_task_write_imm_is_supported },
+		{ "task_atomic_cmp_swp_supported", doca_rdma_cap_task_atomic_cmp_swp_is_supported },
+		{ "task_atomic_fetch_add_supported",
+		  doca_rdma_cap_task_atomic_fetch_add_is_supported },
+		{ "task_remote_net_sync_event_get_supported",
+		  doca_rdma_cap_task_remote_net_sync_event_get_is_supported },
+		{ "task_remote_net_sync_event_notify_set_supported",
+		  doca_rdma_cap_task_remote_net_sync_event_notify_set_is_supported },
+	};
+	json_object *o = json_object_new_object();
+	bool rc = doca_rdma_cap_transport_type_is_supported(info, DOCA_RDMA_TRANSPORT_TYPE_RC) ==
+	          DOCA_SUCCESS;
+
+	json_object_object_add(o, "transport_rc_supported", json_object_new_boolean(rc));
+	json_object_object_add(o, "transport_dc_supported",
+	                       json_object_new_boolean(doca_rdma_cap_transport_type_is_supported(
+	                                                       info, DOCA_RDMA_TRANSPORT_TYPE_DC) ==
+	                                               DOCA_SUCCESS));
+	if (!rc)
+		return o;
+	for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++)
+		json_object_object_add(o, tasks[i].key,
+		                       json_object_new_boolean(tasks[i].q(info) == DOCA_SUCCESS));
+	add_u32(o, "max_message_size", doca_rdma_cap_get_max_message_size, info);
+	add_u32(o, "max_send_queue_size", doca_rdma_cap_get_max_send_queue_size, info);
+	add_u32(o, "max_recv_queue_size", doca_rdma_cap_get_max_recv_queue_size, info);
+	add_u32(o, "max_send_buf_list_len", doca_rdma_cap_get_max_send_buf_list_len, info);
+	add_u32(o, "gid_table_size", doca_rdma_cap_get_gid_table_size, info);
+	return o;
+}
+
 static json_object *mmap_caps(struct doca_devinfo *info)
 {
 	json_object *o = json_object_new_object();
@@ -379,6 +422,8 @@ static json_object *device_entry(const struct caps_cfg *cfg, struct doca_devinfo
 			json_object_object_add(caps, "doca_dma", dma_caps(info));
 		if (show_lib(cfg, "doca_comch"))
 			json_object_object_add(caps, "doca_comch", comch_caps(info));
+		if (show_lib(cfg, "doca_rdma"))
+			json_object_object_add(caps, "doca_rdma", rdma_caps(info));
 		json_object_object_add(o, "capabilities", caps);
 	}
 	if (cfg->list_reps)
