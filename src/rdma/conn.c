@@ -125,6 +125,8 @@ doca_error_t odma_rd_conns_start(struct doca_rdma *rd)
 	return DOCA_SUCCESS;
 }
 
+static void odma_rd_streams_free(struct doca_rdma *rd);
+
 void odma_rd_conns_stop(struct doca_rdma *rd)
 {
 	struct rd_listener *l;
@@ -159,10 +161,16 @@ void odma_rd_conns_stop(struct doca_rdma *rd)
 			pthread_join(j->thr, NULL);
 		again = j != NULL;
 	}
-	odma_rd_conns_free(rd);
+	odma_rd_streams_free(rd);
+	/* the program may still hold (and disconnect) its connections until destroy */
+	for (uint32_t i = 0; rd->conns != NULL && i < rd->max_conns; i++) {
+		rd->conns[i].in = rd->conns[i].out = NULL;
+		if (rd->conns[i].state != RD_C_FREE)
+			rd->conns[i].state = RD_C_CLOSED;
+	}
 }
 
-void odma_rd_conns_free(struct doca_rdma *rd)
+static void odma_rd_streams_free(struct doca_rdma *rd)
 {
 	while (rd->streams != NULL) {
 		struct rd_stream *s = rd->streams;
@@ -172,6 +180,11 @@ void odma_rd_conns_free(struct doca_rdma *rd)
 		pthread_mutex_destroy(&s->wlock);
 		free(s);
 	}
+}
+
+void odma_rd_conns_free(struct doca_rdma *rd)
+{
+	odma_rd_streams_free(rd);
 	free(rd->conns);
 	rd->conns = NULL;
 }
@@ -635,11 +648,13 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 	               __func__);
 	rd = c->rd;
 	pthread_mutex_lock(&rd->lock);
-	if (c->state == RD_C_CLOSED || c->state == RD_C_FREE) {
+	if (c->state == RD_C_FREE || c->app_closed) {
 		pthread_mutex_unlock(&rd->lock);
 		ODMA_ERR("%s: connection %u is already disconnected", __func__, c->id);
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
+	/* a connection the peer ended (or a stop closed) is released: the samples do so */
+	c->app_closed = true;
 	c->state = RD_C_CLOSED; /* no disconnection callback for our own disconnect */
 	s = c->out != NULL && !c->out->dead ? c->out : c->in;
 	pthread_mutex_unlock(&rd->lock);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
 #include "core/device/device.h"
 #include "core/log/log.h"
@@ -89,7 +90,8 @@ static void rd_raise(struct doca_rdma *rd, const struct rd_event *e)
 			rd->cb_failure(e->conn, ud, cud);
 		break;
 	default:
-		if (rd->cb_disconnect != NULL)
+		/* both sides ended it at once: ours came first, no callback for it */
+		if (rd->cb_disconnect != NULL && !e->conn->app_closed)
 			rd->cb_disconnect(e->conn, ud, cud);
 		break;
 	}
@@ -152,6 +154,12 @@ static void rd_stop(struct doca_ctx *ctx)
 {
 	struct doca_rdma *rd = rd_of(ctx);
 
+	/*
+	 * A stop from inside a callback (a task's, a connection's) finishes at the end of that
+	 * doca_pe_progress, and doca_ctx_stop says IN_PROGRESS, as DOCA does there; a stop
+	 * from anywhere else with nothing in flight reaches IDLE at once.
+	 */
+	rd->defer_idle = ctx->pe != NULL && ctx->pe->in_progress;
 	odma_rd_conns_stop(rd); /* joins every thread: their tasks are queued as failed */
 	odma_rd_fail_receives(rd, DOCA_ERROR_IO_FAILED);
 	(void)rd_progress(ctx);
@@ -159,7 +167,13 @@ static void rd_stop(struct doca_ctx *ctx)
 
 static bool rd_idle_ready(const struct doca_ctx *ctx)
 {
-	return atomic_load(&rd_of(ctx)->queued) == 0;
+	struct doca_rdma *rd = rd_of(ctx);
+
+	if (rd->defer_idle) {
+		rd->defer_idle = false; /* the check right after the stop op: STOPPING */
+		return false;
+	}
+	return atomic_load(&rd->queued) == 0;
 }
 
 static void rd_complete(struct doca_task *task, bool ok);
@@ -261,7 +275,14 @@ doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma)
 		return r;
 	}
 	pthread_mutex_init(&rd->lock, NULL);
-	pthread_cond_init(&rd->recv_cond, NULL);
+	{
+		pthread_condattr_t ca; /* the receiver-not-ready deadline is monotonic */
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&rd->recv_cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
 	atomic_init(&rd->queued, 0);
 	rd_defaults(rd);
 	rd->max_send_buf_list_len = rd->ctx.caps->rdma_max_buf_list;

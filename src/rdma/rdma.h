@@ -202,6 +202,7 @@ struct doca_rdma_connection {
 	uint8_t key[16];
 	enum rd_conn_state state;
 	bool cm;
+	bool app_closed; /* doca_rdma_connection_disconnect was called */
 	union doca_data user_data;
 	struct rd_stream *out, *in;
 	uint8_t blob[RW_BLOB_LEN];
@@ -270,6 +271,7 @@ struct doca_rdma {
 	struct rd_task *done_head, *done_tail; /* finished by a reader, for progress */
 	struct rd_event *ev_head, *ev_tail;
 	bool stopping;      /* under lock: readers fail instead of serving */
+	bool defer_idle;    /* stopped from a callback: IDLE at the end of that progress */
 	atomic_uint queued; /* done tasks + events waiting for progress */
 	uint64_t next_tag;
 };
