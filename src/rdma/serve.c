@@ -224,14 +224,15 @@ static void rd_deadline(struct timespec *ts, uint32_t ms)
  * for one. Returns the status for the sender.
  */
 static doca_error_t rd_deliver(struct rd_stream *s, uint8_t opcode, uint32_t imm,
-                               const uint8_t *msg, size_t len)
+                               const uint8_t *msg, size_t len, uint64_t rnr_ms)
 {
 	struct doca_rdma *rd = s->rd;
 	struct timespec end;
 	struct rd_task *t;
 	doca_error_t st = DOCA_SUCCESS;
 
-	rd_deadline(&end, odma_rd_rnr_ms(rd));
+	/* the sender's receiver-not-ready budget (its rnr_retry_count), at most 8 s */
+	rd_deadline(&end, rnr_ms < 8000 ? (uint32_t)rnr_ms : 8000u);
 	pthread_mutex_lock(&rd->lock);
 	while (rd->recv_head == NULL && !rd->stopping && !s->dead &&
 	       pthread_cond_timedwait(&rd->recv_cond, &rd->lock, &end) != ETIMEDOUT)
@@ -292,7 +293,7 @@ static bool rd_serve_send(struct rd_stream *s, const struct rw_hdr *h)
 	st = rd_deliver(s,
 	                (h->flags & RW_F_IMM) ? DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM
 	                                      : DOCA_RDMA_OPCODE_RECV_SEND,
-	                h->imm, msg, (size_t)h->len);
+	                h->imm, msg, (size_t)h->len, h->arg1);
 	free(msg);
 	ok = rd_reply(s, h->tag, st, 0, NULL, 0);
 	return ok;
@@ -309,7 +310,7 @@ static bool rd_serve_write(struct rd_stream *s, const struct rw_hdr *h)
 	free(msg);
 	if (st == DOCA_SUCCESS && (h->flags & RW_F_IMM))
 		st = rd_deliver(s, DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM, h->imm, NULL,
-		                (size_t)h->len);
+		                (size_t)h->len, h->arg1);
 	return rd_reply(s, h->tag, st, 0, NULL, 0);
 }
 

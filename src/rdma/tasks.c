@@ -528,6 +528,7 @@ static doca_error_t rd_prepare(struct rd_task *t, struct rw_hdr *h, const void *
 		h->type = RW_SEND;
 		h->flags = t->type == RD_T_SEND_IMM ? RW_F_IMM : 0;
 		h->imm = (uint32_t)t->arg0;
+		h->arg1 = odma_rd_rnr_ms((const struct doca_rdma *)(const void *)t->base.ctx);
 		r = rd_gather(t, t->src, p, n, owned);
 		h->len = *n;
 		return r;
@@ -554,6 +555,7 @@ static doca_error_t rd_prepare(struct rd_task *t, struct rw_hdr *h, const void *
 			        t, DOCA_ERROR_INVALID_VALUE,
 			        "the source does not fit the remote destination's free room");
 		h->addr = (uint64_t)(uintptr_t)(t->dst->data + t->dst->data_len);
+		h->arg1 = odma_rd_rnr_ms((const struct doca_rdma *)(const void *)t->base.ctx);
 		h->len = *n;
 		t->arg1 = *n;
 		return DOCA_SUCCESS;
