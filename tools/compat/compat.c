@@ -27,7 +27,8 @@
 #define ODMA_PKGCONFIGDIR "/usr/local/lib/pkgconfig"
 #endif
 
-static const char *const compat_groups[] = { "doca_dma", "doca_common", "doca_comch" };
+static const char *const compat_groups[] = { "doca_dma", "doca_common", "doca_comch",
+	                                      "doca_rdma" };
 
 void compat_list_add(struct compat_list *l, const char *s)
 {
@@ -112,8 +113,9 @@ static const char *const usage_text[] = {
 	"",
 	"Builds NVIDIA's DOCA samples in DIR (a checkout of NVIDIA-DOCA/doca-samples, any",
 	"release) with their own meson files against an installed odma, runs them, and prints",
-	"a table: program, builds, runs, reason. DMA, DOCA Core and Comch samples and the DMA",
-	"Copy application are checked; DIR is only read.",
+	"a table: program, builds, runs, reason. DMA, DOCA Core, Comch and RDMA samples (RDMA",
+	"pairs in three modes: files with RC and DC, RDMA CM) and the DMA Copy application",
+	"are checked; DIR is only read.",
 	"",
 	"options:",
 	"  --prefix DIR           the odma installation to check (default: this odma's)",
