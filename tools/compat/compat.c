@@ -27,8 +27,7 @@
 #define ODMA_PKGCONFIGDIR "/usr/local/lib/pkgconfig"
 #endif
 
-static const char *const compat_groups[] = { "doca_dma", "doca_common", "doca_comch",
-	                                      "doca_rdma" };
+static const char *const compat_groups[] = { "doca_dma", "doca_common", "doca_comch", "doca_rdma" };
 
 void compat_list_add(struct compat_list *l, const char *s)
 {
