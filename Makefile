@@ -1,6 +1,10 @@
 # Thin wrapper over meson/ninja: `make demo`, `make check`, `make install PREFIX=...`.
+# `make install LAYOUT=doca PREFIX=/opt/mellanox/doca` installs in DOCA's own layout (flat
+# include/, lib/<multiarch>/, tools/doca_caps, applications/VERSION) so trees that hard-code
+# DOCA's paths build unchanged; LAYOUT=default (the default) is the usual GNU layout.
 BUILD   ?= build
 PREFIX  ?= /usr/local
+LAYOUT  ?= default
 MESON   ?= meson
 NINJA   ?= ninja
 # Extra options for `meson setup` (e.g. MESON_OPTS="-Db_sanitize=address,undefined").
@@ -26,7 +30,14 @@ check: all
 
 install: all
 	$(MESON) configure $(BUILD) -Dprefix=$(PREFIX)
+ifeq ($(LAYOUT),doca)
+	$(NINJA) -C $(BUILD)
+	sh scripts/install-doca-layout.sh $(BUILD) $(PREFIX) $(DESTDIR)
+else ifeq ($(LAYOUT),default)
 	$(MESON) install -C $(BUILD)
+else
+	@echo "make install: LAYOUT must be default or doca, not '$(LAYOUT)'" >&2; exit 2
+endif
 
 fuzz: all
 	@sh scripts/fuzz.sh long

@@ -23,7 +23,8 @@
  *   → doca_buf_inventory_stop (optional) → doca_buf_inventory_destroy.
  *
  * Getting a buf never allocates memory. An inventory is not thread-safe: use one
- * per thread.
+ * per thread, unless it serves an mmap made thread-safe with
+ * doca_mmap_enable_thread_safety() (then threads may share it).
  */
 #ifndef DOCA_BUF_INVENTORY_H_
 #define DOCA_BUF_INVENTORY_H_
@@ -152,6 +153,79 @@ static inline doca_error_t doca_buf_inventory_buf_get_by_data(struct doca_buf_in
 	return doca_buf_inventory_buf_get_by_args(inventory, mmap, data, data_len, data, data_len,
 	                                          buf);
 }
+
+/**
+ * Re-points a buf that the caller holds at another window of the same mmap, without
+ * taking a new buf: the window becomes [addr, addr + len) and the data segment
+ * [data, data + data_len). The buf keeps its inventory, its mmap and its reference
+ * count. Meant for bufs that a task owns between two submits (set before resubmitting
+ * the task; never while the task is in flight).
+ *
+ * @param [in] buf      a buf you hold that is not part of a list.
+ * @param [in] addr     start of the new window, inside the buf's mmap.
+ * @param [in] len      window length, above 0.
+ * @param [in] data     start of the data segment.
+ * @param [in] data_len length of the data segment.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if a pointer argument is NULL, @p len is 0, the
+ *         window is not inside the buf's mmap, or the data segment is not inside the
+ *         window;
+ *         DOCA_ERROR_BAD_STATE if @p buf was already released to its inventory;
+ *         DOCA_ERROR_NOT_PERMITTED if @p buf is in a list of more than one element.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_buf_inventory_buf_reuse_by_args(struct doca_buf *buf,
+                                                                    void *addr, size_t len,
+                                                                    void *data, size_t data_len);
+
+/**
+ * Re-points a buf as an empty buf (data = addr, data_len = 0) over [addr, addr + len):
+ * the usual DMA destination. Same rules and return codes as
+ * doca_buf_inventory_buf_reuse_by_args().
+ *
+ * @param [in] buf  a buf you hold that is not part of a list.
+ * @param [in] addr start of the new window, inside the buf's mmap.
+ * @param [in] len  window length.
+ * @return see doca_buf_inventory_buf_reuse_by_args().
+ */
+/*
+ * The two wrappers below call an experimental function; they warn where a program calls
+ * them (unless DOCA_ALLOW_EXPERIMENTAL_API is defined), never where the header is read.
+ */
+#if !defined(DOCA_ALLOW_EXPERIMENTAL_API) && (defined(__GNUC__) || defined(__clang__))
+#define ODMA_EXPERIMENTAL_INLINE __attribute__((deprecated("Symbol is defined as experimental")))
+#else
+#define ODMA_EXPERIMENTAL_INLINE
+#endif
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#endif
+
+ODMA_EXPERIMENTAL_INLINE static inline doca_error_t doca_buf_inventory_buf_reuse_by_addr(struct doca_buf *buf, void *addr,
+                                                                size_t len)
+{
+	return doca_buf_inventory_buf_reuse_by_args(buf, addr, len, addr, 0);
+}
+
+/**
+ * Re-points a buf as a full buf (data_len = len) over [data, data + data_len): the usual
+ * DMA source. Same rules and return codes as doca_buf_inventory_buf_reuse_by_args().
+ *
+ * @param [in] buf      a buf you hold that is not part of a list.
+ * @param [in] data     start of the new window and of the data, inside the buf's mmap.
+ * @param [in] data_len length of both.
+ * @return see doca_buf_inventory_buf_reuse_by_args().
+ */
+ODMA_EXPERIMENTAL_INLINE static inline doca_error_t doca_buf_inventory_buf_reuse_by_data(struct doca_buf *buf, void *data,
+                                                                size_t data_len)
+{
+	return doca_buf_inventory_buf_reuse_by_args(buf, data, data_len, data, data_len);
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#undef ODMA_EXPERIMENTAL_INLINE
 
 /**
  * Duplicates a buf, or a whole list when @p src_buf is a list head: every element

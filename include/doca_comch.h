@@ -232,8 +232,8 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 /**
  * @brief Destroys an IDLE server.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_BAD_STATE (RUNNING: stop
- *         it first); DOCA_ERROR_IN_USE (STOPPING, or producers/consumers still exist on one
- *         of its connections).
+ *         it first); DOCA_ERROR_IN_USE (STOPPING, producers/consumers still exist on one
+ *         of its connections, or a context node of a graph: destroy the graph first).
  */
 DOCA_STABLE
 doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server);
@@ -385,8 +385,8 @@ doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name,
 /**
  * @brief Destroys an IDLE client.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_BAD_STATE (RUNNING or
- *         STARTING: stop it first); DOCA_ERROR_IN_USE (STOPPING, or producers/consumers still
- *         exist on its connection).
+ *         STARTING: stop it first); DOCA_ERROR_IN_USE (STOPPING, producers/consumers still
+ *         exist on its connection, or a context node of a graph: destroy the graph first).
  */
 DOCA_STABLE
 doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client);

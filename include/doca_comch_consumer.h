@@ -83,7 +83,8 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 /**
  * @brief Destroys an IDLE consumer.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_BAD_STATE (not IDLE:
- *         stop it and progress until IDLE first); DOCA_ERROR_IN_USE (STOPPING).
+ *         stop it and progress until IDLE first); DOCA_ERROR_IN_USE (STOPPING, or a context
+ *         node of a graph: destroy the graph first).
  */
 DOCA_STABLE
 doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer);

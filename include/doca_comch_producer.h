@@ -85,7 +85,7 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 /**
  * @brief Destroys an IDLE producer.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_BAD_STATE (not IDLE);
- *         DOCA_ERROR_IN_USE (STOPPING).
+ *         DOCA_ERROR_IN_USE (STOPPING, or a context node of a graph: destroy the graph first).
  */
 DOCA_STABLE
 doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer);

@@ -316,6 +316,36 @@ DOCA_STABLE doca_error_t doca_devinfo_rep_get_is_hotplug(const struct doca_devin
 							 uint8_t *is_hotplug);
 
 /**
+ * Writes the name of the network interface (netdev) of the representor, NUL-terminated:
+ * the name the operating system shows for it (ifconfig, ip link). On odma's emulated DPU the
+ * names follow BlueField's convention (pf0hpf for the host PF of port 0, pf0vf0 for its
+ * first VF, en3f0pf0sf0 for its first SF) unless the system profile gives one (`iface=`).
+ * @param [in] devinfo_rep the representor.
+ * @param [out] iface_name the buffer.
+ * @param [in] size its size; at least DOCA_DEVINFO_IFACE_NAME_SIZE (there is no
+ *             representor-specific size constant).
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if an argument is NULL, the representor is unknown or
+ *         @p size is below DOCA_DEVINFO_IFACE_NAME_SIZE;
+ *         DOCA_ERROR_OPERATING_SYSTEM if the representor has no network interface (a
+ *         representor listed without DOCA_DEVINFO_REP_FILTER_NET, e.g. an emulated PF).
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devinfo_rep *devinfo_rep,
+							       char *iface_name, uint32_t size);
+
+/**
+ * Reads the VHCA id of the function the representor stands for: an integer, stable for the
+ * life of the system profile (the profile's `vhca_id=`, else 0x100 x (the parent device's
+ * VHCA id + 1) plus the representor's position under it).
+ * @param [in] devinfo_rep the representor.
+ * @param [out] vhca_id the id.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL or the representor is
+ *         unknown.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_devinfo_rep_get_vhca_id(const struct doca_devinfo_rep *devinfo_rep,
+							    uint16_t *vhca_id);
+
+/**
  * Compares the representor's PCI address with "DDDD:BB:DD.F" or "BB:DD.F".
  * @param [in] devinfo_rep the representor.
  * @param [in] pci_addr_str the address to compare.

@@ -62,7 +62,8 @@ doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma);
  * @brief Destroys an IDLE DMA context (and disconnects it from its PE).
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL);
  *         DOCA_ERROR_BAD_STATE (RUNNING: stop it first);
- *         DOCA_ERROR_IN_USE (STOPPING: progress until IDLE first).
+ *         DOCA_ERROR_IN_USE (STOPPING: progress until IDLE first; or a context node of a
+ *         graph: destroy the graph first).
  */
 DOCA_STABLE
 doca_error_t doca_dma_destroy(struct doca_dma *dma);

@@ -131,7 +131,8 @@ doca_error_t doca_graph_get_user_data(const struct doca_graph *graph, union doca
 /**
  * @brief Adds a context node: each instance runs one task of @p ctx there. The context may
  * be of any type; at doca_graph_start() it must be RUNNING and connected to the graph's PE.
- * The context must outlive the graph. The new node has no dependency (a root).
+ * The context must outlive the graph: its destroy fails with DOCA_ERROR_IN_USE while the graph
+ * exists. The new node has no dependency (a root).
  * @param [in] graph  a stopped graph.
  * @param [in] ctx  the context whose tasks the node runs.
  * @param [out] node  the new node (untouched on failure).

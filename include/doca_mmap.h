@@ -39,7 +39,8 @@
  * DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, so a local DMA may write into the mmap.
  *
  * An mmap is not thread-safe for configuration; bufs on one mmap may be taken and
- * released from several threads (through separate inventories).
+ * released from several threads (through separate inventories, or through shared ones
+ * once doca_mmap_enable_thread_safety() was called).
  */
 #ifndef DOCA_MMAP_H_
 #define DOCA_MMAP_H_
@@ -109,7 +110,9 @@ DOCA_STABLE doca_error_t doca_mmap_destroy(struct doca_mmap *mmap);
  *         was set (call doca_mmap_set_memrange first);
  *         DOCA_ERROR_NOT_PERMITTED if the mmap was created from an export or has
  *         been exported, or a page of the range is read-only while the permissions
- *         let a device write into it.
+ *         let a device write into it;
+ *         DOCA_ERROR_OPERATING_SYSTEM if the range cannot be checked at all (neither
+ *         /proc/self/maps nor the pages can be read).
  */
 DOCA_STABLE doca_error_t doca_mmap_start(struct doca_mmap *mmap);
 
@@ -277,8 +280,27 @@ DOCA_STABLE doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *m
                                                        uint32_t *max_num_devices);
 
 /**
+ * Lets several threads use the mmap at once, including the data path: bufs on it may be
+ * taken from inventories (doca_buf_inventory_buf_get_by_*, buf_dup) and buf pools and
+ * released (doca_buf_dec_refcount) from any thread. An inventory or pool that serves a
+ * buf of such an mmap locks every later take and return, so threads may also share it.
+ * The price DOCA documents: the mmap no longer counts the bufs that point into it, so
+ * doca_mmap_get_num_bufs() reports 0 and doca_mmap_stop() / doca_mmap_destroy() no longer
+ * refuse while bufs exist (using such a buf afterwards is undefined). Neither this call
+ * nor doca_mmap_destroy() is itself thread-safe. It may be called on a local mmap before
+ * doca_mmap_start() and on an mmap created from an export; calling it twice is harmless.
+ *
+ * @param [in] mmap an unstarted mmap with no buf pointing into it.
+ * @return DOCA_SUCCESS;
+ *         DOCA_ERROR_INVALID_VALUE if @p mmap is NULL;
+ *         DOCA_ERROR_NOT_PERMITTED if the mmap is started or bufs point into it.
+ */
+DOCA_EXPERIMENTAL doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap);
+
+/**
  * Reads how many bufs currently point into the mmap (every element of a buf list
- * counts once).
+ * counts once). An mmap made thread-safe (doca_mmap_enable_thread_safety) does not
+ * count its bufs: the value is then 0.
  *
  * @param [in]  mmap     the mmap.
  * @param [out] num_bufs the count.
@@ -388,9 +410,11 @@ DOCA_STABLE doca_error_t doca_mmap_create_from_export(const union doca_data *use
 
 /**
  * Sets what devices may do with the memory: a mask of enum doca_access_flag
- * values. DOCA_ACCESS_FLAG_LOCAL_READ_ONLY (0) leaves local devices read-only; a
- * DMA writing into such an mmap is refused at submit. The local device may always
- * read the memory.
+ * values. The local device may always read the memory. A local DMA may write into it
+ * with DOCA_ACCESS_FLAG_LOCAL_READ_WRITE; with PCI_READ_WRITE, RDMA_WRITE or
+ * RDMA_ATOMIC but without LOCAL_READ_WRITE it may too, as on hardware, and odma logs one
+ * WARNING per mmap; with none of these (LOCAL_READ_ONLY, read-only PCI or RDMA flags) a
+ * DMA writing into the mmap is refused at submit with DOCA_ERROR_NOT_PERMITTED.
  *
  * @param [in] mmap        the unstarted mmap.
  * @param [in] access_mask OR of DOCA_ACCESS_FLAG_* values.

@@ -70,7 +70,7 @@ doca_error_t doca_mmap_advise_create(struct doca_dev *dev, struct doca_mmap_advi
  * @brief Destroys an mmap-advise context (it must be IDLE).
  * @param [in] mmap_advise  the context.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_BAD_STATE (not IDLE);
- *         DOCA_ERROR_IN_USE (STOPPING).
+ *         DOCA_ERROR_IN_USE (STOPPING, or a context node of a graph: destroy the graph first).
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_mmap_advise_destroy(struct doca_mmap_advise *mmap_advise);

@@ -96,8 +96,10 @@ DOCA_STABLE
 uint8_t doca_pe_progress(struct doca_pe *pe);
 
 /**
- * @brief The handle (an eventfd) that becomes readable after doca_pe_request_notification()
- * once something waits for doca_pe_progress().
+ * @brief The handle (an epoll descriptor, pollable and usable in another epoll set) that
+ * becomes readable after doca_pe_request_notification() once anything of any context on the
+ * PE waits for doca_pe_progress() (a completion, a message, a connection, a state change, a
+ * timeout).
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if an argument is NULL.
  */
 DOCA_STABLE
@@ -113,8 +115,9 @@ doca_error_t doca_pe_set_notification_handle(struct doca_pe *pe, doca_notificati
 					     union doca_data completion_key);
 
 /**
- * @brief Consumes a signal of the notification handle.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL PE, or a handle that is not this PE's).
+ * @brief Consumes a signal of the notification handle. On Linux @p handle is not used (0 is
+ * fine).
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL PE).
  */
 DOCA_STABLE
 doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle);
@@ -188,7 +191,8 @@ DOCA_EXPERIMENTAL
 doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags);
 
 /**
- * @brief Returns a task to its context's pool. A task in flight is not freed (one log line).
+ * @brief Returns a task to its context's pool. A task in flight is freed when its completion
+ * or flush is reported, and its callback is then not called (one WARNING line).
  */
 DOCA_STABLE
 void doca_task_free(struct doca_task *task);

@@ -177,7 +177,7 @@ doca_sync_event_cap_remote_net_is_create_from_export_supported(const struct doca
  * @param [in] event  the event.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_BAD_STATE (its context
  *         is not IDLE: stop it and progress first); DOCA_ERROR_IN_USE (its context is
- *         STOPPING).
+ *         STOPPING, or a context node of a graph: destroy the graph first).
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_destroy(struct doca_sync_event *event);

@@ -96,7 +96,8 @@ if [ -s "$tmp/undeclared_hard" ]; then
 fi
 # DOCA defines these inline in its headers; a program may take no address of them, and we
 # must not force a link dependency either.
-for fn in doca_buf_inventory_buf_get_by_addr doca_buf_inventory_buf_get_by_data doca_version; do
+for fn in doca_buf_inventory_buf_get_by_addr doca_buf_inventory_buf_get_by_data \
+	doca_buf_inventory_buf_reuse_by_addr doca_buf_inventory_buf_reuse_by_data doca_version; do
 	grep -qx "$fn" "$tmp/inline" || {
 		echo "FAIL: $fn must be a static inline function in include/ (as in DOCA)"
 		fail=1

@@ -31,6 +31,8 @@
 #define DMA_COPY_DEFAULT_WINDOW_TASKS 16
 #define DMA_COPY_MAX_WINDOW_TASKS 256
 #define DMA_COPY_MAX_WINDOW (1ULL << 30) /* a host refuses a larger window from the DPU */
+/* With NVIDIA's DPU side a host holds the whole file in one buffer: at most this much. */
+#define DMA_COPY_MAX_NV_FILE DMA_COPY_MAX_WINDOW
 
 struct dma_copy_cfg {
 	char file[DMA_COPY_MAX_PATH];
@@ -94,16 +96,17 @@ doca_error_t dc_source_read(struct dc_source *s, uint64_t off, uint8_t *buf, uin
 void dc_source_close(struct dc_source *s);
 
 /*
- * The receiver's file: a temporary file next to the destination, created before the
- * transfer (so an unwritable destination fails before any byte moves), written window by
- * window, and put in place at the end without replacing anything (no partial file ever
- * appears under the destination's name; the temporary file is removed on every failure,
- * signals included).
+ * The receiver's file: an unnamed file (O_TMPFILE) in the destination's directory, created
+ * before the transfer (so an unwritable destination fails before any byte moves), written
+ * window by window, and linked under the destination's name at the end without replacing
+ * anything: nothing is visible before, whatever ends the process (SIGKILL included). Where
+ * the file system has no O_TMPFILE (logged), a named temporary file next to the destination
+ * instead, renamed at the end and removed on every failure and on SIGINT/SIGTERM/SIGHUP.
  */
 struct dc_sink {
 	int fd;
 	const char *path;
-	char tmp[DMA_COPY_MAX_PATH + 16];
+	char tmp[DMA_COPY_MAX_PATH + 16]; /* the named fallback's path; "" for an unnamed file */
 };
 doca_error_t dc_sink_open(struct dc_sink *s, const char *path);
 doca_error_t dc_sink_write(struct dc_sink *s, uint64_t off, const uint8_t *buf, uint64_t n);

@@ -182,30 +182,92 @@ void dc_source_close(struct dc_source *s)
 	s->fd = -1;
 }
 
-doca_error_t dc_sink_open(struct dc_sink *s, const char *path)
+/* The directory of @path into @dir (".", "/" or the part before the last slash). */
+static bool dir_of(const char *path, char *dir, size_t size)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n = slash == NULL ? 0 : slash == path ? 1 : (size_t)(slash - path);
+
+	if (n == 0)
+		return snprintf(dir, size, ".") < (int)size;
+	if (n >= size)
+		return false;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	return true;
+}
+
+/*
+ * An unnamed file in the destination's directory (O_TMPFILE): nothing is visible under
+ * any name until dc_sink_commit links it, so even SIGKILL leaves nothing behind. -1 with
+ * errno EOPNOTSUPP when the file system (or the kernel) has no O_TMPFILE, or when
+ * ODMA_DMA_COPY_NO_TMPFILE=1 asks for the named fallback (tests).
+ */
+static int open_unnamed(const char *path)
+{
+	const char *no = getenv("ODMA_DMA_COPY_NO_TMPFILE");
+	char dir[DMA_COPY_MAX_PATH];
+	int fd;
+
+	if (no != NULL && strcmp(no, "1") == 0) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	if (!dir_of(path, dir, sizeof(dir))) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	/* kernels before 3.11 take O_TMPFILE for O_DIRECTORY: EISDIR */
+	if (fd < 0 && (errno == EISDIR || errno == EINVAL || errno == ENOSYS))
+		errno = EOPNOTSUPP;
+	return fd;
+}
+
+/* The fallback: FILE.XXXXXX next to FILE, removed on failure and on SIGINT/SIGTERM/SIGHUP. */
+static int open_named(struct dc_sink *s)
 {
 	struct stat st;
 	sigset_t all, old;
-	int saved;
+	int fd, saved;
 
-	s->path = path;
-	s->fd = -1;
-	if (snprintf(s->tmp, sizeof(s->tmp), "%s.XXXXXX", path) >= (int)sizeof(s->tmp)) {
-		DC_ERR("destination path %s is too long", path);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
 	/* No signal between creating the file and arming its removal. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	s->fd = mkostemp(s->tmp, O_CLOEXEC);
+	fd = mkostemp(s->tmp, O_CLOEXEC);
 	saved = errno;
-	if (s->fd >= 0 && fstat(s->fd, &st) == 0)
+	if (fd >= 0 && fstat(fd, &st) == 0)
 		dc_cleanup_set(DC_CLEANUP_TEMP, s->tmp, st.st_dev, st.st_ino);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (fd < 0)
+		s->tmp[0] = '\0';
+	errno = saved;
+	return fd;
+}
+
+/* What the sink's file is called in messages. */
+static const char *sink_name(const struct dc_sink *s)
+{
+	return s->tmp[0] != '\0' ? s->tmp : s->path;
+}
+
+doca_error_t dc_sink_open(struct dc_sink *s, const char *path)
+{
+	s->path = path;
+	s->fd = -1;
+	s->tmp[0] = '\0';
+	s->fd = open_unnamed(path);
+	if (s->fd < 0 && errno == EOPNOTSUPP) {
+		DOCA_LOG_WARN("the file system of %s has no unnamed files (O_TMPFILE): writing "
+		              "%s.XXXXXX instead, which a SIGKILL would leave behind",
+		              path, path);
+		snprintf(s->tmp, sizeof(s->tmp), "%s.XXXXXX", path);
+		s->fd = open_named(s);
+	}
 	if (s->fd < 0) {
 		DC_ERR("cannot write the destination %s: creating a temporary file next to it "
 		       "failed: %s",
-		       path, strerror(saved));
+		       path, strerror(errno));
 		return DOCA_ERROR_IO_FAILED;
 	}
 	return DOCA_SUCCESS;
@@ -221,7 +283,7 @@ doca_error_t dc_sink_write(struct dc_sink *s, uint64_t off, const uint8_t *buf, 
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {
-			DC_ERR("cannot write %s: %s", s->tmp,
+			DC_ERR("cannot write %s: %s", sink_name(s),
 			       k < 0 ? strerror(errno) : "short write");
 			return DOCA_ERROR_IO_FAILED;
 		}
@@ -232,6 +294,20 @@ doca_error_t dc_sink_write(struct dc_sink *s, uint64_t off, const uint8_t *buf, 
 	/* Start the write-back now: the final fsync then stays short even for a large file. */
 	(void)sync_file_range(s->fd, (off_t)start, (off_t)len, SYNC_FILE_RANGE_WRITE);
 	return DOCA_SUCCESS;
+}
+
+/* Gives the unnamed file @fd the name @path, unless @path exists (linkat never replaces). */
+static int link_unnamed(int fd, const char *path)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	/* no /proc: AT_EMPTY_PATH (needs CAP_DAC_READ_SEARCH) */
+	return linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH);
 }
 
 /* Puts @tmp in place as @path unless @path exists (never replaces a file). */
@@ -251,22 +327,33 @@ static int place_no_replace(const char *tmp, const char *path)
 doca_error_t dc_sink_commit(struct dc_sink *s)
 {
 	bool ok = fchmod(s->fd, 0644) == 0 && fsync(s->fd) == 0;
-	int saved = errno;
+	bool named = s->tmp[0] != '\0';
+	int saved = errno, placed = -1;
 
+	if (ok && !named) {
+		placed = link_unnamed(s->fd, s->path);
+		saved = errno;
+	}
 	if (close(s->fd) != 0 && ok) {
 		ok = false;
 		saved = errno;
 	}
 	s->fd = -1;
-	if (ok && place_no_replace(s->tmp, s->path) != 0) {
-		DC_ERR("cannot put the copy in place as %s: %s", s->path,
-		       errno == EEXIST ? "the file appeared during the copy; not replacing it"
-		                       : strerror(errno));
+	if (ok && named) {
+		placed = place_no_replace(s->tmp, s->path);
+		saved = errno;
+	}
+	if (!ok) {
+		DC_ERR("cannot write %s: %s", sink_name(s), strerror(saved));
+		if (placed == 0)
+			unlink(s->path); /* linked, then the close failed: ours, remove it */
 		dc_sink_abort(s);
 		return DOCA_ERROR_IO_FAILED;
 	}
-	if (!ok) {
-		DC_ERR("cannot write %s: %s", s->tmp, strerror(saved));
+	if (placed != 0) {
+		DC_ERR("cannot put the copy in place as %s: %s", s->path,
+		       saved == EEXIST ? "the file appeared during the copy; not replacing it"
+		                       : strerror(saved));
 		dc_sink_abort(s);
 		return DOCA_ERROR_IO_FAILED;
 	}
@@ -278,7 +365,7 @@ doca_error_t dc_sink_commit(struct dc_sink *s)
 void dc_sink_abort(struct dc_sink *s)
 {
 	if (s->fd >= 0)
-		close(s->fd);
+		close(s->fd); /* an unnamed file vanishes with its last descriptor */
 	s->fd = -1;
 	dc_cleanup_set(DC_CLEANUP_TEMP, NULL, 0, 0);
 	if (s->tmp[0] != '\0')

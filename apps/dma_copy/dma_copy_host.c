@@ -73,6 +73,14 @@ static doca_error_t host_direction(struct host *h)
 		       "an empty file");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	/* NVIDIA's protocol: one buffer for the whole file, its size said by the peer */
+	if (h->nvidia && h->size > DMA_COPY_MAX_NV_FILE) {
+		DC_ERR("the file is %llu bytes; with NVIDIA's DMA Copy application on the DPU side "
+		       "the host holds the whole file in one buffer, at most %llu bytes: refused "
+		       "before allocating it (copy it with odma's DPU side, which streams it)",
+		       (unsigned long long)h->size, (unsigned long long)DMA_COPY_MAX_NV_FILE);
+		return DOCA_ERROR_TOO_BIG;
+	}
 	if ((h->size > 0) != (h->window > 0) || h->window > h->size ||
 	    (!h->nvidia && h->window > DMA_COPY_MAX_WINDOW)) {
 		DC_ERR("the DPU side proposed a window of %llu bytes for a file of %llu bytes",

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -65,6 +66,27 @@ static void client_fail_start(struct comch_ep *ep)
 	doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_IDLE);
 }
 
+/*
+ * Whether the process listening on the socket may be our server: this user, root, or a user
+ * of ODMA_COMCH_ALLOW_UIDS (anyone else could have taken the name in a shared directory).
+ * The link page is never handed to a server that fails this.
+ */
+static bool client_server_trusted(struct comch_ep *ep, int fd)
+{
+	pid_t pid = 0;
+	uid_t uid = 0;
+
+	if (comch_peer_cred(fd, &pid, &uid) && comch_peer_uid_ok(&ep->peers, uid))
+		return true;
+	ODMA_ERR(
+	        "comch client \"%s\": the process listening on %s (pid %d, uid %u) runs as another "
+	        "user than this client (uid %u); not connecting. Use a private ODMA_RUNDIR, or "
+	        "allow that user with ODMA_COMCH_ALLOW_UIDS=%u",
+	        ep->name, ep->path, (int)pid, (unsigned int)uid, (unsigned int)geteuid(),
+	        (unsigned int)uid);
+	return false;
+}
+
 static bool client_try_connect(struct comch_ep *ep, uint64_t now)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -83,6 +105,11 @@ static bool client_try_connect(struct comch_ep *ep, uint64_t now)
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		ep->last_errno = errno;
 		close(fd);
+		return false;
+	}
+	if (!client_server_trusted(ep, fd)) {
+		close(fd);
+		client_fail_start(ep);
 		return false;
 	}
 	h = (struct comch_hello *)buf;
@@ -131,6 +158,7 @@ static bool client_answer(struct comch_ep *ep)
 	if (n < (ssize_t)(sizeof(*hdr) + sizeof(w)) || hdr->type != COMCH_W_WELCOME) {
 		/* the server went away during the handshake: try again until the deadline */
 		ep->last_errno = n == 0 ? ECONNRESET : EPROTO;
+		comch_ep_unwatch(ep, ep->cfd, &ep->cfd_watched);
 		close(ep->cfd);
 		ep->cfd = -1;
 		ep->hello_sent = false;
@@ -149,6 +177,8 @@ static bool client_answer(struct comch_ep *ep)
 		return true;
 	}
 	comch_ep_peer_pid(conn, ep->cfd);
+	conn->watch = ep->cfd_watched ? EPOLLIN : 0; /* the watch goes with the descriptor */
+	ep->cfd_watched = false;
 	ep->cfd = -1;    /* owned by the connection */
 	ep->link = NULL; /* likewise */
 	close(ep->link_fd);
@@ -164,8 +194,9 @@ bool comch_client_connecting(struct comch_ep *ep)
 {
 	uint64_t now = comch_now_ns();
 
-	if (ep->cfd < 0 && now >= ep->next_try_ns)
-		(void)client_try_connect(ep, now);
+	if (ep->cfd < 0 && now >= ep->next_try_ns && !client_try_connect(ep, now) &&
+	    ep->ctx.state != DOCA_CTX_STATE_STARTING)
+		return true; /* refused the server */
 	if (ep->cfd >= 0 && client_answer(ep))
 		return true;
 	if (ep->ctx.state == DOCA_CTX_STATE_STARTING && now >= ep->deadline_ns) {
@@ -192,6 +223,7 @@ static const struct odma_ctx_ops client_ops = {
 	.stop = comch_ep_stop,
 	.idle_ready = comch_ep_idle_ready,
 	.no_task_conf = true,
+	.arm = comch_ep_arm,
 };
 
 /* ---- client API ------------------------------------------------------------------------ */

@@ -39,6 +39,7 @@
 #include "core/device/device.h"
 #include "core/exec/exec.h"
 #include "core/memory/memory.h"
+#include "comch/ring.h"
 #include "util/container_of.h"
 
 /* ---- limits and environment ---------------------------------------------------------- */
@@ -48,6 +49,25 @@
 #define COMCH_RECV_BUDGET 64u            /* packets one progress call takes per connection */
 #define COMCH_DEFAULT_TIMEOUT_MS 10000u  /* ODMA_COMCH_CONNECT_TIMEOUT_MS not set */
 #define COMCH_HANDSHAKE_TIMEOUT_MS 5000u /* server side: accepted socket without HELLO */
+
+/*
+ * What one peer may hold of this process (docs/reliability.md, threat model). Going past a
+ * limit refuses that peer alone, with one rate-limited log line.
+ */
+#define COMCH_HS_MAX 128u             /* accepted sockets awaiting HELLO, all peers */
+#define COMCH_HS_PER_PEER 16u         /* ... from one process */
+#define COMCH_ACCEPT_BUDGET 64u       /* sockets one progress call accepts */
+#define COMCH_OUTBOX_MAX (256u << 10) /* control bytes queued for a peer that does not read */
+#define COMCH_PEER_LOG_PER_S 10u      /* log lines about one peer per second */
+#define COMCH_LOCK_WAIT_MS 1000u      /* server start: longest wait for the directory lock */
+
+/* Who may be our peer besides this user and root (ODMA_COMCH_ALLOW_UIDS). */
+#define COMCH_ALLOW_UIDS_MAX 16u
+struct comch_peer_policy {
+	bool any; /* "any" */
+	uint32_t n;
+	uid_t uids[COMCH_ALLOW_UIDS_MAX];
+};
 
 /* ---- wire protocol (one packet per message, SOCK_SEQPACKET) --------------------------- */
 
@@ -106,48 +126,9 @@ struct comch_link {
 	_Alignas(64) _Atomic uint64_t delivered[2]; /* messages side i handed to its program */
 };
 
-/* ---- fast-path ring (consumer side creates it; shared with the peer) ------------------ */
+/* ---- fast-path ring: ring.h (consumer side creates it; shared with the peer) ---------- */
 
-#define COMCH_RING_MAGIC 0x474e495248434d4full /* "OMCHRING" */
-#define COMCH_RING_CLOSED (1ull << 63)         /* in claim_seq: the consumer stopped */
-
-enum comch_slot_state {
-	COMCH_SLOT_FREE = 0,
-	COMCH_SLOT_POSTED = 1, /* the consumer posted a buffer; claimable */
-	COMCH_SLOT_DONE = 2,   /* a producer wrote it (status says how) */
-};
-
-struct comch_slot {
-	_Atomic uint32_t state;
-	uint32_t producer_id;
-	uint64_t seq;     /* post sequence number */
-	uint64_t addr;    /* consumer address of the buffer's free tail */
-	uint64_t room;    /* bytes it can take */
-	uint64_t written; /* bytes the producer wrote */
-	int32_t status;   /* doca_error_t of the write */
-	uint32_t imm_len; /* immediate bytes in imm[] */
-	uint8_t imm[];    /* ring->imm_len bytes */
-};
-
-struct comch_ring {
-	uint64_t magic;
-	uint32_t nslots; /* a power of two */
-	uint32_t slot_size;
-	uint32_t imm_len;
-	uint32_t consumer_id;
-	uint64_t pad[5];
-	_Alignas(64) _Atomic uint64_t post_seq; /* written by the consumer */
-	_Alignas(64) _Atomic uint64_t
-	        claim_seq; /* CAS by producers; COMCH_RING_CLOSED when stopped */
-	_Alignas(64) uint8_t slots[];
-};
-
-static inline struct comch_slot *comch_ring_slot(struct comch_ring *r, uint64_t seq)
-{
-	return (struct comch_slot *)(r->slots + (size_t)(seq & (r->nslots - 1)) * r->slot_size);
-}
-
-size_t comch_ring_bytes(uint32_t nslots, uint32_t slot_size);
+_Static_assert(COMCH_RING_MAX_IMM == ODMA_COMCH_IMM_DATA_LIMIT, "one immediate-data limit");
 
 /* ---- objects ------------------------------------------------------------------------- */
 
@@ -175,10 +156,11 @@ struct comch_rcons {
 	struct comch_rcons *next;
 	uint32_t id;
 	struct comch_ring *ring;
-	size_t ring_size;
-	uint32_t users; /* producers inside a send now (under conn->lock) */
-	bool expired;   /* no more sends to it */
-	bool orphan;    /* unlinked from the table; the last user frees it */
+	struct comch_ring_geom geom; /* validated at CONS_NEW; the ring's own header is not read */
+	uint32_t users;              /* producers inside a send now (under conn->lock) */
+	bool expired;                /* no more sends to it */
+	bool orphan;                 /* unlinked from the table; the last user frees it */
+	int bell_fd; /* our copy of its doorbell eventfd (-1: none); rung after each write */
 };
 
 struct comch_ep;
@@ -186,8 +168,33 @@ struct comch_ep;
 struct comch_hs {
 	struct comch_hs *next;
 	int fd;
+	bool watched; /* by the server's PE (comch_ep_arm) */
+	pid_t pid;    /* SO_PEERCRED of the connecting process */
 	uint64_t deadline_ns;
 };
+
+/* Log lines about one peer: at most COMCH_PEER_LOG_PER_S a second (any thread). */
+struct comch_lograte {
+	_Atomic uint64_t second;
+	atomic_uint lines;
+	atomic_uint dropped;
+};
+
+/* Whether one more line about a peer may be logged now; *@dropped: lines refused since. */
+bool comch_lograte_take(struct comch_lograte *l, unsigned int *dropped);
+
+/* A log line about the peer of @conn, rate-limited per peer (needs one argument at least). */
+#define COMCH_PEER_LOG(level, conn, fmt, ...)                                                      \
+	do {                                                                                       \
+		unsigned int cpl_dropped_;                                                         \
+		if (comch_lograte_take(&(conn)->lograte, &cpl_dropped_)) {                         \
+			if (cpl_dropped_ == 0)                                                     \
+				ODMA_LOG(level, fmt, __VA_ARGS__);                                 \
+			else                                                                       \
+				ODMA_LOG(level, fmt " [%u more lines about this peer dropped]",    \
+				         __VA_ARGS__, cpl_dropped_);                               \
+		}                                                                                  \
+	} while (0)
 
 struct doca_comch_connection {
 	struct comch_ep *ep;
@@ -202,7 +209,8 @@ struct doca_comch_connection {
 	bool orderly;     /* the peer said BYE */
 	atomic_int end;   /* enum comch_end: why it closed */
 	struct comch_link *link;
-	pid_t peer_pid;       /* SO_PEERCRED */
+	pid_t peer_pid; /* SO_PEERCRED */
+	uid_t peer_uid;
 	uint32_t max_msg;     /* min of both sides */
 	uint32_t peer_queue;  /* the peer's receive queue size */
 	uint64_t accepted;    /* send tasks accepted (credit accounting) */
@@ -211,6 +219,7 @@ struct doca_comch_connection {
 	uint64_t counters[5]; /* indexed by enum doca_comch_counter */
 	uint64_t snapshot[5];
 	struct odma_task_list pending; /* accepted sends not yet written (socket full) */
+	uint32_t watch; /* epoll events the endpoint's PE watches fd for (comch_ep_arm) */
 	union doca_data user_data;
 	/* ODMA_FAULTS comch_delay_us: one received message held until its due time */
 	uint8_t *held;
@@ -220,8 +229,12 @@ struct doca_comch_connection {
 	pthread_mutex_t lock;
 	struct comch_outbox *outbox, *outbox_tail;
 	atomic_uint outbox_n; /* packets in the outbox (read without the lock) */
+	size_t outbox_bytes;  /* bytes in the outbox (<= COMCH_OUTBOX_MAX) */
+	struct comch_lograte lograte;
 	struct comch_rcons *rcons;
+	uint32_t num_rcons;                /* consumers of the peer (<= comch_fp_max_endpoints) */
 	struct doca_comch_consumer *lcons; /* consumers of this side */
+	struct doca_comch_producer *lprod; /* producers of this side */
 	uint32_t num_cons, num_prod;
 	uint32_t next_id; /* ids: client side odd, server side even, never 0 */
 };
@@ -252,16 +265,20 @@ struct comch_ep {
 	void *arena_pool; /* the task pool the arena was sized for */
 	int dispatch;     /* > 0 while program callbacks may run from our progress */
 	struct odma_comch_faults faults;
+	struct comch_peer_policy peers; /* ODMA_COMCH_ALLOW_UIDS, read at start */
 	uint64_t rng;
 	/* server */
 	int lfd;
+	bool lfd_watched;
 	dev_t path_dev;
 	ino_t path_ino;
 	struct comch_hs *hs; /* accepted sockets waiting for HELLO */
+	uint32_t num_hs;
 	struct doca_comch_connection *conns;
 	uint32_t num_live;
 	/* client */
 	int cfd;
+	bool cfd_watched;
 	int link_fd;
 	struct comch_link *link;
 	bool hello_sent;
@@ -305,14 +322,16 @@ struct doca_comch_consumer {
 	atomic_int reg; /* enum comch_reg; set by the connection's progress on ACK */
 	int ring_fd;
 	struct comch_ring *ring;
-	size_t ring_size;
+	struct comch_ring_geom geom; /* private: never read from the ring */
 	struct doca_comch_consumer_task_post_recv **slot_task; /* per slot */
+	uint64_t *slot_room;                                   /* per slot: the room posted */
 	uint64_t posted;                                       /* post_seq mirror */
 	uint64_t done;                                         /* next slot to harvest */
-	uint64_t claim_limit;        /* when closed: slots claimed before the ring closed */
-	bool closed;                 /* the ring no longer takes claims */
-	bool expired;                /* the connection went away */
-	uint64_t expire_deadline_ns; /* give up on claimed slots after this */
+	uint64_t claim_limit;       /* when closed: slots claimed before the ring closed */
+	bool closed;                /* the ring no longer takes claims */
+	bool expired;               /* the connection went away */
+	uint64_t drain_deadline_ns; /* closed: give up on claimed slots after this */
+	int bell_fd;                /* doorbell eventfd (ring->bell is its word); -1 none */
 };
 
 struct doca_comch_consumer_task_post_recv {
@@ -326,6 +345,9 @@ struct doca_comch_consumer_task_post_recv {
 struct doca_comch_producer {
 	struct doca_ctx ctx; /* first */
 	struct doca_comch_connection *conn;
+	struct doca_comch_producer *next_on_conn;
+	_Atomic uint32_t bell; /* doorbell word: rung when the connection dies */
+	int bell_fd;
 	uint32_t id;
 	doca_comch_producer_task_send_completion_cb_t ok_cb, err_cb;
 	bool expired;
@@ -367,11 +389,27 @@ int comch_wire_send(int fd, uint32_t type, uint32_t arg, const void *payload, si
  */
 ssize_t comch_wire_recv(int fd, void *buf, size_t cap, int *fd_out);
 
-/* An anonymous shared-memory file of @size bytes mapped read-write; NULL on failure. */
+/*
+ * An anonymous shared-memory file of @size bytes, sealed against any change of size
+ * (F_SEAL_SHRINK, F_SEAL_GROW, F_SEAL_SEAL), mapped read-write; NULL on failure.
+ */
 void *comch_shm_create(size_t size, int *fd_out, const char *what);
 
-/* Maps a received shared-memory fd; checks it holds at least @size bytes. */
+/*
+ * Maps a shared-memory fd received from the peer (the link page of HELLO, a CONS_NEW ring):
+ * only a file sealed as comch_shm_create seals it, of exactly @size bytes, so the peer can
+ * never pull the pages away under this process. NULL with *@why set otherwise.
+ */
 void *comch_shm_map(int fd, size_t size, const char **why);
+
+/* The peer's pid and effective uid on a connected Unix socket (SO_PEERCRED). */
+bool comch_peer_cred(int fd, pid_t *pid, uid_t *uid);
+
+/* Reads ODMA_COMCH_ALLOW_UIDS; DOCA_ERROR_INVALID_VALUE after one log line when it is bad. */
+doca_error_t comch_peer_policy_load(struct comch_peer_policy *p);
+
+/* Whether a peer running as @uid may talk to this process: this user, root, or allowed. */
+bool comch_peer_uid_ok(const struct comch_peer_policy *p, uid_t uid);
 
 /*
  * Connect timeout (ODMA_COMCH_CONNECT_TIMEOUT_MS, 1 to 3600000, default
@@ -416,6 +454,12 @@ void comch_conn_kill(struct doca_comch_connection *conn, enum comch_end end, con
  * before it left is still read and delivered, up to the end of the stream. @err: the errno.
  */
 void comch_conn_broken(struct doca_comch_connection *conn, int err);
+
+/*
+ * Refuses a peer that went past one of its limits (any thread): nothing more is sent to it or
+ * read from it; one log line names @why. The endpoint's progress finishes the connection.
+ */
+void comch_conn_refuse(struct doca_comch_connection *conn, const char *why);
 
 /* Handles a dead connection once: fails queued sends, raises events, expires the fast path. */
 bool comch_conn_finish(struct doca_comch_connection *conn);
@@ -473,6 +517,9 @@ void comch_ep_reap(struct comch_ep *ep, bool all);
 void comch_ep_peer_pid(struct doca_comch_connection *conn, int fd);
 /* The context ops servers and clients share. */
 bool comch_ep_progress(struct doca_ctx *ctx);
+uint64_t comch_ep_arm(struct doca_ctx *ctx);
+/* Stops the endpoint's PE watching @fd (before it is closed); clears *@watched. */
+void comch_ep_unwatch(struct comch_ep *ep, int fd, bool *watched);
 void comch_ep_stop(struct doca_ctx *ctx);
 bool comch_ep_idle_ready(const struct doca_ctx *ctx);
 
@@ -505,6 +552,8 @@ void comch_fp_on_cons_ack(struct doca_comch_connection *conn, uint32_t id, bool 
 void comch_fp_on_cons_gone(struct doca_comch_connection *conn, uint32_t id);
 /* The connection ended: expires one remote consumer still live (false when none is left). */
 bool comch_fp_expire_remote_one(struct doca_comch_connection *conn, uint32_t *id);
+/* Rings the doorbells of this side's consumers and producers on @conn (it died, or acked). */
+void comch_fp_ring_local(struct doca_comch_connection *conn);
 /* Frees the remote consumer table (connection teardown). */
 void comch_fp_free_remote(struct doca_comch_connection *conn);
 /* Whether a connection can carry a new consumer or producer (logged for @func). */

@@ -103,8 +103,14 @@ void comch_conn_kill(struct doca_comch_connection *conn, enum comch_end end, con
 		return;
 	conn->rx_done = true;
 	conn_set_end(conn, end);
+	/* nothing more is read: the endpoint's PE stops watching (the socket stays at EOF) */
+	if (conn->watch != 0)
+		(void)doca_priv_pe_watch(conn->ep->ctx.pe, conn->fd, 0);
+	conn->watch = 0;
 	/* the fd stays open until the last reference goes: other threads may still poll it */
 	(void)shutdown(conn->fd, SHUT_RDWR);
+	/* consumers and producers on other PEs learn it from their doorbells */
+	comch_fp_ring_local(conn);
 	ODMA_DBG("comch %s \"%s\": connection %p closed (%s%s): %s", comch_ep_kind(conn->ep),
 	         conn->ep->name, (void *)conn, end_name(atomic_load(&conn->end)),
 	         was_dead ? ", sending had failed" : "", why);
@@ -121,14 +127,34 @@ void comch_conn_broken(struct doca_comch_connection *conn, int err)
 
 /* ---- control packets (any thread) ------------------------------------------------------ */
 
+void comch_conn_refuse(struct doca_comch_connection *conn, const char *why)
+{
+	conn_set_end(conn, COMCH_END_PROTOCOL);
+	if (atomic_exchange_explicit(&conn->dead, true, memory_order_acq_rel))
+		return;
+	(void)shutdown(conn->fd, SHUT_RDWR); /* its progress reads no more of it */
+	ODMA_ERR("comch %s \"%s\": connection %p to pid %d (uid %u) is closed: %s",
+	         comch_ep_kind(conn->ep), conn->ep->name, (void *)conn, (int)conn->peer_pid,
+	         (unsigned int)conn->peer_uid, why);
+}
+
+/* Under conn->lock. Queues a packet; a peer that lets COMCH_OUTBOX_MAX bytes pile up is cut. */
 static bool outbox_push(struct doca_comch_connection *conn, uint32_t type, uint32_t arg,
                         const void *payload, size_t len, int pass_fd)
 {
-	struct comch_outbox *o = malloc(sizeof(*o) + sizeof(struct comch_wire_hdr) + len);
+	size_t bytes = sizeof(struct comch_outbox) + sizeof(struct comch_wire_hdr) + len;
+	struct comch_outbox *o;
 	struct comch_wire_hdr hdr = { .type = type, .arg = arg };
 
+	if (conn->outbox_bytes + bytes > COMCH_OUTBOX_MAX) {
+		comch_conn_refuse(conn, "the peer does not read its socket while it keeps making "
+		                        "this side answer (256 KiB of control packets queued)");
+		return false;
+	}
+	o = malloc(bytes);
 	if (o == NULL)
 		return false;
+	conn->outbox_bytes += bytes;
 	o->next = NULL;
 	o->fd = pass_fd >= 0 ? dup(pass_fd) : -1;
 	o->len = (uint32_t)(sizeof(hdr) + len);
@@ -159,6 +185,7 @@ static void outbox_flush_locked(struct doca_comch_connection *conn)
 		if (conn->outbox == NULL)
 			conn->outbox_tail = NULL;
 		atomic_fetch_sub(&conn->outbox_n, 1);
+		conn->outbox_bytes -= sizeof(*o) + o->len;
 		if (o->fd >= 0)
 			close(o->fd);
 		free(o);
@@ -426,6 +453,10 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 
 		if (conn->rx_done)
 			break;
+		if (atomic_load_explicit(&conn->end, memory_order_relaxed) == COMCH_END_PROTOCOL) {
+			comch_conn_kill(conn, COMCH_END_PROTOCOL, "refused (comch_conn_refuse)");
+			break;
+		}
 		if (conn->held != NULL) {
 			if (!deliver_held(conn))
 				break;

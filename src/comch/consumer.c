@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
@@ -20,6 +21,7 @@
 ODMA_LOG_REGISTER(DOCA_COMCH_FASTPATH)
 
 #define COMCH_EXPIRE_WAIT_MS 1000u /* a claimed slot of a lost connection: wait this long */
+#define COMCH_STOP_WAIT_MS 1000u   /* a claimed slot of a live peer at our stop: as long */
 
 static struct doca_comch_consumer *consumer_of(const struct doca_ctx *ctx)
 {
@@ -31,38 +33,47 @@ static struct doca_comch_consumer *consumer_of(const struct doca_ctx *ctx)
 static void consumer_drop_ring(struct doca_comch_consumer *c)
 {
 	if (c->ring != NULL)
-		munmap(c->ring, c->ring_size);
+		munmap(c->ring, (size_t)c->geom.ring_size);
 	c->ring = NULL;
 	free(c->slot_task);
 	c->slot_task = NULL;
+	free(c->slot_room);
+	c->slot_room = NULL;
 }
 
 /* Completes the slots a producer finished, in posting order. */
 static bool consumer_harvest(struct doca_comch_consumer *c)
 {
 	bool any = false;
+	struct comch_harvest h;
 
 	while (c->done < c->posted) {
-		struct comch_slot *s = comch_ring_slot(c->ring, c->done);
-		uint32_t idx = (uint32_t)(c->done & (c->ring->nslots - 1));
+		uint32_t idx = (uint32_t)(c->done & (c->geom.nslots - 1));
 		struct doca_comch_consumer_task_post_recv *t;
-		doca_error_t status;
 
-		if (atomic_load_explicit(&s->state, memory_order_acquire) != COMCH_SLOT_DONE)
+		if (!comch_ring_harvest(c->ring, &c->geom, c->done, c->slot_room[idx], &h))
 			break;
 		t = c->slot_task[idx];
 		c->slot_task[idx] = NULL;
-		status = (doca_error_t)s->status;
-		if (status == DOCA_SUCCESS) {
-			t->buf->data_len += s->written;
-			t->producer_id = s->producer_id;
-			t->imm_len = s->imm_len <= c->imm_len ? s->imm_len : c->imm_len;
-			if (t->imm_len > 0)
-				memcpy(t->imm, s->imm, t->imm_len);
+		if (h.bad != NULL)
+			COMCH_PEER_LOG(
+			        WARNING, c->conn,
+			        "comch consumer %u: the peer (pid %d) reported %s (%llu; the "
+			        "buffer has room for %llu bytes, %u immediate bytes); the "
+			        "buffer fails with DOCA_ERROR_IO_FAILED",
+			        c->id, (int)c->conn->peer_pid, h.bad,
+			        (unsigned long long)h.bad_value,
+			        (unsigned long long)c->slot_room[idx], c->geom.imm_len);
+		/* a task freed while posted: its buf may be back in its inventory already */
+		if (h.status == DOCA_SUCCESS && !t->base.free_pending) {
+			t->buf->data_len += h.written;
+			t->producer_id = h.producer_id;
+			t->imm_len = h.imm_len;
+			if (h.imm_len > 0)
+				memcpy(t->imm, h.imm, h.imm_len);
 		}
-		atomic_store_explicit(&s->state, COMCH_SLOT_FREE, memory_order_relaxed);
 		c->done++;
-		doca_priv_task_complete(&t->base, status);
+		doca_priv_task_complete(&t->base, h.status);
 		any = true;
 	}
 	return any;
@@ -72,28 +83,27 @@ static bool consumer_harvest(struct doca_comch_consumer *c)
 static void consumer_fail_rest(struct doca_comch_consumer *c, doca_error_t status)
 {
 	while (c->done < c->posted) {
-		uint32_t idx = (uint32_t)(c->done & (c->ring->nslots - 1));
+		uint32_t idx = (uint32_t)(c->done & (c->geom.nslots - 1));
 		struct doca_comch_consumer_task_post_recv *t = c->slot_task[idx];
 
 		c->slot_task[idx] = NULL;
-		atomic_store_explicit(&comch_ring_slot(c->ring, c->done)->state, COMCH_SLOT_FREE,
-		                      memory_order_relaxed);
+		comch_ring_release(c->ring, &c->geom, c->done);
 		c->done++;
 		doca_priv_task_complete(&t->base, status);
 	}
 }
 
-/* Closes the ring to producers; slots claimed before stay (their writes finish). */
-static void consumer_close_ring(struct doca_comch_consumer *c)
+/*
+ * Closes the ring to producers; slots claimed before stay (their writes finish) until
+ * @wait_ms pass: a peer that claimed slots and never completes them cannot hold the stop.
+ */
+static void consumer_close_ring(struct doca_comch_consumer *c, uint32_t wait_ms)
 {
-	uint64_t old;
-
 	if (c->closed || c->ring == NULL)
 		return;
 	c->closed = true;
-	old = atomic_fetch_or_explicit(&c->ring->claim_seq, COMCH_RING_CLOSED,
-	                               memory_order_acq_rel);
-	c->claim_limit = old & ~COMCH_RING_CLOSED;
+	c->claim_limit = comch_ring_close(c->ring, c->done, c->posted);
+	c->drain_deadline_ns = comch_now_ns() + (uint64_t)wait_ms * 1000000ull;
 }
 
 /* After the ring closed: the claimed slots are harvested, the unclaimed ones fail. */
@@ -102,11 +112,15 @@ static bool consumer_drain_closed(struct doca_comch_consumer *c, doca_error_t st
 	bool any = consumer_harvest(c);
 
 	if (c->done < c->claim_limit) {
-		if (!c->expired || comch_now_ns() < c->expire_deadline_ns)
+		if (comch_now_ns() < c->drain_deadline_ns)
 			return any;
-		ODMA_WARN("comch consumer %u: %llu buffers claimed by the lost peer were never "
-		          "completed; failing them",
-		          c->id, (unsigned long long)(c->claim_limit - c->done));
+		ODMA_WARN("comch consumer %u: %llu buffers claimed by the %s peer (pid %d) were "
+		          "never completed within %u ms; failing them (a late write of that peer "
+		          "may still land in them)",
+		          c->id, (unsigned long long)(c->claim_limit - c->done),
+		          c->expired ? "lost" : "live", (int)c->conn->peer_pid,
+		          c->expired ? COMCH_EXPIRE_WAIT_MS : COMCH_STOP_WAIT_MS);
+		c->claim_limit = c->done;
 	}
 	if (c->done < c->posted) {
 		consumer_fail_rest(c, status);
@@ -131,25 +145,27 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	while (nslots < ctx->num_tasks)
 		nslots <<= 1;
 	consumer_drop_ring(c);
-	m.nslots = nslots;
-	m.slot_size = (uint32_t)((sizeof(struct comch_slot) + c->imm_len + 63) & ~(size_t)63);
-	m.imm_len = c->imm_len;
-	m.ring_size = (comch_ring_bytes(nslots, m.slot_size) + 4095) & ~(size_t)4095;
+	comch_ring_geom_make(&c->geom, nslots, c->imm_len, c->id);
+	m.nslots = c->geom.nslots;
+	m.slot_size = c->geom.slot_size;
+	m.imm_len = c->geom.imm_len;
+	m.ring_size = c->geom.ring_size;
 	c->slot_task = calloc(nslots, sizeof(*c->slot_task));
-	c->ring =
-	        c->slot_task != NULL ? comch_shm_create(m.ring_size, &fd, "odma-comch-ring") : NULL;
+	c->slot_room = calloc(nslots, sizeof(*c->slot_room));
+	c->ring = c->slot_task != NULL && c->slot_room != NULL
+	                  ? comch_shm_create((size_t)m.ring_size, &fd, "odma-comch-ring")
+	                  : NULL;
 	if (c->ring == NULL) {
 		ODMA_ERR("comch consumer %u: cannot create its ring of %u slots: %s", c->id, nslots,
 		         strerror(errno));
 		consumer_drop_ring(c);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	c->ring_size = m.ring_size;
-	c->ring->magic = COMCH_RING_MAGIC;
-	c->ring->nslots = nslots;
-	c->ring->slot_size = m.slot_size;
-	c->ring->imm_len = c->imm_len;
-	c->ring->consumer_id = c->id;
+	comch_ring_init(c->ring, &c->geom);
+	c->ring->bell_fd = c->bell_fd;
+	atomic_init(&c->ring->bell, ODMA_BELL_IDLE);
+	atomic_init(&c->ring->bell_peer, 0);
+	(void)doca_priv_pe_watch(ctx->pe, c->bell_fd, EPOLLIN);
 	c->posted = c->done = c->claim_limit = 0;
 	c->closed = c->expired = false;
 	/* the peer's producers write into this process (process_vm_writev needs ptrace rights) */
@@ -173,6 +189,8 @@ static bool consumer_progress(struct doca_ctx *ctx)
 	bool dead = atomic_load_explicit(&conn->dead, memory_order_acquire);
 	int reg;
 
+	if (c->ring != NULL)
+		doca_priv_bell_drain(&c->ring->bell, c->bell_fd);
 	comch_conn_flush_ctl(conn);
 	if (ctx->state == DOCA_CTX_STATE_STARTING) {
 		reg = atomic_load(&c->reg);
@@ -191,9 +209,7 @@ static bool consumer_progress(struct doca_ctx *ctx)
 	}
 	if (dead && !c->expired) {
 		c->expired = true;
-		c->expire_deadline_ns =
-		        comch_now_ns() + (uint64_t)COMCH_EXPIRE_WAIT_MS * 1000000ull;
-		consumer_close_ring(c);
+		consumer_close_ring(c, COMCH_EXPIRE_WAIT_MS);
 		ODMA_WARN("comch consumer %u: its connection closed; the consumer expires (posted "
 		          "buffers fail with DOCA_ERROR_CONNECTION_RESET)",
 		          c->id);
@@ -206,13 +222,59 @@ static bool consumer_progress(struct doca_ctx *ctx)
 	return consumer_harvest(c);
 }
 
+/* Whether the slot to harvest next is done (a producer wrote it). */
+static bool consumer_slot_ready(const struct doca_comch_consumer *c)
+{
+	return c->done < c->posted &&
+	       atomic_load_explicit(&comch_ring_slot(c->ring, &c->geom, c->done)->state,
+	                            memory_order_acquire) == COMCH_SLOT_DONE;
+}
+
+/*
+ * The arm op: the doorbell (a producer's write, the peer's ACK, the connection's end) is
+ * armed first, then what progress would do now is checked (see consumer_progress).
+ */
+static uint64_t consumer_arm(struct doca_ctx *ctx)
+{
+	struct doca_comch_consumer *c = consumer_of(ctx);
+	uint64_t v;
+	bool dead;
+
+	if (c->ring == NULL) {
+		/* an ACK that rang before the ring was dropped: drained here, nothing to do */
+		if (read(c->bell_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			ODMA_DBG("comch consumer %u: doorbell read failed: %s", c->id,
+			         strerror(errno));
+		return ODMA_WAKE_NEVER;
+	}
+	/* rung after the last progress (an IDLE consumer's is never drained by progress) */
+	doca_priv_bell_drain(&c->ring->bell, c->bell_fd);
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return ODMA_WAKE_NEVER;
+	doca_priv_bell_arm(&c->ring->bell);
+	dead = atomic_load_explicit(&c->conn->dead, memory_order_acquire);
+	if (ctx->state == DOCA_CTX_STATE_STARTING)
+		return atomic_load(&c->reg) != COMCH_REG_SENT || dead ? 0 : ODMA_WAKE_NEVER;
+	if ((dead && !c->expired) || consumer_slot_ready(c))
+		return 0;
+	if (c->closed && c->done < c->posted) {
+		if (c->done >= c->claim_limit)
+			return 0;            /* the unclaimed rest fails now */
+		return c->drain_deadline_ns; /* claimed slots a peer holds fail then */
+	}
+	if (atomic_load_explicit(&c->conn->outbox_n, memory_order_relaxed) != 0 ||
+	    (c->done < c->posted && atomic_load(&c->ring->bell_peer) == 0))
+		return doca_priv_now_ns() + 1000000ull; /* no doorbell for it: a short timer */
+	return ODMA_WAKE_NEVER;
+}
+
 static void consumer_stop(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_of(ctx);
 
 	if (c->ring == NULL)
 		return;
-	consumer_close_ring(c);
+	consumer_close_ring(c, COMCH_STOP_WAIT_MS);
 	if (!atomic_load(&c->conn->dead))
 		(void)comch_conn_send_ctl(c->conn, COMCH_W_CONS_GONE, c->id, NULL, 0, -1);
 	if (ctx->state == DOCA_CTX_STATE_STARTING)
@@ -243,7 +305,6 @@ static doca_error_t post_recv_submit(struct doca_task *task)
 	struct doca_comch_consumer *c = consumer_of(task->ctx);
 	struct doca_buf *buf = t->buf;
 	uint32_t idx;
-	struct comch_slot *s;
 	size_t room;
 
 	if (buf == NULL || buf->mmap != c->mmap || !odma_buf_is_head(buf) || buf->next != NULL) {
@@ -259,21 +320,14 @@ static doca_error_t post_recv_submit(struct doca_task *task)
 		         (void *)buf, room, task->ctx->caps->comch_fp_max_buf_size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	idx = (uint32_t)(c->posted & (c->ring->nslots - 1));
-	s = comch_ring_slot(c->ring, c->posted);
-	s->seq = c->posted;
-	s->addr = (uint64_t)(uintptr_t)(buf->data + buf->data_len);
-	s->room = room;
-	s->written = 0;
-	s->status = DOCA_SUCCESS;
-	s->imm_len = 0;
-	s->producer_id = 0;
+	idx = (uint32_t)(c->posted & (c->geom.nslots - 1));
 	t->producer_id = 0;
 	t->imm_len = 0;
 	c->slot_task[idx] = t;
-	atomic_store_explicit(&s->state, COMCH_SLOT_POSTED, memory_order_relaxed);
+	c->slot_room[idx] = room;
+	comch_ring_post(c->ring, &c->geom, c->posted,
+	                (uint64_t)(uintptr_t)(buf->data + buf->data_len), room);
 	c->posted++;
-	atomic_store_explicit(&c->ring->post_seq, c->posted, memory_order_release);
 	return DOCA_SUCCESS;
 }
 
@@ -286,6 +340,7 @@ static const struct odma_ctx_ops consumer_ops = {
 	.progress = consumer_progress,
 	.stop = consumer_stop,
 	.idle_ready = consumer_idle_ready,
+	.arm = consumer_arm,
 };
 
 doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_connection,
@@ -338,6 +393,11 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	c->mmap = buf_mmap;
 	c->ring_fd = -1;
 	atomic_init(&c->reg, COMCH_REG_NONE);
+	c->bell_fd = doca_priv_bell_open();
+	if (c->bell_fd < 0) {
+		(void)doca_comch_consumer_destroy(c);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
 	*consumer = c;
 	return DOCA_SUCCESS;
 }
@@ -348,9 +408,13 @@ doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(consumer != NULL, "doca_comch_consumer_destroy: consumer must not be NULL");
+	if (consumer->ctx.state == DOCA_CTX_STATE_IDLE && consumer->bell_fd >= 0)
+		(void)doca_priv_pe_watch(consumer->ctx.pe, consumer->bell_fd, 0);
 	r = doca_priv_ctx_destroy(&consumer->ctx);
 	if (r != DOCA_SUCCESS)
 		return r;
+	if (consumer->bell_fd >= 0)
+		close(consumer->bell_fd);
 	conn = consumer->conn;
 	pthread_mutex_lock(&conn->lock);
 	for (struct doca_comch_consumer **pp = &conn->lcons; *pp != NULL;

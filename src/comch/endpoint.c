@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -280,12 +281,15 @@ void comch_ep_release_io(struct comch_ep *ep)
 		struct comch_hs *h = ep->hs;
 
 		ep->hs = h->next;
+		comch_ep_unwatch(ep, h->fd, &h->watched);
 		close(h->fd);
 		free(h);
 	}
+	ep->num_hs = 0;
 	if (ep->lfd >= 0) {
 		struct stat st;
 
+		comch_ep_unwatch(ep, ep->lfd, &ep->lfd_watched);
 		close(ep->lfd);
 		ep->lfd = -1;
 		/* remove the socket only if it is still ours (a restarted server may own it) */
@@ -294,6 +298,7 @@ void comch_ep_release_io(struct comch_ep *ep)
 			unlink(ep->path);
 	}
 	if (ep->cfd >= 0) {
+		comch_ep_unwatch(ep, ep->cfd, &ep->cfd_watched);
 		close(ep->cfd);
 		ep->cfd = -1;
 	}
@@ -377,6 +382,8 @@ doca_error_t comch_ep_start_common(struct comch_ep *ep)
 
 	if (doca_priv_faults_comch(&ep->faults) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
+	if (comch_peer_policy_load(&ep->peers) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE;
 	ep->rng = ep->faults.seed ^ (uint64_t)(uintptr_t)ep;
 	r = ep_arena_prepare(ep);
 	if (r == DOCA_SUCCESS)
@@ -396,11 +403,13 @@ doca_error_t comch_ep_start_common(struct comch_ep *ep)
 /* Records the peer's pid on conn when the kernel reports it. */
 void comch_ep_peer_pid(struct doca_comch_connection *conn, int fd)
 {
-	struct ucred cred;
-	socklen_t cl = sizeof(cred);
+	pid_t pid;
+	uid_t uid;
 
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0)
-		conn->peer_pid = cred.pid;
+	if (comch_peer_cred(fd, &pid, &uid)) {
+		conn->peer_pid = pid;
+		conn->peer_uid = uid;
+	}
 }
 
 /* ---- context ops ----------------------------------------------------------------------- */
@@ -413,8 +422,12 @@ bool comch_ep_progress(struct doca_ctx *ctx)
 	ep->dispatch++;
 	if (ep->is_server) {
 		if (ctx->state == DOCA_CTX_STATE_RUNNING) {
-			any |= comch_server_accept(ep);
+			/* handshakes that ended free their room before new sockets are admitted */
 			any |= comch_server_handshakes(ep);
+			if (ctx->state == DOCA_CTX_STATE_RUNNING && comch_server_accept(ep)) {
+				any = true;
+				(void)comch_server_handshakes(ep);
+			}
 		}
 		for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next) {
 			if (!c->rx_done)
@@ -434,6 +447,75 @@ bool comch_ep_progress(struct doca_ctx *ctx)
 	if (ep->is_server)
 		comch_ep_reap(ep, false);
 	return any;
+}
+
+/* ---- waking a sleeping PE (exec.h, the arm op) ------------------------------------------ */
+
+void comch_ep_unwatch(struct comch_ep *ep, int fd, bool *watched)
+{
+	if (*watched)
+		(void)doca_priv_pe_watch(ep->ctx.pe, fd, 0);
+	*watched = false;
+}
+
+static void ep_watch(struct comch_ep *ep, int fd, bool *watched)
+{
+	if (!*watched && fd >= 0 && doca_priv_pe_watch(ep->ctx.pe, fd, EPOLLIN) == DOCA_SUCCESS)
+		*watched = true;
+}
+
+static uint64_t min_ns(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/*
+ * A connection's sources: its socket (readable; writable while sends or control packets
+ * wait for room), a held message's due time (ODMA_FAULTS comch_delay_us: the socket is not
+ * read meanwhile, so it is not watched), and an end not handled yet (progress now).
+ */
+static uint64_t ep_arm_conn(struct comch_ep *ep, struct doca_comch_connection *c)
+{
+	uint32_t want = EPOLLIN;
+	uint64_t at = ODMA_WAKE_NEVER;
+
+	if (c->rx_done)
+		return c->notified ? ODMA_WAKE_NEVER : 0;
+	if (c->held != NULL) {
+		want = 0;
+		at = c->held_due_ns;
+	} else if (c->pending.head != NULL ||
+	           atomic_load_explicit(&c->outbox_n, memory_order_relaxed) != 0) {
+		want |= EPOLLOUT;
+	}
+	if (want != c->watch && doca_priv_pe_watch(ep->ctx.pe, c->fd, want) == DOCA_SUCCESS)
+		c->watch = want;
+	return at;
+}
+
+uint64_t comch_ep_arm(struct doca_ctx *ctx)
+{
+	struct comch_ep *ep = comch_ep_of(ctx);
+	uint64_t at = ODMA_WAKE_NEVER;
+
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return ODMA_WAKE_NEVER; /* nothing is watched: released at the stop */
+	if (ep->is_server) {
+		ep_watch(ep, ep->lfd, &ep->lfd_watched);
+		for (struct comch_hs *h = ep->hs; h != NULL; h = h->next) {
+			ep_watch(ep, h->fd, &h->watched);
+			at = min_ns(at, h->deadline_ns);
+		}
+		for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
+			at = min_ns(at, ep_arm_conn(ep, c));
+		return at;
+	}
+	if (ctx->state == DOCA_CTX_STATE_STARTING) {
+		/* the server's answer arrives on cfd; before that, the next attempt is due */
+		ep_watch(ep, ep->cfd, &ep->cfd_watched);
+		return ep->cfd >= 0 ? ep->deadline_ns : min_ns(ep->next_try_ns, ep->deadline_ns);
+	}
+	return ep->conn != NULL ? ep_arm_conn(ep, ep->conn) : ODMA_WAKE_NEVER;
 }
 
 void comch_ep_stop(struct doca_ctx *ctx)

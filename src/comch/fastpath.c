@@ -14,7 +14,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -22,8 +24,6 @@
 #include "core/log/log.h"
 
 ODMA_LOG_REGISTER(DOCA_COMCH_FASTPATH)
-
-#define COMCH_MAX_SLOTS 65536u
 
 /* Whether a connection can carry a new consumer or producer. */
 doca_error_t comch_fp_conn_usable(struct doca_comch_connection *conn, const char *func)
@@ -69,7 +69,9 @@ struct comch_rcons *comch_fp_rcons_find(struct doca_comch_connection *conn, uint
 
 void comch_fp_rcons_free(struct comch_rcons *r)
 {
-	munmap(r->ring, r->ring_size);
+	if (r->bell_fd >= 0)
+		close(r->bell_fd);
+	munmap(r->ring, (size_t)r->geom.ring_size);
 	free(r);
 }
 
@@ -83,67 +85,149 @@ static void rcons_unlink(struct doca_comch_connection *conn, struct comch_rcons 
 		}
 	}
 	r->expired = true;
+	conn->num_rcons--;
 	if (r->users == 0)
 		comch_fp_rcons_free(r);
 	else
 		r->orphan = true;
 }
 
-static bool cons_new_valid(const struct comch_cons_new *m, uint32_t id)
+/*
+ * The geometry a CONS_NEW announces, checked and copied; NULL (with *why) when it is unusable.
+ * The ring is mapped only from a sealed memfd of exactly the announced size (comch_shm_map),
+ * and its header must repeat the announcement; from here on only @g is read.
+ */
+static struct comch_ring *cons_new_map(const void *payload, size_t len, int fd, uint32_t id,
+                                       struct comch_ring_geom *g, const char **why)
 {
-	return id != 0 && m->nslots >= 1 && m->nslots <= COMCH_MAX_SLOTS &&
-	       (m->nslots & (m->nslots - 1)) == 0 && m->slot_size >= sizeof(struct comch_slot) &&
-	       m->slot_size <= 4096 && m->imm_len <= ODMA_COMCH_IMM_DATA_LIMIT &&
-	       m->ring_size >= comch_ring_bytes(m->nslots, m->slot_size) &&
-	       m->ring_size <= (64ull << 20);
+	struct comch_cons_new m;
+	struct comch_ring *ring;
+
+	if (fd < 0 || len < sizeof(m) || id == 0) {
+		*why = "malformed registration (no ring descriptor, a short payload or id 0)";
+		return NULL;
+	}
+	memcpy(&m, payload, sizeof(m));
+	*g = (struct comch_ring_geom){ .nslots = m.nslots,
+		                       .slot_size = m.slot_size,
+		                       .imm_len = m.imm_len,
+		                       .consumer_id = id,
+		                       .ring_size = m.ring_size };
+	if (!comch_ring_geom_valid(g, why))
+		return NULL;
+	ring = comch_shm_map(fd, (size_t)g->ring_size, why);
+	if (ring != NULL && !comch_ring_header_matches(ring, g)) {
+		munmap(ring, (size_t)g->ring_size);
+		*why = "the ring does not match its announcement";
+		return NULL;
+	}
+	return ring;
+}
+
+/* Under conn->lock: whether the peer may register one more consumer (or replace @id). */
+static bool cons_new_room(struct doca_comch_connection *conn, uint32_t id)
+{
+	return comch_fp_rcons_find(conn, id) != NULL ||
+	       conn->num_rcons < conn->ep->ctx.caps->comch_fp_max_endpoints;
+}
+
+static void cons_new_refuse(struct doca_comch_connection *conn, uint32_t id, const char *why)
+{
+	struct comch_ep *ep = conn->ep;
+	uint32_t ok = 0;
+
+	COMCH_PEER_LOG(WARNING, conn,
+	               "comch %s \"%s\": refused consumer %u of the peer (pid %d): %s",
+	               comch_ep_kind(ep), ep->name, id, (int)conn->peer_pid, why);
+	(void)comch_conn_send_ctl(conn, COMCH_W_CONS_ACK, id, &ok, sizeof(ok), -1);
+}
+
+/*
+ * A copy of the peer consumer's doorbell eventfd (pidfd_getfd: the rights process_vm_writev
+ * needs too); -1 when the kernel or the peer does not allow it (its PE then wakes on a timer).
+ */
+static int rcons_take_bell(struct doca_comch_connection *conn, const struct comch_ring *ring)
+{
+	char path[64], link[64];
+	int pfd, fd = -1;
+	ssize_t n;
+
+	if (conn->peer_pid <= 0 || ring->bell_fd < 0)
+		return -1;
+	pfd = (int)syscall(SYS_pidfd_open, conn->peer_pid, 0);
+	if (pfd >= 0) {
+		fd = (int)syscall(SYS_pidfd_getfd, pfd, ring->bell_fd, 0);
+		close(pfd);
+	}
+	if (fd < 0) {
+		ODMA_RATELIMITED_WARN("comch: cannot take the doorbell of the peer's consumer "
+		                      "(pidfd_getfd: %s); its notification handle wakes on a "
+		                      "1 ms timer instead",
+		                      strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0 || (link[n] = '\0', strcmp(link, "anon_inode:[eventfd]") != 0)) {
+		close(fd); /* never write into anything but an eventfd */
+		return -1;
+	}
+	return fd; /* pidfd_getfd sets close-on-exec */
 }
 
 void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const void *payload,
                           size_t len, int fd)
 {
 	struct comch_ep *ep = conn->ep;
-	struct comch_cons_new m;
-	struct comch_ring *ring = NULL;
+	struct comch_ring_geom g;
+	struct comch_ring *ring;
 	struct comch_rcons *r, *old;
-	const char *why = "malformed registration";
-	uint32_t ok = 0;
+	const char *why = "no memory";
+	uint32_t ok = 1;
+	bool room;
 
-	if (fd >= 0 && len >= sizeof(m)) {
-		memcpy(&m, payload, sizeof(m));
-		if (cons_new_valid(&m, id))
-			ring = comch_shm_map(fd, m.ring_size, &why);
+	if (atomic_load_explicit(&conn->dead, memory_order_acquire)) {
+		if (fd >= 0)
+			close(fd); /* nothing more is sent to it: no consumer of it is registered */
+		return;
 	}
+	pthread_mutex_lock(&conn->lock);
+	room = cons_new_room(conn, id);
+	pthread_mutex_unlock(&conn->lock);
+	if (!room) {
+		if (fd >= 0)
+			close(fd);
+		cons_new_refuse(conn, id,
+		                "it already has the most consumers a connection takes "
+		                "(doca_comch_consumer_cap_get_max_consumers)");
+		return;
+	}
+	ring = cons_new_map(payload, len, fd, id, &g, &why);
 	if (fd >= 0)
 		close(fd);
-	if (ring != NULL && (ring->magic != COMCH_RING_MAGIC || ring->nslots != m.nslots ||
-	                     ring->slot_size != m.slot_size || ring->consumer_id != id)) {
-		munmap(ring, m.ring_size);
-		ring = NULL;
-		why = "the ring does not match its announcement";
-	}
 	r = ring != NULL ? calloc(1, sizeof(*r)) : NULL;
 	if (r == NULL) {
 		if (ring != NULL)
-			munmap(ring, m.ring_size);
-		ODMA_WARN("comch %s \"%s\": refused consumer %u of the peer: %s", comch_ep_kind(ep),
-		          ep->name, id, why);
-		(void)comch_conn_send_ctl(conn, COMCH_W_CONS_ACK, id, &ok, sizeof(ok), -1);
+			munmap(ring, (size_t)g.ring_size);
+		cons_new_refuse(conn, id, why);
 		return;
 	}
 	r->id = id;
 	r->ring = ring;
-	r->ring_size = m.ring_size;
+	r->geom = g;
+	r->bell_fd = rcons_take_bell(conn, ring);
+	atomic_store(&ring->bell_peer, r->bell_fd >= 0 ? 1u : 0u);
 	pthread_mutex_lock(&conn->lock);
 	old = comch_fp_rcons_find(conn, id);
 	if (old != NULL)
 		rcons_unlink(conn, old); /* the same consumer restarted */
 	r->next = conn->rcons;
 	conn->rcons = r;
+	conn->num_rcons++;
 	pthread_mutex_unlock(&conn->lock);
-	ok = 1;
 	(void)comch_conn_send_ctl(conn, COMCH_W_CONS_ACK, id, &ok, sizeof(ok), -1);
 	ODMA_DBG("comch %s \"%s\": the peer created consumer %u (%u slots)", comch_ep_kind(ep),
-	         ep->name, id, m.nslots);
+	         ep->name, id, g.nslots);
 	if (ep->cons_new_cb != NULL)
 		ep->cons_new_cb(&ep->ev_cons, conn, id);
 }
@@ -157,6 +241,8 @@ void comch_fp_on_cons_ack(struct doca_comch_connection *conn, uint32_t id, bool 
 
 			atomic_compare_exchange_strong(&c->reg, &expect,
 			                               ok ? COMCH_REG_ACKED : COMCH_REG_REFUSED);
+			if (c->ring != NULL) /* the consumer's PE may sleep: it starts now */
+				doca_priv_bell_ring(&c->ring->bell, c->bell_fd);
 			break;
 		}
 	}
@@ -197,6 +283,17 @@ bool comch_fp_expire_remote_one(struct doca_comch_connection *conn, uint32_t *id
 	return found;
 }
 
+void comch_fp_ring_local(struct doca_comch_connection *conn)
+{
+	pthread_mutex_lock(&conn->lock);
+	for (struct doca_comch_consumer *c = conn->lcons; c != NULL; c = c->next_on_conn)
+		if (c->ring != NULL)
+			doca_priv_bell_ring(&c->ring->bell, c->bell_fd);
+	for (struct doca_comch_producer *p = conn->lprod; p != NULL; p = p->next_on_conn)
+		doca_priv_bell_ring(&p->bell, p->bell_fd);
+	pthread_mutex_unlock(&conn->lock);
+}
+
 void comch_fp_free_remote(struct doca_comch_connection *conn)
 {
 	while (conn->rcons != NULL) {
@@ -205,6 +302,7 @@ void comch_fp_free_remote(struct doca_comch_connection *conn)
 		conn->rcons = r->next;
 		comch_fp_rcons_free(r);
 	}
+	conn->num_rcons = 0;
 }
 
 doca_error_t comch_fp_cap(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value,

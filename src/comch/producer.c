@@ -10,8 +10,10 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "comch/comch.h"
 #include "core/error/error.h"
@@ -39,13 +41,31 @@ static doca_error_t producer_start(struct doca_ctx *ctx)
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	p->expired = false;
+	(void)doca_priv_pe_watch(ctx->pe, p->bell_fd, EPOLLIN);
 	return DOCA_SUCCESS;
+}
+
+/* The arm op: the doorbell rings when the connection dies (its sends complete at submit). */
+static uint64_t producer_arm(struct doca_ctx *ctx)
+{
+	struct doca_comch_producer *p = producer_of(ctx);
+
+	doca_priv_bell_drain(&p->bell, p->bell_fd); /* rung after the last progress */
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return ODMA_WAKE_NEVER;
+	doca_priv_bell_arm(&p->bell);
+	if (!p->expired && atomic_load_explicit(&p->conn->dead, memory_order_acquire))
+		return 0;
+	if (atomic_load_explicit(&p->conn->outbox_n, memory_order_relaxed) != 0)
+		return doca_priv_now_ns() + 1000000ull; /* control packets wait for room */
+	return ODMA_WAKE_NEVER;
 }
 
 static bool producer_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = producer_of(ctx);
 
+	doca_priv_bell_drain(&p->bell, p->bell_fd);
 	comch_conn_flush_ctl(p->conn);
 	if (p->expired || !atomic_load_explicit(&p->conn->dead, memory_order_acquire))
 		return false;
@@ -113,52 +133,45 @@ static bool peer_hung_up(struct doca_comch_connection *conn)
 	return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR)) != 0;
 }
 
-/* Claims the next posted slot of @ring for @need bytes and @imm immediate bytes. */
-static doca_error_t ring_claim(struct doca_comch_producer *p, struct comch_ring *ring, uint32_t cid,
-                               uint64_t need, uint32_t imm, struct comch_slot **out)
+/* Claims the next posted slot of consumer @r for @need bytes and @imm immediate bytes. */
+static doca_error_t ring_claim(struct doca_comch_producer *p, struct comch_rcons *r, uint64_t need,
+                               uint32_t imm, struct comch_claimed *out)
 {
-	for (;;) {
-		uint64_t c = atomic_load_explicit(&ring->claim_seq, memory_order_acquire);
-		uint64_t posted;
-		struct comch_slot *s;
-
-		if (c & COMCH_RING_CLOSED) {
-			ODMA_ERR("doca_task_submit: consumer %u of the peer has stopped; it takes "
-			         "no more buffers",
-			         cid);
-			return DOCA_ERROR_NOT_FOUND;
+	switch (comch_ring_claim(r->ring, &r->geom, need, imm, out)) {
+	case COMCH_CLAIM_OK:
+		return DOCA_SUCCESS;
+	/* what the ring says is the peer's to write: those lines are rate-limited per peer */
+	case COMCH_CLAIM_CLOSED:
+		COMCH_PEER_LOG(ERROR, p->conn,
+		               "doca_task_submit: consumer %u of the peer has stopped; it takes no "
+		               "more buffers",
+		               r->id);
+		return DOCA_ERROR_NOT_FOUND;
+	case COMCH_CLAIM_EMPTY:
+		if (peer_hung_up(p->conn)) {
+			COMCH_PEER_LOG(ERROR, p->conn,
+			               "doca_task_submit: the peer closed the connection; consumer "
+			               "%u will post no more buffers",
+			               r->id);
+			return DOCA_ERROR_NOT_CONNECTED;
 		}
-		posted = atomic_load_explicit(&ring->post_seq, memory_order_acquire);
-		if (c >= posted) {
-			if (peer_hung_up(p->conn)) {
-				ODMA_ERR("doca_task_submit: the peer closed the connection; "
-				         "consumer %u will post no more buffers",
-				         cid);
-				return DOCA_ERROR_NOT_CONNECTED;
-			}
-			return DOCA_ERROR_AGAIN;
-		}
-		s = comch_ring_slot(ring, c);
-		if (s->seq != c)
-			return DOCA_ERROR_AGAIN; /* the consumer is publishing it right now */
-		if (need > s->room) {
-			ODMA_ERR("doca_task_submit: producer %u sends %llu bytes but consumer %u "
-			         "posted a buffer of %llu free bytes; the buffer stays posted",
-			         p->id, (unsigned long long)need, cid, (unsigned long long)s->room);
-			return DOCA_ERROR_TOO_BIG;
-		}
-		if (imm > ring->imm_len) {
-			ODMA_ERR("doca_task_submit: producer %u sends %u immediate bytes but "
-			         "consumer %u accepts %u (doca_comch_consumer_set_imm_data_len)",
-			         p->id, imm, cid, ring->imm_len);
-			return DOCA_ERROR_TOO_BIG;
-		}
-		if (atomic_compare_exchange_weak_explicit(&ring->claim_seq, &c, c + 1,
-		                                          memory_order_acq_rel,
-		                                          memory_order_relaxed)) {
-			*out = s;
-			return DOCA_SUCCESS;
-		}
+		return DOCA_ERROR_AGAIN;
+	case COMCH_CLAIM_ROOM:
+		COMCH_PEER_LOG(ERROR, p->conn,
+		               "doca_task_submit: producer %u sends %llu bytes but consumer %u "
+		               "posted a buffer of %llu free bytes; the buffer stays posted",
+		               p->id, (unsigned long long)need, r->id,
+		               (unsigned long long)out->room);
+		return DOCA_ERROR_TOO_BIG;
+	case COMCH_CLAIM_IMM:
+		COMCH_PEER_LOG(
+		        ERROR, p->conn,
+		        "doca_task_submit: producer %u sends %u immediate bytes but consumer "
+		        "%u accepts %u (doca_comch_consumer_set_imm_data_len)",
+		        p->id, imm, r->id, r->geom.imm_len);
+		return DOCA_ERROR_TOO_BIG;
+	default:
+		return DOCA_ERROR_AGAIN; /* busy: the consumer is publishing the slot */
 	}
 }
 
@@ -180,14 +193,17 @@ static doca_error_t write_remote(struct doca_comch_producer *p, const struct iov
 		if (k <= 0) {
 			if (k < 0 && errno == EINTR)
 				continue;
-			ODMA_ERR("comch producer %u: writing %llu bytes into the peer (pid %d) "
-			         "failed: %s%s",
-			         p->id, (unsigned long long)total, (int)p->conn->peer_pid,
-			         k < 0 ? strerror(errno) : "no progress",
-			         k < 0 && errno == EPERM
-			                 ? " (process_vm_writev needs ptrace rights: same user, "
-			                   "and Yama ptrace_scope 0 or 1)"
-			                 : "");
+			int e = k < 0 ? errno : 0;
+
+			COMCH_PEER_LOG(
+			        ERROR, p->conn,
+			        "comch producer %u: writing %llu bytes into the peer (pid %d) "
+			        "failed: %s%s",
+			        p->id, (unsigned long long)total, (int)p->conn->peer_pid,
+			        e != 0 ? strerror(e) : "no progress",
+			        e == EPERM ? " (process_vm_writev needs ptrace rights: same "
+			                     "user, and Yama ptrace_scope 0 or 1)"
+			                   : "");
 			return DOCA_ERROR_IO_FAILED;
 		}
 		done += (uint64_t)k;
@@ -236,7 +252,7 @@ static doca_error_t producer_submit(struct doca_task *task)
 	unsigned int niov = 0;
 	uint64_t total = 0;
 	struct comch_rcons *r;
-	struct comch_slot *s = NULL;
+	struct comch_claimed cl;
 	doca_error_t res, status;
 
 	if (atomic_load_explicit(&conn->dead, memory_order_acquire)) {
@@ -254,16 +270,11 @@ static doca_error_t producer_submit(struct doca_task *task)
 	r = producer_hold_consumer(p, conn, t->consumer_id);
 	if (r == NULL)
 		return DOCA_ERROR_NOT_FOUND;
-	res = ring_claim(p, r->ring, t->consumer_id, total, t->imm_len, &s);
+	res = ring_claim(p, r, total, t->imm_len, &cl);
 	if (res == DOCA_SUCCESS) {
-		status = total ? write_remote(p, iov, niov, s->addr, total) : DOCA_SUCCESS;
-		s->written = status == DOCA_SUCCESS ? total : 0;
-		s->producer_id = p->id;
-		s->imm_len = status == DOCA_SUCCESS ? t->imm_len : 0;
-		if (s->imm_len)
-			memcpy(s->imm, t->imm, s->imm_len);
-		s->status = status;
-		atomic_store_explicit(&s->state, COMCH_SLOT_DONE, memory_order_release);
+		status = total ? write_remote(p, iov, niov, cl.addr, total) : DOCA_SUCCESS;
+		comch_ring_fill(cl.slot, &r->geom, p->id, total, t->imm, t->imm_len, status);
+		doca_priv_bell_ring(&r->ring->bell, r->bell_fd); /* the consumer's PE may sleep */
 		doca_priv_task_complete(task, status);
 	}
 	pthread_mutex_lock(&conn->lock);
@@ -280,6 +291,7 @@ static const struct odma_ctx_ops producer_ops = {
 	.complete = producer_send_complete,
 	.submit = producer_submit,
 	.progress = producer_progress,
+	.arm = producer_arm,
 };
 
 doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_connection,
@@ -315,8 +327,18 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 		         (void *)conn, cap);
 		return DOCA_ERROR_NO_MEMORY;
 	}
+	p->bell_fd = doca_priv_bell_open();
+	if (p->bell_fd < 0) {
+		pthread_mutex_unlock(&conn->lock);
+		doca_priv_ctx_destroy(&p->ctx);
+		free(p);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	atomic_init(&p->bell, ODMA_BELL_IDLE);
 	p->id = comch_fp_next_id(conn);
 	conn->num_prod++;
+	p->next_on_conn = conn->lprod;
+	conn->lprod = p;
 	pthread_mutex_unlock(&conn->lock);
 	comch_conn_get(conn);
 	p->conn = conn;
@@ -330,11 +352,21 @@ doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(producer != NULL, "doca_comch_producer_destroy: producer must not be NULL");
+	if (producer->ctx.state == DOCA_CTX_STATE_IDLE)
+		(void)doca_priv_pe_watch(producer->ctx.pe, producer->bell_fd, 0);
 	r = doca_priv_ctx_destroy(&producer->ctx);
 	if (r != DOCA_SUCCESS)
 		return r;
 	conn = producer->conn;
 	pthread_mutex_lock(&conn->lock);
+	for (struct doca_comch_producer **pp = &conn->lprod; *pp != NULL;
+	     pp = &(*pp)->next_on_conn) {
+		if (*pp == producer) {
+			*pp = producer->next_on_conn;
+			break;
+		}
+	}
+	close(producer->bell_fd);
 	conn->num_prod--;
 	pthread_mutex_unlock(&conn->lock);
 	comch_conn_put(conn);

@@ -9,11 +9,13 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "comch/comch.h"
@@ -34,14 +36,18 @@ static doca_error_t server_bind(struct comch_ep *ep, int fd, const struct sockad
 		int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 		bool live =
 		        probe >= 0 && connect(probe, (const struct sockaddr *)sa, sizeof(*sa)) == 0;
+		struct stat st;
 
 		if (probe >= 0)
 			close(probe);
 		if (live) {
+			bool other = lstat(ep->path, &st) == 0 && st.st_uid != geteuid();
+
 			ODMA_ERR("comch server \"%s\": another server of that name already listens "
-			         "on representor %s of system %s (socket %s); stop it or pick "
+			         "on representor %s of system %s (socket %s%s); stop it or pick "
 			         "another name",
-			         ep->name, ep->rep->info->pci_addr, ep->system_name, ep->path);
+			         ep->name, ep->rep->info->pci_addr, ep->system_name, ep->path,
+			         other ? ", owned by another user: use a private ODMA_RUNDIR" : "");
 			return DOCA_ERROR_ALREADY_EXIST;
 		}
 		unlink(ep->path); /* left behind by a process that ended without stopping */
@@ -55,20 +61,57 @@ static doca_error_t server_bind(struct comch_ep *ep, int fd, const struct sockad
 	return DOCA_SUCCESS;
 }
 
-/* Binds the listening socket; a stale socket file (no listener) is replaced. */
+/*
+ * The lock that keeps two servers starting at once from both replacing the same stale
+ * socket: one file per runtime directory (never one per name), taken without blocking and
+ * waited for at most COMCH_LOCK_WAIT_MS. Returns the locked fd, or -1 to go on without it
+ * (a holder that never lets go delays a start by that long, it never blocks it).
+ */
+static int server_lock(struct comch_ep *ep)
+{
+	const char *slash = strrchr(ep->path, '/');
+	char lockpath[sizeof(ep->path) + 16];
+	uint64_t deadline = comch_now_ns() + (uint64_t)COMCH_LOCK_WAIT_MS * 1000000ull;
+	int lk;
+
+	if (slash == NULL)
+		return -1;
+	snprintf(lockpath, sizeof(lockpath), "%.*s/.comch.lock", (int)(slash - ep->path), ep->path);
+	lk = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (lk < 0)
+		return -1; /* not ours to lock (a shared directory): the bind checks remain */
+	while (flock(lk, LOCK_EX | LOCK_NB) != 0) {
+		struct timespec nap = { 0, 1000000 };
+
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			break;
+		if (comch_now_ns() >= deadline) {
+			ODMA_WARN(
+			        "comch server \"%s\": another process has held %s for more than %u "
+			        "ms; starting without it (find the holder with fuser %s)",
+			        ep->name, lockpath, COMCH_LOCK_WAIT_MS, lockpath);
+			break;
+		}
+		nanosleep(&nap, NULL);
+	}
+	if (flock(lk, LOCK_EX | LOCK_NB) == 0)
+		return lk;
+	close(lk);
+	return -1;
+}
+
+/* Binds the listening socket (mode 0600, or 0666 with ODMA_COMCH_ALLOW_UIDS, whatever the
+ * umask); a stale socket file (no listener) is replaced. */
 static doca_error_t server_listen(struct comch_ep *ep)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char lockpath[sizeof(ep->path) + 8];
+	mode_t mode = ep->peers.any || ep->peers.n > 0 ? 0666 : 0600;
 	doca_error_t r = DOCA_SUCCESS;
 	struct stat st;
 	int fd, lk;
 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", ep->path);
-	snprintf(lockpath, sizeof(lockpath), "%s.lock", ep->path);
-	lk = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (lk >= 0)
-		(void)flock(lk, LOCK_EX);
+	lk = server_lock(ep);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		ODMA_ERR("comch server \"%s\": socket() failed: %s", ep->name, strerror(errno));
@@ -78,7 +121,9 @@ static doca_error_t server_listen(struct comch_ep *ep)
 	r = server_bind(ep, fd, &sa);
 	if (r != DOCA_SUCCESS)
 		goto out;
-	if (errno != 0 || listen(fd, 128) != 0 || stat(ep->path, &st) != 0) {
+	/* before listen(): no client can connect while the mode is still the umask's */
+	if (errno != 0 || chmod(ep->path, mode) != 0 || listen(fd, 128) != 0 ||
+	    stat(ep->path, &st) != 0) {
 		ODMA_ERR("comch server \"%s\": cannot listen on %s: %s", ep->name, ep->path,
 		         strerror(errno));
 		r = DOCA_ERROR_INITIALIZATION;
@@ -113,13 +158,95 @@ static doca_error_t server_start(struct doca_ctx *ctx)
 	return DOCA_SUCCESS;
 }
 
+/* Tells a refused client why (best effort, never blocks). */
+static void server_tell(int fd, doca_error_t code, const char *why)
+{
+	(void)comch_wire_send(fd, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
+}
+
+/*
+ * Reads what a refused client already sent (its HELLO, most often): closing a socket with
+ * unread packets resets it, and the client would lose the REJECT that says why.
+ */
+static void server_drain(struct comch_ep *ep, int fd)
+{
+	for (int i = 0; i < 4; i++) {
+		int pfd = -1;
+		ssize_t n = comch_wire_recv(fd, ep->rx, ep->rx_cap, &pfd);
+
+		if (pfd >= 0)
+			close(pfd);
+		if (n <= 0 && n != -EMSGSIZE && n != -EPROTO)
+			return;
+	}
+}
+
+/* Closes and frees the oldest pending handshake (the list is newest first). */
+static void server_evict_oldest(struct comch_ep *ep)
+{
+	struct comch_hs **pp = &ep->hs;
+
+	while (*pp != NULL && (*pp)->next != NULL)
+		pp = &(*pp)->next;
+	if (*pp == NULL)
+		return;
+	ODMA_RATELIMITED_WARN("comch server \"%s\": %u connections await their HELLO; the oldest "
+	                      "(pid %d) is closed to make room",
+	                      ep->name, ep->num_hs, (int)(*pp)->pid);
+	close((*pp)->fd);
+	free(*pp);
+	*pp = NULL;
+	ep->num_hs--;
+}
+
+/* Whether an accepted socket may wait for its HELLO (logged when it may not). */
+static bool server_admit(struct comch_ep *ep, int fd, pid_t *pid_out)
+{
+	uint32_t same = 0;
+	pid_t pid = 0;
+	uid_t uid = 0;
+
+	if (!comch_peer_cred(fd, &pid, &uid)) {
+		ODMA_RATELIMITED_WARN("comch server \"%s\": refused a client whose credentials the "
+		                      "kernel does not report (SO_PEERCRED: %s)",
+		                      ep->name, strerror(errno));
+		return false;
+	}
+	if (!comch_peer_uid_ok(&ep->peers, uid)) {
+		ODMA_RATELIMITED_WARN(
+		        "comch server \"%s\": refused a client of another user (pid %d, "
+		        "uid %u; this server runs as uid %u); allow it with "
+		        "ODMA_COMCH_ALLOW_UIDS=%u",
+		        ep->name, (int)pid, (unsigned int)uid, (unsigned int)geteuid(),
+		        (unsigned int)uid);
+		server_tell(fd, DOCA_ERROR_NOT_PERMITTED,
+		            "the server does not accept clients of this user");
+		server_drain(ep, fd);
+		return false;
+	}
+	for (const struct comch_hs *h = ep->hs; h != NULL; h = h->next)
+		same += h->pid == pid;
+	if (same >= COMCH_HS_PER_PEER) {
+		ODMA_RATELIMITED_WARN(
+		        "comch server \"%s\": refused a connection of pid %d: it already "
+		        "has %u connections that sent no HELLO",
+		        ep->name, (int)pid, same);
+		return false;
+	}
+	if (ep->num_hs >= COMCH_HS_MAX)
+		server_evict_oldest(ep);
+	*pid_out = pid;
+	return true;
+}
+
 bool comch_server_accept(struct comch_ep *ep)
 {
 	bool any = false;
 
-	for (;;) {
+	for (uint32_t budget = COMCH_ACCEPT_BUDGET; budget > 0; budget--) {
 		int fd = accept4(ep->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct comch_hs *h;
+		pid_t pid;
 
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
@@ -130,23 +257,26 @@ bool comch_server_accept(struct comch_ep *ep)
 				continue;
 			return any;
 		}
-		h = calloc(1, sizeof(*h));
+		any = true;
+		h = server_admit(ep, fd, &pid) ? calloc(1, sizeof(*h)) : NULL;
 		if (h == NULL) {
 			close(fd);
-			return any;
+			continue;
 		}
 		h->fd = fd;
+		h->pid = pid;
 		h->deadline_ns = comch_now_ns() + (uint64_t)COMCH_HANDSHAKE_TIMEOUT_MS * 1000000ull;
 		h->next = ep->hs;
 		ep->hs = h;
-		any = true;
+		ep->num_hs++;
 	}
+	return any;
 }
 
 static void server_reject(struct comch_ep *ep, int fd, doca_error_t code, const char *why)
 {
-	ODMA_WARN("comch server \"%s\": refused a client: %s", ep->name, why);
-	(void)comch_wire_send(fd, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
+	ODMA_RATELIMITED_WARN("comch server \"%s\": refused a client: %s", ep->name, why);
+	server_tell(fd, code, why);
 }
 
 /*
@@ -196,9 +326,10 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, int fd, s
 	size_t plen = (size_t)n - sizeof(*hdr);
 
 	if (hdr->type != COMCH_W_HELLO || plen < sizeof(hello) || link_fd < 0) {
-		ODMA_WARN("comch server \"%s\": a connection did not start with a valid HELLO; "
-		          "closed",
-		          ep->name);
+		ODMA_RATELIMITED_WARN(
+		        "comch server \"%s\": a connection did not start with a valid "
+		        "HELLO (packet type %u, %zu bytes, %s link page); closed",
+		        ep->name, hdr->type, plen, link_fd < 0 ? "no" : "a");
 		return NULL;
 	}
 	memcpy(&hello, ep->rx + sizeof(*hdr), sizeof(hello));
@@ -208,8 +339,10 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, int fd, s
 	if (link == NULL || link->magic != COMCH_LINK_MAGIC) {
 		if (link != NULL)
 			munmap(link, COMCH_LINK_BYTES);
-		server_reject(ep, fd, DOCA_ERROR_INVALID_VALUE,
-		              "the client's link page is unusable");
+		ODMA_RATELIMITED_WARN(
+		        "comch server \"%s\": the link page of a client is unusable: %s", ep->name,
+		        link == NULL ? why : "bad magic");
+		server_tell(fd, DOCA_ERROR_INVALID_VALUE, "the client's link page is unusable");
 		return NULL;
 	}
 	w.max_msg = ep->max_msg;
@@ -232,6 +365,32 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, int fd, s
 	return conn;
 }
 
+/* One line for a handshake that ended without a HELLO packet. */
+static void server_hs_refused(struct comch_ep *ep, const struct comch_hs *h, ssize_t n)
+{
+	const char *what;
+
+	switch (n) {
+	case -EAGAIN:
+		what = "sent no HELLO in time";
+		break;
+	case 0:
+		what = "closed (or sent an empty packet) before its HELLO";
+		break;
+	case -EMSGSIZE:
+		what = "sent a HELLO longer than any valid one";
+		break;
+	case -EPROTO:
+		what = "sent a packet shorter than a header (runt)";
+		break;
+	default:
+		what = strerror((int)-n);
+		break;
+	}
+	ODMA_RATELIMITED_WARN("comch server \"%s\": a connection of pid %d %s; closed", ep->name,
+	                      (int)h->pid, what);
+}
+
 bool comch_server_handshakes(struct comch_ep *ep)
 {
 	struct comch_hs **pp = &ep->hs;
@@ -249,17 +408,20 @@ bool comch_server_handshakes(struct comch_ep *ep)
 			continue;
 		}
 		*pp = h->next;
+		ep->num_hs--;
 		any = true;
 		if (n > 0)
 			conn = server_hello(ep, h->fd, n, link_fd);
-		else if (n == -EAGAIN)
-			ODMA_WARN("comch server \"%s\": a connection sent no HELLO within %u ms; "
-			          "closed",
-			          ep->name, COMCH_HANDSHAKE_TIMEOUT_MS);
+		else
+			server_hs_refused(ep, h, n);
 		if (link_fd >= 0)
 			close(link_fd);
-		if (conn == NULL)
+		if (conn == NULL) {
+			comch_ep_unwatch(ep, h->fd, &h->watched);
 			close(h->fd);
+		} else if (h->watched) {
+			conn->watch = EPOLLIN; /* the watch goes with the descriptor */
+		}
 		free(h);
 		if (conn == NULL)
 			continue;
@@ -284,6 +446,7 @@ static const struct odma_ctx_ops server_ops = {
 	.stop = comch_ep_stop,
 	.idle_ready = comch_ep_idle_ready,
 	.no_task_conf = true,
+	.arm = comch_ep_arm,
 };
 
 /* ---- server API ------------------------------------------------------------------------ */

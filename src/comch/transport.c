@@ -31,9 +31,21 @@ uint64_t comch_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-size_t comch_ring_bytes(uint32_t nslots, uint32_t slot_size)
+bool comch_lograte_take(struct comch_lograte *l, unsigned int *dropped)
 {
-	return sizeof(struct comch_ring) + (size_t)nslots * slot_size;
+	uint64_t now = comch_now_ns() / 1000000000ull;
+	uint64_t was = atomic_load_explicit(&l->second, memory_order_relaxed);
+
+	if (now != was &&
+	    atomic_compare_exchange_strong_explicit(&l->second, &was, now, memory_order_relaxed,
+	                                            memory_order_relaxed))
+		atomic_store_explicit(&l->lines, 0, memory_order_relaxed);
+	if (atomic_fetch_add_explicit(&l->lines, 1, memory_order_relaxed) >= COMCH_PEER_LOG_PER_S) {
+		atomic_fetch_add_explicit(&l->dropped, 1, memory_order_relaxed);
+		return false;
+	}
+	*dropped = atomic_exchange_explicit(&l->dropped, 0, memory_order_relaxed);
+	return true;
 }
 
 /* 64-bit FNV-1a (the core's helper is internal to libdoca_common). */
@@ -64,6 +76,32 @@ static bool comch_mkdirs(char *path)
 	return mkdir(path, 0700) == 0 || errno == EEXIST;
 }
 
+/*
+ * Whether a runtime directory keeps other users away from the sockets in it: owned by this
+ * user (or root), and not writable by others unless sticky (nobody can then replace another's
+ * socket). In a world-writable /tmp, only a directory of our own with mode 0700 is used.
+ */
+static bool comch_rundir_safe(const struct stat *st, bool shared_tmp, const char **why)
+{
+	if (st->st_uid != geteuid() && st->st_uid != 0) {
+		*why = "it is owned by another user, who could replace the sockets in it; use a "
+		       "directory of your own (ODMA_RUNDIR)";
+		return false;
+	}
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st->st_mode & S_ISVTX) == 0) {
+		*why = "it is writable by other users without the sticky bit, so they could "
+		       "replace "
+		       "the sockets in it; chmod go-w (or +t) it, or use a private directory "
+		       "(ODMA_RUNDIR)";
+		return false;
+	}
+	if (shared_tmp && (st->st_uid != geteuid() || (st->st_mode & 0077) != 0)) {
+		*why = "it is not owned by this user with mode 0700";
+		return false;
+	}
+	return true;
+}
+
 bool comch_rundir(char *out, size_t n, const char **why)
 {
 	const char *env = doca_priv_config_string("ODMA_RUNDIR");
@@ -77,7 +115,7 @@ bool comch_rundir(char *out, size_t n, const char **why)
 	else if (xdg != NULL && xdg[0] == '/' && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode))
 		len = snprintf(out, n, "%s/odma", xdg);
 	else {
-		len = snprintf(out, n, "/tmp/odma-%u", (unsigned int)getuid());
+		len = snprintf(out, n, "/tmp/odma-%u", (unsigned int)geteuid());
 		shared_tmp = true;
 	}
 	if (len < 0 || (size_t)len >= n) {
@@ -94,12 +132,7 @@ bool comch_rundir(char *out, size_t n, const char **why)
 		*why = "it is not a directory";
 		return false;
 	}
-	/* In a world-writable /tmp, only a directory of our own is safe to use. */
-	if (shared_tmp && (st.st_uid != getuid() || (st.st_mode & 0077) != 0)) {
-		*why = "it is not owned by this user with mode 0700";
-		return false;
-	}
-	return true;
+	return comch_rundir_safe(&st, shared_tmp, why);
 }
 
 bool comch_server_path(char *out, size_t n, uint64_t system_id, const char *rep_pci,
@@ -211,14 +244,17 @@ ssize_t comch_wire_recv(int fd, void *buf, size_t cap, int *fd_out)
 	return r;
 }
 
+/* The seals every shared page carries: its size can never change once it is shared. */
+#define COMCH_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+
 void *comch_shm_create(size_t size, int *fd_out, const char *what)
 {
-	int fd = memfd_create(what, MFD_CLOEXEC);
+	int fd = memfd_create(what, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	void *p;
 
 	if (fd < 0)
 		return NULL;
-	if (ftruncate(fd, (off_t)size) != 0) {
+	if (ftruncate(fd, (off_t)size) != 0 || fcntl(fd, F_ADD_SEALS, COMCH_SEALS) != 0) {
 		close(fd);
 		return NULL;
 	}
@@ -234,14 +270,21 @@ void *comch_shm_create(size_t size, int *fd_out, const char *what)
 void *comch_shm_map(int fd, size_t size, const char **why)
 {
 	struct stat st;
+	int seals;
 	void *p;
 
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		*why = "the passed descriptor is not a shared-memory file";
 		return NULL;
 	}
-	if ((uint64_t)st.st_size < size) {
-		*why = "the shared-memory file is shorter than announced";
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & COMCH_SEALS) != COMCH_SEALS) {
+		*why = "the shared-memory file is not sealed against resizing (memfd with "
+		       "F_SEAL_SHRINK, F_SEAL_GROW and F_SEAL_SEAL)";
+		return NULL;
+	}
+	if ((uint64_t)st.st_size != size) {
+		*why = "the shared-memory file's size differs from the announced size";
 		return NULL;
 	}
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -250,6 +293,64 @@ void *comch_shm_map(int fd, size_t size, const char **why)
 		return NULL;
 	}
 	return p;
+}
+
+bool comch_peer_cred(int fd, pid_t *pid, uid_t *uid)
+{
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) != 0 || cl != sizeof(cred))
+		return false;
+	*pid = cred.pid;
+	*uid = cred.uid;
+	return true;
+}
+
+doca_error_t comch_peer_policy_load(struct comch_peer_policy *p)
+{
+	const char *v = doca_priv_config_string("ODMA_COMCH_ALLOW_UIDS");
+	const char *s = v;
+
+	memset(p, 0, sizeof(*p));
+	if (v == NULL)
+		return DOCA_SUCCESS;
+	if (strcmp(v, "any") == 0) {
+		p->any = true;
+		return DOCA_SUCCESS;
+	}
+	while (*s != '\0') {
+		char *end;
+		unsigned long u;
+
+		if (*s < '0' || *s > '9' || p->n == COMCH_ALLOW_UIDS_MAX)
+			goto bad;
+		errno = 0;
+		u = strtoul(s, &end, 10);
+		if (errno != 0 || u > UINT32_MAX - 1 || (*end != ',' && *end != '\0'))
+			goto bad;
+		p->uids[p->n++] = (uid_t)u;
+		s = *end == ',' ? end + 1 : end;
+		if (*end == ',' && *s == '\0')
+			goto bad;
+	}
+	return DOCA_SUCCESS;
+bad:
+	ODMA_ERR("ODMA_COMCH_ALLOW_UIDS=\"%s\" is not valid: give \"any\" or up to %u user ids "
+	         "separated by commas (e.g. 0,1000)",
+	         v, COMCH_ALLOW_UIDS_MAX);
+	memset(p, 0, sizeof(*p));
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
+bool comch_peer_uid_ok(const struct comch_peer_policy *p, uid_t uid)
+{
+	if (uid == geteuid() || uid == 0 || p->any)
+		return true;
+	for (uint32_t i = 0; i < p->n; i++)
+		if (p->uids[i] == uid)
+			return true;
+	return false;
 }
 
 doca_error_t comch_connect_timeout_ms(uint32_t *ms)

@@ -97,6 +97,17 @@ struct odma_engine_ops {
 	 * Returns within its budget whatever happens. odma_engine_nop_arm does nothing.
 	 */
 	void (*arm)(void *engine_pe);
+
+	/*
+	 * Optional fast path (NULL: none), asked once when a context connects to the PE: a
+	 * stage of the engine's into which the core appends, on the PE thread and without
+	 * calling submit, every task that is accepted, unordered (in_order false), not batch
+	 * and of at most *@max_bytes bytes, with odma_task_stage_add. The engine runs the stage
+	 * (odma_task_stage_run, or odma_task_run_batch and poll) at the latest at its next poll,
+	 * before a task with in_order set, and counts it in pending. The engine may change the
+	 * stage's contents (n, task[]) from its own ops only.
+	 */
+	struct odma_task_stage *(*hold)(void *engine_pe, uint64_t *max_bytes);
 };
 
 /*
@@ -112,6 +123,14 @@ struct odma_engine_ops {
  * its poll.
  */
 void odma_task_run(struct doca_task *task, enum odma_part part);
+/*
+ * odma_task_run_range: the same checks, then bytes [@off, @off + @len) of the task's copy
+ * (any copy: a list is walked to @off). Any thread; several threads may run disjoint ranges
+ * of one task at once. A task whose ranges cover [0, bytes) exactly once, and that is
+ * handed back once after the last of them finished, is a split task (a task with in_order
+ * set is never cut: its completion must keep its place on one queue).
+ */
+void odma_task_run_range(struct doca_task *task, uint64_t off, uint64_t len);
 /*
  * odma_task_run_batch: odma_task_run(tasks[i], ODMA_PART_ALL) for each of @n tasks
  * (n <= ODMA_TASK_BATCH_MAX, none split), with the bytes of consecutive tasks moved by

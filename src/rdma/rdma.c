@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/epoll.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/device/device.h"
 #include "core/log/log.h"
@@ -50,6 +52,8 @@ void odma_rd_done_locked(struct doca_rdma *rd, struct rd_task *t, doca_error_t s
 		rd->done_head = t;
 	rd->done_tail = t;
 	atomic_fetch_add(&rd->queued, 1);
+	if (rd->bell_fd >= 0)
+		doca_priv_bell_ring(&rd->bell, rd->bell_fd); /* wakes a PE asleep on its handle */
 }
 
 void odma_rd_event_locked(struct doca_rdma *rd, struct doca_rdma_connection *c,
@@ -70,6 +74,8 @@ void odma_rd_event_locked(struct doca_rdma *rd, struct doca_rdma_connection *c,
 		rd->ev_head = e;
 	rd->ev_tail = e;
 	atomic_fetch_add(&rd->queued, 1);
+	if (rd->bell_fd >= 0)
+		doca_priv_bell_ring(&rd->bell, rd->bell_fd);
 }
 
 static void rd_raise(struct doca_rdma *rd, const struct rd_event *e)
@@ -104,6 +110,8 @@ static bool rd_progress(struct doca_ctx *ctx)
 	struct rd_task *t;
 	struct rd_event *e;
 
+	if (rd->bell_fd >= 0)
+		doca_priv_bell_drain(&rd->bell, rd->bell_fd);
 	if (atomic_load_explicit(&rd->queued, memory_order_acquire) == 0)
 		return false;
 	pthread_mutex_lock(&rd->lock);
@@ -142,6 +150,8 @@ static doca_error_t rd_start(struct doca_ctx *ctx)
 		return DOCA_ERROR_INITIALIZATION;
 	}
 	rd->stopping = false;
+	if (rd->bell_fd >= 0)
+		(void)doca_priv_pe_watch(ctx->pe, rd->bell_fd, EPOLLIN);
 	r = odma_rd_conns_start(rd);
 	if (r != DOCA_SUCCESS)
 		return r;
@@ -163,6 +173,24 @@ static void rd_stop(struct doca_ctx *ctx)
 	odma_rd_conns_stop(rd); /* joins every thread: their tasks are queued as failed */
 	odma_rd_fail_receives(rd, DOCA_ERROR_IO_FAILED);
 	(void)rd_progress(ctx);
+}
+
+/*
+ * The wake-up contract (docs/design.md, "Waking a sleeping PE"): the readers ring the
+ * doorbell after queueing a completion or an event; a PE asleep on its notification handle
+ * wakes, and progress delivers.
+ */
+static uint64_t rd_arm(struct doca_ctx *ctx)
+{
+	struct doca_rdma *rd = rd_of(ctx);
+
+	if (rd->bell_fd < 0)
+		return 0; /* no doorbell: have progress poll */
+	doca_priv_bell_drain(&rd->bell, rd->bell_fd);
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return ODMA_WAKE_NEVER;
+	doca_priv_bell_arm(&rd->bell);
+	return atomic_load(&rd->queued) != 0 ? 0 : ODMA_WAKE_NEVER;
 }
 
 static bool rd_idle_ready(const struct doca_ctx *ctx)
@@ -189,6 +217,7 @@ const struct odma_ctx_ops odma_rd_ops = {
 	.progress = rd_progress,
 	.stop = rd_stop,
 	.idle_ready = rd_idle_ready,
+	.arm = rd_arm,
 	.task_free = rd_task_free,
 	.no_task_conf = true, /* a context may only serve its peers */
 };
@@ -284,6 +313,8 @@ doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma)
 		pthread_condattr_destroy(&ca);
 	}
 	atomic_init(&rd->queued, 0);
+	atomic_init(&rd->bell, ODMA_BELL_IDLE);
+	rd->bell_fd = doca_priv_bell_open(); /* -1: completions are still delivered by polling */
 	rd_defaults(rd);
 	rd->max_send_buf_list_len = rd->ctx.caps->rdma_max_buf_list;
 	rd->recv_buf_list_len = rd->ctx.caps->rdma_max_buf_list;
@@ -297,12 +328,16 @@ doca_error_t doca_rdma_destroy(struct doca_rdma *rdma)
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(rdma != NULL, "rdma must not be NULL");
+	if (rdma->ctx.state == DOCA_CTX_STATE_IDLE && rdma->bell_fd >= 0)
+		(void)doca_priv_pe_watch(rdma->ctx.pe, rdma->bell_fd, 0); /* NULL PE: no-op */
 	r = doca_priv_ctx_destroy(&rdma->ctx);
 	if (r == DOCA_ERROR_IN_USE)
 		r = DOCA_ERROR_BAD_STATE;
 	if (r != DOCA_SUCCESS)
 		return r;
 	odma_rd_conns_free(rdma);
+	if (rdma->bell_fd >= 0)
+		close(rdma->bell_fd);
 	pthread_mutex_destroy(&rdma->lock);
 	pthread_cond_destroy(&rdma->recv_cond);
 	ODMA_DBG("RDMA context %p destroyed", (void *)rdma);

@@ -270,9 +270,11 @@ struct doca_rdma {
 	struct rd_task *recv_head, *recv_tail; /* posted receives, oldest first */
 	struct rd_task *done_head, *done_tail; /* finished by a reader, for progress */
 	struct rd_event *ev_head, *ev_tail;
-	bool stopping;      /* under lock: readers fail instead of serving */
-	bool defer_idle;    /* stopped from a callback: IDLE at the end of that progress */
-	atomic_uint queued; /* done tasks + events waiting for progress */
+	bool stopping;         /* under lock: readers fail instead of serving */
+	bool defer_idle;       /* stopped from a callback: IDLE at the end of that progress */
+	atomic_uint queued;    /* done tasks + events waiting for progress */
+	int bell_fd;           /* doorbell eventfd, watched by the PE (wake-up contract) */
+	_Atomic uint32_t bell; /* its state word: readers ring it after queueing */
 	uint64_t next_tag;
 };
 

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include <doca_graph.h>
+#include <doca_mmap_advise.h>
+#include <doca_sync_event.h>
 
 #include "fixture.h"
 #include "test_util.h"
@@ -1169,12 +1171,134 @@ static void test_teardown_in_callback(void **state)
 	gx_fini(&g);
 }
 
+static void se_set_cb(struct doca_sync_event_task_notify_set *t, union doca_data tud,
+                      union doca_data cud)
+{
+	(void)t;
+	(void)tud;
+	(void)cud;
+}
+
+/* Progresses until @ctx is IDLE; returns whether it is. */
+static bool ctx_idle(struct gx *g, struct doca_ctx *ctx)
+{
+	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+
+	for (unsigned long i = 0; i < LOOPS && st != DOCA_CTX_STATE_IDLE; i++) {
+		doca_pe_progress(g->fx.pe);
+		assert_ok(doca_ctx_get_state(ctx, &st));
+	}
+	return st == DOCA_CTX_STATE_IDLE;
+}
+
+/*
+ * A context that is a node of a graph cannot be destroyed (issue #19 item 13): the graph's
+ * nodes and instances point at it and at its tasks, so the next submit or start would use
+ * freed memory. Refused with IN_USE while the graph is started and while it is stopped, for
+ * a DMA and a sync event context; accepted once the graph is destroyed.
+ */
+static void test_ctx_destroy_while_node(void **state)
+{
+	struct doca_sync_event_task_notify_set *st;
+	struct doca_graph_node *d1, *d2, *sn;
+	struct doca_graph_instance *inst;
+	struct doca_buf *src, *dst1, *dst2;
+	struct doca_task *t1, *t2;
+	struct doca_sync_event *se;
+	struct doca_graph *graph;
+	struct gx g;
+
+	(void)state;
+	gx_init(&g, 2 * SZ, 4);
+	assert_ok(doca_sync_event_create(&se));
+	assert_ok(doca_sync_event_add_publisher_location_cpu(se, g.fx.dev));
+	assert_ok(doca_sync_event_add_subscriber_location_cpu(se, g.fx.dev));
+	assert_ok(doca_sync_event_task_notify_set_set_conf(se, se_set_cb, se_set_cb, 1));
+	assert_ok(doca_pe_connect_ctx(g.fx.pe, doca_sync_event_as_ctx(se)));
+	assert_ok(doca_ctx_start(doca_sync_event_as_ctx(se)));
+	graph = gx_graph(&g, 1);
+	assert_ok(doca_graph_node_create_from_ctx(graph, g.fx.ctx, &d1));
+	assert_ok(doca_graph_node_create_from_ctx(graph, g.ctx2, &d2));
+	assert_ok(doca_graph_node_create_from_ctx(graph, doca_sync_event_as_ctx(se), &sn));
+	assert_ok(doca_graph_add_dependency(graph, d1, d2));
+	assert_ok(doca_graph_add_dependency(graph, d2, sn));
+	assert_ok(doca_graph_start(graph));
+	fx_pattern(g.fx.src, SZ, 7);
+	src = fx_src_buf(&g.fx, 0, SZ);
+	dst1 = fx_dst_buf(&g.fx, 0, SZ);
+	dst2 = fx_dst_buf(&g.fx, SZ, SZ);
+	t1 = dma_task(&g, g.fx.dma, src, dst1);
+	t2 = dma_task(&g, g.dma2, src, dst2);
+	assert_ok(doca_sync_event_task_notify_set_alloc_init(se, 5, (union doca_data){ .u64 = 0 },
+	                                                     &st));
+	assert_ok(doca_graph_instance_create(graph, &inst));
+	assert_ok(doca_graph_instance_set_ctx_node_data(inst, d1, t1));
+	assert_ok(doca_graph_instance_set_ctx_node_data(inst, d2, t2));
+	assert_ok(doca_graph_instance_set_ctx_node_data(
+	        inst, sn, doca_sync_event_task_notify_set_as_doca_task(st)));
+	assert_ok(doca_graph_instance_submit(inst));
+	assert_true(gx_progress_until(&g, 1));
+	assert_int_equal(g.ok, 1);
+
+	/* the second DMA context and the event stop (their tasks freed) and are IDLE ... */
+	free_task(t2);
+	doca_task_free(doca_sync_event_task_notify_set_as_doca_task(st));
+	(void)doca_ctx_stop(g.ctx2);
+	assert_true(ctx_idle(&g, g.ctx2));
+	(void)doca_ctx_stop(doca_sync_event_as_ctx(se));
+	assert_true(ctx_idle(&g, doca_sync_event_as_ctx(se)));
+	/* ... but the started graph still names them: no destroy */
+	assert_doca(DOCA_ERROR_IN_USE, doca_dma_destroy(g.dma2));
+	assert_doca(DOCA_ERROR_IN_USE, doca_sync_event_destroy(se));
+	/* a stopped graph still names them too (its start would read them) */
+	assert_ok(doca_graph_instance_destroy(inst));
+	assert_ok(doca_graph_stop(graph));
+	assert_doca(DOCA_ERROR_IN_USE, doca_dma_destroy(g.dma2));
+	assert_doca(DOCA_ERROR_IN_USE, doca_sync_event_destroy(se));
+	/* once the graph is gone, they go */
+	assert_ok(doca_graph_destroy(graph));
+	g.graph = NULL;
+	assert_ok(doca_sync_event_destroy(se));
+	free_task(t1);
+	put_buf(src);
+	put_buf(dst1);
+	put_buf(dst2);
+	gx_fini(&g); /* destroys the second DMA context */
+}
+
+/* The same rule for an mmap-advise context (every type goes through one destroy path). */
+static void test_advise_destroy_while_node(void **state)
+{
+	struct doca_dev *dpu = tu_open_pci_or_null("03:00.0");
+	struct doca_mmap_advise *ma = NULL;
+	struct doca_graph_node *n;
+	struct doca_graph *graph;
+	struct doca_pe *pe;
+
+	(void)state;
+	if (dpu == NULL || doca_mmap_advise_create(dpu, &ma) != DOCA_SUCCESS) {
+		if (dpu != NULL)
+			assert_ok(doca_dev_close(dpu));
+		skip(); /* no device of this system profile invalidates caches */
+	}
+	assert_ok(doca_pe_create(&pe));
+	assert_ok(doca_graph_create(pe, &graph));
+	assert_ok(doca_graph_node_create_from_ctx(graph, doca_mmap_advise_as_ctx(ma), &n));
+	assert_doca(DOCA_ERROR_IN_USE, doca_mmap_advise_destroy(ma));
+	assert_ok(doca_graph_destroy(graph));
+	assert_ok(doca_mmap_advise_destroy(ma));
+	assert_ok(doca_pe_destroy(pe));
+	assert_ok(doca_dev_close(dpu));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create_destroy),
 		cmocka_unit_test(test_conf_and_start_rules),
 		cmocka_unit_test(test_node_rules),
+		cmocka_unit_test(test_ctx_destroy_while_node),
+		cmocka_unit_test(test_advise_destroy_while_node),
 		cmocka_unit_test(test_start_ctx_other_pe),
 		cmocka_unit_test(test_instance_rules),
 		cmocka_unit_test(test_two_dma_then_user),

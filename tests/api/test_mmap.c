@@ -4,6 +4,8 @@
 /* doca_mmap through the public API: configuration rules, lifecycle, devices, accounting. */
 #include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <doca_buf.h>
@@ -379,6 +381,55 @@ static void test_caps(void **state)
 	}
 }
 
+/* Starts an mmap over [base, +len) while no descriptor can be opened (EMFILE). */
+static doca_error_t start_without_fds(void *base, size_t len, struct doca_mmap **out)
+{
+	struct rlimit old, low;
+	int fds[64], n = 0;
+	doca_error_t r;
+
+	assert_ok(doca_mmap_create(out));
+	assert_ok(doca_mmap_set_memrange(*out, base, len));
+	assert_ok(doca_mmap_add_dev(*out, devs[0]));
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = (rlim_t)dup(0); /* the lowest free descriptor: none is free after it */
+	close((int)low.rlim_cur);
+	low.rlim_cur += 8;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	while (n < 64 && (fds[n] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		n++;
+	assert_true(n < 64); /* EMFILE reached */
+	r = doca_mmap_start(*out);
+	while (n > 0)
+		close(fds[--n]);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	return r;
+}
+
+/*
+ * Issue #19 item 15: with no descriptor left, /proc/self/maps cannot be opened; the range check
+ * falls back to mincore and still refuses a range with a hole (it used to accept anything).
+ */
+static void test_range_check_without_fds(void **state)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint8_t *p =
+	        mmap(NULL, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct doca_mmap *m;
+
+	(void)state;
+	assert_true(p != MAP_FAILED);
+	assert_doca(DOCA_SUCCESS, start_without_fds(p, 3 * page, &m));
+	assert_ok(doca_mmap_stop(m));
+	assert_ok(doca_mmap_destroy(m));
+	assert_int_equal(munmap(p + page, page), 0);
+	assert_doca(DOCA_ERROR_INVALID_VALUE, start_without_fds(p, 3 * page, &m));
+	assert_ok(doca_mmap_destroy(m));
+	munmap(p, page);
+	munmap(p + 2 * page, page);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_user_data),
 		cmocka_unit_test(test_bufs_block_stop_destroy),
 		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_range_check_without_fds),
 	};
 
 	return cmocka_run_group_tests(tests, open_devices, close_devices);

@@ -594,6 +594,69 @@ static void test_cm_accept_reject_disconnect(void **state)
 	ts_close(&s);
 }
 
+/* ------------------------------------------------------------------------- event mode */
+
+static int child_receiver(int fd)
+{
+	struct tside s;
+	struct doca_rdma_task_receive *r;
+	union doca_data ud = { 0 };
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	               7));
+	CHK(ts_link_child(&s, fd));
+	ts_child_byte(fd, 'p');
+	CHK(ts_byte_in(fd) == 'g'); /* the peer's send is held here; it sleeps on its PE */
+	usleep(300 * 1000);
+	CHK_OK(doca_rdma_task_receive_allocate_init(s.rd, ts_buf(&s, s.mm, s.mem, 0, 64, 0), ud,
+	                                            &r));
+	CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
+	CHK(ts_wait(&s, &s.nrecv, 1, 10000));
+	CHK(ts_byte_in(fd) == 'b');
+	ts_close(&s);
+	return 0;
+}
+
+/* A PE asleep on its notification handle wakes for an RDMA completion. */
+static void test_event_mode_wakes(void **state)
+{
+	struct tside s;
+	int fd, woke = 0;
+	pid_t pid = ts_fork(child_receiver, &fd);
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_send *t;
+	doca_notification_handle_t h;
+
+	(void)state;
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	ts_link_parent(&s, fd);
+	assert_int_equal(ts_byte_in(fd), 'p');
+	assert_ok(doca_pe_get_notification_handle(s.pe, &h));
+	memcpy(s.mem, "wake", 5);
+	assert_ok(doca_rdma_task_send_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 5), ud, &t));
+	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(t)));
+	ts_byte_out(fd, 'g'); /* the completion comes >= 300 ms later: only a wake-up finds it */
+	for (int i = 0; i < 50 && s.ok == 0; i++) {
+		struct pollfd p = { .fd = h, .events = POLLIN };
+
+		while (doca_pe_progress(s.pe) != 0)
+			;
+		if (s.ok != 0)
+			break;
+		assert_ok(doca_pe_request_notification(s.pe));
+		if (poll(&p, 1, 5000) == 1)
+			woke++;
+		assert_ok(doca_pe_clear_notification(s.pe, h));
+	}
+	assert_int_equal(s.ok, 1);
+	assert_true(woke >= 1);
+	ts_byte_out(fd, 'b');
+	ts_join(pid, fd);
+	ts_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -603,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_peer_death),
 		cmocka_unit_test(test_multi_connection),
 		cmocka_unit_test(test_cm_accept_reject_disconnect),
+		cmocka_unit_test(test_event_mode_wakes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

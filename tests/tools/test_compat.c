@@ -4,7 +4,10 @@
  * odma-compat (`odma compat DIR`) on a fake doca-samples tree written for this test
  * (tests/tools/compat-fake, README.md there lists what each fake program does), against this
  * build installed into a temporary directory: every verdict, the table, the JSON report, the
- * exit status, --only with host/DPU partners, and usage errors.
+ * exit status, --only with host/DPU partners, the schedules every program runs under (a
+ * program that fails under only one of them fails, and the schedule is named), --schedules,
+ * --shake on a fake racy pair (tests/tools/shake_fake.c) with a replay of the seed that broke
+ * it, and usage errors.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,7 +21,7 @@
 #include "tool_run.h"
 
 static char tmp[] = "/tmp/odma-test-compat.XXXXXX";
-static char pcdir[256], fake[256], tool[256];
+static char pcdir[256], fake[256], tool[256], shake_fake[256];
 static struct tool_out out, full_run; /* the last run; the run of the whole tree */
 static json_object *report;
 
@@ -56,6 +59,7 @@ static int setup(void **state)
 
 	(void)state;
 	snprintf(tool, sizeof(tool), "%s", tool_path("ODMA_TEST_COMPAT"));
+	snprintf(shake_fake, sizeof(shake_fake), "%s", tool_path("ODMA_TEST_SHAKE_FAKE"));
 	if (san != NULL && san[0] != '\0' && strcmp(san, "none") != 0) {
 		/* meson takes CFLAGS/LDFLAGS from the environment when it sets up the fake builds
 		 */
@@ -80,7 +84,9 @@ static int setup(void **state)
 	       pcdir, tmp, tmp, pcdir) != 0)
 		return -1;
 	snprintf(fake, sizeof(fake), "%s/tests/tools/compat-fake", src);
-	snprintf(path, sizeof(path), "--timeout 5 --workdir '%s/work' --json '%s/report.json'", tmp,
+	/* every program under the three default schedules; a hang costs one time limit each */
+	snprintf(path, sizeof(path),
+	         "--timeout 3 --pair-delay 0.3 --workdir '%s/work' --json '%s/report.json'", tmp,
 	         tmp);
 	compat(path);
 	full_run = out;
@@ -168,9 +174,9 @@ static void summary_and_exit_status(void **state)
 	(void)state;
 	assert_int_equal(full_run.status, 1); /* something failed */
 	assert_string_equal(str(get(report, "doca_samples"), "release"), "9.9.9-fake");
-	assert_int_equal(json_object_get_int(get(s, "total")), 14);
-	assert_int_equal(json_object_get_int(get(s, "pass")), 4);
-	assert_int_equal(json_object_get_int(get(s, "fail")), 5);
+	assert_int_equal(json_object_get_int(get(s, "total")), 17);
+	assert_int_equal(json_object_get_int(get(s, "pass")), 5);
+	assert_int_equal(json_object_get_int(get(s, "fail")), 7);
 	assert_int_equal(json_object_get_int(get(s, "needs")), 4);
 	assert_int_equal(json_object_get_int(get(s, "not-run")), 1);
 }
@@ -200,7 +206,10 @@ static void failing_programs(void **state)
 
 	(void)state;
 	assert_row("pe_polling", "fail", "yes", "FAIL", "exited 1: [ERROR] fake failure");
-	assert_row("pe_event", "fail", "yes", "FAIL", "did not finish within 5 s");
+	/* a hang under every schedule: killed at the time limit each time */
+	assert_row("pe_event", "fail", "yes", "FAIL",
+	           "fails under every schedule (default, inline0, delay): pe_event (host) did not "
+	           "finish within 3 s (killed)");
 	assert_row("pe_multi_context", "fail", "yes", "FAIL", "without \"Sample finished");
 	assert_row("pe_task_error", "fail", "no", "-",
 	           "implicit declaration of odma_fake_undeclared");
@@ -239,16 +248,19 @@ static void table_on_stdout(void **state)
 	(void)state;
 	assert_non_null(strstr(full_run.text, "PROGRAM"));
 	assert_non_null(strstr(full_run.text, "doca_dma/dma_local_copy"));
-	assert_non_null(strstr(full_run.text, "14 programs: 4 pass, 5 fail, 4 need"));
+	assert_non_null(strstr(full_run.text, "17 programs: 5 pass, 7 fail, 4 need"));
+	/* the schedules and their settings head the table */
+	assert_non_null(strstr(full_run.text, "schedules: default (no change), inline0 "
+	                                      "(ODMA_INLINE_MAX=0), delay (ODMA_FAULTS=seed=1,"));
 }
 
 static void only_runs_the_named_programs_and_partners(void **state)
 {
 	(void)state;
-	compat("--only dma_local_copy");
+	compat("--only dma_local_copy --schedules default");
 	assert_int_equal(out.status, 0);
 	assert_non_null(strstr(out.text, "1 programs: 1 pass"));
-	compat("--only dma_copy_dpu --json -");
+	compat("--only dma_copy_dpu --schedules default --pair-delay 0.3 --json -");
 	assert_int_equal(out.status, 0);
 	json_object *r = json_tokener_parse(out.text);
 
@@ -256,7 +268,7 @@ static void only_runs_the_named_programs_and_partners(void **state)
 	assert_int_equal(json_object_get_int(get(get(r, "summary"), "pass")), 2);
 	json_object_put(r);
 	/* both halves of a pair named (this once recursed without end) */
-	compat("--only dma_copy_dpu,dma_copy_host --json -");
+	compat("--only dma_copy_dpu,dma_copy_host --schedules default --json -");
 	assert_int_equal(out.status, 0);
 	r = json_tokener_parse(out.text);
 	assert_non_null(r);
@@ -272,7 +284,7 @@ static void dma_copy_names_the_failing_case(void **state)
 
 	(void)state;
 	setenv("ODMA_FAKE_DMA_COPY_FLIP", "1", 1); /* the fake's host side corrupts what it gets */
-	compat("--only dma_copy --json -");
+	compat("--only dma_copy --schedules default --pair-delay 0.3 --json -");
 	unsetenv("ODMA_FAKE_DMA_COPY_FLIP");
 	assert_int_equal(out.status, 1);
 	r = json_tokener_parse(out.text);
@@ -287,6 +299,231 @@ static void dma_copy_names_the_failing_case(void **state)
 	                       "1/5 cases passed; 64 KiB d->h failed: the file the host side "
 	                       "wrote differs from the one the DPU side sent"));
 	json_object_put(r);
+}
+
+/* The result of @prog under schedule @name in the full run's report. */
+static json_object *sched_result(const char *prog, const char *name)
+{
+	json_object *a = get(row(prog), "schedule_results");
+	size_t i;
+
+	for (i = 0; i < json_object_array_length(a); i++)
+		if (strcmp(str(json_object_array_get_idx(a, i), "schedule"), name) == 0)
+			return json_object_array_get_idx(a, i);
+	fail_msg("%s has no result under %s", prog, name);
+	return NULL;
+}
+
+/* A program that passes under odma's defaults and fails under one other schedule fails, and
+ * its row names that schedule with its settings; the JSON has each schedule's result. */
+static void fails_under_one_schedule(void **state)
+{
+	json_object *r;
+
+	(void)state;
+	assert_row("pe_task_resubmit", "fail", "yes", "FAIL",
+	           "fails under inline0 (ODMA_INLINE_MAX=0): pe_task_resubmit (host) exited 1: "
+	           "[ERROR] fake race");
+	assert_string_equal(str(sched_result("pe_task_resubmit", "default"), "status"), "pass");
+	assert_string_equal(str(sched_result("pe_task_resubmit", "delay"), "status"), "pass");
+	r = sched_result("pe_task_resubmit", "inline0");
+	assert_string_equal(str(r, "status"), "fail");
+	assert_string_equal(str(r, "env"), "ODMA_INLINE_MAX=0");
+	assert_non_null(strstr(str(r, "reproduce"), "ODMA_SIDE=host"));
+	assert_non_null(strstr(str(r, "reproduce"), "ODMA_INLINE_MAX=0"));
+	assert_non_null(strstr(str(r, "reproduce"), "doca_pe_task_resubmit"));
+	/* a hang only with delays: a time-limit failure under "delay", its process group gone */
+	assert_row("pe_single_task_comp_cb", "fail", "yes", "FAIL",
+	           "fails under delay (ODMA_FAULTS=seed=1,delay_us=0-500,comch_delay_us=0-2000): "
+	           "pe_single_task_comp_cb (host) did not finish within 3 s (killed)");
+	/* the row quotes the last line the hung program printed */
+	assert_non_null(strstr(str(row("pe_single_task_comp_cb"), "reason"),
+	                       "; its last line: fake: waiting for a completion"));
+	assert_string_equal(str(sched_result("pe_single_task_comp_cb", "default"), "status"),
+	                    "pass");
+	assert_string_equal(str(sched_result("pe_single_task_comp_cb", "inline0"), "status"),
+	                    "pass");
+	/* (the brackets keep pgrep from finding the shell that runs it) */
+	assert_int_not_equal(
+	        sh("pgrep -f '%s/work/build/.*[p]e_single_task_comp_cb' >/dev/null", tmp), 0);
+	/* the JSON lists the schedules with their settings */
+	assert_int_equal(json_object_array_length(get(report, "schedules")), 3);
+	assert_string_equal(str(json_object_array_get_idx(get(report, "schedules"), 1), "env"),
+	                    "ODMA_INLINE_MAX=0");
+	/* a program that passes passes under all three */
+	assert_int_equal(json_object_array_length(get(row("dma_local_copy"), "schedule_results")),
+	                 3);
+}
+
+/* The Secure Channel application: three cases, each side's sent and received counts. */
+static void secure_channel_counts(void **state)
+{
+	json_object *r;
+
+	(void)state;
+	assert_row("secure_channel", "pass", "yes", "pass", "3/3 cases");
+	assert_string_equal(str(row("secure_channel"), "arch"), "host+dpu");
+	assert_string_equal(str(row("secure_channel"), "group"), "applications");
+	setenv("ODMA_FAKE_SC_SHORT", "1", 1); /* the fake host side receives one message fewer */
+	compat("--only secure_channel --schedules default --pair-delay 0.3 --json -");
+	unsetenv("ODMA_FAKE_SC_SHORT");
+	assert_int_equal(out.status, 1);
+	r = json_tokener_parse(out.text);
+	assert_non_null(r);
+	assert_non_null(
+	        strstr(str(json_object_array_get_idx(get(r, "programs"), 0), "reason"),
+	               "fails under default: 0/3 cases passed; 1 B x1 h->d + 1 B x1 d->h "
+	               "failed: the host side did not log \"Consumer received 1 messages\""));
+	json_object_put(r);
+}
+
+/* --schedules picks the schedules; an unknown one is a usage error. */
+static void schedules_option(void **state)
+{
+	json_object *r;
+
+	(void)state;
+	compat("--only pe_task_resubmit --schedules default,delay");
+	assert_int_equal(out.status, 0);
+	assert_non_null(strstr(out.text, "schedules: default (no change), delay (ODMA_FAULTS="));
+	compat("--only pe_task_resubmit --schedules all --json -");
+	assert_int_equal(out.status, 1);
+	r = json_tokener_parse(out.text);
+	assert_non_null(r);
+	assert_int_equal(
+	        json_object_array_length(
+	                get(json_object_array_get_idx(get(r, "programs"), 0), "schedule_results")),
+	        4);
+	json_object_put(r);
+	compat("--schedules default,nonesuch");
+	assert_int_equal(out.status, 2);
+}
+
+/* Runs odma compat --shake with @args (options, then -- and the commands). */
+static void shake(const char *args)
+{
+	char full[1600];
+
+	snprintf(full, sizeof(full), "--workdir '%s/shake' %s", tmp, args);
+	tool_run(&out, NULL, tool, full, 0);
+}
+
+/* Whether the fake racy pair must fail under these settings (its own rule). */
+static bool fake_breaks(const char *env)
+{
+	return strstr(env, "ODMA_INLINE_MAX=0") != NULL && strstr(env, "comch_delay_us=") != NULL;
+}
+
+/*
+ * --shake on a racy pair: every seed the fake's rule breaks is reported failing, no other; the
+ * first is named with its settings and a replay command; replaying that seed fails the same
+ * way again, replaying a good seed passes.
+ */
+static void shake_finds_and_replays_the_seed(void **state)
+{
+	char args[1200], pair[600];
+	json_object *r, *runs, *run;
+	const char *bad_env = NULL;
+	long long first_bad = -1, good = -1, seed;
+	size_t i, nfail = 0;
+	char env[300];
+
+	(void)state;
+	snprintf(pair, sizeof(pair),
+	         "--ready 'fake server ready' --expect 'fake pair done' -- '%s' --- '%s'",
+	         shake_fake, shake_fake);
+	snprintf(args, sizeof(args), "--shake 10 --seed 1 --json - %s", pair);
+	shake(args);
+	assert_int_equal(out.status, 1);
+	r = json_tokener_parse(out.text);
+	assert_non_null(r);
+	runs = get(r, "runs");
+	assert_int_equal(json_object_array_length(runs), 11); /* the baseline and 10 seeds */
+	assert_string_equal(str(json_object_array_get_idx(runs, 0), "schedule"), "baseline");
+	assert_string_equal(str(json_object_array_get_idx(runs, 0), "status"), "pass");
+	for (i = 1; i < json_object_array_length(runs); i++) {
+		run = json_object_array_get_idx(runs, i);
+		seed = (long long)i;
+		snprintf(env, sizeof(env), "seed %lld", seed);
+		assert_string_equal(str(run, "schedule"), env);
+		if (fake_breaks(str(run, "env"))) {
+			assert_string_equal(str(run, "status"), "fail");
+			assert_non_null(strstr(str(run, "reason"),
+			                       "host side exited 1: [ERROR] fake race"));
+			nfail++;
+			if (first_bad < 0) {
+				first_bad = seed;
+				bad_env = str(run, "env");
+			}
+		} else {
+			assert_string_equal(str(run, "status"), "pass");
+			good = seed;
+		}
+	}
+	/* seeds 1..10 hold both kinds; otherwise the draw changed and this test must pick others */
+	assert_true(nfail > 0 && good > 0);
+	assert_int_equal(json_object_get_int(get(r, "failed")), (int)nfail);
+	assert_int_equal(json_object_get_int64(get(r, "first_failure_seed")), first_bad);
+	assert_string_equal(str(r, "first_failure_env"), bad_env);
+	snprintf(args, sizeof(args), "--shake 1 --seed %lld", first_bad);
+	assert_non_null(strstr(str(r, "replay"), args));
+	snprintf(env, sizeof(env), "%s", bad_env);
+	json_object_put(r);
+
+	/* the replay of the breaking seed: the same settings, the same failure */
+	snprintf(args, sizeof(args), "--shake 1 --seed %lld --json - %s", first_bad, pair);
+	shake(args);
+	assert_int_equal(out.status, 1);
+	r = json_tokener_parse(out.text);
+	assert_non_null(r);
+	run = json_object_array_get_idx(get(r, "runs"), 1);
+	assert_string_equal(str(run, "env"), env);
+	assert_string_equal(str(run, "status"), "fail");
+	assert_int_equal(json_object_get_int64(get(r, "first_failure_seed")), first_bad);
+	json_object_put(r);
+	/* the text names the seed, its settings and the replay */
+	snprintf(args, sizeof(args), "--shake 1 --seed %lld %s", first_bad, pair);
+	shake(args);
+	snprintf(args, sizeof(args), "the first: seed %lld", first_bad);
+	assert_non_null(strstr(out.text, args));
+	assert_non_null(strstr(out.text, "settings:  ODMA_ENGINE=thread"));
+	assert_non_null(strstr(out.text, "replay:    odma compat --shake 1 --seed"));
+	/* a seed that did not break it still does not */
+	snprintf(args, sizeof(args), "--shake 1 --seed %lld %s", good, pair);
+	shake(args);
+	assert_int_equal(out.status, 0);
+	assert_non_null(strstr(out.text, "all 1 schedules passed"));
+}
+
+/* --shake on one program; a baseline that fails; a hang; usage errors. */
+static void shake_single_baseline_hang_usage(void **state)
+{
+	(void)state;
+	shake("--shake 3 -- true");
+	assert_int_equal(out.status, 0);
+	assert_non_null(strstr(out.text, "all 3 schedules passed (seeds 1..3)"));
+	shake("--shake 3 -- false");
+	assert_int_equal(out.status, 1);
+	assert_non_null(strstr(out.text, "fails under odma's defaults already"));
+	shake("--shake 1 --timeout 0.5 -- sleep 30");
+	assert_int_equal(out.status, 1);
+	assert_non_null(strstr(out.text, "the program did not finish within 0.5 s (killed)"));
+	/* a DPU side that never prints the --ready text */
+	shake("--shake 1 --timeout 0.5 --ready nope -- true --- sleep 30");
+	assert_int_equal(out.status, 1);
+	assert_non_null(
+	        strstr(out.text, "the dpu side did not print \"nope\" (--ready) within 0.5 s"));
+	shake("--shake 0 -- true");
+	assert_int_equal(out.status, 2);
+	shake("--shake 2");
+	assert_int_equal(out.status, 2);
+	shake("--shake 2 -- true ---");
+	assert_int_equal(out.status, 2);
+	shake("--shake 2 --seed x -- true");
+	assert_int_equal(out.status, 2);
+	tool_run(&out, NULL, tool, "--shake 1 --help", 0);
+	assert_int_equal(out.status, 0);
+	assert_non_null(strstr(out.text, "usage: odma compat --shake N"));
 }
 
 static void usage_errors(void **state)
@@ -326,6 +563,11 @@ int main(void)
 		cmocka_unit_test(table_on_stdout),
 		cmocka_unit_test(only_runs_the_named_programs_and_partners),
 		cmocka_unit_test(dma_copy_names_the_failing_case),
+		cmocka_unit_test(fails_under_one_schedule),
+		cmocka_unit_test(secure_channel_counts),
+		cmocka_unit_test(schedules_option),
+		cmocka_unit_test(shake_finds_and_replays_the_seed),
+		cmocka_unit_test(shake_single_baseline_hang_usage),
 		cmocka_unit_test(usage_errors),
 	};
 

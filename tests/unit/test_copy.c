@@ -8,6 +8,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "core/copy/copy.h"
 #include "core/device/device.h"
@@ -192,12 +194,63 @@ static void deferred_failures(void **state)
 	assert_ok(doca_buf_dec_refcount(cp.dst, NULL));
 }
 
+/*
+ * A batch of local copies runs under one fault guard; a copy whose memory was unmapped after
+ * its mmap started fails alone and the batch resumes after it (the two faulting copies are
+ * not neighbours, and the last copy comes after a fault).
+ */
+static void batch_fault_fails_its_copy_only(void **state)
+{
+	enum { N = 5, LEN = 256 };
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *gone =
+	        mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct doca_mmap *mg;
+	struct odma_copy cp[N];
+	const struct odma_copy *pc[N];
+	doca_error_t st[N], deferred;
+
+	(void)state;
+	assert_true(gone != MAP_FAILED);
+	assert_ok(odma_copy_init());
+	assert_ok(doca_mmap_create(&mg));
+	assert_ok(doca_mmap_set_memrange(mg, gone, (size_t)pg));
+	assert_ok(doca_mmap_start(mg));
+	memset(dst_mem, 0, MEM);
+	for (int i = 0; i < N; i++) {
+		bool bad = i == 1 || i == 3;
+
+		memset(&cp[i], 0, sizeof(cp[i]));
+		assert_ok(doca_buf_inventory_buf_get_by_data(inv, bad ? mg : ms,
+		                                             bad ? gone : src_mem + i * LEN, LEN,
+		                                             (struct doca_buf **)&cp[i].src));
+		assert_ok(doca_buf_inventory_buf_get_by_addr(inv, md, dst_mem + i * LEN, LEN,
+		                                             &cp[i].dst));
+		assert_ok(odma_copy_validate(&cp[i], &caps, false, &deferred, NULL));
+		pc[i] = &cp[i];
+	}
+	assert_int_equal(munmap(gone, (size_t)pg), 0);
+	odma_copy_move_batch(pc, N, st);
+	for (int i = 0; i < N; i++) {
+		bool bad = i == 1 || i == 3;
+
+		assert_int_equal(st[i], bad ? DOCA_ERROR_IO_FAILED : DOCA_SUCCESS);
+		if (!bad)
+			assert_memory_equal(dst_mem + i * LEN, src_mem + i * LEN, LEN);
+		assert_ok(doca_buf_dec_refcount((struct doca_buf *)cp[i].src, NULL));
+		assert_ok(doca_buf_dec_refcount(cp[i].dst, NULL));
+	}
+	assert_ok(doca_mmap_stop(mg));
+	assert_ok(doca_mmap_destroy(mg));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ranges_over_lists),
 		cmocka_unit_test(split_decision),
 		cmocka_unit_test(deferred_failures),
+		cmocka_unit_test(batch_fault_fails_its_copy_only),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

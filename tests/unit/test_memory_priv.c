@@ -17,24 +17,53 @@ static void test_writable(void **state)
 
 	(void)state;
 	assert_ok(doca_mmap_create(&m));
-	assert_true(odma_mmap_writable(m)); /* default LOCAL_READ_WRITE */
+	assert_true(odma_mmap_writable_quiet(m)); /* default LOCAL_READ_WRITE */
+	/* PCI_READ_WRITE alone: a tolerated local write, quiet only once its WARNING is out */
 	assert_ok(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_LOCAL_READ_ONLY |
 	                                               DOCA_ACCESS_FLAG_PCI_READ_WRITE));
-	assert_false(odma_mmap_writable(m));
+	assert_int_equal(odma_perm_local_write(m->perms), ODMA_PERM_TOLERATED);
+	assert_false(odma_mmap_writable_quiet(m));
+	assert_ok(odma_mmap_check_dst(m, NULL));
+	assert_true(odma_mmap_writable_quiet(m));
+	assert_ok(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_ONLY));
+	assert_int_equal(odma_perm_local_write(m->perms), ODMA_PERM_NO);
+	assert_doca(DOCA_ERROR_NOT_PERMITTED, odma_mmap_check_dst(m, NULL));
 	/* A from-export mmap follows the exporter's permissions. */
 	r = calloc(1, sizeof(*r));
 	assert_non_null(r);
 	m->from_export = true;
 	m->remote = r;
 	r->perms = DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
-	assert_false(odma_mmap_writable(m));
+	assert_false(odma_mmap_writable_quiet(m));
+	assert_doca(DOCA_ERROR_NOT_PERMITTED, odma_mmap_check_dst(m, NULL));
 	r->perms = DOCA_ACCESS_FLAG_PCI_READ_WRITE;
-	assert_true(odma_mmap_writable(m));
+	assert_true(odma_mmap_writable_quiet(m));
+	assert_ok(odma_mmap_check_dst(m, NULL));
 	r->perms = DOCA_ACCESS_FLAG_RDMA_WRITE;
-	assert_true(odma_mmap_writable(m));
+	assert_true(odma_mmap_writable_quiet(m));
 	r->perms = DOCA_ACCESS_FLAG_RDMA_READ;
-	assert_false(odma_mmap_writable(m));
+	assert_false(odma_mmap_writable_quiet(m));
 	assert_ok(doca_mmap_destroy(m)); /* frees the remote description */
+}
+
+static void test_perm_names(void **state)
+{
+	char b[ODMA_PERM_NAMES_LEN];
+
+	(void)state;
+	assert_string_equal(odma_perm_names(0, b, sizeof(b)), "LOCAL_READ_ONLY");
+	assert_string_equal(odma_perm_names(DOCA_ACCESS_FLAG_PCI_READ_ONLY, b, sizeof(b)),
+	                    "LOCAL_READ_ONLY|PCI_READ_ONLY");
+	assert_string_equal(
+	        odma_perm_names(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE, b,
+	                        sizeof(b)),
+	        "LOCAL_READ_WRITE|RDMA_WRITE");
+	assert_string_equal(odma_perm_names(0x7f, b, sizeof(b)),
+	                    "LOCAL_READ_WRITE|RDMA_READ|RDMA_WRITE|RDMA_ATOMIC|PCI_READ_ONLY|"
+	                    "PCI_READ_WRITE|PCI_RELAXED_ORDERING");
+	assert_string_equal(odma_perm_names(0x100, b, sizeof(b)), "LOCAL_READ_ONLY|0x100");
+	/* a short buffer is cut, never overrun */
+	assert_string_equal(odma_perm_names(DOCA_ACCESS_FLAG_PCI_READ_ONLY, b, 6), "LOCAL");
 }
 
 static void test_dev_holds(void **state)
@@ -127,6 +156,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_writable),
+		cmocka_unit_test(test_perm_names),
 		cmocka_unit_test(test_dev_holds),
 		cmocka_unit_test(test_from_export_rules),
 		cmocka_unit_test(test_dup_src_mmap_stopped),

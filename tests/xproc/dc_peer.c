@@ -13,6 +13,9 @@
  *   dc_peer server NAME stall SIZE   accept a host, announce a file of SIZE bytes (one window),
  *                                    read its next message, then say nothing more until the
  *                                    host hangs up
+ *   dc_peer server NAME nv-announce SIZE  answer as NVIDIA's DPU side holding a file of SIZE
+ *                                    bytes (no odma mark), then report the host's next message
+ *                                    (or its hang-up)
  *   dc_peer nv-host NAME FILE        NVIDIA's DMA Copy flow, host side: sends FILE if it exists,
  *                                    else receives into FILE (one buffer, one STATUS)
  *   dc_peer nv-dpu NAME FILE         NVIDIA's DMA Copy flow, DPU side: one host, one DMA task of
@@ -297,6 +300,13 @@ static int server(const char *name, const char *mode, uint64_t size)
 		_exit(0);
 	if (strcmp(mode, "stall") == 0) {
 		if ((r = send_msg(&d, DC_DIRECTION_X_LEN)))
+			return fail("send", r);
+		(void)wait_msg(1);
+		wait_hangup();
+	}
+	if (strcmp(mode, "nv-announce") == 0) {
+		d = (struct dc_direction){ .type = DC_MSG_DIRECTION, .size_be = dc_be64(size) };
+		if ((r = send_msg(&d, DC_DIRECTION_LEN)))
 			return fail("send", r);
 		(void)wait_msg(1);
 		wait_hangup();

@@ -120,8 +120,69 @@ wait $ppid
 grep -q "closed the control channel" "$dir/h.log" || fail "the host side did not report the lost DPU"
 ok "a vanished peer is reported and the survivor exits 1, not 141"
 
+# Issue 19 item 14: a receiver writes an unnamed file (O_TMPFILE), linked under its name only
+# once complete: SIGKILL in the middle of a transfer leaves nothing, on either side.
+start_dpu "$dir/d.log" -f "$dir/out14"
+: >"$dir/p.log"
+"$peer" client "$name" stall 3000000 >>"$dir/p.log" 2>&1 &
+ppid=$!
+wait_grep "$dir/p.log" "got message" || fail "the DPU side never answered"
+ls "$dir"/out14* >/dev/null 2>&1 && fail "a receiving DPU side shows a file before it is complete"
+kill -9 $dpid
+reap $dpid
+wait $ppid
+[ "$st" = 137 ] || fail "the DPU side was not killed by SIGKILL ($st)"
+ls "$dir"/out14* >/dev/null 2>&1 && fail "SIGKILL of a receiving DPU side left $(ls "$dir"/out14*)"
+: >"$dir/p.log"
+"$peer" server "$name" stall 3000000 >>"$dir/p.log" 2>&1 &
+ppid=$!
+wait_grep "$dir/p.log" listening || fail "dc_peer server did not listen"
+: >"$dir/h.log"
+ODMA_SIDE=host "$app" -f "$dir/out14h" >>"$dir/h.log" 2>&1 &
+hpid=$!
+pids="$pids $hpid"
+wait_grep "$dir/p.log" "got message type 1329856513" || fail "the host side never exported" # X_EXPORT
+ls "$dir"/out14h* >/dev/null 2>&1 && fail "a receiving host side shows a file before it is complete"
+kill -9 $hpid
+reap $hpid
+wait $ppid
+[ "$st" = 137 ] || fail "the host side was not killed by SIGKILL ($st)"
+ls "$dir"/out14h* >/dev/null 2>&1 && fail "SIGKILL of a receiving host side left $(ls "$dir"/out14h*)"
+# ... and in the middle of a real copy (48 MiB through 2 MiB windows): killed once its unnamed
+# file (/proc/PID/fd: "DIR/#INODE (deleted)") holds bytes; then no file, or the whole file.
+head -c $((48 * 1048576)) /dev/urandom >"$dir/big14"
+start_dpu "$dir/d.log" -f "$dir/big14" --window-tasks 1
+: >"$dir/h.log"
+ODMA_SIDE=host "$app" -f "$dir/out14r" >>"$dir/h.log" 2>&1 &
+hpid=$!
+pids="$pids $hpid"
+mid=0
+i=0
+while [ $mid = 0 ] && [ $i -lt 1000 ] && kill -0 $hpid 2>/dev/null; do
+	for l in /proc/$hpid/fd/*; do
+		case $(readlink "$l" 2>/dev/null) in
+		"$dir/#"*" (deleted)") [ "$(stat -L -c %s "$l" 2>/dev/null || echo 0)" -gt 0 ] && mid=1 ;;
+		esac
+	done
+	i=$((i + 1))
+	sleep 0.01
+done
+kill -9 $hpid 2>/dev/null
+reap $hpid
+reap $dpid
+for f in "$dir"/out14r*; do
+	[ -e "$f" ] || continue
+	[ "$f" = "$dir/out14r" ] && cmp -s "$f" "$dir/big14" || fail "SIGKILL mid-copy left $f"
+done
+echo "# killed mid-copy: $mid"
+rm -f "$dir/big14" "$dir/out14r"
+ok "SIGKILL of a receiver, either side, mid-transfer leaves no partial file"
+
 # Item 7: SIGINT/SIGTERM clean up the temporary files of receivers (a DPU killed while waiting
 # leaves only its Comch socket in the private runtime directory; the next server replaces it).
+# Named temporary files exist only where the file system has no O_TMPFILE (issue 19 item 14):
+# ODMA_DMA_COPY_NO_TMPFILE=1 takes that path.
+export ODMA_DMA_COPY_NO_TMPFILE=1
 start_dpu "$dir/d.log" -f "$dir/out7"
 : >"$dir/p.log"
 "$peer" client "$name" stall 3000000 >>"$dir/p.log" 2>&1 &
@@ -148,6 +209,8 @@ reap $hpid
 wait $ppid
 [ "$st" != 0 ] || fail "the host side exited 0 after SIGINT"
 no_temp "$dir/out7h" && [ ! -e "$dir/out7h" ] || fail "SIGINT left the host's temporary file"
+grep -q "has no unnamed files (O_TMPFILE): writing $dir/out7h.XXXXXX instead" "$dir/h.log" || fail "no log line for the named fallback"
+unset ODMA_DMA_COPY_NO_TMPFILE
 start_dpu "$dir/d.log" -f "$dir/out7t"
 kill -TERM $dpid
 reap $dpid
@@ -209,6 +272,25 @@ wait $ppid
 grep -q "sent nothing for 1 s" "$dir/h.log" || fail "no timeout message on the host side"
 no_temp "$dir/out10c" && [ ! -e "$dir/out10c" ] || fail "a timed-out host side left files"
 ok "idle peers time out (--timeout); the server outlives a silent client"
+
+# Issue 19 item 12: facing NVIDIA's DPU side, a host holds the whole file in one buffer of the
+# size the DPU announces; above DMA_COPY_MAX_NV_FILE (1 GiB) it refuses before allocating.
+: >"$dir/p.log"
+"$peer" server "$name" nv-announce $((1073741824 + 1)) >>"$dir/p.log" 2>&1 &
+ppid=$!
+wait_grep "$dir/p.log" listening || fail "dc_peer server did not listen"
+ODMA_SIDE=host "$peer" rss "$dir/rss.n" "$app" -f "$dir/out12" >"$dir/h.log" 2>&1
+st=$?
+wait $ppid
+[ "$st" = 1 ] || fail "the host side exited $st facing an NVIDIA DPU announcing 1 GiB + 1"
+grep -q "at most 1073741824 bytes: refused before allocating" "$dir/h.log" || fail "no clear refusal of the announced size"
+grep -q "got message type 2 " "$dir/p.log" && fail "the host exported a buffer for the announced size"
+grep -q "got message type 3 " "$dir/p.log" || fail "the host did not tell the DPU it failed (STATUS 0)"
+no_temp "$dir/out12" && [ ! -e "$dir/out12" ] || fail "the refusing host left files"
+if [ "${ODMA_TEST_SANITIZED:-0}" != 1 ]; then
+	[ "$(cat "$dir/rss.n")" -lt 262144 ] || fail "the refusing host grew to $(cat "$dir/rss.n") KiB"
+fi
+ok "a host facing NVIDIA's DPU side refuses an announced file over 1 GiB before allocating it"
 
 # Item 7: files stream through a bounded window: peak RSS does not grow with the file.
 if [ "${ODMA_TEST_SANITIZED:-0}" = 1 ]; then

@@ -356,6 +356,15 @@ static void child_remote(void)
 	/* remote source into local destination, then the exporter's range read-only */
 	CHECK_OK(rig_copy(0, 64 << 10, 1));
 	CHECK(rig.dst[100] == xu_pattern(100));
+	/* 1 MiB: a split copy (issue 22), its chunks read by several threads; one and three
+	 * pieces */
+	for (unsigned int pieces = 1; pieces <= 3; pieces += 2) {
+		memset(rig.dst, 0, 1 << 20);
+		CHECK_OK(rig_copy(0, 1 << 20, pieces));
+		for (size_t i = 0; i < (1u << 20); i += 4093)
+			CHECK(rig.dst[i] == xu_pattern(i));
+		CHECK(rig.dst[(1u << 20) - 1] == xu_pattern((1u << 20) - 1));
+	}
 	/* this process' destination read-only: the read into it fails */
 	spoil(rig.dst, 0, PAGE, 'R');
 	CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(0, 64 << 10, 1));
@@ -381,6 +390,7 @@ static void child_remote(void)
 	cmd = 'U';
 	CHECK(xu_full_io(fd, &cmd, 1, true) && xu_full_io(fd, &cmd, 1, false) && cmd == 'U');
 	CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(PAGE, 64 << 10, 1));
+	CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(PAGE, 1 << 20, 1)); /* split: every chunk fails */
 	cmd = 'X';
 	CHECK(xu_full_io(fd, &cmd, 1, true));
 	CHECK(waitpid(child, NULL, 0) == child);

@@ -27,6 +27,7 @@ struct bench_cfg {
 	bool xproc, size_given; /* --xproc; --size was given */
 	char engine[16];        /* empty: the library default */
 	int workers;            /* 0: the library default */
+	size_t footprint;       /* --footprint: bytes of source + destination walked (cold) */
 };
 
 /* Source and destination regions, each @len bytes, cut into slots of @stride bytes. */
@@ -88,6 +89,9 @@ int bench_pin_self(int cpu);
 double bench_pingpong_ns(void);
 double bench_eventfd_pingpong_ns(void);
 void bench_memcpy_rep(const struct bench_mem *m, double seconds, struct bench_rep *r);
+int bench_engine_threads(void);
+void bench_memcpy_mt_rep(const struct bench_mem *m, double seconds, int threads,
+                         struct bench_rep *r);
 double bench_memcpy_oneshot_ns(const struct bench_mem *m, size_t size);
 void bench_slot_clear(const struct bench_mem *m);
 bool bench_slot_check(const struct bench_mem *m);

@@ -29,7 +29,10 @@ static const char bench_help[] =
         "    tasks, allocates the tasks once and resubmits each from its completion callback,\n"
         "    each time pointing it at its next slot (two tasks in flight never share a\n"
         "    destination). Every run also measures, on the same buffers, slots and size:\n"
-        "      - a single-thread memcpy (memcpy_bytes_per_sec), and\n"
+        "      - a single-thread memcpy (memcpy_bytes_per_sec),\n"
+        "      - memcpy on as many threads as the engine moves bytes on (memcpy_threads: 1 for\n"
+        "        the inline engine, the workers plus the submitting thread for the thread\n"
+        "        engine; memcpy_mt_bytes_per_sec), thread j copying slots j, j+N, ..., and\n"
         "      - pingpong_ns, the round trip of two threads spinning on one atomic (pinned to\n"
         "        CPUs 0 and 1 when allowed): the price of a cross-core hand-off right now.\n"
         "    Each figure is the median of REPS repetitions, run interleaved (odma, memcpy, peer)\n"
@@ -61,7 +64,9 @@ static const char bench_help[] =
         "                         LLC, 256 MiB when unknown, at most a quarter of RAM) so that\n"
         "                         every task touches memory not in cache. Default: cache-hot\n"
         "                         (DEPTH slots, reused).\n"
-        "        --sweep          sizes 64, 256, 1K, 4K, 16K, 64K, 256K, 1M, 4M, 16M.\n"
+        "        --footprint SIZE the bytes a cold walk covers, source and destination together\n"
+        "                         (implies --cold), e.g. 1G for 2 MiB tasks over 1 GiB.\n"
+        "        --sweep          sizes 64, 256, 1K, 4K, 16K, 64K, 256K, 1M, 2M, 4M, 16M, 64M.\n"
         "        --crossover      measure the one-shot crossover: for 64 B..2 MiB, the p50 of a\n"
         "                         depth-1 task (submit to callback) beside the p50 of one memcpy;\n"
         "                         prints the smallest size from which DMA is within 10 % of\n"
@@ -85,7 +90,9 @@ static const char bench_help[] =
         "                         (host side, b1:00.0) exports a region, this process imports\n"
         "                         it (DPU side, 03:00.0) and reads SIZE-byte slots with DEPTH\n"
         "                         DMA tasks in flight; in the same run, one raw process_vm_readv\n"
-        "                         per copy on the same slots. Sizes 1K, 64K and 2M unless\n"
+        "                         per copy on the same slots, and the same call on as many\n"
+        "                         threads as the engine uses (raw xN). Sizes 1K, 64K and 2M "
+        "unless\n"
         "                         --size is given. Prints tasks/s and GB/s of both and the ratio.\n"
         "        --no-pingpong    skip the ping-pong measurements (pingpong_ns is then 0): for\n"
         "                         runs under valgrind or strace, where spinning threads crawl.\n"
@@ -100,6 +107,8 @@ static const char bench_help[] =
         "    Text: one line per size. JSON keys: engine, mode, size, task_size, list_len,\n"
         "    depth, cache (hot|cold), footprint_bytes, tasks, seconds, tasks_per_sec,\n"
         "    bytes_per_sec, memcpy_bytes_per_sec, memcpy_tasks_per_sec, verified, pingpong_ns,\n"
+        "    memcpy_threads, memcpy_mt_bytes_per_sec, ratio_memcpy, ratio_memcpy_mt (throughput\n"
+        "    mode; --xproc: raw_threads, raw_mt_syscall_per_sec, ratio_raw_mt beside ratio),\n"
         "    latency_ns {p50, p99} (latency and event modes), eventfd_pingpong_ns (event mode),\n"
         "    harness_tasks_per_sec (throughput mode: the measuring loop's own bookkeeping with\n"
         "    the copy replaced by nothing, i.e. the ceiling the loop puts on any engine),\n"
@@ -116,7 +125,8 @@ static const char bench_help[] =
         "    0 on success; 1 when a measurement failed (the reason is printed); 2 on bad flags.\n";
 
 struct bench_out {
-	struct bench_result odma, mc, peer, harness;
+	struct bench_result odma, mc, mcmt, peer, harness;
+	int threads; /* threads the engine moves bytes on: the N of the N-thread memcpy */
 	size_t size;
 	double footprint;
 };
@@ -137,6 +147,18 @@ static doca_error_t cb_size(void *p, void *c)
 		        (char *)p);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t cb_footprint(void *p, void *c)
+{
+	(void)c;
+	if (bench_parse_size(p, &cfg.footprint) != 0 || cfg.footprint < 8192) {
+		fprintf(stderr, "odma-bench: --footprint \"%s\" is not a size of 8K or more\n",
+		        (char *)p);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	cfg.cold = true;
 	return DOCA_SUCCESS;
 }
 
@@ -273,7 +295,9 @@ static int register_params(void)
 	                       false) ||
 	       bench_add_param(NULL, "cold", NULL, "walk a footprint larger than the LLC", B,
 	                       cb_cold, false) ||
-	       bench_add_param(NULL, "sweep", NULL, "sizes 64 B to 16 MiB", B, cb_sweep, false) ||
+	       bench_add_param(NULL, "footprint", "<size>", "bytes a cold walk covers (src+dst)", S,
+	                       cb_footprint, false) ||
+	       bench_add_param(NULL, "sweep", NULL, "sizes 64 B to 64 MiB", B, cb_sweep, false) ||
 	       bench_add_param(NULL, "crossover", NULL, "measure the DMA/memcpy one-shot crossover",
 	                       B, cb_crossover, false) ||
 	       bench_add_param(NULL, "comch", NULL, "measure DOCA Comch between two processes", B,
@@ -344,7 +368,8 @@ static void summarise(struct bench_result *res, struct bench_rep *reps, int n, s
 
 static int measure(struct bench_odma *ob, const struct bench_mem *m, struct bench_out *o)
 {
-	struct bench_rep ro[99] = { 0 }, rm[99] = { 0 }, rp[99] = { 0 }, rh[99] = { 0 };
+	struct bench_rep ro[99] = { 0 }, rm[99] = { 0 }, rp[99] = { 0 }, rh[99] = { 0 },
+	                 rt[99] = { 0 };
 	double rep_s = cfg.seconds / cfg.reps;
 	bool peer_ok = cfg.peer_dpdk;
 
@@ -357,6 +382,8 @@ static int measure(struct bench_odma *ob, const struct bench_mem *m, struct benc
 		}
 		bench_progress_end();
 		bench_memcpy_rep(m, rep_s, &rm[i]);
+		if (o->threads > 1 && cfg.mode == BENCH_THROUGHPUT)
+			bench_memcpy_mt_rep(m, rep_s, o->threads, &rt[i]);
 		if (cfg.mode == BENCH_THROUGHPUT && cfg.list_len <= 1)
 			bench_harness_rep(&cfg, m, rep_s / 4, &rh[i]);
 		bench_progress_start("dpdk", rep_s, cfg.seconds);
@@ -367,6 +394,10 @@ static int measure(struct bench_odma *ob, const struct bench_mem *m, struct benc
 	}
 	summarise(&o->odma, ro, cfg.reps, m->task_size);
 	summarise(&o->mc, rm, cfg.reps, m->task_size);
+	if (o->threads > 1 && cfg.mode == BENCH_THROUGHPUT)
+		summarise(&o->mcmt, rt, cfg.reps, m->task_size);
+	else
+		o->mcmt = o->mc; /* one thread: the single-thread memcpy is the limit */
 	if (cfg.mode == BENCH_THROUGHPUT && cfg.list_len <= 1)
 		summarise(&o->harness, rh, cfg.reps, m->task_size);
 	if (peer_ok)
@@ -401,6 +432,12 @@ static void print_json(const struct bench_out *o, const struct bench_mem *m)
 	       "\"pingpong_ns\": %.1f",
 	       o->mc.bytes_per_sec, o->mc.tasks_per_sec, o->mc.verified ? "true" : "false",
 	       pingpong_ns);
+	printf(", \"memcpy_threads\": %d, \"memcpy_mt_bytes_per_sec\": %.1f, \"ratio_memcpy\": "
+	       "%.3f, "
+	       "\"ratio_memcpy_mt\": %.3f",
+	       o->threads, o->mcmt.bytes_per_sec,
+	       o->mc.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mc.bytes_per_sec : 0,
+	       o->mcmt.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mcmt.bytes_per_sec : 0);
 	if (cfg.mode == BENCH_EVENT)
 		printf(", \"eventfd_pingpong_ns\": %.1f", efd_pingpong_ns);
 	if (o->harness.valid)
@@ -425,32 +462,36 @@ static void print_csv(const struct bench_out *o, const struct bench_mem *m, bool
 		       "sec,p50_ns,p99_ns,"
 		       "memcpy_bytes_per_sec,peer_tasks_per_sec,peer_bytes_per_sec,peer_p50_ns,"
 		       "peer_p99_ns,pingpong_ns,"
-		       "harness_tasks_per_sec\n");
-	printf("%s,%s,%s,%zu,%zu,%u,%u,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f\n",
+		       "harness_tasks_per_sec,memcpy_threads,memcpy_mt_bytes_per_sec\n");
+	printf("%s,%s,%s,%zu,%zu,%u,%u,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%."
+	       "1f\n",
 	       engine_name(), mode_name(), cfg.cold ? "cold" : "hot", o->size, m->task_size,
 	       cfg.depth, cfg.list_len, o->odma.tasks_per_sec, o->odma.bytes_per_sec,
 	       o->odma.p50_ns, o->odma.p99_ns, o->mc.bytes_per_sec, o->peer.tasks_per_sec,
 	       o->peer.bytes_per_sec, o->peer.p50_ns, o->peer.p99_ns, pingpong_ns,
-	       o->harness.tasks_per_sec);
+	       o->harness.tasks_per_sec, o->threads, o->mcmt.bytes_per_sec);
 }
 
 static void print_text(const struct bench_out *o, bool header)
 {
-	char sz[32];
+	char sz[32], mt_head[16];
 
+	snprintf(mt_head, sizeof(mt_head), "mc x%d", o->threads);
 	if (header)
 		printf("# engine=%s mode=%s depth=%u list_len=%u cache=%s reps=%d pingpong=%.0f "
 		       "ns\n"
-		       "%8s %10s %9s %8s %9s %6s%s\n",
+		       "%8s %10s %9s %8s %9s %6s %8s %6s%s\n",
 		       engine_name(), mode_name(), cfg.depth, cfg.list_len,
 		       cfg.cold ? "cold" : "hot", cfg.reps, pingpong_ns, "size", "Mtasks/s", "GB/s",
-		       "memcpy", "p50/p99", "x mc",
+		       "memcpy", "p50/p99", "x mc", mt_head, "x mcN",
 		       cfg.peer_dpdk ? "   dpdk-Mt/s  dpdk-GB/s  dpdk-p50/p99  x dpdk" : "");
 	bench_fmt_size(o->size, sz, sizeof(sz));
 	printf("%8s %10.3f %9.2f %8.2f %4.0f/%-4.0f %6.2f", sz, o->odma.tasks_per_sec / 1e6,
 	       o->odma.bytes_per_sec / 1e9, o->mc.bytes_per_sec / 1e9, o->odma.p50_ns,
 	       o->odma.p99_ns,
 	       o->mc.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mc.bytes_per_sec : 0);
+	printf(" %8.2f %6.2f", o->mcmt.bytes_per_sec / 1e9,
+	       o->mcmt.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mcmt.bytes_per_sec : 0);
 	if (cfg.peer_dpdk && o->peer.valid)
 		printf("   %9.3f  %9.2f  %5.0f/%-6.0f %6.2f", o->peer.tasks_per_sec / 1e6,
 		       o->peer.bytes_per_sec / 1e9, o->peer.p50_ns, o->peer.p99_ns,
@@ -480,8 +521,8 @@ static void print_one(const struct bench_out *o, const struct bench_mem *m, int 
 
 /* ------------------------------------------------------------------ main */
 
-static const size_t sweep_sizes[] = { 64,    256,    1024,    4096,    16384,
-	                              65536, 262144, 1048576, 4194304, 16777216 };
+static const size_t sweep_sizes[] = { 64,     256,     1024,    4096,    16384,    65536,
+	                              262144, 1048576, 2097152, 4194304, 16777216, 67108864 };
 
 static int run_crossover(void)
 {
@@ -590,6 +631,7 @@ static int run_sizes(struct bench_odma *ob, struct bench_mem *m, const size_t *s
 	for (int i = 0; i < n; i++) {
 		memset(&o, 0, sizeof(o));
 		o.size = sizes[i];
+		o.threads = bench_engine_threads();
 		bench_mem_layout(m, &cfg, sizes[i], maxbuf);
 		if (m->task_size == 0 || m->n_slots < cfg.depth) {
 			fprintf(stderr,

@@ -260,7 +260,8 @@ int bench_mem_prepare(struct bench_mem *m, const struct bench_cfg *c, size_t max
 	size_t stride = (max_task_size + 63) & ~(size_t)63;
 
 	memset(m, 0, sizeof(*m));
-	m->len = c->cold ? bench_cold_footprint() / 2 : (size_t)c->depth * stride;
+	m->len = c->cold ? (c->footprint ? c->footprint : bench_cold_footprint()) / 2
+	                 : (size_t)c->depth * stride;
 	m->len = (m->len + 4095) & ~(size_t)4095;
 	m->src = aligned_alloc(4096, m->len);
 	m->dst = aligned_alloc(4096, m->len);
@@ -324,6 +325,131 @@ void bench_memcpy_rep(const struct bench_mem *m, double seconds, struct bench_re
 	r->tasks = n;
 	r->seconds = (double)(now - t0) / 1e9;
 	r->verified = bench_slot_check(m);
+}
+
+/*
+ * The CPUs this process may run on (affinity mask, capped by a cgroup v2 cpu.max quota), as
+ * the thread engine counts them for its default worker count.
+ */
+static long bench_usable_cpus(void)
+{
+	cpu_set_t set;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	char path[600], line[512];
+	long long quota, period;
+	FILE *f;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		n = CPU_COUNT(&set);
+	path[0] = '\0';
+	if ((f = fopen("/proc/self/cgroup", "r")) != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (strncmp(line, "0::", 3) == 0) {
+				line[strcspn(line, "\n")] = '\0';
+				snprintf(path, sizeof(path), "/sys/fs/cgroup%s/cpu.max", line + 3);
+			}
+		fclose(f);
+	}
+	if (path[0] == '\0' || (f = fopen(path, "r")) == NULL)
+		f = fopen("/sys/fs/cgroup/cpu.max", "r");
+	if (f != NULL) {
+		if (fscanf(f, "%lld %lld", &quota, &period) == 2 && quota > 0 && period > 0 &&
+		    (quota + period - 1) / period < n)
+			n = (long)((quota + period - 1) / period);
+		fclose(f);
+	}
+	return n > 0 ? n : 1;
+}
+
+/*
+ * Threads the odma engine moves bytes on: 1 for the inline engine; for the thread engine its
+ * workers (ODMA_WORKERS, or the default: the usable CPUs minus one, 1 to 4) plus the
+ * submitting thread, which copies its share of every split copy.
+ */
+int bench_engine_threads(void)
+{
+	const char *e = getenv("ODMA_ENGINE"), *w = getenv("ODMA_WORKERS");
+	long cpus, workers;
+
+	if (e != NULL && strcmp(e, "inline") == 0)
+		return 1;
+	if (w != NULL && *w != '\0' && atol(w) > 0)
+		return (int)atol(w) + 1;
+	cpus = bench_usable_cpus();
+	workers = cpus <= 2 ? 1 : (cpus - 1 < 4 ? cpus - 1 : 4);
+	return (int)workers + 1;
+}
+
+struct mc_thread {
+	const struct bench_mem *m;
+	pthread_barrier_t *go;
+	uint64_t end_ns, tasks;
+	unsigned int first, step;
+};
+
+static void *mc_thread_main(void *arg)
+{
+	struct mc_thread *t = arg;
+	const struct bench_mem *m = t->m;
+	size_t slot = t->first % m->n_slots;
+	uint64_t n = 0;
+
+	pthread_barrier_wait(t->go);
+	do {
+		for (int k = 0; k < 16; k++, n++) {
+			memcpy(m->dst + slot * m->stride, m->src + slot * m->stride, m->task_size);
+			slot += t->step;
+			if (slot >= m->n_slots)
+				slot -= m->n_slots;
+		}
+	} while (bench_now_ns() < t->end_ns);
+	t->tasks = n;
+	return NULL;
+}
+
+/*
+ * memcpy on @threads threads at once over the same slots: thread j copies slots j, j+N, ...
+ * (same size, same footprint); tasks are the slots copied by all of them together.
+ */
+void bench_memcpy_mt_rep(const struct bench_mem *m, double seconds, int threads,
+                         struct bench_rep *r)
+{
+	struct mc_thread t[64];
+	pthread_t tid[64];
+	pthread_barrier_t go;
+	uint64_t t0;
+	int n = threads < 1 ? 1 : threads > 64 ? 64 : threads, started = 1;
+
+	memset(r, 0, sizeof(*r));
+	bench_slot_clear(m);
+	pthread_barrier_init(&go, NULL, (unsigned int)n);
+	t0 = bench_now_ns();
+	for (int j = 0; j < n; j++)
+		t[j] = (struct mc_thread){ .m = m,
+			                   .go = &go,
+			                   .first = (unsigned int)j,
+			                   .step = (unsigned int)n,
+			                   .end_ns = t0 + (uint64_t)(seconds * 1e9) + 1000000 };
+	for (int j = 1; j < n; j++) {
+		if (pthread_create(&tid[j], NULL, mc_thread_main, &t[j]) != 0)
+			break;
+		started++;
+	}
+	if (started < n) { /* cannot start them all: no figure */
+		pthread_barrier_destroy(&go);
+		return;
+	}
+	t0 = bench_now_ns();
+	for (int j = 0; j < n; j++)
+		t[j].end_ns = t0 + (uint64_t)(seconds * 1e9);
+	mc_thread_main(&t[0]);
+	for (int j = 1; j < n; j++)
+		pthread_join(tid[j], NULL);
+	r->seconds = (double)(bench_now_ns() - t0) / 1e9;
+	for (int j = 0; j < n; j++)
+		r->tasks += t[j].tasks;
+	r->verified = bench_slot_check(m);
+	pthread_barrier_destroy(&go);
 }
 
 /* p50 of one memcpy of @size bytes on cache-hot buffers, timed like a one-shot task. */

@@ -11,6 +11,7 @@
  * itself gets. Sizes 1 KiB, 64 KiB and 2 MiB (or --size); medians of --reps.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,6 +184,75 @@ static void xb_raw_rep(const struct xb *x, size_t size, uint32_t depth, double s
 	r->seconds = (double)(bench_now_ns() - t0) / 1e9;
 }
 
+struct xb_raw_thread {
+	const struct xb *x;
+	size_t size;
+	uint32_t depth, first, step;
+	pthread_barrier_t *go;
+	uint64_t end_ns, tasks;
+};
+
+static void *xb_raw_thread_main(void *arg)
+{
+	struct xb_raw_thread *t = arg;
+	uint32_t slot = t->first % t->depth;
+	uint64_t n = 0;
+
+	pthread_barrier_wait(t->go);
+	do {
+		for (int k = 0; k < 32; k++) {
+			struct iovec l = { t->x->local + (size_t)slot * t->size, t->size };
+			struct iovec rv = { t->x->remote + (size_t)slot * t->size, t->size };
+
+			if (process_vm_readv(t->x->child, &l, 1, &rv, 1, 0) != (ssize_t)t->size)
+				break;
+			n++;
+			slot += t->step;
+			if (slot >= t->depth)
+				slot -= t->depth;
+		}
+	} while (bench_now_ns() < t->end_ns);
+	t->tasks = n;
+	return NULL;
+}
+
+/* The raw call on @threads threads at once: thread j reads slots j, j+N, ... */
+static void xb_raw_mt_rep(const struct xb *x, size_t size, uint32_t depth, double seconds,
+                          int threads, struct bench_rep *r)
+{
+	struct xb_raw_thread t[64];
+	pthread_t tid[64];
+	pthread_barrier_t go;
+	int n = threads < 1 ? 1 : threads > 64 ? 64 : threads, started = 1;
+	uint64_t t0;
+
+	memset(r, 0, sizeof(*r));
+	pthread_barrier_init(&go, NULL, (unsigned int)n);
+	for (int j = 0; j < n; j++)
+		t[j] = (struct xb_raw_thread){ .x = x,
+			                       .size = size,
+			                       .depth = depth,
+			                       .first = (uint32_t)j,
+			                       .step = (uint32_t)n,
+			                       .go = &go };
+	for (int j = 1; j < n && pthread_create(&tid[j], NULL, xb_raw_thread_main, &t[j]) == 0; j++)
+		started++;
+	if (started < n) {
+		pthread_barrier_destroy(&go);
+		return;
+	}
+	t0 = bench_now_ns();
+	for (int j = 0; j < n; j++)
+		t[j].end_ns = t0 + (uint64_t)(seconds * 1e9);
+	xb_raw_thread_main(&t[0]);
+	for (int j = 1; j < n; j++)
+		pthread_join(tid[j], NULL);
+	r->seconds = (double)(bench_now_ns() - t0) / 1e9;
+	for (int j = 0; j < n; j++)
+		r->tasks += t[j].tasks;
+	pthread_barrier_destroy(&go);
+}
+
 static void xb_done(struct doca_dma_task_memcpy *t, union doca_data tud, union doca_data cud)
 {
 	struct xb_run *run = cud.ptr;
@@ -284,29 +354,34 @@ static double xb_rate(const struct bench_rep *r)
 	return r->seconds > 0 ? (double)r->tasks / r->seconds : 0;
 }
 
-static void xb_print(const struct bench_cfg *c, size_t size, double odma, double raw, bool first,
-                     bool last)
+static double xb_pingpong; /* the same-run cross-core ping-pong (ns), the noise indicator */
+
+static void xb_print(const struct bench_cfg *c, size_t size, double odma, double raw, double rawmt,
+                     int threads, bool first, bool last)
 {
 	if (c->json) {
 		printf("%s{\"mode\": \"xproc\", \"engine\": \"%s\", \"size\": %zu, \"depth\": %u, "
 		       "\"tasks_per_sec\": %.1f, \"bytes_per_sec\": %.1f, \"raw_syscall_per_sec\": "
 		       "%.1f, "
-		       "\"raw_bytes_per_sec\": %.1f, \"ratio\": %.3f}%s",
+		       "\"raw_bytes_per_sec\": %.1f, \"ratio\": %.3f, \"raw_threads\": %d, "
+		       "\"raw_mt_syscall_per_sec\": %.1f, \"raw_mt_bytes_per_sec\": %.1f, "
+		       "\"ratio_raw_mt\": %.3f, \"pingpong_ns\": %.1f}%s",
 		       first ? "[" : ",\n ",
 		       getenv("ODMA_ENGINE") ? getenv("ODMA_ENGINE") : "default", size, c->depth,
 		       odma, odma * (double)size, raw, raw * (double)size, raw > 0 ? odma / raw : 0,
-		       last ? "]\n" : "");
+		       threads, rawmt, rawmt * (double)size, rawmt > 0 ? odma / rawmt : 0,
+		       xb_pingpong, last ? "]\n" : "");
 		return;
 	}
 	if (first)
 		printf("# cross-process reads, importer (DPU side %s) from exporter (host side "
-		       "%s), depth %u, reps %d\n"
-		       "%8s %12s %9s %14s %9s %7s\n",
-		       XB_DPU_PCI, XB_HOST_PCI, c->depth, c->reps, "size", "odma Mt/s", "GB/s",
-		       "raw readv M/s", "GB/s", "x raw");
-	printf("%8zu %12.4f %9.2f %14.4f %9.2f %7.2f\n", size, odma / 1e6,
+		       "%s), depth %u, reps %d; raw xN: the call on the engine's %d threads\n"
+		       "%8s %12s %9s %14s %9s %7s %9s %7s\n",
+		       XB_DPU_PCI, XB_HOST_PCI, c->depth, c->reps, threads, "size", "odma Mt/s",
+		       "GB/s", "raw readv M/s", "GB/s", "x raw", "raw xN", "x rawN");
+	printf("%8zu %12.4f %9.2f %14.4f %9.2f %7.2f %9.2f %7.2f\n", size, odma / 1e6,
 	       odma * (double)size / 1e9, raw / 1e6, raw * (double)size / 1e9,
-	       raw > 0 ? odma / raw : 0);
+	       raw > 0 ? odma / raw : 0, rawmt * (double)size / 1e9, rawmt > 0 ? odma / rawmt : 0);
 }
 
 int bench_xproc_run(const struct bench_cfg *c, bool size_given)
@@ -323,13 +398,15 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 	for (int i = 0; i < n; i++)
 		biggest = sz[i] > biggest ? sz[i] : biggest;
 	signal(SIGPIPE, SIG_IGN);
+	xb_pingpong = c->no_pingpong ? 0 : bench_pingpong_ns();
 	if (xb_open_pair(&x, biggest * c->depth, err, sizeof(err)) != 0) {
 		fprintf(stderr, "odma-bench: --xproc: %s\n", err);
 		xb_close(&x);
 		return 1;
 	}
 	for (int i = 0; i < n && rc == 0; i++) {
-		double ro[99], rr[99];
+		double ro[99], rr[99], rt[99];
+		int threads = bench_engine_threads();
 		struct bench_rep r;
 
 		for (int k = 0; k < c->reps && rc == 0;
@@ -344,10 +421,15 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 			ro[k] = xb_rate(&r);
 			xb_raw_rep(&x, sz[i], c->depth, rep_s, &r);
 			rr[k] = xb_rate(&r);
+			rt[k] = rr[k];
+			if (threads > 1) {
+				xb_raw_mt_rep(&x, sz[i], c->depth, rep_s, threads, &r);
+				rt[k] = xb_rate(&r);
+			}
 		}
 		if (rc == 0)
 			xb_print(c, sz[i], bench_median(ro, c->reps), bench_median(rr, c->reps),
-			         i == 0, i == n - 1);
+			         bench_median(rt, c->reps), threads, i == 0, i == n - 1);
 	}
 	xb_close(&x);
 	return rc;

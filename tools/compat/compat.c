@@ -113,14 +113,27 @@ static const char *const usage_text[] = {
 	"Builds NVIDIA's DOCA samples in DIR (a checkout of NVIDIA-DOCA/doca-samples, any",
 	"release) with their own meson files against an installed odma, runs them, and prints",
 	"a table: program, builds, runs, reason. DMA, DOCA Core, Comch and RDMA samples (RDMA",
-	"pairs in three modes: files with RC and DC, RDMA CM) and the DMA Copy application",
-	"are checked; DIR is only read.",
+	"pairs with descriptor files over RC and DC, and with RDMA CM) and the DMA Copy and",
+	"Secure Channel applications are checked; DIR is only read. Every program runs",
+	"under several schedules (timings: see --schedules) and passes only if it passes under",
+	"all of them.",
+	"",
+	"   or: odma compat --shake N [--seed S] [OPTIONS] -- HOST_CMD [ARGS...] [--- DPU_CMD "
+	"[ARGS...]]",
+	"",
+	"Runs your own program (or host/DPU pair) under N seeded schedules and reports the seed",
+	"that broke it, with the environment line that reproduces it; odma compat --shake --help.",
 	"",
 	"options:",
 	"  --prefix DIR           the odma installation to check (default: this odma's)",
 	"  --pkg-config-path DIR  where odma's doca-*.pc files are (instead of --prefix)",
 	"  --json FILE            also write the report as JSON to FILE ('-': stdout)",
-	"  --timeout SEC          time limit of each program run (default 60)",
+	"  --schedules LIST       the schedules every program runs under (default",
+	"                         default,inline0,delay; also inline-engine, or all):",
+	"                         default: odma's defaults; inline0: ODMA_INLINE_MAX=0 (every",
+	"                         copy on a worker thread); delay: ODMA_FAULTS completion and",
+	"                         Comch message delays; inline-engine: ODMA_ENGINE=inline",
+	"  --timeout SEC          time limit of each program run (default 30)",
 	"  --build-timeout SEC    time limit of each meson/ninja step (default 600)",
 	"  --pair-delay SEC       head start of a DPU-side server before its host client (1)",
 	"  --only NAME[,NAME...]  check only these programs (and their host/DPU partners)",
@@ -316,10 +329,14 @@ static void discover(struct compat_ctx *c, const char *only)
 		closedir(d);
 	}
 	snprintf(dir, sizeof(dir), "%s/applications", c->mirror);
-	snprintf(src, sizeof(src), "%s/dma_copy", dir);
-	if (access(src, F_OK) == 0 && is_project(dir) && wanted(only, "dma_copy")) {
-		struct compat_prog *p = add_prog(c, "applications", "dma_copy", dir);
+	for (g = 0; compat_application_name(g) != NULL; g++) {
+		const char *name = compat_application_name(g);
+		struct compat_prog *p;
 
+		snprintf(src, sizeof(src), "%s/%s", dir, name);
+		if (access(src, F_OK) != 0 || !is_project(dir) || !wanted(only, name))
+			continue;
+		p = add_prog(c, "applications", name, dir);
 		if (p != NULL)
 			p->application = true;
 	}
@@ -425,7 +442,7 @@ static void print_table(const struct compat_ctx *c, FILE *out)
 {
 	size_t i, counts[4] = { 0 }, w = 7;
 	struct compat_list needs = { 0 };
-	char label[256], list[512];
+	char label[256], list[512], env[256];
 
 	for (i = 0; i < c->nprogs; i++) {
 		size_t l = strlen(c->progs[i].group) + 1 + strlen(c->progs[i].name);
@@ -434,8 +451,15 @@ static void print_table(const struct compat_ctx *c, FILE *out)
 			w = l;
 	}
 	fprintf(out, "odma compat: NVIDIA doca-samples %s (%s)\n", c->release, c->samples_dir);
-	fprintf(out, "against odma %s (%s)%s%s\n\n", c->odma_version, c->pkg_config_path,
+	fprintf(out, "against odma %s (%s)%s%s\n", c->odma_version, c->pkg_config_path,
 	        c->compiler[0] ? ", compiler " : "", c->compiler);
+	fprintf(out, "schedules:");
+	for (i = 0; i < c->nschedules; i++) {
+		compat_schedule_env_line(&c->schedules[i], env, sizeof(env));
+		fprintf(out, "%s %s (%s)", i ? "," : "", c->schedules[i].name,
+		        env[0] ? env : "no change");
+	}
+	fprintf(out, "\n\n");
 	fprintf(out, "%-*s  %-8s  %-6s  %-7s  %s\n", (int)w, "PROGRAM", "BUILD", "BUILDS", "RUNS",
 	        "REASON");
 	for (i = 0; i < c->nprogs; i++) {
@@ -473,6 +497,50 @@ static const char *build_word(enum compat_build_result r)
 	return names[r];
 }
 
+/* Per schedule: its settings, whether the program ran, passed, why not, how to run it again. */
+static json_object *json_sched_results(const struct compat_ctx *c, const struct compat_prog *p)
+{
+	json_object *a = json_object_new_array(), *o;
+	char env[256];
+	size_t i;
+
+	for (i = 0; i < c->nschedules; i++) {
+		const struct compat_sched_result *res = &p->sched[i];
+
+		if (!res->tried)
+			continue;
+		compat_schedule_env_line(&c->schedules[i], env, sizeof(env));
+		o = json_object_new_object();
+		json_object_object_add(o, "schedule", json_object_new_string(c->schedules[i].name));
+		json_object_object_add(o, "env", json_object_new_string(env));
+		json_object_object_add(o, "status",
+		                       json_object_new_string(res->ok ? "pass" : "fail"));
+		json_object_object_add(o, "reason", json_object_new_string(res->reason));
+		json_object_object_add(o, "seconds", json_object_new_double(res->seconds));
+		if (!res->ok)
+			json_object_object_add(o, "reproduce", json_object_new_string(res->repro));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *json_schedules(const struct compat_ctx *c)
+{
+	json_object *a = json_object_new_array(), *o;
+	char env[256];
+	size_t i;
+
+	for (i = 0; i < c->nschedules; i++) {
+		compat_schedule_env_line(&c->schedules[i], env, sizeof(env));
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(c->schedules[i].name));
+		json_object_object_add(o, "env", json_object_new_string(env));
+		json_object_object_add(o, "what", json_object_new_string(c->schedules[i].what));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static json_object *json_report(const struct compat_ctx *c)
 {
 	json_object *root = json_object_new_object(), *progs = json_object_new_array();
@@ -491,6 +559,7 @@ static json_object *json_report(const struct compat_ctx *c)
 	json_object_object_add(o, "libdir", json_object_new_string(c->libdir));
 	json_object_object_add(root, "odma", o);
 	json_object_object_add(root, "compiler", json_object_new_string(c->compiler));
+	json_object_object_add(root, "schedules", json_schedules(c));
 	for (i = 0; i < c->nprogs; i++) {
 		const struct compat_prog *p = &c->progs[i];
 
@@ -525,6 +594,7 @@ static json_object *json_report(const struct compat_ctx *c)
 		}
 		json_object_object_add(o, "build_details", builds);
 		json_object_object_add(o, "run_logs", json_list(&p->logs));
+		json_object_object_add(o, "schedule_results", json_sched_results(c, p));
 		json_object_array_add(progs, o);
 		counts[p->status]++;
 	}
@@ -570,6 +640,7 @@ enum {
 	OPT_HOST,
 	OPT_DPU,
 	OPT_REP,
+	OPT_SCHEDULES,
 };
 
 static const struct option options[] = {
@@ -585,6 +656,7 @@ static const struct option options[] = {
 	{ "host-pci", required_argument, NULL, OPT_HOST },
 	{ "dpu-pci", required_argument, NULL, OPT_DPU },
 	{ "rep-pci", required_argument, NULL, OPT_REP },
+	{ "schedules", required_argument, NULL, OPT_SCHEDULES },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -602,7 +674,7 @@ static bool parse_seconds(const char *s, double *out)
 }
 
 struct compat_opts {
-	const char *prefix, *pc_path, *json, *only, *workdir;
+	const char *prefix, *pc_path, *json, *only, *workdir, *schedules;
 	bool keep;
 };
 
@@ -649,6 +721,9 @@ static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat
 		case OPT_REP:
 			c->rep_pci = optarg;
 			break;
+		case OPT_SCHEDULES:
+			o->schedules = optarg;
+			break;
 		case 'v':
 			c->verbose = true;
 			break;
@@ -664,6 +739,9 @@ static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat
 		usage(stderr);
 		return 2;
 	}
+	if (compat_schedules_parse(c, o->schedules != NULL ? o->schedules
+	                                                   : compat_schedule_default_set()) != 0)
+		return 2;
 	c->samples_dir = argv[optind];
 	return 0;
 }
@@ -733,18 +811,31 @@ static int setup_paths(struct compat_ctx *c, const struct compat_opts *o)
 	return 0;
 }
 
+/* `--shake` before any `--`: the other mode (compat_shake.c). */
+static bool wants_shake(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--shake") == 0 || strncmp(argv[i], "--shake=", 8) == 0)
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	struct compat_ctx c = { .host_pci = "b1:00.0",
 		                .dpu_pci = "03:00.0",
 		                .rep_pci = "b1:00.0",
-		                .run_timeout = 60,
+		                .run_timeout = 30,
 		                .build_timeout = 600,
 		                .pair_delay = 1.0 };
 	struct compat_opts o = { 0 };
 	size_t i, failed = 0;
 	int rc;
 
+	if (wants_shake(argc, argv))
+		return compat_shake_main(argc, argv);
 	rc = parse_args(argc, argv, &c, &o);
 	if (rc != 0)
 		return rc;

@@ -9,6 +9,8 @@
  *   compat.c        command line, discovery, the report (table and JSON)
  *   compat_build.c  the mirrored source tree, meson/ninja builds, reading the build logs
  *   compat_run.c    the run recipes of NVIDIA's programs, host/DPU pairs, verdicts
+ *   compat_sched.c  schedules (timing variations every program must pass under), launchers
+ *   compat_shake.c  `odma compat --shake N`: a user's own program (pair) under seeded schedules
  *   compat_proc.c   child processes with logs, stdin pipes and time limits
  */
 #ifndef ODMA_COMPAT_H_
@@ -17,6 +19,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Longest samples or work directory name accepted: every path derived from them fits PATH_MAX. */
@@ -75,6 +78,34 @@ struct compat_build {
 
 struct compat_recipe;
 
+/* Most schedules one check runs, and most environment changes one schedule makes. */
+#define COMPAT_MAX_SCHEDULES 8
+#define COMPAT_SCHED_ENV 4
+
+/*
+ * A schedule: one way of timing a run, as environment settings odma reads (engine, inline
+ * limit, fault-injection delays). The same program must pass under every schedule; one that
+ * fails under some only depends on a timing hardware happens to give it.
+ */
+struct compat_schedule {
+	char name[32];
+	char what[128]; /* what it changes, in words */
+	unsigned nenv;
+	struct {
+		char name[32];
+		char value[160];
+	} env[COMPAT_SCHED_ENV];
+};
+
+/* The result of one program (or pair) under one schedule. */
+struct compat_sched_result {
+	bool tried;
+	bool ok;
+	double seconds; /* wall time of the run */
+	char reason[1024];
+	char repro[1536]; /* the failing process's command line with its environment */
+};
+
 struct compat_prog {
 	char name[128];
 	char group[64];     /* doca_dma, doca_common, doca_comch or applications */
@@ -85,12 +116,15 @@ struct compat_prog {
 	struct compat_build builds[2];
 	bool run_tried;
 	bool run_ok;
+	struct compat_sched_result sched[COMPAT_MAX_SCHEDULES]; /* per ctx->schedules[] */
 	enum compat_status status;
 	char reason[1024];
 	struct compat_list needs;
 	struct compat_list symbols;
 	struct compat_list logs; /* run logs */
 };
+
+struct compat_launcher;
 
 /* Settings and state of one check. */
 struct compat_ctx {
@@ -109,6 +143,10 @@ struct compat_ctx {
 	double build_timeout;
 	double pair_delay;
 	bool verbose;
+	char rundir[PATH_MAX]; /* ODMA_RUNDIR of the runs: their Comch sockets, no one else's */
+	struct compat_schedule schedules[COMPAT_MAX_SCHEDULES];
+	size_t nschedules;
+	const struct compat_launcher *launcher; /* how processes (and host/DPU halves) start */
 	struct compat_prog *progs;
 	size_t nprogs;
 };
@@ -158,6 +196,69 @@ bool compat_last_line(const char *path, const char *needle, char *out, size_t si
 void compat_sleep(double seconds);
 double compat_now(void);
 
+/* --- compat_sched.c --- */
+
+/*
+ * What a launcher is asked to start: one process of a run. @side is "host" or "dpu" for a
+ * half of a host/DPU pair (its environment already has ODMA_SIDE), NULL for a program that
+ * runs alone.
+ */
+struct compat_launch {
+	const char *side;
+	char *const *argv;
+	const char *cwd;
+	const char *log;
+	const struct compat_env *env;
+	size_t nenv;
+	bool pipe_stdin;
+};
+
+/*
+ * How the processes of a run are started. The local launcher starts them as children of this
+ * process on this machine; another one may, for instance, put each side of a pair into a
+ * network namespace of its own (wrap argv, add environment) and still start a compat_proc,
+ * so that waiting, time limits and killing stay the same.
+ */
+struct compat_launcher {
+	const char *name;
+	int (*start)(const struct compat_launcher *l, const struct compat_launch *what,
+	             struct compat_proc *p);
+	void *data;
+};
+
+extern const struct compat_launcher compat_launcher_local;
+
+/* Every variable a schedule may set: unset in a child unless its schedule sets it. */
+extern const char *const compat_sched_vars[];
+extern const size_t compat_sched_nvars;
+
+/* Looks up a built-in schedule by name; false if there is none of that name. */
+bool compat_schedule_builtin(const char *name, struct compat_schedule *out);
+/* The names of the built-in schedules, comma-separated (for usage and errors). */
+const char *compat_schedule_names(void);
+/* The names run when --schedules is not given. */
+const char *compat_schedule_default_set(void);
+/* Parses "default,inline0,..." (or "all") into @c->schedules; -1 (a message on stderr) if bad. */
+int compat_schedules_parse(struct compat_ctx *c, const char *list);
+/* The schedule drawn from @seed for --shake (engine, inline limit, workers, delays). */
+void compat_schedule_from_seed(uint64_t seed, struct compat_schedule *out);
+/* "ODMA_INLINE_MAX=0 ODMA_FAULTS=..." ("" for the default schedule). */
+void compat_schedule_env_line(const struct compat_schedule *s, char *out, size_t size);
+/*
+ * A child's environment for schedule @s: @base (n entries) plus the schedule's settings, every
+ * other schedule variable unset. Returns the number of entries written to @out (at most @cap).
+ */
+size_t compat_schedule_env(const struct compat_schedule *s, const struct compat_env *base, size_t n,
+                           struct compat_env *out, size_t cap);
+/* A shell-ready line: "cd DIR && NAME=VALUE ... ARGV..." (values quoted as needed). */
+void compat_command_line(const char *cwd, const struct compat_env *env, size_t n,
+                         char *const argv[], char *out, size_t size);
+
+/* --- compat_shake.c --- */
+
+/* `odma compat --shake N ...`; argv from the first argument after the options. */
+int compat_shake_main(int argc, char **argv);
+
 /* --- compat_build.c --- */
 
 /* Mirrors @src into @dst as a tree of symbolic links, then makes each meson.build.public the
@@ -183,6 +284,10 @@ const struct compat_recipe *compat_recipe_find(const char *name);
 const char *compat_recipe_partner(const char *name);
 /* Builds a program's variants the recipe asks for (COMPAT_HOST when there is no recipe). */
 unsigned compat_recipe_arch(const struct compat_recipe *r);
+/* Whether @name is one of NVIDIA's applications (built through applications/meson.build). */
+bool compat_recipe_application(const char *name);
+/* The i-th application odma compat knows (dma_copy, secure_channel, ...), NULL past the last. */
+const char *compat_application_name(size_t i);
 /* Runs every program that has a recipe and built, fills in verdicts and reasons. */
 void compat_run_all(struct compat_ctx *c);
 

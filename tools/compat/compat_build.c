@@ -230,7 +230,10 @@ void compat_missing_headers(const struct compat_ctx *c, const struct compat_prog
 	struct dirent *e;
 	DIR *d;
 
-	snprintf(dir, sizeof(dir), "%s%s", p->src, p->application ? "/dma_copy" : "");
+	if (p->application)
+		snprintf(dir, sizeof(dir), "%s/%s", p->src, p->name);
+	else
+		snprintf(dir, sizeof(dir), "%s", p->src);
 	d = opendir(dir);
 	if (d == NULL)
 		return;
@@ -395,7 +398,7 @@ static bool find_exe(const char *dir, const char *name, char *out, size_t size, 
 
 static void build_variant(struct compat_ctx *c, struct compat_prog *prog, struct compat_build *b)
 {
-	char cargs[512], exe_name[160], logs[PATH_MAX];
+	char cargs[512], exe_name[160], logs[PATH_MAX], enable[200];
 	bool timed_out = false;
 	const struct compat_env env[] = {
 		{ "PKG_CONFIG_PATH", c->pkg_config_path },
@@ -424,8 +427,9 @@ static void build_variant(struct compat_ctx *c, struct compat_prog *prog, struct
 		setup[n++] = cargs;
 		if (prog->application) {
 			/* applications/meson.build builds only what is enabled */
+			snprintf(enable, sizeof(enable), "-Denable_%s=true", prog->name);
 			setup[n++] = "-Denable_all_applications=false";
-			setup[n++] = "-Denable_dma_copy=true";
+			setup[n++] = enable;
 		}
 		setup[n] = NULL;
 		rc = compat_proc_run(setup, NULL, b->log, env, 2, c->build_timeout, &timed_out);

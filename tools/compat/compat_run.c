@@ -10,6 +10,10 @@
  * side's devices, at the PCI addresses of odma's default (BlueField-3-like) profile, which are
  * the addresses NVIDIA's samples default to. The arguments are the ones each sample documents
  * in its README and flag descriptions.
+ *
+ * Every recipe runs once per schedule (compat_sched.c); a program passes only if it passes under
+ * every one. All processes of one run share one deadline: a hang costs one time limit, and the
+ * whole process group of every process still running then is killed.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -40,10 +44,11 @@ enum compat_flow {
 	FLOW_FILES,         /* dma_copy_host/dpu: export through two files, host waits for Enter */
 	FLOW_SERVER_CLIENT, /* DPU side (Comch server) first, then the host side (client) */
 	FLOW_APP_COPY,      /* DMA Copy application: as server/client, then compare the files */
+	FLOW_SECURE_CHAN,   /* Secure Channel application: messages both ways, counts checked */
 	FLOW_PARTNER,       /* runs as the second program of another program's recipe */
 };
 
-#define MAX_ARGS 10
+#define MAX_ARGS 12
 
 struct compat_recipe {
 	const char *name;
@@ -57,7 +62,8 @@ struct compat_recipe {
 
 /*
  * Placeholders: @HOST@ @DPU@ @REP@ (PCI addresses), @TEXT@, @DESC@ @BUF@ (dma_copy files),
- * @DPUFILE@ @HOSTFILE@ (the DMA Copy application's -f on each side).
+ * @DPUFILE@ @HOSTFILE@ (the DMA Copy application's -f on each side), @HOSTSIZE@ @HOSTCOUNT@
+ * @DPUSIZE@ @DPUCOUNT@ (the Secure Channel application's -s and -n on each side).
  */
 static const struct compat_recipe recipes[] = {
 	{ "dma_local_copy", COMPAT_DPU, FLOW_SINGLE, NULL, true, { "-p", "@DPU@" }, { NULL } },
@@ -146,6 +152,18 @@ static const struct compat_recipe recipes[] = {
 	  false,
 	  { "-p", "@DPU@", "-r", "@REP@", "-f", "@DPUFILE@" },
 	  { "-p", "@HOST@", "-f", "@HOSTFILE@" } },
+	/*
+	 * The application: the DPU side serves (Comch server), the host side connects; each sends
+	 * its own -n messages of its own -s bytes over a Comch producer, and receives the other's
+	 * on a consumer; run once per case of sc_cases.
+	 */
+	{ "secure_channel",
+	  COMPAT_HOST | COMPAT_DPU,
+	  FLOW_SECURE_CHAN,
+	  NULL,
+	  false,
+	  { "-p", "@DPU@", "-r", "@REP@", "-s", "@DPUSIZE@", "-n", "@DPUCOUNT@" },
+	  { "-p", "@HOST@", "-s", "@HOSTSIZE@", "-n", "@HOSTCOUNT@" } },
 };
 
 const struct compat_recipe *compat_recipe_find(const char *name)
@@ -170,6 +188,29 @@ unsigned compat_recipe_arch(const struct compat_recipe *r)
 	return r != NULL ? r->arch : COMPAT_HOST;
 }
 
+/* NVIDIA's applications are built through applications/meson.build, one enabled at a time. */
+static bool is_application(const struct compat_recipe *r)
+{
+	return r->flow == FLOW_APP_COPY || r->flow == FLOW_SECURE_CHAN;
+}
+
+bool compat_recipe_application(const char *name)
+{
+	const struct compat_recipe *r = compat_recipe_find(name);
+
+	return r != NULL && is_application(r);
+}
+
+const char *compat_application_name(size_t i)
+{
+	size_t k, n = 0;
+
+	for (k = 0; k < sizeof(recipes) / sizeof(recipes[0]); k++)
+		if (is_application(&recipes[k]) && n++ == i)
+			return recipes[k].name;
+	return NULL;
+}
+
 /* One process of a run: which program's build, on which side, with which arguments. */
 struct run_side {
 	struct compat_prog *prog;
@@ -178,6 +219,7 @@ struct run_side {
 	const char *side; /* "host" or "dpu" */
 	struct compat_proc proc;
 	char log[PATH_MAX];
+	char cmd[1536]; /* how it was started, as a shell line */
 };
 
 struct run {
@@ -185,8 +227,12 @@ struct run {
 	char dir[PATH_MAX];
 	char desc[PATH_MAX], buf[PATH_MAX], send[PATH_MAX], recv[PATH_MAX];
 	const char *dpu_file, *host_file; /* send or recv, as the DMA Copy case says */
-	char tag[16];                     /* the case number in log names; empty: none */
+	char host_size[16], host_count[16], dpu_size[16], dpu_count[16]; /* Secure Channel */
+	char tag[16]; /* the case number in log names; empty: none */
+	const struct compat_schedule *sched;
+	double deadline; /* compat_now() by which every process of the current run must end */
 	char reason[1024];
+	char repro[1536];
 };
 
 static const char *subst(const struct run *r, const char *a)
@@ -207,17 +253,30 @@ static const char *subst(const struct run *r, const char *a)
 		return r->dpu_file;
 	if (strcmp(a, "@HOSTFILE@") == 0)
 		return r->host_file;
+	if (strcmp(a, "@HOSTSIZE@") == 0)
+		return r->host_size;
+	if (strcmp(a, "@HOSTCOUNT@") == 0)
+		return r->host_count;
+	if (strcmp(a, "@DPUSIZE@") == 0)
+		return r->dpu_size;
+	if (strcmp(a, "@DPUCOUNT@") == 0)
+		return r->dpu_count;
 	return a;
 }
 
-static int side_start(struct run *r, struct run_side *s, bool pipe_stdin)
+/* Starts one process through the check's launcher, in the run's schedule. */
+static int side_start(struct run *r, struct run_side *s, bool pipe_stdin, bool pair)
 {
 	char *argv[MAX_ARGS + 2];
 	int n = 0, i;
-	const struct compat_env env[] = {
+	const struct compat_env base[] = {
 		{ "ODMA_SIDE", s->side },
 		{ "LD_LIBRARY_PATH", r->c->libdir },
+		{ "ODMA_RUNDIR", r->c->rundir[0] != '\0' ? r->c->rundir : NULL },
 	};
+	struct compat_env env[8];
+	struct compat_launch w = { 0 };
+	size_t nenv = compat_schedule_env(r->sched, base, r->c->rundir[0] != '\0' ? 3 : 2, env, 8);
 
 	argv[n++] = (char *)s->build->exe;
 	for (i = 0; i < MAX_ARGS && s->args[i] != NULL; i++)
@@ -227,7 +286,23 @@ static int side_start(struct run *r, struct run_side *s, bool pipe_stdin)
 	         s->side);
 	unlink(s->log);
 	compat_list_add(&s->prog->logs, s->log);
-	return compat_proc_start(&s->proc, argv, r->dir, s->log, env, 2, pipe_stdin);
+	compat_command_line(r->dir, env, nenv, argv, s->cmd, sizeof(s->cmd));
+	w = (struct compat_launch){ .side = pair ? s->side : NULL,
+		                    .argv = argv,
+		                    .cwd = r->dir,
+		                    .log = s->log,
+		                    .env = env,
+		                    .nenv = nenv,
+		                    .pipe_stdin = pipe_stdin };
+	return r->c->launcher->start(r->c->launcher, &w, &s->proc);
+}
+
+/* Waits for a process until the run's deadline (then kills its process group). */
+static void side_wait(struct run *r, struct run_side *s)
+{
+	double left = r->deadline - compat_now();
+
+	compat_proc_wait(&s->proc, left > 0 ? left : 0.001);
 }
 
 /* Why a finished process does not count as a success; empty string if it does. */
@@ -238,8 +313,10 @@ static void side_verdict(const struct run *r, const struct run_side *s, bool suc
 
 	why[0] = '\0';
 	if (s->proc.timed_out) {
-		snprintf(why, size, "%s (%s) did not finish within %.0f s", s->prog->name, s->side,
-		         r->c->run_timeout);
+		compat_last_line(s->log, NULL, last, sizeof(last));
+		snprintf(why, size, "%s (%s) did not finish within %g s (killed)%s%.200s",
+		         s->prog->name, s->side, r->c->run_timeout,
+		         last[0] ? "; its last line: " : "", last);
 		return;
 	}
 	if (s->proc.status == 0 && (!success_line || compat_file_contains(s->log, SUCCESS_LINE)))
@@ -266,7 +343,7 @@ static bool files_ready(const struct run *r)
 /* Waits until the first process is ready for the second (or has ended). */
 static bool wait_ready(struct run *r, struct run_side *first, enum compat_flow flow)
 {
-	double end = compat_now() + (flow == FLOW_FILES ? r->c->run_timeout : r->c->pair_delay);
+	double end = flow == FLOW_FILES ? r->deadline : compat_now() + r->c->pair_delay;
 
 	while (compat_now() < end) {
 		if (compat_proc_poll(&first->proc))
@@ -311,7 +388,9 @@ static bool run_procs(struct run *r, const struct compat_recipe *rc, struct run_
 {
 	char why[700];
 
-	if (side_start(r, &s[0], rc->flow == FLOW_FILES) != 0) {
+	r->deadline = compat_now() + r->c->run_timeout;
+	s[0].cmd[0] = s[1].cmd[0] = '\0';
+	if (side_start(r, &s[0], rc->flow == FLOW_FILES, n == 2) != 0) {
 		snprintf(r->reason, sizeof(r->reason), "cannot start %s: %s", s[0].build->exe,
 		         strerror(errno));
 		return false;
@@ -324,13 +403,13 @@ static bool run_procs(struct run *r, const struct compat_recipe *rc, struct run_
 			         why[0] != '\0' ? why : "the first side ended", s[1].side);
 			return false;
 		}
-		if (side_start(r, &s[1], false) != 0) {
+		if (side_start(r, &s[1], false, true) != 0) {
 			compat_proc_kill(&s[0].proc);
 			snprintf(r->reason, sizeof(r->reason), "cannot start %s: %s",
 			         s[1].build->exe, strerror(errno));
 			return false;
 		}
-		compat_proc_wait(&s[1].proc, r->c->run_timeout);
+		side_wait(r, &s[1]);
 		if (rc->flow == FLOW_FILES && s[0].proc.stdin_fd >= 0) {
 			/* "press Enter once the DPU is done" */
 			if (write(s[0].proc.stdin_fd, "\n", 1) != 1)
@@ -339,8 +418,19 @@ static bool run_procs(struct run *r, const struct compat_recipe *rc, struct run_
 			s[0].proc.stdin_fd = -1;
 		}
 	}
-	compat_proc_wait(&s[0].proc, r->c->run_timeout);
+	side_wait(r, &s[0]);
 	return true;
+}
+
+/* How to run the failed run again by hand: the first process, then the second after the head
+ * start it had. */
+static void note_repro(struct run *r, const struct run_side *s, int n)
+{
+	if (n == 2 && s[1].cmd[0] != '\0')
+		snprintf(r->repro, sizeof(r->repro), "(%s) & sleep %g; %s", s[0].cmd,
+		         r->c->pair_delay, s[1].cmd);
+	else
+		snprintf(r->repro, sizeof(r->repro), "%s", s[0].cmd);
 }
 
 /* Whether every process succeeded; r->reason says which did not. */
@@ -518,6 +608,7 @@ static bool app_case_run(struct run *r, const struct compat_recipe *rc, struct r
 		snprintf(why, size, "%s", r->reason);
 		return false;
 	}
+	note_repro(r, s, 2);
 	if (k->size == APP_MAX_PLUS1)
 		return app_refused_ok(r, s, max, bytes, why, size);
 	if (!sides_ok(r, rc, s, 2)) {
@@ -558,12 +649,117 @@ static bool run_app_copy(struct run *r, const struct compat_recipe *rc, struct r
 	return true;
 }
 
-/* Runs one or two processes as the recipe says; fills r->reason (on success too, for DMA Copy). */
+/*
+ * The Secure Channel application's cases: each side sends its own count of messages of its own
+ * size (-s, -n) and must receive the other side's. The last case sends more messages than the
+ * application's 1024 receive tasks, so its post-recv tasks are resubmitted, and the largest
+ * message the application accepts (65535 bytes).
+ */
+struct sc_case {
+	unsigned host_size, host_count; /* what the host side sends */
+	unsigned dpu_size, dpu_count;   /* what the DPU side sends */
+};
+
+static const struct sc_case sc_cases[] = {
+	{ 1, 1, 1, 1 },
+	{ 4096, 100, 256, 50 },
+	{ 65535, 64, 512, 3000 },
+};
+
+#define N_SC_CASES (sizeof(sc_cases) / sizeof(sc_cases[0]))
+
+/* What the application logs at the end of a successful run (the time after it varies). */
+#define SC_SENT "Producer sent %u messages in approximately"
+#define SC_RECEIVED "Consumer received %u messages in approximately"
+
+/* Whether @s logged that it sent @sent and received @received messages; @why if not. */
+static bool sc_counts_ok(const struct run_side *s, unsigned sent, unsigned received, char *why,
+                         size_t size)
+{
+	char line[160], got[300];
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		snprintf(line, sizeof(line), k == 0 ? SC_SENT : SC_RECEIVED,
+		         k == 0 ? sent : received);
+		if (compat_file_contains(s->log, line))
+			continue;
+		if (!compat_last_line(s->log, k == 0 ? "Producer sent" : "Consumer received", got,
+		                      sizeof(got)))
+			snprintf(got, sizeof(got), "no such line");
+		snprintf(why, size, "the %s side did not log \"%.*s\" (it logged: %.200s)", s->side,
+		         (int)(strlen(line) - strlen(" in approximately")), line, got);
+		return false;
+	}
+	return true;
+}
+
+static bool sc_case_run(struct run *r, const struct compat_recipe *rc, struct run_side *s,
+                        const struct sc_case *k, char *why, size_t size)
+{
+	why[0] = '\0';
+	snprintf(r->host_size, sizeof(r->host_size), "%u", k->host_size);
+	snprintf(r->host_count, sizeof(r->host_count), "%u", k->host_count);
+	snprintf(r->dpu_size, sizeof(r->dpu_size), "%u", k->dpu_size);
+	snprintf(r->dpu_count, sizeof(r->dpu_count), "%u", k->dpu_count);
+	memset(&s[0].proc, 0, sizeof(s[0].proc));
+	memset(&s[1].proc, 0, sizeof(s[1].proc));
+	if (!run_procs(r, rc, s, 2)) {
+		snprintf(why, size, "%s", r->reason);
+		return false;
+	}
+	note_repro(r, s, 2);
+	if (!sides_ok(r, rc, s, 2)) {
+		snprintf(why, size, "%s", r->reason);
+		return false;
+	}
+	/* s[0] is the DPU side, s[1] the host side */
+	return sc_counts_ok(&s[1], k->host_count, k->dpu_count, why, size) &&
+	       sc_counts_ok(&s[0], k->dpu_count, k->host_count, why, size);
+}
+
+/* "4096 B x100 h->d + 256 B x50 d->h" */
+static void sc_case_name(const struct sc_case *k, char *out, size_t size)
+{
+	snprintf(out, size, "%u B x%u h->d + %u B x%u d->h", k->host_size, k->host_count,
+	         k->dpu_size, k->dpu_count);
+}
+
+/* Every case of the Secure Channel application, in order, up to the first that fails. */
+static bool run_secure_channel(struct run *r, const struct compat_recipe *rc, struct run_side *s)
+{
+	char name[96], why[800];
+	size_t i;
+
+	for (i = 0; i < N_SC_CASES; i++) {
+		sc_case_name(&sc_cases[i], name, sizeof(name));
+		snprintf(r->tag, sizeof(r->tag), "-%zu", i + 1);
+		if (!sc_case_run(r, rc, s, &sc_cases[i], why, sizeof(why))) {
+			snprintf(r->reason, sizeof(r->reason),
+			         "%zu/%zu cases passed; %s failed: %.700s", i, N_SC_CASES, name,
+			         why);
+			return false;
+		}
+	}
+	snprintf(r->reason, sizeof(r->reason),
+	         "%zu/%zu cases (1 B x1 each way up to 64 KiB-1 B, 3000 messages), both sides' "
+	         "counts right",
+	         N_SC_CASES, N_SC_CASES);
+	return true;
+}
+
+/* Runs one or two processes as the recipe says; fills r->reason (on success too, for the
+ * applications). */
 static bool run_sides(struct run *r, const struct compat_recipe *rc, struct run_side *s, int n)
 {
 	if (rc->flow == FLOW_APP_COPY)
 		return run_app_copy(r, rc, s);
-	if (!run_procs(r, rc, s, n) || !sides_ok(r, rc, s, n))
+	if (rc->flow == FLOW_SECURE_CHAN)
+		return run_secure_channel(r, rc, s);
+	if (!run_procs(r, rc, s, n))
+		return false;
+	note_repro(r, s, n);
+	if (!sides_ok(r, rc, s, n))
 		return false;
 	if (rc->flow == FLOW_FILES && !compat_file_contains(s[1].log, COMPAT_TEXT)) {
 		snprintf(r->reason, sizeof(r->reason),
@@ -605,12 +801,20 @@ static bool prog_built(struct compat_prog *p)
 	return p->nbuilds > 0;
 }
 
-static void set_result(struct compat_prog *p, bool ok, const char *reason)
+/* Records a run under schedule @si; in pairs that run both ways, a failure of either run
+ * stays. */
+static void set_sched_result(struct compat_prog *p, size_t si, bool ok, const char *reason,
+                             const char *repro, double seconds)
 {
-	p->run_tried = true;
-	p->run_ok = ok;
-	p->status = ok ? COMPAT_PASS : COMPAT_FAIL;
-	snprintf(p->reason, sizeof(p->reason), "%s", reason);
+	struct compat_sched_result *res = &p->sched[si];
+
+	if (res->tried && !res->ok)
+		return;
+	res->tried = true;
+	res->ok = ok;
+	res->seconds = seconds;
+	snprintf(res->reason, sizeof(res->reason), "%s", reason);
+	snprintf(res->repro, sizeof(res->repro), "%s", ok ? "" : repro);
 }
 
 /* Why @p did not run: its partner @other (named @name) is absent or did not build. */
@@ -632,47 +836,19 @@ static void partner_reason(struct compat_prog *p, const char *name, const struct
 		         name);
 }
 
-static void run_recipe(struct compat_ctx *c, struct compat_prog *p)
+/* The processes of @p's recipe: which builds, which sides, which arguments; returns how many. */
+static int plan_sides(struct compat_prog *p, struct compat_prog *other, struct run_side *s)
 {
 	const struct compat_recipe *rc = p->recipe;
-	struct compat_prog *other = rc->partner != NULL ? find_prog(c, rc->partner) : NULL;
-	struct run_side s[2];
-	struct run r;
-	char msg[1100];
-	int n = 1;
-	bool ok;
 
-	memset(s, 0, sizeof(s));
-	memset(&r, 0, sizeof(r));
-	r.c = c;
-	if (rc->partner != NULL && (other == NULL || !prog_built(other))) {
-		/* the pair cannot run: the partner's own row says why */
-		p->status =
-		        other != NULL && other->status == COMPAT_NEEDS ? COMPAT_NEEDS : COMPAT_FAIL;
-		if (other != NULL)
-			compat_list_merge(&p->needs, &other->needs);
-		partner_reason(p, rc->partner, other);
-		return;
-	}
-	snprintf(r.dir, sizeof(r.dir), "%s/run/%s", c->work, p->name);
-	compat_rm_rf(r.dir);
-	if (compat_mkdir_p(r.dir) != 0) {
-		snprintf(msg, sizeof(msg), "cannot create %s: %s", r.dir, strerror(errno));
-		set_result(p, false, msg);
-		return;
-	}
-	snprintf(r.desc, sizeof(r.desc), "%s/export_desc.txt", r.dir);
-	snprintf(r.buf, sizeof(r.buf), "%s/buffer_info.txt", r.dir);
-	snprintf(r.send, sizeof(r.send), "%s/sent.bin", r.dir);
-	snprintf(r.recv, sizeof(r.recv), "%s/received.bin", r.dir);
-
+	memset(s, 0, 2 * sizeof(*s));
 	s[0].prog = p;
 	s[0].args = rc->first;
 	switch (rc->flow) {
 	case FLOW_SINGLE:
 		s[0].build = &p->builds[0];
 		s[0].side = p->builds[0].arch == COMPAT_DPU ? "dpu" : "host";
-		break;
+		return 1;
 	case FLOW_FILES:
 		s[0].build = build_for(p, COMPAT_HOST);
 		s[0].side = "host";
@@ -680,8 +856,7 @@ static void run_recipe(struct compat_ctx *c, struct compat_prog *p)
 			                  .build = build_for(other, COMPAT_DPU),
 			                  .args = rc->second,
 			                  .side = "dpu" };
-		n = 2;
-		break;
+		return 2;
 	default: /* the DPU side serves, the host side connects */
 		s[0].build = build_for(p, COMPAT_DPU);
 		s[0].side = "dpu";
@@ -690,15 +865,44 @@ static void run_recipe(struct compat_ctx *c, struct compat_prog *p)
 			                          build_for(other != NULL ? other : p, COMPAT_HOST),
 			                  .args = rc->second,
 			                  .side = "host" };
-		n = 2;
-		break;
+		return 2;
 	}
+}
+
+/* One run of @p's recipe (with its partner) under schedule @si. */
+static void run_recipe_sched(struct compat_ctx *c, struct compat_prog *p, struct compat_prog *other,
+                             size_t si)
+{
+	const struct compat_recipe *rc = p->recipe;
+	const struct compat_schedule *sched = &c->schedules[si];
+	struct run_side s[2];
+	struct run r;
+	char msg[1100];
+	double t0 = compat_now();
+	int n;
+	bool ok;
+
+	memset(&r, 0, sizeof(r));
+	r.c = c;
+	r.sched = sched;
+	snprintf(r.dir, sizeof(r.dir), "%s/run/%s/%s", c->work, p->name, sched->name);
+	compat_rm_rf(r.dir);
+	if (compat_mkdir_p(r.dir) != 0) {
+		snprintf(msg, sizeof(msg), "cannot create %s: %s", r.dir, strerror(errno));
+		set_sched_result(p, si, false, msg, "", 0);
+		return;
+	}
+	snprintf(r.desc, sizeof(r.desc), "%s/export_desc.txt", r.dir);
+	snprintf(r.buf, sizeof(r.buf), "%s/buffer_info.txt", r.dir);
+	snprintf(r.send, sizeof(r.send), "%s/sent.bin", r.dir);
+	snprintf(r.recv, sizeof(r.recv), "%s/received.bin", r.dir);
+	n = plan_sides(p, other, s);
 	if (c->verbose)
-		fprintf(stderr, "odma compat: running %s\n", p->name);
+		fprintf(stderr, "odma compat: running %s under %s\n", p->name, sched->name);
 	ok = run_sides(&r, rc, s, n);
 	if (ok && rc->flow == FLOW_FILES)
 		snprintf(msg, sizeof(msg), "with %s: the text arrived intact", other->name);
-	else if (ok && rc->flow == FLOW_APP_COPY)
+	else if (ok && (rc->flow == FLOW_APP_COPY || rc->flow == FLOW_SECURE_CHAN))
 		snprintf(msg, sizeof(msg), "%s", r.reason);
 	else if (ok && other != NULL)
 		snprintf(msg, sizeof(msg), "with %s", other->name);
@@ -708,24 +912,110 @@ static void run_recipe(struct compat_ctx *c, struct compat_prog *p)
 		snprintf(msg, sizeof(msg), "%s", rc->success_line ? SUCCESS_LINE : "exit 0");
 	else
 		snprintf(msg, sizeof(msg), "%s", r.reason);
-	/* in pairs that run both ways, a failure of either run stays on both rows */
-	if (!(p->run_tried && !p->run_ok))
-		set_result(p, ok, msg);
+	set_sched_result(p, si, ok, msg, r.repro, compat_now() - t0);
 	if (other != NULL) {
-		if (!(other->run_tried && !other->run_ok)) {
-			if (ok)
-				snprintf(msg, sizeof(msg), "with %s%s", p->name,
-				         rc->flow == FLOW_FILES ? ": the text arrived intact" : "");
-			set_result(other, ok, msg);
-		}
+		if (ok)
+			snprintf(msg, sizeof(msg), "with %s%s", p->name,
+			         rc->flow == FLOW_FILES ? ": the text arrived intact" : "");
+		set_sched_result(other, si, ok, msg, r.repro, compat_now() - t0);
 		compat_list_merge(&other->logs, &p->logs);
 	}
+}
+
+static void run_recipe(struct compat_ctx *c, struct compat_prog *p)
+{
+	const struct compat_recipe *rc = p->recipe;
+	struct compat_prog *other = rc->partner != NULL ? find_prog(c, rc->partner) : NULL;
+	size_t si;
+
+	if (rc->partner != NULL && (other == NULL || !prog_built(other))) {
+		/* the pair cannot run: the partner's own row says why */
+		p->status =
+		        other != NULL && other->status == COMPAT_NEEDS ? COMPAT_NEEDS : COMPAT_FAIL;
+		if (other != NULL)
+			compat_list_merge(&p->needs, &other->needs);
+		partner_reason(p, rc->partner, other);
+		return;
+	}
+	for (si = 0; si < c->nschedules; si++)
+		run_recipe_sched(c, p, other, si);
+}
+
+/*
+ * A program's verdict from its runs: it passes if it passed under every schedule; otherwise
+ * the reason names the schedules it failed under (with their settings) and the first failure.
+ */
+static void run_verdict(const struct compat_ctx *c, struct compat_prog *p)
+{
+	char names[256] = "", env[200];
+	const struct compat_sched_result *first_fail = NULL, *first = NULL;
+	const struct compat_schedule *fs = NULL;
+	size_t si, len = 0, failed = 0, tried = 0;
+
+	for (si = 0; si < c->nschedules; si++) {
+		const struct compat_sched_result *res = &p->sched[si];
+
+		if (!res->tried)
+			continue;
+		tried++;
+		if (first == NULL)
+			first = res;
+		if (res->ok)
+			continue;
+		if (first_fail == NULL) {
+			first_fail = res;
+			fs = &c->schedules[si];
+		}
+		failed++;
+		if (len < sizeof(names))
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
+			                        failed > 1 ? ", " : "", c->schedules[si].name);
+	}
+	if (tried == 0)
+		return;
+	p->run_tried = true;
+	p->run_ok = failed == 0;
+	p->status = failed == 0 ? COMPAT_PASS : COMPAT_FAIL;
+	if (failed == 0) {
+		snprintf(p->reason, sizeof(p->reason), "%s", first->reason);
+		return;
+	}
+	compat_schedule_env_line(fs, env, sizeof(env));
+	if (failed == 1 && env[0] != '\0')
+		snprintf(p->reason, sizeof(p->reason), "fails under %s (%s): %.800s", names, env,
+		         first_fail->reason);
+	else if (failed == tried && tried > 1)
+		snprintf(p->reason, sizeof(p->reason), "fails under every schedule (%s): %.800s",
+		         names, first_fail->reason);
+	else
+		snprintf(p->reason, sizeof(p->reason), "fails under %s: %.800s", names,
+		         first_fail->reason);
+}
+
+/* A private ODMA_RUNDIR: the runs' Comch servers and clients meet only each other, never those
+ * of another check running at the same time. Socket paths have room for about 80 bytes. */
+static void make_rundir(struct compat_ctx *c)
+{
+	snprintf(c->rundir, sizeof(c->rundir), "%s/rundir", c->work);
+	if (strlen(c->rundir) > 80) {
+		snprintf(c->rundir, sizeof(c->rundir), "/tmp/odma-compat-rd.XXXXXX");
+		if (mkdtemp(c->rundir) == NULL)
+			c->rundir[0] = '\0';
+		return;
+	}
+	if (compat_mkdir_p(c->rundir) != 0)
+		c->rundir[0] = '\0';
 }
 
 void compat_run_all(struct compat_ctx *c)
 {
 	size_t i;
+	bool own_tmp;
 
+	if (c->launcher == NULL)
+		c->launcher = &compat_launcher_local;
+	make_rundir(c);
+	own_tmp = strncmp(c->rundir, "/tmp/odma-compat-rd.", 20) == 0;
 	for (i = 0; i < c->nprogs; i++) {
 		struct compat_prog *p = &c->progs[i];
 
@@ -735,6 +1025,8 @@ void compat_run_all(struct compat_ctx *c)
 			continue;
 		run_recipe(c, p);
 	}
+	for (i = 0; i < c->nprogs; i++)
+		run_verdict(c, &c->progs[i]);
 	/* partners whose leader could not run */
 	for (i = 0; i < c->nprogs; i++) {
 		struct compat_prog *p = &c->progs[i];
@@ -750,4 +1042,6 @@ void compat_run_all(struct compat_ctx *c)
 			compat_list_merge(&p->needs, &lead->needs);
 		partner_reason(p, p->recipe->partner, lead);
 	}
+	if (own_tmp)
+		compat_rm_rf(c->rundir);
 }

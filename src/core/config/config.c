@@ -18,6 +18,7 @@
  *   ODMA_ARM_SPIN_NS   engines/thread  with ODMA_WORKERS
  *   ODMA_RUNDIR        comch         at each Comch server or client doca_ctx_start
  *   ODMA_COMCH_CONNECT_TIMEOUT_MS  comch  at each Comch client doca_ctx_start
+ *   ODMA_COMCH_ALLOW_UIDS  comch     at each Comch server or client doca_ctx_start
  *
  * A bad value fails the call that reads it (doca_pe_create, the device query, or a Comch
  * context's doca_ctx_start) with DOCA_ERROR_INVALID_VALUE and one log line; no variable is

@@ -14,14 +14,16 @@
 ODMA_LOG_REGISTER(ODMA_COPY)
 
 /* The mover of each kind of memory; a copy takes the one of its highest kind. */
-static const struct odma_mover *const copy_movers[ODMA_MEM_KINDS] = {
+const struct odma_mover *const odma_copy_movers[ODMA_MEM_KINDS] = {
 	[ODMA_MEM_LOCAL] = &odma_mover_local,
 	[ODMA_MEM_PROCESS] = &odma_mover_process,
 };
 
-/* Whether the mover of each kind has move_batch (kept in step with copy_movers[]; a
- * constant table saves the fast path a dependent load). */
-static const bool copy_batches[ODMA_MEM_KINDS] = {
+/* Whether a copy of each kind costs a system call per move, so that engines hold such copies
+ * and move them together (odma_copy_move_batch); a constant table saves the fast path a
+ * dependent load. (The local mover has a move_batch too, one fault guard for a batch, but a
+ * local copy costs no system call.) */
+const bool odma_copy_batches[ODMA_MEM_KINDS] = {
 	[ODMA_MEM_LOCAL] = false,
 	[ODMA_MEM_PROCESS] = true,
 };
@@ -52,17 +54,6 @@ static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t dst_not_writable(const struct doca_buf *b)
-{
-	bool imported = b->mmap->from_export;
-
-	ODMA_ERR("destination buf %p: its mmap %p is %s; DMA writes need %s", (const void *)b,
-	         (const void *)b->mmap, imported ? "exported PCI_READ_ONLY" : "LOCAL_READ_ONLY",
-	         imported ? "an export with DOCA_ACCESS_FLAG_PCI_READ_WRITE"
-	                  : "DOCA_ACCESS_FLAG_LOCAL_READ_WRITE");
-	return DOCA_ERROR_NOT_PERMITTED;
-}
-
 static doca_error_t shape_dst(const struct doca_buf *dst, struct copy_shape *s, bool check_perms)
 {
 	for (const struct doca_buf *b = dst; b != NULL; b = b->next) {
@@ -73,8 +64,12 @@ static doca_error_t shape_dst(const struct doca_buf *dst, struct copy_shape *s, 
 			         (const void *)b);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
-		if (doca_unlikely(check_perms && !odma_mmap_writable(b->mmap)))
-			return dst_not_writable(b);
+		if (doca_unlikely(check_perms && !odma_mmap_writable_quiet(b->mmap))) {
+			doca_error_t r = odma_mmap_check_dst(b->mmap, b);
+
+			if (r != DOCA_SUCCESS)
+				return r;
+		}
 		s->n_dst++;
 		s->room += odma_buf_room(b);
 		if (b->mmap->kind > s->kind)
@@ -175,8 +170,8 @@ copy_validate_full(struct odma_copy *c, const struct odma_dev_caps *caps, bool s
 	    (r = shape_limits(caps, &s)) != DOCA_SUCCESS)
 		return r;
 	c->total = s.total;
-	c->mover = copy_movers[s.kind];
-	c->batch = c->mover->move_batch != NULL;
+	c->mover = odma_copy_movers[s.kind];
+	c->batch = odma_copy_batches[s.kind];
 	c->split_at = copy_split_at(c, s.kind);
 	if (doca_unlikely(s.total == 0))
 		return copy_reject(strict, deferred, who,
@@ -217,10 +212,10 @@ doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps 
 
 		/* total - 1 wraps for an empty source, which the full pass rejects */
 		if (doca_likely(total - 1 < caps->max_buf_size && total <= odma_buf_room(d) &&
-		                odma_mmap_writable(dm))) {
+		                odma_mmap_writable_quiet(dm))) {
 			c->total = total;
-			c->mover = copy_movers[kind];
-			c->batch = copy_batches[kind];
+			c->mover = odma_copy_movers[kind];
+			c->batch = odma_copy_batches[kind];
 			c->split_at = kind == ODMA_MEM_LOCAL
 			                      ? (total / 2) & ~(uint64_t)(COPY_SPLIT_ALIGN - 1)
 			                      : 0;
@@ -239,9 +234,10 @@ doca_error_t odma_copy_move(const struct odma_copy *c, uint64_t off, uint64_t le
 	return c->mover->move(c, off, len);
 }
 
-void odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st)
+bool odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st)
 {
 	unsigned int i = 0;
+	bool failed = false;
 
 	while (i < n) { /* runs of one mover */
 		const struct odma_mover *m = c[i]->mover;
@@ -249,6 +245,11 @@ void odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca
 
 		while (k < n && c[k]->mover == m)
 			k++;
+		if (doca_likely(m == &odma_mover_local)) { /* one fault guard for the run */
+			failed |= odma_local_move_batch(c + i, k - i, st + i);
+			i = k;
+			continue;
+		}
 		for (unsigned int j = i; j < k; j++)
 			st[j] = DOCA_SUCCESS;
 		if (m->move_batch != NULL)
@@ -256,8 +257,11 @@ void odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca
 		else
 			for (unsigned int j = i; j < k; j++)
 				st[j] = m->move(c[j], 0, c[j]->total);
+		for (unsigned int j = i; j < k; j++)
+			failed |= st[j] != DOCA_SUCCESS;
 		i = k;
 	}
+	return failed;
 }
 
 void odma_copy_grow_dst_list(const struct odma_copy *c)

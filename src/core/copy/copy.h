@@ -55,6 +55,42 @@ struct odma_copy {
 doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps *caps, bool strict,
                                 doca_error_t *deferred, const void *who);
 
+/* The mover of each kind of memory and whether it batches (copy.c; for the inline check). */
+extern const struct odma_mover *const odma_copy_movers[ODMA_MEM_KINDS];
+extern const bool odma_copy_batches[ODMA_MEM_KINDS];
+
+/*
+ * The common shape checked inline (the submit path of doca_task_submit, not try_submit):
+ * one element a side, bufs held, a non-empty source within @max_buf_size (the device's),
+ * room in a writable destination. Fills the copy and returns true; false leaves it to
+ * odma_copy_validate (which logs any broken rule).
+ */
+static inline bool odma_copy_validate_fast(struct odma_copy *c, uint64_t max_buf_size)
+{
+	const struct doca_buf *s = c->src;
+	const struct doca_buf *d = c->dst;
+	const struct doca_mmap *sm, *dm;
+	enum odma_mem_kind kind;
+	uint64_t total;
+
+	if (doca_unlikely(s == NULL || d == NULL || s->next != NULL || d->next != NULL ||
+	                  !s->in_use || !d->in_use))
+		return false;
+	sm = s->mmap;
+	dm = d->mmap;
+	total = s->data_len;
+	/* total - 1 wraps for an empty source, which the full pass rejects */
+	if (doca_unlikely(total - 1 >= max_buf_size || total > odma_buf_room(d) ||
+	                  !odma_mmap_writable_quiet(dm)))
+		return false;
+	kind = sm->kind > dm->kind ? sm->kind : dm->kind;
+	c->total = total;
+	c->mover = odma_copy_movers[kind];
+	c->batch = odma_copy_batches[kind];
+	c->split_at = kind == ODMA_MEM_LOCAL ? (total / 2) & ~(uint64_t)4095 : 0;
+	return true;
+}
+
 /*
  * The limit checks alone (list lengths, source size), for a task being allocated with
  * buffers; either list may be NULL. DOCA_SUCCESS or DOCA_ERROR_INVALID_VALUE.
@@ -77,9 +113,10 @@ doca_error_t odma_copy_move(const struct odma_copy *c, uint64_t off, uint64_t le
  * Moves the whole copies @c[0..n) (validated, n <= ODMA_COPY_BATCH_MAX), in order, any
  * thread; st[i] gets DOCA_SUCCESS or DOCA_ERROR_IO_FAILED for each. Copies whose mover
  * batches (another process' memory: one process_vm_readv/writev for many copies) share
- * system calls; a failure fails only the copies whose bytes could not be moved.
+ * system calls; local copies share one fault guard; a failure fails only the copies whose
+ * bytes could not be moved. Returns whether any failed.
  */
-void odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st);
+bool odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st);
 
 /* The list case of odma_copy_grow_dst. */
 void odma_copy_grow_dst_list(const struct odma_copy *c);

@@ -43,6 +43,9 @@ struct odma_mover {
 extern const struct odma_mover odma_mover_local;   /* mover_local.c: memmove */
 extern const struct odma_mover odma_mover_process; /* mover_process.c: process_vm_readv/writev */
 
+/* The local mover's move_batch, writing every st[i]; returns whether a copy failed. */
+bool odma_local_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st);
+
 /* One run of bytes inside one source element and one destination element. */
 struct odma_piece {
 	const struct doca_mmap *src_mmap;
@@ -86,6 +89,10 @@ struct odma_guard {
 	sigjmp_buf env;
 	int sig;    /* the signal that hit */
 	void *addr; /* the faulting address */
+	/* a batch under one guard: the copy being moved, and whether one failed (both survive
+	 * the jump back) */
+	volatile unsigned int at;
+	volatile bool failed;
 };
 
 extern __thread struct odma_guard *odma_guard_cur __attribute__((tls_model("initial-exec")));

@@ -49,8 +49,50 @@ static doca_error_t local_move(const struct odma_copy *c, uint64_t off, uint64_t
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Whole copies, in order, under one fault guard: one sigsetjmp for the batch rather than one
+ * per copy. Every st[i] is written; a fault fails the copy it hit and the walk resumes after
+ * it, so a fault still fails only its own copy. The index of the copy under way is stored in
+ * the guard (volatile: the jump back reads it from there, not from a register). Returns
+ * whether any copy failed.
+ */
+bool odma_local_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st)
+{
+	struct odma_guard g;
+	unsigned int i;
+
+	if (doca_unlikely(!odma_guard_on)) {
+		for (i = 0; i < n; i++) {
+			local_copy(c[i], 0, c[i]->total);
+			st[i] = DOCA_SUCCESS;
+		}
+		return false;
+	}
+	g.failed = false;
+	i = 0;
+	if (sigsetjmp(g.env, 0) != 0) {
+		i = g.at; /* the copy that faulted: it fails, the batch goes on after it */
+		st[i++] = odma_guard_fault(&g);
+		g.failed = true;
+	}
+	odma_guard_enter(&g);
+	for (; i < n; i++) {
+		g.at = i;
+		local_copy(c[i], 0, c[i]->total);
+		st[i] = DOCA_SUCCESS;
+	}
+	odma_guard_leave();
+	return g.failed;
+}
+
+static void local_move_batch(const struct odma_copy *const *c, unsigned int n, doca_error_t *st)
+{
+	(void)odma_local_move_batch(c, n, st);
+}
+
 const struct odma_mover odma_mover_local = {
 	.name = "local",
 	.kind = ODMA_MEM_LOCAL,
 	.move = local_move,
+	.move_batch = local_move_batch,
 };

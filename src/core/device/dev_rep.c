@@ -165,6 +165,34 @@ doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_re
 	return DOCA_SUCCESS;
 }
 
+doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devinfo_rep *devinfo_rep,
+                                             char *iface_name, uint32_t size)
+{
+	ODMA_CHECK_REP(devinfo_rep);
+	ODMA_CHECK_ARG(iface_name != NULL, "iface_name must not be NULL");
+	ODMA_CHECK_ARG(size >= DOCA_DEVINFO_IFACE_NAME_SIZE,
+	               "iface_name buffer of %u bytes is too small; pass at least "
+	               "DOCA_DEVINFO_IFACE_NAME_SIZE (%u)",
+	               size, DOCA_DEVINFO_IFACE_NAME_SIZE);
+	if (devinfo_rep->iface_name[0] == '\0') {
+		ODMA_ERR("representor %s has no network interface (it is not listed with "
+		         "DOCA_DEVINFO_REP_FILTER_NET); fix: ask only net representors for a name",
+		         devinfo_rep->vuid);
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+	memcpy(iface_name, devinfo_rep->iface_name, DOCA_DEVINFO_IFACE_NAME_SIZE);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_devinfo_rep_get_vhca_id(const struct doca_devinfo_rep *devinfo_rep,
+                                          uint16_t *vhca_id)
+{
+	ODMA_CHECK_REP(devinfo_rep);
+	ODMA_CHECK_ARG(vhca_id != NULL, "vhca_id must not be NULL");
+	*vhca_id = devinfo_rep->vhca_id;
+	return DOCA_SUCCESS;
+}
+
 doca_error_t doca_devinfo_rep_get_pci_addr_str(const struct doca_devinfo_rep *devinfo_rep,
                                                char *pci_addr_str)
 {

@@ -90,6 +90,8 @@ struct doca_devinfo_rep {
 	struct doca_devinfo *parent; /* the DPU device this representor belongs to */
 	char pci_addr[DOCA_DEVINFO_REP_PCI_ADDR_SIZE];
 	char vuid[DOCA_DEVINFO_REP_VUID_SIZE];
+	char iface_name[DOCA_DEVINFO_IFACE_NAME_SIZE]; /* netdev name; "" without a netdev */
+	uint16_t vhca_id;
 	enum doca_pci_func_type func_type;
 	int filter_bits; /* DOCA_DEVINFO_REP_FILTER_NET / _EMULATED */
 	bool hotplug;

@@ -108,6 +108,8 @@ static const struct odma_key profile_rep_keys[] = {
 	{ "emulated", ODMA_K_FLAG, offsetof(struct odma_rep_line, rep.filter_bits),
 	  DOCA_DEVINFO_REP_FILTER_EMULATED, false },
 	REPKEY("hotplug", ODMA_K_BOOL, rep.hotplug, false),
+	REPKEY("iface", ODMA_K_STR, rep.iface_name, false),
+	REPKEY("vhca_id", ODMA_K_U16, rep.vhca_id, false),
 };
 
 #define ODMA_NKEYS(t) (sizeof(t) / sizeof((t)[0]))
@@ -521,6 +523,36 @@ static bool profile_check_rep(struct odma_parse *p, const struct doca_devinfo *p
 	return true;
 }
 
+/*
+ * The representor's netdev name and VHCA id when the profile gives none: BlueField's names
+ * (pf<port>hpf, pf<port>vf<n>, en3f<port>pf<port>sf<n>; a representor without the net
+ * filter has no netdev) and 0x100 x (parent's VHCA id + 1) plus its position, so the ids of
+ * the representors do not meet the devices' own small ids.
+ */
+#define ODMA_REP_VHCA_UNSET UINT16_MAX /* vhca_id=65535 in a profile means "the default" */
+static void profile_rep_defaults(const struct doca_devinfo *parent, struct doca_devinfo_rep *r)
+{
+	const char *dot = strrchr(parent->pci_addr, '.');
+	int port = dot != NULL ? dot[1] - '0' : 0;
+	unsigned int same = 0;
+
+	if (r->vhca_id == ODMA_REP_VHCA_UNSET)
+		r->vhca_id = (uint16_t)(0x100u * (parent->vhca_id + 1u) + parent->num_reps);
+	if (r->iface_name[0] != '\0' || (r->filter_bits & DOCA_DEVINFO_REP_FILTER_NET) == 0)
+		return;
+	for (uint32_t i = 0; i < parent->num_reps; i++)
+		if (parent->reps[i].func_type == r->func_type &&
+		    (parent->reps[i].filter_bits & DOCA_DEVINFO_REP_FILTER_NET) != 0)
+			same++;
+	if (r->func_type == DOCA_PCI_FUNC_TYPE_PF)
+		snprintf(r->iface_name, sizeof(r->iface_name), "pf%d%s", port,
+		         same == 0 ? "hpf" : "hpf1");
+	else if (r->func_type == DOCA_PCI_FUNC_TYPE_VF)
+		snprintf(r->iface_name, sizeof(r->iface_name), "pf%dvf%u", port, same);
+	else
+		snprintf(r->iface_name, sizeof(r->iface_name), "en3f%dpf%dsf%u", port, port, same);
+}
+
 static bool profile_line_rep(struct odma_parse *p, char *save)
 {
 	struct odma_rep_line l;
@@ -529,6 +561,7 @@ static bool profile_line_rep(struct odma_parse *p, char *save)
 
 	memset(&l, 0, sizeof(l));
 	l.rep.filter_bits = DOCA_DEVINFO_REP_FILTER_NET;
+	l.rep.vhca_id = ODMA_REP_VHCA_UNSET;
 	if (!profile_apply_keys(p, "rep", profile_rep_keys, ODMA_NKEYS(profile_rep_keys), &l, save))
 		return false;
 	parent = profile_find_dev(p->sys, l.parent);
@@ -546,6 +579,7 @@ static bool profile_line_rep(struct odma_parse *p, char *save)
 		}
 		parent->reps = grown;
 	}
+	profile_rep_defaults(parent, &l.rep);
 	l.rep.parent = parent;
 	l.rep.rep_store = calloc(1, sizeof(*l.rep.rep_store));
 	if (l.rep.rep_store == NULL) {

@@ -53,8 +53,9 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "keep the task, call doca_pe_progress to collect completions, then submit it again"),
 	C(ODMA_CAUSE_DST_READ_ONLY, DOCA_ERROR_NOT_PERMITTED, "dst-read-only",
 	  "doca_task_submit, doca_task_try_submit",
-	  "the destination's mmap does not allow writes (LOCAL_READ_ONLY, or an export made "
-	  "PCI_READ_ONLY)",
+	  "the destination's mmap has no flag that lets a device write into it (none of "
+	  "LOCAL_READ_WRITE, PCI_READ_WRITE, RDMA_WRITE, RDMA_ATOMIC; an export without "
+	  "PCI_READ_WRITE or RDMA_WRITE); the log line names the flags it has",
 	  "give the destination mmap DOCA_ACCESS_FLAG_LOCAL_READ_WRITE (exports written over PCI: "
 	  "DOCA_ACCESS_FLAG_PCI_READ_WRITE)"),
 	C(ODMA_CAUSE_EXPORT_PERM, DOCA_ERROR_NOT_PERMITTED, "export-refused",

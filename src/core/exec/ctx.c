@@ -56,6 +56,15 @@ doca_error_t doca_priv_ctx_init(struct doca_ctx *ctx, const struct odma_ctx_ops 
 
 doca_error_t doca_priv_ctx_destroy(struct doca_ctx *ctx)
 {
+	uint32_t nodes = __atomic_load_n(&ctx->graph_nodes, __ATOMIC_ACQUIRE);
+
+	if (nodes != 0) {
+		/* the graph's nodes and instances point at the context and its tasks */
+		ODMA_ERR("%s context %p is a context node of %u graph node(s); destroy the graph "
+		         "first (doca_graph_instance_destroy, doca_graph_stop, doca_graph_destroy)",
+		         ctx->ops->name, (void *)ctx, nodes);
+		return DOCA_ERROR_IN_USE;
+	}
 	if (ctx->state == DOCA_CTX_STATE_STOPPING) {
 		ODMA_ERR("%s context %p is STOPPING; keep calling doca_pe_progress until it is "
 		         "IDLE, then destroy",
@@ -131,6 +140,7 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 	atomic_store_explicit(&ctx->flushing, false, memory_order_relaxed);
 	atomic_store_explicit(&ctx->fail_seq, UINT64_MAX, memory_order_relaxed);
 	ctx->next_seq = 0;
+	ctx->warned_free = false;
 	if (ctx->ops->start != NULL && (r = ctx->ops->start(ctx)) != DOCA_SUCCESS) {
 		if (r != DOCA_ERROR_IN_PROGRESS)
 			return r;

@@ -26,6 +26,7 @@ struct doca_dev;
 struct odma_dev_caps;
 struct odma_engine_ops;
 struct odma_job;
+struct odma_task_stage;
 
 enum odma_task_state {
 	ODMA_TASK_FREE = 0,  /* in the context's pool */
@@ -52,6 +53,11 @@ struct doca_task {
 	doca_error_t preset;  /* a failure decided at submit (moved through the engine anyway) */
 	uint8_t state;        /* enum odma_task_state */
 	uint8_t submit_flags; /* DOCA_TASK_SUBMIT_FLAG_* */
+	/*
+	 * doca_task_free was called while the task was in flight: it goes back to the pool
+	 * when its completion or flush is reported, and its callback is not run.
+	 */
+	bool free_pending;
 	/*
 	 * Optional completion hook (e.g. a graph instance owning the task): when set, the PE
 	 * calls it instead of the context type's complete op. Cleared by task allocation.
@@ -120,7 +126,20 @@ struct odma_ctx_ops {
 	 * back to the pool; a type with several task types keeps its per-type counts here.
 	 */
 	void (*task_free)(struct doca_task *task);
+	/*
+	 * Optional, the wake-up contract (docs/design.md, "Waking a sleeping PE"): called by
+	 * doca_pe_request_notification for every connected context, on the PE thread. The
+	 * type drains a doorbell rung since its last progress, arms its doorbells (not while
+	 * IDLE: progress does not run then) and updates its watched descriptors
+	 * (doca_priv_pe_watch), then returns the time (doca_priv_now_ns) by which its progress
+	 * op must run even if nothing it watches fires: 0 when progress has work now,
+	 * ODMA_WAKE_NEVER when only a watched descriptor or a doorbell can bring work.
+	 */
+	uint64_t (*arm)(struct doca_ctx *ctx);
 };
+
+/* The deadline of an arm op: nothing but a watched source brings work. */
+#define ODMA_WAKE_NEVER UINT64_MAX
 
 /*
  * Work a progress engine runs for an object that is not a context (a graph): the owner
@@ -151,6 +170,9 @@ struct odma_ctx_fp {
 	                       bool doorbell);
 	void (*doorbell)(void *engine_pe);
 	void *engine_pe;
+	/* the engine's hold stage (engine.h, hold) for small unordered local copies, or NULL */
+	struct odma_task_stage *hold;
+	uint64_t hold_max; /* bytes; 0 with no stage */
 };
 
 struct doca_ctx {
@@ -167,6 +189,8 @@ struct doca_ctx {
 	atomic_uint_fast64_t fail_seq; /* a task with this seq failed: later ones are flushed */
 	bool ordered;                  /* deliver completions in submission order */
 	bool configured;               /* a task type was configured (set_conf) */
+	uint32_t graph_nodes; /* context nodes of graphs naming it (core/graph): no destroy */
+	bool warned_free;     /* a task in flight was freed since the start (logged) */
 	/* task pool */
 	void *pool;
 	uint32_t pool_size;
@@ -183,7 +207,10 @@ struct doca_ctx {
 struct doca_pe {
 	const struct odma_engine_ops *engine;
 	void *engine_pe;       /* the engine's per-PE state */
-	int efd;               /* notification eventfd */
+	int efd;               /* the PE's eventfd (odma_pe_signal writes it) */
+	int nfd;               /* the notification handle: an epoll set of efd, tfd, watched fds */
+	int tfd;               /* timerfd for the earliest deadline an arm op asked for */
+	uint64_t timer_ns;     /* when tfd is set to fire (0: not set) */
 	atomic_int armed;      /* request_notification was called and nothing signalled yet */
 	atomic_bool signalled; /* efd was written and not consumed yet */
 	enum doca_pe_event_mode event_mode;
@@ -241,5 +268,38 @@ void odma_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next);
 
 /* Wakes an armed PE: safe from any thread; one atomic load when not armed. */
 void odma_pe_signal(struct doca_pe *pe);
+
+/*
+ * Wake sources (docs/design.md, "Waking a sleeping PE"). A context whose work arrives on
+ * a file descriptor (a socket, an eventfd, a timerfd) has the PE's notification handle watch
+ * it: @events are epoll events (EPOLLIN, EPOLLOUT; EPOLLHUP/ERR are always reported), level
+ * triggered, so the owner's progress op must consume what makes it ready, or the owner stops
+ * watching (@events 0). Adds, changes or removes the watch of @fd; PE thread. A NULL @pe is
+ * a no-op. Returns DOCA_ERROR_OPERATING_SYSTEM (logged) when epoll refuses.
+ */
+DOCA_STABLE doca_error_t doca_priv_pe_watch(struct doca_pe *pe, int fd, uint32_t events);
+
+/*
+ * A doorbell: an eventfd that other threads or processes write to wake a PE that sleeps,
+ * with a state word they look at first, so a busy program pays no system call. The word
+ * may live in memory shared with another process (the eventfd then reaches that process
+ * with SCM_RIGHTS or pidfd_getfd). States: 0 idle, 1 armed, 2 rung.
+ *   - the owner's arm op: odma_bell_arm(word), then checks for work (Dekker pairing with
+ *     the ringer: one of the two sees the other);
+ *   - a ringer: publishes its work, then doca_priv_bell_ring(word, fd);
+ *   - the owner's progress op: doca_priv_bell_drain(word, fd) (one read only when rung).
+ * The owner watches the eventfd (doca_priv_pe_watch, EPOLLIN).
+ */
+#define ODMA_BELL_IDLE 0u
+#define ODMA_BELL_ARMED 1u
+#define ODMA_BELL_RUNG 2u
+/* A non-blocking eventfd for a doorbell (-1 and one log line on failure). */
+DOCA_STABLE int doca_priv_bell_open(void);
+DOCA_STABLE void doca_priv_bell_arm(_Atomic uint32_t *word);
+DOCA_STABLE void doca_priv_bell_ring(_Atomic uint32_t *word, int fd);
+DOCA_STABLE void doca_priv_bell_drain(_Atomic uint32_t *word, int fd);
+
+/* CLOCK_MONOTONIC in ns (the clock of arm-op deadlines). */
+DOCA_STABLE uint64_t doca_priv_now_ns(void);
 
 #endif /* ODMA_CORE_EXEC_H_ */

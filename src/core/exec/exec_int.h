@@ -19,4 +19,13 @@ void odma_pe_disconnect(struct doca_pe *pe, struct doca_ctx *ctx);
 /* Records that the task numbered @seq failed: tasks submitted after it are flushed. */
 void odma_task_mark_failed(struct doca_ctx *ctx, uint64_t seq);
 
+/* Puts a task the program freed back into its context's pool. */
+void odma_task_release(struct doca_task *task);
+
+/* wake.c: the notification handle, its timer and the arm ops of contexts. */
+doca_error_t odma_pe_wake_init(struct doca_pe *pe);
+void odma_pe_wake_fini(struct doca_pe *pe);
+uint64_t odma_pe_wake_arm(struct doca_pe *pe);
+void odma_pe_wake_progress(struct doca_pe *pe);
+
 #endif /* ODMA_CORE_EXEC_INT_H_ */

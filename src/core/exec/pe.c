@@ -41,12 +41,19 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 		free(p);
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
+	r = odma_pe_wake_init(p);
+	if (r != DOCA_SUCCESS) {
+		close(p->efd);
+		free(p);
+		return r;
+	}
 	p->engine = engine;
 	p->event_mode = DOCA_PE_EVENT_MODE_PROGRESS_ALL;
 	atomic_init(&p->armed, 0);
 	atomic_init(&p->signalled, false);
 	r = engine->pe_init(p, &p->engine_pe);
 	if (r != DOCA_SUCCESS) {
+		odma_pe_wake_fini(p);
 		close(p->efd);
 		free(p);
 		return r;
@@ -72,6 +79,7 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 		return DOCA_ERROR_IN_USE;
 	}
 	pe->engine->pe_fini(pe->engine_pe);
+	odma_pe_wake_fini(pe);
 	close(pe->efd);
 	free(pe);
 	return DOCA_SUCCESS;
@@ -95,6 +103,12 @@ doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 	ctx->fp.submit = pe->engine->submit;
 	ctx->fp.doorbell = pe->engine->doorbell;
 	ctx->fp.engine_pe = pe->engine_pe;
+	ctx->fp.hold = NULL;
+	ctx->fp.hold_max = 0;
+	if (pe->engine->hold != NULL)
+		ctx->fp.hold = pe->engine->hold(pe->engine_pe, &ctx->fp.hold_max);
+	if (ctx->fp.hold == NULL)
+		ctx->fp.hold_max = 0;
 	ctx->pe_next = pe->ctxs;
 	pe->ctxs = ctx;
 	pe->num_ctxs++;
@@ -208,7 +222,7 @@ void odma_pe_complete_local(struct doca_pe *pe, struct doca_task *task)
 }
 
 /* Runs the program's callback for one finished task. */
-static void pe_finish(struct doca_pe *pe, struct doca_task *t)
+static inline __attribute__((always_inline)) void pe_finish(struct doca_pe *pe, struct doca_task *t)
 {
 	struct doca_ctx *ctx = t->ctx;
 	bool ok = t->status == DOCA_SUCCESS;
@@ -216,6 +230,13 @@ static void pe_finish(struct doca_pe *pe, struct doca_task *t)
 	ctx->inflight--;
 	pe->inflight--;
 	t->state = ODMA_TASK_ALLOCATED;
+	if (doca_unlikely(t->free_pending)) {
+		/* freed while in flight: no callback; a failure still stops a copy context */
+		if (!ok && ctx->ops->submit == NULL && ctx->state == DOCA_CTX_STATE_RUNNING)
+			odma_ctx_begin_stop(ctx, false);
+		odma_task_release(t);
+		return;
+	}
 	if (ctx->ops->submit == NULL) { /* a copy task */
 		if (ok)
 			odma_copy_grow_dst(&t->copy);
@@ -262,7 +283,8 @@ static void pe_flush_deferred(struct doca_pe *pe, struct doca_ctx *ctx)
 }
 
 /* OPTIMIZE_REPORTS tasks wait for the next reported task of their context. */
-static void pe_deliver(struct doca_pe *pe, struct doca_task *t)
+static inline __attribute__((always_inline)) void pe_deliver(struct doca_pe *pe,
+                                                             struct doca_task *t)
 {
 	struct doca_ctx *ctx = t->ctx;
 
@@ -327,22 +349,33 @@ static void pe_consume_signal(struct doca_pe *pe)
 		         strerror(errno));
 }
 
-/* Moves the engine's finished tasks onto the PE's list. */
-static void pe_poll_engine(struct doca_pe *pe)
-{
-	struct doca_task *batch[64];
-	unsigned int n;
+#define PE_POLL_BATCH 64
 
+/*
+ * Takes the engine's finished tasks: up to PE_POLL_BATCH into @batch (delivered from there,
+ * after the PE's list), and, when there are more, everything onto the PE's list. Returns how
+ * many are in @batch.
+ */
+static unsigned int pe_poll_engine(struct doca_pe *pe, struct doca_task **batch)
+{
+	unsigned int n = pe->engine->poll(pe->engine_pe, batch, PE_POLL_BATCH);
+
+	if (doca_likely(n < PE_POLL_BATCH))
+		return n;
 	do {
-		n = pe->engine->poll(pe->engine_pe, batch, 64);
 		for (unsigned int i = 0; i < n; i++)
 			odma_task_list_push(&pe->done, batch[i]);
-	} while (n == 64);
+		n = pe->engine->poll(pe->engine_pe, batch, PE_POLL_BATCH);
+	} while (n == PE_POLL_BATCH);
+	for (unsigned int i = 0; i < n; i++)
+		odma_task_list_push(&pe->done, batch[i]);
+	return 0;
 }
 
 uint8_t doca_pe_progress(struct doca_pe *pe)
 {
-	struct doca_task *t, *next;
+	struct doca_task *t, *next, *batch[PE_POLL_BATCH];
+	unsigned int n;
 	bool any = false;
 
 	if (doca_unlikely(pe == NULL || pe->in_progress)) {
@@ -355,11 +388,13 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	pe->in_progress = true;
 	if (pe->event_mode == DOCA_PE_EVENT_MODE_PROGRESS_ALL)
 		pe_consume_signal(pe);
+	if (doca_unlikely(pe->timer_ns != 0))
+		odma_pe_wake_progress(pe);
 	if (doca_unlikely(pe->maybe_held))
 		pe_service_contexts(pe);
 	if (doca_unlikely(pe->num_hooked != 0))
 		any |= pe_run_hooks(pe);
-	pe_poll_engine(pe);
+	n = pe_poll_engine(pe, batch);
 	/* Take the batch first: callbacks may submit, and those complete next time. */
 	t = pe->done.head;
 	pe->done.head = pe->done.tail = NULL;
@@ -368,6 +403,9 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 		pe_deliver(pe, t);
 		any = true;
 	}
+	for (unsigned int i = 0; i < n; i++) /* then the engine's, in the order it gave them */
+		pe_deliver(pe, batch[i]);
+	any |= n != 0;
 	if (doca_unlikely(pe->num_woken != 0))
 		any |= pe_run_pollers(pe);
 	if (doca_unlikely(pe->num_stopping != 0 || pe->maybe_held))
@@ -380,7 +418,7 @@ doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe,
                                              doca_notification_handle_t *handle)
 {
 	ODMA_CHECK_ARG(pe != NULL && handle != NULL, "pe and handle must not be NULL");
-	*handle = pe->efd;
+	*handle = pe->nfd;
 	return DOCA_SUCCESS;
 }
 
@@ -398,11 +436,11 @@ doca_error_t doca_pe_set_notification_handle(struct doca_pe *pe, doca_notificati
 doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_handle_t handle)
 {
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
-	if (handle != pe->efd) {
-		ODMA_ERR("handle %d is not the notification handle of PE %p (%d)", handle,
-		         (void *)pe, pe->efd);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
+	/* On Linux the handle argument is not used (DOCA's own samples pass 0). */
+	if (handle != pe->nfd)
+		ODMA_DBG("doca_pe_clear_notification: handle %d is not PE %p's (%d); ignored on "
+		         "Linux",
+		         handle, (void *)pe, pe->nfd);
 	atomic_store_explicit(&pe->signalled, true, memory_order_relaxed);
 	pe_consume_signal(pe);
 	return DOCA_SUCCESS;
@@ -419,7 +457,8 @@ static bool pe_has_work(struct doca_pe *pe)
 		if (c->state == DOCA_CTX_STATE_STOPPING &&
 		    (odma_ctx_ready_for_idle(c) || c->deferred.head))
 			return true;
-	return false;
+	/* contexts with their own sources: doorbells armed, descriptors watched, timer set */
+	return doca_unlikely(pe->num_hooked != 0) && odma_pe_wake_arm(pe) == 0;
 }
 
 doca_error_t doca_pe_request_notification(struct doca_pe *pe)

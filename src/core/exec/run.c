@@ -47,21 +47,27 @@ static inline doca_error_t task_precheck(struct doca_task *task)
 	return DOCA_SUCCESS;
 }
 
+void odma_task_run_range(struct doca_task *task, uint64_t off, uint64_t len)
+{
+	doca_error_t r = task_precheck(task);
+
+	if (doca_likely(r == DOCA_SUCCESS) &&
+	    doca_unlikely(odma_copy_move(&task->copy, off, len) != DOCA_SUCCESS)) {
+		odma_task_mark_failed(task->ctx, task->seq); /* unreachable memory */
+		r = DOCA_ERROR_IO_FAILED;
+	}
+	/* the ranges of a split task may fail at once on several threads: an atomic store each */
+	if (doca_unlikely(r != DOCA_SUCCESS))
+		__atomic_store_n(&task->status, r, __ATOMIC_RELAXED);
+}
+
 void odma_task_run(struct doca_task *task, enum odma_part part)
 {
 	const struct odma_copy *c = &task->copy;
 	uint64_t off = part == ODMA_PART_TAIL ? c->split_at : 0;
 	uint64_t len = part == ODMA_PART_HEAD ? c->split_at : c->total - off;
-	doca_error_t r = task_precheck(task);
 
-	if (doca_likely(r == DOCA_SUCCESS) &&
-	    doca_unlikely(odma_copy_move(c, off, len) != DOCA_SUCCESS)) {
-		odma_task_mark_failed(task->ctx, task->seq); /* unreachable memory */
-		r = DOCA_ERROR_IO_FAILED;
-	}
-	/* the parts of a split task may both fail at once: an atomic store each */
-	if (doca_unlikely(r != DOCA_SUCCESS))
-		__atomic_store_n(&task->status, r, __ATOMIC_RELAXED);
+	odma_task_run_range(task, off, len);
 }
 
 _Static_assert(ODMA_TASK_BATCH_MAX <= ODMA_COPY_BATCH_MAX, "a task batch is one copy batch");
@@ -77,19 +83,23 @@ struct run_batch {
 void odma_task_run_batch(struct doca_task *const *tasks, unsigned int n)
 {
 	struct run_batch b;
+	bool failed;
 
 	b.n = 0;
 	for (unsigned int i = 0; i < n; i++) {
 		doca_error_t r = task_precheck(tasks[i]);
 
-		if (doca_unlikely(r != DOCA_SUCCESS)) {
-			__atomic_store_n(&tasks[i]->status, r, __ATOMIC_RELAXED);
+		if (doca_likely(r == DOCA_SUCCESS)) {
+			b.task[b.n] = tasks[i];
+			b.copy[b.n++] = &tasks[i]->copy;
 			continue;
 		}
-		b.task[b.n] = tasks[i];
-		b.copy[b.n++] = &tasks[i]->copy;
+
+		__atomic_store_n(&tasks[i]->status, r, __ATOMIC_RELAXED);
 	}
-	odma_copy_move_batch(b.copy, b.n, b.st);
+	failed = odma_copy_move_batch(b.copy, b.n, b.st);
+	if (doca_likely(!failed))
+		return; /* every task passed its checks before its bytes moved, as run alone */
 	for (unsigned int i = 0; i < b.n; i++)
 		if (doca_unlikely(b.st[i] != DOCA_SUCCESS))
 			odma_task_mark_failed(b.task[i]->ctx, b.task[i]->seq);

@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 
+#include "core/device/device.h"
 #include "core/error/error.h"
 #include "core/exec/exec_int.h"
 #include "core/exec/faults.h"
@@ -40,6 +41,7 @@ doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
 	t->status = DOCA_SUCCESS;
 	t->preset = DOCA_SUCCESS;
 	t->submit_flags = 0;
+	t->free_pending = false;
 	t->hook = NULL;
 	*task = t;
 	return DOCA_SUCCESS;
@@ -248,17 +250,26 @@ static inline doca_error_t task_submit(struct doca_task *t, uint32_t flags, bool
 	                  ctx->inflight >= ctx->queue_depth || ctx->ops->submit != NULL ||
 	                  ctx->held.head != NULL))
 		return task_submit_slow(t, flags, strict);
-	r = odma_copy_validate(&t->copy, ctx->caps, strict, &t->preset, t);
-	if (doca_unlikely(r != DOCA_SUCCESS))
-		return r;
-	if (doca_unlikely(t->preset != DOCA_SUCCESS))
-		return task_submit_failing(ctx, t, flags);
+	if (doca_likely(!strict && odma_copy_validate_fast(&t->copy, ctx->caps->max_buf_size))) {
+		t->preset = DOCA_SUCCESS;
+	} else {
+		r = odma_copy_validate(&t->copy, ctx->caps, strict, &t->preset, t);
+		if (doca_unlikely(r != DOCA_SUCCESS))
+			return r;
+		if (doca_unlikely(t->preset != DOCA_SUCCESS))
+			return task_submit_failing(ctx, t, flags);
+	}
 	t->status = DOCA_SUCCESS;
 	t->submit_flags = (uint8_t)flags;
 	t->seq = ctx->next_seq++;
 	t->state = ODMA_TASK_SUBMITTED;
 	ctx->inflight++;
 	ctx->pe->inflight++;
+	/* a small unordered local copy goes straight into the engine's hold stage (engine.h) */
+	if (doca_likely(t->copy.total <= ctx->fp.hold_max && !ctx->ordered && !t->copy.batch)) {
+		odma_task_stage_add(ctx->fp.hold, ctx->pe, t);
+		return DOCA_SUCCESS;
+	}
 	task_job(ctx, t, &job);
 	r = ctx->fp.submit(ctx->fp.engine_pe, t, &job, true);
 	if (doca_unlikely(r != DOCA_SUCCESS)) {
@@ -294,30 +305,48 @@ doca_error_t doca_task_submit_ex(struct doca_task *task, uint32_t flags)
 	return task_submit(task, flags, false);
 }
 
-void doca_task_free(struct doca_task *task)
+/* Puts a task back into its context's pool (the program freed it). */
+void odma_task_release(struct doca_task *task)
 {
-	struct doca_ctx *ctx;
+	struct doca_ctx *ctx = task->ctx;
 
-	if (task == NULL) {
-		ODMA_ERR("doca_task_free: task is NULL");
-		return;
-	}
-	if (task->state != ODMA_TASK_ALLOCATED) {
-		ODMA_ERR("doca_task_free: task %p is %s; free a task only when it is not in flight "
-		         "(after its callback)",
-		         (void *)task,
-		         task->state == ODMA_TASK_FREE ? "already free" : "in flight");
-		return;
-	}
-	ctx = task->ctx;
 	if (ctx->ops->task_free != NULL)
 		ctx->ops->task_free(task);
 	task->state = ODMA_TASK_FREE;
+	task->free_pending = false;
 	task->next = ctx->free_tasks;
 	ctx->free_tasks = task;
 	ctx->allocated--;
 	if (ctx->state == DOCA_CTX_STATE_STOPPING && odma_ctx_ready_for_idle(ctx))
 		odma_pe_signal(ctx->pe);
+}
+
+void doca_task_free(struct doca_task *task)
+{
+	if (task == NULL) {
+		ODMA_ERR("doca_task_free: task is NULL");
+		return;
+	}
+	if (task->state == ODMA_TASK_FREE || task->free_pending) {
+		ODMA_ERR("doca_task_free: task %p is already free; free a task once", (void *)task);
+		return;
+	}
+	if (task->state != ODMA_TASK_ALLOCATED) {
+		/* hardware accepts it (NVIDIA's secure_channel does it before a stop): defer */
+		if (!task->ctx->warned_free)
+			ODMA_WARN("doca_task_free: %s task %p is in flight; it is freed when its "
+			          "completion or flush is reported, and its callback will not run "
+			          "(DOCA frees a task after its callback; further such frees of "
+			          "context %p until its next start are logged at DEBUG)",
+			          task->ctx->ops->name, (void *)task, (void *)task->ctx);
+		else
+			ODMA_DBG("doca_task_free: %s task %p is in flight; freed at its completion",
+			         task->ctx->ops->name, (void *)task);
+		task->ctx->warned_free = true;
+		task->free_pending = true;
+		return;
+	}
+	odma_task_release(task);
 }
 
 doca_error_t doca_task_get_status(const struct doca_task *task)

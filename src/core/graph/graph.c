@@ -50,6 +50,8 @@ doca_error_t doca_graph_destroy(struct doca_graph *graph)
 
 		if (n->kind == ODMA_GRAPH_NODE_SUB)
 			n->sub->sub_refs--;
+		if (n->kind == ODMA_GRAPH_NODE_CTX)
+			__atomic_sub_fetch(&n->ctx->graph_nodes, 1, __ATOMIC_RELEASE);
 		free(n->succ);
 		free(n);
 	}
@@ -158,6 +160,8 @@ doca_error_t doca_graph_node_create_from_ctx(struct doca_graph *graph, const str
 	if (n == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	n->ctx = (struct doca_ctx *)(uintptr_t)ctx;
+	/* the context cannot be destroyed while this node exists (doca_priv_ctx_destroy) */
+	__atomic_add_fetch(&n->ctx->graph_nodes, 1, __ATOMIC_RELEASE);
 	*node = n;
 	return DOCA_SUCCESS;
 }

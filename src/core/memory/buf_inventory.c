@@ -4,8 +4,10 @@
 /*
  * Buffer inventories. Every buf is allocated at create (or expand) and kept on an
  * intrusive free list, so taking and returning a buf on the data path is a couple
- * of pointer moves and never calls the allocator. Not thread-safe, like DOCA's.
+ * of pointer moves and never calls the allocator. Not thread-safe, like DOCA's, until it
+ * serves a thread-safe mmap (memory.h).
  */
+#include <sched.h>
 #include <stdlib.h>
 
 #include "core/memory/memory.h"
@@ -48,6 +50,8 @@ doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inve
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	inv->num_elements = (uint32_t)num_elements;
+	atomic_init(&inv->shared, false);
+	atomic_flag_clear(&inv->lock);
 	inv_add_free(inv, inv->bufs, inv->num_elements);
 	*inventory = inv;
 	ODMA_DBG("inventory %p created with %zu bufs", (void *)inv, num_elements);
@@ -124,15 +128,36 @@ static bool inv_mmap_usable(const struct doca_mmap *mmap)
 	return mmap->started || mmap->from_export;
 }
 
-/* Pops a free buf and binds it; the caller checked that one is free and the ranges are valid. */
-static struct doca_buf *inv_take(struct doca_buf_inventory *inv, struct doca_mmap *mmap,
-                                 uint8_t *head, size_t len, uint8_t *data, size_t data_len)
+bool odma_inv_lock_slow(struct doca_buf_inventory *inv)
+{
+	while (atomic_flag_test_and_set_explicit(&inv->lock, memory_order_acquire))
+		sched_yield();
+	return true;
+}
+
+void odma_inv_share_for(struct doca_buf_inventory *inv, const struct doca_mmap *mmap)
+{
+	if (doca_unlikely(mmap->thread_safe) &&
+	    !atomic_load_explicit(&inv->shared, memory_order_relaxed)) {
+		atomic_store_explicit(&inv->shared, true, memory_order_release);
+		ODMA_DBG("inventory %p serves thread-safe mmap %p: it locks from now on",
+		         (void *)inv, (const void *)mmap);
+	}
+}
+
+struct doca_buf *odma_inv_pop(struct doca_buf_inventory *inv)
 {
 	struct doca_buf *b = inv->free_list;
 
 	inv->free_list = b->free_next;
 	inv->num_free--;
 	b->free_next = NULL;
+	return b;
+}
+
+void odma_buf_bind(struct doca_buf *b, struct doca_mmap *mmap, uint8_t *head, size_t len,
+                   uint8_t *data, size_t data_len)
+{
 	b->head = head;
 	b->len = len;
 	b->data = data;
@@ -144,15 +169,26 @@ static struct doca_buf *inv_take(struct doca_buf_inventory *inv, struct doca_mma
 	b->list_len = 1;
 	b->refcount = 1;
 	b->in_use = true;
-	odma_mmap_buf_get(mmap);
+	b->counted = odma_mmap_buf_get(mmap);
+}
+
+/* Pops a free buf and binds it; the caller checked that one is free and the ranges are valid. */
+static struct doca_buf *inv_take(struct doca_buf_inventory *inv, struct doca_mmap *mmap,
+                                 uint8_t *head, size_t len, uint8_t *data, size_t data_len)
+{
+	struct doca_buf *b = odma_inv_pop(inv);
+
+	odma_buf_bind(b, mmap, head, len, data, data_len);
 	return b;
 }
 
 void odma_buf_inventory_put(struct doca_buf *buf)
 {
 	struct doca_buf_inventory *inv = buf->inv;
+	bool locked;
 
-	odma_mmap_buf_put(buf->mmap);
+	if (buf->counted) /* never touches a thread-safe mmap, which may be destroyed already */
+		odma_mmap_buf_put(buf->mmap);
 	buf->mmap = NULL;
 	buf->next = NULL;
 	buf->list_head = buf;
@@ -160,9 +196,12 @@ void odma_buf_inventory_put(struct doca_buf *buf)
 	buf->list_len = 1;
 	buf->refcount = 0;
 	buf->in_use = false;
+	buf->counted = false;
+	locked = odma_inv_lock(inv);
 	buf->free_next = inv->free_list;
 	inv->free_list = buf;
 	inv->num_free++;
+	odma_inv_unlock(inv, locked);
 }
 
 /* State checks shared by get_by_args and buf_dup. */
@@ -202,7 +241,9 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
                                                 void *data, size_t data_len, struct doca_buf **buf)
 {
 	static const char fn[] = "doca_buf_inventory_buf_get_by_args";
+	struct doca_buf *b;
 	doca_error_t ret;
+	bool locked;
 
 	ODMA_CHECK_ARG(inventory != NULL && mmap != NULL && addr != NULL && data != NULL &&
 	                       buf != NULL,
@@ -217,14 +258,20 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 	ret = inv_check_ranges(mmap, addr, len, data, data_len);
 	if (ret != DOCA_SUCCESS)
 		return ret;
+	odma_inv_share_for(inventory, mmap);
+	locked = odma_inv_lock(inventory);
 	if (inventory->free_list == NULL) {
+		odma_inv_unlock(inventory, locked);
 		ODMA_ERR_AT(fn,
 		            "inventory %p has no free buf (all %u in use); release bufs or create "
 		            "a bigger inventory",
 		            (void *)inventory, inventory->num_elements);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	*buf = inv_take(inventory, mmap, addr, len, data, data_len);
+	b = odma_inv_pop(inventory);
+	odma_inv_unlock(inventory, locked);
+	odma_buf_bind(b, mmap, addr, len, data, data_len);
+	*buf = b;
 	return DOCA_SUCCESS;
 }
 
@@ -266,15 +313,21 @@ doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory,
 {
 	struct doca_buf *head, *tail;
 	doca_error_t ret;
+	bool locked;
 
 	ODMA_CHECK_ARG(inventory != NULL && src_buf != NULL && dst_buf != NULL,
 	               "inventory, src_buf and dst_buf must not be NULL");
 	ret = inv_check_started(inventory, "doca_buf_inventory_buf_dup");
 	if (ret != DOCA_SUCCESS)
 		return ret;
+	for (const struct doca_buf *e = src_buf; e != NULL && e->in_use; e = e->next)
+		odma_inv_share_for(inventory, e->mmap);
+	locked = odma_inv_lock(inventory);
 	ret = inv_check_dup_src(inventory, src_buf);
-	if (ret != DOCA_SUCCESS)
+	if (ret != DOCA_SUCCESS) {
+		odma_inv_unlock(inventory, locked);
 		return ret;
+	}
 	head = inv_take(inventory, src_buf->mmap, src_buf->head, src_buf->len, src_buf->data,
 	                src_buf->data_len);
 	tail = head;
@@ -288,6 +341,7 @@ doca_error_t doca_buf_inventory_buf_dup(struct doca_buf_inventory *inventory,
 		tail->next = b;
 		tail = b;
 	}
+	odma_inv_unlock(inventory, locked);
 	head->last = tail;
 	head->list_len = src_buf->list_len;
 	*dst_buf = head;
@@ -327,9 +381,14 @@ doca_error_t doca_buf_inventory_get_num_elements(const struct doca_buf_inventory
 doca_error_t doca_buf_inventory_get_num_free_elements(const struct doca_buf_inventory *inventory,
                                                       uint32_t *num_free_elements)
 {
+	struct doca_buf_inventory *inv = (struct doca_buf_inventory *)inventory;
+	bool locked;
+
 	ODMA_CHECK_ARG(inventory != NULL && num_free_elements != NULL,
 	               "inventory and num_free_elements must not be NULL");
-	*num_free_elements = inventory->num_free;
+	locked = odma_inv_lock(inv); /* a shared inventory may be changing under us */
+	*num_free_elements = inv->num_free;
+	odma_inv_unlock(inv, locked);
 	return DOCA_SUCCESS;
 }
 
@@ -337,6 +396,7 @@ doca_error_t doca_buf_inventory_expand(struct doca_buf_inventory *inventory, uin
 {
 	static const char fn[] = "doca_buf_inventory_expand";
 	struct odma_buf_chunk *c;
+	bool locked;
 
 	ODMA_CHECK_ARG(inventory != NULL, "inventory is NULL");
 	if (!inventory->started) {
@@ -357,9 +417,64 @@ doca_error_t doca_buf_inventory_expand(struct doca_buf_inventory *inventory, uin
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	c->num = num_elements;
+	locked = odma_inv_lock(inventory);
 	c->next = inventory->chunks;
 	inventory->chunks = c;
 	inventory->num_elements += num_elements;
 	inv_add_free(inventory, c->bufs, num_elements);
+	odma_inv_unlock(inventory, locked);
+	return DOCA_SUCCESS;
+}
+
+/* The checks of a reuse; stricter than hardware on lists (docs/differences-from-hardware.md). */
+static doca_error_t inv_check_reuse(const struct doca_buf *buf, uint8_t *addr, size_t len,
+                                    uint8_t *data, size_t data_len)
+{
+	static const char fn[] = "doca_buf_inventory_buf_reuse_by_args";
+
+	if (!buf->in_use) {
+		ODMA_ERR_AT(fn,
+		            "buf %p was already released to its inventory; reuse a buf you still "
+		            "hold",
+		            (const void *)buf);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (!odma_buf_is_head(buf) || buf->list_len != 1) {
+		ODMA_ERR_AT(fn,
+		            "buf %p is part of a list of %u element(s); fix: unchain it "
+		            "(doca_buf_unchain_list) before re-pointing it",
+		            (const void *)buf, buf->list_head->list_len);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (len == 0 || !odma_mmap_contains(buf->mmap, addr, len)) {
+		ODMA_ERR_AT(fn,
+		            "window [%p, +%zu) is empty or not inside the range [%p, +%zu) of the "
+		            "buf's mmap %p; fix: reuse a buf only within its own mmap",
+		            (void *)addr, len, (void *)buf->mmap->addr, buf->mmap->len,
+		            (const void *)buf->mmap);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (data < addr || data_len > len || (size_t)(data - addr) > len - data_len) {
+		ODMA_ERR_AT(fn, "data segment [%p, +%zu) is not inside the window [%p, +%zu)",
+		            (void *)data, data_len, (void *)addr, len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_buf_inventory_buf_reuse_by_args(struct doca_buf *buf, void *addr, size_t len,
+                                                  void *data, size_t data_len)
+{
+	doca_error_t ret;
+
+	ODMA_CHECK_ARG(buf != NULL && addr != NULL && data != NULL,
+	               "buf, addr and data must not be NULL");
+	ret = inv_check_reuse(buf, addr, len, data, data_len);
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	buf->head = addr;
+	buf->len = len;
+	buf->data = data;
+	buf->data_len = data_len;
 	return DOCA_SUCCESS;
 }

@@ -126,10 +126,13 @@ static doca_error_t export_check(const struct doca_mmap *mmap, const struct doca
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if ((mmap->perms & (pci ? PERMS_PCI : PERMS_RDMA)) == 0) {
+		char names[ODMA_PERM_NAMES_LEN];
+
 		ODMA_ERR_AT(fn,
-		            "mmap %p has no %s permission; set one with doca_mmap_set_permissions "
-		            "before start",
-		            (const void *)mmap, pci ? "PCI_READ_ONLY/PCI_READ_WRITE" : "RDMA_*");
+		            "mmap %p permissions %s have no %s flag; fix: add one with "
+		            "doca_mmap_set_permissions before start",
+		            (const void *)mmap, odma_perm_names(mmap->perms, names, sizeof(names)),
+		            pci ? "PCI_READ_ONLY/PCI_READ_WRITE" : "RDMA_*");
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	for (uint32_t i = 0; i < mmap->num_devs; i++)

@@ -79,25 +79,79 @@ struct doca_mmap {
 	union doca_data user_data;
 	struct odma_export *exports; /* descriptors handed out (freed on stop/destroy) */
 	struct odma_remote *remote;  /* from-export only */
+	atomic_bool write_warned;    /* the WARNING of a tolerated local write was logged */
+	bool thread_safe;            /* doca_mmap_enable_thread_safety: bufs are not counted */
 };
 
 /*
- * Whether a DMA may write into memory of this mmap (local or remote). Inline: the copy
- * validation asks it for every task.
+ * The access rule: which DOCA_ACCESS_FLAG_* masks let a device write into memory
+ * (docs/differences-from-hardware.md, "Access flags"). doca_mmap_start (which pages must be
+ * writable) and every submit (a writable destination) ask these and nothing else.
+ *
+ * Local write: LOCAL_READ_WRITE allows it as documented. PCI_READ_WRITE, RDMA_WRITE and
+ * RDMA_ATOMIC let a device write into the range, so hardware registers it writable for the
+ * local device too and a local DMA write succeeds there; odma accepts it with one WARNING per
+ * mmap (ODMA_PERM_TOLERATED). Remote write (through an export): PCI_READ_WRITE or RDMA_WRITE.
  */
-static inline bool odma_mmap_writable(const struct doca_mmap *mmap)
+#define ODMA_PERMS_REMOTE_WRITE (DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE)
+#define ODMA_PERMS_DEVICE_WRITE (ODMA_PERMS_REMOTE_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
+
+enum odma_perm_verdict {
+	ODMA_PERM_NO = 0,        /* refused */
+	ODMA_PERM_YES = 1,       /* documented */
+	ODMA_PERM_TOLERATED = 2, /* undocumented, allowed by hardware: accepted, one WARNING */
+};
+
+static inline enum odma_perm_verdict odma_perm_local_write(uint32_t perms)
 {
-	if (doca_unlikely(mmap->from_export))
-		return mmap->remote != NULL &&
-		       (mmap->remote->perms &
-		        (DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE)) != 0;
-	return (mmap->perms & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) != 0;
+	if (doca_likely((perms & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) != 0))
+		return ODMA_PERM_YES;
+	return (perms & ODMA_PERMS_DEVICE_WRITE) != 0 ? ODMA_PERM_TOLERATED : ODMA_PERM_NO;
 }
 
-/* Buf accounting, called by the inventory. */
-static inline void odma_mmap_buf_get(struct doca_mmap *mmap)
+static inline bool odma_perm_remote_write(uint32_t perms)
 {
+	return (perms & ODMA_PERMS_REMOTE_WRITE) != 0;
+}
+
+/* Whether any device may write into a range with @perms (what doca_mmap_start checks). */
+static inline bool odma_perm_any_write(uint32_t perms)
+{
+	return odma_perm_local_write(perms) != ODMA_PERM_NO || odma_perm_remote_write(perms);
+}
+
+/*
+ * Writes the flags of @perms into @out as "LOCAL_READ_ONLY|PCI_READ_ONLY" (LOCAL_READ_ONLY,
+ * the value 0, is named when LOCAL_READ_WRITE is not set). Returns @out.
+ */
+const char *odma_perm_names(uint32_t perms, char *out, size_t n);
+#define ODMA_PERM_NAMES_LEN 128
+
+/*
+ * Whether a DMA may write into memory of this mmap (local or remote) without a word: the
+ * per-task fast path. A tolerated local write passes here once its WARNING was logged.
+ */
+static inline bool odma_mmap_writable_quiet(const struct doca_mmap *mmap)
+{
+	if (doca_unlikely(mmap->from_export))
+		return mmap->remote != NULL && odma_perm_remote_write(mmap->remote->perms);
+	return odma_perm_local_write(mmap->perms) == ODMA_PERM_YES ||
+	       atomic_load_explicit(&mmap->write_warned, memory_order_relaxed);
+}
+
+/*
+ * The destination check of a submit: DOCA_SUCCESS (a tolerated write logs its WARNING once per
+ * mmap) or DOCA_ERROR_NOT_PERMITTED with one line naming the mmap's flags and the fix.
+ */
+doca_error_t odma_mmap_check_dst(struct doca_mmap *mmap, const void *buf);
+
+/* Buf accounting, called by the inventory; a thread-safe mmap does not count its bufs. */
+static inline bool odma_mmap_buf_get(struct doca_mmap *mmap)
+{
+	if (mmap->thread_safe)
+		return false;
 	atomic_fetch_add_explicit(&mmap->num_bufs, 1, memory_order_relaxed);
+	return true;
 }
 
 static inline void odma_mmap_buf_put(struct doca_mmap *mmap)
@@ -115,10 +169,12 @@ static inline bool odma_mmap_contains(const struct doca_mmap *mmap, const void *
 
 enum odma_range_verdict {
 	ODMA_RANGE_OK = 0,
-	ODMA_RANGE_UNMAPPED, /* a page of the range is not mapped */
-	ODMA_RANGE_NO_READ,  /* a page is mapped without read access (PROT_NONE) */
-	ODMA_RANGE_NO_WRITE, /* a page is read-only and @write was asked */
-	ODMA_RANGE_UNKNOWN,  /* /proc/self/maps could not be read */
+	ODMA_RANGE_UNMAPPED,  /* a page of the range is not mapped */
+	ODMA_RANGE_NO_READ,   /* a page is mapped without read access (PROT_NONE) */
+	ODMA_RANGE_NO_WRITE,  /* a page is read-only and @write was asked */
+	ODMA_RANGE_UNKNOWN,   /* /proc/self/maps could not be read, nor the pages probed */
+	ODMA_RANGE_UNCHECKED, /* /proc/self/maps could not be read; every page is mapped (mincore),
+	                         the permissions are not known */
 };
 
 /*
@@ -147,6 +203,7 @@ struct doca_buf {
 	uint32_t list_len;          /* head only: number of elements (0 on other elements) */
 	uint16_t refcount;          /* head only; 1 for non-head elements */
 	bool in_use;                /* handed out by the inventory */
+	bool counted;               /* counted in mmap->num_bufs (the mmap is not thread-safe) */
 	struct doca_buf *free_next; /* inventory free list */
 };
 
@@ -157,6 +214,11 @@ struct odma_buf_chunk {
 	struct doca_buf bufs[];
 };
 
+/*
+ * An inventory is single-threaded, as DOCA's, until it serves a buf of a thread-safe mmap
+ * (doca_mmap_enable_thread_safety): from then on (shared) every take and return holds its
+ * spinlock, so threads may take bufs from it and return them at once.
+ */
 struct doca_buf_inventory {
 	struct doca_buf *bufs; /* array of num_elements */
 	uint32_t num_elements;
@@ -165,7 +227,31 @@ struct doca_buf_inventory {
 	bool started;
 	union doca_data user_data;
 	struct odma_buf_chunk *chunks; /* extra arrays added by doca_buf_inventory_expand */
+	atomic_bool shared;            /* served a thread-safe mmap: lock every take/return */
+	atomic_flag lock;
 };
+
+/* Takes @inv's lock if it is shared; returns whether it did (pass it to the unlock). */
+bool odma_inv_lock_slow(struct doca_buf_inventory *inv);
+static inline bool odma_inv_lock(struct doca_buf_inventory *inv)
+{
+	if (doca_likely(!atomic_load_explicit(&inv->shared, memory_order_acquire)))
+		return false;
+	return odma_inv_lock_slow(inv);
+}
+
+static inline void odma_inv_unlock(struct doca_buf_inventory *inv, bool locked)
+{
+	if (locked)
+		atomic_flag_clear_explicit(&inv->lock, memory_order_release);
+}
+/* Makes @inv shared before it serves a buf of @mmap, when @mmap is thread-safe. */
+void odma_inv_share_for(struct doca_buf_inventory *inv, const struct doca_mmap *mmap);
+/* Pops a free buf of @inv (the caller holds the lock when shared; one is free). */
+struct doca_buf *odma_inv_pop(struct doca_buf_inventory *inv);
+/* Binds a popped buf to a window of @mmap: a lone list head with refcount 1. */
+void odma_buf_bind(struct doca_buf *b, struct doca_mmap *mmap, uint8_t *head, size_t len,
+                   uint8_t *data, size_t data_len);
 
 /* Whether @buf is the head of its list (a lone buf is). */
 static inline bool odma_buf_is_head(const struct doca_buf *buf)

@@ -6,9 +6,12 @@
  * descriptors live in export.c; this file only owns what they leave behind
  * (the descriptor list, the remote description) so stop/destroy can drop it.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/device/device.h"
 #include "core/memory/memory.h"
@@ -72,6 +75,7 @@ doca_error_t doca_mmap_create(struct doca_mmap **mmap)
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	m->perms = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
+	atomic_init(&m->write_warned, false);
 	m->max_devs = ODMA_MMAP_DEFAULT_MAX_DEVS;
 	atomic_init(&m->num_bufs, 0);
 	*mmap = m;
@@ -107,15 +111,11 @@ static void mmap_release_remote(struct doca_mmap *mmap)
 	mmap->remote = NULL;
 }
 
-/* Permissions that let a device write into the range. */
-#define MMAP_WRITE_PERMS                                                                           \
-	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_PCI_READ_WRITE |                     \
-	 DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
-
 /* The registration check: the range must be memory this process can use as asked (range.c). */
 static doca_error_t mmap_check_range(const struct doca_mmap *mmap)
 {
-	bool write = (mmap->perms & MMAP_WRITE_PERMS) != 0;
+	bool write = odma_perm_any_write(mmap->perms);
+	char names[ODMA_PERM_NAMES_LEN];
 	uintptr_t bad = 0;
 
 	switch (odma_range_check(mmap->addr, mmap->len, write, &bad)) {
@@ -132,17 +132,94 @@ static doca_error_t mmap_check_range(const struct doca_mmap *mmap)
 		return DOCA_ERROR_INVALID_VALUE;
 	case ODMA_RANGE_NO_WRITE:
 		ODMA_ERR("mmap %p: range [%p, +%zu) is read-only at 0x%" PRIxPTR
-		         " but the permissions "
-		         "0x%x let devices write into it; map it writable, or give a source-only "
-		         "mmap "
-		         "DOCA_ACCESS_FLAG_LOCAL_READ_ONLY (or PCI_READ_ONLY) with "
-		         "doca_mmap_set_permissions",
-		         (void *)mmap, (void *)mmap->addr, mmap->len, bad, mmap->perms);
+		         " but the permissions %s let devices write into it; fix: map it writable, "
+		         "or give a source-only mmap DOCA_ACCESS_FLAG_LOCAL_READ_ONLY (or "
+		         "PCI_READ_ONLY) alone with doca_mmap_set_permissions",
+		         (void *)mmap, (void *)mmap->addr, mmap->len, bad,
+		         odma_perm_names(mmap->perms, names, sizeof(names)));
 		return DOCA_ERROR_NOT_PERMITTED;
-	default:
-		ODMA_WARN("mmap %p: /proc/self/maps is unreadable; the range is not checked",
-		          (void *)mmap);
+	case ODMA_RANGE_UNCHECKED:
+		ODMA_WARN(
+		        "mmap %p: /proc/self/maps cannot be opened (%s); every page of [%p, +%zu) "
+		        "is mapped (mincore), its permissions are not checked",
+		        (void *)mmap, strerror(errno), (void *)mmap->addr, mmap->len);
 		return DOCA_SUCCESS;
+	default:
+		ODMA_ERR(
+		        "mmap %p: neither /proc/self/maps nor the pages of [%p, +%zu) can be read "
+		        "(%s); the range cannot be checked, so it is refused (close descriptors or "
+		        "raise RLIMIT_NOFILE if it is EMFILE)",
+		        (void *)mmap, (void *)mmap->addr, mmap->len, strerror(errno));
+		return DOCA_ERROR_OPERATING_SYSTEM;
+	}
+}
+
+const char *odma_perm_names(uint32_t perms, char *out, size_t n)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} flags[] = {
+		{ DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, "LOCAL_READ_WRITE" },
+		{ DOCA_ACCESS_FLAG_RDMA_READ, "RDMA_READ" },
+		{ DOCA_ACCESS_FLAG_RDMA_WRITE, "RDMA_WRITE" },
+		{ DOCA_ACCESS_FLAG_RDMA_ATOMIC, "RDMA_ATOMIC" },
+		{ DOCA_ACCESS_FLAG_PCI_READ_ONLY, "PCI_READ_ONLY" },
+		{ DOCA_ACCESS_FLAG_PCI_READ_WRITE, "PCI_READ_WRITE" },
+		{ DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING, "PCI_RELAXED_ORDERING" },
+	};
+	uint32_t rest = perms & ~(uint32_t)MMAP_VALID_PERMS;
+	size_t used = 0;
+
+	if (n == 0)
+		return out;
+	out[0] = '\0';
+	if ((perms & DOCA_ACCESS_FLAG_LOCAL_READ_WRITE) == 0)
+		used += (size_t)snprintf(out, n, "LOCAL_READ_ONLY");
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]) && used < n; i++)
+		if (perms & flags[i].bit)
+			used += (size_t)snprintf(out + used, n - used, "%s%s", used ? "|" : "",
+			                         flags[i].name);
+	if (rest != 0 && used < n)
+		snprintf(out + used, n - used, "|0x%x", rest);
+	return out;
+}
+
+doca_error_t odma_mmap_check_dst(struct doca_mmap *mmap, const void *buf)
+{
+	char names[ODMA_PERM_NAMES_LEN];
+
+	if (mmap->from_export) {
+		uint32_t perms = mmap->remote != NULL ? mmap->remote->perms : 0;
+
+		if (odma_perm_remote_write(perms))
+			return DOCA_SUCCESS;
+		ODMA_ERR("destination buf %p: mmap %p was exported with permissions %s, which do "
+		         "not let a device write into it; fix: the exporter sets "
+		         "DOCA_ACCESS_FLAG_PCI_READ_WRITE (or RDMA_WRITE) before exporting",
+		         buf, (void *)mmap, odma_perm_names(perms, names, sizeof(names)));
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	switch (odma_perm_local_write(mmap->perms)) {
+	case ODMA_PERM_YES:
+		return DOCA_SUCCESS;
+	case ODMA_PERM_TOLERATED:
+		if (!atomic_exchange(&mmap->write_warned, true))
+			ODMA_WARN(
+			        "destination buf %p: mmap %p permissions %s let a local DMA write "
+			        "into it, as on hardware, but DOCA documents "
+			        "DOCA_ACCESS_FLAG_LOCAL_READ_WRITE for that; fix: add it with "
+			        "doca_mmap_set_permissions (said once per mmap)",
+			        buf, (void *)mmap,
+			        odma_perm_names(mmap->perms, names, sizeof(names)));
+		return DOCA_SUCCESS;
+	default:
+		ODMA_ERR("destination buf %p: mmap %p permissions %s do not allow a local DMA "
+		         "write; "
+		         "fix: give the destination mmap DOCA_ACCESS_FLAG_LOCAL_READ_WRITE with "
+		         "doca_mmap_set_permissions before doca_mmap_start",
+		         buf, (void *)mmap, odma_perm_names(mmap->perms, names, sizeof(names)));
+		return DOCA_ERROR_NOT_PERMITTED;
 	}
 }
 
@@ -449,6 +526,26 @@ doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_
 	return DOCA_SUCCESS;
 }
 
+doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap)
+{
+	static const char fn[] = "doca_mmap_enable_thread_safety";
+	doca_error_t ret;
+
+	ODMA_CHECK_ARG(mmap != NULL, "mmap is NULL");
+	if (mmap->started) {
+		ODMA_ERR_AT(fn,
+		            "mmap %p is started; fix: enable thread safety before doca_mmap_start",
+		            (void *)mmap);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	ret = mmap_check_no_bufs(mmap, fn);
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	mmap->thread_safe = true;
+	ODMA_DBG("mmap %p is thread-safe: its bufs are no longer counted", (void *)mmap);
+	return DOCA_SUCCESS;
+}
+
 doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *exported)
 {
 	ODMA_CHECK_ARG(mmap != NULL && exported != NULL, "mmap and exported must not be NULL");
@@ -488,6 +585,7 @@ doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_m
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	mmap->perms = access_mask;
+	atomic_store(&mmap->write_warned, false); /* new flags, a new WARNING if they need one */
 	return DOCA_SUCCESS;
 }
 

@@ -9,6 +9,14 @@
  * and a table of slots through which a progress engine with waiting tasks asks to be woken
  * (an eventfd write into the waiting process). The page is a memfd; the exporter keeps its
  * descriptor open and the importer opens /proc/<pid>/fd/<n> of the exporter.
+ *
+ * Every byte of the page can be rewritten at any time by the other process (or by anyone
+ * who can open it). So: the page is sealed against resizing (no SIGBUS from a truncation)
+ * and the importer refuses one that is not; the exporter's identity (key, start time) is
+ * kept in private copies; and a slot is only a request: a wake-up for this process goes to
+ * a descriptor only if this process registered it as a sync event wake-up eventfd (same
+ * number, device and inode), one for another process only to an eventfd
+ * (docs/reliability.md, "Sync events, DMA Copy and graphs against a hostile peer").
  */
 #ifndef ODMA_SE_INT_H_
 #define ODMA_SE_INT_H_
@@ -96,7 +104,10 @@ struct doca_sync_event {
 	/* runtime */
 	struct se_page *page; /* mapped while started (exporter), from import on (importer) */
 	int memfd;            /* exporter: the page's descriptor while started, else -1 */
-	uint64_t *value;      /* &page->value or user_addr */
+	uint8_t key[16];      /* exporter: private copies of what the page says about us */
+	uint64_t owner_start;
+	bool forged_warned; /* a forged wake-up slot was logged (once per event) */
+	uint64_t *value;    /* &page->value or user_addr */
 	struct se_export *exports;
 	/* importer */
 	pid_t peer_pid;
@@ -107,7 +118,8 @@ struct doca_sync_event {
 	struct se_conf conf[SE_T_COUNT];
 	struct se_task *pending; /* waits in flight, oldest first */
 	struct se_task *pending_tail;
-	int slot; /* claimed slot index, -1 none */
+	int slot;     /* claimed slot index, -1 none */
+	int slot_efd; /* the eventfd registered with that slot */
 };
 
 /* se_shared.c: the page, futex, slots and liveness. */
@@ -116,7 +128,7 @@ void se_page_revoke(struct doca_sync_event *se); /* exporter: revoke, unmap, clo
 doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blob *b,
                             const char **why);
 void se_page_unmap(struct doca_sync_event *se);          /* importer */
-void se_notify(struct se_page *page);                    /* after an update */
+void se_notify(struct doca_sync_event *se);              /* after an update */
 bool se_peer_gone(struct doca_sync_event *se, bool now); /* importer: exporter stopped/exited */
 bool se_slot_claim(struct doca_sync_event *se, int efd);
 void se_slot_arm(struct doca_sync_event *se);

@@ -30,6 +30,7 @@
 ODMA_LOG_REGISTER(DOCA_SYNC_EVENT)
 
 #define LIVE_CHECK_NS (10 * 1000 * 1000ull) /* importer: exporter liveness at most every 10 ms */
+#define SE_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) /* every page carries them */
 
 uint64_t se_now_ns(void)
 {
@@ -95,13 +96,14 @@ doca_error_t se_page_create(struct doca_sync_event *se)
 	struct se_page *pg;
 	int fd;
 
-	fd = memfd_create("odma-sync-event", MFD_CLOEXEC);
+	fd = memfd_create("odma-sync-event", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0) {
 		ODMA_ERR("sync event %p: memfd_create failed: %s", (void *)se, strerror(errno));
 		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
-	if (ftruncate(fd, SE_PAGE_SIZE) != 0) {
-		ODMA_ERR("sync event %p: ftruncate of its page failed: %s", (void *)se,
+	/* sealed: no importer can shrink the page under our mapping (SIGBUS) */
+	if (ftruncate(fd, SE_PAGE_SIZE) != 0 || fcntl(fd, F_ADD_SEALS, SE_SEALS) != 0) {
+		ODMA_ERR("sync event %p: sizing or sealing its page failed: %s", (void *)se,
 		         strerror(errno));
 		close(fd);
 		return DOCA_ERROR_OPERATING_SYSTEM;
@@ -122,6 +124,8 @@ doca_error_t se_page_create(struct doca_sync_event *se)
 	pg->key[0] |= 1; /* never all zero */
 	pg->owner_pid = (uint32_t)getpid();
 	pg->magic = SE_PAGE_MAGIC;
+	memcpy(se->key, pg->key, sizeof(se->key));
+	se->owner_start = pg->owner_start;
 	se->page = pg;
 	se->memfd = fd;
 	se->value = se->user_addr != NULL ? se->user_addr : &pg->value;
@@ -133,7 +137,7 @@ void se_page_revoke(struct doca_sync_event *se)
 	if (se->page == NULL)
 		return;
 	__atomic_store_n(&se->page->revoked, 1, __ATOMIC_SEQ_CST);
-	se_notify(se->page);
+	se_notify(se);
 	munmap(se->page, SE_PAGE_SIZE);
 	close(se->memfd);
 	se->page = NULL;
@@ -147,7 +151,7 @@ doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blo
 	char path[64];
 	struct se_page *pg;
 	struct stat st;
-	int fd;
+	int fd, seals;
 
 	if (!se_proc_alive((pid_t)b->pid, b->start_time)) {
 		*why = "the exporting process no longer runs (stale export)";
@@ -163,6 +167,14 @@ doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blo
 		                 "same "
 		                 "user; Yama ptrace_scope 2/3 or another user needs CAP_SYS_PTRACE)"
 		               : "the exporter's event page cannot be opened";
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	/* sealed first: then the size checked below is the size for good */
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & SE_SEALS) != SE_SEALS) {
+		close(fd);
+		*why = "the exporter's event page is not sealed against resizing (a forged export, "
+		       "or an exporter of an older odma: export and import with the same version)";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != SE_PAGE_SIZE) {
@@ -247,14 +259,30 @@ void se_futex_wait(uint32_t *word, uint32_t old, uint64_t timeout_ns)
 	(void)se_futex(word, FUTEX_WAIT, old, timeout_ns ? &ts : NULL);
 }
 
+/* Whether the /proc descriptor link @path names an eventfd. */
+static bool se_is_eventfd(const char *path)
+{
+	char link[64];
+	ssize_t n = readlink(path, link, sizeof(link) - 1);
+
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return strcmp(link, "anon_inode:[eventfd]") == 0;
+}
+
 /* Writes one to an eventfd of another process (pidfd_getfd, Linux 5.6+). */
 static void se_signal_remote(const struct se_slot *s, pid_t pid, int32_t fd)
 {
 	static int warned;
-	char path[64], link[64];
-	ssize_t n;
+	char path[64];
 	uint64_t one = 1;
 	int pfd, efd;
+
+	/* the slot is the peer's to write: take no copy of anything but an eventfd */
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, (int)fd);
+	if (fd < 0 || !se_is_eventfd(path))
+		return;
 
 	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pfd < 0) {
@@ -282,18 +310,105 @@ static void se_signal_remote(const struct se_slot *s, pid_t pid, int32_t fd)
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", efd);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n > 0) {
-		link[n] = '\0';
-		/* never write into anything but an eventfd (a closed and reused number) */
-		if (strcmp(link, "anon_inode:[eventfd]") == 0 &&
-		    write(efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-			ODMA_DBG("eventfd write to pid %d failed: %s", (int)pid, strerror(errno));
-	}
+	/* never write into anything but an eventfd (a closed and reused number) */
+	if (se_is_eventfd(path) && write(efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		ODMA_DBG("eventfd write to pid %d failed: %s", (int)pid, strerror(errno));
 	close(efd);
 }
 
-static void se_signal(const struct se_slot *s)
+/*
+ * The wake-up eventfds this process put in slots (one entry per descriptor, counted by the
+ * slots naming it). A slot naming this process is honoured only for a descriptor listed
+ * here that still is the file registered: the page is writable by the other side, and
+ * an unchecked slot would make us write 8 bytes into any descriptor it names.
+ */
+struct se_wake_fd {
+	int fd;
+	uint32_t refs;
+	dev_t dev;
+	ino_t ino;
+};
+
+static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct se_wake_fd *wake_fds;
+static uint32_t num_wake_fds, cap_wake_fds;
+
+static struct se_wake_fd *se_wake_find(int fd)
+{
+	for (uint32_t i = 0; i < num_wake_fds; i++)
+		if (wake_fds[i].fd == fd)
+			return &wake_fds[i];
+	return NULL;
+}
+
+static bool se_wake_register(int fd)
+{
+	struct se_wake_fd *w;
+	struct stat st;
+	bool ok = true;
+
+	if (fstat(fd, &st) != 0)
+		return false;
+	pthread_mutex_lock(&wake_lock);
+	w = se_wake_find(fd);
+	if (w != NULL && (w->dev != st.st_dev || w->ino != st.st_ino)) {
+		w->dev = st.st_dev; /* a stale entry (closed without release): the new file */
+		w->ino = st.st_ino;
+	}
+	if (w == NULL && num_wake_fds == cap_wake_fds) {
+		uint32_t cap = cap_wake_fds ? cap_wake_fds * 2 : 8;
+		struct se_wake_fd *n = realloc(wake_fds, cap * sizeof(*n));
+
+		if (n == NULL) {
+			ok = false;
+		} else {
+			wake_fds = n;
+			cap_wake_fds = cap;
+		}
+	}
+	if (ok && w == NULL) {
+		w = &wake_fds[num_wake_fds++];
+		*w = (struct se_wake_fd){ .fd = fd, .dev = st.st_dev, .ino = st.st_ino };
+	}
+	if (ok)
+		w->refs++;
+	pthread_mutex_unlock(&wake_lock);
+	return ok;
+}
+
+static void se_wake_unregister(int fd)
+{
+	struct se_wake_fd *w;
+
+	pthread_mutex_lock(&wake_lock);
+	w = se_wake_find(fd);
+	if (w != NULL && --w->refs == 0)
+		*w = wake_fds[--num_wake_fds];
+	if (num_wake_fds == 0) {
+		free(wake_fds);
+		wake_fds = NULL;
+		cap_wake_fds = 0;
+	}
+	pthread_mutex_unlock(&wake_lock);
+}
+
+/* Whether @fd is a wake-up eventfd this process registered, and still that file. */
+static bool se_wake_known(int fd)
+{
+	struct se_wake_fd *w;
+	struct stat st;
+	bool ok;
+
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return false;
+	pthread_mutex_lock(&wake_lock);
+	w = se_wake_find(fd);
+	ok = w != NULL && w->dev == st.st_dev && w->ino == st.st_ino;
+	pthread_mutex_unlock(&wake_lock);
+	return ok;
+}
+
+static void se_signal(struct doca_sync_event *se, int i, const struct se_slot *s)
 {
 	uint32_t pid = __atomic_load_n(&s->pid, __ATOMIC_ACQUIRE);
 	int32_t fd = __atomic_load_n(&s->fd, __ATOMIC_RELAXED);
@@ -302,6 +417,15 @@ static void se_signal(const struct se_slot *s)
 	if (pid == 0)
 		return;
 	if ((pid_t)pid == getpid()) {
+		if (!se_wake_known(fd)) {
+			if (!__atomic_exchange_n(&se->forged_warned, true, __ATOMIC_RELAXED))
+				ODMA_WARN("sync event %p: wake-up slot %d of its shared page names "
+				          "descriptor %d of this process, which is no sync event "
+				          "wake-up eventfd here: a process that can write the page "
+				          "forged it; not writing to it (logged once per event)",
+				          (void *)se, i, (int)fd);
+			return;
+		}
 		/* EAGAIN: the counter is already non-zero, readable anyway */
 		if (write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 			ODMA_DBG("eventfd write failed: %s", strerror(errno));
@@ -310,8 +434,9 @@ static void se_signal(const struct se_slot *s)
 	se_signal_remote(s, (pid_t)pid, fd);
 }
 
-void se_notify(struct se_page *pg)
+void se_notify(struct doca_sync_event *se)
 {
+	struct se_page *pg = se->page;
 	uint32_t armed;
 
 	__atomic_add_fetch(&pg->seq, 1, __ATOMIC_SEQ_CST);
@@ -324,7 +449,7 @@ void se_notify(struct se_page *pg)
 
 		armed &= ~bit;
 		if (__atomic_fetch_and(&pg->armed, ~bit, __ATOMIC_SEQ_CST) & bit)
-			se_signal(&pg->slots[i]);
+			se_signal(se, i, &pg->slots[i]);
 	}
 }
 
@@ -352,7 +477,7 @@ bool se_slot_claim(struct doca_sync_event *se, int efd)
 
 	if (se->slot >= 0)
 		return true;
-	if (!odma_proc_start_time(getpid(), &my_start))
+	if (!odma_proc_start_time(getpid(), &my_start) || !se_wake_register(efd))
 		return false;
 	for (int pass = 0; pass < 2; pass++) {
 		uint32_t c = __atomic_load_n(&pg->claimed, __ATOMIC_SEQ_CST);
@@ -367,11 +492,13 @@ bool se_slot_claim(struct doca_sync_event *se, int efd)
 			pg->slots[i].start_time = my_start;
 			__atomic_store_n(&pg->slots[i].pid, (uint32_t)getpid(), __ATOMIC_RELEASE);
 			se->slot = i;
+			se->slot_efd = efd;
 			se_allow_peers();
 			return true;
 		}
 		se_slot_reap(pg);
 	}
+	se_wake_unregister(efd);
 	ODMA_WARN("sync event %p: all %d wake-up slots of its page are taken; its waiting tasks "
 	          "complete at progress calls but cannot wake a sleeping notification handle",
 	          (void *)se, SE_SLOTS);
@@ -406,5 +533,7 @@ void se_slot_release(struct doca_sync_event *se)
 	__atomic_fetch_and(&pg->armed, ~(1u << i), __ATOMIC_SEQ_CST);
 	__atomic_store_n(&pg->slots[i].pid, 0, __ATOMIC_SEQ_CST);
 	__atomic_fetch_and(&pg->claimed, ~(1u << i), __ATOMIC_SEQ_CST);
+	se_wake_unregister(se->slot_efd);
 	se->slot = -1;
+	se->slot_efd = -1;
 }

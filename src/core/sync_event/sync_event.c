@@ -53,6 +53,7 @@ doca_error_t doca_sync_event_create(struct doca_sync_event **event)
 	doca_priv_ctx_init(&se->ctx, &se_ctx_ops, NULL);
 	se->memfd = -1;
 	se->slot = -1;
+	se->slot_efd = -1;
 	*event = se;
 	ODMA_DBG("sync event %p created", (void *)se);
 	return DOCA_SUCCESS;
@@ -223,7 +224,11 @@ doca_error_t doca_sync_event_set_doca_buf(struct doca_sync_event *event, struct 
 		      "RDMA_ATOMIC "
 		      "access (doca_mmap_set_permissions)";
 	if (why != NULL) {
-		ODMA_ERR("%s: buf %p %s", __func__, (void *)buf, why);
+		char names[ODMA_PERM_NAMES_LEN];
+
+		ODMA_ERR("%s: buf %p %s (mmap %p permissions %s)", __func__, (void *)buf, why,
+		         (void *)buf->mmap,
+		         odma_perm_names(buf->mmap->perms, names, sizeof(names)));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	event->user_addr = (uint64_t *)(void *)buf->data;
@@ -409,11 +414,12 @@ doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
 	}
 	memset(&b, 0, sizeof(b));
 	b.side = (uint8_t)info->side;
-	b.pid = event->page->owner_pid;
+	/* our private copies: the page itself is writable by every importer */
+	b.pid = (uint32_t)getpid();
 	b.fd = (uint32_t)event->memfd;
-	b.start_time = event->page->owner_start;
+	b.start_time = event->owner_start;
 	b.system_id = sys->id;
-	memcpy(b.key, event->page->key, sizeof(b.key));
+	memcpy(b.key, event->key, sizeof(b.key));
 	memcpy(b.pci, info->pci_addr, strnlen(info->pci_addr, ODMA_SE_BLOB_PCI_LEN - 1));
 	odma_se_blob_encode(&b, e->blob);
 	se_allow_peers();
@@ -591,7 +597,7 @@ doca_error_t se_do_set(struct doca_sync_event *se, uint64_t v)
 	if (se_peer_gone(se, false))
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	__atomic_store_n(se->value, v, __ATOMIC_SEQ_CST);
-	se_notify(se->page);
+	se_notify(se);
 	return DOCA_SUCCESS;
 }
 
@@ -601,7 +607,7 @@ doca_error_t se_do_add(struct doca_sync_event *se, uint64_t v, uint64_t *fetched
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	/* wraps modulo 2^64, as an atomic fetch-add does */
 	*fetched = __atomic_fetch_add(se->value, v, __ATOMIC_SEQ_CST);
-	se_notify(se->page);
+	se_notify(se);
 	return DOCA_SUCCESS;
 }
 

@@ -2,19 +2,23 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * The inline engine: a task's bytes move on the submitting thread, inside submit, and
- * the completion waits on the PE's list for the next doca_pe_progress(). Simple and
- * deterministic: the reference the thread engine is checked against. Tasks that cost a
- * system call each (job->batch: another process' memory) are held until the next
- * progress (or until ODMA_TASK_BATCH_MAX wait) and moved together, still on the PE thread.
+ * The inline engine: a task's bytes move on the PE's thread, and the completion is handed
+ * back by the next doca_pe_progress(). Simple and deterministic: the reference the thread
+ * engine is checked against. Tasks are held until the next progress (or until
+ * ODMA_TASK_BATCH_MAX wait) and moved there together, still on the PE thread: local copies
+ * as one batch under one fault guard, and tasks that cost a system call each (job->batch:
+ * another process' memory) with shared system calls. A task that must keep its order
+ * (job->in_order) runs at once, after everything held before it.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "engines/engine.h"
 
 struct ie_pe {
 	struct doca_pe *pe;
-	struct odma_task_stage stage;
+	struct odma_task_stage stage; /* job->batch tasks */
+	struct odma_task_stage local; /* the others, handed back straight from poll */
 };
 
 static doca_error_t inline_pe_init(struct doca_pe *pe, void **engine_pe)
@@ -39,12 +43,13 @@ static doca_error_t inline_submit(void *engine_pe, struct doca_task *task,
 	struct ie_pe *ip = engine_pe;
 
 	(void)doorbell;
-	if (doca_unlikely(job->batch && !job->in_order)) {
-		odma_task_stage_add(&ip->stage, ip->pe, task);
+	if (doca_likely(!job->in_order)) {
+		odma_task_stage_add(job->batch ? &ip->stage : &ip->local, ip->pe, task);
 		return DOCA_SUCCESS;
 	}
-	if (doca_unlikely(ip->stage.n != 0))
-		odma_task_stage_run(&ip->stage, ip->pe); /* nothing overtakes a staged task */
+	/* nothing overtakes a held task */
+	odma_task_stage_run(&ip->local, ip->pe);
+	odma_task_stage_run(&ip->stage, ip->pe);
 	odma_task_run(task, ODMA_PART_ALL);
 	odma_pe_complete_local(ip->pe, task);
 	return DOCA_SUCCESS;
@@ -53,16 +58,32 @@ static doca_error_t inline_submit(void *engine_pe, struct doca_task *task,
 static unsigned int inline_poll(void *engine_pe, struct doca_task **done, unsigned int max)
 {
 	struct ie_pe *ip = engine_pe;
+	unsigned int n = ip->local.n;
 
-	(void)done;
-	(void)max;
+	if (doca_likely(n != 0 && n <= max)) {
+		ip->local.n = 0;
+		odma_task_run_batch(ip->local.task, n);
+		memcpy(done, ip->local.task, n * sizeof(done[0]));
+	} else {
+		n = 0;
+		odma_task_stage_run(&ip->local, ip->pe);
+	}
 	odma_task_stage_run(&ip->stage, ip->pe); /* hands them back through the PE's list */
-	return 0;
+	return n;
 }
 
 static bool inline_pending(void *engine_pe)
 {
-	return ((struct ie_pe *)engine_pe)->stage.n != 0;
+	const struct ie_pe *ip = engine_pe;
+
+	return ip->stage.n != 0 || ip->local.n != 0;
+}
+
+/* Every unordered local task is held: the core appends them itself (engine.h, hold). */
+static struct odma_task_stage *inline_hold(void *engine_pe, uint64_t *max_bytes)
+{
+	*max_bytes = UINT64_MAX;
+	return &((struct ie_pe *)engine_pe)->local;
 }
 
 const struct odma_engine_ops odma_engine_inline = {
@@ -74,4 +95,5 @@ const struct odma_engine_ops odma_engine_inline = {
 	.poll = inline_poll,
 	.pending = inline_pending,
 	.arm = odma_engine_nop_arm,
+	.hold = inline_hold,
 };

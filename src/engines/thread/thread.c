@@ -44,7 +44,10 @@ ODMA_LOG_REGISTER(ODMA_ENGINE_THREAD)
 #define TE_SPIN_NS 50000ll                /* busy-wait this long before sleeping */
 #define TE_PUBLISH_EACH_BYTES 65536u      /* big copies publish their completion at once */
 #define TE_DEFAULT_INLINE_MAX (64u << 10) /* measured: docs/performance.md */
-#define TE_DEFAULT_SPLIT_MIN (64u << 10)  /* copies from this size are split over two threads */
+#define TE_DEFAULT_SPLIT_MIN (64u << 10)  /* copies above this size are cut into chunks */
+#define TE_SPLITS 64u                     /* split copies in flight per PE */
+#define TE_CHUNK_MIN (64u << 10)          /* the smallest chunk of a split copy */
+#define TE_CHUNK_ALIGN 4096u
 #define TE_DEFAULT_HELP_BACKLOG 4u        /* worker backlog at which the submitter copies too */
 #define TE_DEFAULT_ARM_SPIN_NS 0u         /* a PE about to sleep waits this long for workers */
 #define TE_DEFAULT_ARMED_SPIN_NS 1000000u /* a worker stays awake this long after an arm */
@@ -59,7 +62,8 @@ struct te_channel {
 	 */
 	_Atomic int64_t armed_ns;
 	uint32_t outstanding; /* PE thread only */
-	void *sub_slots[TE_RING_CAP];
+	/* room for TE_RING_CAP tasks and the entries of TE_SPLITS split copies */
+	void *sub_slots[2 * TE_RING_CAP];
 	void *done_slots[TE_RING_CAP];
 };
 
@@ -87,13 +91,39 @@ struct te_worker {
 	unsigned int index;
 };
 
+/*
+ * A split copy: its bytes cut into chunks that whoever is free claims from one cursor (the
+ * PE thread when it submits the copy and at each poll, and every worker, each of which gets
+ * one ring entry pointing here). The thread that finishes the last chunk signals the PE;
+ * the PE thread hands the task back from poll. The slot is reused only when every worker
+ * dropped its entry (refs 0), so a worker never reads a slot that was filled again.
+ */
+struct te_split {
+	_Alignas(ODMA_CACHE_LINE) atomic_uint next;       /* the next chunk to claim */
+	_Alignas(ODMA_CACHE_LINE) atomic_uint done;       /* chunks finished */
+	atomic_uint refs;                                 /* worker entries not dropped yet */
+	_Alignas(ODMA_CACHE_LINE) struct doca_task *task; /* written before the entries */
+	struct doca_pe *pe;
+	uint64_t bytes, chunk;
+	uint32_t nchunks;
+	bool returned; /* PE thread only: handed back */
+};
+
 struct te_pe {
 	struct doca_pe *pe;
-	uint32_t generation; /* pool generation it was made in (fork() starts a new one) */
+	struct te_split *split; /* TE_SPLITS slots */
+	uint64_t split_busy;    /* slots in use (PE thread only) */
+	uint32_t generation;    /* pool generation it was made in (fork() starts a new one) */
 	uint32_t nch;
 	uint32_t rr;
 	bool staged; /* some channel has entries staged and not published (doorbell) */
 	struct odma_task_stage stage; /* small job->batch tasks, run at the next poll */
+	/*
+	 * Small local tasks copied on the PE thread: held until the next poll (or until 64
+	 * wait) and moved there as one batch under one fault guard, then handed back straight
+	 * from poll (no trip through the PE's completion list).
+	 */
+	struct odma_task_stage local;
 	struct te_channel *ch[];
 };
 
@@ -108,7 +138,10 @@ static struct {
 	size_t split_min;
 	uint64_t arm_spin_ns;
 	int64_t armed_spin_ns;
+	size_t split_chunk; /* 0: from the copy's size and the threads */
 	bool atfork_done;
+	/* bytes of split copies moved by each worker, and by PE threads (the last entry) */
+	_Atomic uint64_t split_bytes[TE_MAX_WORKERS + 1];
 } te = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static long te_futex(atomic_uint *addr, int op, unsigned int val)
@@ -152,6 +185,7 @@ static void te_wake(struct te_worker *w)
  */
 #define TE_TAIL 1u
 #define TE_BIG 2u
+#define TE_SPLIT 3u /* not a task: a struct te_split whose chunks the worker helps with */
 #define TE_FLAGS 3u
 
 static inline void *te_entry(struct doca_task *t, uintptr_t flags)
@@ -164,10 +198,49 @@ static inline struct doca_task *te_entry_task(void *e)
 	return (struct doca_task *)((uintptr_t)e & ~(uintptr_t)TE_FLAGS);
 }
 
+/*
+ * Claims and runs chunks of @sp until none is left; @who is the counter of the calling thread
+ * (a worker's index, or TE_MAX_WORKERS for a PE thread). Returns whether this thread finished
+ * the last chunk.
+ */
+static bool te_split_work(struct te_split *sp, uint32_t who)
+{
+	uint64_t moved = 0;
+	bool last = false;
+	unsigned int k;
+
+	while ((k = atomic_fetch_add_explicit(&sp->next, 1, memory_order_relaxed)) < sp->nchunks) {
+		uint64_t off = (uint64_t)k * sp->chunk;
+		uint64_t len = sp->bytes - off < sp->chunk ? sp->bytes - off : sp->chunk;
+
+		odma_task_run_range(sp->task, off, len);
+		moved += len;
+		/* release: the bytes and a failed status are visible to whoever sees the count */
+		if (atomic_fetch_add_explicit(&sp->done, 1, memory_order_acq_rel) + 1 ==
+		    sp->nchunks)
+			last = true;
+	}
+	if (moved != 0)
+		atomic_fetch_add_explicit(&te.split_bytes[who], moved, memory_order_relaxed);
+	return last;
+}
+
+/* A worker's entry of a split copy: help, signal the PE if it finished, drop the entry. */
+static void te_split_help(struct te_split *sp, uint32_t who)
+{
+	struct doca_pe *pe = sp->pe;
+
+	if (te_split_work(sp, who))
+		odma_pe_signal(pe);
+	/* the last access of the slot: it may be filled again once every entry is dropped */
+	atomic_fetch_sub_explicit(&sp->refs, 1, memory_order_release);
+}
+
 /* Executes up to TE_BATCH submissions of one channel; returns how many. */
-static uint32_t te_drain(struct te_channel *ch)
+static uint32_t te_drain(struct te_channel *ch, uint32_t who)
 {
 	uint32_t n = odma_spsc_available(&ch->sub);
+	uint32_t split = 0;
 
 	if (n == 0)
 		return 0;
@@ -176,6 +249,15 @@ static uint32_t te_drain(struct te_channel *ch)
 		void *e = odma_spsc_peek(&ch->sub, i);
 		struct doca_task *t = te_entry_task(e);
 
+		if (((uintptr_t)e & TE_FLAGS) == TE_SPLIT) {
+			if (odma_spsc_unpublished(&ch->done)) { /* report what is done first */
+				odma_spsc_publish(&ch->done);
+				odma_pe_signal(ch->pe);
+			}
+			te_split_help((struct te_split *)(void *)t, who);
+			split++;
+			continue;
+		}
 		odma_task_run(t, ((uintptr_t)e & TE_TAIL) ? ODMA_PART_TAIL : ODMA_PART_ALL);
 		odma_spsc_stage(&ch->done, t); /* never full: see the invariant above */
 		/* a big copy is reported at once rather than with the rest of the batch */
@@ -185,6 +267,8 @@ static uint32_t te_drain(struct te_channel *ch)
 		}
 	}
 	odma_spsc_consume(&ch->sub, n);
+	if (split == n)
+		return n; /* nothing for the completion ring */
 	odma_spsc_publish(&ch->done);
 	odma_pe_signal(ch->pe);
 	return n;
@@ -251,7 +335,7 @@ static void *te_worker_main(void *arg)
 		uint32_t did = 0;
 
 		for (uint32_t i = 0; set != NULL && i < set->n; i++)
-			did += te_drain(set->ch[i]);
+			did += te_drain(set->ch[i], w->index);
 		atomic_fetch_add_explicit(&w->epoch, 1, memory_order_seq_cst);
 		if (did) {
 			spins = 0;
@@ -270,9 +354,46 @@ static void *te_worker_main(void *arg)
 	return NULL;
 }
 
+/*
+ * The CPUs this process may run on: its affinity mask, capped by a cgroup v2 CPU quota
+ * (cpu.max "QUOTA PERIOD" of the process' cgroup, rounded up); sysconf as the fallback.
+ */
+static long te_usable_cpus(void)
+{
+	cpu_set_t set;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	char path[600], line[512];
+	FILE *f;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		n = CPU_COUNT(&set);
+	f = fopen("/proc/self/cgroup", "r");
+	if (f == NULL)
+		return n;
+	path[0] = '\0';
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "0::", 3) == 0) { /* the cgroup v2 entry */
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(path, sizeof(path), "/sys/fs/cgroup%s/cpu.max", line + 3);
+		}
+	fclose(f);
+	/* the quota of the process' own cgroup, else of the root of its namespace */
+	if (path[0] == '\0' || (f = fopen(path, "r")) == NULL)
+		f = fopen("/sys/fs/cgroup/cpu.max", "r");
+	if (f != NULL) {
+		long long quota, period;
+
+		if (fscanf(f, "%lld %lld", &quota, &period) == 2 && quota > 0 && period > 0 &&
+		    (quota + period - 1) / period < n)
+			n = (long)((quota + period - 1) / period);
+		fclose(f); /* "max PERIOD": no quota, fscanf stops at "max" */
+	}
+	return n > 0 ? n : 1;
+}
+
 static uint32_t te_default_workers(void)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	long ncpu = te_usable_cpus();
 
 	/* Leave one CPU to the submitting thread; see docs/performance.md. */
 	if (ncpu <= 2)
@@ -297,7 +418,7 @@ static void te_atfork_child(void)
 /* Reads the pool's knobs (docs/user-guide.md); INVALID_VALUE names a bad variable. */
 static doca_error_t te_read_config(uint32_t *workers)
 {
-	uint64_t n, inline_max, split_min, backlog, arm_spin, armed_spin;
+	uint64_t n, inline_max, split_min, backlog, arm_spin, armed_spin, chunk;
 
 	if (odma_config_size("ODMA_WORKERS", te_default_workers(), 1, TE_MAX_WORKERS, &n) ||
 	    odma_config_size("ODMA_INLINE_MAX", TE_DEFAULT_INLINE_MAX, 0, 1u << 30, &inline_max) ||
@@ -307,8 +428,10 @@ static doca_error_t te_read_config(uint32_t *workers)
 	    odma_config_size("ODMA_ARM_SPIN_NS", TE_DEFAULT_ARM_SPIN_NS, 0, 1000000000u,
 	                     &arm_spin) ||
 	    odma_config_size("ODMA_ARMED_SPIN_NS", TE_DEFAULT_ARMED_SPIN_NS, 0, 1000000000u,
-	                     &armed_spin))
+	                     &armed_spin) ||
+	    odma_config_size("ODMA_SPLIT_CHUNK", 0, 0, 1u << 30, &chunk))
 		return DOCA_ERROR_INVALID_VALUE;
+	te.split_chunk = (size_t)chunk;
 	te.arm_spin_ns = arm_spin;
 	te.armed_spin_ns = (int64_t)armed_spin;
 	*workers = (uint32_t)n;
@@ -343,12 +466,23 @@ static doca_error_t te_pool_start(void)
 		}
 		te.nworkers = i + 1;
 	}
-	ODMA_DBG("thread engine: %u workers, inline copies up to %zu bytes", n, te.inline_max);
+	for (uint32_t i = 0; i <= TE_MAX_WORKERS; i++)
+		atomic_store_explicit(&te.split_bytes[i], 0, memory_order_relaxed);
+	ODMA_DBG("thread engine: %u workers (of %ld usable CPUs), inline copies up to %zu bytes, "
+	         "split above %zu",
+	         n, te_usable_cpus(), te.inline_max, te.split_min);
 	return DOCA_SUCCESS;
 }
 
 static void te_pool_stop(void)
 {
+	uint64_t pe_bytes = atomic_load(&te.split_bytes[TE_MAX_WORKERS]);
+
+	for (uint32_t i = 0; i < te.nworkers; i++)
+		ODMA_DBG("thread engine: worker %u moved %llu bytes of split copies (PE threads: "
+		         "%llu)",
+		         i, (unsigned long long)atomic_load(&te.split_bytes[i]),
+		         (unsigned long long)pe_bytes);
 	for (uint32_t i = 0; i < te.nworkers; i++) {
 		atomic_store(&te.workers[i].stop, true);
 		atomic_store(&te.workers[i].sleeping, 1);
@@ -463,7 +597,7 @@ static struct te_channel *te_channel_new(struct doca_pe *pe)
 	if (ch == NULL)
 		return NULL;
 	memset(ch, 0, sizeof(*ch));
-	odma_spsc_init(&ch->sub, ch->sub_slots, TE_RING_CAP);
+	odma_spsc_init(&ch->sub, ch->sub_slots, 2 * TE_RING_CAP);
 	odma_spsc_init(&ch->done, ch->done_slots, TE_RING_CAP);
 	ch->pe = pe;
 	return ch;
@@ -509,11 +643,14 @@ static doca_error_t te_pe_init(struct doca_pe *pe, void **engine_pe)
 	}
 	tp->pe = pe;
 	tp->generation = te.generation;
-	r = te_pe_attach(tp);
+	tp->split = aligned_alloc(ODMA_CACHE_LINE, TE_SPLITS * sizeof(*tp->split));
+	r = tp->split != NULL ? te_pe_attach(tp) : DOCA_ERROR_NO_MEMORY;
 	if (r != DOCA_SUCCESS) {
+		free(tp->split);
 		free(tp);
 		goto out;
 	}
+	memset(tp->split, 0, TE_SPLITS * sizeof(*tp->split));
 	te.npe++;
 	*engine_pe = tp;
 out:
@@ -530,11 +667,19 @@ static void te_pe_fini(void *engine_pe)
 
 	pthread_mutex_lock(&te.lock);
 	stale = tp->generation != te.generation;
+	/* workers may still hold entries of split copies that completed: let them drop them */
+	for (uint32_t k = 0; !stale && k < TE_SPLITS; k++)
+		while (atomic_load_explicit(&tp->split[k].refs, memory_order_acquire) != 0) {
+			for (uint32_t i = 0; i < tp->nch; i++)
+				te_wake(&te.workers[i]);
+			sched_yield();
+		}
 	for (uint32_t i = 0; i < tp->nch; i++) {
 		if (!stale)
 			te_set_remove(&te.workers[i], tp->ch[i]);
 		free(tp->ch[i]);
 	}
+	free(tp->split);
 	free(tp);
 	if (!stale && --te.npe == 0)
 		te_pool_stop(); /* no PE left: the process holds no threads */
@@ -581,19 +726,92 @@ static void te_queue(struct te_pe *tp, struct te_channel *ch, struct doca_task *
 	tp->staged = true;
 }
 
-/*
- * A big local copy is split: the worker copies the tail while the submitting thread
- * copies the head, so two CPUs pull on memory at once. Both parts pass the same checks
- * (odma_task_run); the task completes through the worker as usual, and the submitter's
- * part is done before submit returns, so before any poll can hand the task back.
- */
-static doca_error_t te_submit_split(struct te_pe *tp, uint32_t i, struct doca_task *task,
-                                    const struct odma_job *job)
+/* The chunk size of a split copy of @bytes: about four chunks per thread, on pages. */
+static uint64_t te_chunk(uint64_t bytes)
 {
-	te_queue(tp, tp->ch[i], task, job, TE_TAIL);
-	te_doorbell(tp);
-	odma_task_run(task, ODMA_PART_HEAD);
-	return DOCA_SUCCESS;
+	uint64_t c = te.split_chunk;
+
+	if (c == 0)
+		c = bytes / (4 * ((uint64_t)te.nworkers + 1));
+	c = (c + TE_CHUNK_ALIGN - 1) & ~(uint64_t)(TE_CHUNK_ALIGN - 1);
+	return c < TE_CHUNK_MIN ? TE_CHUNK_MIN : c;
+}
+
+/*
+ * A big copy is split: its chunks go to whoever is free. Every worker gets an entry for it
+ * and the submitting thread claims chunks at once, so all the engine's threads pull on
+ * memory together and none waits for another's fixed half; the PE thread claims what is left
+ * at its next polls too. Returns false (nothing done) when all TE_SPLITS slots are busy.
+ */
+static bool te_submit_split(struct te_pe *tp, struct doca_task *task, const struct odma_job *job)
+{
+	struct te_split *sp;
+	uint32_t k;
+
+	_Static_assert(TE_SPLITS <= 64 && TE_RING_CAP + TE_SPLITS <= 2 * TE_RING_CAP,
+	               "a split slot per bit of split_busy; room for the entries of every one");
+	if (doca_unlikely(tp->split_busy == ~(uint64_t)0))
+		return false;
+	k = (uint32_t)__builtin_ctzll(~tp->split_busy);
+	sp = &tp->split[k];
+	tp->split_busy |= (uint64_t)1 << k;
+	sp->task = task;
+	sp->pe = tp->pe;
+	sp->bytes = job->bytes;
+	sp->chunk = te_chunk(job->bytes);
+	sp->nchunks = (uint32_t)((job->bytes + sp->chunk - 1) / sp->chunk);
+	sp->returned = false;
+	atomic_store_explicit(&sp->next, 0, memory_order_relaxed);
+	atomic_store_explicit(&sp->done, 0, memory_order_relaxed);
+	atomic_store_explicit(&sp->refs, tp->nch, memory_order_relaxed);
+	for (uint32_t i = 0; i < tp->nch; i++)
+		odma_spsc_stage(&tp->ch[i]->sub,
+		                te_entry((struct doca_task *)(void *)sp, TE_SPLIT));
+	tp->staged = true;
+	te_doorbell(tp); /* release: the slot is filled before a worker sees its entry */
+	te_split_work(sp, TE_MAX_WORKERS);
+	return true;
+}
+
+/*
+ * At poll: claims the chunks still unclaimed of the PE's split copies, hands back those
+ * whose last chunk finished (into @done, up to @max), and frees the slots no worker still
+ * holds an entry for.
+ */
+static unsigned int te_split_poll(struct te_pe *tp, struct doca_task **done, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (uint64_t busy = tp->split_busy; busy != 0; busy &= busy - 1) {
+		uint32_t k = (uint32_t)__builtin_ctzll(busy);
+		struct te_split *sp = &tp->split[k];
+
+		if (!sp->returned) {
+			if (atomic_load_explicit(&sp->next, memory_order_relaxed) < sp->nchunks)
+				te_split_work(sp, TE_MAX_WORKERS);
+			if (n == max ||
+			    atomic_load_explicit(&sp->done, memory_order_acquire) != sp->nchunks)
+				continue;
+			done[n++] = sp->task;
+			sp->returned = true;
+		}
+		if (atomic_load_explicit(&sp->refs, memory_order_acquire) == 0)
+			tp->split_busy &= ~((uint64_t)1 << k);
+	}
+	return n;
+}
+
+/* Whether a split copy waits to be handed back. */
+static bool te_split_pending(const struct te_pe *tp)
+{
+	for (uint64_t busy = tp->split_busy; busy != 0; busy &= busy - 1) {
+		const struct te_split *sp = &tp->split[__builtin_ctzll(busy)];
+
+		if (!sp->returned &&
+		    atomic_load_explicit(&sp->done, memory_order_acquire) == sp->nchunks)
+			return true;
+	}
+	return false;
 }
 
 /* Runs a task on the submitting thread; it completes through the next poll. */
@@ -601,6 +819,15 @@ static inline doca_error_t te_copy_here(struct te_pe *tp, struct doca_task *task
 {
 	odma_task_run(task, ODMA_PART_ALL);
 	odma_pe_complete_local(tp->pe, task);
+	if (doorbell)
+		te_doorbell(tp);
+	return DOCA_SUCCESS;
+}
+
+/* Holds a small local task for the batch of the next poll; it copies on the PE thread then. */
+static inline doca_error_t te_hold_local(struct te_pe *tp, struct doca_task *task, bool doorbell)
+{
+	odma_task_stage_add(&tp->local, tp->pe, task);
 	if (doorbell)
 		te_doorbell(tp);
 	return DOCA_SUCCESS;
@@ -618,12 +845,19 @@ te_submit_other(struct te_pe *tp, struct doca_task *task, const struct odma_job 
 		odma_task_stage_add(&tp->stage, tp->pe, task);
 		return DOCA_SUCCESS;
 	}
-	if (doca_unlikely(tp->stage.n != 0) && job->in_order)
-		odma_task_stage_run(&tp->stage, tp->pe); /* it must not overtake them */
+	if (doca_unlikely(job->in_order)) { /* it must not overtake what is held */
+		odma_task_stage_run(&tp->local, tp->pe);
+		odma_task_stage_run(&tp->stage, tp->pe);
+	}
 	/* a PE inherited across fork() has no worker here and copies everything itself */
 	if ((job->bytes <= te.inline_max && !job->in_order) ||
 	    doca_unlikely(tp->generation != te.generation))
 		return te_copy_here(tp, task, doorbell);
+	if (!job->in_order && job->bytes > te.split_min && te_submit_split(tp, task, job)) {
+		if (doorbell)
+			te_doorbell(tp);
+		return DOCA_SUCCESS;
+	}
 	i = te_pick(tp, job);
 	ch = tp->ch[i];
 	/*
@@ -635,8 +869,6 @@ te_submit_other(struct te_pe *tp, struct doca_task *task, const struct odma_job 
 		return te_copy_here(tp, task, doorbell);
 	if (doca_unlikely(ch->outstanding >= TE_RING_CAP))
 		return DOCA_ERROR_AGAIN;
-	if (job->split_at != 0 && job->bytes >= te.split_min)
-		return te_submit_split(tp, i, task, job);
 	te_queue(tp, ch, task, job, 0);
 	if (doorbell)
 		te_doorbell(tp);
@@ -654,7 +886,7 @@ static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const str
 	struct te_pe *tp = engine_pe;
 
 	if (doca_likely(job->bytes <= te.inline_max && !job->in_order && !job->batch))
-		return te_copy_here(tp, task, doorbell);
+		return te_hold_local(tp, task, doorbell);
 	return te_submit_other(tp, task, job, doorbell);
 }
 
@@ -663,7 +895,17 @@ static unsigned int te_poll(void *engine_pe, struct doca_task **done, unsigned i
 	struct te_pe *tp = engine_pe;
 	unsigned int total = 0;
 
+	if (doca_likely(tp->local.n != 0) && tp->local.n <= max) {
+		/* the held small copies, one batch, handed back from here */
+		total = tp->local.n;
+		tp->local.n = 0;
+		odma_task_run_batch(tp->local.task, total);
+		memcpy(done, tp->local.task, total * sizeof(done[0]));
+	}
+	odma_task_stage_run(&tp->local, tp->pe); /* (a poll for fewer than were held) */
 	odma_task_stage_run(&tp->stage, tp->pe); /* hands them back through the PE's list */
+	if (doca_unlikely(tp->split_busy != 0))
+		total += te_split_poll(tp, done + total, max - total);
 	for (uint32_t i = 0; i < tp->nch && total < max; i++) {
 		struct te_channel *ch = tp->ch[i];
 		uint32_t n = ch->outstanding ? odma_spsc_available(&ch->done) : 0;
@@ -684,7 +926,7 @@ static bool te_pending(void *engine_pe)
 {
 	struct te_pe *tp = engine_pe;
 
-	if (tp->stage.n != 0)
+	if (tp->stage.n != 0 || tp->local.n != 0 || te_split_pending(tp))
 		return true;
 	for (uint32_t i = 0; i < tp->nch; i++)
 		if (tp->ch[i]->outstanding && odma_spsc_nonempty(&tp->ch[i]->done))
@@ -704,7 +946,7 @@ static bool te_pending(void *engine_pe)
 static void te_arm(void *engine_pe)
 {
 	struct te_pe *tp = engine_pe;
-	bool outstanding = false;
+	bool outstanding = tp->split_busy != 0;
 	int64_t now = te.armed_spin_ns != 0 || te.arm_spin_ns != 0 ? te_now_ns() : 0;
 
 	for (uint32_t i = 0; i < tp->nch; i++) {
@@ -719,6 +961,15 @@ static void te_arm(void *engine_pe)
 			return;
 }
 
+/* The core appends small unordered local tasks to the local stage itself (engine.h, hold). */
+static struct odma_task_stage *te_hold(void *engine_pe, uint64_t *max_bytes)
+{
+	struct te_pe *tp = engine_pe;
+
+	*max_bytes = te.inline_max;
+	return &tp->local;
+}
+
 const struct odma_engine_ops odma_engine_thread = {
 	.name = "thread",
 	.pe_init = te_pe_init,
@@ -728,6 +979,7 @@ const struct odma_engine_ops odma_engine_thread = {
 	.poll = te_poll,
 	.pending = te_pending,
 	.arm = te_arm,
+	.hold = te_hold,
 };
 
 int odma_te_test_channels(uint32_t i)

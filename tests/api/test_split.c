@@ -1,0 +1,177 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Split copies of the thread engine (issue 22): a copy above ODMA_SPLIT_MIN is cut into
+ * chunks that the submitting thread and every worker claim from one cursor. Checked through
+ * the public API only: the bytes arrive, each task completes exactly once, a fault in one
+ * chunk fails its task alone, and the engine's own account (the debug line it logs when its
+ * pool stops: bytes of split copies moved by each worker and by PE threads) adds up to the
+ * bytes submitted, with both kinds of thread taking part.
+ *
+ * Runs with ODMA_ENGINE=thread, ODMA_WORKERS=1 (set here before the first PE).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <doca_log.h>
+
+#include "fixture.h"
+#include "test_util.h"
+
+#define MIB (1024u * 1024u)
+#define COPY (2 * MIB)
+#define DEPTH 4
+
+static FILE *log_file;
+
+/* The split account of the last pool stop: bytes of worker 0 and of PE threads. */
+static bool split_account(unsigned long long *worker, unsigned long long *pe)
+{
+	char line[1024];
+	bool found = false;
+
+	fflush(log_file);
+	rewind(log_file);
+	while (fgets(line, sizeof(line), log_file) != NULL) {
+		const char *p = strstr(line, "worker 0 moved ");
+
+		if (p != NULL &&
+		    sscanf(p, "worker 0 moved %llu bytes of split copies (PE threads: %llu)",
+		           worker, pe) == 2)
+			found = true;
+	}
+	/* start the next account afresh */
+	assert_int_equal(ftruncate(fileno(log_file), 0), 0);
+	rewind(log_file);
+	return found;
+}
+
+/* One PE's life: @n copies of COPY bytes at DEPTH in flight; every byte checked. */
+static void run_copies(unsigned int n)
+{
+	struct fx fx;
+	struct doca_task *t[DEPTH];
+	struct doca_buf *src[DEPTH], *dst[DEPTH];
+	unsigned int submitted = 0;
+
+	fx_init(&fx, (size_t)DEPTH * COPY, DEPTH, true);
+	fx.free_in_cb = false;
+	for (unsigned int i = 0; i < DEPTH; i++) {
+		src[i] = fx_src_buf(&fx, (size_t)i * COPY, COPY);
+		dst[i] = fx_dst_buf(&fx, (size_t)i * COPY, COPY);
+		t[i] = fx_task(&fx, src[i], dst[i], i);
+	}
+	while (submitted < n) {
+		unsigned int k = submitted % DEPTH;
+
+		if (submitted >= DEPTH) { /* wait for this slot's previous copy */
+			assert_true(fx_progress_until(&fx, submitted - DEPTH + 1, 1000000000ul));
+			assert_memory_equal(fx.dst + (size_t)k * COPY, fx.src + (size_t)k * COPY,
+			                    COPY);
+			memset(fx.dst + (size_t)k * COPY, 0, COPY);
+			assert_ok(doca_buf_reset_data_len(dst[k]));
+		}
+		assert_ok(doca_task_submit(t[k]));
+		submitted++;
+	}
+	assert_true(fx_progress_until(&fx, n, 1000000000ul));
+	/* exactly once: no more callbacks come */
+	for (int i = 0; i < 1000; i++)
+		doca_pe_progress(fx.pe);
+	assert_int_equal(fx.ok, n);
+	assert_int_equal(fx.err, 0);
+	for (unsigned int i = 0; i < DEPTH && i < n; i++)
+		assert_memory_equal(fx.dst + (size_t)i * COPY, fx.src + (size_t)i * COPY, COPY);
+	for (unsigned int i = 0; i < DEPTH; i++) {
+		doca_task_free(t[i]);
+		assert_ok(doca_buf_dec_refcount(src[i], NULL));
+		assert_ok(doca_buf_dec_refcount(dst[i], NULL));
+	}
+	fx_fini(&fx); /* the last PE: the pool stops and logs its account */
+}
+
+/*
+ * The bytes of every split copy are counted once, by whoever moved them; with a worker
+ * awake, both it and the submitting thread move chunks (tried on up to 50 PEs, since a busy
+ * machine may leave the worker unscheduled through a short run).
+ */
+static void split_shares_add_up(void **state)
+{
+	unsigned long long w = 0, p = 0;
+	bool both = false;
+
+	(void)state;
+	for (int round = 0; round < 50 && !both; round++) {
+		run_copies(16);
+		assert_true(split_account(&w, &p));
+		assert_int_equal(w + p, 16ull * COPY);
+		both = w > 0 && p > 0;
+	}
+	assert_true(both);
+}
+
+/* A chunk that faults fails its own task, exactly once; the copies after it still complete. */
+static void split_fault_fails_its_task(void **state)
+{
+	struct fx fx;
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *area =
+	        mmap(NULL, COPY, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct doca_mmap *m;
+	struct doca_buf *src, *dst;
+	struct doca_task *bad;
+
+	(void)state;
+	assert_true(area != MAP_FAILED);
+	memset(area, 7, COPY);
+	fx_init(&fx, 2 * (size_t)COPY, 4, true);
+	assert_ok(doca_mmap_create(&m));
+	assert_ok(doca_mmap_add_dev(m, fx.dev));
+	assert_ok(doca_mmap_set_memrange(m, area, COPY));
+	assert_ok(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
+	assert_ok(doca_mmap_start(m));
+	assert_ok(doca_buf_inventory_buf_get_by_data(fx.inv, m, area, COPY, &src));
+	dst = fx_dst_buf(&fx, 0, COPY);
+	/* a page in the last quarter of the copy goes away after the mmap started */
+	assert_int_equal(munmap(area + COPY - 8 * pg, (size_t)pg), 0);
+	bad = fx_task(&fx, src, dst, 1);
+	assert_ok(doca_task_submit(bad));
+	assert_true(fx_progress_until(&fx, 1, 1000000000ul));
+	for (int i = 0; i < 1000; i++)
+		doca_pe_progress(fx.pe);
+	assert_int_equal(fx.err, 1);
+	assert_int_equal(fx.ok, 0);
+	assert_int_equal(fx.last_status, DOCA_ERROR_IO_FAILED);
+	/* the context failed (as hardware stops a queue): a later copy needs it restarted */
+	assert_ok(doca_buf_dec_refcount(src, NULL));
+	assert_ok(doca_buf_dec_refcount(dst, NULL));
+	assert_ok(doca_mmap_stop(m));
+	assert_ok(doca_mmap_destroy(m));
+	fx_fini(&fx);
+	munmap(area, COPY);
+	split_account(&(unsigned long long){ 0 }, &(unsigned long long){ 0 });
+}
+
+int main(void)
+{
+	struct doca_log_backend *be;
+	const struct CMUnitTest tests[] = {
+		/* first: cmocka installs its own SIGSEGV handler before each test, and the copy
+		 * guard, installed by the process' first doca_pe_create, must come after it */
+		cmocka_unit_test(split_fault_fails_its_task),
+		cmocka_unit_test(split_shares_add_up),
+	};
+
+	setenv("ODMA_ENGINE", "thread", 1);
+	setenv("ODMA_WORKERS", "1", 1);
+	log_file = tmpfile();
+	if (log_file == NULL ||
+	    doca_log_backend_create_with_file_sdk(log_file, &be) != DOCA_SUCCESS ||
+	    doca_log_backend_set_sdk_level(be, DOCA_LOG_LEVEL_DEBUG) != DOCA_SUCCESS)
+		return 1;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,292 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * A sync event against a hostile peer (issue #19 item 5): tests/xproc/se_hostile.c, a program
+ * with no odma library, edits the event's shared page by hand. This process is the victim:
+ *  - as the exporter, with slots forged to name descriptors of its own (a data file, the
+ *    page's memfd) and of the hostile process: 20 updates write nothing into any of them, and
+ *    one line is logged; the page cannot be shrunk or grown (sealed), so no SIGBUS;
+ *  - as an importer of a hostile exporter's page, with slots forged to name a file of its
+ *    own: 20 updates write nothing into it, one line is logged;
+ *  - as an importer, of a page that is not sealed: refused, with one line naming the rule.
+ * argv[1]: the se_hostile program.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <doca_dev.h>
+#include <doca_log.h>
+#include <doca_sync_event.h>
+
+#include "test_util.h"
+
+#define DPU_PCI "03:00.0"
+#define HOST_PCI "b1:00.0"
+#define ROUNDS 20
+
+static const char *hostile_exe;
+static FILE *log_file;
+
+static void log_capture(void)
+{
+	struct doca_log_backend *be;
+
+	log_file = tmpfile();
+	assert_non_null(log_file);
+	assert_ok(doca_log_backend_create_with_file_sdk(log_file, &be));
+	assert_ok(doca_log_backend_set_sdk_level(be, DOCA_LOG_LEVEL_WARNING));
+}
+
+/* Lines of the captured log containing @needle. */
+static int log_count(const char *needle)
+{
+	char line[4096];
+	int n = 0;
+
+	fflush(log_file);
+	rewind(log_file);
+	while (fgets(line, sizeof(line), log_file) != NULL)
+		n += strstr(line, needle) != NULL;
+	fseek(log_file, 0, SEEK_END);
+	return n;
+}
+
+struct hostile {
+	pid_t pid;
+	int to, from; /* its stdin, its stdout */
+};
+
+/* Starts se_hostile with @args (NULL-terminated after argv[0]) on two pipes. */
+static void hostile_start(struct hostile *h, char *const *args)
+{
+	int in[2], out[2];
+
+	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	h->pid = fork();
+	assert_true(h->pid >= 0);
+	if (h->pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		execv(hostile_exe, args);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	h->to = in[1];
+	h->from = out[0];
+}
+
+static int hostile_end(struct hostile *h)
+{
+	int st;
+
+	close(h->to);
+	assert_int_equal(waitpid(h->pid, &st, 0), h->pid);
+	close(h->from);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static char get_byte(int fd)
+{
+	char c = 0;
+
+	return read(fd, &c, 1) == 1 ? c : 0;
+}
+
+static void to_hex(const uint8_t *b, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+}
+
+static struct doca_sync_event *exported_event(struct doca_dev *dev, const uint8_t **blob,
+                                              size_t *sz)
+{
+	struct doca_sync_event *se;
+
+	assert_ok(doca_sync_event_create(&se));
+	assert_ok(doca_sync_event_add_publisher_location_remote_pci(se));
+	assert_ok(doca_sync_event_add_subscriber_location_cpu(se, dev));
+	assert_ok(doca_sync_event_start(se));
+	assert_ok(doca_sync_event_export_to_remote_pci(se, dev, blob, sz));
+	return se;
+}
+
+/* Forged wake-up slots and a resize of the page: the exporter writes nowhere, survives. */
+static void test_forged_slots_and_resize(void **state)
+{
+	static const char data[] = "the exporter's own data file: must stay as it is";
+	char tmpl[] = "/tmp/odma-sec-misc-se.XXXXXX", back[sizeof(data)], hex[256], fdarg[16];
+	struct doca_dev *dpu = tu_open_dev(DPU_PCI), *host = tu_open_dev(HOST_PCI);
+	struct doca_sync_event *se, *imp;
+	struct hostile h;
+	const uint8_t *blob;
+	uint64_t v, fetched;
+	size_t sz;
+	int dfd;
+
+	(void)state;
+	se = exported_event(dpu, &blob, &sz);
+	assert_int_equal(sz, 88);
+	dfd = mkostemp(tmpl, O_CLOEXEC);
+	assert_true(dfd >= 0);
+	unlink(tmpl);
+	assert_int_equal(write(dfd, data, sizeof(data)), sizeof(data));
+	to_hex(blob, sz, hex);
+	snprintf(fdarg, sizeof(fdarg), "%d", dfd);
+	hostile_start(&h, (char *const[]){ "se_hostile", "forge", hex, fdarg, "20", NULL });
+	for (int r = 0; r < ROUNDS; r++) {
+		assert_int_equal(get_byte(h.from), 'a'); /* slots forged and armed */
+		assert_ok(doca_sync_event_update_add(se, 1, &fetched));
+		assert_int_equal(fetched, (uint64_t)r);
+		assert_int_equal(write(h.to, "k", 1), 1);
+	}
+	/* the page is sealed: neither shrinking nor growing it works */
+	assert_int_equal(get_byte(h.from), 's');
+	assert_ok(doca_sync_event_update_add(se, 1, &fetched)); /* the page is still there */
+	assert_ok(doca_sync_event_get(se, &v));
+	assert_int_equal(v, ROUNDS + 1);
+	/* the hostile process's own file was not written into either */
+	assert_int_equal(hostile_end(&h), 0);
+
+	/* nothing landed in our file, and the page (its magic and key) is intact */
+	assert_int_equal(lseek(dfd, 0, SEEK_END), sizeof(data));
+	assert_int_equal(pread(dfd, back, sizeof(back), 0), sizeof(back));
+	assert_memory_equal(back, data, sizeof(data));
+	close(dfd);
+	assert_ok(doca_sync_event_create_from_export(host, blob, sz, &imp));
+	assert_ok(doca_sync_event_start(imp));
+	assert_ok(doca_sync_event_get(imp, &v));
+	assert_int_equal(v, ROUNDS + 1);
+	assert_ok(doca_sync_event_stop(imp));
+	assert_ok(doca_sync_event_destroy(imp));
+	/* one line for the forged slots, whatever their number */
+	assert_int_equal(log_count("forged it"), 1);
+
+	assert_ok(doca_sync_event_stop(se));
+	assert_ok(doca_sync_event_destroy(se));
+	assert_ok(doca_dev_close(dpu));
+	assert_ok(doca_dev_close(host));
+}
+
+/* Reads se_hostile's blob line (hex) into @out. */
+static void read_blob_line(struct hostile *h, uint8_t *out, size_t n)
+{
+	char line[256];
+	FILE *f = fdopen(dup(h->from), "r");
+
+	assert_non_null(f);
+	setvbuf(f, NULL, _IONBF, 0); /* read no further than the line: bytes follow */
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	assert_int_equal(strlen(line), 2 * n + 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned int b;
+
+		assert_int_equal(sscanf(line + 2 * i, "%2x", &b), 1);
+		out[i] = (uint8_t)b;
+	}
+}
+
+/* A hostile exporter forges slots naming the importer's own file: nothing is written. */
+static void test_importer_forged_slots(void **state)
+{
+	static const char data[] = "the importer's own data file: must stay as it is";
+	char tmpl[] = "/tmp/odma-sec-misc-si.XXXXXX", back[sizeof(data)], hex[256], fdarg[16];
+	struct doca_dev *dpu = tu_open_dev(DPU_PCI), *host = tu_open_dev(HOST_PCI);
+	struct doca_sync_event *se, *imp;
+	int before = log_count("forged it"), dfd;
+	uint8_t forged[88];
+	struct hostile h;
+	const uint8_t *blob;
+	uint64_t fetched;
+	size_t sz;
+
+	(void)state;
+	se = exported_event(dpu, &blob, &sz); /* the template of the hostile's blob */
+	to_hex(blob, sz, hex);
+	dfd = mkostemp(tmpl, O_CLOEXEC);
+	assert_true(dfd >= 0);
+	unlink(tmpl);
+	assert_int_equal(write(dfd, data, sizeof(data)), sizeof(data));
+	snprintf(fdarg, sizeof(fdarg), "%d", dfd);
+	hostile_start(&h,
+	              (char *const[]){ "se_hostile", "sealed-exporter", hex, fdarg, "20", NULL });
+	read_blob_line(&h, forged, sizeof(forged));
+	/* sealed like odma's: imported */
+	assert_ok(doca_sync_event_create_from_export(host, forged, sizeof(forged), &imp));
+	assert_ok(doca_sync_event_start(imp));
+	for (int r = 0; r < ROUNDS; r++) {
+		assert_int_equal(get_byte(h.from), 'a');
+		assert_ok(doca_sync_event_update_add(imp, 1, &fetched));
+		assert_int_equal(fetched, (uint64_t)r);
+		assert_int_equal(write(h.to, "k", 1), 1);
+	}
+	assert_int_equal(lseek(dfd, 0, SEEK_END), sizeof(data));
+	assert_int_equal(pread(dfd, back, sizeof(back), 0), sizeof(back));
+	assert_memory_equal(back, data, sizeof(data));
+	close(dfd);
+	assert_int_equal(log_count("forged it") - before, 1);
+	assert_ok(doca_sync_event_stop(imp));
+	assert_ok(doca_sync_event_destroy(imp));
+	assert_int_equal(hostile_end(&h), 0);
+	assert_ok(doca_sync_event_stop(se));
+	assert_ok(doca_sync_event_destroy(se));
+	assert_ok(doca_dev_close(dpu));
+	assert_ok(doca_dev_close(host));
+}
+
+/* A page that is not sealed (it could shrink under our mapping) is not imported. */
+static void test_unsealed_page_refused(void **state)
+{
+	struct doca_dev *dpu = tu_open_dev(DPU_PCI), *host = tu_open_dev(HOST_PCI);
+	struct doca_sync_event *se, *imp = NULL;
+	uint8_t forged[88];
+	struct hostile h;
+	const uint8_t *blob;
+	char hex[256];
+	size_t sz;
+
+	(void)state;
+	se = exported_event(dpu, &blob, &sz); /* a real blob: the template of the forged one */
+	to_hex(blob, sz, hex);
+	hostile_start(&h, (char *const[]){ "se_hostile", "exporter", hex, NULL });
+	read_blob_line(&h, forged, sizeof(forged));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_sync_event_create_from_export(host, forged, sizeof(forged), &imp));
+	assert_null(imp);
+	assert_int_equal(log_count("not sealed against resizing"), 1);
+	assert_int_equal(hostile_end(&h), 0);
+	assert_ok(doca_sync_event_stop(se));
+	assert_ok(doca_sync_event_destroy(se));
+	assert_ok(doca_dev_close(dpu));
+	assert_ok(doca_dev_close(host));
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_forged_slots_and_resize),
+		cmocka_unit_test(test_importer_forged_slots),
+		cmocka_unit_test(test_unsealed_page_refused),
+	};
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: test_se_hostile SE_HOSTILE\n");
+		return 2;
+	}
+	hostile_exe = argv[1];
+	signal(SIGPIPE, SIG_IGN);
+	log_capture();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
