@@ -9,7 +9,9 @@
 #ifndef ODMA_TEST_RDMA_TU_H_
 #define ODMA_TEST_RDMA_TU_H_
 
+#include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -334,7 +336,21 @@ static inline pid_t ts_fork(int (*child)(int fd), int *fd)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		const char *ns = getenv("ODMA_TEST_NETNS_CHILD"); /* rdma_netns.sh */
+
 		close(sv[0]);
+		if (ns != NULL) {
+			char path[256];
+			int nfd;
+
+			snprintf(path, sizeof(path), "/var/run/netns/%s", ns);
+			nfd = open(path, O_RDONLY | O_CLOEXEC);
+			if (nfd < 0 || setns(nfd, CLONE_NEWNET) != 0) {
+				fprintf(stderr, "child: cannot enter network namespace %s\n", ns);
+				_exit(12);
+			}
+			close(nfd);
+		}
 		_exit(child(sv[1]));
 	}
 	close(sv[1]);

@@ -557,9 +557,13 @@ static void test_cm_accept_reject_disconnect(void **state)
 	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	                  7));
 	assert_int_equal(ts_byte_in(fd), 'l');
-	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, "127.0.0.1", cm_port, &addr));
+	/* the child's address: loopback, or its end of the veth pair (rdma_netns.sh) */
+	const char *server =
+	        getenv("ODMA_TEST_CM_ADDR") ? getenv("ODMA_TEST_CM_ADDR") : "127.0.0.1";
+
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, server, cm_port, &addr));
 	assert_ok(doca_rdma_addr_get_params(addr, &ty, &text, &port));
-	assert_string_equal(text, "127.0.0.1");
+	assert_string_equal(text, server);
 	assert_int_equal(port, cm_port);
 	assert_ok(doca_rdma_connect_to_addr(s.rd, addr, cud));
 	assert_true(ts_wait(&s, &s.established, 1, 10000));
@@ -581,8 +585,8 @@ static void test_cm_accept_reject_disconnect(void **state)
 	assert_true(ts_wait(&s, &s.failures, 1, 10000));
 	assert_int_equal(s.established, 1);
 	/* nobody listens there: failure callback too */
-	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, "127.0.0.1",
-	                                (uint16_t)(cm_port + 1), &nobody));
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, server, (uint16_t)(cm_port + 1),
+	                                &nobody));
 	assert_ok(doca_rdma_connect_to_addr(s.rd, nobody, cud));
 	assert_true(ts_wait(&s, &s.failures, 2, 10000));
 	assert_ok(doca_rdma_connection_disconnect(s.conns[0]));
