@@ -9,9 +9,11 @@
  * machines (each side reads its own copy, so neither deletes the other's file).
  *
  * The passive side (responder / receiver) runs on the DPU side, the active side on the host
- * side; both open the IB device mlx5_0 of the profile. Enter goes to the passive side every
- * 2 s from 1 s (from 4 s with DC, whose passive side presses Enter once, after the peer is
- * done), and to the active side every 2 s from 1.6 s.
+ * side; both open the IB device mlx5_0 of the profile. ODMA_COMPAT_RDMA_NETNS="NS_A NS_B ADDR"
+ * runs the passive side in network namespace NS_A and the active side in NS_B (namespaces
+ * the caller made, joined so that NS_B reaches ADDR, NS_A's address: the CM server address). Enter
+ * goes to the passive side every 2 s from 1 s (from 4 s with DC, whose passive side presses Enter
+ * once, after the peer is done), and to the active side every 2 s from 1.6 s.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -77,11 +79,28 @@ static bool built(const struct compat_prog *p)
 }
 
 /* One side's argument vector for @mode (files under @dir). */
+static char netns[3][128]; /* ODMA_COMPAT_RDMA_NETNS: passive ns, active ns, passive address */
+
+static void netns_load(void)
+{
+	const char *v = getenv("ODMA_COMPAT_RDMA_NETNS");
+
+	netns[0][0] = netns[1][0] = netns[2][0] = '\0';
+	if (v != NULL && sscanf(v, "%127s %127s %127s", netns[0], netns[1], netns[2]) != 3)
+		netns[0][0] = '\0';
+}
+
 static int side_args(const struct rdma_pair *pr, bool passive, enum rdma_mode mode, const char *dir,
                      unsigned port, char store[8][PATH_MAX], char **argv, const char *exe)
 {
 	int n = 0;
 
+	if (netns[0][0] != '\0') {
+		argv[n++] = "ip";
+		argv[n++] = "netns";
+		argv[n++] = "exec";
+		argv[n++] = netns[passive ? 0 : 1];
+	}
 	argv[n++] = (char *)exe;
 	argv[n++] = "-d";
 	argv[n++] = "mlx5_0";
@@ -92,7 +111,7 @@ static int side_args(const struct rdma_pair *pr, bool passive, enum rdma_mode mo
 		argv[n++] = store[0];
 		if (!passive) {
 			argv[n++] = "-sa";
-			argv[n++] = "127.0.0.1";
+			argv[n++] = netns[0][0] != '\0' ? netns[2] : "127.0.0.1";
 		}
 	} else {
 		snprintf(store[1], PATH_MAX, "%s/%s-local", dir, passive ? "p" : "a");
@@ -264,6 +283,7 @@ bool compat_rdma_run_prog(struct compat_ctx *c, struct compat_prog *prog)
 		return false;
 	if (!passive)
 		return true; /* its passive partner runs the pair */
+	netns_load();
 	pp = prog;
 	ap = prog_named(c, pr->active);
 	if (!built(pp) || !built(ap)) {
