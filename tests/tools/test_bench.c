@@ -159,6 +159,16 @@ static void test_advise(void **s)
 	advise_case("--size 64 --json", "memcpy");
 	advise_case("--size 16M --count 8 --json", "dma");
 	advise_case("--size 1M --cross-network --json", "rdma");
+	{
+		json_object *o = run_json(advise_exe,
+		                          "--size 64K --cross-network --measure --json"),
+		            *r;
+
+		assert_true(json_object_object_get_ex(o, "rdma", &r));
+		assert_true(num(r, "write_bytes_per_sec") > 0 &&
+		            num(r, "raw_tcp_bytes_per_sec") > 0);
+		json_object_put(o);
+	}
 	advise_case("--size 4K --messages --json", "comch");
 }
 
