@@ -71,6 +71,16 @@ typedef uint64_t doca_be64_t; /**< big-endian 64-bit value */
 /** Length of a GID in bytes. */
 #define DOCA_GID_BYTE_LENGTH 16
 
+/** Path MTU of a network connection (doca_rdma_set_mtu). */
+enum doca_mtu_size {
+	DOCA_MTU_SIZE_256_BYTES = 0x0,    /**< 256 bytes */
+	DOCA_MTU_SIZE_512_BYTES = 0x1,    /**< 512 bytes */
+	DOCA_MTU_SIZE_1K_BYTES = 0x2,     /**< 1024 bytes */
+	DOCA_MTU_SIZE_2K_BYTES = 0x3,     /**< 2048 bytes */
+	DOCA_MTU_SIZE_4K_BYTES = 0x4,     /**< 4096 bytes */
+	DOCA_MTU_SIZE_RAW_ETHERNET = 0x5, /**< the Ethernet MTU (raw packet QPs) */
+};
+
 /** Where GPU memory lives (kept for source compatibility; odma has no GPU datapath). */
 enum doca_gpu_mem_type {
 	DOCA_GPU_MEM_TYPE_GPU = 0,     /**< device memory, GPU access only */

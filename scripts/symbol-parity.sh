@@ -1,8 +1,9 @@
 #!/bin/sh
-# Usage: scripts/symbol-parity.sh SOURCE_ROOT BUILD_ROOT [CC]
+# Usage: scripts/symbol-parity.sh SOURCE_ROOT BUILD_ROOT LIBRARIES_TXT [CC]
 #
 # Symbol parity: every function the public headers declare must be exported by one of the
-# libraries (common, dma, argp, comch), and every function NVIDIA's samples call (tests/data/sample-surface.txt)
+# libraries of the library table (src/meson.build, which writes LIBRARIES_TXT: one line per
+# library, its .so name first), and every function NVIDIA's samples call (tests/data/sample-surface.txt)
 # must be declared by our headers (as an exported function, or static inline where DOCA's own
 # header defines it inline).
 #
@@ -17,7 +18,9 @@
 set -u
 src=$1
 build=$2
-cc=${3:-cc}
+libs_txt=$3
+shift 3
+cc=${1:-cc}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -47,7 +50,11 @@ names NF >"$tmp/inline"
 	exit 1
 }
 
-for lib in libdoca_common.so libdoca_dma.so libdoca_argp.so libdoca_comch.so; do
+[ -s "$libs_txt" ] || {
+	echo "FAIL: no library table at $libs_txt"
+	exit 1
+}
+for lib in $(awk '{print $1}' "$libs_txt"); do
 	so=$(find "$build/src" -maxdepth 1 -name "$lib" | head -n 1)
 	[ -n "$so" ] || {
 		echo "FAIL: $lib not found under $build/src"

@@ -99,14 +99,13 @@ static void test_locations(void **state)
 	assert_ok(doca_sync_event_add_subscriber_location_cpu(se, dev));
 	assert_ok(doca_sync_event_add_publisher_location_cpu(se, dev));
 	assert_ok(doca_sync_event_add_subscriber_location_remote_pci(se));
-	/* no DPA, GPU or network peers in odma */
+	/* no DPA or GPU peers in odma */
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_sync_event_add_publisher_location_dpa(se, NULL));
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
 	            doca_sync_event_add_publisher_location_dpa(se, (struct doca_dpa *)&dummy));
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
 	            doca_sync_event_add_publisher_location_gpu(se, (struct doca_gpu *)&dummy));
-	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
-	            doca_sync_event_add_publisher_location_remote_net(se));
+	assert_ok(doca_sync_event_add_publisher_location_remote_net(se)); /* DOCA RDMA peers */
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
 	            doca_sync_event_add_subscriber_location_dpa(se, (struct doca_dpa *)&dummy));
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
@@ -356,15 +355,13 @@ static void test_caps_and_unsupported(void **state)
 		assert_ok(doca_sync_event_cap_task_notify_add_is_supported(list[i]));
 		assert_ok(doca_sync_event_cap_task_wait_eq_is_supported(list[i]));
 		assert_ok(doca_sync_event_cap_task_wait_neq_is_supported(list[i]));
-		assert_doca(DOCA_ERROR_NOT_SUPPORTED,
-		            doca_sync_event_cap_is_export_to_remote_net_supported(list[i]));
+		/* every built-in device does RDMA: network peers reach events over it */
+		assert_ok(doca_sync_event_cap_is_export_to_remote_net_supported(list[i]));
 		assert_doca(DOCA_ERROR_NOT_SUPPORTED,
 		            doca_sync_event_cap_is_export_to_dpa_supported(list[i]));
 		assert_doca(DOCA_ERROR_NOT_SUPPORTED,
 		            doca_sync_event_cap_is_export_to_gpu_supported(list[i]));
-		assert_doca(
-		        DOCA_ERROR_NOT_SUPPORTED,
-		        doca_sync_event_cap_remote_net_is_create_from_export_supported(list[i]));
+		assert_ok(doca_sync_event_cap_remote_net_is_create_from_export_supported(list[i]));
 		assert_doca(DOCA_ERROR_NOT_SUPPORTED,
 		            doca_sync_event_cap_remote_net_is_export_to_dpa_supported(list[i]));
 		assert_doca(DOCA_ERROR_NOT_SUPPORTED,
@@ -377,17 +374,22 @@ static void test_caps_and_unsupported(void **state)
 	            doca_sync_event_cap_is_create_from_export_supported(NULL));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_sync_event_cap_task_wait_eq_is_supported(NULL));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_sync_event_cap_is_export_to_dpa_supported(NULL));
-	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_sync_event_export_to_remote_net(se, &blob, &sz));
+	assert_ok(doca_sync_event_export_to_remote_net(se, &blob, &sz));
+	assert_int_equal(sz, 40);
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_sync_event_export_to_remote_net(se, NULL, &sz));
+	/* a handle from the blob, and the blob's checks */
+	assert_ok(doca_sync_event_remote_net_create_from_export(dev, blob, sz, &rn));
+	assert_ok(doca_sync_event_remote_net_destroy(rn));
+	memcpy(bytes, blob, sizeof(bytes));
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
 	            doca_sync_event_get_dpa_handle(se, (struct doca_dpa *)&dummy, &dh));
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
 	            doca_sync_event_get_gpu_handle(se, (struct doca_gpu *)&dummy, &gh));
-	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
+	assert_doca(DOCA_ERROR_INVALID_VALUE, /* truncated */
 	            doca_sync_event_remote_net_create_from_export(dev, bytes, sizeof(bytes), &rn));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_sync_event_remote_net_destroy(NULL));
 	rn = (struct doca_sync_event_remote_net *)&dummy;
-	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_sync_event_remote_net_destroy(rn));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_sync_event_remote_net_destroy(rn));
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
 	            doca_sync_event_remote_net_get_dpa_handle(rn, (struct doca_dpa *)&dummy, &rdh));
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED,

@@ -9,7 +9,10 @@
  */
 #include ODMA_TEST_HEADER
 
-#if defined(bool) || defined(true) || defined(false) || defined(__bool_true_false_are_defined)
+/* Only doca_rdma.h brings in <stdbool.h> (DOCA's does: PROBE_STDBOOL). */
+#ifdef PROBE_STDBOOL
+static bool probe_bool = true;
+#elif defined(bool) || defined(true) || defined(false) || defined(__bool_true_false_are_defined)
 #error "no DOCA header brings in <stdbool.h>; a program may define its own bool"
 #endif
 
@@ -81,6 +84,9 @@ int main(void)
 	struct timespec ts = { 0, 0 };
 
 	bad |= ts.tv_nsec != 0 || time(NULL) == (time_t)-1;
+#endif
+#ifdef PROBE_STDBOOL
+	bad |= !probe_bool;
 #endif
 #ifdef PROBE_VERSION
 	bad |= DOCA_VERSION_STRING[0] == '\0' || DOCA_VERSION_MAJOR < 3;

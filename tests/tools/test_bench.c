@@ -178,6 +178,16 @@ static void test_advise(void **s)
 	advise_case("--size 64 --json", "memcpy");
 	advise_case("--size 16M --count 8 --json", "dma");
 	advise_case("--size 1M --cross-network --json", "rdma");
+	{
+		json_object *o = run_json(advise_exe,
+		                          "--size 64K --cross-network --measure --json"),
+		            *r;
+
+		assert_true(json_object_object_get_ex(o, "rdma", &r));
+		assert_true(num(r, "write_bytes_per_sec") > 0 &&
+		            num(r, "raw_tcp_bytes_per_sec") > 0);
+		json_object_put(o);
+	}
 	advise_case("--size 4K --messages --json", "comch");
 }
 
@@ -198,6 +208,23 @@ static void test_comch(void **s)
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (num(c, keys[i]) <= 0)
 			fail_msg("comch.%s not positive", keys[i]);
+	json_object_put(o);
+}
+
+/* odma bench --rdma: read, write, send and the same-run raw TCP all positive, emulated. */
+static void test_rdma(void **s)
+{
+	static const char *const keys[] = { "read_bytes_per_sec", "write_bytes_per_sec",
+		                            "send_msgs_per_sec", "raw_tcp_bytes_per_sec" };
+	json_object *o = run_json(bench_exe, "--rdma --size 4K --seconds 0.8 --json"), *c, *v;
+
+	(void)s;
+	assert_true(json_object_object_get_ex(o, "rdma", &c));
+	assert_true(json_object_object_get_ex(c, "emulated", &v) && json_object_get_boolean(v));
+	assert_int_equal((int)num(c, "size"), 4096);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (num(c, keys[i]) <= 0)
+			fail_msg("rdma.%s not positive", keys[i]);
 	json_object_put(o);
 }
 
@@ -234,11 +261,12 @@ static void test_help(void **s)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_throughput), cmocka_unit_test(test_latency),
-		cmocka_unit_test(test_event),      cmocka_unit_test(test_list),
-		cmocka_unit_test(test_advise),     cmocka_unit_test(test_help),
-		cmocka_unit_test(test_xproc),      cmocka_unit_test(test_xproc_ucx),
-		cmocka_unit_test(test_comch),      cmocka_unit_test(test_advise_compare),
+		cmocka_unit_test(test_throughput),     cmocka_unit_test(test_latency),
+		cmocka_unit_test(test_event),          cmocka_unit_test(test_list),
+		cmocka_unit_test(test_advise),         cmocka_unit_test(test_help),
+		cmocka_unit_test(test_xproc),          cmocka_unit_test(test_xproc_ucx),
+		cmocka_unit_test(test_comch),          cmocka_unit_test(test_rdma),
+		cmocka_unit_test(test_advise_compare),
 	};
 
 	if (argc < 3) {

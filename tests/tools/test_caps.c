@@ -99,6 +99,12 @@ static void test_full_report_bf3(void **state)
 	assert_true(json_object_get_boolean(get(mm, "server_supported")));
 	assert_int_equal(json_object_get_int64(get(mm, "max_clients")), 512);
 	assert_int_equal(json_object_get_int64(get(mm, "producer_max_buf_size")), 1 << 30);
+	/* RDMA on both sides: RC and DC, every task, ConnectX-like limits */
+	mm = get(get(d, "capabilities"), "doca_rdma");
+	assert_true(json_object_get_boolean(get(mm, "transport_rc_supported")));
+	assert_true(json_object_get_boolean(get(mm, "transport_dc_supported")));
+	assert_true(json_object_get_boolean(get(mm, "task_read_supported")));
+	assert_int_equal(json_object_get_int64(get(mm, "max_message_size")), 1 << 30);
 	json_object_put(root);
 }
 
@@ -116,6 +122,10 @@ static void test_nic_has_no_memcpy(void **state)
 	mm = get(get(json_object_array_get_idx(devs, 0), "capabilities"), "doca_comch");
 	assert_false(json_object_get_boolean(get(mm, "client_supported")));
 	assert_false(json_object_object_get_ex(mm, "max_msg_size", NULL));
+	/* a ConnectX-like NIC does RDMA */
+	mm = get(get(json_object_array_get_idx(devs, 0), "capabilities"), "doca_rdma");
+	assert_true(json_object_get_boolean(get(mm, "task_send_supported")));
+	assert_int_equal(json_object_get_int64(get(mm, "gid_table_size")), 256);
 	json_object_put(root);
 }
 
@@ -207,7 +217,9 @@ static void test_list_libs(void **state)
 	json_object *root = run_json(NULL, "--list-libs"), *libs = get(root, "libraries");
 
 	(void)state;
-	assert_int_equal(json_object_array_length(libs), 4);
+	assert_int_equal(json_object_array_length(libs), 5);
+	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 4), "name")),
+	                    "doca_rdma");
 	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 1), "name")),
 	                    "doca_dma");
 	assert_string_equal(
@@ -244,7 +256,7 @@ static void test_version_help_and_errors(void **state)
 	tool_run(&out, "ODMA_SYSTEM=bf3", caps(), "--pci-addr 99:00.0", 1);
 	assert_int_equal(out.status, 1);
 	assert_non_null(strstr(out.text, "no device at PCI address 99:00.0"));
-	tool_run(&out, NULL, caps(), "--lib rdma", 1);
+	tool_run(&out, NULL, caps(), "--lib nosuchlib", 1);
 	assert_int_not_equal(out.status, 0);
 	tool_run(&out, NULL, caps(), "--no-such-flag", 1);
 	assert_int_not_equal(out.status, 0);

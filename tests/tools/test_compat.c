@@ -224,8 +224,8 @@ static void failing_programs(void **state)
 static void programs_needing_a_library(void **state)
 {
 	(void)state;
-	/* the fake tree uses DOCA libraries odma does not provide (RDMA, Flow) */
-	assert_row("graph", "needs", "needs", "needs", "needs doca_rdma (no doca_rdma.h");
+	/* the fake tree uses DOCA libraries odma does not provide (Ethernet, Flow) */
+	assert_row("graph", "needs", "needs", "needs", "needs doca_eth (no doca_eth_rxq.h");
 	assert_row("sync_event_local_pci", "needs", "needs", "needs", "needs doca_flow");
 	assert_true(list_has(row("sync_event_local_pci"), "missing_symbols", "doca_flow_init"));
 	assert_string_equal(str(row("sync_event_local_pci"), "arch"), "host+dpu");

@@ -217,7 +217,11 @@ static void builtins_parse(void **state)
 			assert_int_equal(sys.devs[d].caps.max_buf_list_len, bf ? 64 : 0);
 			assert_int_equal(sys.devs[d].caps.max_num_tasks, bf ? 65536 : 0);
 			assert_int_equal(sys.devs[d].caps.queue_depth, bf ? 1024 : 0);
-			assert_int_equal(sys.devs[d].caps.export_rdma, bf);
+			/* every built-in port does RDMA (BlueField and ConnectX-like alike) */
+			assert_true(sys.devs[d].caps.export_rdma);
+			assert_true(sys.devs[d].caps.rdma);
+			assert_true(sys.devs[d].caps.rdma_dc);
+			assert_int_equal(sys.devs[d].caps.rdma_max_msg_size, 1u << 30);
 			assert_int_equal(sys.devs[d].caps.comch, bf);
 			assert_int_equal(sys.devs[d].caps.comch_max_msg_size, bf ? 4080 : 0);
 			assert_int_equal(sys.devs[d].caps.comch_max_clients, bf ? 512 : 0);

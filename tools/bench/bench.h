@@ -23,7 +23,7 @@ struct bench_cfg {
 	int reps;          /* repetitions; medians are reported */
 	uint32_t list_len; /* elements per source/destination list (--list-len) */
 	enum bench_mode mode;
-	bool cold, sweep, crossover, comch, json, csv, peer_dpdk, no_pingpong;
+	bool cold, sweep, crossover, comch, rdma, json, csv, peer_dpdk, no_pingpong;
 	bool xproc, size_given; /* --xproc; --size was given */
 	bool ucx;               /* --transport ucx (with --xproc) */
 	char engine[16];        /* empty: the library default */
@@ -140,6 +140,18 @@ struct bench_comch {
 };
 /* Forks the host-side process (a private ODMA_RUNDIR), measures for about @seconds. 0 or -1. */
 int bench_comch_run(size_t size, double seconds, struct bench_comch *out, char *err, size_t errlen);
+
+/* --- bench_rdma.c: DOCA RDMA between two processes, with raw TCP of the same run --- */
+struct bench_rdma {
+	size_t size;                  /* bytes per read and write, and per raw TCP message */
+	double read_bytes_per_sec;    /* 8 reads in flight */
+	double write_bytes_per_sec;   /* 8 writes in flight */
+	size_t send_msg_size;         /* min(size, 64 KiB) */
+	double send_msgs_per_sec;     /* 8 sends in flight into posted receives */
+	double raw_tcp_bytes_per_sec; /* loopback TCP, 8 messages unacked: odma RDMA's transport */
+};
+/* Forks the responder, measures for about @seconds in all. 0 or -1 (@err says why). */
+int bench_rdma_run(size_t size, double seconds, struct bench_rdma *out, char *err, size_t errlen);
 
 /* --- bench_dpdk.c / bench_nodpdk.c: DPDK dmadev with the dma_skeleton driver --- */
 bool bench_dpdk_available(void);

@@ -71,6 +71,8 @@ static const char bench_help[] =
         "                         depth-1 task (submit to callback) beside the p50 of one memcpy;\n"
         "                         prints the smallest size from which DMA is within 10 % of\n"
         "                         memcpy (what odma advise uses).\n"
+        "        --rdma           DOCA RDMA read, write and send between two processes, beside\n"
+        "                         raw TCP (its transport in odma) in the same run\n"
         "        --comch          DOCA Comch between two processes (this one the DPU side, a "
         "forked\n"
         "                         one the host side): control-path messages/s (64-byte ping-pong\n"
@@ -273,6 +275,7 @@ BENCH_BOOL_CB(cb_cold, cfg.cold)
 BENCH_BOOL_CB(cb_sweep, cfg.sweep)
 BENCH_BOOL_CB(cb_crossover, cfg.crossover)
 BENCH_BOOL_CB(cb_comch, cfg.comch)
+BENCH_BOOL_CB(cb_rdma, cfg.rdma)
 BENCH_BOOL_CB(cb_csv, cfg.csv)
 BENCH_BOOL_CB(cb_no_pingpong, cfg.no_pingpong)
 BENCH_BOOL_CB(cb_xproc, cfg.xproc)
@@ -317,6 +320,10 @@ static int register_params(void)
 	                       B, cb_crossover, false) ||
 	       bench_add_param(NULL, "comch", NULL, "measure DOCA Comch between two processes", B,
 	                       cb_comch, false) ||
+	       bench_add_param(NULL, "rdma", NULL,
+	                       "measure DOCA RDMA read/write/send between two processes beside raw "
+	                       "TCP",
+	                       B, cb_rdma, false) ||
 	       bench_add_param(NULL, "csv", NULL, "CSV output", B, cb_csv, false) ||
 	       bench_add_param(NULL, "no-pingpong", NULL, "skip the ping-pong measurements", B,
 	                       cb_no_pingpong, false) ||
@@ -576,6 +583,34 @@ static int run_crossover(void)
 	return 0;
 }
 
+static int run_rdma(void)
+{
+	struct bench_rdma r;
+	char err[200], sz[32];
+
+	if (bench_rdma_run(cfg.size, cfg.seconds, &r, err, sizeof(err)) != 0) {
+		fprintf(stderr, "odma-bench: --rdma: %s\n", err);
+		return 1;
+	}
+	if (cfg.json) {
+		printf("{\"rdma\": {\"emulated\": true, \"transport\": \"tcp\", \"size\": %zu, "
+		       "\"read_bytes_per_sec\": %.1f, \"write_bytes_per_sec\": %.1f, "
+		       "\"send_msg_size\": %zu, \"send_msgs_per_sec\": %.1f, "
+		       "\"raw_tcp_bytes_per_sec\": %.1f}}\n",
+		       r.size, r.read_bytes_per_sec, r.write_bytes_per_sec, r.send_msg_size,
+		       r.send_msgs_per_sec, r.raw_tcp_bytes_per_sec);
+		return 0;
+	}
+	bench_fmt_size(r.size, sz, sizeof(sz));
+	printf("# DOCA RDMA between two processes (emulated: TCP streams on this machine, not an "
+	       "RDMA NIC);\n# 8 tasks in flight; the raw TCP baseline from the same run\n");
+	printf("read,  %-8s  %8.2f GB/s\n", sz, r.read_bytes_per_sec / 1e9);
+	printf("write, %-8s  %8.2f GB/s\n", sz, r.write_bytes_per_sec / 1e9);
+	printf("send,  %-8zu  %8.0f msg/s\n", r.send_msg_size, r.send_msgs_per_sec);
+	printf("raw TCP, %-8s %8.2f GB/s\n", sz, r.raw_tcp_bytes_per_sec / 1e9);
+	return 0;
+}
+
 static int run_comch(void)
 {
 	struct bench_comch r;
@@ -715,6 +750,7 @@ int main(int argc, char **argv)
 	rc = cfg.xproc       ? bench_xproc_run(&cfg, cfg.size_given)
 	     : cfg.crossover ? run_crossover()
 	     : cfg.comch     ? run_comch()
+	     : cfg.rdma      ? run_rdma()
 	                     : run_bench();
 	if (cfg.peer_dpdk)
 		bench_dpdk_fini();

@@ -22,8 +22,11 @@
 #include <doca_log.h>
 #include <doca_mmap.h>
 #include <doca_mmap_advise.h>
+#include <doca_rdma.h>
 #include <doca_sync_event.h>
 #include <doca_version.h>
+
+#include "odma_libraries.h"
 
 DOCA_LOG_REGISTER(ODMA_CAPS);
 
@@ -33,15 +36,10 @@ struct caps_cfg {
 	char lib[32];                         /* empty: every library */
 };
 
-static const char *const caps_libs[][2] = {
-	{ "doca_common",
-	  "DOCA Core: devices, memory maps, buffers, contexts, progress engine, logging, "
-	  "sync events, mmap advise, clocks" },
-	{ "doca_dma", "DOCA DMA: memcpy tasks between registered memory regions" },
-	{ "doca_argp", "DOCA argument parser" },
-	{ "doca_comch", "DOCA Comch: host-DPU control channel (servers, clients) and fast path "
-	                "(producers, consumers)" },
-};
+/* The libraries odma builds: the library table of src/meson.build (odma_libraries.h). */
+#define CAPS_LIB_ROW(name, module, summary) { name, summary },
+static const char *const caps_libs[][2] = { ODMA_LIBRARIES(CAPS_LIB_ROW) };
+#undef CAPS_LIB_ROW
 #define NB_LIBS (sizeof(caps_libs) / sizeof(caps_libs[0]))
 
 static doca_error_t flag_cb(void *param, void *config, size_t offset)
@@ -76,7 +74,7 @@ static doca_error_t pci_cb(void *param, void *config)
 	return DOCA_SUCCESS;
 }
 
-/* Accepts "dma", "doca_dma", "doca-dma" (and the same for common / argp). */
+/* Accepts "dma", "doca_dma", "doca-dma" (and the same for every library of the table). */
 static doca_error_t lib_cb(void *param, void *config)
 {
 	struct caps_cfg *cfg = config;
@@ -90,10 +88,10 @@ static doca_error_t lib_cb(void *param, void *config)
 			strcpy(cfg->lib, caps_libs[i][0]);
 			return DOCA_SUCCESS;
 		}
-	fprintf(stderr,
-	        "doca_caps: --lib '%s' is not a library (doca_common, doca_dma, doca_argp, "
-	        "doca_comch)\n",
-	        (char *)param);
+	fprintf(stderr, "doca_caps: --lib '%s' is not a library (", (char *)param);
+	for (i = 0; i < NB_LIBS; i++)
+		fprintf(stderr, "%s%s", i ? ", " : "", caps_libs[i][0]);
+	fprintf(stderr, ")\n");
 	return DOCA_ERROR_INVALID_VALUE;
 }
 
@@ -268,6 +266,48 @@ static json_object *comch_caps(struct doca_devinfo *info)
 	return o;
 }
 
+static json_object *rdma_caps(struct doca_devinfo *info)
+{
+	static const struct {
+		const char *key;
+		doca_error_t (*q)(const struct doca_devinfo *);
+	} tasks[] = {
+		{ "task_send_supported", doca_rdma_cap_task_send_is_supported },
+		{ "task_send_imm_supported", doca_rdma_cap_task_send_imm_is_supported },
+		{ "task_receive_supported", doca_rdma_cap_task_receive_is_supported },
+		{ "task_read_supported", doca_rdma_cap_task_read_is_supported },
+		{ "task_write_supported", doca_rdma_cap_task_write_is_supported },
+		{ "task_write_imm_supported", doca_rdma_cap_task_write_imm_is_supported },
+		{ "task_atomic_cmp_swp_supported", doca_rdma_cap_task_atomic_cmp_swp_is_supported },
+		{ "task_atomic_fetch_add_supported",
+		  doca_rdma_cap_task_atomic_fetch_add_is_supported },
+		{ "task_remote_net_sync_event_get_supported",
+		  doca_rdma_cap_task_remote_net_sync_event_get_is_supported },
+		{ "task_remote_net_sync_event_notify_set_supported",
+		  doca_rdma_cap_task_remote_net_sync_event_notify_set_is_supported },
+	};
+	json_object *o = json_object_new_object();
+	bool rc = doca_rdma_cap_transport_type_is_supported(info, DOCA_RDMA_TRANSPORT_TYPE_RC) ==
+	          DOCA_SUCCESS;
+
+	json_object_object_add(o, "transport_rc_supported", json_object_new_boolean(rc));
+	json_object_object_add(o, "transport_dc_supported",
+	                       json_object_new_boolean(doca_rdma_cap_transport_type_is_supported(
+	                                                       info, DOCA_RDMA_TRANSPORT_TYPE_DC) ==
+	                                               DOCA_SUCCESS));
+	if (!rc)
+		return o;
+	for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++)
+		json_object_object_add(o, tasks[i].key,
+		                       json_object_new_boolean(tasks[i].q(info) == DOCA_SUCCESS));
+	add_u32(o, "max_message_size", doca_rdma_cap_get_max_message_size, info);
+	add_u32(o, "max_send_queue_size", doca_rdma_cap_get_max_send_queue_size, info);
+	add_u32(o, "max_recv_queue_size", doca_rdma_cap_get_max_recv_queue_size, info);
+	add_u32(o, "max_send_buf_list_len", doca_rdma_cap_get_max_send_buf_list_len, info);
+	add_u32(o, "gid_table_size", doca_rdma_cap_get_gid_table_size, info);
+	return o;
+}
+
 static json_object *mmap_caps(struct doca_devinfo *info)
 {
 	json_object *o = json_object_new_object();
@@ -382,6 +422,8 @@ static json_object *device_entry(const struct caps_cfg *cfg, struct doca_devinfo
 			json_object_object_add(caps, "doca_dma", dma_caps(info));
 		if (show_lib(cfg, "doca_comch"))
 			json_object_object_add(caps, "doca_comch", comch_caps(info));
+		if (show_lib(cfg, "doca_rdma"))
+			json_object_object_add(caps, "doca_rdma", rdma_caps(info));
 		json_object_object_add(o, "capabilities", caps);
 	}
 	if (cfg->list_reps)

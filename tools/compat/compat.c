@@ -27,7 +27,7 @@
 #define ODMA_PKGCONFIGDIR "/usr/local/lib/pkgconfig"
 #endif
 
-static const char *const compat_groups[] = { "doca_dma", "doca_common", "doca_comch" };
+static const char *const compat_groups[] = { "doca_dma", "doca_common", "doca_comch", "doca_rdma" };
 
 void compat_list_add(struct compat_list *l, const char *s)
 {
@@ -112,8 +112,9 @@ static const char *const usage_text[] = {
 	"",
 	"Builds NVIDIA's DOCA samples in DIR (a checkout of NVIDIA-DOCA/doca-samples, any",
 	"release) with their own meson files against an installed odma, runs them, and prints",
-	"a table: program, builds, runs, reason. DMA, DOCA Core and Comch samples and the DMA",
-	"Copy and Secure Channel applications are checked; DIR is only read. Every program runs",
+	"a table: program, builds, runs, reason. DMA, DOCA Core, Comch and RDMA samples (RDMA",
+	"pairs with descriptor files over RC and DC, and with RDMA CM) and the DMA Copy and",
+	"Secure Channel applications are checked; DIR is only read. Every program runs",
 	"under several schedules (timings: see --schedules) and passes only if it passes under",
 	"all of them.",
 	"",

@@ -291,4 +291,12 @@ const char *compat_application_name(size_t i);
 /* Runs every program that has a recipe and built, fills in verdicts and reasons. */
 void compat_run_all(struct compat_ctx *c);
 
+/* --- compat_rdma.c: NVIDIA's DOCA RDMA sample pairs --- */
+
+/* Whether @name is one side of an RDMA sample pair. */
+bool compat_rdma_is_pair(const char *name);
+/* Runs @prog's pair if @prog is its passive side (both rows get the verdict); true when @prog
+ * is an RDMA sample (run here or by its partner), false for any other program. */
+bool compat_rdma_run_prog(struct compat_ctx *c, struct compat_prog *prog);
+
 #endif

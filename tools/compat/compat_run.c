@@ -1019,6 +1019,8 @@ void compat_run_all(struct compat_ctx *c)
 	for (i = 0; i < c->nprogs; i++) {
 		struct compat_prog *p = &c->progs[i];
 
+		if (compat_rdma_run_prog(c, p)) /* DOCA RDMA pairs: compat_rdma.c */
+			continue;
 		if (p->recipe == NULL || p->recipe->flow == FLOW_PARTNER || !prog_built(p))
 			continue;
 		run_recipe(c, p);

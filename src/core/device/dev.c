@@ -76,6 +76,11 @@ struct doca_devinfo *odma_dev_lookup(const struct doca_dev *dev)
 	return NULL;
 }
 
+struct doca_devinfo *doca_priv_dev_lookup(const struct doca_dev *dev)
+{
+	return odma_dev_lookup(dev);
+}
+
 #define ODMA_CHECK_DEVINFO(d)                                                                      \
 	ODMA_CHECK_ARG(odma_devinfo_known(d),                                                      \
 	               "devinfo %p is not a device of this system; pass one "                      \

@@ -59,7 +59,22 @@ struct odma_dev_caps {
 	uint32_t comch_fp_max_buf_size;  /* fast-path buffer, bytes */
 	uint32_t comch_fp_max_endpoints; /* consumers (and producers) per side of a connection */
 	uint32_t comch_max_imm_data;     /* fast-path immediate data, bytes */
+	/*
+	 * RDMA (doca_rdma_cap_*): a device with rdma=yes runs every RDMA task type over RC (and
+	 * DC with rdma_dc=yes). Values left 0 take the ConnectX-like defaults below.
+	 */
+	bool rdma;
+	bool rdma_dc;
+	uint32_t rdma_max_msg_size; /* bytes one task may move */
+	uint32_t rdma_max_queue;    /* send / receive queue entries */
+	uint32_t rdma_max_buf_list; /* buf list elements of a send, write or receive */
+	uint32_t rdma_gid_table;    /* GID table entries */
 };
+
+#define ODMA_RDMA_DEFAULT_MAX_MSG_SIZE (1u << 30)
+#define ODMA_RDMA_DEFAULT_MAX_QUEUE 32768u
+#define ODMA_RDMA_DEFAULT_MAX_BUF_LIST 16u
+#define ODMA_RDMA_DEFAULT_GID_TABLE 256u
 
 #define ODMA_COMCH_DEFAULT_MAX_MSG_SIZE 4080u
 #define ODMA_COMCH_DEFAULT_MAX_RECV_QUEUE 1024u
@@ -166,6 +181,9 @@ bool odma_devinfo_known(const struct doca_devinfo *d);
 
 /* The devinfo behind @dev if it is a device handle of this process's system, else NULL. */
 struct doca_devinfo *odma_dev_lookup(const struct doca_dev *dev);
+
+/* odma_dev_lookup for libraries outside libdoca_common (libdoca_rdma). */
+DOCA_STABLE struct doca_devinfo *doca_priv_dev_lookup(const struct doca_dev *dev);
 
 /* 64-bit FNV-1a of @len bytes. */
 uint64_t odma_fnv1a64(const void *data, size_t len);

@@ -90,6 +90,12 @@ static const struct odma_key profile_device_keys[] = {
 	DEVKEY("comch_fp_buf_size", ODMA_K_U32, caps.comch_fp_max_buf_size, false),
 	DEVKEY("comch_fp_endpoints", ODMA_K_U32, caps.comch_fp_max_endpoints, false),
 	DEVKEY("comch_imm_data", ODMA_K_U32, caps.comch_max_imm_data, false),
+	DEVKEY("rdma", ODMA_K_BOOL, caps.rdma, false),
+	DEVKEY("rdma_dc", ODMA_K_BOOL, caps.rdma_dc, false),
+	DEVKEY("rdma_max_msg_size", ODMA_K_U32, caps.rdma_max_msg_size, false),
+	DEVKEY("rdma_queue", ODMA_K_U32, caps.rdma_max_queue, false),
+	DEVKEY("rdma_buf_list", ODMA_K_U32, caps.rdma_max_buf_list, false),
+	DEVKEY("rdma_gid_table", ODMA_K_U32, caps.rdma_gid_table, false),
 };
 
 static const struct odma_key profile_rep_keys[] = {
@@ -426,6 +432,17 @@ static void profile_comch_defaults(struct odma_dev_caps *c)
 	profile_default_u32(&c->comch_max_imm_data, ODMA_COMCH_DEFAULT_MAX_IMM_DATA);
 }
 
+/* rdma=yes: an RDMA value the line leaves out takes its ConnectX-like default. */
+static void profile_rdma_defaults(struct odma_dev_caps *c)
+{
+	if (!c->rdma)
+		return;
+	profile_default_u32(&c->rdma_max_msg_size, ODMA_RDMA_DEFAULT_MAX_MSG_SIZE);
+	profile_default_u32(&c->rdma_max_queue, ODMA_RDMA_DEFAULT_MAX_QUEUE);
+	profile_default_u32(&c->rdma_max_buf_list, ODMA_RDMA_DEFAULT_MAX_BUF_LIST);
+	profile_default_u32(&c->rdma_gid_table, ODMA_RDMA_DEFAULT_GID_TABLE);
+}
+
 static bool profile_check_device(struct odma_parse *p, const struct doca_devinfo *d)
 {
 	const struct odma_system *sys = p->sys;
@@ -462,6 +479,7 @@ static bool profile_line_device(struct odma_parse *p, char *save)
 	                        &d, save))
 		return false;
 	profile_comch_defaults(&d.caps);
+	profile_rdma_defaults(&d.caps);
 	if (!profile_check_device(p, &d))
 		return false;
 	d.dev_store = calloc(1, sizeof(*d.dev_store));
@@ -716,6 +734,11 @@ doca_error_t odma_profile_parse(const char *text, size_t len, struct odma_system
 	"comch_fp_endpoints=64"                                                                    \
 	" comch_imm_data=32"
 
+/* RDMA on BlueField and ConnectX-like ports (emulated values): RC and DC, 1 GiB messages. */
+#define ODMA_RDMA_CAPS                                                                             \
+	" rdma=yes rdma_dc=yes rdma_max_msg_size=1073741824 rdma_queue=32768 rdma_buf_list=16"     \
+	" rdma_gid_table=256"
+
 /*
  * Built-in profiles, written in the file format so they exercise the same parser.
  * The limits are emulated values (public reports give 2 MiB and 64 for BlueField parts).
@@ -723,7 +746,7 @@ doca_error_t odma_profile_parse(const char *text, size_t len, struct odma_system
 #define ODMA_BF_BASE                                                                               \
 	" memcpy=yes max_buf_size=2M max_buf_list_len=64 max_num_tasks=65536 queue_depth=1024"     \
 	" export_pci=yes from_export_pci=yes export_rdma=yes from_export_rdma=yes"                 \
-	" clock_free_running=yes clock_real_time=yes" ODMA_BF_COMCH
+	" clock_free_running=yes clock_real_time=yes" ODMA_BF_COMCH ODMA_RDMA_CAPS
 /* BlueField-3 has a DPA (its timer is a NIC clock); only the Arm side invalidates caches. */
 #define ODMA_BF3_HOST_CAPS ODMA_BF_BASE " clock_dpa_timer=yes\n"
 #define ODMA_BF3_DPU_CAPS ODMA_BF_BASE " clock_dpa_timer=yes cache_invalidate=yes\n"
@@ -776,15 +799,17 @@ static const char profile_bf2[] =
         "rep parent=03:00.0 pci=0000:3b:00.0 vuid=MT2048X00BF2ODMAHOSTPF0SF0 func=sf\n"
         "rep parent=03:00.1 pci=0000:3b:00.1 vuid=MT2048X00BF2ODMAHOSTPF1 func=pf\n";
 
-/* A plain ConnectX-like NIC: host side only, no DMA engine, no exports. */
+/* A plain ConnectX-like NIC: host side only, no DMA engine, no PCI exports; RDMA. */
 static const char profile_nic[] =
         "system nic\n"
         "device side=host pci=0000:08:00.0 ibdev=mlx5_0 iface=ens5f0np0 mac=a0:88:c2:11:22:30"
         " ipv4=172.16.0.1 ipv6=fe80::a288:c2ff:fe11:2230 active_rate=100000000000 memcpy=no"
-        " clock_free_running=yes clock_real_time=yes\n"
+        " clock_free_running=yes clock_real_time=yes export_rdma=yes "
+        "from_export_rdma=yes" ODMA_RDMA_CAPS "\n"
         "device side=host pci=0000:08:00.1 ibdev=mlx5_1 iface=ens5f1np1 mac=a0:88:c2:11:22:31"
         " ipv4=172.16.1.1 ipv6=fe80::a288:c2ff:fe11:2231 active_rate=100000000000 memcpy=no"
-        " clock_free_running=yes clock_real_time=yes\n";
+        " clock_free_running=yes clock_real_time=yes export_rdma=yes "
+        "from_export_rdma=yes" ODMA_RDMA_CAPS "\n";
 
 const char *odma_profile_builtin(const char *name)
 {

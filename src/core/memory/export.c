@@ -27,9 +27,13 @@ ODMA_LOG_REGISTER(ODMA_EXPORT)
 #define PERMS_RDMA                                                                                 \
 	(DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
 
+static void rdma_unregister(const struct odma_tp_region *r);
+
 void odma_export_revoke_all(struct doca_mmap *mmap)
 {
 	for (struct odma_export *e = mmap->exports; e != NULL; e = e->next) {
+		if (e->record != NULL && e->kind == ODMA_EXPORT_RDMA)
+			rdma_unregister(e->record);
 		if (e->record != NULL)
 			odma_tp_region_revoke(e->record);
 		e->record = NULL;
@@ -160,6 +164,8 @@ fail:
 	return NULL;
 }
 
+static bool rdma_register(struct odma_tp_region *r, const struct doca_mmap *mmap);
+
 static doca_error_t mmap_export(struct doca_mmap *mmap, const struct doca_dev *dev, int kind,
                                 const void **desc, size_t *len, const char *fn)
 {
@@ -188,6 +194,13 @@ static doca_error_t mmap_export(struct doca_mmap *mmap, const struct doca_dev *d
 		            "mmap %p: cannot build the export descriptor (out of memory, or "
 		            "getrandom//proc/self/stat failed)",
 		            (void *)mmap);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	if (kind == ODMA_EXPORT_RDMA && !rdma_register(e->record, mmap)) {
+		odma_tp_region_revoke(e->record);
+		free(e->desc);
+		free(e);
+		ODMA_ERR_AT(fn, "mmap %p: no memory to register the RDMA export", (void *)mmap);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	e->next = mmap->exports;
@@ -327,7 +340,29 @@ static doca_error_t import_check(const void *bytes, size_t len, const struct doc
 		ODMA_ERR_AT(fn, "rejected %zu-byte descriptor: %s", len, why);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (d->kind == ODMA_EXPORT_RDMA)
+		return DOCA_ERROR_AGAIN; /* checked by import_check_rdma */
 	return import_check_dev(d, info);
+}
+
+/*
+ * An RDMA export is imported by a peer anywhere on the network (another machine, another
+ * profile, the same side): only the device's capability is checked here. The exporter checks
+ * every access itself (doca_priv_rdma_mem_access), so a forged descriptor reaches nothing.
+ */
+static doca_error_t import_check_rdma(const struct odma_export_desc *d,
+                                      const struct doca_devinfo *info)
+{
+	(void)d;
+	if (!info->caps.from_export_rdma) {
+		ODMA_ERR_AT(
+		        "doca_mmap_create_from_export",
+		        "device %s cannot create an mmap from an RDMA export; use a device with "
+		        "the from_export_rdma capability",
+		        info->pci_addr);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	return DOCA_SUCCESS;
 }
 
 static struct doca_mmap *import_build(const struct odma_export_desc *d, struct doca_dev *dev,
@@ -346,7 +381,9 @@ static struct doca_mmap *import_build(const struct odma_export_desc *d, struct d
 	m->range_set = true;
 	m->perms = d->perms;
 	m->from_export = true;
-	m->kind = r->ops->kind == ODMA_TP_PROCESS ? ODMA_MEM_PROCESS : ODMA_MEM_NET;
+	m->kind =
+	        r->ops == NULL || r->ops->kind == ODMA_TP_PROCESS ? ODMA_MEM_PROCESS : ODMA_MEM_NET;
+	m->rdma_import = d->kind == ODMA_EXPORT_RDMA;
 	m->remote = r;
 	m->devs = devs;
 	devs[0] = dev;
@@ -368,6 +405,7 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 	struct doca_devinfo *info;
 	struct doca_mmap *m;
 	doca_error_t ret;
+	bool rdma;
 
 	ODMA_CHECK_ARG(export_desc != NULL && dev != NULL && mmap != NULL,
 	               "export_desc, dev and mmap must not be NULL");
@@ -377,6 +415,9 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 	ret = odma_tp_config_check();
 	if (ret == DOCA_SUCCESS)
 		ret = import_check(export_desc, export_desc_len, info, &d);
+	rdma = ret == DOCA_ERROR_AGAIN;
+	if (rdma)
+		ret = import_check_rdma(&d, info);
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	if (sizeof(size_t) < 8 && d.len > SIZE_MAX) {
@@ -389,7 +430,19 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 		ODMA_ERR("out of memory creating an mmap from an export");
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	ret = import_attach(&d, export_desc, export_desc_len, rm);
+	/*
+	 * An RDMA export is reached through libdoca_rdma's connections, not attached: the
+	 * importer keeps what its requests present (record, key); the exporter checks each.
+	 */
+	if (rdma) {
+		rm->record_addr = d.record_addr;
+		memcpy(rm->key, d.key, sizeof(rm->key));
+		rm->addr = d.addr;
+		rm->len = d.len;
+		ret = DOCA_SUCCESS;
+	} else {
+		ret = import_attach(&d, export_desc, export_desc_len, rm);
+	}
 	if (ret != DOCA_SUCCESS) {
 		free(rm);
 		return ret;
@@ -404,6 +457,134 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 	*mmap = m;
 	ODMA_DBG("mmap %p created from the export of pid %u [0x%llx, +%llu) through %s (%s)",
 	         (void *)m, d.pid, (unsigned long long)d.addr, (unsigned long long)d.len,
-	         info->pci_addr, rm->ops->name);
+	         info->pci_addr, rdma ? "RDMA" : rm->ops->name);
 	return DOCA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* RDMA target side: the live RDMA exports, served to peers by libdoca_rdma               */
+/* ------------------------------------------------------------------------------------ */
+
+struct rdma_reg {
+	const struct odma_tp_region *rec;
+	uint64_t addr, len;
+	uint32_t perms;
+};
+
+static pthread_rwlock_t rdma_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct rdma_reg *rdma_regs;
+static size_t rdma_nregs, rdma_capregs;
+
+static bool rdma_register(struct odma_tp_region *r, const struct doca_mmap *mmap)
+{
+	bool ok = true;
+
+	pthread_rwlock_wrlock(&rdma_lock);
+	if (rdma_nregs == rdma_capregs) {
+		size_t cap = rdma_capregs ? 2 * rdma_capregs : 16;
+		struct rdma_reg *n = realloc(rdma_regs, cap * sizeof(*n));
+
+		if (n == NULL)
+			ok = false;
+		else {
+			rdma_regs = n;
+			rdma_capregs = cap;
+		}
+	}
+	if (ok)
+		rdma_regs[rdma_nregs++] = (struct rdma_reg){ r, (uint64_t)(uintptr_t)mmap->addr,
+			                                     mmap->len, mmap->perms };
+	pthread_rwlock_unlock(&rdma_lock);
+	return ok;
+}
+
+/* Waits for every access in progress: after it, nothing touches the revoked range. */
+static void rdma_unregister(const struct odma_tp_region *r)
+{
+	pthread_rwlock_wrlock(&rdma_lock);
+	for (size_t i = 0; i < rdma_nregs; i++)
+		if (rdma_regs[i].rec == r) {
+			rdma_regs[i] = rdma_regs[--rdma_nregs];
+			break;
+		}
+	pthread_rwlock_unlock(&rdma_lock);
+}
+
+static const struct rdma_reg *rdma_find(uint64_t record_addr, const uint8_t key[16])
+{
+	for (size_t i = 0; i < rdma_nregs; i++)
+		if ((uint64_t)(uintptr_t)rdma_regs[i].rec == record_addr)
+			return __atomic_load_n(&rdma_regs[i].rec->hdr.alive, __ATOMIC_ACQUIRE) ==
+			                               1 &&
+			                       memcmp(rdma_regs[i].rec->hdr.key, key, 16) == 0
+			               ? &rdma_regs[i]
+			               : NULL;
+	return NULL;
+}
+
+static uint32_t rdma_op_perm(int op)
+{
+	switch (op) {
+	case ODMA_RDMA_OP_READ:
+		return DOCA_ACCESS_FLAG_RDMA_READ;
+	case ODMA_RDMA_OP_WRITE:
+		return DOCA_ACCESS_FLAG_RDMA_WRITE;
+	default:
+		return DOCA_ACCESS_FLAG_RDMA_ATOMIC;
+	}
+}
+
+static void rdma_do(int op, uint8_t *p, uint64_t len, void *buf)
+{
+	uint64_t *v = buf;
+
+	switch (op) {
+	case ODMA_RDMA_OP_READ:
+		memcpy(buf, p, len);
+		break;
+	case ODMA_RDMA_OP_WRITE:
+		memcpy(p, buf, len);
+		break;
+	case ODMA_RDMA_OP_CMP_SWP:
+		__atomic_compare_exchange_n((uint64_t *)(void *)p, &v[0], v[1], false,
+		                            __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+		break; /* v[0] holds the old value either way */
+	default:
+		v[0] = __atomic_fetch_add((uint64_t *)(void *)p, v[0], __ATOMIC_SEQ_CST);
+		break;
+	}
+}
+
+doca_error_t doca_priv_rdma_mem_access(uint64_t record_addr, const uint8_t key[16], uint64_t addr,
+                                       uint64_t len, int op, void *buf)
+{
+	const struct rdma_reg *g;
+	doca_error_t r = DOCA_SUCCESS;
+
+	if (op >= ODMA_RDMA_OP_CMP_SWP)
+		len = 8;
+	pthread_rwlock_rdlock(&rdma_lock);
+	g = rdma_find(record_addr, key);
+	if (g == NULL)
+		r = DOCA_ERROR_NOT_FOUND;
+	else if ((g->perms & rdma_op_perm(op)) == 0)
+		r = DOCA_ERROR_NOT_PERMITTED;
+	else if (addr < g->addr || len > g->len || addr - g->addr > g->len - len ||
+	         (op >= ODMA_RDMA_OP_CMP_SWP && (addr & 7) != 0))
+		r = DOCA_ERROR_INVALID_VALUE;
+	else if (len != 0)
+		rdma_do(op, (uint8_t *)(uintptr_t)addr, len, buf);
+	pthread_rwlock_unlock(&rdma_lock);
+	return r;
+}
+
+bool doca_priv_rdma_mem_remote(const struct doca_mmap *mmap, uint64_t *record_addr, uint8_t key[16],
+                               uint32_t *perms)
+{
+	if (mmap == NULL || !mmap->rdma_import || mmap->remote == NULL)
+		return false;
+	*record_addr = mmap->remote->record_addr;
+	memcpy(key, mmap->remote->key, 16);
+	*perms = mmap->perms; /* the exporter's DOCA_ACCESS_FLAG_* */
+	return true;
 }

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include <doca_buf.h>
+#include <doca_compat.h>
 #include <doca_buf_inventory.h>
 #include <doca_error.h>
 #include <doca_mmap.h>
@@ -59,6 +60,7 @@ struct doca_mmap {
 	bool ever_started;
 	bool exported;    /* export_* succeeded at least once */
 	bool from_export; /* created by doca_mmap_create_from_export (the API's view) */
+	bool rdma_import; /* from an RDMA export: its bytes are reached over an RDMA connection */
 	uint8_t kind;     /* enum odma_mem_kind (the movers' view) */
 	struct doca_dev **devs;
 	uint32_t num_devs;
@@ -394,5 +396,35 @@ bool odma_proc_start_time(pid_t pid, uint64_t *start_time);
 
 /* Revokes every export record of @mmap (stop/destroy); the records go back to a pool. */
 void odma_export_revoke_all(struct doca_mmap *mmap);
+
+/*
+ * RDMA target side (export.c; called by libdoca_rdma's service threads): the exporter
+ * serves one remote access to an mmap it exported with doca_mmap_export_rdma. The request
+ * names the export by its record address and key (never dereferenced before it is found
+ * among the live RDMA exports); [addr, addr + len) must lie in the exported range and @op
+ * needs its permission. The copy runs under a lock that revocation (mmap stop/destroy)
+ * takes, so a revoked export is never touched afterwards.
+ *   READ:  len bytes from the target into @buf;   WRITE: len bytes of @buf into the target;
+ *   CMP_SWP: 8 bytes, buf[0] compare, buf[1] swap, buf[0] := old;
+ *   FETCH_ADD: 8 bytes, buf[0] add, buf[0] := old.
+ * DOCA_SUCCESS, DOCA_ERROR_NOT_FOUND (no such live export: unknown, revoked, wrong key),
+ * DOCA_ERROR_INVALID_VALUE (outside the exported range, misaligned atomic),
+ * DOCA_ERROR_NOT_PERMITTED (the export lacks RDMA_READ / RDMA_WRITE / RDMA_ATOMIC).
+ */
+enum odma_rdma_op {
+	ODMA_RDMA_OP_READ = 0,
+	ODMA_RDMA_OP_WRITE = 1,
+	ODMA_RDMA_OP_CMP_SWP = 2,
+	ODMA_RDMA_OP_FETCH_ADD = 3,
+};
+DOCA_STABLE doca_error_t doca_priv_rdma_mem_access(uint64_t record_addr, const uint8_t key[16],
+                                                   uint64_t addr, uint64_t len, int op, void *buf);
+
+/*
+ * The export identity an RDMA initiator presents for a buf of an mmap imported from an RDMA
+ * export: false when @mmap is not one.
+ */
+DOCA_STABLE bool doca_priv_rdma_mem_remote(const struct doca_mmap *mmap, uint64_t *record_addr,
+                                           uint8_t key[16], uint32_t *perms);
 
 #endif /* ODMA_CORE_MEMORY_H_ */

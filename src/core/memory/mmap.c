@@ -281,6 +281,8 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 	doca_error_t ret;
 
 	ODMA_CHECK_ARG(mmap != NULL, "mmap is NULL");
+	if (mmap->rdma_import)
+		return DOCA_SUCCESS; /* NVIDIA's RDMA samples stop it before destroy: a no-op */
 	if (mmap->from_export) {
 		ODMA_ERR("mmap %p was created from an export; destroy it instead", (void *)mmap);
 		return DOCA_ERROR_NOT_PERMITTED;

@@ -164,6 +164,10 @@ doca_error_t se_do_add(struct doca_sync_event *se, uint64_t v, uint64_t *fetched
 /* sync_event.c: what doca_ctx_start and the start of a stop do besides the tasks. */
 doca_error_t se_ctx_activate(struct doca_sync_event *se);
 void se_ctx_deactivate(struct doca_sync_event *se);
+/* se_remote_net.c: the event's network exports end (stop, destroy). */
+void se_rn_revoke(struct doca_sync_event *se);
+/* A remote-net publisher location (sync_event.c's location rules). */
+doca_error_t se_add_location_net(struct doca_sync_event *se, const char *fn);
 
 /* se_tasks.c: the context type. */
 extern const struct odma_ctx_ops se_ctx_ops;

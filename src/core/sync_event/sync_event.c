@@ -127,6 +127,11 @@ doca_error_t doca_sync_event_add_subscriber_location_cpu(struct doca_sync_event 
 	return se_add_location(event, dev, false, __func__);
 }
 
+doca_error_t se_add_location_net(struct doca_sync_event *se, const char *fn)
+{
+	return se_add_location(se, NULL, true, fn);
+}
+
 doca_error_t doca_sync_event_add_publisher_location_remote_pci(struct doca_sync_event *event)
 {
 	return se_add_location(event, NULL, true, __func__);
@@ -161,12 +166,6 @@ doca_error_t doca_sync_event_add_publisher_location_gpu(struct doca_sync_event *
 	ODMA_CHECK_ARG(event != NULL && gpu != NULL, "%s: event and gpu must not be NULL",
 	               __func__);
 	return se_unsupported(__func__, "odma emulates no GPU");
-}
-
-doca_error_t doca_sync_event_add_publisher_location_remote_net(struct doca_sync_event *event)
-{
-	ODMA_CHECK_ARG(event != NULL, "%s: event must not be NULL", __func__);
-	return se_unsupported(__func__, "remote network peers are not emulated");
 }
 
 doca_error_t doca_sync_event_add_subscriber_location_dpa(struct doca_sync_event *event,
@@ -266,8 +265,10 @@ static doca_error_t se_activate(struct doca_sync_event *se)
 
 static void se_deactivate(struct doca_sync_event *se)
 {
-	if (!se->from_export)
+	if (!se->from_export) {
+		se_rn_revoke(se);
 		se_page_revoke(se);
+	}
 }
 
 doca_error_t doca_sync_event_start(struct doca_sync_event *event)
@@ -498,30 +499,6 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 	return DOCA_SUCCESS;
 }
 
-doca_error_t
-doca_sync_event_remote_net_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz,
-                                              struct doca_sync_event_remote_net **event)
-{
-	(void)sz;
-	ODMA_CHECK_ARG(dev != NULL && data != NULL && event != NULL,
-	               "%s: dev, data and event must not be NULL", __func__);
-	return se_unsupported(__func__, "remote network peers are not emulated");
-}
-
-doca_error_t doca_sync_event_remote_net_destroy(struct doca_sync_event_remote_net *event)
-{
-	ODMA_CHECK_ARG(event != NULL, "%s: event must not be NULL", __func__);
-	return se_unsupported(__func__, "remote network events are not emulated");
-}
-
-doca_error_t doca_sync_event_export_to_remote_net(struct doca_sync_event *event,
-                                                  const uint8_t **data, size_t *sz)
-{
-	ODMA_CHECK_ARG(event != NULL && data != NULL && sz != NULL,
-	               "%s: event, data and sz must not be NULL", __func__);
-	return se_unsupported(__func__, "remote network peers are not emulated");
-}
-
 doca_error_t doca_sync_event_get_dpa_handle(struct doca_sync_event *event, struct doca_dpa *dpa,
                                             doca_dpa_dev_sync_event_t *dpa_dev_se_handle)
 {
@@ -583,8 +560,6 @@ doca_error_t doca_sync_event_cap_is_create_from_export_supported(const struct do
 		return DOCA_ERROR_NOT_SUPPORTED;                                                   \
 	}
 
-SE_CAP_NEVER(doca_sync_event_cap_remote_net_is_create_from_export_supported)
-SE_CAP_NEVER(doca_sync_event_cap_is_export_to_remote_net_supported)
 SE_CAP_NEVER(doca_sync_event_cap_is_export_to_dpa_supported)
 SE_CAP_NEVER(doca_sync_event_cap_is_export_to_gpu_supported)
 SE_CAP_NEVER(doca_sync_event_cap_remote_net_is_export_to_dpa_supported)

@@ -12,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdbool.h>
+
+#include <doca_compat.h>
 #include <doca_error.h>
 
 #define ODMA_SE_BLOB_MAGIC "ODMASEVX"
@@ -40,5 +43,22 @@ void odma_se_blob_encode(const struct odma_se_blob *b, uint8_t *out);
  */
 doca_error_t odma_se_blob_parse(const void *bytes, size_t len, struct odma_se_blob *out,
                                 const char **why);
+
+/*
+ * Remote-net sync events (se_remote_net.c), for libdoca_rdma: the identity a peer's handle
+ * presents, and the exporter applying one remote operation to its event (GET reads into
+ * *@value; SET writes *@value; ADD adds *@value and returns the old value in it), waking its
+ * waiters. DOCA_SUCCESS, DOCA_ERROR_NOT_FOUND (no such exported, started event).
+ */
+struct doca_sync_event_remote_net;
+enum odma_se_net_op {
+	ODMA_SE_NET_GET = 0,
+	ODMA_SE_NET_SET = 1,
+	ODMA_SE_NET_ADD = 2,
+};
+DOCA_STABLE bool doca_priv_se_remote_net_ident(const struct doca_sync_event_remote_net *h,
+                                               uint32_t *id, uint8_t key[16]);
+DOCA_STABLE doca_error_t doca_priv_se_remote_access(uint32_t id, const uint8_t key[16], int op,
+                                                    uint64_t *value);
 
 #endif /* ODMA_CORE_SYNC_EVENT_H_ */

@@ -1,0 +1,287 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Sync events exported to the network (doca_sync_event_export_to_remote_net) and the
+ * handles a peer builds from them. A peer never touches the event's memory: its RDMA
+ * remote-net tasks travel over an RDMA connection to the exporter, whose libdoca_rdma
+ * service thread applies them here (doca_priv_se_remote_access), so a waiter blocked in
+ * doca_sync_event_wait_gt() wakes as for a local update. The blob names the event by a
+ * registry id and a random key; nothing in it is an address, so it is valid on any machine.
+ *
+ * Blob (40 bytes, little-endian): magic "ODMASERN", u16 version 1, u16 length 40,
+ * u32 reserved 0, key[16], u32 id, u32 CRC32C of the first 36 bytes.
+ */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "core/device/device.h"
+#include "core/log/log.h"
+#include "core/sync_event/se_int.h"
+#include "core/sync_event/sync_event.h"
+#include "util/codec.h"
+
+ODMA_LOG_REGISTER(ODMA_SYNC_EVENT_NET)
+
+#define RN_MAGIC "ODMASERN"
+#define RN_LEN 40
+#define RN_HANDLE_MAGIC 0x524e48444c45ULL
+
+struct doca_sync_event_remote_net {
+	uint64_t magic;
+	uint32_t id;
+	uint8_t key[16];
+	struct doca_dev *dev;
+	struct doca_sync_event_remote_net *next; /* rn_handles */
+};
+
+/* Live handles: a destroy of anything else is refused without reading it. */
+static pthread_mutex_t rn_hlock = PTHREAD_MUTEX_INITIALIZER;
+static struct doca_sync_event_remote_net *rn_handles;
+
+static bool rn_handle_take(const struct doca_sync_event_remote_net *h, bool unlink)
+{
+	struct doca_sync_event_remote_net **pp;
+	bool found = false;
+
+	pthread_mutex_lock(&rn_hlock);
+	for (pp = &rn_handles; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == h) {
+			found = true;
+			if (unlink)
+				*pp = h->next;
+			break;
+		}
+	pthread_mutex_unlock(&rn_hlock);
+	return found;
+}
+
+struct rn_reg {
+	struct doca_sync_event *se; /* NULL: a free slot (ids are never reused for another) */
+	uint8_t key[16];
+	uint8_t blob[RN_LEN];
+};
+
+static pthread_rwlock_t rn_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct rn_reg *rn_regs;
+static uint32_t rn_nregs, rn_capregs;
+
+static void rn_encode(uint8_t *out, const uint8_t key[16], uint32_t id)
+{
+	memset(out, 0, RN_LEN);
+	memcpy(out, RN_MAGIC, 8);
+	odma_put_le(out + 8, 1, 2);
+	odma_put_le(out + 10, RN_LEN, 2);
+	memcpy(out + 16, key, 16);
+	odma_put_le(out + 32, id, 4);
+	odma_put_le(out + 36, odma_crc32c(out, 36), 4);
+}
+
+/* Registers @se (exporter, started) and returns its blob (registry-owned). */
+static doca_error_t rn_register(struct doca_sync_event *se, const uint8_t **blob)
+{
+	struct rn_reg *g = NULL;
+	doca_error_t r = DOCA_SUCCESS;
+
+	pthread_rwlock_wrlock(&rn_lock);
+	for (uint32_t i = 0; i < rn_nregs && g == NULL; i++)
+		if (rn_regs[i].se == se)
+			g = &rn_regs[i];
+	if (g == NULL && rn_nregs == rn_capregs) {
+		uint32_t cap = rn_capregs ? 2 * rn_capregs : 16;
+		struct rn_reg *n = realloc(rn_regs, cap * sizeof(*n));
+
+		if (n == NULL)
+			r = DOCA_ERROR_NO_MEMORY;
+		else {
+			rn_regs = n;
+			rn_capregs = cap;
+		}
+	}
+	if (g == NULL && r == DOCA_SUCCESS) {
+		g = &rn_regs[rn_nregs++];
+		g->se = se;
+		if (getrandom(g->key, sizeof(g->key), 0) != sizeof(g->key)) {
+			g->se = NULL;
+			r = DOCA_ERROR_NO_MEMORY;
+		} else
+			rn_encode(g->blob, g->key, (uint32_t)(g - rn_regs) + 1);
+	}
+	if (r == DOCA_SUCCESS)
+		*blob = g->blob;
+	pthread_rwlock_unlock(&rn_lock);
+	return r;
+}
+
+void se_rn_revoke(struct doca_sync_event *se)
+{
+	pthread_rwlock_wrlock(&rn_lock);
+	for (uint32_t i = 0; i < rn_nregs; i++)
+		if (rn_regs[i].se == se) {
+			rn_regs[i].se = NULL;
+			memset(rn_regs[i].key, 0, sizeof(rn_regs[i].key));
+		}
+	pthread_rwlock_unlock(&rn_lock);
+}
+
+doca_error_t doca_sync_event_add_publisher_location_remote_net(struct doca_sync_event *event)
+{
+	return se_add_location_net(event, __func__);
+}
+
+doca_error_t doca_sync_event_export_to_remote_net(struct doca_sync_event *event,
+                                                  const uint8_t **data, size_t *sz)
+{
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(event != NULL && data != NULL && sz != NULL,
+	               "%s: event, data and sz must not be NULL", __func__);
+	if (event->from_export) {
+		ODMA_ERR("%s: sync event %p was created from an export; only the exporter exports "
+		         "it",
+		         __func__, (void *)event);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (!se_active(event)) {
+		ODMA_ERR("%s: sync event %p is not started; call doca_sync_event_start first",
+		         __func__, (void *)event);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	r = rn_register(event, data);
+	if (r != DOCA_SUCCESS) {
+		ODMA_ERR("%s: no memory to register sync event %p", __func__, (void *)event);
+		return r;
+	}
+	*sz = RN_LEN;
+	ODMA_DBG("sync event %p exported to the network (%u-byte blob)", (void *)event, RN_LEN);
+	return DOCA_SUCCESS;
+}
+
+static const char *rn_parse(const uint8_t *b, size_t len, uint8_t key[16], uint32_t *id)
+{
+	if (b == NULL || len != RN_LEN || memcmp(b, RN_MAGIC, 8) != 0)
+		return "not a 40-byte odma remote-net sync event export";
+	if (odma_get_le(b + 8, 2) != 1 || odma_get_le(b + 10, 2) != RN_LEN ||
+	    odma_get_le(b + 12, 4) != 0)
+		return "unknown format version or non-zero reserved bytes";
+	if (odma_get_le(b + 36, 4) != odma_crc32c(b, 36))
+		return "checksum mismatch (corrupted in transit)";
+	memcpy(key, b + 16, 16);
+	*id = (uint32_t)odma_get_le(b + 32, 4);
+	if (*id == 0)
+		return "id 0 is never issued";
+	return NULL;
+}
+
+doca_error_t
+doca_sync_event_remote_net_create_from_export(struct doca_dev *dev, const uint8_t *data, size_t sz,
+                                              struct doca_sync_event_remote_net **event)
+{
+	struct doca_devinfo *info;
+	struct doca_sync_event_remote_net *h;
+	uint8_t key[16];
+	uint32_t id;
+	const char *why;
+
+	ODMA_CHECK_ARG(dev != NULL && data != NULL && event != NULL,
+	               "%s: dev, data and event must not be NULL", __func__);
+	info = odma_dev_lookup(dev);
+	ODMA_CHECK_ARG(info != NULL, "%s: dev %p is not a device handle from doca_dev_open",
+	               __func__, (void *)dev);
+	if (!info->caps.rdma) {
+		ODMA_ERR("%s: device %s has no RDMA; use an RDMA device (doca_sync_event_cap_"
+		         "remote_net_is_create_from_export_supported)",
+		         __func__, info->pci_addr);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	why = rn_parse(data, sz, key, &id);
+	ODMA_CHECK_ARG(why == NULL, "%s: rejected %zu-byte blob: %s", __func__, sz, why);
+	h = calloc(1, sizeof(*h));
+	if (h == NULL) {
+		ODMA_ERR("%s: out of memory", __func__);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	h->magic = RN_HANDLE_MAGIC;
+	h->id = id;
+	memcpy(h->key, key, 16);
+	h->dev = dev;
+	odma_dev_hold(dev);
+	pthread_mutex_lock(&rn_hlock);
+	h->next = rn_handles;
+	rn_handles = h;
+	pthread_mutex_unlock(&rn_hlock);
+	*event = h;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_sync_event_remote_net_destroy(struct doca_sync_event_remote_net *event)
+{
+	ODMA_CHECK_ARG(event != NULL && rn_handle_take(event, true),
+	               "%s: event is not a handle from doca_sync_event_remote_net_create_from_"
+	               "export",
+	               __func__);
+	event->magic = 0;
+	odma_dev_release(event->dev);
+	free(event);
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t rn_cap(const struct doca_devinfo *devinfo)
+{
+	ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");
+	return devinfo->caps.rdma ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t
+doca_sync_event_cap_remote_net_is_create_from_export_supported(const struct doca_devinfo *devinfo)
+{
+	return rn_cap(devinfo);
+}
+
+doca_error_t
+doca_sync_event_cap_is_export_to_remote_net_supported(const struct doca_devinfo *devinfo)
+{
+	return rn_cap(devinfo);
+}
+
+bool doca_priv_se_remote_net_ident(const struct doca_sync_event_remote_net *h, uint32_t *id,
+                                   uint8_t key[16])
+{
+	if (h == NULL || !rn_handle_take(h, false))
+		return false;
+	*id = h->id;
+	memcpy(key, h->key, 16);
+	return true;
+}
+
+doca_error_t doca_priv_se_remote_access(uint32_t id, const uint8_t key[16], int op, uint64_t *value)
+{
+	struct doca_sync_event *se = NULL;
+	doca_error_t r = DOCA_ERROR_NOT_FOUND;
+	uint64_t old;
+
+	pthread_rwlock_rdlock(&rn_lock);
+	if (id >= 1 && id <= rn_nregs && rn_regs[id - 1].se != NULL &&
+	    memcmp(rn_regs[id - 1].key, key, 16) == 0)
+		se = rn_regs[id - 1].se;
+	if (se != NULL && se_active(se)) {
+		switch (op) {
+		case ODMA_SE_NET_GET:
+			*value = se_load(se);
+			r = DOCA_SUCCESS;
+			break;
+		case ODMA_SE_NET_SET:
+			r = se_do_set(se, *value);
+			break;
+		default:
+			r = se_do_add(se, *value, &old);
+			if (r == DOCA_SUCCESS)
+				*value = old;
+			break;
+		}
+	}
+	pthread_rwlock_unlock(&rn_lock);
+	return r;
+}

@@ -1,0 +1,764 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Connections of an RDMA context: the out-of-band flow (doca_rdma_export / _connect), the
+ * RDMA CM flow (listen, connect_to_addr, accept, reject, disconnect), addresses, and the
+ * streams and listener threads under them. See rdma.h for the model.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "core/log/log.h"
+#include "rdma/rdma.h"
+
+ODMA_LOG_REGISTER(ODMA_RDMA_CONN)
+
+/* ---------------------------------------------------------------- streams and listeners */
+
+struct rd_stream *odma_rd_stream_new(struct doca_rdma *rd, int fd, bool out,
+                                     struct doca_rdma_connection *c)
+{
+	struct rd_stream *s = calloc(1, sizeof(*s));
+
+	if (s == NULL) {
+		rw_close(fd);
+		return NULL;
+	}
+	s->fd = fd;
+	s->rd = rd;
+	s->out = out;
+	s->conn = c;
+	pthread_mutex_init(&s->wlock, NULL);
+	pthread_mutex_lock(&rd->lock);
+	if (rd->stopping) {
+		pthread_mutex_unlock(&rd->lock);
+		pthread_mutex_destroy(&s->wlock);
+		rw_close(fd);
+		free(s);
+		return NULL;
+	}
+	s->next = rd->streams;
+	rd->streams = s;
+	if (c != NULL) {
+		if (out)
+			c->out = s;
+		else
+			c->in = s;
+	}
+	s->thr_started = pthread_create(&s->thr, NULL, odma_rd_reader, s) == 0;
+	if (!s->thr_started)
+		s->dead = true;
+	pthread_mutex_unlock(&rd->lock);
+	return s;
+}
+
+static void *rd_listener_main(void *arg)
+{
+	struct rd_listener *l = arg;
+
+	for (;;) {
+		int fd = rw_accept(l->fd);
+
+		if (fd < 0)
+			break;
+		(void)odma_rd_stream_new(l->rd, fd, false, NULL);
+	}
+	return NULL;
+}
+
+static struct rd_listener *rd_listener_new(struct doca_rdma *rd, uint16_t port, bool cm)
+{
+	struct rd_listener *l = calloc(1, sizeof(*l));
+
+	if (l == NULL)
+		return NULL;
+	l->fd = rw_listen(port, &l->port);
+	l->rd = rd;
+	l->cm = cm;
+	if (l->fd < 0) {
+		free(l);
+		return NULL;
+	}
+	l->thr_started = pthread_create(&l->thr, NULL, rd_listener_main, l) == 0;
+	if (!l->thr_started) {
+		rw_close(l->fd);
+		free(l);
+		return NULL;
+	}
+	return l;
+}
+
+static void rd_listener_free(struct rd_listener *l)
+{
+	rw_shutdown(l->fd);
+	pthread_join(l->thr, NULL);
+	rw_close(l->fd);
+	free(l);
+}
+
+doca_error_t odma_rd_conns_start(struct doca_rdma *rd)
+{
+	struct rd_listener *l;
+
+	odma_rd_conns_free(rd);
+	rd->conns = calloc(rd->max_conns, sizeof(*rd->conns));
+	if (rd->conns == NULL) {
+		ODMA_ERR("RDMA context %p: out of memory for %u connections", (void *)rd,
+		         rd->max_conns);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	for (uint32_t i = 0; i < rd->max_conns; i++) {
+		rd->conns[i].rd = rd;
+		rd->conns[i].id = i + 1;
+	}
+	l = rd_listener_new(rd, 0, false);
+	if (l == NULL) {
+		ODMA_ERR("RDMA context %p: cannot listen for out-of-band connections: %s",
+		         (void *)rd, strerror(errno));
+		return DOCA_ERROR_INITIALIZATION;
+	}
+	rd->listeners = l;
+	return DOCA_SUCCESS;
+}
+
+static void odma_rd_streams_free(struct doca_rdma *rd);
+
+void odma_rd_conns_stop(struct doca_rdma *rd)
+{
+	struct rd_listener *l;
+	bool again = true;
+
+	pthread_mutex_lock(&rd->lock);
+	rd->stopping = true;
+	pthread_cond_broadcast(&rd->recv_cond);
+	for (struct rd_stream *s = rd->streams; s != NULL; s = s->next)
+		rw_shutdown(s->fd);
+	l = rd->listeners;
+	rd->listeners = NULL;
+	pthread_mutex_unlock(&rd->lock);
+	while (l != NULL) {
+		struct rd_listener *n = l->next;
+
+		rd_listener_free(l);
+		l = n;
+	}
+	/* join every reader first: a reader may still shut down another stream's socket */
+	while (again) {
+		struct rd_stream *j = NULL;
+
+		pthread_mutex_lock(&rd->lock);
+		for (struct rd_stream *s = rd->streams; s != NULL && j == NULL; s = s->next)
+			if (s->thr_started)
+				j = s;
+		if (j != NULL)
+			j->thr_started = false;
+		pthread_mutex_unlock(&rd->lock);
+		if (j != NULL)
+			pthread_join(j->thr, NULL);
+		again = j != NULL;
+	}
+	odma_rd_streams_free(rd);
+	/* the program may still hold (and disconnect) its connections until destroy */
+	for (uint32_t i = 0; rd->conns != NULL && i < rd->max_conns; i++) {
+		rd->conns[i].in = rd->conns[i].out = NULL;
+		if (rd->conns[i].state != RD_C_FREE)
+			rd->conns[i].state = RD_C_CLOSED;
+	}
+}
+
+static void odma_rd_streams_free(struct doca_rdma *rd)
+{
+	while (rd->streams != NULL) {
+		struct rd_stream *s = rd->streams;
+
+		rd->streams = s->next;
+		rw_close(s->fd);
+		pthread_mutex_destroy(&s->wlock);
+		free(s);
+	}
+}
+
+void odma_rd_conns_free(struct doca_rdma *rd)
+{
+	odma_rd_streams_free(rd);
+	free(rd->conns);
+	rd->conns = NULL;
+}
+
+struct doca_rdma_connection *odma_rd_conn_alloc_locked(struct doca_rdma *rd)
+{
+	for (uint32_t i = 0; rd->conns != NULL && i < rd->max_conns; i++) {
+		struct doca_rdma_connection *c = &rd->conns[i];
+
+		if (c->state != RD_C_FREE)
+			continue;
+		memset(c, 0, sizeof(*c));
+		c->rd = rd;
+		c->id = i + 1;
+		if (getrandom(c->key, sizeof(c->key), 0) != sizeof(c->key))
+			return NULL;
+		return c;
+	}
+	return NULL;
+}
+
+void odma_rd_conn_close_locked(struct doca_rdma_connection *c, bool tell_peer)
+{
+	(void)tell_peer;
+	c->state = RD_C_CLOSED;
+	if (c->out != NULL)
+		rw_shutdown(c->out->fd);
+	if (c->in != NULL)
+		rw_shutdown(c->in->fd);
+}
+
+void odma_rd_stream_dead_locked(struct rd_stream *s)
+{
+	struct doca_rdma *rd = s->rd;
+	struct doca_rdma_connection *c = s->conn;
+	doca_error_t why = rd->stopping ? DOCA_ERROR_IO_FAILED : DOCA_ERROR_CONNECTION_ABORTED;
+
+	s->dead = true;
+	while (s->pend_head != NULL) {
+		struct rd_task *t = s->pend_head;
+
+		s->pend_head = t->qnext;
+		odma_rd_done_locked(rd, t, why);
+	}
+	s->pend_tail = NULL;
+	if (c == NULL || c->state == RD_C_CLOSED || c->state == RD_C_FREE)
+		return;
+	if (!rd->stopping && c->cm && c->state == RD_C_CONNECTING)
+		odma_rd_event_locked(rd, c, RD_E_FAILURE);
+	else if (!rd->stopping && c->cm && c->state == RD_C_ESTABLISHED)
+		odma_rd_event_locked(rd, c, RD_E_DISCONNECT);
+	odma_rd_conn_close_locked(c, false);
+}
+
+/* ---------------------------------------------------------------- checks */
+
+static doca_error_t rd_check_started(const struct doca_rdma *rd, bool running_only, const char *fn)
+{
+	if (rd->ctx.state == DOCA_CTX_STATE_RUNNING ||
+	    (!running_only && rd->ctx.state == DOCA_CTX_STATE_STARTING))
+		return DOCA_SUCCESS;
+	ODMA_ERR_AT(fn, "RDMA context %p is not RUNNING; call doca_ctx_start first", (void *)rd);
+	return DOCA_ERROR_BAD_STATE;
+}
+
+static bool rd_conn_valid(const struct doca_rdma_connection *c)
+{
+	const struct doca_rdma *rd = c != NULL ? c->rd : NULL;
+
+	return rd != NULL && rd->conns != NULL && c >= rd->conns && c < rd->conns + rd->max_conns;
+}
+
+/* ---------------------------------------------------------------- out of band */
+
+doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_conn_details,
+                              size_t *local_rdma_conn_details_size,
+                              struct doca_rdma_connection **rdma_connection)
+{
+	struct doca_rdma_connection *c;
+	struct rw_blob b = { 0 };
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(rdma != NULL && local_rdma_conn_details != NULL &&
+	                       local_rdma_conn_details_size != NULL && rdma_connection != NULL,
+	               "%s: arguments must not be NULL", __func__);
+	r = rd_check_started(rdma, false, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
+	rw_blob_self(&b);
+	pthread_mutex_lock(&rdma->lock);
+	c = odma_rd_conn_alloc_locked(rdma);
+	if (c != NULL) {
+		c->state = RD_C_EXPORTED;
+		b.conn_id = c->id;
+		memcpy(b.key, c->key, 16);
+		b.nonce = rdma->nonce;
+		b.transport = (uint8_t)rdma->transport;
+		b.port = rdma->listeners->port;
+		rw_blob_encode(&b, c->blob);
+	}
+	pthread_mutex_unlock(&rdma->lock);
+	if (c == NULL) {
+		ODMA_ERR("%s: all %u connections of RDMA context %p are in use; raise "
+		         "doca_rdma_set_max_num_connections",
+		         __func__, rdma->max_conns, (void *)rdma);
+		return DOCA_ERROR_FULL;
+	}
+	*local_rdma_conn_details = c->blob;
+	*local_rdma_conn_details_size = RW_BLOB_LEN;
+	*rdma_connection = c;
+	ODMA_DBG("RDMA context %p: connection %u exported (port %u)", (void *)rdma, c->id, b.port);
+	return DOCA_SUCCESS;
+}
+
+/* The synchronous half of a handshake: one frame out, the peer's status back. */
+static doca_error_t rd_handshake(int fd, struct rw_hdr *h)
+{
+	struct rw_hdr resp;
+
+	if (!rw_write(fd, h, NULL, 0, NULL, 0) || !rw_read_hdr(fd, &resp) || resp.type != RW_RESP)
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	return (doca_error_t)resp.status;
+}
+
+doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_conn_details,
+                               size_t remote_rdma_conn_details_size,
+                               struct doca_rdma_connection *rdma_connection)
+{
+	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_HELLO };
+	struct doca_rdma_connection *c = rdma_connection;
+	struct rw_blob b;
+	const char *why;
+	doca_error_t r;
+	int fd;
+
+	ODMA_CHECK_ARG(rdma != NULL && remote_rdma_conn_details != NULL && rd_conn_valid(c) &&
+	                       c->rd == rdma,
+	               "%s: rdma, the blob and a connection of this context from doca_rdma_export "
+	               "are required",
+	               __func__);
+	r = rd_check_started(rdma, false, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (c->state != RD_C_EXPORTED) {
+		ODMA_ERR("%s: connection %u is already connected (or closed); export a new one",
+		         __func__, c->id);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	why = rw_blob_parse(remote_rdma_conn_details, remote_rdma_conn_details_size, &b);
+	if (why != NULL) {
+		ODMA_ERR("%s: rejected %zu-byte peer blob: %s; pass the bytes the peer's "
+		         "doca_rdma_export returned",
+		         __func__, remote_rdma_conn_details_size, why);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	fd = rw_blob_dial(&b, rdma->conn_timeout_ms);
+	if (fd < 0) {
+		ODMA_ERR(
+		        "%s: cannot reach the peer of connection %u (port %u, %u address(es)): %s; "
+		        "is the peer running, started and reachable (same machine, or a route "
+		        "between the namespaces)?",
+		        __func__, c->id, b.port, b.naddrs, strerror(errno));
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	h.arg0 = b.conn_id;
+	memcpy(h.key, b.key, 16);
+	h.arg1 = rdma->nonce;
+	h.rec = c->id;
+	r = rd_handshake(fd, &h);
+	if (r != DOCA_SUCCESS) {
+		rw_close(fd);
+		ODMA_ERR("%s: the peer refused connection %u: its blob is stale (the peer "
+		         "restarted or closed that connection); exchange blobs again",
+		         __func__, b.conn_id);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	c->state = RD_C_CONNECTED;
+	if (odma_rd_stream_new(rdma, fd, true, c) == NULL) {
+		c->state = RD_C_CLOSED;
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	ODMA_DBG("RDMA context %p: connection %u connected to peer connection %u", (void *)rdma,
+	         c->id, b.conn_id);
+	return DOCA_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- addresses */
+
+doca_error_t doca_rdma_addr_create(enum doca_rdma_addr_type addr_type, const char *address,
+                                   uint16_t port, struct doca_rdma_addr **addr)
+{
+	struct doca_rdma_addr *a;
+	struct sockaddr_in *s4;
+	struct sockaddr_in6 *s6;
+	int ok;
+
+	ODMA_CHECK_ARG(address != NULL && addr != NULL && strlen(address) < sizeof(a->text),
+	               "%s: address (under 128 characters) and addr are required", __func__);
+	ODMA_CHECK_ARG(addr_type <= DOCA_RDMA_ADDR_TYPE_GID, "%s: unknown address type %d",
+	               __func__, (int)addr_type);
+	a = calloc(1, sizeof(*a));
+	if (a == NULL) {
+		ODMA_ERR("%s: out of memory", __func__);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	s4 = (struct sockaddr_in *)&a->sa.ss;
+	s6 = (struct sockaddr_in6 *)&a->sa.ss;
+	if (addr_type == DOCA_RDMA_ADDR_TYPE_IPv4) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(port);
+		ok = inet_pton(AF_INET, address, &s4->sin_addr);
+		a->sa.len = sizeof(*s4);
+	} else {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(port);
+		ok = inet_pton(AF_INET6, address, &s6->sin6_addr);
+		a->sa.len = sizeof(*s6);
+	}
+	if (ok != 1) {
+		free(a);
+		ODMA_ERR("%s: '%s' is not an %s address%s", __func__, address,
+		         addr_type == DOCA_RDMA_ADDR_TYPE_IPv4 ? "IPv4" : "IPv6",
+		         addr_type == DOCA_RDMA_ADDR_TYPE_GID
+		                 ? " (odma writes a GID as an IPv6 address)"
+		                 : "");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	a->type = addr_type;
+	a->port = port;
+	strcpy(a->text, address);
+	atomic_init(&a->users, 0);
+	*addr = a;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_addr_destroy(struct doca_rdma_addr *addr)
+{
+	ODMA_CHECK_ARG(addr != NULL, "%s: addr must not be NULL", __func__);
+	if (atomic_load(&addr->users) != 0) {
+		ODMA_ERR("%s: address %p is in use by a connection attempt", __func__,
+		         (void *)addr);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	free(addr);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_addr_get_params(struct doca_rdma_addr *addr,
+                                       enum doca_rdma_addr_type *addr_type, const char **address,
+                                       uint16_t *port)
+{
+	ODMA_CHECK_ARG(addr != NULL && addr_type != NULL && address != NULL && port != NULL,
+	               "%s: arguments must not be NULL", __func__);
+	*addr_type = addr->type;
+	*address = addr->text;
+	*port = addr->port;
+	return DOCA_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- RDMA CM */
+
+static doca_error_t rd_check_cm(const struct doca_rdma *rd, const char *fn)
+{
+	doca_error_t r = rd_check_started(rd, true, fn);
+
+	if (r == DOCA_SUCCESS && rd->transport == DOCA_RDMA_TRANSPORT_TYPE_DC) {
+		ODMA_ERR_AT(fn, "RDMA CM needs the RC transport; use the out-of-band flow for DC");
+		r = DOCA_ERROR_NOT_SUPPORTED;
+	}
+	return r;
+}
+
+doca_error_t doca_rdma_start_listen_to_port(struct doca_rdma *rdma, uint16_t port)
+{
+	struct rd_listener *l;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(rdma != NULL, "%s: rdma must not be NULL", __func__);
+	r = rd_check_cm(rdma, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&rdma->lock);
+	for (l = rdma->listeners; l != NULL; l = l->next)
+		if (l->cm && l->port == port)
+			break;
+	pthread_mutex_unlock(&rdma->lock);
+	if (l != NULL) {
+		ODMA_ERR("%s: RDMA context %p already listens on port %u", __func__, (void *)rdma,
+		         port);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	l = rd_listener_new(rdma, port, true);
+	if (l == NULL) {
+		ODMA_ERR("%s: cannot listen on port %u: %s; pick a free port", __func__, port,
+		         strerror(errno));
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	pthread_mutex_lock(&rdma->lock);
+	l->next = rdma->listeners->next;
+	rdma->listeners->next = l;
+	pthread_mutex_unlock(&rdma->lock);
+	ODMA_DBG("RDMA context %p listens on port %u", (void *)rdma, port);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_stop_listen_to_port(struct doca_rdma *rdma, uint16_t port)
+{
+	struct rd_listener **pp, *l = NULL;
+
+	ODMA_CHECK_ARG(rdma != NULL, "%s: rdma must not be NULL", __func__);
+	if (rdma->transport == DOCA_RDMA_TRANSPORT_TYPE_DC) {
+		ODMA_ERR("%s: RDMA CM needs the RC transport", __func__);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	pthread_mutex_lock(&rdma->lock);
+	for (pp = &rdma->listeners; *pp != NULL; pp = &(*pp)->next)
+		if ((*pp)->cm && (*pp)->port == port) {
+			l = *pp;
+			*pp = l->next;
+			break;
+		}
+	pthread_mutex_unlock(&rdma->lock);
+	if (l == NULL) {
+		ODMA_ERR("%s: RDMA context %p does not listen on port %u", __func__, (void *)rdma,
+		         port);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	rd_listener_free(l);
+	return DOCA_SUCCESS;
+}
+
+/* Sends one control frame on a stream of @c (outside rd->lock). */
+static bool rd_ctl(struct rd_stream *s, uint16_t type, uint64_t arg0, const uint8_t *key)
+{
+	struct rw_hdr h = { .magic = RW_MAGIC, .type = type, .arg0 = arg0 };
+	bool ok;
+
+	if (key != NULL)
+		memcpy(h.key, key, 16);
+	pthread_mutex_lock(&s->wlock);
+	ok = rw_write(s->fd, &h, NULL, 0, NULL, 0);
+	pthread_mutex_unlock(&s->wlock);
+	return ok;
+}
+
+doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_connection,
+                                         void *private_data, uint8_t private_data_len)
+{
+	struct doca_rdma_connection *c = rdma_connection;
+	struct rd_stream *s = NULL;
+	struct doca_rdma *rd;
+
+	ODMA_CHECK_ARG(rd_conn_valid(c),
+	               "%s: rdma_connection is not a connection of a started "
+	               "RDMA context",
+	               __func__);
+	ODMA_CHECK_ARG((private_data == NULL) == (private_data_len == 0),
+	               "%s: private data and its length go together", __func__);
+	rd = c->rd;
+	pthread_mutex_lock(&rd->lock);
+	if (c->state == RD_C_REQUESTED && c->in != NULL && !c->in->dead) {
+		s = c->in;
+		c->state = RD_C_ACCEPTED;
+	}
+	pthread_mutex_unlock(&rd->lock);
+	if (s == NULL) {
+		ODMA_ERR("%s: connection %u is not a pending request (answered, or its client is "
+		         "gone)",
+		         __func__, c->id);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	if (!rd_ctl(s, RW_CM_ACCEPT, c->id, c->key)) {
+		ODMA_ERR("%s: the client of connection %u is gone", __func__, c->id);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_connection)
+{
+	struct doca_rdma_connection *c = rdma_connection;
+	struct rd_stream *s = NULL;
+	struct doca_rdma *rd;
+
+	ODMA_CHECK_ARG(rd_conn_valid(c),
+	               "%s: rdma_connection is not a connection of a started "
+	               "RDMA context",
+	               __func__);
+	rd = c->rd;
+	pthread_mutex_lock(&rd->lock);
+	if (c->state == RD_C_REQUESTED && c->in != NULL)
+		s = c->in;
+	pthread_mutex_unlock(&rd->lock);
+	if (s == NULL) {
+		ODMA_ERR("%s: connection %u is not a pending request", __func__, c->id);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	(void)rd_ctl(s, RW_CM_REJECT, 0, NULL);
+	pthread_mutex_lock(&rd->lock);
+	odma_rd_conn_close_locked(c, false);
+	pthread_mutex_unlock(&rd->lock);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_addr *addr,
+                                       union doca_data connection_user_data)
+{
+	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_CM_REQ };
+	struct doca_rdma_connection *c;
+	doca_error_t r;
+	int fd;
+
+	ODMA_CHECK_ARG(rdma != NULL && addr != NULL, "%s: rdma and addr must not be NULL",
+	               __func__);
+	r = rd_check_cm(rdma, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
+	pthread_mutex_lock(&rdma->lock);
+	c = odma_rd_conn_alloc_locked(rdma);
+	if (c != NULL) {
+		c->cm = true;
+		c->user_data = connection_user_data;
+		c->peer = *addr;
+		atomic_init(&c->peer.users, 0);
+		c->has_peer = true;
+		c->state = RD_C_CONNECTING;
+	}
+	pthread_mutex_unlock(&rdma->lock);
+	if (c == NULL) {
+		ODMA_ERR("%s: all %u connections of RDMA context %p are in use", __func__,
+		         rdma->max_conns, (void *)rdma);
+		return DOCA_ERROR_FULL;
+	}
+	fd = rw_dial(&addr->sa, rdma->conn_timeout_ms);
+	h.arg1 = rdma->nonce;
+	h.rec = c->id;
+	if (fd < 0 || !rw_write(fd, &h, NULL, 0, NULL, 0) ||
+	    odma_rd_stream_new(rdma, fd, true, c) == NULL) {
+		ODMA_WARN("%s: no RDMA CM server answers at %s port %u (%s): the failure callback "
+		          "follows; start the server first",
+		          __func__, addr->text, addr->port, strerror(errno));
+		if (fd >= 0)
+			rw_close(fd);
+		pthread_mutex_lock(&rdma->lock);
+		c->state = RD_C_CLOSED;
+		odma_rd_event_locked(rdma, c, RD_E_FAILURE);
+		pthread_mutex_unlock(&rdma->lock);
+	}
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_connection)
+{
+	struct doca_rdma_connection *c = rdma_connection;
+	struct rd_stream *s;
+	struct doca_rdma *rd;
+
+	ODMA_CHECK_ARG(rd_conn_valid(c),
+	               "%s: rdma_connection is not a connection of a started "
+	               "RDMA context",
+	               __func__);
+	rd = c->rd;
+	pthread_mutex_lock(&rd->lock);
+	if (c->state == RD_C_FREE || c->app_closed) {
+		pthread_mutex_unlock(&rd->lock);
+		ODMA_ERR("%s: connection %u is already disconnected", __func__, c->id);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	/* a connection the peer ended (or a stop closed) is released: the samples do so */
+	c->app_closed = true;
+	c->state = RD_C_CLOSED; /* no disconnection callback for our own disconnect */
+	s = c->out != NULL && !c->out->dead ? c->out : c->in;
+	pthread_mutex_unlock(&rd->lock);
+	if (s != NULL)
+		(void)rd_ctl(s, RW_DISCONNECT, 0, NULL);
+	pthread_mutex_lock(&rd->lock);
+	odma_rd_conn_close_locked(c, false);
+	pthread_mutex_unlock(&rd->lock);
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_connection_set_user_data(struct doca_rdma_connection *rdma_connection,
+                                                union doca_data connection_user_data)
+{
+	ODMA_CHECK_ARG(rd_conn_valid(rdma_connection), "%s: not a connection", __func__);
+	rdma_connection->user_data = connection_user_data;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_connection_get_user_data(const struct doca_rdma_connection *rdma_connection,
+                                                union doca_data *connection_user_data)
+{
+	ODMA_CHECK_ARG(rd_conn_valid(rdma_connection) && connection_user_data != NULL,
+	               "%s: a connection and an output are required", __func__);
+	*connection_user_data = rdma_connection->user_data;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_connection_get_id(const struct doca_rdma_connection *rdma_connection,
+                                         uint32_t *connection_id)
+{
+	ODMA_CHECK_ARG(rd_conn_valid(rdma_connection) && connection_id != NULL,
+	               "%s: a connection and an output are required", __func__);
+	*connection_id = rdma_connection->id;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_connection_get_addr(const struct doca_rdma_connection *rdma_connection,
+                                           struct doca_rdma_addr **addr)
+{
+	ODMA_CHECK_ARG(rd_conn_valid(rdma_connection) && addr != NULL,
+	               "%s: a connection and an output are required", __func__);
+	if (!rdma_connection->has_peer) {
+		ODMA_ERR("%s: connection %u was made out of band and has no address", __func__,
+		         rdma_connection->id);
+		return DOCA_ERROR_NOT_FOUND;
+	}
+	*addr = (struct doca_rdma_addr *)(uintptr_t)&rdma_connection->peer;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_rdma_set_connection_state_callbacks(
+        struct doca_rdma *rdma, doca_rdma_connection_request_cb_t doca_rdma_connect_request_cb,
+        doca_rdma_connection_established_cb_t doca_rdma_connect_established_cb,
+        doca_rdma_connection_failure_cb_t doca_rdma_connect_failure_cb,
+        doca_rdma_connection_disconnection_cb_t doca_rdma_disconnect_cb)
+{
+	ODMA_CHECK_ARG(rdma != NULL && doca_rdma_connect_established_cb != NULL &&
+	                       doca_rdma_connect_failure_cb != NULL &&
+	                       doca_rdma_disconnect_cb != NULL,
+	               "%s: rdma and the established, failure and disconnection callbacks are "
+	               "required",
+	               __func__);
+	if (rdma->ctx.state != DOCA_CTX_STATE_IDLE) {
+		ODMA_ERR("%s: RDMA context %p is not IDLE; set the callbacks before doca_ctx_start",
+		         __func__, (void *)rdma);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	rdma->cb_request = doca_rdma_connect_request_cb;
+	rdma->cb_established = doca_rdma_connect_established_cb;
+	rdma->cb_failure = doca_rdma_connect_failure_cb;
+	rdma->cb_disconnect = doca_rdma_disconnect_cb;
+	return DOCA_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- bridge (not emulated) */
+
+static doca_error_t rd_no_bridge(const void *a, const void *b, const char *fn)
+{
+	ODMA_CHECK_ARG(a != NULL && b != NULL, "%s: arguments must not be NULL", fn);
+	ODMA_ERR("%s: odma has no librdmacm bridge; use doca_rdma_start_listen_to_port / "
+	         "doca_rdma_connect_to_addr",
+	         fn);
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_rdma_bridge_prepare_connection(struct doca_rdma *rdma, struct rdma_cm_id *cm_id,
+                                                 struct doca_rdma_connection **rdma_connection)
+{
+	(void)rdma_connection;
+	return rd_no_bridge(rdma, cm_id, __func__);
+}
+
+doca_error_t doca_rdma_bridge_accept(struct doca_rdma *rdma, void *private_data,
+                                     uint8_t private_data_len,
+                                     struct doca_rdma_connection *rdma_connection)
+{
+	(void)private_data;
+	(void)private_data_len;
+	return rd_no_bridge(rdma, rdma_connection, __func__);
+}
+
+doca_error_t doca_rdma_bridge_established(struct doca_rdma *rdma,
+                                          struct doca_rdma_connection *rdma_connection)
+{
+	return rd_no_bridge(rdma, rdma_connection, __func__);
+}

@@ -1,0 +1,320 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The RDMA module's face (libdoca_rdma; docs/rdma.md), shared by its files: the context,
+ * its connections, its tasks, and the wire layer they run on.
+ *
+ * Model. Each direction of a connection is one byte stream (TCP): the side that issues
+ * operations dials the peer and owns that stream's requests; the peer answers on it. A
+ * connection therefore has an "out" stream (our requests, the peer's responses) and an "in"
+ * stream (the peer's requests, our responses). Every stream has its own reader thread: on an
+ * out stream it completes our tasks from the responses, on an in stream it serves the peer
+ * (one-sided reads and writes checked against the exporter's records, sends matched with
+ * our posted receives), so nothing the peer does waits for doca_pe_progress. Requests on a
+ * stream are served in order and answered in order, which gives RC's per-connection order.
+ * Finished tasks and connection events go to the context's queues and are delivered by
+ * doca_pe_progress (the progress op) on the PE thread.
+ *
+ * Locks: rd->lock guards the queues, the posted receives, the connection states and every
+ * stream's pending list; a stream's wlock serialises its writers (the PE thread's submits,
+ * the reader's responses). No lock is held across a callback or across a blocking read.
+ */
+#ifndef ODMA_RDMA_RDMA_H_
+#define ODMA_RDMA_RDMA_H_
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include <doca_rdma.h>
+
+#include "core/device/device.h"
+#include "core/exec/exec.h"
+
+/* ---------------------------------------------------------------- wire (wire.c) */
+
+/*
+ * The narrow transport interface of this module: plain TCP streams and fixed frames. It is
+ * what src/core/transport (issue 20: odma_tp_listen / odma_tp_connect / odma_tp_ep_send)
+ * will carry instead; only this file knows sockets.
+ */
+#define RW_MAGIC 0x5752444fu /* "ODRW" */
+
+enum rw_type {
+	RW_HELLO = 1,   /* dialer -> exporter of a connection blob: bind the stream */
+	RW_CM_REQ,      /* CM client -> server listener: a connection request */
+	RW_CM_ACCEPT,   /* server -> client: accepted (arg0 = server conn id, key) */
+	RW_CM_REJECT,   /* server -> client: rejected */
+	RW_CM_REV,      /* client -> server: the server's out stream (arg0 = its conn id) */
+	RW_DISCONNECT,  /* either side: the connection ends */
+	RW_SEND,        /* request: message (imm, flags: RW_F_IMM) */
+	RW_READ,        /* request: rec, key, addr, arg0 = length */
+	RW_WRITE,       /* request: rec, key, addr, payload (flags: RW_F_IMM: then a receive) */
+	RW_ATOMIC_CAS,  /* request: rec, key, addr, arg0 compare, arg1 swap */
+	RW_ATOMIC_FADD, /* request: rec, key, addr, arg0 add */
+	RW_SE_GET,      /* request: rec = event id, key */
+	RW_SE_SET,      /* request: rec = event id, key, arg0 value */
+	RW_SE_ADD,      /* request: rec = event id, key, arg0 add */
+	RW_RESP,        /* response to the oldest request of the stream: status, payload */
+};
+
+#define RW_F_IMM 1u
+
+/* One frame header (host byte order: odma runs on little-endian hosts), then len bytes. */
+struct rw_hdr {
+	uint32_t magic;
+	uint16_t type;
+	uint16_t flags;
+	uint32_t status; /* RW_RESP: doca_error_t */
+	uint32_t imm;
+	uint64_t tag;
+	uint64_t len; /* payload bytes after the header */
+	uint64_t addr;
+	uint64_t arg0, arg1;
+	uint64_t rec;
+	uint8_t key[16];
+};
+
+/* An IPv4 or IPv6 socket address with its length. */
+struct rw_addr {
+	struct sockaddr_storage ss;
+	socklen_t len;
+};
+
+/* Listens on @port (0: any) on every local address; *@bound the port it got. fd or -1. */
+int rw_listen(uint16_t port, uint16_t *bound);
+/* Dials @a within @timeout_ms; the connected fd, or -1 with errno set. */
+int rw_dial(const struct rw_addr *a, uint32_t timeout_ms);
+/* Accepts one stream on a listening fd (-1 when the listener was shut down). */
+int rw_accept(int lfd);
+/* Reads exactly @n bytes: true, or false on EOF or error. */
+bool rw_read_all(int fd, void *buf, size_t n);
+/* Reads and checks one header. */
+bool rw_read_hdr(int fd, struct rw_hdr *h);
+/* Reads and discards @n bytes. */
+bool rw_skip(int fd, uint64_t n);
+/* Writes a header and up to two payload pieces (whole, retrying): true, or false. */
+bool rw_write(int fd, const struct rw_hdr *h, const void *p1, size_t n1, const void *p2, size_t n2);
+/* Ends a stream (its reader returns); the fd stays open until rw_close. */
+void rw_shutdown(int fd);
+void rw_close(int fd);
+
+/* The connection blob doca_rdma_export hands out (wire.c encodes and parses it). */
+#define RW_BLOB_MAX_ADDRS 8
+struct rw_blob {
+	uint32_t conn_id;
+	uint8_t key[16];
+	uint64_t nonce;      /* the exporting context */
+	uint8_t transport;   /* enum doca_rdma_transport_type */
+	uint16_t port;       /* the exporting context's listener */
+	uint64_t netns;      /* inode of its network namespace, and its kernel's boot id: */
+	uint8_t boot_id[16]; /* the same pair means loopback reaches it */
+	uint8_t naddrs;      /* its IPv4 addresses other than loopback */
+	uint8_t addrs[RW_BLOB_MAX_ADDRS][4];
+};
+#define RW_BLOB_LEN (68 + 4 * RW_BLOB_MAX_ADDRS + 4)
+
+/* Fills this process' part of a blob (namespace, boot id, addresses). */
+void rw_blob_self(struct rw_blob *b);
+void rw_blob_encode(const struct rw_blob *b, uint8_t out[RW_BLOB_LEN]);
+/* NULL, or why the bytes are not a blob. */
+const char *rw_blob_parse(const void *bytes, size_t len, struct rw_blob *b);
+/* Dials the exporter of @b (loopback when it shares our namespace, else its addresses). */
+int rw_blob_dial(const struct rw_blob *b, uint32_t timeout_ms);
+
+/* ---------------------------------------------------------------- objects */
+
+enum rd_task_type {
+	RD_T_RECEIVE = 0,
+	RD_T_SEND,
+	RD_T_SEND_IMM,
+	RD_T_READ,
+	RD_T_WRITE,
+	RD_T_WRITE_IMM,
+	RD_T_CMP_SWP,
+	RD_T_FETCH_ADD,
+	RD_T_SE_GET,
+	RD_T_SE_SET,
+	RD_T_SE_ADD,
+	RD_T_COUNT,
+	RD_T_NONE = 0xff,
+};
+
+extern const char *const odma_rd_type_names[RD_T_COUNT];
+
+struct rd_task {
+	struct doca_task base; /* first */
+	uint8_t type;          /* enum rd_task_type */
+	struct doca_rdma_connection *conn;
+	const struct doca_buf *src;
+	struct doca_buf *dst;
+	struct doca_buf *result;
+	const struct doca_sync_event_remote_net *se;
+	uint64_t arg0, arg1; /* immediate / compare / swap / add */
+	/* results (set before the task is queued as done) */
+	uint32_t res_len;
+	uint8_t res_opcode;
+	uint32_t res_imm;
+	struct doca_rdma_connection *res_conn;
+	doca_error_t res_status;
+	uint64_t tag;          /* of its request */
+	struct rd_task *qnext; /* a stream's pending list, the posted receives, the done queue */
+};
+
+struct rd_stream {
+	int fd;
+	pthread_t thr;
+	bool thr_started;
+	pthread_mutex_t wlock;
+	struct doca_rdma *rd;
+	struct doca_rdma_connection *conn;     /* bound connection (NULL until the first frame) */
+	bool out;                              /* our requests travel on it */
+	bool dead;                             /* under rd->lock */
+	struct rd_task *pend_head, *pend_tail; /* requests waiting for their response */
+	struct rd_stream *next;                /* rd->streams */
+};
+
+enum rd_conn_state {
+	RD_C_FREE = 0,
+	RD_C_EXPORTED,    /* OOB: blob handed out */
+	RD_C_CONNECTED,   /* OOB: doca_rdma_connect done */
+	RD_C_REQUESTED,   /* CM server: request raised, not answered */
+	RD_C_ACCEPTED,    /* CM server: accepted, waiting for the client's second stream */
+	RD_C_CONNECTING,  /* CM client: request sent */
+	RD_C_ESTABLISHED, /* CM: both streams up */
+	RD_C_CLOSED,      /* disconnected, failed or rejected: tasks fail */
+};
+
+struct doca_rdma_addr {
+	enum doca_rdma_addr_type type;
+	char text[128];
+	uint16_t port;
+	struct rw_addr sa;
+	atomic_uint users;
+};
+
+struct doca_rdma_connection {
+	struct doca_rdma *rd;
+	uint32_t id; /* index + 1 */
+	uint8_t key[16];
+	enum rd_conn_state state;
+	bool cm;
+	bool app_closed; /* doca_rdma_connection_disconnect was called */
+	union doca_data user_data;
+	struct rd_stream *out, *in;
+	uint8_t blob[RW_BLOB_LEN];
+	struct doca_rdma_addr peer; /* CM */
+	bool has_peer;
+};
+
+enum rd_event_type {
+	RD_E_REQUEST,
+	RD_E_ESTABLISHED,
+	RD_E_FAILURE,
+	RD_E_DISCONNECT,
+};
+
+struct rd_event {
+	enum rd_event_type type;
+	struct doca_rdma_connection *conn;
+	struct rd_event *next;
+};
+
+struct rd_conf {
+	void (*ok)(void);
+	void (*err)(void);
+	uint32_t num;
+	uint32_t allocated;
+};
+
+struct rd_listener {
+	int fd;
+	uint16_t port;
+	bool cm;
+	pthread_t thr;
+	bool thr_started;
+	struct doca_rdma *rd;
+	struct rd_listener *next;
+};
+
+struct doca_rdma {
+	struct doca_ctx ctx; /* first: doca_rdma_as_ctx */
+	/* properties (set while IDLE) */
+	uint32_t permissions;
+	enum doca_rdma_transport_type transport;
+	uint32_t gid_index;
+	uint16_t max_conns;
+	uint32_t send_queue_size;
+	uint32_t max_send_buf_list_len;
+	uint32_t recv_buf_list_len;
+	enum doca_mtu_size mtu;
+	uint8_t grh;
+	uint32_t sl;
+	uint16_t conn_timeout_ms;
+	uint8_t rnr_retry;
+	doca_rdma_connection_request_cb_t cb_request;
+	doca_rdma_connection_established_cb_t cb_established;
+	doca_rdma_connection_failure_cb_t cb_failure;
+	doca_rdma_connection_disconnection_cb_t cb_disconnect;
+	struct rd_conf conf[RD_T_COUNT];
+	/* runtime */
+	pthread_mutex_t lock;
+	pthread_cond_t recv_cond; /* a receive was posted, or the context stops */
+	uint64_t nonce;
+	struct doca_rdma_connection *conns; /* max_conns slots */
+	struct rd_listener *listeners;      /* [0]: the OOB listener while started */
+	struct rd_stream *streams;
+	struct rd_task *recv_head, *recv_tail; /* posted receives, oldest first */
+	struct rd_task *done_head, *done_tail; /* finished by a reader, for progress */
+	struct rd_event *ev_head, *ev_tail;
+	bool stopping;         /* under lock: readers fail instead of serving */
+	bool defer_idle;       /* stopped from a callback: IDLE at the end of that progress */
+	atomic_uint queued;    /* done tasks + events waiting for progress */
+	int bell_fd;           /* doorbell eventfd, watched by the PE (wake-up contract) */
+	_Atomic uint32_t bell; /* its state word: readers ring it after queueing */
+	uint64_t next_tag;
+};
+
+static inline struct doca_rdma *rd_of(const struct doca_ctx *ctx)
+{
+	return (struct doca_rdma *)(void *)(uintptr_t)ctx;
+}
+
+/* rdma.c */
+extern const struct odma_ctx_ops odma_rd_ops;
+uint32_t odma_rd_rnr_ms(const struct doca_rdma *rd);
+/* Queues a finished task (any thread, rd->lock held). */
+void odma_rd_done_locked(struct doca_rdma *rd, struct rd_task *t, doca_error_t status);
+/* Queues a connection event (any thread, rd->lock held). */
+void odma_rd_event_locked(struct doca_rdma *rd, struct doca_rdma_connection *c,
+                          enum rd_event_type type);
+
+/* conn.c */
+doca_error_t odma_rd_conns_start(struct doca_rdma *rd);
+/* Stops everything: listeners and streams shut down, threads joined, their tasks failed. */
+void odma_rd_conns_stop(struct doca_rdma *rd);
+void odma_rd_conns_free(struct doca_rdma *rd);
+/* A new stream on @fd (dialed when @out) with its reader thread; NULL on failure. */
+struct rd_stream *odma_rd_stream_new(struct doca_rdma *rd, int fd, bool out,
+                                     struct doca_rdma_connection *c);
+/* A connection slot (rd->lock held); NULL when all are used. */
+struct doca_rdma_connection *odma_rd_conn_alloc_locked(struct doca_rdma *rd);
+/* A stream ended (reader thread, rd->lock held): its tasks fail, the connection closes. */
+void odma_rd_stream_dead_locked(struct rd_stream *s);
+/* Ends a connection (rd->lock held): both streams shut down, tasks fail later. */
+void odma_rd_conn_close_locked(struct doca_rdma_connection *c, bool tell_peer);
+
+/* serve.c: the reader thread of a stream. */
+void *odma_rd_reader(void *arg);
+/* Sends a request for @t on its connection's out stream (PE thread). */
+doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p1, size_t n1,
+                             const void *p2, size_t n2);
+
+/* tasks.c */
+/* Completes every posted receive with @status (PE thread, stop). */
+void odma_rd_fail_receives(struct doca_rdma *rd, doca_error_t status);
+
+#endif /* ODMA_RDMA_RDMA_H_ */

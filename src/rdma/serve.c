@@ -1,0 +1,514 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The reader thread of a stream. On a stream the peer dialed it serves the peer: binds the
+ * stream to a connection (HELLO, CM request, CM second stream), checks and applies one-sided
+ * operations against this process' exports (core/memory, core/sync_event), and matches
+ * sends with the posted receives (holding a send for the receiver-not-ready time when none
+ * is posted). On a stream we dialed it reads the responses and finishes our tasks. It never
+ * waits for the program: the program may be blocked anywhere.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/log/log.h"
+#include "core/memory/memory.h"
+#include "core/sync_event/sync_event.h"
+#include "rdma/rdma.h"
+
+ODMA_LOG_REGISTER(ODMA_RDMA_SERVE)
+
+static bool rd_ctl_reject(struct rd_stream *s);
+
+static bool rd_reply(struct rd_stream *s, uint64_t tag, doca_error_t st, uint64_t arg0,
+                     const void *p, size_t n)
+{
+	struct rw_hdr h = { .magic = RW_MAGIC,
+		            .type = RW_RESP,
+		            .tag = tag,
+		            .len = n,
+		            .status = (uint32_t)st,
+		            .arg0 = arg0 };
+	bool ok;
+
+	pthread_mutex_lock(&s->wlock);
+	ok = rw_write(s->fd, &h, p, n, NULL, 0);
+	pthread_mutex_unlock(&s->wlock);
+	return ok;
+}
+
+/* Free bytes after the data of every element of a destination list (NULL: none). */
+static size_t rd_room(const struct doca_buf *d)
+{
+	size_t n = 0;
+
+	for (; d != NULL; d = d->next)
+		n += odma_buf_room(d);
+	return n;
+}
+
+/* Appends @n bytes to a destination list, from memory (@src) or from the stream (@fd). */
+static bool rd_append(struct doca_buf *d, const uint8_t *src, int fd, size_t n)
+{
+	for (; d != NULL && n > 0; d = d->next) {
+		size_t k = odma_buf_room(d);
+
+		if (k > n)
+			k = n;
+		if (src != NULL) {
+			memcpy(d->data + d->data_len, src, k);
+			src += k;
+		} else if (!rw_read_all(fd, d->data + d->data_len, k))
+			return false;
+		d->data_len += k;
+		n -= k;
+	}
+	return n == 0;
+}
+
+/* ---------------------------------------------------------------- binding a stream */
+
+static bool rd_bind_hello(struct rd_stream *s, const struct rw_hdr *h)
+{
+	struct doca_rdma *rd = s->rd;
+	struct doca_rdma_connection *c = NULL;
+	doca_error_t st = DOCA_ERROR_NOT_FOUND;
+
+	pthread_mutex_lock(&rd->lock);
+	if (rd->conns != NULL && h->arg0 >= 1 && h->arg0 <= rd->max_conns) {
+		c = &rd->conns[h->arg0 - 1];
+		if ((c->state == RD_C_EXPORTED || c->state == RD_C_CONNECTED) && c->in == NULL &&
+		    memcmp(c->key, h->key, 16) == 0) {
+			s->conn = c;
+			c->in = s;
+			st = DOCA_SUCCESS;
+		}
+	}
+	pthread_mutex_unlock(&rd->lock);
+	if (st != DOCA_SUCCESS)
+		ODMA_WARN("RDMA context %p: refused a peer presenting connection %llu (unknown, "
+		          "taken or wrong key)",
+		          (void *)rd, (unsigned long long)h->arg0);
+	return rd_reply(s, h->tag, st, 0, NULL, 0) && st == DOCA_SUCCESS;
+}
+
+static bool rd_cm_req(struct rd_stream *s, const struct rw_hdr *h)
+{
+	struct doca_rdma *rd = s->rd;
+	struct doca_rdma_connection *c;
+
+	(void)h;
+	pthread_mutex_lock(&rd->lock);
+	c = rd->cb_request != NULL ? odma_rd_conn_alloc_locked(rd) : NULL;
+	if (c != NULL) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+
+		c->cm = true;
+		c->state = RD_C_REQUESTED;
+		c->in = s;
+		s->conn = c;
+		if (getpeername(s->fd, (struct sockaddr *)&ss, &sl) == 0) {
+			c->peer.sa.ss = ss;
+			c->peer.sa.len = sl;
+			c->has_peer = true;
+		}
+		odma_rd_event_locked(rd, c, RD_E_REQUEST);
+	}
+	pthread_mutex_unlock(&rd->lock);
+	if (c == NULL) {
+		ODMA_WARN("RDMA context %p: rejected a connection request (%s)", (void *)rd,
+		          rd->cb_request == NULL ? "no request callback set"
+		                                 : "all connections in use");
+		(void)rd_ctl_reject(s);
+		return false;
+	}
+	return true;
+}
+
+static bool rd_cm_rev(struct rd_stream *s, const struct rw_hdr *h)
+{
+	struct doca_rdma *rd = s->rd;
+	struct doca_rdma_connection *c;
+	doca_error_t st = DOCA_ERROR_NOT_FOUND;
+
+	pthread_mutex_lock(&rd->lock);
+	if (rd->conns != NULL && h->arg0 >= 1 && h->arg0 <= rd->max_conns) {
+		c = &rd->conns[h->arg0 - 1];
+		if (c->state == RD_C_ACCEPTED && c->out == NULL &&
+		    memcmp(c->key, h->key, 16) == 0) {
+			s->conn = c;
+			s->out = true;
+			c->out = s;
+			c->state = RD_C_ESTABLISHED;
+			odma_rd_event_locked(rd, c, RD_E_ESTABLISHED);
+			st = DOCA_SUCCESS;
+		}
+	}
+	pthread_mutex_unlock(&rd->lock);
+	return rd_reply(s, h->tag, st, 0, NULL, 0) && st == DOCA_SUCCESS;
+}
+
+/* CM client: the server accepted; open the server's stream (its requests to us). */
+static bool rd_cm_accepted(struct rd_stream *s, const struct rw_hdr *h)
+{
+	struct doca_rdma *rd = s->rd;
+	struct doca_rdma_connection *c = s->conn;
+	struct rw_hdr rev = { .magic = RW_MAGIC, .type = RW_CM_REV, .arg0 = h->arg0 };
+	struct rw_hdr resp;
+	int fd;
+
+	if (c == NULL || c->state != RD_C_CONNECTING)
+		return false;
+	memcpy(rev.key, h->key, 16);
+	fd = rw_dial(&c->peer.sa, rd->conn_timeout_ms);
+	if (fd < 0 || !rw_write(fd, &rev, NULL, 0, NULL, 0) || !rw_read_hdr(fd, &resp) ||
+	    resp.type != RW_RESP || resp.status != DOCA_SUCCESS) {
+		rw_close(fd);
+		return false; /* the stream dies: the failure callback follows */
+	}
+	if (odma_rd_stream_new(rd, fd, false, c) == NULL)
+		return false;
+	pthread_mutex_lock(&rd->lock);
+	if (c->state == RD_C_CONNECTING) {
+		c->state = RD_C_ESTABLISHED;
+		odma_rd_event_locked(rd, c, RD_E_ESTABLISHED);
+	}
+	pthread_mutex_unlock(&rd->lock);
+	return true;
+}
+
+static bool rd_cm_rejected(struct rd_stream *s)
+{
+	struct doca_rdma *rd = s->rd;
+	struct doca_rdma_connection *c = s->conn;
+
+	pthread_mutex_lock(&rd->lock);
+	if (c != NULL && c->state == RD_C_CONNECTING)
+		odma_rd_event_locked(rd, c, RD_E_FAILURE);
+	if (c != NULL)
+		odma_rd_conn_close_locked(c, false);
+	pthread_mutex_unlock(&rd->lock);
+	return false;
+}
+
+static bool rd_ctl_reject(struct rd_stream *s)
+{
+	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_CM_REJECT };
+	bool ok;
+
+	pthread_mutex_lock(&s->wlock);
+	ok = rw_write(s->fd, &h, NULL, 0, NULL, 0);
+	pthread_mutex_unlock(&s->wlock);
+	return ok;
+}
+
+/* ---------------------------------------------------------------- serving the peer */
+
+static void rd_deadline(struct timespec *ts, uint32_t ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+/*
+ * Gives a message to the oldest posted receive, waiting up to the receiver-not-ready time
+ * for one. Returns the status for the sender.
+ */
+static doca_error_t rd_deliver(struct rd_stream *s, uint8_t opcode, uint32_t imm,
+                               const uint8_t *msg, size_t len, uint64_t rnr_ms)
+{
+	struct doca_rdma *rd = s->rd;
+	struct timespec end;
+	struct rd_task *t;
+	doca_error_t st = DOCA_SUCCESS;
+
+	/* the sender's receiver-not-ready budget (its rnr_retry_count), at most 8 s */
+	rd_deadline(&end, rnr_ms < 8000 ? (uint32_t)rnr_ms : 8000u);
+	pthread_mutex_lock(&rd->lock);
+	while (rd->recv_head == NULL && !rd->stopping && !s->dead &&
+	       pthread_cond_timedwait(&rd->recv_cond, &rd->lock, &end) != ETIMEDOUT)
+		;
+	t = rd->recv_head;
+	if (t == NULL) {
+		pthread_mutex_unlock(&rd->lock);
+		return rd->stopping ? DOCA_ERROR_IO_FAILED : DOCA_ERROR_TIME_OUT;
+	}
+	rd->recv_head = t->qnext;
+	if (rd->recv_head == NULL)
+		rd->recv_tail = NULL;
+	if (opcode != DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM && len > rd_room(t->dst)) {
+		ODMA_ERR("RDMA context %p: a %zu-byte message does not fit receive task %p "
+		         "(%zu bytes free); post larger receive buffers",
+		         (void *)rd, len, (void *)t, rd_room(t->dst));
+		odma_rd_done_locked(rd, t, DOCA_ERROR_INVALID_VALUE);
+		st = DOCA_ERROR_IO_FAILED;
+	} else {
+		if (opcode != DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM)
+			(void)rd_append(t->dst, msg, -1, len);
+		t->res_len = (uint32_t)len;
+		t->res_opcode = opcode;
+		t->res_imm = imm;
+		t->res_conn = s->conn;
+		odma_rd_done_locked(rd, t, DOCA_SUCCESS);
+	}
+	pthread_mutex_unlock(&rd->lock);
+	return st;
+}
+
+/* Reads a request's payload into a fresh buffer (NULL for none). */
+static bool rd_payload(struct rd_stream *s, const struct rw_hdr *h, uint8_t **out)
+{
+	*out = NULL;
+	if (h->len == 0)
+		return true;
+	if (h->len > s->rd->ctx.caps->rdma_max_msg_size)
+		return false; /* a peer past the limit it was told: cut the stream */
+	*out = malloc((size_t)h->len);
+	if (*out == NULL)
+		return rw_skip(s->fd, h->len);
+	if (rw_read_all(s->fd, *out, (size_t)h->len))
+		return true;
+	free(*out);
+	*out = NULL;
+	return false;
+}
+
+static bool rd_serve_send(struct rd_stream *s, const struct rw_hdr *h)
+{
+	uint8_t *msg;
+	doca_error_t st;
+	bool ok;
+
+	if (!rd_payload(s, h, &msg))
+		return false;
+	st = rd_deliver(s,
+	                (h->flags & RW_F_IMM) ? DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM
+	                                      : DOCA_RDMA_OPCODE_RECV_SEND,
+	                h->imm, msg, (size_t)h->len, h->arg1);
+	free(msg);
+	ok = rd_reply(s, h->tag, st, 0, NULL, 0);
+	return ok;
+}
+
+static bool rd_serve_write(struct rd_stream *s, const struct rw_hdr *h)
+{
+	uint8_t *msg;
+	doca_error_t st;
+
+	if (!rd_payload(s, h, &msg))
+		return false;
+	st = doca_priv_rdma_mem_access(h->rec, h->key, h->addr, h->len, ODMA_RDMA_OP_WRITE, msg);
+	free(msg);
+	if (st == DOCA_SUCCESS && (h->flags & RW_F_IMM))
+		st = rd_deliver(s, DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM, h->imm, NULL,
+		                (size_t)h->len, h->arg1);
+	return rd_reply(s, h->tag, st, 0, NULL, 0);
+}
+
+static bool rd_serve_read(struct rd_stream *s, const struct rw_hdr *h)
+{
+	uint8_t *buf = NULL;
+	doca_error_t st = DOCA_ERROR_INVALID_VALUE;
+	bool ok;
+
+	if (h->arg0 <= s->rd->ctx.caps->rdma_max_msg_size) {
+		buf = malloc(h->arg0 ? (size_t)h->arg0 : 1);
+		st = buf == NULL ? DOCA_ERROR_NO_MEMORY
+		                 : doca_priv_rdma_mem_access(h->rec, h->key, h->addr, h->arg0,
+		                                             ODMA_RDMA_OP_READ, buf);
+	}
+	ok = rd_reply(s, h->tag, st, 0, buf, st == DOCA_SUCCESS ? (size_t)h->arg0 : 0);
+	free(buf);
+	return ok;
+}
+
+static bool rd_serve_atomic(struct rd_stream *s, const struct rw_hdr *h)
+{
+	uint64_t v[2] = { h->arg0, h->arg1 };
+	int op = h->type == RW_ATOMIC_CAS ? ODMA_RDMA_OP_CMP_SWP : ODMA_RDMA_OP_FETCH_ADD;
+	doca_error_t st = doca_priv_rdma_mem_access(h->rec, h->key, h->addr, 8, op, v);
+
+	return rd_reply(s, h->tag, st, v[0], NULL, 0);
+}
+
+static bool rd_serve_se(struct rd_stream *s, const struct rw_hdr *h)
+{
+	uint64_t v = h->arg0;
+	int op = h->type == RW_SE_GET   ? ODMA_SE_NET_GET
+	         : h->type == RW_SE_SET ? ODMA_SE_NET_SET
+	                                : ODMA_SE_NET_ADD;
+	doca_error_t st = h->rec > UINT32_MAX
+	                          ? DOCA_ERROR_NOT_FOUND
+	                          : doca_priv_se_remote_access((uint32_t)h->rec, h->key, op, &v);
+
+	return rd_reply(s, h->tag, st, v, NULL, 0);
+}
+
+/* ---------------------------------------------------------------- our requests' responses */
+
+/* What a target's refusal means for the initiator's task. */
+static doca_error_t rd_remote_status(uint32_t st)
+{
+	switch ((doca_error_t)st) {
+	case DOCA_SUCCESS:
+	case DOCA_ERROR_TIME_OUT:
+	case DOCA_ERROR_IO_FAILED:
+		return (doca_error_t)st;
+	default:
+		return DOCA_ERROR_IO_FAILED; /* remote access error */
+	}
+}
+
+static bool rd_response(struct rd_stream *s, const struct rw_hdr *h)
+{
+	struct doca_rdma *rd = s->rd;
+	struct rd_task *t;
+	doca_error_t st = rd_remote_status(h->status);
+	uint64_t old = h->arg0;
+
+	pthread_mutex_lock(&rd->lock);
+	t = s->pend_head;
+	if (t != NULL && t->tag == h->tag) {
+		s->pend_head = t->qnext;
+		if (s->pend_head == NULL)
+			s->pend_tail = NULL;
+	} else
+		t = NULL;
+	pthread_mutex_unlock(&rd->lock);
+	if (t == NULL) {
+		ODMA_ERR("RDMA context %p: a response matches no request; the stream is cut",
+		         (void *)rd);
+		return false;
+	}
+	if (h->len > 0 && (t->type != RD_T_READ || st != DOCA_SUCCESS || h->len > rd_room(t->dst) ||
+	                   !rd_append(t->dst, NULL, s->fd, (size_t)h->len))) {
+		pthread_mutex_lock(&rd->lock);
+		odma_rd_done_locked(rd, t, DOCA_ERROR_IO_FAILED);
+		pthread_mutex_unlock(&rd->lock);
+		return false;
+	}
+	if (st == DOCA_SUCCESS) {
+		switch (t->type) {
+		case RD_T_READ:
+			t->res_len = (uint32_t)h->len;
+			break;
+		case RD_T_WRITE:
+		case RD_T_WRITE_IMM:
+			if (t->dst != NULL)
+				t->dst->data_len += (size_t)t->arg1;
+			break;
+		case RD_T_SE_GET:
+			(void)rd_append(t->dst, (const uint8_t *)&old, -1, 8);
+			t->res_len = 8;
+			break;
+		case RD_T_CMP_SWP:
+		case RD_T_FETCH_ADD:
+		case RD_T_SE_ADD:
+			(void)rd_append(t->result, (const uint8_t *)&old, -1, 8);
+			break;
+		default:
+			break;
+		}
+	}
+	pthread_mutex_lock(&rd->lock);
+	odma_rd_done_locked(rd, t, st);
+	pthread_mutex_unlock(&rd->lock);
+	return true;
+}
+
+/* ---------------------------------------------------------------- the loop */
+
+static bool rd_handle(struct rd_stream *s, const struct rw_hdr *h)
+{
+	if (s->conn == NULL) {
+		if (h->type == RW_HELLO)
+			return rd_bind_hello(s, h);
+		if (h->type == RW_CM_REQ)
+			return rd_cm_req(s, h);
+		if (h->type == RW_CM_REV)
+			return rd_cm_rev(s, h);
+		return false;
+	}
+	switch (h->type) {
+	case RW_CM_ACCEPT:
+		return rd_cm_accepted(s, h);
+	case RW_CM_REJECT:
+		return rd_cm_rejected(s);
+	case RW_DISCONNECT:
+		return false;
+	case RW_RESP:
+		return rd_response(s, h);
+	case RW_SEND:
+		return rd_serve_send(s, h);
+	case RW_WRITE:
+		return rd_serve_write(s, h);
+	case RW_READ:
+		return rd_serve_read(s, h);
+	case RW_ATOMIC_CAS:
+	case RW_ATOMIC_FADD:
+		return rd_serve_atomic(s, h);
+	case RW_SE_GET:
+	case RW_SE_SET:
+	case RW_SE_ADD:
+		return rd_serve_se(s, h);
+	default:
+		return false;
+	}
+}
+
+void *odma_rd_reader(void *arg)
+{
+	struct rd_stream *s = arg;
+	struct doca_rdma *rd = s->rd;
+	struct rw_hdr h;
+
+	while (rw_read_hdr(s->fd, &h) && rd_handle(s, &h))
+		;
+	rw_shutdown(s->fd);
+	pthread_mutex_lock(&rd->lock);
+	odma_rd_stream_dead_locked(s);
+	pthread_cond_broadcast(&rd->recv_cond);
+	pthread_mutex_unlock(&rd->lock);
+	return NULL;
+}
+
+doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p1, size_t n1,
+                             const void *p2, size_t n2)
+{
+	struct doca_rdma *rd = (struct doca_rdma *)(void *)t->base.ctx;
+	struct doca_rdma_connection *c = t->conn;
+	struct rd_stream *s;
+	bool ok;
+
+	pthread_mutex_lock(&rd->lock);
+	s = c->out;
+	if (c->state == RD_C_CLOSED || s == NULL || s->dead) {
+		pthread_mutex_unlock(&rd->lock);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	h->magic = RW_MAGIC;
+	t->tag = ++rd->next_tag;
+	h->tag = t->tag;
+	t->qnext = NULL;
+	if (s->pend_tail != NULL)
+		s->pend_tail->qnext = t;
+	else
+		s->pend_head = t;
+	s->pend_tail = t;
+	pthread_mutex_unlock(&rd->lock);
+	pthread_mutex_lock(&s->wlock);
+	ok = rw_write(s->fd, h, p1, n1, p2, n2);
+	pthread_mutex_unlock(&s->wlock);
+	if (!ok)
+		rw_shutdown(s->fd); /* the reader fails the task with the others */
+	return DOCA_SUCCESS;
+}

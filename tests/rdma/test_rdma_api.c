@@ -1,0 +1,198 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * DOCA RDMA in one process: capabilities (a device without RDMA says NOT_SUPPORTED),
+ * properties and their refusals, the context states the samples rely on (start RUNNING at
+ * once, stop with nothing in flight IDLE at once), export limits, blob and address checks,
+ * and a whole connection to itself (export + connect on one context).
+ */
+#include "rdma_tu.h"
+
+static void test_caps(void **state)
+{
+	struct doca_devinfo **list;
+	uint32_t n, v;
+	struct doca_rdma_gid gid[2];
+
+	(void)state;
+	assert_ok(doca_devinfo_create_list(&list, &n));
+	for (uint32_t i = 0; i < n; i++) {
+		assert_ok(doca_rdma_cap_task_read_is_supported(list[i]));
+		assert_ok(doca_rdma_cap_task_receive_is_supported(list[i]));
+		assert_ok(
+		        doca_rdma_cap_task_remote_net_sync_event_notify_set_is_supported(list[i]));
+		assert_ok(doca_rdma_cap_transport_type_is_supported(list[i],
+		                                                    DOCA_RDMA_TRANSPORT_TYPE_DC));
+		assert_ok(doca_rdma_cap_get_max_message_size(list[i], &v));
+		assert_int_equal(v, 1u << 30);
+		assert_ok(doca_rdma_cap_get_gid_table_size(list[i], &v));
+		assert_ok(doca_rdma_cap_get_gid(list[i], 0, 2, gid));
+		assert_int_equal(gid[0].raw[10], 0xff); /* IPv4-mapped */
+		assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_cap_get_gid(list[i], v, 1, gid));
+		assert_doca(DOCA_ERROR_INVALID_VALUE,
+		            doca_rdma_cap_transport_type_is_supported(list[i], 9));
+	}
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_cap_task_send_is_supported(NULL));
+	assert_ok(doca_devinfo_destroy_list(list));
+}
+
+static void test_properties_and_states(void **state)
+{
+	struct tside s;
+	uint32_t v;
+	uint16_t v16;
+	uint8_t v8;
+	enum doca_rdma_transport_type tt;
+	enum doca_ctx_states st;
+	struct doca_rdma *rd;
+
+	(void)state;
+	s.dev = tu_open_dev("b1:00.0");
+	assert_ok(doca_rdma_create(s.dev, &rd));
+	/* the samples' permissions, and a refused bit */
+	assert_ok(doca_rdma_set_permissions(rd, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
+	assert_ok(doca_rdma_set_permissions(rd, DOCA_ACCESS_FLAG_RDMA_READ |
+	                                                DOCA_ACCESS_FLAG_RDMA_WRITE));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_rdma_set_permissions(rd, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
+	assert_ok(doca_rdma_get_permissions(rd, &v));
+	assert_int_equal(v, DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE);
+	assert_ok(doca_rdma_set_transport_type(rd, DOCA_RDMA_TRANSPORT_TYPE_DC));
+	assert_ok(doca_rdma_get_transport_type(rd, &tt));
+	assert_int_equal(tt, DOCA_RDMA_TRANSPORT_TYPE_DC);
+	assert_ok(doca_rdma_set_transport_type(rd, DOCA_RDMA_TRANSPORT_TYPE_RC));
+	assert_ok(doca_rdma_set_gid_index(rd, 3));
+	assert_ok(doca_rdma_get_gid_index(rd, &v));
+	assert_int_equal(v, 3);
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_set_gid_index(rd, 100000));
+	assert_ok(doca_rdma_set_send_queue_size(rd, 100));
+	assert_ok(doca_rdma_get_send_queue_size(rd, &v));
+	assert_int_equal(v, 128); /* rounded up to a power of 2 */
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_rdma_set_recv_queue_size(rd, 8));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_rdma_get_recv_queue_size(rd, &v));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_rdma_set_max_num_connections(rd, 0));
+	assert_ok(doca_rdma_set_max_num_connections(rd, 2));
+	assert_ok(doca_rdma_get_max_num_connections(rd, &v16));
+	assert_int_equal(v16, 2);
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_set_rnr_retry_count(rd, 8));
+	assert_ok(doca_rdma_get_rnr_retry_count(rd, &v8));
+	assert_int_equal(v8, 7);
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_rdma_set_mtu(rd, (enum doca_mtu_size)99));
+	assert_ok(doca_rdma_set_mtu(rd, DOCA_MTU_SIZE_4K_BYTES));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_set_sl(rd, 16));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_set_connection_request_timeout(rd, 0));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_create(NULL, &rd));
+	{
+		const void *blob;
+		size_t n;
+		struct doca_rdma_connection *c;
+
+		/* not started: no export */
+		assert_doca(DOCA_ERROR_BAD_STATE, doca_rdma_export(rd, &blob, &n, &c));
+	}
+	assert_ok(doca_pe_create(&s.pe));
+	assert_ok(doca_pe_connect_ctx(s.pe, doca_rdma_as_ctx(rd)));
+	assert_ok(doca_ctx_start(doca_rdma_as_ctx(rd))); /* SUCCESS, RUNNING at once */
+	assert_ok(doca_ctx_get_state(doca_rdma_as_ctx(rd), &st));
+	assert_int_equal(st, DOCA_CTX_STATE_RUNNING);
+	assert_doca(DOCA_ERROR_BAD_STATE, doca_rdma_set_gid_index(rd, 1));
+	assert_doca(DOCA_ERROR_BAD_STATE, doca_rdma_destroy(rd));
+	{
+		const void *blob;
+		size_t n;
+		struct doca_rdma_connection *c1, *c2, *c3;
+		uint8_t bad[256];
+		uint32_t id1, id2;
+
+		assert_ok(doca_rdma_export(rd, &blob, &n, &c1));
+		assert_true(n <= 1024); /* fits the samples' negotiation buffers */
+		memcpy(bad, blob, n);
+		assert_ok(doca_rdma_export(rd, &blob, &n, &c2));
+		assert_doca(DOCA_ERROR_FULL, doca_rdma_export(rd, &blob, &n, &c3));
+		assert_ok(doca_rdma_connection_get_id(c1, &id1));
+		assert_ok(doca_rdma_connection_get_id(c2, &id2));
+		assert_int_not_equal(id1, id2);
+		bad[30] ^= 1; /* a corrupted blob */
+		assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_rdma_connect(rd, bad, n, c1));
+		/* a context connected to itself: c1 -> c2's blob */
+		assert_ok(doca_rdma_connect(rd, blob, n, c1));
+		assert_doca(DOCA_ERROR_BAD_STATE, doca_rdma_connect(rd, blob, n, c1));
+		assert_doca(DOCA_ERROR_NOT_FOUND,
+		            doca_rdma_connection_get_addr(c1, &(struct doca_rdma_addr *){ NULL }));
+	}
+	/* nothing in flight: IDLE at once, and a second stop is SUCCESS */
+	assert_ok(doca_ctx_stop(doca_rdma_as_ctx(rd)));
+	assert_ok(doca_ctx_get_state(doca_rdma_as_ctx(rd), &st));
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_ok(doca_ctx_stop(doca_rdma_as_ctx(rd)));
+	assert_ok(doca_rdma_destroy(rd));
+	assert_ok(doca_pe_destroy(s.pe));
+	assert_ok(doca_dev_close(s.dev));
+}
+
+static void test_addresses_and_unemulated(void **state)
+{
+	struct doca_rdma_addr *a;
+	doca_dpa_dev_rdma_t h;
+
+	(void)state;
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv6, "::1", 1, &a));
+	assert_ok(doca_rdma_addr_destroy(a));
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_GID, "fe80::1", 1, &a));
+	assert_ok(doca_rdma_addr_destroy(a));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, "300.1.1.1", 1, &a));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, NULL, 1, &a));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_addr_destroy(NULL));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_rdma_get_dpa_handle((struct doca_rdma *)&h, &h));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
+	            doca_rdma_bridge_established((struct doca_rdma *)&h,
+	                                         (struct doca_rdma_connection *)&h));
+}
+
+/* A profile device without rdma=yes: NOT_SUPPORTED, as the samples' checks expect. */
+static void test_device_without_rdma(void **state)
+{
+	struct doca_devinfo **list;
+	struct doca_dev *dev;
+	struct doca_rdma *rd;
+	uint32_t n, v;
+	bool found = false;
+
+	(void)state;
+	assert_ok(doca_devinfo_create_list(&list, &n));
+	for (uint32_t i = 0; i < n; i++) {
+		if (doca_rdma_cap_task_send_is_supported(list[i]) != DOCA_ERROR_NOT_SUPPORTED)
+			continue;
+		found = true;
+		assert_doca(DOCA_ERROR_NOT_SUPPORTED,
+		            doca_rdma_cap_get_max_message_size(list[i], &v));
+		assert_doca(DOCA_ERROR_NOT_SUPPORTED,
+		            doca_rdma_cap_transport_type_is_supported(list[i],
+		                                                      DOCA_RDMA_TRANSPORT_TYPE_RC));
+		assert_ok(doca_dev_open(list[i], &dev));
+		assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_rdma_create(dev, &rd));
+		assert_ok(doca_dev_close(dev));
+	}
+	assert_ok(doca_devinfo_destroy_list(list));
+	if (getenv("ODMA_TEST_NO_RDMA_DEV") != NULL)
+		assert_true(found);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_caps),
+		cmocka_unit_test(test_properties_and_states),
+		cmocka_unit_test(test_addresses_and_unemulated),
+	};
+	const struct CMUnitTest no_rdma[] = {
+		cmocka_unit_test(test_device_without_rdma),
+	};
+
+	if (getenv("ODMA_TEST_NO_RDMA_DEV") != NULL)
+		return cmocka_run_group_tests(no_rdma, NULL, NULL);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,677 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * DOCA RDMA between two real processes (fork; connection, mmap and sync event blobs move
+ * over a socketpair, as the samples move them through files): every task type with its
+ * bytes checked on both sides, while the target is blocked in a sync event wait and does not
+ * progress; permission refusals and revocation; receiver-not-ready hold and timeout; peer
+ * death mid-task; several connections; RDMA CM accept, reject and disconnect.
+ */
+#include "rdma_tu.h"
+
+#define ALL_RDMA                                                                                   \
+	(DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
+
+/* Both sides: the child exports first, the parent answers, both connect connection 0. */
+static bool ts_link_child(struct tside *s, int fd)
+{
+	const void *blob;
+	size_t n = 0;
+	uint8_t peer[512];
+
+	if (doca_rdma_export(s->rd, &blob, &n, &s->conns[0]) != DOCA_SUCCESS ||
+	    !ts_send_blob(fd, blob, n) || !ts_recv_blob(fd, peer, sizeof(peer), &n))
+		return false;
+	s->nconns = 1;
+	return doca_rdma_connect(s->rd, peer, n, s->conns[0]) == DOCA_SUCCESS;
+}
+
+static void ts_link_parent(struct tside *s, int fd)
+{
+	const void *blob;
+	size_t n = 0, pn = 0;
+	uint8_t peer[512];
+
+	assert_true(ts_recv_blob(fd, peer, sizeof(peer), &pn));
+	assert_ok(doca_rdma_export(s->rd, &blob, &n, &s->conns[0]));
+	assert_true(ts_send_blob(fd, blob, n));
+	assert_ok(doca_rdma_connect(s->rd, peer, pn, s->conns[0]));
+	s->nconns = 1;
+}
+
+static void ts_byte_out(int fd, char c)
+{
+	assert_int_equal(write(fd, &c, 1), 1);
+}
+
+static char ts_byte_in(int fd)
+{
+	char c = 0;
+
+	return read(fd, &c, 1) == 1 ? c : 0;
+}
+
+static void ts_child_byte(int fd, char c)
+{
+	CHK(write(fd, &c, 1) == 1);
+}
+
+/* ------------------------------------------------------------------ every task type */
+
+static int child_all_tasks(int fd)
+{
+	struct tside s;
+	struct doca_sync_event *se;
+	const void *blob;
+	const uint8_t *seb;
+	size_t n = 0;
+	uint64_t v = 0;
+	struct doca_rdma_task_receive *r;
+	union doca_data ud = { 0 };
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | ALL_RDMA, ALL_RDMA, 7));
+	for (int i = 0; i < 256; i++)
+		s.mem[i] = (uint8_t)('A' + i % 26);
+	CHK(ts_link_child(&s, fd));
+	CHK_OK(doca_mmap_export_rdma(s.mm, s.dev, &blob, &n));
+	CHK(ts_send_blob(fd, blob, n));
+	CHK_OK(doca_sync_event_create(&se));
+	CHK_OK(doca_sync_event_add_publisher_location_remote_net(se));
+	CHK_OK(doca_sync_event_add_subscriber_location_cpu(se, s.dev));
+	CHK_OK(doca_sync_event_start(se));
+	CHK_OK(doca_sync_event_export_to_remote_net(se, &seb, &n));
+	CHK(ts_send_blob(fd, seb, n));
+	/* three receives: two sends, then a write with immediate (no buffer) */
+	CHK_OK(doca_rdma_task_receive_allocate_init(s.rd, ts_buf(&s, s.mm, s.mem, 512, 256, 0), ud,
+	                                            &r));
+	CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
+	CHK_OK(doca_rdma_task_receive_allocate_init(s.rd, ts_buf(&s, s.mm, s.mem, 768, 256, 0), ud,
+	                                            &r));
+	CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
+	CHK_OK(doca_rdma_task_receive_allocate_init(s.rd, NULL, ud, &r));
+	CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
+	ts_child_byte(fd, 'p'); /* receives posted */
+	CHK(ts_wait(&s, &s.nrecv, 3, 10000));
+	CHK(s.ok == 3 && s.err == 0);
+	CHK(s.ropc[0] == DOCA_RDMA_OPCODE_RECV_SEND && s.rlen[0] == 5 &&
+	    memcmp(s.mem + 512, "msg1", 5) == 0);
+	CHK(s.ropc[1] == DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM && s.rimm[1] == 0x1234 &&
+	    memcmp(s.mem + 768, "msg2", 5) == 0);
+	CHK(s.ropc[2] == DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM && s.rimm[2] == 0xABCD &&
+	    memcmp(s.mem + 2048, "wimm", 5) == 0); /* visible when the receive completes */
+	CHK(s.rconn[0] == s.conns[0] && s.rconn[2] == s.conns[0]);
+	ts_child_byte(fd, 'r');
+	/* blocked, no progress: the peer's reads, writes, atomics and set are served anyway */
+	CHK_OK(doca_sync_event_wait_gt(se, 41, UINT64_MAX));
+	CHK(memcmp(s.mem + 1024, "hello", 6) == 0);
+	memcpy(&v, s.mem + 3072, 8);
+	CHK(v == 12);
+	CHK_OK(doca_sync_event_get(se, &v));
+	CHK(v == 42);
+	ts_child_byte(fd, 'k');
+	CHK(ts_byte_in(fd) == 'b');
+	CHK_OK(doca_sync_event_stop(se));
+	CHK_OK(doca_sync_event_destroy(se));
+	ts_close(&s);
+	return 0;
+}
+
+/* Submits one task and waits for its completion; returns its status. */
+static doca_error_t ts_run(struct tside *s, struct doca_task *t)
+{
+	int before = s->ok + s->err, err = s->err;
+	int done = 0;
+
+	assert_ok(doca_task_submit(t));
+	for (int i = 0; i < 50000 && done == 0; i++) {
+		(void)doca_pe_progress(s->pe);
+		if (s->ok + s->err > before)
+			done = 1;
+		else
+			usleep(100);
+	}
+	assert_true(done);
+	return s->err > err ? s->last_err : DOCA_SUCCESS;
+}
+
+static void test_all_tasks(void **state)
+{
+	struct tside s;
+	struct doca_mmap *rm;
+	struct doca_sync_event_remote_net *rse;
+	uint8_t blob[512], *rmem;
+	size_t n = 0, rlen = 0;
+	int fd;
+	pid_t pid = ts_fork(child_all_tasks, &fd);
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_send *ts;
+	struct doca_rdma_task_send_imm *tsi;
+	struct doca_rdma_task_write_imm *twi;
+	struct doca_rdma_task_read *tr;
+	struct doca_rdma_task_write *tw;
+	struct doca_rdma_task_atomic_cmp_swp *tc;
+	struct doca_rdma_task_atomic_fetch_add *tf;
+	struct doca_rdma_task_remote_net_sync_event_notify_set *tn;
+	struct doca_rdma_task_remote_net_sync_event_get *tg;
+	struct doca_buf *b, *d;
+	uint64_t v;
+
+	(void)state;
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	ts_link_parent(&s, fd);
+	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
+	assert_ok(doca_mmap_create_from_export(NULL, blob, n, s.dev, &rm));
+	assert_ok(doca_mmap_get_memrange(rm, (void **)&rmem, &rlen));
+	assert_int_equal(rlen, TS_MEM);
+	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
+	assert_ok(doca_sync_event_remote_net_create_from_export(s.dev, blob, n, &rse));
+	assert_int_equal(ts_byte_in(fd), 'p');
+	/* send, send with immediate, write with immediate */
+	memcpy(s.mem, "msg1", 5);
+	memcpy(s.mem + 64, "msg2", 5);
+	memcpy(s.mem + 128, "wimm", 5);
+	assert_ok(doca_rdma_task_send_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 5), ud, &ts));
+	assert_ok(ts_run(&s, doca_rdma_task_send_as_task(ts)));
+	assert_ok(doca_rdma_task_send_imm_allocate_init(
+	        s.rd, s.conns[0], ts_buf(&s, s.mm, s.mem, 64, 64, 5), 0x1234, ud, &tsi));
+	assert_ok(ts_run(&s, doca_rdma_task_send_imm_as_task(tsi)));
+	assert_ok(doca_rdma_task_write_imm_allocate_init(
+	        s.rd, s.conns[0], ts_buf(&s, s.mm, s.mem, 128, 64, 5),
+	        ts_buf(&s, rm, rmem, 2048, 64, 0), 0xABCD, ud, &twi));
+	assert_ok(ts_run(&s, doca_rdma_task_write_imm_as_task(twi)));
+	assert_int_equal(ts_byte_in(fd), 'r');
+	/* the child now blocks in doca_sync_event_wait_gt: nothing of it progresses */
+	assert_ok(doca_rdma_task_read_allocate_init(
+	        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 0, 256, 256),
+	        d = ts_buf(&s, s.mm, s.mem, 1024, 256, 0), ud, &tr));
+	assert_ok(ts_run(&s, doca_rdma_task_read_as_task(tr)));
+	for (int i = 0; i < 256; i++)
+		assert_int_equal(s.mem[1024 + i], 'A' + i % 26);
+	memcpy(s.mem + 1536, "hello", 6);
+	assert_ok(doca_rdma_task_write_allocate_init(s.rd, s.conns[0],
+	                                             ts_buf(&s, s.mm, s.mem, 1536, 64, 6),
+	                                             ts_buf(&s, rm, rmem, 1024, 256, 0), ud, &tw));
+	assert_ok(ts_run(&s, doca_rdma_task_write_as_task(tw)));
+	assert_ok(doca_rdma_task_atomic_cmp_swp_allocate_init(
+	        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 3072, 8, 0),
+	        b = ts_buf(&s, s.mm, s.mem, 2048, 8, 0), 0, 7, ud, &tc));
+	assert_ok(ts_run(&s, doca_rdma_task_atomic_cmp_swp_as_task(tc)));
+	memcpy(&v, s.mem + 2048, 8);
+	assert_int_equal(v, 0); /* the old value */
+	assert_ok(doca_rdma_task_atomic_fetch_add_allocate_init(
+	        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 3072, 8, 0),
+	        ts_buf(&s, s.mm, s.mem, 2056, 8, 0), 5, ud, &tf));
+	assert_ok(ts_run(&s, doca_rdma_task_atomic_fetch_add_as_task(tf)));
+	memcpy(&v, s.mem + 2056, 8);
+	assert_int_equal(v, 7);
+	v = 42;
+	memcpy(s.mem + 2304, &v, 8);
+	assert_ok(doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(
+	        s.rd, s.conns[0], rse, ts_buf(&s, s.mm, s.mem, 2304, 8, 8), ud, &tn));
+	assert_ok(ts_run(&s, doca_rdma_task_remote_net_sync_event_notify_set_as_task(tn)));
+	assert_ok(doca_rdma_task_remote_net_sync_event_get_allocate_init(
+	        s.rd, s.conns[0], rse, b = ts_buf(&s, s.mm, s.mem, 2312, 8, 0), ud, &tg));
+	assert_ok(ts_run(&s, doca_rdma_task_remote_net_sync_event_get_as_task(tg)));
+	memcpy(&v, s.mem + 2312, 8);
+	assert_int_equal(v, 42);
+	assert_int_equal(s.err, 0);
+	assert_int_equal(ts_byte_in(fd), 'k'); /* the child woke and saw every byte */
+	ts_byte_out(fd, 'b');
+	(void)d;
+	ts_join(pid, fd);
+	assert_ok(doca_sync_event_remote_net_destroy(rse));
+	assert_ok(doca_mmap_stop(rm)); /* as NVIDIA's samples do before destroy */
+	ts_close(&s);
+	(void)doca_mmap_destroy(rm);
+}
+
+/* ------------------------------------------------------- permissions and revocation */
+
+static int child_read_only(int fd)
+{
+	struct tside s;
+	const void *blob;
+	size_t n = 0;
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ,
+	               DOCA_ACCESS_FLAG_RDMA_READ, 7));
+	memset(s.mem, 0x5a, TS_MEM);
+	CHK(ts_link_child(&s, fd));
+	CHK_OK(doca_mmap_export_rdma(s.mm, s.dev, &blob, &n));
+	CHK(ts_send_blob(fd, blob, n));
+	CHK(ts_byte_in(fd) == 'v');
+	CHK_OK(doca_mmap_stop(s.mm)); /* revokes the export */
+	ts_child_byte(fd, 'V');
+	CHK(ts_byte_in(fd) == 'b');
+	for (int i = 0; i < TS_MEM; i++)
+		CHK(s.mem[i] == 0x5a); /* nothing was written */
+	ts_close(&s);
+	return 0;
+}
+
+static void test_permissions_and_revocation(void **state)
+{
+	struct tside s;
+	struct doca_mmap *rm;
+	uint8_t blob[512], *rmem;
+	size_t n = 0, rlen = 0;
+	int fd;
+	pid_t pid = ts_fork(child_read_only, &fd);
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_read *tr;
+	struct doca_rdma_task_write *tw;
+	struct doca_rdma_task_atomic_fetch_add *tf;
+
+	(void)state;
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	ts_link_parent(&s, fd);
+	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
+	assert_ok(doca_mmap_create_from_export(NULL, blob, n, s.dev, &rm));
+	assert_ok(doca_mmap_get_memrange(rm, (void **)&rmem, &rlen));
+	memset(s.mem, 0x11, 64);
+	/* no RDMA_WRITE / RDMA_ATOMIC on the export: the target refuses */
+	assert_ok(doca_rdma_task_write_allocate_init(s.rd, s.conns[0],
+	                                             ts_buf(&s, s.mm, s.mem, 0, 64, 64),
+	                                             ts_buf(&s, rm, rmem, 0, 64, 0), ud, &tw));
+	assert_doca(DOCA_ERROR_IO_FAILED, ts_run(&s, doca_rdma_task_write_as_task(tw)));
+	assert_ok(doca_rdma_task_atomic_fetch_add_allocate_init(
+	        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 8, 8, 0), ts_buf(&s, s.mm, s.mem, 64, 8, 0),
+	        1, ud, &tf));
+	assert_doca(DOCA_ERROR_IO_FAILED, ts_run(&s, doca_rdma_task_atomic_fetch_add_as_task(tf)));
+	/* a read is granted */
+	assert_ok(doca_rdma_task_read_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, rm, rmem, 0, 128, 128),
+	                                            ts_buf(&s, s.mm, s.mem, 256, 128, 0), ud, &tr));
+	assert_ok(ts_run(&s, doca_rdma_task_read_as_task(tr)));
+	assert_int_equal(s.mem[256], 0x5a);
+	assert_int_equal(s.mem[383], 0x5a);
+	/* a local buf as the remote source is refused at submit */
+	assert_ok(doca_rdma_task_read_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 64),
+	                                            ts_buf(&s, s.mm, s.mem, 512, 64, 0), ud, &tr));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_submit(doca_rdma_task_read_as_task(tr)));
+	doca_task_free(doca_rdma_task_read_as_task(tr));
+	/* after the exporter stops its mmap, the same read fails */
+	ts_byte_out(fd, 'v');
+	assert_int_equal(ts_byte_in(fd), 'V');
+	assert_ok(doca_rdma_task_read_allocate_init(
+	        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 0, 128, 128),
+	        ts_buf(&s, s.mm, s.mem, 1024, 128, 0), ud, &tr));
+	assert_doca(DOCA_ERROR_IO_FAILED, ts_run(&s, doca_rdma_task_read_as_task(tr)));
+	assert_int_equal(s.mem[1024], 0); /* nothing arrived */
+	ts_byte_out(fd, 'b');
+	ts_join(pid, fd);
+	ts_close(&s);
+	(void)doca_mmap_destroy(rm);
+}
+
+/* ------------------------------------------------------ receiver not ready, peer death */
+
+static int child_late_receiver(int fd)
+{
+	struct tside s;
+	struct doca_rdma_task_receive *r;
+	union doca_data ud = { 0 };
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	               7));
+	CHK(ts_link_child(&s, fd));
+	CHK(ts_byte_in(fd) == 's'); /* the peer's send is on its way: no receive yet */
+	usleep(300 * 1000);
+	CHK_OK(doca_rdma_task_receive_allocate_init(s.rd, ts_buf(&s, s.mm, s.mem, 0, 64, 0), ud,
+	                                            &r));
+	CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
+	CHK(ts_wait(&s, &s.nrecv, 1, 5000));
+	CHK(memcmp(s.mem, "late", 5) == 0);
+	ts_child_byte(fd, 'k');
+	/* no second receive: the peer's next send times out */
+	CHK(ts_byte_in(fd) == 'b');
+	ts_close(&s);
+	return 0;
+}
+
+static void test_receiver_not_ready(void **state)
+{
+	struct tside s, s2;
+	int fd;
+	pid_t pid = ts_fork(child_late_receiver, &fd);
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_send *t;
+	struct timespec a, b;
+	long ms;
+
+	(void)state;
+	/* rnr_retry_count 0: a send finding no receive is held for 1 s, then TIME_OUT */
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  0));
+	ts_link_parent(&s, fd);
+	memcpy(s.mem, "late", 5);
+	assert_ok(doca_rdma_task_send_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 5), ud, &t));
+	ts_byte_out(fd, 's');
+	assert_ok(ts_run(&s, doca_rdma_task_send_as_task(t))); /* held 300 ms, then delivered */
+	assert_int_equal(ts_byte_in(fd), 'k');
+	assert_ok(doca_rdma_task_send_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 5), ud, &t));
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	assert_doca(DOCA_ERROR_TIME_OUT, ts_run(&s, doca_rdma_task_send_as_task(t)));
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+	assert_true(ms >= 900);
+	ts_byte_out(fd, 'b');
+	ts_join(pid, fd);
+	ts_close(&s);
+	(void)s2;
+}
+
+static int child_dies(int fd)
+{
+	struct tside s;
+	const void *blob;
+	size_t n = 0;
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ,
+	               DOCA_ACCESS_FLAG_RDMA_READ, 7));
+	CHK(ts_link_child(&s, fd));
+	CHK_OK(doca_mmap_export_rdma(s.mm, s.dev, &blob, &n));
+	CHK(ts_send_blob(fd, blob, n));
+	pause(); /* killed by the parent */
+	return 0;
+}
+
+static void test_peer_death(void **state)
+{
+	struct tside s;
+	struct doca_mmap *rm;
+	uint8_t blob[512], *rmem;
+	size_t n = 0, rlen = 0;
+	int fd;
+	pid_t pid = ts_fork(child_dies, &fd);
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_send *t;
+	struct doca_rdma_task_read *tr;
+	int st;
+
+	(void)state;
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	ts_link_parent(&s, fd);
+	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
+	assert_ok(doca_mmap_create_from_export(NULL, blob, n, s.dev, &rm));
+	assert_ok(doca_mmap_get_memrange(rm, (void **)&rmem, &rlen));
+	/* a send held for lack of a receive, and a read queued behind it: both in flight */
+	assert_ok(doca_rdma_task_send_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 8), ud, &t));
+	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(t)));
+	assert_ok(doca_rdma_task_read_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, rm, rmem, 0, 64, 64),
+	                                            ts_buf(&s, s.mm, s.mem, 256, 64, 0), ud, &tr));
+	assert_ok(doca_task_submit(doca_rdma_task_read_as_task(tr)));
+	usleep(100 * 1000);
+	assert_int_equal(s.ok + s.err, 0);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(fd);
+	assert_true(ts_wait(&s, &s.err, 2, 5000));
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, s.last_err);
+	(void)ts_wait(&s, &s.ok, 1, 300); /* nothing else completes */
+	assert_int_equal(s.ok, 0);
+	assert_int_equal(s.err, 2);
+	/* a task on the dead connection completes at once with the same error */
+	assert_ok(doca_rdma_task_send_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 8), ud, &t));
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, ts_run(&s, doca_rdma_task_send_as_task(t)));
+	assert_int_equal(s.err, 3);
+	ts_close(&s);
+	(void)doca_mmap_destroy(rm);
+}
+
+/* -------------------------------------------------------------------- multi-connection */
+
+#define NCONN 3
+
+static int child_multi(int fd)
+{
+	struct tside s;
+	const void *blob;
+	size_t n = 0;
+	uint8_t peer[512];
+	struct doca_rdma_task_receive *r;
+	union doca_data ud = { 0 };
+	int seen = 0;
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	               7));
+	for (int i = 0; i < NCONN; i++) {
+		CHK_OK(doca_rdma_export(s.rd, &blob, &n, &s.conns[i]));
+		CHK(ts_send_blob(fd, blob, n));
+	}
+	for (int i = 0; i < NCONN; i++) {
+		CHK(ts_recv_blob(fd, peer, sizeof(peer), &n));
+		CHK_OK(doca_rdma_connect(s.rd, peer, n, s.conns[i]));
+	}
+	for (int i = 0; i < NCONN; i++) {
+		CHK_OK(doca_rdma_task_receive_allocate_init(
+		        s.rd, ts_buf(&s, s.mm, s.mem, 256 * (size_t)i, 256, 0), ud, &r));
+		CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
+	}
+	ts_child_byte(fd, 'p');
+	CHK(ts_wait(&s, &s.nrecv, NCONN, 10000));
+	for (int j = 0; j < NCONN; j++)
+		for (int i = 0; i < NCONN; i++)
+			if (s.rconn[j] == s.conns[i]) {
+				char want[8];
+
+				snprintf(want, sizeof(want), "c%d", i);
+				CHK(memcmp(s.mem + 256 * j, want, 3) == 0);
+				seen |= 1 << i;
+			}
+	CHK(seen == (1 << NCONN) - 1); /* each message named the connection it came on */
+	ts_close(&s);
+	return 0;
+}
+
+static void test_multi_connection(void **state)
+{
+	struct tside s;
+	const void *blob;
+	size_t n = 0;
+	uint8_t peer[NCONN][512];
+	size_t pn[NCONN];
+	int fd;
+	pid_t pid = ts_fork(child_multi, &fd);
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_send *t;
+
+	(void)state;
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	for (int i = 0; i < NCONN; i++)
+		assert_true(ts_recv_blob(fd, peer[i], sizeof(peer[i]), &pn[i]));
+	for (int i = 0; i < NCONN; i++) {
+		assert_ok(doca_rdma_export(s.rd, &blob, &n, &s.conns[i]));
+		assert_true(ts_send_blob(fd, blob, n));
+	}
+	for (int i = 0; i < NCONN; i++)
+		assert_ok(doca_rdma_connect(s.rd, peer[i], pn[i], s.conns[i]));
+	assert_int_equal(ts_byte_in(fd), 'p');
+	for (int i = NCONN - 1; i >= 0; i--) { /* the receives are shared: any order works */
+		snprintf((char *)s.mem + 64 * i, 8, "c%d", i);
+		assert_ok(doca_rdma_task_send_allocate_init(
+		        s.rd, s.conns[i], ts_buf(&s, s.mm, s.mem, 64 * (size_t)i, 64, 3), ud, &t));
+		assert_ok(ts_run(&s, doca_rdma_task_send_as_task(t)));
+	}
+	ts_join(pid, fd);
+	ts_close(&s);
+}
+
+/* ---------------------------------------------------------------------------- RDMA CM */
+
+static uint16_t cm_port;
+
+static int child_cm_server(int fd)
+{
+	struct tside s;
+	struct doca_rdma_task_receive *r;
+	union doca_data ud = { 0 };
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	               7));
+	CHK_OK(doca_rdma_start_listen_to_port(s.rd, cm_port));
+	CHK(doca_rdma_start_listen_to_port(s.rd, cm_port) == DOCA_ERROR_BAD_STATE);
+	CHK_OK(doca_rdma_task_receive_allocate_init(s.rd, ts_buf(&s, s.mm, s.mem, 0, 64, 0), ud,
+	                                            &r));
+	CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
+	ts_child_byte(fd, 'l');
+	CHK(ts_wait(&s, &s.established, 1, 10000));
+	s.accept_next = false; /* the next request is rejected */
+	CHK(ts_wait(&s, &s.nrecv, 1, 10000));
+	CHK(memcmp(s.mem, "cm-hello", 9) == 0);
+	CHK(s.rconn[0] == s.conns[0]);
+	CHK(ts_wait(&s, &s.requests, 2, 10000));
+	CHK(ts_wait(&s, &s.disconnects, 1, 10000)); /* the client disconnected */
+	CHK(s.established == 1);
+	ts_close(&s);
+	return 0;
+}
+
+static void test_cm_accept_reject_disconnect(void **state)
+{
+	struct tside s;
+	struct doca_rdma_addr *addr, *nobody;
+	int fd;
+	pid_t pid;
+	union doca_data ud = { 0 }, cud = { .u64 = 7 };
+	struct doca_rdma_task_send *t;
+	enum doca_rdma_addr_type ty;
+	const char *text;
+	uint16_t port;
+
+	(void)state;
+	cm_port = (uint16_t)(20000 + getpid() % 20000);
+	pid = ts_fork(child_cm_server, &fd);
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	assert_int_equal(ts_byte_in(fd), 'l');
+	/* the child's address: loopback, or its end of the veth pair (rdma_netns.sh) */
+	const char *server =
+	        getenv("ODMA_TEST_CM_ADDR") ? getenv("ODMA_TEST_CM_ADDR") : "127.0.0.1";
+
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, server, cm_port, &addr));
+	assert_ok(doca_rdma_addr_get_params(addr, &ty, &text, &port));
+	assert_string_equal(text, server);
+	assert_int_equal(port, cm_port);
+	assert_ok(doca_rdma_connect_to_addr(s.rd, addr, cud));
+	assert_true(ts_wait(&s, &s.established, 1, 10000));
+	assert_int_equal(s.failures, 0);
+	{
+		union doca_data got;
+		struct doca_rdma_addr *pa;
+
+		assert_ok(doca_rdma_connection_get_user_data(s.conns[0], &got));
+		assert_int_equal(got.u64, 7);
+		assert_ok(doca_rdma_connection_get_addr(s.conns[0], &pa));
+	}
+	memcpy(s.mem, "cm-hello", 9);
+	assert_ok(doca_rdma_task_send_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 9), ud, &t));
+	assert_ok(ts_run(&s, doca_rdma_task_send_as_task(t)));
+	/* the second request is rejected: failure callback */
+	assert_ok(doca_rdma_connect_to_addr(s.rd, addr, cud));
+	assert_true(ts_wait(&s, &s.failures, 1, 10000));
+	assert_int_equal(s.established, 1);
+	/* nobody listens there: failure callback too */
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, server, (uint16_t)(cm_port + 1),
+	                                &nobody));
+	assert_ok(doca_rdma_connect_to_addr(s.rd, nobody, cud));
+	assert_true(ts_wait(&s, &s.failures, 2, 10000));
+	assert_ok(doca_rdma_connection_disconnect(s.conns[0]));
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_rdma_connection_disconnect(s.conns[0]));
+	ts_join(pid, fd);
+	assert_int_equal(s.disconnects, 0); /* no callback for our own disconnect */
+	assert_ok(doca_rdma_addr_destroy(addr));
+	assert_ok(doca_rdma_addr_destroy(nobody));
+	ts_close(&s);
+}
+
+/* ------------------------------------------------------------------------- event mode */
+
+static int child_receiver(int fd)
+{
+	struct tside s;
+	struct doca_rdma_task_receive *r;
+	union doca_data ud = { 0 };
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	               7));
+	CHK(ts_link_child(&s, fd));
+	ts_child_byte(fd, 'p');
+	CHK(ts_byte_in(fd) == 'g'); /* the peer's send is held here; it sleeps on its PE */
+	usleep(300 * 1000);
+	CHK_OK(doca_rdma_task_receive_allocate_init(s.rd, ts_buf(&s, s.mm, s.mem, 0, 64, 0), ud,
+	                                            &r));
+	CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
+	CHK(ts_wait(&s, &s.nrecv, 1, 10000));
+	CHK(ts_byte_in(fd) == 'b');
+	ts_close(&s);
+	return 0;
+}
+
+/* A PE asleep on its notification handle wakes for an RDMA completion. */
+static void test_event_mode_wakes(void **state)
+{
+	struct tside s;
+	int fd, woke = 0;
+	pid_t pid = ts_fork(child_receiver, &fd);
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_send *t;
+	doca_notification_handle_t h;
+
+	(void)state;
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	ts_link_parent(&s, fd);
+	assert_int_equal(ts_byte_in(fd), 'p');
+	assert_ok(doca_pe_get_notification_handle(s.pe, &h));
+	memcpy(s.mem, "wake", 5);
+	assert_ok(doca_rdma_task_send_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 5), ud, &t));
+	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(t)));
+	ts_byte_out(fd, 'g'); /* the completion comes >= 300 ms later: only a wake-up finds it */
+	for (int i = 0; i < 50 && s.ok == 0; i++) {
+		struct pollfd p = { .fd = h, .events = POLLIN };
+
+		while (doca_pe_progress(s.pe) != 0)
+			;
+		if (s.ok != 0)
+			break;
+		assert_ok(doca_pe_request_notification(s.pe));
+		if (poll(&p, 1, 5000) == 1)
+			woke++;
+		assert_ok(doca_pe_clear_notification(s.pe, h));
+	}
+	assert_int_equal(s.ok, 1);
+	assert_true(woke >= 1);
+	ts_byte_out(fd, 'b');
+	ts_join(pid, fd);
+	ts_close(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_tasks),
+		cmocka_unit_test(test_permissions_and_revocation),
+		cmocka_unit_test(test_receiver_not_ready),
+		cmocka_unit_test(test_peer_death),
+		cmocka_unit_test(test_multi_connection),
+		cmocka_unit_test(test_cm_accept_reject_disconnect),
+		cmocka_unit_test(test_event_mode_wakes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,458 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * odma bench --rdma: DOCA RDMA read, write and send between two processes (this one the
+ * requester, a forked child the responder, which only progresses to repost its receives),
+ * each with 8 tasks in flight, and beside them in the same run the transport DOCA RDMA runs
+ * on in odma: raw TCP over loopback, a stream of messages of the same size with 8 unacked.
+ * Emulated figures: odma moves RDMA bytes over TCP, not an RDMA NIC.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_ctx.h>
+#include <doca_dev.h>
+#include <doca_mmap.h>
+#include <doca_pe.h>
+#include <doca_rdma.h>
+
+#include "bench.h"
+
+#define BR_DEPTH 8
+
+struct br_side {
+	struct doca_dev *dev;
+	struct doca_pe *pe;
+	struct doca_rdma *rd;
+	struct doca_mmap *mm;
+	struct doca_buf_inventory *inv;
+	uint8_t *mem;
+	size_t len;
+	struct doca_rdma_connection *conn;
+	uint64_t done, failed;
+	bool running;
+};
+
+static double br_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static struct doca_dev *br_open(void)
+{
+	struct doca_devinfo **list;
+	struct doca_dev *dev = NULL;
+	uint32_t n;
+
+	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
+		return NULL;
+	for (uint32_t i = 0; i < n && dev == NULL; i++)
+		if (doca_rdma_cap_task_read_is_supported(list[i]) == DOCA_SUCCESS)
+			(void)doca_dev_open(list[i], &dev);
+	doca_devinfo_destroy_list(list);
+	return dev;
+}
+
+/* The completion callbacks: count, and resubmit while the phase runs. */
+static void br_again(struct doca_task *t, union doca_data cud, bool ok)
+{
+	struct br_side *s = cud.ptr;
+
+	if (ok)
+		s->done++;
+	else
+		s->failed++;
+	if (ok && s->running && doca_task_submit(t) == DOCA_SUCCESS)
+		return;
+	doca_task_free(t);
+}
+
+static void br_read_cb(struct doca_rdma_task_read *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	doca_buf_reset_data_len(doca_rdma_task_read_get_dst_buf(t));
+	br_again(doca_rdma_task_read_as_task(t), cud, true);
+}
+
+static void br_read_err(struct doca_rdma_task_read *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	br_again(doca_rdma_task_read_as_task(t), cud, false);
+}
+
+static void br_write_cb(struct doca_rdma_task_write *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	doca_buf_reset_data_len(doca_rdma_task_write_get_dst_buf(t));
+	br_again(doca_rdma_task_write_as_task(t), cud, true);
+}
+
+static void br_write_err(struct doca_rdma_task_write *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	br_again(doca_rdma_task_write_as_task(t), cud, false);
+}
+
+static void br_send_cb(struct doca_rdma_task_send *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	br_again(doca_rdma_task_send_as_task(t), cud, true);
+}
+
+static void br_send_err(struct doca_rdma_task_send *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	br_again(doca_rdma_task_send_as_task(t), cud, false);
+}
+
+static void br_recv_cb(struct doca_rdma_task_receive *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	doca_buf_reset_data_len(doca_rdma_task_receive_get_dst_buf(t));
+	br_again(doca_rdma_task_receive_as_task(t), cud, true);
+}
+
+static void br_recv_err(struct doca_rdma_task_receive *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	br_again(doca_rdma_task_receive_as_task(t), cud, false);
+}
+
+static int br_setup(struct br_side *s, size_t len, uint32_t perms)
+{
+	union doca_data ud = { .ptr = s };
+
+	memset(s, 0, sizeof(*s));
+	s->len = len;
+	s->mem = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
+	s->dev = br_open();
+	if (s->mem == NULL || s->dev == NULL)
+		return -1;
+	memset(s->mem, 0x3c, len);
+	return doca_pe_create(&s->pe) != DOCA_SUCCESS || doca_rdma_create(s->dev, &s->rd) != 0 ||
+	                       doca_rdma_set_permissions(s->rd, perms) != DOCA_SUCCESS ||
+	                       doca_rdma_task_read_set_conf(s->rd, br_read_cb, br_read_err,
+	                                                    BR_DEPTH) != DOCA_SUCCESS ||
+	                       doca_rdma_task_write_set_conf(s->rd, br_write_cb, br_write_err,
+	                                                     BR_DEPTH) != DOCA_SUCCESS ||
+	                       doca_rdma_task_send_set_conf(s->rd, br_send_cb, br_send_err,
+	                                                    BR_DEPTH) != DOCA_SUCCESS ||
+	                       doca_rdma_task_receive_set_conf(s->rd, br_recv_cb, br_recv_err,
+	                                                       4 * BR_DEPTH) != DOCA_SUCCESS ||
+	                       doca_ctx_set_user_data(doca_rdma_as_ctx(s->rd), ud) !=
+	                               DOCA_SUCCESS ||
+	                       doca_pe_connect_ctx(s->pe, doca_rdma_as_ctx(s->rd)) !=
+	                               DOCA_SUCCESS ||
+	                       doca_mmap_create(&s->mm) != DOCA_SUCCESS ||
+	                       doca_mmap_set_memrange(s->mm, s->mem, len) != DOCA_SUCCESS ||
+	                       doca_mmap_set_permissions(s->mm, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE |
+	                                                                perms) != DOCA_SUCCESS ||
+	                       doca_mmap_add_dev(s->mm, s->dev) != DOCA_SUCCESS ||
+	                       doca_mmap_start(s->mm) != DOCA_SUCCESS ||
+	                       doca_buf_inventory_create(8 * BR_DEPTH, &s->inv) != DOCA_SUCCESS ||
+	                       doca_buf_inventory_start(s->inv) != DOCA_SUCCESS ||
+	                       doca_ctx_start(doca_rdma_as_ctx(s->rd)) != DOCA_SUCCESS
+	               ? -1
+	               : 0;
+}
+
+static bool br_send_blob(int fd, const void *p, size_t n)
+{
+	uint32_t l = (uint32_t)n;
+
+	return write(fd, &l, 4) == 4 && write(fd, p, n) == (ssize_t)n;
+}
+
+static bool br_recv_blob(int fd, void *p, size_t cap, size_t *n)
+{
+	uint32_t l;
+
+	if (read(fd, &l, 4) != 4 || l > cap)
+		return false;
+	*n = l;
+	for (size_t got = 0; got < l;) {
+		ssize_t k = read(fd, (uint8_t *)p + got, l - got);
+
+		if (k <= 0)
+			return false;
+		got += (size_t)k;
+	}
+	return true;
+}
+
+/* The responder: exports its memory, keeps receives posted, serves until told to stop. */
+static int br_child(int ctl, size_t size)
+{
+	struct br_side s;
+	const void *blob;
+	size_t n;
+	uint8_t peer[512];
+	size_t msg = size < 65536 ? size : 65536;
+	union doca_data ud = { 0 };
+	struct pollfd p = { .fd = ctl, .events = POLLIN };
+
+	if (br_setup(&s, size < 4 * BR_DEPTH * msg ? 4 * BR_DEPTH * msg : size,
+	             DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE) != 0 ||
+	    doca_rdma_export(s.rd, &blob, &n, &s.conn) != DOCA_SUCCESS ||
+	    !br_send_blob(ctl, blob, n) ||
+	    doca_mmap_export_rdma(s.mm, s.dev, &blob, &n) != DOCA_SUCCESS ||
+	    !br_send_blob(ctl, blob, n) || !br_recv_blob(ctl, peer, sizeof(peer), &n) ||
+	    doca_rdma_connect(s.rd, peer, n, s.conn) != DOCA_SUCCESS)
+		return 1;
+	s.running = true;
+	for (int i = 0; i < 4 * BR_DEPTH; i++) {
+		struct doca_buf *b;
+		struct doca_rdma_task_receive *t;
+
+		if (doca_buf_inventory_buf_get_by_addr(s.inv, s.mm, s.mem + (size_t)i * msg, msg,
+		                                       &b) != DOCA_SUCCESS ||
+		    doca_rdma_task_receive_allocate_init(s.rd, b, ud, &t) != DOCA_SUCCESS ||
+		    doca_task_submit(doca_rdma_task_receive_as_task(t)) != DOCA_SUCCESS)
+			return 1;
+	}
+	while (poll(&p, 1, 0) == 0)
+		(void)doca_pe_progress(s.pe);
+	return 0;
+}
+
+/* Runs one phase: @make allocates task i; BR_DEPTH in flight for @seconds. Tasks/s. */
+static double br_phase(struct br_side *s, double seconds,
+                       struct doca_task *(*make)(struct br_side *, int), uint64_t *failed)
+{
+	double t0, t1;
+	uint64_t d0;
+
+	s->running = true;
+	for (int i = 0; i < BR_DEPTH; i++) {
+		struct doca_task *t = make(s, i);
+
+		if (t == NULL || doca_task_submit(t) != DOCA_SUCCESS)
+			return -1;
+	}
+	t0 = br_now();
+	d0 = s->done;
+	while ((t1 = br_now()) - t0 < seconds)
+		(void)doca_pe_progress(s->pe);
+	s->running = false;
+	for (double end = br_now() + 5; br_now() < end;) {
+		size_t inflight = 1;
+
+		(void)doca_pe_progress(s->pe);
+		(void)doca_ctx_get_num_inflight_tasks(doca_rdma_as_ctx(s->rd), &inflight);
+		if (inflight == 0)
+			break;
+	}
+	*failed += s->failed;
+	return (double)(s->done - d0) / (t1 - t0);
+}
+
+static struct doca_mmap *br_remote;
+static uint8_t *br_rmem;
+static size_t br_size;
+
+static struct doca_buf *br_get(struct br_side *s, struct doca_mmap *m, uint8_t *base, size_t off,
+                               size_t len, bool data)
+{
+	struct doca_buf *b = NULL;
+
+	if (data)
+		(void)doca_buf_inventory_buf_get_by_data(s->inv, m, base + off, len, &b);
+	else
+		(void)doca_buf_inventory_buf_get_by_addr(s->inv, m, base + off, len, &b);
+	return b;
+}
+
+static struct doca_task *br_make_read(struct br_side *s, int i)
+{
+	struct doca_rdma_task_read *t;
+	union doca_data ud = { 0 };
+	size_t off = (size_t)i * br_size;
+
+	if (doca_rdma_task_read_allocate_init(
+	            s->rd, s->conn, br_get(s, br_remote, br_rmem, 0, br_size, true),
+	            br_get(s, s->mm, s->mem, off, br_size, false), ud, &t) != DOCA_SUCCESS)
+		return NULL;
+	return doca_rdma_task_read_as_task(t);
+}
+
+static struct doca_task *br_make_write(struct br_side *s, int i)
+{
+	struct doca_rdma_task_write *t;
+	union doca_data ud = { 0 };
+	size_t off = (size_t)i * br_size;
+
+	if (doca_rdma_task_write_allocate_init(
+	            s->rd, s->conn, br_get(s, s->mm, s->mem, off, br_size, true),
+	            br_get(s, br_remote, br_rmem, 0, br_size, false), ud, &t) != DOCA_SUCCESS)
+		return NULL;
+	return doca_rdma_task_write_as_task(t);
+}
+
+static size_t br_msg;
+
+static struct doca_task *br_make_send(struct br_side *s, int i)
+{
+	struct doca_rdma_task_send *t;
+	union doca_data ud = { 0 };
+
+	if (doca_rdma_task_send_allocate_init(
+	            s->rd, s->conn, br_get(s, s->mm, s->mem, (size_t)i * br_msg, br_msg, true), ud,
+	            &t) != DOCA_SUCCESS)
+		return NULL;
+	return doca_rdma_task_send_as_task(t);
+}
+
+/* Raw TCP over loopback: a stream of @size-byte messages, each acked by one byte, 8 unacked. */
+struct br_raw {
+	int fd;
+	size_t size;
+};
+
+static void *br_raw_sink(void *arg)
+{
+	struct br_raw *r = arg;
+	uint8_t *buf = malloc(r->size);
+	char ack = 'a';
+
+	while (buf != NULL) {
+		size_t got = 0;
+
+		while (got < r->size) {
+			ssize_t k = recv(r->fd, buf + got, r->size - got, 0);
+
+			if (k <= 0)
+				goto out;
+			got += (size_t)k;
+		}
+		if (send(r->fd, &ack, 1, MSG_NOSIGNAL) != 1)
+			break;
+	}
+out:
+	free(buf);
+	return NULL;
+}
+
+static double br_raw_tcp(size_t size, double seconds)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0), c = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	struct br_raw r = { -1, size };
+	uint8_t *buf = calloc(1, size);
+	pthread_t th;
+	double t0, t1 = 0;
+	uint64_t n = 0, acked = 0;
+	char ack[64];
+
+	if (l < 0 || c < 0 || buf == NULL || bind(l, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    listen(l, 1) != 0 || getsockname(l, (struct sockaddr *)&a, &al) != 0 ||
+	    connect(c, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    (r.fd = accept(l, NULL, NULL)) < 0 || pthread_create(&th, NULL, br_raw_sink, &r) != 0) {
+		free(buf);
+		return -1;
+	}
+	(void)setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	(void)setsockopt(r.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	t0 = br_now();
+	while ((t1 = br_now()) - t0 < seconds) {
+		ssize_t k;
+
+		while (n - acked < BR_DEPTH) {
+			for (size_t off = 0; off < size;) {
+				k = send(c, buf + off, size - off, MSG_NOSIGNAL);
+				if (k <= 0)
+					goto done;
+				off += (size_t)k;
+			}
+			n++;
+		}
+		k = recv(c, ack, sizeof(ack), 0);
+		if (k <= 0)
+			break;
+		acked += (uint64_t)k;
+	}
+done:
+	shutdown(c, SHUT_RDWR);
+	pthread_join(th, NULL);
+	close(c);
+	close(r.fd);
+	close(l);
+	free(buf);
+	return (double)acked * (double)size / (t1 - t0);
+}
+
+int bench_rdma_run(size_t size, double seconds, struct bench_rdma *out, char *err, size_t errlen)
+{
+	int ctl[2], st = 0, rc = -1;
+	struct br_side s;
+	uint8_t blob[512], mblob[512];
+	size_t n, mn, rlen;
+	const void *mine;
+	pid_t pid;
+	uint64_t failed = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->size = size;
+	br_size = size;
+	br_msg = size < 65536 ? size : 65536;
+	if (size == 0 || size > (64u << 20)) {
+		snprintf(err, errlen, "--size must be 1..64M for the RDMA measurements");
+		return -1;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, ctl) != 0) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork(); /* before any PE or RDMA context exists here */
+	if (pid == 0) {
+		close(ctl[0]);
+		alarm((unsigned int)(seconds * 4) + 60);
+		_exit(br_child(ctl[1], size));
+	}
+	close(ctl[1]);
+	if (pid < 0 || br_setup(&s, BR_DEPTH * size, 0) != 0 ||
+	    !br_recv_blob(ctl[0], blob, sizeof(blob), &n) ||
+	    !br_recv_blob(ctl[0], mblob, sizeof(mblob), &mn) ||
+	    doca_rdma_export(s.rd, &mine, &rlen, &s.conn) != DOCA_SUCCESS ||
+	    !br_send_blob(ctl[0], mine, rlen) ||
+	    doca_rdma_connect(s.rd, blob, n, s.conn) != DOCA_SUCCESS ||
+	    doca_mmap_create_from_export(NULL, mblob, mn, s.dev, &br_remote) != DOCA_SUCCESS ||
+	    doca_mmap_get_memrange(br_remote, (void **)&br_rmem, &rlen) != DOCA_SUCCESS) {
+		snprintf(err, errlen, "cannot set up the two RDMA sides (see the log lines)");
+		goto done;
+	}
+	usleep(100 * 1000); /* the responder posts its receives */
+	out->read_bytes_per_sec = br_phase(&s, seconds / 4, br_make_read, &failed) * (double)size;
+	out->write_bytes_per_sec = br_phase(&s, seconds / 4, br_make_write, &failed) * (double)size;
+	out->send_msg_size = br_msg;
+	out->send_msgs_per_sec = br_phase(&s, seconds / 4, br_make_send, &failed);
+	out->raw_tcp_bytes_per_sec = br_raw_tcp(size, seconds / 4);
+	if (failed != 0 || out->read_bytes_per_sec <= 0 || out->write_bytes_per_sec <= 0 ||
+	    out->send_msgs_per_sec <= 0 || out->raw_tcp_bytes_per_sec <= 0)
+		snprintf(err, errlen, "a phase failed (%llu task errors)",
+		         (unsigned long long)failed);
+	else
+		rc = 0;
+done:
+	close(ctl[0]); /* the responder stops */
+	if (pid > 0)
+		(void)waitpid(pid, &st, 0);
+	return rc;
+}

@@ -1,0 +1,318 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * NVIDIA's DOCA RDMA sample pairs (samples/doca_rdma): the table of pairs and how one pair
+ * runs. Kept apart from compat_run.c's recipes: RDMA pairs run three times (descriptors
+ * through files with RC, the same with DC, RDMA CM), are gated by Enter presses, and read the
+ * peer's descriptor files, which a courier here copies as a person copies them between two
+ * machines (each side reads its own copy, so neither deletes the other's file).
+ *
+ * The passive side (responder / receiver) runs on the DPU side, the active side on the host
+ * side; both open the IB device mlx5_0 of the profile. ODMA_COMPAT_RDMA_NETNS="NS_A NS_B ADDR"
+ * runs the passive side in network namespace NS_A and the active side in NS_B (namespaces
+ * the caller made, joined so that NS_B reaches ADDR, NS_A's address: the CM server address). Enter
+ * goes to the passive side every 2 s from 1 s (from 4 s with DC, whose passive side presses Enter
+ * once, after the peer is done), and to the active side every 2 s from 1.6 s.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compat.h"
+
+#define RDMA_SUCCESS_LINE "Sample finished successfully"
+#define RDMA_ENTERS 8
+
+/* The pairs: passive program, active program, extra arguments of both, whether DC applies. */
+static const struct rdma_pair {
+	const char *passive, *active;
+	const char *extra[3];
+	bool dc;
+} rdma_pairs[] = {
+	{ "rdma_read_responder", "rdma_read_requester", { NULL }, true },
+	{ "rdma_write_responder", "rdma_write_requester", { NULL }, true },
+	{ "rdma_write_immediate_responder", "rdma_write_immediate_requester", { NULL }, true },
+	{ "rdma_receive", "rdma_send", { NULL }, true },
+	{ "rdma_receive_immediate", "rdma_send_immediate", { NULL }, true },
+	{ "rdma_sync_event_responder", "rdma_sync_event_requester", { NULL }, true },
+	/* the samples refuse DC here, and a CM client with more than one connection: -nc 2 OOB */
+	{ "rdma_multi_conn_receive", "rdma_multi_conn_send", { "-nc", "2", NULL }, false },
+};
+
+enum rdma_mode { MODE_OOB, MODE_DC, MODE_CM, MODES };
+static const char *const mode_names[MODES] = { "OOB", "DC", "CM" };
+
+static const struct rdma_pair *pair_of(const char *name, bool *passive)
+{
+	for (size_t i = 0; i < sizeof(rdma_pairs) / sizeof(rdma_pairs[0]); i++) {
+		if (strcmp(rdma_pairs[i].passive, name) == 0 ||
+		    strcmp(rdma_pairs[i].active, name) == 0) {
+			*passive = strcmp(rdma_pairs[i].passive, name) == 0;
+			return &rdma_pairs[i];
+		}
+	}
+	return NULL;
+}
+
+bool compat_rdma_is_pair(const char *name)
+{
+	bool passive;
+
+	return pair_of(name, &passive) != NULL;
+}
+
+static struct compat_prog *prog_named(struct compat_ctx *c, const char *name)
+{
+	for (size_t i = 0; i < c->nprogs; i++)
+		if (strcmp(c->progs[i].name, name) == 0)
+			return &c->progs[i];
+	return NULL;
+}
+
+static bool built(const struct compat_prog *p)
+{
+	return p != NULL && p->nbuilds > 0 && p->builds[0].result == COMPAT_BUILD_OK;
+}
+
+/* One side's argument vector for @mode (files under @dir). */
+static char netns[3][128]; /* ODMA_COMPAT_RDMA_NETNS: passive ns, active ns, passive address */
+
+static void netns_load(void)
+{
+	const char *v = getenv("ODMA_COMPAT_RDMA_NETNS");
+
+	netns[0][0] = netns[1][0] = netns[2][0] = '\0';
+	if (v != NULL && sscanf(v, "%127s %127s %127s", netns[0], netns[1], netns[2]) != 3)
+		netns[0][0] = '\0';
+}
+
+static int side_args(const struct rdma_pair *pr, bool passive, enum rdma_mode mode, const char *dir,
+                     unsigned port, char store[8][PATH_MAX], char **argv, const char *exe)
+{
+	int n = 0;
+
+	if (netns[0][0] != '\0') {
+		argv[n++] = "ip";
+		argv[n++] = "netns";
+		argv[n++] = "exec";
+		argv[n++] = netns[passive ? 0 : 1];
+	}
+	argv[n++] = (char *)exe;
+	argv[n++] = "-d";
+	argv[n++] = "mlx5_0";
+	if (mode == MODE_CM) {
+		argv[n++] = "-cm";
+		argv[n++] = "-lp";
+		snprintf(store[0], PATH_MAX, "%u", port);
+		argv[n++] = store[0];
+		if (!passive) {
+			argv[n++] = "-sa";
+			argv[n++] = netns[0][0] != '\0' ? netns[2] : "127.0.0.1";
+		}
+	} else {
+		snprintf(store[1], PATH_MAX, "%s/%s-local", dir, passive ? "p" : "a");
+		snprintf(store[2], PATH_MAX, "%s/%s-remote", dir, passive ? "p" : "a");
+		snprintf(store[3], PATH_MAX, "%s/%s-resource", dir, passive ? "p" : "a");
+		argv[n++] = "-ld";
+		argv[n++] = store[1];
+		argv[n++] = "-re";
+		argv[n++] = store[2];
+		argv[n++] = "-m";
+		argv[n++] = store[3];
+		if (mode == MODE_DC) {
+			argv[n++] = "-tt";
+			argv[n++] = "DC";
+		}
+	}
+	/* a CM client with several connections is refused by the samples: extras are OOB only */
+	for (int i = 0; mode != MODE_CM && i < 3 && pr->extra[i] != NULL; i++)
+		argv[n++] = (char *)pr->extra[i];
+	argv[n] = NULL;
+	return n;
+}
+
+/* Copies @from (and its "-%04u" siblings) to @to once it is complete and @to is absent. */
+static void courier_one(const char *from, const char *to)
+{
+	char f[PATH_MAX + 8], t[PATH_MAX + 8], tmp[PATH_MAX + 16];
+
+	for (int i = -1; i < 8; i++) {
+		struct stat st;
+		size_t len;
+		char *data;
+		FILE *o;
+
+		snprintf(f, sizeof(f), i < 0 ? "%s" : "%s-%04d", from, i);
+		snprintf(t, sizeof(t), i < 0 ? "%s" : "%s-%04d", to, i);
+		if (stat(f, &st) != 0 || st.st_size == 0 || access(t, F_OK) == 0)
+			continue;
+		data = compat_read_file(f, &len);
+		if (data == NULL)
+			continue;
+		snprintf(tmp, sizeof(tmp), "%s.part", t);
+		o = fopen(tmp, "wb");
+		if (o != NULL && fwrite(data, 1, len, o) == len && fclose(o) == 0)
+			(void)rename(tmp, t);
+		else if (o != NULL)
+			fclose(o);
+		free(data);
+	}
+}
+
+static void courier(const char *dir)
+{
+	char a[PATH_MAX], b[PATH_MAX];
+
+	snprintf(a, sizeof(a), "%s/p-local", dir);
+	snprintf(b, sizeof(b), "%s/a-remote", dir);
+	courier_one(a, b);
+	snprintf(a, sizeof(a), "%s/a-local", dir);
+	snprintf(b, sizeof(b), "%s/p-remote", dir);
+	courier_one(a, b);
+	snprintf(a, sizeof(a), "%s/p-resource", dir);
+	snprintf(b, sizeof(b), "%s/a-resource", dir);
+	courier_one(a, b);
+}
+
+struct rdma_side {
+	struct compat_proc proc;
+	char log[PATH_MAX];
+	double next_enter;
+	int enters;
+};
+
+static void press(struct rdma_side *s, double now)
+{
+	if (s->proc.stdin_fd < 0 || s->enters >= RDMA_ENTERS || now < s->next_enter)
+		return;
+	if (write(s->proc.stdin_fd, "\n", 1) != 1)
+		(void)0;
+	s->enters++;
+	s->next_enter += 2.0;
+}
+
+static bool side_ok(const struct rdma_side *s, char *why, size_t size, const char *name)
+{
+	char last[300] = "";
+
+	if (!s->proc.timed_out && s->proc.status == 0 &&
+	    compat_file_contains(s->log, RDMA_SUCCESS_LINE))
+		return true;
+	if (!compat_last_line(s->log, "[ERROR]", last, sizeof(last)))
+		compat_last_line(s->log, NULL, last, sizeof(last));
+	snprintf(why, size, "%s %s: %.200s", name, s->proc.timed_out ? "did not finish" : "failed",
+	         last);
+	return false;
+}
+
+/* Starts both sides, feeds them Enter and files, waits; true when both succeeded. */
+static bool run_mode(struct compat_ctx *c, struct compat_prog *pp, struct compat_prog *ap,
+                     const struct rdma_pair *pr, enum rdma_mode mode, char *why, size_t size)
+{
+	static unsigned port_seq;
+	char dir[PATH_MAX], st_p[8][PATH_MAX], st_a[8][PATH_MAX];
+	char *argv_p[24], *argv_a[24];
+	struct rdma_side p = { 0 }, a = { 0 };
+	unsigned port = 20000u + (unsigned)(getpid() % 10000) * 2u + (port_seq++ % 2u);
+	const struct compat_env env_p[] = { { "ODMA_SIDE", "dpu" },
+		                            { "LD_LIBRARY_PATH", c->libdir } };
+	const struct compat_env env_a[] = { { "ODMA_SIDE", "host" },
+		                            { "LD_LIBRARY_PATH", c->libdir } };
+	double t0, end;
+
+	snprintf(dir, sizeof(dir), "%s/run/%s/%s", c->work, pp->name, mode_names[mode]);
+	compat_rm_rf(dir);
+	if (compat_mkdir_p(dir) != 0) {
+		snprintf(why, size, "cannot create %s: %s", dir, strerror(errno));
+		return false;
+	}
+	side_args(pr, true, mode, dir, port, st_p, argv_p, pp->builds[0].exe);
+	side_args(pr, false, mode, dir, port, st_a, argv_a, ap->builds[0].exe);
+	snprintf(p.log, sizeof(p.log), "%s/run-%s.log", dir, pp->name);
+	snprintf(a.log, sizeof(a.log), "%s/run-%s.log", dir, ap->name);
+	compat_list_add(&pp->logs, p.log);
+	compat_list_add(&pp->logs, a.log);
+	if (compat_proc_start(&p.proc, argv_p, dir, p.log, env_p, 2, true) != 0) {
+		snprintf(why, size, "cannot start %s: %s", pp->name, strerror(errno));
+		return false;
+	}
+	compat_sleep(0.4); /* the passive side (the CM server) first */
+	if (compat_proc_start(&a.proc, argv_a, dir, a.log, env_a, 2, true) != 0) {
+		compat_proc_kill(&p.proc);
+		snprintf(why, size, "cannot start %s: %s", ap->name, strerror(errno));
+		return false;
+	}
+	t0 = compat_now();
+	p.next_enter = t0 + (mode == MODE_DC ? 3.6 : 0.6);
+	a.next_enter = t0 + 1.2;
+	end = t0 + c->run_timeout;
+	while (compat_now() < end && !(compat_proc_poll(&p.proc) & compat_proc_poll(&a.proc))) {
+		if (mode != MODE_CM)
+			courier(dir);
+		press(&p, compat_now());
+		press(&a, compat_now());
+		compat_sleep(0.05);
+	}
+	compat_proc_wait(&a.proc, 0.1);
+	compat_proc_wait(&p.proc, 0.1);
+	return side_ok(&p, why, size, pp->name) && side_ok(&a, why, size, ap->name);
+}
+
+static void verdict(struct compat_prog *p, bool ok, const char *reason)
+{
+	p->run_tried = true;
+	p->run_ok = ok;
+	p->status = ok ? COMPAT_PASS : COMPAT_FAIL;
+	snprintf(p->reason, sizeof(p->reason), "%s", reason);
+}
+
+bool compat_rdma_run_prog(struct compat_ctx *c, struct compat_prog *prog)
+{
+	bool passive;
+	const struct rdma_pair *pr = pair_of(prog->name, &passive);
+	struct compat_prog *pp, *ap;
+	char msg[1024], why[700] = "";
+	bool all = true;
+	size_t k = 0;
+
+	if (pr == NULL)
+		return false;
+	if (!passive)
+		return true; /* its passive partner runs the pair */
+	netns_load();
+	pp = prog;
+	ap = prog_named(c, pr->active);
+	if (!built(pp) || !built(ap)) {
+		if (ap != NULL && built(ap) != built(pp))
+			verdict(built(pp) ? pp : ap, false,
+			        built(pp) ? "not run: its partner does not build"
+			                  : "not run: its partner does not build");
+		return true;
+	}
+	k = (size_t)snprintf(msg, sizeof(msg), "with %s:", pp->name);
+	for (int m = 0; m < MODES; m++) {
+		bool ok;
+
+		if (m == MODE_DC && !pr->dc)
+			continue;
+		if (c->verbose)
+			fprintf(stderr, "odma compat: running %s/%s (%s)\n", pp->name, ap->name,
+			        mode_names[m]);
+		ok = run_mode(c, pp, ap, pr, (enum rdma_mode)m, why, sizeof(why));
+		all &= ok;
+		if (k < sizeof(msg))
+			k += (size_t)snprintf(msg + k, sizeof(msg) - k, " %s %s%s%s", mode_names[m],
+			                      ok ? "ok" : "FAIL (", ok ? "" : why, ok ? "" : ")");
+	}
+	verdict(ap, all, msg);
+	/* the same modes on the passive row, naming the active program */
+	snprintf(why, sizeof(why), "%s", msg + 5 + strlen(pp->name));
+	snprintf(msg, sizeof(msg), "with %s%s", ap->name, why);
+	verdict(pp, all, msg);
+	compat_list_merge(&ap->logs, &pp->logs);
+	return true;
+}
