@@ -273,14 +273,15 @@ void *comch_shm_map(int fd, size_t size, const char **why)
 	int seals;
 	void *p;
 
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		*why = "the passed descriptor is not a shared-memory file";
-		return NULL;
-	}
+	/* the seals first: a size read before them may change before they are added */
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0 || (seals & COMCH_SEALS) != COMCH_SEALS) {
 		*why = "the shared-memory file is not sealed against resizing (memfd with "
 		       "F_SEAL_SHRINK, F_SEAL_GROW and F_SEAL_SEAL)";
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		*why = "the passed descriptor is not a shared-memory file";
 		return NULL;
 	}
 	if ((uint64_t)st.st_size != size) {
