@@ -32,8 +32,16 @@ static struct doca_comch_consumer *consumer_of(const struct doca_ctx *ctx)
 
 static void consumer_drop_ring(struct doca_comch_consumer *c)
 {
-	if (c->ring != NULL)
+	uint64_t v;
+
+	if (c->ring != NULL) {
 		munmap(c->ring, (size_t)c->geom.ring_size);
+		/* no ring, no doorbell: unwatched until the next start (which drains it) */
+		(void)doca_priv_pe_watch(c->ctx.pe, c->bell_fd, 0);
+		if (read(c->bell_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			ODMA_DBG("comch consumer %u: doorbell read failed: %s", c->id,
+			         strerror(errno));
+	}
 	c->ring = NULL;
 	free(c->slot_task);
 	c->slot_task = NULL;
@@ -237,16 +245,10 @@ static bool consumer_slot_ready(const struct doca_comch_consumer *c)
 static uint64_t consumer_arm(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_of(ctx);
-	uint64_t v;
 	bool dead;
 
-	if (c->ring == NULL) {
-		/* an ACK that rang before the ring was dropped: drained here, nothing to do */
-		if (read(c->bell_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-			ODMA_DBG("comch consumer %u: doorbell read failed: %s", c->id,
-			         strerror(errno));
-		return ODMA_WAKE_NEVER;
-	}
+	if (c->ring == NULL)
+		return ODMA_WAKE_NEVER; /* its doorbell is not watched (consumer_drop_ring) */
 	/* rung after the last progress (an IDLE consumer's is never drained by progress) */
 	doca_priv_bell_drain(&c->ring->bell, c->bell_fd);
 	if (ctx->state == DOCA_CTX_STATE_IDLE)

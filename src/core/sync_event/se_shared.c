@@ -259,29 +259,15 @@ void se_futex_wait(uint32_t *word, uint32_t old, uint64_t timeout_ns)
 	(void)se_futex(word, FUTEX_WAIT, old, timeout_ns ? &ts : NULL);
 }
 
-/* Whether the /proc descriptor link @path names an eventfd. */
-static bool se_is_eventfd(const char *path)
-{
-	char link[64];
-	ssize_t n = readlink(path, link, sizeof(link) - 1);
-
-	if (n <= 0)
-		return false;
-	link[n] = '\0';
-	return strcmp(link, "anon_inode:[eventfd]") == 0;
-}
-
 /* Writes one to an eventfd of another process (pidfd_getfd, Linux 5.6+). */
 static void se_signal_remote(const struct se_slot *s, pid_t pid, int32_t fd)
 {
 	static int warned;
-	char path[64];
 	uint64_t one = 1;
 	int pfd, efd;
 
 	/* the slot is the peer's to write: take no copy of anything but an eventfd */
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, (int)fd);
-	if (fd < 0 || !se_is_eventfd(path))
+	if (!doca_priv_fd_is_eventfd((int)pid, (int)fd))
 		return;
 
 	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -309,9 +295,8 @@ static void se_signal_remote(const struct se_slot *s, pid_t pid, int32_t fd)
 			          "doca_pe_progress");
 		return;
 	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", efd);
 	/* never write into anything but an eventfd (a closed and reused number) */
-	if (se_is_eventfd(path) && write(efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+	if (doca_priv_fd_is_eventfd(0, efd) && write(efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		ODMA_DBG("eventfd write to pid %d failed: %s", (int)pid, strerror(errno));
 	close(efd);
 }
