@@ -114,6 +114,8 @@ struct doca_sync_event {
 	uint64_t peer_start;
 	bool peer_gone; /* cached once seen */
 	uint64_t next_live_check_ns;
+	int peer_pidfd;     /* a pidfd of the exporter (readable once it exits), -1 none */
+	bool pidfd_watched; /* the PE's notification handle watches it (se_arm) */
 	/* context mode */
 	struct se_conf conf[SE_T_COUNT];
 	struct se_task *pending; /* waits in flight, oldest first */

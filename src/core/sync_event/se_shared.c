@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -204,11 +205,20 @@ doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blo
 	se->value = &pg->value;
 	se->peer_pid = (pid_t)b->pid;
 	se->peer_start = b->start_time;
+	/* its exit makes this readable (se_arm watches it); checked alive after the open */
+	se->peer_pidfd = (int)syscall(SYS_pidfd_open, se->peer_pid, 0);
+	if (se->peer_pidfd >= 0 && !se_proc_alive(se->peer_pid, se->peer_start)) {
+		close(se->peer_pidfd);
+		se->peer_pidfd = -1; /* the next liveness check says it */
+	}
 	return DOCA_SUCCESS;
 }
 
 void se_page_unmap(struct doca_sync_event *se)
 {
+	if (se->peer_pidfd >= 0)
+		close(se->peer_pidfd);
+	se->peer_pidfd = -1;
 	if (se->page != NULL)
 		munmap(se->page, SE_PAGE_SIZE);
 	se->page = NULL;
@@ -234,8 +244,14 @@ bool se_peer_gone(struct doca_sync_event *se, bool now)
 	if (!now && t < se->next_live_check_ns)
 		return false;
 	se->next_live_check_ns = t + LIVE_CHECK_NS;
-	if (se_proc_alive(se->peer_pid, se->peer_start))
+	if (se->peer_pidfd >= 0) {
+		struct pollfd p = { .fd = se->peer_pidfd, .events = POLLIN };
+
+		if (poll(&p, 1, 0) == 0)
+			return false; /* a pidfd is readable once its process exited */
+	} else if (se_proc_alive(se->peer_pid, se->peer_start)) {
 		return false;
+	}
 	se->peer_gone = true;
 	ODMA_WARN("sync event %p: the exporting process (pid %d) exited; updates and waits on "
 	          "this handle now fail with CONNECTION_ABORTED",
