@@ -111,7 +111,7 @@ static void consumer_close_ring(struct doca_comch_consumer *c, uint32_t wait_ms)
 		return;
 	c->closed = true;
 	c->claim_limit = comch_ring_close(c->ring, c->done, c->posted);
-	c->drain_deadline_ns = comch_now_ns() + (uint64_t)wait_ms * 1000000ull;
+	c->drain_deadline_ns = doca_priv_now_ns() + (uint64_t)wait_ms * 1000000ull;
 }
 
 /* After the ring closed: the claimed slots are harvested, the unclaimed ones fail. */
@@ -120,7 +120,7 @@ static bool consumer_drain_closed(struct doca_comch_consumer *c, doca_error_t st
 	bool any = consumer_harvest(c);
 
 	if (c->done < c->claim_limit) {
-		if (comch_now_ns() < c->drain_deadline_ns)
+		if (doca_priv_now_ns() < c->drain_deadline_ns)
 			return any;
 		ODMA_WARN("comch consumer %u: %llu buffers claimed by the %s peer (pid %d) were "
 		          "never completed within %u ms; failing them (a late write of that peer "

@@ -23,17 +23,9 @@
 
 ODMA_LOG_REGISTER(DOCA_COMCH_TRANSPORT)
 
-uint64_t comch_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 bool comch_lograte_take(struct comch_lograte *l, unsigned int *dropped)
 {
-	uint64_t now = comch_now_ns() / 1000000000ull;
+	uint64_t now = doca_priv_now_ns() / 1000000000ull;
 	uint64_t was = atomic_load_explicit(&l->second, memory_order_relaxed);
 
 	if (now != was &&

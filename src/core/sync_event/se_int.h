@@ -138,7 +138,6 @@ void se_slot_disarm(struct doca_sync_event *se);
 bool se_slot_fired(const struct doca_sync_event *se);
 void se_slot_release(struct doca_sync_event *se);
 void se_futex_wait(uint32_t *word, uint32_t old, uint64_t timeout_ns);
-uint64_t se_now_ns(void);
 void se_allow_peers(void);
 
 /* Whether (v & mask) meets the condition of a wait type against @val. */

@@ -33,14 +33,6 @@ ODMA_LOG_REGISTER(DOCA_SYNC_EVENT)
 #define LIVE_CHECK_NS (10 * 1000 * 1000ull) /* importer: exporter liveness at most every 10 ms */
 #define SE_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) /* every page carries them */
 
-uint64_t se_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void se_set_ptracer(void)
 {
 	/* Best effort: without Yama the call fails with EINVAL and nothing is needed. */
@@ -240,7 +232,7 @@ bool se_peer_gone(struct doca_sync_event *se, bool now)
 		          (void *)se, (int)se->peer_pid);
 		return true;
 	}
-	t = se_now_ns();
+	t = doca_priv_now_ns();
 	if (!now && t < se->next_live_check_ns)
 		return false;
 	se->next_live_check_ns = t + LIVE_CHECK_NS;
