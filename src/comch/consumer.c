@@ -251,9 +251,10 @@ static uint64_t consumer_arm(struct doca_ctx *ctx)
 		return ODMA_WAKE_NEVER; /* its doorbell is not watched (consumer_drop_ring) */
 	/* rung after the last progress (an IDLE consumer's is never drained by progress) */
 	doca_priv_bell_drain(&c->ring->bell, c->bell_fd);
+	/* armed while IDLE too: a ring landing after this drain is read by the next one */
+	doca_priv_bell_arm(&c->ring->bell);
 	if (ctx->state == DOCA_CTX_STATE_IDLE)
 		return ODMA_WAKE_NEVER;
-	doca_priv_bell_arm(&c->ring->bell);
 	dead = atomic_load_explicit(&c->conn->dead, memory_order_acquire);
 	if (ctx->state == DOCA_CTX_STATE_STARTING)
 		return atomic_load(&c->reg) != COMCH_REG_SENT || dead ? 0 : ODMA_WAKE_NEVER;

@@ -130,8 +130,8 @@ struct odma_ctx_ops {
 	 * Optional, the wake-up contract (docs/design.md, "Waking a sleeping PE"): called by
 	 * doca_pe_request_notification for every connected context, IDLE ones included, on
 	 * the PE thread. The type drains a doorbell rung since its last progress, arms its
-	 * doorbells (not while IDLE: progress does not run then) and updates its watched
-	 * descriptors
+	 * doorbells (while IDLE too: a ring landing after the drain is then read by the next
+	 * arm's drain, as progress does not run) and updates its watched descriptors
 	 * (doca_priv_pe_watch), then returns the time (doca_priv_now_ns) by which its progress
 	 * op must run even if nothing it watches fires: 0 when progress has work now,
 	 * ODMA_WAKE_NEVER when only a watched descriptor or a doorbell can bring work.
