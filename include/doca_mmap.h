@@ -90,7 +90,9 @@ DOCA_STABLE doca_error_t doca_mmap_create(struct doca_mmap **mmap);
  * @return DOCA_SUCCESS;
  *         DOCA_ERROR_INVALID_VALUE if @p mmap is NULL;
  *         DOCA_ERROR_NOT_PERMITTED if bufs still point into the mmap (release
- *         them with doca_buf_dec_refcount first); the mmap is left as it was.
+ *         them with doca_buf_dec_refcount first); the mmap is left as it was;
+ *         DOCA_ERROR_IN_USE if a buf pool built on the mmap was not destroyed
+ *         (doca_buf_pool_destroy first); the mmap is left as it was.
  */
 DOCA_STABLE doca_error_t doca_mmap_destroy(struct doca_mmap *mmap);
 

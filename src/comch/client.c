@@ -51,7 +51,7 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 	}
 	ep->link->magic = COMCH_LINK_MAGIC;
 	ep->timeout_ms = timeout_ms;
-	ep->deadline_ns = comch_now_ns() + (uint64_t)ep->timeout_ms * 1000000ull;
+	ep->deadline_ns = doca_priv_now_ns() + (uint64_t)ep->timeout_ms * 1000000ull;
 	ep->next_try_ns = 0;
 	ep->hello_sent = false;
 	ep->last_errno = 0;
@@ -192,7 +192,7 @@ static bool client_answer(struct comch_ep *ep)
 
 bool comch_client_connecting(struct comch_ep *ep)
 {
-	uint64_t now = comch_now_ns();
+	uint64_t now = doca_priv_now_ns();
 
 	if (ep->cfd < 0 && now >= ep->next_try_ns && !client_try_connect(ep, now) &&
 	    ep->ctx.state != DOCA_CTX_STATE_STARTING)

@@ -365,8 +365,6 @@ struct doca_comch_producer_task_send {
 
 /* ---- transport (transport.c) ----------------------------------------------------------- */
 
-uint64_t comch_now_ns(void);
-
 /* The runtime directory (created 0700 if missing); false with *why set when unusable. */
 bool comch_rundir(char *out, size_t n, const char **why);
 

@@ -376,7 +376,7 @@ static bool hold(struct doca_comch_connection *conn, const uint8_t *msg, uint32_
 		return false;
 	memcpy(conn->held, msg, len);
 	conn->held_len = len;
-	conn->held_due_ns = comch_now_ns() + (uint64_t)us * 1000ull;
+	conn->held_due_ns = doca_priv_now_ns() + (uint64_t)us * 1000ull;
 	return true;
 }
 
@@ -384,7 +384,7 @@ static bool deliver_held(struct doca_comch_connection *conn)
 {
 	uint8_t *m = conn->held;
 
-	if (comch_now_ns() < conn->held_due_ns)
+	if (doca_priv_now_ns() < conn->held_due_ns)
 		return false;
 	conn->held = NULL;
 	deliver(conn, m, conn->held_len);

@@ -32,8 +32,16 @@ static struct doca_comch_consumer *consumer_of(const struct doca_ctx *ctx)
 
 static void consumer_drop_ring(struct doca_comch_consumer *c)
 {
-	if (c->ring != NULL)
+	uint64_t v;
+
+	if (c->ring != NULL) {
 		munmap(c->ring, (size_t)c->geom.ring_size);
+		/* no ring, no doorbell: unwatched until the next start (which drains it) */
+		(void)doca_priv_pe_watch(c->ctx.pe, c->bell_fd, 0);
+		if (read(c->bell_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			ODMA_DBG("comch consumer %u: doorbell read failed: %s", c->id,
+			         strerror(errno));
+	}
 	c->ring = NULL;
 	free(c->slot_task);
 	c->slot_task = NULL;
@@ -103,7 +111,7 @@ static void consumer_close_ring(struct doca_comch_consumer *c, uint32_t wait_ms)
 		return;
 	c->closed = true;
 	c->claim_limit = comch_ring_close(c->ring, c->done, c->posted);
-	c->drain_deadline_ns = comch_now_ns() + (uint64_t)wait_ms * 1000000ull;
+	c->drain_deadline_ns = doca_priv_now_ns() + (uint64_t)wait_ms * 1000000ull;
 }
 
 /* After the ring closed: the claimed slots are harvested, the unclaimed ones fail. */
@@ -112,7 +120,7 @@ static bool consumer_drain_closed(struct doca_comch_consumer *c, doca_error_t st
 	bool any = consumer_harvest(c);
 
 	if (c->done < c->claim_limit) {
-		if (comch_now_ns() < c->drain_deadline_ns)
+		if (doca_priv_now_ns() < c->drain_deadline_ns)
 			return any;
 		ODMA_WARN("comch consumer %u: %llu buffers claimed by the %s peer (pid %d) were "
 		          "never completed within %u ms; failing them (a late write of that peer "
@@ -237,21 +245,16 @@ static bool consumer_slot_ready(const struct doca_comch_consumer *c)
 static uint64_t consumer_arm(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_of(ctx);
-	uint64_t v;
 	bool dead;
 
-	if (c->ring == NULL) {
-		/* an ACK that rang before the ring was dropped: drained here, nothing to do */
-		if (read(c->bell_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-			ODMA_DBG("comch consumer %u: doorbell read failed: %s", c->id,
-			         strerror(errno));
-		return ODMA_WAKE_NEVER;
-	}
+	if (c->ring == NULL)
+		return ODMA_WAKE_NEVER; /* its doorbell is not watched (consumer_drop_ring) */
 	/* rung after the last progress (an IDLE consumer's is never drained by progress) */
 	doca_priv_bell_drain(&c->ring->bell, c->bell_fd);
+	/* armed while IDLE too: a ring landing after this drain is read by the next one */
+	doca_priv_bell_arm(&c->ring->bell);
 	if (ctx->state == DOCA_CTX_STATE_IDLE)
 		return ODMA_WAKE_NEVER;
-	doca_priv_bell_arm(&c->ring->bell);
 	dead = atomic_load_explicit(&c->conn->dead, memory_order_acquire);
 	if (ctx->state == DOCA_CTX_STATE_STARTING)
 		return atomic_load(&c->reg) != COMCH_REG_SENT || dead ? 0 : ODMA_WAKE_NEVER;

@@ -148,15 +148,15 @@ static void cons_new_refuse(struct doca_comch_connection *conn, uint32_t id, con
  */
 static int rcons_take_bell(struct doca_comch_connection *conn, const struct comch_ring *ring)
 {
-	char path[64], link[64];
+	/* the peer may rewrite its ring at any time: the number is read once */
+	int peer_fd = *(const volatile int32_t *)&ring->bell_fd;
 	int pfd, fd = -1;
-	ssize_t n;
 
-	if (conn->peer_pid <= 0 || ring->bell_fd < 0)
+	if (conn->peer_pid <= 0 || peer_fd < 0)
 		return -1;
 	pfd = (int)syscall(SYS_pidfd_open, conn->peer_pid, 0);
 	if (pfd >= 0) {
-		fd = (int)syscall(SYS_pidfd_getfd, pfd, ring->bell_fd, 0);
+		fd = (int)syscall(SYS_pidfd_getfd, pfd, peer_fd, 0);
 		close(pfd);
 	}
 	if (fd < 0) {
@@ -166,9 +166,7 @@ static int rcons_take_bell(struct doca_comch_connection *conn, const struct comc
 		                      strerror(errno));
 		return -1;
 	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n <= 0 || (link[n] = '\0', strcmp(link, "anon_inode:[eventfd]") != 0)) {
+	if (!doca_priv_fd_is_eventfd(0, fd)) {
 		close(fd); /* never write into anything but an eventfd */
 		return -1;
 	}
@@ -241,8 +239,12 @@ void comch_fp_on_cons_ack(struct doca_comch_connection *conn, uint32_t id, bool 
 
 			atomic_compare_exchange_strong(&c->reg, &expect,
 			                               ok ? COMCH_REG_ACKED : COMCH_REG_REFUSED);
-			if (c->ring != NULL) /* the consumer's PE may sleep: it starts now */
-				doca_priv_bell_ring(&c->ring->bell, c->bell_fd);
+			/*
+			 * the consumer's PE may sleep: it starts now. The word is in the ring
+			 * the peer writes too, so it is not trusted to skip the write.
+			 */
+			if (c->ring != NULL)
+				doca_priv_bell_force(c->bell_fd);
 			break;
 		}
 	}
@@ -286,9 +288,10 @@ bool comch_fp_expire_remote_one(struct doca_comch_connection *conn, uint32_t *id
 void comch_fp_ring_local(struct doca_comch_connection *conn)
 {
 	pthread_mutex_lock(&conn->lock);
+	/* a consumer's word is in its ring, which the peer may write: forced (a rare event) */
 	for (struct doca_comch_consumer *c = conn->lcons; c != NULL; c = c->next_on_conn)
 		if (c->ring != NULL)
-			doca_priv_bell_ring(&c->ring->bell, c->bell_fd);
+			doca_priv_bell_force(c->bell_fd);
 	for (struct doca_comch_producer *p = conn->lprod; p != NULL; p = p->next_on_conn)
 		doca_priv_bell_ring(&p->bell, p->bell_fd);
 	pthread_mutex_unlock(&conn->lock);

@@ -51,9 +51,10 @@ static uint64_t producer_arm(struct doca_ctx *ctx)
 	struct doca_comch_producer *p = producer_of(ctx);
 
 	doca_priv_bell_drain(&p->bell, p->bell_fd); /* rung after the last progress */
+	/* armed while IDLE too: a ring landing after this drain is read by the next one */
+	doca_priv_bell_arm(&p->bell);
 	if (ctx->state == DOCA_CTX_STATE_IDLE)
 		return ODMA_WAKE_NEVER;
-	doca_priv_bell_arm(&p->bell);
 	if (!p->expired && atomic_load_explicit(&p->conn->dead, memory_order_acquire))
 		return 0;
 	if (atomic_load_explicit(&p->conn->outbox_n, memory_order_relaxed) != 0)

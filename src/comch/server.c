@@ -71,7 +71,7 @@ static int server_lock(struct comch_ep *ep)
 {
 	const char *slash = strrchr(ep->path, '/');
 	char lockpath[sizeof(ep->path) + 16];
-	uint64_t deadline = comch_now_ns() + (uint64_t)COMCH_LOCK_WAIT_MS * 1000000ull;
+	uint64_t deadline = doca_priv_now_ns() + (uint64_t)COMCH_LOCK_WAIT_MS * 1000000ull;
 	int lk;
 
 	if (slash == NULL)
@@ -85,7 +85,7 @@ static int server_lock(struct comch_ep *ep)
 
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			break;
-		if (comch_now_ns() >= deadline) {
+		if (doca_priv_now_ns() >= deadline) {
 			ODMA_WARN(
 			        "comch server \"%s\": another process has held %s for more than %u "
 			        "ms; starting without it (find the holder with fuser %s)",
@@ -265,7 +265,8 @@ bool comch_server_accept(struct comch_ep *ep)
 		}
 		h->fd = fd;
 		h->pid = pid;
-		h->deadline_ns = comch_now_ns() + (uint64_t)COMCH_HANDSHAKE_TIMEOUT_MS * 1000000ull;
+		h->deadline_ns =
+		        doca_priv_now_ns() + (uint64_t)COMCH_HANDSHAKE_TIMEOUT_MS * 1000000ull;
 		h->next = ep->hs;
 		ep->hs = h;
 		ep->num_hs++;
@@ -394,7 +395,7 @@ static void server_hs_refused(struct comch_ep *ep, const struct comch_hs *h, ssi
 bool comch_server_handshakes(struct comch_ep *ep)
 {
 	struct comch_hs **pp = &ep->hs;
-	uint64_t now = comch_now_ns();
+	uint64_t now = doca_priv_now_ns();
 	bool any = false;
 
 	while (*pp != NULL && ep->ctx.state == DOCA_CTX_STATE_RUNNING) {

@@ -23,17 +23,9 @@
 
 ODMA_LOG_REGISTER(DOCA_COMCH_TRANSPORT)
 
-uint64_t comch_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 bool comch_lograte_take(struct comch_lograte *l, unsigned int *dropped)
 {
-	uint64_t now = comch_now_ns() / 1000000000ull;
+	uint64_t now = doca_priv_now_ns() / 1000000000ull;
 	uint64_t was = atomic_load_explicit(&l->second, memory_order_relaxed);
 
 	if (now != was &&
@@ -273,14 +265,15 @@ void *comch_shm_map(int fd, size_t size, const char **why)
 	int seals;
 	void *p;
 
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		*why = "the passed descriptor is not a shared-memory file";
-		return NULL;
-	}
+	/* the seals first: a size read before them may change before they are added */
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals < 0 || (seals & COMCH_SEALS) != COMCH_SEALS) {
 		*why = "the shared-memory file is not sealed against resizing (memfd with "
 		       "F_SEAL_SHRINK, F_SEAL_GROW and F_SEAL_SEAL)";
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		*why = "the passed descriptor is not a shared-memory file";
 		return NULL;
 	}
 	if ((uint64_t)st.st_size != size) {

@@ -31,7 +31,9 @@ struct odma_job {
 	uint64_t bytes; /* bytes the task moves: its size class */
 	/*
 	 * 0, or an offset where the copy may be cut in two parts that run on two threads at
-	 * once: ODMA_PART_HEAD is [0, split_at), ODMA_PART_TAIL [split_at, bytes).
+	 * once: ODMA_PART_HEAD is [0, split_at), ODMA_PART_TAIL [split_at, bytes). A local
+	 * copy (batch false) with split_at 0 is never cut, by parts or by ranges: it is small,
+	 * a list, or its source and destination overlap (one memmove keeps their bytes right).
 	 */
 	uint64_t split_at;
 	/* 0: completions in any order; else tasks with one key complete in submission order */
@@ -133,7 +135,8 @@ void odma_task_run(struct doca_task *task, enum odma_part part);
  * (any copy: a list is walked to @off). Any thread; several threads may run disjoint ranges
  * of one task at once. A task whose ranges cover [0, bytes) exactly once, and that is
  * handed back once after the last of them finished, is a split task (a task with in_order
- * set is never cut: its completion must keep its place on one queue).
+ * set is never cut: its completion must keep its place on one queue; nor is a local one
+ * with split_at 0, see struct odma_job).
  */
 void odma_task_run_range(struct doca_task *task, uint64_t off, uint64_t len);
 /*

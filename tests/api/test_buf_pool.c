@@ -238,12 +238,34 @@ static void dma_into_pool_bufs(void **state)
 	fx_fini(&fx);
 }
 
+/* The pool keeps no copy of its mmap: destroying the mmap under a pool is refused (IN_USE). */
+static void mmap_destroy_under_pool(void **state)
+{
+	struct doca_buf_pool *p;
+	struct doca_mmap *m;
+	struct doca_buf *b;
+
+	(void)state;
+	m = started_mmap(mem, sizeof(mem));
+	assert_ok(doca_buf_pool_create(4, 64, m, &p));
+	assert_doca(DOCA_ERROR_IN_USE, doca_mmap_destroy(m)); /* not even started yet */
+	assert_ok(doca_buf_pool_start(p));
+	assert_doca(DOCA_ERROR_IN_USE, doca_mmap_destroy(m)); /* no buf out: still refused */
+	assert_ok(doca_buf_pool_buf_alloc(p, &b));            /* and the pool still works */
+	assert_ok(doca_buf_dec_refcount(b, NULL));
+	/* stopping the mmap is allowed: the pool then refuses to hand out bufs */
+	assert_ok(doca_mmap_stop(m));
+	assert_doca(DOCA_ERROR_BAD_STATE, doca_buf_pool_buf_alloc(p, &b));
+	assert_ok(doca_buf_pool_destroy(p));
+	assert_ok(doca_mmap_destroy(m));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(create_rules),       cmocka_unit_test(properties),
 		cmocka_unit_test(alloc_and_return),   cmocka_unit_test(layout_and_initialization),
-		cmocka_unit_test(dma_into_pool_bufs),
+		cmocka_unit_test(dma_into_pool_bufs), cmocka_unit_test(mmap_destroy_under_pool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

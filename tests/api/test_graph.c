@@ -626,6 +626,39 @@ static void test_chain(void **state)
 	gx_fini(&g);
 }
 
+/* A node task freed while its instance runs: refused, and the instance still completes. */
+static void test_free_node_task_in_flight(void **state)
+{
+	struct doca_graph_node *c1;
+	struct doca_graph_instance *inst;
+	struct doca_buf *src, *dst;
+	struct doca_graph *graph;
+	struct doca_task *t1;
+	struct gx g;
+
+	(void)state;
+	gx_init(&g, SZ, 4);
+	graph = gx_graph(&g, 1);
+	assert_ok(doca_graph_node_create_from_ctx(graph, g.fx.ctx, &c1));
+	assert_ok(doca_graph_start(graph));
+	src = fx_src_buf(&g.fx, 0, SZ);
+	dst = fx_dst_buf(&g.fx, 0, SZ);
+	t1 = dma_task(&g, g.fx.dma, src, dst);
+	assert_ok(doca_graph_instance_create(graph, &inst));
+	assert_ok(doca_graph_instance_set_ctx_node_data(inst, c1, t1));
+	assert_ok(doca_graph_instance_submit(inst)); /* a root context node is submitted now */
+	doca_task_free(t1);                          /* refused: one ERROR line */
+	for (int i = 0; i < 1000000 && g.ok + g.err == 0; i++)
+		doca_pe_progress(g.fx.pe);
+	assert_int_equal(g.ok, 1);
+	assert_memory_equal(g.fx.dst, g.fx.src, SZ);
+	assert_ok(doca_graph_instance_destroy(inst));
+	free_task(t1); /* now it is the program's again */
+	put_buf(src);
+	put_buf(dst);
+	gx_fini(&g);
+}
+
 /*
  * The diamond A -> {B, C} -> D, and beside it an independent branch E -> F: D runs after
  * both B and C, each branch in its order, and the instance completes once.
@@ -1303,6 +1336,7 @@ int main(void)
 		cmocka_unit_test(test_instance_rules),
 		cmocka_unit_test(test_two_dma_then_user),
 		cmocka_unit_test(test_chain),
+		cmocka_unit_test(test_free_node_task_in_flight),
 		cmocka_unit_test(test_diamond_and_branch),
 		cmocka_unit_test(test_many_instances),
 		cmocka_unit_test(test_many_instances_large),

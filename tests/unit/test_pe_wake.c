@@ -222,6 +222,79 @@ static void test_doorbell(void **state)
 	settle();
 }
 
+/*
+ * Arm-wait-progress cycles until the armed handle is quiet (-1: still readable after 4),
+ * the loop of an event-driven program with nothing to do.
+ */
+static int cycles_to_quiet(void)
+{
+	for (int i = 0; i < 4; i++) {
+		while (doca_pe_progress(pe))
+			;
+		assert_ok(doca_pe_request_notification(pe));
+		if (!readable(0))
+			return i;
+		assert_ok(doca_pe_clear_notification(pe, 0));
+	}
+	return -1;
+}
+
+/*
+ * A ring racing the owner's drain (review of main, finding 2): the ringer's CAS to RUNG, the
+ * owner's drain (its read finds nothing yet), then the ringer's write. The count must not
+ * outlive the next arm, or an event loop spins with nothing to do.
+ */
+static void test_doorbell_ring_races_drain(void **state)
+{
+	(void)state;
+	settle();
+	atomic_store(&f.rung, 1);              /* the ringer publishes its work */
+	atomic_store(&f.bell, ODMA_BELL_RUNG); /* its CAS ARMED -> RUNG */
+	assert_true(doca_pe_progress(pe));     /* the owner drains: nothing to read yet */
+	assert_int_equal(f.rings, 3);
+	doca_priv_bell_force(f.bell_fd);     /* the ringer's write lands now */
+	assert_true(cycles_to_quiet() >= 0); /* at most spurious wake-ups, then quiet */
+	assert_int_equal(cycles_to_quiet(), 0);
+}
+
+/*
+ * A peer that holds the eventfd and writes the word at will: whatever it leaves, the handle
+ * is quiet again after one spurious wake-up, and a forced ring of this process still wakes.
+ */
+static void test_doorbell_hostile_word(void **state)
+{
+	const uint32_t words[] = { ODMA_BELL_IDLE, ODMA_BELL_ARMED, ODMA_BELL_RUNG, 77u };
+
+	(void)state;
+	settle();
+	for (unsigned int i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		doca_priv_bell_force(f.bell_fd);
+		atomic_store(&f.bell, words[i]);
+		assert_true(readable(0));
+		assert_ok(doca_pe_clear_notification(pe, 0));
+		assert_in_range(cycles_to_quiet(), 0, 1);
+	}
+	/* a word set to RUNG or IDLE with no write: an honest ring after the next arm wakes */
+	for (unsigned int i = 0; i < 2; i++) {
+		atomic_store(&f.bell, i == 0 ? ODMA_BELL_RUNG : ODMA_BELL_IDLE);
+		assert_int_equal(cycles_to_quiet(), 0);
+		atomic_store(&f.rung, 1);
+		doca_priv_bell_ring(&f.bell, f.bell_fd);
+		assert_true(readable(0));
+		assert_ok(doca_pe_clear_notification(pe, 0));
+		assert_true(doca_pe_progress(pe));
+		assert_int_equal(cycles_to_quiet(), 0);
+	}
+	/* rewritten after our arm: an honest ring skips its write, a forced one does not */
+	atomic_store(&f.bell, ODMA_BELL_IDLE);
+	atomic_store(&f.rung, 1);
+	doca_priv_bell_force(f.bell_fd);
+	assert_true(readable(0));
+	assert_ok(doca_pe_clear_notification(pe, 0));
+	assert_in_range(cycles_to_quiet(), 0, 1);
+	assert_int_equal(cycles_to_quiet(), 0);
+}
+
 /* The handle is one descriptor that a program's own epoll set can hold. */
 static void test_nested_epoll(void **state)
 {
@@ -248,6 +321,8 @@ int main(void)
 		cmocka_unit_test(test_watched_descriptor),
 		cmocka_unit_test(test_deadline),
 		cmocka_unit_test(test_doorbell),
+		cmocka_unit_test(test_doorbell_ring_races_drain),
+		cmocka_unit_test(test_doorbell_hostile_word),
 		cmocka_unit_test(test_nested_epoll),
 	};
 

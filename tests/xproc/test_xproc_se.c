@@ -474,6 +474,48 @@ static void test_exporter_dies_task(void **state)
 	assert_ok(doca_dev_close(dev));
 }
 
+/* An event-driven importer: the exporter's SIGKILL wakes its armed PE (review finding 4). */
+static void test_exporter_dies_armed(void **state)
+{
+	struct doca_dev *dev;
+	struct doca_sync_event *se;
+	struct ctxw w = { 0 };
+	doca_notification_handle_t h;
+	struct pollfd p = { .events = POLLIN };
+	uint64_t t0;
+	int fd, status;
+	pid_t child = spawn(exporter_child, NULL, &fd);
+
+	(void)state;
+	assert_true(child > 0);
+	se = import_from(fd, &dev, false);
+	assert_true(ctx_setup(se, &w));
+	assert_ok(doca_pe_get_notification_handle(w.pe, &h));
+	p.fd = h;
+	assert_true(submit_wait(se, 5));
+	(void)doca_pe_progress(w.pe);
+	assert_ok(doca_pe_request_notification(w.pe));
+	assert_int_equal(poll(&p, 1, 0), 0); /* nothing yet: it sleeps */
+	t0 = now_ns(CLOCK_MONOTONIC);
+	assert_true(send_byte(fd, 'k')); /* dies 200 ms later */
+	assert_int_equal(poll(&p, 1, 5000), 1);
+	assert_true(now_ns(CLOCK_MONOTONIC) - t0 < 3000 * MS);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	assert_ok(doca_pe_clear_notification(w.pe, h));
+	assert_true(sleep_until_done(&w, 1, 3000));
+	assert_int_equal(w.err, 1);
+	assert_int_equal(w.last, DOCA_ERROR_CONNECTION_ABORTED);
+	/* nothing pending: the dead exporter's pidfd no longer wakes the PE */
+	while (doca_pe_progress(w.pe))
+		;
+	assert_ok(doca_pe_request_notification(w.pe));
+	assert_int_equal(poll(&p, 1, 50), 0);
+	close(fd);
+	assert_true(ctx_teardown(se, &w));
+	assert_ok(doca_dev_close(dev));
+}
+
 /* --------------------------------------------------------------------------------------- */
 /* 4. An importer that dies while its PE waits: the exporter carries on                       */
 
@@ -530,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_exporter_stops),
 		cmocka_unit_test(test_exporter_dies_blocking),
 		cmocka_unit_test(test_exporter_dies_task),
+		cmocka_unit_test(test_exporter_dies_armed),
 		cmocka_unit_test(test_importer_dies),
 	};
 

@@ -148,7 +148,8 @@ static doca_error_t copy_reject(bool strict, doca_error_t *deferred, const void 
 /* The split decision: one local element on each side, cut near the middle on a page. */
 static uint64_t copy_split_at(const struct odma_copy *c, enum odma_mem_kind kind)
 {
-	if (kind != ODMA_MEM_LOCAL || c->src->next != NULL || c->dst->next != NULL)
+	if (kind != ODMA_MEM_LOCAL || c->src->next != NULL || c->dst->next != NULL ||
+	    copy_overlaps(c->src, c->dst, c->total))
 		return 0;
 	return (c->total / 2) & ~(uint64_t)(COPY_SPLIT_ALIGN - 1);
 }

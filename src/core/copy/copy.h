@@ -96,6 +96,10 @@ static inline bool odma_copy_validate_fast(struct odma_copy *c, uint64_t max_buf
 	c->batch = odma_copy_batches[kind];
 	c->plain = kind == ODMA_MEM_LOCAL;
 	c->split_at = kind == ODMA_MEM_LOCAL ? (total / 2) & ~(uint64_t)4095 : 0;
+	/* overlapping ranges are one memmove, never cut (engines/engine.h, split_at) */
+	if (doca_unlikely(c->split_at != 0 && s->data < d->data + d->data_len + total &&
+	                  d->data + d->data_len < s->data + total))
+		c->split_at = 0;
 	return true;
 }
 

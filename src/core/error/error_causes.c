@@ -99,11 +99,12 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "no task type was configured on the context",
 	  "call doca_dma_task_memcpy_set_conf before doca_ctx_start"),
 	C(ODMA_CAUSE_IN_USE, DOCA_ERROR_IN_USE, "in-use",
-	  "doca_dma_destroy, doca_pe_destroy, doca_buf_inventory_stop/_destroy, doca_dev_close",
+	  "doca_dma_destroy, doca_pe_destroy, doca_buf_inventory_stop/_destroy, doca_mmap_destroy, "
+	  "doca_dev_close",
 	  "the object is still used: a context not IDLE, a PE with contexts, an inventory with "
-	  "buffers, a device with mmaps or contexts",
+	  "buffers, an mmap with buf pools, a device with mmaps or contexts",
 	  "tear down in order: buffers, ctx stop (progress to IDLE), dma destroy, PE destroy, "
-	  "inventory, mmaps, device close"),
+	  "inventory and buf pools, mmaps, device close"),
 	C(ODMA_CAUSE_STOP_IN_PROGRESS, DOCA_ERROR_IN_PROGRESS, "stop-in-progress", "doca_ctx_stop",
 	  "tasks were still in flight: the context is STOPPING (not an error)",
 	  "keep calling doca_pe_progress; every task gets its callback and the context reaches "

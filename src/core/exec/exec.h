@@ -128,9 +128,10 @@ struct odma_ctx_ops {
 	void (*task_free)(struct doca_task *task);
 	/*
 	 * Optional, the wake-up contract (docs/design.md, "Waking a sleeping PE"): called by
-	 * doca_pe_request_notification for every connected context, on the PE thread. The
-	 * type drains a doorbell rung since its last progress, arms its doorbells (not while
-	 * IDLE: progress does not run then) and updates its watched descriptors
+	 * doca_pe_request_notification for every connected context, IDLE ones included, on
+	 * the PE thread. The type drains a doorbell rung since its last progress, arms its
+	 * doorbells (while IDLE too: a ring landing after the drain is then read by the next
+	 * arm's drain, as progress does not run) and updates its watched descriptors
 	 * (doca_priv_pe_watch), then returns the time (doca_priv_now_ns) by which its progress
 	 * op must run even if nothing it watches fires: 0 when progress has work now,
 	 * ODMA_WAKE_NEVER when only a watched descriptor or a doorbell can bring work.
@@ -302,19 +303,31 @@ DOCA_STABLE doca_error_t doca_priv_pe_watch(struct doca_pe *pe, int fd, uint32_t
  * with a state word they look at first, so a busy program pays no system call. The word
  * may live in memory shared with another process (the eventfd then reaches that process
  * with SCM_RIGHTS or pidfd_getfd). States: 0 idle, 1 armed, 2 rung.
- *   - the owner's arm op: odma_bell_arm(word), then checks for work (Dekker pairing with
+ *   - the owner's arm op: doca_priv_bell_arm(word), then checks for work (Dekker pairing with
  *     the ringer: one of the two sees the other);
- *   - a ringer: publishes its work, then doca_priv_bell_ring(word, fd);
- *   - the owner's progress op: doca_priv_bell_drain(word, fd) (one read only when rung).
- * The owner watches the eventfd (doca_priv_pe_watch, EPOLLIN).
+ *   - a ringer: publishes its work, then doca_priv_bell_ring(word, fd); a ringer in the
+ *     owner's process whose word another process may write (a Comch consumer's ring) uses
+ *     doca_priv_bell_force(fd) instead (a write whatever the word says; for rare events);
+ *   - the owner's progress op and arm op: doca_priv_bell_drain(word, fd): one read when the
+ *     word is not IDLE (the first drain after an arm), none while the owner is busy.
+ * The word is a hint for ringers only; the owner never trusts it (wake.c, the protocol), so
+ * a peer that writes it and the eventfd at will causes spurious wake-ups, never a lasting
+ * readable handle nor a lost wake-up of a forced ring. The owner watches the eventfd
+ * (doca_priv_pe_watch, EPOLLIN).
  */
 #define ODMA_BELL_IDLE 0u
 #define ODMA_BELL_ARMED 1u
 #define ODMA_BELL_RUNG 2u
+/*
+ * Whether descriptor @fd of process @pid (0: this process) is an eventfd (its /proc link):
+ * checked before writing into a descriptor a peer named or handed over.
+ */
+DOCA_STABLE bool doca_priv_fd_is_eventfd(int pid, int fd);
 /* A non-blocking eventfd for a doorbell (-1 and one log line on failure). */
 DOCA_STABLE int doca_priv_bell_open(void);
 DOCA_STABLE void doca_priv_bell_arm(_Atomic uint32_t *word);
 DOCA_STABLE void doca_priv_bell_ring(_Atomic uint32_t *word, int fd);
+DOCA_STABLE void doca_priv_bell_force(int fd);
 DOCA_STABLE void doca_priv_bell_drain(_Atomic uint32_t *word, int fd);
 
 /* CLOCK_MONOTONIC in ns (the clock of arm-op deadlines). */

@@ -363,6 +363,13 @@ void doca_task_free(struct doca_task *task)
 		ODMA_ERR("doca_task_free: task %p is already free; free a task once", (void *)task);
 		return;
 	}
+	if (task->state != ODMA_TASK_ALLOCATED && task->hook != NULL) {
+		/* its completion is the graph's: freed now, the instance would never complete */
+		ODMA_ERR("doca_task_free: task %p is a node of a graph instance in flight; free it "
+		         "after the instance completed (the task is left as it is)",
+		         (void *)task);
+		return;
+	}
 	if (task->state != ODMA_TASK_ALLOCATED) {
 		/* hardware accepts it (NVIDIA's secure_channel does it before a stop): defer */
 		if (!task->ctx->warned_free)

@@ -7,6 +7,7 @@
  * let other threads and processes wake a PE without a system call while it is busy.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -128,6 +129,24 @@ void odma_pe_wake_progress(struct doca_pe *pe)
 	pe->timer_ns = 0;
 }
 
+bool doca_priv_fd_is_eventfd(int pid, int fd)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	if (pid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+	else
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return strcmp(link, "anon_inode:[eventfd]") == 0;
+}
+
 int doca_priv_bell_open(void)
 {
 	int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -137,6 +156,21 @@ int doca_priv_bell_open(void)
 	return fd;
 }
 
+/*
+ * The doorbell protocol. The word may be written by a peer that does not follow it (it lives
+ * in shared memory, and the peer holds a copy of the eventfd), so the owner never trusts it to
+ * say whether the eventfd holds a count: after each arm, the first drain reads the eventfd,
+ * whatever the word says (the word is not IDLE then, unless a peer rewrote it: see below).
+ * A busy owner that does not arm leaves the word IDLE and makes no system call.
+ *   - A ringer's write that lands after the owner drained (ring: CAS, drain, write) leaves a
+ *     count with the word IDLE; the next arm makes the word ARMED, the handle wakes at once
+ *     (one spurious wake-up) and that progress's drain reads it.
+ *   - A peer that writes the eventfd and sets the word ARMED or RUNG: the same, one wake-up.
+ *     A peer that sets it IDLE after each of our arms keeps waking us only as long as it
+ *     keeps writing, which is what any peer holding the eventfd can do anyway.
+ *   - A peer that sets the word to RUNG or IDLE so that honest ringers skip their write:
+ *     ringers that share the word with such a peer use doca_priv_bell_force.
+ */
 void doca_priv_bell_arm(_Atomic uint32_t *word)
 {
 	atomic_store(word, ODMA_BELL_ARMED);
@@ -146,13 +180,19 @@ void doca_priv_bell_arm(_Atomic uint32_t *word)
 void doca_priv_bell_ring(_Atomic uint32_t *word, int fd)
 {
 	uint32_t armed = ODMA_BELL_ARMED;
-	uint64_t one = 1;
 
 	atomic_thread_fence(memory_order_seq_cst); /* the work is published before the look */
 	if (fd < 0 || atomic_load_explicit(word, memory_order_relaxed) != ODMA_BELL_ARMED ||
 	    !atomic_compare_exchange_strong(word, &armed, ODMA_BELL_RUNG))
 		return;
-	if (write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+	doca_priv_bell_force(fd);
+}
+
+void doca_priv_bell_force(int fd)
+{
+	uint64_t one = 1;
+
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		ODMA_DBG("doorbell write failed: %s", strerror(errno));
 }
 
@@ -160,8 +200,8 @@ void doca_priv_bell_drain(_Atomic uint32_t *word, int fd)
 {
 	uint64_t v;
 
-	if (atomic_load_explicit(word, memory_order_acquire) != ODMA_BELL_RUNG)
-		return;
+	if (atomic_load_explicit(word, memory_order_acquire) == ODMA_BELL_IDLE)
+		return; /* not armed since the last drain: epoll did not report the eventfd */
 	atomic_store_explicit(word, ODMA_BELL_IDLE, memory_order_relaxed);
 	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		ODMA_DBG("doorbell read failed: %s", strerror(errno));

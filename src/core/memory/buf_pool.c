@@ -78,6 +78,7 @@ doca_error_t doca_buf_pool_create(size_t num_elements, size_t element_size,
 	atomic_flag_clear(&pool->inv.lock);
 	pool->inv.started = true; /* the embedded inventory is never seen by the API */
 	pool->mmap = (struct doca_mmap *)mmap;
+	atomic_fetch_add_explicit(&pool->mmap->num_pools, 1, memory_order_relaxed);
 	pool->num = num_elements;
 	pool->elem_size = element_size;
 	pool->align = 1;
@@ -111,6 +112,7 @@ doca_error_t doca_buf_pool_destroy(struct doca_buf_pool *buf_pool)
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	ODMA_DBG("pool %p destroyed", (void *)buf_pool);
+	atomic_fetch_sub_explicit(&buf_pool->mmap->num_pools, 1, memory_order_relaxed);
 	free(buf_pool->inv.bufs);
 	free(buf_pool);
 	return DOCA_SUCCESS;

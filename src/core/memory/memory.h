@@ -65,7 +65,8 @@ struct doca_mmap {
 	struct doca_dev **devs;
 	uint32_t num_devs;
 	uint32_t max_devs;
-	atomic_uint num_bufs; /* bufs currently pointing into the mmap */
+	atomic_uint num_bufs;  /* bufs currently pointing into the mmap */
+	atomic_uint num_pools; /* buf pools created on it and not destroyed (destroy: IN_USE) */
 	doca_mmap_memrange_free_cb_t *free_cb;
 	void *free_cb_opaque;
 	bool free_cb_changed; /* set_free_cb called more than once */

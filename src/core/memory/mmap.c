@@ -306,6 +306,13 @@ doca_error_t doca_mmap_destroy(struct doca_mmap *mmap)
 	ret = mmap_check_no_bufs(mmap, "doca_mmap_destroy");
 	if (ret != DOCA_SUCCESS)
 		return ret;
+	if (atomic_load_explicit(&mmap->num_pools, memory_order_relaxed) != 0) {
+		ODMA_ERR("doca_mmap_destroy: mmap %p still has %u buf pool(s) built on it; destroy "
+		         "them first (doca_buf_pool_destroy)",
+		         (void *)mmap,
+		         atomic_load_explicit(&mmap->num_pools, memory_order_relaxed));
+		return DOCA_ERROR_IN_USE;
+	}
 	if (mmap->started)
 		mmap_do_stop(mmap);
 	/* The range is handed back only if the user set the callback once and the mmap was really

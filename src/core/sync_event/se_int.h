@@ -114,6 +114,8 @@ struct doca_sync_event {
 	uint64_t peer_start;
 	bool peer_gone; /* cached once seen */
 	uint64_t next_live_check_ns;
+	int peer_pidfd;     /* a pidfd of the exporter (readable once it exits), -1 none */
+	bool pidfd_watched; /* the PE's notification handle watches it (se_arm) */
 	/* context mode */
 	struct se_conf conf[SE_T_COUNT];
 	struct se_task *pending; /* waits in flight, oldest first */
@@ -136,7 +138,6 @@ void se_slot_disarm(struct doca_sync_event *se);
 bool se_slot_fired(const struct doca_sync_event *se);
 void se_slot_release(struct doca_sync_event *se);
 void se_futex_wait(uint32_t *word, uint32_t old, uint64_t timeout_ns);
-uint64_t se_now_ns(void);
 void se_allow_peers(void);
 
 /* Whether (v & mask) meets the condition of a wait type against @val. */

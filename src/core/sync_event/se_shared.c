@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +31,6 @@ ODMA_LOG_REGISTER(DOCA_SYNC_EVENT)
 
 #define LIVE_CHECK_NS (10 * 1000 * 1000ull) /* importer: exporter liveness at most every 10 ms */
 #define SE_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) /* every page carries them */
-
-uint64_t se_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /*
  * The other side opens our page through /proc/<pid>/fd and, to wake a waiting progress
@@ -195,11 +188,20 @@ doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blo
 	se->value = &pg->value;
 	se->peer_pid = (pid_t)b->pid;
 	se->peer_start = b->start_time;
+	/* its exit makes this readable (se_arm watches it); checked alive after the open */
+	se->peer_pidfd = (int)syscall(SYS_pidfd_open, se->peer_pid, 0);
+	if (se->peer_pidfd >= 0 && !se_proc_alive(se->peer_pid, se->peer_start)) {
+		close(se->peer_pidfd);
+		se->peer_pidfd = -1; /* the next liveness check says it */
+	}
 	return DOCA_SUCCESS;
 }
 
 void se_page_unmap(struct doca_sync_event *se)
 {
+	if (se->peer_pidfd >= 0)
+		close(se->peer_pidfd);
+	se->peer_pidfd = -1;
 	if (se->page != NULL)
 		munmap(se->page, SE_PAGE_SIZE);
 	se->page = NULL;
@@ -221,12 +223,18 @@ bool se_peer_gone(struct doca_sync_event *se, bool now)
 		          (void *)se, (int)se->peer_pid);
 		return true;
 	}
-	t = se_now_ns();
+	t = doca_priv_now_ns();
 	if (!now && t < se->next_live_check_ns)
 		return false;
 	se->next_live_check_ns = t + LIVE_CHECK_NS;
-	if (se_proc_alive(se->peer_pid, se->peer_start))
+	if (se->peer_pidfd >= 0) {
+		struct pollfd p = { .fd = se->peer_pidfd, .events = POLLIN };
+
+		if (poll(&p, 1, 0) == 0)
+			return false; /* a pidfd is readable once its process exited */
+	} else if (se_proc_alive(se->peer_pid, se->peer_start)) {
 		return false;
+	}
 	se->peer_gone = true;
 	ODMA_WARN("sync event %p: the exporting process (pid %d) exited; updates and waits on "
 	          "this handle now fail with CONNECTION_ABORTED",
@@ -250,29 +258,15 @@ void se_futex_wait(uint32_t *word, uint32_t old, uint64_t timeout_ns)
 	(void)se_futex(word, FUTEX_WAIT, old, timeout_ns ? &ts : NULL);
 }
 
-/* Whether the /proc descriptor link @path names an eventfd. */
-static bool se_is_eventfd(const char *path)
-{
-	char link[64];
-	ssize_t n = readlink(path, link, sizeof(link) - 1);
-
-	if (n <= 0)
-		return false;
-	link[n] = '\0';
-	return strcmp(link, "anon_inode:[eventfd]") == 0;
-}
-
 /* Writes one to an eventfd of another process (pidfd_getfd, Linux 5.6+). */
 static void se_signal_remote(const struct se_slot *s, pid_t pid, int32_t fd)
 {
 	static int warned;
-	char path[64];
 	uint64_t one = 1;
 	int pfd, efd;
 
 	/* the slot is the peer's to write: take no copy of anything but an eventfd */
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, (int)fd);
-	if (fd < 0 || !se_is_eventfd(path))
+	if (!doca_priv_fd_is_eventfd((int)pid, (int)fd))
 		return;
 
 	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -300,9 +294,8 @@ static void se_signal_remote(const struct se_slot *s, pid_t pid, int32_t fd)
 			          "doca_pe_progress");
 		return;
 	}
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", efd);
 	/* never write into anything but an eventfd (a closed and reused number) */
-	if (se_is_eventfd(path) && write(efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+	if (doca_priv_fd_is_eventfd(0, efd) && write(efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		ODMA_DBG("eventfd write to pid %d failed: %s", (int)pid, strerror(errno));
 	close(efd);
 }

@@ -10,6 +10,7 @@
  * update writes the PE's eventfd once per arming.
  */
 #include <errno.h>
+#include <sys/epoll.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -148,6 +149,15 @@ static unsigned int se_scan(struct doca_sync_event *se, doca_error_t fail)
 	return n;
 }
 
+/* Stops watching the exporter's pidfd (a no-op when not watched). */
+static void se_unwatch_peer(struct doca_sync_event *se)
+{
+	if (!se->pidfd_watched)
+		return;
+	(void)doca_priv_pe_watch(se->ctx.pe, se->peer_pidfd, 0);
+	se->pidfd_watched = false;
+}
+
 /* A wait that does not hold yet: pending, with the PE's wake-up armed before the re-check. */
 static void se_wait_park(struct doca_sync_event *se, struct se_task *t)
 {
@@ -224,7 +234,32 @@ static bool se_progress(struct doca_ctx *ctx)
 	n = se_scan(se, DOCA_SUCCESS);
 	if (se->pending != NULL && se_peer_gone(se, false))
 		n += se_scan(se, DOCA_ERROR_CONNECTION_ABORTED);
+	if (se->pending == NULL || se->peer_gone)
+		se_unwatch_peer(se); /* a dead exporter's pidfd stays readable */
 	return n != 0;
+}
+
+/*
+ * The arm op: a waiter is woken by the PE's eventfd (whoever changes the value writes it) or,
+ * on an imported event, by the exporter's exit: its pidfd is watched while waits are
+ * pending (without a pidfd, the next liveness check is the deadline).
+ */
+static uint64_t se_arm(struct doca_ctx *ctx)
+{
+	struct doca_sync_event *se = se_of(ctx);
+
+	if (se->pending == NULL || !se->from_export || ctx->state == DOCA_CTX_STATE_IDLE) {
+		se_unwatch_peer(se);
+		return ODMA_WAKE_NEVER;
+	}
+	if (se_peer_gone(se, true))
+		return 0; /* the next progress fails the waits */
+	if (se->peer_pidfd < 0)
+		return se->next_live_check_ns;
+	if (!se->pidfd_watched)
+		se->pidfd_watched =
+		        doca_priv_pe_watch(ctx->pe, se->peer_pidfd, EPOLLIN) == DOCA_SUCCESS;
+	return se->pidfd_watched ? ODMA_WAKE_NEVER : se->next_live_check_ns;
 }
 
 static void se_stop(struct doca_ctx *ctx)
@@ -234,6 +269,7 @@ static void se_stop(struct doca_ctx *ctx)
 	if (se->pending != NULL)
 		ODMA_DBG("sync event %p: stop flushes its pending waits (IO_FAILED)", (void *)se);
 	(void)se_scan(se, DOCA_ERROR_IO_FAILED);
+	se_unwatch_peer(se);
 	se_slot_release(se);
 	se_ctx_deactivate(se);
 }
@@ -262,6 +298,7 @@ const struct odma_ctx_ops se_ctx_ops = {
 	.stop = se_stop,
 	.idle_ready = se_idle_ready,
 	.task_free = se_task_free,
+	.arm = se_arm,
 };
 
 /* ------------------------------------------------------------------------------------ */

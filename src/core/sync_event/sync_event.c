@@ -54,6 +54,7 @@ doca_error_t doca_sync_event_create(struct doca_sync_event **event)
 	se->memfd = -1;
 	se->slot = -1;
 	se->slot_efd = -1;
+	se->peer_pidfd = -1;
 	*event = se;
 	ODMA_DBG("sync event %p created", (void *)se);
 	return DOCA_SUCCESS;

@@ -854,7 +854,9 @@ te_submit_other(struct te_pe *tp, struct doca_task *task, const struct odma_job 
 	if ((job->bytes <= te.inline_max && !job->in_order) ||
 	    doca_unlikely(tp->generation != te.generation))
 		return te_copy_here(tp, task, doorbell);
-	if (!job->in_order && job->bytes > te.split_min && te_submit_split(tp, task, job)) {
+	/* a local copy with split_at 0 (overlapping ranges, a list) is one memmove: not cut */
+	if (!job->in_order && job->bytes > te.split_min && (job->split_at != 0 || job->batch) &&
+	    te_submit_split(tp, task, job)) {
 		if (doorbell)
 			te_doorbell(tp);
 		return DOCA_SUCCESS;
