@@ -5,6 +5,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Which network namespace this runs in, and the fabric it was given (odma compat --split-netns
+ * puts the two sides into two namespaces; its test compares these lines). */
+static void print_where(const char *side)
+{
+	struct stat st;
+	const char *fabric = getenv("ODMA_FABRIC");
+
+	if (stat("/proc/self/ns/net", &st) != 0)
+		st.st_ino = 0;
+	printf("fake %s: netns %lu, pid %ld, ODMA_FABRIC %s\n", side, (unsigned long)st.st_ino,
+	       (long)getpid(), fabric != NULL ? fabric : "-");
+	fflush(stdout);
+}
 
 int main(int argc, char **argv)
 {
@@ -15,6 +31,7 @@ int main(int argc, char **argv)
 
 	if (argc < 5 || strcmp(argv[3], "-d") != 0 || side == NULL || strcmp(side, "dpu") != 0)
 		return 2;
+	print_where("dpu");
 	f = fopen(argv[4], "r");
 	if (f == NULL)
 		return 3;

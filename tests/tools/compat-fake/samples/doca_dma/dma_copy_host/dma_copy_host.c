@@ -3,7 +3,24 @@
  */
 /* Fake host side: writes its -t text to the -d file, "1 2" to the -b file, waits for Enter. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Which network namespace this runs in, and the fabric it was given (odma compat --split-netns
+ * puts the two sides into two namespaces; its test compares these lines). */
+static void print_where(const char *side)
+{
+	struct stat st;
+	const char *fabric = getenv("ODMA_FABRIC");
+
+	if (stat("/proc/self/ns/net", &st) != 0)
+		st.st_ino = 0;
+	printf("fake %s: netns %lu, pid %ld, ODMA_FABRIC %s\n", side, (unsigned long)st.st_ino,
+	       (long)getpid(), fabric != NULL ? fabric : "-");
+	fflush(stdout);
+}
 
 int main(int argc, char **argv)
 {
@@ -21,6 +38,7 @@ int main(int argc, char **argv)
 	}
 	if (text == NULL || desc == NULL || buf == NULL)
 		return 2;
+	print_where("host");
 	f = fopen(desc, "w");
 	if (f == NULL || fputs(text, f) < 0 || fclose(f) != 0)
 		return 3;
