@@ -7,7 +7,8 @@
  * exit status, --only with host/DPU partners, the schedules every program runs under (a
  * program that fails under only one of them fails, and the schedule is named), --schedules,
  * --shake on a fake racy pair (tests/tools/shake_fake.c) with a replay of the seed that broke
- * it, and usage errors.
+ * it, --split-netns (host and DPU sides in two network + PID namespaces; root), and usage
+ * errors.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -545,9 +546,10 @@ static bool where(const char *log, unsigned long *netns, long *pid, char *fabric
 }
 
 /*
- * --split-netns: the fake dma_copy pair runs with its host side and its DPU side in two
- * network namespaces (neither ours), each PID 1 of a PID namespace of its own, both given the
- * DPU side's ODMA_FABRIC, and passes through the files in the shared working directory; a pair
+ * --split-netns: the fake dma_copy pair (export, descriptor through a file, DMA copy) runs
+ * with its host side and its DPU side in two network namespaces (neither ours), each PID 1 of
+ * a PID namespace of its own, both given the DPU side's ODMA_FABRIC, and passes; a hanging
+ * side is killed at the time limit, nothing of it left; a pair
  * that needs Comch (the fake Secure Channel application) is reported not-yet, not failed; the
  * namespaces are gone afterwards. Without root: a usage error saying so.
  */
@@ -617,6 +619,18 @@ static void split_netns_pair(void **state)
 	assert_int_equal(pid_d, 1);
 	assert_string_equal(fab_h, "10.203.0.2:18515");
 	assert_string_equal(fab_d, fab_h);
+	/* a side that hangs is killed at the time limit with everything in its PID namespace */
+	setenv("ODMA_FAKE_DMA_COPY_HANG", "1", 1);
+	snprintf(args, sizeof(args),
+	         "--split-netns --only dma_copy_host --schedules default --timeout 2 "
+	         "--workdir '%s/split-hang' --json -",
+	         tmp);
+	compat(args);
+	unsetenv("ODMA_FAKE_DMA_COPY_HANG");
+	assert_int_equal(out.status, 1);
+	assert_non_null(strstr(out.text, "dma_copy_dpu (dpu) did not finish within 2 s (killed)"));
+	assert_int_not_equal(sh("pgrep -f '%s/split-hang/build/.*[d]oca_dma_copy' >/dev/null", tmp),
+	                     0);
 	/* the table says how the pairs ran */
 	snprintf(args, sizeof(args),
 	         "--split-netns --only dma_copy_host --schedules default --pair-delay 0.3");
