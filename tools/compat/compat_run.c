@@ -949,7 +949,7 @@ static void set_not_yet(struct compat_prog *p, struct compat_prog *other, const 
 	snprintf(p->reason, sizeof(p->reason), "%s", why);
 	if (other != NULL) {
 		other->status = COMPAT_NOT_YET;
-		snprintf(other->reason, sizeof(other->reason), "%s (with %s)", why, p->name);
+		snprintf(other->reason, sizeof(other->reason), "%s", why);
 	}
 }
 
