@@ -10,11 +10,12 @@
  * directory, where programs like dma_copy_host/dma_copy_dpu exchange their files.
  *
  * The namespaces live as long as the check: made once by compat_netns_setup, removed by
- * compat_netns_cleanup, which also runs at exit and on SIGINT, SIGTERM and SIGHUP. A process
- * is started as `ip netns exec NS unshare --pid --fork --kill-child --mount-proc -- ARGV`, in
- * one process group: when its time is up, killing the group kills unshare, whose child (PID 1
- * of the new PID namespace) gets SIGKILL, and the kernel then kills everything in that
- * namespace. Programs that run alone (no side) run here, as with the local launcher.
+ * compat_netns_cleanup (which first kills whatever still runs in them), also at exit and on
+ * SIGINT, SIGTERM and SIGHUP. A process is started as `ip netns exec NS unshare --pid --fork
+ * --kill-child --mount-proc -- ARGV`, in one process group: when its time is up, killing the group
+ * kills unshare, whose child (PID 1 of the new PID namespace) gets SIGKILL, and the kernel then
+ * kills everything in that namespace. Programs that run alone (no side) run here, as with the local
+ * launcher.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,6 +74,50 @@ static void ip_quiet(char *const argv[])
 			;
 }
 
+/* Kills every process in network namespace @ns (`ip netns pids`); signal-safe calls only. */
+static void kill_ns_pids(char *ns)
+{
+	char *argv[] = { "ip", "netns", "pids", ns, NULL };
+	char buf[4096];
+	size_t used = 0, i;
+	ssize_t got;
+	long pid = 0;
+	int fds[2], st;
+	pid_t child;
+
+	if (pipe(fds) != 0)
+		return;
+	child = fork();
+	if (child == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fds[1], STDOUT_FILENO);
+		if (fd >= 0)
+			dup2(fd, STDERR_FILENO);
+		close(fds[0]);
+		execvp("ip", argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (child > 0 && used < sizeof(buf) - 1 &&
+	       ((got = read(fds[0], buf + used, sizeof(buf) - 1 - used)) > 0 ||
+	        (got < 0 && errno == EINTR)))
+		used += got > 0 ? (size_t)got : 0;
+	close(fds[0]);
+	if (child > 0)
+		while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+			;
+	for (i = 0; i <= used; i++) {
+		if (i < used && buf[i] >= '0' && buf[i] <= '9') {
+			pid = pid * 10 + (buf[i] - '0');
+			continue;
+		}
+		if (pid > 1)
+			kill((pid_t)pid, SIGKILL);
+		pid = 0;
+	}
+}
+
 void compat_netns_cleanup(void)
 {
 	char *del_h[] = { "ip", "netns", "del", nn.ns_host, NULL };
@@ -81,6 +126,9 @@ void compat_netns_cleanup(void)
 	if (!nn.up)
 		return;
 	nn.up = false;
+	/* what a side left behind (after a signal: everything still running there) */
+	kill_ns_pids(nn.ns_host);
+	kill_ns_pids(nn.ns_dpu);
 	/* the veth pair goes with the namespaces */
 	ip_quiet(del_h);
 	ip_quiet(del_d);
