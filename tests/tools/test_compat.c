@@ -575,6 +575,20 @@ static void split_netns_pair(void **state)
 	tool_run(&out, "setpriv --reuid=65534 --regid=65534 --clear-groups", tool, args, 1);
 	assert_int_equal(out.status, 2);
 	assert_non_null(strstr(out.text, "--split-netns needs root"));
+	/* namespaces that cannot be made (here: an ip that refuses): a setup error with ip's words
+	 */
+	assert_int_equal(sh("mkdir -p '%s/noip' && printf '#!/bin/sh\\necho \"RTNETLINK answers: "
+	                    "Operation not permitted\" >&2\\nexit 2\\n' >'%s/noip/ip' && chmod +x "
+	                    "'%s/noip/ip'",
+	                    tmp, tmp, tmp),
+	                 0);
+	snprintf(args, sizeof(args), "PATH='%s/noip':\"$PATH\"", tmp);
+	snprintf(log, sizeof(log), "--pkg-config-path '%s' --split-netns --only dma_copy_host '%s'",
+	         pcdir, fake);
+	tool_run(&out, args, tool, log, 1);
+	assert_int_equal(out.status, 2);
+	assert_non_null(strstr(out.text, "--split-netns cannot create network namespace"));
+	assert_non_null(strstr(out.text, "RTNETLINK answers: Operation not permitted"));
 
 	snprintf(args, sizeof(args),
 	         "--split-netns --only dma_copy_host,secure_channel --schedules default "

@@ -144,6 +144,7 @@ static void on_signal(int sig)
 int compat_netns_setup(struct compat_ctx *c, char *err, size_t size)
 {
 	long pid = (long)getpid();
+	char last[300];
 
 	err[0] = '\0';
 	if (geteuid() != 0) {
@@ -165,8 +166,12 @@ int compat_netns_setup(struct compat_ctx *c, char *err, size_t size)
 		return -1;
 	}
 	if (ip("netns", "add", nn.ns_host, NULL, NULL, NULL, NULL, NULL, NULL) != 0) {
-		snprintf(err, size, "cannot create network namespace %s (ip netns add; see %s)",
-		         nn.ns_host, nn.log);
+		compat_last_line(nn.log, NULL, last, sizeof(last));
+		snprintf(err, size,
+		         "--split-netns cannot create network namespace %s (ip netns add: %s); it "
+		         "needs iproute2's ip and the right to create namespaces (CAP_SYS_ADMIN, "
+		         "CAP_NET_ADMIN)",
+		         nn.ns_host, last[0] != '\0' ? last : "failed");
 		return -1;
 	}
 	nn.up = true;
@@ -191,8 +196,10 @@ int compat_netns_setup(struct compat_ctx *c, char *err, size_t size)
 
 		ip_quiet(del);
 		compat_netns_cleanup();
-		snprintf(err, size, "cannot set up the namespaces and their veth pair (see %s)",
-		         nn.log);
+		compat_last_line(nn.log, NULL, last, sizeof(last));
+		snprintf(err, size,
+		         "--split-netns cannot set up the namespaces and their veth pair (ip: %s)",
+		         last[0] != '\0' ? last : "failed");
 		return -1;
 	}
 	return 0;
