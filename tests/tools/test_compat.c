@@ -7,13 +7,15 @@
  * exit status, --only with host/DPU partners, the schedules every program runs under (a
  * program that fails under only one of them fails, and the schedule is named), --schedules,
  * --shake on a fake racy pair (tests/tools/shake_fake.c) with a replay of the seed that broke
- * it, and usage errors.
+ * it, --split-netns (host and DPU sides in two network + PID namespaces; root), and usage
+ * errors.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -526,6 +528,136 @@ static void shake_single_baseline_hang_usage(void **state)
 	assert_non_null(strstr(out.text, "usage: odma compat --shake N"));
 }
 
+/* "fake SIDE: netns N, pid P, ODMA_FABRIC F" from a fake dma_copy side's log; false if none. */
+static bool where(const char *log, unsigned long *netns, long *pid, char *fabric, size_t size)
+{
+	char line[512], fmt[64];
+	bool found = false;
+	FILE *f = fopen(log, "r");
+
+	if (f == NULL)
+		return false;
+	snprintf(fmt, sizeof(fmt), "fake %%*s netns %%lu, pid %%ld, ODMA_FABRIC %%%zus", size - 1);
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, fmt, netns, pid, fabric) == 3)
+			found = true;
+	fclose(f);
+	return found;
+}
+
+/*
+ * --split-netns: the fake dma_copy pair (export, descriptor through a file, DMA copy) runs
+ * with its host side and its DPU side in two network namespaces (neither ours), each PID 1 of
+ * a PID namespace of its own, both given the DPU side's ODMA_FABRIC, and passes; a hanging
+ * side is killed at the time limit, nothing of it left; a pair
+ * that needs Comch (the fake Secure Channel application) is reported not-yet, not failed; the
+ * namespaces are gone afterwards. Without root: a usage error saying so.
+ */
+static void split_netns_pair(void **state)
+{
+	char args[700], log[600], fab_h[64], fab_d[64];
+	unsigned long ns_h = 0, ns_d = 0;
+	long pid_h = 0, pid_d = 0;
+	struct stat own;
+	json_object *r, *p = NULL, *v;
+	size_t i;
+
+	(void)state;
+	if (geteuid() != 0) {
+		compat("--split-netns --only dma_copy_host");
+		assert_int_equal(out.status, 2);
+		printf("skip: --split-netns needs root to create namespaces (checked the refusal "
+		       "only)\n");
+		return;
+	}
+	/* not root: refused before anything is built, with the reason */
+	snprintf(args, sizeof(args), "--split-netns --only dma_copy_host '%s'", fake);
+	tool_run(&out, "setpriv --reuid=65534 --regid=65534 --clear-groups", tool, args, 1);
+	assert_int_equal(out.status, 2);
+	assert_non_null(strstr(out.text, "--split-netns needs root"));
+	/* namespaces that cannot be made (here: an ip that refuses): a setup error with ip's words
+	 */
+	assert_int_equal(sh("mkdir -p '%s/noip' && printf '#!/bin/sh\\necho \"RTNETLINK answers: "
+	                    "Operation not permitted\" >&2\\nexit 2\\n' >'%s/noip/ip' && chmod +x "
+	                    "'%s/noip/ip'",
+	                    tmp, tmp, tmp),
+	                 0);
+	snprintf(args, sizeof(args), "PATH='%s/noip':\"$PATH\"", tmp);
+	snprintf(log, sizeof(log), "--pkg-config-path '%s' --split-netns --only dma_copy_host '%s'",
+	         pcdir, fake);
+	tool_run(&out, args, tool, log, 1);
+	assert_int_equal(out.status, 2);
+	assert_non_null(strstr(out.text, "--split-netns cannot create network namespace"));
+	assert_non_null(strstr(out.text, "RTNETLINK answers: Operation not permitted"));
+
+	snprintf(args, sizeof(args),
+	         "--split-netns --only dma_copy_host,secure_channel --schedules default "
+	         "--pair-delay 0.3 --timeout 10 --workdir '%s/split' --json -",
+	         tmp);
+	compat(args);
+	assert_int_equal(out.status, 0);
+	r = json_tokener_parse(out.text);
+	assert_non_null(r);
+	assert_true(json_object_get_boolean(get(r, "split_netns")));
+	assert_true(json_object_object_get_ex(r, "programs", &v));
+	for (i = 0; i < json_object_array_length(v); i++) {
+		json_object *o = json_object_array_get_idx(v, i);
+		const char *name = str(o, "name");
+
+		if (strcmp(name, "dma_copy_host") == 0 || strcmp(name, "dma_copy_dpu") == 0) {
+			if (strcmp(str(o, "status"), "pass") != 0)
+				fail_msg("%s under --split-netns: %s", name,
+				         json_object_to_json_string(o));
+		} else if (strcmp(name, "secure_channel") == 0) {
+			p = o;
+		}
+	}
+	assert_non_null(p);
+	assert_string_equal(str(p, "status"), "not-yet");
+	assert_string_equal(str(p, "runs"), "not-yet");
+	assert_non_null(strstr(str(p, "reason"), "needs Comch across machines (not yet in odma)"));
+	assert_int_equal(json_object_get_int(get(get(r, "summary"), "not-yet")), 1);
+	json_object_put(r);
+
+	snprintf(log, sizeof(log), "%s/split/run/dma_copy_host/default/run-dma_copy_host-host.log",
+	         tmp);
+	assert_true(where(log, &ns_h, &pid_h, fab_h, sizeof(fab_h)));
+	snprintf(log, sizeof(log), "%s/split/run/dma_copy_host/default/run-dma_copy_dpu-dpu.log",
+	         tmp);
+	assert_true(where(log, &ns_d, &pid_d, fab_d, sizeof(fab_d)));
+	assert_int_equal(stat("/proc/self/ns/net", &own), 0);
+	assert_true(ns_h != 0 && ns_d != 0);
+	assert_true(ns_h != ns_d);
+	assert_true(ns_h != own.st_ino && ns_d != own.st_ino);
+	assert_int_equal(pid_h, 1); /* each the first process of its own PID namespace */
+	assert_int_equal(pid_d, 1);
+	assert_string_equal(fab_h, "10.203.0.2:18515");
+	assert_string_equal(fab_d, fab_h);
+	/* a side that hangs is killed at the time limit with everything in its PID namespace */
+	setenv("ODMA_FAKE_DMA_COPY_HANG", "1", 1);
+	snprintf(args, sizeof(args),
+	         "--split-netns --only dma_copy_host --schedules default --timeout 2 "
+	         "--workdir '%s/split-hang' --json -",
+	         tmp);
+	compat(args);
+	unsetenv("ODMA_FAKE_DMA_COPY_HANG");
+	assert_int_equal(out.status, 1);
+	assert_non_null(strstr(out.text, "dma_copy_dpu (dpu) did not finish within 2 s (killed)"));
+	assert_int_not_equal(sh("pgrep -f '%s/split-hang/build/.*[d]oca_dma_copy' >/dev/null", tmp),
+	                     0);
+	/* the table says how the pairs ran */
+	snprintf(args, sizeof(args),
+	         "--split-netns --only dma_copy_host --schedules default --pair-delay 0.3");
+	compat(args);
+	assert_int_equal(out.status, 0);
+	assert_non_null(strstr(out.text, "split-netns: each host/DPU pair's sides in two network"));
+	/* no namespace of a check that has ended is left behind */
+	assert_int_equal(
+	        sh("for n in $(ip netns list | sed -n 's/^odma-cx-[hd]\\([0-9]*\\).*/\\1/p');"
+	           " do [ -d /proc/$n ] || exit 1; done"),
+	        0);
+}
+
 static void usage_errors(void **state)
 {
 	char args[600];
@@ -568,6 +700,7 @@ int main(void)
 		cmocka_unit_test(schedules_option),
 		cmocka_unit_test(shake_finds_and_replays_the_seed),
 		cmocka_unit_test(shake_single_baseline_hang_usage),
+		cmocka_unit_test(split_netns_pair),
 		cmocka_unit_test(usage_errors),
 	};
 

@@ -102,7 +102,7 @@ const char *compat_arch_name(unsigned arch)
 
 const char *compat_status_name(enum compat_status s)
 {
-	static const char *const names[] = { "pass", "not-run", "needs", "fail" };
+	static const char *const names[] = { "pass", "not-run", "needs", "fail", "not-yet" };
 
 	return names[s];
 }
@@ -143,11 +143,15 @@ static const char *const usage_text[] = {
 	"  --host-pci ADDR        host-side device (default b1:00.0)",
 	"  --dpu-pci ADDR         DPU-side device (default 03:00.0)",
 	"  --rep-pci ADDR         representor of the host function on the DPU (default b1:00.0)",
+	"  --split-netns          run each host/DPU pair's sides in two network + PID namespaces",
+	"                         joined by a veth pair (as two machines; root only); pairs that",
+	"                         need Comch or sync events across machines are reported not-yet",
 	"  -v, --verbose          say what is being built and run",
 	"  -h, --help             this text",
 	"",
 	"Exit status: 0 when no program failed (a program that needs a DOCA library odma does",
-	"not provide yet is not a failure), 1 when one did, 2 on a usage or setup error.",
+	"not provide yet, or not-yet under --split-netns, is not a failure), 1 when one did, 2",
+	"on a usage or setup error.",
 };
 
 static void usage(FILE *out)
@@ -422,6 +426,8 @@ static const char *runs_word(const struct compat_prog *p)
 	switch (p->status) {
 	case COMPAT_NEEDS:
 		return "needs";
+	case COMPAT_NOT_YET:
+		return "not-yet";
 	case COMPAT_FAIL:
 		return "-";
 	default:
@@ -440,7 +446,7 @@ static unsigned prog_arch(const struct compat_prog *p)
 
 static void print_table(const struct compat_ctx *c, FILE *out)
 {
-	size_t i, counts[4] = { 0 }, w = 7;
+	size_t i, counts[COMPAT_NSTATUS] = { 0 }, w = 7;
 	struct compat_list needs = { 0 };
 	char label[256], list[512], env[256];
 
@@ -459,7 +465,13 @@ static void print_table(const struct compat_ctx *c, FILE *out)
 		fprintf(out, "%s %s (%s)", i ? "," : "", c->schedules[i].name,
 		        env[0] ? env : "no change");
 	}
-	fprintf(out, "\n\n");
+	fprintf(out, "\n");
+	if (c->split_netns)
+		fprintf(out,
+		        "split-netns: each host/DPU pair's sides in two network + PID namespaces "
+		        "joined by a veth pair, ODMA_FABRIC=%s\n",
+		        compat_netns_fabric());
+	fprintf(out, "\n");
 	fprintf(out, "%-*s  %-8s  %-6s  %-7s  %s\n", (int)w, "PROGRAM", "BUILD", "BUILDS", "RUNS",
 	        "REASON");
 	for (i = 0; i < c->nprogs; i++) {
@@ -477,6 +489,9 @@ static void print_table(const struct compat_ctx *c, FILE *out)
 	        "provide yet%s%s%s, %zu not run\n",
 	        c->nprogs, counts[COMPAT_PASS], counts[COMPAT_FAIL], counts[COMPAT_NEEDS],
 	        needs.n ? " (" : "", list, needs.n ? ")" : "", counts[COMPAT_NOT_RUN]);
+	if (c->split_netns)
+		fprintf(out, "%zu need Comch or sync events across machines (not yet in odma)\n",
+		        counts[COMPAT_NOT_YET]);
 	compat_list_free(&needs);
 }
 
@@ -545,7 +560,7 @@ static json_object *json_report(const struct compat_ctx *c)
 {
 	json_object *root = json_object_new_object(), *progs = json_object_new_array();
 	json_object *o, *summary = json_object_new_object(), *builds;
-	size_t i, counts[4] = { 0 };
+	size_t i, counts[COMPAT_NSTATUS] = { 0 };
 	unsigned j;
 
 	json_object_object_add(root, "tool", json_object_new_string("odma compat"));
@@ -560,6 +575,10 @@ static json_object *json_report(const struct compat_ctx *c)
 	json_object_object_add(root, "odma", o);
 	json_object_object_add(root, "compiler", json_object_new_string(c->compiler));
 	json_object_object_add(root, "schedules", json_schedules(c));
+	json_object_object_add(root, "split_netns", json_object_new_boolean(c->split_netns));
+	if (c->split_netns)
+		json_object_object_add(root, "fabric",
+		                       json_object_new_string(compat_netns_fabric()));
 	for (i = 0; i < c->nprogs; i++) {
 		const struct compat_prog *p = &c->progs[i];
 
@@ -600,7 +619,7 @@ static json_object *json_report(const struct compat_ctx *c)
 	}
 	json_object_object_add(root, "programs", progs);
 	json_object_object_add(summary, "total", json_object_new_int((int)c->nprogs));
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < COMPAT_NSTATUS; i++)
 		json_object_object_add(summary, compat_status_name((enum compat_status)i),
 		                       json_object_new_int((int)counts[i]));
 	json_object_object_add(root, "summary", summary);
@@ -641,6 +660,7 @@ enum {
 	OPT_DPU,
 	OPT_REP,
 	OPT_SCHEDULES,
+	OPT_SPLIT_NETNS,
 };
 
 static const struct option options[] = {
@@ -657,6 +677,7 @@ static const struct option options[] = {
 	{ "dpu-pci", required_argument, NULL, OPT_DPU },
 	{ "rep-pci", required_argument, NULL, OPT_REP },
 	{ "schedules", required_argument, NULL, OPT_SCHEDULES },
+	{ "split-netns", no_argument, NULL, OPT_SPLIT_NETNS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -724,6 +745,9 @@ static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat
 		case OPT_SCHEDULES:
 			o->schedules = optarg;
 			break;
+		case OPT_SPLIT_NETNS:
+			c->split_netns = true;
+			break;
 		case 'v':
 			c->verbose = true;
 			break;
@@ -737,6 +761,12 @@ static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat
 	}
 	if (optind != argc - 1) {
 		usage(stderr);
+		return 2;
+	}
+	if (c->split_netns && geteuid() != 0) {
+		fprintf(stderr, "odma compat: --split-netns needs root: it creates network and PID "
+		                "namespaces and a veth pair; run it as root, or without "
+		                "--split-netns\n");
 		return 2;
 	}
 	if (compat_schedules_parse(c, o->schedules != NULL ? o->schedules
@@ -844,6 +874,18 @@ int main(int argc, char **argv)
 		compat_list_free(&c.include_dirs);
 		return rc;
 	}
+	if (c.split_netns) {
+		char err[PATH_MAX + 200];
+
+		if (compat_netns_setup(&c, err, sizeof(err)) != 0) {
+			fprintf(stderr, "odma compat: %s\n", err);
+			if (o.workdir == NULL && !o.keep)
+				compat_rm_rf(c.work);
+			compat_list_free(&c.include_dirs);
+			return 2;
+		}
+		c.launcher = &compat_launcher_netns;
+	}
 	read_release(&c);
 	discover(&c, o.only);
 	if (c.nprogs == 0)
@@ -860,6 +902,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < c.nprogs; i++)
 		failed += c.progs[i].status == COMPAT_FAIL;
 	fflush(stdout);
+	compat_netns_cleanup();
 	if (o.workdir == NULL && !o.keep)
 		compat_rm_rf(c.work);
 	else

@@ -12,6 +12,7 @@
  *   compat_sched.c  schedules (timing variations every program must pass under), launchers
  *   compat_shake.c  `odma compat --shake N`: a user's own program (pair) under seeded schedules
  *   compat_proc.c   child processes with logs, stdin pipes and time limits
+ *   compat_netns.c  --split-netns: host and DPU sides in two network + PID namespaces
  */
 #ifndef ODMA_COMPAT_H_
 #define ODMA_COMPAT_H_
@@ -59,7 +60,11 @@ enum compat_status {
 	COMPAT_NOT_RUN, /* built, but there is nothing (known) to run it with */
 	COMPAT_NEEDS,
 	COMPAT_FAIL,
+	/* built, not run: needs something across machines odma does not carry yet (Comch) */
+	COMPAT_NOT_YET,
 };
+
+#define COMPAT_NSTATUS 5
 
 const char *compat_status_name(enum compat_status s);
 
@@ -147,6 +152,7 @@ struct compat_ctx {
 	struct compat_schedule schedules[COMPAT_MAX_SCHEDULES];
 	size_t nschedules;
 	const struct compat_launcher *launcher; /* how processes (and host/DPU halves) start */
+	bool split_netns; /* --split-netns: host and DPU sides in two namespaces (compat_netns.c) */
 	struct compat_prog *progs;
 	size_t nprogs;
 };
@@ -227,6 +233,21 @@ struct compat_launcher {
 };
 
 extern const struct compat_launcher compat_launcher_local;
+
+/* --- compat_netns.c --- */
+
+/* Starts a pair's sides in the namespaces of compat_netns_setup; programs alone run here. */
+extern const struct compat_launcher compat_launcher_netns;
+/*
+ * Creates this check's two network namespaces (host, DPU) and the veth pair joining them, and
+ * the two sides' runtime directories under @c->work; registers their removal at exit and on
+ * SIGINT/SIGTERM/SIGHUP. Needs root. Returns 0, or -1 with the reason in @err.
+ */
+int compat_netns_setup(struct compat_ctx *c, char *err, size_t size);
+/* Removes what compat_netns_setup made (idempotent). */
+void compat_netns_cleanup(void);
+/* The ODMA_FABRIC both sides get ("ADDRESS:PORT" of the DPU side). */
+const char *compat_netns_fabric(void);
 
 /* Every variable a schedule may set: unset in a child unless its schedule sets it. */
 extern const char *const compat_sched_vars[];
