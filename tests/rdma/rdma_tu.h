@@ -52,6 +52,8 @@ struct tside {
 	uint8_t *mem;
 	struct doca_rdma_connection *conns[TS_MAX];
 	int nconns;
+	struct doca_buf *bufs[128]; /* every buf ts_buf handed out, released by ts_close */
+	int nbufs;
 	/* completions */
 	int ok, err;
 	doca_error_t last_err;
@@ -273,6 +275,9 @@ static inline void ts_close(struct tside *s)
 		usleep(100);
 	}
 	(void)doca_rdma_destroy(s->rd);
+	for (int i = 0; i < s->nbufs; i++) /* before the inventory and the mmaps they point into */
+		(void)doca_buf_dec_refcount(s->bufs[i], NULL);
+	s->nbufs = 0;
 	(void)doca_buf_inventory_destroy(s->inv);
 	(void)doca_mmap_destroy(s->mm);
 	(void)doca_pe_destroy(s->pe);
@@ -288,6 +293,8 @@ static inline struct doca_buf *ts_buf(struct tside *s, struct doca_mmap *mm, uin
 
 	if (doca_buf_inventory_buf_get_by_addr(s->inv, mm, base + off, len, &b) != DOCA_SUCCESS)
 		return NULL;
+	if (s->nbufs < (int)(sizeof(s->bufs) / sizeof(s->bufs[0])))
+		s->bufs[s->nbufs++] = b;
 	if (data != 0 && doca_buf_set_data(b, base + off, data) != DOCA_SUCCESS)
 		return NULL;
 	return b;

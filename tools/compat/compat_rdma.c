@@ -250,7 +250,11 @@ static bool run_mode(struct compat_ctx *c, struct compat_prog *pp, struct compat
 	p.next_enter = t0 + (mode == MODE_DC ? 3.6 : 0.6);
 	a.next_enter = t0 + 1.2;
 	end = t0 + c->run_timeout;
-	while (compat_now() < end && !(compat_proc_poll(&p.proc) & compat_proc_poll(&a.proc))) {
+	while (compat_now() < end) {
+		bool p_done = compat_proc_poll(&p.proc), a_done = compat_proc_poll(&a.proc); /* both */
+
+		if (p_done && a_done)
+			break;
 		if (mode != MODE_CM)
 			courier(dir);
 		press(&p, compat_now());
