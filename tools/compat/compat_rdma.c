@@ -251,7 +251,8 @@ static bool run_mode(struct compat_ctx *c, struct compat_prog *pp, struct compat
 	a.next_enter = t0 + 1.2;
 	end = t0 + c->run_timeout;
 	while (compat_now() < end) {
-		bool p_done = compat_proc_poll(&p.proc), a_done = compat_proc_poll(&a.proc); /* both */
+		bool p_done = compat_proc_poll(&p.proc),
+		     a_done = compat_proc_poll(&a.proc); /* both */
 
 		if (p_done && a_done)
 			break;
