@@ -480,12 +480,16 @@ static void op_task_free(void)
 		return;
 	}
 	if (task_named(i))
-		return;       /* a graph instance still names it */
-	doca_task_free(f->t); /* refused (logged) while in flight */
-	if (f->st == T_ALLOC) {
-		doca_task_free(f->t); /* double free: refused, the pool stays consistent */
-		task_forget(i);
-	}
+		return; /* a graph instance still names it */
+	/*
+	 * Not while in flight: that is a deferred free (issue #18, tests/api/test_task_free.c),
+	 * after which the task's bufs stay in use until a completion the model never sees.
+	 */
+	if (f->st != T_ALLOC)
+		return;
+	doca_task_free(f->t);
+	doca_task_free(f->t); /* double free: refused, the pool stays consistent */
+	task_forget(i);
 }
 
 static struct doca_ctx *se_ctx(int e)
@@ -744,9 +748,10 @@ static void op_se_task(void)
 		}
 		return;
 	}
-	doca_task_free(f->t); /* refused while in flight */
-	if (f->st == T_ALLOC)
-		memset(f, 0, sizeof(*f));
+	if (f->st != T_ALLOC)
+		return; /* in flight: a deferred free the model would not see complete */
+	doca_task_free(f->t);
+	memset(f, 0, sizeof(*f));
 }
 
 /* ---- graphs ----------------------------------------------------------------------------- */
