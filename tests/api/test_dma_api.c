@@ -506,6 +506,54 @@ static void engine_knobs(void **state)
 			fail_msg("%s=\"%s\" was refused", good[i][0], good[i][1]);
 }
 
+/* An mmap created from an RDMA export is for DOCA RDMA tasks: a DMA memcpy from it is refused. */
+static void dma_refuses_rdma_import(void **state)
+{
+	struct doca_mmap *exp, *imp;
+	struct doca_buf *s, *d, *local;
+	struct doca_dma_task_memcpy *mt;
+	struct doca_task *t;
+	const void *desc;
+	size_t desc_len;
+	struct fx fx;
+
+	(void)state;
+	fx_init(&fx, 1 << 16, 4, true);
+	assert_int_equal(doca_mmap_create(&exp), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_memrange(exp, fx.src, 4096), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_permissions(exp, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE |
+	                                                        DOCA_ACCESS_FLAG_RDMA_READ),
+	                 DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(exp, fx.dev), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_start(exp), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_export_rdma(exp, fx.dev, &desc, &desc_len), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_create_from_export(NULL, desc, desc_len, fx.dev, &imp),
+	                 DOCA_SUCCESS);
+	assert_int_equal(doca_buf_inventory_buf_get_by_data(fx.inv, imp, fx.src, 64, &s),
+	                 DOCA_SUCCESS);
+	d = fx_dst_buf(&fx, 0, 64);
+	/* refused at allocation, and at submit when the task is pointed at it afterwards */
+	assert_int_equal(doca_dma_task_memcpy_alloc_init(fx.dma, s, d, (union doca_data){ 0 }, &mt),
+	                 DOCA_ERROR_NOT_SUPPORTED);
+	local = fx_src_buf(&fx, 4096, 64);
+	assert_int_equal(
+	        doca_dma_task_memcpy_alloc_init(fx.dma, local, d, (union doca_data){ 0 }, &mt),
+	        DOCA_SUCCESS);
+	doca_dma_task_memcpy_set_src(mt, s);
+	t = doca_dma_task_memcpy_as_task(mt);
+	assert_int_equal(doca_task_submit(t), DOCA_ERROR_NOT_SUPPORTED);
+	assert_int_equal(doca_task_try_submit(t), DOCA_ERROR_NOT_SUPPORTED);
+	doca_task_free(t);
+	assert_int_equal(doca_buf_dec_refcount(local, NULL), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_dec_refcount(s, NULL), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_dec_refcount(d, NULL), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(imp), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_stop(exp), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(exp), DOCA_SUCCESS);
+	assert_int_equal(fx.ok + fx.err, 0);
+	fx_fini(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -522,6 +570,7 @@ int main(void)
 		cmocka_unit_test(inflight_counts_and_flags),
 		cmocka_unit_test(no_recursive_progress),
 		cmocka_unit_test(unknown_engine),
+		cmocka_unit_test(dma_refuses_rdma_import),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,6 +39,18 @@ struct copy_shape {
 	enum odma_mem_kind kind; /* highest kind of memory among the elements */
 };
 
+/* An mmap created from an RDMA export is reached with DOCA RDMA tasks, never by DMA. */
+static doca_error_t shape_dma_reachable(const struct doca_buf *b)
+{
+	if (doca_likely(!b->mmap->rdma_import))
+		return DOCA_SUCCESS;
+	ODMA_ERR("buf %p is in mmap %p, created from an RDMA export: DMA does not reach it; read "
+	         "or write it with DOCA RDMA tasks, or import a PCI export "
+	         "(doca_mmap_export_pci) for DMA",
+	         (const void *)b, (const void *)b->mmap);
+	return DOCA_ERROR_NOT_SUPPORTED;
+}
+
 static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s)
 {
 	for (const struct doca_buf *b = src; b != NULL; b = b->next) {
@@ -48,6 +60,8 @@ static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s)
 			         (const void *)b);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
+		if (doca_unlikely(b->mmap->kind != ODMA_MEM_LOCAL) && shape_dma_reachable(b))
+			return DOCA_ERROR_NOT_SUPPORTED;
 		s->n_src++;
 		s->total += b->data_len;
 		if (b->mmap->kind > s->kind)
@@ -66,6 +80,8 @@ static doca_error_t shape_dst(const struct doca_buf *dst, struct copy_shape *s, 
 			         (const void *)b);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
+		if (doca_unlikely(b->mmap->kind != ODMA_MEM_LOCAL) && shape_dma_reachable(b))
+			return DOCA_ERROR_NOT_SUPPORTED;
 		if (doca_unlikely(check_perms && !odma_mmap_writable_quiet(b->mmap))) {
 			doca_error_t r = odma_mmap_check_dst(b->mmap, b);
 
@@ -206,29 +222,10 @@ copy_validate_full(struct odma_copy *c, const struct odma_dev_caps *caps, bool s
 doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps *caps, bool strict,
                                 doca_error_t *deferred, const void *who)
 {
-	const struct doca_buf *s = c->src;
-	const struct doca_buf *d = c->dst;
-
-	if (doca_likely(!strict && s != NULL && d != NULL && s->next == NULL && d->next == NULL &&
-	                s->in_use && d->in_use)) {
-		const struct doca_mmap *sm = s->mmap, *dm = d->mmap;
-		uint64_t total = s->data_len;
-		enum odma_mem_kind kind = sm->kind > dm->kind ? sm->kind : dm->kind;
-
-		/* total - 1 wraps for an empty source, which the full pass rejects */
-		if (doca_likely(total - 1 < caps->max_buf_size && total <= odma_buf_room(d) &&
-		                odma_mmap_writable_quiet(dm))) {
-			c->total = total;
-			c->mover = odma_copy_movers[kind];
-			c->batch = odma_copy_batches[kind];
-			c->async = kind == ODMA_MEM_NET;
-			c->plain = kind == ODMA_MEM_LOCAL;
-			c->split_at = kind == ODMA_MEM_LOCAL
-			                      ? (total / 2) & ~(uint64_t)(COPY_SPLIT_ALIGN - 1)
-			                      : 0;
-			*deferred = DOCA_SUCCESS;
-			return DOCA_SUCCESS;
-		}
+	/* the common shape (copy.h): one element a side, nothing to log */
+	if (doca_likely(!strict && odma_copy_validate_fast(c, caps->max_buf_size))) {
+		*deferred = DOCA_SUCCESS;
+		return DOCA_SUCCESS;
 	}
 	return copy_validate_full(c, caps, strict, deferred, who);
 }

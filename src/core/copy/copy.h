@@ -88,8 +88,8 @@ static inline bool odma_copy_validate_fast(struct odma_copy *c, uint64_t max_buf
 	                  !odma_mmap_writable_quiet(dm)))
 		return false;
 	kind = sm->kind > dm->kind ? sm->kind : dm->kind;
-	if (doca_unlikely(kind == ODMA_MEM_NET))
-		return false; /* a network copy: the full pass (copy.async) */
+	if (doca_unlikely(kind == ODMA_MEM_NET || sm->rdma_import || dm->rdma_import))
+		return false; /* a network copy (copy.async), or one DMA cannot do: the full pass */
 	c->async = false;
 	c->total = total;
 	c->mover = odma_copy_movers[kind];
