@@ -32,7 +32,12 @@ B="$BUILD/tools/bench/odma-bench"
 mkdir -p "$W/base/build/tools/bench"
 cc -O2 -std=c11 -D_GNU_SOURCE -DDOCA_ALLOW_EXPERIMENTAL_API -I"$W/base/include" \
 	tools/bench/task_cost.c -o "$W/base/build/tools/bench/odma-task-cost" \
-	-L"$W/base/build/src" -ldoca_dma -ldoca_common -Wl,-rpath,"$W/base/build/src"
+	-L"$W/base/build/src" -ldoca_dma -ldoca_common -Wl,--disable-new-dtags \
+	-Wl,-rpath,"$W/base/build/src"
+# RPATH (not RUNPATH) also governs the libraries' own dependencies; insist on it
+ldd "$W/base/build/tools/bench/odma-task-cost" | grep -q "$W/base/build/src/libdoca_common" ||
+	{ echo "perf-final: the before program does not load BASE's libraries:" >&2
+	  ldd "$W/base/build/tools/bench/odma-task-cost" >&2; exit 1; }
 
 echo "perf-final: goals (RUNS=$RUNS)" >&2
 RUNS=$RUNS SECS=$SECS sh scripts/perf-goals.sh "$BUILD" "$OUT" || echo "perf-goals refused (see above)" >&2

@@ -150,6 +150,7 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 		return r;
 	atomic_store_explicit(&ctx->flush_from, UINT64_MAX, memory_order_relaxed);
 	ctx->next_seq = ctx->reported_upto = 0;
+	ctx->track_reports = false;
 	ctx->warned_free = false;
 	if (ctx->ops->start != NULL && (r = ctx->ops->start(ctx)) != DOCA_SUCCESS) {
 		if (r != DOCA_ERROR_IN_PROGRESS)

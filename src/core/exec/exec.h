@@ -217,6 +217,8 @@ struct doca_ctx {
 	uint32_t queue_depth; /* AGAIN beyond this many in flight */
 	uint64_t next_seq;
 	uint64_t reported_upto;     /* 1 + seq of the newest reported task delivered since start */
+	bool track_reports;         /* an OPTIMIZE_REPORTS task was submitted since start: every
+	                             * delivery then takes pe_deliver_slow, which keeps reported_upto */
 	struct odma_task_list held; /* submitted without FLUSH */
 	struct odma_task_list deferred; /* completed OPTIMIZE_REPORTS tasks awaiting a report */
 };

@@ -314,8 +314,8 @@ static void __attribute__((noinline)) pe_deliver_slow(struct doca_pe *pe, struct
 
 /*
  * One finished task. The common case inline: a copy task that succeeded, reported at once
- * (no OPTIMIZE_REPORTS, nothing deferred before it), not freed in flight, no hook: the
- * destination grows and the context type's callback runs. Everything else: pe_deliver_slow.
+ * (no OPTIMIZE_REPORTS task since the start, so nothing deferred), not freed in flight, no hook:
+ * the destination grows and the context type's callback runs. Everything else: pe_deliver_slow.
  */
 static inline __attribute__((always_inline)) void pe_deliver(struct doca_pe *pe,
                                                              struct doca_task *t)
@@ -323,13 +323,11 @@ static inline __attribute__((always_inline)) void pe_deliver(struct doca_pe *pe,
 	struct doca_ctx *ctx = t->ctx;
 	void (*complete)(struct doca_task *, bool) = ctx->copy_complete;
 
-	if (doca_likely(complete != NULL && t->status == DOCA_SUCCESS &&
-	                !(t->submit_flags & DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS) &&
-	                !t->free_pending && t->hook == NULL && ctx->deferred.head == NULL)) {
+	/* a context that never had an OPTIMIZE_REPORTS task needs no report bookkeeping */
+	if (doca_likely(complete != NULL && t->status == DOCA_SUCCESS && !ctx->track_reports &&
+	                !t->free_pending && t->hook == NULL)) {
 		ctx->inflight--;
 		t->state = ODMA_TASK_ALLOCATED;
-		/* a reported task: deferred reports of earlier tasks need not wait (slow path) */
-		ctx->reported_upto = t->seq >= ctx->reported_upto ? t->seq + 1 : ctx->reported_upto;
 		odma_copy_grow_dst(&t->copy);
 		complete(t, true);
 		return;

@@ -175,6 +175,10 @@ static doca_error_t task_enqueue(struct doca_ctx *ctx, struct doca_task *t, uint
 	t->submit_flags = (uint8_t)flags;
 	t->seq = ctx->next_seq++;
 	ctx->inflight++;
+	/* from here on, reports are tracked (pe.c: a later reported task releases this one; every
+	 * task reported after it has a higher seq, so tracking from now misses none) */
+	if (doca_unlikely(flags & DOCA_TASK_SUBMIT_FLAG_OPTIMIZE_REPORTS))
+		ctx->track_reports = true;
 	if (!(flags & DOCA_TASK_SUBMIT_FLAG_FLUSH) ||
 	    (doca_unlikely(ctx->held.head != NULL) && !odma_ctx_launch_held(ctx))) {
 		t->state = ODMA_TASK_HELD;
@@ -298,10 +302,19 @@ task_submit(struct doca_task *t, uint32_t flags, bool strict)
  * held, one element a side. Numbered, counted and appended to the engine's hold stage;
  * anything else is task_submit's.
  */
+/* odma_task_stage_add for the two edges of doca_task_submit's stage (empty, about full). */
+static __attribute__((noinline)) doca_error_t
+task_stage_edge(struct odma_task_stage *hold, struct doca_pe *pe, struct doca_task *t)
+{
+	odma_task_stage_add(hold, pe, t);
+	return DOCA_SUCCESS;
+}
+
 doca_error_t doca_task_submit(struct doca_task *t)
 {
 	struct doca_ctx *ctx;
 	struct odma_task_stage *hold;
+	unsigned int n;
 
 	if (doca_unlikely(t == NULL))
 		return task_submit(t, DOCA_TASK_SUBMIT_FLAG_FLUSH, false);
@@ -317,7 +330,13 @@ doca_error_t doca_task_submit(struct doca_task *t)
 	t->state = ODMA_TASK_SUBMITTED;
 	t->seq = ctx->next_seq++;
 	ctx->inflight++;
-	odma_task_stage_add(hold, ctx->pe, t);
+	n = hold->n;
+	/* the first task of an empty stage (it may wake an armed PE) and the last that fills it
+	 * take a tail call, so this function stays a leaf (no registers saved) */
+	if (doca_unlikely(n == 0 || n + 1 == ODMA_TASK_STAGE_MAX))
+		return task_stage_edge(hold, ctx->pe, t);
+	hold->task[n] = t;
+	hold->n = n + 1;
 	return DOCA_SUCCESS;
 }
 
