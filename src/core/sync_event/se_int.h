@@ -79,10 +79,15 @@ struct se_task {
 	struct se_task *pend_next; /* pending waits */
 };
 
+struct odma_tp_region;
+struct odma_tp_remote;
+
 /* One export handed out (owned by the event until destroy). */
 struct se_export {
 	struct se_export *next;
-	uint8_t blob[ODMA_SE_BLOB_LEN];
+	struct odma_tp_region *region; /* version 2: the value's network region, until revoked */
+	size_t len;
+	uint8_t blob[ODMA_SE_BLOB_MAX];
 };
 
 struct se_conf {
@@ -114,8 +119,13 @@ struct doca_sync_event {
 	uint64_t peer_start;
 	bool peer_gone; /* cached once seen */
 	uint64_t next_live_check_ns;
-	int peer_pidfd;     /* a pidfd of the exporter (readable once it exits), -1 none */
-	bool pidfd_watched; /* the PE's notification handle watches it (se_arm) */
+	int peer_pidfd; /* a pidfd of the exporter (readable once it exits), -1 none */
+	/* importer over the network transport (se_net.c): no page, the value is remote */
+	struct odma_tp_remote *net;
+	uint64_t net_addr;    /* the value's address in the exporter */
+	uint64_t net_poll_ns; /* pending waits: the next poll of the value */
+	uint64_t net_step_ns; /* the current backoff between polls */
+	bool pidfd_watched;   /* the PE's notification handle watches it (se_arm) */
 	/* context mode */
 	struct se_conf conf[SE_T_COUNT];
 	struct se_task *pending; /* waits in flight, oldest first */
@@ -157,6 +167,25 @@ static inline uint64_t se_load(const struct doca_sync_event *se)
 {
 	return __atomic_load_n(se->value, __ATOMIC_SEQ_CST);
 }
+
+/* se_net.c: sync events over the network transport (another kernel or PID namespace). */
+/* Exporter: gives export @e a network region and encodes a version-2 blob (or version 1). */
+doca_error_t se_net_export(struct doca_sync_event *se, struct odma_se_blob *b, struct se_export *e);
+void se_net_revoke(struct doca_sync_event *se); /* before the page is unmapped */
+/*
+ * Importer: whether the blob @b (bytes @data, @sz) is reached over the network from here
+ * (DOCA_SUCCESS with *@use_net set, having attached), or through the shared page (*@use_net
+ * false). An error: *@why set or already logged.
+ */
+doca_error_t se_net_import(struct doca_sync_event *se, const struct odma_se_blob *b,
+                           const uint8_t *data, size_t sz, bool *use_net, const char **why);
+void se_net_detach(struct doca_sync_event *se);
+/* One blocking remote operation (bounded by ODMA_TRANSPORT_TIMEOUT_MS); CONNECTION_ABORTED. */
+doca_error_t se_net_op(struct doca_sync_event *se, int op, uint64_t operand, uint64_t *old);
+/* The value, wherever it is: DOCA_SUCCESS or CONNECTION_ABORTED (remote exporter gone). */
+doca_error_t se_read(struct doca_sync_event *se, uint64_t *v);
+/* Pending waits of a network importer: whether a poll is due now (and schedules the next). */
+bool se_net_poll_due(struct doca_sync_event *se, bool reset);
 
 /* sync_event.c: updates shared by the synchronous calls and the tasks. */
 doca_error_t se_do_set(struct doca_sync_event *se, uint64_t v);

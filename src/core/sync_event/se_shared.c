@@ -120,6 +120,7 @@ void se_page_revoke(struct doca_sync_event *se)
 {
 	if (se->page == NULL)
 		return;
+	se_net_revoke(se); /* no remote atomic touches the page from here on */
 	__atomic_store_n(&se->page->revoked, 1, __ATOMIC_SEQ_CST);
 	se_notify(se);
 	munmap(se->page, SE_PAGE_SIZE);
@@ -214,6 +215,8 @@ bool se_peer_gone(struct doca_sync_event *se, bool now)
 
 	if (!se->from_export)
 		return false;
+	if (se->net != NULL) /* set by the failed access itself (se_net.c) */
+		return __atomic_load_n(&se->peer_gone, __ATOMIC_SEQ_CST);
 	if (se->peer_gone)
 		return true;
 	if (__atomic_load_n(&se->page->revoked, __ATOMIC_SEQ_CST)) {

@@ -130,11 +130,15 @@ static unsigned int se_scan(struct doca_sync_event *se, doca_error_t fail)
 {
 	struct se_task **pp = &se->pending, *last = NULL;
 	unsigned int n = 0;
+	uint64_t v = 0;
 
+	/* one snapshot of the value for all (across the network: one remote read) */
+	if (fail == DOCA_SUCCESS && se->pending != NULL && se_read(se, &v) != DOCA_SUCCESS)
+		fail = DOCA_ERROR_CONNECTION_ABORTED;
 	while (*pp != NULL) {
 		struct se_task *t = *pp;
 
-		if (fail == DOCA_SUCCESS && !se_cond(t->type, se_load(se), t->val, t->mask)) {
+		if (fail == DOCA_SUCCESS && !se_cond(t->type, v, t->val, t->mask)) {
 			last = t;
 			pp = &t->pend_next;
 			continue;
@@ -162,6 +166,10 @@ static void se_unwatch_peer(struct doca_sync_event *se)
 static void se_wait_park(struct doca_sync_event *se, struct se_task *t)
 {
 	se_pending_push(se, t);
+	if (se->net != NULL) { /* polled with a backoff from the next progress on (se_arm) */
+		(void)se_net_poll_due(se, true);
+		return;
+	}
 	if (se->slot < 0)
 		(void)se_slot_claim(se, se->ctx.pe->efd);
 	se_slot_arm(se);
@@ -173,7 +181,7 @@ static doca_error_t se_submit(struct doca_task *task)
 	struct se_task *t = (struct se_task *)task;
 	struct doca_sync_event *se = se_of(task->ctx);
 	const char *fn = se_type_names[t->type];
-	uint64_t old;
+	uint64_t old, v = 0;
 	doca_error_t r;
 
 	switch (t->type) {
@@ -184,8 +192,10 @@ static doca_error_t se_submit(struct doca_task *task)
 			         (void *)t);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
-		*t->ptr = se_load(se);
-		odma_task_complete(task, DOCA_SUCCESS);
+		r = se_read(se, &v);
+		if (r == DOCA_SUCCESS)
+			*t->ptr = v;
+		odma_task_complete(task, r);
 		return DOCA_SUCCESS;
 	case SE_T_NOTIFY_SET:
 		odma_task_complete(task, se_do_set(se, t->val));
@@ -206,7 +216,9 @@ static doca_error_t se_submit(struct doca_task *task)
 		r = se_task_check_wait((enum se_task_type)t->type, t->val, t->mask, fn);
 		if (r != DOCA_SUCCESS)
 			return r;
-		if (se_cond(t->type, se_load(se), t->val, t->mask))
+		if (se_read(se, &v) != DOCA_SUCCESS)
+			odma_task_complete(task, DOCA_ERROR_CONNECTION_ABORTED);
+		else if (se_cond(t->type, v, t->val, t->mask))
 			odma_task_complete(task, DOCA_SUCCESS);
 		else if (se_peer_gone(se, false))
 			odma_task_complete(task, DOCA_ERROR_CONNECTION_ABORTED);
@@ -223,6 +235,8 @@ static bool se_progress(struct doca_ctx *ctx)
 
 	if (se->pending == NULL)
 		return false;
+	if (se->net != NULL) /* across the network: a poll when due (a failed one fails all) */
+		return se_net_poll_due(se, false) && se_scan(se, DOCA_SUCCESS) != 0;
 	if (se_slot_fired(se)) {
 		uint64_t v;
 
@@ -252,6 +266,8 @@ static uint64_t se_arm(struct doca_ctx *ctx)
 		se_unwatch_peer(se);
 		return ODMA_WAKE_NEVER;
 	}
+	if (se->net != NULL) /* the PE's timer wakes it for the next poll */
+		return se_peer_gone(se, false) ? 0 : se->net_poll_ns;
 	if (se_peer_gone(se, true))
 		return 0; /* the next progress fails the waits */
 	if (se->peer_pidfd < 0)
