@@ -73,7 +73,8 @@ static void serve(struct doca_sync_event *se)
 			ok = ok && doca_sync_event_update_set(se, v) == DOCA_SUCCESS;
 			break;
 		case 'S':
-			ok = doca_sync_event_stop(se) == DOCA_SUCCESS && xu_full_io(FD, &c, 1, true);
+			ok = doca_sync_event_stop(se) == DOCA_SUCCESS &&
+			     xu_full_io(FD, &c, 1, true);
 			break;
 		default:
 			ok = false;

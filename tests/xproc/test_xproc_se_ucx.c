@@ -130,7 +130,8 @@ static pid_t spawn_peer(int *fd)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		dup2(sv[1], 3);
-		if (ns != NULL) /* ip netns exec also mounts that namespace's /sys, which UCX reads */
+		if (ns !=
+		    NULL) /* ip netns exec also mounts that namespace's /sys, which UCX reads */
 			execlp("ip", "ip", "netns", "exec", ns, "unshare", "--pid", "--fork",
 			       "--mount-proc", peer, (char *)NULL);
 		execl(peer, peer, (char *)NULL);
@@ -228,8 +229,8 @@ static struct doca_task *t_add(struct imp *im, uint64_t v, uint64_t idx)
 {
 	struct doca_sync_event_task_notify_add *t;
 
-	assert_ok(doca_sync_event_task_notify_add_alloc_init(
-	        im->se, v, &im->fetched, (union doca_data){ .u64 = idx }, &t));
+	assert_ok(doca_sync_event_task_notify_add_alloc_init(im->se, v, &im->fetched,
+	                                                     (union doca_data){ .u64 = idx }, &t));
 	return doca_sync_event_task_notify_add_as_doca_task(t);
 }
 
@@ -616,12 +617,65 @@ static void test_hostile(void **state)
 	imp_stop(im, true);
 }
 
+/* Imports @blob (@sz bytes, its CRC recomputed) through the host device; the result. */
+static doca_error_t import_forged(struct imp *im, uint8_t *blob, size_t sz)
+{
+	struct doca_sync_event *se = NULL;
+	doca_error_t r;
+
+	odma_put_le(blob + sz - 4, odma_crc32c(blob, sz - 4), 4);
+	r = doca_sync_event_create_from_export(im->dev, blob, sz, &se);
+	if (r == DOCA_SUCCESS)
+		assert_ok(doca_sync_event_destroy(se));
+	return r;
+}
+
+/*
+ * What the importer does with a version-2 blob: a blob the exporter did not issue (another
+ * device name, another generation) is refused by the exporter; ODMA_TRANSPORT=process
+ * takes the shared page where the exporter shares our kernel, and is refused where not.
+ */
+static void test_import_rules(void **state)
+{
+	struct imp *im = imp_start();
+	uint8_t forged[1024];
+	struct doca_sync_event *se = NULL;
+	uint64_t v;
+
+	(void)state;
+	memcpy(forged, im->blob, im->sz);
+	forged[57] = forged[57] == '1' ? '2' : '1'; /* the exporting device's name */
+	assert_int_equal(import_forged(im, forged, im->sz), DOCA_ERROR_INVALID_VALUE);
+	memcpy(forged, im->blob, im->sz);
+	odma_put_le(forged + 112, odma_get_le(forged + 112, 4) + 1, 4); /* the generation */
+	assert_int_equal(import_forged(im, forged, im->sz), DOCA_ERROR_INVALID_VALUE);
+	setenv("ODMA_TRANSPORT", "process", 1);
+	if (getenv("ODMA_TP_TEST_PEER_NETNS") != NULL) {
+		assert_int_equal(doca_sync_event_create_from_export(im->dev, im->blob, im->sz, &se),
+		                 DOCA_ERROR_NOT_SUPPORTED);
+	} else {
+		assert_ok(doca_sync_event_create_from_export(im->dev, im->blob, im->sz, &se));
+		assert_ok(doca_sync_event_start(se));
+		assert_ok(doca_sync_event_update_set(se, 77)); /* through the shared page */
+		assert_int_equal(peer_get(im), 77);
+		assert_ok(doca_sync_event_get(im->se, &v)); /* and seen over the network */
+		assert_int_equal(v, 77);
+		assert_ok(doca_sync_event_stop(se));
+		assert_ok(doca_sync_event_destroy(se));
+	}
+	setenv("ODMA_TRANSPORT", "ucx", 1);
+	if (getenv("ODMA_TP_TEST_PEER_NETNS") != NULL)
+		unsetenv("ODMA_TRANSPORT");
+	imp_stop(im, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values_both_ways), cmocka_unit_test(test_concurrent_adds),
 		cmocka_unit_test(test_exporter_killed),  cmocka_unit_test(test_exporter_stops),
 		cmocka_unit_test(test_link_down),        cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_import_rules),
 	};
 
 	setenv("ODMA_SYSTEM", "bf3", 1);
