@@ -314,14 +314,23 @@ static void test_values_both_ways(void **state)
 	assert_int_equal(r, 'W');
 	assert_true(xu_full_io(im->fd, &v, sizeof(v), false));
 	assert_int_equal(v, 100);
+	/* tasks in flight together: every add applied once at the exporter */
+	for (unsigned int i = 0; i < 8; i++)
+		submit(t_add(im, 1, 5));
+	run_until(im, 12);
+	assert_int_equal(im->calls[5], 8);
+	assert_int_equal(im->err, 0);
+	assert_int_equal(peer_get(im), 108);
+	submit(t_set(im, 100, 3));
+	run_until(im, 13);
 	/* a wait task pends until the exporter's update; the PE sleeps on its handle meanwhile */
 	submit(t_eq(im, 123, 4));
 	(void)doca_pe_progress(im->pe);
-	assert_int_equal(im->ok + im->err, 4);
+	assert_int_equal(im->ok + im->err, 13);
 	cmd(im, 'D', true, 123); /* the peer sets 123 in 200 ms */
 	assert_ok(doca_pe_get_notification_handle(im->pe, &h));
 	t0 = now_ms();
-	while (im->ok + im->err < 5) {
+	while (im->ok + im->err < 14) {
 		p = (struct pollfd){ .fd = h, .events = POLLIN };
 		(void)doca_pe_request_notification(im->pe);
 		assert_true(poll(&p, 1, 3000) >= 0 || errno == EINTR);
@@ -391,15 +400,18 @@ static void fault_run(char fault)
 		assert_int_equal(system(c), 0);
 	}
 	t0 = now_ms();
-	run_until(im, 1);
+	submit(t_add(im, 1, 3)); /* in flight across the fault (the link down: until the timeout) */
+	run_until(im, 2);
 	assert_true(now_ms() - t0 < bound());
+	assert_int_equal(im->err, 2);
 	assert_int_equal(im->last, DOCA_ERROR_CONNECTION_ABORTED);
 	assert_int_equal(im->calls[0], 1);
+	assert_int_equal(im->calls[3], 1);
 	/* the handle stays failed: every later access says so at once */
 	submit(t_set(im, 1, 1));
 	submit(t_get(im, 2));
-	run_until(im, 3);
-	assert_int_equal(im->err, 3);
+	run_until(im, 4);
+	assert_int_equal(im->err, 4);
 	assert_int_equal(im->calls[1], 1);
 	assert_int_equal(im->calls[2], 1);
 	assert_int_equal(doca_sync_event_update_add(im->se, 1, &f), DOCA_ERROR_CONNECTION_ABORTED);

@@ -17,11 +17,13 @@
  * Importer: a version-2 blob whose exporter shares neither our kernel nor our PID
  * namespace (or ODMA_TRANSPORT=ucx) is attached over UCX and the exporter must confirm the
  * blob byte for byte. Every get is a remote atomic read, every set a swap, every add a
- * fetch-add, each blocking its caller for one round trip (bounded by
- * ODMA_TRANSPORT_TIMEOUT_MS). Waits poll the value with a backoff (50 us doubling to
- * 5 ms): a blocking wait sleeps between polls; pending wait tasks arm their PE's timer at
- * the next poll. A failed access (exporter gone, link down, revoked) fails the handle for
- * good: CONNECTION_ABORTED, as the shared-page path reports an exporter that went away.
+ * fetch-add: the synchronous calls block their caller for one round trip (bounded by
+ * ODMA_TRANSPORT_TIMEOUT_MS); a context's tasks start asynchronous requests whose
+ * completions are queued here and taken back by its progress (se_tasks.c). Waits poll the
+ * value with a backoff (50 us doubling to 5 ms): a blocking wait sleeps between polls;
+ * pending wait tasks arm their PE's timer at the next poll. A failed access (exporter gone,
+ * link down, revoked) fails the handle for good: CONNECTION_ABORTED, as the shared-page
+ * path reports an exporter that went away.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -29,7 +31,6 @@
 
 #include "core/log/log.h"
 #include "core/sync_event/se_int.h"
-#include "core/transport/transport.h"
 
 ODMA_LOG_REGISTER(DOCA_SYNC_EVENT)
 
@@ -161,6 +162,7 @@ doca_error_t se_net_import(struct doca_sync_event *se, const struct odma_se_blob
 		free(rm);
 		return err;
 	}
+	pthread_mutex_init(&se->net_lock, NULL);
 	se->net = rm;
 	se->net_addr = b->value_addr;
 	se->peer_pid = (pid_t)b->pid;
@@ -173,9 +175,16 @@ void se_net_detach(struct doca_sync_event *se)
 {
 	if (se->net == NULL)
 		return;
-	odma_tp_detach(se->net);
+	odma_tp_detach(se->net); /* the context is IDLE: nothing of it is in flight */
 	free(se->net);
 	se->net = NULL;
+	while (se->net_done != NULL) {
+		struct se_net_req *q = se->net_done;
+
+		se->net_done = q->next;
+		free(q);
+	}
+	pthread_mutex_destroy(&se->net_lock);
 }
 
 struct net_wait {
@@ -186,7 +195,7 @@ struct net_wait {
 	uint64_t val;
 };
 
-static void se_net_done(struct odma_tp_io *io, doca_error_t status)
+static void se_net_sync_done(struct odma_tp_io *io, doca_error_t status)
 {
 	struct net_wait *w = io->arg;
 
@@ -198,7 +207,7 @@ static void se_net_done(struct odma_tp_io *io, doca_error_t status)
 }
 
 /* The handle is dead for good: said once. */
-static void se_net_gone(struct doca_sync_event *se)
+void se_net_gone(struct doca_sync_event *se)
 {
 	if (__atomic_exchange_n(&se->peer_gone, true, __ATOMIC_SEQ_CST))
 		return;
@@ -224,7 +233,7 @@ doca_error_t se_net_op(struct doca_sync_event *se, int op, uint64_t operand, uin
 	io.len = sizeof(uint64_t);
 	io.atomic = (uint8_t)op;
 	io.operand = operand;
-	io.done = se_net_done;
+	io.done = se_net_sync_done;
 	io.arg = &w;
 	pthread_mutex_init(&w.lock, NULL);
 	pthread_cond_init(&w.cond, NULL);
@@ -269,4 +278,69 @@ bool se_net_poll_due(struct doca_sync_event *se, bool reset)
 	        se->net_step_ns * 2 < NET_POLL_MAX_NS ? se->net_step_ns * 2 : NET_POLL_MAX_NS;
 	se->net_poll_ns = now + se->net_step_ns;
 	return true;
+}
+
+/* ---- asynchronous requests of the context ---- */
+
+/* Transport thread: queue the completion, then wake the PE (pairs with its arm op). */
+static void se_net_async_done(struct odma_tp_io *io, doca_error_t status)
+{
+	struct se_net_req *q = io->arg;
+	struct doca_sync_event *se = q->se;
+
+	q->status = status;
+	q->next = NULL;
+	pthread_mutex_lock(&se->net_lock);
+	if (se->net_done_tail != NULL)
+		se->net_done_tail->next = q;
+	else
+		se->net_done = q;
+	se->net_done_tail = q;
+	__atomic_add_fetch(&se->net_ndone, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&se->net_lock);
+	odma_pe_signal(se->ctx.pe);
+}
+
+doca_error_t se_net_start(struct doca_sync_event *se, struct se_task *task, int op,
+                          uint64_t operand)
+{
+	struct se_net_req *q;
+
+	if (__atomic_load_n(&se->peer_gone, __ATOMIC_SEQ_CST))
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	q = calloc(1, sizeof(*q));
+	if (q == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	q->se = se;
+	q->task = task;
+	q->io.remote = se->net;
+	q->io.local = &q->val;
+	q->io.remote_addr = se->net_addr;
+	q->io.len = sizeof(uint64_t);
+	q->io.atomic = (uint8_t)op;
+	q->io.operand = operand;
+	q->io.done = se_net_async_done;
+	q->io.arg = q;
+	se->net_inflight++;
+	if (odma_tp_io_start(&q->io) != DOCA_SUCCESS) {
+		se->net_inflight--;
+		free(q);
+		se_net_gone(se);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	return DOCA_SUCCESS;
+}
+
+struct se_net_req *se_net_take(struct doca_sync_event *se)
+{
+	struct se_net_req *q;
+
+	if (__atomic_load_n(&se->net_ndone, __ATOMIC_SEQ_CST) == 0)
+		return NULL;
+	pthread_mutex_lock(&se->net_lock);
+	q = se->net_done;
+	se->net_done = se->net_done_tail = NULL;
+	__atomic_store_n(&se->net_ndone, 0, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&se->net_lock);
+	return q;
 }
