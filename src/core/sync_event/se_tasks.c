@@ -7,7 +7,9 @@
  * complete at the next progress; a wait stays pending until its condition holds, checked at
  * submit and by every progress of the context's PE. To wake a PE that sleeps on its
  * notification handle, a context with pending waits holds a slot of the shared page: every
- * update writes the PE's eventfd once per arming.
+ * update writes the PE's eventfd once per arming. An event imported over the network
+ * (se_net.c) has no page: its tasks are asynchronous requests to the exporter and its waits
+ * are polled, the PE woken by the completions and by its timer.
  */
 #include <errno.h>
 #include <sys/epoll.h>
