@@ -661,6 +661,17 @@ static void test_import_rules(void **state)
 	memcpy(forged, im->blob, im->sz);
 	odma_put_le(forged + 112, odma_get_le(forged + 112, 4) + 1, 4); /* the generation */
 	assert_int_equal(import_forged(im, forged, im->sz), DOCA_ERROR_INVALID_VALUE);
+	/* a second, stand-alone handle of the same export shares the value */
+	assert_ok(doca_sync_event_create_from_export(im->dev, im->blob, im->sz, &se));
+	assert_ok(doca_sync_event_start(se));
+	assert_ok(doca_sync_event_update_set(se, 40));
+	assert_ok(doca_sync_event_update_add(se, 2, &v));
+	assert_int_equal(v, 40);
+	assert_ok(doca_sync_event_get(im->se, &v));
+	assert_int_equal(v, 42);
+	assert_ok(doca_sync_event_wait_eq_yield(se, 42, UINT64_MAX));
+	assert_ok(doca_sync_event_stop(se));
+	assert_ok(doca_sync_event_destroy(se));
 	setenv("ODMA_TRANSPORT", "process", 1);
 	if (getenv("ODMA_TP_TEST_PEER_NETNS") != NULL) {
 		assert_int_equal(doca_sync_event_create_from_export(im->dev, im->blob, im->sz, &se),
