@@ -400,6 +400,13 @@ void odma_ucx_enqueue(struct ucx_chunk *first, struct ucx_chunk *last)
 	odma_ucx_kick();
 }
 
+/* The import an attach serves, for its log lines: only a sync event's value is atomic. */
+static const char *import_fn(const struct odma_tp_reach *r)
+{
+	return (r->perms & ODMA_TP_ATOMIC) ? "doca_sync_event_create_from_export"
+	                                   : "doca_mmap_create_from_export";
+}
+
 doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remote *rm,
                              uint8_t *issued, size_t *issued_len)
 {
@@ -411,9 +418,9 @@ doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remot
 		return DOCA_ERROR_NO_MEMORY;
 	if (!odma_ucx_available(&why)) {
 		free(c);
-		ODMA_ERR("doca_mmap_create_from_export: the exporter runs in another namespace or "
+		ODMA_ERR("%s: the exporter runs in another namespace or "
 		         "machine and the UCX transport is unavailable: %s",
-		         why);
+		         import_fn(r), why);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	pthread_cond_init(&w.cond, NULL);
@@ -429,9 +436,9 @@ doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remot
 	if (w.status != DOCA_SUCCESS) {
 		const char *fabric = odma_config_string("ODMA_FABRIC");
 
-		ODMA_ERR("doca_mmap_create_from_export: the exporter (pid %u in its namespace) %s "
+		ODMA_ERR("%s: the exporter (pid %u in its namespace) %s "
 		         "over UCX%s%s: %s",
-		         r->pid,
+		         import_fn(r), r->pid,
 		         w.status == DOCA_ERROR_IO_FAILED ? "cannot be reached"
 		                                          : "refused the import",
 		         fabric ? " (ODMA_FABRIC=" : "", fabric ? fabric : "",
