@@ -661,6 +661,22 @@ static void test_import_rules(void **state)
 	memcpy(forged, im->blob, im->sz);
 	odma_put_le(forged + 112, odma_get_le(forged + 112, 4) + 1, 4); /* the generation */
 	assert_int_equal(import_forged(im, forged, im->sz), DOCA_ERROR_INVALID_VALUE);
+	/* malformed version-2 fields (checksum right): refused by the parser */
+	memcpy(forged, im->blob, im->sz);
+	memset(forged + 108, 0, 4); /* region id 0 */
+	assert_int_equal(import_forged(im, forged, im->sz), DOCA_ERROR_INVALID_VALUE);
+	memcpy(forged, im->blob, im->sz);
+	forged[132] |= 4; /* a misaligned value */
+	assert_int_equal(import_forged(im, forged, im->sz), DOCA_ERROR_INVALID_VALUE);
+	memcpy(forged, im->blob, im->sz);
+	forged[142] = 1; /* reserved */
+	assert_int_equal(import_forged(im, forged, im->sz), DOCA_ERROR_INVALID_VALUE);
+	memcpy(forged, im->blob, im->sz);
+	odma_put_le(forged + 140, 0, 2); /* no address */
+	assert_int_equal(import_forged(im, forged, im->sz), DOCA_ERROR_INVALID_VALUE);
+	memcpy(forged, im->blob, im->sz);
+	odma_put_le(forged + 140, odma_get_le(forged + 140, 2) - 1, 2); /* length mismatch */
+	assert_int_equal(import_forged(im, forged, im->sz), DOCA_ERROR_INVALID_VALUE);
 	/* a second, stand-alone handle of the same export shares the value */
 	assert_ok(doca_sync_event_create_from_export(im->dev, im->blob, im->sz, &se));
 	assert_ok(doca_sync_event_start(se));
