@@ -297,8 +297,12 @@ static void se_net_async_done(struct odma_tp_io *io, doca_error_t status)
 		se->net_done = q;
 	se->net_done_tail = q;
 	__atomic_add_fetch(&se->net_ndone, 1, __ATOMIC_SEQ_CST);
-	pthread_mutex_unlock(&se->net_lock);
+	/*
+	 * Under the lock: once the PE thread took this back (se_net_take locks), the context
+	 * may go IDLE and be destroyed, and its PE too; nothing of theirs is touched after.
+	 */
 	odma_pe_signal(se->ctx.pe);
+	pthread_mutex_unlock(&se->net_lock);
 }
 
 doca_error_t se_net_start(struct doca_sync_event *se, struct se_task *task, int op,
