@@ -139,7 +139,9 @@ doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blo
 	int fd, seals;
 
 	if (!se_proc_alive((pid_t)b->pid, b->start_time)) {
-		*why = "the exporting process no longer runs (stale export)";
+		*why = "the exporting process does not run here: it exited (stale export), or it "
+		       "runs in another PID namespace or machine (export with ODMA_FABRIC set, "
+		       "the same on both sides)";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	snprintf(path, sizeof(path), "/proc/%u/fd/%u", b->pid, b->fd);
