@@ -13,12 +13,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct odma_se_blob b;
 	const char *why = NULL;
-	uint8_t again[ODMA_SE_BLOB_LEN];
+	uint8_t again[ODMA_SE_BLOB_MAX];
 
 	if (odma_se_blob_parse(data, size, &b, &why) == DOCA_SUCCESS) {
-		/* What parses re-encodes to the same bytes. */
-		odma_se_blob_encode(&b, again);
-		for (size_t i = 0; i < sizeof(again); i++)
+		/* What parses (version 1 or 2) re-encodes to the same bytes. */
+		size_t n = odma_se_blob_encode(&b, again);
+
+		if (n != size)
+			__builtin_trap();
+		for (size_t i = 0; i < n; i++)
 			if (again[i] != data[i])
 				__builtin_trap();
 	} else if (why == NULL) {

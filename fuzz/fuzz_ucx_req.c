@@ -8,8 +8,9 @@
  * byte 0 picks how the header is built (bit 0: start from a valid request of region 0/1
  * (bit 1) and overwrite bytes; else raw bytes), then the header (64 bytes), then the
  * payload. Invariants: a request served with DOCA_SUCCESS lies inside a live region with
- * its key and generation, and a put needs a writable region; no byte outside the regions
- * ever changes; a read-only region never changes.
+ * its key and generation, a put needs a writable region, an atomic (AREAD, FADD, SWAP) one
+ * aligned u64 and, to change it, a region with the atomic right (region 0 has it); no byte
+ * outside the regions ever changes; a read-only region never changes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	for (int i = 0; i < 2; i++) {
 		memset(mem[i], 0xa5 + i, sizeof(mem[i]));
 		reg[i] = odma_tp_region_add((uint64_t)(uintptr_t)(mem[i] + GUARD), RSIZE,
-		                            i == 0 ? ODMA_TP_READ | ODMA_TP_WRITE : ODMA_TP_READ);
+		                            i == 0 ? ODMA_TP_READ | ODMA_TP_WRITE | ODMA_TP_ATOMIC
+		                                   : ODMA_TP_READ);
 		FUZZ_CHECK(reg[i] != NULL);
 		odma_tp_region_publish(reg[i], "issued", 6);
 	}
@@ -76,6 +78,10 @@ static void check_served(const struct odma_ucx_req *q)
 		return;
 	FUZZ_CHECK(q->addr >= r->addr && q->addr + q->len <= r->addr + r->len);
 	FUZZ_CHECK(q->op != ODMA_UCX_OP_PUT || (r->perms & ODMA_TP_WRITE) != 0);
+	/* an atomic names one aligned u64; a fetch-add or swap needs the atomic right */
+	FUZZ_CHECK(!odma_ucx_op_atomic(q->op) || (q->len == 8 && (q->addr & 7) == 0));
+	FUZZ_CHECK((q->op != ODMA_UCX_OP_FADD && q->op != ODMA_UCX_OP_SWAP) ||
+	           (r->perms & ODMA_TP_ATOMIC) != 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -766,9 +766,9 @@ static void test_export_import_rules(void **state)
 	struct doca_dev *host = tu_open_dev("b1:00.0"), *dpu = tu_open_dev("03:00.0"),
 	                *host2 = tu_open_dev("b1:00.1");
 	struct doca_sync_event *se, *imp, *imp2;
-	const uint8_t *blob, *blob2;
+	const uint8_t *blob, *blob2, *blob3;
 	uint8_t bad[1024];
-	size_t sz, sz2;
+	size_t sz, sz2, sz3;
 	uint64_t v, f;
 
 	(void)state;
@@ -789,6 +789,13 @@ static void test_export_import_rules(void **state)
 	assert_ok(doca_sync_event_export_to_remote_pci(se, dpu, &blob, &sz));
 	assert_true(sz > 0 && sz <= 1024); /* fits NVIDIA's 1024-byte Comch message */
 	assert_ok(doca_sync_event_export_to_remote_pci(se, dpu, &blob2, &sz2));
+	/* a network export (ODMA_FABRIC set) refuses a transport setting it cannot read */
+	setenv("ODMA_FABRIC", "127.0.0.1:1", 1);
+	setenv("ODMA_TRANSPORT", "bogus", 1);
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_sync_event_export_to_remote_pci(se, dpu, &blob3, &sz3));
+	unsetenv("ODMA_TRANSPORT");
+	unsetenv("ODMA_FABRIC");
 	/* import: other side only, intact bytes only */
 	assert_doca(DOCA_ERROR_INVALID_VALUE,
 	            doca_sync_event_create_from_export(NULL, blob, sz, &imp));

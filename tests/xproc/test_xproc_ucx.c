@@ -560,6 +560,24 @@ static void test_hostile(void **state)
 	memset(payload, 0xee, sizeof(payload));
 	assert_int_equal(hostile_req(&h, MQ, 3, h.region, h.key, h.base, 128, payload, 64),
 	                 DOCA_ERROR_INVALID_VALUE);
+	/*
+	 * forged atomics on an mmap export: an atomic read of an aligned word is a read, but no
+	 * fetch-add or swap (an mmap grants no atomic right), nothing misaligned or outside
+	 */
+	odma_put_le(payload, 1, 8);
+	assert_int_equal(hostile_req(&h, MQ, 4, h.region, h.key, h.base, 8, NULL, 0), DOCA_SUCCESS);
+	for (unsigned int i = 0; i < 8; i++)
+		assert_int_equal(h.data[i], xu_pattern(i));
+	assert_int_equal(hostile_req(&h, MQ, 5, h.region, h.key, h.base, 8, payload, 8),
+	                 DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(hostile_req(&h, MQ, 6, h.region, h.key, h.base, 8, payload, 8),
+	                 DOCA_ERROR_NOT_PERMITTED);
+	assert_int_equal(hostile_req(&h, MQ, 4, h.region, h.key, h.base + 3, 8, NULL, 0),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(hostile_req(&h, MQ, 4, h.region, h.key, h.base + h.size, 8, NULL, 0),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(hostile_req(&h, MQ, 4, h.region, bad_key, h.base, 8, NULL, 0),
+	                 DOCA_ERROR_INVALID_VALUE);
 	/* a read-only export refuses writes, whatever the importer sends */
 	hostile_open(&hr, ro->desc, ro->desc_len);
 	assert_int_equal(hostile_req(&hr, MQ, 3, hr.region, hr.key, hr.base, 64, payload, 64),
@@ -575,6 +593,8 @@ static void test_hostile(void **state)
 	assert_int_equal(cmd(rw, 'S'), 'S');
 	assert_int_equal(h_get(&h, h.base, 64), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(hostile_req(&h, MQ, 3, h.region, h.key, h.base, 64, payload, 64),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(hostile_req(&h, MQ, 4, h.region, h.key, h.base, 8, NULL, 0),
 	                 DOCA_ERROR_INVALID_VALUE);
 	free(back);
 	hostile_close(&h);

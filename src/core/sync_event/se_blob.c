@@ -25,17 +25,34 @@ enum blob_off {
 	OFF_KEY = 40,
 	OFF_PCI = 56,
 	OFF_RSVD1 = 72, /* 12 bytes */
-	OFF_CRC = 84,
+	OFF_CRC = 84,   /* version 1 */
+	/* version 2: the network reach, then the CRC */
+	OFF_PIDNS = 84,
+	OFF_BOOT = 92,
+	OFF_RID = 108,
+	OFF_GEN = 112,
+	OFF_RKEY = 116,
+	OFF_VADDR = 132,
+	OFF_ALEN = 140,
+	OFF_RSVD2 = 142, /* 2 bytes */
+	OFF_NADDR = 144,
 };
 
 _Static_assert(OFF_CRC + 4 == ODMA_SE_BLOB_LEN, "blob layout");
+_Static_assert(OFF_NADDR + 4 == ODMA_SE_BLOB_NET_MIN, "blob layout (version 2)");
+_Static_assert(ODMA_SE_ADDR_MAX == ODMA_TP_ADDR_MAX, "a blob carries a transport address");
 
-void odma_se_blob_encode(const struct odma_se_blob *b, uint8_t *out)
+size_t odma_se_blob_encode(const struct odma_se_blob *b, uint8_t *out)
 {
-	memset(out, 0, ODMA_SE_BLOB_LEN);
+	bool net = b->version == ODMA_SE_BLOB_VERSION_NET && b->net_len >= 1 &&
+	           b->net_len <= ODMA_SE_ADDR_MAX;
+	size_t total = net ? ODMA_SE_BLOB_NET_MIN + b->net_len : ODMA_SE_BLOB_LEN;
+	size_t crc = total - 4;
+
+	memset(out, 0, total);
 	memcpy(out + OFF_MAGIC, ODMA_SE_BLOB_MAGIC, 8);
-	odma_put_le(out + OFF_VERSION, ODMA_SE_BLOB_VERSION, 2);
-	odma_put_le(out + OFF_TOTAL, ODMA_SE_BLOB_LEN, 2);
+	odma_put_le(out + OFF_VERSION, net ? ODMA_SE_BLOB_VERSION_NET : ODMA_SE_BLOB_VERSION, 2);
+	odma_put_le(out + OFF_TOTAL, total, 2);
 	out[OFF_SIDE] = b->side;
 	odma_put_le(out + OFF_PID, b->pid, 4);
 	odma_put_le(out + OFF_FD, b->fd, 4);
@@ -43,7 +60,18 @@ void odma_se_blob_encode(const struct odma_se_blob *b, uint8_t *out)
 	odma_put_le(out + OFF_SYSTEM, b->system_id, 8);
 	memcpy(out + OFF_KEY, b->key, 16);
 	memcpy(out + OFF_PCI, b->pci, strnlen(b->pci, ODMA_SE_BLOB_PCI_LEN - 1));
-	odma_put_le(out + OFF_CRC, odma_crc32c(out, OFF_CRC), 4);
+	if (net) {
+		odma_put_le(out + OFF_PIDNS, b->pidns, 8);
+		memcpy(out + OFF_BOOT, b->boot_id, 16);
+		odma_put_le(out + OFF_RID, b->region_id, 4);
+		odma_put_le(out + OFF_GEN, b->generation, 4);
+		memcpy(out + OFF_RKEY, b->rkey, 16);
+		odma_put_le(out + OFF_VADDR, b->value_addr, 8);
+		odma_put_le(out + OFF_ALEN, b->net_len, 2);
+		memcpy(out + OFF_NADDR, b->net_addr, b->net_len);
+	}
+	odma_put_le(out + crc, odma_crc32c(out, crc), 4);
+	return total;
 }
 
 static bool all_zero(const uint8_t *p, size_t n)
@@ -72,24 +100,40 @@ doca_error_t odma_se_blob_parse(const void *bytes, size_t len, struct odma_se_bl
 {
 	const uint8_t *b = bytes;
 	const char *bad = NULL;
+	uint16_t version = 0, alen = 0;
+	size_t total = ODMA_SE_BLOB_LEN;
 
+	if (b != NULL && len >= OFF_VERSION + 2)
+		version = (uint16_t)odma_get_le(b + OFF_VERSION, 2);
+	if (version == ODMA_SE_BLOB_VERSION_NET && len >= ODMA_SE_BLOB_NET_MIN) {
+		alen = (uint16_t)odma_get_le(b + OFF_ALEN, 2);
+		total = ODMA_SE_BLOB_NET_MIN + alen;
+	}
 	if (b == NULL || len < OFF_VERSION + 2)
 		bad = "export blob is truncated (shorter than its header)";
 	else if (memcmp(b + OFF_MAGIC, ODMA_SE_BLOB_MAGIC, 8) != 0)
 		bad = "not an odma sync event export (bad magic)";
-	else if (odma_get_le(b + OFF_VERSION, 2) != ODMA_SE_BLOB_VERSION)
-		bad = "sync event export format version is not 1, the only one this library reads; "
-		      "export and import with the same odma version";
-	else if (len < ODMA_SE_BLOB_LEN)
+	else if (version != ODMA_SE_BLOB_VERSION && version != ODMA_SE_BLOB_VERSION_NET)
+		bad = "sync event export format version is not 1 or 2, the ones this library "
+		      "reads; export and import with the same odma version";
+	else if (len < (version == ODMA_SE_BLOB_VERSION ? ODMA_SE_BLOB_LEN : ODMA_SE_BLOB_NET_MIN))
 		bad = "export blob is truncated; pass all the bytes export_to_remote_pci returned";
-	else if (odma_get_le(b + OFF_TOTAL, 2) != ODMA_SE_BLOB_LEN || len != ODMA_SE_BLOB_LEN)
+	else if (version == ODMA_SE_BLOB_VERSION_NET && (alen == 0 || alen > ODMA_SE_ADDR_MAX))
+		bad = "export blob names an impossible network address length";
+	else if (odma_get_le(b + OFF_TOTAL, 2) != total || len != total)
 		bad = "export blob length does not match its format (extra or missing bytes)";
-	else if (odma_get_le(b + OFF_CRC, 4) != odma_crc32c(b, OFF_CRC))
+	else if (odma_get_le(b + total - 4, 4) != odma_crc32c(b, total - 4))
 		bad = "export blob checksum mismatch (corrupted in transit)";
 	else if (b[OFF_SIDE] > 1)
 		bad = "export blob names an unknown side";
-	else if (!all_zero(b + OFF_RSVD0, 3) || !all_zero(b + OFF_RSVD1, OFF_CRC - OFF_RSVD1))
+	else if (!all_zero(b + OFF_RSVD0, 3) || !all_zero(b + OFF_RSVD1, OFF_CRC - OFF_RSVD1) ||
+	         (version == ODMA_SE_BLOB_VERSION_NET && !all_zero(b + OFF_RSVD2, 2)))
 		bad = "export blob has non-zero reserved bytes";
+	else if (version == ODMA_SE_BLOB_VERSION_NET &&
+	         (odma_get_le(b + OFF_RID, 4) == 0 || all_zero(b + OFF_RKEY, 16) ||
+	          (odma_get_le(b + OFF_VADDR, 8) & 7) != 0))
+		bad = "export blob names no valid network region (id 0, empty key or a "
+		      "misaligned value)";
 	else if (odma_get_le(b + OFF_PID, 4) == 0 || odma_get_le(b + OFF_PID, 4) > 0x400000)
 		bad = "export blob names an impossible process id";
 	else if (odma_get_le(b + OFF_FD, 4) > 0x7fffffff)
@@ -105,7 +149,7 @@ doca_error_t odma_se_blob_parse(const void *bytes, size_t len, struct odma_se_bl
 	}
 	if (out != NULL) {
 		memset(out, 0, sizeof(*out));
-		out->version = ODMA_SE_BLOB_VERSION;
+		out->version = version;
 		out->side = b[OFF_SIDE];
 		out->pid = (uint32_t)odma_get_le(b + OFF_PID, 4);
 		out->fd = (uint32_t)odma_get_le(b + OFF_FD, 4);
@@ -113,6 +157,16 @@ doca_error_t odma_se_blob_parse(const void *bytes, size_t len, struct odma_se_bl
 		out->system_id = odma_get_le(b + OFF_SYSTEM, 8);
 		memcpy(out->key, b + OFF_KEY, 16);
 		memcpy(out->pci, b + OFF_PCI, ODMA_SE_BLOB_PCI_LEN);
+		if (version == ODMA_SE_BLOB_VERSION_NET) {
+			out->pidns = odma_get_le(b + OFF_PIDNS, 8);
+			memcpy(out->boot_id, b + OFF_BOOT, 16);
+			out->region_id = (uint32_t)odma_get_le(b + OFF_RID, 4);
+			out->generation = (uint32_t)odma_get_le(b + OFF_GEN, 4);
+			memcpy(out->rkey, b + OFF_RKEY, 16);
+			out->value_addr = odma_get_le(b + OFF_VADDR, 8);
+			out->net_len = alen;
+			memcpy(out->net_addr, b + OFF_NADDR, alen);
+		}
 	}
 	return DOCA_SUCCESS;
 }

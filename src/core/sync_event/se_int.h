@@ -21,6 +21,7 @@
 #ifndef ODMA_SE_INT_H_
 #define ODMA_SE_INT_H_
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -29,6 +30,7 @@
 
 #include "core/exec/exec.h"
 #include "core/sync_event/sync_event.h"
+#include "core/transport/transport.h"
 
 #define SE_PAGE_MAGIC 0x47505345414d444fULL /* "ODMASEPG" little-endian */
 #define SE_PAGE_SIZE 4096
@@ -82,7 +84,9 @@ struct se_task {
 /* One export handed out (owned by the event until destroy). */
 struct se_export {
 	struct se_export *next;
-	uint8_t blob[ODMA_SE_BLOB_LEN];
+	struct odma_tp_region *region; /* version 2: the value's network region, until revoked */
+	size_t len;
+	uint8_t blob[ODMA_SE_BLOB_MAX];
 };
 
 struct se_conf {
@@ -114,8 +118,19 @@ struct doca_sync_event {
 	uint64_t peer_start;
 	bool peer_gone; /* cached once seen */
 	uint64_t next_live_check_ns;
-	int peer_pidfd;     /* a pidfd of the exporter (readable once it exits), -1 none */
-	bool pidfd_watched; /* the PE's notification handle watches it (se_arm) */
+	int peer_pidfd; /* a pidfd of the exporter (readable once it exits), -1 none */
+	/* importer over the network transport (se_net.c): no page, the value is remote */
+	struct odma_tp_remote *net;
+	uint64_t net_addr;           /* the value's address in the exporter */
+	uint64_t net_poll_ns;        /* pending waits: the next poll of the value */
+	uint64_t net_step_ns;        /* the current backoff between polls */
+	pthread_mutex_t net_lock;    /* net_done (the transport thread appends) */
+	struct se_net_req *net_done; /* completed requests, oldest first (net_lock) */
+	struct se_net_req *net_done_tail;
+	uint32_t net_ndone;    /* entries of net_done (atomic: the arm op peeks) */
+	uint32_t net_inflight; /* task requests and polls started, not taken back (PE) */
+	bool net_polling;      /* a poll of the value is in flight (PE thread) */
+	bool pidfd_watched;    /* the PE's notification handle watches it (se_arm) */
 	/* context mode */
 	struct se_conf conf[SE_T_COUNT];
 	struct se_task *pending; /* waits in flight, oldest first */
@@ -157,6 +172,46 @@ static inline uint64_t se_load(const struct doca_sync_event *se)
 {
 	return __atomic_load_n(se->value, __ATOMIC_SEQ_CST);
 }
+
+/* se_net.c: sync events over the network transport (another kernel or PID namespace). */
+/* Exporter: gives export @e a network region and encodes a version-2 blob (or version 1). */
+doca_error_t se_net_export(struct doca_sync_event *se, struct odma_se_blob *b, struct se_export *e);
+void se_net_revoke(struct doca_sync_event *se); /* before the page is unmapped */
+/*
+ * Importer: whether the blob @b (bytes @data, @sz) is reached over the network from here
+ * (DOCA_SUCCESS with *@use_net set, having attached), or through the shared page (*@use_net
+ * false). An error: *@why set or already logged.
+ */
+doca_error_t se_net_import(struct doca_sync_event *se, const struct odma_se_blob *b,
+                           const uint8_t *data, size_t sz, bool *use_net, const char **why);
+void se_net_detach(struct doca_sync_event *se);
+/* One blocking remote operation (bounded by ODMA_TRANSPORT_TIMEOUT_MS); CONNECTION_ABORTED. */
+doca_error_t se_net_op(struct doca_sync_event *se, int op, uint64_t operand, uint64_t *old);
+/* The value, wherever it is: DOCA_SUCCESS or CONNECTION_ABORTED (remote exporter gone). */
+doca_error_t se_read(struct doca_sync_event *se, uint64_t *v);
+/* Pending waits of a network importer: whether a poll is due now (and schedules the next). */
+bool se_net_poll_due(struct doca_sync_event *se, bool reset);
+
+/*
+ * An asynchronous remote operation of a context (se_tasks.c): a task's get / notify-set /
+ * notify-add, or (@task NULL) a poll of the value for the pending waits. Its completion,
+ * on the transport thread, queues it on net_done and signals the PE.
+ */
+struct se_net_req {
+	struct odma_tp_io io;
+	struct se_net_req *next;
+	struct doca_sync_event *se;
+	struct se_task *task;
+	doca_error_t status; /* DOCA_SUCCESS, or the transport's failure */
+	uint64_t val;        /* the value read, or the value before a swap or add */
+};
+/* Starts one (PE thread); CONNECTION_ABORTED when it cannot (the handle is then failed). */
+doca_error_t se_net_start(struct doca_sync_event *se, struct se_task *task, int op,
+                          uint64_t operand);
+/* The completed requests, oldest first (PE thread); the caller frees them. */
+struct se_net_req *se_net_take(struct doca_sync_event *se);
+/* A failed remote access fails the handle for good (one warning). */
+void se_net_gone(struct doca_sync_event *se);
 
 /* sync_event.c: updates shared by the synchronous calls and the tasks. */
 doca_error_t se_do_set(struct doca_sync_event *se, uint64_t v);

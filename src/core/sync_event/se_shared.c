@@ -120,6 +120,7 @@ void se_page_revoke(struct doca_sync_event *se)
 {
 	if (se->page == NULL)
 		return;
+	se_net_revoke(se); /* no remote atomic touches the page from here on */
 	__atomic_store_n(&se->page->revoked, 1, __ATOMIC_SEQ_CST);
 	se_notify(se);
 	munmap(se->page, SE_PAGE_SIZE);
@@ -138,7 +139,9 @@ doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blo
 	int fd, seals;
 
 	if (!se_proc_alive((pid_t)b->pid, b->start_time)) {
-		*why = "the exporting process no longer runs (stale export)";
+		*why = "the exporting process does not run here: it exited (stale export), or it "
+		       "runs in another PID namespace or machine (export with ODMA_FABRIC set, "
+		       "the same on both sides)";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	snprintf(path, sizeof(path), "/proc/%u/fd/%u", b->pid, b->fd);
@@ -214,6 +217,8 @@ bool se_peer_gone(struct doca_sync_event *se, bool now)
 
 	if (!se->from_export)
 		return false;
+	if (se->net != NULL) /* set by the failed access itself (se_net.c) */
+		return __atomic_load_n(&se->peer_gone, __ATOMIC_SEQ_CST);
 	if (se->peer_gone)
 		return true;
 	if (__atomic_load_n(&se->page->revoked, __ATOMIC_SEQ_CST)) {

@@ -7,7 +7,9 @@
  * complete at the next progress; a wait stays pending until its condition holds, checked at
  * submit and by every progress of the context's PE. To wake a PE that sleeps on its
  * notification handle, a context with pending waits holds a slot of the shared page: every
- * update writes the PE's eventfd once per arming.
+ * update writes the PE's eventfd once per arming. An event imported over the network
+ * (se_net.c) has no page: its tasks are asynchronous requests to the exporter and its waits
+ * are polled, the PE woken by the completions and by its timer.
  */
 #include <errno.h>
 #include <sys/epoll.h>
@@ -125,8 +127,8 @@ static void se_pending_push(struct doca_sync_event *se, struct se_task *t)
 	se->pending_tail = t;
 }
 
-/* Completes the pending waits whose condition holds (all of them with @fail set). */
-static unsigned int se_scan(struct doca_sync_event *se, doca_error_t fail)
+/* Completes the pending waits that value @v meets (all of them with @fail set). */
+static unsigned int se_scan_at(struct doca_sync_event *se, doca_error_t fail, uint64_t v)
 {
 	struct se_task **pp = &se->pending, *last = NULL;
 	unsigned int n = 0;
@@ -134,7 +136,7 @@ static unsigned int se_scan(struct doca_sync_event *se, doca_error_t fail)
 	while (*pp != NULL) {
 		struct se_task *t = *pp;
 
-		if (fail == DOCA_SUCCESS && !se_cond(t->type, se_load(se), t->val, t->mask)) {
+		if (fail == DOCA_SUCCESS && !se_cond(t->type, v, t->val, t->mask)) {
 			last = t;
 			pp = &t->pend_next;
 			continue;
@@ -147,6 +149,87 @@ static unsigned int se_scan(struct doca_sync_event *se, doca_error_t fail)
 	if (se->pending == NULL)
 		se_slot_disarm(se);
 	return n;
+}
+
+/* The same against the value now (the shared page or program memory: never remote). */
+static unsigned int se_scan(struct doca_sync_event *se, doca_error_t fail)
+{
+	return se_scan_at(se, fail, fail == DOCA_SUCCESS && se->value != NULL ? se_load(se) : 0);
+}
+
+/* ---- a context over the network transport: every access an asynchronous request ---- */
+
+/* Starts a poll of the value for the pending waits, unless one is in flight. */
+static void se_net_poll(struct doca_sync_event *se)
+{
+	doca_error_t r;
+
+	if (se->net_polling)
+		return;
+	r = se_net_start(se, NULL, ODMA_TP_AT_READ, 0);
+	if (r == DOCA_SUCCESS)
+		se->net_polling = true;
+	else if (r == DOCA_ERROR_CONNECTION_ABORTED)
+		(void)se_scan_at(se, r, 0);
+	/* NO_MEMORY: the next due poll tries again */
+}
+
+static doca_error_t se_net_submit(struct doca_sync_event *se, struct se_task *t)
+{
+	int op = t->type == SE_T_GET          ? ODMA_TP_AT_READ
+	         : t->type == SE_T_NOTIFY_SET ? ODMA_TP_AT_SWAP
+	                                      : ODMA_TP_AT_FADD;
+	doca_error_t r;
+
+	if (t->type == SE_T_GET || t->type == SE_T_NOTIFY_SET || t->type == SE_T_NOTIFY_ADD) {
+		r = se_net_start(se, t, op, t->val); /* completes at a progress after its reply */
+		if (r == DOCA_ERROR_CONNECTION_ABORTED)
+			odma_task_complete(&t->base, r);
+		return r == DOCA_ERROR_CONNECTION_ABORTED ? DOCA_SUCCESS : r;
+	}
+	if (se_peer_gone(se, false)) {
+		odma_task_complete(&t->base, DOCA_ERROR_CONNECTION_ABORTED);
+		return DOCA_SUCCESS;
+	}
+	se_pending_push(se, t);
+	(void)se_net_poll_due(se, true); /* a fresh backoff from the first poll on */
+	se_net_poll(se);
+	return DOCA_SUCCESS;
+}
+
+/* Takes back the completed requests; polls again when due. */
+static bool se_net_progress(struct doca_sync_event *se)
+{
+	struct se_net_req *q = se_net_take(se), *next;
+	bool any = false;
+
+	for (; q != NULL; q = next) {
+		struct se_task *t = q->task;
+		doca_error_t st =
+		        q->status == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_CONNECTION_ABORTED;
+
+		next = q->next;
+		se->net_inflight--;
+		if (st != DOCA_SUCCESS)
+			se_net_gone(se);
+		if (t != NULL) {
+			if (st == DOCA_SUCCESS && t->type != SE_T_NOTIFY_SET)
+				*t->ptr = q->val; /* get: the value; notify-add: the one before */
+			odma_task_complete(&t->base, st);
+		} else {
+			se->net_polling = false;
+			(void)se_scan_at(se, st, q->val);
+		}
+		free(q);
+		any = true;
+	}
+	if (se->pending != NULL && !se->net_polling) {
+		if (se_peer_gone(se, false))
+			any |= se_scan_at(se, DOCA_ERROR_CONNECTION_ABORTED, 0) != 0;
+		else if (se_net_poll_due(se, false))
+			se_net_poll(se);
+	}
+	return any;
 }
 
 /* Stops watching the exporter's pidfd (a no-op when not watched). */
@@ -173,40 +256,43 @@ static doca_error_t se_submit(struct doca_task *task)
 	struct se_task *t = (struct se_task *)task;
 	struct doca_sync_event *se = se_of(task->ctx);
 	const char *fn = se_type_names[t->type];
-	uint64_t old;
+	uint64_t old, v = 0;
 	doca_error_t r;
 
+	if (t->type >= SE_T_WAIT_EQ) {
+		r = se_task_check_wait((enum se_task_type)t->type, t->val, t->mask, fn);
+		if (r != DOCA_SUCCESS)
+			return r;
+	}
+	if ((t->type == SE_T_GET || t->type == SE_T_NOTIFY_ADD) && t->ptr == NULL) {
+		ODMA_ERR("%s task %p has no %s; set one with doca_sync_event_task_%s", fn,
+		         (void *)t, t->type == SE_T_GET ? "ret_val_ptr" : "fetched_val_ptr",
+		         t->type == SE_T_GET ? "get_set_ret_val_ptr"
+		                             : "notify_add_set_fetched_val_ptr");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (se->net != NULL)
+		return se_net_submit(se, t);
 	switch (t->type) {
 	case SE_T_GET:
-		if (t->ptr == NULL) {
-			ODMA_ERR("get task %p has no ret_val_ptr; set one with "
-			         "doca_sync_event_task_get_set_ret_val_ptr",
-			         (void *)t);
-			return DOCA_ERROR_INVALID_VALUE;
-		}
-		*t->ptr = se_load(se);
-		odma_task_complete(task, DOCA_SUCCESS);
+		r = se_read(se, &v);
+		if (r == DOCA_SUCCESS)
+			*t->ptr = v;
+		odma_task_complete(task, r);
 		return DOCA_SUCCESS;
 	case SE_T_NOTIFY_SET:
 		odma_task_complete(task, se_do_set(se, t->val));
 		return DOCA_SUCCESS;
 	case SE_T_NOTIFY_ADD:
-		if (t->ptr == NULL) {
-			ODMA_ERR("notify_add task %p has no fetched_val_ptr; set one with "
-			         "doca_sync_event_task_notify_add_set_fetched_val_ptr",
-			         (void *)t);
-			return DOCA_ERROR_INVALID_VALUE;
-		}
 		r = se_do_add(se, t->val, &old);
 		if (r == DOCA_SUCCESS)
 			*t->ptr = old;
 		odma_task_complete(task, r);
 		return DOCA_SUCCESS;
 	default:
-		r = se_task_check_wait((enum se_task_type)t->type, t->val, t->mask, fn);
-		if (r != DOCA_SUCCESS)
-			return r;
-		if (se_cond(t->type, se_load(se), t->val, t->mask))
+		if (se_read(se, &v) != DOCA_SUCCESS)
+			odma_task_complete(task, DOCA_ERROR_CONNECTION_ABORTED);
+		else if (se_cond(t->type, v, t->val, t->mask))
 			odma_task_complete(task, DOCA_SUCCESS);
 		else if (se_peer_gone(se, false))
 			odma_task_complete(task, DOCA_ERROR_CONNECTION_ABORTED);
@@ -221,6 +307,8 @@ static bool se_progress(struct doca_ctx *ctx)
 	struct doca_sync_event *se = se_of(ctx);
 	unsigned int n;
 
+	if (se->net != NULL)
+		return se_net_progress(se);
 	if (se->pending == NULL)
 		return false;
 	if (se_slot_fired(se)) {
@@ -248,6 +336,15 @@ static uint64_t se_arm(struct doca_ctx *ctx)
 {
 	struct doca_sync_event *se = se_of(ctx);
 
+	if (se->net != NULL && ctx->state != DOCA_CTX_STATE_IDLE) {
+		/* a reply's completion signals the PE (after queuing: this check pairs with it) */
+		if (__atomic_load_n(&se->net_ndone, __ATOMIC_SEQ_CST) != 0)
+			return 0;
+		if (se->pending == NULL || se->net_polling)
+			return ODMA_WAKE_NEVER;
+		/* the PE's timer wakes it for the next poll */
+		return se_peer_gone(se, false) ? 0 : se->net_poll_ns;
+	}
 	if (se->pending == NULL || !se->from_export || ctx->state == DOCA_CTX_STATE_IDLE) {
 		se_unwatch_peer(se);
 		return ODMA_WAKE_NEVER;
@@ -276,7 +373,10 @@ static void se_stop(struct doca_ctx *ctx)
 
 static bool se_idle_ready(const struct doca_ctx *ctx)
 {
-	return se_of(ctx)->pending == NULL;
+	const struct doca_sync_event *se = se_of(ctx);
+
+	/* over the network: every request started came back (each within the timeout) */
+	return se->pending == NULL && se->net_inflight == 0;
 }
 
 static void se_task_free(struct doca_task *task)

@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <doca_buf.h>
@@ -21,6 +22,7 @@
 #include "core/log/log.h"
 #include "core/memory/memory.h"
 #include "core/sync_event/se_int.h"
+#include "core/transport/transport.h"
 
 ODMA_LOG_REGISTER(DOCA_SYNC_EVENT)
 
@@ -321,8 +323,10 @@ doca_error_t doca_sync_event_destroy(struct doca_sync_event *event)
 		return r;
 	if (event->started)
 		se_deactivate(event);
-	if (event->from_export)
+	if (event->from_export) {
+		se_net_detach(event);
 		se_page_unmap(event);
+	}
 	for (uint32_t i = 0; i < event->num_devs; i++)
 		odma_dev_release(event->devs[i]);
 	free(event->devs);
@@ -422,14 +426,18 @@ doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
 	b.system_id = sys->id;
 	memcpy(b.key, event->key, sizeof(b.key));
 	memcpy(b.pci, info->pci_addr, strnlen(info->pci_addr, ODMA_SE_BLOB_PCI_LEN - 1));
-	odma_se_blob_encode(&b, e->blob);
+	r = se_net_export(event, &b, e); /* version 2 with a network reach, or version 1 */
+	if (r != DOCA_SUCCESS) {
+		free(e);
+		return r;
+	}
 	se_allow_peers();
 	e->next = event->exports;
 	event->exports = e;
 	*data = e->blob;
-	*sz = ODMA_SE_BLOB_LEN;
-	ODMA_DBG("sync event %p exported through %s (%d bytes)", (void *)event, info->pci_addr,
-	         ODMA_SE_BLOB_LEN);
+	*sz = e->len;
+	ODMA_DBG("sync event %p exported through %s (%zu bytes)", (void *)event, info->pci_addr,
+	         e->len);
 	return DOCA_SUCCESS;
 }
 
@@ -468,6 +476,7 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 	struct doca_sync_event *se;
 	struct odma_se_blob b;
 	const char *why = NULL;
+	bool use_net = false;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(dev != NULL && data != NULL && event != NULL,
@@ -486,7 +495,9 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 	if (r != DOCA_SUCCESS)
 		return r;
 	se->from_export = true;
-	r = se_page_import(se, &b, &why);
+	r = se_net_import(se, &b, data, sz, &use_net, &why);
+	if (r == DOCA_SUCCESS && !use_net)
+		r = se_page_import(se, &b, &why);
 	if (r == DOCA_SUCCESS)
 		r = se_hold_dev(se, dev, __func__);
 	if (r != DOCA_SUCCESS) {
@@ -496,7 +507,8 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 		return r;
 	}
 	*event = se;
-	ODMA_DBG("sync event %p created from the export of pid %u (%s)", (void *)se, b.pid, b.pci);
+	ODMA_DBG("sync event %p created from the export of pid %u (%s, %s)", (void *)se, b.pid,
+	         b.pci, use_net ? "over the network transport" : "shared page");
 	return DOCA_SUCCESS;
 }
 
@@ -589,14 +601,17 @@ doca_error_t doca_sync_event_get(struct doca_sync_event *event, uint64_t *value)
 	r = se_check_active(event, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
-	*value = se_load(event);
-	return DOCA_SUCCESS;
+	return se_read(event, value);
 }
 
 doca_error_t se_do_set(struct doca_sync_event *se, uint64_t v)
 {
+	uint64_t old;
+
 	if (se_peer_gone(se, false))
 		return DOCA_ERROR_CONNECTION_ABORTED;
+	if (se->net != NULL) /* a swap at the exporter: atomic against every add */
+		return se_net_op(se, ODMA_TP_AT_SWAP, v, &old);
 	__atomic_store_n(se->value, v, __ATOMIC_SEQ_CST);
 	se_notify(se);
 	return DOCA_SUCCESS;
@@ -606,6 +621,8 @@ doca_error_t se_do_add(struct doca_sync_event *se, uint64_t v, uint64_t *fetched
 {
 	if (se_peer_gone(se, false))
 		return DOCA_ERROR_CONNECTION_ABORTED;
+	if (se->net != NULL) /* a fetch-add at the exporter */
+		return se_net_op(se, ODMA_TP_AT_FADD, v, fetched);
 	/* wraps modulo 2^64, as an atomic fetch-add does */
 	*fetched = __atomic_fetch_add(se->value, v, __ATOMIC_SEQ_CST);
 	se_notify(se);
@@ -655,6 +672,29 @@ static const char *se_cond_name(enum se_task_type type)
 }
 
 /*
+ * A blocking wait on a value across the network: polls it (one remote read each) with a
+ * backoff from 50 us to 5 ms, sleeping between polls. Fails once the exporter is gone.
+ */
+static doca_error_t se_wait_net(struct doca_sync_event *se, enum se_task_type type, uint64_t val,
+                                uint64_t mask)
+{
+	uint64_t step = 50 * 1000ull, v;
+
+	for (;;) {
+		struct timespec ts;
+
+		if (se_read(se, &v) != DOCA_SUCCESS)
+			return DOCA_ERROR_CONNECTION_ABORTED;
+		if (se_cond(type, v, val, mask))
+			return DOCA_SUCCESS;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)step;
+		nanosleep(&ts, NULL);
+		step = step * 2 < 5 * 1000 * 1000ull ? step * 2 : 5 * 1000 * 1000ull;
+	}
+}
+
+/*
  * A blocking wait: spins (or yields) a little, then sleeps on the page's futex until an
  * update bumps it. An importer wakes every 100 ms to notice an exporter that died; an event
  * in program memory every 1 ms to notice direct writes.
@@ -676,6 +716,8 @@ static doca_error_t se_wait(struct doca_sync_event *se, enum se_task_type type, 
 		         fn, (unsigned long long)mask, se_cond_name(type), (unsigned long long)val);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (se->net != NULL)
+		return se_wait_net(se, type, val, mask);
 	pg = se->page;
 	timeout = se->user_addr != NULL ? SLEEP_USER_NS : se->from_export ? SLEEP_IMPORT_NS : 0;
 	for (unsigned int i = 0;; i++) {

@@ -19,7 +19,11 @@
 
 #define ODMA_SE_BLOB_MAGIC "ODMASEVX"
 #define ODMA_SE_BLOB_VERSION 1
-#define ODMA_SE_BLOB_LEN 88 /* version 1: fixed size, CRC32C in the last 4 bytes */
+#define ODMA_SE_BLOB_VERSION_NET 2 /* version 1 + the exporter's network reach */
+#define ODMA_SE_BLOB_LEN 88        /* version 1: fixed size, CRC32C in the last 4 bytes */
+#define ODMA_SE_BLOB_NET_MIN 148   /* version 2 without its address bytes */
+#define ODMA_SE_ADDR_MAX 512       /* = ODMA_TP_ADDR_MAX */
+#define ODMA_SE_BLOB_MAX (ODMA_SE_BLOB_NET_MIN + ODMA_SE_ADDR_MAX)
 #define ODMA_SE_BLOB_PCI_LEN 16
 
 /* The decoded fields of an export blob (host byte order). */
@@ -32,10 +36,22 @@ struct odma_se_blob {
 	uint64_t system_id;             /* FNV-1a of the system profile */
 	uint8_t key[16];                /* random; also written in the shared page */
 	char pci[ODMA_SE_BLOB_PCI_LEN]; /* exporting device, NUL-terminated */
+	/* version 2: how an importer of another kernel or PID namespace reaches the value */
+	uint64_t pidns;                     /* inode of the exporter's PID namespace */
+	uint8_t boot_id[16];                /* of the exporter's kernel */
+	uint32_t region_id;                 /* the transport region holding the value */
+	uint32_t generation;                /* of that region */
+	uint8_t rkey[16];                   /* its key */
+	uint64_t value_addr;                /* the value's address in the exporter */
+	uint16_t net_len;                   /* 1..ODMA_SE_ADDR_MAX */
+	uint8_t net_addr[ODMA_SE_ADDR_MAX]; /* the exporter's UCX worker address */
 };
 
-/* Encodes @b into @out[ODMA_SE_BLOB_LEN] (computes the checksum). */
-void odma_se_blob_encode(const struct odma_se_blob *b, uint8_t *out);
+/*
+ * Encodes @b into @out (room for ODMA_SE_BLOB_MAX bytes; computes the checksum): version 1
+ * when @b->version is not 2, else version 2. Returns the length.
+ */
+size_t odma_se_blob_encode(const struct odma_se_blob *b, uint8_t *out);
 
 /*
  * Pure parser: checks @len bytes at @bytes (any bytes are safe) and fills @out. Returns

@@ -195,8 +195,11 @@ static doca_error_t process_io_start(struct odma_tp_io *io)
 	             rr = { (void *)(uintptr_t)rm->record_addr, sizeof(rec) };
 	struct iovec l = { io->local, io->len },
 	             r = { (void *)(uintptr_t)io->remote_addr, io->len };
-	int err = odma_cma_xfer((pid_t)rm->pid, false, &rl, 1, &rr, 1);
+	int err;
 
+	if (io->atomic != ODMA_TP_IO_BYTES)
+		return DOCA_ERROR_NOT_SUPPORTED; /* CMA copies bytes: no atomic at the exporter */
+	err = odma_cma_xfer((pid_t)rm->pid, false, &rl, 1, &rr, 1);
 	if (err == 0 && odma_cma_record_ok(rm, &rec))
 		err = odma_cma_xfer((pid_t)rm->pid, io->write, &l, 1, &r, 1);
 	else if (err == 0)

@@ -328,6 +328,37 @@ doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t g
 	return r;
 }
 
+doca_error_t odma_tp_region_atomic(uint64_t id, const uint8_t key[16], uint32_t generation,
+                                   uint64_t addr, int op, uint64_t operand, uint64_t *old)
+{
+	uint32_t perm = op == ODMA_TP_AT_READ ? ODMA_TP_READ : ODMA_TP_ATOMIC;
+	doca_error_t r = DOCA_ERROR_INVALID_VALUE;
+	struct odma_tp_region *reg;
+
+	if ((addr & 7) != 0 || op < ODMA_TP_AT_READ || op > ODMA_TP_AT_SWAP)
+		return DOCA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&reg_lock);
+	if (id >= 1 && id <= reg_n) {
+		reg = reg_all[id - 1];
+		r = reg_check_locked(reg, key, generation, addr, 8, perm);
+		/* the lock keeps the memory mapped: its owner revokes (locks) before unmapping */
+		if (r == DOCA_SUCCESS) {
+			uint64_t *p = (uint64_t *)(uintptr_t)addr;
+
+			if (op == ODMA_TP_AT_READ)
+				*old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+			else if (op == ODMA_TP_AT_FADD)
+				*old = __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST);
+			else
+				*old = __atomic_exchange_n(p, operand, __ATOMIC_SEQ_CST);
+			if (op != ODMA_TP_AT_READ && reg->on_update != NULL)
+				reg->on_update(reg->update_arg);
+		}
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return r;
+}
+
 size_t odma_tp_region_issued(uint64_t id, const uint8_t key[16], uint32_t generation, uint8_t *out)
 {
 	size_t n = 0;

@@ -80,6 +80,20 @@ enum odma_tp_kind {
 enum odma_tp_perm {
 	ODMA_TP_READ = 1u << 0,  /* a peer may get bytes */
 	ODMA_TP_WRITE = 1u << 1, /* a peer may put bytes */
+	/*
+	 * A peer may fetch-add / swap an aligned u64 (odma_tp_region_atomic). Granted only to
+	 * library-owned memory that stays mapped until the region is revoked (sync events):
+	 * the exporter applies the atomic under the registry lock, without a fault-safe copy.
+	 */
+	ODMA_TP_ATOMIC = 1u << 2,
+};
+
+/* What an io does (struct odma_tp_io.atomic): bytes, or one atomic on an aligned u64. */
+enum odma_tp_atomic_op {
+	ODMA_TP_IO_BYTES = 0, /* get/put of len bytes (io->write picks the direction) */
+	ODMA_TP_AT_READ = 1,  /* *local = the u64 (needs ODMA_TP_READ) */
+	ODMA_TP_AT_FADD = 2,  /* *local = old; u64 += operand (needs ODMA_TP_ATOMIC) */
+	ODMA_TP_AT_SWAP = 3,  /* *local = old; u64 = operand (needs ODMA_TP_ATOMIC) */
 };
 
 /* Largest transport address a descriptor carries (a UCX TCP worker address is ~121 bytes). */
@@ -132,6 +146,13 @@ struct odma_tp_region {
 	uint32_t issued_len; /* bytes of issued */
 	uint32_t pad;
 	uint8_t issued[ODMA_TP_ISSUED_MAX]; /* the descriptor handed out for this region */
+	/*
+	 * Optional (set between odma_tp_region_add and _publish): called after a remote atomic
+	 * changed the region (FADD, SWAP), on the serving thread, under the registry lock (it
+	 * must not call odma_tp_region_*): sync events wake their local waiters with it.
+	 */
+	void (*on_update)(void *arg);
+	void *update_arg;
 };
 
 /*
@@ -165,6 +186,14 @@ struct odma_tp_io {
 	void *local;
 	uint64_t remote_addr;
 	uint64_t len;
+	/*
+	 * enum odma_tp_atomic_op: 0 for bytes; else one atomic on the aligned u64 at
+	 * @remote_addr (@len 8, @local a uint64_t that receives the value read or the old
+	 * value, @operand the addend or the new value). A transport that cannot apply it
+	 * atomically at the exporter refuses it (io_start: DOCA_ERROR_NOT_SUPPORTED).
+	 */
+	uint8_t atomic;
+	uint64_t operand;
 	odma_tp_io_done_fn *done;
 	void *arg;               /* the caller's */
 	uint64_t tp_priv[6];     /* the transport's, while in flight */
@@ -333,6 +362,17 @@ void odma_tp_region_revoke(struct odma_tp_region *reg);
  */
 doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t generation,
                                   uint64_t addr, uint64_t len, uint32_t perm, void **local);
+
+/*
+ * The exporter's side of one remote atomic (@op: enum odma_tp_atomic_op, not BYTES) on the
+ * u64 at @addr of region @id: the checks of odma_tp_region_check for 8 bytes (READ for
+ * ODMA_TP_AT_READ, ATOMIC for FADD/SWAP), @addr 8-byte aligned, then the atomic itself
+ * under the registry lock (a revocation waits for it), and the region's on_update after a
+ * change. *@old receives the value before the operation. DOCA_SUCCESS,
+ * DOCA_ERROR_NOT_PERMITTED, DOCA_ERROR_INVALID_VALUE (as region_check; misaligned).
+ */
+doca_error_t odma_tp_region_atomic(uint64_t id, const uint8_t key[16], uint32_t generation,
+                                   uint64_t addr, int op, uint64_t operand, uint64_t *old);
 
 /* ---- importer side ---- */
 

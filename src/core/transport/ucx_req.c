@@ -14,6 +14,7 @@
 #include "core/config/config.h"
 #include "core/log/log.h"
 #include "core/transport/ucx_int.h"
+#include "util/codec.h"
 
 ODMA_LOG_REGISTER(ODMA_UCX)
 
@@ -228,6 +229,18 @@ static bool chunk_bounce(struct ucx_chunk *c)
 	return false;
 }
 
+/* An atomic's operand (LE) as its payload: FADD and SWAP carry one, AREAD none. */
+static bool chunk_operand(struct ucx_chunk *c)
+{
+	if (c->op == ODMA_UCX_OP_AREAD)
+		return true;
+	c->bounce = malloc(8);
+	if (c->bounce == NULL)
+		return false;
+	odma_put_le(c->bounce, c->io->io->operand, 8);
+	return true;
+}
+
 /* Posts one request (service thread). */
 static void chunk_post(struct ucx_chunk *c)
 {
@@ -241,7 +254,8 @@ static void chunk_post(struct ucx_chunk *c)
 	if (c->op == ODMA_UCX_OP_ATTACH)
 		c->wait->peer = c->peer;
 	chunk_track(c);
-	if (c->peer == NULL || c->peer->dead || (c->op == ODMA_UCX_OP_PUT && !chunk_bounce(c))) {
+	if (c->peer == NULL || c->peer->dead || (c->op == ODMA_UCX_OP_PUT && !chunk_bounce(c)) ||
+	    (odma_ucx_op_atomic(c->op) && !chunk_operand(c))) {
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
 		return;
 	}
@@ -266,7 +280,10 @@ static void chunk_post(struct ucx_chunk *c)
 	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
 	c->refs++; /* the send's */
 	r = ucp_am_send_nbx(c->peer->ep, ODMA_UCX_AM_REQ, c->hdr, sizeof(c->hdr), c->bounce,
-	                    c->op == ODMA_UCX_OP_PUT ? c->len : 0, &prm);
+	                    c->op == ODMA_UCX_OP_PUT                                 ? c->len
+	                    : c->op == ODMA_UCX_OP_FADD || c->op == ODMA_UCX_OP_SWAP ? 8
+	                                                                             : 0,
+	                    &prm);
 	if (UCS_PTR_IS_PTR(r))
 		return;
 	if (UCS_PTR_IS_ERR(r))
@@ -311,12 +328,22 @@ static void reply_got(struct ucx_chunk *c, const struct odma_ucx_reply *r, const
 	if (r->status != DOCA_SUCCESS && !atomic_exchange(&c->io->io->remote->failed, true))
 		ODMA_ERR("UCX transport: the exporter refused a %s of %llu bytes at 0x%llx: %s "
 		         "(revoked export, or outside its range or permissions)",
-		         c->op == ODMA_UCX_OP_GET ? "read" : "write", (unsigned long long)c->len,
-		         (unsigned long long)c->raddr,
+		         c->op == ODMA_UCX_OP_GET   ? "read"
+		         : c->op == ODMA_UCX_OP_PUT ? "write"
+		                                    : "remote atomic",
+		         (unsigned long long)c->len, (unsigned long long)c->raddr,
 		         doca_error_get_name((doca_error_t)r->status));
 	if (st == DOCA_SUCCESS && c->op == ODMA_UCX_OP_GET &&
 	    (r->len != c->len || odma_ucx_safe_copy(c->local, data, c->len) != 0))
 		st = DOCA_ERROR_IO_FAILED;
+	if (st == DOCA_SUCCESS && odma_ucx_op_atomic(c->op)) {
+		uint64_t v = r->len == 8 ? odma_get_le(data, 8) : 0;
+
+		if (r->len != 8)
+			st = DOCA_ERROR_IO_FAILED;
+		else
+			memcpy(c->local, &v, 8);
+	}
 	odma_ucx_chunk_finish(c, st);
 }
 
@@ -373,6 +400,13 @@ void odma_ucx_enqueue(struct ucx_chunk *first, struct ucx_chunk *last)
 	odma_ucx_kick();
 }
 
+/* The import an attach serves, for its log lines: only a sync event's value is atomic. */
+static const char *import_fn(const struct odma_tp_reach *r)
+{
+	return (r->perms & ODMA_TP_ATOMIC) ? "doca_sync_event_create_from_export"
+	                                   : "doca_mmap_create_from_export";
+}
+
 doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remote *rm,
                              uint8_t *issued, size_t *issued_len)
 {
@@ -384,9 +418,9 @@ doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remot
 		return DOCA_ERROR_NO_MEMORY;
 	if (!odma_ucx_available(&why)) {
 		free(c);
-		ODMA_ERR("doca_mmap_create_from_export: the exporter runs in another namespace or "
+		ODMA_ERR("%s: the exporter runs in another namespace or "
 		         "machine and the UCX transport is unavailable: %s",
-		         why);
+		         import_fn(r), why);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	pthread_cond_init(&w.cond, NULL);
@@ -402,9 +436,9 @@ doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remot
 	if (w.status != DOCA_SUCCESS) {
 		const char *fabric = odma_config_string("ODMA_FABRIC");
 
-		ODMA_ERR("doca_mmap_create_from_export: the exporter (pid %u in its namespace) %s "
+		ODMA_ERR("%s: the exporter (pid %u in its namespace) %s "
 		         "over UCX%s%s: %s",
-		         r->pid,
+		         import_fn(r), r->pid,
 		         w.status == DOCA_ERROR_IO_FAILED ? "cannot be reached"
 		                                          : "refused the import",
 		         fabric ? " (ODMA_FABRIC=" : "", fabric ? fabric : "",
@@ -444,6 +478,10 @@ doca_error_t odma_ucx_io_start(struct odma_tp_io *io)
 	struct ucx_io *u = calloc(1, sizeof(*u) + n * sizeof(u->chunk[0]));
 	struct ucx_peer *p = io->remote->priv;
 
+	if (io->atomic != ODMA_TP_IO_BYTES && (io->len != 8 || io->atomic > ODMA_TP_AT_SWAP)) {
+		free(u);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	if (u == NULL || p == NULL || n == 0) {
 		free(u);
 		return DOCA_ERROR_IO_FAILED;
@@ -460,7 +498,11 @@ doca_error_t odma_ucx_io_start(struct odma_tp_io *io)
 		struct ucx_chunk *c = &u->chunk[i];
 		uint64_t off = (uint64_t)i * ODMA_UCX_CHUNK_MAX;
 
-		c->op = io->write ? ODMA_UCX_OP_PUT : ODMA_UCX_OP_GET;
+		c->op = io->atomic == ODMA_TP_AT_READ   ? ODMA_UCX_OP_AREAD
+		        : io->atomic == ODMA_TP_AT_FADD ? ODMA_UCX_OP_FADD
+		        : io->atomic == ODMA_TP_AT_SWAP ? ODMA_UCX_OP_SWAP
+		        : io->write                     ? ODMA_UCX_OP_PUT
+		                                        : ODMA_UCX_OP_GET;
 		c->io = u;
 		c->peer = p;
 		c->local = (uint8_t *)io->local + off;

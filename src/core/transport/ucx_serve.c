@@ -73,6 +73,7 @@ ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length
 	} else {
 		room = q.op == ODMA_UCX_OP_GET      ? q.len
 		       : q.op == ODMA_UCX_OP_ATTACH ? ODMA_TP_ISSUED_MAX
+		       : odma_ucx_op_atomic(q.op)   ? 8
 		                                    : 0;
 	}
 	rp = malloc(sizeof(*rp) + room);

@@ -65,6 +65,14 @@ static const char *req_check_op(const struct odma_ucx_req *q, size_t data_len)
 		if (data_len != q->len)
 			return "a put request's payload differs from its length";
 		break;
+	case ODMA_UCX_OP_AREAD:
+	case ODMA_UCX_OP_FADD:
+	case ODMA_UCX_OP_SWAP:
+		if (q->len != 8 || (q->addr & 7) != 0)
+			return "an atomic request names no aligned 8-byte word";
+		if (data_len != (q->op == ODMA_UCX_OP_AREAD ? 0u : 8u))
+			return "an atomic request's payload is not its 8-byte operand";
+		return NULL;
 	default:
 		return "unknown request op";
 	}
@@ -135,6 +143,20 @@ doca_error_t odma_ucx_req_serve(const struct odma_ucx_req *q, const void *data, 
 	doca_error_t r;
 
 	*out_len = 0;
+	if (odma_ucx_op_atomic(q->op)) {
+		uint64_t old = 0, operand = q->op == ODMA_UCX_OP_AREAD ? 0 : odma_get_le(data, 8);
+		int op = q->op == ODMA_UCX_OP_AREAD  ? ODMA_TP_AT_READ
+		         : q->op == ODMA_UCX_OP_FADD ? ODMA_TP_AT_FADD
+		                                     : ODMA_TP_AT_SWAP;
+
+		r = odma_tp_region_atomic(q->region_id, q->key, q->generation, q->addr, op, operand,
+		                          &old);
+		if (r == DOCA_SUCCESS) {
+			odma_put_le(out, old, 8);
+			*out_len = 8;
+		}
+		return r;
+	}
 	if (q->op == ODMA_UCX_OP_ATTACH) {
 		*out_len = odma_tp_region_issued(q->region_id, q->key, q->generation, out);
 		return *out_len != 0 ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;

@@ -13,11 +13,14 @@
  *   0 magic "ODMQ" | 4 version u16 (1) | 6 op u8 | 7 zero u8 | 8 request id u64
  *   16 region id u32 | 20 generation u32 | 24 key [16] | 40 address u64 | 48 length u64
  *   56 zero [8]
- * The payload is the bytes of a PUT (exactly length bytes); empty otherwise.
+ * The payload is the bytes of a PUT (exactly length bytes), the u64 operand (LE) of a FADD
+ * or SWAP; empty otherwise. AREAD, FADD and SWAP name one 8-byte aligned u64 (length 8)
+ * and are applied atomically by the exporter (odma_tp_region_atomic).
  *
  * Reply header (fixed 24 bytes): 0 magic "ODMR" | 4 version u16 | 6 op u8 | 7 zero u8 |
  *   8 request id u64 | 16 status i32 (a doca_error_t) | 20 length u32; payload: the bytes
- *   of a GET, the issued descriptor of an ATTACH.
+ *   of a GET, the issued descriptor of an ATTACH, the u64 (LE) read or replaced by an AREAD,
+ *   FADD or SWAP.
  */
 #ifndef ODMA_CORE_TRANSPORT_UCX_WIRE_H_
 #define ODMA_CORE_TRANSPORT_UCX_WIRE_H_
@@ -40,7 +43,16 @@ enum odma_ucx_op {
 	ODMA_UCX_OP_ATTACH = 1, /* check the region, reply with the issued descriptor */
 	ODMA_UCX_OP_GET = 2,
 	ODMA_UCX_OP_PUT = 3,
+	ODMA_UCX_OP_AREAD = 4, /* atomic read of a u64 (READ) */
+	ODMA_UCX_OP_FADD = 5,  /* fetch-add on a u64 (ATOMIC) */
+	ODMA_UCX_OP_SWAP = 6,  /* swap of a u64 (ATOMIC) */
 };
+
+/* Whether @op is one of the atomic u64 requests. */
+static inline bool odma_ucx_op_atomic(uint8_t op)
+{
+	return op >= ODMA_UCX_OP_AREAD && op <= ODMA_UCX_OP_SWAP;
+}
 
 struct odma_ucx_req {
 	uint8_t op; /* enum odma_ucx_op */
@@ -78,7 +90,9 @@ doca_error_t odma_ucx_reply_decode(const void *hdr, size_t hdr_len, size_t data_
  * permission, liveness (odma_tp_region_check) and moves the bytes with fault-safe copies
  * (a range the application unmapped gives IO_FAILED, never a crash). GET: copies into
  * @out (room for q->len bytes); PUT: writes @data (q->len bytes) into the region; ATTACH:
- * copies the issued descriptor into @out (ODMA_TP_ISSUED_MAX bytes) and sets *@out_len.
+ * copies the issued descriptor into @out (ODMA_TP_ISSUED_MAX bytes) and sets *@out_len;
+ * AREAD/FADD/SWAP: applies the atomic (@data: the LE operand) and writes the old value (LE,
+ * 8 bytes) into @out.
  * Returns the status the reply carries.
  */
 doca_error_t odma_ucx_req_serve(const struct odma_ucx_req *q, const void *data, void *out,
