@@ -416,4 +416,14 @@ void odma_cma_allow_peers(void);
  */
 const char *odma_cma_eperm_fix(void);
 
+/*
+ * A fault-safe copy within this process that costs no system call: core/copy's fault guard
+ * (a fault inside it fails the copy instead of killing the process). It returns 0, EFAULT
+ * when the copy faulted, or ENOSYS when the guard is off (ODMA_COPY_GUARD=0, or it could not
+ * be installed): the caller then copies with process_vm_readv. core/copy gives it at load
+ * time (the UCX transport's copies into and out of application memory use it); NULL until.
+ */
+typedef int odma_tp_local_copy_fn(void *dst, const void *src, size_t len);
+void odma_tp_set_local_copy(odma_tp_local_copy_fn *fn);
+
 #endif /* ODMA_CORE_TRANSPORT_H_ */

@@ -145,17 +145,22 @@ static void *ucx_thread(void *arg)
 		while (ucp_worker_progress(odma_ux.worker) != 0)
 			;
 		odma_ucx_expire();
+		if (ucp_worker_arm(odma_ux.worker) == UCS_ERR_BUSY)
+			continue;
+		/* decided under the lock: a job queued after this kicks (odma_ucx_enqueue) */
 		pthread_mutex_lock(&odma_ux.lock);
-		busy = odma_ux.q_head != NULL;
+		busy = odma_ux.q_head != NULL || odma_ux.stopping;
+		odma_ux.sleeping = !busy;
 		pthread_mutex_unlock(&odma_ux.lock);
 		if (busy)
-			continue;
-		if (ucp_worker_arm(odma_ux.worker) == UCS_ERR_BUSY)
 			continue;
 		/* with requests outstanding, wake up to check their deadlines */
 		if (poll(fds, 2, odma_ux.out_head != NULL ? 20 : -1) > 0 &&
 		    (fds[1].revents & POLLIN))
 			(void)!read(odma_ux.evfd, &v, sizeof(v));
+		pthread_mutex_lock(&odma_ux.lock);
+		odma_ux.sleeping = false;
+		pthread_mutex_unlock(&odma_ux.lock);
 	}
 	return NULL;
 }

@@ -81,6 +81,7 @@ struct odma_ucx_state {
 	pthread_once_t once;
 	bool up;
 	bool stopping;   /* the process exits: the service thread leaves (lock) */
+	bool sleeping;   /* the service thread sleeps, or is about to: a new job kicks it (lock) */
 	const char *why; /* why the transport is not up */
 	ucp_context_h ctx;
 	ucp_worker_h worker;

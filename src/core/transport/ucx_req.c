@@ -361,16 +361,26 @@ void odma_ucx_take_queue(void)
 	}
 }
 
+/*
+ * Only a sleeping service thread is kicked: an awake one takes the queue before it sleeps
+ * (it decides to sleep under the lock, seeing the queue empty), so most jobs of a busy
+ * transport cost no system call and no wake-up.
+ */
 void odma_ucx_enqueue(struct ucx_chunk *first, struct ucx_chunk *last)
 {
+	bool kick;
+
 	pthread_mutex_lock(&odma_ux.lock);
 	if (odma_ux.q_tail != NULL)
 		odma_ux.q_tail->next = first;
 	else
 		odma_ux.q_head = first;
 	odma_ux.q_tail = last;
+	kick = odma_ux.sleeping;
+	odma_ux.sleeping = false; /* one kick per sleep is enough */
 	pthread_mutex_unlock(&odma_ux.lock);
-	odma_ucx_kick();
+	if (kick)
+		odma_ucx_kick();
 }
 
 doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remote *rm,
