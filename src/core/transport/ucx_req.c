@@ -376,8 +376,12 @@ void odma_ucx_enqueue(struct ucx_chunk *first, struct ucx_chunk *last)
 	else
 		odma_ux.q_head = first;
 	odma_ux.q_tail = last;
-	kick = odma_ux.sleeping;
-	odma_ux.sleeping = false; /* one kick per sleep is enough */
+	/* a parked service thread wakes within a millisecond anyway, and the thread that
+	 * polls inline takes the requests of its ios sooner */
+	kick = odma_ux.sleeping &&
+	       (!odma_ux.parked || (first->op != ODMA_UCX_OP_GET && first->op != ODMA_UCX_OP_PUT));
+	if (kick)
+		odma_ux.sleeping = false; /* one kick per sleep is enough */
 	pthread_mutex_unlock(&odma_ux.lock);
 	if (kick)
 		odma_ucx_kick();
