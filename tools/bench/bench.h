@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <doca_argp.h>
 
@@ -26,6 +27,7 @@ struct bench_cfg {
 	bool cold, sweep, crossover, comch, rdma, json, csv, peer_dpdk, no_pingpong;
 	bool xproc, size_given; /* --xproc; --size was given */
 	bool ucx;               /* --transport ucx (with --xproc) */
+	bool netns;             /* --netns (with --transport ucx): two network namespaces */
 	char engine[16];        /* empty: the library default */
 	int workers;            /* 0: the library default */
 	size_t footprint;       /* --footprint: bytes of source + destination walked (cold) */
@@ -163,6 +165,19 @@ void bench_dpdk_fini(void);
 
 /* --- bench_xproc.c: cross-process reads, importer and exporter as two processes --- */
 int bench_xproc_run(const struct bench_cfg *c, bool size_given);
+
+/*
+ * --- bench_netns.c: --netns, the two sides of --xproc --transport ucx in two network
+ * namespaces joined by a veth pair (the exporter also in its own PID namespace) ---
+ * enter: this process moves into a new network namespace and makes the pair (needs root;
+ * -1 with @err set); child: in the forked exporter, before anything else (the process
+ * that returns is the exporter, PID 1 of a new PID namespace); give: the importer's side
+ * of the hand-over after the fork; close: deletes the pair.
+ */
+int bench_netns_enter(char *err, size_t errlen);
+void bench_netns_child(int fd);
+int bench_netns_give(pid_t child, int fd, char *err, size_t errlen);
+void bench_netns_close(void);
 
 /*
  * --- bench_ucx.c (bench_noucx.c without UCX): the raw UCX baseline of --transport ucx ---

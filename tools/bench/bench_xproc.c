@@ -117,7 +117,7 @@ static void xb_exporter(int fd, size_t len, bool ucx)
 	_exit(0);
 }
 
-static int xb_open_pair(struct xb *x, size_t len, bool ucx, char *err, size_t errlen)
+static int xb_open_pair(struct xb *x, size_t len, bool ucx, bool netns, char *err, size_t errlen)
 {
 	int sv[2];
 	uint64_t hdr[2];
@@ -131,10 +131,14 @@ static int xb_open_pair(struct xb *x, size_t len, bool ucx, char *err, size_t er
 		return snprintf(err, errlen, "socketpair/fork: %s", strerror(errno)), -1;
 	if (x->child == 0) {
 		close(sv[0]);
+		if (netns)
+			bench_netns_child(sv[1]); /* returns in the exporter proper */
 		xb_exporter(sv[1], len, ucx);
 	}
 	close(sv[1]);
 	x->fd = sv[0];
+	if (netns && bench_netns_give(x->child, x->fd, err, errlen) != 0)
+		return -1;
 	if (!xb_io(x->fd, hdr, sizeof(hdr), false) || hdr[0] > sizeof(desc) ||
 	    !xb_io(x->fd, desc, hdr[0], false))
 		return snprintf(err, errlen, "the exporter (device %s) failed", XB_HOST_PCI), -1;
@@ -174,6 +178,7 @@ static void xb_close(struct xb *x)
 		close(x->fd);
 		waitpid(x->child, NULL, 0);
 	}
+	bench_netns_close();
 	free(x->local);
 }
 
@@ -382,22 +387,24 @@ static void xb_print(const struct bench_cfg *c, size_t size, double odma, double
 		       "%.1f, "
 		       "\"raw_bytes_per_sec\": %.1f, \"ratio\": %.3f, \"raw_threads\": %d, "
 		       "\"raw_mt_syscall_per_sec\": %.1f, \"raw_mt_bytes_per_sec\": %.1f, "
-		       "\"ratio_raw_mt\": %.3f, \"pingpong_ns\": %.1f}%s",
+		       "\"ratio_raw_mt\": %.3f, \"pingpong_ns\": %.1f, \"netns\": %s}%s",
 		       first ? "[" : ",\n ", c->ucx ? "ucx" : "process",
 		       getenv("ODMA_ENGINE") ? getenv("ODMA_ENGINE") : "default", size, c->depth,
 		       odma, odma * (double)size, raw, raw * (double)size, raw > 0 ? odma / raw : 0,
 		       threads, rawmt, rawmt * (double)size, rawmt > 0 ? odma / rawmt : 0,
-		       xb_pingpong, last ? "]\n" : "");
+		       xb_pingpong, c->netns ? "true" : "false", last ? "]\n" : "");
 		return;
 	}
 	if (first)
 		printf("# cross-process reads over %s, importer (DPU side %s) from exporter (host "
 		       "side %s), depth %u, reps %d; raw xN: the call on the engine's %d threads\n"
 		       "%8s %12s %9s %14s %9s %7s %9s %7s\n",
-		       c->ucx ? "UCX (TCP)" : "CMA", XB_DPU_PCI, XB_HOST_PCI, c->depth, c->reps,
-		       threads, "size", "odma Mt/s", "GB/s",
-		       c->ucx ? "raw get_nbx M/s" : "raw readv M/s", "GB/s", "x raw", "raw xN",
-		       "x rawN");
+		       c->netns ? "UCX (TCP on a veth, two network namespaces)"
+		       : c->ucx ? "UCX (TCP)"
+		                : "CMA",
+		       XB_DPU_PCI, XB_HOST_PCI, c->depth, c->reps, threads, "size", "odma Mt/s",
+		       "GB/s", c->ucx ? "raw get_nbx M/s" : "raw readv M/s", "GB/s", "x raw",
+		       "raw xN", "x rawN");
 	printf("%8zu %12.4f %9.2f %14.4f %9.2f %7.2f %9.2f %7.2f\n", size, odma / 1e6,
 	       odma * (double)size / 1e9, raw / 1e6, raw * (double)size / 1e9,
 	       raw > 0 ? odma / raw : 0, rawmt * (double)size / 1e9, rawmt > 0 ? odma / rawmt : 0);
@@ -418,8 +425,12 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 	for (int i = 0; i < n; i++)
 		biggest = sz[i] > biggest ? sz[i] : biggest;
 	signal(SIGPIPE, SIG_IGN);
+	if (c->netns && bench_netns_enter(err, sizeof(err)) != 0) {
+		fprintf(stderr, "odma-bench: %s\n", err);
+		return 1;
+	}
 	xb_pingpong = c->no_pingpong ? 0 : bench_pingpong_ns();
-	if (xb_open_pair(&x, biggest * c->depth, c->ucx, err, sizeof(err)) != 0) {
+	if (xb_open_pair(&x, biggest * c->depth, c->ucx, c->netns, err, sizeof(err)) != 0) {
 		fprintf(stderr, "odma-bench: --xproc: %s\n", err);
 		xb_close(&x);
 		return 1;
