@@ -6,8 +6,11 @@
  * PE thread starts the copy (odma_copy_start) after the checks every task passes; the
  * transport completes it later on its own thread, which pushes the task onto the PE's
  * async list (lock-free, LIFO) and signals an armed PE; doca_pe_progress takes the list and
- * delivers the tasks like any other. The local data path is untouched: one relaxed load
- * per progress call (pe.c) and one predicted branch per submit (task.c).
+ * delivers the tasks like any other. While network copies of a PE are in flight
+ * (async_inflight), doca_pe_progress also does the transport's work itself (odma_tp_poll:
+ * the replies are taken on the thread that waits for them, not handed over by a thread that
+ * had to wake up). The local data path is untouched: one relaxed load per progress call
+ * (pe.c) and one predicted branch per submit (task.c).
  */
 #include <sched.h>
 

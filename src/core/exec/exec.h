@@ -245,8 +245,10 @@ struct doca_pe {
 	uint32_t poller_gen; /* bumped when a poller is added or removed */
 	/* copy tasks a network transport finished (any thread pushes; progress takes) */
 	_Atomic(struct doca_task *) async_done;
-	atomic_uint async_busy;     /* transport threads between pushing a task and signalling */
-	atomic_uint async_inflight; /* network copies started and not yet taken (PE thread) */
+	atomic_uint async_busy; /* transport threads between pushing a task and signalling */
+	/* network copies started and not yet taken from async_done (changed by the PE thread):
+	 * while it is 0, async_done is NULL */
+	atomic_uint async_inflight;
 };
 
 /*

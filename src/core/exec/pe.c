@@ -434,10 +434,12 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	if (doca_unlikely(pe->num_hooked != 0))
 		any |= pe_run_hooks(pe);
 	n = pe_poll_engine(pe, batch);
-	if (doca_unlikely(atomic_load_explicit(&pe->async_inflight, memory_order_relaxed) != 0))
+	/* one load when no network copy is in flight (a pushed task is still counted) */
+	if (doca_unlikely(atomic_load_explicit(&pe->async_inflight, memory_order_relaxed) != 0)) {
 		odma_pe_poll_async(pe);
-	if (doca_unlikely(atomic_load_explicit(&pe->async_done, memory_order_relaxed) != NULL))
-		odma_pe_take_async(pe);
+		if (atomic_load_explicit(&pe->async_done, memory_order_relaxed) != NULL)
+			odma_pe_take_async(pe);
+	}
 	/* Take the batch first: callbacks may submit, and those complete next time. */
 	t = pe->done.head;
 	pe->done.head = pe->done.tail = NULL;
