@@ -141,7 +141,10 @@ static void test_xproc(void **s)
 	json_object_put(a);
 }
 
-/* --xproc --transport ucx: over odma's UCX transport beside raw ucp_get_nbx (issue #20). */
+/*
+ * --xproc --transport ucx: reads and writes over odma's UCX transport beside raw ucp_get_nbx
+ * and ucp_put_nbx (issue #20).
+ */
 static void test_xproc_ucx(void **s)
 {
 #ifndef ODMA_HAVE_UCX
@@ -152,11 +155,17 @@ static void test_xproc_ucx(void **s)
 	json_object *o;
 
 	(void)s;
-	assert_int_equal((int)json_object_array_length(a), 1);
-	o = json_object_array_get_idx(a, 0);
-	assert_string_equal(json_object_get_string(json_object_object_get(o, "transport")), "ucx");
-	assert_true(num(o, "tasks_per_sec") > 0);
-	assert_true(num(o, "raw_syscall_per_sec") > 0); /* here: raw ucp_get_nbx per second */
+	assert_int_equal((int)json_object_array_length(a), 2); /* reads, then writes */
+	for (int i = 0; i < 2; i++) {
+		o = json_object_array_get_idx(a, i);
+		assert_string_equal(json_object_get_string(json_object_object_get(o, "transport")),
+		                    "ucx");
+		assert_string_equal(json_object_get_string(json_object_object_get(o, "op")),
+		                    i == 0 ? "read" : "write");
+		assert_true(num(o, "tasks_per_sec") > 0);
+		/* here: raw ucp_get_nbx (ucp_put_nbx) per second */
+		assert_true(num(o, "raw_syscall_per_sec") > 0);
+	}
 	json_object_put(a);
 }
 
@@ -205,12 +214,15 @@ static void test_xproc_ucx_netns(void **s)
 	assert_true(found);
 	a = run_json(bench_exe, "--xproc --transport ucx --netns --size 4K --depth 8 --seconds 0.2 "
 	                        "--reps 1 --no-pingpong --json");
-	assert_int_equal((int)json_object_array_length(a), 1);
-	o = json_object_array_get_idx(a, 0);
-	assert_string_equal(json_object_get_string(json_object_object_get(o, "transport")), "ucx");
-	assert_true(json_object_get_boolean(json_object_object_get(o, "netns")));
-	assert_true(num(o, "tasks_per_sec") > 0);
-	assert_true(num(o, "raw_syscall_per_sec") > 0);
+	assert_int_equal((int)json_object_array_length(a), 2);
+	for (int i = 0; i < 2; i++) {
+		o = json_object_array_get_idx(a, i);
+		assert_string_equal(json_object_get_string(json_object_object_get(o, "transport")),
+		                    "ucx");
+		assert_true(json_object_get_boolean(json_object_object_get(o, "netns")));
+		assert_true(num(o, "tasks_per_sec") > 0);
+		assert_true(num(o, "raw_syscall_per_sec") > 0);
+	}
 	json_object_put(a);
 	/* the pair lived in the run's own namespaces only: none of it is here */
 	assert_int_not_equal(system("ip -o link | grep -q ': obn[0-9]*[ab]'"), 0);

@@ -183,14 +183,14 @@ void bench_netns_close(void);
  * --- bench_ucx.c (bench_noucx.c without UCX): the raw UCX baseline of --transport ucx ---
  * export: in the exporter, maps @buf for RMA and sends {address length, rkey length, buffer
  * address}, the worker address and the rkey over @fd, then serves from a thread; 0 or -1.
- * import: reads that and connects; NULL on failure. rep: DEPTH ucp_get_nbx in flight over
- * slots of @size bytes for @seconds; 0 or -1.
+ * import: reads that and connects; NULL on failure. rep: DEPTH ucp_get_nbx (@write:
+ * ucp_put_nbx) in flight over slots of @size bytes for @seconds; 0 or -1.
  */
 struct bench_ucx;
 int bench_ucx_export(int fd, void *buf, size_t len);
 struct bench_ucx *bench_ucx_import(int fd);
 int bench_ucx_rep(struct bench_ucx *u, uint8_t *local, uint64_t remote, size_t size, uint32_t depth,
-                  double seconds, struct bench_rep *r);
+                  double seconds, bool write, struct bench_rep *r);
 void bench_ucx_close(struct bench_ucx *u);
 
 /* --- bench_progress.c: the live line on a terminal --- */

@@ -99,7 +99,9 @@ static const char bench_help[] =
         "        --transport ucx  with --xproc: the import goes over the UCX transport\n"
         "                         (ODMA_TRANSPORT=ucx, TCP; ODMA_FABRIC and UCX_NET_DEVICES as\n"
         "                         set), beside raw UCX ucp_get_nbx from the same slots over the\n"
-        "                         same device (ODMA_BENCH_UCX_DEV, default lo).\n"
+        "                         same device (ODMA_BENCH_UCX_DEV, default lo); then writes\n"
+        "                         (DMA into the export) beside ucp_put_nbx, whose rate includes\n"
+        "                         the flush that waits for the last puts. Sizes 4K and 1M.\n"
         "        --netns          with --transport ucx (root): the exporter in a network and a\n"
         "                         PID namespace of its own, this process in a network namespace\n"
         "                         of its own, joined only by a veth pair made for the run\n"
@@ -338,9 +340,10 @@ static int register_params(void)
 	       bench_add_param(NULL, "xproc", NULL,
 	                       "cross-process reads (two processes) beside raw process_vm_readv", B,
 	                       cb_xproc, false) ||
-	       bench_add_param(NULL, "transport", "<process|ucx>",
-	                       "with --xproc: the transport (ucx: beside raw ucp_get_nbx)", S,
-	                       cb_transport, false) ||
+	       bench_add_param(
+	               NULL, "transport", "<process|ucx>",
+	               "with --xproc: the transport (ucx: beside raw ucp_get_nbx/ucp_put_nbx)", S,
+	               cb_transport, false) ||
 	       bench_add_param(NULL, "netns", NULL,
 	                       "with --transport ucx: the two sides in two network namespaces "
 	                       "joined by a veth pair (root)",
