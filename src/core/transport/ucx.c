@@ -133,10 +133,21 @@ static void ucx_pick_devices(ucp_config_t *cfg)
 
 /* ---- the service thread, and inline polls ---- */
 
-/* One round of the worker's work (holding wlock): whether requests are outstanding. */
-static bool ucx_round(void)
+/* While endpoints or listeners are open, their callbacks run on the service thread only. */
+static bool ucx_inline_allowed(void)
+{
+	return odma_ucx_eps == NULL && odma_ux.listeners == 0;
+}
+
+/*
+ * One round of the worker's work (holding wlock): whether requests are outstanding. An
+ * inline round stops after the queue when a job in it opened an endpoint or a listener.
+ */
+static bool ucx_round(bool inline_poll)
 {
 	odma_ucx_take_queue();
+	if (inline_poll && !ucx_inline_allowed())
+		return odma_ux.out_head != NULL;
 	while (ucp_worker_progress(odma_ux.worker) != 0)
 		;
 	odma_ucx_expire();
@@ -165,7 +176,7 @@ static void *ucx_thread(void *arg)
 			break;
 		pthread_mutex_lock(&odma_ux.wlock);
 		odma_ucx_in_worker = true;
-		outstanding = ucx_round();
+		outstanding = ucx_round(false);
 		last = atomic_load(&odma_ux.inline_ns);
 		parked = last != 0 && odma_ucx_now_ns() - last < UCX_INLINE_NS;
 		busy = !parked && ucp_worker_arm(odma_ux.worker) == UCS_ERR_BUSY;
@@ -203,10 +214,10 @@ static void ucx_poll(void)
 	if (!atomic_load_explicit(&odma_ux.inline_ok, memory_order_relaxed) || odma_ucx_in_worker ||
 	    pthread_mutex_trylock(&odma_ux.wlock) != 0)
 		return;
-	if (atomic_load(&odma_ux.inline_ok) && odma_ucx_eps == NULL && odma_ux.listeners == 0) {
+	if (atomic_load(&odma_ux.inline_ok) && ucx_inline_allowed()) {
 		odma_ucx_in_worker = true;
 		atomic_store(&odma_ux.inline_ns, odma_ucx_now_ns());
-		(void)ucx_round();
+		(void)ucx_round(true);
 		odma_ucx_in_worker = false;
 	}
 	pthread_mutex_unlock(&odma_ux.wlock);
