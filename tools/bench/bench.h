@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <doca_argp.h>
 
@@ -26,6 +27,7 @@ struct bench_cfg {
 	bool cold, sweep, crossover, comch, rdma, json, csv, peer_dpdk, no_pingpong;
 	bool xproc, size_given; /* --xproc; --size was given */
 	bool ucx;               /* --transport ucx (with --xproc) */
+	bool netns;             /* --netns (with --transport ucx): two network namespaces */
 	char engine[16];        /* empty: the library default */
 	int workers;            /* 0: the library default */
 	size_t footprint;       /* --footprint: bytes of source + destination walked (cold) */
@@ -165,17 +167,30 @@ void bench_dpdk_fini(void);
 int bench_xproc_run(const struct bench_cfg *c, bool size_given);
 
 /*
+ * --- bench_netns.c: --netns, the two sides of --xproc --transport ucx in two network
+ * namespaces joined by a veth pair (the exporter also in its own PID namespace) ---
+ * enter: this process moves into a new network namespace and makes the pair (needs root;
+ * -1 with @err set); child: in the forked exporter, before anything else (the process
+ * that returns is the exporter, PID 1 of a new PID namespace); give: the importer's side
+ * of the hand-over after the fork; close: deletes the pair.
+ */
+int bench_netns_enter(char *err, size_t errlen);
+void bench_netns_child(int fd);
+int bench_netns_give(pid_t child, int fd, char *err, size_t errlen);
+void bench_netns_close(void);
+
+/*
  * --- bench_ucx.c (bench_noucx.c without UCX): the raw UCX baseline of --transport ucx ---
  * export: in the exporter, maps @buf for RMA and sends {address length, rkey length, buffer
  * address}, the worker address and the rkey over @fd, then serves from a thread; 0 or -1.
- * import: reads that and connects; NULL on failure. rep: DEPTH ucp_get_nbx in flight over
- * slots of @size bytes for @seconds; 0 or -1.
+ * import: reads that and connects; NULL on failure. rep: DEPTH ucp_get_nbx (@write:
+ * ucp_put_nbx) in flight over slots of @size bytes for @seconds; 0 or -1.
  */
 struct bench_ucx;
 int bench_ucx_export(int fd, void *buf, size_t len);
 struct bench_ucx *bench_ucx_import(int fd);
 int bench_ucx_rep(struct bench_ucx *u, uint8_t *local, uint64_t remote, size_t size, uint32_t depth,
-                  double seconds, struct bench_rep *r);
+                  double seconds, bool write, struct bench_rep *r);
 void bench_ucx_close(struct bench_ucx *u);
 
 /* --- bench_progress.c: the live line on a terminal --- */

@@ -99,7 +99,14 @@ static const char bench_help[] =
         "        --transport ucx  with --xproc: the import goes over the UCX transport\n"
         "                         (ODMA_TRANSPORT=ucx, TCP; ODMA_FABRIC and UCX_NET_DEVICES as\n"
         "                         set), beside raw UCX ucp_get_nbx from the same slots over the\n"
-        "                         same device (ODMA_BENCH_UCX_DEV, default lo).\n"
+        "                         same device (ODMA_BENCH_UCX_DEV, default lo); then writes\n"
+        "                         (DMA into the export) beside ucp_put_nbx, whose rate includes\n"
+        "                         the flush that waits for the last puts. Sizes 4K and 1M.\n"
+        "        --netns          with --transport ucx (root): the exporter in a network and a\n"
+        "                         PID namespace of its own, this process in a network namespace\n"
+        "                         of its own, joined only by a veth pair made for the run\n"
+        "                         (anonymous namespaces: they and the pair go with the run);\n"
+        "                         odma and raw UCX both run over the veth. Not root: an error.\n"
         "        --no-pingpong    skip the ping-pong measurements (pingpong_ns is then 0): for\n"
         "                         runs under valgrind or strace, where spinning threads crawl.\n"
         "        --json           print one JSON object (an array of them with --sweep).\n"
@@ -279,6 +286,7 @@ BENCH_BOOL_CB(cb_rdma, cfg.rdma)
 BENCH_BOOL_CB(cb_csv, cfg.csv)
 BENCH_BOOL_CB(cb_no_pingpong, cfg.no_pingpong)
 BENCH_BOOL_CB(cb_xproc, cfg.xproc)
+BENCH_BOOL_CB(cb_netns, cfg.netns)
 
 static doca_error_t cb_eal(int argc, char **argv)
 {
@@ -332,9 +340,14 @@ static int register_params(void)
 	       bench_add_param(NULL, "xproc", NULL,
 	                       "cross-process reads (two processes) beside raw process_vm_readv", B,
 	                       cb_xproc, false) ||
-	       bench_add_param(NULL, "transport", "<process|ucx>",
-	                       "with --xproc: the transport (ucx: beside raw ucp_get_nbx)", S,
-	                       cb_transport, false);
+	       bench_add_param(
+	               NULL, "transport", "<process|ucx>",
+	               "with --xproc: the transport (ucx: beside raw ucp_get_nbx/ucp_put_nbx)", S,
+	               cb_transport, false) ||
+	       bench_add_param(NULL, "netns", NULL,
+	                       "with --transport ucx: the two sides in two network namespaces "
+	                       "joined by a veth pair (root)",
+	                       B, cb_netns, false);
 }
 
 /* doca_argp owns -h and -j/--json FILE: print our own manual for -h, and take a --json
@@ -663,6 +676,12 @@ static int check_cfg(void)
 		fprintf(stderr, "odma-bench: --list-len with --cold: list elements are fixed "
 		                "windows, so a cold walk "
 		                "would need new bufs per task; measure lists cache-hot\n");
+		return -1;
+	}
+	if (cfg.netns && (!cfg.xproc || !cfg.ucx)) {
+		fprintf(stderr,
+		        "odma-bench: --netns is for --xproc --transport ucx (CMA reaches only "
+		        "processes of one PID namespace)\n");
 		return -1;
 	}
 	if (cfg.engine[0] != '\0')

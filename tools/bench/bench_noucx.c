@@ -21,8 +21,9 @@ struct bench_ucx *bench_ucx_import(int fd)
 }
 
 int bench_ucx_rep(struct bench_ucx *u, uint8_t *local, uint64_t remote, size_t size, uint32_t depth,
-                  double seconds, struct bench_rep *r)
+                  double seconds, bool write, struct bench_rep *r)
 {
+	(void)write;
 	(void)u;
 	(void)local;
 	(void)remote;

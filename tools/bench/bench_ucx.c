@@ -6,8 +6,9 @@
  * itself gets on the same transport (UCX_TLS=tcp, the same device) and the same slots. The
  * exporter maps its region with ucp_mem_map, packs an rkey and serves from a thread that
  * sleeps on its worker's wake-up fd (as odma's exporter does: over TCP, one-sided gets are
- * emulated and need the exporter to progress); the importer keeps DEPTH ucp_get_nbx in
- * flight, each reposted from its completion. (odma itself does not use UCX RMA over TCP:
+ * emulated and need the exporter to progress); the importer keeps DEPTH ucp_get_nbx (or
+ * ucp_put_nbx) in flight, each reposted from its completion; the put rate includes the flush
+ * that waits for the last puts to arrive. (odma itself does not use UCX RMA over TCP:
  * it checks no remote range; see docs/host-dpu.md.)
  */
 #include <poll.h>
@@ -132,12 +133,14 @@ fail:
 
 struct bu_slot {
 	struct bench_ucx *u;
+	bool write;
 	uint8_t *local;
 	uint64_t remote;
 	size_t size;
 	uint64_t *done;
 	bool *stop, *failed;
 	int *inflight;
+	bool idle; /* completed at once: the measuring loop posts it again */
 };
 
 static void bu_post(struct bu_slot *s);
@@ -165,24 +168,40 @@ static void bu_post(struct bu_slot *s)
 		                    .user_data = s };
 	void *r;
 
-	for (;;) {
-		r = ucp_get_nbx(s->u->ep, s->local, s->size, s->remote, s->u->rkey, &prm);
-		if (UCS_PTR_IS_PTR(r)) {
-			(*s->inflight)++;
-			return;
-		}
-		if (UCS_PTR_IS_ERR(r)) {
-			*s->failed = *s->stop = true;
-			return;
-		}
-		(*s->done)++; /* completed at once */
-		if (*s->stop)
-			return;
+	s->idle = false;
+	r = s->write ? ucp_put_nbx(s->u->ep, s->local, s->size, s->remote, s->u->rkey, &prm)
+	             : ucp_get_nbx(s->u->ep, s->local, s->size, s->remote, s->u->rkey, &prm);
+	if (UCS_PTR_IS_PTR(r)) {
+		(*s->inflight)++;
+		return;
 	}
+	if (UCS_PTR_IS_ERR(r)) {
+		*s->failed = *s->stop = true;
+		return;
+	}
+	(*s->done)++; /* completed at once (a put whose bytes UCX buffered) */
+	s->idle = true;
+}
+
+/*
+ * Waits until every put so far has reached the exporter: a put completes when UCX may
+ * reuse its buffer (over TCP: once buffered), while a DOCA DMA write completes when the
+ * exporter has the bytes; the write rate counts this wait.
+ */
+static void bu_flush(struct bench_ucx *u)
+{
+	ucp_request_param_t prm = { 0 };
+	void *f = ucp_ep_flush_nbx(u->ep, &prm);
+
+	if (!UCS_PTR_IS_PTR(f))
+		return;
+	while (ucp_request_check_status(f) == UCS_INPROGRESS)
+		ucp_worker_progress(u->w);
+	ucp_request_free(f);
 }
 
 int bench_ucx_rep(struct bench_ucx *u, uint8_t *local, uint64_t remote, size_t size, uint32_t depth,
-                  double seconds, struct bench_rep *r)
+                  double seconds, bool write, struct bench_rep *r)
 {
 	struct bu_slot *s = calloc(depth, sizeof(*s));
 	uint64_t t0 = bench_now_ns(), end = t0 + (uint64_t)(seconds * 1e9), done = 0, t1;
@@ -193,20 +212,28 @@ int bench_ucx_rep(struct bench_ucx *u, uint8_t *local, uint64_t remote, size_t s
 		return -1;
 	for (uint32_t i = 0; i < depth; i++) {
 		s[i] = (struct bu_slot){ u,
+			                 write,
 			                 local + (size_t)i * size,
 			                 remote + (uint64_t)i * size,
 			                 size,
 			                 &done,
 			                 &stop,
 			                 &failed,
-			                 &inflight };
+			                 &inflight,
+			                 false };
 		bu_post(&s[i]);
 	}
-	while (bench_now_ns() < end && !stop)
+	while (bench_now_ns() < end && !stop) {
 		ucp_worker_progress(u->w);
-	t1 = bench_now_ns();
+		for (uint32_t i = 0; i < depth && !stop; i++)
+			if (s[i].idle)
+				bu_post(&s[i]);
+	}
 	r->tasks = done;
 	stop = true;
+	if (write)
+		bu_flush(u);
+	t1 = bench_now_ns();
 	while (inflight > 0)
 		ucp_worker_progress(u->w);
 	r->seconds = (double)(t1 - t0) / 1e9;

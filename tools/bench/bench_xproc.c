@@ -10,7 +10,9 @@
  * process_vm_readv per copy on the same slots: the rate a program that calls the syscall
  * itself gets. Sizes 1 KiB, 64 KiB and 2 MiB (or --size); medians of --reps. With
  * --transport ucx the import goes over odma's UCX transport and the baseline is raw UCX
- * ucp_get_nbx on the same slots over the same device (bench_ucx.c); sizes 4 KiB and 1 MiB.
+ * ucp_get_nbx on the same slots over the same device (bench_ucx.c); sizes 4 KiB and 1 MiB,
+ * and each also as writes (DMA into the export, which is then read-write, beside raw
+ * ucp_put_nbx). With --netns the two sides are in two network namespaces (bench_netns.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -103,7 +105,8 @@ static void xb_exporter(int fd, size_t len, bool ucx)
 	for (size_t i = 0; i < len; i++)
 		buf[i] = (uint8_t)(i * 7 + 3);
 	if (doca_mmap_create(&m) || doca_mmap_set_memrange(m, buf, len) ||
-	    doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_ONLY) ||
+	    doca_mmap_set_permissions(m, ucx ? DOCA_ACCESS_FLAG_PCI_READ_WRITE
+	                                     : DOCA_ACCESS_FLAG_PCI_READ_ONLY) ||
 	    doca_mmap_add_dev(m, dev) || doca_mmap_start(m) ||
 	    doca_mmap_export_pci(m, dev, &d, &dlen))
 		_exit(3);
@@ -117,7 +120,7 @@ static void xb_exporter(int fd, size_t len, bool ucx)
 	_exit(0);
 }
 
-static int xb_open_pair(struct xb *x, size_t len, bool ucx, char *err, size_t errlen)
+static int xb_open_pair(struct xb *x, size_t len, bool ucx, bool netns, char *err, size_t errlen)
 {
 	int sv[2];
 	uint64_t hdr[2];
@@ -131,10 +134,14 @@ static int xb_open_pair(struct xb *x, size_t len, bool ucx, char *err, size_t er
 		return snprintf(err, errlen, "socketpair/fork: %s", strerror(errno)), -1;
 	if (x->child == 0) {
 		close(sv[0]);
+		if (netns)
+			bench_netns_child(sv[1]); /* returns in the exporter proper */
 		xb_exporter(sv[1], len, ucx);
 	}
 	close(sv[1]);
 	x->fd = sv[0];
+	if (netns && bench_netns_give(x->child, x->fd, err, errlen) != 0)
+		return -1;
 	if (!xb_io(x->fd, hdr, sizeof(hdr), false) || hdr[0] > sizeof(desc) ||
 	    !xb_io(x->fd, desc, hdr[0], false))
 		return snprintf(err, errlen, "the exporter (device %s) failed", XB_HOST_PCI), -1;
@@ -174,6 +181,7 @@ static void xb_close(struct xb *x)
 		close(x->fd);
 		waitpid(x->child, NULL, 0);
 	}
+	bench_netns_close();
 	free(x->local);
 }
 
@@ -307,8 +315,11 @@ static int xb_odma_loop(struct xb_run *run, struct doca_dma_task_memcpy **t, uin
 	return run->failed ? -1 : 0;
 }
 
-/* DOCA DMA reads of @size bytes at @depth, slot i of the export into slot i locally. */
-static int xb_odma_rep(const struct xb *x, size_t size, uint32_t depth, double seconds,
+/*
+ * DOCA DMA reads of @size bytes at @depth, slot i of the export into slot i locally (with
+ * @write: writes, slot i locally into slot i of the export).
+ */
+static int xb_odma_rep(const struct xb *x, size_t size, uint32_t depth, double seconds, bool write,
                        struct bench_rep *r)
 {
 	struct xb_run run = { 0 };
@@ -330,15 +341,18 @@ static int xb_odma_rep(const struct xb *x, size_t size, uint32_t depth, double s
 	    doca_pe_connect_ctx(run.pe, ctx) || doca_ctx_start(ctx))
 		goto out;
 	for (uint32_t i = 0; i < depth; i++)
-		if (doca_buf_inventory_buf_get_by_data(inv, x->rmap, x->remote + (size_t)i * size,
-		                                       size, &s) ||
-		    doca_buf_inventory_buf_get_by_addr(inv, x->lmap, x->local + (size_t)i * size,
-		                                       size, &d) ||
+		if (doca_buf_inventory_buf_get_by_data(
+		            inv, write ? x->lmap : x->rmap,
+		            (write ? x->local : x->remote) + (size_t)i * size, size, &s) ||
+		    doca_buf_inventory_buf_get_by_addr(
+		            inv, write ? x->rmap : x->lmap,
+		            (write ? x->remote : x->local) + (size_t)i * size, size, &d) ||
 		    doca_dma_task_memcpy_alloc_init(dma, s, d, (union doca_data){ .u64 = i },
 		                                    &t[i]))
 			goto out;
 	rc = xb_odma_loop(&run, t, depth, seconds, r);
-	r->verified = rc == 0 && memcmp(x->local, (uint8_t[]){ 3, 10, 17, 24 }, 4) == 0;
+	/* a read brings the exporter's pattern; a write's bytes are checked by the reads after */
+	r->verified = rc == 0 && (write || memcmp(x->local, (uint8_t[]){ 3, 10, 17, 24 }, 4) == 0);
 out:
 	/* every task has completed (or none was submitted): release them, then stop */
 	for (uint32_t i = 0; t != NULL && i < depth && t[i] != NULL; i++) {
@@ -372,32 +386,38 @@ static double xb_rate(const struct bench_rep *r)
 
 static double xb_pingpong; /* the same-run cross-core ping-pong (ns), the noise indicator */
 
-static void xb_print(const struct bench_cfg *c, size_t size, double odma, double raw, double rawmt,
-                     int threads, bool first, bool last)
+static void xb_print(const struct bench_cfg *c, size_t size, bool write, double odma, double raw,
+                     double rawmt, int threads, bool first, bool last)
 {
 	if (c->json) {
-		printf("%s{\"mode\": \"xproc\", \"transport\": \"%s\", \"engine\": \"%s\", "
-		       "\"size\": %zu, \"depth\": %u, "
+		printf("%s{\"mode\": \"xproc\", \"transport\": \"%s\", \"op\": \"%s\", "
+		       "\"engine\": \"%s\", \"size\": %zu, \"depth\": %u, "
 		       "\"tasks_per_sec\": %.1f, \"bytes_per_sec\": %.1f, \"raw_syscall_per_sec\": "
 		       "%.1f, "
 		       "\"raw_bytes_per_sec\": %.1f, \"ratio\": %.3f, \"raw_threads\": %d, "
 		       "\"raw_mt_syscall_per_sec\": %.1f, \"raw_mt_bytes_per_sec\": %.1f, "
-		       "\"ratio_raw_mt\": %.3f, \"pingpong_ns\": %.1f}%s",
-		       first ? "[" : ",\n ", c->ucx ? "ucx" : "process",
+		       "\"ratio_raw_mt\": %.3f, \"pingpong_ns\": %.1f, \"netns\": %s}%s",
+		       first ? "[" : ",\n ", c->ucx ? "ucx" : "process", write ? "write" : "read",
 		       getenv("ODMA_ENGINE") ? getenv("ODMA_ENGINE") : "default", size, c->depth,
 		       odma, odma * (double)size, raw, raw * (double)size, raw > 0 ? odma / raw : 0,
 		       threads, rawmt, rawmt * (double)size, rawmt > 0 ? odma / rawmt : 0,
-		       xb_pingpong, last ? "]\n" : "");
+		       xb_pingpong, c->netns ? "true" : "false", last ? "]\n" : "");
 		return;
 	}
 	if (first)
-		printf("# cross-process reads over %s, importer (DPU side %s) from exporter (host "
+		printf("# cross-process %s over %s, importer (DPU side %s) %s exporter (host "
 		       "side %s), depth %u, reps %d; raw xN: the call on the engine's %d threads\n"
-		       "%8s %12s %9s %14s %9s %7s %9s %7s\n",
-		       c->ucx ? "UCX (TCP)" : "CMA", XB_DPU_PCI, XB_HOST_PCI, c->depth, c->reps,
-		       threads, "size", "odma Mt/s", "GB/s",
-		       c->ucx ? "raw get_nbx M/s" : "raw readv M/s", "GB/s", "x raw", "raw xN",
+		       "%s%8s %12s %9s %14s %9s %7s %9s %7s\n",
+		       c->ucx ? "reads and writes" : "reads",
+		       c->netns ? "UCX (TCP on a veth, two network namespaces)"
+		       : c->ucx ? "UCX (TCP)"
+		                : "CMA",
+		       XB_DPU_PCI, c->ucx ? "and" : "from", XB_HOST_PCI, c->depth, c->reps, threads,
+		       c->ucx ? "   op " : "", "size", "odma Mt/s", "GB/s",
+		       c->ucx ? "raw get/put M/s" : "raw readv M/s", "GB/s", "x raw", "raw xN",
 		       "x rawN");
+	if (c->ucx)
+		printf("%5s ", write ? "write" : "read");
 	printf("%8zu %12.4f %9.2f %14.4f %9.2f %7.2f %9.2f %7.2f\n", size, odma / 1e6,
 	       odma * (double)size / 1e9, raw / 1e6, raw * (double)size / 1e9,
 	       raw > 0 ? odma / raw : 0, rawmt * (double)size / 1e9, rawmt > 0 ? odma / rawmt : 0);
@@ -409,6 +429,7 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 	static const size_t ucx_sizes[] = { 4096, 1048576, 0 }; /* the two criteria */
 	const size_t *sz = size_given ? &c->size : c->ucx ? ucx_sizes : sizes;
 	int n = size_given ? 1 : c->ucx ? 2 : 3;
+	int ops = c->ucx ? 2 : 1; /* UCX: reads, then writes, of each size */
 	size_t biggest = 0;
 	double rep_s = c->seconds / c->reps;
 	struct xb x;
@@ -418,32 +439,38 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 	for (int i = 0; i < n; i++)
 		biggest = sz[i] > biggest ? sz[i] : biggest;
 	signal(SIGPIPE, SIG_IGN);
+	if (c->netns && bench_netns_enter(err, sizeof(err)) != 0) {
+		fprintf(stderr, "odma-bench: %s\n", err);
+		return 1;
+	}
 	xb_pingpong = c->no_pingpong ? 0 : bench_pingpong_ns();
-	if (xb_open_pair(&x, biggest * c->depth, c->ucx, err, sizeof(err)) != 0) {
+	if (xb_open_pair(&x, biggest * c->depth, c->ucx, c->netns, err, sizeof(err)) != 0) {
 		fprintf(stderr, "odma-bench: --xproc: %s\n", err);
 		xb_close(&x);
 		return 1;
 	}
-	for (int i = 0; i < n && rc == 0; i++) {
+	for (int j = 0; j < n * ops && rc == 0; j++) {
 		double ro[99], rr[99], rt[99];
-		int threads = bench_engine_threads();
+		int threads = bench_engine_threads(), i = j / ops;
+		bool write = j % ops == 1;
 		struct bench_rep r;
 
 		for (int k = 0; k < c->reps && rc == 0;
 		     k++) { /* interleaved: both see one machine */
 			memset(&r, 0, sizeof(r));
-			if (xb_odma_rep(&x, sz[i], c->depth, rep_s, &r) != 0) {
+			if (xb_odma_rep(&x, sz[i], c->depth, rep_s, write, &r) != 0) {
 				fprintf(stderr,
-				        "odma-bench: --xproc: a DMA task failed at size %zu\n",
-				        sz[i]);
+				        "odma-bench: --xproc: a DMA %s failed at size %zu\n",
+				        write ? "write" : "read", sz[i]);
 				rc = 1;
 			}
 			ro[k] = xb_rate(&r);
 			memset(&r, 0, sizeof(r));
 			if (x.ucx != NULL &&
 			    bench_ucx_rep(x.ucx, x.local, (uint64_t)(uintptr_t)x.remote, sz[i],
-			                  c->depth, rep_s, &r) != 0) {
-				fprintf(stderr, "odma-bench: --xproc: raw ucp_get_nbx failed\n");
+			                  c->depth, rep_s, write, &r) != 0) {
+				fprintf(stderr, "odma-bench: --xproc: raw ucp_%s_nbx failed\n",
+				        write ? "put" : "get");
 				rc = 1;
 			} else if (x.ucx == NULL) {
 				xb_raw_rep(&x, sz[i], c->depth, rep_s, &r);
@@ -456,8 +483,9 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 			}
 		}
 		if (rc == 0)
-			xb_print(c, sz[i], bench_median(ro, c->reps), bench_median(rr, c->reps),
-			         bench_median(rt, c->reps), threads, i == 0, i == n - 1);
+			xb_print(c, sz[i], write, bench_median(ro, c->reps),
+			         bench_median(rr, c->reps), bench_median(rt, c->reps), threads,
+			         j == 0, j == n * ops - 1);
 	}
 	xb_close(&x);
 	return rc;

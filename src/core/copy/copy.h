@@ -196,6 +196,14 @@ static inline void odma_copy_grow_dst(const struct odma_copy *c)
 	odma_copy_grow_dst_list(c);
 }
 
+/*
+ * Inline progress of network copies (odma_tp_poll): a PE with network copies in flight
+ * calls odma_copy_net_poll from doca_pe_progress (never blocks), and odma_copy_net_poll_end
+ * when it goes to sleep (doca_pe_request_notification).
+ */
+void odma_copy_net_poll(void);
+void odma_copy_net_poll_end(void);
+
 /* Whether the copy reaches memory of another process (fault injection counts these). */
 bool odma_copy_is_remote(const struct odma_copy *c);
 

@@ -127,6 +127,16 @@ doca_error_t odma_copy_start(const struct odma_copy *c, odma_copy_done_fn *done,
 	return DOCA_SUCCESS;
 }
 
+void odma_copy_net_poll(void)
+{
+	odma_tp_poll();
+}
+
+void odma_copy_net_poll_end(void)
+{
+	odma_tp_poll_end();
+}
+
 /* Never called: a network copy never reaches an engine (core/exec starts it). */
 static doca_error_t net_move(const struct odma_copy *c, uint64_t off, uint64_t len)
 {

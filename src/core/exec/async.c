@@ -6,8 +6,11 @@
  * PE thread starts the copy (odma_copy_start) after the checks every task passes; the
  * transport completes it later on its own thread, which pushes the task onto the PE's
  * async list (lock-free, LIFO) and signals an armed PE; doca_pe_progress takes the list and
- * delivers the tasks like any other. The local data path is untouched: one relaxed load
- * per progress call (pe.c) and one predicted branch per submit (task.c).
+ * delivers the tasks like any other. While network copies of a PE are in flight
+ * (async_inflight), doca_pe_progress also does the transport's work itself (odma_tp_poll:
+ * the replies are taken on the thread that waits for them, not handed over by a thread that
+ * had to wake up). The local data path is untouched: one relaxed load per progress call
+ * (pe.c) and one predicted branch per submit (task.c).
  */
 #include <sched.h>
 
@@ -48,6 +51,16 @@ static void async_done(void *arg, doca_error_t st)
 	atomic_fetch_sub_explicit(&pe->async_busy, 1, memory_order_release);
 }
 
+/*
+ * PE thread, in doca_pe_progress while network copies are in flight: do the transport's
+ * work here (odma_tp_poll) rather than wait for its thread to wake up.
+ */
+void odma_pe_poll_async(struct doca_pe *pe)
+{
+	(void)pe;
+	odma_copy_net_poll();
+}
+
 void odma_pe_async_quiesce(struct doca_pe *pe)
 {
 	while (atomic_load_explicit(&pe->async_busy, memory_order_acquire) != 0)
@@ -63,8 +76,11 @@ void odma_task_launch_async(struct doca_ctx *ctx, struct doca_task *t)
 	if (r == DOCA_SUCCESS &&
 	    t->seq >= atomic_load_explicit(&ctx->flush_from, memory_order_acquire))
 		r = DOCA_ERROR_IO_FAILED;
+	/* counted first: the completion may be pushed before odma_copy_start returns */
+	atomic_fetch_add_explicit(&ctx->pe->async_inflight, 1, memory_order_relaxed);
 	if (r == DOCA_SUCCESS && odma_copy_start(&t->copy, async_done, t) == DOCA_SUCCESS)
 		return;
+	atomic_fetch_sub_explicit(&ctx->pe->async_inflight, 1, memory_order_relaxed);
 	odma_task_mark_failed(ctx, t->seq);
 	t->status = r != DOCA_SUCCESS ? r : DOCA_ERROR_IO_FAILED;
 	odma_pe_complete_local(ctx->pe, t);
@@ -74,6 +90,7 @@ void odma_pe_take_async(struct doca_pe *pe)
 {
 	struct doca_task *t = atomic_exchange_explicit(&pe->async_done, NULL, memory_order_acquire);
 	struct doca_task *rev = NULL;
+	unsigned int n = 0;
 
 	while (t != NULL) { /* back into completion order */
 		struct doca_task *next = t->next;
@@ -81,7 +98,9 @@ void odma_pe_take_async(struct doca_pe *pe)
 		t->next = rev;
 		rev = t;
 		t = next;
+		n++;
 	}
+	atomic_fetch_sub_explicit(&pe->async_inflight, n, memory_order_relaxed);
 	while (rev != NULL) {
 		struct doca_task *next = rev->next;
 

@@ -248,6 +248,9 @@ struct doca_pe {
 	/* copy tasks a network transport finished (any thread pushes; progress takes) */
 	_Atomic(struct doca_task *) async_done;
 	atomic_uint async_busy; /* transport threads between pushing a task and signalling */
+	/* network copies started and not yet taken from async_done (changed by the PE thread):
+	 * while it is 0, async_done is NULL */
+	atomic_uint async_inflight;
 };
 
 /*

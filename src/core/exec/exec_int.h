@@ -37,6 +37,9 @@ void odma_task_launch_async(struct doca_ctx *ctx, struct doca_task *t);
 /* Waits until no transport thread still touches @pe after handing it a task (destroy). */
 void odma_pe_async_quiesce(struct doca_pe *pe);
 
+/* doca_pe_progress with network copies in flight: polls their transport inline. */
+void odma_pe_poll_async(struct doca_pe *pe);
+
 /* Moves the tasks the transports finished onto the PE's done list (PE thread). */
 void odma_pe_take_async(struct doca_pe *pe);
 

@@ -432,8 +432,12 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	if (doca_unlikely(pe->num_hooked != 0))
 		any |= pe_run_hooks(pe);
 	n = pe_poll_engine(pe, batch);
-	if (doca_unlikely(atomic_load_explicit(&pe->async_done, memory_order_relaxed) != NULL))
-		odma_pe_take_async(pe);
+	/* one load when no network copy is in flight (a pushed task is still counted) */
+	if (doca_unlikely(atomic_load_explicit(&pe->async_inflight, memory_order_relaxed) != 0)) {
+		odma_pe_poll_async(pe);
+		if (atomic_load_explicit(&pe->async_done, memory_order_relaxed) != NULL)
+			odma_pe_take_async(pe);
+	}
 	/* Take the batch first: callbacks may submit, and those complete next time. */
 	t = pe->done.head;
 	pe->done.head = pe->done.tail = NULL;
@@ -505,6 +509,8 @@ doca_error_t doca_pe_request_notification(struct doca_pe *pe)
 {
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
 	pe->engine->arm(pe->engine_pe); /* bounded: keeps the engine ready for the next submit */
+	if (doca_unlikely(atomic_load_explicit(&pe->async_inflight, memory_order_relaxed) != 0))
+		odma_copy_net_poll_end(); /* this thread stops polling: the transport's wakes */
 	atomic_store(&pe->armed, 1);
 	atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in odma_pe_signal */
 	if (pe_has_work(pe) && atomic_exchange(&pe->armed, 0) != 0)

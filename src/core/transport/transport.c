@@ -134,6 +134,22 @@ bool odma_tp_same_kernel(const struct odma_tp_reach *r)
 	return memcmp(me.boot_id, r->boot_id, 16) == 0 && me.pidns == r->pidns;
 }
 
+void odma_tp_poll(void)
+{
+	const struct odma_tp_ops *net = tp_table[ODMA_TP_UCX];
+
+	if (net != NULL && net->poll != NULL)
+		net->poll();
+}
+
+void odma_tp_poll_end(void)
+{
+	const struct odma_tp_ops *net = tp_table[ODMA_TP_UCX];
+
+	if (net != NULL && net->poll_end != NULL)
+		net->poll_end();
+}
+
 doca_error_t odma_tp_reach_self(struct odma_tp_reach *r)
 {
 	struct odma_tp_ident me;

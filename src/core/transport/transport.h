@@ -261,6 +261,13 @@ struct odma_tp_ops {
 	 */
 	doca_error_t (*io_start)(struct odma_tp_io *io);
 
+	/*
+	 * Optional (odma_tp_poll): the calling thread does the transport's pending work now,
+	 * unless another thread does; poll_end: that thread stops (it goes to sleep).
+	 */
+	void (*poll)(void);
+	void (*poll_end)(void);
+
 	/* Optional endpoints (see the diagram): UCX. */
 	doca_error_t (*listen)(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
 	                       void *arg, void **listener);
@@ -274,6 +281,21 @@ struct odma_tp_ops {
 	                          struct odma_tp_remote *rm);
 	void (*ep_close)(struct odma_tp_ep *ep);
 };
+
+/*
+ * Inline progress of the asynchronous transports: a thread that waits for ios of its own
+ * (a PE's, inside doca_pe_progress, while network copies of it are in flight) does their
+ * work itself: posts the queued requests, takes the replies, serves requests to this
+ * process' exports, fails expired requests. A thread polling this way spares the service
+ * thread a wake-up per request (on a busy or small machine, the wake-ups and the hand-off
+ * between threads are what a small transfer costs). Never blocks: returns at once when
+ * another thread does the work, or when the transport keeps its work on its own thread
+ * (UCX: while endpoints or listeners are open, so their callbacks never run on a PE
+ * thread). odma_tp_poll_end: the polling thread is going to sleep (the PE was armed):
+ * the service thread takes over at once.
+ */
+void odma_tp_poll(void);
+void odma_tp_poll_end(void);
 
 /* ---- selection and configuration ---- */
 
@@ -455,5 +477,15 @@ void odma_cma_allow_peers(void);
  * with its fixes, for callers that log it in their own words (Comch, sync events).
  */
 const char *odma_cma_eperm_fix(void);
+
+/*
+ * A fault-safe copy within this process that costs no system call: core/copy's fault guard
+ * (a fault inside it fails the copy instead of killing the process). It returns 0, EFAULT
+ * when the copy faulted, or ENOSYS when the guard is off (ODMA_COPY_GUARD=0, or it could not
+ * be installed): the caller then copies with process_vm_readv. core/copy gives it at load
+ * time (the UCX transport's copies into and out of application memory use it); NULL until.
+ */
+typedef int odma_tp_local_copy_fn(void *dst, const void *src, size_t len);
+void odma_tp_set_local_copy(odma_tp_local_copy_fn *fn);
 
 #endif /* ODMA_CORE_TRANSPORT_H_ */

@@ -44,9 +44,15 @@
 ODMA_LOG_REGISTER(ODMA_UCX)
 
 struct odma_tp_ep *odma_ucx_eps;
-struct odma_ucx_state odma_ux = {
-	.lock = PTHREAD_MUTEX_INITIALIZER, .once = PTHREAD_ONCE_INIT, .wfd = -1, .evfd = -1
-};
+struct odma_ucx_state odma_ux = { .lock = PTHREAD_MUTEX_INITIALIZER,
+	                          .wlock = PTHREAD_MUTEX_INITIALIZER,
+	                          .once = PTHREAD_ONCE_INIT,
+	                          .wfd = -1,
+	                          .evfd = -1 };
+__thread bool odma_ucx_in_worker;
+
+/* A thread that polled inline within this long keeps the service thread parked. */
+#define UCX_INLINE_NS 1000000ull
 
 uint64_t odma_ucx_now_ns(void)
 {
@@ -125,14 +131,41 @@ static void ucx_pick_devices(ucp_config_t *cfg)
 	ODMA_DBG("UCX transport: TLS=tcp on %s", dev);
 }
 
-/* ---- the service thread ---- */
+/* ---- the service thread, and inline polls ---- */
 
+/* While endpoints or listeners are open, their callbacks run on the service thread only. */
+static bool ucx_inline_allowed(void)
+{
+	return odma_ucx_eps == NULL && odma_ux.listeners == 0;
+}
+
+/*
+ * One round of the worker's work (holding wlock): whether requests are outstanding. An
+ * inline round stops after the queue when a job in it opened an endpoint or a listener.
+ */
+static bool ucx_round(bool inline_poll)
+{
+	odma_ucx_take_queue();
+	if (inline_poll && !ucx_inline_allowed())
+		return odma_ux.out_head != NULL;
+	while (ucp_worker_progress(odma_ux.worker) != 0)
+		;
+	odma_ucx_expire();
+	return odma_ux.out_head != NULL;
+}
+
+/*
+ * Sleeps on the worker's wake-up fd and our eventfd; while a thread polls inline (it did
+ * within UCX_INLINE_NS), parked instead: on the eventfd only, for at most a millisecond,
+ * so the replies that thread takes do not wake this one too. The decision to sleep is
+ * taken under odma_ux.lock: a job queued after it kicks (odma_ucx_enqueue).
+ */
 static void *ucx_thread(void *arg)
 {
-	struct pollfd fds[2] = { { .fd = odma_ux.wfd, .events = POLLIN },
-		                 { .fd = odma_ux.evfd, .events = POLLIN } };
-	uint64_t v;
-	bool busy;
+	struct pollfd fds[2] = { { .fd = odma_ux.evfd, .events = POLLIN },
+		                 { .fd = odma_ux.wfd, .events = POLLIN } };
+	uint64_t v, last;
+	bool busy, outstanding, parked;
 
 	(void)arg;
 	for (;;) {
@@ -141,23 +174,69 @@ static void *ucx_thread(void *arg)
 		pthread_mutex_unlock(&odma_ux.lock);
 		if (busy)
 			break;
-		odma_ucx_take_queue();
-		while (ucp_worker_progress(odma_ux.worker) != 0)
-			;
-		odma_ucx_expire();
+		pthread_mutex_lock(&odma_ux.wlock);
+		odma_ucx_in_worker = true;
+		outstanding = ucx_round(false);
+		last = atomic_load(&odma_ux.inline_ns);
+		parked = last != 0 && odma_ucx_now_ns() - last < UCX_INLINE_NS;
+		busy = !parked && ucp_worker_arm(odma_ux.worker) == UCS_ERR_BUSY;
+		odma_ucx_in_worker = false;
+		pthread_mutex_unlock(&odma_ux.wlock);
+		if (busy)
+			continue;
 		pthread_mutex_lock(&odma_ux.lock);
-		busy = odma_ux.q_head != NULL;
+		busy = odma_ux.q_head != NULL || odma_ux.stopping;
+		odma_ux.sleeping = !busy;
+		odma_ux.parked = parked;
 		pthread_mutex_unlock(&odma_ux.lock);
 		if (busy)
 			continue;
-		if (ucp_worker_arm(odma_ux.worker) == UCS_ERR_BUSY)
-			continue;
 		/* with requests outstanding, wake up to check their deadlines */
-		if (poll(fds, 2, odma_ux.out_head != NULL ? 20 : -1) > 0 &&
-		    (fds[1].revents & POLLIN))
+		if (poll(fds, parked ? 1 : 2,
+		         parked        ? 1
+		         : outstanding ? 20
+		                       : -1) > 0 &&
+		    (fds[0].revents & POLLIN))
 			(void)!read(odma_ux.evfd, &v, sizeof(v));
+		pthread_mutex_lock(&odma_ux.lock);
+		odma_ux.sleeping = false;
+		pthread_mutex_unlock(&odma_ux.lock);
 	}
 	return NULL;
+}
+
+/*
+ * odma_tp_poll: this thread does the worker's work if no one else does. Not while endpoints
+ * or listeners are open: their callbacks (Comch, RDMA) stay on the service thread.
+ */
+static void ucx_poll(void)
+{
+	if (!atomic_load_explicit(&odma_ux.inline_ok, memory_order_relaxed) || odma_ucx_in_worker ||
+	    pthread_mutex_trylock(&odma_ux.wlock) != 0)
+		return;
+	if (atomic_load(&odma_ux.inline_ok) && ucx_inline_allowed()) {
+		odma_ucx_in_worker = true;
+		atomic_store(&odma_ux.inline_ns, odma_ucx_now_ns());
+		(void)ucx_round(true);
+		odma_ucx_in_worker = false;
+	}
+	pthread_mutex_unlock(&odma_ux.wlock);
+}
+
+/* odma_tp_poll_end: the polling thread sleeps; a parked service thread resumes at once. */
+static void ucx_poll_end(void)
+{
+	bool kick;
+
+	if (!atomic_load_explicit(&odma_ux.inline_ok, memory_order_relaxed) ||
+	    atomic_exchange(&odma_ux.inline_ns, 0) == 0)
+		return;
+	pthread_mutex_lock(&odma_ux.lock);
+	kick = odma_ux.sleeping && odma_ux.parked;
+	odma_ux.sleeping = false;
+	pthread_mutex_unlock(&odma_ux.lock);
+	if (kick)
+		odma_ucx_kick();
 }
 
 static bool ucx_set_handler(unsigned int id, ucp_am_recv_callback_t cb)
@@ -191,7 +270,7 @@ static const char *ucx_open(void)
 	}
 	ucp_config_release(cfg);
 	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-	wp.thread_mode = UCS_THREAD_MODE_SINGLE;
+	wp.thread_mode = UCS_THREAD_MODE_SERIALIZED; /* one thread at a time: odma_ux.wlock */
 	if (ucp_worker_create(odma_ux.ctx, &wp, &odma_ux.worker) != UCS_OK)
 		return "ucp_worker_create failed";
 	if (ucp_worker_get_efd(odma_ux.worker, &odma_ux.wfd) != UCS_OK)
@@ -215,6 +294,7 @@ static const char *ucx_open(void)
 		return "eventfd failed";
 	if (pthread_create(&odma_ux.thread, NULL, ucx_thread, NULL) != 0)
 		return "cannot start the UCX service thread";
+	atomic_store(&odma_ux.inline_ok, true);
 	return NULL;
 }
 
@@ -228,6 +308,11 @@ static const char *ucx_open(void)
 static void ucx_atfork_child(void)
 {
 	pthread_mutex_init(&odma_ux.lock, NULL);
+	pthread_mutex_init(&odma_ux.wlock, NULL);
+	atomic_store(&odma_ux.inline_ok, false);
+	atomic_store(&odma_ux.inline_ns, 0);
+	odma_ux.sleeping = odma_ux.parked = false;
+	odma_ux.listeners = 0;
 	odma_ux.up = false;
 	odma_ux.why =
 	        "this process is a fork() child of one that used UCX, and UCX does not survive "
@@ -312,6 +397,9 @@ static void ucx_shutdown(void)
 	odma_ucx_kick();
 	if (pthread_join(odma_ux.thread, NULL) != 0)
 		return;
+	pthread_mutex_lock(&odma_ux.wlock); /* no inline poll after this one */
+	atomic_store(&odma_ux.inline_ok, false);
+	pthread_mutex_unlock(&odma_ux.wlock);
 	odma_ux.up = false;
 	for (struct odma_tp_ep *ep = odma_ucx_eps, *next; ep != NULL; ep = next) {
 		next = ep->next;
@@ -355,6 +443,8 @@ const struct odma_tp_ops odma_tp_ucx = {
 	.attach = odma_ucx_attach,
 	.detach = odma_ucx_detach,
 	.io_start = odma_ucx_io_start,
+	.poll = ucx_poll,
+	.poll_end = ucx_poll_end,
 	.listen = odma_ucx_listen,
 	.listen_close = odma_ucx_listen_close,
 	.connect = odma_ucx_connect,

@@ -49,7 +49,7 @@ static void ucx_call(void (*fn)(void *), void *arg)
 	struct ucx_waiter w = { 0 };
 	struct ucx_chunk *c;
 
-	if (pthread_equal(pthread_self(), odma_ux.thread)) {
+	if (odma_ucx_in_worker) { /* the service thread, or a thread polling inline */
 		fn(arg);
 		return;
 	}
@@ -178,6 +178,8 @@ static void listen_job(void *arg)
 	lp.conn_handler.cb = listener_conn_cb;
 	lp.conn_handler.arg = j->L;
 	j->st = ucp_listener_create(odma_ux.worker, &lp, &j->L->l);
+	if (j->st == UCS_OK)
+		odma_ux.listeners++; /* no inline polls from now on (ucx.c) */
 }
 
 doca_error_t odma_ucx_listen(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
@@ -215,6 +217,7 @@ static void listen_close_job(void *arg)
 	struct ucx_listener *L = arg;
 
 	ucp_listener_destroy(L->l);
+	odma_ux.listeners--;
 	free(L);
 }
 

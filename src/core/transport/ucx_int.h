@@ -6,7 +6,9 @@
  * share. ucx.c owns the worker and the service thread (configuration, start, exit),
  * ucx_req.c the importer's requests (chunks, peers, deadlines, replies), ucx_serve.c the
  * exporter's answers, ucx_ep.c the endpoints. Everything marked "service thread" is touched
- * by that thread alone; the rest under odma_ux.lock.
+ * only by the holder of odma_ux.wlock, the worker lock: the service thread while it is
+ * awake, or a thread polling inline (odma_tp_poll); the rest under odma_ux.lock. Lock
+ * order: wlock, then lock.
  */
 #ifndef ODMA_CORE_TRANSPORT_UCX_INT_H_
 #define ODMA_CORE_TRANSPORT_UCX_INT_H_
@@ -80,8 +82,14 @@ struct odma_ucx_state {
 	pthread_mutex_t lock;
 	pthread_once_t once;
 	bool up;
-	bool stopping;   /* the process exits: the service thread leaves (lock) */
-	const char *why; /* why the transport is not up */
+	bool stopping; /* the process exits: the service thread leaves (lock) */
+	bool sleeping; /* the service thread sleeps, or is about to: a new job kicks it (lock) */
+	bool parked;   /* it sleeps a short while only: a thread polls inline (lock) */
+	pthread_mutex_t wlock;      /* the worker and everything marked service thread */
+	_Atomic uint64_t inline_ns; /* when a thread last polled inline; 0: none does */
+	atomic_bool inline_ok;      /* the service thread runs: inline polls may take over */
+	unsigned int listeners;     /* open listeners (service thread) */
+	const char *why;            /* why the transport is not up */
 	ucp_context_h ctx;
 	ucp_worker_h worker;
 	int wfd, evfd;
@@ -107,6 +115,7 @@ struct odma_tp_ep {
 extern struct odma_tp_ep *odma_ucx_eps; /* every open endpoint (service thread) */
 
 /* ucx.c */
+extern __thread bool odma_ucx_in_worker; /* this thread holds odma_ux.wlock */
 uint64_t odma_ucx_now_ns(void);
 void odma_ucx_kick(void);                  /* wakes the service thread */
 bool odma_ucx_available(const char **why); /* starts the transport once */

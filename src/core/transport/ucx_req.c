@@ -388,16 +388,30 @@ void odma_ucx_take_queue(void)
 	}
 }
 
+/*
+ * Only a sleeping service thread is kicked: an awake one takes the queue before it sleeps
+ * (it decides to sleep under the lock, seeing the queue empty), so most jobs of a busy
+ * transport cost no system call and no wake-up.
+ */
 void odma_ucx_enqueue(struct ucx_chunk *first, struct ucx_chunk *last)
 {
+	bool kick;
+
 	pthread_mutex_lock(&odma_ux.lock);
 	if (odma_ux.q_tail != NULL)
 		odma_ux.q_tail->next = first;
 	else
 		odma_ux.q_head = first;
 	odma_ux.q_tail = last;
+	/* a parked service thread wakes within a millisecond anyway, and the thread that
+	 * polls inline takes the requests of its ios sooner */
+	kick = odma_ux.sleeping &&
+	       (!odma_ux.parked || (first->op != ODMA_UCX_OP_GET && first->op != ODMA_UCX_OP_PUT));
+	if (kick)
+		odma_ux.sleeping = false; /* one kick per sleep is enough */
 	pthread_mutex_unlock(&odma_ux.lock);
-	odma_ucx_kick();
+	if (kick)
+		odma_ucx_kick();
 }
 
 /* The import an attach serves, for its log lines: only a sync event's value is atomic. */
