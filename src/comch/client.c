@@ -213,17 +213,106 @@ bool comch_client_connecting(struct comch_ep *ep)
 	return false;
 }
 
+/* ---- the client's context ops ------------------------------------------------------------ */
+
+static bool client_progress(struct doca_ctx *ctx)
+{
+	struct comch_ep *ep = comch_ep_of(ctx);
+	bool any = false;
+
+	ep->dispatch++;
+	if (ctx->state == DOCA_CTX_STATE_STARTING)
+		any = comch_client_connecting(ep);
+	else if (ep->conn != NULL)
+		any = comch_ep_conn_step(ep, ep->conn);
+	ep->dispatch--;
+	return any;
+}
+
+static uint64_t client_arm(struct doca_ctx *ctx)
+{
+	struct comch_ep *ep = comch_ep_of(ctx);
+
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return ODMA_WAKE_NEVER; /* nothing is watched: released at the stop */
+	if (ctx->state == DOCA_CTX_STATE_STARTING) {
+		/* the server's answer arrives on cfd; before that, the next attempt is due */
+		comch_ep_watch(ep, ep->cfd, &ep->cfd_watched);
+		return ep->cfd >= 0 ? ep->deadline_ns
+		                    : comch_min_ns(ep->next_try_ns, ep->deadline_ns);
+	}
+	return ep->conn != NULL ? comch_ep_arm_conn(ep, ep->conn) : ODMA_WAKE_NEVER;
+}
+
+static void client_stop(struct doca_ctx *ctx)
+{
+	struct comch_ep *ep = comch_ep_of(ctx);
+
+	if (ctx->state == DOCA_CTX_STATE_STARTING) {
+		comch_ep_release_io(ep);
+		return;
+	}
+	if (ep->conn != NULL)
+		comch_conn_close(ep->conn, DOCA_ERROR_IO_FAILED);
+}
+
+static bool client_idle_ready(const struct doca_ctx *ctx)
+{
+	const struct comch_ep *ep = comch_ep_of(ctx);
+
+	if (ep->dispatch > 0)
+		return false; /* a callback of ours is running: IDLE comes from the next progress */
+	return ep->conn == NULL || ep->conn->notified;
+}
+
 static const struct odma_ctx_ops client_ops = {
 	.name = "COMCH_CLIENT",
 	.task_size = sizeof(struct doca_comch_task_send),
 	.start = client_start,
 	.complete = comch_send_complete,
 	.submit = comch_send_submit,
-	.progress = comch_ep_progress,
-	.stop = comch_ep_stop,
-	.idle_ready = comch_ep_idle_ready,
+	.progress = client_progress,
+	.stop = client_stop,
+	.idle_ready = client_idle_ready,
 	.no_task_conf = true,
-	.arm = comch_ep_arm,
+	.arm = client_arm,
+};
+
+/* ---- what shared code asks of a client --------------------------------------------------- */
+
+static bool client_owns(const struct comch_ep *ep, const struct doca_comch_connection *conn)
+{
+	return conn == ep->conn;
+}
+
+static void client_conn_ended(struct comch_ep *ep, struct doca_comch_connection *conn, int end)
+{
+	if (ep->ctx.state != DOCA_CTX_STATE_RUNNING)
+		return;
+	if (end == COMCH_END_PEER && conn->orderly)
+		ODMA_INFO("comch client \"%s\": the server disconnected this client; the client "
+		          "context stops",
+		          ep->name);
+	/* no client-side disconnect event exists: the client context stops by itself */
+	doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_STOPPING);
+}
+
+static bool client_fastpath_busy(const struct comch_ep *ep)
+{
+	return ep->conn != NULL && atomic_load(&ep->conn->refs) > 1;
+}
+
+static const char *client_rep_pci(const struct comch_ep *ep)
+{
+	return ep->ctx.dev->info->pci_addr;
+}
+
+const struct comch_side comch_client_side = {
+	.kind = "client",
+	.owns = client_owns,
+	.conn_ended = client_conn_ended,
+	.fastpath_busy = client_fastpath_busy,
+	.rep_pci = client_rep_pci,
 };
 
 /* ---- client API ------------------------------------------------------------------------ */
@@ -248,7 +337,7 @@ doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name,
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	r = comch_ep_init(&c->ep, dev, name, false, &client_ops);
+	r = comch_ep_init(&c->ep, dev, name, &comch_client_side, &client_ops);
 	if (r != DOCA_SUCCESS) {
 		free(c);
 		return r;

@@ -4,6 +4,8 @@
 /*
  * The Comch module's face (libdoca_comch; docs/comch.md).
  *
+ * The wire format (packets, HELLO/WELCOME, the link page) is in comch/wire.h.
+ *
  * Control path: a server (DPU side) listens on a SOCK_SEQPACKET Unix socket in the runtime
  * directory; a client (host side) connects, sends HELLO with a shared "link" page (memfd,
  * SCM_RIGHTS) and becomes RUNNING on WELCOME. Each message is one packet. Receive queues are
@@ -40,6 +42,7 @@
 #include "core/exec/exec.h"
 #include "core/memory/memory.h"
 #include "comch/ring.h"
+#include "comch/wire.h"
 #include "util/container_of.h"
 
 /* ---- limits and environment ---------------------------------------------------------- */
@@ -67,63 +70,6 @@ struct comch_peer_policy {
 	bool any; /* "any" */
 	uint32_t n;
 	uid_t uids[COMCH_ALLOW_UIDS_MAX];
-};
-
-/* ---- wire protocol (one packet per message, SOCK_SEQPACKET) --------------------------- */
-
-#define COMCH_WIRE_MAGIC 0x314843414d444f4full /* "ODMACHC1" little endian */
-#define COMCH_WIRE_VERSION 1u
-
-enum comch_wire_type {
-	COMCH_W_HELLO = 1, /* client -> server: struct comch_hello + name; fd: link page */
-	COMCH_W_WELCOME,   /* server -> client: struct comch_welcome */
-	COMCH_W_REJECT,    /* server -> client: arg = doca_error_t, payload = reason text */
-	COMCH_W_MSG,       /* a program message */
-	COMCH_W_BYE,       /* orderly disconnect */
-	COMCH_W_CONS_NEW,  /* arg = consumer id, struct comch_cons_new; fd: the ring */
-	COMCH_W_CONS_ACK,  /* arg = consumer id, payload: uint32_t accepted */
-	COMCH_W_CONS_GONE, /* arg = consumer id */
-};
-
-struct comch_wire_hdr {
-	uint32_t type;
-	uint32_t arg;
-};
-
-struct comch_hello {
-	uint64_t magic;
-	uint32_t version;
-	uint32_t max_msg;
-	uint32_t recv_queue;
-	uint32_t name_len; /* bytes of name after the struct, no NUL */
-	uint64_t system_id;
-	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE]; /* the client's device */
-};
-
-struct comch_welcome {
-	uint64_t magic;
-	uint32_t version;
-	uint32_t max_msg;
-	uint32_t recv_queue;
-	uint32_t pad;
-};
-
-struct comch_cons_new {
-	uint32_t nslots;
-	uint32_t slot_size;
-	uint32_t imm_len;
-	uint32_t pad;
-	uint64_t ring_size;
-};
-
-/* The page shared by both sides of a connection (created by the client). */
-#define COMCH_LINK_BYTES 4096u
-#define COMCH_LINK_MAGIC 0x4b4e494c48434d4full /* "OMCHLINK" */
-enum { COMCH_SIDE_CLIENT = 0, COMCH_SIDE_SERVER = 1 };
-struct comch_link {
-	uint64_t magic;
-	uint64_t pad[7];
-	_Alignas(64) _Atomic uint64_t delivered[2]; /* messages side i handed to its program */
 };
 
 /* ---- fast-path ring: ring.h (consumer side creates it; shared with the peer) ---------- */
@@ -239,10 +185,29 @@ struct doca_comch_connection {
 	uint32_t next_id; /* ids: client side odd, server side even, never 0 */
 };
 
+struct comch_ep;
+
+/*
+ * What differs between a server and a client where code they share meets it (their context
+ * ops are their own: server_ops in server.c, client_ops in client.c).
+ */
+struct comch_side {
+	const char *kind; /* "server", "client": for log lines */
+	/* Whether @conn is a live connection of @ep. */
+	bool (*owns)(const struct comch_ep *ep, const struct doca_comch_connection *conn);
+	/* A connection's end was handled (comch_conn_finish): events, state. */
+	void (*conn_ended)(struct comch_ep *ep, struct doca_comch_connection *conn, int end);
+	/* Whether a consumer or producer still holds one of its connections. */
+	bool (*fastpath_busy)(const struct comch_ep *ep);
+	/* The representor PCI address naming the server socket. */
+	const char *(*rep_pci)(const struct comch_ep *ep);
+};
+extern const struct comch_side comch_server_side, comch_client_side;
+
 /* What a server and a client share: the context and the control path. */
 struct comch_ep {
 	struct doca_ctx ctx; /* first */
-	bool is_server;
+	const struct comch_side *side;
 	char name[COMCH_NAME_MAX];
 	struct doca_dev_rep *rep; /* server */
 	uint32_t max_msg;
@@ -373,21 +338,6 @@ bool comch_server_path(char *out, size_t n, uint64_t system_id, const char *rep_
                        const char *name, const char **why);
 
 /*
- * Sends one packet (header + payload, optional fd) without blocking. Returns 0, or the
- * errno (EAGAIN: the socket is full; anything else: the connection is broken).
- */
-int comch_wire_send(int fd, uint32_t type, uint32_t arg, const void *payload, size_t len,
-                    int pass_fd);
-
-/*
- * Receives one packet into @buf (@cap bytes) without blocking. Returns the packet length
- * (>= 8 with a valid header), 0 at end of stream, -EAGAIN when nothing waits, -EMSGSIZE
- * for a packet longer than @cap, -EPROTO for a runt, or -errno. *@fd_out gets a passed fd
- * (or -1; extra fds are closed).
- */
-ssize_t comch_wire_recv(int fd, void *buf, size_t cap, int *fd_out);
-
-/*
  * An anonymous shared-memory file of @size bytes, sealed against any change of size
  * (F_SEAL_SHRINK, F_SEAL_GROW, F_SEAL_SEAL), mapped read-write; NULL on failure.
  */
@@ -488,8 +438,8 @@ static inline struct comch_ep *comch_ep_of(const struct doca_ctx *ctx)
 }
 
 /* Setup shared by doca_comch_server_create and doca_comch_client_create. */
-doca_error_t comch_ep_init(struct comch_ep *ep, struct doca_dev *dev, const char *name, bool server,
-                           const struct odma_ctx_ops *ops);
+doca_error_t comch_ep_init(struct comch_ep *ep, struct doca_dev *dev, const char *name,
+                           const struct comch_side *side, const struct odma_ctx_ops *ops);
 /* DOCA_ERROR_INVALID_VALUE (logged for @func) unless @name fits COMCH_NAME_MAX. */
 doca_error_t comch_check_name(const char *name, const char *func);
 /* DOCA_ERROR_BAD_STATE (logged, naming @what) unless the endpoint is idle. */
@@ -513,13 +463,18 @@ void comch_ep_release_io(struct comch_ep *ep);
 void comch_ep_reap(struct comch_ep *ep, bool all);
 /* Records the peer's pid on @conn when the kernel reports it. */
 void comch_ep_peer_pid(struct doca_comch_connection *conn, int fd);
-/* The context ops servers and clients share. */
-bool comch_ep_progress(struct doca_ctx *ctx);
-uint64_t comch_ep_arm(struct doca_ctx *ctx);
+/* One connection's share of a progress call: reads and dispatches, then handles its end. */
+bool comch_ep_conn_step(struct comch_ep *ep, struct doca_comch_connection *c);
+/* One connection's share of the arm op: what its PE watches, and when it is due. */
+uint64_t comch_ep_arm_conn(struct comch_ep *ep, struct doca_comch_connection *c);
+/* Makes the endpoint's PE watch @fd for input (once); sets *@watched. */
+void comch_ep_watch(struct comch_ep *ep, int fd, bool *watched);
 /* Stops the endpoint's PE watching @fd (before it is closed); clears *@watched. */
 void comch_ep_unwatch(struct comch_ep *ep, int fd, bool *watched);
-void comch_ep_stop(struct doca_ctx *ctx);
-bool comch_ep_idle_ready(const struct doca_ctx *ctx);
+static inline uint64_t comch_min_ns(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
 
 /* ---- servers (server.c) ---------------------------------------------------------------- */
 
@@ -536,7 +491,7 @@ bool comch_client_connecting(struct comch_ep *ep);
 /* Name of a side for log lines. */
 static inline const char *comch_ep_kind(const struct comch_ep *ep)
 {
-	return ep->is_server ? "server" : "client";
+	return ep->side->kind;
 }
 
 /* ---- fast path (fastpath.c, consumer.c, producer.c) ------------------------------------ */

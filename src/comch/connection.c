@@ -536,10 +536,6 @@ bool comch_conn_finish(struct doca_comch_connection *conn)
 		          "disconnecting (its process ended or crashed); in-flight sends fail, its "
 		          "consumers expire",
 		          comch_ep_kind(ep), ep->name, (int)conn->peer_pid, (void *)conn);
-	else if (end == COMCH_END_PEER && !ep->is_server && ep->ctx.state == DOCA_CTX_STATE_RUNNING)
-		ODMA_INFO("comch client \"%s\": the server disconnected this client; the client "
-		          "context stops",
-		          ep->name);
 	if (!conn->dropped) {
 		/* every consumer of the peer is gone with the connection */
 		uint32_t id;
@@ -548,15 +544,7 @@ bool comch_conn_finish(struct doca_comch_connection *conn)
 			if (ep->cons_gone_cb != NULL)
 				ep->cons_gone_cb(&ep->ev_cons, conn, id);
 	}
-	if (ep->is_server) {
-		if (ep->num_live > 0)
-			ep->num_live--;
-		if (!conn->dropped && ep->disconnect_cb != NULL)
-			ep->disconnect_cb(&ep->ev_conn, conn, 1);
-	} else if (ep->ctx.state == DOCA_CTX_STATE_RUNNING) {
-		/* no client-side disconnect event exists: the client context stops by itself */
-		doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_STOPPING);
-	}
+	ep->side->conn_ended(ep, conn, end);
 	return true;
 }
 
@@ -581,7 +569,7 @@ union doca_data doca_comch_connection_get_user_data(const struct doca_comch_conn
 struct doca_comch_server *
 doca_comch_server_get_server_ctx(const struct doca_comch_connection *connection)
 {
-	if (connection == NULL || !connection->ep->is_server)
+	if (connection == NULL || connection->ep->side != &comch_server_side)
 		return NULL;
 	return odma_container_of(connection->ep, struct doca_comch_server, ep);
 }
@@ -589,7 +577,7 @@ doca_comch_server_get_server_ctx(const struct doca_comch_connection *connection)
 struct doca_comch_client *
 doca_comch_client_get_client_ctx(const struct doca_comch_connection *connection)
 {
-	if (connection == NULL || connection->ep->is_server)
+	if (connection == NULL || connection->ep->side != &comch_client_side)
 		return NULL;
 	return odma_container_of(connection->ep, struct doca_comch_client, ep);
 }

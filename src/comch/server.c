@@ -437,17 +437,119 @@ bool comch_server_handshakes(struct comch_ep *ep)
 	return any;
 }
 
+/* ---- the server's context ops ------------------------------------------------------------ */
+
+static bool server_progress(struct doca_ctx *ctx)
+{
+	struct comch_ep *ep = comch_ep_of(ctx);
+	bool any = false;
+
+	ep->dispatch++;
+	if (ctx->state == DOCA_CTX_STATE_RUNNING) {
+		/* handshakes that ended free their room before new sockets are admitted */
+		any |= comch_server_handshakes(ep);
+		if (ctx->state == DOCA_CTX_STATE_RUNNING && comch_server_accept(ep)) {
+			any = true;
+			(void)comch_server_handshakes(ep);
+		}
+	}
+	for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
+		any |= comch_ep_conn_step(ep, c);
+	ep->dispatch--;
+	comch_ep_reap(ep, false);
+	return any;
+}
+
+static uint64_t server_arm(struct doca_ctx *ctx)
+{
+	struct comch_ep *ep = comch_ep_of(ctx);
+	uint64_t at = ODMA_WAKE_NEVER;
+
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return ODMA_WAKE_NEVER; /* nothing is watched: released at the stop */
+	comch_ep_watch(ep, ep->lfd, &ep->lfd_watched);
+	for (struct comch_hs *h = ep->hs; h != NULL; h = h->next) {
+		comch_ep_watch(ep, h->fd, &h->watched);
+		at = comch_min_ns(at, h->deadline_ns);
+	}
+	for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
+		at = comch_min_ns(at, comch_ep_arm_conn(ep, c));
+	return at;
+}
+
+/* No new clients; every connection still open is closed (disconnect events follow). */
+static void server_stop(struct doca_ctx *ctx)
+{
+	struct comch_ep *ep = comch_ep_of(ctx);
+
+	comch_ep_release_io(ep);
+	for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
+		comch_conn_close(c, DOCA_ERROR_IO_FAILED);
+}
+
+static bool server_idle_ready(const struct doca_ctx *ctx)
+{
+	const struct comch_ep *ep = comch_ep_of(ctx);
+
+	if (ep->dispatch > 0)
+		return false; /* a callback of ours is running: IDLE comes from the next progress */
+	for (const struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
+		if (!c->notified)
+			return false;
+	return true;
+}
+
 static const struct odma_ctx_ops server_ops = {
 	.name = "COMCH_SERVER",
 	.task_size = sizeof(struct doca_comch_task_send),
 	.start = server_start,
 	.complete = comch_send_complete,
 	.submit = comch_send_submit,
-	.progress = comch_ep_progress,
-	.stop = comch_ep_stop,
-	.idle_ready = comch_ep_idle_ready,
+	.progress = server_progress,
+	.stop = server_stop,
+	.idle_ready = server_idle_ready,
 	.no_task_conf = true,
-	.arm = comch_ep_arm,
+	.arm = server_arm,
+};
+
+/* ---- what shared code asks of a server --------------------------------------------------- */
+
+static bool server_owns(const struct comch_ep *ep, const struct doca_comch_connection *conn)
+{
+	for (const struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
+		if (c == conn)
+			return !c->dropped;
+	return false;
+}
+
+static void server_conn_ended(struct comch_ep *ep, struct doca_comch_connection *conn, int end)
+{
+	(void)end;
+	if (ep->num_live > 0)
+		ep->num_live--;
+	if (!conn->dropped && ep->disconnect_cb != NULL)
+		ep->disconnect_cb(&ep->ev_conn, conn, 1);
+}
+
+static bool server_fastpath_busy(const struct comch_ep *ep)
+{
+	for (const struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
+		if (atomic_load(&c->refs) > 1)
+			return true;
+	return false;
+}
+
+static const char *server_rep_pci(const struct comch_ep *ep)
+{
+	return ep->rep->info->pci_addr;
+}
+
+const struct comch_side comch_server_side = {
+	.kind = "server",
+	.owns = server_owns,
+	.conn_ended = server_conn_ended,
+	.fastpath_busy = server_fastpath_busy,
+	.rep_pci = server_rep_pci,
 };
 
 /* ---- server API ------------------------------------------------------------------------ */
@@ -479,7 +581,7 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	r = comch_ep_init(&s->ep, dev, name, true, &server_ops);
+	r = comch_ep_init(&s->ep, dev, name, &comch_server_side, &server_ops);
 	if (r != DOCA_SUCCESS) {
 		free(s);
 		return r;
