@@ -63,6 +63,7 @@
 #define COMCH_OUTBOX_MAX (256u << 10) /* control bytes queued for a peer that does not read */
 #define COMCH_PEER_LOG_PER_S 10u      /* log lines about one peer per second */
 #define COMCH_LOCK_WAIT_MS 1000u      /* server start: longest wait for the directory lock */
+#define COMCH_NET_CTL_SLACK 256u      /* network: packets queued beyond the receive queue */
 
 /* Who may be our peer besides this user and root (ODMA_COMCH_ALLOW_UIDS). */
 #define COMCH_ALLOW_UIDS_MAX 16u
@@ -142,8 +143,43 @@ bool comch_lograte_take(struct comch_lograte *l, unsigned int *dropped);
 		}                                                                                  \
 	} while (0)
 
+/* One packet that arrived over the network, waiting for the endpoint's progress (net.c). */
+struct comch_npkt {
+	struct comch_npkt *next;
+	uint32_t len; /* header + payload */
+	uint8_t bytes[];
+};
+
+/*
+ * A transport endpoint to a peer across machines (net.c): what a Unix socket and its link page
+ * are to a connection of the runtime directory. Aligned to 64 (the link page in it).
+ */
+struct comch_net {
+	struct comch_link link; /* private: delivered[peer side] comes from the peer's CREDIT */
+	struct odma_tp_ep *tp;  /* NULL once hung up */
+	pthread_mutex_t lock;   /* the inbox, tp, closed, refused */
+	struct comch_npkt *head, *tail;
+	uint32_t n, max_n;    /* packets queued, and the most that may be */
+	size_t cap;           /* longest packet accepted (header + payload) */
+	bool closed;          /* the endpoint closed, or the peer was refused: nothing is queued */
+	const char *refused;  /* why the peer was refused (a limit broken); NULL otherwise */
+	int side;             /* COMCH_SIDE_* of this process */
+	int efd;              /* eventfd rung on every arrival: the connection's descriptor */
+	atomic_uint inflight; /* sends not yet completed by the transport */
+	_Atomic uint64_t last_rx_ns; /* when the peer was last heard */
+	uint64_t last_ping_ns;       /* PE thread */
+	uint64_t credit_sent;        /* delivered count last reported */
+	/* handshakes of the listener (server side) */
+	void (*on_hello)(struct comch_net *n); /* transport thread: the first packet arrived */
+	struct comch_net *next;
+	uint64_t deadline_ns;
+	bool refused_hs; /* under the listener's lock: the sweep closes it */
+	bool swept;
+};
+
 struct doca_comch_connection {
 	struct comch_ep *ep;
+	struct comch_net *net;              /* across machines; NULL on a Unix socket */
 	struct doca_comch_connection *next; /* the server's list */
 	int fd;
 	int side;         /* COMCH_SIDE_* of this process */
@@ -241,7 +277,13 @@ struct comch_ep {
 	uint32_t num_hs;
 	struct doca_comch_connection *conns;
 	uint32_t num_live;
+	/* server across machines (net.c) */
+	struct comch_net *net_bell; /* its eventfd is rung when a HELLO is handed over */
+	bool net_bell_watched;
+	struct comch_net *net_hs; /* handshakes handed to this server (the listener's lock) */
+	struct comch_ep *net_next;
 	/* client */
+	struct comch_net *cnet; /* connecting across machines */
 	int cfd;
 	bool cfd_watched;
 	int link_fd;
@@ -493,6 +535,40 @@ static inline const char *comch_ep_kind(const struct comch_ep *ep)
 {
 	return ep->side->kind;
 }
+
+/* ---- across machines (net.c) ---------------------------------------------------------- */
+
+/* Whether ODMA_FABRIC asks for Comch across machines. */
+bool comch_net_wanted(void);
+/* A new endpoint state (packets up to @cap bytes, @max_n queued at most); NULL without memory. */
+struct comch_net *comch_net_new(size_t cap, uint32_t max_n, int side);
+/* Closes the transport endpoint (waiting briefly for the last sends); never on its thread. */
+void comch_net_hangup(struct comch_net *n);
+void comch_net_free(struct comch_net *n);
+/* One packet to the peer (any thread). 0, or EPIPE (closed) / ENOMEM. */
+int comch_net_send(struct comch_net *n, uint32_t type, uint32_t arg, const void *payload,
+                   size_t len);
+/* One arrived packet, as comch_wire_recv returns it (no fd ever travels). */
+ssize_t comch_net_recv(struct comch_net *n, void *buf, size_t cap);
+/* A connection's liveness (PING, silence), and a refused peer; true when it ended. */
+bool comch_net_tick(struct doca_comch_connection *conn);
+/* Reports the messages delivered so far to the peer (CREDIT) when that changed. */
+void comch_net_credit(struct doca_comch_connection *conn);
+/* When the connection's next PING or its silence deadline is due. */
+uint64_t comch_net_due(const struct doca_comch_connection *conn);
+/* A server starts or stops listening at ODMA_FABRIC (one listener per process). */
+doca_error_t comch_net_server_start(struct comch_ep *ep);
+void comch_net_server_stop(struct comch_ep *ep);
+/* A handshake handed to this server (its HELLO queued first in it), or NULL. */
+struct comch_net *comch_net_server_take(struct comch_ep *ep);
+/* When the process' next handshake deadline is due. */
+uint64_t comch_net_server_due(void);
+/* Connects to ODMA_FABRIC and sends the HELLO (@hello, @len bytes); NULL when it cannot. */
+struct comch_net *comch_net_client_connect(struct comch_ep *ep, const void *hello, size_t len);
+
+/* Sends one packet on a connection's socket or network endpoint (0, or an errno). */
+int comch_conn_wire_send(struct doca_comch_connection *conn, uint32_t type, uint32_t arg,
+                         const void *payload, size_t len, int pass_fd);
 
 /* ---- fast path (fastpath.c, consumer.c, producer.c) ------------------------------------ */
 

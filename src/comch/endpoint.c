@@ -286,6 +286,12 @@ void comch_ep_release_io(struct comch_ep *ep)
 		free(h);
 	}
 	ep->num_hs = 0;
+	comch_net_server_stop(ep);
+	if (ep->cnet != NULL) {
+		comch_ep_unwatch(ep, ep->cnet->efd, &ep->cfd_watched);
+		comch_net_free(ep->cnet);
+		ep->cnet = NULL;
+	}
 	if (ep->lfd >= 0) {
 		struct stat st;
 
@@ -441,6 +447,10 @@ uint64_t comch_ep_arm_conn(struct comch_ep *ep, struct doca_comch_connection *c)
 	} else if (c->pending.head != NULL ||
 	           atomic_load_explicit(&c->outbox_n, memory_order_relaxed) != 0) {
 		want |= EPOLLOUT;
+	}
+	if (c->net != NULL) {
+		want &= ~(uint32_t)EPOLLOUT; /* the transport queues every send: never "full" */
+		at = comch_min_ns(at, comch_net_due(c));
 	}
 	if (want != c->watch && doca_priv_pe_watch(ep->ctx.pe, c->fd, want) == DOCA_SUCCESS)
 		c->watch = want;

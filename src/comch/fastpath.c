@@ -41,6 +41,13 @@ doca_error_t comch_fp_conn_usable(struct doca_comch_connection *conn, const char
 		         func, (void *)conn, comch_ep_kind(ep));
 		return DOCA_ERROR_BAD_STATE;
 	}
+	if (conn->net != NULL) {
+		ODMA_ERR("%s: connection %p runs across ODMA_FABRIC; consumers and producers "
+		         "do not cross machines yet (docs/differences-from-hardware.md): use "
+		         "Comch messages, or run both sides on one kernel",
+		         func, (void *)conn);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
 	return DOCA_SUCCESS;
 }
 

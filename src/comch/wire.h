@@ -30,6 +30,10 @@ enum comch_wire_type {
 	COMCH_W_CONS_NEW,  /* arg = consumer id, struct comch_cons_new; fd: the ring */
 	COMCH_W_CONS_ACK,  /* arg = consumer id, payload: uint32_t accepted */
 	COMCH_W_CONS_GONE, /* arg = consumer id */
+	/* across machines only (comch/net.c): a Unix socket needs none of these */
+	COMCH_W_PING,   /* "are you there": answered by the peer's transport thread */
+	COMCH_W_PONG,   /* the answer */
+	COMCH_W_CREDIT, /* payload: uint64_t messages this side delivered (never goes back) */
 };
 
 struct comch_wire_hdr {

@@ -1,0 +1,118 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * A hostile Comch client across machines: it speaks the transport (core/transport's endpoints,
+ * UCX) by hand at ODMA_FABRIC and sends what no odma client sends. The server must refuse
+ * each connection without crashing, answer a HELLO for an unknown server with REJECT
+ * (NOT_FOUND), and go on serving (comch_netns.sh then runs a good client against it).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "comch/wire.h"
+#include "core/transport/transport.h"
+
+#include <doca_error.h>
+
+static volatile int rejects, closes;
+static volatile uint32_t reject_code;
+
+static void on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
+{
+	(void)ep;
+	(void)arg;
+	if (imm == COMCH_W_REJECT && len >= 4) {
+		uint32_t a;
+
+		memcpy(&a, bytes, 4);
+		reject_code = a;
+		__atomic_add_fetch(&rejects, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+static void on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
+{
+	(void)ep;
+	(void)why;
+	(void)arg;
+	__atomic_add_fetch(&closes, 1, __ATOMIC_SEQ_CST);
+}
+
+static const struct odma_tp_ep_cbs cbs = { on_recv, on_close, NULL };
+
+static void nap_ms(unsigned int ms)
+{
+	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&t, NULL);
+}
+
+/* One connection that sends @len bytes as packet @type, waits a little, closes. */
+static int one(const char *addr, uint16_t port, uint32_t type, const void *b, size_t len,
+               unsigned int wait_ms)
+{
+	const struct odma_tp_ep_api *api = doca_priv_tp_ep_api();
+	struct odma_tp_ep *ep;
+
+	if (api->connect(addr, port, &cbs, &ep) != DOCA_SUCCESS) {
+		fprintf(stderr, "hostile: cannot connect to %s:%u\n", addr, port);
+		return 1;
+	}
+	if (api->ep_send(ep, b, len, type, NULL, NULL) != DOCA_SUCCESS) {
+		fprintf(stderr, "hostile: send failed\n");
+		return 1;
+	}
+	nap_ms(wait_ms);
+	api->ep_close(ep);
+	return 0;
+}
+
+int comch_net_hostile(void);
+int comch_net_hostile(void)
+{
+	const char *fab = getenv("ODMA_FABRIC");
+	const char *colon = fab ? strrchr(fab, ':') : NULL;
+	char addr[64];
+	uint16_t port;
+	uint8_t *big = calloc(1, 1u << 20);
+	uint8_t hello[4 + sizeof(struct comch_hello) + 16];
+	struct comch_hello h = { .magic = COMCH_WIRE_MAGIC,
+		                 .version = COMCH_WIRE_VERSION,
+		                 .max_msg = 4096,
+		                 .recv_queue = 8 };
+	int bad = 0;
+
+	if (colon == NULL || big == NULL)
+		return 2;
+	snprintf(addr, sizeof(addr), "%.*s", (int)(colon - fab), fab);
+	port = (uint16_t)atoi(colon + 1);
+	bad |= one(addr, port, COMCH_W_HELLO, "ab", 2, 200);       /* runt */
+	bad |= one(addr, port, COMCH_W_HELLO, big, 1u << 20, 300); /* oversized */
+	bad |= one(addr, port, 999, "abcdefgh", 8, 200);           /* unknown type */
+	bad |= one(addr, port, COMCH_W_MSG, "abcdefgh", 8, 200);   /* no HELLO first */
+	h.name_len = 1000;                                         /* name_len lies */
+	memset(hello, 0, sizeof(hello));
+	memcpy(hello + 4, &h, sizeof(h));
+	bad |= one(addr, port, COMCH_W_HELLO, hello, sizeof(hello), 200);
+	h.name_len = 16; /* a server nobody runs */
+	memcpy(hello + 4, &h, sizeof(h));
+	memcpy(hello + 4 + sizeof(h), "no-such-server!!", 16);
+	bad |= one(addr, port, COMCH_W_HELLO, hello, sizeof(hello), 1000);
+	free(big);
+	if (bad)
+		return 1;
+	if (rejects < 1 || reject_code != (uint32_t)DOCA_ERROR_NOT_FOUND) {
+		fprintf(stderr,
+		        "hostile: expected a REJECT (NOT_FOUND) for an unknown server, got "
+		        "%d rejects (code %u)\n",
+		        rejects, reject_code);
+		return 1;
+	}
+	printf("hostile: 6 malformed or unknown handshakes sent; the unknown server was "
+	       "rejected (NOT_FOUND)\n");
+	return 0;
+}

@@ -1,0 +1,115 @@
+#!/bin/sh
+# Comch across two machines, emulated: the DPU side (servers) in its own network + PID +
+# mount namespaces, the host side (clients) in another such set, joined only by a veth pair
+# made here; each side has its own runtime directory (ODMA_RUNDIR), so only the network joins
+# them. Needs root; exits 77 saying why when it cannot build the namespaces. Everything made
+# here is removed on exit.
+# Usage: comch_netns.sh PEER   (PEER: the comch_net_peer program)
+if [ "$(id -u)" != 0 ]; then
+	echo "skip: needs root to create network and PID namespaces (run make check as root)"
+	exit 77
+fi
+for c in ip unshare mkfifo; do
+	command -v "$c" >/dev/null 2>&1 || { echo "skip: $c is not installed"; exit 77; }
+done
+PEER=$1
+tag=$$
+H="odma-cc-h$tag"
+D="odma-cc-d$tag"
+VH="occh$tag"
+VD="occd$tag"
+NET="10.202.$((tag % 250))"
+T=$(mktemp -d /tmp/odma-comchnet.XXXXXX)
+cleanup() {
+	for ns in "$H" "$D"; do
+		for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+		ip netns del "$ns" 2>/dev/null
+	done
+	ip link del "$VH" 2>/dev/null
+	rm -rf "$T"
+	true
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+if ! ip netns add "$H" 2>/dev/null || ! ip netns add "$D" 2>/dev/null; then
+	echo "skip: cannot create network namespaces here (ip netns add failed)"
+	exit 77
+fi
+if ! ip link add "$VH" type veth peer name "$VD" 2>/dev/null; then
+	echo "skip: cannot create a veth pair here"
+	exit 77
+fi
+set -e
+ip link set "$VH" netns "$H"
+ip link set "$VD" netns "$D"
+ip -n "$H" addr add "$NET.1/24" dev "$VH"
+ip -n "$D" addr add "$NET.2/24" dev "$VD"
+for ns in "$H" "$D"; do ip -n "$ns" link set lo up; done
+ip -n "$H" link set "$VH" up
+ip -n "$D" link set "$VD" up
+set +e
+mkdir -p "$T/rh" "$T/rd"
+chmod 700 "$T/rh" "$T/rd"
+export ODMA_FABRIC="$NET.2:18516"
+export ODMA_SYSTEM=bf3
+export ODMA_TRANSPORT_TIMEOUT_MS=1500
+unset ODMA_TRANSPORT
+# side NS RUNDIR ARGS...: one program in its own PID + mount namespace of network namespace NS
+dpu() { ODMA_RUNDIR="$T/rd" ip netns exec "$D" unshare --pid --fork --kill-child --mount-proc "$PEER" "$@"; }
+host() { ODMA_RUNDIR="$T/rh" ip netns exec "$H" unshare --pid --fork --kill-child --mount-proc "$PEER" "$@"; }
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+# await FILE WORD SECONDS
+await() {
+	i=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt $(($3 * 10)) ] && return 1
+		sleep 0.1
+	done
+}
+
+echo "== control path, hostile client, fast path refused"
+dpu server ctl 2 >"$T/s1" 2>&1 &
+s1=$!
+await "$T/s1" listening 20 || bad "the server did not start: $(cat "$T/s1")"
+host hostile || bad "hostile client"
+host client ctl 300 || bad "client round trip"
+host client-fp ctl || bad "fast path refusal"
+wait $s1 || bad "server: $(cat "$T/s1")"
+cat "$T/s1"
+
+# lose MODE: a server and a client hold a connection; MODE kills the client, the server, or
+# takes the link down; the survivors must see the end within the bound.
+lose() {
+	mkfifo "$T/gs_$1" "$T/gc_$1"
+	dpu server-lose "lose$1" <"$T/gs_$1" >"$T/ls_$1" 2>&1 &
+	sp=$!
+	exec 7>"$T/gs_$1"
+	await "$T/ls_$1" listening 20 || bad "$1: server did not start"
+	host client-hold "lose$1" <"$T/gc_$1" >"$T/lc_$1" 2>&1 &
+	cp=$!
+	exec 8>"$T/gc_$1"
+	await "$T/lc_$1" ready 20 || bad "$1: client not ready: $(cat "$T/lc_$1")"
+	await "$T/ls_$1" ready 20 || bad "$1: server not ready: $(cat "$T/ls_$1")"
+	case $1 in
+	client) kill -9 $cp; wait $cp; echo go >&7; wait $sp || bad "client killed: server: $(cat "$T/ls_$1")" ;;
+	server) kill -9 $sp; wait $sp; echo go >&8; wait $cp || bad "server killed: client: $(cat "$T/lc_$1")" ;;
+	link)
+		ip -n "$H" link set "$VH" down
+		echo go >&7
+		echo go >&8
+		wait $sp || bad "link down: server: $(cat "$T/ls_$1")"
+		wait $cp || bad "link down: client: $(cat "$T/lc_$1")"
+		ip -n "$H" link set "$VH" up
+		;;
+	esac
+	exec 7>&- 8>&-
+	cat "$T/ls_$1" "$T/lc_$1" | grep -v "^ready\|^listening" || true
+}
+echo "== peer killed"
+lose client
+lose server
+echo "== link down"
+lose link
+exit $fail
