@@ -31,6 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
+trap '' PIPE
 if ! ip netns add "$H" 2>/dev/null || ! ip netns add "$D" 2>/dev/null; then
 	echo "skip: cannot create network namespaces here (ip netns add failed)"
 	exit 77
@@ -50,13 +51,14 @@ ip -n "$D" link set "$VD" up
 set +e
 mkdir -p "$T/rh" "$T/rd"
 chmod 700 "$T/rh" "$T/rd"
-export ODMA_FABRIC="$NET.2:18516"
+PORT=18516
 export ODMA_SYSTEM=bf3
 export ODMA_TRANSPORT_TIMEOUT_MS=1500
 unset ODMA_TRANSPORT
 # side NS RUNDIR ARGS...: one program in its own PID + mount namespace of network namespace NS
-dpu() { ODMA_RUNDIR="$T/rd" ip netns exec "$D" unshare --pid --fork --kill-child --mount-proc "$PEER" "$@"; }
-host() { ODMA_RUNDIR="$T/rh" ip netns exec "$H" unshare --pid --fork --kill-child --mount-proc "$PEER" "$@"; }
+# each scenario its own port: a closed listener leaves its port in TIME_WAIT a while
+dpu() { ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rd" ip netns exec "$D" unshare --pid --fork --kill-child --mount-proc "$PEER" "$@"; }
+host() { ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rh" ip netns exec "$H" unshare --pid --fork --kill-child --mount-proc "$PEER" "$@"; }
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 # await FILE WORD SECONDS
@@ -79,22 +81,26 @@ host client-fp ctl || bad "fast path refusal"
 wait $s1 || bad "server: $(cat "$T/s1")"
 cat "$T/s1"
 
+# killns NS: kill -9 every process of the namespace (the peer itself, not its wrappers)
+killns() { for p in $(ip netns pids "$1"); do kill -9 "$p" 2>/dev/null; done; }
+
 # lose MODE: a server and a client hold a connection; MODE kills the client, the server, or
 # takes the link down; the survivors must see the end within the bound.
 lose() {
+	PORT=$((PORT + 1))
 	mkfifo "$T/gs_$1" "$T/gc_$1"
 	dpu server-lose "lose$1" <"$T/gs_$1" >"$T/ls_$1" 2>&1 &
 	sp=$!
 	exec 7>"$T/gs_$1"
-	await "$T/ls_$1" listening 20 || bad "$1: server did not start"
+	await "$T/ls_$1" listening 20 || bad "$1: server did not start: $(cat "$T/ls_$1")"
 	host client-hold "lose$1" <"$T/gc_$1" >"$T/lc_$1" 2>&1 &
 	cp=$!
 	exec 8>"$T/gc_$1"
 	await "$T/lc_$1" ready 20 || bad "$1: client not ready: $(cat "$T/lc_$1")"
 	await "$T/ls_$1" ready 20 || bad "$1: server not ready: $(cat "$T/ls_$1")"
 	case $1 in
-	client) kill -9 $cp; wait $cp; echo go >&7; wait $sp || bad "client killed: server: $(cat "$T/ls_$1")" ;;
-	server) kill -9 $sp; wait $sp; echo go >&8; wait $cp || bad "server killed: client: $(cat "$T/lc_$1")" ;;
+	client) killns "$H"; wait $cp; echo go >&7; wait $sp || bad "client killed: server: $(cat "$T/ls_$1")" ;;
+	server) killns "$D"; wait $sp; echo go >&8; wait $cp || bad "server killed: client: $(cat "$T/lc_$1")" ;;
 	link)
 		ip -n "$H" link set "$VH" down
 		echo go >&7
