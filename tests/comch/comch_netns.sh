@@ -4,7 +4,8 @@
 # made here; each side has its own runtime directory (ODMA_RUNDIR), so only the network joins
 # them. Needs root; exits 77 saying why when it cannot build the namespaces. Everything made
 # here is removed on exit.
-# Usage: comch_netns.sh PEER   (PEER: the comch_net_peer program)
+# Usage: comch_netns.sh PEER [DMA_COPY]   (PEER: comch_net_peer; DMA_COPY: doca_dma_copy, whose
+# copies both ways across the namespaces are cmp-verified)
 if [ "$(id -u)" != 0 ]; then
 	echo "skip: needs root to create network and PID namespaces (run make check as root)"
 	exit 77
@@ -13,6 +14,7 @@ for c in ip unshare mkfifo; do
 	command -v "$c" >/dev/null 2>&1 || { echo "skip: $c is not installed"; exit 77; }
 done
 PEER=$1
+APP=${2:-}
 tag=$$
 H="odma-cc-h$tag"
 D="odma-cc-d$tag"
@@ -118,4 +120,27 @@ lose client
 lose server
 echo "== link down"
 lose link
+
+# the DMA Copy application both ways: Comch control messages and DMA across the namespaces
+if [ -n "$APP" ]; then
+	echo "== DMA Copy application"
+	head -c $((3 * 1048576 + 77)) /dev/urandom >"$T/src"
+	app_run() {
+		PORT=$((PORT + 1))
+		ODMA_SIDE=dpu ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rd" ip netns exec "$D" \
+			unshare --pid --fork --kill-child --mount-proc timeout 60 "$APP" -f "$1" -l 50 \
+			>"$T/app_dpu" 2>&1 &
+		ap=$!
+		await "$T/app_dpu" "waiting for the host side" 20 || bad "dma_copy DPU side: $(cat "$T/app_dpu")"
+		ODMA_SIDE=host ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rh" ip netns exec "$H" \
+			unshare --pid --fork --kill-child --mount-proc timeout 60 "$APP" -f "$2" \
+			>"$T/app_host" 2>&1 || bad "dma_copy host side: $(cat "$T/app_host")"
+		wait $ap || bad "dma_copy DPU side: $(cat "$T/app_dpu")"
+	}
+	app_run "$T/dpu_copy" "$T/src"
+	cmp "$T/src" "$T/dpu_copy" || bad "dma_copy host -> DPU: the files differ"
+	app_run "$T/dpu_copy" "$T/back"
+	cmp "$T/src" "$T/back" || bad "dma_copy DPU -> host: the files differ"
+	[ $fail = 0 ] && echo "dma_copy: 3 MiB + 77 bytes host -> DPU and DPU -> host, cmp equal"
+fi
 exit $fail
