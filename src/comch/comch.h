@@ -159,16 +159,17 @@ struct comch_net {
 	struct odma_tp_ep *tp;  /* NULL once hung up */
 	pthread_mutex_t lock;   /* the inbox, tp, closed, refused */
 	struct comch_npkt *head, *tail;
-	uint32_t n, max_n;    /* packets queued, and the most that may be */
-	size_t cap;           /* longest packet accepted (header + payload) */
-	bool closed;          /* the endpoint closed, or the peer was refused: nothing is queued */
-	const char *refused;  /* why the peer was refused (a limit broken); NULL otherwise */
-	int side;             /* COMCH_SIDE_* of this process */
-	int efd;              /* eventfd rung on every arrival: the connection's descriptor */
-	atomic_uint inflight; /* sends not yet completed by the transport */
-	_Atomic uint64_t last_rx_ns; /* when the peer was last heard */
-	uint64_t last_ping_ns;       /* PE thread */
-	uint64_t credit_sent;        /* delivered count last reported */
+	uint32_t n, max_n;   /* packets queued, and the most that may be */
+	size_t cap;          /* longest packet accepted (header + payload) */
+	bool closed;         /* the endpoint closed, or the peer was refused: nothing is queued */
+	const char *refused; /* why the peer was refused (a limit broken); NULL otherwise */
+	int side;            /* COMCH_SIDE_* of this process */
+	int efd;             /* eventfd rung on every arrival: the connection's descriptor */
+	struct doca_comch_connection *conn; /* once the handshake made one (fast path) */
+	atomic_uint inflight;               /* sends not yet completed by the transport */
+	_Atomic uint64_t last_rx_ns;        /* when the peer was last heard */
+	uint64_t last_ping_ns;              /* PE thread */
+	uint64_t credit_sent;               /* delivered count last reported */
 	/* handshakes of the listener (server side) */
 	void (*on_hello)(struct comch_net *n); /* transport thread: the first packet arrived */
 	struct comch_net *next;
@@ -566,6 +567,9 @@ uint64_t comch_net_server_due(void);
 /* Connects to ODMA_FABRIC and sends the HELLO (@hello, @len bytes); NULL when it cannot. */
 struct comch_net *comch_net_client_connect(struct comch_ep *ep, const void *hello, size_t len);
 
+/* The longest packet a connection across machines takes (a message, an FP_DATA). */
+size_t comch_net_conn_cap(const struct comch_ep *ep);
+
 /* Sends one packet on a connection's socket or network endpoint (0, or an errno). */
 int comch_conn_wire_send(struct doca_comch_connection *conn, uint32_t type, uint32_t arg,
                          const void *payload, size_t len, int pass_fd);
@@ -583,6 +587,15 @@ void comch_fp_on_cons_gone(struct doca_comch_connection *conn, uint32_t id);
 bool comch_fp_expire_remote_one(struct doca_comch_connection *conn, uint32_t *id);
 /* Rings the doorbells of this side's consumers and producers on @conn (it died, or acked). */
 void comch_fp_ring_local(struct doca_comch_connection *conn);
+/*
+ * Across machines, on the transport thread: the peer's consumer posted a buffer (into our
+ * shadow ring of it), or a producer of the peer sent bytes for one of our consumers. NULL,
+ * or why the peer is refused.
+ */
+const char *comch_fp_net_post(struct doca_comch_connection *conn, uint32_t id, const void *p,
+                              size_t len);
+const char *comch_fp_net_data(struct doca_comch_connection *conn, uint32_t id, const void *p,
+                              size_t len);
 /* Frees the remote consumer table (connection teardown). */
 void comch_fp_free_remote(struct doca_comch_connection *conn);
 /* Whether a connection can carry a new consumer or producer (logged for @func). */

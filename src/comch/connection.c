@@ -54,6 +54,8 @@ void comch_conn_put(struct doca_comch_connection *conn)
 {
 	if (atomic_fetch_sub(&conn->refs, 1) != 1)
 		return;
+	if (conn->net != NULL)
+		comch_net_hangup(conn->net); /* no transport callback touches conn after it */
 	while (conn->outbox != NULL) {
 		struct comch_outbox *o = conn->outbox;
 

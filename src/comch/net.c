@@ -294,6 +294,25 @@ static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, ui
 		atomic_store_explicit(&n->link.delivered[1 - n->side], v, memory_order_release);
 		break;
 	}
+	case COMCH_W_FP_POST:
+	case COMCH_W_FP_DATA: {
+		struct doca_comch_connection *conn = n->conn;
+		const char *why;
+
+		if (conn == NULL) {
+			refuse_locked(n, "a fast-path packet before the handshake");
+			break;
+		}
+		pthread_mutex_unlock(&n->lock);
+		why = imm == COMCH_W_FP_POST ? comch_fp_net_post(conn, a, b + 4, len - 4)
+		                             : comch_fp_net_data(conn, a, b + 4, len - 4);
+		pthread_mutex_lock(&n->lock);
+		if (why != NULL)
+			refuse_locked(n, why);
+		else if (imm == COMCH_W_FP_POST)
+			goto out_quiet; /* nothing for the endpoint's progress */
+		break;
+	}
 	case COMCH_W_HELLO:
 	case COMCH_W_WELCOME:
 	case COMCH_W_REJECT:
@@ -313,6 +332,9 @@ out:
 	ring(n);
 	if (n->on_hello != NULL)
 		n->on_hello(n);
+	return;
+out_quiet:
+	pthread_mutex_unlock(&n->lock);
 }
 
 static void net_on_close(struct odma_tp_ep *tp, doca_error_t why, void *arg)
@@ -335,6 +357,14 @@ static const struct odma_tp_ep_cbs *net_cbs(struct comch_net *n, struct odma_tp_
 	cbs->on_close = net_on_close;
 	cbs->arg = n;
 	return cbs;
+}
+
+size_t comch_net_conn_cap(const struct comch_ep *ep)
+{
+	size_t fp = sizeof(struct comch_wire_hdr) + sizeof(struct comch_fp_data) +
+	            COMCH_RING_MAX_IMM + ep->ctx.caps->comch_fp_max_buf_size;
+
+	return ep->rx_cap > fp ? ep->rx_cap : fp;
 }
 
 /* ---- a connection over the network (the endpoint's PE thread) ---------------------------- */

@@ -400,7 +400,7 @@ static struct doca_comch_connection *server_net_hello(struct comch_ep *ep, struc
 		return NULL;
 	/* from here on the connection's own limits apply to what the client sends */
 	pthread_mutex_lock(&net->lock);
-	net->cap = ep->rx_cap;
+	net->cap = comch_net_conn_cap(ep);
 	net->max_n = ep->recv_queue + COMCH_NET_CTL_SLACK;
 	pthread_mutex_unlock(&net->lock);
 	w.max_msg = ep->max_msg;
@@ -413,6 +413,9 @@ static struct doca_comch_connection *server_net_hello(struct comch_ep *ep, struc
 	if (conn == NULL)
 		return NULL;
 	conn->net = net;
+	pthread_mutex_lock(&net->lock);
+	net->conn = conn;
+	pthread_mutex_unlock(&net->lock);
 	hello.pci[sizeof(hello.pci) - 1] = '\0';
 	ODMA_DBG("comch server \"%s\": a client (device %s) connected at ODMA_FABRIC; max "
 	         "message %u bytes",

@@ -31,9 +31,12 @@ enum comch_wire_type {
 	COMCH_W_CONS_ACK,  /* arg = consumer id, payload: uint32_t accepted */
 	COMCH_W_CONS_GONE, /* arg = consumer id */
 	/* across machines only (comch/net.c): a Unix socket needs none of these */
-	COMCH_W_PING,   /* "are you there": answered by the peer's transport thread */
-	COMCH_W_PONG,   /* the answer */
-	COMCH_W_CREDIT, /* payload: uint64_t messages this side delivered (never goes back) */
+	COMCH_W_PING,    /* "are you there": answered by the peer's transport thread */
+	COMCH_W_PONG,    /* the answer */
+	COMCH_W_CREDIT,  /* payload: uint64_t messages this side delivered (never goes back) */
+	COMCH_W_FP_POST, /* consumer side -> producer side: arg = consumer id, comch_fp_post */
+	COMCH_W_FP_DATA, /* producer side -> consumer side: arg = consumer id, comch_fp_data +
+	                  * imm_len immediate bytes + len data bytes */
 };
 
 struct comch_wire_hdr {
@@ -65,6 +68,24 @@ struct comch_cons_new {
 	uint32_t imm_len;
 	uint32_t pad;
 	uint64_t ring_size;
+};
+
+/*
+ * The fast path across machines: the consumer's side announces each posted buffer (its post
+ * sequence number and free bytes; never its address) and the producer's side keeps a shadow
+ * ring of them, so producers claim exactly as on one kernel; the bytes then travel in an
+ * FP_DATA for the claimed sequence number and land in the consumer's buffer there.
+ */
+struct comch_fp_post {
+	uint64_t seq;
+	uint64_t room;
+};
+
+struct comch_fp_data {
+	uint64_t seq;
+	uint64_t len;
+	uint32_t producer_id;
+	uint32_t imm_len;
 };
 
 /* The page shared by both sides of a connection (created by the client). */

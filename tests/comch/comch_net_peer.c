@@ -16,8 +16,11 @@
  *   comch_net_peer server-lose NAME      serves one client, prints "ready" once it echoed one
  *                                        message, then expects the disconnect event within
  *                                        ODMA_TRANSPORT_TIMEOUT_MS + 3 s of "go" on stdin
- *   comch_net_peer client-fp NAME        a consumer on a connection across machines is refused
- *                                        (NOT_SUPPORTED)
+ *   comch_net_peer server-fp NAME        the fast path both ways (with client-fp NAME on the
+ *   comch_net_peer client-fp NAME        other side): the server's producer fills the client's
+ *                                        consumer (immediate data, 1 B, 1000 B, 1 MiB - 1),
+ *                                        then the client's producer the server's consumer;
+ *                                        bytes, producer ids, new and expired consumer events
  *   comch_net_peer hostile               speaks the transport by hand at ODMA_FABRIC:
  *                                        malformed, oversized, unknown packets
  */
@@ -30,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "comch_fp_util.h"
 #include "comch_util.h"
 
 static uint32_t msg_len(uint32_t i)
@@ -183,22 +187,101 @@ static int run_server_lose(const char *name)
 	return 0;
 }
 
+#define BIG (1u << 20)
+
+/* Waits for the peer's one-byte step message @c (cu_ep records what arrived). */
+static bool hear(struct cu_ep *e, uint32_t nth, char c)
+{
+	want_rx = nth;
+	return cu_progress_until(e, got_rx, 20000) && e->rx_len[nth - 1] == 1 &&
+	       e->rx[nth - 1][0] == (uint8_t)c;
+}
+
+static int run_server_fp(const char *name)
+{
+	struct cu_ep s;
+	struct fp p, c;
+	uint32_t pid_;
+	unsigned int agains = 0;
+
+	cu_open(&s, true);
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_server_start(&s, name, 0, 8));
+	printf("listening\n");
+	CU_CHECK(cu_progress_until(&s, got_new_cons, 20000));
+	CU_CHECK((s.last_cons_id & 1) == 1);
+	fp_producer(&p, &s, BIG, 8);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_producer_get_id(p.prod, &pid_));
+	fp_fill(&p, 5);
+	/* AGAIN until the client posts: the shadow ring fills without this process progressing */
+	CU_CHECK_DOCA(DOCA_SUCCESS, fp_send(&p, 0, 1, s.last_cons_id, "immdata!", true, &agains));
+	CU_CHECK_DOCA(DOCA_SUCCESS, fp_send(&p, 0, 1000, s.last_cons_id, NULL, true, NULL));
+	CU_CHECK_DOCA(DOCA_SUCCESS, fp_send(&p, 0, BIG - 1, s.last_cons_id, NULL, true, NULL));
+	CU_CHECK(fp_until_count(&s, &p, 3, 10000));
+	CU_CHECK(p.ok == 3 && p.err == 0);
+	CU_CHECK(hear(&s, 1, 'c'));
+	CU_CHECK(cu_progress_until(&s, got_gone_cons, 10000));
+	CU_CHECK(s.gone_cons_id == s.last_cons_id);
+	CU_CHECK_DOCA(DOCA_ERROR_NOT_FOUND, fp_send(&p, 0, 8, s.last_cons_id, NULL, false, NULL));
+	CU_CHECK(fp_close(&s, &p));
+	fp_consumer(&c, &s, 8192, 2, 0);
+	CU_CHECK(fp_until_state(&s, &c, DOCA_CTX_STATE_RUNNING, 10000));
+	fp_post(&c, 0, 8192);
+	CU_CHECK(fp_until_count(&s, &c, 1, 10000));
+	CU_CHECK(c.err == 0 && c.got_len[0] == 4096);
+	CU_CHECK(c.got_producer[0] != 0 && (c.got_producer[0] & 1) == 1);
+	for (size_t i = 0; i < 4096; i++)
+		CU_CHECK(c.mem.base[i] == (uint8_t)(i * 13u + 9));
+	CU_CHECK(fp_close(&s, &c));
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_send(&s, "d", 1));
+	CU_CHECK(cu_progress_until(&s, has_disconnect, 10000));
+	CU_CHECK(cu_close(&s));
+	printf("server: fast path both ways, bytes verified (%u AGAIN before the first post)\n",
+	       agains);
+	return 0;
+}
+
 static int run_client_fp(const char *name)
 {
 	struct cu_ep e;
-	struct cu_mem m;
-	struct doca_comch_consumer *c = NULL;
-	struct doca_comch_producer *p = NULL;
+	struct fp c, p;
+	uint32_t cid, pid_;
 
 	cu_open(&e, false);
-	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, name, 64, 64));
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, name, 0, 8));
 	CU_CHECK(cu_progress_until(&e, cu_is_running, 20000));
-	cu_mem_init(&m, e.dev, 4096, 4);
-	CU_CHECK_DOCA(DOCA_ERROR_NOT_SUPPORTED, doca_comch_consumer_create(e.conn, m.mmap, &c));
-	CU_CHECK_DOCA(DOCA_ERROR_NOT_SUPPORTED, doca_comch_producer_create(e.conn, &p));
-	cu_mem_fini(&m);
+	fp_consumer(&c, &e, 3 * BIG, 4, 8);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_get_id(c.cons, &cid));
+	CU_CHECK(cid != 0 && (cid & 1) == 1);
+	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 10000));
+	cu_progress_for(&e, 200); /* the server's producer meets an empty ring first */
+	fp_post(&c, 0, BIG);
+	fp_post(&c, BIG, BIG);
+	fp_post(&c, 2 * BIG, BIG);
+	CU_CHECK(fp_until_count(&e, &c, 3, 10000));
+	CU_CHECK(c.err == 0 && c.got_len[0] == 1 && c.got_imm_len[0] == 8 &&
+	         memcmp(c.got_imm[0], "immdata!", 8) == 0);
+	CU_CHECK(c.mem.base[0] == (uint8_t)(0 * 13u + 5));
+	CU_CHECK(c.got_len[1] == 1000 && c.got_imm_len[1] == 0);
+	CU_CHECK(c.got_len[2] == BIG - 1 && c.got_imm_len[2] == 0 && c.got_producer[2] != 0);
+	CU_CHECK(c.got_producer[0] == c.got_producer[2] && (c.got_producer[0] & 1) == 0);
+	for (size_t i = 0; i < 1000; i++)
+		CU_CHECK(c.mem.base[BIG + i] == (uint8_t)(i * 13u + 5));
+	for (size_t i = 0; i < BIG - 1; i++)
+		CU_CHECK(c.mem.base[2 * BIG + i] == (uint8_t)(i * 13u + 5));
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_send(&e, "c", 1));
+	CU_CHECK(fp_close(&e, &c)); /* the server sees it expire */
+	CU_CHECK(cu_progress_until(&e, got_new_cons, 10000));
+	CU_CHECK((e.last_cons_id & 1) == 0);
+	fp_producer(&p, &e, 4096, 4);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_producer_get_id(p.prod, &pid_));
+	fp_fill(&p, 9);
+	CU_CHECK_DOCA(DOCA_SUCCESS, fp_send(&p, 0, 4096, e.last_cons_id, NULL, true, NULL));
+	CU_CHECK(fp_until_count(&e, &p, 1, 10000));
+	CU_CHECK(p.ok == 1 && pid_ != 0 && (pid_ & 1) == 1);
+	CU_CHECK(fp_close(&e, &p));
+	CU_CHECK(hear(&e, 1, 'd'));
 	CU_CHECK(cu_close(&e));
-	printf("client: the fast path is refused across machines (NOT_SUPPORTED)\n");
+	printf("client: fast path both ways, bytes verified\n");
 	return 0;
 }
 
@@ -215,6 +298,8 @@ int main(int argc, char **argv)
 		return run_client_hold(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "server-lose") == 0)
 		return run_server_lose(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "server-fp") == 0)
+		return run_server_fp(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "client-fp") == 0)
 		return run_client_fp(argv[2]);
 	if (argc == 2 && strcmp(argv[1], "hostile") == 0)
