@@ -123,6 +123,15 @@ static bool client_try_net(struct comch_ep *ep, uint64_t now, const uint8_t *hel
 	return true;
 }
 
+/* Whether the server on @fd runs in this PID namespace (the kernel reports pid 0 otherwise). */
+static bool client_server_in_pidns(int fd)
+{
+	pid_t pid = 0;
+	uid_t uid = 0;
+
+	return comch_peer_cred(fd, &pid, &uid) && pid > 0;
+}
+
 static bool client_try_connect(struct comch_ep *ep, uint64_t now)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -146,6 +155,12 @@ static bool client_try_connect(struct comch_ep *ep, uint64_t now)
 		close(fd);
 		client_fail_start(ep);
 		return false;
+	}
+	if (comch_net_wanted() && !client_server_in_pidns(fd)) {
+		/* a shared directory, but the server is in another PID namespace: its process
+		 * memory is out of reach, so the connection goes across the network */
+		close(fd);
+		return client_try_net(ep, now, buf, len);
 	}
 	e = comch_wire_send(fd, COMCH_W_HELLO, 0, buf, len, ep->link_fd);
 	if (e != 0) {

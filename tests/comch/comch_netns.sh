@@ -58,7 +58,7 @@ export ODMA_SYSTEM=bf3
 export ODMA_TRANSPORT_TIMEOUT_MS=1500
 unset ODMA_TRANSPORT
 # side NS RUNDIR ARGS...: one program in its own PID + mount namespace of network namespace NS
-# each scenario its own port: a closed listener leaves its port in TIME_WAIT a while
+# every scenario on the same port: a server restarted there must not wait out TIME_WAIT
 dpu() { ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rd" ip netns exec "$D" unshare --pid --fork --kill-child --mount-proc "$PEER" "$@"; }
 host() { ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rh" ip netns exec "$H" unshare --pid --fork --kill-child --mount-proc "$PEER" "$@"; }
 fail=0
@@ -83,7 +83,6 @@ wait $s1 || bad "server: $(cat "$T/s1")"
 cat "$T/s1"
 
 echo "== fast path both ways"
-PORT=$((PORT + 1))
 dpu server-fp fp >"$T/s2" 2>&1 &
 s2=$!
 await "$T/s2" listening 20 || bad "the fast-path server did not start: $(cat "$T/s2")"
@@ -91,14 +90,23 @@ host client-fp fp || bad "fast-path client"
 wait $s2 || bad "fast-path server: $(cat "$T/s2")"
 grep -v listening "$T/s2"
 
+echo "== one runtime directory for both sides, PID namespaces apart"
+mkdir -p "$T/rs" && chmod 700 "$T/rs"
+ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rs" ip netns exec "$D" unshare --pid --fork --kill-child \
+	--mount-proc "$PEER" server-fp shared >"$T/s3" 2>&1 &
+s3=$!
+await "$T/s3" listening 20 || bad "the shared-directory server did not start: $(cat "$T/s3")"
+ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rs" ip netns exec "$H" unshare --pid --fork --kill-child \
+	--mount-proc "$PEER" client-fp shared || bad "shared-directory fast-path client"
+wait $s3 || bad "shared-directory server: $(cat "$T/s3")"
+
 # killns NS: kill -9 every process of the namespace (the peer itself, not its wrappers)
 killns() { for p in $(ip netns pids "$1"); do kill -9 "$p" 2>/dev/null; done; }
 
 # lose MODE: a server and a client hold a connection; MODE kills the client, the server, or
 # takes the link down; the survivors must see the end within the bound.
 lose() {
-	PORT=$((PORT + 1))
-	mkfifo "$T/gs_$1" "$T/gc_$1"
+		mkfifo "$T/gs_$1" "$T/gc_$1"
 	dpu server-lose "lose$1" <"$T/gs_$1" >"$T/ls_$1" 2>&1 &
 	sp=$!
 	exec 7>"$T/gs_$1"
@@ -134,8 +142,7 @@ if [ -n "$APP" ]; then
 	echo "== DMA Copy application"
 	head -c $((3 * 1048576 + 77)) /dev/urandom >"$T/src"
 	app_run() {
-		PORT=$((PORT + 1))
-		ODMA_SIDE=dpu ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rd" ip netns exec "$D" \
+				ODMA_SIDE=dpu ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rd" ip netns exec "$D" \
 			unshare --pid --fork --kill-child --mount-proc timeout 60 "$APP" -f "$1" -l 50 \
 			>"$T/app_dpu" 2>&1 &
 		ap=$!
