@@ -550,7 +550,7 @@ static bool where(const char *log, unsigned long *netns, long *pid, char *fabric
  * with its host side and its DPU side in two network namespaces (neither ours), each PID 1 of
  * a PID namespace of its own, both given the DPU side's ODMA_FABRIC, and passes; a hanging
  * side is killed at the time limit, nothing of it left; a pair
- * that needs Comch (the fake Secure Channel application) is reported not-yet, not failed; the
+ * that meets over Comch (the fake Secure Channel application) runs split and passes; the
  * namespaces are gone afterwards. Without root: a usage error saying so.
  */
 static void split_netns_pair(void **state)
