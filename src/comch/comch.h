@@ -57,13 +57,14 @@
  * What one peer may hold of this process (docs/reliability.md, threat model). Going past a
  * limit refuses that peer alone, with one rate-limited log line.
  */
-#define COMCH_HS_MAX 128u             /* accepted sockets awaiting HELLO, all peers */
-#define COMCH_HS_PER_PEER 16u         /* ... from one process */
-#define COMCH_ACCEPT_BUDGET 64u       /* sockets one progress call accepts */
-#define COMCH_OUTBOX_MAX (256u << 10) /* control bytes queued for a peer that does not read */
-#define COMCH_PEER_LOG_PER_S 10u      /* log lines about one peer per second */
-#define COMCH_LOCK_WAIT_MS 1000u      /* server start: longest wait for the directory lock */
-#define COMCH_NET_CTL_SLACK 256u      /* network: packets queued beyond the receive queue */
+#define COMCH_HS_MAX 128u                 /* accepted sockets awaiting HELLO, all peers */
+#define COMCH_HS_PER_PEER 16u             /* ... from one process */
+#define COMCH_ACCEPT_BUDGET 64u           /* sockets one progress call accepts */
+#define COMCH_OUTBOX_MAX (256u << 10)     /* control bytes queued for a peer that does not read */
+#define COMCH_PEER_LOG_PER_S 10u          /* log lines about one peer per second */
+#define COMCH_LOCK_WAIT_MS 1000u          /* server start: longest wait for the directory lock */
+#define COMCH_NET_CTL_SLACK 256u          /* network: packets queued beyond the receive queue */
+#define COMCH_NET_INBOX_BYTES (16u << 20) /* network: bytes queued for the progress */
 
 /* Who may be our peer besides this user and root (ODMA_COMCH_ALLOW_UIDS). */
 #define COMCH_ALLOW_UIDS_MAX 16u
@@ -160,6 +161,7 @@ struct comch_net {
 	pthread_mutex_t lock;   /* the inbox, tp, closed, refused */
 	struct comch_npkt *head, *tail;
 	uint32_t n, max_n;   /* packets queued, and the most that may be */
+	size_t bytes;        /* bytes queued (<= COMCH_NET_INBOX_BYTES beyond one packet) */
 	size_t cap;          /* longest packet accepted (header + payload) */
 	bool closed;         /* the endpoint closed, or the peer was refused: nothing is queued */
 	const char *refused; /* why the peer was refused (a limit broken); NULL otherwise */

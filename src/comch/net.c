@@ -205,6 +205,7 @@ ssize_t comch_net_recv(struct comch_net *n, void *buf, size_t cap)
 	if (n->head == NULL)
 		n->tail = NULL;
 	n->n--;
+	n->bytes -= p->len;
 	pthread_mutex_unlock(&n->lock);
 	if (p->len > cap) {
 		r = -EMSGSIZE;
@@ -237,6 +238,11 @@ static void queue_locked(struct comch_net *n, uint32_t type, uint32_t arg, const
 		refuse_locked(n, "the peer sent more packets than its receive-queue credits allow");
 		return;
 	}
+	if (n->bytes > COMCH_NET_INBOX_BYTES) {
+		refuse_locked(n, "the peer sent more bytes than this side's progress took (16 MiB "
+		                 "queued)");
+		return;
+	}
 	p = malloc(sizeof(*p) + sizeof(hdr) + len);
 	if (p == NULL) {
 		refuse_locked(n, "out of memory for an arriving packet");
@@ -253,6 +259,7 @@ static void queue_locked(struct comch_net *n, uint32_t type, uint32_t arg, const
 		n->head = p;
 	n->tail = p;
 	n->n++;
+	n->bytes += p->len;
 }
 
 /* Transport thread: one message of a connection (or of a handshake). */

@@ -23,6 +23,7 @@
  *                                        bytes, producer ids, new and expired consumer events
  *   comch_net_peer hostile               speaks the transport by hand at ODMA_FABRIC:
  *                                        malformed, oversized, unknown packets
+ *   comch_net_peer hostile-connected NAME  the same after a valid handshake with NAME
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -286,6 +287,7 @@ static int run_client_fp(const char *name)
 }
 
 int comch_net_hostile(void);
+int comch_net_hostile_connected(const char *name);
 
 int main(int argc, char **argv)
 {
@@ -304,6 +306,12 @@ int main(int argc, char **argv)
 		return run_client_fp(argv[2]);
 	if (argc == 2 && strcmp(argv[1], "hostile") == 0)
 		return comch_net_hostile();
+	if (argc == 3 && strcmp(argv[1], "hostile-connected") == 0) {
+		struct cu_ep e;
+
+		cu_open(&e, false); /* loads the emulated system (its id goes into the HELLO) */
+		return comch_net_hostile_connected(argv[2]);
+	}
 	fprintf(stderr, "usage: see the top of comch_net_peer.c\n");
 	return 2;
 }

@@ -74,10 +74,11 @@ await() {
 }
 
 echo "== control path, hostile client"
-dpu server ctl 1 >"$T/s1" 2>&1 &
+dpu server ctl 5 >"$T/s1" 2>&1 &
 s1=$!
 await "$T/s1" listening 20 || bad "the server did not start: $(cat "$T/s1")"
 host hostile || bad "hostile client"
+host hostile-connected ctl || bad "hostile client after the handshake"
 host client ctl 300 || bad "client round trip"
 wait $s1 || bad "server: $(cat "$T/s1")"
 cat "$T/s1"
