@@ -57,6 +57,8 @@ bool comch_net_wanted(void)
 	return doca_priv_config_string("ODMA_FABRIC") != NULL;
 }
 
+static atomic_bool fabric_logged;
+
 /* ODMA_FABRIC's address and port; false after one log line when it is malformed. */
 static bool fabric(char *addr, size_t n, uint16_t *port)
 {
@@ -75,9 +77,10 @@ static bool fabric(char *addr, size_t n, uint16_t *port)
 	*port = (uint16_t)p;
 	return true;
 bad:
-	ODMA_ERR("ODMA_FABRIC=\"%s\" is not ADDRESS:PORT (the DPU side's IPv4 address and a port, "
-	         "e.g. 10.0.0.2:18515; the same value on both sides)",
-	         v ? v : "");
+	if (!atomic_exchange(&fabric_logged, true)) /* a connecting client asks every 100 ms */
+		ODMA_ERR("ODMA_FABRIC=\"%s\" is not ADDRESS:PORT (the DPU side's IPv4 address and "
+		         "a port, e.g. 10.0.0.2:18515; the same value on both sides)",
+		         v ? v : "");
 	return false;
 }
 
@@ -316,8 +319,8 @@ static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, ui
 		pthread_mutex_lock(&n->lock);
 		if (why != NULL)
 			refuse_locked(n, why);
-		else if (imm == COMCH_W_FP_POST)
-			goto out_quiet; /* nothing for the endpoint's progress */
+		else
+			goto out_quiet; /* nothing for the endpoint's progress (a doorbell rang) */
 		break;
 	}
 	case COMCH_W_HELLO:
@@ -387,9 +390,13 @@ bool comch_net_tick(struct doca_comch_connection *conn)
 	struct comch_net *n = conn->net;
 	uint64_t now = doca_priv_now_ns(), quiet = silence_ns();
 	uint64_t last = atomic_load(&n->last_rx_ns);
+	const char *refused;
 
-	if (n->refused != NULL) {
-		comch_conn_refuse(conn, n->refused);
+	pthread_mutex_lock(&n->lock);
+	refused = n->refused;
+	pthread_mutex_unlock(&n->lock);
+	if (refused != NULL) {
+		comch_conn_refuse(conn, refused);
 		return true;
 	}
 	if (now > last && now - last >= quiet) {
@@ -687,7 +694,9 @@ struct comch_net *comch_net_client_connect(struct comch_ep *ep, const void *hell
 
 	if (!fabric(addr, sizeof(addr), &port))
 		return NULL;
-	n = comch_net_new(ep->rx_cap, 4, COMCH_SIDE_CLIENT);
+	/* the server may send right after its WELCOME: the client's own limits from the start */
+	n = comch_net_new(comch_net_conn_cap(ep), ep->recv_queue + COMCH_NET_CTL_SLACK,
+	                  COMCH_SIDE_CLIENT);
 	if (n == NULL)
 		return NULL;
 	r = api()->connect(addr, port, net_cbs(n, &cbs), &n->tp);

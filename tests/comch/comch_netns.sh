@@ -4,8 +4,9 @@
 # made here; each side has its own runtime directory (ODMA_RUNDIR), so only the network joins
 # them. Needs root; exits 77 saying why when it cannot build the namespaces. Everything made
 # here is removed on exit.
-# Usage: comch_netns.sh PEER [DMA_COPY]   (PEER: comch_net_peer; DMA_COPY: doca_dma_copy, whose
-# copies both ways across the namespaces are cmp-verified)
+# Usage: comch_netns.sh PEER [DMA_COPY [EVENT]]   (PEER: comch_net_peer; DMA_COPY: doca_dma_copy,
+# whose copies both ways across the namespaces are cmp-verified; EVENT: test_comch_event, whose
+# event-driven pairs (epoll_wait(-1) on the PE's handle, no polling) run across them)
 if [ "$(id -u)" != 0 ]; then
 	echo "skip: needs root to create network and PID namespaces (run make check as root)"
 	exit 77
@@ -15,6 +16,7 @@ for c in ip unshare mkfifo; do
 done
 PEER=$1
 APP=${2:-}
+EVT=${3:-}
 tag=$$
 H="odma-cc-h$tag"
 D="odma-cc-d$tag"
@@ -137,6 +139,23 @@ lose client
 lose server
 echo "== link down"
 lose link
+
+# the event-driven pairs: each side sleeps in epoll_wait(-1) on its PE's notification handle
+if [ -n "$EVT" ]; then
+	for pair in "ctrl-server ctrl-client" "fp-server fp-client" "dma-dpu dma-host"; do
+		set -- $pair
+		echo "== event-driven: $1 + $2"
+		ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rd" ip netns exec "$D" unshare --pid --fork \
+			--kill-child --mount-proc timeout 60 "$EVT" --side "$1" "ev$1" >"$T/ev_s" 2>&1 &
+		es=$!
+		sleep 0.3
+		ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rh" ip netns exec "$H" unshare --pid --fork \
+			--kill-child --mount-proc timeout 60 "$EVT" --side "$2" "ev$1" >"$T/ev_c" 2>&1 ||
+			bad "event-driven $2: $(cat "$T/ev_c")"
+		wait $es || bad "event-driven $1: $(cat "$T/ev_s")"
+		grep -h "sleeps\|ok" "$T/ev_s" "$T/ev_c" || true
+	done
+fi
 
 # the DMA Copy application both ways: Comch control messages and DMA across the namespaces
 if [ -n "$APP" ]; then
