@@ -24,6 +24,8 @@
  *   comch_net_peer hostile               speaks the transport by hand at ODMA_FABRIC:
  *                                        malformed, oversized, unknown packets
  *   comch_net_peer hostile-connected NAME  the same after a valid handshake with NAME
+ *   comch_net_peer server-bad-fabric NAME  a server start refused (INVALID_VALUE)
+ *   comch_net_peer server-port-busy NAME   a server start refused (IO_FAILED)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -289,6 +291,17 @@ static int run_client_fp(const char *name)
 int comch_net_hostile(void);
 int comch_net_hostile_connected(const char *name);
 
+/* A server whose start must fail with @want (a malformed ODMA_FABRIC, a port in use). */
+static int run_server_refused(const char *name, doca_error_t want)
+{
+	struct cu_ep e;
+
+	cu_open(&e, true);
+	CU_CHECK_DOCA(want, cu_server_start(&e, name, 64, 64));
+	printf("server: start refused with %s\n", doca_error_get_name(want));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -306,6 +319,10 @@ int main(int argc, char **argv)
 		return run_client_fp(argv[2]);
 	if (argc == 2 && strcmp(argv[1], "hostile") == 0)
 		return comch_net_hostile();
+	if (argc == 3 && strcmp(argv[1], "server-bad-fabric") == 0)
+		return run_server_refused(argv[2], DOCA_ERROR_INVALID_VALUE);
+	if (argc == 3 && strcmp(argv[1], "server-port-busy") == 0)
+		return run_server_refused(argv[2], DOCA_ERROR_IO_FAILED);
 	if (argc == 3 && strcmp(argv[1], "hostile-connected") == 0) {
 		struct cu_ep e;
 
