@@ -552,8 +552,12 @@ static void sweep(void)
 	pthread_mutex_lock(&g_net.lock);
 	for (struct comch_net **pp = &g_net.pending; *pp != NULL;) {
 		struct comch_net *n = *pp;
+		bool gone;
 
-		if (n->refused_hs || now >= n->deadline_ns || (n->closed && n->head == NULL)) {
+		pthread_mutex_lock(&n->lock); /* (the listener's lock, then an endpoint's) */
+		gone = n->closed && n->head == NULL;
+		pthread_mutex_unlock(&n->lock);
+		if (n->refused_hs || now >= n->deadline_ns || gone) {
 			*pp = n->next;
 			g_net.num_pending--;
 			n->swept = true;

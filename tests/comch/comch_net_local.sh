@@ -32,7 +32,10 @@ ODMA_RUNDIR="$T/rh" "$PEER" hostile || bad "hostile client"
 ODMA_RUNDIR="$T/rh" "$PEER" hostile-connected ctl || bad "hostile client after the handshake"
 ODMA_RUNDIR="$T/rh" "$PEER" client ctl 200 || bad "client round trip"
 wait $s1 || bad "server: $(cat "$T/s1")"
-for w in "a CREDIT that goes back" "lengths do not add up" "unknown packet type" "malformed packet"; do
+# (a WELCOME sent to a server is refused by its progress, an unknown type already on arrival:
+# whichever comes first closes that connection)
+for w in "a CREDIT that goes back" "lengths do not add up" \
+	"unknown packet type\|a packet of an unknown type" "malformed packet"; do
 	grep -q "$w" "$T/s1" || bad "the server did not refuse: $w"
 done
 ODMA_RUNDIR="$T/rd" "$PEER" server-fp fp >"$T/s2" 2>&1 &
