@@ -87,12 +87,56 @@ static bool client_server_trusted(struct comch_ep *ep, int fd)
 	return false;
 }
 
+/* The HELLO of this client into @buf; its length. */
+static size_t client_hello(struct comch_ep *ep, uint8_t *buf)
+{
+	struct comch_hello *h = (struct comch_hello *)buf;
+	size_t nlen = strlen(ep->name);
+
+	memset(h, 0, sizeof(*h));
+	h->magic = COMCH_WIRE_MAGIC;
+	h->version = COMCH_WIRE_VERSION;
+	h->max_msg = ep->max_msg;
+	h->recv_queue = ep->recv_queue;
+	h->name_len = (uint32_t)nlen;
+	h->system_id = ep->system_id;
+	snprintf(h->pci, sizeof(h->pci), "%s", ep->ctx.dev->info->pci_addr);
+	memcpy(buf + sizeof(*h), ep->name, nlen);
+	return sizeof(*h) + nlen;
+}
+
+/*
+ * No server socket answered in the runtime directory: with ODMA_FABRIC set, the server is
+ * looked for on the other side of the network (at most one attempt every 100 ms).
+ */
+static bool client_try_net(struct comch_ep *ep, uint64_t now, const uint8_t *hello, size_t len)
+{
+	if (!comch_net_wanted())
+		return false;
+	ep->next_try_ns = now + 100000000ull;
+	ep->cnet = comch_net_client_connect(ep, hello, len);
+	if (ep->cnet == NULL) {
+		ep->last_errno = EHOSTUNREACH;
+		return false;
+	}
+	ep->hello_sent = true;
+	return true;
+}
+
+/* Whether the server on @fd runs in this PID namespace (the kernel reports pid 0 otherwise). */
+static bool client_server_in_pidns(int fd)
+{
+	pid_t pid = 0;
+	uid_t uid = 0;
+
+	return comch_peer_cred(fd, &pid, &uid) && pid > 0;
+}
+
 static bool client_try_connect(struct comch_ep *ep, uint64_t now)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct comch_hello *h;
 	uint8_t buf[sizeof(struct comch_hello) + COMCH_NAME_MAX];
-	size_t nlen = strlen(ep->name);
+	size_t len = client_hello(ep, buf);
 	int fd, e;
 
 	ep->next_try_ns = now + 2000000ull; /* at most one attempt every 2 ms */
@@ -105,24 +149,20 @@ static bool client_try_connect(struct comch_ep *ep, uint64_t now)
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		ep->last_errno = errno;
 		close(fd);
-		return false;
+		return client_try_net(ep, now, buf, len);
 	}
 	if (!client_server_trusted(ep, fd)) {
 		close(fd);
 		client_fail_start(ep);
 		return false;
 	}
-	h = (struct comch_hello *)buf;
-	memset(h, 0, sizeof(*h));
-	h->magic = COMCH_WIRE_MAGIC;
-	h->version = COMCH_WIRE_VERSION;
-	h->max_msg = ep->max_msg;
-	h->recv_queue = ep->recv_queue;
-	h->name_len = (uint32_t)nlen;
-	h->system_id = ep->system_id;
-	snprintf(h->pci, sizeof(h->pci), "%s", ep->ctx.dev->info->pci_addr);
-	memcpy(buf + sizeof(*h), ep->name, nlen);
-	e = comch_wire_send(fd, COMCH_W_HELLO, 0, buf, sizeof(*h) + nlen, ep->link_fd);
+	if (comch_net_wanted() && !client_server_in_pidns(fd)) {
+		/* a shared directory, but the server is in another PID namespace: its process
+		 * memory is out of reach, so the connection goes across the network */
+		close(fd);
+		return client_try_net(ep, now, buf, len);
+	}
+	e = comch_wire_send(fd, COMCH_W_HELLO, 0, buf, len, ep->link_fd);
 	if (e != 0) {
 		ep->last_errno = e;
 		close(fd);
@@ -133,12 +173,42 @@ static bool client_try_connect(struct comch_ep *ep, uint64_t now)
 	return true;
 }
 
+/* WELCOME over the network: the connection takes the endpoint state. */
+static bool client_net_welcome(struct comch_ep *ep, const struct comch_welcome *w)
+{
+	struct comch_net *net = ep->cnet;
+	struct doca_comch_connection *conn =
+	        comch_conn_new(ep, net->efd, COMCH_SIDE_CLIENT, &net->link,
+	                       ep->max_msg < w->max_msg ? ep->max_msg : w->max_msg, w->recv_queue);
+
+	if (conn == NULL) {
+		client_fail_start(ep);
+		return true;
+	}
+	pthread_mutex_lock(&net->lock);
+	net->max_n = ep->recv_queue + COMCH_NET_CTL_SLACK;
+	net->cap = comch_net_conn_cap(ep);
+	net->conn = conn;
+	pthread_mutex_unlock(&net->lock);
+	conn->net = net;
+	conn->watch = ep->cfd_watched ? EPOLLIN : 0; /* the watch goes with the descriptor */
+	ep->cfd_watched = false;
+	ep->cnet = NULL;
+	ep->conn = conn;
+	ODMA_DBG("comch client \"%s\": connected to the server across ODMA_FABRIC; max message "
+	         "%u bytes",
+	         ep->name, conn->max_msg);
+	doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_RUNNING);
+	return true;
+}
+
 /* The server's answer: RUNNING on WELCOME, IDLE on REJECT. */
 static bool client_answer(struct comch_ep *ep)
 {
 	const struct comch_wire_hdr *hdr = (const void *)ep->rx;
 	int pfd = -1;
-	ssize_t n = comch_wire_recv(ep->cfd, ep->rx, ep->rx_cap, &pfd);
+	ssize_t n = ep->cnet != NULL ? comch_net_recv(ep->cnet, ep->rx, ep->rx_cap)
+	                             : comch_wire_recv(ep->cfd, ep->rx, ep->rx_cap, &pfd);
 	struct comch_welcome w;
 	struct doca_comch_connection *conn;
 
@@ -158,9 +228,17 @@ static bool client_answer(struct comch_ep *ep)
 	if (n < (ssize_t)(sizeof(*hdr) + sizeof(w)) || hdr->type != COMCH_W_WELCOME) {
 		/* the server went away during the handshake: try again until the deadline */
 		ep->last_errno = n == 0 ? ECONNRESET : EPROTO;
-		comch_ep_unwatch(ep, ep->cfd, &ep->cfd_watched);
-		close(ep->cfd);
-		ep->cfd = -1;
+		if (ep->cnet != NULL) {
+			/* over the network: nobody listened at ODMA_FABRIC, or it went away */
+			ep->last_errno = n == 0 ? ECONNREFUSED : EPROTO;
+			comch_ep_unwatch(ep, ep->cnet->efd, &ep->cfd_watched);
+			comch_net_free(ep->cnet);
+			ep->cnet = NULL;
+		} else {
+			comch_ep_unwatch(ep, ep->cfd, &ep->cfd_watched);
+			close(ep->cfd);
+			ep->cfd = -1;
+		}
 		ep->hello_sent = false;
 		return true;
 	}
@@ -170,6 +248,8 @@ static bool client_answer(struct comch_ep *ep)
 		client_fail_start(ep);
 		return true;
 	}
+	if (ep->cnet != NULL)
+		return client_net_welcome(ep, &w);
 	conn = comch_conn_new(ep, ep->cfd, COMCH_SIDE_CLIENT, ep->link,
 	                      ep->max_msg < w.max_msg ? ep->max_msg : w.max_msg, w.recv_queue);
 	if (conn == NULL) {
@@ -194,23 +274,84 @@ bool comch_client_connecting(struct comch_ep *ep)
 {
 	uint64_t now = doca_priv_now_ns();
 
-	if (ep->cfd < 0 && now >= ep->next_try_ns && !client_try_connect(ep, now) &&
+	bool waiting = ep->cfd >= 0 || ep->cnet != NULL;
+
+	if (!waiting && now >= ep->next_try_ns && !client_try_connect(ep, now) &&
 	    ep->ctx.state != DOCA_CTX_STATE_STARTING)
 		return true; /* refused the server */
-	if (ep->cfd >= 0 && client_answer(ep))
+	if ((ep->cfd >= 0 || ep->cnet != NULL) && client_answer(ep))
 		return true;
 	if (ep->ctx.state == DOCA_CTX_STATE_STARTING && now >= ep->deadline_ns) {
+		const char *fab = doca_priv_config_string("ODMA_FABRIC");
+
 		ODMA_ERR("comch client: no server named \"%s\" answered within %u ms on emulated "
-		         "system %s for host device %s (socket %s: %s). Start the DPU side first "
+		         "system %s for host device %s (socket %s%s%s: %s). Start the DPU side "
+		         "first "
 		         "(a doca_comch_server on the representor of %s, ODMA_SIDE=dpu) with the "
-		         "same ODMA_SYSTEM and ODMA_RUNDIR, or raise ODMA_COMCH_CONNECT_TIMEOUT_MS",
+		         "same ODMA_SYSTEM and ODMA_RUNDIR%s, or raise "
+		         "ODMA_COMCH_CONNECT_TIMEOUT_MS",
 		         ep->name, ep->timeout_ms, ep->system_name, ep->ctx.dev->info->pci_addr,
-		         ep->path, ep->last_errno ? strerror(ep->last_errno) : "no answer",
-		         ep->ctx.dev->info->pci_addr);
+		         ep->path, fab ? ", then ODMA_FABRIC " : "", fab ? fab : "",
+		         ep->last_errno ? strerror(ep->last_errno) : "no answer",
+		         ep->ctx.dev->info->pci_addr,
+		         fab ? " (or the same ODMA_FABRIC, with a route to it)" : "");
 		client_fail_start(ep);
 		return true;
 	}
 	return false;
+}
+
+/* ---- the client's context ops ------------------------------------------------------------ */
+
+static bool client_progress(struct doca_ctx *ctx)
+{
+	struct comch_ep *ep = comch_ep_of(ctx);
+	bool any = false;
+
+	ep->dispatch++;
+	if (ctx->state == DOCA_CTX_STATE_STARTING)
+		any = comch_client_connecting(ep);
+	else if (ep->conn != NULL)
+		any = comch_ep_conn_step(ep, ep->conn);
+	ep->dispatch--;
+	return any;
+}
+
+static uint64_t client_arm(struct doca_ctx *ctx)
+{
+	struct comch_ep *ep = comch_ep_of(ctx);
+
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return ODMA_WAKE_NEVER; /* nothing is watched: released at the stop */
+	if (ctx->state == DOCA_CTX_STATE_STARTING) {
+		/* the server's answer arrives on cfd; before that, the next attempt is due */
+		comch_ep_watch(ep, ep->cnet != NULL ? ep->cnet->efd : ep->cfd, &ep->cfd_watched);
+		return ep->cfd >= 0 || ep->cnet != NULL
+		               ? ep->deadline_ns
+		               : comch_min_ns(ep->next_try_ns, ep->deadline_ns);
+	}
+	return ep->conn != NULL ? comch_ep_arm_conn(ep, ep->conn) : ODMA_WAKE_NEVER;
+}
+
+static void client_stop(struct doca_ctx *ctx)
+{
+	struct comch_ep *ep = comch_ep_of(ctx);
+
+	if (ctx->state == DOCA_CTX_STATE_STARTING) {
+		comch_ep_release_io(ep);
+		return;
+	}
+	if (ep->conn != NULL)
+		comch_conn_close(ep->conn, DOCA_ERROR_IO_FAILED);
+}
+
+static bool client_idle_ready(const struct doca_ctx *ctx)
+{
+	const struct comch_ep *ep = comch_ep_of(ctx);
+
+	if (ep->dispatch > 0)
+		return false; /* a callback of ours is running: IDLE comes from the next progress */
+	return ep->conn == NULL || ep->conn->notified;
 }
 
 static const struct odma_ctx_ops client_ops = {
@@ -219,11 +360,48 @@ static const struct odma_ctx_ops client_ops = {
 	.start = client_start,
 	.complete = comch_send_complete,
 	.submit = comch_send_submit,
-	.progress = comch_ep_progress,
-	.stop = comch_ep_stop,
-	.idle_ready = comch_ep_idle_ready,
+	.progress = client_progress,
+	.stop = client_stop,
+	.idle_ready = client_idle_ready,
 	.no_task_conf = true,
-	.arm = comch_ep_arm,
+	.arm = client_arm,
+};
+
+/* ---- what shared code asks of a client --------------------------------------------------- */
+
+static bool client_owns(const struct comch_ep *ep, const struct doca_comch_connection *conn)
+{
+	return conn == ep->conn;
+}
+
+static void client_conn_ended(struct comch_ep *ep, struct doca_comch_connection *conn, int end)
+{
+	if (ep->ctx.state != DOCA_CTX_STATE_RUNNING)
+		return;
+	if (end == COMCH_END_PEER && conn->orderly)
+		ODMA_INFO("comch client \"%s\": the server disconnected this client; the client "
+		          "context stops",
+		          ep->name);
+	/* no client-side disconnect event exists: the client context stops by itself */
+	doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_STOPPING);
+}
+
+static bool client_fastpath_busy(const struct comch_ep *ep)
+{
+	return ep->conn != NULL && atomic_load(&ep->conn->refs) > 1;
+}
+
+static const char *client_rep_pci(const struct comch_ep *ep)
+{
+	return ep->ctx.dev->info->pci_addr;
+}
+
+const struct comch_side comch_client_side = {
+	.kind = "client",
+	.owns = client_owns,
+	.conn_ended = client_conn_ended,
+	.fastpath_busy = client_fastpath_busy,
+	.rep_pci = client_rep_pci,
 };
 
 /* ---- client API ------------------------------------------------------------------------ */
@@ -248,7 +426,7 @@ doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name,
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	r = comch_ep_init(&c->ep, dev, name, false, &client_ops);
+	r = comch_ep_init(&c->ep, dev, name, &comch_client_side, &client_ops);
 	if (r != DOCA_SUCCESS) {
 		free(c);
 		return r;

@@ -4,6 +4,8 @@
 /*
  * The Comch module's face (libdoca_comch; docs/comch.md).
  *
+ * The wire format (packets, HELLO/WELCOME, the link page) is in comch/wire.h.
+ *
  * Control path: a server (DPU side) listens on a SOCK_SEQPACKET Unix socket in the runtime
  * directory; a client (host side) connects, sends HELLO with a shared "link" page (memfd,
  * SCM_RIGHTS) and becomes RUNNING on WELCOME. Each message is one packet. Receive queues are
@@ -40,6 +42,7 @@
 #include "core/exec/exec.h"
 #include "core/memory/memory.h"
 #include "comch/ring.h"
+#include "comch/wire.h"
 #include "util/container_of.h"
 
 /* ---- limits and environment ---------------------------------------------------------- */
@@ -54,12 +57,14 @@
  * What one peer may hold of this process (docs/reliability.md, threat model). Going past a
  * limit refuses that peer alone, with one rate-limited log line.
  */
-#define COMCH_HS_MAX 128u             /* accepted sockets awaiting HELLO, all peers */
-#define COMCH_HS_PER_PEER 16u         /* ... from one process */
-#define COMCH_ACCEPT_BUDGET 64u       /* sockets one progress call accepts */
-#define COMCH_OUTBOX_MAX (256u << 10) /* control bytes queued for a peer that does not read */
-#define COMCH_PEER_LOG_PER_S 10u      /* log lines about one peer per second */
-#define COMCH_LOCK_WAIT_MS 1000u      /* server start: longest wait for the directory lock */
+#define COMCH_HS_MAX 128u                 /* accepted sockets awaiting HELLO, all peers */
+#define COMCH_HS_PER_PEER 16u             /* ... from one process */
+#define COMCH_ACCEPT_BUDGET 64u           /* sockets one progress call accepts */
+#define COMCH_OUTBOX_MAX (256u << 10)     /* control bytes queued for a peer that does not read */
+#define COMCH_PEER_LOG_PER_S 10u          /* log lines about one peer per second */
+#define COMCH_LOCK_WAIT_MS 1000u          /* server start: longest wait for the directory lock */
+#define COMCH_NET_CTL_SLACK 256u          /* network: packets queued beyond the receive queue */
+#define COMCH_NET_INBOX_BYTES (16u << 20) /* network: bytes queued for the progress */
 
 /* Who may be our peer besides this user and root (ODMA_COMCH_ALLOW_UIDS). */
 #define COMCH_ALLOW_UIDS_MAX 16u
@@ -67,63 +72,6 @@ struct comch_peer_policy {
 	bool any; /* "any" */
 	uint32_t n;
 	uid_t uids[COMCH_ALLOW_UIDS_MAX];
-};
-
-/* ---- wire protocol (one packet per message, SOCK_SEQPACKET) --------------------------- */
-
-#define COMCH_WIRE_MAGIC 0x314843414d444f4full /* "ODMACHC1" little endian */
-#define COMCH_WIRE_VERSION 1u
-
-enum comch_wire_type {
-	COMCH_W_HELLO = 1, /* client -> server: struct comch_hello + name; fd: link page */
-	COMCH_W_WELCOME,   /* server -> client: struct comch_welcome */
-	COMCH_W_REJECT,    /* server -> client: arg = doca_error_t, payload = reason text */
-	COMCH_W_MSG,       /* a program message */
-	COMCH_W_BYE,       /* orderly disconnect */
-	COMCH_W_CONS_NEW,  /* arg = consumer id, struct comch_cons_new; fd: the ring */
-	COMCH_W_CONS_ACK,  /* arg = consumer id, payload: uint32_t accepted */
-	COMCH_W_CONS_GONE, /* arg = consumer id */
-};
-
-struct comch_wire_hdr {
-	uint32_t type;
-	uint32_t arg;
-};
-
-struct comch_hello {
-	uint64_t magic;
-	uint32_t version;
-	uint32_t max_msg;
-	uint32_t recv_queue;
-	uint32_t name_len; /* bytes of name after the struct, no NUL */
-	uint64_t system_id;
-	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE]; /* the client's device */
-};
-
-struct comch_welcome {
-	uint64_t magic;
-	uint32_t version;
-	uint32_t max_msg;
-	uint32_t recv_queue;
-	uint32_t pad;
-};
-
-struct comch_cons_new {
-	uint32_t nslots;
-	uint32_t slot_size;
-	uint32_t imm_len;
-	uint32_t pad;
-	uint64_t ring_size;
-};
-
-/* The page shared by both sides of a connection (created by the client). */
-#define COMCH_LINK_BYTES 4096u
-#define COMCH_LINK_MAGIC 0x4b4e494c48434d4full /* "OMCHLINK" */
-enum { COMCH_SIDE_CLIENT = 0, COMCH_SIDE_SERVER = 1 };
-struct comch_link {
-	uint64_t magic;
-	uint64_t pad[7];
-	_Alignas(64) _Atomic uint64_t delivered[2]; /* messages side i handed to its program */
 };
 
 /* ---- fast-path ring: ring.h (consumer side creates it; shared with the peer) ---------- */
@@ -196,8 +144,45 @@ bool comch_lograte_take(struct comch_lograte *l, unsigned int *dropped);
 		}                                                                                  \
 	} while (0)
 
+/* One packet that arrived over the network, waiting for the endpoint's progress (net.c). */
+struct comch_npkt {
+	struct comch_npkt *next;
+	uint32_t len; /* header + payload */
+	uint8_t bytes[];
+};
+
+/*
+ * A transport endpoint to a peer across machines (net.c): what a Unix socket and its link page
+ * are to a connection of the runtime directory. Aligned to 64 (the link page in it).
+ */
+struct comch_net {
+	struct comch_link link; /* private: delivered[peer side] comes from the peer's CREDIT */
+	struct odma_tp_ep *tp;  /* NULL once hung up */
+	pthread_mutex_t lock;   /* the inbox, tp, closed, refused */
+	struct comch_npkt *head, *tail;
+	uint32_t n, max_n;   /* packets queued, and the most that may be */
+	size_t bytes;        /* bytes queued (<= COMCH_NET_INBOX_BYTES beyond one packet) */
+	size_t cap;          /* longest packet accepted (header + payload) */
+	bool closed;         /* the endpoint closed, or the peer was refused: nothing is queued */
+	const char *refused; /* why the peer was refused (a limit broken); NULL otherwise */
+	int side;            /* COMCH_SIDE_* of this process */
+	int efd;             /* eventfd rung on every arrival: the connection's descriptor */
+	struct doca_comch_connection *conn; /* once the handshake made one (fast path) */
+	atomic_uint inflight;               /* sends not yet completed by the transport */
+	_Atomic uint64_t last_rx_ns;        /* when the peer was last heard */
+	uint64_t last_ping_ns;              /* PE thread */
+	uint64_t credit_sent;               /* delivered count last reported */
+	/* handshakes of the listener (server side) */
+	void (*on_hello)(struct comch_net *n); /* transport thread: the first packet arrived */
+	struct comch_net *next;
+	uint64_t deadline_ns;
+	bool refused_hs; /* under the listener's lock: the sweep closes it */
+	bool swept;
+};
+
 struct doca_comch_connection {
 	struct comch_ep *ep;
+	struct comch_net *net;              /* across machines; NULL on a Unix socket */
 	struct doca_comch_connection *next; /* the server's list */
 	int fd;
 	int side;         /* COMCH_SIDE_* of this process */
@@ -239,10 +224,29 @@ struct doca_comch_connection {
 	uint32_t next_id; /* ids: client side odd, server side even, never 0 */
 };
 
+struct comch_ep;
+
+/*
+ * What differs between a server and a client where code they share meets it (their context
+ * ops are their own: server_ops in server.c, client_ops in client.c).
+ */
+struct comch_side {
+	const char *kind; /* "server", "client": for log lines */
+	/* Whether @conn is a live connection of @ep. */
+	bool (*owns)(const struct comch_ep *ep, const struct doca_comch_connection *conn);
+	/* A connection's end was handled (comch_conn_finish): events, state. */
+	void (*conn_ended)(struct comch_ep *ep, struct doca_comch_connection *conn, int end);
+	/* Whether a consumer or producer still holds one of its connections. */
+	bool (*fastpath_busy)(const struct comch_ep *ep);
+	/* The representor PCI address naming the server socket. */
+	const char *(*rep_pci)(const struct comch_ep *ep);
+};
+extern const struct comch_side comch_server_side, comch_client_side;
+
 /* What a server and a client share: the context and the control path. */
 struct comch_ep {
 	struct doca_ctx ctx; /* first */
-	bool is_server;
+	const struct comch_side *side;
 	char name[COMCH_NAME_MAX];
 	struct doca_dev_rep *rep; /* server */
 	uint32_t max_msg;
@@ -276,7 +280,13 @@ struct comch_ep {
 	uint32_t num_hs;
 	struct doca_comch_connection *conns;
 	uint32_t num_live;
+	/* server across machines (net.c) */
+	struct comch_net *net_bell; /* its eventfd is rung when a HELLO is handed over */
+	bool net_bell_watched;
+	struct comch_net *net_hs; /* handshakes handed to this server (the listener's lock) */
+	struct comch_ep *net_next;
 	/* client */
+	struct comch_net *cnet; /* connecting across machines */
 	int cfd;
 	bool cfd_watched;
 	int link_fd;
@@ -371,21 +381,6 @@ bool comch_rundir(char *out, size_t n, const char **why);
 /* The server socket path for (system, representor PCI, name); false if it does not fit. */
 bool comch_server_path(char *out, size_t n, uint64_t system_id, const char *rep_pci,
                        const char *name, const char **why);
-
-/*
- * Sends one packet (header + payload, optional fd) without blocking. Returns 0, or the
- * errno (EAGAIN: the socket is full; anything else: the connection is broken).
- */
-int comch_wire_send(int fd, uint32_t type, uint32_t arg, const void *payload, size_t len,
-                    int pass_fd);
-
-/*
- * Receives one packet into @buf (@cap bytes) without blocking. Returns the packet length
- * (>= 8 with a valid header), 0 at end of stream, -EAGAIN when nothing waits, -EMSGSIZE
- * for a packet longer than @cap, -EPROTO for a runt, or -errno. *@fd_out gets a passed fd
- * (or -1; extra fds are closed).
- */
-ssize_t comch_wire_recv(int fd, void *buf, size_t cap, int *fd_out);
 
 /*
  * An anonymous shared-memory file of @size bytes, sealed against any change of size
@@ -488,8 +483,8 @@ static inline struct comch_ep *comch_ep_of(const struct doca_ctx *ctx)
 }
 
 /* Setup shared by doca_comch_server_create and doca_comch_client_create. */
-doca_error_t comch_ep_init(struct comch_ep *ep, struct doca_dev *dev, const char *name, bool server,
-                           const struct odma_ctx_ops *ops);
+doca_error_t comch_ep_init(struct comch_ep *ep, struct doca_dev *dev, const char *name,
+                           const struct comch_side *side, const struct odma_ctx_ops *ops);
 /* DOCA_ERROR_INVALID_VALUE (logged for @func) unless @name fits COMCH_NAME_MAX. */
 doca_error_t comch_check_name(const char *name, const char *func);
 /* DOCA_ERROR_BAD_STATE (logged, naming @what) unless the endpoint is idle. */
@@ -513,13 +508,18 @@ void comch_ep_release_io(struct comch_ep *ep);
 void comch_ep_reap(struct comch_ep *ep, bool all);
 /* Records the peer's pid on @conn when the kernel reports it. */
 void comch_ep_peer_pid(struct doca_comch_connection *conn, int fd);
-/* The context ops servers and clients share. */
-bool comch_ep_progress(struct doca_ctx *ctx);
-uint64_t comch_ep_arm(struct doca_ctx *ctx);
+/* One connection's share of a progress call: reads and dispatches, then handles its end. */
+bool comch_ep_conn_step(struct comch_ep *ep, struct doca_comch_connection *c);
+/* One connection's share of the arm op: what its PE watches, and when it is due. */
+uint64_t comch_ep_arm_conn(struct comch_ep *ep, struct doca_comch_connection *c);
+/* Makes the endpoint's PE watch @fd for input (once); sets *@watched. */
+void comch_ep_watch(struct comch_ep *ep, int fd, bool *watched);
 /* Stops the endpoint's PE watching @fd (before it is closed); clears *@watched. */
 void comch_ep_unwatch(struct comch_ep *ep, int fd, bool *watched);
-void comch_ep_stop(struct doca_ctx *ctx);
-bool comch_ep_idle_ready(const struct doca_ctx *ctx);
+static inline uint64_t comch_min_ns(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
 
 /* ---- servers (server.c) ---------------------------------------------------------------- */
 
@@ -536,8 +536,45 @@ bool comch_client_connecting(struct comch_ep *ep);
 /* Name of a side for log lines. */
 static inline const char *comch_ep_kind(const struct comch_ep *ep)
 {
-	return ep->is_server ? "server" : "client";
+	return ep->side->kind;
 }
+
+/* ---- across machines (net.c) ---------------------------------------------------------- */
+
+/* Whether ODMA_FABRIC asks for Comch across machines. */
+bool comch_net_wanted(void);
+/* A new endpoint state (packets up to @cap bytes, @max_n queued at most); NULL without memory. */
+struct comch_net *comch_net_new(size_t cap, uint32_t max_n, int side);
+/* Closes the transport endpoint (waiting briefly for the last sends); never on its thread. */
+void comch_net_hangup(struct comch_net *n);
+void comch_net_free(struct comch_net *n);
+/* One packet to the peer (any thread). 0, or EPIPE (closed) / ENOMEM. */
+int comch_net_send(struct comch_net *n, uint32_t type, uint32_t arg, const void *payload,
+                   size_t len);
+/* One arrived packet, as comch_wire_recv returns it (no fd ever travels). */
+ssize_t comch_net_recv(struct comch_net *n, void *buf, size_t cap);
+/* A connection's liveness (PING, silence), and a refused peer; true when it ended. */
+bool comch_net_tick(struct doca_comch_connection *conn);
+/* Reports the messages delivered so far to the peer (CREDIT) when that changed. */
+void comch_net_credit(struct doca_comch_connection *conn);
+/* When the connection's next PING or its silence deadline is due. */
+uint64_t comch_net_due(const struct doca_comch_connection *conn);
+/* A server starts or stops listening at ODMA_FABRIC (one listener per process). */
+doca_error_t comch_net_server_start(struct comch_ep *ep);
+void comch_net_server_stop(struct comch_ep *ep);
+/* A handshake handed to this server (its HELLO queued first in it), or NULL. */
+struct comch_net *comch_net_server_take(struct comch_ep *ep);
+/* When the process' next handshake deadline is due. */
+uint64_t comch_net_server_due(void);
+/* Connects to ODMA_FABRIC and sends the HELLO (@hello, @len bytes); NULL when it cannot. */
+struct comch_net *comch_net_client_connect(struct comch_ep *ep, const void *hello, size_t len);
+
+/* The longest packet a connection across machines takes (a message, an FP_DATA). */
+size_t comch_net_conn_cap(const struct comch_ep *ep);
+
+/* Sends one packet on a connection's socket or network endpoint (0, or an errno). */
+int comch_conn_wire_send(struct doca_comch_connection *conn, uint32_t type, uint32_t arg,
+                         const void *payload, size_t len, int pass_fd);
 
 /* ---- fast path (fastpath.c, consumer.c, producer.c) ------------------------------------ */
 
@@ -552,6 +589,15 @@ void comch_fp_on_cons_gone(struct doca_comch_connection *conn, uint32_t id);
 bool comch_fp_expire_remote_one(struct doca_comch_connection *conn, uint32_t *id);
 /* Rings the doorbells of this side's consumers and producers on @conn (it died, or acked). */
 void comch_fp_ring_local(struct doca_comch_connection *conn);
+/*
+ * Across machines, on the transport thread: the peer's consumer posted a buffer (into our
+ * shadow ring of it), or a producer of the peer sent bytes for one of our consumers. NULL,
+ * or why the peer is refused.
+ */
+const char *comch_fp_net_post(struct doca_comch_connection *conn, uint32_t id, const void *p,
+                              size_t len);
+const char *comch_fp_net_data(struct doca_comch_connection *conn, uint32_t id, const void *p,
+                              size_t len);
 /* Frees the remote consumer table (connection teardown). */
 void comch_fp_free_remote(struct doca_comch_connection *conn);
 /* Whether a connection can carry a new consumer or producer (logged for @func). */

@@ -54,6 +54,8 @@ void comch_conn_put(struct doca_comch_connection *conn)
 {
 	if (atomic_fetch_sub(&conn->refs, 1) != 1)
 		return;
+	if (conn->net != NULL)
+		comch_net_hangup(conn->net); /* no transport callback touches conn after it */
 	while (conn->outbox != NULL) {
 		struct comch_outbox *o = conn->outbox;
 
@@ -63,10 +65,14 @@ void comch_conn_put(struct doca_comch_connection *conn)
 		free(o);
 	}
 	comch_fp_free_remote(conn);
-	if (conn->fd >= 0)
-		close(conn->fd);
-	if (conn->link != NULL)
-		munmap(conn->link, COMCH_LINK_BYTES);
+	if (conn->net != NULL) {
+		comch_net_free(conn->net); /* its eventfd is conn->fd, its link page conn->link */
+	} else {
+		if (conn->fd >= 0)
+			close(conn->fd);
+		if (conn->link != NULL)
+			munmap(conn->link, COMCH_LINK_BYTES);
+	}
 	free(conn->held);
 	pthread_mutex_destroy(&conn->lock);
 	free(conn);
@@ -108,7 +114,10 @@ void comch_conn_kill(struct doca_comch_connection *conn, enum comch_end end, con
 		(void)doca_priv_pe_watch(conn->ep->ctx.pe, conn->fd, 0);
 	conn->watch = 0;
 	/* the fd stays open until the last reference goes: other threads may still poll it */
-	(void)shutdown(conn->fd, SHUT_RDWR);
+	if (conn->net != NULL)
+		comch_net_hangup(conn->net);
+	else
+		(void)shutdown(conn->fd, SHUT_RDWR);
 	/* consumers and producers on other PEs learn it from their doorbells */
 	comch_fp_ring_local(conn);
 	ODMA_DBG("comch %s \"%s\": connection %p closed (%s%s): %s", comch_ep_kind(conn->ep),
@@ -125,6 +134,24 @@ void comch_conn_broken(struct doca_comch_connection *conn, int err)
 		         comch_ep_kind(conn->ep), conn->ep->name, (void *)conn, strerror(err));
 }
 
+int comch_conn_wire_send(struct doca_comch_connection *conn, uint32_t type, uint32_t arg,
+                         const void *payload, size_t len, int pass_fd)
+{
+	if (conn->net == NULL)
+		return comch_wire_send(conn->fd, type, arg, payload, len, pass_fd);
+	if (pass_fd >= 0)
+		return EPROTO; /* no descriptor crosses machines: the callers never pass one */
+	return comch_net_send(conn->net, type, arg, payload, len);
+}
+
+static ssize_t conn_wire_recv(struct doca_comch_connection *conn, void *buf, size_t cap, int *pfd)
+{
+	if (conn->net == NULL)
+		return comch_wire_recv(conn->fd, buf, cap, pfd);
+	*pfd = -1;
+	return comch_net_recv(conn->net, buf, cap);
+}
+
 /* ---- control packets (any thread) ------------------------------------------------------ */
 
 void comch_conn_refuse(struct doca_comch_connection *conn, const char *why)
@@ -132,7 +159,9 @@ void comch_conn_refuse(struct doca_comch_connection *conn, const char *why)
 	conn_set_end(conn, COMCH_END_PROTOCOL);
 	if (atomic_exchange_explicit(&conn->dead, true, memory_order_acq_rel))
 		return;
-	(void)shutdown(conn->fd, SHUT_RDWR); /* its progress reads no more of it */
+	if (conn->net == NULL)
+		(void)shutdown(conn->fd, SHUT_RDWR); /* its progress reads no more of it */
+	/* over the network its progress sees the end (COMCH_END_PROTOCOL) and hangs up */
 	ODMA_ERR("comch %s \"%s\": connection %p to pid %d (uid %u) is closed: %s",
 	         comch_ep_kind(conn->ep), conn->ep->name, (void *)conn, (int)conn->peer_pid,
 	         (unsigned int)conn->peer_uid, why);
@@ -176,8 +205,8 @@ static void outbox_flush_locked(struct doca_comch_connection *conn)
 	while (conn->outbox != NULL && !atomic_load(&conn->dead)) {
 		struct comch_outbox *o = conn->outbox;
 		const struct comch_wire_hdr *h = (const void *)o->bytes;
-		int e = comch_wire_send(conn->fd, h->type, h->arg, o->bytes + sizeof(*h),
-		                        o->len - sizeof(*h), o->fd);
+		int e = comch_conn_wire_send(conn, h->type, h->arg, o->bytes + sizeof(*h),
+		                             o->len - sizeof(*h), o->fd);
 
 		if (e == EAGAIN)
 			return;
@@ -206,7 +235,7 @@ bool comch_conn_send_ctl(struct doca_comch_connection *conn, uint32_t type, uint
 	} else if (conn->outbox != NULL) {
 		ok = outbox_push(conn, type, arg, payload, len, pass_fd);
 	} else {
-		e = comch_wire_send(conn->fd, type, arg, payload, len, pass_fd);
+		e = comch_conn_wire_send(conn, type, arg, payload, len, pass_fd);
 		if (e == EAGAIN)
 			ok = outbox_push(conn, type, arg, payload, len, pass_fd);
 		else if (e != 0) {
@@ -264,8 +293,8 @@ static bool flush_pending(struct doca_comch_connection *conn)
 
 	while ((t = conn->pending.head) != NULL && !atomic_load(&conn->dead)) {
 		struct doca_comch_task_send *st = (struct doca_comch_task_send *)t;
-		int e = comch_wire_send(conn->fd, COMCH_W_MSG, 0, comch_task_msg(ep, st), st->len,
-		                        -1);
+		int e = comch_conn_wire_send(conn, COMCH_W_MSG, 0, comch_task_msg(ep, st), st->len,
+		                             -1);
 
 		if (e == EAGAIN)
 			break;
@@ -322,7 +351,7 @@ doca_error_t comch_send_submit(struct doca_task *task)
 	}
 	conn->accepted++;
 	if (conn->pending.head == NULL) {
-		e = comch_wire_send(conn->fd, COMCH_W_MSG, 0, comch_task_msg(ep, t), t->len, -1);
+		e = comch_conn_wire_send(conn, COMCH_W_MSG, 0, comch_task_msg(ep, t), t->len, -1);
 		if (e == 0) {
 			sent_one(conn, t);
 			return DOCA_SUCCESS;
@@ -447,6 +476,8 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 
 	comch_conn_flush_ctl(conn);
 	any |= flush_pending(conn);
+	if (conn->net != NULL && comch_net_tick(conn) && conn->rx_done)
+		return true;
 	for (uint32_t budget = COMCH_RECV_BUDGET; budget > 0; budget--) {
 		int pfd = -1;
 		ssize_t n;
@@ -463,7 +494,7 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 			any = true;
 			continue;
 		}
-		n = comch_wire_recv(conn->fd, ep->rx, ep->rx_cap, &pfd);
+		n = conn_wire_recv(conn, ep->rx, ep->rx_cap, &pfd);
 		if (n == -EAGAIN)
 			break;
 		any = true;
@@ -487,6 +518,8 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 		if (pfd >= 0)
 			close(pfd);
 	}
+	if (conn->net != NULL && !conn->rx_done)
+		comch_net_credit(conn);
 	return any;
 }
 
@@ -498,15 +531,15 @@ void comch_conn_close(struct doca_comch_connection *conn, doca_error_t status)
 		(void)flush_pending(conn);
 		comch_conn_flush_ctl(conn);
 		if (!atomic_load(&conn->dead))
-			(void)comch_wire_send(conn->fd, COMCH_W_BYE, 0, NULL, 0,
-			                      -1); /* best effort */
+			(void)comch_conn_wire_send(conn, COMCH_W_BYE, 0, NULL, 0,
+			                           -1); /* best effort */
 	}
 	fail_pending(conn, status);
 	/* what the peer sent is dropped; a BYE among it tells that the peer left in order */
 	for (int i = 0; i < 4096; i++) {
 		const struct comch_wire_hdr *h = (const void *)conn->ep->rx;
 		int pfd;
-		ssize_t n = comch_wire_recv(conn->fd, conn->ep->rx, conn->ep->rx_cap, &pfd);
+		ssize_t n = conn_wire_recv(conn, conn->ep->rx, conn->ep->rx_cap, &pfd);
 
 		if (pfd >= 0)
 			close(pfd);
@@ -536,10 +569,6 @@ bool comch_conn_finish(struct doca_comch_connection *conn)
 		          "disconnecting (its process ended or crashed); in-flight sends fail, its "
 		          "consumers expire",
 		          comch_ep_kind(ep), ep->name, (int)conn->peer_pid, (void *)conn);
-	else if (end == COMCH_END_PEER && !ep->is_server && ep->ctx.state == DOCA_CTX_STATE_RUNNING)
-		ODMA_INFO("comch client \"%s\": the server disconnected this client; the client "
-		          "context stops",
-		          ep->name);
 	if (!conn->dropped) {
 		/* every consumer of the peer is gone with the connection */
 		uint32_t id;
@@ -548,15 +577,7 @@ bool comch_conn_finish(struct doca_comch_connection *conn)
 			if (ep->cons_gone_cb != NULL)
 				ep->cons_gone_cb(&ep->ev_cons, conn, id);
 	}
-	if (ep->is_server) {
-		if (ep->num_live > 0)
-			ep->num_live--;
-		if (!conn->dropped && ep->disconnect_cb != NULL)
-			ep->disconnect_cb(&ep->ev_conn, conn, 1);
-	} else if (ep->ctx.state == DOCA_CTX_STATE_RUNNING) {
-		/* no client-side disconnect event exists: the client context stops by itself */
-		doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_STOPPING);
-	}
+	ep->side->conn_ended(ep, conn, end);
 	return true;
 }
 
@@ -581,7 +602,7 @@ union doca_data doca_comch_connection_get_user_data(const struct doca_comch_conn
 struct doca_comch_server *
 doca_comch_server_get_server_ctx(const struct doca_comch_connection *connection)
 {
-	if (connection == NULL || !connection->ep->is_server)
+	if (connection == NULL || connection->ep->side != &comch_server_side)
 		return NULL;
 	return odma_container_of(connection->ep, struct doca_comch_server, ep);
 }
@@ -589,7 +610,7 @@ doca_comch_server_get_server_ctx(const struct doca_comch_connection *connection)
 struct doca_comch_client *
 doca_comch_client_get_client_ctx(const struct doca_comch_connection *connection)
 {
-	if (connection == NULL || connection->ep->is_server)
+	if (connection == NULL || connection->ep->side != &comch_client_side)
 		return NULL;
 	return odma_container_of(connection->ep, struct doca_comch_client, ep);
 }

@@ -35,7 +35,11 @@ static void consumer_drop_ring(struct doca_comch_consumer *c)
 	uint64_t v;
 
 	if (c->ring != NULL) {
+		/* the transport thread writes into it under the lock (across machines) */
+		pthread_mutex_lock(&c->conn->lock);
 		munmap(c->ring, (size_t)c->geom.ring_size);
+		c->ring = NULL;
+		pthread_mutex_unlock(&c->conn->lock);
 		/* no ring, no doorbell: unwatched until the next start (which drains it) */
 		(void)doca_priv_pe_watch(c->ctx.pe, c->bell_fd, 0);
 		if (read(c->bell_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
@@ -172,14 +176,16 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	comch_ring_init(c->ring, &c->geom);
 	c->ring->bell_fd = c->bell_fd;
 	atomic_init(&c->ring->bell, ODMA_BELL_IDLE);
-	atomic_init(&c->ring->bell_peer, 0);
+	/* across machines the bytes land from this process' transport thread, which rings it */
+	atomic_init(&c->ring->bell_peer, c->conn->net != NULL ? 1u : 0u);
 	(void)doca_priv_pe_watch(ctx->pe, c->bell_fd, EPOLLIN);
 	c->posted = c->done = c->claim_limit = 0;
 	c->closed = c->expired = false;
 	/* the peer's producers write into this process (process_vm_writev needs ptrace rights) */
 	(void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 	atomic_store(&c->reg, COMCH_REG_SENT);
-	if (!comch_conn_send_ctl(c->conn, COMCH_W_CONS_NEW, c->id, &m, sizeof(m), fd)) {
+	if (!comch_conn_send_ctl(c->conn, COMCH_W_CONS_NEW, c->id, &m, sizeof(m),
+	                         c->conn->net != NULL ? -1 : fd)) {
 		close(fd);
 		consumer_drop_ring(c);
 		ODMA_ERR("comch consumer %u: its connection closed; the consumer cannot register",
@@ -330,6 +336,12 @@ static doca_error_t post_recv_submit(struct doca_task *task)
 	c->slot_room[idx] = room;
 	comch_ring_post(c->ring, &c->geom, c->posted,
 	                (uint64_t)(uintptr_t)(buf->data + buf->data_len), room);
+	if (c->conn->net != NULL) {
+		/* across machines the producer's side learns of the buffer (never its address) */
+		struct comch_fp_post m = { .seq = c->posted, .room = room };
+
+		(void)comch_net_send(c->conn->net, COMCH_W_FP_POST, c->id, &m, sizeof(m));
+	}
 	c->posted++;
 	return DOCA_SUCCESS;
 }
@@ -416,8 +428,6 @@ doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 	r = doca_priv_ctx_destroy(&consumer->ctx);
 	if (r != DOCA_SUCCESS)
 		return r;
-	if (consumer->bell_fd >= 0)
-		close(consumer->bell_fd);
 	conn = consumer->conn;
 	pthread_mutex_lock(&conn->lock);
 	for (struct doca_comch_consumer **pp = &conn->lcons; *pp != NULL;
@@ -430,6 +440,8 @@ doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 	conn->num_cons--;
 	pthread_mutex_unlock(&conn->lock);
 	consumer_drop_ring(consumer);
+	if (consumer->bell_fd >= 0)
+		close(consumer->bell_fd); /* after the unlink: nothing rings it any more */
 	comch_conn_put(conn);
 	free(consumer);
 	return DOCA_SUCCESS;

@@ -128,15 +128,15 @@ static doca_error_t ep_rx_prepare(struct comch_ep *ep)
 
 /* ---- common ------------------------------------------------------------------------------ */
 
-doca_error_t comch_ep_init(struct comch_ep *ep, struct doca_dev *dev, const char *name, bool server,
-                           const struct odma_ctx_ops *ops)
+doca_error_t comch_ep_init(struct comch_ep *ep, struct doca_dev *dev, const char *name,
+                           const struct comch_side *side, const struct odma_ctx_ops *ops)
 {
 	const struct odma_system *sys = doca_priv_system();
 	doca_error_t r;
 
 	if (sys == NULL) {
 		ODMA_ERR("comch %s: no emulated system is loaded (check ODMA_SYSTEM / ODMA_SIDE)",
-		         server ? "server" : "client");
+		         side->kind);
 		return DOCA_ERROR_INITIALIZATION;
 	}
 	r = doca_priv_ctx_init(&ep->ctx, ops, dev);
@@ -144,7 +144,7 @@ doca_error_t comch_ep_init(struct comch_ep *ep, struct doca_dev *dev, const char
 		return r;
 	/* send tasks queue behind the peer's receive queue, not the device's DMA queue */
 	ep->ctx.queue_depth = UINT32_MAX;
-	ep->is_server = server;
+	ep->side = side;
 	snprintf(ep->name, sizeof(ep->name), "%s", name);
 	ep->max_msg = dev->info->caps.comch_max_msg_size;
 	ep->recv_queue = COMCH_DEFAULT_RECV_QUEUE < dev->info->caps.comch_max_recv_queue
@@ -286,6 +286,12 @@ void comch_ep_release_io(struct comch_ep *ep)
 		free(h);
 	}
 	ep->num_hs = 0;
+	comch_net_server_stop(ep);
+	if (ep->cnet != NULL) {
+		comch_ep_unwatch(ep, ep->cnet->efd, &ep->cfd_watched);
+		comch_net_free(ep->cnet);
+		ep->cnet = NULL;
+	}
 	if (ep->lfd >= 0) {
 		struct stat st;
 
@@ -328,22 +334,11 @@ void comch_ep_reap(struct comch_ep *ep, bool all)
 	}
 }
 
-static bool ep_fastpath_busy(struct comch_ep *ep)
-{
-	if (ep->is_server) {
-		for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
-			if (atomic_load(&c->refs) > 1)
-				return true;
-		return false;
-	}
-	return ep->conn != NULL && atomic_load(&ep->conn->refs) > 1;
-}
-
 doca_error_t comch_ep_destroy(struct comch_ep *ep, const char *func)
 {
 	doca_error_t r;
 
-	if (ep->ctx.state == DOCA_CTX_STATE_IDLE && ep_fastpath_busy(ep)) {
+	if (ep->ctx.state == DOCA_CTX_STATE_IDLE && ep->side->fastpath_busy(ep)) {
 		ODMA_ERR("%s: producers or consumers still exist on a connection of %s %p; destroy "
 		         "them first",
 		         func, comch_ep_kind(ep), (void *)ep);
@@ -364,19 +359,12 @@ doca_error_t comch_ep_destroy(struct comch_ep *ep, const char *func)
 
 bool comch_ep_owns(const struct comch_ep *ep, const struct doca_comch_connection *conn)
 {
-	if (conn == NULL)
-		return false;
-	if (!ep->is_server)
-		return conn == ep->conn;
-	for (const struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
-		if (c == conn)
-			return !c->dropped;
-	return false;
+	return conn != NULL && ep->side->owns(ep, conn);
 }
 
 doca_error_t comch_ep_start_common(struct comch_ep *ep)
 {
-	const char *rep_pci = ep->is_server ? ep->rep->info->pci_addr : ep->ctx.dev->info->pci_addr;
+	const char *rep_pci = ep->side->rep_pci(ep);
 	const char *why = "";
 	doca_error_t r;
 
@@ -412,40 +400,17 @@ void comch_ep_peer_pid(struct doca_comch_connection *conn, int fd)
 	}
 }
 
-/* ---- context ops ----------------------------------------------------------------------- */
+/* ---- what the server's and the client's context ops share ------------------------------ */
 
-bool comch_ep_progress(struct doca_ctx *ctx)
+bool comch_ep_conn_step(struct comch_ep *ep, struct doca_comch_connection *c)
 {
-	struct comch_ep *ep = comch_ep_of(ctx);
 	bool any = false;
 
-	ep->dispatch++;
-	if (ep->is_server) {
-		if (ctx->state == DOCA_CTX_STATE_RUNNING) {
-			/* handshakes that ended free their room before new sockets are admitted */
-			any |= comch_server_handshakes(ep);
-			if (ctx->state == DOCA_CTX_STATE_RUNNING && comch_server_accept(ep)) {
-				any = true;
-				(void)comch_server_handshakes(ep);
-			}
-		}
-		for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next) {
-			if (!c->rx_done)
-				any |= comch_conn_pump(c);
-			if (c->rx_done && !c->notified)
-				any |= comch_conn_finish(c);
-		}
-	} else if (ctx->state == DOCA_CTX_STATE_STARTING) {
-		any |= comch_client_connecting(ep);
-	} else if (ep->conn != NULL) {
-		if (!ep->conn->rx_done)
-			any |= comch_conn_pump(ep->conn);
-		if (ep->conn->rx_done && !ep->conn->notified)
-			any |= comch_conn_finish(ep->conn);
-	}
-	ep->dispatch--;
-	if (ep->is_server)
-		comch_ep_reap(ep, false);
+	(void)ep;
+	if (!c->rx_done)
+		any |= comch_conn_pump(c);
+	if (c->rx_done && !c->notified)
+		any |= comch_conn_finish(c);
 	return any;
 }
 
@@ -458,15 +423,10 @@ void comch_ep_unwatch(struct comch_ep *ep, int fd, bool *watched)
 	*watched = false;
 }
 
-static void ep_watch(struct comch_ep *ep, int fd, bool *watched)
+void comch_ep_watch(struct comch_ep *ep, int fd, bool *watched)
 {
 	if (!*watched && fd >= 0 && doca_priv_pe_watch(ep->ctx.pe, fd, EPOLLIN) == DOCA_SUCCESS)
 		*watched = true;
-}
-
-static uint64_t min_ns(uint64_t a, uint64_t b)
-{
-	return a < b ? a : b;
 }
 
 /*
@@ -474,7 +434,7 @@ static uint64_t min_ns(uint64_t a, uint64_t b)
  * wait for room), a held message's due time (ODMA_FAULTS comch_delay_us: the socket is not
  * read meanwhile, so it is not watched), and an end not handled yet (progress now).
  */
-static uint64_t ep_arm_conn(struct comch_ep *ep, struct doca_comch_connection *c)
+uint64_t comch_ep_arm_conn(struct comch_ep *ep, struct doca_comch_connection *c)
 {
 	uint32_t want = EPOLLIN;
 	uint64_t at = ODMA_WAKE_NEVER;
@@ -488,69 +448,13 @@ static uint64_t ep_arm_conn(struct comch_ep *ep, struct doca_comch_connection *c
 	           atomic_load_explicit(&c->outbox_n, memory_order_relaxed) != 0) {
 		want |= EPOLLOUT;
 	}
+	if (c->net != NULL) {
+		want &= ~(uint32_t)EPOLLOUT; /* the transport queues every send: never "full" */
+		at = comch_min_ns(at, comch_net_due(c));
+	}
 	if (want != c->watch && doca_priv_pe_watch(ep->ctx.pe, c->fd, want) == DOCA_SUCCESS)
 		c->watch = want;
 	return at;
-}
-
-uint64_t comch_ep_arm(struct doca_ctx *ctx)
-{
-	struct comch_ep *ep = comch_ep_of(ctx);
-	uint64_t at = ODMA_WAKE_NEVER;
-
-	if (ctx->state == DOCA_CTX_STATE_IDLE)
-		return ODMA_WAKE_NEVER; /* nothing is watched: released at the stop */
-	if (ep->is_server) {
-		ep_watch(ep, ep->lfd, &ep->lfd_watched);
-		for (struct comch_hs *h = ep->hs; h != NULL; h = h->next) {
-			ep_watch(ep, h->fd, &h->watched);
-			at = min_ns(at, h->deadline_ns);
-		}
-		for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
-			at = min_ns(at, ep_arm_conn(ep, c));
-		return at;
-	}
-	if (ctx->state == DOCA_CTX_STATE_STARTING) {
-		/* the server's answer arrives on cfd; before that, the next attempt is due */
-		ep_watch(ep, ep->cfd, &ep->cfd_watched);
-		return ep->cfd >= 0 ? ep->deadline_ns : min_ns(ep->next_try_ns, ep->deadline_ns);
-	}
-	return ep->conn != NULL ? ep_arm_conn(ep, ep->conn) : ODMA_WAKE_NEVER;
-}
-
-void comch_ep_stop(struct doca_ctx *ctx)
-{
-	struct comch_ep *ep = comch_ep_of(ctx);
-
-	if (ep->is_server) {
-		/* no new clients; every connection still open is closed (disconnect events follow)
-		 */
-		comch_ep_release_io(ep);
-		for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
-			comch_conn_close(c, DOCA_ERROR_IO_FAILED);
-		return;
-	}
-	if (ctx->state == DOCA_CTX_STATE_STARTING) {
-		comch_ep_release_io(ep);
-		return;
-	}
-	if (ep->conn != NULL)
-		comch_conn_close(ep->conn, DOCA_ERROR_IO_FAILED);
-}
-
-bool comch_ep_idle_ready(const struct doca_ctx *ctx)
-{
-	const struct comch_ep *ep = comch_ep_of(ctx);
-
-	if (ep->dispatch > 0)
-		return false; /* a callback of ours is running: IDLE comes from the next progress */
-	if (ep->is_server) {
-		for (const struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
-			if (!c->notified)
-				return false;
-		return true;
-	}
-	return ep->conn == NULL || ep->conn->notified;
 }
 
 doca_error_t comch_ep_consumer_register(struct comch_ep *ep, doca_comch_event_consumer_cb_t new_cb,

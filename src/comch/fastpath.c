@@ -97,13 +97,13 @@ static void rcons_unlink(struct doca_comch_connection *conn, struct comch_rcons 
  * The ring is mapped only from a sealed memfd of exactly the announced size (comch_shm_map),
  * and its header must repeat the announcement; from here on only @g is read.
  */
-static struct comch_ring *cons_new_map(const void *payload, size_t len, int fd, uint32_t id,
-                                       struct comch_ring_geom *g, const char **why)
+static struct comch_ring *cons_new_map(const void *payload, size_t len, int fd, bool net,
+                                       uint32_t id, struct comch_ring_geom *g, const char **why)
 {
 	struct comch_cons_new m;
 	struct comch_ring *ring;
 
-	if (fd < 0 || len < sizeof(m) || id == 0) {
+	if ((fd < 0 && !net) || (fd >= 0 && net) || len < sizeof(m) || id == 0) {
 		*why = "malformed registration (no ring descriptor, a short payload or id 0)";
 		return NULL;
 	}
@@ -115,6 +115,17 @@ static struct comch_ring *cons_new_map(const void *payload, size_t len, int fd, 
 		                       .ring_size = m.ring_size };
 	if (!comch_ring_geom_valid(g, why))
 		return NULL;
+	if (net) {
+		/* across machines: a private shadow of the peer's ring, fed by its FP_POSTs */
+		ring = mmap(NULL, (size_t)g->ring_size, PROT_READ | PROT_WRITE,
+		            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ring == MAP_FAILED) {
+			*why = "no memory for the shadow ring";
+			return NULL;
+		}
+		comch_ring_init(ring, g);
+		return ring;
+	}
 	ring = comch_shm_map(fd, (size_t)g->ring_size, why);
 	if (ring != NULL && !comch_ring_header_matches(ring, g)) {
 		munmap(ring, (size_t)g->ring_size);
@@ -200,7 +211,7 @@ void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const
 		                "(doca_comch_consumer_cap_get_max_consumers)");
 		return;
 	}
-	ring = cons_new_map(payload, len, fd, id, &g, &why);
+	ring = cons_new_map(payload, len, fd, conn->net != NULL, id, &g, &why);
 	if (fd >= 0)
 		close(fd);
 	r = ring != NULL ? calloc(1, sizeof(*r)) : NULL;
@@ -213,7 +224,7 @@ void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const
 	r->id = id;
 	r->ring = ring;
 	r->geom = g;
-	r->bell_fd = rcons_take_bell(conn, ring);
+	r->bell_fd = conn->net != NULL ? -1 : rcons_take_bell(conn, ring);
 	atomic_store(&ring->bell_peer, r->bell_fd >= 0 ? 1u : 0u);
 	pthread_mutex_lock(&conn->lock);
 	old = comch_fp_rcons_find(conn, id);
@@ -228,6 +239,80 @@ void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const
 	         ep->name, id, g.nslots);
 	if (ep->cons_new_cb != NULL)
 		ep->cons_new_cb(&ep->ev_cons, conn, id);
+}
+
+/* ---- across machines (the transport thread) -------------------------------------------- */
+
+const char *comch_fp_net_post(struct doca_comch_connection *conn, uint32_t id, const void *p,
+                              size_t len)
+{
+	struct comch_fp_post m;
+	struct comch_rcons *r;
+	const char *why = NULL;
+
+	if (len != sizeof(m))
+		return "a malformed FP_POST";
+	memcpy(&m, p, sizeof(m));
+	pthread_mutex_lock(&conn->lock);
+	r = comch_fp_rcons_find(conn, id);
+	if (r != NULL && !r->expired) {
+		uint64_t posted = atomic_load(&r->ring->post_seq);
+		uint64_t claimed = atomic_load(&r->ring->claim_seq) & ~COMCH_RING_CLOSED;
+
+		/* in order, never more outstanding than the ring has slots */
+		if (m.seq != posted || m.seq + 1 - claimed > r->geom.nslots || m.room == 0)
+			why = "an FP_POST out of sequence, past the ring, or of no room";
+		else
+			comch_ring_post(r->ring, &r->geom, m.seq, 0, m.room);
+	}
+	/* a consumer that just went away (GONE crossed it): nothing to post into */
+	pthread_mutex_unlock(&conn->lock);
+	return why;
+}
+
+const char *comch_fp_net_data(struct doca_comch_connection *conn, uint32_t id, const void *p,
+                              size_t len)
+{
+	const uint8_t *b = p;
+	struct comch_fp_data m;
+	struct doca_comch_consumer *c;
+	struct comch_claimed cl;
+	const char *why = NULL;
+
+	if (len < sizeof(m))
+		return "a malformed FP_DATA";
+	memcpy(&m, b, sizeof(m));
+	if (m.imm_len > COMCH_RING_MAX_IMM || m.len != len - sizeof(m) - m.imm_len ||
+	    len < sizeof(m) + m.imm_len)
+		return "an FP_DATA whose lengths do not add up";
+	pthread_mutex_lock(&conn->lock);
+	for (c = conn->lcons; c != NULL && c->id != id; c = c->next_on_conn)
+		;
+	if (c == NULL || c->ring == NULL || atomic_load(&c->reg) != COMCH_REG_ACKED)
+		goto out; /* it went away meanwhile: the bytes have nowhere to go */
+	switch (comch_ring_claim(c->ring, &c->geom, m.len, m.imm_len, &cl)) {
+	case COMCH_CLAIM_OK:
+		if (cl.slot->seq != m.seq) {
+			why = "an FP_DATA for a buffer other than the next one posted";
+			comch_ring_fill(cl.slot, &c->geom, m.producer_id, 0, NULL, 0,
+			                DOCA_ERROR_IO_FAILED);
+			break;
+		}
+		if (m.len)
+			memcpy((void *)(uintptr_t)cl.addr, b + sizeof(m) + m.imm_len, m.len);
+		comch_ring_fill(cl.slot, &c->geom, m.producer_id, m.len, b + sizeof(m), m.imm_len,
+		                DOCA_SUCCESS);
+		doca_priv_bell_ring(&c->ring->bell, c->bell_fd); /* the consumer's PE may sleep */
+		break;
+	case COMCH_CLAIM_CLOSED:
+		break; /* the consumer stopped: as on one kernel, nothing lands any more */
+	default:
+		why = "an FP_DATA for a buffer the consumer did not post, or too small for it";
+		break;
+	}
+out:
+	pthread_mutex_unlock(&conn->lock);
+	return why;
 }
 
 void comch_fp_on_cons_ack(struct doca_comch_connection *conn, uint32_t id, bool ok)

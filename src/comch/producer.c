@@ -222,6 +222,52 @@ static doca_error_t write_remote(struct doca_comch_producer *p, const struct iov
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Across machines: claims the next slot of the shadow ring of consumer @r and sends the bytes
+ * for it, both under the connection's lock so the FP_DATAs leave in the order of their claims
+ * (the consumer's side fills its slots in that order).
+ */
+static doca_error_t producer_net_send(struct doca_comch_producer *p, struct comch_rcons *r,
+                                      const struct doca_comch_producer_task_send *t,
+                                      const struct iovec *iov, unsigned int niov, uint64_t total)
+{
+	struct doca_comch_connection *conn = p->conn;
+	struct comch_fp_data m = { .len = total, .producer_id = p->id, .imm_len = t->imm_len };
+	size_t len = sizeof(m) + t->imm_len + total;
+	uint8_t *b = malloc(len);
+	struct comch_claimed cl;
+	doca_error_t res;
+	size_t off;
+
+	if (b == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	off = sizeof(m);
+	memcpy(b + off, t->imm, t->imm_len);
+	off += t->imm_len;
+	for (unsigned int i = 0; i < niov; i++) {
+		memcpy(b + off, iov[i].iov_base, iov[i].iov_len);
+		off += iov[i].iov_len;
+	}
+	pthread_mutex_lock(&conn->lock);
+	res = ring_claim(p, r, total, t->imm_len, &cl);
+	if (res == DOCA_SUCCESS) {
+		m.seq = cl.slot->seq;
+		memcpy(b, &m, sizeof(m));
+		if (comch_net_send(conn->net, COMCH_W_FP_DATA, r->id, b, len) != 0) {
+			COMCH_PEER_LOG(ERROR, conn,
+			               "comch producer %u: the connection to consumer %u is gone; "
+			               "%llu bytes not sent",
+			               p->id, r->id, (unsigned long long)total);
+			res = DOCA_ERROR_NOT_CONNECTED;
+		}
+		/* the shadow slot is spent either way (the consumer's side fills the real one) */
+		comch_ring_fill(cl.slot, &r->geom, p->id, total, NULL, 0, DOCA_SUCCESS);
+	}
+	pthread_mutex_unlock(&conn->lock);
+	free(b);
+	return res;
+}
+
 /* Finds the peer's consumer id and holds it (users++) for a send; NULL when it has none. */
 static struct comch_rcons *producer_hold_consumer(const struct doca_comch_producer *p,
                                                   struct doca_comch_connection *conn,
@@ -271,6 +317,12 @@ static doca_error_t producer_submit(struct doca_task *task)
 	r = producer_hold_consumer(p, conn, t->consumer_id);
 	if (r == NULL)
 		return DOCA_ERROR_NOT_FOUND;
+	if (conn->net != NULL) {
+		res = producer_net_send(p, r, t, iov, niov, total);
+		if (res == DOCA_SUCCESS)
+			doca_priv_task_complete(task, DOCA_SUCCESS); /* the bytes were copied out */
+		goto release;
+	}
 	res = ring_claim(p, r, total, t->imm_len, &cl);
 	if (res == DOCA_SUCCESS) {
 		status = total ? write_remote(p, iov, niov, cl.addr, total) : DOCA_SUCCESS;
@@ -278,6 +330,7 @@ static doca_error_t producer_submit(struct doca_task *task)
 		doca_priv_bell_ring(&r->ring->bell, r->bell_fd); /* the consumer's PE may sleep */
 		doca_priv_task_complete(task, status);
 	}
+release:
 	pthread_mutex_lock(&conn->lock);
 	if (--r->users == 0 && r->orphan)
 		comch_fp_rcons_free(r);

@@ -150,6 +150,8 @@ static doca_error_t server_start(struct doca_ctx *ctx)
 		return r;
 	comch_ep_reap(ep, true);
 	r = server_listen(ep);
+	if (r == DOCA_SUCCESS && comch_net_wanted())
+		r = comch_net_server_start(ep); /* released with the socket (comch_ep_release_io) */
 	if (r != DOCA_SUCCESS)
 		return r;
 	ep->num_live = 0;
@@ -158,10 +160,18 @@ static doca_error_t server_start(struct doca_ctx *ctx)
 	return DOCA_SUCCESS;
 }
 
-/* Tells a refused client why (best effort, never blocks). */
+/* Tells a refused client why (best effort, never blocks): on its socket, or over the network. */
+static void server_tell_to(int fd, struct comch_net *net, doca_error_t code, const char *why)
+{
+	if (net != NULL)
+		(void)comch_net_send(net, COMCH_W_REJECT, (uint32_t)code, why, strlen(why));
+	else
+		(void)comch_wire_send(fd, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
+}
+
 static void server_tell(int fd, doca_error_t code, const char *why)
 {
-	(void)comch_wire_send(fd, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
+	server_tell_to(fd, NULL, code, why);
 }
 
 /*
@@ -274,39 +284,41 @@ bool comch_server_accept(struct comch_ep *ep)
 	return any;
 }
 
-static void server_reject(struct comch_ep *ep, int fd, doca_error_t code, const char *why)
+static void server_reject(struct comch_ep *ep, int fd, struct comch_net *net, doca_error_t code,
+                          const char *why)
 {
-	ODMA_RATELIMITED_WARN("comch server \"%s\": refused a client: %s", ep->name, why);
-	server_tell(fd, code, why);
+	ODMA_RATELIMITED_WARN("comch server \"%s\": refused a client%s: %s", ep->name,
+	                      net != NULL ? " at ODMA_FABRIC" : "", why);
+	server_tell_to(fd, net, code, why);
 }
 
 /*
  * Checks a HELLO already copied into *hello (plen: its payload length) against this server;
  * on a mismatch the client is told why and false is returned.
  */
-static bool server_hello_ok(struct comch_ep *ep, int fd, const struct comch_hello *hello,
-                            size_t plen)
+static bool server_hello_ok(struct comch_ep *ep, int fd, struct comch_net *net,
+                            const struct comch_hello *hello, size_t plen)
 {
 	const struct comch_wire_hdr *hdr = (const void *)ep->rx;
 
 	if (hello->magic != COMCH_WIRE_MAGIC || hello->version != COMCH_WIRE_VERSION) {
-		server_reject(ep, fd, DOCA_ERROR_UNSUPPORTED_VERSION,
+		server_reject(ep, fd, net, DOCA_ERROR_UNSUPPORTED_VERSION,
 		              "protocol version mismatch (odma versions differ?)");
 		return false;
 	}
 	if (hello->name_len != plen - sizeof(*hello) || hello->name_len != strlen(ep->name) ||
 	    memcmp(ep->rx + sizeof(*hdr) + sizeof(*hello), ep->name, hello->name_len) != 0 ||
 	    hello->system_id != ep->system_id) {
-		server_reject(ep, fd, DOCA_ERROR_NOT_FOUND,
+		server_reject(ep, fd, net, DOCA_ERROR_NOT_FOUND,
 		              "server name or emulated system differs");
 		return false;
 	}
 	if (hello->max_msg == 0 || hello->recv_queue == 0) {
-		server_reject(ep, fd, DOCA_ERROR_INVALID_VALUE, "bad HELLO parameters");
+		server_reject(ep, fd, net, DOCA_ERROR_INVALID_VALUE, "bad HELLO parameters");
 		return false;
 	}
 	if (ep->num_live >= ep->ctx.caps->comch_max_clients) {
-		server_reject(ep, fd, DOCA_ERROR_FULL,
+		server_reject(ep, fd, net, DOCA_ERROR_FULL,
 		              "the server already serves its maximum number of clients "
 		              "(doca_comch_cap_get_max_clients)");
 		return false;
@@ -334,7 +346,7 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, int fd, s
 		return NULL;
 	}
 	memcpy(&hello, ep->rx + sizeof(*hdr), sizeof(hello));
-	if (!server_hello_ok(ep, fd, &hello, plen))
+	if (!server_hello_ok(ep, fd, NULL, &hello, plen))
 		return NULL;
 	link = comch_shm_map(link_fd, COMCH_LINK_BYTES, &why);
 	if (link == NULL || link->magic != COMCH_LINK_MAGIC) {
@@ -364,6 +376,81 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, int fd, s
 	ODMA_DBG("comch server \"%s\": client pid %d (device %s) connected; max message %u bytes",
 	         ep->name, (int)conn->peer_pid, hello.pci, conn->max_msg);
 	return conn;
+}
+
+/*
+ * A HELLO that arrived at ODMA_FABRIC and names this server (net.c checked its framing and
+ * the name): the same checks as on a socket, then WELCOME. The new connection owns @net; NULL
+ * when the client was refused (@net is then the caller's to free).
+ */
+static struct doca_comch_connection *server_net_hello(struct comch_ep *ep, struct comch_net *net)
+{
+	const struct comch_wire_hdr *hdr = (const void *)ep->rx;
+	struct comch_welcome w = { .magic = COMCH_WIRE_MAGIC, .version = COMCH_WIRE_VERSION };
+	struct comch_hello hello;
+	struct doca_comch_connection *conn;
+	ssize_t n = comch_net_recv(net, ep->rx, ep->rx_cap);
+	size_t plen;
+
+	if (n < (ssize_t)(sizeof(*hdr) + sizeof(hello)) || hdr->type != COMCH_W_HELLO)
+		return NULL;
+	plen = (size_t)n - sizeof(*hdr);
+	memcpy(&hello, ep->rx + sizeof(*hdr), sizeof(hello));
+	if (!server_hello_ok(ep, -1, net, &hello, plen))
+		return NULL;
+	/* from here on the connection's own limits apply to what the client sends */
+	pthread_mutex_lock(&net->lock);
+	net->cap = comch_net_conn_cap(ep);
+	net->max_n = ep->recv_queue + COMCH_NET_CTL_SLACK;
+	pthread_mutex_unlock(&net->lock);
+	w.max_msg = ep->max_msg;
+	w.recv_queue = ep->recv_queue;
+	if (comch_net_send(net, COMCH_W_WELCOME, 0, &w, sizeof(w)) != 0)
+		return NULL;
+	conn = comch_conn_new(ep, net->efd, COMCH_SIDE_SERVER, &net->link,
+	                      ep->max_msg < hello.max_msg ? ep->max_msg : hello.max_msg,
+	                      hello.recv_queue);
+	if (conn == NULL)
+		return NULL;
+	conn->net = net;
+	pthread_mutex_lock(&net->lock);
+	net->conn = conn;
+	pthread_mutex_unlock(&net->lock);
+	hello.pci[sizeof(hello.pci) - 1] = '\0';
+	ODMA_DBG("comch server \"%s\": a client (device %s) connected at ODMA_FABRIC; max "
+	         "message %u bytes",
+	         ep->name, hello.pci, conn->max_msg);
+	return conn;
+}
+
+/* A client accepted: listed, counted, announced. */
+static void server_add_conn(struct comch_ep *ep, struct doca_comch_connection *conn)
+{
+	conn->next = ep->conns;
+	ep->conns = conn;
+	ep->num_live++;
+	if (ep->connect_cb != NULL)
+		ep->connect_cb(&ep->ev_conn, conn, 1);
+}
+
+/* The HELLOs that arrived at ODMA_FABRIC for this server. */
+static bool server_net_handshakes(struct comch_ep *ep)
+{
+	struct comch_net *net;
+	bool any = false;
+
+	while (ep->ctx.state == DOCA_CTX_STATE_RUNNING &&
+	       (net = comch_net_server_take(ep)) != NULL) {
+		struct doca_comch_connection *conn = server_net_hello(ep, net);
+
+		any = true;
+		if (conn == NULL) {
+			comch_net_free(net);
+			continue;
+		}
+		server_add_conn(ep, conn);
+	}
+	return any;
 }
 
 /* One line for a handshake that ended without a HELLO packet. */
@@ -426,15 +513,79 @@ bool comch_server_handshakes(struct comch_ep *ep)
 		free(h);
 		if (conn == NULL)
 			continue;
-		conn->next = ep->conns;
-		ep->conns = conn;
-		ep->num_live++;
-		if (ep->connect_cb != NULL)
-			ep->connect_cb(&ep->ev_conn, conn, 1);
+		server_add_conn(ep, conn);
 		/* the callback may have stopped the server: the list head may have changed */
 		pp = &ep->hs;
 	}
 	return any;
+}
+
+/* ---- the server's context ops ------------------------------------------------------------ */
+
+static bool server_progress(struct doca_ctx *ctx)
+{
+	struct comch_ep *ep = comch_ep_of(ctx);
+	bool any = false;
+
+	ep->dispatch++;
+	if (ctx->state == DOCA_CTX_STATE_RUNNING) {
+		/* handshakes that ended free their room before new sockets are admitted */
+		any |= comch_server_handshakes(ep);
+		if (ctx->state == DOCA_CTX_STATE_RUNNING && comch_server_accept(ep)) {
+			any = true;
+			(void)comch_server_handshakes(ep);
+		}
+		if (ep->net_bell != NULL)
+			any |= server_net_handshakes(ep);
+	}
+	for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
+		any |= comch_ep_conn_step(ep, c);
+	ep->dispatch--;
+	comch_ep_reap(ep, false);
+	return any;
+}
+
+static uint64_t server_arm(struct doca_ctx *ctx)
+{
+	struct comch_ep *ep = comch_ep_of(ctx);
+	uint64_t at = ODMA_WAKE_NEVER;
+
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return ODMA_WAKE_NEVER; /* nothing is watched: released at the stop */
+	comch_ep_watch(ep, ep->lfd, &ep->lfd_watched);
+	if (ep->net_bell != NULL) {
+		comch_ep_watch(ep, ep->net_bell->efd, &ep->net_bell_watched);
+		at = comch_min_ns(at, comch_net_server_due());
+	}
+	for (struct comch_hs *h = ep->hs; h != NULL; h = h->next) {
+		comch_ep_watch(ep, h->fd, &h->watched);
+		at = comch_min_ns(at, h->deadline_ns);
+	}
+	for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
+		at = comch_min_ns(at, comch_ep_arm_conn(ep, c));
+	return at;
+}
+
+/* No new clients; every connection still open is closed (disconnect events follow). */
+static void server_stop(struct doca_ctx *ctx)
+{
+	struct comch_ep *ep = comch_ep_of(ctx);
+
+	comch_ep_release_io(ep);
+	for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
+		comch_conn_close(c, DOCA_ERROR_IO_FAILED);
+}
+
+static bool server_idle_ready(const struct doca_ctx *ctx)
+{
+	const struct comch_ep *ep = comch_ep_of(ctx);
+
+	if (ep->dispatch > 0)
+		return false; /* a callback of ours is running: IDLE comes from the next progress */
+	for (const struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
+		if (!c->notified)
+			return false;
+	return true;
 }
 
 static const struct odma_ctx_ops server_ops = {
@@ -443,11 +594,51 @@ static const struct odma_ctx_ops server_ops = {
 	.start = server_start,
 	.complete = comch_send_complete,
 	.submit = comch_send_submit,
-	.progress = comch_ep_progress,
-	.stop = comch_ep_stop,
-	.idle_ready = comch_ep_idle_ready,
+	.progress = server_progress,
+	.stop = server_stop,
+	.idle_ready = server_idle_ready,
 	.no_task_conf = true,
-	.arm = comch_ep_arm,
+	.arm = server_arm,
+};
+
+/* ---- what shared code asks of a server --------------------------------------------------- */
+
+static bool server_owns(const struct comch_ep *ep, const struct doca_comch_connection *conn)
+{
+	for (const struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
+		if (c == conn)
+			return !c->dropped;
+	return false;
+}
+
+static void server_conn_ended(struct comch_ep *ep, struct doca_comch_connection *conn, int end)
+{
+	(void)end;
+	if (ep->num_live > 0)
+		ep->num_live--;
+	if (!conn->dropped && ep->disconnect_cb != NULL)
+		ep->disconnect_cb(&ep->ev_conn, conn, 1);
+}
+
+static bool server_fastpath_busy(const struct comch_ep *ep)
+{
+	for (const struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
+		if (atomic_load(&c->refs) > 1)
+			return true;
+	return false;
+}
+
+static const char *server_rep_pci(const struct comch_ep *ep)
+{
+	return ep->rep->info->pci_addr;
+}
+
+const struct comch_side comch_server_side = {
+	.kind = "server",
+	.owns = server_owns,
+	.conn_ended = server_conn_ended,
+	.fastpath_busy = server_fastpath_busy,
+	.rep_pci = server_rep_pci,
 };
 
 /* ---- server API ------------------------------------------------------------------------ */
@@ -479,7 +670,7 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	r = comch_ep_init(&s->ep, dev, name, true, &server_ops);
+	r = comch_ep_init(&s->ep, dev, name, &comch_server_side, &server_ops);
 	if (r != DOCA_SUCCESS) {
 		free(s);
 		return r;

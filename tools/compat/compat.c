@@ -145,7 +145,7 @@ static const char *const usage_text[] = {
 	"  --rep-pci ADDR         representor of the host function on the DPU (default b1:00.0)",
 	"  --split-netns          run each host/DPU pair's sides in two network + PID namespaces",
 	"                         joined by a veth pair (as two machines; root only); pairs that",
-	"                         need Comch or sync events across machines are reported not-yet",
+	"                         need sync events across machines are reported not-yet",
 	"  -v, --verbose          say what is being built and run",
 	"  -h, --help             this text",
 	"",
@@ -490,7 +490,7 @@ static void print_table(const struct compat_ctx *c, FILE *out)
 	        c->nprogs, counts[COMPAT_PASS], counts[COMPAT_FAIL], counts[COMPAT_NEEDS],
 	        needs.n ? " (" : "", list, needs.n ? ")" : "", counts[COMPAT_NOT_RUN]);
 	if (c->split_netns)
-		fprintf(out, "%zu need Comch or sync events across machines (not yet in odma)\n",
+		fprintf(out, "%zu need sync events across machines (not yet in odma)\n",
 		        counts[COMPAT_NOT_YET]);
 	compat_list_free(&needs);
 }

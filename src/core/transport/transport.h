@@ -443,6 +443,24 @@ doca_error_t odma_tp_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach
 /* Closes @ep: its ios and sends in flight complete with IO_FAILED, then on_close runs. */
 void odma_tp_ep_close(struct odma_tp_ep *ep);
 
+/*
+ * The endpoint functions above as one table, for the DOCA libraries outside libdoca_common
+ * (Comch across machines): each member is the odma_tp_* function of the same name.
+ */
+struct odma_tp_ep_api {
+	doca_error_t (*listen)(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
+	                       void *arg, void **listener);
+	void (*listen_close)(void *listener);
+	doca_error_t (*connect)(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
+	                        struct odma_tp_ep **ep);
+	void (*ep_set_cbs)(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs);
+	doca_error_t (*ep_send)(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
+	                        odma_tp_send_done_fn *done, void *arg);
+	void (*ep_close)(struct odma_tp_ep *ep);
+	uint32_t (*timeout_ms)(void);
+};
+DOCA_STABLE const struct odma_tp_ep_api *doca_priv_tp_ep_api(void);
+
 /* ---- the process transport's synchronous helpers (core/copy's batching mover) ---- */
 
 struct iovec;

@@ -112,6 +112,9 @@ static void ucx_pick_devices(ucp_config_t *cfg)
 
 	if (getenv("UCX_TLS") == NULL)
 		(void)ucp_config_modify(cfg, "TLS", "tcp");
+	/* a listener (Comch at ODMA_FABRIC) restarted on its port must not wait out TIME_WAIT */
+	if (getenv("UCX_CM_REUSEADDR") == NULL)
+		(void)ucp_config_modify(cfg, "CM_REUSEADDR", "y");
 	if (getenv("UCX_NET_DEVICES") != NULL)
 		return;
 	if (fabric != NULL) {

@@ -1,0 +1,717 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Comch across machines (ODMA_FABRIC=ADDRESS:PORT, the DPU side's address): the packets of
+ * comch/wire.h travel as messages of a transport endpoint (core/transport, UCX) instead of a
+ * Unix socket of the runtime directory.
+ *
+ *  - A process with servers listens once at ODMA_FABRIC (one listener shared by all of its
+ *    servers). The first message of an accepted endpoint is a HELLO naming the server
+ *    (system, representor PCI address, name); it is handed to that server, whose progress
+ *    answers WELCOME or REJECT as on a Unix socket.
+ *  - A client whose server socket does not answer in the runtime directory connects there.
+ *  - Messages arrive on the transport's thread: each one is checked (length, type) and queued
+ *    in a bounded inbox of its connection, and an eventfd (the connection's descriptor: the
+ *    PE watches it like a socket) is rung. The endpoint's progress reads the inbox as it
+ *    reads a socket.
+ *  - Credits: the receiver reports how many messages it delivered (CREDIT), into the
+ *    connection's private link page, so a sender learns about room without progressing.
+ *  - Liveness: an idle side sends PING every quarter of ODMA_TRANSPORT_TIMEOUT_MS; the
+ *    peer's transport thread answers PONG (no progress call needed there); a connection
+ *    that heard nothing for ODMA_TRANSPORT_TIMEOUT_MS is closed as if the peer had died.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "comch/comch.h"
+#include "core/log/log.h"
+
+ODMA_LOG_REGISTER(DOCA_COMCH_NET)
+
+/* Longest wait of a close for the sends still being written (the BYE among them). */
+#define COMCH_NET_FLUSH_MS 200u
+
+/* What the process shares between its servers: the listener and the handshakes. */
+static struct {
+	pthread_mutex_t listen_lock; /* serializes starting and closing the listener */
+	pthread_mutex_t lock;
+	struct comch_ep *servers;  /* started servers (ep->net_next) */
+	void *listener;            /* while servers != NULL */
+	struct comch_net *pending; /* accepted, not handed to a server (or refused) */
+	uint32_t num_pending;
+} g_net = { .listen_lock = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static const struct odma_tp_ep_api *api(void)
+{
+	return doca_priv_tp_ep_api();
+}
+
+bool comch_net_wanted(void)
+{
+	return doca_priv_config_string("ODMA_FABRIC") != NULL;
+}
+
+static atomic_bool fabric_logged;
+
+/* ODMA_FABRIC's address and port; false after one log line when it is malformed. */
+static bool fabric(char *addr, size_t n, uint16_t *port)
+{
+	const char *v = doca_priv_config_string("ODMA_FABRIC");
+	const char *colon = v != NULL ? strrchr(v, ':') : NULL;
+	char *end;
+	unsigned long p;
+
+	if (colon == NULL || colon == v || (size_t)(colon - v) >= n)
+		goto bad;
+	errno = 0;
+	p = strtoul(colon + 1, &end, 10);
+	if (errno != 0 || *end != '\0' || end == colon + 1 || p == 0 || p > 65535)
+		goto bad;
+	snprintf(addr, n, "%.*s", (int)(colon - v), v);
+	*port = (uint16_t)p;
+	return true;
+bad:
+	if (!atomic_exchange(&fabric_logged, true)) /* a connecting client asks every 100 ms */
+		ODMA_ERR("ODMA_FABRIC=\"%s\" is not ADDRESS:PORT (the DPU side's IPv4 address and "
+		         "a port, e.g. 10.0.0.2:18515; the same value on both sides)",
+		         v ? v : "");
+	return false;
+}
+
+/* ---- one endpoint's inbox --------------------------------------------------------------- */
+
+static void ring(struct comch_net *n)
+{
+	uint64_t one = 1;
+
+	(void)!write(n->efd, &one, sizeof(one));
+}
+
+struct comch_net *comch_net_new(size_t cap, uint32_t max_n, int side)
+{
+	size_t sz = (sizeof(struct comch_net) + 63) & ~(size_t)63;
+	struct comch_net *n = aligned_alloc(64, sz);
+
+	if (n == NULL)
+		return NULL;
+	memset(n, 0, sz);
+	n->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (n->efd < 0 || pthread_mutex_init(&n->lock, NULL) != 0) {
+		if (n->efd >= 0)
+			close(n->efd);
+		free(n);
+		return NULL;
+	}
+	n->cap = cap;
+	n->max_n = max_n;
+	n->side = side;
+	n->link.magic = COMCH_LINK_MAGIC;
+	atomic_init(&n->last_rx_ns, doca_priv_now_ns());
+	n->last_ping_ns = doca_priv_now_ns();
+	return n;
+}
+
+/* Closes the endpoint (not on the transport thread): its callbacks have all run after it. */
+void comch_net_hangup(struct comch_net *n)
+{
+	uint64_t until = doca_priv_now_ns() + (uint64_t)COMCH_NET_FLUSH_MS * 1000000ull;
+	struct odma_tp_ep *tp;
+
+	pthread_mutex_lock(&n->lock);
+	tp = n->tp;
+	n->tp = NULL;
+	n->closed = true;
+	pthread_mutex_unlock(&n->lock);
+	if (tp == NULL)
+		return;
+	/* what was sent last (a BYE, a REJECT) goes out before the endpoint closes */
+	while (atomic_load(&n->inflight) != 0 && doca_priv_now_ns() < until) {
+		struct timespec nap = { 0, 200000 };
+
+		nanosleep(&nap, NULL);
+	}
+	api()->ep_close(tp);
+}
+
+void comch_net_free(struct comch_net *n)
+{
+	comch_net_hangup(n);
+	while (n->head != NULL) {
+		struct comch_npkt *p = n->head;
+
+		n->head = p->next;
+		free(p);
+	}
+	close(n->efd);
+	pthread_mutex_destroy(&n->lock);
+	free(n);
+}
+
+static void sent_cb(void *arg, doca_error_t status)
+{
+	struct comch_net *n = arg;
+
+	(void)status;
+	atomic_fetch_sub(&n->inflight, 1);
+}
+
+/* Any thread, the transport's too. 0 or EPIPE (closed) / ENOMEM. */
+int comch_net_send(struct comch_net *n, uint32_t type, uint32_t arg, const void *payload,
+                   size_t len)
+{
+	uint8_t small[256];
+	uint8_t *b = len + 4 <= sizeof(small) ? small : malloc(len + 4);
+	doca_error_t r = DOCA_ERROR_IO_FAILED;
+
+	if (b == NULL)
+		return ENOMEM;
+	memcpy(b, &arg, 4);
+	if (len)
+		memcpy(b + 4, payload, len);
+	pthread_mutex_lock(&n->lock);
+	if (n->tp != NULL && !n->closed) {
+		atomic_fetch_add(&n->inflight, 1);
+		r = api()->ep_send(n->tp, b, len + 4, type, sent_cb, n);
+		if (r != DOCA_SUCCESS)
+			atomic_fetch_sub(&n->inflight, 1);
+	}
+	pthread_mutex_unlock(&n->lock);
+	if (b != small)
+		free(b);
+	return r == DOCA_SUCCESS ? 0 : r == DOCA_ERROR_NO_MEMORY ? ENOMEM : EPIPE;
+}
+
+ssize_t comch_net_recv(struct comch_net *n, void *buf, size_t cap)
+{
+	struct comch_npkt *p;
+	uint64_t v;
+	ssize_t r;
+
+	pthread_mutex_lock(&n->lock);
+	p = n->head;
+	if (p == NULL) {
+		(void)!read(n->efd, &v, sizeof(v)); /* rung again by whatever arrives next */
+		p = n->head;
+	}
+	if (p == NULL) {
+		r = n->closed ? 0 : -EAGAIN;
+		pthread_mutex_unlock(&n->lock);
+		return r;
+	}
+	n->head = p->next;
+	if (n->head == NULL)
+		n->tail = NULL;
+	n->n--;
+	n->bytes -= p->len;
+	pthread_mutex_unlock(&n->lock);
+	if (p->len > cap) {
+		r = -EMSGSIZE;
+	} else {
+		memcpy(buf, p->bytes, p->len);
+		r = (ssize_t)p->len;
+	}
+	free(p);
+	return r;
+}
+
+/* Under n->lock: the peer went past a limit; nothing more is queued. */
+static void refuse_locked(struct comch_net *n, const char *why)
+{
+	if (n->closed)
+		return;
+	n->closed = true;
+	n->refused = why;
+}
+
+static void queue_locked(struct comch_net *n, uint32_t type, uint32_t arg, const uint8_t *payload,
+                         size_t len)
+{
+	struct comch_wire_hdr hdr = { .type = type, .arg = arg };
+	struct comch_npkt *p;
+
+	if (n->closed)
+		return;
+	if (n->n >= n->max_n) {
+		refuse_locked(n, "the peer sent more packets than its receive-queue credits allow");
+		return;
+	}
+	if (n->bytes > COMCH_NET_INBOX_BYTES) {
+		refuse_locked(n, "the peer sent more bytes than this side's progress took (16 MiB "
+		                 "queued)");
+		return;
+	}
+	p = malloc(sizeof(*p) + sizeof(hdr) + len);
+	if (p == NULL) {
+		refuse_locked(n, "out of memory for an arriving packet");
+		return;
+	}
+	p->next = NULL;
+	p->len = (uint32_t)(sizeof(hdr) + len);
+	memcpy(p->bytes, &hdr, sizeof(hdr));
+	if (len)
+		memcpy(p->bytes + sizeof(hdr), payload, len);
+	if (n->tail != NULL)
+		n->tail->next = p;
+	else
+		n->head = p;
+	n->tail = p;
+	n->n++;
+	n->bytes += p->len;
+}
+
+/* Transport thread: one message of a connection (or of a handshake). */
+static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, uint32_t imm,
+                        void *arg)
+{
+	struct comch_net *n = arg;
+	const uint8_t *b = bytes;
+	uint32_t a;
+
+	(void)tp;
+	atomic_store(&n->last_rx_ns, doca_priv_now_ns());
+	pthread_mutex_lock(&n->lock);
+	if (len < 4 || len - 4 + sizeof(struct comch_wire_hdr) > n->cap) {
+		refuse_locked(n, len < 4 ? "a runt message (shorter than its argument)"
+		                         : "a message longer than any valid packet");
+		goto out;
+	}
+	memcpy(&a, b, 4);
+	switch (imm) {
+	case COMCH_W_PING:
+		pthread_mutex_unlock(&n->lock);
+		(void)comch_net_send(n, COMCH_W_PONG, 0, NULL, 0);
+		return;
+	case COMCH_W_PONG:
+		goto out;
+	case COMCH_W_CREDIT: {
+		uint64_t v, was = atomic_load(&n->link.delivered[1 - n->side]);
+
+		if (len != 4 + sizeof(v)) {
+			refuse_locked(n, "a malformed CREDIT");
+			break;
+		}
+		memcpy(&v, b + 4, sizeof(v));
+		if (v < was) {
+			refuse_locked(n, "a CREDIT that goes back");
+			break;
+		}
+		atomic_store_explicit(&n->link.delivered[1 - n->side], v, memory_order_release);
+		break;
+	}
+	case COMCH_W_FP_POST:
+	case COMCH_W_FP_DATA: {
+		struct doca_comch_connection *conn = n->conn;
+		const char *why;
+
+		if (conn == NULL) {
+			refuse_locked(n, "a fast-path packet before the handshake");
+			break;
+		}
+		pthread_mutex_unlock(&n->lock);
+		why = imm == COMCH_W_FP_POST ? comch_fp_net_post(conn, a, b + 4, len - 4)
+		                             : comch_fp_net_data(conn, a, b + 4, len - 4);
+		pthread_mutex_lock(&n->lock);
+		if (why != NULL)
+			refuse_locked(n, why);
+		else
+			goto out_quiet; /* nothing for the endpoint's progress (a doorbell rang) */
+		break;
+	}
+	case COMCH_W_HELLO:
+	case COMCH_W_WELCOME:
+	case COMCH_W_REJECT:
+	case COMCH_W_MSG:
+	case COMCH_W_BYE:
+	case COMCH_W_CONS_NEW:
+	case COMCH_W_CONS_ACK:
+	case COMCH_W_CONS_GONE:
+		queue_locked(n, imm, a, b + 4, len - 4);
+		break;
+	default:
+		refuse_locked(n, "a packet of an unknown type");
+		break;
+	}
+out:
+	pthread_mutex_unlock(&n->lock);
+	ring(n);
+	if (n->on_hello != NULL)
+		n->on_hello(n);
+	return;
+out_quiet:
+	pthread_mutex_unlock(&n->lock);
+}
+
+static void net_on_close(struct odma_tp_ep *tp, doca_error_t why, void *arg)
+{
+	struct comch_net *n = arg;
+
+	(void)tp;
+	(void)why;
+	pthread_mutex_lock(&n->lock);
+	n->closed = true;
+	pthread_mutex_unlock(&n->lock);
+	ring(n);
+	if (n->on_hello != NULL)
+		n->on_hello(n);
+}
+
+static const struct odma_tp_ep_cbs *net_cbs(struct comch_net *n, struct odma_tp_ep_cbs *cbs)
+{
+	cbs->on_recv = net_on_recv;
+	cbs->on_close = net_on_close;
+	cbs->arg = n;
+	return cbs;
+}
+
+size_t comch_net_conn_cap(const struct comch_ep *ep)
+{
+	size_t fp = sizeof(struct comch_wire_hdr) + sizeof(struct comch_fp_data) +
+	            COMCH_RING_MAX_IMM + ep->ctx.caps->comch_fp_max_buf_size;
+
+	return ep->rx_cap > fp ? ep->rx_cap : fp;
+}
+
+/* ---- a connection over the network (the endpoint's PE thread) ---------------------------- */
+
+/* Interval between PINGs of an idle side, and the silence that ends a connection. */
+static uint64_t silence_ns(void)
+{
+	return (uint64_t)api()->timeout_ms() * 1000000ull;
+}
+
+bool comch_net_tick(struct doca_comch_connection *conn)
+{
+	struct comch_net *n = conn->net;
+	uint64_t now = doca_priv_now_ns(), quiet = silence_ns();
+	uint64_t last = atomic_load(&n->last_rx_ns);
+	const char *refused;
+
+	pthread_mutex_lock(&n->lock);
+	refused = n->refused;
+	pthread_mutex_unlock(&n->lock);
+	if (refused != NULL) {
+		comch_conn_refuse(conn, refused);
+		return true;
+	}
+	if (now > last && now - last >= quiet) {
+		COMCH_PEER_LOG(
+		        WARNING, conn,
+		        "comch %s \"%s\": the peer of connection %p sent nothing for %llu ms "
+		        "(ODMA_TRANSPORT_TIMEOUT_MS): it died, or the network to it is "
+		        "down; the connection is closed",
+		        comch_ep_kind(conn->ep), conn->ep->name, (void *)conn,
+		        (unsigned long long)(quiet / 1000000ull));
+		comch_conn_kill(conn, COMCH_END_PEER, "the peer went silent");
+		return true;
+	}
+	if (now - n->last_ping_ns >= quiet / 4 && now - last >= quiet / 4) {
+		n->last_ping_ns = now;
+		(void)comch_net_send(n, COMCH_W_PING, 0, NULL, 0);
+	}
+	return false;
+}
+
+void comch_net_credit(struct doca_comch_connection *conn)
+{
+	struct comch_net *n = conn->net;
+	uint64_t v = conn->delivered;
+
+	if (v == n->credit_sent)
+		return;
+	n->credit_sent = v;
+	(void)comch_net_send(n, COMCH_W_CREDIT, 0, &v, sizeof(v));
+}
+
+uint64_t comch_net_due(const struct doca_comch_connection *conn)
+{
+	const struct comch_net *n = conn->net;
+	uint64_t quiet = silence_ns();
+	uint64_t last = atomic_load(&((struct comch_net *)n)->last_rx_ns);
+	uint64_t ping = n->last_ping_ns + quiet / 4;
+
+	return comch_min_ns(ping > last + quiet / 4 ? ping : last + quiet / 4, last + quiet);
+}
+
+/* ---- servers: the shared listener and the handshakes -------------------------------------- */
+
+/* Under g_net.lock. */
+static void pending_unlink_locked(struct comch_net *n)
+{
+	for (struct comch_net **pp = &g_net.pending; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == n) {
+			*pp = n->next;
+			g_net.num_pending--;
+			return;
+		}
+}
+
+static bool hello_names(const struct comch_ep *ep, const struct comch_hello *h, const char *name)
+{
+	return h->system_id == ep->system_id && h->name_len == strlen(ep->name) &&
+	       memcmp(name, ep->name, h->name_len) == 0 &&
+	       strncmp(h->pci, ep->side->rep_pci(ep), sizeof(h->pci)) == 0;
+}
+
+/*
+ * Transport thread: a handshake got its first packet (or closed). A HELLO naming a started
+ * server goes to that server; anything else is answered (REJECT) and left to the sweep.
+ */
+static void hs_on_packet(struct comch_net *n)
+{
+	struct comch_hello h;
+	const char *name;
+	struct comch_npkt *p;
+	struct comch_ep *to = NULL;
+	const char *why = "the first packet was not a HELLO";
+
+	pthread_mutex_lock(&n->lock);
+	p = n->head;
+	n->on_hello = NULL; /* one look only */
+	pthread_mutex_unlock(&n->lock);
+	if (p == NULL || p->len < sizeof(struct comch_wire_hdr) + sizeof(h))
+		goto refuse;
+	memcpy(&h, p->bytes + sizeof(struct comch_wire_hdr), sizeof(h));
+	name = (const char *)p->bytes + sizeof(struct comch_wire_hdr) + sizeof(h);
+	if (((const struct comch_wire_hdr *)(const void *)p->bytes)->type != COMCH_W_HELLO)
+		goto refuse;
+	why = "malformed HELLO";
+	if (h.name_len != p->len - sizeof(struct comch_wire_hdr) - sizeof(h) ||
+	    h.name_len >= COMCH_NAME_MAX)
+		goto refuse;
+	h.pci[sizeof(h.pci) - 1] = '\0';
+	pthread_mutex_lock(&g_net.lock);
+	if (!n->swept) {
+		for (struct comch_ep *ep = g_net.servers; ep != NULL; ep = ep->net_next)
+			if (hello_names(ep, &h, name)) {
+				to = ep;
+				break;
+			}
+		if (to != NULL) {
+			pending_unlink_locked(n);
+			n->next = to->net_hs;
+			to->net_hs = n;
+			ring(to->net_bell);
+		}
+	}
+	pthread_mutex_unlock(&g_net.lock);
+	if (to != NULL)
+		return;
+	why = "no server of that name listens on this representor of this emulated system";
+	(void)comch_net_send(n, COMCH_W_REJECT, (uint32_t)DOCA_ERROR_NOT_FOUND, why, strlen(why));
+	ODMA_RATELIMITED_WARN("comch: refused a connection at ODMA_FABRIC for server \"%.*s\" "
+	                      "(device %s): %s",
+	                      (int)h.name_len, name, h.pci, why);
+	goto mark;
+refuse:
+	ODMA_RATELIMITED_WARN("comch: refused a connection at ODMA_FABRIC: %s", why);
+mark:
+	pthread_mutex_lock(&g_net.lock);
+	n->refused_hs = true; /* the sweep closes it */
+	pthread_mutex_unlock(&g_net.lock);
+}
+
+static void on_accept(struct odma_tp_ep *tp, void *arg)
+{
+	struct comch_net *n;
+	struct odma_tp_ep_cbs cbs;
+
+	(void)arg;
+	n = comch_net_new(sizeof(struct comch_wire_hdr) + sizeof(struct comch_hello) +
+	                          COMCH_NAME_MAX,
+	                  4, COMCH_SIDE_SERVER);
+	if (n == NULL) {
+		/* cannot close from here: the peer sees no answer and times out */
+		ODMA_RATELIMITED_WARN("comch: out of memory for a connection at ODMA_FABRIC");
+		return;
+	}
+	n->tp = tp;
+	n->on_hello = hs_on_packet;
+	n->deadline_ns = doca_priv_now_ns() + (uint64_t)COMCH_HANDSHAKE_TIMEOUT_MS * 1000000ull;
+	pthread_mutex_lock(&g_net.lock);
+	if (g_net.num_pending >= COMCH_HS_MAX)
+		n->refused_hs = true; /* the sweep closes it */
+	n->next = g_net.pending;
+	g_net.pending = n;
+	g_net.num_pending++;
+	pthread_mutex_unlock(&g_net.lock);
+	api()->ep_set_cbs(tp, net_cbs(n, &cbs));
+}
+
+/* Closes refused handshakes and those past their deadline (a server's PE thread). */
+static void sweep(void)
+{
+	uint64_t now = doca_priv_now_ns();
+	struct comch_net *dead = NULL;
+
+	pthread_mutex_lock(&g_net.lock);
+	for (struct comch_net **pp = &g_net.pending; *pp != NULL;) {
+		struct comch_net *n = *pp;
+		bool gone;
+
+		pthread_mutex_lock(&n->lock); /* (the listener's lock, then an endpoint's) */
+		gone = n->closed && n->head == NULL;
+		pthread_mutex_unlock(&n->lock);
+		if (n->refused_hs || now >= n->deadline_ns || gone) {
+			*pp = n->next;
+			g_net.num_pending--;
+			n->swept = true;
+			n->next = dead;
+			dead = n;
+			continue;
+		}
+		pp = &n->next;
+	}
+	pthread_mutex_unlock(&g_net.lock);
+	while (dead != NULL) {
+		struct comch_net *n = dead;
+
+		dead = n->next;
+		comch_net_free(n);
+	}
+}
+
+doca_error_t comch_net_server_start(struct comch_ep *ep)
+{
+	char addr[64];
+	uint16_t port;
+	doca_error_t r = DOCA_SUCCESS;
+	void *listener = NULL;
+	bool listening;
+
+	if (!fabric(addr, sizeof(addr), &port))
+		return DOCA_ERROR_INVALID_VALUE;
+	ep->net_bell = comch_net_new(0, 0, COMCH_SIDE_SERVER); /* its eventfd only */
+	if (ep->net_bell == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	pthread_mutex_lock(&g_net.listen_lock);
+	pthread_mutex_lock(&g_net.lock);
+	listening = g_net.listener != NULL;
+	pthread_mutex_unlock(&g_net.lock);
+	/* not under g_net.lock: the transport thread takes it in its callbacks */
+	if (!listening) {
+		r = api()->listen(addr, port, on_accept, NULL, &listener);
+		if (r != DOCA_SUCCESS)
+			ODMA_ERR(
+			        "comch server \"%s\": cannot listen at ODMA_FABRIC=%s:%u (%s); "
+			        "free "
+			        "the port or pick another one (the same ODMA_FABRIC on both sides)",
+			        ep->name, addr, port, doca_error_get_name(r));
+	}
+	if (r == DOCA_SUCCESS) {
+		pthread_mutex_lock(&g_net.lock);
+		if (!listening)
+			g_net.listener = listener;
+		ep->net_next = g_net.servers;
+		g_net.servers = ep;
+		pthread_mutex_unlock(&g_net.lock);
+	}
+	pthread_mutex_unlock(&g_net.listen_lock);
+	if (r != DOCA_SUCCESS) {
+		comch_net_free(ep->net_bell);
+		ep->net_bell = NULL;
+		return r;
+	}
+	ODMA_DBG("comch server \"%s\" also listens at ODMA_FABRIC %s:%u", ep->name, addr, port);
+	return DOCA_SUCCESS;
+}
+
+void comch_net_server_stop(struct comch_ep *ep)
+{
+	struct comch_net *left;
+	void *listener = NULL;
+
+	if (ep->net_bell == NULL)
+		return;
+	pthread_mutex_lock(&g_net.listen_lock);
+	pthread_mutex_lock(&g_net.lock);
+	for (struct comch_ep **pp = &g_net.servers; *pp != NULL; pp = &(*pp)->net_next)
+		if (*pp == ep) {
+			*pp = ep->net_next;
+			break;
+		}
+	if (g_net.servers == NULL) {
+		listener = g_net.listener;
+		g_net.listener = NULL;
+	}
+	left = ep->net_hs;
+	ep->net_hs = NULL;
+	pthread_mutex_unlock(&g_net.lock);
+	if (listener != NULL)
+		api()->listen_close(listener);
+	pthread_mutex_unlock(&g_net.listen_lock);
+	while (left != NULL) {
+		struct comch_net *n = left;
+
+		left = n->next;
+		comch_net_free(n);
+	}
+	comch_ep_unwatch(ep, ep->net_bell->efd, &ep->net_bell_watched);
+	comch_net_free(ep->net_bell);
+	ep->net_bell = NULL;
+	sweep();
+}
+
+struct comch_net *comch_net_server_take(struct comch_ep *ep)
+{
+	struct comch_net *n;
+	uint64_t v;
+
+	sweep();
+	pthread_mutex_lock(&g_net.lock);
+	n = ep->net_hs;
+	if (n != NULL)
+		ep->net_hs = n->next;
+	else
+		(void)!read(ep->net_bell->efd, &v, sizeof(v));
+	pthread_mutex_unlock(&g_net.lock);
+	if (n != NULL)
+		n->next = NULL;
+	return n;
+}
+
+uint64_t comch_net_server_due(void)
+{
+	uint64_t at = ODMA_WAKE_NEVER;
+
+	pthread_mutex_lock(&g_net.lock);
+	for (struct comch_net *n = g_net.pending; n != NULL; n = n->next)
+		at = comch_min_ns(at, n->refused_hs ? 0 : n->deadline_ns);
+	pthread_mutex_unlock(&g_net.lock);
+	return at;
+}
+
+/* ---- clients ------------------------------------------------------------------------------ */
+
+struct comch_net *comch_net_client_connect(struct comch_ep *ep, const void *hello, size_t len)
+{
+	char addr[64];
+	uint16_t port;
+	struct odma_tp_ep_cbs cbs;
+	struct comch_net *n;
+	doca_error_t r;
+
+	if (!fabric(addr, sizeof(addr), &port))
+		return NULL;
+	/* the server may send right after its WELCOME: the client's own limits from the start */
+	n = comch_net_new(comch_net_conn_cap(ep), ep->recv_queue + COMCH_NET_CTL_SLACK,
+	                  COMCH_SIDE_CLIENT);
+	if (n == NULL)
+		return NULL;
+	r = api()->connect(addr, port, net_cbs(n, &cbs), &n->tp);
+	if (r != DOCA_SUCCESS) {
+		n->tp = NULL;
+		comch_net_free(n);
+		return NULL;
+	}
+	if (comch_net_send(n, COMCH_W_HELLO, 0, hello, len) != 0) {
+		comch_net_free(n);
+		return NULL;
+	}
+	return n;
+}

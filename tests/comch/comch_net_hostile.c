@@ -1,0 +1,228 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * A hostile Comch client across machines: it speaks the transport (core/transport's endpoints,
+ * UCX) by hand at ODMA_FABRIC and sends what no odma client sends. The server must refuse
+ * each connection without crashing, answer a HELLO for an unknown server with REJECT
+ * (NOT_FOUND), and go on serving (comch_netns.sh then runs a good client against it).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "comch/wire.h"
+#include "core/device/device.h"
+#include "core/transport/transport.h"
+
+#include <doca_error.h>
+
+static volatile int rejects, closes, welcomes;
+static volatile uint32_t reject_code;
+
+static void on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
+{
+	(void)ep;
+	(void)arg;
+	if (imm == COMCH_W_WELCOME)
+		__atomic_add_fetch(&welcomes, 1, __ATOMIC_SEQ_CST);
+	if (imm == COMCH_W_REJECT && len >= 4) {
+		uint32_t a;
+
+		memcpy(&a, bytes, 4);
+		reject_code = a;
+		__atomic_add_fetch(&rejects, 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+static void on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
+{
+	(void)ep;
+	(void)why;
+	(void)arg;
+	__atomic_add_fetch(&closes, 1, __ATOMIC_SEQ_CST);
+}
+
+static const struct odma_tp_ep_cbs cbs = { on_recv, on_close, NULL };
+
+static void nap_ms(unsigned int ms)
+{
+	struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&t, NULL);
+}
+
+/* One connection that sends @len bytes as packet @type, waits a little, closes. */
+static int one(const char *addr, uint16_t port, uint32_t type, const void *b, size_t len,
+               unsigned int wait_ms)
+{
+	const struct odma_tp_ep_api *api = doca_priv_tp_ep_api();
+	struct odma_tp_ep *ep;
+
+	if (api->connect(addr, port, &cbs, &ep) != DOCA_SUCCESS) {
+		fprintf(stderr, "hostile: cannot connect to %s:%u\n", addr, port);
+		return 1;
+	}
+	if (api->ep_send(ep, b, len, type, NULL, NULL) != DOCA_SUCCESS) {
+		fprintf(stderr, "hostile: send failed\n");
+		return 1;
+	}
+	nap_ms(wait_ms);
+	api->ep_close(ep);
+	return 0;
+}
+
+int comch_net_hostile(void);
+int comch_net_hostile(void)
+{
+	const char *fab = getenv("ODMA_FABRIC");
+	const char *colon = fab ? strrchr(fab, ':') : NULL;
+	char addr[64];
+	uint16_t port;
+	uint8_t *big = calloc(1, 1u << 20);
+	uint8_t hello[4 + sizeof(struct comch_hello) + 16];
+	struct comch_hello h = { .magic = COMCH_WIRE_MAGIC,
+		                 .version = COMCH_WIRE_VERSION,
+		                 .max_msg = 4096,
+		                 .recv_queue = 8 };
+	int bad = 0;
+
+	if (colon == NULL || big == NULL)
+		return 2;
+	snprintf(addr, sizeof(addr), "%.*s", (int)(colon - fab), fab);
+	port = (uint16_t)atoi(colon + 1);
+	bad |= one(addr, port, COMCH_W_HELLO, "ab", 2, 200);       /* runt */
+	bad |= one(addr, port, COMCH_W_HELLO, big, 1u << 20, 300); /* oversized */
+	bad |= one(addr, port, 999, "abcdefgh", 8, 200);           /* unknown type */
+	bad |= one(addr, port, COMCH_W_MSG, "abcdefgh", 8, 200);   /* no HELLO first */
+	h.name_len = 1000;                                         /* name_len lies */
+	memset(hello, 0, sizeof(hello));
+	memcpy(hello + 4, &h, sizeof(h));
+	bad |= one(addr, port, COMCH_W_HELLO, hello, sizeof(hello), 200);
+	h.name_len = 16; /* a server nobody runs */
+	memcpy(hello + 4, &h, sizeof(h));
+	memcpy(hello + 4 + sizeof(h), "no-such-server!!", 16);
+	bad |= one(addr, port, COMCH_W_HELLO, hello, sizeof(hello), 1000);
+	free(big);
+	if (bad)
+		return 1;
+	if (rejects < 1 || reject_code != (uint32_t)DOCA_ERROR_NOT_FOUND) {
+		fprintf(stderr,
+		        "hostile: expected a REJECT (NOT_FOUND) for an unknown server, got "
+		        "%d rejects (code %u)\n",
+		        rejects, reject_code);
+		return 1;
+	}
+	printf("hostile: 6 malformed or unknown handshakes sent; the unknown server was "
+	       "rejected (NOT_FOUND)\n");
+	return 0;
+}
+
+/* A valid handshake with server @name, then @n packets (type, bytes) that break the rules. */
+static int after_hello(const char *addr, uint16_t port, const char *name, const uint32_t *types,
+                       const void *const *bytes, const size_t *lens, int n)
+{
+	const struct odma_tp_ep_api *api = doca_priv_tp_ep_api();
+	const struct odma_system *sys = doca_priv_system();
+	uint8_t hello[4 + sizeof(struct comch_hello) + 64];
+	struct comch_hello h = { .magic = COMCH_WIRE_MAGIC,
+		                 .version = COMCH_WIRE_VERSION,
+		                 .max_msg = 4096,
+		                 .recv_queue = 8 };
+	struct odma_tp_ep *ep;
+	int want = welcomes + 1;
+
+	if (sys == NULL)
+		return 1;
+	h.system_id = sys->id;
+	h.name_len = (uint32_t)strlen(name);
+	snprintf(h.pci, sizeof(h.pci), "0000:b1:00.0");
+	memset(hello, 0, 4);
+	memcpy(hello + 4, &h, sizeof(h));
+	memcpy(hello + 4 + sizeof(h), name, h.name_len);
+	if (api->connect(addr, port, &cbs, &ep) != DOCA_SUCCESS ||
+	    api->ep_send(ep, hello, 4 + sizeof(h) + h.name_len, COMCH_W_HELLO, NULL, NULL) !=
+	            DOCA_SUCCESS)
+		return 1;
+	for (int i = 0; i < 200 && welcomes < want; i++)
+		nap_ms(10);
+	if (welcomes < want) {
+		fprintf(stderr, "hostile: no WELCOME from server \"%s\"\n", name);
+		return 1;
+	}
+	for (int i = 0; i < n; i++)
+		(void)api->ep_send(ep, bytes[i], lens[i], types[i], NULL, NULL);
+	nap_ms(300);
+	api->ep_close(ep);
+	return 0;
+}
+
+int comch_net_hostile_connected(const char *name);
+int comch_net_hostile_connected(const char *name)
+{
+	const char *fab = getenv("ODMA_FABRIC");
+	const char *colon = fab ? strrchr(fab, ':') : NULL;
+	char addr[64];
+	uint16_t port;
+	uint8_t *big = calloc(1, 200000);
+	uint8_t credit_hi[12] = { 0 }, credit_lo[12] = { 0 }, fpd[4 + 24 + 8] = { 0 };
+	uint8_t fpp[4 + 16] = { 0 }, fpd_lie[4 + 24] = { 0 };
+	uint64_t v;
+	int bad = 0;
+
+	if (colon == NULL || big == NULL)
+		return 2;
+	snprintf(addr, sizeof(addr), "%.*s", (int)(colon - fab), fab);
+	port = (uint16_t)atoi(colon + 1);
+	v = 100;
+	memcpy(credit_hi + 4, &v, 8);
+	v = 5;
+	memcpy(credit_lo + 4, &v, 8);
+	memset(fpd, 0x41, sizeof(fpd)); /* consumer id 0x41414141, nothing posted */
+	memset(fpp, 0x42, sizeof(fpp)); /* a post for a consumer this side never announced */
+	memset(fpd_lie, 0, sizeof(fpd_lie));
+	v = 1u << 30; /* FP_DATA whose length says 1 GiB */
+	memcpy(fpd_lie + 4 + 8, &v, 8);
+	{
+		/* 1. a message longer than the connection takes */
+		uint32_t t[] = { COMCH_W_MSG };
+		const void *b[] = { big };
+		size_t l[] = { 200000 };
+
+		bad |= after_hello(addr, port, name, t, b, l, 1);
+	}
+	{
+		/* 2. fast-path packets for ids nobody has, then one whose lengths lie */
+		uint32_t t[] = { COMCH_W_FP_DATA, COMCH_W_FP_POST, COMCH_W_FP_DATA };
+		const void *b[] = { fpd, fpp, fpd_lie };
+		size_t l[] = { sizeof(fpd), sizeof(fpp), sizeof(fpd_lie) };
+
+		bad |= after_hello(addr, port, name, t, b, l, 3);
+	}
+	{
+		/* 3. credits that go back */
+		uint32_t t[] = { COMCH_W_CREDIT, COMCH_W_CREDIT };
+		const void *b[] = { credit_hi, credit_lo };
+		size_t l[] = { sizeof(credit_hi), sizeof(credit_lo) };
+
+		bad |= after_hello(addr, port, name, t, b, l, 2);
+	}
+	{
+		/* 4. a packet only a server sends, then an unknown type */
+		uint32_t t[] = { COMCH_W_WELCOME, 4242 };
+		const void *b[] = { "abcd", "abcd" };
+		size_t l[] = { 4, 4 };
+
+		bad |= after_hello(addr, port, name, t, b, l, 2);
+	}
+	free(big);
+	if (bad)
+		return 1;
+	printf("hostile: 4 connections to \"%s\" broke the rules after WELCOME (oversize message, "
+	       "unknown fast-path ids, lying lengths, credits going back, unexpected and unknown "
+	       "packets)\n",
+	       name);
+	return 0;
+}

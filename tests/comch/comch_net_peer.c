@@ -1,0 +1,334 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * One side of a Comch pair across two network namespaces (comch_netns.sh runs it; both sides
+ * have ODMA_FABRIC set and their own ODMA_RUNDIR, so only the network joins them).
+ *
+ *   comch_net_peer server NAME CLIENTS   echo server: serves CLIENTS clients one after the
+ *                                        other, exits 0 when each connected and left
+ *   comch_net_peer client NAME N         sends N messages (1..4000 bytes, patterned), checks
+ *                                        every echo byte for byte and the counters, stops
+ *   comch_net_peer client-hold NAME      connects, one round trip, prints "ready", then
+ *                                        progresses until its connection ends (exit 0 when it
+ *                                        ended within ODMA_TRANSPORT_TIMEOUT_MS + 3 s of the
+ *                                        next line on stdin, "go")
+ *   comch_net_peer server-lose NAME      serves one client, prints "ready" once it echoed one
+ *                                        message, then expects the disconnect event within
+ *                                        ODMA_TRANSPORT_TIMEOUT_MS + 3 s of "go" on stdin
+ *   comch_net_peer server-fp NAME        the fast path both ways (with client-fp NAME on the
+ *   comch_net_peer client-fp NAME        other side): the server's producer fills the client's
+ *                                        consumer (immediate data, 1 B, 1000 B, 1 MiB - 1),
+ *                                        then the client's producer the server's consumer;
+ *                                        bytes, producer ids, new and expired consumer events
+ *   comch_net_peer hostile               speaks the transport by hand at ODMA_FABRIC:
+ *                                        malformed, oversized, unknown packets
+ *   comch_net_peer hostile-connected NAME  the same after a valid handshake with NAME
+ *   comch_net_peer server-bad-fabric NAME  a server start refused (INVALID_VALUE)
+ *   comch_net_peer server-port-busy NAME   a server start refused (IO_FAILED)
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "comch_fp_util.h"
+#include "comch_util.h"
+
+static uint32_t msg_len(uint32_t i)
+{
+	return 1 + (i * 997u) % 4000u;
+}
+
+static void fill(uint8_t *b, uint32_t len, uint32_t i)
+{
+	for (uint32_t k = 0; k < len; k++)
+		b[k] = (uint8_t)(i * 31u + k * 7u + 1u);
+}
+
+static uint64_t timeout_ms(void)
+{
+	const char *v = getenv("ODMA_TRANSPORT_TIMEOUT_MS");
+
+	return v != NULL ? strtoull(v, NULL, 10) : 5000;
+}
+
+static unsigned int want_disc;
+static bool got_disconnects(struct cu_ep *e)
+{
+	return e->disconnects >= want_disc;
+}
+
+static uint32_t want_rx;
+static bool got_rx(struct cu_ep *e)
+{
+	return e->nrx >= want_rx;
+}
+
+/* Waits for "go" on stdin while progressing. */
+static void wait_go(struct cu_ep *e)
+{
+	char line[16];
+	struct pollfd p = { .fd = 0, .events = POLLIN };
+
+	for (;;) {
+		(void)doca_pe_progress(e->pe);
+		if (poll(&p, 1, 1) == 1) {
+			CU_CHECK(fgets(line, sizeof(line), stdin) != NULL);
+			return;
+		}
+	}
+}
+
+static int run_server(const char *name, unsigned int clients)
+{
+	struct cu_ep e;
+
+	cu_open(&e, true);
+	e.echo = true;
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_server_start(&e, name, 64, 64));
+	printf("listening\n");
+	fflush(stdout);
+	want_disc = clients;
+	CU_CHECK(cu_progress_until(&e, got_disconnects, 60000));
+	CU_CHECK(e.connects == clients);
+	CU_CHECK(cu_close(&e));
+	printf("server: %u clients served, %u messages echoed\n", clients, e.nrx);
+	return 0;
+}
+
+static int run_client(const char *name, uint32_t n)
+{
+	struct cu_ep e;
+	uint8_t buf[4000];
+	uint64_t v = 0;
+
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, name, 64, 64));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 20000));
+	CU_CHECK(cu_has_conn(&e));
+	for (uint32_t i = 0; i < n; i++) {
+		doca_error_t r;
+
+		fill(buf, msg_len(i), i);
+		while ((r = cu_send(&e, buf, msg_len(i))) == DOCA_ERROR_AGAIN)
+			cu_progress_for(&e, 1);
+		CU_CHECK_DOCA(DOCA_SUCCESS, r);
+		(void)doca_pe_progress(e.pe);
+	}
+	want_rx = n;
+	CU_CHECK(cu_progress_until(&e, got_rx, 30000));
+	for (uint32_t i = 0; i < n; i++) {
+		fill(buf, msg_len(i), i);
+		CU_CHECK(e.rx_len[i] == msg_len(i));
+		CU_CHECK(memcmp(e.rx[i], buf, msg_len(i)) == 0);
+	}
+	CU_CHECK(e.sent_ok == n && e.sent_err == 0);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_connection_update_info(e.conn));
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_connection_get_counter(
+	                                    e.conn, DOCA_COMCH_COUNTER_SENT_MESSAGES, &v));
+	CU_CHECK(v == n);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_connection_get_counter(
+	                                    e.conn, DOCA_COMCH_COUNTER_RECV_MESSAGES, &v));
+	CU_CHECK(v == n);
+	CU_CHECK(cu_close(&e));
+	printf("client: %u messages round trip, bytes verified\n", n);
+	return 0;
+}
+
+static bool conn_ended(struct cu_ep *e)
+{
+	return cu_is_idle(e);
+}
+
+static int run_client_hold(const char *name)
+{
+	struct cu_ep e;
+	uint64_t t0;
+
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, name, 64, 64));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 20000));
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_send(&e, "hold", 4));
+	want_rx = 1;
+	CU_CHECK(cu_progress_until(&e, got_rx, 10000));
+	printf("ready\n");
+	fflush(stdout);
+	wait_go(&e);
+	t0 = cu_now_ms();
+	/* the connection ends by itself: the client context goes to IDLE */
+	CU_CHECK(cu_progress_until(&e, conn_ended, (unsigned int)(timeout_ms() + 3000)));
+	printf("client: the connection ended after %llu ms; IDLE\n",
+	       (unsigned long long)(cu_now_ms() - t0));
+	return 0;
+}
+
+static int run_server_lose(const char *name)
+{
+	struct cu_ep e;
+	uint64_t t0;
+
+	cu_open(&e, true);
+	e.echo = true;
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_server_start(&e, name, 64, 64));
+	printf("listening\n");
+	fflush(stdout);
+	want_rx = 1;
+	CU_CHECK(cu_progress_until(&e, got_rx, 30000));
+	printf("ready\n");
+	fflush(stdout);
+	wait_go(&e);
+	t0 = cu_now_ms();
+	want_disc = 1;
+	CU_CHECK(cu_progress_until(&e, got_disconnects, (unsigned int)(timeout_ms() + 3000)));
+	printf("server: disconnect event after %llu ms\n", (unsigned long long)(cu_now_ms() - t0));
+	CU_CHECK(cu_close(&e));
+	return 0;
+}
+
+#define BIG (1u << 20)
+
+/* Waits for the peer's one-byte step message @c (cu_ep records what arrived). */
+static bool hear(struct cu_ep *e, uint32_t nth, char c)
+{
+	want_rx = nth;
+	return cu_progress_until(e, got_rx, 20000) && e->rx_len[nth - 1] == 1 &&
+	       e->rx[nth - 1][0] == (uint8_t)c;
+}
+
+static int run_server_fp(const char *name)
+{
+	struct cu_ep s;
+	struct fp p, c;
+	uint32_t pid_;
+	unsigned int agains = 0;
+
+	cu_open(&s, true);
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_server_start(&s, name, 0, 8));
+	printf("listening\n");
+	CU_CHECK(cu_progress_until(&s, got_new_cons, 20000));
+	CU_CHECK((s.last_cons_id & 1) == 1);
+	fp_producer(&p, &s, BIG, 8);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_producer_get_id(p.prod, &pid_));
+	fp_fill(&p, 5);
+	/* AGAIN until the client posts: the shadow ring fills without this process progressing */
+	CU_CHECK_DOCA(DOCA_SUCCESS, fp_send(&p, 0, 1, s.last_cons_id, "immdata!", true, &agains));
+	CU_CHECK_DOCA(DOCA_SUCCESS, fp_send(&p, 0, 1000, s.last_cons_id, NULL, true, NULL));
+	CU_CHECK_DOCA(DOCA_SUCCESS, fp_send(&p, 0, BIG - 1, s.last_cons_id, NULL, true, NULL));
+	CU_CHECK(fp_until_count(&s, &p, 3, 10000));
+	CU_CHECK(p.ok == 3 && p.err == 0);
+	CU_CHECK(hear(&s, 1, 'c'));
+	CU_CHECK(cu_progress_until(&s, got_gone_cons, 10000));
+	CU_CHECK(s.gone_cons_id == s.last_cons_id);
+	CU_CHECK_DOCA(DOCA_ERROR_NOT_FOUND, fp_send(&p, 0, 8, s.last_cons_id, NULL, false, NULL));
+	CU_CHECK(fp_close(&s, &p));
+	fp_consumer(&c, &s, 8192, 2, 0);
+	CU_CHECK(fp_until_state(&s, &c, DOCA_CTX_STATE_RUNNING, 10000));
+	fp_post(&c, 0, 8192);
+	CU_CHECK(fp_until_count(&s, &c, 1, 10000));
+	CU_CHECK(c.err == 0 && c.got_len[0] == 4096);
+	CU_CHECK(c.got_producer[0] != 0 && (c.got_producer[0] & 1) == 1);
+	for (size_t i = 0; i < 4096; i++)
+		CU_CHECK(c.mem.base[i] == (uint8_t)(i * 13u + 9));
+	CU_CHECK(fp_close(&s, &c));
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_send(&s, "d", 1));
+	CU_CHECK(cu_progress_until(&s, has_disconnect, 10000));
+	CU_CHECK(cu_close(&s));
+	printf("server: fast path both ways, bytes verified (%u AGAIN before the first post)\n",
+	       agains);
+	return 0;
+}
+
+static int run_client_fp(const char *name)
+{
+	struct cu_ep e;
+	struct fp c, p;
+	uint32_t cid, pid_;
+
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, name, 0, 8));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 20000));
+	fp_consumer(&c, &e, 3 * BIG, 4, 8);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_get_id(c.cons, &cid));
+	CU_CHECK(cid != 0 && (cid & 1) == 1);
+	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 10000));
+	cu_progress_for(&e, 200); /* the server's producer meets an empty ring first */
+	fp_post(&c, 0, BIG);
+	fp_post(&c, BIG, BIG);
+	fp_post(&c, 2 * BIG, BIG);
+	CU_CHECK(fp_until_count(&e, &c, 3, 10000));
+	CU_CHECK(c.err == 0 && c.got_len[0] == 1 && c.got_imm_len[0] == 8 &&
+	         memcmp(c.got_imm[0], "immdata!", 8) == 0);
+	CU_CHECK(c.mem.base[0] == (uint8_t)(0 * 13u + 5));
+	CU_CHECK(c.got_len[1] == 1000 && c.got_imm_len[1] == 0);
+	CU_CHECK(c.got_len[2] == BIG - 1 && c.got_imm_len[2] == 0 && c.got_producer[2] != 0);
+	CU_CHECK(c.got_producer[0] == c.got_producer[2] && (c.got_producer[0] & 1) == 0);
+	for (size_t i = 0; i < 1000; i++)
+		CU_CHECK(c.mem.base[BIG + i] == (uint8_t)(i * 13u + 5));
+	for (size_t i = 0; i < BIG - 1; i++)
+		CU_CHECK(c.mem.base[2 * BIG + i] == (uint8_t)(i * 13u + 5));
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_send(&e, "c", 1));
+	CU_CHECK(fp_close(&e, &c)); /* the server sees it expire */
+	CU_CHECK(cu_progress_until(&e, got_new_cons, 10000));
+	CU_CHECK((e.last_cons_id & 1) == 0);
+	fp_producer(&p, &e, 4096, 4);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_producer_get_id(p.prod, &pid_));
+	fp_fill(&p, 9);
+	CU_CHECK_DOCA(DOCA_SUCCESS, fp_send(&p, 0, 4096, e.last_cons_id, NULL, true, NULL));
+	CU_CHECK(fp_until_count(&e, &p, 1, 10000));
+	CU_CHECK(p.ok == 1 && pid_ != 0 && (pid_ & 1) == 1);
+	CU_CHECK(fp_close(&e, &p));
+	CU_CHECK(hear(&e, 1, 'd'));
+	CU_CHECK(cu_close(&e));
+	printf("client: fast path both ways, bytes verified\n");
+	return 0;
+}
+
+int comch_net_hostile(void);
+int comch_net_hostile_connected(const char *name);
+
+/* A server whose start must fail with @want (a malformed ODMA_FABRIC, a port in use). */
+static int run_server_refused(const char *name, doca_error_t want)
+{
+	struct cu_ep e;
+
+	cu_open(&e, true);
+	CU_CHECK_DOCA(want, cu_server_start(&e, name, 64, 64));
+	printf("server: start refused with %s\n", doca_error_get_name(want));
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 4 && strcmp(argv[1], "server") == 0)
+		return run_server(argv[2], (unsigned int)atoi(argv[3]));
+	if (argc == 4 && strcmp(argv[1], "client") == 0)
+		return run_client(argv[2], (uint32_t)atoi(argv[3]));
+	if (argc == 3 && strcmp(argv[1], "client-hold") == 0)
+		return run_client_hold(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "server-lose") == 0)
+		return run_server_lose(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "server-fp") == 0)
+		return run_server_fp(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "client-fp") == 0)
+		return run_client_fp(argv[2]);
+	if (argc == 2 && strcmp(argv[1], "hostile") == 0)
+		return comch_net_hostile();
+	if (argc == 3 && strcmp(argv[1], "server-bad-fabric") == 0)
+		return run_server_refused(argv[2], DOCA_ERROR_INVALID_VALUE);
+	if (argc == 3 && strcmp(argv[1], "server-port-busy") == 0)
+		return run_server_refused(argv[2], DOCA_ERROR_IO_FAILED);
+	if (argc == 3 && strcmp(argv[1], "hostile-connected") == 0) {
+		struct cu_ep e;
+
+		cu_open(&e, false); /* loads the emulated system (its id goes into the HELLO) */
+		return comch_net_hostile_connected(argv[2]);
+	}
+	fprintf(stderr, "usage: see the top of comch_net_peer.c\n");
+	return 2;
+}
