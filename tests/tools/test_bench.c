@@ -211,7 +211,7 @@ static void test_comch(void **s)
 	json_object_put(o);
 }
 
-/* odma bench --rdma: read, write, send and the same-run raw TCP all positive, emulated. */
+/* odma bench --rdma: read, write, send, the same-run raw UCX and raw TCP all positive, emulated. */
 static void test_rdma(void **s)
 {
 	static const char *const keys[] = { "read_bytes_per_sec", "write_bytes_per_sec",
@@ -225,6 +225,24 @@ static void test_rdma(void **s)
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (num(c, keys[i]) <= 0)
 			fail_msg("rdma.%s not positive", keys[i]);
+	/* the same-run raw UCX rows: present exactly when UCX is built in */
+	assert_true(json_object_object_get_ex(c, "raw_ucx", &v));
+#ifdef ODMA_HAVE_UCX
+	{
+		static const char *const ukeys[] = { "get_bytes_per_sec", "put_bytes_per_sec",
+			                             "am_msgs_per_sec" };
+		json_object *t;
+
+		assert_non_null(v);
+		assert_true(json_object_object_get_ex(v, "tls", &t));
+		assert_string_equal(json_object_get_string(t), "tcp");
+		for (size_t i = 0; i < sizeof(ukeys) / sizeof(ukeys[0]); i++)
+			if (num(v, ukeys[i]) <= 0)
+				fail_msg("rdma.raw_ucx.%s not positive", ukeys[i]);
+	}
+#else
+	assert_null(v);
+#endif
 	json_object_put(o);
 }
 
