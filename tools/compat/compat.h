@@ -248,6 +248,8 @@ int compat_netns_setup(struct compat_ctx *c, char *err, size_t size);
 void compat_netns_cleanup(void);
 /* The ODMA_FABRIC both sides get ("ADDRESS:PORT" of the DPU side). */
 const char *compat_netns_fabric(void);
+/* The DPU side's address on the veth pair (an RDMA CM server listens there). */
+const char *compat_netns_dpu_addr(void);
 
 /* Every variable a schedule may set: unset in a child unless its schedule sets it. */
 extern const char *const compat_sched_vars[];
