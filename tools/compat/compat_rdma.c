@@ -68,6 +68,14 @@ bool compat_rdma_is_pair(const char *name)
 	return pair_of(name, &passive) != NULL;
 }
 
+const char *compat_rdma_partner(const char *name)
+{
+	bool passive;
+	const struct rdma_pair *pr = pair_of(name, &passive);
+
+	return pr == NULL ? NULL : passive ? pr->active : pr->passive;
+}
+
 static struct compat_prog *prog_named(struct compat_ctx *c, const char *name)
 {
 	for (size_t i = 0; i < c->nprogs; i++)
