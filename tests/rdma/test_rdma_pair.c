@@ -519,6 +519,8 @@ static int child_cm_server(int fd)
 	struct doca_rdma_task_receive *r;
 	union doca_data ud = { 0 };
 
+	if (cm_port == 0) /* exec'd afresh in its namespace: the parent's choice, from its pid */
+		cm_port = (uint16_t)(20000 + getppid() % 20000);
 	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	               7));
 	CHK_OK(doca_rdma_start_listen_to_port(s.rd, cm_port));
@@ -661,7 +663,36 @@ static void test_event_mode_wakes(void **state)
 	ts_close(&s);
 }
 
-int main(void)
+/* The children ts_fork runs, by name: one started in another namespace is exec'd afresh. */
+static const struct {
+	const char *name;
+	int (*fn)(int fd);
+} children[] = {
+	{ "all_tasks", child_all_tasks },
+	{ "read_only", child_read_only },
+	{ "late_receiver", child_late_receiver },
+	{ "dies", child_dies },
+	{ "multi", child_multi },
+	{ "cm_server", child_cm_server },
+	{ "receiver", child_receiver },
+};
+static const char *self_name;
+
+static void reexec_child(int (*child)(int fd), int fd)
+{
+	char fdtext[16];
+
+	for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++)
+		if (children[i].fn == child) {
+			snprintf(fdtext, sizeof(fdtext), "%d", fd);
+			execl("/proc/self/exe", self_name, "--child", children[i].name, fdtext,
+			      (char *)NULL);
+		}
+	fprintf(stderr, "child: cannot exec itself in the namespace\n");
+	_exit(13);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_tasks),
@@ -672,6 +703,40 @@ int main(void)
 		cmocka_unit_test(test_cm_accept_reject_disconnect),
 		cmocka_unit_test(test_event_mode_wakes),
 	};
+	int failed = 0;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	self_name = argv[0];
+	ts_child_reexec = reexec_child;
+	if (argc == 4 && strcmp(argv[1], "--child") == 0) { /* a child, exec'd in its namespace */
+		for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++)
+			if (strcmp(children[i].name, argv[2]) == 0)
+				return children[i].fn(atoi(argv[3]));
+		return 14;
+	}
+	if (argc > 1) { /* one case, in this process */
+		cmocka_set_test_filter(argv[1]);
+		return cmocka_run_group_tests(tests, NULL, NULL);
+	}
+	/*
+	 * Every case in a fresh process of its own: each forks its peer, and a process whose UCX
+	 * transport has started (the previous case's) cannot be forked into a working one.
+	 */
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		int st = 0;
+		pid_t pid;
+
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0) {
+			execl("/proc/self/exe", argv[0], tests[i].name, (char *)NULL);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != 0) {
+			printf("[  FAILED  ] %s (status 0x%x)\n", tests[i].name, (unsigned)st);
+			failed++;
+		}
+	}
+	printf("%d of %zu cases failed\n", failed, sizeof(tests) / sizeof(tests[0]));
+	return failed != 0;
 }
