@@ -59,6 +59,9 @@ struct rw_msg {
 	uint8_t data[];
 };
 
+/* How long a close waits for its sends to go out (and a free for their completions). */
+#define RW_DRAIN_MS 2000u
+
 struct rw_chan {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -68,6 +71,7 @@ struct rw_chan {
 	struct rw_msg *head, *tail;
 	struct rw_msg *cur; /* the frame being read, and how far */
 	size_t off;
+	unsigned int sending; /* sends not completed yet (rw_sent) */
 	struct rw_chan *next; /* a listener's accept queue */
 };
 
@@ -335,6 +339,31 @@ bool rw_skip(struct rw_chan *c, uint64_t n)
 	return true;
 }
 
+/* A send completed (transport thread): a failed one ends the channel, as on a socket. */
+static void rw_sent(void *arg, doca_error_t status)
+{
+	struct rw_chan *c = arg;
+
+	pthread_mutex_lock(&c->lock);
+	c->sending--;
+	if (status != DOCA_SUCCESS)
+		c->closed = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Waits up to @ms for every send to complete (c->lock held); true when none is left. */
+static bool rw_drain_locked(struct rw_chan *c, uint32_t ms)
+{
+	struct timespec end;
+
+	rw_deadline(&end, ms);
+	while (c->sending != 0)
+		if (pthread_cond_timedwait(&c->cond, &c->lock, &end) == ETIMEDOUT)
+			break;
+	return c->sending == 0;
+}
+
 bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t n1, const void *p2,
               size_t n2)
 {
@@ -353,12 +382,17 @@ bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t 
 		memcpy(f + sizeof(hh) + n1, p2, n2);
 	/*
 	 * Under the lock: rw_shutdown marks the channel before it closes the endpoint, so a send
-	 * is queued before the close or not at all. No completion callback: a send that fails
-	 * means a broken endpoint, whose on_close ends the channel.
+	 * is queued before the close or not at all; it counts until rw_sent.
 	 */
 	pthread_mutex_lock(&c->lock);
-	ok = !c->closed && !c->ep_closed &&
-	     doca_priv_tp_ep_send(c->ep, f, len, 0, NULL, NULL) == DOCA_SUCCESS;
+	ok = !c->closed && !c->ep_closed;
+	if (ok) {
+		c->sending++;
+		if (doca_priv_tp_ep_send(c->ep, f, len, 0, rw_sent, c) != DOCA_SUCCESS) {
+			c->sending--;
+			ok = false;
+		}
+	}
 	pthread_mutex_unlock(&c->lock);
 	free(f);
 	return ok;
@@ -372,7 +406,14 @@ void rw_shutdown(struct rw_chan *c)
 		return;
 	pthread_mutex_lock(&c->lock);
 	close_ep = !c->ep_closed && c->ep != NULL;
-	c->ep_closed = true;
+	c->ep_closed = true; /* no send after this one */
+	/*
+	 * What we sent goes out first (an answer, a reject, a disconnect: the peer may wait for
+	 * it): the transport's close drops sends still queued. Bounded: a peer that stopped
+	 * reading does not hold the close.
+	 */
+	if (close_ep && !c->closed)
+		(void)rw_drain_locked(c, RW_DRAIN_MS);
 	c->closed = true;
 	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
@@ -383,9 +424,16 @@ void rw_shutdown(struct rw_chan *c)
 
 void rw_close(struct rw_chan *c)
 {
+	bool drained;
+
 	if (c == NULL)
 		return;
 	rw_shutdown(c);
+	pthread_mutex_lock(&c->lock);
+	drained = rw_drain_locked(c, RW_DRAIN_MS); /* the close completed them: none is left */
+	pthread_mutex_unlock(&c->lock);
+	if (!drained)
+		return; /* a completion may still come: keep the channel (never seen) */
 	while (c->head != NULL) {
 		struct rw_msg *m = c->head;
 

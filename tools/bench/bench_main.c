@@ -593,7 +593,7 @@ static int run_rdma(void)
 		return 1;
 	}
 	if (cfg.json) {
-		printf("{\"rdma\": {\"emulated\": true, \"transport\": \"tcp\", \"size\": %zu, "
+		printf("{\"rdma\": {\"emulated\": true, \"transport\": \"ucx-tcp\", \"size\": %zu, "
 		       "\"read_bytes_per_sec\": %.1f, \"write_bytes_per_sec\": %.1f, "
 		       "\"send_msg_size\": %zu, \"send_msgs_per_sec\": %.1f, "
 		       "\"raw_tcp_bytes_per_sec\": %.1f",
@@ -610,7 +610,8 @@ static int run_rdma(void)
 		return 0;
 	}
 	bench_fmt_size(r.size, sz, sizeof(sz));
-	printf("# DOCA RDMA between two processes (emulated: TCP on this machine, not an RDMA "
+	printf("# DOCA RDMA between two processes (emulated: odma's UCX transport over TCP, not an "
+	       "RDMA "
 	       "NIC);\n# 8 tasks in flight; raw UCX (UCX_TLS=tcp) and raw TCP from the same run\n");
 	printf("read,  %-8s  %8.2f GB/s\n", sz, r.read_bytes_per_sec / 1e9);
 	printf("write, %-8s  %8.2f GB/s\n", sz, r.write_bytes_per_sec / 1e9);

@@ -106,6 +106,11 @@ static void ucx_pick_devices(ucp_config_t *cfg)
 
 	if (getenv("UCX_TLS") == NULL)
 		(void)ucp_config_modify(cfg, "TLS", "tcp");
+	/*
+	 * a listener on a port a closed one used moments ago (TIME_WAIT) binds, as RDMA CM's do;
+	 * UCX reads its connection managers' settings from the environment only
+	 */
+	(void)setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
 	if (getenv("UCX_NET_DEVICES") != NULL)
 		return;
 	if (fabric != NULL) {
