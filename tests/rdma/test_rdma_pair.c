@@ -537,6 +537,10 @@ static int child_cm_server(int fd)
 	CHK(ts_wait(&s, &s.requests, 2, 10000));
 	CHK(ts_wait(&s, &s.disconnects, 1, 10000)); /* the client disconnected */
 	CHK(s.established == 1);
+	/* the same port again at once, beside its closed connections (TIME_WAIT), as a restarted
+	 * RDMA CM server binds it */
+	CHK_OK(doca_rdma_stop_listen_to_port(s.rd, cm_port));
+	CHK_OK(doca_rdma_start_listen_to_port(s.rd, cm_port));
 	ts_close(&s);
 	return 0;
 }
@@ -623,6 +627,55 @@ static int child_receiver(int fd)
 	return 0;
 }
 
+/* Takes one send, then stops and exits at once (as NVIDIA's responders do after the last one). */
+static int child_answer_then_exit(int fd)
+{
+	struct tside s;
+	struct doca_rdma_task_receive *r;
+	union doca_data ud = { 0 };
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	               7));
+	CHK(ts_link_child(&s, fd));
+	CHK_OK(doca_rdma_task_receive_allocate_init(s.rd, ts_buf(&s, s.mm, s.mem, 0, 64, 0), ud,
+	                                            &r));
+	CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
+	ts_child_byte(fd, 'p');
+	CHK(ts_wait(&s, &s.nrecv, 1, 10000));
+	ts_close(&s); /* the answer to the send is still on its way out */
+	return 0;
+}
+
+/*
+ * A target that answers and then closes at once: the answer reaches the initiator (its send
+ * completes with SUCCESS, not CONNECTION_ABORTED), five times over.
+ */
+static void test_answer_before_close(void **state)
+{
+	int fd[5];
+	pid_t pid[5];
+
+	(void)state;
+	for (int i = 0; i < 5; i++) /* before UCX starts here: it does not survive a fork */
+		pid[i] = ts_fork(child_answer_then_exit, &fd[i]);
+	for (int i = 0; i < 5; i++) {
+		struct tside s;
+		union doca_data ud = { 0 };
+		struct doca_rdma_task_send *t;
+
+		assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+		                  DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 7));
+		ts_link_parent(&s, fd[i]);
+		assert_int_equal(ts_byte_in(fd[i]), 'p');
+		memcpy(s.mem, "last", 5);
+		assert_ok(doca_rdma_task_send_allocate_init(
+		        s.rd, s.conns[0], ts_buf(&s, s.mm, s.mem, 0, 64, 5), ud, &t));
+		assert_ok(ts_run(&s, doca_rdma_task_send_as_task(t)));
+		ts_join(pid[i], fd[i]);
+		ts_close(&s);
+	}
+}
+
 /* A PE asleep on its notification handle wakes for an RDMA completion. */
 static void test_event_mode_wakes(void **state)
 {
@@ -675,6 +728,7 @@ static const struct {
 	{ "multi", child_multi },
 	{ "cm_server", child_cm_server },
 	{ "receiver", child_receiver },
+	{ "answer_then_exit", child_answer_then_exit },
 };
 static const char *self_name;
 
@@ -702,9 +756,15 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_multi_connection),
 		cmocka_unit_test(test_cm_accept_reject_disconnect),
 		cmocka_unit_test(test_event_mode_wakes),
+		cmocka_unit_test(test_answer_before_close),
 	};
 	int failed = 0;
 
+#ifndef ODMA_HAVE_UCX
+	(void)tests;
+	printf("rdma_pair: odma was built without UCX, the transport DOCA RDMA runs on; skipped\n");
+	return 77;
+#endif
 	self_name = argv[0];
 	ts_child_reexec = reexec_child;
 	if (argc == 4 && strcmp(argv[1], "--child") == 0) { /* a child, exec'd in its namespace */
