@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "core/log/log.h"
 #include "rdma/rdma.h"
@@ -146,6 +147,22 @@ void odma_rd_conns_stop(struct doca_rdma *rd)
 	pthread_mutex_lock(&rd->lock);
 	rd->stopping = true;
 	pthread_cond_broadcast(&rd->recv_cond);
+	/*
+	 * A request being served finishes and is answered first (up to 1 s): the peer's last
+	 * operation (the sync event set that woke this program, say) has already taken effect
+	 * here, so its initiator must hear SUCCESS, not a cut connection.
+	 */
+	for (int i = 0; i < 1000; i++) {
+		bool busy = false;
+
+		for (struct rd_stream *s = rd->streams; s != NULL && !busy; s = s->next)
+			busy = s->serving && !s->dead;
+		if (!busy)
+			break;
+		pthread_mutex_unlock(&rd->lock);
+		usleep(1000);
+		pthread_mutex_lock(&rd->lock);
+	}
 	for (struct rd_stream *s = rd->streams; s != NULL; s = s->next)
 		rw_shutdown(s->ch);
 	l = rd->listeners;

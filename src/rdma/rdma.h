@@ -192,9 +192,10 @@ struct rd_stream {
 	bool thr_started;
 	pthread_mutex_t wlock;
 	struct doca_rdma *rd;
-	struct doca_rdma_connection *conn;     /* bound connection (NULL until the first frame) */
-	bool out;                              /* our requests travel on it */
-	bool dead;                             /* under rd->lock */
+	struct doca_rdma_connection *conn; /* bound connection (NULL until the first frame) */
+	bool out;                          /* our requests travel on it */
+	bool dead;                         /* under rd->lock */
+	bool serving; /* under rd->lock: a frame is being handled (its answer not yet sent) */
 	struct rd_task *pend_head, *pend_tail; /* requests waiting for their response */
 	struct rd_stream *next;                /* rd->streams */
 };

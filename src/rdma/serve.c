@@ -465,8 +465,21 @@ void *odma_rd_reader(void *arg)
 	struct doca_rdma *rd = s->rd;
 	struct rw_hdr h;
 
-	while (rw_read_hdr(s->ch, &h, 0) && rd_handle(s, &h))
-		;
+	for (;;) {
+		bool go;
+
+		if (!rw_read_hdr(s->ch, &h, 0))
+			break;
+		pthread_mutex_lock(&rd->lock);
+		s->serving = true; /* a stop lets it answer first (odma_rd_conns_stop) */
+		pthread_mutex_unlock(&rd->lock);
+		go = rd_handle(s, &h);
+		pthread_mutex_lock(&rd->lock);
+		s->serving = false;
+		pthread_mutex_unlock(&rd->lock);
+		if (!go)
+			break;
+	}
 	rw_shutdown(s->ch);
 	pthread_mutex_lock(&rd->lock);
 	odma_rd_stream_dead_locked(s);
