@@ -110,6 +110,10 @@ struct rw_chan *rw_dial(const char *addr, uint16_t port);
  * when the channel ended, timed out or the frame is malformed.
  */
 bool rw_read_hdr(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms);
+/* The same, telling the cases apart: 1 a frame, 0 nothing within @timeout_ms, -1 ended. */
+int rw_next(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms);
+/* CLOCK_MONOTONIC in ms. */
+uint64_t rw_now_ms(void);
 /* Takes @n more bytes of the current frame's payload: true, or false when it has fewer. */
 bool rw_read_all(struct rw_chan *c, void *buf, size_t n);
 bool rw_skip(struct rw_chan *c, uint64_t n);
@@ -183,6 +187,7 @@ struct rd_task {
 	struct doca_rdma_connection *res_conn;
 	doca_error_t res_status;
 	uint64_t tag;          /* of its request */
+	uint64_t sent_ms;      /* CLOCK_MONOTONIC ms when its request went out */
 	struct rd_task *qnext; /* a stream's pending list, the posted receives, the done queue */
 };
 

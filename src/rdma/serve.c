@@ -459,6 +459,37 @@ static bool rd_handle(struct rd_stream *s, const struct rw_hdr *h)
 	}
 }
 
+/* How often a reader of our requests' answers looks at the oldest one's age. */
+#define RD_WATCH_MS 250u
+
+/*
+ * Whether the oldest request on our stream @s has waited for its answer past the bound: the
+ * receiver-not-ready time it allows the target (at most 8 s) plus the connection timeout
+ * (doca_rdma_set_connection_request_timeout, default 5 s). A peer that died answers nothing
+ * and its connection closes; a link that went down (or a peer that hangs) closes nothing:
+ * this bounds it. One log line.
+ */
+static bool rd_overdue(struct rd_stream *s)
+{
+	struct doca_rdma *rd = s->rd;
+	uint64_t rnr = odma_rd_rnr_ms(rd), now = rw_now_ms(), age = 0;
+	bool late;
+
+	if (rnr > 8000)
+		rnr = 8000;
+	pthread_mutex_lock(&rd->lock);
+	if (s->pend_head != NULL && now > s->pend_head->sent_ms)
+		age = now - s->pend_head->sent_ms;
+	late = s->pend_head != NULL && age > rnr + rd->conn_timeout_ms;
+	pthread_mutex_unlock(&rd->lock);
+	if (late)
+		ODMA_ERR("RDMA context %p: the peer has not answered a request for %llu ms (link "
+		         "down, or the peer hangs); the connection is cut and its tasks fail with "
+		         "DOCA_ERROR_CONNECTION_ABORTED",
+		         (void *)rd, (unsigned long long)age);
+	return late;
+}
+
 void *odma_rd_reader(void *arg)
 {
 	struct rd_stream *s = arg;
@@ -467,8 +498,13 @@ void *odma_rd_reader(void *arg)
 
 	for (;;) {
 		bool go;
+		int got = rw_next(s->ch, &h, s->out ? RD_WATCH_MS : 0);
 
-		if (!rw_read_hdr(s->ch, &h, 0))
+		if (got == 0 && rd_overdue(s))
+			break; /* the peer stopped answering: its tasks fail as for a cut link */
+		if (got == 0)
+			continue;
+		if (got < 0)
 			break;
 		pthread_mutex_lock(&rd->lock);
 		s->serving = true; /* a stop lets it answer first (odma_rd_conns_stop) */
@@ -504,6 +540,7 @@ doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p1
 	}
 	h->magic = RW_MAGIC;
 	t->tag = ++rd->next_tag;
+	t->sent_ms = rw_now_ms();
 	h->tag = t->tag;
 	t->qnext = NULL;
 	if (s->pend_tail != NULL)

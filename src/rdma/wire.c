@@ -290,10 +290,24 @@ static void rw_deadline(struct timespec *ts, uint32_t ms)
 	}
 }
 
+uint64_t rw_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 bool rw_read_hdr(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms)
+{
+	return rw_next(c, h, timeout_ms) == 1;
+}
+
+int rw_next(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms)
 {
 	struct timespec end;
 	struct rw_msg *m;
+	bool ended;
 
 	if (timeout_ms != 0)
 		rw_deadline(&end, timeout_ms);
@@ -311,15 +325,16 @@ bool rw_read_hdr(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms)
 		if (c->head == NULL)
 			c->tail = NULL;
 	}
+	ended = c->closed;
 	pthread_mutex_unlock(&c->lock);
 	if (m == NULL)
-		return false;
+		return ended ? -1 : 0;
 	c->cur = m;
 	c->off = sizeof(*h);
 	if (m->len < sizeof(*h))
-		return false;
+		return -1;
 	memcpy(h, m->data, sizeof(*h));
-	return h->magic == RW_MAGIC && h->len == m->len - sizeof(*h);
+	return h->magic == RW_MAGIC && h->len == m->len - sizeof(*h) ? 1 : -1;
 }
 
 bool rw_read_all(struct rw_chan *c, void *buf, size_t n)

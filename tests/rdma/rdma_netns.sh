@@ -34,5 +34,6 @@ while [ -n "$(ip -n "$a" -6 addr show tentative; ip -n "$b" -6 addr show tentati
 	i=$((i + 1))
 done
 # UCX (the transport under DOCA RDMA) takes TCP on the interface of ODMA_FABRIC's network
+# (the last case takes this side's end of the link down, then up)
 ODMA_FABRIC=10.213.$n.2:18515 ODMA_TEST_NETNS_CHILD=$b ODMA_TEST_CM_ADDR=10.213.$n.2 \
-	ip netns exec "$a" "$exe"
+	ODMA_TEST_NETNS_LINK=rdv$$a ip netns exec "$a" "$exe"

@@ -676,6 +676,83 @@ static void test_answer_before_close(void **state)
 	}
 }
 
+/* Connects, posts nothing, and waits to be told to leave. */
+static int child_silent(int fd)
+{
+	struct tside s;
+	char b = 0;
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	               0));
+	CHK(ts_link_child(&s, fd));
+	ts_child_byte(fd, 'p');
+	(void)!read(fd, &b, 1); /* 'b', or the parent gone */
+	ts_close(&s);
+	return 0;
+}
+
+/*
+ * A peer that stops answering without closing: stopped (SIGSTOP), or under rdma_netns.sh its
+ * link set down (ODMA_TEST_NETNS_LINK). A send in flight completes exactly once, with
+ * DOCA_ERROR_CONNECTION_ABORTED, after the receiver-not-ready time (1 s) plus the connection
+ * timeout (5 s), not never.
+ */
+static void test_peer_silent(void **state)
+{
+	struct tside s;
+	int fd, status;
+	pid_t pid = ts_fork(child_silent, &fd);
+	const char *link = getenv("ODMA_TEST_NETNS_LINK");
+	char cmd[160];
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_send *t;
+	struct timespec t0, t1;
+	int before;
+	double secs;
+
+	(void)state;
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  0));
+	ts_link_parent(&s, fd);
+	assert_int_equal(ts_byte_in(fd), 'p');
+	if (link != NULL) {
+		snprintf(cmd, sizeof(cmd), "ip link set %s down", link);
+		assert_int_equal(system(cmd), 0);
+	} else {
+		assert_int_equal(kill(pid, SIGSTOP), 0);
+	}
+	memcpy(s.mem, "anyone", 7);
+	assert_ok(doca_rdma_task_send_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 7), ud, &t));
+	before = s.ok + s.err;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(t)));
+	do {
+		(void)doca_pe_progress(s.pe);
+		usleep(1000);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	} while (s.ok + s.err == before && secs < 20);
+	status = s.ok + s.err - before;
+	if (link != NULL) {
+		snprintf(cmd, sizeof(cmd), "ip link set %s up", link);
+		assert_int_equal(system(cmd), 0);
+	} else {
+		assert_int_equal(kill(pid, SIGCONT), 0);
+	}
+	assert_int_equal(status, 1); /* exactly once */
+	assert_int_equal(s.err, 1);
+	assert_int_equal(s.last_err, DOCA_ERROR_CONNECTION_ABORTED);
+	if (secs < 5.5 || secs > 12)
+		fail_msg("the send failed after %.1f s, not about 6 s", secs);
+	for (int i = 0; i < 200; i++) /* nothing more comes */
+		(void)doca_pe_progress(s.pe);
+	assert_int_equal(s.ok + s.err - before, 1);
+	ts_byte_out(fd, 'b');
+	ts_join(pid, fd);
+	ts_close(&s);
+}
+
 /* A PE asleep on its notification handle wakes for an RDMA completion. */
 static void test_event_mode_wakes(void **state)
 {
@@ -729,6 +806,7 @@ static const struct {
 	{ "cm_server", child_cm_server },
 	{ "receiver", child_receiver },
 	{ "answer_then_exit", child_answer_then_exit },
+	{ "silent", child_silent },
 };
 static const char *self_name;
 
@@ -757,6 +835,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cm_accept_reject_disconnect),
 		cmocka_unit_test(test_event_mode_wakes),
 		cmocka_unit_test(test_answer_before_close),
+		cmocka_unit_test(test_peer_silent), /* last: under rdma_netns.sh it takes the link
+		                                       down */
 	};
 	int failed = 0;
 
