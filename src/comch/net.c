@@ -47,11 +47,6 @@ static struct {
 	uint32_t num_pending;
 } g_net = { .listen_lock = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static const struct odma_tp_ep_api *api(void)
-{
-	return doca_priv_tp_ep_api();
-}
-
 bool comch_net_wanted(void)
 {
 	return doca_priv_config_string("ODMA_FABRIC") != NULL;
@@ -136,7 +131,7 @@ void comch_net_hangup(struct comch_net *n)
 
 		nanosleep(&nap, NULL);
 	}
-	api()->ep_close(tp);
+	doca_priv_tp_ep_close(tp);
 }
 
 void comch_net_free(struct comch_net *n)
@@ -177,7 +172,7 @@ int comch_net_send(struct comch_net *n, uint32_t type, uint32_t arg, const void 
 	pthread_mutex_lock(&n->lock);
 	if (n->tp != NULL && !n->closed) {
 		atomic_fetch_add(&n->inflight, 1);
-		r = api()->ep_send(n->tp, b, len + 4, type, sent_cb, n);
+		r = doca_priv_tp_ep_send(n->tp, b, len + 4, type, sent_cb, n);
 		if (r != DOCA_SUCCESS)
 			atomic_fetch_sub(&n->inflight, 1);
 	}
@@ -382,7 +377,7 @@ size_t comch_net_conn_cap(const struct comch_ep *ep)
 /* Interval between PINGs of an idle side, and the silence that ends a connection. */
 static uint64_t silence_ns(void)
 {
-	return (uint64_t)api()->timeout_ms() * 1000000ull;
+	return (uint64_t)doca_priv_tp_timeout_ms() * 1000000ull;
 }
 
 bool comch_net_tick(struct doca_comch_connection *conn)
@@ -540,7 +535,7 @@ static void on_accept(struct odma_tp_ep *tp, void *arg)
 	g_net.pending = n;
 	g_net.num_pending++;
 	pthread_mutex_unlock(&g_net.lock);
-	api()->ep_set_cbs(tp, net_cbs(n, &cbs));
+	doca_priv_tp_ep_set_cbs(tp, net_cbs(n, &cbs));
 }
 
 /* Closes refused handshakes and those past their deadline (a server's PE thread). */
@@ -595,7 +590,7 @@ doca_error_t comch_net_server_start(struct comch_ep *ep)
 	pthread_mutex_unlock(&g_net.lock);
 	/* not under g_net.lock: the transport thread takes it in its callbacks */
 	if (!listening) {
-		r = api()->listen(addr, port, on_accept, NULL, &listener);
+		r = doca_priv_tp_listen(addr, port, on_accept, NULL, &listener);
 		if (r != DOCA_SUCCESS)
 			ODMA_ERR(
 			        "comch server \"%s\": cannot listen at ODMA_FABRIC=%s:%u (%s); "
@@ -643,7 +638,7 @@ void comch_net_server_stop(struct comch_ep *ep)
 	ep->net_hs = NULL;
 	pthread_mutex_unlock(&g_net.lock);
 	if (listener != NULL)
-		api()->listen_close(listener);
+		doca_priv_tp_listen_close(listener);
 	pthread_mutex_unlock(&g_net.listen_lock);
 	while (left != NULL) {
 		struct comch_net *n = left;
@@ -703,7 +698,7 @@ struct comch_net *comch_net_client_connect(struct comch_ep *ep, const void *hell
 	                  COMCH_SIDE_CLIENT);
 	if (n == NULL)
 		return NULL;
-	r = api()->connect(addr, port, net_cbs(n, &cbs), &n->tp);
+	r = doca_priv_tp_connect(addr, port, net_cbs(n, &cbs), &n->tp);
 	if (r != DOCA_SUCCESS) {
 		n->tp = NULL;
 		comch_net_free(n);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "core/log/log.h"
 #include "rdma/rdma.h"
@@ -19,16 +20,16 @@ ODMA_LOG_REGISTER(ODMA_RDMA_CONN)
 
 /* ---------------------------------------------------------------- streams and listeners */
 
-struct rd_stream *odma_rd_stream_new(struct doca_rdma *rd, int fd, bool out,
+struct rd_stream *odma_rd_stream_new(struct doca_rdma *rd, struct rw_chan *ch, bool out,
                                      struct doca_rdma_connection *c)
 {
 	struct rd_stream *s = calloc(1, sizeof(*s));
 
 	if (s == NULL) {
-		rw_close(fd);
+		rw_close(ch);
 		return NULL;
 	}
-	s->fd = fd;
+	s->ch = ch;
 	s->rd = rd;
 	s->out = out;
 	s->conn = c;
@@ -37,7 +38,7 @@ struct rd_stream *odma_rd_stream_new(struct doca_rdma *rd, int fd, bool out,
 	if (rd->stopping) {
 		pthread_mutex_unlock(&rd->lock);
 		pthread_mutex_destroy(&s->wlock);
-		rw_close(fd);
+		rw_close(ch);
 		free(s);
 		return NULL;
 	}
@@ -61,32 +62,35 @@ static void *rd_listener_main(void *arg)
 	struct rd_listener *l = arg;
 
 	for (;;) {
-		int fd = rw_accept(l->fd);
+		struct rw_chan *ch = rw_accept(l->lsn);
 
-		if (fd < 0)
+		if (ch == NULL)
 			break;
-		(void)odma_rd_stream_new(l->rd, fd, false, NULL);
+		(void)odma_rd_stream_new(l->rd, ch, false, NULL);
 	}
 	return NULL;
 }
 
-static struct rd_listener *rd_listener_new(struct doca_rdma *rd, uint16_t port, bool cm)
+static struct rd_listener *rd_listener_new(struct doca_rdma *rd, uint16_t port, bool cm,
+                                           doca_error_t *err)
 {
 	struct rd_listener *l = calloc(1, sizeof(*l));
 
+	*err = DOCA_ERROR_NO_MEMORY;
 	if (l == NULL)
 		return NULL;
-	l->fd = rw_listen(port, &l->port);
+	*err = rw_listen(port, &l->lsn, &l->port);
 	l->rd = rd;
 	l->cm = cm;
-	if (l->fd < 0) {
+	if (*err != DOCA_SUCCESS) {
 		free(l);
 		return NULL;
 	}
 	l->thr_started = pthread_create(&l->thr, NULL, rd_listener_main, l) == 0;
 	if (!l->thr_started) {
-		rw_close(l->fd);
+		rw_listen_free(l->lsn);
 		free(l);
+		*err = DOCA_ERROR_NO_MEMORY;
 		return NULL;
 	}
 	return l;
@@ -94,15 +98,16 @@ static struct rd_listener *rd_listener_new(struct doca_rdma *rd, uint16_t port, 
 
 static void rd_listener_free(struct rd_listener *l)
 {
-	rw_shutdown(l->fd);
+	rw_listen_shutdown(l->lsn);
 	pthread_join(l->thr, NULL);
-	rw_close(l->fd);
+	rw_listen_free(l->lsn);
 	free(l);
 }
 
 doca_error_t odma_rd_conns_start(struct doca_rdma *rd)
 {
 	struct rd_listener *l;
+	doca_error_t r;
 
 	odma_rd_conns_free(rd);
 	rd->conns = calloc(rd->max_conns, sizeof(*rd->conns));
@@ -115,10 +120,17 @@ doca_error_t odma_rd_conns_start(struct doca_rdma *rd)
 		rd->conns[i].rd = rd;
 		rd->conns[i].id = i + 1;
 	}
-	l = rd_listener_new(rd, 0, false);
+	l = rd_listener_new(rd, 0, false, &r);
+	if (l == NULL && r == DOCA_ERROR_NOT_SUPPORTED) {
+		ODMA_ERR("RDMA context %p cannot start: DOCA RDMA runs on odma's UCX transport, "
+		         "which is %s",
+		         (void *)rd, rw_absent() != NULL ? rw_absent() : "not usable here");
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
 	if (l == NULL) {
-		ODMA_ERR("RDMA context %p: cannot listen for out-of-band connections: %s",
-		         (void *)rd, strerror(errno));
+		ODMA_ERR("RDMA context %p: cannot listen for out-of-band connections (%s); see the "
+		         "UCX transport's line above",
+		         (void *)rd, doca_error_get_descr(r));
 		return DOCA_ERROR_INITIALIZATION;
 	}
 	rd->listeners = l;
@@ -135,8 +147,24 @@ void odma_rd_conns_stop(struct doca_rdma *rd)
 	pthread_mutex_lock(&rd->lock);
 	rd->stopping = true;
 	pthread_cond_broadcast(&rd->recv_cond);
+	/*
+	 * A request being served finishes and is answered first (up to 1 s): the peer's last
+	 * operation (the sync event set that woke this program, say) has already taken effect
+	 * here, so its initiator must hear SUCCESS, not a cut connection.
+	 */
+	for (int i = 0; i < 1000; i++) {
+		bool busy = false;
+
+		for (struct rd_stream *s = rd->streams; s != NULL && !busy; s = s->next)
+			busy = s->serving && !s->dead;
+		if (!busy)
+			break;
+		pthread_mutex_unlock(&rd->lock);
+		usleep(1000);
+		pthread_mutex_lock(&rd->lock);
+	}
 	for (struct rd_stream *s = rd->streams; s != NULL; s = s->next)
-		rw_shutdown(s->fd);
+		rw_shutdown(s->ch);
 	l = rd->listeners;
 	rd->listeners = NULL;
 	pthread_mutex_unlock(&rd->lock);
@@ -176,7 +204,7 @@ static void odma_rd_streams_free(struct doca_rdma *rd)
 		struct rd_stream *s = rd->streams;
 
 		rd->streams = s->next;
-		rw_close(s->fd);
+		rw_close(s->ch);
 		pthread_mutex_destroy(&s->wlock);
 		free(s);
 	}
@@ -211,9 +239,9 @@ void odma_rd_conn_close_locked(struct doca_rdma_connection *c, bool tell_peer)
 	(void)tell_peer;
 	c->state = RD_C_CLOSED;
 	if (c->out != NULL)
-		rw_shutdown(c->out->fd);
+		rw_shutdown(c->out->ch);
 	if (c->in != NULL)
-		rw_shutdown(c->in->fd);
+		rw_shutdown(c->in->ch);
 }
 
 void odma_rd_stream_dead_locked(struct rd_stream *s)
@@ -299,14 +327,18 @@ doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_co
 	return DOCA_SUCCESS;
 }
 
-/* The synchronous half of a handshake: one frame out, the peer's status back. */
-static doca_error_t rd_handshake(int fd, struct rw_hdr *h)
+/*
+ * The synchronous half of a handshake: one frame out, the peer's status back within
+ * @timeout_ms. CONNECTION_ABORTED when the channel failed or nothing came back.
+ */
+static doca_error_t rd_handshake(struct rw_chan *ch, struct rw_hdr *h, uint32_t timeout_ms)
 {
 	struct rw_hdr resp;
 
-	if (!rw_write(fd, h, NULL, 0, NULL, 0) || !rw_read_hdr(fd, &resp) || resp.type != RW_RESP)
+	if (!rw_write(ch, h, NULL, 0, NULL, 0) || !rw_read_hdr(ch, &resp, timeout_ms) ||
+	    resp.type != RW_RESP)
 		return DOCA_ERROR_CONNECTION_ABORTED;
-	return (doca_error_t)resp.status;
+	return (doca_error_t)resp.status == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_NOT_FOUND;
 }
 
 doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_conn_details,
@@ -318,7 +350,7 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	struct rw_blob b;
 	const char *why;
 	doca_error_t r;
-	int fd;
+	struct rw_chan *ch = NULL;
 
 	ODMA_CHECK_ARG(rdma != NULL && remote_rdma_conn_details != NULL && rd_conn_valid(c) &&
 	                       c->rd == rdma,
@@ -340,29 +372,43 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 		         __func__, remote_rdma_conn_details_size, why);
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
-	fd = rw_blob_dial(&b, rdma->conn_timeout_ms);
-	if (fd < 0) {
-		ODMA_ERR(
-		        "%s: cannot reach the peer of connection %u (port %u, %u address(es)): %s; "
-		        "is the peer running, started and reachable (same machine, or a route "
-		        "between the namespaces)?",
-		        __func__, c->id, b.port, b.naddrs, strerror(errno));
-		return DOCA_ERROR_CONNECTION_ABORTED;
-	}
 	h.arg0 = b.conn_id;
 	memcpy(h.key, b.key, 16);
 	h.arg1 = rdma->nonce;
 	h.rec = c->id;
-	r = rd_handshake(fd, &h);
+	/* loopback on one machine and namespace, else each of its addresses in turn */
+	r = DOCA_ERROR_CONNECTION_ABORTED;
+	for (unsigned int i = 0; r == DOCA_ERROR_CONNECTION_ABORTED; i++) {
+		char text[64];
+
+		rw_blob_target(&b, i, text, sizeof(text));
+		if (text[0] == '\0')
+			break;
+		ch = rw_dial(text, b.port);
+		if (ch == NULL)
+			continue;
+		r = rd_handshake(ch, &h, rdma->conn_timeout_ms);
+		if (r != DOCA_SUCCESS) {
+			rw_close(ch);
+			ch = NULL;
+		}
+	}
+	if (r == DOCA_ERROR_CONNECTION_ABORTED) {
+		ODMA_ERR("%s: cannot reach the peer of connection %u (port %u, %u address(es)) "
+		         "within %u ms over the UCX transport; is the peer running and started? "
+		         "Across namespaces or machines, give both sides ODMA_FABRIC=ADDRESS:PORT "
+		         "on the network that joins them (UCX then uses that interface)",
+		         __func__, c->id, b.port, b.naddrs, (unsigned)rdma->conn_timeout_ms);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
 	if (r != DOCA_SUCCESS) {
-		rw_close(fd);
 		ODMA_ERR("%s: the peer refused connection %u: its blob is stale (the peer "
 		         "restarted or closed that connection); exchange blobs again",
 		         __func__, b.conn_id);
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
 	c->state = RD_C_CONNECTED;
-	if (odma_rd_stream_new(rdma, fd, true, c) == NULL) {
+	if (odma_rd_stream_new(rdma, ch, true, c) == NULL) {
 		c->state = RD_C_CLOSED;
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
@@ -476,11 +522,11 @@ doca_error_t doca_rdma_start_listen_to_port(struct doca_rdma *rdma, uint16_t por
 		         port);
 		return DOCA_ERROR_BAD_STATE;
 	}
-	l = rd_listener_new(rdma, port, true);
+	l = port != 0 ? rd_listener_new(rdma, port, true, &r) : NULL;
 	if (l == NULL) {
-		ODMA_ERR("%s: cannot listen on port %u: %s; pick a free port", __func__, port,
-		         strerror(errno));
-		return DOCA_ERROR_CONNECTION_ABORTED;
+		ODMA_ERR("%s: cannot listen on port %u (%s); pick a free port other than 0",
+		         __func__, port, port != 0 ? doca_error_get_descr(r) : "port 0");
+		return r == DOCA_ERROR_NOT_SUPPORTED ? r : DOCA_ERROR_CONNECTION_ABORTED;
 	}
 	pthread_mutex_lock(&rdma->lock);
 	l->next = rdma->listeners->next;
@@ -525,7 +571,7 @@ static bool rd_ctl(struct rd_stream *s, uint16_t type, uint64_t arg0, const uint
 	if (key != NULL)
 		memcpy(h.key, key, 16);
 	pthread_mutex_lock(&s->wlock);
-	ok = rw_write(s->fd, &h, NULL, 0, NULL, 0);
+	ok = rw_write(s->ch, &h, NULL, 0, NULL, 0);
 	pthread_mutex_unlock(&s->wlock);
 	return ok;
 }
@@ -595,7 +641,7 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_CM_REQ };
 	struct doca_rdma_connection *c;
 	doca_error_t r;
-	int fd;
+	struct rw_chan *ch;
 
 	ODMA_CHECK_ARG(rdma != NULL && addr != NULL, "%s: rdma and addr must not be NULL",
 	               __func__);
@@ -618,16 +664,21 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 		         rdma->max_conns, (void *)rdma);
 		return DOCA_ERROR_FULL;
 	}
-	fd = rw_dial(&addr->sa, rdma->conn_timeout_ms);
+	/* the transport connects in the background: a server that never answers closes it */
+	ch = rw_dial(addr->text, addr->port);
 	h.arg1 = rdma->nonce;
 	h.rec = c->id;
-	if (fd < 0 || !rw_write(fd, &h, NULL, 0, NULL, 0) ||
-	    odma_rd_stream_new(rdma, fd, true, c) == NULL) {
-		ODMA_WARN("%s: no RDMA CM server answers at %s port %u (%s): the failure callback "
-		          "follows; start the server first",
-		          __func__, addr->text, addr->port, strerror(errno));
-		if (fd >= 0)
-			rw_close(fd);
+	if (ch != NULL && !rw_write(ch, &h, NULL, 0, NULL, 0)) {
+		rw_close(ch);
+		ch = NULL;
+	}
+	if (ch == NULL || odma_rd_stream_new(rdma, ch, true, c) == NULL) { /* closes ch */
+		ODMA_WARN("%s: cannot reach an RDMA CM server at %s port %u (%s): the failure "
+		          "callback follows; start the server first%s",
+		          __func__, addr->text, addr->port, strerror(errno),
+		          addr->type != DOCA_RDMA_ADDR_TYPE_IPv4
+		                  ? " (odma's UCX transport dials IPv4 addresses only)"
+		                  : "");
 		pthread_mutex_lock(&rdma->lock);
 		c->state = RD_C_CLOSED;
 		odma_rd_event_locked(rdma, c, RD_E_FAILURE);

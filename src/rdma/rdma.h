@@ -5,20 +5,25 @@
  * The RDMA module's face (libdoca_rdma; docs/rdma.md), shared by its files: the context,
  * its connections, its tasks, and the wire layer they run on.
  *
- * Model. Each direction of a connection is one byte stream (TCP): the side that issues
+ * Model. Each direction of a connection is one stream: a channel of frames on one endpoint of
+ * core/transport (UCX; TCP between processes, namespaces or machines). The side that issues
  * operations dials the peer and owns that stream's requests; the peer answers on it. A
  * connection therefore has an "out" stream (our requests, the peer's responses) and an "in"
  * stream (the peer's requests, our responses). Every stream has its own reader thread: on an
  * out stream it completes our tasks from the responses, on an in stream it serves the peer
  * (one-sided reads and writes checked against the exporter's records, sends matched with
  * our posted receives), so nothing the peer does waits for doca_pe_progress. Requests on a
- * stream are served in order and answered in order, which gives RC's per-connection order.
+ * stream are served in order and answered in order, which gives RC's per-connection order
+ * (the transport delivers an endpoint's messages in order). The transport thread only queues
+ * an arriving frame on its channel (wire.c); the stream's reader thread takes it, and may wait
+ * there (a send held for a receive) without holding up the transport or other streams.
  * Finished tasks and connection events go to the context's queues and are delivered by
  * doca_pe_progress (the progress op) on the PE thread.
  *
  * Locks: rd->lock guards the queues, the posted receives, the connection states and every
  * stream's pending list; a stream's wlock serialises its writers (the PE thread's submits,
- * the reader's responses). No lock is held across a callback or across a blocking read.
+ * the reader's responses). No lock is held across a callback or across a blocking read; a
+ * channel's own lock (wire.c) is taken last and never held across a transport call that waits.
  */
 #ifndef ODMA_RDMA_RDMA_H_
 #define ODMA_RDMA_RDMA_H_
@@ -37,9 +42,8 @@
 /* ---------------------------------------------------------------- wire (wire.c) */
 
 /*
- * The narrow transport interface of this module: plain TCP streams and fixed frames. It is
- * what src/core/transport (issue 20: odma_tp_listen / odma_tp_connect / odma_tp_ep_send)
- * will carry instead; only this file knows sockets.
+ * The transport interface of this module: channels of frames on core/transport's endpoints
+ * (UCX), listeners, and the connection blob. Only wire.c calls the transport.
  */
 #define RW_MAGIC 0x5752444fu /* "ODRW" */
 
@@ -84,23 +88,42 @@ struct rw_addr {
 	socklen_t len;
 };
 
-/* Listens on @port (0: any) on every local address; *@bound the port it got. fd or -1. */
-int rw_listen(uint16_t port, uint16_t *bound);
-/* Dials @a within @timeout_ms; the connected fd, or -1 with errno set. */
-int rw_dial(const struct rw_addr *a, uint32_t timeout_ms);
-/* Accepts one stream on a listening fd (-1 when the listener was shut down). */
-int rw_accept(int lfd);
-/* Reads exactly @n bytes: true, or false on EOF or error. */
-bool rw_read_all(int fd, void *buf, size_t n);
-/* Reads and checks one header. */
-bool rw_read_hdr(int fd, struct rw_hdr *h);
-/* Reads and discards @n bytes. */
-bool rw_skip(int fd, uint64_t n);
-/* Writes a header and up to two payload pieces (whole, retrying): true, or false. */
-bool rw_write(int fd, const struct rw_hdr *h, const void *p1, size_t n1, const void *p2, size_t n2);
-/* Ends a stream (its reader returns); the fd stays open until rw_close. */
-void rw_shutdown(int fd);
-void rw_close(int fd);
+struct rw_chan; /* one endpoint: the peer's frames, in order */
+struct rw_lsn;  /* a listener: connecting peers, as channels */
+
+/* NULL when the network transport is built in, else why not (doca_caps says the same). */
+const char *rw_absent(void);
+/*
+ * Listens on @port on every local address (0: a free port of the dynamic range); *@bound the
+ * port. DOCA_ERROR_NOT_SUPPORTED without UCX, IO_FAILED when the port is taken.
+ */
+doca_error_t rw_listen(uint16_t port, struct rw_lsn **l, uint16_t *bound);
+/* The next connecting peer (blocks); NULL once the listener is shut down. */
+struct rw_chan *rw_accept(struct rw_lsn *l);
+/* Stops accepting and wakes rw_accept; rw_listen_free then frees (after its thread ended). */
+void rw_listen_shutdown(struct rw_lsn *l);
+void rw_listen_free(struct rw_lsn *l);
+/* Connects to @addr:@port (IPv4); the channel is usable at once (a failure closes it later). */
+struct rw_chan *rw_dial(const char *addr, uint16_t port);
+/*
+ * Takes the next frame and its header (blocks; at most @timeout_ms unless 0): true, or false
+ * when the channel ended, timed out or the frame is malformed.
+ */
+bool rw_read_hdr(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms);
+/* The same, telling the cases apart: 1 a frame, 0 nothing within @timeout_ms, -1 ended. */
+int rw_next(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms);
+/* CLOCK_MONOTONIC in ms. */
+uint64_t rw_now_ms(void);
+/* Takes @n more bytes of the current frame's payload: true, or false when it has fewer. */
+bool rw_read_all(struct rw_chan *c, void *buf, size_t n);
+bool rw_skip(struct rw_chan *c, uint64_t n);
+/* Sends a header and up to two payload pieces as one frame: true, or false (channel ended). */
+bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t n1, const void *p2,
+              size_t n2);
+/* Ends a channel (its reader returns false; its sends in flight fail). Any thread, repeatable. */
+void rw_shutdown(struct rw_chan *c);
+/* Frees a channel (shut down first when not yet); no reader may be inside. */
+void rw_close(struct rw_chan *c);
 
 /* The connection blob doca_rdma_export hands out (wire.c encodes and parses it). */
 #define RW_BLOB_MAX_ADDRS 8
@@ -122,8 +145,11 @@ void rw_blob_self(struct rw_blob *b);
 void rw_blob_encode(const struct rw_blob *b, uint8_t out[RW_BLOB_LEN]);
 /* NULL, or why the bytes are not a blob. */
 const char *rw_blob_parse(const void *bytes, size_t len, struct rw_blob *b);
-/* Dials the exporter of @b (loopback when it shares our namespace, else its addresses). */
-int rw_blob_dial(const struct rw_blob *b, uint32_t timeout_ms);
+/*
+ * The address to dial for the exporter of @b, try @i (0, 1, ...): loopback when it shares our
+ * network namespace and kernel, else its addresses in turn; "" when there is none left.
+ */
+void rw_blob_target(const struct rw_blob *b, unsigned int i, char *text, size_t size);
 
 /* ---------------------------------------------------------------- objects */
 
@@ -161,18 +187,20 @@ struct rd_task {
 	struct doca_rdma_connection *res_conn;
 	doca_error_t res_status;
 	uint64_t tag;          /* of its request */
+	uint64_t sent_ms;      /* CLOCK_MONOTONIC ms when its request went out */
 	struct rd_task *qnext; /* a stream's pending list, the posted receives, the done queue */
 };
 
 struct rd_stream {
-	int fd;
+	struct rw_chan *ch;
 	pthread_t thr;
 	bool thr_started;
 	pthread_mutex_t wlock;
 	struct doca_rdma *rd;
-	struct doca_rdma_connection *conn;     /* bound connection (NULL until the first frame) */
-	bool out;                              /* our requests travel on it */
-	bool dead;                             /* under rd->lock */
+	struct doca_rdma_connection *conn; /* bound connection (NULL until the first frame) */
+	bool out;                          /* our requests travel on it */
+	bool dead;                         /* under rd->lock */
+	bool serving; /* under rd->lock: a frame is being handled (its answer not yet sent) */
 	struct rd_task *pend_head, *pend_tail; /* requests waiting for their response */
 	struct rd_stream *next;                /* rd->streams */
 };
@@ -231,7 +259,7 @@ struct rd_conf {
 };
 
 struct rd_listener {
-	int fd;
+	struct rw_lsn *lsn;
 	uint16_t port;
 	bool cm;
 	pthread_t thr;
@@ -297,8 +325,8 @@ doca_error_t odma_rd_conns_start(struct doca_rdma *rd);
 /* Stops everything: listeners and streams shut down, threads joined, their tasks failed. */
 void odma_rd_conns_stop(struct doca_rdma *rd);
 void odma_rd_conns_free(struct doca_rdma *rd);
-/* A new stream on @fd (dialed when @out) with its reader thread; NULL on failure. */
-struct rd_stream *odma_rd_stream_new(struct doca_rdma *rd, int fd, bool out,
+/* A new stream on channel @ch (dialed when @out) with its reader thread; NULL on failure. */
+struct rd_stream *odma_rd_stream_new(struct doca_rdma *rd, struct rw_chan *ch, bool out,
                                      struct doca_rdma_connection *c);
 /* A connection slot (rd->lock held); NULL when all are used. */
 struct doca_rdma_connection *odma_rd_conn_alloc_locked(struct doca_rdma *rd);

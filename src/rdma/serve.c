@@ -35,7 +35,7 @@ static bool rd_reply(struct rd_stream *s, uint64_t tag, doca_error_t st, uint64_
 	bool ok;
 
 	pthread_mutex_lock(&s->wlock);
-	ok = rw_write(s->fd, &h, p, n, NULL, 0);
+	ok = rw_write(s->ch, &h, p, n, NULL, 0);
 	pthread_mutex_unlock(&s->wlock);
 	return ok;
 }
@@ -50,8 +50,8 @@ static size_t rd_room(const struct doca_buf *d)
 	return n;
 }
 
-/* Appends @n bytes to a destination list, from memory (@src) or from the stream (@fd). */
-static bool rd_append(struct doca_buf *d, const uint8_t *src, int fd, size_t n)
+/* Appends @n bytes to a destination list, from memory (@src) or from the frame on @ch. */
+static bool rd_append(struct doca_buf *d, const uint8_t *src, struct rw_chan *ch, size_t n)
 {
 	for (; d != NULL && n > 0; d = d->next) {
 		size_t k = odma_buf_room(d);
@@ -61,7 +61,7 @@ static bool rd_append(struct doca_buf *d, const uint8_t *src, int fd, size_t n)
 		if (src != NULL) {
 			memcpy(d->data + d->data_len, src, k);
 			src += k;
-		} else if (!rw_read_all(fd, d->data + d->data_len, k))
+		} else if (!rw_read_all(ch, d->data + d->data_len, k))
 			return false;
 		d->data_len += k;
 		n -= k;
@@ -104,18 +104,11 @@ static bool rd_cm_req(struct rd_stream *s, const struct rw_hdr *h)
 	pthread_mutex_lock(&rd->lock);
 	c = rd->cb_request != NULL ? odma_rd_conn_alloc_locked(rd) : NULL;
 	if (c != NULL) {
-		struct sockaddr_storage ss;
-		socklen_t sl = sizeof(ss);
-
+		/* the transport does not name the client's address: get_addr says NOT_FOUND */
 		c->cm = true;
 		c->state = RD_C_REQUESTED;
 		c->in = s;
 		s->conn = c;
-		if (getpeername(s->fd, (struct sockaddr *)&ss, &sl) == 0) {
-			c->peer.sa.ss = ss;
-			c->peer.sa.len = sl;
-			c->has_peer = true;
-		}
 		odma_rd_event_locked(rd, c, RD_E_REQUEST);
 	}
 	pthread_mutex_unlock(&rd->lock);
@@ -159,18 +152,19 @@ static bool rd_cm_accepted(struct rd_stream *s, const struct rw_hdr *h)
 	struct doca_rdma_connection *c = s->conn;
 	struct rw_hdr rev = { .magic = RW_MAGIC, .type = RW_CM_REV, .arg0 = h->arg0 };
 	struct rw_hdr resp;
-	int fd;
+	struct rw_chan *ch;
 
 	if (c == NULL || c->state != RD_C_CONNECTING)
 		return false;
 	memcpy(rev.key, h->key, 16);
-	fd = rw_dial(&c->peer.sa, rd->conn_timeout_ms);
-	if (fd < 0 || !rw_write(fd, &rev, NULL, 0, NULL, 0) || !rw_read_hdr(fd, &resp) ||
-	    resp.type != RW_RESP || resp.status != DOCA_SUCCESS) {
-		rw_close(fd);
+	ch = rw_dial(c->peer.text, c->peer.port);
+	if (ch == NULL || !rw_write(ch, &rev, NULL, 0, NULL, 0) ||
+	    !rw_read_hdr(ch, &resp, rd->conn_timeout_ms) || resp.type != RW_RESP ||
+	    resp.status != DOCA_SUCCESS) {
+		rw_close(ch);
 		return false; /* the stream dies: the failure callback follows */
 	}
-	if (odma_rd_stream_new(rd, fd, false, c) == NULL)
+	if (odma_rd_stream_new(rd, ch, false, c) == NULL)
 		return false;
 	pthread_mutex_lock(&rd->lock);
 	if (c->state == RD_C_CONNECTING) {
@@ -201,7 +195,7 @@ static bool rd_ctl_reject(struct rd_stream *s)
 	bool ok;
 
 	pthread_mutex_lock(&s->wlock);
-	ok = rw_write(s->fd, &h, NULL, 0, NULL, 0);
+	ok = rw_write(s->ch, &h, NULL, 0, NULL, 0);
 	pthread_mutex_unlock(&s->wlock);
 	return ok;
 }
@@ -253,7 +247,7 @@ static doca_error_t rd_deliver(struct rd_stream *s, uint8_t opcode, uint32_t imm
 		st = DOCA_ERROR_IO_FAILED;
 	} else {
 		if (opcode != DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM)
-			(void)rd_append(t->dst, msg, -1, len);
+			(void)rd_append(t->dst, msg, NULL, len);
 		t->res_len = (uint32_t)len;
 		t->res_opcode = opcode;
 		t->res_imm = imm;
@@ -274,8 +268,8 @@ static bool rd_payload(struct rd_stream *s, const struct rw_hdr *h, uint8_t **ou
 		return false; /* a peer past the limit it was told: cut the stream */
 	*out = malloc((size_t)h->len);
 	if (*out == NULL)
-		return rw_skip(s->fd, h->len);
-	if (rw_read_all(s->fd, *out, (size_t)h->len))
+		return rw_skip(s->ch, h->len);
+	if (rw_read_all(s->ch, *out, (size_t)h->len))
 		return true;
 	free(*out);
 	*out = NULL;
@@ -390,7 +384,7 @@ static bool rd_response(struct rd_stream *s, const struct rw_hdr *h)
 		return false;
 	}
 	if (h->len > 0 && (t->type != RD_T_READ || st != DOCA_SUCCESS || h->len > rd_room(t->dst) ||
-	                   !rd_append(t->dst, NULL, s->fd, (size_t)h->len))) {
+	                   !rd_append(t->dst, NULL, s->ch, (size_t)h->len))) {
 		pthread_mutex_lock(&rd->lock);
 		odma_rd_done_locked(rd, t, DOCA_ERROR_IO_FAILED);
 		pthread_mutex_unlock(&rd->lock);
@@ -407,13 +401,13 @@ static bool rd_response(struct rd_stream *s, const struct rw_hdr *h)
 				t->dst->data_len += (size_t)t->arg1;
 			break;
 		case RD_T_SE_GET:
-			(void)rd_append(t->dst, (const uint8_t *)&old, -1, 8);
+			(void)rd_append(t->dst, (const uint8_t *)&old, NULL, 8);
 			t->res_len = 8;
 			break;
 		case RD_T_CMP_SWP:
 		case RD_T_FETCH_ADD:
 		case RD_T_SE_ADD:
-			(void)rd_append(t->result, (const uint8_t *)&old, -1, 8);
+			(void)rd_append(t->result, (const uint8_t *)&old, NULL, 8);
 			break;
 		default:
 			break;
@@ -465,15 +459,64 @@ static bool rd_handle(struct rd_stream *s, const struct rw_hdr *h)
 	}
 }
 
+/* How often a reader of our requests' answers looks at the oldest one's age. */
+#define RD_WATCH_MS 250u
+
+/*
+ * Whether the oldest request on our stream @s has waited for its answer past the bound: the
+ * receiver-not-ready time it allows the target (at most 8 s) plus the connection timeout
+ * (doca_rdma_set_connection_request_timeout, default 5 s). A peer that died answers nothing
+ * and its connection closes; a link that went down (or a peer that hangs) closes nothing:
+ * this bounds it. One log line.
+ */
+static bool rd_overdue(struct rd_stream *s)
+{
+	struct doca_rdma *rd = s->rd;
+	uint64_t rnr = odma_rd_rnr_ms(rd), now = rw_now_ms(), age = 0;
+	bool late;
+
+	if (rnr > 8000)
+		rnr = 8000;
+	pthread_mutex_lock(&rd->lock);
+	if (s->pend_head != NULL && now > s->pend_head->sent_ms)
+		age = now - s->pend_head->sent_ms;
+	late = s->pend_head != NULL && age > rnr + rd->conn_timeout_ms;
+	pthread_mutex_unlock(&rd->lock);
+	if (late)
+		ODMA_ERR("RDMA context %p: the peer has not answered a request for %llu ms (link "
+		         "down, or the peer hangs); the connection is cut and its tasks fail with "
+		         "DOCA_ERROR_CONNECTION_ABORTED",
+		         (void *)rd, (unsigned long long)age);
+	return late;
+}
+
 void *odma_rd_reader(void *arg)
 {
 	struct rd_stream *s = arg;
 	struct doca_rdma *rd = s->rd;
 	struct rw_hdr h;
 
-	while (rw_read_hdr(s->fd, &h) && rd_handle(s, &h))
-		;
-	rw_shutdown(s->fd);
+	for (;;) {
+		bool go;
+		int got = rw_next(s->ch, &h, s->out ? RD_WATCH_MS : 0);
+
+		if (got == 0 && rd_overdue(s))
+			break; /* the peer stopped answering: its tasks fail as for a cut link */
+		if (got == 0)
+			continue;
+		if (got < 0)
+			break;
+		pthread_mutex_lock(&rd->lock);
+		s->serving = true; /* a stop lets it answer first (odma_rd_conns_stop) */
+		pthread_mutex_unlock(&rd->lock);
+		go = rd_handle(s, &h);
+		pthread_mutex_lock(&rd->lock);
+		s->serving = false;
+		pthread_mutex_unlock(&rd->lock);
+		if (!go)
+			break;
+	}
+	rw_shutdown(s->ch);
 	pthread_mutex_lock(&rd->lock);
 	odma_rd_stream_dead_locked(s);
 	pthread_cond_broadcast(&rd->recv_cond);
@@ -497,6 +540,7 @@ doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p1
 	}
 	h->magic = RW_MAGIC;
 	t->tag = ++rd->next_tag;
+	t->sent_ms = rw_now_ms();
 	h->tag = t->tag;
 	t->qnext = NULL;
 	if (s->pend_tail != NULL)
@@ -506,9 +550,9 @@ doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p1
 	s->pend_tail = t;
 	pthread_mutex_unlock(&rd->lock);
 	pthread_mutex_lock(&s->wlock);
-	ok = rw_write(s->fd, h, p1, n1, p2, n2);
+	ok = rw_write(s->ch, h, p1, n1, p2, n2);
 	pthread_mutex_unlock(&s->wlock);
 	if (!ok)
-		rw_shutdown(s->fd); /* the reader fails the task with the others */
+		rw_shutdown(s->ch); /* the reader fails the task with the others */
 	return DOCA_SUCCESS;
 }

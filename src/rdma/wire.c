@@ -2,29 +2,32 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * The wire layer of DOCA RDMA: TCP streams, frames and the connection blob. This is the
- * one file that knows sockets; it is to be replaced by the endpoints of src/core/transport
- * (issue 20: odma_tp_listen, odma_tp_connect, odma_tp_ep_send over UCX) once that module
- * is on main, leaving the rest of src/rdma unchanged.
+ * The wire layer of DOCA RDMA: channels (frame streams) on the endpoints of core/transport
+ * (odma_tp_listen / odma_tp_connect / odma_tp_ep_send: UCX, TCP between namespaces or
+ * machines), and the connection blob. A channel is one endpoint: each message of the peer is
+ * one frame (struct rw_hdr, then its payload), queued by the transport thread as it arrives
+ * and taken, in order, by the channel's reader thread (serve.c), which may block (receiver
+ * not ready) without stopping the transport. Nothing here opens a socket.
  *
  * Blob (RW_BLOB_LEN = 104 bytes, little-endian; offsets in enum below): magic "ODMARDMA",
  * u16 version 1, u16 length, u8 transport, u8 address count, u16 listener port, u32
  * connection id, key[16], u64 context nonce, u64 network namespace inode, boot id[16],
  * 8 IPv4 addresses, CRC32C. Nothing in it is an address in this process: valid anywhere.
  */
+#include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "core/transport/transport.h"
 #include "rdma/rdma.h"
 #include "util/codec.h"
 
@@ -47,171 +50,415 @@ enum {
 #define BLOB_LEN (BO_CRC + 4)
 _Static_assert(BLOB_LEN == RW_BLOB_LEN, "blob layout");
 
-int rw_listen(uint16_t port, uint16_t *bound)
+/* ---------------------------------------------------------------- channels */
+
+/* One message of the peer, kept until the reader has taken it (the frame: header, payload). */
+struct rw_msg {
+	struct rw_msg *next;
+	size_t len;
+	uint8_t data[];
+};
+
+/* How long a close waits for its sends to go out (and a free for their completions). */
+#define RW_DRAIN_MS 2000u
+
+struct rw_chan {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct odma_tp_ep *ep;
+	bool closed;    /* on_close ran, a send failed, or rw_shutdown: no frame after the queue */
+	bool ep_closed; /* odma_tp_ep_close was called (once) */
+	struct rw_msg *head, *tail;
+	struct rw_msg *cur; /* the frame being read, and how far */
+	size_t off;
+	unsigned int sending; /* sends not completed yet (rw_sent) */
+	struct rw_chan *next; /* a listener's accept queue */
+};
+
+struct rw_lsn {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	void *tp;
+	bool shut;
+	struct rw_chan *head, *tail;
+};
+
+static void rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
+                       void *arg)
 {
-	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
-	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(port) };
-	struct sockaddr_storage got;
-	socklen_t gl = sizeof(got);
-	int one = 1, zero = 0;
-	int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct rw_chan *c = arg;
+	struct rw_msg *m = malloc(sizeof(*m) + len);
 
-	/* dual stack where IPv6 exists, else IPv4 only */
-	if (fd >= 0 && (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero)) != 0 ||
-	                setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-	                bind(fd, (struct sockaddr *)&a6, sizeof(a6)) != 0)) {
-		close(fd);
-		fd = -1;
+	(void)ep;
+	(void)imm;
+	pthread_mutex_lock(&c->lock);
+	if (m == NULL) {
+		c->closed = true; /* a lost frame breaks the stream: end it */
+	} else if (!c->closed) {
+		m->next = NULL;
+		m->len = len;
+		memcpy(m->data, bytes, len);
+		if (c->tail != NULL)
+			c->tail->next = m;
+		else
+			c->head = m;
+		c->tail = m;
+		m = NULL;
 	}
-	if (fd < 0) {
-		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0)
-			return -1;
-		if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-		    bind(fd, (struct sockaddr *)&a4, sizeof(a4)) != 0) {
-			int e = errno;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	free(m);
+}
 
-			close(fd);
-			errno = e;
-			return -1;
+static void rw_on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
+{
+	struct rw_chan *c = arg;
+
+	(void)ep;
+	(void)why;
+	pthread_mutex_lock(&c->lock);
+	c->closed = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static struct rw_chan *rw_chan_new(void)
+{
+	struct rw_chan *c = calloc(1, sizeof(*c));
+
+	pthread_condattr_t ca;
+
+	if (c == NULL)
+		return NULL;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* rw_deadline's clock */
+	pthread_cond_init(&c->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	return c;
+}
+
+static void rw_cbs(struct rw_chan *c, struct odma_tp_ep_cbs *cbs)
+{
+	*cbs = (struct odma_tp_ep_cbs){ .on_recv = rw_on_recv, .on_close = rw_on_close, .arg = c };
+}
+
+/* A peer connected to a listener (transport thread): queue it for rw_accept. */
+static void rw_on_accept(struct odma_tp_ep *ep, void *arg)
+{
+	struct rw_lsn *l = arg;
+	struct rw_chan *c = rw_chan_new();
+	struct odma_tp_ep_cbs cbs;
+
+	if (c == NULL) {
+		doca_priv_tp_ep_close(ep);
+		return;
+	}
+	c->ep = ep;
+	rw_cbs(c, &cbs);
+	doca_priv_tp_ep_set_cbs(ep, &cbs); /* on this thread: nothing arrives before it */
+	pthread_mutex_lock(&l->lock);
+	if (l->shut) {
+		pthread_mutex_unlock(&l->lock);
+		rw_close(c);
+		return;
+	}
+	if (l->tail != NULL)
+		l->tail->next = c;
+	else
+		l->head = c;
+	l->tail = c;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+}
+
+const char *rw_absent(void)
+{
+	return doca_priv_tp_net_absent();
+}
+
+doca_error_t rw_listen(uint16_t port, struct rw_lsn **out, uint16_t *bound)
+{
+	struct rw_lsn *l = calloc(1, sizeof(*l));
+	doca_error_t r = DOCA_ERROR_IO_FAILED;
+	uint8_t rnd[2];
+
+	if (l == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_cond_init(&l->cond, NULL);
+	if (port != 0) {
+		r = doca_priv_tp_listen(NULL, port, rw_on_accept, l, &l->tp);
+		*bound = port;
+	} else {
+		/* any free port: the transport takes a given one, so draw from the dynamic range */
+		for (int i = 0; i < 32 && r == DOCA_ERROR_IO_FAILED; i++) {
+			if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+				break;
+			*bound = (uint16_t)(33000u + (((unsigned)rnd[0] << 8 | rnd[1]) % 27000u));
+			r = doca_priv_tp_listen(NULL, *bound, rw_on_accept, l, &l->tp);
 		}
 	}
-	if (listen(fd, 64) != 0 || getsockname(fd, (struct sockaddr *)&got, &gl) != 0) {
-		int e = errno;
+	if (r != DOCA_SUCCESS) {
+		pthread_mutex_destroy(&l->lock);
+		pthread_cond_destroy(&l->cond);
+		free(l);
+		return r;
+	}
+	*out = l;
+	return DOCA_SUCCESS;
+}
 
-		close(fd);
-		errno = e;
+struct rw_chan *rw_accept(struct rw_lsn *l)
+{
+	struct rw_chan *c;
+
+	pthread_mutex_lock(&l->lock);
+	while (l->head == NULL && !l->shut)
+		pthread_cond_wait(&l->cond, &l->lock);
+	c = l->shut ? NULL : l->head;
+	if (c != NULL) {
+		l->head = c->next;
+		if (l->head == NULL)
+			l->tail = NULL;
+		c->next = NULL;
+	}
+	pthread_mutex_unlock(&l->lock);
+	return c;
+}
+
+void rw_listen_shutdown(struct rw_lsn *l)
+{
+	void *tp;
+
+	pthread_mutex_lock(&l->lock);
+	l->shut = true;
+	tp = l->tp;
+	l->tp = NULL;
+	pthread_cond_broadcast(&l->cond);
+	pthread_mutex_unlock(&l->lock);
+	if (tp != NULL)
+		doca_priv_tp_listen_close(tp); /* no accept after it */
+}
+
+void rw_listen_free(struct rw_lsn *l)
+{
+	rw_listen_shutdown(l);
+	while (l->head != NULL) {
+		struct rw_chan *c = l->head;
+
+		l->head = c->next;
+		rw_close(c);
+	}
+	pthread_mutex_destroy(&l->lock);
+	pthread_cond_destroy(&l->cond);
+	free(l);
+}
+
+struct rw_chan *rw_dial(const char *addr, uint16_t port)
+{
+	struct rw_chan *c = rw_chan_new();
+	struct odma_tp_ep_cbs cbs;
+	doca_error_t r;
+
+	if (c == NULL) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	rw_cbs(c, &cbs);
+	r = doca_priv_tp_connect(addr, port, &cbs, &c->ep);
+	if (r != DOCA_SUCCESS) {
+		pthread_mutex_destroy(&c->lock);
+		pthread_cond_destroy(&c->cond);
+		free(c);
+		errno = r == DOCA_ERROR_NOT_SUPPORTED   ? EPROTONOSUPPORT
+		        : r == DOCA_ERROR_INVALID_VALUE ? EAFNOSUPPORT
+		                                        : EHOSTUNREACH;
+		return NULL;
+	}
+	return c;
+}
+
+static void rw_deadline(struct timespec *ts, uint32_t ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+uint64_t rw_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+bool rw_read_hdr(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms)
+{
+	return rw_next(c, h, timeout_ms) == 1;
+}
+
+int rw_next(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms)
+{
+	struct timespec end;
+	struct rw_msg *m;
+	bool ended;
+
+	if (timeout_ms != 0)
+		rw_deadline(&end, timeout_ms);
+	pthread_mutex_lock(&c->lock);
+	free(c->cur); /* what the handler left of the previous frame */
+	c->cur = NULL;
+	while (c->head == NULL && !c->closed)
+		if (timeout_ms == 0)
+			pthread_cond_wait(&c->cond, &c->lock);
+		else if (pthread_cond_timedwait(&c->cond, &c->lock, &end) == ETIMEDOUT)
+			break;
+	m = c->head;
+	if (m != NULL) {
+		c->head = m->next;
+		if (c->head == NULL)
+			c->tail = NULL;
+	}
+	ended = c->closed;
+	pthread_mutex_unlock(&c->lock);
+	if (m == NULL)
+		return ended ? -1 : 0;
+	c->cur = m;
+	c->off = sizeof(*h);
+	if (m->len < sizeof(*h))
 		return -1;
-	}
-	*bound = ntohs(got.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&got)->sin6_port
-	                                         : ((struct sockaddr_in *)&got)->sin_port);
-	return fd;
+	memcpy(h, m->data, sizeof(*h));
+	return h->magic == RW_MAGIC && h->len == m->len - sizeof(*h) ? 1 : -1;
 }
 
-static void rw_tune(int fd)
+bool rw_read_all(struct rw_chan *c, void *buf, size_t n)
 {
-	int one = 1;
-
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-int rw_dial(const struct rw_addr *a, uint32_t timeout_ms)
-{
-	struct pollfd p;
-	int err = 0, fd, fl;
-	socklen_t el = sizeof(err);
-
-	fd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -1;
-	if (connect(fd, (const struct sockaddr *)&a->ss, a->len) != 0) {
-		if (errno != EINPROGRESS)
-			goto fail;
-		p = (struct pollfd){ .fd = fd, .events = POLLOUT };
-		if (poll(&p, 1, (int)timeout_ms) != 1) {
-			errno = ETIMEDOUT;
-			goto fail;
-		}
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) != 0 || err != 0) {
-			errno = err ? err : EIO;
-			goto fail;
-		}
-	}
-	fl = fcntl(fd, F_GETFL);
-	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0)
-		goto fail;
-	rw_tune(fd);
-	return fd;
-fail:
-	err = errno;
-	close(fd);
-	errno = err;
-	return -1;
-}
-
-int rw_accept(int lfd)
-{
-	int fd;
-
-	do
-		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	while (fd < 0 && (errno == EINTR || errno == ECONNABORTED));
-	if (fd >= 0)
-		rw_tune(fd);
-	return fd;
-}
-
-bool rw_read_all(int fd, void *buf, size_t n)
-{
-	uint8_t *p = buf;
-
-	while (n > 0) {
-		ssize_t k = recv(fd, p, n, 0);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		p += k;
-		n -= (size_t)k;
-	}
+	if (c->cur == NULL || c->cur->len - c->off < n)
+		return false;
+	memcpy(buf, c->cur->data + c->off, n);
+	c->off += n;
 	return true;
 }
 
-bool rw_read_hdr(int fd, struct rw_hdr *h)
+bool rw_skip(struct rw_chan *c, uint64_t n)
 {
-	return rw_read_all(fd, h, sizeof(*h)) && h->magic == RW_MAGIC;
-}
-
-bool rw_skip(int fd, uint64_t n)
-{
-	uint8_t tmp[4096];
-
-	while (n > 0) {
-		size_t k = n < sizeof(tmp) ? (size_t)n : sizeof(tmp);
-
-		if (!rw_read_all(fd, tmp, k))
-			return false;
-		n -= k;
-	}
+	if (c->cur == NULL || c->cur->len - c->off < n)
+		return false;
+	c->off += (size_t)n;
 	return true;
 }
 
-bool rw_write(int fd, const struct rw_hdr *h, const void *p1, size_t n1, const void *p2, size_t n2)
+/* A send completed (transport thread): a failed one ends the channel, as on a socket. */
+static void rw_sent(void *arg, doca_error_t status)
 {
-	struct iovec v[3] = { { (void *)h, sizeof(*h) }, { (void *)p1, n1 }, { (void *)p2, n2 } };
-	struct msghdr m = { .msg_iov = v, .msg_iovlen = 3 };
+	struct rw_chan *c = arg;
 
-	while (m.msg_iovlen > 0) {
-		ssize_t k = sendmsg(fd, &m, MSG_NOSIGNAL);
+	pthread_mutex_lock(&c->lock);
+	c->sending--;
+	if (status != DOCA_SUCCESS)
+		c->closed = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
 
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return false;
-		while (m.msg_iovlen > 0 && (size_t)k >= m.msg_iov[0].iov_len) {
-			k -= (ssize_t)m.msg_iov[0].iov_len;
-			m.msg_iov++;
-			m.msg_iovlen--;
-		}
-		if (m.msg_iovlen > 0) {
-			m.msg_iov[0].iov_base = (uint8_t *)m.msg_iov[0].iov_base + k;
-			m.msg_iov[0].iov_len -= (size_t)k;
+/* Waits up to @ms for every send to complete (c->lock held); true when none is left. */
+static bool rw_drain_locked(struct rw_chan *c, uint32_t ms)
+{
+	struct timespec end;
+
+	rw_deadline(&end, ms);
+	while (c->sending != 0)
+		if (pthread_cond_timedwait(&c->cond, &c->lock, &end) == ETIMEDOUT)
+			break;
+	return c->sending == 0;
+}
+
+bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t n1, const void *p2,
+              size_t n2)
+{
+	size_t len = sizeof(*h) + n1 + n2;
+	uint8_t *f = malloc(len);
+	bool ok;
+	struct rw_hdr hh = *h;
+
+	if (f == NULL)
+		return false;
+	hh.len = n1 + n2;
+	memcpy(f, &hh, sizeof(hh));
+	if (n1 != 0)
+		memcpy(f + sizeof(hh), p1, n1);
+	if (n2 != 0)
+		memcpy(f + sizeof(hh) + n1, p2, n2);
+	/*
+	 * Under the lock: rw_shutdown marks the channel before it closes the endpoint, so a send
+	 * is queued before the close or not at all; it counts until rw_sent.
+	 */
+	pthread_mutex_lock(&c->lock);
+	ok = !c->closed && !c->ep_closed;
+	if (ok) {
+		c->sending++;
+		if (doca_priv_tp_ep_send(c->ep, f, len, 0, rw_sent, c) != DOCA_SUCCESS) {
+			c->sending--;
+			ok = false;
 		}
 	}
-	return true;
+	pthread_mutex_unlock(&c->lock);
+	free(f);
+	return ok;
 }
 
-void rw_shutdown(int fd)
+void rw_shutdown(struct rw_chan *c)
 {
-	if (fd >= 0)
-		(void)shutdown(fd, SHUT_RDWR);
+	bool close_ep;
+
+	if (c == NULL)
+		return;
+	pthread_mutex_lock(&c->lock);
+	close_ep = !c->ep_closed && c->ep != NULL;
+	c->ep_closed = true; /* no send after this one */
+	/*
+	 * What we sent goes out first (an answer, a reject, a disconnect: the peer may wait for
+	 * it): the transport's close drops sends still queued. Bounded: a peer that stopped
+	 * reading does not hold the close.
+	 */
+	if (close_ep && !c->closed)
+		(void)rw_drain_locked(c, RW_DRAIN_MS);
+	c->closed = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	/* its sends in flight fail, on_close runs; no callback after the return */
+	if (close_ep)
+		doca_priv_tp_ep_close(c->ep);
 }
 
-void rw_close(int fd)
+void rw_close(struct rw_chan *c)
 {
-	if (fd >= 0)
-		close(fd);
+	bool drained;
+
+	if (c == NULL)
+		return;
+	rw_shutdown(c);
+	pthread_mutex_lock(&c->lock);
+	drained = rw_drain_locked(c, RW_DRAIN_MS); /* the close completed them: none is left */
+	pthread_mutex_unlock(&c->lock);
+	if (!drained)
+		return; /* a completion may still come: keep the channel (never seen) */
+	while (c->head != NULL) {
+		struct rw_msg *m = c->head;
+
+		c->head = m->next;
+		free(m);
+	}
+	free(c->cur);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->cond);
+	free(c);
 }
 
 /* ---------------------------------------------------------------- blob */
@@ -308,43 +555,20 @@ const char *rw_blob_parse(const void *bytes, size_t len, struct rw_blob *b)
 	return NULL;
 }
 
-static uint64_t rw_now_ms(void)
+void rw_blob_target(const struct rw_blob *b, unsigned int i, char *text, size_t size)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static int rw_dial4(const uint8_t ip[4], uint16_t port, uint32_t timeout_ms)
-{
-	struct rw_addr a = { .len = sizeof(struct sockaddr_in) };
-	struct sockaddr_in *s = (struct sockaddr_in *)&a.ss;
-
-	s->sin_family = AF_INET;
-	s->sin_port = htons(port);
-	memcpy(&s->sin_addr, ip, 4);
-	return rw_dial(&a, timeout_ms);
-}
-
-int rw_blob_dial(const struct rw_blob *b, uint32_t timeout_ms)
-{
-	static const uint8_t lo[4] = { 127, 0, 0, 1 };
-	uint64_t netns, end = rw_now_ms() + timeout_ms;
+	uint64_t netns;
 	uint8_t boot[16];
-	int fd = -1;
 
 	rw_self_ident(&netns, boot);
-	if (netns == b->netns && memcmp(boot, b->boot_id, 16) == 0)
-		return rw_dial4(lo, b->port, timeout_ms);
-	/* another namespace or machine: its addresses, each given a share of the time left */
-	for (unsigned int i = 0; i < b->naddrs && fd < 0; i++) {
-		uint64_t now = rw_now_ms();
-		uint32_t left = now < end ? (uint32_t)(end - now) : 1;
-
-		fd = rw_dial4(b->addrs[i], b->port, left / (b->naddrs - i));
+	if (netns == b->netns && memcmp(boot, b->boot_id, 16) == 0) {
+		snprintf(text, size, "%s", i == 0 ? "127.0.0.1" : "");
+		return;
 	}
-	if (fd < 0 && b->naddrs == 0)
-		errno = EHOSTUNREACH;
-	return fd;
+	if (i >= b->naddrs) {
+		text[0] = '\0';
+		return;
+	}
+	if (inet_ntop(AF_INET, b->addrs[i], text, (socklen_t)size) == NULL)
+		text[0] = '\0';
 }

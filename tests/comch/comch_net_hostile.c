@@ -58,19 +58,18 @@ static void nap_ms(unsigned int ms)
 static int one(const char *addr, uint16_t port, uint32_t type, const void *b, size_t len,
                unsigned int wait_ms)
 {
-	const struct odma_tp_ep_api *api = doca_priv_tp_ep_api();
 	struct odma_tp_ep *ep;
 
-	if (api->connect(addr, port, &cbs, &ep) != DOCA_SUCCESS) {
+	if (doca_priv_tp_connect(addr, port, &cbs, &ep) != DOCA_SUCCESS) {
 		fprintf(stderr, "hostile: cannot connect to %s:%u\n", addr, port);
 		return 1;
 	}
-	if (api->ep_send(ep, b, len, type, NULL, NULL) != DOCA_SUCCESS) {
+	if (doca_priv_tp_ep_send(ep, b, len, type, NULL, NULL) != DOCA_SUCCESS) {
 		fprintf(stderr, "hostile: send failed\n");
 		return 1;
 	}
 	nap_ms(wait_ms);
-	api->ep_close(ep);
+	doca_priv_tp_ep_close(ep);
 	return 0;
 }
 
@@ -124,7 +123,6 @@ int comch_net_hostile(void)
 static int after_hello(const char *addr, uint16_t port, const char *name, const uint32_t *types,
                        const void *const *bytes, const size_t *lens, int n)
 {
-	const struct odma_tp_ep_api *api = doca_priv_tp_ep_api();
 	const struct odma_system *sys = doca_priv_system();
 	uint8_t hello[4 + sizeof(struct comch_hello) + 64];
 	struct comch_hello h = { .magic = COMCH_WIRE_MAGIC,
@@ -142,9 +140,9 @@ static int after_hello(const char *addr, uint16_t port, const char *name, const 
 	memset(hello, 0, 4);
 	memcpy(hello + 4, &h, sizeof(h));
 	memcpy(hello + 4 + sizeof(h), name, h.name_len);
-	if (api->connect(addr, port, &cbs, &ep) != DOCA_SUCCESS ||
-	    api->ep_send(ep, hello, 4 + sizeof(h) + h.name_len, COMCH_W_HELLO, NULL, NULL) !=
-	            DOCA_SUCCESS)
+	if (doca_priv_tp_connect(addr, port, &cbs, &ep) != DOCA_SUCCESS ||
+	    doca_priv_tp_ep_send(ep, hello, 4 + sizeof(h) + h.name_len, COMCH_W_HELLO, NULL,
+	                         NULL) != DOCA_SUCCESS)
 		return 1;
 	for (int i = 0; i < 200 && welcomes < want; i++)
 		nap_ms(10);
@@ -153,9 +151,9 @@ static int after_hello(const char *addr, uint16_t port, const char *name, const 
 		return 1;
 	}
 	for (int i = 0; i < n; i++)
-		(void)api->ep_send(ep, bytes[i], lens[i], types[i], NULL, NULL);
+		(void)doca_priv_tp_ep_send(ep, bytes[i], lens[i], types[i], NULL, NULL);
 	nap_ms(300);
-	api->ep_close(ep);
+	doca_priv_tp_ep_close(ep);
 	return 0;
 }
 

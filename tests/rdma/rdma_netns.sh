@@ -26,4 +26,14 @@ ip netns add "$a" && ip netns add "$b" &&
 	echo "rdma_netns: cannot set up the namespaces; skipped"
 	exit 77
 }
-ODMA_TEST_NETNS_CHILD=$b ODMA_TEST_CM_ADDR=10.213.$n.2 ip netns exec "$a" "$exe"
+# UCX lists an interface only once its IPv6 duplicate address detection is over (~1-2 s)
+i=0
+while [ -n "$(ip -n "$a" -6 addr show tentative; ip -n "$b" -6 addr show tentative)" ] &&
+	[ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+# UCX (the transport under DOCA RDMA) takes TCP on the interface of ODMA_FABRIC's network
+# (the last case takes this side's end of the link down, then up)
+ODMA_FABRIC=10.213.$n.2:18515 ODMA_TEST_NETNS_CHILD=$b ODMA_TEST_CM_ADDR=10.213.$n.2 \
+	ODMA_TEST_NETNS_LINK=rdv$$a ip netns exec "$a" "$exe"

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -334,6 +335,13 @@ static inline bool ts_recv_blob(int fd, void *p, size_t cap, size_t *n)
 }
 
 /* Runs @child(fd) in a child process; the parent gets the other end in *@fd. */
+/*
+ * Set by a test program whose children may run in another network namespace: called in the
+ * child after setns (and its own /sys), it execs the program again to run @child on @fd, so
+ * that the libraries (UCX) start in that namespace; it does not return.
+ */
+static void (*ts_child_reexec)(int (*child)(int fd), int fd);
+
 static inline pid_t ts_fork(int (*child)(int fd), int *fd)
 {
 	int sv[2];
@@ -357,6 +365,20 @@ static inline pid_t ts_fork(int (*child)(int fd), int *fd)
 				_exit(12);
 			}
 			close(nfd);
+			/*
+			 * its own /sys, as ip netns exec gives: UCX reads the namespace's network
+			 * devices there
+			 */
+			if (unshare(CLONE_NEWNS) != 0 ||
+			    mount("", "/", NULL, MS_SLAVE | MS_REC, NULL) != 0 ||
+			    umount2("/sys", MNT_DETACH) != 0 ||
+			    mount(ns, "/sys", "sysfs", 0, NULL) != 0) {
+				fprintf(stderr, "child: cannot mount the /sys of namespace %s\n",
+				        ns);
+				_exit(12);
+			}
+			if (ts_child_reexec != NULL)
+				ts_child_reexec(child, sv[1]);
 		}
 		_exit(child(sv[1]));
 	}

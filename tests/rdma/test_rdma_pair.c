@@ -519,6 +519,8 @@ static int child_cm_server(int fd)
 	struct doca_rdma_task_receive *r;
 	union doca_data ud = { 0 };
 
+	if (cm_port == 0) /* exec'd afresh in its namespace: the parent's choice, from its pid */
+		cm_port = (uint16_t)(20000 + getppid() % 20000);
 	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	               7));
 	CHK_OK(doca_rdma_start_listen_to_port(s.rd, cm_port));
@@ -535,6 +537,10 @@ static int child_cm_server(int fd)
 	CHK(ts_wait(&s, &s.requests, 2, 10000));
 	CHK(ts_wait(&s, &s.disconnects, 1, 10000)); /* the client disconnected */
 	CHK(s.established == 1);
+	/* the same port again at once, beside its closed connections (TIME_WAIT), as a restarted
+	 * RDMA CM server binds it */
+	CHK_OK(doca_rdma_stop_listen_to_port(s.rd, cm_port));
+	CHK_OK(doca_rdma_start_listen_to_port(s.rd, cm_port));
 	ts_close(&s);
 	return 0;
 }
@@ -621,6 +627,132 @@ static int child_receiver(int fd)
 	return 0;
 }
 
+/* Takes one send, then stops and exits at once (as NVIDIA's responders do after the last one). */
+static int child_answer_then_exit(int fd)
+{
+	struct tside s;
+	struct doca_rdma_task_receive *r;
+	union doca_data ud = { 0 };
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	               7));
+	CHK(ts_link_child(&s, fd));
+	CHK_OK(doca_rdma_task_receive_allocate_init(s.rd, ts_buf(&s, s.mm, s.mem, 0, 64, 0), ud,
+	                                            &r));
+	CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
+	ts_child_byte(fd, 'p');
+	CHK(ts_wait(&s, &s.nrecv, 1, 10000));
+	ts_close(&s); /* the answer to the send is still on its way out */
+	return 0;
+}
+
+/*
+ * A target that answers and then closes at once: the answer reaches the initiator (its send
+ * completes with SUCCESS, not CONNECTION_ABORTED), five times over.
+ */
+static void test_answer_before_close(void **state)
+{
+	int fd[5];
+	pid_t pid[5];
+
+	(void)state;
+	for (int i = 0; i < 5; i++) /* before UCX starts here: it does not survive a fork */
+		pid[i] = ts_fork(child_answer_then_exit, &fd[i]);
+	for (int i = 0; i < 5; i++) {
+		struct tside s;
+		union doca_data ud = { 0 };
+		struct doca_rdma_task_send *t;
+
+		assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+		                  DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 7));
+		ts_link_parent(&s, fd[i]);
+		assert_int_equal(ts_byte_in(fd[i]), 'p');
+		memcpy(s.mem, "last", 5);
+		assert_ok(doca_rdma_task_send_allocate_init(
+		        s.rd, s.conns[0], ts_buf(&s, s.mm, s.mem, 0, 64, 5), ud, &t));
+		assert_ok(ts_run(&s, doca_rdma_task_send_as_task(t)));
+		ts_join(pid[i], fd[i]);
+		ts_close(&s);
+	}
+}
+
+/* Connects, posts nothing, and waits to be told to leave. */
+static int child_silent(int fd)
+{
+	struct tside s;
+	char b = 0;
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	               0));
+	CHK(ts_link_child(&s, fd));
+	ts_child_byte(fd, 'p');
+	(void)!read(fd, &b, 1); /* 'b', or the parent gone */
+	ts_close(&s);
+	return 0;
+}
+
+/*
+ * A peer that stops answering without closing: stopped (SIGSTOP), or under rdma_netns.sh its
+ * link set down (ODMA_TEST_NETNS_LINK). A send in flight completes exactly once, with
+ * DOCA_ERROR_CONNECTION_ABORTED, after the receiver-not-ready time (1 s) plus the connection
+ * timeout (5 s), not never.
+ */
+static void test_peer_silent(void **state)
+{
+	struct tside s;
+	int fd, status;
+	pid_t pid = ts_fork(child_silent, &fd);
+	const char *link = getenv("ODMA_TEST_NETNS_LINK");
+	char cmd[160];
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_send *t;
+	struct timespec t0, t1;
+	int before;
+	double secs;
+
+	(void)state;
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  0));
+	ts_link_parent(&s, fd);
+	assert_int_equal(ts_byte_in(fd), 'p');
+	if (link != NULL) {
+		snprintf(cmd, sizeof(cmd), "ip link set %s down", link);
+		assert_int_equal(system(cmd), 0);
+	} else {
+		assert_int_equal(kill(pid, SIGSTOP), 0);
+	}
+	memcpy(s.mem, "anyone", 7);
+	assert_ok(doca_rdma_task_send_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 7), ud, &t));
+	before = s.ok + s.err;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(t)));
+	do {
+		(void)doca_pe_progress(s.pe);
+		usleep(1000);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	} while (s.ok + s.err == before && secs < 20);
+	status = s.ok + s.err - before;
+	if (link != NULL) {
+		snprintf(cmd, sizeof(cmd), "ip link set %s up", link);
+		assert_int_equal(system(cmd), 0);
+	} else {
+		assert_int_equal(kill(pid, SIGCONT), 0);
+	}
+	assert_int_equal(status, 1); /* exactly once */
+	assert_int_equal(s.err, 1);
+	assert_int_equal(s.last_err, DOCA_ERROR_CONNECTION_ABORTED);
+	if (secs < 5.5 || secs > 12)
+		fail_msg("the send failed after %.1f s, not about 6 s", secs);
+	for (int i = 0; i < 200; i++) /* nothing more comes */
+		(void)doca_pe_progress(s.pe);
+	assert_int_equal(s.ok + s.err - before, 1);
+	ts_byte_out(fd, 'b');
+	ts_join(pid, fd);
+	ts_close(&s);
+}
+
 /* A PE asleep on its notification handle wakes for an RDMA completion. */
 static void test_event_mode_wakes(void **state)
 {
@@ -661,7 +793,38 @@ static void test_event_mode_wakes(void **state)
 	ts_close(&s);
 }
 
-int main(void)
+/* The children ts_fork runs, by name: one started in another namespace is exec'd afresh. */
+static const struct {
+	const char *name;
+	int (*fn)(int fd);
+} children[] = {
+	{ "all_tasks", child_all_tasks },
+	{ "read_only", child_read_only },
+	{ "late_receiver", child_late_receiver },
+	{ "dies", child_dies },
+	{ "multi", child_multi },
+	{ "cm_server", child_cm_server },
+	{ "receiver", child_receiver },
+	{ "answer_then_exit", child_answer_then_exit },
+	{ "silent", child_silent },
+};
+static const char *self_name;
+
+static void reexec_child(int (*child)(int fd), int fd)
+{
+	char fdtext[16];
+
+	for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++)
+		if (children[i].fn == child) {
+			snprintf(fdtext, sizeof(fdtext), "%d", fd);
+			execl("/proc/self/exe", self_name, "--child", children[i].name, fdtext,
+			      (char *)NULL);
+		}
+	fprintf(stderr, "child: cannot exec itself in the namespace\n");
+	_exit(13);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_tasks),
@@ -671,7 +834,49 @@ int main(void)
 		cmocka_unit_test(test_multi_connection),
 		cmocka_unit_test(test_cm_accept_reject_disconnect),
 		cmocka_unit_test(test_event_mode_wakes),
+		cmocka_unit_test(test_answer_before_close),
+		cmocka_unit_test(test_peer_silent), /* last: under rdma_netns.sh it takes the link
+		                                       down */
 	};
+	int failed = 0;
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+#ifndef ODMA_HAVE_UCX
+	(void)tests;
+	printf("rdma_pair: odma was built without UCX, the transport DOCA RDMA runs on; skipped\n");
+	return 77;
+#endif
+	self_name = argv[0];
+	ts_child_reexec = reexec_child;
+	if (argc == 4 && strcmp(argv[1], "--child") == 0) { /* a child, exec'd in its namespace */
+		for (size_t i = 0; i < sizeof(children) / sizeof(children[0]); i++)
+			if (strcmp(children[i].name, argv[2]) == 0)
+				return children[i].fn(atoi(argv[3]));
+		return 14;
+	}
+	if (argc > 1) { /* one case, in this process */
+		cmocka_set_test_filter(argv[1]);
+		return cmocka_run_group_tests(tests, NULL, NULL);
+	}
+	/*
+	 * Every case in a fresh process of its own: each forks its peer, and a process whose UCX
+	 * transport has started (the previous case's) cannot be forked into a working one.
+	 */
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		int st = 0;
+		pid_t pid;
+
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0) {
+			execl("/proc/self/exe", argv[0], tests[i].name, (char *)NULL);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+		    WEXITSTATUS(st) != 0) {
+			printf("[  FAILED  ] %s (status 0x%x)\n", tests[i].name, (unsigned)st);
+			failed++;
+		}
+	}
+	printf("%d of %zu cases failed\n", failed, sizeof(tests) / sizeof(tests[0]));
+	return failed != 0;
 }

@@ -246,6 +246,7 @@ static void test_advise(void **s)
 	advise_case("--size 64 --json", "memcpy");
 	advise_case("--size 16M --count 8 --json", "dma");
 	advise_case("--size 1M --cross-network --json", "rdma");
+#ifdef ODMA_HAVE_UCX /* the measured RDMA path runs on the UCX transport */
 	{
 		json_object *o = run_json(advise_exe,
 		                          "--size 64K --cross-network --measure --json"),
@@ -256,6 +257,7 @@ static void test_advise(void **s)
 		            num(r, "raw_tcp_bytes_per_sec") > 0);
 		json_object_put(o);
 	}
+#endif
 	advise_case("--size 4K --messages --json", "comch");
 }
 
@@ -279,20 +281,40 @@ static void test_comch(void **s)
 	json_object_put(o);
 }
 
-/* odma bench --rdma: read, write, send and the same-run raw TCP all positive, emulated. */
+/* odma bench --rdma: read, write, send, the same-run raw UCX and raw TCP all positive, emulated. */
 static void test_rdma(void **s)
 {
 	static const char *const keys[] = { "read_bytes_per_sec", "write_bytes_per_sec",
 		                            "send_msgs_per_sec", "raw_tcp_bytes_per_sec" };
-	json_object *o = run_json(bench_exe, "--rdma --size 4K --seconds 0.8 --json"), *c, *v;
+	json_object *o, *c, *v;
 
 	(void)s;
+#ifndef ODMA_HAVE_UCX
+	skip(); /* DOCA RDMA runs on the UCX transport */
+#endif
+	o = run_json(bench_exe, "--rdma --size 4K --seconds 0.8 --json");
 	assert_true(json_object_object_get_ex(o, "rdma", &c));
 	assert_true(json_object_object_get_ex(c, "emulated", &v) && json_object_get_boolean(v));
 	assert_int_equal((int)num(c, "size"), 4096);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (num(c, keys[i]) <= 0)
 			fail_msg("rdma.%s not positive", keys[i]);
+	/* the same-run raw UCX rows: present exactly when UCX is built in */
+	assert_true(json_object_object_get_ex(c, "raw_ucx", &v));
+#ifdef ODMA_HAVE_UCX
+	{
+		static const char *const ukeys[] = { "get_bytes_per_sec", "put_bytes_per_sec",
+			                             "am_msgs_per_sec" };
+		json_object *t;
+
+		assert_non_null(v);
+		assert_true(json_object_object_get_ex(v, "tls", &t));
+		assert_string_equal(json_object_get_string(t), "tcp");
+		for (size_t i = 0; i < sizeof(ukeys) / sizeof(ukeys[0]); i++)
+			if (num(v, ukeys[i]) <= 0)
+				fail_msg("rdma.raw_ucx.%s not positive", ukeys[i]);
+	}
+#endif
 	json_object_put(o);
 }
 

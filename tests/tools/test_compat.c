@@ -176,8 +176,8 @@ static void summary_and_exit_status(void **state)
 	(void)state;
 	assert_int_equal(full_run.status, 1); /* something failed */
 	assert_string_equal(str(get(report, "doca_samples"), "release"), "9.9.9-fake");
-	assert_int_equal(json_object_get_int(get(s, "total")), 17);
-	assert_int_equal(json_object_get_int(get(s, "pass")), 5);
+	assert_int_equal(json_object_get_int(get(s, "total")), 19);
+	assert_int_equal(json_object_get_int(get(s, "pass")), 7);
 	assert_int_equal(json_object_get_int(get(s, "fail")), 7);
 	assert_int_equal(json_object_get_int(get(s, "needs")), 4);
 	assert_int_equal(json_object_get_int(get(s, "not-run")), 1);
@@ -200,6 +200,31 @@ static void passing_programs(void **state)
 	           "5/5 cases: 64 KiB h->d, 64 KiB d->h, 2 MiB-7 h->d, 2 MiB-7 d->h, "
 	           "2 MiB+1 refused");
 	assert_string_equal(str(row("dma_copy"), "group"), "applications");
+	/* an RDMA pair (compat_rdma.c): descriptors through files (RC, DC), then RDMA CM */
+	assert_row("rdma_read_responder", "pass", "yes", "pass",
+	           "with rdma_read_requester: OOB ok DC ok CM ok");
+	assert_row("rdma_read_requester", "pass", "yes", "pass",
+	           "with rdma_read_responder: OOB ok DC ok CM ok");
+}
+
+/* An RDMA pair whose CM run fails: both rows fail, naming the mode and the side's error. */
+static void rdma_pair_names_the_failing_mode(void **state)
+{
+	json_object *r;
+
+	(void)state;
+	setenv("ODMA_FAKE_RDMA_FAIL", "1", 1);
+	/* the active side alone named: its passive partner runs too */
+	compat("--only rdma_read_requester --schedules default --json -");
+	unsetenv("ODMA_FAKE_RDMA_FAIL");
+	assert_int_equal(out.status, 1);
+	r = json_tokener_parse(out.text);
+	assert_non_null(r);
+	assert_int_equal(json_object_get_int(get(get(r, "summary"), "total")), 2);
+	assert_int_equal(json_object_get_int(get(get(r, "summary"), "fail")), 2);
+	json_object_put(r);
+	assert_non_null(strstr(out.text, "OOB ok DC ok CM FAIL (rdma_read_requester failed: "
+	                                 "[ERROR] fake: told to fail)"));
 }
 
 static void failing_programs(void **state)
@@ -250,7 +275,7 @@ static void table_on_stdout(void **state)
 	(void)state;
 	assert_non_null(strstr(full_run.text, "PROGRAM"));
 	assert_non_null(strstr(full_run.text, "doca_dma/dma_local_copy"));
-	assert_non_null(strstr(full_run.text, "17 programs: 5 pass, 7 fail, 4 need"));
+	assert_non_null(strstr(full_run.text, "19 programs: 7 pass, 7 fail, 4 need"));
 	/* the schedules and their settings head the table */
 	assert_non_null(strstr(full_run.text, "schedules: default (no change), inline0 "
 	                                      "(ODMA_INLINE_MAX=0), delay (ODMA_FAULTS=seed=1,"));
@@ -545,12 +570,30 @@ static bool where(const char *log, unsigned long *netns, long *pid, char *fabric
 	return found;
 }
 
+/* "fake ROLE: netns N, -sa A, ..." from a fake RDMA side's log; false if none. */
+static bool rdma_where(const char *log, unsigned long *netns, char *sa, size_t size)
+{
+	char line[512], fmt[64];
+	bool found = false;
+	FILE *f = fopen(log, "r");
+
+	if (f == NULL)
+		return false;
+	snprintf(fmt, sizeof(fmt), "fake %%*s netns %%lu, -sa %%%zu[^,]", size - 1);
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, fmt, netns, sa) == 2)
+			found = true;
+	fclose(f);
+	return found;
+}
+
 /*
  * --split-netns: the fake dma_copy pair (export, descriptor through a file, DMA copy) runs
  * with its host side and its DPU side in two network namespaces (neither ours), each PID 1 of
  * a PID namespace of its own, both given the DPU side's ODMA_FABRIC, and passes; a hanging
  * side is killed at the time limit, nothing of it left; a pair
- * that meets over Comch (the fake Secure Channel application) runs split and passes; the
+ * that meets over Comch (the fake Secure Channel application) runs split and passes; an
+ * RDMA pair runs split in all three modes, its CM client given the DPU side's veth address; the
  * namespaces are gone afterwards. Without root: a usage error saying so.
  */
 static void split_netns_pair(void **state)
@@ -632,6 +675,24 @@ static void split_netns_pair(void **state)
 	assert_int_equal(pid_d, 1);
 	assert_string_equal(fab_h, "10.203.0.2:18515");
 	assert_string_equal(fab_d, fab_h);
+	/* an RDMA pair split too: the CM client dials the DPU side's veth address */
+	snprintf(args, sizeof(args),
+	         "--split-netns --only rdma_read_responder --schedules default "
+	         "--workdir '%s/split-rdma' --json -",
+	         tmp);
+	compat(args);
+	assert_int_equal(out.status, 0);
+	assert_non_null(strstr(out.text, "with rdma_read_requester: OOB ok DC ok CM ok"));
+	snprintf(log, sizeof(log),
+	         "%s/split-rdma/run/rdma_read_responder/CM/run-rdma_read_requester.log", tmp);
+	assert_true(rdma_where(log, &ns_h, fab_h, sizeof(fab_h)));
+	snprintf(log, sizeof(log),
+	         "%s/split-rdma/run/rdma_read_responder/CM/run-rdma_read_responder.log", tmp);
+	assert_true(rdma_where(log, &ns_d, fab_d, sizeof(fab_d)));
+	assert_true(ns_h != 0 && ns_d != 0 && ns_h != ns_d);
+	assert_true(ns_h != own.st_ino && ns_d != own.st_ino);
+	assert_string_equal(fab_h, "10.203.0.2");
+	assert_string_equal(fab_d, "-");
 	/* a side that hangs is killed at the time limit with everything in its PID namespace */
 	setenv("ODMA_FAKE_DMA_COPY_HANG", "1", 1);
 	snprintf(args, sizeof(args),
@@ -694,6 +755,7 @@ int main(void)
 		cmocka_unit_test(table_on_stdout),
 		cmocka_unit_test(only_runs_the_named_programs_and_partners),
 		cmocka_unit_test(dma_copy_names_the_failing_case),
+		cmocka_unit_test(rdma_pair_names_the_failing_mode),
 		cmocka_unit_test(fails_under_one_schedule),
 		cmocka_unit_test(secure_channel_counts),
 		cmocka_unit_test(schedules_option),

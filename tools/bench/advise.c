@@ -261,7 +261,8 @@ int main(int argc, char **argv)
 			       "\"comch_fastpath_bytes_per_sec\": %.1f, \"faster\": \"%s\"}",
 			       adv.size, cmp.dma_bytes_per_sec, cmp.fp_bytes_per_sec, faster(&cmp));
 		if (rd_ok)
-			printf(", \"rdma\": {\"emulated\": true, \"transport\": \"tcp\", \"size\": "
+			printf(", \"rdma\": {\"emulated\": true, \"transport\": \"ucx-tcp\", "
+			       "\"size\": "
 			       "%zu, "
 			       "\"read_bytes_per_sec\": %.1f, \"write_bytes_per_sec\": %.1f, "
 			       "\"raw_tcp_bytes_per_sec\": %.1f}",

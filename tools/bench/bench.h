@@ -150,7 +150,11 @@ struct bench_rdma {
 	double write_bytes_per_sec;   /* 8 writes in flight */
 	size_t send_msg_size;         /* min(size, 64 KiB) */
 	double send_msgs_per_sec;     /* 8 sends in flight into posted receives */
-	double raw_tcp_bytes_per_sec; /* loopback TCP, 8 messages unacked: odma RDMA's transport */
+	double raw_tcp_bytes_per_sec; /* loopback TCP, 8 messages unacked */
+	bool raw_ucx;                 /* the raw UCX rows below were measured (UCX built in) */
+	double ucx_get_bytes_per_sec; /* ucp_get_nbx, 8 in flight, UCX_TLS=tcp, same slots */
+	double ucx_put_bytes_per_sec; /* ucp_put_nbx, 8 in flight, flushed */
+	double ucx_am_msgs_per_sec;   /* ucp_am_send_nbx of send_msg_size bytes, 8 in flight */
 };
 /* Forks the responder, measures for about @seconds in all. 0 or -1 (@err says why). */
 int bench_rdma_run(size_t size, double seconds, struct bench_rdma *out, char *err, size_t errlen);
@@ -192,6 +196,16 @@ struct bench_ucx *bench_ucx_import(int fd);
 int bench_ucx_rep(struct bench_ucx *u, uint8_t *local, uint64_t remote, size_t size, uint32_t depth,
                   double seconds, bool write, struct bench_rep *r);
 void bench_ucx_close(struct bench_ucx *u);
+/*
+ * rep_op: the same with @op (get, put, or an eager active message of @size bytes into the
+ * exporter's sink), slot i at @remote + i * @remote_stride; puts and messages count once an
+ * endpoint flush inside the timed window returned. remote_base: the exporter's buffer address.
+ */
+enum bench_ucx_op { BENCH_UCX_GET, BENCH_UCX_PUT, BENCH_UCX_AM };
+int bench_ucx_rep_op(struct bench_ucx *u, enum bench_ucx_op op, uint8_t *local, uint64_t remote,
+                     uint64_t remote_stride, size_t size, uint32_t depth, double seconds,
+                     struct bench_rep *r);
+uint64_t bench_ucx_remote_base(const struct bench_ucx *u);
 
 /* --- bench_progress.c: the live line on a terminal --- */
 void bench_progress_start(const char *what, double seconds, double run_seconds);

@@ -606,20 +606,35 @@ static int run_rdma(void)
 		return 1;
 	}
 	if (cfg.json) {
-		printf("{\"rdma\": {\"emulated\": true, \"transport\": \"tcp\", \"size\": %zu, "
+		printf("{\"rdma\": {\"emulated\": true, \"transport\": \"ucx-tcp\", \"size\": %zu, "
 		       "\"read_bytes_per_sec\": %.1f, \"write_bytes_per_sec\": %.1f, "
 		       "\"send_msg_size\": %zu, \"send_msgs_per_sec\": %.1f, "
-		       "\"raw_tcp_bytes_per_sec\": %.1f}}\n",
+		       "\"raw_tcp_bytes_per_sec\": %.1f",
 		       r.size, r.read_bytes_per_sec, r.write_bytes_per_sec, r.send_msg_size,
 		       r.send_msgs_per_sec, r.raw_tcp_bytes_per_sec);
+		if (r.raw_ucx)
+			printf(", \"raw_ucx\": {\"tls\": \"tcp\", \"get_bytes_per_sec\": %.1f, "
+			       "\"put_bytes_per_sec\": %.1f, \"am_msgs_per_sec\": %.1f}",
+			       r.ucx_get_bytes_per_sec, r.ucx_put_bytes_per_sec,
+			       r.ucx_am_msgs_per_sec);
+		else
+			printf(", \"raw_ucx\": null");
+		printf("}}\n");
 		return 0;
 	}
 	bench_fmt_size(r.size, sz, sizeof(sz));
-	printf("# DOCA RDMA between two processes (emulated: TCP streams on this machine, not an "
-	       "RDMA NIC);\n# 8 tasks in flight; the raw TCP baseline from the same run\n");
+	printf("# DOCA RDMA between two processes (emulated: odma's UCX transport over TCP, not an "
+	       "RDMA "
+	       "NIC);\n# 8 tasks in flight; raw UCX (UCX_TLS=tcp) and raw TCP from the same run\n");
 	printf("read,  %-8s  %8.2f GB/s\n", sz, r.read_bytes_per_sec / 1e9);
 	printf("write, %-8s  %8.2f GB/s\n", sz, r.write_bytes_per_sec / 1e9);
 	printf("send,  %-8zu  %8.0f msg/s\n", r.send_msg_size, r.send_msgs_per_sec);
+	if (r.raw_ucx) {
+		printf("raw UCX get, %-8s %8.2f GB/s\n", sz, r.ucx_get_bytes_per_sec / 1e9);
+		printf("raw UCX put, %-8s %8.2f GB/s\n", sz, r.ucx_put_bytes_per_sec / 1e9);
+		printf("raw UCX am,  %-8zu %8.0f msg/s\n", r.send_msg_size, r.ucx_am_msgs_per_sec);
+	} else
+		printf("raw UCX: not measured (odma built without UCX)\n");
 	printf("raw TCP, %-8s %8.2f GB/s\n", sz, r.raw_tcp_bytes_per_sec / 1e9);
 	return 0;
 }

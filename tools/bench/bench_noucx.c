@@ -38,3 +38,25 @@ void bench_ucx_close(struct bench_ucx *u)
 {
 	(void)u;
 }
+
+int bench_ucx_rep_op(struct bench_ucx *u, enum bench_ucx_op op, uint8_t *local, uint64_t remote,
+                     uint64_t remote_stride, size_t size, uint32_t depth, double seconds,
+                     struct bench_rep *r)
+{
+	(void)u;
+	(void)op;
+	(void)local;
+	(void)remote;
+	(void)remote_stride;
+	(void)size;
+	(void)depth;
+	(void)seconds;
+	(void)r;
+	return -1;
+}
+
+uint64_t bench_ucx_remote_base(const struct bench_ucx *u)
+{
+	(void)u;
+	return 0;
+}

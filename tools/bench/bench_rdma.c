@@ -4,9 +4,11 @@
 /*
  * odma bench --rdma: DOCA RDMA read, write and send between two processes (this one the
  * requester, a forked child the responder, which only progresses to repost its receives),
- * each with 8 tasks in flight, and beside them in the same run the transport DOCA RDMA runs
- * on in odma: raw TCP over loopback, a stream of messages of the same size with 8 unacked.
- * Emulated figures: odma moves RDMA bytes over TCP, not an RDMA NIC.
+ * each with 8 tasks in flight, and beside them in the same run and between the same two
+ * processes raw UCX over UCX_TLS=tcp (bench_ucx.c: ucp_get_nbx, ucp_put_nbx, eager
+ * ucp_am_send_nbx from the same 8 slots into the same responder buffer; puts and messages
+ * count once flushed), and raw TCP over loopback (a stream of messages of the same size with 8
+ * unacked). Emulated figures: odma moves RDMA bytes over TCP, not an RDMA NIC.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -226,9 +228,47 @@ static int br_child(int ctl, size_t size)
 		    doca_task_submit(doca_rdma_task_receive_as_task(t)) != DOCA_SUCCESS)
 			return 1;
 	}
-	while (poll(&p, 1, 0) == 0)
-		(void)doca_pe_progress(s.pe);
-	return 0;
+	for (;;) {
+		char cmd;
+
+		while (poll(&p, 1, 0) == 0)
+			(void)doca_pe_progress(s.pe);
+		/* 'U': export the same buffer to raw UCX (served from its own thread); EOF: stop */
+		if (read(ctl, &cmd, 1) != 1 || cmd != 'U')
+			return 0;
+		if (bench_ucx_export(ctl, s.mem, s.len) != 0) {
+			uint64_t none[3] = { 0, 0, 0 }; /* the requester reads no raw UCX rows */
+
+			if (write(ctl, none, sizeof(none)) != (ssize_t)sizeof(none))
+				return 1;
+		}
+	}
+}
+
+/* The raw UCX rows: the responder exports the same buffer; same slots, same depth. */
+static void br_raw_ucx(struct br_side *s, int ctl, size_t size, double seconds,
+                       struct bench_rdma *out)
+{
+	struct bench_ucx *u;
+	struct bench_rep r[3] = { { 0 } };
+	uint64_t base;
+
+	if (write(ctl, "U", 1) != 1 || (u = bench_ucx_import(ctl)) == NULL)
+		return;
+	base = bench_ucx_remote_base(u);
+	if (bench_ucx_rep_op(u, BENCH_UCX_GET, s->mem, base, 0, size, BR_DEPTH, seconds, &r[0]) ==
+	            0 &&
+	    bench_ucx_rep_op(u, BENCH_UCX_PUT, s->mem, base, 0, size, BR_DEPTH, seconds, &r[1]) ==
+	            0 &&
+	    bench_ucx_rep_op(u, BENCH_UCX_AM, s->mem, base, 0, out->send_msg_size, BR_DEPTH,
+	                     seconds, &r[2]) == 0 &&
+	    r[0].seconds > 0 && r[1].seconds > 0 && r[2].seconds > 0) {
+		out->raw_ucx = true;
+		out->ucx_get_bytes_per_sec = (double)r[0].tasks * (double)size / r[0].seconds;
+		out->ucx_put_bytes_per_sec = (double)r[1].tasks * (double)size / r[1].seconds;
+		out->ucx_am_msgs_per_sec = (double)r[2].tasks / r[2].seconds;
+	}
+	bench_ucx_close(u);
 }
 
 /* Runs one phase: @make allocates task i; BR_DEPTH in flight for @seconds. Tasks/s. */
@@ -443,7 +483,8 @@ int bench_rdma_run(size_t size, double seconds, struct bench_rdma *out, char *er
 	out->write_bytes_per_sec = br_phase(&s, seconds / 4, br_make_write, &failed) * (double)size;
 	out->send_msg_size = br_msg;
 	out->send_msgs_per_sec = br_phase(&s, seconds / 4, br_make_send, &failed);
-	out->raw_tcp_bytes_per_sec = br_raw_tcp(size, seconds / 4);
+	br_raw_ucx(&s, ctl[0], size, seconds / 8, out);
+	out->raw_tcp_bytes_per_sec = br_raw_tcp(size, seconds / 8);
 	if (failed != 0 || out->read_bytes_per_sec <= 0 || out->write_bytes_per_sec <= 0 ||
 	    out->send_msgs_per_sec <= 0 || out->raw_tcp_bytes_per_sec <= 0)
 		snprintf(err, errlen, "a phase failed (%llu task errors)",

@@ -10,6 +10,11 @@
  * ucp_put_nbx) in flight, each reposted from its completion; the put rate includes the flush
  * that waits for the last puts to arrive. (odma itself does not use UCX RMA over TCP:
  * it checks no remote range; see docs/host-dpu.md.)
+ *
+ * odma bench --rdma uses the same pair for its raw UCX rows (bench_ucx_rep_op): ucp_get_nbx,
+ * ucp_put_nbx and ucp_am_send_nbx (eager, into a handler that drops the bytes) from the same
+ * DEPTH slots, each phase ending with a flush of the endpoint inside the timed window, so a
+ * put or a message counts only once the peer has it.
  */
 #include <poll.h>
 #include <pthread.h>
@@ -31,7 +36,10 @@ struct bench_ucx {
 	pthread_t thr;
 	volatile bool stop;
 	int efd;
+	uint64_t remote_base; /* importer: the exporter's buffer address */
 };
+
+#define BU_AM_ID 7 /* the exporter's sink for raw messages */
 
 static bool bu_io(int fd, void *p, size_t n, bool wr)
 {
@@ -50,7 +58,8 @@ static int bu_open(struct bench_ucx *u, bool wakeup)
 {
 	const char *dev = getenv("ODMA_BENCH_UCX_DEV");
 	ucp_params_t p = { .field_mask = UCP_PARAM_FIELD_FEATURES,
-		           .features = UCP_FEATURE_RMA | (wakeup ? UCP_FEATURE_WAKEUP : 0) };
+		           .features = UCP_FEATURE_RMA | UCP_FEATURE_AM |
+		                       (wakeup ? UCP_FEATURE_WAKEUP : 0) };
 	ucp_worker_params_t wp = { 0 };
 	ucp_config_t *cfg;
 
@@ -80,6 +89,18 @@ static void *bu_serve(void *arg)
 	return NULL;
 }
 
+static ucs_status_t bu_sink(void *arg, const void *header, size_t header_length, void *data,
+                            size_t length, const ucp_am_recv_param_t *param)
+{
+	(void)arg;
+	(void)header;
+	(void)header_length;
+	(void)data;
+	(void)length;
+	(void)param;
+	return UCS_OK; /* eager data: nothing kept */
+}
+
 int bench_ucx_export(int fd, void *buf, size_t len)
 {
 	static struct bench_ucx u;
@@ -92,7 +113,13 @@ int bench_ucx_export(int fd, void *buf, size_t len)
 	size_t alen, rklen;
 	uint64_t hdr[3];
 
-	if (bu_open(&u, true) != 0 || ucp_mem_map(u.ctx, &mp, &u.mem) != UCS_OK ||
+	ucp_am_handler_param_t ah = { .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+		                                    UCP_AM_HANDLER_PARAM_FIELD_CB,
+		                      .id = BU_AM_ID,
+		                      .cb = bu_sink };
+
+	if (bu_open(&u, true) != 0 || ucp_worker_set_am_recv_handler(u.w, &ah) != UCS_OK ||
+	    ucp_mem_map(u.ctx, &mp, &u.mem) != UCS_OK ||
 	    ucp_rkey_pack(u.ctx, u.mem, &rk, &rklen) != UCS_OK ||
 	    ucp_worker_get_address(u.w, &addr, &alen) != UCS_OK ||
 	    ucp_worker_get_efd(u.w, &u.efd) != UCS_OK)
@@ -123,6 +150,7 @@ struct bench_ucx *bench_ucx_import(int fd)
 	if (ucp_ep_create(u->w, &ep, &u->ep) != UCS_OK ||
 	    ucp_ep_rkey_unpack(u->ep, blob + hdr[0], &u->rkey) != UCS_OK)
 		goto fail;
+	u->remote_base = hdr[2];
 	free(blob);
 	return u;
 fail:
@@ -133,7 +161,7 @@ fail:
 
 struct bu_slot {
 	struct bench_ucx *u;
-	bool write;
+	enum bench_ucx_op op;
 	uint8_t *local;
 	uint64_t remote;
 	size_t size;
@@ -169,8 +197,16 @@ static void bu_post(struct bu_slot *s)
 	void *r;
 
 	s->idle = false;
-	r = s->write ? ucp_put_nbx(s->u->ep, s->local, s->size, s->remote, s->u->rkey, &prm)
-	             : ucp_get_nbx(s->u->ep, s->local, s->size, s->remote, s->u->rkey, &prm);
+	if (s->op == BENCH_UCX_AM) {
+		prm.op_attr_mask |= UCP_OP_ATTR_FIELD_FLAGS;
+		prm.flags = UCP_AM_SEND_FLAG_EAGER;
+	}
+	if (s->op == BENCH_UCX_PUT)
+		r = ucp_put_nbx(s->u->ep, s->local, s->size, s->remote, s->u->rkey, &prm);
+	else if (s->op == BENCH_UCX_AM)
+		r = ucp_am_send_nbx(s->u->ep, BU_AM_ID, NULL, 0, s->local, s->size, &prm);
+	else
+		r = ucp_get_nbx(s->u->ep, s->local, s->size, s->remote, s->u->rkey, &prm);
 	if (UCS_PTR_IS_PTR(r)) {
 		(*s->inflight)++;
 		return;
@@ -184,24 +220,29 @@ static void bu_post(struct bu_slot *s)
 }
 
 /*
- * Waits until every put so far has reached the exporter: a put completes when UCX may
- * reuse its buffer (over TCP: once buffered), while a DOCA DMA write completes when the
- * exporter has the bytes; the write rate counts this wait.
+ * Flushes the endpoint: every put and message before it has reached the peer. A put completes
+ * when UCX may reuse its buffer (over TCP: once buffered), while a DOCA DMA write completes
+ * when the exporter has the bytes; the put rate counts this wait.
  */
-static void bu_flush(struct bench_ucx *u)
+static bool bu_flush(struct bench_ucx *u)
 {
 	ucp_request_param_t prm = { 0 };
-	void *f = ucp_ep_flush_nbx(u->ep, &prm);
+	void *req = ucp_ep_flush_nbx(u->ep, &prm);
+	ucs_status_t st = UCS_OK;
 
-	if (!UCS_PTR_IS_PTR(f))
-		return;
-	while (ucp_request_check_status(f) == UCS_INPROGRESS)
-		ucp_worker_progress(u->w);
-	ucp_request_free(f);
+	if (UCS_PTR_IS_ERR(req))
+		return false;
+	if (UCS_PTR_IS_PTR(req)) {
+		while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
+			ucp_worker_progress(u->w);
+		ucp_request_free(req);
+	}
+	return st == UCS_OK;
 }
 
-int bench_ucx_rep(struct bench_ucx *u, uint8_t *local, uint64_t remote, size_t size, uint32_t depth,
-                  double seconds, bool write, struct bench_rep *r)
+int bench_ucx_rep_op(struct bench_ucx *u, enum bench_ucx_op op, uint8_t *local, uint64_t remote,
+                     uint64_t remote_stride, size_t size, uint32_t depth, double seconds,
+                     struct bench_rep *r)
 {
 	struct bu_slot *s = calloc(depth, sizeof(*s));
 	uint64_t t0 = bench_now_ns(), end = t0 + (uint64_t)(seconds * 1e9), done = 0, t1;
@@ -212,9 +253,9 @@ int bench_ucx_rep(struct bench_ucx *u, uint8_t *local, uint64_t remote, size_t s
 		return -1;
 	for (uint32_t i = 0; i < depth; i++) {
 		s[i] = (struct bu_slot){ u,
-			                 write,
+			                 op,
 			                 local + (size_t)i * size,
-			                 remote + (uint64_t)i * size,
+			                 remote + (uint64_t)i * remote_stride,
 			                 size,
 			                 &done,
 			                 &stop,
@@ -229,16 +270,33 @@ int bench_ucx_rep(struct bench_ucx *u, uint8_t *local, uint64_t remote, size_t s
 			if (s[i].idle)
 				bu_post(&s[i]);
 	}
+	/* a get is done when its bytes are here; puts and messages once flushed to the peer */
 	r->tasks = done;
 	stop = true;
-	if (write)
-		bu_flush(u);
 	t1 = bench_now_ns();
 	while (inflight > 0)
 		ucp_worker_progress(u->w);
+	if (op != BENCH_UCX_GET) {
+		if (!bu_flush(u))
+			failed = true;
+		t1 = bench_now_ns();
+		r->tasks = done;
+	}
 	r->seconds = (double)(t1 - t0) / 1e9;
 	free(s);
 	return failed ? -1 : 0;
+}
+
+int bench_ucx_rep(struct bench_ucx *u, uint8_t *local, uint64_t remote, size_t size, uint32_t depth,
+                  double seconds, bool write, struct bench_rep *r)
+{
+	return bench_ucx_rep_op(u, write ? BENCH_UCX_PUT : BENCH_UCX_GET, local, remote, size, size,
+	                        depth, seconds, r);
+}
+
+uint64_t bench_ucx_remote_base(const struct bench_ucx *u)
+{
+	return u->remote_base;
 }
 
 /* Closes the importer's endpoint (flushing it; forced after 2 s if the peer is gone). */

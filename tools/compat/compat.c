@@ -271,6 +271,8 @@ static bool wanted(const char *only, const char *name)
 {
 	const char *partner = compat_recipe_partner(name);
 
+	if (partner == NULL)
+		partner = compat_rdma_partner(name);
 	if (only == NULL)
 		return true;
 	return listed(only, name) || (partner != NULL && listed(only, partner));

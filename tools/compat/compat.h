@@ -248,6 +248,8 @@ int compat_netns_setup(struct compat_ctx *c, char *err, size_t size);
 void compat_netns_cleanup(void);
 /* The ODMA_FABRIC both sides get ("ADDRESS:PORT" of the DPU side). */
 const char *compat_netns_fabric(void);
+/* The DPU side's address on the veth pair (an RDMA CM server listens there). */
+const char *compat_netns_dpu_addr(void);
 
 /* Every variable a schedule may set: unset in a child unless its schedule sets it. */
 extern const char *const compat_sched_vars[];
@@ -316,6 +318,8 @@ void compat_run_all(struct compat_ctx *c);
 
 /* Whether @name is one side of an RDMA sample pair. */
 bool compat_rdma_is_pair(const char *name);
+/* The other side of RDMA sample @name (NULL when it is not one). */
+const char *compat_rdma_partner(const char *name);
 /* Runs @prog's pair if @prog is its passive side (both rows get the verdict); true when @prog
  * is an RDMA sample (run here or by its partner), false for any other program. */
 bool compat_rdma_run_prog(struct compat_ctx *c, struct compat_prog *prog);

@@ -210,6 +210,11 @@ const char *compat_netns_fabric(void)
 	return nn.fabric;
 }
 
+const char *compat_netns_dpu_addr(void)
+{
+	return NET_DPU_ADDR;
+}
+
 static int netns_start(const struct compat_launcher *l, const struct compat_launch *w,
                        struct compat_proc *p)
 {

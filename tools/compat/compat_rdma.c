@@ -9,9 +9,12 @@
  * machines (each side reads its own copy, so neither deletes the other's file).
  *
  * The passive side (responder / receiver) runs on the DPU side, the active side on the host
- * side; both open the IB device mlx5_0 of the profile. ODMA_COMPAT_RDMA_NETNS="NS_A NS_B ADDR"
- * runs the passive side in network namespace NS_A and the active side in NS_B (namespaces
- * the caller made, joined so that NS_B reaches ADDR, NS_A's address: the CM server address). Enter
+ * side; both open the IB device mlx5_0 of the profile. Under --split-netns both sides start
+ * through the check's launcher (compat_netns.c: the passive side in the DPU namespace, the
+ * active side in the host namespace, each in a PID namespace of its own) and a CM client dials
+ * the DPU side's veth address. Without it, ODMA_COMPAT_RDMA_NETNS="NS_A NS_B ADDR" runs the
+ * passive side in network namespace NS_A and the active side in NS_B (namespaces the caller
+ * made, joined so that NS_B reaches ADDR, NS_A's address: the CM server address). Enter
  * goes to the passive side every 2 s from 1 s (from 4 s with DC, whose passive side presses Enter
  * once, after the peer is done), and to the active side every 2 s from 1.6 s.
  */
@@ -65,6 +68,14 @@ bool compat_rdma_is_pair(const char *name)
 	return pair_of(name, &passive) != NULL;
 }
 
+const char *compat_rdma_partner(const char *name)
+{
+	bool passive;
+	const struct rdma_pair *pr = pair_of(name, &passive);
+
+	return pr == NULL ? NULL : passive ? pr->active : pr->passive;
+}
+
 static struct compat_prog *prog_named(struct compat_ctx *c, const char *name)
 {
 	for (size_t i = 0; i < c->nprogs; i++)
@@ -81,13 +92,22 @@ static bool built(const struct compat_prog *p)
 /* One side's argument vector for @mode (files under @dir). */
 static char netns[3][128]; /* ODMA_COMPAT_RDMA_NETNS: passive ns, active ns, passive address */
 
-static void netns_load(void)
+static const char *cm_server; /* the CM server address: loopback, NS_A's, or the DPU side's */
+
+static void netns_load(const struct compat_ctx *c)
 {
 	const char *v = getenv("ODMA_COMPAT_RDMA_NETNS");
 
 	netns[0][0] = netns[1][0] = netns[2][0] = '\0';
+	cm_server = "127.0.0.1";
+	if (c->split_netns) { /* the launcher places the sides: no ip netns exec here */
+		cm_server = compat_netns_dpu_addr();
+		return;
+	}
 	if (v != NULL && sscanf(v, "%127s %127s %127s", netns[0], netns[1], netns[2]) != 3)
 		netns[0][0] = '\0';
+	if (netns[0][0] != '\0')
+		cm_server = netns[2];
 }
 
 static int side_args(const struct rdma_pair *pr, bool passive, enum rdma_mode mode, const char *dir,
@@ -111,7 +131,7 @@ static int side_args(const struct rdma_pair *pr, bool passive, enum rdma_mode mo
 		argv[n++] = store[0];
 		if (!passive) {
 			argv[n++] = "-sa";
-			argv[n++] = netns[0][0] != '\0' ? netns[2] : "127.0.0.1";
+			argv[n++] = (char *)cm_server;
 		}
 	} else {
 		snprintf(store[1], PATH_MAX, "%s/%s-local", dir, passive ? "p" : "a");
@@ -209,6 +229,26 @@ static bool side_ok(const struct rdma_side *s, char *why, size_t size, const cha
 	return false;
 }
 
+/*
+ * Starts one side: through the check's launcher under --split-netns (the passive side is the
+ * DPU side), else here (ODMA_COMPAT_RDMA_NETNS, if set, is already in argv).
+ */
+static int side_start(struct compat_ctx *c, bool passive, char **argv, const char *dir,
+                      const char *log, const struct compat_env env[2], struct compat_proc *proc)
+{
+	struct compat_launch w = { .side = passive ? "dpu" : "host",
+		                   .argv = argv,
+		                   .cwd = dir,
+		                   .log = log,
+		                   .env = env,
+		                   .nenv = 2,
+		                   .pipe_stdin = true };
+
+	if (c->split_netns && c->launcher != NULL)
+		return c->launcher->start(c->launcher, &w, proc);
+	return compat_proc_start(proc, argv, dir, log, env, 2, true);
+}
+
 /* Starts both sides, feeds them Enter and files, waits; true when both succeeded. */
 static bool run_mode(struct compat_ctx *c, struct compat_prog *pp, struct compat_prog *ap,
                      const struct rdma_pair *pr, enum rdma_mode mode, char *why, size_t size)
@@ -236,12 +276,12 @@ static bool run_mode(struct compat_ctx *c, struct compat_prog *pp, struct compat
 	snprintf(a.log, sizeof(a.log), "%s/run-%s.log", dir, ap->name);
 	compat_list_add(&pp->logs, p.log);
 	compat_list_add(&pp->logs, a.log);
-	if (compat_proc_start(&p.proc, argv_p, dir, p.log, env_p, 2, true) != 0) {
+	if (side_start(c, true, argv_p, dir, p.log, env_p, &p.proc) != 0) {
 		snprintf(why, size, "cannot start %s: %s", pp->name, strerror(errno));
 		return false;
 	}
 	compat_sleep(0.4); /* the passive side (the CM server) first */
-	if (compat_proc_start(&a.proc, argv_a, dir, a.log, env_a, 2, true) != 0) {
+	if (side_start(c, false, argv_a, dir, a.log, env_a, &a.proc) != 0) {
 		compat_proc_kill(&p.proc);
 		snprintf(why, size, "cannot start %s: %s", ap->name, strerror(errno));
 		return false;
@@ -288,7 +328,7 @@ bool compat_rdma_run_prog(struct compat_ctx *c, struct compat_prog *prog)
 		return false;
 	if (!passive)
 		return true; /* its passive partner runs the pair */
-	netns_load();
+	netns_load(c);
 	pp = prog;
 	ap = prog_named(c, pr->active);
 	if (!built(pp) || !built(ap)) {

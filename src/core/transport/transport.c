@@ -476,18 +476,3 @@ void odma_tp_ep_close(struct odma_tp_ep *ep)
 {
 	tp_net()->ep_close(ep);
 }
-
-static const struct odma_tp_ep_api tp_ep_api = {
-	.listen = odma_tp_listen,
-	.listen_close = odma_tp_listen_close,
-	.connect = odma_tp_connect,
-	.ep_set_cbs = odma_tp_ep_set_cbs,
-	.ep_send = odma_tp_ep_send,
-	.ep_close = odma_tp_ep_close,
-	.timeout_ms = odma_tp_timeout_ms,
-};
-
-const struct odma_tp_ep_api *doca_priv_tp_ep_api(void)
-{
-	return &tp_ep_api;
-}

@@ -444,22 +444,22 @@ doca_error_t odma_tp_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach
 void odma_tp_ep_close(struct odma_tp_ep *ep);
 
 /*
- * The endpoint functions above as one table, for the DOCA libraries outside libdoca_common
- * (Comch across machines): each member is the odma_tp_* function of the same name.
+ * The endpoint functions above, exported to odma's other libraries (libdoca_rdma,
+ * libdoca_comch) as doca_priv_* (tp_export.c); same contracts.
  */
-struct odma_tp_ep_api {
-	doca_error_t (*listen)(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
-	                       void *arg, void **listener);
-	void (*listen_close)(void *listener);
-	doca_error_t (*connect)(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
-	                        struct odma_tp_ep **ep);
-	void (*ep_set_cbs)(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs);
-	doca_error_t (*ep_send)(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
-	                        odma_tp_send_done_fn *done, void *arg);
-	void (*ep_close)(struct odma_tp_ep *ep);
-	uint32_t (*timeout_ms)(void);
-};
-DOCA_STABLE const struct odma_tp_ep_api *doca_priv_tp_ep_api(void);
+DOCA_STABLE doca_error_t doca_priv_tp_listen(const char *addr, uint16_t port,
+                                             odma_tp_accept_fn *on_accept, void *arg,
+                                             void **listener);
+DOCA_STABLE void doca_priv_tp_listen_close(void *listener);
+DOCA_STABLE doca_error_t doca_priv_tp_connect(const char *addr, uint16_t port,
+                                              const struct odma_tp_ep_cbs *cbs,
+                                              struct odma_tp_ep **ep);
+DOCA_STABLE void doca_priv_tp_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs);
+DOCA_STABLE doca_error_t doca_priv_tp_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len,
+                                              uint32_t imm, odma_tp_send_done_fn *done, void *arg);
+DOCA_STABLE void doca_priv_tp_ep_close(struct odma_tp_ep *ep);
+DOCA_STABLE const char *doca_priv_tp_net_absent(void);
+DOCA_STABLE uint32_t doca_priv_tp_timeout_ms(void);
 
 /* ---- the process transport's synchronous helpers (core/copy's batching mover) ---- */
 

@@ -112,9 +112,14 @@ static void ucx_pick_devices(ucp_config_t *cfg)
 
 	if (getenv("UCX_TLS") == NULL)
 		(void)ucp_config_modify(cfg, "TLS", "tcp");
-	/* a listener (Comch at ODMA_FABRIC) restarted on its port must not wait out TIME_WAIT */
+	/*
+	 * a listener (Comch at ODMA_FABRIC, RDMA CM) restarted on a port a closed one used
+	 * moments ago (TIME_WAIT) binds; the worker's setting, and the TCP connection manager's,
+	 * which UCX reads from the environment only (the user's own settings win)
+	 */
 	if (getenv("UCX_CM_REUSEADDR") == NULL)
 		(void)ucp_config_modify(cfg, "CM_REUSEADDR", "y");
+	(void)setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
 	if (getenv("UCX_NET_DEVICES") != NULL)
 		return;
 	if (fabric != NULL) {

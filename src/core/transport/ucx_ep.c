@@ -419,11 +419,36 @@ doca_error_t odma_ucx_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reac
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Lets the messages already handed to UCX reach the peer before the endpoint goes (service
+ * thread): the close that follows is forced and would drop them. Bounded (2 s at most): a
+ * peer that stopped reading does not hold it.
+ */
+static void ep_flush(struct ucx_peer *p)
+{
+	ucp_request_param_t prm = { 0 };
+	uint64_t end = odma_ucx_now_ns() + 2000000000ull;
+	void *r;
+
+	if (p->dead || p->ep == NULL)
+		return;
+	r = ucp_ep_flush_nbx(p->ep, &prm);
+	if (!UCS_PTR_IS_PTR(r))
+		return;
+	while (ucp_request_check_status(r) == UCS_INPROGRESS && !p->dead && odma_ucx_now_ns() < end)
+		ucp_worker_progress(odma_ux.worker);
+	ucp_request_free(r);
+}
+
 static void close_job(void *arg)
 {
 	struct odma_tp_ep *ep = arg;
 	struct ucx_peer *p = ep->peer;
-	struct ucx_chunk *c = odma_ux.out_head, *next;
+	struct ucx_chunk *c;
+	struct ucx_chunk *next;
+
+	ep_flush(p);
+	c = odma_ux.out_head;
 
 	for (; c != NULL; c = next) { /* its requests in flight fail first */
 		next = c->next;

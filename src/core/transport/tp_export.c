@@ -1,0 +1,53 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The endpoint functions of the transport (transport.h), exported to odma's other libraries
+ * under the doca_priv_ prefix (libdoca_rdma carries DOCA RDMA on them,
+ * libdoca_comch its connections across machines). Thin wrappers: the
+ * rules are odma_tp_*'s.
+ */
+#include "core/transport/transport.h"
+
+doca_error_t doca_priv_tp_listen(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
+                                 void *arg, void **listener)
+{
+	return odma_tp_listen(addr, port, on_accept, arg, listener);
+}
+
+void doca_priv_tp_listen_close(void *listener)
+{
+	odma_tp_listen_close(listener);
+}
+
+doca_error_t doca_priv_tp_connect(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
+                                  struct odma_tp_ep **ep)
+{
+	return odma_tp_connect(addr, port, cbs, ep);
+}
+
+void doca_priv_tp_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs)
+{
+	odma_tp_ep_set_cbs(ep, cbs);
+}
+
+doca_error_t doca_priv_tp_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len,
+                                  uint32_t imm, odma_tp_send_done_fn *done, void *arg)
+{
+	return odma_tp_ep_send(ep, bytes, len, imm, done, arg);
+}
+
+void doca_priv_tp_ep_close(struct odma_tp_ep *ep)
+{
+	odma_tp_ep_close(ep);
+}
+
+const char *doca_priv_tp_net_absent(void)
+{
+	return odma_tp_net_absent();
+}
+
+uint32_t doca_priv_tp_timeout_ms(void)
+{
+	return odma_tp_timeout_ms();
+}
