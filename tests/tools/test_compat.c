@@ -658,7 +658,6 @@ static void split_netns_pair(void **state)
 	/* a Comch pair runs split too (Comch crosses machines over ODMA_FABRIC) */
 	assert_non_null(p);
 	assert_string_equal(str(p, "status"), "pass");
-	assert_int_equal(json_object_get_int(get(get(r, "summary"), "not-yet")), 0);
 	json_object_put(r);
 
 	snprintf(log, sizeof(log), "%s/split/run/dma_copy_host/default/run-dma_copy_host-host.log",

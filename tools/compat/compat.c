@@ -102,7 +102,7 @@ const char *compat_arch_name(unsigned arch)
 
 const char *compat_status_name(enum compat_status s)
 {
-	static const char *const names[] = { "pass", "not-run", "needs", "fail", "not-yet" };
+	static const char *const names[] = { "pass", "not-run", "needs", "fail" };
 
 	return names[s];
 }
@@ -144,14 +144,12 @@ static const char *const usage_text[] = {
 	"  --dpu-pci ADDR         DPU-side device (default 03:00.0)",
 	"  --rep-pci ADDR         representor of the host function on the DPU (default b1:00.0)",
 	"  --split-netns          run each host/DPU pair's sides in two network + PID namespaces",
-	"                         joined by a veth pair (as two machines; root only); pairs that",
-	"                         need sync events across machines are reported not-yet",
+	"                         joined by a veth pair (as two machines; root only)",
 	"  -v, --verbose          say what is being built and run",
 	"  -h, --help             this text",
 	"",
 	"Exit status: 0 when no program failed (a program that needs a DOCA library odma does",
-	"not provide yet, or not-yet under --split-netns, is not a failure), 1 when one did, 2",
-	"on a usage or setup error.",
+	"not provide yet is not a failure), 1 when one did, 2 on a usage or setup error.",
 };
 
 static void usage(FILE *out)
@@ -428,8 +426,6 @@ static const char *runs_word(const struct compat_prog *p)
 	switch (p->status) {
 	case COMPAT_NEEDS:
 		return "needs";
-	case COMPAT_NOT_YET:
-		return "not-yet";
 	case COMPAT_FAIL:
 		return "-";
 	default:
@@ -491,9 +487,6 @@ static void print_table(const struct compat_ctx *c, FILE *out)
 	        "provide yet%s%s%s, %zu not run\n",
 	        c->nprogs, counts[COMPAT_PASS], counts[COMPAT_FAIL], counts[COMPAT_NEEDS],
 	        needs.n ? " (" : "", list, needs.n ? ")" : "", counts[COMPAT_NOT_RUN]);
-	if (c->split_netns)
-		fprintf(out, "%zu need sync events across machines (not yet in odma)\n",
-		        counts[COMPAT_NOT_YET]);
 	compat_list_free(&needs);
 }
 

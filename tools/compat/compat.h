@@ -60,11 +60,9 @@ enum compat_status {
 	COMPAT_NOT_RUN, /* built, but there is nothing (known) to run it with */
 	COMPAT_NEEDS,
 	COMPAT_FAIL,
-	/* built, not run: needs something across machines odma does not carry yet (Comch) */
-	COMPAT_NOT_YET,
 };
 
-#define COMPAT_NSTATUS 5
+#define COMPAT_NSTATUS 4
 
 const char *compat_status_name(enum compat_status s);
 

@@ -922,38 +922,6 @@ static void run_recipe_sched(struct compat_ctx *c, struct compat_prog *p, struct
 	}
 }
 
-/*
- * Under --split-netns, why a pair cannot run across two namespaces yet (NULL: it can). Comch
- * crosses machines (ODMA_FABRIC), so the Comch pairs and the applications run; the sync event
- * pairs need exported sync events across machines, which odma does not carry yet.
- */
-static const char *split_not_yet(const struct compat_recipe *rc)
-{
-	switch (rc->flow) {
-	case FLOW_SINGLE:
-	case FLOW_FILES:
-	case FLOW_PARTNER:
-		return NULL;
-	default:
-		/* Comch crosses machines (ODMA_FABRIC); remote sync events do not yet */
-		return strncmp(rc->name, "sync_event", 10) == 0
-		               ? "not run split: needs Comch and sync events across machines (not "
-		                 "yet in odma)"
-		               : NULL;
-	}
-}
-
-/* Marks @p (and its partner) as waiting for what odma cannot carry across machines yet. */
-static void set_not_yet(struct compat_prog *p, struct compat_prog *other, const char *why)
-{
-	p->status = COMPAT_NOT_YET;
-	snprintf(p->reason, sizeof(p->reason), "%s", why);
-	if (other != NULL) {
-		other->status = COMPAT_NOT_YET;
-		snprintf(other->reason, sizeof(other->reason), "%s", why);
-	}
-}
-
 static void run_recipe(struct compat_ctx *c, struct compat_prog *p)
 {
 	const struct compat_recipe *rc = p->recipe;
@@ -967,10 +935,6 @@ static void run_recipe(struct compat_ctx *c, struct compat_prog *p)
 		if (other != NULL)
 			compat_list_merge(&p->needs, &other->needs);
 		partner_reason(p, rc->partner, other);
-		return;
-	}
-	if (c->split_netns && split_not_yet(rc) != NULL) {
-		set_not_yet(p, other, split_not_yet(rc));
 		return;
 	}
 	for (si = 0; si < c->nschedules; si++)
@@ -1069,7 +1033,7 @@ void compat_run_all(struct compat_ctx *c)
 		struct compat_prog *lead;
 
 		if (p->recipe == NULL || p->recipe->flow != FLOW_PARTNER || p->run_tried ||
-		    p->status == COMPAT_NOT_YET || !prog_built(p))
+		    !prog_built(p))
 			continue;
 		lead = find_prog(c, p->recipe->partner);
 		p->status =
