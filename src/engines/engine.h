@@ -147,6 +147,8 @@ void odma_task_run_range(struct doca_task *task, uint64_t off, uint64_t len);
  * context), the others complete. Any one thread; the engine hands each task back after.
  */
 void odma_task_run_batch(struct doca_task *const *tasks, unsigned int n);
+/* odma_task_bytes: the bytes a (staged, unsplit) task moves: its job's bytes. */
+uint64_t odma_task_bytes(const struct doca_task *task);
 void odma_pe_complete_local(struct doca_pe *pe, struct doca_task *task);
 void odma_pe_signal(struct doca_pe *pe);
 /*

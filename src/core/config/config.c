@@ -13,6 +13,7 @@
  *   ODMA_WORKERS       engines/thread  when the worker pool starts (first PE of the pool)
  *   ODMA_INLINE_MAX    engines/thread  with ODMA_WORKERS
  *   ODMA_SPLIT_MIN     engines/thread  with ODMA_WORKERS
+ *   ODMA_SHARE_MIN     engines/thread  with ODMA_WORKERS
  *   ODMA_HELP_BACKLOG  engines/thread  with ODMA_WORKERS
  *   ODMA_ARMED_SPIN_NS engines/thread  with ODMA_WORKERS
  *   ODMA_ARM_SPIN_NS   engines/thread  with ODMA_WORKERS

@@ -145,3 +145,8 @@ void odma_task_stage_full(struct odma_task_stage *s, struct doca_pe *pe)
 {
 	odma_task_stage_run(s, pe);
 }
+
+uint64_t odma_task_bytes(const struct doca_task *task)
+{
+	return task->copy.total;
+}

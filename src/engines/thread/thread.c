@@ -51,6 +51,8 @@ ODMA_LOG_REGISTER(ODMA_ENGINE_THREAD)
 #define TE_DEFAULT_HELP_BACKLOG 4u        /* worker backlog at which the submitter copies too */
 #define TE_DEFAULT_ARM_SPIN_NS 0u         /* a PE about to sleep waits this long for workers */
 #define TE_DEFAULT_ARMED_SPIN_NS 1000000u /* a worker stays awake this long after an arm */
+#define TE_DEFAULT_SHARE_MIN (256u << 10) /* a held batch of this many bytes is shared */
+#define TE_SHARE_MIN_TASKS 8u             /* and of at least this many tasks */
 
 struct te_channel {
 	struct odma_spsc_ring sub;  /* PE thread -> worker */
@@ -139,9 +141,11 @@ static struct {
 	uint64_t arm_spin_ns;
 	int64_t armed_spin_ns;
 	size_t split_chunk; /* 0: from the copy's size and the threads */
+	uint64_t share_min; /* bytes of a held batch from which workers take part (0: never) */
 	bool atfork_done;
 	/* bytes of split copies moved by each worker, and by PE threads (the last entry) */
 	_Atomic uint64_t split_bytes[TE_MAX_WORKERS + 1];
+	_Atomic uint64_t shared_tasks; /* tasks of held batches handed to workers */
 } te = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static long te_futex(atomic_uint *addr, int op, unsigned int val)
@@ -418,7 +422,7 @@ static void te_atfork_child(void)
 /* Reads the pool's knobs (docs/user-guide.md); INVALID_VALUE names a bad variable. */
 static doca_error_t te_read_config(uint32_t *workers)
 {
-	uint64_t n, inline_max, split_min, backlog, arm_spin, armed_spin, chunk;
+	uint64_t n, inline_max, split_min, backlog, arm_spin, armed_spin, chunk, share_min;
 
 	if (odma_config_size("ODMA_WORKERS", te_default_workers(), 1, TE_MAX_WORKERS, &n) ||
 	    odma_config_size("ODMA_INLINE_MAX", TE_DEFAULT_INLINE_MAX, 0, 1u << 30, &inline_max) ||
@@ -429,8 +433,10 @@ static doca_error_t te_read_config(uint32_t *workers)
 	                     &arm_spin) ||
 	    odma_config_size("ODMA_ARMED_SPIN_NS", TE_DEFAULT_ARMED_SPIN_NS, 0, 1000000000u,
 	                     &armed_spin) ||
-	    odma_config_size("ODMA_SPLIT_CHUNK", 0, 0, 1u << 30, &chunk))
+	    odma_config_size("ODMA_SPLIT_CHUNK", 0, 0, 1u << 30, &chunk) ||
+	    odma_config_size("ODMA_SHARE_MIN", TE_DEFAULT_SHARE_MIN, 0, SIZE_MAX, &share_min))
 		return DOCA_ERROR_INVALID_VALUE;
+	te.share_min = share_min;
 	te.split_chunk = (size_t)chunk;
 	te.arm_spin_ns = arm_spin;
 	te.armed_spin_ns = (int64_t)armed_spin;
@@ -468,15 +474,20 @@ static doca_error_t te_pool_start(void)
 	}
 	for (uint32_t i = 0; i <= TE_MAX_WORKERS; i++)
 		atomic_store_explicit(&te.split_bytes[i], 0, memory_order_relaxed);
+	atomic_store_explicit(&te.shared_tasks, 0, memory_order_relaxed);
 	ODMA_DBG("thread engine: %u workers (of %ld usable CPUs), inline copies up to %zu bytes, "
-	         "split above %zu",
-	         n, te_usable_cpus(), te.inline_max, te.split_min);
+	         "split above %zu, held batches shared from %llu bytes",
+	         n, te_usable_cpus(), te.inline_max, te.split_min,
+	         (unsigned long long)te.share_min);
 	return DOCA_SUCCESS;
 }
 
 static void te_pool_stop(void)
 {
 	uint64_t pe_bytes = atomic_load(&te.split_bytes[TE_MAX_WORKERS]);
+
+	ODMA_DBG("thread engine: PE threads handed %llu tasks of held batches to workers",
+	         (unsigned long long)atomic_load(&te.shared_tasks));
 
 	for (uint32_t i = 0; i < te.nworkers; i++)
 		ODMA_DBG("thread engine: worker %u moved %llu bytes of split copies (PE threads: "
@@ -893,11 +904,54 @@ static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const str
 	return te_submit_other(tp, task, job, doorbell);
 }
 
+/*
+ * A held batch of small copies big enough to be worth a hand-off (ODMA_SHARE_MIN bytes, e.g.
+ * 128 tasks of 4 KiB): its last tasks go to the workers, which copy them while this thread
+ * copies the rest, and come back through the channels (often in this very poll). The PE
+ * thread keeps the larger part: it also runs every callback. The same slots tend to go to
+ * the same thread round after round (completion order is submission order here), so a
+ * cache-hot working set stays hot in each thread's cache.
+ */
+static void __attribute__((noinline)) te_share_local(struct te_pe *tp)
+{
+	struct odma_task_stage *s = &tp->local;
+	unsigned int n = s->n, give, i;
+	uint64_t bytes = 0;
+
+	/* one look first (tasks of one program tend to be of one size), then the real sum */
+	if ((uint64_t)n * odma_task_bytes(s->task[n - 1]) < te.share_min)
+		return;
+	for (i = 0; i < n && bytes < te.share_min; i++)
+		bytes += odma_task_bytes(s->task[i]);
+	if (bytes < te.share_min)
+		return;
+	give = (unsigned int)((uint64_t)n * tp->nch / (2 * tp->nch + 1)); /* 2/5 for one worker */
+	for (i = n - give; i < n; i++) {
+		struct te_channel *ch = tp->ch[tp->nch == 1 ? 0 : i % tp->nch];
+
+		if (ch->outstanding >= TE_RING_CAP / 2)
+			break; /* a worker with a backlog: this thread copies the rest */
+		odma_spsc_stage(&ch->sub, te_entry(s->task[i], 0));
+		ch->outstanding++;
+		tp->staged = true;
+	}
+	atomic_fetch_add_explicit(&te.shared_tasks, i - (n - give), memory_order_relaxed);
+	/* the tasks from n - give to i are the workers'; the ones after i stay here */
+	memmove(&s->task[n - give], &s->task[i], (n - i) * sizeof(s->task[0]));
+	s->n = n - give + (n - i);
+	te_doorbell(tp);
+}
+
 static unsigned int te_poll(void *engine_pe, struct doca_task **done, unsigned int max)
 {
 	struct te_pe *tp = engine_pe;
+	unsigned int total;
+
+	if (doca_unlikely(tp->local.n >= TE_SHARE_MIN_TASKS) && te.share_min != 0 && tp->nch != 0 &&
+	    tp->generation == te.generation)
+		te_share_local(tp);
 	/* the held small copies, one batch, handed back from here */
-	unsigned int total = odma_task_stage_poll(&tp->local, tp->pe, done, max);
+	total = odma_task_stage_poll(&tp->local, tp->pe, done, max);
 
 	odma_task_stage_run(&tp->stage, tp->pe); /* hands them back through the PE's list */
 	if (doca_unlikely(tp->split_busy != 0))
