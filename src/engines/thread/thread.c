@@ -907,9 +907,10 @@ static doca_error_t te_submit(void *engine_pe, struct doca_task *task, const str
 /*
  * A held batch of small copies big enough to be worth a hand-off (ODMA_SHARE_MIN bytes, e.g.
  * 128 tasks of 4 KiB): its last tasks go to the workers, which copy them while this thread
- * copies the rest, and come back through the channels (often in this very poll). The PE
- * thread keeps the larger part: it also runs every callback. The same slots tend to go to
- * the same thread round after round (completion order is submission order here), so a
+ * copies the rest, and come back through the channels (often in this very poll). Each
+ * thread gets an equal part (measured, 4 KiB tasks at depth 128, one worker: a third to the
+ * worker gave 1.20x the unshared rate, a half 1.47-1.51x, three fifths 1.42-1.56x). The same slots
+ * tend to go to the same thread round after round (completion order is submission order here), so a
  * cache-hot working set stays hot in each thread's cache.
  */
 static void __attribute__((noinline)) te_share_local(struct te_pe *tp)
@@ -925,7 +926,7 @@ static void __attribute__((noinline)) te_share_local(struct te_pe *tp)
 		bytes += odma_task_bytes(s->task[i]);
 	if (bytes < te.share_min)
 		return;
-	give = (unsigned int)((uint64_t)n * tp->nch / (2 * tp->nch + 1)); /* 2/5 for one worker */
+	give = (unsigned int)((uint64_t)n * tp->nch / (tp->nch + 1)); /* an equal part each */
 	for (i = n - give; i < n; i++) {
 		struct te_channel *ch = tp->ch[tp->nch == 1 ? 0 : i % tp->nch];
 
