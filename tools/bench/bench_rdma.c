@@ -207,7 +207,8 @@ static int br_child(int ctl, size_t size)
 	uint8_t peer[512];
 	size_t msg = size < 65536 ? size : 65536;
 	union doca_data ud = { 0 };
-	struct pollfd p = { .fd = ctl, .events = POLLIN };
+	struct pollfd p[2] = { { .fd = ctl, .events = POLLIN } };
+	doca_event_handle_t h;
 
 	if (br_setup(&s, size < 4 * BR_DEPTH * msg ? 4 * BR_DEPTH * msg : size,
 	             DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE) != 0 ||
@@ -228,11 +229,28 @@ static int br_child(int ctl, size_t size)
 		    doca_task_submit(doca_rdma_task_receive_as_task(t)) != DOCA_SUCCESS)
 			return 1;
 	}
+	if (doca_pe_get_notification_handle(s.pe, &h) != DOCA_SUCCESS)
+		return 1;
+	p[1] = (struct pollfd){ .fd = h, .events = POLLIN };
 	for (;;) {
 		char cmd;
 
-		while (poll(&p, 1, 0) == 0)
-			(void)doca_pe_progress(s.pe);
+		/*
+		 * Asleep on the PE's notification handle and the control pipe, as a program blocked
+		 * in getchar() while its peer reads and writes its memory: the responder takes no
+		 * CPU the transport's threads need (a spinning one left 2 vCPUs short of one).
+		 */
+		for (;;) {
+			while (doca_pe_progress(s.pe) != 0)
+				;
+			if (doca_pe_request_notification(s.pe) != DOCA_SUCCESS)
+				return 1;
+			if (poll(p, 2, 100) < 0 && errno != EINTR)
+				return 1;
+			(void)doca_pe_clear_notification(s.pe, h);
+			if (p[0].revents != 0)
+				break;
+		}
 		/* 'U': export the same buffer to raw UCX (served from its own thread); EOF: stop */
 		if (read(ctl, &cmd, 1) != 1 || cmd != 'U')
 			return 0;
