@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/transport/transport.h"
@@ -195,14 +196,64 @@ static void test_connect_nowhere(void **state)
 	assert_int_equal(get_u(&cli, &cli.closes), 1); /* no second on_close */
 }
 
-int main(void)
+static const char *self_path;
+
+/*
+ * A program that exits with a listener still open (a DOCA RDMA context it never destroyed):
+ * the transport's exit shutdown destroys it before the worker, so UCX has nothing left to
+ * complain about on the program's stdout ("... not released").
+ */
+static void test_exit_with_listener_open(void **state)
+{
+	char out[8192] = "";
+	size_t got = 0;
+	int fds[2], st;
+	ssize_t k;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		dup2(fds[1], 2);
+		execl(self_path, self_path, "--leave-listener", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (got < sizeof(out) - 1 && (k = read(fds[0], out + got, sizeof(out) - 1 - got)) > 0)
+		got += (size_t)k;
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	if (strstr(out, "not released") != NULL || strstr(out, "UCX  WARN") != NULL)
+		fail_msg("UCX complained at exit: %s", out);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_endpoints),
 		cmocka_unit_test(test_connect_nowhere),
+		cmocka_unit_test(test_exit_with_listener_open),
 	};
 
 	setenv("ODMA_TRANSPORT", "ucx", 1);
 	setenv("ODMA_TRANSPORT_TIMEOUT_MS", "3000", 1);
+	self_path = argv[0];
+	if (argc > 1 && strcmp(argv[1], "--leave-listener") == 0) {
+		void *listener;
+		uint16_t port = (uint16_t)(20000 + (getpid() + 7919) % 20000);
+
+		/* a second one is closed: only the first is left to the exit */
+		if (odma_tp_listen("127.0.0.1", port, on_accept, NULL, &listener) != DOCA_SUCCESS ||
+		    odma_tp_listen("127.0.0.1", (uint16_t)(port + 1), on_accept, NULL, &listener) !=
+		            DOCA_SUCCESS)
+			return 1;
+		odma_tp_listen_close(listener);
+		return 0;
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -409,6 +409,7 @@ static void ucx_shutdown(void)
 	atomic_store(&odma_ux.inline_ok, false);
 	pthread_mutex_unlock(&odma_ux.wlock);
 	odma_ux.up = false;
+	odma_ucx_listeners_destroy();
 	for (struct odma_tp_ep *ep = odma_ucx_eps, *next; ep != NULL; ep = next) {
 		next = ep->next;
 		if (ep->peer->ep != NULL)

@@ -41,7 +41,11 @@ struct ucx_listener {
 	ucp_listener_h l;
 	odma_tp_accept_fn *on_accept;
 	void *arg;
+	struct ucx_listener *prev, *next; /* odma_ucx_listeners (service thread) */
 };
+
+/* Every open listener (service thread): what the exit's shutdown still has to destroy. */
+static struct ucx_listener *odma_ucx_listeners;
 
 /* Runs @fn(@arg) on the service thread and waits for it (a caller on it runs it at once). */
 static void ucx_call(void (*fn)(void *), void *arg)
@@ -178,8 +182,13 @@ static void listen_job(void *arg)
 	lp.conn_handler.cb = listener_conn_cb;
 	lp.conn_handler.arg = j->L;
 	j->st = ucp_listener_create(odma_ux.worker, &lp, &j->L->l);
-	if (j->st == UCS_OK)
+	if (j->st == UCS_OK) {
 		odma_ux.listeners++; /* no inline polls from now on (ucx.c) */
+		j->L->next = odma_ucx_listeners;
+		if (odma_ucx_listeners != NULL)
+			odma_ucx_listeners->prev = j->L;
+		odma_ucx_listeners = j->L;
+	}
 }
 
 doca_error_t odma_ucx_listen(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
@@ -216,9 +225,31 @@ static void listen_close_job(void *arg)
 {
 	struct ucx_listener *L = arg;
 
+	if (L->l == NULL) { /* destroyed by the exit's shutdown already */
+		free(L);
+		return;
+	}
 	ucp_listener_destroy(L->l);
 	odma_ux.listeners--;
+	if (L->prev != NULL)
+		L->prev->next = L->next;
+	else
+		odma_ucx_listeners = L->next;
+	if (L->next != NULL)
+		L->next->prev = L->prev;
 	free(L);
+}
+
+void odma_ucx_listeners_destroy(void)
+{
+	for (struct ucx_listener *L = odma_ucx_listeners, *next; L != NULL; L = next) {
+		next = L->next;
+		ucp_listener_destroy(
+		        L->l); /* the owner's handle stays allocated: it may still close it */
+		L->l = NULL;
+		L->prev = L->next = NULL;
+	}
+	odma_ucx_listeners = NULL;
 }
 
 void odma_ucx_listen_close(void *listener)

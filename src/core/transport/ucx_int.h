@@ -113,6 +113,8 @@ struct odma_tp_ep {
 };
 
 extern struct odma_tp_ep *odma_ucx_eps; /* every open endpoint (service thread) */
+/* At exit, after the service thread left: destroys the listeners still open. */
+void odma_ucx_listeners_destroy(void);
 
 /* ucx.c */
 extern __thread bool odma_ucx_in_worker; /* this thread holds odma_ux.wlock */
