@@ -9,7 +9,7 @@
  * (bit 1) and overwrite bytes; else raw bytes), then the header (64 bytes), then the
  * payload. Invariants: a request served with DOCA_SUCCESS lies inside a live region with
  * its key and generation, a put needs a writable region, an atomic (AREAD, FADD, SWAP) one
- * aligned u64 and, to change it, a region with the atomic right (region 0 has it); no byte
+ * aligned u64 of a region with the atomic right (region 0 has it); no byte
  * outside the regions ever changes; a read-only region never changes.
  */
 #include <stdio.h>
@@ -78,10 +78,9 @@ static void check_served(const struct odma_ucx_req *q)
 		return;
 	FUZZ_CHECK(q->addr >= r->addr && q->addr + q->len <= r->addr + r->len);
 	FUZZ_CHECK(q->op != ODMA_UCX_OP_PUT || (r->perms & ODMA_TP_WRITE) != 0);
-	/* an atomic names one aligned u64; a fetch-add or swap needs the atomic right */
+	/* an atomic, the read too, names one aligned u64 of a region with the atomic right */
 	FUZZ_CHECK(!odma_ucx_op_atomic(q->op) || (q->len == 8 && (q->addr & 7) == 0));
-	FUZZ_CHECK((q->op != ODMA_UCX_OP_FADD && q->op != ODMA_UCX_OP_SWAP) ||
-	           (r->perms & ODMA_TP_ATOMIC) != 0);
+	FUZZ_CHECK(!odma_ucx_op_atomic(q->op) || (r->perms & ODMA_TP_ATOMIC) != 0);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

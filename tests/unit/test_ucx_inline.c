@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "core/transport/transport.h"
@@ -125,10 +126,102 @@ static void test_not_with_endpoints(void **state)
 	assert_true(read_polled(0) || true); /* polling works again (where it wins the race) */
 }
 
+/*
+ * odma_tp_poll_end while the service thread sleeps unparked (poll(-1) or its 20 ms wait) must
+ * leave it counted as asleep, so the next job's enqueue still kicks it: an io started after,
+ * with nobody polling, completes (it once waited for unrelated traffic).
+ */
+static void test_poll_end_keeps_kick(void **state)
+{
+	struct iowait w = { .st = DOCA_ERROR_UNKNOWN };
+	struct odma_tp_io io = { .remote = &rm,
+		                 .local = mine,
+		                 .remote_addr = (uint64_t)(uintptr_t)region,
+		                 .len = sizeof(mine),
+		                 .done = io_done,
+		                 .arg = &w };
+	bool sleeping = false, parked = true;
+
+	(void)state;
+	/* a read this thread polled for inline (the service thread may win a few races) */
+	for (int i = 0; i < 200 && atomic_load(&odma_ux.inline_ns) == 0; i++)
+		(void)read_polled(0);
+	assert_true(atomic_load(&odma_ux.inline_ns) != 0);
+	for (int i = 0; i < 500 && !(sleeping && !parked); i++) {
+		usleep(1000);
+		pthread_mutex_lock(&odma_ux.lock);
+		sleeping = odma_ux.sleeping;
+		parked = odma_ux.parked;
+		pthread_mutex_unlock(&odma_ux.lock);
+	}
+	assert_true(sleeping && !parked);
+	assert_true(atomic_load(&odma_ux.inline_ns) != 0);
+	odma_tp_poll_end();
+	assert_int_equal(odma_tp_io_start(&io), DOCA_SUCCESS);
+	for (int i = 0; i < 3000 && !atomic_load(&w.done); i++)
+		usleep(1000); /* not polling: the service thread must do it */
+	assert_true(atomic_load(&w.done));
+	assert_int_equal(w.st, DOCA_SUCCESS);
+}
+
+/*
+ * An atomic read of a region without the atomic right (an mmap export: the program's memory,
+ * here protected after the export) is refused, never a plain load that would crash the
+ * exporter.
+ */
+static void test_atomic_read_needs_atomic_right(void **state)
+{
+	uint8_t *page =
+	        mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct odma_tp_reach r = { 0 };
+	uint8_t issued[ODMA_TP_ISSUED_MAX];
+	size_t issued_len = 0;
+	struct odma_tp_region *g;
+	struct odma_tp_remote rm2;
+	struct iowait w = { .st = DOCA_ERROR_UNKNOWN };
+	uint64_t v = 0;
+	struct odma_tp_io io = { .remote = &rm2,
+		                 .local = &v,
+		                 .len = 8,
+		                 .atomic = ODMA_TP_AT_READ,
+		                 .done = io_done,
+		                 .arg = &w };
+
+	(void)state;
+	assert_true(page != MAP_FAILED);
+	g = odma_tp_region_add((uint64_t)(uintptr_t)page, 4096, ODMA_TP_READ);
+	assert_non_null(g);
+	odma_tp_region_publish(g, "probe", 5);
+	assert_int_equal(odma_tp_reach_self(&r), DOCA_SUCCESS);
+	r.addr = g->addr;
+	r.len = g->len;
+	r.perms = g->perms;
+	r.region_id = g->id;
+	r.generation = g->hdr.generation;
+	memcpy(r.key, g->hdr.key, 16);
+	assert_int_equal(odma_tp_attach(odma_tp_get(ODMA_TP_UCX), &r, &rm2, issued, &issued_len),
+	                 DOCA_SUCCESS);
+	assert_int_equal(mprotect(page, 4096, PROT_NONE), 0);
+	io.remote_addr = (uint64_t)(uintptr_t)page;
+	assert_int_equal(odma_tp_io_start(&io), DOCA_SUCCESS);
+	for (int i = 0; i < 3000 && !atomic_load(&w.done); i++) {
+		odma_tp_poll();
+		usleep(1000);
+	}
+	assert_true(atomic_load(&w.done));
+	assert_int_not_equal(w.st, DOCA_SUCCESS);
+	odma_tp_poll_end();
+	odma_tp_detach(&rm2);
+	odma_tp_region_revoke(g);
+	munmap(page, 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_polled_here),
+		cmocka_unit_test(test_poll_end_keeps_kick),
+		cmocka_unit_test(test_atomic_read_needs_atomic_right),
 		cmocka_unit_test(test_not_with_endpoints),
 	};
 

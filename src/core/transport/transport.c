@@ -347,7 +347,12 @@ doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t g
 doca_error_t odma_tp_region_atomic(uint64_t id, const uint8_t key[16], uint32_t generation,
                                    uint64_t addr, int op, uint64_t operand, uint64_t *old)
 {
-	uint32_t perm = op == ODMA_TP_AT_READ ? ODMA_TP_READ : ODMA_TP_ATOMIC;
+	/*
+	 * Every atomic, the read too, needs ODMA_TP_ATOMIC: only a sync event's value carries it,
+	 * memory odma owns and never unmaps while registered. An mmap export's memory belongs to
+	 * the program, which may unmap or protect it; its bytes move by fault-safe copies only.
+	 */
+	uint32_t perm = ODMA_TP_ATOMIC;
 	doca_error_t r = DOCA_ERROR_INVALID_VALUE;
 	struct odma_tp_region *reg;
 

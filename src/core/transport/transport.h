@@ -91,7 +91,7 @@ enum odma_tp_perm {
 /* What an io does (struct odma_tp_io.atomic): bytes, or one atomic on an aligned u64. */
 enum odma_tp_atomic_op {
 	ODMA_TP_IO_BYTES = 0, /* get/put of len bytes (io->write picks the direction) */
-	ODMA_TP_AT_READ = 1,  /* *local = the u64 (needs ODMA_TP_READ) */
+	ODMA_TP_AT_READ = 1,  /* *local = the u64 (needs ODMA_TP_ATOMIC, as the others) */
 	ODMA_TP_AT_FADD = 2,  /* *local = old; u64 += operand (needs ODMA_TP_ATOMIC) */
 	ODMA_TP_AT_SWAP = 3,  /* *local = old; u64 = operand (needs ODMA_TP_ATOMIC) */
 };

@@ -241,7 +241,9 @@ static void ucx_poll_end(void)
 		return;
 	pthread_mutex_lock(&odma_ux.lock);
 	kick = odma_ux.sleeping && odma_ux.parked;
-	odma_ux.sleeping = false;
+	/* only a thread that is woken stops counting as asleep: enqueue kicks the others */
+	if (kick)
+		odma_ux.sleeping = false;
 	pthread_mutex_unlock(&odma_ux.lock);
 	if (kick)
 		odma_ucx_kick();
