@@ -100,6 +100,7 @@ struct odma_ucx_state {
 	struct ucx_chunk *slot[UCX_SLOTS];
 	struct ucx_chunk *out_head, *out_tail;
 	uint64_t next_id;
+	uint64_t id_rng; /* splitmix64 state (seeded by getrandom): the random part of ids */
 	uint16_t self_len;
 	uint8_t self_addr[ODMA_TP_ADDR_MAX];
 };

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "core/config/config.h"
 #include "core/log/log.h"
@@ -194,12 +196,32 @@ static void send_cb(void *request, ucs_status_t status, void *user_data)
 	ucp_request_free(request);
 }
 
-/* Gives @c an id and a slot, and puts it at the tail of the outstanding list. */
+/* The random part of the next request id (splitmix64; worker thread only). */
+static uint64_t id_random(void)
+{
+	uint64_t z;
+
+	if (odma_ux.id_rng == 0 &&
+	    getrandom(&odma_ux.id_rng, sizeof(odma_ux.id_rng), 0) != sizeof(odma_ux.id_rng))
+		odma_ux.id_rng = (uint64_t)odma_ucx_now_ns() ^ ((uint64_t)getpid() << 32);
+	z = (odma_ux.id_rng += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/*
+ * Gives @c an id and a slot, and puts it at the tail of the outstanding list. The slot is
+ * the id's low bits; the rest is random, so a peer that did not receive the request (another
+ * client of this worker, at a listener) cannot forge its reply.
+ */
 static void chunk_track(struct ucx_chunk *c)
 {
-	c->id = ++odma_ux.next_id;
-	while (odma_ux.slot[c->id % UCX_SLOTS] != NULL)
-		c->id = ++odma_ux.next_id;
+	uint64_t seq = ++odma_ux.next_id;
+
+	while (odma_ux.slot[seq % UCX_SLOTS] != NULL)
+		seq = ++odma_ux.next_id;
+	c->id = (id_random() / UCX_SLOTS) * UCX_SLOTS + seq % UCX_SLOTS;
 	odma_ux.slot[c->id % UCX_SLOTS] = c;
 	c->outstanding = true;
 	c->refs = 1;
