@@ -150,10 +150,16 @@ static doca_error_t server_start(struct doca_ctx *ctx)
 		return r;
 	comch_ep_reap(ep, true);
 	r = server_listen(ep);
-	if (r == DOCA_SUCCESS && comch_net_wanted())
-		r = comch_net_server_start(ep); /* released with the socket (comch_ep_release_io) */
 	if (r != DOCA_SUCCESS)
 		return r;
+	if (comch_net_wanted()) {
+		r = comch_net_server_start(ep); /* released with the socket (comch_ep_release_io) */
+		if (r != DOCA_SUCCESS) {
+			/* no socket left behind for local clients to hang on, nor for a retried start */
+			comch_ep_release_io(ep);
+			return r;
+		}
+	}
 	ep->num_live = 0;
 	ODMA_DBG("comch server \"%s\" listens on representor %s of system %s (%s)", ep->name,
 	         ep->rep->info->pci_addr, ep->system_name, ep->path);

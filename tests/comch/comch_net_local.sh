@@ -28,6 +28,8 @@ await "$T/s1" listening 20 || bad "the server did not start: $(cat "$T/s1")"
 # a second server process cannot take the port (one line names address, error and fix)
 ODMA_RUNDIR="$T/rd" "$PEER" server-port-busy other >"$T/busy" 2>&1 || bad "busy port: $(cat "$T/busy")"
 grep -q "cannot listen at ODMA_FABRIC=127.0.0.1:$PORT" "$T/busy" || bad "no line for the busy port: $(cat "$T/busy")"
+# and the refused server left no socket of its own behind in the runtime directory
+[ "$(find "$T/rd" -type s | wc -l)" = 1 ] || bad "a refused server left its socket: $(find "$T/rd" -type s)"
 ODMA_RUNDIR="$T/rh" "$PEER" hostile || bad "hostile client"
 ODMA_RUNDIR="$T/rh" "$PEER" hostile-connected ctl || bad "hostile client after the handshake"
 ODMA_RUNDIR="$T/rh" "$PEER" client ctl 200 || bad "client round trip"
