@@ -171,6 +171,7 @@ struct comch_net {
 	atomic_uint inflight;               /* sends not yet completed by the transport */
 	_Atomic uint64_t last_rx_ns;        /* when the peer was last heard */
 	uint64_t last_ping_ns;              /* PE thread */
+	uint64_t last_pong_ns;              /* transport thread: PONGs at most one per period */
 	uint64_t credit_sent;               /* delivered count last reported */
 	/* handshakes of the listener (server side) */
 	void (*on_hello)(struct comch_net *n); /* transport thread: the first packet arrived */

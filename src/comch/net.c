@@ -278,10 +278,20 @@ static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, ui
 	}
 	memcpy(&a, b, 4);
 	switch (imm) {
-	case COMCH_W_PING:
+	case COMCH_W_PING: {
+		/* at most one PONG per eighth of the timeout (the peer PINGs every quarter): a
+		 * peer flooding PINGs while it reads nothing must not grow our send queue */
+		uint64_t now = doca_priv_now_ns(),
+		         period = (uint64_t)doca_priv_tp_timeout_ms() * 1000000ull / 8;
+		bool answer = now - n->last_pong_ns >= period;
+
+		if (answer)
+			n->last_pong_ns = now;
 		pthread_mutex_unlock(&n->lock);
-		(void)comch_net_send(n, COMCH_W_PONG, 0, NULL, 0);
+		if (answer)
+			(void)comch_net_send(n, COMCH_W_PONG, 0, NULL, 0);
 		return;
+	}
 	case COMCH_W_PONG:
 		goto out;
 	case COMCH_W_CREDIT: {
