@@ -19,7 +19,7 @@
 
 #include <doca_error.h>
 
-static volatile int rejects, closes, welcomes;
+static volatile int rejects, closes, welcomes, pongs;
 static volatile uint32_t reject_code;
 
 static void on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
@@ -28,6 +28,8 @@ static void on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32
 	(void)arg;
 	if (imm == COMCH_W_WELCOME)
 		__atomic_add_fetch(&welcomes, 1, __ATOMIC_SEQ_CST);
+	if (imm == COMCH_W_PONG)
+		__atomic_add_fetch(&pongs, 1, __ATOMIC_SEQ_CST);
 	if (imm == COMCH_W_REJECT && len >= 4) {
 		uint32_t a;
 
@@ -215,12 +217,33 @@ int comch_net_hostile_connected(const char *name)
 
 		bad |= after_hello(addr, port, name, t, b, l, 2);
 	}
+	{
+		/* 5. a flood of PINGs: answered at most once per eighth of the timeout */
+		enum { FLOOD = 500 };
+		uint32_t t[FLOOD];
+		const void *b[FLOOD];
+		size_t l[FLOOD];
+		int before = pongs;
+
+		for (int i = 0; i < FLOOD; i++) {
+			t[i] = COMCH_W_PING;
+			b[i] = "abcd";
+			l[i] = 4;
+		}
+		bad |= after_hello(addr, port, name, t, b, l, FLOOD);
+		if (pongs - before > 4) {
+			fprintf(stderr,
+			        "hostile: %d PINGs got %d PONGs (a flood must not be echoed)\n",
+			        FLOOD, pongs - before);
+			bad = 1;
+		}
+	}
 	free(big);
 	if (bad)
 		return 1;
-	printf("hostile: 4 connections to \"%s\" broke the rules after WELCOME (oversize message, "
+	printf("hostile: 5 connections to \"%s\" broke the rules after WELCOME (oversize message, "
 	       "unknown fast-path ids, lying lengths, credits going back, unexpected and unknown "
-	       "packets)\n",
+	       "packets, a PING flood)\n",
 	       name);
 	return 0;
 }

@@ -22,7 +22,7 @@ await() {
 		sleep 0.1
 	done
 }
-ODMA_RUNDIR="$T/rd" "$PEER" server ctl 5 >"$T/s1" 2>&1 &
+ODMA_RUNDIR="$T/rd" "$PEER" server ctl 6 >"$T/s1" 2>&1 &
 s1=$!
 await "$T/s1" listening 20 || bad "the server did not start: $(cat "$T/s1")"
 # a second server process cannot take the port (one line names address, error and fix)
