@@ -155,7 +155,8 @@ static doca_error_t server_start(struct doca_ctx *ctx)
 	if (comch_net_wanted()) {
 		r = comch_net_server_start(ep); /* released with the socket (comch_ep_release_io) */
 		if (r != DOCA_SUCCESS) {
-			/* no socket left behind for local clients to hang on, nor for a retried start */
+			/* no socket left behind for local clients to hang on, nor for a retried
+			 * start */
 			comch_ep_release_io(ep);
 			return r;
 		}
