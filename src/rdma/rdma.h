@@ -14,9 +14,12 @@
  * (one-sided reads and writes checked against the exporter's records, sends matched with
  * our posted receives), so nothing the peer does waits for doca_pe_progress. Requests on a
  * stream are served in order and answered in order, which gives RC's per-connection order
- * (the transport delivers an endpoint's messages in order). The transport thread only queues
- * an arriving frame on its channel (wire.c); the stream's reader thread takes it, and may wait
- * there (a send held for a receive) without holding up the transport or other streams.
+ * (the transport delivers an endpoint's messages in order). The transport thread serves an
+ * arriving frame itself when it never waits (a one-sided read or write of the peer, a
+ * response to our request: odma_rd_fast) and nothing of its stream is queued or being read;
+ * otherwise it queues the frame on its channel (wire.c) and the stream's reader thread takes
+ * it, and may wait there (a send held for a receive) without holding up the transport or
+ * other streams.
  * Finished tasks and connection events go to the context's queues and are delivered by
  * doca_pe_progress (the progress op) on the PE thread.
  *
@@ -24,6 +27,8 @@
  * stream's pending list; a stream's wlock serialises its writers (the PE thread's submits,
  * the reader's responses). No lock is held across a callback or across a blocking read; a
  * channel's own lock (wire.c) is taken last and never held across a transport call that waits.
+ * rd->lock is held across endpoint closes (which wait for the transport thread), so the
+ * transport thread takes it only by trylock (odma_rd_fast: a busy lock queues the frame).
  */
 #ifndef ODMA_RDMA_RDMA_H_
 #define ODMA_RDMA_RDMA_H_
