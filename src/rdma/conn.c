@@ -50,6 +50,7 @@ struct rd_stream *odma_rd_stream_new(struct doca_rdma *rd, struct rw_chan *ch, b
 		else
 			c->in = s;
 	}
+	rw_set_fast(ch, odma_rd_fast, s); /* the stream is complete: frames may arrive */
 	s->thr_started = pthread_create(&s->thr, NULL, odma_rd_reader, s) == 0;
 	if (!s->thr_started)
 		s->dead = true;
@@ -156,7 +157,7 @@ void odma_rd_conns_stop(struct doca_rdma *rd)
 		bool busy = false;
 
 		for (struct rd_stream *s = rd->streams; s != NULL && !busy; s = s->next)
-			busy = s->serving && !s->dead;
+			busy = (s->serving || atomic_load(&s->fast_serving)) && !s->dead;
 		if (!busy)
 			break;
 		pthread_mutex_unlock(&rd->lock);

@@ -14,9 +14,12 @@
  * (one-sided reads and writes checked against the exporter's records, sends matched with
  * our posted receives), so nothing the peer does waits for doca_pe_progress. Requests on a
  * stream are served in order and answered in order, which gives RC's per-connection order
- * (the transport delivers an endpoint's messages in order). The transport thread only queues
- * an arriving frame on its channel (wire.c); the stream's reader thread takes it, and may wait
- * there (a send held for a receive) without holding up the transport or other streams.
+ * (the transport delivers an endpoint's messages in order). The transport thread serves an
+ * arriving frame itself when it never waits (a one-sided read or write of the peer, a
+ * response to our request: odma_rd_fast) and nothing of its stream is queued or being read;
+ * otherwise it queues the frame on its channel (wire.c) and the stream's reader thread takes
+ * it, and may wait there (a send held for a receive) without holding up the transport or
+ * other streams.
  * Finished tasks and connection events go to the context's queues and are delivered by
  * doca_pe_progress (the progress op) on the PE thread.
  *
@@ -24,6 +27,8 @@
  * stream's pending list; a stream's wlock serialises its writers (the PE thread's submits,
  * the reader's responses). No lock is held across a callback or across a blocking read; a
  * channel's own lock (wire.c) is taken last and never held across a transport call that waits.
+ * rd->lock is held across endpoint closes (which wait for the transport thread), so the
+ * transport thread takes it only by trylock (odma_rd_fast: a busy lock queues the frame).
  */
 #ifndef ODMA_RDMA_RDMA_H_
 #define ODMA_RDMA_RDMA_H_
@@ -117,6 +122,19 @@ uint64_t rw_now_ms(void);
 /* Takes @n more bytes of the current frame's payload: true, or false when it has fewer. */
 bool rw_read_all(struct rw_chan *c, void *buf, size_t n);
 bool rw_skip(struct rw_chan *c, uint64_t n);
+/* The unread payload of the current frame (its header's len bytes; NULL: no frame). */
+const uint8_t *rw_payload(const struct rw_chan *c);
+/*
+ * Serves a frame on the transport thread: 1 served, 0 not here (it is queued for the
+ * reader), -1 served and the channel must end. It must never wait for the program or for the
+ * transport thread (no lock another thread holds across a transport call).
+ */
+typedef int rw_fast_fn(void *arg, const struct rw_hdr *h, const uint8_t *payload);
+/*
+ * Sets the handler that may serve an arriving frame on the transport thread while nothing
+ * is queued for the reader and the reader is inside no frame (so frames stay in order).
+ */
+void rw_set_fast(struct rw_chan *c, rw_fast_fn *fn, void *arg);
 /* Sends a header and up to two payload pieces as one frame: true, or false (channel ended). */
 bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t n1, const void *p2,
               size_t n2);
@@ -201,6 +219,7 @@ struct rd_stream {
 	bool out;                          /* our requests travel on it */
 	bool dead;                         /* under rd->lock */
 	bool serving; /* under rd->lock: a frame is being handled (its answer not yet sent) */
+	atomic_bool fast_serving; /* the transport thread serves a frame of it (odma_rd_fast) */
 	struct rd_task *pend_head, *pend_tail; /* requests waiting for their response */
 	struct rd_stream *next;                /* rd->streams */
 };
@@ -337,6 +356,8 @@ void odma_rd_conn_close_locked(struct doca_rdma_connection *c, bool tell_peer);
 
 /* serve.c: the reader thread of a stream. */
 void *odma_rd_reader(void *arg);
+/* Serves a stream's frame on the transport thread when it never waits (rw_fast_fn). */
+int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *payload);
 /* Sends a request for @t on its connection's out stream (PE thread). */
 doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p1, size_t n1,
                              const void *p2, size_t n2);

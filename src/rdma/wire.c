@@ -72,6 +72,8 @@ struct rw_chan {
 	struct rw_msg *cur; /* the frame being read, and how far */
 	size_t off;
 	unsigned int sending; /* sends not completed yet (rw_sent) */
+	rw_fast_fn *fast;     /* serves a frame on the transport thread (rw_set_fast) */
+	void *fast_arg;
 	struct rw_chan *next; /* a listener's accept queue */
 };
 
@@ -87,10 +89,38 @@ static void rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uin
                        void *arg)
 {
 	struct rw_chan *c = arg;
-	struct rw_msg *m = malloc(sizeof(*m) + len);
+	struct rw_msg *m;
+	rw_fast_fn *fast = NULL;
+	struct rw_hdr h;
 
 	(void)ep;
 	(void)imm;
+	/*
+	 * Nothing queued and the reader inside no frame: the handler may serve this one here, in
+	 * order (the transport thread hands us the peer's frames one at a time).
+	 */
+	pthread_mutex_lock(&c->lock);
+	if (!c->closed && c->fast != NULL && c->head == NULL && c->cur == NULL &&
+	    len >= sizeof(h)) {
+		memcpy(&h, bytes, sizeof(h));
+		if (h.magic == RW_MAGIC && h.len == len - sizeof(h))
+			fast = c->fast;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (fast != NULL) {
+		int r = fast(c->fast_arg, &h, (const uint8_t *)bytes + sizeof(h));
+
+		if (r > 0)
+			return;
+		if (r < 0) {
+			pthread_mutex_lock(&c->lock);
+			c->closed = true; /* the reader ends the stream */
+			pthread_cond_broadcast(&c->cond);
+			pthread_mutex_unlock(&c->lock);
+			return;
+		}
+	}
+	m = malloc(sizeof(*m) + len);
 	pthread_mutex_lock(&c->lock);
 	if (m == NULL) {
 		c->closed = true; /* a lost frame breaks the stream: end it */
@@ -325,12 +355,12 @@ int rw_next(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms)
 		if (c->head == NULL)
 			c->tail = NULL;
 	}
+	c->cur = m; /* under the lock: rw_on_recv serves nothing here while a frame is read */
+	c->off = sizeof(*h);
 	ended = c->closed;
 	pthread_mutex_unlock(&c->lock);
 	if (m == NULL)
 		return ended ? -1 : 0;
-	c->cur = m;
-	c->off = sizeof(*h);
 	if (m->len < sizeof(*h))
 		return -1;
 	memcpy(h, m->data, sizeof(*h));
@@ -344,6 +374,19 @@ bool rw_read_all(struct rw_chan *c, void *buf, size_t n)
 	memcpy(buf, c->cur->data + c->off, n);
 	c->off += n;
 	return true;
+}
+
+const uint8_t *rw_payload(const struct rw_chan *c)
+{
+	return c->cur != NULL ? c->cur->data + c->off : NULL;
+}
+
+void rw_set_fast(struct rw_chan *c, rw_fast_fn *fn, void *arg)
+{
+	pthread_mutex_lock(&c->lock);
+	c->fast = fn;
+	c->fast_arg = arg;
+	pthread_mutex_unlock(&c->lock);
 }
 
 bool rw_skip(struct rw_chan *c, uint64_t n)

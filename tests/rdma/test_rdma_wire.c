@@ -1,0 +1,121 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The wire layer's transport-thread handler (white box: src/rdma/wire.c over the UCX
+ * transport on loopback): a frame is handed to the handler as it arrives only while nothing
+ * of the channel is queued and its reader is inside no frame, so frames stay in order; a
+ * frame the handler declines is queued for the reader; a handler's -1 ends the channel.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rdma/rdma.h"
+
+static atomic_uint served;     /* frames the handler served */
+static atomic_ullong last_tag; /* the last one's tag */
+
+/* Serves RW_READ (checking its payload), declines others, ends the channel on RW_DISCONNECT. */
+static int handler(void *arg, const struct rw_hdr *h, const uint8_t *p)
+{
+	assert_ptr_equal(arg, &served);
+	if (h->type == RW_DISCONNECT)
+		return -1;
+	if (h->type != RW_READ)
+		return 0;
+	if (h->len != 3 || memcmp(p, "abc", 3) != 0)
+		return -1;
+	atomic_store(&last_tag, h->tag);
+	atomic_fetch_add(&served, 1);
+	return 1;
+}
+
+static void put(struct rw_chan *c, uint16_t type, uint64_t tag)
+{
+	struct rw_hdr h = { .magic = RW_MAGIC, .type = type, .tag = tag };
+
+	assert_true(rw_write(c, &h, "abc", 3, NULL, 0));
+}
+
+/* Waits up to 5 s for the handler to have served @n frames. */
+static void wait_served(unsigned int n)
+{
+	for (int i = 0; i < 5000 && atomic_load(&served) < n; i++)
+		usleep(1000);
+	assert_int_equal(atomic_load(&served), n);
+}
+
+static void test_fast_in_order(void **state)
+{
+	struct rw_lsn *l;
+	struct rw_chan *cli, *srv;
+	struct rw_hdr h;
+	uint16_t port;
+
+	(void)state;
+	assert_int_equal(rw_listen(0, &l, &port), DOCA_SUCCESS);
+	cli = rw_dial("127.0.0.1", port);
+	assert_non_null(cli);
+	put(cli, RW_HELLO, 1); /* the peer is accepted once its first frame arrives */
+	srv = rw_accept(l);
+	assert_non_null(srv);
+	assert_int_equal(rw_next(srv, &h, 5000), 1); /* no handler yet: queued */
+	assert_int_equal(h.type, RW_HELLO);
+	assert_int_equal(rw_next(srv, &h, 50), 0); /* the reader is inside no frame now */
+	rw_set_fast(srv, handler, &served);
+
+	/* served on the transport thread: nothing reaches the reader */
+	put(cli, RW_READ, 2);
+	wait_served(1);
+	assert_int_equal(atomic_load(&last_tag), 2);
+	assert_int_equal(rw_next(srv, &h, 100), 0);
+
+	/* declined: queued, payload intact */
+	put(cli, RW_SEND, 3);
+	assert_int_equal(rw_next(srv, &h, 5000), 1);
+	assert_int_equal(h.type, RW_SEND);
+	assert_int_equal(h.tag, 3);
+	assert_memory_equal(rw_payload(srv), "abc", 3);
+
+	/* the reader is inside a frame: the next one waits for it, even one the handler takes */
+	put(cli, RW_READ, 4);
+	usleep(200000);
+	assert_int_equal(atomic_load(&served), 1);
+	assert_int_equal(rw_next(srv, &h, 5000), 1);
+	assert_int_equal(h.type, RW_READ);
+	assert_int_equal(h.tag, 4);
+	assert_int_equal(rw_next(srv, &h, 50), 0);
+
+	/* the reader is idle again: served here */
+	put(cli, RW_READ, 5);
+	wait_served(2);
+	assert_int_equal(atomic_load(&last_tag), 5);
+
+	/* -1: the channel ends, the reader sees the end */
+	put(cli, RW_DISCONNECT, 6);
+	assert_int_equal(rw_next(srv, &h, 5000), -1);
+
+	rw_close(cli);
+	rw_close(srv);
+	rw_listen_free(l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fast_in_order),
+	};
+
+	if (rw_absent() != NULL) {
+		print_message("skipped: %s\n", rw_absent());
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
