@@ -27,9 +27,12 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "core/log/log.h"
 #include "core/transport/transport.h"
 #include "rdma/rdma.h"
 #include "util/codec.h"
+
+ODMA_LOG_REGISTER(ODMA_RDMA_WIRE)
 
 /* Layout offsets of the blob. */
 enum {
@@ -62,6 +65,15 @@ struct rw_msg {
 /* How long a close waits for its sends to go out (and a free for their completions). */
 #define RW_DRAIN_MS 2000u
 
+/*
+ * What one channel queues for its reader at most (frames, bytes). UCX active messages have no
+ * back-pressure, and the reader may wait (a send for a posted receive, up to the RNR time):
+ * a peer past either bound has its stream ended, with one line. An honest peer queues no more
+ * than its tasks in flight.
+ */
+#define RW_QUEUE_FRAMES_MAX 65536u
+#define RW_QUEUE_BYTES_MAX (1ull << 30)
+
 struct rw_chan {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -72,7 +84,9 @@ struct rw_chan {
 	struct rw_msg *cur; /* the frame being read, and how far */
 	size_t off;
 	unsigned int sending; /* sends not completed yet (rw_sent) */
-	rw_fast_fn *fast;     /* serves a frame on the transport thread (rw_set_fast) */
+	uint32_t q_frames;    /* queued for the reader: bounded by RW_QUEUE_*_MAX */
+	uint64_t q_bytes;
+	rw_fast_fn *fast; /* serves a frame on the transport thread (rw_set_fast) */
 	void *fast_arg;
 	struct rw_chan *next; /* a listener's accept queue */
 };
@@ -124,7 +138,17 @@ static void rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uin
 	pthread_mutex_lock(&c->lock);
 	if (m == NULL) {
 		c->closed = true; /* a lost frame breaks the stream: end it */
+	} else if (!c->closed &&
+	           (c->q_frames >= RW_QUEUE_FRAMES_MAX || c->q_bytes + len > RW_QUEUE_BYTES_MAX)) {
+		c->closed = true;
+		ODMA_ERR("RDMA: a peer sent past what one connection queues (%u frames, %llu bytes "
+		         "waiting; at most %u and %llu): its stream is ended; the peer must keep "
+		         "fewer operations in flight",
+		         c->q_frames, (unsigned long long)c->q_bytes, RW_QUEUE_FRAMES_MAX,
+		         (unsigned long long)RW_QUEUE_BYTES_MAX);
 	} else if (!c->closed) {
+		c->q_frames++;
+		c->q_bytes += len;
 		m->next = NULL;
 		m->len = len;
 		memcpy(m->data, bytes, len);
@@ -354,6 +378,8 @@ int rw_next(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms)
 		c->head = m->next;
 		if (c->head == NULL)
 			c->tail = NULL;
+		c->q_frames--;
+		c->q_bytes -= m->len;
 	}
 	c->cur = m; /* under the lock: rw_on_recv serves nothing here while a frame is read */
 	c->off = sizeof(*h);
