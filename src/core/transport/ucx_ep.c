@@ -225,10 +225,6 @@ static void listen_close_job(void *arg)
 {
 	struct ucx_listener *L = arg;
 
-	if (L->l == NULL) { /* destroyed by the exit's shutdown already */
-		free(L);
-		return;
-	}
 	ucp_listener_destroy(L->l);
 	odma_ux.listeners--;
 	if (L->prev != NULL)
@@ -244,16 +240,17 @@ void odma_ucx_listeners_destroy(void)
 {
 	for (struct ucx_listener *L = odma_ucx_listeners, *next; L != NULL; L = next) {
 		next = L->next;
-		ucp_listener_destroy(
-		        L->l); /* the owner's handle stays allocated: it may still close it */
-		L->l = NULL;
-		L->prev = L->next = NULL;
+		ucp_listener_destroy(L->l);
+		free(L); /* a close after the exit's shutdown returns at once
+		            (odma_ucx_listen_close) */
 	}
 	odma_ucx_listeners = NULL;
 }
 
 void odma_ucx_listen_close(void *listener)
 {
+	if (!odma_ux.up)
+		return; /* after the exit's shutdown: the listener went with the worker */
 	ucx_call(listen_close_job, listener);
 }
 
