@@ -119,6 +119,9 @@ bool rw_read_hdr(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms);
 int rw_next(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms);
 /* CLOCK_MONOTONIC in ms. */
 uint64_t rw_now_ms(void);
+/* @ts = now + @ms on CLOCK_MONOTONIC (the clock of the wire's and the streams' condvars). */
+struct timespec;
+void rw_deadline(struct timespec *ts, uint32_t ms);
 /* Takes @n more bytes of the current frame's payload: true, or false when it has fewer. */
 bool rw_read_all(struct rw_chan *c, void *buf, size_t n);
 bool rw_skip(struct rw_chan *c, uint64_t n);

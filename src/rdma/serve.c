@@ -199,17 +199,6 @@ static bool rd_ctl_reject(struct rd_stream *s)
 
 /* ---------------------------------------------------------------- serving the peer */
 
-static void rd_deadline(struct timespec *ts, uint32_t ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 /*
  * Gives a message to the oldest posted receive, waiting up to the receiver-not-ready time
  * for one. Returns the status for the sender.
@@ -223,7 +212,7 @@ static doca_error_t rd_deliver(struct rd_stream *s, uint8_t opcode, uint32_t imm
 	doca_error_t st = DOCA_SUCCESS;
 
 	/* the sender's receiver-not-ready budget (its rnr_retry_count), at most 8 s */
-	rd_deadline(&end, rnr_ms < 8000 ? (uint32_t)rnr_ms : 8000u);
+	rw_deadline(&end, rnr_ms < 8000 ? (uint32_t)rnr_ms : 8000u);
 	pthread_mutex_lock(&rd->lock);
 	while (rd->recv_head == NULL && !rd->stopping && !s->dead &&
 	       pthread_cond_timedwait(&rd->recv_cond, &rd->lock, &end) != ETIMEDOUT)

@@ -333,7 +333,7 @@ struct rw_chan *rw_dial(const char *addr, uint16_t port)
 	return c;
 }
 
-static void rw_deadline(struct timespec *ts, uint32_t ms)
+void rw_deadline(struct timespec *ts, uint32_t ms)
 {
 	clock_gettime(CLOCK_MONOTONIC, ts);
 	ts->tv_sec += ms / 1000;
