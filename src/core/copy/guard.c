@@ -95,8 +95,10 @@ static void guard_install(void)
 
 doca_error_t odma_copy_init(void)
 {
+	doca_error_t r = odma_copy_stream_init();
+
 	pthread_once(&guard_once, guard_install);
-	return guard_status;
+	return r != DOCA_SUCCESS ? r : guard_status;
 }
 
 doca_error_t odma_guard_fault(const struct odma_guard *g)

@@ -48,12 +48,48 @@ extern const struct odma_mover odma_mover_local;   /* mover_local.c: memmove */
 extern const struct odma_mover odma_mover_process; /* mover_process.c: process_vm_readv/writev */
 extern const struct odma_mover odma_mover_net;     /* mover_net.c: asynchronous, a transport */
 
+/*
+ * Streaming copies (stream.c): a range of a copy of at least odma_copy_stream_min bytes
+ * (ODMA_STREAM_MIN; UINT64_MAX: none) whose destination is out of the cache is written with
+ * streaming stores. The choice is made where the bytes move, per range (a chunk of a split
+ * copy on whichever thread claims it), so the submit path pays nothing for it.
+ */
+extern uint64_t odma_copy_stream_min;
+
+/*
+ * Moves @n bytes from @src to @dst (a range of a copy of at least odma_copy_stream_min bytes):
+ * with streaming stores unless the ranges overlap or the destination was used recently
+ * enough to be in the cache (memmove then). Records both ends as used. Any thread.
+ */
+void odma_copy_big(void *dst, const void *src, size_t n);
+
+/*
+ * The rule of odma_copy_big: whether a run of @len bytes from @src to @dst streams (false for
+ * overlapping ranges and a destination in the cache); records both ends as used.
+ */
+bool odma_copy_stream_decide(const void *src, const void *dst, uint64_t len);
+
+/* Bytes moved with streaming stores so far (tests, debug). */
+extern _Atomic uint64_t odma_copy_streamed;
+
+/* Reads ODMA_STREAM_MIN and ODMA_STREAM_CACHE once (odma_copy_init). */
+doca_error_t odma_copy_stream_init(void);
+
+/* One local run of bytes of a copy of @total bytes: memmove, or odma_copy_big for a big copy. */
+static inline void odma_local_run(void *dst, const void *src, size_t n, uint64_t total)
+{
+	if (doca_unlikely(total >= odma_copy_stream_min))
+		odma_copy_big(dst, src, n);
+	else
+		memmove(dst, src, n);
+}
+
 /* A plain copy (one local element a side, odma_copy.plain): one memmove, no guard of its own. */
 static inline void odma_local_copy_plain(const struct odma_copy *c)
 {
 	const struct doca_buf *s = c->src, *d = c->dst;
 
-	memmove(d->data + d->data_len, s->data, c->total);
+	odma_local_run(d->data + d->data_len, s->data, c->total, c->total);
 }
 
 /* The local mover's move_batch, writing every st[i]; returns whether a copy failed. */

@@ -5,7 +5,8 @@
  * The local mover: both ends in this process' memory; memmove under the fault guard, so
  * memory unmapped or write-protected after its mmap started fails the copy instead of
  * killing the process. memmove rather than memcpy keeps even an overlapping submit (not
- * refused by doca_task_submit) memory-safe.
+ * refused by doca_task_submit) memory-safe. A big copy into memory out of the cache is
+ * written with streaming stores instead (stream.c).
  */
 #include <string.h>
 
@@ -20,7 +21,7 @@ local_copy_pieces(const struct odma_copy *c, uint64_t off, uint64_t len)
 
 	odma_copy_cursor_init(&cur, c, off, len);
 	while (odma_copy_cursor_next(&cur, &p))
-		memmove(p.dst, p.src, p.len);
+		odma_local_run(p.dst, p.src, p.len, c->total);
 }
 
 static inline void local_copy(const struct odma_copy *c, uint64_t off, uint64_t len)
@@ -28,7 +29,7 @@ static inline void local_copy(const struct odma_copy *c, uint64_t off, uint64_t 
 	const struct doca_buf *s = c->src, *d = c->dst;
 
 	if (doca_likely(s->next == NULL && d->next == NULL))
-		memmove(d->data + d->data_len + off, s->data + off, len);
+		odma_local_run(d->data + d->data_len + off, s->data + off, len, c->total);
 	else
 		local_copy_pieces(c, off, len);
 }
