@@ -47,13 +47,13 @@ fi
 
 # Columns of a raw CSV (odma-bench --csv): 1 engine 3 cache 4 size 9 bytes_per_sec
 # 12 memcpy_bytes_per_sec 14 peer_bytes_per_sec 17 pingpong_ns 19 memcpy_threads
-# 20 memcpy_mt_bytes_per_sec.
+# 20 memcpy_mt_bytes_per_sec 21 stream_mt_bytes_per_sec (0 under 64 KiB).
 awk -F, '
 	FNR == 1 { next }
 	{
 		k = $1 "," $3 "," $4; keys[k] = 1; n[k]++
 		odma[k, n[k]] = $9 / 1e9; mc[k, n[k]] = $12 / 1e9; peer[k, n[k]] = $14 / 1e9
-		pp[k, n[k]] = $17; thr[k] = $19; mt[k, n[k]] = $20 / 1e9
+		pp[k, n[k]] = $17; thr[k] = $19; mt[k, n[k]] = $20 / 1e9; st[k, n[k]] = $21 / 1e9
 	}
 	function med(a, k, m,   i, j, t, v) {
 		for (i = 1; i <= m; i++) v[i] = a[k, i]
@@ -62,7 +62,7 @@ awk -F, '
 		return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
 	}
 	END {
-		print "engine,cache,size,odma_gbs,odma_min,odma_max,memcpy_gbs,memcpy_min,memcpy_max,memcpy_threads,memcpy_mt_gbs,memcpy_mt_min,memcpy_mt_max,peer_gbs,peer_min,peer_max,pingpong_ns,runs"
+		print "engine,cache,size,odma_gbs,odma_min,odma_max,memcpy_gbs,memcpy_min,memcpy_max,memcpy_threads,memcpy_mt_gbs,memcpy_mt_min,memcpy_mt_max,peer_gbs,peer_min,peer_max,pingpong_ns,stream_mt_gbs,stream_mt_min,stream_mt_max,runs"
 		for (k in keys) {
 			m = n[k]
 			o = med(odma, k, m); olo = lo; ohi = hi
@@ -70,22 +70,25 @@ awk -F, '
 			t = med(mt, k, m); tlo = lo; thi = hi
 			p = med(peer, k, m); plo = lo; phi = hi
 			q = med(pp, k, m)
-			printf "%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,%d\n", k, o, olo, ohi, c, clo, chi, thr[k], t, tlo, thi, p, plo, phi, q, m
+			s = med(st, k, m); slo = lo; shi = hi
+			printf "%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.0f,%.3f,%.3f,%.3f,%d\n", k, o, olo, ohi, c, clo, chi, thr[k], t, tlo, thi, p, plo, phi, q, s, slo, shi, m
 		}
 	}' "$OUT"/sweep-*-*-*.csv | { IFS= read -r h; echo "$h"; sort -t, -k1,1 -k2,2r -k3,3n; } >"$OUT/sweep.csv"
 
 {
 	echo "Median (min-max) of $(sed -n 2p "$OUT/sweep.csv" | awk -F, '{print $NF}') runs per row, GB/s; each run one odma-bench process"
 	echo "(depth $DEPTH) with its baselines measured in the same process. memcpy xN: memcpy on as many"
-	echo "threads as the engine moves bytes on (1 for the inline engine). A size above 2 MiB is a"
-	echo "walk of 2 MiB tasks (max_buf_size)."
+	echo "threads as the engine moves bytes on (1 for the inline engine); stream xN: a copy with"
+	echo "streaming stores on as many threads (tasks of 64 KiB or more), the limit for copies that miss"
+	echo "the cache. A size above 2 MiB is a walk of 2 MiB tasks (max_buf_size)."
 	echo
-	echo "| engine | cache | size | odma GB/s | memcpy GB/s | odma / memcpy | memcpy xN GB/s (N) | odma / memcpy xN | dma_skeleton GB/s | odma / skeleton | ping-pong ns |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| engine | cache | size | odma GB/s | memcpy GB/s | odma / memcpy | memcpy xN GB/s (N) | odma / memcpy xN | stream xN GB/s | odma / stream xN | dma_skeleton GB/s | odma / skeleton | ping-pong ns |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	awk -F, 'NR > 1 {
 		r1 = $7 > 0 ? sprintf("%.2f", $4 / $7) : "-"; r2 = $11 > 0 ? sprintf("%.2f", $4 / $11) : "-"
 		pk = $14 > 0 ? sprintf("%.2f (%.2f-%.2f)", $14, $15, $16) : "-"; r3 = $14 > 0 ? sprintf("%.2f", $4 / $14) : "-"
-		printf "| %s | %s | %d | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %s | %.2f (%d) | %s | %s | %s | %d |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, r1, $11, $10, r2, pk, r3, $17
+		sk = $18 > 0 ? sprintf("%.2f (%.2f-%.2f)", $18, $19, $20) : "-"; r4 = $18 > 0 ? sprintf("%.2f", $4 / $18) : "-"
+		printf "| %s | %s | %d | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %s | %.2f (%d) | %s | %s | %s | %s | %s | %d |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, r1, $11, $10, r2, sk, r4, pk, r3, $17
 	}' "$OUT/sweep.csv"
 } >"$OUT/sweep.md"
 
@@ -113,6 +116,7 @@ do for [c in "hot cold"] {
 	     "$OUT/.plot-inline-".c.".csv" using 3:4:5:6 with yerrorlines title "odma inline", \
 	     "$OUT/.plot-thread-".c.".csv" using 3:7 with linespoints title "memcpy, 1 thread", \
 	     "$OUT/.plot-thread-".c.".csv" using 3:11 with linespoints title "memcpy, N threads (the thread engine's)", \
+	     "$OUT/.plot-thread-".c.".csv" using 3:(\$18 > 0 ? \$18 : 1/0) with linespoints title "streaming copy, N threads", \
 	     "$OUT/.plot-thread-".c.".csv" using 3:(\$14 > 0 ? \$14 : 1/0) with linespoints title "DPDK dma\\\\_skeleton"
 }
 unset multiplot

@@ -95,6 +95,12 @@ void bench_memcpy_rep(const struct bench_mem *m, double seconds, struct bench_re
 int bench_engine_threads(void);
 void bench_memcpy_mt_rep(const struct bench_mem *m, double seconds, int threads,
                          struct bench_rep *r);
+/* Tasks from this size on also get the streaming baseline (throughput mode). */
+#define BENCH_STREAM_MIN (64u << 10)
+
+/* The same with streaming stores (the limit for copies that miss the cache). */
+void bench_stream_mt_rep(const struct bench_mem *m, double seconds, int threads,
+                         struct bench_rep *r);
 double bench_memcpy_oneshot_ns(const struct bench_mem *m, size_t size);
 void bench_slot_clear(const struct bench_mem *m);
 bool bench_slot_check(const struct bench_mem *m);

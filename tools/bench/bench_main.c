@@ -33,6 +33,9 @@ static const char bench_help[] =
         "      - memcpy on as many threads as the engine moves bytes on (memcpy_threads: 1 for\n"
         "        the inline engine, the workers plus the submitting thread for the thread\n"
         "        engine; memcpy_mt_bytes_per_sec), thread j copying slots j, j+N, ..., and\n"
+        "      - for tasks of 64 KiB or more (throughput mode), a copy with streaming stores on\n"
+        "        as many threads (stream_mt_bytes_per_sec): what the engine uses for big\n"
+        "        copies into memory out of the cache, the machine's limit for such copies,\n"
         "      - pingpong_ns, the round trip of two threads spinning on one atomic (pinned to\n"
         "        CPUs 0 and 1 when allowed): the price of a cross-core hand-off right now.\n"
         "    Each figure is the median of REPS repetitions, run interleaved (odma, memcpy, peer)\n"
@@ -121,7 +124,9 @@ static const char bench_help[] =
         "    depth, cache (hot|cold), footprint_bytes, tasks, seconds, tasks_per_sec,\n"
         "    bytes_per_sec, memcpy_bytes_per_sec, memcpy_tasks_per_sec, verified, pingpong_ns,\n"
         "    memcpy_threads, memcpy_mt_bytes_per_sec, ratio_memcpy, ratio_memcpy_mt (throughput\n"
-        "    mode; --xproc: raw_threads, raw_mt_syscall_per_sec, ratio_raw_mt beside ratio),\n"
+        "    mode; with tasks of 64 KiB or more also stream_mt_bytes_per_sec and\n"
+        "    ratio_stream_mt, on memcpy_threads threads; --xproc: raw_threads,\n"
+        "    raw_mt_syscall_per_sec, ratio_raw_mt beside ratio),\n"
         "    latency_ns {p50, p99} (latency and event modes), eventfd_pingpong_ns (event mode),\n"
         "    harness_tasks_per_sec (throughput mode: the measuring loop's own bookkeeping with\n"
         "    the copy replaced by nothing, i.e. the ceiling the loop puts on any engine),\n"
@@ -138,7 +143,7 @@ static const char bench_help[] =
         "    0 on success; 1 when a measurement failed (the reason is printed); 2 on bad flags.\n";
 
 struct bench_out {
-	struct bench_result odma, mc, mcmt, peer, harness;
+	struct bench_result odma, mc, mcmt, stmt, peer, harness;
 	int threads; /* threads the engine moves bytes on: the N of the N-thread memcpy */
 	size_t size;
 	double footprint;
@@ -407,7 +412,8 @@ static void summarise(struct bench_result *res, struct bench_rep *reps, int n, s
 static int measure(struct bench_odma *ob, const struct bench_mem *m, struct bench_out *o)
 {
 	struct bench_rep ro[99] = { 0 }, rm[99] = { 0 }, rp[99] = { 0 }, rh[99] = { 0 },
-	                 rt[99] = { 0 };
+	                 rt[99] = { 0 }, rs[99] = { 0 };
+	bool streams = cfg.mode == BENCH_THROUGHPUT && m->task_size >= BENCH_STREAM_MIN;
 	double rep_s = cfg.seconds / cfg.reps;
 	bool peer_ok = cfg.peer_dpdk;
 
@@ -422,6 +428,8 @@ static int measure(struct bench_odma *ob, const struct bench_mem *m, struct benc
 		bench_memcpy_rep(m, rep_s, &rm[i]);
 		if (o->threads > 1 && cfg.mode == BENCH_THROUGHPUT)
 			bench_memcpy_mt_rep(m, rep_s, o->threads, &rt[i]);
+		if (streams)
+			bench_stream_mt_rep(m, rep_s, o->threads, &rs[i]);
 		if (cfg.mode == BENCH_THROUGHPUT && cfg.list_len <= 1)
 			bench_harness_rep(&cfg, m, rep_s / 4, &rh[i]);
 		bench_progress_start("dpdk", rep_s, cfg.seconds);
@@ -436,6 +444,8 @@ static int measure(struct bench_odma *ob, const struct bench_mem *m, struct benc
 		summarise(&o->mcmt, rt, cfg.reps, m->task_size);
 	else
 		o->mcmt = o->mc; /* one thread: the single-thread memcpy is the limit */
+	if (streams)
+		summarise(&o->stmt, rs, cfg.reps, m->task_size);
 	if (cfg.mode == BENCH_THROUGHPUT && cfg.list_len <= 1)
 		summarise(&o->harness, rh, cfg.reps, m->task_size);
 	if (peer_ok)
@@ -476,6 +486,11 @@ static void print_json(const struct bench_out *o, const struct bench_mem *m)
 	       o->threads, o->mcmt.bytes_per_sec,
 	       o->mc.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mc.bytes_per_sec : 0,
 	       o->mcmt.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mcmt.bytes_per_sec : 0);
+	if (o->stmt.valid)
+		printf(", \"stream_mt_bytes_per_sec\": %.1f, \"ratio_stream_mt\": %.3f",
+		       o->stmt.bytes_per_sec,
+		       o->stmt.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->stmt.bytes_per_sec
+		                                 : 0);
 	if (cfg.mode == BENCH_EVENT)
 		printf(", \"eventfd_pingpong_ns\": %.1f", efd_pingpong_ns);
 	if (o->harness.valid)
@@ -500,14 +515,16 @@ static void print_csv(const struct bench_out *o, const struct bench_mem *m, bool
 		       "sec,p50_ns,p99_ns,"
 		       "memcpy_bytes_per_sec,peer_tasks_per_sec,peer_bytes_per_sec,peer_p50_ns,"
 		       "peer_p99_ns,pingpong_ns,"
-		       "harness_tasks_per_sec,memcpy_threads,memcpy_mt_bytes_per_sec\n");
+		       "harness_tasks_per_sec,memcpy_threads,memcpy_mt_bytes_per_sec,"
+		       "stream_mt_bytes_per_sec\n");
 	printf("%s,%s,%s,%zu,%zu,%u,%u,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%."
-	       "1f\n",
+	       "1f,%.1f\n",
 	       engine_name(), mode_name(), cfg.cold ? "cold" : "hot", o->size, m->task_size,
 	       cfg.depth, cfg.list_len, o->odma.tasks_per_sec, o->odma.bytes_per_sec,
 	       o->odma.p50_ns, o->odma.p99_ns, o->mc.bytes_per_sec, o->peer.tasks_per_sec,
 	       o->peer.bytes_per_sec, o->peer.p50_ns, o->peer.p99_ns, pingpong_ns,
-	       o->harness.tasks_per_sec, o->threads, o->mcmt.bytes_per_sec);
+	       o->harness.tasks_per_sec, o->threads, o->mcmt.bytes_per_sec,
+	       o->stmt.valid ? o->stmt.bytes_per_sec : 0.0);
 }
 
 static void print_text(const struct bench_out *o, bool header)
@@ -536,11 +553,16 @@ static void print_text(const struct bench_out *o, bool header)
 		       o->odma.tasks_per_sec / o->peer.tasks_per_sec);
 	else if (cfg.peer_dpdk)
 		printf("   dpdk: %s", o->peer.error);
+	if (o->stmt.valid)
+		printf("   stream x%d %.2f GB/s (x %.2f)", o->threads, o->stmt.bytes_per_sec / 1e9,
+		       o->odma.bytes_per_sec / o->stmt.bytes_per_sec);
 	if (cfg.mode == BENCH_EVENT)
 		printf("   eventfd ping-pong p50 %.0f ns", efd_pingpong_ns);
 	if (o->harness.valid)
 		printf("   harness %.1f Mt/s", o->harness.tasks_per_sec / 1e6);
-	printf("%s\n", o->odma.verified && o->mc.verified ? "" : "   NOT VERIFIED");
+	printf("%s\n", o->odma.verified && o->mc.verified && (!o->stmt.valid || o->stmt.verified)
+	                       ? ""
+	                       : "   NOT VERIFIED");
 }
 
 static void print_one(const struct bench_out *o, const struct bench_mem *m, int idx, int n)

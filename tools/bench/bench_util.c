@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "util/stream_copy.h"
 
 #define MIB (1024UL * 1024UL)
 
@@ -382,6 +383,7 @@ int bench_engine_threads(void)
 
 struct mc_thread {
 	const struct bench_mem *m;
+	void (*copy)(void *dst, const void *src, size_t n);
 	pthread_barrier_t *go;
 	uint64_t end_ns, tasks;
 	unsigned int first, step;
@@ -397,9 +399,10 @@ static void *mc_thread_main(void *arg)
 	pthread_barrier_wait(t->go);
 	do {
 		for (int k = 0; k < 16; k++, n++) {
-			memcpy(m->dst + slot * m->stride, m->src + slot * m->stride, m->task_size);
+			t->copy(m->dst + slot * m->stride, m->src + slot * m->stride, m->task_size);
 			slot += t->step;
-			if (slot >= m->n_slots)
+			while (slot >=
+			       m->n_slots) /* (fewer slots than threads: wrap more than once) */
 				slot -= m->n_slots;
 		}
 	} while (bench_now_ns() < t->end_ns);
@@ -407,12 +410,14 @@ static void *mc_thread_main(void *arg)
 	return NULL;
 }
 
-/*
- * memcpy on @threads threads at once over the same slots: thread j copies slots j, j+N, ...
- * (same size, same footprint); tasks are the slots copied by all of them together.
- */
-void bench_memcpy_mt_rep(const struct bench_mem *m, double seconds, int threads,
-                         struct bench_rep *r)
+static void mc_memcpy(void *dst, const void *src, size_t n)
+{
+	memcpy(dst, src, n);
+}
+
+/* @copy on @threads threads at once over the same slots (bench_memcpy_mt_rep). */
+static void mc_mt_rep(const struct bench_mem *m, double seconds, int threads,
+                      void (*copy)(void *, const void *, size_t), struct bench_rep *r)
 {
 	struct mc_thread t[64];
 	pthread_t tid[64];
@@ -426,6 +431,7 @@ void bench_memcpy_mt_rep(const struct bench_mem *m, double seconds, int threads,
 	t0 = bench_now_ns();
 	for (int j = 0; j < n; j++)
 		t[j] = (struct mc_thread){ .m = m,
+			                   .copy = copy,
 			                   .go = &go,
 			                   .first = (unsigned int)j,
 			                   .step = (unsigned int)n,
@@ -450,6 +456,26 @@ void bench_memcpy_mt_rep(const struct bench_mem *m, double seconds, int threads,
 		r->tasks += t[j].tasks;
 	r->verified = bench_slot_check(m);
 	pthread_barrier_destroy(&go);
+}
+
+/*
+ * memcpy on @threads threads at once over the same slots: thread j copies slots j, j+N, ...
+ * (same size, same footprint); tasks are the slots copied by all of them together.
+ */
+void bench_memcpy_mt_rep(const struct bench_mem *m, double seconds, int threads,
+                         struct bench_rep *r)
+{
+	mc_mt_rep(m, seconds, threads, mc_memcpy, r);
+}
+
+/*
+ * The same with streaming stores (util/stream_copy.h, what odma's engine uses for big copies
+ * into memory out of the cache): the machine's limit for copies that miss the cache.
+ */
+void bench_stream_mt_rep(const struct bench_mem *m, double seconds, int threads,
+                         struct bench_rep *r)
+{
+	mc_mt_rep(m, seconds, threads, odma_stream_copy_bytes, r);
 }
 
 /* p50 of one memcpy of @size bytes on cache-hot buffers, timed like a one-shot task. */
