@@ -5,9 +5,12 @@
  * The transport's endpoints (core/transport/transport.h), what DOCA RDMA and Comch across
  * machines build on: a listener and a client in this process over UCX on loopback, messages
  * with an immediate both ways, get/put against a region this process registered (through an
- * endpoint), the exporter's refusals, close, and a connection to no listener.
+ * endpoint), the exporter's refusals, close (sends still in flight fail before on_close), and
+ * a connection to no listener.
  */
 #include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -232,12 +235,116 @@ static void test_exit_with_listener_open(void **state)
 		fail_msg("UCX complained at exit: %s", out);
 }
 
+/* Sends of test_close_fails_sends_first: completions, and how many came after on_close. */
+static struct {
+	pthread_mutex_t lock;
+	unsigned int done, failed, after_close;
+	bool closed;
+} sends = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void send_done(void *arg, doca_error_t st)
+{
+	(void)arg;
+	pthread_mutex_lock(&sends.lock);
+	sends.done++;
+	sends.failed += st != DOCA_SUCCESS;
+	sends.after_close += sends.closed;
+	pthread_mutex_unlock(&sends.lock);
+}
+
+/* The stopped listener of that test, killed at exit even when an assertion failed. */
+static pid_t quiet_pid;
+
+static void quiet_kill(void)
+{
+	if (quiet_pid > 0)
+		kill(quiet_pid, SIGKILL);
+}
+
+static unsigned int sends_done(void)
+{
+	unsigned int r;
+
+	pthread_mutex_lock(&sends.lock);
+	r = sends.done;
+	pthread_mutex_unlock(&sends.lock);
+	return r;
+}
+
+static void quiet_on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
+{
+	(void)ep;
+	(void)why;
+	(void)arg;
+	pthread_mutex_lock(&sends.lock);
+	sends.closed = true;
+	pthread_mutex_unlock(&sends.lock);
+}
+
+/*
+ * Closing an endpoint whose peer stopped reading (SIGSTOP): the sends UCX still holds
+ * complete with IO_FAILED, each exactly once, before on_close, and none after it (UCX reports
+ * their cancellation later; the owner may have freed what the callbacks use by then).
+ */
+static void test_close_fails_sends_first(void **state)
+{
+	static const struct odma_tp_ep_cbs cbs = { NULL, quiet_on_close, NULL };
+	static uint8_t big[256 * 1024];
+	enum { N = 64 };
+	uint16_t port = (uint16_t)(20000 + (getpid() + 4409) % 20000);
+	char portstr[16], line[16] = "";
+	struct odma_tp_ep *ep;
+	int fds[2], st;
+	pid_t pid;
+
+	(void)state;
+	snprintf(portstr, sizeof(portstr), "%u", port);
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		execl(self_path, self_path, "--listen-quiet", portstr, (char *)NULL);
+		_exit(127);
+	}
+	quiet_pid = pid;
+	atexit(quiet_kill);
+	close(fds[1]);
+	assert_true(read(fds[0], line, sizeof(line) - 1) > 0); /* "ready" */
+	close(fds[0]);
+	assert_int_equal(odma_tp_connect("127.0.0.1", port, &cbs, &ep), DOCA_SUCCESS);
+	assert_int_equal(odma_tp_ep_send(ep, "hi", 2, 0, send_done, NULL), DOCA_SUCCESS);
+	for (int i = 0; i < 500 && sends_done() < 1; i++)
+		usleep(10000);
+	assert_int_equal(sends_done(), 1);
+	assert_int_equal(kill(pid, SIGSTOP), 0);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(odma_tp_ep_send(ep, big, sizeof(big), 1, send_done, NULL),
+		                 DOCA_SUCCESS);
+	usleep(200000);
+	pthread_mutex_lock(&sends.lock);
+	assert_true(sends.done < 1 + N); /* 16 MiB to a stopped reader: some are in flight */
+	pthread_mutex_unlock(&sends.lock);
+	odma_tp_ep_close(ep);
+	usleep(300000); /* room for UCX's late cancellations */
+	pthread_mutex_lock(&sends.lock);
+	assert_true(sends.closed);
+	assert_int_equal(sends.done, 1 + N);
+	assert_true(sends.failed >= 1);
+	assert_int_equal(sends.after_close, 0);
+	pthread_mutex_unlock(&sends.lock);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	quiet_pid = 0;
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_endpoints),
 		cmocka_unit_test(test_connect_nowhere),
 		cmocka_unit_test(test_exit_with_listener_open),
+		cmocka_unit_test(test_close_fails_sends_first),
 	};
 
 	setenv("ODMA_TRANSPORT", "ucx", 1);
@@ -254,6 +361,17 @@ int main(int argc, char **argv)
 			return 1;
 		odma_tp_listen_close(listener);
 		return 0;
+	}
+	if (argc > 2 && strcmp(argv[1], "--listen-quiet") == 0) {
+		void *listener; /* accepts, then only sleeps (the parent stops it) */
+
+		if (odma_tp_listen("127.0.0.1", (uint16_t)atoi(argv[2]), on_accept, NULL,
+		                   &listener) != DOCA_SUCCESS)
+			return 1;
+		printf("ready\n");
+		fflush(stdout);
+		for (;;)
+			pause();
 	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -106,12 +106,50 @@ static void ep_unlink(struct odma_tp_ep *ep)
 		}
 }
 
-/* The connection is gone (service thread): on_close once. */
+struct ucx_msg {
+	odma_tp_send_done_fn *done; /* NULL once reported (the endpoint went first) */
+	void *arg;
+	struct odma_tp_ep *ep;
+	struct ucx_msg *prev, *next; /* in ep->msgs while UCX holds it */
+	bool linked;
+	uint8_t hdr[8]; /* imm u32, zero u32 */
+	size_t len;
+	uint8_t data[];
+};
+
+static void msg_unlink(struct ucx_msg *m)
+{
+	if (!m->linked)
+		return;
+	if (m->prev != NULL)
+		m->prev->next = m->next;
+	else
+		m->ep->msgs = m->next;
+	if (m->next != NULL)
+		m->next->prev = m->prev;
+	m->linked = false;
+}
+
+/*
+ * The connection is gone (service thread): the sends UCX still holds complete with IO_FAILED
+ * now (UCX reports their cancellation later, after the owner may have freed what their
+ * callbacks use: msg_sent then only frees them), then on_close, once.
+ */
 void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why)
 {
 	if (ep->gone)
 		return;
 	ep->gone = true;
+	while (ep->msgs != NULL) {
+		struct ucx_msg *m = ep->msgs;
+		odma_tp_send_done_fn *done = m->done;
+
+		msg_unlink(m);
+		m->done = NULL;
+		m->ep = NULL; /* the endpoint may be freed before UCX lets go of the message */
+		if (done != NULL)
+			done(m->arg, DOCA_ERROR_IO_FAILED);
+	}
 	if (ep->cbs.on_close != NULL)
 		ep->cbs.on_close(ep, why, ep->cbs.arg);
 }
@@ -326,19 +364,11 @@ void odma_ucx_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs
 	ucx_call(setcbs_job, &j);
 }
 
-struct ucx_msg {
-	odma_tp_send_done_fn *done;
-	void *arg;
-	struct odma_tp_ep *ep;
-	uint8_t hdr[8]; /* imm u32, zero u32 */
-	size_t len;
-	uint8_t data[];
-};
-
 static void msg_sent(void *request, ucs_status_t status, void *user_data)
 {
 	struct ucx_msg *m = user_data;
 
+	msg_unlink(m);
 	if (m->done != NULL)
 		m->done(m->arg, status == UCS_OK ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED);
 	free(m);
@@ -363,8 +393,17 @@ static void send_job(void *arg)
 	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
 	r = ucp_am_send_nbx(m->ep->peer->ep, ODMA_UCX_AM_MSG, m->hdr, sizeof(m->hdr),
 	                    m->len ? m->data : NULL, m->len, &prm);
-	if (!UCS_PTR_IS_PTR(r))
+	if (!UCS_PTR_IS_PTR(r)) {
 		msg_sent(NULL, UCS_PTR_STATUS(r), m);
+		return;
+	}
+	/* in flight: reported by msg_sent, or by odma_ucx_ep_gone if the endpoint goes first */
+	m->prev = NULL;
+	m->next = m->ep->msgs;
+	if (m->next != NULL)
+		m->next->prev = m;
+	m->ep->msgs = m;
+	m->linked = true;
 }
 
 doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
@@ -381,6 +420,8 @@ doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t l
 	m->done = done;
 	m->arg = arg;
 	m->ep = ep;
+	m->prev = m->next = NULL;
+	m->linked = false;
 	memset(m->hdr, 0, sizeof(m->hdr));
 	memcpy(m->hdr, &imm, 4);
 	m->len = len;

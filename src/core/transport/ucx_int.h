@@ -106,11 +106,14 @@ struct odma_ucx_state {
 };
 extern struct odma_ucx_state odma_ux;
 
+struct ucx_msg;
+
 struct odma_tp_ep {
 	struct odma_tp_ep *next; /* every open endpoint (service thread) */
 	struct ucx_peer *peer;
 	struct odma_tp_ep_cbs cbs;
-	bool gone; /* on_close ran (or close was asked): no callback after it */
+	bool gone;            /* on_close ran (or close was asked): no callback after it */
+	struct ucx_msg *msgs; /* sends handed to UCX and not completed (service thread) */
 };
 
 extern struct odma_tp_ep *odma_ucx_eps; /* every open endpoint (service thread) */
