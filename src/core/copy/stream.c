@@ -35,7 +35,7 @@
 
 ODMA_LOG_REGISTER(ODMA_STREAM)
 
-#define STREAM_DEFAULT_MIN (256u << 10)
+#define STREAM_DEFAULT_MIN (64u << 10) /* measured: docs/performance.md */
 #define STREAM_FALLBACK_CACHE (8u << 20) /* when the system does not say */
 #define STREAM_RUN_MIN 4096u             /* a shorter run (a list's piece) is a memmove */
 #define STREAM_SETS 256u                 /* the table: sets (a power of two) ... */
