@@ -12,7 +12,7 @@ set -eu
 A=$1
 B=$2
 shift 2
-EXTRA="$*"
+EXTRA="${EXTRA:+$EXTRA }$*" # (an EXTRA from the environment is kept, before the arguments)
 RUNS=${RUNS:-5}
 SECS=${SECS:-1}
 DEPTH=${DEPTH:-128}
