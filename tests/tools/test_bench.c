@@ -92,6 +92,26 @@ static void test_throughput(void **s)
 	check_result(o, false);
 	/* the harness-only row: the loop alone is always faster than the loop with a copy */
 	assert_true(num(o, "harness_tasks_per_sec") > num(o, "tasks_per_sec"));
+	/* no streaming baseline under 64 KiB */
+	assert_false(json_object_object_get_ex(o, "stream_mt_bytes_per_sec", NULL));
+	json_object_put(o);
+}
+
+/*
+ * Big tasks: the N-thread memcpy and the N-thread streaming copy beside odma, at depth 1,
+ * i.e. fewer slots than the thread engine's threads (memcpy xN once read past its slots).
+ */
+static void test_big_baselines(void **s)
+{
+	json_object *o = run_json(bench_exe, "--engine thread --size 256K --depth 1 --seconds 0.2 "
+	                                     "--reps 1 --json");
+
+	(void)s;
+	check_result(o, false);
+	assert_true(num(o, "memcpy_threads") >= 2);
+	assert_true(num(o, "memcpy_mt_bytes_per_sec") > 0);
+	assert_true(num(o, "stream_mt_bytes_per_sec") > 0);
+	assert_true(num(o, "ratio_stream_mt") > 0);
 	json_object_put(o);
 }
 
@@ -363,6 +383,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_comch),
 		cmocka_unit_test(test_rdma),
 		cmocka_unit_test(test_advise_compare),
+		cmocka_unit_test(test_big_baselines),
 	};
 
 	if (argc < 3) {

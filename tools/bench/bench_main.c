@@ -553,7 +553,7 @@ static void print_text(const struct bench_out *o, bool header)
 		       o->odma.tasks_per_sec / o->peer.tasks_per_sec);
 	else if (cfg.peer_dpdk)
 		printf("   dpdk: %s", o->peer.error);
-	if (o->stmt.valid)
+	if (o->stmt.valid && o->stmt.bytes_per_sec > 0)
 		printf("   stream x%d %.2f GB/s (x %.2f)", o->threads, o->stmt.bytes_per_sec / 1e9,
 		       o->odma.bytes_per_sec / o->stmt.bytes_per_sec);
 	if (cfg.mode == BENCH_EVENT)

@@ -400,9 +400,9 @@ static void *mc_thread_main(void *arg)
 	do {
 		for (int k = 0; k < 16; k++, n++) {
 			t->copy(m->dst + slot * m->stride, m->src + slot * m->stride, m->task_size);
+			/* (fewer slots than threads: the step may wrap more than once) */
 			slot += t->step;
-			while (slot >=
-			       m->n_slots) /* (fewer slots than threads: wrap more than once) */
+			while (slot >= m->n_slots)
 				slot -= m->n_slots;
 		}
 	} while (bench_now_ns() < t->end_ns);

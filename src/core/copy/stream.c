@@ -17,9 +17,9 @@
  * replaced), each with a clock, the bytes of new data big runs had brought into the cache,
  * when it was last used. A run streams unless its destination was used recently enough for
  * the new data since, and its own bytes, to fit in ODMA_STREAM_CACHE (default 1.5 x the
- * last-level cache one CPU sees: the measured crossover). The
- * runs of copies under ODMA_STREAM_MIN bytes, and runs under 4 KiB, never stream and never
- * touch the table; the submit path pays nothing.
+ * last-level cache one CPU sees: the measured crossover). The runs of copies under
+ * ODMA_STREAM_MIN bytes, and runs under 4 KiB, never stream and never touch the table; the
+ * submit path pays nothing.
  *
  * x86-64 only (util/stream_copy.h); elsewhere nothing streams.
  */
@@ -81,8 +81,7 @@ static uint64_t stream_sysfs_kib(const char *path)
 /*
  * The last-level cache one CPU sees, in bytes; 0 when the system does not say. sysfs first:
  * it gives one instance's size, where glibc's sysconf may give the sum over the package (256
- * MiB on the EPYC guest of docs/performance.md, whose vCPUs each see 32 MiB; the measured
- * crossover there is between 32 and 64 MiB in flight).
+ * MiB on the EPYC guest of docs/performance.md, whose vCPUs each see 32 MiB).
  */
 static uint64_t stream_llc_bytes(void)
 {
