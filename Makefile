@@ -1,4 +1,7 @@
 # Thin wrapper over meson/ninja: `make demo`, `make check`, `make install PREFIX=...`.
+# `make check` runs every test but the suite 'slow' (NVIDIA's programs through odma compat,
+# the benchmark's tool test, the namespace pairs, the long stress run); `make check-slow` runs
+# those, `make check-all` both. JOBS=N sets the build's and the test runner's parallelism.
 # `make install LAYOUT=doca PREFIX=/opt/mellanox/doca` installs in DOCA's own layout (flat
 # include/, lib/<multiarch>/, tools/doca_caps, applications/VERSION) so trees that hard-code
 # DOCA's paths build unchanged; LAYOUT=default (the default) is the usual GNU layout.
@@ -9,11 +12,12 @@ MESON   ?= meson
 NINJA   ?= ninja
 # Extra options for `meson setup` (e.g. MESON_OPTS="-Db_sanitize=address,undefined").
 MESON_OPTS ?=
+JOBS    ?= 2
 
-.PHONY: all deps demo check install uninstall clean fuzz soak soak-cycles bench
+.PHONY: all deps demo check check-slow check-all install uninstall clean fuzz soak soak-cycles bench
 
 all: $(BUILD)/build.ninja
-	$(NINJA) -C $(BUILD)
+	$(NINJA) -C $(BUILD) -j $(JOBS)
 
 deps:
 	@sh scripts/install-deps.sh
@@ -26,7 +30,13 @@ demo: all
 	@sh scripts/demo.sh $(BUILD)
 
 check: all
-	$(MESON) test -C $(BUILD) --print-errorlogs --num-processes 2
+	$(MESON) test -C $(BUILD) --print-errorlogs --num-processes $(JOBS) --no-suite slow
+
+check-slow: all
+	$(MESON) test -C $(BUILD) --print-errorlogs --num-processes $(JOBS) --suite slow
+
+check-all: all
+	$(MESON) test -C $(BUILD) --print-errorlogs --num-processes $(JOBS)
 
 install: all
 	$(MESON) configure $(BUILD) -Dprefix=$(PREFIX)

@@ -11,6 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <cmocka.h>
 
 #include <doca_error.h>
@@ -36,6 +40,26 @@ static inline struct doca_dev *tu_open_dev(const char *pci)
 	assert_ok(tu_try_open_dev(pci, &dev));
 	assert_non_null(dev);
 	return dev;
+}
+
+/*
+ * A TCP port of 127.0.0.1 that the kernel picked (bound to port 0, read back, released), for
+ * the APIs that take a port from their caller (RDMA CM, ODMA_FABRIC): never a guessed one.
+ * 0 when no socket can be had.
+ */
+static inline uint16_t tu_free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	uint16_t port = 0;
+
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&a, &al) == 0)
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
 }
 
 /* Exit code that meson/CI report as "skipped". */

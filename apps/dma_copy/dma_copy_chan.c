@@ -45,6 +45,7 @@ struct dc_chan {
 	int64_t pending_since;
 	bool lost;     /* the connection went away */
 	bool overflow; /* more messages than the queue holds (a peer that ignores the protocol) */
+	uint32_t sending; /* sends submitted and not completed */
 	uint32_t max_msg;
 	uint32_t qhead, qlen;
 	struct dc_msg q[DC_QUEUE];
@@ -91,8 +92,10 @@ static void on_state(const union doca_data ud, struct doca_ctx *ctx, enum doca_c
 
 static void on_sent(struct doca_comch_task_send *t, union doca_data tud, union doca_data cud)
 {
+	struct dc_chan *c = cud.ptr;
+
 	(void)tud;
-	(void)cud;
+	c->sending--;
 	doca_task_free(doca_comch_task_send_as_task(t));
 }
 
@@ -101,6 +104,7 @@ static void on_send_error(struct doca_comch_task_send *t, union doca_data tud, u
 	struct dc_chan *c = cud.ptr;
 
 	(void)tud;
+	c->sending--;
 	c->lost = true;
 	doca_task_free(doca_comch_task_send_as_task(t));
 }
@@ -140,7 +144,9 @@ static doca_error_t send_on(struct dc_chan *c, struct doca_comch_connection *con
 		              : doca_comch_client_task_send_alloc_init(c->cli, conn, msg, len, &t);
 		if (r == DOCA_SUCCESS) {
 			r = doca_task_submit(doca_comch_task_send_as_task(t));
-			if (r != DOCA_SUCCESS)
+			if (r == DOCA_SUCCESS)
+				c->sending++;
+			else
 				doca_task_free(doca_comch_task_send_as_task(t));
 		}
 		if ((r != DOCA_ERROR_NO_MEMORY && r != DOCA_ERROR_AGAIN) || now_ms() > deadline)
@@ -432,6 +438,13 @@ void dc_chan_close(struct dc_chan *c, int linger_ms)
 
 	if (c == NULL)
 		return;
+	/*
+	 * The last message (the receiver's final X_STATUS) leaves before the context stops: a
+	 * stop flushes the sends still queued, and the peer would see only the disconnect.
+	 */
+	end = now_ms() + DC_SEND_WAIT_MS;
+	while (c->sending > 0 && !c->lost && now_ms() < end && c->state == DOCA_CTX_STATE_RUNNING)
+		chan_progress(c);
 	if (c->server && c->conn != NULL && linger_ms > 0) {
 		end = now_ms() + linger_ms;
 		while (!c->lost && now_ms() < end && c->state == DOCA_CTX_STATE_RUNNING)

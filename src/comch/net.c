@@ -600,13 +600,12 @@ doca_error_t comch_net_server_start(struct comch_ep *ep)
 	pthread_mutex_unlock(&g_net.lock);
 	/* not under g_net.lock: the transport thread takes it in its callbacks */
 	if (!listening) {
-		r = doca_priv_tp_listen(addr, port, on_accept, NULL, &listener);
+		r = doca_priv_tp_listen(addr, &port, on_accept, NULL, &listener);
 		if (r != DOCA_SUCCESS)
-			ODMA_ERR(
-			        "comch server \"%s\": cannot listen at ODMA_FABRIC=%s:%u (%s); "
-			        "free "
-			        "the port or pick another one (the same ODMA_FABRIC on both sides)",
-			        ep->name, addr, port, doca_error_get_name(r));
+			ODMA_ERR("comch server \"%s\": cannot listen at ODMA_FABRIC=%s:%u "
+			         "(%s); free the port or pick another one, with the same "
+			         "ODMA_FABRIC on both sides",
+			         ep->name, addr, port, doca_error_get_name(r));
 	}
 	if (r == DOCA_SUCCESS) {
 		pthread_mutex_lock(&g_net.lock);

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -234,25 +233,14 @@ const char *rw_absent(void)
 doca_error_t rw_listen(uint16_t port, struct rw_lsn **out, uint16_t *bound)
 {
 	struct rw_lsn *l = calloc(1, sizeof(*l));
-	doca_error_t r = DOCA_ERROR_IO_FAILED;
-	uint8_t rnd[2];
+	doca_error_t r;
 
 	if (l == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);
-	if (port != 0) {
-		r = doca_priv_tp_listen(NULL, port, rw_on_accept, l, &l->tp);
-		*bound = port;
-	} else {
-		/* any free port: the transport takes a given one, so draw from the dynamic range */
-		for (int i = 0; i < 32 && r == DOCA_ERROR_IO_FAILED; i++) {
-			if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
-				break;
-			*bound = (uint16_t)(33000u + (((unsigned)rnd[0] << 8 | rnd[1]) % 27000u));
-			r = doca_priv_tp_listen(NULL, *bound, rw_on_accept, l, &l->tp);
-		}
-	}
+	*bound = port; /* 0: the kernel picks one, and *bound says which */
+	r = doca_priv_tp_listen(NULL, bound, rw_on_accept, l, &l->tp);
 	if (r != DOCA_SUCCESS) {
 		pthread_mutex_destroy(&l->lock);
 		pthread_cond_destroy(&l->cond);

@@ -9,7 +9,7 @@ T=$(mktemp -d /tmp/odma-comchnet-local.XXXXXX)
 trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
 mkdir -p "$T/rh" "$T/rd"
 chmod 700 "$T/rh" "$T/rd"
-PORT=$((20000 + $$ % 20000))
+PORT=$("$PEER" free-port) || { echo "FAIL: no free port"; exit 1; } # the kernel's pick
 export ODMA_SYSTEM=bf3 ODMA_TRANSPORT_TIMEOUT_MS=1500 ODMA_FABRIC="127.0.0.1:$PORT"
 unset ODMA_TRANSPORT
 fail=0

@@ -26,6 +26,7 @@
  *   comch_net_peer hostile-connected NAME  the same after a valid handshake with NAME
  *   comch_net_peer server-bad-fabric NAME  a server start refused (INVALID_VALUE)
  *   comch_net_peer server-port-busy NAME   a server start refused (IO_FAILED)
+ *   comch_net_peer free-port               prints a port of 127.0.0.1 the kernel picked
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,6 +39,7 @@
 
 #include "comch_fp_util.h"
 #include "comch_util.h"
+#include "test_util.h"
 
 static uint32_t msg_len(uint32_t i)
 {
@@ -307,6 +309,12 @@ static int run_server_refused(const char *name, doca_error_t want)
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && strcmp(argv[1], "free-port") == 0) { /* the kernel's pick, for scripts */
+		uint16_t port = tu_free_port();
+
+		printf("%u\n", port);
+		return port != 0 ? 0 : 1;
+	}
 	if (argc == 4 && strcmp(argv[1], "server") == 0)
 		return run_server(argv[2], (unsigned int)atoi(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "client") == 0)

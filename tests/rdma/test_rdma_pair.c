@@ -519,8 +519,8 @@ static int child_cm_server(int fd)
 	struct doca_rdma_task_receive *r;
 	union doca_data ud = { 0 };
 
-	if (cm_port == 0) /* exec'd afresh in its namespace: the parent's choice, from its pid */
-		cm_port = (uint16_t)(20000 + getppid() % 20000);
+	if (cm_port == 0 && getenv("ODMA_TEST_CM_PORT") != NULL) /* exec'd afresh */
+		cm_port = (uint16_t)atoi(getenv("ODMA_TEST_CM_PORT"));
 	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	               7));
 	CHK_OK(doca_rdma_start_listen_to_port(s.rd, cm_port));
@@ -557,8 +557,13 @@ static void test_cm_accept_reject_disconnect(void **state)
 	const char *text;
 	uint16_t port;
 
+	char portstr[8];
+
 	(void)state;
-	cm_port = (uint16_t)(20000 + getpid() % 20000);
+	cm_port = tu_free_port();
+	assert_int_not_equal(cm_port, 0);
+	snprintf(portstr, sizeof(portstr), "%u", cm_port);
+	setenv("ODMA_TEST_CM_PORT", portstr, 1); /* the child's, when exec'd in its namespace */
 	pid = ts_fork(child_cm_server, &fd);
 	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	                  7));

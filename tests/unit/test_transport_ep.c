@@ -14,8 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include "core/transport/transport.h"
 #include "test_util.h"
@@ -131,7 +134,7 @@ static uint8_t region[300000], mine[300000];
 
 static void test_endpoints(void **state)
 {
-	uint16_t port = (uint16_t)(20000 + getpid() % 20000);
+	uint16_t port = 0; /* the kernel's pick */
 	struct odma_tp_region *reg;
 	struct odma_tp_reach r = { 0 };
 	struct odma_tp_remote rm;
@@ -139,8 +142,9 @@ static void test_endpoints(void **state)
 	void *listener;
 
 	(void)state;
-	assert_int_equal(odma_tp_listen("127.0.0.1", port, on_accept, NULL, &listener),
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, on_accept, NULL, &listener),
 	                 DOCA_SUCCESS);
+	assert_int_not_equal(port, 0);
 	assert_int_equal(odma_tp_connect("127.0.0.1", port, &cli_cbs, &ep), DOCA_SUCCESS);
 	/* messages with an immediate, both ways */
 	assert_int_equal(odma_tp_ep_send(ep, "hello", 6, 7, NULL, NULL), DOCA_SUCCESS);
@@ -184,19 +188,30 @@ static void test_endpoints(void **state)
 
 static void test_connect_nowhere(void **state)
 {
-	uint16_t port = (uint16_t)(40001 + getpid() % 20000);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	int hold = socket(AF_INET, SOCK_STREAM, 0);
+	uint16_t port;
 	struct odma_tp_ep *ep;
 
 	(void)state;
+	/* a port bound and never listened on: nobody can accept there while we hold it */
+	assert_true(hold >= 0);
+	assert_int_equal(bind(hold, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(hold, (struct sockaddr *)&a, &al), 0);
+	port = ntohs(a.sin_port);
 	memset(&cli, 0, sizeof(cli));
 	pthread_mutex_init(&cli.lock, NULL);
-	if (odma_tp_connect("127.0.0.1", port, &cli_cbs, &ep) != DOCA_SUCCESS)
+	if (odma_tp_connect("127.0.0.1", port, &cli_cbs, &ep) != DOCA_SUCCESS) {
+		close(hold);
 		return; /* refused at once: also a documented outcome */
+	}
 	(void)odma_tp_ep_send(ep, "x", 1, 0, NULL, NULL);
 	assert_true(wait_for(&cli, &cli.closes, 1));
 	assert_int_equal(cli.why, DOCA_ERROR_IO_FAILED);
 	odma_tp_ep_close(ep);
 	assert_int_equal(get_u(&cli, &cli.closes), 1); /* no second on_close */
+	close(hold);
 }
 
 static const char *self_path;
@@ -291,27 +306,28 @@ static void test_close_fails_sends_first(void **state)
 	static const struct odma_tp_ep_cbs cbs = { NULL, quiet_on_close, NULL };
 	static uint8_t big[256 * 1024];
 	enum { N = 64 };
-	uint16_t port = (uint16_t)(20000 + (getpid() + 4409) % 20000);
-	char portstr[16], line[16] = "";
+	uint16_t port;
+	char line[16] = "";
 	struct odma_tp_ep *ep;
 	int fds[2], st;
 	pid_t pid;
 
 	(void)state;
-	snprintf(portstr, sizeof(portstr), "%u", port);
 	assert_int_equal(pipe(fds), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		dup2(fds[1], 1);
-		execl(self_path, self_path, "--listen-quiet", portstr, (char *)NULL);
+		execl(self_path, self_path, "--listen-quiet", (char *)NULL);
 		_exit(127);
 	}
 	quiet_pid = pid;
 	atexit(quiet_kill);
 	close(fds[1]);
-	assert_true(read(fds[0], line, sizeof(line) - 1) > 0); /* "ready" */
+	assert_true(read(fds[0], line, sizeof(line) - 1) > 0); /* the port it listens on */
 	close(fds[0]);
+	port = (uint16_t)atoi(line);
+	assert_int_not_equal(port, 0);
 	assert_int_equal(odma_tp_connect("127.0.0.1", port, &cbs, &ep), DOCA_SUCCESS);
 	assert_int_equal(odma_tp_ep_send(ep, "hi", 2, 0, send_done, NULL), DOCA_SUCCESS);
 	for (int i = 0; i < 500 && sends_done() < 1; i++)
@@ -352,23 +368,23 @@ int main(int argc, char **argv)
 	self_path = argv[0];
 	if (argc > 1 && strcmp(argv[1], "--leave-listener") == 0) {
 		void *listener;
-		uint16_t port = (uint16_t)(20000 + (getpid() + 7919) % 20000);
+		uint16_t port = 0, port2 = 0;
 
 		/* a second one is closed: only the first is left to the exit */
-		if (odma_tp_listen("127.0.0.1", port, on_accept, NULL, &listener) != DOCA_SUCCESS ||
-		    odma_tp_listen("127.0.0.1", (uint16_t)(port + 1), on_accept, NULL, &listener) !=
-		            DOCA_SUCCESS)
+		if (odma_tp_listen("127.0.0.1", &port, on_accept, NULL, &listener) !=
+		            DOCA_SUCCESS ||
+		    odma_tp_listen("127.0.0.1", &port2, on_accept, NULL, &listener) != DOCA_SUCCESS)
 			return 1;
 		odma_tp_listen_close(listener);
 		return 0;
 	}
-	if (argc > 2 && strcmp(argv[1], "--listen-quiet") == 0) {
+	if (argc > 1 && strcmp(argv[1], "--listen-quiet") == 0) {
 		void *listener; /* accepts, then only sleeps (the parent stops it) */
+		uint16_t port = 0;
 
-		if (odma_tp_listen("127.0.0.1", (uint16_t)atoi(argv[2]), on_accept, NULL,
-		                   &listener) != DOCA_SUCCESS)
+		if (odma_tp_listen("127.0.0.1", &port, on_accept, NULL, &listener) != DOCA_SUCCESS)
 			return 1;
-		printf("ready\n");
+		printf("%u\n", port);
 		fflush(stdout);
 		for (;;)
 			pause();

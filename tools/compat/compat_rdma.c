@@ -22,8 +22,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include "compat.h"
 
@@ -249,15 +252,34 @@ static int side_start(struct compat_ctx *c, bool passive, char **argv, const cha
 	return compat_proc_start(proc, argv, dir, log, env, 2, true);
 }
 
+/*
+ * A port the kernel picked (bound to 0 on 127.0.0.1, read back, released) for the samples'
+ * CM listener, which takes a port from its command line; never a guessed one. In a split run
+ * the listener is in a namespace of its own, where any port is free.
+ */
+static unsigned free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	unsigned port = 18515; /* the samples' default, should no socket be had */
+
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&a, &al) == 0)
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
 /* Starts both sides, feeds them Enter and files, waits; true when both succeeded. */
 static bool run_mode(struct compat_ctx *c, struct compat_prog *pp, struct compat_prog *ap,
                      const struct rdma_pair *pr, enum rdma_mode mode, char *why, size_t size)
 {
-	static unsigned port_seq;
 	char dir[PATH_MAX], st_p[8][PATH_MAX], st_a[8][PATH_MAX];
 	char *argv_p[24], *argv_a[24];
 	struct rdma_side p = { 0 }, a = { 0 };
-	unsigned port = 20000u + (unsigned)(getpid() % 10000) * 2u + (port_seq++ % 2u);
+	unsigned port = free_port();
 	const struct compat_env env_p[] = { { "ODMA_SIDE", "dpu" },
 		                            { "LD_LIBRARY_PATH", c->libdir } };
 	const struct compat_env env_a[] = { { "ODMA_SIDE", "host" },

@@ -9,7 +9,7 @@
  */
 #include "core/transport/transport.h"
 
-doca_error_t doca_priv_tp_listen(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
+doca_error_t doca_priv_tp_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
                                  void *arg, void **listener)
 {
 	return odma_tp_listen(addr, port, on_accept, arg, listener);

@@ -429,7 +429,7 @@ static const struct odma_tp_ops *tp_net(void)
 	return tp_table[ODMA_TP_UCX];
 }
 
-doca_error_t odma_tp_listen(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
+doca_error_t odma_tp_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
                             void *arg, void **listener)
 {
 	const struct odma_tp_ops *t = tp_net();

@@ -269,7 +269,7 @@ struct odma_tp_ops {
 	void (*poll_end)(void);
 
 	/* Optional endpoints (see the diagram): UCX. */
-	doca_error_t (*listen)(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
+	doca_error_t (*listen)(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
 	                       void *arg, void **listener);
 	void (*listen_close)(void *listener);
 	doca_error_t (*connect)(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
@@ -414,10 +414,11 @@ static inline doca_error_t odma_tp_io_start(struct odma_tp_io *io)
 /* ---- endpoints ---- */
 
 /*
- * Listens on @addr:@port (UCX); each connecting peer is handed to @on_accept.
+ * Listens on @addr:*@port (UCX); each connecting peer is handed to @on_accept. *@port 0 takes
+ * a port the kernel picks and returns it in *@port (never a guessed one).
  * NOT_SUPPORTED (no UCX), IO_FAILED (address in use or not local: logged with the fix).
  */
-doca_error_t odma_tp_listen(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
+doca_error_t odma_tp_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
                             void *arg, void **listener);
 void odma_tp_listen_close(void *listener);
 
@@ -447,7 +448,7 @@ void odma_tp_ep_close(struct odma_tp_ep *ep);
  * The endpoint functions above, exported to odma's other libraries (libdoca_rdma,
  * libdoca_comch) as doca_priv_* (tp_export.c); same contracts.
  */
-DOCA_STABLE doca_error_t doca_priv_tp_listen(const char *addr, uint16_t port,
+DOCA_STABLE doca_error_t doca_priv_tp_listen(const char *addr, uint16_t *port,
                                              odma_tp_accept_fn *on_accept, void *arg,
                                              void **listener);
 DOCA_STABLE void doca_priv_tp_listen_close(void *listener);

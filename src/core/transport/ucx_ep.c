@@ -221,6 +221,11 @@ static void listen_job(void *arg)
 	lp.conn_handler.arg = j->L;
 	j->st = ucp_listener_create(odma_ux.worker, &lp, &j->L->l);
 	if (j->st == UCS_OK) {
+		ucp_listener_attr_t at = { .field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR };
+
+		/* the port bound (the kernel's pick when 0 was asked) */
+		if (ucp_listener_query(j->L->l, &at) == UCS_OK && at.sockaddr.ss_family == AF_INET)
+			j->port = ntohs(((const struct sockaddr_in *)&at.sockaddr)->sin_port);
 		odma_ux.listeners++; /* no inline polls from now on (ucx.c) */
 		j->L->next = odma_ucx_listeners;
 		if (odma_ucx_listeners != NULL)
@@ -229,16 +234,16 @@ static void listen_job(void *arg)
 	}
 }
 
-doca_error_t odma_ucx_listen(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
+doca_error_t odma_ucx_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
                              void *arg, void **listener)
 {
-	struct ucx_listen_job j = { .addr = addr, .port = port, .st = UCS_ERR_NO_MEMORY };
+	struct ucx_listen_job j = { .addr = addr, .port = *port, .st = UCS_ERR_NO_MEMORY };
 	struct sockaddr_in sa;
 	const char *why = NULL;
 
 	if (!odma_ucx_available(&why))
 		return DOCA_ERROR_NOT_SUPPORTED;
-	if (!ucx_sockaddr(addr, port, &sa)) {
+	if (!ucx_sockaddr(addr, *port, &sa)) {
 		ODMA_ERR("UCX transport: cannot listen on '%s': not an IPv4 address", addr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -251,10 +256,11 @@ doca_error_t odma_ucx_listen(const char *addr, uint16_t port, odma_tp_accept_fn 
 	if (j.st != UCS_OK) {
 		ODMA_ERR("UCX transport: cannot listen on %s:%u: %s; the address must be one of "
 		         "this side's (ODMA_FABRIC names the DPU side) and the port free",
-		         addr ? addr : "*", port, ucs_status_string(j.st));
+		         addr ? addr : "*", *port, ucs_status_string(j.st));
 		free(j.L);
 		return DOCA_ERROR_IO_FAILED;
 	}
+	*port = j.port;
 	*listener = j.L;
 	return DOCA_SUCCESS;
 }

@@ -150,7 +150,7 @@ ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length
 void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why);
 ucs_status_t odma_ucx_msg_am(void *arg, const void *header, size_t header_length, void *data,
                              size_t length, const ucp_am_recv_param_t *param);
-doca_error_t odma_ucx_listen(const char *addr, uint16_t port, odma_tp_accept_fn *on_accept,
+doca_error_t odma_ucx_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
                              void *arg, void **listener);
 void odma_ucx_listen_close(void *listener);
 doca_error_t odma_ucx_connect(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
