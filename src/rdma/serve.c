@@ -18,6 +18,7 @@
 #include "core/memory/memory.h"
 #include "core/sync_event/sync_event.h"
 #include "rdma/rdma.h"
+#include "util/codec.h"
 
 ODMA_LOG_REGISTER(ODMA_RDMA_SERVE)
 
@@ -78,7 +79,7 @@ static bool rd_bind_hello(struct rd_stream *s, const struct rw_hdr *h)
 	if (rd->conns != NULL && h->arg0 >= 1 && h->arg0 <= rd->max_conns) {
 		c = &rd->conns[h->arg0 - 1];
 		if ((c->state == RD_C_EXPORTED || c->state == RD_C_CONNECTED) && c->in == NULL &&
-		    memcmp(c->key, h->key, 16) == 0) {
+		    odma_key_eq(c->key, h->key, 16)) {
 			s->conn = c;
 			c->in = s;
 			st = DOCA_SUCCESS;
@@ -129,7 +130,7 @@ static bool rd_cm_rev(struct rd_stream *s, const struct rw_hdr *h)
 	if (rd->conns != NULL && h->arg0 >= 1 && h->arg0 <= rd->max_conns) {
 		c = &rd->conns[h->arg0 - 1];
 		if (c->state == RD_C_ACCEPTED && c->out == NULL &&
-		    memcmp(c->key, h->key, 16) == 0) {
+		    odma_key_eq(c->key, h->key, 16)) {
 			s->conn = c;
 			s->out = true;
 			c->out = s;

@@ -8,8 +8,23 @@
 #ifndef ODMA_UTIL_CODEC_H_
 #define ODMA_UTIL_CODEC_H_
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * Whether the @n bytes at @a and @b are equal, in time that does not depend on where they
+ * differ: every comparison of a secret a peer sent (an export's key) uses it, so a forger
+ * learns nothing from how long a refusal takes.
+ */
+static inline bool odma_key_eq(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	volatile uint8_t d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d |= (uint8_t)(a[i] ^ b[i]);
+	return d == 0;
+}
 
 /* Stores the low @n bytes of @v at @p, least significant first. */
 static inline void odma_put_le(uint8_t *p, uint64_t v, int n)

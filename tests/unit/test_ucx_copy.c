@@ -2,7 +2,7 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * The UCX transport's fault-safe local copy (odma_ucx_safe_copy, ucx_wire.h): the exporter
+ * The UCX transport's fault-safe local copy (odma_tp_safe_copy, transport.h): the exporter
  * copies out of and into exported memory with it, the importer into and out of its own. It
  * takes core/copy's fault guard (no system call; the first copy installs the guard, also in
  * a process without a PE), and falls back to process_vm_readv when the guard is off. Either
@@ -41,16 +41,16 @@ static int copies_are_fault_safe(void)
 		return 1;
 	memset(m, 0x5a, (size_t)pg);
 	memset(local, 0, sizeof(local));
-	if (odma_ucx_safe_copy(local, m, sizeof(local)) != 0 || local[0] != 0x5a ||
+	if (odma_tp_safe_copy(local, m, sizeof(local)) != 0 || local[0] != 0x5a ||
 	    local[255] != 0x5a)
 		return 2;
 	munmap(m + pg, (size_t)pg);                  /* the middle page: gone */
 	mprotect(m + 2 * pg, (size_t)pg, PROT_READ); /* the last: read-only */
-	if (odma_ucx_safe_copy(local, m + pg, sizeof(local)) != EFAULT)
+	if (odma_tp_safe_copy(local, m + pg, sizeof(local)) != EFAULT)
 		return 3;
-	if (odma_ucx_safe_copy(m + 2 * pg, local, sizeof(local)) != EFAULT)
+	if (odma_tp_safe_copy(m + 2 * pg, local, sizeof(local)) != EFAULT)
 		return 4;
-	if (odma_ucx_safe_copy(local, m + pg - 16, 64) != EFAULT) /* straddles the hole */
+	if (odma_tp_safe_copy(local, m + pg - 16, 64) != EFAULT) /* straddles the hole */
 		return 5;
 	munmap(m, (size_t)pg);
 	munmap(m + 2 * pg, (size_t)pg);

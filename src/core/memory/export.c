@@ -20,6 +20,7 @@
 #include "core/device/device.h"
 #include "core/memory/memory.h"
 #include "core/log/log.h"
+#include "util/codec.h"
 
 ODMA_LOG_REGISTER(ODMA_EXPORT)
 
@@ -40,13 +41,19 @@ void odma_export_revoke_all(struct doca_mmap *mmap)
 	}
 }
 
-/* The transport's view of the DOCA permissions of an export. */
-static uint32_t export_tp_perms(uint32_t perms)
+/*
+ * The transport's rights for one export: those of the grant it was issued for and no other.
+ * A PCI export is read by the DPU under either PCI flag and written under PCI_READ_WRITE; an
+ * RDMA export is read under RDMA_READ and written under RDMA_WRITE (never READ by default: a
+ * write-only RDMA window stays unreadable through the transport too).
+ */
+static uint32_t export_tp_perms(int kind, uint32_t perms)
 {
-	return ODMA_TP_READ |
-	       ((perms & (DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_WRITE)) != 0
-	                ? ODMA_TP_WRITE
-	                : 0);
+	if (kind == ODMA_EXPORT_PCI)
+		return ODMA_TP_READ |
+		       ((perms & DOCA_ACCESS_FLAG_PCI_READ_WRITE) != 0 ? ODMA_TP_WRITE : 0);
+	return ((perms & DOCA_ACCESS_FLAG_RDMA_READ) != 0 ? ODMA_TP_READ : 0) |
+	       ((perms & DOCA_ACCESS_FLAG_RDMA_WRITE) != 0 ? ODMA_TP_WRITE : 0);
 }
 
 /* The export rules (docs/host-dpu.md), checked in this order. */
@@ -144,7 +151,7 @@ static struct odma_export *export_new(const struct doca_mmap *mmap, const struct
 		goto fail;
 	e->desc = malloc(ODMA_EXPORT_DESC_MAX);
 	e->record = odma_tp_region_add((uint64_t)(uintptr_t)mmap->addr, mmap->len,
-	                               export_tp_perms(mmap->perms));
+	                               export_tp_perms(kind, mmap->perms));
 	if (e->desc == NULL || e->record == NULL || !export_fill(mmap, info, kind, e->record, d))
 		goto fail;
 	e->desc_len = odma_export_desc_encode(d, e->desc);
@@ -280,7 +287,7 @@ static void import_reach(const struct odma_export_desc *d, struct odma_tp_reach 
 	r->start_time = d->start_time;
 	r->addr = d->addr;
 	r->len = d->len;
-	r->perms = export_tp_perms(d->perms);
+	r->perms = export_tp_perms(d->kind, d->perms);
 	r->record_addr = d->record_addr;
 	r->region_id = d->region_id;
 	memcpy(r->key, d->key, 16);
@@ -516,7 +523,7 @@ static const struct rdma_reg *rdma_find(uint64_t record_addr, const uint8_t key[
 		if ((uint64_t)(uintptr_t)rdma_regs[i].rec == record_addr)
 			return __atomic_load_n(&rdma_regs[i].rec->hdr.alive, __ATOMIC_ACQUIRE) ==
 			                               1 &&
-			                       memcmp(rdma_regs[i].rec->hdr.key, key, 16) == 0
+			                       odma_key_eq(rdma_regs[i].rec->hdr.key, key, 16)
 			               ? &rdma_regs[i]
 			               : NULL;
 	return NULL;
@@ -534,17 +541,27 @@ static uint32_t rdma_op_perm(int op)
 	}
 }
 
-static void rdma_do(int op, uint8_t *p, uint64_t len, void *buf)
+/*
+ * Serves one access to the program's memory. Reads and writes take the transport's fault-safe
+ * copy: a page the program unmapped or protected after the export fails the access
+ * (IO_FAILED), not the process. An atomic first reads its word that way, so an unmapped word
+ * fails too (the program would have to unmap it in the instant between to crash us).
+ */
+static doca_error_t rdma_do(int op, uint8_t *p, uint64_t len, void *buf)
 {
-	uint64_t *v = buf;
+	uint64_t *v = buf, probe;
 
 	switch (op) {
 	case ODMA_RDMA_OP_READ:
-		memcpy(buf, p, len);
-		break;
+		return odma_tp_safe_copy(buf, p, len) == 0 ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
 	case ODMA_RDMA_OP_WRITE:
-		memcpy(p, buf, len);
+		return odma_tp_safe_copy(p, buf, len) == 0 ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
+	default:
 		break;
+	}
+	if (odma_tp_safe_copy(&probe, p, sizeof(probe)) != 0)
+		return DOCA_ERROR_IO_FAILED;
+	switch (op) {
 	case ODMA_RDMA_OP_CMP_SWP:
 		__atomic_compare_exchange_n((uint64_t *)(void *)p, &v[0], v[1], false,
 		                            __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
@@ -553,6 +570,7 @@ static void rdma_do(int op, uint8_t *p, uint64_t len, void *buf)
 		v[0] = __atomic_fetch_add((uint64_t *)(void *)p, v[0], __ATOMIC_SEQ_CST);
 		break;
 	}
+	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_priv_rdma_mem_access(uint64_t record_addr, const uint8_t key[16], uint64_t addr,
@@ -573,7 +591,7 @@ doca_error_t doca_priv_rdma_mem_access(uint64_t record_addr, const uint8_t key[1
 	         (op >= ODMA_RDMA_OP_CMP_SWP && (addr & 7) != 0))
 		r = DOCA_ERROR_INVALID_VALUE;
 	else if (len != 0)
-		rdma_do(op, (uint8_t *)(uintptr_t)addr, len, buf);
+		r = rdma_do(op, (uint8_t *)(uintptr_t)addr, len, buf);
 	pthread_rwlock_unlock(&rdma_lock);
 	return r;
 }

@@ -410,7 +410,8 @@ void odma_export_revoke_all(struct doca_mmap *mmap);
  *   FETCH_ADD: 8 bytes, buf[0] add, buf[0] := old.
  * DOCA_SUCCESS, DOCA_ERROR_NOT_FOUND (no such live export: unknown, revoked, wrong key),
  * DOCA_ERROR_INVALID_VALUE (outside the exported range, misaligned atomic),
- * DOCA_ERROR_NOT_PERMITTED (the export lacks RDMA_READ / RDMA_WRITE / RDMA_ATOMIC).
+ * DOCA_ERROR_NOT_PERMITTED (the export lacks RDMA_READ / RDMA_WRITE / RDMA_ATOMIC),
+ * DOCA_ERROR_IO_FAILED (the program unmapped or protected the pages after the export).
  */
 enum odma_rdma_op {
 	ODMA_RDMA_OP_READ = 0,

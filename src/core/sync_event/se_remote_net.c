@@ -264,7 +264,7 @@ doca_error_t doca_priv_se_remote_access(uint32_t id, const uint8_t key[16], int 
 
 	pthread_rwlock_rdlock(&rn_lock);
 	if (id >= 1 && id <= rn_nregs && rn_regs[id - 1].se != NULL &&
-	    memcmp(rn_regs[id - 1].key, key, 16) == 0)
+	    odma_key_eq(rn_regs[id - 1].key, key, 16))
 		se = rn_regs[id - 1].se;
 	if (se != NULL && se_active(se)) {
 		switch (op) {

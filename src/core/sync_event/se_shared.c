@@ -26,6 +26,7 @@
 #include "core/log/log.h"
 #include "core/memory/memory.h"
 #include "core/sync_event/se_int.h"
+#include "util/codec.h"
 
 ODMA_LOG_REGISTER(DOCA_SYNC_EVENT)
 
@@ -175,7 +176,7 @@ doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blo
 		*why = "the exporter's event page cannot be mapped";
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	if (pg->magic != SE_PAGE_MAGIC || memcmp(pg->key, b->key, sizeof(pg->key)) != 0 ||
+	if (pg->magic != SE_PAGE_MAGIC || !odma_key_eq(pg->key, b->key, sizeof(pg->key)) ||
 	    pg->owner_pid != b->pid || pg->owner_start != b->start_time) {
 		munmap(pg, SE_PAGE_SIZE);
 		*why = "the export does not match the exporter's event (stale or forged export)";

@@ -16,6 +16,7 @@
 
 #include "core/log/log.h"
 #include "core/transport/tp_int.h"
+#include "util/codec.h"
 
 ODMA_LOG_REGISTER(ODMA_XPROC)
 
@@ -90,7 +91,7 @@ doca_error_t odma_cma_fail(const struct odma_tp_remote *rm, int err)
 bool odma_cma_record_ok(const struct odma_tp_remote *rm, const struct odma_tp_region_hdr *rec)
 {
 	return rec->magic == ODMA_TP_REGION_MAGIC && rec->alive == 1 &&
-	       memcmp(rec->key, rm->key, sizeof(rm->key)) == 0;
+	       odma_key_eq(rec->key, rm->key, sizeof(rm->key));
 }
 
 static void cma_set_ptracer(void)

@@ -6,17 +6,20 @@
  * export carries, and the exporter's region records: the one authority every remote
  * access is checked against (odma_tp_region_check), whichever transport carries it.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "core/config/config.h"
 #include "core/log/log.h"
 #include "core/transport/tp_int.h"
+#include "util/codec.h"
 
 ODMA_LOG_REGISTER(ODMA_TRANSPORT)
 
@@ -305,22 +308,12 @@ void odma_tp_region_revoke(struct odma_tp_region *reg)
 			tp_table[k]->region_revoked(reg);
 }
 
-/* Constant-time key comparison: a forger learns nothing from the time a refusal takes. */
-static bool key_eq(const uint8_t *a, const uint8_t *b)
-{
-	uint8_t d = 0;
-
-	for (int i = 0; i < 16; i++)
-		d |= (uint8_t)(a[i] ^ b[i]);
-	return d == 0;
-}
-
 static doca_error_t reg_check_locked(const struct odma_tp_region *r, const uint8_t key[16],
                                      uint32_t generation, uint64_t addr, uint64_t len,
                                      uint32_t perm)
 {
 	if (r->hdr.magic != ODMA_TP_REGION_MAGIC || r->hdr.alive != 1 ||
-	    r->hdr.generation != generation || !key_eq(r->hdr.key, key))
+	    r->hdr.generation != generation || !odma_key_eq(r->hdr.key, key, 16))
 		return DOCA_ERROR_INVALID_VALUE; /* unknown, revoked or forged */
 	if (addr < r->addr || len > r->len || addr - r->addr > r->len - len)
 		return DOCA_ERROR_INVALID_VALUE; /* outside the export */
@@ -389,7 +382,7 @@ size_t odma_tp_region_issued(uint64_t id, const uint8_t key[16], uint32_t genera
 		const struct odma_tp_region *r = reg_all[id - 1];
 
 		if (r->hdr.magic == ODMA_TP_REGION_MAGIC && r->hdr.alive == 1 &&
-		    r->hdr.generation == generation && key_eq(r->hdr.key, key)) {
+		    r->hdr.generation == generation && odma_key_eq(r->hdr.key, key, 16)) {
 			n = r->issued_len;
 			memcpy(out, r->issued, n);
 		}
@@ -480,4 +473,24 @@ doca_error_t odma_tp_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach
 void odma_tp_ep_close(struct odma_tp_ep *ep)
 {
 	tp_net()->ep_close(ep);
+}
+
+/* ---- the fault-safe copy within this process (transport.h) ---- */
+
+static odma_tp_local_copy_fn *_Atomic tp_local_copy;
+
+void odma_tp_set_local_copy(odma_tp_local_copy_fn *fn)
+{
+	atomic_store(&tp_local_copy, fn);
+}
+
+int odma_tp_safe_copy(void *dst, const void *src, size_t len)
+{
+	odma_tp_local_copy_fn *fast = atomic_load_explicit(&tp_local_copy, memory_order_relaxed);
+	struct iovec l = { dst, len }, r = { (void *)(uintptr_t)src, len };
+	int err = fast != NULL ? fast(dst, src, len) : ENOSYS;
+
+	if (err != ENOSYS)
+		return err;
+	return odma_cma_xfer(getpid(), false, &l, 1, &r, 1);
 }

@@ -507,4 +507,12 @@ const char *odma_cma_eperm_fix(void);
 typedef int odma_tp_local_copy_fn(void *dst, const void *src, size_t len);
 void odma_tp_set_local_copy(odma_tp_local_copy_fn *fn);
 
+/*
+ * Copies @len bytes within this process, fault-safe: with core/copy's fault guard when it is
+ * on (odma_tp_set_local_copy: no system call), else with process_vm_readv. What serves a
+ * peer's access to program memory uses it: an unmapped page fails that access, never the
+ * process. 0 or an errno (EFAULT: a side is not mapped, or not writable for @dst).
+ */
+int odma_tp_safe_copy(void *dst, const void *src, size_t len);
+
 #endif /* ODMA_CORE_TRANSPORT_H_ */

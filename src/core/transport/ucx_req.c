@@ -244,7 +244,7 @@ static void chunk_track(struct ucx_chunk *c)
 static bool chunk_bounce(struct ucx_chunk *c)
 {
 	c->bounce = malloc(c->len);
-	if (c->bounce != NULL && odma_ucx_safe_copy(c->bounce, c->local, c->len) == 0)
+	if (c->bounce != NULL && odma_tp_safe_copy(c->bounce, c->local, c->len) == 0)
 		return true;
 	free(c->bounce);
 	c->bounce = NULL;
@@ -356,7 +356,7 @@ static void reply_got(struct ucx_chunk *c, const struct odma_ucx_reply *r, const
 		         (unsigned long long)c->len, (unsigned long long)c->raddr,
 		         doca_error_get_name((doca_error_t)r->status));
 	if (st == DOCA_SUCCESS && c->op == ODMA_UCX_OP_GET &&
-	    (r->len != c->len || odma_ucx_safe_copy(c->local, data, c->len) != 0))
+	    (r->len != c->len || odma_tp_safe_copy(c->local, data, c->len) != 0))
 		st = DOCA_ERROR_IO_FAILED;
 	if (st == DOCA_SUCCESS && odma_ucx_op_atomic(c->op)) {
 		uint64_t v = r->len == 8 ? odma_get_le(data, 8) : 0;

@@ -129,24 +129,6 @@ doca_error_t odma_ucx_reply_decode(const void *hdr, size_t hdr_len, size_t data_
 	return r->len == data_len ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
 }
 
-static odma_tp_local_copy_fn *_Atomic ucx_local_copy;
-
-void odma_tp_set_local_copy(odma_tp_local_copy_fn *fn)
-{
-	atomic_store(&ucx_local_copy, fn);
-}
-
-int odma_ucx_safe_copy(void *dst, const void *src, size_t len)
-{
-	odma_tp_local_copy_fn *fast = atomic_load_explicit(&ucx_local_copy, memory_order_relaxed);
-	struct iovec l = { dst, len }, r = { (void *)(uintptr_t)src, len };
-	int err = fast != NULL ? fast(dst, src, len) : ENOSYS;
-
-	if (err != ENOSYS)
-		return err;
-	return odma_cma_xfer(getpid(), false, &l, 1, &r, 1);
-}
-
 doca_error_t odma_ucx_req_serve(const struct odma_ucx_req *q, const void *data, void *out,
                                 size_t *out_len)
 {
@@ -178,10 +160,10 @@ doca_error_t odma_ucx_req_serve(const struct odma_ucx_req *q, const void *data, 
 	if (r != DOCA_SUCCESS)
 		return r;
 	if (q->op == ODMA_UCX_OP_GET) {
-		if (odma_ucx_safe_copy(out, local, q->len) != 0)
+		if (odma_tp_safe_copy(out, local, q->len) != 0)
 			return DOCA_ERROR_IO_FAILED;
 		*out_len = q->len;
 		return DOCA_SUCCESS;
 	}
-	return odma_ucx_safe_copy(local, data, q->len) == 0 ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
+	return odma_tp_safe_copy(local, data, q->len) == 0 ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
 }

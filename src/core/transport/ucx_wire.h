@@ -98,11 +98,4 @@ doca_error_t odma_ucx_reply_decode(const void *hdr, size_t hdr_len, size_t data_
 doca_error_t odma_ucx_req_serve(const struct odma_ucx_req *q, const void *data, void *out,
                                 size_t *out_len);
 
-/*
- * Copies @len bytes within this process, fault-safe: with core/copy's fault guard when it is
- * on (odma_tp_set_local_copy: no system call), else with process_vm_readv. 0 or an errno
- * (EFAULT: a side is not mapped, or not writable for @dst).
- */
-int odma_ucx_safe_copy(void *dst, const void *src, size_t len);
-
 #endif /* ODMA_CORE_TRANSPORT_UCX_WIRE_H_ */
