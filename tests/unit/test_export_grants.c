@@ -139,7 +139,8 @@ static void test_grant_is_the_exports_own(void **state)
 			if (st == DOCA_SUCCESS)
 				fail_msg("%s: a GET was served", k->what);
 			for (size_t i = 0; i < sizeof(got); i++)
-				assert_int_equal(got[i], 0); /* not one byte of the window came back */
+				assert_int_equal(got[i],
+				                 0); /* not one byte of the window came back */
 		}
 		st = io64(&rm, true, d.addr + 256, put);
 		if (k->can_write) {
@@ -196,8 +197,8 @@ static void test_rdma_access_to_a_dead_page_fails_it(void **state)
 	                                    buf));
 	assert_int_equal(buf[0], 0x1111111111111111ull);
 	buf[0] = 1;
-	assert_ok(doca_priv_rdma_mem_access(d.record_addr, d.key, d.addr, 8,
-	                                    ODMA_RDMA_OP_FETCH_ADD, buf));
+	assert_ok(doca_priv_rdma_mem_access(d.record_addr, d.key, d.addr, 8, ODMA_RDMA_OP_FETCH_ADD,
+	                                    buf));
 	assert_int_equal(buf[0], 0x1111111111111111ull);
 	assert_int_equal(*(uint64_t *)(void *)mem, 0x1111111111111112ull);
 	assert_ok(doca_mmap_stop(m));

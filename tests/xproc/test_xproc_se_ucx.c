@@ -467,6 +467,7 @@ struct hostile {
 	ucp_context_h ctx;
 	ucp_worker_h w;
 	ucp_ep_h ep;
+	bool no_err_handling; /* an endpoint without peer error handling */
 	bool got;
 	int32_t status;
 	uint32_t len;
@@ -475,6 +476,13 @@ struct hostile {
 	uint8_t key[16];
 	uint64_t vaddr;
 };
+
+static void hostile_ep_err(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+	(void)arg;
+	(void)ep;
+	(void)status;
+}
 
 static ucs_status_t hostile_reply(void *arg, const void *header, size_t hlen, void *data,
                                   size_t length, const ucp_am_recv_param_t *param)
@@ -521,6 +529,12 @@ static void hostile_open(struct hostile *h, const uint8_t *blob, size_t sz)
 	assert_int_equal(ucp_worker_set_am_recv_handler(h->w, &ah), UCS_OK);
 	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
 	ep.address = (const ucp_address_t *)(blob + 144);
+	if (!h->no_err_handling) { /* the exporter answers only such an importer */
+		ep.field_mask |=
+		        UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
+		ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+		ep.err_handler.cb = hostile_ep_err;
+	}
 	assert_int_equal(ucp_ep_create(h->w, &ep, &h->ep), UCS_OK);
 }
 
@@ -555,6 +569,22 @@ static int32_t hostile_req(struct hostile *h, uint8_t op, const uint8_t *key, ui
 	return h->got ? h->status : 1; /* 1: no answer */
 }
 
+/*
+ * ATTACH with the event's key and this worker's address: the exporter answers a peer only
+ * once it attached (ucx_serve.c). The reply's status (1: no answer).
+ */
+static int32_t hostile_attach(struct hostile *h)
+{
+	ucp_address_t *a;
+	size_t alen;
+	int32_t st;
+
+	assert_int_equal(ucp_worker_get_address(h->w, &a, &alen), UCS_OK);
+	st = hostile_req(h, 1, h->key, 0, 0, a, alen);
+	ucp_worker_release_address(h->w, a);
+	return st;
+}
+
 static void hostile_close(struct hostile *h)
 {
 	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
@@ -582,6 +612,7 @@ static void test_hostile(void **state)
 	odma_put_le(five, 5, 8);
 	cmd(im, 'U', true, 10);
 	hostile_open(&h, im->blob, im->sz);
+	assert_int_equal(hostile_attach(&h), DOCA_SUCCESS);
 	/* the control: the event's own word is served, atomically */
 	assert_int_equal(hostile_req(&h, OP_FADD, h.key, h.vaddr, 8, five, 8), DOCA_SUCCESS);
 	assert_int_equal(h.len, 8);

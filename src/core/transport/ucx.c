@@ -412,6 +412,7 @@ static void ucx_shutdown(void)
 	pthread_mutex_unlock(&odma_ux.wlock);
 	odma_ux.up = false;
 	odma_ucx_listeners_destroy();
+	odma_ucx_clients_destroy();
 	for (struct odma_tp_ep *ep = odma_ucx_eps, *next; ep != NULL; ep = next) {
 		next = ep->next;
 		if (ep->peer->ep != NULL)

@@ -27,13 +27,25 @@
 #define UCX_OP_DETACH 0xff /* a queued command, not a request: drop an attachment's peer */
 #define UCX_OP_CALL 0xfe   /* a queued command: run fn(fnarg) on the service thread */
 
+struct ucx_deferred;
+
 struct ucx_peer {
-	struct ucx_peer *next; /* the live peers, by address */
+	struct ucx_peer *next; /* the live peers, by address (or the exporter's clients) */
 	ucp_ep_h ep;
 	bool dead;
 	bool timed_out_logged;
-	unsigned int refs;        /* attachments + requests (lock) */
+	unsigned int refs;        /* attachments + requests + replies in flight (lock) */
 	struct odma_tp_ep *owner; /* the endpoint it is (listen/connect), NULL for imports */
+	/*
+	 * Exporter side (ucx_serve.c, service thread): an importer answered on an endpoint of
+	 * ours. @from is the endpoint UCX made for its requests (never sent on: it has no peer
+	 * error handling unless the importer asked for it); what is in flight to it is bounded.
+	 */
+	ucp_ep_h from;
+	unsigned int replies;   /* replies handed to UCX and not completed */
+	size_t reply_bytes;     /* their payload */
+	unsigned int ndeferred; /* GETs waiting for room under the bound */
+	struct ucx_deferred *def_head, *def_tail;
 	uint16_t alen;
 	uint8_t addr[ODMA_TP_ADDR_MAX];
 };
@@ -96,6 +108,8 @@ struct odma_ucx_state {
 	pthread_t thread;
 	struct ucx_chunk *q_head, *q_tail; /* to post (lock) */
 	struct ucx_peer *peers;            /* live peers (service thread) */
+	struct ucx_peer *clients;          /* importers we answer (service thread, ucx_serve.c) */
+	unsigned int nclients;
 	/* service thread only */
 	struct ucx_chunk *slot[UCX_SLOTS];
 	struct ucx_chunk *out_head, *out_tail;
@@ -145,6 +159,8 @@ doca_error_t odma_ucx_io_start(struct odma_tp_io *io);
 /* ucx_serve.c */
 ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length, void *data,
                              size_t length, const ucp_am_recv_param_t *param);
+/* At exit, after the service thread left: closes the clients' endpoints. */
+void odma_ucx_clients_destroy(void);
 
 /* ucx_ep.c */
 void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why);

@@ -269,6 +269,8 @@ static void chunk_post(struct ucx_chunk *c)
 	struct odma_ucx_req q = { 0 };
 	ucp_request_param_t prm = { 0 };
 	const struct odma_tp_remote *rm = c->io ? c->io->io->remote : NULL;
+	const void *payload;
+	size_t plen;
 	void *r;
 
 	if (c->op == ODMA_UCX_OP_ATTACH && c->peer == NULL) /* else: over a given endpoint */
@@ -301,10 +303,16 @@ static void chunk_post(struct ucx_chunk *c)
 	prm.user_data = c;
 	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
 	c->refs++; /* the send's */
-	r = ucp_am_send_nbx(c->peer->ep, ODMA_UCX_AM_REQ, c->hdr, sizeof(c->hdr), c->bounce,
-	                    c->op == ODMA_UCX_OP_PUT                                 ? c->len
-	                    : c->op == ODMA_UCX_OP_FADD || c->op == ODMA_UCX_OP_SWAP ? 8
-	                                                                             : 0,
+	payload = c->bounce;
+	plen = c->op == ODMA_UCX_OP_PUT                                 ? c->len
+	       : c->op == ODMA_UCX_OP_FADD || c->op == ODMA_UCX_OP_SWAP ? 8
+	                                                                : 0;
+	if (c->op == ODMA_UCX_OP_ATTACH && c->peer->owner == NULL) {
+		/* our address: the exporter answers on an endpoint it makes to it */
+		payload = odma_ux.self_addr;
+		plen = odma_ux.self_len;
+	}
+	r = ucp_am_send_nbx(c->peer->ep, ODMA_UCX_AM_REQ, c->hdr, sizeof(c->hdr), payload, plen,
 	                    &prm);
 	if (UCS_PTR_IS_PTR(r))
 		return;

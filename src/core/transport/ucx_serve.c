@@ -3,9 +3,12 @@
  */
 /*
  * The UCX transport, exporter side: each request an importer sends is decoded and checked
- * against the region records (ucx_wire.c) before a byte moves, and answered on the endpoint
- * it came from. A request without a reply endpoint, or malformed beyond its id, is dropped
- * (the importer's deadline fails it).
+ * against the region records (ucx_wire.c) before a byte moves, and answered only on an
+ * endpoint this process made, with peer error handling: an endpoint of ours (listen or
+ * connect), or the client endpoint an importer's ATTACH had us make to its worker address.
+ * UCX's own endpoint a request arrives on is never sent on (without error handling, a peer
+ * that died with replies in flight made UCX abort the exporter). A request from a peer that
+ * never attached, or malformed beyond its id, is dropped (the importer's deadline fails it).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,20 +21,49 @@
 
 ODMA_LOG_REGISTER(ODMA_UCX)
 
+/*
+ * What one importer may cost us. A client is made only for an ATTACH that passed the region
+ * check (it presented a live export's id, generation and key); before that a peer gets no
+ * endpoint and no reply. Replies in flight to a client (handed to UCX, not yet taken by the
+ * peer) are bounded in number and bytes; a GET past the byte bound waits, as a 64-byte
+ * record, until replies complete; past UCX_DEFER_MAX waiting GETs or UCX_REPLIES_MAX replies,
+ * requests are dropped (the importer's deadline fails them: a peer that reads nothing).
+ */
+#define UCX_CLIENTS_MAX 256
+#define UCX_REPLIES_MAX UCX_SLOTS       /* an importer's outstanding requests at most */
+#define UCX_REPLY_BYTES_MAX (32u << 20) /* 128 GETs of 256 KiB */
+#define UCX_DEFER_MAX 65536u
+
 struct ucx_reply {
+	struct ucx_peer *to;
 	uint8_t hdr[ODMA_UCX_REPLY_LEN];
 	size_t len;
 	uint8_t data[];
 };
 
+struct ucx_deferred {
+	struct ucx_deferred *next;
+	struct odma_ucx_req q;
+};
+
+static void serve_deferred(struct ucx_peer *p);
+
 static void reply_cb(void *request, ucs_status_t status, void *user_data)
 {
+	struct ucx_reply *rp = user_data;
+	struct ucx_peer *p = rp->to;
+
 	(void)status;
-	free(user_data);
+	p->replies--;
+	p->reply_bytes -= rp->len;
+	free(rp);
 	ucp_request_free(request);
+	serve_deferred(p);
+	odma_ucx_peer_unref(p);
 }
 
-static void ucx_reply(ucp_ep_h ep, struct ucx_reply *rp)
+/* Answers on @p's endpoint (ours, with peer error handling); takes @rp. */
+static void ucx_reply(struct ucx_peer *p, struct ucx_reply *rp)
 {
 	ucp_request_param_t prm = { 0 };
 	void *r;
@@ -41,53 +73,247 @@ static void ucx_reply(ucp_ep_h ep, struct ucx_reply *rp)
 	prm.cb.send = reply_cb;
 	prm.user_data = rp;
 	prm.flags = UCP_AM_SEND_FLAG_EAGER;
-	r = ucp_am_send_nbx(ep, ODMA_UCX_AM_REPLY, rp->hdr, sizeof(rp->hdr),
+	r = ucp_am_send_nbx(p->ep, ODMA_UCX_AM_REPLY, rp->hdr, sizeof(rp->hdr),
 	                    rp->len ? rp->data : NULL, rp->len, &prm);
-	if (!UCS_PTR_IS_PTR(r))
+	if (!UCS_PTR_IS_PTR(r)) {
 		free(rp);
+		return;
+	}
+	rp->to = p;
+	p->replies++;
+	p->reply_bytes += rp->len;
+	pthread_mutex_lock(&odma_ux.lock);
+	p->refs++; /* the reply's */
+	pthread_mutex_unlock(&odma_ux.lock);
+}
+
+/* Serves @q (its payload @data) into a new reply; NULL when out of memory. */
+static struct ucx_reply *reply_new(const struct odma_ucx_req *q, const void *data,
+                                   doca_error_t status)
+{
+	size_t room = q->op == ODMA_UCX_OP_GET      ? q->len
+	              : q->op == ODMA_UCX_OP_ATTACH ? ODMA_TP_ISSUED_MAX
+	              : odma_ucx_op_atomic(q->op)   ? 8
+	                                            : 0;
+	struct ucx_reply *rp = malloc(sizeof(*rp) + (status == DOCA_SUCCESS ? room : 0));
+	struct odma_ucx_reply rh = { .op = q->op, .id = q->id, .status = status };
+
+	if (rp == NULL)
+		return NULL;
+	rp->len = 0;
+	if (status == DOCA_SUCCESS)
+		rh.status = odma_ucx_req_serve(q, data, rp->data, &rp->len);
+	if (rh.status != DOCA_SUCCESS)
+		rp->len = 0;
+	rh.len = (uint32_t)rp->len;
+	odma_ucx_reply_encode(&rh, rp->hdr);
+	return rp;
+}
+
+static bool room_for(const struct ucx_peer *p, const struct odma_ucx_req *q)
+{
+	return p->def_head == NULL &&
+	       (q->op != ODMA_UCX_OP_GET || p->reply_bytes + q->len <= UCX_REPLY_BYTES_MAX);
+}
+
+/* The GETs that waited for room, in order, while there is room (service thread). */
+static void serve_deferred(struct ucx_peer *p)
+{
+	while (p->def_head != NULL && !p->dead &&
+	       p->reply_bytes + p->def_head->q.len <= UCX_REPLY_BYTES_MAX) {
+		struct ucx_deferred *d = p->def_head;
+		struct ucx_reply *rp;
+
+		p->def_head = d->next;
+		if (p->def_head == NULL)
+			p->def_tail = NULL;
+		p->ndeferred--;
+		rp = reply_new(&d->q, NULL, DOCA_SUCCESS);
+		free(d);
+		if (rp != NULL)
+			ucx_reply(p, rp);
+	}
+}
+
+static void deferred_free(struct ucx_peer *p)
+{
+	while (p->def_head != NULL) {
+		struct ucx_deferred *d = p->def_head;
+
+		p->def_head = d->next;
+		free(d);
+	}
+	p->def_tail = NULL;
+	p->ndeferred = 0;
+}
+
+/*
+ * The peer whose requests arrive on @from: an endpoint of ours (listen/connect), or a client
+ * made by its ATTACH. Dead clients leave the list here (service thread).
+ */
+static struct ucx_peer *client_of(ucp_ep_h from)
+{
+	struct ucx_peer **pp = &odma_ux.clients, *p;
+
+	for (struct odma_tp_ep *ep = odma_ucx_eps; ep != NULL; ep = ep->next)
+		if (ep->peer->ep == from)
+			return ep->peer->dead ? NULL : ep->peer;
+	while ((p = *pp) != NULL) {
+		if (p->dead) {
+			*pp = p->next;
+			odma_ux.nclients--;
+			deferred_free(p);
+			odma_ucx_peer_unref(p);
+			continue;
+		}
+		if (p->from == from)
+			return p;
+		pp = &p->next;
+	}
+	return NULL;
+}
+
+/* A client for the importer at worker address @addr, whose requests arrive on @from. */
+static struct ucx_peer *client_new(ucp_ep_h from, const uint8_t *addr, size_t alen)
+{
+	ucp_ep_params_t prm = { 0 };
+	struct ucx_peer *p;
+
+	if (odma_ux.nclients >= UCX_CLIENTS_MAX) {
+		ODMA_RATELIMITED_WARN("UCX transport: %u importers attached already; an attach "
+		                      "is refused until one leaves",
+		                      odma_ux.nclients);
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	p->from = from;
+	p->alen = (uint16_t)alen;
+	memcpy(p->addr, addr, alen);
+	prm.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+	                 UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	prm.address = (const ucp_address_t *)p->addr;
+	prm.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+	prm.err_handler.cb = odma_ucx_peer_err_cb;
+	prm.err_handler.arg = p;
+	if (ucp_ep_create(odma_ux.worker, &prm, &p->ep) != UCS_OK) {
+		ODMA_RATELIMITED_WARN("UCX transport: cannot reach an importer that attached "
+		                      "(its worker address is unusable); its attach is dropped");
+		free(p);
+		return NULL;
+	}
+	p->refs = 1; /* the list's */
+	p->next = odma_ux.clients;
+	odma_ux.clients = p;
+	odma_ux.nclients++;
+	return p;
+}
+
+/*
+ * An ATTACH from @from carrying the importer's worker address: served first, and a client
+ * made (or remade, when the address changed) only when it passed. NULL: no answer.
+ */
+static struct ucx_peer *attach_client(ucp_ep_h from, struct ucx_peer *p,
+                                      const struct odma_ucx_req *q, const uint8_t *addr,
+                                      size_t alen, struct ucx_reply *rp)
+{
+	struct odma_ucx_reply rh = { 0 };
+
+	if (p != NULL && (p->owner != NULL || alen == 0 ||
+	                  (p->alen == alen && memcmp(p->addr, addr, alen) == 0)))
+		return p;
+	(void)odma_ucx_reply_decode(rp->hdr, sizeof(rp->hdr), rp->len, &rh);
+	if (rh.status != DOCA_SUCCESS || alen == 0) {
+		ODMA_RATELIMITED_WARN("UCX transport: dropped an attach (region %u) from a peer "
+		                      "that is not attached: %s",
+		                      q->region_id,
+		                      alen == 0 ? "it gave no address to answer"
+		                                : doca_error_get_name(rh.status));
+		return NULL;
+	}
+	if (p != NULL) /* the same endpoint, another importer: the old one is gone */
+		p->dead = true;
+	return client_new(from, addr, alen);
 }
 
 ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length, void *data,
                              size_t length, const ucp_am_recv_param_t *param)
 {
 	struct odma_ucx_req q;
-	struct odma_ucx_reply rh = { 0 };
+	struct ucx_peer *p;
 	struct ucx_reply *rp;
+	struct ucx_deferred *d;
 	const char *why = NULL;
-	size_t room;
+	doca_error_t st = DOCA_SUCCESS;
 
 	(void)arg;
 	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
 		return UCS_OK; /* no one to answer: a hostile or broken peer */
+	p = client_of(param->reply_ep);
 	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
 	    odma_ucx_req_decode(header, header_length, length, &q, &why) != DOCA_SUCCESS) {
 		ODMA_RATELIMITED_WARN("UCX transport: refused a malformed request from a peer: %s",
 		                      why ? why : "rendezvous payload");
-		if (header_length < 16)
+		if (header_length < 16 || p == NULL)
 			return UCS_OK;
 		memset(&q, 0, sizeof(q));
 		memcpy(&q.id, (const uint8_t *)header + 8, 8);
-		q.op = 0;
-		rh.status = DOCA_ERROR_INVALID_VALUE;
-		room = 0;
-	} else {
-		room = q.op == ODMA_UCX_OP_GET      ? q.len
-		       : q.op == ODMA_UCX_OP_ATTACH ? ODMA_TP_ISSUED_MAX
-		       : odma_ucx_op_atomic(q.op)   ? 8
-		                                    : 0;
+		st = DOCA_ERROR_INVALID_VALUE;
+	} else if (q.op == ODMA_UCX_OP_ATTACH) {
+		rp = reply_new(&q, NULL, DOCA_SUCCESS);
+		if (rp == NULL)
+			return UCS_OK; /* the importer times out */
+		p = attach_client(param->reply_ep, p, &q, data, length, rp);
+		if (p == NULL) {
+			free(rp);
+			return UCS_OK;
+		}
+		if (p->replies >= UCX_REPLIES_MAX)
+			free(rp);
+		else
+			ucx_reply(p, rp);
+		return UCS_OK;
 	}
-	rp = malloc(sizeof(*rp) + room);
-	if (rp == NULL)
-		return UCS_OK; /* the importer times out */
-	rp->len = 0;
-	if (q.op != 0)
-		rh.status = odma_ucx_req_serve(&q, data, rp->data, &rp->len);
-	if (rh.status != DOCA_SUCCESS)
-		rp->len = 0;
-	rh.op = q.op;
-	rh.id = q.id;
-	rh.len = (uint32_t)rp->len;
-	odma_ucx_reply_encode(&rh, rp->hdr);
-	ucx_reply(param->reply_ep, rp);
+	if (p == NULL) {
+		ODMA_RATELIMITED_WARN("UCX transport: dropped a request from a peer that never "
+		                      "attached (region %u)",
+		                      q.region_id);
+		return UCS_OK;
+	}
+	if (p->replies >= UCX_REPLIES_MAX)
+		return UCS_OK; /* it reads nothing: its deadline fails the rest */
+	if (st == DOCA_SUCCESS && !room_for(p, &q)) {
+		if (p->ndeferred >= UCX_DEFER_MAX || (d = malloc(sizeof(*d))) == NULL)
+			return UCS_OK;
+		d->q = q;
+		d->next = NULL;
+		if (p->def_tail != NULL)
+			p->def_tail->next = d;
+		else
+			p->def_head = d;
+		p->def_tail = d;
+		p->ndeferred++;
+		return UCS_OK;
+	}
+	rp = reply_new(&q, data, st);
+	if (rp != NULL)
+		ucx_reply(p, rp);
 	return UCS_OK;
+}
+
+void odma_ucx_clients_destroy(void)
+{
+	for (struct ucx_peer *p = odma_ux.clients; p != NULL; p = p->next) {
+		deferred_free(p);
+		if (p->ep != NULL) {
+			ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+				                    .flags = UCP_EP_CLOSE_FLAG_FORCE };
+			void *r = ucp_ep_close_nbx(p->ep, &prm);
+
+			if (UCS_PTR_IS_PTR(r))
+				ucp_request_free(r);
+			p->ep = NULL;
+		}
+	}
 }

@@ -57,7 +57,9 @@ static const char *req_check_op(const struct odma_ucx_req *q, size_t data_len)
 {
 	switch (q->op) {
 	case ODMA_UCX_OP_ATTACH:
-		return q->len == 0 && data_len == 0 ? NULL : "an attach request carries a length";
+		return q->len == 0 && data_len <= ODMA_UCX_ATTACH_ADDR_MAX
+		               ? NULL
+		               : "an attach request carries a length, or an address too long";
 	case ODMA_UCX_OP_GET:
 		if (data_len != 0)
 			return "a get request carries a payload";

@@ -14,8 +14,10 @@
  *   16 region id u32 | 20 generation u32 | 24 key [16] | 40 address u64 | 48 length u64
  *   56 zero [8]
  * The payload is the bytes of a PUT (exactly length bytes), the u64 operand (LE) of a FADD
- * or SWAP; empty otherwise. AREAD, FADD and SWAP name one 8-byte aligned u64 (length 8)
- * and are applied atomically by the exporter (odma_tp_region_atomic).
+ * or SWAP, the importer's UCX worker address with an ATTACH (at most ODMA_UCX_ATTACH_ADDR_MAX
+ * bytes: the exporter answers on an endpoint of its own to it; none when the attach goes
+ * over an endpoint the exporter made); empty otherwise. AREAD, FADD and SWAP name one 8-byte
+ * aligned u64 (length 8) and are applied atomically by the exporter (odma_tp_region_atomic).
  *
  * Reply header (fixed 24 bytes): 0 magic "ODMR" | 4 version u16 | 6 op u8 | 7 zero u8 |
  *   8 request id u64 | 16 status i32 (a doca_error_t) | 20 length u32; payload: the bytes
@@ -38,6 +40,7 @@
 #define ODMA_UCX_REQ_LEN 64
 #define ODMA_UCX_REPLY_LEN 24
 #define ODMA_UCX_CHUNK_MAX (256u * 1024) /* largest GET/PUT one request carries */
+#define ODMA_UCX_ATTACH_ADDR_MAX 512     /* an ATTACH's worker address (ODMA_TP_ADDR_MAX) */
 
 enum odma_ucx_op {
 	ODMA_UCX_OP_ATTACH = 1, /* check the region, reply with the issued descriptor */
