@@ -76,11 +76,22 @@ static struct rd_listener *rd_listener_new(struct doca_rdma *rd, uint16_t port, 
                                            doca_error_t *err)
 {
 	struct rd_listener *l = calloc(1, sizeof(*l));
+	char addr[INET_ADDRSTRLEN];
 
 	*err = DOCA_ERROR_NO_MEMORY;
 	if (l == NULL)
 		return NULL;
-	*err = rw_listen(port, &l->lsn, &l->port);
+	/*
+	 * the out-of-band listener binds this side's address on the emulated device's network
+	 * only (doca_priv_tp_bind_addr); an RDMA CM listener, the port its program named, on
+	 * every address, as a CM server listening on a port is reached
+	 */
+	if (!cm && !doca_priv_tp_bind_addr(addr, sizeof(addr))) {
+		free(l);
+		*err = DOCA_ERROR_INITIALIZATION;
+		return NULL;
+	}
+	*err = rw_listen(cm ? NULL : addr, port, &l->lsn, &l->port);
 	l->rd = rd;
 	l->cm = cm;
 	if (*err != DOCA_SUCCESS) {

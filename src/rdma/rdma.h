@@ -99,10 +99,10 @@ struct rw_lsn;  /* a listener: connecting peers, as channels */
 /* NULL when the network transport is built in, else why not (doca_caps says the same). */
 const char *rw_absent(void);
 /*
- * Listens on @port on every local address (0: a free port of the dynamic range); *@bound the
- * port. DOCA_ERROR_NOT_SUPPORTED without UCX, IO_FAILED when the port is taken.
+ * Listens on @addr:@port (@addr NULL: every local address; @port 0: one the kernel picks);
+ * *@bound the port. DOCA_ERROR_NOT_SUPPORTED without UCX, IO_FAILED when the port is taken.
  */
-doca_error_t rw_listen(uint16_t port, struct rw_lsn **l, uint16_t *bound);
+doca_error_t rw_listen(const char *addr, uint16_t port, struct rw_lsn **l, uint16_t *bound);
 /* The next connecting peer (blocks); NULL once the listener is shut down. */
 struct rw_chan *rw_accept(struct rw_lsn *l);
 /* Stops accepting and wakes rw_accept; rw_listen_free then frees (after its thread ended). */

@@ -16,8 +16,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <ifaddrs.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -230,7 +228,7 @@ const char *rw_absent(void)
 	return doca_priv_tp_net_absent();
 }
 
-doca_error_t rw_listen(uint16_t port, struct rw_lsn **out, uint16_t *bound)
+doca_error_t rw_listen(const char *addr, uint16_t port, struct rw_lsn **out, uint16_t *bound)
 {
 	struct rw_lsn *l = calloc(1, sizeof(*l));
 	doca_error_t r;
@@ -240,7 +238,7 @@ doca_error_t rw_listen(uint16_t port, struct rw_lsn **out, uint16_t *bound)
 	pthread_mutex_init(&l->lock, NULL);
 	pthread_cond_init(&l->cond, NULL);
 	*bound = port; /* 0: the kernel picks one, and *bound says which */
-	r = doca_priv_tp_listen(NULL, bound, rw_on_accept, l, &l->tp);
+	r = doca_priv_tp_listen(addr, bound, rw_on_accept, l, &l->tp);
 	if (r != DOCA_SUCCESS) {
 		pthread_mutex_destroy(&l->lock);
 		pthread_cond_destroy(&l->cond);
@@ -549,21 +547,15 @@ static void rw_self_ident(uint64_t *netns, uint8_t boot_id[16])
 
 void rw_blob_self(struct rw_blob *b)
 {
-	struct ifaddrs *ifa = NULL;
+	char ip[INET_ADDRSTRLEN];
+	struct in_addr a;
 
 	rw_self_ident(&b->netns, b->boot_id);
 	b->naddrs = 0;
-	if (getifaddrs(&ifa) != 0)
-		return;
-	for (struct ifaddrs *i = ifa; i != NULL && b->naddrs < RW_BLOB_MAX_ADDRS; i = i->ifa_next) {
-		const struct sockaddr_in *sin = (const struct sockaddr_in *)(void *)i->ifa_addr;
-
-		if (sin == NULL || sin->sin_family != AF_INET || (i->ifa_flags & IFF_LOOPBACK) ||
-		    !(i->ifa_flags & IFF_UP))
-			continue;
-		memcpy(b->addrs[b->naddrs++], &sin->sin_addr, 4);
-	}
-	freeifaddrs(ifa);
+	/* the one address the out-of-band listener binds (a peer of this namespace: loopback) */
+	if (doca_priv_tp_bind_addr(ip, sizeof(ip)) && inet_pton(AF_INET, ip, &a) == 1 &&
+	    (ntohl(a.s_addr) >> 24) != 127)
+		memcpy(b->addrs[b->naddrs++], &a, 4);
 }
 
 void rw_blob_encode(const struct rw_blob *b, uint8_t out[RW_BLOB_LEN])

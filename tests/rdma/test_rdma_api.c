@@ -9,6 +9,31 @@
  */
 #include "rdma_tu.h"
 
+/*
+ * The listening TCP sockets of @port (IPv4, /proc/net/tcp): how many bind 127.0.0.1 and how
+ * many bind another address (0.0.0.0 among them).
+ */
+static void listeners_of(unsigned int port, int *loopback, int *other)
+{
+	char line[512];
+	FILE *f = fopen("/proc/net/tcp", "r");
+
+	*loopback = *other = 0;
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		unsigned int addr, p, state;
+
+		if (sscanf(line, " %*u: %8X:%4X %*8X:%*4X %2X", &addr, &p, &state) != 3 ||
+		    p != port || state != 0x0a)
+			continue;
+		if (addr == 0x0100007fu) /* 127.0.0.1, as the kernel prints it */
+			(*loopback)++;
+		else
+			(*other)++;
+	}
+	fclose(f);
+}
+
 static void test_caps(void **state)
 {
 	struct doca_devinfo **list;
@@ -115,8 +140,20 @@ static void test_properties_and_states(void **state)
 		uint8_t bad[256];
 		uint32_t id1, id2;
 
+		int lo, other;
+
 		assert_ok(doca_rdma_export(rd, &blob, &n, &c1));
 		assert_true(n <= 1024); /* fits the samples' negotiation buffers */
+		/*
+		 * without ODMA_FABRIC the out-of-band listener binds loopback only, and the blob
+		 * offers no other address (docs/rdma.md: the blob's port at byte 14, count at 13)
+		 */
+		assert_int_equal(((const uint8_t *)blob)[13], 0);
+		listeners_of((unsigned int)((const uint8_t *)blob)[14] |
+		                     (unsigned int)((const uint8_t *)blob)[15] << 8,
+		             &lo, &other);
+		assert_int_equal(lo, 1);
+		assert_int_equal(other, 0);
 		memcpy(bad, blob, n);
 		assert_ok(doca_rdma_export(rd, &blob, &n, &c2));
 		assert_doca(DOCA_ERROR_FULL, doca_rdma_export(rd, &blob, &n, &c3));

@@ -60,7 +60,7 @@ static void test_fast_in_order(void **state)
 	uint16_t port;
 
 	(void)state;
-	assert_int_equal(rw_listen(0, &l, &port), DOCA_SUCCESS);
+	assert_int_equal(rw_listen("127.0.0.1", 0, &l, &port), DOCA_SUCCESS);
 	cli = rw_dial("127.0.0.1", port);
 	assert_non_null(cli);
 	put(cli, RW_HELLO, 1); /* the peer is accepted once its first frame arrives */
@@ -122,7 +122,7 @@ static void test_queue_bound(void **state)
 	int r;
 
 	(void)state;
-	assert_int_equal(rw_listen(0, &l, &port), DOCA_SUCCESS);
+	assert_int_equal(rw_listen("127.0.0.1", 0, &l, &port), DOCA_SUCCESS);
 	cli = rw_dial("127.0.0.1", port);
 	assert_non_null(cli);
 	put(cli, RW_HELLO, 1);

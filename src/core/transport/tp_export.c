@@ -51,3 +51,8 @@ uint32_t doca_priv_tp_timeout_ms(void)
 {
 	return odma_tp_timeout_ms();
 }
+
+bool doca_priv_tp_bind_addr(char *out, size_t cap)
+{
+	return odma_tp_bind_addr(out, cap);
+}

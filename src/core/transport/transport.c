@@ -6,7 +6,10 @@
  * export carries, and the exporter's region records: the one authority every remote
  * access is checked against (odma_tp_region_check), whichever transport carries it.
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -493,4 +496,57 @@ int odma_tp_safe_copy(void *dst, const void *src, size_t len)
 	if (err != ENOSYS)
 		return err;
 	return odma_cma_xfer(getpid(), false, &l, 1, &r, 1);
+}
+
+/* ---- the address of this side on the emulated device's network (transport.h) ---- */
+
+bool odma_tp_iface_for(const char *ip, char *name, size_t cap, char *addr, size_t acap)
+{
+	struct ifaddrs *ifs, *i;
+	struct in_addr a;
+	bool found = false;
+
+	if (inet_pton(AF_INET, ip, &a) != 1 || getifaddrs(&ifs) != 0)
+		return false;
+	for (i = ifs; i != NULL && !found; i = i->ifa_next) {
+		uint32_t mine, mask;
+
+		if (i->ifa_addr == NULL || i->ifa_netmask == NULL ||
+		    i->ifa_addr->sa_family != AF_INET)
+			continue;
+		mine = ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr.s_addr;
+		mask = ((struct sockaddr_in *)(void *)i->ifa_netmask)->sin_addr.s_addr;
+		if ((mine & mask) == (a.s_addr & mask)) {
+			snprintf(name, cap, "%s", i->ifa_name);
+			if (addr != NULL &&
+			    inet_ntop(AF_INET,
+			              &((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr, addr,
+			              (socklen_t)acap) == NULL)
+				continue;
+			found = true;
+		}
+	}
+	freeifaddrs(ifs);
+	return found;
+}
+
+bool odma_tp_bind_addr(char *out, size_t cap)
+{
+	const char *fabric = odma_config_string("ODMA_FABRIC");
+	const char *colon = fabric != NULL ? strrchr(fabric, ':') : NULL;
+	char ip[64], dev[IF_NAMESIZE + 8];
+
+	if (fabric == NULL) {
+		snprintf(out, cap, "127.0.0.1");
+		return true;
+	}
+	snprintf(ip, sizeof(ip), "%.*s", (int)(colon ? colon - fabric : (long)strlen(fabric)),
+	         fabric);
+	if (odma_tp_iface_for(ip, dev, sizeof(dev), out, cap))
+		return true;
+	ODMA_ERR("ODMA_FABRIC=%s: no local interface is on the network of %s, so a listener of "
+	         "this side has no address to bind; give this side an address on that network "
+	         "(ip addr add ...), or fix ODMA_FABRIC",
+	         fabric, ip);
+	return false;
 }

@@ -515,4 +515,18 @@ void odma_tp_set_local_copy(odma_tp_local_copy_fn *fn);
  */
 int odma_tp_safe_copy(void *dst, const void *src, size_t len);
 
+/*
+ * The local interface whose IPv4 network holds @ip (or that has it): its name in @name and,
+ * when @addr is not NULL, its address in @addr. false if none.
+ */
+bool odma_tp_iface_for(const char *ip, char *name, size_t cap, char *addr, size_t acap);
+
+/*
+ * The IPv4 address this side's own listeners bind (never every interface): its address on
+ * ODMA_FABRIC's network, or 127.0.0.1 without ODMA_FABRIC. false, logged with the fix, when
+ * ODMA_FABRIC names a network no local interface is on.
+ */
+bool odma_tp_bind_addr(char *out, size_t cap);
+DOCA_STABLE bool doca_priv_tp_bind_addr(char *out, size_t cap);
+
 #endif /* ODMA_CORE_TRANSPORT_H_ */

@@ -24,7 +24,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <ifaddrs.h>
 #include <net/if.h>
 #include <poll.h>
 #include <pthread.h>
@@ -72,32 +71,6 @@ void odma_ucx_kick(void)
 
 /* ---- choosing UCX's transports from real reachability ---- */
 
-/* The local interface whose IPv4 network holds @ip (or that has it); false if none. */
-static bool ucx_iface_for(const char *ip, char *name, size_t cap)
-{
-	struct ifaddrs *ifs, *i;
-	struct in_addr a;
-	bool found = false;
-
-	if (inet_pton(AF_INET, ip, &a) != 1 || getifaddrs(&ifs) != 0)
-		return false;
-	for (i = ifs; i != NULL && !found; i = i->ifa_next) {
-		uint32_t mine, mask;
-
-		if (i->ifa_addr == NULL || i->ifa_netmask == NULL ||
-		    i->ifa_addr->sa_family != AF_INET)
-			continue;
-		mine = ((struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr.s_addr;
-		mask = ((struct sockaddr_in *)(void *)i->ifa_netmask)->sin_addr.s_addr;
-		if ((mine & mask) == (a.s_addr & mask)) {
-			snprintf(name, cap, "%s", i->ifa_name);
-			found = true;
-		}
-	}
-	freeifaddrs(ifs);
-	return found;
-}
-
 /*
  * UCX's defaults pick shared memory between two network namespaces of one host and then
  * hang (its wake-up socket is unreachable): take TCP, on the interface that reaches the
@@ -126,11 +99,10 @@ static void ucx_pick_devices(ucp_config_t *cfg)
 		colon = strrchr(fabric, ':');
 		snprintf(ip, sizeof(ip), "%.*s",
 		         (int)(colon ? colon - fabric : (long)strlen(fabric)), fabric);
-		if (!ucx_iface_for(ip, dev, sizeof(dev))) {
+		if (!odma_tp_iface_for(ip, dev, sizeof(dev), NULL, 0)) {
 			ODMA_ERR("ODMA_FABRIC=%s: no local interface is on the network of %s, so "
-			         "the "
-			         "other side cannot be reached; give this side an address on that "
-			         "network (ip addr add ...), or fix ODMA_FABRIC",
+			         "the other side cannot be reached; give this side an address on "
+			         "that network (ip addr add ...), or fix ODMA_FABRIC",
 			         fabric, ip);
 			return; /* every device: UCX may still find a route */
 		}
