@@ -14,7 +14,7 @@ NINJA   ?= ninja
 MESON_OPTS ?=
 JOBS    ?= 2
 
-.PHONY: all deps demo check check-slow check-all install uninstall clean fuzz soak soak-cycles bench
+.PHONY: all deps demo check check-slow check-all check-load install uninstall clean fuzz soak soak-cycles bench
 
 all: $(BUILD)/build.ninja
 	$(NINJA) -C $(BUILD) -j $(JOBS)
@@ -37,6 +37,10 @@ check-slow: all
 
 check-all: all
 	$(MESON) test -C $(BUILD) --print-errorlogs --num-processes $(JOBS)
+
+# make check's suite 5 times (RUNS=N) beside one busy loop per core: no test may depend on timing.
+check-load: all
+	@sh scripts/check-load.sh $(BUILD)
 
 install: all
 	$(MESON) configure $(BUILD) -Dprefix=$(PREFIX)

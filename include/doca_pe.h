@@ -166,7 +166,9 @@ doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode 
  * - DOCA_ERROR_BAD_STATE: the context is not RUNNING.
  * - DOCA_ERROR_AGAIN: more tasks in flight than the device queue depth: progress, then retry
  *   (the task stays the caller's).
- * - DOCA_ERROR_NOT_PERMITTED: the destination memory is not writable (mmap permissions).
+ * - DOCA_ERROR_NOT_PERMITTED: the destination memory is not writable (mmap permissions), or
+ *   a source or destination mmap was never added to the context's device
+ *   (doca_mmap_add_dev).
  */
 DOCA_STABLE
 doca_error_t doca_task_submit(struct doca_task *task);

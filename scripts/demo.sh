@@ -1,10 +1,11 @@
 #!/bin/sh
 # Usage: scripts/demo.sh BUILD_DIR   (the body of `make demo`)
 #
-# Shows odma working on this machine, in three steps, each run only if it has been built:
-#   1. the emulated devices and their capabilities   (tools/caps/doca_caps)
-#   2. a 64 KiB local DMA copy                         (samples/dma_local_copy)
-#   3. a host -> DPU -> host copy between two processes (apps/dma_copy demo script)
+# Shows odma working on this machine, in three steps, each run only if it has been built;
+# the copies first, then the long listing of capabilities:
+#   1. a 64 KiB local DMA copy                         (samples/dma_local_copy)
+#   2. a host -> DPU -> host copy between two processes (apps/dma_copy demo script)
+#   3. the emulated devices and their capabilities   (tools/caps/doca_caps)
 # A step that is not built is reported and skipped; a step that fails stops the demo with a
 # non-zero exit status.
 set -u
@@ -73,9 +74,9 @@ if [ ! -d "$build" ]; then
 	exit 1
 fi
 echo "odma demo (build directory: $build)"
-step_devices
 step_local_copy
 step_dma_copy
+step_devices
 echo
 if [ "$ran" -eq 0 ]; then
 	echo "odma demo: none of the demo programs is built yet; the libraries built, and"

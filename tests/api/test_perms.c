@@ -251,12 +251,115 @@ static void try_submit_same_rule(void **state)
 	fx_fini(&fx);
 }
 
+/* A device of the system other than @dev (the emulated systems have several). */
+static struct doca_dev *other_dev(const struct doca_dev *dev)
+{
+	static const char *const pcis[] = { "b1:00.1", "03:00.0", "b1:00.0", "03:00.1" };
+
+	for (size_t i = 0; i < sizeof(pcis) / sizeof(pcis[0]); i++) {
+		struct doca_dev *o = tu_open_pci_or_null(pcis[i]);
+
+		if (o != NULL && o != dev)
+			return o;
+		if (o != NULL)
+			assert_ok(doca_dev_close(o));
+	}
+	fail_msg("no second device in the emulated system");
+	return NULL;
+}
+
+/* A started mmap over @mem (LOCAL_READ_WRITE) with the devices @a and @b (either NULL). */
+static struct doca_mmap *mmap_on(void *mem, size_t len, struct doca_dev *a, struct doca_dev *b)
+{
+	struct doca_mmap *m;
+
+	assert_ok(doca_mmap_create(&m));
+	if (a != NULL)
+		assert_ok(doca_mmap_add_dev(m, a));
+	if (b != NULL)
+		assert_ok(doca_mmap_add_dev(m, b));
+	assert_ok(doca_mmap_set_memrange(m, mem, len));
+	assert_ok(doca_mmap_start(m));
+	return m;
+}
+
+/*
+ * DOCA's add_dev rule (issue 29, item 1): a DMA context copies only through mmaps its device
+ * was added to. An mmap never add_dev'd, or added to another device only, is refused at
+ * submit and at try_submit with NOT_PERMITTED and one line naming the device and the fix;
+ * the task stays the caller's (no callback) and no byte moves. An mmap on two devices, the
+ * context's among them, copies.
+ */
+static void add_dev_rule(void **state)
+{
+	static uint8_t mem[4096];
+	struct fx fx;
+	struct doca_dev *other;
+	struct doca_mmap *none, *elsewhere, *both;
+	struct doca_buf *s, *d;
+	struct doca_task *t;
+	unsigned int done;
+
+	(void)state;
+	fx_init(&fx, 4096, 4, true);
+	other = other_dev(fx.dev);
+	none = mmap_on(mem, sizeof(mem), NULL, NULL);
+	elsewhere = mmap_on(mem, sizeof(mem), other, NULL);
+	both = mmap_on(mem, sizeof(mem), other, fx.dev);
+	log_count("", NULL);
+	done = fx.ok + fx.err;
+	for (int k = 0; k < 2; k++) {
+		struct doca_mmap *m = k == 0 ? none : elsewhere;
+
+		memset(mem, 0, sizeof(mem));
+		/* as the destination, by submit and by try_submit */
+		s = fx_src_buf(&fx, 0, 64);
+		fx_pattern(fx.src, 64, 7);
+		assert_ok(doca_buf_inventory_buf_get_by_addr(fx.inv, m, mem, sizeof(mem), &d));
+		t = fx_task(&fx, s, d, 0);
+		assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_task_submit(t));
+		assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_task_try_submit(t));
+		assert_int_equal(log_count("was never added to", "doca_mmap_add_dev"), 2);
+		doca_task_free(t);
+		assert_int_equal(mem[0], 0);
+		assert_ok(doca_buf_dec_refcount(s, NULL));
+		assert_ok(doca_buf_dec_refcount(d, NULL));
+		/* as the source */
+		assert_ok(doca_buf_inventory_buf_get_by_data(fx.inv, m, mem, 64, &s));
+		d = fx_dst_buf(&fx, 0, 64);
+		t = fx_task(&fx, s, d, 0);
+		assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_task_submit(t));
+		assert_int_equal(log_count("was never added to", NULL), 1);
+		doca_task_free(t);
+		assert_ok(doca_buf_dec_refcount(s, NULL));
+		assert_ok(doca_buf_dec_refcount(d, NULL));
+	}
+	for (int i = 0; i < 1000; i++)
+		(void)doca_pe_progress(fx.pe);
+	assert_int_equal(fx.ok + fx.err, done); /* no callback for a refused task */
+	/* two devices, the context's among them: copied */
+	memset(mem, 0, sizeof(mem));
+	s = fx_src_buf(&fx, 0, 64);
+	fx_pattern(fx.src, 64, 9);
+	assert_ok(doca_buf_inventory_buf_get_by_addr(fx.inv, both, mem, sizeof(mem), &d));
+	assert_ok(copy_once(&fx, s, d));
+	assert_memory_equal(mem, fx.src, 64);
+	assert_ok(doca_buf_dec_refcount(s, NULL));
+	assert_ok(doca_buf_dec_refcount(d, NULL));
+	assert_ok(doca_mmap_destroy(none));
+	assert_ok(doca_mmap_destroy(elsewhere));
+	assert_ok(doca_mmap_destroy(both));
+	assert_ok(doca_dev_close(other));
+	fx_fini(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(access_table),
 		cmocka_unit_test(warning_once_per_object),
 		cmocka_unit_test(try_submit_same_rule),
+		cmocka_unit_test(add_dev_rule),
 	};
 
 	return cmocka_run_group_tests(tests, capture_log, NULL);

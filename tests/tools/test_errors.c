@@ -98,6 +98,7 @@ static void test_dma_causes(void **state)
 	expect_rule("invalid_value", 6, "size-cap");
 	expect_rule("AGAIN", 5, "queue-full");
 	expect_rule("ERROR_NOT_PERMITTED", 2, "dst-read-only");
+	expect_rule("NOT_PERMITTED", 2, "mmap-not-on-device");
 	expect_rule("not_supported", 4, "no-memcpy");
 	expect_rule("21", 21, "driver-layer");
 	expect_rule("IO_FAILED", 17, "task-failed");

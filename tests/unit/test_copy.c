@@ -119,7 +119,7 @@ static void ranges_over_lists(void **state)
 		memset(dst_mem, 0, MEM);
 		cp.src = list(ms, src_mem, sl, 6, true);
 		cp.dst = list(md, dst_mem, dl, 5, false);
-		assert_ok(odma_copy_validate(&cp, &caps, true, &deferred, NULL));
+		assert_ok(odma_copy_validate(&cp, &caps, NULL, true, &deferred, NULL));
 		assert_int_equal(deferred, DOCA_SUCCESS);
 		assert_int_equal(cp.total, 1498);
 		assert_int_equal(cp.split_at, 0); /* lists are never split */
@@ -164,7 +164,7 @@ static void split_decision(void **state)
 		assert_ok(doca_buf_inventory_buf_get_by_data(inv, ms, src_mem, len,
 		                                             (struct doca_buf **)&cp.src));
 		assert_ok(doca_buf_inventory_buf_get_by_addr(inv, md, dst_mem, MEM, &cp.dst));
-		assert_ok(odma_copy_validate(&cp, &caps, false, &deferred, NULL));
+		assert_ok(odma_copy_validate(&cp, &caps, NULL, false, &deferred, NULL));
 		assert_int_equal(cp.split_at, cases[i].split_at);
 		/* head then tail give the whole copy */
 		memset(dst_mem, 0, MEM);
@@ -186,10 +186,10 @@ static void deferred_failures(void **state)
 	assert_ok(doca_buf_inventory_buf_get_by_data(inv, ms, src_mem, 100,
 	                                             (struct doca_buf **)&cp.src));
 	assert_ok(doca_buf_inventory_buf_get_by_addr(inv, md, dst_mem, 50, &cp.dst));
-	assert_ok(odma_copy_validate(&cp, &caps, false, &deferred, NULL));
+	assert_ok(odma_copy_validate(&cp, &caps, NULL, false, &deferred, NULL));
 	assert_int_equal(deferred, DOCA_ERROR_IO_FAILED);
 	assert_doca(DOCA_ERROR_INVALID_VALUE,
-	            odma_copy_validate(&cp, &caps, true, &deferred, NULL));
+	            odma_copy_validate(&cp, &caps, NULL, true, &deferred, NULL));
 	assert_ok(doca_buf_dec_refcount((struct doca_buf *)cp.src, NULL));
 	assert_ok(doca_buf_dec_refcount(cp.dst, NULL));
 }
@@ -226,7 +226,7 @@ static void batch_fault_fails_its_copy_only(void **state)
 		                                             (struct doca_buf **)&cp[i].src));
 		assert_ok(doca_buf_inventory_buf_get_by_addr(inv, md, dst_mem + i * LEN, LEN,
 		                                             &cp[i].dst));
-		assert_ok(odma_copy_validate(&cp[i], &caps, false, &deferred, NULL));
+		assert_ok(odma_copy_validate(&cp[i], &caps, NULL, false, &deferred, NULL));
 		pc[i] = &cp[i];
 	}
 	assert_int_equal(munmap(gone, (size_t)pg), 0);

@@ -159,7 +159,7 @@ static void move_and_batch(void **state)
 	(void)state;
 	memset(dst_mem, 0, MEM);
 	copy_get(&cp, 0, 6 * MIB, 384 * KIB + 3); /* two runs of about 192 KiB */
-	assert_ok(odma_copy_validate(&cp, &caps, false, &deferred, NULL));
+	assert_ok(odma_copy_validate(&cp, &caps, NULL, false, &deferred, NULL));
 	assert_true(cp.split_at != 0);
 	before = streamed();
 	assert_ok(odma_copy_move(&cp, 0, cp.split_at));
@@ -171,7 +171,7 @@ static void move_and_batch(void **state)
 	/* the same destination again, through a batch: hot */
 	memset(dst_mem + 6 * MIB, 0, 2 * MIB);
 	copy_get(&cp, 0, 6 * MIB, 256 * KIB);
-	assert_ok(odma_copy_validate(&cp, &caps, false, &deferred, NULL));
+	assert_ok(odma_copy_validate(&cp, &caps, NULL, false, &deferred, NULL));
 	assert_true(cp.plain);
 	before = streamed();
 	assert_false(odma_copy_move_batch(pc, 1, st));
@@ -182,7 +182,7 @@ static void move_and_batch(void **state)
 
 	/* a fresh destination in a batch: streamed */
 	copy_get(&cp, MIB, 5 * MIB + 4096, 512 * KIB);
-	assert_ok(odma_copy_validate(&cp, &caps, false, &deferred, NULL));
+	assert_ok(odma_copy_validate(&cp, &caps, NULL, false, &deferred, NULL));
 	assert_false(odma_copy_move_batch(pc, 1, st));
 	assert_ok(st[0]);
 	assert_int_equal(streamed() - before, 512 * KIB);
@@ -191,7 +191,7 @@ static void move_and_batch(void **state)
 
 	/* under the minimum: never */
 	copy_get(&cp, 0, 4 * MIB + 64, 64 * KIB - 1);
-	assert_ok(odma_copy_validate(&cp, &caps, false, &deferred, NULL));
+	assert_ok(odma_copy_validate(&cp, &caps, NULL, false, &deferred, NULL));
 	before = streamed();
 	assert_ok(odma_copy_move(&cp, 0, cp.total));
 	assert_int_equal(streamed(), before);
@@ -220,7 +220,7 @@ static void list_copy_streams(void **state)
 	assert_ok(doca_buf_chain_list(cp.dst, d2));
 	uint64_t before = streamed();
 
-	assert_ok(odma_copy_validate(&cp, &caps, false, &deferred, NULL));
+	assert_ok(odma_copy_validate(&cp, &caps, NULL, false, &deferred, NULL));
 	assert_ok(deferred);
 	assert_ok(odma_copy_move(&cp, 0, cp.total));
 	assert_int_equal(streamed() - before, cp.total); /* every piece: 100 KiB or more */
@@ -256,7 +256,7 @@ static void stream_fault_fails_its_copy(void **state)
 	assert_ok(doca_buf_inventory_buf_get_by_addr(inv, md, dst_mem + 3 * MIB, len, &cp[0].dst));
 	copy_get(&cp[1], 4 * MIB, 2 * MIB, len);
 	for (int i = 0; i < 2; i++) {
-		assert_ok(odma_copy_validate(&cp[i], &caps, false, &deferred, NULL));
+		assert_ok(odma_copy_validate(&cp[i], &caps, NULL, false, &deferred, NULL));
 		pc[i] = &cp[i];
 	}
 	/* the second half of the source goes away: the copy faults part-way through */

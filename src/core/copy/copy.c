@@ -51,7 +51,20 @@ static doca_error_t shape_dma_reachable(const struct doca_buf *b)
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
-static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s)
+/* DOCA's rule: every device that accesses an mmap was added to it before its start. */
+static doca_error_t shape_dev(const struct doca_buf *b, const struct doca_dev *dev)
+{
+	if (dev == NULL || doca_likely(odma_mmap_has_dev(b->mmap, dev)))
+		return DOCA_SUCCESS;
+	ODMA_ERR("buf %p is in mmap %p, which device %s was never added to: a context of that "
+	         "device has no access to it (on hardware it has no memory key there); fix: "
+	         "doca_mmap_add_dev(mmap, dev) before doca_mmap_start",
+	         (const void *)b, (const void *)b->mmap, dev->info->pci_addr);
+	return DOCA_ERROR_NOT_PERMITTED;
+}
+
+static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s,
+                              const struct doca_dev *dev)
 {
 	for (const struct doca_buf *b = src; b != NULL; b = b->next) {
 		if (doca_unlikely(!b->in_use)) {
@@ -62,6 +75,8 @@ static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s)
 		}
 		if (doca_unlikely(b->mmap->kind != ODMA_MEM_LOCAL) && shape_dma_reachable(b))
 			return DOCA_ERROR_NOT_SUPPORTED;
+		if (shape_dev(b, dev) != DOCA_SUCCESS)
+			return DOCA_ERROR_NOT_PERMITTED;
 		s->n_src++;
 		s->total += b->data_len;
 		if (b->mmap->kind > s->kind)
@@ -70,18 +85,20 @@ static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t shape_dst(const struct doca_buf *dst, struct copy_shape *s, bool check_perms)
+static doca_error_t shape_dst(const struct doca_buf *dst, struct copy_shape *s, bool check_perms,
+                              const struct doca_dev *dev)
 {
 	for (const struct doca_buf *b = dst; b != NULL; b = b->next) {
 		if (doca_unlikely(!b->in_use)) {
 			ODMA_ERR("destination buf %p was released to its inventory; use a buf you "
-			         "still "
-			         "hold",
+			         "still hold",
 			         (const void *)b);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		if (doca_unlikely(b->mmap->kind != ODMA_MEM_LOCAL) && shape_dma_reachable(b))
 			return DOCA_ERROR_NOT_SUPPORTED;
+		if (shape_dev(b, dev) != DOCA_SUCCESS)
+			return DOCA_ERROR_NOT_PERMITTED;
 		if (doca_unlikely(check_perms && !odma_mmap_writable_quiet(b->mmap))) {
 			doca_error_t r = odma_mmap_check_dst(b->mmap, b);
 
@@ -106,8 +123,7 @@ static doca_error_t shape_limits(const struct odma_dev_caps *caps, const struct 
 	}
 	if (doca_unlikely(s->total > caps->max_buf_size)) {
 		ODMA_ERR("source of %llu bytes is above max_buf_size %llu; split the copy into "
-		         "tasks "
-		         "of at most max_buf_size",
+		         "tasks of at most max_buf_size",
 		         (unsigned long long)s->total, (unsigned long long)caps->max_buf_size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -121,9 +137,9 @@ doca_error_t odma_copy_check_limits(const struct odma_dev_caps *caps, const stru
 	doca_error_t r = DOCA_SUCCESS;
 
 	if (src != NULL)
-		r = shape_src(src, &s);
+		r = shape_src(src, &s, NULL); /* the add_dev rule is checked at submit */
 	if (r == DOCA_SUCCESS && dst != NULL)
-		r = shape_dst(dst, &s, false);
+		r = shape_dst(dst, &s, false, NULL);
 	return r != DOCA_SUCCESS ? r : shape_limits(caps, &s);
 }
 
@@ -172,8 +188,8 @@ static uint64_t copy_split_at(const struct odma_copy *c, enum odma_mem_kind kind
 
 /* Every rule, with a log line for the broken one; the slow path of odma_copy_validate. */
 static doca_error_t __attribute__((noinline))
-copy_validate_full(struct odma_copy *c, const struct odma_dev_caps *caps, bool strict,
-                   doca_error_t *deferred, const void *who)
+copy_validate_full(struct odma_copy *c, const struct odma_dev_caps *caps,
+                   const struct doca_dev *dev, bool strict, doca_error_t *deferred, const void *who)
 {
 	struct copy_shape s = { 0 };
 	doca_error_t r;
@@ -184,8 +200,8 @@ copy_validate_full(struct odma_copy *c, const struct odma_dev_caps *caps, bool s
 		         c->src == NULL ? "source" : "destination", c->src == NULL ? "src" : "dst");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if ((r = shape_src(c->src, &s)) != DOCA_SUCCESS ||
-	    (r = shape_dst(c->dst, &s, true)) != DOCA_SUCCESS ||
+	if ((r = shape_src(c->src, &s, dev)) != DOCA_SUCCESS ||
+	    (r = shape_dst(c->dst, &s, true, dev)) != DOCA_SUCCESS ||
 	    (r = shape_limits(caps, &s)) != DOCA_SUCCESS)
 		return r;
 	c->total = s.total;
@@ -219,15 +235,16 @@ copy_validate_full(struct odma_copy *c, const struct odma_dev_caps *caps, bool s
  * and the room. Anything else (lists, an empty source, too little room, try_submit's
  * overlap check) takes the full pass, which logs the rule a copy breaks.
  */
-doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps *caps, bool strict,
-                                doca_error_t *deferred, const void *who)
+doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps *caps,
+                                const struct doca_dev *dev, bool strict, doca_error_t *deferred,
+                                const void *who)
 {
 	/* the common shape (copy.h): one element a side, nothing to log */
-	if (doca_likely(!strict && odma_copy_validate_fast(c, caps->max_buf_size))) {
+	if (doca_likely(!strict && odma_copy_validate_fast(c, caps->max_buf_size, dev))) {
 		*deferred = DOCA_SUCCESS;
 		return DOCA_SUCCESS;
 	}
-	return copy_validate_full(c, caps, strict, deferred, who);
+	return copy_validate_full(c, caps, dev, strict, deferred, who);
 }
 
 doca_error_t odma_copy_move(const struct odma_copy *c, uint64_t off, uint64_t len)

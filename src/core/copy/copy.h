@@ -50,14 +50,16 @@ struct odma_copy {
  * Any thread that owns the bufs; logs one line per rejection, naming @who (the task).
  *
  * Returns DOCA_ERROR_INVALID_VALUE (no buffer, a released buf, a list or size over the
- * limits), DOCA_ERROR_NOT_PERMITTED (a read-only destination), or DOCA_SUCCESS. An empty
+ * limits), DOCA_ERROR_NOT_PERMITTED (a read-only destination, or a buf whose mmap @dev, the
+ * context's device, was never added to: DOCA's add_dev rule), or DOCA_SUCCESS. An empty
  * source, a destination with too little room and (when @strict) overlapping ranges are
  * rejected with INVALID_VALUE when @strict (doca_task_try_submit); otherwise they are
  * accepted with *@deferred set to DOCA_ERROR_IO_FAILED, the status the task must complete
  * with (doca_task_submit: a hardware queue takes the task and fails it).
  */
-doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps *caps, bool strict,
-                                doca_error_t *deferred, const void *who);
+doca_error_t odma_copy_validate(struct odma_copy *c, const struct odma_dev_caps *caps,
+                                const struct doca_dev *dev, bool strict, doca_error_t *deferred,
+                                const void *who);
 
 /* The mover of each kind of memory and whether it batches (copy.c; for the inline check). */
 extern const struct odma_mover *const odma_copy_movers[ODMA_MEM_KINDS];
@@ -66,10 +68,11 @@ extern const bool odma_copy_batches[ODMA_MEM_KINDS];
 /*
  * The common shape checked inline (the submit path of doca_task_submit, not try_submit):
  * one element a side, bufs held, a non-empty source within @max_buf_size (the device's),
- * room in a writable destination. Fills the copy and returns true; false leaves it to
- * odma_copy_validate (which logs any broken rule).
+ * room in a writable destination, both mmaps added to @dev. Fills the copy and returns true;
+ * false leaves it to odma_copy_validate (which logs any broken rule).
  */
-static inline bool odma_copy_validate_fast(struct odma_copy *c, uint64_t max_buf_size)
+static inline bool odma_copy_validate_fast(struct odma_copy *c, uint64_t max_buf_size,
+                                           const struct doca_dev *dev)
 {
 	const struct doca_buf *s = c->src;
 	const struct doca_buf *d = c->dst;
@@ -84,8 +87,10 @@ static inline bool odma_copy_validate_fast(struct odma_copy *c, uint64_t max_buf
 	dm = d->mmap;
 	total = s->data_len;
 	/* total - 1 wraps for an empty source, which the full pass rejects */
-	if (doca_unlikely(total - 1 >= max_buf_size || total > odma_buf_room(d) ||
-	                  !odma_mmap_writable_quiet(dm)))
+	if (doca_unlikely(
+	            total - 1 >= max_buf_size || total > odma_buf_room(d) ||
+	            !odma_mmap_writable_quiet(dm) ||
+	            (dev != NULL && (!odma_mmap_has_dev(sm, dev) || !odma_mmap_has_dev(dm, dev)))))
 		return false;
 	kind = sm->kind > dm->kind ? sm->kind : dm->kind;
 	if (doca_unlikely(kind == ODMA_MEM_NET || sm->rdma_import || dm->rdma_import))
@@ -106,17 +111,21 @@ static inline bool odma_copy_validate_fast(struct odma_copy *c, uint64_t max_buf
 /*
  * The shape of odma_copy_validate_fast, both sides in this process' memory and at most
  * @max_bytes (at most the device's max_buf_size): a plain local copy (the hold stage of
- * doca_task_submit). Fills the copy and returns true; false leaves it to the other paths.
+ * doca_task_submit). @want is odma_buf_fast_want of the context's device. Fills the copy and
+ * returns true; false leaves it to the other paths.
  */
-static inline bool odma_copy_validate_local(struct odma_copy *c, uint64_t max_bytes)
+static inline bool odma_copy_validate_local(struct odma_copy *c, uint64_t max_bytes, uint16_t want)
 {
 	const struct doca_buf *s = c->src;
 	const struct doca_buf *d = c->dst;
 	uint64_t total;
 
-	/* in use, one element, local memory, a writable destination: one byte a side */
-	if (doca_unlikely(s == NULL || d == NULL || !(s->fast & ODMA_BUF_FAST_SRC) ||
-	                  !(d->fast & ODMA_BUF_FAST_DST)))
+	/*
+	 * in use, one element, local memory of an mmap on this context's device alone, a
+	 * writable destination: one word a side
+	 */
+	if (doca_unlikely(s == NULL || d == NULL || (s->fast | ODMA_BUF_FAST_DST) != want ||
+	                  d->fast != want))
 		return false;
 	total = s->data_len;
 	/* total - 1 wraps for an empty source, which the full pass rejects */

@@ -21,6 +21,7 @@ enum odma_cause {
 	ODMA_CAUSE_NULL_ARG,         /* NULL or out-of-range argument */
 	ODMA_CAUSE_QUEUE_FULL,       /* more tasks in flight than the queue depth */
 	ODMA_CAUSE_DST_READ_ONLY,    /* DMA into memory without write permission */
+	ODMA_CAUSE_NO_ADD_DEV,       /* DMA through an mmap the context's device was not added to */
 	ODMA_CAUSE_EXPORT_PERM,      /* export of an unstarted / non-PCI / from-export mmap */
 	ODMA_CAUSE_ONCE_ONLY,        /* set_memrange twice, connect twice */
 	ODMA_CAUSE_BUFS_OUTSTANDING, /* mmap stop/destroy with bufs on it */

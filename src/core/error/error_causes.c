@@ -58,6 +58,13 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "PCI_READ_WRITE or RDMA_WRITE); the log line names the flags it has",
 	  "give the destination mmap DOCA_ACCESS_FLAG_LOCAL_READ_WRITE (exports written over PCI: "
 	  "DOCA_ACCESS_FLAG_PCI_READ_WRITE)"),
+	C(ODMA_CAUSE_NO_ADD_DEV, DOCA_ERROR_NOT_PERMITTED, "mmap-not-on-device",
+	  "doca_task_submit, doca_task_try_submit, doca_task_submit_ex",
+	  "a source or destination buf lies in an mmap that the DMA context's device was never "
+	  "added to (on hardware the task has no memory key for that device); the log line names "
+	  "the buf, the mmap and the device",
+	  "call doca_mmap_add_dev(mmap, dev) with the context's device before doca_mmap_start, "
+	  "for every device that accesses the memory"),
 	C(ODMA_CAUSE_EXPORT_PERM, DOCA_ERROR_NOT_PERMITTED, "export-refused",
 	  "doca_mmap_export_pci",
 	  "the mmap is not started, has no PCI access flag, or was itself created from an export",

@@ -34,6 +34,7 @@ void odma_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next)
 	/* the fast path of doca_task_submit, decided once per start (exec.h, hold_now) */
 	ctx->fp.hold_now = NULL;
 	ctx->fp.hold_bytes = 0;
+	ctx->fp.fast_want = odma_buf_fast_want(ctx->dev);
 	if (next == DOCA_CTX_STATE_RUNNING && ctx->fp.hold != NULL && ctx->copy_complete != NULL &&
 	    !ctx->ordered && !odma_faults_enabled && ctx->caps->max_buf_size != 0) {
 		ctx->fp.hold_now = ctx->fp.hold;

@@ -182,6 +182,7 @@ struct odma_ctx_fp {
 	 */
 	struct odma_task_stage *hold_now;
 	uint64_t hold_bytes;
+	uint16_t fast_want; /* odma_buf_fast_want of the context's device (its fast word) */
 };
 
 struct doca_ctx {

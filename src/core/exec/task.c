@@ -153,7 +153,7 @@ static doca_error_t task_prepare_copy(struct doca_ctx *ctx, struct doca_task *t,
 {
 	doca_error_t r;
 
-	r = odma_copy_validate(&t->copy, ctx->caps, strict, &t->preset, t);
+	r = odma_copy_validate(&t->copy, ctx->caps, ctx->dev, strict, &t->preset, t);
 	if (doca_unlikely(r != DOCA_SUCCESS))
 		return r;
 	if (doca_unlikely(t->copy.async) && (r = odma_copy_pairwise(&t->copy, t)) != DOCA_SUCCESS)
@@ -263,10 +263,11 @@ task_submit(struct doca_task *t, uint32_t flags, bool strict)
 	                  ctx->inflight >= ctx->queue_depth || ctx->ops->submit != NULL ||
 	                  ctx->held.head != NULL))
 		return task_submit_slow(t, flags, strict);
-	if (doca_likely(!strict && odma_copy_validate_fast(&t->copy, ctx->caps->max_buf_size))) {
+	if (doca_likely(!strict &&
+	                odma_copy_validate_fast(&t->copy, ctx->caps->max_buf_size, ctx->dev))) {
 		t->preset = DOCA_SUCCESS;
 	} else {
-		r = odma_copy_validate(&t->copy, ctx->caps, strict, &t->preset, t);
+		r = odma_copy_validate(&t->copy, ctx->caps, ctx->dev, strict, &t->preset, t);
 		if (doca_unlikely(r != DOCA_SUCCESS))
 			return r;
 		if (doca_unlikely(t->preset != DOCA_SUCCESS || t->copy.async))
@@ -320,9 +321,10 @@ doca_error_t doca_task_submit(struct doca_task *t)
 		return task_submit(t, DOCA_TASK_SUBMIT_FLAG_FLUSH, false);
 	ctx = t->ctx;
 	hold = ctx->fp.hold_now;
-	if (doca_unlikely(hold == NULL || t->state != ODMA_TASK_ALLOCATED ||
-	                  ctx->inflight >= ctx->queue_depth || ctx->held.head != NULL ||
-	                  !odma_copy_validate_local(&t->copy, ctx->fp.hold_bytes)))
+	if (doca_unlikely(
+	            hold == NULL || t->state != ODMA_TASK_ALLOCATED ||
+	            ctx->inflight >= ctx->queue_depth || ctx->held.head != NULL ||
+	            !odma_copy_validate_local(&t->copy, ctx->fp.hold_bytes, ctx->fp.fast_want)))
 		return task_submit(t, DOCA_TASK_SUBMIT_FLAG_FLUSH, false);
 	t->status = DOCA_SUCCESS;
 	t->preset = DOCA_SUCCESS;

@@ -17,6 +17,7 @@
 #include <doca_error.h>
 #include <doca_mmap.h>
 
+#include "core/device/device.h"
 #include "core/transport/transport.h"
 
 /*
@@ -202,17 +203,54 @@ struct doca_buf {
 	/*
 	 * ODMA_BUF_FAST_*: what the submit path of a plain local copy would check, decided when
 	 * it changes (odma_buf_fast_update: bind, release, chain, unchain, dup), so a submit
-	 * tests one byte a side.
+	 * compares one word a side with its context's (odma_buf_fast_want).
 	 */
-	uint8_t fast;
+	uint16_t fast;
 	struct doca_buf *free_next; /* inventory free list */
 };
 
-/* In use, the last element of its list (next NULL), in this process' memory (not an import). */
+/*
+ * In use, the last element of its list (next NULL), in this process' memory (not an import),
+ * its mmap on exactly one device, whose number (odma_dev_fast_id) is in the bits from
+ * ODMA_BUF_FAST_DEV_SHIFT up: a context of that device only may copy it without a question.
+ */
 #define ODMA_BUF_FAST_SRC 1u
 /* That, and a destination without a question: its mmap (counted: it cannot be stopped and
  * reconfigured under the buf) grants local writes outright. */
 #define ODMA_BUF_FAST_DST 2u
+#define ODMA_BUF_FAST_DEV_SHIFT 2
+
+/* A device's number in the fast word (its place in the profile + 1; 0: none fits). */
+static inline uint16_t odma_dev_fast_id(const struct doca_dev *dev)
+{
+	uint32_t i = dev != NULL ? dev->info->index + 1 : 0;
+
+	return i < (1u << (16 - ODMA_BUF_FAST_DEV_SHIFT)) ? (uint16_t)i : 0;
+}
+
+/* The fast word a source and a destination must have to be copied by a context of @dev. */
+static inline uint16_t odma_buf_fast_want(const struct doca_dev *dev)
+{
+	uint16_t id = odma_dev_fast_id(dev);
+
+	return id != 0 ? (uint16_t)(id << ODMA_BUF_FAST_DEV_SHIFT | ODMA_BUF_FAST_SRC |
+	                            ODMA_BUF_FAST_DST)
+	               : 0;
+}
+
+/*
+ * Whether @dev was added to @mmap (doca_mmap_add_dev, or the device a from-export mmap was
+ * created through): DOCA's rule for every device that accesses the memory.
+ */
+static inline bool odma_mmap_has_dev(const struct doca_mmap *mmap, const struct doca_dev *dev)
+{
+	if (doca_likely(mmap->num_devs != 0 && mmap->devs[0] == dev))
+		return true;
+	for (uint32_t i = 1; i < mmap->num_devs; i++)
+		if (mmap->devs[i] == dev)
+			return true;
+	return false;
+}
 
 /* Bufs added by doca_buf_inventory_expand: one allocation per call, freed with the inventory. */
 struct odma_buf_chunk {
@@ -276,11 +314,11 @@ static inline size_t odma_buf_room(const struct doca_buf *b)
 static inline void odma_buf_fast_update(struct doca_buf *b)
 {
 	const struct doca_mmap *m = b->mmap;
-	uint8_t f = 0;
+	uint16_t f = 0, id;
 
 	if (b->in_use && b->next == NULL && m != NULL && m->kind == ODMA_MEM_LOCAL &&
-	    !m->from_export) {
-		f = ODMA_BUF_FAST_SRC;
+	    !m->from_export && m->num_devs == 1 && (id = odma_dev_fast_id(m->devs[0])) != 0) {
+		f = (uint16_t)(id << ODMA_BUF_FAST_DEV_SHIFT | ODMA_BUF_FAST_SRC);
 		if (b->counted && odma_perm_local_write(m->perms) == ODMA_PERM_YES)
 			f |= ODMA_BUF_FAST_DST;
 	}
