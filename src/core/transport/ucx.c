@@ -384,18 +384,20 @@ static void ucx_shutdown(void)
 	pthread_mutex_unlock(&odma_ux.wlock);
 	odma_ux.up = false;
 	odma_ucx_listeners_destroy();
-	odma_ucx_clients_destroy();
+	odma_ucx_clients_forget();
 	for (struct odma_tp_ep *ep = odma_ucx_eps, *next; ep != NULL; ep = next) {
 		next = ep->next;
 		if (ep->peer->ep != NULL)
 			ucx_close_ep(ep->peer->ep);
 		ep->peer->ep = NULL;
 	}
-	for (struct ucx_peer *p = odma_ux.peers; p != NULL; p = p->next)
-		if (p->ep != NULL) {
-			ucx_close_ep(p->ep);
-			p->ep = NULL;
-		}
+	for (int k = 0; k < 2; k++) /* the peers we import from, and the clients we answer */
+		for (struct ucx_peer *p = k == 0 ? odma_ux.peers : odma_ux.clients; p != NULL;
+		     p = p->next)
+			if (p->ep != NULL) {
+				ucx_close_ep(p->ep);
+				p->ep = NULL;
+			}
 	ucp_worker_destroy(odma_ux.worker);
 	ucp_cleanup(odma_ux.ctx);
 	close(odma_ux.evfd);

@@ -148,6 +148,8 @@ void odma_ucx_chunk_finish(struct ucx_chunk *c, doca_error_t st);
 void odma_ucx_chunk_put(struct ucx_chunk *c);
 void odma_ucx_waiter_done(struct ucx_waiter *w, doca_error_t st);
 void odma_ucx_peer_unref(struct ucx_peer *p);
+/* Creates @p's endpoint to the worker address p->addr, with peer error handling. */
+ucs_status_t odma_ucx_peer_connect(struct ucx_peer *p);
 void odma_ucx_peer_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status);
 ucs_status_t odma_ucx_reply_am(void *arg, const void *header, size_t header_length, void *data,
                                size_t length, const ucp_am_recv_param_t *param);
@@ -159,8 +161,9 @@ doca_error_t odma_ucx_io_start(struct odma_tp_io *io);
 /* ucx_serve.c */
 ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length, void *data,
                              size_t length, const ucp_am_recv_param_t *param);
-/* At exit, after the service thread left: closes the clients' endpoints. */
-void odma_ucx_clients_destroy(void);
+/* At exit, after the service thread left: drops the clients' waiting GETs (ucx.c closes their
+ * endpoints with the others). */
+void odma_ucx_clients_forget(void);
 
 /* ucx_ep.c */
 void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why);

@@ -138,11 +138,23 @@ void odma_ucx_peer_unref(struct ucx_peer *p)
 	free(p);
 }
 
+ucs_status_t odma_ucx_peer_connect(struct ucx_peer *p)
+{
+	ucp_ep_params_t ep = { 0 };
+
+	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+	                UCP_EP_PARAM_FIELD_ERR_HANDLER;
+	ep.address = (const ucp_address_t *)p->addr;
+	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+	ep.err_handler.cb = odma_ucx_peer_err_cb;
+	ep.err_handler.arg = p;
+	return ucp_ep_create(odma_ux.worker, &ep, &p->ep);
+}
+
 /* The live peer at @addr, or a new endpoint to it (service thread). */
 static struct ucx_peer *peer_get(const uint8_t *addr, uint16_t alen)
 {
 	struct ucx_peer **pp = &odma_ux.peers, *p;
-	ucp_ep_params_t ep = { 0 };
 	ucs_status_t st;
 
 	while ((p = *pp) != NULL) {
@@ -160,13 +172,7 @@ static struct ucx_peer *peer_get(const uint8_t *addr, uint16_t alen)
 		return NULL;
 	p->alen = alen;
 	memcpy(p->addr, addr, alen);
-	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-	                UCP_EP_PARAM_FIELD_ERR_HANDLER;
-	ep.address = (const ucp_address_t *)p->addr;
-	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-	ep.err_handler.cb = odma_ucx_peer_err_cb;
-	ep.err_handler.arg = p;
-	st = ucp_ep_create(odma_ux.worker, &ep, &p->ep);
+	st = odma_ucx_peer_connect(p);
 	if (st != UCS_OK) {
 		ODMA_ERR("UCX transport: cannot create an endpoint to the exporter: %s; check that "
 		         "both sides run with the same ODMA_FABRIC network and that it is up",

@@ -176,7 +176,6 @@ static struct ucx_peer *client_of(ucp_ep_h from)
 /* A client for the importer at worker address @addr, whose requests arrive on @from. */
 static struct ucx_peer *client_new(ucp_ep_h from, const uint8_t *addr, size_t alen)
 {
-	ucp_ep_params_t prm = { 0 };
 	struct ucx_peer *p;
 
 	if (odma_ux.nclients >= UCX_CLIENTS_MAX) {
@@ -191,13 +190,7 @@ static struct ucx_peer *client_new(ucp_ep_h from, const uint8_t *addr, size_t al
 	p->from = from;
 	p->alen = (uint16_t)alen;
 	memcpy(p->addr, addr, alen);
-	prm.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-	                 UCP_EP_PARAM_FIELD_ERR_HANDLER;
-	prm.address = (const ucp_address_t *)p->addr;
-	prm.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-	prm.err_handler.cb = odma_ucx_peer_err_cb;
-	prm.err_handler.arg = p;
-	if (ucp_ep_create(odma_ux.worker, &prm, &p->ep) != UCS_OK) {
+	if (odma_ucx_peer_connect(p) != UCS_OK) {
 		ODMA_RATELIMITED_WARN("UCX transport: cannot reach an importer that attached "
 		                      "(its worker address is unusable); its attach is dropped");
 		free(p);
@@ -302,18 +295,8 @@ ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length
 	return UCS_OK;
 }
 
-void odma_ucx_clients_destroy(void)
+void odma_ucx_clients_forget(void)
 {
-	for (struct ucx_peer *p = odma_ux.clients; p != NULL; p = p->next) {
+	for (struct ucx_peer *p = odma_ux.clients; p != NULL; p = p->next)
 		deferred_free(p);
-		if (p->ep != NULL) {
-			ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-				                    .flags = UCP_EP_CLOSE_FLAG_FORCE };
-			void *r = ucp_ep_close_nbx(p->ep, &prm);
-
-			if (UCS_PTR_IS_PTR(r))
-				ucp_request_free(r);
-			p->ep = NULL;
-		}
-	}
 }
