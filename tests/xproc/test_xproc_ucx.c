@@ -417,6 +417,7 @@ struct hostile {
 	bool no_err_handling; /* an endpoint without peer error handling */
 	int silent_ms;        /* how long a request waits for an answer expected not to come */
 	bool got;
+	unsigned int flood_replies, flood_ok; /* answers to hostile_flood's GETs */
 	int32_t status;
 	uint32_t len;
 	uint8_t data[256];
@@ -440,6 +441,11 @@ static ucs_status_t hostile_reply(void *arg, const void *header, size_t hlen, vo
 	const uint8_t *b = header;
 
 	(void)param;
+	if (hlen == 24 && odma_get_le(b + 8, 8) >= 1000) { /* hostile_flood's */
+		h->flood_replies++;
+		h->flood_ok += odma_get_le(b + 16, 4) == DOCA_SUCCESS && length > 0;
+		return UCS_OK;
+	}
 	if (hlen == 24) {
 		h->status = (int32_t)(uint32_t)odma_get_le(b + 16, 4);
 		h->len = (uint32_t)odma_get_le(b + 20, 4);
@@ -554,6 +560,8 @@ static void hostile_close(struct hostile *h)
 	ucp_cleanup(h->ctx);
 }
 
+static void hostile_flood(struct hostile *h, unsigned int n, uint64_t len);
+
 static int32_t h_get(struct hostile *h, uint64_t addr, uint64_t len)
 {
 	return hostile_req(h, MQ, 2, h->region, h->key, addr, len, NULL, 0);
@@ -637,6 +645,18 @@ static void test_hostile(void **state)
 	for (size_t i = 0; i < RLEN; i++)
 		if (back[i] != xu_pattern(i))
 			fail_msg("byte %zu of the read-only export changed", i);
+	/*
+	 * 200 GETs of 256 KiB posted at once go past the 32 MiB of replies in flight an importer
+	 * may have: the rest wait at the exporter, a PUT behind them is answered with its own
+	 * bytes, and every GET is answered in the end
+	 */
+	hostile_flood(&h, 200, 256 * 1024);
+	assert_int_equal(hostile_req(&h, MQ, 3, h.region, h.key, h.base, 64, payload, 64),
+	                 DOCA_SUCCESS);
+	for (uint64_t t0 = now_ms(); h.flood_replies < 200 && now_ms() - t0 < 20000;)
+		ucp_worker_progress(h.w);
+	assert_int_equal(h.flood_replies, 200);
+	assert_int_equal(h.flood_ok, 200);
 	/* the rw export still takes a valid write, and nothing after revocation */
 	assert_int_equal(hostile_req(&h, MQ, 3, h.region, h.key, h.base, 64, payload, 64),
 	                 DOCA_SUCCESS);

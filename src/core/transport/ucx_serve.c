@@ -110,10 +110,15 @@ static struct ucx_reply *reply_new(const struct odma_ucx_req *q, const void *dat
 	return rp;
 }
 
+/*
+ * Whether @q may be answered now. Only a GET's reply is large: it waits behind the GETs
+ * already waiting, or while the bound is reached. The rest (a PUT carries its bytes in the
+ * request) is answered at once: replies complete in any order, matched by id.
+ */
 static bool room_for(const struct ucx_peer *p, const struct odma_ucx_req *q)
 {
-	return p->def_head == NULL &&
-	       (q->op != ODMA_UCX_OP_GET || p->reply_bytes + q->len <= UCX_REPLY_BYTES_MAX);
+	return q->op != ODMA_UCX_OP_GET ||
+	       (p->def_head == NULL && p->reply_bytes + q->len <= UCX_REPLY_BYTES_MAX);
 }
 
 /* The GETs that waited for room, in order, while there is room (service thread). */
