@@ -97,6 +97,9 @@ static void test_dma_causes(void **state)
 	expect_rule("DOCA_ERROR_BAD_STATE", 18, "ctx-not-idle");
 	expect_rule("invalid_value", 6, "size-cap");
 	expect_rule("AGAIN", 5, "queue-full");
+	expect_rule("AGAIN", 5, "comch-peer-queue-full");
+	expect_rule("AGAIN", 5, "comch-no-consumer-buffer");
+	expect_rule("AGAIN", 5, "injected-again");
 	expect_rule("ERROR_NOT_PERMITTED", 2, "dst-read-only");
 	expect_rule("NOT_PERMITTED", 2, "mmap-not-on-device");
 	expect_rule("not_supported", 4, "no-memcpy");

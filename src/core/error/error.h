@@ -20,6 +20,9 @@ enum odma_cause {
 	ODMA_CAUSE_RANGE,            /* buffer range outside its mmap */
 	ODMA_CAUSE_NULL_ARG,         /* NULL or out-of-range argument */
 	ODMA_CAUSE_QUEUE_FULL,       /* more tasks in flight than the queue depth */
+	ODMA_CAUSE_COMCH_PEER_FULL,  /* Comch send: the peer's receive queue is full */
+	ODMA_CAUSE_COMCH_NO_BUFFER,  /* Comch producer: no buffer posted by the consumer yet */
+	ODMA_CAUSE_INJECTED_AGAIN,   /* ODMA_FAULTS submit_again */
 	ODMA_CAUSE_DST_READ_ONLY,    /* DMA into memory without write permission */
 	ODMA_CAUSE_NO_ADD_DEV,       /* DMA through an mmap the context's device was not added to */
 	ODMA_CAUSE_EXPORT_PERM,      /* export of an unstarted / non-PCI / from-export mmap */

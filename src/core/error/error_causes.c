@@ -51,6 +51,22 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "doca_task_submit, doca_task_try_submit, doca_task_submit_ex",
 	  "more tasks are in flight on the context than the device's queue depth",
 	  "keep the task, call doca_pe_progress to collect completions, then submit it again"),
+	C(ODMA_CAUSE_COMCH_PEER_FULL, DOCA_ERROR_AGAIN, "comch-peer-queue-full",
+	  "doca_task_submit (doca_comch_task_send)",
+	  "the peer's receive queue is full: as many messages are in flight to it as it accepts "
+	  "(its recv queue size)",
+	  "keep the task, progress (the peer must progress too) and submit again; or give the "
+	  "peer a larger queue with doca_comch_server/client_set_recv_queue_size"),
+	C(ODMA_CAUSE_COMCH_NO_BUFFER, DOCA_ERROR_AGAIN, "comch-no-consumer-buffer",
+	  "doca_task_submit (doca_comch_producer_task_send)",
+	  "the consumer has no receive buffer posted yet, or is publishing the slot the producer "
+	  "would take",
+	  "keep the task, progress and submit again; the consumer posts buffers with "
+	  "doca_comch_consumer_task_post_recv"),
+	C(ODMA_CAUSE_INJECTED_AGAIN, DOCA_ERROR_AGAIN, "injected-again",
+	  "doca_task_submit, doca_task_try_submit, doca_task_submit_ex",
+	  "fault injection returned AGAIN on purpose (ODMA_FAULTS with submit_again=RATE)",
+	  "handle AGAIN as on hardware (progress and retry), or run without ODMA_FAULTS"),
 	C(ODMA_CAUSE_DST_READ_ONLY, DOCA_ERROR_NOT_PERMITTED, "dst-read-only",
 	  "doca_task_submit, doca_task_try_submit",
 	  "the destination's mmap has no flag that lets a device write into it (none of "
