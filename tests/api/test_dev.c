@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <doca_dev.h>
+#include <doca_log.h>
 
 #include "test_util.h"
 
@@ -315,13 +316,57 @@ static int teardown(void **state)
 	return doca_devinfo_destroy_list(g_list) == DOCA_SUCCESS ? 0 : -1;
 }
 
+/* Lines of @f that contain @text. */
+static unsigned int lines_with(FILE *f, const char *text)
+{
+	char line[1024];
+	unsigned int n = 0;
+
+	fflush(f);
+	rewind(f);
+	while (fgets(line, sizeof(line), f) != NULL)
+		n += strstr(line, text) != NULL;
+	return n;
+}
+
+/*
+ * A malformed address compared with every device of the list (as NVIDIA's samples look a
+ * device up) is one ERROR line, not one a device; another malformed address gets its own.
+ */
+static void malformed_pci_said_once(void **state)
+{
+	struct doca_log_backend *be;
+	FILE *f = tmpfile();
+	uint8_t eq;
+
+	(void)state;
+	assert_non_null(f);
+	assert_ok(doca_log_backend_create_with_file_sdk(f, &be));
+	assert_ok(doca_log_backend_set_sdk_level(be, DOCA_LOG_LEVEL_WARNING));
+	for (uint32_t i = 0; i < g_n; i++)
+		assert_doca(DOCA_ERROR_INVALID_VALUE,
+		            doca_devinfo_is_equal_pci_addr(g_list[i], "bogus:0", &eq));
+	assert_true(g_n > 1);
+	assert_int_equal(lines_with(f, "'bogus:0' is not a PCI address"), 1);
+	for (uint32_t i = 0; i < g_n; i++)
+		assert_doca(DOCA_ERROR_INVALID_VALUE,
+		            doca_devinfo_is_equal_pci_addr(g_list[i], "other", &eq));
+	assert_int_equal(lines_with(f, "'other' is not a PCI address"), 1);
+	assert_ok(doca_log_backend_set_sdk_level(be, DOCA_LOG_LEVEL_DISABLE));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(list_bf3),        cmocka_unit_test(pci_compare),
-		cmocka_unit_test(names_and_addrs), cmocka_unit_test(buffer_checks),
-		cmocka_unit_test(list_errors),     cmocka_unit_test(open_close_refcount),
-		cmocka_unit_test(representors),    cmocka_unit_test(concurrent_open_close),
+		cmocka_unit_test(list_bf3),
+		cmocka_unit_test(pci_compare),
+		cmocka_unit_test(names_and_addrs),
+		cmocka_unit_test(buffer_checks),
+		cmocka_unit_test(list_errors),
+		cmocka_unit_test(open_close_refcount),
+		cmocka_unit_test(representors),
+		cmocka_unit_test(concurrent_open_close),
+		cmocka_unit_test(malformed_pci_said_once),
 	};
 
 	/* the system loads on first use, so this pins the default bf3 with both sides */

@@ -256,6 +256,11 @@ static void test_version_help_and_errors(void **state)
 	tool_run(&out, "ODMA_SYSTEM=bf3", caps(), "--pci-addr 99:00.0", 1);
 	assert_int_equal(out.status, 1);
 	assert_non_null(strstr(out.text, "no device at PCI address 99:00.0"));
+	/* the line lists what the process does see, and says when ODMA_SIDE hides a side */
+	assert_non_null(strstr(out.text, "this process sees 0000:b1:00.0, 0000:b1:00.1"));
+	tool_run(&out, "ODMA_SYSTEM=bf3 ODMA_SIDE=host", caps(), "--pci-addr 03:00.0", 1);
+	assert_int_equal(out.status, 1);
+	assert_non_null(strstr(out.text, "ODMA_SIDE=host shows only that side's devices"));
 	tool_run(&out, NULL, caps(), "--lib nosuchlib", 1);
 	assert_int_not_equal(out.status, 0);
 	tool_run(&out, NULL, caps(), "--no-such-flag", 1);

@@ -445,18 +445,31 @@ static doca_error_t collect_devices(const struct caps_cfg *cfg, json_object *roo
 	json_object *arr = json_object_new_array();
 	uint32_t nb = 0, i;
 	doca_error_t err = doca_devinfo_create_list(&list, &nb);
+	char seen[512] = "", pci[DOCA_DEVINFO_PCI_ADDR_SIZE];
+	size_t used = 0;
 
 	json_object_object_add(root, "devices", arr);
 	if (err != DOCA_SUCCESS) {
 		fprintf(stderr, "doca_caps: cannot list devices: %s\n", doca_error_get_descr(err));
 		return err;
 	}
-	for (i = 0; i < nb; i++)
+	for (i = 0; i < nb; i++) {
 		if (wanted(cfg, list[i]))
 			json_object_array_add(arr, device_entry(cfg, list[i]));
+		if (used < sizeof(seen) &&
+		    doca_devinfo_get_pci_addr_str(list[i], pci) == DOCA_SUCCESS)
+			used += (size_t)snprintf(seen + used, sizeof(seen) - used, "%s%s",
+			                         used ? ", " : "", pci);
+	}
 	doca_devinfo_destroy_list(list);
 	if (cfg->pci[0] != '\0' && json_object_array_length(arr) == 0) {
-		fprintf(stderr, "doca_caps: no device at PCI address %s\n", cfg->pci);
+		const char *side = getenv("ODMA_SIDE");
+
+		fprintf(stderr,
+		        "doca_caps: no device at PCI address %s; this process sees %s%s%s%s\n",
+		        cfg->pci, seen[0] ? seen : "no device", side ? " (ODMA_SIDE=" : "",
+		        side ? side : "",
+		        side ? " shows only that side's devices; unset it to see both sides)" : "");
 		return DOCA_ERROR_NOT_FOUND;
 	}
 	return DOCA_SUCCESS;

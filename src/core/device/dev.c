@@ -8,6 +8,7 @@
  * allocated at load time and reused by every open: open/close only move counters.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -213,6 +214,23 @@ doca_error_t doca_devinfo_get_pci_addr_str(const struct doca_devinfo *devinfo, c
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Whether the refusal of @bad was logged just before: a program compares its one address with
+ * every device of the list, and one ERROR line says all there is (the repeats go to DEBUG).
+ */
+static bool pci_refusal_repeats(const char *bad)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static char last[17];
+	bool same;
+
+	pthread_mutex_lock(&lock);
+	same = strncmp(last, bad, sizeof(last) - 1) == 0 && last[0] != '\0';
+	snprintf(last, sizeof(last), "%s", bad);
+	pthread_mutex_unlock(&lock);
+	return same;
+}
+
 doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo,
                                             const char *pci_addr_str, uint8_t *is_equal)
 {
@@ -221,9 +239,14 @@ doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo,
 	ODMA_CHECK_DEVINFO(devinfo);
 	ODMA_CHECK_ARG(pci_addr_str != NULL && is_equal != NULL,
 	               "pci_addr_str and is_equal must not be NULL");
-	ODMA_CHECK_ARG(odma_pci_addr_parse(pci_addr_str, canon),
-	               "'%.16s' is not a PCI address; use DDDD:BB:DD.F or BB:DD.F (hex)",
-	               pci_addr_str);
+	if (!odma_pci_addr_parse(pci_addr_str, canon)) {
+		if (pci_refusal_repeats(pci_addr_str))
+			ODMA_DBG("'%.16s' is not a PCI address (said above)", pci_addr_str);
+		else
+			ODMA_ERR("'%.16s' is not a PCI address; use DDDD:BB:DD.F or BB:DD.F (hex)",
+			         pci_addr_str);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	*is_equal = strcmp(canon, devinfo->pci_addr) == 0;
 	return DOCA_SUCCESS;
 }
