@@ -254,15 +254,16 @@ static int side_start(struct compat_ctx *c, bool passive, char **argv, const cha
 
 /*
  * A port the kernel picked (bound to 0 on 127.0.0.1, read back, released) for the samples'
- * CM listener, which takes a port from its command line; never a guessed one. In a split run
- * the listener is in a namespace of its own, where any port is free.
+ * CM listener, which takes a port from its command line; never a guessed one (0 when no
+ * socket can be had). In a split run the listener is in a namespace of its own, where any
+ * port is free.
  */
 static unsigned free_port(void)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t al = sizeof(a);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	unsigned port = 18515; /* the samples' default, should no socket be had */
+	unsigned port = 0; /* no socket to be had: the run fails, saying so */
 
 	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
 	    getsockname(fd, (struct sockaddr *)&a, &al) == 0)
@@ -286,6 +287,11 @@ static bool run_mode(struct compat_ctx *c, struct compat_prog *pp, struct compat
 		                            { "LD_LIBRARY_PATH", c->libdir } };
 	double t0, end;
 
+	if (port == 0) {
+		snprintf(why, size, "cannot get a free TCP port from the kernel: %s",
+		         strerror(errno));
+		return false;
+	}
 	snprintf(dir, sizeof(dir), "%s/run/%s/%s", c->work, pp->name, mode_names[mode]);
 	compat_rm_rf(dir);
 	if (compat_mkdir_p(dir) != 0) {

@@ -530,18 +530,26 @@ bool odma_tp_iface_for(const char *ip, char *name, size_t cap, char *addr, size_
 	return found;
 }
 
-bool odma_tp_bind_addr(char *out, size_t cap)
+const char *odma_tp_fabric_ip(char *ip, size_t cap)
 {
 	const char *fabric = odma_config_string("ODMA_FABRIC");
 	const char *colon = fabric != NULL ? strrchr(fabric, ':') : NULL;
+
+	if (fabric == NULL)
+		return NULL;
+	snprintf(ip, cap, "%.*s", (int)(colon ? colon - fabric : (long)strlen(fabric)), fabric);
+	return fabric;
+}
+
+bool odma_tp_bind_addr(char *out, size_t cap)
+{
 	char ip[64], dev[IF_NAMESIZE + 8];
+	const char *fabric = odma_tp_fabric_ip(ip, sizeof(ip));
 
 	if (fabric == NULL) {
 		snprintf(out, cap, "127.0.0.1");
 		return true;
 	}
-	snprintf(ip, sizeof(ip), "%.*s", (int)(colon ? colon - fabric : (long)strlen(fabric)),
-	         fabric);
 	if (odma_tp_iface_for(ip, dev, sizeof(dev), out, cap))
 		return true;
 	ODMA_ERR("ODMA_FABRIC=%s: no local interface is on the network of %s, so a listener of "

@@ -521,6 +521,9 @@ int odma_tp_safe_copy(void *dst, const void *src, size_t len);
  */
 bool odma_tp_iface_for(const char *ip, char *name, size_t cap, char *addr, size_t acap);
 
+/* ODMA_FABRIC's address part into @ip (@cap bytes); the whole value, or NULL when unset. */
+const char *odma_tp_fabric_ip(char *ip, size_t cap);
+
 /*
  * The IPv4 address this side's own listeners bind (never every interface): its address on
  * ODMA_FABRIC's network, or 127.0.0.1 without ODMA_FABRIC. false, logged with the fix, when

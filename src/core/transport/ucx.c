@@ -36,7 +36,6 @@
 
 #include <ucp/api/ucp.h>
 
-#include "core/config/config.h"
 #include "core/log/log.h"
 #include "core/transport/ucx_int.h"
 
@@ -79,9 +78,8 @@ void odma_ucx_kick(void)
  */
 static void ucx_pick_devices(ucp_config_t *cfg)
 {
-	const char *fabric = odma_config_string("ODMA_FABRIC");
 	char ip[64] = "", dev[IF_NAMESIZE + 8] = "lo";
-	const char *colon;
+	const char *fabric;
 
 	if (getenv("UCX_TLS") == NULL)
 		(void)ucp_config_modify(cfg, "TLS", "tcp");
@@ -95,10 +93,8 @@ static void ucx_pick_devices(ucp_config_t *cfg)
 	(void)setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
 	if (getenv("UCX_NET_DEVICES") != NULL)
 		return;
+	fabric = odma_tp_fabric_ip(ip, sizeof(ip));
 	if (fabric != NULL) {
-		colon = strrchr(fabric, ':');
-		snprintf(ip, sizeof(ip), "%.*s",
-		         (int)(colon ? colon - fabric : (long)strlen(fabric)), fabric);
 		if (!odma_tp_iface_for(ip, dev, sizeof(dev), NULL, 0)) {
 			ODMA_ERR("ODMA_FABRIC=%s: no local interface is on the network of %s, so "
 			         "the other side cannot be reached; give this side an address on "
