@@ -21,7 +21,7 @@ ODMA_LOG_REGISTER(ODMA_RDMA_CONN)
 /* ---------------------------------------------------------------- streams and listeners */
 
 struct rd_stream *odma_rd_stream_new(struct doca_rdma *rd, struct rw_chan *ch, bool out,
-                                     struct doca_rdma_connection *c)
+                                     struct doca_rdma_connection *c, bool reader)
 {
 	struct rd_stream *s = calloc(1, sizeof(*s));
 
@@ -51,13 +51,48 @@ struct rd_stream *odma_rd_stream_new(struct doca_rdma *rd, struct rw_chan *ch, b
 			c->in = s;
 	}
 	rw_set_fast(ch, odma_rd_fast, s); /* the stream is complete: frames may arrive */
-	s->thr_started = pthread_create(&s->thr, NULL, odma_rd_reader, s) == 0;
-	if (!s->thr_started)
-		s->dead = true;
+	if (reader)
+		odma_rd_stream_start_locked(s);
 	pthread_mutex_unlock(&rd->lock);
 	return s;
 }
 
+void odma_rd_stream_start_locked(struct rd_stream *s)
+{
+	if (s->thr_started || s->dead)
+		return;
+	s->thr_started = pthread_create(&s->thr, NULL, odma_rd_reader, s) == 0;
+	if (!s->thr_started)
+		s->dead = true;
+}
+
+void odma_rd_stream_discard(struct rd_stream *s)
+{
+	struct doca_rdma *rd = s->rd;
+	struct rd_stream **pp;
+
+	pthread_mutex_lock(&rd->lock);
+	if (s->thr_started) { /* bound after all: its reader ends it, and the stop frees it */
+		pthread_mutex_unlock(&rd->lock);
+		rw_shutdown(s->ch);
+		return;
+	}
+	for (pp = &rd->streams; *pp != NULL && *pp != s; pp = &(*pp)->next)
+		;
+	if (*pp == s)
+		*pp = s->next;
+	if (s->conn != NULL && s->conn->in == s)
+		s->conn->in = NULL;
+	pthread_mutex_unlock(&rd->lock);
+	rw_close(s->ch); /* what it answered goes out first; no callback of it after this */
+	pthread_mutex_destroy(&s->wlock);
+	free(s);
+}
+
+/*
+ * The listener's thread: it hands each peer whose first frame came to odma_rd_admit, which
+ * answers on this thread; a reader thread starts only for an admitted stream.
+ */
 static void *rd_listener_main(void *arg)
 {
 	struct rd_listener *l = arg;
@@ -67,7 +102,7 @@ static void *rd_listener_main(void *arg)
 
 		if (ch == NULL)
 			break;
-		(void)odma_rd_stream_new(l->rd, ch, false, NULL);
+		odma_rd_admit(l->rd, ch);
 	}
 	return NULL;
 }
@@ -420,7 +455,7 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
 	c->state = RD_C_CONNECTED;
-	if (odma_rd_stream_new(rdma, ch, true, c) == NULL) {
+	if (odma_rd_stream_new(rdma, ch, true, c, true) == NULL) {
 		c->state = RD_C_CLOSED;
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
@@ -606,6 +641,9 @@ doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_conne
 	if (c->state == RD_C_REQUESTED && c->in != NULL && !c->in->dead) {
 		s = c->in;
 		c->state = RD_C_ACCEPTED;
+		/* admitted: the client's frames flow, and a reader serves them */
+		rw_open(s->ch);
+		odma_rd_stream_start_locked(s);
 	}
 	pthread_mutex_unlock(&rd->lock);
 	if (s == NULL) {
@@ -684,7 +722,7 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 		rw_close(ch);
 		ch = NULL;
 	}
-	if (ch == NULL || odma_rd_stream_new(rdma, ch, true, c) == NULL) { /* closes ch */
+	if (ch == NULL || odma_rd_stream_new(rdma, ch, true, c, true) == NULL) { /* closes ch */
 		ODMA_WARN("%s: cannot reach an RDMA CM server at %s port %u (%s): the failure "
 		          "callback follows; start the server first%s",
 		          __func__, addr->text, addr->port, strerror(errno),

@@ -7,19 +7,20 @@
  *
  * Model. Each direction of a connection is one stream: a channel of frames on one endpoint of
  * core/transport (UCX; TCP between processes, namespaces or machines). The side that issues
- * operations dials the peer and owns that stream's requests; the peer answers on it. A
- * connection therefore has an "out" stream (our requests, the peer's responses) and an "in"
- * stream (the peer's requests, our responses). Every stream has its own reader thread: on an
- * out stream it completes our tasks from the responses, on an in stream it serves the peer
- * (one-sided reads and writes checked against the exporter's records, sends matched with
- * our posted receives), so nothing the peer does waits for doca_pe_progress. Requests on a
- * stream are served in order and answered in order, which gives RC's per-connection order
- * (the transport delivers an endpoint's messages in order). The transport thread serves an
- * arriving frame itself when it never waits (a one-sided read or write of the peer, a
- * response to our request: odma_rd_fast) and nothing of its stream is queued or being read;
- * otherwise it queues the frame on its channel (wire.c) and the stream's reader thread takes
- * it, and may wait there (a send held for a receive) without holding up the transport or
- * other streams.
+ * operations dials the peer and owns that stream's requests; the peer answers on it. A connection
+ * therefore has an "out" stream (our requests, the peer's responses) and an "in" stream (the
+ * peer's requests, our responses). Every admitted stream has its own reader thread; a peer that
+ * dialed a listener gets none until its first frame names a connection and its key, or until the
+ * program accepts its CM request (wire.c's gate, odma_rd_admit). On an out stream the reader
+ * completes our tasks from the responses; on an in stream it serves the peer (one-sided reads and
+ * writes checked against the exporter's records, sends matched with our posted receives), so
+ * nothing the peer does waits for doca_pe_progress. Requests on a stream are served in order and
+ * answered in order, which gives RC's per-connection order (the transport delivers an endpoint's
+ * messages in order). The transport thread serves an arriving frame itself when it never waits (a
+ * one-sided read or write of the peer, a response to our request: odma_rd_fast) and nothing of its
+ * stream is queued or being read; otherwise it queues the frame on its channel (wire.c) and the
+ * stream's reader thread takes it, and may wait there (a send held for a receive) without holding
+ * up the transport or other streams.
  * Finished tasks and connection events go to the context's queues and are delivered by
  * doca_pe_progress (the progress op) on the PE thread.
  *
@@ -103,8 +104,14 @@ const char *rw_absent(void);
  * *@bound the port. DOCA_ERROR_NOT_SUPPORTED without UCX, IO_FAILED when the port is taken.
  */
 doca_error_t rw_listen(const char *addr, uint16_t port, struct rw_lsn **l, uint16_t *bound);
-/* The next connecting peer (blocks); NULL once the listener is shut down. */
+/*
+ * The next connecting peer whose first frame has come, or that closed (blocks); NULL once the
+ * listener is shut down. Closes the peers that stay silent past the first frame's deadline.
+ * The channel is gated: a second frame before rw_open closes it.
+ */
 struct rw_chan *rw_accept(struct rw_lsn *l);
+/* Admits an accepted peer: its frames flow, within the queue bounds of every channel. */
+void rw_open(struct rw_chan *c);
 /* Stops accepting and wakes rw_accept; rw_listen_free then frees (after its thread ended). */
 void rw_listen_shutdown(struct rw_lsn *l);
 void rw_listen_free(struct rw_lsn *l);
@@ -347,9 +354,19 @@ doca_error_t odma_rd_conns_start(struct doca_rdma *rd);
 /* Stops everything: listeners and streams shut down, threads joined, their tasks failed. */
 void odma_rd_conns_stop(struct doca_rdma *rd);
 void odma_rd_conns_free(struct doca_rdma *rd);
-/* A new stream on channel @ch (dialed when @out) with its reader thread; NULL on failure. */
+/*
+ * A new stream on channel @ch (dialed when @out), with its reader thread when @reader (else
+ * odma_rd_stream_start_locked starts it later); NULL on failure (@ch is closed).
+ */
 struct rd_stream *odma_rd_stream_new(struct doca_rdma *rd, struct rw_chan *ch, bool out,
-                                     struct doca_rdma_connection *c);
+                                     struct doca_rdma_connection *c, bool reader);
+/* Starts a stream's reader thread unless it runs (rd->lock held); a failure marks it dead. */
+void odma_rd_stream_start_locked(struct rd_stream *s);
+/*
+ * Unlinks and frees a stream that has no reader (rd->lock not held), closing its channel; one
+ * with a reader is shut down instead (its reader ends it).
+ */
+void odma_rd_stream_discard(struct rd_stream *s);
 /* A connection slot (rd->lock held); NULL when all are used. */
 struct doca_rdma_connection *odma_rd_conn_alloc_locked(struct doca_rdma *rd);
 /* A stream ended (reader thread, rd->lock held): its tasks fail, the connection closes. */
@@ -359,6 +376,13 @@ void odma_rd_conn_close_locked(struct doca_rdma_connection *c, bool tell_peer);
 
 /* serve.c: the reader thread of a stream. */
 void *odma_rd_reader(void *arg);
+/*
+ * Admits a peer that dialed a listener of @rd, from its first frame (the listener's thread):
+ * a HELLO or second-stream frame with a connection's key gets a stream and its reader; a CM
+ * request a stream without a reader until the program accepts it; anything else is answered
+ * (when it asked) and closed.
+ */
+void odma_rd_admit(struct doca_rdma *rd, struct rw_chan *ch);
 /* Serves a stream's frame on the transport thread when it never waits (rw_fast_fn). */
 int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *payload);
 /* Sends a request for @t on its connection's out stream (PE thread). */

@@ -82,6 +82,8 @@ static bool rd_bind_hello(struct rd_stream *s, const struct rw_hdr *h)
 		    odma_key_eq(c->key, h->key, 16)) {
 			s->conn = c;
 			c->in = s;
+			rw_open(s->ch); /* before the answer: the peer sends as soon as it has it */
+			odma_rd_stream_start_locked(s);
 			st = DOCA_SUCCESS;
 		}
 	}
@@ -134,6 +136,8 @@ static bool rd_cm_rev(struct rd_stream *s, const struct rw_hdr *h)
 			s->conn = c;
 			s->out = true;
 			c->out = s;
+			rw_open(s->ch);
+			odma_rd_stream_start_locked(s);
 			c->state = RD_C_ESTABLISHED;
 			odma_rd_event_locked(rd, c, RD_E_ESTABLISHED);
 			st = DOCA_SUCCESS;
@@ -162,7 +166,7 @@ static bool rd_cm_accepted(struct rd_stream *s, const struct rw_hdr *h)
 		rw_close(ch);
 		return false; /* the stream dies: the failure callback follows */
 	}
-	if (odma_rd_stream_new(rd, ch, false, c) == NULL)
+	if (odma_rd_stream_new(rd, ch, false, c, true) == NULL)
 		return false;
 	pthread_mutex_lock(&rd->lock);
 	if (c->state == RD_C_CONNECTING) {
@@ -196,6 +200,35 @@ static bool rd_ctl_reject(struct rd_stream *s)
 	ok = rw_write(s->ch, &h, NULL, 0, NULL, 0);
 	pthread_mutex_unlock(&s->wlock);
 	return ok;
+}
+
+void odma_rd_admit(struct doca_rdma *rd, struct rw_chan *ch)
+{
+	struct rd_stream *s;
+	struct rw_hdr h;
+	bool ok;
+	int got = rw_next(ch, &h, 1); /* it came (or the peer closed): rw_accept said so */
+
+	if (got == 1 &&
+	    (h.len != 0 || (h.type != RW_HELLO && h.type != RW_CM_REQ && h.type != RW_CM_REV)))
+		got = -2;
+	if (got == -2)
+		ODMA_WARN("RDMA context %p: a peer opened with a frame of type %u and %llu payload "
+		          "bytes; a connection opens with its HELLO, a CM request or its second "
+		          "stream (no payload): closed",
+		          (void *)rd, (unsigned)h.type, (unsigned long long)h.len);
+	if (got != 1) {
+		rw_close(ch);
+		return;
+	}
+	s = odma_rd_stream_new(rd, ch, false, NULL, false);
+	if (s == NULL)
+		return;
+	ok = h.type == RW_HELLO    ? rd_bind_hello(s, &h)
+	     : h.type == RW_CM_REQ ? rd_cm_req(s, &h)
+	                           : rd_cm_rev(s, &h);
+	if (!ok)
+		odma_rd_stream_discard(s);
 }
 
 /* ---------------------------------------------------------------- serving the peer */
@@ -397,15 +430,8 @@ static bool rd_handle(struct rd_stream *s, const struct rw_hdr *h)
 {
 	const uint8_t *p = rw_payload(s->ch);
 
-	if (s->conn == NULL) {
-		if (h->type == RW_HELLO)
-			return rd_bind_hello(s, h);
-		if (h->type == RW_CM_REQ)
-			return rd_cm_req(s, h);
-		if (h->type == RW_CM_REV)
-			return rd_cm_rev(s, h);
-		return false;
-	}
+	if (s->conn == NULL)
+		return false; /* only an admitted stream has a reader */
 	switch (h->type) {
 	case RW_CM_ACCEPT:
 		return rd_cm_accepted(s, h);

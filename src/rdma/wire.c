@@ -71,6 +71,18 @@ struct rw_msg {
 #define RW_QUEUE_FRAMES_MAX 65536u
 #define RW_QUEUE_BYTES_MAX (1ull << 30)
 
+/*
+ * A peer that connected to a listener costs no thread and almost no memory until the program
+ * admits it (rw_open): it may send exactly one frame of at most RW_GATE_FRAME_MAX bytes (the
+ * HELLO, CM request or second-stream frame that names what it wants) within
+ * RW_FIRST_FRAME_MS, and at most RW_PENDING_MAX peers per listener wait for their first
+ * frame. A second frame before the admission, a longer first frame, silence past the
+ * deadline or a full waiting room closes the peer's endpoint.
+ */
+#define RW_GATE_FRAME_MAX 256u
+#define RW_FIRST_FRAME_MS 5000u
+#define RW_PENDING_MAX 64u
+
 struct rw_chan {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -85,7 +97,16 @@ struct rw_chan {
 	uint64_t q_bytes;
 	rw_fast_fn *fast; /* serves a frame on the transport thread (rw_set_fast) */
 	void *fast_arg;
-	struct rw_chan *next; /* a listener's accept queue */
+	bool gated;        /* accepted, not yet admitted (rw_open): one small frame at most */
+	uint32_t gate_got; /* frames received while gated */
+	/*
+	 * The listener while the peer waits for its first frame: touched only on the transport
+	 * thread (accept, receive and close callbacks of this endpoint run there in turn).
+	 */
+	struct rw_lsn *lsn;
+	bool waiting;         /* on lsn's waiting list (under lsn->lock) */
+	uint64_t born_ms;     /* when it connected (the first frame's deadline counts from it) */
+	struct rw_chan *next; /* a listener's waiting list or accept queue */
 };
 
 struct rw_lsn {
@@ -93,8 +114,53 @@ struct rw_lsn {
 	pthread_cond_t cond;
 	void *tp;
 	bool shut;
-	struct rw_chan *head, *tail;
+	struct rw_chan *head, *tail; /* peers whose first frame came (or that closed): rw_accept */
+	struct rw_chan *waiting;     /* peers whose first frame has not come yet */
+	uint32_t nwaiting;
+	uint64_t refused; /* peers closed at the gate: counts the log lines' rate */
 };
+
+/*
+ * Counts a refused peer: its number when it gets a log line (the first, then every power of
+ * two: a flood is not a log), else 0.
+ */
+static uint64_t rw_refusal_logged(struct rw_lsn *l)
+{
+	uint64_t n = __atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
+
+	return (n & (n - 1)) == 0 ? n : 0;
+}
+
+/*
+ * The peer of a waiting channel sent its first frame or closed (transport thread): it moves
+ * to the accept queue.
+ */
+static void rw_ready(struct rw_chan *c)
+{
+	struct rw_lsn *l = c->lsn;
+
+	if (l == NULL)
+		return;
+	c->lsn = NULL;
+	pthread_mutex_lock(&l->lock);
+	if (c->waiting) { /* else rw_accept or rw_listen_free already took it off, to close it */
+		struct rw_chan **pp = &l->waiting;
+
+		while (*pp != c)
+			pp = &(*pp)->next;
+		*pp = c->next;
+		c->waiting = false;
+		l->nwaiting--;
+		c->next = NULL;
+		if (l->tail != NULL)
+			l->tail->next = c;
+		else
+			l->head = c;
+		l->tail = c;
+		pthread_cond_broadcast(&l->cond);
+	}
+	pthread_mutex_unlock(&l->lock);
+}
 
 static void rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
                        void *arg)
@@ -106,6 +172,15 @@ static void rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uin
 
 	(void)ep;
 	(void)imm;
+	pthread_mutex_lock(&c->lock);
+	if (c->gated && !c->closed && (++c->gate_got > 1 || len > RW_GATE_FRAME_MAX)) {
+		c->closed = true;
+		ODMA_WARN("RDMA: a peer sent %s before the program admitted it; its connection is "
+		          "closed (a client sends one request, then waits for the answer)",
+		          c->gate_got > 1 ? "a second frame" : "an oversized first frame");
+		pthread_cond_broadcast(&c->cond);
+	}
+	pthread_mutex_unlock(&c->lock);
 	/*
 	 * Nothing queued and the reader inside no frame: the handler may serve this one here, in
 	 * order (the transport thread hands us the peer's frames one at a time).
@@ -159,6 +234,7 @@ static void rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uin
 	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
 	free(m);
+	rw_ready(c);
 }
 
 static void rw_on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
@@ -171,6 +247,7 @@ static void rw_on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
 	c->closed = true;
 	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
+	rw_ready(c); /* rw_accept hands it out ended: its reader closes it */
 }
 
 static struct rw_chan *rw_chan_new(void)
@@ -206,20 +283,29 @@ static void rw_on_accept(struct odma_tp_ep *ep, void *arg)
 		return;
 	}
 	c->ep = ep;
+	c->gated = true;
+	c->born_ms = rw_now_ms();
 	rw_cbs(c, &cbs);
 	doca_priv_tp_ep_set_cbs(ep, &cbs); /* on this thread: nothing arrives before it */
 	pthread_mutex_lock(&l->lock);
-	if (l->shut) {
+	if (l->shut || l->nwaiting >= RW_PENDING_MAX) {
+		bool full = !l->shut;
+		uint64_t n;
+
 		pthread_mutex_unlock(&l->lock);
+		if (full && (n = rw_refusal_logged(l)) != 0)
+			ODMA_WARN("RDMA: %u peers already wait for their first frame on this "
+			          "listener; a new one is closed (%llu refused so far)",
+			          RW_PENDING_MAX, (unsigned long long)n);
 		rw_close(c);
 		return;
 	}
-	if (l->tail != NULL)
-		l->tail->next = c;
-	else
-		l->head = c;
-	l->tail = c;
-	pthread_cond_broadcast(&l->cond);
+	c->lsn = l;
+	c->waiting = true;
+	c->next = l->waiting;
+	l->waiting = c;
+	l->nwaiting++;
+	pthread_cond_broadcast(&l->cond); /* rw_accept's deadline may now be sooner */
 	pthread_mutex_unlock(&l->lock);
 }
 
@@ -231,12 +317,16 @@ const char *rw_absent(void)
 doca_error_t rw_listen(const char *addr, uint16_t port, struct rw_lsn **out, uint16_t *bound)
 {
 	struct rw_lsn *l = calloc(1, sizeof(*l));
+	pthread_condattr_t ca;
 	doca_error_t r;
 
 	if (l == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	pthread_mutex_init(&l->lock, NULL);
-	pthread_cond_init(&l->cond, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* rw_deadline's clock */
+	pthread_cond_init(&l->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	*bound = port; /* 0: the kernel picks one, and *bound says which */
 	r = doca_priv_tp_listen(addr, bound, rw_on_accept, l, &l->tp);
 	if (r != DOCA_SUCCESS) {
@@ -249,22 +339,86 @@ doca_error_t rw_listen(const char *addr, uint16_t port, struct rw_lsn **out, uin
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Takes the waiting peers past their first frame's deadline off the list (l->lock held) and
+ * returns them; *@next_ms is the soonest deadline left (0: none).
+ */
+static struct rw_chan *rw_overdue_locked(struct rw_lsn *l, uint64_t now, uint64_t *next_ms)
+{
+	struct rw_chan *late = NULL, **pp = &l->waiting;
+
+	*next_ms = 0;
+	while (*pp != NULL) {
+		struct rw_chan *c = *pp;
+		uint64_t due = c->born_ms + RW_FIRST_FRAME_MS;
+
+		if (due > now) {
+			if (*next_ms == 0 || due < *next_ms)
+				*next_ms = due;
+			pp = &c->next;
+			continue;
+		}
+		*pp = c->next;
+		c->waiting = false;
+		l->nwaiting--;
+		c->next = late;
+		late = c;
+	}
+	return late;
+}
+
 struct rw_chan *rw_accept(struct rw_lsn *l)
 {
-	struct rw_chan *c;
+	struct rw_chan *c = NULL;
 
 	pthread_mutex_lock(&l->lock);
-	while (l->head == NULL && !l->shut)
-		pthread_cond_wait(&l->cond, &l->lock);
-	c = l->shut ? NULL : l->head;
-	if (c != NULL) {
-		l->head = c->next;
-		if (l->head == NULL)
-			l->tail = NULL;
-		c->next = NULL;
+	while (!l->shut) {
+		uint64_t now = rw_now_ms(), next_ms;
+		struct rw_chan *late = rw_overdue_locked(l, now, &next_ms);
+
+		if (late != NULL) {
+			pthread_mutex_unlock(&l->lock);
+			while (late != NULL) {
+				struct rw_chan *n = late->next;
+				uint64_t k = rw_refusal_logged(l);
+
+				if (k != 0)
+					ODMA_WARN("RDMA: a peer sent nothing within %u ms of "
+					          "connecting; its connection is closed (%llu "
+					          "refused so far)",
+					          RW_FIRST_FRAME_MS, (unsigned long long)k);
+				rw_close(late); /* no callback of it after this */
+				late = n;
+			}
+			pthread_mutex_lock(&l->lock);
+			continue;
+		}
+		if (l->head != NULL) {
+			c = l->head;
+			l->head = c->next;
+			if (l->head == NULL)
+				l->tail = NULL;
+			c->next = NULL;
+			break;
+		}
+		if (next_ms == 0) {
+			pthread_cond_wait(&l->cond, &l->lock);
+		} else {
+			struct timespec end;
+
+			rw_deadline(&end, (uint32_t)(next_ms - now));
+			(void)pthread_cond_timedwait(&l->cond, &l->lock, &end);
+		}
 	}
 	pthread_mutex_unlock(&l->lock);
 	return c;
+}
+
+void rw_open(struct rw_chan *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->gated = false;
+	pthread_mutex_unlock(&c->lock);
 }
 
 void rw_listen_shutdown(struct rw_lsn *l)
@@ -283,10 +437,24 @@ void rw_listen_shutdown(struct rw_lsn *l)
 
 void rw_listen_free(struct rw_lsn *l)
 {
-	rw_listen_shutdown(l);
-	while (l->head != NULL) {
-		struct rw_chan *c = l->head;
+	struct rw_chan *c;
 
+	rw_listen_shutdown(l);
+	pthread_mutex_lock(&l->lock);
+	c = l->waiting; /* off the list first: a first frame arriving now moves nothing */
+	for (struct rw_chan *w = c; w != NULL; w = w->next)
+		w->waiting = false;
+	l->waiting = NULL;
+	l->nwaiting = 0;
+	pthread_mutex_unlock(&l->lock);
+	while (c != NULL) {
+		struct rw_chan *n = c->next;
+
+		rw_close(c); /* no callback of it after this: l may go */
+		c = n;
+	}
+	while (l->head != NULL) {
+		c = l->head;
 		l->head = c->next;
 		rw_close(c);
 	}

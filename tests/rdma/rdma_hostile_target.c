@@ -1,0 +1,173 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The target of test_rdma_hostile: an RDMA context that listens for RDMA CM clients (on the
+ * port given as argv[1]) and out of band (it prints its blob), has one receive posted, and
+ * leaves every connection request unanswered. It prints "ready PORT BLOBHEX", then answers
+ * commands on stdin, one letter a line: 's' prints "requests R received N threads T rss_kb K",
+ * 'a' accepts the requests not answered yet and prints how many calls failed ("accepted F"),
+ * 'q' stops and exits 0. It exits 3 when something fails to start.
+ */
+#include <dirent.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_ctx.h>
+#include <doca_dev.h>
+#include <doca_mmap.h>
+#include <doca_pe.h>
+#include <doca_rdma.h>
+
+#include "test_dev.h"
+
+static int requests, received;
+static struct doca_rdma_connection *pending[64];
+static int npending;
+
+static void on_request(struct doca_rdma_connection *c, union doca_data cud)
+{
+	(void)cud;
+	requests++; /* neither accepted nor rejected: the client waits (until 'a') */
+	if (npending < 64)
+		pending[npending++] = c;
+}
+
+static void on_conn(struct doca_rdma_connection *c, union doca_data ud, union doca_data cud)
+{
+	(void)c;
+	(void)ud;
+	(void)cud;
+}
+
+static void on_recv(struct doca_rdma_task_receive *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	if (doca_task_get_status(doca_rdma_task_receive_as_task(t)) == DOCA_SUCCESS)
+		received++;
+	doca_task_free(doca_rdma_task_receive_as_task(t));
+}
+
+static int count_threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	while (d != NULL && (e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	if (d != NULL)
+		closedir(d);
+	return n;
+}
+
+static long rss_kb(void)
+{
+	long pages = 0, rss = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+
+	if (f != NULL && fscanf(f, "%ld %ld", &pages, &rss) != 2)
+		rss = 0;
+	if (f != NULL)
+		fclose(f);
+	return rss * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+#define TRY(x)                                                                                     \
+	do {                                                                                       \
+		doca_error_t e_ = (x);                                                             \
+		if (e_ != DOCA_SUCCESS) {                                                          \
+			fprintf(stderr, "target: %s: %s\n", #x, doca_error_get_name(e_));          \
+			return 3;                                                                  \
+		}                                                                                  \
+	} while (0)
+
+int main(int argc, char **argv)
+{
+	static uint8_t mem[4096];
+	struct doca_dev *dev;
+	struct doca_pe *pe;
+	struct doca_rdma *rd;
+	struct doca_mmap *mm;
+	struct doca_buf_inventory *inv;
+	struct doca_buf *buf;
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_connection *oob;
+	const void *blob;
+	size_t blen;
+	union doca_data ud = { .u64 = 0 };
+	char line[16];
+
+	if (argc != 2)
+		return 2;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	TRY(tu_try_open_dev("b1:00.0", &dev));
+	TRY(doca_pe_create(&pe));
+	TRY(doca_rdma_create(dev, &rd));
+	TRY(doca_rdma_set_permissions(rd, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
+	TRY(doca_rdma_set_max_num_connections(rd, 8));
+	TRY(doca_rdma_set_connection_state_callbacks(rd, on_request, on_conn, on_conn, on_conn));
+	TRY(doca_rdma_task_receive_set_conf(rd, on_recv, on_recv, 4));
+	TRY(doca_pe_connect_ctx(pe, doca_rdma_as_ctx(rd)));
+	TRY(doca_mmap_create(&mm));
+	TRY(doca_mmap_set_memrange(mm, mem, sizeof(mem)));
+	TRY(doca_mmap_set_permissions(mm, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
+	TRY(doca_mmap_add_dev(mm, dev));
+	TRY(doca_mmap_start(mm));
+	TRY(doca_buf_inventory_create(4, &inv));
+	TRY(doca_buf_inventory_start(inv));
+	TRY(doca_ctx_start(doca_rdma_as_ctx(rd)));
+	TRY(doca_rdma_start_listen_to_port(rd, (uint16_t)atoi(argv[1])));
+	TRY(doca_rdma_export(rd, &blob, &blen, &oob));
+	TRY(doca_buf_inventory_buf_get_by_addr(inv, mm, mem, sizeof(mem), &buf));
+	TRY(doca_rdma_task_receive_allocate_init(rd, buf, ud, &rt));
+	TRY(doca_task_submit(doca_rdma_task_receive_as_task(rt)));
+	printf("ready %s ", argv[1]);
+	for (size_t i = 0; i < blen; i++)
+		printf("%02x", ((const uint8_t *)blob)[i]);
+	printf("\n");
+	for (;;) {
+		struct pollfd p = { .fd = 0, .events = POLLIN };
+
+		(void)doca_pe_progress(pe);
+		if (poll(&p, 1, 1) != 1)
+			continue;
+		if (fgets(line, sizeof(line), stdin) == NULL || line[0] == 'q')
+			break;
+		if (line[0] == 'a') {
+			int failed = 0;
+
+			for (int i = 0; i < npending; i++)
+				failed += doca_rdma_connection_accept(pending[i], NULL, 0) !=
+				          DOCA_SUCCESS;
+			npending = 0;
+			printf("accepted %d\n", failed);
+		}
+		if (line[0] == 's')
+			printf("requests %d received %d threads %d rss_kb %ld\n", requests,
+			       received, count_threads(), rss_kb());
+	}
+	(void)doca_ctx_stop(doca_rdma_as_ctx(rd));
+	for (int i = 0; i < 2000; i++) {
+		enum doca_ctx_states st;
+
+		(void)doca_pe_progress(pe);
+		if (doca_ctx_get_state(doca_rdma_as_ctx(rd), &st) == DOCA_SUCCESS &&
+		    st == DOCA_CTX_STATE_IDLE)
+			break;
+		usleep(1000);
+	}
+	(void)doca_buf_dec_refcount(buf, NULL);
+	(void)doca_rdma_destroy(rd);
+	(void)doca_buf_inventory_destroy(inv);
+	(void)doca_mmap_destroy(mm);
+	(void)doca_pe_destroy(pe);
+	(void)doca_dev_close(dev);
+	return 0;
+}

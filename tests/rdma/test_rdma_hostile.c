@@ -1,0 +1,266 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * DOCA RDMA against a hostile peer of ours that speaks the wire by hand (src/rdma/wire.c,
+ * white box), with the target in its own process (rdma_hostile_target: a CM listener that
+ * answers no request, one receive posted). What a peer that the program has not admitted
+ * gets: no data delivered (a send after a CM request, before any accept), no thread and no
+ * buffer (silent connections, an oversized first frame), a deadline for its first frame, a
+ * cap on how many wait; and the target stays up and serves the next client.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "rdma/rdma.h"
+#include "test_util.h"
+
+static pid_t target;
+static FILE *to_target, *from_target;
+static uint16_t cm_port, oob_port;
+static struct rw_blob oob_blob;
+
+struct tstat {
+	int requests, received, threads;
+	long rss_kb;
+};
+
+static struct tstat stat_of_target(void)
+{
+	struct tstat s = { 0 };
+	char line[256];
+
+	fputs("s\n", to_target);
+	fflush(to_target);
+	assert_non_null(fgets(line, sizeof(line), from_target));
+	assert_int_equal(sscanf(line, "requests %d received %d threads %d rss_kb %ld", &s.requests,
+	                        &s.received, &s.threads, &s.rss_kb),
+	                 4);
+	return s;
+}
+
+static int unhex(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static int start_target(void **state)
+{
+	int in[2], out[2];
+	char line[1024], port[16];
+	uint8_t blob[RW_BLOB_LEN];
+	const char *exe = getenv("ODMA_RDMA_HOSTILE_TARGET");
+	char *hex;
+
+	(void)state;
+	cm_port = tu_free_port();
+	if (exe == NULL || cm_port == 0 || pipe(in) != 0 || pipe(out) != 0)
+		return -1;
+	snprintf(port, sizeof(port), "%u", cm_port);
+	target = fork();
+	if (target == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(exe, exe, port, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	to_target = fdopen(in[1], "w");
+	from_target = fdopen(out[0], "r");
+	if (fgets(line, sizeof(line), from_target) == NULL || strncmp(line, "ready ", 6) != 0)
+		return -1;
+	hex = strchr(line + 6, ' ');
+	if (hex == NULL)
+		return -1;
+	hex++;
+	for (size_t i = 0; i < RW_BLOB_LEN; i++)
+		blob[i] = (uint8_t)(unhex(hex[2 * i]) << 4 | unhex(hex[2 * i + 1]));
+	if (rw_blob_parse(blob, sizeof(blob), &oob_blob) != NULL)
+		return -1;
+	oob_port = oob_blob.port;
+	return 0;
+}
+
+static int stop_target(void **state)
+{
+	int st = 0;
+
+	(void)state;
+	fputs("q\n", to_target);
+	fflush(to_target);
+	if (waitpid(target, &st, 0) != target || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return -1;
+	fclose(to_target);
+	fclose(from_target);
+	return 0;
+}
+
+static void put(struct rw_chan *c, uint16_t type, const void *p, size_t n)
+{
+	struct rw_hdr h = { .magic = RW_MAGIC, .type = type, .arg1 = 1000 };
+
+	assert_true(rw_write(c, &h, p, n, NULL, 0));
+}
+
+/* Whether the target closed our channel within @ms (what it sent before is skipped). */
+static bool closed_within(struct rw_chan *c, uint32_t ms)
+{
+	uint64_t end = rw_now_ms() + ms;
+	struct rw_hdr h;
+
+	for (;;) {
+		int r = rw_next(c, &h, 50);
+
+		if (r < 0)
+			return true;
+		if (rw_now_ms() > end)
+			return false;
+	}
+}
+
+/*
+ * A request callback is raised and left unanswered; a send before any accept is refused: not
+ * delivered then, nor after the program accepts (the accept fails: the client broke the rules).
+ */
+static void test_data_before_accept(void **state)
+{
+	struct tstat before = stat_of_target(), after;
+	struct rw_chan *c = rw_dial("127.0.0.1", cm_port);
+	char line[64];
+
+	(void)state;
+	assert_non_null(c);
+	put(c, RW_CM_REQ, NULL, 0);
+	for (int i = 0; i < 500 && stat_of_target().requests == before.requests; i++)
+		usleep(10000);
+	assert_int_equal(stat_of_target().requests, before.requests + 1);
+	put(c, RW_SEND, "stolen", 6); /* the posted receive must not see it */
+	usleep(300000);
+	after = stat_of_target();
+	assert_int_equal(after.received, before.received);
+	assert_int_equal(after.threads, before.threads);
+	fputs("a\n", to_target);
+	fflush(to_target);
+	assert_non_null(fgets(line, sizeof(line), from_target));
+	assert_string_equal(line, "accepted 1\n"); /* CONNECTION_ABORTED */
+	assert_true(closed_within(c, 5000));
+	usleep(200000);
+	after = stat_of_target();
+	assert_int_equal(after.received, before.received);
+	assert_int_equal(after.threads, before.threads);
+	rw_close(c);
+}
+
+/* A first frame longer than an opening frame is refused before it reaches the context. */
+static void test_oversized_first_frame(void **state)
+{
+	size_t n = 8u << 20;
+	uint8_t *big = calloc(1, n);
+	struct tstat before = stat_of_target(), after;
+	struct rw_chan *c = rw_dial("127.0.0.1", cm_port);
+
+	(void)state;
+	assert_non_null(big);
+	assert_non_null(c);
+	put(c, RW_CM_REQ, big, n);
+	assert_true(closed_within(c, 5000));
+	after = stat_of_target();
+	assert_int_equal(after.requests, before.requests);
+	assert_int_equal(after.threads, before.threads);
+	rw_close(c);
+	free(big);
+}
+
+/*
+ * 100 silent connections: none costs a thread, at most 64 wait (the rest are closed at
+ * once), and every one is closed by the first frame's deadline (5 s).
+ */
+static void test_silent_connections(void **state)
+{
+	enum { N = 100 };
+	struct rw_chan *c[N];
+	struct tstat before = stat_of_target(), during, after;
+	int gone = 0;
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		c[i] = rw_dial("127.0.0.1", i % 2 ? cm_port : oob_port);
+		assert_non_null(c[i]);
+	}
+	usleep(500000);
+	during = stat_of_target();
+	assert_int_equal(during.threads, before.threads);
+	for (int i = 0; i < N; i++)
+		gone += closed_within(c[i], 1);
+	assert_true(gone >= N - 2 * 64); /* each of the two listeners keeps at most 64 */
+	for (int i = 0; i < N; i++)
+		assert_true(closed_within(c[i], 8000));
+	after = stat_of_target();
+	assert_int_equal(after.threads, before.threads);
+	assert_int_equal(after.requests, before.requests);
+	for (int i = 0; i < N; i++)
+		rw_close(c[i]);
+}
+
+/* A HELLO with a forged key is answered NOT_FOUND and closed; no thread is left behind. */
+static void test_forged_hello(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_chan *c = rw_dial("127.0.0.1", oob_port);
+	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_HELLO, .arg0 = oob_blob.conn_id };
+	struct rw_hdr resp;
+
+	(void)state;
+	assert_non_null(c);
+	memcpy(h.key, oob_blob.key, 16);
+	h.key[0] ^= 1;
+	assert_true(rw_write(c, &h, NULL, 0, NULL, 0));
+	assert_true(rw_read_hdr(c, &resp, 5000));
+	assert_int_equal(resp.type, RW_RESP);
+	assert_int_equal(resp.status, DOCA_ERROR_NOT_FOUND);
+	assert_true(closed_within(c, 5000));
+	assert_int_equal(stat_of_target().threads, before.threads);
+	rw_close(c);
+}
+
+/* After all that, an honest client's request still reaches the program. */
+static void test_still_serves(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_chan *c = rw_dial("127.0.0.1", cm_port);
+
+	(void)state;
+	assert_non_null(c);
+	put(c, RW_CM_REQ, NULL, 0);
+	for (int i = 0; i < 500 && stat_of_target().requests == before.requests; i++)
+		usleep(10000);
+	assert_int_equal(stat_of_target().requests, before.requests + 1);
+	rw_close(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_data_before_accept),
+		cmocka_unit_test(test_oversized_first_frame),
+		cmocka_unit_test(test_forged_hello),
+		cmocka_unit_test(test_silent_connections),
+		cmocka_unit_test(test_still_serves),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, start_target, stop_target);
+}
