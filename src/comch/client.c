@@ -185,9 +185,8 @@ static bool client_net_welcome(struct comch_ep *ep, const struct comch_welcome *
 		client_fail_start(ep);
 		return true;
 	}
+	comch_net_set_limits(net, ep);
 	pthread_mutex_lock(&net->lock);
-	net->max_n = ep->recv_queue + COMCH_NET_CTL_SLACK;
-	net->cap = comch_net_conn_cap(ep);
 	net->conn = conn;
 	pthread_mutex_unlock(&net->lock);
 	conn->net = net;

@@ -155,6 +155,17 @@ struct comch_npkt {
  * A transport endpoint to a peer across machines (net.c): what a Unix socket and its link page
  * are to a connection of the runtime directory. Aligned to 64 (the link page in it).
  */
+#define COMCH_AUTH_KEY_LEN 32u
+#define COMCH_AUTH_NONCE_LEN 16u
+#define COMCH_AUTH_PROOF_LEN 32u
+
+enum {
+	COMCH_AUTH_DONE = 0, /* proved (or a Unix socket: no challenge) */
+	COMCH_AUTH_WAIT_1,   /* server: waits for the client's nonce */
+	COMCH_AUTH_WAIT_2,   /* client: waits for the server's nonce and proof */
+	COMCH_AUTH_WAIT_3,   /* server: waits for the client's proof */
+};
+
 struct comch_net {
 	struct comch_link link; /* private: delivered[peer side] comes from the peer's CREDIT */
 	struct odma_tp_ep *tp;  /* NULL once hung up */
@@ -179,6 +190,16 @@ struct comch_net {
 	uint64_t deadline_ns;
 	bool refused_hs; /* under the listener's lock: the sweep closes it */
 	bool swept;
+	/*
+	 * The fabric secret's challenge (transport thread): until it is done, nothing but its
+	 * packets (and a REJECT for the client) is taken from the peer.
+	 */
+	int auth; /* COMCH_AUTH_* */
+	uint8_t auth_key[COMCH_AUTH_KEY_LEN];
+	uint8_t nonce_own[COMCH_AUTH_NONCE_LEN], nonce_peer[COMCH_AUTH_NONCE_LEN];
+	uint8_t *hello; /* client: its HELLO, sent once the server has proved itself */
+	size_t hello_len;
+	size_t msg_cap; /* longest packet of the kinds queued for the progress (header + payload) */
 };
 
 struct doca_comch_connection {
@@ -572,6 +593,19 @@ struct comch_net *comch_net_client_connect(struct comch_ep *ep, const void *hell
 
 /* The longest packet a connection across machines takes (a message, an FP_DATA). */
 size_t comch_net_conn_cap(const struct comch_ep *ep);
+/* A connection's own limits on what its peer sends (under no lock of @n). */
+void comch_net_set_limits(struct comch_net *n, const struct comch_ep *ep);
+
+/*
+ * The fabric secret (net_auth.c): the key both sides prove, from ODMA_FABRIC_SECRET or the
+ * runtime directory's cookie (made when missing); false with the reason in @why.
+ */
+bool comch_auth_key(uint8_t key[COMCH_AUTH_KEY_LEN], char *why, size_t why_len);
+/* HMAC-SHA256 under @key of @role, @first and @second: what a side sends to prove the key. */
+void comch_auth_proof(const uint8_t key[COMCH_AUTH_KEY_LEN], uint8_t role,
+                      const uint8_t first[COMCH_AUTH_NONCE_LEN],
+                      const uint8_t second[COMCH_AUTH_NONCE_LEN],
+                      uint8_t out[COMCH_AUTH_PROOF_LEN]);
 
 /* Sends one packet on a connection's socket or network endpoint (0, or an errno). */
 int comch_conn_wire_send(struct doca_comch_connection *conn, uint32_t type, uint32_t arg,

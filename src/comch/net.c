@@ -11,6 +11,9 @@
  *    (system, representor PCI address, name); it is handed to that server, whose progress
  *    answers WELCOME or REJECT as on a Unix socket.
  *  - A client whose server socket does not answer in the runtime directory connects there.
+ *  - Before its HELLO is looked at, each side proves the fabric secret (net_auth.c): the
+ *    client sends a nonce (AUTH 1), the server its nonce and its proof (AUTH 2), the client
+ *    its proof (AUTH 3) and then the HELLO. Any other packet before that ends the handshake.
  *  - Messages arrive on the transport's thread: each one is checked (length, type) and queued
  *    in a bounded inbox of its connection, and an eventfd (the connection's descriptor: the
  *    PE watches it like a socket) is rung. The endpoint's progress reads the inbox as it
@@ -26,11 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "comch/comch.h"
 #include "core/log/log.h"
+#include "util/codec.h"
 
 ODMA_LOG_REGISTER(DOCA_COMCH_NET)
 
@@ -45,6 +50,7 @@ static struct {
 	void *listener;            /* while servers != NULL */
 	struct comch_net *pending; /* accepted, not handed to a server (or refused) */
 	uint32_t num_pending;
+	uint8_t key[COMCH_AUTH_KEY_LEN]; /* the fabric secret's, while listening */
 } g_net = { .listen_lock = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 bool comch_net_wanted(void)
@@ -104,6 +110,7 @@ struct comch_net *comch_net_new(size_t cap, uint32_t max_n, int side)
 		return NULL;
 	}
 	n->cap = cap;
+	n->msg_cap = cap;
 	n->max_n = max_n;
 	n->side = side;
 	n->link.magic = COMCH_LINK_MAGIC;
@@ -145,6 +152,8 @@ void comch_net_free(struct comch_net *n)
 	}
 	close(n->efd);
 	pthread_mutex_destroy(&n->lock);
+	free(n->hello);
+	memset(n->auth_key, 0, sizeof(n->auth_key));
 	free(n);
 }
 
@@ -236,7 +245,7 @@ static void queue_locked(struct comch_net *n, uint32_t type, uint32_t arg, const
 		refuse_locked(n, "the peer sent more packets than its receive-queue credits allow");
 		return;
 	}
-	if (n->bytes > COMCH_NET_INBOX_BYTES) {
+	if (n->bytes + sizeof(hdr) + len > COMCH_NET_INBOX_BYTES) {
 		refuse_locked(n, "the peer sent more bytes than this side's progress took (16 MiB "
 		                 "queued)");
 		return;
@@ -260,6 +269,77 @@ static void queue_locked(struct comch_net *n, uint32_t type, uint32_t arg, const
 	n->bytes += p->len;
 }
 
+/* A handshake the server refused (any thread): the sweep closes it. */
+static void hs_refuse(struct comch_net *n)
+{
+	pthread_mutex_lock(&g_net.lock);
+	n->refused_hs = true;
+	pthread_mutex_unlock(&g_net.lock);
+}
+
+enum { NONCE = COMCH_AUTH_NONCE_LEN, PROOF = COMCH_AUTH_PROOF_LEN };
+
+/* Server, transport thread: a packet of a peer that has not proved the fabric secret. */
+static void auth_server(struct comch_net *n, uint32_t type, uint32_t step, const uint8_t *p,
+                        size_t len)
+{
+	uint8_t proof[PROOF], out[NONCE + PROOF];
+	const char *why = "the peer did not answer the fabric secret's challenge";
+
+	if (type == COMCH_W_AUTH && step == 1 && n->auth == COMCH_AUTH_WAIT_1 && len == NONCE &&
+	    getrandom(n->nonce_own, NONCE, 0) == (ssize_t)NONCE) {
+		memcpy(n->nonce_peer, p, NONCE);
+		memcpy(out, n->nonce_own, NONCE);
+		comch_auth_proof(n->auth_key, 'S', n->nonce_peer, n->nonce_own, out + NONCE);
+		n->auth = COMCH_AUTH_WAIT_3;
+		(void)comch_net_send(n, COMCH_W_AUTH, 2, out, sizeof(out));
+		return;
+	}
+	if (type == COMCH_W_AUTH && step == 3 && n->auth == COMCH_AUTH_WAIT_3 && len == PROOF) {
+		comch_auth_proof(n->auth_key, 'C', n->nonce_own, n->nonce_peer, proof);
+		if (odma_key_eq(proof, p, PROOF)) {
+			n->auth = COMCH_AUTH_DONE; /* its HELLO may come */
+			return;
+		}
+		why = "the client could not prove the fabric secret; give both sides the same "
+		      "ODMA_FABRIC_SECRET, or the same fabric-secret cookie";
+	}
+	(void)comch_net_send(n, COMCH_W_REJECT, (uint32_t)DOCA_ERROR_NOT_PERMITTED, why,
+	                     strlen(why));
+	ODMA_RATELIMITED_WARN("comch: refused a connection at ODMA_FABRIC: %s", why);
+	hs_refuse(n);
+}
+
+/* Client, transport thread: the server's answer to our nonce; then our proof and the HELLO. */
+static void auth_client(struct comch_net *n, uint32_t type, uint32_t step, const uint8_t *p,
+                        size_t len)
+{
+	uint8_t proof[PROOF];
+	const char *why = "the server broke the fabric secret's challenge";
+
+	if (type == COMCH_W_AUTH && step == 2 && n->auth == COMCH_AUTH_WAIT_2 &&
+	    len == NONCE + PROOF) {
+		memcpy(n->nonce_peer, p, NONCE);
+		comch_auth_proof(n->auth_key, 'S', n->nonce_own, n->nonce_peer, proof);
+		if (odma_key_eq(proof, p + NONCE, PROOF)) {
+			comch_auth_proof(n->auth_key, 'C', n->nonce_peer, n->nonce_own, proof);
+			n->auth = COMCH_AUTH_DONE;
+			if (comch_net_send(n, COMCH_W_AUTH, 3, proof, PROOF) == 0)
+				(void)comch_net_send(n, COMCH_W_HELLO, 0, n->hello, n->hello_len);
+			return;
+		}
+		why = "the server at ODMA_FABRIC could not prove the fabric secret; give both "
+		      "sides the same ODMA_FABRIC_SECRET, or the same fabric-secret cookie";
+	}
+	/* the client's progress reads it as the server's refusal and fails its start */
+	pthread_mutex_lock(&n->lock);
+	queue_locked(n, COMCH_W_REJECT, (uint32_t)DOCA_ERROR_NOT_PERMITTED, (const uint8_t *)why,
+	             strlen(why));
+	refuse_locked(n, why);
+	pthread_mutex_unlock(&n->lock);
+	ring(n);
+}
+
 /* Transport thread: one message of a connection (or of a handshake). */
 static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, uint32_t imm,
                         void *arg)
@@ -277,6 +357,15 @@ static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, ui
 		goto out;
 	}
 	memcpy(&a, b, 4);
+	if (n->auth != COMCH_AUTH_DONE &&
+	    !(imm == COMCH_W_REJECT && n->side == COMCH_SIDE_CLIENT)) {
+		pthread_mutex_unlock(&n->lock);
+		if (n->side == COMCH_SIDE_SERVER)
+			auth_server(n, imm, a, b + 4, len - 4);
+		else
+			auth_client(n, imm, a, b + 4, len - 4);
+		return;
+	}
 	switch (imm) {
 	case COMCH_W_PING: {
 		/* at most one PONG per eighth of the timeout (the peer PINGs every quarter): a
@@ -336,7 +425,10 @@ static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, ui
 	case COMCH_W_CONS_NEW:
 	case COMCH_W_CONS_ACK:
 	case COMCH_W_CONS_GONE:
-		queue_locked(n, imm, a, b + 4, len - 4);
+		if (len - 4 + sizeof(struct comch_wire_hdr) > n->msg_cap)
+			refuse_locked(n, "a message longer than this connection's limit");
+		else
+			queue_locked(n, imm, a, b + 4, len - 4);
 		break;
 	default:
 		refuse_locked(n, "a packet of an unknown type");
@@ -380,6 +472,15 @@ size_t comch_net_conn_cap(const struct comch_ep *ep)
 	            COMCH_RING_MAX_IMM + ep->ctx.caps->comch_fp_max_buf_size;
 
 	return ep->rx_cap > fp ? ep->rx_cap : fp;
+}
+
+void comch_net_set_limits(struct comch_net *n, const struct comch_ep *ep)
+{
+	pthread_mutex_lock(&n->lock);
+	n->cap = comch_net_conn_cap(ep); /* an FP_DATA lands in a posted buffer, not a queue */
+	n->msg_cap = ep->rx_cap;         /* what is queued for the progress */
+	n->max_n = ep->recv_queue + COMCH_NET_CTL_SLACK;
+	pthread_mutex_unlock(&n->lock);
 }
 
 /* ---- a connection over the network (the endpoint's PE thread) ---------------------------- */
@@ -537,8 +638,10 @@ static void on_accept(struct odma_tp_ep *tp, void *arg)
 	}
 	n->tp = tp;
 	n->on_hello = hs_on_packet;
+	n->auth = COMCH_AUTH_WAIT_1;
 	n->deadline_ns = doca_priv_now_ns() + (uint64_t)COMCH_HANDSHAKE_TIMEOUT_MS * 1000000ull;
 	pthread_mutex_lock(&g_net.lock);
+	memcpy(n->auth_key, g_net.key, sizeof(n->auth_key));
 	if (g_net.num_pending >= COMCH_HS_MAX)
 		n->refused_hs = true; /* the sweep closes it */
 	n->next = g_net.pending;
@@ -589,8 +692,15 @@ doca_error_t comch_net_server_start(struct comch_ep *ep)
 	void *listener = NULL;
 	bool listening;
 
+	uint8_t key[COMCH_AUTH_KEY_LEN];
+	char why[512];
+
 	if (!fabric(addr, sizeof(addr), &port))
 		return DOCA_ERROR_INVALID_VALUE;
+	if (!comch_auth_key(key, why, sizeof(why))) {
+		ODMA_ERR("comch server \"%s\": cannot listen at ODMA_FABRIC: %s", ep->name, why);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	ep->net_bell = comch_net_new(0, 0, COMCH_SIDE_SERVER); /* its eventfd only */
 	if (ep->net_bell == NULL)
 		return DOCA_ERROR_NO_MEMORY;
@@ -609,6 +719,7 @@ doca_error_t comch_net_server_start(struct comch_ep *ep)
 	}
 	if (r == DOCA_SUCCESS) {
 		pthread_mutex_lock(&g_net.lock);
+		memcpy(g_net.key, key, sizeof(key));
 		if (!listening)
 			g_net.listener = listener;
 		ep->net_next = g_net.servers;
@@ -692,8 +803,11 @@ uint64_t comch_net_server_due(void)
 
 /* ---- clients ------------------------------------------------------------------------------ */
 
+static atomic_bool secret_logged;
+
 struct comch_net *comch_net_client_connect(struct comch_ep *ep, const void *hello, size_t len)
 {
+	char why[512];
 	char addr[64];
 	uint16_t port;
 	struct odma_tp_ep_cbs cbs;
@@ -707,13 +821,29 @@ struct comch_net *comch_net_client_connect(struct comch_ep *ep, const void *hell
 	                  COMCH_SIDE_CLIENT);
 	if (n == NULL)
 		return NULL;
+	n->msg_cap = ep->rx_cap;
+	if (!comch_auth_key(n->auth_key, why, sizeof(why))) {
+		if (!atomic_exchange(&secret_logged, true)) /* asked every 100 ms */
+			ODMA_ERR("comch client \"%s\": cannot connect at ODMA_FABRIC: %s", ep->name,
+			         why);
+		comch_net_free(n);
+		return NULL;
+	}
+	n->hello = malloc(len);
+	if (n->hello == NULL || getrandom(n->nonce_own, NONCE, 0) != (ssize_t)NONCE) {
+		comch_net_free(n);
+		return NULL;
+	}
+	memcpy(n->hello, hello, len);
+	n->hello_len = len;
+	n->auth = COMCH_AUTH_WAIT_2; /* before the endpoint exists: the answer may come at once */
 	r = doca_priv_tp_connect(addr, port, net_cbs(n, &cbs), &n->tp);
 	if (r != DOCA_SUCCESS) {
 		n->tp = NULL;
 		comch_net_free(n);
 		return NULL;
 	}
-	if (comch_net_send(n, COMCH_W_HELLO, 0, hello, len) != 0) {
+	if (comch_net_send(n, COMCH_W_AUTH, 1, n->nonce_own, NONCE) != 0) {
 		comch_net_free(n);
 		return NULL;
 	}

@@ -406,10 +406,7 @@ static struct doca_comch_connection *server_net_hello(struct comch_ep *ep, struc
 	if (!server_hello_ok(ep, -1, net, &hello, plen))
 		return NULL;
 	/* from here on the connection's own limits apply to what the client sends */
-	pthread_mutex_lock(&net->lock);
-	net->cap = comch_net_conn_cap(ep);
-	net->max_n = ep->recv_queue + COMCH_NET_CTL_SLACK;
-	pthread_mutex_unlock(&net->lock);
+	comch_net_set_limits(net, ep);
 	w.max_msg = ep->max_msg;
 	w.recv_queue = ep->recv_queue;
 	if (comch_net_send(net, COMCH_W_WELCOME, 0, &w, sizeof(w)) != 0)

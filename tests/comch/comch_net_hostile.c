@@ -4,9 +4,12 @@
 /*
  * A hostile Comch client across machines: it speaks the transport (core/transport's endpoints,
  * UCX) by hand at ODMA_FABRIC and sends what no odma client sends. The server must refuse
- * each connection without crashing, answer a HELLO for an unknown server with REJECT
- * (NOT_FOUND), and go on serving (comch_netns.sh then runs a good client against it).
+ * each connection without crashing: a HELLO without the fabric secret's challenge, a wrong
+ * proof and a replayed one with REJECT (NOT_PERMITTED), a HELLO for an unknown server with
+ * REJECT (NOT_FOUND); and go on serving (the scripts then run a good client against it). It
+ * knows the secret (ODMA_FABRIC_SECRET, as the scripts give both sides) where a case needs it.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +21,12 @@
 #include "core/transport/transport.h"
 
 #include <doca_error.h>
+#include <nettle/hmac.h>
+#include <nettle/sha2.h>
 
-static volatile int rejects, closes, welcomes, pongs;
+static volatile int rejects, closes, welcomes, pongs, auth2s;
 static volatile uint32_t reject_code;
+static uint8_t auth2[16 + 32]; /* the server's nonce and proof (the last AUTH 2) */
 
 static void on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
 {
@@ -30,6 +36,10 @@ static void on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32
 		__atomic_add_fetch(&welcomes, 1, __ATOMIC_SEQ_CST);
 	if (imm == COMCH_W_PONG)
 		__atomic_add_fetch(&pongs, 1, __ATOMIC_SEQ_CST);
+	if (imm == COMCH_W_AUTH && len == 4 + sizeof(auth2)) {
+		memcpy(auth2, (const uint8_t *)bytes + 4, sizeof(auth2));
+		__atomic_add_fetch(&auth2s, 1, __ATOMIC_SEQ_CST);
+	}
 	if (imm == COMCH_W_REJECT && len >= 4) {
 		uint32_t a;
 
@@ -56,14 +66,82 @@ static void nap_ms(unsigned int ms)
 	nanosleep(&t, NULL);
 }
 
-/* One connection that sends @len bytes as packet @type, waits a little, closes. */
-static int one(const char *addr, uint16_t port, uint32_t type, const void *b, size_t len,
+/* HMAC-SHA256 of @role, @a, @b under the key of ODMA_FABRIC_SECRET (net_auth.c, by hand). */
+static void proof_of(uint8_t role, const uint8_t a[16], const uint8_t b[16], uint8_t out[32])
+{
+	const char *secret = getenv("ODMA_FABRIC_SECRET");
+	uint8_t key[32];
+	struct sha256_ctx s;
+	struct hmac_sha256_ctx h;
+
+	sha256_init(&s);
+	sha256_update(&s, secret != NULL ? strlen(secret) : 0, (const uint8_t *)secret);
+	sha256_digest(&s, sizeof(key), key);
+	hmac_sha256_set_key(&h, sizeof(key), key);
+	hmac_sha256_update(&h, 1, &role);
+	hmac_sha256_update(&h, 16, a);
+	hmac_sha256_update(&h, 16, b);
+	hmac_sha256_digest(&h, 32, out);
+}
+
+static int send_auth(struct odma_tp_ep *ep, uint32_t step, const void *p, size_t n)
+{
+	uint8_t b[4 + 64];
+
+	memcpy(b, &step, 4);
+	memcpy(b + 4, p, n);
+	return doca_priv_tp_ep_send(ep, b, 4 + n, COMCH_W_AUTH, NULL, NULL) == DOCA_SUCCESS ? 0 : 1;
+}
+
+/*
+ * The challenge by hand with nonce @nc: AUTH 1, the server's AUTH 2 (its proof checked),
+ * then AUTH 3 (@forge: a proof that is wrong; @replay: this one instead). The proof sent is
+ * left in @sent.
+ */
+static int auth_by_hand(struct odma_tp_ep *ep, const uint8_t nc[16], bool forge,
+                        const uint8_t *replay, uint8_t sent[32])
+{
+	int want = auth2s + 1;
+	uint8_t expect[32];
+
+	if (send_auth(ep, 1, nc, 16) != 0)
+		return 1;
+	for (int i = 0; i < 200 && auth2s < want; i++)
+		nap_ms(10);
+	if (auth2s < want) {
+		fprintf(stderr, "hostile: the server sent no AUTH 2\n");
+		return 1;
+	}
+	proof_of('S', nc, auth2, expect);
+	if (memcmp(expect, auth2 + 16, 32) != 0) {
+		fprintf(stderr, "hostile: the server's proof is wrong\n");
+		return 1;
+	}
+	proof_of('C', auth2, nc, sent);
+	if (forge)
+		sent[0] ^= 1;
+	if (replay != NULL)
+		memcpy(sent, replay, 32);
+	return send_auth(ep, 3, sent, 32);
+}
+
+/*
+ * One connection that (when @auth) proves the secret, sends @len bytes as packet @type, waits
+ * a little, closes.
+ */
+static int one(const char *addr, uint16_t port, bool auth, uint32_t type, const void *b, size_t len,
                unsigned int wait_ms)
 {
+	static const uint8_t nc[16] = "hostile-nonce-2";
 	struct odma_tp_ep *ep;
+	uint8_t sent[32];
 
 	if (doca_priv_tp_connect(addr, port, &cbs, &ep) != DOCA_SUCCESS) {
 		fprintf(stderr, "hostile: cannot connect to %s:%u\n", addr, port);
+		return 1;
+	}
+	if (auth && auth_by_hand(ep, nc, false, NULL, sent) != 0) {
+		doca_priv_tp_ep_close(ep);
 		return 1;
 	}
 	if (doca_priv_tp_ep_send(ep, b, len, type, NULL, NULL) != DOCA_SUCCESS) {
@@ -72,6 +150,43 @@ static int one(const char *addr, uint16_t port, uint32_t type, const void *b, si
 	}
 	nap_ms(wait_ms);
 	doca_priv_tp_ep_close(ep);
+	return 0;
+}
+
+enum auth_mode { AUTH_NONE, AUTH_FORGED, AUTH_REPLAYED, AUTH_GOOD };
+
+/*
+ * A connection that goes through the challenge as @mode says, sends @hello, and must get a
+ * REJECT with @code within 2 s. A replay uses the proof of the last AUTH_GOOD connection.
+ */
+static int expect_reject(const char *addr, uint16_t port, enum auth_mode mode, const void *hello,
+                         size_t len, doca_error_t code, const char *what)
+{
+	static uint8_t last_good[32];
+	static const uint8_t nc[16] = "hostile-nonce-1";
+	struct odma_tp_ep *ep;
+	uint8_t sent[32];
+	int want = rejects + 1;
+
+	if (doca_priv_tp_connect(addr, port, &cbs, &ep) != DOCA_SUCCESS)
+		return 1;
+	if (mode != AUTH_NONE &&
+	    auth_by_hand(ep, nc, mode == AUTH_FORGED, mode == AUTH_REPLAYED ? last_good : NULL,
+	                 sent) != 0) {
+		doca_priv_tp_ep_close(ep);
+		return 1;
+	}
+	if (mode == AUTH_GOOD)
+		memcpy(last_good, sent, sizeof(sent));
+	(void)doca_priv_tp_ep_send(ep, hello, len, COMCH_W_HELLO, NULL, NULL);
+	for (int i = 0; i < 200 && rejects < want; i++)
+		nap_ms(10);
+	doca_priv_tp_ep_close(ep);
+	if (rejects < want || reject_code != (uint32_t)code) {
+		fprintf(stderr, "hostile: %s: expected a REJECT (%s), got %d rejects (code %u)\n",
+		        what, doca_error_get_name(code), rejects - want + 1, reject_code);
+		return 1;
+	}
 	return 0;
 }
 
@@ -94,30 +209,31 @@ int comch_net_hostile(void)
 		return 2;
 	snprintf(addr, sizeof(addr), "%.*s", (int)(colon - fab), fab);
 	port = (uint16_t)atoi(colon + 1);
-	bad |= one(addr, port, COMCH_W_HELLO, "ab", 2, 200);       /* runt */
-	bad |= one(addr, port, COMCH_W_HELLO, big, 1u << 20, 300); /* oversized */
-	bad |= one(addr, port, 999, "abcdefgh", 8, 200);           /* unknown type */
-	bad |= one(addr, port, COMCH_W_MSG, "abcdefgh", 8, 200);   /* no HELLO first */
-	h.name_len = 1000;                                         /* name_len lies */
+	bad |= one(addr, port, true, COMCH_W_HELLO, "ab", 2, 200);       /* runt */
+	bad |= one(addr, port, true, COMCH_W_HELLO, big, 1u << 20, 300); /* oversized */
+	bad |= one(addr, port, false, 999, "abcdefgh", 8, 200);          /* unknown type */
+	bad |= one(addr, port, true, COMCH_W_MSG, "abcdefgh", 8, 200);   /* no HELLO first */
+	bad |= one(addr, port, false, COMCH_W_MSG, big, 1u << 20, 300);  /* before the challenge */
+	h.name_len = 1000;                                               /* name_len lies */
 	memset(hello, 0, sizeof(hello));
 	memcpy(hello + 4, &h, sizeof(h));
-	bad |= one(addr, port, COMCH_W_HELLO, hello, sizeof(hello), 200);
+	bad |= one(addr, port, true, COMCH_W_HELLO, hello, sizeof(hello), 200);
 	h.name_len = 16; /* a server nobody runs */
 	memcpy(hello + 4, &h, sizeof(h));
 	memcpy(hello + 4 + sizeof(h), "no-such-server!!", 16);
-	bad |= one(addr, port, COMCH_W_HELLO, hello, sizeof(hello), 1000);
+	bad |= expect_reject(addr, port, AUTH_NONE, hello, sizeof(hello), DOCA_ERROR_NOT_PERMITTED,
+	                     "a HELLO without the fabric secret's challenge");
+	bad |= expect_reject(addr, port, AUTH_FORGED, hello, sizeof(hello),
+	                     DOCA_ERROR_NOT_PERMITTED, "a wrong proof");
+	bad |= expect_reject(addr, port, AUTH_REPLAYED, hello, sizeof(hello),
+	                     DOCA_ERROR_NOT_PERMITTED, "a proof replayed from another connection");
+	bad |= expect_reject(addr, port, AUTH_GOOD, hello, sizeof(hello), DOCA_ERROR_NOT_FOUND,
+	                     "a HELLO for a server nobody runs");
 	free(big);
 	if (bad)
 		return 1;
-	if (rejects < 1 || reject_code != (uint32_t)DOCA_ERROR_NOT_FOUND) {
-		fprintf(stderr,
-		        "hostile: expected a REJECT (NOT_FOUND) for an unknown server, got "
-		        "%d rejects (code %u)\n",
-		        rejects, reject_code);
-		return 1;
-	}
-	printf("hostile: 6 malformed or unknown handshakes sent; the unknown server was "
-	       "rejected (NOT_FOUND)\n");
+	printf("hostile: 6 malformed handshakes sent; a missing, wrong or replayed proof was "
+	       "rejected (NOT_PERMITTED), an unknown server (NOT_FOUND)\n");
 	return 0;
 }
 
@@ -133,6 +249,7 @@ static int after_hello(const char *addr, uint16_t port, const char *name, const 
 		                 .recv_queue = 8 };
 	struct odma_tp_ep *ep;
 	int want = welcomes + 1;
+	uint8_t nc[16], sent[32];
 
 	if (sys == NULL)
 		return 1;
@@ -142,7 +259,10 @@ static int after_hello(const char *addr, uint16_t port, const char *name, const 
 	memset(hello, 0, 4);
 	memcpy(hello + 4, &h, sizeof(h));
 	memcpy(hello + 4 + sizeof(h), name, h.name_len);
+	for (int i = 0; i < 16; i++)
+		nc[i] = (uint8_t)(rand() & 0xff);
 	if (doca_priv_tp_connect(addr, port, &cbs, &ep) != DOCA_SUCCESS ||
+	    auth_by_hand(ep, nc, false, NULL, sent) != 0 ||
 	    doca_priv_tp_ep_send(ep, hello, 4 + sizeof(h) + h.name_len, COMCH_W_HELLO, NULL,
 	                         NULL) != DOCA_SUCCESS)
 		return 1;

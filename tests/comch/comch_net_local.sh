@@ -11,6 +11,8 @@ mkdir -p "$T/rh" "$T/rd"
 chmod 700 "$T/rh" "$T/rd"
 PORT=$("$PEER" free-port) || { echo "FAIL: no free port"; exit 1; } # the kernel's pick
 export ODMA_SYSTEM=bf3 ODMA_TRANSPORT_TIMEOUT_MS=1500 ODMA_FABRIC="127.0.0.1:$PORT"
+# the two sides' runtime directories differ, so they share no cookie: one secret for both
+export ODMA_FABRIC_SECRET="local-test-secret-$$-$PORT"
 unset ODMA_TRANSPORT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
@@ -31,13 +33,21 @@ grep -q "cannot listen at ODMA_FABRIC=127.0.0.1:$PORT" "$T/busy" || bad "no line
 # and the refused server left no socket of its own behind in the runtime directory
 [ "$(find "$T/rd" -type s | wc -l)" = 1 ] || bad "a refused server left its socket: $(find "$T/rd" -type s)"
 ODMA_RUNDIR="$T/rh" "$PEER" hostile || bad "hostile client"
+# a client with another secret learns the server cannot prove it, and fails its start
+ODMA_FABRIC_SECRET=another-secret-of-16 ODMA_RUNDIR="$T/rh" "$PEER" client-refused ctl >"$T/ws" 2>&1 ||
+	bad "wrong secret: $(cat "$T/ws")"
+grep -q "could not prove the fabric secret" "$T/ws" || bad "no line for a wrong secret: $(cat "$T/ws")"
+# without ODMA_FABRIC_SECRET, each side's cookie is its own runtime directory's: they differ
+env -u ODMA_FABRIC_SECRET ODMA_RUNDIR="$T/rh" "$PEER" client-refused ctl >"$T/wc" 2>&1 ||
+	bad "other cookie: $(cat "$T/wc")"
+[ "$(stat -c %a "$T/rh/fabric-secret")" = 600 ] || bad "the cookie is not mode 0600"
 ODMA_RUNDIR="$T/rh" "$PEER" hostile-connected ctl || bad "hostile client after the handshake"
 ODMA_RUNDIR="$T/rh" "$PEER" client ctl 200 || bad "client round trip"
 wait $s1 || bad "server: $(cat "$T/s1")"
 # (a WELCOME sent to a server is refused by its progress, an unknown type already on arrival:
 # whichever comes first closes that connection)
-for w in "a CREDIT that goes back" "lengths do not add up" \
-	"unknown packet type\|a packet of an unknown type" "malformed packet"; do
+for w in "a CREDIT that goes back" "lengths do not add up" "could not prove the fabric secret" \
+	"unknown packet type\|a packet of an unknown type" "a message longer than this connection.s limit"; do
 	grep -q "$w" "$T/s1" || bad "the server did not refuse: $w"
 done
 ODMA_RUNDIR="$T/rd" "$PEER" server-fp fp >"$T/s2" 2>&1 &

@@ -24,6 +24,7 @@
  *   comch_net_peer hostile               speaks the transport by hand at ODMA_FABRIC:
  *                                        malformed, oversized, unknown packets
  *   comch_net_peer hostile-connected NAME  the same after a valid handshake with NAME
+ *   comch_net_peer client-refused NAME   a client start that ends in IDLE (refused)
  *   comch_net_peer server-bad-fabric NAME  a server start refused (INVALID_VALUE)
  *   comch_net_peer server-port-busy NAME   a server start refused (IO_FAILED)
  *   comch_net_peer free-port               prints a port of 127.0.0.1 the kernel picked
@@ -306,6 +307,19 @@ static int run_server_refused(const char *name, doca_error_t want)
 	return 0;
 }
 
+/* A client whose start the server (or its own check of the server) refuses: back to IDLE. */
+static int run_client_refused(const char *name)
+{
+	struct cu_ep e;
+
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, name, 64, 64));
+	CU_CHECK(cu_progress_until(&e, cu_is_idle, 20000));
+	CU_CHECK(!cu_has_conn(&e));
+	printf("client: start refused\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -327,6 +341,8 @@ int main(int argc, char **argv)
 		return run_server_fp(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "client-fp") == 0)
 		return run_client_fp(argv[2]);
+	if (argc == 3 && strcmp(argv[1], "client-refused") == 0)
+		return run_client_refused(argv[2]);
 	if (argc == 2 && strcmp(argv[1], "hostile") == 0)
 		return comch_net_hostile();
 	if (argc == 3 && strcmp(argv[1], "server-bad-fabric") == 0)

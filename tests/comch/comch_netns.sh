@@ -58,6 +58,8 @@ chmod 700 "$T/rh" "$T/rd"
 PORT=18516
 export ODMA_SYSTEM=bf3
 export ODMA_TRANSPORT_TIMEOUT_MS=1500
+# each side has its own runtime directory (no shared cookie): one secret for both
+export ODMA_FABRIC_SECRET="netns-test-secret-$$"
 unset ODMA_TRANSPORT
 # side NS RUNDIR ARGS...: one program in its own PID + mount namespace of network namespace NS
 # every scenario on the same port: a server restarted there must not wait out TIME_WAIT

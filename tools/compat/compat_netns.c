@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,6 +40,7 @@ static struct {
 	char ns_host[32], ns_dpu[32];
 	char veth_host[16], veth_dpu[16];
 	char fabric[64];
+	char secret[65]; /* ODMA_FABRIC_SECRET of both sides: fresh for each run */
 	char rundir_host[PATH_MAX], rundir_dpu[PATH_MAX];
 	char log[PATH_MAX];
 } nn;
@@ -158,6 +160,16 @@ int compat_netns_setup(struct compat_ctx *c, char *err, size_t size)
 	snprintf(nn.veth_host, sizeof(nn.veth_host), "ocxh%ld", pid % 10000000);
 	snprintf(nn.veth_dpu, sizeof(nn.veth_dpu), "ocxd%ld", pid % 10000000);
 	snprintf(nn.fabric, sizeof(nn.fabric), "%s:%s", NET_DPU_ADDR, NET_PORT);
+	{
+		uint8_t raw[32];
+
+		if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+			snprintf(err, size, "--split-netns: no random bytes for the fabric secret");
+			return -1;
+		}
+		for (size_t i = 0; i < sizeof(raw); i++)
+			snprintf(nn.secret + 2 * i, 3, "%02x", raw[i]);
+	}
 	snprintf(nn.log, sizeof(nn.log), "%s/split-netns.log", c->work);
 	snprintf(nn.rundir_host, sizeof(nn.rundir_host), "%s/rundir-host", c->work);
 	snprintf(nn.rundir_dpu, sizeof(nn.rundir_dpu), "%s/rundir-dpu", c->work);
@@ -240,6 +252,7 @@ static int netns_start(const struct compat_launcher *l, const struct compat_laun
 		env[ne++] = w->env[i];
 	/* after the run's own settings, so these win */
 	env[ne++] = (struct compat_env){ "ODMA_FABRIC", nn.fabric };
+	env[ne++] = (struct compat_env){ "ODMA_FABRIC_SECRET", nn.secret };
 	env[ne++] = (struct compat_env){ "ODMA_RUNDIR", dpu ? nn.rundir_dpu : nn.rundir_host };
 	env[ne++] = (struct compat_env){ "ODMA_TRANSPORT", NULL };
 	return compat_proc_start(p, argv, w->cwd, w->log, env, ne, w->pipe_stdin);

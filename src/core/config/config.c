@@ -21,6 +21,7 @@
  *   ODMA_COMCH_CONNECT_TIMEOUT_MS  comch  at each Comch client doca_ctx_start
  *   ODMA_COMCH_ALLOW_UIDS  comch     at each Comch server or client doca_ctx_start
  *   ODMA_FABRIC        core/transport  at each export (descriptor version) and when UCX starts
+ *   ODMA_FABRIC_SECRET comch         at each Comch server start and client connection at ODMA_FABRIC
  *   ODMA_TRANSPORT     core/transport  at each export and import
  *   ODMA_TRANSPORT_TIMEOUT_MS  core/transport  once, at the first remote request
  *
