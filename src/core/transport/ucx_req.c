@@ -383,20 +383,64 @@ static void reply_got(struct ucx_chunk *c, const struct odma_ucx_reply *r, const
 	odma_ucx_chunk_finish(c, st);
 }
 
+/* A reply whose payload comes by rendezvous (a large GET's): where it lands meanwhile. */
+struct ucx_rndv {
+	struct odma_ucx_reply r;
+	uint8_t data[];
+};
+
+/* Its payload arrived (service thread): finishes the request if it still waits. */
+static void rndv_done(void *request, ucs_status_t status, size_t length, void *user_data)
+{
+	struct ucx_rndv *v = user_data;
+	struct ucx_chunk *c = odma_ux.slot[v->r.id % UCX_SLOTS];
+
+	if (c != NULL && c->id == v->r.id && c->op == v->r.op && c->outstanding) {
+		if (status != UCS_OK || length != v->r.len)
+			odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
+		else
+			reply_got(c, &v->r, v->data);
+	}
+	free(v);
+	if (request != NULL)
+		ucp_request_free(request);
+}
+
 ucs_status_t odma_ucx_reply_am(void *arg, const void *header, size_t header_length, void *data,
                                size_t length, const ucp_am_recv_param_t *param)
 {
 	struct odma_ucx_reply r;
 	struct ucx_chunk *c;
+	struct ucx_rndv *v;
+	ucp_request_param_t prm = { 0 };
+	void *req;
 
 	(void)arg;
-	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
-	    odma_ucx_reply_decode(header, header_length, length, &r) != DOCA_SUCCESS)
+	if (odma_ucx_reply_decode(header, header_length, length, &r) != DOCA_SUCCESS)
 		return UCS_OK;
 	c = odma_ux.slot[r.id % UCX_SLOTS];
 	if (c == NULL || c->id != r.id || c->op != r.op || !c->outstanding)
 		return UCS_OK; /* late (timed out) or forged: dropped */
-	reply_got(c, &r, data);
+	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+		reply_got(c, &r, data);
+		return UCS_OK;
+	}
+	/* only a GET's reply is long; its length was checked against the request's */
+	v = c->op == ODMA_UCX_OP_GET ? malloc(sizeof(*v) + length) : NULL;
+	if (v == NULL) {
+		ucp_am_data_release(odma_ux.worker, data);
+		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
+		return UCS_OK;
+	}
+	v->r = r;
+	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+	prm.cb.recv_am = rndv_done;
+	prm.user_data = v;
+	req = ucp_am_recv_data_nbx(odma_ux.worker, data, v->data, length, &prm);
+	if (req == NULL)
+		rndv_done(NULL, UCS_OK, length, v);
+	else if (UCS_PTR_IS_ERR(req))
+		rndv_done(NULL, UCS_PTR_STATUS(req), 0, v);
 	return UCS_OK;
 }
 

@@ -72,7 +72,11 @@ static void ucx_reply(struct ucx_peer *p, struct ucx_reply *rp)
 	        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
 	prm.cb.send = reply_cb;
 	prm.user_data = rp;
-	prm.flags = UCP_AM_SEND_FLAG_EAGER;
+	/*
+	 * A long reply goes by rendezvous: UCX 1.13's TCP transport fails an assertion in its own
+	 * progress when a peer dies while eager zero-copy fragments to it are in flight.
+	 */
+	prm.flags = rp->len >= ODMA_UCX_RNDV_MIN ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER;
 	r = ucp_am_send_nbx(p->ep, ODMA_UCX_AM_REPLY, rp->hdr, sizeof(rp->hdr),
 	                    rp->len ? rp->data : NULL, rp->len, &prm);
 	if (!UCS_PTR_IS_PTR(r)) {
