@@ -401,19 +401,21 @@ static void minrel_print_reason(const struct minrel_prog *p, char kind,
 
 		if (!minrel_in(c, kind, v))
 			continue;
-		if (shown == 0)
-			printf("  %s:", head);
-		if (shown++ < MINREL_SHOWN || kind == 'N') {
-			printf("%s\n    %s (%s)", shown > 1 && kind == 'N' ? "," : "", c->fn,
-			       c->where);
+		if (shown == 0 && more == 0)
+			printf("  %s:\n", head);
+		if (shown < MINREL_SHOWN || kind == 'N' || kind == 'U') {
+			printf("    %s (%s)", c->fn, c->where);
 			if (r != NULL && kind != 'N')
 				printf(" -- %s", r->source);
+			printf("\n");
+			shown++;
 		} else {
-			printf("%s%s", more++ ? ", " : "\n    and also ", c->fn);
+			more++;
 		}
 	}
-	if (shown > 0)
-		printf("\n");
+	if (more > 0)
+		printf("    and %zu more functions of the same release (--json lists them)\n",
+		       more);
 }
 
 static void minrel_print_text(const struct minrel_prog *p)
