@@ -92,6 +92,7 @@ static const char *const bf3_all[] = { "0000:b1:00.0", "0000:b1:00.1", "0000:03:
 static const char *const bf2_all[] = { "0000:3b:00.0", "0000:3b:00.1", "0000:03:00.0",
 	                               "0000:03:00.1" };
 static const char *const nic_all[] = { "0000:08:00.0", "0000:08:00.1" };
+static const char *const cx7_all[] = { "0000:41:00.0", "0000:41:00.1" };
 
 static void c_bf3_both(void)
 {
@@ -122,6 +123,15 @@ static void c_nic_dpu(void)
 	CHECK(list_is(nic_all, 0));
 }
 
+static void c_cx7_host(void)
+{
+	CHECK(list_is(cx7_all, 2));
+}
+static void c_cx7_dpu(void)
+{
+	CHECK(list_is(cx7_all, 0));
+}
+
 static void builtin_profiles(void **state)
 {
 	(void)state;
@@ -135,6 +145,12 @@ static void builtin_profiles(void **state)
 	run_child("nic", NULL, c_nic_host);
 	run_child("nic", "host", c_nic_host);
 	run_child("nic", "dpu", c_nic_dpu);
+	/* the profiles named after devices: cx6dx is what nic always was */
+	run_child("cx6dx", NULL, c_nic_host);
+	run_child("cx6dx", "dpu", c_nic_dpu);
+	run_child("cx7", NULL, c_cx7_host);
+	run_child("cx7", "host", c_cx7_host);
+	run_child("cx7", "dpu", c_cx7_dpu);
 }
 
 /* bf2 names differ from bf3; its DPU device lists representors. */
@@ -203,6 +219,8 @@ static void bad_environment(void **state)
 	(void)state;
 	run_child("bf4", NULL, c_not_found);
 	assert_non_null(strstr(g_log, "ODMA_SYSTEM='bf4'"));
+	/* the line lists every valid name, the alias with what it stands for */
+	assert_non_null(strstr(g_log, "(bf3, bf2, cx7, cx6dx, nic = cx6dx)"));
 	run_child("bf3", "both", c_not_found);
 	assert_non_null(strstr(g_log, "ODMA_SIDE='both'"));
 	run_child("/nonexistent/odma.profile", NULL, c_not_found);

@@ -5,6 +5,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -127,6 +128,79 @@ static void test_nic_has_no_memcpy(void **state)
 	assert_true(json_object_get_boolean(get(mm, "task_send_supported")));
 	assert_int_equal(json_object_get_int64(get(mm, "gid_table_size")), 256);
 	json_object_put(root);
+}
+
+/* One built-in profile as doca_caps shows it (docs/profiles.md, "Built-in profiles"). */
+struct profile_expect {
+	const char *name, *first_line, *pci0;
+	size_t ndevs;
+	bool memcpy, comch, dpa_timer;
+};
+
+static const struct profile_expect profiles[] = {
+	{ "bf3", "profile bf3: BlueField-3 DPU (host PFs and the Arm side), emulated by odma\n",
+	  "0000:b1:00.0", 4, true, true, true },
+	{ "bf2", "profile bf2: BlueField-2 DPU (host PFs and the Arm side), emulated by odma\n",
+	  "0000:3b:00.0", 4, true, true, false },
+	{ "cx7", "profile cx7: ConnectX-7 adapter (host PFs only), emulated by odma\n",
+	  "0000:41:00.0", 2, false, false, false },
+	{ "cx6dx", "profile cx6dx: ConnectX-6 Dx adapter (host PFs only), emulated by odma\n",
+	  "0000:08:00.0", 2, false, false, false },
+	{ "nic", "profile nic (= cx6dx): ConnectX-6 Dx adapter (host PFs only), emulated by odma\n",
+	  "0000:08:00.0", 2, false, false, false },
+};
+
+/* Each profile is selectable, doca_caps names it on its first line, its values show. */
+static void test_profiles_named(void **state)
+{
+	char env[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
+		const struct profile_expect *e = &profiles[i];
+		json_object *root, *devs, *d, *p, *cp;
+
+		snprintf(env, sizeof(env), "ODMA_SYSTEM=%s", e->name);
+		tool_run(&out, env, caps(), "", 0);
+		assert_int_equal(out.status, 0);
+		if (strncmp(out.text, e->first_line, strlen(e->first_line)) != 0)
+			fail_msg("%s: first line is not '%s':\n%.300s", e->name, e->first_line,
+			         out.text);
+		root = run_json(env, "");
+		p = get(root, "profile");
+		assert_string_equal(json_object_get_string(get(p, "name")), e->name);
+		assert_string_equal(json_object_get_string(get(p, "emulated_by")), "odma");
+		devs = devices(root);
+		assert_int_equal(json_object_array_length(devs), e->ndevs);
+		d = json_object_array_get_idx(devs, 0);
+		assert_string_equal(json_object_get_string(get(d, "pci_addr")), e->pci0);
+		cp = get(d, "capabilities");
+		assert_int_equal(
+		        json_object_get_boolean(get(get(cp, "doca_dma"), "task_memcpy_supported")),
+		        e->memcpy);
+		assert_int_equal(
+		        json_object_get_boolean(get(get(cp, "doca_comch"), "client_supported")),
+		        e->comch);
+		assert_int_equal(json_object_get_boolean(
+		                         get(get(cp, "doca_clock"), "nic_dpa_timer_supported")),
+		                 e->dpa_timer);
+		/* every one of them does RDMA */
+		assert_true(
+		        json_object_get_boolean(get(get(cp, "doca_rdma"), "task_send_supported")));
+		json_object_put(root);
+	}
+}
+
+/* An unknown profile: one error line that lists the valid names, no crash, exit 1. */
+static void test_unknown_profile(void **state)
+{
+	(void)state;
+	tool_run(&out, "ODMA_SYSTEM=bf4", caps(), "", 1);
+	assert_int_equal(out.status, 1);
+	assert_non_null(strstr(out.text, "ODMA_SYSTEM='bf4' is not a built-in profile (bf3, bf2, "
+	                                 "cx7, cx6dx, nic = cx6dx)"));
+	assert_non_null(strchr(out.text, '\n'));
+	assert_string_equal(strchr(out.text, '\n') + 1, "");
 }
 
 static void test_side_filter(void **state)
@@ -274,6 +348,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_report_bf3),
 		cmocka_unit_test(test_nic_has_no_memcpy),
+		cmocka_unit_test(test_profiles_named),
+		cmocka_unit_test(test_unknown_profile),
 		cmocka_unit_test(test_side_filter),
 		cmocka_unit_test(test_pci_addr_and_lib),
 		cmocka_unit_test(test_list_rep_devs),

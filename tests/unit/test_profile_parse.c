@@ -193,20 +193,32 @@ static void hostile_bytes(void **state)
 
 static void builtins_parse(void **state)
 {
-	static const char *const names[] = { "bf3", "bf2", "nic" };
+	/* named after the devices they emulate; nic stays, as another name of cx6dx */
+	static const char *const names[] = { "bf3", "bf2", "cx7", "cx6dx", "nic" };
+	static const char *const labels[] = { "bf3", "bf2", "cx7", "cx6dx", "cx6dx" };
 	struct odma_system sys;
-	char err[256];
+	char err[256], list[128];
 
 	(void)state;
 	assert_null(odma_profile_builtin("bf4"));
 	assert_null(odma_profile_builtin(NULL));
-	for (int i = 0; i < 3; i++) {
+	assert_null(odma_profile_info("bf4"));
+	assert_null(odma_profile_info_at(5));
+	assert_string_equal(odma_profile_info("nic")->alias_of, "cx6dx");
+	assert_ptr_equal(odma_profile_builtin("nic"), odma_profile_builtin("cx6dx"));
+	assert_null(odma_profile_info("cx7")->alias_of);
+	assert_non_null(strstr(odma_profile_info("cx7")->device, "ConnectX-7"));
+	assert_non_null(strstr(odma_profile_info("bf2")->device, "BlueField-2"));
+	odma_profile_names(list, sizeof(list));
+	assert_string_equal(list, "bf3, bf2, cx7, cx6dx, nic = cx6dx");
+	for (int i = 0; i < 5; i++) {
 		const char *t = odma_profile_builtin(names[i]);
 
+		assert_string_equal(odma_profile_info_at((unsigned int)i)->name, names[i]);
 		assert_non_null(t);
 		if (parse(t, &sys, err) != DOCA_SUCCESS)
 			fail_msg("built-in %s: %s", names[i], err);
-		assert_string_equal(sys.label, names[i]);
+		assert_string_equal(sys.label, labels[i]);
 		for (uint32_t d = 0; d < sys.num_devs; d++) {
 			bool bf = i < 2;
 
@@ -232,7 +244,13 @@ static void builtins_parse(void **state)
 			assert_int_equal(sys.devs[d].caps.clock_dpa_timer, i == 0);
 			assert_int_equal(sys.devs[d].caps.cache_invalidate,
 			                 bf && sys.devs[d].side == ODMA_SIDE_DPU);
+			/* link rates of the cards emulated: BF-3 and CX-7 2x200G, the others
+			 * 2x100G; a ConnectX has only host-side functions */
+			assert_int_equal(sys.devs[d].active_rate,
+			                 i == 0 || i == 2 ? 200000000000ull : 100000000000ull);
+			assert_true(bf || sys.devs[d].side == ODMA_SIDE_HOST);
 		}
+		assert_int_equal(sys.num_devs, i < 2 ? 4 : 2);
 		odma_system_free(&sys);
 	}
 }

@@ -561,11 +561,54 @@ static json_object *transports(void)
 	return arr;
 }
 
+/* odma's emulated system (libdoca_common, core/device/system.c). */
+bool doca_priv_system_describe(const char **name, const char **label, const char **device,
+                               const char **alias_of, const char **error);
+
+/*
+ * The profile odma emulates, for the first line: NULL, after one error line, when there is
+ * none (an unknown ODMA_SYSTEM lists the valid names there).
+ */
+static json_object *profile(void)
+{
+	const char *name, *label, *device, *alias_of, *error;
+	json_object *p;
+
+	if (!doca_priv_system_describe(&name, &label, &device, &alias_of, &error)) {
+		fprintf(stderr, "doca_caps: no emulated system: %s\n", error);
+		return NULL;
+	}
+	p = json_object_new_object();
+	json_object_object_add(p, "name", json_object_new_string(name));
+	json_object_object_add(p, "system", json_object_new_string(label));
+	json_object_object_add(p, "alias_of", alias_of ? json_object_new_string(alias_of) : NULL);
+	json_object_object_add(p, "emulates", device ? json_object_new_string(device) : NULL);
+	json_object_object_add(p, "emulated_by", json_object_new_string("odma"));
+	return p;
+}
+
+static void print_profile(json_object *root)
+{
+	json_object *p = NULL;
+
+	if (!json_object_object_get_ex(root, "profile", &p))
+		return;
+	if (json_object_object_get(p, "emulates") != NULL)
+		printf("profile %s%s%s%s: %s, emulated by odma\n", s(p, "name"),
+		       json_object_object_get(p, "alias_of") ? " (= " : "",
+		       json_object_object_get(p, "alias_of") ? s(p, "alias_of") : "",
+		       json_object_object_get(p, "alias_of") ? ")" : "", s(p, "emulates"));
+	else
+		printf("profile file %s: system %s, emulated by odma\n", s(p, "name"),
+		       s(p, "system"));
+}
+
 static void print_text(json_object *root)
 {
 	json_object *devs = NULL, *libs = NULL, *caps = NULL, *tps = NULL;
 	size_t i;
 
+	print_profile(root);
 	if (json_object_object_get_ex(root, "transports", &tps))
 		for (i = 0; i < json_object_array_length(tps); i++) {
 			json_object *t = json_object_array_get_idx(tps, i);
@@ -612,8 +655,13 @@ static int report(const struct caps_cfg *cfg)
 		json_object_object_add(root, "libraries", libraries(cfg));
 	if (full_report(cfg))
 		json_object_object_add(root, "transports", transports());
-	if (full_report(cfg) || cfg->list_devs || cfg->list_reps)
-		err = collect_devices(cfg, root);
+	if (full_report(cfg) || cfg->list_devs || cfg->list_reps) {
+		json_object *p = profile();
+
+		if (p != NULL)
+			json_object_object_add(root, "profile", p);
+		err = p != NULL ? collect_devices(cfg, root) : DOCA_ERROR_NOT_FOUND;
+	}
 	if (err == DOCA_SUCCESS) {
 		if (cfg->json)
 			printf("%s\n", json_object_to_json_string_ext(

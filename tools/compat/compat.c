@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 
 #include "compat.h"
+#include "compat_minrel.h"
 
 #ifndef ODMA_PKGCONFIGDIR
 #define ODMA_PKGCONFIGDIR "/usr/local/lib/pkgconfig"
@@ -123,6 +124,11 @@ static const char *const usage_text[] = {
 	"",
 	"Runs your own program (or host/DPU pair) under N seeded schedules and reports the seed",
 	"that broke it, with the environment line that reproduces it; odma compat --shake --help.",
+	"",
+	"   or: odma compat --min-release [--json] FILE... | DIR...",
+	"",
+	"Tells the oldest DOCA release your C sources need, and the functions that set it;",
+	"odma compat --min-release --help.",
 	"",
 	"options:",
 	"  --prefix DIR           the odma installation to check (default: this odma's)",
@@ -859,6 +865,8 @@ int main(int argc, char **argv)
 	size_t i, failed = 0;
 	int rc;
 
+	if (compat_minrel_wanted(argc, argv))
+		return compat_minrel_main(argc, argv);
 	if (wants_shake(argc, argv))
 		return compat_shake_main(argc, argv);
 	rc = parse_args(argc, argv, &c, &o);

@@ -13,6 +13,8 @@
  *   compat_shake.c  `odma compat --shake N`: a user's own program (pair) under seeded schedules
  *   compat_proc.c   child processes with logs, stdin pipes and time limits
  *   compat_netns.c  --split-netns: host and DPU sides in two network + PID namespaces
+ *   compat_minrel.c `odma compat --min-release`: a program's oldest DOCA release (the
+ *                   version overlay, compat_versions_table.c from data/doca-versions.tsv)
  */
 #ifndef ODMA_COMPAT_H_
 #define ODMA_COMPAT_H_

@@ -154,6 +154,16 @@ const struct odma_system *odma_system_get(void);
 /* odma_system_get for libraries outside libdoca_common (libdoca_comch names its sockets by id). */
 DOCA_STABLE const struct odma_system *doca_priv_system(void);
 
+/*
+ * The active system, for doca_caps' first line: @name is ODMA_SYSTEM's value (a built-in name,
+ * "bf3" when unset, or a file path), @label the profile's `system` line, @device what a built-in
+ * profile emulates and @alias_of its canonical name (both NULL for a file). Returns false, and
+ * sets @error to why, when no system could be loaded. Any pointer may be NULL.
+ */
+DOCA_STABLE bool doca_priv_system_describe(const char **name, const char **label,
+                                           const char **device, const char **alias_of,
+                                           const char **error);
+
 /* Why the system could not be loaded ("" when it loaded); valid once odma_system_get ran. */
 const char *odma_system_error(void);
 
@@ -201,7 +211,26 @@ doca_error_t odma_profile_parse(const char *text, size_t len, struct odma_system
 /* Frees what odma_profile_parse allocated (safe on an empty or already freed system). */
 void odma_system_free(struct odma_system *sys);
 
-/* Text of built-in profile @name, NULL if there is none. */
+/* A built-in profile: its name, the device it emulates, and its text (profile_builtin.c). */
+struct odma_profile_info {
+	const char *name;
+	const char
+	        *alias_of;  /* another name kept working (nic = cx6dx), NULL for a canonical one */
+	const char *device; /* what it emulates, in words ("BlueField-3 DPU (...)") */
+	const char *text;
+};
+
+/* Text of built-in profile @name (following an alias), NULL if there is none. */
 const char *odma_profile_builtin(const char *name);
+
+/* The built-in profile @name, NULL if there is none. */
+const struct odma_profile_info *odma_profile_info(const char *name);
+
+/* The @i-th built-in profile (0-based, in the order docs/profiles.md lists them), NULL past them.
+ */
+const struct odma_profile_info *odma_profile_info_at(unsigned int i);
+
+/* The built-in names for an error line: "bf3, bf2, cx7, cx6dx, nic (= cx6dx)". */
+void odma_profile_names(char *out, size_t len);
 
 #endif /* ODMA_CORE_DEVICE_H_ */

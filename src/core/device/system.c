@@ -52,11 +52,13 @@ static char *sys_read_file(const char *path, size_t *len)
 	char *buf;
 
 	if (f == NULL) {
+		char names[128];
+
+		odma_profile_names(names, sizeof(names));
 		snprintf(sys_err, sizeof(sys_err),
-		         "ODMA_SYSTEM='%.200s' is not a built-in profile (bf3, bf2, nic) and "
-		         "cannot be "
-		         "opened as a profile file: %s",
-		         path, strerror(errno));
+		         "ODMA_SYSTEM='%.200s' is not a built-in profile (%s) and cannot be opened "
+		         "as a profile file: %s",
+		         path, names, strerror(errno));
 		return NULL;
 	}
 	buf = malloc(ODMA_PROFILE_MAX_TEXT + 1);
@@ -99,6 +101,8 @@ static bool sys_load_file(const char *path)
 
 static bool sys_load_builtin(const char *name, const char *text)
 {
+	const struct odma_profile_info *info = odma_profile_info(name);
+	const char *canonical = info != NULL && info->alias_of != NULL ? info->alias_of : name;
 	char perr[256];
 
 	if (odma_profile_parse(text, strlen(text), &sys_profile, perr, sizeof(perr)) !=
@@ -106,8 +110,12 @@ static bool sys_load_builtin(const char *name, const char *text)
 		snprintf(sys_err, sizeof(sys_err), "built-in profile %s: %s", name, perr);
 		return false;
 	}
-	/* Two processes naming the same built-in agree on the id whatever the library version. */
-	sys_profile.id = odma_fnv1a64(name, strlen(name));
+	/*
+	 * Two processes naming the same built-in agree on the id whatever the library version;
+	 * an alias is the same system as its canonical name (nic and cx6dx interoperate).
+	 */
+	sys_profile.id = odma_fnv1a64(canonical, strlen(canonical));
+	snprintf(sys_profile.name, sizeof(sys_profile.name), "%s", name);
 	return true;
 }
 
@@ -141,6 +149,29 @@ const struct odma_system *odma_system_get(void)
 const struct odma_system *doca_priv_system(void)
 {
 	return odma_system_get();
+}
+
+bool doca_priv_system_describe(const char **name, const char **label, const char **device,
+                               const char **alias_of, const char **error)
+{
+	const char *want = odma_config_string("ODMA_SYSTEM");
+	const struct odma_profile_info *info;
+
+	pthread_once(&sys_once, sys_load);
+	if (want == NULL || want[0] == '\0')
+		want = "bf3";
+	info = odma_profile_info(want);
+	if (name != NULL)
+		*name = sys_ok ? sys_profile.name : want;
+	if (label != NULL)
+		*label = sys_ok ? sys_profile.label : NULL;
+	if (device != NULL)
+		*device = info != NULL ? info->device : NULL;
+	if (alias_of != NULL)
+		*alias_of = info != NULL ? info->alias_of : NULL;
+	if (error != NULL)
+		*error = sys_ok ? NULL : sys_err;
+	return sys_ok;
 }
 
 const char *odma_system_error(void)

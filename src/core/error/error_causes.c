@@ -95,7 +95,8 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "doca_buf_dec_refcount every buffer before stopping or destroying its mmap"),
 	C(ODMA_CAUSE_NO_MEMCPY, DOCA_ERROR_NOT_SUPPORTED, "no-memcpy",
 	  "doca_dma_create, doca_dma_task_memcpy_set_conf, doca_dma_cap_*",
-	  "the device does not support the DMA memcpy task (the nic profile, for example)",
+	  "the device does not support the DMA memcpy task (the ConnectX profiles cx7 and cx6dx, "
+	  "for example)",
 	  "pick a device for which doca_dma_cap_task_memcpy_is_supported succeeds"),
 	C(ODMA_CAUSE_DRIVER, DOCA_ERROR_DRIVER, "driver-layer",
 	  "doca_ctx_start, doca_dev_open, tasks",
