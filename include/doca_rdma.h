@@ -53,6 +53,24 @@
 #include <doca_error.h>
 #include <doca_types.h>
 
+/*
+ * Like DOCA's, this header brings the RDMA CM and verbs declarations where the system has
+ * them (librdmacm-dev, libibverbs-dev; the kernel's RDMA headers otherwise), so programs that
+ * use their names through it (IB_DEVICE_NAME_MAX, struct ibv_pd) build unchanged.
+ */
+#if defined(__has_include)
+#if __has_include(<rdma/rdma_cma.h>)
+#include <rdma/rdma_cma.h>
+#else
+#if __has_include(<infiniband/verbs.h>)
+#include <infiniband/verbs.h>
+#endif
+#if __has_include(<rdma/ib_user_verbs.h>)
+#include <rdma/ib_user_verbs.h>
+#endif
+#endif
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

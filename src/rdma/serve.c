@@ -483,6 +483,8 @@ int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *p)
 	if (h->type != RW_RESP && (h->type != RW_READ || h->arg0 > RD_FAST_READ_MAX) &&
 	    (h->type != RW_WRITE || (h->flags & RW_F_IMM)))
 		return 0;
+	if (h->type != RW_RESP && doca_priv_rdma_mem_forwarded(h->rec))
+		return 0; /* a re-export waits for its original exporter: the reader serves it */
 	if (pthread_mutex_trylock(&rd->lock) != 0)
 		return 0;
 	if (s->conn == NULL || s->dead || rd->stopping) {

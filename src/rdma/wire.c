@@ -720,7 +720,7 @@ void rw_blob_self(struct rw_blob *b)
 
 	rw_self_ident(&b->netns, b->boot_id);
 	b->naddrs = 0;
-	/* the one address the out-of-band listener binds (a peer of this namespace: loopback) */
+	/* the one address the out-of-band listener binds (none listed: it binds 127.0.0.1) */
 	if (doca_priv_tp_bind_addr(ip, sizeof(ip)) && inet_pton(AF_INET, ip, &a) == 1 &&
 	    (ntohl(a.s_addr) >> 24) != 127)
 		memcpy(b->addrs[b->naddrs++], &a, 4);
@@ -778,7 +778,11 @@ void rw_blob_target(const struct rw_blob *b, unsigned int i, char *text, size_t 
 	uint8_t boot[16];
 
 	rw_self_ident(&netns, boot);
-	if (netns == b->netns && memcmp(boot, b->boot_id, 16) == 0) {
+	/*
+	 * A peer of this namespace listens on 127.0.0.1 when it lists no address; else only on
+	 * the address it lists (on ODMA_FABRIC's network), which is reached from here too.
+	 */
+	if (netns == b->netns && memcmp(boot, b->boot_id, 16) == 0 && b->naddrs == 0) {
 		snprintf(text, size, "%s", i == 0 ? "127.0.0.1" : "");
 		return;
 	}

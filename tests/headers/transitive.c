@@ -91,5 +91,11 @@ int main(void)
 #ifdef PROBE_VERSION
 	bad |= DOCA_VERSION_STRING[0] == '\0' || DOCA_VERSION_MAJOR < 3;
 #endif
+#ifdef PROBE_RDMA_CM
+	/* doca_rdma.h brings the RDMA headers the system has (2.10 storage needs one) */
+#if __has_include(<rdma/rdma_cma.h>) || __has_include(<rdma/ib_user_verbs.h>)
+	bad |= IB_DEVICE_NAME_MAX < 16;
+#endif
+#endif
 	return bad;
 }

@@ -191,9 +191,12 @@ static void ts_cm_disconnect(struct doca_rdma_connection *c, union doca_data ud,
 	(void)doca_rdma_connection_disconnect(c);
 }
 
-/* Opens a side; @mmap_perms for its mmap; returns the error of the first failing call. */
-static inline doca_error_t ts_open(struct tside *s, uint32_t mmap_perms, uint32_t rdma_perms,
-                                   uint8_t rnr_retry)
+/*
+ * Opens a side on the device at @pci; @mmap_perms for its mmap; returns the error of the
+ * first failing call.
+ */
+static inline doca_error_t ts_open_on(struct tside *s, const char *pci, uint32_t mmap_perms,
+                                      uint32_t rdma_perms, uint8_t rnr_retry)
 {
 	union doca_data ud = { .ptr = s };
 	doca_error_t e;
@@ -207,7 +210,7 @@ static inline doca_error_t ts_open(struct tside *s, uint32_t mmap_perms, uint32_
 #define TRY(x)                                                                                     \
 	if ((e = (x)) != DOCA_SUCCESS)                                                             \
 	return e
-	TRY(tu_try_open_dev("b1:00.0", &s->dev));
+	TRY(tu_try_open_dev(pci, &s->dev));
 	TRY(doca_pe_create(&s->pe));
 	TRY(doca_rdma_create(s->dev, &s->rd));
 	s->ctx = doca_rdma_as_ctx(s->rd);
@@ -243,6 +246,13 @@ static inline doca_error_t ts_open(struct tside *s, uint32_t mmap_perms, uint32_
 	TRY(doca_ctx_start(s->ctx));
 #undef TRY
 	return DOCA_SUCCESS;
+}
+
+/* A side on the host's device (bf3: the host's view of port 0). */
+static inline doca_error_t ts_open(struct tside *s, uint32_t mmap_perms, uint32_t rdma_perms,
+                                   uint8_t rnr_retry)
+{
+	return ts_open_on(s, "b1:00.0", mmap_perms, rdma_perms, rnr_retry);
 }
 
 /* Progress until *@counter reaches @target or @ms pass; whether it did. */

@@ -309,6 +309,105 @@ static void test_permissions_and_revocation(void **state)
 	(void)doca_mmap_destroy(rm);
 }
 
+/* ------------------------------------------------------ a host region re-exported over RDMA */
+
+/* The host: its memory exported over PCI; it checks what the RDMA target wrote there. */
+static int child_host_region(int fd)
+{
+	struct tside s;
+	const void *blob;
+	size_t n = 0;
+
+	CHK_OK(ts_open(&s,
+	               DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_PCI_READ_WRITE |
+	                       DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE,
+	               DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 7));
+	memset(s.mem, 0x5a, TS_MEM);
+	CHK_OK(doca_mmap_export_pci(s.mm, s.dev, &blob, &n));
+	CHK(ts_send_blob(fd, blob, n));
+	CHK(ts_byte_in(fd) == 'w'); /* the target's write went through the DPU */
+	CHK(memcmp(s.mem + 1000, "through the DPU", 16) == 0);
+	CHK(s.mem[999] == 0x5a && s.mem[1016] == 0x5a);
+	ts_child_byte(fd, 'W');
+	CHK(ts_byte_in(fd) == 'b');
+	ts_close(&s);
+	return 0;
+}
+
+/*
+ * NVIDIA's zero-copy storage design (applications/storage): the DPU imports its host's PCI
+ * export and re-exports it over RDMA (doca_mmap_export_rdma of the imported mmap); a storage
+ * target reads and writes host memory with RDMA tasks against the re-export, which the DPU
+ * forwards. Here the parent is the DPU (one RDMA context) and the target (another), the
+ * child the host: the bytes land in the host's memory and come back from it; atomics are
+ * not granted through a re-export, nor is a PCI re-export.
+ */
+static void test_reexport_host_region(void **state)
+{
+	struct tside dpu, tgt;
+	struct doca_mmap *im, *rm;
+	uint8_t blob[512], *hmem, *rmem;
+	const void *rblob, *b1, *b2, *x;
+	size_t n = 0, rn = 0, n1 = 0, n2 = 0, xn = 0, hlen = 0, rlen = 0;
+	int fd;
+	pid_t pid = ts_fork(child_host_region, &fd);
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_read *tr;
+	struct doca_rdma_task_write *tw;
+	struct doca_rdma_task_atomic_fetch_add *tf;
+
+	(void)state;
+	assert_ok(ts_open_on(&dpu, "03:00.0", DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                     DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE, 7));
+	assert_ok(ts_open_on(&tgt, "03:00.1", DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                     DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 7));
+	/* the DPU and the target joined out of band */
+	assert_ok(doca_rdma_export(dpu.rd, &b1, &n1, &dpu.conns[0]));
+	assert_ok(doca_rdma_export(tgt.rd, &b2, &n2, &tgt.conns[0]));
+	assert_ok(doca_rdma_connect(dpu.rd, b2, n2, dpu.conns[0]));
+	assert_ok(doca_rdma_connect(tgt.rd, b1, n1, tgt.conns[0]));
+	/* the DPU imports the host's region and re-exports it over RDMA (not over PCI) */
+	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
+	assert_ok(doca_mmap_create_from_export(NULL, blob, n, dpu.dev, &im));
+	assert_ok(doca_mmap_get_memrange(im, (void **)&hmem, &hlen));
+	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_mmap_export_pci(im, dpu.dev, &x, &xn));
+	assert_ok(doca_mmap_export_rdma(im, dpu.dev, &rblob, &rn));
+	/* the target imports the re-export and writes, then reads, host memory */
+	assert_ok(doca_mmap_create_from_export(NULL, rblob, rn, tgt.dev, &rm));
+	assert_ok(doca_mmap_get_memrange(rm, (void **)&rmem, &rlen));
+	assert_ptr_equal(rmem, hmem);
+	assert_int_equal(rlen, TS_MEM);
+	memcpy(tgt.mem, "through the DPU", 16);
+	assert_ok(doca_rdma_task_write_allocate_init(tgt.rd, tgt.conns[0],
+	                                             ts_buf(&tgt, tgt.mm, tgt.mem, 0, 16, 16),
+	                                             ts_buf(&tgt, rm, rmem, 1000, 16, 0), ud, &tw));
+	assert_ok(ts_run(&tgt, doca_rdma_task_write_as_task(tw)));
+	ts_byte_out(fd, 'w');
+	assert_int_equal(ts_byte_in(fd), 'W'); /* the host saw the bytes */
+	assert_ok(doca_rdma_task_read_allocate_init(
+	        tgt.rd, tgt.conns[0], ts_buf(&tgt, rm, rmem, 990, 40, 40),
+	        ts_buf(&tgt, tgt.mm, tgt.mem, 100, 40, 0), ud, &tr));
+	assert_ok(ts_run(&tgt, doca_rdma_task_read_as_task(tr)));
+	assert_int_equal(tgt.mem[100], 0x5a);
+	assert_memory_equal(tgt.mem + 110, "through the DPU", 16);
+	assert_int_equal(tgt.mem[139], 0x5a);
+	/* an atomic through a re-export is refused by the DPU */
+	assert_ok(doca_rdma_task_atomic_fetch_add_allocate_init(
+	        tgt.rd, tgt.conns[0], ts_buf(&tgt, rm, rmem, 8, 8, 0),
+	        ts_buf(&tgt, tgt.mm, tgt.mem, 512, 8, 0), 1, ud, &tf));
+	assert_doca(DOCA_ERROR_IO_FAILED,
+	            ts_run(&tgt, doca_rdma_task_atomic_fetch_add_as_task(tf)));
+	ts_byte_out(fd, 'b');
+	ts_join(pid, fd);
+	for (int i = 0; i < tgt.nbufs; i++) /* before the imported mmaps they point into */
+		(void)doca_buf_dec_refcount(tgt.bufs[i], NULL);
+	tgt.nbufs = 0;
+	assert_ok(doca_mmap_destroy(rm));
+	assert_ok(doca_mmap_destroy(im)); /* revokes the re-export */
+	ts_close(&tgt);
+	ts_close(&dpu);
+}
+
 /* ------------------------------------------------------ receiver not ready, peer death */
 
 static int child_late_receiver(int fd)
@@ -805,6 +904,7 @@ static const struct {
 } children[] = {
 	{ "all_tasks", child_all_tasks },
 	{ "read_only", child_read_only },
+	{ "host_region", child_host_region },
 	{ "late_receiver", child_late_receiver },
 	{ "dies", child_dies },
 	{ "multi", child_multi },
@@ -834,6 +934,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_tasks),
 		cmocka_unit_test(test_permissions_and_revocation),
+		cmocka_unit_test(test_reexport_host_region),
 		cmocka_unit_test(test_receiver_not_ready),
 		cmocka_unit_test(test_peer_death),
 		cmocka_unit_test(test_multi_connection),

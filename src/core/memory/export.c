@@ -62,13 +62,15 @@ static doca_error_t export_check(const struct doca_mmap *mmap, const struct doca
 {
 	bool pci = kind == ODMA_EXPORT_PCI;
 
-	if (mmap->from_export) {
+	if (mmap->from_export && (pci || mmap->rdma_import || mmap->remote == NULL)) {
 		ODMA_ERR_AT(fn,
-		            "mmap %p was created from an export; only local mmaps can be exported",
-		            (const void *)mmap);
+		            "mmap %p was created from %s export; an imported mmap can be exported "
+		            "again only over RDMA, and only when it came from a PCI export (the "
+		            "DPU re-exporting its host's memory)",
+		            (const void *)mmap, mmap->rdma_import ? "an RDMA" : "an");
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	if (!mmap->started) {
+	if (!mmap->started && !mmap->from_export) {
 		ODMA_ERR_AT(fn, "mmap %p is not started; call doca_mmap_start before exporting",
 		            (const void *)mmap);
 		return DOCA_ERROR_NOT_PERMITTED;
@@ -150,8 +152,12 @@ static struct odma_export *export_new(const struct doca_mmap *mmap, const struct
 	if (e == NULL || d == NULL)
 		goto fail;
 	e->desc = malloc(ODMA_EXPORT_DESC_MAX);
+	/*
+	 * A re-export's addresses are the original exporter's, not ours: the transport serves
+	 * nothing of it (its RDMA requests are forwarded, export.c's RDMA target side).
+	 */
 	e->record = odma_tp_region_add((uint64_t)(uintptr_t)mmap->addr, mmap->len,
-	                               export_tp_perms(kind, mmap->perms));
+	                               mmap->from_export ? 0 : export_tp_perms(kind, mmap->perms));
 	if (e->desc == NULL || e->record == NULL || !export_fill(mmap, info, kind, e->record, d))
 		goto fail;
 	e->desc_len = odma_export_desc_encode(d, e->desc);
@@ -476,11 +482,32 @@ struct rdma_reg {
 	const struct odma_tp_region *rec;
 	uint64_t addr, len;
 	uint32_t perms;
+	/* a re-export of an imported PCI export: its accesses go to the original exporter */
+	struct odma_tp_remote *fwd;
 };
 
 static pthread_rwlock_t rdma_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct rdma_reg *rdma_regs;
 static size_t rdma_nregs, rdma_capregs;
+
+/*
+ * The RDMA rights of an export: a local mmap's flags; a re-export's are at most what the
+ * import grants (reads, and writes when the original allows them) and never atomics (the
+ * transport applies atomics to sync events only).
+ */
+static uint32_t reexport_perms(const struct doca_mmap *mmap)
+{
+	uint32_t p = mmap->perms;
+
+	if (!mmap->from_export)
+		return p;
+	p &= DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE;
+	if ((mmap->remote->perms & ODMA_TP_READ) == 0)
+		p &= ~(uint32_t)DOCA_ACCESS_FLAG_RDMA_READ;
+	if ((mmap->remote->perms & ODMA_TP_WRITE) == 0)
+		p &= ~(uint32_t)DOCA_ACCESS_FLAG_RDMA_WRITE;
+	return p;
+}
 
 static bool rdma_register(struct odma_tp_region *r, const struct doca_mmap *mmap)
 {
@@ -499,8 +526,10 @@ static bool rdma_register(struct odma_tp_region *r, const struct doca_mmap *mmap
 		}
 	}
 	if (ok)
-		rdma_regs[rdma_nregs++] = (struct rdma_reg){ r, (uint64_t)(uintptr_t)mmap->addr,
-			                                     mmap->len, mmap->perms };
+		rdma_regs[rdma_nregs++] =
+		        (struct rdma_reg){ r, (uint64_t)(uintptr_t)mmap->addr, mmap->len,
+			                   reexport_perms(mmap),
+			                   mmap->from_export ? mmap->remote : NULL };
 	pthread_rwlock_unlock(&rdma_lock);
 	return ok;
 }
@@ -573,6 +602,90 @@ static doca_error_t rdma_do(int op, uint8_t *p, uint64_t len, void *buf)
 	return DOCA_SUCCESS;
 }
 
+/* One forwarded transfer's wait (any thread may complete it). */
+struct fwd_wait {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int left;
+	doca_error_t status;
+};
+
+static void fwd_done(struct odma_tp_io *io, doca_error_t status)
+{
+	struct fwd_wait *w = io->arg;
+
+	pthread_mutex_lock(&w->lock);
+	if (status != DOCA_SUCCESS)
+		w->status = status;
+	if (--w->left == 0)
+		pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* Pieces of a forwarded access, and how many travel at once (as the DMA mover cuts them). */
+#define FWD_PIECE (256u * 1024u)
+#define FWD_DEPTH 8u
+
+/*
+ * A re-export's access: the same bytes read from or written to the original exporter through
+ * the import's transport, waiting for them (the caller is a reader thread of libdoca_rdma,
+ * never the transport's). Bounded: the transport fails a request past its timeout.
+ */
+static doca_error_t rdma_forward(struct odma_tp_remote *rm, int op, uint64_t addr, uint64_t len,
+                                 uint8_t *buf)
+{
+	struct odma_tp_io io[FWD_DEPTH];
+	struct fwd_wait w = { .status = DOCA_SUCCESS };
+	doca_error_t r = DOCA_SUCCESS;
+	uint64_t off = 0;
+
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_cond_init(&w.cond, NULL);
+	while (off < len && r == DOCA_SUCCESS) {
+		unsigned int n = 0;
+
+		memset(io, 0, sizeof(io));
+		pthread_mutex_lock(&w.lock);
+		for (; n < FWD_DEPTH && off < len; n++) {
+			uint64_t k = len - off < FWD_PIECE ? len - off : FWD_PIECE;
+
+			io[n].remote = rm;
+			io[n].write = op == ODMA_RDMA_OP_WRITE;
+			io[n].local = buf + off;
+			io[n].remote_addr = addr + off;
+			io[n].len = k;
+			io[n].done = fwd_done;
+			io[n].arg = &w;
+			off += k;
+		}
+		w.left = n;
+		pthread_mutex_unlock(&w.lock);
+		for (unsigned int i = 0; i < n; i++)
+			if (odma_tp_io_start(&io[i]) != DOCA_SUCCESS)
+				fwd_done(&io[i], DOCA_ERROR_IO_FAILED);
+		pthread_mutex_lock(&w.lock);
+		while (w.left != 0)
+			pthread_cond_wait(&w.cond, &w.lock);
+		r = w.status;
+		pthread_mutex_unlock(&w.lock);
+	}
+	pthread_cond_destroy(&w.cond);
+	pthread_mutex_destroy(&w.lock);
+	return r == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
+}
+
+bool doca_priv_rdma_mem_forwarded(uint64_t record_addr)
+{
+	bool fwd = false;
+
+	pthread_rwlock_rdlock(&rdma_lock);
+	for (size_t i = 0; i < rdma_nregs; i++)
+		if ((uint64_t)(uintptr_t)rdma_regs[i].rec == record_addr)
+			fwd = rdma_regs[i].fwd != NULL;
+	pthread_rwlock_unlock(&rdma_lock);
+	return fwd;
+}
+
 doca_error_t doca_priv_rdma_mem_access(uint64_t record_addr, const uint8_t key[16], uint64_t addr,
                                        uint64_t len, int op, void *buf)
 {
@@ -590,6 +703,8 @@ doca_error_t doca_priv_rdma_mem_access(uint64_t record_addr, const uint8_t key[1
 	else if (addr < g->addr || len > g->len || addr - g->addr > g->len - len ||
 	         (op >= ODMA_RDMA_OP_CMP_SWP && (addr & 7) != 0))
 		r = DOCA_ERROR_INVALID_VALUE;
+	else if (len != 0 && g->fwd != NULL)
+		r = rdma_forward(g->fwd, op, addr, len, buf);
 	else if (len != 0)
 		r = rdma_do(op, (uint8_t *)(uintptr_t)addr, len, buf);
 	pthread_rwlock_unlock(&rdma_lock);

@@ -449,7 +449,11 @@ void odma_export_revoke_all(struct doca_mmap *mmap);
  * DOCA_SUCCESS, DOCA_ERROR_NOT_FOUND (no such live export: unknown, revoked, wrong key),
  * DOCA_ERROR_INVALID_VALUE (outside the exported range, misaligned atomic),
  * DOCA_ERROR_NOT_PERMITTED (the export lacks RDMA_READ / RDMA_WRITE / RDMA_ATOMIC),
- * DOCA_ERROR_IO_FAILED (the program unmapped or protected the pages after the export).
+ * DOCA_ERROR_IO_FAILED (the program unmapped or protected the pages after the export; for a
+ * re-export, the original exporter refused or did not answer).
+ * A re-export (doca_mmap_export_rdma of an mmap imported from a PCI export) is served by
+ * forwarding each read or write to the original exporter; it grants at most what the import
+ * does, and no atomics.
  */
 enum odma_rdma_op {
 	ODMA_RDMA_OP_READ = 0,
@@ -459,6 +463,12 @@ enum odma_rdma_op {
 };
 DOCA_STABLE doca_error_t doca_priv_rdma_mem_access(uint64_t record_addr, const uint8_t key[16],
                                                    uint64_t addr, uint64_t len, int op, void *buf);
+
+/*
+ * Whether accesses to the RDMA export of @record_addr are forwarded (a re-export of an
+ * imported PCI export: they wait for the original exporter, so never on a transport thread).
+ */
+DOCA_STABLE bool doca_priv_rdma_mem_forwarded(uint64_t record_addr);
 
 /*
  * The export identity an RDMA initiator presents for a buf of an mmap imported from an RDMA
