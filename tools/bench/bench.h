@@ -126,6 +126,12 @@ void bench_harness_rep(const struct bench_cfg *c, const struct bench_mem *m, dou
 /* --- bench_cross.c: the one-shot crossover between a DMA task and memcpy --- */
 #define BENCH_CROSS_MAX 16
 #define BENCH_CROSS_SLACK 1.10 /* "no longer more expensive": within 10 % of memcpy */
+/*
+ * The crossover odma advise uses when it measures nothing: `odma bench --crossover` on the
+ * reference machine (docs/performance.md, "Crossover for odma advise"). The one place the
+ * number lives; `odma advise --measure` measures it on this machine instead.
+ */
+#define BENCH_CROSS_DEFAULT (1024u * 1024u)
 struct bench_cross {
 	int n;
 	size_t size[BENCH_CROSS_MAX];

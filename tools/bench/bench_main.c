@@ -596,8 +596,8 @@ static int run_crossover(void)
 	}
 	if (cfg.json)
 		printf("{\"engine\": \"%s\", \"crossover_bytes\": %zu, \"slack\": %.2f, "
-		       "\"points\": [",
-		       engine_name(), x.crossover, BENCH_CROSS_SLACK);
+		       "\"advise_default_bytes\": %u, \"emulated\": true, \"points\": [",
+		       engine_name(), x.crossover, BENCH_CROSS_SLACK, BENCH_CROSS_DEFAULT);
 	else
 		printf("# one-shot copy, depth 1, cache-hot, engine=%s: p50 ns\n%8s %10s %10s "
 		       "%7s\n",
@@ -613,8 +613,11 @@ static int run_crossover(void)
 	if (cfg.json)
 		printf("]}\n");
 	else
-		printf("crossover: %zu bytes (DMA within %.0f %% of memcpy from here up)\n",
-		       x.crossover, (BENCH_CROSS_SLACK - 1) * 100);
+		printf("crossover: %zu bytes (DMA within %.0f %% of memcpy from here up), measured "
+		       "on odma's software emulation, not on hardware\n"
+		       "odma advise without --measure uses its compiled-in default, %u bytes "
+		       "(docs/performance.md); odma advise --measure measures it as this run did\n",
+		       x.crossover, (BENCH_CROSS_SLACK - 1) * 100, BENCH_CROSS_DEFAULT);
 	return 0;
 }
 
