@@ -77,17 +77,19 @@ static const char advise_help[] =
         "    \"no clear winner\". A measurement never changes the path: the rule gives it.\n"
         "\n"
         "JSON\n"
-        "    path, between, size, count, messages, reason, crossover_bytes,\n"
-        "    crossover_source (\"compiled-in default\" | \"measured\"), crossover_min_bytes,\n"
-        "    crossover_max_bytes, crossover_runs, crossover_used (the path depends on it),\n"
-        "    verdict (\"clear\" | \"no clear winner\": the size lies inside the measured\n"
-        "    crossover's spread); with --measure or --compare-fastpath also emulated (true)\n"
-        "    and measured_on; with --compare-fastpath a \"host_dpu\" object: emulated, size,\n"
-        "    runs, dma_bytes_per_sec and comch_fastpath_bytes_per_sec (medians) with their\n"
-        "    _min and _max, faster (on the emulation: \"dma\" | \"comch\" | \"no clear\n"
-        "    winner\"), agrees_with_path (faster is the path, or no clear winner) and note\n"
-        "    (how the figures bear on the path); with --between network --measure an \"rdma\" "
-        "object.\n"
+        "    path, between, size, count, messages, reason, crossover_bytes, crossover_source\n"
+        "    (\"compiled-in default\" | \"measured\"), crossover_min_bytes, crossover_max_bytes,\n"
+        "    crossover_runs, crossover_used (the path depends on it), verdict (\"clear\" | \"no\n"
+        "    clear winner\": a same-process size inside the measured crossover's spread, or\n"
+        "    where the DMA and memcpy ranges overlap). With --measure or --compare-fastpath\n"
+        "    also emulated (true) and measured_on. With --measure, for a same-process\n"
+        "    question, an \"at_size\" object: size, runs, dma_p50_ns and memcpy_p50_ns with\n"
+        "    their _min and _max, overlap. With --compare-fastpath a \"host_dpu\" object:\n"
+        "    emulated, size, runs, dma_bytes_per_sec and comch_fastpath_bytes_per_sec\n"
+        "    (medians) with their _min and _max, faster (on the emulation: \"dma\" | \"comch\" |\n"
+        "    \"no clear winner\"), agrees_with_path (faster is the path, or no clear winner)\n"
+        "    and note (how the figures bear on the path). With --between network --measure\n"
+        "    an \"rdma\" object.\n"
         "\n"
         "EXAMPLES\n"
         "    odma advise --size 64\n"
@@ -104,6 +106,20 @@ static struct {
 	struct advise_question q;
 	bool between_given, network, measure, compare, json;
 } adv = { .q = { .count = 1 } };
+
+/*
+ * --measure, at the question's size: the one-shot p50 of a DMA task and of a memcpy over the
+ * runs, at the largest measured size not above it (a bigger copy is cut into tasks of at
+ * most max_buf_size, so its per-task cost is the biggest size's).
+ */
+struct advise_at {
+	bool valid;
+	size_t size;
+	double dma[ADVISE_RUNS], mc[ADVISE_RUNS];
+	double dma_med, dma_min, dma_max, mc_med, mc_min, mc_max;
+	bool overlap; /* the two ranges overlap: no clear winner at this size */
+};
+static struct advise_at at;
 
 /* Medians and spreads of --compare-fastpath. */
 struct advise_compare {
@@ -223,6 +239,22 @@ static int cmp_size(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void spread(double *v, double *med, double *lo, double *hi);
+
+/* Run @run's p50s at the question's size into `at`. */
+static void keep_at_size(const struct bench_cross *c, int run)
+{
+	int k = 0;
+
+	for (int i = 0; i < c->n; i++)
+		if (c->size[i] <= adv.q.size)
+			k = i;
+	at.valid = c->n > 0;
+	at.size = c->size[k];
+	at.dma[run] = c->dma_p50_ns[k];
+	at.mc[run] = c->memcpy_p50_ns[k];
+}
+
 /* ADVISE_RUNS crossover measurements: the median, and the spread. 0 or -1. */
 static int measure_crossover(struct advise_crossover *x)
 {
@@ -237,7 +269,11 @@ static int measure_crossover(struct advise_crossover *x)
 		}
 		/* 0: DMA never caught up with memcpy within the sizes tried */
 		v[i] = c.crossover ? c.crossover : c.size[c.n - 1] * 2;
+		keep_at_size(&c, i);
 	}
+	spread(at.dma, &at.dma_med, &at.dma_min, &at.dma_max);
+	spread(at.mc, &at.mc_med, &at.mc_min, &at.mc_max);
+	at.overlap = !(at.dma_min > at.mc_max || at.mc_min > at.dma_max);
 	qsort(v, ADVISE_RUNS, sizeof(v[0]), cmp_size);
 	x->runs = ADVISE_RUNS;
 	x->min = v[0];
@@ -326,9 +362,15 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
+/* memcpy against DMA for a same-process question: measured too close to call? */
+static bool no_clear_winner(const struct advise_answer *a)
+{
+	return a->uses_crossover && (a->near_crossover || (at.valid && at.overlap));
+}
+
 static const char *verdict(const struct advise_answer *a)
 {
-	return a->near_crossover ? "no clear winner" : "clear";
+	return no_clear_winner(a) ? "no clear winner" : "clear";
 }
 
 static void print_json(const struct advise_answer *a, const struct advise_crossover *x,
@@ -344,6 +386,13 @@ static void print_json(const struct advise_answer *a, const struct advise_crosso
 	       a->uses_crossover ? "true" : "false", verdict(a));
 	if (adv.measure || adv.compare)
 		printf(", \"emulated\": true, \"measured_on\": \"%s\"", emulated_label);
+	if (at.valid && a->uses_crossover)
+		printf(", \"at_size\": {\"size\": %zu, \"runs\": %d, \"dma_p50_ns\": %.1f, "
+		       "\"dma_p50_ns_min\": %.1f, \"dma_p50_ns_max\": %.1f, \"memcpy_p50_ns\": "
+		       "%.1f, "
+		       "\"memcpy_p50_ns_min\": %.1f, \"memcpy_p50_ns_max\": %.1f, \"overlap\": %s}",
+		       at.size, ADVISE_RUNS, at.dma_med, at.dma_min, at.dma_max, at.mc_med,
+		       at.mc_min, at.mc_max, at.overlap ? "true" : "false");
 	printf(", \"reason\": ");
 	json_str(a->why);
 	if (m != NULL) {
@@ -386,11 +435,20 @@ static void print_crossover(const struct advise_answer *a, const struct advise_c
 		       b, emulated_label, x->runs, lo, hi,
 		       a->uses_crossover ? "" : " (Not used for this question.)");
 	}
-	if (a->near_crossover)
-		printf("No clear winner between memcpy and DMA at %zu bytes: the size lies inside "
-		       "the measured crossover's spread, so the two cost about the same here; the "
-		       "rule answers %s from the median.\n",
-		       adv.q.size, a->path);
+	if (at.valid && a->uses_crossover)
+		printf("One-shot copy of %zu bytes%s, p50 median (min-max) of %d runs: DMA task "
+		       "%.0f "
+		       "ns (%.0f-%.0f), memcpy %.0f ns (%.0f-%.0f)%s.\n",
+		       at.size, at.size == adv.q.size ? "" : " (the nearest size measured)",
+		       ADVISE_RUNS, at.dma_med, at.dma_min, at.dma_max, at.mc_med, at.mc_min,
+		       at.mc_max, at.overlap ? ": the ranges overlap" : "");
+	if (no_clear_winner(a))
+		printf("No clear winner between memcpy and DMA at %zu bytes: %s, so the two cost "
+		       "about the same here; the rule answers %s from the median crossover.\n",
+		       adv.q.size,
+		       a->near_crossover ? "the size lies inside the measured crossover's spread"
+		                         : "their measured ranges overlap",
+		       a->path);
 }
 
 static void print_compare(const struct advise_answer *a, const struct advise_compare *m)
