@@ -888,8 +888,9 @@ static void plot_caption(char *out, size_t len)
 	if (f != NULL)
 		fclose(f);
 	snprintf(out, len,
-	         "%s, %ld CPUs; %.2f s per size, median of %d; same-run ping-pong %.0f ns%s. "
-	         "odma's software DMA: not a hardware DMA engine.",
+	         "Measured on: %s, %ld CPUs; %.2f s per size, median of %d; same-run ping-pong "
+	         "%.0f ns%s.\nodma's software DMA (the CPU moves the bytes), not a hardware DMA "
+	         "engine.",
 	         model, sysconf(_SC_NPROCESSORS_ONLN), cfg.seconds, cfg.reps, pingpong_ns,
 	         busy ? " (busy)" : "");
 }
@@ -912,8 +913,8 @@ static int plot_write(const size_t *sizes, int n)
 		plot_series(&s[ns++], "DPDK dma_skeleton", true, n,
 		            offsetof(struct bench_out, peer));
 	snprintf(title, sizeof(title),
-	         "odma bench --sweep: GB/s by copy size (engine=%s, mode=%s, depth=%u, %s)",
-	         engine_name(), mode_name(), cfg.depth, cfg.cold ? "cold" : "cache-hot");
+	         "odma bench: GB/s by copy size (engine=%s, %s, depth %u, %s)", engine_name(),
+	         mode_name(), cfg.depth, cfg.cold ? "cold" : "cache-hot");
 	plot_caption(caption, sizeof(caption));
 	rc = bench_plot_write(plot_file, title, caption, sizes, n, s, ns);
 	if (fclose(plot_file) != 0)

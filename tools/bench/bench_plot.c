@@ -4,7 +4,7 @@
 /*
  * odma bench --plot FILE.svg: the sweep as an SVG line chart, written as text (no library):
  * copy size on a log x axis, GB/s on a linear y axis, one polyline per series, axis labels,
- * a legend, a title and a caption saying where the figures come from.
+ * a legend, a title and a caption (lines split at '\n') saying where the figures come from.
  */
 #include <math.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@
 #define LEFT 80.0
 #define RIGHT 230.0 /* room for the legend */
 #define TOP 60.0
-#define BOTTOM 80.0
+#define BOTTOM 90.0
 #define PLOT_W (W - LEFT - RIGHT)
 #define PLOT_H (H - TOP - BOTTOM)
 
@@ -97,7 +97,7 @@ static void axes(FILE *f, const size_t *sizes, int n, double ymax)
 	        "font-size=\"14\">copy size, bytes (log scale)</text>\n"
 	        "<text class=\"axis-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
 	        "font-size=\"14\" transform=\"rotate(-90 %.1f %.1f)\">GB/s</text>\n</g>\n",
-	        LEFT, TOP, PLOT_W, PLOT_H, LEFT + PLOT_W / 2, TOP + PLOT_H + 45, LEFT - 55,
+	        LEFT, TOP, PLOT_W, PLOT_H, LEFT + PLOT_W / 2, TOP + PLOT_H + 40, LEFT - 55,
 	        TOP + PLOT_H / 2, LEFT - 55, TOP + PLOT_H / 2);
 }
 
@@ -140,6 +140,30 @@ static void legend(FILE *f, const struct bench_plot_series *s, int ns)
 	fprintf(f, "</g>\n");
 }
 
+/* The caption under the chart, one <text> per line of @caption (lines end with '\n'). */
+static void caption_lines(FILE *f, const char *caption)
+{
+	char line[512];
+	int n = 0, k = 0;
+
+	for (const char *c = caption; *c; c++)
+		n += *c == '\n';
+	n += caption[0] != '\0' && caption[strlen(caption) - 1] != '\n';
+	while (*caption && k < n) {
+		size_t len = strcspn(caption, "\n");
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, caption);
+		fprintf(f,
+		        "<text class=\"caption\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+		        "fill=\"#555\">",
+		        LEFT, H - 10 - 14 * (n - 1 - k));
+		xml_text(f, line);
+		fprintf(f, "</text>\n");
+		caption += len + (caption[len] == '\n');
+		k++;
+	}
+}
+
 int bench_plot_write(FILE *f, const char *title, const char *caption, const size_t *sizes, int n,
                      const struct bench_plot_series *s, int ns)
 {
@@ -159,12 +183,8 @@ int bench_plot_write(FILE *f, const char *title, const char *caption, const size
 	        "<text class=\"title\" x=\"%.1f\" y=\"28\" font-size=\"16\">",
 	        W, H, W, H, LEFT);
 	xml_text(f, title);
-	fprintf(f,
-	        "</text>\n<text class=\"caption\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
-	        "fill=\"#555\">",
-	        LEFT, H - 12);
-	xml_text(f, caption);
 	fprintf(f, "</text>\n");
+	caption_lines(f, caption);
 	axes(f, sizes, n, ymax);
 	for (int k = 0; k < ns; k++)
 		series_line(f, &s[k], colours[k % (int)(sizeof(colours) / sizeof(colours[0]))],
