@@ -75,22 +75,24 @@ static const char advise_help[] =
         "    the bytes, not a DMA engine, a PCIe link or an RDMA NIC), and is labelled so. Each\n"
         "    is measured 3 times and reported as median and spread (min-max). When the two\n"
         "    candidates' ranges overlap, or their medians are within 10 %%, the output says\n"
-        "    \"no clear winner\". A measurement never changes the path: the rule gives it.\n"
+        "    \"no clear winner\". The path always comes from the rule: --measure only moves\n"
+        "    the crossover it uses for copies inside one process, and --compare-fastpath\n"
+        "    never changes it (the output says why when its faster candidate differs).\n"
         "\n"
         "JSON\n"
         "    path, between, size, count, messages, reason, crossover_bytes, crossover_source\n"
         "    (\"compiled-in default\" | \"measured\"), crossover_min_bytes, crossover_max_bytes,\n"
         "    crossover_runs, crossover_used (the path depends on it), verdict (\"clear\" | \"no\n"
         "    clear winner\": a same-process size inside the measured crossover's spread, or\n"
-        "    where the DMA and memcpy ranges overlap). With --measure or --compare-fastpath\n"
+        "    where DMA and memcpy are within noise). With --measure or --compare-fastpath\n"
         "    also emulated (true) and measured_on. With --measure, for a same-process\n"
         "    question, an \"at_size\" object: size, runs, dma_p50_ns and memcpy_p50_ns with\n"
-        "    their _min and _max, overlap. With --compare-fastpath a \"host_dpu\" object:\n"
-        "    emulated, size, runs, dma_bytes_per_sec and comch_fastpath_bytes_per_sec\n"
-        "    (medians) with their _min and _max, faster (on the emulation: \"dma\" | \"comch\" |\n"
-        "    \"no clear winner\"), agrees_with_path (faster is the path, or no clear winner)\n"
-        "    and note (how the figures bear on the path). With --between network --measure\n"
-        "    an \"rdma\" object.\n"
+        "    their _min and _max, overlap, within_noise (the ranges overlap, or the medians\n"
+        "    are within 10 %%). With --compare-fastpath a \"host_dpu\" object: emulated, size,\n"
+        "    runs, dma_bytes_per_sec and comch_fastpath_bytes_per_sec (medians) with their\n"
+        "    _min and _max, faster (on the emulation: \"dma\" | \"comch\" | \"no clear winner\"),\n"
+        "    agrees_with_path (faster is the path, or no clear winner) and note (how the\n"
+        "    figures bear on the path). With --between network --measure an \"rdma\" object.\n"
         "\n"
         "EXAMPLES\n"
         "    odma advise --size 64\n"
@@ -118,7 +120,8 @@ struct advise_at {
 	size_t size;
 	double dma[ADVISE_RUNS], mc[ADVISE_RUNS];
 	double dma_med, dma_min, dma_max, mc_med, mc_min, mc_max;
-	bool overlap; /* the two ranges overlap: no clear winner at this size */
+	bool overlap;      /* the two ranges overlap */
+	bool within_noise; /* overlap, or medians within ADVISE_NOISE: no clear winner here */
 };
 static struct advise_at at;
 
@@ -275,6 +278,8 @@ static int measure_crossover(struct advise_crossover *x)
 	spread(at.dma, &at.dma_med, &at.dma_min, &at.dma_max);
 	spread(at.mc, &at.mc_med, &at.mc_min, &at.mc_max);
 	at.overlap = !(at.dma_min > at.mc_max || at.mc_min > at.dma_max);
+	at.within_noise = at.overlap || (at.dma_med < ADVISE_NOISE * at.mc_med &&
+	                                 at.mc_med < ADVISE_NOISE * at.dma_med);
 	qsort(v, ADVISE_RUNS, sizeof(v[0]), cmp_size);
 	x->runs = ADVISE_RUNS;
 	x->min = v[0];
@@ -366,7 +371,7 @@ static void json_str(const char *s)
 /* memcpy against DMA for a same-process question: measured too close to call? */
 static bool no_clear_winner(const struct advise_answer *a)
 {
-	return a->uses_crossover && (a->near_crossover || (at.valid && at.overlap));
+	return a->uses_crossover && (a->near_crossover || (at.valid && at.within_noise));
 }
 
 static const char *verdict(const struct advise_answer *a)
@@ -391,9 +396,11 @@ static void print_json(const struct advise_answer *a, const struct advise_crosso
 		printf(", \"at_size\": {\"size\": %zu, \"runs\": %d, \"dma_p50_ns\": %.1f, "
 		       "\"dma_p50_ns_min\": %.1f, \"dma_p50_ns_max\": %.1f, \"memcpy_p50_ns\": "
 		       "%.1f, "
-		       "\"memcpy_p50_ns_min\": %.1f, \"memcpy_p50_ns_max\": %.1f, \"overlap\": %s}",
+		       "\"memcpy_p50_ns_min\": %.1f, \"memcpy_p50_ns_max\": %.1f, \"overlap\": %s, "
+		       "\"within_noise\": %s}",
 		       at.size, ADVISE_RUNS, at.dma_med, at.dma_min, at.dma_max, at.mc_med,
-		       at.mc_min, at.mc_max, at.overlap ? "true" : "false");
+		       at.mc_min, at.mc_max, at.overlap ? "true" : "false",
+		       at.within_noise ? "true" : "false");
 	printf(", \"reason\": ");
 	json_str(a->why);
 	if (m != NULL) {
@@ -442,13 +449,16 @@ static void print_crossover(const struct advise_answer *a, const struct advise_c
 		       "ns (%.0f-%.0f), memcpy %.0f ns (%.0f-%.0f)%s.\n",
 		       at.size, at.size == adv.q.size ? "" : " (the nearest size measured)",
 		       ADVISE_RUNS, at.dma_med, at.dma_min, at.dma_max, at.mc_med, at.mc_min,
-		       at.mc_max, at.overlap ? ": the ranges overlap" : "");
+		       at.mc_max,
+		       at.overlap        ? ": the ranges overlap"
+		       : at.within_noise ? ": the medians are within 10 %"
+		                         : "");
 	if (no_clear_winner(a))
 		printf("No clear winner between memcpy and DMA at %zu bytes: %s, so the two cost "
 		       "about the same here; the rule answers %s from the median crossover.\n",
 		       adv.q.size,
 		       a->near_crossover ? "the size lies inside the measured crossover's spread"
-		                         : "their measured ranges overlap",
+		                         : "their measured times are within noise",
 		       a->path);
 }
 
