@@ -343,6 +343,41 @@ static void test_version_help_and_errors(void **state)
 	assert_int_equal(out.status, 1);
 }
 
+/*
+ * The task queue depth (AGAIN beyond it) per DMA-capable device, in JSON and text, from the
+ * profile: 1024 on the built-in bf3, 128 and 256 on tests/data/profiles/good.profile.
+ */
+static void test_queue_depth(void **state)
+{
+	static const int64_t want[] = { 128, 256 };
+	char env[1024];
+	json_object *root = run_json("ODMA_SYSTEM=bf3", "--lib dma"), *devs = devices(root), *dma;
+
+	(void)state;
+	for (size_t i = 0; i < json_object_array_length(devs); i++) {
+		dma = get(get(json_object_array_get_idx(devs, i), "capabilities"), "doca_dma");
+		assert_int_equal(json_object_get_int64(get(dma, "queue_depth")), 1024);
+	}
+	json_object_put(root);
+	snprintf(env, sizeof(env), "ODMA_SYSTEM='%s/good.profile'",
+	         tool_path("ODMA_TEST_PROFILES"));
+	root = run_json(env, "");
+	devs = devices(root);
+	assert_int_equal(json_object_array_length(devs), 3);
+	for (size_t i = 0; i < 3; i++) {
+		dma = get(get(json_object_array_get_idx(devs, i), "capabilities"), "doca_dma");
+		if (i < 2)
+			assert_int_equal(json_object_get_int64(get(dma, "queue_depth")), want[i]);
+		else /* no DMA memcpy: no queue depth either */
+			assert_false(json_object_object_get_ex(dma, "queue_depth", NULL));
+	}
+	json_object_put(root);
+	tool_run(&out, env, caps(), "-p 5e:00.0", 0);
+	assert_int_equal(out.status, 0);
+	assert_non_null(strstr(out.text, "queue_depth"));
+	assert_non_null(strstr(out.text, " 128\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -356,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_list_libs),
 		cmocka_unit_test(test_text_output),
 		cmocka_unit_test(test_version_help_and_errors),
+		cmocka_unit_test(test_queue_depth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -41,6 +41,14 @@ static json_object *run_json(const char *args)
 	return root;
 }
 
+static json_object *get(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	assert_true(json_object_object_get_ex(o, key, &v));
+	return v;
+}
+
 static json_object *entries(json_object *root)
 {
 	return json_object_object_get(root, "errors");
@@ -130,6 +138,40 @@ static void test_text_by_name_and_number(void **state)
 	assert_non_null(strstr(out.text, "DOCA_ERROR_SKIPPED"));
 }
 
+/* The queue-full rule names the depth of each device of the loaded profile (issue 29, item 6). */
+static void test_again_names_queue_depth(void **state)
+{
+	char env[1024];
+	json_object *root, *causes, *c = NULL, *d;
+
+	(void)state;
+	tool_run(&out, "ODMA_SYSTEM=bf3", errors(), "AGAIN", 0);
+	assert_int_equal(out.status, 0);
+	assert_non_null(strstr(out.text, "task queue depth (tasks in flight per context) 1024 on "
+	                                 "0000:b1:00.0, 0000:b1:00.1, 0000:03:00.0, 0000:03:00.1"));
+	snprintf(env, sizeof(env), "ODMA_SYSTEM='%s/good.profile'",
+	         tool_path("ODMA_TEST_PROFILES"));
+	tool_run(&out, env, errors(), "AGAIN", 0);
+	assert_non_null(strstr(out.text, "128 on 0000:5e:00.0; 256 on 0000:03:00.0 ("));
+	tool_run(&out, env, errors(), "--json AGAIN", 0);
+	root = json_tokener_parse(out.text);
+	assert_non_null(root);
+	causes = json_object_object_get(json_object_array_get_idx(get(root, "errors"), 0),
+	                                "dma_causes");
+	for (size_t i = 0; i < json_object_array_length(causes); i++)
+		if (strcmp(json_object_get_string(json_object_object_get(
+		                   json_object_array_get_idx(causes, i), "rule")),
+		           "queue-full") == 0)
+			c = json_object_array_get_idx(causes, i);
+	assert_non_null(c);
+	c = get(c, "queue_depths");
+	assert_int_equal(json_object_array_length(c), 2);
+	d = json_object_array_get_idx(c, 0);
+	assert_string_equal(json_object_get_string(get(d, "pci_addr")), "0000:5e:00.0");
+	assert_int_equal(json_object_get_int64(get(d, "queue_depth")), 128);
+	json_object_put(root);
+}
+
 static void test_unknown(void **state)
 {
 	(void)state;
@@ -182,9 +224,12 @@ static void test_log_line_quotes_table(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_all_codes_json),          cmocka_unit_test(test_dma_causes),
-		cmocka_unit_test(test_text_by_name_and_number), cmocka_unit_test(test_unknown),
+		cmocka_unit_test(test_all_codes_json),
+		cmocka_unit_test(test_dma_causes),
+		cmocka_unit_test(test_text_by_name_and_number),
+		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_log_line_quotes_table),
+		cmocka_unit_test(test_again_names_queue_depth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

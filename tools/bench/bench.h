@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include <doca_argp.h>
@@ -31,6 +32,8 @@ struct bench_cfg {
 	char engine[16];        /* empty: the library default */
 	int workers;            /* 0: the library default */
 	size_t footprint;       /* --footprint: bytes of source + destination walked (cold) */
+	double busy_ns;         /* --busy-threshold: a ping-pong above it warns "busy" */
+	const char *plot;       /* --plot FILE.svg: draw the sweep (NULL: no plot) */
 };
 
 /* Source and destination regions, each @len bytes, cut into slots of @stride bytes. */
@@ -90,6 +93,13 @@ size_t bench_llc_size(void);
 size_t bench_cold_footprint(void);
 int bench_pin_self(int cpu);
 double bench_pingpong_ns(void);
+/*
+ * The default --busy-threshold: the same-run ping-pong of an idle machine is about 0.1 us,
+ * a busy one's several us (another process on the CPUs the two threads spin on).
+ */
+#define BENCH_BUSY_NS 1000.0
+/* Whether @pingpong_ns is above @threshold_ns; if so, one warning line on stderr. */
+bool bench_busy_check(double pingpong_ns, double threshold_ns);
 double bench_eventfd_pingpong_ns(void);
 void bench_memcpy_rep(const struct bench_mem *m, double seconds, struct bench_rep *r);
 int bench_engine_threads(void);
@@ -126,6 +136,12 @@ void bench_harness_rep(const struct bench_cfg *c, const struct bench_mem *m, dou
 /* --- bench_cross.c: the one-shot crossover between a DMA task and memcpy --- */
 #define BENCH_CROSS_MAX 16
 #define BENCH_CROSS_SLACK 1.10 /* "no longer more expensive": within 10 % of memcpy */
+/*
+ * The crossover odma advise uses when it measures nothing: `odma bench --crossover` on the
+ * reference machine (docs/performance.md, "Crossover for odma advise"). The one place the
+ * number lives; `odma advise --measure` measures it on this machine instead.
+ */
+#define BENCH_CROSS_DEFAULT (1024u * 1024u)
 struct bench_cross {
 	int n;
 	size_t size[BENCH_CROSS_MAX];
@@ -212,6 +228,18 @@ int bench_ucx_rep_op(struct bench_ucx *u, enum bench_ucx_op op, uint8_t *local, 
                      uint64_t remote_stride, size_t size, uint32_t depth, double seconds,
                      struct bench_rep *r);
 uint64_t bench_ucx_remote_base(const struct bench_ucx *u);
+
+/* --- bench_plot.c: --plot FILE.svg, the sweep drawn --- */
+#define BENCH_PLOT_MAX 16 /* sizes */
+struct bench_plot_series {
+	char name[48];
+	bool dashed;              /* a baseline rather than odma */
+	bool has[BENCH_PLOT_MAX]; /* measured at sizes[i] */
+	double gbps[BENCH_PLOT_MAX];
+};
+/* Writes the SVG (size on a log x axis, GB/s on y, one polyline per series). 0 or -1. */
+int bench_plot_write(FILE *f, const char *title, const char *caption, const size_t *sizes, int n,
+                     const struct bench_plot_series *s, int ns);
 
 /* --- bench_progress.c: the live line on a terminal --- */
 void bench_progress_start(const char *what, double seconds, double run_seconds);

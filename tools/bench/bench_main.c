@@ -5,6 +5,8 @@
  * odma-bench: measures odma's DMA task path against a plain memcpy on the same buffers
  * and, when built with libdpdk, against DPDK's software dma_skeleton in the same run.
  */
+#include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +114,14 @@ static const char bench_help[] =
         "                         odma and raw UCX both run over the veth. Not root: an error.\n"
         "        --no-pingpong    skip the ping-pong measurements (pingpong_ns is then 0): for\n"
         "                         runs under valgrind or strace, where spinning threads crawl.\n"
+        "        --busy-threshold NS  warn (one line on stderr; \"busy\": true in JSON) when the\n"
+        "                         same-run ping-pong is above NS nanoseconds: the machine is\n"
+        "                         busy and the figures are low and noisy. Default 1000 (an\n"
+        "                         idle machine's is about 100 ns, a busy one's several us).\n"
+        "        --plot FILE.svg  draw the sweep (implies --sweep) as an SVG chart: copy size on\n"
+        "                         a log x axis, GB/s on y, one line per series (odma, memcpy,\n"
+        "                         memcpy on N threads, streaming copy on N threads, DPDK with\n"
+        "                         --peer dpdk), axis labels and a legend. Plain text, no library.\n"
         "        --json           print one JSON object (an array of them with --sweep).\n"
         "        --csv            print CSV rows with a header.\n"
         "    -j, --json FILE      (doca_argp) read the flags from a JSON file; a --json followed\n"
@@ -120,9 +130,13 @@ static const char bench_help[] =
         "    -h, --help           this text.   -v, --version   the odma version.\n"
         "\n"
         "OUTPUT\n"
-        "    Text: one line per size. JSON keys: engine, mode, size, task_size, list_len,\n"
-        "    depth, cache (hot|cold), footprint_bytes, tasks, seconds, tasks_per_sec,\n"
+        "    Text: a legend of the columns (the ratio columns are odma divided by the baseline\n"
+        "    before them: above 1, odma moved more bytes per second), then one line per size;\n"
+        "    the p50/p99 column only in latency and event modes, the N-thread memcpy\n"
+        "    columns only in throughput mode. JSON keys: engine, mode, size, task_size,\n"
+        "    list_len, depth, cache (hot|cold), footprint_bytes, tasks, seconds, tasks_per_sec,\n"
         "    bytes_per_sec, memcpy_bytes_per_sec, memcpy_tasks_per_sec, verified, pingpong_ns,\n"
+        "    busy, busy_threshold_ns,\n"
         "    memcpy_threads, memcpy_mt_bytes_per_sec, ratio_memcpy, ratio_memcpy_mt (throughput\n"
         "    mode; with tasks of 64 KiB or more also stream_mt_bytes_per_sec and\n"
         "    ratio_stream_mt, on memcpy_threads threads; --xproc: raw_threads,\n"
@@ -138,6 +152,7 @@ static const char bench_help[] =
         "    odma bench --size 16M --depth 4 --cold\n"
         "    odma bench --mode latency --size 64 --peer dpdk --json\n"
         "    ODMA_ENGINE=thread odma bench --sweep --csv\n"
+        "    odma bench --plot sweep.svg --seconds 0.5\n"
         "\n"
         "EXIT STATUS\n"
         "    0 on success; 1 when a measurement failed (the reason is printed); 2 on bad flags.\n";
@@ -149,10 +164,16 @@ struct bench_out {
 	double footprint;
 };
 
-static struct bench_cfg cfg = {
-	.size = 4096, .depth = 32, .seconds = 1.0, .reps = 3, .list_len = 1
-};
+static struct bench_cfg cfg = { .size = 4096,
+	                        .depth = 32,
+	                        .seconds = 1.0,
+	                        .reps = 3,
+	                        .list_len = 1,
+	                        .busy_ns = BENCH_BUSY_NS };
+static FILE *plot_file; /* --plot, opened before the run so that a bad path fails at once */
+static char plot_path[4096];
 static double pingpong_ns, efd_pingpong_ns;
+static bool busy; /* the ping-pong was above --busy-threshold */
 
 /* ------------------------------------------------------------------ flags */
 
@@ -283,6 +304,34 @@ static doca_error_t cb_peer(void *p, void *c)
 	return DOCA_SUCCESS;
 }
 
+static doca_error_t cb_busy(void *p, void *c)
+{
+	char *end;
+	double v = strtod(p, &end);
+
+	(void)c;
+	if (*end != '\0' || !(v > 0 && v <= 1e9)) {
+		fprintf(stderr,
+		        "odma-bench: --busy-threshold \"%s\" must be nanoseconds in (0, 1e9]\n",
+		        (char *)p);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	cfg.busy_ns = v;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t cb_plot(void *p, void *c)
+{
+	(void)c;
+	if (strlen(p) == 0 || strlen(p) >= sizeof(plot_path)) {
+		fprintf(stderr, "odma-bench: --plot needs a file name (FILE.svg)\n");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	snprintf(plot_path, sizeof(plot_path), "%s", (char *)p);
+	cfg.plot = plot_path;
+	return DOCA_SUCCESS;
+}
+
 BENCH_BOOL_CB(cb_cold, cfg.cold)
 BENCH_BOOL_CB(cb_sweep, cfg.sweep)
 BENCH_BOOL_CB(cb_crossover, cfg.crossover)
@@ -349,6 +398,11 @@ static int register_params(void)
 	               NULL, "transport", "<process|ucx>",
 	               "with --xproc: the transport (ucx: beside raw ucp_get_nbx/ucp_put_nbx)", S,
 	               cb_transport, false) ||
+	       bench_add_param(NULL, "busy-threshold", "<ns>",
+	                       "warn when the same-run ping-pong is above this", S, cb_busy,
+	                       false) ||
+	       bench_add_param(NULL, "plot", "<file.svg>", "draw the sweep as an SVG chart", S,
+	                       cb_plot, false) ||
 	       bench_add_param(NULL, "netns", NULL,
 	                       "with --transport ucx: the two sides in two network namespaces "
 	                       "joined by a veth pair (root)",
@@ -480,6 +534,7 @@ static void print_json(const struct bench_out *o, const struct bench_mem *m)
 	       "\"pingpong_ns\": %.1f",
 	       o->mc.bytes_per_sec, o->mc.tasks_per_sec, o->mc.verified ? "true" : "false",
 	       pingpong_ns);
+	printf(", \"busy\": %s, \"busy_threshold_ns\": %.0f", busy ? "true" : "false", cfg.busy_ns);
 	printf(", \"memcpy_threads\": %d, \"memcpy_mt_bytes_per_sec\": %.1f, \"ratio_memcpy\": "
 	       "%.3f, "
 	       "\"ratio_memcpy_mt\": %.3f",
@@ -527,26 +582,76 @@ static void print_csv(const struct bench_out *o, const struct bench_mem *m, bool
 	       o->stmt.valid ? o->stmt.bytes_per_sec : 0.0);
 }
 
-static void print_text(const struct bench_out *o, bool header)
+/* What each column means, printed once above them: the ratios are odma / the baseline. */
+static void print_legend(const struct bench_out *o)
 {
-	char sz[32], mt_head[16];
+	bool tp = cfg.mode == BENCH_THROUGHPUT;
+
+	printf("# legend: size = bytes per copy; Mtasks/s, GB/s = odma, DOCA DMA tasks end to "
+	       "end;\n"
+	       "#   memcpy = GB/s of one thread's memcpy on the same buffers in the same run;\n"
+	       "#   x mc = odma GB/s / memcpy GB/s (above 1: odma moved more bytes per second, "
+	       "below 1: fewer)\n");
+	if (tp)
+		printf("#   mc x%d = GB/s of memcpy on %d threads (as many as the engine copies "
+		       "on); "
+		       "x mcN = odma GB/s / mc x%d\n",
+		       o->threads, o->threads, o->threads);
+	else
+		printf("#   p50/p99 = submit-to-callback time of one task, ns (depth 1)\n");
+	if (tp && (cfg.sweep || o->stmt.valid))
+		printf("#   stream xN = a streaming-store copy on N threads (tasks of 64 KiB and "
+		       "more), "
+		       "(x R) = odma GB/s / it\n");
+	if (o->harness.valid)
+		printf("#   harness = tasks/s of the measuring loop with the copy replaced by "
+		       "nothing "
+		       "(the loop's own ceiling)\n");
+	if (cfg.peer_dpdk)
+		printf("#   dpdk-* = DPDK dma_skeleton on the same buffers; x dpdk = odma tasks/s "
+		       "/ "
+		       "DPDK tasks/s\n");
+	if (cfg.mode == BENCH_EVENT)
+		printf("#   eventfd ping-pong = p50 round trip of a raw eventfd between two "
+		       "threads\n");
+}
+
+static void print_header(const struct bench_out *o)
+{
+	bool tp = cfg.mode == BENCH_THROUGHPUT;
+	char mt_head[16];
 
 	snprintf(mt_head, sizeof(mt_head), "mc x%d", o->threads);
+	printf("# engine=%s mode=%s depth=%u list_len=%u cache=%s reps=%d pingpong=%.0f ns%s\n",
+	       engine_name(), mode_name(), cfg.depth, cfg.list_len, cfg.cold ? "cold" : "hot",
+	       cfg.reps, pingpong_ns, busy ? " (BUSY: see the warning)" : "");
+	print_legend(o);
+	printf("%8s %10s %9s %8s", "size", "Mtasks/s", "GB/s", "memcpy");
+	if (!tp)
+		printf(" %9s", "p50/p99");
+	printf(" %6s", "x mc");
+	if (tp)
+		printf(" %8s %6s", mt_head, "x mcN");
+	printf("%s\n", cfg.peer_dpdk ? "   dpdk-Mt/s  dpdk-GB/s  dpdk-p50/p99  x dpdk" : "");
+}
+
+static void print_text(const struct bench_out *o, bool header)
+{
+	bool tp = cfg.mode == BENCH_THROUGHPUT;
+	char sz[32];
+
 	if (header)
-		printf("# engine=%s mode=%s depth=%u list_len=%u cache=%s reps=%d pingpong=%.0f "
-		       "ns\n"
-		       "%8s %10s %9s %8s %9s %6s %8s %6s%s\n",
-		       engine_name(), mode_name(), cfg.depth, cfg.list_len,
-		       cfg.cold ? "cold" : "hot", cfg.reps, pingpong_ns, "size", "Mtasks/s", "GB/s",
-		       "memcpy", "p50/p99", "x mc", mt_head, "x mcN",
-		       cfg.peer_dpdk ? "   dpdk-Mt/s  dpdk-GB/s  dpdk-p50/p99  x dpdk" : "");
+		print_header(o);
 	bench_fmt_size(o->size, sz, sizeof(sz));
-	printf("%8s %10.3f %9.2f %8.2f %4.0f/%-4.0f %6.2f", sz, o->odma.tasks_per_sec / 1e6,
-	       o->odma.bytes_per_sec / 1e9, o->mc.bytes_per_sec / 1e9, o->odma.p50_ns,
-	       o->odma.p99_ns,
-	       o->mc.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mc.bytes_per_sec : 0);
-	printf(" %8.2f %6.2f", o->mcmt.bytes_per_sec / 1e9,
-	       o->mcmt.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mcmt.bytes_per_sec : 0);
+	printf("%8s %10.3f %9.2f %8.2f", sz, o->odma.tasks_per_sec / 1e6,
+	       o->odma.bytes_per_sec / 1e9, o->mc.bytes_per_sec / 1e9);
+	if (!tp)
+		printf(" %4.0f/%-4.0f", o->odma.p50_ns, o->odma.p99_ns);
+	printf(" %6.2f", o->mc.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mc.bytes_per_sec : 0);
+	if (tp)
+		printf(" %8.2f %6.2f", o->mcmt.bytes_per_sec / 1e9,
+		       o->mcmt.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mcmt.bytes_per_sec
+		                                 : 0);
 	if (cfg.peer_dpdk && o->peer.valid)
 		printf("   %9.3f  %9.2f  %5.0f/%-6.0f %6.2f", o->peer.tasks_per_sec / 1e6,
 		       o->peer.bytes_per_sec / 1e9, o->peer.p50_ns, o->peer.p99_ns,
@@ -596,8 +701,8 @@ static int run_crossover(void)
 	}
 	if (cfg.json)
 		printf("{\"engine\": \"%s\", \"crossover_bytes\": %zu, \"slack\": %.2f, "
-		       "\"points\": [",
-		       engine_name(), x.crossover, BENCH_CROSS_SLACK);
+		       "\"advise_default_bytes\": %u, \"emulated\": true, \"points\": [",
+		       engine_name(), x.crossover, BENCH_CROSS_SLACK, BENCH_CROSS_DEFAULT);
 	else
 		printf("# one-shot copy, depth 1, cache-hot, engine=%s: p50 ns\n%8s %10s %10s "
 		       "%7s\n",
@@ -613,8 +718,11 @@ static int run_crossover(void)
 	if (cfg.json)
 		printf("]}\n");
 	else
-		printf("crossover: %zu bytes (DMA within %.0f %% of memcpy from here up)\n",
-		       x.crossover, (BENCH_CROSS_SLACK - 1) * 100);
+		printf("crossover: %zu bytes (DMA within %.0f %% of memcpy from here up), measured "
+		       "on odma's software emulation, not on hardware\n"
+		       "odma advise without --measure uses its compiled-in default, %u bytes "
+		       "(docs/performance.md); odma advise --measure measures it as this run did\n",
+		       x.crossover, (BENCH_CROSS_SLACK - 1) * 100, BENCH_CROSS_DEFAULT);
 	return 0;
 }
 
@@ -721,6 +829,20 @@ static int check_cfg(void)
 		        "processes of one PID namespace)\n");
 		return -1;
 	}
+	if (cfg.plot != NULL && (cfg.xproc || cfg.comch || cfg.rdma || cfg.crossover)) {
+		fprintf(stderr, "odma-bench: --plot draws the size sweep of the DMA task path; it "
+		                "does not combine with --xproc, --comch, --rdma or --crossover\n");
+		return -1;
+	}
+	if (cfg.plot != NULL) {
+		cfg.sweep = true;
+		plot_file = fopen(cfg.plot, "w");
+		if (plot_file == NULL) {
+			fprintf(stderr, "odma-bench: --plot: cannot write %s: %s\n", cfg.plot,
+			        strerror(errno));
+			return -1;
+		}
+	}
 	if (cfg.engine[0] != '\0')
 		setenv("ODMA_ENGINE", cfg.engine, 1);
 	if (cfg.workers > 0) {
@@ -730,6 +852,79 @@ static int check_cfg(void)
 		setenv("ODMA_WORKERS", w, 1);
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ --plot */
+
+static struct bench_out plot_outs[BENCH_PLOT_MAX];
+
+static void plot_series(struct bench_plot_series *s, const char *name, bool dashed, int n,
+                        size_t offset)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->dashed = dashed;
+	for (int i = 0; i < n; i++) {
+		const struct bench_result *r =
+		        (const struct bench_result *)((const char *)&plot_outs[i] + offset);
+
+		s->has[i] = r->valid && r->bytes_per_sec > 0;
+		s->gbps[i] = r->bytes_per_sec / 1e9;
+	}
+}
+
+/* The caption: what was measured, where, and that the figures are odma's emulation. */
+static void plot_caption(char *out, size_t len)
+{
+	char model[128] = "unknown CPU", line[256];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "model name", 10) == 0 && strchr(line, ':') != NULL) {
+			snprintf(model, sizeof(model), "%s", strchr(line, ':') + 2);
+			model[strcspn(model, "\n")] = '\0';
+			break;
+		}
+	if (f != NULL)
+		fclose(f);
+	snprintf(out, len,
+	         "Measured on: %s, %ld CPUs; %.2f s per size, median of %d; same-run ping-pong "
+	         "%.0f ns%s.\nodma's software DMA (the CPU moves the bytes), not a hardware DMA "
+	         "engine.",
+	         model, sysconf(_SC_NPROCESSORS_ONLN), cfg.seconds, cfg.reps, pingpong_ns,
+	         busy ? " (busy)" : "");
+}
+
+static int plot_write(const size_t *sizes, int n)
+{
+	struct bench_plot_series s[5];
+	char title[200], caption[400], mt[48], st[48];
+	int ns = 0, threads = plot_outs[0].threads, rc;
+
+	snprintf(mt, sizeof(mt), "memcpy, %d threads", threads);
+	snprintf(st, sizeof(st), "streaming copy, %d threads", threads);
+	plot_series(&s[ns++], "odma (DOCA DMA tasks)", false, n, offsetof(struct bench_out, odma));
+	plot_series(&s[ns++], "memcpy, 1 thread", true, n, offsetof(struct bench_out, mc));
+	if (cfg.mode == BENCH_THROUGHPUT && threads > 1)
+		plot_series(&s[ns++], mt, true, n, offsetof(struct bench_out, mcmt));
+	if (cfg.mode == BENCH_THROUGHPUT)
+		plot_series(&s[ns++], st, true, n, offsetof(struct bench_out, stmt));
+	if (cfg.peer_dpdk)
+		plot_series(&s[ns++], "DPDK dma_skeleton", true, n,
+		            offsetof(struct bench_out, peer));
+	snprintf(title, sizeof(title),
+	         "odma bench: GB/s by copy size (engine=%s, %s, depth %u, %s)", engine_name(),
+	         mode_name(), cfg.depth, cfg.cold ? "cold" : "cache-hot");
+	plot_caption(caption, sizeof(caption));
+	rc = bench_plot_write(plot_file, title, caption, sizes, n, s, ns);
+	if (fclose(plot_file) != 0)
+		rc = -1;
+	plot_file = NULL;
+	if (rc != 0)
+		fprintf(stderr, "odma-bench: --plot: cannot write %s\n", cfg.plot);
+	else if (!cfg.json && !cfg.csv)
+		printf("# plot: %s (%d series)\n", cfg.plot, ns);
+	return rc == 0 ? 0 : 1;
 }
 
 static int run_sizes(struct bench_odma *ob, struct bench_mem *m, const size_t *sizes, int n,
@@ -753,8 +948,10 @@ static int run_sizes(struct bench_odma *ob, struct bench_mem *m, const size_t *s
 			return 1;
 		}
 		print_one(&o, m, i, n);
+		if (cfg.plot != NULL && i < BENCH_PLOT_MAX)
+			plot_outs[i] = o;
 	}
-	return 0;
+	return cfg.plot != NULL ? plot_write(sizes, n) : 0;
 }
 
 static int run_bench(void)
@@ -781,6 +978,7 @@ static int run_bench(void)
 		return 1;
 	}
 	pingpong_ns = cfg.no_pingpong ? 0 : bench_pingpong_ns();
+	busy = bench_busy_check(pingpong_ns, cfg.busy_ns);
 	if (cfg.mode == BENCH_EVENT && !cfg.no_pingpong)
 		efd_pingpong_ns = bench_eventfd_pingpong_ns();
 	rc = bench_odma_open(&ob, &m, err, sizeof(err));

@@ -195,6 +195,18 @@ static void *pp_spin_lead(void *arg)
 	return NULL;
 }
 
+bool bench_busy_check(double pingpong_ns, double threshold_ns)
+{
+	if (!(pingpong_ns > threshold_ns))
+		return false;
+	fprintf(stderr,
+	        "odma-bench: warning: the machine looks busy: the same-run ping-pong took %.0f ns, "
+	        "above the --busy-threshold of %.0f ns (about 100 ns when idle); the figures of "
+	        "this run are lower and noisier than on an idle machine\n",
+	        pingpong_ns, threshold_ns);
+	return true;
+}
+
 /* Round trip of two threads (CPUs 0 and 1 when allowed) spinning on one atomic. */
 double bench_pingpong_ns(void)
 {

@@ -444,6 +444,7 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 		return 1;
 	}
 	xb_pingpong = c->no_pingpong ? 0 : bench_pingpong_ns();
+	bench_busy_check(xb_pingpong, c->busy_ns);
 	if (xb_open_pair(&x, biggest * c->depth, c->ucx, c->netns, err, sizeof(err)) != 0) {
 		fprintf(stderr, "odma-bench: --xproc: %s\n", err);
 		xb_close(&x);

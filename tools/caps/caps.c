@@ -203,6 +203,9 @@ static doca_error_t max_num_tasks(struct doca_devinfo *info, uint32_t *max)
 	return err;
 }
 
+/* The task queue depth (libdoca_common, core/device): DOCA has no query for it. */
+doca_error_t doca_priv_devinfo_get_queue_depth(const struct doca_devinfo *info, uint32_t *depth);
+
 static json_object *dma_caps(struct doca_devinfo *info)
 {
 	json_object *o = json_object_new_object();
@@ -219,6 +222,9 @@ static json_object *dma_caps(struct doca_devinfo *info)
 		json_object_object_add(o, "max_buf_list_len", json_object_new_int64(list_len));
 	if (max_num_tasks(info, &tasks) == DOCA_SUCCESS)
 		json_object_object_add(o, "max_num_tasks", json_object_new_int64(tasks));
+	/* tasks in flight per context before submit returns DOCA_ERROR_AGAIN */
+	if (doca_priv_devinfo_get_queue_depth(info, &tasks) == DOCA_SUCCESS)
+		json_object_object_add(o, "queue_depth", json_object_new_int64(tasks));
 	return o;
 }
 

@@ -24,6 +24,7 @@
 #include <doca_log.h>
 #include <doca_version.h>
 
+#include "core/device/device.h"
 #include "core/error/error.h"
 
 #define MAX_CODE 255 /* codes are scanned from 0 up to the first unknown one */
@@ -54,6 +55,34 @@ static int lookup(const char *query)
 	return -1;
 }
 
+/*
+ * The limit behind the queue-full rule on this machine: the task queue depth of each device
+ * of the loaded system (ODMA_SYSTEM), from the accessor the library's own check reads.
+ */
+static json_object *queue_depths(void)
+{
+	json_object *arr = json_object_new_array();
+	struct doca_devinfo **list = NULL;
+	uint32_t n = 0, depth;
+	char pci[DOCA_DEVINFO_PCI_ADDR_SIZE];
+
+	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
+		return arr;
+	for (uint32_t i = 0; i < n; i++) {
+		json_object *d;
+
+		if (doca_priv_devinfo_get_queue_depth(list[i], &depth) != DOCA_SUCCESS ||
+		    doca_devinfo_get_pci_addr_str(list[i], pci) != DOCA_SUCCESS)
+			continue;
+		d = json_object_new_object();
+		json_object_object_add(d, "pci_addr", json_object_new_string(pci));
+		json_object_object_add(d, "queue_depth", json_object_new_int64(depth));
+		json_object_array_add(arr, d);
+	}
+	doca_devinfo_destroy_list(list);
+	return arr;
+}
+
 static json_object *code_entry(int code)
 {
 	json_object *o = json_object_new_object(), *causes = json_object_new_array();
@@ -75,6 +104,8 @@ static json_object *code_entry(int code)
 		json_object_object_add(c, "calls", json_object_new_string(table[i].calls));
 		json_object_object_add(c, "cause", json_object_new_string(table[i].cause));
 		json_object_object_add(c, "fix", json_object_new_string(table[i].fix));
+		if (i == ODMA_CAUSE_QUEUE_FULL)
+			json_object_object_add(c, "queue_depths", queue_depths());
 		json_object_array_add(causes, c);
 	}
 	json_object_object_add(o, "dma_causes", causes);
@@ -84,6 +115,38 @@ static json_object *code_entry(int code)
 static const char *field(json_object *o, const char *key)
 {
 	return json_object_get_string(json_object_object_get(o, key));
+}
+
+/* "here: queue depth 1024 on 0000:b1:00.0, 0000:b1:00.1; 128 on 0000:5e:00.0" */
+static void print_depths(json_object *arr)
+{
+	size_t n = arr != NULL ? json_object_array_length(arr) : 0, i, j;
+
+	if (n == 0)
+		return;
+	printf("      here:  task queue depth (tasks in flight per context) ");
+	for (i = 0; i < n; i++) {
+		int64_t d = json_object_get_int64(
+		        json_object_object_get(json_object_array_get_idx(arr, i), "queue_depth"));
+		bool first = true;
+
+		for (j = 0; j < i; j++) /* printed with an earlier device of the same depth */
+			if (json_object_get_int64(json_object_object_get(
+			            json_object_array_get_idx(arr, j), "queue_depth")) == d)
+				break;
+		if (j < i)
+			continue;
+		printf("%s%lld on", i ? "; " : "", (long long)d);
+		for (j = i; j < n; j++) {
+			json_object *o = json_object_array_get_idx(arr, j);
+
+			if (json_object_get_int64(json_object_object_get(o, "queue_depth")) != d)
+				continue;
+			printf("%s%s", first ? " " : ", ", field(o, "pci_addr"));
+			first = false;
+		}
+	}
+	printf(" (doca_caps shows it; the profile key queue_depth sets it)\n");
 }
 
 static void print_entry(json_object *e, bool verbose)
@@ -103,6 +166,7 @@ static void print_entry(json_object *e, bool verbose)
 
 		printf("  * %s (%s)\n      cause: %s\n      fix:   %s\n", field(c, "rule"),
 		       field(c, "calls"), field(c, "cause"), field(c, "fix"));
+		print_depths(json_object_object_get(c, "queue_depths"));
 	}
 }
 

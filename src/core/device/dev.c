@@ -348,6 +348,16 @@ doca_error_t doca_devinfo_get_active_rate(const struct doca_devinfo *devinfo, ui
 	return DOCA_SUCCESS;
 }
 
+doca_error_t doca_priv_devinfo_get_queue_depth(const struct doca_devinfo *info, uint32_t *depth)
+{
+	ODMA_CHECK_DEVINFO(info);
+	ODMA_CHECK_ARG(depth != NULL, "depth must not be NULL");
+	if (!info->caps.dma_memcpy)
+		return DOCA_ERROR_NOT_SUPPORTED; /* no DMA context: no queue to fill */
+	*depth = info->caps.queue_depth;
+	return DOCA_SUCCESS;
+}
+
 doca_error_t doca_devinfo_get_vhca_id(const struct doca_devinfo *devinfo, uint16_t *vhca_id)
 {
 	ODMA_CHECK_DEVINFO(devinfo);

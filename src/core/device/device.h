@@ -195,6 +195,17 @@ struct doca_devinfo *odma_dev_lookup(const struct doca_dev *dev);
 /* odma_dev_lookup for libraries outside libdoca_common (libdoca_rdma). */
 DOCA_STABLE struct doca_devinfo *doca_priv_dev_lookup(const struct doca_dev *dev);
 
+/*
+ * The device's task queue depth: how many tasks a context on it (DMA, and any context type
+ * that keeps the device's limit) holds in flight before submit returns DOCA_ERROR_AGAIN.
+ * DOCA has no query for it; the profile's queue_depth key sets it (docs/profiles.md).
+ * Exported for the tools (doca_caps, odma errors): DOCA_ERROR_INVALID_VALUE when @info is
+ * not a devinfo of this process or @depth is NULL; DOCA_ERROR_NOT_SUPPORTED when the device
+ * has no DMA memcpy (the other context types bound what is in flight by their own queues).
+ */
+DOCA_STABLE doca_error_t doca_priv_devinfo_get_queue_depth(const struct doca_devinfo *info,
+                                                           uint32_t *depth);
+
 /* 64-bit FNV-1a of @len bytes. */
 uint64_t odma_fnv1a64(const void *data, size_t len);
 

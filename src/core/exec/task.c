@@ -112,9 +112,12 @@ static doca_error_t task_check_submittable(const struct doca_task *t)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (doca_unlikely(ctx->inflight >= ctx->queue_depth)) {
-		ODMA_RATELIMITED_WARN(
-		        "task %p: %zu tasks in flight, the queue depth of the device; %s",
-		        (void *)t, ctx->inflight, odma_cause_fix(ODMA_CAUSE_QUEUE_FULL));
+		ODMA_RATELIMITED_WARN("task %p: queue full: %zu tasks in flight on the %s context, "
+		                      "the task queue depth of device %s is %u (doca_caps shows "
+		                      "it; the profile key queue_depth sets it); %s",
+		                      (void *)t, ctx->inflight, ctx->ops->name,
+		                      ctx->dev != NULL ? ctx->dev->info->pci_addr : "(none)",
+		                      ctx->queue_depth, odma_cause_fix(ODMA_CAUSE_QUEUE_FULL));
 		return DOCA_ERROR_AGAIN;
 	}
 	return DOCA_SUCCESS;
