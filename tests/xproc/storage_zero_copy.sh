@@ -44,6 +44,9 @@ find "$T/src" -name meson.build.public | while read -r f; do mv "$f" "${f%.publi
 for side in host dpu; do
 	args=""
 	[ $side = dpu ] && args="-Dc_args=-DDOCA_ARCH_DPU -Dcpp_args=-DDOCA_ARCH_DPU"
+	# a sanitized odma links only into programs built with the same sanitizer
+	[ "${ODMA_TEST_SANITIZE:-none}" != none ] &&
+		args="$args -Db_sanitize=$ODMA_TEST_SANITIZE -Db_lundef=false"
 	# shellcheck disable=SC2086
 	PKG_CONFIG_PATH="$T/pc" meson setup "$T/b-$side" "$T/src/applications" \
 		-Denable_all_applications=false -Denable_storage=true $args >"$T/setup-$side.log" 2>&1 &&
