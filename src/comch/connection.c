@@ -349,7 +349,8 @@ doca_error_t comch_send_submit(struct doca_task *task)
 		        conn->peer_queue, (void *)conn);
 		return DOCA_ERROR_AGAIN;
 	}
-	conn->accepted++;
+	/* read by the transport thread (a peer's CREDIT may not exceed it): one writer, relaxed */
+	__atomic_store_n(&conn->accepted, conn->accepted + 1, __ATOMIC_RELAXED);
 	if (conn->pending.head == NULL) {
 		e = comch_conn_wire_send(conn, COMCH_W_MSG, 0, comch_task_msg(ep, t), t->len, -1);
 		if (e == 0) {

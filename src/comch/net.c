@@ -395,6 +395,10 @@ static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, ui
 			refuse_locked(n, "a CREDIT that goes back");
 			break;
 		}
+		if (n->conn != NULL && v > __atomic_load_n(&n->conn->accepted, __ATOMIC_RELAXED)) {
+			refuse_locked(n, "a CREDIT for more messages than this side sent");
+			break;
+		}
 		atomic_store_explicit(&n->link.delivered[1 - n->side], v, memory_order_release);
 		break;
 	}

@@ -272,8 +272,11 @@ static int after_hello(const char *addr, uint16_t port, const char *name, const 
 		fprintf(stderr, "hostile: no WELCOME from server \"%s\"\n", name);
 		return 1;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		(void)doca_priv_tp_ep_send(ep, bytes[i], lens[i], types[i], NULL, NULL);
+		if (types[i] == COMCH_W_MSG && lens[i] < 4096)
+			nap_ms(300); /* the echo server answers it before what follows */
+	}
 	nap_ms(300);
 	doca_priv_tp_ep_close(ep);
 	return 0;
@@ -287,7 +290,8 @@ int comch_net_hostile_connected(const char *name)
 	char addr[64];
 	uint16_t port;
 	uint8_t *big = calloc(1, 200000);
-	uint8_t credit_hi[12] = { 0 }, credit_lo[12] = { 0 }, fpd[4 + 24 + 8] = { 0 };
+	uint8_t credit_hi[12] = { 0 }, credit_lo[12] = { 0 }, credit_one[12] = { 0 };
+	uint8_t fpd[4 + 24 + 8] = { 0 };
 	uint8_t fpp[4 + 16] = { 0 }, fpd_lie[4 + 24] = { 0 };
 	uint64_t v;
 	int bad = 0;
@@ -298,8 +302,10 @@ int comch_net_hostile_connected(const char *name)
 	port = (uint16_t)atoi(colon + 1);
 	v = 100;
 	memcpy(credit_hi + 4, &v, 8);
-	v = 5;
+	v = 0;
 	memcpy(credit_lo + 4, &v, 8);
+	v = 1;
+	memcpy(credit_one + 4, &v, 8);
 	memset(fpd, 0x41, sizeof(fpd)); /* consumer id 0x41414141, nothing posted */
 	memset(fpp, 0x42, sizeof(fpp)); /* a post for a consumer this side never announced */
 	memset(fpd_lie, 0, sizeof(fpd_lie));
@@ -322,12 +328,20 @@ int comch_net_hostile_connected(const char *name)
 		bad |= after_hello(addr, port, name, t, b, l, 3);
 	}
 	{
-		/* 3. credits that go back */
-		uint32_t t[] = { COMCH_W_CREDIT, COMCH_W_CREDIT };
-		const void *b[] = { credit_hi, credit_lo };
-		size_t l[] = { sizeof(credit_hi), sizeof(credit_lo) };
+		/* 3. a credit for more than the server sent */
+		uint32_t t[] = { COMCH_W_CREDIT };
+		const void *b[] = { credit_hi };
+		size_t l[] = { sizeof(credit_hi) };
 
-		bad |= after_hello(addr, port, name, t, b, l, 2);
+		bad |= after_hello(addr, port, name, t, b, l, 1);
+	}
+	{
+		/* 3b. one message (echoed), its credit, then a credit that goes back */
+		uint32_t t[] = { COMCH_W_MSG, COMCH_W_CREDIT, COMCH_W_CREDIT };
+		const void *b[] = { "\0\0\0\0ping", credit_one, credit_lo };
+		size_t l[] = { 4 + 4, sizeof(credit_one), sizeof(credit_lo) };
+
+		bad |= after_hello(addr, port, name, t, b, l, 3);
 	}
 	{
 		/* 4. a packet only a server sends, then an unknown type */
@@ -361,8 +375,9 @@ int comch_net_hostile_connected(const char *name)
 	free(big);
 	if (bad)
 		return 1;
-	printf("hostile: 5 connections to \"%s\" broke the rules after WELCOME (oversize message, "
-	       "unknown fast-path ids, lying lengths, credits going back, unexpected and unknown "
+	printf("hostile: 6 connections to \"%s\" broke the rules after WELCOME (oversize message, "
+	       "unknown fast-path ids, lying lengths, credits beyond what was sent or going back, "
+	       "unexpected and unknown "
 	       "packets, a PING flood)\n",
 	       name);
 	return 0;

@@ -24,7 +24,7 @@ await() {
 		sleep 0.1
 	done
 }
-ODMA_RUNDIR="$T/rd" "$PEER" server ctl 6 >"$T/s1" 2>&1 &
+ODMA_RUNDIR="$T/rd" "$PEER" server ctl 7 >"$T/s1" 2>&1 &
 s1=$!
 await "$T/s1" listening 20 || bad "the server did not start: $(cat "$T/s1")"
 # a second server process cannot take the port (one line names address, error and fix)
@@ -46,7 +46,8 @@ ODMA_RUNDIR="$T/rh" "$PEER" client ctl 200 || bad "client round trip"
 wait $s1 || bad "server: $(cat "$T/s1")"
 # (a WELCOME sent to a server is refused by its progress, an unknown type already on arrival:
 # whichever comes first closes that connection)
-for w in "a CREDIT that goes back" "lengths do not add up" "could not prove the fabric secret" \
+for w in "a CREDIT that goes back" "a CREDIT for more messages than this side sent" \
+	"lengths do not add up" "could not prove the fabric secret" \
 	"unknown packet type\|a packet of an unknown type" "a message longer than this connection.s limit"; do
 	grep -q "$w" "$T/s1" || bad "the server did not refuse: $w"
 done
