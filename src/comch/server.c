@@ -61,22 +61,33 @@ static doca_error_t server_bind(struct comch_ep *ep, int fd, const struct sockad
 	return DOCA_SUCCESS;
 }
 
+/* Whether @lk is still the file at @path (a holder may have removed it as it let go). */
+static bool lock_current(int lk, const char *path)
+{
+	struct stat a, b;
+
+	return fstat(lk, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 /*
  * The lock that keeps two servers starting at once from both replacing the same stale
  * socket: one file per runtime directory (never one per name), taken without blocking and
  * waited for at most COMCH_LOCK_WAIT_MS. Returns the locked fd, or -1 to go on without it
- * (a holder that never lets go delays a start by that long, it never blocks it).
+ * (a holder that never lets go delays a start by that long, it never blocks it). The holder
+ * removes the file as it lets go (server_unlock), so a started server leaves nothing behind;
+ * a lock taken on a file that was removed meanwhile is taken again on the new one.
  */
-static int server_lock(struct comch_ep *ep)
+static int server_lock(struct comch_ep *ep, char *lockpath, size_t n)
 {
 	const char *slash = strrchr(ep->path, '/');
-	char lockpath[sizeof(ep->path) + 16];
 	uint64_t deadline = doca_priv_now_ns() + (uint64_t)COMCH_LOCK_WAIT_MS * 1000000ull;
 	int lk;
 
 	if (slash == NULL)
 		return -1;
-	snprintf(lockpath, sizeof(lockpath), "%.*s/.comch.lock", (int)(slash - ep->path), ep->path);
+	snprintf(lockpath, n, "%.*s/.comch.lock", (int)(slash - ep->path), ep->path);
+again:
 	lk = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (lk < 0)
 		return -1; /* not ours to lock (a shared directory): the bind checks remain */
@@ -94,10 +105,25 @@ static int server_lock(struct comch_ep *ep)
 		}
 		nanosleep(&nap, NULL);
 	}
-	if (flock(lk, LOCK_EX | LOCK_NB) == 0)
-		return lk;
+	if (flock(lk, LOCK_EX | LOCK_NB) == 0) {
+		if (lock_current(lk, lockpath))
+			return lk;
+		close(lk); /* its holder removed it as it let go: lock the file there now */
+		if (doca_priv_now_ns() < deadline)
+			goto again;
+		return -1;
+	}
 	close(lk);
 	return -1;
+}
+
+/* Lets go of the lock and removes its file (no server start is left holding it). */
+static void server_unlock(int lk, const char *lockpath)
+{
+	if (lk < 0)
+		return;
+	unlink(lockpath);
+	close(lk);
 }
 
 /* Binds the listening socket (mode 0600, or 0666 with ODMA_COMCH_ALLOW_UIDS, whatever the
@@ -105,13 +131,14 @@ static int server_lock(struct comch_ep *ep)
 static doca_error_t server_listen(struct comch_ep *ep)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char lockpath[sizeof(ep->path) + 16];
 	mode_t mode = ep->peers.any || ep->peers.n > 0 ? 0666 : 0600;
 	doca_error_t r = DOCA_SUCCESS;
 	struct stat st;
 	int fd, lk;
 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", ep->path);
-	lk = server_lock(ep);
+	lk = server_lock(ep, lockpath, sizeof(lockpath));
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		ODMA_ERR("comch server \"%s\": socket() failed: %s", ep->name, strerror(errno));
@@ -136,8 +163,7 @@ static doca_error_t server_listen(struct comch_ep *ep)
 out:
 	if (fd >= 0)
 		close(fd);
-	if (lk >= 0)
-		close(lk); /* releases the lock */
+	server_unlock(lk, lockpath);
 	return r;
 }
 

@@ -32,6 +32,8 @@ ODMA_RUNDIR="$T/rd" "$PEER" server-port-busy other >"$T/busy" 2>&1 || bad "busy 
 grep -q "cannot listen at ODMA_FABRIC=127.0.0.1:$PORT" "$T/busy" || bad "no line for the busy port: $(cat "$T/busy")"
 # and the refused server left no socket of its own behind in the runtime directory
 [ "$(find "$T/rd" -type s | wc -l)" = 1 ] || bad "a refused server left its socket: $(find "$T/rd" -type s)"
+# and a started server leaves no lock file: it removes it as it lets go
+[ ! -e "$T/rd/.comch.lock" ] || bad "a started server left $T/rd/.comch.lock"
 ODMA_RUNDIR="$T/rh" "$PEER" hostile || bad "hostile client"
 # a client with another secret learns the server cannot prove it, and fails its start
 ODMA_FABRIC_SECRET=another-secret-of-16 ODMA_RUNDIR="$T/rh" "$PEER" client-refused ctl >"$T/ws" 2>&1 ||
