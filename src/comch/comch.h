@@ -117,7 +117,8 @@ struct comch_hs {
 	struct comch_hs *next;
 	int fd;
 	bool watched; /* by the server's PE (comch_ep_arm) */
-	pid_t pid;    /* SO_PEERCRED of the connecting process */
+	pid_t pid;    /* SO_PEERCRED of the connecting process (0: another PID namespace) */
+	uid_t uid;
 	uint64_t deadline_ns;
 };
 
