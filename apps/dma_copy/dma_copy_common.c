@@ -203,13 +203,19 @@ static bool dir_of(const char *path, char *dir, size_t size)
  * errno EOPNOTSUPP when the file system (or the kernel) has no O_TMPFILE, or when
  * ODMA_DMA_COPY_NO_TMPFILE=1 asks for the named fallback (tests).
  */
-static int open_unnamed(const char *path)
+static bool no_tmpfile(void)
 {
 	const char *no = getenv("ODMA_DMA_COPY_NO_TMPFILE");
+
+	return no != NULL && strcmp(no, "1") == 0;
+}
+
+static int open_unnamed(const char *path)
+{
 	char dir[DMA_COPY_MAX_PATH];
 	int fd;
 
-	if (no != NULL && strcmp(no, "1") == 0) {
+	if (no_tmpfile()) {
 		errno = EOPNOTSUPP;
 		return -1;
 	}
@@ -253,9 +259,18 @@ static const char *sink_name(const struct dc_sink *s)
 
 doca_error_t dc_sink_open(struct dc_sink *s, const char *path)
 {
+	const char *no = getenv("ODMA_DMA_COPY_NO_TMPFILE");
+
 	s->path = path;
 	s->fd = -1;
 	s->tmp[0] = '\0';
+	if (no != NULL && *no != '\0' && !no_tmpfile()) {
+		DC_ERR("ODMA_DMA_COPY_NO_TMPFILE=\"%s\" is not 1, or unset; doca_dma_copy stops "
+		       "with "
+		       "exit status 1",
+		       no);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	s->fd = open_unnamed(path);
 	if (s->fd < 0 && errno == EOPNOTSUPP) {
 		DOCA_LOG_WARN("the file system of %s has no unnamed files (O_TMPFILE): writing "

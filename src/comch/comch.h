@@ -545,6 +545,8 @@ static inline const char *comch_ep_kind(const struct comch_ep *ep)
 
 /* Whether ODMA_FABRIC asks for Comch across machines. */
 bool comch_net_wanted(void);
+/* ODMA_FABRIC is unset or well formed (core/config's parser; a bad value: its one line). */
+bool comch_net_fabric_ok(void);
 /* A new endpoint state (packets up to @cap bytes, @max_n queued at most); NULL without memory. */
 struct comch_net *comch_net_new(size_t cap, uint32_t max_n, int side);
 /* Closes the transport endpoint (waiting briefly for the last sends); never on its thread. */

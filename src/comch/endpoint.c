@@ -370,7 +370,7 @@ doca_error_t comch_ep_start_common(struct comch_ep *ep)
 
 	if (doca_priv_faults_comch(&ep->faults) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (comch_peer_policy_load(&ep->peers) != DOCA_SUCCESS)
+	if (comch_peer_policy_load(&ep->peers) != DOCA_SUCCESS || !comch_net_fabric_ok())
 		return DOCA_ERROR_INVALID_VALUE;
 	ep->rng = ep->faults.seed ^ (uint64_t)(uintptr_t)ep;
 	r = ep_arena_prepare(ep);

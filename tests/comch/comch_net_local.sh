@@ -59,5 +59,8 @@ if [ "$(id -u)" = 0 ] && unshare --pid --fork true 2>/dev/null; then
 fi
 ODMA_FABRIC=nonsense ODMA_RUNDIR="$T/rd" "$PEER" server-bad-fabric x >"$T/bf" 2>&1 || bad "bad fabric: $(cat "$T/bf")"
 grep -q 'ODMA_FABRIC="nonsense" is not ADDRESS:PORT' "$T/bf" || bad "no line for a bad ODMA_FABRIC: $(cat "$T/bf")"
+# a port out of range is refused by the same parser as the DMA export path's
+ODMA_FABRIC=127.0.0.1:99999 ODMA_RUNDIR="$T/rd" "$PEER" server-bad-fabric x >"$T/bf2" 2>&1 || bad "bad fabric port: $(cat "$T/bf2")"
+grep -q 'ODMA_FABRIC="127.0.0.1:99999" is not ADDRESS:PORT' "$T/bf2" || bad "no line for ODMA_FABRIC=127.0.0.1:99999: $(cat "$T/bf2")"
 [ $fail = 0 ] && echo "ok: control path, fast path, hostile clients, busy port, bad ODMA_FABRIC$pidns over loopback"
 exit $fail
