@@ -442,11 +442,15 @@ static unsigned prog_arch(const struct compat_prog *p)
 	return a;
 }
 
-static void print_table(const struct compat_ctx *c, FILE *out)
+/* The table streams: its head once the builds are done, each row as soon as it is final
+ * (compat_run_all's row_done), the summary at the end. */
+static FILE *table_out;
+static int table_w;
+
+static void print_table_head(const struct compat_ctx *c, FILE *out)
 {
-	size_t i, counts[COMPAT_NSTATUS] = { 0 }, w = 7;
-	struct compat_list needs = { 0 };
-	char label[256], list[512], env[256];
+	size_t i, w = 7;
+	char env[256];
 
 	for (i = 0; i < c->nprogs; i++) {
 		size_t l = strlen(c->progs[i].group) + 1 + strlen(c->progs[i].name);
@@ -454,6 +458,8 @@ static void print_table(const struct compat_ctx *c, FILE *out)
 		if (l > w)
 			w = l;
 	}
+	table_out = out;
+	table_w = (int)w;
 	fprintf(out, "odma compat: NVIDIA doca-samples %s (%s)\n", c->release, c->samples_dir);
 	fprintf(out, "against odma %s (%s)%s%s\n", c->odma_version, c->pkg_config_path,
 	        c->compiler[0] ? ", compiler " : "", c->compiler);
@@ -472,14 +478,29 @@ static void print_table(const struct compat_ctx *c, FILE *out)
 	fprintf(out, "\n");
 	fprintf(out, "%-*s  %-8s  %-6s  %-7s  %s\n", (int)w, "PROGRAM", "BUILD", "BUILDS", "RUNS",
 	        "REASON");
-	for (i = 0; i < c->nprogs; i++) {
-		const struct compat_prog *p = &c->progs[i];
+	fflush(out);
+}
 
-		snprintf(label, sizeof(label), "%s/%s", p->group, p->name);
-		fprintf(out, "%-*s  %-8s  %-6s  %-7s  %s\n", (int)w, label,
-		        compat_arch_name(prog_arch(p)), builds_word(p), runs_word(p), p->reason);
-		counts[p->status]++;
-		compat_list_merge(&needs, &p->needs);
+static void print_table_row(const struct compat_ctx *c, const struct compat_prog *p)
+{
+	char label[256];
+
+	(void)c;
+	snprintf(label, sizeof(label), "%s/%s", p->group, p->name);
+	fprintf(table_out, "%-*s  %-8s  %-6s  %-7s  %s\n", table_w, label,
+	        compat_arch_name(prog_arch(p)), builds_word(p), runs_word(p), p->reason);
+	fflush(table_out);
+}
+
+static void print_table_summary(const struct compat_ctx *c, FILE *out)
+{
+	size_t i, counts[COMPAT_NSTATUS] = { 0 };
+	struct compat_list needs = { 0 };
+	char list[512];
+
+	for (i = 0; i < c->nprogs; i++) {
+		counts[c->progs[i].status]++;
+		compat_list_merge(&needs, &c->progs[i].needs);
 	}
 	compat_list_join(&needs, 10, list, sizeof(list));
 	fprintf(out,
@@ -886,12 +907,18 @@ int main(int argc, char **argv)
 	if (c.nprogs == 0)
 		fprintf(stderr, "odma compat: no DMA, Core or Comch program found in %s\n",
 		        c.samples_dir);
+	compat_progress_init(c.verbose);
 	for (i = 0; i < c.nprogs; i++) {
+		compat_progress(i + 1, c.nprogs, "building %s/%s...", c.progs[i].group,
+		                c.progs[i].name);
 		compat_build_prog(&c, &c.progs[i]);
 		build_verdict(&c, &c.progs[i]);
 	}
+	compat_progress_clear();
+	print_table_head(&c, o.json != NULL && strcmp(o.json, "-") == 0 ? stderr : stdout);
+	c.row_done = print_table_row;
 	compat_run_all(&c);
-	print_table(&c, o.json != NULL && strcmp(o.json, "-") == 0 ? stderr : stdout);
+	print_table_summary(&c, table_out);
 	if (o.json != NULL && write_json(&c, o.json) != 0)
 		rc = 2;
 	for (i = 0; i < c.nprogs; i++)

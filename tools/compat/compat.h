@@ -153,7 +153,20 @@ struct compat_ctx {
 	bool split_netns; /* --split-netns: host and DPU sides in two namespaces (compat_netns.c) */
 	struct compat_prog *progs;
 	size_t nprogs;
+	/* called by compat_run_all with each program's final row, in table order, as soon as
+	 * the runs that decide it are over (the table streams while the check runs) */
+	void (*row_done)(const struct compat_ctx *c, const struct compat_prog *p);
 };
+
+/* --- compat_progress.c: one line of progress on stderr, only when it is a terminal --- */
+
+/* Progress lines on (stderr is a terminal and not --verbose, which says it in lines). */
+void compat_progress_init(bool verbose);
+/* "[i/n] what" in place of the previous progress line. */
+void compat_progress(size_t i, size_t n, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+/* Erases the progress line (before other output goes to the terminal). */
+void compat_progress_clear(void);
 
 /* --- compat_proc.c --- */
 
