@@ -71,6 +71,12 @@ static doca_error_t timeout_cb(void *p, void *c)
 	return DOCA_SUCCESS;
 }
 
+static doca_error_t quiet_cb(void *p, void *c)
+{
+	((struct dma_copy_cfg *)c)->quiet = *(bool *)p;
+	return DOCA_SUCCESS;
+}
+
 static doca_error_t window_cb(void *p, void *c)
 {
 	int v = *(int *)p;
@@ -148,7 +154,11 @@ static doca_error_t register_params(void)
 	    (r = add_param(NULL, "window-tasks",
 	                   "DPU side: max_buf_size tasks per window; memory used on each side is "
 	                   "about this times max_buf_size (default 16)",
-	                   window_cb, DOCA_ARGP_TYPE_INT, false)))
+	                   window_cb, DOCA_ARGP_TYPE_INT, false)) ||
+	    (r = add_param("q", "quiet",
+	                   "no progress line (on a terminal, a transfer of 16 MiB or more shows "
+	                   "its bytes and rate about once a second)",
+	                   quiet_cb, DOCA_ARGP_TYPE_BOOLEAN, false)))
 		return r;
 	return doca_argp_register_validation_callback(validate);
 }

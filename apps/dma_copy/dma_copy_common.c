@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <doca_dev.h>
@@ -560,4 +561,69 @@ doca_error_t dc_finish(struct dc_chan *c, struct dc_sink *sink, bool sender, uin
 		return r;
 	st = (struct dc_status){ .type = DC_MSG_X_STATUS, .ok = 1, .checksum = sum };
 	return dc_send(c, &st, sizeof(st), peer);
+}
+
+static double dc_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* @v bytes as "512 KiB", "1.2 GiB". */
+static const char *dc_bytes(char *buf, size_t n, double v)
+{
+	static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+	return buf;
+}
+
+static void dc_progress_print(struct dc_progress *p, uint64_t done, double now)
+{
+	char a[32], b[32], r[32];
+	double s = now - p->t0;
+
+	fprintf(stderr, "\r%s %s of %s (%d%%), %s/s\033[K", p->verb,
+	        dc_bytes(a, sizeof(a), (double)done), dc_bytes(b, sizeof(b), (double)p->total),
+	        p->total ? (int)(done * 100 / p->total) : 100,
+	        dc_bytes(r, sizeof(r), s > 0 ? (double)done / s : 0));
+	fflush(stderr);
+	p->shown = true;
+	p->last = now;
+}
+
+void dc_progress_start(struct dc_progress *p, const struct dma_copy_cfg *cfg, uint64_t total)
+{
+	memset(p, 0, sizeof(*p));
+	p->on = !cfg->quiet && total >= DC_PROGRESS_MIN && isatty(STDERR_FILENO) == 1;
+	p->verb = cfg->have_file ? "sent" : "received";
+	p->total = total;
+	p->t0 = p->last = dc_now_s();
+}
+
+void dc_progress_update(struct dc_progress *p, uint64_t done)
+{
+	double now;
+
+	if (!p->on)
+		return;
+	now = dc_now_s();
+	if (now - p->last >= 1.0)
+		dc_progress_print(p, done, now);
+}
+
+void dc_progress_end(struct dc_progress *p, uint64_t done)
+{
+	if (!p->on)
+		return;
+	dc_progress_print(p, done, dc_now_s());
+	fputc('\n', stderr);
+	p->on = false;
 }
