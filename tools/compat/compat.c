@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 
 #include "compat.h"
+#include "odma_help.h"
 
 #ifndef ODMA_PKGCONFIGDIR
 #define ODMA_PKGCONFIGDIR "/usr/local/lib/pkgconfig"
@@ -151,6 +152,47 @@ static const char *const usage_text[] = {
 	"Exit status: 0 when no program failed (a program that needs a DOCA library odma does",
 	"not provide yet is not a failure), 1 when one did, 2 on a usage or setup error.",
 };
+
+static void usage(FILE *out);
+
+static void usage_stdout(void *arg)
+{
+	(void)arg;
+	usage(stdout);
+}
+
+/* `odma compat --man`: the man page of the help texts of both modes (the build installs it). */
+static int compat_man(void)
+{
+	char *text = odma_help_capture(usage_stdout, NULL);
+	char *shake = compat_shake_help_text();
+
+	if (text == NULL || shake == NULL) {
+		free(text);
+		free(shake);
+		return 1;
+	}
+	odma_help_man(stdout, "odma-compat", 1,
+	              "build and run NVIDIA's DOCA samples against an installed odma, or shake "
+	              "your own program's timing",
+	              text, shake);
+	free(text);
+	free(shake);
+	return 0;
+}
+
+/* One line for a getopt refusal (opterr is off; ':' leads the option string). */
+int compat_bad_option(int opt, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (opt == ':') {
+		fprintf(stderr, "odma compat: option '%s' needs a value (see odma compat --help)\n",
+		        arg);
+		return 2;
+	}
+	return odma_help_bad_option("odma compat", arg);
+}
 
 static void usage(FILE *out)
 {
@@ -677,6 +719,7 @@ enum {
 	OPT_REP,
 	OPT_SCHEDULES,
 	OPT_SPLIT_NETNS,
+	OPT_MAN,
 };
 
 static const struct option options[] = {
@@ -696,6 +739,7 @@ static const struct option options[] = {
 	{ "split-netns", no_argument, NULL, OPT_SPLIT_NETNS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "man", no_argument, NULL, OPT_MAN }, /* hidden: the man page of the help text */
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -719,7 +763,8 @@ static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat
 {
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "vh", options, NULL)) != -1) {
+	opterr = 0; /* a bad option is one line of ours, not getopt's and the usage */
+	while ((opt = getopt_long(argc, argv, ":vh", options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_PREFIX:
 			o->prefix = optarg;
@@ -770,13 +815,15 @@ static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case OPT_MAN:
+			exit(compat_man());
 		default:
-			usage(stderr);
-			return 2;
+			return compat_bad_option(opt, argv);
 		}
 	}
 	if (optind != argc - 1) {
-		usage(stderr);
+		fprintf(stderr,
+		        "odma compat: give one samples directory (see odma compat --help)\n");
 		return 2;
 	}
 	if (c->split_netns && geteuid() != 0) {

@@ -158,6 +158,11 @@ struct compat_ctx {
 	void (*row_done)(const struct compat_ctx *c, const struct compat_prog *p);
 };
 
+/* One line for a getopt refusal ('?' or ':'); returns 2. */
+int compat_bad_option(int opt, char **argv);
+/* The --shake mode's help as a section of odma compat's man page (malloc'd). */
+char *compat_shake_help_text(void);
+
 /* --- compat_progress.c: one line of progress on stderr, only when it is a terminal --- */
 
 /* Progress lines on (stderr is a terminal and not --verbose, which says it in lines). */
