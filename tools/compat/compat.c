@@ -166,18 +166,19 @@ static int compat_man(void)
 {
 	char *text = odma_help_capture(usage_stdout, NULL);
 	char *shake = compat_shake_help_text();
+	char *more = NULL;
 
-	if (text == NULL || shake == NULL) {
-		free(text);
-		free(shake);
-		return 1;
-	}
-	odma_help_man(stdout, "odma-compat", 1,
-	              "build and run NVIDIA's DOCA samples against an installed odma, or shake "
-	              "your own program's timing",
-	              text, shake);
+	if (text != NULL && shake != NULL &&
+	    asprintf(&more, "%s\n\n%s", compat_man_details, shake) >= 0)
+		odma_help_man(stdout, "odma-compat", 1,
+		              "build and run NVIDIA's DOCA samples against an installed odma, or "
+		              "shake your own program's timing",
+		              text, more);
 	free(text);
 	free(shake);
+	if (more == NULL)
+		return 1;
+	free(more);
 	return 0;
 }
 

@@ -160,6 +160,8 @@ struct compat_ctx {
 
 /* One line for a getopt refusal ('?' or ':'); returns 2. */
 int compat_bad_option(int opt, char **argv);
+/* The man page's own section: how odma compat builds and runs (compat_doc.c). */
+extern const char compat_man_details[];
 /* The --shake mode's help as a section of odma compat's man page (malloc'd). */
 char *compat_shake_help_text(void);
 
