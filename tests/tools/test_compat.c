@@ -211,9 +211,18 @@ static void passing_programs(void **state)
 static void rdma_pair_names_the_failing_mode(void **state)
 {
 	json_object *r;
+	char args[1200];
 
 	(void)state;
 	setenv("ODMA_FAKE_RDMA_FAIL", "1", 1);
+	/* a malformed ODMA_COMPAT_RDMA_NETNS: the pair is not run, the row says why */
+	snprintf(args, sizeof(args),
+	         "--pkg-config-path '%s' --only rdma_read_requester --schedules default '%s'",
+	         pcdir, fake);
+	tool_run(&out, "ODMA_COMPAT_RDMA_NETNS=bogus", tool, args, 0);
+	assert_int_equal(out.status, 1);
+	assert_non_null(strstr(out.text, "ODMA_COMPAT_RDMA_NETNS=\"bogus\" is not \"NS_A NS_B "
+	                                 "ADDR_A\""));
 	/* the active side alone named: its passive partner runs too */
 	compat("--only rdma_read_requester --schedules default --json -");
 	unsetenv("ODMA_FAKE_RDMA_FAIL");

@@ -54,6 +54,23 @@ if command -v script >/dev/null 2>&1; then
 	progress=", progress on a terminal only"
 fi
 
+# A bad ODMA_DMA_COPY_NO_TMPFILE: the receiving side says so in core/config's words, exits 1
+# and writes nothing.
+ODMA_SIDE=dpu timeout 60 "$app" -f "$dir/src" -l 50 >"$dir/dpu.log" 2>&1 &
+dpu=$!
+i=0
+while ! grep -q "waiting for the host side" "$dir/dpu.log" 2>/dev/null && [ $i -lt 1000 ]; do
+	sleep 0.01
+	i=$((i + 1))
+done
+if ODMA_SIDE=host ODMA_DMA_COPY_NO_TMPFILE=yes timeout 60 "$app" -f "$dir/nt" 2>"$dir/nt.err"; then
+	fail "a bad ODMA_DMA_COPY_NO_TMPFILE was accepted"
+fi
+wait $dpu
+grep -q 'ODMA_DMA_COPY_NO_TMPFILE="yes" is not 1, or unset; doca_dma_copy stops with exit status 1' "$dir/nt.err" ||
+	fail "no line for a bad ODMA_DMA_COPY_NO_TMPFILE: $(cat "$dir/nt.err")"
+[ ! -e "$dir/nt" ] || fail "a file was written despite the bad variable"
+
 # No DPU side: the host reports it and exits non-zero; nothing is created.
 if ODMA_SIDE=host ODMA_COMCH_CONNECT_TIMEOUT_MS=300 timeout 30 "$app" -f "$dir/nothing" 2>"$dir/err"; then
 	fail "host side succeeded without a DPU side"
