@@ -82,6 +82,12 @@ for name, (exe, man) in sorted(TOOLS.items()):
         if r.returncode != 0:
             fail('odma compat --shake --help exited %d: %s' % (r.returncode, r.stderr))
         lists(r.stdout, name + ' --shake', SHAKE, '--shake --help')
+    if name in ('odma-caps', 'doca_caps'):  # --lib names every library --list-libs lists
+        libs = re.findall(r'^doca_(\w+)\s', run([exe, '--list-libs']).stdout, re.M)
+        line = next((l for l in r.stdout.splitlines() if '--lib <' in l), '')
+        for lib in libs or ['(none listed)']:
+            if not re.search(r'\b%s\b' % re.escape(lib), line):
+                fail('%s: --lib in --help does not name %s: %r' % (name, lib, line))
     # a bad flag: one line, naming it and --help; exit 2
     r = run([exe, '--no-such-flag-xyz'])
     lines = r.stderr.splitlines()
