@@ -14,6 +14,8 @@
 
 #include <doca_version.h>
 
+#include "odma_help.h"
+
 static const struct {
 	const char *name;
 	const char *help;
@@ -33,7 +35,28 @@ static void odma_usage(FILE *out)
 	        DOCA_VERSION_STRING);
 	for (size_t i = 0; i < sizeof(odma_commands) / sizeof(odma_commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", odma_commands[i].name, odma_commands[i].help);
-	fprintf(out, "\n'odma COMMAND --help' describes a command.\n");
+	fprintf(out, "\n'odma COMMAND --help' describes a command, 'man odma-COMMAND' in full.\n\n"
+	             "options:\n"
+	             "  -h, --help     this text\n"
+	             "  -v, --version  the odma version\n");
+}
+
+static void odma_usage_stdout(void *arg)
+{
+	(void)arg;
+	odma_usage(stdout);
+}
+
+/* `odma --man`: this help as a man page (the build installs it as odma.1). */
+static int odma_man(void)
+{
+	char *text = odma_help_capture(odma_usage_stdout, NULL);
+
+	if (text == NULL)
+		return 1;
+	odma_help_man(stdout, "odma", 1, "an open DOCA DMA implementation's tools", text, NULL);
+	free(text);
+	return 0;
 }
 
 static int odma_exec(const char *dir, const char *sub, const char *cmd, char **argv)
@@ -65,9 +88,13 @@ int main(int argc, char **argv)
 		printf("odma %s\n", doca_version_runtime());
 		return 0;
 	}
+	if (strcmp(argv[1], "--man") == 0)
+		return odma_man();
+	if (argv[1][0] == '-')
+		return odma_help_bad_option("odma", argv[1]);
 	cmd = argv[1];
 	if (strchr(cmd, '/') != NULL || strlen(cmd) > 32) {
-		fprintf(stderr, "odma: '%s' is not a command\n", cmd);
+		fprintf(stderr, "odma: '%s' is not a command (see odma --help)\n", cmd);
 		return 2;
 	}
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -84,7 +111,6 @@ int main(int argc, char **argv)
 	}
 	if (odma_exec(ODMA_LIBEXECDIR, "", cmd, argv + 1) >= 0)
 		return 1;
-	fprintf(stderr, "odma: unknown command '%s'\n\n", cmd);
-	odma_usage(stderr);
+	fprintf(stderr, "odma: unknown command '%s' (see odma --help)\n", cmd);
 	return 2;
 }

@@ -20,7 +20,9 @@
 #include <doca_build_config.h>
 #include <doca_log.h>
 
+#include "argp/argp_priv.h"
 #include "dma_copy.h"
+#include "odma_help.h"
 
 DOCA_LOG_REGISTER(DMA_COPY);
 
@@ -68,6 +70,12 @@ static doca_error_t timeout_cb(void *p, void *c)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	((struct dma_copy_cfg *)c)->timeout_s = v;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t quiet_cb(void *p, void *c)
+{
+	((struct dma_copy_cfg *)c)->quiet = *(bool *)p;
 	return DOCA_SUCCESS;
 }
 
@@ -148,7 +156,11 @@ static doca_error_t register_params(void)
 	    (r = add_param(NULL, "window-tasks",
 	                   "DPU side: max_buf_size tasks per window; memory used on each side is "
 	                   "about this times max_buf_size (default 16)",
-	                   window_cb, DOCA_ARGP_TYPE_INT, false)))
+	                   window_cb, DOCA_ARGP_TYPE_INT, false)) ||
+	    (r = add_param("q", "quiet",
+	                   "no progress line (on a terminal, a transfer of 16 MiB or more shows "
+	                   "its bytes and rate about once a second)",
+	                   quiet_cb, DOCA_ARGP_TYPE_BOOLEAN, false)))
 		return r;
 	return doca_argp_register_validation_callback(validate);
 }
@@ -162,6 +174,60 @@ static bool side_is_dpu(void)
 #else
 	return side != NULL && strcmp(side, "dpu") == 0;
 #endif
+}
+
+/* The help text around the flags: --help prints it, --man makes the man page of it. */
+static const char dc_description[] =
+        "Copies a file between a host process and a DPU process, as NVIDIA's DMA Copy\n"
+        "application does: the side that has FILE sends it, the other side writes it. Start\n"
+        "the DPU side first (ODMA_SIDE=dpu, a DOCA Comch server named \"" DC_SERVER_NAME "\"),\n"
+        "then the host side (ODMA_SIDE=host, a Comch client). The host exports a window of its\n"
+        "memory; the DPU moves the file through it with DMA tasks, window by window, so any\n"
+        "size streams in bounded memory. Each side also works with the other side of NVIDIA's\n"
+        "application (its protocol: one file of at most max_buf_size in one task). Both sides\n"
+        "exit 0 only when the copy completed; a received file appears under its name only\n"
+        "then.";
+
+static const char dc_epilogue[] =
+        "PROGRESS\n"
+        "  On a terminal, a transfer of 16 MiB or more shows its bytes, share and rate on\n"
+        "  stderr about once a second, rewritten in place, and its final figures; --quiet\n"
+        "  turns that off. Redirected to a file or a pipe, stderr gets no progress.\n"
+        "\n"
+        "ENVIRONMENT\n"
+        "  ODMA_SIDE     host or dpu: the side this process plays (and the devices it sees)\n"
+        "  ODMA_SYSTEM   the emulated system; the same on both sides\n"
+        "  ODMA_RUNDIR   where the Comch server's socket is; the same on both sides\n"
+        "  ODMA_FABRIC   ADDRESS:PORT when the two sides are in two namespaces or machines\n"
+        "\n"
+        "EXIT STATUS\n"
+        "  0 when the copy completed; 1 when it failed (the reason is logged); 2 for a bad\n"
+        "  command line.\n"
+        "\n"
+        "EXAMPLES\n"
+        "  ODMA_SIDE=dpu doca_dma_copy -f /tmp/received &\n"
+        "  ODMA_SIDE=host doca_dma_copy -f /tmp/file_to_send\n"
+        "\n"
+        "SEE ALSO\n"
+        "  odma(1), doca_caps(1), docs/host-dpu.md";
+
+static void usage_stdout(void *arg)
+{
+	(void)arg;
+	doca_argp_usage();
+}
+
+/* `doca_dma_copy --man`: the man page of the --help text (the build installs it). */
+static int dc_man(void)
+{
+	char *text = odma_help_capture(usage_stdout, NULL);
+
+	if (text == NULL)
+		return EXIT_FAILURE;
+	odma_help_man(stdout, "doca_dma_copy", 1,
+	              "copy a file between a host and a DPU process with DOCA DMA", text, NULL);
+	free(text);
+	return EXIT_SUCCESS;
 }
 
 int main(int argc, char **argv)
@@ -181,8 +247,18 @@ int main(int argc, char **argv)
 	strcpy(cfg.pci, cfg.is_dpu ? "03:00.0" : "b1:00.0");
 	if ((r = doca_argp_init("doca_dma_copy", &cfg)) != DOCA_SUCCESS)
 		return EXIT_FAILURE;
-	if ((r = register_params()) == DOCA_SUCCESS)
-		r = doca_argp_start(argc, argv);
+	if ((r = doca_priv_argp_set_doc("-f FILE [FLAGS]", dc_description, dc_epilogue)) ==
+	            DOCA_SUCCESS &&
+	    (r = register_params()) == DOCA_SUCCESS && odma_help_man_wanted(argc, argv)) {
+		int rc = dc_man();
+
+		doca_argp_destroy();
+		return rc;
+	}
+	if (r == DOCA_SUCCESS && (r = doca_argp_start(argc, argv)) != DOCA_SUCCESS) {
+		doca_argp_destroy(); /* a bad command line: argp said why, in one line */
+		return 2;
+	}
 	if (r == DOCA_SUCCESS)
 		r = cfg.is_dpu ? dma_copy_dpu(&cfg) : dma_copy_host(&cfg);
 	doca_argp_destroy();

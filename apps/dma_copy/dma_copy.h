@@ -44,7 +44,25 @@ struct dma_copy_cfg {
 	uint64_t file_size;
 	int timeout_s;    /* bound on every wait for the peer; 0: none */
 	int window_tasks; /* DPU: max_buf_size tasks per window */
+	bool quiet;       /* --quiet: no progress line */
 };
+
+/*
+ * The progress of a transfer on stderr: "received 1.2 GiB of 4.0 GiB (30%), 1.1 GiB/s", at
+ * most once a second, rewritten in place, and its final figures at the end. Only when stderr
+ * is a terminal, the transfer is of DC_PROGRESS_MIN bytes or more, and --quiet is not given.
+ */
+#define DC_PROGRESS_MIN (16ULL << 20)
+struct dc_progress {
+	bool on;
+	bool shown;
+	const char *verb; /* "sent" or "received" */
+	uint64_t total;
+	double t0, last;
+};
+void dc_progress_start(struct dc_progress *p, const struct dma_copy_cfg *cfg, uint64_t total);
+void dc_progress_update(struct dc_progress *p, uint64_t done);
+void dc_progress_end(struct dc_progress *p, uint64_t done);
 
 /* The wait bound in milliseconds (0: none). */
 static inline int dc_timeout_ms(const struct dma_copy_cfg *cfg)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <doca_dev.h>
@@ -203,13 +204,19 @@ static bool dir_of(const char *path, char *dir, size_t size)
  * errno EOPNOTSUPP when the file system (or the kernel) has no O_TMPFILE, or when
  * ODMA_DMA_COPY_NO_TMPFILE=1 asks for the named fallback (tests).
  */
-static int open_unnamed(const char *path)
+static bool no_tmpfile(void)
 {
 	const char *no = getenv("ODMA_DMA_COPY_NO_TMPFILE");
+
+	return no != NULL && strcmp(no, "1") == 0;
+}
+
+static int open_unnamed(const char *path)
+{
 	char dir[DMA_COPY_MAX_PATH];
 	int fd;
 
-	if (no != NULL && strcmp(no, "1") == 0) {
+	if (no_tmpfile()) {
 		errno = EOPNOTSUPP;
 		return -1;
 	}
@@ -253,9 +260,18 @@ static const char *sink_name(const struct dc_sink *s)
 
 doca_error_t dc_sink_open(struct dc_sink *s, const char *path)
 {
+	const char *no = getenv("ODMA_DMA_COPY_NO_TMPFILE");
+
 	s->path = path;
 	s->fd = -1;
 	s->tmp[0] = '\0';
+	if (no != NULL && *no != '\0' && !no_tmpfile()) {
+		DC_ERR("ODMA_DMA_COPY_NO_TMPFILE=\"%s\" is not 1, or unset; doca_dma_copy stops "
+		       "with "
+		       "exit status 1",
+		       no);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	s->fd = open_unnamed(path);
 	if (s->fd < 0 && errno == EOPNOTSUPP) {
 		DOCA_LOG_WARN("the file system of %s has no unnamed files (O_TMPFILE): writing "
@@ -545,4 +561,69 @@ doca_error_t dc_finish(struct dc_chan *c, struct dc_sink *sink, bool sender, uin
 		return r;
 	st = (struct dc_status){ .type = DC_MSG_X_STATUS, .ok = 1, .checksum = sum };
 	return dc_send(c, &st, sizeof(st), peer);
+}
+
+static double dc_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* @v bytes as "512 KiB", "1.2 GiB". */
+static const char *dc_bytes(char *buf, size_t n, double v)
+{
+	static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, n, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+	return buf;
+}
+
+static void dc_progress_print(struct dc_progress *p, uint64_t done, double now)
+{
+	char a[32], b[32], r[32];
+	double s = now - p->t0;
+
+	fprintf(stderr, "\r%s %s of %s (%d%%), %s/s\033[K", p->verb,
+	        dc_bytes(a, sizeof(a), (double)done), dc_bytes(b, sizeof(b), (double)p->total),
+	        p->total ? (int)(done * 100 / p->total) : 100,
+	        dc_bytes(r, sizeof(r), s > 0 ? (double)done / s : 0));
+	fflush(stderr);
+	p->shown = true;
+	p->last = now;
+}
+
+void dc_progress_start(struct dc_progress *p, const struct dma_copy_cfg *cfg, uint64_t total)
+{
+	memset(p, 0, sizeof(*p));
+	p->on = !cfg->quiet && total >= DC_PROGRESS_MIN && isatty(STDERR_FILENO) == 1;
+	p->verb = cfg->have_file ? "sent" : "received";
+	p->total = total;
+	p->t0 = p->last = dc_now_s();
+}
+
+void dc_progress_update(struct dc_progress *p, uint64_t done)
+{
+	double now;
+
+	if (!p->on)
+		return;
+	now = dc_now_s();
+	if (now - p->last >= 1.0)
+		dc_progress_print(p, done, now);
+}
+
+void dc_progress_end(struct dc_progress *p, uint64_t done)
+{
+	if (!p->on)
+		return;
+	dc_progress_print(p, done, dc_now_s());
+	fputc('\n', stderr);
+	p->on = false;
 }

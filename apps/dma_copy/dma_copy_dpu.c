@@ -49,25 +49,9 @@ struct dpu {
 	uint32_t inflight;
 	doca_error_t err;
 	int tmo; /* ms */
-	bool tty;
+	struct dc_progress progress;
 	bool nvidia; /* the host side is NVIDIA's application */
 };
-
-static void progress_bar(struct dpu *d)
-{
-	int pct = d->size ? (int)(d->done * 100 / d->size) : 100;
-	char bar[41];
-
-	if (!d->tty)
-		return;
-	memset(bar, '#', (size_t)(pct * 40 / 100));
-	memset(bar + pct * 40 / 100, '.', (size_t)(40 - pct * 40 / 100));
-	bar[40] = '\0';
-	fprintf(stderr, "\r[%s] %3d%% %llu/%llu bytes", bar, pct, (unsigned long long)d->done,
-	        (unsigned long long)d->size);
-	if (d->done == d->size)
-		fputc('\n', stderr);
-}
 
 static void task_done(struct doca_dma_task_memcpy *t, union doca_data tud, union doca_data cud)
 {
@@ -85,7 +69,7 @@ static void task_done(struct doca_dma_task_memcpy *t, union doca_data tud, union
 	}
 	if (st == DOCA_SUCCESS) {
 		d->done += tud.u64;
-		progress_bar(d);
+		dc_progress_update(&d->progress, d->done);
 	}
 }
 
@@ -397,10 +381,15 @@ static doca_error_t dpu_run(struct dpu *d)
 		return dpu_nvidia(d);
 	if ((r = dpu_import(d)))
 		return r;
+	dc_progress_start(&d->progress, cfg, d->size);
 	r = cfg->have_file ? dpu_send_windows(d) : dpu_recv_windows(d);
-	if (r != DOCA_SUCCESS)
-		return r;
-	return dc_finish(d->srv, &d->sink, cfg->have_file, d->sum, d->tmo, PEER);
+	if (r == DOCA_SUCCESS)
+		r = dc_finish(d->srv, &d->sink, cfg->have_file, d->sum, d->tmo, PEER);
+	if (r == DOCA_SUCCESS)
+		dc_progress_end(&d->progress, d->size);
+	else if (d->progress.shown)
+		fputc('\n', stderr); /* the error line starts a line of its own */
+	return r;
 }
 
 static void dpu_teardown(struct dpu *d)
@@ -431,8 +420,7 @@ doca_error_t dma_copy_dpu(struct dma_copy_cfg *cfg)
 		         .src.fd = -1,
 		         .sink.fd = -1,
 		         .sum = DC_CHECKSUM_INIT,
-		         .tmo = dc_timeout_ms(cfg),
-		         .tty = isatty(STDERR_FILENO) };
+		         .tmo = dc_timeout_ms(cfg) };
 	double t0 = now_s(), s;
 	doca_error_t r;
 

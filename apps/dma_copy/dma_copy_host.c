@@ -30,7 +30,8 @@ struct host {
 	struct dc_sink sink;
 	uint8_t *buf;
 	uint64_t size, window, sum;
-	int tmo;     /* ms */
+	int tmo; /* ms */
+	struct dc_progress progress;
 	bool nvidia; /* the DPU side is NVIDIA's application */
 };
 
@@ -186,6 +187,7 @@ static doca_error_t host_send_windows(struct host *h)
 		    (r = dc_chunk_check(&c, off, n, PEER)))
 			return r;
 		off += n;
+		dc_progress_update(&h->progress, off);
 	}
 	return DOCA_SUCCESS;
 }
@@ -206,6 +208,7 @@ static doca_error_t host_recv_windows(struct host *h)
 		if ((r = dc_send(h->chan, &c, sizeof(c), PEER)))
 			return r;
 		off += n;
+		dc_progress_update(&h->progress, off);
 	}
 	return DOCA_SUCCESS;
 }
@@ -230,10 +233,15 @@ static doca_error_t host_run(struct host *h)
 		return host_nvidia(h);
 	if ((r = host_export(h)))
 		return r;
+	dc_progress_start(&h->progress, cfg, h->size);
 	r = cfg->have_file ? host_send_windows(h) : host_recv_windows(h);
-	if (r != DOCA_SUCCESS)
-		return r;
-	return dc_finish(h->chan, &h->sink, cfg->have_file, h->sum, h->tmo, PEER);
+	if (r == DOCA_SUCCESS)
+		r = dc_finish(h->chan, &h->sink, cfg->have_file, h->sum, h->tmo, PEER);
+	if (r == DOCA_SUCCESS)
+		dc_progress_end(&h->progress, h->size);
+	else if (h->progress.shown)
+		fputc('\n', stderr); /* the error line starts a line of its own */
+	return r;
 }
 
 doca_error_t dma_copy_host(struct dma_copy_cfg *cfg)

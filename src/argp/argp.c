@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "argp/argp_int.h"
+#include "argp/argp_priv.h"
 #include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_ARGP)
@@ -27,6 +28,20 @@ void odma_argp_msg(enum doca_log_level level, const char *format, ...)
 	} else {
 		vsnprintf(text, sizeof(text), format, ap);
 		doca_log(level, odma_log_source, __FILE__, __LINE__, "doca_argp", "%s", text);
+	}
+	va_end(ap);
+}
+
+void odma_argp_plain(const char *format, ...)
+{
+	va_list ap;
+
+	va_start(ap, format);
+	if (argp_logger != NULL) {
+		argp_logger(DOCA_LOG_LEVEL_ERROR, format, ap);
+	} else {
+		vfprintf(stderr, format, ap);
+		fputc('\n', stderr);
 	}
 	va_end(ap);
 }
@@ -72,6 +87,9 @@ doca_error_t doca_argp_destroy(void)
 		argp_param_free(odma_argp.params[i]);
 	free(odma_argp.params);
 	free(odma_argp.program);
+	free(odma_argp.synopsis);
+	free(odma_argp.description);
+	free(odma_argp.epilogue);
 	memset(&odma_argp, 0, sizeof(odma_argp));
 	return DOCA_SUCCESS;
 }
@@ -173,6 +191,34 @@ void doca_argp_param_set_type(struct doca_argp_param *param, enum doca_argp_type
 	}
 
 ODMA_ARGP_FLAG_SETTER(doca_argp_param_set_mandatory, mandatory)
+doca_error_t doca_priv_argp_set_doc(const char *synopsis, const char *description,
+                                    const char *epilogue)
+{
+	char *s = synopsis != NULL ? strdup(synopsis) : NULL;
+	char *d = description != NULL ? strdup(description) : NULL;
+	char *e = epilogue != NULL ? strdup(epilogue) : NULL;
+
+	if (!odma_argp.initialized || (synopsis != NULL && s == NULL) ||
+	    (description != NULL && d == NULL) || (epilogue != NULL && e == NULL)) {
+		free(s);
+		free(d);
+		free(e);
+		return odma_argp.initialized ? DOCA_ERROR_NO_MEMORY : DOCA_ERROR_BAD_STATE;
+	}
+	free(odma_argp.synopsis);
+	free(odma_argp.description);
+	free(odma_argp.epilogue);
+	odma_argp.synopsis = s;
+	odma_argp.description = d;
+	odma_argp.epilogue = e;
+	return DOCA_SUCCESS;
+}
+
+void doca_priv_argp_own_json(void)
+{
+	odma_argp.own_json = true;
+}
+
 ODMA_ARGP_FLAG_SETTER(doca_argp_param_set_cli_only, cli_only)
 ODMA_ARGP_FLAG_SETTER(doca_argp_param_set_multiplicity, multi)
 ODMA_ARGP_FLAG_SETTER(doca_argp_param_set_singular, singular)
@@ -201,7 +247,8 @@ static bool argp_name_taken(const char *name)
 	if (name == NULL)
 		return false;
 	for (i = 0; i < sizeof(argp_reserved) / sizeof(argp_reserved[0]); i++)
-		if (strcmp(argp_reserved[i], name) == 0)
+		if (strcmp(argp_reserved[i], name) == 0 &&
+		    !(odma_argp.own_json && (strcmp(name, "j") == 0 || strcmp(name, "json") == 0)))
 			return true;
 	return odma_argp_find(name, true) != NULL || odma_argp_find(name, false) != NULL;
 }

@@ -36,6 +36,10 @@ struct odma_argp {
 	doca_argp_validation_cb_t validation;
 	doca_argp_param_cb_t version;
 	doca_argp_dpdk_cb_t dpdk;
+	bool own_json;     /* doca_priv_argp_own_json: -j/--json are the program's */
+	char *synopsis;    /* doca_priv_argp_set_doc: after "Usage: PROGRAM " */
+	char *description; /* doca_priv_argp_set_doc: printed under the usage line */
+	char *epilogue;    /* doca_priv_argp_set_doc: printed after the flags */
 	bool log_set;
 	bool sdk_set;
 	int log_level;
@@ -46,6 +50,8 @@ extern struct odma_argp odma_argp;
 
 void odma_argp_msg(enum doca_log_level level, const char *format, ...)
         __attribute__((format(printf, 2, 3)));
+/* A line of its own on stderr, no log prefix (the program's logger callback when set). */
+void odma_argp_plain(const char *format, ...) __attribute__((format(printf, 1, 2)));
 struct doca_argp_param *odma_argp_find(const char *name, bool is_long);
 void odma_argp_print_usage(FILE *out);
 doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text);

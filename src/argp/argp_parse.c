@@ -50,12 +50,17 @@ void odma_argp_print_usage(FILE *out)
 	size_t i;
 	int k;
 
-	fprintf(out, "Usage: %s [DOCA flags] [program flags]\n\nDOCA flags:\n",
-	        odma_argp.program ? odma_argp.program : "program");
+	fprintf(out, "Usage: %s %s\n\n", odma_argp.program ? odma_argp.program : "program",
+	        odma_argp.synopsis ? odma_argp.synopsis : "[DOCA flags] [program flags]");
+	if (odma_argp.description != NULL)
+		fprintf(out, "%s\n\n", odma_argp.description);
+	fprintf(out, "DOCA flags:\n");
 	for (i = 0; i < ODMA_N_GENERAL; i++)
-		parse_usage_line(out, odma_general_flags[i].short_name,
-		                 odma_general_flags[i].long_name, odma_general_flags[i].arguments,
-		                 odma_general_flags[i].description, false);
+		if (!(odma_argp.own_json && odma_general_flags[i].id == ODMA_G_JSON))
+			parse_usage_line(out, odma_general_flags[i].short_name,
+			                 odma_general_flags[i].long_name,
+			                 odma_general_flags[i].arguments,
+			                 odma_general_flags[i].description, false);
 	fprintf(out, "\nProgram flags:\n");
 	for (k = 0; k < odma_argp.nb_params; k++) {
 		p = odma_argp.params[k];
@@ -63,6 +68,8 @@ void odma_argp_print_usage(FILE *out)
 			parse_usage_line(out, p->short_name, p->long_name, p->arguments,
 			                 p->description, p->mandatory);
 	}
+	if (odma_argp.epilogue != NULL)
+		fprintf(out, "\n%s\n", odma_argp.epilogue);
 }
 
 void doca_argp_usage(void)
@@ -187,15 +194,19 @@ static doca_error_t parse_lookup(const char *arg, char *name, size_t size, struc
 		const char *n = is_long ? odma_general_flags[i].long_name
 		                        : odma_general_flags[i].short_name;
 
-		if (n != NULL && strcmp(n, name) == 0) {
+		if (n != NULL && strcmp(n, name) == 0 &&
+		    !(odma_argp.own_json && odma_general_flags[i].id == ODMA_G_JSON)) {
 			t->general = odma_general_flags[i].id;
 			return DOCA_SUCCESS;
 		}
 	}
 	t->param = odma_argp_find(name, is_long);
 	if (t->param == NULL) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "unknown flag \"%s%s\"; see the usage below",
-		              is_long ? "--" : "-", name);
+		const char *prog = odma_argp.program ? odma_argp.program : "program";
+
+		/* one line, and where to look; not the whole usage */
+		odma_argp_plain("%s: unknown option '%s%s' (see %s --help)", prog,
+		                is_long ? "--" : "-", name, prog);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	return DOCA_SUCCESS;
@@ -390,12 +401,9 @@ doca_error_t doca_argp_start(int argc, char **argv)
 		odma_argp.params[i]->cli_seen = 0;
 		odma_argp.params[i]->json_seen = false;
 	}
-	rc = parse_start(argc, argv);
-	if (rc != DOCA_SUCCESS) {
-		fputc('\n', stderr);
-		odma_argp_print_usage(stderr);
+	rc = parse_start(argc, argv); /* a refusal is one line (logged), never the usage */
+	if (rc != DOCA_SUCCESS)
 		return rc;
-	}
 	odma_argp.started = true;
 	return DOCA_SUCCESS;
 }

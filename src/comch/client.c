@@ -158,7 +158,9 @@ static bool client_try_connect(struct comch_ep *ep, uint64_t now)
 	}
 	if (comch_net_wanted() && !client_server_in_pidns(fd)) {
 		/* a shared directory, but the server is in another PID namespace: its process
-		 * memory is out of reach, so the connection goes across the network */
+		 * memory is out of reach, so the connection goes across the network. A BYE in
+		 * place of the HELLO tells the server this socket closes in order. */
+		(void)comch_wire_send(fd, COMCH_W_BYE, 0, NULL, 0, -1);
 		close(fd);
 		return client_try_net(ep, now, buf, len);
 	}

@@ -117,7 +117,8 @@ struct comch_hs {
 	struct comch_hs *next;
 	int fd;
 	bool watched; /* by the server's PE (comch_ep_arm) */
-	pid_t pid;    /* SO_PEERCRED of the connecting process */
+	pid_t pid;    /* SO_PEERCRED of the connecting process (0: another PID namespace) */
+	uid_t uid;
 	uint64_t deadline_ns;
 };
 
@@ -565,6 +566,8 @@ static inline const char *comch_ep_kind(const struct comch_ep *ep)
 
 /* Whether ODMA_FABRIC asks for Comch across machines. */
 bool comch_net_wanted(void);
+/* ODMA_FABRIC is unset or well formed (core/config's parser; a bad value: its one line). */
+bool comch_net_fabric_ok(void);
 /* A new endpoint state (packets up to @cap bytes, @max_n queued at most); NULL without memory. */
 struct comch_net *comch_net_new(size_t cap, uint32_t max_n, int side);
 /* Closes the transport endpoint (waiting briefly for the last sends); never on its thread. */

@@ -370,7 +370,7 @@ doca_error_t comch_ep_start_common(struct comch_ep *ep)
 
 	if (doca_priv_faults_comch(&ep->faults) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
-	if (comch_peer_policy_load(&ep->peers) != DOCA_SUCCESS)
+	if (comch_peer_policy_load(&ep->peers) != DOCA_SUCCESS || !comch_net_fabric_ok())
 		return DOCA_ERROR_INVALID_VALUE;
 	ep->rng = ep->faults.seed ^ (uint64_t)(uintptr_t)ep;
 	r = ep_arena_prepare(ep);
@@ -380,9 +380,15 @@ doca_error_t comch_ep_start_common(struct comch_ep *ep)
 		return r;
 	if (!comch_server_path(ep->path, sizeof(ep->path), ep->system_id, rep_pci, ep->name,
 	                       &why)) {
-		ODMA_ERR("comch %s \"%s\": no usable runtime directory (ODMA_RUNDIR, else "
-		         "$XDG_RUNTIME_DIR/odma, else /tmp/odma-UID): %s",
+		const char *env = doca_priv_config_string("ODMA_RUNDIR");
+		char detail[320];
+
+		snprintf(detail, sizeof(detail), "comch %s \"%s\": no usable runtime directory: %s",
 		         comch_ep_kind(ep), ep->name, why);
+		if (env != NULL) /* the table's line for a bad value */
+			doca_priv_config_refuse("ODMA_RUNDIR", env, detail);
+		else
+			ODMA_ERR("%s ($XDG_RUNTIME_DIR/odma, else /tmp/odma-UID)", detail);
 		return DOCA_ERROR_INITIALIZATION;
 	}
 	return DOCA_SUCCESS;

@@ -58,31 +58,18 @@ bool comch_net_wanted(void)
 	return doca_priv_config_string("ODMA_FABRIC") != NULL;
 }
 
-static atomic_bool fabric_logged;
-
-/* ODMA_FABRIC's address and port; false after one log line when it is malformed. */
+/* ODMA_FABRIC's address and port (core/config's parser); false after its one line. */
 static bool fabric(char *addr, size_t n, uint16_t *port)
 {
-	const char *v = doca_priv_config_string("ODMA_FABRIC");
-	const char *colon = v != NULL ? strrchr(v, ':') : NULL;
-	char *end;
-	unsigned long p;
+	return doca_priv_config_fabric(addr, n, port) == DOCA_SUCCESS && *port != 0;
+}
 
-	if (colon == NULL || colon == v || (size_t)(colon - v) >= n)
-		goto bad;
-	errno = 0;
-	p = strtoul(colon + 1, &end, 10);
-	if (errno != 0 || *end != '\0' || end == colon + 1 || p == 0 || p > 65535)
-		goto bad;
-	snprintf(addr, n, "%.*s", (int)(colon - v), v);
-	*port = (uint16_t)p;
-	return true;
-bad:
-	if (!atomic_exchange(&fabric_logged, true)) /* a connecting client asks every 100 ms */
-		ODMA_ERR("ODMA_FABRIC=\"%s\" is not ADDRESS:PORT (the DPU side's IPv4 address and "
-		         "a port, e.g. 10.0.0.2:18515; the same value on both sides)",
-		         v ? v : "");
-	return false;
+bool comch_net_fabric_ok(void)
+{
+	char addr[64];
+	uint16_t port;
+
+	return doca_priv_config_fabric(addr, sizeof(addr), &port) == DOCA_SUCCESS;
 }
 
 /* ---- one endpoint's inbox --------------------------------------------------------------- */

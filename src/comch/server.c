@@ -224,18 +224,30 @@ static void server_drain(struct comch_ep *ep, int fd)
 	}
 }
 
+/* "pid 42", or who a process of another PID namespace is (the kernel reports its pid as 0). */
+static const char *server_peer_name(const struct comch_hs *h, char *buf, size_t size)
+{
+	if (h->pid > 0)
+		snprintf(buf, size, "pid %d", (int)h->pid);
+	else
+		snprintf(buf, size, "a process of another PID namespace (uid %u)",
+		         (unsigned int)h->uid);
+	return buf;
+}
+
 /* Closes and frees the oldest pending handshake (the list is newest first). */
 static void server_evict_oldest(struct comch_ep *ep)
 {
 	struct comch_hs **pp = &ep->hs;
+	char who[64];
 
 	while (*pp != NULL && (*pp)->next != NULL)
 		pp = &(*pp)->next;
 	if (*pp == NULL)
 		return;
 	ODMA_RATELIMITED_WARN("comch server \"%s\": %u connections await their HELLO; the oldest "
-	                      "(pid %d) is closed to make room",
-	                      ep->name, ep->num_hs, (int)(*pp)->pid);
+	                      "(%s) is closed to make room",
+	                      ep->name, ep->num_hs, server_peer_name(*pp, who, sizeof(who)));
 	close((*pp)->fd);
 	free(*pp);
 	*pp = NULL;
@@ -243,7 +255,7 @@ static void server_evict_oldest(struct comch_ep *ep)
 }
 
 /* Whether an accepted socket may wait for its HELLO (logged when it may not). */
-static bool server_admit(struct comch_ep *ep, int fd, pid_t *pid_out)
+static bool server_admit(struct comch_ep *ep, int fd, pid_t *pid_out, uid_t *uid_out)
 {
 	uint32_t same = 0;
 	pid_t pid = 0;
@@ -279,6 +291,7 @@ static bool server_admit(struct comch_ep *ep, int fd, pid_t *pid_out)
 	if (ep->num_hs >= COMCH_HS_MAX)
 		server_evict_oldest(ep);
 	*pid_out = pid;
+	*uid_out = uid;
 	return true;
 }
 
@@ -290,6 +303,7 @@ bool comch_server_accept(struct comch_ep *ep)
 		int fd = accept4(ep->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct comch_hs *h;
 		pid_t pid;
+		uid_t uid;
 
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
@@ -301,13 +315,14 @@ bool comch_server_accept(struct comch_ep *ep)
 			return any;
 		}
 		any = true;
-		h = server_admit(ep, fd, &pid) ? calloc(1, sizeof(*h)) : NULL;
+		h = server_admit(ep, fd, &pid, &uid) ? calloc(1, sizeof(*h)) : NULL;
 		if (h == NULL) {
 			close(fd);
 			continue;
 		}
 		h->fd = fd;
 		h->pid = pid;
+		h->uid = uid;
 		h->deadline_ns =
 		        doca_priv_now_ns() + (uint64_t)COMCH_HANDSHAKE_TIMEOUT_MS * 1000000ull;
 		h->next = ep->hs;
@@ -487,6 +502,7 @@ static bool server_net_handshakes(struct comch_ep *ep)
 static void server_hs_refused(struct comch_ep *ep, const struct comch_hs *h, ssize_t n)
 {
 	const char *what;
+	char who[64];
 
 	switch (n) {
 	case -EAGAIN:
@@ -505,8 +521,22 @@ static void server_hs_refused(struct comch_ep *ep, const struct comch_hs *h, ssi
 		what = strerror((int)-n);
 		break;
 	}
-	ODMA_RATELIMITED_WARN("comch server \"%s\": a connection of pid %d %s; closed", ep->name,
-	                      (int)h->pid, what);
+	ODMA_RATELIMITED_WARN("comch server \"%s\": a connection of %s %s; closed", ep->name,
+	                      server_peer_name(h, who, sizeof(who)), what);
+}
+
+/*
+ * A BYE in place of the HELLO: a client in another PID namespace that shares the runtime
+ * directory saw that this server's memory is out of its reach and connects across
+ * ODMA_FABRIC instead. An orderly close, not a premature one.
+ */
+static void server_hs_detour(struct comch_ep *ep, const struct comch_hs *h)
+{
+	char who[64];
+
+	ODMA_DBG("comch server \"%s\": %s closed its local socket in order (BYE); it connects "
+	         "across ODMA_FABRIC",
+	         ep->name, server_peer_name(h, who, sizeof(who)));
 }
 
 bool comch_server_handshakes(struct comch_ep *ep)
@@ -528,7 +558,9 @@ bool comch_server_handshakes(struct comch_ep *ep)
 		*pp = h->next;
 		ep->num_hs--;
 		any = true;
-		if (n > 0)
+		if (n > 0 && ((const struct comch_wire_hdr *)ep->rx)->type == COMCH_W_BYE)
+			server_hs_detour(ep, h);
+		else if (n > 0)
 			conn = server_hello(ep, h->fd, n, link_fd);
 		else
 			server_hs_refused(ep, h, n);

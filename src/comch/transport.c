@@ -329,9 +329,8 @@ doca_error_t comch_peer_policy_load(struct comch_peer_policy *p)
 	}
 	return DOCA_SUCCESS;
 bad:
-	ODMA_ERR("ODMA_COMCH_ALLOW_UIDS=\"%s\" is not valid: give \"any\" or up to %u user ids "
-	         "separated by commas (e.g. 0,1000)",
-	         v, COMCH_ALLOW_UIDS_MAX);
+	doca_priv_config_refuse("ODMA_COMCH_ALLOW_UIDS", v,
+	                        NULL); /* at most COMCH_ALLOW_UIDS_MAX */
 	memset(p, 0, sizeof(*p));
 	return DOCA_ERROR_INVALID_VALUE;
 }
@@ -350,7 +349,7 @@ doca_error_t comch_connect_timeout_ms(uint32_t *ms)
 {
 	uint64_t v;
 	doca_error_t r = doca_priv_config_size("ODMA_COMCH_CONNECT_TIMEOUT_MS",
-	                                       COMCH_DEFAULT_TIMEOUT_MS, 1, 3600000, &v);
+	                                       COMCH_DEFAULT_TIMEOUT_MS, &v);
 
 	*ms = (uint32_t)v;
 	return r;

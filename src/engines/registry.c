@@ -50,10 +50,9 @@ const struct odma_engine_ops *odma_engine_find(const char *name)
 
 const struct odma_engine_ops *odma_engine_select(void)
 {
-	static const char *const names[] = { "thread", "inline", NULL }; /* as registry_engines[] */
-	int i;
+	int i; /* core/config's choices for ODMA_ENGINE are in the order of registry_engines[] */
 
-	if (odma_config_choice("ODMA_ENGINE", names, 0, &i) != DOCA_SUCCESS)
+	if (odma_config_choice("ODMA_ENGINE", 0, &i) != DOCA_SUCCESS)
 		return NULL;
 	return registry_engines[i];
 }

@@ -251,6 +251,32 @@ static void test_help(void **state)
 	assert_null(strstr(out, "--secret")); /* hidden */
 }
 
+/* A bad flag is one line naming it and --help, never the usage (issue 29, item 5). */
+static void test_unknown_flag_one_line(void **state)
+{
+	int fds[2], status;
+	char err[4096] = { 0 };
+	size_t got = 0;
+	ssize_t n;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 2);
+		_exit(START("-p", "a", "--bogus") == DOCA_ERROR_NOT_SUPPORTED ? 0 : 3);
+	}
+	close(fds[1]);
+	while ((n = read(fds[0], err + got, sizeof(err) - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_string_equal(err, "prog: unknown option '--bogus' (see prog --help)\n");
+}
+
 static int logged;
 static void logger(enum doca_log_level level, const char *format, va_list args)
 {
@@ -305,6 +331,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_levels_and_dpdk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_flag_one_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_logger_callback, setup, teardown),
 		cmocka_unit_test(test_init_null_null),
 	};

@@ -222,7 +222,7 @@ static void bad_environment(void **state)
 	/* the line lists every valid name, the alias with what it stands for */
 	assert_non_null(strstr(g_log, "(bf3, bf2, cx7, cx6dx, nic = cx6dx)"));
 	run_child("bf3", "both", c_not_found);
-	assert_non_null(strstr(g_log, "ODMA_SIDE='both'"));
+	assert_non_null(strstr(g_log, "ODMA_SIDE=\"both\" is not host or dpu"));
 	run_child("/nonexistent/odma.profile", NULL, c_not_found);
 	assert_non_null(strstr(g_log, "/nonexistent/odma.profile"));
 	run_child("/", NULL, c_not_found); /* a directory: read fails */

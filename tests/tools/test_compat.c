@@ -211,9 +211,18 @@ static void passing_programs(void **state)
 static void rdma_pair_names_the_failing_mode(void **state)
 {
 	json_object *r;
+	char args[1200];
 
 	(void)state;
 	setenv("ODMA_FAKE_RDMA_FAIL", "1", 1);
+	/* a malformed ODMA_COMPAT_RDMA_NETNS: the pair is not run, the row says why */
+	snprintf(args, sizeof(args),
+	         "--pkg-config-path '%s' --only rdma_read_requester --schedules default '%s'",
+	         pcdir, fake);
+	tool_run(&out, "ODMA_COMPAT_RDMA_NETNS=bogus", tool, args, 0);
+	assert_int_equal(out.status, 1);
+	assert_non_null(strstr(out.text, "ODMA_COMPAT_RDMA_NETNS=\"bogus\" is not \"NS_A NS_B "
+	                                 "ADDR_A\""));
 	/* the active side alone named: its passive partner runs too */
 	compat("--only rdma_read_requester --schedules default --json -");
 	unsetenv("ODMA_FAKE_RDMA_FAIL");
@@ -279,6 +288,41 @@ static void table_on_stdout(void **state)
 	/* the schedules and their settings head the table */
 	assert_non_null(strstr(full_run.text, "schedules: default (no change), inline0 "
 	                                      "(ODMA_INLINE_MAX=0), delay (ODMA_FAULTS=seed=1,"));
+}
+
+/*
+ * On a terminal (a pty made by script(1)): a progress line on stderr, rewritten in place,
+ * and each row as soon as it is final, before the next program runs; in a pipe, none of it.
+ */
+static void progress_and_rows_stream_on_a_tty_only(void **state)
+{
+	static struct tool_out tty;
+	const char *row, *next_run;
+	char args[1200];
+
+	(void)state;
+	if (sh("command -v script >/dev/null 2>&1") != 0)
+		skip();
+	snprintf(args, sizeof(args),
+	         "-qfec \"'%s' --pkg-config-path '%s' --timeout 3 --only dma_local_copy,pe_polling "
+	         "'%s'\" /dev/null",
+	         tool, pcdir, fake);
+	tool_run(&tty, NULL, "script", args, 1);
+	assert_non_null(strstr(tty.text, "\r[1/2] building doca_dma/dma_local_copy...\033[K"));
+	assert_non_null(strstr(tty.text, "\r[2/2] building doca_common/pe_polling...\033[K"));
+	row = strstr(tty.text, "doca_dma/dma_local_copy  ");
+	next_run = strstr(tty.text, "\r[2/2] running pe_polling...");
+	assert_non_null(row);
+	assert_non_null(next_run);
+	assert_true(row < next_run); /* the first row came out before the second program ran */
+	assert_non_null(strstr(tty.text, "2 programs: 1 pass, 1 fail"));
+	/* not a terminal: the same table, no progress line */
+	snprintf(args, sizeof(args),
+	         "--pkg-config-path '%s' --timeout 3 --only dma_local_copy '%s'", pcdir, fake);
+	tool_run(&out, NULL, tool, args, 1);
+	assert_non_null(strstr(out.text, "doca_dma/dma_local_copy  "));
+	assert_null(strchr(out.text, '\r'));
+	assert_null(strstr(out.text, "[1/1]"));
 }
 
 static void only_runs_the_named_programs_and_partners(void **state)
@@ -752,6 +796,7 @@ int main(void)
 		cmocka_unit_test(programs_needing_a_library),
 		cmocka_unit_test(unknown_program_is_built_not_run),
 		cmocka_unit_test(table_on_stdout),
+		cmocka_unit_test(progress_and_rows_stream_on_a_tty_only),
 		cmocka_unit_test(only_runs_the_named_programs_and_partners),
 		cmocka_unit_test(dma_copy_names_the_failing_case),
 		cmocka_unit_test(rdma_pair_names_the_failing_mode),

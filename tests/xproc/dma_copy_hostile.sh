@@ -63,7 +63,7 @@ cp "$dir/src" "$dir/src.orig"
 # is refused, and the file stays intact.
 ODMA_RUNDIR="$dir/src" dpu -f "$dir/out" >"$dir/a.log" 2>&1 && fail "a regular file was accepted as ODMA_RUNDIR"
 cmp -s "$dir/src" "$dir/src.orig" || fail "ODMA_RUNDIR deleted or changed the file being sent"
-grep -q "no usable runtime directory" "$dir/a.log" || fail "no clear error for a regular file as ODMA_RUNDIR"
+grep -q 'ODMA_RUNDIR=".*" is not a directory path this user may create and own (comch .*no usable runtime directory' "$dir/a.log" || fail "no clear error for a regular file as ODMA_RUNDIR"
 ok "ODMA_RUNDIR naming a regular file is refused; nothing is removed"
 
 # Item 7: --server-name "" (or one too long for Comch) is refused on both sides.

@@ -317,7 +317,8 @@ static void test_forged_fields(void **state)
 }
 
 /* A revoked export is refused at import, also once its record was reused by a new export. */
-/* ODMA_TRANSPORT and ODMA_TRANSPORT_TIMEOUT_MS: a bad value fails the export and the import. */
+/* ODMA_TRANSPORT, ODMA_TRANSPORT_TIMEOUT_MS, ODMA_FABRIC: a bad value fails the export and the
+ * import. */
 static void test_transport_config(void **state)
 {
 	struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_WRITE, true), *imp;
@@ -337,6 +338,12 @@ static void test_transport_config(void **state)
 	setenv("ODMA_TRANSPORT_TIMEOUT_MS", "0", 1);
 	assert_int_equal(doca_mmap_export_pci(m, host, &d, &len), DOCA_ERROR_INVALID_VALUE);
 	unsetenv("ODMA_TRANSPORT_TIMEOUT_MS");
+	/* a malformed ODMA_FABRIC fails the export and the import, as it fails a Comch start */
+	setenv("ODMA_FABRIC", "127.0.0.1:99999", 1);
+	assert_int_equal(doca_mmap_export_pci(m, host, &d, &len), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(doca_mmap_create_from_export(NULL, desc, 104, dpu, &imp),
+	                 DOCA_ERROR_INVALID_VALUE);
+	unsetenv("ODMA_FABRIC");
 	/* ODMA_TRANSPORT=process is CMA: a version-2 descriptor of this process imports */
 	setenv("ODMA_TRANSPORT", "process", 1);
 	assert_ok(doca_mmap_create_from_export(NULL, desc, 104, dpu, &imp));

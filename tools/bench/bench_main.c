@@ -124,8 +124,6 @@ static const char bench_help[] =
         "                         --peer dpdk), axis labels and a legend. Plain text, no library.\n"
         "        --json           print one JSON object (an array of them with --sweep).\n"
         "        --csv            print CSV rows with a header.\n"
-        "    -j, --json FILE      (doca_argp) read the flags from a JSON file; a --json followed\n"
-        "                         by an existing file name means this.\n"
         "    -l, --log-level N    (doca_argp) program log level; --sdk-log-level N the SDK's.\n"
         "    -h, --help           this text.   -v, --version   the odma version.\n"
         "\n"
@@ -409,8 +407,8 @@ static int register_params(void)
 	                       B, cb_netns, false);
 }
 
-/* doca_argp owns -h and -j/--json FILE: print our own manual for -h, and take a --json
- * that is not followed by an existing file as the output format. */
+/* bench_prefilter takes -h (our own manual), --man and --json (the output format) before
+ * doca_argp parses the rest. */
 static int parse_flags(int argc, char **argv)
 {
 	struct doca_log_backend *be;
@@ -418,7 +416,7 @@ static int parse_flags(int argc, char **argv)
 	argc = bench_prefilter(argc, argv, print_help, &cfg.json);
 	doca_log_backend_create_standard();
 	doca_log_backend_create_with_file_sdk(stderr, &be);
-	if (doca_argp_init("odma-bench", &cfg) != DOCA_SUCCESS || register_params() != 0)
+	if (doca_argp_init("odma bench", &cfg) != DOCA_SUCCESS || register_params() != 0)
 		return -1;
 	doca_argp_set_dpdk_program(cb_eal);
 	return doca_argp_start(argc, argv) == DOCA_SUCCESS ? 0 : -1;

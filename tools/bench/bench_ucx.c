@@ -16,6 +16,7 @@
  * DEPTH slots, each phase ending with a flush of the endpoint inside the timed window, so a
  * put or a message counts only once the peer has it.
  */
+#include <net/if.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -63,6 +64,13 @@ static int bu_open(struct bench_ucx *u, bool wakeup)
 	ucp_worker_params_t wp = { 0 };
 	ucp_config_t *cfg;
 
+	if (dev != NULL && if_nametoindex(dev) == 0) { /* core/config's wording */
+		fprintf(stderr,
+		        "odma bench: ODMA_BENCH_UCX_DEV=\"%s\" is not a network interface UCX can "
+		        "use (lo, eth0, ...); the raw UCX measurement fails, naming the device\n",
+		        dev);
+		return -1;
+	}
 	if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
 		return -1;
 	(void)ucp_config_modify(cfg, "TLS", getenv("UCX_TLS") ? getenv("UCX_TLS") : "tcp");

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "odma_help.h"
 #include "util/stream_copy.h"
 
 #define MIB (1024UL * 1024UL)
@@ -527,8 +528,27 @@ int bench_add_param(const char *short_name, const char *long_name, const char *a
 	return doca_argp_register_param(p) == DOCA_SUCCESS ? 0 : -1;
 }
 
+static void call_help(void *fn)
+{
+	(*(void (**)(void))fn)();
+}
+
+/* `odma bench --man`: the man page of the --help text (the build installs it). */
+static void bench_man(const char *argv0, void (*print_help)(void))
+{
+	const char *base = strrchr(argv0, '/') != NULL ? strrchr(argv0, '/') + 1 : argv0;
+	char *text = odma_help_capture(call_help, &print_help);
+
+	if (text == NULL)
+		exit(1);
+	odma_help_man(stdout, base, 1, NULL, text, NULL); /* the text has its NAME section */
+	free(text);
+	exit(0);
+}
+
 int bench_prefilter(int argc, char **argv, void (*print_help)(void), bool *json)
 {
+	char cmd[64];
 	int n = 1;
 
 	for (int i = 1; i < argc; i++) {
@@ -541,11 +561,16 @@ int bench_prefilter(int argc, char **argv, void (*print_help)(void), bool *json)
 			print_help();
 			exit(0);
 		}
-		if (strcmp(argv[i], "--json") == 0 &&
-		    (i + 1 >= argc || access(argv[i + 1], R_OK) != 0)) {
+		if (strcmp(argv[i], "--man") == 0)
+			bench_man(argv[0], print_help);
+		/* --json prints JSON, as the help says; DOCA's -j/--json FILE is not offered */
+		if (strcmp(argv[i], "--json") == 0) {
 			*json = true;
 			continue;
 		}
+		if (strcmp(argv[i], "-j") == 0 || strncmp(argv[i], "--json=", 7) == 0)
+			exit(odma_help_bad_option(odma_help_cmd_name(argv[0], cmd, sizeof(cmd)),
+			                          argv[i]));
 		argv[n++] = argv[i];
 	}
 	argv[n] = NULL;

@@ -26,6 +26,9 @@
 #include <doca_sync_event.h>
 #include <doca_version.h>
 
+#include "argp/argp_priv.h"
+#include "caps_doc.h"
+#include "odma_help.h"
 #include "odma_libraries.h"
 
 DOCA_LOG_REGISTER(ODMA_CAPS);
@@ -59,6 +62,10 @@ static doca_error_t list_reps_cb(void *p, void *c)
 static doca_error_t list_libs_cb(void *p, void *c)
 {
 	return flag_cb(p, c, offsetof(struct caps_cfg, list_libs));
+}
+static doca_error_t json_cb(void *p, void *c)
+{
+	return flag_cb(p, c, offsetof(struct caps_cfg, json));
 }
 
 static doca_error_t pci_cb(void *param, void *config)
@@ -126,10 +133,24 @@ static doca_error_t add_param(const char *s, const char *l, const char *args, co
 
 static doca_error_t register_params(void)
 {
+	static char lib_descr[256];
+	size_t used, i;
 	doca_error_t err;
 
-	err = add_param(NULL, "list-devs", NULL, "List the devices (identity only)",
-	                DOCA_ARGP_TYPE_BOOLEAN, list_devs_cb);
+	/* --json prints JSON (DOCA's -j/--json FILE is not offered); the list of --lib comes
+	 * from the library table */
+	doca_priv_argp_own_json();
+	err = doca_priv_argp_set_doc(caps_synopsis, caps_description, caps_epilogue);
+	used = (size_t)snprintf(lib_descr, sizeof(lib_descr), "Only this library's capabilities (");
+	for (i = 0; i < NB_LIBS && used < sizeof(lib_descr); i++)
+		used += (size_t)snprintf(lib_descr + used, sizeof(lib_descr) - used, "%s%s",
+		                         i ? ", " : "", caps_libs[i][0] + 5);
+	if (used < sizeof(lib_descr))
+		snprintf(lib_descr + used, sizeof(lib_descr) - used,
+		         "; argp has none); with --list-libs, only that library");
+	if (err == DOCA_SUCCESS)
+		err = add_param(NULL, "list-devs", NULL, "List the devices (identity only)",
+		                DOCA_ARGP_TYPE_BOOLEAN, list_devs_cb);
 	if (err == DOCA_SUCCESS)
 		err = add_param(NULL, "list-rep-devs", NULL,
 		                "List the representors of each device that has them",
@@ -141,10 +162,10 @@ static doca_error_t register_params(void)
 		err = add_param("p", "pci-addr", "<PCI-ADDRESS>", "Only the device at this address",
 		                DOCA_ARGP_TYPE_STRING, pci_cb);
 	if (err == DOCA_SUCCESS)
-		err = add_param(
-		        NULL, "lib", "<NAME>",
-		        "Only this library's capabilities (dma, common, comch; argp has none)",
-		        DOCA_ARGP_TYPE_STRING, lib_cb);
+		err = add_param(NULL, "lib", "<NAME>", lib_descr, DOCA_ARGP_TYPE_STRING, lib_cb);
+	if (err == DOCA_SUCCESS)
+		err = add_param(NULL, "json", NULL, "Print one JSON object instead of text",
+		                DOCA_ARGP_TYPE_BOOLEAN, json_cb);
 	if (err == DOCA_SUCCESS)
 		err = doca_argp_register_version_callback(version_cb);
 	return err;
@@ -680,23 +701,23 @@ static int report(const struct caps_cfg *cfg)
 	return err == DOCA_SUCCESS ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
-/*
- * doca_argp reserves --json (with -j) for a configuration file; doca_caps uses --json for
- * its output format, as DOCA's tool does. Take a bare --json out of argv before argp parses
- * it; -j FILE still reads a configuration file.
- */
-static int take_json_flag(int argc, char **argv, bool *json)
+static void usage_stdout(void *arg)
 {
-	int i, out = 1;
+	(void)arg;
+	doca_argp_usage();
+}
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			*json = true;
-		else
-			argv[out++] = argv[i];
-	}
-	argv[out] = NULL;
-	return out;
+/* `doca_caps --man`: the man page of the --help text (the build installs it). */
+static int caps_man(const char *name)
+{
+	char *text = odma_help_capture(usage_stdout, NULL);
+
+	if (text == NULL)
+		return 1;
+	odma_help_man(stdout, name, 1,
+	              "list the DOCA devices this process sees and their capabilities", text, NULL);
+	free(text);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -706,12 +727,18 @@ int main(int argc, char **argv)
 	doca_error_t err;
 	int rc;
 
+	char cmd[64];
+
 	memset(&cfg, 0, sizeof(cfg));
-	argc = take_json_flag(argc, argv, &cfg.json);
 	doca_log_backend_create_standard();
-	err = doca_argp_init(name, &cfg);
+	err = doca_argp_init(odma_help_cmd_name(name, cmd, sizeof(cmd)), &cfg);
 	if (err == DOCA_SUCCESS)
 		err = register_params();
+	if (err == DOCA_SUCCESS && odma_help_man_wanted(argc, argv)) {
+		rc = caps_man(name);
+		doca_argp_destroy();
+		return rc;
+	}
 	if (err == DOCA_SUCCESS)
 		err = doca_argp_start(argc, argv);
 	if (err != DOCA_SUCCESS) {

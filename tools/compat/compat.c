@@ -23,6 +23,7 @@
 
 #include "compat.h"
 #include "compat_minrel.h"
+#include "odma_help.h"
 
 #ifndef ODMA_PKGCONFIGDIR
 #define ODMA_PKGCONFIGDIR "/usr/local/lib/pkgconfig"
@@ -157,6 +158,48 @@ static const char *const usage_text[] = {
 	"Exit status: 0 when no program failed (a program that needs a DOCA library odma does",
 	"not provide yet is not a failure), 1 when one did, 2 on a usage or setup error.",
 };
+
+static void usage(FILE *out);
+
+static void usage_stdout(void *arg)
+{
+	(void)arg;
+	usage(stdout);
+}
+
+/* `odma compat --man`: the man page of the help texts of both modes (the build installs it). */
+static int compat_man(void)
+{
+	char *text = odma_help_capture(usage_stdout, NULL);
+	char *shake = compat_shake_help_text();
+	char *more = NULL;
+
+	if (text != NULL && shake != NULL &&
+	    asprintf(&more, "%s\n\n%s", compat_man_details, shake) >= 0)
+		odma_help_man(stdout, "odma-compat", 1,
+		              "build and run NVIDIA's DOCA samples against an installed odma, or "
+		              "shake your own program's timing",
+		              text, more);
+	free(text);
+	free(shake);
+	if (more == NULL)
+		return 1;
+	free(more);
+	return 0;
+}
+
+/* One line for a getopt refusal (opterr is off; ':' leads the option string). */
+int compat_bad_option(int opt, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (opt == ':') {
+		fprintf(stderr, "odma compat: option '%s' needs a value (see odma compat --help)\n",
+		        arg);
+		return 2;
+	}
+	return odma_help_bad_option("odma compat", arg);
+}
 
 static void usage(FILE *out)
 {
@@ -448,11 +491,15 @@ static unsigned prog_arch(const struct compat_prog *p)
 	return a;
 }
 
-static void print_table(const struct compat_ctx *c, FILE *out)
+/* The table streams: its head once the builds are done, each row as soon as it is final
+ * (compat_run_all's row_done), the summary at the end. */
+static FILE *table_out;
+static int table_w;
+
+static void print_table_head(const struct compat_ctx *c, FILE *out)
 {
-	size_t i, counts[COMPAT_NSTATUS] = { 0 }, w = 7;
-	struct compat_list needs = { 0 };
-	char label[256], list[512], env[256];
+	size_t i, w = 7;
+	char env[256];
 
 	for (i = 0; i < c->nprogs; i++) {
 		size_t l = strlen(c->progs[i].group) + 1 + strlen(c->progs[i].name);
@@ -460,6 +507,8 @@ static void print_table(const struct compat_ctx *c, FILE *out)
 		if (l > w)
 			w = l;
 	}
+	table_out = out;
+	table_w = (int)w;
 	fprintf(out, "odma compat: NVIDIA doca-samples %s (%s)\n", c->release, c->samples_dir);
 	fprintf(out, "against odma %s (%s)%s%s\n", c->odma_version, c->pkg_config_path,
 	        c->compiler[0] ? ", compiler " : "", c->compiler);
@@ -478,14 +527,29 @@ static void print_table(const struct compat_ctx *c, FILE *out)
 	fprintf(out, "\n");
 	fprintf(out, "%-*s  %-8s  %-6s  %-7s  %s\n", (int)w, "PROGRAM", "BUILD", "BUILDS", "RUNS",
 	        "REASON");
-	for (i = 0; i < c->nprogs; i++) {
-		const struct compat_prog *p = &c->progs[i];
+	fflush(out);
+}
 
-		snprintf(label, sizeof(label), "%s/%s", p->group, p->name);
-		fprintf(out, "%-*s  %-8s  %-6s  %-7s  %s\n", (int)w, label,
-		        compat_arch_name(prog_arch(p)), builds_word(p), runs_word(p), p->reason);
-		counts[p->status]++;
-		compat_list_merge(&needs, &p->needs);
+static void print_table_row(const struct compat_ctx *c, const struct compat_prog *p)
+{
+	char label[256];
+
+	(void)c;
+	snprintf(label, sizeof(label), "%s/%s", p->group, p->name);
+	fprintf(table_out, "%-*s  %-8s  %-6s  %-7s  %s\n", table_w, label,
+	        compat_arch_name(prog_arch(p)), builds_word(p), runs_word(p), p->reason);
+	fflush(table_out);
+}
+
+static void print_table_summary(const struct compat_ctx *c, FILE *out)
+{
+	size_t i, counts[COMPAT_NSTATUS] = { 0 };
+	struct compat_list needs = { 0 };
+	char list[512];
+
+	for (i = 0; i < c->nprogs; i++) {
+		counts[c->progs[i].status]++;
+		compat_list_merge(&needs, &c->progs[i].needs);
 	}
 	compat_list_join(&needs, 10, list, sizeof(list));
 	fprintf(out,
@@ -662,6 +726,7 @@ enum {
 	OPT_REP,
 	OPT_SCHEDULES,
 	OPT_SPLIT_NETNS,
+	OPT_MAN,
 };
 
 static const struct option options[] = {
@@ -681,6 +746,7 @@ static const struct option options[] = {
 	{ "split-netns", no_argument, NULL, OPT_SPLIT_NETNS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
+	{ "man", no_argument, NULL, OPT_MAN }, /* hidden: the man page of the help text */
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -704,7 +770,8 @@ static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat
 {
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "vh", options, NULL)) != -1) {
+	opterr = 0; /* a bad option is one line of ours, not getopt's and the usage */
+	while ((opt = getopt_long(argc, argv, ":vh", options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_PREFIX:
 			o->prefix = optarg;
@@ -755,13 +822,15 @@ static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case OPT_MAN:
+			exit(compat_man());
 		default:
-			usage(stderr);
-			return 2;
+			return compat_bad_option(opt, argv);
 		}
 	}
 	if (optind != argc - 1) {
-		usage(stderr);
+		fprintf(stderr,
+		        "odma compat: give one samples directory (see odma compat --help)\n");
 		return 2;
 	}
 	if (c->split_netns && geteuid() != 0) {
@@ -894,12 +963,18 @@ int main(int argc, char **argv)
 	if (c.nprogs == 0)
 		fprintf(stderr, "odma compat: no DMA, Core or Comch program found in %s\n",
 		        c.samples_dir);
+	compat_progress_init(c.verbose);
 	for (i = 0; i < c.nprogs; i++) {
+		compat_progress(i + 1, c.nprogs, "building %s/%s...", c.progs[i].group,
+		                c.progs[i].name);
 		compat_build_prog(&c, &c.progs[i]);
 		build_verdict(&c, &c.progs[i]);
 	}
+	compat_progress_clear();
+	print_table_head(&c, o.json != NULL && strcmp(o.json, "-") == 0 ? stderr : stdout);
+	c.row_done = print_table_row;
 	compat_run_all(&c);
-	print_table(&c, o.json != NULL && strcmp(o.json, "-") == 0 ? stderr : stdout);
+	print_table_summary(&c, table_out);
 	if (o.json != NULL && write_json(&c, o.json) != 0)
 		rc = 2;
 	for (i = 0; i < c.nprogs; i++)

@@ -155,7 +155,27 @@ struct compat_ctx {
 	bool split_netns; /* --split-netns: host and DPU sides in two namespaces (compat_netns.c) */
 	struct compat_prog *progs;
 	size_t nprogs;
+	/* called by compat_run_all with each program's final row, in table order, as soon as
+	 * the runs that decide it are over (the table streams while the check runs) */
+	void (*row_done)(const struct compat_ctx *c, const struct compat_prog *p);
 };
+
+/* One line for a getopt refusal ('?' or ':'); returns 2. */
+int compat_bad_option(int opt, char **argv);
+/* The man page's own section: how odma compat builds and runs (compat_doc.c). */
+extern const char compat_man_details[];
+/* The --shake mode's help as a section of odma compat's man page (malloc'd). */
+char *compat_shake_help_text(void);
+
+/* --- compat_progress.c: one line of progress on stderr, only when it is a terminal --- */
+
+/* Progress lines on (stderr is a terminal and not --verbose, which says it in lines). */
+void compat_progress_init(bool verbose);
+/* "[i/n] what" in place of the previous progress line. */
+void compat_progress(size_t i, size_t n, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+/* Erases the progress line (before other output goes to the terminal). */
+void compat_progress_clear(void);
 
 /* --- compat_proc.c --- */
 

@@ -97,7 +97,8 @@ static char netns[3][128]; /* ODMA_COMPAT_RDMA_NETNS: passive ns, active ns, pas
 
 static const char *cm_server; /* the CM server address: loopback, NS_A's, or the DPU side's */
 
-static void netns_load(const struct compat_ctx *c)
+/* The namespaces of ODMA_COMPAT_RDMA_NETNS; false, with its one line in @why, when malformed. */
+static bool netns_load(const struct compat_ctx *c, char *why, size_t n)
 {
 	const char *v = getenv("ODMA_COMPAT_RDMA_NETNS");
 
@@ -105,12 +106,21 @@ static void netns_load(const struct compat_ctx *c)
 	cm_server = "127.0.0.1";
 	if (c->split_netns) { /* the launcher places the sides: no ip netns exec here */
 		cm_server = compat_netns_dpu_addr();
-		return;
+		return true;
 	}
-	if (v != NULL && sscanf(v, "%127s %127s %127s", netns[0], netns[1], netns[2]) != 3)
+	if (v != NULL && *v != '\0' &&
+	    sscanf(v, "%127s %127s %127s", netns[0], netns[1], netns[2]) != 3) {
 		netns[0][0] = '\0';
+		snprintf(why, n,
+		         "ODMA_COMPAT_RDMA_NETNS=\"%.100s\" is not \"NS_A NS_B ADDR_A\": two "
+		         "network "
+		         "namespaces and NS_A's address; the RDMA pairs fail, not run",
+		         v);
+		return false;
+	}
 	if (netns[0][0] != '\0')
 		cm_server = netns[2];
+	return true;
 }
 
 static int side_args(const struct rdma_pair *pr, bool passive, enum rdma_mode mode, const char *dir,
@@ -356,7 +366,10 @@ bool compat_rdma_run_prog(struct compat_ctx *c, struct compat_prog *prog)
 		return false;
 	if (!passive)
 		return true; /* its passive partner runs the pair */
-	netns_load(c);
+	if (!netns_load(c, why, sizeof(why))) {
+		verdict(prog, false, why);
+		return false;
+	}
 	pp = prog;
 	ap = prog_named(c, pr->active);
 	if (!built(pp) || !built(ap)) {

@@ -1007,9 +1007,55 @@ static void make_rundir(struct compat_ctx *c)
 		c->rundir[0] = '\0';
 }
 
+/* The program whose runs also decide @p's row (its host/DPU or RDMA partner), or NULL. */
+static size_t partner_index(struct compat_ctx *c, const struct compat_prog *p)
+{
+	const char *name = compat_rdma_partner(p->name);
+	const struct compat_prog *o;
+
+	if (name == NULL && p->recipe != NULL)
+		name = p->recipe->partner;
+	o = name != NULL ? find_prog(c, name) : NULL;
+	return o != NULL ? (size_t)(o - c->progs) : SIZE_MAX;
+}
+
+/* @p's final verdict, once the runs that decide it are over. */
+static void finish_prog(struct compat_ctx *c, struct compat_prog *p)
+{
+	struct compat_prog *lead;
+
+	run_verdict(c, p);
+	/* a partner whose leader could not run */
+	if (p->recipe == NULL || p->recipe->flow != FLOW_PARTNER || p->run_tried || !prog_built(p))
+		return;
+	lead = find_prog(c, p->recipe->partner);
+	p->status = lead != NULL && lead->status == COMPAT_NEEDS ? COMPAT_NEEDS : COMPAT_FAIL;
+	if (lead != NULL)
+		compat_list_merge(&p->needs, &lead->needs);
+	partner_reason(p, p->recipe->partner, lead);
+}
+
+/* Finishes and hands out the rows from *@next on whose runs are over once program @done ran. */
+static void emit_rows(struct compat_ctx *c, size_t *next, size_t done)
+{
+	while (*next < c->nprogs) {
+		struct compat_prog *p = &c->progs[*next];
+		size_t k = partner_index(c, p);
+
+		if (done != SIZE_MAX && (*next > done || (k != SIZE_MAX && k > done)))
+			return;
+		finish_prog(c, p);
+		if (c->row_done != NULL) {
+			compat_progress_clear();
+			c->row_done(c, p);
+		}
+		(*next)++;
+	}
+}
+
 void compat_run_all(struct compat_ctx *c)
 {
-	size_t i;
+	size_t i, next = 0;
 	bool own_tmp;
 
 	if (c->launcher == NULL)
@@ -1019,29 +1065,14 @@ void compat_run_all(struct compat_ctx *c)
 	for (i = 0; i < c->nprogs; i++) {
 		struct compat_prog *p = &c->progs[i];
 
-		if (compat_rdma_run_prog(c, p)) /* DOCA RDMA pairs: compat_rdma.c */
-			continue;
-		if (p->recipe == NULL || p->recipe->flow == FLOW_PARTNER || !prog_built(p))
-			continue;
-		run_recipe(c, p);
+		compat_progress(i + 1, c->nprogs, "running %s...", p->name);
+		if (!compat_rdma_run_prog(c, p) && /* DOCA RDMA pairs: compat_rdma.c */
+		    p->recipe != NULL && p->recipe->flow != FLOW_PARTNER && prog_built(p))
+			run_recipe(c, p);
+		emit_rows(c, &next, i);
 	}
-	for (i = 0; i < c->nprogs; i++)
-		run_verdict(c, &c->progs[i]);
-	/* partners whose leader could not run */
-	for (i = 0; i < c->nprogs; i++) {
-		struct compat_prog *p = &c->progs[i];
-		struct compat_prog *lead;
-
-		if (p->recipe == NULL || p->recipe->flow != FLOW_PARTNER || p->run_tried ||
-		    !prog_built(p))
-			continue;
-		lead = find_prog(c, p->recipe->partner);
-		p->status =
-		        lead != NULL && lead->status == COMPAT_NEEDS ? COMPAT_NEEDS : COMPAT_FAIL;
-		if (lead != NULL)
-			compat_list_merge(&p->needs, &lead->needs);
-		partner_reason(p, p->recipe->partner, lead);
-	}
+	emit_rows(c, &next, SIZE_MAX);
+	compat_progress_clear();
 	if (own_tmp)
 		compat_rm_rf(c->rundir);
 }

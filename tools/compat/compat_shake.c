@@ -92,6 +92,7 @@ static const char *const shake_usage_text[] = {
 	"                     when a schedule failed)",
 	"  --keep             keep the temporary directory",
 	"  -v, --verbose      say what runs",
+	"  -h, --help         this text",
 	"",
 	"Exit status: 0 when every schedule passed, 1 when one failed (or the baseline did),",
 	"2 on a usage error.",
@@ -214,9 +215,26 @@ static int shake_option(struct shake *k, int opt, const char *arg)
 		shake_usage(stdout);
 		exit(0);
 	default:
-		shake_usage(stderr);
-		return 2;
+		return -1; /* a getopt refusal: the caller says it in one line */
 	}
+}
+
+char *compat_shake_help_text(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (m == NULL)
+		return NULL;
+	fputs("SHAKE MODE\n", m); /* indented: its own headings are not the page's */
+	for (size_t i = 0; i < sizeof(shake_usage_text) / sizeof(shake_usage_text[0]); i++)
+		fprintf(m, "%s%s\n", shake_usage_text[i][0] ? "  " : "", shake_usage_text[i]);
+	if (fclose(m) != 0) {
+		free(text);
+		return NULL;
+	}
+	return text;
 }
 
 /* Options before "--", the host command after it, the DPU command after "---". */
@@ -226,17 +244,24 @@ static int shake_parse(int argc, char **argv, struct shake *k)
 
 	while (dash < argc && strcmp(argv[dash], "--") != 0)
 		dash++;
+	for (i = 1; i < dash; i++) /* before --shake's own value: `--shake --help` helps */
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			shake_usage(stdout);
+			exit(0);
+		}
 	optind = 1;
-	while ((opt = getopt_long(dash, argv, "vh", shake_options, NULL)) != -1)
+	opterr = 0;
+	while ((opt = getopt_long(dash, argv, ":vh", shake_options, NULL)) != -1)
 		if ((rc = shake_option(k, opt, optarg)) != 0)
-			return rc;
+			return rc < 0 ? compat_bad_option(opt, argv) : rc;
 	if (optind != dash) {
 		fprintf(stderr, "odma compat: --shake: unexpected '%s' before --\n", argv[optind]);
 		return 2;
 	}
 	if (dash >= argc - 1 || strcmp(argv[dash + 1], "---") == 0) {
-		fprintf(stderr, "odma compat: --shake needs a command after --\n");
-		shake_usage(stderr);
+		fprintf(stderr,
+		        "odma compat: --shake needs a command after -- (see odma compat --shake "
+		        "--help)\n");
 		return 2;
 	}
 	k->host = &argv[dash + 1];

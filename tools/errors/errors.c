@@ -25,7 +25,9 @@
 #include <doca_version.h>
 
 #include "core/device/device.h"
+#include "argp/argp_priv.h"
 #include "core/error/error.h"
+#include "odma_help.h"
 
 #define MAX_CODE 255 /* codes are scanned from 0 up to the first unknown one */
 
@@ -207,13 +209,84 @@ static doca_error_t version_cb(void *param, void *config)
 	exit(EXIT_SUCCESS);
 }
 
-/*
- * doca_argp has no positional arguments and reserves --json for a configuration file:
- * take the NAME|NUMBER argument and a bare --json out of argv before argp sees the rest.
- */
-static int split_args(int argc, char **argv, const char **query, bool *json)
+/* The help text (doca_argp prints it with the flags between); `odma errors --man` makes the
+ * man page of the same text. */
+static const char errors_description[] =
+        "Without an argument, prints every doca_error_t code: its name, its number, the\n"
+        "description doca_error_get_descr() returns, and, for each code the DMA stack\n"
+        "returns, every rule that produces it: the calls that report it, what the program\n"
+        "did, and how to fix it.\n"
+        "\n"
+        "With NAME or NUMBER, only that code. NAME may be written DOCA_ERROR_AGAIN,\n"
+        "ERROR_AGAIN or AGAIN, in any case; NUMBER is decimal (e.g. 5).\n"
+        "\n"
+        "The rules are the same table the odma libraries quote in their log lines: when a\n"
+        "call is refused, the log line ends with the fix printed here. The main ones: a\n"
+        "lifecycle call in the wrong state: BAD_STATE; a copy above max_buf_size or a list\n"
+        "above max_buf_list_len: INVALID_VALUE; more tasks in flight than the queue depth:\n"
+        "AGAIN; writing memory without write permission: NOT_PERMITTED; a device without the\n"
+        "memcpy task: NOT_SUPPORTED; the engine failing: DRIVER; a failed or flushed copy:\n"
+        "IO_FAILED; an exhausted task pool or inventory: NO_MEMORY; starting without a\n"
+        "progress engine: NOT_CONNECTED; starting without doca_dma_task_memcpy_set_conf:\n"
+        "BAD_CONFIG.";
+
+static const char errors_epilogue[] =
+        "JSON OUTPUT\n"
+        "  --json prints {\"errors\": [...]}, each entry with name, number, description and\n"
+        "  dma_causes (an array of rule, calls, cause and fix; the queue-full rule of\n"
+        "  DOCA_ERROR_AGAIN also has queue_depths, the task queue depth of each device of the\n"
+        "  loaded profile, which the text output prints as its here: line).\n"
+        "\n"
+        "EXIT STATUS\n"
+        "  0 on success; 1 when NAME|NUMBER is not a DOCA error code; 2 for a bad command\n"
+        "  line.\n"
+        "\n"
+        "EXAMPLES\n"
+        "  odma errors AGAIN\n"
+        "  odma errors 18\n"
+        "  odma errors --json not_permitted\n"
+        "\n"
+        "SEE ALSO\n"
+        "  doca_caps(1), odma(1)";
+
+static doca_error_t json_cb(void *param, void *config)
 {
-	static const char *const with_value[] = { "-l", "--log-level", "--sdk-log-level", "-j" };
+	*(bool *)config = *(bool *)param;
+	return DOCA_SUCCESS;
+}
+
+/* --json: this tool's own flag (JSON output), not DOCA's flags-from-a-file. */
+static doca_error_t register_params(void)
+{
+	struct doca_argp_param *p = NULL;
+	doca_error_t err;
+
+	doca_priv_argp_own_json();
+	err = doca_priv_argp_set_doc("[--json] [NAME|NUMBER]", errors_description, errors_epilogue);
+	if (err == DOCA_SUCCESS)
+		err = doca_argp_param_create(&p);
+	if (err != DOCA_SUCCESS)
+		return err;
+	doca_argp_param_set_long_name(p, "json");
+	doca_argp_param_set_description(p, "Print one JSON document instead of text");
+	doca_argp_param_set_callback(p, json_cb);
+	doca_argp_param_set_type(p, DOCA_ARGP_TYPE_BOOLEAN);
+	err = doca_argp_register_param(p);
+	if (err == DOCA_SUCCESS)
+		err = doca_argp_register_version_callback(version_cb);
+	return err;
+}
+
+static void usage_stdout(void *arg)
+{
+	(void)arg;
+	doca_argp_usage();
+}
+
+/* doca_argp has no positional arguments: take NAME|NUMBER out of argv before it parses. */
+static int split_args(int argc, char **argv, const char **query)
+{
+	static const char *const with_value[] = { "-l", "--log-level", "--sdk-log-level" };
 	int i, out = 1;
 	size_t k;
 
@@ -224,8 +297,6 @@ static int split_args(int argc, char **argv, const char **query, bool *json)
 		if (k < sizeof(with_value) / sizeof(with_value[0])) {
 			argv[out++] = argv[i++];
 			argv[out++] = argv[i];
-		} else if (strcmp(argv[i], "--json") == 0) {
-			*json = true;
 		} else if (argv[i][0] != '-' && *query == NULL) {
 			*query = argv[i];
 		} else {
@@ -243,11 +314,26 @@ int main(int argc, char **argv)
 	int code = -1;
 	doca_error_t err;
 
-	argc = split_args(argc, argv, &query, &json);
+	bool man = odma_help_man_wanted(argc, argv);
+
+	argc = split_args(argc, argv, &query);
 	doca_log_backend_create_standard();
-	err = doca_argp_init("odma-errors", NULL);
+	err = doca_argp_init("odma errors", &json);
 	if (err == DOCA_SUCCESS)
-		err = doca_argp_register_version_callback(version_cb);
+		err = register_params();
+	if (err == DOCA_SUCCESS && man) {
+		char *text = odma_help_capture(usage_stdout, NULL);
+
+		if (text != NULL)
+			odma_help_man(
+			        stdout, "odma-errors", 1,
+			        "explain DOCA error codes and what makes the DMA stack return "
+			        "them",
+			        text, NULL);
+		free(text);
+		doca_argp_destroy();
+		return text != NULL ? 0 : 1;
+	}
 	if (err == DOCA_SUCCESS)
 		err = doca_argp_start(argc, argv);
 	doca_argp_destroy();

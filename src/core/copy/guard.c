@@ -73,7 +73,7 @@ static void guard_install(void)
 	struct sigaction sa;
 	uint64_t on;
 
-	guard_status = odma_config_size("ODMA_COPY_GUARD", 1, 0, 1, &on);
+	guard_status = odma_config_size("ODMA_COPY_GUARD", 1, &on);
 	if (guard_status != DOCA_SUCCESS || on == 0)
 		return;
 	memset(&sa, 0, sizeof(sa));

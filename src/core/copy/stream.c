@@ -106,11 +106,9 @@ static void stream_setup(void)
 		llc = STREAM_FALLBACK_CACHE;
 	/* the default: 1.5 x the cache, the crossover measured on the reference guest (2 MiB
 	 * tasks: cached stores win at 32 MiB in flight, tie at 48, lose at 64) */
-	stream_status =
-	        odma_config_size("ODMA_STREAM_MIN", STREAM_DEFAULT_MIN, 0, UINT64_MAX, &min);
+	stream_status = odma_config_size("ODMA_STREAM_MIN", STREAM_DEFAULT_MIN, &min);
 	if (stream_status == DOCA_SUCCESS)
-		stream_status =
-		        odma_config_size("ODMA_STREAM_CACHE", llc + llc / 2, 0, UINT64_MAX, &cache);
+		stream_status = odma_config_size("ODMA_STREAM_CACHE", llc + llc / 2, &cache);
 	if (stream_status != DOCA_SUCCESS)
 		return;
 	stream_cache = cache;

@@ -37,9 +37,7 @@ static bool sys_load_side(void)
 	else if (strcmp(side, "dpu") == 0)
 		sys_sides = ODMA_SIDE_BIT(ODMA_SIDE_DPU);
 	else {
-		snprintf(sys_err, sizeof(sys_err),
-		         "ODMA_SIDE='%.32s' is not valid; set it to host, dpu, or leave it unset",
-		         side);
+		odma_config_bad_line(sys_err, sizeof(sys_err), "ODMA_SIDE", side, NULL);
 		return false;
 	}
 	return true;

@@ -152,7 +152,7 @@ static void faults_load(void)
 		return;
 	faults_status = odma_faults_parse(spec, &faults_cfg, err, sizeof(err));
 	if (faults_status != DOCA_SUCCESS) {
-		ODMA_ERR("ODMA_FAULTS=\"%s\": %s; fix or unset it", spec, err);
+		odma_config_refuse("ODMA_FAULTS", spec, err);
 		return;
 	}
 	faults_rng = faults_cfg.seed ? faults_cfg.seed : 0x9e3779b97f4a7c15ull;

@@ -95,10 +95,8 @@ static void log_do_init(void)
 		odma_log_g.sdk_explicit = true;
 	} else if (env != NULL) {
 		/* The source table may be empty this early, so say it directly, once. */
-		fprintf(stderr,
-		        "odma: DOCA_LOG_LEVEL=\"%s\" ignored; use a level name (crit, error, "
-		        "warning, info, debug, trace) or a number 10..70\n",
-		        env);
+		fprintf(stderr, "odma: DOCA_LOG_LEVEL=\"%s\" is not %s; %s\n", env,
+		        ODMA_LOG_LEVEL_ACCEPTED, ODMA_LOG_LEVEL_ON_BAD);
 	}
 	odma_log_backends_init_fallbacks();
 	odma_log_recompute_locked();

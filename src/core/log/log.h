@@ -16,6 +16,15 @@
  */
 DOCA_STABLE doca_error_t doca_priv_log_register_sdk_source(const char *name, int *source);
 
+/*
+ * DOCA_LOG_LEVEL, read by the log module at its start (before any other module): what it
+ * accepts and what a bad value does. The same words are its row in core/config's table.
+ */
+#define ODMA_LOG_LEVEL_ACCEPTED                                                                    \
+	"a level name (disable, crit, error, warning, info, debug, trace; any case) or a number "  \
+	"10, 20, ... 70"
+#define ODMA_LOG_LEVEL_ON_BAD "the SDK log level stays at its default (one line on stderr)"
+
 /* Declares the SDK log source of one .c file. */
 #define ODMA_LOG_REGISTER(SOURCE)                                                                  \
 	static int odma_log_source = -1;                                                           \

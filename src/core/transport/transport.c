@@ -71,27 +71,29 @@ uint32_t odma_tp_timeout_ms(void)
 {
 	uint64_t v;
 
-	if (odma_config_size("ODMA_TRANSPORT_TIMEOUT_MS", 5000, 1, 3600000, &v) != DOCA_SUCCESS)
+	if (odma_config_size("ODMA_TRANSPORT_TIMEOUT_MS", 5000, &v) != DOCA_SUCCESS)
 		v = 5000; /* refused earlier, by odma_tp_config_check at the export or import */
 	return (uint32_t)v;
 }
 
 int odma_tp_forced(void)
 {
-	static const char *const choices[] = { "auto", "process", "ucx", NULL };
-	int v = 0;
+	int v = 0; /* core/config's choices: auto, process, ucx */
 
-	if (odma_config_choice("ODMA_TRANSPORT", choices, 0, &v) != DOCA_SUCCESS)
+	if (odma_config_choice("ODMA_TRANSPORT", 0, &v) != DOCA_SUCCESS)
 		return -2;
 	return v - 1; /* -1: auto, else enum odma_tp_kind */
 }
 
 doca_error_t odma_tp_config_check(void)
 {
+	char addr[64];
+	uint16_t port;
 	uint64_t v;
 
 	if (odma_tp_forced() == -2 ||
-	    odma_config_size("ODMA_TRANSPORT_TIMEOUT_MS", 5000, 1, 3600000, &v) != DOCA_SUCCESS)
+	    odma_config_size("ODMA_TRANSPORT_TIMEOUT_MS", 5000, &v) != DOCA_SUCCESS ||
+	    odma_config_fabric(addr, sizeof(addr), &port) != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE; /* logged by the parser, naming the variable */
 	return DOCA_SUCCESS;
 }
@@ -532,13 +534,12 @@ bool odma_tp_iface_for(const char *ip, char *name, size_t cap, char *addr, size_
 
 const char *odma_tp_fabric_ip(char *ip, size_t cap)
 {
-	const char *fabric = odma_config_string("ODMA_FABRIC");
-	const char *colon = fabric != NULL ? strrchr(fabric, ':') : NULL;
+	uint16_t port;
 
-	if (fabric == NULL)
+	/* a bad value: logged once by the table's parser, and refused at each export/import */
+	if (odma_config_fabric(ip, cap, &port) != DOCA_SUCCESS || port == 0)
 		return NULL;
-	snprintf(ip, cap, "%.*s", (int)(colon ? colon - fabric : (long)strlen(fabric)), fabric);
-	return fabric;
+	return odma_config_string("ODMA_FABRIC");
 }
 
 bool odma_tp_bind_addr(char *out, size_t cap)

@@ -424,17 +424,14 @@ static doca_error_t te_read_config(uint32_t *workers)
 {
 	uint64_t n, inline_max, split_min, backlog, arm_spin, armed_spin, chunk, share_min;
 
-	if (odma_config_size("ODMA_WORKERS", te_default_workers(), 1, TE_MAX_WORKERS, &n) ||
-	    odma_config_size("ODMA_INLINE_MAX", TE_DEFAULT_INLINE_MAX, 0, 1u << 30, &inline_max) ||
-	    odma_config_size("ODMA_SPLIT_MIN", TE_DEFAULT_SPLIT_MIN, 0, SIZE_MAX, &split_min) ||
-	    odma_config_size("ODMA_HELP_BACKLOG", TE_DEFAULT_HELP_BACKLOG, 0, TE_RING_CAP,
-	                     &backlog) ||
-	    odma_config_size("ODMA_ARM_SPIN_NS", TE_DEFAULT_ARM_SPIN_NS, 0, 1000000000u,
-	                     &arm_spin) ||
-	    odma_config_size("ODMA_ARMED_SPIN_NS", TE_DEFAULT_ARMED_SPIN_NS, 0, 1000000000u,
-	                     &armed_spin) ||
-	    odma_config_size("ODMA_SPLIT_CHUNK", 0, 0, 1u << 30, &chunk) ||
-	    odma_config_size("ODMA_SHARE_MIN", TE_DEFAULT_SHARE_MIN, 0, SIZE_MAX, &share_min))
+	if (odma_config_size("ODMA_WORKERS", te_default_workers(), &n) ||
+	    odma_config_size("ODMA_INLINE_MAX", TE_DEFAULT_INLINE_MAX, &inline_max) ||
+	    odma_config_size("ODMA_SPLIT_MIN", TE_DEFAULT_SPLIT_MIN, &split_min) ||
+	    odma_config_size("ODMA_HELP_BACKLOG", TE_DEFAULT_HELP_BACKLOG, &backlog) ||
+	    odma_config_size("ODMA_ARM_SPIN_NS", TE_DEFAULT_ARM_SPIN_NS, &arm_spin) ||
+	    odma_config_size("ODMA_ARMED_SPIN_NS", TE_DEFAULT_ARMED_SPIN_NS, &armed_spin) ||
+	    odma_config_size("ODMA_SPLIT_CHUNK", 0, &chunk) ||
+	    odma_config_size("ODMA_SHARE_MIN", TE_DEFAULT_SHARE_MIN, &share_min))
 		return DOCA_ERROR_INVALID_VALUE;
 	te.share_min = share_min;
 	te.split_chunk = (size_t)chunk;
