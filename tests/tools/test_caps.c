@@ -197,8 +197,9 @@ static void test_unknown_profile(void **state)
 	(void)state;
 	tool_run(&out, "ODMA_SYSTEM=bf4", caps(), "", 1);
 	assert_int_equal(out.status, 1);
-	assert_non_null(strstr(out.text, "ODMA_SYSTEM='bf4' is not a built-in profile (bf3, bf2, "
-	                                 "cx7, cx6dx, nic = cx6dx)"));
+	assert_non_null(strstr(out.text, "ODMA_SYSTEM=\"bf4\" is not a built-in profile name or a "
+	                                 "readable profile file (built-in: bf3, bf2, cx7, cx6dx, "
+	                                 "nic = cx6dx;"));
 	assert_non_null(strchr(out.text, '\n'));
 	assert_string_equal(strchr(out.text, '\n') + 1, "");
 }

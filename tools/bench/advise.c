@@ -186,7 +186,7 @@ static int parse_flags(int argc, char **argv)
 	argc = bench_prefilter(argc, argv, print_help, &adv.json);
 	doca_log_backend_create_standard();
 	doca_log_backend_create_with_file_sdk(stderr, &be);
-	if (doca_argp_init("odma-advise", &adv) != DOCA_SUCCESS ||
+	if (doca_argp_init("odma advise", &adv) != DOCA_SUCCESS ||
 	    bench_add_param("s", "size", "<bytes>", "bytes per copy (K/M/G suffixes)", S, cb_size,
 	                    true) ||
 	    bench_add_param(NULL, "between", "<where>",

@@ -43,7 +43,7 @@ static const char *const transport_choices[] = { "auto", "process", "ucx", NULL 
 	}
 
 static const struct odma_config_var config_vars[] = {
-	TEXT("ODMA_SYSTEM", "a built-in profile name (bf3, ...) or a readable profile file", "bf3",
+	TEXT("ODMA_SYSTEM", "a built-in profile name or a readable profile file", "bf3",
 	     "core/device, once per process, at the first device query",
 	     "every device query (doca_devinfo_create_list, ...) fails with DOCA_ERROR_NOT_FOUND"),
 	TEXT("ODMA_SIDE", "host or dpu", "unset: both sides", "core/device, with ODMA_SYSTEM",

@@ -50,13 +50,12 @@ static char *sys_read_file(const char *path, size_t *len)
 	char *buf;
 
 	if (f == NULL) {
-		char names[128];
+		char names[128], detail[256];
 
 		odma_profile_names(names, sizeof(names));
-		snprintf(sys_err, sizeof(sys_err),
-		         "ODMA_SYSTEM='%.200s' is not a built-in profile (%s) and cannot be opened "
-		         "as a profile file: %s",
-		         path, names, strerror(errno));
+		snprintf(detail, sizeof(detail), "built-in: %s; as a file: %s", names,
+		         strerror(errno));
+		(void)odma_config_bad_line(sys_err, sizeof(sys_err), "ODMA_SYSTEM", path, detail);
 		return NULL;
 	}
 	buf = malloc(ODMA_PROFILE_MAX_TEXT + 1);
