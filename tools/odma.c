@@ -25,6 +25,7 @@ static const struct {
 	{ "errors", "explain DOCA error codes and their DMA-specific causes" },
 	{ "advise", "choose between DMA, RDMA, Comch and memcpy for a copy" },
 	{ "compat", "build and run NVIDIA's DOCA samples against this odma" },
+	{ "trace", "summarise a task timeline written with ODMA_TRACE=FILE" },
 };
 
 static void odma_usage(FILE *out)

@@ -44,6 +44,7 @@ FLAGS = {
     'odma-bench': argp_flags('tools/bench/bench_main.c') + [(None, 'json')],
     'odma-advise': argp_flags('tools/bench/advise.c') + [(None, 'json')],
     'odma-compat': getopt_flags('tools/compat/compat.c', 'options[] = {'),
+    'odma-trace': getopt_flags('tools/trace/trace.c', 'options[] = {'),
     'doca_dma_copy': argp_flags('apps/dma_copy/dma_copy.c'),
 }
 SHAKE = getopt_flags('tools/compat/compat_shake.c', 'shake_options[] = {')

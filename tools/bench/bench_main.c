@@ -122,6 +122,9 @@ static const char bench_help[] =
         "                         a log x axis, GB/s on y, one line per series (odma, memcpy,\n"
         "                         memcpy on N threads, streaming copy on N threads, DPDK with\n"
         "                         --peer dpdk), axis labels and a legend. Plain text, no library.\n"
+        "        --trace FILE     write the run's task timeline to FILE (ODMA_TRACE: trace-event\n"
+        "                         JSON for Perfetto; summarise it with odma trace FILE). The\n"
+        "                         traced run takes the per-task path: its figures are lower.\n"
         "        --json           print one JSON object (an array of them with --sweep).\n"
         "        --csv            print CSV rows with a header.\n"
         "    -l, --log-level N    (doca_argp) program log level; --sdk-log-level N the SDK's.\n"
@@ -318,6 +321,17 @@ static doca_error_t cb_busy(void *p, void *c)
 	return DOCA_SUCCESS;
 }
 
+/* --trace: ODMA_TRACE for the run's PEs (read at the first doca_pe_create, after parsing) */
+static doca_error_t cb_trace(void *p, void *c)
+{
+	(void)c;
+	if (strlen(p) == 0) {
+		fprintf(stderr, "odma-bench: --trace needs a file name\n");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return setenv("ODMA_TRACE", p, 1) == 0 ? DOCA_SUCCESS : DOCA_ERROR_NO_MEMORY;
+}
+
 static doca_error_t cb_plot(void *p, void *c)
 {
 	(void)c;
@@ -401,6 +415,8 @@ static int register_params(void)
 	                       false) ||
 	       bench_add_param(NULL, "plot", "<file.svg>", "draw the sweep as an SVG chart", S,
 	                       cb_plot, false) ||
+	       bench_add_param(NULL, "trace", "<file>",
+	                       "write the run's task timeline (ODMA_TRACE)", S, cb_trace, false) ||
 	       bench_add_param(NULL, "netns", NULL,
 	                       "with --transport ucx: the two sides in two network namespaces "
 	                       "joined by a veth pair (root)",

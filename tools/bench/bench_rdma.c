@@ -210,6 +210,9 @@ static int br_child(int ctl, size_t size)
 	struct pollfd p[2] = { { .fd = ctl, .events = POLLIN } };
 	doca_event_handle_t h;
 
+	/* --trace follows the requester's tasks; the responder writes no timeline of its own */
+	unsetenv("ODMA_TRACE");
+
 	if (br_setup(&s, size < 4 * BR_DEPTH * msg ? 4 * BR_DEPTH * msg : size,
 	             DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE) != 0 ||
 	    doca_rdma_export(s.rd, &blob, &n, &s.conn) != DOCA_SUCCESS ||

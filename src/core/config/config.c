@@ -80,6 +80,8 @@ static const struct odma_config_var config_vars[] = {
 	    PE_FAILS),
 	TEXT("ODMA_FAULTS", "a fault list (docs/fault-injection.md: seed=N,agains=P,...)", "off",
 	     "core/exec, once per process, at the first doca_pe_create", PE_FAILS),
+	TEXT("ODMA_TRACE", "a file path this process can create (the task timeline, JSON)", "off",
+	     "core/exec, once per process, at the first doca_pe_create", PE_FAILS),
 	TEXT("ODMA_RUNDIR", "a directory path this user may create and own",
 	     "$XDG_RUNTIME_DIR/odma, else /tmp/odma-UID",
 	     "comch, at each Comch server or client doca_ctx_start",

@@ -7,6 +7,7 @@
 
 #include "core/exec/exec_int.h"
 #include "core/exec/faults.h"
+#include "core/exec/trace.h"
 #include "core/device/device.h"
 #include "core/error/error.h"
 #include "core/log/log.h"
@@ -36,7 +37,7 @@ void odma_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next)
 	ctx->fp.hold_bytes = 0;
 	ctx->fp.fast_want = odma_buf_fast_want(ctx->dev);
 	if (next == DOCA_CTX_STATE_RUNNING && ctx->fp.hold != NULL && ctx->copy_complete != NULL &&
-	    !ctx->ordered && !odma_faults_enabled && ctx->caps->max_buf_size != 0) {
+	    !ctx->ordered && !odma_exec_slow && ctx->caps->max_buf_size != 0) {
 		ctx->fp.hold_now = ctx->fp.hold;
 		ctx->fp.hold_bytes = ctx->fp.hold_max < ctx->caps->max_buf_size
 		                             ? ctx->fp.hold_max

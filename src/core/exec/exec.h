@@ -64,6 +64,9 @@ struct doca_task {
 	 */
 	void (*hook)(struct doca_task *task, bool success);
 	void *hook_arg;
+	/* ODMA_TRACE (trace.c): the hook the task had before its trace hook, and its number */
+	void (*trace_prev)(struct doca_task *task, bool success);
+	uint64_t trace_id;
 };
 
 /* A singly linked FIFO of tasks. */

@@ -19,6 +19,7 @@
 #include "core/error/error.h"
 #include "core/exec/exec.h"
 #include "core/exec/faults.h"
+#include "core/exec/trace.h"
 #include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_FAULTS)
@@ -157,6 +158,7 @@ static void faults_load(void)
 	}
 	faults_rng = faults_cfg.seed ? faults_cfg.seed : 0x9e3779b97f4a7c15ull;
 	odma_faults_enabled = true;
+	odma_exec_slow = true; /* the submit and run paths take their slow branch */
 	ODMA_WARN("fault injection on: ODMA_FAULTS=\"%s\"", spec);
 }
 

@@ -13,6 +13,7 @@
 
 #include "core/exec/exec_int.h"
 #include "core/exec/faults.h"
+#include "core/exec/trace.h"
 #include "core/log/log.h"
 #include "engines/engine.h"
 
@@ -25,7 +26,7 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
-	if (odma_faults_init() != DOCA_SUCCESS)
+	if (odma_faults_init() != DOCA_SUCCESS || odma_trace_init() != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE;
 	engine = odma_engine_select();
 	if (engine == NULL)
@@ -59,6 +60,8 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 		return r;
 	}
 	ODMA_DBG("progress engine %p created (engine %s)", (void *)p, engine->name);
+	if (odma_trace_enabled)
+		odma_trace_pe_born();
 	*pe = p;
 	return DOCA_SUCCESS;
 }
@@ -83,6 +86,8 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 	odma_pe_wake_fini(pe);
 	close(pe->efd);
 	free(pe);
+	if (odma_trace_enabled)
+		odma_trace_pe_gone();
 	return DOCA_SUCCESS;
 }
 

@@ -13,6 +13,7 @@
  */
 #include "core/exec/exec_int.h"
 #include "core/exec/faults.h"
+#include "core/exec/trace.h"
 #include "engines/engine.h"
 
 void odma_task_mark_failed(struct doca_ctx *ctx, uint64_t seq)
@@ -42,8 +43,6 @@ static inline bool task_flushed(const struct doca_task *task)
 /* The checks every part of a task passes before its bytes move. */
 static inline doca_error_t task_precheck(struct doca_task *task)
 {
-	if (doca_unlikely(odma_faults_enabled))
-		odma_faults_delay(task->seq);
 	if (doca_unlikely(task->preset != DOCA_SUCCESS)) {
 		odma_task_mark_failed(task->ctx, task->seq);
 		return task->preset;
@@ -53,7 +52,36 @@ static inline doca_error_t task_precheck(struct doca_task *task)
 	return DOCA_SUCCESS;
 }
 
+static inline void run_range(struct doca_task *task, uint64_t off, uint64_t len);
+
+/*
+ * One part with fault injection or the timeline on (odma_exec_slow): the injected delay, then
+ * the part as usual, timed for ODMA_TRACE.
+ */
+static void __attribute__((noinline))
+run_range_slow(struct doca_task *task, uint64_t off, uint64_t len)
+{
+	uint64_t t0;
+
+	if (odma_faults_enabled)
+		odma_faults_delay(task->seq);
+	t0 = odma_trace_enabled ? doca_priv_now_ns() : 0;
+	run_range(task, off, len);
+	if (odma_trace_enabled)
+		odma_trace_run(task, t0, len);
+}
+
 void odma_task_run_range(struct doca_task *task, uint64_t off, uint64_t len)
+{
+	if (doca_unlikely(odma_exec_slow)) {
+		run_range_slow(task, off, len);
+		return;
+	}
+	run_range(task, off, len);
+}
+
+static inline __attribute__((always_inline)) void run_range(struct doca_task *task, uint64_t off,
+                                                            uint64_t len)
 {
 	doca_error_t r = task_precheck(task);
 
@@ -111,9 +139,11 @@ static void run_batch_one(struct doca_task *const *tasks, unsigned int n)
 	doca_error_t st[ODMA_COPY_BATCH_MAX];
 	unsigned int m = 0;
 
-	if (doca_unlikely(odma_faults_enabled)) {
+	if (doca_unlikely(odma_exec_slow)) {
+		/* as if run one by one, each with its delay and its timeline slice */
 		for (unsigned int i = 0; i < n; i++)
-			odma_faults_delay(tasks[i]->seq);
+			run_range_slow(tasks[i], 0, tasks[i]->copy.total);
+		return;
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		struct doca_task *t = tasks[i];

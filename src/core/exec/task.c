@@ -11,6 +11,7 @@
 #include "core/error/error.h"
 #include "core/exec/exec_int.h"
 #include "core/exec/faults.h"
+#include "core/exec/trace.h"
 #include "core/log/log.h"
 #include "engines/engine.h"
 
@@ -207,20 +208,32 @@ task_submit_slow(struct doca_task *t, uint32_t flags, bool strict)
 {
 	struct doca_ctx *ctx;
 	doca_error_t r;
+	uint64_t t0;
 
 	ODMA_CHECK_ARG(t != NULL, "task must not be NULL");
 	ctx = t->ctx;
 	r = task_check_submittable(t);
 	if (doca_unlikely(r != DOCA_SUCCESS))
 		return r;
-	if (ctx->ops->submit != NULL)
-		return task_submit_typed(ctx, t, flags);
+	/*
+	 * A traced task gets its hook once accepted: its callback runs only in a later
+	 * doca_pe_progress of this thread, so nothing can complete it before.
+	 */
+	t0 = doca_unlikely(odma_trace_enabled) ? doca_priv_now_ns() : 0;
+	if (ctx->ops->submit != NULL) {
+		r = task_submit_typed(ctx, t, flags);
+		if (doca_unlikely(odma_trace_enabled) && r == DOCA_SUCCESS)
+			odma_trace_submit(t, t0);
+		return r;
+	}
 	r = task_prepare_copy(ctx, t, strict);
 	if (doca_unlikely(r != DOCA_SUCCESS))
 		return r;
 	r = task_enqueue(ctx, t, flags);
 	if (doca_unlikely(r != DOCA_SUCCESS))
 		return r;
+	if (doca_unlikely(odma_trace_enabled))
+		odma_trace_submit(t, t0);
 	/* Accepted. A task that will fail flushes whatever is submitted after it. */
 	if (doca_unlikely(t->preset != DOCA_SUCCESS))
 		odma_task_mark_failed(ctx, t->seq);
@@ -259,7 +272,7 @@ task_submit(struct doca_task *t, uint32_t flags, bool strict)
 	struct odma_job job;
 	doca_error_t r;
 
-	if (doca_unlikely(t == NULL || flags != DOCA_TASK_SUBMIT_FLAG_FLUSH || odma_faults_enabled))
+	if (doca_unlikely(t == NULL || flags != DOCA_TASK_SUBMIT_FLAG_FLUSH || odma_exec_slow))
 		return task_submit_slow(t, flags, strict);
 	ctx = t->ctx;
 	if (doca_unlikely(t->state != ODMA_TASK_ALLOCATED || ctx->state != DOCA_CTX_STATE_RUNNING ||

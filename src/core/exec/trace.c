@@ -1,0 +1,292 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The task timeline (trace.h). Each thread that records gets a ring of its own, found through
+ * a thread-local pointer and listed once in trace_rings; a ring is written by its thread only.
+ * When the last PE is destroyed, or at exit if one is left, every ring becomes Chrome
+ * trace-event JSON (events after that are not written):
+ *   - a task: an async slice ("b" at its submit, "e" at its completion callback), id = the
+ *     task's trace number, name = its context type, args bytes and status;
+ *   - a part of a copy run on an engine thread: a complete slice ("X", ts and dur);
+ *   - otherData: events dropped (a full ring, or more than TRACE_RINGS threads).
+ * A process that finds FILE taken by another live process of the run (its lock), or that was
+ * forked after the first doca_pe_create, writes its own timeline to FILE.PID.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/config/config.h"
+#include "core/exec/exec.h"
+#include "core/exec/trace.h"
+#include "core/log/log.h"
+
+ODMA_LOG_REGISTER(ODMA_TRACE)
+
+#define TRACE_RING 65536u /* events per thread */
+#define TRACE_RINGS 64u   /* threads that may record */
+
+enum { EV_SUBMIT = 1, EV_RUN, EV_DONE };
+
+struct trace_ev {
+	uint64_t ts, dur; /* CLOCK_MONOTONIC ns */
+	uint64_t id;      /* the task's trace number */
+	uint64_t bytes;
+	const char *kind; /* its context type ("DMA", "RDMA", ...) */
+	int32_t status;
+	uint8_t type;
+};
+
+struct trace_ring {
+	uint32_t tid;
+	uint32_t n;
+	struct trace_ring *next;
+	struct trace_ev ev[];
+};
+
+bool odma_exec_slow;
+bool odma_trace_enabled;
+
+static pthread_once_t trace_once = PTHREAD_ONCE_INIT;
+static doca_error_t trace_status = DOCA_SUCCESS;
+static FILE *trace_file;
+static char trace_path[512]; /* room for .PID after it (trace_child) */
+static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct trace_ring *trace_rings;
+static unsigned int trace_nrings;
+static _Atomic uint64_t trace_dropped, trace_next_id;
+static _Thread_local struct trace_ring *my_ring;
+static _Thread_local bool my_ring_refused;
+static bool trace_written;
+
+static void trace_exit(void)
+{
+	odma_trace_flush();
+}
+
+/*
+ * A forked child keeps its own timeline, in FILE.PID: the parent's file and rings stay the
+ * parent's (the child's copy of the rings is forgotten, not written).
+ */
+static void trace_child(void)
+{
+	size_t n = strlen(trace_path);
+
+	if (!odma_trace_enabled || trace_written)
+		return;
+	if (trace_file != NULL)
+		fclose(trace_file); /* nothing buffered yet: closes the child's descriptor only */
+	if (n + 16 > sizeof(trace_path))
+		n = sizeof(trace_path) - 16;
+	snprintf(trace_path + n, 16, ".%d", (int)getpid());
+	trace_file = fopen(trace_path, "we");
+	trace_rings = NULL;
+	trace_nrings = 0;
+	my_ring = NULL;
+	my_ring_refused = false;
+	if (trace_file == NULL)
+		trace_written = true; /* nothing to write to: record nothing of it */
+}
+
+static void trace_load(void)
+{
+	const char *path = odma_config_string("ODMA_TRACE");
+	int fd;
+
+	if (path == NULL)
+		return;
+	/*
+	 * Opened now: a path that cannot be written fails the doca_pe_create, not the exit. The
+	 * process that locks FILE writes it; another process of the same run (a host and a DPU
+	 * side given one ODMA_TRACE) finds it locked and writes FILE.PID.
+	 */
+	snprintf(trace_path, sizeof(trace_path), "%s", path);
+	fd = open(trace_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		size_t n = strlen(trace_path);
+
+		close(fd);
+		if (n + 16 > sizeof(trace_path))
+			n = sizeof(trace_path) - 16;
+		snprintf(trace_path + n, 16, ".%d", (int)getpid());
+		fd = open(trace_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	}
+	if (fd >= 0 && ftruncate(fd, 0) == 0)
+		trace_file = fdopen(fd, "w");
+	if (trace_file == NULL) {
+		odma_config_refuse("ODMA_TRACE", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		trace_status = DOCA_ERROR_INVALID_VALUE;
+		return;
+	}
+	odma_trace_enabled = true;
+	odma_exec_slow = true;
+	atexit(trace_exit);
+	pthread_atfork(NULL, NULL, trace_child);
+	ODMA_INFO("task timeline on: written to %s at exit (ODMA_TRACE; the per-task path, no "
+	          "batching)",
+	          trace_path);
+}
+
+doca_error_t odma_trace_init(void)
+{
+	pthread_once(&trace_once, trace_load);
+	return trace_status;
+}
+
+static struct trace_ring *ring_of_thread(void)
+{
+	struct trace_ring *r = my_ring;
+
+	if (r != NULL || my_ring_refused)
+		return r;
+	pthread_mutex_lock(&trace_lock);
+	if (trace_nrings < TRACE_RINGS && !trace_written) {
+		r = calloc(1, sizeof(*r) + TRACE_RING * sizeof(r->ev[0]));
+		if (r != NULL) {
+			r->tid = (uint32_t)syscall(SYS_gettid);
+			r->next = trace_rings;
+			trace_rings = r;
+			trace_nrings++;
+		}
+	}
+	pthread_mutex_unlock(&trace_lock);
+	my_ring = r;
+	my_ring_refused = r == NULL;
+	return r;
+}
+
+static void record(uint8_t type, uint64_t ts, uint64_t dur, const struct doca_task *t,
+                   uint64_t bytes, doca_error_t status)
+{
+	struct trace_ring *r = ring_of_thread();
+	struct trace_ev *e;
+
+	if (r == NULL || r->n >= TRACE_RING) {
+		atomic_fetch_add_explicit(&trace_dropped, 1, memory_order_relaxed);
+		return;
+	}
+	e = &r->ev[r->n];
+	e->ts = ts;
+	e->dur = dur;
+	e->id = t->trace_id;
+	e->bytes = bytes;
+	e->kind = t->ctx->ops->name;
+	e->status = (int32_t)status;
+	e->type = type;
+	/* published for the writer at exit (release: the fields before the count) */
+	__atomic_store_n(&r->n, r->n + 1, __ATOMIC_RELEASE);
+}
+
+/* The completion hook a traced task carries: its end event, then what it had before. */
+static void trace_done(struct doca_task *t, bool ok)
+{
+	void (*prev)(struct doca_task *, bool) = t->trace_prev;
+
+	record(EV_DONE, doca_priv_now_ns(), 0, t, 0, t->status);
+	t->hook = prev;
+	t->trace_prev = NULL;
+	if (prev != NULL)
+		prev(t, ok);
+	else
+		t->ctx->ops->complete(t, ok);
+}
+
+void odma_trace_submit(struct doca_task *t, uint64_t t0_ns)
+{
+	t->trace_id = atomic_fetch_add_explicit(&trace_next_id, 1, memory_order_relaxed) + 1;
+	t->trace_prev = t->hook;
+	t->hook = trace_done;
+	record(EV_SUBMIT, t0_ns, 0, t, t->ctx->ops->submit == NULL ? t->copy.total : 0,
+	       DOCA_SUCCESS);
+}
+
+static _Atomic int trace_pes;
+
+void odma_trace_pe_born(void)
+{
+	atomic_fetch_add(&trace_pes, 1);
+}
+
+void odma_trace_pe_gone(void)
+{
+	if (atomic_fetch_sub(&trace_pes, 1) == 1)
+		odma_trace_flush();
+}
+
+void odma_trace_run(const struct doca_task *t, uint64_t t0_ns, uint64_t len)
+{
+	uint64_t now = doca_priv_now_ns();
+
+	record(EV_RUN, t0_ns, now - t0_ns, t, len, DOCA_SUCCESS);
+}
+
+static void write_us(FILE *f, uint64_t ns)
+{
+	fprintf(f, "%" PRIu64 ".%03u", ns / 1000u, (unsigned int)(ns % 1000u));
+}
+
+void odma_trace_flush(void)
+{
+	int pid = (int)getpid();
+	bool first = true;
+	FILE *f;
+
+	pthread_mutex_lock(&trace_lock);
+	f = trace_written ? NULL : trace_file;
+	trace_written = true;
+	pthread_mutex_unlock(&trace_lock);
+	if (f == NULL)
+		return;
+	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+	for (struct trace_ring *r = trace_rings; r != NULL; r = r->next) {
+		uint32_t n = __atomic_load_n(&r->n, __ATOMIC_ACQUIRE);
+
+		fprintf(f,
+		        "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%u,"
+		        "\"args\":{\"name\":\"odma thread %u\"}}",
+		        first ? "" : ",\n", pid, r->tid, r->tid);
+		first = false;
+		for (uint32_t i = 0; i < n; i++) {
+			const struct trace_ev *e = &r->ev[i];
+
+			if (e->type == EV_RUN) {
+				fprintf(f, ",\n{\"name\":\"run\",\"cat\":\"engine\",\"ph\":\"X\","
+				           "\"ts\":");
+				write_us(f, e->ts);
+				fprintf(f, ",\"dur\":");
+				write_us(f, e->dur);
+				fprintf(f,
+				        ",\"pid\":%d,\"tid\":%u,\"args\":{\"task\":%" PRIu64
+				        ",\"bytes\":%" PRIu64 "}}",
+				        pid, r->tid, e->id, e->bytes);
+				continue;
+			}
+			fprintf(f,
+			        ",\n{\"name\":\"%s "
+			        "task\",\"cat\":\"task\",\"ph\":\"%s\",\"id\":%" PRIu64 ",\"ts\":",
+			        e->kind, e->type == EV_SUBMIT ? "b" : "e", e->id);
+			write_us(f, e->ts);
+			if (e->type == EV_SUBMIT)
+				fprintf(f,
+				        ",\"pid\":%d,\"tid\":%u,\"args\":{\"bytes\":%" PRIu64 "}}",
+				        pid, r->tid, e->bytes);
+			else
+				fprintf(f, ",\"pid\":%d,\"tid\":%u,\"args\":{\"status\":\"%s\"}}",
+				        pid, r->tid, doca_error_get_name((doca_error_t)e->status));
+		}
+	}
+	fprintf(f, "\n],\"otherData\":{\"producer\":\"odma\",\"dropped\":%" PRIu64 "}}\n",
+	        (uint64_t)atomic_load(&trace_dropped));
+	if (fclose(f) != 0)
+		ODMA_ERR("ODMA_TRACE: writing %s failed: %s", trace_path, strerror(errno));
+}

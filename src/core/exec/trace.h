@@ -1,0 +1,42 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The task timeline (ODMA_TRACE=FILE): every task's submit, each part run on an engine thread,
+ * and its completion, in the Chrome trace-event format that Perfetto and chrome://tracing open
+ * (docs/performance.md). Unset it costs nothing: the submit and run paths already take one
+ * predictable branch for fault injection (odma_exec_slow), which tracing shares. Set, each
+ * thread writes into a ring of its own (TRACE_RING events; past it events are dropped and
+ * counted) and the file is written when the process exits.
+ */
+#ifndef ODMA_CORE_EXEC_TRACE_H_
+#define ODMA_CORE_EXEC_TRACE_H_
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <doca_error.h>
+
+struct doca_task;
+
+/* Set once at the first doca_pe_create when fault injection or tracing is on. */
+extern bool odma_exec_slow;
+/* True when ODMA_TRACE names a file (read once). */
+extern bool odma_trace_enabled;
+
+/* Reads ODMA_TRACE once; INVALID_VALUE (one line) when the file cannot be created. */
+doca_error_t odma_trace_init(void);
+/*
+ * A task was accepted (the PE thread, in the submit path, from @t0_ns): its begin event, and
+ * the hook that records its end before its callback runs.
+ */
+void odma_trace_submit(struct doca_task *t, uint64_t t0_ns);
+/* One part of a task's bytes ran on this thread from @t0_ns to now (engine thread). */
+void odma_trace_run(const struct doca_task *t, uint64_t t0_ns, uint64_t len);
+/* Writes the file now (at exit, or when the last PE is destroyed); safe to call once. */
+void odma_trace_flush(void);
+/* A PE was created / destroyed: the last one destroyed writes the file (a program may _exit). */
+void odma_trace_pe_born(void);
+void odma_trace_pe_gone(void);
+
+#endif /* ODMA_CORE_EXEC_TRACE_H_ */

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""The task timeline (ODMA_TRACE) end to end: a sample program writes it; the file follows
+the Chrome trace-event format that Perfetto and chrome://tracing read (every event's fields
+and types, async begin/end pairs matched by category and id, complete slices with a
+duration); `odma trace` summarises it and names the dominant stage, in text and JSON; a path
+that cannot be written fails the program's doca_pe_create with one line; odma trace refuses
+what is not a trace.
+
+usage: check_trace.py ODMA SAMPLE"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+odma, sample = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print('FAIL: ' + msg)
+
+
+def validate(path):
+    """The trace-event format's rules for the phases odma writes (b, e, X, M)."""
+    with open(path) as f:
+        d = json.load(f)
+    ev = d.get('traceEvents')
+    if not isinstance(ev, list) or not ev:
+        fail('no traceEvents array')
+        return d
+    opened = {}
+    for e in ev:
+        ph = e.get('ph')
+        if ph not in ('b', 'e', 'X', 'M'):
+            fail('unknown phase %r' % ph)
+            continue
+        if not isinstance(e.get('name'), str) or not isinstance(e.get('pid'), int) or \
+                not isinstance(e.get('tid'), int):
+            fail('an event without name, pid or tid: %r' % e)
+        if ph == 'M':
+            continue
+        if not isinstance(e.get('ts'), (int, float)) or e['ts'] < 0:
+            fail('bad ts: %r' % e)
+        if ph == 'X' and (not isinstance(e.get('dur'), (int, float)) or e['dur'] < 0):
+            fail('a complete slice without a duration: %r' % e)
+        if ph in ('b', 'e'):
+            key = (e.get('cat'), e.get('id'), e.get('name'))
+            if not isinstance(e.get('cat'), str) or not isinstance(e.get('id'), (int, str)):
+                fail('an async event without cat or id: %r' % e)
+            if ph == 'b':
+                opened[key] = e['ts']
+            elif key not in opened:
+                fail('an end without its begin: %r' % e)
+            elif e['ts'] < opened.pop(key):
+                fail('an end before its begin: %r' % e)
+    if opened:
+        fail('%d begins without an end' % len(opened))
+    if not isinstance(d.get('otherData', {}).get('dropped'), int):
+        fail('otherData.dropped missing')
+    return d
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    env = dict(os.environ, ODMA_SYSTEM='bf3', ODMA_TRACE=os.path.join(tmp, 't.json'))
+    r = subprocess.run([sample], env=env, capture_output=True, text=True, timeout=60)
+    if r.returncode != 0:
+        fail('the traced sample failed: ' + r.stderr[-500:])
+    d = validate(env['ODMA_TRACE'])
+    tasks = [e for e in d.get('traceEvents', []) if e.get('ph') == 'b']
+    runs = [e for e in d.get('traceEvents', []) if e.get('ph') == 'X']
+    if not tasks or len(runs) < len(tasks):
+        fail('expected a begin per task and a run slice each: %d tasks, %d runs' %
+             (len(tasks), len(runs)))
+    r = subprocess.run([odma, 'trace', env['ODMA_TRACE']], capture_output=True, text=True,
+                       timeout=60)
+    if r.returncode != 0 or '<- dominates' not in r.stdout or 'slowest tasks' not in r.stdout:
+        fail('odma trace (text): %d %s %s' % (r.returncode, r.stdout[-400:], r.stderr))
+    r = subprocess.run([odma, 'trace', '--json', env['ODMA_TRACE']], capture_output=True,
+                       text=True, timeout=60)
+    try:
+        s = json.loads(r.stdout)
+        if s['tasks'] != len(tasks) or s['dominant_stage'] not in (
+                'queue', 'copy', 'delivery', 'remote') or s['failed'] != 0:
+            fail('odma trace --json: %r' % s)
+    except (ValueError, KeyError) as e:
+        fail('odma trace --json is not the summary: %s %s' % (e, r.stdout[-300:]))
+    # a path that cannot be written: doca_pe_create fails, one line names the variable
+    env['ODMA_TRACE'] = os.path.join(tmp, 'no-such-dir', 't.json')
+    r = subprocess.run([sample], env=env, capture_output=True, text=True, timeout=60)
+    lines = [l for l in (r.stdout + r.stderr).splitlines() if 'ODMA_TRACE=' in l]
+    if r.returncode == 0 or len(lines) != 1:
+        fail('an unwritable ODMA_TRACE: status %d, lines %r' % (r.returncode, lines))
+    # not a trace; an empty file; a bad flag
+    bad = os.path.join(tmp, 'bad.json')
+    with open(bad, 'w') as f:
+        f.write('{"hello": 1}')
+    for args, want in (([bad], 1), ([os.path.join(tmp, 'empty')], 1), (['--bogus', bad], 2)):
+        if args[0].endswith('empty'):
+            open(args[0], 'w').close()
+        r = subprocess.run([odma, 'trace'] + args, capture_output=True, text=True, timeout=60)
+        if r.returncode != want or len(r.stderr.strip().splitlines()) != 1:
+            fail('odma trace %s: status %d, stderr %r' % (args, r.returncode, r.stderr))
+
+print('trace: %s' % ('FAILED' if failures else 'ok'))
+sys.exit(1 if failures else 0)

@@ -1,0 +1,425 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * odma-trace (`odma trace FILE`): what a task timeline written by ODMA_TRACE says. It reads
+ * the trace-event JSON (json-c) and prints tasks/s and bytes/s over time, the tasks in flight,
+ * the time per stage (submit to the start of the run on an engine thread, the run, the end of
+ * the run to the completion callback), the stage that dominates, and the slowest tasks.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "odma_help.h"
+
+struct task {
+	uint64_t id;
+	double submit, run0, run1, done; /* µs; run0 < 0: no run slice (a typed or remote task) */
+	uint64_t bytes;
+	const char *kind;
+	const char *status;
+};
+
+struct trace {
+	struct task *t;
+	size_t n, cap;
+	uint64_t dropped;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: odma trace [OPTIONS] FILE\n"
+	        "\n"
+	        "Summarises a task timeline that a program run with ODMA_TRACE=FILE wrote (or\n"
+	        "odma bench --trace FILE): tasks per second and bytes per second over the run, "
+	        "the\n"
+	        "tasks in flight, the time each stage took (submit to the start of the copy on an\n"
+	        "engine thread, the copy, its end to the completion callback; for a task with no\n"
+	        "engine slice, an RDMA or Comch task or a copy over the network, submit to\n"
+	        "callback), the stage that dominates, and the slowest tasks. The same FILE opens "
+	        "in Perfetto\n"
+	        "(ui.perfetto.dev) or chrome://tracing as a picture.\n"
+	        "\n"
+	        "options:\n"
+	        "  --buckets N  intervals of the over-time table (default 10, 1 to 100)\n"
+	        "  --top N      how many of the slowest tasks to list (default 5, 0 to 100)\n"
+	        "  --json       print the summary as one JSON object\n"
+	        "  -h, --help   this text\n"
+	        "\n"
+	        "EXIT STATUS\n"
+	        "  0 on success; 1 when FILE cannot be read or is not a trace of odma's; 2 for a\n"
+	        "  bad command line.\n"
+	        "\n"
+	        "EXAMPLES\n"
+	        "  ODMA_TRACE=/tmp/t.json ./my_dma_program && odma trace /tmp/t.json\n"
+	        "  odma bench --size 4096 --trace /tmp/b.json && odma trace --top 3 /tmp/b.json\n"
+	        "\n"
+	        "SEE ALSO\n"
+	        "  odma(1), odma-bench(1), docs/performance.md\n");
+}
+
+static void usage_stdout(void *arg)
+{
+	(void)arg;
+	usage(stdout);
+}
+
+static struct task *task_of(struct trace *tr, uint64_t id)
+{
+	/* ids are dense from 1 (trace.c numbers tasks in submit order) */
+	if (id == 0 || id > 100000000u)
+		return NULL;
+	if (id > tr->cap) {
+		size_t cap = tr->cap ? tr->cap : 1024;
+		struct task *n;
+
+		while (cap < id)
+			cap *= 2;
+		n = realloc(tr->t, cap * sizeof(*n));
+		if (n == NULL)
+			return NULL;
+		memset(n + tr->cap, 0, (cap - tr->cap) * sizeof(*n));
+		for (size_t i = tr->cap; i < cap; i++)
+			n[i].run0 = n[i].submit = n[i].done = -1;
+		tr->t = n;
+		tr->cap = cap;
+	}
+	if (id > tr->n)
+		tr->n = id;
+	tr->t[id - 1].id = id;
+	return &tr->t[id - 1];
+}
+
+static double num(json_object *o, const char *key, double dflt)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : dflt;
+}
+
+static const char *str(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
+}
+
+static int load(const char *path, json_object **root, struct trace *tr)
+{
+	json_object *ev, *other, *args;
+	size_t n;
+
+	{
+		FILE *f = fopen(path, "r");
+		int c = f != NULL ? fgetc(f) : EOF;
+
+		if (f != NULL)
+			fclose(f);
+		if (f == NULL || c == EOF) {
+			fprintf(stderr, "odma trace: %s %s\n", path,
+			        f == NULL
+			                ? strerror(errno)
+			                : "is empty: its process ended without exit() (_exit, a "
+			                  "signal) and without destroying its PEs, so its timeline "
+			                  "was never written");
+			return 1;
+		}
+	}
+	*root = json_object_from_file(path);
+	if (*root == NULL || !json_object_object_get_ex(*root, "traceEvents", &ev) ||
+	    !json_object_is_type(ev, json_type_array)) {
+		fprintf(stderr,
+		        "odma trace: %s is not a trace-event JSON file with traceEvents (%s)\n",
+		        path, *root == NULL ? json_util_get_last_err() : "no traceEvents array");
+		return 1;
+	}
+	if (json_object_object_get_ex(*root, "otherData", &other))
+		tr->dropped = (uint64_t)num(other, "dropped", 0);
+	n = json_object_array_length(ev);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(ev, i);
+		const char *ph = str(e, "ph"), *cat = str(e, "cat");
+		struct task *t;
+
+		if (ph == NULL || cat == NULL)
+			continue;
+		if (strcmp(cat, "task") == 0 && (strcmp(ph, "b") == 0 || strcmp(ph, "e") == 0)) {
+			t = task_of(tr, (uint64_t)num(e, "id", 0));
+			if (t == NULL)
+				continue;
+			if (ph[0] == 'b') {
+				t->submit = num(e, "ts", -1);
+				t->kind = str(e, "name");
+				if (json_object_object_get_ex(e, "args", &args))
+					t->bytes = (uint64_t)num(args, "bytes", 0);
+			} else {
+				t->done = num(e, "ts", -1);
+				if (json_object_object_get_ex(e, "args", &args))
+					t->status = str(args, "status");
+			}
+		} else if (strcmp(cat, "engine") == 0 && strcmp(ph, "X") == 0 &&
+		           json_object_object_get_ex(e, "args", &args)) {
+			double ts = num(e, "ts", -1), dur = num(e, "dur", 0);
+
+			t = task_of(tr, (uint64_t)num(args, "task", 0));
+			if (t == NULL)
+				continue;
+			if (t->run0 < 0 || ts < t->run0)
+				t->run0 = ts;
+			if (ts + dur > t->run1)
+				t->run1 = ts + dur;
+		}
+	}
+	return 0;
+}
+
+static int cmp_latency(const void *a, const void *b)
+{
+	const struct task *x = *(const struct task *const *)a, *y = *(const struct task *const *)b;
+	double lx = x->done - x->submit, ly = y->done - y->submit;
+
+	return lx < ly ? 1 : lx > ly ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = { { "buckets", required_argument, NULL, 'B' },
+		                                 { "top", required_argument, NULL, 'T' },
+		                                 { "json", no_argument, NULL, 'J' },
+		                                 { "help", no_argument, NULL, 'h' },
+		                                 { "man", no_argument, NULL, 'M' },
+		                                 { NULL, 0, NULL, 0 } };
+	int buckets = 10, top = 5, c;
+	bool json = false;
+	struct trace tr = { 0 };
+	json_object *root = NULL, *out;
+	double t0 = -1, t1 = -1, stage[4] = { 0 }, busy_sum = 0;
+	uint64_t done_tasks = 0, bytes = 0, failed = 0, with_run = 0;
+	const char *stage_name[4] = { "queue (submit to the copy's start)", "copy (on the engine)",
+		                      "delivery (the copy's end to the callback)",
+		                      "remote (submit to callback, no engine slice)" };
+	static const char *const stage_key[4] = { "queue", "copy", "delivery", "remote" };
+	struct task **order;
+	char *end;
+	int dom = 0;
+
+	if (odma_help_man_wanted(argc, argv)) {
+		char *text = odma_help_capture(usage_stdout, NULL);
+
+		if (text == NULL)
+			return 1;
+		odma_help_man(stdout, "odma-trace", 1, "summarise an ODMA_TRACE task timeline",
+		              text, NULL);
+		free(text);
+		return 0;
+	}
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (c) {
+		case 'B':
+		case 'T': {
+			long v = strtol(optarg, &end, 10);
+
+			if (*end != '\0' || v < (c == 'B' ? 1 : 0) || v > 100) {
+				fprintf(stderr,
+				        "odma trace: --%s \"%s\" is not a number from %d to 100 "
+				        "(see "
+				        "odma trace --help)\n",
+				        c == 'B' ? "buckets" : "top", optarg, c == 'B' ? 1 : 0);
+				return 2;
+			}
+			if (c == 'B')
+				buckets = (int)v;
+			else
+				top = (int)v;
+			break;
+		}
+		case 'J':
+			json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			return odma_help_bad_option("odma trace", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "odma trace: one FILE expected (see odma trace --help)\n");
+		return 2;
+	}
+	if (load(argv[optind], &root, &tr) != 0)
+		return 1;
+	order = calloc(tr.n ? tr.n : 1, sizeof(*order));
+	if (order == NULL)
+		return 1;
+	for (size_t i = 0; i < tr.n; i++) {
+		struct task *t = &tr.t[i];
+
+		if (t->submit < 0 || t->done < 0)
+			continue;
+		order[done_tasks++] = t;
+		bytes += t->bytes;
+		failed += t->status != NULL && strcmp(t->status, "DOCA_SUCCESS") != 0;
+		if (t0 < 0 || t->submit < t0)
+			t0 = t->submit;
+		if (t->done > t1)
+			t1 = t->done;
+		busy_sum += t->done - t->submit;
+		if (t->run0 >= 0) {
+			with_run++;
+			stage[0] += t->run0 - t->submit;
+			stage[1] += t->run1 - t->run0;
+			stage[2] += t->done - t->run1;
+		} else {
+			stage[3] += t->done - t->submit; /* RDMA, Comch, a copy over the network */
+		}
+	}
+	if (done_tasks == 0) {
+		fprintf(stderr,
+		        "odma trace: %s holds no completed task (was ODMA_TRACE set for a "
+		        "program that submitted tasks?)\n",
+		        argv[optind]);
+		return 1;
+	}
+	for (int s = 1; s < 4; s++)
+		if (stage[s] > stage[dom])
+			dom = s;
+	qsort(order, done_tasks, sizeof(*order), cmp_latency);
+	{
+		double span = t1 > t0 ? t1 - t0 : 1, w = span / buckets;
+		double *b_tasks = calloc((size_t)buckets, sizeof(double));
+		double *b_bytes = calloc((size_t)buckets, sizeof(double));
+		double *b_depth = calloc((size_t)buckets, sizeof(double));
+
+		if (b_tasks == NULL || b_bytes == NULL || b_depth == NULL)
+			return 1;
+		for (uint64_t i = 0; i < done_tasks; i++) {
+			const struct task *t = order[i];
+			int k = (int)((t->done - t0) / w);
+
+			k = k >= buckets ? buckets - 1 : k;
+			b_tasks[k] += 1;
+			b_bytes[k] += (double)t->bytes;
+			/* in flight: its share of each interval it spans, summed = the mean depth
+			 */
+			for (int j = 0; j < buckets; j++) {
+				double lo = t0 + j * w, hi = lo + w;
+				double a = t->submit > lo ? t->submit : lo,
+				       z = t->done < hi ? t->done : hi;
+
+				if (z > a)
+					b_depth[j] += (z - a) / w;
+			}
+		}
+		out = json_object_new_object();
+		json_object_object_add(out, "file", json_object_new_string(argv[optind]));
+		json_object_object_add(out, "tasks", json_object_new_int64((int64_t)done_tasks));
+		json_object_object_add(out, "failed", json_object_new_int64((int64_t)failed));
+		json_object_object_add(out, "bytes", json_object_new_int64((int64_t)bytes));
+		json_object_object_add(out, "span_us", json_object_new_double(span));
+		json_object_object_add(out, "dropped_events",
+		                       json_object_new_int64((int64_t)tr.dropped));
+		json_object_object_add(out, "tasks_per_s",
+		                       json_object_new_double((double)done_tasks / span * 1e6));
+		json_object_object_add(out, "bytes_per_s",
+		                       json_object_new_double((double)bytes / span * 1e6));
+		json_object_object_add(out, "mean_in_flight",
+		                       json_object_new_double(busy_sum / span));
+		{
+			json_object *st = json_object_new_object();
+
+			json_object_object_add(st, "queue_us",
+			                       json_object_new_double(stage[0] / done_tasks));
+			json_object_object_add(st, "copy_us",
+			                       json_object_new_double(stage[1] / done_tasks));
+			json_object_object_add(st, "delivery_us",
+			                       json_object_new_double(stage[2] / done_tasks));
+			json_object_object_add(st, "remote_us",
+			                       json_object_new_double(stage[3] / done_tasks));
+			json_object_object_add(out, "mean_stage", st);
+			json_object_object_add(out, "dominant_stage",
+			                       json_object_new_string(stage_key[dom]));
+		}
+		if (json) {
+			json_object *arr = json_object_new_array();
+
+			for (int j = 0; j < buckets; j++) {
+				json_object *o = json_object_new_object();
+
+				json_object_object_add(o, "from_us", json_object_new_double(j * w));
+				json_object_object_add(
+				        o, "tasks_per_s",
+				        json_object_new_double(b_tasks[j] / w * 1e6));
+				json_object_object_add(
+				        o, "bytes_per_s",
+				        json_object_new_double(b_bytes[j] / w * 1e6));
+				json_object_object_add(o, "in_flight",
+				                       json_object_new_double(b_depth[j]));
+				json_object_array_add(arr, o);
+			}
+			json_object_object_add(out, "over_time", arr);
+			arr = json_object_new_array();
+			for (int j = 0; j < top && (uint64_t)j < done_tasks; j++) {
+				json_object *o = json_object_new_object();
+
+				json_object_object_add(
+				        o, "id", json_object_new_int64((int64_t)order[j]->id));
+				json_object_object_add(
+				        o, "latency_us",
+				        json_object_new_double(order[j]->done - order[j]->submit));
+				json_object_object_add(
+				        o, "bytes",
+				        json_object_new_int64((int64_t)order[j]->bytes));
+				json_object_array_add(arr, o);
+			}
+			json_object_object_add(out, "slowest", arr);
+			printf("%s\n",
+			       json_object_to_json_string_ext(out, JSON_C_TO_STRING_PRETTY));
+		} else {
+			printf("%s: %llu tasks (%llu failed), %llu bytes over %.1f us; %llu events "
+			       "dropped\n",
+			       argv[optind], (unsigned long long)done_tasks,
+			       (unsigned long long)failed, (unsigned long long)bytes, span,
+			       (unsigned long long)tr.dropped);
+			printf("  %.0f tasks/s, %.3f GB/s, %.1f tasks in flight on average\n",
+			       (double)done_tasks / span * 1e6, (double)bytes / span / 1e3,
+			       busy_sum / span);
+			printf("\ntime per stage (mean per task; %llu of %llu tasks ran on an "
+			       "engine "
+			       "thread):\n",
+			       (unsigned long long)with_run, (unsigned long long)done_tasks);
+			for (int s = 0; s < 4; s++)
+				printf("  %-44s %10.2f us%s\n", stage_name[s],
+				       stage[s] / done_tasks, s == dom ? "   <- dominates" : "");
+			printf("\nover time (%d intervals of %.1f us):\n  %10s %12s %12s %10s\n",
+			       buckets, w, "from us", "tasks/s", "GB/s", "in flight");
+			for (int j = 0; j < buckets; j++)
+				printf("  %10.1f %12.0f %12.3f %10.1f\n", j * w,
+				       b_tasks[j] / w * 1e6, b_bytes[j] / w / 1e3, b_depth[j]);
+			if (top > 0)
+				printf("\nslowest tasks:\n");
+			for (int j = 0; j < top && (uint64_t)j < done_tasks; j++)
+				printf("  task %-8llu %10.2f us  %llu bytes  %s\n",
+				       (unsigned long long)order[j]->id,
+				       order[j]->done - order[j]->submit,
+				       (unsigned long long)order[j]->bytes,
+				       order[j]->status ? order[j]->status : "");
+		}
+		json_object_put(out);
+		free(b_tasks);
+		free(b_bytes);
+		free(b_depth);
+	}
+	free(order);
+	free(tr.t);
+	json_object_put(root);
+	return 0;
+}
