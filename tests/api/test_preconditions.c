@@ -434,6 +434,45 @@ static void task_buffers(void **state)
 	fx_fini(&fx);
 }
 
+/* A device outlives its users (C14); a task in flight is not changed (D7); flush needs a
+ * context that is not IDLE (C15). */
+static void in_use_rules(void **state)
+{
+	struct fx fx;
+	struct doca_buf *s, *d, *d2;
+	struct doca_dma_task_memcpy *mt;
+	struct doca_task *t;
+	unsigned int hit;
+
+	(void)state;
+	fx_init(&fx, 4096, 4, false);
+	expect_rule(DOCA_ERROR_IN_USE, "destroy them before the last close",
+	            doca_dev_close(fx.dev));
+	(void)log_lines("", &hit);
+	doca_ctx_flush_tasks(fx.ctx);
+	assert_int_equal(log_lines("not IDLE", &hit), 1);
+	assert_int_equal(hit, 1);
+	assert_ok(doca_ctx_start(fx.ctx));
+	fx.free_in_cb = false;
+	s = fx_src_buf(&fx, 0, 64);
+	d = fx_dst_buf(&fx, 0, 64);
+	d2 = fx_dst_buf(&fx, 64, 64);
+	assert_ok(doca_dma_task_memcpy_alloc_init(fx.dma, s, d, (union doca_data){ 0 }, &mt));
+	t = doca_dma_task_memcpy_as_task(mt);
+	assert_ok(doca_task_submit(t));
+	doca_dma_task_memcpy_set_dst(mt, d2);
+	assert_int_equal(log_lines("is in flight", &hit), 1);
+	assert_int_equal(hit, 1);
+	assert_true(fx_progress_until(&fx, 1, 1000000));
+	assert_ptr_equal(doca_dma_task_memcpy_get_dst(mt), d);
+	assert_memory_equal(fx.dst, fx.src, 64);
+	doca_task_free(t);
+	assert_ok(doca_buf_dec_refcount(s, NULL));
+	assert_ok(doca_buf_dec_refcount(d, NULL));
+	assert_ok(doca_buf_dec_refcount(d2, NULL));
+	fx_fini(&fx);
+}
+
 /* Submits @s -> @d once; returns the submit's result (after the completion on success). */
 static doca_error_t copy_once(struct fx *fx, struct doca_buf *s, struct doca_buf *d, bool try)
 {
@@ -515,6 +554,7 @@ int main(void)
 		cmocka_unit_test(inventory_rules), cmocka_unit_test(buf_rules),
 		cmocka_unit_test(ctx_rules),       cmocka_unit_test(progress_in_callback),
 		cmocka_unit_test(task_buffers),    cmocka_unit_test(stopped_mmap),
+		cmocka_unit_test(in_use_rules),
 	};
 
 	return cmocka_run_group_tests(tests, capture_log, NULL);
