@@ -547,7 +547,22 @@ static void stopped_mmap(void **state)
 	fx_fini(&fx);
 }
 
-int main(void)
+/* C18 (run with ODMA_SYSTEM=nic): a DMA context needs a device with the memcpy task. */
+static void no_memcpy_device(void **state)
+{
+	struct doca_dev *dev = tu_open_dev(NULL);
+	struct doca_dma *dma = NULL;
+
+	(void)state;
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
+	            doca_dma_cap_task_memcpy_is_supported(doca_dev_as_devinfo(dev)));
+	expect_rule(DOCA_ERROR_NOT_SUPPORTED, "does not support the DMA memcpy task",
+	            doca_dma_create(dev, &dma));
+	assert_null(dma);
+	assert_ok(doca_dev_close(dev));
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(mmap_lifecycle),  cmocka_unit_test(mmap_export_import),
@@ -557,5 +572,9 @@ int main(void)
 		cmocka_unit_test(in_use_rules),
 	};
 
+	const struct CMUnitTest nic[] = { cmocka_unit_test(no_memcpy_device) };
+
+	if (argc > 1 && strcmp(argv[1], "--nic") == 0)
+		return cmocka_run_group_tests(nic, capture_log, NULL);
 	return cmocka_run_group_tests(tests, capture_log, NULL);
 }
