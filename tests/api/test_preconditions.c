@@ -82,7 +82,8 @@ static void noop_free(void *addr, size_t len, void *cookie)
 	(void)cookie;
 }
 
-/* Core Memory: an mmap is configured before doca_mmap_start and not after (rows M1-M8). */
+/* Core Memory: an mmap is configured before doca_mmap_start and not after (rows M1-M8, M13, M14).
+ */
 static void mmap_lifecycle(void **state)
 {
 	struct doca_dev *dev = tu_open_dev(NULL);
@@ -197,7 +198,7 @@ static void mmap_export_import(void **state)
 	assert_ok(doca_dev_close(host));
 }
 
-/* Core Memory: inventories hand out bufs once started, inside a started mmap (rows I1-I9). */
+/* Core Memory: inventories hand out bufs once started, inside a started mmap (rows I1-I8). */
 static void inventory_rules(void **state)
 {
 	struct doca_dev *dev = tu_open_dev(NULL);
@@ -490,7 +491,7 @@ static doca_error_t copy_once(struct fx *fx, struct doca_buf *s, struct doca_buf
 }
 
 /*
- * M17: a task's memory is registered: its mmap is started. A thread-safe mmap may be stopped
+ * M16: a task's memory is registered: its mmap is started. A thread-safe mmap may be stopped
  * (and reconfigured, and restarted) while bufs still point into it; on hardware its memory is
  * then registered with no device and the task fails. odma refuses the submit with BAD_STATE
  * and one line naming the mmap; after a restart the bufs copy again, and a restart on another
