@@ -548,6 +548,84 @@ static void stopped_mmap(void **state)
 	fx_fini(&fx);
 }
 
+/*
+ * M15 for an import: the device of doca_mmap_create_from_export is the imported mmap's device.
+ * A DMA context of another device of the same side does not reach it (NOT_PERMITTED); a
+ * context of the importing device copies into it.
+ */
+static void import_device_rule(void **state)
+{
+	static uint8_t host_mem[4096], dpu_mem[4096];
+	struct doca_dev *host = tu_open_dev("b1:00.0");
+	struct doca_dev *dpu[2] = { tu_open_dev("03:00.0"), tu_open_dev("03:00.1") };
+	struct doca_mmap *exp, *imp, *local;
+	struct doca_buf_inventory *inv;
+	struct doca_buf *s, *d;
+	const void *desc;
+	size_t len;
+
+	(void)state;
+	assert_ok(doca_mmap_create(&exp));
+	assert_ok(doca_mmap_add_dev(exp, host));
+	assert_ok(doca_mmap_set_memrange(exp, host_mem, sizeof(host_mem)));
+	assert_ok(doca_mmap_set_permissions(exp, DOCA_ACCESS_FLAG_PCI_READ_WRITE |
+	                                                 DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
+	assert_ok(doca_mmap_start(exp));
+	assert_ok(doca_mmap_export_pci(exp, host, &desc, &len));
+	assert_ok(doca_mmap_create_from_export(NULL, desc, len, dpu[0], &imp));
+	assert_ok(doca_buf_inventory_create(4, &inv));
+	assert_ok(doca_buf_inventory_start(inv));
+	for (int k = 1; k >= 0; k--) {
+		struct fx fx = { 0 }; /* the callbacks' counters only */
+		struct doca_pe *pe;
+		struct doca_dma *dma;
+		struct doca_dma_task_memcpy *t;
+
+		/* a DMA context on dpu[k], the source in an mmap of that device */
+		assert_ok(doca_mmap_create(&local));
+		assert_ok(doca_mmap_add_dev(local, dpu[k]));
+		assert_ok(doca_mmap_set_memrange(local, dpu_mem, sizeof(dpu_mem)));
+		assert_ok(doca_mmap_start(local));
+		fx_pattern(dpu_mem, 64, 11);
+		memset(host_mem, 0, 64);
+		assert_ok(doca_pe_create(&pe));
+		assert_ok(doca_dma_create(dpu[k], &dma));
+		assert_ok(doca_ctx_set_user_data(doca_dma_as_ctx(dma),
+		                                 (union doca_data){ .ptr = &fx }));
+		assert_ok(doca_dma_task_memcpy_set_conf(dma, fx_ok_cb, fx_err_cb, 2));
+		assert_ok(doca_pe_connect_ctx(pe, doca_dma_as_ctx(dma)));
+		assert_ok(doca_ctx_start(doca_dma_as_ctx(dma)));
+		assert_ok(doca_buf_inventory_buf_get_by_data(inv, local, dpu_mem, 64, &s));
+		assert_ok(doca_buf_inventory_buf_get_by_addr(inv, imp, host_mem, 64, &d));
+		assert_ok(doca_dma_task_memcpy_alloc_init(dma, s, d, (union doca_data){ 0 }, &t));
+		fx.free_in_cb = true;
+		if (k == 1) {
+			expect_rule(DOCA_ERROR_NOT_PERMITTED, "was never added to",
+			            doca_task_submit(doca_dma_task_memcpy_as_task(t)));
+			doca_task_free(doca_dma_task_memcpy_as_task(t));
+			assert_int_equal(host_mem[0], 0);
+		} else {
+			assert_ok(doca_task_submit(doca_dma_task_memcpy_as_task(t)));
+			for (int i = 0; i < 1000000 && fx.ok + fx.err == 0; i++)
+				doca_pe_progress(pe);
+			assert_int_equal(fx.ok, 1);
+			assert_memory_equal(host_mem, dpu_mem, 64);
+		}
+		assert_ok(doca_buf_dec_refcount(s, NULL));
+		assert_ok(doca_buf_dec_refcount(d, NULL));
+		assert_ok(doca_ctx_stop(doca_dma_as_ctx(dma)));
+		assert_ok(doca_dma_destroy(dma));
+		assert_ok(doca_pe_destroy(pe));
+		assert_ok(doca_mmap_destroy(local));
+	}
+	assert_ok(doca_buf_inventory_destroy(inv));
+	assert_ok(doca_mmap_destroy(imp));
+	assert_ok(doca_mmap_destroy(exp));
+	assert_ok(doca_dev_close(dpu[1]));
+	assert_ok(doca_dev_close(dpu[0]));
+	assert_ok(doca_dev_close(host));
+}
+
 /* C18 (run with ODMA_SYSTEM=nic): a DMA context needs a device with the memcpy task. */
 static void no_memcpy_device(void **state)
 {
@@ -570,7 +648,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(inventory_rules), cmocka_unit_test(buf_rules),
 		cmocka_unit_test(ctx_rules),       cmocka_unit_test(progress_in_callback),
 		cmocka_unit_test(task_buffers),    cmocka_unit_test(stopped_mmap),
-		cmocka_unit_test(in_use_rules),
+		cmocka_unit_test(in_use_rules),    cmocka_unit_test(import_device_rule),
 	};
 
 	const struct CMUnitTest nic[] = { cmocka_unit_test(no_memcpy_device) };
