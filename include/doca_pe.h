@@ -163,7 +163,8 @@ doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode 
  * - DOCA_SUCCESS: the task is in flight; its callback will run exactly once.
  * - DOCA_ERROR_INVALID_VALUE: NULL task, task already submitted, missing buffers, a source
  *   or list above the device limits (max_buf_size, max_buf_list_len).
- * - DOCA_ERROR_BAD_STATE: the context is not RUNNING.
+ * - DOCA_ERROR_BAD_STATE: the context is not RUNNING, or a source or destination buf lies in
+ *   a stopped mmap (a thread-safe mmap can be stopped while bufs point into it).
  * - DOCA_ERROR_AGAIN: more tasks in flight than the device queue depth: progress, then retry
  *   (the task stays the caller's).
  * - DOCA_ERROR_NOT_PERMITTED: the destination memory is not writable (mmap permissions), or

@@ -110,6 +110,8 @@ static void test_dma_causes(void **state)
 	expect_rule("AGAIN", 5, "injected-again");
 	expect_rule("ERROR_NOT_PERMITTED", 2, "dst-read-only");
 	expect_rule("NOT_PERMITTED", 2, "mmap-not-on-device");
+	expect_rule("BAD_STATE", 18, "mmap-stopped");
+	expect_rule("NOT_PERMITTED", 2, "mmap-fixed");
 	expect_rule("not_supported", 4, "no-memcpy");
 	expect_rule("21", 21, "driver-layer");
 	expect_rule("IO_FAILED", 17, "task-failed");

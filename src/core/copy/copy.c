@@ -9,6 +9,7 @@
 
 #include "core/copy/mover.h"
 #include "core/device/device.h"
+#include "core/error/error.h"
 #include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_COPY)
@@ -51,10 +52,22 @@ static doca_error_t shape_dma_reachable(const struct doca_buf *b)
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
-/* DOCA's rule: every device that accesses an mmap was added to it before its start. */
+/*
+ * DOCA's rules for the memory a context's device reaches: the mmap is started (registered)
+ * and the device was added to it before its start. @dev NULL (task allocation): not checked.
+ */
 static doca_error_t shape_dev(const struct doca_buf *b, const struct doca_dev *dev)
 {
-	if (dev == NULL || doca_likely(odma_mmap_has_dev(b->mmap, dev)))
+	if (dev == NULL)
+		return DOCA_SUCCESS;
+	if (doca_unlikely(!odma_mmap_live(b->mmap))) {
+		ODMA_ERR("buf %p is in mmap %p, which is stopped: its memory is registered with no "
+		         "device (on hardware the task fails); fix: %s",
+		         (const void *)b, (const void *)b->mmap,
+		         odma_cause_fix(ODMA_CAUSE_MMAP_STOPPED));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (doca_likely(odma_mmap_has_dev(b->mmap, dev)))
 		return DOCA_SUCCESS;
 	ODMA_ERR("buf %p is in mmap %p, which device %s was never added to: a context of that "
 	         "device has no access to it (on hardware it has no memory key there); fix: "
@@ -66,6 +79,8 @@ static doca_error_t shape_dev(const struct doca_buf *b, const struct doca_dev *d
 static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s,
                               const struct doca_dev *dev)
 {
+	doca_error_t r;
+
 	for (const struct doca_buf *b = src; b != NULL; b = b->next) {
 		if (doca_unlikely(!b->in_use)) {
 			ODMA_ERR("source buf %p was released to its inventory; use a buf you still "
@@ -75,8 +90,8 @@ static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s,
 		}
 		if (doca_unlikely(b->mmap->kind != ODMA_MEM_LOCAL) && shape_dma_reachable(b))
 			return DOCA_ERROR_NOT_SUPPORTED;
-		if (shape_dev(b, dev) != DOCA_SUCCESS)
-			return DOCA_ERROR_NOT_PERMITTED;
+		if ((r = shape_dev(b, dev)) != DOCA_SUCCESS)
+			return r;
 		s->n_src++;
 		s->total += b->data_len;
 		if (b->mmap->kind > s->kind)
@@ -88,6 +103,8 @@ static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s,
 static doca_error_t shape_dst(const struct doca_buf *dst, struct copy_shape *s, bool check_perms,
                               const struct doca_dev *dev)
 {
+	doca_error_t r;
+
 	for (const struct doca_buf *b = dst; b != NULL; b = b->next) {
 		if (doca_unlikely(!b->in_use)) {
 			ODMA_ERR("destination buf %p was released to its inventory; use a buf you "
@@ -97,14 +114,11 @@ static doca_error_t shape_dst(const struct doca_buf *dst, struct copy_shape *s, 
 		}
 		if (doca_unlikely(b->mmap->kind != ODMA_MEM_LOCAL) && shape_dma_reachable(b))
 			return DOCA_ERROR_NOT_SUPPORTED;
-		if (shape_dev(b, dev) != DOCA_SUCCESS)
-			return DOCA_ERROR_NOT_PERMITTED;
-		if (doca_unlikely(check_perms && !odma_mmap_writable_quiet(b->mmap))) {
-			doca_error_t r = odma_mmap_check_dst(b->mmap, b);
-
-			if (r != DOCA_SUCCESS)
-				return r;
-		}
+		if ((r = shape_dev(b, dev)) != DOCA_SUCCESS)
+			return r;
+		if (doca_unlikely(check_perms && !odma_mmap_writable_quiet(b->mmap)) &&
+		    (r = odma_mmap_check_dst(b->mmap, b)) != DOCA_SUCCESS)
+			return r;
 		s->n_dst++;
 		s->room += odma_buf_room(b);
 		if (b->mmap->kind > s->kind)

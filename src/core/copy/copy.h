@@ -51,8 +51,9 @@ struct odma_copy {
  *
  * Returns DOCA_ERROR_INVALID_VALUE (no buffer, a released buf, a list or size over the
  * limits), DOCA_ERROR_NOT_PERMITTED (a read-only destination, or a buf whose mmap @dev, the
- * context's device, was never added to: DOCA's add_dev rule), or DOCA_SUCCESS. An empty
- * source, a destination with too little room and (when @strict) overlapping ranges are
+ * context's device, was never added to: DOCA's add_dev rule), DOCA_ERROR_BAD_STATE (a buf of
+ * a stopped mmap: only a thread-safe one can be stopped under its bufs), or DOCA_SUCCESS. An
+ * empty source, a destination with too little room and (when @strict) overlapping ranges are
  * rejected with INVALID_VALUE when @strict (doca_task_try_submit); otherwise they are
  * accepted with *@deferred set to DOCA_ERROR_IO_FAILED, the status the task must complete
  * with (doca_task_submit: a hardware queue takes the task and fails it).
@@ -68,8 +69,8 @@ extern const bool odma_copy_batches[ODMA_MEM_KINDS];
 /*
  * The common shape checked inline (the submit path of doca_task_submit, not try_submit):
  * one element a side, bufs held, a non-empty source within @max_buf_size (the device's),
- * room in a writable destination, both mmaps added to @dev. Fills the copy and returns true;
- * false leaves it to odma_copy_validate (which logs any broken rule).
+ * room in a writable destination, both mmaps started (or imported) and added to @dev. Fills the
+ * copy and returns true; false leaves it to odma_copy_validate (which logs any broken rule).
  */
 static inline bool odma_copy_validate_fast(struct odma_copy *c, uint64_t max_buf_size,
                                            const struct doca_dev *dev)
@@ -89,7 +90,7 @@ static inline bool odma_copy_validate_fast(struct odma_copy *c, uint64_t max_buf
 	/* total - 1 wraps for an empty source, which the full pass rejects */
 	if (doca_unlikely(
 	            total - 1 >= max_buf_size || total > odma_buf_room(d) ||
-	            !odma_mmap_writable_quiet(dm) ||
+	            !odma_mmap_writable_quiet(dm) || !odma_mmap_live(sm) || !odma_mmap_live(dm) ||
 	            (dev != NULL && (!odma_mmap_has_dev(sm, dev) || !odma_mmap_has_dev(dm, dev)))))
 		return false;
 	kind = sm->kind > dm->kind ? sm->kind : dm->kind;

@@ -25,8 +25,10 @@ enum odma_cause {
 	ODMA_CAUSE_INJECTED_AGAIN,   /* ODMA_FAULTS submit_again */
 	ODMA_CAUSE_DST_READ_ONLY,    /* DMA into memory without write permission */
 	ODMA_CAUSE_NO_ADD_DEV,       /* DMA through an mmap the context's device was not added to */
+	ODMA_CAUSE_MMAP_STOPPED,     /* DMA through a buf of a stopped (thread-safe) mmap */
 	ODMA_CAUSE_EXPORT_PERM,      /* export of an unstarted / non-PCI / from-export mmap */
 	ODMA_CAUSE_ONCE_ONLY,        /* set_memrange twice, connect twice */
+	ODMA_CAUSE_MMAP_FIXED,       /* devices / mode of a started, exported or imported mmap */
 	ODMA_CAUSE_BUFS_OUTSTANDING, /* mmap stop/destroy with bufs on it */
 	ODMA_CAUSE_NO_MEMCPY,        /* device without the memcpy task */
 	ODMA_CAUSE_DRIVER,           /* the layer below (engine / driver) failed */

@@ -44,7 +44,7 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "failure, "
 	  "progress until IDLE and start again"),
 	C(ODMA_CAUSE_OBJ_STARTED, DOCA_ERROR_BAD_STATE, "object-started",
-	  "doca_mmap_set_*, doca_mmap_add_dev, doca_buf_inventory setters",
+	  "doca_mmap_set_*, doca_buf_inventory setters",
 	  "an mmap or inventory is configured after doca_*_start",
 	  "set permissions, ranges and devices before doca_mmap_start / doca_buf_inventory_start"),
 	C(ODMA_CAUSE_QUEUE_FULL, DOCA_ERROR_AGAIN, "queue-full",
@@ -81,6 +81,13 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "the buf, the mmap and the device",
 	  "call doca_mmap_add_dev(mmap, dev) with the context's device before doca_mmap_start, "
 	  "for every device that accesses the memory"),
+	C(ODMA_CAUSE_MMAP_STOPPED, DOCA_ERROR_BAD_STATE, "mmap-stopped",
+	  "doca_task_submit, doca_task_try_submit, doca_task_submit_ex",
+	  "a source or destination buf lies in a local mmap that is stopped: a thread-safe mmap "
+	  "(doca_mmap_enable_thread_safety) may be stopped while bufs still point into it, and a "
+	  "stopped mmap's memory is registered with no device (on hardware the task fails)",
+	  "keep the mmap started while tasks use its bufs: start it again (doca_mmap_start) "
+	  "before submitting, or stop it only after the last task on it completed"),
 	C(ODMA_CAUSE_EXPORT_PERM, DOCA_ERROR_NOT_PERMITTED, "export-refused",
 	  "doca_mmap_export_pci",
 	  "the mmap is not started, has no PCI access flag, or was itself created from an export",
@@ -90,6 +97,14 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "doca_mmap_set_memrange, doca_pe_connect_ctx",
 	  "a one-time setting is made twice (a second memory range, a second connect)",
 	  "set the memory range once per mmap and connect a context to one PE once"),
+	C(ODMA_CAUSE_MMAP_FIXED, DOCA_ERROR_NOT_PERMITTED, "mmap-fixed",
+	  "doca_mmap_add_dev, doca_mmap_rm_dev, doca_mmap_start, doca_mmap_set_max_num_devices, "
+	  "doca_mmap_enable_thread_safety",
+	  "the devices or the mode of an mmap are changed while it is started, exported or "
+	  "created from an export (the device limit: after its first start)",
+	  "add and remove devices, set the device limit and enable thread safety before the first "
+	  "doca_mmap_start; reconfigure an exported mmap after doca_mmap_stop, an imported one "
+	  "never"),
 	C(ODMA_CAUSE_BUFS_OUTSTANDING, DOCA_ERROR_NOT_PERMITTED, "bufs-outstanding",
 	  "doca_mmap_stop, doca_mmap_destroy", "doca_bufs taken from the mmap are still held",
 	  "doca_buf_dec_refcount every buffer before stopping or destroying its mmap"),

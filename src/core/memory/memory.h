@@ -210,13 +210,13 @@ struct doca_buf {
 };
 
 /*
- * In use, the last element of its list (next NULL), in this process' memory (not an import),
- * its mmap on exactly one device, whose number (odma_dev_fast_id) is in the bits from
- * ODMA_BUF_FAST_DEV_SHIFT up: a context of that device only may copy it without a question.
+ * In use, the last element of its list (next NULL), in this process' memory (not an import)
+ * of an mmap that counts its bufs (not thread-safe: it cannot be stopped or reconfigured
+ * under the buf), that mmap on exactly one device, whose number (odma_dev_fast_id) is in the bits
+ * from ODMA_BUF_FAST_DEV_SHIFT up: a context of that device only may copy it without a question.
  */
 #define ODMA_BUF_FAST_SRC 1u
-/* That, and a destination without a question: its mmap (counted: it cannot be stopped and
- * reconfigured under the buf) grants local writes outright. */
+/* That, and a destination without a question: its mmap grants local writes outright. */
 #define ODMA_BUF_FAST_DST 2u
 #define ODMA_BUF_FAST_DEV_SHIFT 2
 
@@ -250,6 +250,16 @@ static inline bool odma_mmap_has_dev(const struct doca_mmap *mmap, const struct 
 		if (mmap->devs[i] == dev)
 			return true;
 	return false;
+}
+
+/*
+ * Whether the memory of @mmap is registered with its devices: a local mmap while started, an
+ * imported one always (its exporter's state is checked by the movers). Only a thread-safe
+ * mmap can be stopped while bufs point into it.
+ */
+static inline bool odma_mmap_live(const struct doca_mmap *mmap)
+{
+	return mmap->started || mmap->from_export;
 }
 
 /* Bufs added by doca_buf_inventory_expand: one allocation per call, freed with the inventory. */
@@ -316,10 +326,11 @@ static inline void odma_buf_fast_update(struct doca_buf *b)
 	const struct doca_mmap *m = b->mmap;
 	uint16_t f = 0, id;
 
-	if (b->in_use && b->next == NULL && m != NULL && m->kind == ODMA_MEM_LOCAL &&
+	/* counted: the mmap cannot be stopped, nor its devices or flags changed, under the buf */
+	if (b->in_use && b->counted && b->next == NULL && m != NULL && m->kind == ODMA_MEM_LOCAL &&
 	    !m->from_export && m->num_devs == 1 && (id = odma_dev_fast_id(m->devs[0])) != 0) {
 		f = (uint16_t)(id << ODMA_BUF_FAST_DEV_SHIFT | ODMA_BUF_FAST_SRC);
-		if (b->counted && odma_perm_local_write(m->perms) == ODMA_PERM_YES)
+		if (odma_perm_local_write(m->perms) == ODMA_PERM_YES)
 			f |= ODMA_BUF_FAST_DST;
 	}
 	b->fast = f;
