@@ -378,6 +378,13 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 		         (void *)buf_mmap);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (!odma_mmap_has_dev(buf_mmap, conn->ep->ctx.dev)) {
+		ODMA_ERR("doca_comch_consumer_create: mmap %p was never given device %s, the Comch "
+		         "context's (on hardware the consumer has no memory key there); fix: "
+		         "doca_mmap_add_dev(mmap, dev) before doca_mmap_start",
+		         (void *)buf_mmap, conn->ep->ctx.dev->info->pci_addr);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return DOCA_ERROR_NO_MEMORY;

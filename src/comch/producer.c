@@ -306,6 +306,17 @@ static doca_error_t producer_submit(struct doca_task *task)
 		ODMA_ERR("doca_task_submit: producer %u: its connection is closed", p->id);
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
+	for (const struct doca_buf *b = t->buf; b != NULL; b = b->next)
+		if (b->mmap != NULL && !b->mmap->from_export &&
+		    !odma_mmap_has_dev(b->mmap, task->ctx->dev)) {
+			ODMA_ERR(
+			        "doca_task_submit: producer %u: buf %p is in mmap %p, which device "
+			        "%s was never added to (on hardware the task has no memory key "
+			        "there); fix: doca_mmap_add_dev(mmap, dev) before doca_mmap_start",
+			        p->id, (const void *)b, (const void *)b->mmap,
+			        task->ctx->dev->info->pci_addr);
+			return DOCA_ERROR_NOT_PERMITTED;
+		}
 	if (t->buf != NULL && !producer_gather(t, task->ctx, iov, &niov, &total))
 		return DOCA_ERROR_INVALID_VALUE;
 	if (total == 0 && t->imm_len == 0) {

@@ -423,6 +423,55 @@ static bool rd_is_local(const struct doca_buf *b)
 	return true;
 }
 
+/*
+ * DOCA's rules for the local operands (every buf of an mmap of this process): the context's
+ * device was added to its mmap (add_dev; else on hardware the task has no memory key for it),
+ * and a destination (what a read, a receive or an atomic writes) may be written locally.
+ * Remote operands (an RDMA import) are the peer's to check. One buf (@written: the task
+ * writes into it); refusals logged.
+ */
+static doca_error_t rd_local_buf(const struct rd_task *t, const struct doca_buf *b, bool written)
+{
+	const struct doca_dev *dev = t->base.ctx->dev;
+
+	if (written && odma_perm_local_write(b->mmap->perms) == ODMA_PERM_NO) {
+		ODMA_ERR("doca_task_submit: %s task %p: destination buf %p is in mmap %p, whose "
+		         "permissions do not allow a local write; fix: "
+		         "DOCA_ACCESS_FLAG_LOCAL_READ_WRITE in doca_mmap_set_permissions before "
+		         "start",
+		         odma_rd_type_names[t->type], (const void *)t, (const void *)b,
+		         (const void *)b->mmap);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (!odma_mmap_has_dev(b->mmap, dev)) {
+		ODMA_ERR("doca_task_submit: %s task %p: buf %p is in mmap %p, which device %s was "
+		         "never added to (on hardware the task has no memory key there); fix: "
+		         "doca_mmap_add_dev(mmap, dev) before doca_mmap_start",
+		         odma_rd_type_names[t->type], (const void *)t, (const void *)b,
+		         (const void *)b->mmap, dev->info->pci_addr);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	return DOCA_SUCCESS;
+}
+
+/* Every local operand of @t (rd_local_buf). */
+static doca_error_t rd_local_devs(const struct rd_task *t)
+{
+	const struct doca_buf *ops[3] = { t->src, t->dst, t->result };
+	/* which of them this task writes locally */
+	bool written[3] = { false,
+		            t->type == RD_T_READ || t->type == RD_T_RECEIVE ||
+		                    t->type == RD_T_SE_GET,
+		            t->result != NULL };
+	doca_error_t r = DOCA_SUCCESS;
+
+	for (int i = 0; i < 3 && r == DOCA_SUCCESS; i++)
+		for (const struct doca_buf *b = ops[i]; b != NULL && r == DOCA_SUCCESS; b = b->next)
+			if (b->mmap != NULL && !b->mmap->from_export)
+				r = rd_local_buf(t, b, written[i]);
+	return r;
+}
+
 static size_t rd_total(const struct doca_buf *b, uint32_t *n)
 {
 	size_t len = 0;
@@ -609,6 +658,9 @@ doca_error_t odma_rd_submit(struct rd_task *t)
 	t->res_opcode = 0;
 	t->res_imm = 0;
 	t->res_conn = NULL;
+	r = rd_local_devs(t);
+	if (r != DOCA_SUCCESS)
+		return r;
 	if (t->type == RD_T_RECEIVE)
 		return rd_submit_receive(t);
 	if (!rd_conn_of((struct doca_rdma *)(void *)t->base.ctx, t->conn))

@@ -34,7 +34,7 @@ static void consumer_preconditions(void **state)
 	struct cu_ep s, c;
 	struct doca_comch_connection *conn;
 	struct doca_comch_consumer *cons = NULL;
-	struct doca_mmap *unstarted;
+	struct doca_mmap *unstarted, *otherdev;
 	struct cu_mem m;
 
 	(void)state;
@@ -53,6 +53,14 @@ static void consumer_preconditions(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_comch_consumer_create(conn, unstarted, &cons));
 	assert_true(cu_log_has("must be a started mmap"));
 	assert_null(cons);
+	/* K4, second half: the Comch context's device was added to it (here only the server's) */
+	assert_ok(doca_mmap_create(&otherdev));
+	assert_ok(doca_mmap_add_dev(otherdev, s.dev));
+	assert_ok(doca_mmap_set_memrange(otherdev, mem, sizeof(mem)));
+	assert_ok(doca_mmap_start(otherdev));
+	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_comch_consumer_create(conn, otherdev, &cons));
+	assert_true(cu_log_has("was never given device"));
+	assert_null(cons);
 	/* K3: on an established connection: not once the client is stopping */
 	assert_doca(DOCA_ERROR_IN_PROGRESS, doca_ctx_stop(c.ctx));
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_comch_consumer_create(conn, m.mmap, &cons));
@@ -60,6 +68,7 @@ static void consumer_preconditions(void **state)
 	assert_null(cons);
 	assert_true(progress_both(&s, &c, cu_is_idle));
 	assert_ok(doca_mmap_destroy(unstarted));
+	assert_ok(doca_mmap_destroy(otherdev));
 	cu_mem_fini(&m);
 	assert_true(cu_close(&c));
 	assert_true(cu_close(&s));

@@ -249,6 +249,25 @@ static void test_refusals(void **state)
 	                 DOCA_ERROR_INVALID_VALUE); /* nothing to send */
 	assert_int_equal(doca_comch_producer_task_send_alloc_init(p.prod, NULL, imm, 33, cid, &t),
 	                 DOCA_ERROR_INVALID_VALUE);
+	{
+		/* DOCA's add_dev rule: a source in an mmap the producer's device was never given */
+		struct cu_mem other;
+		struct doca_dev *dev2 = tu_open_pci_or_null("03:00.1");
+		struct doca_buf *b;
+
+		assert_non_null(dev2);
+		cu_mem_init(&other, dev2, 4096, 1);
+		assert_ok(doca_buf_inventory_buf_get_by_data(other.inv, other.mmap, other.base, 10,
+		                                             &b));
+		assert_ok(doca_comch_producer_task_send_alloc_init(p.prod, b, NULL, 0, cid, &t));
+		assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(t)),
+		                 DOCA_ERROR_NOT_PERMITTED);
+		assert_true(cu_log_has("was never added to"));
+		doca_task_free(doca_comch_producer_task_send_as_task(t));
+		assert_ok(doca_buf_dec_refcount(b, NULL));
+		cu_mem_fini(&other);
+		assert_ok(doca_dev_close(dev2));
+	}
 	assert_int_equal(cu_hear(&s, 5000), '1'); /* a 100-byte buffer is posted */
 	assert_int_equal(fp_send(&p, 0, 101, cid, NULL, true, NULL), DOCA_ERROR_TOO_BIG);
 	assert_true(cu_log_has("the buffer stays posted"));

@@ -289,6 +289,43 @@ static void test_permissions_and_revocation(void **state)
 	assert_ok(ts_run(&s, doca_rdma_task_read_as_task(tr)));
 	assert_int_equal(s.mem[256], 0x5a);
 	assert_int_equal(s.mem[383], 0x5a);
+	/* DOCA's add_dev rule: a local operand in an mmap the context's device was never given */
+	{
+		static uint8_t omem[64];
+		struct doca_dev *other;
+		struct doca_mmap *om;
+		struct doca_buf *ob;
+
+		assert_ok(tu_try_open_dev("03:00.0", &other));
+		assert_ok(doca_mmap_create(&om));
+		assert_ok(doca_mmap_add_dev(om, other));
+		assert_ok(doca_mmap_set_memrange(om, omem, sizeof(omem)));
+		assert_ok(doca_mmap_set_permissions(om, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
+		assert_ok(doca_mmap_start(om));
+		assert_ok(doca_buf_inventory_buf_get_by_addr(s.inv, om, omem, sizeof(omem), &ob));
+		assert_ok(doca_rdma_task_read_allocate_init(
+		        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 0, 64, 64), ob, ud, &tr));
+		assert_doca(DOCA_ERROR_NOT_PERMITTED,
+		            doca_task_submit(doca_rdma_task_read_as_task(tr)));
+		doca_task_free(doca_rdma_task_read_as_task(tr));
+		assert_ok(doca_buf_dec_refcount(ob, NULL));
+		assert_ok(doca_mmap_destroy(om));
+		assert_ok(doca_dev_close(other));
+		/* and a destination the local device may not write (LOCAL_READ_ONLY) */
+		assert_ok(doca_mmap_create(&om));
+		assert_ok(doca_mmap_add_dev(om, s.dev));
+		assert_ok(doca_mmap_set_memrange(om, omem, sizeof(omem)));
+		assert_ok(doca_mmap_set_permissions(om, DOCA_ACCESS_FLAG_LOCAL_READ_ONLY));
+		assert_ok(doca_mmap_start(om));
+		assert_ok(doca_buf_inventory_buf_get_by_addr(s.inv, om, omem, sizeof(omem), &ob));
+		assert_ok(doca_rdma_task_read_allocate_init(
+		        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 0, 64, 64), ob, ud, &tr));
+		assert_doca(DOCA_ERROR_NOT_PERMITTED,
+		            doca_task_submit(doca_rdma_task_read_as_task(tr)));
+		doca_task_free(doca_rdma_task_read_as_task(tr));
+		assert_ok(doca_buf_dec_refcount(ob, NULL));
+		assert_ok(doca_mmap_destroy(om));
+	}
 	/* a local buf as the remote source is refused at submit */
 	assert_ok(doca_rdma_task_read_allocate_init(s.rd, s.conns[0],
 	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 64),
