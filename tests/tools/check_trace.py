@@ -2,7 +2,8 @@
 """The task timeline (ODMA_TRACE) end to end: a sample program writes it; the file follows
 the Chrome trace-event format that Perfetto and chrome://tracing read (every event's fields
 and types, async begin/end pairs matched by category and id, complete slices with a
-duration); `odma trace` summarises it and names the dominant stage, in text and JSON; a path
+duration), and so does `odma bench --rdma --trace`'s; `odma trace` summarises them and names
+the dominant stage, in text and JSON; a path
 that cannot be written fails the program's doca_pe_create with one line; odma trace refuses
 what is not a trace.
 
@@ -86,6 +87,25 @@ with tempfile.TemporaryDirectory() as tmp:
             fail('odma trace --json: %r' % s)
     except (ValueError, KeyError) as e:
         fail('odma trace --json is not the summary: %s %s' % (e, r.stdout[-300:]))
+    # odma bench --rdma --trace: the RDMA tasks' timeline (no engine slices: 'remote')
+    rt = os.path.join(tmp, 'rdma.json')
+    r = subprocess.run([odma, 'bench', '--rdma', '--seconds', '0.2', '--no-pingpong',
+                        '--trace', rt], env=dict(os.environ, ODMA_SYSTEM='bf3'),
+                       capture_output=True, text=True, timeout=120)
+    if r.returncode != 0 and 'without UCX' in r.stderr:
+        print('note: built without UCX: no RDMA timeline')
+    elif r.returncode != 0:
+        fail('odma bench --rdma --trace: ' + r.stderr[-400:])
+    else:
+        validate(rt)
+        r = subprocess.run([odma, 'trace', '--json', rt], capture_output=True, text=True,
+                           timeout=60)
+        try:
+            s = json.loads(r.stdout)
+            if s['tasks'] <= 0 or s['dominant_stage'] != 'remote':
+                fail('odma trace of the RDMA run: %r' % s)
+        except (ValueError, KeyError) as e:
+            fail('odma trace --json of the RDMA run: %s %s' % (e, r.stdout[-300:]))
     # a path that cannot be written: doca_pe_create fails, one line names the variable
     env['ODMA_TRACE'] = os.path.join(tmp, 'no-such-dir', 't.json')
     r = subprocess.run([sample], env=env, capture_output=True, text=True, timeout=60)

@@ -336,6 +336,23 @@ static void test_rdma(void **s)
 	}
 #endif
 	json_object_put(o);
+	/* --sweep: a row per size at the given depth, each with its same-run baselines' ratios */
+	o = run_json(bench_exe, "--rdma --sweep --depth 8 --seconds 0.2 --json");
+	assert_true(json_object_object_get_ex(o, "rdma_sweep", &c));
+	assert_int_equal((int)json_object_array_length(c), 3);
+	for (size_t i = 0; i < 3; i++) {
+		json_object *row = json_object_array_get_idx(c, i);
+
+		assert_int_equal((int)num(row, "size"), i == 0 ? 4096 : i == 1 ? 65536 : 1 << 20);
+		assert_int_equal((int)num(row, "depth"), 8);
+		if (num(row, "read_vs_tcp") <= 0 || num(row, "write_vs_tcp") <= 0)
+			fail_msg("rdma_sweep[%zu]: no ratio over raw TCP", i);
+#ifdef ODMA_HAVE_UCX
+		if (num(row, "read_vs_get") <= 0 || num(row, "send_vs_am") <= 0)
+			fail_msg("rdma_sweep[%zu]: no ratio over raw UCX", i);
+#endif
+	}
+	json_object_put(o);
 }
 
 static const char *jstr(json_object *o, const char *key)

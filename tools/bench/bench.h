@@ -168,6 +168,7 @@ int bench_comch_run(size_t size, double seconds, struct bench_comch *out, char *
 /* --- bench_rdma.c: DOCA RDMA between two processes, with raw TCP of the same run --- */
 struct bench_rdma {
 	size_t size;                  /* bytes per read and write, and per raw TCP message */
+	unsigned int depth;           /* tasks (raw operations, TCP messages) in flight */
 	double read_bytes_per_sec;    /* 8 reads in flight */
 	double write_bytes_per_sec;   /* 8 writes in flight */
 	size_t send_msg_size;         /* min(size, 64 KiB) */
@@ -178,8 +179,12 @@ struct bench_rdma {
 	double ucx_put_bytes_per_sec; /* ucp_put_nbx, 8 in flight, flushed */
 	double ucx_am_msgs_per_sec;   /* ucp_am_send_nbx of send_msg_size bytes, 8 in flight */
 };
-/* Forks the responder, measures for about @seconds in all. 0 or -1 (@err says why). */
-int bench_rdma_run(size_t size, double seconds, struct bench_rdma *out, char *err, size_t errlen);
+/*
+ * Forks the responder, measures with @depth in flight (1..64) for about @seconds in all. 0 or -1
+ * (@err says why).
+ */
+int bench_rdma_run(size_t size, unsigned int depth, double seconds, struct bench_rdma *out,
+                   char *err, size_t errlen);
 
 /* --- bench_dpdk.c / bench_nodpdk.c: DPDK dmadev with the dma_skeleton driver --- */
 bool bench_dpdk_available(void);

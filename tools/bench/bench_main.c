@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <doca_argp.h>
@@ -77,7 +78,10 @@ static const char bench_help[] =
         "                         prints the smallest size from which DMA is within 10 % of\n"
         "                         memcpy (what odma advise uses).\n"
         "        --rdma           DOCA RDMA read, write and send between two processes, beside\n"
-        "                         raw TCP (its transport in odma) in the same run\n"
+        "                         raw UCX (get, put, active messages) and a raw TCP stream\n"
+        "                         from the same run, with their ratios; 8 in flight unless\n"
+        "                         --depth; with --sweep: 4K, 64K and 1M at depths 1, 8 and 32,\n"
+        "                         one row each (an array of rows with --json)\n"
         "        --comch          DOCA Comch between two processes (this one the DPU side, a "
         "forked\n"
         "                         one the host side): control-path messages/s (64-byte ping-pong\n"
@@ -212,6 +216,8 @@ static doca_error_t cb_positive(const char *flag, int v, int max, int *out)
 	return DOCA_SUCCESS;
 }
 
+static bool depth_given; /* --rdma keeps its own default (8) unless --depth names one */
+
 static doca_error_t cb_depth(void *p, void *c)
 {
 	int v = 0;
@@ -219,6 +225,7 @@ static doca_error_t cb_depth(void *p, void *c)
 
 	(void)c;
 	cfg.depth = (uint32_t)v;
+	depth_given = true;
 	return rc;
 }
 
@@ -740,46 +747,147 @@ static int run_crossover(void)
 	return 0;
 }
 
+/* odma / baseline, or 0 when the baseline is missing. */
+static double ratio(double a, double b)
+{
+	return b > 0 ? a / b : 0;
+}
+
+static void rdma_json_row(const struct bench_rdma *r)
+{
+	printf("{\"emulated\": true, \"transport\": \"ucx-tcp\", \"size\": %zu, \"depth\": %u, "
+	       "\"read_bytes_per_sec\": %.1f, \"write_bytes_per_sec\": %.1f, "
+	       "\"send_msg_size\": %zu, \"send_msgs_per_sec\": %.1f, "
+	       "\"raw_tcp_bytes_per_sec\": %.1f, \"read_vs_tcp\": %.3f, \"write_vs_tcp\": %.3f",
+	       r->size, r->depth, r->read_bytes_per_sec, r->write_bytes_per_sec, r->send_msg_size,
+	       r->send_msgs_per_sec, r->raw_tcp_bytes_per_sec,
+	       ratio(r->read_bytes_per_sec, r->raw_tcp_bytes_per_sec),
+	       ratio(r->write_bytes_per_sec, r->raw_tcp_bytes_per_sec));
+	if (r->raw_ucx)
+		printf(", \"raw_ucx\": {\"tls\": \"tcp\", \"get_bytes_per_sec\": %.1f, "
+		       "\"put_bytes_per_sec\": %.1f, \"am_msgs_per_sec\": %.1f}, "
+		       "\"read_vs_get\": %.3f, \"write_vs_put\": %.3f, \"send_vs_am\": %.3f",
+		       r->ucx_get_bytes_per_sec, r->ucx_put_bytes_per_sec, r->ucx_am_msgs_per_sec,
+		       ratio(r->read_bytes_per_sec, r->ucx_get_bytes_per_sec),
+		       ratio(r->write_bytes_per_sec, r->ucx_put_bytes_per_sec),
+		       ratio(r->send_msgs_per_sec, r->ucx_am_msgs_per_sec));
+	else
+		printf(", \"raw_ucx\": null");
+	printf("}");
+}
+
+static void rdma_text_row(const struct bench_rdma *r)
+{
+	char sz[32];
+
+	bench_fmt_size(r->size, sz, sizeof(sz));
+	printf("%-8s %5u %7.2f %7.2f %5.2fx %7.2f %7.2f %5.2fx %9.0f %9.0f %5.2fx %7.2f %5.2fx "
+	       "%5.2fx\n",
+	       sz, r->depth, r->read_bytes_per_sec / 1e9, r->ucx_get_bytes_per_sec / 1e9,
+	       ratio(r->read_bytes_per_sec, r->ucx_get_bytes_per_sec), r->write_bytes_per_sec / 1e9,
+	       r->ucx_put_bytes_per_sec / 1e9,
+	       ratio(r->write_bytes_per_sec, r->ucx_put_bytes_per_sec), r->send_msgs_per_sec,
+	       r->ucx_am_msgs_per_sec, ratio(r->send_msgs_per_sec, r->ucx_am_msgs_per_sec),
+	       r->raw_tcp_bytes_per_sec / 1e9,
+	       ratio(r->read_bytes_per_sec, r->raw_tcp_bytes_per_sec),
+	       ratio(r->write_bytes_per_sec, r->raw_tcp_bytes_per_sec));
+}
+
+/*
+ * One --rdma row in a process of its own: UCX does not survive a fork, and each row forks its
+ * responder, so no process that measured a row forks another. The row comes back on a pipe.
+ */
+static int rdma_row(size_t size, unsigned int depth, struct bench_rdma *r, char *err, size_t errlen)
+{
+	struct {
+		int rc;
+		struct bench_rdma r;
+		char err[200];
+	} res = { .rc = -1 };
+	int fd[2], st = 0;
+	ssize_t got = 0;
+	pid_t pid;
+
+	if (pipe(fd) != 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		res.rc = bench_rdma_run(size, depth, cfg.seconds, &res.r, res.err, sizeof(res.err));
+		/* exit, not _exit: this process set up UCX itself, and --trace writes at exit */
+		exit(write(fd[1], &res, sizeof(res)) == (ssize_t)sizeof(res) ? 0 : 1);
+	}
+	close(fd[1]);
+	if (pid > 0)
+		got = read(fd[0], &res, sizeof(res));
+	close(fd[0]);
+	if (pid > 0)
+		(void)waitpid(pid, &st, 0);
+	if (pid < 0 || got != (ssize_t)sizeof(res)) {
+		snprintf(err, errlen, "the measuring process failed (status 0x%x)", st);
+		return -1;
+	}
+	*r = res.r;
+	snprintf(err, errlen, "%s", res.err);
+	return res.rc;
+}
+
+/*
+ * --rdma: one size and depth (8 unless --depth), or with --sweep 4 KiB, 64 KiB and 1 MiB at
+ * depths 1, 8 and 32 (or --depth's), each with its raw UCX and raw TCP rows from the same run.
+ */
 static int run_rdma(void)
 {
-	struct bench_rdma r;
-	char err[200], sz[32];
+	static const size_t sweep_sizes[] = { 4096, 65536, 1u << 20 };
+	static const unsigned int sweep_depths[] = { 1, 8, 32 };
+	size_t sizes[3] = { cfg.size };
+	unsigned int depths[3] = { depth_given ? cfg.depth : 8 };
+	size_t ns = 1, nd = 1;
+	char err[200];
 
-	if (bench_rdma_run(cfg.size, cfg.seconds, &r, err, sizeof(err)) != 0) {
-		fprintf(stderr, "odma-bench: --rdma: %s\n", err);
-		return 1;
+	if (cfg.sweep) {
+		memcpy(sizes, sweep_sizes, sizeof(sizes));
+		ns = 3;
+		if (!depth_given) {
+			memcpy(depths, sweep_depths, sizeof(depths));
+			nd = 3;
+		}
 	}
-	if (cfg.json) {
-		printf("{\"rdma\": {\"emulated\": true, \"transport\": \"ucx-tcp\", \"size\": %zu, "
-		       "\"read_bytes_per_sec\": %.1f, \"write_bytes_per_sec\": %.1f, "
-		       "\"send_msg_size\": %zu, \"send_msgs_per_sec\": %.1f, "
-		       "\"raw_tcp_bytes_per_sec\": %.1f",
-		       r.size, r.read_bytes_per_sec, r.write_bytes_per_sec, r.send_msg_size,
-		       r.send_msgs_per_sec, r.raw_tcp_bytes_per_sec);
-		if (r.raw_ucx)
-			printf(", \"raw_ucx\": {\"tls\": \"tcp\", \"get_bytes_per_sec\": %.1f, "
-			       "\"put_bytes_per_sec\": %.1f, \"am_msgs_per_sec\": %.1f}",
-			       r.ucx_get_bytes_per_sec, r.ucx_put_bytes_per_sec,
-			       r.ucx_am_msgs_per_sec);
-		else
-			printf(", \"raw_ucx\": null");
-		printf("}}\n");
-		return 0;
-	}
-	bench_fmt_size(r.size, sz, sizeof(sz));
-	printf("# DOCA RDMA between two processes (emulated: odma's UCX transport over TCP, not an "
-	       "RDMA "
-	       "NIC);\n# 8 tasks in flight; raw UCX (UCX_TLS=tcp) and raw TCP from the same run\n");
-	printf("read,  %-8s  %8.2f GB/s\n", sz, r.read_bytes_per_sec / 1e9);
-	printf("write, %-8s  %8.2f GB/s\n", sz, r.write_bytes_per_sec / 1e9);
-	printf("send,  %-8zu  %8.0f msg/s\n", r.send_msg_size, r.send_msgs_per_sec);
-	if (r.raw_ucx) {
-		printf("raw UCX get, %-8s %8.2f GB/s\n", sz, r.ucx_get_bytes_per_sec / 1e9);
-		printf("raw UCX put, %-8s %8.2f GB/s\n", sz, r.ucx_put_bytes_per_sec / 1e9);
-		printf("raw UCX am,  %-8zu %8.0f msg/s\n", r.send_msg_size, r.ucx_am_msgs_per_sec);
-	} else
-		printf("raw UCX: not measured (odma built without UCX)\n");
-	printf("raw TCP, %-8s %8.2f GB/s\n", sz, r.raw_tcp_bytes_per_sec / 1e9);
+	if (cfg.json)
+		printf(cfg.sweep ? "{\"rdma_sweep\": [" : "{\"rdma\": ");
+	else
+		printf("# DOCA RDMA between two processes (emulated: odma's UCX transport over\n"
+		       "# TCP, not an RDMA NIC). GB/s and msg/s of odma's tasks beside raw UCX\n"
+		       "# (UCX_TLS=tcp: get, put, active messages) and a raw TCP stream over the\n"
+		       "# same loopback, all from this run; a ratio is odma / the baseline before\n"
+		       "# it (x/get, x/put, x/am; then read and write over raw TCP). Sends are\n"
+		       "# min(size, 64 KiB) bytes.\n"
+		       "%-8s %5s %7s %7s %6s %7s %7s %6s %9s %9s %6s %7s %6s %6s\n",
+		       "size", "depth", "read", "get", "x/get", "write", "put", "x/put", "send/s",
+		       "am/s", "x/am", "tcp", "rd/tcp", "wr/tcp");
+	for (size_t i = 0; i < ns; i++)
+		for (size_t j = 0; j < nd; j++) {
+			struct bench_rdma r;
+
+			if (rdma_row(sizes[i], depths[j], &r, err, sizeof(err)) != 0) {
+				if (cfg.json)
+					printf("%s\n", cfg.sweep ? "]}" : "null}");
+				fprintf(stderr, "odma-bench: --rdma: %s\n", err);
+				return 1;
+			}
+			if (cfg.json) {
+				printf(i + j == 0 ? "" : ", ");
+				rdma_json_row(&r);
+			} else {
+				rdma_text_row(&r);
+			}
+			fflush(stdout);
+		}
+	if (cfg.json)
+		printf(cfg.sweep ? "]}\n" : "}\n");
 	return 0;
 }
 

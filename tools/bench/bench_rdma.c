@@ -33,7 +33,10 @@
 
 #include "bench.h"
 
-#define BR_DEPTH 8
+#define BR_DEPTH_MAX 64 /* --depth's bound here */
+
+/* Tasks (and raw UCX operations, raw TCP messages) in flight: --depth, 8 by default. */
+static unsigned int br_depth = 8;
 
 struct br_side {
 	struct doca_dev *dev;
@@ -150,13 +153,13 @@ static int br_setup(struct br_side *s, size_t len, uint32_t perms)
 	return doca_pe_create(&s->pe) != DOCA_SUCCESS || doca_rdma_create(s->dev, &s->rd) != 0 ||
 	                       doca_rdma_set_permissions(s->rd, perms) != DOCA_SUCCESS ||
 	                       doca_rdma_task_read_set_conf(s->rd, br_read_cb, br_read_err,
-	                                                    BR_DEPTH) != DOCA_SUCCESS ||
+	                                                    br_depth) != DOCA_SUCCESS ||
 	                       doca_rdma_task_write_set_conf(s->rd, br_write_cb, br_write_err,
-	                                                     BR_DEPTH) != DOCA_SUCCESS ||
+	                                                     br_depth) != DOCA_SUCCESS ||
 	                       doca_rdma_task_send_set_conf(s->rd, br_send_cb, br_send_err,
-	                                                    BR_DEPTH) != DOCA_SUCCESS ||
+	                                                    br_depth) != DOCA_SUCCESS ||
 	                       doca_rdma_task_receive_set_conf(s->rd, br_recv_cb, br_recv_err,
-	                                                       4 * BR_DEPTH) != DOCA_SUCCESS ||
+	                                                       4 * br_depth) != DOCA_SUCCESS ||
 	                       doca_ctx_set_user_data(doca_rdma_as_ctx(s->rd), ud) !=
 	                               DOCA_SUCCESS ||
 	                       doca_pe_connect_ctx(s->pe, doca_rdma_as_ctx(s->rd)) !=
@@ -167,7 +170,7 @@ static int br_setup(struct br_side *s, size_t len, uint32_t perms)
 	                                                                perms) != DOCA_SUCCESS ||
 	                       doca_mmap_add_dev(s->mm, s->dev) != DOCA_SUCCESS ||
 	                       doca_mmap_start(s->mm) != DOCA_SUCCESS ||
-	                       doca_buf_inventory_create(8 * BR_DEPTH, &s->inv) != DOCA_SUCCESS ||
+	                       doca_buf_inventory_create(8 * br_depth, &s->inv) != DOCA_SUCCESS ||
 	                       doca_buf_inventory_start(s->inv) != DOCA_SUCCESS ||
 	                       doca_ctx_start(doca_rdma_as_ctx(s->rd)) != DOCA_SUCCESS
 	               ? -1
@@ -213,7 +216,7 @@ static int br_child(int ctl, size_t size)
 	/* --trace follows the requester's tasks; the responder writes no timeline of its own */
 	unsetenv("ODMA_TRACE");
 
-	if (br_setup(&s, size < 4 * BR_DEPTH * msg ? 4 * BR_DEPTH * msg : size,
+	if (br_setup(&s, size < 4 * br_depth * msg ? 4 * br_depth * msg : size,
 	             DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE) != 0 ||
 	    doca_rdma_export(s.rd, &blob, &n, &s.conn) != DOCA_SUCCESS ||
 	    !br_send_blob(ctl, blob, n) ||
@@ -222,7 +225,7 @@ static int br_child(int ctl, size_t size)
 	    doca_rdma_connect(s.rd, peer, n, s.conn) != DOCA_SUCCESS)
 		return 1;
 	s.running = true;
-	for (int i = 0; i < 4 * BR_DEPTH; i++) {
+	for (unsigned int i = 0; i < 4 * br_depth; i++) {
 		struct doca_buf *b;
 		struct doca_rdma_task_receive *t;
 
@@ -277,11 +280,11 @@ static void br_raw_ucx(struct br_side *s, int ctl, size_t size, double seconds,
 	if (write(ctl, "U", 1) != 1 || (u = bench_ucx_import(ctl)) == NULL)
 		return;
 	base = bench_ucx_remote_base(u);
-	if (bench_ucx_rep_op(u, BENCH_UCX_GET, s->mem, base, 0, size, BR_DEPTH, seconds, &r[0]) ==
+	if (bench_ucx_rep_op(u, BENCH_UCX_GET, s->mem, base, 0, size, br_depth, seconds, &r[0]) ==
 	            0 &&
-	    bench_ucx_rep_op(u, BENCH_UCX_PUT, s->mem, base, 0, size, BR_DEPTH, seconds, &r[1]) ==
+	    bench_ucx_rep_op(u, BENCH_UCX_PUT, s->mem, base, 0, size, br_depth, seconds, &r[1]) ==
 	            0 &&
-	    bench_ucx_rep_op(u, BENCH_UCX_AM, s->mem, base, 0, out->send_msg_size, BR_DEPTH,
+	    bench_ucx_rep_op(u, BENCH_UCX_AM, s->mem, base, 0, out->send_msg_size, br_depth,
 	                     seconds, &r[2]) == 0 &&
 	    r[0].seconds > 0 && r[1].seconds > 0 && r[2].seconds > 0) {
 		out->raw_ucx = true;
@@ -292,7 +295,7 @@ static void br_raw_ucx(struct br_side *s, int ctl, size_t size, double seconds,
 	bench_ucx_close(u);
 }
 
-/* Runs one phase: @make allocates task i; BR_DEPTH in flight for @seconds. Tasks/s. */
+/* Runs one phase: @make allocates task i; br_depth in flight for @seconds. Tasks/s. */
 static double br_phase(struct br_side *s, double seconds,
                        struct doca_task *(*make)(struct br_side *, int), uint64_t *failed)
 {
@@ -300,7 +303,7 @@ static double br_phase(struct br_side *s, double seconds,
 	uint64_t d0;
 
 	s->running = true;
-	for (int i = 0; i < BR_DEPTH; i++) {
+	for (unsigned int i = 0; i < br_depth; i++) {
 		struct doca_task *t = make(s, i);
 
 		if (t == NULL || doca_task_submit(t) != DOCA_SUCCESS)
@@ -434,7 +437,7 @@ static double br_raw_tcp(size_t size, double seconds)
 	while ((t1 = br_now()) - t0 < seconds) {
 		ssize_t k;
 
-		while (n - acked < BR_DEPTH) {
+		while (n - acked < br_depth) {
 			for (size_t off = 0; off < size;) {
 				k = send(c, buf + off, size - off, MSG_NOSIGNAL);
 				if (k <= 0)
@@ -458,7 +461,8 @@ done:
 	return (double)acked * (double)size / (t1 - t0);
 }
 
-int bench_rdma_run(size_t size, double seconds, struct bench_rdma *out, char *err, size_t errlen)
+int bench_rdma_run(size_t size, unsigned int depth, double seconds, struct bench_rdma *out,
+                   char *err, size_t errlen)
 {
 	int ctl[2], st = 0, rc = -1;
 	struct br_side s;
@@ -469,7 +473,14 @@ int bench_rdma_run(size_t size, double seconds, struct bench_rdma *out, char *er
 	uint64_t failed = 0;
 
 	memset(out, 0, sizeof(*out));
+	if (depth == 0 || depth > BR_DEPTH_MAX) {
+		snprintf(err, errlen, "--depth must be 1..%u for the RDMA measurements",
+		         BR_DEPTH_MAX);
+		return -1;
+	}
+	br_depth = depth;
 	out->size = size;
+	out->depth = depth;
 	br_size = size;
 	br_msg = size < 65536 ? size : 65536;
 	if (size == 0 || size > (64u << 20)) {
@@ -488,7 +499,7 @@ int bench_rdma_run(size_t size, double seconds, struct bench_rdma *out, char *er
 		_exit(br_child(ctl[1], size));
 	}
 	close(ctl[1]);
-	if (pid < 0 || br_setup(&s, BR_DEPTH * size, 0) != 0 ||
+	if (pid < 0 || br_setup(&s, br_depth * size, 0) != 0 ||
 	    !br_recv_blob(ctl[0], blob, sizeof(blob), &n) ||
 	    !br_recv_blob(ctl[0], mblob, sizeof(mblob), &mn) ||
 	    doca_rdma_export(s.rd, &mine, &rlen, &s.conn) != DOCA_SUCCESS ||
