@@ -1,58 +1,23 @@
 #!/bin/sh
 # Comch across two machines, emulated: the DPU side (servers) in its own network + PID +
 # mount namespaces, the host side (clients) in another such set, joined only by a veth pair
-# made here; each side has its own runtime directory (ODMA_RUNDIR), so only the network joins
-# them. Needs root; exits 77 saying why when it cannot build the namespaces. Everything made
-# here is removed on exit.
+# (tests/netns.sh, the tests' one namespace launcher); each side has its own runtime directory
+# (ODMA_RUNDIR), so only the network joins them. Needs root; exits 77 saying why when it cannot
+# build the namespaces.
 # Usage: comch_netns.sh PEER [DMA_COPY [EVENT]]   (PEER: comch_net_peer; DMA_COPY: doca_dma_copy,
 # whose copies both ways across the namespaces are cmp-verified; EVENT: test_comch_event, whose
 # event-driven pairs (epoll_wait(-1) on the PE's handle, no polling) run across them)
-if [ "$(id -u)" != 0 ]; then
-	echo "skip: needs root to create network and PID namespaces (run make check as root)"
-	exit 77
-fi
-for c in ip unshare mkfifo; do
-	command -v "$c" >/dev/null 2>&1 || { echo "skip: $c is not installed"; exit 77; }
-done
+. "$(dirname "$0")/../netns.sh"
+netns_require mkfifo
 PEER=$1
 APP=${2:-}
 EVT=${3:-}
-tag=$$
-H="odma-cc-h$tag"
-D="odma-cc-d$tag"
-VH="occh$tag"
-VD="occd$tag"
-NET="10.202.$((tag % 250))"
 T=$(mktemp -d /tmp/odma-comchnet.XXXXXX)
-cleanup() {
-	for ns in "$H" "$D"; do
-		for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
-		ip netns del "$ns" 2>/dev/null
-	done
-	ip link del "$VH" 2>/dev/null
-	rm -rf "$T"
-	true
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+netns_at_exit 'rm -rf "$T"'
 trap '' PIPE
-if ! ip netns add "$H" 2>/dev/null || ! ip netns add "$D" 2>/dev/null; then
-	echo "skip: cannot create network namespaces here (ip netns add failed)"
-	exit 77
-fi
-if ! ip link add "$VH" type veth peer name "$VD" 2>/dev/null; then
-	echo "skip: cannot create a veth pair here"
-	exit 77
-fi
-set -e
-ip link set "$VH" netns "$H"
-ip link set "$VD" netns "$D"
-ip -n "$H" addr add "$NET.1/24" dev "$VH"
-ip -n "$D" addr add "$NET.2/24" dev "$VD"
-for ns in "$H" "$D"; do ip -n "$ns" link set lo up; done
-ip -n "$H" link set "$VH" up
-ip -n "$D" link set "$VD" up
-set +e
+netns_make cc 202 h d
+H=$NS_h
+D=$NS_d
 mkdir -p "$T/rh" "$T/rd"
 chmod 700 "$T/rh" "$T/rd"
 PORT=18516
@@ -63,8 +28,8 @@ export ODMA_FABRIC_SECRET="netns-test-secret-$$"
 unset ODMA_TRANSPORT
 # side NS RUNDIR ARGS...: one program in its own PID + mount namespace of network namespace NS
 # every scenario on the same port: a server restarted there must not wait out TIME_WAIT
-dpu() { ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rd" ip netns exec "$D" unshare --pid --fork --kill-child --mount-proc "$PEER" "$@"; }
-host() { ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rh" ip netns exec "$H" unshare --pid --fork --kill-child --mount-proc "$PEER" "$@"; }
+dpu() { ODMA_FABRIC="$ADDR_d:$PORT" ODMA_RUNDIR="$T/rd" netns_run d "$PEER" "$@"; }
+host() { ODMA_FABRIC="$ADDR_d:$PORT" ODMA_RUNDIR="$T/rh" netns_run h "$PEER" "$@"; }
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 # await FILE WORD SECONDS
@@ -97,21 +62,17 @@ grep -v listening "$T/s2"
 
 echo "== one runtime directory for both sides, PID namespaces apart"
 mkdir -p "$T/rs" && chmod 700 "$T/rs"
-ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rs" ip netns exec "$D" unshare --pid --fork --kill-child \
-	--mount-proc "$PEER" server-fp shared >"$T/s3" 2>&1 &
+ODMA_FABRIC="$ADDR_d:$PORT" ODMA_RUNDIR="$T/rs" netns_run d "$PEER" server-fp shared >"$T/s3" 2>&1 &
 s3=$!
 await "$T/s3" listening 20 || bad "the shared-directory server did not start: $(cat "$T/s3")"
-ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rs" ip netns exec "$H" unshare --pid --fork --kill-child \
-	--mount-proc "$PEER" client-fp shared || bad "shared-directory fast-path client"
+ODMA_FABRIC="$ADDR_d:$PORT" ODMA_RUNDIR="$T/rs" netns_run h "$PEER" client-fp shared ||
+	bad "shared-directory fast-path client"
 wait $s3 || bad "shared-directory server: $(cat "$T/s3")"
-
-# killns NS: kill -9 every process of the namespace (the peer itself, not its wrappers)
-killns() { for p in $(ip netns pids "$1"); do kill -9 "$p" 2>/dev/null; done; }
 
 # lose MODE: a server and a client hold a connection; MODE kills the client, the server, or
 # takes the link down; the survivors must see the end within the bound.
 lose() {
-		mkfifo "$T/gs_$1" "$T/gc_$1"
+	mkfifo "$T/gs_$1" "$T/gc_$1"
 	dpu server-lose "lose$1" <"$T/gs_$1" >"$T/ls_$1" 2>&1 &
 	sp=$!
 	exec 7>"$T/gs_$1"
@@ -122,15 +83,15 @@ lose() {
 	await "$T/lc_$1" ready 20 || bad "$1: client not ready: $(cat "$T/lc_$1")"
 	await "$T/ls_$1" ready 20 || bad "$1: server not ready: $(cat "$T/ls_$1")"
 	case $1 in
-	client) killns "$H"; wait $cp; echo go >&7; wait $sp || bad "client killed: server: $(cat "$T/ls_$1")" ;;
-	server) killns "$D"; wait $sp; echo go >&8; wait $cp || bad "server killed: client: $(cat "$T/lc_$1")" ;;
+	client) netns_kill h; wait $cp; echo go >&7; wait $sp || bad "client killed: server: $(cat "$T/ls_$1")" ;;
+	server) netns_kill d; wait $sp; echo go >&8; wait $cp || bad "server killed: client: $(cat "$T/lc_$1")" ;;
 	link)
-		ip -n "$H" link set "$VH" down
+		ip -n "$NS_h" link set "$IF_h" down
 		echo go >&7
 		echo go >&8
 		wait $sp || bad "link down: server: $(cat "$T/ls_$1")"
 		wait $cp || bad "link down: client: $(cat "$T/lc_$1")"
-		ip -n "$H" link set "$VH" up
+		ip -n "$NS_h" link set "$IF_h" up
 		;;
 	esac
 	exec 7>&- 8>&-
@@ -147,12 +108,12 @@ if [ -n "$EVT" ]; then
 	for pair in "ctrl-server ctrl-client" "fp-server fp-client" "dma-dpu dma-host"; do
 		set -- $pair
 		echo "== event-driven: $1 + $2"
-		ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rd" ip netns exec "$D" unshare --pid --fork \
-			--kill-child --mount-proc timeout 60 "$EVT" --side "$1" "ev$1" >"$T/ev_s" 2>&1 &
+		ODMA_FABRIC="$ADDR_d:$PORT" ODMA_RUNDIR="$T/rd" netns_run d \
+			timeout 60 "$EVT" --side "$1" "ev$1" >"$T/ev_s" 2>&1 &
 		es=$!
 		sleep 0.3
-		ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rh" ip netns exec "$H" unshare --pid --fork \
-			--kill-child --mount-proc timeout 60 "$EVT" --side "$2" "ev$1" >"$T/ev_c" 2>&1 ||
+		ODMA_FABRIC="$ADDR_d:$PORT" ODMA_RUNDIR="$T/rh" netns_run h \
+			timeout 60 "$EVT" --side "$2" "ev$1" >"$T/ev_c" 2>&1 ||
 			bad "event-driven $2: $(cat "$T/ev_c")"
 		wait $es || bad "event-driven $1: $(cat "$T/ev_s")"
 		grep -h "sleeps\|ok" "$T/ev_s" "$T/ev_c" || true
@@ -164,14 +125,13 @@ if [ -n "$APP" ]; then
 	echo "== DMA Copy application"
 	head -c $((3 * 1048576 + 77)) /dev/urandom >"$T/src"
 	app_run() {
-				ODMA_SIDE=dpu ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rd" ip netns exec "$D" \
-			unshare --pid --fork --kill-child --mount-proc timeout 60 "$APP" -f "$1" -l 50 \
-			>"$T/app_dpu" 2>&1 &
+		ODMA_SIDE=dpu ODMA_FABRIC="$ADDR_d:$PORT" ODMA_RUNDIR="$T/rd" netns_run d \
+			timeout 60 "$APP" -f "$1" -l 50 >"$T/app_dpu" 2>&1 &
 		ap=$!
 		await "$T/app_dpu" "waiting for the host side" 20 || bad "dma_copy DPU side: $(cat "$T/app_dpu")"
-		ODMA_SIDE=host ODMA_FABRIC="$NET.2:$PORT" ODMA_RUNDIR="$T/rh" ip netns exec "$H" \
-			unshare --pid --fork --kill-child --mount-proc timeout 60 "$APP" -f "$2" \
-			>"$T/app_host" 2>&1 || bad "dma_copy host side: $(cat "$T/app_host")"
+		ODMA_SIDE=host ODMA_FABRIC="$ADDR_d:$PORT" ODMA_RUNDIR="$T/rh" netns_run h \
+			timeout 60 "$APP" -f "$2" >"$T/app_host" 2>&1 ||
+			bad "dma_copy host side: $(cat "$T/app_host")"
 		wait $ap || bad "dma_copy DPU side: $(cat "$T/app_dpu")"
 	}
 	app_run "$T/dpu_copy" "$T/src"

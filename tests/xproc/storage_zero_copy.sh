@@ -17,11 +17,8 @@ skip() { echo "skip: $*"; exit 77; }
 	skip "no doca-samples mirror with 2.10 ($rel) at $git_dir"
 command -v c++ >/dev/null 2>&1 || skip "no C++ compiler (the applications are C++17)"
 T=$(mktemp -d /tmp/odma-storage.XXXXXX)
-P=$$
-H=odma-st-h-$P D=odma-st-d-$P G=odma-st-t-$P
 cleanup() {
 	for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
-	for n in $H $D $G; do ip netns del "$n" 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT INT TERM
@@ -86,40 +83,23 @@ check_run one
 [ $fail = 0 ] && echo "ok: one kernel, 2000 writes validated"
 unset ODMA_RUNDIR
 
-# 2. three namespaces on one bridge (in the DPU's namespace): root only
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1 || ! ip netns add "$H" 2>/dev/null; then
-	echo "note: not root (or no ip netns): the three-namespace run is skipped"
+# 2. three namespaces on one bridge (tests/netns.sh: the tests' one namespace launcher), root only
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
+	echo "note: not root (or no ip): the three-namespace run is skipped"
 	exit $fail
 fi
-N=10.79.$((P % 200)).
-ip netns add "$D" && ip netns add "$G" &&
-	ip -n "$D" link add br0 type bridge &&
-	ip link add "osh$P" netns "$H" type veth peer name "oshb$P" netns "$D" &&
-	ip link add "ost$P" netns "$G" type veth peer name "ostb$P" netns "$D" &&
-	ip -n "$D" link set "oshb$P" master br0 && ip -n "$D" link set "ostb$P" master br0 &&
-	ip -n "$H" addr add "${N}1/24" dev "osh$P" && ip -n "$D" addr add "${N}2/24" dev br0 &&
-	ip -n "$G" addr add "${N}3/24" dev "ost$P" || { echo "FAIL: cannot build the namespaces"; exit 1; }
-for n in $H $D $G; do ip -n "$n" link set lo up; done
-for l in "$H osh$P" "$G ost$P" "$D br0" "$D oshb$P" "$D ostb$P"; do
-	# shellcheck disable=SC2086
-	set -- $l
-	ip -n "$1" link set "$2" up
-done
-# UCX lists an interface once its IPv6 duplicate address detection is over
-i=0
-while [ -n "$(for n in $H $D $G; do ip -n "$n" -6 addr show tentative; done)" ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-export ODMA_FABRIC="${N}2:18515" ODMA_FABRIC_SECRET="storage-test-$P-$(date +%s%N)"
+. "$(dirname "$0")/../netns.sh"
+netns_at_exit 'for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done; rm -rf "$T"'
+netns_make st 79 d h g
+export ODMA_FABRIC="$ADDR_d:18515" ODMA_FABRIC_SECRET="storage-test-$$-$(date +%s%N)"
 for r in h d g; do mkdir -p "$T/rd-$r" && chmod 700 "$T/rd-$r"; done
-in_ns() { ns=$1 rd=$2; shift 2; ODMA_RUNDIR=$rd ip netns exec "$ns" unshare --pid --fork --kill-child --mount-proc "$@"; }
-in_ns "$G" "$T/rd-g" timeout 120 "$TGT" -d b1:00.0 --listen-port 5555 --cpu 0 >"$T/split-tgt.log" 2>&1 &
+in_ns() { n=$1 rd=$2; shift 2; ODMA_RUNDIR=$rd netns_run "$n" "$@"; }
+in_ns g "$T/rd-g" timeout 120 "$TGT" -d b1:00.0 --listen-port 5555 --cpu 0 >"$T/split-tgt.log" 2>&1 &
 sleep 1
-in_ns "$D" "$T/rd-d" timeout 120 "$DPU" -d 03:00.0 -r b1:00.0 --cpu 1 --storage-server "${N}3:5555" \
+in_ns d "$T/rd-d" timeout 120 "$DPU" -d 03:00.0 -r b1:00.0 --cpu 1 --storage-server "$ADDR_g:5555" \
 	>"$T/split-dpu.log" 2>&1 &
 sleep 1
-in_ns "$H" "$T/rd-h" timeout 100 "$INI" -d b1:00.0 --operation write --run-limit-operation-count 2000 \
+in_ns h "$T/rd-h" timeout 100 "$INI" -d b1:00.0 --operation write --run-limit-operation-count 2000 \
 	--cpu 0 --validate-writes >"$T/split-ini.log" 2>&1 || bad "three namespaces: the initiator exited $?"
 wait
 check_run split
