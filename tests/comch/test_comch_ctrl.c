@@ -607,7 +607,7 @@ static int probe_in_env(void *arg)
 
 	setenv(env[0], env[1], 1);
 	setenv("ODMA_COMCH_CONNECT_TIMEOUT_MS", "200", 1);
-	execl(g_argv[0], g_argv[0], "--probe", NAME, (char *)NULL);
+	tu_execv(g_argv[0], (char *const[]){ g_argv[0], "--probe", NAME, NULL });
 	return 99;
 }
 

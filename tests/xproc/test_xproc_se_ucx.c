@@ -134,7 +134,7 @@ static pid_t spawn_peer(int *fd)
 		    NULL) /* ip netns exec also mounts that namespace's /sys, which UCX reads */
 			execlp("ip", "ip", "netns", "exec", ns, "unshare", "--pid", "--fork",
 			       "--mount-proc", peer, (char *)NULL);
-		execl(peer, peer, (char *)NULL);
+		tu_execv(peer, (char *const[]){ (char *)peer, NULL });
 		_exit(127);
 	}
 	close(sv[1]);

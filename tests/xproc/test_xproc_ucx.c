@@ -117,7 +117,7 @@ static pid_t spawn_peer(const char *perms, int *fd)
 		    NULL) /* ip netns exec also mounts that namespace's /sys, which UCX reads */
 			execlp("ip", "ip", "netns", "exec", ns, "unshare", "--pid", "--fork",
 			       "--mount-proc", peer, size, perms, (char *)NULL);
-		execl(peer, peer, size, perms, (char *)NULL);
+		tu_execv(peer, (char *const[]){ (char *)peer, size, (char *)perms, NULL });
 		_exit(127);
 	}
 	close(sv[1]);
