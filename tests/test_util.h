@@ -22,6 +22,7 @@
 #include <doca_error.h>
 
 #include "test_dev.h"
+#include "test_exec.h"
 
 /* Asserts a DOCA call's result and prints both names when it differs. */
 #define assert_doca(expected, call)                                                                \
@@ -68,18 +69,6 @@ static inline uint16_t tu_free_port(void)
 #define ODMA_TEST_SKIP 77
 
 /*
- * Whether this test runs under qemu-user: a cross build's meson test environment says so
- * (ODMA_UNDER_QEMU=1, tests/meson.build), and meson names the emulator in MESON_EXE_WRAPPER for
- * every test of a cross build (a test defined with an environment of its own too).
- */
-static inline bool tu_under_qemu(void)
-{
-	const char *u = getenv("ODMA_UNDER_QEMU"), *w = getenv("MESON_EXE_WRAPPER");
-
-	return (u != NULL && strcmp(u, "1") == 0) || (w != NULL && strstr(w, "qemu") != NULL);
-}
-
-/*
  * Under qemu-user only: prints why the test cannot run there (what qemu-user does not emulate)
  * and exits 77, which meson and CI count as a skip. Natively it returns and the test runs.
  */
@@ -92,29 +81,21 @@ static inline void tu_skip_under_qemu(const char *why)
 	exit(ODMA_TEST_SKIP);
 }
 
-/*
- * execv() of a program of this build. In a cross build meson runs tests through its exe wrapper
- * (MESON_EXE_WRAPPER, e.g. qemu-aarch64); a child program of the test needs it too, since the
- * kernel cannot run a foreign binary by itself (no binfmt_misc entry is assumed). Returns only
- * when the exec failed, like execv().
- */
-static inline int tu_execv(const char *path, char *const argv[])
-{
-	const char *w = getenv("MESON_EXE_WRAPPER");
-	char *words[8 + 64], wrap[256], *save = NULL;
-	int n = 0;
+/* Under qemu-user only: skips the current cmocka test (SKIPPED), after a line with the reason. */
+#define tu_skip_test_under_qemu(why)                                                               \
+	do {                                                                                       \
+		if (tu_under_qemu()) {                                                             \
+			print_message("skipped under qemu-user: %s\n", (why));                     \
+			skip();                                                                    \
+		}                                                                                  \
+	} while (0)
 
-	if (w == NULL || *w == '\0' || strlen(w) >= sizeof(wrap))
-		return execv(path, argv);
-	snprintf(wrap, sizeof(wrap), "%s", w);
-	for (char *t = strtok_r(wrap, " ", &save); t != NULL && n < 8;
-	     t = strtok_r(NULL, " ", &save))
-		words[n++] = t;
-	words[n++] = (char *)path;
-	for (int i = 1; argv[0] != NULL && argv[i] != NULL && n < 8 + 63; i++)
-		words[n++] = argv[i];
-	words[n] = NULL;
-	return execvp(words[0], words);
-}
+/* The reasons the tests give, one wording each. */
+#define TU_QEMU_NO_CMA                                                                             \
+	"qemu-user does not implement process_vm_readv/writev, which reaching another process' "   \
+	"memory needs"
+#define TU_QEMU_FORK_THREADS                                                                       \
+	"qemu-user 7.2 aborts a forked child of a multithreaded program when the child starts a "  \
+	"thread (cpu_exec: assertion cpu == current_cpu)"
 
 #endif

@@ -5,11 +5,14 @@
 # already in use. (comch_netns.sh runs the same across network + PID namespaces, as root.)
 # Usage: comch_net_local.sh PEER
 PEER=$1
+# A cross build runs its programs through the emulator meson names (qemu-user); empty natively.
+# shellcheck disable=SC2086
+W=${MESON_EXE_WRAPPER:-}
 T=$(mktemp -d /tmp/odma-comchnet-local.XXXXXX)
 trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
 mkdir -p "$T/rh" "$T/rd"
 chmod 700 "$T/rh" "$T/rd"
-PORT=$("$PEER" free-port) || { echo "FAIL: no free port"; exit 1; } # the kernel's pick
+PORT=$($W "$PEER" free-port) || { echo "FAIL: no free port"; exit 1; } # the kernel's pick
 export ODMA_SYSTEM=bf3 ODMA_TRANSPORT_TIMEOUT_MS=1500 ODMA_FABRIC="127.0.0.1:$PORT"
 unset ODMA_TRANSPORT
 fail=0
@@ -22,17 +25,17 @@ await() {
 		sleep 0.1
 	done
 }
-ODMA_RUNDIR="$T/rd" "$PEER" server ctl 6 >"$T/s1" 2>&1 &
+ODMA_RUNDIR="$T/rd" $W "$PEER" server ctl 6 >"$T/s1" 2>&1 &
 s1=$!
 await "$T/s1" listening 20 || bad "the server did not start: $(cat "$T/s1")"
 # a second server process cannot take the port (one line names address, error and fix)
-ODMA_RUNDIR="$T/rd" "$PEER" server-port-busy other >"$T/busy" 2>&1 || bad "busy port: $(cat "$T/busy")"
+ODMA_RUNDIR="$T/rd" $W "$PEER" server-port-busy other >"$T/busy" 2>&1 || bad "busy port: $(cat "$T/busy")"
 grep -q "cannot listen at ODMA_FABRIC=127.0.0.1:$PORT" "$T/busy" || bad "no line for the busy port: $(cat "$T/busy")"
 # and the refused server left no socket of its own behind in the runtime directory
 [ "$(find "$T/rd" -type s | wc -l)" = 1 ] || bad "a refused server left its socket: $(find "$T/rd" -type s)"
-ODMA_RUNDIR="$T/rh" "$PEER" hostile || bad "hostile client"
-ODMA_RUNDIR="$T/rh" "$PEER" hostile-connected ctl || bad "hostile client after the handshake"
-ODMA_RUNDIR="$T/rh" "$PEER" client ctl 200 || bad "client round trip"
+ODMA_RUNDIR="$T/rh" $W "$PEER" hostile || bad "hostile client"
+ODMA_RUNDIR="$T/rh" $W "$PEER" hostile-connected ctl || bad "hostile client after the handshake"
+ODMA_RUNDIR="$T/rh" $W "$PEER" client ctl 200 || bad "client round trip"
 wait $s1 || bad "server: $(cat "$T/s1")"
 # (a WELCOME sent to a server is refused by its progress, an unknown type already on arrival:
 # whichever comes first closes that connection)
@@ -40,12 +43,12 @@ for w in "a CREDIT that goes back" "lengths do not add up" \
 	"unknown packet type\|a packet of an unknown type" "malformed packet"; do
 	grep -q "$w" "$T/s1" || bad "the server did not refuse: $w"
 done
-ODMA_RUNDIR="$T/rd" "$PEER" server-fp fp >"$T/s2" 2>&1 &
+ODMA_RUNDIR="$T/rd" $W "$PEER" server-fp fp >"$T/s2" 2>&1 &
 s2=$!
 await "$T/s2" listening 20 || bad "the fast-path server did not start: $(cat "$T/s2")"
-ODMA_RUNDIR="$T/rh" "$PEER" client-fp fp || bad "fast-path client"
+ODMA_RUNDIR="$T/rh" $W "$PEER" client-fp fp || bad "fast-path client"
 wait $s2 || bad "fast-path server: $(cat "$T/s2")"
-ODMA_FABRIC=nonsense ODMA_RUNDIR="$T/rd" "$PEER" server-bad-fabric x >"$T/bf" 2>&1 || bad "bad fabric: $(cat "$T/bf")"
+ODMA_FABRIC=nonsense ODMA_RUNDIR="$T/rd" $W "$PEER" server-bad-fabric x >"$T/bf" 2>&1 || bad "bad fabric: $(cat "$T/bf")"
 grep -q 'ODMA_FABRIC="nonsense" is not ADDRESS:PORT' "$T/bf" || bad "no line for a bad ODMA_FABRIC: $(cat "$T/bf")"
 [ $fail = 0 ] && echo "ok: control path, fast path, hostile clients, busy port, bad ODMA_FABRIC over loopback"
 exit $fail

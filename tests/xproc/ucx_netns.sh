@@ -49,4 +49,5 @@ export ODMA_FABRIC="$NET.2:18515"
 export ODMA_TP_TEST_PEER_NETNS="$H"
 export ODMA_TP_TEST_VETH="$VD"
 unset ODMA_TRANSPORT
-ip netns exec "$D" unshare --pid --fork --mount-proc "$@"
+# shellcheck disable=SC2086
+ip netns exec "$D" unshare --pid --fork --mount-proc ${MESON_EXE_WRAPPER:-} "$@"
