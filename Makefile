@@ -5,6 +5,10 @@
 # `make install LAYOUT=doca PREFIX=/opt/mellanox/doca` installs in DOCA's own layout (flat
 # include/, lib/<multiarch>/, tools/doca_caps, applications/VERSION) so trees that hard-code
 # DOCA's paths build unchanged; LAYOUT=default (the default) is the usual GNU layout.
+# `make cross ARCH=arm64` cross-builds everything for aarch64 (a DPU's Arm cores) into
+# build-arm64 with scripts/cross/aarch64-linux-gnu.ini, installing the cross toolchain, the
+# arm64 libraries and qemu-user first (root, Debian); `make check-cross ARCH=arm64` runs make
+# check's suite there under qemu-user (tests qemu-user cannot run exit 77 and say why).
 BUILD   ?= build
 PREFIX  ?= /usr/local
 LAYOUT  ?= default
@@ -14,7 +18,12 @@ NINJA   ?= ninja
 MESON_OPTS ?=
 JOBS    ?= 2
 
-.PHONY: all deps demo check check-slow check-all check-load install uninstall clean fuzz soak soak-cycles bench
+ARCH    ?=
+# Debian's architecture name -> the cross file's GNU triplet.
+CROSS_TRIPLET_arm64 = aarch64-linux-gnu
+CROSS_BUILD = build-$(ARCH)
+
+.PHONY: cross check-cross all deps demo check check-slow check-all check-load install uninstall clean fuzz soak soak-cycles bench
 
 all: $(BUILD)/build.ninja
 	$(NINJA) -C $(BUILD) -j $(JOBS)
@@ -31,6 +40,17 @@ demo: all
 
 check: all
 	$(MESON) test -C $(BUILD) --print-errorlogs --num-processes $(JOBS) --no-suite slow
+
+cross:
+	@if [ -z "$(CROSS_TRIPLET_$(ARCH))" ]; then \
+		echo "make cross: ARCH must be arm64 (aarch64), not '$(ARCH)'" >&2; exit 2; fi
+	@sh scripts/install-deps.sh $(ARCH)
+	@[ -f $(CROSS_BUILD)/build.ninja ] || $(MESON) setup $(CROSS_BUILD) --prefix=$(PREFIX) \
+		--cross-file scripts/cross/$(CROSS_TRIPLET_$(ARCH)).ini -Dwerror=true $(MESON_OPTS)
+	$(NINJA) -C $(CROSS_BUILD) -j $(JOBS)
+
+check-cross: cross
+	$(MESON) test -C $(CROSS_BUILD) --print-errorlogs --num-processes $(JOBS) --no-suite slow
 
 check-slow: all
 	$(MESON) test -C $(BUILD) --print-errorlogs --num-processes $(JOBS) --suite slow

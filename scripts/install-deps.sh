@@ -1,18 +1,36 @@
 #!/bin/sh
 # Installs what odma needs to build and test on Debian 12, when run as root.
 # Without root it only reports what is missing.
+#   sh scripts/install-deps.sh          the native build's dependencies
+#   sh scripts/install-deps.sh arm64    also a cross build for ARCH (Debian's name: arm64 only,
+#                                       today): its cross compiler, qemu-user to run its tests,
+#                                       and the ARCH builds of the libraries (multiarch)
 set -e
+arch=${1:-}
 missing=""
 need() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || missing="$missing $1"; }
 for p in gcc meson ninja-build pkg-config libcmocka-dev libjson-c-dev libucx-dev nettle-dev; do need "$p"; done
+case "$arch" in
+"") ;;
+arm64)
+	for p in crossbuild-essential-arm64 qemu-user libcmocka-dev:arm64 libjson-c-dev:arm64 \
+		libucx-dev:arm64 nettle-dev:arm64; do need "$p"; done ;;
+*)
+	echo "odma: ARCH '$arch' is not supported; ARCH=arm64 (aarch64) is" >&2
+	exit 2 ;;
+esac
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "odma: installing build dependencies:$missing"
 	export DEBIAN_FRONTEND=noninteractive
+	if [ -n "$arch" ] && ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+		dpkg --add-architecture "$arch"
+	fi
 	apt-get update -qq >/dev/null
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 else
 	echo "odma: missing build dependencies:$missing" >&2
+	[ -n "$arch" ] && echo "odma: (as root, first: dpkg --add-architecture $arch)" >&2
 	echo "odma: install them with: sudo apt-get install$missing" >&2
 	exit 1
 fi

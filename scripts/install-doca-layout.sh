@@ -42,7 +42,13 @@ print("bprefix=%s blibdir=%s bincdir=%s bbindir=%s version=%s" % (opts["prefix"]
 	exit 1
 }
 
-multiarch=$(${CC:-cc} -print-multiarch 2>/dev/null || true)
+# The libraries' own architecture (ELF e_machine) names the directory, so a cross build
+# (scripts/cross) lands in its own lib/<multiarch>, whatever compiler this shell finds.
+case $(od -An -tx1 -j18 -N2 "$build/src/libdoca_common.so" 2>/dev/null | tr -d ' ') in
+3e00) multiarch=x86_64-linux-gnu ;;
+b700) multiarch=aarch64-linux-gnu ;;
+*) multiarch=$(${CC:-cc} -print-multiarch 2>/dev/null || true) ;;
+esac
 [ -n "$multiarch" ] || multiarch=$(${CC:-cc} -dumpmachine 2>/dev/null | sed 's/-pc-/-/;s/-unknown-/-/')
 [ -n "$multiarch" ] || multiarch=x86_64-linux-gnu
 libdir=lib/$multiarch

@@ -7,10 +7,12 @@
 
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -20,6 +22,7 @@
 #include <doca_error.h>
 
 #include "test_dev.h"
+#include "test_exec.h"
 
 /* Asserts a DOCA call's result and prints both names when it differs. */
 #define assert_doca(expected, call)                                                                \
@@ -64,5 +67,35 @@ static inline uint16_t tu_free_port(void)
 
 /* Exit code that meson/CI report as "skipped". */
 #define ODMA_TEST_SKIP 77
+
+/*
+ * Under qemu-user only: prints why the test cannot run there (what qemu-user does not emulate)
+ * and exits 77, which meson and CI count as a skip. Natively it returns and the test runs.
+ */
+static inline void tu_skip_under_qemu(const char *why)
+{
+	if (!tu_under_qemu())
+		return;
+	printf("skipping under qemu-user: %s\n", why);
+	fflush(stdout);
+	exit(ODMA_TEST_SKIP);
+}
+
+/* Under qemu-user only: skips the current cmocka test (SKIPPED), after a line with the reason. */
+#define tu_skip_test_under_qemu(why)                                                               \
+	do {                                                                                       \
+		if (tu_under_qemu()) {                                                             \
+			print_message("skipped under qemu-user: %s\n", (why));                     \
+			skip();                                                                    \
+		}                                                                                  \
+	} while (0)
+
+/* The reasons the tests give, one wording each. */
+#define TU_QEMU_NO_CMA                                                                             \
+	"qemu-user does not implement process_vm_readv/writev, which reaching another process' "   \
+	"memory needs"
+#define TU_QEMU_FORK_THREADS                                                                       \
+	"qemu-user 7.2 aborts a forked child of a multithreaded program when the child starts a "  \
+	"thread (cpu_exec: assertion cpu == current_cpu)"
 
 #endif

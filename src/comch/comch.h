@@ -214,6 +214,7 @@ struct doca_comch_connection {
 	bool rx_done;     /* nothing more to read (end of stream, or closed here) */
 	bool notified;    /* its end was handled (events, failed sends) */
 	bool dropped;     /* doca_comch_server_disconnect: no disconnect event */
+	bool announced;   /* server: its connect event went out in the running progress call */
 	bool orderly;     /* the peer said BYE */
 	atomic_int end;   /* enum comch_end: why it closed */
 	struct comch_link *link;

@@ -474,6 +474,7 @@ static void server_add_conn(struct comch_ep *ep, struct doca_comch_connection *c
 	conn->next = ep->conns;
 	ep->conns = conn;
 	ep->num_live++;
+	conn->announced = true;
 	if (ep->connect_cb != NULL)
 		ep->connect_cb(&ep->ev_conn, conn, 1);
 }
@@ -600,8 +601,19 @@ static bool server_progress(struct doca_ctx *ctx)
 		if (ep->net_bell != NULL)
 			any |= server_net_handshakes(ep);
 	}
-	for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
+	/*
+	 * A connection announced in this call delivers nothing else before the next one: what its
+	 * client sent at once arrives after the connect event has returned to the program (DOCA's
+	 * own comch_utils wait for the event in a progress loop and set up afterwards).
+	 */
+	for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next) {
+		if (c->announced) {
+			c->announced = false;
+			any = true;
+			continue;
+		}
 		any |= comch_ep_conn_step(ep, c);
+	}
 	ep->dispatch--;
 	comch_ep_reap(ep, false);
 	return any;

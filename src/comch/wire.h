@@ -89,6 +89,23 @@ struct comch_fp_data {
 	uint32_t imm_len;
 };
 
+/*
+ * These structs are the wire format as they are (comch/net.c sends them between machines, an
+ * x86-64 host and an aarch64 DPU among them): fixed-width fields in the byte order and natural
+ * alignment that every little-endian LP64 ABI shares. A target where that does not hold fails
+ * here, at build time, instead of speaking a different wire.
+ */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "the Comch wire is little-endian: encode it explicitly for this target");
+_Static_assert(sizeof(struct comch_wire_hdr) == 8, "Comch wire: header layout");
+_Static_assert(offsetof(struct comch_hello, system_id) == 24 &&
+                       offsetof(struct comch_hello, pci) == 32,
+               "Comch wire: HELLO layout");
+_Static_assert(sizeof(struct comch_welcome) == 24, "Comch wire: WELCOME layout");
+_Static_assert(sizeof(struct comch_cons_new) == 24, "Comch wire: CONS_NEW layout");
+_Static_assert(sizeof(struct comch_fp_post) == 16, "Comch wire: FP_POST layout");
+_Static_assert(sizeof(struct comch_fp_data) == 24, "Comch wire: FP_DATA layout");
+
 /* The page shared by both sides of a connection (created by the client). */
 #define COMCH_LINK_BYTES 4096u
 #define COMCH_LINK_MAGIC 0x4b4e494c48434d4full /* "OMCHLINK" */

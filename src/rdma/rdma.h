@@ -37,6 +37,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -87,6 +88,13 @@ struct rw_hdr {
 	uint64_t rec;
 	uint8_t key[16];
 };
+/* The frame header goes on the wire as it is: the same on every little-endian LP64 ABI (x86-64
+ * hosts, aarch64 DPUs); a target where it would differ fails to build. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "the RDMA wire is little-endian: encode it explicitly for this target");
+_Static_assert(sizeof(struct rw_hdr) == 80 && offsetof(struct rw_hdr, tag) == 16 &&
+                       offsetof(struct rw_hdr, key) == 64,
+               "RDMA wire: frame header layout");
 
 /* An IPv4 or IPv6 socket address with its length. */
 struct rw_addr {

@@ -215,6 +215,7 @@ static void inherited_pe(void **state)
 	static struct fx fx;
 
 	(void)state;
+	tu_skip_test_under_qemu(TU_QEMU_FORK_THREADS);
 	setenv("ODMA_ENGINE", "thread", 1);
 	fx_init(&fx, 1 << 20, 4, true);
 	g_fx = &fx;

@@ -5,11 +5,14 @@
 # already in use. (comch_netns.sh runs the same across network + PID namespaces, as root.)
 # Usage: comch_net_local.sh PEER
 PEER=$1
+# A cross build runs its programs through the emulator meson names (qemu-user); empty natively.
+# shellcheck disable=SC2086
+W=${MESON_EXE_WRAPPER:-}
 T=$(mktemp -d /tmp/odma-comchnet-local.XXXXXX)
 trap 'for p in $(jobs -p); do kill -9 $p 2>/dev/null; done; rm -rf "$T"' EXIT
 mkdir -p "$T/rh" "$T/rd"
 chmod 700 "$T/rh" "$T/rd"
-PORT=$("$PEER" free-port) || { echo "FAIL: no free port"; exit 1; } # the kernel's pick
+PORT=$($W "$PEER" free-port) || { echo "FAIL: no free port"; exit 1; } # the kernel's pick
 export ODMA_SYSTEM=bf3 ODMA_TRANSPORT_TIMEOUT_MS=1500 ODMA_FABRIC="127.0.0.1:$PORT"
 # the two sides' runtime directories differ, so they share no cookie: one secret for both
 export ODMA_FABRIC_SECRET="local-test-secret-$$-$PORT"
@@ -24,27 +27,27 @@ await() {
 		sleep 0.1
 	done
 }
-ODMA_RUNDIR="$T/rd" "$PEER" server ctl 7 >"$T/s1" 2>&1 &
+ODMA_RUNDIR="$T/rd" $W "$PEER" server ctl 7 >"$T/s1" 2>&1 &
 s1=$!
 await "$T/s1" listening 20 || bad "the server did not start: $(cat "$T/s1")"
 # a second server process cannot take the port (one line names address, error and fix)
-ODMA_RUNDIR="$T/rd" "$PEER" server-port-busy other >"$T/busy" 2>&1 || bad "busy port: $(cat "$T/busy")"
+ODMA_RUNDIR="$T/rd" $W "$PEER" server-port-busy other >"$T/busy" 2>&1 || bad "busy port: $(cat "$T/busy")"
 grep -q "cannot listen at ODMA_FABRIC=127.0.0.1:$PORT" "$T/busy" || bad "no line for the busy port: $(cat "$T/busy")"
 # and the refused server left no socket of its own behind in the runtime directory
 [ "$(find "$T/rd" -type s | wc -l)" = 1 ] || bad "a refused server left its socket: $(find "$T/rd" -type s)"
 # and a started server leaves no lock file: it removes it as it lets go
 [ ! -e "$T/rd/.comch.lock" ] || bad "a started server left $T/rd/.comch.lock"
-ODMA_RUNDIR="$T/rh" "$PEER" hostile || bad "hostile client"
+ODMA_RUNDIR="$T/rh" $W "$PEER" hostile || bad "hostile client"
 # a client with another secret learns the server cannot prove it, and fails its start
-ODMA_FABRIC_SECRET=another-secret-of-16 ODMA_RUNDIR="$T/rh" "$PEER" client-refused ctl >"$T/ws" 2>&1 ||
+ODMA_FABRIC_SECRET=another-secret-of-16 ODMA_RUNDIR="$T/rh" $W "$PEER" client-refused ctl >"$T/ws" 2>&1 ||
 	bad "wrong secret: $(cat "$T/ws")"
 grep -q "could not prove the fabric secret" "$T/ws" || bad "no line for a wrong secret: $(cat "$T/ws")"
 # without ODMA_FABRIC_SECRET, each side's cookie is its own runtime directory's: they differ
-env -u ODMA_FABRIC_SECRET ODMA_RUNDIR="$T/rh" "$PEER" client-refused ctl >"$T/wc" 2>&1 ||
+env -u ODMA_FABRIC_SECRET ODMA_RUNDIR="$T/rh" $W "$PEER" client-refused ctl >"$T/wc" 2>&1 ||
 	bad "other cookie: $(cat "$T/wc")"
 [ "$(stat -c %a "$T/rh/fabric-secret")" = 600 ] || bad "the cookie is not mode 0600"
-ODMA_RUNDIR="$T/rh" "$PEER" hostile-connected ctl || bad "hostile client after the handshake"
-ODMA_RUNDIR="$T/rh" "$PEER" client ctl 200 || bad "client round trip"
+ODMA_RUNDIR="$T/rh" $W "$PEER" hostile-connected ctl || bad "hostile client after the handshake"
+ODMA_RUNDIR="$T/rh" $W "$PEER" client ctl 200 || bad "client round trip"
 wait $s1 || bad "server: $(cat "$T/s1")"
 # (a WELCOME sent to a server is refused by its progress, an unknown type already on arrival:
 # whichever comes first closes that connection)
@@ -53,27 +56,27 @@ for w in "a CREDIT that goes back" "a CREDIT for more messages than this side se
 	"unknown packet type\|a packet of an unknown type" "a message longer than this connection.s limit"; do
 	grep -q "$w" "$T/s1" || bad "the server did not refuse: $w"
 done
-ODMA_RUNDIR="$T/rd" "$PEER" server-fp fp >"$T/s2" 2>&1 &
+ODMA_RUNDIR="$T/rd" $W "$PEER" server-fp fp >"$T/s2" 2>&1 &
 s2=$!
 await "$T/s2" listening 20 || bad "the fast-path server did not start: $(cat "$T/s2")"
-ODMA_RUNDIR="$T/rh" "$PEER" client-fp fp || bad "fast-path client"
+ODMA_RUNDIR="$T/rh" $W "$PEER" client-fp fp || bad "fast-path client"
 wait $s2 || bad "fast-path server: $(cat "$T/s2")"
 # A server and a client in two PID namespaces that share the runtime directory (root only): the client
 # meets its socket, sees that the server's memory is out of reach, says BYE and connects
 # across ODMA_FABRIC. A clean run: the server logs no premature close.
 if [ "$(id -u)" = 0 ] && unshare --pid --fork true 2>/dev/null; then
-	ODMA_RUNDIR="$T/rd" unshare --pid --fork "$PEER" server ctl 1 >"$T/s3" 2>&1 &
+	ODMA_RUNDIR="$T/rd" unshare --pid --fork $W "$PEER" server ctl 1 >"$T/s3" 2>&1 &
 	s3=$!
 	await "$T/s3" listening 20 || bad "the PID-namespace server did not start: $(cat "$T/s3")"
-	ODMA_RUNDIR="$T/rd" unshare --pid --fork "$PEER" client ctl 20 >"$T/c3" 2>&1 || bad "client across PID namespaces: $(cat "$T/c3")"
+	ODMA_RUNDIR="$T/rd" unshare --pid --fork $W "$PEER" client ctl 20 >"$T/c3" 2>&1 || bad "client across PID namespaces: $(cat "$T/c3")"
 	wait $s3 || bad "PID-namespace server: $(cat "$T/s3")"
 	if grep -q "before its HELLO\|pid 0" "$T/s3"; then bad "a clean run logged a premature close: $(cat "$T/s3")"; fi
 	pidns=", server and client in two PID namespaces"
 fi
-ODMA_FABRIC=nonsense ODMA_RUNDIR="$T/rd" "$PEER" server-bad-fabric x >"$T/bf" 2>&1 || bad "bad fabric: $(cat "$T/bf")"
+ODMA_FABRIC=nonsense ODMA_RUNDIR="$T/rd" $W "$PEER" server-bad-fabric x >"$T/bf" 2>&1 || bad "bad fabric: $(cat "$T/bf")"
 grep -q 'ODMA_FABRIC="nonsense" is not ADDRESS:PORT' "$T/bf" || bad "no line for a bad ODMA_FABRIC: $(cat "$T/bf")"
 # a port out of range is refused by the same parser as the DMA export path's
-ODMA_FABRIC=127.0.0.1:99999 ODMA_RUNDIR="$T/rd" "$PEER" server-bad-fabric x >"$T/bf2" 2>&1 || bad "bad fabric port: $(cat "$T/bf2")"
+ODMA_FABRIC=127.0.0.1:99999 ODMA_RUNDIR="$T/rd" $W "$PEER" server-bad-fabric x >"$T/bf2" 2>&1 || bad "bad fabric port: $(cat "$T/bf2")"
 grep -q 'ODMA_FABRIC="127.0.0.1:99999" is not ADDRESS:PORT' "$T/bf2" || bad "no line for ODMA_FABRIC=127.0.0.1:99999: $(cat "$T/bf2")"
 [ $fail = 0 ] && echo "ok: control path, fast path, hostile clients, busy port, bad ODMA_FABRIC$pidns over loopback"
 exit $fail

@@ -65,10 +65,11 @@ struct cu_ep {
 	uint32_t last_cons_id;
 	uint32_t gone_cons_id;
 	bool passed_running;
-	bool echo;         /* server: send every message back */
-	uint32_t echoed;   /* messages echoed so far (later when the peer queue is full) */
-	bool drop_second;  /* server: doca_comch_server_disconnect a second client */
-	bool stop_on_recv; /* stop the context from the receive callback */
+	bool echo;            /* server: send every message back */
+	uint32_t echoed;      /* messages echoed so far (later when the peer queue is full) */
+	bool drop_second;     /* server: doca_comch_server_disconnect a second client */
+	bool hear_on_connect; /* server: the connect callback waits for a word from the peer */
+	bool stop_on_recv;    /* stop the context from the receive callback */
 	unsigned int dropped;
 	/* received messages */
 	uint32_t nrx;

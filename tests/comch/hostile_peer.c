@@ -41,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../test_exec.h"
+
 /* ---- the wire (docs/comch.md, "How it is emulated") ----------------------------------------- */
 
 enum { W_HELLO = 1, W_WELCOME, W_REJECT, W_MSG, W_BYE, W_CONS_NEW, W_CONS_ACK, W_CONS_GONE };
@@ -156,7 +158,8 @@ static pid_t spawn(const char *mode, const char *nm, const char *log, const char
 		}
 		if (dir != NULL)
 			setenv("ODMA_RUNDIR", dir, 1);
-		execl(victim_exe, victim_exe, mode, nm, (char *)NULL);
+		tu_execv(victim_exe,
+		         (char *const[]){ (char *)victim_exe, (char *)mode, (char *)nm, NULL });
 		_exit(127);
 	}
 	return p;
@@ -1079,7 +1082,12 @@ int main(int argc, char **argv)
 	} else {
 		run_case("socket mode 0600 under umask 0", case_socket_mode);
 		run_case("shrink: link page and rings", case_shrink);
-		run_case("geometry rewrite", case_geometry);
+		if (tu_under_qemu()) /* the victim's producer writes into our memory */
+			printf("skip geometry rewrite under qemu-user: qemu-user does not "
+			       "implement "
+			       "process_vm_writev\n");
+		else
+			run_case("geometry rewrite", case_geometry);
 		run_case("byte count 2^40, immediate length 2^20", case_byte_count);
 		run_case("immediate overflow of a small slot", case_imm_overflow);
 		run_case("flood of consumers", case_flood_consumers);

@@ -111,7 +111,7 @@ static int exec_nic(void *arg)
 {
 	(void)arg;
 	setenv("ODMA_SYSTEM", "nic", 1);
-	execl(g_argv[0], g_argv[0], "--nic", (char *)NULL);
+	tu_execv(g_argv[0], (char *const[]){ g_argv[0], "--nic", NULL });
 	return 99;
 }
 

@@ -306,6 +306,60 @@ static void test_recv_queue_full(void **state)
 	assert_true(cu_close(&s));
 }
 
+/* ---- a client that sends at once: the connect event has a progress call of its own -------- */
+
+static int client_sends_at_once(void *arg)
+{
+	struct cu_ep e;
+
+	(void)arg;
+	cu_sync_side(true);
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 4));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_send(&e, "first", 5));
+	g_want_sent = 1;
+	CU_CHECK(cu_progress_until(&e, want_sent, 5000));
+	cu_tell('s');
+	CU_CHECK(cu_hear(&e, 5000) == 'd');
+	CU_CHECK(cu_close(&e));
+	return 0;
+}
+
+/*
+ * A client's first message can be at the server before the server's program has returned from
+ * its connect callback (here the callback waits until the client has sent; on a slow DPU, or
+ * under qemu-user, it is merely late). DOCA's comch_utils wait for the connect event in a
+ * progress loop and set up only after it (NVIDIA's DMA Copy application reads its DMA limits
+ * then), so the message must not come in the progress call that announced the connection.
+ */
+static void test_connect_event_before_messages(void **state)
+{
+	struct cu_ep s;
+	pid_t child;
+
+	(void)state;
+	cu_sync_init();
+	child = cu_fork(client_sends_at_once, NULL, 30);
+	cu_sync_side(false);
+	cu_open(&s, true);
+	assert_ok(cu_server_start(&s, NAME, 0, 4));
+	s.hear_on_connect = true;
+	for (uint64_t end = cu_now_ms() + 10000; s.connects == 0 && cu_now_ms() < end;)
+		(void)doca_pe_progress(s.pe);
+	s.hear_on_connect = false;
+	assert_int_equal(s.connects, 1);
+	assert_int_equal(s.nrx, 0); /* not in the call that announced the connection */
+	g_want = 1;
+	assert_true(cu_progress_until(&s, want_msgs, 5000));
+	assert_int_equal(s.rx_len[0], 5);
+	assert_memory_equal(s.rx[0], "first", 5);
+	cu_tell('d');
+	assert_true(cu_progress_until(&s, has_disconnect, 10000));
+	assert_int_equal(cu_join(child, 10), 0);
+	assert_true(cu_close(&s));
+}
+
 /* ---- no server: the client's start ends in IDLE after the timeout, with one log line -------- */
 
 static void test_no_server(void **state)
@@ -607,7 +661,7 @@ static int probe_in_env(void *arg)
 
 	setenv(env[0], env[1], 1);
 	setenv("ODMA_COMCH_CONNECT_TIMEOUT_MS", "200", 1);
-	execl(g_argv[0], g_argv[0], "--probe", NAME, (char *)NULL);
+	tu_execv(g_argv[0], (char *const[]){ g_argv[0], "--probe", NAME, NULL });
 	return 99;
 }
 
@@ -645,6 +699,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_copy_at_alloc, cu_next_name),
 		cmocka_unit_test_setup(test_max_msg_size, cu_next_name),
 		cmocka_unit_test_setup(test_recv_queue_full, cu_next_name),
+		cmocka_unit_test_setup(test_connect_event_before_messages, cu_next_name),
 		cmocka_unit_test_setup(test_no_server, cu_next_name),
 		cmocka_unit_test_setup(test_client_first, cu_next_name),
 		cmocka_unit_test_setup(test_client_dies, cu_next_name),

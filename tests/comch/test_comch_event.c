@@ -455,6 +455,7 @@ static void test_fastpath_pair(void **state)
 	pid_t s, c;
 
 	(void)state;
+	tu_skip_test_under_qemu(TU_QEMU_NO_CMA);
 	s = cu_fork_gated(fp_server, NULL, DEADLINE, &gs);
 	c = cu_fork_gated(fp_client, NULL, DEADLINE, &gc);
 	cu_release(gs);
@@ -610,6 +611,7 @@ static void test_dma_over_comch(void **state)
 	pid_t s, c;
 
 	(void)state;
+	tu_skip_test_under_qemu(TU_QEMU_NO_CMA);
 	s = cu_fork_gated(dma_dpu, NULL, DEADLINE, &gs);
 	c = cu_fork_gated(dma_host, NULL, DEADLINE, &gc);
 	cu_release(gs);
@@ -791,6 +793,7 @@ static void test_each_event_wakes(void **state)
 	pid_t s, c;
 
 	(void)state;
+	tu_skip_test_under_qemu(TU_QEMU_NO_CMA);
 	s = cu_fork_gated(kinds_dpu, NULL, DEADLINE, &gs);
 	c = cu_fork_gated(kinds_host, NULL, DEADLINE, &gc);
 	cu_release(gs);

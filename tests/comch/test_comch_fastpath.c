@@ -523,6 +523,8 @@ int main(void)
 		cmocka_unit_test_setup(test_consumer_thread, cu_next_name),
 	};
 
+	/* the producer writes into the consumer's process (process_vm_writev) */
+	tu_skip_under_qemu(TU_QEMU_NO_CMA);
 	cu_private_rundir();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,5 +63,8 @@ fi
 # broken install.
 LD_LIBRARY_PATH=$(dirname "$installed_lib")
 export LD_LIBRARY_PATH
+# A cross build runs its programs through the emulator meson names (qemu-user); empty natively.
+# shellcheck disable=SC2086
+W=${MESON_EXE_WRAPPER:-}
 unset ODMA_FAULTS
-"$tmp/consumer" || fail "the outside program failed (exit $?)"
+$W "$tmp/consumer" || fail "the outside program failed (exit $?)"

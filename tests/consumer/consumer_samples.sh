@@ -43,6 +43,9 @@ done
 PKG_CONFIG_PATH=$tmp/pc
 LD_LIBRARY_PATH=$(dirname "$lib")
 export PKG_CONFIG_PATH LD_LIBRARY_PATH
+# A cross build runs its programs through the emulator meson names (qemu-user); empty natively.
+# shellcheck disable=SC2086
+W=${MESON_EXE_WRAPPER:-}
 unset PKG_CONFIG_SYSROOT_DIR
 unset ODMA_FAULTS ODMA_SIDE ODMA_SYSTEM ODMA_ENGINE
 
@@ -60,8 +63,8 @@ flags=$(pkg-config --cflags --libs doca-dma doca-argp) || fail "pkg-config doca-
 "$@" $san -DDOCA_ALLOW_EXPERIMENTAL_API -o "$tmp/version_check" "$src/tests/consumer/version_check.c" $flags ||
 	fail "version_check does not build"
 modversion=$(pkg-config --modversion doca-dma)
-runtime=$("$tmp/version_check" | cut -d' ' -f1)
-headers=$("$tmp/version_check" | cut -d' ' -f2)
+runtime=$($W "$tmp/version_check" | cut -d' ' -f1)
+headers=$($W "$tmp/version_check" | cut -d' ' -f2)
 echo "modversion $modversion, doca_version_runtime() $runtime, doca_version() $headers"
 [ "$modversion" = "$runtime" ] || fail "pkg-config says $modversion, the library says $runtime"
 [ "$headers" = "$runtime" ] || fail "the headers say $headers, the library says $runtime"
@@ -72,31 +75,33 @@ step "(b) cc \$(pkg-config --cflags --libs doca-dma doca-argp)"
 	-I"$tmp/proj/samples/common" -o "$tmp/cc_dma_local_copy" \
 	"$tmp/proj/samples/dma_local_copy/dma_local_copy.c" "$tmp/proj/samples/common/sample_common.c" \
 	$flags || fail "dma_local_copy does not build with plain cc + pkg-config"
-"$tmp/cc_dma_local_copy" -t "built with cc and pkg-config" || fail "cc-built dma_local_copy failed"
+$W "$tmp/cc_dma_local_copy" -t "built with cc and pkg-config" || fail "cc-built dma_local_copy failed"
 cat >"$tmp/params.json" <<'JSON'
 {
 	"doca_general_flags": { "log-level": 50 },
 	"doca_program_flags": { "text": "taken from a JSON configuration file" }
 }
 JSON
-"$tmp/cc_dma_local_copy" -j "$tmp/params.json" >"$tmp/json.out" 2>&1 ||
+$W "$tmp/cc_dma_local_copy" -j "$tmp/params.json" >"$tmp/json.out" 2>&1 ||
 	{ cat "$tmp/json.out"; fail "cc-built dma_local_copy -j failed"; }
 grep -q "taken from a JSON configuration file" "$tmp/json.out" ||
 	{ cat "$tmp/json.out"; fail "the JSON configuration's text was not copied"; }
-"$tmp/cc_dma_local_copy" --version | grep -q "runtime $modversion" ||
+$W "$tmp/cc_dma_local_copy" --version | grep -q "runtime $modversion" ||
 	fail "--version does not report the runtime version $modversion"
 
 step "(a) meson project with dependency('doca-dma')"
 cp "$src/tests/consumer/meson/meson.build" "$tmp/proj/meson.build"
 mopts=""
 [ "$sanitize" = none ] || mopts="-Db_sanitize=$sanitize"
+# a cross build's outside project is a cross build too (its programs run under the emulator)
+[ -z "${ODMA_TEST_CROSS_FILE:-}" ] || mopts="$mopts --cross-file $ODMA_TEST_CROSS_FILE"
 # shellcheck disable=SC2086
 CC="$*" meson setup $mopts "$tmp/mbuild" "$tmp/proj" >"$tmp/meson.log" 2>&1 ||
 	{ cat "$tmp/meson.log"; fail "meson setup of the outside project failed"; }
 ninja -C "$tmp/mbuild" >"$tmp/ninja.log" 2>&1 || { cat "$tmp/ninja.log"; fail "meson build failed"; }
 for s in dma_local_copy pe_polling pe_event pe_async_stop pe_multi_context pe_reactive \
 	pe_task_error pe_task_resubmit pe_task_try_submit graph; do
-	"$tmp/mbuild/$s" -l 30 || fail "meson-built $s failed"
+	$W "$tmp/mbuild/$s" -l 30 || fail "meson-built $s failed"
 done
 echo "ten samples built with meson and run"
 
@@ -106,7 +111,7 @@ CC="$1" CFLAGS="$san" cmake -S "$tmp/proj" -B "$tmp/cbuild" >"$tmp/cmake.log" 2>
 	{ cat "$tmp/cmake.log"; fail "cmake configure of the outside project failed"; }
 cmake --build "$tmp/cbuild" >"$tmp/cmake_build.log" 2>&1 ||
 	{ cat "$tmp/cmake_build.log"; fail "cmake build failed"; }
-"$tmp/cbuild/dma_local_copy" --size 1048576 || fail "cmake-built dma_local_copy failed"
-"$tmp/cbuild/pe_event" -l 30 || fail "cmake-built pe_event failed"
-"$tmp/cbuild/pe_task_resubmit" -l 30 || fail "cmake-built pe_task_resubmit failed"
+$W "$tmp/cbuild/dma_local_copy" --size 1048576 || fail "cmake-built dma_local_copy failed"
+$W "$tmp/cbuild/pe_event" -l 30 || fail "cmake-built pe_event failed"
+$W "$tmp/cbuild/pe_task_resubmit" -l 30 || fail "cmake-built pe_task_resubmit failed"
 echo "PASS: samples built with meson, cc + pkg-config and CMake against the installed odma"

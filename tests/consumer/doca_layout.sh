@@ -8,6 +8,9 @@
 # PKG_CONFIG_PATH=PREFIX/lib/<multiarch>/pkgconfig; run both, run tools/doca_caps through its
 # own runpath, and read applications/VERSION.
 set -u
+# A cross build runs its programs through the emulator meson names (qemu-user); empty natively.
+# shellcheck disable=SC2086
+W=${MESON_EXE_WRAPPER:-}
 build=$1
 srcroot=$2
 sanitize=$3
@@ -45,7 +48,7 @@ unset ODMA_FAULTS
 "$@" $extra -I"$P/include" "$srcroot/tests/consumer/layout_consumer.c" -o "$tmp/c1" \
 	-L"$L" -ldoca_dma -ldoca_common >"$tmp/cc1.log" 2>&1 ||
 	{ cat "$tmp/cc1.log"; fail "the consumer does not build with -I$P/include -L$L"; }
-LD_LIBRARY_PATH=$L "$tmp/c1" || fail "the consumer built with hard-coded paths failed"
+LD_LIBRARY_PATH=$L $W "$tmp/c1" || fail "the consumer built with hard-coded paths failed"
 
 # 2. pkg-config from lib/<multiarch>/pkgconfig, as DOCA's instructions say.
 flags=$(PKG_CONFIG_PATH=$L/pkgconfig pkg-config --cflags --libs doca-dma) ||
@@ -62,10 +65,10 @@ esac
 # shellcheck disable=SC2086
 "$@" $extra "$srcroot/tests/consumer/layout_consumer.c" -o "$tmp/c2" $flags >"$tmp/cc2.log" 2>&1 ||
 	{ cat "$tmp/cc2.log"; fail "the consumer does not build with pkg-config's flags"; }
-LD_LIBRARY_PATH=$L "$tmp/c2" || fail "the consumer built with pkg-config failed"
+LD_LIBRARY_PATH=$L $W "$tmp/c2" || fail "the consumer built with pkg-config failed"
 
 # 3. tools/doca_caps finds its libraries through its runpath alone.
-out=$(env -u LD_LIBRARY_PATH "$P/tools/doca_caps" --version 2>&1) ||
+out=$(env -u LD_LIBRARY_PATH $W "$P/tools/doca_caps" --version 2>&1) ||
 	{ echo "$out"; fail "tools/doca_caps --version failed without LD_LIBRARY_PATH"; }
 case $out in
 *3.3.0*) ;;

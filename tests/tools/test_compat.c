@@ -787,6 +787,92 @@ static void usage_errors(void **state)
 	assert_int_equal(out.status, 2);
 }
 
+/* compat() keeping stderr: the one line a refusal prints. */
+static void compat_err(const char *args)
+{
+	char full[1200];
+
+	snprintf(full, sizeof(full), "--pkg-config-path '%s' %s '%s'", pcdir, args, fake);
+	tool_run(&out, NULL, tool, full, 1);
+}
+
+/* The ELF machine of @path: 62 x86-64, 183 aarch64; 0 when unreadable. */
+static unsigned elf_machine(const char *path)
+{
+	unsigned char h[20];
+	FILE *f = fopen(path, "rb");
+	unsigned m = 0;
+
+	if (f != NULL) {
+		if (fread(h, 1, sizeof(h), f) == sizeof(h))
+			m = h[18] | (unsigned)h[19] << 8;
+		fclose(f);
+	}
+	return m;
+}
+
+/*
+ * --dpu-arch arm64 (issue 31): its refusals, then, with the aarch64 odma of a cross build
+ * (make cross ARCH=arm64: build-arm64, ODMA_TEST_DPU_PC) and as root, the DMA Copy pair with
+ * the DPU side cross-built for aarch64 and run under qemu-user beside the native host side.
+ */
+static void dpu_arch_arm64(void **state)
+{
+	const char *dpu_pc = getenv("ODMA_TEST_DPU_PC");
+	char args[900], exe[600];
+	json_object *r, *v;
+	struct stat st;
+	size_t i;
+
+	(void)state;
+	compat_err("--dpu-arch sparc --split-netns --only dma_copy_host");
+	assert_int_equal(out.status, 2);
+	assert_non_null(strstr(out.text, geteuid() == 0 ? "arm64 (aarch64) is" : "needs root"));
+	compat_err("--dpu-arch arm64 --only dma_copy_host");
+	assert_int_equal(out.status, 2);
+	assert_non_null(strstr(out.text, "--dpu-arch arm64 needs --split-netns"));
+	if (geteuid() != 0) {
+		printf("skip: --dpu-arch runs need root (--split-netns); checked the refusals\n");
+		return;
+	}
+	compat_err("--dpu-arch arm64 --split-netns --only dma_copy_host");
+	assert_int_equal(out.status, 2);
+	assert_non_null(strstr(out.text, "--dpu-pkg-config-path"));
+	if (dpu_pc == NULL || stat(dpu_pc, &st) != 0 ||
+	    system("command -v qemu-aarch64 "
+	           ">/dev/null && command -v "
+	           "aarch64-linux-gnu-gcc >/dev/null") != 0) {
+		printf("skip: no aarch64 odma at %s, or no cross toolchain / qemu-user (make cross "
+		       "ARCH=arm64 makes both); checked the refusals\n",
+		       dpu_pc != NULL ? dpu_pc : "(ODMA_TEST_DPU_PC unset)");
+		return;
+	}
+	snprintf(args, sizeof(args),
+	         "--split-netns --dpu-arch arm64 --dpu-pkg-config-path '%s' --only dma_copy_host "
+	         "--schedules default --timeout 60 --workdir '%s/arm' --json -",
+	         dpu_pc, tmp);
+	compat(args);
+	assert_int_equal(out.status, 0);
+	r = json_tokener_parse(out.text);
+	assert_non_null(r);
+	assert_true(json_object_object_get_ex(r, "programs", &v));
+	assert_int_equal(json_object_array_length(v), 2);
+	for (i = 0; i < json_object_array_length(v); i++) {
+		json_object *o = json_object_array_get_idx(v, i), *s;
+
+		if (!json_object_object_get_ex(o, "status", &s) ||
+		    strcmp(json_object_get_string(s), "pass") != 0)
+			fail_msg("--dpu-arch arm64: %s", json_object_to_json_string(o));
+	}
+	json_object_put(r);
+	/* the DPU side is an Arm program, the host side a native one */
+	snprintf(exe, sizeof(exe), "%s/arm/build/doca_dma-dma_copy_dpu-dpu/doca_dma_copy_dpu", tmp);
+	assert_int_equal(elf_machine(exe), 183);
+	snprintf(exe, sizeof(exe), "%s/arm/build/doca_dma-dma_copy_host-host/doca_dma_copy_host",
+	         tmp);
+	assert_int_equal(elf_machine(exe), 62);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -807,6 +893,7 @@ int main(void)
 		cmocka_unit_test(shake_single_baseline_hang_usage),
 		cmocka_unit_test(split_netns_pair),
 		cmocka_unit_test(usage_errors),
+		cmocka_unit_test(dpu_arch_arm64),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

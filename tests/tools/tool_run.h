@@ -13,6 +13,8 @@
 
 #include <json-c/json.h>
 
+#include "test_exec.h"
+
 struct tool_out {
 	char text[1 << 17];
 	int status; /* exit status, or -1 if it did not exit normally */
@@ -22,12 +24,13 @@ struct tool_out {
 static inline void tool_run(struct tool_out *out, const char *env_prefix, const char *tool,
                             const char *args, int keep_stderr)
 {
-	char cmd[2048];
+	char cmd[4096], wrap[256];
 	size_t len = 0, n;
 	FILE *p;
 	int st;
 
-	snprintf(cmd, sizeof(cmd), "%s '%s' %s %s", env_prefix ? env_prefix : "", tool, args,
+	snprintf(cmd, sizeof(cmd), "%s %s'%s' %s %s", env_prefix ? env_prefix : "",
+	         tu_exe_wrapper_prefix(wrap, sizeof(wrap)), tool, args,
 	         keep_stderr ? "2>&1" : "2>/dev/null");
 	out->text[0] = '\0';
 	out->status = -1;

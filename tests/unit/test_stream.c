@@ -71,7 +71,11 @@ static int teardown(void **state)
 static void settings_read(void **state)
 {
 	(void)state;
+#if defined(__x86_64__)
 	assert_int_equal(odma_copy_stream_min, 64 * KIB);
+#else
+	assert_int_equal(odma_copy_stream_min, UINT64_MAX); /* never streams */
+#endif
 }
 
 /*
@@ -139,6 +143,16 @@ static void copy_put(struct odma_copy *cp)
 	assert_ok(doca_buf_dec_refcount(cp->dst, NULL));
 }
 
+/*
+ * Streaming (non-temporal) stores are x86-64's only (core/copy/stream.c): elsewhere, aarch64
+ * included, nothing streams and every copy below is a plain one; the bytes are checked the same.
+ */
+#if defined(__x86_64__)
+#define STREAMED(n) (n)
+#else
+#define STREAMED(n) 0
+#endif
+
 static uint64_t streamed(void)
 {
 	return atomic_load(&odma_copy_streamed);
@@ -164,7 +178,7 @@ static void move_and_batch(void **state)
 	before = streamed();
 	assert_ok(odma_copy_move(&cp, 0, cp.split_at));
 	assert_ok(odma_copy_move(&cp, cp.split_at, cp.total - cp.split_at));
-	assert_int_equal(streamed() - before, cp.total);
+	assert_int_equal(streamed() - before, STREAMED(cp.total));
 	assert_memory_equal(dst_mem + 6 * MIB, src_mem, cp.total);
 	copy_put(&cp);
 
@@ -185,7 +199,7 @@ static void move_and_batch(void **state)
 	assert_ok(odma_copy_validate(&cp, &caps, NULL, false, &deferred, NULL));
 	assert_false(odma_copy_move_batch(pc, 1, st));
 	assert_ok(st[0]);
-	assert_int_equal(streamed() - before, 512 * KIB);
+	assert_int_equal(streamed() - before, STREAMED(512 * KIB));
 	assert_memory_equal(dst_mem + 5 * MIB + 4096, src_mem + MIB, 512 * KIB);
 	copy_put(&cp);
 
@@ -223,7 +237,8 @@ static void list_copy_streams(void **state)
 	assert_ok(odma_copy_validate(&cp, &caps, NULL, false, &deferred, NULL));
 	assert_ok(deferred);
 	assert_ok(odma_copy_move(&cp, 0, cp.total));
-	assert_int_equal(streamed() - before, cp.total); /* every piece: 100 KiB or more */
+	assert_int_equal(streamed() - before,
+	                 STREAMED(cp.total)); /* every piece: 100 KiB or more */
 	assert_memory_equal(dst_mem + 7 * MIB, src_mem + 2 * MIB, 200 * KIB);
 	assert_memory_equal(dst_mem + 7 * MIB + 300 * KIB + 9, src_mem + 2 * MIB + 200 * KIB,
 	                    100 * KIB);
@@ -267,7 +282,7 @@ static void stream_fault_fails_its_copy(void **state)
 	assert_true(odma_copy_move_batch(pc, 2, st));
 	assert_int_equal(st[0], DOCA_ERROR_IO_FAILED);
 	assert_ok(st[1]);
-	assert_int_equal(streamed() - before, len); /* the second copy streamed */
+	assert_int_equal(streamed() - before, STREAMED(len)); /* the second copy streamed */
 	assert_memory_equal(dst_mem + 2 * MIB, src_mem + 4 * MIB, len);
 	assert_ok(doca_buf_dec_refcount((struct doca_buf *)cp[0].src, NULL));
 	assert_ok(doca_buf_dec_refcount(cp[0].dst, NULL));

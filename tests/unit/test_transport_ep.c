@@ -236,7 +236,7 @@ static void test_exit_with_listener_open(void **state)
 	if (pid == 0) {
 		dup2(fds[1], 1);
 		dup2(fds[1], 2);
-		execl(self_path, self_path, "--leave-listener", (char *)NULL);
+		tu_execv(self_path, (char *const[]){ (char *)self_path, "--leave-listener", NULL });
 		_exit(127);
 	}
 	close(fds[1]);
@@ -318,7 +318,7 @@ static void test_close_fails_sends_first(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		dup2(fds[1], 1);
-		execl(self_path, self_path, "--listen-quiet", (char *)NULL);
+		tu_execv(self_path, (char *const[]){ (char *)self_path, "--listen-quiet", NULL });
 		_exit(127);
 	}
 	quiet_pid = pid;

@@ -81,7 +81,7 @@ static bool unhex(const char *s, uint8_t *out, size_t n)
 	return true;
 }
 
-/* Field 22 of /proc/@pid/stat. */
+/* Field 22 of /proc/@pid/stat (our own through the task entry, as odma reads it: qemu-user). */
 static uint64_t start_time_of(pid_t pid)
 {
 	char path[64], buf[1024];
@@ -90,7 +90,10 @@ static uint64_t start_time_of(pid_t pid)
 	FILE *f;
 	size_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (pid == getpid())
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	f = fopen(path, "r");
 	if (f == NULL)
 		return 0;

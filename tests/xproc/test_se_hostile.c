@@ -77,7 +77,7 @@ static void hostile_start(struct hostile *h, char *const *args)
 	if (h->pid == 0) {
 		dup2(in[0], 0);
 		dup2(out[1], 1);
-		execv(hostile_exe, args);
+		tu_execv(hostile_exe, args);
 		_exit(127);
 	}
 	close(in[0]);

@@ -132,9 +132,11 @@ static pid_t spawn_peer(int *fd)
 		dup2(sv[1], 3);
 		if (ns !=
 		    NULL) /* ip netns exec also mounts that namespace's /sys, which UCX reads */
-			execlp("ip", "ip", "netns", "exec", ns, "unshare", "--pid", "--fork",
-			       "--mount-proc", peer, (char *)NULL);
-		execl(peer, peer, (char *)NULL);
+			tu_execv_prefixed((const char *const[]){ "ip", "netns", "exec", ns,
+			                                         "unshare", "--pid", "--fork",
+			                                         "--mount-proc", NULL },
+			                  peer, (char *const[]){ (char *)peer, NULL });
+		tu_execv(peer, (char *const[]){ (char *)peer, NULL });
 		_exit(127);
 	}
 	close(sv[1]);

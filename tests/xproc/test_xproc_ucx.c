@@ -115,9 +115,11 @@ static pid_t spawn_peer(const char *perms, int *fd)
 		dup2(sv[1], 3);
 		if (ns !=
 		    NULL) /* ip netns exec also mounts that namespace's /sys, which UCX reads */
-			execlp("ip", "ip", "netns", "exec", ns, "unshare", "--pid", "--fork",
-			       "--mount-proc", peer, size, perms, (char *)NULL);
-		execl(peer, peer, size, perms, (char *)NULL);
+			tu_execv_prefixed(
+			        (const char *const[]){ "ip", "netns", "exec", ns, "unshare",
+			                               "--pid", "--fork", "--mount-proc", NULL },
+			        peer, (char *const[]){ (char *)peer, size, (char *)perms, NULL });
+		tu_execv(peer, (char *const[]){ (char *)peer, size, (char *)perms, NULL });
 		_exit(127);
 	}
 	close(sv[1]);

@@ -12,4 +12,5 @@ export ODMA_FABRIC="$ADDR_d:18515"
 export ODMA_TP_TEST_PEER_NETNS="$NS_h"
 export ODMA_TP_TEST_VETH="$IF_d"
 unset ODMA_TRANSPORT
-netns_run d "$@"
+# shellcheck disable=SC2086
+netns_run d ${MESON_EXE_WRAPPER:-} "$@"

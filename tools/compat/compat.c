@@ -151,6 +151,9 @@ static const char *const usage_text[] = {
 	"  --dpu-pci ADDR         DPU-side device (default 03:00.0)",
 	"  --rep-pci ADDR         representor of the host function on the DPU (default b1:00.0)",
 	"  --split-netns          run each host/DPU pair's sides in two network + PID namespaces",
+	"  --dpu-arch arm64       build the DPU sides for aarch64 and run them under qemu-user",
+	"                         (with --split-netns; the host sides stay native)",
+	"  --dpu-pkg-config-path DIR  the aarch64 odma's doca-*.pc (with --dpu-arch)",
 	"                         joined by a veth pair (as two machines; root only)",
 	"  -v, --verbose          say what is being built and run",
 	"  -h, --help             this text",
@@ -727,6 +730,8 @@ enum {
 	OPT_SCHEDULES,
 	OPT_SPLIT_NETNS,
 	OPT_MAN,
+	OPT_DPU_ARCH,
+	OPT_DPU_PCPATH,
 };
 
 static const struct option options[] = {
@@ -744,6 +749,8 @@ static const struct option options[] = {
 	{ "rep-pci", required_argument, NULL, OPT_REP },
 	{ "schedules", required_argument, NULL, OPT_SCHEDULES },
 	{ "split-netns", no_argument, NULL, OPT_SPLIT_NETNS },
+	{ "dpu-arch", required_argument, NULL, OPT_DPU_ARCH },
+	{ "dpu-pkg-config-path", required_argument, NULL, OPT_DPU_PCPATH },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "man", no_argument, NULL, OPT_MAN }, /* hidden: the man page of the help text */
@@ -763,6 +770,7 @@ static bool parse_seconds(const char *s, double *out)
 
 struct compat_opts {
 	const char *prefix, *pc_path, *json, *only, *workdir, *schedules;
+	const char *dpu_arch, *dpu_pc_path; /* --dpu-arch (compat_arch.c) */
 	bool keep;
 };
 
@@ -815,6 +823,12 @@ static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat
 			break;
 		case OPT_SPLIT_NETNS:
 			c->split_netns = true;
+			break;
+		case OPT_DPU_ARCH:
+			o->dpu_arch = optarg;
+			break;
+		case OPT_DPU_PCPATH:
+			o->dpu_pc_path = optarg;
 			break;
 		case 'v':
 			c->verbose = true;
@@ -957,6 +971,18 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		c.launcher = &compat_launcher_netns;
+	}
+	if (o.dpu_arch != NULL) {
+		char err[PATH_MAX + 200];
+
+		if (compat_dpu_arch_setup(&c, o.dpu_arch, o.dpu_pc_path, err, sizeof(err)) != 0) {
+			fprintf(stderr, "odma compat: %s\n", err);
+			compat_netns_cleanup();
+			if (o.workdir == NULL && !o.keep)
+				compat_rm_rf(c.work);
+			compat_list_free(&c.include_dirs);
+			return 2;
+		}
 	}
 	read_release(&c);
 	discover(&c, o.only);

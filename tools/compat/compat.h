@@ -254,6 +254,26 @@ struct compat_launcher {
 
 extern const struct compat_launcher compat_launcher_local;
 
+/* --- compat_arch.c --- */
+
+/*
+ * --dpu-arch @arch (arm64): DPU builds cross-built against the aarch64 odma whose doca-*.pc are
+ * in @pc_path, run under qemu-user by --split-netns's launcher. -1 with @err when it cannot be.
+ */
+int compat_dpu_arch_setup(struct compat_ctx *c, const char *arch, const char *pc_path, char *err,
+                          size_t size);
+/* The meson cross file a build of @arch uses, or NULL (a native build). */
+const char *compat_dpu_cross_file(unsigned arch);
+/* The aarch64 odma's pkg-config directory (--dpu-pkg-config-path). */
+const char *compat_dpu_pkg_config_path(void);
+/* $PATH for a DPU cross build: the same without a CUDA toolkit (no GPU on the DPU side). */
+const char *compat_dpu_build_path(void);
+/*
+ * When @exe is an aarch64 program (and --dpu-arch is on): appends the emulator to @argv and the
+ * aarch64 odma's library directory to @env, and returns true.
+ */
+bool compat_dpu_wrap(const char *exe, char **argv, size_t *n, struct compat_env *env, size_t *ne);
+
 /* --- compat_netns.c --- */
 
 /* Starts a pair's sides in the namespaces of compat_netns_setup; programs alone run here. */
@@ -338,6 +358,8 @@ void compat_run_all(struct compat_ctx *c);
 
 /* Whether @name is one side of an RDMA sample pair. */
 bool compat_rdma_is_pair(const char *name);
+/* Whether @name is the passive side (responder / receiver) of an RDMA pair: the DPU side. */
+bool compat_rdma_is_passive(const char *name);
 /* The other side of RDMA sample @name (NULL when it is not one). */
 const char *compat_rdma_partner(const char *name);
 /* Runs @prog's pair if @prog is its passive side (both rows get the verdict); true when @prog

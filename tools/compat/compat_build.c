@@ -400,10 +400,14 @@ static void build_variant(struct compat_ctx *c, struct compat_prog *prog, struct
 {
 	char cargs[512], exe_name[160], logs[PATH_MAX], enable[200];
 	bool timed_out = false;
+	const bool cross = compat_dpu_cross_file(b->arch) != NULL;
 	const struct compat_env env[] = {
-		{ "PKG_CONFIG_PATH", c->pkg_config_path },
+		/* --dpu-arch: a DPU build finds the aarch64 odma, never the native one */
+		{ "PKG_CONFIG_PATH", cross ? compat_dpu_pkg_config_path() : c->pkg_config_path },
 		{ "LC_ALL", "C" },
+		{ "PATH", cross ? compat_dpu_build_path() : NULL }, /* passed only when cross */
 	};
+	const size_t nenv = cross ? 3 : 2;
 	int rc;
 
 	snprintf(b->dir, sizeof(b->dir), "%s/build/%s-%s-%s", c->work, prog->group, prog->name,
@@ -417,7 +421,8 @@ static void build_variant(struct compat_ctx *c, struct compat_prog *prog, struct
 	         b->arch == COMPAT_DPU ? " -DDOCA_ARCH_DPU" : "");
 	compat_rm_rf(b->dir);
 	{
-		char *setup[10];
+		const char *cross = compat_dpu_cross_file(b->arch);
+		char *setup[12];
 		int n = 0;
 
 		setup[n++] = "meson";
@@ -425,6 +430,10 @@ static void build_variant(struct compat_ctx *c, struct compat_prog *prog, struct
 		setup[n++] = b->dir;
 		setup[n++] = prog->src;
 		setup[n++] = cargs;
+		if (cross != NULL) { /* --dpu-arch: the DPU side cross-built */
+			setup[n++] = "--cross-file";
+			setup[n++] = (char *)cross;
+		}
 		if (prog->application) {
 			/* applications/meson.build builds only what is enabled */
 			snprintf(enable, sizeof(enable), "-Denable_%s=true", prog->name);
@@ -432,12 +441,12 @@ static void build_variant(struct compat_ctx *c, struct compat_prog *prog, struct
 			setup[n++] = enable;
 		}
 		setup[n] = NULL;
-		rc = compat_proc_run(setup, NULL, b->log, env, 2, c->build_timeout, &timed_out);
+		rc = compat_proc_run(setup, NULL, b->log, env, nenv, c->build_timeout, &timed_out);
 	}
 	if (rc == 0) {
 		char *ninja[] = { "ninja", "-C", b->dir, NULL };
 
-		rc = compat_proc_run(ninja, NULL, b->log, env, 2, c->build_timeout, &timed_out);
+		rc = compat_proc_run(ninja, NULL, b->log, env, nenv, c->build_timeout, &timed_out);
 	}
 	scan_log(c, b);
 	snprintf(exe_name, sizeof(exe_name), "doca_%s", prog->name);
@@ -487,6 +496,9 @@ void compat_build_prog(struct compat_ctx *c, struct compat_prog *prog)
 {
 	unsigned arch = compat_recipe_arch(prog->recipe), i;
 
+	/* --dpu-arch: an RDMA pair's passive side runs on the DPU side, so it is built for it */
+	if (compat_dpu_cross_file(COMPAT_DPU) != NULL && compat_rdma_is_passive(prog->name))
+		arch = COMPAT_DPU;
 	prog->nbuilds = 0;
 	if (arch & COMPAT_HOST)
 		prog->builds[prog->nbuilds++].arch = COMPAT_HOST;

@@ -240,16 +240,27 @@ static int netns_start(const struct compat_launcher *l, const struct compat_laun
 	size_t i, n = 0, ne = 0;
 
 	(void)l;
-	if (w->side == NULL)
-		return compat_launcher_local.start(&compat_launcher_local, w, p);
+	if (w->side == NULL) { /* a program alone runs here; an Arm one under qemu-user */
+		for (i = 0; i < w->nenv && ne < 20; i++)
+			env[ne++] = w->env[i];
+		if (!compat_dpu_wrap(w->argv[0], argv, &n, env, &ne))
+			return compat_launcher_local.start(&compat_launcher_local, w, p);
+		for (i = 0; w->argv[i] != NULL && n < 63; i++)
+			argv[n++] = w->argv[i];
+		argv[n] = NULL;
+		return compat_proc_start(p, argv, w->cwd, w->log, env, ne, w->pipe_stdin);
+	}
 	dpu = strcmp(w->side, "dpu") == 0;
 	for (i = 0; i < nwrap; i++)
 		argv[n++] = i == 3 ? (dpu ? nn.ns_dpu : nn.ns_host) : (char *)wrap[i];
+	for (i = 0; i < w->nenv && ne < 20; i++)
+		env[ne++] = w->env[i];
+	/* --dpu-arch: an Arm DPU program runs under qemu-user (its libraries win) */
+	if (dpu)
+		compat_dpu_wrap(w->argv[0], argv, &n, env, &ne);
 	for (i = 0; w->argv[i] != NULL && n < 63; i++)
 		argv[n++] = w->argv[i];
 	argv[n] = NULL;
-	for (i = 0; i < w->nenv && ne < 20; i++)
-		env[ne++] = w->env[i];
 	/* after the run's own settings, so these win */
 	env[ne++] = (struct compat_env){ "ODMA_FABRIC", nn.fabric };
 	env[ne++] = (struct compat_env){ "ODMA_FABRIC_SECRET", nn.secret };

@@ -71,6 +71,13 @@ bool compat_rdma_is_pair(const char *name)
 	return pair_of(name, &passive) != NULL;
 }
 
+bool compat_rdma_is_passive(const char *name)
+{
+	bool passive = false;
+
+	return pair_of(name, &passive) != NULL && passive;
+}
+
 const char *compat_rdma_partner(const char *name)
 {
 	bool passive;

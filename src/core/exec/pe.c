@@ -383,9 +383,14 @@ static void pe_consume_signal(struct doca_pe *pe)
 {
 	uint64_t v;
 
-	/* One read resets an eventfd counter (it is not in semaphore mode). */
+	/*
+	 * One read resets an eventfd counter (it is not in semaphore mode). The exchange is an
+	 * acquire: it pairs with the release in pe_write_efd, so the read below comes after the
+	 * write whose flag it took; relaxed, a weakly ordered CPU (aarch64) could read first,
+	 * find nothing and leave the count for one spurious wake-up.
+	 */
 	if (atomic_load_explicit(&pe->signalled, memory_order_relaxed) &&
-	    atomic_exchange_explicit(&pe->signalled, false, memory_order_relaxed) &&
+	    atomic_exchange_explicit(&pe->signalled, false, memory_order_acquire) &&
 	    read(pe->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 		ODMA_ERR("progress engine %p: eventfd read failed: %s", (void *)pe,
 		         strerror(errno));

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <doca_types.h>
 
@@ -274,7 +275,16 @@ bool odma_proc_start_time(pid_t pid, uint64_t *start_time)
 	size_t n;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	/*
+	 * This process' own start time through its main thread's task entry: the same number the
+	 * kernel shows others in /proc/<pid>/stat, while an emulator that stands in for
+	 * /proc/self/stat (qemu-user fakes field 22 from its own clock, a tick or so off) would
+	 * make every importer take our descriptors for a reused pid's.
+	 */
+	if (pid == getpid())
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	f = fopen(path, "re");
 	if (f == NULL)
 		return false;

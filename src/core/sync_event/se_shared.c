@@ -53,7 +53,11 @@ static bool se_proc_alive(pid_t pid, uint64_t start)
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	/* our own entry through the task directory: see odma_proc_start_time (qemu-user) */
+	if (pid == getpid())
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;

@@ -9,16 +9,20 @@
  * rule and how to explain an EPERM.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "core/log/log.h"
 #include "core/transport/tp_int.h"
 #include "util/codec.h"
 
 ODMA_LOG_REGISTER(ODMA_XPROC)
+
+#define CMA_PIPE_CHUNK 4096u
 
 ssize_t odma_cma_call(pid_t pid, bool write, const struct iovec *l, unsigned long nl,
                       const struct iovec *r, unsigned long nr)
@@ -41,6 +45,47 @@ static void iov_advance(struct iovec **v, int *n, size_t k)
 	}
 }
 
+/* Moves @n bytes from @src to @dst through pipe @p: a side that is not mapped gives EFAULT. */
+static int pipe_move(const int p[2], void *dst, const void *src, size_t n)
+{
+	ssize_t w = write(p[1], src, n), k;
+	size_t got = 0;
+
+	if (w <= 0)
+		return w < 0 && errno != EINTR ? errno : EFAULT;
+	while (got < (size_t)w) {
+		k = read(p[0], (uint8_t *)dst + got, (size_t)w - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? errno : EFAULT;
+		got += (size_t)k;
+	}
+	return got == n ? 0 : EFAULT;
+}
+
+int odma_cma_pipe_xfer(bool write, struct iovec *l, int nl, struct iovec *r, int nr)
+{
+	int p[2], err = 0;
+
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0)
+		return errno;
+	iov_advance(&l, &nl, 0);
+	iov_advance(&r, &nr, 0);
+	while (err == 0 && nl > 0 && nr > 0) {
+		size_t n = l->iov_len < r->iov_len ? l->iov_len : r->iov_len;
+
+		n = n < CMA_PIPE_CHUNK ? n : CMA_PIPE_CHUNK; /* a pipe always takes one page */
+		err = write ? pipe_move(p, r->iov_base, l->iov_base, n)
+		            : pipe_move(p, l->iov_base, r->iov_base, n);
+		iov_advance(&l, &nl, n);
+		iov_advance(&r, &nr, n);
+	}
+	close(p[0]);
+	close(p[1]);
+	return err;
+}
+
 int odma_cma_xfer(pid_t pid, bool write, struct iovec *l, int nl, struct iovec *r, int nr)
 {
 	iov_advance(&l, &nl, 0);
@@ -50,12 +95,25 @@ int odma_cma_xfer(pid_t pid, bool write, struct iovec *l, int nl, struct iovec *
 
 		if (k < 0 && errno == EINTR)
 			continue;
+		/* No CMA (qemu-user, seccomp, a kernel without it): this process' own memory
+		 * still moves fault-safe, through a pipe. */
+		if (k < 0 && errno == ENOSYS && pid == getpid())
+			return odma_cma_pipe_xfer(write, l, nl, r, nr);
 		if (k <= 0)
 			return k < 0 ? errno : EFAULT;
 		iov_advance(&l, &nl, (size_t)k);
 		iov_advance(&r, &nr, (size_t)k);
 	}
 	return 0;
+}
+
+const char *odma_cma_enosys_fix(void)
+{
+	return "process_vm_readv/writev are not implemented here (ENOSYS: an emulator such as "
+	       "qemu-user, a seccomp filter, or a kernel built without "
+	       "CONFIG_CROSS_MEMORY_ATTACH), and reaching another process' memory needs them. "
+	       "Fix: the UCX transport (ODMA_TRANSPORT=ucx, docs/host-dpu.md) moves the bytes "
+	       "through its exporter instead";
 }
 
 const char *odma_cma_eperm_fix(void)
@@ -77,6 +135,9 @@ doca_error_t odma_cma_fail(const struct odma_tp_remote *rm, int err)
 		         (int)rm->pid, strerror(err), odma_cma_eperm_fix());
 	else if (err == ESRCH)
 		ODMA_ERR("exporter pid %d has exited; its exported memory is gone", (int)rm->pid);
+	else if (err == ENOSYS)
+		ODMA_ERR("moving bytes with exporter pid %d failed: %s", (int)rm->pid,
+		         odma_cma_enosys_fix());
 	else if (err == 0)
 		ODMA_ERR("the export of pid %d was revoked (the exporter stopped or destroyed its "
 		         "mmap); export again",
@@ -140,6 +201,11 @@ static doca_error_t process_read_record(const struct odma_tp_reach *r, struct od
 		         "(stale descriptor); export again",
 		         r->pid);
 		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (err == ENOSYS) {
+		ODMA_ERR("cannot read the export record of pid %u: %s", r->pid,
+		         odma_cma_enosys_fix());
+		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	if (err != 0 || s->hdr.magic != ODMA_TP_REGION_MAGIC) {
 		ODMA_ERR(

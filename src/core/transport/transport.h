@@ -472,6 +472,13 @@ struct iovec;
  */
 int odma_cma_xfer(pid_t pid, bool write, struct iovec *l, int nl, struct iovec *r, int nr);
 
+/*
+ * odma_cma_xfer within this process without process_vm_readv/writev (which qemu-user, some
+ * seccomp filters and some kernels lack): each piece goes through a pipe, so a side that is not
+ * mapped fails it with EFAULT instead of faulting. odma_cma_xfer falls back to it by itself.
+ */
+int odma_cma_pipe_xfer(bool write, struct iovec *l, int nl, struct iovec *r, int nr);
+
 /* One system call of process_vm_readv/writev; as the kernel returns it. */
 ssize_t odma_cma_call(pid_t pid, bool write, const struct iovec *l, unsigned long nl,
                       const struct iovec *r, unsigned long nr);
@@ -497,12 +504,16 @@ void odma_cma_allow_peers(void);
  */
 const char *odma_cma_eperm_fix(void);
 
+/* The same for ENOSYS (no process_vm_readv/writev at all): the causes and the fix. */
+const char *odma_cma_enosys_fix(void);
+
 /*
  * A fault-safe copy within this process that costs no system call: core/copy's fault guard
  * (a fault inside it fails the copy instead of killing the process). It returns 0, EFAULT
  * when the copy faulted, or ENOSYS when the guard is off (ODMA_COPY_GUARD=0, or it could not
- * be installed): the caller then copies with process_vm_readv. core/copy gives it at load
- * time (the UCX transport's copies into and out of application memory use it); NULL until.
+ * be installed): the caller then copies with process_vm_readv (or a pipe, without CMA). core/copy
+ * gives it at load time (the UCX transport's copies into and out of application memory use it);
+ * NULL until.
  */
 typedef int odma_tp_local_copy_fn(void *dst, const void *src, size_t len);
 void odma_tp_set_local_copy(odma_tp_local_copy_fn *fn);

@@ -1,0 +1,76 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * Running a program of this build from a test (no cmocka, no odma: the standalone test peers
+ * include it too). In a cross build meson runs each test through its exe wrapper and names it in
+ * MESON_EXE_WRAPPER (e.g. /usr/bin/qemu-aarch64); a child program needs it as well, since the
+ * kernel cannot run a foreign binary by itself (no binfmt_misc entry is assumed).
+ */
+#ifndef ODMA_TEST_EXEC_H_
+#define ODMA_TEST_EXEC_H_
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/*
+ * Whether this test runs under qemu-user: a cross build's meson test environment says so
+ * (ODMA_UNDER_QEMU=1, tests/meson.build), and meson names the emulator in MESON_EXE_WRAPPER for
+ * every test of a cross build (a test defined with an environment of its own too).
+ */
+static inline bool tu_under_qemu(void)
+{
+	const char *u = getenv("ODMA_UNDER_QEMU"), *w = getenv("MESON_EXE_WRAPPER");
+
+	return (u != NULL && strcmp(u, "1") == 0) || (w != NULL && strstr(w, "qemu") != NULL);
+}
+
+/*
+ * execvp() of @prefix (a NULL-terminated command that runs the rest, e.g. "ip netns exec NS";
+ * NULL: none), then the exe wrapper if any, then @path with @argv's arguments. Returns only
+ * when the exec failed.
+ */
+static inline int tu_execv_prefixed(const char *const *prefix, const char *path, char *const argv[])
+{
+	const char *w = getenv("MESON_EXE_WRAPPER");
+	char *words[16 + 8 + 64], wrap[256], *save = NULL;
+	int n = 0;
+
+	for (; prefix != NULL && *prefix != NULL && n < 16; prefix++)
+		words[n++] = (char *)*prefix;
+	if (w != NULL && *w != '\0' && strlen(w) < sizeof(wrap)) {
+		snprintf(wrap, sizeof(wrap), "%s", w);
+		for (char *t = strtok_r(wrap, " ", &save); t != NULL && n < 16 + 8;
+		     t = strtok_r(NULL, " ", &save))
+			words[n++] = t;
+	}
+	if (n == 0)
+		return execv(path, argv);
+	words[n++] = (char *)path;
+	for (int i = 1; argv[0] != NULL && argv[i] != NULL && n < 16 + 8 + 63; i++)
+		words[n++] = argv[i];
+	words[n] = NULL;
+	return execvp(words[0], words);
+}
+
+/* execv() of @path through the exe wrapper, if any; returns only when the exec failed. */
+static inline int tu_execv(const char *path, char *const argv[])
+{
+	return tu_execv_prefixed(NULL, path, argv);
+}
+
+/* The exe wrapper and a space ("" natively), to put before a program in a shell command. */
+static inline const char *tu_exe_wrapper_prefix(char *buf, size_t size)
+{
+	const char *w = getenv("MESON_EXE_WRAPPER");
+
+	if (w == NULL || *w == '\0' || strlen(w) + 2 > size)
+		return "";
+	snprintf(buf, size, "%s ", w);
+	return buf;
+}
+
+#endif
