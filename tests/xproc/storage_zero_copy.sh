@@ -20,7 +20,7 @@ command -v c++ >/dev/null 2>&1 || skip "no C++ compiler (the applications are C+
 # this test on the plain build, and rdma_pair (test_reexport_host_region) covers the DPU's
 # forwarding under ASan
 [ "${ODMA_TEST_SANITIZE:-none}" = none ] ||
-	skip "a sanitized build ($ODMA_TEST_SANITIZE): NVIDIA's applications run on the plain one""
+	skip "a sanitized build ($ODMA_TEST_SANITIZE): NVIDIA's applications run on the plain one"
 T=$(mktemp -d /tmp/odma-storage.XXXXXX)
 cleanup() {
 	for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
