@@ -34,7 +34,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <signal.h>
 #include <ucp/api/ucp.h>
+#include <ucs/debug/debug.h>
 
 #include "core/log/log.h"
 #include "core/transport/ucx_int.h"
@@ -215,6 +217,21 @@ static void ucx_poll_end(void)
 	pthread_mutex_unlock(&odma_ux.lock);
 	if (kick)
 		odma_ucx_kick();
+}
+
+/*
+ * UCX installs its own handlers for SIGILL, SIGSEGV, SIGBUS and SIGFPE when its library loads
+ * (a backtrace, then the signal again): linked into every DOCA program through odma, it would
+ * print UCX's backtrace for the program's own crash, whether or not the program ever uses the
+ * network. Its handlers go as soon as odma loads (after UCX's constructor: a dependency's runs
+ * first); the program's own, and the default, stay. UCX needs none of them to work.
+ */
+__attribute__((constructor)) static void ucx_no_error_handlers(void)
+{
+	static const int sigs[] = { SIGILL, SIGSEGV, SIGBUS, SIGFPE };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		ucs_debug_disable_signal(sigs[i]);
 }
 
 static bool ucx_set_handler(unsigned int id, ucp_am_recv_callback_t cb)
