@@ -292,9 +292,11 @@ static void test_list_libs(void **state)
 	json_object *root = run_json(NULL, "--list-libs"), *libs = get(root, "libraries");
 
 	(void)state;
-	assert_int_equal(json_object_array_length(libs), 5);
+	assert_int_equal(json_object_array_length(libs), 6);
 	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 4), "name")),
 	                    "doca_rdma");
+	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 5), "name")),
+	                    "doca_compress");
 	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 1), "name")),
 	                    "doca_dma");
 	assert_string_equal(
