@@ -21,6 +21,7 @@
 #include "core/device/device.h"
 #include "core/exec/exec.h"
 #include "core/log/log.h"
+#include "core/copy/copy.h"
 #include "core/memory/memory.h"
 #include "util/container_of.h"
 
@@ -211,8 +212,16 @@ struct cp_io {
 	const uint8_t *in;
 	size_t in_len;
 	uint8_t *out;
-	size_t room; /* free bytes after the destination's data, at most the max buf size */
+	size_t room;     /* free bytes after the destination's data, at most the max buf size */
+	bool remote_in;  /* the source is memory of another process (a bounce buffer is read) */
+	bool remote_out; /* the destination is, likewise */
 };
+
+/* Memory the engine can reach: this process', or another process' through a PCI export. */
+static bool cp_reachable(const struct doca_mmap *m)
+{
+	return !m->rdma_import && (m->kind == ODMA_MEM_LOCAL || m->kind == ODMA_MEM_PROCESS);
+}
 
 /* Why a buffer cannot be used; NULL when it can. */
 static const char *cp_buf_problem(const struct doca_buf *b, bool is_src, uint64_t max)
@@ -224,14 +233,18 @@ static const char *cp_buf_problem(const struct doca_buf *b, bool is_src, uint64_
 		return "names a buf that was released to its inventory";
 	if (b->next != NULL || b->list_head != b)
 		return "names a buf list; compress tasks take single buffers (max_buf_list_len 1)";
-	if (b->mmap->kind != ODMA_MEM_LOCAL || b->mmap->rdma_import)
+	if (!cp_reachable(b->mmap))
 		return NULL; /* refused as NOT_SUPPORTED by cp_check */
 	if (is_src && b->data_len == 0)
 		return "names a source without data (data_len 0): nothing to process";
 	if (is_src && b->data_len > max)
 		return "names a source whose data is above the device's max buf size of the task "
 		       "type (doca_compress_cap_task_*_get_max_buf_size)";
-	if (!is_src && odma_perm_local_write(b->mmap->perms) == ODMA_PERM_NO)
+	if (!is_src && b->mmap->from_export && !odma_mmap_writable_quiet(b->mmap))
+		return "names a destination in an mmap from an export without write access for the "
+		       "device (the exporter's DOCA_ACCESS_FLAG_PCI_READ_WRITE)";
+	if (!is_src && !b->mmap->from_export &&
+	    odma_perm_local_write(b->mmap->perms) == ODMA_PERM_NO)
 		return "names a destination in an mmap without local write access "
 		       "(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE)";
 	return NULL;
@@ -251,14 +264,15 @@ static doca_error_t cp_check(const struct cp_task *t, struct cp_io *io)
 		ODMA_ERR("%s task %p %s", name, (const void *)t, why);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (t->src->mmap->kind != ODMA_MEM_LOCAL || t->src->mmap->rdma_import)
+	if (!cp_reachable(t->src->mmap))
 		bad = t->src;
-	else if (t->dst->mmap->kind != ODMA_MEM_LOCAL || t->dst->mmap->rdma_import)
+	else if (!cp_reachable(t->dst->mmap))
 		bad = t->dst;
 	if (bad != NULL) {
-		ODMA_ERR("%s task %p: its %s is memory of another process or machine (an mmap from "
-		         "an export); odma's compress engine reads and writes this process' memory "
-		         "only: copy the data with DOCA DMA or RDMA first",
+		ODMA_ERR("%s task %p: its %s is in an mmap from an RDMA export or reached over the "
+		         "network (ODMA_FABRIC); odma's compress engine reaches this process' "
+		         "memory and, through a PCI export, another process' of this machine: "
+		         "move the data with DOCA RDMA or DMA first",
 		         name, (const void *)t, bad == t->src ? "source" : "destination");
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
@@ -269,6 +283,8 @@ static doca_error_t cp_check(const struct cp_task *t, struct cp_io *io)
 	io->room = used < t->dst->len ? t->dst->len - used : 0;
 	if (io->room > max)
 		io->room = (size_t)max;
+	io->remote_in = t->src->mmap->kind == ODMA_MEM_PROCESS;
+	io->remote_out = t->dst->mmap->kind == ODMA_MEM_PROCESS;
 	return DOCA_SUCCESS;
 }
 
@@ -443,7 +459,8 @@ static doca_error_t cp_lz4_stream(const struct cp_task *t, const struct cp_io *i
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t cp_run(struct cp_task *t, const struct cp_io *io)
+/* Runs the task's algorithm on io; *produced: the output bytes at io->out. */
+static doca_error_t cp_run(struct cp_task *t, const struct cp_io *io, size_t *out_len)
 {
 	size_t produced = 0;
 	doca_error_t r;
@@ -473,7 +490,7 @@ static doca_error_t cp_run(struct cp_task *t, const struct cp_io *io)
 		t->adler = (uint32_t)adler32_z(1L, plain, plain_len);
 	else
 		t->xxh = cp_bswap32(cp_xxh32(plain, plain_len));
-	t->dst->data_len += produced;
+	*out_len = produced;
 	return DOCA_SUCCESS;
 }
 
@@ -485,13 +502,49 @@ static const char *cp_status_text(doca_error_t r)
 		       "max buf size)";
 	case DOCA_ERROR_IO_FAILED:
 		return "the source is not valid compressed data (corrupt, truncated or a block "
-		       "checksum mismatch)";
+		       "checksum mismatch), or another process' memory could not be reached";
+	case DOCA_ERROR_NO_MEMORY:
+		return "no memory for the engine's state or a bounce buffer";
 	default:
 		return "the engine failed";
 	}
 }
 
 /* ---------------------------------------------------------------- context ops */
+
+/*
+ * Runs a checked task. Another process' memory goes through bounce buffers of this process:
+ * the source is read in first, the output written out after the algorithm succeeded.
+ */
+static doca_error_t cp_execute(struct cp_task *t, struct cp_io *io)
+{
+	uint8_t *in_b = NULL, *out_b = NULL, *remote_out = io->out;
+	size_t produced = 0;
+	doca_error_t r = DOCA_SUCCESS;
+
+	if (io->remote_in) {
+		in_b = malloc(io->in_len);
+		r = in_b == NULL
+		            ? DOCA_ERROR_NO_MEMORY
+		            : doca_priv_process_xfer(t->src->mmap, in_b, (void *)(uintptr_t)io->in,
+		                                     io->in_len, false);
+		io->in = in_b;
+	}
+	if (r == DOCA_SUCCESS && io->remote_out) {
+		out_b = malloc(io->room ? io->room : 1);
+		r = out_b == NULL ? DOCA_ERROR_NO_MEMORY : DOCA_SUCCESS;
+		io->out = out_b;
+	}
+	if (r == DOCA_SUCCESS)
+		r = cp_run(t, io, &produced);
+	if (r == DOCA_SUCCESS && io->remote_out)
+		r = doca_priv_process_xfer(t->dst->mmap, out_b, remote_out, produced, true);
+	if (r == DOCA_SUCCESS)
+		t->dst->data_len += produced;
+	free(in_b);
+	free(out_b);
+	return r;
+}
 
 static doca_error_t cp_submit(struct doca_task *task)
 {
@@ -501,7 +554,7 @@ static doca_error_t cp_submit(struct doca_task *task)
 
 	if (r != DOCA_SUCCESS)
 		return r;
-	r = cp_run(t, &io);
+	r = cp_execute(t, &io);
 	if (r != DOCA_SUCCESS)
 		ODMA_ERR("%s task %p failed: %s (%s)", cp_type_names[t->type], (void *)t,
 		         cp_status_text(r), doca_error_get_name(r));

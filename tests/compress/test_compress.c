@@ -744,16 +744,21 @@ static void test_buffer_rules(void **state)
 		assert_ok(doca_buf_dec_refcount(rodst, NULL));
 		assert_ok(doca_mmap_destroy(ro_mmap));
 	}
-	/* memory of another process (an mmap from an export): NOT_SUPPORTED */
+	/*
+	 * Memory of another process (an mmap from a PCI export; here this process' own, reached
+	 * the same way): the output goes there, and a source there is read; a read-only export
+	 * is no destination; an RDMA import is refused with NOT_SUPPORTED.
+	 */
 	{
 		struct doca_dev *host =
 		        tu_open_dev(strcmp(sys_name, "bf2") == 0 ? "3b:00.0" : "b1:00.0");
-		struct doca_mmap *exp, *imp;
-		struct doca_buf *rdst;
+		struct doca_mmap *exp, *imp, *rexp, *rimp;
+		struct doca_buf *rdst, *rsrc, *ldst;
 		const void *desc;
-		size_t len;
-		static uint8_t far[4096];
+		size_t len, n;
+		static uint8_t far[8192];
 
+		memset(far, 0, sizeof(far));
 		assert_ok(doca_mmap_create(&exp));
 		assert_ok(doca_mmap_add_dev(exp, host));
 		assert_ok(doca_mmap_set_memrange(exp, far, sizeof(far)));
@@ -761,14 +766,58 @@ static void test_buffer_rules(void **state)
 		assert_ok(doca_mmap_start(exp));
 		assert_ok(doca_mmap_export_pci(exp, host, &desc, &len));
 		assert_ok(doca_mmap_create_from_export(NULL, desc, len, s.dev, &imp));
-		assert_ok(doca_buf_inventory_buf_get_by_addr(s.inv, imp, far, sizeof(far), &rdst));
+		assert_ok(doca_buf_inventory_buf_get_by_addr(s.inv, imp, far, 4096, &rdst));
+		doca_compress_task_decompress_deflate_set_dst(t, rdst);
+		assert_ok(run(&s, task));
+		assert_ok(doca_buf_get_data_len(rdst, &n));
+		assert_int_equal(n, 1000);
+		assert_memory_equal(far, plain, 1000);
+		/* the compressed bytes in that memory as the source */
+		memcpy(far + 4096, comp, clen);
+		assert_ok(doca_buf_inventory_buf_get_by_data(s.inv, imp, far + 4096, clen, &rsrc));
+		ldst = dst_buf(&s, 3u << 20, 4096);
+		doca_compress_task_decompress_deflate_set_src(t, rsrc);
+		doca_compress_task_decompress_deflate_set_dst(t, ldst);
+		assert_ok(run(&s, task));
+		assert_memory_equal(mem + (3u << 20), plain, 1000);
+		assert_int_equal(doca_compress_task_decompress_deflate_get_crc_cs(t),
+		                 (uint32_t)crc32(0, plain, 1000));
+		doca_compress_task_decompress_deflate_set_src(t, src);
+		doca_compress_task_decompress_deflate_set_dst(t, dst);
+		assert_ok(doca_buf_dec_refcount(rsrc, NULL));
+		assert_ok(doca_buf_dec_refcount(ldst, NULL));
+		assert_ok(doca_buf_dec_refcount(rdst, NULL));
+		assert_ok(doca_mmap_destroy(imp));
+		/* exported read-only: no destination */
+		assert_ok(doca_mmap_stop(exp));
+		assert_ok(doca_mmap_set_permissions(exp, DOCA_ACCESS_FLAG_PCI_READ_ONLY));
+		assert_ok(doca_mmap_start(exp));
+		assert_ok(doca_mmap_export_pci(exp, host, &desc, &len));
+		assert_ok(doca_mmap_create_from_export(NULL, desc, len, s.dev, &imp));
+		assert_ok(doca_buf_inventory_buf_get_by_addr(s.inv, imp, far, 4096, &rdst));
+		doca_compress_task_decompress_deflate_set_dst(t, rdst);
+		assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_submit(task));
+		assert_ok(doca_buf_dec_refcount(rdst, NULL));
+		assert_ok(doca_mmap_destroy(imp));
+		assert_ok(doca_mmap_destroy(exp));
+		/* an RDMA import */
+		assert_ok(doca_mmap_create(&rexp));
+		assert_ok(doca_mmap_add_dev(rexp, s.dev));
+		assert_ok(doca_mmap_set_memrange(rexp, far, sizeof(far)));
+		assert_ok(doca_mmap_set_permissions(rexp, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE |
+		                                                  DOCA_ACCESS_FLAG_RDMA_WRITE));
+		assert_ok(doca_mmap_start(rexp));
+		assert_ok(doca_mmap_export_rdma(rexp, s.dev, &desc, &len));
+		assert_ok(doca_mmap_create_from_export(NULL, desc, len, s.dev, &rimp));
+		assert_ok(doca_buf_inventory_buf_get_by_addr(s.inv, rimp, far, 4096, &rdst));
 		doca_compress_task_decompress_deflate_set_dst(t, rdst);
 		assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_task_submit(task));
 		doca_compress_task_decompress_deflate_set_dst(t, dst);
 		assert_ok(doca_buf_dec_refcount(rdst, NULL));
-		assert_ok(doca_mmap_destroy(imp));
-		assert_ok(doca_mmap_destroy(exp));
+		assert_ok(doca_mmap_destroy(rimp));
+		assert_ok(doca_mmap_destroy(rexp));
 		assert_ok(doca_dev_close(host));
+		s.c.ok = 0;
 	}
 	/* setters are ignored while the task is in flight */
 	assert_ok(doca_task_submit(task));
