@@ -28,8 +28,10 @@
  *
  * Buffers: the source is the data segment of one doca_buf (data, data_len); the output is
  * written after the destination's data (data + data_len) and the destination's data_len grows
- * by the bytes written. Both buffers are single buffers (lists of one) in memory of this
- * process, at most the device's max buf size of the task type.
+ * by the bytes written. Both buffers are single buffers (lists of one), at most the device's
+ * max buf size of the task type, in memory of this process or of another process of this
+ * machine reached through a PCI export (doca_mmap_create_from_export: the DPU side working on
+ * host memory).
  *
  * Checksums, valid after a successful completion: CRC-32 (the zlib / IEEE 802.3 CRC) and
  * Adler-32 of the uncompressed bytes (the source of a compress task, the output of a
@@ -38,13 +40,15 @@
  *
  * Task outcomes: problems with the task's arguments are refused by doca_task_submit (the task
  * stays with the program): DOCA_ERROR_INVALID_VALUE (a NULL, released, empty or list buffer,
- * a source above the max buf size, a read-only destination) or DOCA_ERROR_NOT_SUPPORTED
- * (memory of another process or machine). Problems found while the data is processed
- * complete the task through its error callback, doca_task_get_status telling which:
- * DOCA_ERROR_TOO_BIG (the output does not fit in the destination's free space) or
- * DOCA_ERROR_IO_FAILED (the source is not valid compressed data: corrupt, truncated, or a
- * block checksum does not match). A failed task does not stop the context; the destination's
- * data_len is unchanged and the bytes after its data are undefined.
+ * a source above the max buf size, a destination without write access) or
+ * DOCA_ERROR_NOT_SUPPORTED (an mmap from an RDMA export, or memory reached over the network).
+ * Problems found while the data is processed complete the task through its error callback,
+ * doca_task_get_status telling which: DOCA_ERROR_TOO_BIG (the output does not fit in the
+ * destination's free space), DOCA_ERROR_IO_FAILED (the source is not valid compressed data:
+ * corrupt, truncated, or a block checksum does not match; or the exporter of the memory is
+ * gone or revoked its export) or DOCA_ERROR_NO_MEMORY (no memory for the engine). A failed
+ * task does not stop the context; the destination's data_len is unchanged and the bytes after
+ * its data are undefined.
  */
 #ifndef DOCA_COMPRESS_H_
 #define DOCA_COMPRESS_H_
