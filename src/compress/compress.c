@@ -2,19 +2,17 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * DOCA Compress: a context type with four task types (compress deflate, decompress deflate,
- * decompress LZ4 stream, decompress LZ4 block) run in software: zlib for raw deflate, liblz4
- * for the LZ4 blocks, odma's own xxHash-32 for LZ4 checksums. A task is checked and run in
- * the submit op (the work of an inline engine) and completes through the PE: its callback
- * runs from the next doca_pe_progress, never inside doca_task_submit. Which task types a
- * device runs comes from its profile (compress_deflate, decompress_deflate, decompress_lz4).
+ * DOCA Compress: the context type, its four task types (compress deflate, decompress deflate,
+ * decompress LZ4 stream, decompress LZ4 block), their configuration and accessors, and the
+ * buffer checks. A task is checked and run (engine.c) in the submit op, the work of an inline
+ * engine, and completes through the PE: its callback runs from the next doca_pe_progress,
+ * never inside doca_task_submit. Which task types a device runs comes from its profile
+ * (compress_deflate, decompress_deflate, decompress_lz4).
  */
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <lz4.h>
-#include <zlib.h>
 
 #include <doca_compress.h>
 
@@ -23,27 +21,13 @@
 #include "core/log/log.h"
 #include "core/copy/copy.h"
 #include "core/memory/memory.h"
+#include "compress/compress_int.h"
 #include "util/container_of.h"
 
 ODMA_LOG_REGISTER(DOCA_COMPRESS)
 
 /* The task pool bound of a device whose profile sets no max_num_tasks. */
 #define CP_DEFAULT_MAX_TASKS 65536u
-/* LZ4 blocks refer back at most this far. */
-#define CP_LZ4_WINDOW (64u * 1024u)
-
-enum cp_type {
-	CP_COMPRESS_DEFLATE = 0,
-	CP_DECOMPRESS_DEFLATE,
-	CP_DECOMPRESS_LZ4_STREAM,
-	CP_DECOMPRESS_LZ4_BLOCK,
-	CP_TYPES,
-	CP_NONE = CP_TYPES, /* a task back in the pool */
-};
-
-static const char *const cp_type_names[CP_TYPES] = { "compress deflate", "decompress deflate",
-	                                             "decompress LZ4 stream",
-	                                             "decompress LZ4 block" };
 
 typedef void (*cp_cb_t)(void *task, union doca_data task_user_data, union doca_data ctx_user_data);
 
@@ -58,19 +42,6 @@ struct doca_compress {
 	struct doca_ctx ctx; /* first: doca_compress_as_ctx is a cast */
 	struct cp_conf conf[CP_TYPES];
 	uint32_t max_tasks;
-};
-
-/* Every task type of the API is this struct. */
-struct cp_task {
-	struct doca_task base;
-	uint8_t type; /* enum cp_type */
-	uint8_t has_block_checksum;
-	uint8_t are_blocks_independent;
-	const struct doca_buf *src;
-	struct doca_buf *dst;
-	uint32_t crc;
-	uint32_t adler; /* deflate tasks */
-	uint32_t xxh;   /* LZ4 tasks (byte-swapped, see doca_compress.h) */
 };
 
 struct doca_compress_task_compress_deflate {
@@ -91,82 +62,11 @@ static struct doca_compress *cp_of(const struct doca_ctx *ctx)
 	return odma_container_of(ctx, struct doca_compress, ctx);
 }
 
-/* ---------------------------------------------------------------- xxHash-32 */
-
-#define XXH_P1 2654435761u
-#define XXH_P2 2246822519u
-#define XXH_P3 3266489917u
-#define XXH_P4 668265263u
-#define XXH_P5 374761393u
-
-static uint32_t cp_rotl(uint32_t x, unsigned r)
-{
-	return (x << r) | (x >> (32 - r));
-}
-
-static uint32_t cp_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint32_t cp_xxh_round(uint32_t acc, uint32_t lane)
-{
-	acc += lane * XXH_P2;
-	return cp_rotl(acc, 13) * XXH_P1;
-}
-
-/* xxHash-32 (the LZ4 frame format's checksum) of @len bytes at @p, seed 0. */
-static uint32_t cp_xxh32(const uint8_t *p, size_t len)
-{
-	const uint8_t *end = p + len;
-	uint32_t h;
-
-	if (len >= 16) {
-		uint32_t v1 = XXH_P1 + XXH_P2, v2 = XXH_P2, v3 = 0, v4 = 0u - XXH_P1;
-
-		for (; end - p >= 16; p += 16) {
-			v1 = cp_xxh_round(v1, cp_le32(p));
-			v2 = cp_xxh_round(v2, cp_le32(p + 4));
-			v3 = cp_xxh_round(v3, cp_le32(p + 8));
-			v4 = cp_xxh_round(v4, cp_le32(p + 12));
-		}
-		h = cp_rotl(v1, 1) + cp_rotl(v2, 7) + cp_rotl(v3, 12) + cp_rotl(v4, 18);
-	} else {
-		h = XXH_P5;
-	}
-	h += (uint32_t)len;
-	for (; end - p >= 4; p += 4)
-		h = cp_rotl(h + cp_le32(p) * XXH_P3, 17) * XXH_P4;
-	for (; p < end; p++)
-		h = cp_rotl(h + *p * XXH_P5, 11) * XXH_P1;
-	h ^= h >> 15;
-	h *= XXH_P2;
-	h ^= h >> 13;
-	h *= XXH_P3;
-	h ^= h >> 16;
-	return h;
-}
-
-static uint32_t cp_bswap32(uint32_t x)
-{
-	return (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24);
-}
-
 /* ---------------------------------------------------------------- capabilities */
 
 static bool cp_dev_has(const struct doca_devinfo *info, enum cp_type type)
 {
-	switch (type) {
-	case CP_COMPRESS_DEFLATE:
-		return info->caps.compress_deflate;
-	case CP_DECOMPRESS_DEFLATE:
-		return info->caps.decompress_deflate;
-	case CP_DECOMPRESS_LZ4_STREAM:
-	case CP_DECOMPRESS_LZ4_BLOCK:
-		return info->caps.decompress_lz4;
-	default:
-		return false;
-	}
+	return *(const bool *)((const char *)&info->caps + odma_cp_types[type].cap);
 }
 
 static doca_error_t cp_cap_supported(const struct doca_devinfo *devinfo, enum cp_type type,
@@ -207,16 +107,6 @@ static doca_error_t cp_cap_max_list_len(const struct doca_devinfo *devinfo, enum
 
 /* ---------------------------------------------------------------- running a task */
 
-/* What the task's buffers allow; filled by cp_check. */
-struct cp_io {
-	const uint8_t *in;
-	size_t in_len;
-	uint8_t *out;
-	size_t room;     /* free bytes after the destination's data, at most the max buf size */
-	bool remote_in;  /* the source is memory of another process (a bounce buffer is read) */
-	bool remote_out; /* the destination is, likewise */
-};
-
 /* Memory the engine can reach: this process', or another process' through a PCI export. */
 static bool cp_reachable(const struct doca_mmap *m)
 {
@@ -253,7 +143,7 @@ static const char *cp_buf_problem(const struct doca_buf *b, bool is_src, uint64_
 static doca_error_t cp_check(const struct cp_task *t, struct cp_io *io)
 {
 	uint64_t max = t->base.ctx->dev->info->caps.compress_max_buf_size;
-	const char *name = cp_type_names[t->type];
+	const char *name = odma_cp_types[t->type].name;
 	const char *why = cp_buf_problem(t->src, true, max);
 	const struct doca_buf *bad = NULL;
 	size_t used;
@@ -285,212 +175,6 @@ static doca_error_t cp_check(const struct cp_task *t, struct cp_io *io)
 		io->room = (size_t)max;
 	io->remote_in = t->src->mmap->kind == ODMA_MEM_PROCESS;
 	io->remote_out = t->dst->mmap->kind == ODMA_MEM_PROCESS;
-	return DOCA_SUCCESS;
-}
-
-static unsigned cp_chunk(size_t n)
-{
-	return n > UINT_MAX ? UINT_MAX : (unsigned)n;
-}
-
-/* Raw deflate of io->in into io->out; *produced: output bytes. */
-static doca_error_t cp_deflate(const struct cp_io *io, size_t *produced)
-{
-	z_stream z;
-	size_t in_left = io->in_len, out_left = io->room;
-	doca_error_t r = DOCA_SUCCESS;
-
-	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return DOCA_ERROR_NO_MEMORY;
-	z.next_in = (Bytef *)(uintptr_t)io->in;
-	z.next_out = io->out;
-	for (;;) {
-		unsigned ci = cp_chunk(in_left), co = cp_chunk(out_left);
-		int rc;
-
-		z.avail_in = ci;
-		z.avail_out = co;
-		rc = deflate(&z, ci == in_left ? Z_FINISH : Z_NO_FLUSH);
-		in_left -= ci - z.avail_in;
-		out_left -= co - z.avail_out;
-		if (rc == Z_STREAM_END)
-			break;
-		if (rc != Z_OK && rc != Z_BUF_ERROR) {
-			r = DOCA_ERROR_UNEXPECTED;
-			break;
-		}
-		if (out_left == 0) {
-			r = DOCA_ERROR_TOO_BIG;
-			break;
-		}
-	}
-	deflateEnd(&z);
-	*produced = io->room - out_left;
-	return r;
-}
-
-/* Inflates the raw deflate stream of io->in into io->out. */
-static doca_error_t cp_inflate(const struct cp_io *io, size_t *produced)
-{
-	z_stream z;
-	size_t in_left = io->in_len, out_left = io->room;
-	doca_error_t r = DOCA_SUCCESS;
-
-	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, -15) != Z_OK)
-		return DOCA_ERROR_NO_MEMORY;
-	z.next_in = (Bytef *)(uintptr_t)io->in;
-	z.next_out = io->out;
-	for (;;) {
-		unsigned ci = cp_chunk(in_left), co = cp_chunk(out_left);
-		int rc;
-
-		z.avail_in = ci;
-		z.avail_out = co;
-		rc = inflate(&z, Z_NO_FLUSH);
-		in_left -= ci - z.avail_in;
-		out_left -= co - z.avail_out;
-		if (rc == Z_STREAM_END)
-			break;
-		if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT) {
-			r = DOCA_ERROR_IO_FAILED;
-			break;
-		}
-		if (rc == Z_MEM_ERROR) {
-			r = DOCA_ERROR_NO_MEMORY;
-			break;
-		}
-		if (out_left == 0) {
-			r = DOCA_ERROR_TOO_BIG;
-			break;
-		}
-		if (in_left == 0) { /* the stream ended before its last block */
-			r = DOCA_ERROR_IO_FAILED;
-			break;
-		}
-	}
-	inflateEnd(&z);
-	*produced = io->room - out_left;
-	return r;
-}
-
-/*
- * Decompresses one LZ4 block of @n bytes into @room bytes at @out, @dict_len bytes of output
- * before @out being its dictionary. A failure is TOO_BIG when the block decodes into a larger
- * scratch buffer (an LZ4 block expands at most 255 times), else IO_FAILED.
- */
-static doca_error_t cp_lz4_block(const uint8_t *in, size_t n, uint8_t *out, size_t room,
-                                 size_t dict_len, size_t *produced)
-{
-	int cap = room > INT_MAX ? INT_MAX : (int)room;
-	size_t big;
-	uint8_t *scratch;
-	int got;
-
-	if (n > INT_MAX)
-		return DOCA_ERROR_IO_FAILED;
-	got = LZ4_decompress_safe_usingDict((const char *)in, (char *)out, (int)n, cap,
-	                                    (const char *)out - dict_len, (int)dict_len);
-	if (got >= 0) {
-		*produced = (size_t)got;
-		return DOCA_SUCCESS;
-	}
-	big = n * 255u + 16u;
-	if (big > INT_MAX)
-		big = INT_MAX;
-	if (big <= room)
-		return DOCA_ERROR_IO_FAILED;
-	scratch = malloc(big);
-	if (scratch == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	got = LZ4_decompress_safe_usingDict((const char *)in, (char *)scratch, (int)n, (int)big,
-	                                    (const char *)out - dict_len, (int)dict_len);
-	free(scratch);
-	return got >= 0 ? DOCA_ERROR_TOO_BIG : DOCA_ERROR_IO_FAILED;
-}
-
-/* The block sequence of an LZ4 frame (doca_compress.h, Formats). */
-static doca_error_t cp_lz4_stream(const struct cp_task *t, const struct cp_io *io, size_t *produced)
-{
-	const uint8_t *p = io->in, *end = io->in + io->in_len;
-	size_t out = 0;
-
-	while (p < end) {
-		uint32_t word, size;
-		const uint8_t *blk;
-		size_t got = 0;
-		doca_error_t r;
-
-		if (end - p < 4)
-			return DOCA_ERROR_IO_FAILED; /* a cut block size word */
-		word = cp_le32(p);
-		p += 4;
-		if (word == 0)
-			break; /* the end mark */
-		size = word & 0x7fffffffu;
-		if ((size_t)(end - p) < size + (t->has_block_checksum ? 4u : 0u))
-			return DOCA_ERROR_IO_FAILED; /* a block runs past the source */
-		blk = p;
-		p += size;
-		if (t->has_block_checksum) {
-			if (cp_xxh32(blk, size) != cp_le32(p))
-				return DOCA_ERROR_IO_FAILED;
-			p += 4;
-		}
-		if (word & 0x80000000u) { /* stored */
-			if (size > io->room - out)
-				return DOCA_ERROR_TOO_BIG;
-			memcpy(io->out + out, blk, size);
-			got = size;
-		} else {
-			size_t dict = 0;
-
-			if (!t->are_blocks_independent)
-				dict = out < CP_LZ4_WINDOW ? out : CP_LZ4_WINDOW;
-			r = cp_lz4_block(blk, size, io->out + out, io->room - out, dict, &got);
-			if (r != DOCA_SUCCESS)
-				return r;
-		}
-		out += got;
-		*produced = out;
-	}
-	*produced = out;
-	return DOCA_SUCCESS;
-}
-
-/* Runs the task's algorithm on io; *produced: the output bytes at io->out. */
-static doca_error_t cp_run(struct cp_task *t, const struct cp_io *io, size_t *out_len)
-{
-	size_t produced = 0;
-	doca_error_t r;
-	const uint8_t *plain;
-	size_t plain_len;
-
-	switch (t->type) {
-	case CP_COMPRESS_DEFLATE:
-		r = cp_deflate(io, &produced);
-		break;
-	case CP_DECOMPRESS_DEFLATE:
-		r = cp_inflate(io, &produced);
-		break;
-	case CP_DECOMPRESS_LZ4_STREAM:
-		r = cp_lz4_stream(t, io, &produced);
-		break;
-	default:
-		r = cp_lz4_block(io->in, io->in_len, io->out, io->room, 0, &produced);
-		break;
-	}
-	if (r != DOCA_SUCCESS)
-		return r;
-	plain = t->type == CP_COMPRESS_DEFLATE ? io->in : io->out;
-	plain_len = t->type == CP_COMPRESS_DEFLATE ? io->in_len : produced;
-	t->crc = (uint32_t)crc32_z(0L, plain, plain_len);
-	if (t->type == CP_COMPRESS_DEFLATE || t->type == CP_DECOMPRESS_DEFLATE)
-		t->adler = (uint32_t)adler32_z(1L, plain, plain_len);
-	else
-		t->xxh = cp_bswap32(cp_xxh32(plain, plain_len));
-	*out_len = produced;
 	return DOCA_SUCCESS;
 }
 
@@ -536,7 +220,7 @@ static doca_error_t cp_execute(struct cp_task *t, struct cp_io *io)
 		io->out = out_b;
 	}
 	if (r == DOCA_SUCCESS)
-		r = cp_run(t, io, &produced);
+		r = odma_cp_run(t, io, &produced);
 	if (r == DOCA_SUCCESS && io->remote_out)
 		r = doca_priv_process_xfer(t->dst->mmap, out_b, remote_out, produced, true);
 	if (r == DOCA_SUCCESS)
@@ -556,7 +240,7 @@ static doca_error_t cp_submit(struct doca_task *task)
 		return r;
 	r = cp_execute(t, &io);
 	if (r != DOCA_SUCCESS)
-		ODMA_ERR("%s task %p failed: %s (%s)", cp_type_names[t->type], (void *)t,
+		ODMA_ERR("%s task %p failed: %s (%s)", odma_cp_types[t->type].name, (void *)t,
 		         cp_status_text(r), doca_error_get_name(r));
 	doca_priv_task_complete(task, r);
 	return DOCA_SUCCESS;
@@ -666,7 +350,7 @@ static doca_error_t cp_set_conf(struct doca_compress *c, enum cp_type type, cp_c
 		ODMA_ERR_AT(fn,
 		            "device %s does not run %s tasks (BlueField-2: deflate compress and "
 		            "decompress; BlueField-3: deflate and LZ4 decompress)",
-		            c->ctx.dev->info->pci_addr, cp_type_names[type]);
+		            c->ctx.dev->info->pci_addr, odma_cp_types[type].name);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	for (int i = 0; i < CP_TYPES; i++)
@@ -675,7 +359,7 @@ static doca_error_t cp_set_conf(struct doca_compress *c, enum cp_type type, cp_c
 		ODMA_ERR_AT(fn,
 		            "%u %s tasks bring the context's pools to %llu, above %u "
 		            "(doca_compress_cap_get_max_num_tasks)",
-		            num, cp_type_names[type], (unsigned long long)total, c->max_tasks);
+		            num, odma_cp_types[type].name, (unsigned long long)total, c->max_tasks);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	c->conf[type].ok = ok;
@@ -706,7 +390,7 @@ static struct cp_task *cp_alloc(struct doca_compress *c, enum cp_type type,
 	if (c->conf[type].allocated >= c->conf[type].num) {
 		doca_task_free(base); /* type CP_NONE: no count changes */
 		ODMA_ERR_AT(fn, "all %u %s tasks are allocated (%s)", c->conf[type].num,
-		            cp_type_names[type],
+		            odma_cp_types[type].name,
 		            c->conf[type].num
 		                    ? "free one or configure more"
 		                    : "the task type was not configured with its set_conf");
