@@ -841,6 +841,49 @@ static void test_buffer_rules(void **state)
 	setup_down(&s);
 }
 
+/* A stop with a task whose callback has not run yet: it still runs once, then IDLE. */
+static void test_stop_in_flight(void **state)
+{
+	struct setup s;
+	struct doca_compress_task_decompress_deflate *t;
+	struct doca_buf *src, *dst;
+	union doca_data ud = { .u64 = 0 };
+	static uint8_t comp[4096];
+	enum doca_ctx_states st;
+	size_t clen;
+	doca_error_t r;
+
+	(void)state;
+	if (!has_deflate() || strcmp(sys_name, "small") == 0)
+		skip();
+	clen = raw_deflate(plain, 2000, comp, sizeof(comp));
+	setup_up(&s);
+	src = src_buf(&s, 0, comp, clen);
+	dst = dst_buf(&s, 1u << 20, 4096);
+	assert_ok(doca_compress_task_decompress_deflate_alloc_init(s.cp, src, dst, ud, &t));
+	assert_ok(doca_task_submit(doca_compress_task_decompress_deflate_as_task(t)));
+	r = doca_ctx_stop(s.ctx);
+	assert_true(r == DOCA_SUCCESS || r == DOCA_ERROR_IN_PROGRESS);
+	for (int i = 0; i < 1000 && s.c.ok + s.c.err == 0; i++)
+		(void)doca_pe_progress(s.pe);
+	assert_int_equal(s.c.ok + s.c.err, 1);
+	doca_task_free(doca_compress_task_decompress_deflate_as_task(t));
+	for (int i = 0; i < 1000; i++) {
+		assert_ok(doca_ctx_get_state(s.ctx, &st));
+		if (st == DOCA_CTX_STATE_IDLE)
+			break;
+		(void)doca_pe_progress(s.pe);
+	}
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_ok(doca_buf_dec_refcount(src, NULL));
+	assert_ok(doca_buf_dec_refcount(dst, NULL));
+	assert_ok(doca_compress_destroy(s.cp));
+	assert_ok(doca_pe_destroy(s.pe));
+	assert_ok(doca_buf_inventory_destroy(s.inv));
+	assert_ok(doca_mmap_destroy(s.mmap));
+	assert_ok(doca_dev_close(s.dev));
+}
+
 /* The small profile: 4 KiB max buf size. */
 static void test_max_buf_size(void **state)
 {
@@ -889,6 +932,7 @@ int main(void)
 		cmocka_unit_test(test_xxh),
 		cmocka_unit_test(test_buffer_rules),
 		cmocka_unit_test(test_max_buf_size),
+		cmocka_unit_test(test_stop_in_flight),
 	};
 	int rc;
 
