@@ -40,8 +40,10 @@
  *
  * Task outcomes: problems with the task's arguments are refused by doca_task_submit (the task
  * stays with the program): DOCA_ERROR_INVALID_VALUE (a NULL, released, empty or list buffer,
- * a source above the max buf size, a destination without write access) or
- * DOCA_ERROR_NOT_SUPPORTED (an mmap from an RDMA export, or memory reached over the network).
+ * a source above the max buf size, a destination without write access),
+ * DOCA_ERROR_NOT_PERMITTED (a buffer's mmap was never given the context's device with
+ * doca_mmap_add_dev) or DOCA_ERROR_NOT_SUPPORTED (an mmap from an RDMA export, or memory
+ * reached over the network).
  * Problems found while the data is processed complete the task through its error callback,
  * doca_task_get_status telling which: DOCA_ERROR_TOO_BIG (the output does not fit in the
  * destination's free space), DOCA_ERROR_IO_FAILED (the source is not valid compressed data:

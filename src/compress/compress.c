@@ -158,6 +158,18 @@ static doca_error_t cp_check(const struct cp_task *t, struct cp_io *io)
 		bad = t->src;
 	else if (!cp_reachable(t->dst->mmap))
 		bad = t->dst;
+	if (bad == NULL && !odma_mmap_has_dev(t->src->mmap, t->base.ctx->dev))
+		bad = t->src;
+	else if (bad == NULL && !odma_mmap_has_dev(t->dst->mmap, t->base.ctx->dev))
+		bad = t->dst;
+	if (bad != NULL && cp_reachable(bad->mmap)) {
+		/* DOCA's rule: a device reaches an mmap only when it was added before the start */
+		ODMA_ERR("%s task %p: its %s is in mmap %p, which device %s was never added to; "
+		         "fix: doca_mmap_add_dev(mmap, dev) before doca_mmap_start",
+		         name, (const void *)t, bad == t->src ? "source" : "destination",
+		         (const void *)bad->mmap, t->base.ctx->dev->info->pci_addr);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
 	if (bad != NULL) {
 		ODMA_ERR("%s task %p: its %s is in an mmap from an RDMA export or reached over the "
 		         "network (ODMA_FABRIC); odma's compress engine reaches this process' "

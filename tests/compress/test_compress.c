@@ -727,6 +727,28 @@ static void test_buffer_rules(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_submit(task));
 	assert_ok(doca_buf_unchain_list(src, tail));
 	assert_ok(doca_buf_dec_refcount(tail, NULL));
+	/* a destination in an mmap the context's device was never added to */
+	{
+		struct doca_dev *other =
+		        tu_open_dev(strcmp(sys_name, "bf2") == 0 ? "3b:00.1" : "b1:00.1");
+		struct doca_mmap *om;
+		struct doca_buf *odst;
+		static uint8_t obytes[4096];
+
+		assert_ok(doca_mmap_create(&om));
+		assert_ok(doca_mmap_set_memrange(om, obytes, sizeof(obytes)));
+		assert_ok(doca_mmap_add_dev(om, other));
+		assert_ok(doca_mmap_set_permissions(om, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
+		assert_ok(doca_mmap_start(om));
+		assert_ok(doca_buf_inventory_buf_get_by_addr(s.inv, om, obytes, sizeof(obytes),
+		                                             &odst));
+		doca_compress_task_decompress_deflate_set_dst(t, odst);
+		assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_task_submit(task));
+		doca_compress_task_decompress_deflate_set_dst(t, dst);
+		assert_ok(doca_buf_dec_refcount(odst, NULL));
+		assert_ok(doca_mmap_destroy(om));
+		assert_ok(doca_dev_close(other));
+	}
 	/* a destination in a read-only mmap */
 	{
 		struct doca_buf *rodst;
