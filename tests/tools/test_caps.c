@@ -106,6 +106,16 @@ static void test_full_report_bf3(void **state)
 	assert_true(json_object_get_boolean(get(mm, "transport_dc_supported")));
 	assert_true(json_object_get_boolean(get(mm, "task_read_supported")));
 	assert_int_equal(json_object_get_int64(get(mm, "max_message_size")), 1 << 30);
+	/* DOCA Compress on BlueField-3: deflate and LZ4 decompress, no compress */
+	mm = get(get(d, "capabilities"), "doca_compress");
+	assert_false(json_object_get_boolean(get(mm, "task_compress_deflate_supported")));
+	assert_false(json_object_object_get_ex(mm, "compress_deflate_max_buf_size", NULL));
+	assert_true(json_object_get_boolean(get(mm, "task_decompress_deflate_supported")));
+	assert_true(json_object_get_boolean(get(mm, "task_decompress_lz4_stream_supported")));
+	assert_true(json_object_get_boolean(get(mm, "task_decompress_lz4_block_supported")));
+	assert_int_equal(json_object_get_int64(get(mm, "decompress_lz4_block_max_buf_size")),
+	                 128 << 20);
+	assert_int_equal(json_object_get_int64(get(mm, "decompress_deflate_max_buf_list_len")), 1);
 	json_object_put(root);
 }
 
@@ -127,6 +137,11 @@ static void test_nic_has_no_memcpy(void **state)
 	mm = get(get(json_object_array_get_idx(devs, 0), "capabilities"), "doca_rdma");
 	assert_true(json_object_get_boolean(get(mm, "task_send_supported")));
 	assert_int_equal(json_object_get_int64(get(mm, "gid_table_size")), 256);
+	/* and no DOCA Compress */
+	mm = get(get(json_object_array_get_idx(devs, 0), "capabilities"), "doca_compress");
+	assert_false(json_object_get_boolean(get(mm, "task_compress_deflate_supported")));
+	assert_false(json_object_get_boolean(get(mm, "task_decompress_deflate_supported")));
+	assert_false(json_object_get_boolean(get(mm, "task_decompress_lz4_stream_supported")));
 	json_object_put(root);
 }
 
@@ -292,9 +307,11 @@ static void test_list_libs(void **state)
 	json_object *root = run_json(NULL, "--list-libs"), *libs = get(root, "libraries");
 
 	(void)state;
-	assert_int_equal(json_object_array_length(libs), 5);
+	assert_int_equal(json_object_array_length(libs), 6);
 	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 4), "name")),
 	                    "doca_rdma");
+	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 5), "name")),
+	                    "doca_compress");
 	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 1), "name")),
 	                    "doca_dma");
 	assert_string_equal(

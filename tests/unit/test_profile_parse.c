@@ -149,6 +149,34 @@ static void comch_defaults(void **state)
 	odma_system_free(&sys);
 }
 
+/* DOCA Compress: the task types default to no; any of them brings the default max buf size. */
+static void compress_defaults(void **state)
+{
+	struct odma_system sys;
+	char err[256];
+
+	(void)state;
+	assert_ok(parse("system t\n" DEV " decompress_lz4=yes\n"
+	                "device side=host pci=b1:00.0 ibdev=x iface=y compress_deflate=yes "
+	                "decompress_deflate=yes compress_max_buf_size=64K\n"
+	                "device side=host pci=b1:00.1 ibdev=x iface=z\n",
+	                &sys, err));
+	assert_true(sys.devs[0].caps.decompress_lz4);
+	assert_false(sys.devs[0].caps.compress_deflate);
+	assert_false(sys.devs[0].caps.decompress_deflate);
+	assert_int_equal(sys.devs[0].caps.compress_max_buf_size,
+	                 ODMA_COMPRESS_DEFAULT_MAX_BUF_SIZE);
+	assert_true(sys.devs[1].caps.compress_deflate);
+	assert_true(sys.devs[1].caps.decompress_deflate);
+	assert_int_equal(sys.devs[1].caps.compress_max_buf_size, 64 * 1024);
+	assert_false(sys.devs[2].caps.compress_deflate || sys.devs[2].caps.decompress_deflate ||
+	             sys.devs[2].caps.decompress_lz4);
+	assert_int_equal(sys.devs[2].caps.compress_max_buf_size, 0);
+	odma_system_free(&sys);
+	expect_bad("system t\n" DEV " compress_deflate=maybe\n", 2, "yes or no");
+	expect_bad("system t\n" DEV " decompress_lz4=1\n", 2, "yes or no");
+}
+
 static void hostile_bytes(void **state)
 {
 	char big[ODMA_PROFILE_MAX_LINE + 64];
@@ -302,7 +330,7 @@ int main(void)
 		cmocka_unit_test(good_text),      cmocka_unit_test(bad_texts),
 		cmocka_unit_test(hostile_bytes),  cmocka_unit_test(builtins_parse),
 		cmocka_unit_test(pci_and_hash),   cmocka_unit_test(close_in_use),
-		cmocka_unit_test(comch_defaults),
+		cmocka_unit_test(comch_defaults), cmocka_unit_test(compress_defaults),
 	};
 
 	unsetenv("ODMA_SYSTEM");

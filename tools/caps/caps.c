@@ -22,6 +22,7 @@
 #include <doca_log.h>
 #include <doca_mmap.h>
 #include <doca_mmap_advise.h>
+#include <doca_compress.h>
 #include <doca_rdma.h>
 #include <doca_sync_event.h>
 #include <doca_version.h>
@@ -348,6 +349,50 @@ static json_object *mmap_caps(struct doca_devinfo *info)
 	return o;
 }
 
+static json_object *compress_caps(struct doca_devinfo *info)
+{
+	static const struct {
+		const char *name;
+		doca_error_t (*sup)(const struct doca_devinfo *);
+		doca_error_t (*size)(const struct doca_devinfo *, uint64_t *);
+		doca_error_t (*list)(const struct doca_devinfo *, uint32_t *);
+	} tasks[] = {
+		{ "compress_deflate", doca_compress_cap_task_compress_deflate_is_supported,
+		  doca_compress_cap_task_compress_deflate_get_max_buf_size,
+		  doca_compress_cap_task_compress_deflate_get_max_buf_list_len },
+		{ "decompress_deflate", doca_compress_cap_task_decompress_deflate_is_supported,
+		  doca_compress_cap_task_decompress_deflate_get_max_buf_size,
+		  doca_compress_cap_task_decompress_deflate_get_max_buf_list_len },
+		{ "decompress_lz4_stream",
+		  doca_compress_cap_task_decompress_lz4_stream_is_supported,
+		  doca_compress_cap_task_decompress_lz4_stream_get_max_buf_size,
+		  doca_compress_cap_task_decompress_lz4_stream_get_max_buf_list_len },
+		{ "decompress_lz4_block", doca_compress_cap_task_decompress_lz4_block_is_supported,
+		  doca_compress_cap_task_decompress_lz4_block_get_max_buf_size,
+		  doca_compress_cap_task_decompress_lz4_block_get_max_buf_list_len },
+	};
+	json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++) {
+		char key[64];
+		uint64_t size = 0;
+		uint32_t len = 0;
+		bool sup = tasks[i].sup(info) == DOCA_SUCCESS;
+
+		snprintf(key, sizeof(key), "task_%s_supported", tasks[i].name);
+		json_object_object_add(o, key, json_object_new_boolean(sup));
+		if (sup && tasks[i].size(info, &size) == DOCA_SUCCESS) {
+			snprintf(key, sizeof(key), "%s_max_buf_size", tasks[i].name);
+			json_object_object_add(o, key, json_object_new_int64((int64_t)size));
+		}
+		if (sup && tasks[i].list(info, &len) == DOCA_SUCCESS) {
+			snprintf(key, sizeof(key), "%s_max_buf_list_len", tasks[i].name);
+			json_object_object_add(o, key, json_object_new_int64(len));
+		}
+	}
+	return o;
+}
+
 /* DOCA Core beyond memory: sync events, cache invalidation, clocks. */
 static json_object *core_caps(struct doca_devinfo *info, json_object *caps)
 {
@@ -451,6 +496,8 @@ static json_object *device_entry(const struct caps_cfg *cfg, struct doca_devinfo
 			json_object_object_add(caps, "doca_comch", comch_caps(info));
 		if (show_lib(cfg, "doca_rdma"))
 			json_object_object_add(caps, "doca_rdma", rdma_caps(info));
+		if (show_lib(cfg, "doca_compress"))
+			json_object_object_add(caps, "doca_compress", compress_caps(info));
 		json_object_object_add(o, "capabilities", caps);
 	}
 	if (cfg->list_reps)
@@ -666,6 +713,7 @@ static void print_text(json_object *root)
 			print_section(caps, "doca_mmap_advise");
 			print_section(caps, "doca_clock");
 			print_section(caps, "doca_comch");
+			print_section(caps, "doca_compress");
 		}
 		print_reps(d);
 	}

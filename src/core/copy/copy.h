@@ -214,6 +214,17 @@ static inline void odma_copy_grow_dst(const struct odma_copy *c)
 void odma_copy_net_poll(void);
 void odma_copy_net_poll_end(void);
 
+/*
+ * For a library that runs its own engine on the bytes of buffers (DOCA Compress): moves @len
+ * bytes between @local (this process) and @remote, an address inside @mmap, an mmap of
+ * another process of this kernel (kind ODMA_MEM_PROCESS: doca_mmap_create_from_export of a PCI
+ * export); @write: from @local to @remote. The export record is checked first (a revoked
+ * export or a gone exporter fails). Returns DOCA_SUCCESS, DOCA_ERROR_NOT_SUPPORTED (@mmap is
+ * not of that kind) or DOCA_ERROR_IO_FAILED (logged once per import, as copies are).
+ */
+DOCA_STABLE doca_error_t doca_priv_process_xfer(const struct doca_mmap *mmap, void *local,
+                                                void *remote, size_t len, bool write);
+
 /* Whether the copy reaches memory of another process (fault injection counts these). */
 bool odma_copy_is_remote(const struct odma_copy *c);
 

@@ -156,6 +156,21 @@ static doca_error_t process_piece(struct xbatch *b, const struct odma_piece *p)
 	return xproc_bounce(p->src_mmap, src, p->dst_mmap, p->dst, p->len);
 }
 
+doca_error_t doca_priv_process_xfer(const struct doca_mmap *mmap, void *local, void *remote,
+                                    size_t len, bool write)
+{
+	struct xbatch b;
+	doca_error_t ret;
+
+	if (mmap == NULL || !is_remote(mmap) || mmap->remote == NULL)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	if (len == 0)
+		return DOCA_SUCCESS;
+	b.n = 0;
+	ret = batch_add(&b, write ? XK_WRITE : XK_READ, mmap, local, remote, len);
+	return ret != DOCA_SUCCESS ? ret : batch_flush(&b);
+}
+
 static doca_error_t process_move(const struct odma_copy *c, uint64_t off, uint64_t len)
 {
 	struct odma_copy_cursor cur;

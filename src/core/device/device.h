@@ -46,6 +46,14 @@ struct odma_dev_caps {
 	bool clock_real_time;      /* doca_clock_cap_nic_real_time_is_supported */
 	bool clock_dpa_timer;      /* doca_clock_cap_nic_dpa_timer_is_supported */
 	/*
+	 * DOCA Compress (doca_compress_cap_*): which task types the device runs, and the largest
+	 * buffer one task takes (0 in a profile: ODMA_COMPRESS_DEFAULT_MAX_BUF_SIZE).
+	 */
+	bool compress_deflate;          /* the compress deflate task */
+	bool decompress_deflate;        /* the decompress deflate task */
+	bool decompress_lz4;            /* the decompress LZ4 stream and LZ4 block tasks */
+	uint64_t compress_max_buf_size; /* bytes of a source or destination buffer */
+	/*
 	 * Comch (doca_comch_cap_*): a device with comch=yes hosts a server on the DPU side and
 	 * a client on the host side. Values left 0 in a profile take the BlueField-like defaults
 	 * below (ODMA_COMCH_DEFAULT_*).
@@ -70,6 +78,8 @@ struct odma_dev_caps {
 	uint32_t rdma_max_buf_list; /* buf list elements of a send, write or receive */
 	uint32_t rdma_gid_table;    /* GID table entries */
 };
+
+#define ODMA_COMPRESS_DEFAULT_MAX_BUF_SIZE (128ull << 20)
 
 #define ODMA_RDMA_DEFAULT_MAX_MSG_SIZE (1u << 30)
 #define ODMA_RDMA_DEFAULT_MAX_QUEUE 32768u

@@ -81,6 +81,10 @@ static const struct odma_key profile_device_keys[] = {
 	DEVKEY("clock_free_running", ODMA_K_BOOL, caps.clock_free_running, false),
 	DEVKEY("clock_real_time", ODMA_K_BOOL, caps.clock_real_time, false),
 	DEVKEY("clock_dpa_timer", ODMA_K_BOOL, caps.clock_dpa_timer, false),
+	DEVKEY("compress_deflate", ODMA_K_BOOL, caps.compress_deflate, false),
+	DEVKEY("decompress_deflate", ODMA_K_BOOL, caps.decompress_deflate, false),
+	DEVKEY("decompress_lz4", ODMA_K_BOOL, caps.decompress_lz4, false),
+	DEVKEY("compress_max_buf_size", ODMA_K_SIZE, caps.compress_max_buf_size, false),
 	DEVKEY("comch", ODMA_K_BOOL, caps.comch, false),
 	DEVKEY("comch_max_msg_size", ODMA_K_U32, caps.comch_max_msg_size, false),
 	DEVKEY("comch_recv_queue", ODMA_K_U32, caps.comch_max_recv_queue, false),
@@ -432,6 +436,14 @@ static void profile_comch_defaults(struct odma_dev_caps *c)
 	profile_default_u32(&c->comch_max_imm_data, ODMA_COMCH_DEFAULT_MAX_IMM_DATA);
 }
 
+/* A device with a compress task type and no compress_max_buf_size takes odma's default. */
+static void profile_compress_defaults(struct odma_dev_caps *c)
+{
+	if ((c->compress_deflate || c->decompress_deflate || c->decompress_lz4) &&
+	    c->compress_max_buf_size == 0)
+		c->compress_max_buf_size = ODMA_COMPRESS_DEFAULT_MAX_BUF_SIZE;
+}
+
 /* rdma=yes: an RDMA value the line leaves out takes its ConnectX-like default. */
 static void profile_rdma_defaults(struct odma_dev_caps *c)
 {
@@ -480,6 +492,7 @@ static bool profile_line_device(struct odma_parse *p, char *save)
 		return false;
 	profile_comch_defaults(&d.caps);
 	profile_rdma_defaults(&d.caps);
+	profile_compress_defaults(&d.caps);
 	if (!profile_check_device(p, &d))
 		return false;
 	d.dev_store = calloc(1, sizeof(*d.dev_store));

@@ -13,6 +13,10 @@
  *   - Comch connects a host client to a server on the BlueField Arm: BlueField only.
  *   - DOCA RDMA runs on the host or on the BlueField (DPU or SuperNIC), over IB or RoCE.
  *   - Mmap Advise (cache invalidation) runs on the BlueField target in DPU mode: Arm side only.
+ *   - DOCA Compress runs on the host or on the BlueField Arm (BlueField in DPU mode); NVIDIA's
+ *     DOCA Compress guide lists deflate compress and deflate decompress for BlueField-2, and
+ *     deflate and LZ4 decompress (no compression) for BlueField-3. No ConnectX is listed.
+ *     The largest buffer is not published: odma's value is 128 MiB.
  *   - The DPA (and its timer) is a BlueField-3 part; BlueField-2 and the ConnectX cards here
  *     have none.
  *   - No per-device DMA limits (largest buffer, list length, task pool, queue depth) are
@@ -47,11 +51,16 @@
 	" memcpy=yes max_buf_size=2M max_buf_list_len=64 max_num_tasks=65536 queue_depth=1024"     \
 	" export_pci=yes from_export_pci=yes export_rdma=yes from_export_rdma=yes"                 \
 	" clock_free_running=yes clock_real_time=yes" ODMA_BF_COMCH ODMA_RDMA_CAPS
+/* DOCA Compress: BlueField-2 compresses and decompresses deflate; BlueField-3 decompresses
+ * deflate and LZ4 only. */
+#define ODMA_BF2_COMPRESS " compress_deflate=yes decompress_deflate=yes compress_max_buf_size=128M"
+#define ODMA_BF3_COMPRESS " decompress_deflate=yes decompress_lz4=yes compress_max_buf_size=128M"
 /* BlueField-3 has a DPA (its timer is a NIC clock); only the Arm side invalidates caches. */
-#define ODMA_BF3_HOST_CAPS ODMA_BF_BASE " clock_dpa_timer=yes\n"
-#define ODMA_BF3_DPU_CAPS ODMA_BF_BASE " clock_dpa_timer=yes cache_invalidate=yes\n"
-#define ODMA_BF2_HOST_CAPS ODMA_BF_BASE "\n"
-#define ODMA_BF2_DPU_CAPS ODMA_BF_BASE " cache_invalidate=yes\n"
+#define ODMA_BF3_HOST_CAPS ODMA_BF_BASE ODMA_BF3_COMPRESS " clock_dpa_timer=yes\n"
+#define ODMA_BF3_DPU_CAPS                                                                          \
+	ODMA_BF_BASE ODMA_BF3_COMPRESS " clock_dpa_timer=yes cache_invalidate=yes\n"
+#define ODMA_BF2_HOST_CAPS ODMA_BF_BASE ODMA_BF2_COMPRESS "\n"
+#define ODMA_BF2_DPU_CAPS ODMA_BF_BASE ODMA_BF2_COMPRESS " cache_invalidate=yes\n"
 
 static const char profile_bf3[] =
         "system bf3\n"

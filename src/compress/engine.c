@@ -1,0 +1,295 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The software engine of DOCA Compress: raw deflate both ways with zlib, LZ4 blocks with
+ * liblz4, the LZ4 frame's block sequence and its xxHash-32 (written here from the published
+ * algorithm), and the checksums each task type reports. Runs on the submitting thread, on
+ * memory of this process (compress.c bounces another process' bytes through it).
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lz4.h>
+#include <zlib.h>
+
+#include "compress/compress_int.h"
+#include "core/device/device.h"
+
+/* LZ4 blocks refer back at most this far. */
+#define CP_LZ4_WINDOW (64u * 1024u)
+
+/* ---------------------------------------------------------------- xxHash-32 */
+
+#define XXH_P1 2654435761u
+#define XXH_P2 2246822519u
+#define XXH_P3 3266489917u
+#define XXH_P4 668265263u
+#define XXH_P5 374761393u
+
+static uint32_t cp_rotl(uint32_t x, unsigned r)
+{
+	return (x << r) | (x >> (32 - r));
+}
+
+static uint32_t cp_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint32_t cp_xxh_round(uint32_t acc, uint32_t lane)
+{
+	acc += lane * XXH_P2;
+	return cp_rotl(acc, 13) * XXH_P1;
+}
+
+/* xxHash-32 (the LZ4 frame format's checksum) of @len bytes at @p, seed 0. */
+static uint32_t cp_xxh32(const uint8_t *p, size_t len)
+{
+	const uint8_t *end = p + len;
+	uint32_t h;
+
+	if (len >= 16) {
+		uint32_t v1 = XXH_P1 + XXH_P2, v2 = XXH_P2, v3 = 0, v4 = 0u - XXH_P1;
+
+		for (; end - p >= 16; p += 16) {
+			v1 = cp_xxh_round(v1, cp_le32(p));
+			v2 = cp_xxh_round(v2, cp_le32(p + 4));
+			v3 = cp_xxh_round(v3, cp_le32(p + 8));
+			v4 = cp_xxh_round(v4, cp_le32(p + 12));
+		}
+		h = cp_rotl(v1, 1) + cp_rotl(v2, 7) + cp_rotl(v3, 12) + cp_rotl(v4, 18);
+	} else {
+		h = XXH_P5;
+	}
+	h += (uint32_t)len;
+	for (; end - p >= 4; p += 4)
+		h = cp_rotl(h + cp_le32(p) * XXH_P3, 17) * XXH_P4;
+	for (; p < end; p++)
+		h = cp_rotl(h + *p * XXH_P5, 11) * XXH_P1;
+	h ^= h >> 15;
+	h *= XXH_P2;
+	h ^= h >> 13;
+	h *= XXH_P3;
+	h ^= h >> 16;
+	return h;
+}
+
+static uint32_t cp_bswap32(uint32_t x)
+{
+	return (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24);
+}
+
+static unsigned cp_chunk(size_t n)
+{
+	return n > UINT_MAX ? UINT_MAX : (unsigned)n;
+}
+
+/* Raw deflate of io->in into io->out; *produced: output bytes. */
+static doca_error_t cp_deflate(const struct cp_task *t, const struct cp_io *io, size_t *produced)
+{
+	z_stream z;
+	size_t in_left = io->in_len, out_left = io->room;
+	doca_error_t r = DOCA_SUCCESS;
+
+	(void)t;
+	memset(&z, 0, sizeof(z));
+	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return DOCA_ERROR_NO_MEMORY;
+	z.next_in = (Bytef *)(uintptr_t)io->in;
+	z.next_out = io->out;
+	for (;;) {
+		unsigned ci = cp_chunk(in_left), co = cp_chunk(out_left);
+		int rc;
+
+		z.avail_in = ci;
+		z.avail_out = co;
+		rc = deflate(&z, ci == in_left ? Z_FINISH : Z_NO_FLUSH);
+		in_left -= ci - z.avail_in;
+		out_left -= co - z.avail_out;
+		if (rc == Z_STREAM_END)
+			break;
+		if (rc != Z_OK && rc != Z_BUF_ERROR) {
+			r = DOCA_ERROR_UNEXPECTED;
+			break;
+		}
+		if (out_left == 0) {
+			r = DOCA_ERROR_TOO_BIG;
+			break;
+		}
+	}
+	deflateEnd(&z);
+	*produced = io->room - out_left;
+	return r;
+}
+
+/* Inflates the raw deflate stream of io->in into io->out. */
+static doca_error_t cp_inflate(const struct cp_task *t, const struct cp_io *io, size_t *produced)
+{
+	z_stream z;
+	size_t in_left = io->in_len, out_left = io->room;
+	doca_error_t r = DOCA_SUCCESS;
+
+	(void)t;
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, -15) != Z_OK)
+		return DOCA_ERROR_NO_MEMORY;
+	z.next_in = (Bytef *)(uintptr_t)io->in;
+	z.next_out = io->out;
+	for (;;) {
+		unsigned ci = cp_chunk(in_left), co = cp_chunk(out_left);
+		int rc;
+
+		z.avail_in = ci;
+		z.avail_out = co;
+		rc = inflate(&z, Z_NO_FLUSH);
+		in_left -= ci - z.avail_in;
+		out_left -= co - z.avail_out;
+		if (rc == Z_STREAM_END)
+			break;
+		if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT) {
+			r = DOCA_ERROR_IO_FAILED;
+			break;
+		}
+		if (rc == Z_MEM_ERROR) {
+			r = DOCA_ERROR_NO_MEMORY;
+			break;
+		}
+		if (out_left == 0) {
+			r = DOCA_ERROR_TOO_BIG;
+			break;
+		}
+		if (in_left == 0) { /* the stream ended before its last block */
+			r = DOCA_ERROR_IO_FAILED;
+			break;
+		}
+	}
+	inflateEnd(&z);
+	*produced = io->room - out_left;
+	return r;
+}
+
+/*
+ * Decompresses one LZ4 block of @n bytes into @room bytes at @out, @dict_len bytes of output
+ * before @out being its dictionary. A failure is TOO_BIG when the block decodes into a larger
+ * scratch buffer (an LZ4 block expands at most 255 times), else IO_FAILED.
+ */
+static doca_error_t cp_lz4_block(const uint8_t *in, size_t n, uint8_t *out, size_t room,
+                                 size_t dict_len, size_t *produced)
+{
+	int cap = room > INT_MAX ? INT_MAX : (int)room;
+	size_t big;
+	uint8_t *scratch;
+	int got;
+
+	if (n > INT_MAX)
+		return DOCA_ERROR_IO_FAILED;
+	got = LZ4_decompress_safe_usingDict((const char *)in, (char *)out, (int)n, cap,
+	                                    (const char *)out - dict_len, (int)dict_len);
+	if (got >= 0) {
+		*produced = (size_t)got;
+		return DOCA_SUCCESS;
+	}
+	big = n * 255u + 16u;
+	if (big > INT_MAX)
+		big = INT_MAX;
+	if (big <= room)
+		return DOCA_ERROR_IO_FAILED;
+	scratch = malloc(big);
+	if (scratch == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	got = LZ4_decompress_safe_usingDict((const char *)in, (char *)scratch, (int)n, (int)big,
+	                                    (const char *)out - dict_len, (int)dict_len);
+	free(scratch);
+	return got >= 0 ? DOCA_ERROR_TOO_BIG : DOCA_ERROR_IO_FAILED;
+}
+
+/* The block sequence of an LZ4 frame (doca_compress.h, Formats). */
+static doca_error_t cp_lz4_stream(const struct cp_task *t, const struct cp_io *io, size_t *produced)
+{
+	const uint8_t *p = io->in, *end = io->in + io->in_len;
+	size_t out = 0;
+
+	while (p < end) {
+		uint32_t word, size;
+		const uint8_t *blk;
+		size_t got = 0;
+		doca_error_t r;
+
+		if (end - p < 4)
+			return DOCA_ERROR_IO_FAILED; /* a cut block size word */
+		word = cp_le32(p);
+		p += 4;
+		if (word == 0)
+			break; /* the end mark */
+		size = word & 0x7fffffffu;
+		if ((size_t)(end - p) < size + (t->has_block_checksum ? 4u : 0u))
+			return DOCA_ERROR_IO_FAILED; /* a block runs past the source */
+		blk = p;
+		p += size;
+		if (t->has_block_checksum) {
+			if (cp_xxh32(blk, size) != cp_le32(p))
+				return DOCA_ERROR_IO_FAILED;
+			p += 4;
+		}
+		if (word & 0x80000000u) { /* stored */
+			if (size > io->room - out)
+				return DOCA_ERROR_TOO_BIG;
+			memcpy(io->out + out, blk, size);
+			got = size;
+		} else {
+			size_t dict = 0;
+
+			if (!t->are_blocks_independent)
+				dict = out < CP_LZ4_WINDOW ? out : CP_LZ4_WINDOW;
+			r = cp_lz4_block(blk, size, io->out + out, io->room - out, dict, &got);
+			if (r != DOCA_SUCCESS)
+				return r;
+		}
+		out += got;
+		*produced = out;
+	}
+	*produced = out;
+	return DOCA_SUCCESS;
+}
+
+static doca_error_t cp_lz4_single(const struct cp_task *t, const struct cp_io *io, size_t *produced)
+{
+	(void)t;
+	return cp_lz4_block(io->in, io->in_len, io->out, io->room, 0, produced);
+}
+
+const struct cp_type_row odma_cp_types[CP_TYPES] = {
+	[CP_COMPRESS_DEFLATE] = { "compress deflate",
+	                          offsetof(struct odma_dev_caps, compress_deflate), cp_deflate,
+	                          true, true },
+	[CP_DECOMPRESS_DEFLATE] = { "decompress deflate",
+	                            offsetof(struct odma_dev_caps, decompress_deflate), cp_inflate,
+	                            false, true },
+	[CP_DECOMPRESS_LZ4_STREAM] = { "decompress LZ4 stream",
+	                               offsetof(struct odma_dev_caps, decompress_lz4),
+	                               cp_lz4_stream, false, false },
+	[CP_DECOMPRESS_LZ4_BLOCK] = { "decompress LZ4 block",
+	                              offsetof(struct odma_dev_caps, decompress_lz4), cp_lz4_single,
+	                              false, false },
+};
+
+doca_error_t odma_cp_run(struct cp_task *t, const struct cp_io *io, size_t *out_len)
+{
+	const struct cp_type_row *row = &odma_cp_types[t->type];
+	size_t produced = 0;
+	doca_error_t r = row->run(t, io, &produced);
+	const uint8_t *plain = row->of_source ? io->in : io->out;
+	size_t plain_len = row->of_source ? io->in_len : produced;
+
+	if (r != DOCA_SUCCESS)
+		return r;
+	t->crc = (uint32_t)crc32_z(0L, plain, plain_len);
+	if (row->adler)
+		t->adler = (uint32_t)adler32_z(1L, plain, plain_len);
+	else
+		t->xxh = cp_bswap32(cp_xxh32(plain, plain_len));
+	*out_len = produced;
+	return DOCA_SUCCESS;
+}
