@@ -4,7 +4,7 @@
 set -e
 missing=""
 need() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || missing="$missing $1"; }
-for p in gcc meson ninja-build pkg-config libcmocka-dev libjson-c-dev libucx-dev nettle-dev; do need "$p"; done
+for p in gcc meson ninja-build pkg-config libcmocka-dev libjson-c-dev libucx-dev nettle-dev libisal-dev; do need "$p"; done
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "odma: installing build dependencies:$missing"

@@ -13,6 +13,7 @@
  *   - Comch connects a host client to a server on the BlueField Arm: BlueField only.
  *   - DOCA RDMA runs on the host or on the BlueField (DPU or SuperNIC), over IB or RoCE.
  *   - Mmap Advise (cache invalidation) runs on the BlueField target in DPU mode: Arm side only.
+ *   - DOCA Erasure Coding: BlueField-3 (host and Arm side) only, per NVIDIA's EC guide.
  *   - The DPA (and its timer) is a BlueField-3 part; BlueField-2 and the ConnectX cards here
  *     have none.
  *   - No per-device DMA limits (largest buffer, list length, task pool, queue depth) are
@@ -47,9 +48,15 @@
 	" memcpy=yes max_buf_size=2M max_buf_list_len=64 max_num_tasks=65536 queue_depth=1024"     \
 	" export_pci=yes from_export_pci=yes export_rdma=yes from_export_rdma=yes"                 \
 	" clock_free_running=yes clock_real_time=yes" ODMA_BF_COMCH ODMA_RDMA_CAPS
+/*
+ * Erasure coding: NVIDIA documents the library for BlueField-3 (and later) memory regions,
+ * host and Arm side; not for BlueField-2 or the ConnectX adapters. The limits are odma's
+ * (NVIDIA publishes none; its recover sample sizes for 128 data and 32 redundancy blocks).
+ */
+#define ODMA_EC_CAPS " ec=yes ec_max_block_size=128M ec_max_buf_list_len=128"
 /* BlueField-3 has a DPA (its timer is a NIC clock); only the Arm side invalidates caches. */
-#define ODMA_BF3_HOST_CAPS ODMA_BF_BASE " clock_dpa_timer=yes\n"
-#define ODMA_BF3_DPU_CAPS ODMA_BF_BASE " clock_dpa_timer=yes cache_invalidate=yes\n"
+#define ODMA_BF3_HOST_CAPS ODMA_BF_BASE ODMA_EC_CAPS " clock_dpa_timer=yes\n"
+#define ODMA_BF3_DPU_CAPS ODMA_BF_BASE ODMA_EC_CAPS " clock_dpa_timer=yes cache_invalidate=yes\n"
 #define ODMA_BF2_HOST_CAPS ODMA_BF_BASE "\n"
 #define ODMA_BF2_DPU_CAPS ODMA_BF_BASE " cache_invalidate=yes\n"
 
