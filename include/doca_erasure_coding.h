@@ -43,7 +43,8 @@
  * context's device was not added to, or a destination without local write access);
  * DOCA_ERROR_NOT_SUPPORTED (memory of an mmap created from an export). A task whose sizes do
  * not fit its matrix (source length not k whole blocks, a block size not a multiple of 64,
- * below 64 or above the maximum, a destination with too little room) is accepted and
+ * below 64 or above the maximum, a destination with too little room, output blocks that would
+ * overlap the source) is accepted and
  * completes through its error callback with status DOCA_ERROR_INVALID_VALUE
  * (doca_task_get_status()); nothing is written then.
  */

@@ -896,7 +896,14 @@ static void test_task_errors(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, ecx_run(&x, doca_ec_task_create_as_task(c)));
 	assert_ok(doca_buf_set_data(sb, x.mem, 0)); /* empty source */
 	assert_doca(DOCA_ERROR_INVALID_VALUE, ecx_run(&x, doca_ec_task_create_as_task(c)));
-	assert_int_equal(x.err, 5);
+	/* a destination whose free space is the source's second block */
+	gone = ecx_buf(&x, x.mem + 64, 128, false);
+	assert_ok(doca_buf_set_data(sb, x.mem, 128));
+	doca_ec_task_create_set_rdnc_blocks(c, gone);
+	assert_doca(DOCA_ERROR_INVALID_VALUE, ecx_run(&x, doca_ec_task_create_as_task(c)));
+	assert_ok(doca_buf_dec_refcount(gone, NULL));
+	doca_ec_task_create_set_rdnc_blocks(c, db);
+	assert_int_equal(x.err, 6);
 	assert_int_equal(x.last, DOCA_ERROR_INVALID_VALUE);
 	assert_ok(doca_buf_get_data_len(db, &len));
 	assert_int_equal(len, 0);
