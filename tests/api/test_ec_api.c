@@ -967,6 +967,39 @@ static void test_unconfigured_type(void **state)
 	assert_ok(doca_dev_close(dev));
 }
 
+/* A stop right after a submit: the task's callback still runs once, then the context is IDLE. */
+static void test_stop_with_task_done(void **state)
+{
+	struct ecx x;
+	struct doca_ec_matrix *mx;
+	struct doca_ec_task_create *t;
+	struct doca_buf *sb, *db;
+	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+
+	(void)state;
+	ecx_init(&x, true);
+	assert_ok(doca_ec_matrix_create(x.ec, DOCA_EC_MATRIX_TYPE_CAUCHY, 2, 2, &mx));
+	sb = ecx_buf(&x, x.mem, 256, true);
+	db = ecx_buf(&x, x.mem + 4096, 256, false);
+	assert_ok(doca_ec_task_create_allocate_init(x.ec, mx, sb, db, (union doca_data){ 0 }, &t));
+	assert_ok(doca_task_submit(doca_ec_task_create_as_task(t)));
+	(void)doca_ctx_stop(doca_ec_as_ctx(x.ec));
+	for (int i = 0; i < 1000 && (x.ok + x.err == 0 || st != DOCA_CTX_STATE_IDLE); i++) {
+		(void)doca_pe_progress(x.pe);
+		if (x.ok + x.err == 1 && t != NULL) {
+			doca_task_free(doca_ec_task_create_as_task(t));
+			t = NULL;
+		}
+		assert_ok(doca_ctx_get_state(doca_ec_as_ctx(x.ec), &st));
+	}
+	assert_int_equal(x.ok + x.err, 1);
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_ok(doca_buf_dec_refcount(sb, NULL));
+	assert_ok(doca_buf_dec_refcount(db, NULL));
+	assert_ok(doca_ec_matrix_destroy(mx));
+	ecx_fini(&x);
+}
+
 int main(void)
 {
 	const char *mode = getenv("ODMA_TEST_EC_MODE");
@@ -980,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_matrix_errors),
 		cmocka_unit_test(test_task_errors),
 		cmocka_unit_test(test_unconfigured_type),
+		cmocka_unit_test(test_stop_with_task_done),
 	};
 	const struct CMUnitTest none[] = { cmocka_unit_test(test_caps_none) };
 	const struct CMUnitTest small[] = { cmocka_unit_test(test_small_limits) };
