@@ -9,12 +9,12 @@ set -e
 arch=${1:-}
 missing=""
 need() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || missing="$missing $1"; }
-for p in gcc meson ninja-build pkg-config libcmocka-dev libjson-c-dev libucx-dev nettle-dev zlib1g-dev liblz4-dev; do need "$p"; done
+for p in gcc meson ninja-build pkg-config libcmocka-dev libjson-c-dev libucx-dev nettle-dev zlib1g-dev liblz4-dev libisal-dev; do need "$p"; done
 case "$arch" in
 "") ;;
 arm64)
 	for p in crossbuild-essential-arm64 qemu-user libcmocka-dev:arm64 libjson-c-dev:arm64 \
-		libucx-dev:arm64 nettle-dev:arm64 zlib1g-dev:arm64 liblz4-dev:arm64; do need "$p"; done ;;
+		libucx-dev:arm64 nettle-dev:arm64 zlib1g-dev:arm64 liblz4-dev:arm64 libisal-dev:arm64; do need "$p"; done ;;
 *)
 	echo "odma: ARCH '$arch' is not supported; ARCH=arm64 (aarch64) is" >&2
 	exit 2 ;;

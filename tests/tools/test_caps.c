@@ -266,6 +266,23 @@ static void test_pci_addr_and_lib(void **state)
 	assert_true(json_object_get_boolean(get(get(c, "doca_clock"), "nic_dpa_timer_supported")));
 	json_object_put(root);
 
+	/* erasure coding: BlueField-3 only */
+	root = run_json("ODMA_SYSTEM=bf3", "-p b1:00.0 --lib doca_erasure_coding");
+	c = get(json_object_array_get_idx(devices(root), 0), "capabilities");
+	assert_true(json_object_get_boolean(
+	        get(get(c, "doca_erasure_coding"), "task_recover_supported")));
+	assert_int_equal(
+	        json_object_get_int64(get(get(c, "doca_erasure_coding"), "max_block_size")),
+	        128 * 1024 * 1024);
+	json_object_put(root);
+	root = run_json("ODMA_SYSTEM=bf2", "-p 03:00.0 --lib doca_erasure_coding");
+	c = get(json_object_array_get_idx(devices(root), 0), "capabilities");
+	assert_false(json_object_get_boolean(
+	        get(get(c, "doca_erasure_coding"), "task_create_supported")));
+	assert_false(
+	        json_object_object_get_ex(get(c, "doca_erasure_coding"), "max_block_size", NULL));
+	json_object_put(root);
+
 	/* a ConnectX-like NIC: no export, no cache invalidation, no DPA timer */
 	root = run_json("ODMA_SYSTEM=nic", "-p 08:00.0");
 	c = get(json_object_array_get_idx(devices(root), 0), "capabilities");
@@ -307,11 +324,13 @@ static void test_list_libs(void **state)
 	json_object *root = run_json(NULL, "--list-libs"), *libs = get(root, "libraries");
 
 	(void)state;
-	assert_int_equal(json_object_array_length(libs), 6);
+	assert_int_equal(json_object_array_length(libs), 7);
 	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 4), "name")),
 	                    "doca_rdma");
 	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 5), "name")),
 	                    "doca_compress");
+	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 6), "name")),
+	                    "doca_erasure_coding");
 	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(libs, 1), "name")),
 	                    "doca_dma");
 	assert_string_equal(

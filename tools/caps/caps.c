@@ -24,6 +24,7 @@
 #include <doca_mmap_advise.h>
 #include <doca_compress.h>
 #include <doca_rdma.h>
+#include <doca_erasure_coding.h>
 #include <doca_sync_event.h>
 #include <doca_version.h>
 
@@ -294,6 +295,31 @@ static json_object *comch_caps(struct doca_devinfo *info)
 	return o;
 }
 
+static json_object *ec_caps(struct doca_devinfo *info)
+{
+	static const struct {
+		const char *key;
+		doca_error_t (*fn)(const struct doca_devinfo *);
+	} tasks[] = {
+		{ "task_create_supported", doca_ec_cap_task_create_is_supported },
+		{ "task_recover_supported", doca_ec_cap_task_recover_is_supported },
+		{ "task_update_supported", doca_ec_cap_task_update_is_supported },
+		{ "task_galois_mul_supported", doca_ec_cap_task_galois_mul_is_supported },
+	};
+	json_object *o = json_object_new_object();
+	uint64_t bs;
+	uint32_t ll;
+
+	for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++)
+		json_object_object_add(o, tasks[i].key,
+		                       json_object_new_boolean(tasks[i].fn(info) == DOCA_SUCCESS));
+	if (doca_ec_cap_get_max_block_size(info, &bs) == DOCA_SUCCESS)
+		json_object_object_add(o, "max_block_size", json_object_new_int64((int64_t)bs));
+	if (doca_ec_cap_get_max_buf_list_len(info, &ll) == DOCA_SUCCESS)
+		json_object_object_add(o, "max_buf_list_len", json_object_new_int64(ll));
+	return o;
+}
+
 static json_object *rdma_caps(struct doca_devinfo *info)
 {
 	static const struct {
@@ -498,6 +524,8 @@ static json_object *device_entry(const struct caps_cfg *cfg, struct doca_devinfo
 			json_object_object_add(caps, "doca_rdma", rdma_caps(info));
 		if (show_lib(cfg, "doca_compress"))
 			json_object_object_add(caps, "doca_compress", compress_caps(info));
+		if (show_lib(cfg, "doca_erasure_coding"))
+			json_object_object_add(caps, "doca_erasure_coding", ec_caps(info));
 		json_object_object_add(o, "capabilities", caps);
 	}
 	if (cfg->list_reps)
@@ -714,6 +742,7 @@ static void print_text(json_object *root)
 			print_section(caps, "doca_clock");
 			print_section(caps, "doca_comch");
 			print_section(caps, "doca_compress");
+			print_section(caps, "doca_erasure_coding");
 		}
 		print_reps(d);
 	}

@@ -77,6 +77,13 @@ struct odma_dev_caps {
 	uint32_t rdma_max_queue;    /* send / receive queue entries */
 	uint32_t rdma_max_buf_list; /* buf list elements of a send, write or receive */
 	uint32_t rdma_gid_table;    /* GID table entries */
+	/*
+	 * Erasure coding (doca_ec_cap_*): every task type (create, recover, update, Galois
+	 * multiplication). Limits left 0 take odma's defaults (src/erasure_coding/ec.h).
+	 */
+	bool ec;
+	uint64_t ec_max_block_size;   /* doca_ec_cap_get_max_block_size, bytes */
+	uint32_t ec_max_buf_list_len; /* doca_ec_cap_get_max_buf_list_len */
 };
 
 #define ODMA_COMPRESS_DEFAULT_MAX_BUF_SIZE (128ull << 20)

@@ -100,6 +100,9 @@ static const struct odma_key profile_device_keys[] = {
 	DEVKEY("rdma_queue", ODMA_K_U32, caps.rdma_max_queue, false),
 	DEVKEY("rdma_buf_list", ODMA_K_U32, caps.rdma_max_buf_list, false),
 	DEVKEY("rdma_gid_table", ODMA_K_U32, caps.rdma_gid_table, false),
+	DEVKEY("ec", ODMA_K_BOOL, caps.ec, false),
+	DEVKEY("ec_max_block_size", ODMA_K_SIZE, caps.ec_max_block_size, false),
+	DEVKEY("ec_max_buf_list_len", ODMA_K_U32, caps.ec_max_buf_list_len, false),
 };
 
 static const struct odma_key profile_rep_keys[] = {

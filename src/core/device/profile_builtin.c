@@ -17,6 +17,7 @@
  *     DOCA Compress guide lists deflate compress and deflate decompress for BlueField-2, and
  *     deflate and LZ4 decompress (no compression) for BlueField-3. No ConnectX is listed.
  *     The largest buffer is not published: odma's value is 128 MiB.
+ *   - DOCA Erasure Coding: BlueField-3 (host and Arm side) only, per NVIDIA's EC guide.
  *   - The DPA (and its timer) is a BlueField-3 part; BlueField-2 and the ConnectX cards here
  *     have none.
  *   - No per-device DMA limits (largest buffer, list length, task pool, queue depth) are
@@ -55,10 +56,16 @@
  * deflate and LZ4 only. */
 #define ODMA_BF2_COMPRESS " compress_deflate=yes decompress_deflate=yes compress_max_buf_size=128M"
 #define ODMA_BF3_COMPRESS " decompress_deflate=yes decompress_lz4=yes compress_max_buf_size=128M"
+/*
+ * Erasure coding: NVIDIA documents the library for BlueField-3 (and later) memory regions,
+ * host and Arm side; not for BlueField-2 or the ConnectX adapters. The limits are odma's
+ * (NVIDIA publishes none; its recover sample sizes for 128 data and 32 redundancy blocks).
+ */
+#define ODMA_EC_CAPS " ec=yes ec_max_block_size=128M ec_max_buf_list_len=128"
 /* BlueField-3 has a DPA (its timer is a NIC clock); only the Arm side invalidates caches. */
-#define ODMA_BF3_HOST_CAPS ODMA_BF_BASE ODMA_BF3_COMPRESS " clock_dpa_timer=yes\n"
+#define ODMA_BF3_HOST_CAPS ODMA_BF_BASE ODMA_BF3_COMPRESS ODMA_EC_CAPS " clock_dpa_timer=yes\n"
 #define ODMA_BF3_DPU_CAPS                                                                          \
-	ODMA_BF_BASE ODMA_BF3_COMPRESS " clock_dpa_timer=yes cache_invalidate=yes\n"
+	ODMA_BF_BASE ODMA_BF3_COMPRESS ODMA_EC_CAPS " clock_dpa_timer=yes cache_invalidate=yes\n"
 #define ODMA_BF2_HOST_CAPS ODMA_BF_BASE ODMA_BF2_COMPRESS "\n"
 #define ODMA_BF2_DPU_CAPS ODMA_BF_BASE ODMA_BF2_COMPRESS " cache_invalidate=yes\n"
 

@@ -1,0 +1,254 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The erasure coding context: creation, capabilities, task configuration and the pool
+ * shares of its four task types. The core owns the state machine and the pool; a task is
+ * checked and run by the submit op (ec_run.c) and completes through the PE.
+ */
+#include <stdlib.h>
+
+#include <doca_erasure_coding.h>
+
+#include "core/device/device.h"
+#include "core/log/log.h"
+#include "erasure_coding/ec.h"
+#include "util/container_of.h"
+
+ODMA_LOG_REGISTER(DOCA_ERASURE_CODING)
+
+const char *const odma_ec_type_names[EC_T_COUNT] = {
+	[EC_T_CREATE] = "create",
+	[EC_T_RECOVER] = "recover",
+	[EC_T_UPDATE] = "update",
+	[EC_T_GALOIS_MUL] = "galois_mul",
+};
+
+static struct doca_ec *ec_of(const struct doca_ctx *ctx)
+{
+	return odma_container_of(ctx, struct doca_ec, ctx);
+}
+
+typedef void (*ec_cb_t)(void *task, union doca_data tud, union doca_data cud);
+
+static void ec_complete(struct doca_task *task, bool ok)
+{
+	struct ec_task *t = (struct ec_task *)task;
+	const struct ec_conf *c = &ec_of(task->ctx)->conf[t->type];
+
+	((ec_cb_t)(ok ? c->ok : c->err))(t, task->user_data, task->ctx->user_data);
+}
+
+static void ec_task_free(struct doca_task *task)
+{
+	struct ec_task *t = (struct ec_task *)task;
+
+	if (t->type != EC_T_NONE)
+		ec_of(task->ctx)->conf[t->type].allocated--;
+	t->type = EC_T_NONE;
+}
+
+static const struct odma_ctx_ops ec_ctx_ops = {
+	.name = "EC",
+	.task_size = sizeof(struct ec_task),
+	.complete = ec_complete,
+	.submit = odma_ec_submit,
+	.task_free = ec_task_free,
+};
+
+/* The device of @dev, or NULL with one line naming @fn when it has no erasure coding. */
+static const struct doca_devinfo *ec_dev_info(struct doca_dev *dev, const char *fn, doca_error_t *r)
+{
+	const struct doca_devinfo *info = doca_priv_dev_lookup(dev);
+
+	*r = DOCA_ERROR_INVALID_VALUE;
+	if (info == NULL) {
+		ODMA_ERR_AT(fn, "dev %p is not a device handle from doca_dev_open", (void *)dev);
+		return NULL;
+	}
+	if (!info->caps.ec) {
+		ODMA_ERR_AT(fn,
+		            "device %s has no erasure coding (ec=no in the system profile; NVIDIA "
+		            "documents it for BlueField-3); pick a device for which "
+		            "doca_ec_cap_task_create_is_supported succeeds",
+		            info->pci_addr);
+		*r = DOCA_ERROR_NOT_SUPPORTED;
+		return NULL;
+	}
+	*r = DOCA_SUCCESS;
+	return info;
+}
+
+doca_error_t doca_ec_create(struct doca_dev *dev, struct doca_ec **ec)
+{
+	struct doca_ec *e;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(dev != NULL && ec != NULL, "dev and ec must not be NULL");
+	if (ec_dev_info(dev, __func__, &r) == NULL)
+		return r;
+	e = calloc(1, sizeof(*e));
+	if (e == NULL) {
+		ODMA_ERR("out of memory creating an erasure coding context");
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	r = doca_priv_ctx_init(&e->ctx, &ec_ctx_ops, dev);
+	if (r != DOCA_SUCCESS) {
+		free(e);
+		return r;
+	}
+	e->ctx.queue_depth = UINT32_MAX; /* the pool bounds what is in flight */
+	*ec = e;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_ec_destroy(struct doca_ec *ec)
+{
+	uint32_t n;
+	doca_error_t r;
+
+	ODMA_CHECK_ARG(ec != NULL, "ec must not be NULL");
+	n = odma_ec_matrix_count(ec);
+	if (n != 0) {
+		ODMA_ERR("doca_ec_destroy: %u matrices of context %p are alive; destroy them first "
+		         "(doca_ec_matrix_destroy)",
+		         n, (void *)ec);
+		return DOCA_ERROR_IN_USE;
+	}
+	r = doca_priv_ctx_destroy(&ec->ctx);
+	if (r == DOCA_SUCCESS) {
+		free(ec->scratch);
+		free(ec);
+	}
+	return r;
+}
+
+struct doca_ctx *doca_ec_as_ctx(struct doca_ec *ec)
+{
+	return ec != NULL ? &ec->ctx : NULL;
+}
+
+/* ------------------------------------------------------------------ capabilities */
+
+static doca_error_t ec_cap_task(const struct doca_devinfo *devinfo, const char *fn)
+{
+	if (devinfo == NULL) {
+		ODMA_ERR_AT(fn, "devinfo must not be NULL");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return devinfo->caps.ec ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
+}
+
+doca_error_t doca_ec_cap_task_create_is_supported(const struct doca_devinfo *devinfo)
+{
+	return ec_cap_task(devinfo, __func__);
+}
+
+doca_error_t doca_ec_cap_task_recover_is_supported(const struct doca_devinfo *devinfo)
+{
+	return ec_cap_task(devinfo, __func__);
+}
+
+doca_error_t doca_ec_cap_task_update_is_supported(const struct doca_devinfo *devinfo)
+{
+	return ec_cap_task(devinfo, __func__);
+}
+
+doca_error_t doca_ec_cap_task_galois_mul_is_supported(const struct doca_devinfo *devinfo)
+{
+	return ec_cap_task(devinfo, __func__);
+}
+
+doca_error_t doca_ec_cap_get_max_block_size(const struct doca_devinfo *devinfo,
+                                            uint64_t *max_block_size)
+{
+	ODMA_CHECK_ARG(devinfo != NULL && max_block_size != NULL,
+	               "devinfo and max_block_size must not be NULL");
+	if (!devinfo->caps.ec)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	*max_block_size = devinfo->caps.ec_max_block_size ? devinfo->caps.ec_max_block_size
+	                                                  : EC_DEFAULT_MAX_BLOCK_SIZE;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_ec_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
+                                              uint32_t *max_buf_list_len)
+{
+	ODMA_CHECK_ARG(devinfo != NULL && max_buf_list_len != NULL,
+	               "devinfo and max_buf_list_len must not be NULL");
+	if (!devinfo->caps.ec)
+		return DOCA_ERROR_NOT_SUPPORTED;
+	*max_buf_list_len = devinfo->caps.ec_max_buf_list_len ? devinfo->caps.ec_max_buf_list_len
+	                                                      : EC_DEFAULT_MAX_BUF_LIST_LEN;
+	return DOCA_SUCCESS;
+}
+
+/* ------------------------------------------------------------------ configuration */
+
+static doca_error_t ec_set_conf(struct doca_ec *ec, enum ec_task_type type, void (*ok)(void),
+                                void (*err)(void), uint32_t num, const char *fn)
+{
+	uint32_t max, total = 0;
+
+	ODMA_CHECK_ARG(ec != NULL, "%s: ec must not be NULL", fn);
+	ODMA_CHECK_ARG(ok != NULL && err != NULL,
+	               "%s: both the completion and the error callback are required", fn);
+	if (ec->ctx.state != DOCA_CTX_STATE_IDLE) {
+		ODMA_ERR("%s: erasure coding context %p is not IDLE; configure tasks before "
+		         "doca_ctx_start (or after a full stop)",
+		         fn, (void *)ec);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (!ec->ctx.dev->info->caps.ec) {
+		ODMA_ERR("%s: device %s has no erasure coding", fn, ec->ctx.dev->info->pci_addr);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	max = ec->ctx.caps->max_num_tasks ? ec->ctx.caps->max_num_tasks : EC_DEFAULT_MAX_TASKS;
+	ODMA_CHECK_ARG(num >= 1 && num <= max, "%s: num_tasks %u is outside 1..%u", fn, num, max);
+	for (int i = 0; i < EC_T_COUNT; i++)
+		total += i == (int)type ? num : ec->conf[i].num;
+	ODMA_CHECK_ARG(total <= max,
+	               "%s: num_tasks %u brings the context's tasks of all types to %u, above "
+	               "the device's %u",
+	               fn, num, total, max);
+	ec->conf[type] = (struct ec_conf){ .ok = ok, .err = err, .num = num };
+	ec->ctx.num_tasks = total;
+	ec->ctx.configured = true;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_ec_task_create_set_conf(struct doca_ec *ec,
+                                          doca_ec_task_create_completion_cb_t ok,
+                                          doca_ec_task_create_completion_cb_t err,
+                                          uint32_t num_tasks)
+{
+	return ec_set_conf(ec, EC_T_CREATE, (void (*)(void))ok, (void (*)(void))err, num_tasks,
+	                   __func__);
+}
+
+doca_error_t doca_ec_task_recover_set_conf(struct doca_ec *ec,
+                                           doca_ec_task_recover_completion_cb_t ok,
+                                           doca_ec_task_recover_completion_cb_t err,
+                                           uint32_t num_tasks)
+{
+	return ec_set_conf(ec, EC_T_RECOVER, (void (*)(void))ok, (void (*)(void))err, num_tasks,
+	                   __func__);
+}
+
+doca_error_t doca_ec_task_update_set_conf(struct doca_ec *ec,
+                                          doca_ec_task_update_completion_cb_t ok,
+                                          doca_ec_task_update_completion_cb_t err,
+                                          uint32_t num_tasks)
+{
+	return ec_set_conf(ec, EC_T_UPDATE, (void (*)(void))ok, (void (*)(void))err, num_tasks,
+	                   __func__);
+}
+
+doca_error_t doca_ec_task_galois_mul_set_conf(struct doca_ec *ec,
+                                              doca_ec_task_galois_mul_completion_cb_t ok,
+                                              doca_ec_task_galois_mul_completion_cb_t err,
+                                              uint32_t num_tasks)
+{
+	return ec_set_conf(ec, EC_T_GALOIS_MUL, (void (*)(void))ok, (void (*)(void))err, num_tasks,
+	                   __func__);
+}
