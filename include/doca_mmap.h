@@ -122,14 +122,15 @@ DOCA_STABLE doca_error_t doca_mmap_start(struct doca_mmap *mmap);
  * Stops a started mmap. Export descriptors handed out for it are freed, and mmaps
  * that other processes created from them stop working (their DMA fails with
  * DOCA_ERROR_IO_FAILED). The range, permissions and devices are kept, so the mmap
- * may be started again.
+ * may be started again. On an mmap created from an export it only revokes what that mmap
+ * re-exported (doca_mmap_export_rdma of a PCI import); the import stays usable until
+ * doca_mmap_destroy (NVIDIA's storage applications stop it before destroying it).
  *
  * @param [in] mmap the mmap.
  * @return DOCA_SUCCESS;
  *         DOCA_ERROR_INVALID_VALUE if @p mmap is NULL;
  *         DOCA_ERROR_BAD_STATE if the mmap is not started;
- *         DOCA_ERROR_NOT_PERMITTED if the mmap was created from an export, or bufs
- *         still point into it.
+ *         DOCA_ERROR_NOT_PERMITTED if bufs still point into it.
  */
 DOCA_STABLE doca_error_t doca_mmap_stop(struct doca_mmap *mmap);
 

@@ -284,8 +284,12 @@ doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
 	if (mmap->rdma_import)
 		return DOCA_SUCCESS; /* NVIDIA's RDMA samples stop it before destroy: a no-op */
 	if (mmap->from_export) {
-		ODMA_ERR("mmap %p was created from an export; destroy it instead", (void *)mmap);
-		return DOCA_ERROR_NOT_PERMITTED;
+		/*
+		 * NVIDIA's storage applications stop the PCI import they re-exported before they
+		 * destroy it: what it re-exported is revoked; the import itself stays until destroy
+		 */
+		odma_export_revoke_all(mmap);
+		return DOCA_SUCCESS;
 	}
 	if (!mmap->started) {
 		ODMA_ERR("mmap %p is not started", (void *)mmap);
