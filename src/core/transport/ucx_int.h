@@ -24,7 +24,6 @@
 #include "core/transport/ucx_wire.h"
 
 #define UCX_SLOTS 65536u                /* outstanding requests at most (ids map to slots) */
-#define ODMA_UCX_RNDV_MIN (16u * 1024u) /* replies this long go by rendezvous (ucx_serve.c) */
 #define UCX_OP_DETACH 0xff /* a queued command, not a request: drop an attachment's peer */
 #define UCX_OP_CALL 0xfe   /* a queued command: run fn(fnarg) on the service thread */
 

@@ -73,10 +73,12 @@ static void ucx_reply(struct ucx_peer *p, struct ucx_reply *rp)
 	prm.cb.send = reply_cb;
 	prm.user_data = rp;
 	/*
-	 * A long reply goes by rendezvous: UCX 1.13's TCP transport fails an assertion in its own
-	 * progress when a peer dies while eager zero-copy fragments to it are in flight.
+	 * Eager, also for a long reply (zero-copy fragments). UCX 1.13's TCP transport can fail
+	 * an assertion when the peer dies during such a send (docs/reliability.md §7.0, "Known
+	 * limit"); by rendezvous a 1 MiB read ran at 0.2x, so replies stay eager. The importer
+	 * still takes a rendezvous reply (odma_ucx_reply_am), should a peer send one.
 	 */
-	prm.flags = rp->len >= ODMA_UCX_RNDV_MIN ? UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER;
+	prm.flags = UCP_AM_SEND_FLAG_EAGER;
 	r = ucp_am_send_nbx(p->ep, ODMA_UCX_AM_REPLY, rp->hdr, sizeof(rp->hdr),
 	                    rp->len ? rp->data : NULL, rp->len, &prm);
 	if (!UCS_PTR_IS_PTR(r)) {
