@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs `make check`'s suite RUNS times (default 5) beside a CPU hog of one busy loop per core,
+# Runs `make check`'s suite RUNS times (default 5, TEST_JOBS at once as make check runs them)
+# beside a CPU hog of one busy loop per core,
 # as a shared CI machine would load it: a test that depends on timing fails here.
 #   scripts/check-load.sh [BUILD_DIR]    (the body of `make check-load`; RUNS=N)
 set -u
@@ -19,7 +20,8 @@ fail=0
 n=1
 while [ "$n" -le "$runs" ]; do
 	start=$(date +%s)
-	if meson test -C "$build" --num-processes 2 --no-suite slow >"$build/check-load.$n.log" 2>&1; then
+	if meson test -C "$build" --num-processes "${TEST_JOBS:-4}" --no-suite slow \
+		>"$build/check-load.$n.log" 2>&1; then
 		echo "check-load: run $n of $runs passed ($(($(date +%s) - start)) s, $cores busy loops beside it)"
 	else
 		echo "check-load: run $n of $runs FAILED; see $build/check-load.$n.log and"
