@@ -1,7 +1,7 @@
 #!/bin/sh
-# Runs `make check`'s suite RUNS times (default 5, TEST_JOBS at once as make check runs them)
-# beside a CPU hog of one busy loop per core,
-# as a shared CI machine would load it: a test that depends on timing fails here.
+# Runs `make check`'s suite RUNS times (default 5; TEST_JOBS at once, as make check runs them)
+# beside a CPU hog of one busy loop per core, as a shared CI machine would load it: a test that
+# depends on timing fails here.
 #   scripts/check-load.sh [BUILD_DIR]    (the body of `make check-load`; RUNS=N)
 set -u
 build=${1:-build}
