@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "rdma/rdma.h"
+#include "test_exec.h"
 #include "test_util.h"
 
 static pid_t target;
@@ -73,7 +74,11 @@ static int start_target(void **state)
 		dup2(out[1], 1);
 		close(in[1]);
 		close(out[0]);
-		execl(exe, exe, port, (char *)NULL);
+		{
+			char *args[] = { (char *)exe, port, NULL };
+
+			tu_execv(exe, args); /* through the emulator under qemu-user */
+		}
 		_exit(127);
 	}
 	close(in[0]);

@@ -56,9 +56,11 @@ def fail(msg):
     print('FAIL: ' + msg)
 
 
-def run(args):
+def run(args, tool=True):
     env = dict(os.environ, ODMA_SYSTEM='bf3')
-    return subprocess.run(args, capture_output=True, text=True, timeout=60, env=env)
+    # a cross build's tools run through the emulator (MESON_EXE_WRAPPER, tests/meson.build)
+    wrap = os.environ.get('MESON_EXE_WRAPPER', '').split() if tool else []
+    return subprocess.run(wrap + args, capture_output=True, text=True, timeout=60, env=env)
 
 
 def lists(text, name, flags, what):
@@ -102,7 +104,7 @@ for name, (exe, man) in sorted(TOOLS.items()):
     if not page.startswith('.\\"') or '\n.TH ' not in page or '\n.SH NAME\n' not in page:
         fail('%s: %s lacks .TH or .SH NAME' % (name, man))
     if shutil.which('groff'):
-        g = run(['groff', '-man', '-Tascii', '-P-cbou', '-ww', man])
+        g = run(['groff', '-man', '-Tascii', '-P-cbou', '-ww', man], tool=False)
         if g.returncode != 0 or g.stderr:
             fail('%s: groff -ww on %s: %s' % (name, man, g.stderr))
         lists(g.stdout, name, flags, 'its man page')

@@ -7,14 +7,17 @@ the dominant stage, in text and JSON; a path
 that cannot be written fails the program's doca_pe_create with one line; odma trace refuses
 what is not a trace.
 
-usage: check_trace.py ODMA SAMPLE"""
+usage: check_trace.py ODMA_TRACE ODMA_BENCH SAMPLE (the tools themselves, not the odma
+dispatcher: under qemu-user the dispatcher's exec of a foreign binary would fail)"""
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-odma, sample = sys.argv[1], sys.argv[2]
+trace_exe, bench_exe, sample = sys.argv[1], sys.argv[2], sys.argv[3]
+# a cross build's programs run through the emulator (MESON_EXE_WRAPPER, tests/meson.build)
+WRAP = os.environ.get('MESON_EXE_WRAPPER', '').split()
 failures = []
 
 
@@ -65,7 +68,7 @@ def validate(path):
 
 with tempfile.TemporaryDirectory() as tmp:
     env = dict(os.environ, ODMA_SYSTEM='bf3', ODMA_TRACE=os.path.join(tmp, 't.json'))
-    r = subprocess.run([sample], env=env, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(WRAP + [sample], env=env, capture_output=True, text=True, timeout=60)
     if r.returncode != 0:
         fail('the traced sample failed: ' + r.stderr[-500:])
     d = validate(env['ODMA_TRACE'])
@@ -74,11 +77,11 @@ with tempfile.TemporaryDirectory() as tmp:
     if not tasks or len(runs) < len(tasks):
         fail('expected a begin per task and a run slice each: %d tasks, %d runs' %
              (len(tasks), len(runs)))
-    r = subprocess.run([odma, 'trace', env['ODMA_TRACE']], capture_output=True, text=True,
+    r = subprocess.run(WRAP + [trace_exe, env['ODMA_TRACE']], capture_output=True, text=True,
                        timeout=60)
     if r.returncode != 0 or '<- dominates' not in r.stdout or 'slowest tasks' not in r.stdout:
         fail('odma trace (text): %d %s %s' % (r.returncode, r.stdout[-400:], r.stderr))
-    r = subprocess.run([odma, 'trace', '--json', env['ODMA_TRACE']], capture_output=True,
+    r = subprocess.run(WRAP + [trace_exe, '--json', env['ODMA_TRACE']], capture_output=True,
                        text=True, timeout=60)
     try:
         s = json.loads(r.stdout)
@@ -89,7 +92,7 @@ with tempfile.TemporaryDirectory() as tmp:
         fail('odma trace --json is not the summary: %s %s' % (e, r.stdout[-300:]))
     # odma bench --rdma --trace: the RDMA tasks' timeline (no engine slices: 'remote')
     rt = os.path.join(tmp, 'rdma.json')
-    r = subprocess.run([odma, 'bench', '--rdma', '--seconds', '0.2', '--no-pingpong',
+    r = subprocess.run(WRAP + [bench_exe, '--rdma', '--seconds', '0.2', '--no-pingpong',
                         '--trace', rt], env=dict(os.environ, ODMA_SYSTEM='bf3'),
                        capture_output=True, text=True, timeout=120)
     if r.returncode != 0 and 'without UCX' in r.stderr:
@@ -98,7 +101,7 @@ with tempfile.TemporaryDirectory() as tmp:
         fail('odma bench --rdma --trace: ' + r.stderr[-400:])
     else:
         validate(rt)
-        r = subprocess.run([odma, 'trace', '--json', rt], capture_output=True, text=True,
+        r = subprocess.run(WRAP + [trace_exe, '--json', rt], capture_output=True, text=True,
                            timeout=60)
         try:
             s = json.loads(r.stdout)
@@ -108,7 +111,7 @@ with tempfile.TemporaryDirectory() as tmp:
             fail('odma trace --json of the RDMA run: %s %s' % (e, r.stdout[-300:]))
     # a path that cannot be written: doca_pe_create fails, one line names the variable
     env['ODMA_TRACE'] = os.path.join(tmp, 'no-such-dir', 't.json')
-    r = subprocess.run([sample], env=env, capture_output=True, text=True, timeout=60)
+    r = subprocess.run(WRAP + [sample], env=env, capture_output=True, text=True, timeout=60)
     lines = [l for l in (r.stdout + r.stderr).splitlines() if 'ODMA_TRACE=' in l]
     if r.returncode == 0 or len(lines) != 1:
         fail('an unwritable ODMA_TRACE: status %d, lines %r' % (r.returncode, lines))
@@ -119,7 +122,7 @@ with tempfile.TemporaryDirectory() as tmp:
     for args, want in (([bad], 1), ([os.path.join(tmp, 'empty')], 1), (['--bogus', bad], 2)):
         if args[0].endswith('empty'):
             open(args[0], 'w').close()
-        r = subprocess.run([odma, 'trace'] + args, capture_output=True, text=True, timeout=60)
+        r = subprocess.run(WRAP + [trace_exe] + args, capture_output=True, text=True, timeout=60)
         if r.returncode != want or len(r.stderr.strip().splitlines()) != 1:
             fail('odma trace %s: status %d, stderr %r' % (args, r.returncode, r.stderr))
 

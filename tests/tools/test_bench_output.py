@@ -25,7 +25,9 @@ def check(cond, what):
 
 
 def run(bench, *args, status=0):
-    p = subprocess.run([bench, *args], capture_output=True, text=True, timeout=50)
+    # a cross build's bench runs through the emulator (MESON_EXE_WRAPPER, tests/meson.build)
+    wrap = os.environ.get('MESON_EXE_WRAPPER', '').split()
+    p = subprocess.run(wrap + [bench, *args], capture_output=True, text=True, timeout=50)
     if p.returncode != status:
         print(p.stdout, p.stderr)
         raise SystemExit(f"odma-bench {' '.join(args)}: exit {p.returncode}, not {status}")

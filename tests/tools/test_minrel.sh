@@ -5,6 +5,7 @@
 # Usage: test_minrel.sh ODMA_COMPAT SOURCE_ROOT
 set -u
 compat=$1
+W=${MESON_EXE_WRAPPER:-} # a cross build runs the tool through the emulator
 fx=$2/tests/data/minrel
 out=$(mktemp) || exit 1
 trap 'rm -f "$out"' EXIT
@@ -23,39 +24,39 @@ refute() {
 	fi
 }
 
-"$compat" --min-release "$fx/exact" >"$out" 2>&1 || { echo "FAIL: exit $?"; fail=1; }
+$W "$compat" --min-release "$fx/exact" >"$out" 2>&1 || { echo "FAIL: exit $?"; fail=1; }
 check "exact: 3.1" "^$fx/exact: needs DOCA 3\.1$"
 check "exact: the function and where" "doca_devinfo_get_pci_func_type \($fx/exact/app\.c:21\) -- present in 3\.1"
 refute "comments and strings are not calls" "doca_clock_"
 
-"$compat" --min-release "$fx/range/server.c" >"$out" 2>&1
+$W "$compat" --min-release "$fx/range/server.c" >"$out" 2>&1
 check "range: bounds" "server\.c: needs DOCA 2\.7 at most, 2\.6 at least$"
 check "range: its function" "^    doca_comch_server_create \(.*server\.c:7\) -- present in 2\.7: .*not before 2\.6"
 check "range: own doca_ function left out" "^    doca_fixture_own_helper "
 
-"$compat" --min-release "$fx/tree" >"$out" 2>&1
+$W "$compat" --min-release "$fx/tree" >"$out" 2>&1
 check "tree: project a" "^$fx/tree/a: needs DOCA 3\.1$"
 check "tree: project a's floor comes from the shared file" "doca_devinfo_get_sf_index \($fx/tree/common\.c:6\)"
 check "tree: project b" "^$fx/tree/b: needs DOCA 3\.1$"
 refute "tree: the shared directory is no project of its own" "^$fx/tree: "
 
-"$compat" --min-release --json "$fx/exact" >"$out" 2>&1
+$W "$compat" --min-release --json "$fx/exact" >"$out" 2>&1
 check "json: min_release" '"min_release":"3\.1"'
 check "json: exact" '"exact":true'
 check "json: the function" '"function":"doca_devinfo_get_pci_func_type"'
 
-"$compat" --min-release --bogus "$fx/exact" >"$out" 2>&1
+$W "$compat" --min-release --bogus "$fx/exact" >"$out" 2>&1
 rc=$?
 [ $rc -eq 2 ] || { echo "FAIL: bad flag exit $rc"; fail=1; }
 [ "$(wc -l <"$out")" -eq 1 ] || { echo "FAIL: bad flag: not one line"; cat "$out"; fail=1; }
 check "bad flag named" "not '--bogus'"
 
-"$compat" --min-release "$fx/no-such-dir" >"$out" 2>&1
+$W "$compat" --min-release "$fx/no-such-dir" >"$out" 2>&1
 rc=$?
 [ $rc -eq 2 ] || { echo "FAIL: missing path exit $rc"; fail=1; }
 check "missing path named" "cannot read $fx/no-such-dir"
 
-"$compat" --min-release >"$out" 2>&1
+$W "$compat" --min-release >"$out" 2>&1
 [ $? -eq 2 ] || { echo "FAIL: no argument: exit not 2"; fail=1; }
 check "no argument" "needs C files or a directory"
 [ $fail -eq 0 ] && echo "ok: odma compat --min-release on the fixtures"

@@ -13,6 +13,7 @@
 
 #include "core/config/config.h"
 #include "core/log/log_int.h"
+#include "test_exec.h"
 #include "test_util.h"
 
 static void parse_size(void **state)
@@ -236,16 +237,19 @@ static void sources_read_only_listed_vars(void **state)
 	assert_int_equal(unlisted, 0);
 }
 
+static const char *self; /* argv[0] */
+
 /* DOCA_LOG_LEVEL is read by the log module before the table exists: the same line. */
 static void log_level_line(void **state)
 {
-	char cmd[2048], out[1024] = "", want[800] = "odma: ";
+	char cmd[2048], out[1024] = "", want[800] = "odma: ", wrap[300];
 	FILE *p;
 	size_t got;
 
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "DOCA_LOG_LEVEL=bogus /proc/%d/exe --log-child 2>&1",
-	         (int)getpid());
+	/* this program again (under qemu-user through the emulator: /proc/self/exe is qemu) */
+	snprintf(cmd, sizeof(cmd), "DOCA_LOG_LEVEL=bogus %s%s --log-child 2>&1",
+	         tu_exe_wrapper_prefix(wrap, sizeof(wrap)), self);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	got = fread(out, 1, sizeof(out) - 1, p);
@@ -273,5 +277,6 @@ int main(int argc, char **argv)
 		odma_log_init(); /* the bad line, if any, and nothing else */
 		return 0;
 	}
+	self = argv[0];
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
