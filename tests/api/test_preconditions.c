@@ -609,7 +609,7 @@ static void import_device_rule(void **state)
 			assert_int_equal(host_mem[0], 0);
 		} else if (tu_under_qemu()) {
 			/* the refusal above is the rule; the copy needs process_vm_writev */
-			printf("under qemu-user: the import's copy not run (no process_vm_writev)\n");
+			printf("under qemu-user: no copy of the import (no process_vm_writev)\n");
 			doca_task_free(doca_dma_task_memcpy_as_task(t));
 		} else {
 			assert_ok(doca_task_submit(doca_dma_task_memcpy_as_task(t)));

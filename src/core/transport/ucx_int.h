@@ -23,7 +23,7 @@
 #include "core/transport/tp_int.h"
 #include "core/transport/ucx_wire.h"
 
-#define UCX_SLOTS 65536u                /* outstanding requests at most (ids map to slots) */
+#define UCX_SLOTS 65536u   /* outstanding requests at most (ids map to slots) */
 #define UCX_OP_DETACH 0xff /* a queued command, not a request: drop an attachment's peer */
 #define UCX_OP_CALL 0xfe   /* a queued command: run fn(fnarg) on the service thread */
 
