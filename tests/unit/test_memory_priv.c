@@ -107,7 +107,7 @@ static void test_from_export_rules(void **state)
 	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_mmap_set_memrange(m, mem, 8));
 	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_mmap_set_max_num_devices(m, 2));
 	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_mmap_start(m));
-	/* a stop of an import revokes what it re-exported (nothing here): NVIDIA's programs do it */
+	/* a stop of an import revokes what it re-exported (nothing here) */
 	assert_ok(doca_mmap_stop(m));
 	assert_ok(doca_buf_inventory_create(2, &inv));
 	assert_ok(doca_buf_inventory_start(inv));
