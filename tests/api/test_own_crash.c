@@ -78,12 +78,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_null_dereference),
 	};
 
+	self = argv[0];
 #ifdef ODMA_TEST_SANITIZED
 	(void)tests;
 	(void)argc;
-	(void)argv;
 	(void)crash;
-	(void)self;
 	printf("own_crash: a sanitizer reports the crash itself; skipped\n");
 	return ODMA_TEST_SKIP;
 #else
@@ -91,7 +90,6 @@ int main(int argc, char **argv)
 		return crash();
 	tu_skip_under_qemu("a crash under qemu-user is qemu's to report, and the test execs itself "
 	                   "(no binfmt_misc here)");
-	self = argv[0];
 	return cmocka_run_group_tests(tests, NULL, NULL);
 #endif
 }

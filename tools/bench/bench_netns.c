@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,44 @@ static int nn_ip(const char *a0, ...)
 		if (errno != EINTR)
 			return -1;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/*
+ * Waits (at most 10 s) until DEV, in this namespace, is operationally up and has no IPv6
+ * address still in duplicate address detection: before that UCX does not list it (both
+ * settle asynchronously, later on a loaded machine). tests/netns.sh waits the same way.
+ */
+static int nn_wait_ready(const char *dev)
+{
+	char path[96], line[160], state[16];
+	int k;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", dev);
+	for (k = 0; k < 1000; k++) {
+		bool up = false, tentative = false;
+		FILE *f = fopen(path, "r");
+
+		if (f != NULL) {
+			up = fgets(state, sizeof(state), f) != NULL && strncmp(state, "up", 2) == 0;
+			fclose(f);
+		}
+		f = fopen("/proc/net/if_inet6", "r");
+		/* address, index, prefix length, scope, flags (hex; 0x40 tentative), name */
+		while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+			char name[32];
+			unsigned int flags;
+
+			if (sscanf(line, "%*s %*x %*x %*x %x %31s", &flags, name) == 2 &&
+			    strcmp(name, dev) == 0 && (flags & 0x40) != 0)
+				tentative = true;
+		}
+		if (f != NULL)
+			fclose(f);
+		if (up && !tentative)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
 }
 
 /*
@@ -126,7 +165,7 @@ void bench_netns_child(int fd)
 		_exit(6);
 	if (nn_ip("link", "set", "lo", "up", NULL) != 0 ||
 	    nn_ip("addr", "add", NN_EXPORTER_ADDR "/24", "dev", nn_vb, NULL) != 0 ||
-	    nn_ip("link", "set", nn_vb, "up", NULL) != 0)
+	    nn_ip("link", "set", nn_vb, "up", NULL) != 0 || nn_wait_ready(nn_vb) != 0)
 		_exit(7);
 	/* last: the first child after it is PID 1 of the namespace, whose exit ends it */
 	if (unshare(CLONE_NEWPID) != 0)
@@ -160,6 +199,10 @@ int bench_netns_give(pid_t child, int fd, char *err, size_t errlen)
 	c = 'G';
 	if (write(fd, &c, 1) != 1) {
 		snprintf(err, errlen, "--netns: the exporter is gone");
+		return -1;
+	}
+	if (nn_wait_ready(nn_va) != 0) {
+		snprintf(err, errlen, "--netns: %s did not come up within 10 s", nn_va);
 		return -1;
 	}
 	return 0;
