@@ -4,7 +4,7 @@
 /*
  * Sync event internals, shared by the files of src/core/sync_event/ only.
  *
- * Every started event owns (or, from an export, maps) one shared page: the 64-bit value,
+ * Every started event owns (or, imported on the local row, maps) one shared page: the value,
  * a 32-bit futex word bumped by every update, a count of sleeping threads, a revoked flag,
  * and a table of slots through which a progress engine with waiting tasks asks to be woken
  * (an eventfd write into the waiting process). The page is a memfd; the exporter keeps its
@@ -96,9 +96,45 @@ struct se_conf {
 	uint32_t allocated;
 };
 
+/*
+ * Where a handle's value is and how it is reached: one row per kind, chosen once (create:
+ * se_local_ops; create_from_export: the first row of se_import_rows whose import takes the
+ * export). sync_event.c and se_tasks.c own every state and argument check and call only
+ * these. Every op is required. access and wait run on any thread while the event is active
+ * (stand-alone started or RUNNING); the context ops on its PE's thread.
+ */
+struct se_ops {
+	const char *name; /* for the logs */
+	/*
+	 * Importer: attaches @se to the parsed export @b (bytes @data, @sz) and sets *@taken,
+	 * or leaves *@taken false for the next row. A failure: *@why set or already logged.
+	 */
+	doca_error_t (*import)(struct doca_sync_event *se, const struct odma_se_blob *b,
+	                       const uint8_t *data, size_t sz, bool *taken, const char **why);
+	void (*release)(struct doca_sync_event *se); /* destroy of an import: undoes import */
+	/* Importer: whether the exporter is gone for good (@now: check its liveness now). */
+	bool (*gone)(struct doca_sync_event *se, bool now);
+	/*
+	 * One access to the value: a read, a swap (a set) or a fetch-add, *@old the value
+	 * before; an update wakes its waiters. CONNECTION_ABORTED once the exporter is gone. May
+	 * block one round trip.
+	 */
+	doca_error_t (*access)(struct doca_sync_event *se, enum odma_tp_atomic_op op,
+	                       uint64_t operand, uint64_t *old);
+	/* A blocking wait for a condition that can hold. */
+	doca_error_t (*wait)(struct doca_sync_event *se, enum se_task_type type, uint64_t val,
+	                     uint64_t mask, bool yield);
+	/* The context: takes a checked task (completes, starts or parks it), else fails submit. */
+	doca_error_t (*submit)(struct doca_sync_event *se, struct se_task *t);
+	bool (*progress)(struct doca_sync_event *se); /* whether it completed anything */
+	uint64_t (*arm)(struct doca_sync_event *se);  /* the context's arm op */
+	void (*stop)(struct doca_sync_event *se);     /* the pending waits are flushed */
+};
+
 struct doca_sync_event {
 	struct doca_ctx ctx; /* first: doca_sync_event_as_ctx */
-	bool started;        /* stand-alone start */
+	const struct se_ops *ops;
+	bool started; /* stand-alone start */
 	bool from_export;
 	/* configuration (exporter/local only) */
 	uint64_t *user_addr;    /* set_addr / set_doca_buf */
@@ -111,26 +147,17 @@ struct doca_sync_event {
 	uint8_t key[16];      /* exporter: private copies of what the page says about us */
 	uint64_t owner_start;
 	bool forged_warned; /* a forged wake-up slot was logged (once per event) */
-	uint64_t *value;    /* &page->value or user_addr */
+	uint64_t *value;    /* &page->value or user_addr (NULL over the network) */
 	struct se_export *exports;
 	/* importer */
 	pid_t peer_pid;
 	uint64_t peer_start;
-	bool peer_gone; /* cached once seen */
+	bool peer_gone; /* for good: set once seen (atomic) */
 	uint64_t next_live_check_ns;
-	int peer_pidfd; /* a pidfd of the exporter (readable once it exits), -1 none */
-	/* importer over the network transport (se_net.c): no page, the value is remote */
-	struct odma_tp_remote *net;
-	uint64_t net_addr;           /* the value's address in the exporter */
-	uint64_t net_poll_ns;        /* pending waits: the next poll of the value */
-	uint64_t net_step_ns;        /* the current backoff between polls */
-	pthread_mutex_t net_lock;    /* net_done (the transport thread appends) */
-	struct se_net_req *net_done; /* completed requests, oldest first (net_lock) */
-	struct se_net_req *net_done_tail;
-	uint32_t net_ndone;    /* entries of net_done (atomic: the arm op peeks) */
-	uint32_t net_inflight; /* task requests and polls started, not taken back (PE) */
-	bool net_polling;      /* a poll of the value is in flight (PE thread) */
-	bool pidfd_watched;    /* the PE's notification handle watches it (se_arm) */
+	int peer_pidfd;     /* a pidfd of the exporter (readable once it exits), -1 none */
+	bool pidfd_watched; /* the PE's notification handle watches it (se_arm) */
+	struct se_net *net; /* the network row's state (se_net.c), else NULL */
+	uint32_t inflight;  /* context: requests started, not taken back (PE thread) */
 	/* context mode */
 	struct se_conf conf[SE_T_COUNT];
 	struct se_task *pending; /* waits in flight, oldest first */
@@ -139,14 +166,19 @@ struct doca_sync_event {
 	int slot_efd; /* the eventfd registered with that slot */
 };
 
+/* The rows: the value in this kernel (se_local.c), over the network transport (se_net.c). */
+extern const struct se_ops se_local_ops;
+extern const struct se_ops se_net_ops;
+
 /* se_shared.c: the page, futex, slots and liveness. */
 doca_error_t se_page_create(struct doca_sync_event *se);
 void se_page_revoke(struct doca_sync_event *se); /* exporter: revoke, unmap, close */
+/* The local row's import: the page of an exporter of this kernel (takes every export). */
 doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blob *b,
-                            const char **why);
+                            const uint8_t *data, size_t sz, bool *taken, const char **why);
 void se_page_unmap(struct doca_sync_event *se);          /* importer */
 void se_notify(struct doca_sync_event *se);              /* after an update */
-bool se_peer_gone(struct doca_sync_event *se, bool now); /* importer: exporter stopped/exited */
+bool se_page_gone(struct doca_sync_event *se, bool now); /* importer: exporter stopped/exited */
 bool se_slot_claim(struct doca_sync_event *se, int efd);
 void se_slot_arm(struct doca_sync_event *se);
 void se_slot_disarm(struct doca_sync_event *se);
@@ -173,49 +205,18 @@ static inline uint64_t se_load(const struct doca_sync_event *se)
 	return __atomic_load_n(se->value, __ATOMIC_SEQ_CST);
 }
 
-/* se_net.c: sync events over the network transport (another kernel or PID namespace). */
-/* Exporter: gives export @e a network region and encodes a version-2 blob (or version 1). */
+/* se_net.c, exporter: gives export @e a network region and encodes a version-2 blob (or 1). */
 doca_error_t se_net_export(struct doca_sync_event *se, struct odma_se_blob *b, struct se_export *e);
 void se_net_revoke(struct doca_sync_event *se); /* before the page is unmapped */
-/*
- * Importer: whether the blob @b (bytes @data, @sz) is reached over the network from here
- * (DOCA_SUCCESS with *@use_net set, having attached), or through the shared page (*@use_net
- * false). An error: *@why set or already logged.
- */
-doca_error_t se_net_import(struct doca_sync_event *se, const struct odma_se_blob *b,
-                           const uint8_t *data, size_t sz, bool *use_net, const char **why);
-void se_net_detach(struct doca_sync_event *se);
-/* One blocking remote operation (bounded by ODMA_TRANSPORT_TIMEOUT_MS); CONNECTION_ABORTED. */
-doca_error_t se_net_op(struct doca_sync_event *se, int op, uint64_t operand, uint64_t *old);
-/* The value, wherever it is: DOCA_SUCCESS or CONNECTION_ABORTED (remote exporter gone). */
-doca_error_t se_read(struct doca_sync_event *se, uint64_t *v);
-/* Pending waits of a network importer: whether a poll is due now (and schedules the next). */
-bool se_net_poll_due(struct doca_sync_event *se, bool reset);
 
-/*
- * An asynchronous remote operation of a context (se_tasks.c): a task's get / notify-set /
- * notify-add, or (@task NULL) a poll of the value for the pending waits. Its completion,
- * on the transport thread, queues it on net_done and signals the PE.
- */
-struct se_net_req {
-	struct odma_tp_io io;
-	struct se_net_req *next;
-	struct doca_sync_event *se;
-	struct se_task *task;
-	doca_error_t status; /* DOCA_SUCCESS, or the transport's failure */
-	uint64_t val;        /* the value read, or the value before a swap or add */
-};
-/* Starts one (PE thread); CONNECTION_ABORTED when it cannot (the handle is then failed). */
-doca_error_t se_net_start(struct doca_sync_event *se, struct se_task *task, int op,
-                          uint64_t operand);
-/* The completed requests, oldest first (PE thread); the caller frees them. */
-struct se_net_req *se_net_take(struct doca_sync_event *se);
-/* A failed remote access fails the handle for good (one warning). */
-void se_net_gone(struct doca_sync_event *se);
-
-/* sync_event.c: updates shared by the synchronous calls and the tasks. */
+/* sync_event.c: the accesses of the calls and tasks (an update fails once the exporter is gone). */
+doca_error_t se_do(struct doca_sync_event *se, enum odma_tp_atomic_op op, uint64_t operand,
+                   uint64_t *old);
 doca_error_t se_do_set(struct doca_sync_event *se, uint64_t v);
 doca_error_t se_do_add(struct doca_sync_event *se, uint64_t v, uint64_t *fetched);
+/* Whether the exporter of an imported event is gone for good (the row's check). */
+bool se_peer_gone(struct doca_sync_event *se, bool now);
+void se_mark_gone(struct doca_sync_event *se, const char *what); /* for good: said once */
 
 /* sync_event.c: what doca_ctx_start and the start of a stop do besides the tasks. */
 doca_error_t se_ctx_activate(struct doca_sync_event *se);
@@ -225,7 +226,18 @@ void se_rn_revoke(struct doca_sync_event *se);
 /* A remote-net publisher location (sync_event.c's location rules). */
 doca_error_t se_add_location_net(struct doca_sync_event *se, const char *fn);
 
-/* se_tasks.c: the context type. */
+/* se_tasks.c: the context type, and the pending waits for the rows (PE thread). */
 extern const struct odma_ctx_ops se_ctx_ops;
+void se_pending_push(struct doca_sync_event *se, struct se_task *t);
+/* Completes the pending waits that value @v meets (all of them when @fail is an error). */
+unsigned int se_pending_scan(struct doca_sync_event *se, doca_error_t fail, uint64_t v);
+/* A get, notify-set or notify-add task: its access, and its end (@v: the value it read). */
+static inline enum odma_tp_atomic_op se_task_op(const struct se_task *t)
+{
+	return t->type == SE_T_GET          ? ODMA_TP_AT_READ
+	       : t->type == SE_T_NOTIFY_SET ? ODMA_TP_AT_SWAP
+	                                    : ODMA_TP_AT_FADD;
+}
+void se_task_done(struct se_task *t, doca_error_t status, uint64_t v);
 
 #endif /* ODMA_SE_INT_H_ */

@@ -16,18 +16,19 @@
  *
  * Importer: a version-2 blob whose exporter shares neither our kernel nor our PID
  * namespace (or ODMA_TRANSPORT=ucx) is attached over UCX and the exporter must confirm the
- * blob byte for byte. Every get is a remote atomic read, every set a swap, every add a
- * fetch-add: the synchronous calls block their caller for one round trip (bounded by
- * ODMA_TRANSPORT_TIMEOUT_MS); a context's tasks start asynchronous requests whose
- * completions are queued here and taken back by its progress (se_tasks.c). Waits poll the
- * value with a backoff (50 us doubling to 5 ms): a blocking wait sleeps between polls;
- * pending wait tasks arm their PE's timer at the next poll. A failed access (exporter gone,
- * link down, revoked) fails the handle for good: CONNECTION_ABORTED, as the shared-page
- * path reports an exporter that went away.
+ * blob byte for byte; the handle then runs on se_net_ops. Every get is a remote atomic
+ * read, every set a swap, every add a fetch-add: the synchronous calls block their caller
+ * for one round trip (bounded by ODMA_TRANSPORT_TIMEOUT_MS); a context's tasks start
+ * asynchronous requests whose completions are queued here and taken back by its progress.
+ * Waits poll the value with a backoff (50 us doubling to 5 ms): a blocking wait sleeps
+ * between polls; pending wait tasks arm their PE's timer at the next poll. A failed access
+ * (exporter gone, link down, revoked) fails the handle for good: CONNECTION_ABORTED, as the
+ * shared-page row reports an exporter that went away.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/log/log.h"
 #include "core/sync_event/se_int.h"
@@ -37,6 +38,33 @@ ODMA_LOG_REGISTER(DOCA_SYNC_EVENT)
 #define NET_POLL_MIN_NS (50 * 1000ull)
 #define NET_POLL_MAX_NS (5 * 1000 * 1000ull)
 #define NET_PERMS (ODMA_TP_READ | ODMA_TP_WRITE | ODMA_TP_ATOMIC)
+
+/*
+ * An asynchronous remote operation of a context: a task's get / notify-set / notify-add, or
+ * (@task NULL) a poll of the value for the pending waits. Its completion, on the transport
+ * thread, queues it on done and signals the PE.
+ */
+struct se_net_req {
+	struct odma_tp_io io;
+	struct se_net_req *next;
+	struct doca_sync_event *se;
+	struct se_task *task;
+	doca_error_t status; /* DOCA_SUCCESS, or the transport's failure */
+	uint64_t val;        /* the value read, or the value before a swap or add */
+};
+
+/* An importer's attachment (se->net): no page, the value is remote. */
+struct se_net {
+	struct odma_tp_remote rm;
+	uint64_t addr;           /* the value's address in the exporter */
+	uint64_t poll_ns;        /* pending waits: the next poll of the value */
+	uint64_t step_ns;        /* the current backoff between polls */
+	pthread_mutex_t lock;    /* done (the transport thread appends) */
+	struct se_net_req *done; /* completed requests, oldest first (lock) */
+	struct se_net_req *done_tail;
+	uint32_t ndone; /* entries of done (atomic: the arm op peeks) */
+	bool polling;   /* a poll of the value is in flight (PE thread) */
+};
 
 /* ---- exporter ---- */
 
@@ -106,37 +134,60 @@ void se_net_revoke(struct doca_sync_event *se)
 
 /* ---- importer ---- */
 
-doca_error_t se_net_import(struct doca_sync_event *se, const struct odma_se_blob *b,
-                           const uint8_t *data, size_t sz, bool *use_net, const char **why)
+/* Fills the transport's view of the exporter named by a version-2 blob. */
+static void net_reach_of(const struct odma_se_blob *b, struct odma_tp_reach *r)
 {
-	static const char forged[] = "the exporter did not confirm this export byte for byte "
-	                             "(a stale or forged export); export again";
-	const struct odma_tp_ops *ops;
-	struct odma_tp_reach r;
-	struct odma_tp_remote *rm;
-	uint8_t *issued;
+	memset(r, 0, sizeof(*r));
+	r->pidns = b->pidns;
+	memcpy(r->boot_id, b->boot_id, sizeof(r->boot_id));
+	r->pid = b->pid;
+	r->start_time = b->start_time;
+	r->addr = b->value_addr;
+	r->len = sizeof(uint64_t);
+	r->perms = NET_PERMS;
+	r->region_id = b->region_id;
+	memcpy(r->key, b->rkey, sizeof(r->key));
+	r->generation = b->generation;
+	r->net_len = b->net_len;
+	memcpy(r->net_addr, b->net_addr, b->net_len);
+}
+
+/* Attaches; the exporter must confirm the blob (@data, @sz) byte for byte. */
+static doca_error_t net_attach(const struct odma_tp_ops *ops, struct odma_tp_reach *r,
+                               struct se_net *n, const uint8_t *data, size_t sz, const char **why)
+{
+	uint8_t *issued = malloc(ODMA_TP_ISSUED_MAX);
 	size_t ilen = 0;
-	const char *cwhy = NULL;
 	doca_error_t err;
 
-	*use_net = false;
+	if (issued == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	err = odma_tp_attach(ops, r, &n->rm, issued, &ilen); /* logs a failure, with the fix */
+	if (err == DOCA_SUCCESS && (ilen != sz || memcmp(issued, data, sz) != 0)) {
+		odma_tp_detach(&n->rm);
+		*why = "the exporter did not confirm this export byte for byte (a stale or forged "
+		       "export); export again";
+		err = DOCA_ERROR_INVALID_VALUE;
+	}
+	free(issued);
+	return err;
+}
+
+/* Takes a version-2 blob whose exporter shares neither our kernel nor our PID namespace. */
+static doca_error_t net_import(struct doca_sync_event *se, const struct odma_se_blob *b,
+                               const uint8_t *data, size_t sz, bool *taken, const char **why)
+{
+	const struct odma_tp_ops *ops;
+	struct odma_tp_reach r;
+	const char *cwhy = NULL;
+	struct se_net *n;
+	doca_error_t err;
+
 	if (b->version != ODMA_SE_BLOB_VERSION_NET)
 		return DOCA_SUCCESS; /* a one-kernel export: the shared page */
 	if (odma_tp_config_check() != DOCA_SUCCESS)
 		return DOCA_ERROR_INVALID_VALUE; /* logged, naming the variable */
-	memset(&r, 0, sizeof(r));
-	r.pidns = b->pidns;
-	memcpy(r.boot_id, b->boot_id, sizeof(r.boot_id));
-	r.pid = b->pid;
-	r.start_time = b->start_time;
-	r.addr = b->value_addr;
-	r.len = sizeof(uint64_t);
-	r.perms = NET_PERMS;
-	r.region_id = b->region_id;
-	memcpy(r.key, b->rkey, sizeof(r.key));
-	r.generation = b->generation;
-	r.net_len = b->net_len;
-	memcpy(r.net_addr, b->net_addr, b->net_len);
+	net_reach_of(b, &r);
 	ops = odma_tp_choose(&r, &cwhy);
 	if (ops == NULL) {
 		*why = cwhy;
@@ -144,47 +195,70 @@ doca_error_t se_net_import(struct doca_sync_event *se, const struct odma_se_blob
 	}
 	if (ops->kind == ODMA_TP_PROCESS)
 		return DOCA_SUCCESS; /* same kernel and PID namespace: the shared page */
-	rm = calloc(1, sizeof(*rm));
-	issued = malloc(ODMA_TP_ISSUED_MAX);
-	if (rm == NULL || issued == NULL) {
-		free(rm);
-		free(issued);
+	n = calloc(1, sizeof(*n));
+	if (n == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	}
-	err = odma_tp_attach(ops, &r, rm, issued, &ilen); /* logs a failure, with the fix */
-	if (err == DOCA_SUCCESS && (ilen != sz || memcmp(issued, data, sz) != 0)) {
-		odma_tp_detach(rm);
-		*why = forged;
-		err = DOCA_ERROR_INVALID_VALUE;
-	}
-	free(issued);
+	err = net_attach(ops, &r, n, data, sz, why);
 	if (err != DOCA_SUCCESS) {
-		free(rm);
+		free(n);
 		return err;
 	}
-	pthread_mutex_init(&se->net_lock, NULL);
-	se->net = rm;
-	se->net_addr = b->value_addr;
+	pthread_mutex_init(&n->lock, NULL);
+	n->addr = b->value_addr;
+	se->net = n;
 	se->peer_pid = (pid_t)b->pid;
 	se->peer_start = b->start_time;
-	*use_net = true;
+	*taken = true;
 	return DOCA_SUCCESS;
 }
 
-void se_net_detach(struct doca_sync_event *se)
+static void net_release(struct doca_sync_event *se)
 {
-	if (se->net == NULL)
-		return;
-	odma_tp_detach(se->net); /* the context is IDLE: nothing of it is in flight */
-	free(se->net);
-	se->net = NULL;
-	while (se->net_done != NULL) {
-		struct se_net_req *q = se->net_done;
+	struct se_net *n = se->net;
 
-		se->net_done = q->next;
+	if (n == NULL)
+		return;
+	odma_tp_detach(&n->rm); /* the context is IDLE: nothing of it is in flight */
+	while (n->done != NULL) {
+		struct se_net_req *q = n->done;
+
+		n->done = q->next;
 		free(q);
 	}
-	pthread_mutex_destroy(&se->net_lock);
+	pthread_mutex_destroy(&n->lock);
+	free(n);
+	se->net = NULL;
+}
+
+/* A failed access: the exporter refused it or did not answer. */
+static void net_gone(struct doca_sync_event *se)
+{
+	se_mark_gone(se, "refused or did not answer an access over the network transport (it "
+	                 "stopped or destroyed the event, exited, or the link is down; the pid "
+	                 "is in its namespace)");
+}
+
+/* Only a failed access tells (it marks the handle gone). */
+static bool net_peer_gone(struct doca_sync_event *se, bool now)
+{
+	(void)now;
+	return __atomic_load_n(&se->peer_gone, __ATOMIC_SEQ_CST);
+}
+
+/* A request for the value: @op (ODMA_TP_AT_*) with @operand, done(io, status) later. */
+static void net_io_init(struct odma_tp_io *io, struct doca_sync_event *se,
+                        enum odma_tp_atomic_op op, uint64_t operand, uint64_t *out,
+                        void (*done)(struct odma_tp_io *io, doca_error_t status), void *arg)
+{
+	memset(io, 0, sizeof(*io));
+	io->remote = &se->net->rm;
+	io->local = out;
+	io->remote_addr = se->net->addr;
+	io->len = sizeof(uint64_t);
+	io->atomic = (uint8_t)op;
+	io->operand = operand;
+	io->done = done;
+	io->arg = arg;
 }
 
 struct net_wait {
@@ -195,7 +269,7 @@ struct net_wait {
 	uint64_t val;
 };
 
-static void se_net_sync_done(struct odma_tp_io *io, doca_error_t status)
+static void net_sync_done(struct odma_tp_io *io, doca_error_t status)
 {
 	struct net_wait *w = io->arg;
 
@@ -206,35 +280,20 @@ static void se_net_sync_done(struct odma_tp_io *io, doca_error_t status)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* The handle is dead for good: said once. */
-void se_net_gone(struct doca_sync_event *se)
-{
-	if (__atomic_exchange_n(&se->peer_gone, true, __ATOMIC_SEQ_CST))
-		return;
-	ODMA_WARN("sync event %p: the exporter (pid %d in its namespace) refused or did not "
-	          "answer an access over the network transport (it stopped or destroyed the "
-	          "event, exited, or the link is down); updates and waits on this handle now fail "
-	          "with CONNECTION_ABORTED",
-	          (void *)se, (int)se->peer_pid);
-}
-
-doca_error_t se_net_op(struct doca_sync_event *se, int op, uint64_t operand, uint64_t *old)
+/*
+ * One blocking remote atomic (bounded by ODMA_TRANSPORT_TIMEOUT_MS): a set is a swap at the
+ * exporter, atomic against every add. CONNECTION_ABORTED.
+ */
+static doca_error_t net_access(struct doca_sync_event *se, enum odma_tp_atomic_op op,
+                               uint64_t operand, uint64_t *old)
 {
 	struct net_wait w = { .status = DOCA_ERROR_IO_FAILED };
 	struct odma_tp_io io;
 	doca_error_t err;
 
-	if (__atomic_load_n(&se->peer_gone, __ATOMIC_SEQ_CST))
+	if (net_peer_gone(se, false))
 		return DOCA_ERROR_CONNECTION_ABORTED;
-	memset(&io, 0, sizeof(io));
-	io.remote = se->net;
-	io.local = &w.val;
-	io.remote_addr = se->net_addr;
-	io.len = sizeof(uint64_t);
-	io.atomic = (uint8_t)op;
-	io.operand = operand;
-	io.done = se_net_sync_done;
-	io.arg = &w;
+	net_io_init(&io, se, op, operand, &w.val, net_sync_done, &w);
 	pthread_mutex_init(&w.lock, NULL);
 	pthread_cond_init(&w.cond, NULL);
 	err = odma_tp_io_start(&io);
@@ -248,103 +307,215 @@ doca_error_t se_net_op(struct doca_sync_event *se, int op, uint64_t operand, uin
 	pthread_cond_destroy(&w.cond);
 	pthread_mutex_destroy(&w.lock);
 	if (err != DOCA_SUCCESS) {
-		se_net_gone(se);
+		net_gone(se);
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
 	*old = w.val;
 	return DOCA_SUCCESS;
 }
 
-doca_error_t se_read(struct doca_sync_event *se, uint64_t *v)
+static uint64_t net_backoff(uint64_t step)
 {
-	if (se->net != NULL)
-		return se_net_op(se, ODMA_TP_AT_READ, 0, v);
-	*v = se_load(se);
-	return DOCA_SUCCESS;
+	return step * 2 < NET_POLL_MAX_NS ? step * 2 : NET_POLL_MAX_NS;
 }
 
-bool se_net_poll_due(struct doca_sync_event *se, bool reset)
+/* A blocking wait: polls the value, sleeping between polls. Fails once the exporter is gone. */
+static doca_error_t net_wait(struct doca_sync_event *se, enum se_task_type type, uint64_t val,
+                             uint64_t mask, bool yield)
+{
+	uint64_t step = NET_POLL_MIN_NS, v;
+
+	(void)yield; /* a poll is a round trip: always sleep between them */
+	for (;;) {
+		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)step };
+
+		if (net_access(se, ODMA_TP_AT_READ, 0, &v) != DOCA_SUCCESS)
+			return DOCA_ERROR_CONNECTION_ABORTED;
+		if (se_cond(type, v, val, mask))
+			return DOCA_SUCCESS;
+		nanosleep(&ts, NULL);
+		step = net_backoff(step);
+	}
+}
+
+/* Pending waits: whether a poll is due now (and schedules the next). */
+static bool net_poll_due(struct se_net *n, bool reset)
 {
 	uint64_t now = doca_priv_now_ns();
 
 	if (reset) {
-		se->net_step_ns = NET_POLL_MIN_NS;
-		se->net_poll_ns = now + NET_POLL_MIN_NS;
+		n->step_ns = NET_POLL_MIN_NS;
+		n->poll_ns = now + NET_POLL_MIN_NS;
 		return false;
 	}
-	if (now < se->net_poll_ns)
+	if (now < n->poll_ns)
 		return false;
-	se->net_step_ns =
-	        se->net_step_ns * 2 < NET_POLL_MAX_NS ? se->net_step_ns * 2 : NET_POLL_MAX_NS;
-	se->net_poll_ns = now + se->net_step_ns;
+	n->step_ns = net_backoff(n->step_ns);
+	n->poll_ns = now + n->step_ns;
 	return true;
 }
 
-/* ---- asynchronous requests of the context ---- */
+/* ---- the context: every access an asynchronous request ---- */
 
 /* Transport thread: queue the completion, then wake the PE (pairs with its arm op). */
-static void se_net_async_done(struct odma_tp_io *io, doca_error_t status)
+static void net_async_done(struct odma_tp_io *io, doca_error_t status)
 {
 	struct se_net_req *q = io->arg;
 	struct doca_sync_event *se = q->se;
+	struct se_net *n = se->net;
 
 	q->status = status;
 	q->next = NULL;
-	pthread_mutex_lock(&se->net_lock);
-	if (se->net_done_tail != NULL)
-		se->net_done_tail->next = q;
+	pthread_mutex_lock(&n->lock);
+	if (n->done_tail != NULL)
+		n->done_tail->next = q;
 	else
-		se->net_done = q;
-	se->net_done_tail = q;
-	__atomic_add_fetch(&se->net_ndone, 1, __ATOMIC_SEQ_CST);
+		n->done = q;
+	n->done_tail = q;
+	__atomic_add_fetch(&n->ndone, 1, __ATOMIC_SEQ_CST);
 	/*
-	 * Under the lock: once the PE thread took this back (se_net_take locks), the context
-	 * may go IDLE and be destroyed, and its PE too; nothing of theirs is touched after.
+	 * Under the lock: once the PE thread took this back (net_take locks), the context may
+	 * go IDLE and be destroyed, and its PE too; nothing of theirs is touched after.
 	 */
 	odma_pe_signal(se->ctx.pe);
-	pthread_mutex_unlock(&se->net_lock);
+	pthread_mutex_unlock(&n->lock);
 }
 
-doca_error_t se_net_start(struct doca_sync_event *se, struct se_task *task, int op,
-                          uint64_t operand)
+/* Starts one (PE thread); CONNECTION_ABORTED when it cannot (the handle is then failed). */
+static doca_error_t net_start(struct doca_sync_event *se, struct se_task *task,
+                              enum odma_tp_atomic_op op, uint64_t operand)
 {
 	struct se_net_req *q;
 
-	if (__atomic_load_n(&se->peer_gone, __ATOMIC_SEQ_CST))
+	if (net_peer_gone(se, false))
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	q = calloc(1, sizeof(*q));
 	if (q == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	q->se = se;
 	q->task = task;
-	q->io.remote = se->net;
-	q->io.local = &q->val;
-	q->io.remote_addr = se->net_addr;
-	q->io.len = sizeof(uint64_t);
-	q->io.atomic = (uint8_t)op;
-	q->io.operand = operand;
-	q->io.done = se_net_async_done;
-	q->io.arg = q;
-	se->net_inflight++;
+	net_io_init(&q->io, se, op, operand, &q->val, net_async_done, q);
+	se->inflight++;
 	if (odma_tp_io_start(&q->io) != DOCA_SUCCESS) {
-		se->net_inflight--;
+		se->inflight--;
 		free(q);
-		se_net_gone(se);
+		net_gone(se);
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
 	return DOCA_SUCCESS;
 }
 
-struct se_net_req *se_net_take(struct doca_sync_event *se)
+/* The completed requests, oldest first (PE thread); the caller frees them. */
+static struct se_net_req *net_take(struct se_net *n)
 {
 	struct se_net_req *q;
 
-	if (__atomic_load_n(&se->net_ndone, __ATOMIC_SEQ_CST) == 0)
+	if (__atomic_load_n(&n->ndone, __ATOMIC_SEQ_CST) == 0)
 		return NULL;
-	pthread_mutex_lock(&se->net_lock);
-	q = se->net_done;
-	se->net_done = se->net_done_tail = NULL;
-	__atomic_store_n(&se->net_ndone, 0, __ATOMIC_SEQ_CST);
-	pthread_mutex_unlock(&se->net_lock);
+	pthread_mutex_lock(&n->lock);
+	q = n->done;
+	n->done = n->done_tail = NULL;
+	__atomic_store_n(&n->ndone, 0, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&n->lock);
 	return q;
 }
+
+/* Starts a poll of the value for the pending waits, unless one is in flight. */
+static void net_poll(struct doca_sync_event *se)
+{
+	doca_error_t r;
+
+	if (se->net->polling)
+		return;
+	r = net_start(se, NULL, ODMA_TP_AT_READ, 0);
+	if (r == DOCA_SUCCESS)
+		se->net->polling = true;
+	else if (r == DOCA_ERROR_CONNECTION_ABORTED)
+		(void)se_pending_scan(se, r, 0);
+	/* NO_MEMORY: the next due poll tries again */
+}
+
+static doca_error_t net_submit(struct doca_sync_event *se, struct se_task *t)
+{
+	doca_error_t r;
+
+	if (t->type < SE_T_WAIT_EQ) {
+		r = net_start(se, t, se_task_op(t),
+		              t->val); /* completes at a progress after its reply */
+		if (r == DOCA_ERROR_CONNECTION_ABORTED)
+			odma_task_complete(&t->base, r);
+		return r == DOCA_ERROR_CONNECTION_ABORTED ? DOCA_SUCCESS : r;
+	}
+	if (se_peer_gone(se, false)) {
+		odma_task_complete(&t->base, DOCA_ERROR_CONNECTION_ABORTED);
+		return DOCA_SUCCESS;
+	}
+	se_pending_push(se, t);
+	(void)net_poll_due(se->net, true); /* a fresh backoff from the first poll on */
+	net_poll(se);
+	return DOCA_SUCCESS;
+}
+
+/* Takes back the completed requests; polls again when due. */
+static bool net_progress(struct doca_sync_event *se)
+{
+	struct se_net_req *q = net_take(se->net), *next;
+	bool any = false;
+
+	for (; q != NULL; q = next) {
+		struct se_task *t = q->task;
+		doca_error_t st =
+		        q->status == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_CONNECTION_ABORTED;
+
+		next = q->next;
+		se->inflight--;
+		if (st != DOCA_SUCCESS)
+			net_gone(se);
+		if (t != NULL) {
+			se_task_done(t, st, q->val);
+		} else {
+			se->net->polling = false;
+			(void)se_pending_scan(se, st, q->val);
+		}
+		free(q);
+		any = true;
+	}
+	if (se->pending != NULL && !se->net->polling) {
+		if (se_peer_gone(se, false))
+			any |= se_pending_scan(se, DOCA_ERROR_CONNECTION_ABORTED, 0) != 0;
+		else if (net_poll_due(se->net, false))
+			net_poll(se);
+	}
+	return any;
+}
+
+/* The PE is woken by the completions, and by its timer for the next poll. */
+static uint64_t net_arm(struct doca_sync_event *se)
+{
+	if (se->ctx.state == DOCA_CTX_STATE_IDLE)
+		return ODMA_WAKE_NEVER;
+	/* a reply's completion signals the PE (after queuing: this check pairs with it) */
+	if (__atomic_load_n(&se->net->ndone, __ATOMIC_SEQ_CST) != 0)
+		return 0;
+	if (se->pending == NULL || se->net->polling)
+		return ODMA_WAKE_NEVER;
+	return se_peer_gone(se, false) ? 0 : se->net->poll_ns;
+}
+
+static void net_stop(struct doca_sync_event *se)
+{
+	(void)se; /* requests in flight come back by themselves (idle_ready waits for them) */
+}
+
+const struct se_ops se_net_ops = {
+	.name = "over the network transport",
+	.import = net_import,
+	.release = net_release,
+	.gone = net_peer_gone,
+	.access = net_access,
+	.wait = net_wait,
+	.submit = net_submit,
+	.progress = net_progress,
+	.arm = net_arm,
+	.stop = net_stop,
+};

@@ -136,13 +136,15 @@ void se_page_revoke(struct doca_sync_event *se)
 }
 
 doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blob *b,
-                            const char **why)
+                            const uint8_t *data, size_t sz, bool *taken, const char **why)
 {
 	char path[64];
 	struct se_page *pg;
 	struct stat st;
 	int fd, seals;
 
+	(void)data; /* the page itself says whether the export is current */
+	(void)sz;
 	if (!se_proc_alive((pid_t)b->pid, b->start_time)) {
 		*why = "the exporting process does not run here: it exited (stale export), or it "
 		       "runs in another PID namespace or machine (export with ODMA_FABRIC set, "
@@ -202,6 +204,7 @@ doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blo
 		close(se->peer_pidfd);
 		se->peer_pidfd = -1; /* the next liveness check says it */
 	}
+	*taken = true;
 	return DOCA_SUCCESS;
 }
 
@@ -216,21 +219,14 @@ void se_page_unmap(struct doca_sync_event *se)
 	se->value = NULL;
 }
 
-bool se_peer_gone(struct doca_sync_event *se, bool now)
+bool se_page_gone(struct doca_sync_event *se, bool now)
 {
 	uint64_t t;
 
-	if (!se->from_export)
-		return false;
-	if (se->net != NULL) /* set by the failed access itself (se_net.c) */
-		return __atomic_load_n(&se->peer_gone, __ATOMIC_SEQ_CST);
-	if (se->peer_gone)
+	if (__atomic_load_n(&se->peer_gone, __ATOMIC_SEQ_CST))
 		return true;
 	if (__atomic_load_n(&se->page->revoked, __ATOMIC_SEQ_CST)) {
-		se->peer_gone = true;
-		ODMA_WARN("sync event %p: the exporter (pid %d) stopped or destroyed the event; "
-		          "updates and waits on this handle now fail with CONNECTION_ABORTED",
-		          (void *)se, (int)se->peer_pid);
+		se_mark_gone(se, "stopped or destroyed the event");
 		return true;
 	}
 	t = doca_priv_now_ns();
@@ -245,10 +241,7 @@ bool se_peer_gone(struct doca_sync_event *se, bool now)
 	} else if (se_proc_alive(se->peer_pid, se->peer_start)) {
 		return false;
 	}
-	se->peer_gone = true;
-	ODMA_WARN("sync event %p: the exporting process (pid %d) exited; updates and waits on "
-	          "this handle now fail with CONNECTION_ABORTED",
-	          (void *)se, (int)se->peer_pid);
+	se_mark_gone(se, "exited");
 	return true;
 }
 

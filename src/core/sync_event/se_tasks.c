@@ -4,17 +4,13 @@
 /*
  * The sync event as a context: five task types sharing one pool (each with its own limit),
  * run by the type itself (no engine). Get, notify-set and notify-add act at submit and
- * complete at the next progress; a wait stays pending until its condition holds, checked at
- * submit and by every progress of the context's PE. To wake a PE that sleeps on its
- * notification handle, a context with pending waits holds a slot of the shared page: every
- * update writes the PE's eventfd once per arming. An event imported over the network
- * (se_net.c) has no page: its tasks are asynchronous requests to the exporter and its waits
- * are polled, the PE woken by the completions and by its timer.
+ * complete at a later progress; a wait stays pending until its condition holds. This file
+ * checks the tasks and keeps the pending list; how a task reaches the value and how the PE
+ * is woken is the event's row (se_local.c: a slot of the shared page whose every update
+ * writes the PE's eventfd; se_net.c: asynchronous requests and polls, the PE woken by their
+ * completions and by its timer).
  */
-#include <errno.h>
-#include <sys/epoll.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/log/log.h"
 #include "core/sync_event/se_int.h"
@@ -117,7 +113,7 @@ static void se_complete(struct doca_task *task, bool ok)
 	}
 }
 
-static void se_pending_push(struct doca_sync_event *se, struct se_task *t)
+void se_pending_push(struct doca_sync_event *se, struct se_task *t)
 {
 	t->pend_next = NULL;
 	if (se->pending_tail != NULL)
@@ -127,8 +123,7 @@ static void se_pending_push(struct doca_sync_event *se, struct se_task *t)
 	se->pending_tail = t;
 }
 
-/* Completes the pending waits that value @v meets (all of them with @fail set). */
-static unsigned int se_scan_at(struct doca_sync_event *se, doca_error_t fail, uint64_t v)
+unsigned int se_pending_scan(struct doca_sync_event *se, doca_error_t fail, uint64_t v)
 {
 	struct se_task **pp = &se->pending, *last = NULL;
 	unsigned int n = 0;
@@ -146,109 +141,14 @@ static unsigned int se_scan_at(struct doca_sync_event *se, doca_error_t fail, ui
 		n++;
 	}
 	se->pending_tail = last;
-	if (se->pending == NULL)
-		se_slot_disarm(se);
 	return n;
 }
 
-/* The same against the value now (the shared page or program memory: never remote). */
-static unsigned int se_scan(struct doca_sync_event *se, doca_error_t fail)
+void se_task_done(struct se_task *t, doca_error_t status, uint64_t v)
 {
-	return se_scan_at(se, fail, fail == DOCA_SUCCESS && se->value != NULL ? se_load(se) : 0);
-}
-
-/* ---- a context over the network transport: every access an asynchronous request ---- */
-
-/* Starts a poll of the value for the pending waits, unless one is in flight. */
-static void se_net_poll(struct doca_sync_event *se)
-{
-	doca_error_t r;
-
-	if (se->net_polling)
-		return;
-	r = se_net_start(se, NULL, ODMA_TP_AT_READ, 0);
-	if (r == DOCA_SUCCESS)
-		se->net_polling = true;
-	else if (r == DOCA_ERROR_CONNECTION_ABORTED)
-		(void)se_scan_at(se, r, 0);
-	/* NO_MEMORY: the next due poll tries again */
-}
-
-static doca_error_t se_net_submit(struct doca_sync_event *se, struct se_task *t)
-{
-	int op = t->type == SE_T_GET          ? ODMA_TP_AT_READ
-	         : t->type == SE_T_NOTIFY_SET ? ODMA_TP_AT_SWAP
-	                                      : ODMA_TP_AT_FADD;
-	doca_error_t r;
-
-	if (t->type == SE_T_GET || t->type == SE_T_NOTIFY_SET || t->type == SE_T_NOTIFY_ADD) {
-		r = se_net_start(se, t, op, t->val); /* completes at a progress after its reply */
-		if (r == DOCA_ERROR_CONNECTION_ABORTED)
-			odma_task_complete(&t->base, r);
-		return r == DOCA_ERROR_CONNECTION_ABORTED ? DOCA_SUCCESS : r;
-	}
-	if (se_peer_gone(se, false)) {
-		odma_task_complete(&t->base, DOCA_ERROR_CONNECTION_ABORTED);
-		return DOCA_SUCCESS;
-	}
-	se_pending_push(se, t);
-	(void)se_net_poll_due(se, true); /* a fresh backoff from the first poll on */
-	se_net_poll(se);
-	return DOCA_SUCCESS;
-}
-
-/* Takes back the completed requests; polls again when due. */
-static bool se_net_progress(struct doca_sync_event *se)
-{
-	struct se_net_req *q = se_net_take(se), *next;
-	bool any = false;
-
-	for (; q != NULL; q = next) {
-		struct se_task *t = q->task;
-		doca_error_t st =
-		        q->status == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_CONNECTION_ABORTED;
-
-		next = q->next;
-		se->net_inflight--;
-		if (st != DOCA_SUCCESS)
-			se_net_gone(se);
-		if (t != NULL) {
-			if (st == DOCA_SUCCESS && t->type != SE_T_NOTIFY_SET)
-				*t->ptr = q->val; /* get: the value; notify-add: the one before */
-			odma_task_complete(&t->base, st);
-		} else {
-			se->net_polling = false;
-			(void)se_scan_at(se, st, q->val);
-		}
-		free(q);
-		any = true;
-	}
-	if (se->pending != NULL && !se->net_polling) {
-		if (se_peer_gone(se, false))
-			any |= se_scan_at(se, DOCA_ERROR_CONNECTION_ABORTED, 0) != 0;
-		else if (se_net_poll_due(se, false))
-			se_net_poll(se);
-	}
-	return any;
-}
-
-/* Stops watching the exporter's pidfd (a no-op when not watched). */
-static void se_unwatch_peer(struct doca_sync_event *se)
-{
-	if (!se->pidfd_watched)
-		return;
-	(void)doca_priv_pe_watch(se->ctx.pe, se->peer_pidfd, 0);
-	se->pidfd_watched = false;
-}
-
-/* A wait that does not hold yet: pending, with the PE's wake-up armed before the re-check. */
-static void se_wait_park(struct doca_sync_event *se, struct se_task *t)
-{
-	se_pending_push(se, t);
-	if (se->slot < 0)
-		(void)se_slot_claim(se, se->ctx.pe->efd);
-	se_slot_arm(se);
-	(void)se_scan(se, DOCA_SUCCESS);
+	if (status == DOCA_SUCCESS && t->type != SE_T_NOTIFY_SET)
+		*t->ptr = v; /* get: the value; notify-add: the one before */
+	odma_task_complete(&t->base, status);
 }
 
 static doca_error_t se_submit(struct doca_task *task)
@@ -256,7 +156,6 @@ static doca_error_t se_submit(struct doca_task *task)
 	struct se_task *t = (struct se_task *)task;
 	struct doca_sync_event *se = se_of(task->ctx);
 	const char *fn = se_type_names[t->type];
-	uint64_t old, v = 0;
 	doca_error_t r;
 
 	if (t->type >= SE_T_WAIT_EQ) {
@@ -271,92 +170,21 @@ static doca_error_t se_submit(struct doca_task *task)
 		                             : "notify_add_set_fetched_val_ptr");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (se->net != NULL)
-		return se_net_submit(se, t);
-	switch (t->type) {
-	case SE_T_GET:
-		r = se_read(se, &v);
-		if (r == DOCA_SUCCESS)
-			*t->ptr = v;
-		odma_task_complete(task, r);
-		return DOCA_SUCCESS;
-	case SE_T_NOTIFY_SET:
-		odma_task_complete(task, se_do_set(se, t->val));
-		return DOCA_SUCCESS;
-	case SE_T_NOTIFY_ADD:
-		r = se_do_add(se, t->val, &old);
-		if (r == DOCA_SUCCESS)
-			*t->ptr = old;
-		odma_task_complete(task, r);
-		return DOCA_SUCCESS;
-	default:
-		if (se_read(se, &v) != DOCA_SUCCESS)
-			odma_task_complete(task, DOCA_ERROR_CONNECTION_ABORTED);
-		else if (se_cond(t->type, v, t->val, t->mask))
-			odma_task_complete(task, DOCA_SUCCESS);
-		else if (se_peer_gone(se, false))
-			odma_task_complete(task, DOCA_ERROR_CONNECTION_ABORTED);
-		else
-			se_wait_park(se, t);
-		return DOCA_SUCCESS;
-	}
+	return se->ops->submit(se, t);
 }
 
 static bool se_progress(struct doca_ctx *ctx)
 {
 	struct doca_sync_event *se = se_of(ctx);
-	unsigned int n;
 
-	if (se->net != NULL)
-		return se_net_progress(se);
-	if (se->pending == NULL)
-		return false;
-	if (se_slot_fired(se)) {
-		uint64_t v;
-
-		/* our wake-up was written into the PE's eventfd: take it back out */
-		if (read(ctx->pe->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-			ODMA_DBG("eventfd read failed: %d", errno);
-	}
-	se_slot_arm(se);
-	n = se_scan(se, DOCA_SUCCESS);
-	if (se->pending != NULL && se_peer_gone(se, false))
-		n += se_scan(se, DOCA_ERROR_CONNECTION_ABORTED);
-	if (se->pending == NULL || se->peer_gone)
-		se_unwatch_peer(se); /* a dead exporter's pidfd stays readable */
-	return n != 0;
+	return se->ops->progress(se);
 }
 
-/*
- * The arm op: a waiter is woken by the PE's eventfd (whoever changes the value writes it) or,
- * on an imported event, by the exporter's exit: its pidfd is watched while waits are
- * pending (without a pidfd, the next liveness check is the deadline).
- */
 static uint64_t se_arm(struct doca_ctx *ctx)
 {
 	struct doca_sync_event *se = se_of(ctx);
 
-	if (se->net != NULL && ctx->state != DOCA_CTX_STATE_IDLE) {
-		/* a reply's completion signals the PE (after queuing: this check pairs with it) */
-		if (__atomic_load_n(&se->net_ndone, __ATOMIC_SEQ_CST) != 0)
-			return 0;
-		if (se->pending == NULL || se->net_polling)
-			return ODMA_WAKE_NEVER;
-		/* the PE's timer wakes it for the next poll */
-		return se_peer_gone(se, false) ? 0 : se->net_poll_ns;
-	}
-	if (se->pending == NULL || !se->from_export || ctx->state == DOCA_CTX_STATE_IDLE) {
-		se_unwatch_peer(se);
-		return ODMA_WAKE_NEVER;
-	}
-	if (se_peer_gone(se, true))
-		return 0; /* the next progress fails the waits */
-	if (se->peer_pidfd < 0)
-		return se->next_live_check_ns;
-	if (!se->pidfd_watched)
-		se->pidfd_watched =
-		        doca_priv_pe_watch(ctx->pe, se->peer_pidfd, EPOLLIN) == DOCA_SUCCESS;
-	return se->pidfd_watched ? ODMA_WAKE_NEVER : se->next_live_check_ns;
+	return se->ops->arm(se);
 }
 
 static void se_stop(struct doca_ctx *ctx)
@@ -365,9 +193,8 @@ static void se_stop(struct doca_ctx *ctx)
 
 	if (se->pending != NULL)
 		ODMA_DBG("sync event %p: stop flushes its pending waits (IO_FAILED)", (void *)se);
-	(void)se_scan(se, DOCA_ERROR_IO_FAILED);
-	se_unwatch_peer(se);
-	se_slot_release(se);
+	(void)se_pending_scan(se, DOCA_ERROR_IO_FAILED, 0);
+	se->ops->stop(se);
 	se_ctx_deactivate(se);
 }
 
@@ -375,8 +202,8 @@ static bool se_idle_ready(const struct doca_ctx *ctx)
 {
 	const struct doca_sync_event *se = se_of(ctx);
 
-	/* over the network: every request started came back (each within the timeout) */
-	return se->pending == NULL && se->net_inflight == 0;
+	/* every request started came back (over the network: each within the timeout) */
+	return se->pending == NULL && se->inflight == 0;
 }
 
 static void se_task_free(struct doca_task *task)

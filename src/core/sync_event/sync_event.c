@@ -4,13 +4,12 @@
 /*
  * DOCA Sync Event: creation, locations, backing memory, stand-alone start/stop, export and
  * import, the synchronous data path (get, set, add, blocking waits) and the capability
- * queries. The context form and the tasks are in se_tasks.c; the shared page in
- * se_shared.c. Rules odma decided where DOCA leaves them open: docs/user-guide.md.
+ * queries. The context form and the tasks are in se_tasks.c. What depends on where the value
+ * is goes through the event's row (se_ops): se_local.c with the shared page of se_shared.c,
+ * or se_net.c. Rules odma decided where DOCA leaves them open: docs/user-guide.md.
  */
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <doca_buf.h>
@@ -26,20 +25,6 @@
 
 ODMA_LOG_REGISTER(DOCA_SYNC_EVENT)
 
-#define SPIN_ITERS 2000                /* wait_*: busy checks before sleeping */
-#define YIELD_ITERS 32                 /* wait_*_yield: sched_yield rounds before sleeping */
-#define SLEEP_USER_NS (1000 * 1000ull) /* value in program memory: re-check every 1 ms */
-#define SLEEP_IMPORT_NS (100 * 1000 * 1000ull) /* importer: exporter liveness every 100 ms */
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
-}
-
 /* ------------------------------------------------------------------------------------ */
 /* Creation and configuration                                                             */
 /* ------------------------------------------------------------------------------------ */
@@ -53,6 +38,7 @@ doca_error_t doca_sync_event_create(struct doca_sync_event **event)
 	if (se == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	doca_priv_ctx_init(&se->ctx, &se_ctx_ops, NULL);
+	se->ops = &se_local_ops; /* an import may choose another row */
 	se->memfd = -1;
 	se->slot = -1;
 	se->slot_efd = -1;
@@ -323,10 +309,8 @@ doca_error_t doca_sync_event_destroy(struct doca_sync_event *event)
 		return r;
 	if (event->started)
 		se_deactivate(event);
-	if (event->from_export) {
-		se_net_detach(event);
-		se_page_unmap(event);
-	}
+	if (event->from_export)
+		event->ops->release(event);
 	for (uint32_t i = 0; i < event->num_devs; i++)
 		odma_dev_release(event->devs[i]);
 	free(event->devs);
@@ -468,6 +452,10 @@ static doca_error_t se_import_check(const struct odma_system *sys, const struct 
 	return DOCA_SUCCESS;
 }
 
+/* The rows an import may run on, the first that takes the export wins (the last takes all). */
+static const struct se_ops *const se_import_rows[] = { &se_net_ops, &se_local_ops };
+#define SE_IMPORT_ROWS (sizeof(se_import_rows) / sizeof(se_import_rows[0]))
+
 doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data,
                                                 size_t sz, struct doca_sync_event **event)
 {
@@ -476,7 +464,7 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 	struct doca_sync_event *se;
 	struct odma_se_blob b;
 	const char *why = NULL;
-	bool use_net = false;
+	bool taken = false;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(dev != NULL && data != NULL && event != NULL,
@@ -495,9 +483,11 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 	if (r != DOCA_SUCCESS)
 		return r;
 	se->from_export = true;
-	r = se_net_import(se, &b, data, sz, &use_net, &why);
-	if (r == DOCA_SUCCESS && !use_net)
-		r = se_page_import(se, &b, &why);
+	for (size_t i = 0; r == DOCA_SUCCESS && !taken && i < SE_IMPORT_ROWS; i++) {
+		r = se_import_rows[i]->import(se, &b, data, sz, &taken, &why);
+		if (taken)
+			se->ops = se_import_rows[i];
+	}
 	if (r == DOCA_SUCCESS)
 		r = se_hold_dev(se, dev, __func__);
 	if (r != DOCA_SUCCESS) {
@@ -508,7 +498,7 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 	}
 	*event = se;
 	ODMA_DBG("sync event %p created from the export of pid %u (%s, %s)", (void *)se, b.pid,
-	         b.pci, use_net ? "over the network transport" : "shared page");
+	         b.pci, se->ops->name);
 	return DOCA_SUCCESS;
 }
 
@@ -601,32 +591,41 @@ doca_error_t doca_sync_event_get(struct doca_sync_event *event, uint64_t *value)
 	r = se_check_active(event, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
-	return se_read(event, value);
+	return se_do(event, ODMA_TP_AT_READ, 0, value);
+}
+
+bool se_peer_gone(struct doca_sync_event *se, bool now)
+{
+	return se->from_export && se->ops->gone(se, now);
+}
+
+void se_mark_gone(struct doca_sync_event *se, const char *what)
+{
+	if (__atomic_exchange_n(&se->peer_gone, true, __ATOMIC_SEQ_CST))
+		return;
+	ODMA_WARN("sync event %p: the exporter (pid %d) %s; updates and waits on this handle now "
+	          "fail with CONNECTION_ABORTED",
+	          (void *)se, (int)se->peer_pid, what);
+}
+
+doca_error_t se_do(struct doca_sync_event *se, enum odma_tp_atomic_op op, uint64_t operand,
+                   uint64_t *old)
+{
+	if (op != ODMA_TP_AT_READ && se_peer_gone(se, false))
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	return se->ops->access(se, op, operand, old);
 }
 
 doca_error_t se_do_set(struct doca_sync_event *se, uint64_t v)
 {
 	uint64_t old;
 
-	if (se_peer_gone(se, false))
-		return DOCA_ERROR_CONNECTION_ABORTED;
-	if (se->net != NULL) /* a swap at the exporter: atomic against every add */
-		return se_net_op(se, ODMA_TP_AT_SWAP, v, &old);
-	__atomic_store_n(se->value, v, __ATOMIC_SEQ_CST);
-	se_notify(se);
-	return DOCA_SUCCESS;
+	return se_do(se, ODMA_TP_AT_SWAP, v, &old);
 }
 
 doca_error_t se_do_add(struct doca_sync_event *se, uint64_t v, uint64_t *fetched)
 {
-	if (se_peer_gone(se, false))
-		return DOCA_ERROR_CONNECTION_ABORTED;
-	if (se->net != NULL) /* a fetch-add at the exporter */
-		return se_net_op(se, ODMA_TP_AT_FADD, v, fetched);
-	/* wraps modulo 2^64, as an atomic fetch-add does */
-	*fetched = __atomic_fetch_add(se->value, v, __ATOMIC_SEQ_CST);
-	se_notify(se);
-	return DOCA_SUCCESS;
+	return se_do(se, ODMA_TP_AT_FADD, v, fetched);
 }
 
 doca_error_t doca_sync_event_update_set(struct doca_sync_event *event, uint64_t value)
@@ -671,39 +670,10 @@ static const char *se_cond_name(enum se_task_type type)
 	return type == SE_T_WAIT_EQ ? "==" : type == SE_T_WAIT_NEQ ? "!=" : ">";
 }
 
-/*
- * A blocking wait on a value across the network: polls it (one remote read each) with a
- * backoff from 50 us to 5 ms, sleeping between polls. Fails once the exporter is gone.
- */
-static doca_error_t se_wait_net(struct doca_sync_event *se, enum se_task_type type, uint64_t val,
-                                uint64_t mask)
-{
-	uint64_t step = 50 * 1000ull, v;
-
-	for (;;) {
-		struct timespec ts;
-
-		if (se_read(se, &v) != DOCA_SUCCESS)
-			return DOCA_ERROR_CONNECTION_ABORTED;
-		if (se_cond(type, v, val, mask))
-			return DOCA_SUCCESS;
-		ts.tv_sec = 0;
-		ts.tv_nsec = (long)step;
-		nanosleep(&ts, NULL);
-		step = step * 2 < 5 * 1000 * 1000ull ? step * 2 : 5 * 1000 * 1000ull;
-	}
-}
-
-/*
- * A blocking wait: spins (or yields) a little, then sleeps on the page's futex until an
- * update bumps it. An importer wakes every 100 ms to notice an exporter that died; an event
- * in program memory every 1 ms to notice direct writes.
- */
+/* A blocking wait (how it waits is the row's). */
 static doca_error_t se_wait(struct doca_sync_event *se, enum se_task_type type, uint64_t val,
                             uint64_t mask, bool yield, const char *fn)
 {
-	struct se_page *pg;
-	uint64_t timeout;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(se != NULL, "%s: event must not be NULL", fn);
@@ -716,31 +686,7 @@ static doca_error_t se_wait(struct doca_sync_event *se, enum se_task_type type, 
 		         fn, (unsigned long long)mask, se_cond_name(type), (unsigned long long)val);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (se->net != NULL)
-		return se_wait_net(se, type, val, mask);
-	pg = se->page;
-	timeout = se->user_addr != NULL ? SLEEP_USER_NS : se->from_export ? SLEEP_IMPORT_NS : 0;
-	for (unsigned int i = 0;; i++) {
-		uint32_t seq;
-
-		if (se_cond(type, se_load(se), val, mask))
-			return DOCA_SUCCESS;
-		if (i < (yield ? YIELD_ITERS : SPIN_ITERS)) {
-			if (yield)
-				sched_yield();
-			else
-				cpu_relax();
-			continue;
-		}
-		if (se_peer_gone(se, true))
-			return DOCA_ERROR_CONNECTION_ABORTED;
-		seq = __atomic_load_n(&pg->seq, __ATOMIC_SEQ_CST);
-		__atomic_add_fetch(&pg->sleepers, 1, __ATOMIC_SEQ_CST);
-		if (!se_cond(type, se_load(se), val, mask) &&
-		    !__atomic_load_n(&pg->revoked, __ATOMIC_SEQ_CST))
-			se_futex_wait(&pg->seq, seq, timeout);
-		__atomic_sub_fetch(&pg->sleepers, 1, __ATOMIC_SEQ_CST);
-	}
+	return se->ops->wait(se, type, val, mask, yield);
 }
 
 doca_error_t doca_sync_event_wait_gt(struct doca_sync_event *event, uint64_t value, uint64_t mask)
