@@ -440,8 +440,8 @@ static doca_error_t net_submit(struct doca_sync_event *se, struct se_task *t)
 	doca_error_t r;
 
 	if (t->type < SE_T_WAIT_EQ) {
-		r = net_start(se, t, se_task_op(t),
-		              t->val); /* completes at a progress after its reply */
+		/* completes at a progress after its reply */
+		r = net_start(se, t, se_task_op(t), t->val);
 		if (r == DOCA_ERROR_CONNECTION_ABORTED)
 			odma_task_complete(&t->base, r);
 		return r == DOCA_ERROR_CONNECTION_ABORTED ? DOCA_SUCCESS : r;
