@@ -21,7 +21,6 @@
 #ifndef ODMA_SE_INT_H_
 #define ODMA_SE_INT_H_
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>

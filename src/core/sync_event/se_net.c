@@ -233,9 +233,9 @@ static void net_release(struct doca_sync_event *se)
 /* A failed access: the exporter refused it or did not answer. */
 static void net_gone(struct doca_sync_event *se)
 {
-	se_mark_gone(se, "refused or did not answer an access over the network transport (it "
-	                 "stopped or destroyed the event, exited, or the link is down; the pid "
-	                 "is in its namespace)");
+	se_mark_gone(se, "refused or did not answer an access over the network transport "
+	                 "(it stopped or destroyed the event, exited, or the link is down; "
+	                 "its pid is that of its own namespace)");
 }
 
 /* Only a failed access tells (it marks the handle gone). */

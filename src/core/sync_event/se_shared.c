@@ -276,10 +276,8 @@ static void se_signal_remote(const struct se_slot *s, pid_t pid, int32_t fd)
 	if (pfd < 0) {
 		if (errno == ENOSYS && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
 			ODMA_WARN("this kernel has no pidfd_open: a progress engine of another "
-			          "process "
-			          "waiting on a sync event sees updates at its next "
-			          "doca_pe_progress, "
-			          "not through its notification handle");
+			          "process waiting on a sync event sees updates at its next "
+			          "doca_pe_progress, not through its notification handle");
 		return;
 	}
 	/* the pid could have been reused between the table read and pidfd_open */
@@ -292,8 +290,7 @@ static void se_signal_remote(const struct se_slot *s, pid_t pid, int32_t fd)
 	if (efd < 0) {
 		if (errno == ENOSYS && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
 			ODMA_WARN("this kernel has no pidfd_getfd: a progress engine of another "
-			          "process "
-			          "waiting on a sync event sees updates at its next "
+			          "process waiting on a sync event sees updates at its next "
 			          "doca_pe_progress");
 		return;
 	}

@@ -48,8 +48,7 @@ static doca_error_t se_task_check_wait(enum se_task_type type, uint64_t val, uin
 {
 	if (!se_task_mask_ok(mask)) {
 		ODMA_ERR("%s: mask 0x%016llx is not 0 or 1, 2, 4 or 8 consecutive 0xff bytes "
-		         "aligned to "
-		         "their size",
+		         "aligned to their size",
 		         fn, (unsigned long long)mask);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -354,6 +353,20 @@ SE_TASK_CONF(notify_add, SE_T_NOTIFY_ADD)
 SE_TASK_CONF(wait_eq, SE_T_WAIT_EQ)
 SE_TASK_CONF(wait_neq, SE_T_WAIT_NEQ)
 
+/* A task field's setter (ignored while the task is in flight) and getter (0 for NULL). */
+#define SE_TASK_FIELD(tname, fname, type, member)                                                  \
+	void doca_sync_event_task_##tname##_set_##fname(struct doca_sync_event_task_##tname *task, \
+	                                                type fname)                                \
+	{                                                                                          \
+		if (se_settable(task, __func__))                                                   \
+			((struct se_task *)(void *)task)->member = fname;                          \
+	}                                                                                          \
+	type doca_sync_event_task_##tname##_get_##fname(                                           \
+	        const struct doca_sync_event_task_##tname *task)                                   \
+	{                                                                                          \
+		return task != NULL ? ((const struct se_task *)(const void *)task)->member : 0;    \
+	}
+
 /* get */
 
 doca_error_t doca_sync_event_task_get_alloc_init(struct doca_sync_event *event,
@@ -365,18 +378,6 @@ doca_error_t doca_sync_event_task_get_alloc_init(struct doca_sync_event *event,
 	if (r == DOCA_SUCCESS)
 		((struct se_task *)(void *)*task)->ptr = ret_val_ptr;
 	return r;
-}
-
-void doca_sync_event_task_get_set_ret_val_ptr(struct doca_sync_event_task_get *task,
-                                              uint64_t *ret_val_ptr)
-{
-	if (se_settable(task, __func__))
-		((struct se_task *)(void *)task)->ptr = ret_val_ptr;
-}
-
-uint64_t *doca_sync_event_task_get_get_ret_val_ptr(const struct doca_sync_event_task_get *task)
-{
-	return task != NULL ? ((const struct se_task *)(const void *)task)->ptr : NULL;
 }
 
 /* notify_set */
@@ -393,19 +394,6 @@ doca_sync_event_task_notify_set_alloc_init(struct doca_sync_event *event, uint64
 	return r;
 }
 
-void doca_sync_event_task_notify_set_set_set_val(struct doca_sync_event_task_notify_set *task,
-                                                 uint64_t set_val)
-{
-	if (se_settable(task, __func__))
-		((struct se_task *)(void *)task)->val = set_val;
-}
-
-uint64_t
-doca_sync_event_task_notify_set_get_set_val(const struct doca_sync_event_task_notify_set *task)
-{
-	return task != NULL ? ((const struct se_task *)(const void *)task)->val : 0;
-}
-
 /* notify_add */
 
 doca_error_t
@@ -420,32 +408,6 @@ doca_sync_event_task_notify_add_alloc_init(struct doca_sync_event *event, uint64
 		((struct se_task *)(void *)*task)->ptr = fetched_val_ptr;
 	}
 	return r;
-}
-
-void doca_sync_event_task_notify_add_set_inc_val(struct doca_sync_event_task_notify_add *task,
-                                                 uint64_t inc_val)
-{
-	if (se_settable(task, __func__))
-		((struct se_task *)(void *)task)->val = inc_val;
-}
-
-uint64_t
-doca_sync_event_task_notify_add_get_inc_val(const struct doca_sync_event_task_notify_add *task)
-{
-	return task != NULL ? ((const struct se_task *)(const void *)task)->val : 0;
-}
-
-void doca_sync_event_task_notify_add_set_fetched_val_ptr(
-        struct doca_sync_event_task_notify_add *task, uint64_t *fetched_val_ptr)
-{
-	if (se_settable(task, __func__))
-		((struct se_task *)(void *)task)->ptr = fetched_val_ptr;
-}
-
-uint64_t *doca_sync_event_task_notify_add_get_fetched_val_ptr(
-        const struct doca_sync_event_task_notify_add *task)
-{
-	return task != NULL ? ((const struct se_task *)(const void *)task)->ptr : NULL;
 }
 
 /* wait_eq / wait_neq */
@@ -486,29 +448,11 @@ doca_error_t doca_sync_event_task_wait_neq_alloc_init(struct doca_sync_event *ev
 	return se_wait_alloc(event, SE_T_WAIT_NEQ, wait_val, mask, user_data, task, __func__);
 }
 
-#define SE_WAIT_ACCESSORS(tname)                                                                   \
-	void doca_sync_event_task_##tname##_set_wait_val(                                          \
-	        struct doca_sync_event_task_##tname *task, uint64_t wait_val)                      \
-	{                                                                                          \
-		if (se_settable(task, __func__))                                                   \
-			((struct se_task *)(void *)task)->val = wait_val;                          \
-	}                                                                                          \
-	uint64_t doca_sync_event_task_##tname##_get_wait_val(                                      \
-	        const struct doca_sync_event_task_##tname *task)                                   \
-	{                                                                                          \
-		return task != NULL ? ((const struct se_task *)(const void *)task)->val : 0;       \
-	}                                                                                          \
-	void doca_sync_event_task_##tname##_set_mask(struct doca_sync_event_task_##tname *task,    \
-	                                             uint64_t mask)                                \
-	{                                                                                          \
-		if (se_settable(task, __func__))                                                   \
-			((struct se_task *)(void *)task)->mask = mask;                             \
-	}                                                                                          \
-	uint64_t doca_sync_event_task_##tname##_get_mask(                                          \
-	        const struct doca_sync_event_task_##tname *task)                                   \
-	{                                                                                          \
-		return task != NULL ? ((const struct se_task *)(const void *)task)->mask : 0;      \
-	}
-
-SE_WAIT_ACCESSORS(wait_eq)
-SE_WAIT_ACCESSORS(wait_neq)
+SE_TASK_FIELD(get, ret_val_ptr, uint64_t *, ptr)
+SE_TASK_FIELD(notify_set, set_val, uint64_t, val)
+SE_TASK_FIELD(notify_add, inc_val, uint64_t, val)
+SE_TASK_FIELD(notify_add, fetched_val_ptr, uint64_t *, ptr)
+SE_TASK_FIELD(wait_eq, wait_val, uint64_t, val)
+SE_TASK_FIELD(wait_eq, mask, uint64_t, mask)
+SE_TASK_FIELD(wait_neq, wait_val, uint64_t, val)
+SE_TASK_FIELD(wait_neq, mask, uint64_t, mask)

@@ -69,16 +69,15 @@ static doca_error_t se_hold_dev(struct doca_sync_event *se, struct doca_dev *dev
 static doca_error_t se_check_configurable(const struct doca_sync_event *se, const char *fn)
 {
 	if (se->from_export) {
-		ODMA_ERR("%s: sync event %p was created from an export; only the exporter "
-		         "configures it",
+		ODMA_ERR("%s: sync event %p was created from an export; only its exporter "
+		         "configures the event",
 		         fn, (const void *)se);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (se->started || se->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR(
-		        "%s: sync event %p is started; configure it before doca_sync_event_start / "
-		        "doca_ctx_start",
-		        fn, (const void *)se);
+		ODMA_ERR("%s: sync event %p is started; configure it before "
+		         "doca_sync_event_start / doca_ctx_start",
+		         fn, (const void *)se);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	return DOCA_SUCCESS;
@@ -131,12 +130,12 @@ doca_error_t doca_sync_event_add_subscriber_location_remote_pci(struct doca_sync
 	return se_add_location(event, NULL, false, __func__);
 }
 
-/* The locations and handles odma does not emulate. */
-static doca_error_t se_unsupported(const char *fn, const char *what)
+/* The locations and handles odma does not emulate (@args_ok: no argument is NULL). */
+static doca_error_t se_unsupported(const char *fn, const char *what, bool args_ok)
 {
-	ODMA_ERR("%s: %s; odma runs sync events on the CPU only (host and DPU Arm, across PCIe): "
-	         "use "
-	         "CPU or remote-PCI locations",
+	ODMA_CHECK_ARG(args_ok, "%s: arguments must not be NULL", fn);
+	ODMA_ERR("%s: odma emulates no %s; odma runs sync events on the CPU only (host and DPU "
+	         "Arm, across PCIe): use CPU or remote-PCI locations",
 	         fn, what);
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
@@ -144,33 +143,56 @@ static doca_error_t se_unsupported(const char *fn, const char *what)
 doca_error_t doca_sync_event_add_publisher_location_dpa(struct doca_sync_event *event,
                                                         struct doca_dpa *dpa)
 {
-	ODMA_CHECK_ARG(event != NULL && dpa != NULL, "%s: event and dpa must not be NULL",
-	               __func__);
-	return se_unsupported(__func__, "odma emulates no DPA");
+	return se_unsupported(__func__, "DPA", event != NULL && dpa != NULL);
 }
 
 doca_error_t doca_sync_event_add_publisher_location_gpu(struct doca_sync_event *event,
                                                         struct doca_gpu *gpu)
 {
-	ODMA_CHECK_ARG(event != NULL && gpu != NULL, "%s: event and gpu must not be NULL",
-	               __func__);
-	return se_unsupported(__func__, "odma emulates no GPU");
+	return se_unsupported(__func__, "GPU", event != NULL && gpu != NULL);
 }
 
 doca_error_t doca_sync_event_add_subscriber_location_dpa(struct doca_sync_event *event,
                                                          struct doca_dpa *dpa)
 {
-	ODMA_CHECK_ARG(event != NULL && dpa != NULL, "%s: event and dpa must not be NULL",
-	               __func__);
-	return se_unsupported(__func__, "odma emulates no DPA");
+	return se_unsupported(__func__, "DPA", event != NULL && dpa != NULL);
 }
 
 doca_error_t doca_sync_event_add_subscriber_location_gpu(struct doca_sync_event *event,
                                                          struct doca_gpu *gpu)
 {
-	ODMA_CHECK_ARG(event != NULL && gpu != NULL, "%s: event and gpu must not be NULL",
-	               __func__);
-	return se_unsupported(__func__, "odma emulates no GPU");
+	return se_unsupported(__func__, "GPU", event != NULL && gpu != NULL);
+}
+
+doca_error_t doca_sync_event_get_dpa_handle(struct doca_sync_event *event, struct doca_dpa *dpa,
+                                            doca_dpa_dev_sync_event_t *dpa_dev_se_handle)
+{
+	return se_unsupported(__func__, "DPA",
+	                      event != NULL && dpa != NULL && dpa_dev_se_handle != NULL);
+}
+
+doca_error_t doca_sync_event_get_gpu_handle(struct doca_sync_event *event, struct doca_gpu *gpu,
+                                            doca_gpu_dev_sync_event_t **gpu_dev_se)
+{
+	return se_unsupported(__func__, "GPU", event != NULL && gpu != NULL && gpu_dev_se != NULL);
+}
+
+doca_error_t
+doca_sync_event_remote_net_get_dpa_handle(struct doca_sync_event_remote_net *event,
+                                          struct doca_dpa *dpa,
+                                          doca_dpa_dev_sync_event_remote_net_t *dpa_remote_event)
+{
+	return se_unsupported(__func__, "DPA",
+	                      event != NULL && dpa != NULL && dpa_remote_event != NULL);
+}
+
+doca_error_t
+doca_sync_event_remote_net_get_gpu_handle(struct doca_sync_event_remote_net *event,
+                                          struct doca_gpu *gpu,
+                                          doca_gpu_dev_sync_event_remote_net_t *gpu_remote_event)
+{
+	return se_unsupported(__func__, "GPU",
+	                      event != NULL && gpu != NULL && gpu_remote_event != NULL);
 }
 
 doca_error_t doca_sync_event_set_addr(struct doca_sync_event *event, uint64_t *addr)
@@ -210,8 +232,7 @@ doca_error_t doca_sync_event_set_doca_buf(struct doca_sync_event *event, struct 
 		why = "lies in an mmap created from an export (the value must be local memory)";
 	else if ((buf->mmap->perms & need) != need)
 		why = "lies in an mmap without LOCAL_READ_WRITE, RDMA_READ, RDMA_WRITE and "
-		      "RDMA_ATOMIC "
-		      "access (doca_mmap_set_permissions)";
+		      "RDMA_ATOMIC access (doca_mmap_set_permissions)";
 	if (why != NULL) {
 		char names[ODMA_PERM_NAMES_LEN];
 
@@ -328,9 +349,8 @@ doca_error_t doca_sync_event_destroy(struct doca_sync_event *event)
 doca_error_t se_ctx_activate(struct doca_sync_event *se)
 {
 	if (se->started) {
-		ODMA_ERR("sync event %p was started with doca_sync_event_start; it cannot also run "
-		         "as a "
-		         "context",
+		ODMA_ERR("sync event %p was started with doca_sync_event_start; it cannot also "
+		         "run as a context",
 		         (void *)se);
 		return DOCA_ERROR_BAD_STATE;
 	}
@@ -351,8 +371,8 @@ static doca_error_t se_export_check(const struct doca_sync_event *event,
                                     const struct doca_devinfo *info, const char *fn)
 {
 	if (event->from_export) {
-		ODMA_ERR("%s: sync event %p was created from an export; only the exporter exports "
-		         "it",
+		ODMA_ERR("%s: sync event %p was created from an export; only its exporter "
+		         "exports the event",
 		         fn, (void *)event);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
@@ -430,16 +450,14 @@ static doca_error_t se_import_check(const struct odma_system *sys, const struct 
                                     const struct odma_se_blob *b, const char *fn)
 {
 	if (sys == NULL || sys->id != b->system_id) {
-		ODMA_ERR(
-		        "%s: the export comes from another system profile; run both sides with the "
-		        "same ODMA_SYSTEM",
-		        fn);
+		ODMA_ERR("%s: the export comes from another system profile; run both sides "
+		         "with the same ODMA_SYSTEM",
+		         fn);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	if ((uint8_t)info->side == b->side) {
-		ODMA_ERR("%s: device %s is on the same side as the exporting device %s; import "
-		         "through "
-		         "a device of the other side (host <-> DPU)",
+		ODMA_ERR("%s: device %s is on the same side as the exporting device %s; "
+		         "import through a device of the other side (host <-> DPU)",
 		         fn, info->pci_addr, b->pci);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
@@ -502,42 +520,6 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_sync_event_get_dpa_handle(struct doca_sync_event *event, struct doca_dpa *dpa,
-                                            doca_dpa_dev_sync_event_t *dpa_dev_se_handle)
-{
-	ODMA_CHECK_ARG(event != NULL && dpa != NULL && dpa_dev_se_handle != NULL,
-	               "%s: arguments must not be NULL", __func__);
-	return se_unsupported(__func__, "odma emulates no DPA");
-}
-
-doca_error_t doca_sync_event_get_gpu_handle(struct doca_sync_event *event, struct doca_gpu *gpu,
-                                            doca_gpu_dev_sync_event_t **gpu_dev_se)
-{
-	ODMA_CHECK_ARG(event != NULL && gpu != NULL && gpu_dev_se != NULL,
-	               "%s: arguments must not be NULL", __func__);
-	return se_unsupported(__func__, "odma emulates no GPU");
-}
-
-doca_error_t
-doca_sync_event_remote_net_get_dpa_handle(struct doca_sync_event_remote_net *event,
-                                          struct doca_dpa *dpa,
-                                          doca_dpa_dev_sync_event_remote_net_t *dpa_remote_event)
-{
-	ODMA_CHECK_ARG(event != NULL && dpa != NULL && dpa_remote_event != NULL,
-	               "%s: arguments must not be NULL", __func__);
-	return se_unsupported(__func__, "odma emulates no DPA");
-}
-
-doca_error_t
-doca_sync_event_remote_net_get_gpu_handle(struct doca_sync_event_remote_net *event,
-                                          struct doca_gpu *gpu,
-                                          doca_gpu_dev_sync_event_remote_net_t *gpu_remote_event)
-{
-	ODMA_CHECK_ARG(event != NULL && gpu != NULL && gpu_remote_event != NULL,
-	               "%s: arguments must not be NULL", __func__);
-	return se_unsupported(__func__, "odma emulates no GPU");
-}
-
 /* ------------------------------------------------------------------------------------ */
 /* Capabilities                                                                            */
 /* ------------------------------------------------------------------------------------ */
@@ -576,8 +558,8 @@ static doca_error_t se_check_active(const struct doca_sync_event *se, const char
 {
 	if (se_active(se))
 		return DOCA_SUCCESS;
-	ODMA_ERR("%s: sync event %p is not started (doca_sync_event_start, or doca_ctx_start and "
-	         "RUNNING)",
+	ODMA_ERR("%s: sync event %p is not started (doca_sync_event_start, or "
+	         "doca_ctx_start and RUNNING)",
 	         fn, (const void *)se);
 	return DOCA_ERROR_BAD_STATE;
 }
@@ -681,8 +663,8 @@ static doca_error_t se_wait(struct doca_sync_event *se, enum se_task_type type, 
 	if (r != DOCA_SUCCESS)
 		return r;
 	if (!se_cond_possible(type, val, mask)) {
-		ODMA_ERR("%s: (value & 0x%016llx) %s 0x%016llx can never hold; it would block "
-		         "forever",
+		ODMA_ERR("%s: (value & 0x%016llx) %s 0x%016llx can never hold; it would "
+		         "block forever",
 		         fn, (unsigned long long)mask, se_cond_name(type), (unsigned long long)val);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
