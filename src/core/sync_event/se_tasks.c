@@ -263,8 +263,10 @@ static doca_error_t se_set_conf(struct doca_sync_event *se, enum se_task_type ty
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t se_alloc(struct doca_sync_event *se, enum se_task_type type, union doca_data ud,
-                             void *out, const char *fn)
+/* A task of @type holding @val, @mask and @ptr, into *@out (untouched on failure). */
+static doca_error_t se_alloc(struct doca_sync_event *se, enum se_task_type type, uint64_t val,
+                             uint64_t mask, uint64_t *ptr, union doca_data ud, void *out,
+                             const char *fn)
 {
 	struct se_task *st;
 	struct se_conf *c;
@@ -291,9 +293,9 @@ static doca_error_t se_alloc(struct doca_sync_event *se, enum se_task_type type,
 	c->allocated++;
 	st = (struct se_task *)t;
 	st->type = (uint8_t)type;
-	st->val = 0;
-	st->mask = 0;
-	st->ptr = NULL;
+	st->val = val;
+	st->mask = mask;
+	st->ptr = ptr;
 	st->pend_next = NULL;
 	t->user_data = ud;
 	memcpy(out, &st, sizeof(st));
@@ -367,69 +369,41 @@ SE_TASK_CONF(wait_neq, SE_T_WAIT_NEQ)
 		return task != NULL ? ((const struct se_task *)(const void *)task)->member : 0;    \
 	}
 
-/* get */
-
 doca_error_t doca_sync_event_task_get_alloc_init(struct doca_sync_event *event,
                                                  uint64_t *ret_val_ptr, union doca_data user_data,
                                                  struct doca_sync_event_task_get **task)
 {
-	doca_error_t r = se_alloc(event, SE_T_GET, user_data, task, __func__);
-
-	if (r == DOCA_SUCCESS)
-		((struct se_task *)(void *)*task)->ptr = ret_val_ptr;
-	return r;
+	return se_alloc(event, SE_T_GET, 0, 0, ret_val_ptr, user_data, task, __func__);
 }
-
-/* notify_set */
 
 doca_error_t
 doca_sync_event_task_notify_set_alloc_init(struct doca_sync_event *event, uint64_t set_val,
                                            union doca_data user_data,
                                            struct doca_sync_event_task_notify_set **task)
 {
-	doca_error_t r = se_alloc(event, SE_T_NOTIFY_SET, user_data, task, __func__);
-
-	if (r == DOCA_SUCCESS)
-		((struct se_task *)(void *)*task)->val = set_val;
-	return r;
+	return se_alloc(event, SE_T_NOTIFY_SET, set_val, 0, NULL, user_data, task, __func__);
 }
-
-/* notify_add */
 
 doca_error_t
 doca_sync_event_task_notify_add_alloc_init(struct doca_sync_event *event, uint64_t inc_val,
                                            uint64_t *fetched_val_ptr, union doca_data user_data,
                                            struct doca_sync_event_task_notify_add **task)
 {
-	doca_error_t r = se_alloc(event, SE_T_NOTIFY_ADD, user_data, task, __func__);
-
-	if (r == DOCA_SUCCESS) {
-		((struct se_task *)(void *)*task)->val = inc_val;
-		((struct se_task *)(void *)*task)->ptr = fetched_val_ptr;
-	}
-	return r;
+	return se_alloc(event, SE_T_NOTIFY_ADD, inc_val, 0, fetched_val_ptr, user_data, task,
+	                __func__);
 }
-
-/* wait_eq / wait_neq */
 
 static doca_error_t se_wait_alloc(struct doca_sync_event *event, enum se_task_type type,
                                   uint64_t val, uint64_t mask, union doca_data ud, void *out,
                                   const char *fn)
 {
-	struct se_task *t;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(event != NULL && out != NULL, "%s: event and task must not be NULL", fn);
 	r = se_task_check_wait(type, val, mask, fn);
 	if (r != DOCA_SUCCESS)
 		return r;
-	r = se_alloc(event, type, ud, &t, fn);
-	if (r != DOCA_SUCCESS)
-		return r;
-	t->val = val;
-	t->mask = mask;
-	memcpy(out, &t, sizeof(t));
-	return DOCA_SUCCESS;
+	return se_alloc(event, type, val, mask, NULL, ud, out, fn);
 }
 
 doca_error_t doca_sync_event_task_wait_eq_alloc_init(struct doca_sync_event *event,
