@@ -876,8 +876,7 @@ static void test_peer_silent(void **state)
 	} while (s.ok + s.err == before && secs < 20);
 	status = s.ok + s.err - before;
 	if (link != NULL) {
-		snprintf(cmd, sizeof(cmd), "ip link set %s up", link);
-		assert_int_equal(system(cmd), 0);
+		assert_int_equal(tu_link_up(link), 0);
 	} else {
 		assert_int_equal(kill(pid, SIGCONT), 0);
 	}
