@@ -294,7 +294,7 @@ static void test_grants_do_not_cross(void **state)
  * record of the same registry: it grants at most what the import does (a PCI_READ_ONLY
  * import: no write, whatever RDMA flags the host's mmap has; never atomics), its requests
  * are forwarded to the host, the transports do not serve it (its addresses are the host's),
- * and stopping the import revokes it.
+ * a host that revoked its export fails it, and stopping the import revokes it.
  */
 static void test_reexport_is_clipped_and_revoked_with_its_import(void **state)
 {
@@ -335,13 +335,17 @@ static void test_reexport_is_clipped_and_revoked_with_its_import(void **state)
 	assert_doca(DOCA_ERROR_NOT_PERMITTED,
 	            odma_tp_region_check(r.region_id, r.key, r.generation, r.addr, 8, ODMA_TP_READ,
 	                                 &local));
+	/* the host revokes its export: the chain serves nothing more */
+	assert_ok(doca_mmap_stop(m));
+	assert_doca(DOCA_ERROR_IO_FAILED,
+	            doca_priv_rdma_mem_access(r.record_addr, r.key, r.addr + 64, sizeof(buf),
+	                                      ODMA_RDMA_OP_READ, buf));
 	assert_ok(doca_mmap_stop(im));
 	assert_false(doca_priv_rdma_mem_forwarded(r.record_addr));
 	assert_doca(DOCA_ERROR_NOT_FOUND,
 	            doca_priv_rdma_mem_access(r.record_addr, r.key, r.addr + 64, sizeof(buf),
 	                                      ODMA_RDMA_OP_READ, buf));
 	assert_ok(doca_mmap_destroy(im));
-	assert_ok(doca_mmap_stop(m));
 	assert_ok(doca_mmap_destroy(m));
 	assert_ok(doca_dev_close(dpu));
 	assert_ok(doca_dev_close(host));
