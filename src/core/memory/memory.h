@@ -451,9 +451,9 @@ void odma_export_revoke_all(struct doca_mmap *mmap);
  * RDMA target side (export.c; called by libdoca_rdma's service threads): the exporter
  * serves one remote access to an mmap it exported with doca_mmap_export_rdma. The request
  * names the export by its record address and key (never dereferenced before it is found
- * among the live RDMA exports); [addr, addr + len) must lie in the exported range and @op
- * needs its permission. The copy runs under a lock that revocation (mmap stop/destroy)
- * takes, so a revoked export is never touched afterwards.
+ * among the transport registry's live RDMA grants); [addr, addr + len) must lie in the
+ * exported range and @op needs its permission. The access holds the record, and revocation
+ * (mmap stop/destroy) waits for it, so a revoked export is never touched afterwards.
  *   READ:  len bytes from the target into @buf;   WRITE: len bytes of @buf into the target;
  *   CMP_SWP: 8 bytes, buf[0] compare, buf[1] swap, buf[0] := old;
  *   FETCH_ADD: 8 bytes, buf[0] add, buf[0] := old.

@@ -222,7 +222,8 @@ const struct odma_tp_ops *odma_tp_choose(const struct odma_tp_reach *r, const ch
  * record.
  */
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct odma_tp_region **reg_all; /* by id - 1 */
+static pthread_cond_t reg_left = PTHREAD_COND_INITIALIZER; /* a holder left a revoked record */
+static struct odma_tp_region **reg_all;                    /* by id - 1 */
 static uint32_t reg_n, reg_cap;
 static struct odma_tp_region *reg_free; /* linked through the first 8 bytes of the key */
 
@@ -282,6 +283,19 @@ struct odma_tp_region *odma_tp_region_add(uint64_t addr, uint64_t len, uint32_t 
 	return r;
 }
 
+struct odma_tp_region *odma_tp_region_find(const void *owner, enum odma_tp_grant grant)
+{
+	struct odma_tp_region *r = NULL;
+
+	pthread_mutex_lock(&reg_lock);
+	for (uint32_t i = 0; i < reg_n && r == NULL; i++)
+		if (reg_all[i]->hdr.alive == 1 && reg_all[i]->owner == owner &&
+		    reg_all[i]->grant == (uint32_t)grant)
+			r = reg_all[i];
+	pthread_mutex_unlock(&reg_lock);
+	return r;
+}
+
 void odma_tp_region_publish(struct odma_tp_region *reg, const void *issued, size_t len)
 {
 	if (len > sizeof(reg->issued))
@@ -305,6 +319,8 @@ void odma_tp_region_revoke(struct odma_tp_region *reg)
 	memset(reg->hdr.key, 0, sizeof(reg->hdr.key));
 	memset(reg->issued, 0, sizeof(reg->issued));
 	reg->issued_len = 0;
+	while (reg->users != 0) /* holders of odma_tp_region_enter finish first */
+		pthread_cond_wait(&reg_left, &reg_lock);
 	memcpy(reg->hdr.key, &reg_free, sizeof(reg_free));
 	reg_free = reg;
 	pthread_mutex_unlock(&reg_lock);
@@ -313,19 +329,28 @@ void odma_tp_region_revoke(struct odma_tp_region *reg)
 			tp_table[k]->region_revoked(reg);
 }
 
+static bool reg_live_locked(const struct odma_tp_region *r, const uint8_t key[16])
+{
+	return r->hdr.magic == ODMA_TP_REGION_MAGIC && r->hdr.alive == 1 &&
+	       odma_key_eq(r->hdr.key, key, 16);
+}
+
+/* The transports' check: @grants (a mask of 1 << enum odma_tp_grant) are served here. */
 static doca_error_t reg_check_locked(const struct odma_tp_region *r, const uint8_t key[16],
                                      uint32_t generation, uint64_t addr, uint64_t len,
-                                     uint32_t perm)
+                                     uint32_t perm, uint32_t grants)
 {
-	if (r->hdr.magic != ODMA_TP_REGION_MAGIC || r->hdr.alive != 1 ||
-	    r->hdr.generation != generation || !odma_key_eq(r->hdr.key, key, 16))
+	if (!reg_live_locked(r, key) || r->hdr.generation != generation)
 		return DOCA_ERROR_INVALID_VALUE; /* unknown, revoked or forged */
-	if (addr < r->addr || len > r->len || addr - r->addr > r->len - len)
+	if (!odma_tp_region_covers(r, addr, len))
 		return DOCA_ERROR_INVALID_VALUE; /* outside the export */
-	if ((perm & ~r->perms) != 0)
-		return DOCA_ERROR_NOT_PERMITTED;
+	if ((perm & ~r->perms) != 0 || (grants & (1u << r->grant)) == 0 || r->forward != NULL)
+		return DOCA_ERROR_NOT_PERMITTED; /* another grant's rights, or not served here */
 	return DOCA_SUCCESS;
 }
+
+#define REG_TP_BYTES ((1u << ODMA_TP_GRANT_PCI) | (1u << ODMA_TP_GRANT_RDMA))
+#define REG_TP_ATOMIC (1u << ODMA_TP_GRANT_PCI) /* sync events' values only */
 
 doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t generation,
                                   uint64_t addr, uint64_t len, uint32_t perm, void **local)
@@ -334,7 +359,8 @@ doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t g
 
 	pthread_mutex_lock(&reg_lock);
 	if (id >= 1 && id <= reg_n) {
-		r = reg_check_locked(reg_all[id - 1], key, generation, addr, len, perm);
+		r = reg_check_locked(reg_all[id - 1], key, generation, addr, len, perm,
+		                     REG_TP_BYTES);
 		if (r == DOCA_SUCCESS)
 			*local = (void *)(uintptr_t)addr;
 	}
@@ -359,7 +385,7 @@ doca_error_t odma_tp_region_atomic(uint64_t id, const uint8_t key[16], uint32_t 
 	pthread_mutex_lock(&reg_lock);
 	if (id >= 1 && id <= reg_n) {
 		reg = reg_all[id - 1];
-		r = reg_check_locked(reg, key, generation, addr, 8, perm);
+		r = reg_check_locked(reg, key, generation, addr, 8, perm, REG_TP_ATOMIC);
 		/* the lock keeps the memory mapped: its owner revokes (locks) before unmapping */
 		if (r == DOCA_SUCCESS) {
 			uint64_t *p = (uint64_t *)(uintptr_t)addr;
@@ -386,14 +412,56 @@ size_t odma_tp_region_issued(uint64_t id, const uint8_t key[16], uint32_t genera
 	if (id >= 1 && id <= reg_n) {
 		const struct odma_tp_region *r = reg_all[id - 1];
 
-		if (r->hdr.magic == ODMA_TP_REGION_MAGIC && r->hdr.alive == 1 &&
-		    r->hdr.generation == generation && odma_key_eq(r->hdr.key, key, 16)) {
+		if (reg_live_locked(r, key) && r->hdr.generation == generation) {
 			n = r->issued_len;
 			memcpy(out, r->issued, n);
 		}
 	}
 	pthread_mutex_unlock(&reg_lock);
 	return n;
+}
+
+doca_error_t odma_tp_region_enter(uint64_t ref, bool by_addr, enum odma_tp_grant grant,
+                                  const uint8_t key[16], uint32_t perm, struct odma_tp_region **out)
+{
+	struct odma_tp_region *r = NULL;
+	doca_error_t st = DOCA_ERROR_NOT_FOUND;
+
+	pthread_mutex_lock(&reg_lock);
+	if (!by_addr && ref >= 1 && ref <= reg_n)
+		r = reg_all[ref - 1];
+	for (uint32_t i = 0; by_addr && i < reg_n && r == NULL; i++)
+		if ((uint64_t)(uintptr_t)reg_all[i] == ref) /* never dereferenced before */
+			r = reg_all[i];
+	if (r != NULL && reg_live_locked(r, key) && r->grant == (uint32_t)grant) {
+		st = (perm & ~r->perms) != 0 ? DOCA_ERROR_NOT_PERMITTED : DOCA_SUCCESS;
+		if (st == DOCA_SUCCESS) {
+			r->users++;
+			*out = r;
+		}
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return st;
+}
+
+void odma_tp_region_leave(struct odma_tp_region *reg)
+{
+	pthread_mutex_lock(&reg_lock);
+	if (--reg->users == 0 && reg->hdr.alive != 1)
+		pthread_cond_broadcast(&reg_left);
+	pthread_mutex_unlock(&reg_lock);
+}
+
+bool odma_tp_region_forwarded(uint64_t record_addr)
+{
+	bool fwd = false;
+
+	pthread_mutex_lock(&reg_lock);
+	for (uint32_t i = 0; i < reg_n; i++)
+		if ((uint64_t)(uintptr_t)reg_all[i] == record_addr)
+			fwd = reg_all[i]->hdr.alive == 1 && reg_all[i]->forward != NULL;
+	pthread_mutex_unlock(&reg_lock);
+	return fwd;
 }
 
 /* ---- wrappers ---- */

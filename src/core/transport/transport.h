@@ -119,6 +119,23 @@ struct odma_tp_reach {
 	uint8_t net_addr[ODMA_TP_ADDR_MAX]; /* UCX worker address of the exporter */
 };
 
+/*
+ * The grant a region record was issued for: each record carries the rights of exactly one
+ * grant, and each server serves only the grants it names (the check refuses the others).
+ */
+enum odma_tp_grant {
+	/* a PCI export, or a sync event's value exported to another process: the transports */
+	ODMA_TP_GRANT_PCI = 0,
+	/*
+	 * An RDMA export: READ and WRITE (RDMA_READ, RDMA_WRITE) are served by the transports
+	 * and by DOCA RDMA's service; ATOMIC (RDMA_ATOMIC, on program memory) by DOCA RDMA's
+	 * fault-guarded path only. A re-export (@forward set) by DOCA RDMA only.
+	 */
+	ODMA_TP_GRANT_RDMA = 1,
+	/* a sync event exported to the network: READ gets, WRITE sets, ATOMIC adds (its own) */
+	ODMA_TP_GRANT_SE_NET = 2,
+};
+
 /* The part of a region record the process transport reads before every move. */
 struct odma_tp_region_hdr {
 	uint64_t magic; /* ODMA_TP_REGION_MAGIC while the record is in use */
@@ -133,19 +150,30 @@ struct odma_tp_region_hdr {
 
 /*
  * The exporter-side record of one exported region, in the exporter's own memory: the
- * authority for every remote access. The process transport's importers read it with
+ * authority for every remote access, whichever library issued it (PCI and RDMA exports,
+ * re-exports, sync events). The process transport's importers read it with
  * process_vm_readv (its address is the descriptor's record address); the UCX server
- * looks it up by @id.
+ * looks it up by @id, DOCA RDMA's service by its address (odma_tp_region_enter).
  */
 struct odma_tp_region {
 	struct odma_tp_region_hdr hdr;
 	uint64_t addr; /* exported range */
 	uint64_t len;
-	uint32_t perms;      /* enum odma_tp_perm */
+	uint32_t perms;      /* enum odma_tp_perm, as the grant gives them */
 	uint32_t id;         /* index + 1 in the exporter's registry (never reused for another) */
 	uint32_t issued_len; /* bytes of issued */
-	uint32_t pad;
+	uint32_t grant;      /* enum odma_tp_grant; set between _add and _publish (default PCI) */
 	uint8_t issued[ODMA_TP_ISSUED_MAX]; /* the descriptor handed out for this region */
+	/* Optional (set between _add and _publish): the object that exported it. */
+	void *owner;
+	/*
+	 * Optional (set between _add and _publish): a re-export of an imported region, whose
+	 * addresses are the original exporter's: its requests are forwarded through this
+	 * attachment (by the owner's server, never on a transport thread). It lives until the
+	 * record is revoked; @perms are at most the attachment's.
+	 */
+	struct odma_tp_remote *forward;
+	uint32_t users; /* holders (odma_tp_region_enter); a revocation waits for none (lock) */
 	/*
 	 * Optional (set between odma_tp_region_add and _publish): called after a remote atomic
 	 * changed the region (FADD, SWAP), on the serving thread, under the registry lock (it
@@ -366,19 +394,35 @@ doca_error_t odma_tp_reach_self(struct odma_tp_reach *r);
  */
 struct odma_tp_region *odma_tp_region_add(uint64_t addr, uint64_t len, uint32_t perms);
 
+/*
+ * The live record of @owner for @grant (set before it was published), or NULL. For the
+ * owner itself: the record stays valid until the owner revokes it.
+ */
+struct odma_tp_region *odma_tp_region_find(const void *owner, enum odma_tp_grant grant);
+
 /* Publishes @reg (alive 1) with the descriptor issued for it (copied, <= ISSUED_MAX). */
 void odma_tp_region_publish(struct odma_tp_region *reg, const void *issued, size_t len);
 
 /*
  * Revokes @reg: alive 0, key wiped; later requests of every importer fail at the exporter.
- * Requests already being served finish. The record goes back to the pool.
+ * Requests already being served finish; it returns once no holder of odma_tp_region_enter
+ * remains (nothing it let in touches the region afterwards). The record goes back to the
+ * pool.
  */
 void odma_tp_region_revoke(struct odma_tp_region *reg);
 
+/* Whether [addr, addr + len) lies inside @reg's range. */
+static inline bool odma_tp_region_covers(const struct odma_tp_region *reg, uint64_t addr,
+                                         uint64_t len)
+{
+	return addr >= reg->addr && len <= reg->len && addr - reg->addr <= reg->len - len;
+}
+
 /*
  * The exporter's check of one request, the rule every transport's server applies: the
- * region @id exists, is alive, has @key and @generation, and [addr, addr + len) lies inside
- * it with @perm granted. DOCA_SUCCESS, DOCA_ERROR_NOT_PERMITTED (permission) or
+ * region @id exists, is alive, has @key and @generation, is a PCI or RDMA grant served
+ * here (not a re-export), and [addr, addr + len) lies inside it with @perm granted.
+ * DOCA_SUCCESS, DOCA_ERROR_NOT_PERMITTED (permission, a grant not served here) or
  * DOCA_ERROR_INVALID_VALUE (unknown region, revoked, bad key, out of range). Sets
  * *@local to the address to serve when it succeeds.
  */
@@ -387,14 +431,31 @@ doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t g
 
 /*
  * The exporter's side of one remote atomic (@op: enum odma_tp_atomic_op, not BYTES) on the
- * u64 at @addr of region @id: the checks of odma_tp_region_check for 8 bytes (READ for
- * ODMA_TP_AT_READ, ATOMIC for FADD/SWAP), @addr 8-byte aligned, then the atomic itself
+ * u64 at @addr of region @id: the checks of odma_tp_region_check for 8 bytes (ATOMIC, of a
+ * PCI grant: a sync event's value), @addr 8-byte aligned, then the atomic itself
  * under the registry lock (a revocation waits for it), and the region's on_update after a
  * change. *@old receives the value before the operation. DOCA_SUCCESS,
  * DOCA_ERROR_NOT_PERMITTED, DOCA_ERROR_INVALID_VALUE (as region_check; misaligned).
  */
 doca_error_t odma_tp_region_atomic(uint64_t id, const uint8_t key[16], uint32_t generation,
                                    uint64_t addr, int op, uint64_t operand, uint64_t *old);
+
+/*
+ * The registry's check for a server outside the transports (DOCA RDMA's service for
+ * @grant RDMA, remote-net sync events for SE_NET): the live record of @grant named by @ref
+ * (@by_addr: the record's address, as an RDMA descriptor carries it; else its id) has
+ * @key (constant-time compare) and @perm. On DOCA_SUCCESS *@out is held: its revocation
+ * waits until odma_tp_region_leave; the caller checks the range (odma_tp_region_covers)
+ * and serves @out's range, @owner or @forward. DOCA_ERROR_NOT_FOUND (unknown, revoked,
+ * another grant, bad key) or DOCA_ERROR_NOT_PERMITTED.
+ */
+doca_error_t odma_tp_region_enter(uint64_t ref, bool by_addr, enum odma_tp_grant grant,
+                                  const uint8_t key[16], uint32_t perm,
+                                  struct odma_tp_region **out);
+void odma_tp_region_leave(struct odma_tp_region *reg);
+
+/* Whether the record at address @record_addr is a live re-export (its requests wait). */
+bool odma_tp_region_forwarded(uint64_t record_addr);
 
 /* ---- importer side ---- */
 
