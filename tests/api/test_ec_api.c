@@ -1050,18 +1050,10 @@ static const char *self_exe;
 
 static void test_unmapped_blocks(void **state)
 {
-	char *argv[] = { (char *)self_exe, "--unmapped", NULL };
-	int st = 0;
-	pid_t pid;
+	int st;
 
 	(void)state;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		(void)tu_execv(self_exe, argv);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	st = tu_run_self(self_exe, "--unmapped");
 	if (WIFSIGNALED(st))
 		fail_msg("the program died of signal %d: the fault guard did not catch the fault",
 		         WTERMSIG(st));
