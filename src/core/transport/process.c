@@ -275,9 +275,23 @@ static doca_error_t process_io_start(struct odma_tp_io *io)
 	return DOCA_SUCCESS;
 }
 
-const struct odma_tp_ops odma_tp_process = {
+static bool process_reachable(const struct odma_tp_reach *r, const char **why)
+{
+	*why = "it runs in another kernel or PID namespace (process_vm_readv reaches this one "
+	       "only)";
+	return odma_tp_same_kernel(r);
+}
+
+static const char *process_status(void)
+{
+	return "built in (process_vm_readv/writev: one kernel and PID namespace)";
+}
+
+const struct odma_tp_ops odma_tp_row_process = {
 	.name = "process",
 	.kind = ODMA_TP_PROCESS,
+	.reachable = process_reachable,
+	.status = process_status,
 	.reach_self = process_reach_self,
 	.region_added = process_region_added,
 	.attach = process_attach,

@@ -416,7 +416,7 @@ static void ucx_shutdown(void)
 	close(odma_ux.evfd);
 }
 
-const char *odma_tp_ucx_version(void)
+static const char *ucx_status(void)
 {
 	static char line[160];
 
@@ -427,16 +427,18 @@ const char *odma_tp_ucx_version(void)
 	return line;
 }
 
-const char *odma_tp_net_absent(void)
+static bool ucx_reachable(const struct odma_tp_reach *r, const char **why)
 {
-	const char *why = NULL;
-
-	return odma_ucx_available(&why) ? NULL : why;
+	*why = "its descriptor carries no network address";
+	return r->net_len != 0;
 }
 
-const struct odma_tp_ops odma_tp_ucx = {
+const struct odma_tp_ops odma_ucx_ops = {
 	.name = "ucx",
 	.kind = ODMA_TP_UCX,
+	.network = true,
+	.reachable = ucx_reachable,
+	.status = ucx_status,
 	.available = odma_ucx_available,
 	.reach_self = ucx_reach_self,
 	.attach = odma_ucx_attach,
