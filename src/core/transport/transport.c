@@ -509,6 +509,12 @@ size_t odma_tp_region_issued(uint64_t id, const uint8_t key[16], uint32_t genera
 	return n;
 }
 
+bool odma_tp_record_ok(const struct odma_tp_remote *rm, const struct odma_tp_region_hdr *rec)
+{
+	return rec->magic == ODMA_TP_REGION_MAGIC && rec->alive == 1 &&
+	       odma_key_eq(rec->key, rm->key, sizeof(rm->key));
+}
+
 /* ---- wrappers ---- */
 
 doca_error_t odma_tp_attach(const struct odma_tp_ops *ops, const struct odma_tp_reach *r,

@@ -174,6 +174,7 @@ struct odma_tp_remote {
 	void *priv;         /* the transport's */
 };
 
+struct iovec;
 struct odma_tp_io;
 /* Completion of one io: any transport thread, exactly once per started io. */
 typedef void odma_tp_io_done_fn(struct odma_tp_io *io, doca_error_t status);
@@ -289,6 +290,25 @@ struct odma_tp_ops {
 	 * transport). An error: the io was not started and done will not run.
 	 */
 	doca_error_t (*io_start)(struct odma_tp_io *io);
+
+	/*
+	 * Required of a row of kind ODMA_TP_PROCESS, a synchronous one (core/memory moves its
+	 * imports with core/copy's batching mover, which uses it, not io_start, for every byte
+	 * it moves): one move between local memory and the exporter of @rm,
+	 * @nl local iovecs and @nr remote ones (@write: local -> remote), in the calling
+	 * thread, as one system call would do it. The remote iovecs lie in the attached region
+	 * or are the exporter's region record (rm->record_addr: its header read first checks the
+	 * export in the same call). Returns the bytes moved, which may stop short of all of
+	 * them at a range that cannot be reached, or -1 with errno set (EINTR: call again).
+	 */
+	ssize_t (*iov_move)(const struct odma_tp_remote *rm, bool write, const struct iovec *l,
+	                    unsigned long nl, const struct iovec *r, unsigned long nr);
+	/*
+	 * Required with iov_move: logs why a move with @rm failed (@err: the errno, 0 for a
+	 * revoked export), once per attachment, naming the cause and the fix. Returns
+	 * DOCA_ERROR_IO_FAILED.
+	 */
+	doca_error_t (*io_fail)(const struct odma_tp_remote *rm, int err);
 
 	/*
 	 * Optional (odma_tp_poll): the calling thread does the transport's pending work now,
@@ -510,9 +530,13 @@ DOCA_STABLE void doca_priv_tp_ep_close(struct odma_tp_ep *ep);
 DOCA_STABLE const char *doca_priv_tp_net_absent(void);
 DOCA_STABLE uint32_t doca_priv_tp_timeout_ms(void);
 
-/* ---- the process transport's synchronous helpers (core/copy's batching mover) ---- */
+/*
+ * Whether the region record header @rec read from the exporter still grants @rm (in use,
+ * alive, the attachment's key).
+ */
+bool odma_tp_record_ok(const struct odma_tp_remote *rm, const struct odma_tp_region_hdr *rec);
 
-struct iovec;
+/* ---- the process transport's helpers (its row, and the process' own fault-safe copies) ---- */
 
 /*
  * Moves every byte the iovec arrays describe to (@write) or from process @pid, resuming
@@ -526,19 +550,6 @@ int odma_cma_xfer(pid_t pid, bool write, struct iovec *l, int nl, struct iovec *
  * mapped fails it with EFAULT instead of faulting. odma_cma_xfer falls back to it by itself.
  */
 int odma_cma_pipe_xfer(bool write, struct iovec *l, int nl, struct iovec *r, int nr);
-
-/* One system call of process_vm_readv/writev; as the kernel returns it. */
-ssize_t odma_cma_call(pid_t pid, bool write, const struct iovec *l, unsigned long nl,
-                      const struct iovec *r, unsigned long nr);
-
-/*
- * Logs why a move with exporter @rm failed (@err: an errno, or 0 for a revoked export),
- * once per attachment, naming the cause and, for EPERM, the fixes. DOCA_ERROR_IO_FAILED.
- */
-doca_error_t odma_cma_fail(const struct odma_tp_remote *rm, int err);
-
-/* Whether the region record @rec read from the exporter still grants @rm. */
-bool odma_cma_record_ok(const struct odma_tp_remote *rm, const struct odma_tp_region_hdr *rec);
 
 /*
  * Lets any same-user process read this process' memory under Yama ptrace_scope=1 (once per
