@@ -381,6 +381,43 @@ static void test_concurrent_adds(void **state)
 }
 
 /* A fault with a wait task pending: it fails once, within the bound; later tasks fail too. */
+/*
+ * Waits until @dev is usable again after "ip link set up": its carrier back and its IPv6
+ * address out of duplicate address detection (~1-2 s; UCX lists a device only then, and the
+ * next test starts a UCX worker on it). tests/netns.sh waits the same way at set-up.
+ */
+static void link_wait_running(const char *dev)
+{
+	char path[128], line[160], state[16] = "";
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", dev);
+	for (int i = 0; i < 1000; i++) {
+		bool up = false, tentative = false;
+		FILE *f = fopen(path, "re");
+
+		if (f != NULL) {
+			up = fgets(state, sizeof(state), f) != NULL && strncmp(state, "up", 2) == 0;
+			fclose(f);
+		}
+		/* address, index, prefix length, scope, flags (hex; 0x40 tentative), name */
+		f = fopen("/proc/net/if_inet6", "re");
+		while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+			char name[32];
+			unsigned int flags;
+
+			if (sscanf(line, "%*s %*x %*x %*x %x %31s", &flags, name) == 2 &&
+			    strcmp(name, dev) == 0 && (flags & 0x40) != 0)
+				tentative = true;
+		}
+		if (f != NULL)
+			fclose(f);
+		if (up && !tentative)
+			return;
+		usleep(10000);
+	}
+	fail_msg("%s is not usable 10 s after ip link set up (operstate %s)", dev, state);
+}
+
 static void fault_run(char fault)
 {
 	struct imp *im = imp_start();
@@ -431,6 +468,7 @@ static void fault_run(char fault)
 
 		snprintf(c, sizeof(c), "ip link set dev %s up", getenv("ODMA_TP_TEST_VETH"));
 		assert_int_equal(system(c), 0);
+		link_wait_running(getenv("ODMA_TP_TEST_VETH"));
 	}
 	imp_stop(im, fault != 'K'); /* the context reaches IDLE within the bound */
 }
