@@ -221,10 +221,11 @@ static void ucx_poll_end(void)
 
 /*
  * UCX installs its own handlers for SIGILL, SIGSEGV, SIGBUS and SIGFPE when its library loads
- * (a backtrace, then the signal again): linked into every DOCA program through odma, it would
- * print UCX's backtrace for the program's own crash, whether or not the program ever uses the
- * network. Its handlers go as soon as odma loads (after UCX's constructor: a dependency's runs
- * first); the program's own, and the default, stay. UCX needs none of them to work.
+ * (a backtrace, then the signal again). A program that loads this module (its first network
+ * export or import, an endpoint) would then print UCX's backtrace for its own crash. Its
+ * handlers go as soon as the module loads (after UCX's constructor: a dependency's runs
+ * first); the program's own, and the default, stay. UCX needs none of them to work. A program
+ * that stays in its kernel never loads UCX at all (ucx_row.c).
  */
 __attribute__((constructor)) static void ucx_no_error_handlers(void)
 {
