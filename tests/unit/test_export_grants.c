@@ -130,7 +130,7 @@ static void test_grant_is_the_exports_own(void **state)
 		r.generation = d.generation;
 		r.net_len = d.net_len;
 		memcpy(r.net_addr, d.net_addr, d.net_len);
-		assert_ok(odma_tp_attach(odma_tp_get(ODMA_TP_UCX), &r, &rm, issued, &issued_len));
+		assert_ok(odma_tp_attach(odma_tp_find("ucx"), &r, &rm, issued, &issued_len));
 
 		memset(got, 0, sizeof(got));
 		st = io64(&rm, false, d.addr + 128, got);
