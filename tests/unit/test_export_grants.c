@@ -298,6 +298,7 @@ static void test_grants_do_not_cross(void **state)
  */
 static void test_reexport_is_clipped_and_revoked_with_its_import(void **state)
 {
+	const struct odma_tp_region *g;
 	struct doca_dev *host = tu_open_dev("b1:00.0"), *dpu = tu_open_dev("03:00.0");
 	static uint8_t mem[8192] __attribute__((aligned(4096)));
 	struct odma_export_desc d, r;
@@ -332,8 +333,12 @@ static void test_reexport_is_clipped_and_revoked_with_its_import(void **state)
 	assert_doca(DOCA_ERROR_NOT_PERMITTED,
 	            doca_priv_rdma_mem_access(r.record_addr, r.key, r.addr, 8,
 	                                      ODMA_RDMA_OP_FETCH_ADD, buf));
+	/* the transports do not serve it: its descriptor names no region, and its record (found
+	 * by address, as this white-box test may) is refused to them */
+	assert_int_equal(r.region_id, 0);
+	g = (const struct odma_tp_region *)(uintptr_t)r.record_addr;
 	assert_doca(DOCA_ERROR_NOT_PERMITTED,
-	            odma_tp_region_check(r.region_id, r.key, r.generation, r.addr, 8, ODMA_TP_READ,
+	            odma_tp_region_check(g->id, r.key, g->hdr.generation, r.addr, 8, ODMA_TP_READ,
 	                                 &local));
 	/* the host revokes its export: the chain serves nothing more */
 	assert_ok(doca_mmap_stop(m));
@@ -346,6 +351,51 @@ static void test_reexport_is_clipped_and_revoked_with_its_import(void **state)
 	            doca_priv_rdma_mem_access(r.record_addr, r.key, r.addr + 64, sizeof(buf),
 	                                      ODMA_RDMA_OP_READ, buf));
 	assert_ok(doca_mmap_destroy(im));
+	assert_ok(doca_mmap_destroy(m));
+	assert_ok(doca_dev_close(dpu));
+	assert_ok(doca_dev_close(host));
+}
+
+/*
+ * What an RDMA importer attaches: an RDMA export names its transport region (DOCA RDMA
+ * attaches it over its connection), a re-export of an imported PCI export names none
+ * (region id 0, valid for RDMA descriptors only: its requests are forwarded), and the
+ * attach of such an import is refused before any endpoint is used.
+ */
+static void test_rdma_descriptors_name_their_region(void **state)
+{
+	static uint8_t mem[8192] __attribute__((aligned(4096)));
+	struct doca_dev *host = tu_open_dev("b1:00.0"), *dpu = tu_open_dev("03:00.0");
+	struct odma_export_desc d, pd;
+	struct doca_mmap *m, *im, *rm;
+	const void *desc;
+	size_t n;
+	const char *why = NULL;
+	uint8_t bytes[ODMA_EXPORT_DESC_MAX];
+	struct odma_tp_remote att;
+
+	(void)state;
+	m = export_one(host, mem, sizeof(mem), false,
+	               DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_PCI_READ_WRITE, &d);
+	assert_int_equal(d.version, ODMA_EXPORT_DESC_VERSION_NET);
+	assert_int_not_equal(d.region_id, 0);
+	/* the DPU imports the host's PCI export and re-exports it over RDMA */
+	assert_ok(doca_mmap_export_pci(m, host, &desc, &n));
+	assert_ok(odma_export_desc_parse(desc, n, &pd, &why));
+	assert_ok(doca_mmap_create_from_export(NULL, desc, n, dpu, &im));
+	assert_ok(doca_mmap_export_rdma(im, dpu, &desc, &n));
+	assert_ok(odma_export_desc_parse(desc, n, &d, &why));
+	assert_int_equal(d.kind, ODMA_EXPORT_RDMA);
+	assert_int_equal(d.region_id, 0);
+	assert_ok(doca_mmap_create_from_export(NULL, desc, n, host, &rm));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_priv_rdma_mem_attach(rm, NULL, &att));
+	/* region id 0 in a PCI descriptor is refused */
+	pd.region_id = 0;
+	n = odma_export_desc_encode(&pd, bytes);
+	assert_doca(DOCA_ERROR_INVALID_VALUE, odma_export_desc_parse(bytes, n, &pd, &why));
+	assert_ok(doca_mmap_destroy(rm));
+	assert_ok(doca_mmap_destroy(im));
+	assert_ok(doca_mmap_stop(m));
 	assert_ok(doca_mmap_destroy(m));
 	assert_ok(doca_dev_close(dpu));
 	assert_ok(doca_dev_close(host));
@@ -403,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_grants_do_not_cross),
 		cmocka_unit_test(test_reexport_is_clipped_and_revoked_with_its_import),
 		cmocka_unit_test(test_revocation_waits_for_holders),
+		cmocka_unit_test(test_rdma_descriptors_name_their_region),
 	};
 
 	/*

@@ -142,7 +142,18 @@ static bool export_fill(const struct doca_mmap *mmap, const struct doca_devinfo 
 	d->generation = rec->hdr.generation;
 	memcpy(d->key, rec->hdr.key, sizeof(d->key));
 	memcpy(d->pci, info->pci_addr, strnlen(info->pci_addr, ODMA_EXPORT_PCI_LEN - 1));
-	return !odma_tp_net_wanted() || export_fill_net(rec, d);
+	/*
+	 * An RDMA export always names its region (version 3): the importer's RDMA connection
+	 * attaches it by id over its own endpoint. A re-export names none: only its requests,
+	 * forwarded, reach it.
+	 */
+	if (kind != ODMA_EXPORT_RDMA && !odma_tp_net_wanted())
+		return true;
+	if (!export_fill_net(rec, d))
+		return false;
+	if (mmap->from_export)
+		d->region_id = 0;
+	return true;
 }
 
 static struct odma_export *export_new(struct doca_mmap *mmap, const struct doca_devinfo *info,
@@ -450,6 +461,9 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 		memcpy(rm->key, d.key, sizeof(rm->key));
 		rm->addr = d.addr;
 		rm->len = d.len;
+		rm->region_id = d.region_id; /* doca_priv_rdma_mem_attach */
+		rm->generation = d.generation;
+		rm->perms = export_tp_perms(d.kind, d.perms, NULL);
 		ret = DOCA_SUCCESS;
 	} else {
 		ret = import_attach(&d, export_desc, export_desc_len, rm);
