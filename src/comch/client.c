@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -114,8 +115,8 @@ static bool client_try_net(struct comch_ep *ep, uint64_t now, const uint8_t *hel
 	if (!comch_net_wanted())
 		return false;
 	ep->next_try_ns = now + 100000000ull;
-	ep->cnet = comch_net_client_connect(ep, hello, len);
-	if (ep->cnet == NULL) {
+	ep->cch = comch_net_client_connect(ep, hello, len);
+	if (ep->cch == NULL) {
 		ep->last_errno = EHOSTUNREACH;
 		return false;
 	}
@@ -165,51 +166,24 @@ static bool client_try_connect(struct comch_ep *ep, uint64_t now)
 		return client_try_net(ep, now, buf, len);
 	}
 	e = comch_wire_send(fd, COMCH_W_HELLO, 0, buf, len, ep->link_fd);
+	if (e == 0 && (ep->cch = comch_local_chan(fd)) == NULL)
+		e = ENOMEM;
 	if (e != 0) {
 		ep->last_errno = e;
 		close(fd);
 		return false;
 	}
-	ep->cfd = fd;
 	ep->hello_sent = true;
-	return true;
-}
-
-/* WELCOME over the network: the connection takes the endpoint state. */
-static bool client_net_welcome(struct comch_ep *ep, const struct comch_welcome *w)
-{
-	struct comch_net *net = ep->cnet;
-	struct doca_comch_connection *conn =
-	        comch_conn_new(ep, net->efd, COMCH_SIDE_CLIENT, &net->link,
-	                       ep->max_msg < w->max_msg ? ep->max_msg : w->max_msg, w->recv_queue);
-
-	if (conn == NULL) {
-		client_fail_start(ep);
-		return true;
-	}
-	comch_net_set_limits(net, ep);
-	pthread_mutex_lock(&net->lock);
-	net->conn = conn;
-	pthread_mutex_unlock(&net->lock);
-	conn->net = net;
-	conn->watch = ep->cfd_watched ? EPOLLIN : 0; /* the watch goes with the descriptor */
-	ep->cfd_watched = false;
-	ep->cnet = NULL;
-	ep->conn = conn;
-	ODMA_DBG("comch client \"%s\": connected to the server across ODMA_FABRIC; max message "
-	         "%u bytes",
-	         ep->name, conn->max_msg);
-	doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_RUNNING);
 	return true;
 }
 
 /* The server's answer: RUNNING on WELCOME, IDLE on REJECT. */
 static bool client_answer(struct comch_ep *ep)
 {
+	struct comch_chan *ch = ep->cch;
 	const struct comch_wire_hdr *hdr = (const void *)ep->rx;
 	int pfd = -1;
-	ssize_t n = ep->cnet != NULL ? comch_net_recv(ep->cnet, ep->rx, ep->rx_cap)
-	                             : comch_wire_recv(ep->cfd, ep->rx, ep->rx_cap, &pfd);
+	ssize_t n = ch->car->recv(ch, ep->rx, ep->rx_cap, &pfd);
 	struct comch_welcome w;
 	struct doca_comch_connection *conn;
 
@@ -228,18 +202,10 @@ static bool client_answer(struct comch_ep *ep)
 	}
 	if (n < (ssize_t)(sizeof(*hdr) + sizeof(w)) || hdr->type != COMCH_W_WELCOME) {
 		/* the server went away during the handshake: try again until the deadline */
-		ep->last_errno = n == 0 ? ECONNRESET : EPROTO;
-		if (ep->cnet != NULL) {
-			/* over the network: nobody listened at ODMA_FABRIC, or it went away */
-			ep->last_errno = n == 0 ? ECONNREFUSED : EPROTO;
-			comch_ep_unwatch(ep, ep->cnet->efd, &ep->cfd_watched);
-			comch_net_free(ep->cnet);
-			ep->cnet = NULL;
-		} else {
-			comch_ep_unwatch(ep, ep->cfd, &ep->cfd_watched);
-			close(ep->cfd);
-			ep->cfd = -1;
-		}
+		ep->last_errno = n == 0 ? ch->car->lost_errno : EPROTO;
+		comch_ep_unwatch(ep, ch->fd, &ep->cfd_watched);
+		ch->car->free(ch);
+		ep->cch = NULL;
 		ep->hello_sent = false;
 		return true;
 	}
@@ -249,24 +215,28 @@ static bool client_answer(struct comch_ep *ep)
 		client_fail_start(ep);
 		return true;
 	}
-	if (ep->cnet != NULL)
-		return client_net_welcome(ep, &w);
-	conn = comch_conn_new(ep, ep->cfd, COMCH_SIDE_CLIENT, ep->link,
+	if (ch->link == NULL) { /* the page this client made went along with its HELLO */
+		ch->link = ep->link;
+		ep->link = NULL;
+	}
+	conn = comch_conn_new(ep, ch, COMCH_SIDE_CLIENT,
 	                      ep->max_msg < w.max_msg ? ep->max_msg : w.max_msg, w.recv_queue);
 	if (conn == NULL) {
 		client_fail_start(ep);
 		return true;
 	}
-	comch_ep_peer_pid(conn, ep->cfd);
+	ch->car->bind(ch, conn);
 	conn->watch = ep->cfd_watched ? EPOLLIN : 0; /* the watch goes with the descriptor */
 	ep->cfd_watched = false;
-	ep->cfd = -1;    /* owned by the connection */
-	ep->link = NULL; /* likewise */
+	ep->cch = NULL;       /* owned by the connection */
+	if (ep->link != NULL) /* a page of its own serves the credits (across machines) */
+		munmap(ep->link, COMCH_LINK_BYTES);
+	ep->link = NULL;
 	close(ep->link_fd);
 	ep->link_fd = -1;
 	ep->conn = conn;
-	ODMA_DBG("comch client \"%s\": connected to server pid %d; max message %u bytes", ep->name,
-	         (int)conn->peer_pid, conn->max_msg);
+	ODMA_DBG("comch client \"%s\": connected to server pid %d%s; max message %u bytes",
+	         ep->name, (int)conn->peer_pid, ch->car->where, conn->max_msg);
 	doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_RUNNING);
 	return true;
 }
@@ -275,12 +245,10 @@ bool comch_client_connecting(struct comch_ep *ep)
 {
 	uint64_t now = doca_priv_now_ns();
 
-	bool waiting = ep->cfd >= 0 || ep->cnet != NULL;
-
-	if (!waiting && now >= ep->next_try_ns && !client_try_connect(ep, now) &&
+	if (ep->cch == NULL && now >= ep->next_try_ns && !client_try_connect(ep, now) &&
 	    ep->ctx.state != DOCA_CTX_STATE_STARTING)
 		return true; /* refused the server */
-	if ((ep->cfd >= 0 || ep->cnet != NULL) && client_answer(ep))
+	if (ep->cch != NULL && client_answer(ep))
 		return true;
 	if (ep->ctx.state == DOCA_CTX_STATE_STARTING && now >= ep->deadline_ns) {
 		const char *fab = doca_priv_config_string("ODMA_FABRIC");
@@ -326,10 +294,10 @@ static uint64_t client_arm(struct doca_ctx *ctx)
 		return ODMA_WAKE_NEVER; /* nothing is watched: released at the stop */
 	if (ctx->state == DOCA_CTX_STATE_STARTING) {
 		/* the server's answer arrives on cfd; before that, the next attempt is due */
-		comch_ep_watch(ep, ep->cnet != NULL ? ep->cnet->efd : ep->cfd, &ep->cfd_watched);
-		return ep->cfd >= 0 || ep->cnet != NULL
-		               ? ep->deadline_ns
-		               : comch_min_ns(ep->next_try_ns, ep->deadline_ns);
+		if (ep->cch == NULL)
+			return comch_min_ns(ep->next_try_ns, ep->deadline_ns);
+		comch_ep_watch(ep, ep->cch->fd, &ep->cfd_watched);
+		return ep->deadline_ns;
 	}
 	return ep->conn != NULL ? comch_ep_arm_conn(ep, ep->conn) : ODMA_WAKE_NEVER;
 }

@@ -153,7 +153,6 @@ doca_error_t comch_ep_init(struct comch_ep *ep, struct doca_dev *dev, const char
 	ep->system_id = sys->id;
 	ep->system_name = sys->name;
 	ep->lfd = -1;
-	ep->cfd = -1;
 	ep->link_fd = -1;
 	return DOCA_SUCCESS;
 }
@@ -281,16 +280,16 @@ void comch_ep_release_io(struct comch_ep *ep)
 		struct comch_hs *h = ep->hs;
 
 		ep->hs = h->next;
-		comch_ep_unwatch(ep, h->fd, &h->watched);
-		close(h->fd);
+		comch_ep_unwatch(ep, h->ch->fd, &h->watched);
+		h->ch->car->free(h->ch);
 		free(h);
 	}
 	ep->num_hs = 0;
 	comch_net_server_stop(ep);
-	if (ep->cnet != NULL) {
-		comch_ep_unwatch(ep, ep->cnet->efd, &ep->cfd_watched);
-		comch_net_free(ep->cnet);
-		ep->cnet = NULL;
+	if (ep->cch != NULL) {
+		comch_ep_unwatch(ep, ep->cch->fd, &ep->cfd_watched);
+		ep->cch->car->free(ep->cch);
+		ep->cch = NULL;
 	}
 	if (ep->lfd >= 0) {
 		struct stat st;
@@ -302,11 +301,6 @@ void comch_ep_release_io(struct comch_ep *ep)
 		if (stat(ep->path, &st) == 0 && st.st_dev == ep->path_dev &&
 		    st.st_ino == ep->path_ino)
 			unlink(ep->path);
-	}
-	if (ep->cfd >= 0) {
-		comch_ep_unwatch(ep, ep->cfd, &ep->cfd_watched);
-		close(ep->cfd);
-		ep->cfd = -1;
 	}
 	if (ep->link_fd >= 0) {
 		close(ep->link_fd);
@@ -454,10 +448,7 @@ uint64_t comch_ep_arm_conn(struct comch_ep *ep, struct doca_comch_connection *c)
 	           atomic_load_explicit(&c->outbox_n, memory_order_relaxed) != 0) {
 		want |= EPOLLOUT;
 	}
-	if (c->net != NULL) {
-		want &= ~(uint32_t)EPOLLOUT; /* the transport queues every send: never "full" */
-		at = comch_min_ns(at, comch_net_due(c));
-	}
+	at = comch_min_ns(at, c->ch->car->due(c, &want));
 	if (want != c->watch && doca_priv_pe_watch(ep->ctx.pe, c->fd, want) == DOCA_SUCCESS)
 		c->watch = want;
 	return at;

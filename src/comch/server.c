@@ -193,29 +193,21 @@ static doca_error_t server_start(struct doca_ctx *ctx)
 	return DOCA_SUCCESS;
 }
 
-/* Tells a refused client why (best effort, never blocks): on its socket, or over the network. */
-static void server_tell_to(int fd, struct comch_net *net, doca_error_t code, const char *why)
+/* Tells a refused client why (best effort, never blocks). */
+static void server_tell(struct comch_chan *ch, doca_error_t code, const char *why)
 {
-	if (net != NULL)
-		(void)comch_net_send(net, COMCH_W_REJECT, (uint32_t)code, why, strlen(why));
-	else
-		(void)comch_wire_send(fd, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
-}
-
-static void server_tell(int fd, doca_error_t code, const char *why)
-{
-	server_tell_to(fd, NULL, code, why);
+	(void)ch->car->send(ch, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
 }
 
 /*
  * Reads what a refused client already sent (its HELLO, most often): closing a socket with
  * unread packets resets it, and the client would lose the REJECT that says why.
  */
-static void server_drain(struct comch_ep *ep, int fd)
+static void server_drain(struct comch_ep *ep, struct comch_chan *ch)
 {
 	for (int i = 0; i < 4; i++) {
 		int pfd = -1;
-		ssize_t n = comch_wire_recv(fd, ep->rx, ep->rx_cap, &pfd);
+		ssize_t n = ch->car->recv(ch, ep->rx, ep->rx_cap, &pfd);
 
 		if (pfd >= 0)
 			close(pfd);
@@ -248,20 +240,20 @@ static void server_evict_oldest(struct comch_ep *ep)
 	ODMA_RATELIMITED_WARN("comch server \"%s\": %u connections await their HELLO; the oldest "
 	                      "(%s) is closed to make room",
 	                      ep->name, ep->num_hs, server_peer_name(*pp, who, sizeof(who)));
-	close((*pp)->fd);
+	(*pp)->ch->car->free((*pp)->ch);
 	free(*pp);
 	*pp = NULL;
 	ep->num_hs--;
 }
 
 /* Whether an accepted socket may wait for its HELLO (logged when it may not). */
-static bool server_admit(struct comch_ep *ep, int fd, pid_t *pid_out, uid_t *uid_out)
+static bool server_admit(struct comch_ep *ep, struct comch_chan *ch, pid_t *pid_out, uid_t *uid_out)
 {
 	uint32_t same = 0;
 	pid_t pid = 0;
 	uid_t uid = 0;
 
-	if (!comch_peer_cred(fd, &pid, &uid)) {
+	if (!comch_peer_cred(ch->fd, &pid, &uid)) {
 		ODMA_RATELIMITED_WARN("comch server \"%s\": refused a client whose credentials the "
 		                      "kernel does not report (SO_PEERCRED: %s)",
 		                      ep->name, strerror(errno));
@@ -274,9 +266,9 @@ static bool server_admit(struct comch_ep *ep, int fd, pid_t *pid_out, uid_t *uid
 		        "ODMA_COMCH_ALLOW_UIDS=%u",
 		        ep->name, (int)pid, (unsigned int)uid, (unsigned int)geteuid(),
 		        (unsigned int)uid);
-		server_tell(fd, DOCA_ERROR_NOT_PERMITTED,
+		server_tell(ch, DOCA_ERROR_NOT_PERMITTED,
 		            "the server does not accept clients of this user");
-		server_drain(ep, fd);
+		server_drain(ep, ch);
 		return false;
 	}
 	for (const struct comch_hs *h = ep->hs; h != NULL; h = h->next)
@@ -301,7 +293,8 @@ bool comch_server_accept(struct comch_ep *ep)
 
 	for (uint32_t budget = COMCH_ACCEPT_BUDGET; budget > 0; budget--) {
 		int fd = accept4(ep->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct comch_hs *h;
+		struct comch_chan *ch;
+		struct comch_hs *h = NULL;
 		pid_t pid;
 		uid_t uid;
 
@@ -315,12 +308,18 @@ bool comch_server_accept(struct comch_ep *ep)
 			return any;
 		}
 		any = true;
-		h = server_admit(ep, fd, &pid, &uid) ? calloc(1, sizeof(*h)) : NULL;
-		if (h == NULL) {
+		ch = comch_local_chan(fd);
+		if (ch == NULL) {
 			close(fd);
 			continue;
 		}
-		h->fd = fd;
+		if (server_admit(ep, ch, &pid, &uid))
+			h = calloc(1, sizeof(*h));
+		if (h == NULL) {
+			ch->car->free(ch);
+			continue;
+		}
+		h->ch = ch;
 		h->pid = pid;
 		h->uid = uid;
 		h->deadline_ns =
@@ -332,41 +331,41 @@ bool comch_server_accept(struct comch_ep *ep)
 	return any;
 }
 
-static void server_reject(struct comch_ep *ep, int fd, struct comch_net *net, doca_error_t code,
+static void server_reject(struct comch_ep *ep, struct comch_chan *ch, doca_error_t code,
                           const char *why)
 {
 	ODMA_RATELIMITED_WARN("comch server \"%s\": refused a client%s: %s", ep->name,
-	                      net != NULL ? " at ODMA_FABRIC" : "", why);
-	server_tell_to(fd, net, code, why);
+	                      ch->car->where, why);
+	server_tell(ch, code, why);
 }
 
 /*
  * Checks a HELLO already copied into *hello (plen: its payload length) against this server;
  * on a mismatch the client is told why and false is returned.
  */
-static bool server_hello_ok(struct comch_ep *ep, int fd, struct comch_net *net,
+static bool server_hello_ok(struct comch_ep *ep, struct comch_chan *ch,
                             const struct comch_hello *hello, size_t plen)
 {
 	const struct comch_wire_hdr *hdr = (const void *)ep->rx;
 
 	if (hello->magic != COMCH_WIRE_MAGIC || hello->version != COMCH_WIRE_VERSION) {
-		server_reject(ep, fd, net, DOCA_ERROR_UNSUPPORTED_VERSION,
+		server_reject(ep, ch, DOCA_ERROR_UNSUPPORTED_VERSION,
 		              "protocol version mismatch (odma versions differ?)");
 		return false;
 	}
 	if (hello->name_len != plen - sizeof(*hello) || hello->name_len != strlen(ep->name) ||
 	    memcmp(ep->rx + sizeof(*hdr) + sizeof(*hello), ep->name, hello->name_len) != 0 ||
 	    hello->system_id != ep->system_id) {
-		server_reject(ep, fd, net, DOCA_ERROR_NOT_FOUND,
+		server_reject(ep, ch, DOCA_ERROR_NOT_FOUND,
 		              "server name or emulated system differs");
 		return false;
 	}
 	if (hello->max_msg == 0 || hello->recv_queue == 0) {
-		server_reject(ep, fd, net, DOCA_ERROR_INVALID_VALUE, "bad HELLO parameters");
+		server_reject(ep, ch, DOCA_ERROR_INVALID_VALUE, "bad HELLO parameters");
 		return false;
 	}
 	if (ep->num_live >= ep->ctx.caps->comch_max_clients) {
-		server_reject(ep, fd, net, DOCA_ERROR_FULL,
+		server_reject(ep, ch, DOCA_ERROR_FULL,
 		              "the server already serves its maximum number of clients "
 		              "(doca_comch_cap_get_max_clients)");
 		return false;
@@ -374,97 +373,50 @@ static bool server_hello_ok(struct comch_ep *ep, int fd, struct comch_net *net,
 	return true;
 }
 
-/* Handles a HELLO; returns the new connection (fd now owned by it) or NULL (fd to close). */
-static struct doca_comch_connection *server_hello(struct comch_ep *ep, int fd, ssize_t n,
-                                                  int link_fd)
-{
-	const struct comch_wire_hdr *hdr = (const void *)ep->rx;
-	struct comch_hello hello;
-	struct comch_welcome w = { .magic = COMCH_WIRE_MAGIC, .version = COMCH_WIRE_VERSION };
-	struct doca_comch_connection *conn;
-	struct comch_link *link;
-	const char *why = "";
-	size_t plen = (size_t)n - sizeof(*hdr);
-
-	if (hdr->type != COMCH_W_HELLO || plen < sizeof(hello) || link_fd < 0) {
-		ODMA_RATELIMITED_WARN(
-		        "comch server \"%s\": a connection did not start with a valid "
-		        "HELLO (packet type %u, %zu bytes, %s link page); closed",
-		        ep->name, hdr->type, plen, link_fd < 0 ? "no" : "a");
-		return NULL;
-	}
-	memcpy(&hello, ep->rx + sizeof(*hdr), sizeof(hello));
-	if (!server_hello_ok(ep, fd, NULL, &hello, plen))
-		return NULL;
-	link = comch_shm_map(link_fd, COMCH_LINK_BYTES, &why);
-	if (link == NULL || link->magic != COMCH_LINK_MAGIC) {
-		if (link != NULL)
-			munmap(link, COMCH_LINK_BYTES);
-		ODMA_RATELIMITED_WARN(
-		        "comch server \"%s\": the link page of a client is unusable: %s", ep->name,
-		        link == NULL ? why : "bad magic");
-		server_tell(fd, DOCA_ERROR_INVALID_VALUE, "the client's link page is unusable");
-		return NULL;
-	}
-	w.max_msg = ep->max_msg;
-	w.recv_queue = ep->recv_queue;
-	if (comch_wire_send(fd, COMCH_W_WELCOME, 0, &w, sizeof(w), -1) != 0) {
-		munmap(link, COMCH_LINK_BYTES);
-		return NULL;
-	}
-	conn = comch_conn_new(ep, fd, COMCH_SIDE_SERVER, link,
-	                      ep->max_msg < hello.max_msg ? ep->max_msg : hello.max_msg,
-	                      hello.recv_queue);
-	if (conn == NULL) {
-		munmap(link, COMCH_LINK_BYTES);
-		return NULL;
-	}
-	comch_ep_peer_pid(conn, fd);
-	hello.pci[sizeof(hello.pci) - 1] = '\0';
-	ODMA_DBG("comch server \"%s\": client pid %d (device %s) connected; max message %u bytes",
-	         ep->name, (int)conn->peer_pid, hello.pci, conn->max_msg);
-	return conn;
-}
-
 /*
- * A HELLO that arrived at ODMA_FABRIC and names this server (net.c checked its framing and
- * the name): the same checks as on a socket, then WELCOME. The new connection owns @net; NULL
- * when the client was refused (@net is then the caller's to free).
+ * Handles the first packet of a channel (@n: its length or an error, @link_fd: a descriptor
+ * that came with it): the HELLO's checks, the carrier's admission, then WELCOME. Returns the
+ * new connection (which owns @ch now) or NULL (@ch is the caller's to free).
  */
-static struct doca_comch_connection *server_net_hello(struct comch_ep *ep, struct comch_net *net)
+static struct doca_comch_connection *server_hello(struct comch_ep *ep, struct comch_chan *ch,
+                                                  ssize_t n, int link_fd)
 {
 	const struct comch_wire_hdr *hdr = (const void *)ep->rx;
-	struct comch_welcome w = { .magic = COMCH_WIRE_MAGIC, .version = COMCH_WIRE_VERSION };
 	struct comch_hello hello;
+	struct comch_welcome w = { .magic = COMCH_WIRE_MAGIC, .version = COMCH_WIRE_VERSION };
 	struct doca_comch_connection *conn;
-	ssize_t n = comch_net_recv(net, ep->rx, ep->rx_cap);
-	size_t plen;
+	const char *why = "";
 
-	if (n < (ssize_t)(sizeof(*hdr) + sizeof(hello)) || hdr->type != COMCH_W_HELLO)
+	if (n < (ssize_t)(sizeof(*hdr) + sizeof(hello)) || hdr->type != COMCH_W_HELLO) {
+		ODMA_RATELIMITED_WARN("comch server \"%s\": a connection%s did not start with a "
+		                      "valid HELLO (packet type %u, %zd bytes); closed",
+		                      ep->name, ch->car->where, hdr->type, n);
 		return NULL;
-	plen = (size_t)n - sizeof(*hdr);
+	}
 	memcpy(&hello, ep->rx + sizeof(*hdr), sizeof(hello));
-	if (!server_hello_ok(ep, -1, net, &hello, plen))
+	if (!server_hello_ok(ep, ch, &hello, (size_t)n - sizeof(*hdr)))
 		return NULL;
-	/* from here on the connection's own limits apply to what the client sends */
-	comch_net_set_limits(net, ep);
+	if (!ch->car->admit(ch, ep, link_fd, &why)) {
+		ODMA_RATELIMITED_WARN("comch server \"%s\": the link page of a client is "
+		                      "unusable: %s",
+		                      ep->name, why);
+		server_tell(ch, DOCA_ERROR_INVALID_VALUE, "the client's link page is unusable");
+		return NULL;
+	}
 	w.max_msg = ep->max_msg;
 	w.recv_queue = ep->recv_queue;
-	if (comch_net_send(net, COMCH_W_WELCOME, 0, &w, sizeof(w)) != 0)
+	if (ch->car->send(ch, COMCH_W_WELCOME, 0, &w, sizeof(w), -1) != 0)
 		return NULL;
-	conn = comch_conn_new(ep, net->efd, COMCH_SIDE_SERVER, &net->link,
+	conn = comch_conn_new(ep, ch, COMCH_SIDE_SERVER,
 	                      ep->max_msg < hello.max_msg ? ep->max_msg : hello.max_msg,
 	                      hello.recv_queue);
 	if (conn == NULL)
 		return NULL;
-	conn->net = net;
-	pthread_mutex_lock(&net->lock);
-	net->conn = conn;
-	pthread_mutex_unlock(&net->lock);
+	ch->car->bind(ch, conn);
 	hello.pci[sizeof(hello.pci) - 1] = '\0';
-	ODMA_DBG("comch server \"%s\": a client (device %s) connected at ODMA_FABRIC; max "
-	         "message %u bytes",
-	         ep->name, hello.pci, conn->max_msg);
+	ODMA_DBG("comch server \"%s\": client pid %d (device %s) connected%s; max message %u "
+	         "bytes",
+	         ep->name, (int)conn->peer_pid, hello.pci, ch->car->where, conn->max_msg);
 	return conn;
 }
 
@@ -479,19 +431,23 @@ static void server_add_conn(struct comch_ep *ep, struct doca_comch_connection *c
 		ep->connect_cb(&ep->ev_conn, conn, 1);
 }
 
-/* The HELLOs that arrived at ODMA_FABRIC for this server. */
-static bool server_net_handshakes(struct comch_ep *ep)
+/* The HELLOs that arrived at ODMA_FABRIC for this server (net.c checked their framing). */
+static bool server_fabric_handshakes(struct comch_ep *ep)
 {
-	struct comch_net *net;
+	struct comch_chan *ch;
 	bool any = false;
 
 	while (ep->ctx.state == DOCA_CTX_STATE_RUNNING &&
-	       (net = comch_net_server_take(ep)) != NULL) {
-		struct doca_comch_connection *conn = server_net_hello(ep, net);
+	       (ch = comch_net_server_take(ep)) != NULL) {
+		int pfd = -1;
+		struct doca_comch_connection *conn =
+		        server_hello(ep, ch, ch->car->recv(ch, ep->rx, ep->rx_cap, &pfd), pfd);
 
 		any = true;
+		if (pfd >= 0)
+			close(pfd);
 		if (conn == NULL) {
-			comch_net_free(net);
+			ch->car->free(ch);
 			continue;
 		}
 		server_add_conn(ep, conn);
@@ -550,7 +506,7 @@ bool comch_server_handshakes(struct comch_ep *ep)
 		struct comch_hs *h = *pp;
 		struct doca_comch_connection *conn = NULL;
 		int link_fd = -1;
-		ssize_t n = comch_wire_recv(h->fd, ep->rx, ep->rx_cap, &link_fd);
+		ssize_t n = h->ch->car->recv(h->ch, ep->rx, ep->rx_cap, &link_fd);
 
 		if (n == -EAGAIN && now < h->deadline_ns) {
 			pp = &h->next;
@@ -562,14 +518,14 @@ bool comch_server_handshakes(struct comch_ep *ep)
 		if (n > 0 && ((const struct comch_wire_hdr *)ep->rx)->type == COMCH_W_BYE)
 			server_hs_detour(ep, h);
 		else if (n > 0)
-			conn = server_hello(ep, h->fd, n, link_fd);
+			conn = server_hello(ep, h->ch, n, link_fd);
 		else
 			server_hs_refused(ep, h, n);
 		if (link_fd >= 0)
 			close(link_fd);
 		if (conn == NULL) {
-			comch_ep_unwatch(ep, h->fd, &h->watched);
-			close(h->fd);
+			comch_ep_unwatch(ep, h->ch->fd, &h->watched);
+			h->ch->car->free(h->ch);
 		} else if (h->watched) {
 			conn->watch = EPOLLIN; /* the watch goes with the descriptor */
 		}
@@ -598,8 +554,7 @@ static bool server_progress(struct doca_ctx *ctx)
 			any = true;
 			(void)comch_server_handshakes(ep);
 		}
-		if (ep->net_bell != NULL)
-			any |= server_net_handshakes(ep);
+		any |= server_fabric_handshakes(ep);
 	}
 	/*
 	 * A connection announced in this call delivers nothing else before the next one: what its
@@ -627,12 +582,9 @@ static uint64_t server_arm(struct doca_ctx *ctx)
 	if (ctx->state == DOCA_CTX_STATE_IDLE)
 		return ODMA_WAKE_NEVER; /* nothing is watched: released at the stop */
 	comch_ep_watch(ep, ep->lfd, &ep->lfd_watched);
-	if (ep->net_bell != NULL) {
-		comch_ep_watch(ep, ep->net_bell->efd, &ep->net_bell_watched);
-		at = comch_min_ns(at, comch_net_server_due());
-	}
+	at = comch_min_ns(at, comch_net_server_arm(ep));
 	for (struct comch_hs *h = ep->hs; h != NULL; h = h->next) {
-		comch_ep_watch(ep, h->fd, &h->watched);
+		comch_ep_watch(ep, h->ch->fd, &h->watched);
 		at = comch_min_ns(at, h->deadline_ns);
 	}
 	for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)

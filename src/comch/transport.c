@@ -3,8 +3,9 @@
  */
 /*
  * Comch transport primitives: the runtime directory and the server socket names, one
- * SOCK_SEQPACKET packet in or out (with an fd passed by SCM_RIGHTS), shared-memory files.
- * Nothing here blocks.
+ * SOCK_SEQPACKET packet in or out (with an fd passed by SCM_RIGHTS), shared-memory files; and
+ * the local carrier (comch.h) built on them: a Unix socket, a link page shared with the peer,
+ * the fast path written with process_vm_writev. Nothing here blocks.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -366,4 +368,233 @@ uint32_t comch_rand_range(uint64_t *state, uint32_t lo, uint32_t hi)
 	if (hi <= lo)
 		return lo;
 	return lo + (uint32_t)((x * 0x2545f4914f6cdd1dull) % ((uint64_t)hi - lo + 1));
+}
+
+/* ---- the local carrier: a Unix socket, a shared link page, process_vm_writev ------------ */
+
+static int local_send(struct comch_chan *ch, uint32_t type, uint32_t arg, const void *payload,
+                      size_t len, int pass_fd)
+{
+	return comch_wire_send(ch->fd, type, arg, payload, len, pass_fd);
+}
+
+static ssize_t local_recv(struct comch_chan *ch, void *buf, size_t cap, int *pfd)
+{
+	return comch_wire_recv(ch->fd, buf, cap, pfd);
+}
+
+/* The descriptor stays open until the channel is freed: other threads may still poll it. */
+static void local_shut(struct comch_chan *ch)
+{
+	(void)shutdown(ch->fd, SHUT_RDWR);
+}
+
+static void local_free(struct comch_chan *ch)
+{
+	if (ch->fd >= 0)
+		close(ch->fd);
+	if (ch->link != NULL)
+		munmap(ch->link, COMCH_LINK_BYTES);
+	free(ch);
+}
+
+/* The client's link page came with its HELLO: only a sealed page of the right size is used. */
+static bool local_admit(struct comch_chan *ch, const struct comch_ep *ep, int link_fd,
+                        const char **why)
+{
+	struct comch_link *link;
+
+	(void)ep;
+	if (link_fd < 0) {
+		*why = "no link page came with the HELLO";
+		return false;
+	}
+	link = comch_shm_map(link_fd, COMCH_LINK_BYTES, why);
+	if (link != NULL && link->magic != COMCH_LINK_MAGIC) {
+		munmap(link, COMCH_LINK_BYTES);
+		*why = "bad magic";
+		return false;
+	}
+	ch->link = link;
+	return link != NULL;
+}
+
+static void local_bind(struct comch_chan *ch, struct doca_comch_connection *conn)
+{
+	comch_ep_peer_pid(conn, ch->fd);
+}
+
+static bool local_tick(struct doca_comch_connection *conn)
+{
+	(void)conn;
+	return false;
+}
+
+/* The credits are in the shared link page: nothing to report. */
+static void local_credit(struct doca_comch_connection *conn)
+{
+	(void)conn;
+}
+
+static uint64_t local_due(const struct doca_comch_connection *conn, uint32_t *want)
+{
+	(void)conn;
+	(void)want;
+	return ODMA_WAKE_NEVER;
+}
+
+/*
+ * A copy of the peer consumer's doorbell eventfd (pidfd_getfd: the rights process_vm_writev
+ * needs too); -1 when the kernel or the peer does not allow it (its PE then wakes on a timer).
+ */
+static int local_take_bell(struct doca_comch_connection *conn, const struct comch_ring *ring)
+{
+	/* the peer may rewrite its ring at any time: the number is read once */
+	int peer_fd = *(const volatile int32_t *)&ring->bell_fd;
+	int pfd, fd = -1;
+
+	if (conn->peer_pid <= 0 || peer_fd < 0)
+		return -1;
+	pfd = (int)syscall(SYS_pidfd_open, conn->peer_pid, 0);
+	if (pfd >= 0) {
+		fd = (int)syscall(SYS_pidfd_getfd, pfd, peer_fd, 0);
+		close(pfd);
+	}
+	if (fd < 0) {
+		ODMA_RATELIMITED_WARN("comch: cannot take the doorbell of the peer's consumer "
+		                      "(pidfd_getfd: %s); its notification handle wakes on a "
+		                      "1 ms timer instead",
+		                      strerror(errno));
+		return -1;
+	}
+	if (!doca_priv_fd_is_eventfd(0, fd)) {
+		close(fd); /* never write into anything but an eventfd */
+		return -1;
+	}
+	return fd; /* pidfd_getfd sets close-on-exec */
+}
+
+/*
+ * The peer's ring, mapped only from a sealed memfd of exactly the announced size
+ * (comch_shm_map) whose header repeats the announcement.
+ */
+static struct comch_ring *local_rcons_map(struct doca_comch_connection *conn, int fd,
+                                          const struct comch_ring_geom *g, int *bell_fd,
+                                          const char **why)
+{
+	struct comch_ring *ring;
+
+	if (fd < 0) {
+		*why = "malformed registration (no ring descriptor, a short payload or id 0)";
+		return NULL;
+	}
+	ring = comch_shm_map(fd, (size_t)g->ring_size, why);
+	if (ring != NULL && !comch_ring_header_matches(ring, g)) {
+		munmap(ring, (size_t)g->ring_size);
+		*why = "the ring does not match its announcement";
+		return NULL;
+	}
+	if (ring != NULL)
+		*bell_fd = local_take_bell(conn, ring);
+	return ring;
+}
+
+/* The ring is shared: the peer's producers see the post without a packet. */
+static void local_post(struct doca_comch_consumer *c, uint64_t seq, uint64_t room)
+{
+	(void)c;
+	(void)seq;
+	(void)room;
+}
+
+/* Writes @total bytes of @iov into the consumer's buffer at @addr in the peer process. */
+static doca_error_t local_write(struct doca_comch_producer *p, const struct iovec *iov,
+                                unsigned int niov, uint64_t addr, uint64_t total)
+{
+	struct iovec local[COMCH_MAX_IOV];
+	unsigned int first = 0;
+	uint64_t done = 0;
+
+	memcpy(local, iov, niov * sizeof(*iov));
+	while (done < total) {
+		struct iovec remote = { .iov_base = (void *)(uintptr_t)(addr + done),
+			                .iov_len = total - done };
+		ssize_t k = process_vm_writev(p->conn->peer_pid, local + first, niov - first,
+		                              &remote, 1, 0);
+
+		if (k <= 0) {
+			if (k < 0 && errno == EINTR)
+				continue;
+			int e = k < 0 ? errno : 0;
+
+			COMCH_PEER_LOG(
+			        ERROR, p->conn,
+			        "comch producer %u: writing %llu bytes into the peer (pid %d) "
+			        "failed: %s%s",
+			        p->id, (unsigned long long)total, (int)p->conn->peer_pid,
+			        e != 0 ? strerror(e) : "no progress",
+			        e == EPERM ? " (process_vm_writev needs ptrace rights: same "
+			                     "user, and Yama ptrace_scope 0 or 1)"
+			                   : "");
+			return DOCA_ERROR_IO_FAILED;
+		}
+		done += (uint64_t)k;
+		while (k > 0 && first < niov) {
+			if ((size_t)k >= local[first].iov_len) {
+				k -= (ssize_t)local[first].iov_len;
+				first++;
+			} else {
+				local[first].iov_base = (char *)local[first].iov_base + k;
+				local[first].iov_len -= (size_t)k;
+				k = 0;
+			}
+		}
+	}
+	return DOCA_SUCCESS;
+}
+
+/* Claims a slot of the shared ring, writes straight into the peer's buffer, marks it done. */
+static doca_error_t local_produce(struct doca_comch_producer *p, struct comch_rcons *r,
+                                  struct doca_comch_producer_task_send *t, const struct iovec *iov,
+                                  unsigned int niov, uint64_t total)
+{
+	struct comch_claimed cl;
+	doca_error_t res = comch_fp_claim(p, r, total, t->imm_len, &cl), status;
+
+	if (res != DOCA_SUCCESS)
+		return res;
+	status = total ? local_write(p, iov, niov, cl.addr, total) : DOCA_SUCCESS;
+	comch_ring_fill(cl.slot, &r->geom, p->id, total, t->imm, t->imm_len, status);
+	doca_priv_bell_ring(&r->ring->bell, r->bell_fd); /* the consumer's PE may sleep */
+	doca_priv_task_complete(&t->base, status);
+	return DOCA_SUCCESS;
+}
+
+const struct comch_carrier comch_local_carrier = {
+	.where = "",
+	.lost_errno = ECONNRESET,
+	.send = local_send,
+	.recv = local_recv,
+	.shut = local_shut,
+	.hangup = local_shut,
+	.free = local_free,
+	.admit = local_admit,
+	.bind = local_bind,
+	.tick = local_tick,
+	.credit = local_credit,
+	.due = local_due,
+	.rcons_map = local_rcons_map,
+	.post = local_post,
+	.produce = local_produce,
+};
+
+struct comch_chan *comch_local_chan(int fd)
+{
+	struct comch_chan *ch = calloc(1, sizeof(*ch));
+
+	if (ch == NULL)
+		return NULL;
+	ch->car = &comch_local_carrier;
+	ch->fd = fd;
+	return ch;
 }
