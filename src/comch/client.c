@@ -225,7 +225,6 @@ static bool client_answer(struct comch_ep *ep)
 		client_fail_start(ep);
 		return true;
 	}
-	ch->car->bind(ch, conn);
 	conn->watch = ep->cfd_watched ? EPOLLIN : 0; /* the watch goes with the descriptor */
 	ep->cfd_watched = false;
 	ep->cch = NULL;       /* owned by the connection */

@@ -166,6 +166,7 @@ struct comch_ep;
 struct comch_rcons;
 struct iovec;
 
+/* The ops marked "optional" may be NULL: the carrier has nothing to do there. */
 struct comch_carrier {
 	const char *where; /* "" or " at ODMA_FABRIC": for log lines */
 	int lost_errno;    /* a client's last error when its server went away mid-handshake */
@@ -176,29 +177,29 @@ struct comch_carrier {
 	            size_t len, int pass_fd);
 	/* One packet from the peer, as comch_wire_recv returns it (*@pfd: a descriptor, or -1). */
 	ssize_t (*recv)(struct comch_chan *ch, void *buf, size_t cap, int *pfd);
-	/* Refuses the peer (any thread): nothing more is read from it. */
+	/* Optional. Refuses the peer (any thread): nothing more is read from it. */
 	void (*shut)(struct comch_chan *ch);
-	/* Closes both ways (never on the carrier's own thread; none of its callbacks runs after).
-	 */
+	/* Closes both ways; none of the carrier's callbacks runs after (not on its thread). */
 	void (*hangup)(struct comch_chan *ch);
 	void (*free)(struct comch_chan *ch);
 	/* A server admits a HELLO: sets ch->link (@link_fd: what came with the HELLO) and the
 	 * limits on what the client sends; false with *@why when it cannot. */
 	bool (*admit)(struct comch_chan *ch, const struct comch_ep *ep, int link_fd,
 	              const char **why);
-	/* The connection @conn owns @ch from now on (the handshake is done). */
+	/* The new connection @conn owns @ch from now on (comch_conn_new). */
 	void (*bind)(struct comch_chan *ch, struct doca_comch_connection *conn);
-	/* A connection's progress: before reading (true when the connection ended), after. */
+	/* Optional. A connection's progress: before reading (true when the connection ended),
+	 * and after (credits to report). */
 	bool (*tick)(struct doca_comch_connection *conn);
 	void (*credit)(struct doca_comch_connection *conn);
-	/* The arm op: narrows what the PE watches (*@want); when the carrier is due. */
+	/* Optional. The arm op: narrows what the PE watches (*@want); when the carrier is due. */
 	uint64_t (*due)(const struct doca_comch_connection *conn, uint32_t *want);
 	/* Fast path: the ring of the peer's consumer @g.consumer_id (from @fd, if it came with
 	 * its CONS_NEW) and a doorbell of it (*@bell_fd, -1 none); NULL with *@why. */
 	struct comch_ring *(*rcons_map)(struct doca_comch_connection *conn, int fd,
 	                                const struct comch_ring_geom *g, int *bell_fd,
 	                                const char **why);
-	/* Fast path: a consumer of this side posted a buffer of @room bytes as @seq. */
+	/* Optional. Fast path: a consumer of this side posted a buffer of @room bytes as @seq. */
 	void (*post)(struct doca_comch_consumer *c, uint64_t seq, uint64_t room);
 	/* Fast path: one producer send into the peer's consumer @r (completes @task on success). */
 	doca_error_t (*produce)(struct doca_comch_producer *p, struct comch_rcons *r,
@@ -596,8 +597,6 @@ doca_error_t comch_ep_start_common(struct comch_ep *ep);
 void comch_ep_release_io(struct comch_ep *ep);
 /* Frees the connections whose end was handled and that nothing else holds (@all: every one). */
 void comch_ep_reap(struct comch_ep *ep, bool all);
-/* Records the peer's pid on @conn when the kernel reports it. */
-void comch_ep_peer_pid(struct doca_comch_connection *conn, int fd);
 /* One connection's share of a progress call: reads and dispatches, then handles its end. */
 bool comch_ep_conn_step(struct comch_ep *ep, struct doca_comch_connection *c);
 /* One connection's share of the arm op: what its PE watches, and when it is due. */

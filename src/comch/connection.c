@@ -40,6 +40,7 @@ struct doca_comch_connection *comch_conn_new(struct comch_ep *ep, struct comch_c
 	atomic_init(&c->refs, 1);
 	atomic_init(&c->dead, false);
 	atomic_init(&c->end, COMCH_END_NONE);
+	ch->car->bind(ch, c);
 	return c;
 }
 
@@ -139,7 +140,8 @@ void comch_conn_refuse(struct doca_comch_connection *conn, const char *why)
 	conn_set_end(conn, COMCH_END_PROTOCOL);
 	if (atomic_exchange_explicit(&conn->dead, true, memory_order_acq_rel))
 		return;
-	conn->ch->car->shut(conn->ch); /* its progress reads no more of it */
+	if (conn->ch->car->shut != NULL)
+		conn->ch->car->shut(conn->ch); /* its progress reads no more of it */
 	ODMA_ERR("comch %s \"%s\": connection %p to pid %d (uid %u) is closed: %s",
 	         comch_ep_kind(conn->ep), conn->ep->name, (void *)conn, (int)conn->peer_pid,
 	         (unsigned int)conn->peer_uid, why);
@@ -454,7 +456,7 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 
 	comch_conn_flush_ctl(conn);
 	any |= flush_pending(conn);
-	if (conn->ch->car->tick(conn) && conn->rx_done)
+	if (conn->ch->car->tick != NULL && conn->ch->car->tick(conn) && conn->rx_done)
 		return true;
 	for (uint32_t budget = COMCH_RECV_BUDGET; budget > 0; budget--) {
 		int pfd = -1;
@@ -496,7 +498,7 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 		if (pfd >= 0)
 			close(pfd);
 	}
-	if (!conn->rx_done)
+	if (!conn->rx_done && conn->ch->car->credit != NULL)
 		conn->ch->car->credit(conn);
 	return any;
 }

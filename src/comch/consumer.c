@@ -335,7 +335,8 @@ static doca_error_t post_recv_submit(struct doca_task *task)
 	c->slot_room[idx] = room;
 	comch_ring_post(c->ring, &c->geom, c->posted,
 	                (uint64_t)(uintptr_t)(buf->data + buf->data_len), room);
-	c->conn->ch->car->post(c, c->posted, room);
+	if (c->conn->ch->car->post != NULL)
+		c->conn->ch->car->post(c, c->posted, room);
 	c->posted++;
 	return DOCA_SUCCESS;
 }

@@ -388,18 +388,6 @@ doca_error_t comch_ep_start_common(struct comch_ep *ep)
 	return DOCA_SUCCESS;
 }
 
-/* Records the peer's pid on conn when the kernel reports it. */
-void comch_ep_peer_pid(struct doca_comch_connection *conn, int fd)
-{
-	pid_t pid;
-	uid_t uid;
-
-	if (comch_peer_cred(fd, &pid, &uid)) {
-		conn->peer_pid = pid;
-		conn->peer_uid = uid;
-	}
-}
-
 /* ---- what the server's and the client's context ops share ------------------------------ */
 
 bool comch_ep_conn_step(struct comch_ep *ep, struct doca_comch_connection *c)
@@ -448,7 +436,8 @@ uint64_t comch_ep_arm_conn(struct comch_ep *ep, struct doca_comch_connection *c)
 	           atomic_load_explicit(&c->outbox_n, memory_order_relaxed) != 0) {
 		want |= EPOLLOUT;
 	}
-	at = comch_min_ns(at, c->ch->car->due(c, &want));
+	if (c->ch->car->due != NULL)
+		at = comch_min_ns(at, c->ch->car->due(c, &want));
 	if (want != c->watch && doca_priv_pe_watch(ep->ctx.pe, c->fd, want) == DOCA_SUCCESS)
 		c->watch = want;
 	return at;

@@ -112,9 +112,15 @@ static struct comch_net *comch_net_new(size_t cap, uint32_t max_n, int side)
 	return n;
 }
 
-/* Closes the endpoint (not on the transport thread): its callbacks have all run after it. */
-static void comch_net_hangup(struct comch_net *n)
+static struct comch_net *net_of(const struct comch_chan *ch)
 {
+	return odma_container_of(ch, struct comch_net, ch);
+}
+
+/* Closes the endpoint (not on the transport thread): its callbacks have all run after it. */
+static void net_hangup(struct comch_chan *ch)
+{
+	struct comch_net *n = net_of(ch);
 	uint64_t until = doca_priv_now_ns() + (uint64_t)COMCH_NET_FLUSH_MS * 1000000ull;
 	struct odma_tp_ep *tp;
 
@@ -134,9 +140,11 @@ static void comch_net_hangup(struct comch_net *n)
 	doca_priv_tp_ep_close(tp);
 }
 
-static void comch_net_free(struct comch_net *n)
+static void net_free(struct comch_chan *ch)
 {
-	comch_net_hangup(n);
+	struct comch_net *n = net_of(ch);
+
+	net_hangup(ch);
 	while (n->head != NULL) {
 		struct comch_npkt *p = n->head;
 
@@ -184,12 +192,15 @@ static int comch_net_send(struct comch_net *n, uint32_t type, uint32_t arg, cons
 	return r == DOCA_SUCCESS ? 0 : r == DOCA_ERROR_NO_MEMORY ? ENOMEM : EPIPE;
 }
 
-static ssize_t comch_net_recv(struct comch_net *n, void *buf, size_t cap)
+/* One arrived packet, as comch_wire_recv returns it (no fd ever travels). */
+static ssize_t net_recv(struct comch_chan *ch, void *buf, size_t cap, int *pfd)
 {
+	struct comch_net *n = net_of(ch);
 	struct comch_npkt *p;
 	uint64_t v;
 	ssize_t r;
 
+	*pfd = -1;
 	pthread_mutex_lock(&n->lock);
 	p = n->head;
 	if (p == NULL) {
@@ -541,31 +552,24 @@ static const struct odma_tp_ep_cbs *net_cbs(struct comch_net *n, struct odma_tp_
 	return cbs;
 }
 
-/* The longest packet a connection across machines takes (a message, an FP_DATA). */
-static size_t comch_net_conn_cap(const struct comch_ep *ep)
+/*
+ * A connection's own limits on what its peer sends (under no lock of @n): the longest packet
+ * (a message, or an FP_DATA, which lands in a posted buffer, not a queue), the longest one
+ * queued for the progress, and how many may be queued.
+ */
+static void comch_net_set_limits(struct comch_net *n, const struct comch_ep *ep)
 {
 	size_t fp = sizeof(struct comch_wire_hdr) + sizeof(struct comch_fp_data) +
 	            COMCH_RING_MAX_IMM + ep->ctx.caps->comch_fp_max_buf_size;
 
-	return ep->rx_cap > fp ? ep->rx_cap : fp;
-}
-
-/* A connection's own limits on what its peer sends (under no lock of @n). */
-static void comch_net_set_limits(struct comch_net *n, const struct comch_ep *ep)
-{
 	pthread_mutex_lock(&n->lock);
-	n->cap = comch_net_conn_cap(ep); /* an FP_DATA lands in a posted buffer, not a queue */
-	n->msg_cap = ep->rx_cap;         /* what is queued for the progress */
+	n->cap = ep->rx_cap > fp ? ep->rx_cap : fp;
+	n->msg_cap = ep->rx_cap;
 	n->max_n = ep->recv_queue + COMCH_NET_CTL_SLACK;
 	pthread_mutex_unlock(&n->lock);
 }
 
 /* ---- the network carrier (a connection's ops) ----------------------------------------- */
-
-static struct comch_net *net_of(const struct comch_chan *ch)
-{
-	return odma_container_of(ch, struct comch_net, ch);
-}
 
 /* No descriptor crosses machines: @pass_fd stays here (the ring of a CONS_NEW is shadowed). */
 static int net_send(struct comch_chan *ch, uint32_t type, uint32_t arg, const void *payload,
@@ -573,28 +577,6 @@ static int net_send(struct comch_chan *ch, uint32_t type, uint32_t arg, const vo
 {
 	(void)pass_fd;
 	return comch_net_send(net_of(ch), type, arg, payload, len);
-}
-
-static ssize_t net_recv(struct comch_chan *ch, void *buf, size_t cap, int *pfd)
-{
-	*pfd = -1;
-	return comch_net_recv(net_of(ch), buf, cap);
-}
-
-/* A refused peer: the connection's progress sees the end (COMCH_END_PROTOCOL) and hangs up. */
-static void net_shut(struct comch_chan *ch)
-{
-	(void)ch;
-}
-
-static void net_hangup(struct comch_chan *ch)
-{
-	comch_net_hangup(net_of(ch));
-}
-
-static void net_free(struct comch_chan *ch)
-{
-	comch_net_free(net_of(ch));
 }
 
 /* From here on the connection's own limits apply to what the client sends. */
@@ -611,7 +593,6 @@ static void net_bind(struct comch_chan *ch, struct doca_comch_connection *conn)
 {
 	struct comch_net *n = net_of(ch);
 
-	comch_net_set_limits(n, conn->ep);
 	pthread_mutex_lock(&n->lock);
 	n->conn = conn;
 	pthread_mutex_unlock(&n->lock);
@@ -756,13 +737,13 @@ static doca_error_t net_produce(struct doca_comch_producer *p, struct comch_rcon
 	return res;
 }
 
+/* A refused peer (no shut op): its connection's progress sees the end and hangs up. */
 const struct comch_carrier comch_net_carrier = {
 	.where = " at ODMA_FABRIC",
 	.lost_errno = ECONNREFUSED, /* nobody listened at ODMA_FABRIC, or it went away */
 	.self_bell = true,
 	.send = net_send,
 	.recv = net_recv,
-	.shut = net_shut,
 	.hangup = net_hangup,
 	.free = net_free,
 	.admit = net_admit,
@@ -848,9 +829,7 @@ static void hs_on_packet(struct comch_net *n)
 refuse:
 	ODMA_RATELIMITED_WARN("comch: refused a connection at ODMA_FABRIC: %s", why);
 mark:
-	pthread_mutex_lock(&g_net.lock);
-	n->refused_hs = true; /* the sweep closes it */
-	pthread_mutex_unlock(&g_net.lock);
+	hs_refuse(n);
 }
 
 static void on_accept(struct odma_tp_ep *tp, void *arg)
@@ -882,6 +861,16 @@ static void on_accept(struct odma_tp_ep *tp, void *arg)
 	doca_priv_tp_ep_set_cbs(tp, net_cbs(n, &cbs));
 }
 
+static void free_list(struct comch_net *n)
+{
+	while (n != NULL) {
+		struct comch_net *next = n->next;
+
+		net_free(&n->ch);
+		n = next;
+	}
+}
+
 /* Closes refused handshakes and those past their deadline (a server's PE thread). */
 static void sweep(void)
 {
@@ -907,12 +896,7 @@ static void sweep(void)
 		pp = &n->next;
 	}
 	pthread_mutex_unlock(&g_net.lock);
-	while (dead != NULL) {
-		struct comch_net *n = dead;
-
-		dead = n->next;
-		comch_net_free(n);
-	}
+	free_list(dead);
 }
 
 doca_error_t comch_net_server_start(struct comch_ep *ep)
@@ -959,7 +943,7 @@ doca_error_t comch_net_server_start(struct comch_ep *ep)
 	}
 	pthread_mutex_unlock(&g_net.listen_lock);
 	if (r != DOCA_SUCCESS) {
-		comch_net_free(ep->net_bell);
+		net_free(&ep->net_bell->ch);
 		ep->net_bell = NULL;
 		return r;
 	}
@@ -991,14 +975,9 @@ void comch_net_server_stop(struct comch_ep *ep)
 	if (listener != NULL)
 		doca_priv_tp_listen_close(listener);
 	pthread_mutex_unlock(&g_net.listen_lock);
-	while (left != NULL) {
-		struct comch_net *n = left;
-
-		left = n->next;
-		comch_net_free(n);
-	}
+	free_list(left);
 	comch_ep_unwatch(ep, ep->net_bell->ch.fd, &ep->net_bell_watched);
-	comch_net_free(ep->net_bell);
+	net_free(&ep->net_bell->ch);
 	ep->net_bell = NULL;
 	sweep();
 }
@@ -1054,21 +1033,20 @@ struct comch_chan *comch_net_client_connect(struct comch_ep *ep, const void *hel
 	if (!fabric(addr, sizeof(addr), &port))
 		return NULL;
 	/* the server may send right after its WELCOME: the client's own limits from the start */
-	n = comch_net_new(comch_net_conn_cap(ep), ep->recv_queue + COMCH_NET_CTL_SLACK,
-	                  COMCH_SIDE_CLIENT);
+	n = comch_net_new(0, 0, COMCH_SIDE_CLIENT);
 	if (n == NULL)
 		return NULL;
-	n->msg_cap = ep->rx_cap;
+	comch_net_set_limits(n, ep);
 	if (!comch_auth_key(n->auth_key, why, sizeof(why))) {
 		if (!atomic_exchange(&secret_logged, true)) /* asked every 100 ms */
 			ODMA_ERR("comch client \"%s\": cannot connect at ODMA_FABRIC: %s", ep->name,
 			         why);
-		comch_net_free(n);
+		net_free(&n->ch);
 		return NULL;
 	}
 	n->hello = malloc(len);
 	if (n->hello == NULL || getrandom(n->nonce_own, NONCE, 0) != (ssize_t)NONCE) {
-		comch_net_free(n);
+		net_free(&n->ch);
 		return NULL;
 	}
 	memcpy(n->hello, hello, len);
@@ -1077,11 +1055,11 @@ struct comch_chan *comch_net_client_connect(struct comch_ep *ep, const void *hel
 	r = doca_priv_tp_connect(addr, port, net_cbs(n, &cbs), &n->tp);
 	if (r != DOCA_SUCCESS) {
 		n->tp = NULL;
-		comch_net_free(n);
+		net_free(&n->ch);
 		return NULL;
 	}
 	if (comch_net_send(n, COMCH_W_AUTH, 1, n->nonce_own, NONCE) != 0) {
-		comch_net_free(n);
+		net_free(&n->ch);
 		return NULL;
 	}
 	return &n->ch;

@@ -412,7 +412,6 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, struct co
 	                      hello.recv_queue);
 	if (conn == NULL)
 		return NULL;
-	ch->car->bind(ch, conn);
 	hello.pci[sizeof(hello.pci) - 1] = '\0';
 	ODMA_DBG("comch server \"%s\": client pid %d (device %s) connected%s; max message %u "
 	         "bytes",

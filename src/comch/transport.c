@@ -419,28 +419,10 @@ static bool local_admit(struct comch_chan *ch, const struct comch_ep *ep, int li
 	return link != NULL;
 }
 
+/* The peer's pid and uid, when the kernel reports them (0 otherwise: another namespace). */
 static void local_bind(struct comch_chan *ch, struct doca_comch_connection *conn)
 {
-	comch_ep_peer_pid(conn, ch->fd);
-}
-
-static bool local_tick(struct doca_comch_connection *conn)
-{
-	(void)conn;
-	return false;
-}
-
-/* The credits are in the shared link page: nothing to report. */
-static void local_credit(struct doca_comch_connection *conn)
-{
-	(void)conn;
-}
-
-static uint64_t local_due(const struct doca_comch_connection *conn, uint32_t *want)
-{
-	(void)conn;
-	(void)want;
-	return ODMA_WAKE_NEVER;
+	(void)comch_peer_cred(ch->fd, &conn->peer_pid, &conn->peer_uid);
 }
 
 /*
@@ -497,14 +479,6 @@ static struct comch_ring *local_rcons_map(struct doca_comch_connection *conn, in
 	if (ring != NULL)
 		*bell_fd = local_take_bell(conn, ring);
 	return ring;
-}
-
-/* The ring is shared: the peer's producers see the post without a packet. */
-static void local_post(struct doca_comch_consumer *c, uint64_t seq, uint64_t room)
-{
-	(void)c;
-	(void)seq;
-	(void)room;
 }
 
 /* Writes @total bytes of @iov into the consumer's buffer at @addr in the peer process. */
@@ -570,6 +544,7 @@ static doca_error_t local_produce(struct doca_comch_producer *p, struct comch_rc
 	return DOCA_SUCCESS;
 }
 
+/* The credits are in the shared link page, and so are the posts of the fast-path ring. */
 const struct comch_carrier comch_local_carrier = {
 	.where = "",
 	.lost_errno = ECONNRESET,
@@ -580,11 +555,7 @@ const struct comch_carrier comch_local_carrier = {
 	.free = local_free,
 	.admit = local_admit,
 	.bind = local_bind,
-	.tick = local_tick,
-	.credit = local_credit,
-	.due = local_due,
 	.rcons_map = local_rcons_map,
-	.post = local_post,
 	.produce = local_produce,
 };
 
