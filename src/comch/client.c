@@ -11,8 +11,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include "comch/comch.h"
@@ -67,27 +65,6 @@ static void client_fail_start(struct comch_ep *ep)
 	doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_IDLE);
 }
 
-/*
- * Whether the process listening on the socket may be our server: this user, root, or a user
- * of ODMA_COMCH_ALLOW_UIDS (anyone else could have taken the name in a shared directory).
- * The link page is never handed to a server that fails this.
- */
-static bool client_server_trusted(struct comch_ep *ep, int fd)
-{
-	pid_t pid = 0;
-	uid_t uid = 0;
-
-	if (comch_peer_cred(fd, &pid, &uid) && comch_peer_uid_ok(&ep->peers, uid))
-		return true;
-	ODMA_ERR(
-	        "comch client \"%s\": the process listening on %s (pid %d, uid %u) runs as another "
-	        "user than this client (uid %u); not connecting. Use a private ODMA_RUNDIR, or "
-	        "allow that user with ODMA_COMCH_ALLOW_UIDS=%u",
-	        ep->name, ep->path, (int)pid, (unsigned int)uid, (unsigned int)geteuid(),
-	        (unsigned int)uid);
-	return false;
-}
-
 /* The HELLO of this client into @buf; its length. */
 static size_t client_hello(struct comch_ep *ep, uint8_t *buf)
 {
@@ -107,74 +84,33 @@ static size_t client_hello(struct comch_ep *ep, uint8_t *buf)
 }
 
 /*
- * No server socket answered in the runtime directory: with ODMA_FABRIC set, the server is
- * looked for on the other side of the network (at most one attempt every 100 ms).
+ * One attempt to reach the server, with each carrier the configuration asks for in turn (the
+ * runtime directory's socket, then ODMA_FABRIC); false when none took the HELLO.
  */
-static bool client_try_net(struct comch_ep *ep, uint64_t now, const uint8_t *hello, size_t len)
-{
-	if (!comch_net_wanted())
-		return false;
-	ep->next_try_ns = now + 100000000ull;
-	ep->cch = comch_net_client_connect(ep, hello, len);
-	if (ep->cch == NULL) {
-		ep->last_errno = EHOSTUNREACH;
-		return false;
-	}
-	ep->hello_sent = true;
-	return true;
-}
-
-/* Whether the server on @fd runs in this PID namespace (the kernel reports pid 0 otherwise). */
-static bool client_server_in_pidns(int fd)
-{
-	pid_t pid = 0;
-	uid_t uid = 0;
-
-	return comch_peer_cred(fd, &pid, &uid) && pid > 0;
-}
-
 static bool client_try_connect(struct comch_ep *ep, uint64_t now)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	uint8_t buf[sizeof(struct comch_hello) + COMCH_NAME_MAX];
 	size_t len = client_hello(ep, buf);
-	int fd, e;
 
-	ep->next_try_ns = now + 2000000ull; /* at most one attempt every 2 ms */
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		ep->last_errno = errno;
-		return false;
+	for (const struct comch_carrier *const *c = comch_carriers; *c != NULL; c++) {
+		int err = 0;
+
+		if ((*c)->wanted != NULL && !(*c)->wanted())
+			continue;
+		ep->next_try_ns = now + (uint64_t)(*c)->retry_ms * 1000000ull;
+		ep->cch = (*c)->connect(ep, buf, len, &err);
+		if (ep->cch != NULL) {
+			ep->hello_sent = true;
+			return true;
+		}
+		if (err == EACCES) {
+			client_fail_start(ep);
+			return false;
+		}
+		if (err != 0)
+			ep->last_errno = err;
 	}
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", ep->path);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		ep->last_errno = errno;
-		close(fd);
-		return client_try_net(ep, now, buf, len);
-	}
-	if (!client_server_trusted(ep, fd)) {
-		close(fd);
-		client_fail_start(ep);
-		return false;
-	}
-	if (comch_net_wanted() && !client_server_in_pidns(fd)) {
-		/* a shared directory, but the server is in another PID namespace: its process
-		 * memory is out of reach, so the connection goes across the network. A BYE in
-		 * place of the HELLO tells the server this socket closes in order. */
-		(void)comch_wire_send(fd, COMCH_W_BYE, 0, NULL, 0, -1);
-		close(fd);
-		return client_try_net(ep, now, buf, len);
-	}
-	e = comch_wire_send(fd, COMCH_W_HELLO, 0, buf, len, ep->link_fd);
-	if (e == 0 && (ep->cch = comch_local_chan(fd)) == NULL)
-		e = ENOMEM;
-	if (e != 0) {
-		ep->last_errno = e;
-		close(fd);
-		return false;
-	}
-	ep->hello_sent = true;
-	return true;
+	return false;
 }
 
 /* The server's answer: RUNNING on WELCOME, IDLE on REJECT. */
@@ -203,7 +139,7 @@ static bool client_answer(struct comch_ep *ep)
 	if (n < (ssize_t)(sizeof(*hdr) + sizeof(w)) || hdr->type != COMCH_W_WELCOME) {
 		/* the server went away during the handshake: try again until the deadline */
 		ep->last_errno = n == 0 ? ch->car->lost_errno : EPROTO;
-		comch_ep_unwatch(ep, ch->fd, &ep->cfd_watched);
+		comch_ep_unwatch(ep, ch->fd, &ch->watched);
 		ch->car->free(ch);
 		ep->cch = NULL;
 		ep->hello_sent = false;
@@ -225,9 +161,8 @@ static bool client_answer(struct comch_ep *ep)
 		client_fail_start(ep);
 		return true;
 	}
-	conn->watch = ep->cfd_watched ? EPOLLIN : 0; /* the watch goes with the descriptor */
-	ep->cfd_watched = false;
-	ep->cch = NULL;       /* owned by the connection */
+	conn->watch = ch->watched ? EPOLLIN : 0; /* the watch goes with the descriptor */
+	ep->cch = NULL;                          /* owned by the connection */
 	if (ep->link != NULL) /* a page of its own serves the credits (across machines) */
 		munmap(ep->link, COMCH_LINK_BYTES);
 	ep->link = NULL;
@@ -240,7 +175,8 @@ static bool client_answer(struct comch_ep *ep)
 	return true;
 }
 
-bool comch_client_connecting(struct comch_ep *ep)
+/* A STARTING client's progress: connect, send HELLO, await the server's answer. */
+static bool client_connecting(struct comch_ep *ep)
 {
 	uint64_t now = doca_priv_now_ns();
 
@@ -278,7 +214,7 @@ static bool client_progress(struct doca_ctx *ctx)
 
 	ep->dispatch++;
 	if (ctx->state == DOCA_CTX_STATE_STARTING)
-		any = comch_client_connecting(ep);
+		any = client_connecting(ep);
 	else if (ep->conn != NULL)
 		any = comch_ep_conn_step(ep, ep->conn);
 	ep->dispatch--;
@@ -292,10 +228,11 @@ static uint64_t client_arm(struct doca_ctx *ctx)
 	if (ctx->state == DOCA_CTX_STATE_IDLE)
 		return ODMA_WAKE_NEVER; /* nothing is watched: released at the stop */
 	if (ctx->state == DOCA_CTX_STATE_STARTING) {
-		/* the server's answer arrives on cfd; before that, the next attempt is due */
+		/* the answer arrives on the channel; before there is one, the next attempt is due
+		 */
 		if (ep->cch == NULL)
 			return comch_min_ns(ep->next_try_ns, ep->deadline_ns);
-		comch_ep_watch(ep, ep->cch->fd, &ep->cfd_watched);
+		comch_ep_watch(ep, ep->cch->fd, &ep->cch->watched);
 		return ep->deadline_ns;
 	}
 	return ep->conn != NULL ? comch_ep_arm_conn(ep, ep->conn) : ODMA_WAKE_NEVER;

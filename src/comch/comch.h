@@ -116,7 +116,6 @@ struct comch_ep;
 struct comch_hs {
 	struct comch_hs *next;
 	struct comch_chan *ch; /* of the local carrier */
-	bool watched;          /* by the server's PE (comch_ep_arm) */
 	pid_t pid; /* SO_PEERCRED of the connecting process (0: another PID namespace) */
 	uid_t uid;
 	uint64_t deadline_ns;
@@ -159,6 +158,7 @@ bool comch_lograte_take(struct comch_lograte *l, unsigned int *dropped);
 struct comch_chan {
 	const struct comch_carrier *car;
 	int fd;                  /* what the endpoint's PE watches: the socket, or an eventfd */
+	bool watched;            /* by the endpoint's PE, before a connection owns it */
 	struct comch_link *link; /* the credits; NULL until the handshake gives one */
 };
 
@@ -171,6 +171,23 @@ struct comch_carrier {
 	const char *where; /* "" or " at ODMA_FABRIC": for log lines */
 	int lost_errno;    /* a client's last error when its server went away mid-handshake */
 	bool self_bell;    /* fast-path bytes land from this process: it rings its consumers */
+	uint32_t retry_ms; /* a client's pause between two attempts to connect */
+	/* Optional. Whether the configuration asks for this carrier (NULL: always). */
+	bool (*wanted)(void);
+	/* A server starts listening (its start fails with the error), and stops (at its stop,
+	 * after a failed start, and on a client: nothing to do then). */
+	doca_error_t (*listen)(struct comch_ep *ep);
+	void (*unlisten)(struct comch_ep *ep);
+	/* A server's progress: the next channel whose first packet is in ep->rx (*@n: its length
+	 * or -errno, *@pfd: a descriptor that came with it, or -1); NULL when none is waiting.
+	 * *@any is set when work was done. */
+	struct comch_chan *(*take)(struct comch_ep *ep, ssize_t *n, int *pfd, bool *any);
+	/* A server's arm op: what its listener watches; when it is due. */
+	uint64_t (*listen_arm)(struct comch_ep *ep);
+	/* A client connects and sends @hello (@len bytes): the channel that awaits the answer,
+	 * or NULL with *@err (0: nothing to report; EACCES: the server is not one to talk to,
+	 * the start fails). */
+	struct comch_chan *(*connect)(struct comch_ep *ep, const void *hello, size_t len, int *err);
 	/* One packet to the peer (any thread): 0, EAGAIN (full: again later) or an errno. A
 	 * descriptor (@pass_fd >= 0) goes along where the carrier can pass one. */
 	int (*send)(struct comch_chan *ch, uint32_t type, uint32_t arg, const void *payload,
@@ -207,6 +224,8 @@ struct comch_carrier {
 	                        unsigned int niov, uint64_t total);
 };
 extern const struct comch_carrier comch_local_carrier, comch_net_carrier;
+/* The carriers in the order a client tries them (endpoint.c); NULL-terminated. */
+extern const struct comch_carrier *const comch_carriers[];
 
 /* One packet that arrived over the network, waiting for the endpoint's progress (net.c). */
 struct comch_npkt {
@@ -374,7 +393,6 @@ struct comch_ep {
 	struct comch_ep *net_next;
 	/* client */
 	struct comch_chan *cch; /* connecting: awaits the server's answer */
-	bool cfd_watched;
 	int link_fd;
 	struct comch_link *link;
 	bool hello_sent;
@@ -500,10 +518,6 @@ doca_error_t comch_connect_timeout_ms(uint32_t *ms);
 /* xorshift draw in [lo, hi] for the delay fault. */
 uint32_t comch_rand_range(uint64_t *state, uint32_t lo, uint32_t hi);
 
-/* A channel of the local carrier on the Unix socket @fd (no link page yet); NULL without
- * memory (@fd is then the caller's). */
-struct comch_chan *comch_local_chan(int fd);
-
 /* ---- connections (connection.c) -------------------------------------------------------- */
 
 /* A connection over @ch (it owns @ch from here on, unless NULL is returned). */
@@ -610,18 +624,6 @@ static inline uint64_t comch_min_ns(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-/* ---- servers (server.c) ---------------------------------------------------------------- */
-
-/* Accepts waiting clients (their HELLO is awaited by comch_server_handshakes). */
-bool comch_server_accept(struct comch_ep *ep);
-/* Handles the HELLOs that arrived; drops handshakes past their deadline. */
-bool comch_server_handshakes(struct comch_ep *ep);
-
-/* ---- clients (client.c) ---------------------------------------------------------------- */
-
-/* A STARTING client's progress: connect, send HELLO, await the server's answer. */
-bool comch_client_connecting(struct comch_ep *ep);
-
 /* Name of a side for log lines. */
 static inline const char *comch_ep_kind(const struct comch_ep *ep)
 {
@@ -634,16 +636,6 @@ static inline const char *comch_ep_kind(const struct comch_ep *ep)
 bool comch_net_wanted(void);
 /* ODMA_FABRIC is unset or well formed (core/config's parser; a bad value: its one line). */
 bool comch_net_fabric_ok(void);
-/* A server starts or stops listening at ODMA_FABRIC (one listener per process). */
-doca_error_t comch_net_server_start(struct comch_ep *ep);
-void comch_net_server_stop(struct comch_ep *ep);
-/* A handshake handed to this server (its HELLO queued first in it), or NULL. */
-struct comch_chan *comch_net_server_take(struct comch_ep *ep);
-/* A server's arm op share: what it watches for handshakes, and when the next one is due. */
-uint64_t comch_net_server_arm(struct comch_ep *ep);
-/* Connects to ODMA_FABRIC and sends the HELLO (@hello, @len bytes); NULL when it cannot. */
-struct comch_chan *comch_net_client_connect(struct comch_ep *ep, const void *hello, size_t len);
-
 /*
  * The fabric secret (net_auth.c): the key both sides prove, from ODMA_FABRIC_SECRET or the
  * runtime directory's cookie (made when missing); false with the reason in @why.

@@ -276,31 +276,12 @@ doca_error_t comch_ep_send_alloc(struct comch_ep *ep, struct doca_comch_connecti
 /* Frees what a started endpoint owns once it is IDLE (not its connections: see destroy). */
 void comch_ep_release_io(struct comch_ep *ep)
 {
-	while (ep->hs != NULL) {
-		struct comch_hs *h = ep->hs;
-
-		ep->hs = h->next;
-		comch_ep_unwatch(ep, h->ch->fd, &h->watched);
-		h->ch->car->free(h->ch);
-		free(h);
-	}
-	ep->num_hs = 0;
-	comch_net_server_stop(ep);
+	for (const struct comch_carrier *const *c = comch_carriers; *c != NULL; c++)
+		(*c)->unlisten(ep);
 	if (ep->cch != NULL) {
-		comch_ep_unwatch(ep, ep->cch->fd, &ep->cfd_watched);
+		comch_ep_unwatch(ep, ep->cch->fd, &ep->cch->watched);
 		ep->cch->car->free(ep->cch);
 		ep->cch = NULL;
-	}
-	if (ep->lfd >= 0) {
-		struct stat st;
-
-		comch_ep_unwatch(ep, ep->lfd, &ep->lfd_watched);
-		close(ep->lfd);
-		ep->lfd = -1;
-		/* remove the socket only if it is still ours (a restarted server may own it) */
-		if (stat(ep->path, &st) == 0 && st.st_dev == ep->path_dev &&
-		    st.st_ino == ep->path_ino)
-			unlink(ep->path);
 	}
 	if (ep->link_fd >= 0) {
 		close(ep->link_fd);
@@ -387,6 +368,10 @@ doca_error_t comch_ep_start_common(struct comch_ep *ep)
 	}
 	return DOCA_SUCCESS;
 }
+
+/* The carriers in the order a client tries them: one kernel first, then ODMA_FABRIC. */
+const struct comch_carrier *const comch_carriers[] = { &comch_local_carrier, &comch_net_carrier,
+	                                               NULL };
 
 /* ---- what the server's and the client's context ops share ------------------------------ */
 

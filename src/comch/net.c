@@ -737,25 +737,6 @@ static doca_error_t net_produce(struct doca_comch_producer *p, struct comch_rcon
 	return res;
 }
 
-/* A refused peer (no shut op): its connection's progress sees the end and hangs up. */
-const struct comch_carrier comch_net_carrier = {
-	.where = " at ODMA_FABRIC",
-	.lost_errno = ECONNREFUSED, /* nobody listened at ODMA_FABRIC, or it went away */
-	.self_bell = true,
-	.send = net_send,
-	.recv = net_recv,
-	.hangup = net_hangup,
-	.free = net_free,
-	.admit = net_admit,
-	.bind = net_bind,
-	.tick = net_tick,
-	.credit = net_credit,
-	.due = net_due,
-	.rcons_map = net_rcons_map,
-	.post = net_post,
-	.produce = net_produce,
-};
-
 /* ---- servers: the shared listener and the handshakes -------------------------------------- */
 
 /* Under g_net.lock. */
@@ -899,7 +880,8 @@ static void sweep(void)
 	free_list(dead);
 }
 
-doca_error_t comch_net_server_start(struct comch_ep *ep)
+/* A server listens at ODMA_FABRIC too (one listener per process, shared by its servers). */
+static doca_error_t net_listen(struct comch_ep *ep)
 {
 	char addr[64];
 	uint16_t port;
@@ -951,7 +933,7 @@ doca_error_t comch_net_server_start(struct comch_ep *ep)
 	return DOCA_SUCCESS;
 }
 
-void comch_net_server_stop(struct comch_ep *ep)
+static void net_unlisten(struct comch_ep *ep)
 {
 	struct comch_net *left;
 	void *listener = NULL;
@@ -982,7 +964,8 @@ void comch_net_server_stop(struct comch_ep *ep)
 	sweep();
 }
 
-struct comch_chan *comch_net_server_take(struct comch_ep *ep)
+/* A handshake handed to this server, its HELLO read into ep->rx (net.c checked its framing). */
+static struct comch_chan *net_take(struct comch_ep *ep, ssize_t *len, int *pfd, bool *any)
 {
 	struct comch_net *n;
 	uint64_t v;
@@ -1000,10 +983,13 @@ struct comch_chan *comch_net_server_take(struct comch_ep *ep)
 	if (n == NULL)
 		return NULL;
 	n->next = NULL;
+	*any = true;
+	*len = net_recv(&n->ch, ep->rx, ep->rx_cap, pfd);
 	return &n->ch;
 }
 
-uint64_t comch_net_server_arm(struct comch_ep *ep)
+/* The eventfd rung when a HELLO is handed over; the process' next handshake deadline. */
+static uint64_t net_listen_arm(struct comch_ep *ep)
 {
 	uint64_t at = ODMA_WAKE_NEVER;
 
@@ -1021,7 +1007,11 @@ uint64_t comch_net_server_arm(struct comch_ep *ep)
 
 static atomic_bool secret_logged;
 
-struct comch_chan *comch_net_client_connect(struct comch_ep *ep, const void *hello, size_t len)
+/*
+ * Connects to ODMA_FABRIC: the HELLO is sent once the server proved the fabric secret (at most
+ * one attempt every 100 ms).
+ */
+static struct comch_chan *net_connect(struct comch_ep *ep, const void *hello, size_t len, int *err)
 {
 	char why[512];
 	char addr[64];
@@ -1030,6 +1020,7 @@ struct comch_chan *comch_net_client_connect(struct comch_ep *ep, const void *hel
 	struct comch_net *n;
 	doca_error_t r;
 
+	*err = EHOSTUNREACH; /* what a failed attempt reports (read only then) */
 	if (!fabric(addr, sizeof(addr), &port))
 		return NULL;
 	/* the server may send right after its WELCOME: the client's own limits from the start */
@@ -1064,3 +1055,29 @@ struct comch_chan *comch_net_client_connect(struct comch_ep *ep, const void *hel
 	}
 	return &n->ch;
 }
+
+/* A refused peer (no shut op): its connection's progress sees the end and hangs up. */
+const struct comch_carrier comch_net_carrier = {
+	.where = " at ODMA_FABRIC",
+	.lost_errno = ECONNREFUSED, /* nobody listened at ODMA_FABRIC, or it went away */
+	.self_bell = true,
+	.retry_ms = 100,
+	.wanted = comch_net_wanted,
+	.listen = net_listen,
+	.unlisten = net_unlisten,
+	.take = net_take,
+	.listen_arm = net_listen_arm,
+	.connect = net_connect,
+	.send = net_send,
+	.recv = net_recv,
+	.hangup = net_hangup,
+	.free = net_free,
+	.admit = net_admit,
+	.bind = net_bind,
+	.tick = net_tick,
+	.credit = net_credit,
+	.due = net_due,
+	.rcons_map = net_rcons_map,
+	.post = net_post,
+	.produce = net_produce,
+};
