@@ -169,8 +169,8 @@ static bool client_answer(struct comch_ep *ep)
 	close(ep->link_fd);
 	ep->link_fd = -1;
 	ep->conn = conn;
-	ODMA_DBG("comch client \"%s\": connected to server pid %d%s; max message %u bytes",
-	         ep->name, (int)conn->peer_pid, ch->car->where, conn->max_msg);
+	ODMA_DBG("comch client \"%s\": connected to the server%s (pid %d); max message %u bytes",
+	         ep->name, ch->car->where, (int)conn->peer_pid, conn->max_msg);
 	doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_RUNNING);
 	return true;
 }

@@ -112,7 +112,7 @@ struct comch_rcons {
 };
 
 struct comch_ep;
-/* An accepted socket whose HELLO has not arrived yet (server.c). */
+/* An accepted socket whose HELLO has not arrived yet (local.c). */
 struct comch_hs {
 	struct comch_hs *next;
 	struct comch_chan *ch; /* of the local carrier */
@@ -148,7 +148,7 @@ bool comch_lograte_take(struct comch_lograte *l, unsigned int *dropped);
  * A carrier: how the packets of comch/wire.h travel between the two sides of a connection,
  * ordered and bounded (a packet is checked by its length before it is kept; a peer holds at
  * most its credits of the other side's receive queue, counted in the link page). Two carriers
- * exist: the local one (transport.c: a Unix socket of the runtime directory, a link page
+ * exist: the local one (local.c: a Unix socket of the runtime directory, a link page
  * shared with the peer, the fast path written with process_vm_writev) and the network one
  * (net.c: a transport endpoint at ODMA_FABRIC after the fabric secret's challenge, the
  * credits and the fast path as packets). Which one a connection uses is chosen once, where
@@ -227,63 +227,10 @@ extern const struct comch_carrier comch_local_carrier, comch_net_carrier;
 /* The carriers in the order a client tries them (endpoint.c); NULL-terminated. */
 extern const struct comch_carrier *const comch_carriers[];
 
-/* One packet that arrived over the network, waiting for the endpoint's progress (net.c). */
-struct comch_npkt {
-	struct comch_npkt *next;
-	uint32_t len; /* header + payload */
-	uint8_t bytes[];
-};
-
-/*
- * A transport endpoint to a peer across machines (net.c): what a Unix socket and its link page
- * are to a connection of the runtime directory. Aligned to 64 (the link page in it).
- */
+/* The fabric secret's sizes (net_auth.c). */
 #define COMCH_AUTH_KEY_LEN 32u
 #define COMCH_AUTH_NONCE_LEN 16u
 #define COMCH_AUTH_PROOF_LEN 32u
-
-enum {
-	COMCH_AUTH_DONE = 0, /* proved (or a Unix socket: no challenge) */
-	COMCH_AUTH_WAIT_1,   /* server: waits for the client's nonce */
-	COMCH_AUTH_WAIT_2,   /* client: waits for the server's nonce and proof */
-	COMCH_AUTH_WAIT_3,   /* server: waits for the client's proof */
-};
-
-struct comch_net {
-	struct comch_chan ch;   /* ch.fd: an eventfd rung on every arrival; ch.link: link */
-	struct comch_link link; /* private: delivered[peer side] comes from the peer's CREDIT */
-	struct odma_tp_ep *tp;  /* NULL once hung up */
-	pthread_mutex_t lock;   /* the inbox, tp, closed, refused */
-	struct comch_npkt *head, *tail;
-	uint32_t n, max_n;   /* packets queued, and the most that may be */
-	size_t bytes;        /* bytes queued (<= COMCH_NET_INBOX_BYTES beyond one packet) */
-	size_t cap;          /* longest packet accepted (header + payload) */
-	bool closed;         /* the endpoint closed, or the peer was refused: nothing is queued */
-	const char *refused; /* why the peer was refused (a limit broken); NULL otherwise */
-	int side;            /* COMCH_SIDE_* of this process */
-	struct doca_comch_connection *conn; /* once the handshake made one (fast path) */
-	atomic_uint inflight;               /* sends not yet completed by the transport */
-	_Atomic uint64_t last_rx_ns;        /* when the peer was last heard */
-	uint64_t last_ping_ns;              /* PE thread */
-	uint64_t last_pong_ns;              /* transport thread: PONGs at most one per period */
-	uint64_t credit_sent;               /* delivered count last reported */
-	/* handshakes of the listener (server side) */
-	void (*on_hello)(struct comch_net *n); /* transport thread: the first packet arrived */
-	struct comch_net *next;
-	uint64_t deadline_ns;
-	bool refused_hs; /* under the listener's lock: the sweep closes it */
-	bool swept;
-	/*
-	 * The fabric secret's challenge (transport thread): until it is done, nothing but its
-	 * packets (and a REJECT for the client) is taken from the peer.
-	 */
-	int auth; /* COMCH_AUTH_* */
-	uint8_t auth_key[COMCH_AUTH_KEY_LEN];
-	uint8_t nonce_own[COMCH_AUTH_NONCE_LEN], nonce_peer[COMCH_AUTH_NONCE_LEN];
-	uint8_t *hello; /* client: its HELLO, sent once the server has proved itself */
-	size_t hello_len;
-	size_t msg_cap; /* longest packet of the kinds queued for the progress (header + payload) */
-};
 
 struct doca_comch_connection {
 	struct comch_ep *ep;

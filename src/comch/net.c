@@ -43,6 +43,61 @@
 
 ODMA_LOG_REGISTER(DOCA_COMCH_NET)
 
+/* One packet that arrived over the network, waiting for the endpoint's progress. */
+struct comch_npkt {
+	struct comch_npkt *next;
+	uint32_t len; /* header + payload */
+	uint8_t bytes[];
+};
+
+enum {
+	COMCH_AUTH_DONE = 0, /* proved (or a Unix socket: no challenge) */
+	COMCH_AUTH_WAIT_1,   /* server: waits for the client's nonce */
+	COMCH_AUTH_WAIT_2,   /* client: waits for the server's nonce and proof */
+	COMCH_AUTH_WAIT_3,   /* server: waits for the client's proof */
+};
+
+/*
+ * A channel of the network carrier, a transport endpoint to a peer across machines: what a
+ * Unix socket and its link page are to a connection of the runtime directory. Aligned to 64
+ * (the link page in it).
+ */
+struct comch_net {
+	struct comch_chan ch;   /* ch.fd: an eventfd rung on every arrival; ch.link: link */
+	struct comch_link link; /* private: delivered[peer side] comes from the peer's CREDIT */
+	struct odma_tp_ep *tp;  /* NULL once hung up */
+	pthread_mutex_t lock;   /* the inbox, tp, closed, refused */
+	struct comch_npkt *head, *tail;
+	uint32_t n, max_n;   /* packets queued, and the most that may be */
+	size_t bytes;        /* bytes queued (<= COMCH_NET_INBOX_BYTES beyond one packet) */
+	size_t cap;          /* longest packet accepted (header + payload) */
+	bool closed;         /* the endpoint closed, or the peer was refused: nothing is queued */
+	const char *refused; /* why the peer was refused (a limit broken); NULL otherwise */
+	int side;            /* COMCH_SIDE_* of this process */
+	struct doca_comch_connection *conn; /* once the handshake made one (fast path) */
+	atomic_uint inflight;               /* sends not yet completed by the transport */
+	_Atomic uint64_t last_rx_ns;        /* when the peer was last heard */
+	uint64_t last_ping_ns;              /* PE thread */
+	uint64_t last_pong_ns;              /* transport thread: PONGs at most one per period */
+	uint64_t credit_sent;               /* delivered count last reported */
+	/* handshakes of the listener (server side) */
+	void (*on_hello)(struct comch_net *n); /* transport thread: the first packet arrived */
+	struct comch_net *next;
+	uint64_t deadline_ns;
+	bool refused_hs; /* under the listener's lock: the sweep closes it */
+	bool swept;
+	/*
+	 * The fabric secret's challenge (transport thread): until it is done, nothing but its
+	 * packets (and a REJECT for the client) is taken from the peer.
+	 */
+	int auth; /* COMCH_AUTH_* */
+	uint8_t auth_key[COMCH_AUTH_KEY_LEN];
+	uint8_t nonce_own[COMCH_AUTH_NONCE_LEN], nonce_peer[COMCH_AUTH_NONCE_LEN];
+	uint8_t *hello; /* client: its HELLO, sent once the server has proved itself */
+	size_t hello_len;
+	size_t msg_cap; /* longest packet of the kinds queued for the progress (header + payload) */
+};
+
 /* Longest wait of a close for the sends still being written (the BYE among them). */
 #define COMCH_NET_FLUSH_MS 200u
 

@@ -5,6 +5,7 @@
  * Comch servers: listening with each carrier, the HELLO handshake (from the server's
  * progress), the server's context ops and its public API.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -104,6 +105,7 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, struct co
 	struct comch_welcome w = { .magic = COMCH_WIRE_MAGIC, .version = COMCH_WIRE_VERSION };
 	struct doca_comch_connection *conn;
 	const char *why = "";
+	char who[32] = "a client";
 
 	if (n < (ssize_t)(sizeof(*hdr) + sizeof(hello)) || hdr->type != COMCH_W_HELLO) {
 		ODMA_RATELIMITED_WARN("comch server \"%s\": a connection%s did not start with a "
@@ -131,9 +133,10 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, struct co
 	if (conn == NULL)
 		return NULL;
 	hello.pci[sizeof(hello.pci) - 1] = '\0';
-	ODMA_DBG("comch server \"%s\": client pid %d (device %s) connected%s; max message %u "
-	         "bytes",
-	         ep->name, (int)conn->peer_pid, hello.pci, ch->car->where, conn->max_msg);
+	if (conn->peer_pid > 0) /* none across machines */
+		snprintf(who, sizeof(who), "client pid %d", (int)conn->peer_pid);
+	ODMA_DBG("comch server \"%s\": %s (device %s) connected%s; max message %u bytes", ep->name,
+	         who, hello.pci, ch->car->where, conn->max_msg);
 	return conn;
 }
 
