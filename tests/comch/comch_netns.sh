@@ -92,6 +92,14 @@ lose() {
 		wait $sp || bad "link down: server: $(cat "$T/ls_$1")"
 		wait $cp || bad "link down: client: $(cat "$T/lc_$1")"
 		ip -n "$NS_h" link set "$IF_h" up
+		# UCX lists the interface again once it runs and its IPv6 address detection is over
+		i=0
+		while [ $i -lt 100 ] && { ! ip -n "$NS_h" link show "$IF_h" | grep -q "state UP" ||
+			ip -n "$NS_h" -6 addr show tentative | grep -q . ||
+			ip -n "$NS_d" -6 addr show tentative | grep -q .; }; do
+			sleep 0.1
+			i=$((i + 1))
+		done
 		;;
 	esac
 	exec 7>&- 8>&-
