@@ -103,7 +103,7 @@ static bool client_try_connect(struct comch_ep *ep, uint64_t now)
 			ep->hello_sent = true;
 			return true;
 		}
-		if (err == EACCES) {
+		if (err == COMCH_UNTRUSTED) {
 			client_fail_start(ep);
 			return false;
 		}

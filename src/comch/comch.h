@@ -166,6 +166,8 @@ struct comch_ep;
 struct comch_rcons;
 struct iovec;
 
+#define COMCH_UNTRUSTED (-1) /* a connect op's *err: no other carrier is tried */
+
 /* The ops marked "optional" may be NULL: the carrier has nothing to do there. */
 struct comch_carrier {
 	const char *where; /* "" or " at ODMA_FABRIC": for log lines */
@@ -185,8 +187,8 @@ struct comch_carrier {
 	/* A server's arm op: what its listener watches; when it is due. */
 	uint64_t (*listen_arm)(struct comch_ep *ep);
 	/* A client connects and sends @hello (@len bytes): the channel that awaits the answer,
-	 * or NULL with *@err (0: nothing to report; EACCES: the server is not one to talk to,
-	 * the start fails). */
+	 * or NULL with *@err: the errno to report (0: none), or COMCH_UNTRUSTED (the server is
+	 * not one to talk to: the start fails). */
 	struct comch_chan *(*connect)(struct comch_ep *ep, const void *hello, size_t len, int *err);
 	/* One packet to the peer (any thread): 0, EAGAIN (full: again later) or an errno. A
 	 * descriptor (@pass_fd >= 0) goes along where the carrier can pass one. */

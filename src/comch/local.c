@@ -674,7 +674,7 @@ static struct comch_chan *local_connect(struct comch_ep *ep, const void *hello, 
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		*err = errno;
 	} else if (!client_server_trusted(ep, fd)) {
-		*err = EACCES;
+		*err = COMCH_UNTRUSTED;
 	} else if (comch_net_wanted() && !client_server_in_pidns(fd)) {
 		(void)comch_wire_send(fd, COMCH_W_BYE, 0, NULL, 0, -1);
 	} else {
