@@ -109,11 +109,11 @@ netns_wait_ready() {
 }
 
 # netns_link_up NAME: brings NAME's interface up again (after a test took it down) and waits
-# until it is ready.
+# until every interface is ready (the far end of the link lost its carrier too).
 netns_link_up() {
 	eval "_nl_ns=\$NS_$1 _nl_if=\$IF_$1"
 	ip -n "$_nl_ns" link set "$_nl_if" up
-	netns_wait_ready "$1"
+	netns_wait_ready $NETNS_NAMES
 }
 
 netns_run() {
