@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs every libFuzzer target (fuzz/*.c, built with clang into BUILD_FUZZ) from its seed
 # corpus in fuzz/corpus/<target>/, one after the other, and prints the executions per target.
-#   sh scripts/fuzz.sh short   # CI: ODMA_FUZZ_SECONDS (default 12) per target
+#   sh scripts/fuzz.sh short   # CI: ODMA_FUZZ_SECONDS (default 8) per target
 #   sh scripts/fuzz.sh long    # `make fuzz`: ODMA_FUZZ_SECONDS (default 300) per target
 # New inputs go to BUILD_FUZZ/corpus/<target>/ (the seeds in the tree are not modified);
 # crashes to BUILD_FUZZ/artifacts/<target>-crash-*; logs to BUILD_FUZZ/logs/<target>.log.
@@ -11,7 +11,7 @@ set -eu
 
 mode=${1:-short}
 case $mode in
-short) secs=${ODMA_FUZZ_SECONDS:-12} ;;
+short) secs=${ODMA_FUZZ_SECONDS:-8} ;;
 long) secs=${ODMA_FUZZ_SECONDS:-300} ;;
 *) echo "usage: $0 short|long" >&2; exit 2 ;;
 esac

@@ -6,7 +6,7 @@
 # unchanged (`make install LAYOUT=doca PREFIX=/opt/mellanox/doca`):
 #
 #   PREFIX/include/doca_*.h                       flat, no doca/ subdirectory
-#   PREFIX/lib/<multiarch>/libdoca_*.so*          e.g. lib/x86_64-linux-gnu
+#   PREFIX/lib/<multiarch>/libdoca_*.so*          e.g. lib/x86_64-linux-gnu (and libodma_ucx.so)
 #   PREFIX/lib/<multiarch>/pkgconfig/doca-*.pc    includedir=${prefix}/include (flat)
 #   PREFIX/tools/doca_caps                        as DOCA ships it
 #   PREFIX/applications/VERSION, PREFIX/VERSION   the version string, as doca-samples' VERSION
@@ -66,8 +66,12 @@ to=$destdir$prefix
 mkdir -p "$to/include" "$to/$libdir/pkgconfig" "$to/tools" "$to/applications"
 # Headers, flat.
 cp -p "$from/$bincdir"/doca/*.h "$to/include/"
-# Libraries with their version symlinks.
+# Libraries with their version symlinks, and the UCX transport's module (when built) beside them:
+# libdoca_common loads it from its own directory on first need.
 cp -P -p "$from/$blibdir"/libdoca_*.so* "$to/$libdir/"
+if [ -f "$from/$blibdir/libodma_ucx.so" ]; then
+	cp -p "$from/$blibdir/libodma_ucx.so" "$to/$libdir/"
+fi
 # pkg-config files: the new prefix, the flat include directory, the multiarch libdir.
 for pc in "$from/$blibdir"/pkgconfig/doca-*.pc; do
 	# shellcheck disable=SC2016 # ${prefix} and ${includedir} are pkg-config's, not ours

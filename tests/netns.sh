@@ -13,6 +13,8 @@
 #   netns_run NAME COMMAND...        COMMAND in NAME's network namespace, in PID and mount
 #                                    namespaces of its own (its own /proc; killed with it)
 #   netns_kill NAME                  kills every process in NAME's namespace
+#   netns_link_up NAME               brings NAME's interface up again and waits until UCX can
+#                                    use it (netns_wait_ready NAME... waits only)
 #   netns_at_exit COMMAND            runs COMMAND (eval) when the script exits
 # Everything is named after the script's pid, so two runs never meet.
 
@@ -88,15 +90,30 @@ netns_make() {
 		ip -n "$_nl_ns" addr add "$_nl_addr/24" dev "$_nl_if" && ip -n "$_nl_ns" link set "$_nl_if" up ||
 			{ echo "FAIL: cannot address $_nl_if in $_nl_ns"; exit 1; }
 	done
-	# UCX lists an interface once its IPv6 duplicate address detection is over (~1-2 s)
+	netns_wait_ready $NETNS_NAMES
+}
+
+# netns_wait_ready NAME...: waits (at most 10 s) until each NAME's interface is operationally
+# up with no IPv6 address still in duplicate address detection: before that UCX lists no
+# device on it (both settle asynchronously, later on a loaded machine).
+netns_wait_ready() {
 	_nl_k=0
-	while [ $_nl_k -lt 100 ] && for _nl_n in $NETNS_NAMES; do
-		eval "_nl_ns=\$NS_$_nl_n"
+	while [ $_nl_k -lt 100 ] && for _nl_n in "$@"; do
+		eval "_nl_ns=\$NS_$_nl_n _nl_if=\$IF_$_nl_n"
 		ip -n "$_nl_ns" -6 addr show tentative
+		ip -n "$_nl_ns" link show "$_nl_if" | grep -qE 'state (DOWN|LOWERLAYERDOWN)' && echo down
 	done | grep -q .; do
 		sleep 0.1
 		_nl_k=$((_nl_k + 1))
 	done
+}
+
+# netns_link_up NAME: brings NAME's interface up again (after a test took it down) and waits
+# until every interface is ready (the far end of the link lost its carrier too).
+netns_link_up() {
+	eval "_nl_ns=\$NS_$1 _nl_if=\$IF_$1"
+	ip -n "$_nl_ns" link set "$_nl_if" up
+	netns_wait_ready $NETNS_NAMES
 }
 
 netns_run() {

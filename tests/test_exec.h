@@ -10,10 +10,12 @@
 #ifndef ODMA_TEST_EXEC_H_
 #define ODMA_TEST_EXEC_H_
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /*
@@ -71,6 +73,29 @@ static inline const char *tu_exe_wrapper_prefix(char *buf, size_t size)
 		return "";
 	snprintf(buf, size, "%s ", w);
 	return buf;
+}
+
+/*
+ * Runs @self (this test program, argv[0]) again with the one argument @arg, through the exe
+ * wrapper, and returns its wait status (-1 when it could not start): for a case that must run
+ * in a fresh process, e.g. outside cmocka's per-test SIGSEGV handler.
+ */
+static inline int tu_run_self(const char *self, const char *arg)
+{
+	char *argv[] = { (char *)self, (char *)arg, NULL };
+	int st = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		(void)tu_execv(self, argv);
+		_exit(127);
+	}
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return st;
 }
 
 #endif

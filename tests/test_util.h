@@ -94,6 +94,48 @@ static inline void tu_skip_under_qemu(const char *why)
 #define TU_QEMU_NO_CMA                                                                             \
 	"qemu-user does not implement process_vm_readv/writev, which reaching another process' "   \
 	"memory needs"
+/*
+ * Brings the network interface @dev (in this process' network namespace, whose /sys is
+ * mounted, as tests/netns.sh's netns_run gives) up with iproute2 and waits, at most 10 s,
+ * until it is operationally up with no IPv6 address still in duplicate address detection:
+ * before that UCX lists no device on it (both settle asynchronously, later on a loaded
+ * machine). 0 when ready, -1 otherwise.
+ */
+static inline int tu_link_up(const char *dev)
+{
+	char cmd[128], path[96], line[160];
+
+	snprintf(cmd, sizeof(cmd), "ip link set dev %s up", dev);
+	if (system(cmd) != 0)
+		return -1;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/operstate", dev);
+	for (int k = 0; k < 1000; k++) {
+		bool up = false, tentative = false;
+		FILE *f = fopen(path, "r");
+
+		if (f != NULL) {
+			up = fgets(line, sizeof(line), f) != NULL && strncmp(line, "up", 2) == 0;
+			fclose(f);
+		}
+		/* address, index, prefix length, scope, flags (hex; 0x40 tentative), name */
+		f = fopen("/proc/net/if_inet6", "r");
+		while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+			char name[32];
+			unsigned int flags;
+
+			if (sscanf(line, "%*s %*x %*x %*x %x %31s", &flags, name) == 2 &&
+			    strcmp(name, dev) == 0 && (flags & 0x40) != 0)
+				tentative = true;
+		}
+		if (f != NULL)
+			fclose(f);
+		if (up && !tentative)
+			return 0;
+		usleep(10000);
+	}
+	return -1;
+}
+
 #define TU_QEMU_FORK_THREADS                                                                       \
 	"qemu-user 7.2 aborts a forked child of a multithreaded program when the child starts a "  \
 	"thread (cpu_exec: assertion cpu == current_cpu)"

@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/socket.h>
-#include <sys/un.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "comch/comch.h"
@@ -66,27 +65,6 @@ static void client_fail_start(struct comch_ep *ep)
 	doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_IDLE);
 }
 
-/*
- * Whether the process listening on the socket may be our server: this user, root, or a user
- * of ODMA_COMCH_ALLOW_UIDS (anyone else could have taken the name in a shared directory).
- * The link page is never handed to a server that fails this.
- */
-static bool client_server_trusted(struct comch_ep *ep, int fd)
-{
-	pid_t pid = 0;
-	uid_t uid = 0;
-
-	if (comch_peer_cred(fd, &pid, &uid) && comch_peer_uid_ok(&ep->peers, uid))
-		return true;
-	ODMA_ERR(
-	        "comch client \"%s\": the process listening on %s (pid %d, uid %u) runs as another "
-	        "user than this client (uid %u); not connecting. Use a private ODMA_RUNDIR, or "
-	        "allow that user with ODMA_COMCH_ALLOW_UIDS=%u",
-	        ep->name, ep->path, (int)pid, (unsigned int)uid, (unsigned int)geteuid(),
-	        (unsigned int)uid);
-	return false;
-}
-
 /* The HELLO of this client into @buf; its length. */
 static size_t client_hello(struct comch_ep *ep, uint8_t *buf)
 {
@@ -106,110 +84,42 @@ static size_t client_hello(struct comch_ep *ep, uint8_t *buf)
 }
 
 /*
- * No server socket answered in the runtime directory: with ODMA_FABRIC set, the server is
- * looked for on the other side of the network (at most one attempt every 100 ms).
+ * One attempt to reach the server, with each carrier the configuration asks for in turn (the
+ * runtime directory's socket, then ODMA_FABRIC); false when none took the HELLO.
  */
-static bool client_try_net(struct comch_ep *ep, uint64_t now, const uint8_t *hello, size_t len)
-{
-	if (!comch_net_wanted())
-		return false;
-	ep->next_try_ns = now + 100000000ull;
-	ep->cnet = comch_net_client_connect(ep, hello, len);
-	if (ep->cnet == NULL) {
-		ep->last_errno = EHOSTUNREACH;
-		return false;
-	}
-	ep->hello_sent = true;
-	return true;
-}
-
-/* Whether the server on @fd runs in this PID namespace (the kernel reports pid 0 otherwise). */
-static bool client_server_in_pidns(int fd)
-{
-	pid_t pid = 0;
-	uid_t uid = 0;
-
-	return comch_peer_cred(fd, &pid, &uid) && pid > 0;
-}
-
 static bool client_try_connect(struct comch_ep *ep, uint64_t now)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	uint8_t buf[sizeof(struct comch_hello) + COMCH_NAME_MAX];
 	size_t len = client_hello(ep, buf);
-	int fd, e;
 
-	ep->next_try_ns = now + 2000000ull; /* at most one attempt every 2 ms */
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		ep->last_errno = errno;
-		return false;
-	}
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", ep->path);
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		ep->last_errno = errno;
-		close(fd);
-		return client_try_net(ep, now, buf, len);
-	}
-	if (!client_server_trusted(ep, fd)) {
-		close(fd);
-		client_fail_start(ep);
-		return false;
-	}
-	if (comch_net_wanted() && !client_server_in_pidns(fd)) {
-		/* a shared directory, but the server is in another PID namespace: its process
-		 * memory is out of reach, so the connection goes across the network. A BYE in
-		 * place of the HELLO tells the server this socket closes in order. */
-		(void)comch_wire_send(fd, COMCH_W_BYE, 0, NULL, 0, -1);
-		close(fd);
-		return client_try_net(ep, now, buf, len);
-	}
-	e = comch_wire_send(fd, COMCH_W_HELLO, 0, buf, len, ep->link_fd);
-	if (e != 0) {
-		ep->last_errno = e;
-		close(fd);
-		return false;
-	}
-	ep->cfd = fd;
-	ep->hello_sent = true;
-	return true;
-}
+	for (const struct comch_carrier *const *c = comch_carriers; *c != NULL; c++) {
+		int err = 0;
 
-/* WELCOME over the network: the connection takes the endpoint state. */
-static bool client_net_welcome(struct comch_ep *ep, const struct comch_welcome *w)
-{
-	struct comch_net *net = ep->cnet;
-	struct doca_comch_connection *conn =
-	        comch_conn_new(ep, net->efd, COMCH_SIDE_CLIENT, &net->link,
-	                       ep->max_msg < w->max_msg ? ep->max_msg : w->max_msg, w->recv_queue);
-
-	if (conn == NULL) {
-		client_fail_start(ep);
-		return true;
+		if ((*c)->wanted != NULL && !(*c)->wanted())
+			continue;
+		ep->next_try_ns = now + (uint64_t)(*c)->retry_ms * 1000000ull;
+		ep->cch = (*c)->connect(ep, buf, len, &err);
+		if (ep->cch != NULL) {
+			ep->hello_sent = true;
+			return true;
+		}
+		if (err == COMCH_UNTRUSTED) {
+			client_fail_start(ep);
+			return false;
+		}
+		if (err != 0)
+			ep->last_errno = err;
 	}
-	comch_net_set_limits(net, ep);
-	pthread_mutex_lock(&net->lock);
-	net->conn = conn;
-	pthread_mutex_unlock(&net->lock);
-	conn->net = net;
-	conn->watch = ep->cfd_watched ? EPOLLIN : 0; /* the watch goes with the descriptor */
-	ep->cfd_watched = false;
-	ep->cnet = NULL;
-	ep->conn = conn;
-	ODMA_DBG("comch client \"%s\": connected to the server across ODMA_FABRIC; max message "
-	         "%u bytes",
-	         ep->name, conn->max_msg);
-	doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_RUNNING);
-	return true;
+	return false;
 }
 
 /* The server's answer: RUNNING on WELCOME, IDLE on REJECT. */
 static bool client_answer(struct comch_ep *ep)
 {
+	struct comch_chan *ch = ep->cch;
 	const struct comch_wire_hdr *hdr = (const void *)ep->rx;
 	int pfd = -1;
-	ssize_t n = ep->cnet != NULL ? comch_net_recv(ep->cnet, ep->rx, ep->rx_cap)
-	                             : comch_wire_recv(ep->cfd, ep->rx, ep->rx_cap, &pfd);
+	ssize_t n = ch->car->recv(ch, ep->rx, ep->rx_cap, &pfd);
 	struct comch_welcome w;
 	struct doca_comch_connection *conn;
 
@@ -228,18 +138,10 @@ static bool client_answer(struct comch_ep *ep)
 	}
 	if (n < (ssize_t)(sizeof(*hdr) + sizeof(w)) || hdr->type != COMCH_W_WELCOME) {
 		/* the server went away during the handshake: try again until the deadline */
-		ep->last_errno = n == 0 ? ECONNRESET : EPROTO;
-		if (ep->cnet != NULL) {
-			/* over the network: nobody listened at ODMA_FABRIC, or it went away */
-			ep->last_errno = n == 0 ? ECONNREFUSED : EPROTO;
-			comch_ep_unwatch(ep, ep->cnet->efd, &ep->cfd_watched);
-			comch_net_free(ep->cnet);
-			ep->cnet = NULL;
-		} else {
-			comch_ep_unwatch(ep, ep->cfd, &ep->cfd_watched);
-			close(ep->cfd);
-			ep->cfd = -1;
-		}
+		ep->last_errno = n == 0 ? ch->car->lost_errno : EPROTO;
+		comch_ep_unwatch(ep, ch->fd, &ch->watched);
+		ch->car->free(ch);
+		ep->cch = NULL;
 		ep->hello_sent = false;
 		return true;
 	}
@@ -249,38 +151,39 @@ static bool client_answer(struct comch_ep *ep)
 		client_fail_start(ep);
 		return true;
 	}
-	if (ep->cnet != NULL)
-		return client_net_welcome(ep, &w);
-	conn = comch_conn_new(ep, ep->cfd, COMCH_SIDE_CLIENT, ep->link,
+	if (ch->link == NULL) { /* the page this client made went along with its HELLO */
+		ch->link = ep->link;
+		ep->link = NULL;
+	}
+	conn = comch_conn_new(ep, ch, COMCH_SIDE_CLIENT,
 	                      ep->max_msg < w.max_msg ? ep->max_msg : w.max_msg, w.recv_queue);
 	if (conn == NULL) {
 		client_fail_start(ep);
 		return true;
 	}
-	comch_ep_peer_pid(conn, ep->cfd);
-	conn->watch = ep->cfd_watched ? EPOLLIN : 0; /* the watch goes with the descriptor */
-	ep->cfd_watched = false;
-	ep->cfd = -1;    /* owned by the connection */
-	ep->link = NULL; /* likewise */
+	conn->watch = ch->watched ? EPOLLIN : 0; /* the watch goes with the descriptor */
+	ep->cch = NULL;                          /* owned by the connection */
+	if (ep->link != NULL) /* a page of its own serves the credits (across machines) */
+		munmap(ep->link, COMCH_LINK_BYTES);
+	ep->link = NULL;
 	close(ep->link_fd);
 	ep->link_fd = -1;
 	ep->conn = conn;
-	ODMA_DBG("comch client \"%s\": connected to server pid %d; max message %u bytes", ep->name,
-	         (int)conn->peer_pid, conn->max_msg);
+	ODMA_DBG("comch client \"%s\": connected to the server%s (pid %d); max message %u bytes",
+	         ep->name, ch->car->where, (int)conn->peer_pid, conn->max_msg);
 	doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_RUNNING);
 	return true;
 }
 
-bool comch_client_connecting(struct comch_ep *ep)
+/* A STARTING client's progress: connect, send HELLO, await the server's answer. */
+static bool client_connecting(struct comch_ep *ep)
 {
 	uint64_t now = doca_priv_now_ns();
 
-	bool waiting = ep->cfd >= 0 || ep->cnet != NULL;
-
-	if (!waiting && now >= ep->next_try_ns && !client_try_connect(ep, now) &&
+	if (ep->cch == NULL && now >= ep->next_try_ns && !client_try_connect(ep, now) &&
 	    ep->ctx.state != DOCA_CTX_STATE_STARTING)
 		return true; /* refused the server */
-	if ((ep->cfd >= 0 || ep->cnet != NULL) && client_answer(ep))
+	if (ep->cch != NULL && client_answer(ep))
 		return true;
 	if (ep->ctx.state == DOCA_CTX_STATE_STARTING && now >= ep->deadline_ns) {
 		const char *fab = doca_priv_config_string("ODMA_FABRIC");
@@ -311,7 +214,7 @@ static bool client_progress(struct doca_ctx *ctx)
 
 	ep->dispatch++;
 	if (ctx->state == DOCA_CTX_STATE_STARTING)
-		any = comch_client_connecting(ep);
+		any = client_connecting(ep);
 	else if (ep->conn != NULL)
 		any = comch_ep_conn_step(ep, ep->conn);
 	ep->dispatch--;
@@ -325,11 +228,12 @@ static uint64_t client_arm(struct doca_ctx *ctx)
 	if (ctx->state == DOCA_CTX_STATE_IDLE)
 		return ODMA_WAKE_NEVER; /* nothing is watched: released at the stop */
 	if (ctx->state == DOCA_CTX_STATE_STARTING) {
-		/* the server's answer arrives on cfd; before that, the next attempt is due */
-		comch_ep_watch(ep, ep->cnet != NULL ? ep->cnet->efd : ep->cfd, &ep->cfd_watched);
-		return ep->cfd >= 0 || ep->cnet != NULL
-		               ? ep->deadline_ns
-		               : comch_min_ns(ep->next_try_ns, ep->deadline_ns);
+		/* the answer arrives on the channel; before there is one, the next attempt is due
+		 */
+		if (ep->cch == NULL)
+			return comch_min_ns(ep->next_try_ns, ep->deadline_ns);
+		comch_ep_watch(ep, ep->cch->fd, &ep->cch->watched);
+		return ep->deadline_ns;
 	}
 	return ep->conn != NULL ? comch_ep_arm_conn(ep, ep->conn) : ODMA_WAKE_NEVER;
 }

@@ -112,12 +112,11 @@ struct comch_rcons {
 };
 
 struct comch_ep;
-/* An accepted socket whose HELLO has not arrived yet (server.c). */
+/* An accepted socket whose HELLO has not arrived yet (local.c). */
 struct comch_hs {
 	struct comch_hs *next;
-	int fd;
-	bool watched; /* by the server's PE (comch_ep_arm) */
-	pid_t pid;    /* SO_PEERCRED of the connecting process (0: another PID namespace) */
+	struct comch_chan *ch; /* of the local carrier */
+	pid_t pid; /* SO_PEERCRED of the connecting process (0: another PID namespace) */
 	uid_t uid;
 	uint64_t deadline_ns;
 };
@@ -145,80 +144,112 @@ bool comch_lograte_take(struct comch_lograte *l, unsigned int *dropped);
 		}                                                                                  \
 	} while (0)
 
-/* One packet that arrived over the network, waiting for the endpoint's progress (net.c). */
-struct comch_npkt {
-	struct comch_npkt *next;
-	uint32_t len; /* header + payload */
-	uint8_t bytes[];
+/*
+ * A carrier: how the packets of comch/wire.h travel between the two sides of a connection,
+ * ordered and bounded (a packet is checked by its length before it is kept; a peer holds at
+ * most its credits of the other side's receive queue, counted in the link page). Two carriers
+ * exist: the local one (local.c: a Unix socket of the runtime directory, a link page
+ * shared with the peer, the fast path written with process_vm_writev) and the network one
+ * (net.c: a transport endpoint at ODMA_FABRIC after the fabric secret's challenge, the
+ * credits and the fast path as packets). Which one a connection uses is chosen once, where
+ * its channel is made (a server's listener, a client's connect); the rest of Comch calls
+ * only the carrier's ops.
+ */
+struct comch_chan {
+	const struct comch_carrier *car;
+	int fd;                  /* what the endpoint's PE watches: the socket, or an eventfd */
+	bool watched;            /* by the endpoint's PE, before a connection owns it */
+	struct comch_link *link; /* the credits; NULL until the handshake gives one */
 };
 
-/*
- * A transport endpoint to a peer across machines (net.c): what a Unix socket and its link page
- * are to a connection of the runtime directory. Aligned to 64 (the link page in it).
- */
+struct comch_ep;
+struct comch_rcons;
+struct iovec;
+
+#define COMCH_UNTRUSTED (-1) /* a connect op's *err: no other carrier is tried */
+
+/* The ops marked "optional" may be NULL: the carrier has nothing to do there. */
+struct comch_carrier {
+	const char *where; /* "" or " at ODMA_FABRIC": for log lines */
+	int lost_errno;    /* a client's last error when its server went away mid-handshake */
+	bool self_bell;    /* fast-path bytes land from this process: it rings its consumers */
+	uint32_t retry_ms; /* a client's pause between two attempts to connect */
+	/* Optional. Whether the configuration asks for this carrier (NULL: always). */
+	bool (*wanted)(void);
+	/* A server starts listening (its start fails with the error), and stops (at its stop,
+	 * after a failed start, and on a client: nothing to do then). */
+	doca_error_t (*listen)(struct comch_ep *ep);
+	void (*unlisten)(struct comch_ep *ep);
+	/* A server's progress: the next channel whose first packet is in ep->rx (*@n: its length
+	 * or -errno, *@pfd: a descriptor that came with it, or -1); NULL when none is waiting.
+	 * *@any is set when work was done. */
+	struct comch_chan *(*take)(struct comch_ep *ep, ssize_t *n, int *pfd, bool *any);
+	/* A server's arm op: what its listener watches; when it is due. */
+	uint64_t (*listen_arm)(struct comch_ep *ep);
+	/* A client connects and sends @hello (@len bytes): the channel that awaits the answer,
+	 * or NULL with *@err: the errno to report (0: none), or COMCH_UNTRUSTED (the server is
+	 * not one to talk to: the start fails). */
+	struct comch_chan *(*connect)(struct comch_ep *ep, const void *hello, size_t len, int *err);
+	/* One packet to the peer (any thread): 0, EAGAIN (full: again later) or an errno. A
+	 * descriptor (@pass_fd >= 0) goes along where the carrier can pass one. */
+	int (*send)(struct comch_chan *ch, uint32_t type, uint32_t arg, const void *payload,
+	            size_t len, int pass_fd);
+	/* One packet from the peer, as comch_wire_recv returns it (*@pfd: a descriptor, or -1). */
+	ssize_t (*recv)(struct comch_chan *ch, void *buf, size_t cap, int *pfd);
+	/* Optional. Refuses the peer (any thread): nothing more is read from it. */
+	void (*shut)(struct comch_chan *ch);
+	/* Closes both ways; none of the carrier's callbacks runs after (not on its thread). */
+	void (*hangup)(struct comch_chan *ch);
+	void (*free)(struct comch_chan *ch);
+	/* A server admits a HELLO: sets ch->link (@link_fd: what came with the HELLO) and the
+	 * limits on what the client sends; false with *@why when it cannot. */
+	bool (*admit)(struct comch_chan *ch, const struct comch_ep *ep, int link_fd,
+	              const char **why);
+	/* The new connection @conn owns @ch from now on (comch_conn_new). */
+	void (*bind)(struct comch_chan *ch, struct doca_comch_connection *conn);
+	/* Optional. A connection's progress: before reading (true when the connection ended),
+	 * and after (credits to report). */
+	bool (*tick)(struct doca_comch_connection *conn);
+	void (*credit)(struct doca_comch_connection *conn);
+	/* Optional. The arm op: narrows what the PE watches (*@want); when the carrier is due. */
+	uint64_t (*due)(const struct doca_comch_connection *conn, uint32_t *want);
+	/* Fast path: the ring of the peer's consumer @g.consumer_id (from @fd, if it came with
+	 * its CONS_NEW) and a doorbell of it (*@bell_fd, -1 none); NULL with *@why. */
+	struct comch_ring *(*rcons_map)(struct doca_comch_connection *conn, int fd,
+	                                const struct comch_ring_geom *g, int *bell_fd,
+	                                const char **why);
+	/* Optional. Fast path: a consumer of this side posted a buffer of @room bytes as @seq. */
+	void (*post)(struct doca_comch_consumer *c, uint64_t seq, uint64_t room);
+	/* Fast path: one producer send into the peer's consumer @r (completes @task on success). */
+	doca_error_t (*produce)(struct doca_comch_producer *p, struct comch_rcons *r,
+	                        struct doca_comch_producer_task_send *task, const struct iovec *iov,
+	                        unsigned int niov, uint64_t total);
+};
+extern const struct comch_carrier comch_local_carrier, comch_net_carrier;
+/* The carriers in the order a client tries them (endpoint.c); NULL-terminated. */
+extern const struct comch_carrier *const comch_carriers[];
+
+/* The fabric secret's sizes (net_auth.c). */
 #define COMCH_AUTH_KEY_LEN 32u
 #define COMCH_AUTH_NONCE_LEN 16u
 #define COMCH_AUTH_PROOF_LEN 32u
 
-enum {
-	COMCH_AUTH_DONE = 0, /* proved (or a Unix socket: no challenge) */
-	COMCH_AUTH_WAIT_1,   /* server: waits for the client's nonce */
-	COMCH_AUTH_WAIT_2,   /* client: waits for the server's nonce and proof */
-	COMCH_AUTH_WAIT_3,   /* server: waits for the client's proof */
-};
-
-struct comch_net {
-	struct comch_link link; /* private: delivered[peer side] comes from the peer's CREDIT */
-	struct odma_tp_ep *tp;  /* NULL once hung up */
-	pthread_mutex_t lock;   /* the inbox, tp, closed, refused */
-	struct comch_npkt *head, *tail;
-	uint32_t n, max_n;   /* packets queued, and the most that may be */
-	size_t bytes;        /* bytes queued (<= COMCH_NET_INBOX_BYTES beyond one packet) */
-	size_t cap;          /* longest packet accepted (header + payload) */
-	bool closed;         /* the endpoint closed, or the peer was refused: nothing is queued */
-	const char *refused; /* why the peer was refused (a limit broken); NULL otherwise */
-	int side;            /* COMCH_SIDE_* of this process */
-	int efd;             /* eventfd rung on every arrival: the connection's descriptor */
-	struct doca_comch_connection *conn; /* once the handshake made one (fast path) */
-	atomic_uint inflight;               /* sends not yet completed by the transport */
-	_Atomic uint64_t last_rx_ns;        /* when the peer was last heard */
-	uint64_t last_ping_ns;              /* PE thread */
-	uint64_t last_pong_ns;              /* transport thread: PONGs at most one per period */
-	uint64_t credit_sent;               /* delivered count last reported */
-	/* handshakes of the listener (server side) */
-	void (*on_hello)(struct comch_net *n); /* transport thread: the first packet arrived */
-	struct comch_net *next;
-	uint64_t deadline_ns;
-	bool refused_hs; /* under the listener's lock: the sweep closes it */
-	bool swept;
-	/*
-	 * The fabric secret's challenge (transport thread): until it is done, nothing but its
-	 * packets (and a REJECT for the client) is taken from the peer.
-	 */
-	int auth; /* COMCH_AUTH_* */
-	uint8_t auth_key[COMCH_AUTH_KEY_LEN];
-	uint8_t nonce_own[COMCH_AUTH_NONCE_LEN], nonce_peer[COMCH_AUTH_NONCE_LEN];
-	uint8_t *hello; /* client: its HELLO, sent once the server has proved itself */
-	size_t hello_len;
-	size_t msg_cap; /* longest packet of the kinds queued for the progress (header + payload) */
-};
-
 struct doca_comch_connection {
 	struct comch_ep *ep;
-	struct comch_net *net;              /* across machines; NULL on a Unix socket */
+	struct comch_chan *ch;              /* how its packets travel */
 	struct doca_comch_connection *next; /* the server's list */
-	int fd;
-	int side;         /* COMCH_SIDE_* of this process */
-	atomic_int refs;  /* the endpoint + each consumer/producer on it */
-	atomic_bool dead; /* closed for sending: nothing more goes over it */
-	bool rx_done;     /* nothing more to read (end of stream, or closed here) */
-	bool notified;    /* its end was handled (events, failed sends) */
-	bool dropped;     /* doca_comch_server_disconnect: no disconnect event */
-	bool announced;   /* server: its connect event went out in the running progress call */
-	bool orderly;     /* the peer said BYE */
-	atomic_int end;   /* enum comch_end: why it closed */
-	struct comch_link *link;
-	pid_t peer_pid; /* SO_PEERCRED */
+	int fd;                             /* ch->fd */
+	int side;                           /* COMCH_SIDE_* of this process */
+	atomic_int refs;                    /* the endpoint + each consumer/producer on it */
+	atomic_bool dead;                   /* closed for sending: nothing more goes over it */
+	bool rx_done;   /* nothing more to read (end of stream, or closed here) */
+	bool notified;  /* its end was handled (events, failed sends) */
+	bool dropped;   /* doca_comch_server_disconnect: no disconnect event */
+	bool announced; /* server: its connect event went out in the running progress call */
+	bool orderly;   /* the peer said BYE */
+	atomic_int end; /* enum comch_end: why it closed */
+	struct comch_link *link; /* ch->link */
+	pid_t peer_pid;          /* SO_PEERCRED */
 	uid_t peer_uid;
 	uint32_t max_msg;     /* min of both sides */
 	uint32_t peer_queue;  /* the peer's receive queue size */
@@ -310,9 +341,7 @@ struct comch_ep {
 	struct comch_net *net_hs; /* handshakes handed to this server (the listener's lock) */
 	struct comch_ep *net_next;
 	/* client */
-	struct comch_net *cnet; /* connecting across machines */
-	int cfd;
-	bool cfd_watched;
+	struct comch_chan *cch; /* connecting: awaits the server's answer */
 	int link_fd;
 	struct comch_link *link;
 	bool hello_sent;
@@ -395,6 +424,7 @@ struct doca_comch_producer_task_send {
 	uint8_t imm[ODMA_COMCH_IMM_DATA_LIMIT]; /* the profile's cap is at most this */
 };
 
+#define COMCH_MAX_IOV 64u /* data segments of one producer send */
 #define COMCH_IMM_LIMIT ((uint32_t)sizeof(((struct doca_comch_producer_task_send *)0)->imm))
 
 /* ---- transport (transport.c) ----------------------------------------------------------- */
@@ -439,9 +469,9 @@ uint32_t comch_rand_range(uint64_t *state, uint32_t lo, uint32_t hi);
 
 /* ---- connections (connection.c) -------------------------------------------------------- */
 
-struct doca_comch_connection *comch_conn_new(struct comch_ep *ep, int fd, int side,
-                                             struct comch_link *link, uint32_t max_msg,
-                                             uint32_t peer_queue);
+/* A connection over @ch (it owns @ch from here on, unless NULL is returned). */
+struct doca_comch_connection *comch_conn_new(struct comch_ep *ep, struct comch_chan *ch, int side,
+                                             uint32_t max_msg, uint32_t peer_queue);
 void comch_conn_get(struct doca_comch_connection *conn);
 void comch_conn_put(struct doca_comch_connection *conn);
 
@@ -530,8 +560,6 @@ doca_error_t comch_ep_start_common(struct comch_ep *ep);
 void comch_ep_release_io(struct comch_ep *ep);
 /* Frees the connections whose end was handled and that nothing else holds (@all: every one). */
 void comch_ep_reap(struct comch_ep *ep, bool all);
-/* Records the peer's pid on @conn when the kernel reports it. */
-void comch_ep_peer_pid(struct doca_comch_connection *conn, int fd);
 /* One connection's share of a progress call: reads and dispatches, then handles its end. */
 bool comch_ep_conn_step(struct comch_ep *ep, struct doca_comch_connection *c);
 /* One connection's share of the arm op: what its PE watches, and when it is due. */
@@ -545,18 +573,6 @@ static inline uint64_t comch_min_ns(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-/* ---- servers (server.c) ---------------------------------------------------------------- */
-
-/* Accepts waiting clients (their HELLO is awaited by comch_server_handshakes). */
-bool comch_server_accept(struct comch_ep *ep);
-/* Handles the HELLOs that arrived; drops handshakes past their deadline. */
-bool comch_server_handshakes(struct comch_ep *ep);
-
-/* ---- clients (client.c) ---------------------------------------------------------------- */
-
-/* A STARTING client's progress: connect, send HELLO, await the server's answer. */
-bool comch_client_connecting(struct comch_ep *ep);
-
 /* Name of a side for log lines. */
 static inline const char *comch_ep_kind(const struct comch_ep *ep)
 {
@@ -569,37 +585,6 @@ static inline const char *comch_ep_kind(const struct comch_ep *ep)
 bool comch_net_wanted(void);
 /* ODMA_FABRIC is unset or well formed (core/config's parser; a bad value: its one line). */
 bool comch_net_fabric_ok(void);
-/* A new endpoint state (packets up to @cap bytes, @max_n queued at most); NULL without memory. */
-struct comch_net *comch_net_new(size_t cap, uint32_t max_n, int side);
-/* Closes the transport endpoint (waiting briefly for the last sends); never on its thread. */
-void comch_net_hangup(struct comch_net *n);
-void comch_net_free(struct comch_net *n);
-/* One packet to the peer (any thread). 0, or EPIPE (closed) / ENOMEM. */
-int comch_net_send(struct comch_net *n, uint32_t type, uint32_t arg, const void *payload,
-                   size_t len);
-/* One arrived packet, as comch_wire_recv returns it (no fd ever travels). */
-ssize_t comch_net_recv(struct comch_net *n, void *buf, size_t cap);
-/* A connection's liveness (PING, silence), and a refused peer; true when it ended. */
-bool comch_net_tick(struct doca_comch_connection *conn);
-/* Reports the messages delivered so far to the peer (CREDIT) when that changed. */
-void comch_net_credit(struct doca_comch_connection *conn);
-/* When the connection's next PING or its silence deadline is due. */
-uint64_t comch_net_due(const struct doca_comch_connection *conn);
-/* A server starts or stops listening at ODMA_FABRIC (one listener per process). */
-doca_error_t comch_net_server_start(struct comch_ep *ep);
-void comch_net_server_stop(struct comch_ep *ep);
-/* A handshake handed to this server (its HELLO queued first in it), or NULL. */
-struct comch_net *comch_net_server_take(struct comch_ep *ep);
-/* When the process' next handshake deadline is due. */
-uint64_t comch_net_server_due(void);
-/* Connects to ODMA_FABRIC and sends the HELLO (@hello, @len bytes); NULL when it cannot. */
-struct comch_net *comch_net_client_connect(struct comch_ep *ep, const void *hello, size_t len);
-
-/* The longest packet a connection across machines takes (a message, an FP_DATA). */
-size_t comch_net_conn_cap(const struct comch_ep *ep);
-/* A connection's own limits on what its peer sends (under no lock of @n). */
-void comch_net_set_limits(struct comch_net *n, const struct comch_ep *ep);
-
 /*
  * The fabric secret (net_auth.c): the key both sides prove, from ODMA_FABRIC_SECRET or the
  * runtime directory's cookie (made when missing); false with the reason in @why.
@@ -610,10 +595,6 @@ void comch_auth_proof(const uint8_t key[COMCH_AUTH_KEY_LEN], uint8_t role,
                       const uint8_t first[COMCH_AUTH_NONCE_LEN],
                       const uint8_t second[COMCH_AUTH_NONCE_LEN],
                       uint8_t out[COMCH_AUTH_PROOF_LEN]);
-
-/* Sends one packet on a connection's socket or network endpoint (0, or an errno). */
-int comch_conn_wire_send(struct doca_comch_connection *conn, uint32_t type, uint32_t arg,
-                         const void *payload, size_t len, int pass_fd);
 
 /* ---- fast path (fastpath.c, consumer.c, producer.c) ------------------------------------ */
 
@@ -629,14 +610,11 @@ bool comch_fp_expire_remote_one(struct doca_comch_connection *conn, uint32_t *id
 /* Rings the doorbells of this side's consumers and producers on @conn (it died, or acked). */
 void comch_fp_ring_local(struct doca_comch_connection *conn);
 /*
- * Across machines, on the transport thread: the peer's consumer posted a buffer (into our
- * shadow ring of it), or a producer of the peer sent bytes for one of our consumers. NULL,
- * or why the peer is refused.
+ * Claims the next posted slot of the peer's consumer @r for @need bytes and @imm immediate
+ * bytes (logged per peer when it cannot).
  */
-const char *comch_fp_net_post(struct doca_comch_connection *conn, uint32_t id, const void *p,
-                              size_t len);
-const char *comch_fp_net_data(struct doca_comch_connection *conn, uint32_t id, const void *p,
-                              size_t len);
+doca_error_t comch_fp_claim(struct doca_comch_producer *p, struct comch_rcons *r, uint64_t need,
+                            uint32_t imm, struct comch_claimed *out);
 /* Frees the remote consumer table (connection teardown). */
 void comch_fp_free_remote(struct doca_comch_connection *conn);
 /* Whether a connection can carry a new consumer or producer (logged for @func). */

@@ -9,8 +9,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include "comch/comch.h"
@@ -20,9 +18,8 @@
 
 ODMA_LOG_REGISTER(DOCA_COMCH_CONN)
 
-struct doca_comch_connection *comch_conn_new(struct comch_ep *ep, int fd, int side,
-                                             struct comch_link *link, uint32_t max_msg,
-                                             uint32_t peer_queue)
+struct doca_comch_connection *comch_conn_new(struct comch_ep *ep, struct comch_chan *ch, int side,
+                                             uint32_t max_msg, uint32_t peer_queue)
 {
 	struct doca_comch_connection *c = calloc(1, sizeof(*c));
 
@@ -33,15 +30,17 @@ struct doca_comch_connection *comch_conn_new(struct comch_ep *ep, int fd, int si
 		return NULL;
 	}
 	c->ep = ep;
-	c->fd = fd;
+	c->ch = ch;
+	c->fd = ch->fd;
 	c->side = side;
-	c->link = link;
+	c->link = ch->link;
 	c->max_msg = max_msg;
 	c->peer_queue = peer_queue;
 	c->next_id = side == COMCH_SIDE_CLIENT ? 1 : 2;
 	atomic_init(&c->refs, 1);
 	atomic_init(&c->dead, false);
 	atomic_init(&c->end, COMCH_END_NONE);
+	ch->car->bind(ch, c);
 	return c;
 }
 
@@ -54,8 +53,7 @@ void comch_conn_put(struct doca_comch_connection *conn)
 {
 	if (atomic_fetch_sub(&conn->refs, 1) != 1)
 		return;
-	if (conn->net != NULL)
-		comch_net_hangup(conn->net); /* no transport callback touches conn after it */
+	conn->ch->car->hangup(conn->ch); /* no carrier callback touches conn after it */
 	while (conn->outbox != NULL) {
 		struct comch_outbox *o = conn->outbox;
 
@@ -65,14 +63,7 @@ void comch_conn_put(struct doca_comch_connection *conn)
 		free(o);
 	}
 	comch_fp_free_remote(conn);
-	if (conn->net != NULL) {
-		comch_net_free(conn->net); /* its eventfd is conn->fd, its link page conn->link */
-	} else {
-		if (conn->fd >= 0)
-			close(conn->fd);
-		if (conn->link != NULL)
-			munmap(conn->link, COMCH_LINK_BYTES);
-	}
+	conn->ch->car->free(conn->ch); /* conn->fd and conn->link with it */
 	free(conn->held);
 	pthread_mutex_destroy(&conn->lock);
 	free(conn);
@@ -114,10 +105,7 @@ void comch_conn_kill(struct doca_comch_connection *conn, enum comch_end end, con
 		(void)doca_priv_pe_watch(conn->ep->ctx.pe, conn->fd, 0);
 	conn->watch = 0;
 	/* the fd stays open until the last reference goes: other threads may still poll it */
-	if (conn->net != NULL)
-		comch_net_hangup(conn->net);
-	else
-		(void)shutdown(conn->fd, SHUT_RDWR);
+	conn->ch->car->hangup(conn->ch);
 	/* consumers and producers on other PEs learn it from their doorbells */
 	comch_fp_ring_local(conn);
 	ODMA_DBG("comch %s \"%s\": connection %p closed (%s%s): %s", comch_ep_kind(conn->ep),
@@ -134,22 +122,15 @@ void comch_conn_broken(struct doca_comch_connection *conn, int err)
 		         comch_ep_kind(conn->ep), conn->ep->name, (void *)conn, strerror(err));
 }
 
-int comch_conn_wire_send(struct doca_comch_connection *conn, uint32_t type, uint32_t arg,
-                         const void *payload, size_t len, int pass_fd)
+static int conn_send(struct doca_comch_connection *conn, uint32_t type, uint32_t arg,
+                     const void *payload, size_t len, int pass_fd)
 {
-	if (conn->net == NULL)
-		return comch_wire_send(conn->fd, type, arg, payload, len, pass_fd);
-	if (pass_fd >= 0)
-		return EPROTO; /* no descriptor crosses machines: the callers never pass one */
-	return comch_net_send(conn->net, type, arg, payload, len);
+	return conn->ch->car->send(conn->ch, type, arg, payload, len, pass_fd);
 }
 
-static ssize_t conn_wire_recv(struct doca_comch_connection *conn, void *buf, size_t cap, int *pfd)
+static ssize_t conn_recv(struct doca_comch_connection *conn, int *pfd)
 {
-	if (conn->net == NULL)
-		return comch_wire_recv(conn->fd, buf, cap, pfd);
-	*pfd = -1;
-	return comch_net_recv(conn->net, buf, cap);
+	return conn->ch->car->recv(conn->ch, conn->ep->rx, conn->ep->rx_cap, pfd);
 }
 
 /* ---- control packets (any thread) ------------------------------------------------------ */
@@ -159,9 +140,8 @@ void comch_conn_refuse(struct doca_comch_connection *conn, const char *why)
 	conn_set_end(conn, COMCH_END_PROTOCOL);
 	if (atomic_exchange_explicit(&conn->dead, true, memory_order_acq_rel))
 		return;
-	if (conn->net == NULL)
-		(void)shutdown(conn->fd, SHUT_RDWR); /* its progress reads no more of it */
-	/* over the network its progress sees the end (COMCH_END_PROTOCOL) and hangs up */
+	if (conn->ch->car->shut != NULL)
+		conn->ch->car->shut(conn->ch); /* its progress reads no more of it */
 	ODMA_ERR("comch %s \"%s\": connection %p to pid %d (uid %u) is closed: %s",
 	         comch_ep_kind(conn->ep), conn->ep->name, (void *)conn, (int)conn->peer_pid,
 	         (unsigned int)conn->peer_uid, why);
@@ -205,8 +185,8 @@ static void outbox_flush_locked(struct doca_comch_connection *conn)
 	while (conn->outbox != NULL && !atomic_load(&conn->dead)) {
 		struct comch_outbox *o = conn->outbox;
 		const struct comch_wire_hdr *h = (const void *)o->bytes;
-		int e = comch_conn_wire_send(conn, h->type, h->arg, o->bytes + sizeof(*h),
-		                             o->len - sizeof(*h), o->fd);
+		int e = conn_send(conn, h->type, h->arg, o->bytes + sizeof(*h), o->len - sizeof(*h),
+		                  o->fd);
 
 		if (e == EAGAIN)
 			return;
@@ -235,7 +215,7 @@ bool comch_conn_send_ctl(struct doca_comch_connection *conn, uint32_t type, uint
 	} else if (conn->outbox != NULL) {
 		ok = outbox_push(conn, type, arg, payload, len, pass_fd);
 	} else {
-		e = comch_conn_wire_send(conn, type, arg, payload, len, pass_fd);
+		e = conn_send(conn, type, arg, payload, len, pass_fd);
 		if (e == EAGAIN)
 			ok = outbox_push(conn, type, arg, payload, len, pass_fd);
 		else if (e != 0) {
@@ -293,8 +273,7 @@ static bool flush_pending(struct doca_comch_connection *conn)
 
 	while ((t = conn->pending.head) != NULL && !atomic_load(&conn->dead)) {
 		struct doca_comch_task_send *st = (struct doca_comch_task_send *)t;
-		int e = comch_conn_wire_send(conn, COMCH_W_MSG, 0, comch_task_msg(ep, st), st->len,
-		                             -1);
+		int e = conn_send(conn, COMCH_W_MSG, 0, comch_task_msg(ep, st), st->len, -1);
 
 		if (e == EAGAIN)
 			break;
@@ -352,7 +331,7 @@ doca_error_t comch_send_submit(struct doca_task *task)
 	/* read by the transport thread (a peer's CREDIT may not exceed it): one writer, relaxed */
 	__atomic_store_n(&conn->accepted, conn->accepted + 1, __ATOMIC_RELAXED);
 	if (conn->pending.head == NULL) {
-		e = comch_conn_wire_send(conn, COMCH_W_MSG, 0, comch_task_msg(ep, t), t->len, -1);
+		e = conn_send(conn, COMCH_W_MSG, 0, comch_task_msg(ep, t), t->len, -1);
 		if (e == 0) {
 			sent_one(conn, t);
 			return DOCA_SUCCESS;
@@ -477,7 +456,7 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 
 	comch_conn_flush_ctl(conn);
 	any |= flush_pending(conn);
-	if (conn->net != NULL && comch_net_tick(conn) && conn->rx_done)
+	if (conn->ch->car->tick != NULL && conn->ch->car->tick(conn) && conn->rx_done)
 		return true;
 	for (uint32_t budget = COMCH_RECV_BUDGET; budget > 0; budget--) {
 		int pfd = -1;
@@ -495,7 +474,7 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 			any = true;
 			continue;
 		}
-		n = conn_wire_recv(conn, ep->rx, ep->rx_cap, &pfd);
+		n = conn_recv(conn, &pfd);
 		if (n == -EAGAIN)
 			break;
 		any = true;
@@ -519,8 +498,8 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 		if (pfd >= 0)
 			close(pfd);
 	}
-	if (conn->net != NULL && !conn->rx_done)
-		comch_net_credit(conn);
+	if (!conn->rx_done && conn->ch->car->credit != NULL)
+		conn->ch->car->credit(conn);
 	return any;
 }
 
@@ -532,15 +511,14 @@ void comch_conn_close(struct doca_comch_connection *conn, doca_error_t status)
 		(void)flush_pending(conn);
 		comch_conn_flush_ctl(conn);
 		if (!atomic_load(&conn->dead))
-			(void)comch_conn_wire_send(conn, COMCH_W_BYE, 0, NULL, 0,
-			                           -1); /* best effort */
+			(void)conn_send(conn, COMCH_W_BYE, 0, NULL, 0, -1); /* best effort */
 	}
 	fail_pending(conn, status);
 	/* what the peer sent is dropped; a BYE among it tells that the peer left in order */
 	for (int i = 0; i < 4096; i++) {
 		const struct comch_wire_hdr *h = (const void *)conn->ep->rx;
 		int pfd;
-		ssize_t n = conn_wire_recv(conn, conn->ep->rx, conn->ep->rx_cap, &pfd);
+		ssize_t n = conn_recv(conn, &pfd);
 
 		if (pfd >= 0)
 			close(pfd);

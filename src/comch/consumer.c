@@ -176,16 +176,15 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	comch_ring_init(c->ring, &c->geom);
 	c->ring->bell_fd = c->bell_fd;
 	atomic_init(&c->ring->bell, ODMA_BELL_IDLE);
-	/* across machines the bytes land from this process' transport thread, which rings it */
-	atomic_init(&c->ring->bell_peer, c->conn->net != NULL ? 1u : 0u);
+	/* bytes landing from this process' own thread (across machines) ring it there */
+	atomic_init(&c->ring->bell_peer, c->conn->ch->car->self_bell ? 1u : 0u);
 	(void)doca_priv_pe_watch(ctx->pe, c->bell_fd, EPOLLIN);
 	c->posted = c->done = c->claim_limit = 0;
 	c->closed = c->expired = false;
 	/* the peer's producers write into this process (process_vm_writev needs ptrace rights) */
 	(void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 	atomic_store(&c->reg, COMCH_REG_SENT);
-	if (!comch_conn_send_ctl(c->conn, COMCH_W_CONS_NEW, c->id, &m, sizeof(m),
-	                         c->conn->net != NULL ? -1 : fd)) {
+	if (!comch_conn_send_ctl(c->conn, COMCH_W_CONS_NEW, c->id, &m, sizeof(m), fd)) {
 		close(fd);
 		consumer_drop_ring(c);
 		ODMA_ERR("comch consumer %u: its connection closed; the consumer cannot register",
@@ -336,12 +335,8 @@ static doca_error_t post_recv_submit(struct doca_task *task)
 	c->slot_room[idx] = room;
 	comch_ring_post(c->ring, &c->geom, c->posted,
 	                (uint64_t)(uintptr_t)(buf->data + buf->data_len), room);
-	if (c->conn->net != NULL) {
-		/* across machines the producer's side learns of the buffer (never its address) */
-		struct comch_fp_post m = { .seq = c->posted, .room = room };
-
-		(void)comch_net_send(c->conn->net, COMCH_W_FP_POST, c->id, &m, sizeof(m));
-	}
+	if (c->conn->ch->car->post != NULL)
+		c->conn->ch->car->post(c, c->posted, room);
 	c->posted++;
 	return DOCA_SUCCESS;
 }

@@ -153,7 +153,6 @@ doca_error_t comch_ep_init(struct comch_ep *ep, struct doca_dev *dev, const char
 	ep->system_id = sys->id;
 	ep->system_name = sys->name;
 	ep->lfd = -1;
-	ep->cfd = -1;
 	ep->link_fd = -1;
 	return DOCA_SUCCESS;
 }
@@ -277,36 +276,12 @@ doca_error_t comch_ep_send_alloc(struct comch_ep *ep, struct doca_comch_connecti
 /* Frees what a started endpoint owns once it is IDLE (not its connections: see destroy). */
 void comch_ep_release_io(struct comch_ep *ep)
 {
-	while (ep->hs != NULL) {
-		struct comch_hs *h = ep->hs;
-
-		ep->hs = h->next;
-		comch_ep_unwatch(ep, h->fd, &h->watched);
-		close(h->fd);
-		free(h);
-	}
-	ep->num_hs = 0;
-	comch_net_server_stop(ep);
-	if (ep->cnet != NULL) {
-		comch_ep_unwatch(ep, ep->cnet->efd, &ep->cfd_watched);
-		comch_net_free(ep->cnet);
-		ep->cnet = NULL;
-	}
-	if (ep->lfd >= 0) {
-		struct stat st;
-
-		comch_ep_unwatch(ep, ep->lfd, &ep->lfd_watched);
-		close(ep->lfd);
-		ep->lfd = -1;
-		/* remove the socket only if it is still ours (a restarted server may own it) */
-		if (stat(ep->path, &st) == 0 && st.st_dev == ep->path_dev &&
-		    st.st_ino == ep->path_ino)
-			unlink(ep->path);
-	}
-	if (ep->cfd >= 0) {
-		comch_ep_unwatch(ep, ep->cfd, &ep->cfd_watched);
-		close(ep->cfd);
-		ep->cfd = -1;
+	for (const struct comch_carrier *const *c = comch_carriers; *c != NULL; c++)
+		(*c)->unlisten(ep);
+	if (ep->cch != NULL) {
+		comch_ep_unwatch(ep, ep->cch->fd, &ep->cch->watched);
+		ep->cch->car->free(ep->cch);
+		ep->cch = NULL;
 	}
 	if (ep->link_fd >= 0) {
 		close(ep->link_fd);
@@ -394,17 +369,9 @@ doca_error_t comch_ep_start_common(struct comch_ep *ep)
 	return DOCA_SUCCESS;
 }
 
-/* Records the peer's pid on conn when the kernel reports it. */
-void comch_ep_peer_pid(struct doca_comch_connection *conn, int fd)
-{
-	pid_t pid;
-	uid_t uid;
-
-	if (comch_peer_cred(fd, &pid, &uid)) {
-		conn->peer_pid = pid;
-		conn->peer_uid = uid;
-	}
-}
+/* The carriers in the order a client tries them: one kernel first, then ODMA_FABRIC. */
+const struct comch_carrier *const comch_carriers[] = { &comch_local_carrier, &comch_net_carrier,
+	                                               NULL };
 
 /* ---- what the server's and the client's context ops share ------------------------------ */
 
@@ -454,10 +421,8 @@ uint64_t comch_ep_arm_conn(struct comch_ep *ep, struct doca_comch_connection *c)
 	           atomic_load_explicit(&c->outbox_n, memory_order_relaxed) != 0) {
 		want |= EPOLLOUT;
 	}
-	if (c->net != NULL) {
-		want &= ~(uint32_t)EPOLLOUT; /* the transport queues every send: never "full" */
-		at = comch_min_ns(at, comch_net_due(c));
-	}
+	if (c->ch->car->due != NULL)
+		at = comch_min_ns(at, c->ch->car->due(c, &want));
 	if (want != c->watch && doca_priv_pe_watch(ep->ctx.pe, c->fd, want) == DOCA_SUCCESS)
 		c->watch = want;
 	return at;

@@ -2,10 +2,11 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * Comch fast path: consumers post buffers into a ring shared with the peer process;
- * producers claim a posted slot (CAS on claim_seq), write the bytes straight into the
- * consumer's buffer with process_vm_writev and mark the slot done. No progress call of
- * either process is needed for a post to become visible to the producer.
+ * Comch fast path: consumers post buffers into a ring; producers claim a posted slot (CAS on
+ * claim_seq), have the carrier move the bytes into the consumer's buffer and mark the slot
+ * done. On one kernel the ring is shared with the peer process and the bytes are written with
+ * process_vm_writev (no progress call of either process is needed for a post to become
+ * visible to the producer); across machines a shadow of the ring is fed by packets (net.c).
  *
  * This file holds what both sides share: the peer's consumers as producers see them (CONS_NEW,
  * ACK, GONE, expiry), connection checks and capabilities. Consumers are in consumer.c,
@@ -16,7 +17,6 @@
 #include <string.h>
 #include <stdio.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -93,17 +93,17 @@ static void rcons_unlink(struct doca_comch_connection *conn, struct comch_rcons 
 }
 
 /*
- * The geometry a CONS_NEW announces, checked and copied; NULL (with *why) when it is unusable.
- * The ring is mapped only from a sealed memfd of exactly the announced size (comch_shm_map),
- * and its header must repeat the announcement; from here on only @g is read.
+ * The geometry a CONS_NEW announces, checked and copied, and the ring the carrier maps for it;
+ * NULL (with *why) when it is unusable. From here on only @g is read, never the ring's own
+ * header.
  */
-static struct comch_ring *cons_new_map(const void *payload, size_t len, int fd, bool net,
-                                       uint32_t id, struct comch_ring_geom *g, const char **why)
+static struct comch_ring *cons_new_map(struct doca_comch_connection *conn, const void *payload,
+                                       size_t len, int fd, uint32_t id, struct comch_ring_geom *g,
+                                       int *bell_fd, const char **why)
 {
 	struct comch_cons_new m;
-	struct comch_ring *ring;
 
-	if ((fd < 0 && !net) || (fd >= 0 && net) || len < sizeof(m) || id == 0) {
+	if (len < sizeof(m) || id == 0) {
 		*why = "malformed registration (no ring descriptor, a short payload or id 0)";
 		return NULL;
 	}
@@ -115,24 +115,7 @@ static struct comch_ring *cons_new_map(const void *payload, size_t len, int fd, 
 		                       .ring_size = m.ring_size };
 	if (!comch_ring_geom_valid(g, why))
 		return NULL;
-	if (net) {
-		/* across machines: a private shadow of the peer's ring, fed by its FP_POSTs */
-		ring = mmap(NULL, (size_t)g->ring_size, PROT_READ | PROT_WRITE,
-		            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (ring == MAP_FAILED) {
-			*why = "no memory for the shadow ring";
-			return NULL;
-		}
-		comch_ring_init(ring, g);
-		return ring;
-	}
-	ring = comch_shm_map(fd, (size_t)g->ring_size, why);
-	if (ring != NULL && !comch_ring_header_matches(ring, g)) {
-		munmap(ring, (size_t)g->ring_size);
-		*why = "the ring does not match its announcement";
-		return NULL;
-	}
-	return ring;
+	return conn->ch->car->rcons_map(conn, fd, g, bell_fd, why);
 }
 
 /* Under conn->lock: whether the peer may register one more consumer (or replace @id). */
@@ -153,37 +136,6 @@ static void cons_new_refuse(struct doca_comch_connection *conn, uint32_t id, con
 	(void)comch_conn_send_ctl(conn, COMCH_W_CONS_ACK, id, &ok, sizeof(ok), -1);
 }
 
-/*
- * A copy of the peer consumer's doorbell eventfd (pidfd_getfd: the rights process_vm_writev
- * needs too); -1 when the kernel or the peer does not allow it (its PE then wakes on a timer).
- */
-static int rcons_take_bell(struct doca_comch_connection *conn, const struct comch_ring *ring)
-{
-	/* the peer may rewrite its ring at any time: the number is read once */
-	int peer_fd = *(const volatile int32_t *)&ring->bell_fd;
-	int pfd, fd = -1;
-
-	if (conn->peer_pid <= 0 || peer_fd < 0)
-		return -1;
-	pfd = (int)syscall(SYS_pidfd_open, conn->peer_pid, 0);
-	if (pfd >= 0) {
-		fd = (int)syscall(SYS_pidfd_getfd, pfd, peer_fd, 0);
-		close(pfd);
-	}
-	if (fd < 0) {
-		ODMA_RATELIMITED_WARN("comch: cannot take the doorbell of the peer's consumer "
-		                      "(pidfd_getfd: %s); its notification handle wakes on a "
-		                      "1 ms timer instead",
-		                      strerror(errno));
-		return -1;
-	}
-	if (!doca_priv_fd_is_eventfd(0, fd)) {
-		close(fd); /* never write into anything but an eventfd */
-		return -1;
-	}
-	return fd; /* pidfd_getfd sets close-on-exec */
-}
-
 void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const void *payload,
                           size_t len, int fd)
 {
@@ -193,6 +145,7 @@ void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const
 	struct comch_rcons *r, *old;
 	const char *why = "no memory";
 	uint32_t ok = 1;
+	int bell_fd = -1;
 	bool room;
 
 	if (atomic_load_explicit(&conn->dead, memory_order_acquire)) {
@@ -211,20 +164,22 @@ void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const
 		                "(doca_comch_consumer_cap_get_max_consumers)");
 		return;
 	}
-	ring = cons_new_map(payload, len, fd, conn->net != NULL, id, &g, &why);
+	ring = cons_new_map(conn, payload, len, fd, id, &g, &bell_fd, &why);
 	if (fd >= 0)
 		close(fd);
 	r = ring != NULL ? calloc(1, sizeof(*r)) : NULL;
 	if (r == NULL) {
 		if (ring != NULL)
 			munmap(ring, (size_t)g.ring_size);
+		if (bell_fd >= 0)
+			close(bell_fd);
 		cons_new_refuse(conn, id, why);
 		return;
 	}
 	r->id = id;
 	r->ring = ring;
 	r->geom = g;
-	r->bell_fd = conn->net != NULL ? -1 : rcons_take_bell(conn, ring);
+	r->bell_fd = bell_fd;
 	atomic_store(&ring->bell_peer, r->bell_fd >= 0 ? 1u : 0u);
 	pthread_mutex_lock(&conn->lock);
 	old = comch_fp_rcons_find(conn, id);
@@ -239,80 +194,6 @@ void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const
 	         ep->name, id, g.nslots);
 	if (ep->cons_new_cb != NULL)
 		ep->cons_new_cb(&ep->ev_cons, conn, id);
-}
-
-/* ---- across machines (the transport thread) -------------------------------------------- */
-
-const char *comch_fp_net_post(struct doca_comch_connection *conn, uint32_t id, const void *p,
-                              size_t len)
-{
-	struct comch_fp_post m;
-	struct comch_rcons *r;
-	const char *why = NULL;
-
-	if (len != sizeof(m))
-		return "a malformed FP_POST";
-	memcpy(&m, p, sizeof(m));
-	pthread_mutex_lock(&conn->lock);
-	r = comch_fp_rcons_find(conn, id);
-	if (r != NULL && !r->expired) {
-		uint64_t posted = atomic_load(&r->ring->post_seq);
-		uint64_t claimed = atomic_load(&r->ring->claim_seq) & ~COMCH_RING_CLOSED;
-
-		/* in order, never more outstanding than the ring has slots */
-		if (m.seq != posted || m.seq + 1 - claimed > r->geom.nslots || m.room == 0)
-			why = "an FP_POST out of sequence, past the ring, or of no room";
-		else
-			comch_ring_post(r->ring, &r->geom, m.seq, 0, m.room);
-	}
-	/* a consumer that just went away (GONE crossed it): nothing to post into */
-	pthread_mutex_unlock(&conn->lock);
-	return why;
-}
-
-const char *comch_fp_net_data(struct doca_comch_connection *conn, uint32_t id, const void *p,
-                              size_t len)
-{
-	const uint8_t *b = p;
-	struct comch_fp_data m;
-	struct doca_comch_consumer *c;
-	struct comch_claimed cl;
-	const char *why = NULL;
-
-	if (len < sizeof(m))
-		return "a malformed FP_DATA";
-	memcpy(&m, b, sizeof(m));
-	if (m.imm_len > COMCH_RING_MAX_IMM || m.len != len - sizeof(m) - m.imm_len ||
-	    len < sizeof(m) + m.imm_len)
-		return "an FP_DATA whose lengths do not add up";
-	pthread_mutex_lock(&conn->lock);
-	for (c = conn->lcons; c != NULL && c->id != id; c = c->next_on_conn)
-		;
-	if (c == NULL || c->ring == NULL || atomic_load(&c->reg) != COMCH_REG_ACKED)
-		goto out; /* it went away meanwhile: the bytes have nowhere to go */
-	switch (comch_ring_claim(c->ring, &c->geom, m.len, m.imm_len, &cl)) {
-	case COMCH_CLAIM_OK:
-		if (cl.slot->seq != m.seq) {
-			why = "an FP_DATA for a buffer other than the next one posted";
-			comch_ring_fill(cl.slot, &c->geom, m.producer_id, 0, NULL, 0,
-			                DOCA_ERROR_IO_FAILED);
-			break;
-		}
-		if (m.len)
-			memcpy((void *)(uintptr_t)cl.addr, b + sizeof(m) + m.imm_len, m.len);
-		comch_ring_fill(cl.slot, &c->geom, m.producer_id, m.len, b + sizeof(m), m.imm_len,
-		                DOCA_SUCCESS);
-		doca_priv_bell_ring(&c->ring->bell, c->bell_fd); /* the consumer's PE may sleep */
-		break;
-	case COMCH_CLAIM_CLOSED:
-		break; /* the consumer stopped: as on one kernel, nothing lands any more */
-	default:
-		why = "an FP_DATA for a buffer the consumer did not post, or too small for it";
-		break;
-	}
-out:
-	pthread_mutex_unlock(&conn->lock);
-	return why;
 }
 
 void comch_fp_on_cons_ack(struct doca_comch_connection *conn, uint32_t id, bool ok)

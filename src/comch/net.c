@@ -4,7 +4,7 @@
 /*
  * Comch across machines (ODMA_FABRIC=ADDRESS:PORT, the DPU side's address): the packets of
  * comch/wire.h travel as messages of a transport endpoint (core/transport, UCX) instead of a
- * Unix socket of the runtime directory.
+ * Unix socket of the runtime directory: the network carrier (comch.h).
  *
  *  - A process with servers listens once at ODMA_FABRIC (one listener shared by all of its
  *    servers). The first message of an accepted endpoint is a HELLO naming the server
@@ -28,16 +28,75 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "comch/comch.h"
 #include "core/log/log.h"
 #include "util/codec.h"
+#include "util/container_of.h"
 
 ODMA_LOG_REGISTER(DOCA_COMCH_NET)
+
+/* One packet that arrived over the network, waiting for the endpoint's progress. */
+struct comch_npkt {
+	struct comch_npkt *next;
+	uint32_t len; /* header + payload */
+	uint8_t bytes[];
+};
+
+enum {
+	COMCH_AUTH_DONE = 0, /* proved (or a Unix socket: no challenge) */
+	COMCH_AUTH_WAIT_1,   /* server: waits for the client's nonce */
+	COMCH_AUTH_WAIT_2,   /* client: waits for the server's nonce and proof */
+	COMCH_AUTH_WAIT_3,   /* server: waits for the client's proof */
+};
+
+/*
+ * A channel of the network carrier, a transport endpoint to a peer across machines: what a
+ * Unix socket and its link page are to a connection of the runtime directory. Aligned to 64
+ * (the link page in it).
+ */
+struct comch_net {
+	struct comch_chan ch;   /* ch.fd: an eventfd rung on every arrival; ch.link: link */
+	struct comch_link link; /* private: delivered[peer side] comes from the peer's CREDIT */
+	struct odma_tp_ep *tp;  /* NULL once hung up */
+	pthread_mutex_t lock;   /* the inbox, tp, closed, refused */
+	struct comch_npkt *head, *tail;
+	uint32_t n, max_n;   /* packets queued, and the most that may be */
+	size_t bytes;        /* bytes queued (<= COMCH_NET_INBOX_BYTES beyond one packet) */
+	size_t cap;          /* longest packet accepted (header + payload) */
+	bool closed;         /* the endpoint closed, or the peer was refused: nothing is queued */
+	const char *refused; /* why the peer was refused (a limit broken); NULL otherwise */
+	int side;            /* COMCH_SIDE_* of this process */
+	struct doca_comch_connection *conn; /* once the handshake made one (fast path) */
+	atomic_uint inflight;               /* sends not yet completed by the transport */
+	_Atomic uint64_t last_rx_ns;        /* when the peer was last heard */
+	uint64_t last_ping_ns;              /* PE thread */
+	uint64_t last_pong_ns;              /* transport thread: PONGs at most one per period */
+	uint64_t credit_sent;               /* delivered count last reported */
+	/* handshakes of the listener (server side) */
+	void (*on_hello)(struct comch_net *n); /* transport thread: the first packet arrived */
+	struct comch_net *next;
+	uint64_t deadline_ns;
+	bool refused_hs; /* under the listener's lock: the sweep closes it */
+	bool swept;
+	/*
+	 * The fabric secret's challenge (transport thread): until it is done, nothing but its
+	 * packets (and a REJECT for the client) is taken from the peer.
+	 */
+	int auth; /* COMCH_AUTH_* */
+	uint8_t auth_key[COMCH_AUTH_KEY_LEN];
+	uint8_t nonce_own[COMCH_AUTH_NONCE_LEN], nonce_peer[COMCH_AUTH_NONCE_LEN];
+	uint8_t *hello; /* client: its HELLO, sent once the server has proved itself */
+	size_t hello_len;
+	size_t msg_cap; /* longest packet of the kinds queued for the progress (header + payload) */
+};
 
 /* Longest wait of a close for the sends still being written (the BYE among them). */
 #define COMCH_NET_FLUSH_MS 200u
@@ -78,10 +137,10 @@ static void ring(struct comch_net *n)
 {
 	uint64_t one = 1;
 
-	(void)!write(n->efd, &one, sizeof(one));
+	(void)!write(n->ch.fd, &one, sizeof(one));
 }
 
-struct comch_net *comch_net_new(size_t cap, uint32_t max_n, int side)
+static struct comch_net *comch_net_new(size_t cap, uint32_t max_n, int side)
 {
 	size_t sz = (sizeof(struct comch_net) + 63) & ~(size_t)63;
 	struct comch_net *n = aligned_alloc(64, sz);
@@ -89,10 +148,12 @@ struct comch_net *comch_net_new(size_t cap, uint32_t max_n, int side)
 	if (n == NULL)
 		return NULL;
 	memset(n, 0, sz);
-	n->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (n->efd < 0 || pthread_mutex_init(&n->lock, NULL) != 0) {
-		if (n->efd >= 0)
-			close(n->efd);
+	n->ch.car = &comch_net_carrier;
+	n->ch.link = &n->link;
+	n->ch.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (n->ch.fd < 0 || pthread_mutex_init(&n->lock, NULL) != 0) {
+		if (n->ch.fd >= 0)
+			close(n->ch.fd);
 		free(n);
 		return NULL;
 	}
@@ -106,9 +167,15 @@ struct comch_net *comch_net_new(size_t cap, uint32_t max_n, int side)
 	return n;
 }
 
-/* Closes the endpoint (not on the transport thread): its callbacks have all run after it. */
-void comch_net_hangup(struct comch_net *n)
+static struct comch_net *net_of(const struct comch_chan *ch)
 {
+	return odma_container_of(ch, struct comch_net, ch);
+}
+
+/* Closes the endpoint (not on the transport thread): its callbacks have all run after it. */
+static void net_hangup(struct comch_chan *ch)
+{
+	struct comch_net *n = net_of(ch);
 	uint64_t until = doca_priv_now_ns() + (uint64_t)COMCH_NET_FLUSH_MS * 1000000ull;
 	struct odma_tp_ep *tp;
 
@@ -128,16 +195,18 @@ void comch_net_hangup(struct comch_net *n)
 	doca_priv_tp_ep_close(tp);
 }
 
-void comch_net_free(struct comch_net *n)
+static void net_free(struct comch_chan *ch)
 {
-	comch_net_hangup(n);
+	struct comch_net *n = net_of(ch);
+
+	net_hangup(ch);
 	while (n->head != NULL) {
 		struct comch_npkt *p = n->head;
 
 		n->head = p->next;
 		free(p);
 	}
-	close(n->efd);
+	close(n->ch.fd);
 	pthread_mutex_destroy(&n->lock);
 	free(n->hello);
 	memset(n->auth_key, 0, sizeof(n->auth_key));
@@ -153,8 +222,8 @@ static void sent_cb(void *arg, doca_error_t status)
 }
 
 /* Any thread, the transport's too. 0 or EPIPE (closed) / ENOMEM. */
-int comch_net_send(struct comch_net *n, uint32_t type, uint32_t arg, const void *payload,
-                   size_t len)
+static int comch_net_send(struct comch_net *n, uint32_t type, uint32_t arg, const void *payload,
+                          size_t len)
 {
 	uint8_t small[256];
 	uint8_t *b = len + 4 <= sizeof(small) ? small : malloc(len + 4);
@@ -178,16 +247,19 @@ int comch_net_send(struct comch_net *n, uint32_t type, uint32_t arg, const void 
 	return r == DOCA_SUCCESS ? 0 : r == DOCA_ERROR_NO_MEMORY ? ENOMEM : EPIPE;
 }
 
-ssize_t comch_net_recv(struct comch_net *n, void *buf, size_t cap)
+/* One arrived packet, as comch_wire_recv returns it (no fd ever travels). */
+static ssize_t net_recv(struct comch_chan *ch, void *buf, size_t cap, int *pfd)
 {
+	struct comch_net *n = net_of(ch);
 	struct comch_npkt *p;
 	uint64_t v;
 	ssize_t r;
 
+	*pfd = -1;
 	pthread_mutex_lock(&n->lock);
 	p = n->head;
 	if (p == NULL) {
-		(void)!read(n->efd, &v, sizeof(v)); /* rung again by whatever arrives next */
+		(void)!read(n->ch.fd, &v, sizeof(v)); /* rung again by whatever arrives next */
 		p = n->head;
 	}
 	if (p == NULL) {
@@ -327,6 +399,84 @@ static void auth_client(struct comch_net *n, uint32_t type, uint32_t step, const
 	ring(n);
 }
 
+/*
+ * The fast path (transport thread): the peer's consumer posted a buffer (into our shadow ring
+ * of it), or a producer of the peer sent bytes for one of our consumers. NULL, or why the peer
+ * is refused.
+ */
+
+static const char *net_fp_post(struct doca_comch_connection *conn, uint32_t id, const void *p,
+                               size_t len)
+{
+	struct comch_fp_post m;
+	struct comch_rcons *r;
+	const char *why = NULL;
+
+	if (len != sizeof(m))
+		return "a malformed FP_POST";
+	memcpy(&m, p, sizeof(m));
+	pthread_mutex_lock(&conn->lock);
+	r = comch_fp_rcons_find(conn, id);
+	if (r != NULL && !r->expired) {
+		uint64_t posted = atomic_load(&r->ring->post_seq);
+		uint64_t claimed = atomic_load(&r->ring->claim_seq) & ~COMCH_RING_CLOSED;
+
+		/* in order, never more outstanding than the ring has slots */
+		if (m.seq != posted || m.seq + 1 - claimed > r->geom.nslots || m.room == 0)
+			why = "an FP_POST out of sequence, past the ring, or of no room";
+		else
+			comch_ring_post(r->ring, &r->geom, m.seq, 0, m.room);
+	}
+	/* a consumer that just went away (GONE crossed it): nothing to post into */
+	pthread_mutex_unlock(&conn->lock);
+	return why;
+}
+
+static const char *net_fp_data(struct doca_comch_connection *conn, uint32_t id, const void *p,
+                               size_t len)
+{
+	const uint8_t *b = p;
+	struct comch_fp_data m;
+	struct doca_comch_consumer *c;
+	struct comch_claimed cl;
+	const char *why = NULL;
+
+	if (len < sizeof(m))
+		return "a malformed FP_DATA";
+	memcpy(&m, b, sizeof(m));
+	if (m.imm_len > COMCH_RING_MAX_IMM || m.len != len - sizeof(m) - m.imm_len ||
+	    len < sizeof(m) + m.imm_len)
+		return "an FP_DATA whose lengths do not add up";
+	pthread_mutex_lock(&conn->lock);
+	for (c = conn->lcons; c != NULL && c->id != id; c = c->next_on_conn)
+		;
+	if (c == NULL || c->ring == NULL || atomic_load(&c->reg) != COMCH_REG_ACKED)
+		goto out; /* it went away meanwhile: the bytes have nowhere to go */
+	switch (comch_ring_claim(c->ring, &c->geom, m.len, m.imm_len, &cl)) {
+	case COMCH_CLAIM_OK:
+		if (cl.slot->seq != m.seq) {
+			why = "an FP_DATA for a buffer other than the next one posted";
+			comch_ring_fill(cl.slot, &c->geom, m.producer_id, 0, NULL, 0,
+			                DOCA_ERROR_IO_FAILED);
+			break;
+		}
+		if (m.len)
+			memcpy((void *)(uintptr_t)cl.addr, b + sizeof(m) + m.imm_len, m.len);
+		comch_ring_fill(cl.slot, &c->geom, m.producer_id, m.len, b + sizeof(m), m.imm_len,
+		                DOCA_SUCCESS);
+		doca_priv_bell_ring(&c->ring->bell, c->bell_fd); /* the consumer's PE may sleep */
+		break;
+	case COMCH_CLAIM_CLOSED:
+		break; /* the consumer stopped: as on one kernel, nothing lands any more */
+	default:
+		why = "an FP_DATA for a buffer the consumer did not post, or too small for it";
+		break;
+	}
+out:
+	pthread_mutex_unlock(&conn->lock);
+	return why;
+}
+
 /* Transport thread: one message of a connection (or of a handshake). */
 static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, uint32_t imm,
                         void *arg)
@@ -399,8 +549,8 @@ static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, ui
 			break;
 		}
 		pthread_mutex_unlock(&n->lock);
-		why = imm == COMCH_W_FP_POST ? comch_fp_net_post(conn, a, b + 4, len - 4)
-		                             : comch_fp_net_data(conn, a, b + 4, len - 4);
+		why = imm == COMCH_W_FP_POST ? net_fp_post(conn, a, b + 4, len - 4)
+		                             : net_fp_data(conn, a, b + 4, len - 4);
 		pthread_mutex_lock(&n->lock);
 		if (why != NULL)
 			refuse_locked(n, why);
@@ -457,24 +607,51 @@ static const struct odma_tp_ep_cbs *net_cbs(struct comch_net *n, struct odma_tp_
 	return cbs;
 }
 
-size_t comch_net_conn_cap(const struct comch_ep *ep)
+/*
+ * A connection's own limits on what its peer sends (under no lock of @n): the longest packet
+ * (a message, or an FP_DATA, which lands in a posted buffer, not a queue), the longest one
+ * queued for the progress, and how many may be queued.
+ */
+static void comch_net_set_limits(struct comch_net *n, const struct comch_ep *ep)
 {
 	size_t fp = sizeof(struct comch_wire_hdr) + sizeof(struct comch_fp_data) +
 	            COMCH_RING_MAX_IMM + ep->ctx.caps->comch_fp_max_buf_size;
 
-	return ep->rx_cap > fp ? ep->rx_cap : fp;
-}
-
-void comch_net_set_limits(struct comch_net *n, const struct comch_ep *ep)
-{
 	pthread_mutex_lock(&n->lock);
-	n->cap = comch_net_conn_cap(ep); /* an FP_DATA lands in a posted buffer, not a queue */
-	n->msg_cap = ep->rx_cap;         /* what is queued for the progress */
+	n->cap = ep->rx_cap > fp ? ep->rx_cap : fp;
+	n->msg_cap = ep->rx_cap;
 	n->max_n = ep->recv_queue + COMCH_NET_CTL_SLACK;
 	pthread_mutex_unlock(&n->lock);
 }
 
-/* ---- a connection over the network (the endpoint's PE thread) ---------------------------- */
+/* ---- the network carrier (a connection's ops) ----------------------------------------- */
+
+/* No descriptor crosses machines: @pass_fd stays here (the ring of a CONS_NEW is shadowed). */
+static int net_send(struct comch_chan *ch, uint32_t type, uint32_t arg, const void *payload,
+                    size_t len, int pass_fd)
+{
+	(void)pass_fd;
+	return comch_net_send(net_of(ch), type, arg, payload, len);
+}
+
+/* From here on the connection's own limits apply to what the client sends. */
+static bool net_admit(struct comch_chan *ch, const struct comch_ep *ep, int link_fd,
+                      const char **why)
+{
+	(void)link_fd;
+	(void)why;
+	comch_net_set_limits(net_of(ch), ep);
+	return true;
+}
+
+static void net_bind(struct comch_chan *ch, struct doca_comch_connection *conn)
+{
+	struct comch_net *n = net_of(ch);
+
+	pthread_mutex_lock(&n->lock);
+	n->conn = conn;
+	pthread_mutex_unlock(&n->lock);
+}
 
 /* Interval between PINGs of an idle side, and the silence that ends a connection. */
 static uint64_t silence_ns(void)
@@ -482,9 +659,10 @@ static uint64_t silence_ns(void)
 	return (uint64_t)doca_priv_tp_timeout_ms() * 1000000ull;
 }
 
-bool comch_net_tick(struct doca_comch_connection *conn)
+/* A connection's liveness (PING, silence), and a refused peer; true when it ended. */
+static bool net_tick(struct doca_comch_connection *conn)
 {
-	struct comch_net *n = conn->net;
+	struct comch_net *n = net_of(conn->ch);
 	uint64_t now = doca_priv_now_ns(), quiet = silence_ns();
 	uint64_t last = atomic_load(&n->last_rx_ns);
 	const char *refused;
@@ -514,9 +692,10 @@ bool comch_net_tick(struct doca_comch_connection *conn)
 	return false;
 }
 
-void comch_net_credit(struct doca_comch_connection *conn)
+/* Reports the messages delivered so far to the peer (CREDIT) when that changed. */
+static void net_credit(struct doca_comch_connection *conn)
 {
-	struct comch_net *n = conn->net;
+	struct comch_net *n = net_of(conn->ch);
 	uint64_t v = conn->delivered;
 
 	if (v == n->credit_sent)
@@ -525,14 +704,92 @@ void comch_net_credit(struct doca_comch_connection *conn)
 	(void)comch_net_send(n, COMCH_W_CREDIT, 0, &v, sizeof(v));
 }
 
-uint64_t comch_net_due(const struct doca_comch_connection *conn)
+/* The transport queues every send (never "full"); the next PING or silence deadline. */
+static uint64_t net_due(const struct doca_comch_connection *conn, uint32_t *want)
 {
-	const struct comch_net *n = conn->net;
+	struct comch_net *n = net_of(conn->ch);
 	uint64_t quiet = silence_ns();
-	uint64_t last = atomic_load(&((struct comch_net *)n)->last_rx_ns);
+	uint64_t last = atomic_load(&n->last_rx_ns);
 	uint64_t ping = n->last_ping_ns + quiet / 4;
 
+	*want &= ~(uint32_t)EPOLLOUT;
 	return comch_min_ns(ping > last + quiet / 4 ? ping : last + quiet / 4, last + quiet);
+}
+
+/* Across machines: a private shadow of the peer's ring, fed by its FP_POSTs. */
+static struct comch_ring *net_rcons_map(struct doca_comch_connection *conn, int fd,
+                                        const struct comch_ring_geom *g, int *bell_fd,
+                                        const char **why)
+{
+	struct comch_ring *ring = mmap(NULL, (size_t)g->ring_size, PROT_READ | PROT_WRITE,
+	                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	(void)conn;
+	(void)fd; /* none crosses machines */
+	*bell_fd = -1;
+	if (ring == MAP_FAILED) {
+		*why = "no memory for the shadow ring";
+		return NULL;
+	}
+	comch_ring_init(ring, g);
+	return ring;
+}
+
+/* The producer's side learns of the buffer (never its address). */
+static void net_post(struct doca_comch_consumer *c, uint64_t seq, uint64_t room)
+{
+	struct comch_fp_post m = { .seq = seq, .room = room };
+
+	(void)comch_net_send(net_of(c->conn->ch), COMCH_W_FP_POST, c->id, &m, sizeof(m));
+}
+
+/*
+ * Claims the next slot of the shadow ring of consumer @r and sends the bytes for it, both
+ * under the connection's lock so the FP_DATAs leave in the order of their claims (the
+ * consumer's side fills its slots in that order). The task completes once the bytes are
+ * copied out.
+ */
+static doca_error_t net_produce(struct doca_comch_producer *p, struct comch_rcons *r,
+                                struct doca_comch_producer_task_send *t, const struct iovec *iov,
+                                unsigned int niov, uint64_t total)
+{
+	struct doca_comch_connection *conn = p->conn;
+	struct comch_fp_data m = { .len = total, .producer_id = p->id, .imm_len = t->imm_len };
+	size_t len = sizeof(m) + t->imm_len + total;
+	uint8_t *b = malloc(len);
+	struct comch_claimed cl;
+	doca_error_t res;
+	size_t off;
+
+	if (b == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	off = sizeof(m);
+	memcpy(b + off, t->imm, t->imm_len);
+	off += t->imm_len;
+	for (unsigned int i = 0; i < niov; i++) {
+		memcpy(b + off, iov[i].iov_base, iov[i].iov_len);
+		off += iov[i].iov_len;
+	}
+	pthread_mutex_lock(&conn->lock);
+	res = comch_fp_claim(p, r, total, t->imm_len, &cl);
+	if (res == DOCA_SUCCESS) {
+		m.seq = cl.slot->seq;
+		memcpy(b, &m, sizeof(m));
+		if (comch_net_send(net_of(conn->ch), COMCH_W_FP_DATA, r->id, b, len) != 0) {
+			COMCH_PEER_LOG(ERROR, conn,
+			               "comch producer %u: the connection to consumer %u is gone; "
+			               "%llu bytes not sent",
+			               p->id, r->id, (unsigned long long)total);
+			res = DOCA_ERROR_NOT_CONNECTED;
+		}
+		/* the shadow slot is spent either way (the consumer's side fills the real one) */
+		comch_ring_fill(cl.slot, &r->geom, p->id, total, NULL, 0, DOCA_SUCCESS);
+	}
+	pthread_mutex_unlock(&conn->lock);
+	free(b);
+	if (res == DOCA_SUCCESS)
+		doca_priv_task_complete(&t->base, DOCA_SUCCESS);
+	return res;
 }
 
 /* ---- servers: the shared listener and the handshakes -------------------------------------- */
@@ -608,9 +865,7 @@ static void hs_on_packet(struct comch_net *n)
 refuse:
 	ODMA_RATELIMITED_WARN("comch: refused a connection at ODMA_FABRIC: %s", why);
 mark:
-	pthread_mutex_lock(&g_net.lock);
-	n->refused_hs = true; /* the sweep closes it */
-	pthread_mutex_unlock(&g_net.lock);
+	hs_refuse(n);
 }
 
 static void on_accept(struct odma_tp_ep *tp, void *arg)
@@ -642,6 +897,16 @@ static void on_accept(struct odma_tp_ep *tp, void *arg)
 	doca_priv_tp_ep_set_cbs(tp, net_cbs(n, &cbs));
 }
 
+static void free_list(struct comch_net *n)
+{
+	while (n != NULL) {
+		struct comch_net *next = n->next;
+
+		net_free(&n->ch);
+		n = next;
+	}
+}
+
 /* Closes refused handshakes and those past their deadline (a server's PE thread). */
 static void sweep(void)
 {
@@ -667,15 +932,11 @@ static void sweep(void)
 		pp = &n->next;
 	}
 	pthread_mutex_unlock(&g_net.lock);
-	while (dead != NULL) {
-		struct comch_net *n = dead;
-
-		dead = n->next;
-		comch_net_free(n);
-	}
+	free_list(dead);
 }
 
-doca_error_t comch_net_server_start(struct comch_ep *ep)
+/* A server listens at ODMA_FABRIC too (one listener per process, shared by its servers). */
+static doca_error_t net_listen(struct comch_ep *ep)
 {
 	char addr[64];
 	uint16_t port;
@@ -719,7 +980,7 @@ doca_error_t comch_net_server_start(struct comch_ep *ep)
 	}
 	pthread_mutex_unlock(&g_net.listen_lock);
 	if (r != DOCA_SUCCESS) {
-		comch_net_free(ep->net_bell);
+		net_free(&ep->net_bell->ch);
 		ep->net_bell = NULL;
 		return r;
 	}
@@ -727,7 +988,7 @@ doca_error_t comch_net_server_start(struct comch_ep *ep)
 	return DOCA_SUCCESS;
 }
 
-void comch_net_server_stop(struct comch_ep *ep)
+static void net_unlisten(struct comch_ep *ep)
 {
 	struct comch_net *left;
 	void *listener = NULL;
@@ -751,40 +1012,45 @@ void comch_net_server_stop(struct comch_ep *ep)
 	if (listener != NULL)
 		doca_priv_tp_listen_close(listener);
 	pthread_mutex_unlock(&g_net.listen_lock);
-	while (left != NULL) {
-		struct comch_net *n = left;
-
-		left = n->next;
-		comch_net_free(n);
-	}
-	comch_ep_unwatch(ep, ep->net_bell->efd, &ep->net_bell_watched);
-	comch_net_free(ep->net_bell);
+	free_list(left);
+	comch_ep_unwatch(ep, ep->net_bell->ch.fd, &ep->net_bell_watched);
+	net_free(&ep->net_bell->ch);
 	ep->net_bell = NULL;
 	sweep();
 }
 
-struct comch_net *comch_net_server_take(struct comch_ep *ep)
+/* A handshake handed to this server, its HELLO read into ep->rx (net.c checked its framing). */
+static struct comch_chan *net_take(struct comch_ep *ep, ssize_t *len, int *pfd, bool *any)
 {
 	struct comch_net *n;
 	uint64_t v;
 
+	if (ep->net_bell == NULL)
+		return NULL; /* not listening at ODMA_FABRIC */
 	sweep();
 	pthread_mutex_lock(&g_net.lock);
 	n = ep->net_hs;
 	if (n != NULL)
 		ep->net_hs = n->next;
 	else
-		(void)!read(ep->net_bell->efd, &v, sizeof(v));
+		(void)!read(ep->net_bell->ch.fd, &v, sizeof(v));
 	pthread_mutex_unlock(&g_net.lock);
-	if (n != NULL)
-		n->next = NULL;
-	return n;
+	if (n == NULL)
+		return NULL;
+	n->next = NULL;
+	*any = true;
+	*len = net_recv(&n->ch, ep->rx, ep->rx_cap, pfd);
+	return &n->ch;
 }
 
-uint64_t comch_net_server_due(void)
+/* The eventfd rung when a HELLO is handed over; the process' next handshake deadline. */
+static uint64_t net_listen_arm(struct comch_ep *ep)
 {
 	uint64_t at = ODMA_WAKE_NEVER;
 
+	if (ep->net_bell == NULL)
+		return ODMA_WAKE_NEVER;
+	comch_ep_watch(ep, ep->net_bell->ch.fd, &ep->net_bell_watched);
 	pthread_mutex_lock(&g_net.lock);
 	for (struct comch_net *n = g_net.pending; n != NULL; n = n->next)
 		at = comch_min_ns(at, n->refused_hs ? 0 : n->deadline_ns);
@@ -796,7 +1062,11 @@ uint64_t comch_net_server_due(void)
 
 static atomic_bool secret_logged;
 
-struct comch_net *comch_net_client_connect(struct comch_ep *ep, const void *hello, size_t len)
+/*
+ * Connects to ODMA_FABRIC: the HELLO is sent once the server proved the fabric secret (at most
+ * one attempt every 100 ms).
+ */
+static struct comch_chan *net_connect(struct comch_ep *ep, const void *hello, size_t len, int *err)
 {
 	char why[512];
 	char addr[64];
@@ -805,24 +1075,24 @@ struct comch_net *comch_net_client_connect(struct comch_ep *ep, const void *hell
 	struct comch_net *n;
 	doca_error_t r;
 
+	*err = EHOSTUNREACH; /* what a failed attempt reports (read only then) */
 	if (!fabric(addr, sizeof(addr), &port))
 		return NULL;
 	/* the server may send right after its WELCOME: the client's own limits from the start */
-	n = comch_net_new(comch_net_conn_cap(ep), ep->recv_queue + COMCH_NET_CTL_SLACK,
-	                  COMCH_SIDE_CLIENT);
+	n = comch_net_new(0, 0, COMCH_SIDE_CLIENT);
 	if (n == NULL)
 		return NULL;
-	n->msg_cap = ep->rx_cap;
+	comch_net_set_limits(n, ep);
 	if (!comch_auth_key(n->auth_key, why, sizeof(why))) {
 		if (!atomic_exchange(&secret_logged, true)) /* asked every 100 ms */
 			ODMA_ERR("comch client \"%s\": cannot connect at ODMA_FABRIC: %s", ep->name,
 			         why);
-		comch_net_free(n);
+		net_free(&n->ch);
 		return NULL;
 	}
 	n->hello = malloc(len);
 	if (n->hello == NULL || getrandom(n->nonce_own, NONCE, 0) != (ssize_t)NONCE) {
-		comch_net_free(n);
+		net_free(&n->ch);
 		return NULL;
 	}
 	memcpy(n->hello, hello, len);
@@ -831,12 +1101,38 @@ struct comch_net *comch_net_client_connect(struct comch_ep *ep, const void *hell
 	r = doca_priv_tp_connect(addr, port, net_cbs(n, &cbs), &n->tp);
 	if (r != DOCA_SUCCESS) {
 		n->tp = NULL;
-		comch_net_free(n);
+		net_free(&n->ch);
 		return NULL;
 	}
 	if (comch_net_send(n, COMCH_W_AUTH, 1, n->nonce_own, NONCE) != 0) {
-		comch_net_free(n);
+		net_free(&n->ch);
 		return NULL;
 	}
-	return n;
+	return &n->ch;
 }
+
+/* A refused peer (no shut op): its connection's progress sees the end and hangs up. */
+const struct comch_carrier comch_net_carrier = {
+	.where = " at ODMA_FABRIC",
+	.lost_errno = ECONNREFUSED, /* nobody listened at ODMA_FABRIC, or it went away */
+	.self_bell = true,
+	.retry_ms = 100,
+	.wanted = comch_net_wanted,
+	.listen = net_listen,
+	.unlisten = net_unlisten,
+	.take = net_take,
+	.listen_arm = net_listen_arm,
+	.connect = net_connect,
+	.send = net_send,
+	.recv = net_recv,
+	.hangup = net_hangup,
+	.free = net_free,
+	.admit = net_admit,
+	.bind = net_bind,
+	.tick = net_tick,
+	.credit = net_credit,
+	.due = net_due,
+	.rcons_map = net_rcons_map,
+	.post = net_post,
+	.produce = net_produce,
+};

@@ -3,8 +3,8 @@
  */
 /*
  * Comch fast-path producers: a producer claims a slot the peer's consumer posted (CAS on
- * claim_seq), writes the bytes straight into that consumer's buffer with process_vm_writev
- * and marks the slot done; its context ops and public API.
+ * claim_seq), has the connection's carrier move the bytes into that consumer's buffer and
+ * marks the slot done; its context ops and public API.
  */
 #include <errno.h>
 #include <poll.h>
@@ -20,8 +20,6 @@
 #include "core/log/log.h"
 
 ODMA_LOG_REGISTER(DOCA_COMCH_FASTPATH)
-
-#define COMCH_MAX_IOV 64u
 
 static struct doca_comch_producer *producer_of(const struct doca_ctx *ctx)
 {
@@ -134,9 +132,8 @@ static bool peer_hung_up(struct doca_comch_connection *conn)
 	return poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR)) != 0;
 }
 
-/* Claims the next posted slot of consumer @r for @need bytes and @imm immediate bytes. */
-static doca_error_t ring_claim(struct doca_comch_producer *p, struct comch_rcons *r, uint64_t need,
-                               uint32_t imm, struct comch_claimed *out)
+doca_error_t comch_fp_claim(struct doca_comch_producer *p, struct comch_rcons *r, uint64_t need,
+                            uint32_t imm, struct comch_claimed *out)
 {
 	switch (comch_ring_claim(r->ring, &r->geom, need, imm, out)) {
 	case COMCH_CLAIM_OK:
@@ -176,98 +173,6 @@ static doca_error_t ring_claim(struct doca_comch_producer *p, struct comch_rcons
 	}
 }
 
-/* Writes @total bytes of @iov into the consumer's buffer at @addr in the peer process. */
-static doca_error_t write_remote(struct doca_comch_producer *p, const struct iovec *iov,
-                                 unsigned int niov, uint64_t addr, uint64_t total)
-{
-	struct iovec local[COMCH_MAX_IOV];
-	unsigned int first = 0;
-	uint64_t done = 0;
-
-	memcpy(local, iov, niov * sizeof(*iov));
-	while (done < total) {
-		struct iovec remote = { .iov_base = (void *)(uintptr_t)(addr + done),
-			                .iov_len = total - done };
-		ssize_t k = process_vm_writev(p->conn->peer_pid, local + first, niov - first,
-		                              &remote, 1, 0);
-
-		if (k <= 0) {
-			if (k < 0 && errno == EINTR)
-				continue;
-			int e = k < 0 ? errno : 0;
-
-			COMCH_PEER_LOG(
-			        ERROR, p->conn,
-			        "comch producer %u: writing %llu bytes into the peer (pid %d) "
-			        "failed: %s%s",
-			        p->id, (unsigned long long)total, (int)p->conn->peer_pid,
-			        e != 0 ? strerror(e) : "no progress",
-			        e == EPERM ? " (process_vm_writev needs ptrace rights: same "
-			                     "user, and Yama ptrace_scope 0 or 1)"
-			                   : "");
-			return DOCA_ERROR_IO_FAILED;
-		}
-		done += (uint64_t)k;
-		while (k > 0 && first < niov) {
-			if ((size_t)k >= local[first].iov_len) {
-				k -= (ssize_t)local[first].iov_len;
-				first++;
-			} else {
-				local[first].iov_base = (char *)local[first].iov_base + k;
-				local[first].iov_len -= (size_t)k;
-				k = 0;
-			}
-		}
-	}
-	return DOCA_SUCCESS;
-}
-
-/*
- * Across machines: claims the next slot of the shadow ring of consumer @r and sends the bytes
- * for it, both under the connection's lock so the FP_DATAs leave in the order of their claims
- * (the consumer's side fills its slots in that order).
- */
-static doca_error_t producer_net_send(struct doca_comch_producer *p, struct comch_rcons *r,
-                                      const struct doca_comch_producer_task_send *t,
-                                      const struct iovec *iov, unsigned int niov, uint64_t total)
-{
-	struct doca_comch_connection *conn = p->conn;
-	struct comch_fp_data m = { .len = total, .producer_id = p->id, .imm_len = t->imm_len };
-	size_t len = sizeof(m) + t->imm_len + total;
-	uint8_t *b = malloc(len);
-	struct comch_claimed cl;
-	doca_error_t res;
-	size_t off;
-
-	if (b == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	off = sizeof(m);
-	memcpy(b + off, t->imm, t->imm_len);
-	off += t->imm_len;
-	for (unsigned int i = 0; i < niov; i++) {
-		memcpy(b + off, iov[i].iov_base, iov[i].iov_len);
-		off += iov[i].iov_len;
-	}
-	pthread_mutex_lock(&conn->lock);
-	res = ring_claim(p, r, total, t->imm_len, &cl);
-	if (res == DOCA_SUCCESS) {
-		m.seq = cl.slot->seq;
-		memcpy(b, &m, sizeof(m));
-		if (comch_net_send(conn->net, COMCH_W_FP_DATA, r->id, b, len) != 0) {
-			COMCH_PEER_LOG(ERROR, conn,
-			               "comch producer %u: the connection to consumer %u is gone; "
-			               "%llu bytes not sent",
-			               p->id, r->id, (unsigned long long)total);
-			res = DOCA_ERROR_NOT_CONNECTED;
-		}
-		/* the shadow slot is spent either way (the consumer's side fills the real one) */
-		comch_ring_fill(cl.slot, &r->geom, p->id, total, NULL, 0, DOCA_SUCCESS);
-	}
-	pthread_mutex_unlock(&conn->lock);
-	free(b);
-	return res;
-}
-
 /* Finds the peer's consumer id and holds it (users++) for a send; NULL when it has none. */
 static struct comch_rcons *producer_hold_consumer(const struct doca_comch_producer *p,
                                                   struct doca_comch_connection *conn,
@@ -299,8 +204,7 @@ static doca_error_t producer_submit(struct doca_task *task)
 	unsigned int niov = 0;
 	uint64_t total = 0;
 	struct comch_rcons *r;
-	struct comch_claimed cl;
-	doca_error_t res, status;
+	doca_error_t res;
 
 	if (atomic_load_explicit(&conn->dead, memory_order_acquire)) {
 		ODMA_ERR("doca_task_submit: producer %u: its connection is closed", p->id);
@@ -328,20 +232,7 @@ static doca_error_t producer_submit(struct doca_task *task)
 	r = producer_hold_consumer(p, conn, t->consumer_id);
 	if (r == NULL)
 		return DOCA_ERROR_NOT_FOUND;
-	if (conn->net != NULL) {
-		res = producer_net_send(p, r, t, iov, niov, total);
-		if (res == DOCA_SUCCESS)
-			doca_priv_task_complete(task, DOCA_SUCCESS); /* the bytes were copied out */
-		goto release;
-	}
-	res = ring_claim(p, r, total, t->imm_len, &cl);
-	if (res == DOCA_SUCCESS) {
-		status = total ? write_remote(p, iov, niov, cl.addr, total) : DOCA_SUCCESS;
-		comch_ring_fill(cl.slot, &r->geom, p->id, total, t->imm, t->imm_len, status);
-		doca_priv_bell_ring(&r->ring->bell, r->bell_fd); /* the consumer's PE may sleep */
-		doca_priv_task_complete(task, status);
-	}
-release:
+	res = conn->ch->car->produce(p, r, t, iov, niov, total);
 	pthread_mutex_lock(&conn->lock);
 	if (--r->users == 0 && r->orphan)
 		comch_fp_rcons_free(r);

@@ -2,20 +2,13 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * Comch servers: the listening socket, accepting clients and their HELLO handshake (from the
- * server's progress), the server's context ops and its public API.
+ * Comch servers: listening with each carrier, the HELLO handshake (from the server's
+ * progress), the server's context ops and its public API.
  */
-#include <errno.h>
-#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/file.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "comch/comch.h"
@@ -26,147 +19,6 @@ ODMA_LOG_REGISTER(DOCA_COMCH)
 
 /* ---- server ---------------------------------------------------------------------------- */
 
-/*
- * Binds fd to sa; a stale socket file (no listener) is replaced. Returns DOCA_SUCCESS with errno
- * set to 0 on success or to the bind failure; DOCA_ERROR_ALREADY_EXIST if a live server listens.
- */
-static doca_error_t server_bind(struct comch_ep *ep, int fd, const struct sockaddr_un *sa)
-{
-	if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) != 0 && errno == EADDRINUSE) {
-		int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		bool live =
-		        probe >= 0 && connect(probe, (const struct sockaddr *)sa, sizeof(*sa)) == 0;
-		struct stat st;
-
-		if (probe >= 0)
-			close(probe);
-		if (live) {
-			bool other = lstat(ep->path, &st) == 0 && st.st_uid != geteuid();
-
-			ODMA_ERR("comch server \"%s\": another server of that name already listens "
-			         "on representor %s of system %s (socket %s%s); stop it or pick "
-			         "another name",
-			         ep->name, ep->rep->info->pci_addr, ep->system_name, ep->path,
-			         other ? ", owned by another user: use a private ODMA_RUNDIR" : "");
-			return DOCA_ERROR_ALREADY_EXIST;
-		}
-		unlink(ep->path); /* left behind by a process that ended without stopping */
-		if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) != 0)
-			errno = errno ? errno : EADDRINUSE;
-		else
-			errno = 0;
-	} else {
-		errno = 0;
-	}
-	return DOCA_SUCCESS;
-}
-
-/* Whether @lk is still the file at @path (a holder may have removed it as it let go). */
-static bool lock_current(int lk, const char *path)
-{
-	struct stat a, b;
-
-	return fstat(lk, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
-	       a.st_ino == b.st_ino;
-}
-
-/*
- * The lock that keeps two servers starting at once from both replacing the same stale
- * socket: one file per runtime directory (never one per name), taken without blocking and
- * waited for at most COMCH_LOCK_WAIT_MS. Returns the locked fd, or -1 to go on without it
- * (a holder that never lets go delays a start by that long, it never blocks it). The holder
- * removes the file as it lets go (server_unlock), so a started server leaves nothing behind;
- * a lock taken on a file that was removed meanwhile is taken again on the new one.
- */
-static int server_lock(struct comch_ep *ep, char *lockpath, size_t n)
-{
-	const char *slash = strrchr(ep->path, '/');
-	uint64_t deadline = doca_priv_now_ns() + (uint64_t)COMCH_LOCK_WAIT_MS * 1000000ull;
-	int lk;
-
-	if (slash == NULL)
-		return -1;
-	snprintf(lockpath, n, "%.*s/.comch.lock", (int)(slash - ep->path), ep->path);
-again:
-	lk = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (lk < 0)
-		return -1; /* not ours to lock (a shared directory): the bind checks remain */
-	while (flock(lk, LOCK_EX | LOCK_NB) != 0) {
-		struct timespec nap = { 0, 1000000 };
-
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			break;
-		if (doca_priv_now_ns() >= deadline) {
-			ODMA_WARN(
-			        "comch server \"%s\": another process has held %s for more than %u "
-			        "ms; starting without it (find the holder with fuser %s)",
-			        ep->name, lockpath, COMCH_LOCK_WAIT_MS, lockpath);
-			break;
-		}
-		nanosleep(&nap, NULL);
-	}
-	if (flock(lk, LOCK_EX | LOCK_NB) == 0) {
-		if (lock_current(lk, lockpath))
-			return lk;
-		close(lk); /* its holder removed it as it let go: lock the file there now */
-		if (doca_priv_now_ns() < deadline)
-			goto again;
-		return -1;
-	}
-	close(lk);
-	return -1;
-}
-
-/* Lets go of the lock and removes its file (no server start is left holding it). */
-static void server_unlock(int lk, const char *lockpath)
-{
-	if (lk < 0)
-		return;
-	unlink(lockpath);
-	close(lk);
-}
-
-/* Binds the listening socket (mode 0600, or 0666 with ODMA_COMCH_ALLOW_UIDS, whatever the
- * umask); a stale socket file (no listener) is replaced. */
-static doca_error_t server_listen(struct comch_ep *ep)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char lockpath[sizeof(ep->path) + 16];
-	mode_t mode = ep->peers.any || ep->peers.n > 0 ? 0666 : 0600;
-	doca_error_t r = DOCA_SUCCESS;
-	struct stat st;
-	int fd, lk;
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", ep->path);
-	lk = server_lock(ep, lockpath, sizeof(lockpath));
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		ODMA_ERR("comch server \"%s\": socket() failed: %s", ep->name, strerror(errno));
-		r = DOCA_ERROR_OPERATING_SYSTEM;
-		goto out;
-	}
-	r = server_bind(ep, fd, &sa);
-	if (r != DOCA_SUCCESS)
-		goto out;
-	/* before listen(): no client can connect while the mode is still the umask's */
-	if (errno != 0 || chmod(ep->path, mode) != 0 || listen(fd, 128) != 0 ||
-	    stat(ep->path, &st) != 0) {
-		ODMA_ERR("comch server \"%s\": cannot listen on %s: %s", ep->name, ep->path,
-		         strerror(errno));
-		r = DOCA_ERROR_INITIALIZATION;
-		goto out;
-	}
-	ep->path_dev = st.st_dev;
-	ep->path_ino = st.st_ino;
-	ep->lfd = fd;
-	fd = -1;
-out:
-	if (fd >= 0)
-		close(fd);
-	server_unlock(lk, lockpath);
-	return r;
-}
-
 static doca_error_t server_start(struct doca_ctx *ctx)
 {
 	struct comch_ep *ep = comch_ep_of(ctx);
@@ -175,14 +27,13 @@ static doca_error_t server_start(struct doca_ctx *ctx)
 	if (r != DOCA_SUCCESS)
 		return r;
 	comch_ep_reap(ep, true);
-	r = server_listen(ep);
-	if (r != DOCA_SUCCESS)
-		return r;
-	if (comch_net_wanted()) {
-		r = comch_net_server_start(ep); /* released with the socket (comch_ep_release_io) */
+	for (const struct comch_carrier *const *c = comch_carriers; *c != NULL; c++) {
+		if ((*c)->wanted != NULL && !(*c)->wanted())
+			continue;
+		r = (*c)->listen(ep); /* released by comch_ep_release_io */
 		if (r != DOCA_SUCCESS) {
-			/* no socket left behind for local clients to hang on, nor for a retried
-			 * start */
+			/* no listener left behind for clients to hang on, nor for a retried start
+			 */
 			comch_ep_release_io(ep);
 			return r;
 		}
@@ -193,180 +44,47 @@ static doca_error_t server_start(struct doca_ctx *ctx)
 	return DOCA_SUCCESS;
 }
 
-/* Tells a refused client why (best effort, never blocks): on its socket, or over the network. */
-static void server_tell_to(int fd, struct comch_net *net, doca_error_t code, const char *why)
+/* Tells a refused client why (best effort, never blocks). */
+static void server_tell(struct comch_chan *ch, doca_error_t code, const char *why)
 {
-	if (net != NULL)
-		(void)comch_net_send(net, COMCH_W_REJECT, (uint32_t)code, why, strlen(why));
-	else
-		(void)comch_wire_send(fd, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
+	(void)ch->car->send(ch, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
 }
 
-static void server_tell(int fd, doca_error_t code, const char *why)
-{
-	server_tell_to(fd, NULL, code, why);
-}
-
-/*
- * Reads what a refused client already sent (its HELLO, most often): closing a socket with
- * unread packets resets it, and the client would lose the REJECT that says why.
- */
-static void server_drain(struct comch_ep *ep, int fd)
-{
-	for (int i = 0; i < 4; i++) {
-		int pfd = -1;
-		ssize_t n = comch_wire_recv(fd, ep->rx, ep->rx_cap, &pfd);
-
-		if (pfd >= 0)
-			close(pfd);
-		if (n <= 0 && n != -EMSGSIZE && n != -EPROTO)
-			return;
-	}
-}
-
-/* "pid 42", or who a process of another PID namespace is (the kernel reports its pid as 0). */
-static const char *server_peer_name(const struct comch_hs *h, char *buf, size_t size)
-{
-	if (h->pid > 0)
-		snprintf(buf, size, "pid %d", (int)h->pid);
-	else
-		snprintf(buf, size, "a process of another PID namespace (uid %u)",
-		         (unsigned int)h->uid);
-	return buf;
-}
-
-/* Closes and frees the oldest pending handshake (the list is newest first). */
-static void server_evict_oldest(struct comch_ep *ep)
-{
-	struct comch_hs **pp = &ep->hs;
-	char who[64];
-
-	while (*pp != NULL && (*pp)->next != NULL)
-		pp = &(*pp)->next;
-	if (*pp == NULL)
-		return;
-	ODMA_RATELIMITED_WARN("comch server \"%s\": %u connections await their HELLO; the oldest "
-	                      "(%s) is closed to make room",
-	                      ep->name, ep->num_hs, server_peer_name(*pp, who, sizeof(who)));
-	close((*pp)->fd);
-	free(*pp);
-	*pp = NULL;
-	ep->num_hs--;
-}
-
-/* Whether an accepted socket may wait for its HELLO (logged when it may not). */
-static bool server_admit(struct comch_ep *ep, int fd, pid_t *pid_out, uid_t *uid_out)
-{
-	uint32_t same = 0;
-	pid_t pid = 0;
-	uid_t uid = 0;
-
-	if (!comch_peer_cred(fd, &pid, &uid)) {
-		ODMA_RATELIMITED_WARN("comch server \"%s\": refused a client whose credentials the "
-		                      "kernel does not report (SO_PEERCRED: %s)",
-		                      ep->name, strerror(errno));
-		return false;
-	}
-	if (!comch_peer_uid_ok(&ep->peers, uid)) {
-		ODMA_RATELIMITED_WARN(
-		        "comch server \"%s\": refused a client of another user (pid %d, "
-		        "uid %u; this server runs as uid %u); allow it with "
-		        "ODMA_COMCH_ALLOW_UIDS=%u",
-		        ep->name, (int)pid, (unsigned int)uid, (unsigned int)geteuid(),
-		        (unsigned int)uid);
-		server_tell(fd, DOCA_ERROR_NOT_PERMITTED,
-		            "the server does not accept clients of this user");
-		server_drain(ep, fd);
-		return false;
-	}
-	for (const struct comch_hs *h = ep->hs; h != NULL; h = h->next)
-		same += h->pid == pid;
-	if (same >= COMCH_HS_PER_PEER) {
-		ODMA_RATELIMITED_WARN(
-		        "comch server \"%s\": refused a connection of pid %d: it already "
-		        "has %u connections that sent no HELLO",
-		        ep->name, (int)pid, same);
-		return false;
-	}
-	if (ep->num_hs >= COMCH_HS_MAX)
-		server_evict_oldest(ep);
-	*pid_out = pid;
-	*uid_out = uid;
-	return true;
-}
-
-bool comch_server_accept(struct comch_ep *ep)
-{
-	bool any = false;
-
-	for (uint32_t budget = COMCH_ACCEPT_BUDGET; budget > 0; budget--) {
-		int fd = accept4(ep->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		struct comch_hs *h;
-		pid_t pid;
-		uid_t uid;
-
-		if (fd < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
-			    errno != ECONNABORTED)
-				ODMA_RATELIMITED_WARN("comch server \"%s\": accept failed: %s",
-				                      ep->name, strerror(errno));
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			return any;
-		}
-		any = true;
-		h = server_admit(ep, fd, &pid, &uid) ? calloc(1, sizeof(*h)) : NULL;
-		if (h == NULL) {
-			close(fd);
-			continue;
-		}
-		h->fd = fd;
-		h->pid = pid;
-		h->uid = uid;
-		h->deadline_ns =
-		        doca_priv_now_ns() + (uint64_t)COMCH_HANDSHAKE_TIMEOUT_MS * 1000000ull;
-		h->next = ep->hs;
-		ep->hs = h;
-		ep->num_hs++;
-	}
-	return any;
-}
-
-static void server_reject(struct comch_ep *ep, int fd, struct comch_net *net, doca_error_t code,
+static void server_reject(struct comch_ep *ep, struct comch_chan *ch, doca_error_t code,
                           const char *why)
 {
 	ODMA_RATELIMITED_WARN("comch server \"%s\": refused a client%s: %s", ep->name,
-	                      net != NULL ? " at ODMA_FABRIC" : "", why);
-	server_tell_to(fd, net, code, why);
+	                      ch->car->where, why);
+	server_tell(ch, code, why);
 }
 
 /*
  * Checks a HELLO already copied into *hello (plen: its payload length) against this server;
  * on a mismatch the client is told why and false is returned.
  */
-static bool server_hello_ok(struct comch_ep *ep, int fd, struct comch_net *net,
+static bool server_hello_ok(struct comch_ep *ep, struct comch_chan *ch,
                             const struct comch_hello *hello, size_t plen)
 {
 	const struct comch_wire_hdr *hdr = (const void *)ep->rx;
 
 	if (hello->magic != COMCH_WIRE_MAGIC || hello->version != COMCH_WIRE_VERSION) {
-		server_reject(ep, fd, net, DOCA_ERROR_UNSUPPORTED_VERSION,
+		server_reject(ep, ch, DOCA_ERROR_UNSUPPORTED_VERSION,
 		              "protocol version mismatch (odma versions differ?)");
 		return false;
 	}
 	if (hello->name_len != plen - sizeof(*hello) || hello->name_len != strlen(ep->name) ||
 	    memcmp(ep->rx + sizeof(*hdr) + sizeof(*hello), ep->name, hello->name_len) != 0 ||
 	    hello->system_id != ep->system_id) {
-		server_reject(ep, fd, net, DOCA_ERROR_NOT_FOUND,
+		server_reject(ep, ch, DOCA_ERROR_NOT_FOUND,
 		              "server name or emulated system differs");
 		return false;
 	}
 	if (hello->max_msg == 0 || hello->recv_queue == 0) {
-		server_reject(ep, fd, net, DOCA_ERROR_INVALID_VALUE, "bad HELLO parameters");
+		server_reject(ep, ch, DOCA_ERROR_INVALID_VALUE, "bad HELLO parameters");
 		return false;
 	}
 	if (ep->num_live >= ep->ctx.caps->comch_max_clients) {
-		server_reject(ep, fd, net, DOCA_ERROR_FULL,
+		server_reject(ep, ch, DOCA_ERROR_FULL,
 		              "the server already serves its maximum number of clients "
 		              "(doca_comch_cap_get_max_clients)");
 		return false;
@@ -374,97 +92,51 @@ static bool server_hello_ok(struct comch_ep *ep, int fd, struct comch_net *net,
 	return true;
 }
 
-/* Handles a HELLO; returns the new connection (fd now owned by it) or NULL (fd to close). */
-static struct doca_comch_connection *server_hello(struct comch_ep *ep, int fd, ssize_t n,
-                                                  int link_fd)
-{
-	const struct comch_wire_hdr *hdr = (const void *)ep->rx;
-	struct comch_hello hello;
-	struct comch_welcome w = { .magic = COMCH_WIRE_MAGIC, .version = COMCH_WIRE_VERSION };
-	struct doca_comch_connection *conn;
-	struct comch_link *link;
-	const char *why = "";
-	size_t plen = (size_t)n - sizeof(*hdr);
-
-	if (hdr->type != COMCH_W_HELLO || plen < sizeof(hello) || link_fd < 0) {
-		ODMA_RATELIMITED_WARN(
-		        "comch server \"%s\": a connection did not start with a valid "
-		        "HELLO (packet type %u, %zu bytes, %s link page); closed",
-		        ep->name, hdr->type, plen, link_fd < 0 ? "no" : "a");
-		return NULL;
-	}
-	memcpy(&hello, ep->rx + sizeof(*hdr), sizeof(hello));
-	if (!server_hello_ok(ep, fd, NULL, &hello, plen))
-		return NULL;
-	link = comch_shm_map(link_fd, COMCH_LINK_BYTES, &why);
-	if (link == NULL || link->magic != COMCH_LINK_MAGIC) {
-		if (link != NULL)
-			munmap(link, COMCH_LINK_BYTES);
-		ODMA_RATELIMITED_WARN(
-		        "comch server \"%s\": the link page of a client is unusable: %s", ep->name,
-		        link == NULL ? why : "bad magic");
-		server_tell(fd, DOCA_ERROR_INVALID_VALUE, "the client's link page is unusable");
-		return NULL;
-	}
-	w.max_msg = ep->max_msg;
-	w.recv_queue = ep->recv_queue;
-	if (comch_wire_send(fd, COMCH_W_WELCOME, 0, &w, sizeof(w), -1) != 0) {
-		munmap(link, COMCH_LINK_BYTES);
-		return NULL;
-	}
-	conn = comch_conn_new(ep, fd, COMCH_SIDE_SERVER, link,
-	                      ep->max_msg < hello.max_msg ? ep->max_msg : hello.max_msg,
-	                      hello.recv_queue);
-	if (conn == NULL) {
-		munmap(link, COMCH_LINK_BYTES);
-		return NULL;
-	}
-	comch_ep_peer_pid(conn, fd);
-	hello.pci[sizeof(hello.pci) - 1] = '\0';
-	ODMA_DBG("comch server \"%s\": client pid %d (device %s) connected; max message %u bytes",
-	         ep->name, (int)conn->peer_pid, hello.pci, conn->max_msg);
-	return conn;
-}
-
 /*
- * A HELLO that arrived at ODMA_FABRIC and names this server (net.c checked its framing and
- * the name): the same checks as on a socket, then WELCOME. The new connection owns @net; NULL
- * when the client was refused (@net is then the caller's to free).
+ * Handles the first packet of a channel (@n: its length or an error, @link_fd: a descriptor
+ * that came with it): the HELLO's checks, the carrier's admission, then WELCOME. Returns the
+ * new connection (which owns @ch now) or NULL (@ch is the caller's to free).
  */
-static struct doca_comch_connection *server_net_hello(struct comch_ep *ep, struct comch_net *net)
+static struct doca_comch_connection *server_hello(struct comch_ep *ep, struct comch_chan *ch,
+                                                  ssize_t n, int link_fd)
 {
 	const struct comch_wire_hdr *hdr = (const void *)ep->rx;
-	struct comch_welcome w = { .magic = COMCH_WIRE_MAGIC, .version = COMCH_WIRE_VERSION };
 	struct comch_hello hello;
+	struct comch_welcome w = { .magic = COMCH_WIRE_MAGIC, .version = COMCH_WIRE_VERSION };
 	struct doca_comch_connection *conn;
-	ssize_t n = comch_net_recv(net, ep->rx, ep->rx_cap);
-	size_t plen;
+	const char *why = "";
+	char who[32] = "a client";
 
-	if (n < (ssize_t)(sizeof(*hdr) + sizeof(hello)) || hdr->type != COMCH_W_HELLO)
+	if (n < (ssize_t)(sizeof(*hdr) + sizeof(hello)) || hdr->type != COMCH_W_HELLO) {
+		ODMA_RATELIMITED_WARN("comch server \"%s\": a connection%s did not start with a "
+		                      "valid HELLO (packet type %u, %zd bytes); closed",
+		                      ep->name, ch->car->where, hdr->type, n);
 		return NULL;
-	plen = (size_t)n - sizeof(*hdr);
+	}
 	memcpy(&hello, ep->rx + sizeof(*hdr), sizeof(hello));
-	if (!server_hello_ok(ep, -1, net, &hello, plen))
+	if (!server_hello_ok(ep, ch, &hello, (size_t)n - sizeof(*hdr)))
 		return NULL;
-	/* from here on the connection's own limits apply to what the client sends */
-	comch_net_set_limits(net, ep);
+	if (!ch->car->admit(ch, ep, link_fd, &why)) {
+		ODMA_RATELIMITED_WARN("comch server \"%s\": the link page of a client is "
+		                      "unusable: %s",
+		                      ep->name, why);
+		server_tell(ch, DOCA_ERROR_INVALID_VALUE, "the client's link page is unusable");
+		return NULL;
+	}
 	w.max_msg = ep->max_msg;
 	w.recv_queue = ep->recv_queue;
-	if (comch_net_send(net, COMCH_W_WELCOME, 0, &w, sizeof(w)) != 0)
+	if (ch->car->send(ch, COMCH_W_WELCOME, 0, &w, sizeof(w), -1) != 0)
 		return NULL;
-	conn = comch_conn_new(ep, net->efd, COMCH_SIDE_SERVER, &net->link,
+	conn = comch_conn_new(ep, ch, COMCH_SIDE_SERVER,
 	                      ep->max_msg < hello.max_msg ? ep->max_msg : hello.max_msg,
 	                      hello.recv_queue);
 	if (conn == NULL)
 		return NULL;
-	conn->net = net;
-	pthread_mutex_lock(&net->lock);
-	net->conn = conn;
-	pthread_mutex_unlock(&net->lock);
 	hello.pci[sizeof(hello.pci) - 1] = '\0';
-	ODMA_DBG("comch server \"%s\": a client (device %s) connected at ODMA_FABRIC; max "
-	         "message %u bytes",
-	         ep->name, hello.pci, conn->max_msg);
+	if (conn->peer_pid > 0) /* none across machines */
+		snprintf(who, sizeof(who), "client pid %d", (int)conn->peer_pid);
+	ODMA_DBG("comch server \"%s\": %s (device %s) connected%s; max message %u bytes", ep->name,
+	         who, hello.pci, ch->car->where, conn->max_msg);
 	return conn;
 }
 
@@ -479,106 +151,31 @@ static void server_add_conn(struct comch_ep *ep, struct doca_comch_connection *c
 		ep->connect_cb(&ep->ev_conn, conn, 1);
 }
 
-/* The HELLOs that arrived at ODMA_FABRIC for this server. */
-static bool server_net_handshakes(struct comch_ep *ep)
+/* The first packets that arrived at the server's listeners: a HELLO makes a connection. */
+static bool server_handshakes(struct comch_ep *ep)
 {
-	struct comch_net *net;
 	bool any = false;
 
-	while (ep->ctx.state == DOCA_CTX_STATE_RUNNING &&
-	       (net = comch_net_server_take(ep)) != NULL) {
-		struct doca_comch_connection *conn = server_net_hello(ep, net);
+	for (const struct comch_carrier *const *c = comch_carriers; *c != NULL; c++) {
+		struct comch_chan *ch;
+		ssize_t n;
+		int pfd = -1;
 
-		any = true;
-		if (conn == NULL) {
-			comch_net_free(net);
-			continue;
+		while (ep->ctx.state == DOCA_CTX_STATE_RUNNING &&
+		       (ch = (*c)->take(ep, &n, &pfd, &any)) != NULL) {
+			struct doca_comch_connection *conn = server_hello(ep, ch, n, pfd);
+
+			if (pfd >= 0)
+				close(pfd);
+			pfd = -1;
+			if (conn == NULL) {
+				comch_ep_unwatch(ep, ch->fd, &ch->watched);
+				ch->car->free(ch);
+				continue;
+			}
+			conn->watch = ch->watched ? EPOLLIN : 0; /* the watch goes with the fd */
+			server_add_conn(ep, conn);
 		}
-		server_add_conn(ep, conn);
-	}
-	return any;
-}
-
-/* One line for a handshake that ended without a HELLO packet. */
-static void server_hs_refused(struct comch_ep *ep, const struct comch_hs *h, ssize_t n)
-{
-	const char *what;
-	char who[64];
-
-	switch (n) {
-	case -EAGAIN:
-		what = "sent no HELLO in time";
-		break;
-	case 0:
-		what = "closed (or sent an empty packet) before its HELLO";
-		break;
-	case -EMSGSIZE:
-		what = "sent a HELLO longer than any valid one";
-		break;
-	case -EPROTO:
-		what = "sent a packet shorter than a header (runt)";
-		break;
-	default:
-		what = strerror((int)-n);
-		break;
-	}
-	ODMA_RATELIMITED_WARN("comch server \"%s\": a connection of %s %s; closed", ep->name,
-	                      server_peer_name(h, who, sizeof(who)), what);
-}
-
-/*
- * A BYE in place of the HELLO: a client in another PID namespace that shares the runtime
- * directory saw that this server's memory is out of its reach and connects across
- * ODMA_FABRIC instead. An orderly close, not a premature one.
- */
-static void server_hs_detour(struct comch_ep *ep, const struct comch_hs *h)
-{
-	char who[64];
-
-	ODMA_DBG("comch server \"%s\": %s closed its local socket in order (BYE); it connects "
-	         "across ODMA_FABRIC",
-	         ep->name, server_peer_name(h, who, sizeof(who)));
-}
-
-bool comch_server_handshakes(struct comch_ep *ep)
-{
-	struct comch_hs **pp = &ep->hs;
-	uint64_t now = doca_priv_now_ns();
-	bool any = false;
-
-	while (*pp != NULL && ep->ctx.state == DOCA_CTX_STATE_RUNNING) {
-		struct comch_hs *h = *pp;
-		struct doca_comch_connection *conn = NULL;
-		int link_fd = -1;
-		ssize_t n = comch_wire_recv(h->fd, ep->rx, ep->rx_cap, &link_fd);
-
-		if (n == -EAGAIN && now < h->deadline_ns) {
-			pp = &h->next;
-			continue;
-		}
-		*pp = h->next;
-		ep->num_hs--;
-		any = true;
-		if (n > 0 && ((const struct comch_wire_hdr *)ep->rx)->type == COMCH_W_BYE)
-			server_hs_detour(ep, h);
-		else if (n > 0)
-			conn = server_hello(ep, h->fd, n, link_fd);
-		else
-			server_hs_refused(ep, h, n);
-		if (link_fd >= 0)
-			close(link_fd);
-		if (conn == NULL) {
-			comch_ep_unwatch(ep, h->fd, &h->watched);
-			close(h->fd);
-		} else if (h->watched) {
-			conn->watch = EPOLLIN; /* the watch goes with the descriptor */
-		}
-		free(h);
-		if (conn == NULL)
-			continue;
-		server_add_conn(ep, conn);
-		/* the callback may have stopped the server: the list head may have changed */
-		pp = &ep->hs;
 	}
 	return any;
 }
@@ -591,16 +188,8 @@ static bool server_progress(struct doca_ctx *ctx)
 	bool any = false;
 
 	ep->dispatch++;
-	if (ctx->state == DOCA_CTX_STATE_RUNNING) {
-		/* handshakes that ended free their room before new sockets are admitted */
-		any |= comch_server_handshakes(ep);
-		if (ctx->state == DOCA_CTX_STATE_RUNNING && comch_server_accept(ep)) {
-			any = true;
-			(void)comch_server_handshakes(ep);
-		}
-		if (ep->net_bell != NULL)
-			any |= server_net_handshakes(ep);
-	}
+	if (ctx->state == DOCA_CTX_STATE_RUNNING)
+		any |= server_handshakes(ep);
 	/*
 	 * A connection announced in this call delivers nothing else before the next one: what its
 	 * client sent at once arrives after the connect event has returned to the program (DOCA's
@@ -626,15 +215,8 @@ static uint64_t server_arm(struct doca_ctx *ctx)
 
 	if (ctx->state == DOCA_CTX_STATE_IDLE)
 		return ODMA_WAKE_NEVER; /* nothing is watched: released at the stop */
-	comch_ep_watch(ep, ep->lfd, &ep->lfd_watched);
-	if (ep->net_bell != NULL) {
-		comch_ep_watch(ep, ep->net_bell->efd, &ep->net_bell_watched);
-		at = comch_min_ns(at, comch_net_server_due());
-	}
-	for (struct comch_hs *h = ep->hs; h != NULL; h = h->next) {
-		comch_ep_watch(ep, h->fd, &h->watched);
-		at = comch_min_ns(at, h->deadline_ns);
-	}
+	for (const struct comch_carrier *const *c = comch_carriers; *c != NULL; c++)
+		at = comch_min_ns(at, (*c)->listen_arm(ep));
 	for (struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
 		at = comch_min_ns(at, comch_ep_arm_conn(ep, c));
 	return at;

@@ -12,12 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <zlib.h>
+
 #include <doca_error.h>
 
 #include "core/exec/exec.h"
 
 struct cp_task;
 struct cp_io;
+struct cp_run;
 
 enum cp_type {
 	CP_COMPRESS_DEFLATE = 0,
@@ -35,7 +38,7 @@ enum cp_type {
 struct cp_type_row {
 	const char *name;
 	size_t cap; /* offsetof(struct odma_dev_caps, the bool of the task type) */
-	doca_error_t (*run)(const struct cp_task *t, const struct cp_io *io, size_t *produced);
+	doca_error_t (*run)(struct cp_run *run); /* fills run->produced */
 	bool of_source; /* checksums of the source (compress), else of the output */
 	bool adler;     /* Adler-32 (deflate), else xxHash-32 (LZ4) */
 };
@@ -62,6 +65,21 @@ struct cp_io {
 	size_t room;     /* free bytes after the destination's data, at most the max buf size */
 	bool remote_in;  /* the source is memory of another process (a bounce buffer is read) */
 	bool remote_out; /* the destination is, likewise */
+};
+
+/* inflate's window (1 << 15 bytes for raw deflate), reserved before the fault guard */
+#define CP_ZLIB_RESERVE ((size_t)1 << 15)
+
+/* One run of the engine (engine.c): what the guarded part reads and writes. */
+struct cp_run {
+	struct cp_task *t;
+	const struct cp_io *io;
+	z_stream z;
+	uint8_t *reserve;   /* inflate's window, allocated before the guard */
+	bool reserve_given; /* zlib has it */
+	bool in_guard;      /* zlib may not allocate */
+	size_t produced;    /* output bytes so far */
+	doca_error_t r;
 };
 
 /* Runs the task's engine on @io and fills its checksums; *out_len: the output bytes. */

@@ -5,7 +5,9 @@
  * The software engine of DOCA Compress: raw deflate both ways with zlib, LZ4 blocks with
  * liblz4, the LZ4 frame's block sequence and its xxHash-32 (written here from the published
  * algorithm), and the checksums each task type reports. Runs on the submitting thread, on
- * memory of this process (compress.c bounces another process' bytes through it).
+ * memory of this process (compress.c bounces another process' bytes through it), under the
+ * fault guard of local copies: memory unmapped under a started mmap fails the task with
+ * IO_FAILED instead of crashing the program.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 #include <zlib.h>
 
 #include "compress/compress_int.h"
+#include "core/copy/copy.h"
 #include "core/device/device.h"
 
 /* LZ4 blocks refer back at most this far. */
@@ -86,28 +89,51 @@ static unsigned cp_chunk(size_t n)
 	return n > UINT_MAX ? UINT_MAX : (unsigned)n;
 }
 
-/* Raw deflate of io->in into io->out; *produced: output bytes. */
-static doca_error_t cp_deflate(const struct cp_task *t, const struct cp_io *io, size_t *produced)
+/*
+ * zlib's allocator for one run. Outside the guard it is malloc; inside (odma_cp_run) it may
+ * only hand out the window inflate asks for on its first output, reserved before the guard:
+ * code under the guard must not allocate (a fault jumps out of it).
+ */
+static voidpf cp_zalloc(voidpf opaque, uInt items, uInt size)
 {
-	z_stream z;
+	struct cp_run *run = opaque;
+	size_t n = (size_t)items * size;
+
+	if (!run->in_guard)
+		return malloc(n);
+	if (run->reserve == NULL || run->reserve_given || n > CP_ZLIB_RESERVE)
+		return Z_NULL;
+	run->reserve_given = true;
+	return run->reserve;
+}
+
+static void cp_zfree(voidpf opaque, voidpf p)
+{
+	struct cp_run *run = opaque;
+
+	if (p != run->reserve)
+		free(p);
+}
+
+/* Raw deflate of io->in into io->out (run->z set up by odma_cp_run). */
+static doca_error_t cp_deflate(struct cp_run *run)
+{
+	z_stream *z = &run->z;
+	const struct cp_io *io = run->io;
 	size_t in_left = io->in_len, out_left = io->room;
 	doca_error_t r = DOCA_SUCCESS;
 
-	(void)t;
-	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		return DOCA_ERROR_NO_MEMORY;
-	z.next_in = (Bytef *)(uintptr_t)io->in;
-	z.next_out = io->out;
+	z->next_in = (Bytef *)(uintptr_t)io->in;
+	z->next_out = io->out;
 	for (;;) {
 		unsigned ci = cp_chunk(in_left), co = cp_chunk(out_left);
 		int rc;
 
-		z.avail_in = ci;
-		z.avail_out = co;
-		rc = deflate(&z, ci == in_left ? Z_FINISH : Z_NO_FLUSH);
-		in_left -= ci - z.avail_in;
-		out_left -= co - z.avail_out;
+		z->avail_in = ci;
+		z->avail_out = co;
+		rc = deflate(z, ci == in_left ? Z_FINISH : Z_NO_FLUSH);
+		in_left -= ci - z->avail_in;
+		out_left -= co - z->avail_out;
 		if (rc == Z_STREAM_END)
 			break;
 		if (rc != Z_OK && rc != Z_BUF_ERROR) {
@@ -119,33 +145,29 @@ static doca_error_t cp_deflate(const struct cp_task *t, const struct cp_io *io, 
 			break;
 		}
 	}
-	deflateEnd(&z);
-	*produced = io->room - out_left;
+	run->produced = io->room - out_left;
 	return r;
 }
 
-/* Inflates the raw deflate stream of io->in into io->out. */
-static doca_error_t cp_inflate(const struct cp_task *t, const struct cp_io *io, size_t *produced)
+/* Inflates the raw deflate stream of io->in into io->out (run->z set up by odma_cp_run). */
+static doca_error_t cp_inflate(struct cp_run *run)
 {
-	z_stream z;
+	z_stream *z = &run->z;
+	const struct cp_io *io = run->io;
 	size_t in_left = io->in_len, out_left = io->room;
 	doca_error_t r = DOCA_SUCCESS;
 
-	(void)t;
-	memset(&z, 0, sizeof(z));
-	if (inflateInit2(&z, -15) != Z_OK)
-		return DOCA_ERROR_NO_MEMORY;
-	z.next_in = (Bytef *)(uintptr_t)io->in;
-	z.next_out = io->out;
+	z->next_in = (Bytef *)(uintptr_t)io->in;
+	z->next_out = io->out;
 	for (;;) {
 		unsigned ci = cp_chunk(in_left), co = cp_chunk(out_left);
 		int rc;
 
-		z.avail_in = ci;
-		z.avail_out = co;
-		rc = inflate(&z, Z_NO_FLUSH);
-		in_left -= ci - z.avail_in;
-		out_left -= co - z.avail_out;
+		z->avail_in = ci;
+		z->avail_out = co;
+		rc = inflate(z, Z_NO_FLUSH);
+		in_left -= ci - z->avail_in;
+		out_left -= co - z->avail_out;
 		if (rc == Z_STREAM_END)
 			break;
 		if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT) {
@@ -165,22 +187,21 @@ static doca_error_t cp_inflate(const struct cp_task *t, const struct cp_io *io, 
 			break;
 		}
 	}
-	inflateEnd(&z);
-	*produced = io->room - out_left;
+	run->produced = io->room - out_left;
 	return r;
 }
 
 /*
  * Decompresses one LZ4 block of @n bytes into @room bytes at @out, @dict_len bytes of output
- * before @out being its dictionary. A failure is TOO_BIG when the block decodes into a larger
- * scratch buffer (an LZ4 block expands at most 255 times), else IO_FAILED.
+ * before @out being its dictionary. A failure is TOO_BIG when the block's first @room bytes
+ * decode (it holds more than fits), else IO_FAILED. (A block damaged only past @room bytes
+ * therefore reads as TOO_BIG: telling the two apart would mean decoding into up to 255 times
+ * the block's size.)
  */
 static doca_error_t cp_lz4_block(const uint8_t *in, size_t n, uint8_t *out, size_t room,
                                  size_t dict_len, size_t *produced)
 {
 	int cap = room > INT_MAX ? INT_MAX : (int)room;
-	size_t big;
-	uint8_t *scratch;
 	int got;
 
 	if (n > INT_MAX)
@@ -191,23 +212,22 @@ static doca_error_t cp_lz4_block(const uint8_t *in, size_t n, uint8_t *out, size
 		*produced = (size_t)got;
 		return DOCA_SUCCESS;
 	}
-	big = n * 255u + 16u;
-	if (big > INT_MAX)
-		big = INT_MAX;
-	if (big <= room)
-		return DOCA_ERROR_IO_FAILED;
-	scratch = malloc(big);
-	if (scratch == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	got = LZ4_decompress_safe_usingDict((const char *)in, (char *)scratch, (int)n, (int)big,
-	                                    (const char *)out - dict_len, (int)dict_len);
-	free(scratch);
-	return got >= 0 ? DOCA_ERROR_TOO_BIG : DOCA_ERROR_IO_FAILED;
+	if (cap == 0)
+		return LZ4_decompress_safe_partial_usingDict((const char *)in, (char *)out, (int)n,
+		                                             1, 1, (const char *)out - dict_len,
+		                                             (int)dict_len) < 0
+		               ? DOCA_ERROR_IO_FAILED
+		               : DOCA_ERROR_TOO_BIG;
+	got = LZ4_decompress_safe_partial_usingDict((const char *)in, (char *)out, (int)n, cap, cap,
+	                                            (const char *)out - dict_len, (int)dict_len);
+	return got == cap ? DOCA_ERROR_TOO_BIG : DOCA_ERROR_IO_FAILED;
 }
 
 /* The block sequence of an LZ4 frame (doca_compress.h, Formats). */
-static doca_error_t cp_lz4_stream(const struct cp_task *t, const struct cp_io *io, size_t *produced)
+static doca_error_t cp_lz4_stream(struct cp_run *run)
 {
+	const struct cp_task *t = run->t;
+	const struct cp_io *io = run->io;
 	const uint8_t *p = io->in, *end = io->in + io->in_len;
 	size_t out = 0;
 
@@ -248,16 +268,16 @@ static doca_error_t cp_lz4_stream(const struct cp_task *t, const struct cp_io *i
 				return r;
 		}
 		out += got;
-		*produced = out;
+		run->produced = out;
 	}
-	*produced = out;
+	run->produced = out;
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t cp_lz4_single(const struct cp_task *t, const struct cp_io *io, size_t *produced)
+static doca_error_t cp_lz4_single(struct cp_run *run)
 {
-	(void)t;
-	return cp_lz4_block(io->in, io->in_len, io->out, io->room, 0, produced);
+	return cp_lz4_block(run->io->in, run->io->in_len, run->io->out, run->io->room, 0,
+	                    &run->produced);
 }
 
 const struct cp_type_row odma_cp_types[CP_TYPES] = {
@@ -275,21 +295,54 @@ const struct cp_type_row odma_cp_types[CP_TYPES] = {
 	                              false, false },
 };
 
+/* The engine and the checksums, under the fault guard: no lock, no allocation. */
+static void cp_run_guarded(void *arg)
+{
+	struct cp_run *run = arg;
+	const struct cp_type_row *row = &odma_cp_types[run->t->type];
+	const uint8_t *plain;
+	size_t plain_len;
+
+	run->r = row->run(run);
+	if (run->r != DOCA_SUCCESS)
+		return;
+	plain = row->of_source ? run->io->in : run->io->out;
+	plain_len = row->of_source ? run->io->in_len : run->produced;
+	run->t->crc = (uint32_t)crc32_z(0L, plain, plain_len);
+	if (row->adler)
+		run->t->adler = (uint32_t)adler32_z(1L, plain, plain_len);
+	else
+		run->t->xxh = cp_bswap32(cp_xxh32(plain, plain_len));
+}
+
 doca_error_t odma_cp_run(struct cp_task *t, const struct cp_io *io, size_t *out_len)
 {
-	const struct cp_type_row *row = &odma_cp_types[t->type];
-	size_t produced = 0;
-	doca_error_t r = row->run(t, io, &produced);
-	const uint8_t *plain = row->of_source ? io->in : io->out;
-	size_t plain_len = row->of_source ? io->in_len : produced;
+	struct cp_run run = { .t = t, .io = io, .r = DOCA_SUCCESS };
+	bool zlib = t->type == CP_COMPRESS_DEFLATE || t->type == CP_DECOMPRESS_DEFLATE;
+	doca_error_t r;
 
-	if (r != DOCA_SUCCESS)
-		return r;
-	t->crc = (uint32_t)crc32_z(0L, plain, plain_len);
-	if (row->adler)
-		t->adler = (uint32_t)adler32_z(1L, plain, plain_len);
-	else
-		t->xxh = cp_bswap32(cp_xxh32(plain, plain_len));
-	*out_len = produced;
-	return DOCA_SUCCESS;
+	if (zlib) {
+		run.z.zalloc = cp_zalloc;
+		run.z.zfree = cp_zfree;
+		run.z.opaque = &run;
+		if (t->type == CP_COMPRESS_DEFLATE
+		            ? deflateInit2(&run.z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -15, 8,
+		                           Z_DEFAULT_STRATEGY) != Z_OK
+		            : (run.reserve = malloc(CP_ZLIB_RESERVE)) == NULL ||
+		                      inflateInit2(&run.z, -15) != Z_OK) {
+			free(run.reserve);
+			return DOCA_ERROR_NO_MEMORY;
+		}
+	}
+	run.in_guard = true;
+	r = doca_priv_copy_guarded(cp_run_guarded, &run);
+	run.in_guard = false;
+	if (zlib)
+		(void)(t->type == CP_COMPRESS_DEFLATE ? deflateEnd(&run.z) : inflateEnd(&run.z));
+	free(run.reserve);
+	if (r == DOCA_SUCCESS)
+		r = run.r;
+	if (r == DOCA_SUCCESS)
+		*out_len = run.produced;
+	return r;
 }

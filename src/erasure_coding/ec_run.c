@@ -16,6 +16,7 @@
 
 #include <isa-l/erasure_code.h>
 
+#include "core/copy/copy.h"
 #include "core/device/device.h"
 #include "core/log/log.h"
 #include "core/memory/memory.h"
@@ -197,9 +198,8 @@ static bool ec_scratch(struct doca_ec *ec, size_t need)
 	return true;
 }
 
-/* Points @in and @out at the blocks, staging straddlers in scratch; false when out of memory. */
-static bool ec_map_blocks(struct doca_ec *ec, const struct ec_task *t, size_t bs, uint8_t **in,
-                          uint8_t **out)
+/* Makes room in scratch for the blocks that straddle two list elements (false: no memory). */
+static bool ec_reserve_staging(struct doca_ec *ec, const struct ec_task *t, size_t bs)
 {
 	const struct doca_ec_matrix *m = t->matrix;
 	size_t staged = 0;
@@ -211,9 +211,16 @@ static bool ec_map_blocks(struct doca_ec *ec, const struct ec_task *t, size_t bs
 		if (ec_locate(d ? t->dst : t->src, off, bs, d) == NULL)
 			staged++;
 	}
-	if (staged > 0 && !ec_scratch(ec, staged * bs))
-		return false;
-	staged = 0;
+	return staged == 0 || ec_scratch(ec, staged * bs);
+}
+
+/* Points @in and @out at the blocks, gathering straddlers into scratch (reserved before). */
+static void ec_map_blocks(struct doca_ec *ec, const struct ec_task *t, size_t bs, uint8_t **in,
+                          uint8_t **out)
+{
+	const struct doca_ec_matrix *m = t->matrix;
+	size_t staged = 0;
+
 	for (uint32_t i = 0; i < m->in + m->out; i++) {
 		bool d = i >= m->in;
 		size_t off = (d ? i - m->in : i) * bs;
@@ -226,7 +233,6 @@ static bool ec_map_blocks(struct doca_ec *ec, const struct ec_task *t, size_t bs
 		}
 		(d ? out : in)[d ? i - m->in : i] = p;
 	}
-	return true;
 }
 
 /* Writes back staged output blocks and grows the destination's data by what was written. */
@@ -246,19 +252,24 @@ static void ec_finish_dst(const struct ec_task *t, size_t bs, uint8_t **out)
 	}
 }
 
-static doca_error_t ec_apply(struct doca_ec *ec, const struct ec_task *t, size_t bs)
+struct ec_apply_arg {
+	struct doca_ec *ec;
+	const struct ec_task *t;
+	size_t bs;
+};
+
+/* Everything that touches the program's blocks, under the fault guard (no lock, no allocation). */
+static void ec_apply_guarded(void *arg)
 {
-	const struct doca_ec_matrix *m = t->matrix;
+	const struct ec_apply_arg *a = arg;
+	const struct doca_ec_matrix *m = a->t->matrix;
 	uint8_t *in[2 * EC_MAX_DATA_BLOCKS + EC_MAX_RDNC_BLOCKS];
 	uint8_t *out[EC_MAX_RDNC_BLOCKS];
 	uint8_t *pi[2 * EC_MAX_DATA_BLOCKS + EC_MAX_RDNC_BLOCKS], *po[EC_MAX_RDNC_BLOCKS];
 
-	if (!ec_map_blocks(ec, t, bs, in, out)) {
-		ODMA_ERR_AT("doca_task_submit", "out of memory staging %zu-byte blocks", bs);
-		return DOCA_ERROR_NO_MEMORY;
-	}
-	for (size_t done = 0; done < bs; done += EC_CHUNK) {
-		int len = (int)(bs - done < EC_CHUNK ? bs - done : EC_CHUNK);
+	ec_map_blocks(a->ec, a->t, a->bs, in, out);
+	for (size_t done = 0; done < a->bs; done += EC_CHUNK) {
+		int len = (int)(a->bs - done < EC_CHUNK ? a->bs - done : EC_CHUNK);
 
 		for (uint32_t i = 0; i < m->in; i++)
 			pi[i] = in[i] + done;
@@ -266,8 +277,22 @@ static doca_error_t ec_apply(struct doca_ec *ec, const struct ec_task *t, size_t
 			po[j] = out[j] + done;
 		ec_encode_data(len, (int)m->in, (int)m->out, m->gftbls, pi, po);
 	}
-	ec_finish_dst(t, bs, out);
-	return DOCA_SUCCESS;
+	ec_finish_dst(a->t, a->bs, out);
+}
+
+/*
+ * Applies the task's matrix. Memory of a started mmap that the program unmapped or protected
+ * fails the task with IO_FAILED (the copy fault guard) instead of crashing it.
+ */
+static doca_error_t ec_apply(struct doca_ec *ec, const struct ec_task *t, size_t bs)
+{
+	struct ec_apply_arg a = { ec, t, bs };
+
+	if (!ec_reserve_staging(ec, t, bs)) {
+		ODMA_ERR_AT("doca_task_submit", "out of memory staging %zu-byte blocks", bs);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	return doca_priv_copy_guarded(ec_apply_guarded, &a);
 }
 
 doca_error_t odma_ec_submit(struct doca_task *task)

@@ -260,6 +260,7 @@ static void odma_rd_streams_free(struct doca_rdma *rd)
 void odma_rd_conns_free(struct doca_rdma *rd)
 {
 	odma_rd_streams_free(rd);
+	odma_rd_direct_free(rd);
 	free(rd->conns);
 	rd->conns = NULL;
 }

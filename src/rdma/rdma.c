@@ -103,7 +103,38 @@ static void rd_raise(struct doca_rdma *rd, const struct rd_event *e)
 	}
 }
 
-/* Delivers what the readers queued: task completions first, then connection events. */
+void odma_rd_drain(struct doca_rdma_connection *c)
+{
+	struct rd_task *t;
+
+	while ((t = c->ord_head) != NULL && t->finished) {
+		doca_error_t st = c->aborted ? DOCA_ERROR_CONNECTION_ABORTED : t->res_status;
+
+		c->ord_head = t->onext;
+		if (c->ord_head == NULL)
+			c->ord_tail = NULL;
+		/* the connection was cut: what was behind that task is flushed with it */
+		c->aborted = st == DOCA_ERROR_CONNECTION_ABORTED;
+		doca_priv_task_complete(&t->base, st);
+	}
+}
+
+void odma_rd_finished(struct rd_task *t, doca_error_t status)
+{
+	if (t->type == RD_T_RECEIVE) {
+		doca_priv_task_complete(&t->base, status);
+		return;
+	}
+	t->res_status = status;
+	t->finished = true;
+	odma_rd_drain(t->conn);
+}
+
+/*
+ * Delivers what the readers and the transport queued: task completions first (each
+ * connection's in its order), then connection events. The count is taken first: a
+ * completion queued after it counts again, for the next call.
+ */
 static bool rd_progress(struct doca_ctx *ctx)
 {
 	struct doca_rdma *rd = rd_of(ctx);
@@ -112,21 +143,22 @@ static bool rd_progress(struct doca_ctx *ctx)
 
 	if (rd->bell_fd >= 0)
 		doca_priv_bell_drain(&rd->bell, rd->bell_fd);
-	if (atomic_load_explicit(&rd->queued, memory_order_acquire) == 0)
+	if (atomic_load_explicit(&rd->queued, memory_order_acquire) == 0 ||
+	    atomic_exchange(&rd->queued, 0) == 0)
 		return false;
 	pthread_mutex_lock(&rd->lock);
 	t = rd->done_head;
 	e = rd->ev_head;
 	rd->done_head = rd->done_tail = NULL;
 	rd->ev_head = rd->ev_tail = NULL;
-	atomic_store(&rd->queued, 0);
 	pthread_mutex_unlock(&rd->lock);
 	while (t != NULL) {
 		struct rd_task *n = t->qnext;
 
-		doca_priv_task_complete(&t->base, t->res_status);
+		odma_rd_finished(t, t->res_status);
 		t = n;
 	}
+	(void)odma_rd_direct_take(rd);
 	while (e != NULL) {
 		struct rd_event *n = e->next;
 
@@ -172,7 +204,9 @@ static void rd_stop(struct doca_ctx *ctx)
 	rd->defer_idle = ctx->pe != NULL && ctx->pe->in_progress;
 	odma_rd_conns_stop(rd); /* joins every thread: their tasks are queued as failed */
 	odma_rd_fail_receives(rd, DOCA_ERROR_IO_FAILED);
+	odma_rd_direct_quiesce(rd); /* the endpoints' close failed every io in flight */
 	(void)rd_progress(ctx);
+	odma_rd_direct_free(rd);
 }
 
 /*
@@ -313,6 +347,8 @@ doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma)
 		pthread_condattr_destroy(&ca);
 	}
 	atomic_init(&rd->queued, 0);
+	atomic_init(&rd->io_done, NULL);
+	atomic_init(&rd->io_busy, 0);
 	atomic_init(&rd->bell, ODMA_BELL_IDLE);
 	rd->bell_fd = doca_priv_bell_open(); /* -1: completions are still delivered by polling */
 	rd_defaults(rd);
@@ -335,6 +371,7 @@ doca_error_t doca_rdma_destroy(struct doca_rdma *rdma)
 		r = DOCA_ERROR_BAD_STATE;
 	if (r != DOCA_SUCCESS)
 		return r;
+	odma_rd_direct_quiesce(rdma);
 	odma_rd_conns_free(rdma);
 	if (rdma->bell_fd >= 0)
 		close(rdma->bell_fd);
@@ -343,6 +380,12 @@ doca_error_t doca_rdma_destroy(struct doca_rdma *rdma)
 	ODMA_DBG("RDMA context %p destroyed", (void *)rdma);
 	free(rdma);
 	return DOCA_SUCCESS;
+}
+
+void doca_priv_rdma_paths(const struct doca_rdma *rdma, uint64_t *direct, uint64_t *requested)
+{
+	*direct = rdma != NULL ? rdma->n_direct : 0;
+	*requested = rdma != NULL ? rdma->n_requested : 0;
 }
 
 struct doca_ctx *doca_rdma_as_ctx(struct doca_rdma *rdma)

@@ -21,8 +21,13 @@
  * stream is queued or being read; otherwise it queues the frame on its channel (wire.c) and the
  * stream's reader thread takes it, and may wait there (a send held for a receive) without holding
  * up the transport or other streams.
+ * Reads and writes of a region the peer registered with the transport skip all of this: each is
+ * one transport io on an attachment the connection keeps per region (direct.c), checked by the
+ * exporter's transport, completed by the transport thread onto the context's list; no reader
+ * thread on either side sees it (a re-export, which its exporter forwards, stays a request).
  * Finished tasks and connection events go to the context's queues and are delivered by
- * doca_pe_progress (the progress op) on the PE thread.
+ * doca_pe_progress (the progress op) on the PE thread, each connection's tasks in submission
+ * order.
  *
  * Locks: rd->lock guards the queues, the posted receives, the connection states and every
  * stream's pending list; a stream's wlock serialises its writers (the PE thread's submits,
@@ -153,6 +158,12 @@ typedef int rw_fast_fn(void *arg, const struct rw_hdr *h, const uint8_t *payload
  * is queued for the reader and the reader is inside no frame (so frames stay in order).
  */
 void rw_set_fast(struct rw_chan *c, rw_fast_fn *fn, void *arg);
+/*
+ * Attaches the region of the RDMA import @m over the channel's endpoint (its peer must be the
+ * exporter): doca_priv_rdma_mem_attach, or DOCA_ERROR_CONNECTION_ABORTED when the channel has
+ * ended. Blocks for one round trip (PE thread); the endpoint stays open meanwhile.
+ */
+doca_error_t rw_attach(struct rw_chan *c, const struct doca_mmap *m, struct odma_tp_remote *rm);
 /* Sends a header and up to two payload pieces as one frame: true, or false (channel ended). */
 bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t n1, const void *p2,
               size_t n2);
@@ -207,6 +218,8 @@ enum rd_task_type {
 
 extern const char *const odma_rd_type_names[RD_T_COUNT];
 
+struct rd_att;
+
 struct rd_task {
 	struct doca_task base; /* first */
 	uint8_t type;          /* enum rd_task_type */
@@ -224,8 +237,28 @@ struct rd_task {
 	doca_error_t res_status;
 	uint64_t tag;          /* of its request */
 	uint64_t sent_ms;      /* CLOCK_MONOTONIC ms when its request went out */
-	struct rd_task *qnext; /* a stream's pending list, the posted receives, the done queue */
+	struct rd_task *qnext; /* a stream's pending list, the posted receives, the done queues */
+	/* PE thread: its connection's tasks in submission order, and whether its result is in */
+	struct rd_task *onext;
+	bool finished;
+	/* direct.c: its bytes move as @io, a transport io on attachment @att (else NULL) */
+	struct rd_att *att;
+	struct odma_tp_io io; /* owned by the transport until its done runs */
 };
+
+/*
+ * A connection's attachment of one remote region (an RDMA import), made on the first read or
+ * write of it (direct.c); PE thread only. @direct false: the region is reached by requests.
+ */
+struct rd_att {
+	bool used;
+	bool direct;
+	uint32_t region_id, generation; /* which region (with the key) */
+	uint8_t key[16];
+	uint32_t inflight; /* ios started on @rm whose tasks are not finished */
+	struct odma_tp_remote rm;
+};
+#define RD_ATT_MAX 8
 
 struct rd_stream {
 	struct rw_chan *ch;
@@ -273,6 +306,15 @@ struct doca_rdma_connection {
 	uint8_t blob[RW_BLOB_LEN];
 	struct doca_rdma_addr peer; /* CM */
 	bool has_peer;
+	/*
+	 * PE thread: every task submitted on it and not yet delivered, in submission order (a
+	 * connection's tasks complete in order, as on an RC queue pair), and whether one was cut
+	 * with the connection (those behind it are too).
+	 */
+	struct rd_task *ord_head, *ord_tail;
+	bool aborted;
+	struct rd_att *att; /* RD_ATT_MAX attachments, allocated on the first direct task */
+	uint32_t att_next;  /* the next one to reuse */
 };
 
 enum rd_event_type {
@@ -341,6 +383,11 @@ struct doca_rdma {
 	int bell_fd;           /* doorbell eventfd, watched by the PE (wake-up contract) */
 	_Atomic uint32_t bell; /* its state word: readers ring it after queueing */
 	uint64_t next_tag;
+	/* direct tasks whose io finished (transport thread pushes, LIFO; progress takes) */
+	_Atomic(struct rd_task *) io_done;
+	atomic_uint io_busy; /* transport threads inside rd_io_done: destroy waits for them */
+	/* PE thread: one-sided tasks started as transport ios, and sent as requests */
+	uint64_t n_direct, n_requested;
 };
 
 static inline struct doca_rdma *rd_of(const struct doca_ctx *ctx)
@@ -350,12 +397,25 @@ static inline struct doca_rdma *rd_of(const struct doca_ctx *ctx)
 
 /* rdma.c */
 extern const struct odma_ctx_ops odma_rd_ops;
+/*
+ * For tests (exported as doca_priv_*): how many one-sided tasks of @rdma started as transport
+ * ios (direct) and how many travelled as requests on a stream (retries included).
+ */
+DOCA_STABLE void doca_priv_rdma_paths(const struct doca_rdma *rdma, uint64_t *direct,
+                                      uint64_t *requested);
 uint32_t odma_rd_rnr_ms(const struct doca_rdma *rd);
 /* Queues a finished task (any thread, rd->lock held). */
 void odma_rd_done_locked(struct doca_rdma *rd, struct rd_task *t, doca_error_t status);
 /* Queues a connection event (any thread, rd->lock held). */
 void odma_rd_event_locked(struct doca_rdma *rd, struct doca_rdma_connection *c,
                           enum rd_event_type type);
+/* Delivers every finished task at the head of @c's order list (PE thread). */
+void odma_rd_drain(struct doca_rdma_connection *c);
+/*
+ * A task's result is in (PE thread): a receive is delivered at once, the others in their
+ * connection's order.
+ */
+void odma_rd_finished(struct rd_task *t, doca_error_t status);
 
 /* conn.c */
 doca_error_t odma_rd_conns_start(struct doca_rdma *rd);
@@ -400,5 +460,21 @@ doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p1
 /* tasks.c */
 /* Completes every posted receive with @status (PE thread, stop). */
 void odma_rd_fail_receives(struct doca_rdma *rd, doca_error_t status);
+/* Sends @t (a one-sided task already checked) as a request (PE thread); its result follows. */
+void odma_rd_resubmit(struct rd_task *t);
+
+/* direct.c: reads and writes as transport ios on the connection's attachments. */
+/*
+ * Starts @t (a read or write, checked, its request header @h filled) as a transport io: true,
+ * or false when it goes as a request instead (a region with no record, a list, no room for
+ * another attachment, the transport refused the io).
+ */
+bool odma_rd_direct_start(struct rd_task *t, const struct rw_hdr *h);
+/* Progress: the direct tasks whose io finished (a failed one is retried as a request). */
+bool odma_rd_direct_take(struct doca_rdma *rd);
+/* Waits for the transport threads inside an io's completion (stop, destroy). */
+void odma_rd_direct_quiesce(struct doca_rdma *rd);
+/* Drops every attachment of @rd (no io in flight: after the stop). */
+void odma_rd_direct_free(struct doca_rdma *rd);
 
 #endif /* ODMA_RDMA_RDMA_H_ */

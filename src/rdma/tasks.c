@@ -646,6 +646,49 @@ static doca_error_t rd_prepare(struct rd_task *t, struct rw_hdr *h, const void *
 	return DOCA_SUCCESS;
 }
 
+/* Puts @t at the tail of its connection's order list (PE thread): it is delivered in turn. */
+static void rd_order_push(struct rd_task *t)
+{
+	struct doca_rdma_connection *c = t->conn;
+
+	t->onext = NULL;
+	t->finished = false;
+	t->att = NULL;
+	if (c->ord_tail != NULL)
+		c->ord_tail->onext = t;
+	else
+		c->ord_head = t;
+	c->ord_tail = t;
+}
+
+/* Sends @t as a request on its connection's out stream; a gone connection finishes it. */
+static void rd_request(struct rd_task *t, struct rw_hdr *h, const void *p, size_t n)
+{
+	struct doca_rdma *rd = (struct doca_rdma *)(void *)t->base.ctx;
+	doca_error_t r;
+
+	if (t->type == RD_T_READ || t->type == RD_T_WRITE || t->type == RD_T_WRITE_IMM)
+		rd->n_requested++;
+	r = odma_rd_request(t, h, p, n, NULL, 0);
+	if (r != DOCA_SUCCESS)
+		odma_rd_finished(t, r); /* the connection is gone */
+}
+
+void odma_rd_resubmit(struct rd_task *t)
+{
+	struct rw_hdr h = { 0 };
+	const void *p = NULL;
+	size_t n = 0;
+	void *owned = NULL;
+
+	if (rd_prepare(t, &h, &p, &n, &owned) != DOCA_SUCCESS) {
+		odma_rd_finished(t, DOCA_ERROR_IO_FAILED); /* its bufs changed in flight */
+		return;
+	}
+	rd_request(t, &h, p, n);
+	free(owned);
+}
+
 doca_error_t odma_rd_submit(struct rd_task *t)
 {
 	struct rw_hdr h = { 0 };
@@ -671,7 +714,8 @@ doca_error_t odma_rd_submit(struct rd_task *t)
 		                 "its connection is not connected yet (doca_rdma_connect, or wait "
 		                 "for the established callback)");
 	if (t->type == RD_T_READ && t->src == NULL) {
-		doca_priv_task_complete(&t->base, DOCA_SUCCESS); /* read nothing */
+		rd_order_push(t);
+		odma_rd_finished(t, DOCA_SUCCESS); /* read nothing */
 		return DOCA_SUCCESS;
 	}
 	r = rd_prepare(t, &h, &p, &n, &owned);
@@ -679,10 +723,11 @@ doca_error_t odma_rd_submit(struct rd_task *t)
 		free(owned);
 		return r;
 	}
-	r = odma_rd_request(t, &h, p, n, NULL, 0);
+	rd_order_push(t);
+	if (owned == NULL && odma_rd_direct_start(t, &h))
+		return DOCA_SUCCESS;
+	rd_request(t, &h, p, n);
 	free(owned);
-	if (r != DOCA_SUCCESS)
-		doca_priv_task_complete(&t->base, r); /* the connection is gone */
 	return DOCA_SUCCESS;
 }
 

@@ -92,8 +92,9 @@ struct rw_chan {
 	struct rw_msg *head, *tail;
 	struct rw_msg *cur; /* the frame being read, and how far */
 	size_t off;
-	unsigned int sending; /* sends not completed yet (rw_sent) */
-	uint32_t q_frames;    /* queued for the reader: bounded by RW_QUEUE_*_MAX */
+	unsigned int sending;   /* sends not completed yet (rw_sent) */
+	unsigned int attaching; /* rw_attach calls using the endpoint: its close waits */
+	uint32_t q_frames;      /* queued for the reader: bounded by RW_QUEUE_*_MAX */
 	uint64_t q_bytes;
 	rw_fast_fn *fast; /* serves a frame on the transport thread (rw_set_fast) */
 	void *fast_arg;
@@ -636,6 +637,26 @@ bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t 
 	return ok;
 }
 
+doca_error_t rw_attach(struct rw_chan *c, const struct doca_mmap *m, struct odma_tp_remote *rm)
+{
+	doca_error_t r = DOCA_ERROR_CONNECTION_ABORTED;
+	bool open;
+
+	pthread_mutex_lock(&c->lock);
+	open = !c->closed && !c->ep_closed && c->ep != NULL;
+	c->attaching += open;
+	pthread_mutex_unlock(&c->lock);
+	if (!open)
+		return r;
+	/* not under the lock: the transport thread takes it for this endpoint's callbacks */
+	r = doca_priv_rdma_mem_attach(m, c->ep, rm);
+	pthread_mutex_lock(&c->lock);
+	c->attaching--;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	return r;
+}
+
 void rw_shutdown(struct rw_chan *c)
 {
 	bool close_ep;
@@ -644,7 +665,9 @@ void rw_shutdown(struct rw_chan *c)
 		return;
 	pthread_mutex_lock(&c->lock);
 	close_ep = !c->ep_closed && c->ep != NULL;
-	c->ep_closed = true; /* no send after this one */
+	c->ep_closed = true;      /* no send after this one */
+	while (c->attaching != 0) /* bounded: an attach fails past the transport's timeout */
+		pthread_cond_wait(&c->cond, &c->lock);
 	/*
 	 * What we sent goes out first (an answer, a reject, a disconnect: the peer may wait for
 	 * it): the transport's close drops sends still queued. Bounded: a peer that stopped

@@ -15,6 +15,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
@@ -24,6 +27,7 @@
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
+#include "test_exec.h"
 #include "test_util.h"
 
 /* ------------------------------------------------------------ reference GF(2^8), 0x11d */
@@ -1000,7 +1004,64 @@ static void test_stop_with_task_done(void **state)
 	ecx_fini(&x);
 }
 
-int main(void)
+/*
+ * Blocks in memory of a started mmap that the program protected (a program bug): the task
+ * fails with IO_FAILED, the process goes on, and the task succeeds once the memory is back.
+ * Runs in a fresh exec of this program (--unmapped): cmocka installs its own SIGSEGV handler
+ * for each test, over odma's fault guard.
+ */
+static void unmapped_blocks(void)
+{
+	const size_t pg = 4096;
+	struct ecx x;
+	struct doca_ec_matrix *mx;
+	struct doca_ec_task_create *t;
+	struct doca_buf *sb, *db;
+	uint8_t *p;
+	size_t n;
+
+	ecx_init(&x, true);
+	/* page-aligned inside the fixture's (own-mapping) allocation: 2 source, 2 output pages */
+	p = (uint8_t *)(((uintptr_t)x.mem + 2 * pg) & ~(uintptr_t)(pg - 1));
+	fill(p, 2 * pg, 7);
+	assert_ok(doca_ec_matrix_create(x.ec, DOCA_EC_MATRIX_TYPE_CAUCHY, 2, 2, &mx));
+	sb = ecx_buf(&x, p, 2 * pg, true);
+	db = ecx_buf(&x, p + 2 * pg, 2 * pg, false);
+	assert_ok(doca_ec_task_create_allocate_init(x.ec, mx, sb, db, (union doca_data){ 0 }, &t));
+	assert_int_equal(mprotect(p + pg, pg, PROT_NONE), 0);
+	assert_int_equal(ecx_run(&x, doca_ec_task_create_as_task(t)), DOCA_ERROR_IO_FAILED);
+	assert_int_equal(mprotect(p + pg, pg, PROT_READ | PROT_WRITE), 0);
+	assert_int_equal(mprotect(p + 2 * pg, 2 * pg, PROT_READ), 0);
+	assert_int_equal(ecx_run(&x, doca_ec_task_create_as_task(t)), DOCA_ERROR_IO_FAILED);
+	assert_ok(doca_buf_get_data_len(db, &n));
+	assert_int_equal(n, 0);
+	assert_int_equal(mprotect(p + 2 * pg, 2 * pg, PROT_READ | PROT_WRITE), 0);
+	assert_ok(ecx_run(&x, doca_ec_task_create_as_task(t)));
+	assert_ok(doca_buf_get_data_len(db, &n));
+	assert_int_equal(n, 2 * pg);
+	doca_task_free(doca_ec_task_create_as_task(t));
+	assert_ok(doca_buf_dec_refcount(sb, NULL));
+	assert_ok(doca_buf_dec_refcount(db, NULL));
+	assert_ok(doca_ec_matrix_destroy(mx));
+	ecx_fini(&x);
+}
+
+static const char *self_exe;
+
+static void test_unmapped_blocks(void **state)
+{
+	int st;
+
+	(void)state;
+	st = tu_run_self(self_exe, "--unmapped");
+	if (WIFSIGNALED(st))
+		fail_msg("the program died of signal %d: the fault guard did not catch the fault",
+		         WTERMSIG(st));
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+int main(int argc, char **argv)
 {
 	const char *mode = getenv("ODMA_TEST_EC_MODE");
 	const struct CMUnitTest full[] = {
@@ -1014,10 +1075,16 @@ int main(void)
 		cmocka_unit_test(test_task_errors),
 		cmocka_unit_test(test_unconfigured_type),
 		cmocka_unit_test(test_stop_with_task_done),
+		cmocka_unit_test(test_unmapped_blocks),
 	};
 	const struct CMUnitTest none[] = { cmocka_unit_test(test_caps_none) };
 	const struct CMUnitTest small[] = { cmocka_unit_test(test_small_limits) };
 
+	self_exe = argv[0];
+	if (argc == 2 && strcmp(argv[1], "--unmapped") == 0) {
+		unmapped_blocks(); /* a failed check exits non-zero */
+		return 0;
+	}
 	if (mode != NULL && strcmp(mode, "none") == 0)
 		return cmocka_run_group_tests(none, NULL, NULL);
 	if (mode != NULL && strcmp(mode, "small") == 0)

@@ -91,7 +91,7 @@ lose() {
 		echo go >&8
 		wait $sp || bad "link down: server: $(cat "$T/ls_$1")"
 		wait $cp || bad "link down: client: $(cat "$T/lc_$1")"
-		ip -n "$NS_h" link set "$IF_h" up
+		netns_link_up h
 		;;
 	esac
 	exec 7>&- 8>&-

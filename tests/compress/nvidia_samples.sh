@@ -24,7 +24,7 @@ command -v meson >/dev/null 2>&1 || skip "no meson"
 command -v python3 >/dev/null 2>&1 || skip "no python3 (it makes and checks the deflate files)"
 command -v lz4 >/dev/null 2>&1 || skip "no lz4 command (it makes the LZ4 frames)"
 T=$(mktemp -d /tmp/odma-compress.XXXXXX)
-trap 'rm -rf "$T"' EXIT INT TERM
+trap '[ -n "${ODMA_KEEP_TMP:-}" ] || rm -rf "$T"' EXIT INT TERM
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
@@ -45,8 +45,11 @@ for s in compress_deflate decompress_deflate decompress_lz4_stream; do
 	d=$T/src/samples/doca_compress/$s
 	mv "$d/meson.build.public" "$d/meson.build"
 	args=""
+	# NVIDIA's samples read the 4-byte checksum trailer through a misaligned uint32_t pointer
+	# (compress_common.c, decompress_deflate_sample.c): their code, harmless on x86 and Arm;
+	# UBSan's alignment check is left out for them, every other check stays
 	[ "${ODMA_TEST_SANITIZE:-none}" != none ] &&
-		args="-Db_sanitize=$ODMA_TEST_SANITIZE -Db_lundef=false"
+		args="-Db_sanitize=$ODMA_TEST_SANITIZE -Db_lundef=false -Dc_args=-fno-sanitize=alignment"
 	# shellcheck disable=SC2086
 	PKG_CONFIG_PATH="$T/pc" meson setup "$T/b-$s" "$d" $args >"$T/setup-$s.log" 2>&1 &&
 		ninja -C "$T/b-$s" >"$T/build-$s.log" 2>&1 ||

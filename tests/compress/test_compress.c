@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <lz4.h>
 #include <lz4frame.h>
@@ -23,6 +26,7 @@
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
+#include "test_exec.h"
 #include "test_util.h"
 
 #define MEM_SIZE (4u << 20)
@@ -941,7 +945,78 @@ static void test_max_buf_size(void **state)
 	setup_down(&s);
 }
 
-int main(void)
+/*
+ * Memory of a started mmap made inaccessible (a program bug): the task fails with
+ * IO_FAILED, the process goes on, and the same task succeeds once the memory is back.
+ * Source pages taken away, then a read-only destination. Runs in a fresh exec of this
+ * program (--unmapped; test_unmapped_memory): cmocka installs its own SIGSEGV handler for
+ * each test, over odma's fault guard.
+ */
+static void unmapped_memory(void)
+{
+	const size_t pg = 4096, len = 2 * pg; /* the source page, the destination page */
+	struct doca_compress_task_decompress_deflate *t;
+	struct doca_buf *src, *dst;
+	union doca_data ud = { .u64 = 0 };
+	struct setup s;
+	uint8_t *m;
+	size_t clen, n;
+
+	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED);
+	clen = raw_deflate(plain, pg, m, pg);
+	assert_true(clen < pg);
+	setup_up(&s);
+	assert_ok(doca_mmap_destroy(s.mmap));
+	assert_ok(doca_mmap_create(&s.mmap));
+	assert_ok(doca_mmap_set_memrange(s.mmap, m, len));
+	assert_ok(doca_mmap_add_dev(s.mmap, s.dev));
+	assert_ok(doca_mmap_set_permissions(s.mmap, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
+	assert_ok(doca_mmap_start(s.mmap));
+	assert_ok(doca_buf_inventory_buf_get_by_data(s.inv, s.mmap, m, clen, &src));
+	assert_ok(doca_buf_inventory_buf_get_by_addr(s.inv, s.mmap, m + pg, pg, &dst));
+	assert_ok(doca_compress_task_decompress_deflate_alloc_init(s.cp, src, dst, ud, &t));
+
+	assert_int_equal(mprotect(m, pg, PROT_NONE), 0);
+	assert_doca(DOCA_ERROR_IO_FAILED,
+	            run(&s, doca_compress_task_decompress_deflate_as_task(t)));
+	assert_int_equal(mprotect(m, pg, PROT_READ | PROT_WRITE), 0);
+	assert_int_equal(mprotect(m + pg, pg, PROT_READ), 0);
+	assert_doca(DOCA_ERROR_IO_FAILED,
+	            run(&s, doca_compress_task_decompress_deflate_as_task(t)));
+	assert_ok(doca_buf_get_data_len(dst, &n));
+	assert_int_equal(n, 0);
+	assert_int_equal(mprotect(m + pg, pg, PROT_READ | PROT_WRITE), 0);
+	assert_ok(run(&s, doca_compress_task_decompress_deflate_as_task(t)));
+	assert_ok(doca_buf_get_data_len(dst, &n));
+	assert_int_equal(n, pg);
+	assert_memory_equal(m + pg, plain, pg);
+
+	doca_task_free(doca_compress_task_decompress_deflate_as_task(t));
+	assert_ok(doca_buf_dec_refcount(src, NULL));
+	assert_ok(doca_buf_dec_refcount(dst, NULL));
+	setup_down(&s);
+	assert_int_equal(munmap(m, len), 0);
+}
+
+static const char *self_exe;
+
+static void test_unmapped_memory(void **state)
+{
+	int st;
+
+	(void)state;
+	if (!has_deflate())
+		skip();
+	st = tu_run_self(self_exe, "--unmapped");
+	if (WIFSIGNALED(st))
+		fail_msg("the program died of signal %d: the fault guard did not catch the fault",
+		         WTERMSIG(st));
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_caps),
@@ -955,6 +1030,7 @@ int main(void)
 		cmocka_unit_test(test_buffer_rules),
 		cmocka_unit_test(test_max_buf_size),
 		cmocka_unit_test(test_stop_in_flight),
+		cmocka_unit_test(test_unmapped_memory),
 	};
 	int rc;
 
@@ -967,6 +1043,12 @@ int main(void)
 	if (mem == NULL)
 		return 1;
 	fill_plain();
+	self_exe = argv[0];
+	if (argc == 2 && strcmp(argv[1], "--unmapped") == 0) {
+		unmapped_memory(); /* a failed check exits non-zero */
+		free(mem);
+		return 0;
+	}
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
 	free(mem);
 	return rc;

@@ -13,6 +13,14 @@
 #define ALL_RDMA                                                                                   \
 	(DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
 
+/* libdoca_rdma's count of one-sided tasks moved as transport ios and as requests (white box). */
+void doca_priv_rdma_paths(const struct doca_rdma *rdma, uint64_t *direct, uint64_t *requested);
+
+static void ts_paths(const struct tside *s, uint64_t *direct, uint64_t *requested)
+{
+	doca_priv_rdma_paths(s->rd, direct, requested);
+}
+
 /* Both sides: the child exports first, the parent answers, both connect connection 0. */
 static bool ts_link_child(struct tside *s, int fd)
 {
@@ -278,6 +286,14 @@ static void test_permissions_and_revocation(void **state)
 	                                             ts_buf(&s, s.mm, s.mem, 0, 64, 64),
 	                                             ts_buf(&s, rm, rmem, 0, 64, 0), ud, &tw));
 	assert_doca(DOCA_ERROR_IO_FAILED, ts_run(&s, doca_rdma_task_write_as_task(tw)));
+	{
+		uint64_t direct = 0, requested = 0;
+
+		/* refused by the exporter's transport record, then by its answer to the request */
+		ts_paths(&s, &direct, &requested);
+		assert_int_equal(direct, 1);
+		assert_int_equal(requested, 1);
+	}
 	assert_ok(doca_rdma_task_atomic_fetch_add_allocate_init(
 	        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 8, 8, 0), ts_buf(&s, s.mm, s.mem, 64, 8, 0),
 	        1, ud, &tf));
@@ -340,6 +356,13 @@ static void test_permissions_and_revocation(void **state)
 	        ts_buf(&s, s.mm, s.mem, 1024, 128, 0), ud, &tr));
 	assert_doca(DOCA_ERROR_IO_FAILED, ts_run(&s, doca_rdma_task_read_as_task(tr)));
 	assert_int_equal(s.mem[1024], 0); /* nothing arrived */
+	{
+		uint64_t direct = 0, requested = 0;
+
+		ts_paths(&s, &direct, &requested);
+		assert_int_equal(direct, 3); /* the refused write, the granted read, this one */
+		assert_int_equal(requested, 2);
+	}
 	ts_byte_out(fd, 'b');
 	ts_join(pid, fd);
 	ts_close(&s);
@@ -434,6 +457,14 @@ static void test_reexport_host_region(void **state)
 	        ts_buf(&tgt, tgt.mm, tgt.mem, 512, 8, 0), 1, ud, &tf));
 	assert_doca(DOCA_ERROR_IO_FAILED,
 	            ts_run(&tgt, doca_rdma_task_atomic_fetch_add_as_task(tf)));
+	{
+		uint64_t direct = 0, requested = 0;
+
+		/* a re-export names no transport record: its reads and writes are requests */
+		ts_paths(&tgt, &direct, &requested);
+		assert_int_equal(direct, 0);
+		assert_int_equal(requested, 2);
+	}
 	ts_byte_out(fd, 'b');
 	ts_join(pid, fd);
 	for (int i = 0; i < tgt.nbufs; i++) /* before the imported mmaps they point into */
@@ -562,6 +593,156 @@ static void test_peer_death(void **state)
 	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 8), ud, &t));
 	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, ts_run(&s, doca_rdma_task_send_as_task(t)));
 	assert_int_equal(s.err, 3);
+	ts_close(&s);
+	(void)doca_mmap_destroy(rm);
+}
+
+/* ------------------------------------------------- reads and writes as transport ios */
+
+static int child_direct(int fd)
+{
+	struct tside s;
+	const void *blob;
+	size_t n = 0;
+
+	CHK_OK(ts_open(&s,
+	               DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
+	                       DOCA_ACCESS_FLAG_RDMA_WRITE,
+	               DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE, 7));
+	for (int i = 0; i < 2048; i++)
+		s.mem[i] = (uint8_t)(i * 7 + 3);
+	CHK(ts_link_child(&s, fd));
+	CHK_OK(doca_mmap_export_rdma(s.mm, s.dev, &blob, &n));
+	CHK(ts_send_blob(fd, blob, n));
+	CHK(ts_byte_in(fd) == 'd'); /* blocked meanwhile: it never progresses its PE */
+	for (int i = 0; i < 4; i++)
+		for (int k = 0; k < 256; k++)
+			CHK(s.mem[2048 + 256 * i + k] == (uint8_t)('W' + i));
+	CHK(memcmp(s.mem + 3584, "ordered!", 8) == 0);
+	ts_child_byte(fd, 'D');
+	CHK(ts_byte_in(fd) == 'b');
+	ts_close(&s);
+	return 0;
+}
+
+/*
+ * Reads and writes of a region the peer exported travel as transport ios on an attachment of
+ * the connection, not as requests its reader threads serve: eight reads and four writes in
+ * flight at once, then a write and a read of the same bytes submitted back to back (served
+ * and completed in order), while the target blocks and never progresses. Every byte is
+ * checked on both sides, and no one-sided request was sent.
+ */
+static void test_direct_path(void **state)
+{
+	struct tside s;
+	struct doca_mmap *rm;
+	uint8_t blob[512], *rmem;
+	size_t n = 0, rlen = 0;
+	int fd;
+	pid_t pid = ts_fork(child_direct, &fd);
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_read *tr;
+	struct doca_rdma_task_write *tw;
+	uint64_t direct = 0, requested = 0;
+
+	(void)state;
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	ts_link_parent(&s, fd);
+	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
+	assert_ok(doca_mmap_create_from_export(NULL, blob, n, s.dev, &rm));
+	assert_ok(doca_mmap_get_memrange(rm, (void **)&rmem, &rlen));
+	for (size_t i = 0; i < 8; i++) {
+		assert_ok(doca_rdma_task_read_allocate_init(
+		        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 256 * i, 256, 256),
+		        ts_buf(&s, s.mm, s.mem, 256 * i, 256, 0), ud, &tr));
+		assert_ok(doca_task_submit(doca_rdma_task_read_as_task(tr)));
+	}
+	assert_true(ts_wait(&s, &s.ok, 8, 10000));
+	for (int i = 0; i < 2048; i++)
+		assert_int_equal(s.mem[i], (uint8_t)(i * 7 + 3));
+	for (size_t i = 0; i < 4; i++) {
+		memset(s.mem + 2048 + 256 * i, 'W' + (int)i, 256);
+		assert_ok(doca_rdma_task_write_allocate_init(
+		        s.rd, s.conns[0], ts_buf(&s, s.mm, s.mem, 2048 + 256 * i, 256, 256),
+		        ts_buf(&s, rm, rmem, 2048 + 256 * i, 256, 0), ud, &tw));
+		assert_ok(doca_task_submit(doca_rdma_task_write_as_task(tw)));
+	}
+	assert_true(ts_wait(&s, &s.ok, 12, 10000));
+	memcpy(s.mem + 3072, "ordered!", 8);
+	assert_ok(doca_rdma_task_write_allocate_init(s.rd, s.conns[0],
+	                                             ts_buf(&s, s.mm, s.mem, 3072, 8, 8),
+	                                             ts_buf(&s, rm, rmem, 3584, 8, 0), ud, &tw));
+	assert_ok(doca_task_submit(doca_rdma_task_write_as_task(tw)));
+	assert_ok(doca_rdma_task_read_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, rm, rmem, 3584, 8, 8),
+	                                            ts_buf(&s, s.mm, s.mem, 3584, 8, 0), ud, &tr));
+	assert_ok(doca_task_submit(doca_rdma_task_read_as_task(tr)));
+	assert_true(ts_wait(&s, &s.ok, 14, 10000));
+	assert_int_equal(s.err, 0);
+	assert_memory_equal(s.mem + 3584, "ordered!", 8);
+	ts_paths(&s, &direct, &requested);
+	assert_int_equal(direct, 14);
+	assert_int_equal(requested, 0);
+	ts_byte_out(fd, 'd');
+	assert_int_equal(ts_byte_in(fd), 'D'); /* the target saw every written byte */
+	ts_byte_out(fd, 'b');
+	ts_join(pid, fd);
+	ts_close(&s);
+	(void)doca_mmap_destroy(rm);
+}
+
+/*
+ * A read in flight as a transport io when the target dies (stopped first, so that it cannot
+ * answer, then killed): it completes once, with DOCA_ERROR_CONNECTION_ABORTED, as a request
+ * would; a read submitted afterwards fails the same way at once.
+ */
+static void test_direct_peer_death(void **state)
+{
+	struct tside s;
+	struct doca_mmap *rm;
+	uint8_t blob[512], *rmem;
+	size_t n = 0, rlen = 0;
+	int fd, st;
+	pid_t pid = ts_fork(child_dies, &fd);
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_read *tr;
+	uint64_t direct = 0, requested = 0;
+
+	(void)state;
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	ts_link_parent(&s, fd);
+	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
+	assert_ok(doca_mmap_create_from_export(NULL, blob, n, s.dev, &rm));
+	assert_ok(doca_mmap_get_memrange(rm, (void **)&rmem, &rlen));
+	assert_ok(doca_rdma_task_read_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, rm, rmem, 0, 64, 64),
+	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 0), ud, &tr));
+	assert_ok(ts_run(&s, doca_rdma_task_read_as_task(tr))); /* attached */
+	assert_int_equal(kill(pid, SIGSTOP), 0);
+	assert_int_equal(waitpid(pid, &st, WUNTRACED), pid); /* stopped, not only signalled */
+	assert_true(WIFSTOPPED(st));
+	assert_ok(doca_rdma_task_read_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, rm, rmem, 64, 64, 64),
+	                                            ts_buf(&s, s.mm, s.mem, 64, 64, 0), ud, &tr));
+	assert_ok(doca_task_submit(doca_rdma_task_read_as_task(tr)));
+	(void)ts_wait(&s, &s.err, 1, 200);
+	assert_int_equal(s.ok + s.err, 1); /* no answer yet */
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(fd);
+	assert_true(ts_wait(&s, &s.err, 1, 10000));
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, s.last_err);
+	(void)ts_wait(&s, &s.ok, 2, 300); /* nothing else completes */
+	assert_int_equal(s.ok, 1);
+	assert_int_equal(s.err, 1);
+	assert_ok(doca_rdma_task_read_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, rm, rmem, 128, 64, 64),
+	                                            ts_buf(&s, s.mm, s.mem, 128, 64, 0), ud, &tr));
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, ts_run(&s, doca_rdma_task_read_as_task(tr)));
+	ts_paths(&s, &direct, &requested);
+	assert_int_equal(direct, 2);
 	ts_close(&s);
 	(void)doca_mmap_destroy(rm);
 }
@@ -876,8 +1057,7 @@ static void test_peer_silent(void **state)
 	} while (s.ok + s.err == before && secs < 20);
 	status = s.ok + s.err - before;
 	if (link != NULL) {
-		snprintf(cmd, sizeof(cmd), "ip link set %s up", link);
-		assert_int_equal(system(cmd), 0);
+		assert_int_equal(tu_link_up(link), 0);
 	} else {
 		assert_int_equal(kill(pid, SIGCONT), 0);
 	}
@@ -944,6 +1124,7 @@ static const struct {
 	{ "host_region", child_host_region },
 	{ "late_receiver", child_late_receiver },
 	{ "dies", child_dies },
+	{ "direct", child_direct },
 	{ "multi", child_multi },
 	{ "cm_server", child_cm_server },
 	{ "receiver", child_receiver },
@@ -974,6 +1155,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_reexport_host_region),
 		cmocka_unit_test(test_receiver_not_ready),
 		cmocka_unit_test(test_peer_death),
+		cmocka_unit_test(test_direct_path),
+		cmocka_unit_test(test_direct_peer_death),
 		cmocka_unit_test(test_multi_connection),
 		cmocka_unit_test(test_cm_accept_reject_disconnect),
 		cmocka_unit_test(test_event_mode_wakes),

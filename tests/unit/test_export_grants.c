@@ -10,14 +10,17 @@
  * RDMA target's own access path on pages the program protected after the export: the access
  * fails, the process lives. This process is the exporter and the importer (loopback).
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <doca_mmap.h>
+#include <doca_sync_event.h>
 
 #include "core/memory/memory.h"
+#include "core/sync_event/sync_event.h"
 #include "core/transport/transport.h"
 #include "test_util.h"
 
@@ -127,7 +130,7 @@ static void test_grant_is_the_exports_own(void **state)
 		r.generation = d.generation;
 		r.net_len = d.net_len;
 		memcpy(r.net_addr, d.net_addr, d.net_len);
-		assert_ok(odma_tp_attach(odma_tp_get(ODMA_TP_UCX), &r, &rm, issued, &issued_len));
+		assert_ok(odma_tp_attach(odma_tp_find("ucx"), &r, &rm, issued, &issued_len));
 
 		memset(got, 0, sizeof(got));
 		st = io64(&rm, false, d.addr + 128, got);
@@ -207,13 +210,258 @@ static void test_rdma_access_to_a_dead_page_fails_it(void **state)
 	assert_ok(doca_dev_close(dev));
 }
 
+/*
+ * One registry, one grant per record: a server reaches only the grants it serves. An RDMA
+ * export's PCI flags give the transport nothing, and its atomics (program memory) are the
+ * RDMA service's alone; a PCI export is no RDMA grant; a sync event exported to the network
+ * is reached by its own operations only, and not after it stopped.
+ */
+static void test_grants_do_not_cross(void **state)
+{
+	struct doca_dev *dev = tu_open_dev(NULL);
+	static uint64_t mem[1024] __attribute__((aligned(4096)));
+	struct odma_export_desc d;
+	struct doca_mmap *m;
+	struct doca_sync_event *se;
+	struct odma_tp_region *g;
+	const uint8_t *blob;
+	uint64_t v[2] = { 5, 0 }, old = 0;
+	uint8_t key[16];
+	uint32_t id;
+	size_t sz;
+	void *local;
+
+	(void)state;
+	m = export_one(dev, (uint8_t *)mem, sizeof(mem), false,
+	               DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
+	                       DOCA_ACCESS_FLAG_RDMA_ATOMIC,
+	               &d);
+	mem[1] = 40;
+	assert_doca(DOCA_ERROR_NOT_PERMITTED,
+	            odma_tp_region_check(d.region_id, d.key, d.generation, d.addr, 8, ODMA_TP_WRITE,
+	                                 &local));
+	assert_doca(DOCA_ERROR_NOT_PERMITTED,
+	            odma_tp_region_atomic(d.region_id, d.key, d.generation, d.addr + 8,
+	                                  ODMA_TP_AT_FADD, 1, &old));
+	assert_int_equal(mem[1], 40);
+	assert_ok(doca_priv_rdma_mem_access(d.record_addr, d.key, d.addr + 8, 8,
+	                                    ODMA_RDMA_OP_FETCH_ADD, v));
+	assert_int_equal(v[0], 40);
+	assert_int_equal(mem[1], 45);
+	assert_ok(doca_mmap_stop(m));
+	assert_ok(doca_mmap_destroy(m));
+
+	m = export_one(dev, (uint8_t *)mem, sizeof(mem), true,
+	               DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_RDMA_READ |
+	                       DOCA_ACCESS_FLAG_RDMA_WRITE,
+	               &d);
+	assert_doca(DOCA_ERROR_NOT_FOUND, doca_priv_rdma_mem_access(d.record_addr, d.key, d.addr, 8,
+	                                                            ODMA_RDMA_OP_WRITE, v));
+	assert_ok(doca_mmap_stop(m));
+	assert_ok(doca_mmap_destroy(m));
+
+	assert_ok(doca_sync_event_create(&se));
+	assert_ok(doca_sync_event_start(se));
+	assert_ok(doca_sync_event_export_to_remote_net(se, &blob, &sz));
+	assert_int_equal(sz, 40);
+	memcpy(key, blob + 16, 16);
+	memcpy(&id, blob + 32, 4);
+	g = odma_tp_region_find(se, ODMA_TP_GRANT_SE_NET);
+	assert_non_null(g);
+	assert_int_equal(g->id, id);
+	v[0] = 3;
+	assert_ok(doca_priv_se_remote_access(id, key, ODMA_SE_NET_ADD, v));
+	assert_doca(
+	        DOCA_ERROR_NOT_PERMITTED,
+	        odma_tp_region_check(id, key, g->hdr.generation, g->addr, 8, ODMA_TP_READ, &local));
+	assert_doca(DOCA_ERROR_NOT_PERMITTED,
+	            odma_tp_region_atomic(id, key, g->hdr.generation, g->addr, ODMA_TP_AT_FADD, 1,
+	                                  &old));
+	assert_doca(DOCA_ERROR_NOT_FOUND,
+	            doca_priv_rdma_mem_access((uint64_t)(uintptr_t)g, key, g->addr, 8,
+	                                      ODMA_RDMA_OP_FETCH_ADD, v));
+	assert_ok(doca_priv_se_remote_access(id, key, ODMA_SE_NET_GET, v));
+	assert_int_equal(v[0], 3);
+	assert_ok(doca_sync_event_stop(se));
+	assert_doca(DOCA_ERROR_NOT_FOUND, doca_priv_se_remote_access(id, key, ODMA_SE_NET_GET, v));
+	assert_null(odma_tp_region_find(se, ODMA_TP_GRANT_SE_NET));
+	assert_ok(doca_sync_event_destroy(se));
+	assert_ok(doca_dev_close(dev));
+}
+
+/*
+ * A re-export (the DPU exports over RDMA what it imported from its host's PCI export) is a
+ * record of the same registry: it grants at most what the import does (a PCI_READ_ONLY
+ * import: no write, whatever RDMA flags the host's mmap has; never atomics), its requests
+ * are forwarded to the host, the transports do not serve it (its addresses are the host's),
+ * a host that revoked its export fails it, and stopping the import revokes it.
+ */
+static void test_reexport_is_clipped_and_revoked_with_its_import(void **state)
+{
+	const struct odma_tp_region *g;
+	struct doca_dev *host = tu_open_dev("b1:00.0"), *dpu = tu_open_dev("03:00.0");
+	static uint8_t mem[8192] __attribute__((aligned(4096)));
+	struct odma_export_desc d, r;
+	struct doca_mmap *m, *im;
+	const void *desc, *rdesc;
+	size_t n, rn;
+	uint8_t buf[64];
+	const char *why = NULL;
+	void *local;
+
+	(void)state;
+	m = export_one(host, mem, sizeof(mem), true,
+	               DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_RDMA_READ |
+	                       DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC,
+	               &d);
+	for (size_t i = 0; i < sizeof(mem); i++)
+		mem[i] = (uint8_t)i;
+	desc = m->exports->desc;
+	n = m->exports->desc_len;
+	assert_ok(doca_mmap_create_from_export(NULL, desc, n, dpu, &im));
+	assert_ok(doca_mmap_export_rdma(im, dpu, &rdesc, &rn));
+	assert_ok(odma_export_desc_parse(rdesc, rn, &r, &why));
+	assert_true(doca_priv_rdma_mem_forwarded(r.record_addr));
+	assert_ok(doca_priv_rdma_mem_access(r.record_addr, r.key, r.addr + 64, sizeof(buf),
+	                                    ODMA_RDMA_OP_READ, buf));
+	assert_memory_equal(buf, mem + 64, sizeof(buf));
+	memset(buf, 0xee, sizeof(buf));
+	assert_doca(DOCA_ERROR_NOT_PERMITTED,
+	            doca_priv_rdma_mem_access(r.record_addr, r.key, r.addr + 64, sizeof(buf),
+	                                      ODMA_RDMA_OP_WRITE, buf));
+	assert_int_equal(mem[64], 64);
+	assert_doca(DOCA_ERROR_NOT_PERMITTED,
+	            doca_priv_rdma_mem_access(r.record_addr, r.key, r.addr, 8,
+	                                      ODMA_RDMA_OP_FETCH_ADD, buf));
+	/* the transports do not serve it: its descriptor names no region, and its record (found
+	 * by address, as this white-box test may) is refused to them */
+	assert_int_equal(r.region_id, 0);
+	g = (const struct odma_tp_region *)(uintptr_t)r.record_addr;
+	assert_doca(DOCA_ERROR_NOT_PERMITTED,
+	            odma_tp_region_check(g->id, r.key, g->hdr.generation, r.addr, 8, ODMA_TP_READ,
+	                                 &local));
+	/* the host revokes its export: the chain serves nothing more */
+	assert_ok(doca_mmap_stop(m));
+	assert_doca(DOCA_ERROR_IO_FAILED,
+	            doca_priv_rdma_mem_access(r.record_addr, r.key, r.addr + 64, sizeof(buf),
+	                                      ODMA_RDMA_OP_READ, buf));
+	assert_ok(doca_mmap_stop(im));
+	assert_false(doca_priv_rdma_mem_forwarded(r.record_addr));
+	assert_doca(DOCA_ERROR_NOT_FOUND,
+	            doca_priv_rdma_mem_access(r.record_addr, r.key, r.addr + 64, sizeof(buf),
+	                                      ODMA_RDMA_OP_READ, buf));
+	assert_ok(doca_mmap_destroy(im));
+	assert_ok(doca_mmap_destroy(m));
+	assert_ok(doca_dev_close(dpu));
+	assert_ok(doca_dev_close(host));
+}
+
+/*
+ * What an RDMA importer attaches: an RDMA export names its transport region (DOCA RDMA
+ * attaches it over its connection), a re-export of an imported PCI export names none
+ * (region id 0, valid for RDMA descriptors only: its requests are forwarded), and the
+ * attach of such an import is refused before any endpoint is used.
+ */
+static void test_rdma_descriptors_name_their_region(void **state)
+{
+	static uint8_t mem[8192] __attribute__((aligned(4096)));
+	struct doca_dev *host = tu_open_dev("b1:00.0"), *dpu = tu_open_dev("03:00.0");
+	struct odma_export_desc d, pd;
+	struct doca_mmap *m, *im, *rm;
+	const void *desc;
+	size_t n;
+	const char *why = NULL;
+	uint8_t bytes[ODMA_EXPORT_DESC_MAX];
+	struct odma_tp_remote att;
+
+	(void)state;
+	m = export_one(host, mem, sizeof(mem), false,
+	               DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_PCI_READ_WRITE, &d);
+	assert_int_equal(d.version, ODMA_EXPORT_DESC_VERSION_NET);
+	assert_int_not_equal(d.region_id, 0);
+	/* the DPU imports the host's PCI export and re-exports it over RDMA */
+	assert_ok(doca_mmap_export_pci(m, host, &desc, &n));
+	assert_ok(odma_export_desc_parse(desc, n, &pd, &why));
+	assert_ok(doca_mmap_create_from_export(NULL, desc, n, dpu, &im));
+	assert_ok(doca_mmap_export_rdma(im, dpu, &desc, &n));
+	assert_ok(odma_export_desc_parse(desc, n, &d, &why));
+	assert_int_equal(d.kind, ODMA_EXPORT_RDMA);
+	assert_int_equal(d.region_id, 0);
+	assert_ok(doca_mmap_create_from_export(NULL, desc, n, host, &rm));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_priv_rdma_mem_attach(rm, NULL, &att));
+	/* region id 0 in a PCI descriptor is refused */
+	pd.region_id = 0;
+	n = odma_export_desc_encode(&pd, bytes);
+	assert_doca(DOCA_ERROR_INVALID_VALUE, odma_export_desc_parse(bytes, n, &pd, &why));
+	assert_ok(doca_mmap_destroy(rm));
+	assert_ok(doca_mmap_destroy(im));
+	assert_ok(doca_mmap_stop(m));
+	assert_ok(doca_mmap_destroy(m));
+	assert_ok(doca_dev_close(dpu));
+	assert_ok(doca_dev_close(host));
+}
+
+struct stopper {
+	struct doca_mmap *m;
+	atomic_bool done;
+};
+
+static void *stop_thread(void *arg)
+{
+	struct stopper *s = arg;
+
+	assert_ok(doca_mmap_stop(s->m));
+	atomic_store(&s->done, true);
+	return NULL;
+}
+
+/* A revocation waits for the access it let in: nothing touches the region after it. */
+static void test_revocation_waits_for_holders(void **state)
+{
+	struct doca_dev *dev = tu_open_dev(NULL);
+	static uint8_t mem[4096] __attribute__((aligned(4096)));
+	struct odma_export_desc d;
+	struct odma_tp_region *g;
+	struct stopper s = { 0 };
+	pthread_t t;
+
+	(void)state;
+	s.m = export_one(dev, mem, sizeof(mem), false, DOCA_ACCESS_FLAG_RDMA_READ, &d);
+	assert_doca(DOCA_ERROR_NOT_PERMITTED,
+	            odma_tp_region_enter(d.record_addr, true, ODMA_TP_GRANT_RDMA, d.key,
+	                                 ODMA_TP_WRITE, &g));
+	assert_ok(odma_tp_region_enter(d.record_addr, true, ODMA_TP_GRANT_RDMA, d.key, ODMA_TP_READ,
+	                               &g));
+	assert_int_equal(pthread_create(&t, NULL, stop_thread, &s), 0);
+	usleep(100 * 1000);
+	assert_false(atomic_load(&s.done)); /* the stop waits for the holder */
+	odma_tp_region_leave(g);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(atomic_load(&s.done));
+	assert_doca(DOCA_ERROR_NOT_FOUND,
+	            odma_tp_region_enter(d.record_addr, true, ODMA_TP_GRANT_RDMA, d.key,
+	                                 ODMA_TP_READ, &g));
+	assert_ok(doca_mmap_destroy(s.m));
+	assert_ok(doca_dev_close(dev));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_grant_is_the_exports_own),
 		cmocka_unit_test(test_rdma_access_to_a_dead_page_fails_it),
+		cmocka_unit_test(test_grants_do_not_cross),
+		cmocka_unit_test(test_reexport_is_clipped_and_revoked_with_its_import),
+		cmocka_unit_test(test_revocation_waits_for_holders),
+		cmocka_unit_test(test_rdma_descriptors_name_their_region),
 	};
 
+	/*
+	 * Remote accesses copy with process_vm_readv, not with core/copy's fault guard (linked in
+	 * with the sync events): cmocka installs its own SIGSEGV handler around each test, over
+	 * the guard's.
+	 */
+	setenv("ODMA_COPY_GUARD", "0", 1);
 	setenv("ODMA_TRANSPORT", "ucx", 1);
 	setenv("ODMA_SYSTEM", "bf3", 1);
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,6 +14,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <doca_pe.h>
@@ -153,6 +154,14 @@ static bool workers_sleep_within(int ms)
 	return false;
 }
 
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 /* Whether no worker sleeps now. */
 static bool workers_awake(void)
 {
@@ -172,14 +181,21 @@ static bool workers_awake(void)
 static void test_workers_stay_awake_while_armed(void **state)
 {
 	struct doca_pe *pe, *other;
+	double t0;
 
 	(void)state;
 	assert_ok(doca_pe_create(&pe));
 	assert_true(workers_sleep_within(5000)); /* idle and not armed: asleep */
+	t0 = now_ms();
 	assert_ok(doca_pe_request_notification(pe));
 	assert_ok(doca_pe_create(&other)); /* wakes every worker */
 	for (int t = 0; t < 100; t++) {
-		assert_true(workers_awake());
+		bool awake = workers_awake();
+
+		/* a sample counts when it ended within the 1 s budget: one that a loaded machine
+		 * delayed past it says nothing either way */
+		if (now_ms() - t0 < 1000)
+			assert_true(awake);
 		usleep(1000);
 	}
 	assert_true(workers_sleep_within(10000)); /* bounded: asleep after the budget */

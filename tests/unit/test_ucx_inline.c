@@ -79,7 +79,7 @@ static int setup(void **state)
 	r.region_id = reg->id;
 	r.generation = reg->hdr.generation;
 	memcpy(r.key, reg->hdr.key, 16);
-	assert_int_equal(odma_tp_attach(odma_tp_get(ODMA_TP_UCX), &r, &rm, issued, &issued_len),
+	assert_int_equal(odma_tp_attach(odma_tp_find("ucx"), &r, &rm, issued, &issued_len),
 	                 DOCA_SUCCESS);
 	return 0;
 }
@@ -200,7 +200,7 @@ static void test_atomic_read_needs_atomic_right(void **state)
 	r.region_id = g->id;
 	r.generation = g->hdr.generation;
 	memcpy(r.key, g->hdr.key, 16);
-	assert_int_equal(odma_tp_attach(odma_tp_get(ODMA_TP_UCX), &r, &rm2, issued, &issued_len),
+	assert_int_equal(odma_tp_attach(odma_tp_find("ucx"), &r, &rm2, issued, &issued_len),
 	                 DOCA_SUCCESS);
 	assert_int_equal(mprotect(page, 4096, PROT_NONE), 0);
 	io.remote_addr = (uint64_t)(uintptr_t)page;

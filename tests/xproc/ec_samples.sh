@@ -4,9 +4,8 @@
 # temporary directory, then run on the bf3 profile: encode a file, lose blocks, recover it,
 # compare (Cauchy and Vandermonde, buffer lists, a lost redundancy block, decode-only from a
 # directory of blocks); on bf2 it must refuse the device. Also compiles the EC users of
-# applications/storage that need no other missing library (storage_common/doca_utils.cpp), and
-# the whole storage application (with its gga_offload programs) when doca-compress is
-# installed too.
+# applications/storage (storage_common/doca_utils.cpp); storage_zero_copy.sh builds and runs
+# the whole storage application.
 # Usage: ec_samples.sh BUILD_ROOT
 # The sources come from a doca-samples git mirror (ODMA_DOCA_SAMPLES_GIT, default the
 # workplace's); without one, or without meson, it exits 77 and says why.
@@ -97,8 +96,9 @@ else
 	echo "ok: on bf2 the sample finds no device that can encode"
 fi
 
-# 5. applications/storage: doca_utils.cpp (the EC matrix names) compiles; the whole
-# application when doca-compress is installed as well
+# 5. applications/storage: doca_utils.cpp (the EC matrix names) compiles. The whole
+# application (its gga_offload programs included) is built for both sides, and run, by
+# storage_zero_copy.sh.
 if command -v c++ >/dev/null 2>&1; then
 	A=$T/src/applications
 	# shellcheck disable=SC2046
@@ -107,19 +107,5 @@ if command -v c++ >/dev/null 2>&1; then
 		"$A/storage/storage_common/doca_utils.cpp" >"$T/utils.log" 2>&1 &&
 		echo "ok: applications/storage/storage_common/doca_utils.cpp compiles" ||
 		bad "storage_common/doca_utils.cpp: $(head -5 "$T/utils.log")"
-	if [ -f "$T/pc/doca-compress.pc" ]; then
-		find "$A" -name meson.build.public | while read -r f; do mv "$f" "${f%.public}"; done
-		for side in host dpu; do
-			args=""
-			[ $side = dpu ] && args="-Dc_args=-DDOCA_ARCH_DPU -Dcpp_args=-DDOCA_ARCH_DPU"
-			# shellcheck disable=SC2086
-			meson setup "$T/st-$side" "$A" -Denable_all_applications=false -Denable_storage=true \
-				$args $san >"$T/st-setup-$side.log" 2>&1 && ninja -C "$T/st-$side" >"$T/st-build-$side.log" 2>&1 &&
-				echo "ok: applications/storage (3.3) builds for the $side" ||
-				bad "applications/storage, $side: $(tail -n 5 "$T/st-setup-$side.log" "$T/st-build-$side.log")"
-		done
-	else
-		echo "note: no doca-compress installed: the full applications/storage build is skipped"
-	fi
 fi
 exit $fail

@@ -427,10 +427,7 @@ static void fault_run(char fault)
 		        DOCA_SUCCESS);
 	}
 	if (fault == 'L') {
-		char c[128];
-
-		snprintf(c, sizeof(c), "ip link set dev %s up", getenv("ODMA_TP_TEST_VETH"));
-		assert_int_equal(system(c), 0);
+		assert_int_equal(tu_link_up(getenv("ODMA_TP_TEST_VETH")), 0);
 	}
 	imp_stop(im, fault != 'K'); /* the context reaches IDLE within the bound */
 }

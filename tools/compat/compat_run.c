@@ -264,6 +264,25 @@ static const char *subst(const struct run *r, const char *a)
 	return a;
 }
 
+/*
+ * The shell line that starts @argv as the launcher will: an aarch64 DPU program (--dpu-arch)
+ * under its emulator with the aarch64 odma's libraries, so the reproduce line runs as is.
+ */
+static void side_command_line(const struct run *r, const struct compat_env *env, size_t nenv,
+                              char **argv, char *out, size_t size)
+{
+	char *shown[MAX_ARGS + 4];
+	struct compat_env shown_env[10];
+	size_t n = 0, ne = nenv;
+
+	memcpy(shown_env, env, nenv * sizeof(env[0]));
+	(void)compat_dpu_wrap(argv[0], shown, &n, shown_env, &ne);
+	for (size_t i = 0; argv[i] != NULL && n < MAX_ARGS + 3; i++)
+		shown[n++] = argv[i];
+	shown[n] = NULL;
+	compat_command_line(r->dir, shown_env, ne, shown, out, size);
+}
+
 /* Starts one process through the check's launcher, in the run's schedule. */
 static int side_start(struct run *r, struct run_side *s, bool pipe_stdin, bool pair)
 {
@@ -286,7 +305,7 @@ static int side_start(struct run *r, struct run_side *s, bool pipe_stdin, bool p
 	         s->side);
 	unlink(s->log);
 	compat_list_add(&s->prog->logs, s->log);
-	compat_command_line(r->dir, env, nenv, argv, s->cmd, sizeof(s->cmd));
+	side_command_line(r, env, nenv, argv, s->cmd, sizeof(s->cmd));
 	w = (struct compat_launch){ .side = pair ? s->side : NULL,
 		                    .argv = argv,
 		                    .cwd = r->dir,

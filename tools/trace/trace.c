@@ -138,6 +138,8 @@ static int load(const char *path, json_object **root, struct trace *tr)
 		fprintf(stderr,
 		        "odma trace: %s is not a trace-event JSON file with traceEvents (%s)\n",
 		        path, *root == NULL ? json_util_get_last_err() : "no traceEvents array");
+		json_object_put(*root);
+		*root = NULL;
 		return 1;
 	}
 	if (json_object_object_get_ex(*root, "otherData", &other))

@@ -225,6 +225,15 @@ void odma_copy_net_poll_end(void);
 DOCA_STABLE doca_error_t doca_priv_process_xfer(const struct doca_mmap *mmap, void *local,
                                                 void *remote, size_t len, bool write);
 
+/*
+ * Runs @fn(@arg) under the fault guard of local copies (guard.c), for libraries that compute
+ * on program memory (DOCA Compress, DOCA Erasure Coding). DOCA_SUCCESS, or
+ * DOCA_ERROR_IO_FAILED (one rate-limited warning naming the fix) when SIGSEGV or SIGBUS hit
+ * inside it: memory of a started mmap was unmapped or protected. @fn must not take a lock or
+ * allocate (a fault jumps out of it); whatever it writes through @arg survives the jump.
+ */
+DOCA_STABLE doca_error_t doca_priv_copy_guarded(void (*fn)(void *arg), void *arg);
+
 /* Whether the copy reaches memory of another process (fault injection counts these). */
 bool odma_copy_is_remote(const struct odma_copy *c);
 

@@ -109,9 +109,10 @@ doca_error_t odma_guard_fault(const struct odma_guard *g)
 	sigaddset(&set, SIGSEGV);
 	sigaddset(&set, SIGBUS);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
-	ODMA_RATELIMITED_WARN("a copy hit %s at %p: the memory of a started mmap was unmapped or "
-	                      "protected; the task fails with DOCA_ERROR_IO_FAILED. Keep an mmap's "
-	                      "range mapped (and writable for a destination) until it is stopped",
+	ODMA_RATELIMITED_WARN("a task's access to program memory hit %s at %p: the memory of a "
+	                      "started mmap was unmapped or protected; the task fails with "
+	                      "DOCA_ERROR_IO_FAILED. Keep an mmap's range mapped (and writable for "
+	                      "a destination) until it is stopped",
 	                      g->sig == SIGBUS ? "SIGBUS" : "SIGSEGV", g->addr);
 	return DOCA_ERROR_IO_FAILED;
 }
@@ -156,6 +157,23 @@ doca_error_t odma_guarded_memmove(void *dst, const void *src, size_t n)
 		return odma_guard_fault(&g);
 	odma_guard_enter(&g);
 	memmove(dst, src, n);
+	odma_guard_leave();
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_priv_copy_guarded(void (*fn)(void *arg), void *arg)
+{
+	struct odma_guard g;
+
+	pthread_once(&guard_once, guard_install);
+	if (!odma_guard_on) {
+		fn(arg);
+		return DOCA_SUCCESS;
+	}
+	if (sigsetjmp(g.env, 0) != 0)
+		return odma_guard_fault(&g);
+	odma_guard_enter(&g);
+	fn(arg);
 	odma_guard_leave();
 	return DOCA_SUCCESS;
 }

@@ -3,9 +3,10 @@
  */
 /*
  * The process mover: copies that reach memory of another process of this kernel (an mmap
- * of kind ODMA_MEM_PROCESS, made by doca_mmap_create_from_export), moved over the process
- * transport (core/transport: process_vm_readv / process_vm_writev, the record check and
- * the explanation of failures live there); this file only batches pieces into calls.
+ * of kind ODMA_MEM_PROCESS, made by doca_mmap_create_from_export), moved by the row of the
+ * transport table the import was attached through (its iov_move op: the process transport's
+ * is process_vm_readv / process_vm_writev; its io_fail explains a failure); this file only
+ * batches pieces into calls.
  *
  * The copy's pieces (mover.h) that read from (or write to) the same remote mmap are
  * batched into one system call with iovec arrays on the stack, so the hot path never
@@ -34,6 +35,44 @@ struct xbatch {
 	struct iovec loc[XPROC_BATCH], rem[XPROC_BATCH];
 };
 
+/* Steps an iovec array (from index *@i) past @k bytes, in place. */
+static void xm_skip(struct iovec *v, int *i, int n, size_t k)
+{
+	while (*i < n && k >= v[*i].iov_len) {
+		k -= v[*i].iov_len;
+		(*i)++;
+	}
+	if (*i < n && k > 0) {
+		v[*i].iov_base = (uint8_t *)v[*i].iov_base + k;
+		v[*i].iov_len -= k;
+	}
+}
+
+/*
+ * Moves every byte the iovec arrays describe through @r's row, resuming after a short call
+ * (the arrays are changed in place). 0, or the errno that stopped it (EFAULT: a short move).
+ */
+static int move_all(const struct odma_tp_remote *r, bool write, struct iovec *l, int nl,
+                    struct iovec *rv, int nr)
+{
+	int il = 0, ir = 0;
+
+	xm_skip(l, &il, nl, 0);
+	xm_skip(rv, &ir, nr, 0);
+	while (il < nl && ir < nr) {
+		ssize_t k = r->ops->iov_move(r, write, l + il, (unsigned long)(nl - il), rv + ir,
+		                             (unsigned long)(nr - ir));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? errno : EFAULT;
+		xm_skip(l, &il, nl, (size_t)k);
+		xm_skip(rv, &ir, nr, (size_t)k);
+	}
+	return 0;
+}
+
 static void record_iov(const struct odma_tp_remote *r, struct odma_tp_region_hdr *rec,
                        struct iovec *l, struct iovec *rv)
 {
@@ -52,9 +91,9 @@ static doca_error_t record_check(const struct odma_tp_remote *r)
 	int err;
 
 	record_iov(r, &rec, &l, &rv);
-	err = odma_cma_xfer(r->pid, false, &l, 1, &rv, 1);
-	if (err != 0 || !odma_cma_record_ok(r, &rec))
-		return odma_cma_fail(r, err);
+	err = move_all(r, false, &l, 1, &rv, 1);
+	if (err != 0 || !odma_tp_record_ok(r, &rec))
+		return r->ops->io_fail(r, err);
 	return DOCA_SUCCESS;
 }
 
@@ -69,14 +108,14 @@ static doca_error_t batch_flush(struct xbatch *b)
 	b->n = 0;
 	if (b->kind == XK_READ) {
 		/* Slot 0 carries the record: one system call checks and moves. */
-		err = odma_cma_xfer(r->pid, false, b->loc, n, b->rem, n);
-		return err != 0 || !odma_cma_record_ok(r, &b->rec) ? odma_cma_fail(r, err)
-		                                                   : DOCA_SUCCESS;
+		err = move_all(r, false, b->loc, n, b->rem, n);
+		return err != 0 || !odma_tp_record_ok(r, &b->rec) ? r->ops->io_fail(r, err)
+		                                                  : DOCA_SUCCESS;
 	}
 	if (record_check(r) != DOCA_SUCCESS)
 		return DOCA_ERROR_IO_FAILED;
-	err = odma_cma_xfer(r->pid, true, b->loc, n, b->rem, n);
-	return err != 0 ? odma_cma_fail(r, err) : DOCA_SUCCESS;
+	err = move_all(r, true, b->loc, n, b->rem, n);
+	return err != 0 ? r->ops->io_fail(r, err) : DOCA_SUCCESS;
 }
 
 /* Adds one piece to the batch, flushing first when it belongs to another batch. */
@@ -119,12 +158,12 @@ static doca_error_t xproc_bounce(const struct doca_mmap *sm, uint8_t *s, const s
 
 		l = (struct iovec){ bounce, k };
 		r = (struct iovec){ s, k };
-		if ((err = odma_cma_xfer(sm->remote->pid, false, &l, 1, &r, 1)) != 0)
-			return odma_cma_fail(sm->remote, err);
+		if ((err = move_all(sm->remote, false, &l, 1, &r, 1)) != 0)
+			return sm->remote->ops->io_fail(sm->remote, err);
 		l = (struct iovec){ bounce, k };
 		r = (struct iovec){ d, k };
-		if ((err = odma_cma_xfer(dm->remote->pid, true, &l, 1, &r, 1)) != 0)
-			return odma_cma_fail(dm->remote, err);
+		if ((err = move_all(dm->remote, true, &l, 1, &r, 1)) != 0)
+			return dm->remote->ops->io_fail(dm->remote, err);
 		s += k;
 		d += k;
 		n -= k;
@@ -162,7 +201,8 @@ doca_error_t doca_priv_process_xfer(const struct doca_mmap *mmap, void *local, v
 	struct xbatch b;
 	doca_error_t ret;
 
-	if (mmap == NULL || !is_remote(mmap) || mmap->remote == NULL)
+	if (mmap == NULL || !is_remote(mmap) || mmap->remote == NULL ||
+	    mmap->remote->ops == NULL) /* an RDMA import: reached through DOCA RDMA only */
 		return DOCA_ERROR_NOT_SUPPORTED;
 	if (len == 0)
 		return DOCA_SUCCESS;
@@ -225,24 +265,11 @@ static void xm_fail_from(const struct xmulti *b, int k, doca_error_t *st)
 			st[b->run[k].owner] = DOCA_ERROR_IO_FAILED;
 }
 
-/* Steps an iovec array (from index *@i) past @k bytes, in place. */
-static void xm_skip(struct iovec *v, int *i, int n, size_t k)
-{
-	while (*i < n && k >= v[*i].iov_len) {
-		k -= v[*i].iov_len;
-		(*i)++;
-	}
-	if (*i < n && k > 0) {
-		v[*i].iov_base = (uint8_t *)v[*i].iov_base + k;
-		v[*i].iov_len -= k;
-	}
-}
-
-static ssize_t xm_call(const struct xmulti *b, pid_t pid, int il, int ir)
+static ssize_t xm_call(const struct xmulti *b, const struct odma_tp_remote *r, int il, int ir)
 {
 	unsigned long cl = (unsigned long)(b->nl - il), cr = (unsigned long)(b->nr - ir);
 
-	return odma_cma_call(pid, b->kind == XK_WRITE, b->loc + il, cl, b->rem + ir, cr);
+	return r->ops->iov_move(r, b->kind == XK_WRITE, b->loc + il, cl, b->rem + ir, cr);
 }
 
 /* Moves the call's bytes from @off on; a copy whose bytes cannot move fails alone. */
@@ -252,7 +279,7 @@ static void xm_transfer(struct xmulti *b, const struct odma_tp_remote *r, doca_e
 	int il = 0, ir = 0, k = 0;
 
 	while (off < b->bytes) {
-		ssize_t got = xm_call(b, r->pid, il, ir);
+		ssize_t got = xm_call(b, r, il, ir);
 		size_t skip;
 		int err;
 
@@ -262,7 +289,7 @@ static void xm_transfer(struct xmulti *b, const struct odma_tp_remote *r, doca_e
 			continue;
 		} else {
 			err = got < 0 ? errno : EFAULT;
-			odma_cma_fail(r, err);
+			r->ops->io_fail(r, err);
 			while (b->run[k].end <= off)
 				k++;
 			if (err != EFAULT || b->run[k].owner == XM_RECORD) {
@@ -292,8 +319,8 @@ static void xm_flush(struct xmulti *b, doca_error_t *st)
 		xm_fail_from(b, 0, st);
 	else
 		xm_transfer(b, r, st);
-	if (b->kind == XK_READ && !odma_cma_record_ok(r, &b->rec)) {
-		odma_cma_fail(r, 0);
+	if (b->kind == XK_READ && !odma_tp_record_ok(r, &b->rec)) {
+		r->ops->io_fail(r, 0);
 		xm_fail_from(b, 0, st);
 	}
 	b->nl = b->nr = b->nrun = 0;

@@ -235,6 +235,31 @@ static void write_us(FILE *f, uint64_t ns)
 	fprintf(f, "%" PRIu64 ".%03u", ns / 1000u, (unsigned int)(ns % 1000u));
 }
 
+/* One event of thread @tid of process @pid as a trace-event object, after a separator. */
+static void write_event(FILE *f, int pid, uint32_t tid, const struct trace_ev *e)
+{
+	if (e->type == EV_RUN) { /* an engine part: a complete slice on its thread */
+		fprintf(f, ",\n{\"name\":\"run\",\"cat\":\"engine\",\"ph\":\"X\",\"ts\":");
+		write_us(f, e->ts);
+		fprintf(f, ",\"dur\":");
+		write_us(f, e->dur);
+		fprintf(f, ",\"pid\":%d,\"tid\":%u,\"args\":{\"task\":%" PRIu64, pid, tid, e->id);
+	} else { /* submit and completion: the two ends of the task's async slice */
+		fprintf(f,
+		        ",\n{\"name\":\"%s task\",\"cat\":\"task\",\"ph\":\"%s\",\"id\":%" PRIu64,
+		        e->kind, e->type == EV_SUBMIT ? "b" : "e", e->id);
+		fprintf(f, ",\"ts\":");
+		write_us(f, e->ts);
+		fprintf(f, ",\"pid\":%d,\"tid\":%u,\"args\":{", pid, tid);
+		if (e->type != EV_SUBMIT) {
+			fprintf(f, "\"status\":\"%s\"}}",
+			        doca_error_get_name((doca_error_t)e->status));
+			return;
+		}
+	}
+	fprintf(f, "%s\"bytes\":%" PRIu64 "}}", e->type == EV_RUN ? "," : "", e->bytes);
+}
+
 void odma_trace_flush(void)
 {
 	int pid = (int)getpid();
@@ -256,34 +281,8 @@ void odma_trace_flush(void)
 		        "\"args\":{\"name\":\"odma thread %u\"}}",
 		        first ? "" : ",\n", pid, r->tid, r->tid);
 		first = false;
-		for (uint32_t i = 0; i < n; i++) {
-			const struct trace_ev *e = &r->ev[i];
-
-			if (e->type == EV_RUN) {
-				fprintf(f, ",\n{\"name\":\"run\",\"cat\":\"engine\",\"ph\":\"X\","
-				           "\"ts\":");
-				write_us(f, e->ts);
-				fprintf(f, ",\"dur\":");
-				write_us(f, e->dur);
-				fprintf(f,
-				        ",\"pid\":%d,\"tid\":%u,\"args\":{\"task\":%" PRIu64
-				        ",\"bytes\":%" PRIu64 "}}",
-				        pid, r->tid, e->id, e->bytes);
-				continue;
-			}
-			fprintf(f,
-			        ",\n{\"name\":\"%s "
-			        "task\",\"cat\":\"task\",\"ph\":\"%s\",\"id\":%" PRIu64 ",\"ts\":",
-			        e->kind, e->type == EV_SUBMIT ? "b" : "e", e->id);
-			write_us(f, e->ts);
-			if (e->type == EV_SUBMIT)
-				fprintf(f,
-				        ",\"pid\":%d,\"tid\":%u,\"args\":{\"bytes\":%" PRIu64 "}}",
-				        pid, r->tid, e->bytes);
-			else
-				fprintf(f, ",\"pid\":%d,\"tid\":%u,\"args\":{\"status\":\"%s\"}}",
-				        pid, r->tid, doca_error_get_name((doca_error_t)e->status));
-		}
+		for (uint32_t i = 0; i < n; i++)
+			write_event(f, pid, r->tid, &r->ev[i]);
 	}
 	fprintf(f, "\n],\"otherData\":{\"producer\":\"odma\",\"dropped\":%" PRIu64 "}}\n",
 	        (uint64_t)atomic_load(&trace_dropped));

@@ -28,13 +28,9 @@ ODMA_LOG_REGISTER(ODMA_EXPORT)
 #define PERMS_RDMA                                                                                 \
 	(DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
 
-static void rdma_unregister(const struct odma_tp_region *r);
-
 void odma_export_revoke_all(struct doca_mmap *mmap)
 {
 	for (struct odma_export *e = mmap->exports; e != NULL; e = e->next) {
-		if (e->record != NULL && e->kind == ODMA_EXPORT_RDMA)
-			rdma_unregister(e->record);
 		if (e->record != NULL)
 			odma_tp_region_revoke(e->record);
 		e->record = NULL;
@@ -42,18 +38,24 @@ void odma_export_revoke_all(struct doca_mmap *mmap)
 }
 
 /*
- * The transport's rights for one export: those of the grant it was issued for and no other.
- * A PCI export is read by the DPU under either PCI flag and written under PCI_READ_WRITE; an
- * RDMA export is read under RDMA_READ and written under RDMA_WRITE (never READ by default: a
- * write-only RDMA window stays unreadable through the transport too).
+ * The rights of one export: those of the grant it was issued for and no other. A PCI export
+ * is read under either PCI flag and written under PCI_READ_WRITE; an RDMA export is read
+ * under RDMA_READ, written under RDMA_WRITE and updated under RDMA_ATOMIC (never READ by
+ * default: a write-only RDMA window stays unreadable through the transport too). A
+ * re-export (@import: the attachment of an imported PCI export) grants at most what the
+ * import does, and no atomics.
  */
-static uint32_t export_tp_perms(int kind, uint32_t perms)
+static uint32_t export_tp_perms(int kind, uint32_t perms, const struct odma_tp_remote *import)
 {
+	uint32_t p;
+
 	if (kind == ODMA_EXPORT_PCI)
 		return ODMA_TP_READ |
 		       ((perms & DOCA_ACCESS_FLAG_PCI_READ_WRITE) != 0 ? ODMA_TP_WRITE : 0);
-	return ((perms & DOCA_ACCESS_FLAG_RDMA_READ) != 0 ? ODMA_TP_READ : 0) |
-	       ((perms & DOCA_ACCESS_FLAG_RDMA_WRITE) != 0 ? ODMA_TP_WRITE : 0);
+	p = ((perms & DOCA_ACCESS_FLAG_RDMA_READ) != 0 ? ODMA_TP_READ : 0) |
+	    ((perms & DOCA_ACCESS_FLAG_RDMA_WRITE) != 0 ? ODMA_TP_WRITE : 0) |
+	    ((perms & DOCA_ACCESS_FLAG_RDMA_ATOMIC) != 0 ? ODMA_TP_ATOMIC : 0);
+	return import == NULL ? p : p & import->perms & (ODMA_TP_READ | ODMA_TP_WRITE);
 }
 
 /* The export rules (docs/host-dpu.md), checked in this order. */
@@ -140,10 +142,21 @@ static bool export_fill(const struct doca_mmap *mmap, const struct doca_devinfo 
 	d->generation = rec->hdr.generation;
 	memcpy(d->key, rec->hdr.key, sizeof(d->key));
 	memcpy(d->pci, info->pci_addr, strnlen(info->pci_addr, ODMA_EXPORT_PCI_LEN - 1));
-	return !odma_tp_net_wanted() || export_fill_net(rec, d);
+	/*
+	 * An RDMA export always names its region (version 3): the importer's RDMA connection
+	 * attaches it by id over its own endpoint. A re-export names none: only its requests,
+	 * forwarded, reach it.
+	 */
+	if (kind != ODMA_EXPORT_RDMA && !odma_tp_net_wanted())
+		return true;
+	if (!export_fill_net(rec, d))
+		return false;
+	if (mmap->from_export)
+		d->region_id = 0;
+	return true;
 }
 
-static struct odma_export *export_new(const struct doca_mmap *mmap, const struct doca_devinfo *info,
+static struct odma_export *export_new(struct doca_mmap *mmap, const struct doca_devinfo *info,
                                       const struct doca_dev *dev, int kind)
 {
 	struct odma_export *e = calloc(1, sizeof(*e));
@@ -152,13 +165,18 @@ static struct odma_export *export_new(const struct doca_mmap *mmap, const struct
 	if (e == NULL || d == NULL)
 		goto fail;
 	e->desc = malloc(ODMA_EXPORT_DESC_MAX);
-	/*
-	 * A re-export's addresses are the original exporter's, not ours: the transport serves
-	 * nothing of it (its RDMA requests are forwarded, export.c's RDMA target side).
-	 */
 	e->record = odma_tp_region_add((uint64_t)(uintptr_t)mmap->addr, mmap->len,
-	                               mmap->from_export ? 0 : export_tp_perms(kind, mmap->perms));
-	if (e->desc == NULL || e->record == NULL || !export_fill(mmap, info, kind, e->record, d))
+	                               export_tp_perms(kind, mmap->perms, mmap->remote));
+	if (e->desc == NULL || e->record == NULL)
+		goto fail;
+	e->record->grant = kind == ODMA_EXPORT_PCI ? ODMA_TP_GRANT_PCI : ODMA_TP_GRANT_RDMA;
+	e->record->owner = mmap;
+	/*
+	 * A re-export's addresses are the original exporter's, not ours: the transports serve
+	 * nothing of it; DOCA RDMA's service forwards its requests (the RDMA target side below).
+	 */
+	e->record->forward = mmap->remote;
+	if (!export_fill(mmap, info, kind, e->record, d))
 		goto fail;
 	e->desc_len = odma_export_desc_encode(d, e->desc);
 	e->dev = dev;
@@ -176,8 +194,6 @@ fail:
 	free(d);
 	return NULL;
 }
-
-static bool rdma_register(struct odma_tp_region *r, const struct doca_mmap *mmap);
 
 static doca_error_t mmap_export(struct doca_mmap *mmap, const struct doca_dev *dev, int kind,
                                 const void **desc, size_t *len, const char *fn)
@@ -207,13 +223,6 @@ static doca_error_t mmap_export(struct doca_mmap *mmap, const struct doca_dev *d
 		            "mmap %p: cannot build the export descriptor (out of memory, or "
 		            "getrandom//proc/self/stat failed)",
 		            (void *)mmap);
-		return DOCA_ERROR_NO_MEMORY;
-	}
-	if (kind == ODMA_EXPORT_RDMA && !rdma_register(e->record, mmap)) {
-		odma_tp_region_revoke(e->record);
-		free(e->desc);
-		free(e);
-		ODMA_ERR_AT(fn, "mmap %p: no memory to register the RDMA export", (void *)mmap);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	e->next = mmap->exports;
@@ -293,7 +302,7 @@ static void import_reach(const struct odma_export_desc *d, struct odma_tp_reach 
 	r->start_time = d->start_time;
 	r->addr = d->addr;
 	r->len = d->len;
-	r->perms = export_tp_perms(d->kind, d->perms);
+	r->perms = export_tp_perms(d->kind, d->perms, NULL);
 	r->record_addr = d->record_addr;
 	r->region_id = d->region_id;
 	memcpy(r->key, d->key, 16);
@@ -452,6 +461,9 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 		memcpy(rm->key, d.key, sizeof(rm->key));
 		rm->addr = d.addr;
 		rm->len = d.len;
+		rm->region_id = d.region_id; /* doca_priv_rdma_mem_attach */
+		rm->generation = d.generation;
+		rm->perms = export_tp_perms(d.kind, d.perms, NULL);
 		ret = DOCA_SUCCESS;
 	} else {
 		ret = import_attach(&d, export_desc, export_desc_len, rm);
@@ -475,98 +487,18 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* RDMA target side: the live RDMA exports, served to peers by libdoca_rdma               */
+/* RDMA target side: the RDMA grants of the one registry, served by libdoca_rdma        */
 /* ------------------------------------------------------------------------------------ */
-
-struct rdma_reg {
-	const struct odma_tp_region *rec;
-	uint64_t addr, len;
-	uint32_t perms;
-	/* a re-export of an imported PCI export: its accesses go to the original exporter */
-	struct odma_tp_remote *fwd;
-};
-
-static pthread_rwlock_t rdma_lock = PTHREAD_RWLOCK_INITIALIZER;
-static struct rdma_reg *rdma_regs;
-static size_t rdma_nregs, rdma_capregs;
-
-/*
- * The RDMA rights of an export: a local mmap's flags; a re-export's are at most what the
- * import grants (reads, and writes when the original allows them) and never atomics (the
- * transport applies atomics to sync events only).
- */
-static uint32_t reexport_perms(const struct doca_mmap *mmap)
-{
-	uint32_t p = mmap->perms;
-
-	if (!mmap->from_export)
-		return p;
-	p &= DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE;
-	if ((mmap->remote->perms & ODMA_TP_READ) == 0)
-		p &= ~(uint32_t)DOCA_ACCESS_FLAG_RDMA_READ;
-	if ((mmap->remote->perms & ODMA_TP_WRITE) == 0)
-		p &= ~(uint32_t)DOCA_ACCESS_FLAG_RDMA_WRITE;
-	return p;
-}
-
-static bool rdma_register(struct odma_tp_region *r, const struct doca_mmap *mmap)
-{
-	bool ok = true;
-
-	pthread_rwlock_wrlock(&rdma_lock);
-	if (rdma_nregs == rdma_capregs) {
-		size_t cap = rdma_capregs ? 2 * rdma_capregs : 16;
-		struct rdma_reg *n = realloc(rdma_regs, cap * sizeof(*n));
-
-		if (n == NULL)
-			ok = false;
-		else {
-			rdma_regs = n;
-			rdma_capregs = cap;
-		}
-	}
-	if (ok)
-		rdma_regs[rdma_nregs++] =
-		        (struct rdma_reg){ r, (uint64_t)(uintptr_t)mmap->addr, mmap->len,
-			                   reexport_perms(mmap),
-			                   mmap->from_export ? mmap->remote : NULL };
-	pthread_rwlock_unlock(&rdma_lock);
-	return ok;
-}
-
-/* Waits for every access in progress: after it, nothing touches the revoked range. */
-static void rdma_unregister(const struct odma_tp_region *r)
-{
-	pthread_rwlock_wrlock(&rdma_lock);
-	for (size_t i = 0; i < rdma_nregs; i++)
-		if (rdma_regs[i].rec == r) {
-			rdma_regs[i] = rdma_regs[--rdma_nregs];
-			break;
-		}
-	pthread_rwlock_unlock(&rdma_lock);
-}
-
-static const struct rdma_reg *rdma_find(uint64_t record_addr, const uint8_t key[16])
-{
-	for (size_t i = 0; i < rdma_nregs; i++)
-		if ((uint64_t)(uintptr_t)rdma_regs[i].rec == record_addr)
-			return __atomic_load_n(&rdma_regs[i].rec->hdr.alive, __ATOMIC_ACQUIRE) ==
-			                               1 &&
-			                       odma_key_eq(rdma_regs[i].rec->hdr.key, key, 16)
-			               ? &rdma_regs[i]
-			               : NULL;
-	return NULL;
-}
 
 static uint32_t rdma_op_perm(int op)
 {
 	switch (op) {
 	case ODMA_RDMA_OP_READ:
-		return DOCA_ACCESS_FLAG_RDMA_READ;
+		return ODMA_TP_READ;
 	case ODMA_RDMA_OP_WRITE:
-		return DOCA_ACCESS_FLAG_RDMA_WRITE;
+		return ODMA_TP_WRITE;
 	default:
-		return DOCA_ACCESS_FLAG_RDMA_ATOMIC;
+		return ODMA_TP_ATOMIC; /* of an RDMA grant: program memory, fault-guarded here */
 	}
 }
 
@@ -676,38 +608,27 @@ static doca_error_t rdma_forward(struct odma_tp_remote *rm, int op, uint64_t add
 
 bool doca_priv_rdma_mem_forwarded(uint64_t record_addr)
 {
-	bool fwd = false;
-
-	pthread_rwlock_rdlock(&rdma_lock);
-	for (size_t i = 0; i < rdma_nregs; i++)
-		if ((uint64_t)(uintptr_t)rdma_regs[i].rec == record_addr)
-			fwd = rdma_regs[i].fwd != NULL;
-	pthread_rwlock_unlock(&rdma_lock);
-	return fwd;
+	return odma_tp_region_forwarded(record_addr);
 }
 
 doca_error_t doca_priv_rdma_mem_access(uint64_t record_addr, const uint8_t key[16], uint64_t addr,
                                        uint64_t len, int op, void *buf)
 {
-	const struct rdma_reg *g;
-	doca_error_t r = DOCA_SUCCESS;
+	struct odma_tp_region *g;
+	doca_error_t r;
 
 	if (op >= ODMA_RDMA_OP_CMP_SWP)
 		len = 8;
-	pthread_rwlock_rdlock(&rdma_lock);
-	g = rdma_find(record_addr, key);
-	if (g == NULL)
-		r = DOCA_ERROR_NOT_FOUND;
-	else if ((g->perms & rdma_op_perm(op)) == 0)
-		r = DOCA_ERROR_NOT_PERMITTED;
-	else if (addr < g->addr || len > g->len || addr - g->addr > g->len - len ||
-	         (op >= ODMA_RDMA_OP_CMP_SWP && (addr & 7) != 0))
+	r = odma_tp_region_enter(record_addr, true, ODMA_TP_GRANT_RDMA, key, rdma_op_perm(op), &g);
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (!odma_tp_region_covers(g, addr, len) || (op >= ODMA_RDMA_OP_CMP_SWP && (addr & 7) != 0))
 		r = DOCA_ERROR_INVALID_VALUE;
-	else if (len != 0 && g->fwd != NULL)
-		r = rdma_forward(g->fwd, op, addr, len, buf);
+	else if (len != 0 && g->forward != NULL)
+		r = rdma_forward(g->forward, op, addr, len, buf);
 	else if (len != 0)
 		r = rdma_do(op, (uint8_t *)(uintptr_t)addr, len, buf);
-	pthread_rwlock_unlock(&rdma_lock);
+	odma_tp_region_leave(g); /* a revocation waiting for it proceeds */
 	return r;
 }
 

@@ -171,8 +171,10 @@ static const char *desc_check_fields(const uint8_t *b, const struct odma_export_
 		return "descriptor export record address is invalid";
 	if (!pci_string_ok(b + OFF_PCI))
 		return "descriptor device PCI address is malformed";
+	/* region id 0: an RDMA re-export, which only its (forwarded) requests reach */
 	if (d->version == ODMA_EXPORT_DESC_VERSION_NET &&
-	    (odma_get_le(b + OFF_RSVD1, 2) != 0 || d->region_id == 0))
+	    (odma_get_le(b + OFF_RSVD1, 2) != 0 ||
+	     (d->region_id == 0 && d->kind != ODMA_EXPORT_RDMA)))
 		return "descriptor reserved bytes are not zero, or its region id is 0";
 	return desc_check_perms(d->kind, d->perms);
 }

@@ -451,9 +451,9 @@ void odma_export_revoke_all(struct doca_mmap *mmap);
  * RDMA target side (export.c; called by libdoca_rdma's service threads): the exporter
  * serves one remote access to an mmap it exported with doca_mmap_export_rdma. The request
  * names the export by its record address and key (never dereferenced before it is found
- * among the live RDMA exports); [addr, addr + len) must lie in the exported range and @op
- * needs its permission. The copy runs under a lock that revocation (mmap stop/destroy)
- * takes, so a revoked export is never touched afterwards.
+ * among the transport registry's live RDMA grants); [addr, addr + len) must lie in the
+ * exported range and @op needs its permission. The access holds the record, and revocation
+ * (mmap stop/destroy) waits for it, so a revoked export is never touched afterwards.
  *   READ:  len bytes from the target into @buf;   WRITE: len bytes of @buf into the target;
  *   CMP_SWP: 8 bytes, buf[0] compare, buf[1] swap, buf[0] := old;
  *   FETCH_ADD: 8 bytes, buf[0] add, buf[0] := old.
@@ -487,5 +487,19 @@ DOCA_STABLE bool doca_priv_rdma_mem_forwarded(uint64_t record_addr);
  */
 DOCA_STABLE bool doca_priv_rdma_mem_remote(const struct doca_mmap *mmap, uint64_t *record_addr,
                                            uint8_t key[16], uint32_t *perms);
+
+/*
+ * Attaches the region an RDMA import (@mmap) names, over @ep, an endpoint to its exporter
+ * (rdma_attach.c): then a read or write of it is one odma_tp_io_start on @rm, checked by the
+ * exporter against its record. DOCA_ERROR_NOT_SUPPORTED when @mmap names no region (a
+ * re-export, reached only by requests its exporter forwards); else odma_tp_ep_attach's
+ * result (INVALID_VALUE: refused, unknown or revoked; IO_FAILED: no answer). Blocks for one
+ * round trip; not on a transport thread. doca_priv_rdma_mem_detach: odma_tp_detach (no io of
+ * @rm may be in flight).
+ */
+DOCA_STABLE doca_error_t doca_priv_rdma_mem_attach(const struct doca_mmap *mmap,
+                                                   struct odma_tp_ep *ep,
+                                                   struct odma_tp_remote *rm);
+DOCA_STABLE void doca_priv_rdma_mem_detach(struct odma_tp_remote *rm);
 
 #endif /* ODMA_CORE_MEMORY_H_ */

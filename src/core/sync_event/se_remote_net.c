@@ -6,8 +6,9 @@
  * handles a peer builds from them. A peer never touches the event's memory: its RDMA
  * remote-net tasks travel over an RDMA connection to the exporter, whose libdoca_rdma
  * service thread applies them here (doca_priv_se_remote_access), so a waiter blocked in
- * doca_sync_event_wait_gt() wakes as for a local update. The blob names the event by a
- * registry id and a random key; nothing in it is an address, so it is valid on any machine.
+ * doca_sync_event_wait_gt() wakes as for a local update. The export is a record of the
+ * transport's registry (grant SE_NET: READ gets, WRITE sets, ATOMIC adds); the blob names it
+ * by its id and random key; nothing in it is an address, so it is valid on any machine.
  *
  * Blob (40 bytes, little-endian): magic "ODMASERN", u16 version 1, u16 length 40,
  * u32 reserved 0, key[16], u32 id, u32 CRC32C of the first 36 bytes.
@@ -15,7 +16,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "core/device/device.h"
 #include "core/log/log.h"
@@ -58,16 +58,6 @@ static bool rn_handle_take(const struct doca_sync_event_remote_net *h, bool unli
 	return found;
 }
 
-struct rn_reg {
-	struct doca_sync_event *se; /* NULL: a free slot (ids are never reused for another) */
-	uint8_t key[16];
-	uint8_t blob[RN_LEN];
-};
-
-static pthread_rwlock_t rn_lock = PTHREAD_RWLOCK_INITIALIZER;
-static struct rn_reg *rn_regs;
-static uint32_t rn_nregs, rn_capregs;
-
 static void rn_encode(uint8_t *out, const uint8_t key[16], uint32_t id)
 {
 	memset(out, 0, RN_LEN);
@@ -79,51 +69,33 @@ static void rn_encode(uint8_t *out, const uint8_t key[16], uint32_t id)
 	odma_put_le(out + 36, odma_crc32c(out, 36), 4);
 }
 
-/* Registers @se (exporter, started) and returns its blob (registry-owned). */
+/* Registers @se (exporter, started) once and returns its blob (the record's issued bytes). */
 static doca_error_t rn_register(struct doca_sync_event *se, const uint8_t **blob)
 {
-	struct rn_reg *g = NULL;
-	doca_error_t r = DOCA_SUCCESS;
+	struct odma_tp_region *g = odma_tp_region_find(se, ODMA_TP_GRANT_SE_NET);
+	uint8_t b[RN_LEN];
 
-	pthread_rwlock_wrlock(&rn_lock);
-	for (uint32_t i = 0; i < rn_nregs && g == NULL; i++)
-		if (rn_regs[i].se == se)
-			g = &rn_regs[i];
-	if (g == NULL && rn_nregs == rn_capregs) {
-		uint32_t cap = rn_capregs ? 2 * rn_capregs : 16;
-		struct rn_reg *n = realloc(rn_regs, cap * sizeof(*n));
-
-		if (n == NULL)
-			r = DOCA_ERROR_NO_MEMORY;
-		else {
-			rn_regs = n;
-			rn_capregs = cap;
-		}
+	if (g == NULL) {
+		g = odma_tp_region_add((uint64_t)(uintptr_t)se->value, sizeof(*se->value),
+		                       ODMA_TP_READ | ODMA_TP_WRITE | ODMA_TP_ATOMIC);
+		if (g == NULL)
+			return DOCA_ERROR_NO_MEMORY;
+		g->grant = ODMA_TP_GRANT_SE_NET;
+		g->owner = se;
+		rn_encode(b, g->hdr.key, g->id);
+		odma_tp_region_publish(g, b, RN_LEN);
 	}
-	if (g == NULL && r == DOCA_SUCCESS) {
-		g = &rn_regs[rn_nregs++];
-		g->se = se;
-		if (getrandom(g->key, sizeof(g->key), 0) != sizeof(g->key)) {
-			g->se = NULL;
-			r = DOCA_ERROR_NO_MEMORY;
-		} else
-			rn_encode(g->blob, g->key, (uint32_t)(g - rn_regs) + 1);
-	}
-	if (r == DOCA_SUCCESS)
-		*blob = g->blob;
-	pthread_rwlock_unlock(&rn_lock);
-	return r;
+	*blob = g->issued;
+	return DOCA_SUCCESS;
 }
 
+/* Waits for the remote operations in progress: none touches @se afterwards. */
 void se_rn_revoke(struct doca_sync_event *se)
 {
-	pthread_rwlock_wrlock(&rn_lock);
-	for (uint32_t i = 0; i < rn_nregs; i++)
-		if (rn_regs[i].se == se) {
-			rn_regs[i].se = NULL;
-			memset(rn_regs[i].key, 0, sizeof(rn_regs[i].key));
-		}
-	pthread_rwlock_unlock(&rn_lock);
+	struct odma_tp_region *g = odma_tp_region_find(se, ODMA_TP_GRANT_SE_NET);
+
+	if (g != NULL)
+		odma_tp_region_revoke(g);
 }
 
 doca_error_t doca_sync_event_add_publisher_location_remote_net(struct doca_sync_event *event)
@@ -258,15 +230,18 @@ bool doca_priv_se_remote_net_ident(const struct doca_sync_event_remote_net *h, u
 
 doca_error_t doca_priv_se_remote_access(uint32_t id, const uint8_t key[16], int op, uint64_t *value)
 {
-	struct doca_sync_event *se = NULL;
+	uint32_t perm = op == ODMA_SE_NET_GET   ? ODMA_TP_READ
+	                : op == ODMA_SE_NET_SET ? ODMA_TP_WRITE
+	                                        : ODMA_TP_ATOMIC;
+	struct odma_tp_region *g;
+	struct doca_sync_event *se;
 	doca_error_t r = DOCA_ERROR_NOT_FOUND;
 	uint64_t old;
 
-	pthread_rwlock_rdlock(&rn_lock);
-	if (id >= 1 && id <= rn_nregs && rn_regs[id - 1].se != NULL &&
-	    odma_key_eq(rn_regs[id - 1].key, key, 16))
-		se = rn_regs[id - 1].se;
-	if (se != NULL && se_active(se)) {
+	if (odma_tp_region_enter(id, false, ODMA_TP_GRANT_SE_NET, key, perm, &g) != DOCA_SUCCESS)
+		return DOCA_ERROR_NOT_FOUND;
+	se = g->owner;
+	if (se_active(se)) {
 		switch (op) {
 		case ODMA_SE_NET_GET:
 			*value = se_load(se);
@@ -282,6 +257,6 @@ doca_error_t doca_priv_se_remote_access(uint32_t id, const uint8_t key[16], int 
 			break;
 		}
 	}
-	pthread_rwlock_unlock(&rn_lock);
+	odma_tp_region_leave(g); /* a revocation waiting for it proceeds */
 	return r;
 }

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
@@ -24,8 +25,9 @@ ODMA_LOG_REGISTER(ODMA_XPROC)
 
 #define CMA_PIPE_CHUNK 4096u
 
-ssize_t odma_cma_call(pid_t pid, bool write, const struct iovec *l, unsigned long nl,
-                      const struct iovec *r, unsigned long nr)
+/* One system call of process_vm_readv/writev; as the kernel returns it. */
+static ssize_t cma_call(pid_t pid, bool write, const struct iovec *l, unsigned long nl,
+                        const struct iovec *r, unsigned long nr)
 {
 	return write ? process_vm_writev(pid, l, nl, r, nr, 0)
 	             : process_vm_readv(pid, l, nl, r, nr, 0);
@@ -91,7 +93,7 @@ int odma_cma_xfer(pid_t pid, bool write, struct iovec *l, int nl, struct iovec *
 	iov_advance(&l, &nl, 0);
 	iov_advance(&r, &nr, 0);
 	while (nl > 0 && nr > 0) {
-		ssize_t k = odma_cma_call(pid, write, l, (unsigned long)nl, r, (unsigned long)nr);
+		ssize_t k = cma_call(pid, write, l, (unsigned long)nl, r, (unsigned long)nr);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -125,7 +127,8 @@ const char *odma_cma_eperm_fix(void)
 	       "CAP_SYS_PTRACE";
 }
 
-doca_error_t odma_cma_fail(const struct odma_tp_remote *rm, int err)
+/* Logs why a move with exporter @rm failed (@err: an errno, 0 for a revoked export), once. */
+static doca_error_t cma_fail(const struct odma_tp_remote *rm, int err)
 {
 	/* The fatal path flushes the rest; one line per lost import is enough. */
 	if (atomic_exchange(&((struct odma_tp_remote *)rm)->failed, true))
@@ -147,12 +150,6 @@ doca_error_t odma_cma_fail(const struct odma_tp_remote *rm, int err)
 		         "the local range, is no longer mapped as the copy needs)",
 		         (int)rm->pid, strerror(err));
 	return DOCA_ERROR_IO_FAILED;
-}
-
-bool odma_cma_record_ok(const struct odma_tp_remote *rm, const struct odma_tp_region_hdr *rec)
-{
-	return rec->magic == ODMA_TP_REGION_MAGIC && rec->alive == 1 &&
-	       odma_key_eq(rec->key, rm->key, sizeof(rm->key));
 }
 
 static void cma_set_ptracer(void)
@@ -253,6 +250,38 @@ static void process_detach(struct odma_tp_remote *rm)
 	(void)rm;
 }
 
+/*
+ * One call of the batching mover: process_vm_readv/writev; without them (ENOSYS), this
+ * process' own memory still moves fault-safe, through a pipe (on copies: the call may change
+ * the iovecs it is given, the op's may not).
+ */
+static ssize_t process_iov_move(const struct odma_tp_remote *rm, bool write, const struct iovec *l,
+                                unsigned long nl, const struct iovec *r, unsigned long nr)
+{
+	ssize_t k = cma_call((pid_t)rm->pid, write, l, nl, r, nr);
+	struct iovec *lc, *rc;
+	size_t total = 0;
+	int err;
+
+	if (k >= 0 || errno != ENOSYS || (pid_t)rm->pid != getpid())
+		return k;
+	lc = malloc((nl + nr) * sizeof(*lc));
+	if (lc == NULL)
+		return -1; /* errno ENOMEM */
+	rc = lc + nl;
+	memcpy(lc, l, nl * sizeof(*l));
+	memcpy(rc, r, nr * sizeof(*r));
+	for (unsigned long i = 0; i < nl; i++)
+		total += l[i].iov_len;
+	err = odma_cma_pipe_xfer(write, lc, (int)nl, rc, (int)nr);
+	free(lc);
+	if (err != 0) {
+		errno = err;
+		return -1;
+	}
+	return (ssize_t)total;
+}
+
 /* One io, synchronously: CMA needs no thread; done runs before the return. */
 static doca_error_t process_io_start(struct odma_tp_io *io)
 {
@@ -267,20 +296,36 @@ static doca_error_t process_io_start(struct odma_tp_io *io)
 	if (io->atomic != ODMA_TP_IO_BYTES)
 		return DOCA_ERROR_NOT_SUPPORTED; /* CMA copies bytes: no atomic at the exporter */
 	err = odma_cma_xfer((pid_t)rm->pid, false, &rl, 1, &rr, 1);
-	if (err == 0 && odma_cma_record_ok(rm, &rec))
+	if (err == 0 && odma_tp_record_ok(rm, &rec))
 		err = odma_cma_xfer((pid_t)rm->pid, io->write, &l, 1, &r, 1);
 	else if (err == 0)
 		err = -1;
-	io->done(io, err == 0 ? DOCA_SUCCESS : odma_cma_fail(rm, err < 0 ? 0 : err));
+	io->done(io, err == 0 ? DOCA_SUCCESS : cma_fail(rm, err < 0 ? 0 : err));
 	return DOCA_SUCCESS;
 }
 
-const struct odma_tp_ops odma_tp_process = {
+static bool process_reachable(const struct odma_tp_reach *r, const char **why)
+{
+	*why = "it runs in another kernel or PID namespace (process_vm_readv reaches this one "
+	       "only)";
+	return odma_tp_same_kernel(r);
+}
+
+static const char *process_status(void)
+{
+	return "built in (process_vm_readv/writev: one kernel and PID namespace)";
+}
+
+const struct odma_tp_ops odma_tp_row_process = {
 	.name = "process",
 	.kind = ODMA_TP_PROCESS,
+	.reachable = process_reachable,
+	.status = process_status,
 	.reach_self = process_reach_self,
 	.region_added = process_region_added,
 	.attach = process_attach,
 	.detach = process_detach,
 	.io_start = process_io_start,
+	.iov_move = process_iov_move,
+	.io_fail = cma_fail,
 };

@@ -1,23 +1,29 @@
 /*
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
-/* Inside core/transport only: the transports of the table and shared helpers. */
+/* Inside core/transport only: the rows of the transport table and shared helpers. */
 #ifndef ODMA_CORE_TRANSPORT_TP_INT_H_
 #define ODMA_CORE_TRANSPORT_TP_INT_H_
 
 #include "core/transport/transport.h"
 
-extern const struct odma_tp_ops odma_tp_process; /* process.c */
-#ifdef ODMA_HAVE_UCX
-extern const struct odma_tp_ops odma_tp_ucx; /* ucx.c */
-/* "built in (UCX x.y.z: ...)", without starting the transport */
-const char *odma_tp_ucx_version(void);
-#endif
+/*
+ * THE list of transports, in the order odma_tp_choose prefers them: one line per row, each
+ * row a `const struct odma_tp_ops odma_tp_row_NAME` defined by its own file. Adding a
+ * transport is its file and one line here.
+ */
+#define ODMA_TP_ROWS(X)                                                                            \
+	X(process) /* process.c: CMA, one kernel and PID namespace */                              \
+	X(ucx)     /* ucx_row.c: UCX, TCP between namespaces or machines */
+
+#define ODMA_TP_ROW_DECLARE(name) extern const struct odma_tp_ops odma_tp_row_##name;
+ODMA_TP_ROWS(ODMA_TP_ROW_DECLARE)
+#undef ODMA_TP_ROW_DECLARE
 
 /* Whether the exporter of @r shares our kernel and PID namespace. */
 bool odma_tp_same_kernel(const struct odma_tp_reach *r);
 
-/* ODMA_TRANSPORT: -1 auto, else the forced enum odma_tp_kind. */
+/* ODMA_TRANSPORT: -1 auto, -2 a bad value, else the row id (kind) it asks for. */
 int odma_tp_forced(void);
 
 /*

@@ -26,45 +26,106 @@
 
 ODMA_LOG_REGISTER(ODMA_TRANSPORT)
 
-/* One row per transport (enum odma_tp_kind); NULL when it is not built in. */
-static const struct odma_tp_ops *const tp_table[ODMA_TP_KINDS] = {
-	[ODMA_TP_PROCESS] = &odma_tp_process,
-#ifdef ODMA_HAVE_UCX
-	[ODMA_TP_UCX] = &odma_tp_ucx,
-#endif
-};
+/*
+ * The table: the rows of ODMA_TP_ROWS in their order, then room for a test's row
+ * (odma_tp_row_insert). Rows with a module: their loaded ops, once loaded (tp_loaded).
+ */
+#define TP_ROW_REF(name) &odma_tp_row_##name,
+#define TP_ROWS_MAX 8
+static const struct odma_tp_ops *tp_rows[TP_ROWS_MAX] = { ODMA_TP_ROWS(TP_ROW_REF) };
+static unsigned int tp_nrows =
+        sizeof((const void *[]){ ODMA_TP_ROWS(TP_ROW_REF) }) / sizeof(void *);
+static const struct odma_tp_ops *_Atomic tp_loaded_ops[TP_ROWS_MAX];
 
-#ifndef ODMA_HAVE_UCX
-#define TP_NO_UCX                                                                                  \
-	"not built: odma was built without UCX (libucx-dev); hosts and DPUs in different "         \
-	"namespaces or machines cannot reach each other (install libucx-dev and rebuild)"
-
-const char *odma_tp_net_absent(void)
+/* Row @i ready to use (its module loaded on first need), or NULL with *@why set. */
+static const struct odma_tp_ops *tp_ready(unsigned int i, const char **why)
 {
-	return TP_NO_UCX;
+	const struct odma_tp_ops *ops =
+	        atomic_load_explicit(&tp_loaded_ops[i], memory_order_acquire);
+
+	if (ops != NULL)
+		return ops;
+	ops = tp_rows[i]->load != NULL ? tp_rows[i]->load(why) : tp_rows[i];
+	if (ops != NULL)
+		atomic_store_explicit(&tp_loaded_ops[i], ops, memory_order_release);
+	return ops;
 }
-#endif
+
+/* Row @i if it is ready already (never loads: the hot paths ask this). */
+static const struct odma_tp_ops *tp_loaded(unsigned int i)
+{
+	const struct odma_tp_ops *ops =
+	        atomic_load_explicit(&tp_loaded_ops[i], memory_order_acquire);
+
+	if (ops == NULL && tp_rows[i]->load == NULL)
+		return tp_rows[i];
+	return ops;
+}
+
+void odma_tp_row_insert(const struct odma_tp_ops *row)
+{
+	if (tp_nrows == TP_ROWS_MAX)
+		return;
+	memmove(&tp_rows[1], &tp_rows[0], tp_nrows * sizeof(tp_rows[0]));
+	for (unsigned int i = tp_nrows; i > 0; i--)
+		atomic_store(&tp_loaded_ops[i], atomic_load(&tp_loaded_ops[i - 1]));
+	tp_rows[0] = row;
+	atomic_store(&tp_loaded_ops[0], NULL);
+	tp_nrows++;
+}
+
+void odma_tp_row_remove(const struct odma_tp_ops *row)
+{
+	for (unsigned int i = 0; i < tp_nrows; i++) {
+		if (tp_rows[i] != row)
+			continue;
+		tp_nrows--;
+		for (unsigned int k = i; k < tp_nrows; k++) {
+			tp_rows[k] = tp_rows[k + 1];
+			atomic_store(&tp_loaded_ops[k], atomic_load(&tp_loaded_ops[k + 1]));
+		}
+		atomic_store(&tp_loaded_ops[tp_nrows], NULL);
+		return;
+	}
+}
 
 const char *doca_priv_transport_info(unsigned int i, const char **status)
 {
-	static const char *const names[ODMA_TP_KINDS] = { "process", "ucx" };
-
-	if (i >= ODMA_TP_KINDS)
+	if (i >= tp_nrows)
 		return NULL;
-	if (i == ODMA_TP_PROCESS)
-		*status = "built in (process_vm_readv/writev: one kernel and PID namespace)";
-	else
-#ifdef ODMA_HAVE_UCX
-		*status = odma_tp_ucx_version();
-#else
-		*status = TP_NO_UCX;
-#endif
-	return names[i];
+	*status = tp_rows[i]->status != NULL ? tp_rows[i]->status() : "built in";
+	return tp_rows[i]->name;
 }
 
-const struct odma_tp_ops *odma_tp_get(enum odma_tp_kind kind)
+const struct odma_tp_ops *odma_tp_find(const char *name)
 {
-	return (unsigned int)kind < ODMA_TP_KINDS ? tp_table[kind] : NULL;
+	const char *why;
+
+	for (unsigned int i = 0; i < tp_nrows; i++)
+		if (strcmp(tp_rows[i]->name, name) == 0)
+			return tp_ready(i, &why);
+	return NULL;
+}
+
+/* The first network row, ready (loaded), or NULL with *@why set. */
+static const struct odma_tp_ops *tp_net(const char **why)
+{
+	*why = "not built: odma has no network transport (install libucx-dev and rebuild); hosts "
+	       "and DPUs in different namespaces or machines cannot reach each other";
+	for (unsigned int i = 0; i < tp_nrows; i++)
+		if (tp_rows[i]->network)
+			return tp_ready(i, why);
+	return NULL;
+}
+
+const char *odma_tp_net_absent(void)
+{
+	const char *why = NULL;
+	const struct odma_tp_ops *t = tp_net(&why);
+
+	if (t == NULL)
+		return why;
+	return t->available == NULL || t->available(&why) ? NULL : why;
 }
 
 uint32_t odma_tp_timeout_ms(void)
@@ -144,71 +205,117 @@ bool odma_tp_same_kernel(const struct odma_tp_reach *r)
 
 void odma_tp_poll(void)
 {
-	const struct odma_tp_ops *net = tp_table[ODMA_TP_UCX];
+	for (unsigned int i = 0; i < tp_nrows; i++) {
+		const struct odma_tp_ops *t = tp_loaded(i);
 
-	if (net != NULL && net->poll != NULL)
-		net->poll();
+		if (t != NULL && t->poll != NULL)
+			t->poll();
+	}
 }
 
 void odma_tp_poll_end(void)
 {
-	const struct odma_tp_ops *net = tp_table[ODMA_TP_UCX];
+	for (unsigned int i = 0; i < tp_nrows; i++) {
+		const struct odma_tp_ops *t = tp_loaded(i);
 
-	if (net != NULL && net->poll_end != NULL)
-		net->poll_end();
+		if (t != NULL && t->poll_end != NULL)
+			t->poll_end();
+	}
 }
 
 doca_error_t odma_tp_reach_self(struct odma_tp_reach *r)
 {
 	struct odma_tp_ident me;
-	const struct odma_tp_ops *net = tp_table[ODMA_TP_UCX];
+	bool net = odma_tp_net_wanted(), reached = false;
+	const char *why = NULL;
 
 	odma_tp_identity(&me);
 	r->pidns = me.pidns;
 	memcpy(r->boot_id, me.boot_id, 16);
 	r->pid = (uint32_t)getpid();
 	r->net_len = 0;
-	if (!odma_tp_net_wanted())
-		return DOCA_SUCCESS;
-	if (net == NULL) {
-		ODMA_RATELIMITED_WARN("ODMA_FABRIC/ODMA_TRANSPORT ask for a network transport but "
-		                      "this odma was built without UCX; exports reach only "
-		                      "processes of this kernel (install libucx-dev and rebuild)");
-		return DOCA_SUCCESS;
+	for (unsigned int i = 0; i < tp_nrows; i++) {
+		const struct odma_tp_ops *t;
+		doca_error_t err;
+
+		if (tp_rows[i]->network && !net)
+			continue; /* the one-kernel behaviour: no network reach, no module loaded */
+		t = tp_ready(i, &why);
+		if (t == NULL)
+			continue;
+		err = t->reach_self(r);
+		if (err != DOCA_SUCCESS)
+			return err;
+		reached = reached || t->network;
 	}
-	return net->reach_self(r);
+	if (net && !reached)
+		ODMA_RATELIMITED_WARN("ODMA_FABRIC/ODMA_TRANSPORT ask for a network transport but "
+		                      "none is usable here (%s); exports reach only processes of "
+		                      "this kernel",
+		                      why != NULL ? why : "none is built in");
+	return DOCA_SUCCESS;
 }
 
 bool odma_tp_net_wanted(void)
 {
-	return odma_config_string("ODMA_FABRIC") != NULL || odma_tp_forced() == ODMA_TP_UCX;
+	int forced;
+
+	if (odma_config_string("ODMA_FABRIC") != NULL)
+		return true;
+	forced = odma_tp_forced();
+	for (unsigned int i = 0; forced >= 0 && i < tp_nrows; i++)
+		if ((int)tp_rows[i]->kind == forced && tp_rows[i]->network)
+			return true;
+	return false;
+}
+
+/* Why no row reached the exporter, naming each row asked and its reason (the caller logs it). */
+static const char *tp_why_none(const unsigned int *rows, const char *const *whys, unsigned int n,
+                               int forced)
+{
+	static __thread char buf[768];
+	size_t k;
+
+	if (n == 0)
+		return forced >= 0 ? "ODMA_TRANSPORT names a transport this odma does not have; "
+		                     "unset ODMA_TRANSPORT"
+		                   : "no transport is built in";
+	if (forced >= 0) {
+		snprintf(buf, sizeof(buf),
+		         "ODMA_TRANSPORT=%s, but it cannot reach the exporter: %s; "
+		         "unset ODMA_TRANSPORT",
+		         tp_rows[rows[0]]->name, whys[0]);
+		return buf;
+	}
+	k = (size_t)snprintf(buf, sizeof(buf), "no transport reaches the exporter");
+	for (unsigned int j = 0; j < n && k < sizeof(buf); j++)
+		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s %s: %s", j == 0 ? ":" : ";",
+		                      tp_rows[rows[j]]->name, whys[j]);
+	return buf;
 }
 
 const struct odma_tp_ops *odma_tp_choose(const struct odma_tp_reach *r, const char **why)
 {
+	const char *whys[TP_ROWS_MAX];
+	unsigned int rows[TP_ROWS_MAX], n = 0;
 	int forced = odma_tp_forced();
-	bool local = odma_tp_same_kernel(r);
 
-	if (forced == ODMA_TP_PROCESS || (forced < 0 && local)) {
-		if (!local) {
-			*why = "ODMA_TRANSPORT=process, but the exporter runs in another kernel or "
-			       "PID namespace; unset ODMA_TRANSPORT";
-			return NULL;
+	for (unsigned int i = 0; i < tp_nrows; i++) {
+		const struct odma_tp_ops *t;
+
+		if (forced >= 0 && (int)tp_rows[i]->kind != forced)
+			continue;
+		whys[n] = "unknown";
+		rows[n] = i;
+		if (tp_rows[i]->reachable(r, &whys[n])) {
+			t = tp_ready(i, &whys[n]);
+			if (t != NULL)
+				return t;
 		}
-		return tp_table[ODMA_TP_PROCESS];
+		n++;
 	}
-	if (tp_table[ODMA_TP_UCX] == NULL) {
-		*why = "the exporter is in another kernel or PID namespace and this odma was "
-		       "built without UCX (install libucx-dev and rebuild)";
-		return NULL;
-	}
-	if (r->net_len == 0) {
-		*why = "the exporter is in another kernel or PID namespace and its descriptor "
-		       "carries no network address; run the exporter with ODMA_FABRIC set (the "
-		       "same on both sides)";
-		return NULL;
-	}
-	return tp_table[ODMA_TP_UCX];
+	*why = tp_why_none(rows, whys, n, forced);
+	return NULL;
 }
 
 /* ---- region records ---- */
@@ -222,7 +329,8 @@ const struct odma_tp_ops *odma_tp_choose(const struct odma_tp_reach *r, const ch
  * record.
  */
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct odma_tp_region **reg_all; /* by id - 1 */
+static pthread_cond_t reg_left = PTHREAD_COND_INITIALIZER; /* a holder left a revoked record */
+static struct odma_tp_region **reg_all;                    /* by id - 1 */
 static uint32_t reg_n, reg_cap;
 static struct odma_tp_region *reg_free; /* linked through the first 8 bytes of the key */
 
@@ -282,6 +390,19 @@ struct odma_tp_region *odma_tp_region_add(uint64_t addr, uint64_t len, uint32_t 
 	return r;
 }
 
+struct odma_tp_region *odma_tp_region_find(const void *owner, enum odma_tp_grant grant)
+{
+	struct odma_tp_region *r = NULL;
+
+	pthread_mutex_lock(&reg_lock);
+	for (uint32_t i = 0; i < reg_n && r == NULL; i++)
+		if (reg_all[i]->hdr.alive == 1 && reg_all[i]->owner == owner &&
+		    reg_all[i]->grant == (uint32_t)grant)
+			r = reg_all[i];
+	pthread_mutex_unlock(&reg_lock);
+	return r;
+}
+
 void odma_tp_region_publish(struct odma_tp_region *reg, const void *issued, size_t len)
 {
 	if (len > sizeof(reg->issued))
@@ -292,9 +413,12 @@ void odma_tp_region_publish(struct odma_tp_region *reg, const void *issued, size
 	reg->hdr.magic = ODMA_TP_REGION_MAGIC;
 	__atomic_store_n(&reg->hdr.alive, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&reg_lock);
-	for (int k = 0; k < ODMA_TP_KINDS; k++)
-		if (tp_table[k] != NULL && tp_table[k]->region_added != NULL)
-			tp_table[k]->region_added(reg);
+	for (unsigned int i = 0; i < tp_nrows; i++) {
+		const struct odma_tp_ops *t = tp_loaded(i);
+
+		if (t != NULL && t->region_added != NULL)
+			t->region_added(reg);
+	}
 }
 
 void odma_tp_region_revoke(struct odma_tp_region *reg)
@@ -305,27 +429,41 @@ void odma_tp_region_revoke(struct odma_tp_region *reg)
 	memset(reg->hdr.key, 0, sizeof(reg->hdr.key));
 	memset(reg->issued, 0, sizeof(reg->issued));
 	reg->issued_len = 0;
+	while (reg->users != 0) /* holders of odma_tp_region_enter finish first */
+		pthread_cond_wait(&reg_left, &reg_lock);
 	memcpy(reg->hdr.key, &reg_free, sizeof(reg_free));
 	reg_free = reg;
 	pthread_mutex_unlock(&reg_lock);
-	for (int k = 0; k < ODMA_TP_KINDS; k++)
-		if (tp_table[k] != NULL && tp_table[k]->region_revoked != NULL)
-			tp_table[k]->region_revoked(reg);
+	for (unsigned int i = 0; i < tp_nrows; i++) {
+		const struct odma_tp_ops *t = tp_loaded(i);
+
+		if (t != NULL && t->region_revoked != NULL)
+			t->region_revoked(reg);
+	}
 }
 
+static bool reg_live_locked(const struct odma_tp_region *r, const uint8_t key[16])
+{
+	return r->hdr.magic == ODMA_TP_REGION_MAGIC && r->hdr.alive == 1 &&
+	       odma_key_eq(r->hdr.key, key, 16);
+}
+
+/* The transports' check: @grants (a mask of 1 << enum odma_tp_grant) are served here. */
 static doca_error_t reg_check_locked(const struct odma_tp_region *r, const uint8_t key[16],
                                      uint32_t generation, uint64_t addr, uint64_t len,
-                                     uint32_t perm)
+                                     uint32_t perm, uint32_t grants)
 {
-	if (r->hdr.magic != ODMA_TP_REGION_MAGIC || r->hdr.alive != 1 ||
-	    r->hdr.generation != generation || !odma_key_eq(r->hdr.key, key, 16))
+	if (!reg_live_locked(r, key) || r->hdr.generation != generation)
 		return DOCA_ERROR_INVALID_VALUE; /* unknown, revoked or forged */
-	if (addr < r->addr || len > r->len || addr - r->addr > r->len - len)
+	if (!odma_tp_region_covers(r, addr, len))
 		return DOCA_ERROR_INVALID_VALUE; /* outside the export */
-	if ((perm & ~r->perms) != 0)
-		return DOCA_ERROR_NOT_PERMITTED;
+	if ((perm & ~r->perms) != 0 || (grants & (1u << r->grant)) == 0 || r->forward != NULL)
+		return DOCA_ERROR_NOT_PERMITTED; /* another grant's rights, or not served here */
 	return DOCA_SUCCESS;
 }
+
+#define REG_TP_BYTES ((1u << ODMA_TP_GRANT_PCI) | (1u << ODMA_TP_GRANT_RDMA))
+#define REG_TP_ATOMIC (1u << ODMA_TP_GRANT_PCI) /* sync events' values only */
 
 doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t generation,
                                   uint64_t addr, uint64_t len, uint32_t perm, void **local)
@@ -334,7 +472,8 @@ doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t g
 
 	pthread_mutex_lock(&reg_lock);
 	if (id >= 1 && id <= reg_n) {
-		r = reg_check_locked(reg_all[id - 1], key, generation, addr, len, perm);
+		r = reg_check_locked(reg_all[id - 1], key, generation, addr, len, perm,
+		                     REG_TP_BYTES);
 		if (r == DOCA_SUCCESS)
 			*local = (void *)(uintptr_t)addr;
 	}
@@ -359,7 +498,7 @@ doca_error_t odma_tp_region_atomic(uint64_t id, const uint8_t key[16], uint32_t 
 	pthread_mutex_lock(&reg_lock);
 	if (id >= 1 && id <= reg_n) {
 		reg = reg_all[id - 1];
-		r = reg_check_locked(reg, key, generation, addr, 8, perm);
+		r = reg_check_locked(reg, key, generation, addr, 8, perm, REG_TP_ATOMIC);
 		/* the lock keeps the memory mapped: its owner revokes (locks) before unmapping */
 		if (r == DOCA_SUCCESS) {
 			uint64_t *p = (uint64_t *)(uintptr_t)addr;
@@ -386,14 +525,62 @@ size_t odma_tp_region_issued(uint64_t id, const uint8_t key[16], uint32_t genera
 	if (id >= 1 && id <= reg_n) {
 		const struct odma_tp_region *r = reg_all[id - 1];
 
-		if (r->hdr.magic == ODMA_TP_REGION_MAGIC && r->hdr.alive == 1 &&
-		    r->hdr.generation == generation && odma_key_eq(r->hdr.key, key, 16)) {
+		if (reg_live_locked(r, key) && r->hdr.generation == generation) {
 			n = r->issued_len;
 			memcpy(out, r->issued, n);
 		}
 	}
 	pthread_mutex_unlock(&reg_lock);
 	return n;
+}
+
+doca_error_t odma_tp_region_enter(uint64_t ref, bool by_addr, enum odma_tp_grant grant,
+                                  const uint8_t key[16], uint32_t perm, struct odma_tp_region **out)
+{
+	struct odma_tp_region *r = NULL;
+	doca_error_t st = DOCA_ERROR_NOT_FOUND;
+
+	pthread_mutex_lock(&reg_lock);
+	if (!by_addr && ref >= 1 && ref <= reg_n)
+		r = reg_all[ref - 1];
+	for (uint32_t i = 0; by_addr && i < reg_n && r == NULL; i++)
+		if ((uint64_t)(uintptr_t)reg_all[i] == ref) /* never dereferenced before */
+			r = reg_all[i];
+	if (r != NULL && reg_live_locked(r, key) && r->grant == (uint32_t)grant) {
+		st = (perm & ~r->perms) != 0 ? DOCA_ERROR_NOT_PERMITTED : DOCA_SUCCESS;
+		if (st == DOCA_SUCCESS) {
+			r->users++;
+			*out = r;
+		}
+	}
+	pthread_mutex_unlock(&reg_lock);
+	return st;
+}
+
+void odma_tp_region_leave(struct odma_tp_region *reg)
+{
+	pthread_mutex_lock(&reg_lock);
+	if (--reg->users == 0 && reg->hdr.alive != 1)
+		pthread_cond_broadcast(&reg_left);
+	pthread_mutex_unlock(&reg_lock);
+}
+
+bool odma_tp_region_forwarded(uint64_t record_addr)
+{
+	bool fwd = false;
+
+	pthread_mutex_lock(&reg_lock);
+	for (uint32_t i = 0; i < reg_n; i++)
+		if ((uint64_t)(uintptr_t)reg_all[i] == record_addr)
+			fwd = reg_all[i]->hdr.alive == 1 && reg_all[i]->forward != NULL;
+	pthread_mutex_unlock(&reg_lock);
+	return fwd;
+}
+
+bool odma_tp_record_ok(const struct odma_tp_remote *rm, const struct odma_tp_region_hdr *rec)
+{
+	return rec->magic == ODMA_TP_REGION_MAGIC && rec->alive == 1 &&
+	       odma_key_eq(rec->key, rm->key, sizeof(rm->key));
 }
 
 /* ---- wrappers ---- */
@@ -422,62 +609,70 @@ void odma_tp_detach(struct odma_tp_remote *rm)
 	rm->ops = NULL;
 }
 
-static const struct odma_tp_ops *tp_net(void)
-{
-	return tp_table[ODMA_TP_UCX];
-}
-
 doca_error_t odma_tp_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
                             void *arg, void **listener)
 {
-	const struct odma_tp_ops *t = tp_net();
+	const char *why;
+	const struct odma_tp_ops *t = tp_net(&why);
 
 	if (t == NULL || t->listen == NULL)
 		return DOCA_ERROR_NOT_SUPPORTED;
 	return t->listen(addr, port, on_accept, arg, listener);
 }
 
+/* A listener exists only where odma_tp_listen made one: the network row is loaded. */
 void odma_tp_listen_close(void *listener)
 {
-	if (tp_net() != NULL && listener != NULL)
-		tp_net()->listen_close(listener);
+	const char *why;
+	const struct odma_tp_ops *t = listener != NULL ? tp_net(&why) : NULL;
+
+	if (t != NULL)
+		t->listen_close(listener);
 }
 
 doca_error_t odma_tp_connect(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
                              struct odma_tp_ep **ep)
 {
-	const struct odma_tp_ops *t = tp_net();
+	const char *why;
+	const struct odma_tp_ops *t = tp_net(&why);
 
 	if (t == NULL || t->connect == NULL)
 		return DOCA_ERROR_NOT_SUPPORTED;
 	return t->connect(addr, port, cbs, ep);
 }
 
-/* An endpoint exists only where odma_tp_connect/listen made one: the ops are set. */
+/* The ops that made @ep (every endpoint begins with them). */
+static const struct odma_tp_ops *tp_ep_ops(const struct odma_tp_ep *ep)
+{
+	return ((const struct odma_tp_ep_head *)(const void *)ep)->ops;
+}
+
 void odma_tp_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs)
 {
-	tp_net()->ep_set_cbs(ep, cbs);
+	tp_ep_ops(ep)->ep_set_cbs(ep, cbs);
 }
 
 doca_error_t odma_tp_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
                              odma_tp_send_done_fn *done, void *arg)
 {
-	return tp_net()->ep_send(ep, bytes, len, imm, done, arg);
+	return tp_ep_ops(ep)->ep_send(ep, bytes, len, imm, done, arg);
 }
 
 doca_error_t odma_tp_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach *r,
                                struct odma_tp_remote *rm)
 {
-	if (tp_net() == NULL || tp_net()->ep_attach == NULL)
+	const struct odma_tp_ops *t = tp_ep_ops(ep);
+
+	if (t->ep_attach == NULL)
 		return DOCA_ERROR_NOT_SUPPORTED;
 	memset(rm, 0, sizeof(*rm));
-	rm->ops = tp_net();
-	return tp_net()->ep_attach(ep, r, rm);
+	rm->ops = t;
+	return t->ep_attach(ep, r, rm);
 }
 
 void odma_tp_ep_close(struct odma_tp_ep *ep)
 {
-	tp_net()->ep_close(ep);
+	tp_ep_ops(ep)->ep_close(ep);
 }
 
 /* ---- the fault-safe copy within this process (transport.h) ---- */

@@ -24,8 +24,8 @@
  * Layering: core/transport sits below core/memory (memory.h includes this face) and above
  * core/config and core/log. It knows nothing of mmaps, bufs, tasks or engines.
  *
- * Adding a transport: one file in this folder defining a `const struct odma_tp_ops`, one
- * value in enum odma_tp_kind (before ODMA_TP_KINDS), one row in tp_table[] (transport.c).
+ * Adding a transport: one file in this folder defining a `const struct odma_tp_ops` (its
+ * reachable() says which exporters it reaches), and one line in ODMA_TP_ROWS (tp_int.h).
  *
  * Object diagram and call order
  *
@@ -69,11 +69,13 @@
 #include <doca_compat.h>
 #include <doca_error.h>
 
-/* The transports, in the order odma_tp_choose prefers them. */
+/*
+ * Row ids (struct odma_tp_ops.kind): the values of ODMA_TRANSPORT after "auto", and what
+ * core/memory picks a mover by. The table's order, not this, is the order of preference.
+ */
 enum odma_tp_kind {
 	ODMA_TP_PROCESS = 0, /* CMA: one kernel, one PID namespace */
 	ODMA_TP_UCX = 1,     /* UCX: TCP between namespaces or machines; RDMA where it exists */
-	ODMA_TP_KINDS
 };
 
 /* Access rights of a region, checked by the exporter on every request. */
@@ -119,6 +121,23 @@ struct odma_tp_reach {
 	uint8_t net_addr[ODMA_TP_ADDR_MAX]; /* UCX worker address of the exporter */
 };
 
+/*
+ * The grant a region record was issued for: each record carries the rights of exactly one
+ * grant, and each server serves only the grants it names (the check refuses the others).
+ */
+enum odma_tp_grant {
+	/* a PCI export, or a sync event's value exported to another process: the transports */
+	ODMA_TP_GRANT_PCI = 0,
+	/*
+	 * An RDMA export: READ and WRITE (RDMA_READ, RDMA_WRITE) are served by the transports
+	 * and by DOCA RDMA's service; ATOMIC (RDMA_ATOMIC, on program memory) by DOCA RDMA's
+	 * fault-guarded path only. A re-export (@forward set) by DOCA RDMA only.
+	 */
+	ODMA_TP_GRANT_RDMA = 1,
+	/* a sync event exported to the network: READ gets, WRITE sets, ATOMIC adds (its own) */
+	ODMA_TP_GRANT_SE_NET = 2,
+};
+
 /* The part of a region record the process transport reads before every move. */
 struct odma_tp_region_hdr {
 	uint64_t magic; /* ODMA_TP_REGION_MAGIC while the record is in use */
@@ -133,19 +152,30 @@ struct odma_tp_region_hdr {
 
 /*
  * The exporter-side record of one exported region, in the exporter's own memory: the
- * authority for every remote access. The process transport's importers read it with
+ * authority for every remote access, whichever library issued it (PCI and RDMA exports,
+ * re-exports, sync events). The process transport's importers read it with
  * process_vm_readv (its address is the descriptor's record address); the UCX server
- * looks it up by @id.
+ * looks it up by @id, DOCA RDMA's service by its address (odma_tp_region_enter).
  */
 struct odma_tp_region {
 	struct odma_tp_region_hdr hdr;
 	uint64_t addr; /* exported range */
 	uint64_t len;
-	uint32_t perms;      /* enum odma_tp_perm */
+	uint32_t perms;      /* enum odma_tp_perm, as the grant gives them */
 	uint32_t id;         /* index + 1 in the exporter's registry (never reused for another) */
 	uint32_t issued_len; /* bytes of issued */
-	uint32_t pad;
+	uint32_t grant;      /* enum odma_tp_grant; set between _add and _publish (default PCI) */
 	uint8_t issued[ODMA_TP_ISSUED_MAX]; /* the descriptor handed out for this region */
+	/* Optional (set between _add and _publish): the object that exported it. */
+	void *owner;
+	/*
+	 * Optional (set between _add and _publish): a re-export of an imported region, whose
+	 * addresses are the original exporter's: its requests are forwarded through this
+	 * attachment (by the owner's server, never on a transport thread). It lives until the
+	 * record is revoked; @perms are at most the attachment's.
+	 */
+	struct odma_tp_remote *forward;
+	uint32_t users; /* holders (odma_tp_region_enter); a revocation waits for none (lock) */
 	/*
 	 * Optional (set between odma_tp_region_add and _publish): called after a remote atomic
 	 * changed the region (FADD, SWAP), on the serving thread, under the registry lock (it
@@ -172,6 +202,7 @@ struct odma_tp_remote {
 	void *priv;         /* the transport's */
 };
 
+struct iovec;
 struct odma_tp_io;
 /* Completion of one io: any transport thread, exactly once per started io. */
 typedef void odma_tp_io_done_fn(struct odma_tp_io *io, doca_error_t status);
@@ -220,12 +251,39 @@ typedef void odma_tp_send_done_fn(void *arg, doca_error_t status);
 typedef void odma_tp_accept_fn(struct odma_tp_ep *ep, void *arg);
 
 /*
- * One transport. Required members are marked; an optional member left NULL means the
- * transport lacks the feature (the wrappers below return DOCA_ERROR_NOT_SUPPORTED).
+ * One transport: one row of the transport table (tp_int.h, ODMA_TP_ROWS). Required members are
+ * marked; an optional member left NULL means the transport lacks the feature (the wrappers
+ * below return DOCA_ERROR_NOT_SUPPORTED). Generic code asks a row; it never names one.
+ *
+ * A row may live in a module loaded on first need (@load): the row in the table then holds
+ * what needs no module (name, kind, network, status, reachable, load) and @load returns the
+ * full ops, whose other members serve every attachment and endpoint made through them.
  */
 struct odma_tp_ops {
-	const char *name; /* "process", "ucx" */
-	enum odma_tp_kind kind;
+	const char *name;       /* "process", "ucx": what ODMA_TRANSPORT and doca_caps name it */
+	enum odma_tp_kind kind; /* its id: ODMA_TRANSPORT's choice, the mover core/memory picks */
+	/*
+	 * Reaches other kernels: its reach_self puts a network address in a descriptor (only
+	 * when odma_tp_net_wanted) and it carries endpoints (listen/connect).
+	 */
+	bool network;
+
+	/*
+	 * Required: whether this row reaches the exporter that @r describes from this process
+	 * (asked in table order by odma_tp_choose). false with *@why set to a sentence saying
+	 * why not and what would fix it. May load the row's module; never starts a transport.
+	 */
+	bool (*reachable)(const struct odma_tp_reach *r, const char **why);
+
+	/* Optional: one line for doca_caps, without starting anything ("built in (...)"). */
+	const char *(*status)(void);
+
+	/*
+	 * Optional: the row's module is loaded on first need. Returns the full ops (their own
+	 * load NULL), the same every call, or NULL with *@why set when the module is missing.
+	 * Called from any thread; loads once.
+	 */
+	const struct odma_tp_ops *(*load)(const char **why);
 
 	/*
 	 * Optional: whether the transport can run in this process (library present, worker
@@ -262,13 +320,35 @@ struct odma_tp_ops {
 	doca_error_t (*io_start)(struct odma_tp_io *io);
 
 	/*
+	 * Required of a row of kind ODMA_TP_PROCESS, a synchronous one (core/memory moves its
+	 * imports with core/copy's batching mover, which uses it, not io_start, for every byte
+	 * it moves): one move between local memory and the exporter of @rm,
+	 * @nl local iovecs and @nr remote ones (@write: local -> remote), in the calling
+	 * thread, as one system call would do it. The remote iovecs lie in the attached region
+	 * or are the exporter's region record (rm->record_addr: its header read first checks the
+	 * export in the same call). Returns the bytes moved, which may stop short of all of
+	 * them at a range that cannot be reached, or -1 with errno set (EINTR: call again).
+	 */
+	ssize_t (*iov_move)(const struct odma_tp_remote *rm, bool write, const struct iovec *l,
+	                    unsigned long nl, const struct iovec *r, unsigned long nr);
+	/*
+	 * Required with iov_move: logs why a move with @rm failed (@err: the errno, 0 for a
+	 * revoked export), once per attachment, naming the cause and the fix. Returns
+	 * DOCA_ERROR_IO_FAILED.
+	 */
+	doca_error_t (*io_fail)(const struct odma_tp_remote *rm, int err);
+
+	/*
 	 * Optional (odma_tp_poll): the calling thread does the transport's pending work now,
 	 * unless another thread does; poll_end: that thread stops (it goes to sleep).
 	 */
 	void (*poll)(void);
 	void (*poll_end)(void);
 
-	/* Optional endpoints (see the diagram): UCX. */
+	/*
+	 * Optional endpoints (see the diagram), on a network row. Every endpoint a row makes
+	 * begins with a struct odma_tp_ep_head naming the ops that serve it.
+	 */
 	doca_error_t (*listen)(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
 	                       void *arg, void **listener);
 	void (*listen_close)(void *listener);
@@ -280,6 +360,11 @@ struct odma_tp_ops {
 	doca_error_t (*ep_attach)(struct odma_tp_ep *ep, const struct odma_tp_reach *r,
 	                          struct odma_tp_remote *rm);
 	void (*ep_close)(struct odma_tp_ep *ep);
+};
+
+/* The first member of every transport's struct odma_tp_ep: the ops of the row that made it. */
+struct odma_tp_ep_head {
+	const struct odma_tp_ops *ops;
 };
 
 /*
@@ -300,36 +385,47 @@ void odma_tp_poll_end(void);
 /* ---- selection and configuration ---- */
 
 /*
- * The transport of @kind, or NULL when it is not built in (UCX without libucx).
+ * The row named @name ("process", "ucx"), with its module loaded; NULL when no row has the
+ * name or its module is missing.
  */
-const struct odma_tp_ops *odma_tp_get(enum odma_tp_kind kind);
+const struct odma_tp_ops *odma_tp_find(const char *name);
 
 /*
- * Which transport reaches the exporter described by @r from this process: the process
- * transport when both share a kernel (boot id) and a PID namespace, else UCX when the
- * descriptor carries a network address; ODMA_TRANSPORT=ucx forces UCX. NULL with *@why
- * set when none can (the caller logs it, with the fix).
+ * Which transport reaches the exporter described by @r from this process: the first row of
+ * the table, in its order of preference, whose reachable() says yes (the process transport
+ * when both share a kernel and a PID namespace, else UCX when the descriptor carries a
+ * network address); ODMA_TRANSPORT=NAME asks only the row of that name. NULL with *@why set
+ * when none can (the caller logs it, with the fix). The answer is the row's loaded ops.
  */
 const struct odma_tp_ops *odma_tp_choose(const struct odma_tp_reach *r, const char **why);
 
 /*
  * Whether exports of this process offer a network reach: ODMA_FABRIC is set, or
- * ODMA_TRANSPORT=ucx. Unset both: the one-kernel behaviour (version-2 descriptors).
+ * ODMA_TRANSPORT names a network row. Unset both: the one-kernel behaviour (version-2
+ * descriptors).
  */
 bool odma_tp_net_wanted(void);
 
 /*
- * NULL when the network transport (UCX) is built in and usable here; otherwise why not
+ * NULL when a network transport (UCX) is built in and usable here; otherwise why not
  * (doca_caps prints it).
  */
 const char *odma_tp_net_absent(void);
 
 /*
- * For doca_caps (exported to the tools as doca_priv_*): the name of transport @i
- * (0..ODMA_TP_KINDS-1) and a one-line status without starting anything: "built in (UCX
- * 1.13.1)", or why it is absent. NULL past the last transport.
+ * For doca_caps (exported to the tools as doca_priv_*): the name of row @i of the table and
+ * a one-line status without starting anything: "built in (UCX 1.13.1)", or why it is
+ * absent. NULL past the last row.
  */
 DOCA_STABLE const char *doca_priv_transport_info(unsigned int i, const char **status);
+
+/*
+ * For tests only (a fault-injecting row wrapping another): puts @row first in the table, so
+ * odma_tp_choose asks it before the others; odma_tp_row_remove takes it out again. Not
+ * thread-safe: call while no transport is in use.
+ */
+void odma_tp_row_insert(const struct odma_tp_ops *row);
+void odma_tp_row_remove(const struct odma_tp_ops *row);
 
 /*
  * Checks ODMA_TRANSPORT (auto, process, ucx) and ODMA_TRANSPORT_TIMEOUT_MS (1 to 3600000):
@@ -366,19 +462,35 @@ doca_error_t odma_tp_reach_self(struct odma_tp_reach *r);
  */
 struct odma_tp_region *odma_tp_region_add(uint64_t addr, uint64_t len, uint32_t perms);
 
+/*
+ * The live record of @owner for @grant (set before it was published), or NULL. For the
+ * owner itself: the record stays valid until the owner revokes it.
+ */
+struct odma_tp_region *odma_tp_region_find(const void *owner, enum odma_tp_grant grant);
+
 /* Publishes @reg (alive 1) with the descriptor issued for it (copied, <= ISSUED_MAX). */
 void odma_tp_region_publish(struct odma_tp_region *reg, const void *issued, size_t len);
 
 /*
  * Revokes @reg: alive 0, key wiped; later requests of every importer fail at the exporter.
- * Requests already being served finish. The record goes back to the pool.
+ * Requests already being served finish; it returns once no holder of odma_tp_region_enter
+ * remains (nothing it let in touches the region afterwards). The record goes back to the
+ * pool.
  */
 void odma_tp_region_revoke(struct odma_tp_region *reg);
 
+/* Whether [addr, addr + len) lies inside @reg's range. */
+static inline bool odma_tp_region_covers(const struct odma_tp_region *reg, uint64_t addr,
+                                         uint64_t len)
+{
+	return addr >= reg->addr && len <= reg->len && addr - reg->addr <= reg->len - len;
+}
+
 /*
  * The exporter's check of one request, the rule every transport's server applies: the
- * region @id exists, is alive, has @key and @generation, and [addr, addr + len) lies inside
- * it with @perm granted. DOCA_SUCCESS, DOCA_ERROR_NOT_PERMITTED (permission) or
+ * region @id exists, is alive, has @key and @generation, is a PCI or RDMA grant served
+ * here (not a re-export), and [addr, addr + len) lies inside it with @perm granted.
+ * DOCA_SUCCESS, DOCA_ERROR_NOT_PERMITTED (permission, a grant not served here) or
  * DOCA_ERROR_INVALID_VALUE (unknown region, revoked, bad key, out of range). Sets
  * *@local to the address to serve when it succeeds.
  */
@@ -387,14 +499,31 @@ doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t g
 
 /*
  * The exporter's side of one remote atomic (@op: enum odma_tp_atomic_op, not BYTES) on the
- * u64 at @addr of region @id: the checks of odma_tp_region_check for 8 bytes (READ for
- * ODMA_TP_AT_READ, ATOMIC for FADD/SWAP), @addr 8-byte aligned, then the atomic itself
+ * u64 at @addr of region @id: the checks of odma_tp_region_check for 8 bytes (ATOMIC, of a
+ * PCI grant: a sync event's value), @addr 8-byte aligned, then the atomic itself
  * under the registry lock (a revocation waits for it), and the region's on_update after a
  * change. *@old receives the value before the operation. DOCA_SUCCESS,
  * DOCA_ERROR_NOT_PERMITTED, DOCA_ERROR_INVALID_VALUE (as region_check; misaligned).
  */
 doca_error_t odma_tp_region_atomic(uint64_t id, const uint8_t key[16], uint32_t generation,
                                    uint64_t addr, int op, uint64_t operand, uint64_t *old);
+
+/*
+ * The registry's check for a server outside the transports (DOCA RDMA's service for
+ * @grant RDMA, remote-net sync events for SE_NET): the live record of @grant named by @ref
+ * (@by_addr: the record's address, as an RDMA descriptor carries it; else its id) has
+ * @key (constant-time compare) and @perm. On DOCA_SUCCESS *@out is held: its revocation
+ * waits until odma_tp_region_leave; the caller checks the range (odma_tp_region_covers)
+ * and serves @out's range, @owner or @forward. DOCA_ERROR_NOT_FOUND (unknown, revoked,
+ * another grant, bad key) or DOCA_ERROR_NOT_PERMITTED.
+ */
+doca_error_t odma_tp_region_enter(uint64_t ref, bool by_addr, enum odma_tp_grant grant,
+                                  const uint8_t key[16], uint32_t perm,
+                                  struct odma_tp_region **out);
+void odma_tp_region_leave(struct odma_tp_region *reg);
+
+/* Whether the record at address @record_addr is a live re-export (its requests wait). */
+bool odma_tp_region_forwarded(uint64_t record_addr);
 
 /* ---- importer side ---- */
 
@@ -462,9 +591,13 @@ DOCA_STABLE void doca_priv_tp_ep_close(struct odma_tp_ep *ep);
 DOCA_STABLE const char *doca_priv_tp_net_absent(void);
 DOCA_STABLE uint32_t doca_priv_tp_timeout_ms(void);
 
-/* ---- the process transport's synchronous helpers (core/copy's batching mover) ---- */
+/*
+ * Whether the region record header @rec read from the exporter still grants @rm (in use,
+ * alive, the attachment's key).
+ */
+bool odma_tp_record_ok(const struct odma_tp_remote *rm, const struct odma_tp_region_hdr *rec);
 
-struct iovec;
+/* ---- the process transport's helpers (its row, and the process' own fault-safe copies) ---- */
 
 /*
  * Moves every byte the iovec arrays describe to (@write) or from process @pid, resuming
@@ -478,19 +611,6 @@ int odma_cma_xfer(pid_t pid, bool write, struct iovec *l, int nl, struct iovec *
  * mapped fails it with EFAULT instead of faulting. odma_cma_xfer falls back to it by itself.
  */
 int odma_cma_pipe_xfer(bool write, struct iovec *l, int nl, struct iovec *r, int nr);
-
-/* One system call of process_vm_readv/writev; as the kernel returns it. */
-ssize_t odma_cma_call(pid_t pid, bool write, const struct iovec *l, unsigned long nl,
-                      const struct iovec *r, unsigned long nr);
-
-/*
- * Logs why a move with exporter @rm failed (@err: an errno, or 0 for a revoked export),
- * once per attachment, naming the cause and, for EPERM, the fixes. DOCA_ERROR_IO_FAILED.
- */
-doca_error_t odma_cma_fail(const struct odma_tp_remote *rm, int err);
-
-/* Whether the region record @rec read from the exporter still grants @rm. */
-bool odma_cma_record_ok(const struct odma_tp_remote *rm, const struct odma_tp_region_hdr *rec);
 
 /*
  * Lets any same-user process read this process' memory under Yama ptrace_scope=1 (once per

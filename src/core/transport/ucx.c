@@ -221,10 +221,11 @@ static void ucx_poll_end(void)
 
 /*
  * UCX installs its own handlers for SIGILL, SIGSEGV, SIGBUS and SIGFPE when its library loads
- * (a backtrace, then the signal again): linked into every DOCA program through odma, it would
- * print UCX's backtrace for the program's own crash, whether or not the program ever uses the
- * network. Its handlers go as soon as odma loads (after UCX's constructor: a dependency's runs
- * first); the program's own, and the default, stay. UCX needs none of them to work.
+ * (a backtrace, then the signal again). A program that loads this module (its first network
+ * export or import, an endpoint) would then print UCX's backtrace for its own crash. Its
+ * handlers go as soon as the module loads (after UCX's constructor: a dependency's runs
+ * first); the program's own, and the default, stay. UCX needs none of them to work. A program
+ * that stays in its kernel never loads UCX at all (ucx_row.c).
  */
 __attribute__((constructor)) static void ucx_no_error_handlers(void)
 {
@@ -416,7 +417,7 @@ static void ucx_shutdown(void)
 	close(odma_ux.evfd);
 }
 
-const char *odma_tp_ucx_version(void)
+static const char *ucx_status(void)
 {
 	static char line[160];
 
@@ -427,16 +428,18 @@ const char *odma_tp_ucx_version(void)
 	return line;
 }
 
-const char *odma_tp_net_absent(void)
+static bool ucx_reachable(const struct odma_tp_reach *r, const char **why)
 {
-	const char *why = NULL;
-
-	return odma_ucx_available(&why) ? NULL : why;
+	*why = "its descriptor carries no network address";
+	return r->net_len != 0;
 }
 
-const struct odma_tp_ops odma_tp_ucx = {
+const struct odma_tp_ops odma_ucx_ops = {
 	.name = "ucx",
 	.kind = ODMA_TP_UCX,
+	.network = true,
+	.reachable = ucx_reachable,
+	.status = ucx_status,
 	.available = odma_ucx_available,
 	.reach_self = ucx_reach_self,
 	.attach = odma_ucx_attach,

@@ -90,6 +90,7 @@ static struct odma_tp_ep *ep_wrap(struct ucx_peer *p)
 
 	if (ep == NULL)
 		return NULL;
+	ep->head.ops = &odma_ucx_ops;
 	ep->peer = p;
 	p->owner = ep;
 	ep->next = odma_ucx_eps;

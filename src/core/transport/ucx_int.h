@@ -123,7 +123,8 @@ extern struct odma_ucx_state odma_ux;
 struct ucx_msg;
 
 struct odma_tp_ep {
-	struct odma_tp_ep *next; /* every open endpoint (service thread) */
+	struct odma_tp_ep_head head; /* first: the ops (odma_ucx_ops) */
+	struct odma_tp_ep *next;     /* every open endpoint (service thread) */
 	struct ucx_peer *peer;
 	struct odma_tp_ep_cbs cbs;
 	bool gone;            /* on_close ran (or close was asked): no callback after it */
@@ -135,7 +136,8 @@ extern struct odma_tp_ep *odma_ucx_eps; /* every open endpoint (service thread) 
 void odma_ucx_listeners_destroy(void);
 
 /* ucx.c */
-extern __thread bool odma_ucx_in_worker; /* this thread holds odma_ux.wlock */
+extern const struct odma_tp_ops odma_ucx_ops; /* the transport (ucx_row.c hands it out) */
+extern __thread bool odma_ucx_in_worker;      /* this thread holds odma_ux.wlock */
 uint64_t odma_ucx_now_ns(void);
 void odma_ucx_kick(void);                  /* wakes the service thread */
 bool odma_ucx_available(const char **why); /* starts the transport once */

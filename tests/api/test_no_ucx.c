@@ -1,0 +1,109 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * A purely local program never loads UCX: after local DMA copies and a copy through an export
+ * imported in this kernel (the process transport), neither libucp nor odma's UCX module is
+ * mapped (/proc/self/maps), so none of UCX's constructors, threads or signal handlers run in
+ * it. Then doca_caps' question about the transports loads the module (when it is built), and
+ * libucp appears: the check sees what it looks for.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../fixture.h"
+#include "test_util.h"
+
+/* Whether a mapping of this process names @what. */
+static bool mapped(const char *what)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	bool found = false;
+
+	assert_non_null(f);
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = strstr(line, what) != NULL;
+	fclose(f);
+	return found;
+}
+
+static void local_dma_loads_no_ucx(void **state)
+{
+	struct fx fx;
+	struct doca_buf *s, *d;
+
+	(void)state;
+	fx_init(&fx, 1 << 16, 4, true);
+	s = fx_src_buf(&fx, 0, 4096);
+	d = fx_dst_buf(&fx, 0, 4096);
+	assert_ok(doca_task_submit(fx_task(&fx, s, d, 1)));
+	assert_true(fx_progress_until(&fx, 1, 10000000));
+	assert_int_equal(fx.ok, 1);
+	assert_memory_equal(fx.dst, fx.src, 4096);
+	assert_ok(doca_buf_dec_refcount(s, NULL));
+	assert_ok(doca_buf_dec_refcount(d, NULL));
+	fx_fini(&fx);
+	assert_false(mapped("libucp"));
+	assert_false(mapped("libodma_ucx"));
+}
+
+static void process_import_loads_no_ucx(void **state)
+{
+	static uint8_t mem[8192] __attribute__((aligned(4096)));
+	struct doca_dev *host = tu_open_dev("b1:00.0"), *dpu = tu_open_dev("03:00.0");
+	struct doca_mmap *m, *imp;
+	const void *desc;
+	size_t len;
+
+	(void)state;
+	assert_ok(doca_mmap_create(&m));
+	assert_ok(doca_mmap_add_dev(m, host));
+	assert_ok(doca_mmap_set_memrange(m, mem, sizeof(mem)));
+	assert_ok(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
+	assert_ok(doca_mmap_start(m));
+	assert_ok(doca_mmap_export_pci(m, host, &desc, &len));
+	assert_ok(doca_mmap_create_from_export(NULL, desc, len, dpu, &imp));
+	assert_ok(doca_mmap_destroy(imp));
+	assert_ok(doca_mmap_destroy(m));
+	assert_ok(doca_dev_close(dpu));
+	assert_ok(doca_dev_close(host));
+	assert_false(mapped("libucp"));
+	assert_false(mapped("libodma_ucx"));
+}
+
+/* The transports' status lines (libdoca_common, for doca_caps). */
+const char *doca_priv_transport_info(unsigned int i, const char **status);
+
+static void asking_for_ucx_loads_it(void **state)
+{
+	const char *name, *status = NULL;
+	bool ucx = false;
+
+	(void)state;
+	for (unsigned int i = 0; (name = doca_priv_transport_info(i, &status)) != NULL; i++)
+		if (strcmp(name, "ucx") == 0)
+			ucx = strncmp(status, "built in", 8) == 0;
+#ifdef ODMA_HAVE_UCX
+	assert_true(ucx);
+	assert_true(mapped("libodma_ucx"));
+	assert_true(mapped("libucp"));
+#else
+	assert_false(ucx);
+#endif
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(local_dma_loads_no_ucx),
+		cmocka_unit_test(process_import_loads_no_ucx),
+		cmocka_unit_test(asking_for_ucx_loads_it),
+	};
+
+	unsetenv("ODMA_TRANSPORT");
+	unsetenv("ODMA_FABRIC");
+	unsetenv("ODMA_SIDE");
+	unsetenv("ODMA_SYSTEM");
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

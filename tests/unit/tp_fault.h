@@ -1,0 +1,39 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * A fault-injecting transport for tests: a row of the transport table (transport.h) that wraps
+ * another row and does to its ios what a bad network does. Built into the tests only; a test
+ * puts it first in the table (odma_tp_row_insert), so every import it reaches goes through it.
+ */
+#ifndef ODMA_TESTS_TP_FAULT_H_
+#define ODMA_TESTS_TP_FAULT_H_
+
+#include "core/transport/transport.h"
+
+enum tp_fault_mode {
+	TPF_PASS,    /* ios go through unchanged */
+	TPF_DELAY,   /* each io completes delay_ms after the wrapped row finished it */
+	TPF_REORDER, /* ios are held and completed newest first, window at a time */
+	TPF_DROP,    /* ios are lost: never started; they fail at the transport's deadline */
+	TPF_KILL,    /* the peer died: held ios and every later io fail with IO_FAILED */
+};
+
+/*
+ * The row wrapping @inner, reporting @kind as its id (ODMA_TP_UCX: core/memory moves its
+ * imports with the asynchronous network mover; ODMA_TP_PROCESS: with the batching one).
+ */
+const struct odma_tp_ops *tp_fault_row(const struct odma_tp_ops *inner, enum odma_tp_kind kind);
+
+/* Sets the mode (KILL also fails every io held now); @arg: delay_ms or the reorder window. */
+void tp_fault_set(enum tp_fault_mode mode, unsigned int arg);
+
+/* ios started through the row and not completed yet (0 when nothing leaked or hangs). */
+unsigned int tp_fault_in_flight(void);
+/* ios completed, and how many of them failed. */
+unsigned int tp_fault_completed(unsigned int *failed);
+
+/* Stops the row's thread (every held io completes first). */
+void tp_fault_stop(void);
+
+#endif
