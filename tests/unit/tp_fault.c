@@ -165,9 +165,12 @@ static void *tpf_thread(void *arg)
 			pthread_cond_wait(&F.cond, &F.lock);
 		} else {
 			struct timespec ts;
+			uint64_t now = now_ns();
 
+			if (next <= now)
+				continue; /* came due since the look */
 			clock_gettime(CLOCK_REALTIME, &ts);
-			next -= now_ns();
+			next -= now;
 			ts.tv_sec += (time_t)(next / 1000000000ull);
 			ts.tv_nsec += (long)(next % 1000000000ull);
 			if (ts.tv_nsec >= 1000000000L) {
