@@ -9,8 +9,10 @@
  * only moves bytes in its own kernel never loads it, nor UCX.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <doca_version.h>
 
@@ -57,9 +59,39 @@ static struct {
 extern const struct odma_tp_ops odma_ucx_ops __attribute__((weak));
 
 /*
- * Beside libdoca_common first (the library's runpath, $ORIGIN: wherever the tree was
- * installed or copied, also in DOCA's layout), then in the configured libdir.
+ * The module through the search list of the object this code is in (its runpath, $ORIGIN
+ * expanded: beside libdoca_common, wherever the tree was installed or copied; then
+ * LD_LIBRARY_PATH and the system's directories), each directory tried by name. dlopen of a
+ * bare name does the same only when it sees its true caller: under a sanitizer, the
+ * interceptor's library calls it, and its runpath is not ours.
  */
+static void *ucx_module_search(void)
+{
+	Dl_info di;
+	struct link_map *self = NULL;
+	Dl_serinfo size, *si;
+	void *h = NULL;
+
+	if (dladdr1((void *)ucx_module_search, &di, (void **)&self, RTLD_DL_LINKMAP) == 0 ||
+	    self == NULL || dlinfo(self, RTLD_DI_SERINFOSIZE, &size) != 0)
+		return NULL;
+	si = malloc(size.dls_size);
+	if (si == NULL)
+		return NULL;
+	*si = size;
+	if (dlinfo(self, RTLD_DI_SERINFO, si) == 0)
+		for (unsigned int i = 0; i < si->dls_cnt && h == NULL; i++) {
+			char path[4096];
+
+			if (snprintf(path, sizeof(path), "%s/%s", si->dls_serpath[i].dls_name,
+			             ODMA_UCX_MODULE) < (int)sizeof(path))
+				h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		}
+	free(si);
+	return h;
+}
+
+/* As the dynamic loader would find it for libdoca_common, then in the configured libdir. */
 static void *ucx_module_open(void)
 {
 	void *h = dlopen(ODMA_UCX_MODULE, RTLD_NOW | RTLD_LOCAL);
@@ -68,7 +100,9 @@ static void *ucx_module_open(void)
 	if (h != NULL)
 		return h;
 	snprintf(err, sizeof(err), "%.199s", dlerror());
-	h = dlopen(ODMA_LIBDIR "/" ODMA_UCX_MODULE, RTLD_NOW | RTLD_LOCAL);
+	h = ucx_module_search();
+	if (h == NULL)
+		h = dlopen(ODMA_LIBDIR "/" ODMA_UCX_MODULE, RTLD_NOW | RTLD_LOCAL);
 	if (h == NULL)
 		snprintf(
 		        ucx_mod.why, sizeof(ucx_mod.why),
