@@ -24,7 +24,7 @@
 #include <nettle/hmac.h>
 #include <nettle/sha2.h>
 
-static volatile int rejects, closes, welcomes, pongs, auth2s;
+static volatile int rejects, closes, welcomes, pongs, auth2s, echoes;
 static volatile uint32_t reject_code;
 static uint8_t auth2[16 + 32]; /* the server's nonce and proof (the last AUTH 2) */
 
@@ -36,6 +36,8 @@ static void on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32
 		__atomic_add_fetch(&welcomes, 1, __ATOMIC_SEQ_CST);
 	if (imm == COMCH_W_PONG)
 		__atomic_add_fetch(&pongs, 1, __ATOMIC_SEQ_CST);
+	if (imm == COMCH_W_MSG)
+		__atomic_add_fetch(&echoes, 1, __ATOMIC_SEQ_CST);
 	if (imm == COMCH_W_AUTH && len == 4 + sizeof(auth2)) {
 		memcpy(auth2, (const uint8_t *)bytes + 4, sizeof(auth2));
 		__atomic_add_fetch(&auth2s, 1, __ATOMIC_SEQ_CST);
@@ -238,8 +240,22 @@ int comch_net_hostile(void)
 }
 
 /* A valid handshake with server @name, then @n packets (type, bytes) that break the rules. */
+/* Waits (10 s at most) until *@counter passes @than; false if it never did. */
+static bool await_above(volatile int *counter, int than)
+{
+	for (int i = 0; i < 1000 && __atomic_load_n(counter, __ATOMIC_SEQ_CST) <= than; i++)
+		nap_ms(10);
+	return __atomic_load_n(counter, __ATOMIC_SEQ_CST) > than;
+}
+
+/*
+ * Connects, proves the secret and says HELLO to server @name, then sends @n packets; a short
+ * message waits for its echo before what follows. @refused: the server must close the
+ * connection for what was sent (waited for; its log says why), else the connection is
+ * closed here after a pause.
+ */
 static int after_hello(const char *addr, uint16_t port, const char *name, const uint32_t *types,
-                       const void *const *bytes, const size_t *lens, int n)
+                       const void *const *bytes, const size_t *lens, int n, bool refused)
 {
 	const struct odma_system *sys = doca_priv_system();
 	uint8_t hello[4 + sizeof(struct comch_hello) + 64];
@@ -248,7 +264,7 @@ static int after_hello(const char *addr, uint16_t port, const char *name, const 
 		                 .max_msg = 4096,
 		                 .recv_queue = 8 };
 	struct odma_tp_ep *ep;
-	int want = welcomes + 1;
+	int want = welcomes + 1, closed;
 	uint8_t nc[16], sent[32];
 
 	if (sys == NULL)
@@ -272,12 +288,22 @@ static int after_hello(const char *addr, uint16_t port, const char *name, const 
 		fprintf(stderr, "hostile: no WELCOME from server \"%s\"\n", name);
 		return 1;
 	}
+	closed = closes;
 	for (int i = 0; i < n; i++) {
+		int echoed = echoes;
+
 		(void)doca_priv_tp_ep_send(ep, bytes[i], lens[i], types[i], NULL, NULL);
-		if (types[i] == COMCH_W_MSG && lens[i] < 4096)
-			nap_ms(300); /* the echo server answers it before what follows */
+		if (types[i] == COMCH_W_MSG && lens[i] < 4096 && !await_above(&echoes, echoed)) {
+			fprintf(stderr, "hostile: no echo from server \"%s\"\n", name);
+			return 1;
+		}
 	}
-	nap_ms(300);
+	if (refused && !await_above(&closes, closed)) {
+		fprintf(stderr, "hostile: server \"%s\" kept the connection\n", name);
+		return 1;
+	}
+	if (!refused)
+		nap_ms(300);
 	doca_priv_tp_ep_close(ep);
 	return 0;
 }
@@ -317,7 +343,7 @@ int comch_net_hostile_connected(const char *name)
 		const void *b[] = { big };
 		size_t l[] = { 200000 };
 
-		bad |= after_hello(addr, port, name, t, b, l, 1);
+		bad |= after_hello(addr, port, name, t, b, l, 1, true);
 	}
 	{
 		/* 2. fast-path packets for ids nobody has, then one whose lengths lie */
@@ -325,7 +351,7 @@ int comch_net_hostile_connected(const char *name)
 		const void *b[] = { fpd, fpp, fpd_lie };
 		size_t l[] = { sizeof(fpd), sizeof(fpp), sizeof(fpd_lie) };
 
-		bad |= after_hello(addr, port, name, t, b, l, 3);
+		bad |= after_hello(addr, port, name, t, b, l, 3, true);
 	}
 	{
 		/* 3. a credit for more than the server sent */
@@ -333,7 +359,7 @@ int comch_net_hostile_connected(const char *name)
 		const void *b[] = { credit_hi };
 		size_t l[] = { sizeof(credit_hi) };
 
-		bad |= after_hello(addr, port, name, t, b, l, 1);
+		bad |= after_hello(addr, port, name, t, b, l, 1, true);
 	}
 	{
 		/* 3b. one message (echoed), its credit, then a credit that goes back */
@@ -341,7 +367,7 @@ int comch_net_hostile_connected(const char *name)
 		const void *b[] = { "\0\0\0\0ping", credit_one, credit_lo };
 		size_t l[] = { 4 + 4, sizeof(credit_one), sizeof(credit_lo) };
 
-		bad |= after_hello(addr, port, name, t, b, l, 3);
+		bad |= after_hello(addr, port, name, t, b, l, 3, true);
 	}
 	{
 		/* 4. a packet only a server sends, then an unknown type */
@@ -349,7 +375,7 @@ int comch_net_hostile_connected(const char *name)
 		const void *b[] = { "abcd", "abcd" };
 		size_t l[] = { 4, 4 };
 
-		bad |= after_hello(addr, port, name, t, b, l, 2);
+		bad |= after_hello(addr, port, name, t, b, l, 2, true);
 	}
 	{
 		/* 5. a flood of PINGs: answered at most once per eighth of the timeout */
@@ -364,7 +390,7 @@ int comch_net_hostile_connected(const char *name)
 			b[i] = "abcd";
 			l[i] = 4;
 		}
-		bad |= after_hello(addr, port, name, t, b, l, FLOOD);
+		bad |= after_hello(addr, port, name, t, b, l, FLOOD, false);
 		if (pongs - before > 4) {
 			fprintf(stderr,
 			        "hostile: %d PINGs got %d PONGs (a flood must not be echoed)\n",
