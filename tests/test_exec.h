@@ -14,7 +14,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,13 +35,17 @@ static inline bool tu_under_qemu(void)
 /*
  * execvp() of @prefix (a NULL-terminated command that runs the rest, e.g. "ip netns exec NS";
  * NULL: none), then the exe wrapper if any, then @path with @argv's arguments. Returns only
- * when the exec failed.
+ * when the exec failed. Called in a child just forked: the program it becomes is killed when
+ * the test that forked it ends, even by a failed assertion (no peer outlives its test and keeps
+ * the test's output open).
  */
 static inline int tu_execv_prefixed(const char *const *prefix, const char *path, char *const argv[])
 {
 	const char *w = getenv("MESON_EXE_WRAPPER");
 	char *words[16 + 8 + 64], wrap[256], *save = NULL;
 	int n = 0;
+
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 
 	for (; prefix != NULL && *prefix != NULL && n < 16; prefix++)
 		words[n++] = (char *)*prefix;

@@ -781,6 +781,7 @@ static void test_hostile_dies_and_floods(void **state)
 	(void)state;
 	if (getenv("ODMA_ENGINE") != NULL && strcmp(getenv("ODMA_ENGINE"), "thread") == 0)
 		skip(); /* the exporter is the peer process: the inline run covers it */
+	tu_skip_test_under_qemu(TU_QEMU_FORK_THREADS); /* each hostile client is a forked UCX */
 	rw = imp_start("rw");
 	for (int k = 0; k < 3; k++) {
 		pid = hostile_child(rw, 3000, 4096, true);
