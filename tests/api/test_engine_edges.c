@@ -216,6 +216,16 @@ static void inherited_pe(void **state)
 
 	(void)state;
 	tu_skip_test_under_qemu(TU_QEMU_FORK_THREADS);
+#if defined(__SANITIZE_ADDRESS__) && !defined(__clang__) && __GNUC__ < 13
+	/*
+	 * gcc 12's AddressSanitizer does not hold its allocator's locks across fork(): a lock the
+	 * parent's worker held at that instant (a free into its quarantine) stays held in the
+	 * child, whose own worker then waits on it for ever (seen: 2 runs in 100, four at a time).
+	 * The plain and clang builds run this test.
+	 */
+	print_message("skipped under gcc 12's ASan: its allocator is not fork-safe\n");
+	skip();
+#endif
 	setenv("ODMA_ENGINE", "thread", 1);
 	fx_init(&fx, 1 << 20, 4, true);
 	g_fx = &fx;
