@@ -263,8 +263,14 @@ static ssize_t net_recv(struct comch_chan *ch, void *buf, size_t cap, int *pfd)
 		p = n->head;
 	}
 	if (p == NULL) {
+		const char *refused = n->closed ? n->refused : NULL;
+		struct doca_comch_connection *conn = n->conn;
+
 		r = n->closed ? 0 : -EAGAIN;
 		pthread_mutex_unlock(&n->lock);
+		/* the end of a refused peer is the refusal, not the peer's close (logged once) */
+		if (refused != NULL && conn != NULL)
+			comch_conn_refuse(conn, refused);
 		return r;
 	}
 	n->head = p->next;
@@ -521,7 +527,7 @@ static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, ui
 	case COMCH_W_PONG:
 		goto out;
 	case COMCH_W_CREDIT: {
-		uint64_t v, was = atomic_load(&n->link.delivered[1 - n->side]);
+		uint64_t v, sent, was = atomic_load(&n->link.delivered[1 - n->side]);
 
 		if (len != 4 + sizeof(v)) {
 			refuse_locked(n, "a malformed CREDIT");
@@ -532,7 +538,9 @@ static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, ui
 			refuse_locked(n, "a CREDIT that goes back");
 			break;
 		}
-		if (n->conn != NULL && v > __atomic_load_n(&n->conn->accepted, __ATOMIC_RELAXED)) {
+		/* no connection bound yet: this side has sent nothing, so no credit is due */
+		sent = n->conn != NULL ? __atomic_load_n(&n->conn->accepted, __ATOMIC_RELAXED) : 0;
+		if (v > sent) {
 			refuse_locked(n, "a CREDIT for more messages than this side sent");
 			break;
 		}
