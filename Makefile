@@ -53,7 +53,7 @@ cross:
 	$(NINJA) -C $(CROSS_BUILD) -j $(JOBS)
 
 check-cross: cross
-	$(MESON) test -C $(CROSS_BUILD) --print-errorlogs --num-processes $(TEST_JOBS) --no-suite slow
+	$(MESON) test -C $(CROSS_BUILD) --print-errorlogs --num-processes $(JOBS) --no-suite slow
 
 check-slow: all
 	$(MESON) test -C $(BUILD) --print-errorlogs --num-processes $(JOBS) --suite slow
