@@ -24,7 +24,7 @@
 #include <nettle/hmac.h>
 #include <nettle/sha2.h>
 
-static volatile int rejects, closes, welcomes, pongs, auth2s, echoes;
+static volatile int rejects, welcomes, pongs, auth2s, echoes;
 /* after_hello's connection, and whether the server closed it (not an earlier one) */
 static struct odma_tp_ep *volatile cur_ep;
 static volatile int cur_closed;
@@ -59,7 +59,6 @@ static void on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
 	(void)ep;
 	(void)why;
 	(void)arg;
-	__atomic_add_fetch(&closes, 1, __ATOMIC_SEQ_CST);
 	if (ep == cur_ep)
 		__atomic_store_n(&cur_closed, 1, __ATOMIC_SEQ_CST);
 }
