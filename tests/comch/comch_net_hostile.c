@@ -56,7 +56,6 @@ static void on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32
 
 static void on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
 {
-	(void)ep;
 	(void)why;
 	(void)arg;
 	if (ep == cur_ep)
