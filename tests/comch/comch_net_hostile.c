@@ -9,6 +9,7 @@
  * REJECT (NOT_FOUND); and go on serving (the scripts then run a good client against it). It
  * knows the secret (ODMA_FABRIC_SECRET, as the scripts give both sides) where a case needs it.
  */
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +25,12 @@
 #include <nettle/hmac.h>
 #include <nettle/sha2.h>
 
-static volatile int rejects, welcomes, pongs, auth2s, echoes;
+/* counted by the transport's callbacks (the service thread or a polling one) */
+static atomic_int rejects, welcomes, pongs, auth2s, echoes;
 /* after_hello's connection, and whether the server closed it (not an earlier one) */
-static struct odma_tp_ep *volatile cur_ep;
-static volatile int cur_closed;
-static volatile uint32_t reject_code;
+static _Atomic(struct odma_tp_ep *) cur_ep;
+static atomic_int cur_closed;
+static atomic_uint reject_code;
 static uint8_t auth2[16 + 32]; /* the server's nonce and proof (the last AUTH 2) */
 
 static void on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
@@ -36,21 +38,21 @@ static void on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32
 	(void)ep;
 	(void)arg;
 	if (imm == COMCH_W_WELCOME)
-		__atomic_add_fetch(&welcomes, 1, __ATOMIC_SEQ_CST);
+		atomic_fetch_add(&welcomes, 1);
 	if (imm == COMCH_W_PONG)
-		__atomic_add_fetch(&pongs, 1, __ATOMIC_SEQ_CST);
+		atomic_fetch_add(&pongs, 1);
 	if (imm == COMCH_W_MSG)
-		__atomic_add_fetch(&echoes, 1, __ATOMIC_SEQ_CST);
+		atomic_fetch_add(&echoes, 1);
 	if (imm == COMCH_W_AUTH && len == 4 + sizeof(auth2)) {
 		memcpy(auth2, (const uint8_t *)bytes + 4, sizeof(auth2));
-		__atomic_add_fetch(&auth2s, 1, __ATOMIC_SEQ_CST);
+		atomic_fetch_add(&auth2s, 1);
 	}
 	if (imm == COMCH_W_REJECT && len >= 4) {
 		uint32_t a;
 
 		memcpy(&a, bytes, 4);
 		reject_code = a;
-		__atomic_add_fetch(&rejects, 1, __ATOMIC_SEQ_CST);
+		atomic_fetch_add(&rejects, 1);
 	}
 }
 
@@ -59,7 +61,7 @@ static void on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
 	(void)why;
 	(void)arg;
 	if (ep == cur_ep)
-		__atomic_store_n(&cur_closed, 1, __ATOMIC_SEQ_CST);
+		atomic_store(&cur_closed, 1);
 }
 
 static const struct odma_tp_ep_cbs cbs = { on_recv, on_close, NULL };
@@ -242,13 +244,12 @@ int comch_net_hostile(void)
 	return 0;
 }
 
-/* A valid handshake with server @name, then @n packets (type, bytes) that break the rules. */
 /* Waits (10 s at most) until *@counter passes @than; false if it never did. */
-static bool await_above(volatile int *counter, int than)
+static bool await_above(atomic_int *counter, int than)
 {
-	for (int i = 0; i < 1000 && __atomic_load_n(counter, __ATOMIC_SEQ_CST) <= than; i++)
+	for (int i = 0; i < 1000 && atomic_load(counter) <= than; i++)
 		nap_ms(10);
-	return __atomic_load_n(counter, __ATOMIC_SEQ_CST) > than;
+	return atomic_load(counter) > than;
 }
 
 /*
