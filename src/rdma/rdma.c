@@ -115,6 +115,7 @@ void odma_rd_drain(struct doca_rdma_connection *c)
 			c->ord_tail = NULL;
 		/* the connection was cut: what was behind that task is flushed with it */
 		c->aborted = st == DOCA_ERROR_CONNECTION_ABORTED;
+		doca_priv_pe_net_ios(t->base.ctx->pe, -1);
 		doca_priv_task_complete(&t->base, st);
 	}
 }
@@ -122,6 +123,7 @@ void odma_rd_drain(struct doca_rdma_connection *c)
 void odma_rd_finished(struct rd_task *t, doca_error_t status)
 {
 	if (t->type == RD_T_RECEIVE) {
+		doca_priv_pe_net_ios(t->base.ctx->pe, -1);
 		doca_priv_task_complete(&t->base, status);
 		return;
 	}
@@ -386,6 +388,12 @@ void doca_priv_rdma_paths(const struct doca_rdma *rdma, uint64_t *direct, uint64
 {
 	*direct = rdma != NULL ? rdma->n_direct : 0;
 	*requested = rdma != NULL ? rdma->n_requested : 0;
+}
+
+void doca_priv_rdma_sends(const struct doca_rdma *rdma, uint64_t *fast, uint64_t *held)
+{
+	*fast = rdma != NULL ? atomic_load(&rdma->n_send_fast) : 0;
+	*held = rdma != NULL ? atomic_load(&rdma->n_send_held) : 0;
 }
 
 struct doca_ctx *doca_rdma_as_ctx(struct doca_rdma *rdma)

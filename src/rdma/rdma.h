@@ -388,6 +388,8 @@ struct doca_rdma {
 	atomic_uint io_busy; /* transport threads inside rd_io_done: destroy waits for them */
 	/* PE thread: one-sided tasks started as transport ios, and sent as requests */
 	uint64_t n_direct, n_requested;
+	/* the peer's sends given to a receive as they arrived, and held for one (reader) */
+	atomic_uint_fast64_t n_send_fast, n_send_held;
 };
 
 static inline struct doca_rdma *rd_of(const struct doca_ctx *ctx)
@@ -403,6 +405,11 @@ extern const struct odma_ctx_ops odma_rd_ops;
  */
 DOCA_STABLE void doca_priv_rdma_paths(const struct doca_rdma *rdma, uint64_t *direct,
                                       uint64_t *requested);
+/*
+ * For tests: how many of the peers' sends @rdma gave to a posted receive as they arrived (on
+ * the transport thread), and how many its reader threads served (no receive was posted).
+ */
+DOCA_STABLE void doca_priv_rdma_sends(const struct doca_rdma *rdma, uint64_t *fast, uint64_t *held);
 uint32_t odma_rd_rnr_ms(const struct doca_rdma *rd);
 /* Queues a finished task (any thread, rd->lock held). */
 void odma_rd_done_locked(struct doca_rdma *rd, struct rd_task *t, doca_error_t status);

@@ -234,28 +234,15 @@ void odma_rd_admit(struct doca_rdma *rd, struct rw_chan *ch)
 /* ---------------------------------------------------------------- serving the peer */
 
 /*
- * Gives a message to the oldest posted receive, waiting up to the receiver-not-ready time
- * for one. Returns the status for the sender.
+ * Gives a message to the oldest posted receive (rd->lock held, a receive posted): the status
+ * for the sender.
  */
-static doca_error_t rd_deliver(struct rd_stream *s, uint8_t opcode, uint32_t imm,
-                               const uint8_t *msg, size_t len, uint64_t rnr_ms)
+static doca_error_t rd_deliver_locked(struct rd_stream *s, uint8_t opcode, uint32_t imm,
+                                      const uint8_t *msg, size_t len)
 {
 	struct doca_rdma *rd = s->rd;
-	struct timespec end;
-	struct rd_task *t;
-	doca_error_t st = DOCA_SUCCESS;
+	struct rd_task *t = rd->recv_head;
 
-	/* the sender's receiver-not-ready budget (its rnr_retry_count), at most 8 s */
-	rw_deadline(&end, rnr_ms < 8000 ? (uint32_t)rnr_ms : 8000u);
-	pthread_mutex_lock(&rd->lock);
-	while (rd->recv_head == NULL && !rd->stopping && !s->dead &&
-	       pthread_cond_timedwait(&rd->recv_cond, &rd->lock, &end) != ETIMEDOUT)
-		;
-	t = rd->recv_head;
-	if (t == NULL) {
-		pthread_mutex_unlock(&rd->lock);
-		return rd->stopping ? DOCA_ERROR_IO_FAILED : DOCA_ERROR_TIME_OUT;
-	}
 	rd->recv_head = t->qnext;
 	if (rd->recv_head == NULL)
 		rd->recv_tail = NULL;
@@ -264,16 +251,39 @@ static doca_error_t rd_deliver(struct rd_stream *s, uint8_t opcode, uint32_t imm
 		         "(%zu bytes free); post larger receive buffers",
 		         (void *)rd, len, (void *)t, rd_room(t->dst));
 		odma_rd_done_locked(rd, t, DOCA_ERROR_INVALID_VALUE);
-		st = DOCA_ERROR_IO_FAILED;
-	} else {
-		if (opcode != DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM)
-			(void)rd_append(t->dst, msg, len);
-		t->res_len = (uint32_t)len;
-		t->res_opcode = opcode;
-		t->res_imm = imm;
-		t->res_conn = s->conn;
-		odma_rd_done_locked(rd, t, DOCA_SUCCESS);
+		return DOCA_ERROR_IO_FAILED;
 	}
+	if (opcode != DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM)
+		(void)rd_append(t->dst, msg, len);
+	t->res_len = (uint32_t)len;
+	t->res_opcode = opcode;
+	t->res_imm = imm;
+	t->res_conn = s->conn;
+	odma_rd_done_locked(rd, t, DOCA_SUCCESS);
+	return DOCA_SUCCESS;
+}
+
+/*
+ * Gives a message to the oldest posted receive, waiting up to the receiver-not-ready time
+ * for one. Returns the status for the sender.
+ */
+static doca_error_t rd_deliver(struct rd_stream *s, uint8_t opcode, uint32_t imm,
+                               const uint8_t *msg, size_t len, uint64_t rnr_ms)
+{
+	struct doca_rdma *rd = s->rd;
+	struct timespec end;
+	doca_error_t st;
+
+	/* the sender's receiver-not-ready budget (its rnr_retry_count), at most 8 s */
+	rw_deadline(&end, rnr_ms < 8000 ? (uint32_t)rnr_ms : 8000u);
+	pthread_mutex_lock(&rd->lock);
+	while (rd->recv_head == NULL && !rd->stopping && !s->dead &&
+	       pthread_cond_timedwait(&rd->recv_cond, &rd->lock, &end) != ETIMEDOUT)
+		;
+	if (rd->recv_head == NULL)
+		st = rd->stopping ? DOCA_ERROR_IO_FAILED : DOCA_ERROR_TIME_OUT;
+	else
+		st = rd_deliver_locked(s, opcode, imm, msg, len);
 	pthread_mutex_unlock(&rd->lock);
 	return st;
 }
@@ -290,6 +300,7 @@ static bool rd_serve_send(struct rd_stream *s, const struct rw_hdr *h, const uin
 
 	if (!rd_len_ok(s, h))
 		return false;
+	atomic_fetch_add(&s->rd->n_send_held, 1);
 	st = rd_deliver(s,
 	                (h->flags & RW_F_IMM) ? DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM
 	                                      : DOCA_RDMA_OPCODE_RECV_SEND,
@@ -468,11 +479,40 @@ static bool rd_handle(struct rd_stream *s, const struct rw_hdr *h)
 #define RD_FAST_READ_MAX (64u * 1024u)
 
 /*
+ * A send served on the transport thread when a receive is posted (rd->lock free): given to
+ * the oldest one and answered at once; else the reader serves it, waiting for a receive.
+ */
+static int rd_fast_send(struct rd_stream *s, const struct rw_hdr *h, const uint8_t *p)
+{
+	struct doca_rdma *rd = s->rd;
+	doca_error_t st;
+	bool ok;
+
+	if (!rd_len_ok(s, h) || pthread_mutex_trylock(&rd->lock) != 0)
+		return 0;
+	if (s->conn == NULL || s->dead || rd->stopping || rd->recv_head == NULL) {
+		pthread_mutex_unlock(&rd->lock);
+		return 0;
+	}
+	st = rd_deliver_locked(s,
+	                       (h->flags & RW_F_IMM) ? DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM
+	                                             : DOCA_RDMA_OPCODE_RECV_SEND,
+	                       h->imm, p, (size_t)h->len);
+	atomic_fetch_add(&rd->n_send_fast, 1);
+	atomic_store(&s->fast_serving, true); /* a stop lets it answer first */
+	pthread_mutex_unlock(&rd->lock);
+	ok = rd_reply(s, h->tag, st, 0, NULL, 0);
+	atomic_store(&s->fast_serving, false);
+	return ok ? 1 : -1;
+}
+
+/*
  * The transport thread's part (rw_fast_fn): one-sided reads (up to RD_FAST_READ_MAX) and
- * writes of the peer (not a write with immediate: its receive may not be posted yet) and the
- * responses to our requests never wait, so they are served as they arrive, without the hop to the
- * reader thread and with the same checks. rd->lock only by trylock: a thread holding it may be
- * closing an endpoint, which waits for this thread; a busy lock sends the frame to the reader.
+ * writes of the peer (not a write with immediate: its receive may not be posted yet), sends
+ * that find a posted receive, and the responses to our requests never wait, so they are
+ * served as they arrive, without the hop to the reader thread and with the same checks.
+ * rd->lock only by trylock: a thread holding it may be closing an endpoint, which waits for
+ * this thread; a busy lock sends the frame to the reader.
  */
 int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *p)
 {
@@ -480,6 +520,8 @@ int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *p)
 	struct doca_rdma *rd = s->rd;
 	bool ok;
 
+	if (h->type == RW_SEND)
+		return rd_fast_send(s, h, p);
 	if (h->type != RW_RESP && (h->type != RW_READ || h->arg0 > RD_FAST_READ_MAX) &&
 	    (h->type != RW_WRITE || (h->flags & RW_F_IMM)))
 		return 0;

@@ -561,6 +561,7 @@ static doca_error_t rd_submit_receive(struct rd_task *t)
 	rd->recv_tail = t;
 	pthread_cond_broadcast(&rd->recv_cond);
 	pthread_mutex_unlock(&rd->lock);
+	doca_priv_pe_net_ios(t->base.ctx->pe, 1);
 	return DOCA_SUCCESS;
 }
 
@@ -659,6 +660,7 @@ static void rd_order_push(struct rd_task *t)
 	else
 		c->ord_head = t;
 	c->ord_tail = t;
+	doca_priv_pe_net_ios(t->base.ctx->pe, 1); /* progress does the transport's work now */
 }
 
 /* Sends @t as a request on its connection's out stream; a gone connection finishes it. */

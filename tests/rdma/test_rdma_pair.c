@@ -21,6 +21,21 @@ static void ts_paths(const struct tside *s, uint64_t *direct, uint64_t *requeste
 	doca_priv_rdma_paths(s->rd, direct, requested);
 }
 
+/* How many of the peer's sends were given to a posted receive on arrival, and held (white box). */
+void doca_priv_rdma_sends(const struct doca_rdma *rdma, uint64_t *fast, uint64_t *held);
+
+static bool ts_sends_were(const struct tside *s, uint64_t fast, uint64_t held)
+{
+	uint64_t f = 0, h = 0;
+
+	doca_priv_rdma_sends(s->rd, &f, &h);
+	if (f != fast || h != held)
+		fprintf(stderr, "sends given on arrival %llu (expected %llu), held %llu (%llu)\n",
+		        (unsigned long long)f, (unsigned long long)fast, (unsigned long long)h,
+		        (unsigned long long)held);
+	return f == fast && h == held;
+}
+
 /* Both sides: the child exports first, the parent answers, both connect connection 0. */
 static bool ts_link_child(struct tside *s, int fd)
 {
@@ -494,6 +509,7 @@ static int child_late_receiver(int fd)
 	CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
 	CHK(ts_wait(&s, &s.nrecv, 1, 5000));
 	CHK(memcmp(s.mem, "late", 5) == 0);
+	CHK(ts_sends_were(&s, 0, 1)); /* it found no receive: its stream's reader held it */
 	ts_child_byte(fd, 'k');
 	/* no second receive: the peer's next send times out */
 	CHK(ts_byte_in(fd) == 'b');
@@ -926,6 +942,65 @@ static void test_cm_accept_reject_disconnect(void **state)
 	ts_close(&s);
 }
 
+/* A receiver that posts four receives and then never progresses until the peer has sent. */
+static int child_posted_receiver(int fd)
+{
+	struct tside s;
+	struct doca_rdma_task_receive *r;
+	union doca_data ud = { 0 };
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	               7));
+	CHK(ts_link_child(&s, fd));
+	for (int i = 0; i < 4; i++) {
+		CHK_OK(doca_rdma_task_receive_allocate_init(
+		        s.rd, ts_buf(&s, s.mm, s.mem, 64 * (size_t)i, 64, 0), ud, &r));
+		CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
+	}
+	ts_child_byte(fd, 'p');
+	CHK(ts_byte_in(fd) == 'g'); /* blocked: every send completed without this PE */
+	CHK(ts_sends_were(&s, 4, 0));
+	CHK(ts_wait(&s, &s.nrecv, 4, 5000));
+	for (int i = 0; i < 4; i++)
+		CHK(s.mem[64 * i] == 'a' + i && s.mem[64 * i + 1] == '!');
+	ts_child_byte(fd, 'D');
+	CHK(ts_byte_in(fd) == 'b');
+	ts_close(&s);
+	return 0;
+}
+
+/*
+ * A send that finds a receive posted is given to it as it arrives, on the target's transport
+ * thread, and answered at once: four sends complete while the target never progresses, in
+ * order, into the receives in the order they were posted, and none went through a reader thread.
+ */
+static void test_send_on_arrival(void **state)
+{
+	struct tside s;
+	int fd;
+	pid_t pid = ts_fork(child_posted_receiver, &fd);
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_send *t;
+
+	(void)state;
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	ts_link_parent(&s, fd);
+	assert_int_equal(ts_byte_in(fd), 'p');
+	for (int i = 0; i < 4; i++) {
+		s.mem[64 * i] = (uint8_t)('a' + i);
+		s.mem[64 * i + 1] = '!';
+		assert_ok(doca_rdma_task_send_allocate_init(
+		        s.rd, s.conns[0], ts_buf(&s, s.mm, s.mem, 64 * (size_t)i, 64, 2), ud, &t));
+		assert_ok(ts_run(&s, doca_rdma_task_send_as_task(t)));
+	}
+	ts_byte_out(fd, 'g');
+	assert_int_equal(ts_byte_in(fd), 'D');
+	ts_byte_out(fd, 'b');
+	ts_join(pid, fd);
+	ts_close(&s);
+}
+
 /* ------------------------------------------------------------------------- event mode */
 
 static int child_receiver(int fd)
@@ -1154,6 +1229,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_permissions_and_revocation),
 		cmocka_unit_test(test_reexport_host_region),
 		cmocka_unit_test(test_receiver_not_ready),
+		cmocka_unit_test(test_send_on_arrival),
 		cmocka_unit_test(test_peer_death),
 		cmocka_unit_test(test_direct_path),
 		cmocka_unit_test(test_direct_peer_death),

@@ -61,6 +61,18 @@ void odma_pe_poll_async(struct doca_pe *pe)
 	odma_copy_net_poll();
 }
 
+void doca_priv_pe_net_ios(struct doca_pe *pe, int delta)
+{
+	if (pe == NULL)
+		return;
+	if (delta >= 0)
+		atomic_fetch_add_explicit(&pe->async_inflight, (unsigned int)delta,
+		                          memory_order_relaxed);
+	else
+		atomic_fetch_sub_explicit(&pe->async_inflight, (unsigned int)-delta,
+		                          memory_order_relaxed);
+}
+
 void odma_pe_async_quiesce(struct doca_pe *pe)
 {
 	while (atomic_load_explicit(&pe->async_busy, memory_order_acquire) != 0)

@@ -308,6 +308,14 @@ void odma_pe_signal(struct doca_pe *pe);
 DOCA_STABLE doca_error_t doca_priv_pe_watch(struct doca_pe *pe, int fd, uint32_t events);
 
 /*
+ * Network ios of a context that complete outside the PE's own lists (DOCA RDMA's reads and
+ * writes): @delta ios started (> 0) or taken back (< 0) on @pe, PE thread. While any is in
+ * flight, doca_pe_progress does the transport's work itself (odma_tp_poll), as it does for
+ * network copies, and arming the PE hands that work back to the transport's thread.
+ */
+DOCA_STABLE void doca_priv_pe_net_ios(struct doca_pe *pe, int delta);
+
+/*
  * A doorbell: an eventfd that other threads or processes write to wake a PE that sleeps,
  * with a state word they look at first, so a busy program pays no system call. The word
  * may live in memory shared with another process (the eventfd then reaches that process

@@ -111,21 +111,15 @@ static void ucx_pick_devices(ucp_config_t *cfg)
 
 /* ---- the service thread, and inline polls ---- */
 
-/* While endpoints or listeners are open, their callbacks run on the service thread only. */
-static bool ucx_inline_allowed(void)
-{
-	return odma_ucx_eps == NULL && odma_ux.listeners == 0;
-}
-
 /*
- * One round of the worker's work (holding wlock): whether requests are outstanding. An
- * inline round stops after the queue when a job in it opened an endpoint or a listener.
+ * One round of the worker's work (holding wlock): whether requests are outstanding. The
+ * callbacks of endpoints and listeners (Comch, RDMA) may run here on a thread polling inline
+ * as well as on the service thread: they take only their own connection's locks, never wait
+ * for the worker, and the PE thread polls holding no lock of a context (doca_pe_progress).
  */
-static bool ucx_round(bool inline_poll)
+static bool ucx_round(void)
 {
 	odma_ucx_take_queue();
-	if (inline_poll && !ucx_inline_allowed())
-		return odma_ux.out_head != NULL;
 	while (ucp_worker_progress(odma_ux.worker) != 0)
 		;
 	odma_ucx_expire();
@@ -154,7 +148,7 @@ static void *ucx_thread(void *arg)
 			break;
 		pthread_mutex_lock(&odma_ux.wlock);
 		odma_ucx_in_worker = true;
-		outstanding = ucx_round(false);
+		outstanding = ucx_round();
 		last = atomic_load(&odma_ux.inline_ns);
 		parked = last != 0 && odma_ucx_now_ns() - last < UCX_INLINE_NS;
 		busy = !parked && ucp_worker_arm(odma_ux.worker) == UCS_ERR_BUSY;
@@ -183,19 +177,16 @@ static void *ucx_thread(void *arg)
 	return NULL;
 }
 
-/*
- * odma_tp_poll: this thread does the worker's work if no one else does. Not while endpoints
- * or listeners are open: their callbacks (Comch, RDMA) stay on the service thread.
- */
+/* odma_tp_poll: this thread does the worker's work if no one else does. */
 static void ucx_poll(void)
 {
 	if (!atomic_load_explicit(&odma_ux.inline_ok, memory_order_relaxed) || odma_ucx_in_worker ||
 	    pthread_mutex_trylock(&odma_ux.wlock) != 0)
 		return;
-	if (atomic_load(&odma_ux.inline_ok) && ucx_inline_allowed()) {
+	if (atomic_load(&odma_ux.inline_ok)) {
 		odma_ucx_in_worker = true;
 		atomic_store(&odma_ux.inline_ns, odma_ucx_now_ns());
-		(void)ucx_round(true);
+		(void)ucx_round();
 		odma_ucx_in_worker = false;
 	}
 	pthread_mutex_unlock(&odma_ux.wlock);

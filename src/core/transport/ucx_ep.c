@@ -113,7 +113,8 @@ struct ucx_msg {
 	struct odma_tp_ep *ep;
 	struct ucx_msg *prev, *next; /* in ep->msgs while UCX holds it */
 	bool linked;
-	uint8_t hdr[8]; /* imm u32, zero u32 */
+	uint8_t hdr[8];       /* imm u32, zero u32 */
+	struct ucx_chunk job; /* UCX_OP_SEND: queued for the worker's thread */
 	size_t len;
 	uint8_t data[];
 };
@@ -417,13 +418,12 @@ doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t l
                               odma_tp_send_done_fn *done, void *arg)
 {
 	struct ucx_msg *m = malloc(sizeof(*m) + len);
-	struct ucx_chunk *c = calloc(1, sizeof(*c));
+	struct ucx_chunk *c;
 
-	if (m == NULL || c == NULL) {
-		free(m);
-		free(c);
+	if (m == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	}
+	c = &m->job;
+	memset(c, 0, sizeof(*c));
 	m->done = done;
 	m->arg = arg;
 	m->ep = ep;
@@ -433,7 +433,7 @@ doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t l
 	memcpy(m->hdr, &imm, 4);
 	m->len = len;
 	memcpy(m->data, bytes, len);
-	c->op = UCX_OP_CALL;
+	c->op = UCX_OP_SEND;
 	c->fn = send_job;
 	c->fnarg = m;
 	odma_ucx_enqueue(c, c);

@@ -26,6 +26,7 @@
 #define UCX_SLOTS 65536u   /* outstanding requests at most (ids map to slots) */
 #define UCX_OP_DETACH 0xff /* a queued command, not a request: drop an attachment's peer */
 #define UCX_OP_CALL 0xfe   /* a queued command: run fn(fnarg) on the service thread */
+#define UCX_OP_SEND 0xfd   /* an endpoint's message: fn(fnarg); the chunk is the message's */
 
 struct ucx_deferred;
 

@@ -461,6 +461,8 @@ void odma_ucx_take_queue(void)
 		} else if (c->op == UCX_OP_CALL) {
 			c->fn(c->fnarg);
 			free(c);
+		} else if (c->op == UCX_OP_SEND) {
+			c->fn(c->fnarg); /* the chunk lives in the message, which fn may free */
 		} else {
 			chunk_post(c);
 		}
@@ -484,9 +486,10 @@ void odma_ucx_enqueue(struct ucx_chunk *first, struct ucx_chunk *last)
 		odma_ux.q_head = first;
 	odma_ux.q_tail = last;
 	/* a parked service thread wakes within a millisecond anyway, and the thread that
-	 * polls inline takes the requests of its ios sooner */
+	 * polls inline takes the requests of its ios and the messages it sends sooner */
 	kick = odma_ux.sleeping &&
-	       (!odma_ux.parked || (first->op != ODMA_UCX_OP_GET && first->op != ODMA_UCX_OP_PUT));
+	       (!odma_ux.parked || (first->op != ODMA_UCX_OP_GET && first->op != ODMA_UCX_OP_PUT &&
+	                            first->op != UCX_OP_SEND));
 	if (kick)
 		odma_ux.sleeping = false; /* one kick per sleep is enough */
 	pthread_mutex_unlock(&odma_ux.lock);
