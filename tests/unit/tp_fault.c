@@ -255,13 +255,15 @@ const struct odma_tp_ops *tp_fault_row(const struct odma_tp_ops *inner, enum odm
 	tpf_ops = (struct odma_tp_ops){
 		.name = "fault",
 		.kind = kind,
+		.same_kernel = kind == ODMA_TP_PROCESS && inner->same_kernel,
 		.reachable = tpf_reachable,
 		.reach_self = tpf_reach_self,
 		.attach = tpf_attach,
 		.detach = tpf_detach,
 		.io_start = tpf_io_start,
-		.iov_move = inner->iov_move != NULL ? tpf_iov_move : NULL,
-		.io_fail = inner->io_fail != NULL ? tpf_io_fail : NULL,
+		/* synchronous only as ODMA_TP_PROCESS: as ODMA_TP_UCX its ios go on io_start */
+		.iov_move = kind == ODMA_TP_PROCESS && inner->iov_move ? tpf_iov_move : NULL,
+		.io_fail = kind == ODMA_TP_PROCESS && inner->io_fail ? tpf_io_fail : NULL,
 	};
 	pthread_mutex_lock(&F.lock);
 	if (!F.running) {

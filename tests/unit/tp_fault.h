@@ -20,8 +20,9 @@ enum tp_fault_mode {
 };
 
 /*
- * The row wrapping @inner, reporting @kind as its id (ODMA_TP_UCX: core/memory moves its
- * imports with the asynchronous network mover; ODMA_TP_PROCESS: with the batching one).
+ * The row wrapping @inner, reporting @kind as its id: as ODMA_TP_UCX a row without iov_move
+ * (core/memory moves its imports with the asynchronous network mover), as ODMA_TP_PROCESS
+ * one with it (the batching mover) that shares @inner's kernel.
  */
 const struct odma_tp_ops *tp_fault_row(const struct odma_tp_ops *inner, enum odma_tp_kind kind);
 

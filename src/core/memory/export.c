@@ -331,7 +331,7 @@ static doca_error_t import_attach(const struct odma_export_desc *d, const uint8_
 		ODMA_ERR_AT(fn, "cannot reach the exporter (pid %u): %s", d->pid, why);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	if (tp->kind == ODMA_TP_PROCESS && !odma_export_desc_live(d, &why)) {
+	if (tp->same_kernel && !odma_export_desc_live(d, &why)) {
 		ODMA_ERR_AT(fn, "rejected descriptor of pid %u: %s; export again", d->pid, why);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -403,8 +403,8 @@ static struct doca_mmap *import_build(const struct odma_export_desc *d, struct d
 	m->range_set = true;
 	m->perms = d->perms;
 	m->from_export = true;
-	m->kind =
-	        r->ops == NULL || r->ops->kind == ODMA_TP_PROCESS ? ODMA_MEM_PROCESS : ODMA_MEM_NET;
+	/* a synchronous row's imports move on the engine's threads, the others' as ios */
+	m->kind = r->ops == NULL || r->ops->iov_move != NULL ? ODMA_MEM_PROCESS : ODMA_MEM_NET;
 	m->rdma_import = d->kind == ODMA_EXPORT_RDMA;
 	m->remote = r;
 	m->devs = devs;

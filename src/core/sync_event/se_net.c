@@ -193,7 +193,7 @@ static doca_error_t net_import(struct doca_sync_event *se, const struct odma_se_
 		*why = cwhy;
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	if (ops->kind == ODMA_TP_PROCESS)
+	if (ops->same_kernel)
 		return DOCA_SUCCESS; /* same kernel and PID namespace: the shared page */
 	n = calloc(1, sizeof(*n));
 	if (n == NULL)

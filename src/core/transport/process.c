@@ -319,6 +319,7 @@ static const char *process_status(void)
 const struct odma_tp_ops odma_tp_row_process = {
 	.name = "process",
 	.kind = ODMA_TP_PROCESS,
+	.same_kernel = true,
 	.reachable = process_reachable,
 	.status = process_status,
 	.reach_self = process_reach_self,

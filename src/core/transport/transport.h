@@ -261,12 +261,18 @@ typedef void odma_tp_accept_fn(struct odma_tp_ep *ep, void *arg);
  */
 struct odma_tp_ops {
 	const char *name;       /* "process", "ucx": what ODMA_TRANSPORT and doca_caps name it */
-	enum odma_tp_kind kind; /* its id: ODMA_TRANSPORT's choice, the mover core/memory picks */
+	enum odma_tp_kind kind; /* its id (ODMA_TRANSPORT's choice), named in core/transport only */
 	/*
 	 * Reaches other kernels: its reach_self puts a network address in a descriptor (only
 	 * when odma_tp_net_wanted) and it carries endpoints (listen/connect).
 	 */
 	bool network;
+	/*
+	 * This process reaches the exporter's memory itself, in one kernel (CMA): no code of the
+	 * exporter checks its accesses, so an importer checks that a descriptor is live before it
+	 * attaches, and a sync event is served on the exporter's shared page, not by requests.
+	 */
+	bool same_kernel;
 
 	/*
 	 * Required: whether this row reaches the exporter that @r describes from this process
@@ -320,14 +326,15 @@ struct odma_tp_ops {
 	doca_error_t (*io_start)(struct odma_tp_io *io);
 
 	/*
-	 * Required of a row of kind ODMA_TP_PROCESS, a synchronous one (core/memory moves its
-	 * imports with core/copy's batching mover, which uses it, not io_start, for every byte
-	 * it moves): one move between local memory and the exporter of @rm,
-	 * @nl local iovecs and @nr remote ones (@write: local -> remote), in the calling
-	 * thread, as one system call would do it. The remote iovecs lie in the attached region
-	 * or are the exporter's region record (rm->record_addr: its header read first checks the
-	 * export in the same call). Returns the bytes moved, which may stop short of all of
-	 * them at a range that cannot be reached, or -1 with errno set (EINTR: call again).
+	 * Optional, a synchronous row's (core/memory moves the imports of a row that has it with
+	 * core/copy's batching mover, which uses it, not io_start, for every byte it moves; those
+	 * of a row without it with the asynchronous network mover, on io_start): one move
+	 * between local memory and the exporter of @rm, @nl local iovecs and @nr remote ones
+	 * (@write: local -> remote), in the calling thread, as one system call would do it. The
+	 * remote iovecs lie in the attached region or are the exporter's region record
+	 * (rm->record_addr: its header read first checks the export in the same call). Returns the
+	 * bytes moved, which may stop short of all of them at a range that cannot be reached, or -1
+	 * with errno set (EINTR: call again).
 	 */
 	ssize_t (*iov_move)(const struct odma_tp_remote *rm, bool write, const struct iovec *l,
 	                    unsigned long nl, const struct iovec *r, unsigned long nr);
