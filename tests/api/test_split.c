@@ -18,7 +18,13 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <doca_buf.h>
+#include <doca_buf_inventory.h>
+#include <doca_ctx.h>
+#include <doca_dma.h>
 #include <doca_log.h>
+#include <doca_mmap.h>
+#include <doca_pe.h>
 
 #include "fixture.h"
 #include "test_util.h"
@@ -29,6 +35,9 @@
 
 static FILE *log_file;
 
+/* How many chunks the split copies ran in, by the account of the last pool stop. */
+static unsigned long long last_chunks;
+
 /* The split account of the last pool stop: bytes of worker 0 and of PE threads. */
 static bool split_account(unsigned long long *worker, unsigned long long *pe)
 {
@@ -38,12 +47,14 @@ static bool split_account(unsigned long long *worker, unsigned long long *pe)
 	fflush(log_file);
 	rewind(log_file);
 	while (fgets(line, sizeof(line), log_file) != NULL) {
-		const char *p = strstr(line, "worker 0 moved ");
+		const char *p = strstr(line, "worker 0 moved "), *c = strstr(line, "ran in ");
 
 		if (p != NULL &&
 		    sscanf(p, "worker 0 moved %llu bytes of split copies (PE threads: %llu)",
 		           worker, pe) == 2)
 			found = true;
+		if (c != NULL && sscanf(c, "ran in %llu chunks", &last_chunks) != 1)
+			last_chunks = 0;
 	}
 	/* start the next account afresh */
 	assert_int_equal(ftruncate(fileno(log_file), 0), 0);
@@ -118,6 +129,8 @@ static void split_shares_add_up(void **state)
 		run_copies(16);
 		assert_true(split_account(&w, &p));
 		assert_int_equal(w + p, 16ull * COPY);
+		/* a local copy: about four chunks per thread (one worker and this thread) */
+		assert_int_equal(last_chunks, 16ull * 8);
 		both = w > 0 && p > 0;
 	}
 	assert_true(both);
@@ -210,6 +223,106 @@ static void split_refuses_overlap(void **state)
 	split_account(&(unsigned long long){ 0 }, &(unsigned long long){ 0 });
 }
 
+static void count_cb(struct doca_dma_task_memcpy *task, union doca_data task_ud,
+                     union doca_data ctx_ud)
+{
+	(void)task;
+	(void)task_ud;
+	(*(unsigned int *)ctx_ud.ptr)++;
+}
+
+/*
+ * A copy from another process' memory (an import of this process' own PCI export: each chunk
+ * is one process_vm_readv) is cut into one chunk per thread, not four: every chunk costs a
+ * system call that pins its pages and takes the peer's mm lock.
+ */
+static void split_cross_process_one_chunk_per_thread(void **state)
+{
+	struct doca_dev *host = tu_open_dev("b1:00.0"), *dpu = tu_open_dev("03:00.0");
+	uint8_t *src = aligned_alloc(4096, COPY), *dst = aligned_alloc(4096, DEPTH * COPY);
+	struct doca_mmap *exp, *imp, *local;
+	struct doca_buf_inventory *inv;
+	struct doca_pe *pe;
+	struct doca_dma *dma;
+	struct doca_dma_task_memcpy *t[DEPTH];
+	unsigned int done = 0;
+	union doca_data ud = { .ptr = &done };
+	enum doca_ctx_states st;
+	const void *desc;
+	size_t len;
+
+	(void)state;
+	assert_non_null(src);
+	assert_non_null(dst);
+	for (size_t i = 0; i < COPY; i++)
+		src[i] = (uint8_t)(i * 13 + i / 4093);
+	memset(dst, 0, DEPTH * COPY);
+	assert_ok(doca_mmap_create(&exp));
+	assert_ok(doca_mmap_add_dev(exp, host));
+	assert_ok(doca_mmap_set_memrange(exp, src, COPY));
+	assert_ok(doca_mmap_set_permissions(exp, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
+	assert_ok(doca_mmap_start(exp));
+	assert_ok(doca_mmap_export_pci(exp, host, &desc, &len));
+	assert_ok(doca_mmap_create_from_export(NULL, desc, len, dpu, &imp));
+	assert_ok(doca_mmap_create(&local));
+	assert_ok(doca_mmap_add_dev(local, dpu));
+	assert_ok(doca_mmap_set_memrange(local, dst, DEPTH * COPY));
+	assert_ok(doca_mmap_set_permissions(local, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
+	assert_ok(doca_mmap_start(local));
+	assert_ok(doca_buf_inventory_create(2 * DEPTH, &inv));
+	assert_ok(doca_buf_inventory_start(inv));
+	assert_ok(doca_pe_create(&pe));
+	assert_ok(doca_dma_create(dpu, &dma));
+	assert_ok(doca_ctx_set_user_data(doca_dma_as_ctx(dma), ud));
+	assert_ok(doca_dma_task_memcpy_set_conf(dma, count_cb, count_cb, DEPTH));
+	assert_ok(doca_pe_connect_ctx(pe, doca_dma_as_ctx(dma)));
+	assert_ok(doca_ctx_start(doca_dma_as_ctx(dma)));
+	for (unsigned int i = 0; i < DEPTH; i++) {
+		struct doca_buf *s, *d;
+
+		assert_ok(doca_buf_inventory_buf_get_by_data(inv, imp, src, COPY, &s));
+		assert_ok(doca_buf_inventory_buf_get_by_addr(inv, local, dst + (size_t)i * COPY,
+		                                             COPY, &d));
+		assert_ok(doca_dma_task_memcpy_alloc_init(dma, s, d, ud, &t[i]));
+		assert_ok(doca_task_submit(doca_dma_task_memcpy_as_task(t[i])));
+	}
+	for (long i = 0; i < 1000000000L && done < DEPTH; i++)
+		doca_pe_progress(pe);
+	assert_int_equal(done, DEPTH);
+	for (unsigned int i = 0; i < DEPTH; i++) {
+		const struct doca_buf *s = doca_dma_task_memcpy_get_src(t[i]);
+		struct doca_buf *d = doca_dma_task_memcpy_get_dst(t[i]);
+
+		assert_int_equal(doca_task_get_status(doca_dma_task_memcpy_as_task(t[i])),
+		                 DOCA_SUCCESS);
+		assert_memory_equal(dst + (size_t)i * COPY, src, COPY);
+		assert_ok(doca_buf_dec_refcount((struct doca_buf *)(uintptr_t)s, NULL));
+		assert_ok(doca_buf_dec_refcount(d, NULL));
+		doca_task_free(doca_dma_task_memcpy_as_task(t[i]));
+	}
+	(void)doca_ctx_stop(doca_dma_as_ctx(dma));
+	for (long i = 0; i < 100000000L; i++) {
+		assert_ok(doca_ctx_get_state(doca_dma_as_ctx(dma), &st));
+		if (st == DOCA_CTX_STATE_IDLE)
+			break;
+		doca_pe_progress(pe);
+	}
+	assert_ok(doca_dma_destroy(dma));
+	assert_ok(doca_pe_destroy(pe)); /* the last PE: the pool stops and logs its account */
+	assert_true(split_account(&(unsigned long long){ 0 }, &(unsigned long long){ 0 }));
+	assert_int_equal(last_chunks, DEPTH * 2ull); /* one worker and this thread */
+	assert_ok(doca_buf_inventory_destroy(inv));
+	assert_ok(doca_mmap_destroy(imp));
+	assert_ok(doca_mmap_stop(local));
+	assert_ok(doca_mmap_destroy(local));
+	assert_ok(doca_mmap_stop(exp));
+	assert_ok(doca_mmap_destroy(exp));
+	assert_ok(doca_dev_close(host));
+	assert_ok(doca_dev_close(dpu));
+	free(src);
+	free(dst);
+}
+
 int main(void)
 {
 	struct doca_log_backend *be;
@@ -219,6 +332,7 @@ int main(void)
 		cmocka_unit_test(split_fault_fails_its_task),
 		cmocka_unit_test(split_shares_add_up),
 		cmocka_unit_test(split_refuses_overlap),
+		cmocka_unit_test(split_cross_process_one_chunk_per_thread),
 	};
 
 	setenv("ODMA_ENGINE", "thread", 1);

@@ -145,6 +145,7 @@ static struct {
 	bool atfork_done;
 	/* bytes of split copies moved by each worker, and by PE threads (the last entry) */
 	_Atomic uint64_t split_bytes[TE_MAX_WORKERS + 1];
+	_Atomic uint64_t split_chunks; /* chunks of split copies run, by anyone */
 	_Atomic uint64_t shared_tasks; /* tasks of held batches handed to workers */
 } te = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -219,6 +220,7 @@ static bool te_split_work(struct te_split *sp, uint32_t who)
 
 		odma_task_run_range(sp->task, off, len);
 		moved += len;
+		atomic_fetch_add_explicit(&te.split_chunks, 1, memory_order_relaxed);
 		/* release: the bytes and a failed status are visible to whoever sees the count */
 		if (atomic_fetch_add_explicit(&sp->done, 1, memory_order_acq_rel) + 1 ==
 		    sp->nchunks)
@@ -472,6 +474,7 @@ static doca_error_t te_pool_start(void)
 	for (uint32_t i = 0; i <= TE_MAX_WORKERS; i++)
 		atomic_store_explicit(&te.split_bytes[i], 0, memory_order_relaxed);
 	atomic_store_explicit(&te.shared_tasks, 0, memory_order_relaxed);
+	atomic_store_explicit(&te.split_chunks, 0, memory_order_relaxed);
 	ODMA_DBG("thread engine: %u workers (of %ld usable CPUs), inline copies up to %zu bytes, "
 	         "split above %zu, held batches shared from %llu bytes",
 	         n, te_usable_cpus(), te.inline_max, te.split_min,
@@ -485,6 +488,8 @@ static void te_pool_stop(void)
 
 	ODMA_DBG("thread engine: PE threads handed %llu tasks of held batches to workers",
 	         (unsigned long long)atomic_load(&te.shared_tasks));
+	ODMA_DBG("thread engine: split copies ran in %llu chunks",
+	         (unsigned long long)atomic_load(&te.split_chunks));
 
 	for (uint32_t i = 0; i < te.nworkers; i++)
 		ODMA_DBG("thread engine: worker %u moved %llu bytes of split copies (PE threads: "
@@ -734,13 +739,18 @@ static void te_queue(struct te_pe *tp, struct te_channel *ch, struct doca_task *
 	tp->staged = true;
 }
 
-/* The chunk size of a split copy of @bytes: about four chunks per thread, on pages. */
-static uint64_t te_chunk(uint64_t bytes)
+/*
+ * The chunk size of a split copy of @job: about four chunks per thread, on pages; one per
+ * thread when each chunk costs a system call (another process' memory: each call pins its
+ * pages and takes the peer's mm lock, so fewer, larger calls win; measured in
+ * docs/performance.md, "Cross-process copies at the threads' limit").
+ */
+static uint64_t te_chunk(const struct odma_job *job)
 {
 	uint64_t c = te.split_chunk;
 
 	if (c == 0)
-		c = bytes / (4 * ((uint64_t)te.nworkers + 1));
+		c = job->bytes / ((job->batch ? 1 : 4) * ((uint64_t)te.nworkers + 1));
 	c = (c + TE_CHUNK_ALIGN - 1) & ~(uint64_t)(TE_CHUNK_ALIGN - 1);
 	return c < TE_CHUNK_MIN ? TE_CHUNK_MIN : c;
 }
@@ -766,7 +776,7 @@ static bool te_submit_split(struct te_pe *tp, struct doca_task *task, const stru
 	sp->task = task;
 	sp->pe = tp->pe;
 	sp->bytes = job->bytes;
-	sp->chunk = te_chunk(job->bytes);
+	sp->chunk = te_chunk(job);
 	sp->nchunks = (uint32_t)((job->bytes + sp->chunk - 1) / sp->chunk);
 	sp->returned = false;
 	atomic_store_explicit(&sp->next, 0, memory_order_relaxed);
