@@ -196,79 +196,6 @@ static void test_with_endpoints(void **state)
 }
 
 /*
- * Writes succeed with one acknowledgement per batch, not one reply each: 16 writes started at
- * once each complete exactly once with their bytes in place, every one acknowledged in a
- * batch, and (within a few tries, whatever the machine does) a batch carried more than one.
- */
-static void test_writes_acked_in_batches(void **state)
-{
-	static uint8_t target[16 * 4096], from[16 * 4096];
-	struct odma_tp_region *wreg;
-	struct odma_tp_remote wrm;
-	struct odma_tp_reach r = { 0 };
-	uint8_t issued[ODMA_TP_ISSUED_MAX];
-	size_t issued_len = 0;
-	bool batched = false;
-
-	(void)state;
-	wreg = odma_tp_region_add((uint64_t)(uintptr_t)target, sizeof(target),
-	                          ODMA_TP_READ | ODMA_TP_WRITE);
-	assert_non_null(wreg);
-	odma_tp_region_publish(wreg, "issued", 6);
-	assert_int_equal(odma_tp_reach_self(&r), DOCA_SUCCESS);
-	r.addr = wreg->addr;
-	r.len = wreg->len;
-	r.perms = wreg->perms;
-	r.region_id = wreg->id;
-	r.generation = wreg->hdr.generation;
-	memcpy(r.key, wreg->hdr.key, 16);
-	assert_int_equal(odma_tp_attach(odma_tp_find("ucx"), &r, &wrm, issued, &issued_len),
-	                 DOCA_SUCCESS);
-	for (int round = 0; round < 50 && !batched; round++) {
-		struct iowait w[16];
-		struct odma_tp_io io[16];
-		uint64_t ids0, batches0, end = odma_ucx_now_ns() + 10000000000ull;
-		unsigned int done = 0;
-
-		pthread_mutex_lock(&odma_ux.wlock); /* the counters are the worker's */
-		ids0 = odma_ux.ack_ids;
-		batches0 = odma_ux.ack_batches;
-		pthread_mutex_unlock(&odma_ux.wlock);
-		memset(target, 0, sizeof(target));
-		for (int i = 0; i < 16; i++) {
-			memset(from + 4096 * i, round * 16 + i + 1, 4096);
-			w[i] = (struct iowait){ .st = DOCA_ERROR_UNKNOWN };
-			io[i] = (struct odma_tp_io){ .remote = &wrm,
-				                     .write = true,
-				                     .local = from + 4096 * i,
-				                     .remote_addr = wreg->addr + 4096ull * i,
-				                     .len = 4096,
-				                     .done = io_done,
-				                     .arg = &w[i] };
-			assert_int_equal(odma_tp_io_start(&io[i]), DOCA_SUCCESS);
-		}
-		while (done < 16 && odma_ucx_now_ns() < end) {
-			odma_tp_poll();
-			done = 0;
-			for (int i = 0; i < 16; i++)
-				done += atomic_load(&w[i].done);
-		}
-		assert_int_equal(done, 16);
-		for (int i = 0; i < 16; i++)
-			assert_int_equal(w[i].st, DOCA_SUCCESS);
-		assert_memory_equal(target, from, sizeof(target));
-		pthread_mutex_lock(&odma_ux.wlock);
-		assert_int_equal(odma_ux.ack_ids - ids0, 16);
-		batched = odma_ux.ack_batches - batches0 < 16;
-		pthread_mutex_unlock(&odma_ux.wlock);
-	}
-	odma_tp_poll_end();
-	assert_true(batched);
-	odma_tp_detach(&wrm);
-	odma_tp_region_revoke(wreg);
-}
-
-/*
  * odma_tp_poll_end while the service thread sleeps unparked (poll(-1) or its 20 ms wait) must
  * leave it counted as asleep, so the next job's enqueue still kicks it: an io started after,
  * with nobody polling, completes (it once waited for unrelated traffic).
@@ -365,7 +292,6 @@ int main(void)
 		cmocka_unit_test(test_poll_end_keeps_kick),
 		cmocka_unit_test(test_atomic_read_needs_atomic_right),
 		cmocka_unit_test(test_with_endpoints),
-		cmocka_unit_test(test_writes_acked_in_batches),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

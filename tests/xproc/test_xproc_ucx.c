@@ -452,15 +452,7 @@ static ucs_status_t hostile_reply(void *arg, const void *header, size_t hlen, vo
 		h->flood_ok += odma_get_le(b + 16, 4) == DOCA_SUCCESS && length > 0;
 		return UCS_OK;
 	}
-	if (hlen == 24 && b[6] == 7) { /* PUT_ACKS: a batch of ids of PUTs that succeeded */
-		const uint8_t *ids = data;
-
-		h->status = 1;
-		for (size_t i = 0; i + 8 <= length && odma_get_le(b + 16, 4) == 0; i += 8)
-			if (odma_get_le(ids + i, 8) == 77) /* hostile_req's id */
-				h->status = DOCA_SUCCESS;
-		h->len = 0;
-	} else if (hlen == 24) {
+	if (hlen == 24) {
 		h->status = (int32_t)(uint32_t)odma_get_le(b + 16, 4);
 		h->len = (uint32_t)odma_get_le(b + 20, 4);
 		memcpy(h->data, data, length < sizeof(h->data) ? length : sizeof(h->data));

@@ -122,7 +122,6 @@ static bool ucx_round(void)
 	odma_ucx_take_queue();
 	while (ucp_worker_progress(odma_ux.worker) != 0)
 		;
-	odma_ucx_acks_flush();
 	odma_ucx_expire();
 	return odma_ux.out_head != NULL;
 }

@@ -47,10 +47,6 @@ struct ucx_peer {
 	size_t reply_bytes;     /* their payload */
 	unsigned int ndeferred; /* GETs waiting for room under the bound */
 	struct ucx_deferred *def_head, *def_tail;
-	/* PUTs served and not yet acknowledged: sent in one reply (ucx_serve.c, acks_flush) */
-	unsigned int nacks;
-	uint64_t acks[ODMA_UCX_ACKS_MAX];
-	struct ucx_peer *ack_next; /* odma_ux.ack_head's list while nacks != 0 */
 	uint16_t alen;
 	uint8_t addr[ODMA_TP_ADDR_MAX];
 };
@@ -114,8 +110,6 @@ struct odma_ucx_state {
 	struct ucx_chunk *q_head, *q_tail; /* to post (lock) */
 	struct ucx_peer *peers;            /* live peers (service thread) */
 	struct ucx_peer *clients;          /* importers we answer (service thread, ucx_serve.c) */
-	struct ucx_peer *ack_head;         /* clients with PUTs to acknowledge (service thread) */
-	uint64_t ack_ids, ack_batches;     /* PUTs acknowledged in batches, and batches sent */
 	unsigned int nclients;
 	/* service thread only */
 	struct ucx_chunk *slot[UCX_SLOTS];
@@ -173,8 +167,6 @@ ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length
 /* At exit, after the service thread left: drops the clients' waiting GETs (ucx.c closes their
  * endpoints with the others). */
 void odma_ucx_clients_forget(void);
-/* End of a round of the worker (service thread or inline poll): sends the batched PUT acks. */
-void odma_ucx_acks_flush(void);
 
 /* ucx_ep.c */
 void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why);

@@ -383,26 +383,6 @@ static void reply_got(struct ucx_chunk *c, const struct odma_ucx_reply *r, const
 	odma_ucx_chunk_finish(c, st);
 }
 
-/*
- * A batch of PUT acks (@r, its ids in @data): each id that names a PUT still outstanding
- * finishes it with success; a late, unknown or forged one is dropped, as a lone reply is.
- */
-static void acks_got(const struct odma_ucx_reply *r, const uint8_t *data)
-{
-	struct odma_ucx_reply one = { .op = ODMA_UCX_OP_PUT, .status = DOCA_SUCCESS };
-
-	if (r->status != DOCA_SUCCESS || r->len % 8 != 0 || r->len / 8 > ODMA_UCX_ACKS_MAX)
-		return;
-	for (uint32_t i = 0; i < r->len / 8; i++) {
-		struct ucx_chunk *c;
-
-		one.id = odma_get_le(data + 8 * i, 8);
-		c = odma_ux.slot[one.id % UCX_SLOTS];
-		if (c != NULL && c->id == one.id && c->op == ODMA_UCX_OP_PUT && c->outstanding)
-			reply_got(c, &one, NULL);
-	}
-}
-
 /* A reply whose payload comes by rendezvous (a large GET's): where it lands meanwhile. */
 struct ucx_rndv {
 	struct odma_ucx_reply r;
@@ -438,11 +418,6 @@ ucs_status_t odma_ucx_reply_am(void *arg, const void *header, size_t header_leng
 	(void)arg;
 	if (odma_ucx_reply_decode(header, header_length, length, &r) != DOCA_SUCCESS)
 		return UCS_OK;
-	if (r.op == ODMA_UCX_OP_PUT_ACKS) {
-		if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
-			acks_got(&r, data);
-		return UCS_OK; /* a rendezvous batch is no batch of ours: dropped */
-	}
 	c = odma_ux.slot[r.id % UCX_SLOTS];
 	if (c == NULL || c->id != r.id || c->op != r.op || !c->outstanding)
 		return UCS_OK; /* late (timed out) or forged: dropped */

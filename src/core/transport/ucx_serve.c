@@ -18,7 +18,6 @@
 #include "core/config/config.h"
 #include "core/log/log.h"
 #include "core/transport/ucx_int.h"
-#include "util/codec.h"
 
 ODMA_LOG_REGISTER(ODMA_UCX)
 
@@ -115,65 +114,6 @@ static struct ucx_reply *reply_new(const struct odma_ucx_req *q, const void *dat
 	rh.len = (uint32_t)rp->len;
 	odma_ucx_reply_encode(&rh, rp->hdr);
 	return rp;
-}
-
-/* Sends @p's batch of PUT acks (a dead peer's are dropped) and drops the batch's reference. */
-static void ack_send(struct ucx_peer *p)
-{
-	struct ucx_reply *rp = NULL;
-	struct odma_ucx_reply rh = { .op = ODMA_UCX_OP_PUT_ACKS, .len = p->nacks * 8u };
-
-	if (!p->dead && p->replies < UCX_REPLIES_MAX)
-		rp = malloc(sizeof(*rp) + rh.len);
-	if (rp != NULL) { /* else the importer's deadline fails them */
-		for (unsigned int i = 0; i < p->nacks; i++)
-			odma_put_le(rp->data + 8 * i, p->acks[i], 8);
-		rp->len = rh.len;
-		odma_ucx_reply_encode(&rh, rp->hdr);
-		ucx_reply(p, rp);
-		odma_ux.ack_ids += p->nacks;
-		odma_ux.ack_batches++;
-	}
-	p->nacks = 0;
-	odma_ucx_peer_unref(p);
-}
-
-/*
- * A PUT of @p was served: its id joins @p's batch, sent at the end of the worker's round or
- * when full. Each success then costs the importer a fraction of a reply; a failure is
- * answered alone and at once.
- */
-static void ack_add(struct ucx_peer *p, uint64_t id)
-{
-	if (p->nacks == 0) {
-		pthread_mutex_lock(&odma_ux.lock);
-		p->refs++; /* the batch's */
-		pthread_mutex_unlock(&odma_ux.lock);
-		p->ack_next = odma_ux.ack_head;
-		odma_ux.ack_head = p;
-	}
-	p->acks[p->nacks++] = id;
-	if (p->nacks < ODMA_UCX_ACKS_MAX)
-		return;
-	for (struct ucx_peer **pp = &odma_ux.ack_head; *pp != NULL; pp = &(*pp)->ack_next)
-		if (*pp == p) {
-			*pp = p->ack_next;
-			break;
-		}
-	ack_send(p);
-}
-
-void odma_ucx_acks_flush(void)
-{
-	struct ucx_peer *p = odma_ux.ack_head;
-
-	odma_ux.ack_head = NULL;
-	while (p != NULL) {
-		struct ucx_peer *next = p->ack_next;
-
-		ack_send(p);
-		p = next;
-	}
 }
 
 /*
@@ -359,15 +299,6 @@ ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length
 		p->def_tail = d;
 		p->ndeferred++;
 		return UCS_OK;
-	}
-	if (st == DOCA_SUCCESS && q.op == ODMA_UCX_OP_PUT) {
-		size_t none;
-
-		st = odma_ucx_req_serve(&q, data, NULL, &none);
-		if (st == DOCA_SUCCESS) {
-			ack_add(p, q.id); /* answered with the others at the end of this round */
-			return UCS_OK;
-		}
 	}
 	rp = reply_new(&q, data, st);
 	if (rp != NULL)

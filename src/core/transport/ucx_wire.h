@@ -22,10 +22,7 @@
  * Reply header (fixed 24 bytes): 0 magic "ODMR" | 4 version u16 | 6 op u8 | 7 zero u8 |
  *   8 request id u64 | 16 status i32 (a doca_error_t) | 20 length u32; payload: the bytes
  *   of a GET, the issued descriptor of an ATTACH, the u64 (LE) read or replaced by an AREAD,
- *   FADD or SWAP. A PUT that succeeded is answered in a batch: one reply of op PUT_ACKS
- *   (request id 0, status 0) whose payload is the ids (u64 LE each, at most
- *   ODMA_UCX_ACKS_MAX) of the PUTs served since the last batch to that importer; a PUT that
- *   failed is answered alone, at once.
+ *   FADD or SWAP.
  */
 #ifndef ODMA_CORE_TRANSPORT_UCX_WIRE_H_
 #define ODMA_CORE_TRANSPORT_UCX_WIRE_H_
@@ -49,14 +46,10 @@ enum odma_ucx_op {
 	ODMA_UCX_OP_ATTACH = 1, /* check the region, reply with the issued descriptor */
 	ODMA_UCX_OP_GET = 2,
 	ODMA_UCX_OP_PUT = 3,
-	ODMA_UCX_OP_AREAD = 4,    /* atomic read of a u64 (READ) */
-	ODMA_UCX_OP_FADD = 5,     /* fetch-add on a u64 (ATOMIC) */
-	ODMA_UCX_OP_SWAP = 6,     /* swap of a u64 (ATOMIC) */
-	ODMA_UCX_OP_PUT_ACKS = 7, /* a reply only: the ids of PUTs that succeeded */
+	ODMA_UCX_OP_AREAD = 4, /* atomic read of a u64 (READ) */
+	ODMA_UCX_OP_FADD = 5,  /* fetch-add on a u64 (ATOMIC) */
+	ODMA_UCX_OP_SWAP = 6,  /* swap of a u64 (ATOMIC) */
 };
-
-/* The most PUT ids one PUT_ACKS reply carries. */
-#define ODMA_UCX_ACKS_MAX 32u
 
 /* Whether @op is one of the atomic u64 requests. */
 static inline bool odma_ucx_op_atomic(uint8_t op)
