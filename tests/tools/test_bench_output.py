@@ -121,6 +121,27 @@ def test_plot(bench, workdir):
     check("does not combine with" in err, "--plot with --comch refused")
 
 
+def test_rdma_plot(bench, workdir):
+    """--rdma --plot: the network's picture, five series with a point per size."""
+    if os.environ.get('MESON_EXE_WRAPPER'):
+        return  # each row forks a UCX process: not under qemu (tests/test_exec.h)
+    svg = os.path.join(workdir, "bench_rdma_plot_test.svg")
+    if os.path.exists(svg):
+        os.remove(svg)
+    out, _ = run(bench, "--rdma", "--plot", svg, "--seconds", "0.1", *QUIET)
+    check(re.search(r"# plot: .* \(5 series\)", out) is not None, "rdma: where the plot went")
+    root = ET.parse(svg).getroot()
+    lines = list(root.iter(SVG + "polyline"))
+    names = [l.get("data-series") for l in lines]
+    check(names == ["odma RDMA read", "odma RDMA write", "raw UCX get", "raw UCX put",
+                    "raw TCP stream"], f"rdma: the five series ({names})")
+    for l in lines:
+        check(len(l.get("points").split()) == 5, f"rdma: {l.get('data-series')} has 5 sizes")
+    texts = [t.text or "" for t in root.iter(SVG + "text")]
+    check(any("Emulated" in t for t in texts), "rdma: the caption says it is emulated")
+    check(len(header_and_rows(out)[1]) == 5, "rdma --plot: one row per size")
+
+
 def main():
     if len(sys.argv) != 3:
         print("usage: test_bench_output.py ODMA-BENCH WORKDIR")
@@ -129,6 +150,7 @@ def main():
     test_text(bench)
     test_json_and_busy(bench)
     test_plot(bench, workdir)
+    test_rdma_plot(bench, workdir)
     print("FAILED: %d" % len(failures) if failures else "all checks passed")
     return 1 if failures else 0
 

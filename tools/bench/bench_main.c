@@ -126,6 +126,8 @@ static const char bench_help[] =
         "                         a log x axis, GB/s on y, one line per series (odma, memcpy,\n"
         "                         memcpy on N threads, streaming copy on N threads, DPDK with\n"
         "                         --peer dpdk), axis labels and a legend. Plain text, no library.\n"
+        "                         With --rdma: RDMA read and write beside raw UCX get and put\n"
+        "                         and the raw TCP stream, 4 KiB to 1 MiB at one depth.\n"
         "        --trace FILE     write the run's task timeline to FILE (ODMA_TRACE: trace-event\n"
         "                         JSON for Perfetto; summarise it with odma trace FILE). The\n"
         "                         traced run takes the per-task path: its figures are lower.\n"
@@ -836,20 +838,71 @@ static int rdma_row(size_t size, unsigned int depth, struct bench_rdma *r, char 
 }
 
 /*
+ * --rdma --plot: DOCA RDMA read and write beside raw UCX get and put and the raw TCP stream,
+ * GB/s by size at one depth (the network's picture beside the DMA sweep's).
+ */
+static int rdma_plot_write(const size_t *sizes, const struct bench_rdma *rows, int n,
+                           unsigned int depth)
+{
+	struct bench_plot_series s[5];
+	char title[200], caption[400];
+	int rc;
+
+	memset(s, 0, sizeof(s));
+	snprintf(s[0].name, sizeof(s[0].name), "odma RDMA read");
+	snprintf(s[1].name, sizeof(s[1].name), "odma RDMA write");
+	snprintf(s[2].name, sizeof(s[2].name), "raw UCX get");
+	snprintf(s[3].name, sizeof(s[3].name), "raw UCX put");
+	snprintf(s[4].name, sizeof(s[4].name), "raw TCP stream");
+	for (int k = 2; k < 5; k++)
+		s[k].dashed = true;
+	for (int i = 0; i < n; i++) {
+		const double v[5] = { rows[i].read_bytes_per_sec, rows[i].write_bytes_per_sec,
+			              rows[i].ucx_get_bytes_per_sec, rows[i].ucx_put_bytes_per_sec,
+			              rows[i].raw_tcp_bytes_per_sec };
+
+		for (int k = 0; k < 5; k++) {
+			s[k].has[i] = v[k] > 0 && (k < 2 || k == 4 || rows[i].raw_ucx);
+			s[k].gbps[i] = v[k] / 1e9;
+		}
+	}
+	snprintf(title, sizeof(title),
+	         "odma bench --rdma: GB/s by transfer size (two processes, %u in flight)", depth);
+	snprintf(caption, sizeof(caption),
+	         "%ld CPUs; %.2f s per size; every series from the same run, over loopback TCP "
+	         "(UCX_TLS=tcp).\nEmulated: odma carries DOCA RDMA over TCP, not an RDMA NIC.",
+	         sysconf(_SC_NPROCESSORS_ONLN), cfg.seconds);
+	rc = bench_plot_write(plot_file, title, caption, sizes, n, s, 5);
+	if (fclose(plot_file) != 0)
+		rc = -1;
+	plot_file = NULL;
+	if (rc != 0)
+		fprintf(stderr, "odma-bench: --plot: cannot write %s\n", cfg.plot);
+	else if (!cfg.json)
+		printf("# plot: %s (5 series)\n", cfg.plot);
+	return rc == 0 ? 0 : 1;
+}
+
+/*
  * --rdma: one size and depth (8 unless --depth), or with --sweep 4 KiB, 64 KiB and 1 MiB at
  * depths 1, 8 and 32 (or --depth's), each with its raw UCX and raw TCP rows from the same run.
  */
 static int run_rdma(void)
 {
 	static const size_t sweep_sizes[] = { 4096, 65536, 1u << 20 };
+	static const size_t plot_sizes[] = { 4096, 16384, 65536, 262144, 1u << 20 };
 	static const unsigned int sweep_depths[] = { 1, 8, 32 };
-	size_t sizes[3] = { cfg.size };
+	struct bench_rdma rows[5];
+	size_t sizes[5] = { cfg.size };
 	unsigned int depths[3] = { depth_given ? cfg.depth : 8 };
 	size_t ns = 1, nd = 1;
 	char err[200];
 
-	if (cfg.sweep) {
-		memcpy(sizes, sweep_sizes, sizeof(sizes));
+	if (cfg.plot != NULL) {
+		memcpy(sizes, plot_sizes, sizeof(plot_sizes));
+		ns = 5;
+	} else if (cfg.sweep) {
+		memcpy(sizes, sweep_sizes, sizeof(sweep_sizes));
 		ns = 3;
 		if (!depth_given) {
 			memcpy(depths, sweep_depths, sizeof(depths));
@@ -857,7 +910,7 @@ static int run_rdma(void)
 		}
 	}
 	if (cfg.json)
-		printf(cfg.sweep ? "{\"rdma_sweep\": [" : "{\"rdma\": ");
+		printf(ns * nd > 1 ? "{\"rdma_sweep\": [" : "{\"rdma\": ");
 	else
 		printf("# DOCA RDMA between two processes (emulated: odma's UCX transport over\n"
 		       "# TCP, not an RDMA NIC). GB/s and msg/s of odma's tasks beside raw UCX\n"
@@ -874,7 +927,7 @@ static int run_rdma(void)
 
 			if (rdma_row(sizes[i], depths[j], &r, err, sizeof(err)) != 0) {
 				if (cfg.json)
-					printf("%s\n", cfg.sweep ? "]}" : "null}");
+					printf("%s\n", ns * nd > 1 ? "]}" : "null}");
 				fprintf(stderr, "odma-bench: --rdma: %s\n", err);
 				return 1;
 			}
@@ -885,10 +938,11 @@ static int run_rdma(void)
 				rdma_text_row(&r);
 			}
 			fflush(stdout);
+			rows[i] = r; /* one depth when plotting */
 		}
 	if (cfg.json)
-		printf(cfg.sweep ? "]}\n" : "}\n");
-	return 0;
+		printf(ns * nd > 1 ? "]}\n" : "}\n");
+	return cfg.plot != NULL ? rdma_plot_write(sizes, rows, (int)ns, depths[0]) : 0;
 }
 
 static int run_comch(void)
@@ -951,13 +1005,14 @@ static int check_cfg(void)
 		        "processes of one PID namespace)\n");
 		return -1;
 	}
-	if (cfg.plot != NULL && (cfg.xproc || cfg.comch || cfg.rdma || cfg.crossover)) {
-		fprintf(stderr, "odma-bench: --plot draws the size sweep of the DMA task path; it "
-		                "does not combine with --xproc, --comch, --rdma or --crossover\n");
+	if (cfg.plot != NULL && (cfg.xproc || cfg.comch || cfg.crossover)) {
+		fprintf(stderr, "odma-bench: --plot draws the size sweep of the DMA task path, or "
+		                "with --rdma the network's; it does not combine with --xproc, "
+		                "--comch or --crossover\n");
 		return -1;
 	}
 	if (cfg.plot != NULL) {
-		cfg.sweep = true;
+		cfg.sweep = !cfg.rdma; /* --rdma --plot: its own sizes at one depth */
 		plot_file = fopen(cfg.plot, "w");
 		if (plot_file == NULL) {
 			fprintf(stderr, "odma-bench: --plot: cannot write %s: %s\n", cfg.plot,
