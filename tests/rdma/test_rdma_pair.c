@@ -80,6 +80,14 @@ static void ts_child_byte(int fd, char c)
 	CHK(write(fd, &c, 1) == 1);
 }
 
+/* A child's last step: waits for the parent's 'b' (bye), closes its side; its exit status. */
+static int ts_child_end(struct tside *s, int fd)
+{
+	CHK(ts_byte_in(fd) == 'b');
+	ts_close(s);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ every task type */
 
 static int child_all_tasks(int fd)
@@ -404,9 +412,7 @@ static int child_host_region(int fd)
 	CHK(memcmp(s.mem + 1000, "through the DPU", 16) == 0);
 	CHK(s.mem[999] == 0x5a && s.mem[1016] == 0x5a);
 	ts_child_byte(fd, 'W');
-	CHK(ts_byte_in(fd) == 'b');
-	ts_close(&s);
-	return 0;
+	return ts_child_end(&s, fd);
 }
 
 /*
@@ -512,9 +518,7 @@ static int child_late_receiver(int fd)
 	CHK(ts_sends_were(&s, 0, 1)); /* it found no receive: its stream's reader held it */
 	ts_child_byte(fd, 'k');
 	/* no second receive: the peer's next send times out */
-	CHK(ts_byte_in(fd) == 'b');
-	ts_close(&s);
-	return 0;
+	return ts_child_end(&s, fd);
 }
 
 static void test_receiver_not_ready(void **state)
@@ -636,9 +640,7 @@ static int child_direct(int fd)
 			CHK(s.mem[2048 + 256 * i + k] == (uint8_t)('W' + i));
 	CHK(memcmp(s.mem + 3584, "ordered!", 8) == 0);
 	ts_child_byte(fd, 'D');
-	CHK(ts_byte_in(fd) == 'b');
-	ts_close(&s);
-	return 0;
+	return ts_child_end(&s, fd);
 }
 
 /*
@@ -964,9 +966,7 @@ static int child_posted_receiver(int fd)
 	for (int i = 0; i < 4; i++)
 		CHK(s.mem[64 * i] == 'a' + i && s.mem[64 * i + 1] == '!');
 	ts_child_byte(fd, 'D');
-	CHK(ts_byte_in(fd) == 'b');
-	ts_close(&s);
-	return 0;
+	return ts_child_end(&s, fd);
 }
 
 /*
@@ -1019,9 +1019,7 @@ static int child_receiver(int fd)
 	                                            &r));
 	CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
 	CHK(ts_wait(&s, &s.nrecv, 1, 10000));
-	CHK(ts_byte_in(fd) == 'b');
-	ts_close(&s);
-	return 0;
+	return ts_child_end(&s, fd);
 }
 
 /* Takes one send, then stops and exits at once (as NVIDIA's responders do after the last one). */

@@ -242,9 +242,12 @@ struct bench_plot_series {
 	bool has[BENCH_PLOT_MAX]; /* measured at sizes[i] */
 	double gbps[BENCH_PLOT_MAX];
 };
-/* Writes the SVG (size on a log x axis, GB/s on y, one polyline per series). 0 or -1. */
-int bench_plot_write(FILE *f, const char *title, const char *caption, const size_t *sizes, int n,
-                     const struct bench_plot_series *s, int ns);
+/*
+ * Writes the SVG (size on a log x axis named "@xlabel, bytes (log scale)", GB/s on y, one
+ * polyline per series). 0 or -1.
+ */
+int bench_plot_write(FILE *f, const char *title, const char *xlabel, const char *caption,
+                     const size_t *sizes, int n, const struct bench_plot_series *s, int ns);
 
 /* --- bench_progress.c: the live line on a terminal --- */
 void bench_progress_start(const char *what, double seconds, double run_seconds);

@@ -872,7 +872,7 @@ static int rdma_plot_write(const size_t *sizes, const struct bench_rdma *rows, i
 	         "%ld CPUs; %.2f s per size; every series from the same run, over loopback TCP "
 	         "(UCX_TLS=tcp).\nEmulated: odma carries DOCA RDMA over TCP, not an RDMA NIC.",
 	         sysconf(_SC_NPROCESSORS_ONLN), cfg.seconds);
-	rc = bench_plot_write(plot_file, title, caption, sizes, n, s, 5);
+	rc = bench_plot_write(plot_file, title, "transfer size", caption, sizes, n, s, 5);
 	if (fclose(plot_file) != 0)
 		rc = -1;
 	plot_file = NULL;
@@ -1093,7 +1093,7 @@ static int plot_write(const size_t *sizes, int n)
 	         "odma bench: GB/s by copy size (engine=%s, %s, depth %u, %s)", engine_name(),
 	         mode_name(), cfg.depth, cfg.cold ? "cold" : "cache-hot");
 	plot_caption(caption, sizeof(caption));
-	rc = bench_plot_write(plot_file, title, caption, sizes, n, s, ns);
+	rc = bench_plot_write(plot_file, title, "copy size", caption, sizes, n, s, ns);
 	if (fclose(plot_file) != 0)
 		rc = -1;
 	plot_file = NULL;

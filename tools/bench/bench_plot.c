@@ -67,7 +67,7 @@ static double y_of(double gbps, double ymax)
 	return TOP + PLOT_H - gbps / ymax * PLOT_H;
 }
 
-static void axes(FILE *f, const size_t *sizes, int n, double ymax)
+static void axes(FILE *f, const char *xlabel, const size_t *sizes, int n, double ymax)
 {
 	double step = tick_step(ymax);
 	char label[32];
@@ -94,10 +94,10 @@ static void axes(FILE *f, const size_t *sizes, int n, double ymax)
 	        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" "
 	        "stroke=\"#333\"/>\n"
 	        "<text class=\"axis-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-	        "font-size=\"14\">copy size, bytes (log scale)</text>\n"
+	        "font-size=\"14\">%s, bytes (log scale)</text>\n"
 	        "<text class=\"axis-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
 	        "font-size=\"14\" transform=\"rotate(-90 %.1f %.1f)\">GB/s</text>\n</g>\n",
-	        LEFT, TOP, PLOT_W, PLOT_H, LEFT + PLOT_W / 2, TOP + PLOT_H + 40, LEFT - 55,
+	        LEFT, TOP, PLOT_W, PLOT_H, LEFT + PLOT_W / 2, TOP + PLOT_H + 40, xlabel, LEFT - 55,
 	        TOP + PLOT_H / 2, LEFT - 55, TOP + PLOT_H / 2);
 }
 
@@ -164,8 +164,8 @@ static void caption_lines(FILE *f, const char *caption)
 	}
 }
 
-int bench_plot_write(FILE *f, const char *title, const char *caption, const size_t *sizes, int n,
-                     const struct bench_plot_series *s, int ns)
+int bench_plot_write(FILE *f, const char *title, const char *xlabel, const char *caption,
+                     const size_t *sizes, int n, const struct bench_plot_series *s, int ns)
 {
 	double ymax = 0;
 
@@ -185,7 +185,7 @@ int bench_plot_write(FILE *f, const char *title, const char *caption, const size
 	xml_text(f, title);
 	fprintf(f, "</text>\n");
 	caption_lines(f, caption);
-	axes(f, sizes, n, ymax);
+	axes(f, xlabel, sizes, n, ymax);
 	for (int k = 0; k < ns; k++)
 		series_line(f, &s[k], colours[k % (int)(sizeof(colours) / sizeof(colours[0]))],
 		            sizes, n, ymax);
