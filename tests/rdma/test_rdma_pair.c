@@ -1196,6 +1196,7 @@ static const struct {
 	{ "read_only", child_read_only },
 	{ "host_region", child_host_region },
 	{ "late_receiver", child_late_receiver },
+	{ "posted_receiver", child_posted_receiver },
 	{ "dies", child_dies },
 	{ "direct", child_direct },
 	{ "multi", child_multi },
