@@ -552,6 +552,7 @@ static doca_error_t rd_submit_receive(struct rd_task *t)
 		return rd_refuse(t, DOCA_ERROR_INVALID_VALUE,
 		                 "the destination must be local memory, a list no longer than "
 		                 "doca_rdma_task_receive_set_dst_buf_list_len");
+	doca_priv_pe_net_ios(t->base.ctx->pe, 1); /* counted before a sender can take it */
 	pthread_mutex_lock(&rd->lock);
 	t->qnext = NULL;
 	if (rd->recv_tail != NULL)
@@ -561,7 +562,6 @@ static doca_error_t rd_submit_receive(struct rd_task *t)
 	rd->recv_tail = t;
 	pthread_cond_broadcast(&rd->recv_cond);
 	pthread_mutex_unlock(&rd->lock);
-	doca_priv_pe_net_ios(t->base.ctx->pe, 1);
 	return DOCA_SUCCESS;
 }
 

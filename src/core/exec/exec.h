@@ -308,10 +308,10 @@ void odma_pe_signal(struct doca_pe *pe);
 DOCA_STABLE doca_error_t doca_priv_pe_watch(struct doca_pe *pe, int fd, uint32_t events);
 
 /*
- * Network ios of a context that complete outside the PE's own lists (DOCA RDMA's reads and
- * writes): @delta ios started (> 0) or taken back (< 0) on @pe, PE thread. While any is in
- * flight, doca_pe_progress does the transport's work itself (odma_tp_poll), as it does for
- * network copies, and arming the PE hands that work back to the transport's thread.
+ * Network work of a context that completes outside the PE's own lists (DOCA RDMA's tasks,
+ * receives included): @delta tasks started (> 0) or delivered (< 0) on @pe, PE thread. While
+ * any is in flight, doca_pe_progress does the transport's work itself (odma_tp_poll), as it
+ * does for network copies, and arming the PE hands that work back to the transport's thread.
  */
 DOCA_STABLE void doca_priv_pe_net_ios(struct doca_pe *pe, int delta);
 
