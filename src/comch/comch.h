@@ -205,7 +205,8 @@ struct comch_carrier {
 	 * limits on what the client sends; false with *@why when it cannot. */
 	bool (*admit)(struct comch_chan *ch, const struct comch_ep *ep, int link_fd,
 	              const char **why);
-	/* The new connection @conn owns @ch from now on (comch_conn_new). */
+	/* The new connection @conn owns @ch from now on (comch_conn_new); NULL: it let go
+	 * (comch_conn_discard). */
 	void (*bind)(struct comch_chan *ch, struct doca_comch_connection *conn);
 	/* Optional. A connection's progress: before reading (true when the connection ended),
 	 * and after (credits to report). */
@@ -472,6 +473,11 @@ uint32_t comch_rand_range(uint64_t *state, uint32_t lo, uint32_t hi);
 /* A connection over @ch (it owns @ch from here on, unless NULL is returned). */
 struct doca_comch_connection *comch_conn_new(struct comch_ep *ep, struct comch_chan *ch, int side,
                                              uint32_t max_msg, uint32_t peer_queue);
+/*
+ * A connection made for a handshake that failed before it was announced: lets go of its
+ * channel (the caller's again, to free) and frees the rest.
+ */
+void comch_conn_discard(struct doca_comch_connection *conn);
 void comch_conn_get(struct doca_comch_connection *conn);
 void comch_conn_put(struct doca_comch_connection *conn);
 

@@ -44,6 +44,13 @@ struct doca_comch_connection *comch_conn_new(struct comch_ep *ep, struct comch_c
 	return c;
 }
 
+void comch_conn_discard(struct doca_comch_connection *conn)
+{
+	conn->ch->car->bind(conn->ch, NULL);
+	pthread_mutex_destroy(&conn->lock);
+	free(conn);
+}
+
 void comch_conn_get(struct doca_comch_connection *conn)
 {
 	atomic_fetch_add(&conn->refs, 1);

@@ -91,7 +91,8 @@ static bool local_admit(struct comch_chan *ch, const struct comch_ep *ep, int li
 /* The peer's pid and uid, when the kernel reports them (0 otherwise: another namespace). */
 static void local_bind(struct comch_chan *ch, struct doca_comch_connection *conn)
 {
-	(void)comch_peer_cred(ch->fd, &conn->peer_pid, &conn->peer_uid);
+	if (conn != NULL)
+		(void)comch_peer_cred(ch->fd, &conn->peer_pid, &conn->peer_uid);
 }
 
 /*

@@ -125,13 +125,16 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, struct co
 	}
 	w.max_msg = ep->max_msg;
 	w.recv_queue = ep->recv_queue;
-	if (ch->car->send(ch, COMCH_W_WELCOME, 0, &w, sizeof(w), -1) != 0)
-		return NULL;
+	/* bound before the WELCOME: what the client sends once it has it finds its connection */
 	conn = comch_conn_new(ep, ch, COMCH_SIDE_SERVER,
 	                      ep->max_msg < hello.max_msg ? ep->max_msg : hello.max_msg,
 	                      hello.recv_queue);
 	if (conn == NULL)
 		return NULL;
+	if (ch->car->send(ch, COMCH_W_WELCOME, 0, &w, sizeof(w), -1) != 0) {
+		comch_conn_discard(conn);
+		return NULL;
+	}
 	hello.pci[sizeof(hello.pci) - 1] = '\0';
 	if (conn->peer_pid > 0) /* none across machines */
 		snprintf(who, sizeof(who), "client pid %d", (int)conn->peer_pid);
