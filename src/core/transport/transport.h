@@ -376,15 +376,14 @@ struct odma_tp_ep_head {
 
 /*
  * Inline progress of the asynchronous transports: a thread that waits for ios of its own
- * (a PE's, inside doca_pe_progress, while network copies of it are in flight) does their
- * work itself: posts the queued requests, takes the replies, serves requests to this
- * process' exports, fails expired requests. A thread polling this way spares the service
- * thread a wake-up per request (on a busy or small machine, the wake-ups and the hand-off
- * between threads are what a small transfer costs). Never blocks: returns at once when
- * another thread does the work, or when the transport keeps its work on its own thread
- * (UCX: while endpoints or listeners are open, so their callbacks never run on a PE
- * thread). odma_tp_poll_end: the polling thread is going to sleep (the PE was armed):
- * the service thread takes over at once.
+ * (a PE's, inside doca_pe_progress, while network copies or DOCA RDMA tasks of it are in
+ * flight) does their work itself: posts the queued requests, takes the replies, serves
+ * requests to this process' exports, runs endpoint and listener callbacks, fails expired
+ * requests. A thread polling this way spares the service thread a wake-up per request (on a
+ * busy or small machine, the wake-ups and the hand-off between threads are what a small
+ * transfer costs). The caller holds no lock a callback may take. Never blocks: returns at
+ * once when another thread does the work. odma_tp_poll_end: the polling thread is going to
+ * sleep (the PE was armed): the service thread takes over at once.
  */
 void odma_tp_poll(void);
 void odma_tp_poll_end(void);
