@@ -483,12 +483,123 @@ out:
 	return why;
 }
 
+/*
+ * Whether a PING (under @n's lock) gets a PONG: at most one per eighth of the timeout (the
+ * peer PINGs every quarter), so a peer flooding PINGs while it reads nothing must not grow
+ * our send queue. True when the PONG is due (its time is taken).
+ */
+static bool net_ping_due_locked(struct comch_net *n)
+{
+	uint64_t now = doca_priv_now_ns(),
+	         period = (uint64_t)doca_priv_tp_timeout_ms() * 1000000ull / 8;
+	bool answer = now - n->last_pong_ns >= period;
+
+	if (answer)
+		n->last_pong_ns = now;
+	return answer;
+}
+
+/*
+ * A CREDIT's payload (under @n's lock): how many of this side's messages the peer delivered,
+ * never going back nor past what this side sent. NULL when taken, or why the peer is refused.
+ */
+static const char *net_credit_locked(struct comch_net *n, const uint8_t *p, size_t len)
+{
+	uint64_t v, sent, was = atomic_load(&n->link.delivered[1 - n->side]);
+
+	if (len != sizeof(v))
+		return "a malformed CREDIT";
+	memcpy(&v, p, sizeof(v));
+	if (v < was)
+		return "a CREDIT that goes back";
+	/* no connection bound yet: this side has sent nothing, so no credit is due */
+	sent = n->conn != NULL ? __atomic_load_n(&n->conn->accepted, __ATOMIC_RELAXED) : 0;
+	if (v > sent)
+		return "a CREDIT for more messages than this side sent";
+	atomic_store_explicit(&n->link.delivered[1 - n->side], v, memory_order_release);
+	return NULL;
+}
+
+/*
+ * An FP_POST or FP_DATA (@type) for consumer @id, entered and left under @n's lock, which it
+ * drops while the packet lands under the connection's. NULL when it landed, or why the peer
+ * is refused.
+ */
+static const char *net_fp_locked(struct comch_net *n, uint32_t type, uint32_t id, const uint8_t *p,
+                                 size_t len)
+{
+	struct doca_comch_connection *conn = n->conn;
+	const char *why;
+
+	if (conn == NULL)
+		return "a fast-path packet before the handshake";
+	pthread_mutex_unlock(&n->lock);
+	why = type == COMCH_W_FP_POST ? net_fp_post(conn, id, p, len)
+	                              : net_fp_data(conn, id, p, len);
+	pthread_mutex_lock(&n->lock);
+	return why;
+}
+
+/* What net_on_recv does once a message is taken, after it drops @n's lock. */
+enum net_after {
+	NET_WAKE,  /* ring the endpoint's progress and tell on_hello */
+	NET_QUIET, /* nothing for the endpoint's progress (a doorbell rang, or a PING to ignore) */
+	NET_PONG,  /* answer a PING */
+};
+
+/*
+ * One message (@type, its argument @a, its payload @p) once the peer is authenticated, or the
+ * server's REJECT of this client, under @n's lock: taken, queued for the endpoint's progress,
+ * or the peer refused. What net_on_recv does next.
+ */
+static enum net_after net_take_locked(struct comch_net *n, uint32_t type, uint32_t a,
+                                      const uint8_t *p, size_t len)
+{
+	const char *why = NULL;
+
+	switch (type) {
+	case COMCH_W_PING:
+		return net_ping_due_locked(n) ? NET_PONG : NET_QUIET;
+	case COMCH_W_PONG:
+		break;
+	case COMCH_W_CREDIT:
+		why = net_credit_locked(n, p, len);
+		break;
+	case COMCH_W_FP_POST:
+	case COMCH_W_FP_DATA:
+		why = net_fp_locked(n, type, a, p, len);
+		if (why == NULL)
+			return NET_QUIET;
+		break;
+	case COMCH_W_HELLO:
+	case COMCH_W_WELCOME:
+	case COMCH_W_REJECT:
+	case COMCH_W_MSG:
+	case COMCH_W_BYE:
+	case COMCH_W_CONS_NEW:
+	case COMCH_W_CONS_ACK:
+	case COMCH_W_CONS_GONE:
+		if (len + sizeof(struct comch_wire_hdr) > n->msg_cap)
+			why = "a message longer than this connection's limit";
+		else
+			queue_locked(n, type, a, p, len);
+		break;
+	default:
+		why = "a packet of an unknown type";
+		break;
+	}
+	if (why != NULL)
+		refuse_locked(n, why);
+	return NET_WAKE;
+}
+
 /* Transport thread: one message of a connection (or of a handshake). */
 static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, uint32_t imm,
                         void *arg)
 {
 	struct comch_net *n = arg;
 	const uint8_t *b = bytes;
+	enum net_after after;
 	uint32_t a;
 
 	(void)tp;
@@ -509,88 +620,18 @@ static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, ui
 			auth_client(n, imm, a, b + 4, len - 4);
 		return;
 	}
-	switch (imm) {
-	case COMCH_W_PING: {
-		/* at most one PONG per eighth of the timeout (the peer PINGs every quarter): a
-		 * peer flooding PINGs while it reads nothing must not grow our send queue */
-		uint64_t now = doca_priv_now_ns(),
-		         period = (uint64_t)doca_priv_tp_timeout_ms() * 1000000ull / 8;
-		bool answer = now - n->last_pong_ns >= period;
-
-		if (answer)
-			n->last_pong_ns = now;
+	after = net_take_locked(n, imm, a, b + 4, len - 4);
+	if (after != NET_WAKE) {
 		pthread_mutex_unlock(&n->lock);
-		if (answer)
+		if (after == NET_PONG)
 			(void)comch_net_send(n, COMCH_W_PONG, 0, NULL, 0);
 		return;
-	}
-	case COMCH_W_PONG:
-		goto out;
-	case COMCH_W_CREDIT: {
-		uint64_t v, sent, was = atomic_load(&n->link.delivered[1 - n->side]);
-
-		if (len != 4 + sizeof(v)) {
-			refuse_locked(n, "a malformed CREDIT");
-			break;
-		}
-		memcpy(&v, b + 4, sizeof(v));
-		if (v < was) {
-			refuse_locked(n, "a CREDIT that goes back");
-			break;
-		}
-		/* no connection bound yet: this side has sent nothing, so no credit is due */
-		sent = n->conn != NULL ? __atomic_load_n(&n->conn->accepted, __ATOMIC_RELAXED) : 0;
-		if (v > sent) {
-			refuse_locked(n, "a CREDIT for more messages than this side sent");
-			break;
-		}
-		atomic_store_explicit(&n->link.delivered[1 - n->side], v, memory_order_release);
-		break;
-	}
-	case COMCH_W_FP_POST:
-	case COMCH_W_FP_DATA: {
-		struct doca_comch_connection *conn = n->conn;
-		const char *why;
-
-		if (conn == NULL) {
-			refuse_locked(n, "a fast-path packet before the handshake");
-			break;
-		}
-		pthread_mutex_unlock(&n->lock);
-		why = imm == COMCH_W_FP_POST ? net_fp_post(conn, a, b + 4, len - 4)
-		                             : net_fp_data(conn, a, b + 4, len - 4);
-		pthread_mutex_lock(&n->lock);
-		if (why != NULL)
-			refuse_locked(n, why);
-		else
-			goto out_quiet; /* nothing for the endpoint's progress (a doorbell rang) */
-		break;
-	}
-	case COMCH_W_HELLO:
-	case COMCH_W_WELCOME:
-	case COMCH_W_REJECT:
-	case COMCH_W_MSG:
-	case COMCH_W_BYE:
-	case COMCH_W_CONS_NEW:
-	case COMCH_W_CONS_ACK:
-	case COMCH_W_CONS_GONE:
-		if (len - 4 + sizeof(struct comch_wire_hdr) > n->msg_cap)
-			refuse_locked(n, "a message longer than this connection's limit");
-		else
-			queue_locked(n, imm, a, b + 4, len - 4);
-		break;
-	default:
-		refuse_locked(n, "a packet of an unknown type");
-		break;
 	}
 out:
 	pthread_mutex_unlock(&n->lock);
 	ring(n);
 	if (n->on_hello != NULL)
 		n->on_hello(n);
-	return;
-out_quiet:
-	pthread_mutex_unlock(&n->lock);
 }
 
 static void net_on_close(struct odma_tp_ep *tp, doca_error_t why, void *arg)

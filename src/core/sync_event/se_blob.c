@@ -95,10 +95,13 @@ static bool pci_ok(const uint8_t *p)
 	return true;
 }
 
-doca_error_t odma_se_blob_parse(const void *bytes, size_t len, struct odma_se_blob *out,
-                                const char **why)
+/*
+ * Checks a blob's header, lengths, checksum and every field, in that order, taking its
+ * version and (version 2) its network address length. NULL when it passes, or what is wrong.
+ */
+static const char *blob_check(const uint8_t *b, size_t len, uint16_t *version_out,
+                              uint16_t *alen_out)
 {
-	const uint8_t *b = bytes;
 	const char *bad = NULL;
 	uint16_t version = 0, alen = 0;
 	size_t total = ODMA_SE_BLOB_LEN;
@@ -142,31 +145,48 @@ doca_error_t odma_se_blob_parse(const void *bytes, size_t len, struct odma_se_bl
 		bad = "export blob has an empty key";
 	else if (!pci_ok(b + OFF_PCI))
 		bad = "export blob names a malformed exporting device";
+	*version_out = version;
+	*alen_out = alen;
+	return bad;
+}
+
+/* The fields of a blob blob_check passed, into @out (version 2's network reach too). */
+static void blob_decode(const uint8_t *b, uint16_t version, uint16_t alen, struct odma_se_blob *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->version = version;
+	out->side = b[OFF_SIDE];
+	out->pid = (uint32_t)odma_get_le(b + OFF_PID, 4);
+	out->fd = (uint32_t)odma_get_le(b + OFF_FD, 4);
+	out->start_time = odma_get_le(b + OFF_START, 8);
+	out->system_id = odma_get_le(b + OFF_SYSTEM, 8);
+	memcpy(out->key, b + OFF_KEY, 16);
+	memcpy(out->pci, b + OFF_PCI, ODMA_SE_BLOB_PCI_LEN);
+	if (version == ODMA_SE_BLOB_VERSION_NET) {
+		out->pidns = odma_get_le(b + OFF_PIDNS, 8);
+		memcpy(out->boot_id, b + OFF_BOOT, 16);
+		out->region_id = (uint32_t)odma_get_le(b + OFF_RID, 4);
+		out->generation = (uint32_t)odma_get_le(b + OFF_GEN, 4);
+		memcpy(out->rkey, b + OFF_RKEY, 16);
+		out->value_addr = odma_get_le(b + OFF_VADDR, 8);
+		out->net_len = alen;
+		memcpy(out->net_addr, b + OFF_NADDR, alen);
+	}
+}
+
+doca_error_t odma_se_blob_parse(const void *bytes, size_t len, struct odma_se_blob *out,
+                                const char **why)
+{
+	const uint8_t *b = bytes;
+	uint16_t version, alen;
+	const char *bad = blob_check(b, len, &version, &alen);
+
 	if (bad != NULL) {
 		if (why != NULL)
 			*why = bad;
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (out != NULL) {
-		memset(out, 0, sizeof(*out));
-		out->version = version;
-		out->side = b[OFF_SIDE];
-		out->pid = (uint32_t)odma_get_le(b + OFF_PID, 4);
-		out->fd = (uint32_t)odma_get_le(b + OFF_FD, 4);
-		out->start_time = odma_get_le(b + OFF_START, 8);
-		out->system_id = odma_get_le(b + OFF_SYSTEM, 8);
-		memcpy(out->key, b + OFF_KEY, 16);
-		memcpy(out->pci, b + OFF_PCI, ODMA_SE_BLOB_PCI_LEN);
-		if (version == ODMA_SE_BLOB_VERSION_NET) {
-			out->pidns = odma_get_le(b + OFF_PIDNS, 8);
-			memcpy(out->boot_id, b + OFF_BOOT, 16);
-			out->region_id = (uint32_t)odma_get_le(b + OFF_RID, 4);
-			out->generation = (uint32_t)odma_get_le(b + OFF_GEN, 4);
-			memcpy(out->rkey, b + OFF_RKEY, 16);
-			out->value_addr = odma_get_le(b + OFF_VADDR, 8);
-			out->net_len = alen;
-			memcpy(out->net_addr, b + OFF_NADDR, alen);
-		}
-	}
+	if (out != NULL)
+		blob_decode(b, version, alen, out);
 	return DOCA_SUCCESS;
 }
