@@ -418,6 +418,47 @@ static struct doca_mmap *import_build(const struct odma_export_desc *d, struct d
 	return m;
 }
 
+/*
+ * doca_mmap_create_from_export's checks past its arguments, in order: the transport
+ * configuration, the descriptor @bytes (parsed into @d) against @info, its range against
+ * this process. DOCA_SUCCESS with *rdma telling an RDMA export, or the (logged) error.
+ */
+static doca_error_t import_validate(const void *bytes, size_t len, const struct doca_devinfo *info,
+                                    struct odma_export_desc *d, bool *rdma)
+{
+	doca_error_t ret = odma_tp_config_check();
+
+	if (ret == DOCA_SUCCESS)
+		ret = import_check(bytes, len, info, d);
+	*rdma = ret == DOCA_ERROR_AGAIN;
+	if (*rdma)
+		ret = import_check_rdma(d, info);
+	if (ret != DOCA_SUCCESS)
+		return ret;
+	if (sizeof(size_t) < 8 && d->len > SIZE_MAX) {
+		ODMA_ERR_AT("doca_mmap_create_from_export",
+		            "descriptor range of %llu bytes does not fit this process",
+		            (unsigned long long)d->len);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return DOCA_SUCCESS;
+}
+
+/*
+ * An RDMA export is reached through libdoca_rdma's connections, not attached: the importer
+ * keeps in @rm what its requests present (record, key); the exporter checks each.
+ */
+static void import_remote_rdma(const struct odma_export_desc *d, struct odma_tp_remote *rm)
+{
+	rm->record_addr = d->record_addr;
+	memcpy(rm->key, d->key, sizeof(rm->key));
+	rm->addr = d->addr;
+	rm->len = d->len;
+	rm->region_id = d->region_id; /* doca_priv_rdma_mem_attach */
+	rm->generation = d->generation;
+	rm->perms = export_tp_perms(d->kind, d->perms, NULL);
+}
+
 doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, const void *export_desc,
                                           size_t export_desc_len, struct doca_dev *dev,
                                           struct doca_mmap **mmap)
@@ -434,40 +475,18 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 	info = odma_dev_lookup(dev);
 	ODMA_CHECK_ARG(info != NULL, "dev %p is not a device handle from doca_dev_open",
 	               (void *)dev);
-	ret = odma_tp_config_check();
-	if (ret == DOCA_SUCCESS)
-		ret = import_check(export_desc, export_desc_len, info, &d);
-	rdma = ret == DOCA_ERROR_AGAIN;
-	if (rdma)
-		ret = import_check_rdma(&d, info);
+	ret = import_validate(export_desc, export_desc_len, info, &d, &rdma);
 	if (ret != DOCA_SUCCESS)
 		return ret;
-	if (sizeof(size_t) < 8 && d.len > SIZE_MAX) {
-		ODMA_ERR("descriptor range of %llu bytes does not fit this process",
-		         (unsigned long long)d.len);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
 	rm = calloc(1, sizeof(*rm));
 	if (rm == NULL) {
 		ODMA_ERR("out of memory creating an mmap from an export");
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	/*
-	 * An RDMA export is reached through libdoca_rdma's connections, not attached: the
-	 * importer keeps what its requests present (record, key); the exporter checks each.
-	 */
-	if (rdma) {
-		rm->record_addr = d.record_addr;
-		memcpy(rm->key, d.key, sizeof(rm->key));
-		rm->addr = d.addr;
-		rm->len = d.len;
-		rm->region_id = d.region_id; /* doca_priv_rdma_mem_attach */
-		rm->generation = d.generation;
-		rm->perms = export_tp_perms(d.kind, d.perms, NULL);
-		ret = DOCA_SUCCESS;
-	} else {
+	if (rdma)
+		import_remote_rdma(&d, rm);
+	else
 		ret = import_attach(&d, export_desc, export_desc_len, rm);
-	}
 	if (ret != DOCA_SUCCESS) {
 		free(rm);
 		return ret;

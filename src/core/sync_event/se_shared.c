@@ -135,21 +135,21 @@ void se_page_revoke(struct doca_sync_event *se)
 	se->value = NULL;
 }
 
-doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blob *b,
-                            const uint8_t *data, size_t sz, bool *taken, const char **why)
+/*
+ * Opens the exporter's event page through /proc, its process checked alive first, and checks
+ * the page is sealed against resizing and one page long. The descriptor, or -1 with *why.
+ */
+static int se_page_open(const struct odma_se_blob *b, const char **why)
 {
 	char path[64];
-	struct se_page *pg;
 	struct stat st;
 	int fd, seals;
 
-	(void)data; /* the page itself says whether the export is current */
-	(void)sz;
 	if (!se_proc_alive((pid_t)b->pid, b->start_time)) {
 		*why = "the exporting process does not run here: it exited (stale export), or it "
 		       "runs in another PID namespace or machine (export with ODMA_FABRIC set, "
 		       "the same on both sides)";
-		return DOCA_ERROR_INVALID_VALUE;
+		return -1;
 	}
 	snprintf(path, sizeof(path), "/proc/%u/fd/%u", b->pid, b->fd);
 	fd = open(path, O_RDWR | O_CLOEXEC);
@@ -161,7 +161,7 @@ doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blo
 		                 "rights, see core/transport: run both sides as the same user; "
 		                 "Yama ptrace_scope 2/3 or another user needs CAP_SYS_PTRACE)"
 		               : "the exporter's event page cannot be opened";
-		return DOCA_ERROR_INVALID_VALUE;
+		return -1;
 	}
 	/* sealed first: then the size checked below is the size for good */
 	seals = fcntl(fd, F_GET_SEALS);
@@ -169,13 +169,44 @@ doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blo
 		close(fd);
 		*why = "the exporter's event page is not sealed against resizing (a forged export, "
 		       "or an exporter of an older odma: export and import with the same version)";
-		return DOCA_ERROR_INVALID_VALUE;
+		return -1;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != SE_PAGE_SIZE) {
 		close(fd);
 		*why = "the export does not name a sync event page (stale export)";
-		return DOCA_ERROR_INVALID_VALUE;
+		return -1;
 	}
+	return fd;
+}
+
+/* Makes the checked page @pg @se's, watching its exporter's exit through a pidfd. */
+static void se_page_adopt(struct doca_sync_event *se, struct se_page *pg,
+                          const struct odma_se_blob *b)
+{
+	se_allow_peers();
+	se->page = pg;
+	se->value = &pg->value;
+	se->peer_pid = (pid_t)b->pid;
+	se->peer_start = b->start_time;
+	/* its exit makes this readable (se_arm watches it); checked alive after the open */
+	se->peer_pidfd = (int)syscall(SYS_pidfd_open, se->peer_pid, 0);
+	if (se->peer_pidfd >= 0 && !se_proc_alive(se->peer_pid, se->peer_start)) {
+		close(se->peer_pidfd);
+		se->peer_pidfd = -1; /* the next liveness check says it */
+	}
+}
+
+doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blob *b,
+                            const uint8_t *data, size_t sz, bool *taken, const char **why)
+{
+	struct se_page *pg;
+	int fd;
+
+	(void)data; /* the page itself says whether the export is current */
+	(void)sz;
+	fd = se_page_open(b, why);
+	if (fd < 0)
+		return DOCA_ERROR_INVALID_VALUE;
 	pg = mmap(NULL, SE_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (pg == MAP_FAILED) {
@@ -193,17 +224,7 @@ doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blo
 		*why = "the exporter stopped or destroyed the event (stale export)";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	se_allow_peers();
-	se->page = pg;
-	se->value = &pg->value;
-	se->peer_pid = (pid_t)b->pid;
-	se->peer_start = b->start_time;
-	/* its exit makes this readable (se_arm watches it); checked alive after the open */
-	se->peer_pidfd = (int)syscall(SYS_pidfd_open, se->peer_pid, 0);
-	if (se->peer_pidfd >= 0 && !se_proc_alive(se->peer_pid, se->peer_start)) {
-		close(se->peer_pidfd);
-		se->peer_pidfd = -1; /* the next liveness check says it */
-	}
+	se_page_adopt(se, pg, b);
 	*taken = true;
 	return DOCA_SUCCESS;
 }
