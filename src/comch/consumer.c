@@ -141,6 +141,31 @@ static bool consumer_drain_closed(struct doca_comch_consumer *c, doca_error_t st
 	return any;
 }
 
+/*
+ * A fresh ring of @nslots slots for @c in place of its last one: its geometry, its slot
+ * tables, its shared memory (*fd, for the peer) and its doorbell, which @c's PE then watches.
+ * False when memory ran out (errno says why; what was made stays for consumer_drop_ring).
+ */
+static bool consumer_ring_make(struct doca_comch_consumer *c, uint32_t nslots, int *fd)
+{
+	consumer_drop_ring(c);
+	comch_ring_geom_make(&c->geom, nslots, c->imm_len, c->id);
+	c->slot_task = calloc(nslots, sizeof(*c->slot_task));
+	c->slot_room = calloc(nslots, sizeof(*c->slot_room));
+	c->ring = c->slot_task != NULL && c->slot_room != NULL
+	                  ? comch_shm_create((size_t)c->geom.ring_size, fd, "odma-comch-ring")
+	                  : NULL;
+	if (c->ring == NULL)
+		return false;
+	comch_ring_init(c->ring, &c->geom);
+	c->ring->bell_fd = c->bell_fd;
+	atomic_init(&c->ring->bell, ODMA_BELL_IDLE);
+	/* bytes landing from this process' own thread (across machines) ring it there */
+	atomic_init(&c->ring->bell_peer, c->conn->ch->car->self_bell ? 1u : 0u);
+	(void)doca_priv_pe_watch(c->ctx.pe, c->bell_fd, EPOLLIN);
+	return true;
+}
+
 static doca_error_t consumer_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_of(ctx);
@@ -156,29 +181,16 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	}
 	while (nslots < ctx->num_tasks)
 		nslots <<= 1;
-	consumer_drop_ring(c);
-	comch_ring_geom_make(&c->geom, nslots, c->imm_len, c->id);
-	m.nslots = c->geom.nslots;
-	m.slot_size = c->geom.slot_size;
-	m.imm_len = c->geom.imm_len;
-	m.ring_size = c->geom.ring_size;
-	c->slot_task = calloc(nslots, sizeof(*c->slot_task));
-	c->slot_room = calloc(nslots, sizeof(*c->slot_room));
-	c->ring = c->slot_task != NULL && c->slot_room != NULL
-	                  ? comch_shm_create((size_t)m.ring_size, &fd, "odma-comch-ring")
-	                  : NULL;
-	if (c->ring == NULL) {
+	if (!consumer_ring_make(c, nslots, &fd)) {
 		ODMA_ERR("comch consumer %u: cannot create its ring of %u slots: %s", c->id, nslots,
 		         strerror(errno));
 		consumer_drop_ring(c);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	comch_ring_init(c->ring, &c->geom);
-	c->ring->bell_fd = c->bell_fd;
-	atomic_init(&c->ring->bell, ODMA_BELL_IDLE);
-	/* bytes landing from this process' own thread (across machines) ring it there */
-	atomic_init(&c->ring->bell_peer, c->conn->ch->car->self_bell ? 1u : 0u);
-	(void)doca_priv_pe_watch(ctx->pe, c->bell_fd, EPOLLIN);
+	m.nslots = c->geom.nslots;
+	m.slot_size = c->geom.slot_size;
+	m.imm_len = c->geom.imm_len;
+	m.ring_size = c->geom.ring_size;
 	c->posted = c->done = c->claim_limit = 0;
 	c->closed = c->expired = false;
 	/* the peer's producers write into this process (process_vm_writev needs ptrace rights) */
@@ -353,6 +365,54 @@ static const struct odma_ctx_ops consumer_ops = {
 	.arm = consumer_arm,
 };
 
+/*
+ * Whether @mmap can hold a consumer's buffers on @conn: a started mmap of this process's
+ * memory, given the Comch context's device. DOCA_SUCCESS, or the (logged) error.
+ */
+static doca_error_t consumer_mmap_usable(const struct doca_comch_connection *conn,
+                                         const struct doca_mmap *mmap)
+{
+	static const char fn[] = "doca_comch_consumer_create";
+
+	if (!mmap->started || mmap->from_export) {
+		ODMA_ERR_AT(fn,
+		            "doca_comch_consumer_create: mmap %p must be a started mmap of this "
+		            "process's memory",
+		            (void *)mmap);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (!odma_mmap_has_dev(mmap, conn->ep->ctx.dev)) {
+		ODMA_ERR_AT(fn,
+		            "doca_comch_consumer_create: mmap %p was never given device %s, the "
+		            "Comch context's (on hardware the consumer has no memory key there); "
+		            "fix: doca_mmap_add_dev(mmap, dev) before doca_mmap_start",
+		            (void *)mmap, conn->ep->ctx.dev->info->pci_addr);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	return DOCA_SUCCESS;
+}
+
+/*
+ * Gives @c an id on @conn and puts it on @conn's list, under its lock, unless @conn has @cap
+ * consumers on this side already. Whether @c was linked.
+ */
+static bool consumer_link(struct doca_comch_connection *conn, struct doca_comch_consumer *c,
+                          uint32_t cap)
+{
+	bool room;
+
+	pthread_mutex_lock(&conn->lock);
+	room = conn->num_cons < cap;
+	if (room) {
+		c->id = comch_fp_next_id(conn);
+		conn->num_cons++;
+		c->next_on_conn = conn->lcons;
+		conn->lcons = c;
+	}
+	pthread_mutex_unlock(&conn->lock);
+	return room;
+}
+
 doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_connection,
                                         struct doca_mmap *buf_mmap,
                                         struct doca_comch_consumer **consumer)
@@ -367,19 +427,9 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	r = comch_fp_conn_usable(conn, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
-	if (!buf_mmap->started || buf_mmap->from_export) {
-		ODMA_ERR("doca_comch_consumer_create: mmap %p must be a started mmap of this "
-		         "process's memory",
-		         (void *)buf_mmap);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if (!odma_mmap_has_dev(buf_mmap, conn->ep->ctx.dev)) {
-		ODMA_ERR("doca_comch_consumer_create: mmap %p was never given device %s, the Comch "
-		         "context's (on hardware the consumer has no memory key there); fix: "
-		         "doca_mmap_add_dev(mmap, dev) before doca_mmap_start",
-		         (void *)buf_mmap, conn->ep->ctx.dev->info->pci_addr);
-		return DOCA_ERROR_NOT_PERMITTED;
-	}
+	r = consumer_mmap_usable(conn, buf_mmap);
+	if (r != DOCA_SUCCESS)
+		return r;
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return DOCA_ERROR_NO_MEMORY;
@@ -390,9 +440,7 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	}
 	c->ctx.queue_depth = UINT32_MAX;
 	cap = c->ctx.caps->comch_fp_max_endpoints;
-	pthread_mutex_lock(&conn->lock);
-	if (conn->num_cons >= cap) {
-		pthread_mutex_unlock(&conn->lock);
+	if (!consumer_link(conn, c, cap)) {
 		doca_priv_ctx_destroy(&c->ctx);
 		free(c);
 		ODMA_ERR("doca_comch_consumer_create: connection %p already has %u consumers on "
@@ -400,11 +448,6 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 		         (void *)conn, cap);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	c->id = comch_fp_next_id(conn);
-	conn->num_cons++;
-	c->next_on_conn = conn->lcons;
-	conn->lcons = c;
-	pthread_mutex_unlock(&conn->lock);
 	comch_conn_get(conn);
 	c->conn = conn;
 	c->mmap = buf_mmap;

@@ -241,13 +241,55 @@ static struct ucx_peer *attach_client(ucp_ep_h from, struct ucx_peer *p,
 	return client_new(from, addr, alen);
 }
 
+/*
+ * An ATTACH from @from (@p, the peer it arrives from, if any): served, and answered on the
+ * client attach_client keeps or makes for it, unless that client has UCX_REPLIES_MAX
+ * replies in flight. Out of memory, or refused, it gets no answer (the importer times out).
+ */
+static void serve_attach(ucp_ep_h from, struct ucx_peer *p, const struct odma_ucx_req *q,
+                         const uint8_t *addr, size_t alen)
+{
+	struct ucx_reply *rp = reply_new(q, NULL, DOCA_SUCCESS);
+
+	if (rp == NULL)
+		return;
+	p = attach_client(from, p, q, addr, alen, rp);
+	if (p == NULL) {
+		free(rp);
+		return;
+	}
+	if (p->replies >= UCX_REPLIES_MAX)
+		free(rp);
+	else
+		ucx_reply(p, rp);
+}
+
+/*
+ * Puts a GET with no room for its reply yet (room_for) at the tail of @p's waiting ones;
+ * past UCX_DEFER_MAX, or out of memory, it is dropped (the importer's deadline fails it).
+ */
+static void defer_get(struct ucx_peer *p, const struct odma_ucx_req *q)
+{
+	struct ucx_deferred *d;
+
+	if (p->ndeferred >= UCX_DEFER_MAX || (d = malloc(sizeof(*d))) == NULL)
+		return;
+	d->q = *q;
+	d->next = NULL;
+	if (p->def_tail != NULL)
+		p->def_tail->next = d;
+	else
+		p->def_head = d;
+	p->def_tail = d;
+	p->ndeferred++;
+}
+
 ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length, void *data,
                              size_t length, const ucp_am_recv_param_t *param)
 {
 	struct odma_ucx_req q;
 	struct ucx_peer *p;
 	struct ucx_reply *rp;
-	struct ucx_deferred *d;
 	const char *why = NULL;
 	doca_error_t st = DOCA_SUCCESS;
 
@@ -265,18 +307,7 @@ ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length
 		memcpy(&q.id, (const uint8_t *)header + 8, 8);
 		st = DOCA_ERROR_INVALID_VALUE;
 	} else if (q.op == ODMA_UCX_OP_ATTACH) {
-		rp = reply_new(&q, NULL, DOCA_SUCCESS);
-		if (rp == NULL)
-			return UCS_OK; /* the importer times out */
-		p = attach_client(param->reply_ep, p, &q, data, length, rp);
-		if (p == NULL) {
-			free(rp);
-			return UCS_OK;
-		}
-		if (p->replies >= UCX_REPLIES_MAX)
-			free(rp);
-		else
-			ucx_reply(p, rp);
+		serve_attach(param->reply_ep, p, &q, data, length);
 		return UCS_OK;
 	}
 	if (p == NULL) {
@@ -288,16 +319,7 @@ ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length
 	if (p->replies >= UCX_REPLIES_MAX)
 		return UCS_OK; /* it reads nothing: its deadline fails the rest */
 	if (st == DOCA_SUCCESS && !room_for(p, &q)) {
-		if (p->ndeferred >= UCX_DEFER_MAX || (d = malloc(sizeof(*d))) == NULL)
-			return UCS_OK;
-		d->q = q;
-		d->next = NULL;
-		if (p->def_tail != NULL)
-			p->def_tail->next = d;
-		else
-			p->def_head = d;
-		p->def_tail = d;
-		p->ndeferred++;
+		defer_get(p, &q);
 		return UCS_OK;
 	}
 	rp = reply_new(&q, data, st);
