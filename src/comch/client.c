@@ -113,6 +113,49 @@ static bool client_try_connect(struct comch_ep *ep, uint64_t now)
 	return false;
 }
 
+/*
+ * The server went away during the handshake (@n, what the receive returned, was no
+ * WELCOME): the channel is dropped, to try again until the deadline.
+ */
+static void client_lost(struct comch_ep *ep, ssize_t n)
+{
+	struct comch_chan *ch = ep->cch;
+
+	ep->last_errno = n == 0 ? ch->car->lost_errno : EPROTO;
+	comch_ep_unwatch(ep, ch->fd, &ch->watched);
+	ch->car->free(ch);
+	ep->cch = NULL;
+	ep->hello_sent = false;
+}
+
+/*
+ * The connection a valid WELCOME @w makes of the client's channel, which it takes with its
+ * watch and its credit page; NULL when it could not be made.
+ */
+static struct doca_comch_connection *client_conn_new(struct comch_ep *ep,
+                                                     const struct comch_welcome *w)
+{
+	struct comch_chan *ch = ep->cch;
+	struct doca_comch_connection *conn;
+
+	if (ch->link == NULL) { /* the page this client made went along with its HELLO */
+		ch->link = ep->link;
+		ep->link = NULL;
+	}
+	conn = comch_conn_new(ep, ch, COMCH_SIDE_CLIENT,
+	                      ep->max_msg < w->max_msg ? ep->max_msg : w->max_msg, w->recv_queue);
+	if (conn == NULL)
+		return NULL;
+	conn->watch = ch->watched ? EPOLLIN : 0; /* the watch goes with the descriptor */
+	ep->cch = NULL;                          /* owned by the connection */
+	if (ep->link != NULL) /* a page of its own serves the credits (across machines) */
+		munmap(ep->link, COMCH_LINK_BYTES);
+	ep->link = NULL;
+	close(ep->link_fd);
+	ep->link_fd = -1;
+	return conn;
+}
+
 /* The server's answer: RUNNING on WELCOME, IDLE on REJECT. */
 static bool client_answer(struct comch_ep *ep)
 {
@@ -137,12 +180,7 @@ static bool client_answer(struct comch_ep *ep)
 		return true;
 	}
 	if (n < (ssize_t)(sizeof(*hdr) + sizeof(w)) || hdr->type != COMCH_W_WELCOME) {
-		/* the server went away during the handshake: try again until the deadline */
-		ep->last_errno = n == 0 ? ch->car->lost_errno : EPROTO;
-		comch_ep_unwatch(ep, ch->fd, &ch->watched);
-		ch->car->free(ch);
-		ep->cch = NULL;
-		ep->hello_sent = false;
+		client_lost(ep, n);
 		return true;
 	}
 	memcpy(&w, ep->rx + sizeof(*hdr), sizeof(w));
@@ -151,23 +189,11 @@ static bool client_answer(struct comch_ep *ep)
 		client_fail_start(ep);
 		return true;
 	}
-	if (ch->link == NULL) { /* the page this client made went along with its HELLO */
-		ch->link = ep->link;
-		ep->link = NULL;
-	}
-	conn = comch_conn_new(ep, ch, COMCH_SIDE_CLIENT,
-	                      ep->max_msg < w.max_msg ? ep->max_msg : w.max_msg, w.recv_queue);
+	conn = client_conn_new(ep, &w);
 	if (conn == NULL) {
 		client_fail_start(ep);
 		return true;
 	}
-	conn->watch = ch->watched ? EPOLLIN : 0; /* the watch goes with the descriptor */
-	ep->cch = NULL;                          /* owned by the connection */
-	if (ep->link != NULL) /* a page of its own serves the credits (across machines) */
-		munmap(ep->link, COMCH_LINK_BYTES);
-	ep->link = NULL;
-	close(ep->link_fd);
-	ep->link_fd = -1;
 	ep->conn = conn;
 	ODMA_DBG("comch client \"%s\": connected to the server%s (pid %d); max message %u bytes",
 	         ep->name, ch->car->where, (int)conn->peer_pid, conn->max_msg);

@@ -456,6 +456,20 @@ static bool dispatch(struct doca_comch_connection *conn, size_t n, int *pfd)
 	}
 }
 
+/*
+ * Whether comch_conn_pump reads no more: the connection ended, or comch_conn_refuse (any
+ * thread) marked it, and it ends here, on the progress thread.
+ */
+static bool conn_reading_stops(struct doca_comch_connection *conn)
+{
+	if (conn->rx_done)
+		return true;
+	if (atomic_load_explicit(&conn->end, memory_order_relaxed) != COMCH_END_PROTOCOL)
+		return false;
+	comch_conn_kill(conn, COMCH_END_PROTOCOL, "refused (comch_conn_refuse)");
+	return true;
+}
+
 bool comch_conn_pump(struct doca_comch_connection *conn)
 {
 	struct comch_ep *ep = conn->ep;
@@ -469,12 +483,8 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 		int pfd = -1;
 		ssize_t n;
 
-		if (conn->rx_done)
+		if (conn_reading_stops(conn))
 			break;
-		if (atomic_load_explicit(&conn->end, memory_order_relaxed) == COMCH_END_PROTOCOL) {
-			comch_conn_kill(conn, COMCH_END_PROTOCOL, "refused (comch_conn_refuse)");
-			break;
-		}
 		if (conn->held != NULL) {
 			if (!deliver_held(conn))
 				break;

@@ -136,16 +136,60 @@ static void cons_new_refuse(struct doca_comch_connection *conn, uint32_t id, con
 	(void)comch_conn_send_ctl(conn, COMCH_W_CONS_ACK, id, &ok, sizeof(ok), -1);
 }
 
+/*
+ * The record of the peer's consumer @id: the ring its CONS_NEW announces, mapped from @fd
+ * (closed here), and its doorbell. NULL when the registration is unusable (*why says so) or
+ * memory ran out (*why is left as it was).
+ */
+static struct comch_rcons *cons_new_make(struct doca_comch_connection *conn, uint32_t id,
+                                         const void *payload, size_t len, int fd, const char **why)
+{
+	struct comch_ring_geom g;
+	struct comch_ring *ring;
+	struct comch_rcons *r;
+	int bell_fd = -1;
+
+	ring = cons_new_map(conn, payload, len, fd, id, &g, &bell_fd, why);
+	if (fd >= 0)
+		close(fd);
+	r = ring != NULL ? calloc(1, sizeof(*r)) : NULL;
+	if (r == NULL) {
+		if (ring != NULL)
+			munmap(ring, (size_t)g.ring_size);
+		if (bell_fd >= 0)
+			close(bell_fd);
+		return NULL;
+	}
+	r->id = id;
+	r->ring = ring;
+	r->geom = g;
+	r->bell_fd = bell_fd;
+	atomic_store(&ring->bell_peer, r->bell_fd >= 0 ? 1u : 0u);
+	return r;
+}
+
+/* Puts @r on @conn's list (under its lock), in place of a restarted consumer of its id. */
+static void rcons_add(struct doca_comch_connection *conn, struct comch_rcons *r)
+{
+	struct comch_rcons *old;
+
+	pthread_mutex_lock(&conn->lock);
+	old = comch_fp_rcons_find(conn, r->id);
+	if (old != NULL)
+		rcons_unlink(conn, old); /* the same consumer restarted */
+	r->next = conn->rcons;
+	conn->rcons = r;
+	conn->num_rcons++;
+	pthread_mutex_unlock(&conn->lock);
+}
+
 void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const void *payload,
                           size_t len, int fd)
 {
 	struct comch_ep *ep = conn->ep;
-	struct comch_ring_geom g;
-	struct comch_ring *ring;
-	struct comch_rcons *r, *old;
+	struct comch_rcons *r;
 	const char *why = "no memory";
-	uint32_t ok = 1;
-	int bell_fd = -1;
+	uint32_t ok = 1, nslots;
 	bool room;
 
 	if (atomic_load_explicit(&conn->dead, memory_order_acquire)) {
@@ -164,34 +208,16 @@ void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const
 		                "(doca_comch_consumer_cap_get_max_consumers)");
 		return;
 	}
-	ring = cons_new_map(conn, payload, len, fd, id, &g, &bell_fd, &why);
-	if (fd >= 0)
-		close(fd);
-	r = ring != NULL ? calloc(1, sizeof(*r)) : NULL;
+	r = cons_new_make(conn, id, payload, len, fd, &why);
 	if (r == NULL) {
-		if (ring != NULL)
-			munmap(ring, (size_t)g.ring_size);
-		if (bell_fd >= 0)
-			close(bell_fd);
 		cons_new_refuse(conn, id, why);
 		return;
 	}
-	r->id = id;
-	r->ring = ring;
-	r->geom = g;
-	r->bell_fd = bell_fd;
-	atomic_store(&ring->bell_peer, r->bell_fd >= 0 ? 1u : 0u);
-	pthread_mutex_lock(&conn->lock);
-	old = comch_fp_rcons_find(conn, id);
-	if (old != NULL)
-		rcons_unlink(conn, old); /* the same consumer restarted */
-	r->next = conn->rcons;
-	conn->rcons = r;
-	conn->num_rcons++;
-	pthread_mutex_unlock(&conn->lock);
+	nslots = r->geom.nslots; /* @r is the connection's once linked */
+	rcons_add(conn, r);
 	(void)comch_conn_send_ctl(conn, COMCH_W_CONS_ACK, id, &ok, sizeof(ok), -1);
 	ODMA_DBG("comch %s \"%s\": the peer created consumer %u (%u slots)", comch_ep_kind(ep),
-	         ep->name, id, g.nslots);
+	         ep->name, id, nslots);
 	if (ep->cons_new_cb != NULL)
 		ep->cons_new_cb(&ep->ev_cons, conn, id);
 }

@@ -269,26 +269,15 @@ static bool chunk_operand(struct ucx_chunk *c)
 	return true;
 }
 
-/* Posts one request (service thread). */
-static void chunk_post(struct ucx_chunk *c)
+/*
+ * @c's request header, into c->hdr: its op, id and range, and the region it names (id,
+ * generation, key) from its io's remote, or for an ATTACH from the reach it attaches to.
+ */
+static void chunk_header(struct ucx_chunk *c)
 {
 	struct odma_ucx_req q = { 0 };
-	ucp_request_param_t prm = { 0 };
 	const struct odma_tp_remote *rm = c->io ? c->io->io->remote : NULL;
-	const void *payload;
-	size_t plen;
-	void *r;
 
-	if (c->op == ODMA_UCX_OP_ATTACH && c->peer == NULL) /* else: over a given endpoint */
-		c->peer = peer_get(c->reach->net_addr, c->reach->net_len);
-	if (c->op == ODMA_UCX_OP_ATTACH)
-		c->wait->peer = c->peer;
-	chunk_track(c);
-	if (c->peer == NULL || c->peer->dead || (c->op == ODMA_UCX_OP_PUT && !chunk_bounce(c)) ||
-	    (odma_ucx_op_atomic(c->op) && !chunk_operand(c))) {
-		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
-		return;
-	}
 	q.op = c->op;
 	q.id = c->id;
 	q.addr = c->raddr;
@@ -303,6 +292,27 @@ static void chunk_post(struct ucx_chunk *c)
 		memcpy(q.key, c->reach->key, 16);
 	}
 	odma_ucx_req_encode(&q, c->hdr);
+}
+
+/* Posts one request (service thread). */
+static void chunk_post(struct ucx_chunk *c)
+{
+	ucp_request_param_t prm = { 0 };
+	const void *payload;
+	size_t plen;
+	void *r;
+
+	if (c->op == ODMA_UCX_OP_ATTACH && c->peer == NULL) /* else: over a given endpoint */
+		c->peer = peer_get(c->reach->net_addr, c->reach->net_len);
+	if (c->op == ODMA_UCX_OP_ATTACH)
+		c->wait->peer = c->peer;
+	chunk_track(c);
+	if (c->peer == NULL || c->peer->dead || (c->op == ODMA_UCX_OP_PUT && !chunk_bounce(c)) ||
+	    (odma_ucx_op_atomic(c->op) && !chunk_operand(c))) {
+		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
+		return;
+	}
+	chunk_header(c);
 	prm.op_attr_mask =
 	        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
 	prm.cb.send = send_cb;
