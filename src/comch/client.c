@@ -114,8 +114,8 @@ static bool client_try_connect(struct comch_ep *ep, uint64_t now)
 }
 
 /*
- * The server went away during the handshake (@n, what the receive returned, was no
- * WELCOME): the channel is dropped, to try again until the deadline.
+ * The server went away during the handshake: what the receive returned (@n) was no WELCOME.
+ * The channel is dropped, to try again until the deadline.
  */
 static void client_lost(struct comch_ep *ep, ssize_t n)
 {

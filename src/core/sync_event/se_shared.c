@@ -179,7 +179,7 @@ static int se_page_open(const struct odma_se_blob *b, const char **why)
 	return fd;
 }
 
-/* Makes the checked page @pg @se's, watching its exporter's exit through a pidfd. */
+/* Gives @se the checked page @pg, and watches its exporter's exit through a pidfd. */
 static void se_page_adopt(struct doca_sync_event *se, struct se_page *pg,
                           const struct odma_se_blob *b)
 {
