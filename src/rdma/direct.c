@@ -2,20 +2,24 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * Reads and writes on the shortest path: a one-sided task whose remote operand is a region
- * the exporter registered with the transport is one transport io (odma_tp_io_start) on an
- * attachment of that region, made once per (connection, region) over the connection's own
+ * One-sided tasks on the shortest path: a read, write or atomic whose remote operand is a
+ * region the exporter registered with the transport is one transport io (odma_tp_io_start) on
+ * an attachment of that region, made once per (connection, region) over the connection's own
  * endpoint (rw_attach) and kept. The exporter checks every io against its record (range, the
- * grant's RDMA_READ / RDMA_WRITE, revocation) as it checks any transport request; no reader
- * thread on either side sees it. The io's completion runs on a transport thread, which pushes
- * the task onto the context's list and rings its doorbell; doca_pe_progress takes the list and
- * delivers each task in its connection's order (rdma.c), as the PE takes its network copies
- * (core/exec/async.c).
+ * grant's RDMA_READ / RDMA_WRITE / RDMA_ATOMIC, revocation) as it checks any transport
+ * request; no reader thread on either side sees it. The io's completion runs on a transport thread,
+ * which pushes the task onto the context's list and rings its doorbell; doca_pe_progress takes the
+ * list and delivers each task in its connection's order (rdma.c), as the PE takes its network
+ * copies (core/exec/async.c).
  *
- * The request path stays the authority on what a failure means: an io that fails is sent again
- * as a request on the stream, whose answer gives the documented code (IO_FAILED when the
- * exporter refuses, CONNECTION_ABORTED when the connection is gone). Regions with no record
- * (a re-export, which its exporter serves by forwarding), lists on the local side and empty
+ * The request path stays the authority on what a failure means: a read or write that fails is
+ * sent again as a request on the stream, whose answer gives the documented code (IO_FAILED
+ * when the exporter refuses, CONNECTION_ABORTED when the connection is gone). An atomic is
+ * never applied twice: one the exporter refused (the transport says so: io.refused) fails with
+ * IO_FAILED, the request path's code for a refusal; one whose answer was lost (the peer died,
+ * the link is down) may have been applied, so it fails with CONNECTION_ABORTED and cuts the
+ * connection, as a queue pair whose retries ran out goes to error. Regions with no record (a
+ * re-export, which its exporter serves by forwarding), lists on the local side and empty
  * transfers take the request path from the start.
  */
 #include <sched.h>
@@ -102,29 +106,53 @@ static void rd_io_done(struct odma_tp_io *io, doca_error_t status)
 	atomic_fetch_sub_explicit(&rd->io_busy, 1, memory_order_release);
 }
 
+static bool rd_is_atomic(const struct rd_task *t)
+{
+	return t->type == RD_T_CMP_SWP || t->type == RD_T_FETCH_ADD;
+}
+
+/*
+ * Fills @io for @t (its request header @h filled): a read or write of one local buf, or an
+ * atomic whose old value lands in t->io_old. False when @t cannot be one io.
+ */
+static bool rd_io_fill(struct rd_task *t, const struct rw_hdr *h, struct odma_tp_io *io)
+{
+	bool read = t->type == RD_T_READ;
+	const struct doca_buf *local = read ? t->dst : rd_is_atomic(t) ? t->result : t->src;
+
+	if ((!read && t->type != RD_T_WRITE && !rd_is_atomic(t)) || local == NULL ||
+	    local->next != NULL)
+		return false;
+	memset(io, 0, sizeof(*io));
+	io->remote_addr = h->addr;
+	if (rd_is_atomic(t)) {
+		io->atomic = t->type == RD_T_CMP_SWP ? ODMA_TP_AT_CAS : ODMA_TP_AT_FADD;
+		io->local = &t->io_old;
+		io->len = 8;
+		io->operand = t->type == RD_T_CMP_SWP ? t->arg1 : t->arg0; /* swap, or add */
+		io->compare = t->arg0;
+	} else {
+		io->write = !read;
+		io->local = read ? t->dst->data + t->dst->data_len : t->src->data;
+		io->len = read ? h->arg0 : h->len;
+	}
+	return io->len != 0;
+}
+
 bool odma_rd_direct_start(struct rd_task *t, const struct rw_hdr *h)
 {
 	struct doca_rdma *rd = (struct doca_rdma *)(void *)t->base.ctx;
 	struct doca_rdma_connection *c = t->conn;
-	bool read = t->type == RD_T_READ;
-	const struct doca_buf *local = read ? t->dst : t->src;
-	const struct doca_buf *remote = read ? t->src : t->dst;
-	uint64_t len = read ? h->arg0 : h->len;
+	const struct doca_buf *remote = t->type == RD_T_READ ? t->src : t->dst;
 	struct odma_tp_io *io = &t->io;
 	struct rd_att *a;
 
-	if ((!read && t->type != RD_T_WRITE) || len == 0 || local == NULL || local->next != NULL ||
-	    c->state == RD_C_CLOSED || c->out == NULL)
+	if (!rd_io_fill(t, h, io) || c->state == RD_C_CLOSED || c->out == NULL)
 		return false;
 	a = rd_att_get(c, remote->mmap);
 	if (a == NULL || !a->direct)
 		return false;
-	memset(io, 0, sizeof(*io));
 	io->remote = &a->rm;
-	io->write = !read;
-	io->local = read ? t->dst->data + t->dst->data_len : t->src->data;
-	io->remote_addr = h->addr;
-	io->len = len;
 	io->done = rd_io_done;
 	io->arg = t;
 	t->att = a;
@@ -138,6 +166,29 @@ bool odma_rd_direct_start(struct rd_task *t, const struct rw_hdr *h)
 	return true;
 }
 
+/*
+ * PE thread: a direct atomic of @t failed. Refused by the exporter: IO_FAILED. No answer (it
+ * may have been applied): the connection is cut and the task fails with it.
+ */
+static void rd_atomic_failed(struct doca_rdma *rd, struct rd_task *t)
+{
+	struct doca_rdma_connection *c = t->conn;
+
+	if (t->io.refused) {
+		odma_rd_finished(t, DOCA_ERROR_IO_FAILED);
+		return;
+	}
+	ODMA_ERR("RDMA connection %u: a remote atomic got no answer (the peer died or the link "
+	         "is down) and may have been applied, so it is not sent again; the connection "
+	         "is cut, as a queue pair whose retries ran out",
+	         c->id);
+	pthread_mutex_lock(&rd->lock);
+	if (c->state != RD_C_CLOSED)
+		odma_rd_conn_close_locked(c, true);
+	pthread_mutex_unlock(&rd->lock);
+	odma_rd_finished(t, DOCA_ERROR_CONNECTION_ABORTED);
+}
+
 /* PE thread: the io of @t is over; its result, or its retry as a request. */
 static void rd_direct_done(struct doca_rdma *rd, struct rd_task *t)
 {
@@ -146,11 +197,16 @@ static void rd_direct_done(struct doca_rdma *rd, struct rd_task *t)
 	if (t->res_status != DOCA_SUCCESS) {
 		if (rd->stopping)
 			odma_rd_finished(t, DOCA_ERROR_IO_FAILED); /* flushed by the stop */
+		else if (rd_is_atomic(t))
+			rd_atomic_failed(rd, t);
 		else
 			odma_rd_resubmit(t); /* the exporter's answer, or the cut, decides */
 		return;
 	}
-	if (t->type == RD_T_READ) {
+	if (rd_is_atomic(t)) {
+		memcpy(t->result->data + t->result->data_len, &t->io_old, 8);
+		t->result->data_len += 8;
+	} else if (t->type == RD_T_READ) {
 		t->dst->data_len += t->io.len;
 		t->res_len = (uint32_t)t->io.len;
 	} else if (t->dst != NULL) {

@@ -244,6 +244,7 @@ struct rd_task {
 	/* direct.c: its bytes move as @io, a transport io on attachment @att (else NULL) */
 	struct rd_att *att;
 	struct odma_tp_io io; /* owned by the transport until its done runs */
+	uint64_t io_old;      /* a direct atomic's old value (io.local) */
 };
 
 /*

@@ -338,6 +338,15 @@ static void test_permissions_and_revocation(void **state)
 	        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 8, 8, 0), ts_buf(&s, s.mm, s.mem, 64, 8, 0),
 	        1, ud, &tf));
 	assert_doca(DOCA_ERROR_IO_FAILED, ts_run(&s, doca_rdma_task_atomic_fetch_add_as_task(tf)));
+	{
+		uint64_t direct = 0, requested = 0;
+
+		/* the atomic: refused as an io, and not sent again (the refusal is the answer) */
+		ts_paths(&s, &direct, &requested);
+		assert_int_equal(direct, 2);
+		assert_int_equal(requested, 1);
+		assert_int_equal(s.mem[64], 0); /* no old value was delivered */
+	}
 	/* a read is granted */
 	assert_ok(doca_rdma_task_read_allocate_init(s.rd, s.conns[0],
 	                                            ts_buf(&s, rm, rmem, 0, 128, 128),
@@ -400,7 +409,8 @@ static void test_permissions_and_revocation(void **state)
 		uint64_t direct = 0, requested = 0;
 
 		ts_paths(&s, &direct, &requested);
-		assert_int_equal(direct, 3); /* the refused write, the granted read, this one */
+		/* the refused write and atomic, the granted read, this one */
+		assert_int_equal(direct, 4);
 		assert_int_equal(requested, 2);
 	}
 	ts_byte_out(fd, 'b');
@@ -578,7 +588,9 @@ static int child_dies(int fd)
 	const void *blob;
 	size_t n = 0;
 
-	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ,
+	CHK_OK(ts_open(&s,
+	               DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
+	                       DOCA_ACCESS_FLAG_RDMA_ATOMIC,
 	               DOCA_ACCESS_FLAG_RDMA_READ, 7));
 	CHK(ts_link_child(&s, fd));
 	CHK_OK(doca_mmap_export_rdma(s.mm, s.dev, &blob, &n));
@@ -642,9 +654,11 @@ static int child_direct(int fd)
 	const void *blob;
 	size_t n = 0;
 
+	uint64_t word;
+
 	CHK_OK(ts_open(&s,
 	               DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
-	                       DOCA_ACCESS_FLAG_RDMA_WRITE,
+	                       DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC,
 	               DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE, 7));
 	for (int i = 0; i < 2048; i++)
 		s.mem[i] = (uint8_t)(i * 7 + 3);
@@ -656,16 +670,19 @@ static int child_direct(int fd)
 		for (int k = 0; k < 256; k++)
 			CHK(s.mem[2048 + 256 * i + k] == (uint8_t)('W' + i));
 	CHK(memcmp(s.mem + 3584, "ordered!", 8) == 0);
+	memcpy(&word, s.mem + 3600, 8);
+	CHK(word == 11); /* +5, then swapped for 11; the last compare failed */
 	ts_child_byte(fd, 'D');
 	return ts_child_end(&s, fd);
 }
 
 /*
- * Reads and writes of a region the peer exported travel as transport ios on an attachment of
- * the connection, not as requests its reader threads serve: eight reads and four writes in
- * flight at once, then a write and a read of the same bytes submitted back to back (served
- * and completed in order), while the target blocks and never progresses. Every byte is
- * checked on both sides, and no one-sided request was sent.
+ * Reads, writes and atomics of a region the peer exported travel as transport ios on an
+ * attachment of the connection, not as requests its reader threads serve: eight reads and four
+ * writes in flight at once, then a write and a read of the same bytes submitted back to back
+ * (served and completed in order), then a fetch-add and two compare-and-swaps of one word,
+ * while the target blocks and never progresses. Every byte and old value is checked on both
+ * sides, and no one-sided request was sent.
  */
 static void test_direct_path(void **state)
 {
@@ -716,8 +733,34 @@ static void test_direct_path(void **state)
 	assert_true(ts_wait(&s, &s.ok, 14, 10000));
 	assert_int_equal(s.err, 0);
 	assert_memory_equal(s.mem + 3584, "ordered!", 8);
+	{
+		/* add 5 to 0, swap 5 for 11, then expect 99 (fails): old values 0, 5, 11 */
+		const uint64_t cmp[2] = { 5, 99 }, swp[2] = { 11, 1 }, want[3] = { 0, 5, 11 };
+		struct doca_rdma_task_atomic_fetch_add *tf;
+		struct doca_rdma_task_atomic_cmp_swp *tc;
+
+		assert_ok(doca_rdma_task_atomic_fetch_add_allocate_init(
+		        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 3600, 8, 0),
+		        ts_buf(&s, s.mm, s.mem, 3600, 8, 0), 5, ud, &tf));
+		assert_ok(doca_task_submit(doca_rdma_task_atomic_fetch_add_as_task(tf)));
+		for (int i = 0; i < 2; i++) {
+			assert_ok(doca_rdma_task_atomic_cmp_swp_allocate_init(
+			        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 3600, 8, 0),
+			        ts_buf(&s, s.mm, s.mem, 3608 + 8 * (size_t)i, 8, 0), cmp[i], swp[i],
+			        ud, &tc));
+			assert_ok(doca_task_submit(doca_rdma_task_atomic_cmp_swp_as_task(tc)));
+		}
+		assert_true(ts_wait(&s, &s.ok, 17, 10000));
+		assert_int_equal(s.err, 0);
+		for (int i = 0; i < 3; i++) {
+			uint64_t old;
+
+			memcpy(&old, s.mem + 3600 + 8 * i, 8);
+			assert_int_equal(old, want[i]);
+		}
+	}
 	ts_paths(&s, &direct, &requested);
-	assert_int_equal(direct, 14);
+	assert_int_equal(direct, 17);
 	assert_int_equal(requested, 0);
 	ts_byte_out(fd, 'd');
 	assert_int_equal(ts_byte_in(fd), 'D'); /* the target saw every written byte */
@@ -728,9 +771,10 @@ static void test_direct_path(void **state)
 }
 
 /*
- * A read in flight as a transport io when the target dies (stopped first, so that it cannot
- * answer, then killed): it completes once, with DOCA_ERROR_CONNECTION_ABORTED, as a request
- * would; a read submitted afterwards fails the same way at once.
+ * A read and a fetch-add in flight as transport ios when the target dies (stopped first, so
+ * that it cannot answer, then killed): each completes once, with
+ * DOCA_ERROR_CONNECTION_ABORTED, as a request would (the atomic, whose answer was lost, is not
+ * sent again); a read submitted afterwards fails the same way at once.
  */
 static void test_direct_peer_death(void **state)
 {
@@ -742,6 +786,7 @@ static void test_direct_peer_death(void **state)
 	pid_t pid = ts_fork(child_dies, &fd);
 	union doca_data ud = { 0 };
 	struct doca_rdma_task_read *tr;
+	struct doca_rdma_task_atomic_fetch_add *tf;
 	uint64_t direct = 0, requested = 0;
 
 	(void)state;
@@ -762,22 +807,27 @@ static void test_direct_peer_death(void **state)
 	                                            ts_buf(&s, rm, rmem, 64, 64, 64),
 	                                            ts_buf(&s, s.mm, s.mem, 64, 64, 0), ud, &tr));
 	assert_ok(doca_task_submit(doca_rdma_task_read_as_task(tr)));
+	/* an atomic in flight too: its answer is lost, so it is not sent again */
+	assert_ok(doca_rdma_task_atomic_fetch_add_allocate_init(
+	        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 256, 8, 0),
+	        ts_buf(&s, s.mm, s.mem, 256, 8, 0), 1, ud, &tf));
+	assert_ok(doca_task_submit(doca_rdma_task_atomic_fetch_add_as_task(tf)));
 	(void)ts_wait(&s, &s.err, 1, 200);
 	assert_int_equal(s.ok + s.err, 1); /* no answer yet */
 	kill(pid, SIGKILL);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	close(fd);
-	assert_true(ts_wait(&s, &s.err, 1, 10000));
+	assert_true(ts_wait(&s, &s.err, 2, 10000));
 	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, s.last_err);
 	(void)ts_wait(&s, &s.ok, 2, 300); /* nothing else completes */
 	assert_int_equal(s.ok, 1);
-	assert_int_equal(s.err, 1);
+	assert_int_equal(s.err, 2);
 	assert_ok(doca_rdma_task_read_allocate_init(s.rd, s.conns[0],
 	                                            ts_buf(&s, rm, rmem, 128, 64, 64),
 	                                            ts_buf(&s, s.mm, s.mem, 128, 64, 0), ud, &tr));
 	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, ts_run(&s, doca_rdma_task_read_as_task(tr)));
 	ts_paths(&s, &direct, &requested);
-	assert_int_equal(direct, 2);
+	assert_int_equal(direct, 3);
 	ts_close(&s);
 	(void)doca_mmap_destroy(rm);
 }

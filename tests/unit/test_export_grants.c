@@ -6,9 +6,10 @@
  * an export's descriptor attaches through the UCX transport as an attacker would, claiming
  * every right, and tries a GET and a PUT: the exporter serves exactly what the one grant
  * says (PCI export: read, write under PCI_READ_WRITE; RDMA export: read under RDMA_READ,
- * write under RDMA_WRITE, never READ by default), and a refused PUT changes no byte. Then the
- * RDMA target's own access path on pages the program protected after the export: the access
- * fails, the process lives. This process is the exporter and the importer (loopback).
+ * write under RDMA_WRITE, atomics under RDMA_ATOMIC, never READ by default), and a refused PUT
+ * or atomic changes no byte. Then both RDMA access paths (the target's own, and a transport
+ * atomic) on pages the program protected after the export: the access fails, the process
+ * lives. This process is the exporter and the importer (loopback).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -37,19 +38,15 @@ static void io_done(struct odma_tp_io *io, doca_error_t st)
 	atomic_store(&w->done, true);
 }
 
-/* One io of 64 bytes at @addr through @rm; its status. */
-static doca_error_t io64(struct odma_tp_remote *rm, bool write, uint64_t addr, uint8_t *local)
+/* Runs @io (its done and arg are set here) and waits for it: its status. */
+static doca_error_t io_run(struct odma_tp_io *io)
 {
 	struct iowait w = { .st = DOCA_ERROR_UNKNOWN };
-	struct odma_tp_io io = { .remote = rm,
-		                 .write = write,
-		                 .local = local,
-		                 .remote_addr = addr,
-		                 .len = 64,
-		                 .done = io_done,
-		                 .arg = &w };
-	doca_error_t r = odma_tp_io_start(&io);
+	doca_error_t r;
 
+	io->done = io_done;
+	io->arg = &w;
+	r = odma_tp_io_start(io);
 	if (r != DOCA_SUCCESS)
 		return r;
 	for (int i = 0; i < 5000 && !atomic_load(&w.done); i++)
@@ -58,22 +55,90 @@ static doca_error_t io64(struct odma_tp_remote *rm, bool write, uint64_t addr, u
 	return w.st;
 }
 
+/* One io of 64 bytes at @addr through @rm; its status. */
+static doca_error_t io64(struct odma_tp_remote *rm, bool write, uint64_t addr, uint8_t *local)
+{
+	struct odma_tp_io io = {
+		.remote = rm, .write = write, .local = local, .remote_addr = addr, .len = 64
+	};
+
+	return io_run(&io);
+}
+
+/*
+ * One atomic io (@op: enum odma_tp_atomic_op) on the u64 at @addr through @rm: its status;
+ * *@old the value before, *@refused whether the exporter answered a failure.
+ */
+static doca_error_t io_atomic(struct odma_tp_remote *rm, uint8_t op, uint64_t addr,
+                              uint64_t operand, uint64_t compare, uint64_t *old, bool *refused)
+{
+	struct odma_tp_io io = { .remote = rm,
+		                 .local = old,
+		                 .remote_addr = addr,
+		                 .len = 8,
+		                 .atomic = op,
+		                 .operand = operand,
+		                 .compare = compare };
+	doca_error_t r = io_run(&io);
+
+	*refused = io.refused;
+	return r;
+}
+
 struct export_case {
 	const char *what;
 	bool pci;
 	uint32_t perms;
-	bool can_read, can_write;
+	bool can_read, can_write, can_atomic;
 };
 
 static const struct export_case cases[] = {
-	{ "PCI_READ_ONLY", true, DOCA_ACCESS_FLAG_PCI_READ_ONLY, true, false },
-	{ "PCI_READ_WRITE", true, DOCA_ACCESS_FLAG_PCI_READ_WRITE, true, true },
-	{ "RDMA_WRITE alone", false, DOCA_ACCESS_FLAG_RDMA_WRITE, false, true },
-	{ "RDMA_READ alone", false, DOCA_ACCESS_FLAG_RDMA_READ, true, false },
+	{ "PCI_READ_ONLY", true, DOCA_ACCESS_FLAG_PCI_READ_ONLY, true, false, false },
+	{ "PCI_READ_WRITE", true, DOCA_ACCESS_FLAG_PCI_READ_WRITE, true, true, false },
+	{ "RDMA_WRITE alone", false, DOCA_ACCESS_FLAG_RDMA_WRITE, false, true, false },
+	{ "RDMA_READ alone", false, DOCA_ACCESS_FLAG_RDMA_READ, true, false, false },
 	{ "RDMA_READ|RDMA_WRITE", false, DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE,
-	  true, true },
-	{ "RDMA_ATOMIC alone", false, DOCA_ACCESS_FLAG_RDMA_ATOMIC, false, false },
+	  true, true, false },
+	{ "RDMA_ATOMIC alone", false, DOCA_ACCESS_FLAG_RDMA_ATOMIC, false, false, true },
 };
+
+/*
+ * The atomics of case @k at word 64 of @mem (which holds 0x5a bytes) through @rm: a fetch-add
+ * of 2, then a compare-and-swap to 9 that expects the sum and one that expects something else.
+ * Served (each old value right) exactly when the grant has RDMA_ATOMIC; else each is refused
+ * (answered: not applied) and the word is untouched.
+ */
+static void check_atomics(const struct export_case *k, struct odma_tp_remote *rm, uint64_t addr,
+                          const uint8_t *mem)
+{
+	const uint64_t before = 0x5a5a5a5a5a5a5a5aull;
+	uint64_t old = 0, word;
+	bool refused = false;
+	doca_error_t st[3];
+
+	st[0] = io_atomic(rm, ODMA_TP_AT_FADD, addr + 512, 2, 0, &old, &refused);
+	if (k->can_atomic) {
+		assert_ok(st[0]);
+		assert_true(old == before);
+	}
+	st[1] = io_atomic(rm, ODMA_TP_AT_CAS, addr + 512, 9, before + 2, &old, &refused);
+	if (k->can_atomic)
+		assert_true(old == before + 2);
+	st[2] = io_atomic(rm, ODMA_TP_AT_CAS, addr + 512, 1, 77, &old, &refused);
+	memcpy(&word, mem + 512, 8);
+	for (int i = 0; i < 3; i++) {
+		if ((st[i] == DOCA_SUCCESS) != k->can_atomic)
+			fail_msg("%s: atomic %d %s", k->what, i,
+			         k->can_atomic ? "refused" : "was served");
+	}
+	if (k->can_atomic) {
+		assert_true(old == 9); /* the last CAS expected 77: nothing changed */
+		assert_true(word == 9);
+	} else {
+		assert_true(refused); /* the exporter answered: not applied */
+		assert_true(word == before);
+	}
+}
 
 /* An exporter's mmap of @mem with @perms, exported as the case says; its parsed descriptor. */
 static struct doca_mmap *export_one(struct doca_dev *dev, uint8_t *mem, size_t len, bool pci,
@@ -156,6 +221,7 @@ static void test_grant_is_the_exports_own(void **state)
 			for (size_t i = 0; i < sizeof(put); i++)
 				assert_int_equal(mem[256 + i], 0x5a); /* nothing written */
 		}
+		check_atomics(k, &rm, d.addr, mem);
 		odma_tp_detach(&rm);
 		assert_ok(doca_mmap_stop(m));
 		assert_ok(doca_mmap_destroy(m));
@@ -164,9 +230,9 @@ static void test_grant_is_the_exports_own(void **state)
 }
 
 /*
- * The RDMA target's access path (doca_priv_rdma_mem_access) on a page the program protected
- * after the export: each kind of access fails with IO_FAILED, the page beside it still
- * serves, and the process lives.
+ * The RDMA target's access path (doca_priv_rdma_mem_access) and the transport's atomics on an
+ * RDMA grant (odma_tp_region_atomic) on a page the program protected after the export: each
+ * kind of access fails with IO_FAILED, the page beside it still serves, and the process lives.
  */
 static void test_rdma_access_to_a_dead_page_fails_it(void **state)
 {
@@ -195,6 +261,14 @@ static void test_rdma_access_to_a_dead_page_fails_it(void **state)
 	assert_doca(DOCA_ERROR_IO_FAILED,
 	            doca_priv_rdma_mem_access(d.record_addr, d.key, d.addr + (uint64_t)pg, 8,
 	                                      ODMA_RDMA_OP_FETCH_ADD, buf));
+	for (uint8_t op = ODMA_TP_AT_READ; op <= ODMA_TP_AT_CAS; op++)
+		assert_doca(DOCA_ERROR_IO_FAILED,
+		            odma_tp_region_atomic(d.region_id, d.key, d.generation,
+		                                  d.addr + (uint64_t)pg, op, 1, 0, &buf[1]));
+	assert_ok(odma_tp_region_atomic(d.region_id, d.key, d.generation, d.addr + 8,
+	                                ODMA_TP_AT_CAS, 5, 0x1111111111111111ull, &buf[1]));
+	assert_int_equal(buf[1], 0x1111111111111111ull);
+	assert_int_equal(*(uint64_t *)(void *)(mem + 8), 5);
 	/* the first page still serves: the read brings its bytes, the add its old value */
 	assert_ok(doca_priv_rdma_mem_access(d.record_addr, d.key, d.addr, 64, ODMA_RDMA_OP_READ,
 	                                    buf));
@@ -212,9 +286,9 @@ static void test_rdma_access_to_a_dead_page_fails_it(void **state)
 
 /*
  * One registry, one grant per record: a server reaches only the grants it serves. An RDMA
- * export's PCI flags give the transport nothing, and its atomics (program memory) are the
- * RDMA service's alone; a PCI export is no RDMA grant; a sync event exported to the network
- * is reached by its own operations only, and not after it stopped.
+ * export's PCI flags give the transport nothing (its RDMA_ATOMIC gives atomics); a PCI export
+ * is no RDMA grant; a sync event exported to the network is reached by its own operations
+ * only, and not after it stopped.
  */
 static void test_grants_do_not_cross(void **state)
 {
@@ -240,14 +314,15 @@ static void test_grants_do_not_cross(void **state)
 	assert_doca(DOCA_ERROR_NOT_PERMITTED,
 	            odma_tp_region_check(d.region_id, d.key, d.generation, d.addr, 8, ODMA_TP_WRITE,
 	                                 &local));
-	assert_doca(DOCA_ERROR_NOT_PERMITTED,
-	            odma_tp_region_atomic(d.region_id, d.key, d.generation, d.addr + 8,
-	                                  ODMA_TP_AT_FADD, 1, &old));
-	assert_int_equal(mem[1], 40);
+	/* RDMA_ATOMIC: the transport's atomic and the RDMA service's both apply, on one word */
+	assert_ok(odma_tp_region_atomic(d.region_id, d.key, d.generation, d.addr + 8,
+	                                ODMA_TP_AT_FADD, 1, 0, &old));
+	assert_int_equal(old, 40);
+	assert_int_equal(mem[1], 41);
 	assert_ok(doca_priv_rdma_mem_access(d.record_addr, d.key, d.addr + 8, 8,
 	                                    ODMA_RDMA_OP_FETCH_ADD, v));
-	assert_int_equal(v[0], 40);
-	assert_int_equal(mem[1], 45);
+	assert_int_equal(v[0], 41);
+	assert_int_equal(mem[1], 46);
 	assert_ok(doca_mmap_stop(m));
 	assert_ok(doca_mmap_destroy(m));
 
@@ -276,7 +351,7 @@ static void test_grants_do_not_cross(void **state)
 	        odma_tp_region_check(id, key, g->hdr.generation, g->addr, 8, ODMA_TP_READ, &local));
 	assert_doca(DOCA_ERROR_NOT_PERMITTED,
 	            odma_tp_region_atomic(id, key, g->hdr.generation, g->addr, ODMA_TP_AT_FADD, 1,
-	                                  &old));
+	                                  0, &old));
 	assert_doca(DOCA_ERROR_NOT_FOUND,
 	            doca_priv_rdma_mem_access((uint64_t)(uintptr_t)g, key, g->addr, 8,
 	                                      ODMA_RDMA_OP_FETCH_ADD, v));

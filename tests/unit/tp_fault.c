@@ -51,6 +51,7 @@ static void tpf_complete(struct tpf_io *f)
 	struct odma_tp_io *outer = f->outer;
 	doca_error_t st = f->status;
 
+	outer->refused = f->inner.refused; /* an answered failure, as the inner row said */
 	free(f);
 	pthread_mutex_lock(&F.lock);
 	F.in_flight--;
@@ -86,8 +87,10 @@ static void tpf_inner_done(struct odma_tp_io *io, doca_error_t st)
 		tpf_complete(f);
 		return;
 	}
-	if (F.mode == TPF_KILL)
+	if (F.mode == TPF_KILL) {
 		f->status = DOCA_ERROR_IO_FAILED; /* the reply never came back */
+		f->inner.refused = false;
+	}
 	/* a reorder window that never fills still completes (in 50 ms) */
 	due = now_ns() + (F.mode == TPF_DELAY ? F.arg * 1000000ull : 50000000ull);
 	tpf_hold_locked(f, F.mode == TPF_KILL ? 0 : due);

@@ -599,16 +599,18 @@ static void hostile_close(struct hostile *h)
 	ucp_cleanup(h->ctx);
 }
 
-enum { OP_GET = 2, OP_PUT = 3, OP_AREAD = 4, OP_FADD = 5, OP_SWAP = 6 };
+enum { OP_GET = 2, OP_PUT = 3, OP_AREAD = 4, OP_FADD = 5, OP_SWAP = 6, OP_CAS = 7 };
 
 static void test_hostile(void **state)
 {
 	struct imp *im = imp_start();
 	struct hostile h = { 0 };
-	uint8_t five[8], bad_key[16], big[16] = { 0 };
+	uint8_t five[8], bad_key[16], big[16] = { 0 }, cas[16];
 
 	(void)state;
 	odma_put_le(five, 5, 8);
+	odma_put_le(cas, 15, 8); /* compare-and-swap: expects 15, then the new value 15 */
+	odma_put_le(cas + 8, 15, 8);
 	cmd(im, 'U', true, 10);
 	hostile_open(&h, im->blob, im->sz);
 	assert_int_equal(hostile_attach(&h), DOCA_SUCCESS);
@@ -639,6 +641,13 @@ static void test_hostile(void **state)
 	                 DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(hostile_req(&h, OP_SWAP, h.key, h.vaddr, 8, big, 16),
 	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(hostile_req(&h, OP_CAS, h.key, h.vaddr, 8, five, 8),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(hostile_req(&h, OP_CAS, h.key, h.vaddr + 8, 8, cas, 16),
+	                 DOCA_ERROR_INVALID_VALUE);
+	/* a well-formed compare-and-swap of the word is served (15 stays 15) */
+	assert_int_equal(hostile_req(&h, OP_CAS, h.key, h.vaddr, 8, cas, 16), DOCA_SUCCESS);
+	assert_int_equal(odma_get_le(h.data, 8), 15);
 	/* a forged key, another region */
 	memcpy(bad_key, h.key, 16);
 	bad_key[5] ^= 1;

@@ -31,7 +31,8 @@ struct odma_tp_host {
 	doca_error_t (*region_check)(uint64_t id, const uint8_t key[16], uint32_t generation,
 	                             uint64_t addr, uint64_t len, uint32_t perm, void **local);
 	doca_error_t (*region_atomic)(uint64_t id, const uint8_t key[16], uint32_t generation,
-	                              uint64_t addr, int op, uint64_t operand, uint64_t *old);
+	                              uint64_t addr, int op, uint64_t operand, uint64_t compare,
+	                              uint64_t *old);
 	size_t (*region_issued)(uint64_t id, const uint8_t key[16], uint32_t generation,
 	                        uint8_t *out);
 	int (*safe_copy)(void *dst, const void *src, size_t len);

@@ -463,7 +463,8 @@ static doca_error_t reg_check_locked(const struct odma_tp_region *r, const uint8
 }
 
 #define REG_TP_BYTES ((1u << ODMA_TP_GRANT_PCI) | (1u << ODMA_TP_GRANT_RDMA))
-#define REG_TP_ATOMIC (1u << ODMA_TP_GRANT_PCI) /* sync events' values only */
+/* sync events' values, and the program's memory of an RDMA grant (probed first) */
+#define REG_TP_ATOMIC ((1u << ODMA_TP_GRANT_PCI) | (1u << ODMA_TP_GRANT_RDMA))
 
 doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t generation,
                                   uint64_t addr, uint64_t len, uint32_t perm, void **local)
@@ -481,34 +482,55 @@ doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t g
 	return r;
 }
 
+/* Applies atomic @op to the u64 at @p (checked); *@old the value before. */
+static void reg_apply_atomic(uint64_t *p, int op, uint64_t operand, uint64_t compare, uint64_t *old)
+{
+	switch (op) {
+	case ODMA_TP_AT_READ:
+		*old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+		break;
+	case ODMA_TP_AT_FADD:
+		*old = __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST);
+		break;
+	case ODMA_TP_AT_SWAP:
+		*old = __atomic_exchange_n(p, operand, __ATOMIC_SEQ_CST);
+		break;
+	default: /* CAS: the expected value is replaced by the old one either way */
+		__atomic_compare_exchange_n(p, &compare, operand, false, __ATOMIC_SEQ_CST,
+		                            __ATOMIC_SEQ_CST);
+		*old = compare;
+		break;
+	}
+}
+
 doca_error_t odma_tp_region_atomic(uint64_t id, const uint8_t key[16], uint32_t generation,
-                                   uint64_t addr, int op, uint64_t operand, uint64_t *old)
+                                   uint64_t addr, int op, uint64_t operand, uint64_t compare,
+                                   uint64_t *old)
 {
 	/*
-	 * Every atomic, the read too, needs ODMA_TP_ATOMIC: only a sync event's value carries it,
-	 * memory odma owns and never unmaps while registered. An mmap export's memory belongs to
-	 * the program, which may unmap or protect it; its bytes move by fault-safe copies only.
+	 * Every atomic, the read too, needs ODMA_TP_ATOMIC. A sync event's value is memory odma
+	 * owns and never unmaps while registered. An RDMA grant's memory belongs to the program,
+	 * which may unmap or protect it: its word is read by a fault-safe copy first, so a
+	 * page gone before the request fails it (the program would have to unmap the page in the
+	 * instant between the two to crash us, as for the requests libdoca_rdma serves itself).
 	 */
 	uint32_t perm = ODMA_TP_ATOMIC;
 	doca_error_t r = DOCA_ERROR_INVALID_VALUE;
 	struct odma_tp_region *reg;
+	uint64_t probe;
 
-	if ((addr & 7) != 0 || op < ODMA_TP_AT_READ || op > ODMA_TP_AT_SWAP)
+	if ((addr & 7) != 0 || op < ODMA_TP_AT_READ || op > ODMA_TP_AT_CAS)
 		return DOCA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&reg_lock);
 	if (id >= 1 && id <= reg_n) {
 		reg = reg_all[id - 1];
 		r = reg_check_locked(reg, key, generation, addr, 8, perm, REG_TP_ATOMIC);
-		/* the lock keeps the memory mapped: its owner revokes (locks) before unmapping */
+		if (r == DOCA_SUCCESS && reg->grant == ODMA_TP_GRANT_RDMA &&
+		    odma_tp_safe_copy(&probe, (const void *)(uintptr_t)addr, 8) != 0)
+			r = DOCA_ERROR_IO_FAILED;
+		/* the lock keeps a sync event mapped: its owner revokes (locks) before unmapping */
 		if (r == DOCA_SUCCESS) {
-			uint64_t *p = (uint64_t *)(uintptr_t)addr;
-
-			if (op == ODMA_TP_AT_READ)
-				*old = __atomic_load_n(p, __ATOMIC_SEQ_CST);
-			else if (op == ODMA_TP_AT_FADD)
-				*old = __atomic_fetch_add(p, operand, __ATOMIC_SEQ_CST);
-			else
-				*old = __atomic_exchange_n(p, operand, __ATOMIC_SEQ_CST);
+			reg_apply_atomic((uint64_t *)(uintptr_t)addr, op, operand, compare, old);
 			if (op != ODMA_TP_AT_READ && reg->on_update != NULL)
 				reg->on_update(reg->update_arg);
 		}

@@ -83,9 +83,10 @@ enum odma_tp_perm {
 	ODMA_TP_READ = 1u << 0,  /* a peer may get bytes */
 	ODMA_TP_WRITE = 1u << 1, /* a peer may put bytes */
 	/*
-	 * A peer may fetch-add / swap an aligned u64 (odma_tp_region_atomic). Granted only to
-	 * library-owned memory that stays mapped until the region is revoked (sync events):
-	 * the exporter applies the atomic under the registry lock, without a fault-safe copy.
+	 * A peer may apply an atomic to an aligned u64 (odma_tp_region_atomic). Granted to
+	 * library-owned memory that stays mapped until the region is revoked (sync events), and
+	 * to the program's memory of an RDMA grant with RDMA_ATOMIC, whose word the exporter
+	 * reads by a fault-safe copy first (an unmapped word fails the atomic).
 	 */
 	ODMA_TP_ATOMIC = 1u << 2,
 };
@@ -96,6 +97,7 @@ enum odma_tp_atomic_op {
 	ODMA_TP_AT_READ = 1,  /* *local = the u64 (needs ODMA_TP_ATOMIC, as the others) */
 	ODMA_TP_AT_FADD = 2,  /* *local = old; u64 += operand (needs ODMA_TP_ATOMIC) */
 	ODMA_TP_AT_SWAP = 3,  /* *local = old; u64 = operand (needs ODMA_TP_ATOMIC) */
+	ODMA_TP_AT_CAS = 4,   /* *local = old; u64 = operand if it was compare (ODMA_TP_ATOMIC) */
 };
 
 /* Largest transport address a descriptor carries (a UCX TCP worker address is ~121 bytes). */
@@ -220,11 +222,20 @@ struct odma_tp_io {
 	/*
 	 * enum odma_tp_atomic_op: 0 for bytes; else one atomic on the aligned u64 at
 	 * @remote_addr (@len 8, @local a uint64_t that receives the value read or the old
-	 * value, @operand the addend or the new value). A transport that cannot apply it
-	 * atomically at the exporter refuses it (io_start: DOCA_ERROR_NOT_SUPPORTED).
+	 * value, @operand the addend or the new value, @compare what CAS expects). A transport
+	 * that cannot apply it atomically at the exporter refuses it (io_start:
+	 * DOCA_ERROR_NOT_SUPPORTED).
 	 */
 	uint8_t atomic;
 	uint64_t operand;
+	uint64_t compare;
+	/*
+	 * Set by the transport before done reports the failure of an atomic io that the
+	 * exporter answered (it refused it, or its word was not mapped): it was not applied. A
+	 * failed atomic without it may have been (the answer was lost): it must not be sent
+	 * again.
+	 */
+	bool refused;
 	odma_tp_io_done_fn *done;
 	void *arg;               /* the caller's */
 	uint64_t tp_priv[6];     /* the transport's, while in flight */
@@ -504,15 +515,18 @@ doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t g
                                   uint64_t addr, uint64_t len, uint32_t perm, void **local);
 
 /*
- * The exporter's side of one remote atomic (@op: enum odma_tp_atomic_op, not BYTES) on the
- * u64 at @addr of region @id: the checks of odma_tp_region_check for 8 bytes (ATOMIC, of a
- * PCI grant: a sync event's value), @addr 8-byte aligned, then the atomic itself
- * under the registry lock (a revocation waits for it), and the region's on_update after a
- * change. *@old receives the value before the operation. DOCA_SUCCESS,
- * DOCA_ERROR_NOT_PERMITTED, DOCA_ERROR_INVALID_VALUE (as region_check; misaligned).
+ * The exporter's side of one remote atomic (@op: enum odma_tp_atomic_op, not BYTES; @operand
+ * and @compare as in struct odma_tp_io) on the u64 at @addr of region @id: the checks of
+ * odma_tp_region_check for 8 bytes with ATOMIC (a PCI grant: a sync event's value; an RDMA
+ * grant: program memory, read by a fault-safe copy first), @addr 8-byte aligned, then the
+ * atomic itself under the registry lock (a revocation waits for it), and the region's
+ * on_update after a change. *@old receives the value before the operation. DOCA_SUCCESS,
+ * DOCA_ERROR_NOT_PERMITTED, DOCA_ERROR_INVALID_VALUE (as region_check; misaligned),
+ * DOCA_ERROR_IO_FAILED (the program's word is not mapped).
  */
 doca_error_t odma_tp_region_atomic(uint64_t id, const uint8_t key[16], uint32_t generation,
-                                   uint64_t addr, int op, uint64_t operand, uint64_t *old);
+                                   uint64_t addr, int op, uint64_t operand, uint64_t compare,
+                                   uint64_t *old);
 
 /*
  * The registry's check for a server outside the transports (DOCA RDMA's service for

@@ -88,9 +88,10 @@ doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t g
 }
 
 doca_error_t odma_tp_region_atomic(uint64_t id, const uint8_t key[16], uint32_t generation,
-                                   uint64_t addr, int op, uint64_t operand, uint64_t *old)
+                                   uint64_t addr, int op, uint64_t operand, uint64_t compare,
+                                   uint64_t *old)
 {
-	return host->region_atomic(id, key, generation, addr, op, operand, old);
+	return host->region_atomic(id, key, generation, addr, op, operand, compare, old);
 }
 
 size_t odma_tp_region_issued(uint64_t id, const uint8_t key[16], uint32_t generation, uint8_t *out)

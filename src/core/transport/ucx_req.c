@@ -257,15 +257,20 @@ static bool chunk_bounce(struct ucx_chunk *c)
 	return false;
 }
 
-/* An atomic's operand (LE) as its payload: FADD and SWAP carry one, AREAD none. */
+/* An atomic's operands (LE) as its payload (odma_ucx_atomic_payload): CAS compare first. */
 static bool chunk_operand(struct ucx_chunk *c)
 {
-	if (c->op == ODMA_UCX_OP_AREAD)
+	const struct odma_tp_io *io = c->io->io;
+	size_t n = odma_ucx_atomic_payload(c->op);
+
+	if (n == 0)
 		return true;
-	c->bounce = malloc(8);
+	c->bounce = malloc(n);
 	if (c->bounce == NULL)
 		return false;
-	odma_put_le(c->bounce, c->io->io->operand, 8);
+	if (n == 16)
+		odma_put_le(c->bounce, io->compare, 8);
+	odma_put_le(c->bounce + n - 8, io->operand, 8);
 	return true;
 }
 
@@ -320,9 +325,9 @@ static void chunk_post(struct ucx_chunk *c)
 	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
 	c->refs++; /* the send's */
 	payload = c->bounce;
-	plen = c->op == ODMA_UCX_OP_PUT                                 ? c->len
-	       : c->op == ODMA_UCX_OP_FADD || c->op == ODMA_UCX_OP_SWAP ? 8
-	                                                                : 0;
+	plen = c->op == ODMA_UCX_OP_PUT    ? c->len
+	       : odma_ucx_op_atomic(c->op) ? odma_ucx_atomic_payload(c->op)
+	                                   : 0;
 	if (c->op == ODMA_UCX_OP_ATTACH && c->peer->owner == NULL) {
 		/* our address: the exporter answers on an endpoint it makes to it */
 		payload = odma_ux.self_addr;
@@ -371,6 +376,8 @@ static void reply_got(struct ucx_chunk *c, const struct odma_ucx_reply *r, const
 		                                                   : (doca_error_t)r->status);
 		return;
 	}
+	if (r->status != DOCA_SUCCESS && odma_ucx_op_atomic(c->op))
+		c->io->io->refused = true; /* answered: not applied */
 	if (r->status != DOCA_SUCCESS && !atomic_exchange(&c->io->io->remote->failed, true))
 		ODMA_ERR("UCX transport: the exporter refused a %s of %llu bytes at 0x%llx: %s "
 		         "(revoked export, or outside its range or permissions)",
@@ -585,7 +592,7 @@ doca_error_t odma_ucx_io_start(struct odma_tp_io *io)
 	struct ucx_io *u = calloc(1, sizeof(*u) + n * sizeof(u->chunk[0]));
 	struct ucx_peer *p = io->remote->priv;
 
-	if (io->atomic != ODMA_TP_IO_BYTES && (io->len != 8 || io->atomic > ODMA_TP_AT_SWAP)) {
+	if (io->atomic != ODMA_TP_IO_BYTES && (io->len != 8 || io->atomic > ODMA_TP_AT_CAS)) {
 		free(u);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -608,6 +615,7 @@ doca_error_t odma_ucx_io_start(struct odma_tp_io *io)
 		c->op = io->atomic == ODMA_TP_AT_READ   ? ODMA_UCX_OP_AREAD
 		        : io->atomic == ODMA_TP_AT_FADD ? ODMA_UCX_OP_FADD
 		        : io->atomic == ODMA_TP_AT_SWAP ? ODMA_UCX_OP_SWAP
+		        : io->atomic == ODMA_TP_AT_CAS  ? ODMA_UCX_OP_CAS
 		        : io->write                     ? ODMA_UCX_OP_PUT
 		                                        : ODMA_UCX_OP_GET;
 		c->io = u;

@@ -71,10 +71,11 @@ static const char *req_check_op(const struct odma_ucx_req *q, size_t data_len)
 	case ODMA_UCX_OP_AREAD:
 	case ODMA_UCX_OP_FADD:
 	case ODMA_UCX_OP_SWAP:
+	case ODMA_UCX_OP_CAS:
 		if (q->len != 8 || (q->addr & 7) != 0)
 			return "an atomic request names no aligned 8-byte word";
-		if (data_len != (q->op == ODMA_UCX_OP_AREAD ? 0u : 8u))
-			return "an atomic request's payload is not its 8-byte operand";
+		if (data_len != odma_ucx_atomic_payload(q->op))
+			return "an atomic request's payload is not its 8-byte operands";
 		return NULL;
 	default:
 		return "unknown request op";
@@ -140,13 +141,19 @@ doca_error_t odma_ucx_req_serve(const struct odma_ucx_req *q, const void *data, 
 
 	*out_len = 0;
 	if (odma_ucx_op_atomic(q->op)) {
-		uint64_t old = 0, operand = q->op == ODMA_UCX_OP_AREAD ? 0 : odma_get_le(data, 8);
+		/* CAS carries the expected value first, then the new one */
+		bool cas = q->op == ODMA_UCX_OP_CAS;
+		uint64_t old = 0, compare = cas ? odma_get_le(data, 8) : 0;
+		uint64_t operand = q->op == ODMA_UCX_OP_AREAD ? 0
+		                   : cas ? odma_get_le((const uint8_t *)data + 8, 8)
+		                         : odma_get_le(data, 8);
 		int op = q->op == ODMA_UCX_OP_AREAD  ? ODMA_TP_AT_READ
 		         : q->op == ODMA_UCX_OP_FADD ? ODMA_TP_AT_FADD
-		                                     : ODMA_TP_AT_SWAP;
+		         : q->op == ODMA_UCX_OP_SWAP ? ODMA_TP_AT_SWAP
+		                                     : ODMA_TP_AT_CAS;
 
 		r = odma_tp_region_atomic(q->region_id, q->key, q->generation, q->addr, op, operand,
-		                          &old);
+		                          compare, &old);
 		if (r == DOCA_SUCCESS) {
 			odma_put_le(out, old, 8);
 			*out_len = 8;

@@ -49,12 +49,19 @@ enum odma_ucx_op {
 	ODMA_UCX_OP_AREAD = 4, /* atomic read of a u64 (READ) */
 	ODMA_UCX_OP_FADD = 5,  /* fetch-add on a u64 (ATOMIC) */
 	ODMA_UCX_OP_SWAP = 6,  /* swap of a u64 (ATOMIC) */
+	ODMA_UCX_OP_CAS = 7,   /* compare-and-swap of a u64 (ATOMIC): compare, then swap value */
 };
 
 /* Whether @op is one of the atomic u64 requests. */
 static inline bool odma_ucx_op_atomic(uint8_t op)
 {
-	return op >= ODMA_UCX_OP_AREAD && op <= ODMA_UCX_OP_SWAP;
+	return op >= ODMA_UCX_OP_AREAD && op <= ODMA_UCX_OP_CAS;
+}
+
+/* The payload of atomic request @op: AREAD none, FADD and SWAP their operand, CAS two. */
+static inline size_t odma_ucx_atomic_payload(uint8_t op)
+{
+	return op == ODMA_UCX_OP_AREAD ? 0u : op == ODMA_UCX_OP_CAS ? 16u : 8u;
 }
 
 struct odma_ucx_req {
