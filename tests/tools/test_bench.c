@@ -163,7 +163,7 @@ static void test_xproc(void **s)
 
 /*
  * --xproc --transport ucx: reads and writes over odma's UCX transport beside raw ucp_get_nbx
- * and ucp_put_nbx (issue #20).
+ * and ucp_put_nbx (issue #20), and beside a raw TCP stream over the same link (issue #30).
  */
 static void test_xproc_ucx(void **s)
 {
@@ -185,6 +185,8 @@ static void test_xproc_ucx(void **s)
 		assert_true(num(o, "tasks_per_sec") > 0);
 		/* here: raw ucp_get_nbx (ucp_put_nbx) per second */
 		assert_true(num(o, "raw_syscall_per_sec") > 0);
+		assert_true(num(o, "raw_tcp_bytes_per_sec") > 0);
+		assert_true(num(o, "ratio_tcp") > 0);
 	}
 	json_object_put(a);
 }
@@ -242,6 +244,8 @@ static void test_xproc_ucx_netns(void **s)
 		assert_true(json_object_get_boolean(json_object_object_get(o, "netns")));
 		assert_true(num(o, "tasks_per_sec") > 0);
 		assert_true(num(o, "raw_syscall_per_sec") > 0);
+		/* the raw TCP stream crossed the veth pair to the exporter's namespace */
+		assert_true(num(o, "raw_tcp_bytes_per_sec") > 0);
 	}
 	json_object_put(a);
 	/* the pair lived in the run's own namespaces only: none of it is here */

@@ -209,6 +209,18 @@ int bench_netns_enter(char *err, size_t errlen);
 void bench_netns_child(int fd);
 int bench_netns_give(pid_t child, int fd, char *err, size_t errlen);
 void bench_netns_close(void);
+/* The exporter's address on the veth pair (dotted IPv4). */
+const char *bench_netns_peer(void);
+
+/*
+ * --- bench_tcp.c: the raw TCP baseline of the network rows ---
+ * sink_start: a listener on @addr (dotted IPv4; port 0: one the kernel picks, in *@port) whose
+ * thread serves each stream until the process ends (0, or -1); stream: connects to it and moves
+ * @size-byte messages, @depth unacknowledged, for @seconds: bytes per second (-1 on failure).
+ */
+int bench_tcp_sink_start(const char *addr, uint16_t *port);
+double bench_tcp_stream(const char *addr, uint16_t port, size_t size, unsigned int depth,
+                        double seconds);
 
 /*
  * --- bench_ucx.c (bench_noucx.c without UCX): the raw UCX baseline of --transport ucx ---

@@ -216,3 +216,8 @@ void bench_netns_close(void)
 		(void)nn_ip("link", "del", nn_va, NULL);
 	nn_va[0] = '\0';
 }
+
+const char *bench_netns_peer(void)
+{
+	return NN_EXPORTER_ADDR;
+}

@@ -382,83 +382,14 @@ static struct doca_task *br_make_send(struct br_side *s, int i)
 	return doca_rdma_task_send_as_task(t);
 }
 
-/* Raw TCP over loopback: a stream of @size-byte messages, each acked by one byte, 8 unacked. */
-struct br_raw {
-	int fd;
-	size_t size;
-};
-
-static void *br_raw_sink(void *arg)
-{
-	struct br_raw *r = arg;
-	uint8_t *buf = malloc(r->size);
-	char ack = 'a';
-
-	while (buf != NULL) {
-		size_t got = 0;
-
-		while (got < r->size) {
-			ssize_t k = recv(r->fd, buf + got, r->size - got, 0);
-
-			if (k <= 0)
-				goto out;
-			got += (size_t)k;
-		}
-		if (send(r->fd, &ack, 1, MSG_NOSIGNAL) != 1)
-			break;
-	}
-out:
-	free(buf);
-	return NULL;
-}
-
+/* Raw TCP over loopback: a stream of @size-byte messages, br_depth unacked (bench_tcp.c). */
 static double br_raw_tcp(size_t size, double seconds)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t al = sizeof(a);
-	int l = socket(AF_INET, SOCK_STREAM, 0), c = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-	struct br_raw r = { -1, size };
-	uint8_t *buf = calloc(1, size);
-	pthread_t th;
-	double t0, t1 = 0;
-	uint64_t n = 0, acked = 0;
-	char ack[64];
+	static uint16_t port;
 
-	if (l < 0 || c < 0 || buf == NULL || bind(l, (struct sockaddr *)&a, sizeof(a)) != 0 ||
-	    listen(l, 1) != 0 || getsockname(l, (struct sockaddr *)&a, &al) != 0 ||
-	    connect(c, (struct sockaddr *)&a, sizeof(a)) != 0 ||
-	    (r.fd = accept(l, NULL, NULL)) < 0 || pthread_create(&th, NULL, br_raw_sink, &r) != 0) {
-		free(buf);
+	if (port == 0 && bench_tcp_sink_start("127.0.0.1", &port) != 0)
 		return -1;
-	}
-	(void)setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	(void)setsockopt(r.fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	t0 = br_now();
-	while ((t1 = br_now()) - t0 < seconds) {
-		ssize_t k;
-
-		while (n - acked < br_depth) {
-			for (size_t off = 0; off < size;) {
-				k = send(c, buf + off, size - off, MSG_NOSIGNAL);
-				if (k <= 0)
-					goto done;
-				off += (size_t)k;
-			}
-			n++;
-		}
-		k = recv(c, ack, sizeof(ack), 0);
-		if (k <= 0)
-			break;
-		acked += (uint64_t)k;
-	}
-done:
-	shutdown(c, SHUT_RDWR);
-	pthread_join(th, NULL);
-	close(c);
-	close(r.fd);
-	close(l);
-	free(buf);
-	return (double)acked * (double)size / (t1 - t0);
+	return bench_tcp_stream("127.0.0.1", port, size, br_depth, seconds);
 }
 
 int bench_rdma_run(size_t size, unsigned int depth, double seconds, struct bench_rdma *out,

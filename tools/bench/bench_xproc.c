@@ -12,7 +12,9 @@
  * --transport ucx the import goes over odma's UCX transport and the baseline is raw UCX
  * ucp_get_nbx on the same slots over the same device (bench_ucx.c); sizes 4 KiB and 1 MiB,
  * and each also as writes (DMA into the export, which is then read-write, beside raw
- * ucp_put_nbx). With --netns the two sides are in two network namespaces (bench_netns.c).
+ * ucp_put_nbx), and beside both a raw TCP stream over the same link to a sink in the exporter
+ * (bench_tcp.c: messages of the size, depth unacknowledged): the link's limit. With --netns
+ * the two sides are in two network namespaces (bench_netns.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -40,6 +42,8 @@
 
 struct xb {
 	struct bench_ucx *ucx; /* --transport ucx: the raw UCX baseline */
+	uint16_t tcp_port;     /* --transport ucx: the exporter's raw TCP sink */
+	const char *tcp_addr;  /* and its address (loopback, or its end of the veth pair) */
 	pid_t child;
 	int fd;
 	uint8_t *remote; /* the exporter's region (its address) */
@@ -116,6 +120,13 @@ static void xb_exporter(int fd, size_t len, bool ucx)
 		_exit(4);
 	if (ucx && bench_ucx_export(fd, buf, len) != 0)
 		_exit(5);
+	if (ucx) { /* the raw TCP sink, on every address of this side's namespace */
+		uint16_t port = 0;
+
+		if (bench_tcp_sink_start("0.0.0.0", &port) != 0 ||
+		    !xb_io(fd, &port, sizeof(port), true))
+			_exit(6);
+	}
 	(void)xb_io(fd, &c, 1, false); /* until the importer is done */
 	_exit(0);
 }
@@ -150,6 +161,9 @@ static int xb_open_pair(struct xb *x, size_t len, bool ucx, bool netns, char *er
 		                "the raw UCX baseline could not connect (odma built without "
 		                "UCX, or no UCX device: ODMA_BENCH_UCX_DEV)"),
 		       -1;
+	if (ucx && !xb_io(x->fd, &x->tcp_port, sizeof(x->tcp_port), false))
+		return snprintf(err, errlen, "the exporter's raw TCP sink did not start"), -1;
+	x->tcp_addr = netns ? bench_netns_peer() : "127.0.0.1";
 	x->remote = (uint8_t *)(uintptr_t)hdr[1];
 	x->local = aligned_alloc(4096, len);
 	x->dev = xb_open(XB_DPU_PCI);
@@ -386,9 +400,16 @@ static double xb_rate(const struct bench_rep *r)
 
 static double xb_pingpong; /* the same-run cross-core ping-pong (ns), the noise indicator */
 
-static void xb_print(const struct bench_cfg *c, size_t size, bool write, double odma, double raw,
-                     double rawmt, int threads, bool first, bool last)
+/* One row's medians: odma's tasks/s, the raw call's (on 1 and N threads), raw TCP bytes/s. */
+struct xb_row {
+	double odma, raw, rawmt, tcp;
+};
+
+static void xb_print(const struct bench_cfg *c, size_t size, bool write, const struct xb_row *w,
+                     int threads, bool first, bool last)
 {
+	double odma = w->odma, raw = w->raw, rawmt = w->rawmt, odma_b = odma * (double)size;
+
 	if (c->json) {
 		printf("%s{\"mode\": \"xproc\", \"transport\": \"%s\", \"op\": \"%s\", "
 		       "\"engine\": \"%s\", \"size\": %zu, \"depth\": %u, "
@@ -396,31 +417,42 @@ static void xb_print(const struct bench_cfg *c, size_t size, bool write, double 
 		       "%.1f, "
 		       "\"raw_bytes_per_sec\": %.1f, \"ratio\": %.3f, \"raw_threads\": %d, "
 		       "\"raw_mt_syscall_per_sec\": %.1f, \"raw_mt_bytes_per_sec\": %.1f, "
-		       "\"ratio_raw_mt\": %.3f, \"pingpong_ns\": %.1f, \"netns\": %s}%s",
+		       "\"ratio_raw_mt\": %.3f, \"pingpong_ns\": %.1f, \"netns\": %s",
 		       first ? "[" : ",\n ", c->ucx ? "ucx" : "process", write ? "write" : "read",
 		       getenv("ODMA_ENGINE") ? getenv("ODMA_ENGINE") : "default", size, c->depth,
-		       odma, odma * (double)size, raw, raw * (double)size, raw > 0 ? odma / raw : 0,
-		       threads, rawmt, rawmt * (double)size, rawmt > 0 ? odma / rawmt : 0,
-		       xb_pingpong, c->netns ? "true" : "false", last ? "]\n" : "");
+		       odma, odma_b, raw, raw * (double)size, raw > 0 ? odma / raw : 0, threads,
+		       rawmt, rawmt * (double)size, rawmt > 0 ? odma / rawmt : 0, xb_pingpong,
+		       c->netns ? "true" : "false");
+		if (c->ucx)
+			printf(", \"raw_tcp_bytes_per_sec\": %.1f, \"ratio_tcp\": %.3f", w->tcp,
+			       w->tcp > 0 ? odma_b / w->tcp : 0);
+		printf("}%s", last ? "]\n" : "");
 		return;
 	}
 	if (first)
 		printf("# cross-process %s over %s, importer (DPU side %s) %s exporter (host "
-		       "side %s), depth %u, reps %d; raw xN: the call on the engine's %d threads\n"
-		       "%s%8s %12s %9s %14s %9s %7s %9s %7s\n",
+		       "side %s), depth %u, reps %d; raw xN: the call on the engine's %d "
+		       "threads%s\n"
+		       "%s%8s %12s %9s %14s %9s %7s %9s %7s%s\n",
 		       c->ucx ? "reads and writes" : "reads",
 		       c->netns ? "UCX (TCP on a veth, two network namespaces)"
 		       : c->ucx ? "UCX (TCP)"
 		                : "CMA",
 		       XB_DPU_PCI, c->ucx ? "and" : "from", XB_HOST_PCI, c->depth, c->reps, threads,
+		       c->ucx ? "; tcp: a raw TCP stream over the same link, as many messages "
+		                "unacknowledged"
+		              : "",
 		       c->ucx ? "   op " : "", "size", "odma Mt/s", "GB/s",
 		       c->ucx ? "raw get/put M/s" : "raw readv M/s", "GB/s", "x raw", "raw xN",
-		       "x rawN");
+		       "x rawN", c->ucx ? "  tcp GB/s   x tcp" : "");
 	if (c->ucx)
 		printf("%5s ", write ? "write" : "read");
-	printf("%8zu %12.4f %9.2f %14.4f %9.2f %7.2f %9.2f %7.2f\n", size, odma / 1e6,
-	       odma * (double)size / 1e9, raw / 1e6, raw * (double)size / 1e9,
-	       raw > 0 ? odma / raw : 0, rawmt * (double)size / 1e9, rawmt > 0 ? odma / rawmt : 0);
+	printf("%8zu %12.4f %9.2f %14.4f %9.2f %7.2f %9.2f %7.2f", size, odma / 1e6, odma_b / 1e9,
+	       raw / 1e6, raw * (double)size / 1e9, raw > 0 ? odma / raw : 0,
+	       rawmt * (double)size / 1e9, rawmt > 0 ? odma / rawmt : 0);
+	if (c->ucx)
+		printf(" %10.2f %7.2f", w->tcp / 1e9, w->tcp > 0 ? odma_b / w->tcp : 0);
+	printf("\n");
 }
 
 int bench_xproc_run(const struct bench_cfg *c, bool size_given)
@@ -451,7 +483,7 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 		return 1;
 	}
 	for (int j = 0; j < n * ops && rc == 0; j++) {
-		double ro[99], rr[99], rt[99];
+		double ro[99], rr[99], rt[99], tcp[99] = { 0 };
 		int threads = bench_engine_threads(), i = j / ops;
 		bool write = j % ops == 1;
 		struct bench_rep r;
@@ -482,11 +514,21 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 				xb_raw_mt_rep(&x, sz[i], c->depth, rep_s, threads, &r);
 				rt[k] = xb_rate(&r);
 			}
+			if (x.ucx != NULL && rc == 0 &&
+			    (tcp[k] = bench_tcp_stream(x.tcp_addr, x.tcp_port, sz[i], c->depth,
+			                               rep_s)) <= 0) {
+				fprintf(stderr,
+				        "odma-bench: --xproc: the raw TCP stream to %s failed\n",
+				        x.tcp_addr);
+				rc = 1;
+			}
 		}
-		if (rc == 0)
-			xb_print(c, sz[i], write, bench_median(ro, c->reps),
-			         bench_median(rr, c->reps), bench_median(rt, c->reps), threads,
-			         j == 0, j == n * ops - 1);
+		if (rc == 0) {
+			struct xb_row w = { bench_median(ro, c->reps), bench_median(rr, c->reps),
+				            bench_median(rt, c->reps), bench_median(tcp, c->reps) };
+
+			xb_print(c, sz[i], write, &w, threads, j == 0, j == n * ops - 1);
+		}
 	}
 	xb_close(&x);
 	return rc;
