@@ -354,10 +354,124 @@ static void test_close_fails_sends_first(void **state)
 	quiet_pid = 0;
 }
 
+/* ------------------------------------------------ many endpoints: each message finds its own */
+
+enum { MANY = 48 };
+
+struct many {
+	pthread_mutex_t lock;
+	unsigned int got[MANY]; /* client i: the answers it received */
+	uint32_t answer[MANY];  /* client i: the last immediate answered to it */
+	unsigned int served;    /* messages the server side answered */
+	struct odma_tp_ep *cli[MANY];
+} many = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* Server side: answers each message on the endpoint it came on, with the same immediate. */
+static void many_srv_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
+                          void *arg)
+{
+	(void)bytes;
+	(void)len;
+	(void)arg;
+	(void)odma_tp_ep_send(ep, "ans", 3, imm, NULL, NULL);
+	pthread_mutex_lock(&many.lock);
+	many.served++;
+	pthread_mutex_unlock(&many.lock);
+}
+
+static void many_cli_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
+                          void *arg)
+{
+	unsigned int i = (unsigned int)(uintptr_t)arg;
+
+	(void)ep;
+	(void)bytes;
+	(void)len;
+	pthread_mutex_lock(&many.lock);
+	many.got[i]++;
+	many.answer[i] = imm;
+	pthread_mutex_unlock(&many.lock);
+}
+
+static void many_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
+{
+	(void)ep;
+	(void)why;
+	(void)arg;
+}
+
+static const struct odma_tp_ep_cbs many_srv_cbs = { many_srv_recv, many_close, NULL };
+
+static void many_accept(struct odma_tp_ep *ep, void *arg)
+{
+	(void)arg;
+	odma_tp_ep_set_cbs(ep, &many_srv_cbs);
+}
+
+/* Waits up to 5 s until every client in [@from, MANY) has @n answers. */
+static bool many_wait(unsigned int from, unsigned int n)
+{
+	for (int t = 0; t < 500; t++) {
+		unsigned int ok = 0;
+
+		pthread_mutex_lock(&many.lock);
+		for (unsigned int i = from; i < MANY; i++)
+			ok += many.got[i] >= n;
+		pthread_mutex_unlock(&many.lock);
+		if (ok == MANY - from)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * MANY client endpoints to one listener, each sending its own immediate: every answer comes
+ * back to the endpoint that asked, once (the transport finds a message's endpoint by its UCX
+ * endpoint in an index). Then half of them close, and the rest still find theirs.
+ */
+static void test_many_endpoints(void **state)
+{
+	struct odma_tp_ep_cbs cbs[MANY];
+	uint16_t port = 0;
+	void *listener;
+
+	(void)state;
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, many_accept, NULL, &listener),
+	                 DOCA_SUCCESS);
+	for (unsigned int i = 0; i < MANY; i++) {
+		cbs[i] = (struct odma_tp_ep_cbs){ many_cli_recv, many_close, (void *)(uintptr_t)i };
+		assert_int_equal(odma_tp_connect("127.0.0.1", port, &cbs[i], &many.cli[i]),
+		                 DOCA_SUCCESS);
+	}
+	for (unsigned int i = 0; i < MANY; i++)
+		assert_int_equal(odma_tp_ep_send(many.cli[i], "ask", 3, 1000 + i, NULL, NULL),
+		                 DOCA_SUCCESS);
+	assert_true(many_wait(0, 1));
+	for (unsigned int i = MANY / 2; i > 0; i--)
+		odma_tp_ep_close(many.cli[i - 1]);
+	for (unsigned int i = MANY / 2; i < MANY; i++)
+		assert_int_equal(odma_tp_ep_send(many.cli[i], "ask", 3, 2000 + i, NULL, NULL),
+		                 DOCA_SUCCESS);
+	assert_true(many_wait(MANY / 2, 2));
+	usleep(50000); /* room for a stray answer */
+	pthread_mutex_lock(&many.lock);
+	for (unsigned int i = 0; i < MANY; i++) {
+		assert_int_equal(many.got[i], i < MANY / 2 ? 1 : 2);
+		assert_int_equal(many.answer[i], (i < MANY / 2 ? 1000 : 2000) + i);
+	}
+	assert_int_equal(many.served, MANY + MANY / 2);
+	pthread_mutex_unlock(&many.lock);
+	for (unsigned int i = MANY / 2; i < MANY; i++)
+		odma_tp_ep_close(many.cli[i]);
+	odma_tp_listen_close(listener);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_endpoints),
+		cmocka_unit_test(test_many_endpoints),
 		cmocka_unit_test(test_connect_nowhere),
 		cmocka_unit_test(test_exit_with_listener_open),
 		cmocka_unit_test(test_close_fails_sends_first),

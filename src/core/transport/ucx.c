@@ -36,6 +36,7 @@
 
 #include <signal.h>
 #include <ucp/api/ucp.h>
+#include <ucs/datastruct/khash.h>
 #include <ucs/debug/debug.h>
 
 #include "core/log/log.h"
@@ -68,6 +69,42 @@ void odma_ucx_kick(void)
 
 	if (write(odma_ux.evfd, &one, sizeof(one)) < 0 && errno != EAGAIN)
 		ODMA_RATELIMITED_WARN("UCX transport: eventfd write failed: %s", strerror(errno));
+}
+
+/* ---- the endpoint index ---- */
+
+KHASH_MAP_INIT_INT64(ucx_index, struct ucx_peer *)
+static khash_t(ucx_index) ucx_index_map;
+
+bool odma_ucx_index_add(ucp_ep_h h, struct ucx_peer *p)
+{
+	int ret;
+	khiter_t k = kh_put(ucx_index, &ucx_index_map, (uint64_t)(uintptr_t)h, &ret);
+
+	if (ret < 0)
+		return false;
+	kh_value(&ucx_index_map, k) = p;
+	p->indexed = h;
+	return true;
+}
+
+void odma_ucx_index_del(struct ucx_peer *p)
+{
+	khiter_t k;
+
+	if (p->indexed == NULL)
+		return;
+	k = kh_get(ucx_index, &ucx_index_map, (uint64_t)(uintptr_t)p->indexed);
+	if (k != kh_end(&ucx_index_map) && kh_value(&ucx_index_map, k) == p)
+		kh_del(ucx_index, &ucx_index_map, k);
+	p->indexed = NULL;
+}
+
+struct ucx_peer *odma_ucx_index_get(ucp_ep_h h)
+{
+	khiter_t k = kh_get(ucx_index, &ucx_index_map, (uint64_t)(uintptr_t)h);
+
+	return k != kh_end(&ucx_index_map) ? kh_value(&ucx_index_map, k) : NULL;
 }
 
 /* ---- choosing UCX's transports from real reachability ---- */
@@ -406,6 +443,8 @@ static void ucx_shutdown(void)
 	ucp_worker_destroy(odma_ux.worker);
 	ucp_cleanup(odma_ux.ctx);
 	close(odma_ux.evfd);
+	kh_destroy_inplace(ucx_index, &ucx_index_map);
+	memset(&ucx_index_map, 0, sizeof(ucx_index_map));
 }
 
 static const char *ucx_status(void)

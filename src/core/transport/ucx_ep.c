@@ -88,8 +88,10 @@ static struct odma_tp_ep *ep_wrap(struct ucx_peer *p)
 {
 	struct odma_tp_ep *ep = calloc(1, sizeof(*ep));
 
-	if (ep == NULL)
+	if (ep == NULL || !odma_ucx_index_add(p->ep, p)) {
+		free(ep);
 		return NULL;
+	}
 	ep->head.ops = &odma_ucx_ops;
 	ep->peer = p;
 	p->owner = ep;
@@ -100,6 +102,7 @@ static struct odma_tp_ep *ep_wrap(struct ucx_peer *p)
 
 static void ep_unlink(struct odma_tp_ep *ep)
 {
+	odma_ucx_index_del(ep->peer);
 	for (struct odma_tp_ep **pp = &odma_ucx_eps; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == ep) {
 			*pp = ep->next;
@@ -443,6 +446,8 @@ doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t l
 ucs_status_t odma_ucx_msg_am(void *arg, const void *header, size_t header_length, void *data,
                              size_t length, const ucp_am_recv_param_t *param)
 {
+	struct ucx_peer *p;
+	struct odma_tp_ep *ep;
 	uint32_t imm;
 
 	(void)arg;
@@ -450,12 +455,10 @@ ucs_status_t odma_ucx_msg_am(void *arg, const void *header, size_t header_length
 	    (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
 		return UCS_OK;
 	memcpy(&imm, header, 4);
-	for (struct odma_tp_ep *ep = odma_ucx_eps; ep != NULL; ep = ep->next)
-		if (ep->peer->ep == param->reply_ep) {
-			if (!ep->gone && ep->cbs.on_recv != NULL)
-				ep->cbs.on_recv(ep, data, length, imm, ep->cbs.arg);
-			break;
-		}
+	p = odma_ucx_index_get(param->reply_ep);
+	ep = p != NULL ? p->owner : NULL;
+	if (ep != NULL && !ep->gone && ep->cbs.on_recv != NULL)
+		ep->cbs.on_recv(ep, data, length, imm, ep->cbs.arg);
 	return UCS_OK;
 }
 

@@ -43,6 +43,7 @@ struct ucx_peer {
 	 * error handling unless the importer asked for it); what is in flight to it is bounded.
 	 */
 	ucp_ep_h from;
+	ucp_ep_h indexed;       /* its key in the endpoint index (NULL: not in it) */
 	unsigned int replies;   /* replies handed to UCX and not completed */
 	size_t reply_bytes;     /* their payload */
 	unsigned int ndeferred; /* GETs waiting for room under the bound */
@@ -135,6 +136,16 @@ struct odma_tp_ep {
 extern struct odma_tp_ep *odma_ucx_eps; /* every open endpoint (service thread) */
 /* At exit, after the service thread left: destroys the listeners still open. */
 void odma_ucx_listeners_destroy(void);
+
+/*
+ * The endpoint index (ucx.c, service thread): the peer whose messages arrive on UCX endpoint
+ * @h, found in constant time (a hash of the handle; UCX's khash) whatever the number of
+ * endpoints and clients: an endpoint of ours (its own ep) or an exporter's client (its @from).
+ * add: false when out of memory (the peer is then not reachable by its messages).
+ */
+bool odma_ucx_index_add(ucp_ep_h h, struct ucx_peer *p);
+void odma_ucx_index_del(struct ucx_peer *p);
+struct ucx_peer *odma_ucx_index_get(ucp_ep_h h);
 
 /* ucx.c */
 extern const struct odma_tp_ops odma_ucx_ops; /* the transport (ucx_row.c hands it out) */

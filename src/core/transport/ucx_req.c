@@ -127,6 +127,7 @@ void odma_ucx_peer_unref(struct ucx_peer *p)
 	if (!last)
 		return;
 	/* only the service thread drops the last reference of a peer with an endpoint */
+	odma_ucx_index_del(p); /* an indexed peer has one: this is the service thread */
 	if (p->ep != NULL) {
 		ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
 			                    .flags = UCP_EP_CLOSE_FLAG_FORCE };

@@ -158,29 +158,37 @@ static void deferred_free(struct ucx_peer *p)
 	p->ndeferred = 0;
 }
 
-/*
- * The peer whose requests arrive on @from: an endpoint of ours (listen/connect), or a client
- * made by its ATTACH. Dead clients leave the list here (service thread).
- */
-static struct ucx_peer *client_of(ucp_ep_h from)
+/* Dead clients leave the list (service thread). */
+static void clients_reap(void)
 {
 	struct ucx_peer **pp = &odma_ux.clients, *p;
 
-	for (struct odma_tp_ep *ep = odma_ucx_eps; ep != NULL; ep = ep->next)
-		if (ep->peer->ep == from)
-			return ep->peer->dead ? NULL : ep->peer;
 	while ((p = *pp) != NULL) {
-		if (p->dead) {
-			*pp = p->next;
-			odma_ux.nclients--;
-			deferred_free(p);
-			odma_ucx_peer_unref(p);
+		if (!p->dead) {
+			pp = &p->next;
 			continue;
 		}
-		if (p->from == from)
-			return p;
-		pp = &p->next;
+		*pp = p->next;
+		odma_ux.nclients--;
+		odma_ucx_index_del(p);
+		deferred_free(p);
+		odma_ucx_peer_unref(p);
 	}
+}
+
+/*
+ * The peer whose requests arrive on @from (the endpoint index: constant time): an endpoint of
+ * ours (listen/connect), or a client made by its ATTACH; NULL for a dead one (a dead client
+ * leaves the list here, the others when the next client is made).
+ */
+static struct ucx_peer *client_of(ucp_ep_h from)
+{
+	struct ucx_peer *p = odma_ucx_index_get(from);
+
+	if (p == NULL || !p->dead)
+		return p;
+	if (p->owner == NULL)
+		clients_reap();
 	return NULL;
 }
 
@@ -189,6 +197,7 @@ static struct ucx_peer *client_new(ucp_ep_h from, const uint8_t *addr, size_t al
 {
 	struct ucx_peer *p;
 
+	clients_reap();
 	if (odma_ux.nclients >= UCX_CLIENTS_MAX) {
 		ODMA_RATELIMITED_WARN("UCX transport: %u importers attached already; an attach "
 		                      "is refused until one leaves",
@@ -208,6 +217,10 @@ static struct ucx_peer *client_new(ucp_ep_h from, const uint8_t *addr, size_t al
 		return NULL;
 	}
 	p->refs = 1; /* the list's */
+	if (!odma_ucx_index_add(from, p)) {
+		odma_ucx_peer_unref(p); /* its endpoint goes with it */
+		return NULL;
+	}
 	p->next = odma_ux.clients;
 	odma_ux.clients = p;
 	odma_ux.nclients++;
