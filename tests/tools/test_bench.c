@@ -221,7 +221,8 @@ static void test_xproc_ucx_netns(void **s)
 	skip(); /* built without UCX */
 #endif
 	snprintf(cmd, sizeof(cmd), "'%s' --xproc --netns --seconds 0.1", bench_exe);
-	assert_int_equal(run_grep(cmd, "--netns is for --xproc --transport ucx", &found), 2);
+	assert_int_equal(run_grep(cmd, "--netns is for --xproc --transport ucx and --rdma", &found),
+	                 2);
 	assert_true(found);
 	if (geteuid() != 0 || system("command -v ip >/dev/null && command -v setpriv >/dev/null")) {
 		printf("skip: --netns needs root (to make namespaces) and iproute2's ip, "
@@ -249,6 +250,14 @@ static void test_xproc_ucx_netns(void **s)
 	}
 	json_object_put(a);
 	/* the pair lived in the run's own namespaces only: none of it is here */
+	assert_int_not_equal(system("ip -o link | grep -q ': obn[0-9]*[ab]'"), 0);
+	/* --rdma --netns: the responder across the veth pair, its TCP sink too (issue 30) */
+	a = run_json(bench_exe, "--rdma --netns --size 4K --seconds 0.4 --no-pingpong --json");
+	assert_true(json_object_object_get_ex(a, "rdma", &o));
+	assert_true(json_object_get_boolean(json_object_object_get(o, "netns")));
+	assert_true(num(o, "read_bytes_per_sec") > 0 && num(o, "send_msgs_per_sec") > 0);
+	assert_true(num(o, "raw_tcp_bytes_per_sec") > 0);
+	json_object_put(a);
 	assert_int_not_equal(system("ip -o link | grep -q ': obn[0-9]*[ab]'"), 0);
 }
 

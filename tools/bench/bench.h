@@ -173,18 +173,21 @@ struct bench_rdma {
 	double write_bytes_per_sec;   /* 8 writes in flight */
 	size_t send_msg_size;         /* min(size, 64 KiB) */
 	double send_msgs_per_sec;     /* 8 sends in flight into posted receives */
-	double raw_tcp_bytes_per_sec; /* loopback TCP, 8 messages unacked */
+	double raw_tcp_bytes_per_sec; /* TCP to the responder, 8 messages unacked */
+	bool netns;                   /* the responder across a veth pair (--netns) */
 	bool raw_ucx;                 /* the raw UCX rows below were measured (UCX built in) */
 	double ucx_get_bytes_per_sec; /* ucp_get_nbx, 8 in flight, UCX_TLS=tcp, same slots */
 	double ucx_put_bytes_per_sec; /* ucp_put_nbx, 8 in flight, flushed */
 	double ucx_am_msgs_per_sec;   /* ucp_am_send_nbx of send_msg_size bytes, 8 in flight */
 };
 /*
- * Forks the responder, measures with @depth in flight (1..64) for about @seconds in all. 0 or -1
+ * Forks the responder, measures with @depth in flight (1..64) for about @seconds in all. With
+ * @netns (root) this process first moves into a network namespace of its own and the responder
+ * into others, joined by a veth pair (bench_netns.c): call it from a process of its own. 0 or -1
  * (@err says why).
  */
-int bench_rdma_run(size_t size, unsigned int depth, double seconds, struct bench_rdma *out,
-                   char *err, size_t errlen);
+int bench_rdma_run(size_t size, unsigned int depth, double seconds, bool netns,
+                   struct bench_rdma *out, char *err, size_t errlen);
 
 /* --- bench_dpdk.c / bench_nodpdk.c: DPDK dmadev with the dma_skeleton driver --- */
 bool bench_dpdk_available(void);

@@ -112,12 +112,12 @@ static const char bench_help[] =
         "                         (DMA into the export) beside ucp_put_nbx, whose rate includes\n"
         "                         the flush that waits for the last puts; and each beside a raw\n"
         "                         TCP stream over the same link (tcp, x tcp). Sizes 4K and 1M.\n"
-        "        --netns          with --transport ucx (root): the exporter in a network and a\n"
-        "                         PID namespace of its own, this process in a network namespace\n"
-        "                         of its own, joined only by a veth pair made for the run\n"
-        "                         (anonymous namespaces: they and the pair go with the run);\n"
-        "                         odma, raw UCX and raw TCP all run over the veth. Not root: an\n"
-        "                         error.\n"
+        "        --netns          with --transport ucx or --rdma (root): the exporter (the RDMA\n"
+        "                         responder) in a network and a PID namespace of its own, this\n"
+        "                         process in a network namespace of its own, joined only by a\n"
+        "                         veth pair made for the run (anonymous namespaces: they and\n"
+        "                         the pair go with the run); odma, raw UCX and raw TCP all run\n"
+        "                         over the veth. Not root: an error.\n"
         "        --no-pingpong    skip the ping-pong measurements (pingpong_ns is then 0): for\n"
         "                         runs under valgrind or strace, where spinning threads crawl.\n"
         "        --busy-threshold NS  warn (one line on stderr; \"busy\": true in JSON) when the\n"
@@ -759,13 +759,14 @@ static double ratio(double a, double b)
 
 static void rdma_json_row(const struct bench_rdma *r)
 {
-	printf("{\"emulated\": true, \"transport\": \"ucx-tcp\", \"size\": %zu, \"depth\": %u, "
+	printf("{\"emulated\": true, \"transport\": \"ucx-tcp\", \"netns\": %s, \"size\": %zu, "
+	       "\"depth\": %u, "
 	       "\"read_bytes_per_sec\": %.1f, \"write_bytes_per_sec\": %.1f, "
 	       "\"send_msg_size\": %zu, \"send_msgs_per_sec\": %.1f, "
 	       "\"raw_tcp_bytes_per_sec\": %.1f, \"read_vs_tcp\": %.3f, \"write_vs_tcp\": %.3f",
-	       r->size, r->depth, r->read_bytes_per_sec, r->write_bytes_per_sec, r->send_msg_size,
-	       r->send_msgs_per_sec, r->raw_tcp_bytes_per_sec,
-	       ratio(r->read_bytes_per_sec, r->raw_tcp_bytes_per_sec),
+	       r->netns ? "true" : "false", r->size, r->depth, r->read_bytes_per_sec,
+	       r->write_bytes_per_sec, r->send_msg_size, r->send_msgs_per_sec,
+	       r->raw_tcp_bytes_per_sec, ratio(r->read_bytes_per_sec, r->raw_tcp_bytes_per_sec),
 	       ratio(r->write_bytes_per_sec, r->raw_tcp_bytes_per_sec));
 	if (r->raw_ucx)
 		printf(", \"raw_ucx\": {\"tls\": \"tcp\", \"get_bytes_per_sec\": %.1f, "
@@ -820,7 +821,8 @@ static int rdma_row(size_t size, unsigned int depth, struct bench_rdma *r, char 
 	pid = fork();
 	if (pid == 0) {
 		close(fd[0]);
-		res.rc = bench_rdma_run(size, depth, cfg.seconds, &res.r, res.err, sizeof(res.err));
+		res.rc = bench_rdma_run(size, depth, cfg.seconds, cfg.netns, &res.r, res.err,
+		                        sizeof(res.err));
 		/* exit, not _exit: this process set up UCX itself, and --trace writes at exit */
 		exit(write(fd[1], &res, sizeof(res)) == (ssize_t)sizeof(res) ? 0 : 1);
 	}
@@ -917,10 +919,12 @@ static int run_rdma(void)
 		printf("# DOCA RDMA between two processes (emulated: odma's UCX transport over\n"
 		       "# TCP, not an RDMA NIC). GB/s and msg/s of odma's tasks beside raw UCX\n"
 		       "# (UCX_TLS=tcp: get, put, active messages) and a raw TCP stream over the\n"
-		       "# same loopback, all from this run; a ratio is odma / the baseline before\n"
+		       "# same link (%s), all from this run; a ratio is odma / the baseline "
+		       "before\n"
 		       "# it (x/get, x/put, x/am; then read and write over raw TCP). Sends are\n"
 		       "# min(size, 64 KiB) bytes.\n"
 		       "%-8s %5s %7s %7s %6s %7s %7s %6s %9s %9s %6s %7s %6s %6s\n",
+		       cfg.netns ? "a veth pair between two network namespaces" : "loopback",
 		       "size", "depth", "read", "get", "x/get", "write", "put", "x/put", "send/s",
 		       "am/s", "x/am", "tcp", "rd/tcp", "wr/tcp");
 	for (size_t i = 0; i < ns; i++)
@@ -1001,10 +1005,10 @@ static int check_cfg(void)
 		                "would need new bufs per task; measure lists cache-hot\n");
 		return -1;
 	}
-	if (cfg.netns && (!cfg.xproc || !cfg.ucx)) {
-		fprintf(stderr,
-		        "odma-bench: --netns is for --xproc --transport ucx (CMA reaches only "
-		        "processes of one PID namespace)\n");
+	if (cfg.netns && !cfg.rdma && (!cfg.xproc || !cfg.ucx)) {
+		fprintf(stderr, "odma-bench: --netns is for --xproc --transport ucx and --rdma "
+		                "(CMA reaches "
+		                "only processes of one PID namespace)\n");
 		return -1;
 	}
 	if (cfg.plot != NULL && (cfg.xproc || cfg.comch || cfg.crossover)) {

@@ -201,7 +201,10 @@ static bool br_recv_blob(int fd, void *p, size_t cap, size_t *n)
 	return true;
 }
 
-/* The responder: exports its memory, keeps receives posted, serves until told to stop. */
+/*
+ * The responder: starts the raw TCP sink (its port goes first), exports its memory, keeps
+ * receives posted, serves until told to stop.
+ */
 static int br_child(int ctl, size_t size)
 {
 	struct br_side s;
@@ -213,8 +216,13 @@ static int br_child(int ctl, size_t size)
 	struct pollfd p[2] = { { .fd = ctl, .events = POLLIN } };
 	doca_event_handle_t h;
 
+	uint16_t port = 0;
+
 	/* --trace follows the requester's tasks; the responder writes no timeline of its own */
 	unsetenv("ODMA_TRACE");
+	if (bench_tcp_sink_start("0.0.0.0", &port) != 0 ||
+	    write(ctl, &port, sizeof(port)) != (ssize_t)sizeof(port))
+		return 1;
 
 	if (br_setup(&s, size < 4 * br_depth * msg ? 4 * br_depth * msg : size,
 	             DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE) != 0 ||
@@ -382,19 +390,20 @@ static struct doca_task *br_make_send(struct br_side *s, int i)
 	return doca_rdma_task_send_as_task(t);
 }
 
-/* Raw TCP over loopback: a stream of @size-byte messages, br_depth unacked (bench_tcp.c). */
-static double br_raw_tcp(size_t size, double seconds)
+/*
+ * Raw TCP to the responder's sink at @addr:@port (loopback, or across the veth pair): a stream
+ * of @size-byte messages, br_depth unacked (bench_tcp.c).
+ */
+static double br_raw_tcp(const char *addr, uint16_t port, size_t size, double seconds)
 {
-	static uint16_t port;
-
-	if (port == 0 && bench_tcp_sink_start("127.0.0.1", &port) != 0)
-		return -1;
-	return bench_tcp_stream("127.0.0.1", port, size, br_depth, seconds);
+	return bench_tcp_stream(addr, port, size, br_depth, seconds);
 }
 
-int bench_rdma_run(size_t size, unsigned int depth, double seconds, struct bench_rdma *out,
-                   char *err, size_t errlen)
+int bench_rdma_run(size_t size, unsigned int depth, double seconds, bool netns,
+                   struct bench_rdma *out, char *err, size_t errlen)
 {
+	const char *tcp_addr = netns ? bench_netns_peer() : "127.0.0.1";
+	uint16_t tcp_port = 0;
 	int ctl[2], st = 0, rc = -1;
 	struct br_side s;
 	uint8_t blob[512], mblob[512];
@@ -412,12 +421,15 @@ int bench_rdma_run(size_t size, unsigned int depth, double seconds, struct bench
 	br_depth = depth;
 	out->size = size;
 	out->depth = depth;
+	out->netns = netns;
 	br_size = size;
 	br_msg = size < 65536 ? size : 65536;
 	if (size == 0 || size > (64u << 20)) {
 		snprintf(err, errlen, "--size must be 1..64M for the RDMA measurements");
 		return -1;
 	}
+	if (netns && bench_netns_enter(err, errlen) != 0)
+		return -1;
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, ctl) != 0) {
 		snprintf(err, errlen, "socketpair: %s", strerror(errno));
 		return -1;
@@ -426,11 +438,16 @@ int bench_rdma_run(size_t size, unsigned int depth, double seconds, struct bench
 	pid = fork(); /* before any PE or RDMA context exists here */
 	if (pid == 0) {
 		close(ctl[0]);
+		if (netns)
+			bench_netns_child(ctl[1]); /* returns in the responder proper */
 		alarm((unsigned int)(seconds * 4) + 60);
 		_exit(br_child(ctl[1], size));
 	}
 	close(ctl[1]);
-	if (pid < 0 || br_setup(&s, br_depth * size, 0) != 0 ||
+	if (pid > 0 && netns && bench_netns_give(pid, ctl[0], err, errlen) != 0)
+		goto done;
+	if (pid < 0 || read(ctl[0], &tcp_port, sizeof(tcp_port)) != (ssize_t)sizeof(tcp_port) ||
+	    br_setup(&s, br_depth * size, 0) != 0 ||
 	    !br_recv_blob(ctl[0], blob, sizeof(blob), &n) ||
 	    !br_recv_blob(ctl[0], mblob, sizeof(mblob), &mn) ||
 	    doca_rdma_export(s.rd, &mine, &rlen, &s.conn) != DOCA_SUCCESS ||
@@ -447,7 +464,7 @@ int bench_rdma_run(size_t size, unsigned int depth, double seconds, struct bench
 	out->send_msg_size = br_msg;
 	out->send_msgs_per_sec = br_phase(&s, seconds / 4, br_make_send, &failed);
 	br_raw_ucx(&s, ctl[0], size, seconds / 8, out);
-	out->raw_tcp_bytes_per_sec = br_raw_tcp(size, seconds / 8);
+	out->raw_tcp_bytes_per_sec = br_raw_tcp(tcp_addr, tcp_port, size, seconds / 8);
 	if (failed != 0 || out->read_bytes_per_sec <= 0 || out->write_bytes_per_sec <= 0 ||
 	    out->send_msgs_per_sec <= 0 || out->raw_tcp_bytes_per_sec <= 0)
 		snprintf(err, errlen, "a phase failed (%llu task errors)",
@@ -458,5 +475,6 @@ done:
 	close(ctl[0]); /* the responder stops */
 	if (pid > 0)
 		(void)waitpid(pid, &st, 0);
+	/* with --netns the pair goes with this process' namespace, as the responder's did */
 	return rc;
 }
