@@ -26,13 +26,31 @@ enum tp_fault_mode {
  */
 const struct odma_tp_ops *tp_fault_row(const struct odma_tp_ops *inner, enum odma_tp_kind kind);
 
-/* Sets the mode (KILL also fails every io held now); @arg: delay_ms or the reorder window. */
+/*
+ * The same row as a network row (@inner: the loaded UCX row) that also carries endpoints: each
+ * endpoint made through it (listen, connect) wraps one of @inner's, and the mode applies to
+ * what arrives on it (tp_fault.c says how). A test inserts it first: odma_tp_listen and
+ * odma_tp_connect, DOCA RDMA's and Comch's among them, then go through it.
+ */
+const struct odma_tp_ops *tp_fault_net_row(const struct odma_tp_ops *inner);
+
+/*
+ * Sets the mode (KILL also fails every io held now, and reports on_close with
+ * DOCA_ERROR_IO_FAILED on every endpoint, from the calling thread); @arg: delay_ms or the
+ * reorder window.
+ */
 void tp_fault_set(enum tp_fault_mode mode, unsigned int arg);
 
 /* ios started through the row and not completed yet (0 when nothing leaked or hangs). */
 unsigned int tp_fault_in_flight(void);
 /* ios completed, and how many of them failed. */
 unsigned int tp_fault_completed(unsigned int *failed);
+
+/*
+ * Endpoint arrivals passed on at once (the return value), held and delivered later (*@held),
+ * lost (*@dropped); sends failed because the endpoint was killed (*@failed_sends).
+ */
+unsigned int tp_fault_msgs(unsigned int *held, unsigned int *dropped, unsigned int *failed_sends);
 
 /* Stops the row's thread (every held io completes first). */
 void tp_fault_stop(void);

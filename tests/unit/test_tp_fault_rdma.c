@@ -1,0 +1,164 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * DOCA RDMA over a transport that misbehaves: the fault-injecting test row (tp_fault.c) as the
+ * network row, around UCX, with libdoca_rdma's files built in beside the archive. One context
+ * connected to itself (its streams, its exported region, its posted receives all cross the
+ * row). Delayed messages and ios: a write, a read of the same bytes, a fetch-add and a send
+ * complete, in submission order, with the right bytes. A killed link: the tasks in flight and
+ * those submitted after fail with DOCA_ERROR_CONNECTION_ABORTED, exactly once each, never a
+ * hang, and the context stops.
+ */
+#include "rdma/rdma_tu.h"
+#include "tp_fault.h"
+
+struct pair {
+	struct tside s;
+	struct doca_mmap *rm; /* the context's own region, imported back over RDMA */
+	uint8_t *rmem;
+};
+
+/* A context connected to itself (connection 0 dialed connection 1), its region imported. */
+static void pair_open(struct pair *p)
+{
+	const void *blob;
+	size_t n = 0, len = 0;
+
+	assert_ok(ts_open(&p->s,
+	                  DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
+	                          DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC,
+	                  DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE, 7));
+	assert_ok(doca_rdma_export(p->s.rd, &blob, &n, &p->s.conns[0]));
+	assert_ok(doca_rdma_export(p->s.rd, &blob, &n, &p->s.conns[1]));
+	assert_ok(doca_rdma_connect(p->s.rd, blob, n, p->s.conns[0]));
+	p->s.nconns = 2;
+	assert_ok(doca_mmap_export_rdma(p->s.mm, p->s.dev, &blob, &n));
+	assert_ok(doca_mmap_create_from_export(NULL, blob, n, p->s.dev, &p->rm));
+	assert_ok(doca_mmap_get_memrange(p->rm, (void **)&p->rmem, &len));
+	assert_int_equal(len, TS_MEM);
+}
+
+static void pair_close(struct pair *p)
+{
+	ts_close(&p->s);
+	(void)doca_mmap_destroy(p->rm);
+}
+
+/* Submits a write of "fault!" to offset 2048, its read back into 3072, a fetch-add, a send. */
+static void submit_four(struct pair *p)
+{
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_write *tw;
+	struct doca_rdma_task_read *tr;
+	struct doca_rdma_task_atomic_fetch_add *tf;
+	struct doca_rdma_task_send *ts;
+
+	memcpy(p->s.mem, "fault!", 6);
+	assert_ok(doca_rdma_task_write_allocate_init(
+	        p->s.rd, p->s.conns[0], ts_buf(&p->s, p->s.mm, p->s.mem, 0, 6, 6),
+	        ts_buf(&p->s, p->rm, p->rmem, 2048, 64, 0), ud, &tw));
+	assert_ok(doca_task_submit(doca_rdma_task_write_as_task(tw)));
+	assert_ok(doca_rdma_task_read_allocate_init(
+	        p->s.rd, p->s.conns[0], ts_buf(&p->s, p->rm, p->rmem, 2048, 6, 6),
+	        ts_buf(&p->s, p->s.mm, p->s.mem, 3072, 64, 0), ud, &tr));
+	assert_ok(doca_task_submit(doca_rdma_task_read_as_task(tr)));
+	assert_ok(doca_rdma_task_atomic_fetch_add_allocate_init(
+	        p->s.rd, p->s.conns[0], ts_buf(&p->s, p->rm, p->rmem, 1024, 8, 0),
+	        ts_buf(&p->s, p->s.mm, p->s.mem, 1032, 8, 0), 3, ud, &tf));
+	assert_ok(doca_task_submit(doca_rdma_task_atomic_fetch_add_as_task(tf)));
+	assert_ok(doca_rdma_task_send_allocate_init(
+	        p->s.rd, p->s.conns[0], ts_buf(&p->s, p->s.mm, p->s.mem, 0, 6, 6), ud, &ts));
+	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(ts)));
+}
+
+static void post_receive(struct pair *p)
+{
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_receive *r;
+
+	assert_ok(doca_rdma_task_receive_allocate_init(
+	        p->s.rd, ts_buf(&p->s, p->s.mm, p->s.mem, 512, 64, 0), ud, &r));
+	assert_ok(doca_task_submit(doca_rdma_task_receive_as_task(r)));
+}
+
+static void delayed_tasks_complete_in_order(void **state)
+{
+	struct pair p;
+	uint64_t old;
+	unsigned int held = 0, dropped = 0, failed = 0;
+
+	(void)state;
+	tp_fault_set(TPF_PASS, 0);
+	pair_open(&p);
+	post_receive(&p);
+	tp_fault_set(TPF_DELAY, 20);
+	submit_four(&p);
+	assert_true(ts_wait(&p.s, &p.s.ok, 4, 10000));
+	assert_true(ts_wait(&p.s, &p.s.nrecv, 1, 10000));
+	assert_int_equal(p.s.err, 0);
+	assert_memory_equal(p.s.mem + 2048, "fault!", 6); /* written */
+	assert_memory_equal(p.s.mem + 3072, "fault!", 6); /* read back after the write */
+	memcpy(&old, p.s.mem + 1032, 8);
+	assert_int_equal(old, 0);
+	memcpy(&old, p.s.mem + 1024, 8);
+	assert_int_equal(old, 3);
+	assert_memory_equal(p.s.mem + 512, "fault!", 6); /* received */
+	(void)tp_fault_msgs(&held, &dropped, &failed);
+	assert_true(held > 0); /* the streams' frames did go through the delay */
+	tp_fault_set(TPF_PASS, 0);
+	pair_close(&p);
+}
+
+static void killed_link_aborts_tasks(void **state)
+{
+	struct pair p;
+
+	(void)state;
+	tp_fault_set(TPF_PASS, 0);
+	pair_open(&p);
+	post_receive(&p);
+	tp_fault_set(TPF_DELAY, 2000); /* in flight: nothing is answered before the cut */
+	submit_four(&p);
+	usleep(100000);
+	tp_fault_set(TPF_KILL, 0);
+	assert_true(ts_wait(&p.s, &p.s.err, 4, 15000));
+	(void)ts_wait(&p.s, &p.s.ok, 1, 300); /* nothing completes well after the cut */
+	assert_int_equal(p.s.ok, 0);
+	assert_int_equal(p.s.err, 4);
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, p.s.last_err);
+	tp_fault_set(TPF_PASS, 0);
+	pair_close(&p); /* the posted receive is flushed by the stop */
+}
+
+static const struct odma_tp_ops *row;
+
+static int setup(void **state)
+{
+	(void)state;
+	row = tp_fault_net_row(odma_tp_find("ucx"));
+	odma_tp_row_insert(row);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	odma_tp_row_remove(row);
+	tp_fault_stop();
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(delayed_tasks_complete_in_order),
+		cmocka_unit_test(killed_link_aborts_tasks),
+	};
+
+	if (odma_tp_net_absent() != NULL) {
+		printf("skip: %s\n", odma_tp_net_absent());
+		return 77;
+	}
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
