@@ -15,49 +15,17 @@
 #include <unistd.h>
 
 #include "test_util.h"
+#include "ep_side.h"
 #include "tp_fault.h"
 
 #define NMSG 20
-
-struct side {
-	pthread_mutex_t lock;
-	struct odma_tp_ep *ep;
-	unsigned int msgs, closes;
-	uint32_t imms[NMSG * 4];
-	doca_error_t why;
-};
 
 static struct side srv = { .lock = PTHREAD_MUTEX_INITIALIZER },
                    cli = { .lock = PTHREAD_MUTEX_INITIALIZER };
 static const struct odma_tp_ops *row;
 
-static void on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
-{
-	struct side *s = arg;
-
-	(void)ep;
-	(void)bytes;
-	(void)len;
-	pthread_mutex_lock(&s->lock);
-	if (s->msgs < sizeof(s->imms) / sizeof(s->imms[0]))
-		s->imms[s->msgs] = imm;
-	s->msgs++;
-	pthread_mutex_unlock(&s->lock);
-}
-
-static void on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
-{
-	struct side *s = arg;
-
-	(void)ep;
-	pthread_mutex_lock(&s->lock);
-	s->closes++;
-	s->why = why;
-	pthread_mutex_unlock(&s->lock);
-}
-
-static const struct odma_tp_ep_cbs srv_cbs = { on_recv, on_close, &srv };
-static const struct odma_tp_ep_cbs cli_cbs = { on_recv, on_close, &cli };
+static const struct odma_tp_ep_cbs srv_cbs = { side_on_recv, side_on_close, &srv };
+static const struct odma_tp_ep_cbs cli_cbs = { side_on_recv, side_on_close, &cli };
 
 static void on_accept(struct odma_tp_ep *ep, void *arg)
 {
@@ -66,27 +34,6 @@ static void on_accept(struct odma_tp_ep *ep, void *arg)
 	pthread_mutex_lock(&srv.lock);
 	srv.ep = ep;
 	pthread_mutex_unlock(&srv.lock);
-}
-
-static unsigned int count(struct side *s, unsigned int *v)
-{
-	unsigned int r;
-
-	pthread_mutex_lock(&s->lock);
-	r = *v;
-	pthread_mutex_unlock(&s->lock);
-	return r;
-}
-
-/* Waits up to 5 s for *@v to reach @n. */
-static bool wait_for(struct side *s, unsigned int *v, unsigned int n)
-{
-	for (int i = 0; i < 500; i++) {
-		if (count(s, v) >= n)
-			return true;
-		usleep(10000);
-	}
-	return false;
 }
 
 struct sends {
@@ -122,7 +69,7 @@ static void pair_open(void)
 	assert_ok(odma_tp_listen("127.0.0.1", &port, on_accept, NULL, &listener));
 	assert_ok(odma_tp_connect("127.0.0.1", port, &cli_cbs, &cli.ep));
 	assert_ok(odma_tp_ep_send(cli.ep, "hi", 2, 0, NULL, NULL)); /* the server's accept */
-	assert_true(wait_for(&srv, &srv.msgs, 1));
+	assert_true(side_wait(&srv, &srv.msgs, 1));
 	assert_non_null(srv.ep);
 }
 
@@ -142,7 +89,7 @@ static void passed_messages_arrive(void **state)
 	tp_fault_set(TPF_PASS, 0);
 	pair_open();
 	assert_ok(odma_tp_ep_send(srv.ep, "back", 4, 7, NULL, NULL));
-	assert_true(wait_for(&cli, &cli.msgs, 1));
+	assert_true(side_wait(&cli, &cli.msgs, 1));
 	assert_int_equal(cli.imms[0], 7);
 	assert_true(tp_fault_msgs(&held, &dropped, &failed) >= 2);
 	pair_close();
@@ -160,7 +107,7 @@ static void delayed_messages_arrive_in_order(void **state)
 	tp_fault_set(TPF_DELAY, 30);
 	for (uint32_t i = 0; i < NMSG; i++)
 		assert_ok(odma_tp_ep_send(cli.ep, "m", 1, 100 + i, NULL, NULL));
-	assert_true(wait_for(&srv, &srv.msgs, 1 + NMSG));
+	assert_true(side_wait(&srv, &srv.msgs, 1 + NMSG));
 	for (uint32_t i = 0; i < NMSG; i++)
 		assert_int_equal(srv.imms[1 + i], 100 + i);
 	(void)tp_fault_msgs(&held, &dropped, &failed);
@@ -168,7 +115,7 @@ static void delayed_messages_arrive_in_order(void **state)
 	/* back to passing: what arrives now still comes after what was held */
 	tp_fault_set(TPF_PASS, 0);
 	assert_ok(odma_tp_ep_send(cli.ep, "m", 1, 999, NULL, NULL));
-	assert_true(wait_for(&srv, &srv.msgs, 2 + NMSG));
+	assert_true(side_wait(&srv, &srv.msgs, 2 + NMSG));
 	assert_int_equal(srv.imms[1 + NMSG], 999);
 	pair_close();
 }
@@ -192,8 +139,8 @@ static void dropped_sends_never_arrive(void **state)
 	pthread_mutex_unlock(&sends.lock);
 	tp_fault_set(TPF_PASS, 0);
 	assert_ok(odma_tp_ep_send(cli.ep, "y", 1, 55, NULL, NULL)); /* a marker behind them */
-	assert_true(wait_for(&srv, &srv.msgs, 2));
-	assert_int_equal(count(&srv, &srv.msgs), 2); /* the greeting and the marker only */
+	assert_true(side_wait(&srv, &srv.msgs, 2));
+	assert_int_equal(side_count(&srv, &srv.msgs), 2); /* the greeting and the marker only */
 	assert_int_equal(srv.imms[1], 55);
 	(void)tp_fault_msgs(&held, &dropped, &failed);
 	pair_close();
@@ -209,8 +156,8 @@ static void killed_link_closes_each_endpoint_once(void **state)
 	pair_open();
 	(void)tp_fault_msgs(&held, &dropped, &failed0);
 	tp_fault_set(TPF_KILL, 0);
-	assert_int_equal(count(&cli, &cli.closes), 1);
-	assert_int_equal(count(&srv, &srv.closes), 1);
+	assert_int_equal(side_count(&cli, &cli.closes), 1);
+	assert_int_equal(side_count(&srv, &srv.closes), 1);
 	assert_int_equal(cli.why, DOCA_ERROR_IO_FAILED);
 	pthread_mutex_lock(&sends.lock);
 	sends.ok = sends.failed = 0;
@@ -224,11 +171,11 @@ static void killed_link_closes_each_endpoint_once(void **state)
 	tp_fault_set(TPF_PASS, 0); /* the link is back, the endpoints stay closed */
 	(void)odma_tp_ep_send(srv.ep, "w", 1, 2, NULL, NULL);
 	usleep(100000);
-	assert_int_equal(count(&cli, &cli.msgs), 0);
+	assert_int_equal(side_count(&cli, &cli.msgs), 0);
 	pair_close();
 	usleep(100000);
-	assert_int_equal(count(&cli, &cli.closes), 1); /* once, also after the real close */
-	assert_int_equal(count(&srv, &srv.closes), 1);
+	assert_int_equal(side_count(&cli, &cli.closes), 1); /* once, also after the real close */
+	assert_int_equal(side_count(&srv, &srv.closes), 1);
 }
 
 static int setup(void **state)

@@ -21,72 +21,20 @@
 #include <netinet/in.h>
 
 #include "core/transport/transport.h"
+#include "ep_side.h"
 #include "test_util.h"
-
-struct side {
-	pthread_mutex_t lock;
-	struct odma_tp_ep *ep;
-	unsigned int msgs, closes;
-	uint32_t imm;
-	char text[64];
-	doca_error_t why;
-};
 
 static struct side srv = { .lock = PTHREAD_MUTEX_INITIALIZER },
                    cli = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static void on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
-{
-	struct side *s = arg;
-
-	(void)ep;
-	pthread_mutex_lock(&s->lock);
-	s->msgs++;
-	s->imm = imm;
-	memcpy(s->text, bytes, len < sizeof(s->text) ? len : sizeof(s->text) - 1);
-	pthread_mutex_unlock(&s->lock);
-}
-
-static void on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
-{
-	struct side *s = arg;
-
-	(void)ep;
-	pthread_mutex_lock(&s->lock);
-	s->closes++;
-	s->why = why;
-	pthread_mutex_unlock(&s->lock);
-}
-
-static const struct odma_tp_ep_cbs srv_cbs = { on_recv, on_close, &srv };
-static const struct odma_tp_ep_cbs cli_cbs = { on_recv, on_close, &cli };
+static const struct odma_tp_ep_cbs srv_cbs = { side_on_recv, side_on_close, &srv };
+static const struct odma_tp_ep_cbs cli_cbs = { side_on_recv, side_on_close, &cli };
 
 static void on_accept(struct odma_tp_ep *ep, void *arg)
 {
 	(void)arg;
 	odma_tp_ep_set_cbs(ep, &srv_cbs); /* on the transport's thread: before any message */
 	srv.ep = ep;
-}
-
-static unsigned int get_u(struct side *s, unsigned int *v)
-{
-	unsigned int r;
-
-	pthread_mutex_lock(&s->lock);
-	r = *v;
-	pthread_mutex_unlock(&s->lock);
-	return r;
-}
-
-/* Waits up to 5 s for *@v to reach @n. */
-static bool wait_for(struct side *s, unsigned int *v, unsigned int n)
-{
-	for (int i = 0; i < 500; i++) {
-		if (get_u(s, v) >= n)
-			return true;
-		usleep(10000);
-	}
-	return false;
 }
 
 struct iowait {
@@ -148,11 +96,11 @@ static void test_endpoints(void **state)
 	assert_int_equal(odma_tp_connect("127.0.0.1", port, &cli_cbs, &ep), DOCA_SUCCESS);
 	/* messages with an immediate, both ways */
 	assert_int_equal(odma_tp_ep_send(ep, "hello", 6, 7, NULL, NULL), DOCA_SUCCESS);
-	assert_true(wait_for(&srv, &srv.msgs, 1));
+	assert_true(side_wait(&srv, &srv.msgs, 1));
 	assert_string_equal(srv.text, "hello");
 	assert_int_equal(srv.imm, 7);
 	assert_int_equal(odma_tp_ep_send(srv.ep, "world", 6, 9, NULL, NULL), DOCA_SUCCESS);
-	assert_true(wait_for(&cli, &cli.msgs, 1));
+	assert_true(side_wait(&cli, &cli.msgs, 1));
 	assert_string_equal(cli.text, "world");
 	assert_int_equal(cli.imm, 9);
 	/* a region this process registered, reached through the endpoint */
@@ -182,7 +130,7 @@ static void test_endpoints(void **state)
 	odma_tp_detach(&rm);
 	/* close: on_close runs once for the closer */
 	odma_tp_ep_close(ep);
-	assert_int_equal(get_u(&cli, &cli.closes), 1);
+	assert_int_equal(side_count(&cli, &cli.closes), 1);
 	odma_tp_listen_close(listener);
 }
 
@@ -207,10 +155,10 @@ static void test_connect_nowhere(void **state)
 		return; /* refused at once: also a documented outcome */
 	}
 	(void)odma_tp_ep_send(ep, "x", 1, 0, NULL, NULL);
-	assert_true(wait_for(&cli, &cli.closes, 1));
+	assert_true(side_wait(&cli, &cli.closes, 1));
 	assert_int_equal(cli.why, DOCA_ERROR_IO_FAILED);
 	odma_tp_ep_close(ep);
-	assert_int_equal(get_u(&cli, &cli.closes), 1); /* no second on_close */
+	assert_int_equal(side_count(&cli, &cli.closes), 1); /* no second on_close */
 	close(hold);
 }
 

@@ -100,6 +100,11 @@ double bench_pingpong_ns(void);
 #define BENCH_BUSY_NS 1000.0
 /* Whether @pingpong_ns is above @threshold_ns; if so, one warning line on stderr. */
 bool bench_busy_check(double pingpong_ns, double threshold_ns);
+/*
+ * All of @n bytes written to (@wr) or read from @fd, a socket (never SIGPIPE) or a pipe: false
+ * when it ended or failed first.
+ */
+bool bench_full_io(int fd, void *p, size_t n, bool wr);
 double bench_eventfd_pingpong_ns(void);
 void bench_memcpy_rep(const struct bench_mem *m, double seconds, struct bench_rep *r);
 int bench_engine_threads(void);

@@ -211,21 +211,6 @@ static doca_error_t bc_mem(size_t len, uint32_t perms, uint32_t nbufs)
 	return DOCA_SUCCESS;
 }
 
-static bool full_io(int fd, void *p, size_t n, bool wr)
-{
-	while (n) {
-		ssize_t k = wr ? write(fd, p, n) : read(fd, p, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		p = (uint8_t *)p + k;
-		n -= (size_t)k;
-	}
-	return true;
-}
-
 /* ---- the host side (child) ------------------------------------------------------------------- */
 
 struct bc_ready {
@@ -315,13 +300,13 @@ static int child_main(int ctl, int raw, size_t size)
 	rd.exp_addr = (uint64_t)(uintptr_t)exp_buf;
 	rd.desc_len = dlen;
 	memcpy(rd.desc, desc, dlen);
-	if (!full_io(ctl, &rd, sizeof(rd), true))
+	if (!bench_full_io(ctl, &rd, sizeof(rd), true))
 		return 18;
 	for (;;) {
 		struct pollfd p = { .fd = ctl, .events = POLLIN };
 
 		if (poll(&p, 1, 0) == 1) {
-			if (!full_io(ctl, &cmd, 1, false) || cmd == 'Q')
+			if (!bench_full_io(ctl, &cmd, 1, false) || cmd == 'Q')
 				break;
 			if (cmd == 'R')
 				child_raw(raw);
@@ -396,7 +381,7 @@ static void raw_phase(int ctl, int raw, double seconds, double *rtt_ns, double *
 	uint64_t end, t0, n = 0;
 
 	*rtt_ns = *per_sec = 0;
-	if (!full_io(ctl, &cmd, 1, true))
+	if (!bench_full_io(ctl, &cmd, 1, true))
 		return;
 	t0 = bench_now_ns();
 	end = t0 + (uint64_t)(seconds / 2 * 1e9);
@@ -639,7 +624,7 @@ int bench_comch_run(size_t size, double seconds, struct bench_comch *out, char *
 		}
 		prog();
 	}
-	if (!full_io(ctl[0], &rd, sizeof(rd), false) ||
+	if (!bench_full_io(ctl[0], &rd, sizeof(rd), false) ||
 	    bc_mem(size, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 4)) {
 		snprintf(err, errlen, "the host-side process failed to set up");
 		goto done;

@@ -24,22 +24,6 @@
 
 #define BT_SIZE_MAX (64u << 20) /* the largest message a sink takes */
 
-/* All of @n bytes through @fd (recv when @in, else send): false on end or error. */
-static bool bt_full(int fd, void *p, size_t n, bool in)
-{
-	while (n > 0) {
-		ssize_t k = in ? recv(fd, p, n, 0) : send(fd, p, n, MSG_NOSIGNAL);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		p = (uint8_t *)p + k;
-		n -= (size_t)k;
-	}
-	return true;
-}
-
 /* One stream: messages of the announced size, one byte of acknowledgement each. */
 static void *bt_serve(void *arg)
 {
@@ -48,13 +32,13 @@ static void *bt_serve(void *arg)
 	uint64_t size = 0;
 	char ack = 'a';
 
-	if (bt_full(fd, hdr, sizeof(hdr), true)) {
+	if (bench_full_io(fd, hdr, sizeof(hdr), false)) {
 		for (int i = 7; i >= 0; i--)
 			size = size << 8 | hdr[i];
 		if (size > 0 && size <= BT_SIZE_MAX)
 			buf = malloc((size_t)size);
 	}
-	while (buf != NULL && bt_full(fd, buf, (size_t)size, true) &&
+	while (buf != NULL && bench_full_io(fd, buf, (size_t)size, false) &&
 	       send(fd, &ack, 1, MSG_NOSIGNAL) == 1)
 		;
 	free(buf);
@@ -123,14 +107,14 @@ double bench_tcp_stream(const char *addr, uint16_t port, size_t size, unsigned i
 	(void)setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	for (int i = 0; i < 8; i++)
 		buf[i] = (uint8_t)((uint64_t)size >> (8 * i));
-	if (!bt_full(c, buf, 8, false))
+	if (!bench_full_io(c, buf, 8, true))
 		goto out;
 	t0 = bench_now_ns() / 1e9;
 	while ((t1 = bench_now_ns() / 1e9) - t0 < seconds) {
 		ssize_t k;
 
 		for (; n - acked < depth; n++)
-			if (!bt_full(c, buf, size, false))
+			if (!bench_full_io(c, buf, size, true))
 				goto out;
 		k = recv(c, ack, sizeof(ack), 0);
 		if (k <= 0)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -194,6 +195,23 @@ static void *pp_spin_lead(void *arg)
 	}
 	p->samples[0] = (uint64_t)(bench_median(batch, PP_BATCHES) + 0.5);
 	return NULL;
+}
+
+bool bench_full_io(int fd, void *p, size_t n, bool wr)
+{
+	while (n > 0) {
+		ssize_t k = wr ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
+
+		if (k < 0 && errno == ENOTSOCK)
+			k = wr ? write(fd, p, n) : read(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		p = (uint8_t *)p + k;
+		n -= (size_t)k;
+	}
+	return true;
 }
 
 bool bench_busy_check(double pingpong_ns, double threshold_ns)

@@ -75,21 +75,6 @@ static struct doca_dev *xb_open(const char *pci)
 	return dev;
 }
 
-static bool xb_io(int fd, void *p, size_t n, bool wr)
-{
-	while (n) {
-		ssize_t k = wr ? write(fd, p, n) : read(fd, p, n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return false;
-		p = (uint8_t *)p + k;
-		n -= (size_t)k;
-	}
-	return true;
-}
-
 /*
  * The exporter: maps and exports @len bytes, sends {desc len, addr} and the descriptor (and,
  * with @ucx, what the raw UCX baseline needs), waits.
@@ -116,7 +101,7 @@ static void xb_exporter(int fd, size_t len, bool ucx)
 		_exit(3);
 	hdr[0] = dlen;
 	hdr[1] = (uint64_t)(uintptr_t)buf;
-	if (!xb_io(fd, hdr, sizeof(hdr), true) || !xb_io(fd, (void *)d, dlen, true))
+	if (!bench_full_io(fd, hdr, sizeof(hdr), true) || !bench_full_io(fd, (void *)d, dlen, true))
 		_exit(4);
 	if (ucx && bench_ucx_export(fd, buf, len) != 0)
 		_exit(5);
@@ -124,10 +109,10 @@ static void xb_exporter(int fd, size_t len, bool ucx)
 		uint16_t port = 0;
 
 		if (bench_tcp_sink_start("0.0.0.0", &port) != 0 ||
-		    !xb_io(fd, &port, sizeof(port), true))
+		    !bench_full_io(fd, &port, sizeof(port), true))
 			_exit(6);
 	}
-	(void)xb_io(fd, &c, 1, false); /* until the importer is done */
+	(void)bench_full_io(fd, &c, 1, false); /* until the importer is done */
 	_exit(0);
 }
 
@@ -153,15 +138,15 @@ static int xb_open_pair(struct xb *x, size_t len, bool ucx, bool netns, char *er
 	x->fd = sv[0];
 	if (netns && bench_netns_give(x->child, x->fd, err, errlen) != 0)
 		return -1;
-	if (!xb_io(x->fd, hdr, sizeof(hdr), false) || hdr[0] > sizeof(desc) ||
-	    !xb_io(x->fd, desc, hdr[0], false))
+	if (!bench_full_io(x->fd, hdr, sizeof(hdr), false) || hdr[0] > sizeof(desc) ||
+	    !bench_full_io(x->fd, desc, hdr[0], false))
 		return snprintf(err, errlen, "the exporter (device %s) failed", XB_HOST_PCI), -1;
 	if (ucx && (x->ucx = bench_ucx_import(x->fd)) == NULL)
 		return snprintf(err, errlen,
 		                "the raw UCX baseline could not connect (odma built without "
 		                "UCX, or no UCX device: ODMA_BENCH_UCX_DEV)"),
 		       -1;
-	if (ucx && !xb_io(x->fd, &x->tcp_port, sizeof(x->tcp_port), false))
+	if (ucx && !bench_full_io(x->fd, &x->tcp_port, sizeof(x->tcp_port), false))
 		return snprintf(err, errlen, "the exporter's raw TCP sink did not start"), -1;
 	x->tcp_addr = netns ? bench_netns_peer() : "127.0.0.1";
 	x->remote = (uint8_t *)(uintptr_t)hdr[1];
@@ -191,7 +176,7 @@ static void xb_close(struct xb *x)
 	if (x->dev != NULL)
 		doca_dev_close(x->dev);
 	if (x->child > 0) {
-		(void)xb_io(x->fd, "X", 1, true);
+		(void)bench_full_io(x->fd, "X", 1, true);
 		close(x->fd);
 		waitpid(x->child, NULL, 0);
 	}
