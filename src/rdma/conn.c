@@ -389,11 +389,63 @@ static doca_error_t rd_handshake(struct rw_chan *ch, struct rw_hdr *h, uint32_t 
 	return (doca_error_t)resp.status == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_NOT_FOUND;
 }
 
+/*
+ * Dials the exporter of blob @b for connection @c (loopback on one machine and namespace, else
+ * each of its addresses in turn) and binds the stream with a HELLO: DOCA_SUCCESS with *@out
+ * the channel, or CONNECTION_ABORTED (unreachable, or it refused a stale blob: logged under
+ * the public call @fn).
+ */
+static doca_error_t rd_dial_peer(struct doca_rdma *rdma, const struct doca_rdma_connection *c,
+                                 const struct rw_blob *b, struct rw_chan **out, const char *fn)
+{
+	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_HELLO };
+	doca_error_t r = DOCA_ERROR_CONNECTION_ABORTED;
+	struct rw_chan *ch = NULL;
+
+	h.arg0 = b->conn_id;
+	memcpy(h.key, b->key, 16);
+	h.arg1 = rdma->nonce;
+	h.rec = c->id;
+	for (unsigned int i = 0; r == DOCA_ERROR_CONNECTION_ABORTED; i++) {
+		char text[64];
+
+		rw_blob_target(b, i, text, sizeof(text));
+		if (text[0] == '\0')
+			break;
+		ch = rw_dial(text, b->port);
+		if (ch == NULL)
+			continue;
+		r = rd_handshake(ch, &h, rdma->conn_timeout_ms);
+		if (r != DOCA_SUCCESS) {
+			rw_close(ch);
+			ch = NULL;
+		}
+	}
+	if (r == DOCA_ERROR_CONNECTION_ABORTED) {
+		ODMA_ERR_AT(
+		        fn,
+		        "%s: cannot reach the peer of connection %u (port %u, %u address(es)) "
+		        "within %u ms over the UCX transport; is the peer running and started? "
+		        "Across namespaces or machines, give both sides ODMA_FABRIC=ADDRESS:PORT "
+		        "on the network that joins them (UCX then uses that interface)",
+		        fn, c->id, b->port, b->naddrs, (unsigned)rdma->conn_timeout_ms);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	if (r != DOCA_SUCCESS) {
+		ODMA_ERR_AT(fn,
+		            "%s: the peer refused connection %u: its blob is stale (the peer "
+		            "restarted or closed that connection); exchange blobs again",
+		            fn, b->conn_id);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	*out = ch;
+	return DOCA_SUCCESS;
+}
+
 doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_conn_details,
                                size_t remote_rdma_conn_details_size,
                                struct doca_rdma_connection *rdma_connection)
 {
-	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_HELLO };
 	struct doca_rdma_connection *c = rdma_connection;
 	struct rw_blob b;
 	const char *why;
@@ -420,41 +472,9 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 		         __func__, remote_rdma_conn_details_size, why);
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
-	h.arg0 = b.conn_id;
-	memcpy(h.key, b.key, 16);
-	h.arg1 = rdma->nonce;
-	h.rec = c->id;
-	/* loopback on one machine and namespace, else each of its addresses in turn */
-	r = DOCA_ERROR_CONNECTION_ABORTED;
-	for (unsigned int i = 0; r == DOCA_ERROR_CONNECTION_ABORTED; i++) {
-		char text[64];
-
-		rw_blob_target(&b, i, text, sizeof(text));
-		if (text[0] == '\0')
-			break;
-		ch = rw_dial(text, b.port);
-		if (ch == NULL)
-			continue;
-		r = rd_handshake(ch, &h, rdma->conn_timeout_ms);
-		if (r != DOCA_SUCCESS) {
-			rw_close(ch);
-			ch = NULL;
-		}
-	}
-	if (r == DOCA_ERROR_CONNECTION_ABORTED) {
-		ODMA_ERR("%s: cannot reach the peer of connection %u (port %u, %u address(es)) "
-		         "within %u ms over the UCX transport; is the peer running and started? "
-		         "Across namespaces or machines, give both sides ODMA_FABRIC=ADDRESS:PORT "
-		         "on the network that joins them (UCX then uses that interface)",
-		         __func__, c->id, b.port, b.naddrs, (unsigned)rdma->conn_timeout_ms);
-		return DOCA_ERROR_CONNECTION_ABORTED;
-	}
-	if (r != DOCA_SUCCESS) {
-		ODMA_ERR("%s: the peer refused connection %u: its blob is stale (the peer "
-		         "restarted or closed that connection); exchange blobs again",
-		         __func__, b.conn_id);
-		return DOCA_ERROR_CONNECTION_ABORTED;
-	}
+	r = rd_dial_peer(rdma, c, &b, &ch, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
 	c->state = RD_C_CONNECTED;
 	if (odma_rd_stream_new(rdma, ch, true, c, true) == NULL) {
 		c->state = RD_C_CLOSED;

@@ -565,6 +565,32 @@ static doca_error_t rd_submit_receive(struct rd_task *t)
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Fills the request header of a sync event task (get, set or add) from its event's identity;
+ * a set reads its 8-byte value from the source now. DOCA_SUCCESS, or rd_refuse's code.
+ */
+static doca_error_t rd_prepare_se(struct rd_task *t, struct rw_hdr *h)
+{
+	uint32_t id;
+
+	h->type = t->type == RD_T_SE_GET   ? RW_SE_GET
+	          : t->type == RD_T_SE_SET ? RW_SE_SET
+	                                   : RW_SE_ADD;
+	if (!doca_priv_se_remote_net_ident(t->se, &id, h->key))
+		return rd_refuse(t, DOCA_ERROR_INVALID_VALUE,
+		                 "the sync event must come from "
+		                 "doca_sync_event_remote_net_create_from_export");
+	h->rec = id;
+	h->arg0 = t->arg0;
+	if (t->type != RD_T_SE_SET)
+		return DOCA_SUCCESS;
+	if (t->src == NULL || !rd_is_local(t->src) || t->src->data_len < 8)
+		return rd_refuse(t, DOCA_ERROR_INVALID_VALUE,
+		                 "the source must be local and hold 8 bytes");
+	memcpy(&h->arg0, t->src->data, 8); /* read at submit */
+	return DOCA_SUCCESS;
+}
+
 /* Checks the operands of a one-sided task and fills its request header. */
 static doca_error_t rd_prepare(struct rd_task *t, struct rw_hdr *h, const void **p, size_t *n,
                                void **owned)
@@ -619,26 +645,8 @@ static doca_error_t rd_prepare(struct rd_task *t, struct rw_hdr *h, const void *
 		h->arg1 = t->arg1;
 		break;
 	default: /* sync events */
-		h->type = t->type == RD_T_SE_GET   ? RW_SE_GET
-		          : t->type == RD_T_SE_SET ? RW_SE_SET
-		                                   : RW_SE_ADD;
-		{
-			uint32_t id;
-
-			if (!doca_priv_se_remote_net_ident(t->se, &id, h->key))
-				return rd_refuse(t, DOCA_ERROR_INVALID_VALUE,
-				                 "the sync event must come from "
-				                 "doca_sync_event_remote_net_create_from_export");
-			h->rec = id;
-		}
-		h->arg0 = t->arg0;
-		if (t->type == RD_T_SE_SET) {
-			if (t->src == NULL || !rd_is_local(t->src) || t->src->data_len < 8)
-				return rd_refuse(t, DOCA_ERROR_INVALID_VALUE,
-				                 "the source must be local and hold 8 bytes");
-			memcpy(&h->arg0, t->src->data, 8); /* read at submit */
-			return DOCA_SUCCESS;
-		}
+		if ((r = rd_prepare_se(t, h)) != DOCA_SUCCESS || t->type == RD_T_SE_SET)
+			return r;
 		break;
 	}
 	if (loc8 == NULL || !rd_is_local(loc8) || odma_buf_room(loc8) < 8)
