@@ -319,7 +319,8 @@ static double br_phase(struct br_side *s, double seconds,
 	}
 	t0 = br_now();
 	d0 = s->done;
-	while ((t1 = br_now()) - t0 < seconds)
+	/* past the phase only while nothing completed yet (a loaded machine), for 10 s at most */
+	while ((t1 = br_now()) - t0 < seconds || (s->done == d0 && t1 - t0 < seconds + 10))
 		(void)doca_pe_progress(s->pe);
 	s->running = false;
 	for (double end = br_now() + 5; br_now() < end;) {
