@@ -143,10 +143,9 @@ int bench_ucx_export(int fd, void *buf, size_t len)
 	return pthread_create(&u.thr, NULL, bu_serve, &u) == 0 ? 0 : -1;
 }
 
-static bool bu_flush(struct bench_ucx *u)
+/* Waits for @req (what a UCX _nbx call returned) by progressing the worker: whether it worked. */
+static bool bu_wait(struct bench_ucx *u, void *req)
 {
-	ucp_request_param_t prm = { 0 };
-	void *req = ucp_ep_flush_nbx(u->ep, &prm);
 	ucs_status_t st = UCS_OK;
 
 	if (UCS_PTR_IS_ERR(req))
@@ -159,6 +158,13 @@ static bool bu_flush(struct bench_ucx *u)
 	return st == UCS_OK;
 }
 
+static bool bu_flush(struct bench_ucx *u)
+{
+	ucp_request_param_t prm = { 0 };
+
+	return bu_wait(u, ucp_ep_flush_nbx(u->ep, &prm));
+}
+
 /*
  * One 8-byte get, waited for: UCX connects an endpoint on its first operation, which the
  * timed phases should not pay (on a loaded machine it took longer than a short phase).
@@ -167,17 +173,9 @@ static bool bu_warm_up(struct bench_ucx *u)
 {
 	ucp_request_param_t prm = { 0 };
 	uint64_t word;
-	void *req = ucp_get_nbx(u->ep, &word, sizeof(word), u->remote_base, u->rkey, &prm);
-	ucs_status_t st = UCS_OK;
 
-	if (UCS_PTR_IS_ERR(req))
-		return false;
-	if (UCS_PTR_IS_PTR(req)) {
-		while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS)
-			ucp_worker_progress(u->w);
-		ucp_request_free(req);
-	}
-	return st == UCS_OK && bu_flush(u);
+	return bu_wait(u, ucp_get_nbx(u->ep, &word, sizeof(word), u->remote_base, u->rkey, &prm)) &&
+	       bu_flush(u);
 }
 
 struct bench_ucx *bench_ucx_import(int fd)
