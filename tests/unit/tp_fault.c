@@ -365,7 +365,8 @@ static void tpf_hold_msg_locked(struct tpf_ep *e, const void *bytes, size_t len,
 	*m = (struct tpf_msg){
 		.ep = e, .due_ns = due, .close = close, .why = why, .imm = imm, .len = len
 	};
-	memcpy(m->bytes, bytes, len);
+	if (len != 0) /* a close marker carries no bytes (NULL) */
+		memcpy(m->bytes, bytes, len);
 	if (F.mq_tail != NULL)
 		F.mq_tail->next = m;
 	else
