@@ -411,6 +411,11 @@ DOCA_STABLE void doca_priv_rdma_paths(const struct doca_rdma *rdma, uint64_t *di
  * the transport thread), and how many its reader threads served (no receive was posted).
  */
 DOCA_STABLE void doca_priv_rdma_sends(const struct doca_rdma *rdma, uint64_t *fast, uint64_t *held);
+/*
+ * For tests: how often a stream's reader thread in this process was woken and found neither a
+ * frame nor the stream's end (a wake-up spent for nothing: two context switches).
+ */
+DOCA_STABLE uint64_t doca_priv_rdma_reader_wakes(void);
 uint32_t odma_rd_rnr_ms(const struct doca_rdma *rd);
 /* Queues a finished task (any thread, rd->lock held). */
 void odma_rd_done_locked(struct doca_rdma *rd, struct rd_task *t, doca_error_t status);
