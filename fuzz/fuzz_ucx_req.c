@@ -10,7 +10,8 @@
  * payload. Invariants: a request served with DOCA_SUCCESS lies inside a live region with
  * its key and generation, a put needs a writable region, an atomic (AREAD, FADD, SWAP) one
  * aligned u64 of a region with the atomic right (region 0 has it); no byte
- * outside the regions ever changes; a read-only region never changes.
+ * outside the regions ever changes; a read-only region never changes. The same input is also
+ * checked as a bundle of endpoint messages (check_bundle).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,32 @@ static void check_served(const struct odma_ucx_req *q)
 	FUZZ_CHECK(!odma_ucx_op_atomic(q->op) || (r->perms & ODMA_TP_ATOMIC) != 0);
 }
 
+/*
+ * The same bytes as a bundle of endpoint messages (its 8-byte header, then its payload): one
+ * the check accepts yields exactly its count of messages, each inside the payload, the last
+ * ending where the payload does.
+ */
+static void check_bundle(const uint8_t *data, size_t size)
+{
+	const char *why = NULL;
+	size_t off = 0, plen = size - 8;
+	unsigned int n;
+
+	if (size < 8)
+		return;
+	n = odma_ucx_bundle_check(data, 8, data + 8, plen, &why);
+	FUZZ_CHECK(n == 0 ? why != NULL : n >= 2 && n <= ODMA_UCX_BUNDLE_MAX);
+	for (unsigned int i = 0; i < n; i++) {
+		size_t len;
+		uint32_t imm;
+		const uint8_t *m = odma_ucx_bundle_next(data + 8, &off, &len, &imm);
+
+		FUZZ_CHECK(m >= data + 8 && len <= ODMA_UCX_BUNDLE_MSG_MAX && off <= plen &&
+		           m + len == data + 8 + off);
+	}
+	FUZZ_CHECK(off == (n == 0 ? 0 : plen));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t hdr[ODMA_UCX_REQ_LEN];
@@ -90,6 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *why = NULL;
 	size_t n = 0, hl, plen;
 
+	check_bundle(data, size);
 	if (size < 1)
 		return 0;
 	hl = size - 1 < sizeof(hdr) ? size - 1 : sizeof(hdr);

@@ -5,8 +5,9 @@
  * Inline progress of the UCX transport (odma_tp_poll, transport.h): a thread waiting for its
  * ios that polls does the transport's work itself, so their completions run on it (what
  * spares the service thread a wake-up per request); odma_tp_poll_end hands the work back.
- * Endpoints' and listeners' callbacks may run on the polling thread too. This process is
- * the exporter and the importer (loopback, UCX forced).
+ * Endpoints' and listeners' callbacks may run on the polling thread too. An endpoint's queued
+ * messages travel in bundles. This process is the exporter and the importer (loopback, UCX
+ * forced).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -285,6 +286,169 @@ static void test_atomic_read_needs_atomic_right(void **state)
 	munmap(page, 4096);
 }
 
+/* What test_bundles' server received, in order. */
+#define NB 40
+static struct {
+	pthread_mutex_t lock;
+	unsigned int got, sent;
+	uint32_t imm[NB + 4];
+	size_t len[NB + 4];
+	bool bytes_ok[NB + 4];
+	int sent_order[NB];
+} bw = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* Message i: 9000 bytes (too long for a bundle) when i % 7 == 3, else empty when i % 5 == 0. */
+static size_t nb_len(unsigned int i)
+{
+	return i % 7 == 3 ? 9000 : i % 5 == 0 ? 0 : 100 + 50 * (size_t)i;
+}
+
+static void nb_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
+{
+	const uint8_t *b = bytes;
+	bool ok = true;
+
+	(void)ep;
+	(void)arg;
+	for (size_t k = 0; k < len; k++)
+		ok = ok && b[k] == (uint8_t)(imm + 1);
+	pthread_mutex_lock(&bw.lock);
+	if (bw.got < NB + 4) {
+		bw.imm[bw.got] = imm;
+		bw.len[bw.got] = len;
+		bw.bytes_ok[bw.got] = ok;
+	}
+	bw.got++;
+	pthread_mutex_unlock(&bw.lock);
+}
+
+static void nb_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
+{
+	(void)ep;
+	(void)why;
+	(void)arg;
+}
+
+static void nb_accept(struct odma_tp_ep *ep, void *arg)
+{
+	struct odma_tp_ep_cbs cbs = { .on_recv = nb_recv, .on_close = nb_close };
+
+	(void)arg;
+	odma_tp_ep_set_cbs(ep, &cbs);
+	accepted = ep;
+}
+
+static void nb_sent(void *arg, doca_error_t st)
+{
+	pthread_mutex_lock(&bw.lock);
+	if (bw.sent < NB)
+		bw.sent_order[bw.sent] = st == DOCA_SUCCESS ? (int)(uintptr_t)arg : -1;
+	bw.sent++;
+	pthread_mutex_unlock(&bw.lock);
+}
+
+static unsigned int nb_wait(unsigned int want)
+{
+	unsigned int got = 0;
+
+	for (int i = 0; i < 10000; i++) {
+		pthread_mutex_lock(&bw.lock);
+		got = bw.got;
+		pthread_mutex_unlock(&bw.lock);
+		if (got >= want)
+			break;
+		usleep(1000);
+	}
+	return got;
+}
+
+/* Hands a forged bundle (@hdr, then @len bytes of @data) to UCX on the client's connection. */
+static void forge_bundle(struct odma_tp_ep *cl, const uint8_t hdr[8], const void *data, size_t len)
+{
+	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+		                    .flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER };
+	void *r;
+
+	pthread_mutex_lock(&odma_ux.wlock);
+	r = ucp_am_send_nbx(cl->peer->ep, ODMA_UCX_AM_MSGS, hdr, 8, data, len, &prm);
+	assert_false(UCS_PTR_IS_ERR(r));
+	if (UCS_PTR_IS_PTR(r)) {
+		while (ucp_request_check_status(r) == UCS_INPROGRESS)
+			(void)ucp_worker_progress(odma_ux.worker);
+		ucp_request_free(r);
+	}
+	pthread_mutex_unlock(&odma_ux.wlock);
+}
+
+/*
+ * The messages an endpoint queued together travel as bundles (one active message, one system
+ * call on TCP): a message too long for a bundle goes alone, and every message arrives once, in
+ * order, with its immediate and bytes; each send is reported once, in order. A malformed
+ * bundle from the peer (counts, lengths, trailing bytes) is dropped whole, and the connection
+ * still carries the next message.
+ */
+static void test_bundles(void **state)
+{
+	static uint8_t buf[9000];
+	struct odma_tp_ep_cbs none = { 0 };
+	struct odma_tp_ep *cl = NULL;
+	uint64_t b0 = atomic_load(&odma_ucx_bundles);
+	uint16_t port = 0;
+	void *listener;
+	uint8_t h[8] = { 2, 0, 0, 0, 0, 0, 0, 0 }, body[40];
+
+	(void)state;
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, nb_accept, NULL, &listener),
+	                 DOCA_SUCCESS);
+	assert_int_equal(odma_tp_connect("127.0.0.1", port, &none, &cl), DOCA_SUCCESS);
+	/* the worker held: every send waits in the queue, so one round takes them all */
+	pthread_mutex_lock(&odma_ux.wlock);
+	for (unsigned int i = 0; i < NB; i++) {
+		memset(buf, (int)(i + 1), sizeof(buf));
+		assert_int_equal(
+		        odma_tp_ep_send(cl, buf, nb_len(i), i, nb_sent, (void *)(uintptr_t)i),
+		        DOCA_SUCCESS);
+	}
+	pthread_mutex_unlock(&odma_ux.wlock);
+	assert_int_equal(nb_wait(NB), NB);
+	pthread_mutex_lock(&bw.lock);
+	for (unsigned int i = 0; i < NB; i++) {
+		assert_int_equal(bw.imm[i], i);
+		assert_int_equal(bw.len[i], nb_len(i));
+		assert_true(bw.bytes_ok[i]);
+		assert_int_equal(bw.sent_order[i], (int)i);
+	}
+	assert_int_equal(bw.sent, NB);
+	pthread_mutex_unlock(&bw.lock);
+	/* runs between the six long ones (i % 7 == 3): 0-2, 4-9, 11-16, 18-23, 25-30, 32-37 */
+	assert_int_equal(atomic_load(&odma_ucx_bundles) - b0, 6);
+
+	/* forged: a count of 2 with one message; trailing bytes; a length past the end; count 1 */
+	memset(body, 0, sizeof(body));
+	body[4] = 4; /* message 0: 4 bytes */
+	forge_bundle(cl, h, body, 12);
+	forge_bundle(cl, h, body, 40);
+	body[16] = 200;
+	forge_bundle(cl, h, body, 24);
+	h[0] = 1;
+	forge_bundle(cl, h, body, 12);
+	h[0] = 2;
+	body[16] = 0; /* well formed: 4 bytes, then an empty message (imm 0x77) */
+	body[12] = 0x77;
+	forge_bundle(cl, h, body, 20);
+	assert_int_equal(nb_wait(NB + 2), NB + 2);
+	usleep(50000); /* room for a stray delivery of a forged one */
+	pthread_mutex_lock(&bw.lock);
+	assert_int_equal(bw.got, NB + 2);
+	assert_int_equal(bw.len[NB], 4);
+	assert_int_equal(bw.imm[NB + 1], 0x77);
+	assert_int_equal(bw.len[NB + 1], 0);
+	pthread_mutex_unlock(&bw.lock);
+	odma_tp_ep_close(cl);
+	odma_tp_ep_close(accepted);
+	odma_tp_listen_close(listener);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_poll_end_keeps_kick),
 		cmocka_unit_test(test_atomic_read_needs_atomic_right),
 		cmocka_unit_test(test_with_endpoints),
+		cmocka_unit_test(test_bundles),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

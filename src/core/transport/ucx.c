@@ -301,7 +301,8 @@ static const char *ucx_open(void)
 		return "the UCX worker has no wake-up fd";
 	if (!ucx_set_handler(ODMA_UCX_AM_REQ, odma_ucx_req_am) ||
 	    !ucx_set_handler(ODMA_UCX_AM_REPLY, odma_ucx_reply_am) ||
-	    !ucx_set_handler(ODMA_UCX_AM_MSG, odma_ucx_msg_am))
+	    !ucx_set_handler(ODMA_UCX_AM_MSG, odma_ucx_msg_am) ||
+	    !ucx_set_handler(ODMA_UCX_AM_MSGS, odma_ucx_msgs_am))
 		return "cannot set the UCX active message handlers";
 	if (ucp_worker_get_address(odma_ux.worker, &addr, &alen) != UCS_OK)
 		return "cannot get the UCX worker address";

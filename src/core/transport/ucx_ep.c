@@ -16,6 +16,9 @@
 #include "core/config/config.h"
 #include "core/log/log.h"
 #include "core/transport/ucx_int.h"
+#include "util/codec.h"
+
+atomic_uint_fast64_t odma_ucx_bundles;
 
 ODMA_LOG_REGISTER(ODMA_UCX)
 
@@ -116,8 +119,10 @@ struct ucx_msg {
 	struct odma_tp_ep *ep;
 	struct ucx_msg *prev, *next; /* in ep->msgs while UCX holds it */
 	bool linked;
-	uint8_t hdr[8];       /* imm u32, zero u32 */
-	struct ucx_chunk job; /* UCX_OP_SEND: queued for the worker's thread */
+	uint8_t hdr[8];        /* imm u32, zero u32; in a bundle: imm u32 LE, length u32 LE */
+	struct ucx_msg *bnext; /* the bundle this message leads: its next message */
+	void *bundle;          /* the lead's: the bundle's header and iov (until msg_sent) */
+	struct ucx_chunk job;  /* UCX_OP_SEND: queued for the worker's thread */
 	size_t len;
 	uint8_t data[];
 };
@@ -146,14 +151,17 @@ void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why)
 		return;
 	ep->gone = true;
 	while (ep->msgs != NULL) {
-		struct ucx_msg *m = ep->msgs;
-		odma_tp_send_done_fn *done = m->done;
+		struct ucx_msg *lead = ep->msgs;
 
-		msg_unlink(m);
-		m->done = NULL;
-		m->ep = NULL; /* the endpoint may be freed before UCX lets go of the message */
-		if (done != NULL)
-			done(m->arg, DOCA_ERROR_IO_FAILED);
+		msg_unlink(lead);
+		for (struct ucx_msg *m = lead; m != NULL; m = m->bnext) {
+			odma_tp_send_done_fn *done = m->done;
+
+			m->done = NULL;
+			m->ep = NULL; /* the endpoint may be freed before UCX lets go of it */
+			if (done != NULL)
+				done(m->arg, DOCA_ERROR_IO_FAILED);
+		}
 	}
 	if (ep->cbs.on_close != NULL)
 		ep->cbs.on_close(ep, why, ep->cbs.arg);
@@ -375,46 +383,116 @@ void odma_ucx_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs
 	ucx_call(setcbs_job, &j);
 }
 
+/* A send (one message, or the bundle @user_data leads) completed or failed: each is reported. */
 static void msg_sent(void *request, ucs_status_t status, void *user_data)
 {
 	struct ucx_msg *m = user_data;
 
 	msg_unlink(m);
-	if (m->done != NULL)
-		m->done(m->arg, status == UCS_OK ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED);
-	free(m);
+	free(m->bundle);
+	while (m != NULL) {
+		struct ucx_msg *next = m->bnext;
+
+		if (m->done != NULL)
+			m->done(m->arg, status == UCS_OK ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED);
+		free(m);
+		m = next;
+	}
 	if (request != NULL)
 		ucp_request_free(request);
 }
 
-static void send_job(void *arg)
+/* A bundle's header and its iov: two entries per message (its immediate and length, its bytes). */
+struct ucx_bundle {
+	uint8_t hdr[8];
+	ucp_dt_iov_t iov[2 * ODMA_UCX_BUNDLE_MAX];
+};
+
+/* Hands @lead (and the @n - 1 messages after it on its bnext list) to UCX as one send. */
+static void msgs_send(struct ucx_msg *lead, unsigned int n)
 {
-	struct ucx_msg *m = arg;
 	ucp_request_param_t prm = { 0 };
+	struct ucx_bundle *b = NULL;
 	void *r;
 
-	if (m->ep->gone || m->ep->peer->dead) {
-		msg_sent(NULL, UCS_ERR_CONNECTION_RESET, m);
+	if (lead->ep->gone || lead->ep->peer->dead) {
+		msg_sent(NULL, UCS_ERR_CONNECTION_RESET, lead);
 		return;
 	}
 	prm.op_attr_mask =
 	        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
 	prm.cb.send = msg_sent;
-	prm.user_data = m;
+	prm.user_data = lead;
 	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-	r = ucp_am_send_nbx(m->ep->peer->ep, ODMA_UCX_AM_MSG, m->hdr, sizeof(m->hdr),
-	                    m->len ? m->data : NULL, m->len, &prm);
+	if (n > 1 && (b = malloc(sizeof(*b))) != NULL) {
+		unsigned int i = 0;
+
+		odma_put_le(b->hdr, n, 4);
+		odma_put_le(b->hdr + 4, 0, 4);
+		for (struct ucx_msg *m = lead; m != NULL; m = m->bnext, i += 2) {
+			odma_put_le(m->hdr + 4, m->len, 4); /* the immediate is in m->hdr already */
+			b->iov[i] = (ucp_dt_iov_t){ m->hdr, sizeof(m->hdr) };
+			b->iov[i + 1] = (ucp_dt_iov_t){ m->data, m->len };
+		}
+		lead->bundle = b;
+		prm.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+		prm.datatype = ucp_dt_make_iov();
+		r = ucp_am_send_nbx(lead->ep->peer->ep, ODMA_UCX_AM_MSGS, b->hdr, sizeof(b->hdr),
+		                    b->iov, 2 * n, &prm);
+	} else if (n > 1) {
+		msg_sent(NULL, UCS_ERR_NO_MEMORY, lead);
+		return;
+	} else {
+		r = ucp_am_send_nbx(lead->ep->peer->ep, ODMA_UCX_AM_MSG, lead->hdr,
+		                    sizeof(lead->hdr), lead->len ? lead->data : NULL, lead->len,
+		                    &prm);
+	}
 	if (!UCS_PTR_IS_PTR(r)) {
-		msg_sent(NULL, UCS_PTR_STATUS(r), m);
+		msg_sent(NULL, UCS_PTR_STATUS(r), lead);
 		return;
 	}
 	/* in flight: reported by msg_sent, or by odma_ucx_ep_gone if the endpoint goes first */
-	m->prev = NULL;
-	m->next = m->ep->msgs;
-	if (m->next != NULL)
-		m->next->prev = m;
-	m->ep->msgs = m;
-	m->linked = true;
+	lead->prev = NULL;
+	lead->next = lead->ep->msgs;
+	if (lead->next != NULL)
+		lead->next->prev = lead;
+	lead->ep->msgs = lead;
+	lead->linked = true;
+}
+
+/* Whether @m may travel in a bundle of @ep that holds @n messages, @bytes of payload so far. */
+static bool msg_joins(const struct ucx_msg *m, const struct odma_tp_ep *ep, unsigned int n,
+                      size_t bytes)
+{
+	return m->ep == ep && n < ODMA_UCX_BUNDLE_MAX && m->len <= ODMA_UCX_BUNDLE_MSG_MAX &&
+	       bytes + ODMA_UCX_BUNDLE_SUB + m->len <= ODMA_UCX_BUNDLE_BYTES;
+}
+
+struct ucx_chunk *odma_ucx_send_run(struct ucx_chunk *c)
+{
+	struct ucx_msg *lead = c->fnarg, *last = lead;
+	struct ucx_chunk *next = c->next;
+	unsigned int n = 1;
+	size_t bytes = ODMA_UCX_BUNDLE_SUB + lead->len;
+
+	lead->bnext = NULL;
+	lead->bundle = NULL;
+	if (lead->len <= ODMA_UCX_BUNDLE_MSG_MAX)
+		while (next != NULL && next->op == UCX_OP_SEND &&
+		       msg_joins(next->fnarg, lead->ep, n, bytes)) {
+			struct ucx_msg *m = next->fnarg;
+
+			next = next->next;
+			m->bnext = NULL;
+			last->bnext = m;
+			last = m;
+			bytes += ODMA_UCX_BUNDLE_SUB + m->len;
+			n++;
+		}
+	if (n > 1)
+		atomic_fetch_add(&odma_ucx_bundles, 1);
+	msgs_send(lead, n);
+	return next;
 }
 
 doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
@@ -437,8 +515,7 @@ doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t l
 	m->len = len;
 	memcpy(m->data, bytes, len);
 	c->op = UCX_OP_SEND;
-	c->fn = send_job;
-	c->fnarg = m;
+	c->fnarg = m; /* odma_ucx_send_run sends it, with the sends of @ep queued after it */
 	odma_ucx_enqueue(c, c);
 	return DOCA_SUCCESS;
 }
@@ -459,6 +536,41 @@ ucs_status_t odma_ucx_msg_am(void *arg, const void *header, size_t header_length
 	ep = p != NULL ? p->owner : NULL;
 	if (ep != NULL && !ep->gone && ep->cbs.on_recv != NULL)
 		ep->cbs.on_recv(ep, data, length, imm, ep->cbs.arg);
+	return UCS_OK;
+}
+
+ucs_status_t odma_ucx_msgs_am(void *arg, const void *header, size_t header_length, void *data,
+                              size_t length, const ucp_am_recv_param_t *param)
+{
+	const char *why = NULL;
+	struct ucx_peer *p;
+	struct odma_tp_ep *ep;
+	unsigned int n;
+	size_t off = 0;
+
+	(void)arg;
+	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
+	    (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+		return UCS_OK;
+	p = odma_ucx_index_get(param->reply_ep);
+	ep = p != NULL ? p->owner : NULL;
+	if (ep == NULL || ep->gone || ep->cbs.on_recv == NULL)
+		return UCS_OK;
+	n = odma_ucx_bundle_check(header, header_length, data, length, &why);
+	if (n == 0 && !ep->bad_bundle_logged) {
+		ep->bad_bundle_logged = true; /* once per endpoint: a flood is not a log */
+		ODMA_WARN("UCX transport: a peer sent a malformed bundle of messages (%s); it is "
+		          "dropped whole (later ones of this connection too, without a log line)",
+		          why);
+	}
+	/* one at a time, as they were sent; the handler may close the endpoint in between */
+	for (unsigned int i = 0; i < n && !ep->gone; i++) {
+		size_t len;
+		uint32_t imm;
+		const uint8_t *msg = odma_ucx_bundle_next(data, &off, &len, &imm);
+
+		ep->cbs.on_recv(ep, msg, len, imm, ep->cbs.arg);
+	}
 	return UCS_OK;
 }
 

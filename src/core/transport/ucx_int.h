@@ -26,7 +26,7 @@
 #define UCX_SLOTS 65536u   /* outstanding requests at most (ids map to slots) */
 #define UCX_OP_DETACH 0xff /* a queued command, not a request: drop an attachment's peer */
 #define UCX_OP_CALL 0xfe   /* a queued command: run fn(fnarg) on the service thread */
-#define UCX_OP_SEND 0xfd   /* an endpoint's message: fn(fnarg); the chunk is the message's */
+#define UCX_OP_SEND 0xfd   /* an endpoint's message (fnarg); the chunk is the message's */
 
 struct ucx_deferred;
 
@@ -129,8 +129,9 @@ struct odma_tp_ep {
 	struct odma_tp_ep *next;     /* every open endpoint (service thread) */
 	struct ucx_peer *peer;
 	struct odma_tp_ep_cbs cbs;
-	bool gone;            /* on_close ran (or close was asked): no callback after it */
-	struct ucx_msg *msgs; /* sends handed to UCX and not completed (service thread) */
+	bool gone;              /* on_close ran (or close was asked): no callback after it */
+	bool bad_bundle_logged; /* the peer sent a malformed bundle (logged once) */
+	struct ucx_msg *msgs;   /* sends handed to UCX and not completed (service thread) */
 };
 
 extern struct odma_tp_ep *odma_ucx_eps; /* every open endpoint (service thread) */
@@ -183,6 +184,16 @@ void odma_ucx_clients_forget(void);
 void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why);
 ucs_status_t odma_ucx_msg_am(void *arg, const void *header, size_t header_length, void *data,
                              size_t length, const ucp_am_recv_param_t *param);
+/* A bundle of messages (ODMA_UCX_AM_MSGS): checked whole, then delivered one by one. */
+ucs_status_t odma_ucx_msgs_am(void *arg, const void *header, size_t header_length, void *data,
+                              size_t length, const ucp_am_recv_param_t *param);
+/*
+ * Sends the message of queued chunk @c with the messages of the same endpoint queued right
+ * after it, as one bundle when there are several (service thread); the next chunk not taken.
+ */
+struct ucx_chunk *odma_ucx_send_run(struct ucx_chunk *c);
+/* Bundles sent by this process (for tests). */
+extern atomic_uint_fast64_t odma_ucx_bundles;
 doca_error_t odma_ucx_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
                              void *arg, void **listener);
 void odma_ucx_listen_close(void *listener);

@@ -480,7 +480,7 @@ void odma_ucx_take_queue(void)
 			c->fn(c->fnarg);
 			free(c);
 		} else if (c->op == UCX_OP_SEND) {
-			c->fn(c->fnarg); /* the chunk lives in the message, which fn may free */
+			next = odma_ucx_send_run(c); /* the chunks live in messages it may free */
 		} else {
 			chunk_post(c);
 		}

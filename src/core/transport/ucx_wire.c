@@ -176,3 +176,51 @@ doca_error_t odma_ucx_req_serve(const struct odma_ucx_req *q, const void *data, 
 	}
 	return odma_tp_safe_copy(local, data, q->len) == 0 ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
 }
+
+unsigned int odma_ucx_bundle_check(const void *hdr, size_t hdr_len, const void *data, size_t len,
+                                   const char **why)
+{
+	const uint8_t *b = data;
+	uint64_t count;
+	size_t off = 0;
+
+	if (hdr_len != 8 || odma_get_le((const uint8_t *)hdr + 4, 4) != 0) {
+		*why = "a header other than count and zero";
+		return 0;
+	}
+	count = odma_get_le(hdr, 4);
+	if (count < 2 || count > ODMA_UCX_BUNDLE_MAX || len > ODMA_UCX_BUNDLE_BYTES) {
+		*why = "a count or a length past the bundle's bounds";
+		return 0;
+	}
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t n;
+
+		if (len - off < ODMA_UCX_BUNDLE_SUB) {
+			*why = "a message header past the end";
+			return 0;
+		}
+		n = odma_get_le(b + off + 4, 4);
+		off += ODMA_UCX_BUNDLE_SUB;
+		if (n > ODMA_UCX_BUNDLE_MSG_MAX || n > len - off) {
+			*why = "a message longer than the bound or than what follows";
+			return 0;
+		}
+		off += n;
+	}
+	if (off != len) {
+		*why = "bytes after the last message";
+		return 0;
+	}
+	return (unsigned int)count;
+}
+
+const uint8_t *odma_ucx_bundle_next(const void *data, size_t *off, size_t *len, uint32_t *imm)
+{
+	const uint8_t *b = (const uint8_t *)data + *off;
+
+	*imm = (uint32_t)odma_get_le(b, 4);
+	*len = (size_t)odma_get_le(b + 4, 4);
+	*off += ODMA_UCX_BUNDLE_SUB + *len;
+	return b + ODMA_UCX_BUNDLE_SUB;
+}

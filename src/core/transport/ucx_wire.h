@@ -36,6 +36,7 @@
 #define ODMA_UCX_AM_REQ 11   /* importer -> exporter */
 #define ODMA_UCX_AM_REPLY 12 /* exporter -> importer */
 #define ODMA_UCX_AM_MSG 13   /* endpoint messages (send/receive with immediate) */
+#define ODMA_UCX_AM_MSGS 14  /* a bundle of one endpoint's messages (below) */
 
 #define ODMA_UCX_REQ_LEN 64
 #define ODMA_UCX_REPLY_LEN 24
@@ -94,6 +95,27 @@ doca_error_t odma_ucx_req_decode(const void *hdr, size_t hdr_len, size_t data_le
 /* Pure decoder of a reply header; DOCA_SUCCESS or DOCA_ERROR_INVALID_VALUE. */
 doca_error_t odma_ucx_reply_decode(const void *hdr, size_t hdr_len, size_t data_len,
                                    struct odma_ucx_reply *r);
+
+/*
+ * A bundle (ODMA_UCX_AM_MSGS): messages one endpoint queued together, in their order, in one
+ * active message (one system call on TCP where each message cost one). Header (8 bytes):
+ * 0 count u32 (2 to ODMA_UCX_BUNDLE_MAX) | 4 zero u32. Payload: count times (immediate u32 |
+ * length u32 | the message's bytes), each message at most ODMA_UCX_BUNDLE_MSG_MAX bytes, the
+ * whole at most ODMA_UCX_BUNDLE_BYTES, nothing after the last message. Little-endian.
+ */
+#define ODMA_UCX_BUNDLE_MAX 32
+#define ODMA_UCX_BUNDLE_MSG_MAX 8192u
+#define ODMA_UCX_BUNDLE_BYTES (64u * 1024)
+#define ODMA_UCX_BUNDLE_SUB 8 /* a message's immediate and length */
+
+/*
+ * Pure check of a bundle (any bytes are safe): its count of messages, or 0 with *@why set
+ * when it breaks a rule above (the receiver drops it whole: no message of it is delivered).
+ */
+unsigned int odma_ucx_bundle_check(const void *hdr, size_t hdr_len, const void *data, size_t len,
+                                   const char **why);
+/* The message at *@off of a checked bundle (its bytes; *@len, *@imm); advances *@off. */
+const uint8_t *odma_ucx_bundle_next(const void *data, size_t *off, size_t *len, uint32_t *imm);
 
 /*
  * The exporter's side of one decoded request, against its region records: checks range,
