@@ -6,15 +6,18 @@
  * ios that polls does the transport's work itself, so their completions run on it (what
  * spares the service thread a wake-up per request); odma_tp_poll_end hands the work back.
  * Endpoints' and listeners' callbacks may run on the polling thread too. An endpoint's queued
- * messages travel in bundles. This process is the exporter and the importer (loopback, UCX
- * forced).
+ * messages travel in bundles; the doorbells its callbacks ring are written after what they
+ * queued. This process is the exporter and the importer (loopback, UCX forced).
  */
+#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/exec/exec.h"
 #include "core/transport/transport.h"
 #include "core/transport/ucx_int.h"
 #include "test_util.h"
@@ -449,6 +452,99 @@ static void test_bundles(void **state)
 	odma_tp_listen_close(listener);
 }
 
+/* test_wake_after_answers: a PE's doorbell, rung by the server's callback. */
+static struct {
+	int efd;
+	_Atomic uint32_t word;
+	atomic_bool answered; /* the callback's answer was handed to UCX */
+	atomic_int job_saw;   /* the job queued by the callback: 1 rung, 0 not yet, -1 not run */
+} wk = { .efd = -1 };
+
+static bool efd_readable(int timeout_ms)
+{
+	struct pollfd p = { .fd = wk.efd, .events = POLLIN };
+
+	return poll(&p, 1, timeout_ms) == 1;
+}
+
+static void wk_answered(void *arg, doca_error_t st)
+{
+	(void)arg;
+	atomic_store(&wk.answered, st == DOCA_SUCCESS);
+}
+
+static void wk_job(void *arg)
+{
+	(void)arg;
+	atomic_store(&wk.job_saw, efd_readable(0) ? 1 : 0);
+}
+
+/* Answers, rings the PE, and (imm 2) queues a job behind the answer; then dawdles. */
+static void wk_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
+{
+	(void)bytes;
+	(void)len;
+	(void)arg;
+	assert_int_equal(odma_tp_ep_send(ep, "ans", 3, imm, wk_answered, NULL), DOCA_SUCCESS);
+	doca_priv_bell_ring(&wk.word, wk.efd);
+	if (imm == 2) {
+		struct ucx_chunk *c = calloc(1, sizeof(*c));
+
+		assert_non_null(c);
+		c->op = UCX_OP_CALL;
+		c->fn = wk_job;
+		odma_ucx_enqueue(c, c);
+	}
+	usleep(30000); /* a PE woken now would see no answer sent yet */
+}
+
+static void wk_accept(struct odma_tp_ep *ep, void *arg)
+{
+	struct odma_tp_ep_cbs cbs = { .on_recv = wk_recv, .on_close = nb_close };
+
+	(void)arg;
+	odma_tp_ep_set_cbs(ep, &cbs);
+	accepted = ep;
+}
+
+/*
+ * A doorbell rung by a peer's callback is written once the round has sent what the callbacks
+ * queued: the woken PE finds the answer gone (it once woke first and took the CPU the answer
+ * needed). And before the round runs a job (it may close what the doorbell belongs to), the
+ * held write is made: the job sees the doorbell rung.
+ */
+static void test_wake_after_answers(void **state)
+{
+	struct odma_tp_ep_cbs none = { 0 };
+	struct odma_tp_ep *cl = NULL;
+	uint16_t port = 0;
+	void *listener;
+	uint64_t v;
+
+	(void)state;
+	wk.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	assert_true(wk.efd >= 0);
+	atomic_store(&wk.job_saw, -1);
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, wk_accept, NULL, &listener),
+	                 DOCA_SUCCESS);
+	assert_int_equal(odma_tp_connect("127.0.0.1", port, &none, &cl), DOCA_SUCCESS);
+	for (uint32_t imm = 1; imm <= 2; imm++) {
+		atomic_store(&wk.answered, false);
+		atomic_store(&wk.word, ODMA_BELL_ARMED);
+		assert_int_equal(odma_tp_ep_send(cl, "ask", 3, imm, NULL, NULL), DOCA_SUCCESS);
+		assert_true(efd_readable(10000));
+		assert_true(atomic_load(&wk.answered)); /* rung after the answer left */
+		for (int i = 0; imm == 2 && i < 5000 && atomic_load(&wk.job_saw) < 0; i++)
+			usleep(1000); /* the doorbell is read only once the job looked */
+		assert_int_equal(read(wk.efd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	}
+	assert_int_equal(atomic_load(&wk.job_saw), 1); /* the held write came before the job */
+	odma_tp_ep_close(cl);
+	odma_tp_ep_close(accepted);
+	odma_tp_listen_close(listener);
+	close(wk.efd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +553,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_read_needs_atomic_right),
 		cmocka_unit_test(test_with_endpoints),
 		cmocka_unit_test(test_bundles),
+		cmocka_unit_test(test_wake_after_answers),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

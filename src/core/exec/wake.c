@@ -17,6 +17,7 @@
 
 #include "core/exec/exec_int.h"
 #include "core/log/log.h"
+#include "core/transport/transport.h"
 
 ODMA_LOG_REGISTER(ODMA_PE)
 
@@ -185,7 +186,9 @@ void doca_priv_bell_ring(_Atomic uint32_t *word, int fd)
 	if (fd < 0 || atomic_load_explicit(word, memory_order_relaxed) != ODMA_BELL_ARMED ||
 	    !atomic_compare_exchange_strong(word, &armed, ODMA_BELL_RUNG))
 		return;
-	doca_priv_bell_force(fd);
+	/* inside a transport round: written when its answers have left (odma_tp_wake_hold) */
+	if (!odma_tp_wake_later(fd))
+		doca_priv_bell_force(fd);
 }
 
 void doca_priv_bell_force(int fd)

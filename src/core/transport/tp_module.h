@@ -39,6 +39,8 @@ struct odma_tp_host {
 	uint32_t (*timeout_ms)(void);
 	const char *(*fabric_ip)(char *ip, size_t cap);
 	bool (*iface_for)(const char *ip, char *name, size_t cap, char *addr, size_t acap);
+	void (*wake_hold)(bool on);
+	void (*wake_flush)(void);
 };
 
 /*

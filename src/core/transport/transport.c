@@ -213,6 +213,39 @@ void odma_tp_poll(void)
 	}
 }
 
+#define TP_WAKE_HELD_MAX 16
+
+static __thread struct {
+	bool on;
+	unsigned int n;
+	int fd[TP_WAKE_HELD_MAX];
+} tp_wake;
+
+void odma_tp_wake_flush(void)
+{
+	static const uint64_t one = 1;
+
+	for (unsigned int i = 0; i < tp_wake.n; i++)
+		if (write(tp_wake.fd[i], &one, sizeof(one)) < 0 && errno != EAGAIN)
+			ODMA_DBG("held doorbell write failed: %s", strerror(errno));
+	tp_wake.n = 0;
+}
+
+void odma_tp_wake_hold(bool on)
+{
+	if (!on)
+		odma_tp_wake_flush();
+	tp_wake.on = on;
+}
+
+bool odma_tp_wake_later(int fd)
+{
+	if (!tp_wake.on || tp_wake.n == TP_WAKE_HELD_MAX)
+		return false;
+	tp_wake.fd[tp_wake.n++] = fd;
+	return true;
+}
+
 void odma_tp_poll_end(void)
 {
 	for (unsigned int i = 0; i < tp_nrows; i++) {

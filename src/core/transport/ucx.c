@@ -157,8 +157,12 @@ static void ucx_pick_devices(ucp_config_t *cfg)
 static bool ucx_round(void)
 {
 	odma_ucx_take_queue();
+	/* the PEs the callbacks wake are woken once what the callbacks queued has left */
+	odma_tp_wake_hold(true);
 	while (ucp_worker_progress(odma_ux.worker) != 0)
 		;
+	odma_ucx_take_queue();
+	odma_tp_wake_hold(false);
 	odma_ucx_expire();
 	return odma_ux.out_head != NULL;
 }

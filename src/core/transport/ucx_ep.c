@@ -56,7 +56,9 @@ static void ucx_call(void (*fn)(void *), void *arg)
 	struct ucx_waiter w = { 0 };
 	struct ucx_chunk *c;
 
-	if (odma_ucx_in_worker) { /* the service thread, or a thread polling inline */
+	/* the service thread, or a thread polling inline: no held doorbell outlives what fn ends */
+	if (odma_ucx_in_worker) {
+		odma_tp_wake_flush();
 		fn(arg);
 		return;
 	}

@@ -109,6 +109,16 @@ uint32_t odma_tp_timeout_ms(void)
 	return host->timeout_ms();
 }
 
+void odma_tp_wake_hold(bool on)
+{
+	host->wake_hold(on);
+}
+
+void odma_tp_wake_flush(void)
+{
+	host->wake_flush();
+}
+
 const char *odma_tp_fabric_ip(char *ip, size_t cap)
 {
 	return host->fabric_ip(ip, cap);

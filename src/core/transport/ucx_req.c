@@ -473,6 +473,8 @@ void odma_ucx_take_queue(void)
 	while (c != NULL) {
 		struct ucx_chunk *next = c->next;
 
+		if (c->op != UCX_OP_SEND)
+			odma_tp_wake_flush(); /* a job may end a life: no held write outlives it */
 		if (c->op == UCX_OP_DETACH) {
 			odma_ucx_peer_unref(c->peer);
 			free(c);

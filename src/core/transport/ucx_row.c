@@ -44,6 +44,8 @@ static const struct odma_tp_host ucx_host = {
 	.timeout_ms = odma_tp_timeout_ms,
 	.fabric_ip = odma_tp_fabric_ip,
 	.iface_for = odma_tp_iface_for,
+	.wake_hold = odma_tp_wake_hold,
+	.wake_flush = odma_tp_wake_flush,
 };
 
 static struct {
