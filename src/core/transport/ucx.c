@@ -161,7 +161,13 @@ static bool ucx_round(void)
 	odma_tp_wake_hold(true);
 	while (ucp_worker_progress(odma_ux.worker) != 0)
 		;
-	odma_ucx_take_queue();
+	/*
+	 * What the callbacks queued leaves now, and is progressed in this round: a job taken
+	 * here (an endpoint's close) must not wait for a round that an idle worker never starts.
+	 */
+	if (odma_ucx_take_queue())
+		while (ucp_worker_progress(odma_ux.worker) != 0)
+			;
 	odma_tp_wake_hold(false);
 	odma_ucx_expire();
 	return odma_ux.out_head != NULL;

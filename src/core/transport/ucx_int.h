@@ -157,8 +157,9 @@ bool odma_ucx_available(const char **why); /* starts the transport once */
 
 /* ucx_req.c */
 void odma_ucx_enqueue(struct ucx_chunk *first, struct ucx_chunk *last); /* any thread */
-void odma_ucx_take_queue(void);                                         /* service thread */
-void odma_ucx_expire(void);                                             /* service thread */
+/* Runs the queued jobs (service thread); whether there were any. */
+bool odma_ucx_take_queue(void);
+void odma_ucx_expire(void); /* service thread */
 void odma_ucx_chunk_finish(struct ucx_chunk *c, doca_error_t st);
 void odma_ucx_chunk_put(struct ucx_chunk *c);
 void odma_ucx_waiter_done(struct ucx_waiter *w, doca_error_t st);

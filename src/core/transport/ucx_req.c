@@ -462,14 +462,16 @@ ucs_status_t odma_ucx_reply_am(void *arg, const void *header, size_t header_leng
 	return UCS_OK;
 }
 
-void odma_ucx_take_queue(void)
+bool odma_ucx_take_queue(void)
 {
 	struct ucx_chunk *c;
+	bool took;
 
 	pthread_mutex_lock(&odma_ux.lock);
 	c = odma_ux.q_head;
 	odma_ux.q_head = odma_ux.q_tail = NULL;
 	pthread_mutex_unlock(&odma_ux.lock);
+	took = c != NULL;
 	while (c != NULL) {
 		struct ucx_chunk *next = c->next;
 
@@ -488,6 +490,7 @@ void odma_ucx_take_queue(void)
 		}
 		c = next;
 	}
+	return took;
 }
 
 /*
