@@ -16,6 +16,12 @@
 #   netns_link_up NAME               brings NAME's interface up again and waits until UCX can
 #                                    use it (netns_wait_ready NAME... waits only)
 #   netns_at_exit COMMAND            runs COMMAND (eval) when the script exits
+#   netns_private_loopback SCRIPT ARGS...
+#                                    as root: runs SCRIPT again (sh) in a network namespace of
+#                                    its own with only its loopback up, so a port the kernel
+#                                    picked and released stays free for the test (no other
+#                                    process can take it); without root, or when the kernel
+#                                    refuses, returns: the script runs on the host's loopback
 # Everything is named after the script's pid, so two runs never meet.
 
 NETNS_NAMES=""
@@ -29,6 +35,13 @@ netns_require() {
 	for _nl_c in ip unshare "$@"; do
 		command -v "$_nl_c" >/dev/null 2>&1 || { echo "skip: $_nl_c is not installed"; exit 77; }
 	done
+}
+
+netns_private_loopback() {
+	[ -z "${ODMA_TEST_PRIVATE_NET:-}" ] && [ "$(id -u)" = 0 ] || return 0
+	command -v unshare >/dev/null 2>&1 && command -v ip >/dev/null 2>&1 || return 0
+	unshare -n true 2>/dev/null || return 0
+	ODMA_TEST_PRIVATE_NET=1 exec unshare -n sh -c 'ip link set lo up && exec sh "$@"' sh "$@"
 }
 
 netns_cleanup() {

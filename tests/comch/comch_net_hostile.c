@@ -304,7 +304,9 @@ static int after_hello(const char *addr, uint16_t port, const char *name, const 
 		}
 	}
 	if (refused && !await_above(&cur_closed, 0)) {
-		fprintf(stderr, "hostile: server \"%s\" kept the connection\n", name);
+		fprintf(stderr,
+		        "hostile: server \"%s\" kept the connection (first packet type %u)\n", name,
+		        types[0]);
 		return 1;
 	}
 	if (!refused)

@@ -4,7 +4,11 @@
 # port. Control path, fast path both ways, hostile clients, a malformed ODMA_FABRIC and a port
 # already in use. (comch_netns.sh runs the same across network + PID namespaces, as root.)
 # Usage: comch_net_local.sh PEER
+# As root it runs in a network namespace of its own (netns_private_loopback): the port the
+# kernel picks for the server cannot be taken by another process before the server binds it.
 PEER=$1
+. "$(dirname "$0")/../netns.sh"
+netns_private_loopback "$0" "$@"
 # A cross build runs its programs through the emulator meson names (qemu-user); empty natively.
 # shellcheck disable=SC2086
 W=${MESON_EXE_WRAPPER:-}
