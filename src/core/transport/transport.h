@@ -405,7 +405,7 @@ void odma_tp_poll_end(void);
  * callbacks queued (the answers to a window of RDMA sends), then writes them
  * (odma_tp_wake_hold(false)): the PE a completion wakes finds its peer already answered and
  * takes no CPU from the thread that still had to answer (on 2 vCPUs it did: RDMA 4 KiB sends
- * 0.5 -> 0.8 x raw UCX messages). odma_tp_wake_flush writes the held ones at once: before the
+ * 0.5 -> 0.7 x raw UCX messages). odma_tp_wake_flush writes the held ones at once: before the
  * transport's thread runs a job that may end a life (a close, a detach), so no held write
  * outlives its descriptor. odma_tp_wake_later(fd), for a ringer (core/exec's doorbells):
  * whether this thread holds writes (@fd is then written at the flush; 16 at most are held, a

@@ -565,7 +565,10 @@ ucs_status_t odma_ucx_msgs_am(void *arg, const void *header, size_t header_lengt
 		          "dropped whole (later ones of this connection too, without a log line)",
 		          why);
 	}
-	/* one at a time, as they were sent; the handler may close the endpoint in between */
+	/*
+	 * One at a time, as they were sent. A handler never closes the endpoint (the contract:
+	 * callbacks call no waiting function), and no other thread frees it while this one runs.
+	 */
 	for (unsigned int i = 0; i < n && !ep->gone; i++) {
 		size_t len;
 		uint32_t imm;
