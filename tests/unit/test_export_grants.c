@@ -369,7 +369,7 @@ static void test_grants_do_not_cross(void **state)
  * record of the same registry: it grants at most what the import does (a PCI_READ_ONLY
  * import: no write, whatever RDMA flags the host's mmap has; never atomics), its requests
  * are forwarded to the host, the transports do not serve it (its addresses are the host's),
- * a host that revoked its export fails it, and stopping the import revokes it.
+ * a host that revoked its export fails it and ends it, and stopping the import revokes it.
  */
 static void test_reexport_is_clipped_and_revoked_with_its_import(void **state)
 {
@@ -415,12 +415,16 @@ static void test_reexport_is_clipped_and_revoked_with_its_import(void **state)
 	assert_doca(DOCA_ERROR_NOT_PERMITTED,
 	            odma_tp_region_check(g->id, r.key, g->hdr.generation, r.addr, 8, ODMA_TP_READ,
 	                                 &local));
-	/* the host revokes its export: the chain serves nothing more */
+	/* the host revokes its export: the access fails and revokes the re-export with it */
 	assert_ok(doca_mmap_stop(m));
 	assert_doca(DOCA_ERROR_IO_FAILED,
 	            doca_priv_rdma_mem_access(r.record_addr, r.key, r.addr + 64, sizeof(buf),
 	                                      ODMA_RDMA_OP_READ, buf));
-	assert_ok(doca_mmap_stop(im));
+	assert_false(doca_priv_rdma_mem_forwarded(r.record_addr));
+	assert_doca(DOCA_ERROR_NOT_FOUND,
+	            doca_priv_rdma_mem_access(r.record_addr, r.key, r.addr + 64, sizeof(buf),
+	                                      ODMA_RDMA_OP_READ, buf));
+	assert_ok(doca_mmap_stop(im)); /* still revokes it, once */
 	assert_false(doca_priv_rdma_mem_forwarded(r.record_addr));
 	assert_doca(DOCA_ERROR_NOT_FOUND,
 	            doca_priv_rdma_mem_access(r.record_addr, r.key, r.addr + 64, sizeof(buf),

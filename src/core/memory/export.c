@@ -625,6 +625,25 @@ static doca_error_t rdma_forward(struct odma_tp_remote *rm, int op, uint64_t add
 	return r == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
 }
 
+/*
+ * A re-export's access, forwarded; when it fails because the original export is gone for
+ * good (its exporter exited or revoked it), the re-export ends with it: its importers' later
+ * requests fail at once, as for any revoked export, and none is forwarded again.
+ */
+static doca_error_t rdma_forward_or_lapse(struct odma_tp_region *g, int op, uint64_t addr,
+                                          uint64_t len, uint8_t *buf)
+{
+	doca_error_t r = rdma_forward(g->forward, op, addr, len, buf);
+
+	if (r != DOCA_SUCCESS && atomic_load(&g->forward->gone) && odma_tp_region_lapse(g))
+		ODMA_ERR("doca_mmap_export_rdma: the re-export of the region of pid %u is revoked: "
+		         "its original export is gone (the exporter exited, revoked it or cannot "
+		         "be reached again); its importers' accesses fail from now on. Import the "
+		         "new export and re-export it",
+		         g->forward->pid);
+	return r;
+}
+
 bool doca_priv_rdma_mem_forwarded(uint64_t record_addr)
 {
 	return odma_tp_region_forwarded(record_addr);
@@ -644,7 +663,7 @@ doca_error_t doca_priv_rdma_mem_access(uint64_t record_addr, const uint8_t key[1
 	if (!odma_tp_region_covers(g, addr, len) || (op >= ODMA_RDMA_OP_CMP_SWP && (addr & 7) != 0))
 		r = DOCA_ERROR_INVALID_VALUE;
 	else if (len != 0 && g->forward != NULL)
-		r = rdma_forward(g->forward, op, addr, len, buf);
+		r = rdma_forward_or_lapse(g, op, addr, len, buf);
 	else if (len != 0)
 		r = rdma_do(op, (uint8_t *)(uintptr_t)addr, len, buf);
 	odma_tp_region_leave(g); /* a revocation waiting for it proceeds */

@@ -130,6 +130,8 @@ const char *odma_cma_eperm_fix(void)
 /* Logs why a move with exporter @rm failed (@err: an errno, 0 for a revoked export), once. */
 static doca_error_t cma_fail(const struct odma_tp_remote *rm, int err)
 {
+	if (err == 0 || err == ESRCH) /* revoked, or the exporter exited: for good */
+		atomic_store(&((struct odma_tp_remote *)rm)->gone, true);
 	/* The fatal path flushes the rest; one line per lost import is enough. */
 	if (atomic_exchange(&((struct odma_tp_remote *)rm)->failed, true))
 		return DOCA_ERROR_IO_FAILED;

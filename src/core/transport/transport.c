@@ -620,6 +620,17 @@ void odma_tp_region_leave(struct odma_tp_region *reg)
 	pthread_mutex_unlock(&reg_lock);
 }
 
+bool odma_tp_region_lapse(struct odma_tp_region *reg)
+{
+	bool first;
+
+	pthread_mutex_lock(&reg_lock);
+	first = reg->hdr.alive == 1;
+	__atomic_store_n(&reg->hdr.alive, 0, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&reg_lock);
+	return first;
+}
+
 bool odma_tp_region_forwarded(uint64_t record_addr)
 {
 	bool fwd = false;
@@ -654,6 +665,7 @@ doca_error_t odma_tp_attach(const struct odma_tp_ops *ops, const struct odma_tp_
 	memcpy(rm->key, r->key, sizeof(rm->key));
 	rm->generation = r->generation;
 	atomic_init(&rm->failed, false);
+	atomic_init(&rm->gone, false);
 	return ops->attach(r, rm, issued, issued_len);
 }
 

@@ -201,7 +201,13 @@ struct odma_tp_remote {
 	uint8_t key[16];
 	uint32_t generation;
 	atomic_bool failed; /* a failure was logged: later ones stay quiet */
-	void *priv;         /* the transport's */
+	/*
+	 * Set by the transport once it knows that no io through this attachment can succeed
+	 * again: the exporter exited or its connection failed, or it revoked the region (a
+	 * refusal that names no range or right). A timeout never sets it. Never cleared.
+	 */
+	atomic_bool gone;
+	void *priv; /* the transport's */
 };
 
 struct iovec;
@@ -557,6 +563,12 @@ doca_error_t odma_tp_region_enter(uint64_t ref, bool by_addr, enum odma_tp_grant
                                   const uint8_t key[16], uint32_t perm,
                                   struct odma_tp_region **out);
 void odma_tp_region_leave(struct odma_tp_region *reg);
+/*
+ * Ends a record its holder (odma_tp_region_enter) found dead at the source: a re-export whose
+ * original export is gone. Later lookups fail as for a revoked record; the owner still calls
+ * odma_tp_region_revoke, which frees it. Returns true for the call that ended it.
+ */
+bool odma_tp_region_lapse(struct odma_tp_region *reg);
 
 /* Whether the record at address @record_addr is a live re-export (its requests wait). */
 bool odma_tp_region_forwarded(uint64_t record_addr);

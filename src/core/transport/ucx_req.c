@@ -104,8 +104,11 @@ static void peer_fail(struct ucx_peer *p, ucs_status_t why)
 	p->dead = true;
 	for (; c != NULL; c = next) {
 		next = c->next;
-		if (c->peer == p)
-			odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
+		if (c->peer != p)
+			continue;
+		if (c->op != ODMA_UCX_OP_ATTACH)
+			atomic_store(&c->io->io->remote->gone, true);
+		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
 	}
 	if (p->owner != NULL)
 		odma_ucx_ep_gone(p->owner, DOCA_ERROR_IO_FAILED);
@@ -313,6 +316,8 @@ static void chunk_post(struct ucx_chunk *c)
 	if (c->op == ODMA_UCX_OP_ATTACH)
 		c->wait->peer = c->peer;
 	chunk_track(c);
+	if (c->op != ODMA_UCX_OP_ATTACH && c->peer != NULL && c->peer->dead)
+		atomic_store(&c->io->io->remote->gone, true); /* its attachment's peer failed */
 	if (c->peer == NULL || c->peer->dead || (c->op == ODMA_UCX_OP_PUT && !chunk_bounce(c)) ||
 	    (odma_ucx_op_atomic(c->op) && !chunk_operand(c))) {
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
@@ -379,6 +384,9 @@ static void reply_got(struct ucx_chunk *c, const struct odma_ucx_reply *r, const
 	}
 	if (r->status != DOCA_SUCCESS && odma_ucx_op_atomic(c->op))
 		c->io->io->refused = true; /* answered: not applied */
+	/* no such region (revoked): the caller checked the range, so it is not that */
+	if (r->status == DOCA_ERROR_INVALID_VALUE)
+		atomic_store(&c->io->io->remote->gone, true);
 	if (r->status != DOCA_SUCCESS && !atomic_exchange(&c->io->io->remote->failed, true))
 		ODMA_ERR("UCX transport: the exporter refused a %s of %llu bytes at 0x%llx: %s "
 		         "(revoked export, or outside its range or permissions)",
