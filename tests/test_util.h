@@ -65,6 +65,22 @@ static inline uint16_t tu_free_port(void)
 	return port;
 }
 
+/*
+ * Listens (@listen(@arg, port) returns whether it could) on a port the kernel picked; when
+ * another process took that port between the pick and the bind (tu_free_port releases it),
+ * on another pick, up to 16 times. Returns the port listened on, 0 when every try failed.
+ */
+static inline uint16_t tu_listen_free_port(bool (*listen)(void *arg, uint16_t port), void *arg)
+{
+	for (int i = 0; i < 16; i++) {
+		uint16_t port = tu_free_port();
+
+		if (port != 0 && listen(arg, port))
+			return port;
+	}
+	return 0;
+}
+
 /* Exit code that meson/CI report as "skipped". */
 #define ODMA_TEST_SKIP 77
 

@@ -6,6 +6,7 @@
 # Usage: comch_net_local.sh PEER
 # As root it runs in a network namespace of its own (netns_private_loopback): the port the
 # kernel picks for the server cannot be taken by another process before the server binds it.
+# Without root, a server that finds its port taken is started again on a new pick (serve).
 PEER=$1
 . "$(dirname "$0")/../netns.sh"
 netns_private_loopback "$0" "$@"
@@ -31,9 +32,27 @@ await() {
 		sleep 0.1
 	done
 }
-ODMA_RUNDIR="$T/rd" $W "$PEER" server ctl 7 >"$T/s1" 2>&1 &
-s1=$!
-await "$T/s1" listening 20 || bad "the server did not start: $(cat "$T/s1")"
+# Starts a server ($2...) logging to $1, its pid in $srv. Without root the port is only the
+# kernel's pick, released: when another process took it meanwhile, the server says so and a
+# new pick is tried (up to 8), every later command then using the new ODMA_FABRIC.
+serve() {
+	out=$1
+	shift
+	n=0
+	while :; do
+		ODMA_RUNDIR="$T/rd" $W "$PEER" "$@" >"$out" 2>&1 &
+		srv=$!
+		await "$out" "listening\|cannot listen at" 20 || return 1
+		grep -q listening "$out" && return 0
+		wait $srv
+		n=$((n + 1))
+		[ $n -lt 8 ] || return 1
+		PORT=$($W "$PEER" free-port) || return 1
+		export ODMA_FABRIC="127.0.0.1:$PORT"
+	done
+}
+serve "$T/s1" server ctl 7 || bad "the server did not start: $(cat "$T/s1")"
+s1=$srv
 # a second server process cannot take the port (one line names address, error and fix)
 ODMA_RUNDIR="$T/rd" $W "$PEER" server-port-busy other >"$T/busy" 2>&1 || bad "busy port: $(cat "$T/busy")"
 grep -q "cannot listen at ODMA_FABRIC=127.0.0.1:$PORT" "$T/busy" || bad "no line for the busy port: $(cat "$T/busy")"
@@ -60,9 +79,8 @@ for w in "a CREDIT that goes back" "a CREDIT for more messages than this side se
 	"unknown packet type\|a packet of an unknown type" "a message longer than this connection.s limit"; do
 	grep -q "$w" "$T/s1" || bad "the server did not refuse: $w"
 done
-ODMA_RUNDIR="$T/rd" $W "$PEER" server-fp fp >"$T/s2" 2>&1 &
-s2=$!
-await "$T/s2" listening 20 || bad "the fast-path server did not start: $(cat "$T/s2")"
+serve "$T/s2" server-fp fp || bad "the fast-path server did not start: $(cat "$T/s2")"
+s2=$srv
 ODMA_RUNDIR="$T/rh" $W "$PEER" client-fp fp || bad "fast-path client"
 wait $s2 || bad "fast-path server: $(cat "$T/s2")"
 # A server and a client in two PID namespaces that share the runtime directory (root only): the client

@@ -3,7 +3,7 @@
  */
 /*
  * The target of test_rdma_hostile: an RDMA context that listens for RDMA CM clients (on the
- * port given as argv[1]) and out of band (it prints its blob), has one receive posted, and
+ * port given as argv[1]; 0: one the kernel picks) and out of band (it prints its blob), has one receive posted, and
  * leaves every connection request unanswered. It prints "ready PORT BLOBHEX", then answers
  * commands on stdin, one letter a line: 's' prints "requests R received N threads T rss_kb K",
  * 'a' accepts the requests not answered yet and prints how many calls failed ("accepted F"),
@@ -25,6 +25,7 @@
 #include <doca_rdma.h>
 
 #include "test_dev.h"
+#include "test_util.h"
 
 static int requests, received;
 static struct doca_rdma_connection *pending[64];
@@ -88,6 +89,15 @@ static long rss_kb(void)
 		}                                                                                  \
 	} while (0)
 
+static bool listen_at(void *rd, uint16_t port)
+{
+	doca_error_t e = doca_rdma_start_listen_to_port(rd, port);
+
+	if (e != DOCA_SUCCESS)
+		fprintf(stderr, "target: listening on port %u: %s\n", port, doca_error_get_name(e));
+	return e == DOCA_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
 	static uint8_t mem[4096];
@@ -101,6 +111,7 @@ int main(int argc, char **argv)
 	struct doca_rdma_connection *oob;
 	const void *blob;
 	size_t blen;
+	uint16_t port;
 	union doca_data ud = { .u64 = 0 };
 	char line[16];
 
@@ -123,12 +134,18 @@ int main(int argc, char **argv)
 	TRY(doca_buf_inventory_create(4, &inv));
 	TRY(doca_buf_inventory_start(inv));
 	TRY(doca_ctx_start(doca_rdma_as_ctx(rd)));
-	TRY(doca_rdma_start_listen_to_port(rd, (uint16_t)atoi(argv[1])));
+	port = (uint16_t)atoi(argv[1]);
+	if (port == 0) /* a port the kernel picks (another pick when it was taken meanwhile) */
+		port = tu_listen_free_port(listen_at, rd);
+	else if (!listen_at(rd, port))
+		port = 0;
+	if (port == 0)
+		return 3;
 	TRY(doca_rdma_export(rd, &blob, &blen, &oob));
 	TRY(doca_buf_inventory_buf_get_by_addr(inv, mm, mem, sizeof(mem), &buf));
 	TRY(doca_rdma_task_receive_allocate_init(rd, buf, ud, &rt));
 	TRY(doca_task_submit(doca_rdma_task_receive_as_task(rt)));
-	printf("ready %s ", argv[1]);
+	printf("ready %u ", port);
 	for (size_t i = 0; i < blen; i++)
 		printf("%02x", ((const uint8_t *)blob)[i]);
 	printf("\n");

@@ -996,22 +996,27 @@ static void test_multi_connection(void **state)
 
 static uint16_t cm_port;
 
+static bool cm_listen(void *rd, uint16_t port)
+{
+	return doca_rdma_start_listen_to_port(rd, port) == DOCA_SUCCESS;
+}
+
 static int child_cm_server(int fd)
 {
 	struct tside s;
 	struct doca_rdma_task_receive *r;
 	union doca_data ud = { 0 };
 
-	if (cm_port == 0 && getenv("ODMA_TEST_CM_PORT") != NULL) /* exec'd afresh */
-		cm_port = (uint16_t)atoi(getenv("ODMA_TEST_CM_PORT"));
 	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	               7));
-	CHK_OK(doca_rdma_start_listen_to_port(s.rd, cm_port));
+	/* a port the kernel picks, told to the parent (another pick if it was taken meanwhile) */
+	cm_port = tu_listen_free_port(cm_listen, s.rd);
+	CHK(cm_port != 0);
 	CHK(doca_rdma_start_listen_to_port(s.rd, cm_port) == DOCA_ERROR_BAD_STATE);
 	CHK_OK(doca_rdma_task_receive_allocate_init(s.rd, ts_buf(&s, s.mm, s.mem, 0, 64, 0), ud,
 	                                            &r));
 	CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
-	ts_child_byte(fd, 'l');
+	CHK(ts_send_blob(fd, &cm_port, sizeof(cm_port)));
 	CHK(ts_wait(&s, &s.established, 1, 10000));
 	s.accept_next = false; /* the next request is rejected */
 	CHK(ts_wait(&s, &s.nrecv, 1, 10000));
@@ -1039,18 +1044,14 @@ static void test_cm_accept_reject_disconnect(void **state)
 	enum doca_rdma_addr_type ty;
 	const char *text;
 	uint16_t port;
-
-	char portstr[8];
+	size_t n = 0;
 
 	(void)state;
-	cm_port = tu_free_port();
-	assert_int_not_equal(cm_port, 0);
-	snprintf(portstr, sizeof(portstr), "%u", cm_port);
-	setenv("ODMA_TEST_CM_PORT", portstr, 1); /* the child's, when exec'd in its namespace */
 	pid = ts_fork(child_cm_server, &fd);
 	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	                  7));
-	assert_int_equal(ts_byte_in(fd), 'l');
+	assert_true(ts_recv_blob(fd, &cm_port, sizeof(cm_port), &n)); /* the child listens */
+	assert_int_equal(n, sizeof(cm_port));
 	/* the child's address: loopback, or its end of the veth pair (rdma_netns.sh) */
 	const char *server =
 	        getenv("ODMA_TEST_CM_ADDR") ? getenv("ODMA_TEST_CM_ADDR") : "127.0.0.1";
@@ -1078,9 +1079,11 @@ static void test_cm_accept_reject_disconnect(void **state)
 	assert_ok(doca_rdma_connect_to_addr(s.rd, addr, cud));
 	assert_true(ts_wait(&s, &s.failures, 1, 10000));
 	assert_int_equal(s.established, 1);
-	/* nobody listens there: failure callback too */
-	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, server, (uint16_t)(cm_port + 1),
-	                                &nobody));
+	/* nobody listens there (a port the kernel has free, not the child's): failure callback */
+	do
+		port = tu_free_port();
+	while (port == cm_port);
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, server, port, &nobody));
 	assert_ok(doca_rdma_connect_to_addr(s.rd, nobody, cud));
 	assert_true(ts_wait(&s, &s.failures, 2, 10000));
 	assert_ok(doca_rdma_connection_disconnect(s.conns[0]));
