@@ -3,8 +3,9 @@
  */
 /*
  * The target of test_rdma_hostile: an RDMA context that listens for RDMA CM clients (on the
- * port given as argv[1]; 0: one the kernel picks) and out of band (it prints its blob), has one receive posted, and
- * leaves every connection request unanswered. It prints "ready PORT BLOBHEX", then answers
+ * port given as argv[1]; 0: one the kernel picks) and out of band (it prints its blob), has
+ * one receive posted, and leaves every connection request unanswered. It prints "ready PORT
+ * BLOBHEX" (the port it listens on), then answers
  * commands on stdin, one letter a line: 's' prints "requests R received N threads T rss_kb K",
  * 'a' accepts the requests not answered yet and prints how many calls failed ("accepted F"),
  * 'q' stops and exits 0. It exits 3 when something fails to start.
