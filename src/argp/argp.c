@@ -165,9 +165,7 @@ static bool argp_param_ok(const struct doca_argp_param *p, const char *fn)
 {
 	if (p == NULL)
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
-		              "%s: param is NULL; pass a param from "
-		              "doca_argp_param_create",
-		              fn);
+		              "%s: param is NULL; pass a param from doca_argp_param_create", fn);
 	return p != NULL;
 }
 

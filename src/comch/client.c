@@ -216,9 +216,8 @@ static bool client_connecting(struct comch_ep *ep)
 
 		ODMA_ERR("comch client: no server named \"%s\" answered within %u ms on emulated "
 		         "system %s for host device %s (socket %s%s%s: %s). Start the DPU side "
-		         "first "
-		         "(a doca_comch_server on the representor of %s, ODMA_SIDE=dpu) with the "
-		         "same ODMA_SYSTEM and ODMA_RUNDIR%s, or raise "
+		         "first (a doca_comch_server on the representor of %s, ODMA_SIDE=dpu) with "
+		         "the same ODMA_SYSTEM and ODMA_RUNDIR%s, or raise "
 		         "ODMA_COMCH_CONNECT_TIMEOUT_MS",
 		         ep->name, ep->timeout_ms, ep->system_name, ep->ctx.dev->info->pci_addr,
 		         ep->path, fab ? ", then ODMA_FABRIC " : "", fab ? fab : "",
@@ -254,7 +253,8 @@ static uint64_t client_arm(struct doca_ctx *ctx)
 	if (ctx->state == DOCA_CTX_STATE_IDLE)
 		return ODMA_WAKE_NEVER; /* nothing is watched: released at the stop */
 	if (ctx->state == DOCA_CTX_STATE_STARTING) {
-		/* the answer arrives on the channel; before there is one, the next attempt is due
+		/*
+		 * the answer arrives on the channel; before there is one, the next attempt is due
 		 */
 		if (ep->cch == NULL)
 			return comch_min_ns(ep->next_try_ns, ep->deadline_ns);

@@ -44,7 +44,8 @@ doca_error_t comch_fp_conn_usable(struct doca_comch_connection *conn, const char
 	return DOCA_SUCCESS;
 }
 
-/* An id for a new endpoint of this side (under conn->lock): odd on the client, even on the server.
+/*
+ * An id for a new endpoint of this side (under conn->lock): odd on the client, even on the server.
  */
 uint32_t comch_fp_next_id(struct doca_comch_connection *conn)
 {

@@ -32,7 +32,8 @@ static doca_error_t server_start(struct doca_ctx *ctx)
 			continue;
 		r = (*c)->listen(ep); /* released by comch_ep_release_io */
 		if (r != DOCA_SUCCESS) {
-			/* no listener left behind for clients to hang on, nor for a retried start
+			/*
+			 * no listener left behind for clients to hang on, nor for a retried start
 			 */
 			comch_ep_release_io(ep);
 			return r;

@@ -82,9 +82,8 @@ static bool comch_rundir_safe(const struct stat *st, bool shared_tmp, const char
 	}
 	if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st->st_mode & S_ISVTX) == 0) {
 		*why = "it is writable by other users without the sticky bit, so they could "
-		       "replace "
-		       "the sockets in it; chmod go-w (or +t) it, or use a private directory "
-		       "(ODMA_RUNDIR)";
+		       "replace the sockets in it; chmod go-w (or +t) it, or use a private "
+		       "directory (ODMA_RUNDIR)";
 		return false;
 	}
 	if (shared_tmp && (st->st_uid != geteuid() || (st->st_mode & 0077) != 0)) {
@@ -148,8 +147,7 @@ bool comch_server_path(char *out, size_t n, uint64_t system_id, const char *rep_
 	len = snprintf(out, n, "%s/comch-%016llx.sock", dir, (unsigned long long)h);
 	if (len < 0 || (size_t)len >= n) {
 		*why = "the runtime directory path is too long for a socket name (108 bytes at "
-		       "most); "
-		       "set ODMA_RUNDIR to a shorter directory";
+		       "most); set ODMA_RUNDIR to a shorter directory";
 		return false;
 	}
 	return true;

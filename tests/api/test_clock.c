@@ -144,7 +144,8 @@ static void test_every_clock(void **state)
 	assert_ok(doca_dev_close(dev));
 }
 
-/* The same device's free-running clock reads the same in another process; another device differs.
+/*
+ * The same device's free-running clock reads the same in another process; another device differs.
  */
 static void test_free_running_per_device(void **state)
 {

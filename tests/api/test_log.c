@@ -323,7 +323,8 @@ static void test_threads(void **state)
 	assert_int_equal(app_count, 40);
 }
 
-/* Runs this binary again with @p mode and @p env_level, returning what it wrote to stdout+stderr.
+/*
+ * Runs this binary again with @p mode and @p env_level, returning what it wrote to stdout+stderr.
  */
 static int run_child(const char *mode, const char *env_level, char *out, size_t size)
 {

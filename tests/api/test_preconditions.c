@@ -82,7 +82,8 @@ static void noop_free(void *addr, size_t len, void *cookie)
 	(void)cookie;
 }
 
-/* Core Memory: an mmap is configured before doca_mmap_start and not after (rows M1-M8, M13, M14).
+/*
+ * Core Memory: an mmap is configured before doca_mmap_start and not after (rows M1-M8, M13, M14).
  */
 static void mmap_lifecycle(void **state)
 {

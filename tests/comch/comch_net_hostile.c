@@ -410,8 +410,7 @@ int comch_net_hostile_connected(const char *name)
 		return 1;
 	printf("hostile: 6 connections to \"%s\" broke the rules after WELCOME (oversize message, "
 	       "unknown fast-path ids, lying lengths, credits beyond what was sent or going back, "
-	       "unexpected and unknown "
-	       "packets, a PING flood)\n",
+	       "unexpected and unknown packets, a PING flood)\n",
 	       name);
 	return 0;
 }

@@ -1084,8 +1084,7 @@ int main(int argc, char **argv)
 		run_case("shrink: link page and rings", case_shrink);
 		if (tu_under_qemu()) /* the victim's producer writes into our memory */
 			printf("skip geometry rewrite under qemu-user: qemu-user does not "
-			       "implement "
-			       "process_vm_writev\n");
+			       "implement process_vm_writev\n");
 		else
 			run_case("geometry rewrite", case_geometry);
 		run_case("byte count 2^40, immediate length 2^20", case_byte_count);

@@ -288,8 +288,7 @@ static bool vconn_reap(struct vconn *v, bool stopping)
 	return true;
 }
 
-/* ---- server callbacks ---------------------------------------------------------------------------
- */
+/* ---- server callbacks ------------------------------------------------------------------------ */
 
 static void on_connect(struct doca_comch_event_connection_status_changed *ev,
                        struct doca_comch_connection *conn, uint8_t ok)

@@ -169,8 +169,7 @@ static void test_again_without_progress(void **state)
 	assert_true(cu_close(&s));
 }
 
-/* ---- refusals: documented codes, one log line each, nothing corrupted -------------------------
- */
+/* ---- refusals: documented codes, one log line each, nothing corrupted ------------------------ */
 
 static int client_for_errors(void *arg)
 {
@@ -287,8 +286,7 @@ static void test_refusals(void **state)
 	assert_true(cu_close(&s));
 }
 
-/* ---- the peer dies: the survivor's consumers and producers expire -----------------------------
- */
+/* ---- the peer dies: the survivor's consumers and producers expire ---------------------------- */
 
 static int client_dies_with_consumer(void *arg)
 {
@@ -362,8 +360,7 @@ static void test_peer_dies(void **state)
 	assert_true(cu_close(&s));
 }
 
-/* ---- a consumer whose peer never answers, then dies: IDLE without RUNNING ---------------------
- */
+/* ---- a consumer whose peer never answers, then dies: IDLE without RUNNING -------------------- */
 
 static int client_never_progresses(void *arg)
 {
@@ -403,8 +400,7 @@ static void test_consumer_start_fails(void **state)
 	assert_true(cu_close(&s));
 }
 
-/* ---- a consumer served on its own thread while the main thread runs the connection ------------
- */
+/* ---- a consumer served on its own thread while the main thread runs the connection ----------- */
 
 struct thread_arg {
 	struct fp *c;

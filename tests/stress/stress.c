@@ -233,7 +233,8 @@ static void on_completion(struct doca_dma_task_memcpy *t, union doca_data task_u
 		if (w->cfg->injected_errors && st == DOCA_ERROR_DRIVER)
 			w->n.injected_err++;
 		else
-			/* fatal task or flushed by a stop: IO_FAILED, and the context is stopping
+			/*
+			 * fatal task or flushed by a stop: IO_FAILED, and the context is stopping
 			 */
 			CHECK(st == DOCA_ERROR_IO_FAILED &&
 			      (r->expect_fail || cst == DOCA_CTX_STATE_STOPPING));
@@ -872,8 +873,8 @@ void stress_add(struct stress_counts *s, const struct stress_counts *c)
 void stress_print(const char *label, const struct stress_counts *c)
 {
 	printf("%-22s tasks %llu (ok %llu, failed %llu), rejected %llu, AGAIN %llu, injected "
-	       "failures %llu, "
-	       "fatal %llu, stops %llu, restarts %llu, lists %llu, remote %llu, bytes %llu\n",
+	       "failures %llu, fatal %llu, stops %llu, restarts %llu, lists %llu, remote %llu, "
+	       "bytes %llu\n",
 	       label, (unsigned long long)c->accepted, (unsigned long long)c->completed_ok,
 	       (unsigned long long)c->completed_err, (unsigned long long)c->rejected,
 	       (unsigned long long)c->again, (unsigned long long)c->injected_err,

@@ -63,7 +63,8 @@ static int setup(void **state)
 	snprintf(tool, sizeof(tool), "%s", tool_path("ODMA_TEST_COMPAT"));
 	snprintf(shake_fake, sizeof(shake_fake), "%s", tool_path("ODMA_TEST_SHAKE_FAKE"));
 	if (san != NULL && san[0] != '\0' && strcmp(san, "none") != 0) {
-		/* meson takes CFLAGS/LDFLAGS from the environment when it sets up the fake builds
+		/*
+		 * meson takes CFLAGS/LDFLAGS from the environment when it sets up the fake builds
 		 */
 		snprintf(flags, sizeof(flags), "-fsanitize=%s", san);
 		setenv("CFLAGS", flags, 1);
@@ -80,8 +81,7 @@ static int setup(void **state)
 	/* The .pc files name the configured prefix: point copies of them at the temporary tree. */
 	snprintf(pcdir, sizeof(pcdir), "%s/pc", tmp);
 	if (sh("mkdir -p '%s' && pc=$(dirname \"$(find '%s/dest' -name doca-common.pc | head -n "
-	       "1)\")"
-	       " && for f in \"$pc\"/doca-*.pc; do sed \"s|^prefix=|prefix=%s/dest|\" \"$f\" "
+	       "1)\") && for f in \"$pc\"/doca-*.pc; do sed \"s|^prefix=|prefix=%s/dest|\" \"$f\" "
 	       ">'%s'/$(basename \"$f\"); done",
 	       pcdir, tmp, tmp, pcdir) != 0)
 		return -1;
@@ -662,7 +662,8 @@ static void split_netns_pair(void **state)
 	tool_run(&out, "setpriv --reuid=65534 --regid=65534 --clear-groups", tool, args, 1);
 	assert_int_equal(out.status, 2);
 	assert_non_null(strstr(out.text, "--split-netns needs root"));
-	/* namespaces that cannot be made (here: an ip that refuses): a setup error with ip's words
+	/*
+	 * namespaces that cannot be made (here: an ip that refuses): a setup error with ip's words
 	 */
 	assert_int_equal(sh("mkdir -p '%s/noip' && printf '#!/bin/sh\\necho \"RTNETLINK answers: "
 	                    "Operation not permitted\" >&2\\nexit 2\\n' >'%s/noip/ip' && chmod +x "
@@ -846,9 +847,8 @@ static void dpu_arch_arm64(void **state)
 		return;
 	}
 	if (dpu_pc == NULL || stat(dpu_pc, &st) != 0 ||
-	    system("command -v qemu-aarch64 "
-	           ">/dev/null && command -v "
-	           "aarch64-linux-gnu-gcc >/dev/null") != 0) {
+	    system("command -v qemu-aarch64 >/dev/null && command -v aarch64-linux-gnu-gcc "
+	           ">/dev/null") != 0) {
 		printf("skip: no aarch64 odma at %s, or no cross toolchain / qemu-user (make cross "
 		       "ARCH=arm64 makes both); checked the refusals\n",
 		       dpu_pc != NULL ? dpu_pc : "(ODMA_TEST_DPU_PC unset)");

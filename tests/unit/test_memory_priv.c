@@ -117,7 +117,8 @@ static void test_from_export_rules(void **state)
 	assert_ok(doca_mmap_destroy(m));
 }
 
-/* buf_dup refuses a source whose mmap is not started (reachable only white-box for a local mmap).
+/*
+ * buf_dup refuses a source whose mmap is not started (reachable only white-box for a local mmap).
  */
 static void test_dup_src_mmap_stopped(void **state)
 {

@@ -350,8 +350,7 @@ static const char *compare_note(const struct advise_compare *m, const char *path
 		return "This does not change the answer: the emulation moves both with the CPU "
 		       "(process_vm_writev), so its ranking says nothing about a BlueField, where "
 		       "DMA tasks run on the DMA engine without either CPU and need nothing from "
-		       "the "
-		       "other side per transfer, while the fast path needs a posted buffer per "
+		       "the other side per transfer, while the fast path needs a posted buffer per "
 		       "message.";
 	return "This does not change the answer: messages need ordering and a notification per "
 	       "message, which DMA tasks do not give.";
@@ -395,9 +394,8 @@ static void print_json(const struct advise_answer *a, const struct advise_crosso
 	if (at.valid && a->uses_crossover)
 		printf(", \"at_size\": {\"size\": %zu, \"runs\": %d, \"dma_p50_ns\": %.1f, "
 		       "\"dma_p50_ns_min\": %.1f, \"dma_p50_ns_max\": %.1f, \"memcpy_p50_ns\": "
-		       "%.1f, "
-		       "\"memcpy_p50_ns_min\": %.1f, \"memcpy_p50_ns_max\": %.1f, \"overlap\": %s, "
-		       "\"within_noise\": %s}",
+		       "%.1f, \"memcpy_p50_ns_min\": %.1f, \"memcpy_p50_ns_max\": %.1f, "
+		       "\"overlap\": %s, \"within_noise\": %s}",
 		       at.size, ADVISE_RUNS, at.dma_med, at.dma_min, at.dma_max, at.mc_med,
 		       at.mc_min, at.mc_max, at.overlap ? "true" : "false",
 		       at.within_noise ? "true" : "false");
@@ -417,8 +415,7 @@ static void print_json(const struct advise_answer *a, const struct advise_crosso
 	}
 	if (rd != NULL)
 		printf(", \"rdma\": {\"emulated\": true, \"transport\": \"ucx-tcp\", \"size\": "
-		       "%zu, "
-		       "\"read_bytes_per_sec\": %.1f, \"write_bytes_per_sec\": %.1f, "
+		       "%zu, \"read_bytes_per_sec\": %.1f, \"write_bytes_per_sec\": %.1f, "
 		       "\"raw_tcp_bytes_per_sec\": %.1f}",
 		       rd->size, rd->read_bytes_per_sec, rd->write_bytes_per_sec,
 		       rd->raw_tcp_bytes_per_sec);
@@ -445,8 +442,7 @@ static void print_crossover(const struct advise_answer *a, const struct advise_c
 	}
 	if (at.valid && a->uses_crossover)
 		printf("One-shot copy of %zu bytes%s, p50 median (min-max) of %d runs: DMA task "
-		       "%.0f "
-		       "ns (%.0f-%.0f), memcpy %.0f ns (%.0f-%.0f)%s.\n",
+		       "%.0f ns (%.0f-%.0f), memcpy %.0f ns (%.0f-%.0f)%s.\n",
 		       at.size, at.size == adv.q.size ? "" : " (the nearest size measured)",
 		       ADVISE_RUNS, at.dma_med, at.dma_min, at.dma_max, at.mc_med, at.mc_min,
 		       at.mc_max,
@@ -464,10 +460,9 @@ static void print_crossover(const struct advise_answer *a, const struct advise_c
 
 static void print_compare(const struct advise_answer *a, const struct advise_compare *m)
 {
-	printf("\nHost<->DPU transfer of %zu bytes between two processes of this machine, "
-	       "measured on %s "
-	       "(the CPU and the kernel move the bytes, not PCIe; a BlueField's figures differ); "
-	       "median (min-max) of %d runs:\n",
+	printf("\nHost<->DPU transfer of %zu bytes between two processes of this machine, measured "
+	       "on %s (the CPU and the kernel move the bytes, not PCIe; a BlueField's figures "
+	       "differ); median (min-max) of %d runs:\n",
 	       adv.q.size, emulated_label, ADVISE_RUNS);
 	if (m->dma_max > 0)
 		printf("  DMA tasks into an exported buffer:       %7.2f GB/s (%.2f-%.2f)\n",
@@ -479,8 +474,7 @@ static void print_compare(const struct advise_answer *a, const struct advise_com
 	       m->fp_med / 1e9, m->fp_min / 1e9, m->fp_max / 1e9);
 	if (strcmp(m->faster, "no clear winner") == 0)
 		printf("Faster on this emulation: no clear winner (the ranges overlap or the "
-		       "medians "
-		       "are within 10 %%). %s\n",
+		       "medians are within 10 %%). %s\n",
 		       compare_note(m, a->path));
 	else
 		printf("Faster on this emulation: %s. %s\n",
@@ -496,9 +490,8 @@ static void print_text(const struct advise_answer *a, const struct advise_crosso
 		print_crossover(a, x);
 	if (rd != NULL)
 		printf("\nDOCA RDMA between two processes of this machine, %zu bytes, measured on "
-		       "%s (UCX "
-		       "over TCP, not an RDMA NIC): write %.2f GB/s, read %.2f GB/s; raw TCP of "
-		       "the same run %.2f GB/s.\n",
+		       "%s (UCX over TCP, not an RDMA NIC): write %.2f GB/s, read %.2f GB/s; raw "
+		       "TCP of the same run %.2f GB/s.\n",
 		       rd->size, emulated_label, rd->write_bytes_per_sec / 1e9,
 		       rd->read_bytes_per_sec / 1e9, rd->raw_tcp_bytes_per_sec / 1e9);
 	if (m != NULL)

@@ -318,8 +318,7 @@ static int child_main(int ctl, int raw, size_t size)
 	_exit(0); /* the parent is done measuring: no orderly teardown needed */
 }
 
-/* ---- the DPU side (this process) ---------------------------------------------------------------
- */
+/* ---- the DPU side (this process) ------------------------------------------------------------- */
 
 static void prog(void)
 {

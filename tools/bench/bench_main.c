@@ -549,20 +549,17 @@ static void print_json(const struct bench_out *o, const struct bench_mem *m)
 	bool lat = cfg.mode != BENCH_THROUGHPUT;
 
 	printf("{\"engine\": \"%s\", \"mode\": \"%s\", \"size\": %zu, \"task_size\": %zu, "
-	       "\"list_len\": %u, "
-	       "\"depth\": %u, \"cache\": \"%s\", \"footprint_bytes\": %zu, ",
+	       "\"list_len\": %u, \"depth\": %u, \"cache\": \"%s\", \"footprint_bytes\": %zu, ",
 	       engine_name(), mode_name(), o->size, m->task_size, cfg.list_len, cfg.depth,
 	       cfg.cold ? "cold" : "hot", 2 * m->n_slots * m->stride);
 	json_engine(&o->odma, lat);
 	printf(", \"memcpy_bytes_per_sec\": %.1f, \"memcpy_tasks_per_sec\": %.1f, "
-	       "\"memcpy_verified\": %s, "
-	       "\"pingpong_ns\": %.1f",
+	       "\"memcpy_verified\": %s, \"pingpong_ns\": %.1f",
 	       o->mc.bytes_per_sec, o->mc.tasks_per_sec, o->mc.verified ? "true" : "false",
 	       pingpong_ns);
 	printf(", \"busy\": %s, \"busy_threshold_ns\": %.0f", busy ? "true" : "false", cfg.busy_ns);
 	printf(", \"memcpy_threads\": %d, \"memcpy_mt_bytes_per_sec\": %.1f, \"ratio_memcpy\": "
-	       "%.3f, "
-	       "\"ratio_memcpy_mt\": %.3f",
+	       "%.3f, \"ratio_memcpy_mt\": %.3f",
 	       o->threads, o->mcmt.bytes_per_sec,
 	       o->mc.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mc.bytes_per_sec : 0,
 	       o->mcmt.bytes_per_sec > 0 ? o->odma.bytes_per_sec / o->mcmt.bytes_per_sec : 0);
@@ -619,23 +616,19 @@ static void print_legend(const struct bench_out *o)
 	       "below 1: fewer)\n");
 	if (tp)
 		printf("#   mc x%d = GB/s of memcpy on %d threads (as many as the engine copies "
-		       "on); "
-		       "x mcN = odma GB/s / mc x%d\n",
+		       "on); x mcN = odma GB/s / mc x%d\n",
 		       o->threads, o->threads, o->threads);
 	else
 		printf("#   p50/p99 = submit-to-callback time of one task, ns (depth 1)\n");
 	if (tp && (cfg.sweep || o->stmt.valid))
 		printf("#   stream xN = a streaming-store copy on N threads (tasks of 64 KiB and "
-		       "more), "
-		       "(x R) = odma GB/s / it\n");
+		       "more), (x R) = odma GB/s / it\n");
 	if (o->harness.valid)
 		printf("#   harness = tasks/s of the measuring loop with the copy replaced by "
-		       "nothing "
-		       "(the loop's own ceiling)\n");
+		       "nothing (the loop's own ceiling)\n");
 	if (cfg.peer_dpdk)
 		printf("#   dpdk-* = DPDK dma_skeleton on the same buffers; x dpdk = odma tasks/s "
-		       "/ "
-		       "DPDK tasks/s\n");
+		       "/ DPDK tasks/s\n");
 	if (cfg.mode == BENCH_EVENT)
 		printf("#   eventfd ping-pong = p50 round trip of a raw eventfd between two "
 		       "threads\n");
@@ -760,10 +753,9 @@ static double ratio(double a, double b)
 static void rdma_json_row(const struct bench_rdma *r)
 {
 	printf("{\"emulated\": true, \"transport\": \"ucx-tcp\", \"netns\": %s, \"size\": %zu, "
-	       "\"depth\": %u, "
-	       "\"read_bytes_per_sec\": %.1f, \"write_bytes_per_sec\": %.1f, "
-	       "\"send_msg_size\": %zu, \"send_msgs_per_sec\": %.1f, "
-	       "\"raw_tcp_bytes_per_sec\": %.1f, \"read_vs_tcp\": %.3f, \"write_vs_tcp\": %.3f",
+	       "\"depth\": %u, \"read_bytes_per_sec\": %.1f, \"write_bytes_per_sec\": %.1f, "
+	       "\"send_msg_size\": %zu, \"send_msgs_per_sec\": %.1f, \"raw_tcp_bytes_per_sec\": "
+	       "%.1f, \"read_vs_tcp\": %.3f, \"write_vs_tcp\": %.3f",
 	       r->netns ? "true" : "false", r->size, r->depth, r->read_bytes_per_sec,
 	       r->write_bytes_per_sec, r->send_msg_size, r->send_msgs_per_sec,
 	       r->raw_tcp_bytes_per_sec, ratio(r->read_bytes_per_sec, r->raw_tcp_bytes_per_sec),
@@ -964,9 +956,8 @@ static int run_comch(void)
 	}
 	if (cfg.json) {
 		printf("{\"comch\": {\"emulated\": true, \"size\": %zu, \"msg_size\": 64, "
-		       "\"msg_pingpong_ns\": %.1f, "
-		       "\"msg_pingpong_per_sec\": %.1f, \"msg_stream_per_sec\": %.1f, "
-		       "\"raw_seqpacket_pingpong_ns\": %.1f, "
+		       "\"msg_pingpong_ns\": %.1f, \"msg_pingpong_per_sec\": %.1f, "
+		       "\"msg_stream_per_sec\": %.1f, \"raw_seqpacket_pingpong_ns\": %.1f, "
 		       "\"raw_seqpacket_stream_per_sec\": %.1f, \"fastpath_bytes_per_sec\": %.1f, "
 		       "\"raw_vm_writev_bytes_per_sec\": %.1f, \"dma_export_bytes_per_sec\": "
 		       "%.1f}}\n",
@@ -1001,14 +992,14 @@ static int check_cfg(void)
 		cfg.depth = 1;
 	if (cfg.list_len > 1 && cfg.cold) {
 		fprintf(stderr, "odma-bench: --list-len with --cold: list elements are fixed "
-		                "windows, so a cold walk "
-		                "would need new bufs per task; measure lists cache-hot\n");
+		                "windows, so a cold walk would need new bufs per task; measure "
+		                "lists cache-hot\n");
 		return -1;
 	}
 	if (cfg.netns && !cfg.rdma && (!cfg.xproc || !cfg.ucx)) {
-		fprintf(stderr, "odma-bench: --netns is for --xproc --transport ucx and --rdma "
-		                "(CMA reaches "
-		                "only processes of one PID namespace)\n");
+		fprintf(stderr,
+		        "odma-bench: --netns is for --xproc --transport ucx and --rdma (CMA "
+		        "reaches only processes of one PID namespace)\n");
 		return -1;
 	}
 	if (cfg.plot != NULL && (cfg.xproc || cfg.comch || cfg.crossover)) {

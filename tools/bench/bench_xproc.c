@@ -396,10 +396,9 @@ static void xb_print(const struct bench_cfg *c, size_t size, bool write, const s
 	double odma = w->odma, raw = w->raw, rawmt = w->rawmt, odma_b = odma * (double)size;
 
 	if (c->json) {
-		printf("%s{\"mode\": \"xproc\", \"transport\": \"%s\", \"op\": \"%s\", "
-		       "\"engine\": \"%s\", \"size\": %zu, \"depth\": %u, "
-		       "\"tasks_per_sec\": %.1f, \"bytes_per_sec\": %.1f, \"raw_syscall_per_sec\": "
-		       "%.1f, "
+		printf("%s{\"mode\": \"xproc\", \"transport\": \"%s\", \"op\": \"%s\", \"engine\": "
+		       "\"%s\", \"size\": %zu, \"depth\": %u, \"tasks_per_sec\": %.1f, "
+		       "\"bytes_per_sec\": %.1f, \"raw_syscall_per_sec\": %.1f, "
 		       "\"raw_bytes_per_sec\": %.1f, \"ratio\": %.3f, \"raw_threads\": %d, "
 		       "\"raw_mt_syscall_per_sec\": %.1f, \"raw_mt_bytes_per_sec\": %.1f, "
 		       "\"ratio_raw_mt\": %.3f, \"pingpong_ns\": %.1f, \"netns\": %s",

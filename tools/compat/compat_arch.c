@@ -97,8 +97,8 @@ static int write_cross_file(const struct compat_ctx *c, const char *cc)
 	        "ar = 'aarch64-linux-gnu-ar'\nstrip = 'aarch64-linux-gnu-strip'\n"
 	        "pkgconfig = 'pkg-config'\nexe_wrapper = ['%s']\n"
 	        "\n"
-	        "[properties]\npkg_config_libdir = ['%s', "
-	        "'/usr/lib/aarch64-linux-gnu/pkgconfig', '/usr/share/pkgconfig']\n\n"
+	        "[properties]\npkg_config_libdir = ['%s', '/usr/lib/aarch64-linux-gnu/pkgconfig', "
+	        "'/usr/share/pkgconfig']\n\n"
 	        "[host_machine]\nsystem = 'linux'\ncpu_family = 'aarch64'\ncpu = 'aarch64'\n"
 	        "endian = 'little'\n",
 	        cc, da.emulator, da.pc_path);
@@ -117,8 +117,7 @@ int compat_dpu_arch_setup(struct compat_ctx *c, const char *arch, const char *pc
 	if (!c->split_netns) {
 		snprintf(err, size,
 		         "--dpu-arch arm64 needs --split-netns: the DPU side runs under qemu-user "
-		         "in "
-		         "a namespace of its own and reaches the host side over UCX");
+		         "in a namespace of its own and reaches the host side over UCX");
 		return -1;
 	}
 	if (pc_path == NULL) {

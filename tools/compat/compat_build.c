@@ -126,7 +126,8 @@ static const struct {
 	{ "doca_dma", "doca_dma", "doca_dma.h" },
 	{ "doca_argp", "doca_argp", "doca_argp.h" },
 	{ "doca_compress", "doca_compress", "doca_compress.h" },
-	/* DOCA libraries odma does not provide (yet): named so that their functions count as needs
+	/*
+	 * DOCA libraries odma does not provide (yet): named so that their functions count as needs
 	 */
 	{ "doca_flow", "doca_flow", "doca_flow.h" },
 	{ "doca_rdma", "doca_rdma", "doca_rdma.h" },

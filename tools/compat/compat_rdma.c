@@ -120,8 +120,7 @@ static bool netns_load(const struct compat_ctx *c, char *why, size_t n)
 		netns[0][0] = '\0';
 		snprintf(why, n,
 		         "ODMA_COMPAT_RDMA_NETNS=\"%.100s\" is not \"NS_A NS_B ADDR_A\": two "
-		         "network "
-		         "namespaces and NS_A's address; the RDMA pairs fail, not run",
+		         "network namespaces and NS_A's address; the RDMA pairs fail, not run",
 		         v);
 		return false;
 	}

@@ -232,8 +232,7 @@ int main(int argc, char **argv)
 			if (*end != '\0' || v < (c == 'B' ? 1 : 0) || v > 100) {
 				fprintf(stderr,
 				        "odma trace: --%s \"%s\" is not a number from %d to 100 "
-				        "(see "
-				        "odma trace --help)\n",
+				        "(see odma trace --help)\n",
 				        c == 'B' ? "buckets" : "top", optarg, c == 'B' ? 1 : 0);
 				return 2;
 			}
@@ -310,7 +309,8 @@ int main(int argc, char **argv)
 			k = k >= buckets ? buckets - 1 : k;
 			b_tasks[k] += 1;
 			b_bytes[k] += (double)t->bytes;
-			/* in flight: its share of each interval it spans, summed = the mean depth
+			/*
+			 * in flight: its share of each interval it spans, summed = the mean depth
 			 */
 			for (int j = 0; j < buckets; j++) {
 				double lo = t0 + j * w, hi = lo + w;
@@ -395,8 +395,7 @@ int main(int argc, char **argv)
 			       (double)done_tasks / span * 1e6, (double)bytes / span / 1e3,
 			       busy_sum / span);
 			printf("\ntime per stage (mean per task; %llu of %llu tasks ran on an "
-			       "engine "
-			       "thread):\n",
+			       "engine thread):\n",
 			       (unsigned long long)with_run, (unsigned long long)done_tasks);
 			for (int s = 0; s < 4; s++)
 				printf("  %-44s %10.2f us%s\n", stage_name[s],

@@ -143,8 +143,7 @@ static doca_error_t clock_refused(const struct doca_clock *clock, uint64_t type,
 		         (unsigned long long)type);
 	else if (r == DOCA_ERROR_NOT_SUPPORTED)
 		ODMA_ERR("%s: device %s has no %s (see doca_clock_cap_*; the system profile sets "
-		         "the "
-		         "clock_* keys)",
+		         "the clock_* keys)",
 		         fn, clock->info->pci_addr, clock_name(type));
 	else
 		ODMA_ERR("%s: clock_gettime failed", fn);
@@ -230,8 +229,7 @@ doca_error_t doca_clock_get_crosstimestamp(const struct doca_clock *clock,
 	        "clock, primary_clock_ts, nic_clock_ts and error_margin_nsecs must not be NULL");
 	ODMA_CHECK_ARG(clock_type_known(nic_clock_type) && (nic_clock_type & NIC_CLOCKS),
 	               "%s: the second clock (0x%llx) must be DOCA_CLOCK_NIC_FREE_RUNNING, "
-	               "_NIC_REAL_TIME or "
-	               "_NIC_DPA_TIMER",
+	               "_NIC_REAL_TIME or _NIC_DPA_TIMER",
 	               __func__, (unsigned long long)nic_clock_type);
 	/* both readable at all (and the log names the one that is not) */
 	if ((r = odma_clock_read(clock, primary_clock_type, &p1)) != DOCA_SUCCESS)

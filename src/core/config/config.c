@@ -75,9 +75,7 @@ static const struct odma_config_var config_vars[] = {
 	NUM("ODMA_ARM_SPIN_NS", 0, 1000000000u, "nanoseconds from 0 to 1000000000", "0 (off)",
 	    POOL_READ, PE_FAILS),
 	NUM("ODMA_COPY_GUARD", 0, 1, "0 or 1", "1",
-	    "core/copy, once per process, at the first "
-	    "doca_pe_create",
-	    PE_FAILS),
+	    "core/copy, once per process, at the first doca_pe_create", PE_FAILS),
 	TEXT("ODMA_FAULTS", "a fault list (docs/fault-injection.md: seed=N,agains=P,...)", "off",
 	     "core/exec, once per process, at the first doca_pe_create", PE_FAILS),
 	TEXT("ODMA_TRACE", "a file path this process can create (the task timeline, JSON)", "off",

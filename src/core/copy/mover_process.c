@@ -297,7 +297,8 @@ static void xm_transfer(struct xmulti *b, const struct odma_tp_remote *r, doca_e
 				             st); /* the export itself: every copy of the call */
 				return;
 			}
-			/* one copy's range cannot be reached: it fails, the call resumes after it
+			/*
+			 * one copy's range cannot be reached: it fails, the call resumes after it
 			 */
 			st[b->run[k].owner] = DOCA_ERROR_IO_FAILED;
 			skip = b->run[k].end - off;

@@ -254,7 +254,8 @@ const char *odma_profile_builtin(const char *name);
 /* The built-in profile @name, NULL if there is none. */
 const struct odma_profile_info *odma_profile_info(const char *name);
 
-/* The @i-th built-in profile (0-based, in the order docs/profiles.md lists them), NULL past them.
+/*
+ * The @i-th built-in profile (0-based, in the order docs/profiles.md lists them), NULL past them.
  */
 const struct odma_profile_info *odma_profile_info_at(unsigned int i);
 

@@ -91,8 +91,7 @@ static const char profile_bf3[] =
         "rep parent=03:00.0 pci=0000:b1:00.3 vuid=MT2306XZ00BF3ODMAHOSTPF0VF1 func=vf\n"
         "rep parent=03:00.0 pci=0000:b1:00.0 vuid=MT2306XZ00BF3ODMAHOSTPF0SF0 func=sf\n"
         "rep parent=03:00.0 pci=0000:b2:00.0 vuid=MT2306XZ00BF3ODMAEMUPF0 func=pf net=no "
-        "emulated=yes"
-        " hotplug=yes\n"
+        "emulated=yes hotplug=yes\n"
         "rep parent=03:00.1 pci=0000:b1:00.1 vuid=MT2306XZ00BF3ODMAHOSTPF1 func=pf\n"
         "rep parent=03:00.1 pci=0000:b1:00.4 vuid=MT2306XZ00BF3ODMAHOSTPF1VF0 func=vf\n";
 

@@ -15,17 +15,14 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	C(ODMA_CAUSE_SIZE_CAP, DOCA_ERROR_INVALID_VALUE, "size-cap",
 	  "doca_dma_task_memcpy_alloc_init, doca_task_submit, doca_task_try_submit",
 	  "the source or destination total length is above max_buf_size, or a buffer list is "
-	  "longer "
-	  "than max_buf_list_len",
+	  "longer than max_buf_list_len",
 	  "query doca_dma_cap_task_memcpy_get_max_buf_size / _get_max_buf_list_len and split the "
-	  "copy "
-	  "into tasks within those limits"),
+	  "copy into tasks within those limits"),
 	C(ODMA_CAUSE_TRY_SUBMIT_DATA, DOCA_ERROR_INVALID_VALUE, "copy-data", "doca_task_try_submit",
 	  "the source has no data, the destination's free tail is shorter than the source, or the "
 	  "two overlap",
 	  "give the source data (get_by_data or doca_buf_set_data), hand the destination over "
-	  "empty "
-	  "(get_by_addr, or doca_buf_reset_data_len before reuse) and large enough"),
+	  "empty (get_by_addr, or doca_buf_reset_data_len before reuse) and large enough"),
 	C(ODMA_CAUSE_RANGE, DOCA_ERROR_INVALID_VALUE, "buffer-range",
 	  "doca_buf_inventory_buf_get_by_addr / _by_data / _by_args",
 	  "the requested range is not inside the mmap's memory range",
@@ -38,11 +35,9 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	C(ODMA_CAUSE_CTX_NOT_RUNNING, DOCA_ERROR_BAD_STATE, "ctx-not-running",
 	  "doca_dma_task_memcpy_alloc_init, doca_task_submit, doca_task_try_submit",
 	  "tasks are allocated or submitted while the context is not RUNNING (not started, "
-	  "stopping "
-	  "after doca_ctx_stop or after a failed task)",
+	  "stopping after doca_ctx_stop or after a failed task)",
 	  "allocate and submit only between doca_ctx_start and doca_ctx_stop; after a task "
-	  "failure, "
-	  "progress until IDLE and start again"),
+	  "failure, progress until IDLE and start again"),
 	C(ODMA_CAUSE_OBJ_STARTED, DOCA_ERROR_BAD_STATE, "object-started",
 	  "doca_mmap_set_*, doca_buf_inventory setters",
 	  "an mmap or inventory is configured after doca_*_start",
@@ -122,8 +117,8 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	C(ODMA_CAUSE_TASK_FAILED, DOCA_ERROR_IO_FAILED, "task-failed",
 	  "error callback / doca_task_get_status",
 	  "a task failed (empty source or short destination under plain submit, remote memory "
-	  "gone) "
-	  "or was flushed by doca_ctx_stop or by an earlier failure; a failure stops the context",
+	  "gone) or was flushed by doca_ctx_stop or by an earlier failure; a failure stops the "
+	  "context",
 	  "fix the failed task's buffers, progress until the context is IDLE, start it again and "
 	  "resubmit what was flushed"),
 	C(ODMA_CAUSE_POOL_EXHAUSTED, DOCA_ERROR_NO_MEMORY, "pool-exhausted",
@@ -147,8 +142,7 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	C(ODMA_CAUSE_STOP_IN_PROGRESS, DOCA_ERROR_IN_PROGRESS, "stop-in-progress", "doca_ctx_stop",
 	  "tasks were still in flight: the context is STOPPING (not an error)",
 	  "keep calling doca_pe_progress; every task gets its callback and the context reaches "
-	  "IDLE "
-	  "once all are freed"),
+	  "IDLE once all are freed"),
 	C(ODMA_CAUSE_NOT_FOUND, DOCA_ERROR_NOT_FOUND, "not-found",
 	  "doca_devinfo_create_list, doca_mmap_export_pci",
 	  "no emulated system could be loaded (bad ODMA_SYSTEM / ODMA_SIDE), or the export device "

@@ -346,8 +346,7 @@ doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, c
 		/* odma_log_source guards against recursion when this file's own source is unset. */
 		if (!log_in_dispatch && source != odma_log_source)
 			ODMA_ERR("doca_log: rejected a message (source %d, level %u, format %s); "
-			         "use a "
-			         "registered source, a level 10..70 and a format",
+			         "use a registered source, a level 10..70 and a format",
 			         source, level, format == NULL ? "NULL" : "set");
 		return DOCA_ERROR_INVALID_VALUE;
 	}

@@ -251,8 +251,7 @@ static doca_error_t backend_create_buf(char *buf, size_t capacity, log_flush_cal
 	odma_log_init();
 	if (buf == NULL || handler == NULL || backend == NULL || capacity < 2) {
 		ODMA_ERR("%s: buf %p, capacity %zu, handler %s; pass a buffer of at least 2 bytes, "
-		         "a "
-		         "flush callback and a backend pointer",
+		         "a flush callback and a backend pointer",
 		         fn, (void *)buf, capacity, handler == NULL ? "NULL" : "set");
 		return DOCA_ERROR_INVALID_VALUE;
 	}

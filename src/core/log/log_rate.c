@@ -57,8 +57,7 @@ doca_error_t doca_log_rate_bucket_register(int source, int *bucket)
 	odma_log_init();
 	if (bucket == NULL || odma_log_check_source(source, &sdk) != DOCA_SUCCESS) {
 		ODMA_ERR("doca_log_rate_bucket_register: source %d, bucket %s; pass a registered "
-		         "source "
-		         "and an int to receive the id",
+		         "source and an int to receive the id",
 		         source, bucket == NULL ? "NULL" : "set");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -115,10 +114,10 @@ doca_error_t doca_log_rate_limit(uint32_t level, int source, const char *fname, 
 	if (odma_log_check_source(source, &sdk) != DOCA_SUCCESS || format == NULL ||
 	    !rate_bucket_valid(bucket) || level < DOCA_LOG_LEVEL_DISABLE ||
 	    level > DOCA_LOG_LEVEL_TRACE) {
-		ODMA_ERR("doca_log_rate_limit: rejected a message (source %d, bucket %d, level "
-		         "%u); use "
-		         "DOCA_LOG_RATE_LIMIT_xxx after DOCA_LOG_REGISTER",
-		         source, bucket, level);
+		ODMA_ERR(
+		        "doca_log_rate_limit: rejected a message (source %d, bucket %d, level %u); "
+		        "use DOCA_LOG_RATE_LIMIT_xxx after DOCA_LOG_REGISTER",
+		        source, bucket, level);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* Filtered messages take no token: only shown messages count against the rate. */

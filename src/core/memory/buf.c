@@ -69,7 +69,8 @@ doca_error_t doca_buf_dec_refcount(struct doca_buf *buf, uint16_t *refcount)
 	if (ret != DOCA_SUCCESS)
 		return ret;
 	if (--buf->refcount == 0) {
-		/* The head stands for the list: every element goes back, each to its own inventory.
+		/*
+		 * The head stands for the list: every element goes back, each to its own inventory.
 		 */
 		e = buf;
 		while (e != NULL) {

@@ -121,7 +121,8 @@ doca_error_t doca_buf_inventory_stop(struct doca_buf_inventory *inventory)
 	return DOCA_SUCCESS;
 }
 
-/* An mmap created from an export is usable without doca_mmap_start (NVIDIA's samples rely on it).
+/*
+ * An mmap created from an export is usable without doca_mmap_start (NVIDIA's samples rely on it).
  */
 static bool inv_mmap_usable(const struct doca_mmap *mmap)
 {

@@ -96,8 +96,9 @@ static doca_error_t export_check(const struct doca_mmap *mmap, const struct doca
 added:
 	if (!(pci ? info->caps.export_pci : info->caps.export_rdma)) {
 		ODMA_ERR_AT(fn,
-		            "device %s cannot export an mmap over %s (see doca_mmap_cap_is_export_"
-		            "pci_supported); use a device with the capability",
+		            "device %s cannot export an mmap over %s (see "
+		            "doca_mmap_cap_is_export_pci_supported); use a device with the "
+		            "capability",
 		            info->pci_addr, pci ? "PCI" : "RDMA");
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}

@@ -216,9 +216,8 @@ doca_error_t odma_mmap_check_dst(struct doca_mmap *mmap, const void *buf)
 		return DOCA_SUCCESS;
 	default:
 		ODMA_ERR("destination buf %p: mmap %p permissions %s do not allow a local DMA "
-		         "write; "
-		         "fix: give the destination mmap DOCA_ACCESS_FLAG_LOCAL_READ_WRITE with "
-		         "doca_mmap_set_permissions before doca_mmap_start",
+		         "write; fix: give the destination mmap DOCA_ACCESS_FLAG_LOCAL_READ_WRITE "
+		         "with doca_mmap_set_permissions before doca_mmap_start",
 		         buf, (void *)mmap, odma_perm_names(mmap->perms, names, sizeof(names)));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}

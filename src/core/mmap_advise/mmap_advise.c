@@ -159,10 +159,10 @@ doca_error_t doca_mmap_advise_task_invalidate_cache_set_conf(
 	ODMA_CHECK_ARG(completion_cb != NULL && error_cb != NULL,
 	               "both the completion and the error callback are required");
 	if (mmap_advise->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("mmap advise context %p is not IDLE; configure tasks before "
-		         "doca_ctx_start (or "
-		         "after a full stop)",
-		         (void *)mmap_advise);
+		ODMA_ERR(
+		        "mmap advise context %p is not IDLE; configure tasks before doca_ctx_start "
+		        "(or after a full stop)",
+		        (void *)mmap_advise);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	max = mmap_advise->ctx.caps->max_num_tasks ? mmap_advise->ctx.caps->max_num_tasks
@@ -218,8 +218,7 @@ void doca_mmap_advise_task_invalidate_cache_set_buf(
 	}
 	if (task->base.state == ODMA_TASK_SUBMITTED || task->base.state == ODMA_TASK_HELD) {
 		ODMA_ERR("doca_mmap_advise_task_invalidate_cache_set_buf: task %p is in flight; "
-		         "change its "
-		         "buffer in its callback or after it completes",
+		         "change its buffer in its callback or after it completes",
 		         (void *)task);
 		return;
 	}

@@ -163,8 +163,8 @@ doca_sync_event_remote_net_create_from_export(struct doca_dev *dev, const uint8_
 	ODMA_CHECK_ARG(info != NULL, "%s: dev %p is not a device handle from doca_dev_open",
 	               __func__, (void *)dev);
 	if (!info->caps.rdma) {
-		ODMA_ERR("%s: device %s has no RDMA; use an RDMA device (doca_sync_event_cap_"
-		         "remote_net_is_create_from_export_supported)",
+		ODMA_ERR("%s: device %s has no RDMA; use an RDMA device "
+		         "(doca_sync_event_cap_remote_net_is_create_from_export_supported)",
 		         __func__, info->pci_addr);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
@@ -191,8 +191,8 @@ doca_sync_event_remote_net_create_from_export(struct doca_dev *dev, const uint8_
 doca_error_t doca_sync_event_remote_net_destroy(struct doca_sync_event_remote_net *event)
 {
 	ODMA_CHECK_ARG(event != NULL && rn_handle_take(event, true),
-	               "%s: event is not a handle from doca_sync_event_remote_net_create_from_"
-	               "export",
+	               "%s: event is not a handle from "
+	               "doca_sync_event_remote_net_create_from_export",
 	               __func__);
 	event->magic = 0;
 	odma_dev_release(event->dev);

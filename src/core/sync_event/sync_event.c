@@ -390,8 +390,8 @@ static doca_error_t se_export_check(const struct doca_sync_event *event,
 	}
 	if (event->user_addr != NULL) {
 		ODMA_ERR("%s: sync event %p keeps its value in program memory "
-		         "(set_addr/set_doca_buf), "
-		         "which the other side cannot map; odma exports only library-held values",
+		         "(set_addr/set_doca_buf), which the other side cannot map; odma exports "
+		         "only library-held values",
 		         fn, (void *)event);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}

@@ -121,8 +121,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (dpu && (unsigned long)st.st_size > MAX_BUF) {
 		printf("[ERROR] DMA device maximum allowed file size in bytes is %lu, received "
-		       "file "
-		       "size is %lu bytes\n",
+		       "file size is %lu bytes\n",
 		       MAX_BUF, (unsigned long)st.st_size);
 		set_status("fail");
 		return 1;
