@@ -236,6 +236,28 @@ static void rdma_pair_names_the_failing_mode(void **state)
 	                                 "[ERROR] fake: told to fail)"));
 }
 
+/*
+ * The CM listener's port is the kernel's pick, released before the sample listens on it: when
+ * another process took it meanwhile, the pair runs again on a new pick instead of failing.
+ */
+static void rdma_pair_retries_a_taken_port(void **state)
+{
+	char marker[] = "/tmp/odma-compat-port-XXXXXX";
+	int fd = mkstemp(marker);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(marker); /* absent: the first CM run of the passive side fails, then makes it */
+	setenv("ODMA_FAKE_RDMA_PORT_TAKEN", marker, 1);
+	compat("--only rdma_read_requester --schedules default");
+	unsetenv("ODMA_FAKE_RDMA_PORT_TAKEN");
+	assert_int_equal(access(marker, F_OK), 0); /* the taken port was met */
+	unlink(marker);
+	assert_int_equal(out.status, 0);
+	assert_non_null(strstr(out.text, "OOB ok DC ok CM ok"));
+}
+
 static void failing_programs(void **state)
 {
 	json_object *b;
@@ -893,6 +915,7 @@ int main(void)
 		cmocka_unit_test(only_runs_the_named_programs_and_partners),
 		cmocka_unit_test(dma_copy_names_the_failing_case),
 		cmocka_unit_test(rdma_pair_names_the_failing_mode),
+		cmocka_unit_test(rdma_pair_retries_a_taken_port),
 		cmocka_unit_test(fails_under_one_schedule),
 		cmocka_unit_test(secure_channel_counts),
 		cmocka_unit_test(schedules_option),

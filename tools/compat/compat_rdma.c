@@ -289,9 +289,28 @@ static unsigned free_port(void)
 	return port;
 }
 
-/* Starts both sides, feeds them Enter and files, waits; true when both succeeded. */
+/* Whether the file at @path holds a line containing @needle. */
+static bool log_says(const char *path, const char *needle)
+{
+	char line[1024];
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	while (f != NULL && !found && fgets(line, sizeof(line), f) != NULL)
+		found = strstr(line, needle) != NULL;
+	if (f != NULL)
+		fclose(f);
+	return found;
+}
+
+/*
+ * Starts both sides, feeds them Enter and files, waits; true when both succeeded. *@port_taken:
+ * the passive side could not listen on the port (another process took it after the kernel
+ * picked it: the run says nothing of the samples and is worth another try).
+ */
 static bool run_mode(struct compat_ctx *c, struct compat_prog *pp, struct compat_prog *ap,
-                     const struct rdma_pair *pr, enum rdma_mode mode, char *why, size_t size)
+                     const struct rdma_pair *pr, enum rdma_mode mode, char *why, size_t size,
+                     bool *port_taken)
 {
 	char dir[PATH_MAX], st_p[8][PATH_MAX], st_a[8][PATH_MAX];
 	char *argv_p[24], *argv_a[24];
@@ -348,7 +367,10 @@ static bool run_mode(struct compat_ctx *c, struct compat_prog *pp, struct compat
 	}
 	compat_proc_wait(&a.proc, 0.1);
 	compat_proc_wait(&p.proc, 0.1);
-	return side_ok(&p, why, size, pp->name) && side_ok(&a, why, size, ap->name);
+	if (side_ok(&p, why, size, pp->name) && side_ok(&a, why, size, ap->name))
+		return true;
+	*port_taken = mode == MODE_CM && log_says(p.log, "cannot listen on port");
+	return false;
 }
 
 static void verdict(struct compat_prog *p, bool ok, const char *reason)
@@ -394,7 +416,17 @@ bool compat_rdma_run_prog(struct compat_ctx *c, struct compat_prog *prog)
 		if (c->verbose)
 			fprintf(stderr, "odma compat: running %s/%s (%s)\n", pp->name, ap->name,
 			        mode_names[m]);
-		ok = run_mode(c, pp, ap, pr, (enum rdma_mode)m, why, sizeof(why));
+		/* a port taken between the kernel's pick and the listen: another pick, twice */
+		for (int t = 0; t < 3; t++) {
+			bool taken = false;
+
+			ok = run_mode(c, pp, ap, pr, (enum rdma_mode)m, why, sizeof(why), &taken);
+			if (ok || !taken)
+				break;
+			if (c->verbose)
+				fprintf(stderr, "odma compat: %s could not listen; another port\n",
+				        pp->name);
+		}
 		all &= ok;
 		if (k < sizeof(msg))
 			k += (size_t)snprintf(msg + k, sizeof(msg) - k, " %s %s%s%s", mode_names[m],

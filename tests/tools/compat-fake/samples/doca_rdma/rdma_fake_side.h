@@ -8,7 +8,9 @@
  * compat's courier, under -re (the active side also waits for the -m file the passive side
  * wrote); with -cm the passive side listens on TCP port -lp and the active side connects to
  * -sa. Each prints its network namespace, its -sa and its transport type, then the success
- * line. ODMA_FAKE_RDMA_FAIL=1 makes the active side fail in CM mode.
+ * line. ODMA_FAKE_RDMA_FAIL=1 makes the active side fail in CM mode; with
+ * ODMA_FAKE_RDMA_PORT_TAKEN=FILE the passive side's first CM run (FILE absent: it makes it)
+ * fails as a listener whose port was taken.
  */
 #ifndef RDMA_FAKE_SIDE_H_
 #define RDMA_FAKE_SIDE_H_
@@ -122,6 +124,16 @@ static int fake_side(bool passive, int argc, char **argv)
 	fflush(stdout);
 	if (fake_arg(argc, argv, "-d") == NULL)
 		return 1;
+	if (fake_flag(argc, argv, "-cm") && passive && getenv("ODMA_FAKE_RDMA_PORT_TAKEN") &&
+	    access(getenv("ODMA_FAKE_RDMA_PORT_TAKEN"), F_OK) != 0) {
+		/* the first time: as odma logs a listener whose port another process took */
+		fake_write(getenv("ODMA_FAKE_RDMA_PORT_TAKEN"), "taken");
+		fprintf(stderr,
+		        "[ERROR] doca_rdma_start_listen_to_port: cannot listen on port %s "
+		        "(address in use)\n",
+		        fake_arg(argc, argv, "-lp"));
+		return 1;
+	}
 	if (fake_flag(argc, argv, "-cm")) {
 		ok = fake_cm(passive, fake_arg(argc, argv, "-sa"), fake_arg(argc, argv, "-lp"));
 		if (!passive && getenv("ODMA_FAKE_RDMA_FAIL") != NULL) {
