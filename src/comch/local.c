@@ -156,45 +156,19 @@ static doca_error_t local_write(struct doca_comch_producer *p, const struct iove
                                 unsigned int niov, uint64_t addr, uint64_t total)
 {
 	struct iovec local[COMCH_MAX_IOV];
-	unsigned int first = 0;
-	uint64_t done = 0;
+	const char *fix = NULL;
+	int e;
 
 	memcpy(local, iov, niov * sizeof(*iov));
-	while (done < total) {
-		struct iovec remote = { .iov_base = (void *)(uintptr_t)(addr + done),
-			                .iov_len = total - done };
-		ssize_t k = process_vm_writev(p->conn->peer_pid, local + first, niov - first,
-		                              &remote, 1, 0);
-
-		if (k <= 0) {
-			if (k < 0 && errno == EINTR)
-				continue;
-			int e = k < 0 ? errno : 0;
-
-			COMCH_PEER_LOG(
-			        ERROR, p->conn,
-			        "comch producer %u: writing %llu bytes into the peer (pid %d) "
-			        "failed: %s%s",
-			        p->id, (unsigned long long)total, (int)p->conn->peer_pid,
-			        e != 0 ? strerror(e) : "no progress",
-			        e == EPERM ? " (process_vm_writev needs ptrace rights: same "
-			                     "user, and Yama ptrace_scope 0 or 1)"
-			                   : "");
-			return DOCA_ERROR_IO_FAILED;
-		}
-		done += (uint64_t)k;
-		while (k > 0 && first < niov) {
-			if ((size_t)k >= local[first].iov_len) {
-				k -= (ssize_t)local[first].iov_len;
-				first++;
-			} else {
-				local[first].iov_base = (char *)local[first].iov_base + k;
-				local[first].iov_len -= (size_t)k;
-				k = 0;
-			}
-		}
-	}
-	return DOCA_SUCCESS;
+	e = doca_priv_tp_cma_write(p->conn->peer_pid, local, (int)niov, addr, total, &fix);
+	if (e == 0)
+		return DOCA_SUCCESS;
+	COMCH_PEER_LOG(
+	        ERROR, p->conn,
+	        "comch producer %u: writing %llu bytes into the peer (pid %d) failed: %s%s%s",
+	        p->id, (unsigned long long)total, (int)p->conn->peer_pid, strerror(e),
+	        fix != NULL ? ". " : "", fix != NULL ? fix : "");
+	return DOCA_ERROR_IO_FAILED;
 }
 
 /* Claims a slot of the shared ring, writes straight into the peer's buffer, marks it done. */

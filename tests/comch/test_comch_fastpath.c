@@ -7,12 +7,14 @@
  * immediate data and producer ids, byte-exact delivery into the posted buffer, DOCA_ERROR_AGAIN
  * that clears without the producer's process progressing, every refusal (unknown consumer,
  * buffer too small, immediate data too long, stopped consumer, producers blocking a
- * disconnect), a peer that dies (consumers and producers expire, posted buffers fail), a
- * consumer whose registration never completes, and a consumer served on its own thread.
+ * disconnect), a posted buffer the producer cannot write, a peer that dies (consumers and
+ * producers expire, posted buffers fail), a consumer whose registration never completes, and a
+ * consumer served on its own thread.
  */
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "comch_fp_util.h"
@@ -360,6 +362,82 @@ static void test_peer_dies(void **state)
 	assert_true(cu_close(&s));
 }
 
+/* ---- a posted buffer the producer cannot write: both tasks fail, the next post works --------- */
+
+static int client_buffer_unwritable(void *arg)
+{
+	struct cu_ep e;
+	struct fp c;
+	uint8_t *page;
+	size_t off;
+
+	(void)arg;
+	cu_sync_side(true);
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 8));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	fp_consumer(&c, &e, 4 * 4096, 2, 0);
+	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
+	page = (uint8_t *)(((uintptr_t)c.mem.base + 4095) & ~(uintptr_t)4095);
+	off = (size_t)(page - c.mem.base);
+	fp_post(&c, off, 4096);
+	CU_CHECK(mprotect(page, 4096, PROT_NONE) == 0); /* the program's own doing */
+	cu_tell('r');
+	CU_CHECK(fp_until_count(&e, &c, 1, 5000));
+	CU_CHECK(mprotect(page, 4096, PROT_READ | PROT_WRITE) == 0);
+	CU_CHECK(c.err == 1 && c.last_status == DOCA_ERROR_IO_FAILED);
+	fp_post(&c, off, 4096);
+	cu_tell('2');
+	CU_CHECK(fp_until_count(&e, &c, 2, 5000));
+	CU_CHECK(c.ok == 1 && c.got_len[0] == 64 && page[0] == 3 &&
+	         page[63] == (uint8_t)(63 * 13u + 3));
+	CU_CHECK(fp_close(&e, &c));
+	CU_CHECK(cu_hear(&e, 5000) == 'd');
+	CU_CHECK(cu_close(&e));
+	return 0;
+}
+
+/*
+ * A consumer's posted buffer the producer's process cannot write (here its program made the
+ * page inaccessible): the producer's send fails with DOCA_ERROR_IO_FAILED and one log line
+ * naming the peer and the cause, the consumer's receive fails with the same code, and the
+ * connection goes on: the next buffer posted receives the next send.
+ */
+static void test_buffer_unwritable(void **state)
+{
+	struct cu_ep s;
+	struct fp p;
+	uint32_t cid;
+	pid_t child;
+
+	(void)state;
+	cu_sync_init();
+	child = cu_fork(client_buffer_unwritable, NULL, 30);
+	cu_sync_side(false);
+	cu_open(&s, true);
+	cu_log_capture();
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	assert_true(cu_progress_until(&s, got_new_cons, 5000));
+	cid = s.last_cons_id;
+	fp_producer(&p, &s, 4096, 2);
+	fp_fill(&p, 3);
+	assert_int_equal(cu_hear(&s, 5000), 'r');
+	assert_ok(fp_send(&p, 0, 64, cid, NULL, true, NULL));
+	assert_true(fp_until_count(&s, &p, 1, 5000));
+	assert_int_equal(p.err, 1);
+	assert_int_equal(p.last_status, DOCA_ERROR_IO_FAILED);
+	assert_true(cu_log_has("writing 64 bytes into the peer"));
+	assert_int_equal(cu_hear(&s, 5000), '2');
+	assert_ok(fp_send(&p, 0, 64, cid, NULL, true, NULL));
+	assert_true(fp_until_count(&s, &p, 2, 5000));
+	assert_int_equal(p.ok, 1);
+	assert_true(fp_close(&s, &p));
+	cu_tell('d');
+	assert_true(cu_progress_until(&s, has_disconnect, 10000));
+	assert_int_equal(cu_join(child, 10), 0);
+	assert_true(cu_close(&s));
+}
+
 /* ---- a consumer whose peer never answers, then dies: IDLE without RUNNING -------------------- */
 
 static int client_never_progresses(void *arg)
@@ -515,6 +593,7 @@ int main(void)
 		cmocka_unit_test_setup(test_again_without_progress, cu_next_name),
 		cmocka_unit_test_setup(test_refusals, cu_next_name),
 		cmocka_unit_test_setup(test_peer_dies, cu_next_name),
+		cmocka_unit_test_setup(test_buffer_unwritable, cu_next_name),
 		cmocka_unit_test_setup(test_consumer_start_fails, cu_next_name),
 		cmocka_unit_test_setup(test_consumer_thread, cu_next_name),
 	};

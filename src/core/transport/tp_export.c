@@ -7,6 +7,9 @@
  * libdoca_comch its connections across machines). Thin wrappers: the
  * rules are odma_tp_*'s.
  */
+#include <errno.h>
+#include <sys/uio.h>
+
 #include "core/transport/transport.h"
 
 doca_error_t doca_priv_tp_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
@@ -55,4 +58,16 @@ uint32_t doca_priv_tp_timeout_ms(void)
 bool doca_priv_tp_bind_addr(char *out, size_t cap)
 {
 	return odma_tp_bind_addr(out, cap);
+}
+
+int doca_priv_tp_cma_write(pid_t pid, struct iovec *iov, int niov, uint64_t addr, uint64_t len,
+                           const char **fix)
+{
+	struct iovec r = { (void *)(uintptr_t)addr, (size_t)len };
+	int err = odma_cma_xfer(pid, true, iov, niov, &r, 1);
+
+	*fix = err == EPERM || err == EACCES ? odma_cma_eperm_fix()
+	       : err == ENOSYS               ? odma_cma_enosys_fix()
+	                                     : NULL;
+	return err;
 }

@@ -638,6 +638,13 @@ DOCA_STABLE doca_error_t doca_priv_tp_ep_send(struct odma_tp_ep *ep, const void 
 DOCA_STABLE void doca_priv_tp_ep_close(struct odma_tp_ep *ep);
 DOCA_STABLE const char *doca_priv_tp_net_absent(void);
 DOCA_STABLE uint32_t doca_priv_tp_timeout_ms(void);
+/*
+ * odma_cma_xfer for libdoca_comch's fast path in one kernel: writes @len bytes of @niov local
+ * iovecs (which it may change) into process @pid at @addr. 0, or the errno that stopped it;
+ * *@fix then says what would fix it when that is known (ptrace rights, no CMA), else NULL.
+ */
+DOCA_STABLE int doca_priv_tp_cma_write(pid_t pid, struct iovec *iov, int niov, uint64_t addr,
+                                       uint64_t len, const char **fix);
 
 /*
  * Whether the region record header @rec read from the exporter still grants @rm (in use,
