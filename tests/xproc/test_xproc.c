@@ -225,6 +225,60 @@ static void test_write_lists(void **state)
 	imp_stop(im);
 }
 
+/*
+ * Both ends in the exporter (host memory to host memory, as the DMA engine moves it for a
+ * DPU): the bytes pass through this process (a bounce buffer), in order, within their ranges.
+ */
+static void test_remote_to_remote(void **state)
+{
+	struct imp *im = imp_start(DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	uint8_t *r = (uint8_t *)(uintptr_t)im->raddr;
+	static uint8_t back[XLEN];
+	struct doca_buf *src, *dst;
+
+	(void)state;
+	src = list_of(im, im->remote, r + 100, 20000, 1, true);
+	dst = list_of(im, im->remote, r + 30000, 20000, 3, false);
+	assert_ok(copy(im, src, dst));
+	assert_true(xu_full_io(im->fd, "R", 1, true));
+	assert_true(xu_full_io(im->fd, back, XLEN, false));
+	for (size_t i = 0; i < 20000; i++)
+		if (back[30000 + i] != xu_pattern(100 + i))
+			fail_msg("byte %zu of the destination differs", i);
+	assert_int_equal(back[29999], xu_pattern(29999));
+	assert_int_equal(back[50000], xu_pattern(50000));
+	assert_int_equal(back[100], xu_pattern(100)); /* the source is untouched */
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+	imp_stop(im);
+}
+
+/* A source list of a remote element, then a local one: each piece moves the way it must. */
+static void test_mixed_list(void **state)
+{
+	struct imp *im = imp_start(DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	uint8_t *r = (uint8_t *)(uintptr_t)im->raddr;
+	struct doca_buf *src, *tail, *dst;
+
+	(void)state;
+	for (size_t i = 0; i < 4096; i++)
+		im->local_mem[i] = (uint8_t)(i ^ 0x5a);
+	src = list_of(im, im->remote, r + 64, 4096, 1, true);
+	tail = list_of(im, im->local, im->local_mem, 4096, 1, true);
+	assert_ok(doca_buf_chain_list(src, tail));
+	dst = list_of(im, im->local, im->local_mem + 16384, 8192, 2, false);
+	assert_ok(copy(im, src, dst));
+	for (size_t i = 0; i < 4096; i++) {
+		if (im->local_mem[16384 + i] != xu_pattern(64 + i))
+			fail_msg("byte %zu (from the exporter) differs", i);
+		if (im->local_mem[16384 + 4096 + i] != (uint8_t)(i ^ 0x5a))
+			fail_msg("byte %zu (from this process) differs", i);
+	}
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+	imp_stop(im);
+}
+
 static void test_write_read_only(void **state)
 {
 	struct imp *im = imp_start(DOCA_ACCESS_FLAG_PCI_READ_ONLY);
@@ -461,7 +515,8 @@ int main(void)
 		cmocka_unit_test(test_write_read_only), cmocka_unit_test(test_revoke_stop),
 		cmocka_unit_test(test_exporter_exit),   cmocka_unit_test(test_kill_loop),
 		cmocka_unit_test(test_eperm),           cmocka_unit_test(test_forged_and_revoked),
-		cmocka_unit_test(test_eperm_at_import),
+		cmocka_unit_test(test_eperm_at_import), cmocka_unit_test(test_remote_to_remote),
+		cmocka_unit_test(test_mixed_list),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

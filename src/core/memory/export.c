@@ -344,9 +344,9 @@ static doca_error_t import_attach(const struct odma_export_desc *d, const uint8_
 		odma_tp_detach(rm);
 		ODMA_ERR_AT(
 		        fn,
-		        "rejected descriptor of pid %u: its %s differs from what the exporter "
-		        "exported (forged or altered descriptor); import the descriptor exactly as "
-		        "doca_mmap_export_* returned it",
+		        "rejected descriptor of pid %u: its field \"%s\" differs from what the "
+		        "exporter exported (forged or altered descriptor); import the descriptor "
+		        "exactly as doca_mmap_export_* returned it",
 		        d->pid, field);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
