@@ -39,6 +39,8 @@ static int client_both_ways(void *arg)
 	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
 	/* 1. a consumer here: the server's producer fills it */
 	fp_consumer(&c, &e, 3 * BIG, 4, 8);
+	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_get_imm_data_len(c.cons, &cid));
+	CU_CHECK(cid == 8); /* as set */
 	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_get_id(c.cons, &cid));
 	CU_CHECK(cid != 0 && (cid & 1) == 1); /* client-side ids are odd */
 	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));

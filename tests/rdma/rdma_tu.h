@@ -58,6 +58,7 @@ struct tside {
 	/* completions */
 	int ok, err;
 	doca_error_t last_err;
+	uint32_t read_len; /* the last read's result length */
 	/* receives, in completion order */
 	int nrecv;
 	uint32_t rlen[TS_MAX], rimm[TS_MAX];
@@ -122,13 +123,26 @@ static inline void ts_record(struct doca_task *t, union doca_data cud, bool ok)
 
 TS_CB(send)
 TS_CB(send_imm)
-TS_CB(read)
 TS_CB(write)
 TS_CB(write_imm)
 TS_CB(atomic_cmp_swp)
 TS_CB(atomic_fetch_add)
 TS_CB(remote_net_sync_event_get)
 TS_CB(remote_net_sync_event_notify_set)
+
+/* A read also records the length its task reports (doca_rdma_task_read_get_result_len). */
+static void ts_ok_read(struct doca_rdma_task_read *task, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	ts_of(cud)->read_len = doca_rdma_task_read_get_result_len(task);
+	ts_record(doca_rdma_task_read_as_task(task), cud, true);
+}
+
+static void ts_err_read(struct doca_rdma_task_read *task, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	ts_record(doca_rdma_task_read_as_task(task), cud, false);
+}
 
 static void ts_recv_ok(struct doca_rdma_task_receive *task, union doca_data tud,
                        union doca_data cud)

@@ -105,8 +105,49 @@ static void test_properties_and_states(void **state)
 	assert_int_equal(v8, 7);
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_rdma_set_mtu(rd, (enum doca_mtu_size)99));
 	assert_ok(doca_rdma_set_mtu(rd, DOCA_MTU_SIZE_4K_BYTES));
+	{
+		enum doca_mtu_size mtu;
+
+		assert_ok(doca_rdma_get_mtu(rd, &mtu));
+		assert_int_equal(mtu, DOCA_MTU_SIZE_4K_BYTES);
+	}
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_set_sl(rd, 16));
+	assert_ok(doca_rdma_set_sl(rd, 5));
+	assert_ok(doca_rdma_get_sl(rd, &v));
+	assert_int_equal(v, 5);
+	assert_ok(doca_rdma_set_grh_enabled(rd, 1));
+	assert_ok(doca_rdma_get_grh_enabled(rd, &v8));
+	assert_int_equal(v8, 1);
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_set_connection_request_timeout(rd, 0));
+	assert_ok(doca_rdma_set_connection_request_timeout(rd, 1500));
+	assert_ok(doca_rdma_get_connection_request_timeout(rd, &v16));
+	assert_int_equal(v16, 1500);
+	{
+		/* list lengths: up to the device's caps, each read back as set */
+		struct doca_devinfo *di = doca_dev_as_devinfo(s.dev);
+		uint32_t max_send = 0, max_recv = 0;
+
+		assert_ok(doca_rdma_cap_get_max_send_buf_list_len(di, &max_send));
+		assert_true(max_send >= 1);
+		assert_ok(doca_rdma_set_max_send_buf_list_len(rd, max_send));
+		assert_ok(doca_rdma_get_max_send_buf_list_len(rd, &v));
+		assert_int_equal(v, max_send);
+		assert_doca(DOCA_ERROR_NOT_SUPPORTED,
+		            doca_rdma_set_max_send_buf_list_len(rd, max_send + 1));
+		assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_rdma_set_max_send_buf_list_len(rd, 0));
+		assert_ok(doca_rdma_cap_task_receive_get_max_dst_buf_list_len(
+		        di, DOCA_RDMA_TRANSPORT_TYPE_RC, &max_recv));
+		assert_true(max_recv >= 1);
+		assert_ok(doca_rdma_task_receive_set_dst_buf_list_len(rd, max_recv));
+		assert_ok(doca_rdma_task_receive_get_dst_buf_list_len(rd, &v));
+		assert_int_equal(v, max_recv);
+		assert_doca(DOCA_ERROR_NOT_SUPPORTED,
+		            doca_rdma_task_receive_set_dst_buf_list_len(rd, max_recv + 1));
+		assert_doca(DOCA_ERROR_NOT_SUPPORTED,
+		            doca_rdma_task_receive_set_dst_buf_list_len(rd, 0));
+		assert_doca(DOCA_ERROR_INVALID_VALUE,
+		            doca_rdma_cap_task_receive_get_max_dst_buf_list_len(di, 9, &max_recv));
+	}
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_create(NULL, &rd));
 	{
 		const void *blob;

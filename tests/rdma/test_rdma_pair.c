@@ -256,6 +256,7 @@ static void test_all_tasks(void **state)
 	        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 0, 256, 256),
 	        d = ts_buf(&s, s.mm, s.mem, 1024, 256, 0), ud, &tr));
 	assert_ok(ts_run(&s, doca_rdma_task_read_as_task(tr)));
+	assert_int_equal(s.read_len, 256);
 	for (int i = 0; i < 256; i++)
 		assert_int_equal(s.mem[1024 + i], 'A' + i % 26);
 	memcpy(s.mem + 1536, "hello", 6);
