@@ -129,6 +129,7 @@ TS_CB(atomic_cmp_swp)
 TS_CB(atomic_fetch_add)
 TS_CB(remote_net_sync_event_get)
 TS_CB(remote_net_sync_event_notify_set)
+TS_CB(remote_net_sync_event_notify_add)
 
 /* A read also records the length its task reports (doca_rdma_task_read_get_result_len). */
 static void ts_ok_read(struct doca_rdma_task_read *task, union doca_data tud, union doca_data cud)
@@ -248,6 +249,9 @@ static inline doca_error_t ts_open_on(struct tside *s, const char *pci, uint32_t
 	TRY(doca_rdma_task_remote_net_sync_event_notify_set_set_conf(
 	        s->rd, ts_ok_remote_net_sync_event_notify_set,
 	        ts_err_remote_net_sync_event_notify_set, 4));
+	TRY(doca_rdma_task_remote_net_sync_event_notify_add_set_conf(
+	        s->rd, ts_ok_remote_net_sync_event_notify_add,
+	        ts_err_remote_net_sync_event_notify_add, 4));
 	TRY(doca_ctx_set_user_data(s->ctx, ud));
 	TRY(doca_pe_connect_ctx(s->pe, s->ctx));
 	TRY(doca_mmap_create(&s->mm));

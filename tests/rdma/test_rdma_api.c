@@ -45,6 +45,17 @@ static void test_caps(void **state)
 	for (uint32_t i = 0; i < n; i++) {
 		assert_ok(doca_rdma_cap_task_read_is_supported(list[i]));
 		assert_ok(doca_rdma_cap_task_receive_is_supported(list[i]));
+		assert_ok(doca_rdma_cap_task_write_imm_is_supported(list[i]));
+		assert_ok(doca_rdma_cap_task_atomic_cmp_swp_is_supported(list[i]));
+		assert_ok(doca_rdma_cap_task_atomic_fetch_add_is_supported(list[i]));
+		assert_ok(
+		        doca_rdma_cap_task_remote_net_sync_event_notify_add_is_supported(list[i]));
+		assert_ok(doca_rdma_cap_get_max_send_queue_size(list[i], &v));
+		assert_true(v >= 1);
+		assert_ok(doca_rdma_cap_get_max_recv_queue_size(list[i], &v));
+		assert_true(v >= 1);
+		assert_doca(DOCA_ERROR_INVALID_VALUE,
+		            doca_rdma_cap_get_max_send_queue_size(list[i], NULL));
 		assert_ok(
 		        doca_rdma_cap_task_remote_net_sync_event_notify_set_is_supported(list[i]));
 		assert_ok(doca_rdma_cap_transport_type_is_supported(list[i],
@@ -236,8 +247,203 @@ static void test_addresses_and_unemulated(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_addr_destroy(NULL));
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_rdma_get_dpa_handle((struct doca_rdma *)&h, &h));
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
+	            doca_rdma_get_gpu_handle((struct doca_rdma *)&h,
+	                                     &(struct doca_gpu_dev_rdma *){ NULL }));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
+	            doca_rdma_dpa_completion_attach((struct doca_rdma *)&h,
+	                                            (struct doca_dpa_completion *)&h));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
+	            doca_rdma_bridge_prepare_connection((struct doca_rdma *)&h,
+	                                                (struct rdma_cm_id *)&h,
+	                                                &(struct doca_rdma_connection *){ NULL }));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
+	            doca_rdma_bridge_accept((struct doca_rdma *)&h, NULL, 0,
+	                                    (struct doca_rdma_connection *)&h));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED,
 	            doca_rdma_bridge_established((struct doca_rdma *)&h,
 	                                         (struct doca_rdma_connection *)&h));
+}
+
+/* @get(task) is @first; after @set(task, @then) it is @then. */
+#define ACC(get, set, task, first, then)                                                           \
+	do {                                                                                       \
+		assert_true(get(task) == (first));                                                 \
+		set(task, then);                                                                   \
+		assert_true(get(task) == (then));                                                  \
+	} while (0)
+
+/*
+ * Every task's accessors: the values allocate_init took read back, and each setter's value
+ * replaces them (a program may allocate once and re-aim the task before each submit).
+ */
+static void test_task_accessors(void **state)
+{
+	struct tside s;
+	const void *blob;
+	size_t n;
+	struct doca_rdma_connection *c, *c2;
+	struct doca_buf *a, *b, *x, *y;
+	struct doca_sync_event *se;
+	struct doca_sync_event_remote_net *rse, *rse2;
+	union doca_data ud = { 0 };
+
+	(void)state;
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	assert_ok(doca_rdma_export(s.rd, &blob, &n, &c));
+	assert_ok(doca_rdma_export(s.rd, &blob, &n, &c2));
+	a = ts_buf(&s, s.mm, s.mem, 0, 64, 64);
+	b = ts_buf(&s, s.mm, s.mem, 64, 64, 0);
+	x = ts_buf(&s, s.mm, s.mem, 128, 64, 64);
+	y = ts_buf(&s, s.mm, s.mem, 192, 64, 0);
+	assert_ok(doca_sync_event_create(&se));
+	assert_ok(doca_sync_event_add_publisher_location_remote_net(se));
+	assert_ok(doca_sync_event_add_subscriber_location_cpu(se, s.dev));
+	assert_ok(doca_sync_event_start(se));
+	assert_ok(doca_sync_event_export_to_remote_net(se, (const uint8_t **)&blob, &n));
+	assert_ok(doca_sync_event_remote_net_create_from_export(s.dev, blob, n, &rse));
+	assert_ok(doca_sync_event_remote_net_create_from_export(s.dev, blob, n, &rse2));
+	{
+		struct doca_rdma_task_send *t;
+
+		assert_ok(doca_rdma_task_send_allocate_init(s.rd, c, a, ud, &t));
+		ACC(doca_rdma_task_send_get_src_buf, doca_rdma_task_send_set_src_buf, t, a, x);
+		ACC(doca_rdma_task_send_get_rdma_connection,
+		    doca_rdma_task_send_set_rdma_connection, t, c, c2);
+		doca_task_free(doca_rdma_task_send_as_task(t));
+	}
+	{
+		struct doca_rdma_task_send_imm *t;
+
+		assert_ok(doca_rdma_task_send_imm_allocate_init(s.rd, c, a, 7, ud, &t));
+		ACC(doca_rdma_task_send_imm_get_src_buf, doca_rdma_task_send_imm_set_src_buf, t, a,
+		    x);
+		ACC(doca_rdma_task_send_imm_get_immediate_data,
+		    doca_rdma_task_send_imm_set_immediate_data, t, 7u, 9u);
+		ACC(doca_rdma_task_send_imm_get_rdma_connection,
+		    doca_rdma_task_send_imm_set_rdma_connection, t, c, c2);
+		doca_task_free(doca_rdma_task_send_imm_as_task(t));
+	}
+	{
+		struct doca_rdma_task_read *t;
+
+		assert_ok(doca_rdma_task_read_allocate_init(s.rd, c, a, b, ud, &t));
+		ACC(doca_rdma_task_read_get_src_buf, doca_rdma_task_read_set_src_buf, t, a, x);
+		ACC(doca_rdma_task_read_get_dst_buf, doca_rdma_task_read_set_dst_buf, t, b, y);
+		ACC(doca_rdma_task_read_get_rdma_connection,
+		    doca_rdma_task_read_set_rdma_connection, t, c, c2);
+		assert_int_equal(doca_rdma_task_read_get_result_len(t), 0); /* not run yet */
+		doca_task_free(doca_rdma_task_read_as_task(t));
+	}
+	{
+		struct doca_rdma_task_write *t;
+
+		assert_ok(doca_rdma_task_write_allocate_init(s.rd, c, a, b, ud, &t));
+		ACC(doca_rdma_task_write_get_src_buf, doca_rdma_task_write_set_src_buf, t, a, x);
+		ACC(doca_rdma_task_write_get_dst_buf, doca_rdma_task_write_set_dst_buf, t, b, y);
+		ACC(doca_rdma_task_write_get_rdma_connection,
+		    doca_rdma_task_write_set_rdma_connection, t, c, c2);
+		doca_task_free(doca_rdma_task_write_as_task(t));
+	}
+	{
+		struct doca_rdma_task_write_imm *t;
+
+		assert_ok(doca_rdma_task_write_imm_allocate_init(s.rd, c, a, b, 5, ud, &t));
+		ACC(doca_rdma_task_write_imm_get_src_buf, doca_rdma_task_write_imm_set_src_buf, t,
+		    a, x);
+		ACC(doca_rdma_task_write_imm_get_dst_buf, doca_rdma_task_write_imm_set_dst_buf, t,
+		    b, y);
+		ACC(doca_rdma_task_write_imm_get_immediate_data,
+		    doca_rdma_task_write_imm_set_immediate_data, t, 5u, 6u);
+		ACC(doca_rdma_task_write_imm_get_rdma_connection,
+		    doca_rdma_task_write_imm_set_rdma_connection, t, c, c2);
+		doca_task_free(doca_rdma_task_write_imm_as_task(t));
+	}
+	{
+		struct doca_rdma_task_atomic_cmp_swp *t;
+
+		assert_ok(doca_rdma_task_atomic_cmp_swp_allocate_init(s.rd, c, a, b, 1, 2, ud, &t));
+		ACC(doca_rdma_task_atomic_cmp_swp_get_dst_buf,
+		    doca_rdma_task_atomic_cmp_swp_set_dst_buf, t, a, x);
+		ACC(doca_rdma_task_atomic_cmp_swp_get_result_buf,
+		    doca_rdma_task_atomic_cmp_swp_set_result_buf, t, b, y);
+		ACC(doca_rdma_task_atomic_cmp_swp_get_cmp_data,
+		    doca_rdma_task_atomic_cmp_swp_set_cmp_data, t, 1u, 3u);
+		ACC(doca_rdma_task_atomic_cmp_swp_get_swap_data,
+		    doca_rdma_task_atomic_cmp_swp_set_swap_data, t, 2u, 4u);
+		ACC(doca_rdma_task_atomic_cmp_swp_get_rdma_connection,
+		    doca_rdma_task_atomic_cmp_swp_set_rdma_connection, t, c, c2);
+		doca_task_free(doca_rdma_task_atomic_cmp_swp_as_task(t));
+	}
+	{
+		struct doca_rdma_task_atomic_fetch_add *t;
+
+		assert_ok(doca_rdma_task_atomic_fetch_add_allocate_init(s.rd, c, a, b, 8, ud, &t));
+		ACC(doca_rdma_task_atomic_fetch_add_get_dst_buf,
+		    doca_rdma_task_atomic_fetch_add_set_dst_buf, t, a, x);
+		ACC(doca_rdma_task_atomic_fetch_add_get_result_buf,
+		    doca_rdma_task_atomic_fetch_add_set_result_buf, t, b, y);
+		ACC(doca_rdma_task_atomic_fetch_add_get_add_data,
+		    doca_rdma_task_atomic_fetch_add_set_add_data, t, 8u, 16u);
+		ACC(doca_rdma_task_atomic_fetch_add_get_rdma_connection,
+		    doca_rdma_task_atomic_fetch_add_set_rdma_connection, t, c, c2);
+		doca_task_free(doca_rdma_task_atomic_fetch_add_as_task(t));
+	}
+	{
+		struct doca_rdma_task_remote_net_sync_event_get *t;
+
+		assert_ok(doca_rdma_task_remote_net_sync_event_get_allocate_init(s.rd, c, rse, b,
+		                                                                 ud, &t));
+		ACC(doca_rdma_task_remote_net_sync_event_get_get_sync_event,
+		    doca_rdma_task_remote_net_sync_event_get_set_sync_event, t, rse, rse2);
+		ACC(doca_rdma_task_remote_net_sync_event_get_get_dst_buf,
+		    doca_rdma_task_remote_net_sync_event_get_set_dst_buf, t, b, y);
+		ACC(doca_rdma_task_remote_net_sync_event_get_get_rdma_connection,
+		    doca_rdma_task_remote_net_sync_event_get_set_rdma_connection, t, c, c2);
+		assert_int_equal(doca_rdma_task_remote_net_sync_event_get_get_result_len(t), 0);
+		doca_task_free(doca_rdma_task_remote_net_sync_event_get_as_task(t));
+	}
+	{
+		struct doca_rdma_task_remote_net_sync_event_notify_set *t;
+
+		assert_ok(doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(
+		        s.rd, c, rse, a, ud, &t));
+		ACC(doca_rdma_task_remote_net_sync_event_notify_set_get_sync_event,
+		    doca_rdma_task_remote_net_sync_event_notify_set_set_sync_event, t, rse, rse2);
+		ACC(doca_rdma_task_remote_net_sync_event_notify_set_get_src_buf,
+		    doca_rdma_task_remote_net_sync_event_notify_set_set_src_buf, t, a, x);
+		ACC(doca_rdma_task_remote_net_sync_event_notify_set_get_rdma_connection,
+		    doca_rdma_task_remote_net_sync_event_notify_set_set_rdma_connection, t, c, c2);
+		doca_task_free(doca_rdma_task_remote_net_sync_event_notify_set_as_task(t));
+	}
+	{
+		struct doca_rdma_task_remote_net_sync_event_notify_add *t;
+
+		assert_ok(doca_rdma_task_remote_net_sync_event_notify_add_allocate_init(
+		        s.rd, c, rse, b, 3, ud, &t));
+		ACC(doca_rdma_task_remote_net_sync_event_notify_add_get_sync_event,
+		    doca_rdma_task_remote_net_sync_event_notify_add_set_sync_event, t, rse, rse2);
+		ACC(doca_rdma_task_remote_net_sync_event_notify_add_get_result_buf,
+		    doca_rdma_task_remote_net_sync_event_notify_add_set_result_buf, t, b, y);
+		ACC(doca_rdma_task_remote_net_sync_event_notify_add_get_add_data,
+		    doca_rdma_task_remote_net_sync_event_notify_add_set_add_data, t, 3u, 4u);
+		ACC(doca_rdma_task_remote_net_sync_event_notify_add_get_rdma_connection,
+		    doca_rdma_task_remote_net_sync_event_notify_add_set_rdma_connection, t, c, c2);
+		doca_task_free(doca_rdma_task_remote_net_sync_event_notify_add_as_task(t));
+	}
+	{
+		struct doca_rdma_task_receive *t;
+
+		assert_ok(doca_rdma_task_receive_allocate_init(s.rd, b, ud, &t));
+		ACC(doca_rdma_task_receive_get_dst_buf, doca_rdma_task_receive_set_dst_buf, t, b,
+		    y);
+		doca_task_free(doca_rdma_task_receive_as_task(t));
+	}
+	assert_ok(doca_sync_event_remote_net_destroy(rse));
+	assert_ok(doca_sync_event_remote_net_destroy(rse2));
+	assert_ok(doca_sync_event_stop(se));
+	assert_ok(doca_sync_event_destroy(se));
+	ts_close(&s);
 }
 
 /* A profile device without rdma=yes: NOT_SUPPORTED, as the samples' checks expect. */
@@ -275,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_properties_and_states),
 		cmocka_unit_test(test_addresses_and_unemulated),
+		cmocka_unit_test(test_task_accessors),
 	};
 	const struct CMUnitTest no_rdma[] = {
 		cmocka_unit_test(test_device_without_rdma),

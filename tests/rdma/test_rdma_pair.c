@@ -222,6 +222,7 @@ static void test_all_tasks(void **state)
 	struct doca_rdma_task_atomic_fetch_add *tf;
 	struct doca_rdma_task_remote_net_sync_event_notify_set *tn;
 	struct doca_rdma_task_remote_net_sync_event_get *tg;
+	struct doca_rdma_task_remote_net_sync_event_notify_add *ta;
 	struct doca_buf *b, *d;
 	uint64_t v;
 
@@ -288,6 +289,18 @@ static void test_all_tasks(void **state)
 	assert_int_equal(v, 42);
 	assert_int_equal(s.err, 0);
 	assert_int_equal(ts_byte_in(fd), 'k'); /* the child woke and saw every byte */
+	/* an add to the event: the result is the value before it; the event holds the sum */
+	assert_ok(doca_rdma_task_remote_net_sync_event_notify_add_allocate_init(
+	        s.rd, s.conns[0], rse, ts_buf(&s, s.mm, s.mem, 2320, 8, 0), 8, ud, &ta));
+	assert_ok(ts_run(&s, doca_rdma_task_remote_net_sync_event_notify_add_as_task(ta)));
+	memcpy(&v, s.mem + 2320, 8);
+	assert_int_equal(v, 42);
+	assert_ok(doca_rdma_task_remote_net_sync_event_get_allocate_init(
+	        s.rd, s.conns[0], rse, ts_buf(&s, s.mm, s.mem, 2328, 8, 0), ud, &tg));
+	assert_ok(ts_run(&s, doca_rdma_task_remote_net_sync_event_get_as_task(tg)));
+	memcpy(&v, s.mem + 2328, 8);
+	assert_int_equal(v, 50);
+	assert_int_equal(s.err, 0);
 	ts_byte_out(fd, 'b');
 	(void)d;
 	ts_join(pid, fd);
