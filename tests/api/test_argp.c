@@ -83,6 +83,10 @@ static void add(const char *s, const char *l, enum doca_argp_type t, doca_argp_p
 		doca_argp_param_set_cli_only(p);
 	if (flags & 8)
 		doca_argp_param_set_hidden(p);
+	if (flags & 16) { /* meaningful for sub-commands only: a plain program parses it as usual */
+		doca_argp_param_set_singular(p);
+		doca_argp_param_set_inherited(p);
+	}
 	assert_ok(doca_argp_register_param(p));
 }
 
@@ -93,7 +97,7 @@ static int setup(void **state)
 	assert_ok(doca_argp_init("prog", &cfg));
 	add("p", "pci-addr", DOCA_ARGP_TYPE_STRING, pci_cb, 1);
 	add("c", "count", DOCA_ARGP_TYPE_INT, count_cb, 2);
-	add(NULL, "verbose", DOCA_ARGP_TYPE_BOOLEAN, verbose_cb, 0);
+	add(NULL, "verbose", DOCA_ARGP_TYPE_BOOLEAN, verbose_cb, 16);
 	add("x", "extra", DOCA_ARGP_TYPE_JSON_OBJ, extra_cb, 0);
 	add("s", "secret", DOCA_ARGP_TYPE_STRING, pci_cb, 4 | 8);
 	return 0;
@@ -249,6 +253,25 @@ static void test_help(void **state)
 	assert_non_null(strstr(out, "(mandatory)"));
 	assert_non_null(strstr(out, "--log-level"));
 	assert_null(strstr(out, "--secret")); /* hidden */
+	/* the program asks for the same usage itself (after a check of its own), and goes on */
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		doca_argp_usage();
+		fflush(stdout);
+		_exit(0);
+	}
+	close(fds[1]);
+	memset(out, 0, sizeof(out));
+	got = 0;
+	while ((n = read(fds[0], out + got, sizeof(out) - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_non_null(strstr(out, "Usage: prog"));
+	assert_non_null(strstr(out, "--verbose"));
 }
 
 /* A bad flag is one line naming it and --help, never the usage (issue 29, item 5). */

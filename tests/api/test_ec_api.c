@@ -32,6 +32,15 @@
 
 /* ------------------------------------------------------------ reference GF(2^8), 0x11d */
 
+/* @get(@t) is @a; @set(@t, @b) makes it @b; @set(@t, @a) makes it @a again. */
+#define RESET(get, set, t, a, b)                                                                   \
+	do {                                                                                       \
+		assert_ptr_equal(get(t), a);                                                       \
+		set(t, b);                                                                         \
+		assert_ptr_equal(get(t), b);                                                       \
+		set(t, a);                                                                         \
+		assert_ptr_equal(get(t), a);                                                       \
+	} while (0)
 static uint8_t rmul(uint8_t a, uint8_t b)
 {
 	uint8_t r = 0;
@@ -367,7 +376,12 @@ static void recover_list(struct ecx *x, struct doca_ec_matrix *coding,
 		if (memcmp(out + i * BS, block(x, k, missing[i]), BS) != 0)
 			fail_msg("type %d k %u m %u: lost block %u (of %u lost) not recovered",
 			         (int)type, k, m, missing[i], n);
-	assert_ptr_equal(doca_ec_task_recover_get_recover_matrix(t), rm);
+	RESET(doca_ec_task_recover_get_recover_matrix, doca_ec_task_recover_set_recover_matrix, t,
+	      rm, (struct doca_ec_matrix *)NULL);
+	RESET(doca_ec_task_recover_get_available_blocks, doca_ec_task_recover_set_available_blocks,
+	      t, src, dst);
+	RESET(doca_ec_task_recover_get_recovered_data,
+	      doca_ec_task_recover_set_recovered_data_blocks, t, dst, src);
 	doca_task_free(doca_ec_task_recover_as_task(t));
 	assert_ok(doca_buf_dec_refcount(src, NULL));
 	assert_ok(doca_buf_dec_refcount(dst, NULL));
@@ -487,9 +501,12 @@ static void test_update(void **state)
 	sb = ecx_list(&x, src, 7 * BS, true, 3);
 	db = ecx_buf(&x, out, m * BS, false);
 	assert_ok(doca_ec_task_update_allocate_init(x.ec, um, sb, db, (union doca_data){ 0 }, &t));
-	assert_ptr_equal(doca_ec_task_update_get_update_matrix(t), um);
-	assert_ptr_equal(doca_ec_task_update_get_original_updated_and_rdnc_blocks(t), sb);
-	assert_ptr_equal(doca_ec_task_update_get_updated_rdnc_blocks(t), db);
+	RESET(doca_ec_task_update_get_update_matrix, doca_ec_task_update_set_update_matrix, t, um,
+	      mx);
+	RESET(doca_ec_task_update_get_original_updated_and_rdnc_blocks,
+	      doca_ec_task_update_set_original_updated_and_rdnc_blocks, t, sb, db);
+	RESET(doca_ec_task_update_get_updated_rdnc_blocks,
+	      doca_ec_task_update_set_updated_rdnc_blocks, t, db, sb);
 	assert_ok(ecx_run(&x, doca_ec_task_update_as_task(t)));
 	for (unsigned int j = 0; j < m; j++)
 		for (unsigned int b = 0; b < BS; b++)
@@ -525,9 +542,10 @@ static void test_galois_mul_and_raw(void **state)
 	db = ecx_buf(&x, out, 2 * BS, false);
 	assert_ok(doca_ec_task_galois_mul_allocate_init(x.ec, mx, sb, db, (union doca_data){ 0 },
 	                                                &gt));
-	assert_ptr_equal(doca_ec_task_galois_mul_get_coding_matrix(gt), mx);
-	assert_ptr_equal(doca_ec_task_galois_mul_get_src_buf(gt), sb);
-	assert_ptr_equal(doca_ec_task_galois_mul_get_dst_buf(gt), db);
+	RESET(doca_ec_task_galois_mul_get_coding_matrix, doca_ec_task_galois_mul_set_coding_matrix,
+	      gt, mx, (struct doca_ec_matrix *)NULL);
+	RESET(doca_ec_task_galois_mul_get_src_buf, doca_ec_task_galois_mul_set_src_buf, gt, sb, db);
+	RESET(doca_ec_task_galois_mul_get_dst_buf, doca_ec_task_galois_mul_set_dst_buf, gt, db, sb);
 	assert_ok(ecx_run(&x, doca_ec_task_galois_mul_as_task(gt)));
 	for (unsigned int j = 0; j < 2; j++)
 		for (unsigned int b = 0; b < BS; b++) {

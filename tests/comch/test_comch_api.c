@@ -420,6 +420,47 @@ static void test_dpa_not_supported(void **state)
 	assert_null(q);
 	assert_int_equal(doca_comch_msgq_create(d.dev, NULL), DOCA_ERROR_INVALID_VALUE);
 	assert_int_equal(doca_comch_msgq_start(NULL), DOCA_ERROR_INVALID_VALUE);
+	{
+		/*
+		 * every other call, on an object the program could not have had from odma (the
+		 * creates fail): NOT_SUPPORTED, never a crash, and INVALID_VALUE for NULL
+		 */
+		union {
+			uint64_t word[8];
+		} fake = { { 0 } };
+		struct doca_comch_consumer_completion *fc = (void *)&fake;
+		struct doca_comch_msgq *fq = (void *)&fake;
+		struct doca_comch_consumer *fcons = (void *)&fake;
+		struct doca_comch_producer *fprod = (void *)&fake;
+		const doca_error_t ns = DOCA_ERROR_NOT_SUPPORTED;
+
+		assert_int_equal(doca_comch_consumer_completion_set_dpa_thread(fc, NULL), ns);
+		assert_int_equal(doca_comch_consumer_completion_destroy(fc), ns);
+		assert_int_equal(doca_comch_consumer_completion_stop(fc), ns);
+		assert_int_equal(doca_comch_consumer_completion_get_dpa_handle(fc, NULL), ns);
+		assert_int_equal(doca_comch_consumer_completion_set_max_num_consumers(fc, 1), ns);
+		assert_int_equal(doca_comch_consumer_completion_get_max_num_consumers(fc, &v), ns);
+		assert_int_equal(doca_comch_consumer_completion_set_max_num_recv(fc, 1), ns);
+		assert_int_equal(doca_comch_consumer_completion_set_imm_data_len(fc, 1), ns);
+		assert_int_equal(doca_comch_consumer_completion_get_imm_data_len(fc, &v), ns);
+		assert_int_equal(doca_comch_consumer_set_completion(fcons, fc, 0), ns);
+		assert_int_equal(doca_comch_consumer_get_dpa_handle(fcons, NULL), ns);
+		assert_int_equal(doca_comch_consumer_get_gpu_handle(fcons, NULL), ns);
+		assert_int_equal(doca_comch_producer_dpa_completion_attach(fprod, NULL), ns);
+		assert_int_equal(doca_comch_producer_get_dpa_handle(fprod, NULL), ns);
+		assert_int_equal(doca_comch_msgq_destroy(fq), ns);
+		assert_int_equal(doca_comch_msgq_set_dpa_consumer(fq, NULL), ns);
+		assert_int_equal(doca_comch_msgq_set_dpa_producer(fq, NULL), ns);
+		assert_int_equal(doca_comch_msgq_set_max_num_consumers(fq, 1), ns);
+		assert_int_equal(doca_comch_msgq_set_max_num_producers(fq, 1), ns);
+		assert_int_equal(doca_comch_msgq_stop(fq), ns);
+		assert_int_equal(doca_comch_msgq_consumer_create(fq, NULL), ns);
+		assert_int_equal(doca_comch_msgq_producer_create(fq, NULL), ns);
+		assert_int_equal(doca_comch_msgq_destroy(NULL), DOCA_ERROR_INVALID_VALUE);
+		assert_int_equal(doca_comch_consumer_set_completion(NULL, fc, 0),
+		                 DOCA_ERROR_INVALID_VALUE);
+		assert_int_equal(fake.word[0] | fake.word[7], 0); /* nothing written through them */
+	}
 	assert_true(cu_close(&d));
 }
 

@@ -403,6 +403,10 @@ static void test_deflate_round_trip(void **state)
 	assert_ok(doca_compress_task_compress_deflate_alloc_init(s.cp, src, dst, ud, &ct));
 	assert_ptr_equal(doca_compress_task_compress_deflate_get_src(ct), src);
 	assert_ptr_equal(doca_compress_task_compress_deflate_get_dst(ct), dst);
+	doca_compress_task_compress_deflate_set_dst(ct, src);
+	assert_ptr_equal(doca_compress_task_compress_deflate_get_dst(ct), src);
+	doca_compress_task_compress_deflate_set_dst(ct, dst);
+	assert_ptr_equal(doca_compress_task_compress_deflate_get_dst(ct), dst);
 	assert_int_equal(doca_compress_task_compress_deflate_get_crc_cs(ct), 0);
 	assert_ok(run(&s, doca_compress_task_compress_deflate_as_task(ct)));
 	assert_ok(doca_buf_get_data_len(dst, &clen));
@@ -562,6 +566,13 @@ static void test_lz4_stream(void **state)
 		assert_int_equal(
 		        doca_compress_task_decompress_lz4_stream_get_are_blocks_independent(t),
 		        !linked);
+		/* the source and destination read back, and a setter replaces each */
+		assert_ptr_equal(doca_compress_task_decompress_lz4_stream_get_src(t), src);
+		assert_ptr_equal(doca_compress_task_decompress_lz4_stream_get_dst(t), dst);
+		doca_compress_task_decompress_lz4_stream_set_src(t, dst);
+		assert_ptr_equal(doca_compress_task_decompress_lz4_stream_get_src(t), dst);
+		doca_compress_task_decompress_lz4_stream_set_src(t, src);
+		assert_ptr_equal(doca_compress_task_decompress_lz4_stream_get_src(t), src);
 		assert_ok(run(&s, doca_compress_task_decompress_lz4_stream_as_task(t)));
 		assert_ok(doca_buf_get_data_len(dst, &n));
 		assert_int_equal(n, PLAIN_LEN);
@@ -626,6 +637,11 @@ static void test_lz4_block(void **state)
 	src = src_buf(&s, 0, comp, (size_t)clen);
 	dst = dst_buf(&s, 1u << 20, PLAIN_LEN);
 	assert_ok(doca_compress_task_decompress_lz4_block_alloc_init(s.cp, src, dst, ud, &t));
+	assert_ptr_equal(doca_compress_task_decompress_lz4_block_get_src(t), src);
+	assert_ptr_equal(doca_compress_task_decompress_lz4_block_get_dst(t), dst);
+	doca_compress_task_decompress_lz4_block_set_src(t, dst);
+	assert_ptr_equal(doca_compress_task_decompress_lz4_block_get_src(t), dst);
+	doca_compress_task_decompress_lz4_block_set_src(t, src);
 	assert_ok(run(&s, doca_compress_task_decompress_lz4_block_as_task(t)));
 	assert_ok(doca_buf_get_data_len(dst, &n));
 	assert_int_equal(n, PLAIN_LEN);
