@@ -7,6 +7,9 @@
 # must be declared by our headers (as an exported function, or static inline where DOCA's own
 # header defines it inline).
 #
+# And every public function is named by some test under tests/ (one no test calls is a
+# behaviour no test checks).
+#
 # The declarations come from the compiler itself (gcc -aux-info), not from parsing text, so
 # macros, attributes and line breaks cannot hide one. In that listing "NC" rows are extern
 # prototypes and "NF" rows are definitions (our static inline functions); function-pointer
@@ -103,6 +106,17 @@ for fn in doca_buf_inventory_buf_get_by_addr doca_buf_inventory_buf_get_by_data 
 		fail=1
 	}
 done
+
+# Every public function is called (or named) by some test: a call no test makes is a
+# behaviour no test checks.
+grep -rhoE '\bdoca_[a-z0-9_]+' "$src/tests" --include='*.c' --include='*.h' --include='*.py' \
+	--include='*.sh' | sort -u >"$tmp/tested"
+sort -u "$tmp/declared" "$tmp/inline" | comm -23 - "$tmp/tested" >"$tmp/untested"
+if [ -s "$tmp/untested" ]; then
+	echo "FAIL: public functions that no file under tests/ names (write a test that calls them):"
+	sed 's/^/  /' "$tmp/untested"
+	fail=1
+fi
 
 echo "symbol parity: $(wc -l <"$tmp/declared") exported functions declared," \
 	"$(wc -l <"$tmp/inline") static inline, $(wc -l <"$tmp/surface") sample-surface names," \

@@ -54,6 +54,14 @@ static doca_error_t validate_fail(void *c)
 	(void)c;
 	return DOCA_ERROR_BAD_CONFIG;
 }
+static doca_error_t version_cb(void *p, void *c)
+{
+	(void)p;
+	(void)c;
+	printf("prog's own version 1.2\n");
+	fflush(stdout);
+	return DOCA_SUCCESS;
+}
 static doca_error_t dpdk_cb(int argc, char **argv)
 {
 	cfg.dpdk_argc = argc;
@@ -253,6 +261,25 @@ static void test_help(void **state)
 	assert_non_null(strstr(out, "(mandatory)"));
 	assert_non_null(strstr(out, "--log-level"));
 	assert_null(strstr(out, "--secret")); /* hidden */
+	/* --version: the program's version callback runs, then the program exits 0 */
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		if (doca_argp_register_version_callback(version_cb) != DOCA_SUCCESS)
+			_exit(4);
+		START("--version");
+		_exit(3);
+	}
+	close(fds[1]);
+	memset(out, 0, sizeof(out));
+	got = 0;
+	while ((n = read(fds[0], out + got, sizeof(out) - 1 - got)) > 0)
+		got += (size_t)n;
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_non_null(strstr(out, "prog's own version 1.2"));
 	/* the program asks for the same usage itself (after a check of its own), and goes on */
 	assert_int_equal(pipe(fds), 0);
 	pid = fork();

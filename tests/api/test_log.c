@@ -386,9 +386,42 @@ static void test_env_log_level(void **state)
 	assert_non_null(strstr(out, "DOCA_LOG_LEVEL"));
 }
 
+/* How many times @needle occurs in @hay. */
+static int count_of(const char *hay, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = strstr(hay, needle); p != NULL; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/*
+ * The standard backend (stdout for the lower levels, stderr for warnings and above) prints
+ * each line once; asking for it twice adds no second pair.
+ */
+static void test_standard_backend(void **state)
+{
+	char out[4096];
+
+	(void)state;
+	assert_int_equal(run_child("--child-standard", NULL, out, sizeof(out)), 0);
+	assert_int_equal(count_of(out, "std info line"), 1);
+	assert_int_equal(count_of(out, "std error line"), 1);
+}
+
 static int child_main(const char *mode)
 {
 	int sdk;
+
+	if (strcmp(mode, "--child-standard") == 0) {
+		if (doca_log_backend_create_standard() != DOCA_SUCCESS ||
+		    doca_log_backend_create_standard() != DOCA_SUCCESS)
+			return 2;
+		DOCA_LOG_INFO("std info line");
+		DOCA_LOG_ERR("std error line");
+		return 0;
+	}
 
 	doca_priv_log_register_sdk_source("CHILD_SDK", &sdk);
 	DOCA_LOG_INFO("app info");
@@ -418,6 +451,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_threads, reset),
 		cmocka_unit_test(test_defaults_before_backends),
 		cmocka_unit_test(test_env_log_level),
+		cmocka_unit_test(test_standard_backend),
 	};
 
 	if (argc > 1)

@@ -45,7 +45,10 @@ static void test_caps(void **state)
 	for (uint32_t i = 0; i < n; i++) {
 		assert_ok(doca_rdma_cap_task_read_is_supported(list[i]));
 		assert_ok(doca_rdma_cap_task_receive_is_supported(list[i]));
+		assert_ok(doca_rdma_cap_task_write_is_supported(list[i]));
 		assert_ok(doca_rdma_cap_task_write_imm_is_supported(list[i]));
+		assert_ok(doca_rdma_cap_task_send_imm_is_supported(list[i]));
+		assert_ok(doca_rdma_cap_task_remote_net_sync_event_get_is_supported(list[i]));
 		assert_ok(doca_rdma_cap_task_atomic_cmp_swp_is_supported(list[i]));
 		assert_ok(doca_rdma_cap_task_atomic_fetch_add_is_supported(list[i]));
 		assert_ok(

@@ -1083,6 +1083,10 @@ static void test_cm_accept_reject_disconnect(void **state)
 
 		assert_ok(doca_rdma_connection_get_user_data(s.conns[0], &got));
 		assert_int_equal(got.u64, 7);
+		assert_ok(doca_rdma_connection_set_user_data(s.conns[0],
+		                                             (union doca_data){ .u64 = 8 }));
+		assert_ok(doca_rdma_connection_get_user_data(s.conns[0], &got));
+		assert_int_equal(got.u64, 8);
 		assert_ok(doca_rdma_connection_get_addr(s.conns[0], &pa));
 	}
 	memcpy(s.mem, "cm-hello", 9);
