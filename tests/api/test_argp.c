@@ -231,72 +231,69 @@ static void test_levels_and_dpdk(void **state)
 	assert_ok(doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_INFO));
 }
 
-/* --help prints usage and exits 0: run it in a child and read what it printed. */
-static void test_help(void **state)
+/* The child's side of in_child: what it runs (with stdout on the pipe). */
+static void child_help(void)
+{
+	START("--help");
+}
+
+static void child_version(void)
+{
+	if (doca_argp_register_version_callback(version_cb) == DOCA_SUCCESS)
+		START("--version");
+}
+
+static void child_usage(void)
+{
+	doca_argp_usage();
+	fflush(stdout);
+	_exit(0); /* the program goes on after it: here, done */
+}
+
+/* Runs @fn in a child with stdout into @out; returns its exit status (3 if @fn returned). */
+static int in_child(void (*fn)(void), char *out, size_t size)
 {
 	int fds[2], status;
-	char out[4096] = { 0 };
 	size_t got = 0;
 	ssize_t n;
 	pid_t pid;
 
-	(void)state;
 	assert_int_equal(pipe(fds), 0);
 	pid = fork();
 	if (pid == 0) {
 		dup2(fds[1], 1);
-		START("--help");
+		fn();
 		_exit(3);
 	}
 	close(fds[1]);
-	while ((n = read(fds[0], out + got, sizeof(out) - 1 - got)) > 0)
+	while (got < size - 1 && (n = read(fds[0], out + got, size - 1 - got)) > 0)
 		got += (size_t)n;
+	out[got] = '\0';
 	close(fds[0]);
-	waitpid(pid, &status, 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	return WEXITSTATUS(status);
+}
+
+/*
+ * --help prints usage and exits 0, --version runs the program's version callback and exits 0,
+ * and doca_argp_usage prints the same usage for a program that asks for it.
+ */
+static void test_help(void **state)
+{
+	char out[4096];
+
+	(void)state;
+	assert_int_equal(in_child(child_help, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "Usage: prog"));
 	assert_non_null(strstr(out, "-p, --pci-addr <val>"));
 	assert_non_null(strstr(out, "--verbose"));
 	assert_non_null(strstr(out, "(mandatory)"));
 	assert_non_null(strstr(out, "--log-level"));
 	assert_null(strstr(out, "--secret")); /* hidden */
-	/* --version: the program's version callback runs, then the program exits 0 */
-	assert_int_equal(pipe(fds), 0);
-	pid = fork();
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		if (doca_argp_register_version_callback(version_cb) != DOCA_SUCCESS)
-			_exit(4);
-		START("--version");
-		_exit(3);
-	}
-	close(fds[1]);
-	memset(out, 0, sizeof(out));
-	got = 0;
-	while ((n = read(fds[0], out + got, sizeof(out) - 1 - got)) > 0)
-		got += (size_t)n;
-	close(fds[0]);
-	waitpid(pid, &status, 0);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(in_child(child_version, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "prog's own version 1.2"));
-	/* the program asks for the same usage itself (after a check of its own), and goes on */
-	assert_int_equal(pipe(fds), 0);
-	pid = fork();
-	if (pid == 0) {
-		dup2(fds[1], 1);
-		doca_argp_usage();
-		fflush(stdout);
-		_exit(0);
-	}
-	close(fds[1]);
-	memset(out, 0, sizeof(out));
-	got = 0;
-	while ((n = read(fds[0], out + got, sizeof(out) - 1 - got)) > 0)
-		got += (size_t)n;
-	close(fds[0]);
-	waitpid(pid, &status, 0);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(in_child(child_usage, out, sizeof(out)), 0);
 	assert_non_null(strstr(out, "Usage: prog"));
 	assert_non_null(strstr(out, "--verbose"));
 }

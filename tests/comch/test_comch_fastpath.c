@@ -24,6 +24,15 @@
 #define NAME cu_name
 #define BIG (1u << 20)
 
+/* The child's start: a client of the parent's server, RUNNING. */
+static void client_up(struct cu_ep *e)
+{
+	cu_sync_side(true);
+	cu_open(e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(e, NAME, 0, 8));
+	CU_CHECK(cu_progress_until(e, cu_is_running, 5000));
+}
+
 /* ---- both directions, events, immediate data, producer ids ----------------------------------- */
 
 static int client_both_ways(void *arg)
@@ -33,10 +42,7 @@ static int client_both_ways(void *arg)
 	uint32_t cid, pid_;
 
 	(void)arg;
-	cu_sync_side(true);
-	cu_open(&e, false);
-	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 8));
-	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	client_up(&e);
 	/* 1. a consumer here: the server's producer fills it */
 	fp_consumer(&c, &e, 3 * BIG, 4, 8);
 	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_get_imm_data_len(c.cons, &cid));
@@ -131,10 +137,7 @@ static int client_posts_late(void *arg)
 	struct fp c;
 
 	(void)arg;
-	cu_sync_side(true);
-	cu_open(&e, false);
-	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 8));
-	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	client_up(&e);
 	fp_consumer(&c, &e, 4096, 2, 0);
 	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
 	CU_CHECK(cu_hear(&e, 5000) == 'p'); /* the producer is spinning on AGAIN */
@@ -183,10 +186,7 @@ static int client_for_errors(void *arg)
 	struct doca_buf *b;
 
 	(void)arg;
-	cu_sync_side(true);
-	cu_open(&e, false);
-	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 8));
-	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	client_up(&e);
 	fp_consumer(&c, &e, 8192, 4, 4);
 	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
 	/* post-recv refusals */
@@ -298,10 +298,7 @@ static int client_dies_with_consumer(void *arg)
 	struct fp c;
 
 	(void)arg;
-	cu_sync_side(true);
-	cu_open(&e, false);
-	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 8));
-	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	client_up(&e);
 	fp_consumer(&c, &e, 4096, 2, 0);
 	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
 	CU_CHECK(cu_progress_until(&e, got_new_cons, 5000)); /* the server's consumer */
@@ -374,10 +371,7 @@ static int client_buffer_unwritable(void *arg)
 	size_t off;
 
 	(void)arg;
-	cu_sync_side(true);
-	cu_open(&e, false);
-	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 8));
-	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	client_up(&e);
 	fp_consumer(&c, &e, 4 * 4096, 2, 0);
 	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
 	page = (uint8_t *)(((uintptr_t)c.mem.base + 4095) & ~(uintptr_t)4095);
@@ -447,10 +441,7 @@ static int client_never_progresses(void *arg)
 	struct cu_ep e;
 
 	(void)arg;
-	cu_sync_side(true);
-	cu_open(&e, false);
-	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 0, 8));
-	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	client_up(&e);
 	cu_tell('r');
 	CU_CHECK(cu_hear(NULL, 10000) == 'k');
 	raise(SIGKILL);
