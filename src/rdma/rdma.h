@@ -167,7 +167,21 @@ doca_error_t rw_attach(struct rw_chan *c, const struct doca_mmap *m, struct odma
 /* Sends a header and up to two payload pieces as one frame: true, or false (channel ended). */
 bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t n1, const void *p2,
               size_t n2);
-/* Ends a channel (its reader returns false; its sends in flight fail). Any thread, repeatable. */
+/*
+ * The window between applying a peer's request whose effect the program can see (a write, an
+ * atomic, a sync event's set or add) and queueing its answer: rw_answer_begin returns false
+ * (apply nothing, answer nothing) once the channel is ending; rw_answer_end closes the window
+ * after the answer was written. A shutdown waits for open windows (bounded), so an effect the
+ * program saw is never left without its answer (the program may disconnect the moment it sees
+ * it, as NVIDIA's sync event responder does). Nothing between the two may take the context
+ * lock (a disconnect holds it while it waits).
+ */
+bool rw_answer_begin(struct rw_chan *c);
+void rw_answer_end(struct rw_chan *c);
+/*
+ * Ends a channel (its reader returns false; its sends in flight fail): waits for open answer
+ * windows, then for what was sent (both bounded). Any thread, repeatable.
+ */
 void rw_shutdown(struct rw_chan *c);
 /* Frees a channel (shut down first when not yet); no reader may be inside. */
 void rw_close(struct rw_chan *c);

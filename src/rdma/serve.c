@@ -308,19 +308,44 @@ static bool rd_serve_send(struct rd_stream *s, const struct rw_hdr *h, const uin
 	return rd_reply(s, h->tag, st, 0, NULL, 0);
 }
 
+/*
+ * Applies a request whose effect the program can see and answers it, in one answer window
+ * (rw_answer_begin): a disconnect that follows the effect still lets the answer out. A
+ * channel already ending applies nothing and answers nothing (the initiator's task fails as
+ * for a connection that ended before it arrived).
+ */
+static bool rd_answer_begin(struct rd_stream *s)
+{
+	return rw_answer_begin(s->ch);
+}
+
+static bool rd_answered(struct rd_stream *s, bool ok)
+{
+	rw_answer_end(s->ch);
+	return ok;
+}
+
 static bool rd_serve_write(struct rd_stream *s, const struct rw_hdr *h, const uint8_t *msg)
 {
 	doca_error_t st;
+	bool imm = (h->flags & RW_F_IMM) != 0;
 
 	if (!rd_len_ok(s, h))
+		return false;
+	/* with an immediate, the program learns of it by the receive: delivered under the lock */
+	if (!imm && !rd_answer_begin(s))
 		return false;
 	/* the frame stays ours until we return: the bytes are copied from it, never written */
 	st = doca_priv_rdma_mem_access(h->rec, h->key, h->addr, h->len, ODMA_RDMA_OP_WRITE,
 	                               (void *)(uintptr_t)msg);
-	if (st == DOCA_SUCCESS && (h->flags & RW_F_IMM))
-		st = rd_deliver(s, DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM, h->imm, NULL,
-		                (size_t)h->len, h->arg1);
-	return rd_reply(s, h->tag, st, 0, NULL, 0);
+	if (imm)
+		return rd_reply(s, h->tag,
+		                st == DOCA_SUCCESS
+		                        ? rd_deliver(s, DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM,
+		                                     h->imm, NULL, (size_t)h->len, h->arg1)
+		                        : st,
+		                0, NULL, 0);
+	return rd_answered(s, rd_reply(s, h->tag, st, 0, NULL, 0));
 }
 
 static bool rd_serve_read(struct rd_stream *s, const struct rw_hdr *h)
@@ -344,9 +369,12 @@ static bool rd_serve_atomic(struct rd_stream *s, const struct rw_hdr *h)
 {
 	uint64_t v[2] = { h->arg0, h->arg1 };
 	int op = h->type == RW_ATOMIC_CAS ? ODMA_RDMA_OP_CMP_SWP : ODMA_RDMA_OP_FETCH_ADD;
-	doca_error_t st = doca_priv_rdma_mem_access(h->rec, h->key, h->addr, 8, op, v);
+	doca_error_t st;
 
-	return rd_reply(s, h->tag, st, v[0], NULL, 0);
+	if (!rd_answer_begin(s))
+		return false;
+	st = doca_priv_rdma_mem_access(h->rec, h->key, h->addr, 8, op, v);
+	return rd_answered(s, rd_reply(s, h->tag, st, v[0], NULL, 0));
 }
 
 static bool rd_serve_se(struct rd_stream *s, const struct rw_hdr *h)
@@ -355,11 +383,13 @@ static bool rd_serve_se(struct rd_stream *s, const struct rw_hdr *h)
 	int op = h->type == RW_SE_GET   ? ODMA_SE_NET_GET
 	         : h->type == RW_SE_SET ? ODMA_SE_NET_SET
 	                                : ODMA_SE_NET_ADD;
-	doca_error_t st = h->rec > UINT32_MAX
-	                          ? DOCA_ERROR_NOT_FOUND
-	                          : doca_priv_se_remote_access((uint32_t)h->rec, h->key, op, &v);
+	doca_error_t st;
 
-	return rd_reply(s, h->tag, st, v, NULL, 0);
+	if (!rd_answer_begin(s))
+		return false;
+	st = h->rec > UINT32_MAX ? DOCA_ERROR_NOT_FOUND
+	                         : doca_priv_se_remote_access((uint32_t)h->rec, h->key, op, &v);
+	return rd_answered(s, rd_reply(s, h->tag, st, v, NULL, 0));
 }
 
 /* ---------------------------------------------------------------- our requests' responses */

@@ -95,6 +95,8 @@ struct rw_chan {
 	unsigned int sending;   /* sends not completed yet (rw_sent) */
 	unsigned int draining;  /* threads in rw_drain_locked: rw_sent wakes them, not the reader */
 	unsigned int attaching; /* rw_attach calls using the endpoint: its close waits */
+	unsigned int answering; /* open answer windows (rw_answer_begin): a shutdown waits */
+	bool ending;            /* a shutdown began: no new answer window */
 	uint32_t q_frames;      /* queued for the reader: bounded by RW_QUEUE_*_MAX */
 	uint64_t q_bytes;
 	rw_fast_fn *fast; /* serves a frame on the transport thread (rw_set_fast) */
@@ -678,13 +680,39 @@ doca_error_t rw_attach(struct rw_chan *c, const struct doca_mmap *m, struct odma
 	return r;
 }
 
+bool rw_answer_begin(struct rw_chan *c)
+{
+	bool open;
+
+	pthread_mutex_lock(&c->lock);
+	open = !c->ending && !c->closed && !c->ep_closed;
+	c->answering += open;
+	pthread_mutex_unlock(&c->lock);
+	return open;
+}
+
+void rw_answer_end(struct rw_chan *c)
+{
+	pthread_mutex_lock(&c->lock);
+	if (--c->answering == 0 && c->ending)
+		pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
 void rw_shutdown(struct rw_chan *c)
 {
+	struct timespec end;
 	bool close_ep;
 
 	if (c == NULL)
 		return;
 	pthread_mutex_lock(&c->lock);
+	/* an effect already applied gets its answer out first (bounded: none blocks) */
+	c->ending = true;
+	rw_deadline(&end, RW_DRAIN_MS);
+	while (c->answering != 0)
+		if (pthread_cond_timedwait(&c->cond, &c->lock, &end) == ETIMEDOUT)
+			break;
 	close_ep = !c->ep_closed && c->ep != NULL;
 	c->ep_closed = true;      /* no send after this one */
 	while (c->attaching != 0) /* bounded: an attach fails past the transport's timeout */

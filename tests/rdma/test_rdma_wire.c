@@ -5,19 +5,30 @@
  * The wire layer's transport-thread handler (white box: src/rdma/wire.c over the UCX
  * transport on loopback): a frame is handed to the handler as it arrives only while nothing
  * of the channel is queued and its reader is inside no frame, so frames stay in order; a
- * frame the handler declines is queued for the reader; a handler's -1 ends the channel.
+ * frame the handler declines is queued for the reader; a handler's -1 ends the channel; a
+ * shutdown waits for an answer window open (an effect applied, its answer not yet written).
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "rdma/rdma.h"
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
 
 static atomic_uint served;     /* frames the handler served */
 static atomic_ullong last_tag; /* the last one's tag */
@@ -147,11 +158,61 @@ static void test_queue_bound(void **state)
 	rw_listen_free(l);
 }
 
+/* The server side's answer: opened, then written 200 ms later, then closed. */
+static void *late_answer(void *arg)
+{
+	struct rw_chan *srv = arg;
+	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_RESP, .tag = 9 };
+
+	usleep(200000); /* the effect is visible; the program disconnects meanwhile */
+	assert_true(rw_write(srv, &h, "ok", 2, NULL, 0));
+	rw_answer_end(srv);
+	return NULL;
+}
+
+/*
+ * An effect applied inside an answer window keeps its answer: a shutdown that comes while the
+ * window is open waits for it, and the answer reaches the peer (NVIDIA's sync event responder
+ * disconnects the moment it sees the requester's set); no window opens once it began.
+ */
+static void test_answer_window(void **state)
+{
+	struct rw_lsn *l;
+	struct rw_chan *cli, *srv;
+	struct rw_hdr h;
+	pthread_t t;
+	uint16_t port;
+	uint64_t t0;
+
+	(void)state;
+	assert_int_equal(rw_listen("127.0.0.1", 0, &l, &port), DOCA_SUCCESS);
+	cli = rw_dial("127.0.0.1", port);
+	assert_non_null(cli);
+	put(cli, RW_HELLO, 1);
+	srv = rw_accept(l);
+	assert_non_null(srv);
+	rw_open(srv);
+	assert_true(rw_answer_begin(srv));
+	assert_int_equal(pthread_create(&t, NULL, late_answer, srv), 0);
+	t0 = now_ms();
+	rw_shutdown(srv);
+	assert_true(now_ms() - t0 >= 150); /* it waited for the window */
+	assert_false(rw_answer_begin(srv));
+	pthread_join(t, NULL);
+	assert_int_equal(rw_next(cli, &h, 5000), 1);
+	assert_int_equal(h.type, RW_RESP);
+	assert_int_equal(h.tag, 9);
+	rw_close(cli);
+	rw_close(srv);
+	rw_listen_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fast_in_order),
 		cmocka_unit_test(test_queue_bound),
+		cmocka_unit_test(test_answer_window),
 	};
 
 	if (rw_absent() != NULL) {
