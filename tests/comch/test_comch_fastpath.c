@@ -33,6 +33,21 @@ static void client_up(struct cu_ep *e)
 	CU_CHECK(cu_progress_until(e, cu_is_running, 5000));
 }
 
+/* The parent's start: @client forked (@secs to live), this side's server started. */
+static pid_t server_up(struct cu_ep *s, int (*client)(void *), unsigned int secs, bool capture_log)
+{
+	pid_t child;
+
+	cu_sync_init();
+	child = cu_fork(client, NULL, secs);
+	cu_sync_side(false);
+	cu_open(s, true);
+	if (capture_log)
+		cu_log_capture();
+	assert_ok(cu_server_start(s, NAME, 0, 8));
+	return child;
+}
+
 /* ---- both directions, events, immediate data, producer ids ----------------------------------- */
 
 static int client_both_ways(void *arg)
@@ -89,11 +104,7 @@ static void test_both_ways(void **state)
 	pid_t child;
 
 	(void)state;
-	cu_sync_init();
-	child = cu_fork(client_both_ways, NULL, 60);
-	cu_sync_side(false);
-	cu_open(&s, true);
-	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	child = server_up(&s, client_both_ways, 60, false);
 	assert_true(cu_progress_until(&s, got_new_cons, 5000));
 	assert_int_equal(s.last_cons_id & 1, 1);
 	fp_producer(&p, &s, BIG, 8);
@@ -158,11 +169,7 @@ static void test_again_without_progress(void **state)
 	pid_t child;
 
 	(void)state;
-	cu_sync_init();
-	child = cu_fork(client_posts_late, NULL, 30);
-	cu_sync_side(false);
-	cu_open(&s, true);
-	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	child = server_up(&s, client_posts_late, 30, false);
 	assert_true(cu_progress_until(&s, got_new_cons, 5000));
 	fp_producer(&p, &s, 4096, 2);
 	cu_tell('p');
@@ -236,12 +243,7 @@ static void test_refusals(void **state)
 	pid_t child;
 
 	(void)state;
-	cu_sync_init();
-	child = cu_fork(client_for_errors, NULL, 30);
-	cu_sync_side(false);
-	cu_open(&s, true);
-	cu_log_capture();
-	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	child = server_up(&s, client_for_errors, 30, true);
 	assert_true(cu_progress_until(&s, got_new_cons, 5000));
 	cid = s.last_cons_id;
 	fp_producer(&p, &s, 4096, 4);
@@ -316,12 +318,7 @@ static void test_peer_dies(void **state)
 	pid_t child;
 
 	(void)state;
-	cu_sync_init();
-	child = cu_fork(client_dies_with_consumer, NULL, 30);
-	cu_sync_side(false);
-	cu_open(&s, true);
-	cu_log_capture();
-	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	child = server_up(&s, client_dies_with_consumer, 30, true);
 	assert_true(cu_progress_until(&s, got_new_cons, 5000));
 	cid = s.last_cons_id;
 	fp_consumer(&c, &s, 4096, 2, 0);
@@ -407,12 +404,7 @@ static void test_buffer_unwritable(void **state)
 	pid_t child;
 
 	(void)state;
-	cu_sync_init();
-	child = cu_fork(client_buffer_unwritable, NULL, 30);
-	cu_sync_side(false);
-	cu_open(&s, true);
-	cu_log_capture();
-	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	child = server_up(&s, client_buffer_unwritable, 30, true);
 	assert_true(cu_progress_until(&s, got_new_cons, 5000));
 	cid = s.last_cons_id;
 	fp_producer(&p, &s, 4096, 2);
@@ -455,11 +447,7 @@ static void test_consumer_start_fails(void **state)
 	pid_t child;
 
 	(void)state;
-	cu_sync_init();
-	child = cu_fork(client_never_progresses, NULL, 30);
-	cu_sync_side(false);
-	cu_open(&s, true);
-	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	child = server_up(&s, client_never_progresses, 30, false);
 	assert_int_equal(cu_hear(&s, 5000), 'r');
 	fp_consumer(&c, &s, 4096, 2, 0);
 	assert_false(fp_until_state(&s, &c, DOCA_CTX_STATE_RUNNING, 200)); /* no ACK: STARTING */

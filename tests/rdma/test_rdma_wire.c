@@ -119,6 +119,20 @@ static void test_fast_in_order(void **state)
 	rw_listen_free(l);
 }
 
+/* A listener on a port the kernel picks, a client dialed to it, the server side admitted. */
+static void pair_open(struct rw_lsn **l, struct rw_chan **cli, struct rw_chan **srv)
+{
+	uint16_t port;
+
+	assert_int_equal(rw_listen("127.0.0.1", 0, l, &port), DOCA_SUCCESS);
+	*cli = rw_dial("127.0.0.1", port);
+	assert_non_null(*cli);
+	put(*cli, RW_HELLO, 1); /* the peer is accepted once its first frame arrives */
+	*srv = rw_accept(*l);
+	assert_non_null(*srv);
+	rw_open(*srv);
+}
+
 /*
  * A peer that sends while the reader reads nothing (it waits for a posted receive, say) is
  * bounded: past 65536 queued frames its stream ends; the reader still gets every frame queued
@@ -129,18 +143,11 @@ static void test_queue_bound(void **state)
 	struct rw_lsn *l;
 	struct rw_chan *cli, *srv;
 	struct rw_hdr h;
-	uint16_t port;
 	unsigned int got = 0;
 	int r;
 
 	(void)state;
-	assert_int_equal(rw_listen("127.0.0.1", 0, &l, &port), DOCA_SUCCESS);
-	cli = rw_dial("127.0.0.1", port);
-	assert_non_null(cli);
-	put(cli, RW_HELLO, 1);
-	srv = rw_accept(l);
-	assert_non_null(srv);
-	rw_open(srv);
+	pair_open(&l, &cli, &srv);
 	for (unsigned int i = 0; i < 65536 + 64; i++) {
 		struct rw_hdr f = { .magic = RW_MAGIC, .type = RW_SEND, .tag = i };
 
@@ -181,17 +188,10 @@ static void test_answer_window(void **state)
 	struct rw_chan *cli, *srv;
 	struct rw_hdr h;
 	pthread_t t;
-	uint16_t port;
 	uint64_t t0;
 
 	(void)state;
-	assert_int_equal(rw_listen("127.0.0.1", 0, &l, &port), DOCA_SUCCESS);
-	cli = rw_dial("127.0.0.1", port);
-	assert_non_null(cli);
-	put(cli, RW_HELLO, 1);
-	srv = rw_accept(l);
-	assert_non_null(srv);
-	rw_open(srv);
+	pair_open(&l, &cli, &srv);
 	assert_true(rw_answer_begin(srv));
 	assert_int_equal(pthread_create(&t, NULL, late_answer, srv), 0);
 	t0 = now_ms();
