@@ -55,6 +55,8 @@ struct tside {
 	int nconns;
 	struct doca_buf *bufs[128]; /* every buf ts_buf handed out, released by ts_close */
 	int nbufs;
+	struct doca_mmap *adopted[4]; /* imported mmaps ts_close destroys (ts_adopt) */
+	int nadopted;
 	/* completions */
 	int ok, err;
 	doca_error_t last_err;
@@ -307,11 +309,21 @@ static inline void ts_close(struct tside *s)
 	for (int i = 0; i < s->nbufs; i++) /* before the inventory and the mmaps they point into */
 		(void)doca_buf_dec_refcount(s->bufs[i], NULL);
 	s->nbufs = 0;
+	for (int i = 0; i < s->nadopted; i++) /* before the device they were imported through */
+		(void)doca_mmap_destroy(s->adopted[i]);
+	s->nadopted = 0;
 	(void)doca_buf_inventory_destroy(s->inv);
 	(void)doca_mmap_destroy(s->mm);
 	(void)doca_pe_destroy(s->pe);
 	(void)doca_dev_close(s->dev);
 	free(s->mem);
+}
+
+/* Gives ts_close an imported mmap to destroy after the bufs into it, before the device. */
+static inline void ts_adopt(struct tside *s, struct doca_mmap *m)
+{
+	assert_true(s->nadopted < (int)(sizeof(s->adopted) / sizeof(s->adopted[0])));
+	s->adopted[s->nadopted++] = m;
 }
 
 /* A buf over [off, off + len) of @mm, with data_len @data (0: empty, ready to receive). */

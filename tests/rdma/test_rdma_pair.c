@@ -306,8 +306,8 @@ static void test_all_tasks(void **state)
 	ts_join(pid, fd);
 	assert_ok(doca_sync_event_remote_net_destroy(rse));
 	assert_ok(doca_mmap_stop(rm)); /* as NVIDIA's samples do before destroy */
+	ts_adopt(&s, rm);
 	ts_close(&s);
-	(void)doca_mmap_destroy(rm);
 }
 
 /* ------------------------------------------------------- permissions and revocation */
@@ -449,8 +449,8 @@ static void test_permissions_and_revocation(void **state)
 	}
 	ts_byte_out(fd, 'b');
 	ts_join(pid, fd);
+	ts_adopt(&s, rm);
 	ts_close(&s);
-	(void)doca_mmap_destroy(rm);
 }
 
 /* ------------------------------------------------------ a host region re-exported over RDMA */
@@ -737,8 +737,8 @@ static void test_peer_death(void **state)
 	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 8), ud, &t));
 	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, ts_run(&s, doca_rdma_task_send_as_task(t)));
 	assert_int_equal(s.err, 3);
+	ts_adopt(&s, rm);
 	ts_close(&s);
-	(void)doca_mmap_destroy(rm);
 }
 
 /* ------------------------------------------------- reads and writes as transport ios */
@@ -861,8 +861,8 @@ static void test_direct_path(void **state)
 	assert_int_equal(ts_byte_in(fd), 'D'); /* the target saw every written byte */
 	ts_byte_out(fd, 'b');
 	ts_join(pid, fd);
+	ts_adopt(&s, rm);
 	ts_close(&s);
-	(void)doca_mmap_destroy(rm);
 }
 
 /*
@@ -923,8 +923,8 @@ static void test_direct_peer_death(void **state)
 	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, ts_run(&s, doca_rdma_task_read_as_task(tr)));
 	ts_paths(&s, &direct, &requested);
 	assert_int_equal(direct, 3);
+	ts_adopt(&s, rm);
 	ts_close(&s);
-	(void)doca_mmap_destroy(rm);
 }
 
 /* -------------------------------------------------------------------- multi-connection */
