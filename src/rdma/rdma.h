@@ -170,7 +170,8 @@ bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t 
 /*
  * The window between applying a peer's request whose effect the program can see (a write, an
  * atomic, a sync event's set or add) and queueing its answer: rw_answer_begin returns false
- * (apply nothing, answer nothing) once the channel is ending; rw_answer_end closes the window
+ * (apply nothing, answer nothing) once our side began to shut the channel down (a peer that
+ * left does not close it: what it sent before is applied); rw_answer_end closes the window
  * after the answer was written. A shutdown waits for open windows (bounded), so an effect the
  * program saw is never left without its answer (the program may disconnect the moment it sees
  * it, as NVIDIA's sync event responder does). Nothing between the two may take the context

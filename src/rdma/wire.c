@@ -684,8 +684,12 @@ bool rw_answer_begin(struct rw_chan *c)
 {
 	bool open;
 
+	/*
+	 * Only our own shutdown closes the window: a frame queued before the peer left is still
+	 * applied, as before (its answer then fails to leave, which the peer no longer waits for).
+	 */
 	pthread_mutex_lock(&c->lock);
-	open = !c->ending && !c->closed && !c->ep_closed;
+	open = !c->ending;
 	c->answering += open;
 	pthread_mutex_unlock(&c->lock);
 	return open;
