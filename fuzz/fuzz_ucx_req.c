@@ -85,27 +85,32 @@ static void check_served(const struct odma_ucx_req *q)
 }
 
 /*
- * The same bytes as a bundle of endpoint messages (its 8-byte header, then its payload): one
+ * The same bytes as a bundle of endpoint messages (its endpoint header, then its payload): one
  * the check accepts yields exactly its count of messages, each inside the payload, the last
- * ending where the payload does.
+ * ending where the payload does, and its header's credit is what the header says.
  */
 static void check_bundle(const uint8_t *data, size_t size)
 {
+	const size_t h = ODMA_UCX_EP_HDR;
 	const char *why = NULL;
-	size_t off = 0, plen = size - 8;
+	size_t off = 0, plen = size - h;
+	uint64_t credit = 0, c2 = 0;
+	uint32_t word = 0;
 	unsigned int n;
 
-	if (size < 8)
+	if (size < h)
 		return;
-	n = odma_ucx_bundle_check(data, 8, data + 8, plen, &why);
+	n = odma_ucx_bundle_check(data, h, data + h, plen, &credit, &why);
 	FUZZ_CHECK(n == 0 ? why != NULL : n >= 2 && n <= ODMA_UCX_BUNDLE_MAX);
+	FUZZ_CHECK(n == 0 ||
+	           (odma_ucx_ep_hdr_get(data, h, &word, &c2) && word == n && c2 == credit));
 	for (unsigned int i = 0; i < n; i++) {
 		size_t len;
 		uint32_t imm;
-		const uint8_t *m = odma_ucx_bundle_next(data + 8, &off, &len, &imm);
+		const uint8_t *m = odma_ucx_bundle_next(data + h, &off, &len, &imm);
 
-		FUZZ_CHECK(m >= data + 8 && len <= ODMA_UCX_BUNDLE_MSG_MAX && off <= plen &&
-		           m + len == data + 8 + off);
+		FUZZ_CHECK(m >= data + h && len <= ODMA_UCX_BUNDLE_MSG_MAX && off <= plen &&
+		           m + len == data + h + off);
 	}
 	FUZZ_CHECK(off == (n == 0 ? 0 : plen));
 }

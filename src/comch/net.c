@@ -46,7 +46,8 @@ ODMA_LOG_REGISTER(DOCA_COMCH_NET)
 /* One packet that arrived over the network, waiting for the endpoint's progress. */
 struct comch_npkt {
 	struct comch_npkt *next;
-	uint32_t len; /* header + payload */
+	uint32_t len;    /* header + payload */
+	uint32_t tp_len; /* the transport message's length: its credit (odma_tp_ep_release) */
 	uint8_t bytes[];
 };
 
@@ -278,6 +279,8 @@ static ssize_t net_recv(struct comch_chan *ch, void *buf, size_t cap, int *pfd)
 		n->tail = NULL;
 	n->n--;
 	n->bytes -= p->len;
+	if (n->tp != NULL && p->tp_len != 0) /* taken: the peer may send more (not yet closed) */
+		doca_priv_tp_ep_release(n->tp, p->tp_len);
 	pthread_mutex_unlock(&n->lock);
 	if (p->len > cap) {
 		r = -EMSGSIZE;
@@ -298,30 +301,32 @@ static void refuse_locked(struct comch_net *n, const char *why)
 	n->refused = why;
 }
 
-static void queue_locked(struct comch_net *n, uint32_t type, uint32_t arg, const uint8_t *payload,
+/* Whether the packet was queued (its transport message kept: net_recv gives its credit back). */
+static bool queue_locked(struct comch_net *n, uint32_t type, uint32_t arg, const uint8_t *payload,
                          size_t len)
 {
 	struct comch_wire_hdr hdr = { .type = type, .arg = arg };
 	struct comch_npkt *p;
 
 	if (n->closed)
-		return;
+		return false;
 	if (n->n >= n->max_n) {
 		refuse_locked(n, "the peer sent more packets than its receive-queue credits allow");
-		return;
+		return false;
 	}
 	if (n->bytes + sizeof(hdr) + len > COMCH_NET_INBOX_BYTES) {
 		refuse_locked(n, "the peer sent more bytes than this side's progress took (16 MiB "
 		                 "queued)");
-		return;
+		return false;
 	}
 	p = malloc(sizeof(*p) + sizeof(hdr) + len);
 	if (p == NULL) {
 		refuse_locked(n, "out of memory for an arriving packet");
-		return;
+		return false;
 	}
 	p->next = NULL;
 	p->len = (uint32_t)(sizeof(hdr) + len);
+	p->tp_len = (uint32_t)(len + 4); /* the argument, then the payload */
 	memcpy(p->bytes, &hdr, sizeof(hdr));
 	if (len)
 		memcpy(p->bytes + sizeof(hdr), payload, len);
@@ -332,6 +337,7 @@ static void queue_locked(struct comch_net *n, uint32_t type, uint32_t arg, const
 	n->tail = p;
 	n->n++;
 	n->bytes += p->len;
+	return true;
 }
 
 /* A handshake the server refused (any thread): the sweep closes it. */
@@ -398,8 +404,9 @@ static void auth_client(struct comch_net *n, uint32_t type, uint32_t step, const
 	}
 	/* the client's progress reads it as the server's refusal and fails its start */
 	pthread_mutex_lock(&n->lock);
-	queue_locked(n, COMCH_W_REJECT, (uint32_t)DOCA_ERROR_NOT_PERMITTED, (const uint8_t *)why,
-	             strlen(why));
+	if (queue_locked(n, COMCH_W_REJECT, (uint32_t)DOCA_ERROR_NOT_PERMITTED,
+	                 (const uint8_t *)why, strlen(why)))
+		n->tail->tp_len = 0; /* made here: no credit to give back */
 	refuse_locked(n, why);
 	pthread_mutex_unlock(&n->lock);
 	ring(n);
@@ -553,7 +560,7 @@ enum net_after {
  * or the peer refused. What net_on_recv does next.
  */
 static enum net_after net_take_locked(struct comch_net *n, uint32_t type, uint32_t a,
-                                      const uint8_t *p, size_t len)
+                                      const uint8_t *p, size_t len, bool *kept)
 {
 	const char *why = NULL;
 
@@ -582,7 +589,7 @@ static enum net_after net_take_locked(struct comch_net *n, uint32_t type, uint32
 		if (len + sizeof(struct comch_wire_hdr) > n->msg_cap)
 			why = "a message longer than this connection's limit";
 		else
-			queue_locked(n, type, a, p, len);
+			*kept = queue_locked(n, type, a, p, len);
 		break;
 	default:
 		why = "a packet of an unknown type";
@@ -593,13 +600,17 @@ static enum net_after net_take_locked(struct comch_net *n, uint32_t type, uint32
 	return NET_WAKE;
 }
 
-/* Transport thread: one message of a connection (or of a handshake). */
-static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, uint32_t imm,
+/*
+ * Transport thread: one message of a connection (or of a handshake). Kept when queued for the
+ * endpoint's progress (net_recv gives its credit back).
+ */
+static bool net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, uint32_t imm,
                         void *arg)
 {
 	struct comch_net *n = arg;
 	const uint8_t *b = bytes;
 	enum net_after after;
+	bool kept = false;
 	uint32_t a;
 
 	(void)tp;
@@ -618,20 +629,21 @@ static void net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, ui
 			auth_server(n, imm, a, b + 4, len - 4);
 		else
 			auth_client(n, imm, a, b + 4, len - 4);
-		return;
+		return false;
 	}
-	after = net_take_locked(n, imm, a, b + 4, len - 4);
+	after = net_take_locked(n, imm, a, b + 4, len - 4, &kept);
 	if (after != NET_WAKE) {
 		pthread_mutex_unlock(&n->lock);
 		if (after == NET_PONG)
 			(void)comch_net_send(n, COMCH_W_PONG, 0, NULL, 0);
-		return;
+		return false;
 	}
 out:
 	pthread_mutex_unlock(&n->lock);
 	ring(n);
 	if (n->on_hello != NULL)
 		n->on_hello(n);
+	return kept;
 }
 
 static void net_on_close(struct odma_tp_ep *tp, doca_error_t why, void *arg)

@@ -63,13 +63,12 @@ struct rw_msg {
 #define RW_DRAIN_MS 2000u
 
 /*
- * What one channel queues for its reader at most (frames, bytes). UCX active messages have no
- * back-pressure, and the reader may wait (a send for a posted receive, up to the RNR time):
- * a peer past either bound has its stream ended, with one line. An honest peer queues no more
- * than its tasks in flight.
+ * What one channel queues for its reader is bounded by the carrier's credit (transport.h,
+ * ODMA_TP_EP_WINDOW): a queued frame's credit goes back when the reader is done with it
+ * (rw_next), one served on the transport thread's at once. A peer that sends past it has its
+ * endpoint closed by the transport; an honest one waits (the reader may wait too: a send for a
+ * posted receive, up to the RNR time).
  */
-#define RW_QUEUE_FRAMES_MAX 65536u
-#define RW_QUEUE_BYTES_MAX (1ull << 30)
 
 /*
  * A peer that connected to a listener costs no thread and almost no memory until the program
@@ -97,9 +96,7 @@ struct rw_chan {
 	unsigned int attaching; /* rw_attach calls using the endpoint: its close waits */
 	unsigned int answering; /* open answer windows (rw_answer_begin): a shutdown waits */
 	bool ending;            /* a shutdown began: no new answer window */
-	uint32_t q_frames;      /* queued for the reader: bounded by RW_QUEUE_*_MAX */
-	uint64_t q_bytes;
-	rw_fast_fn *fast; /* serves a frame on the transport thread (rw_set_fast) */
+	rw_fast_fn *fast;       /* serves a frame on the transport thread (rw_set_fast) */
 	void *fast_arg;
 	bool gated;        /* accepted, not yet admitted (rw_open): one small frame at most */
 	uint32_t gate_got; /* frames received while gated */
@@ -166,13 +163,14 @@ static void rw_ready(struct rw_chan *c)
 	pthread_mutex_unlock(&l->lock);
 }
 
-static void rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
+static bool rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
                        void *arg)
 {
 	struct rw_chan *c = arg;
 	struct rw_msg *m;
 	rw_fast_fn *fast = NULL;
 	struct rw_hdr h;
+	bool kept = false;
 
 	(void)ep;
 	(void)imm;
@@ -201,30 +199,21 @@ static void rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uin
 		int r = fast(c->fast_arg, &h, (const uint8_t *)bytes + sizeof(h));
 
 		if (r > 0)
-			return;
+			return false;
 		if (r < 0) {
 			pthread_mutex_lock(&c->lock);
 			c->closed = true; /* the reader ends the stream */
 			pthread_cond_broadcast(&c->cond);
 			pthread_mutex_unlock(&c->lock);
-			return;
+			return false;
 		}
 	}
 	m = malloc(sizeof(*m) + len);
 	pthread_mutex_lock(&c->lock);
 	if (m == NULL) {
 		c->closed = true; /* a lost frame breaks the stream: end it */
-	} else if (!c->closed &&
-	           (c->q_frames >= RW_QUEUE_FRAMES_MAX || c->q_bytes + len > RW_QUEUE_BYTES_MAX)) {
-		c->closed = true;
-		ODMA_ERR("RDMA: a peer sent past what one connection queues (%u frames, %llu bytes "
-		         "waiting; at most %u and %llu): its stream is ended; the peer must keep "
-		         "fewer operations in flight",
-		         c->q_frames, (unsigned long long)c->q_bytes, RW_QUEUE_FRAMES_MAX,
-		         (unsigned long long)RW_QUEUE_BYTES_MAX);
 	} else if (!c->closed) {
-		c->q_frames++;
-		c->q_bytes += len;
+		kept = true; /* its credit goes back when the reader is done with it (rw_next) */
 		m->next = NULL;
 		m->len = len;
 		memcpy(m->data, bytes, len);
@@ -239,6 +228,7 @@ static void rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uin
 	pthread_mutex_unlock(&c->lock);
 	free(m);
 	rw_ready(c);
+	return kept;
 }
 
 static void rw_on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
@@ -532,8 +522,12 @@ int rw_next(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms)
 	if (timeout_ms != 0)
 		rw_deadline(&end, timeout_ms);
 	pthread_mutex_lock(&c->lock);
-	free(c->cur); /* what the handler left of the previous frame */
-	c->cur = NULL;
+	if (c->cur != NULL) { /* what the handler left of the previous frame: its credit back */
+		if (!c->ep_closed && c->ep != NULL)
+			doca_priv_tp_ep_release(c->ep, c->cur->len);
+		free(c->cur);
+		c->cur = NULL;
+	}
 	while (c->head == NULL && !c->closed) {
 		if (timeout_ms == 0)
 			pthread_cond_wait(&c->cond, &c->lock);
@@ -547,8 +541,6 @@ int rw_next(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms)
 		c->head = m->next;
 		if (c->head == NULL)
 			c->tail = NULL;
-		c->q_frames--;
-		c->q_bytes -= m->len;
 	}
 	c->cur = m; /* under the lock: rw_on_recv serves nothing here while a frame is read */
 	c->off = sizeof(*h);

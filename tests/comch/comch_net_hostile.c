@@ -33,7 +33,7 @@ static atomic_int cur_closed;
 static atomic_uint reject_code;
 static uint8_t auth2[16 + 32]; /* the server's nonce and proof (the last AUTH 2) */
 
-static void on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
+static bool on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
 {
 	(void)ep;
 	(void)arg;
@@ -54,6 +54,7 @@ static void on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32
 		reject_code = a;
 		atomic_fetch_add(&rejects, 1);
 	}
+	return false;
 }
 
 static void on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)

@@ -51,7 +51,7 @@ serve() {
 		export ODMA_FABRIC="127.0.0.1:$PORT"
 	done
 }
-serve "$T/s1" server ctl 7 || bad "the server did not start: $(cat "$T/s1")"
+serve "$T/s1" server ctl 8 || bad "the server did not start: $(cat "$T/s1")"
 s1=$srv
 # a second server process cannot take the port (one line names address, error and fix)
 ODMA_RUNDIR="$T/rd" $W "$PEER" server-port-busy other >"$T/busy" 2>&1 || bad "busy port: $(cat "$T/busy")"
@@ -71,6 +71,8 @@ env -u ODMA_FABRIC_SECRET ODMA_RUNDIR="$T/rh" $W "$PEER" client-refused ctl >"$T
 [ "$(stat -c %a "$T/rh/fabric-secret")" = 600 ] || bad "the cookie is not mode 0600"
 ODMA_RUNDIR="$T/rh" $W "$PEER" hostile-connected ctl || bad "hostile client after the handshake"
 ODMA_RUNDIR="$T/rh" $W "$PEER" client ctl 200 || bad "client round trip"
+# 20 MiB each way: past the transport's credit window, so each side must give credit back
+ODMA_RUNDIR="$T/rh" $W "$PEER" client-big ctl 5000 || bad "client round trip past the credit window"
 wait $s1 || bad "server: $(cat "$T/s1")"
 # (a WELCOME sent to a server is refused by its progress, an unknown type already on arrival:
 # whichever comes first closes that connection)

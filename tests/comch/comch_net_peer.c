@@ -9,6 +9,8 @@
  *                                        other, exits 0 when each connected and left
  *   comch_net_peer client NAME N         sends N messages (1..4000 bytes, patterned), checks
  *                                        every echo byte for byte and the counters, stops
+ *   comch_net_peer client-big NAME N     the same with N messages of 4000 bytes (past the
+ *                                        transport's credit window: each side gives it back)
  *   comch_net_peer client-hold NAME      connects, one round trip, prints "ready", then
  *                                        progresses until its connection ends (exit 0 when it
  *                                        ended within ODMA_TRANSPORT_TIMEOUT_MS + 3 s of the
@@ -42,9 +44,11 @@
 #include "comch_util.h"
 #include "test_util.h"
 
+static bool all_big; /* client-big: every message 4000 bytes */
+
 static uint32_t msg_len(uint32_t i)
 {
-	return 1 + (i * 997u) % 4000u;
+	return all_big ? 4000u : 1 + (i * 997u) % 4000u;
 }
 
 static void fill(uint8_t *b, uint32_t len, uint32_t i)
@@ -333,6 +337,10 @@ int main(int argc, char **argv)
 		return run_server(argv[2], (unsigned int)atoi(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "client") == 0)
 		return run_client(argv[2], (uint32_t)atoi(argv[3]));
+	if (argc == 4 && strcmp(argv[1], "client-big") == 0) {
+		all_big = true;
+		return run_client(argv[2], (uint32_t)atoi(argv[3]));
+	}
 	if (argc == 3 && strcmp(argv[1], "client-hold") == 0)
 		return run_client_hold(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "server-lose") == 0)

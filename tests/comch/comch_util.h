@@ -26,7 +26,7 @@
 
 #define CU_HOST_PCI "b1:00.0"
 #define CU_DPU_PCI "03:00.0"
-#define CU_MAX_RX 4096
+#define CU_MAX_RX 8192
 
 /* A check usable in a forked child (no cmocka there): prints and exits 1. */
 #define CU_CHECK(cond)                                                                             \

@@ -29,7 +29,7 @@ struct side {
 	doca_error_t why;         /* the close's */
 };
 
-static inline void side_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
+static inline bool side_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
                                 void *arg)
 {
 	struct side *s = arg;
@@ -43,6 +43,7 @@ static inline void side_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t
 	memset(s->text, 0, sizeof(s->text));
 	memcpy(s->text, bytes, len < sizeof(s->text) ? len : sizeof(s->text) - 1);
 	pthread_mutex_unlock(&s->lock);
+	return false;
 }
 
 static inline void side_on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)

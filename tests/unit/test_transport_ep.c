@@ -315,7 +315,7 @@ struct many {
 } many = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* Server side: answers each message on the endpoint it came on, with the same immediate. */
-static void many_srv_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
+static bool many_srv_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
                           void *arg)
 {
 	(void)bytes;
@@ -325,9 +325,10 @@ static void many_srv_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, 
 	pthread_mutex_lock(&many.lock);
 	many.served++;
 	pthread_mutex_unlock(&many.lock);
+	return false;
 }
 
-static void many_cli_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
+static bool many_cli_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
                           void *arg)
 {
 	unsigned int i = (unsigned int)(uintptr_t)arg;
@@ -339,6 +340,7 @@ static void many_cli_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, 
 	many.got[i]++;
 	many.answer[i] = imm;
 	pthread_mutex_unlock(&many.lock);
+	return false;
 }
 
 static void many_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
@@ -415,6 +417,174 @@ static void test_many_endpoints(void **state)
 	odma_tp_listen_close(listener);
 }
 
+/* test_credit: a receiver that keeps every message until the test gives it back. */
+#define CR_MAX 64
+static struct {
+	pthread_mutex_t lock;
+	struct odma_tp_ep *ep;
+	unsigned int got, sent_ok, sent_bad;
+	size_t len[CR_MAX];
+	uint32_t imm[CR_MAX];
+	bool bytes_ok[CR_MAX];
+	bool closed;
+} cr = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static bool cr_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
+{
+	const uint8_t *b = bytes;
+
+	(void)ep;
+	(void)arg;
+	pthread_mutex_lock(&cr.lock);
+	if (cr.got < CR_MAX) {
+		cr.len[cr.got] = len;
+		cr.imm[cr.got] = imm;
+		cr.bytes_ok[cr.got] =
+		        len == 0 || (b[0] == (uint8_t)imm && b[len - 1] == (uint8_t)imm);
+	}
+	cr.got++;
+	pthread_mutex_unlock(&cr.lock);
+	return true; /* kept: its credit comes back with cr_give_back */
+}
+
+static void cr_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
+{
+	(void)ep;
+	(void)why;
+	(void)arg;
+	pthread_mutex_lock(&cr.lock);
+	cr.closed = true;
+	pthread_mutex_unlock(&cr.lock);
+}
+
+static const struct odma_tp_ep_cbs cr_cbs = { cr_recv, cr_close, NULL };
+
+static void cr_accept(struct odma_tp_ep *ep, void *arg)
+{
+	(void)arg;
+	odma_tp_ep_set_cbs(ep, &cr_cbs);
+	cr.ep = ep;
+}
+
+static void cr_sent(void *arg, doca_error_t st)
+{
+	(void)arg;
+	pthread_mutex_lock(&cr.lock);
+	if (st == DOCA_SUCCESS)
+		cr.sent_ok++;
+	else
+		cr.sent_bad++;
+	pthread_mutex_unlock(&cr.lock);
+}
+
+/* What has arrived once nothing more came for 300 ms (at most 5 s). */
+static unsigned int cr_settled(unsigned int want)
+{
+	unsigned int got = 0, same = 0;
+
+	for (int i = 0; i < 500 && same < 30; i++) {
+		unsigned int now;
+
+		pthread_mutex_lock(&cr.lock);
+		now = cr.got;
+		pthread_mutex_unlock(&cr.lock);
+		same = now == got && now >= want ? same + 1 : 0;
+		got = now;
+		usleep(10000);
+	}
+	return got;
+}
+
+/* Gives back messages [from, to) (the test's thread: any thread may). */
+static void cr_give_back(unsigned int from, unsigned int to)
+{
+	for (unsigned int i = from; i < to; i++)
+		odma_tp_ep_release(cr.ep, cr.len[i]);
+}
+
+/*
+ * The carrier's credit: a receiver that keeps what arrives holds at most ODMA_TP_EP_WINDOW of
+ * it; the sender's further sends wait, in order, and go once the receiver gives credit back.
+ * One message larger than the window goes when everything before it was given back, and
+ * what follows it waits for it.
+ */
+static void test_credit(void **state)
+{
+	const size_t mib = 1u << 20, per = ODMA_TP_EP_WINDOW / (mib + ODMA_TP_MSG_COST);
+	const unsigned int n = 24;
+	size_t big_len = ODMA_TP_EP_WINDOW + mib;
+	uint8_t *buf = malloc(big_len);
+	struct odma_tp_ep *ep;
+	uint16_t port = 0;
+	void *listener;
+
+	(void)state;
+	assert_non_null(buf);
+	assert_int_equal(per, 15);
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, cr_accept, NULL, &listener),
+	                 DOCA_SUCCESS);
+	assert_int_equal(odma_tp_connect("127.0.0.1", port, &cli_cbs, &ep), DOCA_SUCCESS);
+	for (unsigned int i = 0; i < n; i++) {
+		memset(buf, (int)(uint8_t)i, mib);
+		assert_int_equal(odma_tp_ep_send(ep, buf, mib, i, cr_sent, NULL), DOCA_SUCCESS);
+	}
+	/* the window holds 15 of them (each costs 1 MiB + ODMA_TP_MSG_COST) */
+	assert_int_equal(cr_settled(per), per);
+	pthread_mutex_lock(&cr.lock);
+	assert_true(cr.sent_ok <= per); /* the waiting ones are not reported sent */
+	pthread_mutex_unlock(&cr.lock);
+	/* credit back: the rest arrive, in order, every send reported once */
+	cr_give_back(0, (unsigned int)per);
+	assert_int_equal(cr_settled(n), n);
+	cr_give_back((unsigned int)per, n);
+	for (int i = 0; i < 500 && side_count(&cli, &cli.msgs) == 0; i++) {
+		pthread_mutex_lock(&cr.lock);
+		if (cr.sent_ok == n) {
+			pthread_mutex_unlock(&cr.lock);
+			break;
+		}
+		pthread_mutex_unlock(&cr.lock);
+		usleep(10000);
+	}
+	pthread_mutex_lock(&cr.lock);
+	for (unsigned int i = 0; i < n; i++)
+		if (cr.imm[i] != i || cr.len[i] != mib || !cr.bytes_ok[i]) {
+			fprintf(stderr, "arrival order:");
+			for (unsigned int k = 0; k < n; k++)
+				fprintf(stderr, " %u/%zu/%d", cr.imm[k], cr.len[k], cr.bytes_ok[k]);
+			fprintf(stderr, "\n");
+			break;
+		}
+	assert_int_equal(cr.sent_ok, n);
+	assert_int_equal(cr.sent_bad, 0);
+	for (unsigned int i = 0; i < n; i++) {
+		assert_int_equal(cr.imm[i], i);
+		assert_int_equal(cr.len[i], mib);
+		assert_true(cr.bytes_ok[i]);
+	}
+	pthread_mutex_unlock(&cr.lock);
+
+	/* larger than the window: goes alone once all was given back; the next one waits */
+	memset(buf, 0x41, big_len);
+	assert_int_equal(odma_tp_ep_send(ep, buf, big_len, 0x41, cr_sent, NULL), DOCA_SUCCESS);
+	memset(buf, 0x42, 100);
+	assert_int_equal(odma_tp_ep_send(ep, buf, 100, 0x42, cr_sent, NULL), DOCA_SUCCESS);
+	assert_int_equal(cr_settled(n + 1), n + 1);
+	cr_give_back(n, n + 1);
+	assert_int_equal(cr_settled(n + 2), n + 2);
+	pthread_mutex_lock(&cr.lock);
+	assert_int_equal(cr.len[n], big_len);
+	assert_true(cr.bytes_ok[n] && cr.bytes_ok[n + 1]);
+	assert_int_equal(cr.imm[n + 1], 0x42);
+	assert_false(cr.closed);
+	pthread_mutex_unlock(&cr.lock);
+	cr_give_back(n + 1, n + 2);
+	odma_tp_ep_close(ep);
+	odma_tp_ep_close(cr.ep);
+	odma_tp_listen_close(listener);
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -423,6 +593,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_connect_nowhere),
 		cmocka_unit_test(test_exit_with_listener_open),
 		cmocka_unit_test(test_close_fails_sends_first),
+		cmocka_unit_test(test_credit),
 	};
 
 	setenv("ODMA_TRANSPORT", "ucx", 1);

@@ -123,7 +123,7 @@ struct msgwait {
 	atomic_bool closed;
 };
 
-static void srv_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
+static bool srv_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
 {
 	struct msgwait *w = arg;
 
@@ -133,6 +133,7 @@ static void srv_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint3
 	if (pthread_equal(pthread_self(), w->poller))
 		atomic_store(&w->here, true);
 	atomic_fetch_add(&w->got, 1);
+	return false;
 }
 
 static void srv_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
@@ -306,7 +307,7 @@ static size_t nb_len(unsigned int i)
 	return i % 7 == 3 ? 9000 : i % 5 == 0 ? 0 : 100 + 50 * (size_t)i;
 }
 
-static void nb_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
+static bool nb_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
 {
 	const uint8_t *b = bytes;
 	bool ok = true;
@@ -323,6 +324,7 @@ static void nb_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32
 	}
 	bw.got++;
 	pthread_mutex_unlock(&bw.lock);
+	return false;
 }
 
 static void nb_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
@@ -375,15 +377,19 @@ static unsigned int nb_wait(unsigned int want)
 	return got;
 }
 
-/* Hands a forged bundle (@hdr, then @len bytes of @data) to UCX on the client's connection. */
-static void forge_bundle(struct odma_tp_ep *cl, const uint8_t hdr[8], const void *data, size_t len)
+/*
+ * Hands a forged active message @id (an endpoint header @hdr, then @len bytes of @data) to UCX
+ * on the client's connection, past the client's own bookkeeping.
+ */
+static void forge_am(struct odma_tp_ep *cl, unsigned int id, const uint8_t hdr[16],
+                     const void *data, size_t len)
 {
 	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
 		                    .flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER };
 	void *r;
 
 	pthread_mutex_lock(&odma_ux.wlock);
-	r = ucp_am_send_nbx(cl->peer->ep, ODMA_UCX_AM_MSGS, hdr, 8, data, len, &prm);
+	r = ucp_am_send_nbx(cl->peer->ep, id, hdr, 16, data, len, &prm);
 	assert_false(UCS_PTR_IS_ERR(r));
 	if (UCS_PTR_IS_PTR(r)) {
 		while (ucp_request_check_status(r) == UCS_INPROGRESS)
@@ -408,7 +414,7 @@ static void test_bundles(void **state)
 	uint64_t b0 = atomic_load(&odma_ucx_bundles);
 	uint16_t port = 0;
 	void *listener;
-	uint8_t h[8] = { 2, 0, 0, 0, 0, 0, 0, 0 }, body[40];
+	uint8_t h[16] = { 2 }, body[40]; /* count 2, credit 0 (the server sent nothing) */
 
 	(void)state;
 	assert_int_equal(odma_tp_listen("127.0.0.1", &port, nb_accept, NULL, &listener),
@@ -441,16 +447,16 @@ static void test_bundles(void **state)
 	/* forged: a count of 2 with one message; trailing bytes; a length past the end; count 1 */
 	memset(body, 0, sizeof(body));
 	body[4] = 4; /* message 0: 4 bytes */
-	forge_bundle(cl, h, body, 12);
-	forge_bundle(cl, h, body, 40);
+	forge_am(cl, ODMA_UCX_AM_MSGS, h, body, 12);
+	forge_am(cl, ODMA_UCX_AM_MSGS, h, body, 40);
 	body[16] = 200;
-	forge_bundle(cl, h, body, 24);
+	forge_am(cl, ODMA_UCX_AM_MSGS, h, body, 24);
 	h[0] = 1;
-	forge_bundle(cl, h, body, 12);
+	forge_am(cl, ODMA_UCX_AM_MSGS, h, body, 12);
 	h[0] = 2;
 	body[16] = 0; /* well formed: 4 bytes, then an empty message (imm 0x77) */
 	body[12] = 0x77;
-	forge_bundle(cl, h, body, 20);
+	forge_am(cl, ODMA_UCX_AM_MSGS, h, body, 20);
 	assert_int_equal(nb_wait(NB + 2), NB + 2);
 	usleep(50000); /* room for a stray delivery of a forged one */
 	pthread_mutex_lock(&bw.lock);
@@ -492,7 +498,7 @@ static void wk_job(void *arg)
 }
 
 /* Answers, rings the PE, and (imm 2) queues a job behind the answer; then dawdles. */
-static void wk_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
+static bool wk_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
 {
 	(void)bytes;
 	(void)len;
@@ -509,6 +515,7 @@ static void wk_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32
 		odma_ucx_enqueue(c, c);
 	}
 	usleep(30000); /* a PE woken now would see no answer sent yet */
+	return false;
 }
 
 static void wk_accept(struct odma_tp_ep *ep, void *arg)
@@ -560,6 +567,100 @@ static void test_wake_after_answers(void **state)
 	close(wk.efd);
 }
 
+/* test_credit_refused: a server that keeps what arrives, and sees its connection end. */
+static struct {
+	atomic_uint got;
+	atomic_int why; /* the close's, or -1 */
+	struct odma_tp_ep *ep;
+} kr;
+
+static bool kr_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
+{
+	(void)ep;
+	(void)bytes;
+	(void)len;
+	(void)imm;
+	(void)arg;
+	atomic_fetch_add(&kr.got, 1);
+	return true; /* kept, never given back */
+}
+
+static void kr_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
+{
+	(void)ep;
+	(void)arg;
+	atomic_store(&kr.why, (int)why);
+}
+
+static void kr_accept(struct odma_tp_ep *ep, void *arg)
+{
+	struct odma_tp_ep_cbs cbs = { .on_recv = kr_recv, .on_close = kr_close };
+
+	(void)arg;
+	odma_tp_ep_set_cbs(ep, &cbs);
+	kr.ep = ep;
+}
+
+/* Sends one real message on @cl and waits for the server to have it (and the connection). */
+static bool kr_first(struct odma_tp_ep *cl)
+{
+	assert_int_equal(odma_tp_ep_send(cl, "x", 1, 1, NULL, NULL), DOCA_SUCCESS);
+	for (int i = 0; i < 500 && atomic_load(&kr.got) == 0; i++)
+		usleep(10000);
+	return atomic_load(&kr.got) == 1;
+}
+
+static bool kr_closed(void)
+{
+	for (int i = 0; i < 500 && atomic_load(&kr.why) == -1; i++)
+		usleep(10000);
+	return atomic_load(&kr.why) == (int)DOCA_ERROR_NOT_PERMITTED;
+}
+
+/*
+ * A peer that ignores the carrier's credit (messages forged past the window the receiver
+ * reported, or a report of more credit than the receiver's side sent) has its connection
+ * closed with NOT_PERMITTED, having had the receiver hold no more than the window.
+ */
+static void test_credit_refused(void **state)
+{
+	const size_t mib = 1u << 20;
+	uint8_t *big = calloc(1, mib), h[16] = { 0 };
+	struct odma_tp_ep_cbs none = { 0 };
+	struct odma_tp_ep *cl = NULL;
+	uint16_t port = 0;
+	void *listener;
+
+	(void)state;
+	assert_non_null(big);
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, kr_accept, NULL, &listener),
+	                 DOCA_SUCCESS);
+	/* a real message (the connection is up, accepted), then 20 of 1 MiB forged: 15 fit */
+	atomic_store(&kr.why, -1);
+	assert_int_equal(odma_tp_connect("127.0.0.1", port, &none, &cl), DOCA_SUCCESS);
+	assert_true(kr_first(cl));
+	for (unsigned int i = 0; i < 20; i++)
+		forge_am(cl, ODMA_UCX_AM_MSG, h, big, mib);
+	assert_true(kr_closed());
+	assert_int_equal(atomic_load(&kr.got), 1 + ODMA_TP_EP_WINDOW / (mib + ODMA_TP_MSG_COST));
+	odma_tp_ep_close(kr.ep);
+	odma_tp_ep_close(cl);
+
+	/* a credit report of 5000 from a peer the server sent nothing */
+	atomic_store(&kr.why, -1);
+	atomic_store(&kr.got, 0);
+	assert_int_equal(odma_tp_connect("127.0.0.1", port, &none, &cl), DOCA_SUCCESS);
+	assert_true(kr_first(cl));
+	h[8] = 0x88;
+	h[9] = 0x13;
+	forge_am(cl, ODMA_UCX_AM_CREDIT, h, NULL, 0);
+	assert_true(kr_closed());
+	odma_tp_ep_close(kr.ep);
+	odma_tp_ep_close(cl);
+	odma_tp_listen_close(listener);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_read_needs_atomic_right),
 		cmocka_unit_test(test_with_endpoints),
 		cmocka_unit_test(test_bundles),
+		cmocka_unit_test(test_credit_refused),
 		cmocka_unit_test(test_wake_after_answers),
 	};
 

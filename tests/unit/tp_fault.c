@@ -339,27 +339,35 @@ static bool tpf_deliver_due_locked(uint64_t now, uint64_t *next)
 		tpf_report_close_locked(e, m->why);
 	} else if (!e->gone && e->cbs.on_recv != NULL) {
 		struct odma_tp_ep_cbs cbs = e->cbs;
+		bool kept;
 
 		e->delivering = true;
 		pthread_mutex_unlock(&F.lock);
-		cbs.on_recv((struct odma_tp_ep *)(void *)e, m->bytes, m->len, m->imm, cbs.arg);
+		kept = cbs.on_recv((struct odma_tp_ep *)(void *)e, m->bytes, m->len, m->imm,
+		                   cbs.arg);
 		pthread_mutex_lock(&F.lock);
 		e->delivering = false;
+		/* kept from the inner row while held: given back now, or by the caller later */
+		if (!kept && !e->gone)
+			F.inner->ep_release(e->inner, m->len);
 		pthread_cond_broadcast(&F.cond);
 	}
 	free(m);
 	return true;
 }
 
-/* Holds an arrival (or the close, @close) of @e behind those held before it (F.lock held). */
-static void tpf_hold_msg_locked(struct tpf_ep *e, const void *bytes, size_t len, uint32_t imm,
+/*
+ * Holds an arrival (or the close, @close) of @e behind those held before it (F.lock held).
+ * Whether it is held.
+ */
+static bool tpf_hold_msg_locked(struct tpf_ep *e, const void *bytes, size_t len, uint32_t imm,
                                 bool close, doca_error_t why)
 {
 	struct tpf_msg *m = malloc(sizeof(*m) + len);
 	uint64_t due = now_ns() + (F.mode == TPF_DELAY ? F.arg * 1000000ull : 0);
 
 	if (m == NULL)
-		return; /* a test's allocation failing: the message is lost */
+		return false; /* a test's allocation failing: the message is lost */
 	if (F.mq_tail != NULL && due < F.mq_tail->due_ns)
 		due = F.mq_tail->due_ns; /* in order, whatever the mode was when those came */
 	*m = (struct tpf_msg){
@@ -374,37 +382,54 @@ static void tpf_hold_msg_locked(struct tpf_ep *e, const void *bytes, size_t len,
 	F.mq_tail = m;
 	e->held++;
 	pthread_cond_signal(&F.cond);
+	return true;
 }
 
-/* The inner endpoint's arrival (the inner row's thread). */
-static void tpf_on_recv(struct odma_tp_ep *inner, const void *bytes, size_t len, uint32_t imm,
+/*
+ * The inner endpoint's arrival (the inner row's thread): kept while held (the credit goes back
+ * once it is delivered), else whatever the caller's callback says.
+ */
+static bool tpf_on_recv(struct odma_tp_ep *inner, const void *bytes, size_t len, uint32_t imm,
                         void *arg)
 {
 	struct tpf_ep *e = arg;
 	struct odma_tp_ep_cbs cbs;
+	bool kept = false;
 
 	(void)inner;
 	pthread_mutex_lock(&F.lock);
 	if (e->gone || F.mode == TPF_DROP || F.mode == TPF_KILL) {
 		F.msgs_dropped++;
 		pthread_mutex_unlock(&F.lock);
-		return;
+		return false;
 	}
 	if (F.mode == TPF_DELAY || e->held != 0) { /* behind what is held: order kept */
 		F.msgs_held++;
-		tpf_hold_msg_locked(e, bytes, len, imm, false, DOCA_SUCCESS);
+		kept = tpf_hold_msg_locked(e, bytes, len, imm, false, DOCA_SUCCESS);
 		pthread_mutex_unlock(&F.lock);
-		return;
+		return kept;
 	}
 	F.msgs_passed++;
 	cbs = e->cbs;
 	e->delivering = true;
 	pthread_mutex_unlock(&F.lock);
 	if (cbs.on_recv != NULL)
-		cbs.on_recv((struct odma_tp_ep *)(void *)e, bytes, len, imm, cbs.arg);
+		kept = cbs.on_recv((struct odma_tp_ep *)(void *)e, bytes, len, imm, cbs.arg);
 	pthread_mutex_lock(&F.lock);
 	e->delivering = false;
 	pthread_cond_broadcast(&F.cond);
+	pthread_mutex_unlock(&F.lock);
+	return kept;
+}
+
+/* The caller gives back a message it kept: to the inner endpoint, unless that one is closed. */
+static void tpf_ep_release(struct odma_tp_ep *ep, size_t len)
+{
+	struct tpf_ep *e = (struct tpf_ep *)(void *)ep;
+
+	pthread_mutex_lock(&F.lock);
+	if (!e->gone)
+		F.inner->ep_release(e->inner, len);
 	pthread_mutex_unlock(&F.lock);
 }
 
@@ -630,6 +655,7 @@ const struct odma_tp_ops *tp_fault_net_row(const struct odma_tp_ops *inner)
 	tpf_ops.ep_send = tpf_ep_send;
 	tpf_ops.ep_attach = tpf_ep_attach;
 	tpf_ops.ep_close = tpf_ep_close;
+	tpf_ops.ep_release = tpf_ep_release;
 	return row;
 }
 

@@ -40,6 +40,11 @@ doca_error_t doca_priv_tp_ep_send(struct odma_tp_ep *ep, const void *bytes, size
 	return odma_tp_ep_send(ep, bytes, len, imm, done, arg);
 }
 
+void doca_priv_tp_ep_release(struct odma_tp_ep *ep, size_t len)
+{
+	odma_tp_ep_release(ep, len);
+}
+
 void doca_priv_tp_ep_close(struct odma_tp_ep *ep)
 {
 	odma_tp_ep_close(ep);

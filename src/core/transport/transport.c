@@ -737,6 +737,11 @@ doca_error_t odma_tp_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach
 	return t->ep_attach(ep, r, rm);
 }
 
+void odma_tp_ep_release(struct odma_tp_ep *ep, size_t len)
+{
+	tp_ep_ops(ep)->ep_release(ep, len);
+}
+
 void odma_tp_ep_close(struct odma_tp_ep *ep)
 {
 	tp_ep_ops(ep)->ep_close(ep);

@@ -44,6 +44,7 @@
  *   endpoints (RDMA, Comch across machines):
  *   odma_tp_listen(addr:port, on_accept) | odma_tp_connect(addr:port) -> struct odma_tp_ep
  *   odma_tp_ep_send(ep, bytes, imm, done); on_recv(ep, bytes, imm) on the transport thread
+ *     (ordered; bounded by the receiver's credit: odma_tp_ep_release, ODMA_TP_EP_WINDOW)
  *   odma_tp_ep_attach(ep, region id, key) -> struct odma_tp_remote, then odma_tp_io_start
  *   odma_tp_ep_close(ep): every io and send in flight completes with IO_FAILED first
  *
@@ -251,10 +252,28 @@ struct odma_tp_io {
 /* A connection to one peer (RDMA, Comch across machines). */
 struct odma_tp_ep;
 
+/*
+ * The carrier's credit: what one peer may have sent over an endpoint that the receiver has not
+ * given back (each message costs its length plus ODMA_TP_MSG_COST). A sender never goes past
+ * it: a send that does not fit waits, in order behind the earlier ones, for the receiver's
+ * report (sends never block and never fail for it). One message larger than the window goes
+ * when the receiver has given back everything before it. A peer that sends past it has its
+ * endpoint closed (on_close: DOCA_ERROR_NOT_PERMITTED) with one log line: what a peer makes
+ * the receiver hold is bounded by the window and the largest message the receiver takes.
+ */
+#define ODMA_TP_EP_WINDOW (16u << 20)
+#define ODMA_TP_MSG_COST 64u
+
 /* Endpoint callbacks, on a transport thread. */
 struct odma_tp_ep_cbs {
-	/* A message arrived: @bytes valid only during the call; @imm its immediate value. */
-	void (*on_recv)(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
+	/*
+	 * A message arrived: @bytes valid only during the call; @imm its immediate value.
+	 * Returns false when the receiver is done with it (its credit goes back at once), true
+	 * when the receiver keeps it (a copy queued for a reader): the receiver then gives its
+	 * credit back with odma_tp_ep_release(ep, len) once it has taken it, before it closes
+	 * the endpoint.
+	 */
+	bool (*on_recv)(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
 	                void *arg);
 	/* The connection is gone (peer closed, died, link down, timeout); no call after it. */
 	void (*on_close)(struct odma_tp_ep *ep, doca_error_t why, void *arg);
@@ -384,6 +403,8 @@ struct odma_tp_ops {
 	doca_error_t (*ep_attach)(struct odma_tp_ep *ep, const struct odma_tp_reach *r,
 	                          struct odma_tp_remote *rm);
 	void (*ep_close)(struct odma_tp_ep *ep);
+	/* Required with endpoints: gives back the credit of a kept message (any thread). */
+	void (*ep_release)(struct odma_tp_ep *ep, size_t len);
 };
 
 /* The first member of every transport's struct odma_tp_ep: the ops of the row that made it. */
@@ -614,6 +635,12 @@ void odma_tp_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs)
 doca_error_t odma_tp_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
                              odma_tp_send_done_fn *done, void *arg);
 
+/*
+ * Gives back the credit of a message on_recv kept (@len: its length), from any thread, once
+ * the receiver has taken it; never after odma_tp_ep_close(@ep). Never blocks.
+ */
+void odma_tp_ep_release(struct odma_tp_ep *ep, size_t len);
+
 /* Attaches a region the peer registered (odma_tp_region_add), reached over @ep. */
 doca_error_t odma_tp_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach *r,
                                struct odma_tp_remote *rm);
@@ -635,6 +662,7 @@ DOCA_STABLE doca_error_t doca_priv_tp_connect(const char *addr, uint16_t port,
 DOCA_STABLE void doca_priv_tp_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs);
 DOCA_STABLE doca_error_t doca_priv_tp_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len,
                                               uint32_t imm, odma_tp_send_done_fn *done, void *arg);
+DOCA_STABLE void doca_priv_tp_ep_release(struct odma_tp_ep *ep, size_t len);
 DOCA_STABLE void doca_priv_tp_ep_close(struct odma_tp_ep *ep);
 DOCA_STABLE const char *doca_priv_tp_net_absent(void);
 DOCA_STABLE uint32_t doca_priv_tp_timeout_ms(void);

@@ -312,7 +312,8 @@ static const char *ucx_open(void)
 	if (!ucx_set_handler(ODMA_UCX_AM_REQ, odma_ucx_req_am) ||
 	    !ucx_set_handler(ODMA_UCX_AM_REPLY, odma_ucx_reply_am) ||
 	    !ucx_set_handler(ODMA_UCX_AM_MSG, odma_ucx_msg_am) ||
-	    !ucx_set_handler(ODMA_UCX_AM_MSGS, odma_ucx_msgs_am))
+	    !ucx_set_handler(ODMA_UCX_AM_MSGS, odma_ucx_msgs_am) ||
+	    !ucx_set_handler(ODMA_UCX_AM_CREDIT, odma_ucx_credit_am))
 		return "cannot set the UCX active message handlers";
 	if (ucp_worker_get_address(odma_ux.worker, &addr, &alen) != UCS_OK)
 		return "cannot get the UCX worker address";
@@ -495,4 +496,5 @@ const struct odma_tp_ops odma_ucx_ops = {
 	.ep_send = odma_ucx_ep_send,
 	.ep_attach = odma_ucx_ep_attach,
 	.ep_close = odma_ucx_ep_close,
+	.ep_release = odma_ucx_ep_release,
 };

@@ -121,10 +121,13 @@ struct ucx_msg {
 	struct odma_tp_ep *ep;
 	struct ucx_msg *prev, *next; /* in ep->msgs while UCX holds it */
 	bool linked;
-	uint8_t hdr[8];        /* imm u32, zero u32; in a bundle: imm u32 LE, length u32 LE */
-	struct ucx_msg *bnext; /* the bundle this message leads: its next message */
-	void *bundle;          /* the lead's: the bundle's header and iov (until msg_sent) */
-	struct ucx_chunk job;  /* UCX_OP_SEND: queued for the worker's thread */
+	uint32_t imm;
+	uint8_t hdr[8];              /* in a bundle: imm u32 LE, length u32 LE */
+	uint8_t am[ODMA_UCX_EP_HDR]; /* alone: its endpoint header */
+	struct ucx_msg *bnext;       /* the bundle this message leads: its next message */
+	struct ucx_msg *pnext;       /* ep->pend_head's list: waiting for credit */
+	void *bundle;                /* the lead's: the bundle's header and iov (until msg_sent) */
+	struct ucx_chunk job;        /* UCX_OP_SEND: queued for the worker's thread */
 	size_t len;
 	uint8_t data[];
 };
@@ -152,6 +155,15 @@ void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why)
 	if (ep->gone)
 		return;
 	ep->gone = true;
+	while (ep->pend_head != NULL) { /* never handed to UCX: they fail here, in order */
+		struct ucx_msg *m = ep->pend_head;
+
+		ep->pend_head = m->pnext;
+		if (m->done != NULL)
+			m->done(m->arg, DOCA_ERROR_IO_FAILED);
+		free(m);
+	}
+	ep->pend_tail = NULL;
 	while (ep->msgs != NULL) {
 		struct ucx_msg *lead = ep->msgs;
 
@@ -386,9 +398,14 @@ void odma_ucx_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs
 }
 
 /* A send (one message, or the bundle @user_data leads) completed or failed: each is reported. */
+static void ep_pend_drain(struct odma_tp_ep *ep);
+
 static void msg_sent(void *request, ucs_status_t status, void *user_data)
 {
 	struct ucx_msg *m = user_data;
+	struct odma_tp_ep *ep = m->ep;
+	/* the connection carried its first message: the ones after it may follow (ep_ready) */
+	bool first = ep != NULL && !ep->warm && status == UCS_OK && !ep->gone;
 
 	msg_unlink(m);
 	free(m->bundle);
@@ -402,25 +419,54 @@ static void msg_sent(void *request, ucs_status_t status, void *user_data)
 	}
 	if (request != NULL)
 		ucp_request_free(request);
+	if (first) { /* after this one's report: the reports keep the order of the sends */
+		ep->warm = true;
+		ep_pend_drain(ep);
+	}
 }
 
 /* A bundle's header and its iov: two entries per message (its immediate and length, its bytes). */
 struct ucx_bundle {
-	uint8_t hdr[8];
+	uint8_t hdr[ODMA_UCX_EP_HDR];
 	ucp_dt_iov_t iov[2 * ODMA_UCX_BUNDLE_MAX];
 };
+
+/* What a message costs of the credit (transport.h). */
+static uint64_t msg_cost(const struct ucx_msg *m)
+{
+	return ODMA_TP_MSG_COST + (uint64_t)m->len;
+}
+
+/*
+ * What a report to the peer says (service thread): everything given back so far, which from
+ * now on is what the peer may count on.
+ */
+static uint64_t ep_credit_out(struct odma_tp_ep *ep)
+{
+	uint64_t v = atomic_load(&ep->rx_freed);
+
+	if (v > atomic_load(&ep->rx_told)) {
+		atomic_store(&ep->rx_told, v);
+		atomic_store(&ep->peer_wants, false);
+	}
+	return v;
+}
 
 /* Hands @lead (and the @n - 1 messages after it on its bnext list) to UCX as one send. */
 static void msgs_send(struct ucx_msg *lead, unsigned int n)
 {
 	ucp_request_param_t prm = { 0 };
 	struct ucx_bundle *b = NULL;
+	struct odma_tp_ep *ep = lead->ep;
 	void *r;
 
-	if (lead->ep->gone || lead->ep->peer->dead) {
+	if (ep->gone || ep->peer->dead) {
 		msg_sent(NULL, UCS_ERR_CONNECTION_RESET, lead);
 		return;
 	}
+	for (struct ucx_msg *m = lead; m != NULL; m = m->bnext)
+		ep->tx_sent += msg_cost(m);
+	ep->first_out = true;
 	prm.op_attr_mask =
 	        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
 	prm.cb.send = msg_sent;
@@ -429,25 +475,25 @@ static void msgs_send(struct ucx_msg *lead, unsigned int n)
 	if (n > 1 && (b = malloc(sizeof(*b))) != NULL) {
 		unsigned int i = 0;
 
-		odma_put_le(b->hdr, n, 4);
-		odma_put_le(b->hdr + 4, 0, 4);
+		odma_ucx_ep_hdr_put(b->hdr, n, ep_credit_out(ep));
 		for (struct ucx_msg *m = lead; m != NULL; m = m->bnext, i += 2) {
-			odma_put_le(m->hdr + 4, m->len, 4); /* the immediate is in m->hdr already */
+			odma_put_le(m->hdr, m->imm, 4);
+			odma_put_le(m->hdr + 4, m->len, 4);
 			b->iov[i] = (ucp_dt_iov_t){ m->hdr, sizeof(m->hdr) };
 			b->iov[i + 1] = (ucp_dt_iov_t){ m->data, m->len };
 		}
 		lead->bundle = b;
 		prm.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
 		prm.datatype = ucp_dt_make_iov();
-		r = ucp_am_send_nbx(lead->ep->peer->ep, ODMA_UCX_AM_MSGS, b->hdr, sizeof(b->hdr),
-		                    b->iov, 2 * n, &prm);
+		r = ucp_am_send_nbx(ep->peer->ep, ODMA_UCX_AM_MSGS, b->hdr, sizeof(b->hdr), b->iov,
+		                    2 * n, &prm);
 	} else if (n > 1) {
 		msg_sent(NULL, UCS_ERR_NO_MEMORY, lead);
 		return;
 	} else {
-		r = ucp_am_send_nbx(lead->ep->peer->ep, ODMA_UCX_AM_MSG, lead->hdr,
-		                    sizeof(lead->hdr), lead->len ? lead->data : NULL, lead->len,
-		                    &prm);
+		odma_ucx_ep_hdr_put(lead->am, lead->imm, ep_credit_out(ep));
+		r = ucp_am_send_nbx(ep->peer->ep, ODMA_UCX_AM_MSG, lead->am, sizeof(lead->am),
+		                    lead->len ? lead->data : NULL, lead->len, &prm);
 	}
 	if (!UCS_PTR_IS_PTR(r)) {
 		msg_sent(NULL, UCS_PTR_STATUS(r), lead);
@@ -455,11 +501,75 @@ static void msgs_send(struct ucx_msg *lead, unsigned int n)
 	}
 	/* in flight: reported by msg_sent, or by odma_ucx_ep_gone if the endpoint goes first */
 	lead->prev = NULL;
-	lead->next = lead->ep->msgs;
+	lead->next = ep->msgs;
 	if (lead->next != NULL)
 		lead->next->prev = lead;
-	lead->ep->msgs = lead;
+	ep->msgs = lead;
 	lead->linked = true;
+}
+
+static void credit_sent(void *request, ucs_status_t status, void *user_data)
+{
+	(void)status;
+	free(user_data);
+	if (request != NULL)
+		ucp_request_free(request);
+}
+
+/* Sends the peer a CREDIT (service thread): what was given back, and @flags. */
+static void ep_credit_send(struct odma_tp_ep *ep, uint32_t flags)
+{
+	ucp_request_param_t prm = { 0 };
+	uint8_t *h;
+	void *r;
+
+	/* out of memory: the next release, or the peer's next request, tries again */
+	if (ep->gone || ep->peer->dead || (h = malloc(ODMA_UCX_EP_HDR)) == NULL)
+		return;
+	odma_ucx_ep_hdr_put(h, flags, ep_credit_out(ep));
+	prm.op_attr_mask =
+	        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+	prm.cb.send = credit_sent;
+	prm.user_data = h;
+	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+	r = ucp_am_send_nbx(ep->peer->ep, ODMA_UCX_AM_CREDIT, h, ODMA_UCX_EP_HDR, NULL, 0, &prm);
+	if (!UCS_PTR_IS_PTR(r))
+		free(h);
+}
+
+/* Whether @cost more of ours fits in the peer's credit (one message always does when idle). */
+static bool ep_fits(const struct odma_tp_ep *ep, uint64_t cost)
+{
+	return ep->tx_sent == ep->tx_granted ||
+	       ep->tx_sent + cost <= ep->tx_granted + ODMA_TP_EP_WINDOW;
+}
+
+/*
+ * Whether a message may go to UCX now: a new connection carries one message until UCX
+ * reports it sent (messages handed to UCX while it still wires the connection up were seen to
+ * overtake the first one, under load), then any number, within the credit.
+ */
+static bool ep_ready(const struct odma_tp_ep *ep, uint64_t cost)
+{
+	return !ep->gone && (ep->warm || !ep->first_out) && ep_fits(ep, cost);
+}
+
+/*
+ * @m waits behind the others (service thread): for the first message's report, or for credit
+ * (the peer hears we wait, once).
+ */
+static void ep_pend(struct odma_tp_ep *ep, struct ucx_msg *m)
+{
+	m->pnext = NULL;
+	if (ep->pend_tail != NULL)
+		ep->pend_tail->pnext = m;
+	else
+		ep->pend_head = m;
+	ep->pend_tail = m;
+	if (!ep->asked && ep->warm) { /* it waits for credit, not for the first report */
+		ep->asked = true;
+		ep_credit_send(ep, ODMA_UCX_CREDIT_WANT);
+	}
 }
 
 /* Whether @m may travel in a bundle of @ep that holds @n messages, @bytes of payload so far. */
@@ -470,31 +580,208 @@ static bool msg_joins(const struct ucx_msg *m, const struct odma_tp_ep *ep, unsi
 	       bytes + ODMA_UCX_BUNDLE_SUB + m->len <= ODMA_UCX_BUNDLE_BYTES;
 }
 
-struct ucx_chunk *odma_ucx_send_run(struct ucx_chunk *c)
+/*
+ * Where the messages after a bundle's lead come from: the queued jobs after it (@chunk; an
+ * endpoint's sends queued together) or the endpoint's waiting list (@pend).
+ */
+struct msg_src {
+	struct ucx_chunk *chunk;
+	struct odma_tp_ep *pend;
+};
+
+static struct ucx_msg *src_peek(const struct msg_src *s)
 {
-	struct ucx_msg *lead = c->fnarg, *last = lead;
-	struct ucx_chunk *next = c->next;
+	if (s->pend != NULL)
+		return s->pend->pend_head;
+	return s->chunk != NULL && s->chunk->op == UCX_OP_SEND ? s->chunk->fnarg : NULL;
+}
+
+static struct ucx_msg *src_take(struct msg_src *s)
+{
+	struct ucx_msg *m = src_peek(s);
+
+	if (s->pend != NULL) {
+		s->pend->pend_head = m->pnext;
+		if (m->pnext == NULL)
+			s->pend->pend_tail = NULL;
+	} else {
+		s->chunk = s->chunk->next;
+	}
+	m->bnext = NULL;
+	m->bundle = NULL;
+	return m;
+}
+
+/*
+ * Sends @lead (it may go: ep_ready) with the messages of @src that join it in one bundle
+ * within the credit (service thread).
+ */
+static void ep_send_from(struct odma_tp_ep *ep, struct ucx_msg *lead, struct msg_src *src)
+{
+	struct ucx_msg *last = lead, *m;
 	unsigned int n = 1;
 	size_t bytes = ODMA_UCX_BUNDLE_SUB + lead->len;
+	uint64_t cost = msg_cost(lead);
 
-	lead->bnext = NULL;
-	lead->bundle = NULL;
-	if (lead->len <= ODMA_UCX_BUNDLE_MSG_MAX)
-		while (next != NULL && next->op == UCX_OP_SEND &&
-		       msg_joins(next->fnarg, lead->ep, n, bytes)) {
-			struct ucx_msg *m = next->fnarg;
-
-			next = next->next;
-			m->bnext = NULL;
-			last->bnext = m;
+	if (lead->len <= ODMA_UCX_BUNDLE_MSG_MAX && ep->warm)
+		while ((m = src_peek(src)) != NULL && msg_joins(m, ep, n, bytes) &&
+		       ep->tx_sent + cost + msg_cost(m) <= ep->tx_granted + ODMA_TP_EP_WINDOW) {
+			last->bnext = src_take(src);
 			last = m;
 			bytes += ODMA_UCX_BUNDLE_SUB + m->len;
+			cost += msg_cost(m);
 			n++;
 		}
 	if (n > 1)
 		atomic_fetch_add(&odma_ucx_bundles, 1);
 	msgs_send(lead, n);
-	return next;
+}
+
+/* Sends what waited and may go now, in order, in bundles where they join (service thread). */
+static void ep_pend_drain(struct odma_tp_ep *ep)
+{
+	struct msg_src src = { .pend = ep };
+
+	while (ep->pend_head != NULL && ep_ready(ep, msg_cost(ep->pend_head)))
+		ep_send_from(ep, src_take(&src), &src);
+	if (ep->pend_head != NULL && !ep->gone && ep->warm && !ep->asked) {
+		ep->asked = true; /* what is left waits for credit: the peer hears it */
+		ep_credit_send(ep, ODMA_UCX_CREDIT_WANT);
+	}
+}
+
+/*
+ * The peer broke the carrier's rules (service thread): its endpoint is closed with one line,
+ * nothing more of it is delivered.
+ */
+static void ep_refuse(struct odma_tp_ep *ep, const char *why)
+{
+	ODMA_WARN("UCX transport: a peer sent %s; its connection is closed (a peer of this "
+	          "build keeps within the credit the receiver reports)",
+	          why);
+	ep->peer->dead = true;
+	odma_ucx_ep_gone(ep, DOCA_ERROR_NOT_PERMITTED);
+}
+
+/*
+ * A report of the peer (any endpoint header): what of ours it gave back. False: refused. One
+ * older than the last (reports may pass each other) grants nothing.
+ */
+static bool ep_credit_in(struct odma_tp_ep *ep, uint64_t v)
+{
+	if (v > ep->tx_sent) {
+		ep_refuse(ep, "a credit report past what this side sent");
+		return false;
+	}
+	if (v > ep->tx_granted) {
+		ep->tx_granted = v;
+		ep->asked = false;
+		ep_pend_drain(ep);
+	}
+	return true;
+}
+
+/* A message of @len bytes arrives: within the credit we reported? False: refused. */
+static bool ep_admit(struct odma_tp_ep *ep, size_t len)
+{
+	uint64_t cost = ODMA_TP_MSG_COST + (uint64_t)len, told = atomic_load(&ep->rx_told);
+
+	if (ep->rx_got != told && ep->rx_got + cost > told + ODMA_TP_EP_WINDOW) {
+		ep_refuse(ep, "past the credit this side reported");
+		return false;
+	}
+	ep->rx_got += cost;
+	return true;
+}
+
+static void credit_job(void *arg)
+{
+	struct odma_tp_ep *ep = arg;
+
+	/* one closed since is no longer listed (a new one at its address: harmless) */
+	for (struct odma_tp_ep *e = odma_ucx_eps; e != NULL; e = e->next)
+		if (e == ep) {
+			atomic_store(&ep->credit_queued, false);
+			if (atomic_load(&ep->rx_freed) != atomic_load(&ep->rx_told))
+				ep_credit_send(ep, 0);
+			return;
+		}
+}
+
+/*
+ * @cost of the peer's messages given back (any thread): a report goes when a quarter of the
+ * window came back since the last, or at once when the peer waits for one.
+ */
+static void ep_give_back(struct odma_tp_ep *ep, uint64_t cost)
+{
+	uint64_t v = atomic_fetch_add(&ep->rx_freed, cost) + cost;
+	struct ucx_chunk *c;
+
+	if (v - atomic_load(&ep->rx_told) < ODMA_TP_EP_WINDOW / 4 && !atomic_load(&ep->peer_wants))
+		return;
+	if (atomic_exchange(&ep->credit_queued, true))
+		return;
+	c = calloc(1, sizeof(*c));
+	if (c == NULL) {
+		atomic_store(&ep->credit_queued, false); /* the next release tries again */
+		return;
+	}
+	c->op = UCX_OP_CALL;
+	c->fn = credit_job;
+	c->fnarg = ep;
+	odma_ucx_enqueue(c, c);
+}
+
+void odma_ucx_ep_release(struct odma_tp_ep *ep, size_t len)
+{
+	ep_give_back(ep, ODMA_TP_MSG_COST + (uint64_t)len);
+}
+
+/* One arrived message of the peer, admitted: to the owner, its credit back unless kept. */
+static void ep_deliver(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm)
+{
+	if (!ep->cbs.on_recv(ep, bytes, len, imm, ep->cbs.arg))
+		ep_give_back(ep, ODMA_TP_MSG_COST + (uint64_t)len);
+}
+
+ucs_status_t odma_ucx_credit_am(void *arg, const void *header, size_t header_length, void *data,
+                                size_t length, const ucp_am_recv_param_t *param)
+{
+	struct ucx_peer *p;
+	struct odma_tp_ep *ep;
+	uint32_t flags;
+	uint64_t v;
+
+	(void)arg;
+	(void)data;
+	if (length != 0 || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
+	    !odma_ucx_ep_hdr_get(header, header_length, &flags, &v))
+		return UCS_OK;
+	p = odma_ucx_index_get(param->reply_ep);
+	ep = p != NULL ? p->owner : NULL;
+	if (ep == NULL || ep->gone || !ep_credit_in(ep, v))
+		return UCS_OK;
+	if (flags & ODMA_UCX_CREDIT_WANT) {
+		atomic_store(&ep->peer_wants, true);
+		if (atomic_load(&ep->rx_freed) != atomic_load(&ep->rx_told))
+			ep_credit_send(ep, 0);
+	}
+	return UCS_OK;
+}
+
+struct ucx_chunk *odma_ucx_send_run(struct ucx_chunk *c)
+{
+	struct ucx_msg *lead = c->fnarg;
+	struct odma_tp_ep *ep = lead->ep;
+	struct msg_src src = { .chunk = c->next };
+
+	lead->bnext = NULL;
+	lead->bundle = NULL;
+	if (!ep->gone && (ep->pend_head != NULL || !ep_ready(ep, msg_cost(lead))))
+		ep_pend(ep, lead); /* behind what waits already: in order */
+	else
+		ep_send_from(ep, lead, &src);
+	return src.chunk;
 }
 
 doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
@@ -512,8 +799,7 @@ doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t l
 	m->ep = ep;
 	m->prev = m->next = NULL;
 	m->linked = false;
-	memset(m->hdr, 0, sizeof(m->hdr));
-	memcpy(m->hdr, &imm, 4);
+	m->imm = imm;
 	m->len = len;
 	memcpy(m->data, bytes, len);
 	c->op = UCX_OP_SEND;
@@ -527,17 +813,19 @@ ucs_status_t odma_ucx_msg_am(void *arg, const void *header, size_t header_length
 {
 	struct ucx_peer *p;
 	struct odma_tp_ep *ep;
+	uint64_t credit;
 	uint32_t imm;
 
 	(void)arg;
-	if (header_length != 8 || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
+	if (!odma_ucx_ep_hdr_get(header, header_length, &imm, &credit) ||
+	    !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
 	    (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
 		return UCS_OK;
-	memcpy(&imm, header, 4);
 	p = odma_ucx_index_get(param->reply_ep);
 	ep = p != NULL ? p->owner : NULL;
-	if (ep != NULL && !ep->gone && ep->cbs.on_recv != NULL)
-		ep->cbs.on_recv(ep, data, length, imm, ep->cbs.arg);
+	if (ep != NULL && !ep->gone && ep->cbs.on_recv != NULL && ep_credit_in(ep, credit) &&
+	    ep_admit(ep, length))
+		ep_deliver(ep, data, length, imm);
 	return UCS_OK;
 }
 
@@ -547,6 +835,7 @@ ucs_status_t odma_ucx_msgs_am(void *arg, const void *header, size_t header_lengt
 	const char *why = NULL;
 	struct ucx_peer *p;
 	struct odma_tp_ep *ep;
+	uint64_t credit = 0;
 	unsigned int n;
 	size_t off = 0;
 
@@ -558,7 +847,7 @@ ucs_status_t odma_ucx_msgs_am(void *arg, const void *header, size_t header_lengt
 	ep = p != NULL ? p->owner : NULL;
 	if (ep == NULL || ep->gone || ep->cbs.on_recv == NULL)
 		return UCS_OK;
-	n = odma_ucx_bundle_check(header, header_length, data, length, &why);
+	n = odma_ucx_bundle_check(header, header_length, data, length, &credit, &why);
 	if (n == 0 && !ep->bad_bundle_logged) {
 		ep->bad_bundle_logged = true; /* once per endpoint: a flood is not a log */
 		ODMA_WARN("UCX transport: a peer sent a malformed bundle of messages (%s); it is "
@@ -569,12 +858,15 @@ ucs_status_t odma_ucx_msgs_am(void *arg, const void *header, size_t header_lengt
 	 * One at a time, as they were sent. A handler never closes the endpoint (the contract:
 	 * callbacks call no waiting function), and no other thread frees it while this one runs.
 	 */
+	if (n != 0 && !ep_credit_in(ep, credit))
+		return UCS_OK;
 	for (unsigned int i = 0; i < n && !ep->gone; i++) {
 		size_t len;
 		uint32_t imm;
 		const uint8_t *msg = odma_ucx_bundle_next(data, &off, &len, &imm);
 
-		ep->cbs.on_recv(ep, msg, len, imm, ep->cbs.arg);
+		if (ep_admit(ep, len))
+			ep_deliver(ep, msg, len, imm);
 	}
 	return UCS_OK;
 }
@@ -620,20 +912,26 @@ doca_error_t odma_ucx_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reac
  * thread): the close that follows is forced and would drop them. Bounded (2 s at most): a
  * peer that stopped reading does not hold it.
  */
-static void ep_flush(struct ucx_peer *p)
+static void ep_flush(struct odma_tp_ep *ep)
 {
+	struct ucx_peer *p = ep->peer;
 	ucp_request_param_t prm = { 0 };
 	uint64_t end = odma_ucx_now_ns() + 2000000000ull;
-	void *r;
 
-	if (p->dead || p->ep == NULL)
-		return;
-	r = ucp_ep_flush_nbx(p->ep, &prm);
-	if (!UCS_PTR_IS_PTR(r))
-		return;
-	while (ucp_request_check_status(r) == UCS_INPROGRESS && !p->dead && odma_ucx_now_ns() < end)
-		ucp_worker_progress(odma_ux.worker);
-	ucp_request_free(r);
+	/* again while messages wait: those a flush lets go (ep_pend_drain) go before the close */
+	do {
+		void *r;
+
+		if (p->dead || p->ep == NULL)
+			return;
+		r = ucp_ep_flush_nbx(p->ep, &prm);
+		if (!UCS_PTR_IS_PTR(r))
+			return;
+		while (ucp_request_check_status(r) == UCS_INPROGRESS && !p->dead &&
+		       odma_ucx_now_ns() < end)
+			ucp_worker_progress(odma_ux.worker);
+		ucp_request_free(r);
+	} while (ep->pend_head != NULL && odma_ucx_now_ns() < end);
 }
 
 static void close_job(void *arg)
@@ -643,7 +941,7 @@ static void close_job(void *arg)
 	struct ucx_chunk *c;
 	struct ucx_chunk *next;
 
-	ep_flush(p);
+	ep_flush(ep);
 	c = odma_ux.out_head;
 
 	for (; c != NULL; c = next) { /* its requests in flight fail first */

@@ -132,6 +132,21 @@ struct odma_tp_ep {
 	bool gone;              /* on_close ran (or close was asked): no callback after it */
 	bool bad_bundle_logged; /* the peer sent a malformed bundle (logged once) */
 	struct ucx_msg *msgs;   /* sends handed to UCX and not completed (service thread) */
+	/*
+	 * The carrier's credit (transport.h): the costs of the messages each way. Service thread,
+	 * but for the atomics (rx_freed grows on any thread, odma_tp_ep_release).
+	 */
+	uint64_t tx_sent;                      /* ours handed to UCX */
+	uint64_t tx_granted;                   /* ours the peer reported given back */
+	struct ucx_msg *pend_head, *pend_tail; /* ours waiting for credit, in order */
+	bool asked;                            /* a CREDIT WANT went since the last grant */
+	bool first_out;                        /* a message of ours was handed to UCX */
+	bool warm;                             /* and UCX reported one sent: the rest may go */
+	uint64_t rx_got;                       /* the peer's arrived */
+	_Atomic uint64_t rx_freed;             /* the peer's given back */
+	_Atomic uint64_t rx_told;              /* the most given back we reported */
+	atomic_bool peer_wants;                /* the peer waits for a report */
+	atomic_bool credit_queued;             /* a report job is queued */
 };
 
 extern struct odma_tp_ep *odma_ucx_eps; /* every open endpoint (service thread) */
@@ -206,5 +221,9 @@ doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t l
 doca_error_t odma_ucx_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach *r,
                                 struct odma_tp_remote *rm);
 void odma_ucx_ep_close(struct odma_tp_ep *ep);
+void odma_ucx_ep_release(struct odma_tp_ep *ep, size_t len);
+/* A credit report or request of a peer (ODMA_UCX_AM_CREDIT). */
+ucs_status_t odma_ucx_credit_am(void *arg, const void *header, size_t header_length, void *data,
+                                size_t length, const ucp_am_recv_param_t *param);
 
 #endif /* ODMA_CORE_TRANSPORT_UCX_INT_H_ */

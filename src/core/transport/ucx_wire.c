@@ -177,23 +177,40 @@ doca_error_t odma_ucx_req_serve(const struct odma_ucx_req *q, const void *data, 
 	return odma_tp_safe_copy(local, data, q->len) == 0 ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
 }
 
+void odma_ucx_ep_hdr_put(uint8_t *h, uint32_t word, uint64_t credit)
+{
+	odma_put_le(h, word, 4);
+	odma_put_le(h + 4, 0, 4);
+	odma_put_le(h + 8, credit, 8);
+}
+
+bool odma_ucx_ep_hdr_get(const void *h, size_t len, uint32_t *word, uint64_t *credit)
+{
+	const uint8_t *b = h;
+
+	if (len != ODMA_UCX_EP_HDR || odma_get_le(b + 4, 4) != 0)
+		return false;
+	*word = (uint32_t)odma_get_le(b, 4);
+	*credit = odma_get_le(b + 8, 8);
+	return true;
+}
+
 unsigned int odma_ucx_bundle_check(const void *hdr, size_t hdr_len, const void *data, size_t len,
-                                   const char **why)
+                                   uint64_t *credit, const char **why)
 {
 	const uint8_t *b = data;
-	uint64_t count;
+	uint32_t count;
 	size_t off = 0;
 
-	if (hdr_len != 8 || odma_get_le((const uint8_t *)hdr + 4, 4) != 0) {
-		*why = "a header other than count and zero";
+	if (!odma_ucx_ep_hdr_get(hdr, hdr_len, &count, credit)) {
+		*why = "a header other than count, zero and credit";
 		return 0;
 	}
-	count = odma_get_le(hdr, 4);
 	if (count < 2 || count > ODMA_UCX_BUNDLE_MAX || len > ODMA_UCX_BUNDLE_BYTES) {
 		*why = "a count or a length past the bundle's bounds";
 		return 0;
 	}
-	for (uint64_t i = 0; i < count; i++) {
+	for (uint32_t i = 0; i < count; i++) {
 		uint64_t n;
 
 		if (len - off < ODMA_UCX_BUNDLE_SUB) {

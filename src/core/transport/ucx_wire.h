@@ -33,10 +33,11 @@
 
 #include <doca_error.h>
 
-#define ODMA_UCX_AM_REQ 11   /* importer -> exporter */
-#define ODMA_UCX_AM_REPLY 12 /* exporter -> importer */
-#define ODMA_UCX_AM_MSG 13   /* endpoint messages (send/receive with immediate) */
-#define ODMA_UCX_AM_MSGS 14  /* a bundle of one endpoint's messages (below) */
+#define ODMA_UCX_AM_REQ 11    /* importer -> exporter */
+#define ODMA_UCX_AM_REPLY 12  /* exporter -> importer */
+#define ODMA_UCX_AM_MSG 13    /* endpoint messages (send/receive with immediate) */
+#define ODMA_UCX_AM_MSGS 14   /* a bundle of one endpoint's messages (below) */
+#define ODMA_UCX_AM_CREDIT 15 /* an endpoint's credit report, or its request for one */
 
 #define ODMA_UCX_REQ_LEN 64
 #define ODMA_UCX_REPLY_LEN 24
@@ -97,9 +98,24 @@ doca_error_t odma_ucx_reply_decode(const void *hdr, size_t hdr_len, size_t data_
                                    struct odma_ucx_reply *r);
 
 /*
+ * The header of every endpoint active message (ODMA_UCX_AM_MSG, _MSGS, _CREDIT), 16 bytes,
+ * little-endian: 0 word u32 (MSG: the immediate; MSGS: the count; CREDIT: flags) | 4 zero u32
+ * | 8 credit u64: the cost (transport.h, ODMA_TP_MSG_COST) of the messages of the receiver
+ * that the sender has given back so far. A CREDIT carries no payload; its flag
+ * ODMA_UCX_CREDIT_WANT says the sender waits for credit (report once some is given back).
+ */
+#define ODMA_UCX_EP_HDR 16
+#define ODMA_UCX_CREDIT_WANT 1u
+
+/* Writes an endpoint header into @h (ODMA_UCX_EP_HDR bytes). */
+void odma_ucx_ep_hdr_put(uint8_t *h, uint32_t word, uint64_t credit);
+/* Pure decoder of an endpoint header (any bytes are safe): false unless it is one. */
+bool odma_ucx_ep_hdr_get(const void *h, size_t len, uint32_t *word, uint64_t *credit);
+
+/*
  * A bundle (ODMA_UCX_AM_MSGS): messages one endpoint queued together, in their order, in one
- * active message (one system call on TCP where each message cost one). Header (8 bytes):
- * 0 count u32 (2 to ODMA_UCX_BUNDLE_MAX) | 4 zero u32. Payload: count times (immediate u32 |
+ * active message (one system call on TCP where each message cost one). Header: the endpoint
+ * header, its word the count (2 to ODMA_UCX_BUNDLE_MAX). Payload: count times (immediate u32 |
  * length u32 | the message's bytes), each message at most ODMA_UCX_BUNDLE_MSG_MAX bytes, the
  * whole at most ODMA_UCX_BUNDLE_BYTES, nothing after the last message. Little-endian.
  */
@@ -109,11 +125,12 @@ doca_error_t odma_ucx_reply_decode(const void *hdr, size_t hdr_len, size_t data_
 #define ODMA_UCX_BUNDLE_SUB 8 /* a message's immediate and length */
 
 /*
- * Pure check of a bundle (any bytes are safe): its count of messages, or 0 with *@why set
- * when it breaks a rule above (the receiver drops it whole: no message of it is delivered).
+ * Pure check of a bundle (any bytes are safe): its count of messages (and *@credit, the
+ * header's), or 0 with *@why set when it breaks a rule above (the receiver drops it whole: no
+ * message of it is delivered).
  */
 unsigned int odma_ucx_bundle_check(const void *hdr, size_t hdr_len, const void *data, size_t len,
-                                   const char **why);
+                                   uint64_t *credit, const char **why);
 /* The message at *@off of a checked bundle (its bytes; *@len, *@imm); advances *@off. */
 const uint8_t *odma_ucx_bundle_next(const void *data, size_t *off, size_t *len, uint32_t *imm);
 
