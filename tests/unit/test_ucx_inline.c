@@ -221,7 +221,7 @@ static void test_poll_end_keeps_kick(void **state)
 	for (int i = 0; i < 200 && atomic_load(&odma_ux.inline_ns) == 0; i++)
 		(void)read_polled(0);
 	assert_true(atomic_load(&odma_ux.inline_ns) != 0);
-	for (int i = 0; i < 500 && !(sleeping && !parked); i++) {
+	for (int i = 0; i < 5000 && !(sleeping && !parked); i++) { /* 5 s: a loaded machine */
 		usleep(1000);
 		pthread_mutex_lock(&odma_ux.lock);
 		sleeping = odma_ux.sleeping;
@@ -444,7 +444,10 @@ static void test_bundles(void **state)
 	/* runs between the six long ones (i % 7 == 3): 0-2, 4-9, 11-16, 18-23, 25-30, 32-37 */
 	assert_int_equal(atomic_load(&odma_ucx_bundles) - b0, 6);
 
-	/* forged: a count of 2 with one message; trailing bytes; a length past the end; count 1 */
+	/*
+	 * forged: a count of 2 with one message; trailing bytes; a length past the end; count 1;
+	 * a lone message with a bad header
+	 */
 	memset(body, 0, sizeof(body));
 	body[4] = 4; /* message 0: 4 bytes */
 	forge_am(cl, ODMA_UCX_AM_MSGS, h, body, 12);
@@ -453,6 +456,9 @@ static void test_bundles(void **state)
 	forge_am(cl, ODMA_UCX_AM_MSGS, h, body, 24);
 	h[0] = 1;
 	forge_am(cl, ODMA_UCX_AM_MSGS, h, body, 12);
+	h[4] = 1; /* a message whose header's zero word is not: another build's, dropped */
+	forge_am(cl, ODMA_UCX_AM_MSG, h, body, 4);
+	h[4] = 0;
 	h[0] = 2;
 	body[16] = 0; /* well formed: 4 bytes, then an empty message (imm 0x77) */
 	body[12] = 0x77;

@@ -82,11 +82,7 @@ static void ucx_call(void (*fn)(void *), void *arg)
 		c->fnarg = box;
 	}
 	odma_ucx_enqueue(c, c);
-	pthread_mutex_lock(&odma_ux.lock);
-	while (!w.done)
-		pthread_cond_wait(&w.cond, &odma_ux.lock);
-	pthread_mutex_unlock(&odma_ux.lock);
-	pthread_cond_destroy(&w.cond);
+	odma_ucx_waiter_wait(&w);
 }
 
 static struct odma_tp_ep *ep_wrap(struct ucx_peer *p)
@@ -737,29 +733,58 @@ void odma_ucx_ep_release(struct odma_tp_ep *ep, size_t len)
 	ep_give_back(ep, ODMA_TP_MSG_COST + (uint64_t)len);
 }
 
-/* One arrived message of the peer, admitted: to the owner, its credit back unless kept. */
+/*
+ * One arrived message of the peer, admitted: to the owner (dropped without a receiver), its
+ * credit back unless kept.
+ */
 static void ep_deliver(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm)
 {
-	if (!ep->cbs.on_recv(ep, bytes, len, imm, ep->cbs.arg))
+	if (ep->cbs.on_recv == NULL || !ep->cbs.on_recv(ep, bytes, len, imm, ep->cbs.arg))
 		ep_give_back(ep, ODMA_TP_MSG_COST + (uint64_t)len);
+}
+
+/*
+ * A peer's message that is not well formed (@why) is dropped, with one line per endpoint (a
+ * flood is not a log).
+ */
+static void ep_malformed(struct odma_tp_ep *ep, const char *why)
+{
+	if (ep->bad_logged)
+		return;
+	ep->bad_logged = true;
+	ODMA_WARN("UCX transport: a peer sent a malformed message or bundle (%s); it is dropped "
+	          "(later ones of this connection too, without a log line)",
+	          why);
+}
+
+/*
+ * The open endpoint of ours an active message came on (an eager one, with its reply
+ * endpoint: the one UCX made for the peer), or NULL.
+ */
+static struct odma_tp_ep *ep_of(const ucp_am_recv_param_t *param)
+{
+	struct ucx_peer *p;
+	struct odma_tp_ep *ep;
+
+	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
+	    (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+		return NULL;
+	p = odma_ucx_index_get(param->reply_ep);
+	ep = p != NULL ? p->owner : NULL;
+	return ep != NULL && !ep->gone ? ep : NULL;
 }
 
 ucs_status_t odma_ucx_credit_am(void *arg, const void *header, size_t header_length, void *data,
                                 size_t length, const ucp_am_recv_param_t *param)
 {
-	struct ucx_peer *p;
 	struct odma_tp_ep *ep;
 	uint32_t flags;
 	uint64_t v;
 
 	(void)arg;
 	(void)data;
-	if (length != 0 || !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
-	    !odma_ucx_ep_hdr_get(header, header_length, &flags, &v))
-		return UCS_OK;
-	p = odma_ucx_index_get(param->reply_ep);
-	ep = p != NULL ? p->owner : NULL;
-	if (ep == NULL || ep->gone || !ep_credit_in(ep, v))
+	if (length != 0 || !odma_ucx_ep_hdr_get(header, header_length, &flags, &v) ||
+	    (ep = ep_of(param)) == NULL || !ep_credit_in(ep, v))
 		return UCS_OK;
 	if (flags & ODMA_UCX_CREDIT_WANT) {
 		atomic_store(&ep->peer_wants, true);
@@ -811,20 +836,17 @@ doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t l
 ucs_status_t odma_ucx_msg_am(void *arg, const void *header, size_t header_length, void *data,
                              size_t length, const ucp_am_recv_param_t *param)
 {
-	struct ucx_peer *p;
 	struct odma_tp_ep *ep;
 	uint64_t credit;
 	uint32_t imm;
 
 	(void)arg;
-	if (!odma_ucx_ep_hdr_get(header, header_length, &imm, &credit) ||
-	    !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
-	    (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+	if ((ep = ep_of(param)) == NULL)
 		return UCS_OK;
-	p = odma_ucx_index_get(param->reply_ep);
-	ep = p != NULL ? p->owner : NULL;
-	if (ep != NULL && !ep->gone && ep->cbs.on_recv != NULL && ep_credit_in(ep, credit) &&
-	    ep_admit(ep, length))
+	if (!odma_ucx_ep_hdr_get(header, header_length, &imm, &credit))
+		ep_malformed(ep, "a message whose header is not this build's (16 bytes: immediate, "
+		                 "zero, credit; a peer of another odma version?)");
+	else if (ep_credit_in(ep, credit) && ep_admit(ep, length))
 		ep_deliver(ep, data, length, imm);
 	return UCS_OK;
 }
@@ -832,28 +854,18 @@ ucs_status_t odma_ucx_msg_am(void *arg, const void *header, size_t header_length
 ucs_status_t odma_ucx_msgs_am(void *arg, const void *header, size_t header_length, void *data,
                               size_t length, const ucp_am_recv_param_t *param)
 {
+	struct odma_tp_ep *ep = ep_of(param);
 	const char *why = NULL;
-	struct ucx_peer *p;
-	struct odma_tp_ep *ep;
 	uint64_t credit = 0;
 	unsigned int n;
 	size_t off = 0;
 
 	(void)arg;
-	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
-	    (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
-		return UCS_OK;
-	p = odma_ucx_index_get(param->reply_ep);
-	ep = p != NULL ? p->owner : NULL;
-	if (ep == NULL || ep->gone || ep->cbs.on_recv == NULL)
+	if (ep == NULL)
 		return UCS_OK;
 	n = odma_ucx_bundle_check(header, header_length, data, length, &credit, &why);
-	if (n == 0 && !ep->bad_bundle_logged) {
-		ep->bad_bundle_logged = true; /* once per endpoint: a flood is not a log */
-		ODMA_WARN("UCX transport: a peer sent a malformed bundle of messages (%s); it is "
-		          "dropped whole (later ones of this connection too, without a log line)",
-		          why);
-	}
+	if (n == 0)
+		ep_malformed(ep, why);
 	/*
 	 * One at a time, as they were sent. A handler never closes the endpoint (the contract:
 	 * callbacks call no waiting function), and no other thread frees it while this one runs.
@@ -895,11 +907,7 @@ doca_error_t odma_ucx_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reac
 	c->reach = r;
 	c->peer = ep->peer;
 	odma_ucx_enqueue(c, c);
-	pthread_mutex_lock(&odma_ux.lock);
-	while (!w.done)
-		pthread_cond_wait(&w.cond, &odma_ux.lock);
-	pthread_mutex_unlock(&odma_ux.lock);
-	pthread_cond_destroy(&w.cond);
+	odma_ucx_waiter_wait(&w);
 	if (w.status != DOCA_SUCCESS)
 		return w.status == DOCA_ERROR_IO_FAILED ? DOCA_ERROR_IO_FAILED
 		                                        : DOCA_ERROR_INVALID_VALUE;

@@ -129,9 +129,9 @@ struct odma_tp_ep {
 	struct odma_tp_ep *next;     /* every open endpoint (service thread) */
 	struct ucx_peer *peer;
 	struct odma_tp_ep_cbs cbs;
-	bool gone;              /* on_close ran (or close was asked): no callback after it */
-	bool bad_bundle_logged; /* the peer sent a malformed bundle (logged once) */
-	struct ucx_msg *msgs;   /* sends handed to UCX and not completed (service thread) */
+	bool gone;            /* on_close ran (or close was asked): no callback after it */
+	bool bad_logged;      /* the peer sent a malformed message or bundle (logged once) */
+	struct ucx_msg *msgs; /* sends handed to UCX and not completed (service thread) */
 	/*
 	 * The carrier's credit (transport.h): the costs of the messages each way. Service thread,
 	 * but for the atomics (rx_freed grows on any thread, odma_tp_ep_release).
@@ -178,6 +178,8 @@ void odma_ucx_expire(void); /* service thread */
 void odma_ucx_chunk_finish(struct ucx_chunk *c, doca_error_t st);
 void odma_ucx_chunk_put(struct ucx_chunk *c);
 void odma_ucx_waiter_done(struct ucx_waiter *w, doca_error_t st);
+/* Sleeps until @w is done (its job ran on the service thread), then destroys its condition. */
+void odma_ucx_waiter_wait(struct ucx_waiter *w);
 void odma_ucx_peer_unref(struct ucx_peer *p);
 /* Creates @p's endpoint to the worker address p->addr, with peer error handling. */
 ucs_status_t odma_ucx_peer_connect(struct ucx_peer *p);

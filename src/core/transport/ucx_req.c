@@ -35,6 +35,15 @@ static void io_chunk_done(struct ucx_chunk *c, doca_error_t st)
 	}
 }
 
+void odma_ucx_waiter_wait(struct ucx_waiter *w)
+{
+	pthread_mutex_lock(&odma_ux.lock);
+	while (!w->done)
+		pthread_cond_wait(&w->cond, &odma_ux.lock);
+	pthread_mutex_unlock(&odma_ux.lock);
+	pthread_cond_destroy(&w->cond);
+}
+
 void odma_ucx_waiter_done(struct ucx_waiter *w, doca_error_t st)
 {
 	pthread_mutex_lock(&odma_ux.lock);
@@ -556,11 +565,7 @@ doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remot
 	c->wait = &w;
 	c->reach = r;
 	odma_ucx_enqueue(c, c);
-	pthread_mutex_lock(&odma_ux.lock);
-	while (!w.done) /* bounded: the request times out in the service thread */
-		pthread_cond_wait(&w.cond, &odma_ux.lock);
-	pthread_mutex_unlock(&odma_ux.lock);
-	pthread_cond_destroy(&w.cond);
+	odma_ucx_waiter_wait(&w); /* bounded: the request times out in the service thread */
 	if (w.status != DOCA_SUCCESS) {
 		const char *fabric = odma_config_string("ODMA_FABRIC");
 
