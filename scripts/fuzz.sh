@@ -36,7 +36,7 @@ fuzz_one() {
 	rc=0
 	# -max_total_time bounds the run; -timeout flags a hang in one input; leaks are detected
 	# by LeakSanitizer after every input (libFuzzer's default with ASan).
-	ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:intercept_tls_get_addr=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 		"$1" -max_total_time="$secs" -timeout=20 -print_final_stats=1 \
 		-artifact_prefix="$bf/artifacts/$t-" "$bf/corpus/$t" $seeds >"$log" 2>&1 || rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
