@@ -462,7 +462,6 @@ static void msgs_send(struct ucx_msg *lead, unsigned int n)
 	}
 	for (struct ucx_msg *m = lead; m != NULL; m = m->bnext)
 		ep->tx_sent += msg_cost(m);
-	ep->first_out = true;
 	prm.op_attr_mask =
 	        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
 	prm.cb.send = msg_sent;
@@ -547,7 +546,7 @@ static bool ep_fits(const struct odma_tp_ep *ep, uint64_t cost)
  */
 static bool ep_ready(const struct odma_tp_ep *ep, uint64_t cost)
 {
-	return !ep->gone && (ep->warm || !ep->first_out) && ep_fits(ep, cost);
+	return !ep->gone && (ep->warm || ep->tx_sent == 0) && ep_fits(ep, cost);
 }
 
 /*

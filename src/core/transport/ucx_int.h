@@ -140,13 +140,12 @@ struct odma_tp_ep {
 	uint64_t tx_granted;                   /* ours the peer reported given back */
 	struct ucx_msg *pend_head, *pend_tail; /* ours waiting for credit, in order */
 	bool asked;                            /* a CREDIT WANT went since the last grant */
-	bool first_out;                        /* a message of ours was handed to UCX */
-	bool warm;                             /* and UCX reported one sent: the rest may go */
-	uint64_t rx_got;                       /* the peer's arrived */
-	_Atomic uint64_t rx_freed;             /* the peer's given back */
-	_Atomic uint64_t rx_told;              /* the most given back we reported */
-	atomic_bool peer_wants;                /* the peer waits for a report */
-	atomic_bool credit_queued;             /* a report job is queued */
+	bool warm;       /* UCX reported one of ours sent: after the first, the rest may go */
+	uint64_t rx_got; /* the peer's arrived */
+	_Atomic uint64_t rx_freed; /* the peer's given back */
+	_Atomic uint64_t rx_told;  /* the most given back we reported */
+	atomic_bool peer_wants;    /* the peer waits for a report */
+	atomic_bool credit_queued; /* a report job is queued */
 };
 
 extern struct odma_tp_ep *odma_ucx_eps; /* every open endpoint (service thread) */
