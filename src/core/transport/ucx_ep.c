@@ -118,15 +118,17 @@ struct ucx_msg {
 	struct ucx_msg *prev, *next; /* in ep->msgs while UCX holds it */
 	bool linked;
 	uint32_t imm;
-	uint8_t hdr[8];              /* in a bundle: imm u32 LE, length u32 LE */
-	uint8_t am[ODMA_UCX_EP_HDR]; /* alone: its endpoint header */
-	struct ucx_msg *bnext;       /* the bundle this message leads: its next message */
-	struct ucx_msg *pnext;       /* ep->pend_head's list: waiting for credit */
-	void *bundle;                /* the lead's: the bundle's header and iov (until msg_sent) */
-	struct ucx_chunk job;        /* UCX_OP_SEND: queued for the worker's thread */
+	/* alone: its endpoint header; in a bundle: its first 8 bytes, imm u32 LE, length u32 LE */
+	uint8_t hdr[ODMA_UCX_EP_HDR];
+	struct ucx_msg *bnext; /* the bundle this message leads: its next message */
+	struct ucx_msg *pnext; /* ep->pend_head's list: waiting for credit */
+	void *bundle;          /* the lead's: the bundle's header and iov (until msg_sent) */
+	struct ucx_chunk job;  /* UCX_OP_SEND: queued for the worker's thread */
 	size_t len;
 	uint8_t data[];
 };
+
+_Static_assert(ODMA_UCX_BUNDLE_SUB <= ODMA_UCX_EP_HDR, "a bundle entry's header fits hdr");
 
 static void msg_unlink(struct ucx_msg *m)
 {
@@ -393,9 +395,9 @@ void odma_ucx_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs
 	ucx_call(setcbs_job, &j);
 }
 
-/* A send (one message, or the bundle @user_data leads) completed or failed: each is reported. */
 static void ep_pend_drain(struct odma_tp_ep *ep);
 
+/* A send (one message, or the bundle @user_data leads) completed or failed: each is reported. */
 static void msg_sent(void *request, ucs_status_t status, void *user_data)
 {
 	struct ucx_msg *m = user_data;
@@ -474,7 +476,7 @@ static void msgs_send(struct ucx_msg *lead, unsigned int n)
 		for (struct ucx_msg *m = lead; m != NULL; m = m->bnext, i += 2) {
 			odma_put_le(m->hdr, m->imm, 4);
 			odma_put_le(m->hdr + 4, m->len, 4);
-			b->iov[i] = (ucp_dt_iov_t){ m->hdr, sizeof(m->hdr) };
+			b->iov[i] = (ucp_dt_iov_t){ m->hdr, ODMA_UCX_BUNDLE_SUB };
 			b->iov[i + 1] = (ucp_dt_iov_t){ m->data, m->len };
 		}
 		lead->bundle = b;
@@ -486,8 +488,8 @@ static void msgs_send(struct ucx_msg *lead, unsigned int n)
 		msg_sent(NULL, UCS_ERR_NO_MEMORY, lead);
 		return;
 	} else {
-		odma_ucx_ep_hdr_put(lead->am, lead->imm, ep_credit_out(ep));
-		r = ucp_am_send_nbx(ep->peer->ep, ODMA_UCX_AM_MSG, lead->am, sizeof(lead->am),
+		odma_ucx_ep_hdr_put(lead->hdr, lead->imm, ep_credit_out(ep));
+		r = ucp_am_send_nbx(ep->peer->ep, ODMA_UCX_AM_MSG, lead->hdr, sizeof(lead->hdr),
 		                    lead->len ? lead->data : NULL, lead->len, &prm);
 	}
 	if (!UCS_PTR_IS_PTR(r)) {
