@@ -299,6 +299,10 @@ void odma_rd_stream_dead_locked(struct rd_stream *s)
 	doca_error_t why = rd->stopping ? DOCA_ERROR_IO_FAILED : DOCA_ERROR_CONNECTION_ABORTED;
 
 	s->dead = true;
+	if (s->cut.recv != NULL) { /* a send cut into frames ended amid them: its receive fails */
+		odma_rd_done_locked(rd, s->cut.recv, why);
+		s->cut.recv = NULL;
+	}
 	while (s->pend_head != NULL) {
 		struct rd_task *t = s->pend_head;
 

@@ -78,6 +78,20 @@ enum rw_type {
 };
 
 #define RW_F_IMM 1u
+/*
+ * More frames of this request or answer follow (same tag). A send, a write or a read's
+ * answer longer than RW_PIECE_MAX goes as frames of at most RW_PIECE_MAX payload bytes, so
+ * that what a peer makes the receiver hold is bounded by the carrier's window, never by the
+ * message: a send's frames fill one receive (addr: the frame's offset in the message, arg0:
+ * the message's length, on every frame), a write's are writes of their own range (addr), a
+ * read's answer's are its bytes in order. A failed frame is answered at once and the rest of
+ * its request dropped; a frame that breaks the order (another tag, a wrong offset, more bytes
+ * than announced) ends the stream.
+ */
+#define RW_F_MORE 2u
+#define RW_PIECE_MAX (256u * 1024u)
+/* The longest frame a channel takes (header and one piece): a longer one ends it (wire.c). */
+#define RW_FRAME_MAX (sizeof(struct rw_hdr) + RW_PIECE_MAX)
 
 /* One frame header (host byte order: odma runs on little-endian hosts), then len bytes. */
 struct rw_hdr {
@@ -164,6 +178,13 @@ void rw_set_fast(struct rw_chan *c, rw_fast_fn *fn, void *arg);
  * ended. Blocks for one round trip (PE thread); the endpoint stays open meanwhile.
  */
 doca_error_t rw_attach(struct rw_chan *c, const struct doca_mmap *m, struct odma_tp_remote *rm);
+/*
+ * Waits (a reader thread, never the transport's) until fewer than RW_PACE_FRAMES frames of
+ * ours wait to go out on @c: a long answer goes at the pace the peer takes it, so a peer that
+ * stops taking holds 16 MiB of it, not all. False when the channel ended.
+ */
+#define RW_PACE_FRAMES 64u
+bool rw_pace(struct rw_chan *c);
 /* Sends a header and up to two payload pieces as one frame: true, or false (channel ended). */
 bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t n1, const void *p2,
               size_t n2);
@@ -288,7 +309,19 @@ struct rd_stream {
 	bool serving; /* under rd->lock: a frame is being handled (its answer not yet sent) */
 	atomic_bool fast_serving; /* the transport thread serves a frame of it (odma_rd_fast) */
 	struct rd_task *pend_head, *pend_tail; /* requests waiting for their response */
-	struct rd_stream *next;                /* rd->streams */
+	/*
+	 * A peer's send or write cut into frames (RW_F_MORE) while they arrive; touched by the
+	 * reader and by odma_rd_fast in turn (the channel's lock orders them).
+	 */
+	struct {
+		bool active;          /* a frame with RW_F_MORE came; its last has not */
+		bool skip;            /* a frame of it failed and was answered: drop the rest */
+		uint16_t type;        /* RW_SEND or RW_WRITE */
+		uint64_t tag;         /* its frames' */
+		uint64_t off, total;  /* a send: bytes taken, and the message's length */
+		struct rd_task *recv; /* a send: the receive it fills, off the queue */
+	} cut;
+	struct rd_stream *next; /* rd->streams */
 };
 
 enum rd_conn_state {
@@ -481,9 +514,11 @@ void *odma_rd_reader(void *arg);
 void odma_rd_admit(struct doca_rdma *rd, struct rw_chan *ch);
 /* Serves a stream's frame on the transport thread when it never waits (rw_fast_fn). */
 int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *payload);
-/* Sends a request for @t on its connection's out stream (PE thread). */
-doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p1, size_t n1,
-                             const void *p2, size_t n2);
+/*
+ * Sends a request for @t with its @n payload bytes on its connection's out stream (PE thread),
+ * in frames of at most RW_PIECE_MAX bytes.
+ */
+doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p, size_t n);
 
 /* tasks.c */
 /* Completes every posted receive with @status (PE thread, stop). */

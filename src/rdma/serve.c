@@ -24,21 +24,25 @@ ODMA_LOG_REGISTER(ODMA_RDMA_SERVE)
 
 static bool rd_ctl_reject(struct rd_stream *s);
 
-static bool rd_reply(struct rd_stream *s, uint64_t tag, doca_error_t st, uint64_t arg0,
-                     const void *p, size_t n)
+/* Writes one frame on @s (its writers take turns): false when the stream ended. */
+static bool rd_frame_out(struct rd_stream *s, const struct rw_hdr *h, const void *p, size_t n)
 {
-	struct rw_hdr h = { .magic = RW_MAGIC,
-		            .type = RW_RESP,
-		            .tag = tag,
-		            .len = n,
-		            .status = (uint32_t)st,
-		            .arg0 = arg0 };
 	bool ok;
 
 	pthread_mutex_lock(&s->wlock);
-	ok = rw_write(s->ch, &h, p, n, NULL, 0);
+	ok = rw_write(s->ch, h, p, n, NULL, 0);
 	pthread_mutex_unlock(&s->wlock);
 	return ok;
+}
+
+static bool rd_reply(struct rd_stream *s, uint64_t tag, doca_error_t st, uint64_t arg0,
+                     const void *p, size_t n)
+{
+	struct rw_hdr h = {
+		.magic = RW_MAGIC, .type = RW_RESP, .tag = tag, .status = (uint32_t)st, .arg0 = arg0
+	};
+
+	return rd_frame_out(s, &h, p, n);
 }
 
 /* Free bytes after the data of every element of a destination list (NULL: none). */
@@ -194,12 +198,8 @@ static bool rd_cm_rejected(struct rd_stream *s)
 static bool rd_ctl_reject(struct rd_stream *s)
 {
 	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_CM_REJECT };
-	bool ok;
 
-	pthread_mutex_lock(&s->wlock);
-	ok = rw_write(s->ch, &h, NULL, 0, NULL, 0);
-	pthread_mutex_unlock(&s->wlock);
-	return ok;
+	return rd_frame_out(s, &h, NULL, 0);
 }
 
 void odma_rd_admit(struct doca_rdma *rd, struct rw_chan *ch)
@@ -234,11 +234,12 @@ void odma_rd_admit(struct doca_rdma *rd, struct rw_chan *ch)
 /* ---------------------------------------------------------------- serving the peer */
 
 /*
- * Gives a message to the oldest posted receive (rd->lock held, a receive posted): the status
- * for the sender.
+ * Takes the oldest posted receive for a message of @len bytes (rd->lock held, a receive
+ * posted): DOCA_SUCCESS and *@out, or the status for the sender when the message does not fit
+ * (the receive then fails).
  */
-static doca_error_t rd_deliver_locked(struct rd_stream *s, uint8_t opcode, uint32_t imm,
-                                      const uint8_t *msg, size_t len)
+static doca_error_t rd_recv_take_locked(struct rd_stream *s, uint8_t opcode, size_t len,
+                                        struct rd_task **out)
 {
 	struct doca_rdma *rd = s->rd;
 	struct rd_task *t = rd->recv_head;
@@ -253,14 +254,56 @@ static doca_error_t rd_deliver_locked(struct rd_stream *s, uint8_t opcode, uint3
 		odma_rd_done_locked(rd, t, DOCA_ERROR_INVALID_VALUE);
 		return DOCA_ERROR_IO_FAILED;
 	}
-	if (opcode != DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM)
-		(void)rd_append(t->dst, msg, len);
+	*out = t;
+	return DOCA_SUCCESS;
+}
+
+/* Completes receive @t, which took a whole message of @len bytes (rd->lock held). */
+static void rd_recv_done_locked(struct rd_stream *s, struct rd_task *t, uint8_t opcode,
+                                uint32_t imm, size_t len)
+{
 	t->res_len = (uint32_t)len;
 	t->res_opcode = opcode;
 	t->res_imm = imm;
 	t->res_conn = s->conn;
-	odma_rd_done_locked(rd, t, DOCA_SUCCESS);
+	odma_rd_done_locked(s->rd, t, DOCA_SUCCESS);
+}
+
+/*
+ * Gives a message to the oldest posted receive (rd->lock held, a receive posted): the status
+ * for the sender.
+ */
+static doca_error_t rd_deliver_locked(struct rd_stream *s, uint8_t opcode, uint32_t imm,
+                                      const uint8_t *msg, size_t len)
+{
+	struct rd_task *t;
+	doca_error_t st = rd_recv_take_locked(s, opcode, len, &t);
+
+	if (st != DOCA_SUCCESS)
+		return st;
+	if (opcode != DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM)
+		(void)rd_append(t->dst, msg, len);
+	rd_recv_done_locked(s, t, opcode, imm, len);
 	return DOCA_SUCCESS;
+}
+
+/*
+ * Waits (rd->lock held) up to the sender's receiver-not-ready time for a posted receive:
+ * DOCA_SUCCESS, or the status for the sender.
+ */
+static doca_error_t rd_recv_wait_locked(struct rd_stream *s, uint64_t rnr_ms)
+{
+	struct doca_rdma *rd = s->rd;
+	struct timespec end;
+
+	/* the sender's receiver-not-ready budget (its rnr_retry_count), at most 8 s */
+	rw_deadline(&end, rnr_ms < 8000 ? (uint32_t)rnr_ms : 8000u);
+	while (rd->recv_head == NULL && !rd->stopping && !s->dead &&
+	       pthread_cond_timedwait(&rd->recv_cond, &rd->lock, &end) != ETIMEDOUT)
+		;
+	if (rd->recv_head != NULL)
+		return DOCA_SUCCESS;
+	return rd->stopping ? DOCA_ERROR_IO_FAILED : DOCA_ERROR_TIME_OUT;
 }
 
 /*
@@ -271,18 +314,11 @@ static doca_error_t rd_deliver(struct rd_stream *s, uint8_t opcode, uint32_t imm
                                const uint8_t *msg, size_t len, uint64_t rnr_ms)
 {
 	struct doca_rdma *rd = s->rd;
-	struct timespec end;
 	doca_error_t st;
 
-	/* the sender's receiver-not-ready budget (its rnr_retry_count), at most 8 s */
-	rw_deadline(&end, rnr_ms < 8000 ? (uint32_t)rnr_ms : 8000u);
 	pthread_mutex_lock(&rd->lock);
-	while (rd->recv_head == NULL && !rd->stopping && !s->dead &&
-	       pthread_cond_timedwait(&rd->recv_cond, &rd->lock, &end) != ETIMEDOUT)
-		;
-	if (rd->recv_head == NULL)
-		st = rd->stopping ? DOCA_ERROR_IO_FAILED : DOCA_ERROR_TIME_OUT;
-	else
+	st = rd_recv_wait_locked(s, rnr_ms);
+	if (st == DOCA_SUCCESS)
 		st = rd_deliver_locked(s, opcode, imm, msg, len);
 	pthread_mutex_unlock(&rd->lock);
 	return st;
@@ -294,17 +330,114 @@ static bool rd_len_ok(const struct rd_stream *s, const struct rw_hdr *h)
 	return h->len <= s->rd->ctx.caps->rdma_max_msg_size;
 }
 
+static uint8_t rd_send_opcode(const struct rw_hdr *h)
+{
+	return (h->flags & RW_F_IMM) ? DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM
+	                             : DOCA_RDMA_OPCODE_RECV_SEND;
+}
+
+/*
+ * Where the peer's frame @h stands in a request cut into frames (RW_F_MORE, rdma.h): 1 serve
+ * it, 0 drop it (an earlier frame of its request failed and was answered), -1 it breaks the
+ * order (the stream ends). Its first frame starts the request (s->cut); serving its last ends
+ * it (rd_cut_served).
+ */
+static int rd_cut_frame(struct rd_stream *s, const struct rw_hdr *h)
+{
+	bool more = (h->flags & RW_F_MORE) != 0;
+
+	if (more && h->type != RW_SEND && h->type != RW_WRITE) {
+		ODMA_ERR("RDMA context %p: a peer cut a frame of type %u into pieces (only "
+		         "sends and writes go in pieces); the stream is cut",
+		         (void *)s->rd, (unsigned)h->type);
+		return -1;
+	}
+	if (!s->cut.active) {
+		s->cut.active = more; /* else a request in one frame */
+		s->cut.skip = false;
+		s->cut.type = h->type;
+		s->cut.tag = h->tag;
+		s->cut.off = 0;
+		s->cut.total = h->arg0;
+		return 1;
+	}
+	if (h->tag != s->cut.tag || h->type != s->cut.type) {
+		ODMA_ERR("RDMA context %p: a peer sent another request amid the frames of one cut "
+		         "into pieces; the stream is cut",
+		         (void *)s->rd);
+		return -1;
+	}
+	if (!s->cut.skip)
+		return 1;
+	s->cut.active = more;
+	return 0;
+}
+
+/* Frame @h of the current request was served: @ok false (answered with a failure) drops the rest.
+ */
+static void rd_cut_served(struct rd_stream *s, const struct rw_hdr *h, bool ok)
+{
+	bool more = (h->flags & RW_F_MORE) != 0;
+
+	s->cut.active = more;
+	s->cut.skip = more && !ok;
+}
+
+/*
+ * A frame of a send cut into frames: the first takes the oldest receive (waiting for one, as
+ * a whole send does) for the message's length, each fills it in turn, the last completes it
+ * and is answered. A failure is answered at once and the rest dropped.
+ */
+static bool rd_serve_send_cut(struct rd_stream *s, const struct rw_hdr *h, const uint8_t *msg)
+{
+	struct doca_rdma *rd = s->rd;
+	bool last = !(h->flags & RW_F_MORE);
+	doca_error_t st = DOCA_SUCCESS;
+
+	if (h->addr != s->cut.off || h->arg0 != s->cut.total ||
+	    h->len > s->cut.total - s->cut.off || (last && s->cut.off + h->len != s->cut.total) ||
+	    s->cut.total > rd->ctx.caps->rdma_max_msg_size) {
+		ODMA_ERR("RDMA context %p: the pieces of a peer's send do not add up (%llu "
+		         "bytes at %llu of %llu); the stream is cut",
+		         (void *)rd, (unsigned long long)h->len, (unsigned long long)h->addr,
+		         (unsigned long long)h->arg0);
+		return false;
+	}
+	if (s->cut.recv == NULL) {
+		atomic_fetch_add(&rd->n_send_held, 1);
+		pthread_mutex_lock(&rd->lock);
+		st = rd_recv_wait_locked(s, h->arg1);
+		if (st == DOCA_SUCCESS)
+			st = rd_recv_take_locked(s, rd_send_opcode(h), (size_t)s->cut.total,
+			                         &s->cut.recv);
+		pthread_mutex_unlock(&rd->lock);
+	}
+	if (st != DOCA_SUCCESS) {
+		rd_cut_served(s, h, false);
+		return rd_reply(s, h->tag, st, 0, NULL, 0);
+	}
+	(void)rd_append(s->cut.recv->dst, msg, (size_t)h->len); /* fits: checked for the whole */
+	s->cut.off += h->len;
+	rd_cut_served(s, h, true);
+	if (!last)
+		return true;
+	pthread_mutex_lock(&rd->lock);
+	rd_recv_done_locked(s, s->cut.recv, rd_send_opcode(h), h->imm, (size_t)s->cut.total);
+	s->cut.recv = NULL;
+	pthread_mutex_unlock(&rd->lock);
+	return rd_reply(s, h->tag, DOCA_SUCCESS, 0, NULL, 0);
+}
+
 static bool rd_serve_send(struct rd_stream *s, const struct rw_hdr *h, const uint8_t *msg)
 {
 	doca_error_t st;
 
+	if (s->cut.active)
+		return rd_serve_send_cut(s, h, msg);
 	if (!rd_len_ok(s, h))
 		return false;
 	atomic_fetch_add(&s->rd->n_send_held, 1);
-	st = rd_deliver(s,
-	                (h->flags & RW_F_IMM) ? DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM
-	                                      : DOCA_RDMA_OPCODE_RECV_SEND,
-	                h->imm, msg, (size_t)h->len, h->arg1);
+	st = rd_deliver(s, rd_send_opcode(h), h->imm, msg, (size_t)h->len, h->arg1);
 	return rd_reply(s, h->tag, st, 0, NULL, 0);
 }
 
@@ -325,10 +458,14 @@ static bool rd_answered(struct rd_stream *s, bool ok)
 	return ok;
 }
 
+/*
+ * A write (or one frame of a write cut into frames, each a write of its own range: only the
+ * last is answered, and only the last delivers an immediate).
+ */
 static bool rd_serve_write(struct rd_stream *s, const struct rw_hdr *h, const uint8_t *msg)
 {
 	doca_error_t st;
-	bool imm = (h->flags & RW_F_IMM) != 0;
+	bool more = (h->flags & RW_F_MORE) != 0, imm = !more && (h->flags & RW_F_IMM) != 0;
 
 	if (!rd_len_ok(s, h))
 		return false;
@@ -338,6 +475,9 @@ static bool rd_serve_write(struct rd_stream *s, const struct rw_hdr *h, const ui
 	/* the frame stays ours until we return: the bytes are copied from it, never written */
 	st = doca_priv_rdma_mem_access(h->rec, h->key, h->addr, h->len, ODMA_RDMA_OP_WRITE,
 	                               (void *)(uintptr_t)msg);
+	rd_cut_served(s, h, st == DOCA_SUCCESS);
+	if (more && st == DOCA_SUCCESS)
+		return rd_answered(s, true); /* the last frame answers */
 	if (imm)
 		return rd_reply(s, h->tag,
 		                st == DOCA_SUCCESS
@@ -348,19 +488,34 @@ static bool rd_serve_write(struct rd_stream *s, const struct rw_hdr *h, const ui
 	return rd_answered(s, rd_reply(s, h->tag, st, 0, NULL, 0));
 }
 
+/*
+ * Answers a read: its bytes in frames of at most RW_PIECE_MAX (RW_F_MORE on all but the
+ * last), each read (and checked against the export) as it goes, at the pace the peer takes
+ * them (rw_pace; never on the transport thread: odma_rd_fast serves only short reads); a piece
+ * that fails answers its status and ends the answer.
+ */
 static bool rd_serve_read(struct rd_stream *s, const struct rw_hdr *h)
 {
+	uint64_t n = h->arg0, off = 0;
+	size_t cap = n < RW_PIECE_MAX ? (size_t)n : RW_PIECE_MAX;
 	uint8_t *buf = NULL;
 	doca_error_t st = DOCA_ERROR_INVALID_VALUE;
+	struct rw_hdr a = { .magic = RW_MAGIC, .type = RW_RESP, .tag = h->tag };
 	bool ok;
 
-	if (h->arg0 <= s->rd->ctx.caps->rdma_max_msg_size) {
-		buf = malloc(h->arg0 ? (size_t)h->arg0 : 1);
-		st = buf == NULL ? DOCA_ERROR_NO_MEMORY
-		                 : doca_priv_rdma_mem_access(h->rec, h->key, h->addr, h->arg0,
-		                                             ODMA_RDMA_OP_READ, buf);
-	}
-	ok = rd_reply(s, h->tag, st, 0, buf, st == DOCA_SUCCESS ? (size_t)h->arg0 : 0);
+	if (n <= s->rd->ctx.caps->rdma_max_msg_size)
+		st = (buf = malloc(cap ? cap : 1)) == NULL ? DOCA_ERROR_NO_MEMORY : DOCA_SUCCESS;
+	do {
+		size_t k = n - off < cap ? (size_t)(n - off) : cap;
+
+		if (st == DOCA_SUCCESS)
+			st = doca_priv_rdma_mem_access(h->rec, h->key, h->addr + off, k,
+			                               ODMA_RDMA_OP_READ, buf);
+		off += k;
+		a.status = (uint32_t)st;
+		a.flags = st == DOCA_SUCCESS && off < n ? RW_F_MORE : 0;
+		ok = rd_frame_out(s, &a, buf, st == DOCA_SUCCESS ? k : 0);
+	} while (ok && a.flags != 0 && rw_pace(s->ch));
 	free(buf);
 	return ok;
 }
@@ -407,50 +562,64 @@ static doca_error_t rd_remote_status(uint32_t st)
 	}
 }
 
+/* What a successful answer gives task @t besides a read's bytes (@old: the value it carries). */
+static void rd_result(struct rd_task *t, uint64_t old)
+{
+	switch (t->type) {
+	case RD_T_WRITE:
+	case RD_T_WRITE_IMM:
+		if (t->dst != NULL)
+			t->dst->data_len += (size_t)t->arg1;
+		break;
+	case RD_T_SE_GET:
+		(void)rd_append(t->dst, (const uint8_t *)&old, 8);
+		t->res_len = 8;
+		break;
+	case RD_T_CMP_SWP:
+	case RD_T_FETCH_ADD:
+	case RD_T_SE_ADD:
+		(void)rd_append(t->result, (const uint8_t *)&old, 8);
+		break;
+	default:
+		break;
+	}
+}
+
 /* Finishes the oldest request of our stream @s with its response @h (rd->lock held). */
 static bool rd_response_locked(struct rd_stream *s, const struct rw_hdr *h, const uint8_t *p)
 {
 	struct doca_rdma *rd = s->rd;
 	struct rd_task *t = s->pend_head;
 	doca_error_t st = rd_remote_status(h->status);
-	uint64_t old = h->arg0;
+	bool more = (h->flags & RW_F_MORE) != 0, bad;
 
 	if (t == NULL || t->tag != h->tag) {
 		ODMA_ERR("RDMA context %p: a response matches no request; the stream is cut",
 		         (void *)rd);
 		return false;
 	}
-	s->pend_head = t->qnext;
-	if (s->pend_head == NULL)
-		s->pend_tail = NULL;
-	if (h->len > 0 && (t->type != RD_T_READ || st != DOCA_SUCCESS || h->len > rd_room(t->dst) ||
-	                   !rd_append(t->dst, p, (size_t)h->len))) {
+	/* bytes (in pieces: RW_F_MORE) come only with a successful read's answer, within its room
+	 */
+	bad = (h->len > 0 || more) &&
+	      (t->type != RD_T_READ || st != DOCA_SUCCESS || h->len > rd_room(t->dst));
+	if (bad || !more) {
+		s->pend_head = t->qnext;
+		if (s->pend_head == NULL)
+			s->pend_tail = NULL;
+	}
+	if (bad) {
 		odma_rd_done_locked(rd, t, DOCA_ERROR_IO_FAILED);
 		return false;
 	}
-	if (st == DOCA_SUCCESS) {
-		switch (t->type) {
-		case RD_T_READ:
-			t->res_len = (uint32_t)h->len;
-			break;
-		case RD_T_WRITE:
-		case RD_T_WRITE_IMM:
-			if (t->dst != NULL)
-				t->dst->data_len += (size_t)t->arg1;
-			break;
-		case RD_T_SE_GET:
-			(void)rd_append(t->dst, (const uint8_t *)&old, 8);
-			t->res_len = 8;
-			break;
-		case RD_T_CMP_SWP:
-		case RD_T_FETCH_ADD:
-		case RD_T_SE_ADD:
-			(void)rd_append(t->result, (const uint8_t *)&old, 8);
-			break;
-		default:
-			break;
-		}
+	(void)rd_append(t->dst, p, (size_t)h->len);
+	if (t->type == RD_T_READ)
+		t->res_len += (uint32_t)h->len;
+	if (more) {
+		t->sent_ms = rw_now_ms(); /* the peer answers: rd_overdue measures its silence */
+		return true;
 	}
+	if (st == DOCA_SUCCESS)
+		rd_result(t, h->arg0);
 	odma_rd_done_locked(rd, t, st);
 	return true;
 }
@@ -470,9 +639,12 @@ static bool rd_response(struct rd_stream *s, const struct rw_hdr *h, const uint8
 static bool rd_handle(struct rd_stream *s, const struct rw_hdr *h)
 {
 	const uint8_t *p = rw_payload(s->ch);
+	int go;
 
 	if (s->conn == NULL)
 		return false; /* only an admitted stream has a reader */
+	if (h->type != RW_RESP && (go = rd_cut_frame(s, h)) <= 0)
+		return go == 0;
 	switch (h->type) {
 	case RW_CM_ACCEPT:
 		return rd_cm_accepted(s, h);
@@ -550,6 +722,9 @@ int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *p)
 	struct doca_rdma *rd = s->rd;
 	bool ok;
 
+	if (h->type != RW_RESP && (s->cut.active || (h->flags & RW_F_MORE)))
+		return 0; /* a request in pieces: the reader serves it (a send waits for a receive)
+		           */
 	if (h->type == RW_SEND)
 		return rd_fast_send(s, h, p);
 	if (h->type != RW_RESP && (h->type != RW_READ || h->arg0 > RD_FAST_READ_MAX) &&
@@ -640,8 +815,32 @@ void *odma_rd_reader(void *arg)
 	return NULL;
 }
 
-doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p1, size_t n1,
-                             const void *p2, size_t n2)
+/*
+ * Writes request @h with its @n payload bytes (the stream's write lock held): one frame, or
+ * frames of at most RW_PIECE_MAX bytes of one tag (RW_F_MORE on all but the last; a send's
+ * carry their offset in addr and the message's length in arg0, a write's their own range).
+ */
+static bool rd_write_cut(struct rw_chan *ch, const struct rw_hdr *h, const uint8_t *p, size_t n)
+{
+	struct rw_hdr f = *h;
+	size_t off = 0;
+
+	if (h->type == RW_SEND)
+		f.arg0 = n;
+	for (;;) {
+		size_t k = n - off < RW_PIECE_MAX ? n - off : RW_PIECE_MAX;
+
+		f.flags = (uint16_t)(h->flags | (off + k < n ? RW_F_MORE : 0));
+		f.addr = h->addr + off; /* a send's h->addr is 0 */
+		if (!rw_write(ch, &f, p != NULL ? p + off : NULL, k, NULL, 0))
+			return false;
+		off += k;
+		if (off == n)
+			return true;
+	}
+}
+
+doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p, size_t n)
 {
 	struct doca_rdma *rd = (struct doca_rdma *)(void *)t->base.ctx;
 	struct doca_rdma_connection *c = t->conn;
@@ -659,6 +858,7 @@ doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p1
 	t->sent_ms = rw_now_ms();
 	h->tag = t->tag;
 	t->qnext = NULL;
+	t->res_len = 0; /* a read's answer adds its pieces */
 	if (s->pend_tail != NULL)
 		s->pend_tail->qnext = t;
 	else
@@ -666,7 +866,7 @@ doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p1
 	s->pend_tail = t;
 	pthread_mutex_unlock(&rd->lock);
 	pthread_mutex_lock(&s->wlock);
-	ok = rw_write(s->ch, h, p1, n1, p2, n2);
+	ok = rd_write_cut(s->ch, h, p, n);
 	pthread_mutex_unlock(&s->wlock);
 	if (!ok)
 		rw_shutdown(s->ch); /* the reader fails the task with the others */

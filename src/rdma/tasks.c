@@ -679,7 +679,7 @@ static void rd_request(struct rd_task *t, struct rw_hdr *h, const void *p, size_
 
 	if (t->type == RD_T_READ || t->type == RD_T_WRITE || t->type == RD_T_WRITE_IMM)
 		rd->n_requested++;
-	r = odma_rd_request(t, h, p, n, NULL, 0);
+	r = odma_rd_request(t, h, p, n);
 	if (r != DOCA_SUCCESS)
 		odma_rd_finished(t, r); /* the connection is gone */
 }

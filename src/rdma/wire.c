@@ -93,6 +93,7 @@ struct rw_chan {
 	size_t off;
 	unsigned int sending;   /* sends not completed yet (rw_sent) */
 	unsigned int draining;  /* threads in rw_drain_locked: rw_sent wakes them, not the reader */
+	unsigned int pacing;    /* threads in rw_pace: rw_sent wakes them at half the pace */
 	unsigned int attaching; /* rw_attach calls using the endpoint: its close waits */
 	unsigned int answering; /* open answer windows (rw_answer_begin): a shutdown waits */
 	bool ending;            /* a shutdown began: no new answer window */
@@ -163,6 +164,30 @@ static void rw_ready(struct rw_chan *c)
 	pthread_mutex_unlock(&l->lock);
 }
 
+/*
+ * Whether a frame of @len bytes arriving on @c is refused (c->lock held): the channel has
+ * ended, or the frame ends it now (one line: too long, or a second frame before the
+ * admission).
+ */
+static bool rw_refused_locked(struct rw_chan *c, size_t len)
+{
+	if (c->closed)
+		return true;
+	if (c->gated && (++c->gate_got > 1 || len > RW_GATE_FRAME_MAX))
+		ODMA_WARN("RDMA: a peer sent %s before the program admitted it; its connection is "
+		          "closed (a client sends one request, then waits for the answer)",
+		          c->gate_got > 1 ? "a second frame" : "an oversized first frame");
+	else if (len > RW_FRAME_MAX)
+		ODMA_WARN("RDMA: a peer sent a frame of %zu bytes (at most %zu: a longer send, "
+		          "write or answer goes in pieces); its connection is closed",
+		          len, (size_t)RW_FRAME_MAX);
+	else
+		return false;
+	c->closed = true; /* nothing of the frame is kept */
+	pthread_cond_broadcast(&c->cond);
+	return true;
+}
+
 static bool rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
                        void *arg)
 {
@@ -170,31 +195,26 @@ static bool rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uin
 	struct rw_msg *m;
 	rw_fast_fn *fast = NULL;
 	struct rw_hdr h;
-	bool kept = false;
+	bool kept = false, ended;
 
 	(void)ep;
 	(void)imm;
 	pthread_mutex_lock(&c->lock);
-	if (c->gated && !c->closed && (++c->gate_got > 1 || len > RW_GATE_FRAME_MAX)) {
-		c->closed = true;
-		ODMA_WARN("RDMA: a peer sent %s before the program admitted it; its connection is "
-		          "closed (a client sends one request, then waits for the answer)",
-		          c->gate_got > 1 ? "a second frame" : "an oversized first frame");
-		pthread_cond_broadcast(&c->cond);
-	}
-	pthread_mutex_unlock(&c->lock);
+	ended = rw_refused_locked(c, len);
 	/*
 	 * Nothing queued and the reader inside no frame: the handler may serve this one here, in
 	 * order (the transport thread hands us the peer's frames one at a time).
 	 */
-	pthread_mutex_lock(&c->lock);
-	if (!c->closed && c->fast != NULL && c->head == NULL && c->cur == NULL &&
-	    len >= sizeof(h)) {
+	if (!ended && c->fast != NULL && c->head == NULL && c->cur == NULL && len >= sizeof(h)) {
 		memcpy(&h, bytes, sizeof(h));
 		if (h.magic == RW_MAGIC && h.len == len - sizeof(h))
 			fast = c->fast;
 	}
 	pthread_mutex_unlock(&c->lock);
+	if (ended) { /* nothing of a frame after the end is kept, nor copied */
+		rw_ready(c);
+		return false;
+	}
 	if (fast != NULL) {
 		int r = fast(c->fast_arg, &h, (const uint8_t *)bytes + sizeof(h));
 
@@ -598,9 +618,24 @@ static void rw_sent(void *arg, doca_error_t status)
 	 * anyone: a wake per send took the reader off its wait and back (two context switches per
 	 * message, a third of the RDMA send row's time on 2 vCPUs).
 	 */
-	if (status != DOCA_SUCCESS || (c->sending == 0 && c->draining != 0))
+	if (status != DOCA_SUCCESS || (c->sending == 0 && c->draining != 0) ||
+	    (c->sending == RW_PACE_FRAMES / 2 && c->pacing != 0))
 		pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
+}
+
+bool rw_pace(struct rw_chan *c)
+{
+	bool open;
+
+	pthread_mutex_lock(&c->lock);
+	c->pacing++;
+	while (c->sending >= RW_PACE_FRAMES && !c->closed && !c->ep_closed)
+		pthread_cond_wait(&c->cond, &c->lock);
+	c->pacing--;
+	open = !c->closed && !c->ep_closed;
+	pthread_mutex_unlock(&c->lock);
+	return open;
 }
 
 /* Waits up to @ms for every send to complete (c->lock held); true when none is left. */

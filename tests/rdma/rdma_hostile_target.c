@@ -5,10 +5,11 @@
  * The target of test_rdma_hostile: an RDMA context that listens for RDMA CM clients (on the
  * port given as argv[1]; 0: one the kernel picks) and out of band (it prints its blob), has
  * one receive posted, and leaves every connection request unanswered. It prints "ready PORT
- * BLOBHEX" (the port it listens on), then answers
- * commands on stdin, one letter a line: 's' prints "requests R received N threads T rss_kb K",
- * 'a' accepts the requests not answered yet and prints how many calls failed ("accepted F"),
- * 'q' stops and exits 0. It exits 3 when something fails to start.
+ * BLOBHEX" (the port it listens on), then answers commands on stdin, one letter a line: 's'
+ * prints "requests R received N threads T rss_kb K", 'a' accepts the requests not answered
+ * yet and prints how many calls failed ("accepted F"), 'e' exports one more connection out of
+ * band and prints "blob BLOBHEX", 'q' stops and exits 0. It exits 3 when something fails to
+ * start.
  */
 #include <dirent.h>
 #include <poll.h>
@@ -99,6 +100,14 @@ static bool listen_at(void *rd, uint16_t port)
 	return e == DOCA_SUCCESS;
 }
 
+/* @n bytes in hex, then a line end. */
+static void print_hex(const void *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		printf("%02x", ((const uint8_t *)p)[i]);
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	static uint8_t mem[4096];
@@ -147,9 +156,7 @@ int main(int argc, char **argv)
 	TRY(doca_rdma_task_receive_allocate_init(rd, buf, ud, &rt));
 	TRY(doca_task_submit(doca_rdma_task_receive_as_task(rt)));
 	printf("ready %u ", port);
-	for (size_t i = 0; i < blen; i++)
-		printf("%02x", ((const uint8_t *)blob)[i]);
-	printf("\n");
+	print_hex(blob, blen);
 	for (;;) {
 		struct pollfd p = { .fd = 0, .events = POLLIN };
 
@@ -166,6 +173,14 @@ int main(int argc, char **argv)
 				          DOCA_SUCCESS;
 			npending = 0;
 			printf("accepted %d\n", failed);
+		}
+		if (line[0] == 'e') {
+			struct doca_rdma_connection *c;
+
+			if (doca_rdma_export(rd, &blob, &blen, &c) != DOCA_SUCCESS)
+				blen = 0;
+			printf("blob ");
+			print_hex(blob, blen);
 		}
 		if (line[0] == 's')
 			printf("requests %d received %d threads %d rss_kb %ld\n", requests,

@@ -212,18 +212,19 @@ static void ts_cm_disconnect(struct doca_rdma_connection *c, union doca_data ud,
  * Opens a side on the device at @pci; @mmap_perms for its mmap; returns the error of the
  * first failing call.
  */
-static inline doca_error_t ts_open_on(struct tside *s, const char *pci, uint32_t mmap_perms,
-                                      uint32_t rdma_perms, uint8_t rnr_retry)
+/* A side on device @pci whose mmap covers @mem_len bytes (a multiple of 4096) of s->mem. */
+static inline doca_error_t ts_open_len(struct tside *s, const char *pci, size_t mem_len,
+                                       uint32_t mmap_perms, uint32_t rdma_perms, uint8_t rnr_retry)
 {
 	union doca_data ud = { .ptr = s };
 	doca_error_t e;
 
 	memset(s, 0, sizeof(*s));
 	s->accept_next = true;
-	s->mem = aligned_alloc(4096, TS_MEM);
+	s->mem = aligned_alloc(4096, mem_len);
 	if (s->mem == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	memset(s->mem, 0, TS_MEM);
+	memset(s->mem, 0, mem_len);
 #define TRY(x)                                                                                     \
 	if ((e = (x)) != DOCA_SUCCESS)                                                             \
 	return e
@@ -257,7 +258,7 @@ static inline doca_error_t ts_open_on(struct tside *s, const char *pci, uint32_t
 	TRY(doca_ctx_set_user_data(s->ctx, ud));
 	TRY(doca_pe_connect_ctx(s->pe, s->ctx));
 	TRY(doca_mmap_create(&s->mm));
-	TRY(doca_mmap_set_memrange(s->mm, s->mem, TS_MEM));
+	TRY(doca_mmap_set_memrange(s->mm, s->mem, mem_len));
 	TRY(doca_mmap_set_permissions(s->mm, mmap_perms));
 	TRY(doca_mmap_add_dev(s->mm, s->dev));
 	TRY(doca_mmap_start(s->mm));
@@ -266,6 +267,12 @@ static inline doca_error_t ts_open_on(struct tside *s, const char *pci, uint32_t
 	TRY(doca_ctx_start(s->ctx));
 #undef TRY
 	return DOCA_SUCCESS;
+}
+
+static inline doca_error_t ts_open_on(struct tside *s, const char *pci, uint32_t mmap_perms,
+                                      uint32_t rdma_perms, uint8_t rnr_retry)
+{
+	return ts_open_len(s, pci, TS_MEM, mmap_perms, rdma_perms, rnr_retry);
 }
 
 /* A side on the host's device (bf3: the host's view of port 0). */

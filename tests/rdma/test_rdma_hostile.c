@@ -55,11 +55,22 @@ static int unhex(char c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
+/* Parses a connection blob the target printed in hex: whether it is one. */
+static bool blob_of(const char *hex, struct rw_blob *b)
+{
+	uint8_t blob[RW_BLOB_LEN];
+
+	if (strlen(hex) < 2 * RW_BLOB_LEN)
+		return false;
+	for (size_t i = 0; i < RW_BLOB_LEN; i++)
+		blob[i] = (uint8_t)(unhex(hex[2 * i]) << 4 | unhex(hex[2 * i + 1]));
+	return rw_blob_parse(blob, sizeof(blob), b) == NULL;
+}
+
 static int start_target(void **state)
 {
 	int in[2], out[2];
 	char line[1024], port[16];
-	uint8_t blob[RW_BLOB_LEN];
 	const char *exe = getenv("ODMA_RDMA_HOSTILE_TARGET");
 	char *hex;
 
@@ -88,12 +99,7 @@ static int start_target(void **state)
 		return -1;
 	cm_port = (uint16_t)strtoul(line + 6, NULL, 10);
 	hex = strchr(line + 6, ' ');
-	if (hex == NULL)
-		return -1;
-	hex++;
-	for (size_t i = 0; i < RW_BLOB_LEN; i++)
-		blob[i] = (uint8_t)(unhex(hex[2 * i]) << 4 | unhex(hex[2 * i + 1]));
-	if (rw_blob_parse(blob, sizeof(blob), &oob_blob) != NULL)
+	if (hex == NULL || !blob_of(hex + 1, &oob_blob))
 		return -1;
 	oob_port = oob_blob.port;
 	return 0;
@@ -241,6 +247,89 @@ static void test_forged_hello(void **state)
 	rw_close(c);
 }
 
+/*
+ * A channel admitted by a HELLO on a connection the target exported just now (its stream's
+ * reader running; no request answered before the HELLO's).
+ */
+static struct rw_chan *admitted(void)
+{
+	char line[1024];
+	struct rw_blob b;
+	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_HELLO }, resp;
+	struct rw_chan *c;
+
+	fputs("e\n", to_target);
+	fflush(to_target);
+	assert_non_null(fgets(line, sizeof(line), from_target));
+	assert_int_equal(strncmp(line, "blob ", 5), 0);
+	assert_true(blob_of(line + 5, &b));
+	c = rw_dial("127.0.0.1", b.port);
+	assert_non_null(c);
+	h.arg0 = b.conn_id;
+	memcpy(h.key, b.key, 16);
+	assert_true(rw_write(c, &h, NULL, 0, NULL, 0));
+	assert_true(rw_read_hdr(c, &resp, 5000));
+	assert_int_equal(resp.type, RW_RESP);
+	assert_int_equal(resp.status, DOCA_SUCCESS);
+	return c;
+}
+
+/* The target's threads back to @n within 5 s (a closed stream's reader ends). */
+static void threads_back_to(int n)
+{
+	for (int i = 0; i < 500 && stat_of_target().threads != n; i++)
+		usleep(10000);
+	assert_int_equal(stat_of_target().threads, n);
+}
+
+/*
+ * An admitted peer: a frame longer than one piece (RW_FRAME_MAX) is refused by its length
+ * and its connection closed, nothing of it delivered.
+ */
+static void test_admitted_frame_too_long(void **state)
+{
+	size_t n = 4u << 20;
+	uint8_t *big = calloc(1, n);
+	struct tstat before = stat_of_target();
+	struct rw_chan *c = admitted();
+
+	(void)state;
+	assert_non_null(big);
+	put(c, RW_SEND, big, n);
+	assert_true(closed_within(c, 5000));
+	assert_int_equal(stat_of_target().received, before.received);
+	rw_close(c);
+	threads_back_to(before.threads);
+	free(big);
+}
+
+/*
+ * An admitted peer cuts a send into pieces, then sends a frame of another request before its
+ * last piece: the stream is cut, the receive the pieces filled fails (nothing delivered).
+ */
+static void test_cut_send_out_of_order(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_chan *c = admitted();
+	uint8_t piece[1000] = { 0 };
+	struct rw_hdr h = { .magic = RW_MAGIC,
+		            .type = RW_SEND,
+		            .flags = RW_F_MORE,
+		            .tag = 7,
+		            .arg0 = 3000,
+		            .arg1 = 1000 };
+
+	(void)state;
+	assert_true(rw_write(c, &h, piece, sizeof(piece), NULL, 0));
+	h.tag = 8; /* another request amid the first one's pieces */
+	h.addr = sizeof(piece);
+	assert_true(rw_write(c, &h, piece, sizeof(piece), NULL, 0));
+	assert_true(closed_within(c, 5000));
+	assert_int_equal(stat_of_target().received, before.received);
+	rw_close(c);
+	threads_back_to(before.threads);
+}
+
 /* After all that, an honest client's request still reaches the program. */
 static void test_still_serves(void **state)
 {
@@ -263,6 +352,8 @@ int main(void)
 		cmocka_unit_test(test_oversized_first_frame),
 		cmocka_unit_test(test_forged_hello),
 		cmocka_unit_test(test_silent_connections),
+		cmocka_unit_test(test_admitted_frame_too_long),
+		cmocka_unit_test(test_cut_send_out_of_order),
 		cmocka_unit_test(test_still_serves),
 	};
 

@@ -677,6 +677,132 @@ static void test_receiver_not_ready(void **state)
 	(void)s2;
 }
 
+/* ------------------------------------------------------------------ messages past one frame */
+
+#define BIG_MEM (8u << 20)
+#define BIG_SEND ((3u << 20) - 13u) /* into a 3 MiB receive: 12 frames */
+#define BIG_RW ((1u << 20) + 5u)    /* a read and a write with immediate: 5 frames each */
+#define BIG_RECV_AT (4u << 20)      /* the child's big receive */
+#define BIG_SMALL_AT (7u << 20)     /* its 64 KiB receives */
+#define BIG_WRITE_AT (2u << 20)     /* where the write lands */
+
+static uint8_t big_byte(size_t i, unsigned int salt)
+{
+	return (uint8_t)((i * 131u + i / 4093u + salt) ^ (i >> 16));
+}
+
+static int child_big(int fd)
+{
+	struct tside s;
+	const void *blob;
+	size_t n = 0;
+	struct doca_rdma_task_receive *r;
+	union doca_data ud = { 0 };
+	const size_t at[4] = { BIG_RECV_AT, 0, BIG_SMALL_AT, BIG_SMALL_AT + (64u << 10) };
+	const size_t len[4] = { 3u << 20, 0, 64u << 10, 64u << 10 };
+
+	CHK_OK(ts_open_len(&s, "b1:00.0", BIG_MEM, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | ALL_RDMA,
+	                   ALL_RDMA, 7));
+	for (size_t i = 0; i < BIG_RW; i++)
+		s.mem[i] = big_byte(i, 1);
+	CHK(ts_link_child(&s, fd));
+	CHK_OK(doca_mmap_export_rdma(s.mm, s.dev, &blob, &n));
+	CHK(ts_send_blob(fd, blob, n));
+	/* the big send, the write with immediate, a 1 MiB send (too big), a small send */
+	for (int i = 0; i < 4; i++) {
+		CHK_OK(doca_rdma_task_receive_allocate_init(
+		        s.rd, len[i] ? ts_buf(&s, s.mm, s.mem, at[i], len[i], 0) : NULL, ud, &r));
+		CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
+	}
+	ts_child_byte(fd, 'p');
+	CHK(ts_wait(&s, &s.ok, 3, 20000));
+	CHK(ts_wait(&s, &s.err, 1, 20000));
+	CHK(s.ok == 3 && s.err == 1 && s.last_err == DOCA_ERROR_INVALID_VALUE);
+	CHK(s.ropc[0] == DOCA_RDMA_OPCODE_RECV_SEND && s.rlen[0] == BIG_SEND);
+	for (size_t i = 0; i < BIG_SEND; i++)
+		CHK(s.mem[BIG_RECV_AT + i] == big_byte(i, 2));
+	CHK(s.ropc[1] == DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM && s.rimm[1] == 0x77);
+	for (size_t i = 0; i < BIG_RW; i++)
+		CHK(s.mem[BIG_WRITE_AT + i] == big_byte(i, 3));
+	CHK(s.mem[BIG_WRITE_AT + BIG_RW] == 0); /* not one byte past it */
+	CHK(s.ropc[2] == DOCA_RDMA_OPCODE_RECV_SEND && s.rlen[2] == 6 &&
+	    memcmp(s.mem + BIG_SMALL_AT + (64u << 10), "after", 6) == 0);
+	ts_child_byte(fd, 'k');
+	return ts_child_end(&s, fd);
+}
+
+/*
+ * Sends, writes and read answers longer than one frame (RW_PIECE_MAX) go in pieces and arrive
+ * whole: a 3 MiB send fills one receive, a 1 MiB write with immediate (a request) lands before
+ * its receive completes, a 1 MiB read into a buf list (a request) comes back whole; a send
+ * larger than the receive's room fails both sides (IO_FAILED, INVALID_VALUE) and the rest of
+ * its pieces are dropped: the next send lands in the next receive.
+ */
+static void test_large_messages(void **state)
+{
+	struct tside s;
+	struct doca_mmap *rm;
+	uint8_t blob[512], *rmem;
+	size_t n = 0, rlen = 0;
+	int fd;
+	pid_t pid = ts_fork(child_big, &fd);
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_send *ts;
+	struct doca_rdma_task_write_imm *tw;
+	struct doca_rdma_task_read *tr;
+	struct doca_buf *l1, *l2;
+	uint64_t direct = 0, requested = 0;
+
+	(void)state;
+	assert_ok(ts_open_len(&s, "b1:00.0", BIG_MEM, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                      DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 7));
+	ts_link_parent(&s, fd);
+	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
+	assert_ok(doca_mmap_create_from_export(NULL, blob, n, s.dev, &rm));
+	assert_ok(doca_mmap_get_memrange(rm, (void **)&rmem, &rlen));
+	assert_int_equal(ts_byte_in(fd), 'p');
+	for (size_t i = 0; i < BIG_SEND; i++)
+		s.mem[i] = big_byte(i, 2);
+	assert_ok(doca_rdma_task_send_allocate_init(
+	        s.rd, s.conns[0], ts_buf(&s, s.mm, s.mem, 0, BIG_SEND, BIG_SEND), ud, &ts));
+	assert_ok(ts_run(&s, doca_rdma_task_send_as_task(ts)));
+	for (size_t i = 0; i < BIG_RW; i++)
+		s.mem[i] = big_byte(i, 3);
+	assert_ok(doca_rdma_task_write_imm_allocate_init(
+	        s.rd, s.conns[0], ts_buf(&s, s.mm, s.mem, 0, BIG_RW, BIG_RW),
+	        ts_buf(&s, rm, rmem, BIG_WRITE_AT, 2u << 20, 0), 0x77, ud, &tw));
+	assert_ok(ts_run(&s, doca_rdma_task_write_imm_as_task(tw)));
+	/* a read into a list of two bufs: a request, answered in pieces */
+	memset(s.mem, 0, BIG_MEM);
+	l1 = ts_buf(&s, s.mm, s.mem, 0, 300u << 10, 0);
+	l2 = ts_buf(&s, s.mm, s.mem, 300u << 10, 2u << 20, 0);
+	assert_ok(doca_buf_chain_list(l1, l2));
+	assert_ok(doca_rdma_task_read_allocate_init(
+	        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 0, BIG_RW, BIG_RW), l1, ud, &tr));
+	assert_ok(ts_run(&s, doca_rdma_task_read_as_task(tr)));
+	assert_int_equal(s.read_len, BIG_RW);
+	for (size_t i = 0; i < BIG_RW; i++)
+		if (s.mem[i] != big_byte(i, 1))
+			fail_msg("read byte %zu: 0x%02x, expected 0x%02x", i, s.mem[i],
+			         big_byte(i, 1));
+	assert_ok(doca_buf_unchain_list(l1, l2)); /* ts_close releases each */
+	ts_paths(&s, &direct, &requested);
+	assert_int_equal(requested, 2);
+	/* 1 MiB for a 64 KiB receive: refused, its other pieces dropped; then a small one */
+	assert_ok(doca_rdma_task_send_allocate_init(
+	        s.rd, s.conns[0], ts_buf(&s, s.mm, s.mem, 0, 1u << 20, 1u << 20), ud, &ts));
+	assert_doca(DOCA_ERROR_IO_FAILED, ts_run(&s, doca_rdma_task_send_as_task(ts)));
+	memcpy(s.mem + (4u << 20), "after", 6);
+	assert_ok(doca_rdma_task_send_allocate_init(
+	        s.rd, s.conns[0], ts_buf(&s, s.mm, s.mem, 4u << 20, 64, 6), ud, &ts));
+	assert_ok(ts_run(&s, doca_rdma_task_send_as_task(ts)));
+	assert_int_equal(ts_byte_in(fd), 'k');
+	ts_byte_out(fd, 'b');
+	ts_join(pid, fd);
+	ts_adopt(&s, rm);
+	ts_close(&s);
+}
+
 static int child_dies(int fd)
 {
 	struct tside s;
@@ -1377,6 +1503,7 @@ static const struct {
 	{ "host_region", child_host_region },
 	{ "late_receiver", child_late_receiver },
 	{ "posted_receiver", child_posted_receiver },
+	{ "big", child_big },
 	{ "dies", child_dies },
 	{ "direct", child_direct },
 	{ "multi", child_multi },
@@ -1410,6 +1537,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_reexport_host_lost),
 		cmocka_unit_test(test_receiver_not_ready),
 		cmocka_unit_test(test_send_on_arrival),
+		cmocka_unit_test(test_large_messages),
 		cmocka_unit_test(test_peer_death),
 		cmocka_unit_test(test_direct_path),
 		cmocka_unit_test(test_direct_peer_death),

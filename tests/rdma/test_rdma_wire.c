@@ -6,7 +6,8 @@
  * transport on loopback): a frame is handed to the handler as it arrives only while nothing
  * of the channel is queued and its reader is inside no frame, so frames stay in order; a
  * frame the handler declines is queued for the reader; a handler's -1 ends the channel; a
- * shutdown waits for an answer window open (an effect applied, its answer not yet written).
+ * shutdown waits for an answer window open (an effect applied, its answer not yet written); a
+ * long answer goes at the pace the peer takes it.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -219,12 +220,70 @@ static void test_answer_window(void **state)
 	rw_listen_free(l);
 }
 
+enum { PACE_N = 300 };    /* 75 MiB of answer pieces */
+static atomic_uint paced; /* pieces written so far */
+
+/* A long answer (a read's) from the server side, paced as serve.c paces it. */
+static void *long_answer(void *arg)
+{
+	static uint8_t piece[RW_PIECE_MAX];
+	struct rw_chan *srv = arg;
+
+	for (unsigned int i = 0; i < PACE_N; i++) {
+		struct rw_hdr h = {
+			.magic = RW_MAGIC, .type = RW_RESP, .tag = i, .flags = RW_F_MORE
+		};
+
+		memset(piece, (int)(uint8_t)i, sizeof(piece));
+		if (!rw_write(srv, &h, piece, sizeof(piece), NULL, 0) || !rw_pace(srv))
+			break;
+		atomic_fetch_add(&paced, 1);
+	}
+	return NULL;
+}
+
+/*
+ * A peer that stops taking a long answer holds the writer at the pace (rw_pace): what waits
+ * to go out is at most RW_PACE_FRAMES pieces beyond what the peer's credit took, not the whole
+ * answer; once the peer reads, the rest follows, in order.
+ */
+static void test_pace(void **state)
+{
+	struct rw_lsn *l;
+	struct rw_chan *cli, *srv;
+	struct rw_hdr h;
+	pthread_t t;
+	unsigned int held;
+
+	(void)state;
+	pair_open(&l, &cli, &srv);
+	assert_int_equal(pthread_create(&t, NULL, long_answer, srv), 0);
+	usleep(500000);
+	held = atomic_load(&paced);
+	assert_true(held <= RW_PACE_FRAMES + ODMA_TP_EP_WINDOW / RW_PIECE_MAX + 1);
+	for (unsigned int i = 0; i < PACE_N; i++) {
+		uint8_t b;
+
+		assert_int_equal(rw_next(cli, &h, 5000), 1);
+		assert_int_equal(h.tag, i);
+		assert_int_equal(h.len, RW_PIECE_MAX);
+		assert_true(rw_skip(cli, RW_PIECE_MAX - 1) && rw_read_all(cli, &b, 1));
+		assert_int_equal(b, (uint8_t)i);
+	}
+	pthread_join(t, NULL);
+	assert_int_equal(atomic_load(&paced), PACE_N);
+	rw_close(cli);
+	rw_close(srv);
+	rw_listen_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fast_in_order),
 		cmocka_unit_test(test_reader_gives_credit_back),
 		cmocka_unit_test(test_answer_window),
+		cmocka_unit_test(test_pace),
 	};
 
 	if (rw_absent() != NULL) {

@@ -259,7 +259,8 @@ struct odma_tp_ep;
  * report (sends never block and never fail for it). One message larger than the window goes
  * when the receiver has given back everything before it. A peer that sends past it has its
  * endpoint closed (on_close: DOCA_ERROR_NOT_PERMITTED) with one log line: what a peer makes
- * the receiver hold is bounded by the window and the largest message the receiver takes.
+ * the receiver hold is bounded by the window and the largest message the receiver takes
+ * (each library refuses, on arrival, a message longer than its own limit).
  */
 #define ODMA_TP_EP_WINDOW (16u << 20)
 #define ODMA_TP_MSG_COST 64u
