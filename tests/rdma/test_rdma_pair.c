@@ -100,6 +100,19 @@ static void ts_link_parent(struct tside *s, int fd)
 	s->nconns = 1;
 }
 
+/* The parent's link (ts_link_parent), then the child's RDMA export imported: its memory. */
+static uint8_t *ts_link_import(struct tside *s, int fd, struct doca_mmap **rm, size_t *rlen)
+{
+	uint8_t blob[512], *mem = NULL;
+	size_t n = 0;
+
+	ts_link_parent(s, fd);
+	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
+	assert_ok(doca_mmap_create_from_export(NULL, blob, n, s->dev, rm));
+	assert_ok(doca_mmap_get_memrange(*rm, (void **)&mem, rlen));
+	return mem;
+}
+
 static void ts_byte_out(int fd, char c)
 {
 	assert_int_equal(write(fd, &c, 1), 1);
@@ -338,8 +351,8 @@ static void test_permissions_and_revocation(void **state)
 {
 	struct tside s;
 	struct doca_mmap *rm;
-	uint8_t blob[512], *rmem;
-	size_t n = 0, rlen = 0;
+	uint8_t *rmem;
+	size_t rlen = 0;
 	int fd;
 	pid_t pid = ts_fork(child_read_only, &fd);
 	union doca_data ud = { 0 };
@@ -350,10 +363,7 @@ static void test_permissions_and_revocation(void **state)
 	(void)state;
 	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	                  7));
-	ts_link_parent(&s, fd);
-	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
-	assert_ok(doca_mmap_create_from_export(NULL, blob, n, s.dev, &rm));
-	assert_ok(doca_mmap_get_memrange(rm, (void **)&rmem, &rlen));
+	rmem = ts_link_import(&s, fd, &rm, &rlen);
 	memset(s.mem, 0x11, 64);
 	/* no RDMA_WRITE / RDMA_ATOMIC on the export: the target refuses */
 	assert_ok(doca_rdma_task_write_allocate_init(s.rd, s.conns[0],
@@ -742,8 +752,8 @@ static void test_large_messages(void **state)
 {
 	struct tside s;
 	struct doca_mmap *rm;
-	uint8_t blob[512], *rmem;
-	size_t n = 0, rlen = 0;
+	uint8_t *rmem;
+	size_t rlen = 0;
 	int fd;
 	pid_t pid = ts_fork(child_big, &fd);
 	union doca_data ud = { 0 };
@@ -756,10 +766,7 @@ static void test_large_messages(void **state)
 	(void)state;
 	assert_ok(ts_open_len(&s, "b1:00.0", BIG_MEM, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	                      DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 7));
-	ts_link_parent(&s, fd);
-	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
-	assert_ok(doca_mmap_create_from_export(NULL, blob, n, s.dev, &rm));
-	assert_ok(doca_mmap_get_memrange(rm, (void **)&rmem, &rlen));
+	rmem = ts_link_import(&s, fd, &rm, &rlen);
 	assert_int_equal(ts_byte_in(fd), 'p');
 	for (size_t i = 0; i < BIG_SEND; i++)
 		s.mem[i] = big_byte(i, 2);
@@ -824,8 +831,8 @@ static void test_peer_death(void **state)
 {
 	struct tside s;
 	struct doca_mmap *rm;
-	uint8_t blob[512], *rmem;
-	size_t n = 0, rlen = 0;
+	uint8_t *rmem;
+	size_t rlen = 0;
 	int fd;
 	pid_t pid = ts_fork(child_dies, &fd);
 	union doca_data ud = { 0 };
@@ -836,10 +843,7 @@ static void test_peer_death(void **state)
 	(void)state;
 	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	                  7));
-	ts_link_parent(&s, fd);
-	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
-	assert_ok(doca_mmap_create_from_export(NULL, blob, n, s.dev, &rm));
-	assert_ok(doca_mmap_get_memrange(rm, (void **)&rmem, &rlen));
+	rmem = ts_link_import(&s, fd, &rm, &rlen);
 	/* a send held for lack of a receive, and a read queued behind it: both in flight */
 	assert_ok(doca_rdma_task_send_allocate_init(s.rd, s.conns[0],
 	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 8), ud, &t));
@@ -909,8 +913,8 @@ static void test_direct_path(void **state)
 {
 	struct tside s;
 	struct doca_mmap *rm;
-	uint8_t blob[512], *rmem;
-	size_t n = 0, rlen = 0;
+	uint8_t *rmem;
+	size_t rlen = 0;
 	int fd;
 	pid_t pid = ts_fork(child_direct, &fd);
 	union doca_data ud = { 0 };
@@ -921,10 +925,7 @@ static void test_direct_path(void **state)
 	(void)state;
 	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	                  7));
-	ts_link_parent(&s, fd);
-	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
-	assert_ok(doca_mmap_create_from_export(NULL, blob, n, s.dev, &rm));
-	assert_ok(doca_mmap_get_memrange(rm, (void **)&rmem, &rlen));
+	rmem = ts_link_import(&s, fd, &rm, &rlen);
 	for (size_t i = 0; i < 8; i++) {
 		assert_ok(doca_rdma_task_read_allocate_init(
 		        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 256 * i, 256, 256),
@@ -1001,8 +1002,8 @@ static void test_direct_peer_death(void **state)
 {
 	struct tside s;
 	struct doca_mmap *rm;
-	uint8_t blob[512], *rmem;
-	size_t n = 0, rlen = 0;
+	uint8_t *rmem;
+	size_t rlen = 0;
 	int fd, st;
 	pid_t pid = ts_fork(child_dies, &fd);
 	union doca_data ud = { 0 };
@@ -1013,10 +1014,7 @@ static void test_direct_peer_death(void **state)
 	(void)state;
 	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	                  7));
-	ts_link_parent(&s, fd);
-	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
-	assert_ok(doca_mmap_create_from_export(NULL, blob, n, s.dev, &rm));
-	assert_ok(doca_mmap_get_memrange(rm, (void **)&rmem, &rlen));
+	rmem = ts_link_import(&s, fd, &rm, &rlen);
 	assert_ok(doca_rdma_task_read_allocate_init(s.rd, s.conns[0],
 	                                            ts_buf(&s, rm, rmem, 0, 64, 64),
 	                                            ts_buf(&s, s.mm, s.mem, 0, 64, 0), ud, &tr));
