@@ -262,7 +262,7 @@ static void test_pace(void **state)
 	held = atomic_load(&paced);
 	assert_true(held <= RW_PACE_FRAMES + ODMA_TP_EP_WINDOW / RW_PIECE_MAX + 1);
 	for (unsigned int i = 0; i < PACE_N; i++) {
-		uint8_t b;
+		uint8_t b = 0;
 
 		assert_int_equal(rw_next(cli, &h, 5000), 1);
 		assert_int_equal(h.tag, i);
