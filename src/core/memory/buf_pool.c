@@ -161,6 +161,11 @@ doca_error_t doca_buf_pool_start(struct doca_buf_pool *buf_pool)
 		            m->len, (const void *)m, (void *)m->addr);
 		return DOCA_ERROR_INITIALIZATION;
 	}
+	/*
+	 * A pool over a thread-safe mmap locks from its start: decided at the first alloc, a
+	 * count read by another thread meanwhile went unlocked beside that alloc's pop (TSan).
+	 */
+	odma_inv_share_for(&buf_pool->inv, m);
 	buf_pool->started = true;
 	return DOCA_SUCCESS;
 }
