@@ -8,10 +8,10 @@
  * byte 0 picks how the header is built (bit 0: start from a valid request of region 0/1
  * (bit 1) and overwrite bytes; else raw bytes), then the header (64 bytes), then the
  * payload. Invariants: a request served with DOCA_SUCCESS lies inside a live region with
- * its key and generation, a put needs a writable region, an atomic (AREAD, FADD, SWAP) one
- * aligned u64 of a region with the atomic right (region 0 has it); no byte
- * outside the regions ever changes; a read-only region never changes. The same input is also
- * checked as a bundle of endpoint messages (check_bundle).
+ * its key and generation, a put needs a writable region, an atomic (AREAD, FADD, SWAP, CAS, WATCH)
+ * one aligned u64 of a region with the atomic right (region 0 has it); no byte outside the regions
+ * ever changes; a read-only region never changes. The same input is also checked as a bundle of
+ * endpoint messages (check_bundle).
  */
 #include <stdio.h>
 #include <stdlib.h>

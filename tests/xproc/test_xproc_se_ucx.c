@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -130,8 +131,8 @@ static pid_t spawn_peer(int *fd)
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		dup2(sv[1], 3);
-		if (ns !=
-		    NULL) /* ip netns exec also mounts that namespace's /sys, which UCX reads */
+		/* ip netns exec also mounts that namespace's /sys, which UCX reads */
+		if (ns != NULL)
 			tu_execv_prefixed((const char *const[]){ "ip", "netns", "exec", ns,
 			                                         "unshare", "--pid", "--fork",
 			                                         "--mount-proc", NULL },
@@ -354,6 +355,59 @@ static void test_values_both_ways(void **state)
 	imp_stop(im, true);
 }
 
+/* libdoca_common's count of the watches this process sent, and of those answered changed. */
+void doca_priv_se_net_watches(uint64_t *sent, uint64_t *changed);
+
+struct waiter {
+	struct imp *im;
+	doca_error_t st;
+	uint64_t ms; /* how long the wait took */
+};
+
+static void *wait_500(void *arg)
+{
+	struct waiter *w = arg;
+	uint64_t t0 = now_ms();
+
+	w->st = doca_sync_event_wait_gt(w->im->se, 499, UINT64_MAX);
+	w->ms = now_ms() - t0;
+	return NULL;
+}
+
+/*
+ * A blocking wait sleeps in a watch of the value, which the exporter answers at its own
+ * update: with ODMA_SE_WATCH_MS=20000 at this import the exporter would hold the watch 20 s,
+ * and the wait returns long before that, with the changed value, after one or two watches.
+ */
+static void test_watch_answered_on_change(void **state)
+{
+	struct waiter w = { .st = DOCA_ERROR_UNKNOWN };
+	uint64_t sent0, changed0, sent, changed, t0;
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(setenv("ODMA_SE_WATCH_MS", "20000", 1), 0);
+	w.im = imp_start();
+	assert_int_equal(unsetenv("ODMA_SE_WATCH_MS"), 0);
+	cmd(w.im, 'U', true, 1);
+	doca_priv_se_net_watches(&sent0, &changed0);
+	assert_int_equal(pthread_create(&t, NULL, wait_500, &w), 0);
+	t0 = now_ms();
+	do { /* the wait read the value (1) and sleeps in its watch */
+		usleep(1000);
+		doca_priv_se_net_watches(&sent, &changed);
+		assert_true(now_ms() - t0 < bound());
+	} while (sent == sent0);
+	cmd(w.im, 'U', true, 500); /* the exporter's own update */
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(w.st, DOCA_SUCCESS);
+	assert_true(w.ms < 10000);
+	doca_priv_se_net_watches(&sent, &changed);
+	assert_true(sent - sent0 >= 1 && sent - sent0 <= 2);
+	assert_int_equal(changed - changed0, 1);
+	imp_stop(w.im, true);
+}
+
 /* Adds of both sides at once: applied at the exporter, every one counted, none lost. */
 static void test_concurrent_adds(void **state)
 {
@@ -468,6 +522,7 @@ struct hostile {
 	ucp_ep_h ep;
 	bool no_err_handling; /* an endpoint without peer error handling */
 	bool got;
+	unsigned int replies; /* every reply that came */
 	int32_t status;
 	uint32_t len;
 	uint8_t data[64];
@@ -490,6 +545,7 @@ static ucs_status_t hostile_reply(void *arg, const void *header, size_t hlen, vo
 	const uint8_t *b = header;
 
 	(void)param;
+	h->replies++;
 	if (hlen == 24) {
 		h->status = (int32_t)(uint32_t)odma_get_le(b + 16, 4);
 		h->len = (uint32_t)odma_get_le(b + 20, 4);
@@ -537,14 +593,13 @@ static void hostile_open(struct hostile *h, const uint8_t *blob, size_t sz)
 	assert_int_equal(ucp_ep_create(h->w, &ep, &h->ep), UCS_OK);
 }
 
-/* One request (op, key, address, length, payload as given); the reply's status. */
-static int32_t hostile_req(struct hostile *h, uint8_t op, const uint8_t *key, uint64_t addr,
-                           uint64_t len, const void *payload, size_t plen)
+/* Sends one request (op, key, address, length, payload as given); its send, or NULL. */
+static void *hostile_send(struct hostile *h, uint8_t op, const uint8_t *key, uint64_t addr,
+                          uint64_t len, const void *payload, size_t plen)
 {
 	static uint8_t hdr[64];
 	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
 		                    .flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER };
-	uint64_t t0 = now_ms();
 	void *r;
 
 	memset(hdr, 0, sizeof(hdr));
@@ -557,10 +612,21 @@ static int32_t hostile_req(struct hostile *h, uint8_t op, const uint8_t *key, ui
 	memcpy(hdr + 24, key, 16);
 	odma_put_le(hdr + 40, addr, 8);
 	odma_put_le(hdr + 48, len, 8);
-	h->got = false;
-	h->status = 1;
 	r = ucp_am_send_nbx(h->ep, 11, hdr, sizeof(hdr), payload, plen, &prm);
 	assert_false(UCS_PTR_IS_ERR(r));
+	return r;
+}
+
+/* One request (op, key, address, length, payload as given); the reply's status. */
+static int32_t hostile_req(struct hostile *h, uint8_t op, const uint8_t *key, uint64_t addr,
+                           uint64_t len, const void *payload, size_t plen)
+{
+	uint64_t t0 = now_ms();
+	void *r;
+
+	h->got = false;
+	h->status = 1;
+	r = hostile_send(h, op, key, addr, len, payload, plen);
 	while (!h->got && now_ms() - t0 < 3000)
 		ucp_worker_progress(h->w);
 	if (UCS_PTR_IS_PTR(r))
@@ -599,7 +665,53 @@ static void hostile_close(struct hostile *h)
 	ucp_cleanup(h->ctx);
 }
 
-enum { OP_GET = 2, OP_PUT = 3, OP_AREAD = 4, OP_FADD = 5, OP_SWAP = 6, OP_CAS = 7 };
+enum { OP_GET = 2, OP_PUT = 3, OP_AREAD = 4, OP_FADD = 5, OP_SWAP = 6, OP_CAS = 7, OP_WATCH = 8 };
+
+/* Progresses until @n replies came in all (bounded); how many came. */
+static unsigned int hostile_replies(struct hostile *h, unsigned int n)
+{
+	uint64_t t0 = now_ms();
+
+	while (h->replies < n && now_ms() - t0 < 5000)
+		ucp_worker_progress(h->w);
+	return h->replies;
+}
+
+/*
+ * Watches: a changed value is answered at once, a malformed watch refused; of 100 watches of
+ * the value as it is (each asking to be held a minute) the exporter holds 64 and answers the
+ * rest at once, and its own update of the value answers the 64.
+ */
+static void hostile_watches(struct imp *im, struct hostile *h)
+{
+	uint8_t w[16];
+	unsigned int base;
+
+	odma_put_le(w, 60000, 8);
+	odma_put_le(w + 8, 14, 8); /* seen 14: the value is 15 */
+	assert_int_equal(hostile_req(h, OP_WATCH, h->key, h->vaddr, 8, w, 16), DOCA_SUCCESS);
+	assert_int_equal(odma_get_le(h->data, 8), 15);
+	assert_int_equal(hostile_req(h, OP_WATCH, h->key, h->vaddr, 8, w, 8),
+	                 DOCA_ERROR_INVALID_VALUE);
+	odma_put_le(w + 8, 15, 8);
+	base = h->replies;
+	for (int i = 0; i < 100; i++) {
+		void *r = hostile_send(h, OP_WATCH, h->key, h->vaddr, 8, w, 16);
+
+		while (UCS_PTR_IS_PTR(r) && ucp_request_check_status(r) == UCS_INPROGRESS)
+			ucp_worker_progress(h->w);
+		if (UCS_PTR_IS_PTR(r))
+			ucp_request_free(r);
+	}
+	assert_int_equal(hostile_replies(h, base + 36), base + 36);
+	for (uint64_t t0 = now_ms(); now_ms() - t0 < 200;)
+		ucp_worker_progress(h->w);
+	assert_int_equal(h->replies, base + 36); /* 64 held */
+	cmd(im, 'U', true, 16);                  /* the exporter's update answers them */
+	assert_int_equal(hostile_replies(h, base + 100), base + 100);
+	assert_int_equal(odma_get_le(h->data, 8), 16);
+	cmd(im, 'U', true, 15);
+}
 
 static void test_hostile(void **state)
 {
@@ -658,6 +770,7 @@ static void test_hostile(void **state)
 	                 DOCA_ERROR_INVALID_VALUE);
 	h.region--;
 	assert_int_equal(peer_get(im), 15); /* none of them changed it */
+	hostile_watches(im, &h);
 	/* after the event stopped: nothing */
 	cmd(im, 'S', false, 0);
 	assert_int_equal(hostile_req(&h, OP_FADD, h.key, h.vaddr, 8, five, 8),
@@ -750,9 +863,13 @@ static void test_import_rules(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_values_both_ways), cmocka_unit_test(test_concurrent_adds),
-		cmocka_unit_test(test_exporter_killed),  cmocka_unit_test(test_exporter_stops),
-		cmocka_unit_test(test_link_down),        cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_values_both_ways),
+		cmocka_unit_test(test_watch_answered_on_change),
+		cmocka_unit_test(test_concurrent_adds),
+		cmocka_unit_test(test_exporter_killed),
+		cmocka_unit_test(test_exporter_stops),
+		cmocka_unit_test(test_link_down),
+		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_import_rules),
 	};
 

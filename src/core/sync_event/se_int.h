@@ -148,6 +148,7 @@ struct doca_sync_event {
 	bool forged_warned; /* a forged wake-up slot was logged (once per event) */
 	uint64_t *value;    /* &page->value or user_addr (NULL over the network) */
 	struct se_export *exports;
+	bool net_exported; /* an export offers the value over the network (atomic) */
 	/* importer */
 	pid_t peer_pid;
 	uint64_t peer_start;
@@ -207,6 +208,8 @@ static inline uint64_t se_load(const struct doca_sync_event *se)
 /* se_net.c, exporter: gives export @e a network region and encodes a version-2 blob (or 1). */
 doca_error_t se_net_export(struct doca_sync_event *se, struct odma_se_blob *b, struct se_export *e);
 void se_net_revoke(struct doca_sync_event *se); /* before the page is unmapped */
+/* After an update: the watches importers hold on the value are checked (se_notify). */
+void se_net_changed(struct doca_sync_event *se);
 
 /* sync_event.c: the accesses of the calls and tasks (an update fails once the exporter is gone). */
 doca_error_t se_do(struct doca_sync_event *se, enum odma_tp_atomic_op op, uint64_t operand,

@@ -20,29 +20,31 @@
  * read, every set a swap, every add a fetch-add: the synchronous calls block their caller
  * for one round trip (bounded by ODMA_TRANSPORT_TIMEOUT_MS); a context's tasks start
  * asynchronous requests whose completions are queued here and taken back by its progress.
- * Waits poll the value with a backoff (50 us doubling to 5 ms): a blocking wait sleeps
- * between polls; pending wait tasks arm their PE's timer at the next poll. A failed access
- * (exporter gone, link down, revoked) fails the handle for good: CONNECTION_ABORTED, as the
- * shared-page row reports an exporter that went away.
+ * A wait reads the value once, then watches it (ODMA_TP_AT_WATCH): the exporter holds the
+ * request until the value differs from the one the wait saw, answering at once on a change it
+ * makes or applies (se_notify kicks the transport), else after ODMA_SE_WATCH_MS (5 ms: a
+ * change a third process makes on the exporter's shared page is seen within it); a blocking
+ * wait sleeps in its watch, pending wait tasks keep one watch in flight, whose completion
+ * wakes their PE. A failed access (exporter gone, link down, revoked) fails the handle for
+ * good: CONNECTION_ABORTED, as the shared-page row reports an exporter that went away.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "core/config/config.h"
 #include "core/log/log.h"
 #include "core/sync_event/se_int.h"
 
 ODMA_LOG_REGISTER(DOCA_SYNC_EVENT)
 
-#define NET_POLL_MIN_NS (50 * 1000ull)
-#define NET_POLL_MAX_NS (5 * 1000 * 1000ull)
 #define NET_PERMS (ODMA_TP_READ | ODMA_TP_WRITE | ODMA_TP_ATOMIC)
 
 /*
  * An asynchronous remote operation of a context: a task's get / notify-set / notify-add, or
- * (@task NULL) a poll of the value for the pending waits. Its completion, on the transport
- * thread, queues it on done and signals the PE.
+ * (@task NULL) a read or a watch of the value for the pending waits. Its completion, on the
+ * transport thread, queues it on done and signals the PE.
  */
 struct se_net_req {
 	struct odma_tp_io io;
@@ -57,14 +59,27 @@ struct se_net_req {
 struct se_net {
 	struct odma_tp_remote rm;
 	uint64_t addr;           /* the value's address in the exporter */
-	uint64_t poll_ns;        /* pending waits: the next poll of the value */
-	uint64_t step_ns;        /* the current backoff between polls */
+	uint64_t watch_ms;       /* ODMA_SE_WATCH_MS at the import */
 	pthread_mutex_t lock;    /* done (the transport thread appends) */
 	struct se_net_req *done; /* completed requests, oldest first (lock) */
 	struct se_net_req *done_tail;
 	uint32_t ndone; /* entries of done (atomic: the arm op peeks) */
-	bool polling;   /* a poll of the value is in flight (PE thread) */
+	/* pending waits (PE thread): a read of the value, a watch of it, in flight */
+	bool reading, watching;
+	uint64_t seen; /* the value the last read or watch gave */
+	/* the value the last synchronous access left (atomic: any thread), when last_ok */
+	uint64_t last;
+	bool last_ok;
 };
+
+/* Requests that watched a value (this process; white box: doca_priv_se_net_watches). */
+static atomic_uint_fast64_t net_watches, net_watch_changes;
+
+void doca_priv_se_net_watches(uint64_t *sent, uint64_t *changed)
+{
+	*sent = atomic_load(&net_watches);
+	*changed = atomic_load(&net_watch_changes);
+}
 
 /* ---- exporter ---- */
 
@@ -118,7 +133,14 @@ doca_error_t se_net_export(struct doca_sync_event *se, struct odma_se_blob *b, s
 	/* the exporter confirms exactly these bytes to an importer that attaches */
 	odma_tp_region_publish(reg, e->blob, e->len);
 	e->region = reg;
+	__atomic_store_n(&se->net_exported, true, __ATOMIC_SEQ_CST); /* se_notify kicks watches */
 	return DOCA_SUCCESS;
+}
+
+void se_net_changed(struct doca_sync_event *se)
+{
+	if (__atomic_load_n(&se->net_exported, __ATOMIC_SEQ_CST))
+		odma_tp_watch_kick();
 }
 
 void se_net_revoke(struct doca_sync_event *se)
@@ -181,6 +203,7 @@ static doca_error_t net_import(struct doca_sync_event *se, const struct odma_se_
 	struct odma_tp_reach r;
 	const char *cwhy = NULL;
 	struct se_net *n;
+	uint64_t watch_ms;
 	doca_error_t err;
 
 	if (b->version != ODMA_SE_BLOB_VERSION_NET)
@@ -195,9 +218,12 @@ static doca_error_t net_import(struct doca_sync_event *se, const struct odma_se_
 	}
 	if (ops->same_kernel)
 		return DOCA_SUCCESS; /* same kernel and PID namespace: the shared page */
+	if (odma_config_size("ODMA_SE_WATCH_MS", 5, &watch_ms) != DOCA_SUCCESS)
+		return DOCA_ERROR_INVALID_VALUE; /* logged, naming the variable */
 	n = calloc(1, sizeof(*n));
 	if (n == NULL)
 		return DOCA_ERROR_NO_MEMORY;
+	n->watch_ms = watch_ms;
 	err = net_attach(ops, &r, n, data, sz, why);
 	if (err != DOCA_SUCCESS) {
 		free(n);
@@ -257,6 +283,9 @@ static void net_io_init(struct odma_tp_io *io, struct doca_sync_event *se,
 	io->len = sizeof(uint64_t);
 	io->atomic = (uint8_t)op;
 	io->operand = operand;
+	io->compare = op == ODMA_TP_AT_WATCH ? se->net->watch_ms : 0;
+	if (op == ODMA_TP_AT_WATCH)
+		atomic_fetch_add(&net_watches, 1);
 	io->done = done;
 	io->arg = arg;
 }
@@ -311,48 +340,50 @@ static doca_error_t net_access(struct doca_sync_event *se, enum odma_tp_atomic_o
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
 	*old = w.val;
+	/* the value the access left (a hint for the next wait: a watch checks it at the exporter)
+	 */
+	__atomic_store_n(&se->net->last,
+	                 op == ODMA_TP_AT_SWAP   ? operand
+	                 : op == ODMA_TP_AT_FADD ? w.val + operand
+	                                         : w.val,
+	                 __ATOMIC_RELAXED);
+	__atomic_store_n(&se->net->last_ok, op != ODMA_TP_AT_CAS, __ATOMIC_RELAXED);
 	return DOCA_SUCCESS;
 }
 
-static uint64_t net_backoff(uint64_t step)
+/* A watch answered with @v after the importer saw @seen: counted when the value changed. */
+static void net_watched(uint64_t seen, uint64_t v)
 {
-	return step * 2 < NET_POLL_MAX_NS ? step * 2 : NET_POLL_MAX_NS;
+	if (v != seen)
+		atomic_fetch_add(&net_watch_changes, 1);
 }
 
-/* A blocking wait: polls the value, sleeping between polls. Fails once the exporter is gone. */
+/*
+ * A blocking wait: reads the value, then watches it (the exporter answers on a change, or
+ * after ODMA_SE_WATCH_MS) until the condition holds. Fails once the exporter is gone.
+ */
 static doca_error_t net_wait(struct doca_sync_event *se, enum se_task_type type, uint64_t val,
                              uint64_t mask, bool yield)
 {
-	uint64_t step = NET_POLL_MIN_NS, v;
+	uint64_t v = __atomic_load_n(&se->net->last, __ATOMIC_RELAXED), seen;
 
-	(void)yield; /* a poll is a round trip: always sleep between them */
-	for (;;) {
-		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)step };
-
-		if (net_access(se, ODMA_TP_AT_READ, 0, &v) != DOCA_SUCCESS)
+	(void)yield; /* the thread sleeps in its watch */
+	/*
+	 * The value this handle's last access left, when it does not meet the condition, is
+	 * watched at once (the exporter answers at once if it is not the value now: a round trip
+	 * saved after an update of ours, as in a ping-pong); else the value is read first.
+	 */
+	if ((!__atomic_load_n(&se->net->last_ok, __ATOMIC_RELAXED) ||
+	     se_cond(type, v, val, mask)) &&
+	    net_access(se, ODMA_TP_AT_READ, 0, &v) != DOCA_SUCCESS)
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	while (!se_cond(type, v, val, mask)) {
+		seen = v;
+		if (net_access(se, ODMA_TP_AT_WATCH, seen, &v) != DOCA_SUCCESS)
 			return DOCA_ERROR_CONNECTION_ABORTED;
-		if (se_cond(type, v, val, mask))
-			return DOCA_SUCCESS;
-		nanosleep(&ts, NULL);
-		step = net_backoff(step);
+		net_watched(seen, v);
 	}
-}
-
-/* Pending waits: whether a poll is due now (and schedules the next). */
-static bool net_poll_due(struct se_net *n, bool reset)
-{
-	uint64_t now = doca_priv_now_ns();
-
-	if (reset) {
-		n->step_ns = NET_POLL_MIN_NS;
-		n->poll_ns = now + NET_POLL_MIN_NS;
-		return false;
-	}
-	if (now < n->poll_ns)
-		return false;
-	n->step_ns = net_backoff(n->step_ns);
-	n->poll_ns = now + n->step_ns;
-	return true;
+	return DOCA_SUCCESS;
 }
 
 /* ---- the context: every access an asynchronous request ---- */
@@ -420,19 +451,26 @@ static struct se_net_req *net_take(struct se_net *n)
 	return q;
 }
 
-/* Starts a poll of the value for the pending waits, unless one is in flight. */
-static void net_poll(struct doca_sync_event *se)
+/*
+ * For the pending waits: a read of the value (@watch false: a new wait is checked against
+ * the value now), or a watch of the value last seen, unless one of the kind is in flight.
+ * Whether the pending waits failed (the exporter is gone).
+ */
+static bool net_look(struct doca_sync_event *se, bool watch)
 {
+	struct se_net *n = se->net;
+	bool *busy = watch ? &n->watching : &n->reading;
 	doca_error_t r;
 
-	if (se->net->polling)
-		return;
-	r = net_start(se, NULL, ODMA_TP_AT_READ, 0);
+	if (*busy)
+		return false;
+	r = net_start(se, NULL, watch ? ODMA_TP_AT_WATCH : ODMA_TP_AT_READ, watch ? n->seen : 0);
 	if (r == DOCA_SUCCESS)
-		se->net->polling = true;
+		*busy = true;
 	else if (r == DOCA_ERROR_CONNECTION_ABORTED)
-		(void)se_pending_scan(se, r, 0);
-	/* NO_MEMORY: the next due poll tries again */
+		return se_pending_scan(se, r, 0) != 0;
+	/* NO_MEMORY: the next progress tries again (net_arm keeps it coming) */
+	return false;
 }
 
 static doca_error_t net_submit(struct doca_sync_event *se, struct se_task *t)
@@ -451,8 +489,7 @@ static doca_error_t net_submit(struct doca_sync_event *se, struct se_task *t)
 		return DOCA_SUCCESS;
 	}
 	se_pending_push(se, t);
-	(void)net_poll_due(se->net, true); /* a fresh backoff from the first poll on */
-	net_poll(se);
+	(void)net_look(se, false);
 	return DOCA_SUCCESS;
 }
 
@@ -474,32 +511,41 @@ static bool net_progress(struct doca_sync_event *se)
 		if (t != NULL) {
 			se_task_done(t, st, q->val);
 		} else {
-			se->net->polling = false;
+			if (q->io.atomic == ODMA_TP_AT_WATCH) {
+				se->net->watching = false;
+				net_watched(q->io.operand, q->val);
+			} else {
+				se->net->reading = false;
+			}
+			se->net->seen = q->val;
 			(void)se_pending_scan(se, st, q->val);
 		}
 		free(q);
 		any = true;
 	}
-	if (se->pending != NULL && !se->net->polling) {
+	/* waits left: one watch of the value in flight (a read in flight answers first) */
+	if (se->pending != NULL && !se->net->reading) {
 		if (se_peer_gone(se, false))
 			any |= se_pending_scan(se, DOCA_ERROR_CONNECTION_ABORTED, 0) != 0;
-		else if (net_poll_due(se->net, false))
-			net_poll(se);
+		else
+			any |= net_look(se, true);
 	}
 	return any;
 }
 
-/* The PE is woken by the completions, and by its timer for the next poll. */
+/* The PE is woken by the completions (of the reads and watches of pending waits too). */
 static uint64_t net_arm(struct doca_sync_event *se)
 {
+	struct se_net *n = se->net;
+
 	if (se->ctx.state == DOCA_CTX_STATE_IDLE)
 		return ODMA_WAKE_NEVER;
 	/* a reply's completion signals the PE (after queuing: this check pairs with it) */
-	if (__atomic_load_n(&se->net->ndone, __ATOMIC_SEQ_CST) != 0)
+	if (__atomic_load_n(&n->ndone, __ATOMIC_SEQ_CST) != 0)
 		return 0;
-	if (se->pending == NULL || se->net->polling)
+	if (se->pending == NULL || n->reading || n->watching)
 		return ODMA_WAKE_NEVER;
-	return se_peer_gone(se, false) ? 0 : se->net->poll_ns;
+	return 0; /* a wait with nothing in flight for it (out of memory): progress starts one */
 }
 
 static void net_stop(struct doca_sync_event *se)

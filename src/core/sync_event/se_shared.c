@@ -456,6 +456,7 @@ void se_notify(struct doca_sync_event *se)
 		if (__atomic_fetch_and(&pg->armed, ~bit, __ATOMIC_SEQ_CST) & bit)
 			se_signal(se, i, &pg->slots[i]);
 	}
+	se_net_changed(se);
 }
 
 /* Frees slots whose process is gone (a waiter that died without stopping). */

@@ -77,4 +77,10 @@ DOCA_STABLE bool doca_priv_se_remote_net_ident(const struct doca_sync_event_remo
 DOCA_STABLE doca_error_t doca_priv_se_remote_access(uint32_t id, const uint8_t key[16], int op,
                                                     uint64_t *value);
 
+/*
+ * White box (tests): the watches this process' waits on sync events imported over the network
+ * sent, and how many of them were answered with a changed value.
+ */
+DOCA_STABLE void doca_priv_se_net_watches(uint64_t *sent, uint64_t *changed);
+
 #endif /* ODMA_CORE_SYNC_EVENT_H_ */

@@ -213,6 +213,16 @@ void odma_tp_poll(void)
 	}
 }
 
+void odma_tp_watch_kick(void)
+{
+	for (unsigned int i = 0; i < tp_nrows; i++) {
+		const struct odma_tp_ops *t = tp_loaded(i);
+
+		if (t != NULL && t->watch_kick != NULL)
+			t->watch_kick();
+	}
+}
+
 #define TP_WAKE_HELD_MAX 16
 
 static __thread struct {

@@ -99,7 +99,17 @@ enum odma_tp_atomic_op {
 	ODMA_TP_AT_FADD = 2,  /* *local = old; u64 += operand (needs ODMA_TP_ATOMIC) */
 	ODMA_TP_AT_SWAP = 3,  /* *local = old; u64 = operand (needs ODMA_TP_ATOMIC) */
 	ODMA_TP_AT_CAS = 4,   /* *local = old; u64 = operand if it was compare (ODMA_TP_ATOMIC) */
+	/*
+	 * *local = the u64 once it differs from @operand (the value the importer saw last), or
+	 * after at most @compare milliseconds (at most ODMA_TP_WATCH_MAX_MS), whichever comes
+	 * first: the exporter holds the request meanwhile and answers it at once on a change it
+	 * makes or applies (odma_tp_watch_kick). Needs ODMA_TP_ATOMIC, as a read.
+	 */
+	ODMA_TP_AT_WATCH = 5,
 };
+
+/* The longest an exporter holds a watch (ODMA_TP_AT_WATCH) before it answers it anyway. */
+#define ODMA_TP_WATCH_MAX_MS 60000u
 
 /* Largest transport address a descriptor carries (a UCX TCP worker address is ~121 bytes). */
 #define ODMA_TP_ADDR_MAX 512
@@ -229,7 +239,8 @@ struct odma_tp_io {
 	/*
 	 * enum odma_tp_atomic_op: 0 for bytes; else one atomic on the aligned u64 at
 	 * @remote_addr (@len 8, @local a uint64_t that receives the value read or the old
-	 * value, @operand the addend or the new value, @compare what CAS expects). A transport
+	 * value, @operand the addend or the new value, @compare what CAS expects; a watch's: the
+	 * value seen, the longest wait in ms). A transport
 	 * that cannot apply it atomically at the exporter refuses it (io_start:
 	 * DOCA_ERROR_NOT_SUPPORTED).
 	 */
@@ -340,6 +351,12 @@ struct odma_tp_ops {
 	/* Optional: the exporter added / revoked a region (a transport serving it remotely). */
 	void (*region_added)(struct odma_tp_region *reg);
 	void (*region_revoked)(struct odma_tp_region *reg);
+	/*
+	 * Optional, with watches (ODMA_TP_AT_WATCH) to serve: a value an importer may watch
+	 * changed in this process; the watches held are checked again (any thread, never
+	 * blocks, may run under the registry lock).
+	 */
+	void (*watch_kick)(void);
 
 	/*
 	 * Required: attaches to a remote region described by @r: checks the exporter knows it
@@ -426,6 +443,13 @@ struct odma_tp_ep_head {
  */
 void odma_tp_poll(void);
 void odma_tp_poll_end(void);
+
+/*
+ * The exporter changed a value that importers may watch (a sync event's, exported over the
+ * network): the loaded rows answer the watches it ends (ODMA_TP_AT_WATCH). Any thread; never
+ * blocks; cheap when nothing is watched.
+ */
+void odma_tp_watch_kick(void);
 
 /*
  * Doorbell writes held for the end of a transport round. The thread that drives a transport

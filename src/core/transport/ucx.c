@@ -156,6 +156,8 @@ static void ucx_pick_devices(ucp_config_t *cfg)
  */
 static bool ucx_round(void)
 {
+	bool watched;
+
 	odma_ucx_take_queue();
 	/* the PEs the callbacks wake are woken once what the callbacks queued has left */
 	odma_tp_wake_hold(true);
@@ -163,9 +165,11 @@ static bool ucx_round(void)
 		;
 	/*
 	 * What the callbacks queued leaves now, and is progressed in this round: a job taken
-	 * here (an endpoint's close) must not wait for a round that an idle worker never starts.
+	 * here (an endpoint's close) must not wait for a round that an idle worker never starts;
+	 * so do the answers to the watches a change or a deadline ended.
 	 */
-	if (odma_ucx_take_queue())
+	watched = odma_ucx_watch_run();
+	if (odma_ucx_take_queue() || watched)
 		while (ucp_worker_progress(odma_ux.worker) != 0)
 			;
 	odma_tp_wake_hold(false);
@@ -185,6 +189,7 @@ static void *ucx_thread(void *arg)
 		                 { .fd = odma_ux.wfd, .events = POLLIN } };
 	uint64_t v, last;
 	bool busy, outstanding, parked;
+	int timeout;
 
 	(void)arg;
 	for (;;) {
@@ -196,6 +201,7 @@ static void *ucx_thread(void *arg)
 		pthread_mutex_lock(&odma_ux.wlock);
 		odma_ucx_in_worker = true;
 		outstanding = ucx_round();
+		timeout = odma_ucx_watch_timeout_ms(); /* the watches are the worker lock's */
 		last = atomic_load(&odma_ux.inline_ns);
 		parked = last != 0 && odma_ucx_now_ns() - last < UCX_INLINE_NS;
 		busy = !parked && ucp_worker_arm(odma_ux.worker) == UCS_ERR_BUSY;
@@ -210,11 +216,10 @@ static void *ucx_thread(void *arg)
 		pthread_mutex_unlock(&odma_ux.lock);
 		if (busy)
 			continue;
-		/* with requests outstanding, wake up to check their deadlines */
-		if (poll(fds, parked ? 1 : 2,
-		         parked        ? 1
-		         : outstanding ? 20
-		                       : -1) > 0 &&
+		/* with requests outstanding, wake up to check their deadlines; watches at theirs */
+		if (outstanding && (timeout < 0 || timeout > 20))
+			timeout = 20;
+		if (poll(fds, parked ? 1 : 2, parked ? 1 : timeout) > 0 &&
 		    (fds[0].revents & POLLIN))
 			(void)!read(odma_ux.evfd, &v, sizeof(v));
 		pthread_mutex_lock(&odma_ux.lock);
@@ -489,6 +494,7 @@ const struct odma_tp_ops odma_ucx_ops = {
 	.io_start = odma_ucx_io_start,
 	.poll = ucx_poll,
 	.poll_end = ucx_poll_end,
+	.watch_kick = odma_ucx_watch_kick,
 	.listen = odma_ucx_listen,
 	.listen_close = odma_ucx_listen_close,
 	.connect = odma_ucx_connect,

@@ -47,6 +47,7 @@ struct ucx_peer {
 	unsigned int replies;   /* replies handed to UCX and not completed */
 	size_t reply_bytes;     /* their payload */
 	unsigned int ndeferred; /* GETs waiting for room under the bound */
+	unsigned int nwatch;    /* its watches held (ucx_serve.c) */
 	struct ucx_deferred *def_head, *def_tail;
 	uint16_t alen;
 	uint8_t addr[ODMA_TP_ADDR_MAX];
@@ -193,9 +194,18 @@ doca_error_t odma_ucx_io_start(struct odma_tp_io *io);
 /* ucx_serve.c */
 ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length, void *data,
                              size_t length, const ucp_am_recv_param_t *param);
-/* At exit, after the service thread left: drops the clients' waiting GETs (ucx.c closes their
- * endpoints with the others). */
+/* At exit, after the service thread left: drops the clients' waiting GETs and the watches
+ * held (ucx.c closes their endpoints with the others). */
 void odma_ucx_clients_forget(void);
+/*
+ * Watches (ODMA_TP_AT_WATCH) held for importers: run answers those whose value changed since
+ * a kick, or whose wait ended (service thread, each round; whether it answered any);
+ * timeout_ms: how long the service thread may sleep before one is due (-1: none held); kick:
+ * a watched value changed (odma_tp_watch_kick, any thread).
+ */
+bool odma_ucx_watch_run(void);
+int odma_ucx_watch_timeout_ms(void);
+void odma_ucx_watch_kick(void);
 
 /* ucx_ep.c */
 void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why);

@@ -244,14 +244,22 @@ static void chunk_track(struct ucx_chunk *c)
 	odma_ux.slot[c->id % UCX_SLOTS] = c;
 	c->outstanding = true;
 	c->refs = 1;
-	c->next = NULL;
+	c->deadline_ns = odma_ucx_now_ns() + (uint64_t)odma_tp_timeout_ms() * 1000000ull;
+	if (c->op == ODMA_UCX_OP_WATCH) /* the exporter may hold it that much longer */
+		c->deadline_ns += c->io->io->compare * 1000000ull;
+	/* in deadline order: only a watch's is later than the ones issued after it */
 	c->prev = odma_ux.out_tail;
-	if (odma_ux.out_tail != NULL)
-		odma_ux.out_tail->next = c;
+	while (c->prev != NULL && c->prev->deadline_ns > c->deadline_ns)
+		c->prev = c->prev->prev;
+	c->next = c->prev != NULL ? c->prev->next : odma_ux.out_head;
+	if (c->next != NULL)
+		c->next->prev = c;
+	else
+		odma_ux.out_tail = c;
+	if (c->prev != NULL)
+		c->prev->next = c;
 	else
 		odma_ux.out_head = c;
-	odma_ux.out_tail = c;
-	c->deadline_ns = odma_ucx_now_ns() + (uint64_t)odma_tp_timeout_ms() * 1000000ull;
 }
 
 /*
@@ -359,7 +367,7 @@ static void chunk_post(struct ucx_chunk *c)
 	odma_ucx_chunk_put(c);
 }
 
-/* Requests past their deadline fail (the list is in issue order: only its head). */
+/* Requests past their deadline fail (the list is in deadline order: only its head). */
 void odma_ucx_expire(void)
 {
 	uint64_t now = odma_ucx_now_ns();
@@ -611,7 +619,9 @@ doca_error_t odma_ucx_io_start(struct odma_tp_io *io)
 	struct ucx_io *u = calloc(1, sizeof(*u) + n * sizeof(u->chunk[0]));
 	struct ucx_peer *p = io->remote->priv;
 
-	if (io->atomic != ODMA_TP_IO_BYTES && (io->len != 8 || io->atomic > ODMA_TP_AT_CAS)) {
+	if (io->atomic != ODMA_TP_IO_BYTES &&
+	    (io->len != 8 || io->atomic > ODMA_TP_AT_WATCH ||
+	     (io->atomic == ODMA_TP_AT_WATCH && io->compare > ODMA_TP_WATCH_MAX_MS))) {
 		free(u);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -631,12 +641,13 @@ doca_error_t odma_ucx_io_start(struct odma_tp_io *io)
 		struct ucx_chunk *c = &u->chunk[i];
 		uint64_t off = (uint64_t)i * ODMA_UCX_CHUNK_MAX;
 
-		c->op = io->atomic == ODMA_TP_AT_READ   ? ODMA_UCX_OP_AREAD
-		        : io->atomic == ODMA_TP_AT_FADD ? ODMA_UCX_OP_FADD
-		        : io->atomic == ODMA_TP_AT_SWAP ? ODMA_UCX_OP_SWAP
-		        : io->atomic == ODMA_TP_AT_CAS  ? ODMA_UCX_OP_CAS
-		        : io->write                     ? ODMA_UCX_OP_PUT
-		                                        : ODMA_UCX_OP_GET;
+		c->op = io->atomic == ODMA_TP_AT_READ    ? ODMA_UCX_OP_AREAD
+		        : io->atomic == ODMA_TP_AT_FADD  ? ODMA_UCX_OP_FADD
+		        : io->atomic == ODMA_TP_AT_SWAP  ? ODMA_UCX_OP_SWAP
+		        : io->atomic == ODMA_TP_AT_CAS   ? ODMA_UCX_OP_CAS
+		        : io->atomic == ODMA_TP_AT_WATCH ? ODMA_UCX_OP_WATCH
+		        : io->write                      ? ODMA_UCX_OP_PUT
+		                                         : ODMA_UCX_OP_GET;
 		c->io = u;
 		c->peer = p;
 		c->local = (uint8_t *)io->local + off;

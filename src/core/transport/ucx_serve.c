@@ -18,6 +18,7 @@
 #include "core/config/config.h"
 #include "core/log/log.h"
 #include "core/transport/ucx_int.h"
+#include "util/codec.h"
 
 ODMA_LOG_REGISTER(ODMA_UCX)
 
@@ -30,7 +31,8 @@ ODMA_LOG_REGISTER(ODMA_UCX)
  * requests are dropped (the importer's deadline fails them: a peer that reads nothing).
  */
 #define UCX_CLIENTS_MAX 256
-#define UCX_REPLIES_MAX UCX_SLOTS       /* an importer's outstanding requests at most */
+#define UCX_WATCH_MAX 64          /* watches held per importer: past it, one is answered at once */
+#define UCX_REPLIES_MAX UCX_SLOTS /* an importer's outstanding requests at most */
 #define UCX_REPLY_BYTES_MAX (32u << 20) /* 128 GETs of 256 KiB */
 #define UCX_DEFER_MAX 65536u
 
@@ -45,6 +47,22 @@ struct ucx_deferred {
 	struct ucx_deferred *next;
 	struct odma_ucx_req q;
 };
+
+/*
+ * A watch held (service thread): answered once its value differs from @seen, at @due_ns, or
+ * when its importer is gone (dropped).
+ */
+struct ucx_watch {
+	struct ucx_watch *next;
+	struct ucx_peer *p; /* referenced */
+	struct odma_ucx_req q;
+	uint64_t seen, due_ns;
+};
+
+static struct ucx_watch *watches; /* service thread */
+static uint64_t watch_next_ns;    /* the soonest due_ns (service thread) */
+static atomic_uint nwatches;      /* held, or about to be (read by any thread) */
+static atomic_bool watch_kicked;  /* a watched value changed since the last check */
 
 static void serve_deferred(struct ucx_peer *p);
 
@@ -297,6 +315,116 @@ static void defer_get(struct ucx_peer *p, const struct odma_ucx_req *q)
 	p->ndeferred++;
 }
 
+/* The value of watch request @q now: DOCA_SUCCESS, or why it cannot be read. */
+static doca_error_t watch_value(const struct odma_ucx_req *q, uint64_t *v)
+{
+	return odma_tp_region_atomic(q->region_id, q->key, q->generation, q->addr, ODMA_TP_AT_READ,
+	                             0, 0, v);
+}
+
+/*
+ * Holds watch @q of @p (its payload @data: the longest wait, the value seen) while its value
+ * is the one seen, up to UCX_WATCH_MAX per importer: true, or false to answer it now (it
+ * changed, it cannot be read, or out of memory).
+ */
+static bool watch_hold(struct ucx_peer *p, const struct odma_ucx_req *q, const void *data)
+{
+	uint64_t wait_ms = odma_get_le(data, 8), seen = odma_get_le((const uint8_t *)data + 8, 8);
+	struct ucx_watch *w;
+	uint64_t v;
+
+	if (p->nwatch >= UCX_WATCH_MAX || wait_ms == 0)
+		return false;
+	/* counted before the read: a change after it kicks (odma_ucx_watch_kick sees it) */
+	atomic_fetch_add(&nwatches, 1);
+	if (watch_value(q, &v) != DOCA_SUCCESS || v != seen || (w = malloc(sizeof(*w))) == NULL) {
+		atomic_fetch_sub(&nwatches, 1);
+		return false;
+	}
+	if (wait_ms > ODMA_TP_WATCH_MAX_MS)
+		wait_ms = ODMA_TP_WATCH_MAX_MS;
+	w->p = p;
+	w->q = *q;
+	w->seen = seen;
+	w->due_ns = odma_ucx_now_ns() + wait_ms * 1000000ull;
+	if (watches == NULL || w->due_ns < watch_next_ns)
+		watch_next_ns = w->due_ns;
+	w->next = watches;
+	watches = w;
+	p->nwatch++;
+	pthread_mutex_lock(&odma_ux.lock);
+	p->refs++; /* the watch's */
+	pthread_mutex_unlock(&odma_ux.lock);
+	/* held by a thread polling inline: the service thread sets its sleep by the new due */
+	if (!pthread_equal(pthread_self(), odma_ux.thread))
+		odma_ucx_kick();
+	return true;
+}
+
+/*
+ * Ends watch @w (off the list): answered when @answer, unless its importer is gone or reads
+ * nothing.
+ */
+static void watch_end(struct ucx_watch *w, bool answer)
+{
+	struct ucx_peer *p = w->p;
+	struct ucx_reply *rp;
+
+	if (answer && !p->dead && p->replies < UCX_REPLIES_MAX &&
+	    (rp = reply_new(&w->q, NULL, DOCA_SUCCESS)) != NULL)
+		ucx_reply(p, rp);
+	p->nwatch--;
+	odma_ucx_peer_unref(p);
+	free(w);
+	atomic_fetch_sub(&nwatches, 1);
+}
+
+bool odma_ucx_watch_run(void)
+{
+	bool kicked = atomic_exchange(&watch_kicked, false), any = false;
+	uint64_t now;
+
+	if (watches == NULL)
+		return false;
+	now = odma_ucx_now_ns();
+	if (!kicked && now < watch_next_ns)
+		return false;
+	watch_next_ns = UINT64_MAX;
+	for (struct ucx_watch **pp = &watches, *w; (w = *pp) != NULL;) {
+		uint64_t v = 0;
+
+		if (!w->p->dead && now < w->due_ns && watch_value(&w->q, &v) == DOCA_SUCCESS &&
+		    v == w->seen) {
+			if (w->due_ns < watch_next_ns)
+				watch_next_ns = w->due_ns;
+			pp = &w->next;
+			continue;
+		}
+		*pp = w->next;
+		watch_end(w, true);
+		any = true;
+	}
+	return any;
+}
+
+int odma_ucx_watch_timeout_ms(void)
+{
+	uint64_t now = odma_ucx_now_ns();
+
+	if (watches == NULL)
+		return -1;
+	return watch_next_ns <= now ? 0 : (int)((watch_next_ns - now + 999999) / 1000000);
+}
+
+void odma_ucx_watch_kick(void)
+{
+	if (atomic_load(&nwatches) == 0)
+		return;
+	atomic_store(&watch_kicked, true);
+	if (!odma_ucx_in_worker) /* else the round that runs this checks them at its end */
+		odma_ucx_kick();
+}
+
 ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length, void *data,
                              size_t length, const ucp_am_recv_param_t *param)
 {
@@ -335,6 +463,8 @@ ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length
 		defer_get(p, &q);
 		return UCS_OK;
 	}
+	if (st == DOCA_SUCCESS && q.op == ODMA_UCX_OP_WATCH && watch_hold(p, &q, data))
+		return UCS_OK;
 	rp = reply_new(&q, data, st);
 	if (rp != NULL)
 		ucx_reply(p, rp);
@@ -345,4 +475,10 @@ void odma_ucx_clients_forget(void)
 {
 	for (struct ucx_peer *p = odma_ux.clients; p != NULL; p = p->next)
 		deferred_free(p);
+	while (watches != NULL) {
+		struct ucx_watch *w = watches;
+
+		watches = w->next;
+		watch_end(w, false); /* the endpoints are closing */
+	}
 }

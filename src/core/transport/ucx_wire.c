@@ -72,6 +72,7 @@ static const char *req_check_op(const struct odma_ucx_req *q, size_t data_len)
 	case ODMA_UCX_OP_FADD:
 	case ODMA_UCX_OP_SWAP:
 	case ODMA_UCX_OP_CAS:
+	case ODMA_UCX_OP_WATCH:
 		if (q->len != 8 || (q->addr & 7) != 0)
 			return "an atomic request names no aligned 8-byte word";
 		if (data_len != odma_ucx_atomic_payload(q->op))
@@ -144,10 +145,11 @@ doca_error_t odma_ucx_req_serve(const struct odma_ucx_req *q, const void *data, 
 		/* CAS carries the expected value first, then the new one */
 		bool cas = q->op == ODMA_UCX_OP_CAS;
 		uint64_t old = 0, compare = cas ? odma_get_le(data, 8) : 0;
-		uint64_t operand = q->op == ODMA_UCX_OP_AREAD ? 0
+		bool read = q->op == ODMA_UCX_OP_AREAD || q->op == ODMA_UCX_OP_WATCH;
+		uint64_t operand = read  ? 0
 		                   : cas ? odma_get_le((const uint8_t *)data + 8, 8)
 		                         : odma_get_le(data, 8);
-		int op = q->op == ODMA_UCX_OP_AREAD  ? ODMA_TP_AT_READ
+		int op = read                        ? ODMA_TP_AT_READ
 		         : q->op == ODMA_UCX_OP_FADD ? ODMA_TP_AT_FADD
 		         : q->op == ODMA_UCX_OP_SWAP ? ODMA_TP_AT_SWAP
 		                                     : ODMA_TP_AT_CAS;

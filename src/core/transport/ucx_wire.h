@@ -16,8 +16,11 @@
  * The payload is the bytes of a PUT (exactly length bytes), the u64 operand (LE) of a FADD
  * or SWAP, the importer's UCX worker address with an ATTACH (at most ODMA_UCX_ATTACH_ADDR_MAX
  * bytes: the exporter answers on an endpoint of its own to it; none when the attach goes
- * over an endpoint the exporter made); empty otherwise. AREAD, FADD and SWAP name one 8-byte
- * aligned u64 (length 8) and are applied atomically by the exporter (odma_tp_region_atomic).
+ * over an endpoint the exporter made); empty otherwise. AREAD, FADD, SWAP, CAS and WATCH
+ * name one 8-byte aligned u64 (length 8) and are applied atomically by the exporter
+ * (odma_tp_region_atomic). CAS carries the expected value, then the new one; WATCH the
+ * longest wait in ms, then the value the importer saw (its answer is held until the value
+ * differs or the wait ends, then given as an AREAD's).
  *
  * Reply header (fixed 24 bytes): 0 magic "ODMR" | 4 version u16 | 6 op u8 | 7 zero u8 |
  *   8 request id u64 | 16 status i32 (a doca_error_t) | 20 length u32; payload: the bytes
@@ -52,18 +55,21 @@ enum odma_ucx_op {
 	ODMA_UCX_OP_FADD = 5,  /* fetch-add on a u64 (ATOMIC) */
 	ODMA_UCX_OP_SWAP = 6,  /* swap of a u64 (ATOMIC) */
 	ODMA_UCX_OP_CAS = 7,   /* compare-and-swap of a u64 (ATOMIC): compare, then swap value */
+	ODMA_UCX_OP_WATCH = 8, /* the u64 once it differs from the one seen (READ, as AREAD) */
 };
 
 /* Whether @op is one of the atomic u64 requests. */
 static inline bool odma_ucx_op_atomic(uint8_t op)
 {
-	return op >= ODMA_UCX_OP_AREAD && op <= ODMA_UCX_OP_CAS;
+	return op >= ODMA_UCX_OP_AREAD && op <= ODMA_UCX_OP_WATCH;
 }
 
-/* The payload of atomic request @op: AREAD none, FADD and SWAP their operand, CAS two. */
+/* The payload of atomic request @op: AREAD none, FADD and SWAP their operand, CAS and WATCH two. */
 static inline size_t odma_ucx_atomic_payload(uint8_t op)
 {
-	return op == ODMA_UCX_OP_AREAD ? 0u : op == ODMA_UCX_OP_CAS ? 16u : 8u;
+	return op == ODMA_UCX_OP_AREAD                            ? 0u
+	       : op == ODMA_UCX_OP_CAS || op == ODMA_UCX_OP_WATCH ? 16u
+	                                                          : 8u;
 }
 
 struct odma_ucx_req {
