@@ -221,8 +221,8 @@ static void test_xproc_ucx_netns(void **s)
 	skip(); /* built without UCX */
 #endif
 	snprintf(cmd, sizeof(cmd), "'%s' --xproc --netns --seconds 0.1", bench_exe);
-	assert_int_equal(run_grep(cmd, "--netns is for --xproc --transport ucx and --rdma", &found),
-	                 2);
+	assert_int_equal(
+	        run_grep(cmd, "--netns is for --xproc --transport ucx, --rdma and", &found), 2);
 	assert_true(found);
 	if (geteuid() != 0 || system("command -v ip >/dev/null && command -v setpriv >/dev/null")) {
 		printf("skip: --netns needs root (to make namespaces) and iproute2's ip, "
@@ -368,6 +368,32 @@ static void test_rdma(void **s)
 	json_object_put(o);
 }
 
+static const char *jstr(json_object *o, const char *key);
+
+/*
+ * --sync-event: the round trip of a sync event between two processes over UCX, with the raw
+ * UCX round trip and the ping-pong of the same run, each positive.
+ */
+static void test_sync_event(void **s)
+{
+	static const char *const keys[] = { "roundtrip_ns", "rounds", "ucx_get_rtt_ns",
+		                            "roundtrip_vs_rtt" };
+	json_object *o, *c, *v;
+
+	(void)s;
+#ifndef ODMA_HAVE_UCX
+	skip(); /* a sync event reaches another kernel over the UCX transport */
+#endif
+	o = run_json(bench_exe, "--sync-event --seconds 0.4 --json");
+	assert_true(json_object_object_get_ex(o, "sync_event", &c));
+	assert_true(json_object_object_get_ex(c, "emulated", &v) && json_object_get_boolean(v));
+	assert_string_equal(jstr(c, "transport"), "ucx-tcp");
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (num(c, keys[i]) <= 0)
+			fail_msg("sync_event.%s not positive", keys[i]);
+	json_object_put(o);
+}
+
 static const char *jstr(json_object *o, const char *key)
 {
 	json_object *v;
@@ -490,6 +516,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_xproc_ucx_netns),
 		cmocka_unit_test(test_comch),
 		cmocka_unit_test(test_rdma),
+		cmocka_unit_test(test_sync_event),
 		cmocka_unit_test(test_advise_compare),
 		cmocka_unit_test(test_advise_measure),
 		cmocka_unit_test(test_big_baselines),

@@ -25,7 +25,7 @@ struct bench_cfg {
 	int reps;          /* repetitions; medians are reported */
 	uint32_t list_len; /* elements per source/destination list (--list-len) */
 	enum bench_mode mode;
-	bool cold, sweep, crossover, comch, rdma, json, csv, peer_dpdk, no_pingpong;
+	bool cold, sweep, crossover, comch, rdma, sync_event, json, csv, peer_dpdk, no_pingpong;
 	bool xproc, size_given; /* --xproc; --size was given */
 	bool ucx;               /* --transport ucx (with --xproc) */
 	bool netns;             /* --netns (with --transport ucx): two network namespaces */
@@ -193,6 +193,22 @@ struct bench_rdma {
  */
 int bench_rdma_run(size_t size, unsigned int depth, double seconds, bool netns,
                    struct bench_rdma *out, char *err, size_t errlen);
+
+/* --- bench_se.c: a DOCA sync event between two processes over the network transport --- */
+#define BENCH_SE_REPS 5
+struct bench_se {
+	double roundtrip_ns; /* a round: set here, the responder's wait wakes, it sets, ours wakes
+	                      */
+	uint64_t rounds;     /* rounds measured in all */
+	double ucx_rtt_ns;   /* a raw UCX get of 8 bytes, one in flight (0: UCX not built in) */
+	double pingpong_ns;  /* two threads of this process spinning on one atomic */
+	bool netns;          /* the responder across a veth pair (--netns) */
+};
+/*
+ * Forks the responder (with @netns, as bench_rdma_run: call it from a process of its own) and
+ * measures for about @seconds. 0 or -1 (@err says why).
+ */
+int bench_se_run(double seconds, bool netns, struct bench_se *out, char *err, size_t errlen);
 
 /* --- bench_dpdk.c / bench_nodpdk.c: DPDK dmadev with the dma_skeleton driver --- */
 bool bench_dpdk_available(void);

@@ -82,6 +82,13 @@ static const char bench_help[] =
         "                         from the same run, with their ratios; 8 in flight unless\n"
         "                         --depth; with --sweep: 4K, 64K and 1M at depths 1, 8 and 32,\n"
         "                         one row each (an array of rows with --json)\n"
+        "        --sync-event     a DOCA sync event between two processes over the network\n"
+        "                         transport (UCX over TCP; one kernel with ODMA_TRANSPORT=ucx):\n"
+        "                         a forked responder (DPU side) exports the event and answers\n"
+        "                         each value with the next in a blocking wait; this process\n"
+        "                         (host side) sets a value and waits for the answer. Prints the\n"
+        "                         round trip (two hand-offs) beside a raw UCX get of 8 bytes to\n"
+        "                         the same process, one in flight, from the same run.\n"
         "        --comch          DOCA Comch between two processes (this one the DPU side, a "
         "forked\n"
         "                         one the host side): control-path messages/s (64-byte ping-pong\n"
@@ -112,12 +119,12 @@ static const char bench_help[] =
         "                         (DMA into the export) beside ucp_put_nbx, whose rate includes\n"
         "                         the flush that waits for the last puts; and each beside a raw\n"
         "                         TCP stream over the same link (tcp, x tcp). Sizes 4K and 1M.\n"
-        "        --netns          with --transport ucx or --rdma (root): the exporter (the RDMA\n"
-        "                         responder) in a network and a PID namespace of its own, this\n"
-        "                         process in a network namespace of its own, joined only by a\n"
-        "                         veth pair made for the run (anonymous namespaces: they and\n"
-        "                         the pair go with the run); odma, raw UCX and raw TCP all run\n"
-        "                         over the veth. Not root: an error.\n"
+        "        --netns          with --transport ucx, --rdma or --sync-event (root): the\n"
+        "                         exporter (the responder) in a network and a PID namespace of\n"
+        "                         its own, this process in a network namespace of its own,\n"
+        "                         joined only by a veth pair made for the run (anonymous\n"
+        "                         namespaces: they and the pair go with the run); odma, raw\n"
+        "                         UCX and raw TCP all run over the veth. Not root: an error.\n"
         "        --no-pingpong    skip the ping-pong measurements (pingpong_ns is then 0): for\n"
         "                         runs under valgrind or strace, where spinning threads crawl.\n"
         "        --busy-threshold NS  warn (one line on stderr; \"busy\": true in JSON) when the\n"
@@ -360,6 +367,7 @@ BENCH_BOOL_CB(cb_sweep, cfg.sweep)
 BENCH_BOOL_CB(cb_crossover, cfg.crossover)
 BENCH_BOOL_CB(cb_comch, cfg.comch)
 BENCH_BOOL_CB(cb_rdma, cfg.rdma)
+BENCH_BOOL_CB(cb_sync_event, cfg.sync_event)
 BENCH_BOOL_CB(cb_csv, cfg.csv)
 BENCH_BOOL_CB(cb_no_pingpong, cfg.no_pingpong)
 BENCH_BOOL_CB(cb_xproc, cfg.xproc)
@@ -409,6 +417,9 @@ static int register_params(void)
 	                       "measure DOCA RDMA read/write/send between two processes beside raw "
 	                       "TCP",
 	                       B, cb_rdma, false) ||
+	       bench_add_param(NULL, "sync-event", NULL,
+	                       "measure a DOCA sync event's round trip between two processes", B,
+	                       cb_sync_event, false) ||
 	       bench_add_param(NULL, "csv", NULL, "CSV output", B, cb_csv, false) ||
 	       bench_add_param(NULL, "no-pingpong", NULL, "skip the ping-pong measurements", B,
 	                       cb_no_pingpong, false) ||
@@ -791,21 +802,23 @@ static void rdma_text_row(const struct bench_rdma *r)
 }
 
 /*
- * One --rdma row in a process of its own: UCX does not survive a fork, and each row forks its
- * responder, so no process that measured a row forks another. The row comes back on a pipe.
+ * One row measured in a process of its own: UCX does not survive a fork, and each row forks its
+ * responder, so no process that measured a row forks another. @run fills @row (@size bytes)
+ * there; the row, @run's result and its error come back on a pipe.
  */
-static int rdma_row(size_t size, unsigned int depth, struct bench_rdma *r, char *err, size_t errlen)
+static int row_apart(int (*run)(void *row, char *err, size_t errlen, const void *arg),
+                     const void *arg, void *row, size_t size, char *err, size_t errlen)
 {
 	struct {
 		int rc;
-		struct bench_rdma r;
 		char err[200];
+		uint8_t row[256];
 	} res = { .rc = -1 };
 	int fd[2], st = 0;
 	ssize_t got = 0;
 	pid_t pid;
 
-	if (pipe(fd) != 0) {
+	if (size > sizeof(res.row) || pipe(fd) != 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
 	}
@@ -813,8 +826,7 @@ static int rdma_row(size_t size, unsigned int depth, struct bench_rdma *r, char 
 	pid = fork();
 	if (pid == 0) {
 		close(fd[0]);
-		res.rc = bench_rdma_run(size, depth, cfg.seconds, cfg.netns, &res.r, res.err,
-		                        sizeof(res.err));
+		res.rc = run(res.row, res.err, sizeof(res.err), arg);
 		/* exit, not _exit: this process set up UCX itself, and --trace writes at exit */
 		exit(write(fd[1], &res, sizeof(res)) == (ssize_t)sizeof(res) ? 0 : 1);
 	}
@@ -828,9 +840,29 @@ static int rdma_row(size_t size, unsigned int depth, struct bench_rdma *r, char 
 		snprintf(err, errlen, "the measuring process failed (status 0x%x)", st);
 		return -1;
 	}
-	*r = res.r;
+	memcpy(row, res.row, size);
 	snprintf(err, errlen, "%s", res.err);
 	return res.rc;
+}
+
+struct rdma_arg {
+	size_t size;
+	unsigned int depth;
+};
+
+static int rdma_run_row(void *row, char *err, size_t errlen, const void *arg)
+{
+	const struct rdma_arg *a = arg;
+
+	return bench_rdma_run(a->size, a->depth, cfg.seconds, cfg.netns, row, err, errlen);
+}
+
+/* One --rdma row (row_apart). */
+static int rdma_row(size_t size, unsigned int depth, struct bench_rdma *r, char *err, size_t errlen)
+{
+	struct rdma_arg a = { size, depth };
+
+	return row_apart(rdma_run_row, &a, r, sizeof(*r), err, errlen);
 }
 
 /*
@@ -943,6 +975,45 @@ static int run_rdma(void)
 	return cfg.plot != NULL ? rdma_plot_write(sizes, rows, (int)ns, depths[0]) : 0;
 }
 
+static int se_run_row(void *row, char *err, size_t errlen, const void *arg)
+{
+	(void)arg;
+	return bench_se_run(cfg.seconds, cfg.netns, row, err, errlen);
+}
+
+/* --sync-event: one row, its raw UCX round trip and the ping-pong from the same run. */
+static int run_sync_event(void)
+{
+	struct bench_se r;
+	char err[200];
+
+	if (row_apart(se_run_row, NULL, &r, sizeof(r), err, sizeof(err)) != 0) {
+		fprintf(stderr, "odma-bench: --sync-event: %s\n", err);
+		return 1;
+	}
+	if (cfg.json) {
+		printf("{\"sync_event\": {\"emulated\": true, \"transport\": \"ucx-tcp\", "
+		       "\"netns\": %s, \"roundtrip_ns\": %.1f, \"rounds\": %llu, "
+		       "\"ucx_get_rtt_ns\": %.1f, \"roundtrip_vs_rtt\": %.3f, \"pingpong_ns\": "
+		       "%.1f}}\n",
+		       r.netns ? "true" : "false", r.roundtrip_ns, (unsigned long long)r.rounds,
+		       r.ucx_rtt_ns, ratio(r.roundtrip_ns, r.ucx_rtt_ns), r.pingpong_ns);
+		return 0;
+	}
+	printf("# A DOCA sync event between two processes over odma's UCX transport, TCP over\n"
+	       "# %s. A round is a set here, the responder's blocking wait\n"
+	       "# waking, its set, and this side's blocking wait waking. Beside it: a raw UCX\n"
+	       "# get of 8 bytes (one in flight) to the same process, and two threads'\n"
+	       "# ping-pong, from this run.\n"
+	       "round trip      %9.1f us  (%llu rounds)\n"
+	       "raw UCX get     %9.1f us  (round trip / get: %.2fx)\n"
+	       "ping-pong       %9.1f ns\n",
+	       r.netns ? "a veth pair between two network namespaces" : "loopback",
+	       r.roundtrip_ns / 1e3, (unsigned long long)r.rounds, r.ucx_rtt_ns / 1e3,
+	       ratio(r.roundtrip_ns, r.ucx_rtt_ns), r.pingpong_ns);
+	return 0;
+}
+
 static int run_comch(void)
 {
 	struct bench_comch r;
@@ -996,10 +1067,10 @@ static int check_cfg(void)
 		                "lists cache-hot\n");
 		return -1;
 	}
-	if (cfg.netns && !cfg.rdma && (!cfg.xproc || !cfg.ucx)) {
-		fprintf(stderr,
-		        "odma-bench: --netns is for --xproc --transport ucx and --rdma (CMA "
-		        "reaches only processes of one PID namespace)\n");
+	if (cfg.netns && !cfg.rdma && !cfg.sync_event && (!cfg.xproc || !cfg.ucx)) {
+		fprintf(stderr, "odma-bench: --netns is for --xproc --transport ucx, --rdma and "
+		                "--sync-event "
+		                "(CMA reaches only processes of one PID namespace)\n");
 		return -1;
 	}
 	if (cfg.plot != NULL && (cfg.xproc || cfg.comch || cfg.crossover)) {
@@ -1175,11 +1246,12 @@ int main(int argc, char **argv)
 		doca_argp_destroy();
 		return 2;
 	}
-	rc = cfg.xproc       ? bench_xproc_run(&cfg, cfg.size_given)
-	     : cfg.crossover ? run_crossover()
-	     : cfg.comch     ? run_comch()
-	     : cfg.rdma      ? run_rdma()
-	                     : run_bench();
+	rc = cfg.xproc        ? bench_xproc_run(&cfg, cfg.size_given)
+	     : cfg.crossover  ? run_crossover()
+	     : cfg.comch      ? run_comch()
+	     : cfg.rdma       ? run_rdma()
+	     : cfg.sync_event ? run_sync_event()
+	                      : run_bench();
 	if (cfg.peer_dpdk)
 		bench_dpdk_fini();
 	doca_argp_destroy();

@@ -1,0 +1,212 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * --sync-event: a DOCA sync event between two processes over the network transport (UCX over
+ * TCP: ODMA_TRANSPORT=ucx on loopback, or a veth pair with --netns), as a host and a DPU on two
+ * machines use one. The responder exports the event and loops in a blocking wait_gt on it,
+ * answering each value with the next one; this process imports it and, in rounds, sets an odd
+ * value and waits (blocking) for the even one after it. A round is two hand-offs across the
+ * link, each an update reaching a waiter on the other side. Beside it, from the same run: the
+ * round trip of a raw UCX get of 8 bytes (ucp_get_nbx, one in flight) to the same responder.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <doca_dev.h>
+#include <doca_sync_event.h>
+
+#include "bench.h"
+
+#define SE_STOP UINT64_MAX /* the responder's last value: it leaves its loop */
+
+static bool se_full(int fd, void *p, size_t n, bool out)
+{
+	for (size_t done = 0; done < n;) {
+		ssize_t k = out ? write(fd, (uint8_t *)p + done, n - done)
+		                : read(fd, (uint8_t *)p + done, n - done);
+
+		if (k <= 0)
+			return false;
+		done += (size_t)k;
+	}
+	return true;
+}
+
+static struct doca_dev *se_open(const char *pci)
+{
+	struct doca_devinfo **list;
+	struct doca_dev *dev = NULL;
+	uint32_t n = 0;
+	char addr[DOCA_DEVINFO_PCI_ADDR_SIZE];
+
+	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
+		return NULL;
+	for (uint32_t i = 0; i < n && dev == NULL; i++)
+		if (doca_devinfo_get_pci_addr_str(list[i], addr) == DOCA_SUCCESS &&
+		    strstr(addr, pci) != NULL)
+			(void)doca_dev_open(list[i], &dev);
+	doca_devinfo_destroy_list(list);
+	return dev;
+}
+
+/*
+ * The responder (the DPU side): exports the event, serves the raw UCX baseline on 'U', then
+ * answers every value with the next one until it sees SE_STOP.
+ */
+static int se_child(int ctl)
+{
+	static uint8_t raw[64];
+	struct doca_dev *dev = se_open("03:00.0");
+	struct doca_sync_event *se;
+	const uint8_t *blob;
+	size_t sz;
+	uint64_t len, v = 0, got = 0;
+	char cmd;
+
+	unsetenv("ODMA_TRACE");
+	if (dev == NULL || doca_sync_event_create(&se) != DOCA_SUCCESS ||
+	    doca_sync_event_add_publisher_location_remote_pci(se) != DOCA_SUCCESS ||
+	    doca_sync_event_add_subscriber_location_cpu(se, dev) != DOCA_SUCCESS ||
+	    doca_sync_event_start(se) != DOCA_SUCCESS ||
+	    doca_sync_event_export_to_remote_pci(se, dev, &blob, &sz) != DOCA_SUCCESS)
+		return 1;
+	len = sz;
+	if (!se_full(ctl, &len, sizeof(len), true) || !se_full(ctl, (void *)blob, sz, true) ||
+	    !se_full(ctl, &cmd, 1, false) || cmd != 'U')
+		return 1;
+	if (bench_ucx_export(ctl, raw, sizeof(raw)) != 0) {
+		uint64_t none[3] = { 0, 0, 0 }; /* the requester reads no raw UCX row */
+
+		if (!se_full(ctl, none, sizeof(none), true))
+			return 1;
+	}
+	for (;;) {
+		if (doca_sync_event_wait_gt(se, v, UINT64_MAX) != DOCA_SUCCESS ||
+		    doca_sync_event_get(se, &got) != DOCA_SUCCESS)
+			return 1;
+		if (got == SE_STOP)
+			break;
+		v = got + 1;
+		if (doca_sync_event_update_set(se, v) != DOCA_SUCCESS)
+			return 1;
+	}
+	/* the requester closes the control socket when it is done with the event */
+	while (read(ctl, &cmd, 1) > 0)
+		;
+	(void)doca_sync_event_stop(se);
+	(void)doca_sync_event_destroy(se);
+	(void)doca_dev_close(dev);
+	return 0;
+}
+
+/* The raw UCX round trip: gets of 8 bytes, one in flight, for @seconds; ns, or 0. */
+static double se_raw_rtt(int ctl, double seconds)
+{
+	static uint8_t local[64];
+	struct bench_ucx *u;
+	struct bench_rep r = { 0 };
+	double ns = 0;
+
+	if (write(ctl, "U", 1) != 1 || (u = bench_ucx_import(ctl)) == NULL)
+		return 0;
+	if (bench_ucx_rep_op(u, BENCH_UCX_GET, local, bench_ucx_remote_base(u), 0, 8, 1, seconds,
+	                     &r) == 0 &&
+	    r.tasks > 0)
+		ns = r.seconds * 1e9 / (double)r.tasks;
+	bench_ucx_close(u);
+	return ns;
+}
+
+/* Rounds for @seconds from value *@v: ns per round, or 0 when an update or a wait failed. */
+static double se_rounds(struct doca_sync_event *se, double seconds, uint64_t *v, uint64_t *n)
+{
+	uint64_t t0 = bench_now_ns(), t;
+
+	*n = 0;
+	do {
+		if (doca_sync_event_update_set(se, *v + 1) != DOCA_SUCCESS ||
+		    doca_sync_event_wait_gt(se, *v + 1, UINT64_MAX) != DOCA_SUCCESS)
+			return 0;
+		*v += 2;
+		(*n)++;
+		t = bench_now_ns();
+	} while ((double)(t - t0) < seconds * 1e9);
+	return (double)(t - t0) / (double)*n;
+}
+
+int bench_se_run(double seconds, bool netns, struct bench_se *out, char *err, size_t errlen)
+{
+	struct doca_dev *dev = NULL;
+	struct doca_sync_event *se = NULL;
+	uint8_t blob[1024];
+	double reps[BENCH_SE_REPS];
+	uint64_t len = 0, v = 0, n = 0;
+	int ctl[2], st = 0, rc = -1;
+	pid_t pid;
+
+	memset(out, 0, sizeof(*out));
+	out->netns = netns;
+	if (!netns) /* one kernel: the sync event goes over UCX all the same */
+		setenv("ODMA_TRANSPORT", "ucx", 1);
+	if (netns && bench_netns_enter(err, errlen) != 0)
+		return -1;
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, ctl) != 0) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork(); /* before any UCX state exists here */
+	if (pid == 0) {
+		close(ctl[0]);
+		if (netns)
+			bench_netns_child(ctl[1]); /* returns in the responder proper */
+		alarm((unsigned int)(seconds * 4) + 60);
+		_exit(se_child(ctl[1]));
+	}
+	close(ctl[1]);
+	if (pid > 0 && netns && bench_netns_give(pid, ctl[0], err, errlen) != 0)
+		goto done;
+	if (pid < 0 || !se_full(ctl[0], &len, sizeof(len), false) || len > sizeof(blob) ||
+	    !se_full(ctl[0], blob, len, false) || (dev = se_open("b1:00.0")) == NULL ||
+	    doca_sync_event_create_from_export(dev, blob, len, &se) != DOCA_SUCCESS ||
+	    doca_sync_event_start(se) != DOCA_SUCCESS) {
+		snprintf(err, errlen, "cannot set up the two sides of the sync event (see the log "
+		                      "lines; UCX must be built in)");
+		goto done;
+	}
+	out->ucx_rtt_ns = se_raw_rtt(ctl[0], seconds / 4);
+	(void)se_rounds(se, seconds / 8, &v, &n); /* warm-up */
+	for (int i = 0; i < BENCH_SE_REPS; i++) {
+		reps[i] = se_rounds(se, seconds / 2 / BENCH_SE_REPS, &v, &n);
+		out->rounds += n;
+		if (reps[i] <= 0) {
+			snprintf(err, errlen, "an update or a wait failed (see the log lines)");
+			goto done;
+		}
+	}
+	out->roundtrip_ns = bench_median(reps, BENCH_SE_REPS);
+	out->pingpong_ns = bench_pingpong_ns();
+	rc = doca_sync_event_update_set(se, SE_STOP) == DOCA_SUCCESS ? 0 : -1;
+	if (rc != 0)
+		snprintf(err, errlen, "the last update failed");
+done:
+	close(ctl[0]); /* the responder stops */
+	if (pid > 0 && rc != 0)
+		(void)kill(pid, SIGKILL); /* it may wait for a value that will not come */
+	if (pid > 0)
+		(void)waitpid(pid, &st, 0);
+	if (se != NULL) {
+		(void)doca_sync_event_stop(se);
+		(void)doca_sync_event_destroy(se);
+	}
+	if (dev != NULL)
+		(void)doca_dev_close(dev);
+	return rc;
+}
