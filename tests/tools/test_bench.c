@@ -376,8 +376,8 @@ static const char *jstr(json_object *o, const char *key);
  */
 static void test_sync_event(void **s)
 {
-	static const char *const keys[] = { "roundtrip_ns", "rounds", "ucx_get_rtt_ns",
-		                            "roundtrip_vs_rtt" };
+	static const char *const keys[] = { "roundtrip_ns", "rounds", "late_wake_ns",
+		                            "ucx_get_rtt_ns", "roundtrip_vs_rtt" };
 	json_object *o, *c, *v;
 
 	(void)s;

@@ -200,6 +200,8 @@ struct bench_se {
 	double roundtrip_ns; /* a round: set here, the responder's wait wakes, it sets, ours wakes
 	                      */
 	uint64_t rounds;     /* rounds measured in all */
+	double late_wake_ns; /* an update made 20 ms after the wait began: until the wait returned
+	                      */
 	double ucx_rtt_ns;   /* a raw UCX get of 8 bytes, one in flight (0: UCX not built in) */
 	double pingpong_ns;  /* two threads of this process spinning on one atomic */
 	bool netns;          /* the responder across a veth pair (--netns) */

@@ -7,8 +7,11 @@
  * machines use one. The responder exports the event and loops in a blocking wait_gt on it,
  * answering each value with the next one; this process imports it and, in rounds, sets an odd
  * value and waits (blocking) for the even one after it. A round is two hand-offs across the
- * link, each an update reaching a waiter on the other side. Beside it, from the same run: the
- * round trip of a raw UCX get of 8 bytes (ucp_get_nbx, one in flight) to the same responder.
+ * link, each an update reaching a waiter on the other side. Then late rounds: the responder
+ * answers 20 ms late, and the figure is how long after its update this side's wait returned
+ * (a wait that polled would see it up to its poll interval later). Beside them, from the same
+ * run: the round trip of a raw UCX get of 8 bytes (ucp_get_nbx, one in flight) to the same
+ * responder.
  */
 #include <errno.h>
 #include <signal.h>
@@ -24,7 +27,10 @@
 
 #include "bench.h"
 
-#define SE_STOP UINT64_MAX /* the responder's last value: it leaves its loop */
+#define SE_STOP UINT64_MAX   /* the responder's last value: it leaves its loop */
+#define SE_LATE (1ull << 62) /* a value from here on is answered SE_LATE_MS late */
+#define SE_LATE_MS 20
+#define SE_LATE_ROUNDS 10
 
 static bool se_full(int fd, void *p, size_t n, bool out)
 {
@@ -67,7 +73,7 @@ static int se_child(int ctl)
 	struct doca_sync_event *se;
 	const uint8_t *blob;
 	size_t sz;
-	uint64_t len, v = 0, got = 0;
+	uint64_t len, v = 0, got = 0, t;
 	char cmd;
 
 	unsetenv("ODMA_TRACE");
@@ -94,7 +100,11 @@ static int se_child(int ctl)
 		if (got == SE_STOP)
 			break;
 		v = got + 1;
-		if (doca_sync_event_update_set(se, v) != DOCA_SUCCESS)
+		if (got >= SE_LATE)
+			usleep(SE_LATE_MS * 1000);
+		t = bench_now_ns(); /* one clock: both processes run on this machine */
+		if (doca_sync_event_update_set(se, v) != DOCA_SUCCESS ||
+		    (got >= SE_LATE && !se_full(ctl, &t, sizeof(t), true)))
 			return 1;
 	}
 	/* the requester closes the control socket when it is done with the event */
@@ -141,6 +151,32 @@ static double se_rounds(struct doca_sync_event *se, double seconds, uint64_t *v,
 	return (double)(t - t0) / (double)*n;
 }
 
+/*
+ * Late answers: the responder answers each value SE_LATE_MS late and says when it set the
+ * answer; how long after that this side's blocking wait returned, the median of
+ * SE_LATE_ROUNDS (ns), or 0 when a round failed.
+ */
+static double se_late(struct doca_sync_event *se, int ctl, uint64_t *v)
+{
+	double lag[SE_LATE_ROUNDS];
+
+	if (*v < SE_LATE)
+		*v = SE_LATE;
+	for (int i = 0; i < SE_LATE_ROUNDS; i++) {
+		uint64_t set_ns, woke_ns;
+
+		if (doca_sync_event_update_set(se, *v + 1) != DOCA_SUCCESS ||
+		    doca_sync_event_wait_gt(se, *v + 1, UINT64_MAX) != DOCA_SUCCESS)
+			return 0;
+		woke_ns = bench_now_ns();
+		if (!se_full(ctl, &set_ns, sizeof(set_ns), false))
+			return 0;
+		lag[i] = woke_ns > set_ns ? (double)(woke_ns - set_ns) : 0;
+		*v += 2;
+	}
+	return bench_median(lag, SE_LATE_ROUNDS);
+}
+
 int bench_se_run(double seconds, bool netns, struct bench_se *out, char *err, size_t errlen)
 {
 	struct doca_dev *dev = NULL;
@@ -177,8 +213,9 @@ int bench_se_run(double seconds, bool netns, struct bench_se *out, char *err, si
 	    !se_full(ctl[0], blob, len, false) || (dev = se_open("b1:00.0")) == NULL ||
 	    doca_sync_event_create_from_export(dev, blob, len, &se) != DOCA_SUCCESS ||
 	    doca_sync_event_start(se) != DOCA_SUCCESS) {
-		snprintf(err, errlen, "cannot set up the two sides of the sync event (see the log "
-		                      "lines; UCX must be built in)");
+		snprintf(err, errlen,
+		         "cannot set up the two sides of the sync event (see the log "
+		         "lines; UCX must be built in)");
 		goto done;
 	}
 	out->ucx_rtt_ns = se_raw_rtt(ctl[0], seconds / 4);
@@ -192,6 +229,11 @@ int bench_se_run(double seconds, bool netns, struct bench_se *out, char *err, si
 		}
 	}
 	out->roundtrip_ns = bench_median(reps, BENCH_SE_REPS);
+	out->late_wake_ns = se_late(se, ctl[0], &v);
+	if (out->late_wake_ns <= 0) {
+		snprintf(err, errlen, "a late round failed (see the log lines)");
+		goto done;
+	}
 	out->pingpong_ns = bench_pingpong_ns();
 	rc = doca_sync_event_update_set(se, SE_STOP) == DOCA_SUCCESS ? 0 : -1;
 	if (rc != 0)

@@ -381,11 +381,12 @@ static void watch_end(struct ucx_watch *w, bool answer)
 
 bool odma_ucx_watch_run(void)
 {
-	bool kicked = atomic_exchange(&watch_kicked, false), any = false;
+	bool kicked, any = false;
 	uint64_t now;
 
 	if (watches == NULL)
-		return false;
+		return false; /* a kick with nothing held is for a watch about to be (it reads) */
+	kicked = atomic_exchange(&watch_kicked, false);
 	now = odma_ucx_now_ns();
 	if (!kicked && now < watch_next_ns)
 		return false;
@@ -409,10 +410,11 @@ bool odma_ucx_watch_run(void)
 
 int odma_ucx_watch_timeout_ms(void)
 {
-	uint64_t now = odma_ucx_now_ns();
+	uint64_t now;
 
 	if (watches == NULL)
 		return -1;
+	now = odma_ucx_now_ns();
 	return watch_next_ns <= now ? 0 : (int)((watch_next_ns - now + 999999) / 1000000);
 }
 
