@@ -237,6 +237,13 @@ int bench_netns_give(pid_t child, int fd, char *err, size_t errlen);
 void bench_netns_close(void);
 /* The exporter's address on the veth pair (dotted IPv4). */
 const char *bench_netns_peer(void);
+/*
+ * Forks a responder joined by a socketpair (*@ctl, this side's end): with @netns, across the
+ * pair of namespaces (enter, child, give above); in the child, child(its end, @arg) is the exit
+ * status, with an alarm of @alarm_s seconds. Its pid, or -1 with @err set.
+ */
+pid_t bench_responder_fork(bool netns, unsigned int alarm_s, int (*child)(int ctl, void *arg),
+                           void *arg, int *ctl, char *err, size_t errlen);
 
 /*
  * --- bench_tcp.c: the raw TCP baseline of the network rows ---

@@ -18,12 +18,14 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -220,4 +222,41 @@ void bench_netns_close(void)
 const char *bench_netns_peer(void)
 {
 	return NN_EXPORTER_ADDR;
+}
+
+pid_t bench_responder_fork(bool netns, unsigned int alarm_s, int (*child)(int ctl, void *arg),
+                           void *arg, int *ctl, char *err, size_t errlen)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (netns && bench_netns_enter(err, errlen) != 0)
+		return -1;
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+		snprintf(err, errlen, "socketpair: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork(); /* before any UCX state, PE or context exists here */
+	if (pid == 0) {
+		close(sv[0]);
+		if (netns)
+			bench_netns_child(sv[1]); /* returns in the responder proper */
+		alarm(alarm_s);
+		_exit(child(sv[1], arg));
+	}
+	close(sv[1]);
+	*ctl = sv[0];
+	if (pid < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(sv[0]);
+		return -1;
+	}
+	if (netns && bench_netns_give(pid, sv[0], err, errlen) != 0) {
+		close(sv[0]);
+		(void)kill(pid, SIGKILL);
+		(void)waitpid(pid, NULL, 0);
+		return -1;
+	}
+	return pid;
 }

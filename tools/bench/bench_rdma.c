@@ -205,8 +205,9 @@ static bool br_recv_blob(int fd, void *p, size_t cap, size_t *n)
  * The responder: starts the raw TCP sink (its port goes first), exports its memory, keeps
  * receives posted, serves until told to stop.
  */
-static int br_child(int ctl, size_t size)
+static int br_child(int ctl, void *arg)
 {
+	size_t size = *(const size_t *)arg;
 	struct br_side s;
 	const void *blob;
 	size_t n;
@@ -405,7 +406,7 @@ int bench_rdma_run(size_t size, unsigned int depth, double seconds, bool netns,
 {
 	const char *tcp_addr = netns ? bench_netns_peer() : "127.0.0.1";
 	uint16_t tcp_port = 0;
-	int ctl[2], st = 0, rc = -1;
+	int ctl = -1, st = 0, rc = -1;
 	struct br_side s;
 	uint8_t blob[512], mblob[512];
 	size_t n, mn, rlen;
@@ -429,30 +430,15 @@ int bench_rdma_run(size_t size, unsigned int depth, double seconds, bool netns,
 		snprintf(err, errlen, "--size must be 1..64M for the RDMA measurements");
 		return -1;
 	}
-	if (netns && bench_netns_enter(err, errlen) != 0)
+	pid = bench_responder_fork(netns, (unsigned int)(seconds * 4) + 60, br_child, &size, &ctl,
+	                           err, errlen);
+	if (pid < 0)
 		return -1;
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, ctl) != 0) {
-		snprintf(err, errlen, "socketpair: %s", strerror(errno));
-		return -1;
-	}
-	fflush(NULL);
-	pid = fork(); /* before any PE or RDMA context exists here */
-	if (pid == 0) {
-		close(ctl[0]);
-		if (netns)
-			bench_netns_child(ctl[1]); /* returns in the responder proper */
-		alarm((unsigned int)(seconds * 4) + 60);
-		_exit(br_child(ctl[1], size));
-	}
-	close(ctl[1]);
-	if (pid > 0 && netns && bench_netns_give(pid, ctl[0], err, errlen) != 0)
-		goto done;
-	if (pid < 0 || read(ctl[0], &tcp_port, sizeof(tcp_port)) != (ssize_t)sizeof(tcp_port) ||
-	    br_setup(&s, br_depth * size, 0) != 0 ||
-	    !br_recv_blob(ctl[0], blob, sizeof(blob), &n) ||
-	    !br_recv_blob(ctl[0], mblob, sizeof(mblob), &mn) ||
+	if (read(ctl, &tcp_port, sizeof(tcp_port)) != (ssize_t)sizeof(tcp_port) ||
+	    br_setup(&s, br_depth * size, 0) != 0 || !br_recv_blob(ctl, blob, sizeof(blob), &n) ||
+	    !br_recv_blob(ctl, mblob, sizeof(mblob), &mn) ||
 	    doca_rdma_export(s.rd, &mine, &rlen, &s.conn) != DOCA_SUCCESS ||
-	    !br_send_blob(ctl[0], mine, rlen) ||
+	    !br_send_blob(ctl, mine, rlen) ||
 	    doca_rdma_connect(s.rd, blob, n, s.conn) != DOCA_SUCCESS ||
 	    doca_mmap_create_from_export(NULL, mblob, mn, s.dev, &br_remote) != DOCA_SUCCESS ||
 	    doca_mmap_get_memrange(br_remote, (void **)&br_rmem, &rlen) != DOCA_SUCCESS) {
@@ -464,7 +450,7 @@ int bench_rdma_run(size_t size, unsigned int depth, double seconds, bool netns,
 	out->write_bytes_per_sec = br_phase(&s, seconds / 4, br_make_write, &failed) * (double)size;
 	out->send_msg_size = br_msg;
 	out->send_msgs_per_sec = br_phase(&s, seconds / 4, br_make_send, &failed);
-	br_raw_ucx(&s, ctl[0], size, seconds / 8, out);
+	br_raw_ucx(&s, ctl, size, seconds / 8, out);
 	out->raw_tcp_bytes_per_sec = br_raw_tcp(tcp_addr, tcp_port, size, seconds / 8);
 	if (failed != 0 || out->read_bytes_per_sec <= 0 || out->write_bytes_per_sec <= 0 ||
 	    out->send_msgs_per_sec <= 0 || out->raw_tcp_bytes_per_sec <= 0)
@@ -473,7 +459,7 @@ int bench_rdma_run(size_t size, unsigned int depth, double seconds, bool netns,
 	else
 		rc = 0;
 done:
-	close(ctl[0]); /* the responder stops */
+	close(ctl); /* the responder stops */
 	if (pid > 0)
 		(void)waitpid(pid, &st, 0);
 	/* with --netns the pair goes with this process' namespace, as the responder's did */

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,7 +65,7 @@ static struct doca_dev *se_open(const char *pci)
  * The responder (the DPU side): exports the event, serves the raw UCX baseline on 'U', then
  * answers every value with the next one until it sees SE_STOP.
  */
-static int se_child(int ctl)
+static int se_child(int ctl, void *arg)
 {
 	static uint8_t raw[64];
 	struct doca_dev *dev = se_open("03:00.0");
@@ -76,6 +75,7 @@ static int se_child(int ctl)
 	uint64_t len, v = 0, got = 0, t;
 	char cmd;
 
+	(void)arg;
 	unsetenv("ODMA_TRACE");
 	if (dev == NULL || doca_sync_event_create(&se) != DOCA_SUCCESS ||
 	    doca_sync_event_add_publisher_location_remote_pci(se) != DOCA_SUCCESS ||
@@ -184,33 +184,19 @@ int bench_se_run(double seconds, bool netns, struct bench_se *out, char *err, si
 	uint8_t blob[1024];
 	double reps[BENCH_SE_REPS];
 	uint64_t len = 0, v = 0, n = 0;
-	int ctl[2], st = 0, rc = -1;
+	int ctl = -1, st = 0, rc = -1;
 	pid_t pid;
 
 	memset(out, 0, sizeof(*out));
 	out->netns = netns;
 	if (!netns) /* one kernel: the sync event goes over UCX all the same */
 		setenv("ODMA_TRANSPORT", "ucx", 1);
-	if (netns && bench_netns_enter(err, errlen) != 0)
+	pid = bench_responder_fork(netns, (unsigned int)(seconds * 4) + 60, se_child, NULL, &ctl,
+	                           err, errlen);
+	if (pid < 0)
 		return -1;
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, ctl) != 0) {
-		snprintf(err, errlen, "socketpair: %s", strerror(errno));
-		return -1;
-	}
-	fflush(NULL);
-	pid = fork(); /* before any UCX state exists here */
-	if (pid == 0) {
-		close(ctl[0]);
-		if (netns)
-			bench_netns_child(ctl[1]); /* returns in the responder proper */
-		alarm((unsigned int)(seconds * 4) + 60);
-		_exit(se_child(ctl[1]));
-	}
-	close(ctl[1]);
-	if (pid > 0 && netns && bench_netns_give(pid, ctl[0], err, errlen) != 0)
-		goto done;
-	if (pid < 0 || !se_full(ctl[0], &len, sizeof(len), false) || len > sizeof(blob) ||
-	    !se_full(ctl[0], blob, len, false) || (dev = se_open("b1:00.0")) == NULL ||
+	if (!se_full(ctl, &len, sizeof(len), false) || len > sizeof(blob) ||
+	    !se_full(ctl, blob, len, false) || (dev = se_open("b1:00.0")) == NULL ||
 	    doca_sync_event_create_from_export(dev, blob, len, &se) != DOCA_SUCCESS ||
 	    doca_sync_event_start(se) != DOCA_SUCCESS) {
 		snprintf(err, errlen,
@@ -218,7 +204,7 @@ int bench_se_run(double seconds, bool netns, struct bench_se *out, char *err, si
 		         "lines; UCX must be built in)");
 		goto done;
 	}
-	out->ucx_rtt_ns = se_raw_rtt(ctl[0], seconds / 4);
+	out->ucx_rtt_ns = se_raw_rtt(ctl, seconds / 4);
 	(void)se_rounds(se, seconds / 8, &v, &n); /* warm-up */
 	for (int i = 0; i < BENCH_SE_REPS; i++) {
 		reps[i] = se_rounds(se, seconds / 2 / BENCH_SE_REPS, &v, &n);
@@ -229,7 +215,7 @@ int bench_se_run(double seconds, bool netns, struct bench_se *out, char *err, si
 		}
 	}
 	out->roundtrip_ns = bench_median(reps, BENCH_SE_REPS);
-	out->late_wake_ns = se_late(se, ctl[0], &v);
+	out->late_wake_ns = se_late(se, ctl, &v);
 	if (out->late_wake_ns <= 0) {
 		snprintf(err, errlen, "a late round failed (see the log lines)");
 		goto done;
@@ -239,7 +225,7 @@ int bench_se_run(double seconds, bool netns, struct bench_se *out, char *err, si
 	if (rc != 0)
 		snprintf(err, errlen, "the last update failed");
 done:
-	close(ctl[0]); /* the responder stops */
+	close(ctl); /* the responder stops */
 	if (pid > 0 && rc != 0)
 		(void)kill(pid, SIGKILL); /* it may wait for a value that will not come */
 	if (pid > 0)
