@@ -390,7 +390,8 @@ doca_error_t doca_buf_inventory_get_num_free_elements(const struct doca_buf_inve
 
 	ODMA_CHECK_ARG(inventory != NULL && num_free_elements != NULL,
 	               "inventory and num_free_elements must not be NULL");
-	locked = odma_inv_lock(inv); /* a shared inventory may be changing under us */
+	/* always locked: a first take over a thread-safe mmap may be making it shared now */
+	locked = odma_inv_lock_slow(inv);
 	*num_free_elements = inv->num_free;
 	odma_inv_unlock(inv, locked);
 	return DOCA_SUCCESS;

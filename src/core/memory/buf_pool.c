@@ -277,7 +277,8 @@ doca_error_t doca_buf_pool_get_num_free_elements(const struct doca_buf_pool *buf
 	ODMA_CHECK_ARG(buf_pool != NULL && num_of_free_elements != NULL,
 	               "buf_pool and num_of_free_elements must not be NULL");
 	inv = (struct doca_buf_inventory *)&buf_pool->inv; /* its lock, not its contents */
-	locked = odma_inv_lock(inv);
+	/* always locked: a first take may be making the pool shared right now */
+	locked = odma_inv_lock_slow(inv);
 	*num_of_free_elements = inv->num_free;
 	odma_inv_unlock(inv, locked);
 	return DOCA_SUCCESS;
