@@ -811,9 +811,9 @@ static int row_apart(int (*run)(void *row, char *err, size_t errlen, const void 
                      const void *arg, void *row, size_t size, char *err, size_t errlen)
 {
 	struct {
+		_Alignas(max_align_t) uint8_t row[256]; /* a struct's bytes: aligned as one */
 		int rc;
 		char err[200];
-		uint8_t row[256];
 	} res = { .rc = -1 };
 	int fd[2], st = 0;
 	ssize_t got = 0;
