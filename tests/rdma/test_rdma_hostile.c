@@ -304,30 +304,47 @@ static void test_admitted_frame_too_long(void **state)
 }
 
 /*
- * An admitted peer cuts a send into pieces, then sends a frame of another request before its
- * last piece: the stream is cut, the receive the pieces filled fails (nothing delivered).
+ * Pieces that break the rules end the stream, each on its own admitted connection: a frame of
+ * another request amid a send's pieces (the receive the first piece filled fails), a first
+ * piece longer than the message it announces, a read cut into pieces. Nothing is delivered and
+ * the stream's reader thread ends.
  */
 static void test_cut_send_out_of_order(void **state)
 {
-	struct tstat before = stat_of_target();
-	struct rw_chan *c = admitted();
+	static const struct {
+		uint16_t type;
+		uint64_t total; /* arg0: a send's length */
+		uint64_t tag2;  /* the second frame's tag (0: no second frame) */
+	} cases[] = {
+		{ RW_SEND, 3000, 8 }, /* tag 8 amid tag 7's pieces */
+		{ RW_SEND, 500, 0 },  /* 1000 bytes of a 500-byte message */
+		{ RW_READ, 0, 0 },    /* only sends and writes go in pieces */
+	};
 	uint8_t piece[1000] = { 0 };
-	struct rw_hdr h = { .magic = RW_MAGIC,
-		            .type = RW_SEND,
-		            .flags = RW_F_MORE,
-		            .tag = 7,
-		            .arg0 = 3000,
-		            .arg1 = 1000 };
 
 	(void)state;
-	assert_true(rw_write(c, &h, piece, sizeof(piece), NULL, 0));
-	h.tag = 8; /* another request amid the first one's pieces */
-	h.addr = sizeof(piece);
-	assert_true(rw_write(c, &h, piece, sizeof(piece), NULL, 0));
-	assert_true(closed_within(c, 5000));
-	assert_int_equal(stat_of_target().received, before.received);
-	rw_close(c);
-	threads_back_to(before.threads);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tstat before = stat_of_target();
+		struct rw_chan *c = admitted();
+		struct rw_hdr h = { .magic = RW_MAGIC,
+			            .type = cases[i].type,
+			            .flags = RW_F_MORE,
+			            .tag = 7,
+			            .arg0 = cases[i].total,
+			            .arg1 = 1000 };
+
+		assert_true(rw_write(c, &h, piece, sizeof(piece), NULL, 0));
+		if (cases[i].tag2 != 0) {
+			h.tag = cases[i].tag2;
+			h.addr = sizeof(piece);
+			assert_true(rw_write(c, &h, piece, sizeof(piece), NULL, 0));
+		}
+		if (!closed_within(c, 5000))
+			fail_msg("case %zu: the stream was not cut", i);
+		assert_int_equal(stat_of_target().received, before.received);
+		rw_close(c);
+		threads_back_to(before.threads);
+	}
 }
 
 /* After all that, an honest client's request still reaches the program. */
