@@ -115,8 +115,32 @@ static void cp_zfree(voidpf opaque, voidpf p)
 		free(p);
 }
 
-/* Raw deflate of io->in into io->out (run->z set up by odma_cp_run). */
-static doca_error_t cp_deflate(struct cp_run *run)
+/*
+ * What zlib's @rc means for the run, with @in_left and @out_left bytes left after the call:
+ * DOCA_SUCCESS to go on; deflating, any error but a full buffer is UNEXPECTED; inflating, a
+ * damaged stream is IO_FAILED (so is one that ends before its last block), no memory
+ * NO_MEMORY; either way, no room left is TOO_BIG.
+ */
+static doca_error_t cp_zstatus(bool deflating, int rc, size_t in_left, size_t out_left)
+{
+	if (deflating && rc != Z_OK && rc != Z_BUF_ERROR)
+		return DOCA_ERROR_UNEXPECTED;
+	if (!deflating && (rc == Z_DATA_ERROR || rc == Z_NEED_DICT))
+		return DOCA_ERROR_IO_FAILED;
+	if (!deflating && rc == Z_MEM_ERROR)
+		return DOCA_ERROR_NO_MEMORY;
+	if (out_left == 0)
+		return DOCA_ERROR_TOO_BIG;
+	if (!deflating && in_left == 0)
+		return DOCA_ERROR_IO_FAILED;
+	return DOCA_SUCCESS;
+}
+
+/*
+ * Raw deflate (@deflating) of io->in into io->out, or inflate of a raw deflate stream (run->z
+ * set up by odma_cp_run): one zlib call per chunk of what is left of each side.
+ */
+static doca_error_t cp_zrun(struct cp_run *run, bool deflating)
 {
 	z_stream *z = &run->z;
 	const struct cp_io *io = run->io;
@@ -125,70 +149,32 @@ static doca_error_t cp_deflate(struct cp_run *run)
 
 	z->next_in = (Bytef *)(uintptr_t)io->in;
 	z->next_out = io->out;
-	for (;;) {
+	while (r == DOCA_SUCCESS) {
 		unsigned ci = cp_chunk(in_left), co = cp_chunk(out_left);
 		int rc;
 
 		z->avail_in = ci;
 		z->avail_out = co;
-		rc = deflate(z, ci == in_left ? Z_FINISH : Z_NO_FLUSH);
+		rc = deflating ? deflate(z, ci == in_left ? Z_FINISH : Z_NO_FLUSH)
+		               : inflate(z, Z_NO_FLUSH);
 		in_left -= ci - z->avail_in;
 		out_left -= co - z->avail_out;
 		if (rc == Z_STREAM_END)
 			break;
-		if (rc != Z_OK && rc != Z_BUF_ERROR) {
-			r = DOCA_ERROR_UNEXPECTED;
-			break;
-		}
-		if (out_left == 0) {
-			r = DOCA_ERROR_TOO_BIG;
-			break;
-		}
+		r = cp_zstatus(deflating, rc, in_left, out_left);
 	}
 	run->produced = io->room - out_left;
 	return r;
 }
 
-/* Inflates the raw deflate stream of io->in into io->out (run->z set up by odma_cp_run). */
+static doca_error_t cp_deflate(struct cp_run *run)
+{
+	return cp_zrun(run, true);
+}
+
 static doca_error_t cp_inflate(struct cp_run *run)
 {
-	z_stream *z = &run->z;
-	const struct cp_io *io = run->io;
-	size_t in_left = io->in_len, out_left = io->room;
-	doca_error_t r = DOCA_SUCCESS;
-
-	z->next_in = (Bytef *)(uintptr_t)io->in;
-	z->next_out = io->out;
-	for (;;) {
-		unsigned ci = cp_chunk(in_left), co = cp_chunk(out_left);
-		int rc;
-
-		z->avail_in = ci;
-		z->avail_out = co;
-		rc = inflate(z, Z_NO_FLUSH);
-		in_left -= ci - z->avail_in;
-		out_left -= co - z->avail_out;
-		if (rc == Z_STREAM_END)
-			break;
-		if (rc == Z_DATA_ERROR || rc == Z_NEED_DICT) {
-			r = DOCA_ERROR_IO_FAILED;
-			break;
-		}
-		if (rc == Z_MEM_ERROR) {
-			r = DOCA_ERROR_NO_MEMORY;
-			break;
-		}
-		if (out_left == 0) {
-			r = DOCA_ERROR_TOO_BIG;
-			break;
-		}
-		if (in_left == 0) { /* the stream ended before its last block */
-			r = DOCA_ERROR_IO_FAILED;
-			break;
-		}
-	}
-	run->produced = io->room - out_left;
-	return r;
+	return cp_zrun(run, false);
 }
 
 /*
