@@ -146,6 +146,16 @@ void odma_inv_share_for(struct doca_buf_inventory *inv, const struct doca_mmap *
 	}
 }
 
+uint32_t odma_inv_num_free(const struct doca_buf_inventory *inventory)
+{
+	struct doca_buf_inventory *inv = (struct doca_buf_inventory *)inventory; /* its lock */
+	bool locked = odma_inv_lock_slow(inv);
+	uint32_t n = inv->num_free;
+
+	odma_inv_unlock(inv, locked);
+	return n;
+}
+
 struct doca_buf *odma_inv_pop(struct doca_buf_inventory *inv)
 {
 	struct doca_buf *b = inv->free_list;
@@ -385,15 +395,9 @@ doca_error_t doca_buf_inventory_get_num_elements(const struct doca_buf_inventory
 doca_error_t doca_buf_inventory_get_num_free_elements(const struct doca_buf_inventory *inventory,
                                                       uint32_t *num_free_elements)
 {
-	struct doca_buf_inventory *inv = (struct doca_buf_inventory *)inventory;
-	bool locked;
-
 	ODMA_CHECK_ARG(inventory != NULL && num_free_elements != NULL,
 	               "inventory and num_free_elements must not be NULL");
-	/* always locked: a first take over a thread-safe mmap may be making it shared now */
-	locked = odma_inv_lock_slow(inv);
-	*num_free_elements = inv->num_free;
-	odma_inv_unlock(inv, locked);
+	*num_free_elements = odma_inv_num_free(inventory);
 	return DOCA_SUCCESS;
 }
 

@@ -271,16 +271,9 @@ doca_error_t doca_buf_pool_get_num_elements(const struct doca_buf_pool *buf_pool
 doca_error_t doca_buf_pool_get_num_free_elements(const struct doca_buf_pool *buf_pool,
                                                  uint32_t *num_of_free_elements)
 {
-	struct doca_buf_inventory *inv;
-	bool locked;
-
 	ODMA_CHECK_ARG(buf_pool != NULL && num_of_free_elements != NULL,
 	               "buf_pool and num_of_free_elements must not be NULL");
-	inv = (struct doca_buf_inventory *)&buf_pool->inv; /* its lock, not its contents */
-	/* always locked: a first take may be making the pool shared right now */
-	locked = odma_inv_lock_slow(inv);
-	*num_of_free_elements = inv->num_free;
-	odma_inv_unlock(inv, locked);
+	*num_of_free_elements = odma_inv_num_free(&buf_pool->inv);
 	return DOCA_SUCCESS;
 }
 

@@ -300,6 +300,11 @@ static inline void odma_inv_unlock(struct doca_buf_inventory *inv, bool locked)
 	if (locked)
 		atomic_flag_clear_explicit(&inv->lock, memory_order_release);
 }
+/*
+ * @inv's free bufs, read under its lock whether or not it is shared yet (a first take over a
+ * thread-safe mmap may be making it shared at this moment).
+ */
+uint32_t odma_inv_num_free(const struct doca_buf_inventory *inv);
 /* Makes @inv shared before it serves a buf of @mmap, when @mmap is thread-safe. */
 void odma_inv_share_for(struct doca_buf_inventory *inv, const struct doca_mmap *mmap);
 /* Pops a free buf of @inv (the caller holds the lock when shared; one is free). */
