@@ -638,15 +638,17 @@ doca_error_t doca_rdma_stop_listen_to_port(struct doca_rdma *rdma, uint16_t port
 static bool rd_ctl(struct rd_stream *s, uint16_t type, uint64_t arg0, const uint8_t *key)
 {
 	struct rw_hdr h = { .magic = RW_MAGIC, .type = type, .arg0 = arg0 };
-	bool ok;
 
 	if (key != NULL)
 		memcpy(h.key, key, 16);
-	pthread_mutex_lock(&s->wlock);
-	ok = rw_write(s->ch, &h, NULL, 0, NULL, 0);
-	pthread_mutex_unlock(&s->wlock);
-	return ok;
+	return odma_rd_frame_out(s, &h, NULL, 0);
 }
+
+/* A connection argument of the calls below: one of a started context's, else INVALID_VALUE. */
+#define RD_CHECK_CONN(c)                                                                           \
+	ODMA_CHECK_ARG(rd_conn_valid(c),                                                           \
+	               "%s: rdma_connection is not a connection of a started RDMA context",        \
+	               __func__)
 
 doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_connection,
                                          void *private_data, uint8_t private_data_len)
@@ -655,10 +657,7 @@ doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_conne
 	struct rd_stream *s = NULL;
 	struct doca_rdma *rd;
 
-	ODMA_CHECK_ARG(rd_conn_valid(c),
-	               "%s: rdma_connection is not a connection of a started "
-	               "RDMA context",
-	               __func__);
+	RD_CHECK_CONN(c);
 	ODMA_CHECK_ARG((private_data == NULL) == (private_data_len == 0),
 	               "%s: private data and its length go together", __func__);
 	rd = c->rd;
@@ -690,10 +689,7 @@ doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_conne
 	struct rd_stream *s = NULL;
 	struct doca_rdma *rd;
 
-	ODMA_CHECK_ARG(rd_conn_valid(c),
-	               "%s: rdma_connection is not a connection of a started "
-	               "RDMA context",
-	               __func__);
+	RD_CHECK_CONN(c);
 	rd = c->rd;
 	pthread_mutex_lock(&rd->lock);
 	if (c->state == RD_C_REQUESTED && c->in != NULL)
@@ -768,10 +764,7 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 	struct rd_stream *s;
 	struct doca_rdma *rd;
 
-	ODMA_CHECK_ARG(rd_conn_valid(c),
-	               "%s: rdma_connection is not a connection of a started "
-	               "RDMA context",
-	               __func__);
+	RD_CHECK_CONN(c);
 	rd = c->rd;
 	pthread_mutex_lock(&rd->lock);
 	if (c->state == RD_C_FREE || c->app_closed) {

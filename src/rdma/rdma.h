@@ -514,6 +514,8 @@ void *odma_rd_reader(void *arg);
 void odma_rd_admit(struct doca_rdma *rd, struct rw_chan *ch);
 /* Serves a stream's frame on the transport thread when it never waits (rw_fast_fn). */
 int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *payload);
+/* Writes one frame on @s (its writers take turns): false when the stream ended. */
+bool odma_rd_frame_out(struct rd_stream *s, const struct rw_hdr *h, const void *p, size_t n);
 /*
  * Sends a request for @t with its @n payload bytes on its connection's out stream (PE thread),
  * in frames of at most RW_PIECE_MAX bytes.

@@ -24,8 +24,7 @@ ODMA_LOG_REGISTER(ODMA_RDMA_SERVE)
 
 static bool rd_ctl_reject(struct rd_stream *s);
 
-/* Writes one frame on @s (its writers take turns): false when the stream ended. */
-static bool rd_frame_out(struct rd_stream *s, const struct rw_hdr *h, const void *p, size_t n)
+bool odma_rd_frame_out(struct rd_stream *s, const struct rw_hdr *h, const void *p, size_t n)
 {
 	bool ok;
 
@@ -42,7 +41,7 @@ static bool rd_reply(struct rd_stream *s, uint64_t tag, doca_error_t st, uint64_
 		.magic = RW_MAGIC, .type = RW_RESP, .tag = tag, .status = (uint32_t)st, .arg0 = arg0
 	};
 
-	return rd_frame_out(s, &h, p, n);
+	return odma_rd_frame_out(s, &h, p, n);
 }
 
 /* Free bytes after the data of every element of a destination list (NULL: none). */
@@ -199,7 +198,7 @@ static bool rd_ctl_reject(struct rd_stream *s)
 {
 	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_CM_REJECT };
 
-	return rd_frame_out(s, &h, NULL, 0);
+	return odma_rd_frame_out(s, &h, NULL, 0);
 }
 
 void odma_rd_admit(struct doca_rdma *rd, struct rw_chan *ch)
@@ -514,7 +513,7 @@ static bool rd_serve_read(struct rd_stream *s, const struct rw_hdr *h)
 		off += k;
 		a.status = (uint32_t)st;
 		a.flags = st == DOCA_SUCCESS && off < n ? RW_F_MORE : 0;
-		ok = rd_frame_out(s, &a, buf, st == DOCA_SUCCESS ? k : 0);
+		ok = odma_rd_frame_out(s, &a, buf, st == DOCA_SUCCESS ? k : 0);
 	} while (ok && a.flags != 0 && rw_pace(s->ch));
 	free(buf);
 	return ok;
