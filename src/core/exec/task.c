@@ -171,6 +171,17 @@ static doca_error_t task_prepare_copy(struct doca_ctx *ctx, struct doca_task *t,
 	return DOCA_SUCCESS;
 }
 
+/* The engine's queue refused @t: it is the program's again (one rate-limited line). */
+static void __attribute__((noinline)) task_refused_full(struct doca_ctx *ctx, struct doca_task *t)
+{
+	t->state = ODMA_TASK_ALLOCATED;
+	ctx->next_seq--;
+	ctx->inflight--;
+	ODMA_RATELIMITED_WARN("task %p: the engine's queue is full; "
+	                      "progress the PE and submit again",
+	                      (void *)t);
+}
+
 /* Holds the task (no FLUSH, or older tasks still held) or launches it. */
 static doca_error_t task_enqueue(struct doca_ctx *ctx, struct doca_task *t, uint32_t flags)
 {
@@ -191,14 +202,8 @@ static doca_error_t task_enqueue(struct doca_ctx *ctx, struct doca_task *t, uint
 		return DOCA_SUCCESS;
 	}
 	r = task_launch(ctx, t, true);
-	if (doca_unlikely(r != DOCA_SUCCESS)) {
-		t->state = ODMA_TASK_ALLOCATED;
-		ctx->next_seq--;
-		ctx->inflight--;
-		ODMA_RATELIMITED_WARN("task %p: the engine's queue is full; progress the PE and "
-		                      "submit again",
-		                      (void *)t);
-	}
+	if (doca_unlikely(r != DOCA_SUCCESS))
+		task_refused_full(ctx, t);
 	return r;
 }
 
@@ -301,14 +306,8 @@ task_submit(struct doca_task *t, uint32_t flags, bool strict)
 	}
 	task_job(ctx, t, &job);
 	r = ctx->fp.submit(ctx->fp.engine_pe, t, &job, true);
-	if (doca_unlikely(r != DOCA_SUCCESS)) {
-		t->state = ODMA_TASK_ALLOCATED;
-		ctx->next_seq--;
-		ctx->inflight--;
-		ODMA_RATELIMITED_WARN("task %p: the engine's queue is full; progress the PE and "
-		                      "submit again",
-		                      (void *)t);
-	}
+	if (doca_unlikely(r != DOCA_SUCCESS))
+		task_refused_full(ctx, t);
 	return r;
 }
 
