@@ -105,6 +105,8 @@ bool bench_busy_check(double pingpong_ns, double threshold_ns);
  * when it ended or failed first.
  */
 bool bench_full_io(int fd, void *p, size_t n, bool wr);
+/* Opens the device at PCI address @pci ("b1:00.0", "03:00.0"), or NULL. */
+struct doca_dev *bench_open_pci(const char *pci);
 double bench_eventfd_pingpong_ns(void);
 void bench_memcpy_rep(const struct bench_mem *m, double seconds, struct bench_rep *r);
 int bench_engine_threads(void);

@@ -65,22 +65,6 @@ static struct {
 	uint8_t *mem;
 } bc;
 
-static struct doca_dev *bc_open(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
-			(void)doca_dev_open(list[i], &dev);
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
 static void bc_state(const union doca_data ud, struct doca_ctx *ctx, enum doca_ctx_states prev,
                      enum doca_ctx_states next)
 {
@@ -245,7 +229,7 @@ static int child_main(int ctl, int raw, size_t size)
 	size_t dlen;
 	char cmd;
 
-	bc.dev = bc_open("b1:00.0");
+	bc.dev = bench_open_pci("b1:00.0");
 	if (bc.dev == NULL || doca_pe_create(&bc.pe) || doca_pe_create(&bc.fp_pe) ||
 	    doca_comch_client_create(bc.dev, BC_NAME, &bc.cli))
 		return 10;
@@ -588,7 +572,7 @@ int bench_comch_run(size_t size, double seconds, struct bench_comch *out, char *
 		goto done;
 	}
 	/* the DPU side: server on 03:00.0 for the representor of b1:00.0 */
-	bc.dev = bc_open("03:00.0");
+	bc.dev = bench_open_pci("03:00.0");
 	if (bc.dev == NULL ||
 	    doca_devinfo_rep_create_list(bc.dev, DOCA_DEVINFO_REP_FILTER_NET, &reps, &n) ||
 	    n == 0) {

@@ -31,36 +31,6 @@
 #define SE_LATE_MS 20
 #define SE_LATE_ROUNDS 10
 
-static bool se_full(int fd, void *p, size_t n, bool out)
-{
-	for (size_t done = 0; done < n;) {
-		ssize_t k = out ? write(fd, (uint8_t *)p + done, n - done)
-		                : read(fd, (uint8_t *)p + done, n - done);
-
-		if (k <= 0)
-			return false;
-		done += (size_t)k;
-	}
-	return true;
-}
-
-static struct doca_dev *se_open(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n = 0;
-	char addr[DOCA_DEVINFO_PCI_ADDR_SIZE];
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_get_pci_addr_str(list[i], addr) == DOCA_SUCCESS &&
-		    strstr(addr, pci) != NULL)
-			(void)doca_dev_open(list[i], &dev);
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
 /*
  * The responder (the DPU side): exports the event, serves the raw UCX baseline on 'U', then
  * answers every value with the next one until it sees SE_STOP.
@@ -68,7 +38,7 @@ static struct doca_dev *se_open(const char *pci)
 static int se_child(int ctl, void *arg)
 {
 	static uint8_t raw[64];
-	struct doca_dev *dev = se_open("03:00.0");
+	struct doca_dev *dev = bench_open_pci("03:00.0");
 	struct doca_sync_event *se;
 	const uint8_t *blob;
 	size_t sz;
@@ -84,13 +54,14 @@ static int se_child(int ctl, void *arg)
 	    doca_sync_event_export_to_remote_pci(se, dev, &blob, &sz) != DOCA_SUCCESS)
 		return 1;
 	len = sz;
-	if (!se_full(ctl, &len, sizeof(len), true) || !se_full(ctl, (void *)blob, sz, true) ||
-	    !se_full(ctl, &cmd, 1, false) || cmd != 'U')
+	if (!bench_full_io(ctl, &len, sizeof(len), true) ||
+	    !bench_full_io(ctl, (void *)blob, sz, true) || !bench_full_io(ctl, &cmd, 1, false) ||
+	    cmd != 'U')
 		return 1;
 	if (bench_ucx_export(ctl, raw, sizeof(raw)) != 0) {
 		uint64_t none[3] = { 0, 0, 0 }; /* the requester reads no raw UCX row */
 
-		if (!se_full(ctl, none, sizeof(none), true))
+		if (!bench_full_io(ctl, none, sizeof(none), true))
 			return 1;
 	}
 	for (;;) {
@@ -104,7 +75,7 @@ static int se_child(int ctl, void *arg)
 			usleep(SE_LATE_MS * 1000);
 		t = bench_now_ns(); /* one clock: both processes run on this machine */
 		if (doca_sync_event_update_set(se, v) != DOCA_SUCCESS ||
-		    (got >= SE_LATE && !se_full(ctl, &t, sizeof(t), true)))
+		    (got >= SE_LATE && !bench_full_io(ctl, &t, sizeof(t), true)))
 			return 1;
 	}
 	/* the requester closes the control socket when it is done with the event */
@@ -169,7 +140,7 @@ static double se_late(struct doca_sync_event *se, int ctl, uint64_t *v)
 		    doca_sync_event_wait_gt(se, *v + 1, UINT64_MAX) != DOCA_SUCCESS)
 			return 0;
 		woke_ns = bench_now_ns();
-		if (!se_full(ctl, &set_ns, sizeof(set_ns), false))
+		if (!bench_full_io(ctl, &set_ns, sizeof(set_ns), false))
 			return 0;
 		lag[i] = woke_ns > set_ns ? (double)(woke_ns - set_ns) : 0;
 		*v += 2;
@@ -195,8 +166,8 @@ int bench_se_run(double seconds, bool netns, struct bench_se *out, char *err, si
 	                           err, errlen);
 	if (pid < 0)
 		return -1;
-	if (!se_full(ctl, &len, sizeof(len), false) || len > sizeof(blob) ||
-	    !se_full(ctl, blob, len, false) || (dev = se_open("b1:00.0")) == NULL ||
+	if (!bench_full_io(ctl, &len, sizeof(len), false) || len > sizeof(blob) ||
+	    !bench_full_io(ctl, blob, len, false) || (dev = bench_open_pci("b1:00.0")) == NULL ||
 	    doca_sync_event_create_from_export(dev, blob, len, &se) != DOCA_SUCCESS ||
 	    doca_sync_event_start(se) != DOCA_SUCCESS) {
 		snprintf(err, errlen,

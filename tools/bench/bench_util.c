@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <doca_dev.h>
+
 #include "bench.h"
 #include "odma_help.h"
 #include "util/stream_copy.h"
@@ -195,6 +197,22 @@ static void *pp_spin_lead(void *arg)
 	}
 	p->samples[0] = (uint64_t)(bench_median(batch, PP_BATCHES) + 0.5);
 	return NULL;
+}
+
+struct doca_dev *bench_open_pci(const char *pci)
+{
+	struct doca_devinfo **list;
+	struct doca_dev *dev = NULL;
+	uint32_t n;
+	uint8_t is;
+
+	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
+		return NULL;
+	for (uint32_t i = 0; i < n && dev == NULL; i++)
+		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
+			(void)doca_dev_open(list[i], &dev);
+	doca_devinfo_destroy_list(list);
+	return dev;
 }
 
 bool bench_full_io(int fd, void *p, size_t n, bool wr)

@@ -59,29 +59,13 @@ struct xb_run {
 	bool stop, failed;
 };
 
-static struct doca_dev *xb_open(const char *pci)
-{
-	struct doca_devinfo **list;
-	struct doca_dev *dev = NULL;
-	uint32_t n;
-	uint8_t is;
-
-	if (doca_devinfo_create_list(&list, &n) != DOCA_SUCCESS)
-		return NULL;
-	for (uint32_t i = 0; i < n && dev == NULL; i++)
-		if (doca_devinfo_is_equal_pci_addr(list[i], pci, &is) == DOCA_SUCCESS && is)
-			(void)doca_dev_open(list[i], &dev);
-	doca_devinfo_destroy_list(list);
-	return dev;
-}
-
 /*
  * The exporter: maps and exports @len bytes, sends {desc len, addr} and the descriptor (and,
  * with @ucx, what the raw UCX baseline needs), waits.
  */
 static void xb_exporter(int fd, size_t len, bool ucx)
 {
-	struct doca_dev *dev = xb_open(XB_HOST_PCI);
+	struct doca_dev *dev = bench_open_pci(XB_HOST_PCI);
 	uint8_t *buf = aligned_alloc(4096, len);
 	struct doca_mmap *m;
 	uint64_t hdr[2];
@@ -151,7 +135,7 @@ static int xb_open_pair(struct xb *x, size_t len, bool ucx, bool netns, char *er
 	x->tcp_addr = netns ? bench_netns_peer() : "127.0.0.1";
 	x->remote = (uint8_t *)(uintptr_t)hdr[1];
 	x->local = aligned_alloc(4096, len);
-	x->dev = xb_open(XB_DPU_PCI);
+	x->dev = bench_open_pci(XB_DPU_PCI);
 	if (x->local == NULL || x->dev == NULL)
 		return snprintf(err, errlen, "no DPU-side device %s (default profile bf3)",
 		                XB_DPU_PCI),
