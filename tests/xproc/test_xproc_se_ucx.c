@@ -797,7 +797,8 @@ static doca_error_t import_forged(struct imp *im, uint8_t *blob, size_t sz)
 /*
  * What the importer does with a version-2 blob: a blob the exporter did not issue (another
  * device name, another generation) is refused by the exporter; ODMA_TRANSPORT=process
- * takes the shared page where the exporter shares our kernel, and is refused where not.
+ * takes the shared page where the exporter shares our kernel (and a wait over the network
+ * sees its writes), and is refused where not; a bad ODMA_SE_WATCH_MS fails the import.
  */
 static void test_import_rules(void **state)
 {
@@ -845,18 +846,35 @@ static void test_import_rules(void **state)
 		assert_int_equal(doca_sync_event_create_from_export(im->dev, im->blob, im->sz, &se),
 		                 DOCA_ERROR_NOT_SUPPORTED);
 	} else {
+		unsigned int done = im->ok + im->err;
+
 		assert_ok(doca_sync_event_create_from_export(im->dev, im->blob, im->sz, &se));
 		assert_ok(doca_sync_event_start(se));
 		assert_ok(doca_sync_event_update_set(se, 77)); /* through the shared page */
 		assert_int_equal(peer_get(im), 77);
 		assert_ok(doca_sync_event_get(im->se, &v)); /* and seen over the network */
 		assert_int_equal(v, 77);
+		/*
+		 * a wait over the network sees a write the exporting process did not make (a third
+		 * process on its page): its watch is answered at the end of ODMA_SE_WATCH_MS
+		 */
+		submit(t_eq(im, 88, 6));
+		(void)doca_pe_progress(im->pe);
+		assert_ok(doca_sync_event_update_set(se, 88));
+		run_until(im, done + 1);
+		assert_int_equal(im->last, DOCA_SUCCESS);
+		assert_int_equal(im->calls[6], 1);
 		assert_ok(doca_sync_event_stop(se));
 		assert_ok(doca_sync_event_destroy(se));
 	}
 	setenv("ODMA_TRANSPORT", "ucx", 1);
 	if (getenv("ODMA_TP_TEST_PEER_NETNS") != NULL)
 		unsetenv("ODMA_TRANSPORT");
+	/* a bad ODMA_SE_WATCH_MS fails the import over the network (one line naming it) */
+	setenv("ODMA_SE_WATCH_MS", "0", 1);
+	assert_int_equal(doca_sync_event_create_from_export(im->dev, im->blob, im->sz, &se),
+	                 DOCA_ERROR_INVALID_VALUE);
+	unsetenv("ODMA_SE_WATCH_MS");
 	imp_stop(im, true);
 }
 
