@@ -49,6 +49,12 @@ struct odma_job {
 	 * moves many), e.g. the ones submitted between two progress calls.
 	 */
 	bool batch;
+	/*
+	 * A batch task's slot: its destination address divided by its size rounded down to a
+	 * power of two (0 for other tasks). An engine that runs such copies whole may give the
+	 * copies of one slot to one thread, so that each thread's slots stay in its own cache.
+	 */
+	uint64_t home;
 };
 
 /*

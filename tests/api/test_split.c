@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -232,11 +233,41 @@ static void count_cb(struct doca_dma_task_memcpy *task, union doca_data task_ud,
 }
 
 /*
- * A copy from another process' memory (an import of this process' own PCI export: each chunk
- * is one process_vm_readv) is cut into one chunk per thread, not four: every chunk costs a
- * system call that pins its pages and takes the peer's mm lock.
+ * Progress until @want tasks counted in @done: polling, or (@event) as an event-driven program
+ * does, sleeping on the PE's notification handle before each progress call (each sleep at
+ * most 5 s: a task that only a poll would run and that no wake-up announces fails the count).
  */
-static void split_cross_process_one_chunk_per_thread(void **state)
+static void xp_wait(struct doca_pe *pe, const unsigned int *done, unsigned int want, bool event)
+{
+	doca_notification_handle_t h;
+	struct pollfd pfd;
+
+	if (!event) {
+		for (long i = 0; i < 1000000000L && *done < want; i++)
+			doca_pe_progress(pe);
+		return;
+	}
+	assert_ok(doca_pe_get_notification_handle(pe, &h));
+	pfd = (struct pollfd){ .fd = h, .events = POLLIN };
+	/* as such a program may do right after submitting: arm, sleep, one progress call */
+	for (int round = 0; round < 100000 && *done < want; round++) {
+		assert_ok(doca_pe_request_notification(pe));
+		assert_int_equal(poll(&pfd, 1, 5000), 1);
+		assert_ok(doca_pe_clear_notification(pe, h));
+		(void)doca_pe_progress(pe);
+	}
+}
+
+/*
+ * Copies from another process' memory (an import of this process' own PCI export: each chunk
+ * is one process_vm_readv), DEPTH of them submitted at once: the first two are cut into one
+ * chunk per thread, not four (every chunk costs a system call that pins its pages); once two
+ * per worker are in flight, the next ones are whole, each run by the home thread of its
+ * destination slot (this one at a poll, or the worker), so that two threads do not pin pages
+ * under one page-table lock and each keeps its own slots in its cache. @event: the program
+ * sleeps on the notification handle, so a whole copy homed on this thread must wake it.
+ */
+static void xp_copies(bool event)
 {
 	struct doca_dev *host = tu_open_dev("b1:00.0"), *dpu = tu_open_dev("03:00.0");
 	uint8_t *src = aligned_alloc(4096, COPY), *dst = aligned_alloc(4096, DEPTH * COPY);
@@ -247,11 +278,11 @@ static void split_cross_process_one_chunk_per_thread(void **state)
 	struct doca_dma_task_memcpy *t[DEPTH];
 	unsigned int done = 0;
 	union doca_data ud = { .ptr = &done };
+	unsigned long long worker = 0, pe_bytes = 0;
 	enum doca_ctx_states st;
 	const void *desc;
 	size_t len;
 
-	(void)state;
 	assert_non_null(src);
 	assert_non_null(dst);
 	for (size_t i = 0; i < COPY; i++)
@@ -286,8 +317,7 @@ static void split_cross_process_one_chunk_per_thread(void **state)
 		assert_ok(doca_dma_task_memcpy_alloc_init(dma, s, d, ud, &t[i]));
 		assert_ok(doca_task_submit(doca_dma_task_memcpy_as_task(t[i])));
 	}
-	for (long i = 0; i < 1000000000L && done < DEPTH; i++)
-		doca_pe_progress(pe);
+	xp_wait(pe, &done, DEPTH, event);
 	assert_int_equal(done, DEPTH);
 	for (unsigned int i = 0; i < DEPTH; i++) {
 		const struct doca_buf *s = doca_dma_task_memcpy_get_src(t[i]);
@@ -309,8 +339,10 @@ static void split_cross_process_one_chunk_per_thread(void **state)
 	}
 	assert_ok(doca_dma_destroy(dma));
 	assert_ok(doca_pe_destroy(pe)); /* the last PE: the pool stops and logs its account */
-	assert_true(split_account(&(unsigned long long){ 0 }, &(unsigned long long){ 0 }));
-	assert_int_equal(last_chunks, DEPTH * 2ull); /* one worker and this thread */
+	assert_true(split_account(&worker, &pe_bytes));
+	/* the first two in two chunks each (one worker and this thread), the others whole */
+	assert_int_equal(last_chunks, 2ull * 2 + (DEPTH - 2));
+	assert_int_equal(worker + pe_bytes, (unsigned long long)DEPTH * COPY);
 	assert_ok(doca_buf_inventory_destroy(inv));
 	assert_ok(doca_mmap_destroy(imp));
 	assert_ok(doca_mmap_stop(local));
@@ -323,6 +355,18 @@ static void split_cross_process_one_chunk_per_thread(void **state)
 	free(dst);
 }
 
+static void split_cross_process_whole_copies_by_home(void **state)
+{
+	(void)state;
+	xp_copies(false);
+}
+
+static void split_cross_process_event_driven(void **state)
+{
+	(void)state;
+	xp_copies(true);
+}
+
 int main(void)
 {
 	struct doca_log_backend *be;
@@ -332,7 +376,8 @@ int main(void)
 		cmocka_unit_test(split_fault_fails_its_task),
 		cmocka_unit_test(split_shares_add_up),
 		cmocka_unit_test(split_refuses_overlap),
-		cmocka_unit_test(split_cross_process_one_chunk_per_thread),
+		cmocka_unit_test(split_cross_process_whole_copies_by_home),
+		cmocka_unit_test(split_cross_process_event_driven),
 	};
 
 	setenv("ODMA_ENGINE", "thread", 1);

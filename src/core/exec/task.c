@@ -58,6 +58,10 @@ static void task_job(const struct doca_ctx *ctx, const struct doca_task *t, stru
 	job->order_key = ctx->ordered ? (uintptr_t)ctx : 0;
 	job->in_order = ctx->ordered || fails;
 	job->batch = !fails && t->copy.batch;
+	/* the destination's slot, counted in the copy's size rounded down to a power of two */
+	job->home = job->batch && job->bytes
+	                    ? (uintptr_t)t->copy.dst->data >> (63 - __builtin_clzll(job->bytes))
+	                    : 0;
 }
 
 /* Gives the task to the engine; on AGAIN from the engine the caller undoes the accounting. */

@@ -42,6 +42,7 @@ ODMA_LOG_REGISTER(ODMA_ENGINE_THREAD)
 #define TE_MAX_WORKERS 64u
 #define TE_BATCH 32u
 #define TE_SPIN_NS 50000ll                /* busy-wait this long before sleeping */
+#define TE_FIRST_DIBS_NS 500000ll         /* a whole split copy waits this long for a worker */
 #define TE_PUBLISH_EACH_BYTES 65536u      /* big copies publish their completion at once */
 #define TE_DEFAULT_INLINE_MAX (64u << 10) /* measured: docs/performance.md */
 #define TE_DEFAULT_SPLIT_MIN (64u << 10)  /* copies above this size are cut into chunks */
@@ -108,7 +109,8 @@ struct te_split {
 	struct doca_pe *pe;
 	uint64_t bytes, chunk;
 	uint32_t nchunks;
-	bool returned; /* PE thread only: handed back */
+	bool returned;     /* PE thread only: handed back */
+	int64_t submitted; /* PE thread only: when a copy of one chunk was submitted */
 };
 
 struct te_pe {
@@ -739,16 +741,31 @@ static void te_queue(struct te_pe *tp, struct te_channel *ch, struct doca_task *
 	tp->staged = true;
 }
 
+/* The split copies of @tp not yet handed back. */
+static unsigned int te_splits_live(const struct te_pe *tp)
+{
+	unsigned int n = 0;
+
+	for (uint64_t busy = tp->split_busy; busy != 0; busy &= busy - 1)
+		n += !tp->split[__builtin_ctzll(busy)].returned;
+	return n;
+}
+
 /*
- * The chunk size of a split copy of @job: about four chunks per thread, on pages; one per
- * thread when each chunk costs a system call (another process' memory: each call pins its
- * pages and takes the peer's mm lock, so fewer, larger calls win; measured in
- * docs/performance.md, "Cross-process copies at the threads' limit").
+ * The chunk size of a split copy of @job: about four chunks per thread, on pages. A copy from
+ * another process' memory costs a system call per chunk, which pins the peer's pages under the
+ * lock of their page table (one per 2 MiB of the peer's memory): one chunk per thread then; and
+ * once the PE has two such copies in flight per worker, none at all: the copy goes whole to the
+ * home thread of its destination slot (te_submit_split), so that the threads seldom pin pages
+ * under one lock, each keeps its slots in its own cache, and each has its next copy queued
+ * (measured in docs/performance.md, "Cross-process copies at the threads' limit").
  */
-static uint64_t te_chunk(const struct odma_job *job)
+static uint64_t te_chunk(const struct te_pe *tp, const struct odma_job *job)
 {
 	uint64_t c = te.split_chunk;
 
+	if (c == 0 && job->batch && te_splits_live(tp) >= 2 * tp->nch)
+		return job->bytes;
 	if (c == 0)
 		c = job->bytes / ((job->batch ? 1 : 4) * ((uint64_t)te.nworkers + 1));
 	c = (c + TE_CHUNK_ALIGN - 1) & ~(uint64_t)(TE_CHUNK_ALIGN - 1);
@@ -772,15 +789,32 @@ static bool te_submit_split(struct te_pe *tp, struct doca_task *task, const stru
 		return false;
 	k = (uint32_t)__builtin_ctzll(~tp->split_busy);
 	sp = &tp->split[k];
+	sp->chunk = te_chunk(tp, job); /* before the slot counts as live */
 	tp->split_busy |= (uint64_t)1 << k;
 	sp->task = task;
 	sp->pe = tp->pe;
 	sp->bytes = job->bytes;
-	sp->chunk = te_chunk(job);
 	sp->nchunks = (uint32_t)((job->bytes + sp->chunk - 1) / sp->chunk);
 	sp->returned = false;
 	atomic_store_explicit(&sp->next, 0, memory_order_relaxed);
 	atomic_store_explicit(&sp->done, 0, memory_order_relaxed);
+	sp->submitted = 0;
+	if (sp->nchunks == 1) {
+		/* a whole copy has a home thread by its slot: this one, or one worker first */
+		uint32_t home = (uint32_t)(job->home % (tp->nch + 1));
+
+		if (home == tp->nch) {
+			atomic_store_explicit(&sp->refs, 0, memory_order_relaxed);
+			return true; /* run at the next poll (te_split_pending says so) */
+		}
+		sp->submitted = te_now_ns();
+		atomic_store_explicit(&sp->refs, 1, memory_order_relaxed);
+		odma_spsc_stage(&tp->ch[home]->sub,
+		                te_entry((struct doca_task *)(void *)sp, TE_SPLIT));
+		tp->staged = true;
+		te_doorbell(tp);
+		return true;
+	}
 	atomic_store_explicit(&sp->refs, tp->nch, memory_order_relaxed);
 	for (uint32_t i = 0; i < tp->nch; i++)
 		odma_spsc_stage(&tp->ch[i]->sub,
@@ -793,11 +827,10 @@ static bool te_submit_split(struct te_pe *tp, struct doca_task *task, const stru
 }
 
 /*
- * At poll: claims the chunks still unclaimed of the PE's split copies, hands back those
- * whose last chunk finished (into @done, up to @max), and frees the slots no worker still
- * holds an entry for.
+ * Hands back the PE's split copies whose last chunk finished (into @done, up to @max) and frees
+ * the slots no worker still holds an entry for.
  */
-static unsigned int te_split_poll(struct te_pe *tp, struct doca_task **done, unsigned int max)
+static unsigned int te_split_reap(struct te_pe *tp, struct doca_task **done, unsigned int max)
 {
 	unsigned int n = 0;
 
@@ -806,8 +839,6 @@ static unsigned int te_split_poll(struct te_pe *tp, struct doca_task **done, uns
 		struct te_split *sp = &tp->split[k];
 
 		if (!sp->returned) {
-			if (atomic_load_explicit(&sp->next, memory_order_relaxed) < sp->nchunks)
-				te_split_work(sp, TE_MAX_WORKERS);
 			if (n == max ||
 			    atomic_load_explicit(&sp->done, memory_order_acquire) != sp->nchunks)
 				continue;
@@ -820,14 +851,54 @@ static unsigned int te_split_poll(struct te_pe *tp, struct doca_task **done, uns
 	return n;
 }
 
-/* Whether a split copy waits to be handed back. */
+/*
+ * At poll: hands back what finished, then claims the chunks still unclaimed of the PE's split
+ * copies, handing back those whose last chunk this thread ran. Of the copies run whole, one
+ * per poll (what a worker finishes meanwhile goes back at the next poll, not after this thread
+ * has run every copy left), and a worker's only after TE_FIRST_DIBS_NS: this thread, already
+ * running, would otherwise win every race with a worker that has to wake up first.
+ */
+static unsigned int te_split_poll(struct te_pe *tp, struct doca_task **done, unsigned int max)
+{
+	unsigned int n = te_split_reap(tp, done, max);
+	bool whole_run = false;
+	int64_t now = 0;
+
+	for (uint64_t busy = tp->split_busy; busy != 0; busy &= busy - 1) {
+		struct te_split *sp = &tp->split[__builtin_ctzll(busy)];
+
+		if (sp->returned ||
+		    atomic_load_explicit(&sp->next, memory_order_relaxed) >= sp->nchunks)
+			continue;
+		if (sp->nchunks == 1) {
+			if (whole_run || (sp->submitted != 0 &&
+			                  (now != 0 ? now : (now = te_now_ns())) - sp->submitted <
+			                          TE_FIRST_DIBS_NS))
+				continue;
+			whole_run = true;
+		}
+		te_split_work(sp, TE_MAX_WORKERS);
+		/* finished here, or by a worker meanwhile: back before the next copy is helped */
+		if (n < max &&
+		    atomic_load_explicit(&sp->done, memory_order_acquire) == sp->nchunks) {
+			done[n++] = sp->task;
+			sp->returned = true;
+		}
+	}
+	return n;
+}
+
+/* Whether a split copy waits to be handed back, or for this thread to run it (its home). */
 static bool te_split_pending(const struct te_pe *tp)
 {
 	for (uint64_t busy = tp->split_busy; busy != 0; busy &= busy - 1) {
 		const struct te_split *sp = &tp->split[__builtin_ctzll(busy)];
 
-		if (!sp->returned &&
-		    atomic_load_explicit(&sp->done, memory_order_acquire) == sp->nchunks)
+		if (sp->returned)
+			continue;
+		if (atomic_load_explicit(&sp->done, memory_order_acquire) == sp->nchunks ||
+		    (atomic_load_explicit(&sp->refs, memory_order_relaxed) == 0 &&
+		     atomic_load_explicit(&sp->next, memory_order_relaxed) < sp->nchunks))
 			return true;
 	}
 	return false;
