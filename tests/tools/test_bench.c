@@ -161,6 +161,23 @@ static void test_xproc(void **s)
 	json_object_put(a);
 }
 
+static int run_grep(const char *cmdline, const char *want, bool *found);
+
+/* --xproc with a copy above the device's max_buf_size: one clear line and exit 1, no run. */
+static void test_xproc_size_above_max(void **s)
+{
+	char cmd[600];
+	bool found;
+
+	(void)s;
+	snprintf(cmd, sizeof(cmd), "%s --xproc --size 4M --depth 2 --seconds 0.1 --reps 1",
+	         bench_exe);
+	assert_int_equal(run_grep(cmd, "4194304 is above the device", &found), 1);
+	assert_true(found);
+	assert_int_equal(run_grep(cmd, "max_buf_size (2097152 bytes)", &found), 1);
+	assert_true(found);
+}
+
 /*
  * --xproc --transport ucx: reads and writes over odma's UCX transport beside raw ucp_get_nbx
  * and ucp_put_nbx (issue #20), and beside a raw TCP stream over the same link (issue #30).
@@ -505,21 +522,14 @@ static void test_help(void **s)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_throughput),
-		cmocka_unit_test(test_latency),
-		cmocka_unit_test(test_event),
-		cmocka_unit_test(test_list),
-		cmocka_unit_test(test_advise),
-		cmocka_unit_test(test_help),
-		cmocka_unit_test(test_xproc),
-		cmocka_unit_test(test_xproc_ucx),
-		cmocka_unit_test(test_xproc_ucx_netns),
-		cmocka_unit_test(test_comch),
-		cmocka_unit_test(test_rdma),
-		cmocka_unit_test(test_sync_event),
-		cmocka_unit_test(test_advise_compare),
-		cmocka_unit_test(test_advise_measure),
-		cmocka_unit_test(test_big_baselines),
+		cmocka_unit_test(test_throughput),     cmocka_unit_test(test_latency),
+		cmocka_unit_test(test_event),          cmocka_unit_test(test_list),
+		cmocka_unit_test(test_advise),         cmocka_unit_test(test_help),
+		cmocka_unit_test(test_xproc),          cmocka_unit_test(test_xproc_size_above_max),
+		cmocka_unit_test(test_xproc_ucx),      cmocka_unit_test(test_xproc_ucx_netns),
+		cmocka_unit_test(test_comch),          cmocka_unit_test(test_rdma),
+		cmocka_unit_test(test_sync_event),     cmocka_unit_test(test_advise_compare),
+		cmocka_unit_test(test_advise_measure), cmocka_unit_test(test_big_baselines),
 	};
 
 	if (argc < 3) {

@@ -438,6 +438,18 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 
 	for (int i = 0; i < n; i++)
 		biggest = sz[i] > biggest ? sz[i] : biggest;
+	if (size_given) {
+		uint64_t maxbuf = bench_odma_probe_max_buf_size();
+
+		if (maxbuf != 0 && c->size > maxbuf) {
+			fprintf(stderr,
+			        "odma-bench: --xproc: --size %zu is above the device's "
+			        "max_buf_size "
+			        "(%llu bytes): each copy is one DMA task; give a size up to that\n",
+			        c->size, (unsigned long long)maxbuf);
+			return 1;
+		}
+	}
 	signal(SIGPIPE, SIG_IGN);
 	if (c->netns && bench_netns_enter(err, sizeof(err)) != 0) {
 		fprintf(stderr, "odma-bench: %s\n", err);
