@@ -381,14 +381,8 @@ doca_error_t doca_comch_client_set_max_msg_size(struct doca_comch_client *comch_
 	return comch_ep_set_max_msg(&comch_client->ep, size);
 }
 
-doca_error_t doca_comch_client_get_max_msg_size(const struct doca_comch_client *comch_client,
-                                                uint32_t *size)
-{
-	ODMA_CHECK_ARG(comch_client != NULL && size != NULL,
-	               "doca_comch_client_get_max_msg_size: NULL argument");
-	*size = comch_client->ep.max_msg;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_comch_client_get_max_msg_size, const struct doca_comch_client, comch_client,
+            uint32_t, size, comch_client->ep.max_msg)
 
 doca_error_t doca_comch_client_set_recv_queue_size(struct doca_comch_client *comch_client,
                                                    uint32_t size)
@@ -398,23 +392,11 @@ doca_error_t doca_comch_client_set_recv_queue_size(struct doca_comch_client *com
 	return comch_ep_set_recv_queue(&comch_client->ep, size);
 }
 
-doca_error_t doca_comch_client_get_recv_queue_size(const struct doca_comch_client *comch_client,
-                                                   uint32_t *size)
-{
-	ODMA_CHECK_ARG(comch_client != NULL && size != NULL,
-	               "doca_comch_client_get_recv_queue_size: NULL argument");
-	*size = comch_client->ep.recv_queue;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_comch_client_get_recv_queue_size, const struct doca_comch_client, comch_client,
+            uint32_t, size, comch_client->ep.recv_queue)
 
-doca_error_t doca_comch_client_get_device(const struct doca_comch_client *comch_client,
-                                          struct doca_dev **dev)
-{
-	ODMA_CHECK_ARG(comch_client != NULL && dev != NULL,
-	               "doca_comch_client_get_device: NULL argument");
-	*dev = comch_client->ep.ctx.dev;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_comch_client_get_device, const struct doca_comch_client, comch_client,
+            struct doca_dev *, dev, comch_client->ep.ctx.dev)
 
 struct doca_ctx *doca_comch_client_as_ctx(struct doca_comch_client *comch_client)
 {

@@ -499,12 +499,8 @@ doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *dev
 	return devinfo->caps.comch ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
 }
 
-doca_error_t doca_comch_consumer_get_id(const struct doca_comch_consumer *consumer, uint32_t *id)
-{
-	ODMA_CHECK_ARG(consumer != NULL && id != NULL, "doca_comch_consumer_get_id: NULL argument");
-	*id = consumer->id;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_comch_consumer_get_id, const struct doca_comch_consumer, consumer, uint32_t, id,
+            consumer->id)
 
 doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo,
                                                        uint32_t *max_num_tasks)
@@ -540,14 +536,8 @@ doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devi
 	                    devinfo ? devinfo->caps.comch_max_imm_data : 0, __func__);
 }
 
-doca_error_t doca_comch_consumer_get_imm_data_len(const struct doca_comch_consumer *consumer,
-                                                  uint32_t *imm_data_len)
-{
-	ODMA_CHECK_ARG(consumer != NULL && imm_data_len != NULL,
-	               "doca_comch_consumer_get_imm_data_len: NULL argument");
-	*imm_data_len = consumer->imm_len;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_comch_consumer_get_imm_data_len, const struct doca_comch_consumer, consumer,
+            uint32_t, imm_data_len, consumer->imm_len)
 
 doca_error_t doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *consumer,
                                                   uint32_t imm_data_len)

@@ -337,12 +337,8 @@ doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *dev
 	return devinfo->caps.comch ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
 }
 
-doca_error_t doca_comch_producer_get_id(const struct doca_comch_producer *producer, uint32_t *id)
-{
-	ODMA_CHECK_ARG(producer != NULL && id != NULL, "doca_comch_producer_get_id: NULL argument");
-	*id = producer->id;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_comch_producer_get_id, const struct doca_comch_producer, producer, uint32_t, id,
+            producer->id)
 
 doca_error_t doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo,
                                                        uint32_t *max_num_tasks)

@@ -355,14 +355,8 @@ doca_error_t doca_comch_server_set_max_msg_size(struct doca_comch_server *comch_
 	return comch_ep_set_max_msg(&comch_server->ep, size);
 }
 
-doca_error_t doca_comch_server_get_max_msg_size(const struct doca_comch_server *comch_server,
-                                                uint32_t *size)
-{
-	ODMA_CHECK_ARG(comch_server != NULL && size != NULL,
-	               "doca_comch_server_get_max_msg_size: NULL argument");
-	*size = comch_server->ep.max_msg;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_comch_server_get_max_msg_size, const struct doca_comch_server, comch_server,
+            uint32_t, size, comch_server->ep.max_msg)
 
 doca_error_t doca_comch_server_set_recv_queue_size(struct doca_comch_server *comch_server,
                                                    uint32_t size)
@@ -372,32 +366,14 @@ doca_error_t doca_comch_server_set_recv_queue_size(struct doca_comch_server *com
 	return comch_ep_set_recv_queue(&comch_server->ep, size);
 }
 
-doca_error_t doca_comch_server_get_recv_queue_size(const struct doca_comch_server *comch_server,
-                                                   uint32_t *size)
-{
-	ODMA_CHECK_ARG(comch_server != NULL && size != NULL,
-	               "doca_comch_server_get_recv_queue_size: NULL argument");
-	*size = comch_server->ep.recv_queue;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_comch_server_get_recv_queue_size, const struct doca_comch_server, comch_server,
+            uint32_t, size, comch_server->ep.recv_queue)
 
-doca_error_t doca_comch_server_get_device(const struct doca_comch_server *comch_server,
-                                          struct doca_dev **dev)
-{
-	ODMA_CHECK_ARG(comch_server != NULL && dev != NULL,
-	               "doca_comch_server_get_device: NULL argument");
-	*dev = comch_server->ep.ctx.dev;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_comch_server_get_device, const struct doca_comch_server, comch_server,
+            struct doca_dev *, dev, comch_server->ep.ctx.dev)
 
-doca_error_t doca_comch_server_get_device_rep(const struct doca_comch_server *comch_server,
-                                              struct doca_dev_rep **rep)
-{
-	ODMA_CHECK_ARG(comch_server != NULL && rep != NULL,
-	               "doca_comch_server_get_device_rep: NULL argument");
-	*rep = comch_server->ep.rep;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_comch_server_get_device_rep, const struct doca_comch_server, comch_server,
+            struct doca_dev_rep *, rep, comch_server->ep.rep)
 
 struct doca_ctx *doca_comch_server_as_ctx(struct doca_comch_server *comch_server)
 {

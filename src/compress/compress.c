@@ -333,14 +333,8 @@ struct doca_ctx *doca_compress_as_ctx(struct doca_compress *compress)
 	return compress != NULL ? &compress->ctx : NULL;
 }
 
-doca_error_t doca_compress_cap_get_max_num_tasks(struct doca_compress *compress,
-                                                 uint32_t *max_num_tasks)
-{
-	ODMA_CHECK_ARG(compress != NULL && max_num_tasks != NULL,
-	               "compress and max_num_tasks must not be NULL");
-	*max_num_tasks = compress->max_tasks;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_compress_cap_get_max_num_tasks, struct doca_compress, compress, uint32_t,
+            max_num_tasks, compress->max_tasks)
 
 static doca_error_t cp_set_conf(struct doca_compress *c, enum cp_type type, cp_cb_t ok, cp_cb_t err,
                                 uint32_t num, const char *fn)

@@ -95,13 +95,8 @@ doca_error_t doca_dma_cap_task_memcpy_is_supported(const struct doca_devinfo *de
 	return devinfo->caps.dma_memcpy ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
 }
 
-doca_error_t doca_dma_cap_get_max_num_tasks(struct doca_dma *dma, uint32_t *max_num_tasks)
-{
-	ODMA_CHECK_ARG(dma != NULL && max_num_tasks != NULL,
-	               "dma and max_num_tasks must not be NULL");
-	*max_num_tasks = dma->ctx.caps->max_num_tasks;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_dma_cap_get_max_num_tasks, struct doca_dma, dma, uint32_t, max_num_tasks,
+            dma->ctx.caps->max_num_tasks)
 
 doca_error_t doca_dma_cap_task_memcpy_get_max_buf_list_len(const struct doca_devinfo *devinfo,
                                                            uint32_t *max_buf_list_len)

@@ -219,14 +219,8 @@ doca_error_t doca_rdma_task_receive_set_dst_buf_list_len(struct doca_rdma *rdma,
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_rdma_task_receive_get_dst_buf_list_len(const struct doca_rdma *rdma,
-                                                         uint32_t *buf_list_len)
-{
-	ODMA_CHECK_ARG(rdma != NULL && buf_list_len != NULL, "%s: arguments must not be NULL",
-	               __func__);
-	*buf_list_len = rdma->recv_buf_list_len;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_rdma_task_receive_get_dst_buf_list_len, const struct doca_rdma, rdma, uint32_t,
+            buf_list_len, rdma->recv_buf_list_len)
 
 doca_error_t doca_rdma_task_receive_allocate_init(struct doca_rdma *rdma, struct doca_buf *dst_buf,
                                                   union doca_data user_data,

@@ -212,13 +212,8 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 	return ctx->state == DOCA_CTX_STATE_IDLE ? DOCA_SUCCESS : DOCA_ERROR_IN_PROGRESS;
 }
 
-doca_error_t doca_ctx_get_num_inflight_tasks(const struct doca_ctx *ctx, size_t *num_inflight_tasks)
-{
-	ODMA_CHECK_ARG(ctx != NULL && num_inflight_tasks != NULL,
-	               "ctx and num_inflight_tasks must not be NULL");
-	*num_inflight_tasks = ctx->inflight;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_ctx_get_num_inflight_tasks, const struct doca_ctx, ctx, size_t, num_inflight_tasks,
+            ctx->inflight)
 
 static doca_error_t ctx_check_idle(const struct doca_ctx *ctx, const char *what)
 {
@@ -238,12 +233,8 @@ doca_error_t doca_ctx_set_user_data(struct doca_ctx *ctx, union doca_data user_d
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_ctx_get_user_data(const struct doca_ctx *ctx, union doca_data *user_data)
-{
-	ODMA_CHECK_ARG(ctx != NULL && user_data != NULL, "ctx and user_data must not be NULL");
-	*user_data = ctx->user_data;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_ctx_get_user_data, const struct doca_ctx, ctx, union doca_data, user_data,
+            ctx->user_data)
 
 doca_error_t doca_ctx_set_state_changed_cb(struct doca_ctx *ctx,
                                            doca_ctx_state_changed_callback_t cb)
@@ -255,12 +246,7 @@ doca_error_t doca_ctx_set_state_changed_cb(struct doca_ctx *ctx,
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_ctx_get_state(const struct doca_ctx *ctx, enum doca_ctx_states *state)
-{
-	ODMA_CHECK_ARG(ctx != NULL && state != NULL, "ctx and state must not be NULL");
-	*state = ctx->state;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_ctx_get_state, const struct doca_ctx, ctx, enum doca_ctx_states, state, ctx->state)
 
 void doca_ctx_flush_tasks(struct doca_ctx *ctx)
 {

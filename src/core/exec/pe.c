@@ -467,13 +467,8 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	return any;
 }
 
-doca_error_t doca_pe_get_notification_handle(const struct doca_pe *pe,
-                                             doca_notification_handle_t *handle)
-{
-	ODMA_CHECK_ARG(pe != NULL && handle != NULL, "pe and handle must not be NULL");
-	*handle = pe->nfd;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_pe_get_notification_handle, const struct doca_pe, pe, doca_notification_handle_t,
+            handle, pe->nfd)
 
 doca_error_t doca_pe_set_notification_handle(struct doca_pe *pe, doca_notification_handle_t handle,
                                              union doca_data completion_key)

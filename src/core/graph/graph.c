@@ -105,13 +105,8 @@ doca_error_t doca_graph_set_user_data(struct doca_graph *graph, union doca_data 
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_graph_get_user_data(const struct doca_graph *graph, union doca_data *user_data)
-{
-	ODMA_CHECK_ARG(graph != NULL && user_data != NULL,
-	               "doca_graph_get_user_data: graph and user_data must not be NULL");
-	*user_data = graph->user_data;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_graph_get_user_data, const struct doca_graph, graph, union doca_data, user_data,
+            graph->user_data)
 
 /* Appends a new node of @kind; NULL when out of memory. */
 static struct doca_graph_node *graph_node_new(struct doca_graph *graph,

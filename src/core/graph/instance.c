@@ -399,15 +399,8 @@ doca_error_t doca_graph_instance_set_user_data(struct doca_graph_instance *graph
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_graph_instance_get_user_data(const struct doca_graph_instance *graph_instance,
-                                               union doca_data *user_data)
-{
-	ODMA_CHECK_ARG(
-	        graph_instance != NULL && user_data != NULL,
-	        "doca_graph_instance_get_user_data: graph_instance and user_data must not be NULL");
-	*user_data = graph_instance->user_data;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_graph_instance_get_user_data, const struct doca_graph_instance, graph_instance,
+            union doca_data, user_data, graph_instance->user_data)
 
 /* Common checks of the set_*_node_data calls; returns the node's slot through @slot. */
 static doca_error_t inst_node_slot(struct doca_graph_instance *inst,

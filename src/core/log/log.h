@@ -80,4 +80,17 @@ DOCA_STABLE doca_error_t doca_priv_log_register_sdk_source(const char *name, int
 		}                                                                                  \
 	} while (0)
 
+/*
+ * Defines the public getter @fn(@t1 *@n1, @t2 *@n2): DOCA_ERROR_INVALID_VALUE with one line
+ * naming both arguments when either is NULL; else *@n2 = the expression that follows them,
+ * and DOCA_SUCCESS.
+ */
+#define ODMA_GETTER(fn, t1, n1, t2, n2, ...)                                                       \
+	doca_error_t fn(t1 *n1, t2 *n2)                                                            \
+	{                                                                                          \
+		ODMA_CHECK_ARG(n1 != NULL && n2 != NULL, #n1 " and " #n2 " must not be NULL");     \
+		*n2 = (__VA_ARGS__);                                                               \
+		return DOCA_SUCCESS;                                                               \
+	}
+
 #endif /* ODMA_CORE_LOG_H_ */

@@ -85,12 +85,7 @@ doca_error_t doca_buf_dec_refcount(struct doca_buf *buf, uint16_t *refcount)
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_buf_get_refcount(const struct doca_buf *buf, uint16_t *refcount)
-{
-	ODMA_CHECK_ARG(buf != NULL && refcount != NULL, "buf and refcount must not be NULL");
-	*refcount = buf->refcount;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_buf_get_refcount, const struct doca_buf, buf, uint16_t, refcount, buf->refcount)
 
 doca_error_t doca_buf_get_len(const struct doca_buf *buf, size_t *len)
 {
@@ -185,40 +180,19 @@ doca_error_t doca_buf_reset_data_len(struct doca_buf *buf)
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_buf_get_next_in_list(struct doca_buf *buf, struct doca_buf **next_buf)
-{
-	ODMA_CHECK_ARG(buf != NULL && next_buf != NULL, "buf and next_buf must not be NULL");
-	*next_buf = buf->next;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_buf_get_next_in_list, struct doca_buf, buf, struct doca_buf *, next_buf, buf->next)
 
-doca_error_t doca_buf_get_last_in_list(struct doca_buf *buf, struct doca_buf **last_buf)
-{
-	ODMA_CHECK_ARG(buf != NULL && last_buf != NULL, "buf and last_buf must not be NULL");
-	*last_buf = buf->list_head->last;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_buf_get_last_in_list, struct doca_buf, buf, struct doca_buf *, last_buf,
+            buf->list_head->last)
 
-doca_error_t doca_buf_is_last_in_list(const struct doca_buf *buf, uint8_t *is_last)
-{
-	ODMA_CHECK_ARG(buf != NULL && is_last != NULL, "buf and is_last must not be NULL");
-	*is_last = buf->next == NULL ? 1 : 0;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_buf_is_last_in_list, const struct doca_buf, buf, uint8_t, is_last,
+            buf->next == NULL ? 1 : 0)
 
-doca_error_t doca_buf_is_first_in_list(const struct doca_buf *buf, uint8_t *is_first)
-{
-	ODMA_CHECK_ARG(buf != NULL && is_first != NULL, "buf and is_first must not be NULL");
-	*is_first = odma_buf_is_head(buf) ? 1 : 0;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_buf_is_first_in_list, const struct doca_buf, buf, uint8_t, is_first,
+            odma_buf_is_head(buf) ? 1 : 0)
 
-doca_error_t doca_buf_is_in_list(const struct doca_buf *buf, uint8_t *is_in_list)
-{
-	ODMA_CHECK_ARG(buf != NULL && is_in_list != NULL, "buf and is_in_list must not be NULL");
-	*is_in_list = buf->list_head->list_len > 1 ? 1 : 0;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_buf_is_in_list, const struct doca_buf, buf, uint8_t, is_in_list,
+            buf->list_head->list_len > 1 ? 1 : 0)
 
 doca_error_t doca_buf_get_list_len(const struct doca_buf *buf, uint32_t *num_elements)
 {

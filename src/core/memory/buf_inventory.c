@@ -374,32 +374,14 @@ doca_error_t doca_buf_inventory_set_user_data(struct doca_buf_inventory *invento
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_buf_inventory_get_user_data(const struct doca_buf_inventory *inventory,
-                                              union doca_data *user_data)
-{
-	ODMA_CHECK_ARG(inventory != NULL && user_data != NULL,
-	               "inventory and user_data must not be NULL");
-	*user_data = inventory->user_data;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_buf_inventory_get_user_data, const struct doca_buf_inventory, inventory,
+            union doca_data, user_data, inventory->user_data)
 
-doca_error_t doca_buf_inventory_get_num_elements(const struct doca_buf_inventory *inventory,
-                                                 uint32_t *num_elements)
-{
-	ODMA_CHECK_ARG(inventory != NULL && num_elements != NULL,
-	               "inventory and num_elements must not be NULL");
-	*num_elements = inventory->num_elements;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_buf_inventory_get_num_elements, const struct doca_buf_inventory, inventory,
+            uint32_t, num_elements, inventory->num_elements)
 
-doca_error_t doca_buf_inventory_get_num_free_elements(const struct doca_buf_inventory *inventory,
-                                                      uint32_t *num_free_elements)
-{
-	ODMA_CHECK_ARG(inventory != NULL && num_free_elements != NULL,
-	               "inventory and num_free_elements must not be NULL");
-	*num_free_elements = odma_inv_num_free(inventory);
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_buf_inventory_get_num_free_elements, const struct doca_buf_inventory, inventory,
+            uint32_t, num_free_elements, odma_inv_num_free(inventory))
 
 doca_error_t doca_buf_inventory_expand(struct doca_buf_inventory *inventory, uint32_t num_elements)
 {

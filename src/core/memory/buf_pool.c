@@ -259,38 +259,14 @@ doca_error_t doca_buf_pool_set_element_alignment(struct doca_buf_pool *buf_pool,
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_buf_pool_get_num_elements(const struct doca_buf_pool *buf_pool,
-                                            uint32_t *num_of_elements)
-{
-	ODMA_CHECK_ARG(buf_pool != NULL && num_of_elements != NULL,
-	               "buf_pool and num_of_elements must not be NULL");
-	*num_of_elements = (uint32_t)buf_pool->num;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_buf_pool_get_num_elements, const struct doca_buf_pool, buf_pool, uint32_t,
+            num_of_elements, (uint32_t)buf_pool->num)
 
-doca_error_t doca_buf_pool_get_num_free_elements(const struct doca_buf_pool *buf_pool,
-                                                 uint32_t *num_of_free_elements)
-{
-	ODMA_CHECK_ARG(buf_pool != NULL && num_of_free_elements != NULL,
-	               "buf_pool and num_of_free_elements must not be NULL");
-	*num_of_free_elements = odma_inv_num_free(&buf_pool->inv);
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_buf_pool_get_num_free_elements, const struct doca_buf_pool, buf_pool, uint32_t,
+            num_of_free_elements, odma_inv_num_free(&buf_pool->inv))
 
-doca_error_t doca_buf_pool_get_user_data(const struct doca_buf_pool *buf_pool,
-                                         union doca_data *user_data)
-{
-	ODMA_CHECK_ARG(buf_pool != NULL && user_data != NULL,
-	               "buf_pool and user_data must not be NULL");
-	*user_data = buf_pool->user_data;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_buf_pool_get_user_data, const struct doca_buf_pool, buf_pool, union doca_data,
+            user_data, buf_pool->user_data)
 
-doca_error_t doca_buf_pool_get_element_alignment(const struct doca_buf_pool *buf_pool,
-                                                 size_t *element_alignment)
-{
-	ODMA_CHECK_ARG(buf_pool != NULL && element_alignment != NULL,
-	               "buf_pool and element_alignment must not be NULL");
-	*element_alignment = buf_pool->align;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_buf_pool_get_element_alignment, const struct doca_buf_pool, buf_pool, size_t,
+            element_alignment, buf_pool->align)

@@ -490,12 +490,8 @@ doca_error_t doca_mmap_set_user_data(struct doca_mmap *mmap, union doca_data use
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_mmap_get_user_data(const struct doca_mmap *mmap, union doca_data *user_data)
-{
-	ODMA_CHECK_ARG(mmap != NULL && user_data != NULL, "mmap and user_data must not be NULL");
-	*user_data = mmap->user_data;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_mmap_get_user_data, const struct doca_mmap, mmap, union doca_data, user_data,
+            mmap->user_data)
 
 doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_num_devices)
 {
@@ -522,20 +518,11 @@ doca_error_t doca_mmap_set_max_num_devices(struct doca_mmap *mmap, uint32_t max_
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_mmap_get_max_num_devices(const struct doca_mmap *mmap, uint32_t *max_num_devices)
-{
-	ODMA_CHECK_ARG(mmap != NULL && max_num_devices != NULL,
-	               "mmap and max_num_devices must not be NULL");
-	*max_num_devices = mmap->max_devs;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_mmap_get_max_num_devices, const struct doca_mmap, mmap, uint32_t, max_num_devices,
+            mmap->max_devs)
 
-doca_error_t doca_mmap_get_num_bufs(const struct doca_mmap *mmap, uint32_t *num_bufs)
-{
-	ODMA_CHECK_ARG(mmap != NULL && num_bufs != NULL, "mmap and num_bufs must not be NULL");
-	*num_bufs = mmap_num_bufs(mmap);
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_mmap_get_num_bufs, const struct doca_mmap, mmap, uint32_t, num_bufs,
+            mmap_num_bufs(mmap))
 
 doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap)
 {
@@ -557,20 +544,11 @@ doca_error_t doca_mmap_enable_thread_safety(struct doca_mmap *mmap)
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_mmap_get_exported(const struct doca_mmap *mmap, uint8_t *exported)
-{
-	ODMA_CHECK_ARG(mmap != NULL && exported != NULL, "mmap and exported must not be NULL");
-	*exported = mmap->exported ? 1 : 0;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_mmap_get_exported, const struct doca_mmap, mmap, uint8_t, exported,
+            mmap->exported ? 1 : 0)
 
-doca_error_t doca_mmap_get_from_export(const struct doca_mmap *mmap, uint8_t *from_export)
-{
-	ODMA_CHECK_ARG(mmap != NULL && from_export != NULL,
-	               "mmap and from_export must not be NULL");
-	*from_export = mmap->from_export ? 1 : 0;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_mmap_get_from_export, const struct doca_mmap, mmap, uint8_t, from_export,
+            mmap->from_export ? 1 : 0)
 
 doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_mask)
 {
@@ -600,20 +578,8 @@ doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_m
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_mmap_cap_is_export_pci_supported(const struct doca_devinfo *devinfo,
-                                                   uint8_t *mmap_export)
-{
-	ODMA_CHECK_ARG(devinfo != NULL && mmap_export != NULL,
-	               "devinfo and mmap_export must not be NULL");
-	*mmap_export = devinfo->caps.export_pci ? 1 : 0;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_mmap_cap_is_export_pci_supported, const struct doca_devinfo, devinfo, uint8_t,
+            mmap_export, devinfo->caps.export_pci ? 1 : 0)
 
-doca_error_t doca_mmap_cap_is_create_from_export_pci_supported(const struct doca_devinfo *devinfo,
-                                                               uint8_t *from_export)
-{
-	ODMA_CHECK_ARG(devinfo != NULL && from_export != NULL,
-	               "devinfo and from_export must not be NULL");
-	*from_export = devinfo->caps.from_export_pci ? 1 : 0;
-	return DOCA_SUCCESS;
-}
+ODMA_GETTER(doca_mmap_cap_is_create_from_export_pci_supported, const struct doca_devinfo, devinfo,
+            uint8_t, from_export, devinfo->caps.from_export_pci ? 1 : 0)
