@@ -265,12 +265,14 @@ static void xp_wait(struct doca_pe *pe, const unsigned int *done, unsigned int w
  * per worker are in flight, the next ones are whole, each run by the home thread of its
  * destination slot (this one at a poll, or the worker), so that two threads do not pin pages
  * under one page-table lock and each keeps its own slots in its cache. @event: the program
- * sleeps on the notification handle, so a whole copy homed on this thread must wake it.
+ * sleeps on the notification handle, so a whole copy homed on this thread must wake it;
+ * @own_homes: every slot is homed on this thread (slots 4 MiB apart, at odd 2 MiB indexes).
  */
-static void xp_copies(bool event)
+static void xp_copies(bool event, bool own_homes)
 {
 	struct doca_dev *host = tu_open_dev("b1:00.0"), *dpu = tu_open_dev("03:00.0");
-	uint8_t *src = aligned_alloc(4096, COPY), *dst = aligned_alloc(4096, DEPTH * COPY);
+	const size_t area = (2 * DEPTH + 2) * (size_t)COPY, stride = own_homes ? 2 * COPY : COPY;
+	uint8_t *src = aligned_alloc(4096, COPY), *buf = aligned_alloc(COPY, area), *dst;
 	struct doca_mmap *exp, *imp, *local;
 	struct doca_buf_inventory *inv;
 	struct doca_pe *pe;
@@ -284,10 +286,12 @@ static void xp_copies(bool event)
 	size_t len;
 
 	assert_non_null(src);
-	assert_non_null(dst);
+	assert_non_null(buf);
+	/* slot i at dst + i * stride; @own_homes: every slot's home (its 2 MiB index) is odd */
+	dst = buf + ((((uintptr_t)buf / COPY) & 1) ? 0 : COPY);
 	for (size_t i = 0; i < COPY; i++)
 		src[i] = (uint8_t)(i * 13 + i / 4093);
-	memset(dst, 0, DEPTH * COPY);
+	memset(buf, 0, area);
 	assert_ok(doca_mmap_create(&exp));
 	assert_ok(doca_mmap_add_dev(exp, host));
 	assert_ok(doca_mmap_set_memrange(exp, src, COPY));
@@ -297,7 +301,7 @@ static void xp_copies(bool event)
 	assert_ok(doca_mmap_create_from_export(NULL, desc, len, dpu, &imp));
 	assert_ok(doca_mmap_create(&local));
 	assert_ok(doca_mmap_add_dev(local, dpu));
-	assert_ok(doca_mmap_set_memrange(local, dst, DEPTH * COPY));
+	assert_ok(doca_mmap_set_memrange(local, buf, area));
 	assert_ok(doca_mmap_set_permissions(local, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
 	assert_ok(doca_mmap_start(local));
 	assert_ok(doca_buf_inventory_create(2 * DEPTH, &inv));
@@ -312,8 +316,8 @@ static void xp_copies(bool event)
 		struct doca_buf *s, *d;
 
 		assert_ok(doca_buf_inventory_buf_get_by_data(inv, imp, src, COPY, &s));
-		assert_ok(doca_buf_inventory_buf_get_by_addr(inv, local, dst + (size_t)i * COPY,
-		                                             COPY, &d));
+		assert_ok(
+		        doca_buf_inventory_buf_get_by_addr(inv, local, dst + i * stride, COPY, &d));
 		assert_ok(doca_dma_task_memcpy_alloc_init(dma, s, d, ud, &t[i]));
 		assert_ok(doca_task_submit(doca_dma_task_memcpy_as_task(t[i])));
 	}
@@ -325,7 +329,7 @@ static void xp_copies(bool event)
 
 		assert_int_equal(doca_task_get_status(doca_dma_task_memcpy_as_task(t[i])),
 		                 DOCA_SUCCESS);
-		assert_memory_equal(dst + (size_t)i * COPY, src, COPY);
+		assert_memory_equal(dst + i * stride, src, COPY);
 		assert_ok(doca_buf_dec_refcount((struct doca_buf *)(uintptr_t)s, NULL));
 		assert_ok(doca_buf_dec_refcount(d, NULL));
 		doca_task_free(doca_dma_task_memcpy_as_task(t[i]));
@@ -352,19 +356,23 @@ static void xp_copies(bool event)
 	assert_ok(doca_dev_close(host));
 	assert_ok(doca_dev_close(dpu));
 	free(src);
-	free(dst);
+	free(buf);
 }
 
 static void split_cross_process_whole_copies_by_home(void **state)
 {
 	(void)state;
-	xp_copies(false);
+	xp_copies(false, false); /* the slots' homes alternate: this thread, the worker */
 }
 
+/*
+ * Every whole copy is homed on the PE thread, and the program sleeps on the notification
+ * handle after each progress call: only the engine's pending report wakes it for them.
+ */
 static void split_cross_process_event_driven(void **state)
 {
 	(void)state;
-	xp_copies(true);
+	xp_copies(true, true);
 }
 
 int main(void)
