@@ -95,6 +95,8 @@ static void rd_io_done(struct odma_tp_io *io, doca_error_t status)
 	/* once pushed, the task may be delivered and the context destroyed: destroy waits */
 	atomic_fetch_add_explicit(&rd->io_busy, 1, memory_order_acquire);
 	t->res_status = status;
+	if (status == DOCA_SUCCESS)
+		odma_rd_trace_wire(t);
 	head = atomic_load_explicit(&rd->io_done, memory_order_relaxed);
 	do
 		t->qnext = head;
@@ -157,6 +159,8 @@ bool odma_rd_direct_start(struct rd_task *t, const struct rw_hdr *h)
 	io->arg = t;
 	t->att = a;
 	a->inflight++;
+	if (doca_unlikely(t->base.trace_id != 0))
+		t->wire_t0 = doca_priv_now_ns();
 	if (odma_tp_io_start(io) != DOCA_SUCCESS) {
 		a->inflight--;
 		t->att = NULL;

@@ -255,6 +255,7 @@ const struct odma_ctx_ops odma_rd_ops = {
 	.idle_ready = rd_idle_ready,
 	.arm = rd_arm,
 	.task_free = rd_task_free,
+	.trace_bytes = odma_rd_task_bytes,
 	.no_task_conf = true, /* a context may only serve its peers */
 };
 

@@ -273,6 +273,7 @@ struct rd_task {
 	doca_error_t res_status;
 	uint64_t tag;          /* of its request */
 	uint64_t sent_ms;      /* CLOCK_MONOTONIC ms when its request went out */
+	uint64_t wire_t0;      /* a traced task's: when its request or io started (ns) */
 	struct rd_task *qnext; /* a stream's pending list, the posted receives, the done queues */
 	/* PE thread: its connection's tasks in submission order, and whether its result is in */
 	struct rd_task *onext;
@@ -527,6 +528,10 @@ doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p,
 void odma_rd_fail_receives(struct doca_rdma *rd, doca_error_t status);
 /* Sends @t (a one-sided task already checked) as a request (PE thread); its result follows. */
 void odma_rd_resubmit(struct rd_task *t);
+/* The bytes @task moves (a read's, a write's or a send's, a receive's so far, 8 for an atomic). */
+uint64_t odma_rd_task_bytes(const struct doca_task *task);
+/* The task timeline: @t's request or io answered now (nothing when @t is not traced). */
+void odma_rd_trace_wire(const struct rd_task *t);
 
 /* direct.c: reads and writes as transport ios on the connection's attachments. */
 /*

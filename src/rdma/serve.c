@@ -617,8 +617,10 @@ static bool rd_response_locked(struct rd_stream *s, const struct rw_hdr *h, cons
 		t->sent_ms = rw_now_ms(); /* the peer answers: rd_overdue measures its silence */
 		return true;
 	}
-	if (st == DOCA_SUCCESS)
+	if (st == DOCA_SUCCESS) {
 		rd_result(t, h->arg0);
+		odma_rd_trace_wire(t);
+	}
 	odma_rd_done_locked(rd, t, st);
 	return true;
 }
@@ -855,6 +857,8 @@ doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p,
 	h->magic = RW_MAGIC;
 	t->tag = ++rd->next_tag;
 	t->sent_ms = rw_now_ms();
+	if (doca_unlikely(t->base.trace_id != 0))
+		t->wire_t0 = doca_priv_now_ns();
 	h->tag = t->tag;
 	t->qnext = NULL;
 	t->res_len = 0; /* a read's answer adds its pieces */

@@ -476,6 +476,31 @@ static size_t rd_total(const struct doca_buf *b, uint32_t *n)
 	return len;
 }
 
+uint64_t odma_rd_task_bytes(const struct doca_task *task)
+{
+	const struct rd_task *t = (const struct rd_task *)(const void *)task;
+	uint32_t n;
+
+	switch (t->type) {
+	case RD_T_RECEIVE:
+		return t->res_len;
+	case RD_T_SEND:
+	case RD_T_SEND_IMM:
+	case RD_T_READ:
+	case RD_T_WRITE:
+	case RD_T_WRITE_IMM:
+		return rd_total(t->src, &n);
+	default:
+		return 8; /* an atomic or a sync event operation: one word */
+	}
+}
+
+void odma_rd_trace_wire(const struct rd_task *t)
+{
+	if (doca_unlikely(t->base.trace_id != 0))
+		doca_priv_trace_wire(&t->base, t->wire_t0, odma_rd_task_bytes(&t->base));
+}
+
 static size_t rd_room_of(const struct doca_buf *b)
 {
 	size_t n = 0;

@@ -2,8 +2,9 @@
 """The task timeline (ODMA_TRACE) end to end: a sample program writes it; the file follows
 the Chrome trace-event format that Perfetto and chrome://tracing read (every event's fields
 and types, async begin/end pairs matched by category and id, complete slices with a
-duration), and so does `odma bench --rdma --trace`'s; `odma trace` summarises them and names
-the dominant stage, in text and JSON; a path
+duration), and so do `odma bench --rdma --trace`'s and `odma bench --xproc --transport ucx
+--trace`'s, with a transport slice per request carrying a task's bytes; `odma trace`
+summarises them and names the dominant stage, in text and JSON; a path
 that cannot be written fails the program's doca_pe_create with one line; odma trace refuses
 what is not a trace.
 
@@ -86,29 +87,48 @@ with tempfile.TemporaryDirectory() as tmp:
     try:
         s = json.loads(r.stdout)
         if s['tasks'] != len(tasks) or s['dominant_stage'] not in (
-                'queue', 'copy', 'delivery', 'remote') or s['failed'] != 0:
+                'queue', 'copy', 'delivery') or s['failed'] != 0 or s['bytes'] <= 0:
             fail('odma trace --json: %r' % s)
     except (ValueError, KeyError) as e:
         fail('odma trace --json is not the summary: %s %s' % (e, r.stdout[-300:]))
-    # odma bench --rdma --trace: the RDMA tasks' timeline (no engine slices: 'remote')
-    rt = os.path.join(tmp, 'rdma.json')
-    r = subprocess.run(WRAP + [bench_exe, '--rdma', '--seconds', '0.2', '--no-pingpong',
-                        '--trace', rt], env=dict(os.environ, ODMA_SYSTEM='bf3'),
-                       capture_output=True, text=True, timeout=120)
-    if r.returncode != 0 and 'without UCX' in r.stderr:
-        print('note: built without UCX: no RDMA timeline')
-    elif r.returncode != 0:
-        fail('odma bench --rdma --trace: ' + r.stderr[-400:])
-    else:
-        validate(rt)
+    # odma bench --rdma --trace (RDMA tasks) and --xproc --transport ucx --trace (copies
+    # over the network): no engine slices; a transport slice per request or io, naming its
+    # task and its bytes; the tasks' bytes at their end; the stage that dominates is one of
+    # the wire's
+    for what, args in (('RDMA', ['--rdma', '--size', '4K']),
+                       ('UCX copy', ['--xproc', '--transport', 'ucx', '--size', '64K',
+                                     '--depth', '4', '--reps', '1'])):
+        rt = os.path.join(tmp, 'remote.json')
+        r = subprocess.run(WRAP + [bench_exe] + args + ['--seconds', '0.2', '--no-pingpong',
+                                                        '--trace', rt],
+                           env=dict(os.environ, ODMA_SYSTEM='bf3'), capture_output=True,
+                           text=True, timeout=120)
+        if r.returncode != 0 and 'without UCX' in r.stderr:
+            print('note: built without UCX: no %s timeline' % what)
+            continue
+        if r.returncode != 0:
+            fail('odma bench %s --trace: %s' % (' '.join(args), r.stderr[-400:]))
+            continue
+        d = validate(rt)
+        ev = d.get('traceEvents', [])
+        begun = {e['id'] for e in ev if e.get('ph') == 'b'}
+        wires = [e for e in ev if e.get('ph') == 'X' and e.get('cat') == 'transport']
+        if not wires or any(e.get('name') != 'wire' or e['args'].get('task') not in begun or
+                            not e['args'].get('bytes', 0) > 0 for e in wires):
+            fail('%s: transport slices naming a traced task and its bytes: %d of them, %r' %
+                 (what, len(wires), wires[:2]))
+        if any(e.get('cat') == 'engine' for e in ev):
+            fail('%s: an engine slice in a remote run' % what)
         r = subprocess.run(WRAP + [trace_exe, '--json', rt], capture_output=True, text=True,
                            timeout=60)
         try:
             s = json.loads(r.stdout)
-            if s['tasks'] <= 0 or s['dominant_stage'] != 'remote':
-                fail('odma trace of the RDMA run: %r' % s)
+            if s['tasks'] <= 0 or s['bytes'] <= 0 or \
+                    s['dominant_stage'] not in ('to_wire', 'wire', 'from_wire') or \
+                    s['mean_stage']['wire_us'] <= 0:
+                fail('odma trace of the %s run: %r' % (what, s))
         except (ValueError, KeyError) as e:
-            fail('odma trace --json of the RDMA run: %s %s' % (e, r.stdout[-300:]))
+            fail('odma trace --json of the %s run: %s %s' % (what, e, r.stdout[-300:]))
     # a path that cannot be written: doca_pe_create fails, one line names the variable
     env['ODMA_TRACE'] = os.path.join(tmp, 'no-such-dir', 't.json')
     r = subprocess.run(WRAP + [sample], env=env, capture_output=True, text=True, timeout=60)

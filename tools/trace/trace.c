@@ -5,7 +5,9 @@
  * odma-trace (`odma trace FILE`): what a task timeline written by ODMA_TRACE says. It reads
  * the trace-event JSON (json-c) and prints tasks/s and bytes/s over time, the tasks in flight,
  * the time per stage (submit to the start of the run on an engine thread, the run, the end of
- * the run to the completion callback), the stage that dominates, and the slowest tasks.
+ * the run to the completion callback; for a task whose bytes went over a transport, submit to
+ * its first request, the requests, the last answer to the callback), the stage that
+ * dominates, and the slowest tasks.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,7 +23,8 @@
 struct task {
 	uint64_t id;
 	double submit, run0, run1, done; /* µs; run0 < 0: no run slice (a typed or remote task) */
-	uint64_t bytes;
+	double wire0, wire1;             /* µs; wire0 < 0: no transport request slice */
+	uint64_t bytes, done_bytes;      /* at its submit (a copy's), at its end (other types) */
 	const char *kind;
 	const char *status;
 };
@@ -32,6 +35,20 @@ struct trace {
 	uint64_t dropped;
 };
 
+/* The stages of a task's life the summary times (its mean per task, the dominant one). */
+enum { N_STAGES = 7 };
+static const char *const stage_name[N_STAGES] = {
+	"queue (submit to the copy's start)",
+	"copy (on the engine)",
+	"delivery (the copy's end to the callback)",
+	"to the wire (submit to the first request's start)",
+	"wire (the transport requests, to the last answer)",
+	"from the wire (the last answer to the callback)",
+	"remote (submit to callback, no engine or wire slice)",
+};
+static const char *const stage_key[N_STAGES] = { "queue", "copy",      "delivery", "to_wire",
+	                                         "wire",  "from_wire", "remote" };
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -41,11 +58,13 @@ static void usage(FILE *out)
 	        "odma bench --trace FILE): tasks per second and bytes per second over the run, "
 	        "the\n"
 	        "tasks in flight, the time each stage took (submit to the start of the copy on an\n"
-	        "engine thread, the copy, its end to the completion callback; for a task with no\n"
-	        "engine slice, an RDMA or Comch task or a copy over the network, submit to\n"
-	        "callback), the stage that dominates, and the slowest tasks. The same FILE opens "
-	        "in Perfetto\n"
-	        "(ui.perfetto.dev) or chrome://tracing as a picture.\n"
+	        "engine thread, the copy, its end to the completion callback; for a task whose\n"
+	        "bytes crossed a transport, a copy over the network or an RDMA task, submit to "
+	        "its\n"
+	        "first request, the requests until the last answer, that answer to the callback;\n"
+	        "for any other, submit to callback), the stage that dominates, and the slowest\n"
+	        "tasks. The same FILE opens in Perfetto (ui.perfetto.dev) or chrome://tracing as\n"
+	        "a picture.\n"
 	        "\n"
 	        "options:\n"
 	        "  --buckets N  intervals of the over-time table (default 10, 1 to 100)\n"
@@ -87,7 +106,7 @@ static struct task *task_of(struct trace *tr, uint64_t id)
 			return NULL;
 		memset(n + tr->cap, 0, (cap - tr->cap) * sizeof(*n));
 		for (size_t i = tr->cap; i < cap; i++)
-			n[i].run0 = n[i].submit = n[i].done = -1;
+			n[i].run0 = n[i].wire0 = n[i].submit = n[i].done = -1;
 		tr->t = n;
 		tr->cap = cap;
 	}
@@ -163,20 +182,25 @@ static int load(const char *path, json_object **root, struct trace *tr)
 					t->bytes = (uint64_t)num(args, "bytes", 0);
 			} else {
 				t->done = num(e, "ts", -1);
-				if (json_object_object_get_ex(e, "args", &args))
+				if (json_object_object_get_ex(e, "args", &args)) {
 					t->status = str(args, "status");
+					t->done_bytes = (uint64_t)num(args, "bytes", 0);
+				}
 			}
-		} else if (strcmp(cat, "engine") == 0 && strcmp(ph, "X") == 0 &&
+		} else if (strcmp(ph, "X") == 0 &&
+		           (strcmp(cat, "engine") == 0 || strcmp(cat, "transport") == 0) &&
 		           json_object_object_get_ex(e, "args", &args)) {
-			double ts = num(e, "ts", -1), dur = num(e, "dur", 0);
+			double ts = num(e, "ts", -1), dur = num(e, "dur", 0), *lo, *hi;
 
 			t = task_of(tr, (uint64_t)num(args, "task", 0));
 			if (t == NULL)
 				continue;
-			if (t->run0 < 0 || ts < t->run0)
-				t->run0 = ts;
-			if (ts + dur > t->run1)
-				t->run1 = ts + dur;
+			lo = cat[0] == 'e' ? &t->run0 : &t->wire0;
+			hi = cat[0] == 'e' ? &t->run1 : &t->wire1;
+			if (*lo < 0 || ts < *lo)
+				*lo = ts;
+			if (ts + dur > *hi)
+				*hi = ts + dur;
 		}
 	}
 	return 0;
@@ -202,12 +226,8 @@ int main(int argc, char **argv)
 	bool json = false;
 	struct trace tr = { 0 };
 	json_object *root = NULL, *out;
-	double t0 = -1, t1 = -1, stage[4] = { 0 }, busy_sum = 0;
-	uint64_t done_tasks = 0, bytes = 0, failed = 0, with_run = 0;
-	const char *stage_name[4] = { "queue (submit to the copy's start)", "copy (on the engine)",
-		                      "delivery (the copy's end to the callback)",
-		                      "remote (submit to callback, no engine slice)" };
-	static const char *const stage_key[4] = { "queue", "copy", "delivery", "remote" };
+	double t0 = -1, t1 = -1, stage[N_STAGES] = { 0 }, busy_sum = 0;
+	uint64_t done_tasks = 0, bytes = 0, failed = 0, with_run = 0, with_wire = 0;
 	struct task **order;
 	char *end;
 	int dom = 0;
@@ -267,6 +287,8 @@ int main(int argc, char **argv)
 		if (t->submit < 0 || t->done < 0)
 			continue;
 		order[done_tasks++] = t;
+		if (t->bytes == 0)
+			t->bytes = t->done_bytes;
 		bytes += t->bytes;
 		failed += t->status != NULL && strcmp(t->status, "DOCA_SUCCESS") != 0;
 		if (t0 < 0 || t->submit < t0)
@@ -279,8 +301,13 @@ int main(int argc, char **argv)
 			stage[0] += t->run0 - t->submit;
 			stage[1] += t->run1 - t->run0;
 			stage[2] += t->done - t->run1;
+		} else if (t->wire0 >= 0) { /* a copy over the network, an RDMA task */
+			with_wire++;
+			stage[3] += t->wire0 - t->submit;
+			stage[4] += t->wire1 - t->wire0;
+			stage[5] += t->done - t->wire1;
 		} else {
-			stage[3] += t->done - t->submit; /* RDMA, Comch, a copy over the network */
+			stage[6] += t->done - t->submit; /* Comch, a receive */
 		}
 	}
 	if (done_tasks == 0) {
@@ -290,7 +317,7 @@ int main(int argc, char **argv)
 		        argv[optind]);
 		return 1;
 	}
-	for (int s = 1; s < 4; s++)
+	for (int s = 1; s < N_STAGES; s++)
 		if (stage[s] > stage[dom])
 			dom = s;
 	qsort(order, done_tasks, sizeof(*order), cmp_latency);
@@ -337,15 +364,13 @@ int main(int argc, char **argv)
 		                       json_object_new_double(busy_sum / span));
 		{
 			json_object *st = json_object_new_object();
+			char key[32];
 
-			json_object_object_add(st, "queue_us",
-			                       json_object_new_double(stage[0] / done_tasks));
-			json_object_object_add(st, "copy_us",
-			                       json_object_new_double(stage[1] / done_tasks));
-			json_object_object_add(st, "delivery_us",
-			                       json_object_new_double(stage[2] / done_tasks));
-			json_object_object_add(st, "remote_us",
-			                       json_object_new_double(stage[3] / done_tasks));
+			for (int s = 0; s < N_STAGES; s++) {
+				snprintf(key, sizeof(key), "%s_us", stage_key[s]);
+				json_object_object_add(
+				        st, key, json_object_new_double(stage[s] / done_tasks));
+			}
 			json_object_object_add(out, "mean_stage", st);
 			json_object_object_add(out, "dominant_stage",
 			                       json_object_new_string(stage_key[dom]));
@@ -394,12 +419,16 @@ int main(int argc, char **argv)
 			printf("  %.0f tasks/s, %.3f GB/s, %.1f tasks in flight on average\n",
 			       (double)done_tasks / span * 1e6, (double)bytes / span / 1e3,
 			       busy_sum / span);
-			printf("\ntime per stage (mean per task; %llu of %llu tasks ran on an "
-			       "engine thread):\n",
-			       (unsigned long long)with_run, (unsigned long long)done_tasks);
-			for (int s = 0; s < 4; s++)
-				printf("  %-44s %10.2f us%s\n", stage_name[s],
-				       stage[s] / done_tasks, s == dom ? "   <- dominates" : "");
+			printf("\ntime per stage (mean per task; of %llu tasks, %llu ran on an "
+			       "engine "
+			       "thread, %llu crossed a transport):\n",
+			       (unsigned long long)done_tasks, (unsigned long long)with_run,
+			       (unsigned long long)with_wire);
+			for (int s = 0; s < N_STAGES; s++)
+				if (stage[s] != 0 || s == dom)
+					printf("  %-52s %10.2f us%s\n", stage_name[s],
+					       stage[s] / done_tasks,
+					       s == dom ? "   <- dominates" : "");
 			printf("\nover time (%d intervals of %.1f us):\n  %10s %12s %12s %10s\n",
 			       buckets, w, "from us", "tasks/s", "GB/s", "in flight");
 			for (int j = 0; j < buckets; j++)

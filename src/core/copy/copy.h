@@ -170,14 +170,19 @@ bool odma_copy_move_batch(const struct odma_copy *const *c, unsigned int n, doca
 
 /* Completion of an asynchronous copy: any thread, exactly once. */
 typedef void odma_copy_done_fn(void *arg, doca_error_t status);
+/* One transport io of an asynchronous copy carried @len bytes (the task timeline). */
+typedef void odma_copy_piece_fn(void *arg, uint64_t len);
 
 /*
  * Starts a validated copy with c->async set (over a network transport); never blocks.
- * DOCA_SUCCESS: @done runs exactly once later, on a transport thread (or before the return),
- * with DOCA_SUCCESS or DOCA_ERROR_IO_FAILED (an unreachable, dead or refusing peer, within
- * ODMA_TRANSPORT_TIMEOUT_MS). DOCA_ERROR_NO_MEMORY: nothing started, done will not run.
+ * @piece (NULL: none) runs for each transport io that succeeded, before @done, on the thread
+ * that took its answer. DOCA_SUCCESS: @done runs exactly once later, on a transport thread (or
+ * before the return), with DOCA_SUCCESS or DOCA_ERROR_IO_FAILED (an unreachable, dead or refusing
+ * peer, within ODMA_TRANSPORT_TIMEOUT_MS). DOCA_ERROR_NO_MEMORY: nothing started, done will not
+ * run.
  */
-doca_error_t odma_copy_start(const struct odma_copy *c, odma_copy_done_fn *done, void *arg);
+doca_error_t odma_copy_start(const struct odma_copy *c, odma_copy_done_fn *done,
+                             odma_copy_piece_fn *piece, void *arg);
 
 /*
  * The pairwise rule of an async copy: no piece between two remote mmaps.

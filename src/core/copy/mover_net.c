@@ -21,6 +21,7 @@ ODMA_LOG_REGISTER(ODMA_NET)
 
 struct odma_copy_async {
 	odma_copy_done_fn *done;
+	odma_copy_piece_fn *piece; /* NULL unless the task is traced */
 	void *arg;
 	atomic_uint left;   /* ios outstanding, +1 while starting */
 	atomic_bool failed; /* an io failed */
@@ -66,6 +67,8 @@ static void net_io_done(struct odma_tp_io *io, doca_error_t st)
 
 	if (st != DOCA_SUCCESS)
 		atomic_store(&a->failed, true);
+	else if (a->piece != NULL)
+		a->piece(a->arg, io->len);
 	if (atomic_fetch_sub(&a->left, 1) == 1)
 		net_finish(a);
 }
@@ -92,7 +95,8 @@ static bool net_io_fill(struct odma_copy_async *a, const struct odma_piece *p,
 	return true;
 }
 
-doca_error_t odma_copy_start(const struct odma_copy *c, odma_copy_done_fn *done, void *arg)
+doca_error_t odma_copy_start(const struct odma_copy *c, odma_copy_done_fn *done,
+                             odma_copy_piece_fn *piece, void *arg)
 {
 	struct odma_copy_cursor cur;
 	struct odma_piece p;
@@ -106,6 +110,7 @@ doca_error_t odma_copy_start(const struct odma_copy *c, odma_copy_done_fn *done,
 	if (a == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	a->done = done;
+	a->piece = piece;
 	a->arg = arg;
 	atomic_init(&a->left, 1);
 	atomic_init(&a->failed, false);

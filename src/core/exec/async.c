@@ -51,6 +51,14 @@ static void async_done(void *arg, doca_error_t st)
 	atomic_fetch_sub_explicit(&pe->async_busy, 1, memory_order_release);
 }
 
+/* Transport thread: one io of a traced task's copy answered (the task timeline's wire). */
+static void async_piece(void *arg, uint64_t len)
+{
+	const struct doca_task *t = arg;
+
+	doca_priv_trace_wire(t, t->trace_t0, len);
+}
+
 /*
  * PE thread, in doca_pe_progress while network copies are in flight: do the transport's
  * work here (odma_tp_poll) rather than wait for its thread to wake up.
@@ -90,7 +98,11 @@ void odma_task_launch_async(struct doca_ctx *ctx, struct doca_task *t)
 		r = DOCA_ERROR_IO_FAILED;
 	/* counted first: the completion may be pushed before odma_copy_start returns */
 	atomic_fetch_add_explicit(&ctx->pe->async_inflight, 1, memory_order_relaxed);
-	if (r == DOCA_SUCCESS && odma_copy_start(&t->copy, async_done, t) == DOCA_SUCCESS)
+	if (doca_unlikely(t->trace_id != 0))
+		t->trace_t0 = doca_priv_now_ns();
+	if (r == DOCA_SUCCESS &&
+	    odma_copy_start(&t->copy, async_done, t->trace_id != 0 ? async_piece : NULL, t) ==
+	            DOCA_SUCCESS)
 		return;
 	atomic_fetch_sub_explicit(&ctx->pe->async_inflight, 1, memory_order_relaxed);
 	odma_task_mark_failed(ctx, t->seq);

@@ -64,9 +64,14 @@ struct doca_task {
 	 */
 	void (*hook)(struct doca_task *task, bool success);
 	void *hook_arg;
-	/* ODMA_TRACE (trace.c): the hook the task had before its trace hook, and its number */
+	/*
+	 * ODMA_TRACE (trace.c): the hook the task had before its trace hook, its number (0:
+	 * not traced; set before the task's context type or transport sees it) and when its
+	 * copy over the network started (async.c)
+	 */
 	void (*trace_prev)(struct doca_task *task, bool success);
 	uint64_t trace_id;
+	uint64_t trace_t0;
 };
 
 /* A singly linked FIFO of tasks. */
@@ -140,6 +145,12 @@ struct odma_ctx_ops {
 	 * ODMA_WAKE_NEVER when only a watched descriptor or a doorbell can bring work.
 	 */
 	uint64_t (*arm)(struct doca_ctx *ctx);
+	/*
+	 * Optional, for the task timeline (ODMA_TRACE): the bytes a task of this type moved,
+	 * asked on the PE thread as a successful one completes. Without it a copy's bytes are
+	 * its total, and other tasks count none.
+	 */
+	uint64_t (*trace_bytes)(const struct doca_task *task);
 };
 
 /* The deadline of an arm op: nothing but a watched source brings work. */
@@ -349,5 +360,12 @@ DOCA_STABLE void doca_priv_bell_drain(_Atomic uint32_t *word, int fd);
 
 /* CLOCK_MONOTONIC in ns (the clock of arm-op deadlines). */
 DOCA_STABLE uint64_t doca_priv_now_ns(void);
+
+/*
+ * The task timeline (ODMA_TRACE): a transport request that carried @len bytes of @task ran
+ * from @t0_ns (doca_priv_now_ns) until now. Any thread; nothing when @task is not traced
+ * (task->trace_id 0, set before its context type's submit op runs).
+ */
+DOCA_STABLE void doca_priv_trace_wire(const struct doca_task *task, uint64_t t0_ns, uint64_t len);
 
 #endif /* ODMA_CORE_EXEC_H_ */

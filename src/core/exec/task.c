@@ -228,21 +228,24 @@ task_submit_slow(struct doca_task *t, uint32_t flags, bool strict)
 	 * A traced task gets its hook once accepted: its callback runs only in a later
 	 * doca_pe_progress of this thread, so nothing can complete it before.
 	 */
-	t0 = doca_unlikely(odma_trace_enabled) ? doca_priv_now_ns() : 0;
+	t0 = 0;
+	if (doca_unlikely(odma_trace_enabled)) {
+		t0 = doca_priv_now_ns();
+		odma_trace_begin(t);
+	}
 	if (ctx->ops->submit != NULL) {
 		r = task_submit_typed(ctx, t, flags);
-		if (doca_unlikely(odma_trace_enabled) && r == DOCA_SUCCESS)
-			odma_trace_submit(t, t0);
+		if (doca_unlikely(odma_trace_enabled))
+			odma_trace_submit(t, t0, r);
 		return r;
 	}
 	r = task_prepare_copy(ctx, t, strict);
-	if (doca_unlikely(r != DOCA_SUCCESS))
-		return r;
-	r = task_enqueue(ctx, t, flags);
-	if (doca_unlikely(r != DOCA_SUCCESS))
-		return r;
+	if (doca_likely(r == DOCA_SUCCESS))
+		r = task_enqueue(ctx, t, flags);
 	if (doca_unlikely(odma_trace_enabled))
-		odma_trace_submit(t, t0);
+		odma_trace_submit(t, t0, r);
+	if (doca_unlikely(r != DOCA_SUCCESS))
+		return r;
 	/* Accepted. A task that will fail flushes whatever is submitted after it. */
 	if (doca_unlikely(t->preset != DOCA_SUCCESS))
 		odma_task_mark_failed(ctx, t->seq);

@@ -7,8 +7,12 @@
  * When the last PE is destroyed, or at exit if one is left, every ring becomes Chrome
  * trace-event JSON (events after that are not written):
  *   - a task: an async slice ("b" at its submit, "e" at its completion callback), id = the
- *     task's trace number, name = its context type, args bytes and status;
- *   - a part of a copy run on an engine thread: a complete slice ("X", ts and dur);
+ *     task's trace number, name = its context type, args bytes (a copy's at its submit, the
+ *     bytes a task of another type moved at its end: its type's trace_bytes op) and status;
+ *   - a part of a copy run on an engine thread: a complete slice ("X", cat "engine");
+ *   - a transport request that carried a task's bytes (a piece of a copy over the network,
+ *     an RDMA io or request), from its start to its answer: a complete slice ("X", cat
+ *     "transport") on the thread that took the answer;
  *   - otherData: events dropped (a full ring, or more than TRACE_RINGS threads).
  * A process that finds FILE taken by another live process of the run (its lock), or that was
  * forked after the first doca_pe_create, writes its own timeline to FILE.PID.
@@ -34,7 +38,7 @@ ODMA_LOG_REGISTER(ODMA_TRACE)
 #define TRACE_RING 65536u /* events per thread */
 #define TRACE_RINGS 64u   /* threads that may record */
 
-enum { EV_SUBMIT = 1, EV_RUN, EV_DONE };
+enum { EV_SUBMIT = 1, EV_RUN, EV_DONE, EV_WIRE };
 
 struct trace_ev {
 	uint64_t ts, dur; /* CLOCK_MONOTONIC ns */
@@ -191,8 +195,10 @@ static void record(uint8_t type, uint64_t ts, uint64_t dur, const struct doca_ta
 static void trace_done(struct doca_task *t, bool ok)
 {
 	void (*prev)(struct doca_task *, bool) = t->trace_prev;
+	uint64_t (*bytes)(const struct doca_task *) = t->ctx->ops->trace_bytes;
 
-	record(EV_DONE, doca_priv_now_ns(), 0, t, 0, t->status);
+	record(EV_DONE, doca_priv_now_ns(), 0, t,
+	       bytes != NULL && t->status == DOCA_SUCCESS ? bytes(t) : 0, t->status);
 	t->hook = prev;
 	t->trace_prev = NULL;
 	if (prev != NULL)
@@ -201,9 +207,17 @@ static void trace_done(struct doca_task *t, bool ok)
 		t->ctx->ops->complete(t, ok);
 }
 
-void odma_trace_submit(struct doca_task *t, uint64_t t0_ns)
+void odma_trace_begin(struct doca_task *t)
 {
 	t->trace_id = atomic_fetch_add_explicit(&trace_next_id, 1, memory_order_relaxed) + 1;
+}
+
+void odma_trace_submit(struct doca_task *t, uint64_t t0_ns, doca_error_t r)
+{
+	if (r != DOCA_SUCCESS) {
+		t->trace_id = 0;
+		return;
+	}
 	t->trace_prev = t->hook;
 	t->hook = trace_done;
 	record(EV_SUBMIT, t0_ns, 0, t, t->ctx->ops->submit == NULL ? t->copy.total : 0,
@@ -230,6 +244,14 @@ void odma_trace_run(const struct doca_task *t, uint64_t t0_ns, uint64_t len)
 	record(EV_RUN, t0_ns, now - t0_ns, t, len, DOCA_SUCCESS);
 }
 
+void doca_priv_trace_wire(const struct doca_task *t, uint64_t t0_ns, uint64_t len)
+{
+	uint64_t now = doca_priv_now_ns();
+
+	if (t->trace_id != 0 && odma_trace_enabled)
+		record(EV_WIRE, t0_ns, now > t0_ns ? now - t0_ns : 0, t, len, DOCA_SUCCESS);
+}
+
 static void write_us(FILE *f, uint64_t ns)
 {
 	fprintf(f, "%" PRIu64 ".%03u", ns / 1000u, (unsigned int)(ns % 1000u));
@@ -238,12 +260,16 @@ static void write_us(FILE *f, uint64_t ns)
 /* One event of thread @tid of process @pid as a trace-event object, after a separator. */
 static void write_event(FILE *f, int pid, uint32_t tid, const struct trace_ev *e)
 {
-	if (e->type == EV_RUN) { /* an engine part: a complete slice on its thread */
-		fprintf(f, ",\n{\"name\":\"run\",\"cat\":\"engine\",\"ph\":\"X\",\"ts\":");
+	bool run = e->type == EV_RUN;
+
+	if (run || e->type == EV_WIRE) { /* a part: a complete slice on the thread that ran it */
+		fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":",
+		        run ? "run" : "wire", run ? "engine" : "transport");
 		write_us(f, e->ts);
 		fprintf(f, ",\"dur\":");
 		write_us(f, e->dur);
-		fprintf(f, ",\"pid\":%d,\"tid\":%u,\"args\":{\"task\":%" PRIu64, pid, tid, e->id);
+		fprintf(f, ",\"pid\":%d,\"tid\":%u,\"args\":{\"task\":%" PRIu64 ",", pid, tid,
+		        e->id);
 	} else { /* submit and completion: the two ends of the task's async slice */
 		fprintf(f,
 		        ",\n{\"name\":\"%s task\",\"cat\":\"task\",\"ph\":\"%s\",\"id\":%" PRIu64,
@@ -251,13 +277,11 @@ static void write_event(FILE *f, int pid, uint32_t tid, const struct trace_ev *e
 		fprintf(f, ",\"ts\":");
 		write_us(f, e->ts);
 		fprintf(f, ",\"pid\":%d,\"tid\":%u,\"args\":{", pid, tid);
-		if (e->type != EV_SUBMIT) {
-			fprintf(f, "\"status\":\"%s\"}}",
+		if (e->type == EV_DONE)
+			fprintf(f, "\"status\":\"%s\",",
 			        doca_error_get_name((doca_error_t)e->status));
-			return;
-		}
 	}
-	fprintf(f, "%s\"bytes\":%" PRIu64 "}}", e->type == EV_RUN ? "," : "", e->bytes);
+	fprintf(f, "\"bytes\":%" PRIu64 "}}", e->bytes);
 }
 
 void odma_trace_flush(void)

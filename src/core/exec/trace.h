@@ -2,12 +2,12 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * The task timeline (ODMA_TRACE=FILE): every task's submit, each part run on an engine thread,
- * and its completion, in the Chrome trace-event format that Perfetto and chrome://tracing open
- * (docs/performance.md). Unset it costs nothing: the submit and run paths already take one
- * predictable branch for fault injection (odma_exec_slow), which tracing shares. Set, each
- * thread writes into a ring of its own (TRACE_RING events; past it events are dropped and
- * counted) and the file is written when the process exits.
+ * The task timeline (ODMA_TRACE=FILE): every task's submit, each part run on an engine thread
+ * or carried by a transport request, and its completion, in the Chrome trace-event format that
+ * Perfetto and chrome://tracing open (docs/performance.md). Unset it costs nothing: the submit and
+ * run paths already take one predictable branch for fault injection (odma_exec_slow), which tracing
+ * shares. Set, each thread writes into a ring of its own (TRACE_RING events; past it events are
+ * dropped and counted) and the file is written when the process exits.
  */
 #ifndef ODMA_CORE_EXEC_TRACE_H_
 #define ODMA_CORE_EXEC_TRACE_H_
@@ -27,10 +27,15 @@ extern bool odma_trace_enabled;
 /* Reads ODMA_TRACE once; INVALID_VALUE (one line) when the file cannot be created. */
 doca_error_t odma_trace_init(void);
 /*
- * A task was accepted (the PE thread, in the submit path, from @t0_ns): its begin event, and
- * the hook that records its end before its callback runs.
+ * A task is being submitted (the PE thread, before its context type or the engine sees it):
+ * its trace number, so a transport request it starts at once can already name it.
  */
-void odma_trace_submit(struct doca_task *t, uint64_t t0_ns);
+void odma_trace_begin(struct doca_task *t);
+/*
+ * The submit of @t ended with @r (from @t0_ns): accepted, its begin event and the hook that
+ * records its end before its callback runs; refused, it is not traced (its number unused).
+ */
+void odma_trace_submit(struct doca_task *t, uint64_t t0_ns, doca_error_t r);
 /* One part of a task's bytes ran on this thread from @t0_ns to now (engine thread). */
 void odma_trace_run(const struct doca_task *t, uint64_t t0_ns, uint64_t len);
 /* Writes the file now (at exit, or when the last PE is destroyed); safe to call once. */
