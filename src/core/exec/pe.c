@@ -439,15 +439,19 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 		odma_pe_wake_progress(pe);
 	if (doca_unlikely(pe->maybe_held))
 		pe_service_contexts(pe);
-	if (doca_unlikely(pe->num_hooked != 0))
-		any |= pe_run_hooks(pe);
-	n = pe_poll_engine(pe, batch);
-	/* one load when no network copy is in flight (a pushed task is still counted) */
+	/*
+	 * One load when no network copy or RDMA io is in flight (a pushed task is still
+	 * counted). The transport's work first: the answers it takes complete their tasks in
+	 * this call (the contexts' progress ops run next), not in the program's next one.
+	 */
 	if (doca_unlikely(atomic_load_explicit(&pe->async_inflight, memory_order_relaxed) != 0)) {
 		odma_pe_poll_async(pe);
 		if (atomic_load_explicit(&pe->async_done, memory_order_relaxed) != NULL)
 			odma_pe_take_async(pe);
 	}
+	if (doca_unlikely(pe->num_hooked != 0))
+		any |= pe_run_hooks(pe);
+	n = pe_poll_engine(pe, batch);
 	/* Take the batch first: callbacks may submit, and those complete next time. */
 	t = pe->done.head;
 	pe->done.head = pe->done.tail = NULL;

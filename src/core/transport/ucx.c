@@ -178,17 +178,44 @@ static bool ucx_round(void)
 }
 
 /*
+ * The service thread sleeps (the decision taken under odma_ux.lock: a job queued after it
+ * kicks, odma_ucx_enqueue) on our eventfd and, unless @parked, the worker's wake-up fd, for at
+ * most @timeout ms. False when it must not sleep (a job is queued, or the transport stops).
+ */
+static bool ucx_sleep(struct pollfd *fds, bool parked, int timeout)
+{
+	uint64_t v;
+	bool busy;
+
+	pthread_mutex_lock(&odma_ux.lock);
+	/* parked, the queue is the inline poller's to take */
+	busy = (!parked && odma_ux.q_head != NULL) || odma_ux.stopping;
+	odma_ux.sleeping = !busy;
+	odma_ux.parked = parked;
+	pthread_mutex_unlock(&odma_ux.lock);
+	if (busy)
+		return false;
+	if (poll(fds, parked ? 1 : 2, timeout) > 0 && (fds[0].revents & POLLIN))
+		(void)!read(odma_ux.evfd, &v, sizeof(v));
+	pthread_mutex_lock(&odma_ux.lock);
+	odma_ux.sleeping = false;
+	pthread_mutex_unlock(&odma_ux.lock);
+	return true;
+}
+
+/*
  * Sleeps on the worker's wake-up fd and our eventfd; while a thread polls inline (it did
  * within UCX_INLINE_NS), parked instead: on the eventfd only, for at most a millisecond,
- * so the replies that thread takes do not wake this one too. The decision to sleep is
- * taken under odma_ux.lock: a job queued after it kicks (odma_ucx_enqueue).
+ * so the replies that thread takes do not wake this one too. Parked, it takes the worker only
+ * when that thread is not in a round (trylock), never waiting for it: waiting cost the
+ * poller a futex wake-up per millisecond and left its next round nothing to do.
  */
 static void *ucx_thread(void *arg)
 {
 	struct pollfd fds[2] = { { .fd = odma_ux.evfd, .events = POLLIN },
 		                 { .fd = odma_ux.wfd, .events = POLLIN } };
-	uint64_t v, last;
-	bool busy, outstanding, parked;
+	uint64_t last;
+	bool busy, outstanding, parked = false;
 	int timeout;
 
 	(void)arg;
@@ -198,7 +225,12 @@ static void *ucx_thread(void *arg)
 		pthread_mutex_unlock(&odma_ux.lock);
 		if (busy)
 			break;
-		pthread_mutex_lock(&odma_ux.wlock);
+		if (parked && pthread_mutex_trylock(&odma_ux.wlock) != 0) {
+			(void)ucx_sleep(fds, true, 1);
+			continue;
+		}
+		if (!parked)
+			pthread_mutex_lock(&odma_ux.wlock);
 		odma_ucx_in_worker = true;
 		outstanding = ucx_round();
 		timeout = odma_ucx_watch_timeout_ms(); /* the watches are the worker lock's */
@@ -209,22 +241,10 @@ static void *ucx_thread(void *arg)
 		pthread_mutex_unlock(&odma_ux.wlock);
 		if (busy)
 			continue;
-		pthread_mutex_lock(&odma_ux.lock);
-		busy = odma_ux.q_head != NULL || odma_ux.stopping;
-		odma_ux.sleeping = !busy;
-		odma_ux.parked = parked;
-		pthread_mutex_unlock(&odma_ux.lock);
-		if (busy)
-			continue;
 		/* with requests outstanding, wake up to check their deadlines; watches at theirs */
 		if (outstanding && (timeout < 0 || timeout > 20))
 			timeout = 20;
-		if (poll(fds, parked ? 1 : 2, parked ? 1 : timeout) > 0 &&
-		    (fds[0].revents & POLLIN))
-			(void)!read(odma_ux.evfd, &v, sizeof(v));
-		pthread_mutex_lock(&odma_ux.lock);
-		odma_ux.sleeping = false;
-		pthread_mutex_unlock(&odma_ux.lock);
+		(void)ucx_sleep(fds, parked, parked ? 1 : timeout);
 	}
 	return NULL;
 }

@@ -8,6 +8,7 @@
  * dlopen, before it.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -106,7 +107,15 @@ int odma_tp_safe_copy(void *dst, const void *src, size_t len)
 
 uint32_t odma_tp_timeout_ms(void)
 {
-	return host->timeout_ms();
+	/* read once (every request asks): its value was checked at the first export or import */
+	static _Atomic uint32_t ms;
+	uint32_t v = atomic_load_explicit(&ms, memory_order_relaxed);
+
+	if (v == 0) {
+		v = host->timeout_ms();
+		atomic_store_explicit(&ms, v, memory_order_relaxed);
+	}
+	return v;
 }
 
 void odma_tp_wake_hold(bool on)
