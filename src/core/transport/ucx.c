@@ -161,7 +161,13 @@ static bool ucx_round(void)
 	odma_ucx_take_queue();
 	/* the PEs the callbacks wake are woken once what the callbacks queued has left */
 	odma_tp_wake_hold(true);
-	while (ucp_worker_progress(odma_ux.worker) != 0)
+	/*
+	 * A thread that polls inline and found this round under way takes over as soon as it
+	 * ends: the round ends there, rather than when the worker runs dry (under a stream it
+	 * never did, and the poller spun beside it, a third busy thread on two cores).
+	 */
+	while (ucp_worker_progress(odma_ux.worker) != 0 &&
+	       !atomic_load_explicit(&odma_ux.inline_wait, memory_order_relaxed))
 		;
 	/*
 	 * What the callbacks queued leaves now, and is progressed in this round: a job taken
@@ -233,6 +239,8 @@ static void *ucx_thread(void *arg)
 			pthread_mutex_lock(&odma_ux.wlock);
 		odma_ucx_in_worker = true;
 		outstanding = ucx_round();
+		/* handed over, if asked: the poller asks again if it still polls */
+		atomic_store_explicit(&odma_ux.inline_wait, false, memory_order_relaxed);
 		timeout = odma_ucx_watch_timeout_ms(); /* the watches are the worker lock's */
 		last = atomic_load(&odma_ux.inline_ns);
 		parked = last != 0 && odma_ucx_now_ns() - last < UCX_INLINE_NS;
@@ -252,11 +260,17 @@ static void *ucx_thread(void *arg)
 /* odma_tp_poll: this thread does the worker's work if no one else does. */
 static void ucx_poll(void)
 {
-	if (!atomic_load_explicit(&odma_ux.inline_ok, memory_order_relaxed) || odma_ucx_in_worker ||
-	    pthread_mutex_trylock(&odma_ux.wlock) != 0)
+	if (!atomic_load_explicit(&odma_ux.inline_ok, memory_order_relaxed) || odma_ucx_in_worker)
 		return;
+	if (pthread_mutex_trylock(&odma_ux.wlock) != 0) {
+		/* the service thread is in a round: it hands over at its end (ucx_round) */
+		atomic_store(&odma_ux.inline_ns, odma_ucx_now_ns());
+		atomic_store_explicit(&odma_ux.inline_wait, true, memory_order_relaxed);
+		return;
+	}
 	if (atomic_load(&odma_ux.inline_ok)) {
 		odma_ucx_in_worker = true;
+		atomic_store_explicit(&odma_ux.inline_wait, false, memory_order_relaxed);
 		atomic_store(&odma_ux.inline_ns, odma_ucx_now_ns());
 		(void)ucx_round();
 		odma_ucx_in_worker = false;

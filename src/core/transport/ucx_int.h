@@ -102,6 +102,7 @@ struct odma_ucx_state {
 	bool parked;   /* it sleeps a short while only: a thread polls inline (lock) */
 	pthread_mutex_t wlock;      /* the worker and everything marked service thread */
 	_Atomic uint64_t inline_ns; /* when a thread last polled inline; 0: none does */
+	atomic_bool inline_wait;    /* an inline poll found the service thread in a round */
 	atomic_bool inline_ok;      /* the service thread runs: inline polls may take over */
 	unsigned int listeners;     /* open listeners (service thread) */
 	const char *why;            /* why the transport is not up */
