@@ -186,9 +186,9 @@ static bool ucx_round(void)
 /*
  * The service thread sleeps (the decision taken under odma_ux.lock: a job queued after it
  * kicks, odma_ucx_enqueue) on our eventfd and, unless @parked, the worker's wake-up fd, for at
- * most @timeout ms. False when it must not sleep (a job is queued, or the transport stops).
+ * most @timeout ms; not at all when a job is queued (unless parked) or the transport stops.
  */
-static bool ucx_sleep(struct pollfd *fds, bool parked, int timeout)
+static void ucx_sleep(struct pollfd *fds, bool parked, int timeout)
 {
 	uint64_t v;
 	bool busy;
@@ -200,13 +200,12 @@ static bool ucx_sleep(struct pollfd *fds, bool parked, int timeout)
 	odma_ux.parked = parked;
 	pthread_mutex_unlock(&odma_ux.lock);
 	if (busy)
-		return false;
+		return;
 	if (poll(fds, parked ? 1 : 2, timeout) > 0 && (fds[0].revents & POLLIN))
 		(void)!read(odma_ux.evfd, &v, sizeof(v));
 	pthread_mutex_lock(&odma_ux.lock);
 	odma_ux.sleeping = false;
 	pthread_mutex_unlock(&odma_ux.lock);
-	return true;
 }
 
 /*
@@ -232,7 +231,7 @@ static void *ucx_thread(void *arg)
 		if (busy)
 			break;
 		if (parked && pthread_mutex_trylock(&odma_ux.wlock) != 0) {
-			(void)ucx_sleep(fds, true, 1);
+			ucx_sleep(fds, true, 1);
 			continue;
 		}
 		if (!parked)
@@ -252,7 +251,7 @@ static void *ucx_thread(void *arg)
 		/* with requests outstanding, wake up to check their deadlines; watches at theirs */
 		if (outstanding && (timeout < 0 || timeout > 20))
 			timeout = 20;
-		(void)ucx_sleep(fds, parked, parked ? 1 : timeout);
+		ucx_sleep(fds, parked, parked ? 1 : timeout);
 	}
 	return NULL;
 }
@@ -263,9 +262,12 @@ static void ucx_poll(void)
 	if (!atomic_load_explicit(&odma_ux.inline_ok, memory_order_relaxed) || odma_ucx_in_worker)
 		return;
 	if (pthread_mutex_trylock(&odma_ux.wlock) != 0) {
-		/* the service thread is in a round: it hands over at its end (ucx_round) */
-		atomic_store(&odma_ux.inline_ns, odma_ucx_now_ns());
-		atomic_store_explicit(&odma_ux.inline_wait, true, memory_order_relaxed);
+		/* the service thread is in a round: it hands over at its end (ucx_round); asked
+		 * once */
+		if (!atomic_load_explicit(&odma_ux.inline_wait, memory_order_relaxed)) {
+			atomic_store(&odma_ux.inline_ns, odma_ucx_now_ns());
+			atomic_store_explicit(&odma_ux.inline_wait, true, memory_order_relaxed);
+		}
 		return;
 	}
 	if (atomic_load(&odma_ux.inline_ok)) {
