@@ -441,7 +441,10 @@ static void test_bundles(void **state)
 	}
 	assert_int_equal(bw.sent, NB);
 	pthread_mutex_unlock(&bw.lock);
-	/* runs between the six long ones (i % 7 == 3): 0-2, 4-9, 11-16, 18-23, 25-30, 32-37 */
+	/*
+	 * runs between the six long ones (i % 7 == 3): 0-2, 4-9, 11-16, 18-23, 25-30, 32-37; the
+	 * first five are packed into one buffer, the last (9,100 bytes) is sent from the messages
+	 */
 	assert_int_equal(atomic_load(&odma_ucx_bundles) - b0, 6);
 
 	/*

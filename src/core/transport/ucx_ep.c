@@ -118,11 +118,11 @@ struct ucx_msg {
 	struct ucx_msg *prev, *next; /* in ep->msgs while UCX holds it */
 	bool linked;
 	uint32_t imm;
-	/* alone: its endpoint header; in a bundle: its first 8 bytes, imm u32 LE, length u32 LE */
+	/* alone: its endpoint header; in a bundle sent in place: imm u32 LE, length u32 LE */
 	uint8_t hdr[ODMA_UCX_EP_HDR];
 	struct ucx_msg *bnext; /* the bundle this message leads: its next message */
 	struct ucx_msg *pnext; /* ep->pend_head's list: waiting for credit */
-	void *bundle;          /* the lead's: the bundle's header and iov (until msg_sent) */
+	void *bundle;          /* the lead's: its bundle (until msg_sent) */
 	struct ucx_chunk job;  /* UCX_OP_SEND: queued for the worker's thread */
 	size_t len;
 	uint8_t data[];
@@ -423,10 +423,19 @@ static void msg_sent(void *request, ucs_status_t status, void *user_data)
 	}
 }
 
-/* A bundle's header and its iov: two entries per message (its immediate and length, its bytes). */
+/*
+ * A bundle's header and its payload: each message's immediate and length, then its bytes. A
+ * small one (at most ODMA_UCX_BUNDLE_PACK bytes: the answers to a window of RDMA sends, say) is
+ * packed into @data and sent as one buffer: as an IOV datatype of two entries per message UCX
+ * took much longer (4 KiB RDMA sends at 8 in flight: 109 k -> 154 k messages/s packed). A
+ * larger one is sent from the messages in place (@iov): packed too, 4 KiB sends at 32 in
+ * flight ran at half the rate.
+ */
+#define ODMA_UCX_BUNDLE_PACK 8192u
 struct ucx_bundle {
 	uint8_t hdr[ODMA_UCX_EP_HDR];
 	ucp_dt_iov_t iov[2 * ODMA_UCX_BUNDLE_MAX];
+	uint8_t data[];
 };
 
 /* What a message costs of the credit (transport.h). */
@@ -450,12 +459,47 @@ static uint64_t ep_credit_out(struct odma_tp_ep *ep)
 	return v;
 }
 
+/*
+ * The bundle of @lead and the messages on its bnext list, @credit in its header: packed when
+ * small (*@len its payload's bytes), else its iov over the messages (*@len 0). NULL: no memory.
+ */
+static struct ucx_bundle *bundle_new(struct ucx_msg *lead, uint64_t credit, size_t *len)
+{
+	struct ucx_bundle *b;
+	size_t total = 0;
+	unsigned int n = 0, i = 0;
+	uint8_t *p;
+
+	for (struct ucx_msg *m = lead; m != NULL; m = m->bnext, n++)
+		total += ODMA_UCX_BUNDLE_SUB + m->len;
+	*len = total <= ODMA_UCX_BUNDLE_PACK ? total : 0;
+	if ((b = malloc(sizeof(*b) + *len)) == NULL)
+		return NULL;
+	odma_ucx_ep_hdr_put(b->hdr, n, credit);
+	p = b->data;
+	for (struct ucx_msg *m = lead; m != NULL; m = m->bnext, i += 2) {
+		uint8_t *sub = *len ? p : m->hdr;
+
+		odma_put_le(sub, m->imm, 4);
+		odma_put_le(sub + 4, m->len, 4);
+		if (*len) {
+			memcpy(p + ODMA_UCX_BUNDLE_SUB, m->data, m->len);
+			p += ODMA_UCX_BUNDLE_SUB + m->len;
+			continue;
+		}
+		b->iov[i] = (ucp_dt_iov_t){ m->hdr, ODMA_UCX_BUNDLE_SUB };
+		b->iov[i + 1] = (ucp_dt_iov_t){ m->data, m->len };
+	}
+	return b;
+}
+
 /* Hands @lead (and the @n - 1 messages after it on its bnext list) to UCX as one send. */
 static void msgs_send(struct ucx_msg *lead, unsigned int n)
 {
 	ucp_request_param_t prm = { 0 };
 	struct ucx_bundle *b = NULL;
 	struct odma_tp_ep *ep = lead->ep;
+	size_t len;
 	void *r;
 
 	if (ep->gone || ep->peer->dead) {
@@ -469,21 +513,15 @@ static void msgs_send(struct ucx_msg *lead, unsigned int n)
 	prm.cb.send = msg_sent;
 	prm.user_data = lead;
 	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-	if (n > 1 && (b = malloc(sizeof(*b))) != NULL) {
-		unsigned int i = 0;
-
-		odma_ucx_ep_hdr_put(b->hdr, n, ep_credit_out(ep));
-		for (struct ucx_msg *m = lead; m != NULL; m = m->bnext, i += 2) {
-			odma_put_le(m->hdr, m->imm, 4);
-			odma_put_le(m->hdr + 4, m->len, 4);
-			b->iov[i] = (ucp_dt_iov_t){ m->hdr, ODMA_UCX_BUNDLE_SUB };
-			b->iov[i + 1] = (ucp_dt_iov_t){ m->data, m->len };
-		}
+	if (n > 1 && (b = bundle_new(lead, ep_credit_out(ep), &len)) != NULL) {
 		lead->bundle = b;
-		prm.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
-		prm.datatype = ucp_dt_make_iov();
-		r = ucp_am_send_nbx(ep->peer->ep, ODMA_UCX_AM_MSGS, b->hdr, sizeof(b->hdr), b->iov,
-		                    2 * n, &prm);
+		if (len == 0) { /* in place */
+			prm.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+			prm.datatype = ucp_dt_make_iov();
+		}
+		r = ucp_am_send_nbx(ep->peer->ep, ODMA_UCX_AM_MSGS, b->hdr, sizeof(b->hdr),
+		                    len ? (void *)b->data : (void *)b->iov, len ? len : 2 * n,
+		                    &prm);
 	} else if (n > 1) {
 		msg_sent(NULL, UCS_ERR_NO_MEMORY, lead);
 		return;
