@@ -427,7 +427,7 @@ static void msg_sent(void *request, ucs_status_t status, void *user_data)
  * A bundle's header and its payload: each message's immediate and length, then its bytes. A
  * small one (at most ODMA_UCX_BUNDLE_PACK bytes: the answers to a window of RDMA sends, say) is
  * packed into @data and sent as one buffer: as an IOV datatype of two entries per message UCX
- * took much longer (4 KiB RDMA sends at 8 in flight: 109 k -> 154 k messages/s packed). A
+ * took much longer (4 KiB RDMA sends at 8 in flight: 101 k -> 140 k messages/s packed). A
  * larger one is sent from the messages in place (@iov): packed too, 4 KiB sends at 32 in
  * flight ran at half the rate.
  */
