@@ -11,7 +11,7 @@
  * its key and generation, a put needs a writable region, an atomic (AREAD, FADD, SWAP, CAS, WATCH)
  * one aligned u64 of a region with the atomic right (region 0 has it); no byte outside the regions
  * ever changes; a read-only region never changes. The same input is also checked as a bundle of
- * endpoint messages (check_bundle).
+ * endpoint messages (check_bundle), a batch of requests and a batch of replies (check_batches).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +115,48 @@ static void check_bundle(const uint8_t *data, size_t size)
 	FUZZ_CHECK(off == (n == 0 ? 0 : plen));
 }
 
+/*
+ * The same bytes as a batch of requests and as a batch of replies (8-byte header, then the
+ * payload): one the check accepts yields exactly its count of entries, each inside the payload
+ * and within the bounds, the last ending where the payload does; each reply decodes.
+ */
+static void check_batches(const uint8_t *data, size_t size)
+{
+	const size_t h = ODMA_UCX_REQS_HDR;
+	const char *why = NULL;
+	size_t off = 0, plen = size - h;
+	unsigned int n;
+
+	if (size < h)
+		return;
+	n = odma_ucx_reqs_check(data, h, data + h, plen, &why);
+	FUZZ_CHECK(n == 0 ? why != NULL : n >= 2 && n <= ODMA_UCX_REQS_MAX);
+	for (unsigned int i = 0; i < n; i++) {
+		const uint8_t *payload;
+		size_t len;
+		const uint8_t *q = odma_ucx_reqs_next(data + h, &off, &payload, &len);
+
+		FUZZ_CHECK(q >= data + h && payload == q + ODMA_UCX_REQ_LEN && off <= plen &&
+		           ODMA_UCX_REQ_LEN + len <= ODMA_UCX_REQS_ENTRY_MAX &&
+		           payload + len == data + h + off);
+		FUZZ_CHECK(q[6] != ODMA_UCX_OP_ATTACH && q[6] != ODMA_UCX_OP_WATCH);
+	}
+	FUZZ_CHECK(off == (n == 0 ? 0 : plen));
+	why = NULL;
+	off = 0;
+	n = odma_ucx_replies_check(data, h, data + h, plen, &why);
+	FUZZ_CHECK(n == 0 ? why != NULL : n >= 2 && n <= ODMA_UCX_REPLIES_MAX);
+	for (unsigned int i = 0; i < n; i++) {
+		struct odma_ucx_reply r;
+		const uint8_t *b = odma_ucx_replies_next(data + h, &off, &r);
+
+		FUZZ_CHECK(b >= data + h && off <= plen && b + r.len == data + h + off);
+		FUZZ_CHECK(odma_ucx_reply_decode(b - ODMA_UCX_REPLY_LEN, ODMA_UCX_REPLY_LEN, r.len,
+		                                 &r) == DOCA_SUCCESS);
+	}
+	FUZZ_CHECK(off == (n == 0 ? 0 : plen));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t hdr[ODMA_UCX_REQ_LEN];
@@ -123,6 +165,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = 0, hl, plen;
 
 	check_bundle(data, size);
+	check_batches(data, size);
 	if (size < 1)
 		return 0;
 	hl = size - 1 < sizeof(hdr) ? size - 1 : sizeof(hdr);

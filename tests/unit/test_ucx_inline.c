@@ -238,6 +238,29 @@ static void test_poll_end_keeps_kick(void **state)
 	assert_int_equal(w.st, DOCA_SUCCESS);
 }
 
+/* Exports @len bytes at @at with @perms and attaches @rm to them over UCX; the region. */
+static struct odma_tp_region *export_attach(void *at, size_t len, uint32_t perms,
+                                            struct odma_tp_remote *rm2)
+{
+	struct odma_tp_reach r = { 0 };
+	uint8_t issued[ODMA_TP_ISSUED_MAX];
+	size_t issued_len = 0;
+	struct odma_tp_region *g = odma_tp_region_add((uint64_t)(uintptr_t)at, len, perms);
+
+	assert_non_null(g);
+	odma_tp_region_publish(g, "probe", 5);
+	assert_int_equal(odma_tp_reach_self(&r), DOCA_SUCCESS);
+	r.addr = g->addr;
+	r.len = g->len;
+	r.perms = g->perms;
+	r.region_id = g->id;
+	r.generation = g->hdr.generation;
+	memcpy(r.key, g->hdr.key, 16);
+	assert_int_equal(odma_tp_attach(odma_tp_find("ucx"), &r, rm2, issued, &issued_len),
+	                 DOCA_SUCCESS);
+	return g;
+}
+
 /*
  * An atomic read of a region without the atomic right (an mmap export: the program's memory,
  * here protected after the export) is refused, never a plain load that would crash the
@@ -247,9 +270,6 @@ static void test_atomic_read_needs_atomic_right(void **state)
 {
 	uint8_t *page =
 	        mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	struct odma_tp_reach r = { 0 };
-	uint8_t issued[ODMA_TP_ISSUED_MAX];
-	size_t issued_len = 0;
 	struct odma_tp_region *g;
 	struct odma_tp_remote rm2;
 	struct iowait w = { .st = DOCA_ERROR_UNKNOWN };
@@ -263,18 +283,7 @@ static void test_atomic_read_needs_atomic_right(void **state)
 
 	(void)state;
 	assert_true(page != MAP_FAILED);
-	g = odma_tp_region_add((uint64_t)(uintptr_t)page, 4096, ODMA_TP_READ);
-	assert_non_null(g);
-	odma_tp_region_publish(g, "probe", 5);
-	assert_int_equal(odma_tp_reach_self(&r), DOCA_SUCCESS);
-	r.addr = g->addr;
-	r.len = g->len;
-	r.perms = g->perms;
-	r.region_id = g->id;
-	r.generation = g->hdr.generation;
-	memcpy(r.key, g->hdr.key, 16);
-	assert_int_equal(odma_tp_attach(odma_tp_find("ucx"), &r, &rm2, issued, &issued_len),
-	                 DOCA_SUCCESS);
+	g = export_attach(page, 4096, ODMA_TP_READ, &rm2);
 	assert_int_equal(mprotect(page, 4096, PROT_NONE), 0);
 	io.remote_addr = (uint64_t)(uintptr_t)page;
 	assert_int_equal(odma_tp_io_start(&io), DOCA_SUCCESS);
@@ -288,6 +297,85 @@ static void test_atomic_read_needs_atomic_right(void **state)
 	odma_tp_detach(&rm2);
 	odma_tp_region_revoke(g);
 	munmap(page, 4096);
+}
+
+/*
+ * Starts @n ios of @len bytes each on @rm2 while the worker is held, so one round posts them
+ * all, and waits for them: each completes once, with success.
+ */
+static void ios_together(struct odma_tp_remote *rm2, struct odma_tp_io *io, struct iowait *w,
+                         unsigned int n)
+{
+	pthread_mutex_lock(&odma_ux.wlock);
+	for (unsigned int i = 0; i < n; i++) {
+		w[i] = (struct iowait){ .st = DOCA_ERROR_UNKNOWN };
+		io[i].remote = rm2;
+		io[i].done = io_done;
+		io[i].arg = &w[i];
+		assert_int_equal(odma_tp_io_start(&io[i]), DOCA_SUCCESS);
+	}
+	pthread_mutex_unlock(&odma_ux.wlock);
+	for (unsigned int i = 0; i < n; i++) {
+		for (int t = 0; t < 5000 && !atomic_load(&w[i].done); t++) {
+			odma_tp_poll();
+			usleep(1000);
+		}
+		assert_true(atomic_load(&w[i].done));
+		assert_int_equal(w[i].st, DOCA_SUCCESS);
+	}
+	odma_tp_poll_end();
+}
+
+/*
+ * Requests queued together for one exporter travel as one batch (one active message, one
+ * system call on TCP), and the exporter's answers to them as one batch too: small ones packed, a
+ * batch of 4 KiB writes (past ODMA_UCX_BUNDLE_PACK) from the writes' own bytes in place. Every io
+ * completes once, with its own bytes.
+ */
+static void test_batches(void **state)
+{
+	static uint8_t rw[8 * 4096], src[8][4096], dst[4][512];
+	struct odma_tp_remote rm2;
+	struct odma_tp_region *g;
+	struct odma_tp_io io[8] = { 0 };
+	struct iowait w[8];
+	uint64_t rq0 = atomic_load(&odma_ucx_req_batches);
+	uint64_t rp0 = atomic_load(&odma_ucx_reply_batches);
+	uint64_t rn0 = atomic_load(&odma_ucx_replies_batched);
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rw); i++)
+		rw[i] = (uint8_t)(i * 7 + 1);
+	for (size_t i = 0; i < sizeof(src); i++)
+		((uint8_t *)src)[i] = (uint8_t)(i * 13 + 5);
+	g = export_attach(rw, sizeof(rw), ODMA_TP_READ | ODMA_TP_WRITE, &rm2);
+	/* four reads of 512 bytes, then four writes of 512 bytes elsewhere: packed */
+	for (unsigned int i = 0; i < 8; i++) {
+		io[i].len = 512;
+		io[i].write = i >= 4;
+		io[i].local = i < 4 ? (void *)dst[i] : (void *)src[i];
+		io[i].remote_addr = (uint64_t)(uintptr_t)(rw + (size_t)i * 4096);
+	}
+	ios_together(&rm2, io, w, 8);
+	for (unsigned int i = 0; i < 4; i++)
+		assert_memory_equal(dst[i], rw + (size_t)i * 4096, 512);
+	for (unsigned int i = 4; i < 8; i++)
+		assert_memory_equal(rw + (size_t)i * 4096, src[i], 512);
+	assert_int_equal(atomic_load(&odma_ucx_req_batches) - rq0, 1);
+	assert_int_equal(atomic_load(&odma_ucx_reply_batches) - rp0, 1);
+	assert_int_equal(atomic_load(&odma_ucx_replies_batched) - rn0, 8);
+	/* four writes of 4 KiB: one batch of requests sent in place, one batch of answers */
+	for (unsigned int i = 0; i < 4; i++) {
+		io[i] = (struct odma_tp_io){ .len = 4096, .write = true, .local = src[i] };
+		io[i].remote_addr = (uint64_t)(uintptr_t)(rw + (size_t)i * 4096);
+	}
+	ios_together(&rm2, io, w, 4);
+	assert_memory_equal(rw, src, 4 * 4096);
+	assert_int_equal(atomic_load(&odma_ucx_req_batches) - rq0, 2);
+	assert_int_equal(atomic_load(&odma_ucx_reply_batches) - rp0, 2);
+	assert_int_equal(atomic_load(&odma_ucx_replies_batched) - rn0, 12);
+	odma_tp_detach(&rm2);
+	odma_tp_region_revoke(g);
 }
 
 /* What test_bundles' server received, in order. */
@@ -678,6 +766,7 @@ int main(void)
 		cmocka_unit_test(test_atomic_read_needs_atomic_right),
 		cmocka_unit_test(test_with_endpoints),
 		cmocka_unit_test(test_bundles),
+		cmocka_unit_test(test_batches),
 		cmocka_unit_test(test_credit_refused),
 		cmocka_unit_test(test_wake_after_answers),
 	};

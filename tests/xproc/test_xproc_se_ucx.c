@@ -555,6 +555,20 @@ static ucs_status_t hostile_reply(void *arg, const void *header, size_t hlen, vo
 	return UCS_OK;
 }
 
+static void hostile_answer_one(void *arg, const uint8_t *hdr, const uint8_t *payload, size_t len)
+{
+	(void)hostile_reply(arg, hdr, 24, (void *)payload, len, NULL);
+}
+
+/* A batch of answers (id 16): each taken as one alone. */
+static ucs_status_t hostile_batch(void *arg, const void *header, size_t hlen, void *data,
+                                  size_t length, const ucp_am_recv_param_t *param)
+{
+	(void)param;
+	xu_each_reply(header, hlen, data, length, hostile_answer_one, arg);
+	return UCS_OK;
+}
+
 static void hostile_open(struct hostile *h, const uint8_t *blob, size_t sz)
 {
 	const char *veth = getenv("ODMA_TP_TEST_VETH");
@@ -581,6 +595,9 @@ static void hostile_open(struct hostile *h, const uint8_t *blob, size_t sz)
 	ah.id = 12;
 	ah.cb = hostile_reply;
 	ah.arg = h;
+	assert_int_equal(ucp_worker_set_am_recv_handler(h->w, &ah), UCS_OK);
+	ah.id = 16;
+	ah.cb = hostile_batch;
 	assert_int_equal(ucp_worker_set_am_recv_handler(h->w, &ah), UCS_OK);
 	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
 	ep.address = (const ucp_address_t *)(blob + 144);

@@ -427,6 +427,10 @@ struct hostile {
 	int32_t status;
 	uint32_t len;
 	uint8_t data[256];
+	/* answers to requests 500..503 (test_hostile_batches), and the batches they came in */
+	unsigned int bgot, batches;
+	int32_t bstatus[4];
+	uint8_t bdata[64];
 	/* the export, from its descriptor */
 	uint32_t region, gen;
 	uint8_t key[16];
@@ -440,24 +444,57 @@ static void hostile_ep_err(void *arg, ucp_ep_h ep, ucs_status_t status)
 	(void)status;
 }
 
+/* One answer (its 24-byte header @b, then @length bytes at @data). */
+static void hostile_answer(struct hostile *h, const uint8_t *b, const void *data, size_t length)
+{
+	uint64_t id = odma_get_le(b + 8, 8);
+
+	if (id >= 1000) { /* hostile_flood's */
+		h->flood_replies++;
+		h->flood_ok += odma_get_le(b + 16, 4) == DOCA_SUCCESS && length > 0;
+		return;
+	}
+	if (id >= 500 && id < 504) { /* test_hostile_batches' */
+		h->bstatus[id - 500] = (int32_t)(uint32_t)odma_get_le(b + 16, 4);
+		if (id == 500)
+			memcpy(h->bdata, data,
+			       length < sizeof(h->bdata) ? length : sizeof(h->bdata));
+		h->bgot++;
+		return;
+	}
+	h->status = (int32_t)(uint32_t)odma_get_le(b + 16, 4);
+	h->len = (uint32_t)odma_get_le(b + 20, 4);
+	memcpy(h->data, data, length < sizeof(h->data) ? length : sizeof(h->data));
+	h->got = true;
+}
+
 static ucs_status_t hostile_reply(void *arg, const void *header, size_t hlen, void *data,
                                   size_t length, const ucp_am_recv_param_t *param)
 {
 	struct hostile *h = arg;
-	const uint8_t *b = header;
 
 	(void)param;
-	if (hlen == 24 && odma_get_le(b + 8, 8) >= 1000) { /* hostile_flood's */
-		h->flood_replies++;
-		h->flood_ok += odma_get_le(b + 16, 4) == DOCA_SUCCESS && length > 0;
-		return UCS_OK;
-	}
-	if (hlen == 24) {
-		h->status = (int32_t)(uint32_t)odma_get_le(b + 16, 4);
-		h->len = (uint32_t)odma_get_le(b + 20, 4);
-		memcpy(h->data, data, length < sizeof(h->data) ? length : sizeof(h->data));
-	}
-	h->got = true;
+	if (hlen == 24)
+		hostile_answer(h, header, data, length);
+	else
+		h->got = true;
+	return UCS_OK;
+}
+
+static void hostile_answer_one(void *arg, const uint8_t *hdr, const uint8_t *payload, size_t len)
+{
+	hostile_answer(arg, hdr, payload, len);
+}
+
+/* A batch of answers (id 16): each taken as one alone. */
+static ucs_status_t hostile_replies(void *arg, const void *header, size_t hlen, void *data,
+                                    size_t length, const ucp_am_recv_param_t *param)
+{
+	struct hostile *h = arg;
+
+	(void)param;
+	h->batches++;
+	xu_each_reply(header, hlen, data, length, hostile_answer_one, h);
 	return UCS_OK;
 }
 
@@ -489,6 +526,9 @@ static void hostile_open(struct hostile *h, const uint8_t *desc, size_t dlen)
 	ah.cb = hostile_reply;
 	ah.arg = h;
 	assert_int_equal(ucp_worker_set_am_recv_handler(h->w, &ah), UCS_OK);
+	ah.id = 16;
+	ah.cb = hostile_replies;
+	assert_int_equal(ucp_worker_set_am_recv_handler(h->w, &ah), UCS_OK);
 	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS;
 	ep.address = (const ucp_address_t *)(desc + 132);
 	if (!h->no_err_handling) { /* the exporter answers only such an importer */
@@ -519,35 +559,54 @@ static int32_t hostile_attach(struct hostile *h, const uint8_t *key)
 	return st;
 }
 
+/* A request header (64 bytes) into @hdr: the fields as given, the export's generation. */
+static void hostile_hdr(const struct hostile *h, uint8_t *hdr, uint32_t magic, uint8_t op,
+                        uint32_t region, const uint8_t *key, uint64_t addr, uint64_t len,
+                        uint64_t id)
+{
+	memset(hdr, 0, 64);
+	odma_put_le(hdr, magic, 4);
+	odma_put_le(hdr + 4, 1, 2);
+	hdr[6] = op;
+	odma_put_le(hdr + 8, id, 8);
+	odma_put_le(hdr + 16, region, 4);
+	odma_put_le(hdr + 20, h->gen, 4);
+	memcpy(hdr + 24, key, 16);
+	odma_put_le(hdr + 40, addr, 8);
+	odma_put_le(hdr + 48, len, 8);
+}
+
+/* Sends active message @am (header @hdr, @hlen bytes; payload) and waits until it left. */
+static void hostile_send(struct hostile *h, unsigned int am, const void *hdr, size_t hlen,
+                         const void *payload, size_t plen)
+{
+	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+		                    .flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER };
+	void *r = ucp_am_send_nbx(h->ep, am, hdr, hlen, payload, plen, &prm);
+
+	if (UCS_PTR_IS_ERR(r))
+		_exit(3); /* also in hostile_child's process */
+	if (UCS_PTR_IS_PTR(r)) {
+		while (ucp_request_check_status(r) == UCS_INPROGRESS)
+			ucp_worker_progress(h->w);
+		ucp_request_free(r);
+	}
+}
+
 /* Sends one request (header fields as given) and waits for its reply; the reply's status. */
 static int32_t hostile_req(struct hostile *h, uint32_t magic, uint8_t op, uint32_t region,
                            const uint8_t *key, uint64_t addr, uint64_t len, const void *payload,
                            size_t plen)
 {
 	static uint8_t hdr[64];
-	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-		                    .flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER };
 	uint64_t t0 = now_ms();
-	void *r;
 
-	memset(hdr, 0, sizeof(hdr));
-	odma_put_le(hdr, magic, 4);
-	odma_put_le(hdr + 4, 1, 2);
-	hdr[6] = op;
-	odma_put_le(hdr + 8, 77, 8);
-	odma_put_le(hdr + 16, region, 4);
-	odma_put_le(hdr + 20, h->gen, 4);
-	memcpy(hdr + 24, key, 16);
-	odma_put_le(hdr + 40, addr, 8);
-	odma_put_le(hdr + 48, len, 8);
+	hostile_hdr(h, hdr, magic, op, region, key, addr, len, 77);
 	h->got = false;
 	h->status = 1;
-	r = ucp_am_send_nbx(h->ep, 11, hdr, sizeof(hdr), payload, plen, &prm);
-	assert_false(UCS_PTR_IS_ERR(r));
+	hostile_send(h, 11, hdr, sizeof(hdr), payload, plen);
 	while (!h->got && now_ms() - t0 < (h->silent_ms ? (uint64_t)h->silent_ms : 3000))
 		ucp_worker_progress(h->w);
-	if (UCS_PTR_IS_PTR(r))
-		ucp_request_free(r);
 	return h->got ? h->status : 1; /* 1: no answer */
 }
 
@@ -683,30 +742,10 @@ static void test_hostile(void **state)
 static void hostile_flood(struct hostile *h, unsigned int n, uint64_t len)
 {
 	static uint8_t hdr[64];
-	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-		                    .flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER };
 
-	for (unsigned int i = 0; i < n; i++) {
-		void *r;
-
-		memset(hdr, 0, sizeof(hdr));
-		odma_put_le(hdr, MQ, 4);
-		odma_put_le(hdr + 4, 1, 2);
-		hdr[6] = 2;
-		odma_put_le(hdr + 8, 1000 + i, 8);
-		odma_put_le(hdr + 16, h->region, 4);
-		odma_put_le(hdr + 20, h->gen, 4);
-		memcpy(hdr + 24, h->key, 16);
-		odma_put_le(hdr + 40, h->base, 8);
-		odma_put_le(hdr + 48, len, 8);
-		r = ucp_am_send_nbx(h->ep, 11, hdr, sizeof(hdr), NULL, 0, &prm);
-		if (UCS_PTR_IS_ERR(r))
-			_exit(3);
-		if (UCS_PTR_IS_PTR(r)) { /* only until this request left: replies stay unread */
-			while (ucp_request_check_status(r) == UCS_INPROGRESS)
-				ucp_worker_progress(h->w);
-			ucp_request_free(r);
-		}
+	for (unsigned int i = 0; i < n; i++) { /* each only until it left: replies stay unread */
+		hostile_hdr(h, hdr, MQ, 2, h->region, h->key, h->base, len, 1000 + i);
+		hostile_send(h, 11, hdr, sizeof(hdr), NULL, 0);
 	}
 }
 
@@ -814,6 +853,78 @@ static void test_hostile_dies_and_floods(void **state)
 	imp_stop(rw, true);
 }
 
+/* Sends a batch of requests by hand (id 17: header @hlen bytes, count @count), then waits
+ * up to @ms for answers; how many of requests 500..503 were answered. */
+static unsigned int hostile_batch(struct hostile *h, uint32_t count, size_t hlen,
+                                  const uint8_t *body, size_t len, uint64_t ms)
+{
+	uint8_t hdr[16] = { 0 };
+	uint64_t t0 = now_ms();
+
+	odma_put_le(hdr, count, 4);
+	h->bgot = 0;
+	hostile_send(h, 17, hdr, hlen, body, len);
+	while (h->bgot < count && now_ms() - t0 < ms)
+		ucp_worker_progress(h->w);
+	return h->bgot;
+}
+
+/*
+ * Batches of requests by hand (ODMA_UCX_AM_REQS): each request in one is served as it would be
+ * alone (one inside the export read, one past its end refused, a write into a read-only...),
+ * answered in a batch of answers; a batch that breaks the format (a count past its requests,
+ * an ATTACH or a WATCH in it, trailing bytes, a header of another length, a write longer than
+ * what follows) is dropped whole, unanswered; the exporter serves the next request.
+ */
+static void test_hostile_batches(void **state)
+{
+	struct imp *rw = imp_start("rw");
+	struct hostile h = { 0 };
+	uint8_t body[4 * 64 + 64], pay[64];
+	size_t n;
+
+	(void)state;
+	hostile_open(&h, rw->desc, rw->desc_len);
+	assert_int_equal(hostile_attach(&h, h.key), DOCA_SUCCESS);
+	/* a read inside the export, one past its end, one with a forged key, a write of 64 */
+	memset(pay, 0x5a, sizeof(pay));
+	hostile_hdr(&h, body, MQ, 2, h.region, h.key, h.base, 64, 500);
+	hostile_hdr(&h, body + 64, MQ, 2, h.region, h.key, h.base + h.size, 64, 501);
+	hostile_hdr(&h, body + 128, MQ, 2, h.region, pay, h.base, 64, 502);
+	hostile_hdr(&h, body + 192, MQ, 3, h.region, h.key, h.base + 4096, 64, 503);
+	memcpy(body + 256, pay, 64);
+	assert_int_equal(hostile_batch(&h, 4, 8, body, sizeof(body), 3000), 4);
+	assert_int_equal(h.bstatus[0], DOCA_SUCCESS);
+	for (size_t i = 0; i < 64; i++)
+		assert_int_equal(h.bdata[i], xu_pattern(i));
+	assert_int_equal(h.bstatus[1], DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(h.bstatus[2], DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(h.bstatus[3], DOCA_SUCCESS);
+	assert_true(h.batches >= 1); /* answered in a batch */
+	hostile_hdr(&h, body, MQ, 2, h.region, h.key, h.base + 4096, 64, 500);
+	assert_int_equal(hostile_batch(&h, 2, 8, body, 128, 3000), 2); /* 500 reads 503's */
+	assert_memory_equal(h.bdata, pay, 64);
+	/* malformed: dropped whole */
+	hostile_hdr(&h, body, MQ, 2, h.region, h.key, h.base, 64, 500);
+	hostile_hdr(&h, body + 64, MQ, 2, h.region, h.key, h.base, 64, 501);
+	assert_int_equal(hostile_batch(&h, 3, 8, body, 128, 300), 0);     /* count past them */
+	assert_int_equal(hostile_batch(&h, 1, 8, body, 64, 300), 0);      /* a batch of one */
+	assert_int_equal(hostile_batch(&h, 2, 16, body, 128, 300), 0);    /* header length */
+	assert_int_equal(hostile_batch(&h, 2, 8, body, 128 + 8, 300), 0); /* trailing bytes */
+	hostile_hdr(&h, body + 64, MQ, 1, h.region, h.key, 0, 0, 501);
+	assert_int_equal(hostile_batch(&h, 2, 8, body, 128, 300), 0); /* an ATTACH */
+	hostile_hdr(&h, body + 64, MQ, 8, h.region, h.key, h.base, 8, 501);
+	n = 128 + 16;
+	memset(body + 128, 0, 16);
+	assert_int_equal(hostile_batch(&h, 2, 8, body, n, 300), 0); /* a WATCH */
+	hostile_hdr(&h, body + 64, MQ, 3, h.region, h.key, h.base, 4096, 501);
+	assert_int_equal(hostile_batch(&h, 2, 8, body, 128 + 64, 300), 0); /* a short write */
+	assert_int_equal(h_get(&h, h.base, 64), DOCA_SUCCESS);
+	assert_int_equal(h.len, 64);
+	hostile_close(&h);
+	imp_stop(rw, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -825,6 +936,7 @@ int main(void)
 		cmocka_unit_test(test_peer_hangs),
 		cmocka_unit_test(test_link_down),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_hostile_batches),
 		cmocka_unit_test(test_hostile_dies_and_floods),
 	};
 

@@ -20,6 +20,33 @@
 #include "test_util.h"
 #include "xproc_util.h"
 
+static uint32_t le32(const uint8_t *b)
+{
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+void xu_each_reply(const void *hdr, size_t hlen, const void *data, size_t len, xu_reply_fn *fn,
+                   void *arg)
+{
+	const uint8_t *b = data;
+	uint32_t count;
+	size_t off = 0;
+
+	assert_int_equal(hlen, 8);
+	count = le32(hdr);
+	assert_true(count >= 2);
+	for (uint32_t i = 0; i < count; i++) {
+		uint32_t n;
+
+		assert_true(len - off >= 24);
+		n = le32(b + off + 20);
+		assert_true(n <= len - off - 24);
+		fn(arg, b + off, b + off + 24, n);
+		off += 24 + n;
+	}
+	assert_int_equal(off, len);
+}
+
 bool xu_full_io(int fd, void *p, size_t n, bool wr)
 {
 	while (n) {

@@ -21,6 +21,16 @@
 /* Reads (@wr false) or writes exactly @n bytes, retrying after EINTR; false on EOF or error. */
 bool xu_full_io(int fd, void *p, size_t n, bool wr);
 
+/*
+ * A hand-made UCX importer's view of a batch of answers (the transport's ODMA_UCX_AM_REPLIES,
+ * src/core/transport/ucx_wire.h): header count u32 LE | zero u32, then each answer's 24-byte
+ * header and its payload. Calls @fn(@arg, header, payload, payload length) for each; asserts
+ * the batch is well formed (the exporter is ours).
+ */
+typedef void xu_reply_fn(void *arg, const uint8_t *hdr, const uint8_t *payload, size_t len);
+void xu_each_reply(const void *hdr, size_t hlen, const void *data, size_t len, xu_reply_fn *fn,
+                   void *arg);
+
 /* The bytes the exporter puts in its buffer: byte @i is (i * 7 + 3) mod 256. */
 uint8_t xu_pattern(size_t i);
 

@@ -14,7 +14,9 @@
  * No one-sided RMA: over TCP UCX emulates it in software without checking remote ranges,
  * so an importer sends requests (active messages, ucx_wire.h) and the exporter checks each
  * against its region records (range, permission, revocation) before a byte moves. A GET or
- * PUT larger than ODMA_UCX_CHUNK_MAX is cut into chunks, one request each.
+ * PUT larger than ODMA_UCX_CHUNK_MAX is cut into chunks, one request each. Small requests
+ * queued together for one exporter leave as one batch (ucx_req.c), and their answers as one
+ * batch too (ucx_serve.c): over TCP every message costs a system call on each side.
  *
  * Failures: every request has a deadline (ODMA_TRANSPORT_TIMEOUT_MS); the outstanding list
  * is in issue order, so the service thread looks only at its head. A peer whose endpoint
@@ -352,6 +354,8 @@ static const char *ucx_open(void)
 		return "the UCX worker has no wake-up fd";
 	if (!ucx_set_handler(ODMA_UCX_AM_REQ, odma_ucx_req_am) ||
 	    !ucx_set_handler(ODMA_UCX_AM_REPLY, odma_ucx_reply_am) ||
+	    !ucx_set_handler(ODMA_UCX_AM_REPLIES, odma_ucx_replies_am) ||
+	    !ucx_set_handler(ODMA_UCX_AM_REQS, odma_ucx_reqs_am) ||
 	    !ucx_set_handler(ODMA_UCX_AM_MSG, odma_ucx_msg_am) ||
 	    !ucx_set_handler(ODMA_UCX_AM_MSGS, odma_ucx_msgs_am) ||
 	    !ucx_set_handler(ODMA_UCX_AM_CREDIT, odma_ucx_credit_am))

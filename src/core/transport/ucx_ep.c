@@ -431,7 +431,6 @@ static void msg_sent(void *request, ucs_status_t status, void *user_data)
  * larger one is sent from the messages in place (@iov): packed too, 4 KiB sends at 32 in
  * flight ran at half the rate.
  */
-#define ODMA_UCX_BUNDLE_PACK 8192u
 struct ucx_bundle {
 	uint8_t hdr[ODMA_UCX_EP_HDR];
 	ucp_dt_iov_t iov[2 * ODMA_UCX_BUNDLE_MAX];

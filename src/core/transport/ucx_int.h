@@ -164,17 +164,28 @@ bool odma_ucx_index_add(ucp_ep_h h, struct ucx_peer *p);
 void odma_ucx_index_del(struct ucx_peer *p);
 struct ucx_peer *odma_ucx_index_get(ucp_ep_h h);
 
+/*
+ * The largest batch (endpoint bundle, batch of requests) packed into one buffer before it is
+ * sent; a larger one is sent from its parts in place (an IOV datatype). See ucx_ep.c.
+ */
+#define ODMA_UCX_BUNDLE_PACK 8192u
+
 /* ucx.c */
 extern const struct odma_tp_ops odma_ucx_ops; /* the transport (ucx_row.c hands it out) */
 extern __thread bool odma_ucx_in_worker;      /* this thread holds odma_ux.wlock */
 uint64_t odma_ucx_now_ns(void);
 void odma_ucx_kick(void);                  /* wakes the service thread */
 bool odma_ucx_available(const char **why); /* starts the transport once */
+/* The replies the worker handed an importer: one ODMA_UCX_AM_REPLIES message each (for tests). */
+ucs_status_t odma_ucx_replies_am(void *arg, const void *header, size_t header_length, void *data,
+                                 size_t length, const ucp_am_recv_param_t *param);
 
 /* ucx_req.c */
 void odma_ucx_enqueue(struct ucx_chunk *first, struct ucx_chunk *last); /* any thread */
 /* Runs the queued jobs (service thread); whether there were any. */
 bool odma_ucx_take_queue(void);
+/* Batches of requests sent by this process (ODMA_UCX_AM_REQS; for tests). */
+extern atomic_uint_fast64_t odma_ucx_req_batches;
 void odma_ucx_expire(void); /* service thread */
 void odma_ucx_chunk_finish(struct ucx_chunk *c, doca_error_t st);
 void odma_ucx_chunk_put(struct ucx_chunk *c);
@@ -195,9 +206,14 @@ doca_error_t odma_ucx_io_start(struct odma_tp_io *io);
 /* ucx_serve.c */
 ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length, void *data,
                              size_t length, const ucp_am_recv_param_t *param);
+/* A batch of requests (ODMA_UCX_AM_REQS): checked whole, then each served as one alone. */
+ucs_status_t odma_ucx_reqs_am(void *arg, const void *header, size_t header_length, void *data,
+                              size_t length, const ucp_am_recv_param_t *param);
 /* At exit, after the service thread left: drops the clients' waiting GETs and the watches
  * held (ucx.c closes their endpoints with the others). */
 void odma_ucx_clients_forget(void);
+/* Batches of several replies sent by this process, and the replies they carried (for tests). */
+extern atomic_uint_fast64_t odma_ucx_reply_batches, odma_ucx_replies_batched;
 /*
  * Watches (ODMA_TP_AT_WATCH) held for importers: run answers those whose value changed since
  * a kick, or whose wait ended (service thread, each round; whether it answered any);

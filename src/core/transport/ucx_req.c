@@ -20,6 +20,8 @@
 
 ODMA_LOG_REGISTER(ODMA_UCX)
 
+atomic_uint_fast64_t odma_ucx_req_batches;
+
 static void io_chunk_done(struct ucx_chunk *c, doca_error_t st)
 {
 	struct ucx_io *u = c->io;
@@ -203,15 +205,19 @@ found:
 	return p;
 }
 
-static void send_cb(void *request, ucs_status_t status, void *user_data)
+/* The send of @c ended (@status): its payload's copy goes, and the send's reference. */
+static void chunk_sent(struct ucx_chunk *c, ucs_status_t status)
 {
-	struct ucx_chunk *c = user_data;
-
 	if (status != UCS_OK)
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
 	free(c->bounce);
 	c->bounce = NULL;
 	odma_ucx_chunk_put(c);
+}
+
+static void send_cb(void *request, ucs_status_t status, void *user_data)
+{
+	chunk_sent(user_data, status);
 	ucp_request_free(request);
 }
 
@@ -320,14 +326,12 @@ static void chunk_header(struct ucx_chunk *c)
 	odma_ucx_req_encode(&q, c->hdr);
 }
 
-/* Posts one request (service thread). */
-static void chunk_post(struct ucx_chunk *c)
+/*
+ * Readies @c to be sent (service thread): its peer, id and deadline, its payload's copy and
+ * its header; false when it failed at once (finished).
+ */
+static bool chunk_ready(struct ucx_chunk *c)
 {
-	ucp_request_param_t prm = { 0 };
-	const void *payload;
-	size_t plen;
-	void *r;
-
 	if (c->op == ODMA_UCX_OP_ATTACH && c->peer == NULL) /* else: over a given endpoint */
 		c->peer = peer_get(c->reach->net_addr, c->reach->net_len);
 	if (c->op == ODMA_UCX_OP_ATTACH)
@@ -338,33 +342,175 @@ static void chunk_post(struct ucx_chunk *c)
 	if (c->peer == NULL || c->peer->dead || (c->op == ODMA_UCX_OP_PUT && !chunk_bounce(c)) ||
 	    (odma_ucx_op_atomic(c->op) && !chunk_operand(c))) {
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
-		return;
+		return false;
 	}
 	chunk_header(c);
+	return true;
+}
+
+/* The payload of ready request @c (*@len bytes). */
+static const void *chunk_payload(const struct ucx_chunk *c, size_t *len)
+{
+	if (c->op == ODMA_UCX_OP_ATTACH && c->peer->owner == NULL) {
+		/* our address: the exporter answers on an endpoint it makes to it */
+		*len = odma_ux.self_len;
+		return odma_ux.self_addr;
+	}
+	*len = c->op == ODMA_UCX_OP_PUT    ? c->len
+	       : odma_ucx_op_atomic(c->op) ? odma_ucx_atomic_payload(c->op)
+	                                   : 0;
+	return c->bounce;
+}
+
+/* Sends ready request @c alone (service thread). */
+static void chunk_send(struct ucx_chunk *c)
+{
+	ucp_request_param_t prm = { 0 };
+	const void *payload;
+	size_t plen;
+	void *r;
+
 	prm.op_attr_mask =
 	        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
 	prm.cb.send = send_cb;
 	prm.user_data = c;
 	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
 	c->refs++; /* the send's */
-	payload = c->bounce;
-	plen = c->op == ODMA_UCX_OP_PUT    ? c->len
-	       : odma_ucx_op_atomic(c->op) ? odma_ucx_atomic_payload(c->op)
-	                                   : 0;
-	if (c->op == ODMA_UCX_OP_ATTACH && c->peer->owner == NULL) {
-		/* our address: the exporter answers on an endpoint it makes to it */
-		payload = odma_ux.self_addr;
-		plen = odma_ux.self_len;
-	}
+	payload = chunk_payload(c, &plen);
 	r = ucp_am_send_nbx(c->peer->ep, ODMA_UCX_AM_REQ, c->hdr, sizeof(c->hdr), payload, plen,
 	                    &prm);
-	if (UCS_PTR_IS_PTR(r))
+	if (!UCS_PTR_IS_PTR(r))
+		chunk_sent(c, UCS_PTR_IS_ERR(r) ? UCS_PTR_STATUS(r) : UCS_OK);
+}
+
+/*
+ * Requests queued together for one exporter travel as one batch (ODMA_UCX_AM_REQS): one
+ * message, one system call on TCP where each request cost one, and the exporter answers
+ * them in one batch of replies. Packed into one buffer up to ODMA_UCX_BUNDLE_PACK bytes (as
+ * endpoint bundles are: faster than UCX's IOV for small ones), else sent in place (IOV).
+ */
+struct ucx_reqs {
+	unsigned int n;
+	struct ucx_chunk *c[ODMA_UCX_REQS_MAX];
+	uint8_t hdr[ODMA_UCX_REQS_HDR];
+	ucp_dt_iov_t iov[2 * ODMA_UCX_REQS_MAX];
+	uint8_t data[]; /* packed */
+};
+
+/*
+ * The bytes request @c takes in a batch, with its header; 0 when it never joins one: a command,
+ * an ATTACH, a WATCH, or one that moves more than a batch entry holds either way (a large GET
+ * or PUT goes alone, as it did: its answer never joins a batch of answers anyway).
+ */
+static size_t reqs_entry(const struct ucx_chunk *c)
+{
+	size_t n;
+
+	if (c->op == ODMA_UCX_OP_GET)
+		n = c->len <= ODMA_UCX_REQS_ENTRY_MAX - ODMA_UCX_REQ_LEN ? 0 : SIZE_MAX;
+	else if (c->op == ODMA_UCX_OP_PUT)
+		n = c->len;
+	else if (odma_ucx_op_atomic(c->op) && c->op != ODMA_UCX_OP_WATCH)
+		n = odma_ucx_atomic_payload(c->op);
+	else
+		return 0;
+	return n <= ODMA_UCX_REQS_ENTRY_MAX - ODMA_UCX_REQ_LEN ? ODMA_UCX_REQ_LEN + n : 0;
+}
+
+static void reqs_sent(void *request, ucs_status_t status, void *user_data)
+{
+	struct ucx_reqs *b = user_data;
+
+	for (unsigned int i = 0; i < b->n; i++)
+		chunk_sent(b->c[i], status);
+	free(b);
+	if (request != NULL)
+		ucp_request_free(request);
+}
+
+/* Sends the ready requests @c[0..@n) (@total bytes in a batch) as one batch, @n >= 2. */
+static void reqs_send(struct ucx_chunk **c, unsigned int n, size_t total)
+{
+	bool pack = total <= ODMA_UCX_BUNDLE_PACK;
+	struct ucx_reqs *b = malloc(sizeof(*b) + (pack ? total : 0));
+	ucp_request_param_t prm = { 0 };
+	uint8_t *at;
+	size_t niov = 0;
+	void *r;
+
+	if (b == NULL) {
+		for (unsigned int i = 0; i < n; i++)
+			chunk_send(c[i]);
 		return;
-	if (UCS_PTR_IS_ERR(r))
-		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
-	free(c->bounce);
-	c->bounce = NULL;
-	odma_ucx_chunk_put(c);
+	}
+	b->n = n;
+	at = b->data;
+	for (unsigned int i = 0; i < n; i++) {
+		size_t plen;
+		const void *payload = chunk_payload(c[i], &plen);
+
+		b->c[i] = c[i];
+		c[i]->refs++; /* the send's */
+		if (pack) {
+			memcpy(at, c[i]->hdr, ODMA_UCX_REQ_LEN);
+			if (plen != 0)
+				memcpy(at + ODMA_UCX_REQ_LEN, payload, plen);
+			at += ODMA_UCX_REQ_LEN + plen;
+			continue;
+		}
+		b->iov[niov++] = (ucp_dt_iov_t){ c[i]->hdr, ODMA_UCX_REQ_LEN };
+		if (plen != 0)
+			b->iov[niov++] = (ucp_dt_iov_t){ (void *)payload, plen };
+	}
+	odma_put_le(b->hdr, n, 4);
+	odma_put_le(b->hdr + 4, 0, 4);
+	prm.op_attr_mask =
+	        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
+	prm.cb.send = reqs_sent;
+	prm.user_data = b;
+	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
+	if (!pack) {
+		prm.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+		prm.datatype = ucp_dt_make_iov();
+	}
+	atomic_fetch_add_explicit(&odma_ucx_req_batches, 1, memory_order_relaxed);
+	r = ucp_am_send_nbx(c[0]->peer->ep, ODMA_UCX_AM_REQS, b->hdr, sizeof(b->hdr),
+	                    pack ? (void *)b->data : (void *)b->iov, pack ? total : niov, &prm);
+	if (!UCS_PTR_IS_PTR(r))
+		reqs_sent(NULL, UCS_PTR_IS_ERR(r) ? UCS_PTR_STATUS(r) : UCS_OK, b);
+}
+
+/*
+ * Posts @c (service thread), with the requests queued right after it to the same exporter
+ * that join it in one batch; the next chunk not taken.
+ */
+static struct ucx_chunk *chunk_post(struct ucx_chunk *c)
+{
+	struct ucx_chunk *ready[ODMA_UCX_REQS_MAX], *next = c->next;
+	struct ucx_peer *peer = c->peer;
+	size_t total = 0, e;
+	unsigned int n = 0;
+
+	if (reqs_entry(c) == 0 || next == NULL || reqs_entry(next) == 0 || next->peer != peer) {
+		if (chunk_ready(c))
+			chunk_send(c);
+		return next;
+	}
+	for (; c != NULL && n < ODMA_UCX_REQS_MAX; c = next) {
+		e = reqs_entry(c);
+		if (e == 0 || c->peer != peer || total + e > ODMA_UCX_REQS_BYTES)
+			break;
+		next = c->next;
+		if (!chunk_ready(c))
+			continue;
+		ready[n++] = c;
+		total += e;
+	}
+	if (n == 1)
+		chunk_send(ready[0]);
+	else if (n > 1)
+		reqs_send(ready, n, total);
+	return c;
 }
 
 /* Requests past their deadline fail (the list is in deadline order: only its head). */
@@ -426,6 +572,38 @@ static void reply_got(struct ucx_chunk *c, const struct odma_ucx_reply *r, const
 	odma_ucx_chunk_finish(c, st);
 }
 
+/* The outstanding request that reply @r answers; NULL for a late (timed out) or forged one. */
+static struct ucx_chunk *reply_chunk(const struct odma_ucx_reply *r)
+{
+	struct ucx_chunk *c = odma_ux.slot[r->id % UCX_SLOTS];
+
+	return c != NULL && c->id == r->id && c->op == r->op && c->outstanding ? c : NULL;
+}
+
+ucs_status_t odma_ucx_replies_am(void *arg, const void *header, size_t header_length, void *data,
+                                 size_t length, const ucp_am_recv_param_t *param)
+{
+	const char *why = "a rendezvous payload";
+	unsigned int n = 0;
+	size_t off = 0;
+
+	(void)arg;
+	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+		n = odma_ucx_replies_check(header, header_length, data, length, &why);
+	if (n == 0)
+		ODMA_RATELIMITED_WARN("UCX transport: dropped a malformed batch of replies: %s",
+		                      why);
+	for (unsigned int i = 0; i < n; i++) {
+		struct odma_ucx_reply r;
+		const uint8_t *b = odma_ucx_replies_next(data, &off, &r);
+		struct ucx_chunk *c = reply_chunk(&r);
+
+		if (c != NULL)
+			reply_got(c, &r, b);
+	}
+	return UCS_OK;
+}
+
 /* A reply whose payload comes by rendezvous (a large GET's): where it lands meanwhile. */
 struct ucx_rndv {
 	struct odma_ucx_reply r;
@@ -461,9 +639,9 @@ ucs_status_t odma_ucx_reply_am(void *arg, const void *header, size_t header_leng
 	(void)arg;
 	if (odma_ucx_reply_decode(header, header_length, length, &r) != DOCA_SUCCESS)
 		return UCS_OK;
-	c = odma_ux.slot[r.id % UCX_SLOTS];
-	if (c == NULL || c->id != r.id || c->op != r.op || !c->outstanding)
-		return UCS_OK; /* late (timed out) or forged: dropped */
+	c = reply_chunk(&r);
+	if (c == NULL)
+		return UCS_OK;
 	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
 		reply_got(c, &r, data);
 		return UCS_OK;
@@ -511,7 +689,7 @@ bool odma_ucx_take_queue(void)
 		} else if (c->op == UCX_OP_SEND) {
 			next = odma_ucx_send_run(c); /* the chunks live in messages it may free */
 		} else {
-			chunk_post(c);
+			next = chunk_post(c);
 		}
 		c = next;
 	}

@@ -36,12 +36,24 @@ ODMA_LOG_REGISTER(ODMA_UCX)
 #define UCX_REPLY_BYTES_MAX (32u << 20) /* 128 GETs of 256 KiB */
 #define UCX_DEFER_MAX 65536u
 
+/*
+ * A reply in flight, or a batch of them (ODMA_UCX_AM_REPLIES: @n replies, each header and
+ * payload in @data, @hdr the batch's header). The answers to a batch of requests (ucx_req.c)
+ * are gathered while it is served, as many as fit (UCX_BATCH_BYTES), and leave as one
+ * message: one system call on each side over TCP where each answer cost one. A GET's reply is
+ * served straight into the batch: no copy more than alone. A request that came alone is
+ * answered at once, alone (gathering answers across messages held them back: 1 MiB writes
+ * waited for the next pieces' arrival).
+ */
 struct ucx_reply {
 	struct ucx_peer *to;
 	uint8_t hdr[ODMA_UCX_REPLY_LEN];
 	size_t len;
+	unsigned int n;
 	uint8_t data[];
 };
+
+#define UCX_BATCH_BYTES ODMA_UCX_REPLIES_BYTES
 
 struct ucx_deferred {
 	struct ucx_deferred *next;
@@ -64,6 +76,8 @@ static uint64_t watch_next_ns;    /* the soonest due_ns (service thread) */
 static atomic_uint nwatches;      /* held, or about to be (read by any thread) */
 static atomic_bool watch_kicked;  /* a watched value changed since the last check */
 
+atomic_uint_fast64_t odma_ucx_reply_batches, odma_ucx_replies_batched;
+
 static void serve_deferred(struct ucx_peer *p);
 
 static void reply_cb(void *request, ucs_status_t status, void *user_data)
@@ -80,8 +94,13 @@ static void reply_cb(void *request, ucs_status_t status, void *user_data)
 	odma_ucx_peer_unref(p);
 }
 
-/* Answers on @p's endpoint (ours, with peer error handling); takes @rp. */
-static void ucx_reply(struct ucx_peer *p, struct ucx_reply *rp)
+/*
+ * Sends active message @am (header @hdr of @hlen bytes, then @len bytes at @data, all inside
+ * @rp) on @p's endpoint (ours, with peer error handling): whether UCX holds @rp until its
+ * callback (else the send ended, or failed, at once, and @rp is the caller's again).
+ */
+static bool ucx_reply_send(struct ucx_peer *p, struct ucx_reply *rp, unsigned int am,
+                           const void *hdr, size_t hlen, const void *data, size_t len)
 {
 	ucp_request_param_t prm = { 0 };
 	void *r;
@@ -97,41 +116,125 @@ static void ucx_reply(struct ucx_peer *p, struct ucx_reply *rp)
 	 * still takes a rendezvous reply (odma_ucx_reply_am), should a peer send one.
 	 */
 	prm.flags = UCP_AM_SEND_FLAG_EAGER;
-	r = ucp_am_send_nbx(p->ep, ODMA_UCX_AM_REPLY, rp->hdr, sizeof(rp->hdr),
-	                    rp->len ? rp->data : NULL, rp->len, &prm);
-	if (!UCS_PTR_IS_PTR(r)) {
-		free(rp);
-		return;
-	}
+	r = ucp_am_send_nbx(p->ep, am, hdr, hlen, len ? data : NULL, len, &prm);
+	if (!UCS_PTR_IS_PTR(r))
+		return false;
 	rp->to = p;
 	p->replies++;
 	p->reply_bytes += rp->len;
 	pthread_mutex_lock(&odma_ux.lock);
 	p->refs++; /* the reply's */
 	pthread_mutex_unlock(&odma_ux.lock);
+	return true;
+}
+
+/* Answers on @p's endpoint; takes @rp. */
+static void ucx_reply(struct ucx_peer *p, struct ucx_reply *rp)
+{
+	if (!ucx_reply_send(p, rp, ODMA_UCX_AM_REPLY, rp->hdr, sizeof(rp->hdr), rp->data, rp->len))
+		free(rp);
+}
+
+/*
+ * Serves @q (its payload @data; @status: refuse it with that code unless DOCA_SUCCESS): its
+ * reply header into @hdr, its payload into @out (room for the request's); the payload's length.
+ */
+static size_t reply_fill(const struct odma_ucx_req *q, const void *data, doca_error_t status,
+                         uint8_t *hdr, uint8_t *out)
+{
+	struct odma_ucx_reply rh = { .op = q->op, .id = q->id, .status = status };
+	size_t len = 0;
+
+	if (status == DOCA_SUCCESS)
+		rh.status = odma_ucx_req_serve(q, data, out, &len);
+	if (rh.status != DOCA_SUCCESS)
+		len = 0;
+	rh.len = (uint32_t)len;
+	odma_ucx_reply_encode(&rh, hdr);
+	return len;
+}
+
+/* The payload room @q's reply needs when served (@status DOCA_SUCCESS). */
+static size_t reply_room(const struct odma_ucx_req *q, doca_error_t status)
+{
+	if (status != DOCA_SUCCESS)
+		return 0;
+	return q->op == ODMA_UCX_OP_GET      ? q->len
+	       : q->op == ODMA_UCX_OP_ATTACH ? ODMA_TP_ISSUED_MAX
+	       : odma_ucx_op_atomic(q->op)   ? 8
+	                                     : 0;
 }
 
 /* Serves @q (its payload @data) into a new reply; NULL when out of memory. */
 static struct ucx_reply *reply_new(const struct odma_ucx_req *q, const void *data,
                                    doca_error_t status)
 {
-	size_t room = q->op == ODMA_UCX_OP_GET      ? q->len
-	              : q->op == ODMA_UCX_OP_ATTACH ? ODMA_TP_ISSUED_MAX
-	              : odma_ucx_op_atomic(q->op)   ? 8
-	                                            : 0;
-	struct ucx_reply *rp = malloc(sizeof(*rp) + (status == DOCA_SUCCESS ? room : 0));
-	struct odma_ucx_reply rh = { .op = q->op, .id = q->id, .status = status };
+	struct ucx_reply *rp = malloc(sizeof(*rp) + reply_room(q, status));
 
 	if (rp == NULL)
 		return NULL;
-	rp->len = 0;
-	if (status == DOCA_SUCCESS)
-		rh.status = odma_ucx_req_serve(q, data, rp->data, &rp->len);
-	if (rh.status != DOCA_SUCCESS)
-		rp->len = 0;
-	rh.len = (uint32_t)rp->len;
-	odma_ucx_reply_encode(&rh, rp->hdr);
+	rp->n = 1;
+	rp->len = reply_fill(q, data, status, rp->hdr, rp->data);
 	return rp;
+}
+
+/*
+ * Sends batch @b to @p: one reply as itself, several as ODMA_UCX_AM_REPLIES; empty, it stays.
+ * Whether @b is still the caller's (else UCX holds it until its callback frees it).
+ */
+static bool batch_send(struct ucx_peer *p, struct ucx_reply *b)
+{
+	bool held;
+
+	if (b->n == 0)
+		return true;
+	if (p->dead) {
+		held = false;
+	} else if (b->n == 1) { /* a reply of its own: its header is the first bytes */
+		held = ucx_reply_send(p, b, ODMA_UCX_AM_REPLY, b->data, ODMA_UCX_REPLY_LEN,
+		                      b->data + ODMA_UCX_REPLY_LEN, b->len - ODMA_UCX_REPLY_LEN);
+	} else {
+		odma_put_le(b->hdr, b->n, 4);
+		odma_put_le(b->hdr + 4, 0, 4);
+		held = ucx_reply_send(p, b, ODMA_UCX_AM_REPLIES, b->hdr, ODMA_UCX_REPLIES_HDR,
+		                      b->data, b->len);
+		atomic_fetch_add_explicit(&odma_ucx_reply_batches, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&odma_ucx_replies_batched, b->n, memory_order_relaxed);
+	}
+	if (held)
+		return false;
+	b->n = 0;
+	b->len = 0;
+	return true;
+}
+
+/*
+ * Serves @q into batch *@bp (made on first use; sent first, and a new one made, when it is
+ * too full for this reply); false when the reply does not fit a batch, or out of memory (the
+ * caller answers it alone).
+ */
+static bool batch_add(struct ucx_peer *p, struct ucx_reply **bp, const struct odma_ucx_req *q,
+                      const void *data, doca_error_t st)
+{
+	size_t need = ODMA_UCX_REPLY_LEN + reply_room(q, st);
+	struct ucx_reply *b = *bp;
+
+	if (need > UCX_BATCH_BYTES)
+		return false;
+	if (b != NULL && (b->len + need > UCX_BATCH_BYTES || b->n == ODMA_UCX_REPLIES_MAX) &&
+	    !batch_send(p, b))
+		b = NULL;
+	if (b == NULL && (b = malloc(sizeof(*b) + UCX_BATCH_BYTES)) != NULL) {
+		b->n = 0;
+		b->len = 0;
+	}
+	*bp = b;
+	if (b == NULL)
+		return false;
+	b->len += ODMA_UCX_REPLY_LEN +
+	          reply_fill(q, data, st, b->data + b->len, b->data + b->len + ODMA_UCX_REPLY_LEN);
+	b->n++;
+	return true;
 }
 
 /*
@@ -427,49 +530,91 @@ void odma_ucx_watch_kick(void)
 		odma_ucx_kick();
 }
 
-ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length, void *data,
-                             size_t length, const ucp_am_recv_param_t *param)
+/*
+ * One request from @from (its header @header, its payload @data of @length bytes; @rndv: the
+ * payload comes by rendezvous, which no request may use), from client @p (NULL: none yet);
+ * answered into batch *@bp when @bp is not NULL (batch_add), else alone.
+ */
+static void serve_one(ucp_ep_h from, struct ucx_peer *p, const void *header, size_t header_length,
+                      void *data, size_t length, bool rndv, struct ucx_reply **bp)
 {
 	struct odma_ucx_req q;
-	struct ucx_peer *p;
 	struct ucx_reply *rp;
 	const char *why = NULL;
 	doca_error_t st = DOCA_SUCCESS;
 
-	(void)arg;
-	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
-		return UCS_OK; /* no one to answer: a hostile or broken peer */
-	p = client_of(param->reply_ep);
-	if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
-	    odma_ucx_req_decode(header, header_length, length, &q, &why) != DOCA_SUCCESS) {
+	if (rndv || odma_ucx_req_decode(header, header_length, length, &q, &why) != DOCA_SUCCESS) {
 		ODMA_RATELIMITED_WARN("UCX transport: refused a malformed request from a peer: %s",
 		                      why ? why : "rendezvous payload");
 		if (header_length < 16 || p == NULL)
-			return UCS_OK;
+			return;
 		memset(&q, 0, sizeof(q));
 		memcpy(&q.id, (const uint8_t *)header + 8, 8);
 		st = DOCA_ERROR_INVALID_VALUE;
 	} else if (q.op == ODMA_UCX_OP_ATTACH) {
-		serve_attach(param->reply_ep, p, &q, data, length);
-		return UCS_OK;
+		serve_attach(from, p, &q, data, length);
+		return;
 	}
 	if (p == NULL) {
 		ODMA_RATELIMITED_WARN("UCX transport: dropped a request from a peer that never "
 		                      "attached (region %u)",
 		                      q.region_id);
-		return UCS_OK;
+		return;
 	}
 	if (p->replies >= UCX_REPLIES_MAX)
-		return UCS_OK; /* it reads nothing: its deadline fails the rest */
+		return; /* it reads nothing: its deadline fails the rest */
 	if (st == DOCA_SUCCESS && !room_for(p, &q)) {
 		defer_get(p, &q);
-		return UCS_OK;
+		return;
 	}
 	if (st == DOCA_SUCCESS && q.op == ODMA_UCX_OP_WATCH && watch_hold(p, &q, data))
-		return UCS_OK;
+		return;
+	if (bp != NULL && batch_add(p, bp, &q, data, st))
+		return;
 	rp = reply_new(&q, data, st);
 	if (rp != NULL)
 		ucx_reply(p, rp);
+}
+
+ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length, void *data,
+                             size_t length, const ucp_am_recv_param_t *param)
+{
+	(void)arg;
+	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+		return UCS_OK; /* no one to answer: a hostile or broken peer */
+	serve_one(param->reply_ep, client_of(param->reply_ep), header, header_length, data, length,
+	          (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0, NULL);
+	return UCS_OK;
+}
+
+ucs_status_t odma_ucx_reqs_am(void *arg, const void *header, size_t header_length, void *data,
+                              size_t length, const ucp_am_recv_param_t *param)
+{
+	const char *why = "a rendezvous payload";
+	struct ucx_reply *b = NULL; /* their answers */
+	struct ucx_peer *p;
+	unsigned int n = 0;
+	size_t off = 0;
+
+	(void)arg;
+	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
+		return UCS_OK;
+	p = client_of(param->reply_ep);
+	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+		n = odma_ucx_reqs_check(header, header_length, data, length, &why);
+	if (n == 0)
+		ODMA_RATELIMITED_WARN("UCX transport: dropped a malformed batch of requests: %s",
+		                      why);
+	for (unsigned int i = 0; i < n; i++) {
+		const uint8_t *payload;
+		size_t plen;
+		const uint8_t *h = odma_ucx_reqs_next(data, &off, &payload, &plen);
+
+		serve_one(param->reply_ep, p, h, ODMA_UCX_REQ_LEN, (void *)payload, plen, false,
+		          &b);
+	}
+	if (b != NULL && batch_send(p, b))
+		free(b);
 	return UCS_OK;
 }
 

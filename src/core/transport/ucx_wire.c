@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -232,6 +233,119 @@ unsigned int odma_ucx_bundle_check(const void *hdr, size_t hdr_len, const void *
 		return 0;
 	}
 	return (unsigned int)count;
+}
+
+/* The payload length of request header @b in a batch; SIZE_MAX for an op a batch never holds. */
+static size_t reqs_payload(const uint8_t *b)
+{
+	uint8_t op = b[6];
+	uint64_t n = odma_get_le(b + 48, 8);
+
+	if (op == ODMA_UCX_OP_GET)
+		return 0;
+	if (op == ODMA_UCX_OP_PUT)
+		return n <= ODMA_UCX_REQS_ENTRY_MAX ? (size_t)n : SIZE_MAX;
+	if (odma_ucx_op_atomic(op) && op != ODMA_UCX_OP_WATCH)
+		return odma_ucx_atomic_payload(op);
+	return SIZE_MAX;
+}
+
+/* The count in a batch's 8-byte header (count u32 | zero u32) within [2, @max]; 0 otherwise. */
+static uint32_t batch_count(const void *hdr, size_t hdr_len, uint32_t max)
+{
+	uint32_t count;
+
+	if (hdr == NULL || hdr_len != 8 || odma_get_le((const uint8_t *)hdr + 4, 4) != 0)
+		return 0;
+	count = (uint32_t)odma_get_le(hdr, 4);
+	return count >= 2 && count <= max ? count : 0;
+}
+
+unsigned int odma_ucx_reqs_check(const void *hdr, size_t hdr_len, const void *data, size_t len,
+                                 const char **why)
+{
+	const uint8_t *b = data;
+	uint32_t count = batch_count(hdr, hdr_len, ODMA_UCX_REQS_MAX);
+	size_t off = 0;
+
+	if (count == 0 || len > ODMA_UCX_REQS_BYTES) {
+		*why = "a header, count or length past the batch's bounds";
+		return 0;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		size_t n;
+
+		if (len - off < ODMA_UCX_REQ_LEN) {
+			*why = "a request header past the end";
+			return 0;
+		}
+		n = reqs_payload(b + off);
+		if (n == SIZE_MAX || n > len - off - ODMA_UCX_REQ_LEN ||
+		    ODMA_UCX_REQ_LEN + n > ODMA_UCX_REQS_ENTRY_MAX) {
+			*why = "a request a batch never holds, or longer than what follows";
+			return 0;
+		}
+		off += ODMA_UCX_REQ_LEN + n;
+	}
+	if (off != len) {
+		*why = "bytes after the last request";
+		return 0;
+	}
+	return (unsigned int)count;
+}
+
+const uint8_t *odma_ucx_reqs_next(const void *data, size_t *off, const uint8_t **payload,
+                                  size_t *plen)
+{
+	const uint8_t *b = (const uint8_t *)data + *off;
+
+	*plen = reqs_payload(b);
+	*payload = b + ODMA_UCX_REQ_LEN;
+	*off += ODMA_UCX_REQ_LEN + *plen;
+	return b;
+}
+
+unsigned int odma_ucx_replies_check(const void *hdr, size_t hdr_len, const void *data, size_t len,
+                                    const char **why)
+{
+	const uint8_t *b = data;
+	struct odma_ucx_reply r;
+	uint32_t count = batch_count(hdr, hdr_len, ODMA_UCX_REPLIES_MAX);
+	size_t off = 0;
+
+	if (count == 0 || len > ODMA_UCX_REPLIES_BYTES) {
+		*why = "a header, count or length past the batch's bounds";
+		return 0;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t n;
+
+		if (len - off < ODMA_UCX_REPLY_LEN) {
+			*why = "a reply header past the end";
+			return 0;
+		}
+		n = odma_get_le(b + off + 20, 4);
+		if (n > len - off - ODMA_UCX_REPLY_LEN ||
+		    odma_ucx_reply_decode(b + off, ODMA_UCX_REPLY_LEN, n, &r) != DOCA_SUCCESS) {
+			*why = "a reply that is not one, or longer than what follows";
+			return 0;
+		}
+		off += ODMA_UCX_REPLY_LEN + n;
+	}
+	if (off != len) {
+		*why = "bytes after the last reply";
+		return 0;
+	}
+	return (unsigned int)count;
+}
+
+const uint8_t *odma_ucx_replies_next(const void *data, size_t *off, struct odma_ucx_reply *r)
+{
+	const uint8_t *b = (const uint8_t *)data + *off;
+
+	(void)odma_ucx_reply_decode(b, ODMA_UCX_REPLY_LEN, odma_get_le(b + 20, 4), r);
+	*off += ODMA_UCX_REPLY_LEN + r->len;
+	return b + ODMA_UCX_REPLY_LEN;
 }
 
 const uint8_t *odma_ucx_bundle_next(const void *data, size_t *off, size_t *len, uint32_t *imm)

@@ -26,6 +26,18 @@
  *   8 request id u64 | 16 status i32 (a doca_error_t) | 20 length u32; payload: the bytes
  *   of a GET, the issued descriptor of an ATTACH, the u64 (LE) read or replaced by an AREAD,
  *   FADD or SWAP.
+ *
+ * Replies to one importer made in one progress call of the exporter's worker may travel
+ * together (ODMA_UCX_AM_REPLIES, one system call on TCP where each reply cost one): header 8
+ * bytes, count u32 (2 to ODMA_UCX_REPLIES_MAX) | zero u32; payload: count times (a reply
+ * header | its payload), at most ODMA_UCX_REPLIES_BYTES in all, nothing after the last.
+ *
+ * Likewise the requests an importer queued together for one exporter (ODMA_UCX_AM_REQS):
+ * header count u32 (2 to ODMA_UCX_REQS_MAX) | zero u32; payload: count times (a request
+ * header | its payload), each a GET, PUT, AREAD, FADD, SWAP or CAS (never an ATTACH or a
+ * WATCH) of at most ODMA_UCX_REQS_ENTRY_MAX bytes with its header, at most
+ * ODMA_UCX_REQS_BYTES in all, nothing after the last. A request's payload length follows
+ * from its header (a PUT's length, an atomic's operands, none for a GET).
  */
 #ifndef ODMA_CORE_TRANSPORT_UCX_WIRE_H_
 #define ODMA_CORE_TRANSPORT_UCX_WIRE_H_
@@ -36,11 +48,13 @@
 
 #include <doca_error.h>
 
-#define ODMA_UCX_AM_REQ 11    /* importer -> exporter */
-#define ODMA_UCX_AM_REPLY 12  /* exporter -> importer */
-#define ODMA_UCX_AM_MSG 13    /* endpoint messages (send/receive with immediate) */
-#define ODMA_UCX_AM_MSGS 14   /* a bundle of one endpoint's messages (below) */
-#define ODMA_UCX_AM_CREDIT 15 /* an endpoint's credit report, or its request for one */
+#define ODMA_UCX_AM_REQ 11     /* importer -> exporter */
+#define ODMA_UCX_AM_REPLY 12   /* exporter -> importer */
+#define ODMA_UCX_AM_MSG 13     /* endpoint messages (send/receive with immediate) */
+#define ODMA_UCX_AM_MSGS 14    /* a bundle of one endpoint's messages (below) */
+#define ODMA_UCX_AM_CREDIT 15  /* an endpoint's credit report, or its request for one */
+#define ODMA_UCX_AM_REPLIES 16 /* exporter -> importer: several replies (below) */
+#define ODMA_UCX_AM_REQS 17    /* importer -> exporter: several requests (below) */
 
 #define ODMA_UCX_REQ_LEN 64
 #define ODMA_UCX_REPLY_LEN 24
@@ -139,6 +153,41 @@ unsigned int odma_ucx_bundle_check(const void *hdr, size_t hdr_len, const void *
                                    uint64_t *credit, const char **why);
 /* The message at *@off of a checked bundle (its bytes; *@len, *@imm); advances *@off. */
 const uint8_t *odma_ucx_bundle_next(const void *data, size_t *off, size_t *len, uint32_t *imm);
+
+/*
+ * A batch of replies stays under UCX's largest eager short send over TCP (8185 bytes with UCX
+ * 1.13: `ucx_info -e -u m`), so it is sent whole at once, never zero-copy: a zero-copy send
+ * to a peer that dies can end the sender inside UCX (docs/reliability.md, "Known limit"), and
+ * an exporter's answers to small reads must not give a hostile importer that.
+ */
+#define ODMA_UCX_REPLIES_HDR 8
+#define ODMA_UCX_REPLIES_MAX 64
+#define ODMA_UCX_REPLIES_BYTES 8000u
+
+#define ODMA_UCX_REQS_HDR 8
+#define ODMA_UCX_REQS_MAX 64
+#define ODMA_UCX_REQS_ENTRY_MAX 8192u
+#define ODMA_UCX_REQS_BYTES (64u * 1024)
+
+/*
+ * Pure check of a batch of requests (any bytes are safe): its count, or 0 with *@why set when
+ * it breaks a rule above (the exporter drops it whole). Each request is still decoded and
+ * checked on its own (odma_ucx_req_decode, odma_ucx_req_serve).
+ */
+unsigned int odma_ucx_reqs_check(const void *hdr, size_t hdr_len, const void *data, size_t len,
+                                 const char **why);
+/* The request at *@off of a checked batch: its header; its payload at *@payload, *@plen bytes. */
+const uint8_t *odma_ucx_reqs_next(const void *data, size_t *off, const uint8_t **payload,
+                                  size_t *plen);
+
+/*
+ * Pure check of a batch of replies (any bytes are safe): its count, or 0 with *@why set when
+ * it breaks a rule above or a reply header is not one (the importer drops it whole).
+ */
+unsigned int odma_ucx_replies_check(const void *hdr, size_t hdr_len, const void *data, size_t len,
+                                    const char **why);
+/* The reply at *@off of a checked batch: decodes it into *@r, returns its payload, advances. */
+const uint8_t *odma_ucx_replies_next(const void *data, size_t *off, struct odma_ucx_reply *r);
 
 /*
  * The exporter's side of one decoded request, against its region records: checks range,
