@@ -62,29 +62,37 @@ static bool read_polled(uint64_t off)
 	return pthread_equal(w.on, pthread_self());
 }
 
-static int setup(void **state)
+/* Exports @len bytes at @at with @perms and attaches @rm to them over UCX; the region. */
+static struct odma_tp_region *export_attach(void *at, size_t len, uint32_t perms,
+                                            struct odma_tp_remote *rm2)
 {
 	struct odma_tp_reach r = { 0 };
 	uint8_t issued[ODMA_TP_ISSUED_MAX];
 	size_t issued_len = 0;
+	struct odma_tp_region *g = odma_tp_region_add((uint64_t)(uintptr_t)at, len, perms);
 
+	assert_non_null(g);
+	odma_tp_region_publish(g, "probe", 5);
+	assert_int_equal(odma_tp_reach_self(&r), DOCA_SUCCESS);
+	assert_true(r.net_len > 0);
+	r.addr = g->addr;
+	r.len = g->len;
+	r.perms = g->perms;
+	r.region_id = g->id;
+	r.generation = g->hdr.generation;
+	memcpy(r.key, g->hdr.key, 16);
+	assert_int_equal(odma_tp_attach(odma_tp_find("ucx"), &r, rm2, issued, &issued_len),
+	                 DOCA_SUCCESS);
+	return g;
+}
+
+static int setup(void **state)
+{
 	(void)state;
 	setenv("ODMA_TRANSPORT", "ucx", 1);
 	for (size_t i = 0; i < sizeof(region); i++)
 		region[i] = (uint8_t)(i * 29 + 3);
-	reg = odma_tp_region_add((uint64_t)(uintptr_t)region, sizeof(region), ODMA_TP_READ);
-	assert_non_null(reg);
-	odma_tp_region_publish(reg, "issued", 6);
-	assert_int_equal(odma_tp_reach_self(&r), DOCA_SUCCESS);
-	assert_true(r.net_len > 0);
-	r.addr = reg->addr;
-	r.len = reg->len;
-	r.perms = reg->perms;
-	r.region_id = reg->id;
-	r.generation = reg->hdr.generation;
-	memcpy(r.key, reg->hdr.key, 16);
-	assert_int_equal(odma_tp_attach(odma_tp_find("ucx"), &r, &rm, issued, &issued_len),
-	                 DOCA_SUCCESS);
+	reg = export_attach(region, sizeof(region), ODMA_TP_READ, &rm);
 	return 0;
 }
 
@@ -236,29 +244,6 @@ static void test_poll_end_keeps_kick(void **state)
 		usleep(1000); /* not polling: the service thread must do it */
 	assert_true(atomic_load(&w.done));
 	assert_int_equal(w.st, DOCA_SUCCESS);
-}
-
-/* Exports @len bytes at @at with @perms and attaches @rm to them over UCX; the region. */
-static struct odma_tp_region *export_attach(void *at, size_t len, uint32_t perms,
-                                            struct odma_tp_remote *rm2)
-{
-	struct odma_tp_reach r = { 0 };
-	uint8_t issued[ODMA_TP_ISSUED_MAX];
-	size_t issued_len = 0;
-	struct odma_tp_region *g = odma_tp_region_add((uint64_t)(uintptr_t)at, len, perms);
-
-	assert_non_null(g);
-	odma_tp_region_publish(g, "probe", 5);
-	assert_int_equal(odma_tp_reach_self(&r), DOCA_SUCCESS);
-	r.addr = g->addr;
-	r.len = g->len;
-	r.perms = g->perms;
-	r.region_id = g->id;
-	r.generation = g->hdr.generation;
-	memcpy(r.key, g->hdr.key, 16);
-	assert_int_equal(odma_tp_attach(odma_tp_find("ucx"), &r, rm2, issued, &issued_len),
-	                 DOCA_SUCCESS);
-	return g;
 }
 
 /*

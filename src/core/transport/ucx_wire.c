@@ -198,12 +198,49 @@ bool odma_ucx_ep_hdr_get(const void *h, size_t len, uint32_t *word, uint64_t *cr
 	return true;
 }
 
+/*
+ * Whether @len bytes at @b are exactly @count entries, each a header of @ehdr bytes and the
+ * payload @payload(header, bytes left after it) gives (SIZE_MAX: the entry breaks a rule; it
+ * never exceeds what is left); *@why says which rule broke when not.
+ */
+static bool batch_entries(const uint8_t *b, size_t len, uint32_t count, size_t ehdr,
+                          size_t (*payload)(const uint8_t *e, size_t left), const char **why)
+{
+	size_t off = 0;
+
+	for (uint32_t i = 0; i < count; i++) {
+		size_t n;
+
+		if (len - off < ehdr) {
+			*why = "an entry's header past the end";
+			return false;
+		}
+		n = payload(b + off, len - off - ehdr);
+		if (n == SIZE_MAX) {
+			*why = "an entry that breaks the bounds, or longer than what follows";
+			return false;
+		}
+		off += ehdr + n;
+	}
+	if (off != len) {
+		*why = "bytes after the last entry";
+		return false;
+	}
+	return true;
+}
+
+/* A bundle entry's message length (imm u32 | length u32 header). */
+static size_t bundle_payload(const uint8_t *e, size_t left)
+{
+	uint64_t n = odma_get_le(e + 4, 4);
+
+	return n <= ODMA_UCX_BUNDLE_MSG_MAX && n <= left ? (size_t)n : SIZE_MAX;
+}
+
 unsigned int odma_ucx_bundle_check(const void *hdr, size_t hdr_len, const void *data, size_t len,
                                    uint64_t *credit, const char **why)
 {
-	const uint8_t *b = data;
 	uint32_t count;
-	size_t off = 0;
 
 	if (!odma_ucx_ep_hdr_get(hdr, hdr_len, &count, credit)) {
 		*why = "a header other than count, zero and credit";
@@ -213,26 +250,8 @@ unsigned int odma_ucx_bundle_check(const void *hdr, size_t hdr_len, const void *
 		*why = "a count or a length past the bundle's bounds";
 		return 0;
 	}
-	for (uint32_t i = 0; i < count; i++) {
-		uint64_t n;
-
-		if (len - off < ODMA_UCX_BUNDLE_SUB) {
-			*why = "a message header past the end";
-			return 0;
-		}
-		n = odma_get_le(b + off + 4, 4);
-		off += ODMA_UCX_BUNDLE_SUB;
-		if (n > ODMA_UCX_BUNDLE_MSG_MAX || n > len - off) {
-			*why = "a message longer than the bound or than what follows";
-			return 0;
-		}
-		off += n;
-	}
-	if (off != len) {
-		*why = "bytes after the last message";
-		return 0;
-	}
-	return (unsigned int)count;
+	return batch_entries(data, len, count, ODMA_UCX_BUNDLE_SUB, bundle_payload, why) ? count
+	                                                                                 : 0;
 }
 
 /* The payload length of request header @b in a batch; SIZE_MAX for an op a batch never holds. */
@@ -250,48 +269,46 @@ static size_t reqs_payload(const uint8_t *b)
 	return SIZE_MAX;
 }
 
-/* The count in a batch's 8-byte header (count u32 | zero u32) within [2, @max]; 0 otherwise. */
-static uint32_t batch_count(const void *hdr, size_t hdr_len, uint32_t max)
+/* A batched request's payload length, within the entry bound and what is left. */
+static size_t reqs_entry_payload(const uint8_t *e, size_t left)
 {
-	uint32_t count;
+	size_t n = reqs_payload(e);
 
-	if (hdr == NULL || hdr_len != 8 || odma_get_le((const uint8_t *)hdr + 4, 4) != 0)
+	return n <= left && ODMA_UCX_REQ_LEN + n <= ODMA_UCX_REQS_ENTRY_MAX ? n : SIZE_MAX;
+}
+
+/* A batched reply's payload length, when its header decodes and the payload is there. */
+static size_t replies_entry_payload(const uint8_t *e, size_t left)
+{
+	struct odma_ucx_reply r;
+	uint64_t n = odma_get_le(e + 20, 4);
+
+	return n <= left && odma_ucx_reply_decode(e, ODMA_UCX_REPLY_LEN, n, &r) == DOCA_SUCCESS
+	               ? (size_t)n
+	               : SIZE_MAX;
+}
+
+/* The count of a batch of requests or replies: its 8-byte header, then its entries. */
+static unsigned int batch_check(const void *hdr, size_t hdr_len, const void *data, size_t len,
+                                uint32_t max, size_t bytes, size_t ehdr,
+                                size_t (*payload)(const uint8_t *e, size_t left), const char **why)
+{
+	uint32_t count = 0;
+
+	if (hdr != NULL && hdr_len == 8 && odma_get_le((const uint8_t *)hdr + 4, 4) == 0)
+		count = (uint32_t)odma_get_le(hdr, 4);
+	if (count < 2 || count > max || len > bytes) {
+		*why = "a header, count or length past the batch's bounds";
 		return 0;
-	count = (uint32_t)odma_get_le(hdr, 4);
-	return count >= 2 && count <= max ? count : 0;
+	}
+	return batch_entries(data, len, count, ehdr, payload, why) ? count : 0;
 }
 
 unsigned int odma_ucx_reqs_check(const void *hdr, size_t hdr_len, const void *data, size_t len,
                                  const char **why)
 {
-	const uint8_t *b = data;
-	uint32_t count = batch_count(hdr, hdr_len, ODMA_UCX_REQS_MAX);
-	size_t off = 0;
-
-	if (count == 0 || len > ODMA_UCX_REQS_BYTES) {
-		*why = "a header, count or length past the batch's bounds";
-		return 0;
-	}
-	for (uint32_t i = 0; i < count; i++) {
-		size_t n;
-
-		if (len - off < ODMA_UCX_REQ_LEN) {
-			*why = "a request header past the end";
-			return 0;
-		}
-		n = reqs_payload(b + off);
-		if (n == SIZE_MAX || n > len - off - ODMA_UCX_REQ_LEN ||
-		    ODMA_UCX_REQ_LEN + n > ODMA_UCX_REQS_ENTRY_MAX) {
-			*why = "a request a batch never holds, or longer than what follows";
-			return 0;
-		}
-		off += ODMA_UCX_REQ_LEN + n;
-	}
-	if (off != len) {
-		*why = "bytes after the last request";
-		return 0;
-	}
-	return (unsigned int)count;
+	return batch_check(hdr, hdr_len, data, len, ODMA_UCX_REQS_MAX, ODMA_UCX_REQS_BYTES,
+	                   ODMA_UCX_REQ_LEN, reqs_entry_payload, why);
 }
 
 const uint8_t *odma_ucx_reqs_next(const void *data, size_t *off, const uint8_t **payload,
@@ -308,35 +325,8 @@ const uint8_t *odma_ucx_reqs_next(const void *data, size_t *off, const uint8_t *
 unsigned int odma_ucx_replies_check(const void *hdr, size_t hdr_len, const void *data, size_t len,
                                     const char **why)
 {
-	const uint8_t *b = data;
-	struct odma_ucx_reply r;
-	uint32_t count = batch_count(hdr, hdr_len, ODMA_UCX_REPLIES_MAX);
-	size_t off = 0;
-
-	if (count == 0 || len > ODMA_UCX_REPLIES_BYTES) {
-		*why = "a header, count or length past the batch's bounds";
-		return 0;
-	}
-	for (uint32_t i = 0; i < count; i++) {
-		uint64_t n;
-
-		if (len - off < ODMA_UCX_REPLY_LEN) {
-			*why = "a reply header past the end";
-			return 0;
-		}
-		n = odma_get_le(b + off + 20, 4);
-		if (n > len - off - ODMA_UCX_REPLY_LEN ||
-		    odma_ucx_reply_decode(b + off, ODMA_UCX_REPLY_LEN, n, &r) != DOCA_SUCCESS) {
-			*why = "a reply that is not one, or longer than what follows";
-			return 0;
-		}
-		off += ODMA_UCX_REPLY_LEN + n;
-	}
-	if (off != len) {
-		*why = "bytes after the last reply";
-		return 0;
-	}
-	return (unsigned int)count;
+	return batch_check(hdr, hdr_len, data, len, ODMA_UCX_REPLIES_MAX, ODMA_UCX_REPLIES_BYTES,
+	                   ODMA_UCX_REPLY_LEN, replies_entry_payload, why);
 }
 
 const uint8_t *odma_ucx_replies_next(const void *data, size_t *off, struct odma_ucx_reply *r)
