@@ -552,6 +552,51 @@ static void test_bundles(void **state)
 	odma_tp_listen_close(listener);
 }
 
+/*
+ * A large message's buffer is kept when its send is done and carries a later message that fits
+ * it: messages of 40 KiB, 20 KiB and 40 KiB, one at a time, arrive whole and in order, and the
+ * second and third went out in the first's buffer (or another kept one).
+ */
+static void test_large_buffers_kept(void **state)
+{
+	static uint8_t buf[40960];
+	static const size_t lens[3] = { 40960, 20480, 40960 };
+	struct odma_tp_ep_cbs none = { 0 };
+	struct odma_tp_ep *cl = NULL;
+	uint64_t r0;
+	uint16_t port = 0;
+	void *listener;
+
+	(void)state;
+	pthread_mutex_lock(&bw.lock);
+	bw.got = bw.sent = 0;
+	pthread_mutex_unlock(&bw.lock);
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, nb_accept, NULL, &listener),
+	                 DOCA_SUCCESS);
+	assert_int_equal(odma_tp_connect("127.0.0.1", port, &none, &cl), DOCA_SUCCESS);
+	r0 = atomic_load(&odma_ucx_msg_reuses);
+	for (unsigned int i = 0; i < 3; i++) {
+		memset(buf, (int)(i + 1), sizeof(buf));
+		assert_int_equal(
+		        odma_tp_ep_send(cl, buf, lens[i], i, nb_sent, (void *)(uintptr_t)i),
+		        DOCA_SUCCESS);
+		assert_int_equal(nb_wait(i + 1), i + 1);
+		for (int t = 0; t < 5000 && nb_reported() < i + 1; t++)
+			usleep(1000); /* kept once its send is reported */
+	}
+	pthread_mutex_lock(&bw.lock);
+	for (unsigned int i = 0; i < 3; i++) {
+		assert_int_equal(bw.imm[i], i);
+		assert_int_equal(bw.len[i], lens[i]);
+		assert_true(bw.bytes_ok[i]);
+	}
+	pthread_mutex_unlock(&bw.lock);
+	assert_true(atomic_load(&odma_ucx_msg_reuses) - r0 >= 2);
+	odma_tp_ep_close(cl);
+	odma_tp_ep_close(accepted);
+	odma_tp_listen_close(listener);
+}
+
 /* test_wake_after_answers: a PE's doorbell, rung by the server's callback. */
 static struct {
 	int efd;
@@ -752,6 +797,7 @@ int main(void)
 		cmocka_unit_test(test_with_endpoints),
 		cmocka_unit_test(test_bundles),
 		cmocka_unit_test(test_batches),
+		cmocka_unit_test(test_large_buffers_kept),
 		cmocka_unit_test(test_credit_refused),
 		cmocka_unit_test(test_wake_after_answers),
 	};

@@ -499,6 +499,7 @@ static void ucx_shutdown(void)
 			}
 	ucp_worker_destroy(odma_ux.worker);
 	ucp_cleanup(odma_ux.ctx);
+	odma_ucx_msg_cache_drop();
 	close(odma_ux.evfd);
 	kh_destroy_inplace(ucx_index, &ucx_index_map);
 	memset(&ucx_index_map, 0, sizeof(ucx_index_map));

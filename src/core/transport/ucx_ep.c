@@ -18,7 +18,7 @@
 #include "core/transport/ucx_int.h"
 #include "util/codec.h"
 
-atomic_uint_fast64_t odma_ucx_bundles;
+atomic_uint_fast64_t odma_ucx_bundles, odma_ucx_msg_reuses;
 
 ODMA_LOG_REGISTER(ODMA_UCX)
 
@@ -125,8 +125,71 @@ struct ucx_msg {
 	void *bundle;          /* the lead's: its bundle (until msg_sent) */
 	struct ucx_chunk job;  /* UCX_OP_SEND: queued for the worker's thread */
 	size_t len;
+	size_t cap; /* the bytes data has room for */
 	uint8_t data[];
 };
+
+/*
+ * Large message buffers are kept for the next send instead of freed. A stream of 64 KiB sends
+ * freed and allocated them around glibc's trim threshold (128 KiB free at the heap's top), so
+ * each window gave the pages back to the kernel and faulted them in again: 64 KiB RDMA sends
+ * at 8 in flight ran at 4 k messages/s, and at 27-30 k with the heap never trimmed. At most
+ * MSG_CACHE_MAX buffers of at least MSG_CACHE_MIN bytes are kept (a few MiB: RDMA frames are
+ * at most 256 KiB); a message takes the smallest that fits it.
+ */
+#define MSG_CACHE_MIN (16u * 1024)
+#define MSG_CACHE_MAX 32u
+static struct {
+	pthread_mutex_t lock;
+	unsigned int n;
+	struct ucx_msg *m[MSG_CACHE_MAX];
+} msg_cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* A message buffer with room for @len bytes (any thread); NULL when out of memory. */
+static struct ucx_msg *msg_alloc(size_t len)
+{
+	struct ucx_msg *m = NULL;
+	unsigned int best = MSG_CACHE_MAX;
+
+	if (len >= MSG_CACHE_MIN) {
+		pthread_mutex_lock(&msg_cache.lock);
+		for (unsigned int i = 0; i < msg_cache.n; i++)
+			if (msg_cache.m[i]->cap >= len &&
+			    (best == MSG_CACHE_MAX || msg_cache.m[i]->cap < msg_cache.m[best]->cap))
+				best = i;
+		if (best != MSG_CACHE_MAX) {
+			m = msg_cache.m[best];
+			msg_cache.m[best] = msg_cache.m[--msg_cache.n];
+			atomic_fetch_add_explicit(&odma_ucx_msg_reuses, 1, memory_order_relaxed);
+		}
+		pthread_mutex_unlock(&msg_cache.lock);
+	}
+	if (m == NULL && (m = malloc(sizeof(*m) + len)) != NULL)
+		m->cap = len;
+	return m;
+}
+
+/* Gives message buffer @m back: kept for a later send when large and there is room, else freed. */
+static void msg_free(struct ucx_msg *m)
+{
+	if (m->cap >= MSG_CACHE_MIN) {
+		pthread_mutex_lock(&msg_cache.lock);
+		if (msg_cache.n < MSG_CACHE_MAX) {
+			msg_cache.m[msg_cache.n++] = m;
+			m = NULL;
+		}
+		pthread_mutex_unlock(&msg_cache.lock);
+	}
+	free(m);
+}
+
+void odma_ucx_msg_cache_drop(void)
+{
+	pthread_mutex_lock(&msg_cache.lock);
+	while (msg_cache.n > 0)
+		free(msg_cache.m[--msg_cache.n]);
+	pthread_mutex_unlock(&msg_cache.lock);
+}
 
 _Static_assert(ODMA_UCX_BUNDLE_SUB <= ODMA_UCX_EP_HDR, "a bundle entry's header fits hdr");
 
@@ -159,7 +222,7 @@ void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why)
 		ep->pend_head = m->pnext;
 		if (m->done != NULL)
 			m->done(m->arg, DOCA_ERROR_IO_FAILED);
-		free(m);
+		msg_free(m);
 	}
 	ep->pend_tail = NULL;
 	while (ep->msgs != NULL) {
@@ -412,7 +475,7 @@ static void msg_sent(void *request, ucs_status_t status, void *user_data)
 
 		if (m->done != NULL)
 			m->done(m->arg, status == UCS_OK ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED);
-		free(m);
+		msg_free(m);
 		m = next;
 	}
 	if (request != NULL)
@@ -850,7 +913,7 @@ struct ucx_chunk *odma_ucx_send_run(struct ucx_chunk *c)
 doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
                               odma_tp_send_done_fn *done, void *arg)
 {
-	struct ucx_msg *m = malloc(sizeof(*m) + len);
+	struct ucx_msg *m = msg_alloc(len);
 	struct ucx_chunk *c;
 
 	if (m == NULL)

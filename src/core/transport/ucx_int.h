@@ -153,6 +153,8 @@ struct odma_tp_ep {
 extern struct odma_tp_ep *odma_ucx_eps; /* every open endpoint (service thread) */
 /* At exit, after the service thread left: destroys the listeners still open. */
 void odma_ucx_listeners_destroy(void);
+/* At exit: frees the message buffers kept for reuse (ucx_ep.c). */
+void odma_ucx_msg_cache_drop(void);
 
 /*
  * The endpoint index (ucx.c, service thread): the peer whose messages arrive on UCX endpoint
@@ -236,8 +238,8 @@ ucs_status_t odma_ucx_msgs_am(void *arg, const void *header, size_t header_lengt
  * after it, as one bundle when there are several (service thread); the next chunk not taken.
  */
 struct ucx_chunk *odma_ucx_send_run(struct ucx_chunk *c);
-/* Bundles sent by this process (for tests). */
-extern atomic_uint_fast64_t odma_ucx_bundles;
+/* Bundles sent by this process, and messages sent from a kept buffer (for tests). */
+extern atomic_uint_fast64_t odma_ucx_bundles, odma_ucx_msg_reuses;
 doca_error_t odma_ucx_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
                              void *arg, void **listener);
 void odma_ucx_listen_close(void *listener);
