@@ -178,9 +178,6 @@ extern __thread bool odma_ucx_in_worker;      /* this thread holds odma_ux.wlock
 uint64_t odma_ucx_now_ns(void);
 void odma_ucx_kick(void);                  /* wakes the service thread */
 bool odma_ucx_available(const char **why); /* starts the transport once */
-/* The replies the worker handed an importer: one ODMA_UCX_AM_REPLIES message each (for tests). */
-ucs_status_t odma_ucx_replies_am(void *arg, const void *header, size_t header_length, void *data,
-                                 size_t length, const ucp_am_recv_param_t *param);
 
 /* ucx_req.c */
 void odma_ucx_enqueue(struct ucx_chunk *first, struct ucx_chunk *last); /* any thread */
@@ -200,6 +197,9 @@ ucs_status_t odma_ucx_peer_connect(struct ucx_peer *p);
 void odma_ucx_peer_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status);
 ucs_status_t odma_ucx_reply_am(void *arg, const void *header, size_t header_length, void *data,
                                size_t length, const ucp_am_recv_param_t *param);
+/* A batch of replies (ODMA_UCX_AM_REPLIES): checked whole, then each taken as one alone. */
+ucs_status_t odma_ucx_replies_am(void *arg, const void *header, size_t header_length, void *data,
+                                 size_t length, const ucp_am_recv_param_t *param);
 doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remote *rm,
                              uint8_t *issued, size_t *issued_len);
 void odma_ucx_detach(struct odma_tp_remote *rm);
