@@ -204,6 +204,9 @@ static void test_xproc_ucx(void **s)
 		assert_true(num(o, "raw_syscall_per_sec") > 0);
 		assert_true(num(o, "raw_tcp_bytes_per_sec") > 0);
 		assert_true(num(o, "ratio_tcp") > 0);
+		/* the same stream from slot i into slot i, as odma's tasks copy */
+		assert_true(num(o, "raw_tcp_slots_bytes_per_sec") > 0);
+		assert_true(num(o, "ratio_tcp_slots") > 0);
 	}
 	json_object_put(a);
 }
@@ -331,11 +334,16 @@ static void test_comch(void **s)
 	json_object_put(o);
 }
 
-/* odma bench --rdma: read, write, send, the same-run raw UCX and raw TCP all positive, emulated. */
+/*
+ * odma bench --rdma: read, write, send, the same-run raw UCX and both raw TCP streams (one hot
+ * buffer, the same slots) all positive, emulated; medians of --reps repetitions.
+ */
 static void test_rdma(void **s)
 {
-	static const char *const keys[] = { "read_bytes_per_sec", "write_bytes_per_sec",
-		                            "send_msgs_per_sec", "raw_tcp_bytes_per_sec" };
+	static const char *const keys[] = { "read_bytes_per_sec",          "write_bytes_per_sec",
+		                            "send_msgs_per_sec",           "raw_tcp_bytes_per_sec",
+		                            "raw_tcp_slots_bytes_per_sec", "read_vs_tcp_slots",
+		                            "write_vs_tcp_slots" };
 	json_object *o, *c, *v;
 
 	(void)s;
@@ -346,6 +354,7 @@ static void test_rdma(void **s)
 	assert_true(json_object_object_get_ex(o, "rdma", &c));
 	assert_true(json_object_object_get_ex(c, "emulated", &v) && json_object_get_boolean(v));
 	assert_int_equal((int)num(c, "size"), 4096);
+	assert_int_equal((int)num(c, "reps"), 3); /* the default */
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (num(c, keys[i]) <= 0)
 			fail_msg("rdma.%s not positive", keys[i]);
@@ -367,7 +376,7 @@ static void test_rdma(void **s)
 #endif
 	json_object_put(o);
 	/* --sweep: a row per size at the given depth, each with its same-run baselines' ratios */
-	o = run_json(bench_exe, "--rdma --sweep --depth 8 --seconds 0.2 --json");
+	o = run_json(bench_exe, "--rdma --sweep --depth 8 --seconds 0.2 --reps 2 --json");
 	assert_true(json_object_object_get_ex(o, "rdma_sweep", &c));
 	assert_int_equal((int)json_object_array_length(c), 3);
 	for (size_t i = 0; i < 3; i++) {
@@ -375,7 +384,9 @@ static void test_rdma(void **s)
 
 		assert_int_equal((int)num(row, "size"), i == 0 ? 4096 : i == 1 ? 65536 : 1 << 20);
 		assert_int_equal((int)num(row, "depth"), 8);
-		if (num(row, "read_vs_tcp") <= 0 || num(row, "write_vs_tcp") <= 0)
+		assert_int_equal((int)num(row, "reps"), 2);
+		if (num(row, "read_vs_tcp") <= 0 || num(row, "write_vs_tcp") <= 0 ||
+		    num(row, "read_vs_tcp_slots") <= 0)
 			fail_msg("rdma_sweep[%zu]: no ratio over raw TCP", i);
 #ifdef ODMA_HAVE_UCX
 		if (num(row, "read_vs_get") <= 0 || num(row, "send_vs_am") <= 0)

@@ -122,19 +122,20 @@ def test_plot(bench, workdir):
 
 
 def test_rdma_plot(bench, workdir):
-    """--rdma --plot: the network's picture, five series with a point per size."""
+    """--rdma --plot: the network's picture, six series with a point per size."""
     if os.environ.get('MESON_EXE_WRAPPER'):
         return  # each row forks a UCX process: not under qemu (tests/test_exec.h)
     svg = os.path.join(workdir, "bench_rdma_plot_test.svg")
     if os.path.exists(svg):
         os.remove(svg)
     out, _ = run(bench, "--rdma", "--plot", svg, "--seconds", "0.2", *QUIET)
-    check(re.search(r"# plot: .* \(5 series\)", out) is not None, "rdma: where the plot went")
+    check(re.search(r"# plot: .* \(6 series\)", out) is not None, "rdma: where the plot went")
     root = ET.parse(svg).getroot()
     lines = list(root.iter(SVG + "polyline"))
     names = [l.get("data-series") for l in lines]
     check(names == ["odma RDMA read", "odma RDMA write", "raw UCX get", "raw UCX put",
-                    "raw TCP stream"], f"rdma: the five series ({names})")
+                    "raw TCP stream, one buffer", "raw TCP stream, same slots"],
+          f"rdma: the six series ({names})")
     for l in lines:  # a size whose short phase measured nothing on a busy machine has no point
         n = len(l.get("points").split())
         check(1 <= n <= 5, f"rdma: {l.get('data-series')} has a point per measured size ({n})")

@@ -527,7 +527,7 @@ int main(int argc, char **argv)
 	if (adv.q.between == ADVISE_NETWORK && adv.measure) {
 		size_t sz = adv.q.size > (64u << 20) ? (64u << 20) : adv.q.size;
 
-		rd_ok = bench_rdma_run(sz ? sz : 1, 8, 1.0, false, &rd, err, sizeof(err)) == 0;
+		rd_ok = bench_rdma_run(sz ? sz : 1, 8, 1.0, 3, false, &rd, err, sizeof(err)) == 0;
 		if (!rd_ok)
 			fprintf(stderr, "odma-advise: RDMA measurement: %s\n", err);
 	}

@@ -180,7 +180,9 @@ struct bench_rdma {
 	double write_bytes_per_sec;   /* 8 writes in flight */
 	size_t send_msg_size;         /* min(size, 64 KiB) */
 	double send_msgs_per_sec;     /* 8 sends in flight into posted receives */
-	double raw_tcp_bytes_per_sec; /* TCP to the responder, 8 messages unacked */
+	double raw_tcp_bytes_per_sec; /* TCP to the responder, 8 messages unacked, one hot buffer */
+	double raw_tcp_slots_bytes_per_sec; /* the same from the 8 slots into one sink buffer */
+	int reps;                     /* repetitions, interleaved; every figure is their median */
 	bool netns;                   /* the responder across a veth pair (--netns) */
 	bool raw_ucx;                 /* the raw UCX rows below were measured (UCX built in) */
 	double ucx_get_bytes_per_sec; /* ucp_get_nbx, 8 in flight, UCX_TLS=tcp, same slots */
@@ -188,12 +190,13 @@ struct bench_rdma {
 	double ucx_am_msgs_per_sec;   /* ucp_am_send_nbx of send_msg_size bytes, 8 in flight */
 };
 /*
- * Forks the responder, measures with @depth in flight (1..64) for about @seconds in all. With
+ * Forks the responder, measures with @depth in flight (1..64) in @reps interleaved repetitions
+ * (each of the eight figures for @seconds / 4 / @reps in each, medians reported). With
  * @netns (root) this process first moves into a network namespace of its own and the responder
  * into others, joined by a veth pair (bench_netns.c): call it from a process of its own. 0 or -1
  * (@err says why).
  */
-int bench_rdma_run(size_t size, unsigned int depth, double seconds, bool netns,
+int bench_rdma_run(size_t size, unsigned int depth, double seconds, int reps, bool netns,
                    struct bench_rdma *out, char *err, size_t errlen);
 
 /* --- bench_se.c: a DOCA sync event between two processes over the network transport --- */
@@ -251,11 +254,13 @@ pid_t bench_responder_fork(bool netns, unsigned int alarm_s, int (*child)(int ct
  * --- bench_tcp.c: the raw TCP baseline of the network rows ---
  * sink_start: a listener on @addr (dotted IPv4; port 0: one the kernel picks, in *@port) whose
  * thread serves each stream until the process ends (0, or -1); stream: connects to it and moves
- * @size-byte messages, @depth unacknowledged, for @seconds: bytes per second (-1 on failure).
+ * @size-byte messages, @depth unacknowledged, for @seconds, message n sent from slot n %
+ * @src_slots of the source's buffer into slot n % @dst_slots of the sink's (1 and 1: one hot
+ * buffer each side; slots times size at most 256 MiB): bytes per second (-1 on failure).
  */
 int bench_tcp_sink_start(const char *addr, uint16_t *port);
 double bench_tcp_stream(const char *addr, uint16_t port, size_t size, unsigned int depth,
-                        double seconds);
+                        unsigned int src_slots, unsigned int dst_slots, double seconds);
 
 /*
  * --- bench_ucx.c (bench_noucx.c without UCX): the raw UCX baseline of --transport ucx ---

@@ -79,9 +79,11 @@ static const char bench_help[] =
         "                         memcpy (what odma advise uses).\n"
         "        --rdma           DOCA RDMA read, write and send between two processes, beside\n"
         "                         raw UCX (get, put, active messages) and a raw TCP stream\n"
-        "                         from the same run, with their ratios; 8 in flight unless\n"
-        "                         --depth; with --sweep: 4K, 64K and 1M at depths 1, 8 and 32,\n"
-        "                         one row each (an array of rows with --json)\n"
+        "                         (from one hot buffer, and from the same slots) from the\n"
+        "                         same run, with their ratios: medians of --reps interleaved\n"
+        "                         repetitions; 8 in flight unless --depth; with --sweep: 4K,\n"
+        "                         64K and 1M at depths 1, 8 and 32, one row each (an array of\n"
+        "                         rows with --json)\n"
         "        --sync-event     a DOCA sync event between two processes over the network\n"
         "                         transport (UCX over TCP; one kernel with ODMA_TRANSPORT=ucx):\n"
         "                         a forked responder (DPU side) exports the event and answers\n"
@@ -768,11 +770,16 @@ static void rdma_json_row(const struct bench_rdma *r)
 	printf("{\"emulated\": true, \"transport\": \"ucx-tcp\", \"netns\": %s, \"size\": %zu, "
 	       "\"depth\": %u, \"read_bytes_per_sec\": %.1f, \"write_bytes_per_sec\": %.1f, "
 	       "\"send_msg_size\": %zu, \"send_msgs_per_sec\": %.1f, \"raw_tcp_bytes_per_sec\": "
-	       "%.1f, \"read_vs_tcp\": %.3f, \"write_vs_tcp\": %.3f",
+	       "%.1f, \"read_vs_tcp\": %.3f, \"write_vs_tcp\": %.3f, "
+	       "\"raw_tcp_slots_bytes_per_sec\": %.1f, \"read_vs_tcp_slots\": %.3f, "
+	       "\"write_vs_tcp_slots\": %.3f, \"reps\": %d",
 	       r->netns ? "true" : "false", r->size, r->depth, r->read_bytes_per_sec,
 	       r->write_bytes_per_sec, r->send_msg_size, r->send_msgs_per_sec,
 	       r->raw_tcp_bytes_per_sec, ratio(r->read_bytes_per_sec, r->raw_tcp_bytes_per_sec),
-	       ratio(r->write_bytes_per_sec, r->raw_tcp_bytes_per_sec));
+	       ratio(r->write_bytes_per_sec, r->raw_tcp_bytes_per_sec),
+	       r->raw_tcp_slots_bytes_per_sec,
+	       ratio(r->read_bytes_per_sec, r->raw_tcp_slots_bytes_per_sec),
+	       ratio(r->write_bytes_per_sec, r->raw_tcp_slots_bytes_per_sec), r->reps);
 	if (r->raw_ucx)
 		printf(", \"raw_ucx\": {\"tls\": \"tcp\", \"get_bytes_per_sec\": %.1f, "
 		       "\"put_bytes_per_sec\": %.1f, \"am_msgs_per_sec\": %.1f}, "
@@ -792,7 +799,7 @@ static void rdma_text_row(const struct bench_rdma *r)
 
 	bench_fmt_size(r->size, sz, sizeof(sz));
 	printf("%-8s %5u %7.2f %7.2f %5.2fx %7.2f %7.2f %5.2fx %9.0f %9.0f %5.2fx %7.2f %5.2fx "
-	       "%5.2fx\n",
+	       "%5.2fx %7.2f %5.2fx %5.2fx\n",
 	       sz, r->depth, r->read_bytes_per_sec / 1e9, r->ucx_get_bytes_per_sec / 1e9,
 	       ratio(r->read_bytes_per_sec, r->ucx_get_bytes_per_sec), r->write_bytes_per_sec / 1e9,
 	       r->ucx_put_bytes_per_sec / 1e9,
@@ -800,7 +807,10 @@ static void rdma_text_row(const struct bench_rdma *r)
 	       r->ucx_am_msgs_per_sec, ratio(r->send_msgs_per_sec, r->ucx_am_msgs_per_sec),
 	       r->raw_tcp_bytes_per_sec / 1e9,
 	       ratio(r->read_bytes_per_sec, r->raw_tcp_bytes_per_sec),
-	       ratio(r->write_bytes_per_sec, r->raw_tcp_bytes_per_sec));
+	       ratio(r->write_bytes_per_sec, r->raw_tcp_bytes_per_sec),
+	       r->raw_tcp_slots_bytes_per_sec / 1e9,
+	       ratio(r->read_bytes_per_sec, r->raw_tcp_slots_bytes_per_sec),
+	       ratio(r->write_bytes_per_sec, r->raw_tcp_slots_bytes_per_sec));
 }
 
 /*
@@ -856,7 +866,8 @@ static int rdma_run_row(void *row, char *err, size_t errlen, const void *arg)
 {
 	const struct rdma_arg *a = arg;
 
-	return bench_rdma_run(a->size, a->depth, cfg.seconds, cfg.netns, row, err, errlen);
+	return bench_rdma_run(a->size, a->depth, cfg.seconds, cfg.reps, cfg.netns, row, err,
+	                      errlen);
 }
 
 /* One --rdma row (row_apart). */
@@ -874,7 +885,7 @@ static int rdma_row(size_t size, unsigned int depth, struct bench_rdma *r, char 
 static int rdma_plot_write(const size_t *sizes, const struct bench_rdma *rows, int n,
                            unsigned int depth)
 {
-	struct bench_plot_series s[5];
+	struct bench_plot_series s[6];
 	char title[200], caption[400];
 	int rc;
 
@@ -883,16 +894,19 @@ static int rdma_plot_write(const size_t *sizes, const struct bench_rdma *rows, i
 	snprintf(s[1].name, sizeof(s[1].name), "odma RDMA write");
 	snprintf(s[2].name, sizeof(s[2].name), "raw UCX get");
 	snprintf(s[3].name, sizeof(s[3].name), "raw UCX put");
-	snprintf(s[4].name, sizeof(s[4].name), "raw TCP stream");
-	for (int k = 2; k < 5; k++)
+	snprintf(s[4].name, sizeof(s[4].name), "raw TCP stream, one buffer");
+	snprintf(s[5].name, sizeof(s[5].name), "raw TCP stream, same slots");
+	for (int k = 2; k < 6; k++)
 		s[k].dashed = true;
 	for (int i = 0; i < n; i++) {
-		const double v[5] = { rows[i].read_bytes_per_sec, rows[i].write_bytes_per_sec,
-			              rows[i].ucx_get_bytes_per_sec, rows[i].ucx_put_bytes_per_sec,
-			              rows[i].raw_tcp_bytes_per_sec };
+		const double v[6] = {
+			rows[i].read_bytes_per_sec,    rows[i].write_bytes_per_sec,
+			rows[i].ucx_get_bytes_per_sec, rows[i].ucx_put_bytes_per_sec,
+			rows[i].raw_tcp_bytes_per_sec, rows[i].raw_tcp_slots_bytes_per_sec
+		};
 
-		for (int k = 0; k < 5; k++) {
-			s[k].has[i] = v[k] > 0 && (k < 2 || k == 4 || rows[i].raw_ucx);
+		for (int k = 0; k < 6; k++) {
+			s[k].has[i] = v[k] > 0 && (k < 2 || k >= 4 || rows[i].raw_ucx);
 			s[k].gbps[i] = v[k] / 1e9;
 		}
 	}
@@ -902,14 +916,14 @@ static int rdma_plot_write(const size_t *sizes, const struct bench_rdma *rows, i
 	         "%ld CPUs; %.2f s per size; every series from the same run, over loopback TCP "
 	         "(UCX_TLS=tcp).\nEmulated: odma carries DOCA RDMA over TCP, not an RDMA NIC.",
 	         sysconf(_SC_NPROCESSORS_ONLN), cfg.seconds);
-	rc = bench_plot_write(plot_file, title, "transfer size", caption, sizes, n, s, 5);
+	rc = bench_plot_write(plot_file, title, "transfer size", caption, sizes, n, s, 6);
 	if (fclose(plot_file) != 0)
 		rc = -1;
 	plot_file = NULL;
 	if (rc != 0)
 		fprintf(stderr, "odma-bench: --plot: cannot write %s\n", cfg.plot);
 	else if (!cfg.json)
-		printf("# plot: %s (5 series)\n", cfg.plot);
+		printf("# plot: %s (6 series)\n", cfg.plot);
 	return rc == 0 ? 0 : 1;
 }
 
@@ -947,12 +961,16 @@ static int run_rdma(void)
 		       "# (UCX_TLS=tcp: get, put, active messages) and a raw TCP stream over the\n"
 		       "# same link (%s), all from this run; a ratio is odma / the baseline "
 		       "before\n"
-		       "# it (x/get, x/put, x/am; then read and write over raw TCP). Sends are\n"
-		       "# min(size, 64 KiB) bytes.\n"
-		       "%-8s %5s %7s %7s %6s %7s %7s %6s %9s %9s %6s %7s %6s %6s\n",
+		       "# it (x/get, x/put, x/am; then read and write over raw TCP: tcp from one\n"
+		       "# hot buffer, slots from the depth's slots into one sink buffer, as the "
+		       "raw\n"
+		       "# UCX rows). Sends are min(size, 64 KiB) bytes. Medians of %d interleaved\n"
+		       "# repetitions.\n"
+		       "%-8s %5s %7s %7s %6s %7s %7s %6s %9s %9s %6s %7s %6s %6s %7s %6s %6s\n",
 		       cfg.netns ? "a veth pair between two network namespaces" : "loopback",
-		       "size", "depth", "read", "get", "x/get", "write", "put", "x/put", "send/s",
-		       "am/s", "x/am", "tcp", "rd/tcp", "wr/tcp");
+		       cfg.reps, "size", "depth", "read", "get", "x/get", "write", "put", "x/put",
+		       "send/s", "am/s", "x/am", "tcp", "rd/tcp", "wr/tcp", "slots", "rd/sl",
+		       "wr/sl");
 	for (size_t i = 0; i < ns; i++)
 		for (size_t j = 0; j < nd; j++) {
 			struct bench_rdma r;

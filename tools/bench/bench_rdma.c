@@ -8,7 +8,9 @@
  * processes raw UCX over UCX_TLS=tcp (bench_ucx.c: ucp_get_nbx, ucp_put_nbx, eager
  * ucp_am_send_nbx from the same 8 slots into the same responder buffer; puts and messages
  * count once flushed), and raw TCP over loopback (a stream of messages of the same size with 8
- * unacked). Emulated figures: odma moves RDMA bytes over TCP, not an RDMA NIC.
+ * unacked: from one hot buffer, and from the same 8 slots into one sink buffer). The figures
+ * are measured in --reps interleaved repetitions, so that all of them see the same machine,
+ * and their medians reported. Emulated figures: odma moves RDMA bytes over TCP, not an RDMA NIC.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -74,8 +76,13 @@ static struct doca_dev *br_open(void)
 	return dev;
 }
 
-/* The completion callbacks: count, and resubmit while the phase runs. */
-static void br_again(struct doca_task *t, union doca_data cud, bool ok)
+/*
+ * The completion callbacks: count, and resubmit while the phase runs; else free the task and
+ * give back its buffers @a and @b (NULL: none), so that the next phase or repetition finds the
+ * inventory as the first did.
+ */
+static void br_again(struct doca_task *t, union doca_data cud, bool ok, const struct doca_buf *a,
+                     const struct doca_buf *b)
 {
 	struct br_side *s = cud.ptr;
 
@@ -86,57 +93,79 @@ static void br_again(struct doca_task *t, union doca_data cud, bool ok)
 	if (ok && s->running && doca_task_submit(t) == DOCA_SUCCESS)
 		return;
 	doca_task_free(t);
+	if (a != NULL)
+		(void)doca_buf_dec_refcount((struct doca_buf *)(uintptr_t)a, NULL);
+	if (b != NULL)
+		(void)doca_buf_dec_refcount((struct doca_buf *)(uintptr_t)b, NULL);
+}
+
+static void br_read_done(struct doca_rdma_task_read *t, union doca_data cud, bool ok)
+{
+	if (ok)
+		doca_buf_reset_data_len(doca_rdma_task_read_get_dst_buf(t));
+	br_again(doca_rdma_task_read_as_task(t), cud, ok, doca_rdma_task_read_get_src_buf(t),
+	         doca_rdma_task_read_get_dst_buf(t));
 }
 
 static void br_read_cb(struct doca_rdma_task_read *t, union doca_data tud, union doca_data cud)
 {
 	(void)tud;
-	doca_buf_reset_data_len(doca_rdma_task_read_get_dst_buf(t));
-	br_again(doca_rdma_task_read_as_task(t), cud, true);
+	br_read_done(t, cud, true);
 }
 
 static void br_read_err(struct doca_rdma_task_read *t, union doca_data tud, union doca_data cud)
 {
 	(void)tud;
-	br_again(doca_rdma_task_read_as_task(t), cud, false);
+	br_read_done(t, cud, false);
+}
+
+static void br_write_done(struct doca_rdma_task_write *t, union doca_data cud, bool ok)
+{
+	if (ok)
+		doca_buf_reset_data_len(doca_rdma_task_write_get_dst_buf(t));
+	br_again(doca_rdma_task_write_as_task(t), cud, ok, doca_rdma_task_write_get_src_buf(t),
+	         doca_rdma_task_write_get_dst_buf(t));
 }
 
 static void br_write_cb(struct doca_rdma_task_write *t, union doca_data tud, union doca_data cud)
 {
 	(void)tud;
-	doca_buf_reset_data_len(doca_rdma_task_write_get_dst_buf(t));
-	br_again(doca_rdma_task_write_as_task(t), cud, true);
+	br_write_done(t, cud, true);
 }
 
 static void br_write_err(struct doca_rdma_task_write *t, union doca_data tud, union doca_data cud)
 {
 	(void)tud;
-	br_again(doca_rdma_task_write_as_task(t), cud, false);
+	br_write_done(t, cud, false);
 }
 
 static void br_send_cb(struct doca_rdma_task_send *t, union doca_data tud, union doca_data cud)
 {
 	(void)tud;
-	br_again(doca_rdma_task_send_as_task(t), cud, true);
+	br_again(doca_rdma_task_send_as_task(t), cud, true, doca_rdma_task_send_get_src_buf(t),
+	         NULL);
 }
 
 static void br_send_err(struct doca_rdma_task_send *t, union doca_data tud, union doca_data cud)
 {
 	(void)tud;
-	br_again(doca_rdma_task_send_as_task(t), cud, false);
+	br_again(doca_rdma_task_send_as_task(t), cud, false, doca_rdma_task_send_get_src_buf(t),
+	         NULL);
 }
 
 static void br_recv_cb(struct doca_rdma_task_receive *t, union doca_data tud, union doca_data cud)
 {
 	(void)tud;
 	doca_buf_reset_data_len(doca_rdma_task_receive_get_dst_buf(t));
-	br_again(doca_rdma_task_receive_as_task(t), cud, true);
+	br_again(doca_rdma_task_receive_as_task(t), cud, true,
+	         doca_rdma_task_receive_get_dst_buf(t), NULL);
 }
 
 static void br_recv_err(struct doca_rdma_task_receive *t, union doca_data tud, union doca_data cud)
 {
 	(void)tud;
-	br_again(doca_rdma_task_receive_as_task(t), cud, false);
+	br_again(doca_rdma_task_receive_as_task(t), cud, false,
+	         doca_rdma_task_receive_get_dst_buf(t), NULL);
 }
 
 static int br_setup(struct br_side *s, size_t len, uint32_t perms)
@@ -278,15 +307,17 @@ static int br_child(int ctl, void *arg)
 	}
 }
 
-/* The raw UCX rows: the responder exports the same buffer; same slots, same depth. */
-static void br_raw_ucx(struct br_side *s, int ctl, size_t size, double seconds,
+/*
+ * The raw UCX rows, one repetition (@u: the responder's same buffer, imported once; NULL: no
+ * raw UCX rows): same slots, same depth, each for @seconds.
+ */
+static void br_raw_ucx(struct br_side *s, struct bench_ucx *u, size_t size, double seconds,
                        struct bench_rdma *out)
 {
-	struct bench_ucx *u;
 	struct bench_rep r[3] = { { 0 } };
 	uint64_t base;
 
-	if (write(ctl, "U", 1) != 1 || (u = bench_ucx_import(ctl)) == NULL)
+	if (u == NULL)
 		return;
 	base = bench_ucx_remote_base(u);
 	if (bench_ucx_rep_op(u, BENCH_UCX_GET, s->mem, base, 0, size, br_depth, seconds, &r[0]) ==
@@ -301,7 +332,6 @@ static void br_raw_ucx(struct br_side *s, int ctl, size_t size, double seconds,
 		out->ucx_put_bytes_per_sec = (double)r[1].tasks * (double)size / r[1].seconds;
 		out->ucx_am_msgs_per_sec = (double)r[2].tasks / r[2].seconds;
 	}
-	bench_ucx_close(u);
 }
 
 /* Runs one phase: @make allocates task i; br_depth in flight for @seconds. Tasks/s. */
@@ -392,16 +422,45 @@ static struct doca_task *br_make_send(struct br_side *s, int i)
 	return doca_rdma_task_send_as_task(t);
 }
 
-/*
- * Raw TCP to the responder's sink at @addr:@port (loopback, or across the veth pair): a stream
- * of @size-byte messages, br_depth unacked (bench_tcp.c).
- */
-static double br_raw_tcp(const char *addr, uint16_t port, size_t size, double seconds)
+#define BR_REPS_MAX 99 /* --reps' bound here */
+/* The figures of a row, as br_fig numbers them. */
+enum { BR_READ, BR_WRITE, BR_SEND, BR_GET, BR_PUT, BR_AM, BR_TCP, BR_TCP_SLOTS, BR_FIGS };
+
+/* Figure @k of row @r (each repetition fills all of them; the row reports their medians). */
+static double *br_fig(struct bench_rdma *r, int k)
 {
-	return bench_tcp_stream(addr, port, size, br_depth, seconds);
+	double *f[BR_FIGS] = {
+		[BR_READ] = &r->read_bytes_per_sec,
+		[BR_WRITE] = &r->write_bytes_per_sec,
+		[BR_SEND] = &r->send_msgs_per_sec,
+		[BR_GET] = &r->ucx_get_bytes_per_sec,
+		[BR_PUT] = &r->ucx_put_bytes_per_sec,
+		[BR_AM] = &r->ucx_am_msgs_per_sec,
+		[BR_TCP] = &r->raw_tcp_bytes_per_sec,
+		[BR_TCP_SLOTS] = &r->raw_tcp_slots_bytes_per_sec,
+	};
+
+	return f[k];
 }
 
-int bench_rdma_run(size_t size, unsigned int depth, double seconds, bool netns,
+/*
+ * One repetition of every figure into @out, each for @t seconds: odma's read, write and send
+ * phases, raw UCX over @u, then raw TCP to the responder's sink at @addr:@port (loopback, or across
+ * the veth pair; bench_tcp.c) from one hot buffer and from the br_depth slots odma's tasks use.
+ */
+static void br_rep(struct br_side *s, struct bench_ucx *u, const char *addr, uint16_t port,
+                   double t, struct bench_rdma *out, uint64_t *failed)
+{
+	out->read_bytes_per_sec = br_phase(s, t, br_make_read, failed) * (double)br_size;
+	out->write_bytes_per_sec = br_phase(s, t, br_make_write, failed) * (double)br_size;
+	out->send_msgs_per_sec = br_phase(s, t, br_make_send, failed);
+	br_raw_ucx(s, u, br_size, t, out);
+	out->raw_tcp_bytes_per_sec = bench_tcp_stream(addr, port, br_size, br_depth, 1, 1, t);
+	out->raw_tcp_slots_bytes_per_sec =
+	        bench_tcp_stream(addr, port, br_size, br_depth, br_depth, 1, t);
+}
+
+int bench_rdma_run(size_t size, unsigned int depth, double seconds, int reps, bool netns,
                    struct bench_rdma *out, char *err, size_t errlen)
 {
 	const char *tcp_addr = netns ? bench_netns_peer() : "127.0.0.1";
@@ -413,6 +472,9 @@ int bench_rdma_run(size_t size, unsigned int depth, double seconds, bool netns,
 	const void *mine;
 	pid_t pid;
 	uint64_t failed = 0;
+	double fig[BR_FIGS][BR_REPS_MAX];
+	bool ucx_all = true, fig_ok = true;
+	struct bench_ucx *u = NULL;
 
 	memset(out, 0, sizeof(*out));
 	if (depth == 0 || depth > BR_DEPTH_MAX) {
@@ -420,9 +482,15 @@ int bench_rdma_run(size_t size, unsigned int depth, double seconds, bool netns,
 		         BR_DEPTH_MAX);
 		return -1;
 	}
+	if (reps < 1 || reps > BR_REPS_MAX) {
+		snprintf(err, errlen, "--reps must be 1..%d for the RDMA measurements",
+		         BR_REPS_MAX);
+		return -1;
+	}
 	br_depth = depth;
 	out->size = size;
 	out->depth = depth;
+	out->reps = reps;
 	out->netns = netns;
 	br_size = size;
 	br_msg = size < 65536 ? size : 65536;
@@ -446,14 +514,27 @@ int bench_rdma_run(size_t size, unsigned int depth, double seconds, bool netns,
 		goto done;
 	}
 	usleep(100 * 1000); /* the responder posts its receives */
-	out->read_bytes_per_sec = br_phase(&s, seconds / 4, br_make_read, &failed) * (double)size;
-	out->write_bytes_per_sec = br_phase(&s, seconds / 4, br_make_write, &failed) * (double)size;
 	out->send_msg_size = br_msg;
-	out->send_msgs_per_sec = br_phase(&s, seconds / 4, br_make_send, &failed);
-	br_raw_ucx(&s, ctl, size, seconds / 8, out);
-	out->raw_tcp_bytes_per_sec = br_raw_tcp(tcp_addr, tcp_port, size, seconds / 8);
-	if (failed != 0 || out->read_bytes_per_sec <= 0 || out->write_bytes_per_sec <= 0 ||
-	    out->send_msgs_per_sec <= 0 || out->raw_tcp_bytes_per_sec <= 0)
+	/* the responder exports the same buffer to raw UCX once, served from its own thread */
+	if (write(ctl, "U", 1) != 1 || (u = bench_ucx_import(ctl)) == NULL)
+		ucx_all = false;
+	for (int k = 0; k < reps; k++) { /* interleaved: every figure sees the same machine */
+		struct bench_rdma one = { .send_msg_size = br_msg };
+
+		br_rep(&s, u, tcp_addr, tcp_port, seconds / 4 / reps, &one, &failed);
+		ucx_all = ucx_all && one.raw_ucx;
+		for (int f = 0; f < BR_FIGS; f++)
+			fig[f][k] = *br_fig(&one, f);
+	}
+	for (int f = 0; f < BR_FIGS; f++) {
+		*br_fig(out, f) = bench_median(fig[f], reps);
+		/* the raw UCX figures may be missing (no UCX built in), no other */
+		fig_ok = fig_ok && (*br_fig(out, f) > 0 || (f >= BR_GET && f <= BR_AM));
+	}
+	out->raw_ucx = ucx_all;
+	if (u != NULL)
+		bench_ucx_close(u);
+	if (failed != 0 || !fig_ok)
 		snprintf(err, errlen, "a phase failed (%llu task errors)",
 		         (unsigned long long)failed);
 	else

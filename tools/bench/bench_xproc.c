@@ -369,9 +369,12 @@ static double xb_rate(const struct bench_rep *r)
 
 static double xb_pingpong; /* the same-run cross-core ping-pong (ns), the noise indicator */
 
-/* One row's medians: odma's tasks/s, the raw call's (on 1 and N threads), raw TCP bytes/s. */
+/*
+ * One row's medians: odma's tasks/s, the raw call's (on 1 and N threads), raw TCP bytes/s from
+ * one hot buffer and from slot i into slot i as odma's tasks copy (bench_tcp.c).
+ */
 struct xb_row {
-	double odma, raw, rawmt, tcp;
+	double odma, raw, rawmt, tcp, tcp_slots;
 };
 
 static void xb_print(const struct bench_cfg *c, size_t size, bool write, const struct xb_row *w,
@@ -392,8 +395,10 @@ static void xb_print(const struct bench_cfg *c, size_t size, bool write, const s
 		       rawmt, rawmt * (double)size, rawmt > 0 ? odma / rawmt : 0, xb_pingpong,
 		       c->netns ? "true" : "false");
 		if (c->ucx)
-			printf(", \"raw_tcp_bytes_per_sec\": %.1f, \"ratio_tcp\": %.3f", w->tcp,
-			       w->tcp > 0 ? odma_b / w->tcp : 0);
+			printf(", \"raw_tcp_bytes_per_sec\": %.1f, \"ratio_tcp\": %.3f, "
+			       "\"raw_tcp_slots_bytes_per_sec\": %.1f, \"ratio_tcp_slots\": %.3f",
+			       w->tcp, w->tcp > 0 ? odma_b / w->tcp : 0, w->tcp_slots,
+			       w->tcp_slots > 0 ? odma_b / w->tcp_slots : 0);
 		printf("}%s", last ? "]\n" : "");
 		return;
 	}
@@ -408,18 +413,20 @@ static void xb_print(const struct bench_cfg *c, size_t size, bool write, const s
 		                : "CMA",
 		       XB_DPU_PCI, c->ucx ? "and" : "from", XB_HOST_PCI, c->depth, c->reps, threads,
 		       c->ucx ? "; tcp: a raw TCP stream over the same link, as many messages "
-		                "unacknowledged"
+		                "unacknowledged, from one hot buffer; slots: from slot i into slot "
+		                "i"
 		              : "",
 		       c->ucx ? "   op " : "", "size", "odma Mt/s", "GB/s",
 		       c->ucx ? "raw get/put M/s" : "raw readv M/s", "GB/s", "x raw", "raw xN",
-		       "x rawN", c->ucx ? "  tcp GB/s   x tcp" : "");
+		       "x rawN", c->ucx ? "  tcp GB/s   x tcp slots GB/s x slots" : "");
 	if (c->ucx)
 		printf("%5s ", write ? "write" : "read");
 	printf("%8zu %12.4f %9.2f %14.4f %9.2f %7.2f %9.2f %7.2f", size, odma / 1e6, odma_b / 1e9,
 	       raw / 1e6, raw * (double)size / 1e9, raw > 0 ? odma / raw : 0,
 	       rawmt * (double)size / 1e9, rawmt > 0 ? odma / rawmt : 0);
 	if (c->ucx)
-		printf(" %10.2f %7.2f", w->tcp / 1e9, w->tcp > 0 ? odma_b / w->tcp : 0);
+		printf(" %10.2f %7.2f %11.2f %7.2f", w->tcp / 1e9, w->tcp > 0 ? odma_b / w->tcp : 0,
+		       w->tcp_slots / 1e9, w->tcp_slots > 0 ? odma_b / w->tcp_slots : 0);
 	printf("\n");
 }
 
@@ -463,7 +470,7 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 		return 1;
 	}
 	for (int j = 0; j < n * ops && rc == 0; j++) {
-		double ro[99], rr[99], rt[99], tcp[99] = { 0 };
+		double ro[99], rr[99], rt[99], tcp[99] = { 0 }, tcps[99] = { 0 };
 		int threads = bench_engine_threads(), i = j / ops;
 		bool write = j % ops == 1;
 		struct bench_rep r;
@@ -495,8 +502,10 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 				rt[k] = xb_rate(&r);
 			}
 			if (x.ucx != NULL && rc == 0 &&
-			    (tcp[k] = bench_tcp_stream(x.tcp_addr, x.tcp_port, sz[i], c->depth,
-			                               rep_s)) <= 0) {
+			    ((tcp[k] = bench_tcp_stream(x.tcp_addr, x.tcp_port, sz[i], c->depth, 1,
+			                                1, rep_s)) <= 0 ||
+			     (tcps[k] = bench_tcp_stream(x.tcp_addr, x.tcp_port, sz[i], c->depth,
+			                                 c->depth, c->depth, rep_s)) <= 0)) {
 				fprintf(stderr,
 				        "odma-bench: --xproc: the raw TCP stream to %s failed\n",
 				        x.tcp_addr);
@@ -505,7 +514,8 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 		}
 		if (rc == 0) {
 			struct xb_row w = { bench_median(ro, c->reps), bench_median(rr, c->reps),
-				            bench_median(rt, c->reps), bench_median(tcp, c->reps) };
+				            bench_median(rt, c->reps), bench_median(tcp, c->reps),
+				            bench_median(tcps, c->reps) };
 
 			xb_print(c, sz[i], write, &w, threads, j == 0, j == n * ops - 1);
 		}
