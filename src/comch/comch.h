@@ -542,6 +542,12 @@ static inline struct comch_ep *comch_ep_of(const struct doca_ctx *ctx)
 	return odma_container_of(ctx, struct comch_ep, ctx);
 }
 
+/*
+ * A Comch capability getter's answer: stores @value in *@out when @devinfo has Comch, or logs
+ * for @func and returns the error.
+ */
+doca_error_t comch_cap(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value,
+                       const char *func);
 /* Setup shared by doca_comch_server_create and doca_comch_client_create. */
 doca_error_t comch_ep_init(struct comch_ep *ep, struct doca_dev *dev, const char *name,
                            const struct comch_side *side, const struct odma_ctx_ops *ops);
@@ -632,8 +638,5 @@ uint32_t comch_fp_next_id(struct doca_comch_connection *conn);
 struct comch_rcons *comch_fp_rcons_find(struct doca_comch_connection *conn, uint32_t id);
 /* Unmaps and frees a remote consumer. */
 void comch_fp_rcons_free(struct comch_rcons *r);
-/* A consumer or producer capability: @value when the device has Comch (checked for @func). */
-doca_error_t comch_fp_cap(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value,
-                          const char *func);
 
 #endif /* ODMA_COMCH_H_ */

@@ -23,7 +23,8 @@ ODMA_LOG_REGISTER(DOCA_COMCH)
 
 /* ---- capabilities --------------------------------------------------------------------- */
 
-static doca_error_t cap_check(const struct doca_devinfo *devinfo, const void *out, const char *func)
+doca_error_t comch_cap(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value,
+                       const char *func)
 {
 	if (devinfo == NULL || out == NULL) {
 		ODMA_ERR("%s: devinfo and the output pointer must not be NULL", func);
@@ -34,25 +35,21 @@ static doca_error_t cap_check(const struct doca_devinfo *devinfo, const void *ou
 		         devinfo->pci_addr);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
+	*out = value;
 	return DOCA_SUCCESS;
 }
 
-#define COMCH_CAP_GETTER(fn, type, expr)                                                           \
-	doca_error_t fn(const struct doca_devinfo *devinfo, type *out)                             \
+#define COMCH_CAP_GETTER(fn, expr)                                                                 \
+	doca_error_t fn(const struct doca_devinfo *devinfo, uint32_t *out)                         \
 	{                                                                                          \
-		doca_error_t r = cap_check(devinfo, out, __func__);                                \
-		if (r != DOCA_SUCCESS)                                                             \
-			return r;                                                                  \
-		*out = (expr);                                                                     \
-		return DOCA_SUCCESS;                                                               \
+		return comch_cap(devinfo, out, devinfo != NULL ? (expr) : 0, __func__);            \
 	}
 
-COMCH_CAP_GETTER(doca_comch_cap_get_max_name_len, uint32_t, COMCH_NAME_MAX)
-COMCH_CAP_GETTER(doca_comch_cap_get_max_msg_size, uint32_t, devinfo->caps.comch_max_msg_size)
-COMCH_CAP_GETTER(doca_comch_cap_get_max_recv_queue_size, uint32_t,
-                 devinfo->caps.comch_max_recv_queue)
-COMCH_CAP_GETTER(doca_comch_cap_get_max_clients, uint32_t, devinfo->caps.comch_max_clients)
-COMCH_CAP_GETTER(doca_comch_cap_get_max_send_tasks, uint32_t, devinfo->caps.comch_max_send_tasks)
+COMCH_CAP_GETTER(doca_comch_cap_get_max_name_len, COMCH_NAME_MAX)
+COMCH_CAP_GETTER(doca_comch_cap_get_max_msg_size, devinfo->caps.comch_max_msg_size)
+COMCH_CAP_GETTER(doca_comch_cap_get_max_recv_queue_size, devinfo->caps.comch_max_recv_queue)
+COMCH_CAP_GETTER(doca_comch_cap_get_max_clients, devinfo->caps.comch_max_clients)
+COMCH_CAP_GETTER(doca_comch_cap_get_max_send_tasks, devinfo->caps.comch_max_send_tasks)
 
 static doca_error_t cap_side(const struct doca_devinfo *devinfo, enum odma_side side,
                              const char *func)

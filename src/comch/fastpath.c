@@ -300,19 +300,3 @@ void comch_fp_free_remote(struct doca_comch_connection *conn)
 	}
 	conn->num_rcons = 0;
 }
-
-doca_error_t comch_fp_cap(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value,
-                          const char *func)
-{
-	if (devinfo == NULL || out == NULL) {
-		ODMA_ERR("%s: devinfo and the output pointer must not be NULL", func);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	if (!devinfo->caps.comch) {
-		ODMA_ERR("%s: device %s has no Comch (comch=no in its system profile)", func,
-		         devinfo->pci_addr);
-		return DOCA_ERROR_NOT_SUPPORTED;
-	}
-	*out = value;
-	return DOCA_SUCCESS;
-}
