@@ -627,6 +627,13 @@ void comch_fp_ring_local(struct doca_comch_connection *conn);
  */
 doca_error_t comch_fp_claim(struct doca_comch_producer *p, struct comch_rcons *r, uint64_t need,
                             uint32_t imm, struct comch_claimed *out);
+/*
+ * The task configuration shared by consumers and producers (the caller then stores its
+ * callbacks): checks that the context of the @kind ("consumer", "producer") @id is IDLE and
+ * that @num tasks fit the device, logging for @func.
+ */
+doca_error_t comch_fp_set_conf(struct doca_ctx *ctx, const char *kind, uint32_t id, uint32_t num,
+                               const char *func);
 /* Frees the remote consumer table (connection teardown). */
 void comch_fp_free_remote(struct doca_comch_connection *conn);
 /* Whether a connection can carry a new consumer or producer (logged for @func). */

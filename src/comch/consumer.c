@@ -568,26 +568,18 @@ doca_error_t doca_comch_consumer_task_post_recv_set_conf(
         doca_comch_consumer_task_post_recv_completion_cb_t task_error_cb,
         uint32_t num_post_recv_tasks)
 {
-	uint32_t cap;
+	doca_error_t r;
 
 	ODMA_CHECK_ARG(consumer != NULL && task_completion_cb != NULL && task_error_cb != NULL,
 	               "doca_comch_consumer_task_post_recv_set_conf: the consumer and both "
 	               "callbacks are required");
-	if (consumer->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("doca_comch_consumer_task_post_recv_set_conf: consumer %u is not IDLE",
-		         consumer->id);
-		return DOCA_ERROR_BAD_STATE;
+	r = comch_fp_set_conf(&consumer->ctx, "consumer", consumer->id, num_post_recv_tasks,
+	                      __func__);
+	if (r == DOCA_SUCCESS) {
+		consumer->ok_cb = task_completion_cb;
+		consumer->err_cb = task_error_cb;
 	}
-	cap = consumer->ctx.caps->comch_fp_max_tasks;
-	ODMA_CHECK_ARG(num_post_recv_tasks >= 1 && num_post_recv_tasks <= cap,
-	               "doca_comch_consumer_task_post_recv_set_conf: %u tasks is outside 1..%u "
-	               "(doca_comch_consumer_cap_get_max_num_tasks)",
-	               num_post_recv_tasks, cap);
-	consumer->ok_cb = task_completion_cb;
-	consumer->err_cb = task_error_cb;
-	consumer->ctx.num_tasks = num_post_recv_tasks;
-	consumer->ctx.configured = true;
-	return DOCA_SUCCESS;
+	return r;
 }
 
 doca_error_t

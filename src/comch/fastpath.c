@@ -300,3 +300,23 @@ void comch_fp_free_remote(struct doca_comch_connection *conn)
 	}
 	conn->num_rcons = 0;
 }
+
+doca_error_t comch_fp_set_conf(struct doca_ctx *ctx, const char *kind, uint32_t id, uint32_t num,
+                               const char *func)
+{
+	uint32_t cap = ctx->caps->comch_fp_max_tasks;
+
+	if (ctx->state != DOCA_CTX_STATE_IDLE) {
+		ODMA_ERR_AT(func, "%s: %s %u is not IDLE", func, kind, id);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (num < 1 || num > cap) {
+		ODMA_ERR_AT(func,
+		            "%s: %u tasks is outside 1..%u (doca_comch_%s_cap_get_max_num_tasks)",
+		            func, num, cap, kind);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	ctx->num_tasks = num;
+	ctx->configured = true;
+	return DOCA_SUCCESS;
+}

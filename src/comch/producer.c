@@ -377,26 +377,17 @@ doca_error_t doca_comch_producer_task_send_set_conf(
         doca_comch_producer_task_send_completion_cb_t task_completion_cb,
         doca_comch_producer_task_send_completion_cb_t task_error_cb, uint32_t num_send_tasks)
 {
-	uint32_t cap;
+	doca_error_t r;
 
 	ODMA_CHECK_ARG(producer != NULL && task_completion_cb != NULL && task_error_cb != NULL,
 	               "doca_comch_producer_task_send_set_conf: the producer and both callbacks "
 	               "are required");
-	if (producer->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("doca_comch_producer_task_send_set_conf: producer %u is not IDLE",
-		         producer->id);
-		return DOCA_ERROR_BAD_STATE;
+	r = comch_fp_set_conf(&producer->ctx, "producer", producer->id, num_send_tasks, __func__);
+	if (r == DOCA_SUCCESS) {
+		producer->ok_cb = task_completion_cb;
+		producer->err_cb = task_error_cb;
 	}
-	cap = producer->ctx.caps->comch_fp_max_tasks;
-	ODMA_CHECK_ARG(num_send_tasks >= 1 && num_send_tasks <= cap,
-	               "doca_comch_producer_task_send_set_conf: %u tasks is outside 1..%u "
-	               "(doca_comch_producer_cap_get_max_num_tasks)",
-	               num_send_tasks, cap);
-	producer->ok_cb = task_completion_cb;
-	producer->err_cb = task_error_cb;
-	producer->ctx.num_tasks = num_send_tasks;
-	producer->ctx.configured = true;
-	return DOCA_SUCCESS;
+	return r;
 }
 
 static bool imm_ok(const struct doca_ctx *ctx, uint32_t len, const char *func)
