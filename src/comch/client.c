@@ -7,7 +7,6 @@
  * context ops and its public API.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
@@ -340,7 +339,7 @@ const struct comch_side comch_client_side = {
 doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name,
                                       struct doca_comch_client **comch_client)
 {
-	struct doca_comch_client *c;
+	struct comch_ep *ep;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(dev != NULL && name != NULL && comch_client != NULL,
@@ -354,15 +353,10 @@ doca_error_t doca_comch_client_create(struct doca_dev *dev, const char *name,
 		         dev->info->pci_addr);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	c = calloc(1, sizeof(*c));
-	if (c == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	r = comch_ep_init(&c->ep, dev, name, &comch_client_side, &client_ops);
-	if (r != DOCA_SUCCESS) {
-		free(c);
+	r = comch_ep_create(dev, name, &comch_client_side, &client_ops, &ep);
+	if (r != DOCA_SUCCESS)
 		return r;
-	}
-	*comch_client = c;
+	*comch_client = odma_container_of(ep, struct doca_comch_client, ep);
 	return DOCA_SUCCESS;
 }
 

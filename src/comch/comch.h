@@ -361,6 +361,10 @@ struct doca_comch_client {
 	struct comch_ep ep;
 };
 
+/* comch_ep_create allocates a server or a client as its endpoint alone; nothing may follow it. */
+_Static_assert(sizeof(struct doca_comch_server) == sizeof(struct comch_ep), "a bare endpoint");
+_Static_assert(sizeof(struct doca_comch_client) == sizeof(struct comch_ep), "a bare endpoint");
+
 struct doca_comch_task_send {
 	struct doca_task base;
 	struct doca_comch_connection *conn;
@@ -548,9 +552,12 @@ static inline struct comch_ep *comch_ep_of(const struct doca_ctx *ctx)
  */
 doca_error_t comch_cap(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value,
                        const char *func);
-/* Setup shared by doca_comch_server_create and doca_comch_client_create. */
-doca_error_t comch_ep_init(struct comch_ep *ep, struct doca_dev *dev, const char *name,
-                           const struct comch_side *side, const struct odma_ctx_ops *ops);
+/*
+ * The allocation and setup shared by doca_comch_server_create and doca_comch_client_create:
+ * a new endpoint in *@out (freed by comch_ep_destroy), or the error with *@out untouched.
+ */
+doca_error_t comch_ep_create(struct doca_dev *dev, const char *name, const struct comch_side *side,
+                             const struct odma_ctx_ops *ops, struct comch_ep **out);
 /* DOCA_ERROR_INVALID_VALUE (logged for @func) unless @name fits COMCH_NAME_MAX. */
 doca_error_t comch_check_name(const char *name, const char *func);
 /* DOCA_ERROR_BAD_STATE (logged, naming @what) unless the endpoint is idle. */

@@ -125,8 +125,9 @@ static doca_error_t ep_rx_prepare(struct comch_ep *ep)
 
 /* ---- common ------------------------------------------------------------------------------ */
 
-doca_error_t comch_ep_init(struct comch_ep *ep, struct doca_dev *dev, const char *name,
-                           const struct comch_side *side, const struct odma_ctx_ops *ops)
+/* Fills in a zeroed endpoint for @dev under @name; DOCA_SUCCESS, or the (logged) error. */
+static doca_error_t comch_ep_init(struct comch_ep *ep, struct doca_dev *dev, const char *name,
+                                  const struct comch_side *side, const struct odma_ctx_ops *ops)
 {
 	const struct odma_system *sys = doca_priv_system();
 	doca_error_t r;
@@ -151,6 +152,23 @@ doca_error_t comch_ep_init(struct comch_ep *ep, struct doca_dev *dev, const char
 	ep->system_name = sys->name;
 	ep->lfd = -1;
 	ep->link_fd = -1;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t comch_ep_create(struct doca_dev *dev, const char *name, const struct comch_side *side,
+                             const struct odma_ctx_ops *ops, struct comch_ep **out)
+{
+	struct comch_ep *ep = calloc(1, sizeof(*ep));
+	doca_error_t r;
+
+	if (ep == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	r = comch_ep_init(ep, dev, name, side, ops);
+	if (r != DOCA_SUCCESS) {
+		free(ep);
+		return r;
+	}
+	*out = ep;
 	return DOCA_SUCCESS;
 }
 

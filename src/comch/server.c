@@ -6,7 +6,6 @@
  * progress), the server's context ops and its public API.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
@@ -306,7 +305,7 @@ const struct comch_side comch_server_side = {
 doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr,
                                       const char *name, struct doca_comch_server **comch_server)
 {
-	struct doca_comch_server *s;
+	struct comch_ep *ep;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(
@@ -327,16 +326,11 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 		         dev->info->pci_addr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	s = calloc(1, sizeof(*s));
-	if (s == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	r = comch_ep_init(&s->ep, dev, name, &comch_server_side, &server_ops);
-	if (r != DOCA_SUCCESS) {
-		free(s);
+	r = comch_ep_create(dev, name, &comch_server_side, &server_ops, &ep);
+	if (r != DOCA_SUCCESS)
 		return r;
-	}
-	s->ep.rep = repr;
-	*comch_server = s;
+	ep->rep = repr;
+	*comch_server = odma_container_of(ep, struct doca_comch_server, ep);
 	return DOCA_SUCCESS;
 }
 
