@@ -439,10 +439,7 @@ doca_error_t doca_comch_client_event_msg_recv_register(struct doca_comch_client 
 {
 	ODMA_CHECK_ARG(comch_client != NULL && recv_event_cb != NULL,
 	               "doca_comch_client_event_msg_recv_register: NULL argument");
-	if (comch_ep_check_idle(&comch_client->ep, "the receive callback") != DOCA_SUCCESS)
-		return DOCA_ERROR_BAD_STATE;
-	comch_client->ep.recv_cb = recv_event_cb;
-	return DOCA_SUCCESS;
+	return comch_ep_recv_register(&comch_client->ep, recv_event_cb);
 }
 
 doca_error_t

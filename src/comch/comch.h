@@ -569,6 +569,8 @@ doca_error_t comch_ep_set_send_conf(struct comch_ep *ep, doca_comch_task_send_co
 doca_error_t comch_ep_send_alloc(struct comch_ep *ep, struct doca_comch_connection *peer,
                                  const void *msg, uint32_t len, struct doca_comch_task_send **task,
                                  const char *func);
+/* Sets the receive callback of an idle endpoint; DOCA_ERROR_BAD_STATE (logged) otherwise. */
+doca_error_t comch_ep_recv_register(struct comch_ep *ep, doca_comch_event_msg_recv_cb_t recv_cb);
 doca_error_t comch_ep_consumer_register(struct comch_ep *ep, doca_comch_event_consumer_cb_t new_cb,
                                         doca_comch_event_consumer_cb_t gone_cb);
 /* Destroys an idle endpoint (the destroy call named @func). */

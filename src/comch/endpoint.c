@@ -443,6 +443,14 @@ uint64_t comch_ep_arm_conn(struct comch_ep *ep, struct doca_comch_connection *c)
 	return at;
 }
 
+doca_error_t comch_ep_recv_register(struct comch_ep *ep, doca_comch_event_msg_recv_cb_t recv_cb)
+{
+	if (comch_ep_check_idle(ep, "the receive callback") != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
+	ep->recv_cb = recv_cb;
+	return DOCA_SUCCESS;
+}
+
 doca_error_t comch_ep_consumer_register(struct comch_ep *ep, doca_comch_event_consumer_cb_t new_cb,
                                         doca_comch_event_consumer_cb_t gone_cb)
 {

@@ -434,10 +434,7 @@ doca_error_t doca_comch_server_event_msg_recv_register(struct doca_comch_server 
 {
 	ODMA_CHECK_ARG(comch_server != NULL && recv_event_cb != NULL,
 	               "doca_comch_server_event_msg_recv_register: NULL argument");
-	if (comch_ep_check_idle(&comch_server->ep, "the receive callback") != DOCA_SUCCESS)
-		return DOCA_ERROR_BAD_STATE;
-	comch_server->ep.recv_cb = recv_event_cb;
-	return DOCA_SUCCESS;
+	return comch_ep_recv_register(&comch_server->ep, recv_event_cb);
 }
 
 doca_error_t doca_comch_server_event_connection_status_changed_register(
