@@ -198,19 +198,29 @@ static bool ec_scratch(struct doca_ec *ec, size_t need)
 	return true;
 }
 
+/*
+ * Block @i of the task (the matrix's inputs, then its outputs): where it lies whole, or NULL
+ * when it straddles two list elements. *@d: whether it is an output; *@off: its offset.
+ */
+static uint8_t *ec_block(const struct ec_task *t, uint32_t i, size_t bs, bool *d, size_t *off)
+{
+	const struct doca_ec_matrix *m = t->matrix;
+
+	*d = i >= m->in;
+	*off = (*d ? i - m->in : i) * bs;
+	return ec_locate(*d ? t->dst : t->src, *off, bs, *d);
+}
+
 /* Makes room in scratch for the blocks that straddle two list elements (false: no memory). */
 static bool ec_reserve_staging(struct doca_ec *ec, const struct ec_task *t, size_t bs)
 {
 	const struct doca_ec_matrix *m = t->matrix;
-	size_t staged = 0;
+	size_t staged = 0, off;
+	bool d;
 
-	for (uint32_t i = 0; i < m->in + m->out; i++) {
-		bool d = i >= m->in;
-		size_t off = (d ? i - m->in : i) * bs;
-
-		if (ec_locate(d ? t->dst : t->src, off, bs, d) == NULL)
+	for (uint32_t i = 0; i < m->in + m->out; i++)
+		if (ec_block(t, i, bs, &d, &off) == NULL)
 			staged++;
-	}
 	return staged == 0 || ec_scratch(ec, staged * bs);
 }
 
@@ -222,9 +232,9 @@ static void ec_map_blocks(struct doca_ec *ec, const struct ec_task *t, size_t bs
 	size_t staged = 0;
 
 	for (uint32_t i = 0; i < m->in + m->out; i++) {
-		bool d = i >= m->in;
-		size_t off = (d ? i - m->in : i) * bs;
-		uint8_t *p = ec_locate(d ? t->dst : t->src, off, bs, d);
+		bool d;
+		size_t off;
+		uint8_t *p = ec_block(t, i, bs, &d, &off);
 
 		if (p == NULL) {
 			p = ec->scratch + staged++ * bs;
