@@ -141,6 +141,14 @@ static void ring(struct comch_net *n)
 	(void)!write(n->ch.fd, &one, sizeof(one));
 }
 
+/* NET_WAKE: rings the endpoint's progress and tells a waiting handshake (transport thread). */
+static void net_wake(struct comch_net *n)
+{
+	ring(n);
+	if (n->on_hello != NULL)
+		n->on_hello(n);
+}
+
 static struct comch_net *comch_net_new(size_t cap, uint32_t max_n, int side)
 {
 	size_t sz = (sizeof(struct comch_net) + 63) & ~(size_t)63;
@@ -640,9 +648,7 @@ static bool net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, ui
 	}
 out:
 	pthread_mutex_unlock(&n->lock);
-	ring(n);
-	if (n->on_hello != NULL)
-		n->on_hello(n);
+	net_wake(n);
 	return kept;
 }
 
@@ -655,9 +661,7 @@ static void net_on_close(struct odma_tp_ep *tp, doca_error_t why, void *arg)
 	pthread_mutex_lock(&n->lock);
 	n->closed = true;
 	pthread_mutex_unlock(&n->lock);
-	ring(n);
-	if (n->on_hello != NULL)
-		n->on_hello(n);
+	net_wake(n);
 }
 
 static const struct odma_tp_ep_cbs *net_cbs(struct comch_net *n, struct odma_tp_ep_cbs *cbs)
