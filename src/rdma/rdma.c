@@ -341,14 +341,7 @@ doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma)
 		return r;
 	}
 	pthread_mutex_init(&rd->lock, NULL);
-	{
-		pthread_condattr_t ca; /* the receiver-not-ready deadline is monotonic */
-
-		pthread_condattr_init(&ca);
-		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-		pthread_cond_init(&rd->recv_cond, &ca);
-		pthread_condattr_destroy(&ca);
-	}
+	rw_cond_init(&rd->recv_cond); /* the receiver-not-ready deadline is monotonic */
 	atomic_init(&rd->queued, 0);
 	atomic_init(&rd->io_done, NULL);
 	atomic_init(&rd->io_busy, 0);

@@ -156,6 +156,8 @@ uint64_t rw_now_ms(void);
 /* @ts = now + @ms on CLOCK_MONOTONIC (the clock of the wire's and the streams' condvars). */
 struct timespec;
 void rw_deadline(struct timespec *ts, uint32_t ms);
+/* Initialises @cond so that its timed waits run on CLOCK_MONOTONIC, rw_deadline's clock. */
+void rw_cond_init(pthread_cond_t *cond);
 /* Takes @n more bytes of the current frame's payload: true, or false when it has fewer. */
 bool rw_read_all(struct rw_chan *c, void *buf, size_t n);
 bool rw_skip(struct rw_chan *c, uint64_t n);

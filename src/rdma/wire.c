@@ -268,15 +268,10 @@ static struct rw_chan *rw_chan_new(void)
 {
 	struct rw_chan *c = calloc(1, sizeof(*c));
 
-	pthread_condattr_t ca;
-
 	if (c == NULL)
 		return NULL;
 	pthread_mutex_init(&c->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* rw_deadline's clock */
-	pthread_cond_init(&c->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	rw_cond_init(&c->cond);
 	return c;
 }
 
@@ -331,16 +326,12 @@ const char *rw_absent(void)
 doca_error_t rw_listen(const char *addr, uint16_t port, struct rw_lsn **out, uint16_t *bound)
 {
 	struct rw_lsn *l = calloc(1, sizeof(*l));
-	pthread_condattr_t ca;
 	doca_error_t r;
 
 	if (l == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	pthread_mutex_init(&l->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* rw_deadline's clock */
-	pthread_cond_init(&l->cond, &ca);
-	pthread_condattr_destroy(&ca);
+	rw_cond_init(&l->cond);
 	*bound = port; /* 0: the kernel picks one, and *bound says which */
 	r = doca_priv_tp_listen(addr, bound, rw_on_accept, l, &l->tp);
 	if (r != DOCA_SUCCESS) {
@@ -510,6 +501,16 @@ void rw_deadline(struct timespec *ts, uint32_t ms)
 		ts->tv_sec++;
 		ts->tv_nsec -= 1000000000L;
 	}
+}
+
+void rw_cond_init(pthread_cond_t *cond)
+{
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(cond, &ca);
+	pthread_condattr_destroy(&ca);
 }
 
 uint64_t rw_now_ms(void)
