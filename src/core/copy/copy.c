@@ -76,21 +76,30 @@ static doca_error_t shape_dev(const struct doca_buf *b, const struct doca_dev *d
 	return DOCA_ERROR_NOT_PERMITTED;
 }
 
+/*
+ * The checks every element of a source or destination list passes (@role names the side in
+ * the log line): the buf is still held, DMA reaches its memory and @dev may access it.
+ */
+static doca_error_t shape_elem(const struct doca_buf *b, const char *role,
+                               const struct doca_dev *dev)
+{
+	if (doca_unlikely(!b->in_use)) {
+		ODMA_ERR("%s buf %p was released to its inventory; use a buf you still hold", role,
+		         (const void *)b);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (doca_unlikely(b->mmap->kind != ODMA_MEM_LOCAL) && shape_dma_reachable(b))
+		return DOCA_ERROR_NOT_SUPPORTED;
+	return shape_dev(b, dev);
+}
+
 static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s,
                               const struct doca_dev *dev)
 {
 	doca_error_t r;
 
 	for (const struct doca_buf *b = src; b != NULL; b = b->next) {
-		if (doca_unlikely(!b->in_use)) {
-			ODMA_ERR("source buf %p was released to its inventory; use a buf you still "
-			         "hold",
-			         (const void *)b);
-			return DOCA_ERROR_INVALID_VALUE;
-		}
-		if (doca_unlikely(b->mmap->kind != ODMA_MEM_LOCAL) && shape_dma_reachable(b))
-			return DOCA_ERROR_NOT_SUPPORTED;
-		if ((r = shape_dev(b, dev)) != DOCA_SUCCESS)
+		if ((r = shape_elem(b, "source", dev)) != DOCA_SUCCESS)
 			return r;
 		s->n_src++;
 		s->total += b->data_len;
@@ -106,15 +115,7 @@ static doca_error_t shape_dst(const struct doca_buf *dst, struct copy_shape *s, 
 	doca_error_t r;
 
 	for (const struct doca_buf *b = dst; b != NULL; b = b->next) {
-		if (doca_unlikely(!b->in_use)) {
-			ODMA_ERR("destination buf %p was released to its inventory; use a buf you "
-			         "still hold",
-			         (const void *)b);
-			return DOCA_ERROR_INVALID_VALUE;
-		}
-		if (doca_unlikely(b->mmap->kind != ODMA_MEM_LOCAL) && shape_dma_reachable(b))
-			return DOCA_ERROR_NOT_SUPPORTED;
-		if ((r = shape_dev(b, dev)) != DOCA_SUCCESS)
+		if ((r = shape_elem(b, "destination", dev)) != DOCA_SUCCESS)
 			return r;
 		if (doca_unlikely(check_perms && !odma_mmap_writable_quiet(b->mmap)) &&
 		    (r = odma_mmap_check_dst(b->mmap, b)) != DOCA_SUCCESS)
