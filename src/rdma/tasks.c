@@ -50,14 +50,22 @@ static bool rd_conn_of(const struct doca_rdma *rd, const struct doca_rdma_connec
 	       c < rd->conns + rd->max_conns;
 }
 
+/*
+ * The common part of every allocate_init: checks the out-parameter @out and the context,
+ * takes a task of @type from its pool and returns it cleared, or NULL with the reason in *@r.
+ */
 static struct rd_task *rd_alloc(struct doca_rdma *rd, enum rd_task_type type,
-                                struct doca_rdma_connection *c, union doca_data ud, doca_error_t *r,
-                                const char *fn)
+                                struct doca_rdma_connection *c, union doca_data ud, const void *out,
+                                doca_error_t *r, const char *fn)
 {
 	struct doca_task *t;
 	struct rd_task *rt;
 
 	*r = DOCA_ERROR_INVALID_VALUE;
+	if (out == NULL) {
+		ODMA_ERR_AT(fn, "%s: task must not be NULL", fn);
+		return NULL;
+	}
 	if (rd == NULL) {
 		ODMA_ERR_AT(fn, "rdma and task must not be NULL");
 		return NULL;
@@ -226,12 +234,9 @@ doca_error_t doca_rdma_task_receive_allocate_init(struct doca_rdma *rdma, struct
                                                   union doca_data user_data,
                                                   struct doca_rdma_task_receive **task)
 {
-	doca_error_t r = DOCA_ERROR_INVALID_VALUE;
-	struct rd_task *t =
-	        task != NULL ? rd_alloc(rdma, RD_T_RECEIVE, NULL, user_data, &r, __func__) : NULL;
+	doca_error_t r;
+	struct rd_task *t = rd_alloc(rdma, RD_T_RECEIVE, NULL, user_data, task, &r, __func__);
 
-	if (task == NULL)
-		ODMA_ERR("%s: task must not be NULL", __func__);
 	if (t == NULL)
 		return r;
 	t->dst = dst_buf;
@@ -268,12 +273,8 @@ doca_rdma_task_receive_get_result_rdma_connection(const struct doca_rdma_task_re
 #define RD_OUT(task, t) (*(task) = (void *)(t), DOCA_SUCCESS)
 
 #define RD_ALLOC_BEGIN(TYPE)                                                                       \
-	doca_error_t r = DOCA_ERROR_INVALID_VALUE;                                                 \
-	struct rd_task *t =                                                                        \
-	        task != NULL ? rd_alloc(rdma, TYPE, rdma_connection, user_data, &r, __func__)      \
-	                     : NULL;                                                               \
-	if (task == NULL)                                                                          \
-		ODMA_ERR("%s: task must not be NULL", __func__);                                   \
+	doca_error_t r;                                                                            \
+	struct rd_task *t = rd_alloc(rdma, TYPE, rdma_connection, user_data, task, &r, __func__);  \
 	if (t == NULL)                                                                             \
 		return r;
 
