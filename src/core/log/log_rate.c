@@ -131,14 +131,20 @@ doca_error_t doca_log_rate_limit(uint32_t level, int source, const char *fname, 
 	return DOCA_SUCCESS;
 }
 
-uint16_t doca_log_get_bucket_time(void)
+/* Reads the rate setting @setting under rate_lock, which guards every one of them. */
+static uint16_t rate_setting_get(const uint16_t *setting)
 {
 	uint16_t v;
 
 	pthread_mutex_lock(&rate_lock);
-	v = rate_bucket_time;
+	v = *setting;
 	pthread_mutex_unlock(&rate_lock);
 	return v;
+}
+
+uint16_t doca_log_get_bucket_time(void)
+{
+	return rate_setting_get(&rate_bucket_time);
 }
 
 void doca_log_set_bucket_time(uint16_t bucket_time)
@@ -150,12 +156,7 @@ void doca_log_set_bucket_time(uint16_t bucket_time)
 
 uint16_t doca_log_get_quantity(void)
 {
-	uint16_t v;
-
-	pthread_mutex_lock(&rate_lock);
-	v = rate_bucket_quantity;
-	pthread_mutex_unlock(&rate_lock);
-	return v;
+	return rate_setting_get(&rate_bucket_quantity);
 }
 
 void doca_log_set_quantity(uint16_t quantity)
