@@ -227,6 +227,11 @@ void se_ctx_deactivate(struct doca_sync_event *se);
 void se_rn_revoke(struct doca_sync_event *se);
 /* A remote-net publisher location (sync_event.c's location rules). */
 doca_error_t se_add_location_net(struct doca_sync_event *se, const char *fn);
+/*
+ * sync_event.c: the rule every export of an event follows, whatever it goes through: the
+ * event is its own (not created from an export) and started. Logs a refusal under @fn.
+ */
+doca_error_t se_export_allowed(const struct doca_sync_event *se, const char *fn);
 
 /* se_tasks.c: the context type, and the pending waits for the rows (PE thread). */
 extern const struct odma_ctx_ops se_ctx_ops;

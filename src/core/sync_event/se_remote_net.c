@@ -110,17 +110,9 @@ doca_error_t doca_sync_event_export_to_remote_net(struct doca_sync_event *event,
 
 	ODMA_CHECK_ARG(event != NULL && data != NULL && sz != NULL,
 	               "%s: event, data and sz must not be NULL", __func__);
-	if (event->from_export) {
-		ODMA_ERR("%s: sync event %p was created from an export; only the exporter exports "
-		         "it",
-		         __func__, (void *)event);
-		return DOCA_ERROR_NOT_PERMITTED;
-	}
-	if (!se_active(event)) {
-		ODMA_ERR("%s: sync event %p is not started; call doca_sync_event_start first",
-		         __func__, (void *)event);
-		return DOCA_ERROR_BAD_STATE;
-	}
+	r = se_export_allowed(event, __func__);
+	if (r != DOCA_SUCCESS)
+		return r;
 	r = rn_register(event, data);
 	if (r != DOCA_SUCCESS) {
 		ODMA_ERR("%s: no memory to register sync event %p", __func__, (void *)event);

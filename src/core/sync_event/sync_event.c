@@ -366,22 +366,31 @@ void se_ctx_deactivate(struct doca_sync_event *se)
 /* Export and import                                                                       */
 /* ------------------------------------------------------------------------------------ */
 
+doca_error_t se_export_allowed(const struct doca_sync_event *se, const char *fn)
+{
+	if (se->from_export) {
+		ODMA_ERR("%s: sync event %p was created from an export; only its exporter "
+		         "exports the event",
+		         fn, (void *)se);
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	if (!se_active(se)) {
+		ODMA_ERR("%s: sync event %p is not started; start it (doca_sync_event_start or "
+		         "doca_ctx_start) before exporting",
+		         fn, (void *)se);
+		return DOCA_ERROR_BAD_STATE;
+	}
+	return DOCA_SUCCESS;
+}
+
 /* Whether event may be exported through the device described by info (fn: the caller). */
 static doca_error_t se_export_check(const struct doca_sync_event *event,
                                     const struct doca_devinfo *info, const char *fn)
 {
-	if (event->from_export) {
-		ODMA_ERR("%s: sync event %p was created from an export; only its exporter "
-		         "exports the event",
-		         fn, (void *)event);
-		return DOCA_ERROR_NOT_PERMITTED;
-	}
-	if (!se_active(event)) {
-		ODMA_ERR("%s: sync event %p is not started; start it (doca_sync_event_start or "
-		         "doca_ctx_start) before exporting",
-		         fn, (void *)event);
-		return DOCA_ERROR_BAD_STATE;
-	}
+	doca_error_t r = se_export_allowed(event, fn);
+
+	if (r != DOCA_SUCCESS)
+		return r;
 	if (!info->caps.export_pci) {
 		ODMA_ERR("%s: device %s cannot export across PCIe (see "
 		         "doca_sync_event_cap_is_export_to_remote_pci_supported)",
