@@ -45,12 +45,7 @@ uint32_t odma_rd_rnr_ms(const struct doca_rdma *rd)
 void odma_rd_done_locked(struct doca_rdma *rd, struct rd_task *t, doca_error_t status)
 {
 	t->res_status = status;
-	t->qnext = NULL;
-	if (rd->done_tail != NULL)
-		rd->done_tail->qnext = t;
-	else
-		rd->done_head = t;
-	rd->done_tail = t;
+	rd_queue_push(&rd->done_head, &rd->done_tail, t);
 	atomic_fetch_add(&rd->queued, 1);
 	if (rd->bell_fd >= 0)
 		doca_priv_bell_ring(&rd->bell, rd->bell_fd); /* wakes a PE asleep on its handle */

@@ -286,6 +286,17 @@ struct rd_task {
 	uint64_t io_old;      /* a direct atomic's old value (io.local) */
 };
 
+/* Appends @t to the qnext-linked queue whose ends are *@head and *@tail (its lock held). */
+static inline void rd_queue_push(struct rd_task **head, struct rd_task **tail, struct rd_task *t)
+{
+	t->qnext = NULL;
+	if (*tail != NULL)
+		(*tail)->qnext = t;
+	else
+		*head = t;
+	*tail = t;
+}
+
 /*
  * A connection's attachment of one remote region (an RDMA import), made on the first read or
  * write of it (direct.c); PE thread only. @direct false: the region is reached by requests.

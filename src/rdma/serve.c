@@ -860,13 +860,8 @@ doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p,
 	if (doca_unlikely(t->base.trace_id != 0))
 		t->wire_t0 = doca_priv_now_ns();
 	h->tag = t->tag;
-	t->qnext = NULL;
 	t->res_len = 0; /* a read's answer adds its pieces */
-	if (s->pend_tail != NULL)
-		s->pend_tail->qnext = t;
-	else
-		s->pend_head = t;
-	s->pend_tail = t;
+	rd_queue_push(&s->pend_head, &s->pend_tail, t);
 	pthread_mutex_unlock(&rd->lock);
 	pthread_mutex_lock(&s->wlock);
 	ok = rd_write_cut(s->ch, h, p, n);

@@ -574,12 +574,7 @@ static doca_error_t rd_submit_receive(struct rd_task *t)
 		                 "doca_rdma_task_receive_set_dst_buf_list_len");
 	doca_priv_pe_net_ios(t->base.ctx->pe, 1); /* counted before a sender can take it */
 	pthread_mutex_lock(&rd->lock);
-	t->qnext = NULL;
-	if (rd->recv_tail != NULL)
-		rd->recv_tail->qnext = t;
-	else
-		rd->recv_head = t;
-	rd->recv_tail = t;
+	rd_queue_push(&rd->recv_head, &rd->recv_tail, t);
 	pthread_cond_broadcast(&rd->recv_cond);
 	pthread_mutex_unlock(&rd->lock);
 	return DOCA_SUCCESS;
