@@ -102,9 +102,7 @@ static void rd_io_done(struct odma_tp_io *io, doca_error_t status)
 		t->qnext = head;
 	while (!atomic_compare_exchange_weak_explicit(&rd->io_done, &head, t, memory_order_release,
 	                                              memory_order_relaxed));
-	atomic_fetch_add(&rd->queued, 1);
-	if (rd->bell_fd >= 0)
-		doca_priv_bell_ring(&rd->bell, rd->bell_fd);
+	rd_wake_pe(rd);
 	atomic_fetch_sub_explicit(&rd->io_busy, 1, memory_order_release);
 }
 

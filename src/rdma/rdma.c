@@ -46,9 +46,7 @@ void odma_rd_done_locked(struct doca_rdma *rd, struct rd_task *t, doca_error_t s
 {
 	t->res_status = status;
 	rd_queue_push(&rd->done_head, &rd->done_tail, t);
-	atomic_fetch_add(&rd->queued, 1);
-	if (rd->bell_fd >= 0)
-		doca_priv_bell_ring(&rd->bell, rd->bell_fd); /* wakes a PE asleep on its handle */
+	rd_wake_pe(rd);
 }
 
 void odma_rd_event_locked(struct doca_rdma *rd, struct doca_rdma_connection *c,
@@ -68,9 +66,7 @@ void odma_rd_event_locked(struct doca_rdma *rd, struct doca_rdma_connection *c,
 	else
 		rd->ev_head = e;
 	rd->ev_tail = e;
-	atomic_fetch_add(&rd->queued, 1);
-	if (rd->bell_fd >= 0)
-		doca_priv_bell_ring(&rd->bell, rd->bell_fd);
+	rd_wake_pe(rd);
 }
 
 static void rd_raise(struct doca_rdma *rd, const struct rd_event *e)

@@ -460,6 +460,14 @@ static inline struct doca_rdma *rd_of(const struct doca_ctx *ctx)
 	return (struct doca_rdma *)(void *)(uintptr_t)ctx;
 }
 
+/* Counts one more item queued for @rd's PE and rings its doorbell (wakes a PE asleep on it). */
+static inline void rd_wake_pe(struct doca_rdma *rd)
+{
+	atomic_fetch_add(&rd->queued, 1);
+	if (rd->bell_fd >= 0)
+		doca_priv_bell_ring(&rd->bell, rd->bell_fd);
+}
+
 /* rdma.c */
 extern const struct odma_ctx_ops odma_rd_ops;
 /*
