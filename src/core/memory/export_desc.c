@@ -6,6 +6,7 @@
  * log-free so the fuzzer can drive it directly; callers log its explanation once.
  * Fields are little-endian at fixed offsets, whatever the host's byte order.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -269,13 +270,13 @@ const char *odma_export_desc_diff(const uint8_t *bytes, size_t len, const uint8_
 	return "checksum";
 }
 
-bool odma_proc_start_time(pid_t pid, uint64_t *start_time)
+bool odma_proc_stat(pid_t pid, char *state, uint64_t *start_time)
 {
 	char path[64], buf[1024];
 	unsigned long long st;
 	const char *p;
-	size_t n;
-	FILE *f;
+	ssize_t n;
+	int fd;
 
 	/*
 	 * This process' own start time through its main thread's task entry: the same number the
@@ -287,16 +288,19 @@ bool odma_proc_start_time(pid_t pid, uint64_t *start_time)
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
 	else
 		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (f == NULL)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return false;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
 	buf[n] = '\0';
 	/* The command name may hold spaces and parentheses: fields resume after the last ')'. */
 	p = strrchr(buf, ')');
 	if (p == NULL)
 		return false;
+	*state = p[1] == ' ' ? p[2] : '\0';
 	/* Step to the space before field 22 (starttime); field 3 (state) follows ") ". */
 	for (int field = 3; field <= 22; field++) {
 		p = strchr(p + 1, ' ');
@@ -307,6 +311,13 @@ bool odma_proc_start_time(pid_t pid, uint64_t *start_time)
 		return false;
 	*start_time = st;
 	return true;
+}
+
+bool odma_proc_start_time(pid_t pid, uint64_t *start_time)
+{
+	char state;
+
+	return odma_proc_stat(pid, &state, start_time);
 }
 
 bool odma_export_desc_live(const struct odma_export_desc *d, const char **why)

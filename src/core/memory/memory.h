@@ -446,6 +446,11 @@ bool odma_export_desc_live(const struct odma_export_desc *d, const char **why);
 const char *odma_export_desc_diff(const uint8_t *bytes, size_t len, const uint8_t *issued,
                                   size_t issued_len);
 
+/*
+ * State (field 3, '\0' when the line is malformed there) and start time (field 22) of @pid,
+ * from /proc/<pid>/stat; false if they cannot be read.
+ */
+bool odma_proc_stat(pid_t pid, char *state, uint64_t *start_time);
 /* Start time of @pid (field 22 of /proc/<pid>/stat); false if it cannot be read. */
 bool odma_proc_start_time(pid_t pid, uint64_t *start_time);
 

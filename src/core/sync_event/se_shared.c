@@ -46,38 +46,12 @@ void se_allow_peers(void)
 /* Whether @pid runs (not a zombie) and started at @start. */
 static bool se_proc_alive(pid_t pid, uint64_t start)
 {
-	char path[64], buf[1024];
-	unsigned long long st;
-	const char *p;
+	uint64_t st;
 	char state;
-	ssize_t n;
-	int fd;
 
-	/* our own entry through the task directory: see odma_proc_start_time (qemu-user) */
-	if (pid == getpid())
-		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
-	else
-		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!odma_proc_stat(pid, &state, &st))
 		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (p == NULL || p[1] != ' ')
-		return false;
-	state = p[2];
-	if (state == 'Z' || state == 'X' || state == 'x')
-		return false;
-	for (int field = 3; field <= 22; field++) {
-		p = strchr(p + 1, ' ');
-		if (p == NULL)
-			return false;
-	}
-	return sscanf(p + 1, "%llu", &st) == 1 && st == start;
+	return state != '\0' && state != 'Z' && state != 'X' && state != 'x' && st == start;
 }
 
 doca_error_t se_page_create(struct doca_sync_event *se)
