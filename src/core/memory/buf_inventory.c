@@ -15,8 +15,7 @@
 
 ODMA_LOG_REGISTER(ODMA_BUF_INVENTORY)
 
-/* Puts an array of fresh bufs on the free list of @inv. */
-static void inv_add_free(struct doca_buf_inventory *inv, struct doca_buf *bufs, uint32_t n)
+void odma_inv_add_free(struct doca_buf_inventory *inv, struct doca_buf *bufs, uint32_t n)
 {
 	/* Push in reverse so bufs[0] is handed out first: friendlier to caches and to debugging. */
 	for (uint32_t i = n; i-- > 0;) {
@@ -52,7 +51,7 @@ doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inve
 	inv->num_elements = (uint32_t)num_elements;
 	atomic_init(&inv->shared, false);
 	atomic_flag_clear(&inv->lock);
-	inv_add_free(inv, inv->bufs, inv->num_elements);
+	odma_inv_add_free(inv, inv->bufs, inv->num_elements);
 	*inventory = inv;
 	ODMA_DBG("inventory %p created with %zu bufs", (void *)inv, num_elements);
 	return DOCA_SUCCESS;
@@ -412,7 +411,7 @@ doca_error_t doca_buf_inventory_expand(struct doca_buf_inventory *inventory, uin
 	c->next = inventory->chunks;
 	inventory->chunks = c;
 	inventory->num_elements += num_elements;
-	inv_add_free(inventory, c->bufs, num_elements);
+	odma_inv_add_free(inventory, c->bufs, num_elements);
 	odma_inv_unlock(inventory, locked);
 	return DOCA_SUCCESS;
 }

@@ -28,25 +28,6 @@ struct doca_buf_pool {
 	union doca_data user_data;
 };
 
-/* Puts every buf of the pool on its free list, bufs[0] first out. */
-static void pool_fill(struct doca_buf_pool *pool)
-{
-	struct doca_buf_inventory *inv = &pool->inv;
-
-	inv->free_list = NULL;
-	for (size_t i = pool->num; i-- > 0;) {
-		struct doca_buf *b = &inv->bufs[i];
-
-		b->inv = inv;
-		b->list_head = b;
-		b->last = b;
-		b->list_len = 1;
-		b->free_next = inv->free_list;
-		inv->free_list = b;
-	}
-	inv->num_free = (uint32_t)pool->num;
-}
-
 doca_error_t doca_buf_pool_create(size_t num_elements, size_t element_size,
                                   const struct doca_mmap *mmap, struct doca_buf_pool **buf_pool)
 {
@@ -82,7 +63,7 @@ doca_error_t doca_buf_pool_create(size_t num_elements, size_t element_size,
 	pool->num = num_elements;
 	pool->elem_size = element_size;
 	pool->align = 1;
-	pool_fill(pool);
+	odma_inv_add_free(&pool->inv, pool->inv.bufs, (uint32_t)num_elements);
 	*buf_pool = pool;
 	ODMA_DBG("pool %p created: %zu x %zu bytes on mmap %p", (void *)pool, num_elements,
 	         element_size, (const void *)mmap);

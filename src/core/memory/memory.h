@@ -307,6 +307,8 @@ static inline void odma_inv_unlock(struct doca_buf_inventory *inv, bool locked)
 uint32_t odma_inv_num_free(const struct doca_buf_inventory *inv);
 /* Makes @inv shared before it serves a buf of @mmap, when @mmap is thread-safe. */
 void odma_inv_share_for(struct doca_buf_inventory *inv, const struct doca_mmap *mmap);
+/* Puts an array of @n fresh bufs on the free list of @inv, @bufs[0] first out. */
+void odma_inv_add_free(struct doca_buf_inventory *inv, struct doca_buf *bufs, uint32_t n);
 /* Pops a free buf of @inv (the caller holds the lock when shared; one is free). */
 struct doca_buf *odma_inv_pop(struct doca_buf_inventory *inv);
 /* Binds a popped buf to a window of @mmap: a lone list head with refcount 1. */
