@@ -72,23 +72,33 @@ static bool rd_append(struct doca_buf *d, const uint8_t *src, size_t n)
 
 /* ---------------------------------------------------------------- binding a stream */
 
+/* The connection whose id and key the frame @h presents, or NULL (rd->lock held). */
+static struct doca_rdma_connection *rd_conn_named_locked(struct doca_rdma *rd,
+                                                         const struct rw_hdr *h)
+{
+	struct doca_rdma_connection *c;
+
+	if (rd->conns == NULL || h->arg0 < 1 || h->arg0 > rd->max_conns)
+		return NULL;
+	c = &rd->conns[h->arg0 - 1];
+	return odma_key_eq(c->key, h->key, 16) ? c : NULL;
+}
+
 static bool rd_bind_hello(struct rd_stream *s, const struct rw_hdr *h)
 {
 	struct doca_rdma *rd = s->rd;
-	struct doca_rdma_connection *c = NULL;
+	struct doca_rdma_connection *c;
 	doca_error_t st = DOCA_ERROR_NOT_FOUND;
 
 	pthread_mutex_lock(&rd->lock);
-	if (rd->conns != NULL && h->arg0 >= 1 && h->arg0 <= rd->max_conns) {
-		c = &rd->conns[h->arg0 - 1];
-		if ((c->state == RD_C_EXPORTED || c->state == RD_C_CONNECTED) && c->in == NULL &&
-		    odma_key_eq(c->key, h->key, 16)) {
-			s->conn = c;
-			c->in = s;
-			rw_open(s->ch); /* before the answer: the peer sends as soon as it has it */
-			odma_rd_stream_start_locked(s);
-			st = DOCA_SUCCESS;
-		}
+	c = rd_conn_named_locked(rd, h);
+	if (c != NULL && (c->state == RD_C_EXPORTED || c->state == RD_C_CONNECTED) &&
+	    c->in == NULL) {
+		s->conn = c;
+		c->in = s;
+		rw_open(s->ch); /* before the answer: the peer sends as soon as it has it */
+		odma_rd_stream_start_locked(s);
+		st = DOCA_SUCCESS;
 	}
 	pthread_mutex_unlock(&rd->lock);
 	if (st != DOCA_SUCCESS)
@@ -132,19 +142,16 @@ static bool rd_cm_rev(struct rd_stream *s, const struct rw_hdr *h)
 	doca_error_t st = DOCA_ERROR_NOT_FOUND;
 
 	pthread_mutex_lock(&rd->lock);
-	if (rd->conns != NULL && h->arg0 >= 1 && h->arg0 <= rd->max_conns) {
-		c = &rd->conns[h->arg0 - 1];
-		if (c->state == RD_C_ACCEPTED && c->out == NULL &&
-		    odma_key_eq(c->key, h->key, 16)) {
-			s->conn = c;
-			s->out = true;
-			c->out = s;
-			rw_open(s->ch);
-			odma_rd_stream_start_locked(s);
-			c->state = RD_C_ESTABLISHED;
-			odma_rd_event_locked(rd, c, RD_E_ESTABLISHED);
-			st = DOCA_SUCCESS;
-		}
+	c = rd_conn_named_locked(rd, h);
+	if (c != NULL && c->state == RD_C_ACCEPTED && c->out == NULL) {
+		s->conn = c;
+		s->out = true;
+		c->out = s;
+		rw_open(s->ch);
+		odma_rd_stream_start_locked(s);
+		c->state = RD_C_ESTABLISHED;
+		odma_rd_event_locked(rd, c, RD_E_ESTABLISHED);
+		st = DOCA_SUCCESS;
 	}
 	pthread_mutex_unlock(&rd->lock);
 	return rd_reply(s, h->tag, st, 0, NULL, 0) && st == DOCA_SUCCESS;
