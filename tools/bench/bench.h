@@ -256,7 +256,8 @@ pid_t bench_responder_fork(bool netns, unsigned int alarm_s, int (*child)(int ct
  * thread serves each stream until the process ends (0, or -1); stream: connects to it and moves
  * @size-byte messages, @depth unacknowledged, for @seconds, message n sent from slot n %
  * @src_slots of the source's buffer into slot n % @dst_slots of the sink's (1 and 1: one hot
- * buffer each side; slots times size at most 256 MiB): bytes per second (-1 on failure).
+ * buffer each side; at most 256 MiB of slots a side, fewer slots past it): bytes per second
+ * (-1 on failure).
  */
 int bench_tcp_sink_start(const char *addr, uint16_t *port);
 double bench_tcp_stream(const char *addr, uint16_t port, size_t size, unsigned int depth,

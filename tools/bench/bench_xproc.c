@@ -13,8 +13,9 @@
  * ucp_get_nbx on the same slots over the same device (bench_ucx.c); sizes 4 KiB and 1 MiB,
  * and each also as writes (DMA into the export, which is then read-write, beside raw
  * ucp_put_nbx), and beside both a raw TCP stream over the same link to a sink in the exporter
- * (bench_tcp.c: messages of the size, depth unacknowledged): the link's limit. With --netns
- * the two sides are in two network namespaces (bench_netns.c).
+ * (bench_tcp.c: messages of the size, depth unacknowledged; from one buffer, and from slot i into
+ * slot i): the link's limit. With --netns the two sides are in two network namespaces
+ * (bench_netns.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -413,8 +414,8 @@ static void xb_print(const struct bench_cfg *c, size_t size, bool write, const s
 		                : "CMA",
 		       XB_DPU_PCI, c->ucx ? "and" : "from", XB_HOST_PCI, c->depth, c->reps, threads,
 		       c->ucx ? "; tcp: a raw TCP stream over the same link, as many messages "
-		                "unacknowledged, from one hot buffer; slots: from slot i into slot "
-		                "i"
+		                "unacknowledged, from one hot buffer; "
+		                "slots: the same from slot i into slot i"
 		              : "",
 		       c->ucx ? "   op " : "", "size", "odma Mt/s", "GB/s",
 		       c->ucx ? "raw get/put M/s" : "raw readv M/s", "GB/s", "x raw", "raw xN",
