@@ -18,7 +18,7 @@
 #include "core/transport/ucx_int.h"
 #include "util/codec.h"
 
-atomic_uint_fast64_t odma_ucx_bundles, odma_ucx_msg_reuses;
+atomic_uint_fast64_t odma_ucx_bundles, odma_ucx_msg_reuses, odma_ucx_msgs_posted;
 
 ODMA_LOG_REGISTER(ODMA_UCX)
 
@@ -592,6 +592,8 @@ static void msgs_send(struct ucx_msg *lead, unsigned int n)
 		r = ucp_am_send_nbx(ep->peer->ep, ODMA_UCX_AM_MSG, lead->hdr, sizeof(lead->hdr),
 		                    lead->len ? lead->data : NULL, lead->len, &prm);
 	}
+	if (!UCS_PTR_IS_ERR(r))
+		atomic_fetch_add_explicit(&odma_ucx_msgs_posted, n, memory_order_relaxed);
 	if (!UCS_PTR_IS_PTR(r)) {
 		msg_sent(NULL, UCS_PTR_STATUS(r), lead);
 		return;

@@ -238,8 +238,11 @@ ucs_status_t odma_ucx_msgs_am(void *arg, const void *header, size_t header_lengt
  * after it, as one bundle when there are several (service thread); the next chunk not taken.
  */
 struct ucx_chunk *odma_ucx_send_run(struct ucx_chunk *c);
-/* Bundles sent by this process, and messages sent from a kept buffer (for tests). */
-extern atomic_uint_fast64_t odma_ucx_bundles, odma_ucx_msg_reuses;
+/*
+ * Bundles sent by this process, messages sent from a kept buffer, and messages handed to UCX
+ * (sent or in flight; for tests).
+ */
+extern atomic_uint_fast64_t odma_ucx_bundles, odma_ucx_msg_reuses, odma_ucx_msgs_posted;
 doca_error_t odma_ucx_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
                              void *arg, void **listener);
 void odma_ucx_listen_close(void *listener);
