@@ -455,6 +455,7 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	const char *why;
 	doca_error_t r;
 	struct rw_chan *ch = NULL;
+	enum rd_conn_state state;
 
 	ODMA_CHECK_ARG(rdma != NULL && remote_rdma_conn_details != NULL && rd_conn_valid(c) &&
 	                       c->rd == rdma,
@@ -464,7 +465,11 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	r = rd_check_started(rdma, false, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
-	if (c->state != RD_C_EXPORTED) {
+	/* the listener's thread reads the state (a peer's hello names this connection): locked */
+	pthread_mutex_lock(&rdma->lock);
+	state = c->state;
+	pthread_mutex_unlock(&rdma->lock);
+	if (state != RD_C_EXPORTED) {
 		ODMA_ERR("%s: connection %u is already connected (or closed); export a new one",
 		         __func__, c->id);
 		return DOCA_ERROR_BAD_STATE;
@@ -479,9 +484,13 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	r = rd_dial_peer(rdma, c, &b, &ch, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
+	pthread_mutex_lock(&rdma->lock);
 	c->state = RD_C_CONNECTED;
+	pthread_mutex_unlock(&rdma->lock);
 	if (odma_rd_stream_new(rdma, ch, true, c, true) == NULL) {
+		pthread_mutex_lock(&rdma->lock);
 		c->state = RD_C_CLOSED;
+		pthread_mutex_unlock(&rdma->lock);
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
 	ODMA_DBG("RDMA context %p: connection %u connected to peer connection %u", (void *)rdma,
