@@ -17,14 +17,22 @@ fi
 files=$(git ls-files 'src/*.[ch]' 'tests/*.[ch]' 'tools/*.[ch]' 'apps/*.[ch]' 'samples/*.[ch]' \
 	'fuzz/*.[ch]' | grep -v '^tests/data/')
 if [ "${1:-}" = "--check" ]; then
-	bad=0
-	for f in $files; do
-		if ! "$cf" --dry-run --Werror "$f" >/dev/null 2>&1; then
-			echo "format: $f differs from $cf's formatting (run sh scripts/format.sh)"
-			bad=$((bad + 1))
-		fi
+	# batches of 40 files, one batch per CPU at a time: one process per file spent 35 s of
+	# the lint stage starting clang-format (2 s this way)
+	out=$(echo "$files" | xargs -P "$(nproc)" -n 40 "$cf" --dry-run --Werror 2>&1) && rc=0 || rc=$?
+	bad=$(printf '%s\n' "$out" | sed -n 's/^\([^:]*\):[0-9]*:[0-9]*: error: code should be clang-formatted.*/\1/p' | sort -u)
+	for f in $bad; do
+		echo "format: $f differs from $cf's formatting (run sh scripts/format.sh)"
 	done
-	[ "$bad" -eq 0 ] || { echo "format: $bad file(s) to format"; exit 1; }
+	if [ -n "$bad" ]; then
+		echo "format: $(echo "$bad" | wc -l) file(s) to format"
+		exit 1
+	fi
+	if [ "$rc" -ne 0 ]; then
+		printf '%s\n' "$out" | head -n 5
+		echo "format: $cf failed (exit $rc) with no file to format named"
+		exit 1
+	fi
 	echo "format: $(echo "$files" | wc -l) files formatted as $cf wants"
 	exit 0
 fi
