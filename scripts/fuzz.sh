@@ -22,7 +22,7 @@ bf=${BUILD_FUZZ:-build-fuzz}
 if [ ! -f "$bf/build.ninja" ]; then
 	CC=clang meson setup "$bf" -Dfuzzing=true -Db_lundef=false -Dtests=false -Dwerror=true >/dev/null
 fi
-ninja -C "$bf" >/dev/null
+ninja -C "$bf" fuzz >/dev/null
 mkdir -p "$bf/corpus" "$bf/artifacts" "$bf/logs"
 
 # fuzz_one EXE: one target's run; its line of the summary into $bf/logs/<target>.line.
