@@ -4,8 +4,10 @@
 /*
  * The task timeline (trace.h). Each thread that records gets a ring of its own, found through
  * a thread-local pointer and listed once in trace_rings; a ring is written by its thread only.
- * When the last PE is destroyed, or at exit if one is left, every ring becomes Chrome
- * trace-event JSON (events after that are not written):
+ * Each time the last PE is destroyed, and at exit, what the rings gained since the last write
+ * is added to FILE, which is then whole Chrome trace-event JSON again (a program that destroys
+ * its PEs and makes new ones, as odma bench does between a run's phases, is traced throughout;
+ * events after the exit's write are not written):
  *   - a task: an async slice ("b" at its submit, "e" at its completion callback), id = the
  *     task's trace number, name = its context type, args bytes (a copy's at its submit, the
  *     bytes a task of another type moved at its end: its type's trace_bytes op) and status;
@@ -52,6 +54,8 @@ struct trace_ev {
 struct trace_ring {
 	uint32_t tid;
 	uint32_t n;
+	uint32_t flushed; /* events already in the file */
+	bool named;       /* its thread's name is in the file */
 	struct trace_ring *next;
 	struct trace_ev ev[];
 };
@@ -69,11 +73,15 @@ static unsigned int trace_nrings;
 static _Atomic uint64_t trace_dropped, trace_next_id;
 static _Thread_local struct trace_ring *my_ring;
 static _Thread_local bool my_ring_refused;
-static bool trace_written;
+static bool trace_written;   /* the last write (at exit) is done */
+static long trace_tail = -1; /* where the file's closing part starts; -1: nothing written yet */
+static bool trace_objects;   /* an object is in traceEvents (the next needs a comma) */
+
+static void trace_write(bool final);
 
 static void trace_exit(void)
 {
-	odma_trace_flush();
+	trace_write(true);
 }
 
 /*
@@ -87,13 +95,16 @@ static void trace_child(void)
 	if (!odma_trace_enabled || trace_written)
 		return;
 	if (trace_file != NULL)
-		fclose(trace_file); /* nothing buffered yet: closes the child's descriptor only */
+		fclose(trace_file); /* buffers are empty after each write: closes the child's fd
+		                       only */
 	if (n + 16 > sizeof(trace_path))
 		n = sizeof(trace_path) - 16;
 	snprintf(trace_path + n, 16, ".%d", (int)getpid());
 	trace_file = fopen(trace_path, "we");
 	trace_rings = NULL;
 	trace_nrings = 0;
+	trace_tail = -1;
+	trace_objects = false;
 	my_ring = NULL;
 	my_ring_refused = false;
 	if (trace_file == NULL)
@@ -136,8 +147,8 @@ static void trace_load(void)
 	odma_exec_slow = true;
 	atexit(trace_exit);
 	pthread_atfork(NULL, NULL, trace_child);
-	ODMA_INFO("task timeline on: written to %s at exit (ODMA_TRACE; the per-task path, no "
-	          "batching)",
+	ODMA_INFO("task timeline on: written to %s when the last PE is destroyed and at exit "
+	          "(ODMA_TRACE; the per-task path, no batching)",
 	          trace_path);
 }
 
@@ -284,32 +295,54 @@ static void write_event(FILE *f, int pid, uint32_t tid, const struct trace_ev *e
 	fprintf(f, "\"bytes\":%" PRIu64 "}}", e->bytes);
 }
 
-void odma_trace_flush(void)
+/*
+ * Adds to the file what the rings gained since the last write, then its closing part (which
+ * the next write overwrites: the file only grows), so it is whole JSON after every write.
+ * @final: the exit's write; the file is closed and nothing more is recorded.
+ */
+static void trace_write(bool final)
 {
 	int pid = (int)getpid();
-	bool first = true;
+	bool bad;
 	FILE *f;
 
 	pthread_mutex_lock(&trace_lock);
 	f = trace_written ? NULL : trace_file;
-	trace_written = true;
-	pthread_mutex_unlock(&trace_lock);
 	if (f == NULL)
-		return;
-	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+		goto out;
+	if (trace_tail < 0)
+		fprintf(f, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+	else
+		fseek(f, trace_tail, SEEK_SET);
 	for (struct trace_ring *r = trace_rings; r != NULL; r = r->next) {
 		uint32_t n = __atomic_load_n(&r->n, __ATOMIC_ACQUIRE);
 
-		fprintf(f,
-		        "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%u,"
-		        "\"args\":{\"name\":\"odma thread %u\"}}",
-		        first ? "" : ",\n", pid, r->tid, r->tid);
-		first = false;
-		for (uint32_t i = 0; i < n; i++)
+		if (!r->named)
+			fprintf(f,
+			        "%s{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%u,"
+			        "\"args\":{\"name\":\"odma thread %u\"}}",
+			        trace_objects ? ",\n" : "", pid, r->tid, r->tid);
+		r->named = true;
+		trace_objects = true;
+		for (uint32_t i = r->flushed; i < n; i++)
 			write_event(f, pid, r->tid, &r->ev[i]);
+		r->flushed = n;
 	}
+	trace_tail = ftell(f);
 	fprintf(f, "\n],\"otherData\":{\"producer\":\"odma\",\"dropped\":%" PRIu64 "}}\n",
 	        (uint64_t)atomic_load(&trace_dropped));
-	if (fclose(f) != 0)
+	bad = fflush(f) != 0 || trace_tail < 0;
+	if (bad)
 		ODMA_ERR("ODMA_TRACE: writing %s failed: %s", trace_path, strerror(errno));
+	if (final || bad) { /* a file that failed once is not written again */
+		fclose(f);
+		trace_written = true;
+	}
+out:
+	pthread_mutex_unlock(&trace_lock);
+}
+
+void odma_trace_flush(void)
+{
+	trace_write(false);
 }

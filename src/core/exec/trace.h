@@ -7,7 +7,8 @@
  * Perfetto and chrome://tracing open (docs/performance.md). Unset it costs nothing: the submit and
  * run paths already take one predictable branch for fault injection (odma_exec_slow), which tracing
  * shares. Set, each thread writes into a ring of its own (TRACE_RING events; past it events are
- * dropped and counted) and the file is written when the process exits.
+ * dropped and counted); what they gained is added to the file each time the last PE is destroyed,
+ * and at exit.
  */
 #ifndef ODMA_CORE_EXEC_TRACE_H_
 #define ODMA_CORE_EXEC_TRACE_H_
@@ -38,9 +39,9 @@ void odma_trace_begin(struct doca_task *t);
 void odma_trace_submit(struct doca_task *t, uint64_t t0_ns, doca_error_t r);
 /* One part of a task's bytes ran on this thread from @t0_ns to now (engine thread). */
 void odma_trace_run(const struct doca_task *t, uint64_t t0_ns, uint64_t len);
-/* Writes the file now (at exit, or when the last PE is destroyed); safe to call once. */
+/* Adds what the rings gained to the file now (the last PE was destroyed); any number of times. */
 void odma_trace_flush(void);
-/* A PE was created / destroyed: the last one destroyed writes the file (a program may _exit). */
+/* A PE was created / destroyed: the last one destroyed writes (a program may _exit). */
 void odma_trace_pe_born(void);
 void odma_trace_pe_gone(void);
 
