@@ -31,6 +31,8 @@ command -v cc >/dev/null 2>&1 || skip "no C compiler"
 # forwarding under ASan
 [ "${ODMA_TEST_SANITIZE:-none}" = none ] ||
 	skip "a sanitized build ($ODMA_TEST_SANITIZE): NVIDIA's applications run on the plain one"
+. "$(dirname "$0")/../netns.sh"
+netns_private_loopback "$0" "$@"
 T=$(mktemp -d /tmp/odma-storage.XXXXXX)
 cleanup() {
 	for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
@@ -69,30 +71,6 @@ int pthread_getaffinity_np(pthread_t t, size_t n, cpu_set_t *s)
 SHIM
 cc -shared -fPIC -o "$T/shim.so" "$T/shim.c" -ldl || { echo "FAIL: the affinity shim"; exit 1; }
 
-# build REL COMMIT: NVIDIA's tree at COMMIT as DOCA installs it (meson.build.public is the
-# standalone build file), its storage applications built for the host and the DPU side
-build() {
-	mkdir -p "$T/src-$1"
-	git -C "$git_dir" archive "$2" applications VERSION | tar -x -C "$T/src-$1" ||
-		{ echo "FAIL: git archive $2"; exit 1; }
-	find "$T/src-$1" -name meson.build.public | while read -r f; do mv "$f" "${f%.public}"; done
-	for side in host dpu; do
-		args=""
-		[ $side = dpu ] && args="-Dc_args=-DDOCA_ARCH_DPU -Dcpp_args=-DDOCA_ARCH_DPU"
-		# shellcheck disable=SC2086
-		PKG_CONFIG_PATH="$T/pc" meson setup "$T/b-$1-$side" "$T/src-$1/applications" \
-			-Denable_all_applications=false -Denable_storage=true $args \
-			>"$T/setup-$1-$side.log" 2>&1 &&
-			ninja -C "$T/b-$1-$side" >"$T/build-$1-$side.log" 2>&1 || {
-			tail -n 30 "$T/setup-$1-$side.log" "$T/build-$1-$side.log" 2>&1
-			echo "FAIL: the $1 $side build"
-			exit 1
-		}
-	done
-}
-build 2.10 6dc892d
-build 3.3 fd03ddf
-
 # The three programs and the initiator's arguments, per release (sets INI TGT DPU IARGS PRE).
 release() {
 	if [ "$1" = 2.10 ]; then
@@ -108,8 +86,37 @@ release() {
 		IARGS="--execution-strategy read_write_data_validity_test --run-limit-operation-count 1000"
 		PRE="LD_PRELOAD=$T/shim.so"
 	fi
+}
+
+# build REL COMMIT: NVIDIA's tree at COMMIT as DOCA installs it (meson.build.public is the
+# standalone build file), and the three programs the release runs built with it, for the host
+# (initiator, target) and the DPU (DOCA_ARCH_DPU): only those, as each of NVIDIA's storage
+# executables compiles the common sources again.
+build() {
+	release "$1"
+	mkdir -p "$T/src-$1"
+	git -C "$git_dir" archive "$2" applications VERSION | tar -x -C "$T/src-$1" ||
+		{ echo "FAIL: git archive $2"; exit 1; }
+	find "$T/src-$1" -name meson.build.public | while read -r f; do mv "$f" "${f%.public}"; done
+	for side in host dpu; do
+		args=""
+		targets="${INI#"$T/b-$1-host/"} ${TGT#"$T/b-$1-host/"}"
+		[ $side = dpu ] && args="-Dc_args=-DDOCA_ARCH_DPU -Dcpp_args=-DDOCA_ARCH_DPU" &&
+			targets=${DPU#"$T/b-$1-dpu/"}
+		# shellcheck disable=SC2086
+		PKG_CONFIG_PATH="$T/pc" meson setup "$T/b-$1-$side" "$T/src-$1/applications" \
+			-Denable_all_applications=false -Denable_storage=true $args \
+			>"$T/setup-$1-$side.log" 2>&1 &&
+			ninja -C "$T/b-$1-$side" $targets >"$T/build-$1-$side.log" 2>&1 || {
+			tail -n 30 "$T/setup-$1-$side.log" "$T/build-$1-$side.log" 2>&1
+			echo "FAIL: the $1 $side build"
+			exit 1
+		}
+	done
 	for x in "$INI" "$TGT" "$DPU"; do [ -x "$x" ] || { echo "FAIL: not built: $x"; exit 1; }; done
 }
+build 2.10 6dc892d
+build 3.3 fd03ddf
 
 # check NAME REL: the logs $T/NAME-*.log; the initiator verified every write it read back
 check_run() {
@@ -125,15 +132,23 @@ check_run() {
 	done
 }
 
-# 1. one kernel: the target listens on a port the kernel picked for us a moment ago
+# 1. one kernel: the target listens on a port the kernel picked for us a moment ago. As root
+# the script runs in a network namespace of its own (netns_private_loopback, above), where no
+# other process can take that port first; without root, a target that finds it taken ("cannot
+# listen on port") is started again on a new pick, twice at most.
 for rel in 2.10 3.3; do
 	release $rel
-	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	mkdir -p "$T/rd1-$rel" && chmod 700 "$T/rd1-$rel"
 	export ODMA_RUNDIR="$T/rd1-$rel"
-	# shellcheck disable=SC2086
-	timeout 120 env $PRE "$TGT" -d b1:00.0 --listen-port "$port" --cpu 0 >"$T/one$rel-tgt.log" 2>&1 &
-	sleep 1
+	for try in 1 2 3; do
+		port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+		# shellcheck disable=SC2086
+		timeout 120 env $PRE "$TGT" -d b1:00.0 --listen-port "$port" --cpu 0 \
+			>"$T/one$rel-tgt.log" 2>&1 &
+		sleep 1
+		grep -q "cannot listen on port" "$T/one$rel-tgt.log" || break
+		wait
+	done
 	# shellcheck disable=SC2086
 	timeout 120 env $PRE "$DPU" -d 03:00.0 -r b1:00.0 --cpu 1 --storage-server "127.0.0.1:$port" \
 		>"$T/one$rel-dpu.log" 2>&1 &
@@ -152,7 +167,6 @@ if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
 	echo "note: not root (or no ip): the three-namespace runs are skipped"
 	exit $fail
 fi
-. "$(dirname "$0")/../netns.sh"
 netns_at_exit 'for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done; rm -rf "$T"'
 netns_make st 79 d h g
 export ODMA_FABRIC="$ADDR_d:18515" ODMA_FABRIC_SECRET="storage-test-$$-$(date +%s%N)"
