@@ -95,8 +95,7 @@ static void trace_child(void)
 	if (!odma_trace_enabled || trace_written)
 		return;
 	if (trace_file != NULL)
-		fclose(trace_file); /* buffers are empty after each write: closes the child's fd
-		                       only */
+		fclose(trace_file); /* empty after each write: closes the child's fd only */
 	if (n + 16 > sizeof(trace_path))
 		n = sizeof(trace_path) - 16;
 	snprintf(trace_path + n, 16, ".%d", (int)getpid());
