@@ -9,6 +9,7 @@
  * messages travel in bundles; the doorbells its callbacks ring are written after what they
  * queued. This process is the exporter and the importer (loopback, UCX forced).
  */
+#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -285,30 +286,47 @@ static void test_atomic_read_needs_atomic_right(void **state)
 }
 
 /*
- * Starts @n ios of @len bytes each on @rm2 while the worker is held, so one round posts them
- * all, and waits for them: each completes once, with success.
+ * Starts @n ios on @rm2 while the worker is held, so one round posts them all, and waits for
+ * those that started (@started[i], when not NULL, tells which did; else each must): each
+ * completes once, within 5 s.
  */
-static void ios_together(struct odma_tp_remote *rm2, struct odma_tp_io *io, struct iowait *w,
-                         unsigned int n)
+static void ios_run(struct odma_tp_remote *rm2, struct odma_tp_io *io, struct iowait *w,
+                    unsigned int n, bool *started)
 {
 	pthread_mutex_lock(&odma_ux.wlock);
 	for (unsigned int i = 0; i < n; i++) {
+		doca_error_t r;
+
 		w[i] = (struct iowait){ .st = DOCA_ERROR_UNKNOWN };
 		io[i].remote = rm2;
 		io[i].done = io_done;
 		io[i].arg = &w[i];
-		assert_int_equal(odma_tp_io_start(&io[i]), DOCA_SUCCESS);
+		r = odma_tp_io_start(&io[i]);
+		if (started != NULL)
+			started[i] = r == DOCA_SUCCESS;
+		else
+			assert_int_equal(r, DOCA_SUCCESS);
 	}
 	pthread_mutex_unlock(&odma_ux.wlock);
 	for (unsigned int i = 0; i < n; i++) {
+		if (started != NULL && !started[i])
+			continue;
 		for (int t = 0; t < 5000 && !atomic_load(&w[i].done); t++) {
 			odma_tp_poll();
 			usleep(1000);
 		}
 		assert_true(atomic_load(&w[i].done));
-		assert_int_equal(w[i].st, DOCA_SUCCESS);
 	}
 	odma_tp_poll_end();
+}
+
+/* ios_run, each io started and completed with success. */
+static void ios_together(struct odma_tp_remote *rm2, struct odma_tp_io *io, struct iowait *w,
+                         unsigned int n)
+{
+	ios_run(rm2, io, w, n, NULL);
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(w[i].st, DOCA_SUCCESS);
 }
 
 /*
@@ -359,6 +377,149 @@ static void test_batches(void **state)
 	assert_int_equal(atomic_load(&odma_ucx_req_batches) - rq0, 2);
 	assert_int_equal(atomic_load(&odma_ucx_reply_batches) - rp0, 2);
 	assert_int_equal(atomic_load(&odma_ucx_replies_batched) - rn0, 12);
+	odma_tp_detach(&rm2);
+	odma_tp_region_revoke(g);
+}
+
+/*
+ * Allocation failures on demand: the test is linked with -Wl,--wrap=malloc and --wrap=calloc,
+ * so every allocation of odma's code in it (the UCX transport's files, the static archive; not
+ * UCX's own) comes here. OOM_RECORD notes the sizes asked for; OOM_FAIL fails every one of size
+ * oom.size.
+ */
+enum { OOM_OFF, OOM_RECORD, OOM_FAIL };
+#define OOM_SIZES 64
+static struct {
+	atomic_int mode;
+	size_t size;
+	atomic_uint failed, nseen;
+	size_t seen[OOM_SIZES];
+} oom;
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t sz);
+
+static bool oom_fails(size_t n)
+{
+	int mode = atomic_load(&oom.mode);
+
+	if (mode == OOM_RECORD) {
+		unsigned int i = atomic_fetch_add(&oom.nseen, 1);
+
+		if (i < OOM_SIZES)
+			oom.seen[i] = n;
+	}
+	if (mode != OOM_FAIL || n != oom.size)
+		return false;
+	atomic_fetch_add(&oom.failed, 1);
+	return true;
+}
+
+void *__wrap_malloc(size_t n);
+void *__wrap_malloc(size_t n)
+{
+	return oom_fails(n) ? NULL : __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t sz);
+void *__wrap_calloc(size_t n, size_t sz)
+{
+	return oom_fails(n * sz) ? NULL : __real_calloc(n, sz);
+}
+
+/* One round of test_batches_out_of_memory: four packed reads and four packed writes. */
+struct oom_round {
+	bool all_ok;             /* every io started and succeeded, with the right bytes */
+	uint64_t req_b, reply_b; /* batches of requests, of replies, the round sent */
+};
+
+static struct oom_round oom_round(struct odma_tp_remote *rm2, uint8_t *rw, unsigned int salt)
+{
+	static uint8_t src[8][512], dst[4][512];
+	struct odma_tp_io io[8] = { 0 };
+	struct iowait w[8];
+	bool started[8];
+	uint64_t rq0 = atomic_load(&odma_ucx_req_batches);
+	uint64_t rp0 = atomic_load(&odma_ucx_reply_batches);
+	struct oom_round o = { .all_ok = true };
+
+	for (size_t i = 0; i < sizeof(src); i++)
+		((uint8_t *)src)[i] = (uint8_t)(i * 13 + salt);
+	memset(dst, 0, sizeof(dst));
+	for (unsigned int i = 0; i < 8; i++) {
+		io[i].len = 512;
+		io[i].write = i >= 4;
+		io[i].local = i < 4 ? (void *)dst[i] : (void *)src[i];
+		io[i].remote_addr = (uint64_t)(uintptr_t)(rw + (size_t)i * 4096);
+	}
+	ios_run(rm2, io, w, 8, started);
+	for (unsigned int i = 0; i < 8; i++) {
+		bool ok = started[i] && w[i].st == DOCA_SUCCESS;
+
+		if (ok && i < 4)
+			assert_memory_equal(dst[i], rw + (size_t)i * 4096, 512);
+		if (ok && i >= 4)
+			assert_memory_equal(rw + (size_t)i * 4096, src[i], 512);
+		o.all_ok = o.all_ok && ok;
+	}
+	o.req_b = atomic_load(&odma_ucx_req_batches) - rq0;
+	o.reply_b = atomic_load(&odma_ucx_reply_batches) - rp0;
+	return o;
+}
+
+/*
+ * test_batches' packed round with each allocation odma makes on its way failing in turn (every
+ * allocation of that size, on both sides: this process is the importer and the exporter). Each
+ * io that starts completes once, with its bytes when it succeeds. A batch the importer cannot
+ * allocate goes as single requests; one the exporter cannot, as single answers: rounds with no
+ * batch on one side and every io a success show both.
+ */
+static void test_batches_out_of_memory(void **state)
+{
+	static uint8_t rw[8 * 4096];
+	struct odma_tp_remote rm2;
+	struct odma_tp_region *g;
+	size_t sizes[OOM_SIZES];
+	unsigned int n = 0;
+	bool req_alone = false, reply_alone = false;
+
+	(void)state;
+	g = export_attach(rw, sizeof(rw), ODMA_TP_READ | ODMA_TP_WRITE, &rm2);
+	atomic_store(&oom.nseen, 0);
+	atomic_store(&oom.mode, OOM_RECORD);
+	struct oom_round o = oom_round(&rm2, rw, 1);
+	atomic_store(&oom.mode, OOM_OFF);
+	assert_true(o.all_ok);
+	assert_int_equal(o.req_b, 1);
+	assert_int_equal(o.reply_b, 1);
+	for (unsigned int i = 0; i < atomic_load(&oom.nseen) && i < OOM_SIZES; i++) {
+		unsigned int j = 0;
+
+		while (j < n && sizes[j] != oom.seen[i])
+			j++;
+		if (j == n)
+			sizes[n++] = oom.seen[i];
+	}
+	assert_true(n >= 3);
+	for (unsigned int i = 0; i < n; i++) {
+		atomic_store(&oom.failed, 0);
+		oom.size = sizes[i];
+		atomic_store(&oom.mode, OOM_FAIL);
+		o = oom_round(&rm2, rw, 2 + i);
+		atomic_store(&oom.mode, OOM_OFF);
+		print_message("allocations of %zu bytes failing: %u failed, all ios %s, %" PRIu64
+		              " / %" PRIu64 " batches\n",
+		              sizes[i], atomic_load(&oom.failed), o.all_ok ? "succeeded" : "done",
+		              o.req_b, o.reply_b);
+		req_alone = req_alone || (o.all_ok && o.req_b == 0 && atomic_load(&oom.failed) > 0);
+		reply_alone = reply_alone || (o.all_ok && o.req_b == 1 && o.reply_b == 0 &&
+		                              atomic_load(&oom.failed) > 0);
+	}
+	assert_true(req_alone);
+	assert_true(reply_alone);
+	/* and all is well after */
+	o = oom_round(&rm2, rw, 99);
+	assert_true(o.all_ok);
 	odma_tp_detach(&rm2);
 	odma_tp_region_revoke(g);
 }
@@ -806,6 +967,7 @@ int main(void)
 		cmocka_unit_test(test_with_endpoints),
 		cmocka_unit_test(test_bundles),
 		cmocka_unit_test(test_batches),
+		cmocka_unit_test(test_batches_out_of_memory),
 		cmocka_unit_test(test_large_buffers_kept),
 		cmocka_unit_test(test_credit_refused),
 		cmocka_unit_test(test_wake_after_answers),
