@@ -232,15 +232,10 @@ static inline unsigned int odma_task_stage_poll(struct odma_task_stage *s, struc
 
 /* Do-nothing ops for engines that need none. */
 void odma_engine_nop_doorbell(void *engine_pe);
-unsigned int odma_engine_nop_poll(void *engine_pe, struct doca_task **done, unsigned int max);
-bool odma_engine_nop_pending(void *engine_pe);
 void odma_engine_nop_arm(void *engine_pe);
 
 /* The engine selected by ODMA_ENGINE (default "thread"); NULL and a log line if unknown. */
 const struct odma_engine_ops *odma_engine_select(void);
-
-/* Lookup by name; NULL if unknown. */
-const struct odma_engine_ops *odma_engine_find(const char *name);
 
 extern const struct odma_engine_ops odma_engine_inline;
 extern const struct odma_engine_ops odma_engine_thread;

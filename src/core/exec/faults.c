@@ -27,7 +27,6 @@ ODMA_LOG_REGISTER(ODMA_FAULTS)
 bool odma_faults_enabled;
 
 static struct odma_fault_config faults_cfg;
-static struct odma_fault_stats faults_stats_now;
 static pthread_mutex_t faults_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t faults_rng;          /* xorshift64* state, under the lock */
 static uint64_t faults_remote_tasks; /* under the lock */
@@ -181,23 +180,15 @@ doca_error_t odma_faults_on_submit(doca_error_t *preset, bool remote)
 	doca_error_t r = DOCA_SUCCESS;
 
 	pthread_mutex_lock(&faults_lock);
-	atomic_fetch_add(&faults_stats_now.submits_seen, 1);
 	if (faults_cfg.submit_again > 0 && faults_rand01() < faults_cfg.submit_again) {
-		atomic_fetch_add(&faults_stats_now.submit_again, 1);
 		r = DOCA_ERROR_AGAIN;
 		goto out;
 	}
 	/* remote_die_after=0: the peer is dead from the first task (never "off"). */
-	if (remote && faults_cfg.remote_die &&
-	    ++faults_remote_tasks > faults_cfg.remote_die_after) {
-		atomic_fetch_add(&faults_stats_now.remote_dead, 1);
+	if (remote && faults_cfg.remote_die && ++faults_remote_tasks > faults_cfg.remote_die_after)
 		*preset = DOCA_ERROR_IO_FAILED;
-	} else if (faults_cfg.complete_error > 0 && faults_rand01() < faults_cfg.complete_error) {
-		atomic_fetch_add(&faults_stats_now.complete_error, 1);
+	else if (faults_cfg.complete_error > 0 && faults_rand01() < faults_cfg.complete_error)
 		*preset = faults_cfg.error_code;
-	}
-	if (faults_cfg.delay_max_us)
-		atomic_fetch_add(&faults_stats_now.delayed, 1);
 out:
 	pthread_mutex_unlock(&faults_lock);
 	return r;
@@ -240,9 +231,4 @@ doca_error_t doca_priv_faults_comch(struct odma_comch_faults *out)
 	out->delay_min_us = faults_cfg.comch_delay_min_us;
 	out->delay_max_us = faults_cfg.comch_delay_max_us;
 	return DOCA_SUCCESS;
-}
-
-const struct odma_fault_stats *odma_faults_stats(void)
-{
-	return &faults_stats_now;
 }

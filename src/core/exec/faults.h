@@ -9,7 +9,6 @@
 #ifndef ODMA_CORE_EXEC_FAULTS_H_
 #define ODMA_CORE_EXEC_FAULTS_H_
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -28,14 +27,6 @@ struct odma_fault_config {
 	                              never) */
 	uint32_t comch_delay_min_us; /* extra time before a received Comch message is delivered */
 	uint32_t comch_delay_max_us;
-};
-
-struct odma_fault_stats {
-	atomic_uint_fast64_t submits_seen;
-	atomic_uint_fast64_t submit_again;
-	atomic_uint_fast64_t complete_error;
-	atomic_uint_fast64_t delayed;
-	atomic_uint_fast64_t remote_dead;
 };
 
 /* True when ODMA_FAULTS enabled injection (read once). */
@@ -61,8 +52,5 @@ doca_error_t odma_faults_on_submit(doca_error_t *preset, bool remote);
  * needs no storage in the task and a deterministic program sees the same delays each run.
  */
 void odma_faults_delay(uint64_t seq);
-
-/* Counters of injected faults (for tests and reports). */
-const struct odma_fault_stats *odma_faults_stats(void);
 
 #endif
