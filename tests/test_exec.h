@@ -64,6 +64,33 @@ static inline int tu_execv_prefixed(const char *const *prefix, const char *path,
 	return execvp(words[0], words);
 }
 
+/*
+ * Whether this process may fork a child that goes on working (odma, malloc) rather than only
+ * exec: it has one thread. A child of a process with threads may find a lock one of them held
+ * at fork() held for ever, and the ASan runtimes of CI take no allocator lock around fork()
+ * (docs/reliability.md, "ASan and fork()"). A helper that forks such a child calls this first
+ * and refuses, with a line naming the rule, instead of hanging now and then.
+ */
+static inline bool tu_fork_safe(const char *who)
+{
+	char line[128];
+	int threads = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Threads: %d", &threads) == 1)
+			break;
+	if (f != NULL)
+		fclose(f);
+	if (threads <= 1)
+		return true;
+	fprintf(stderr,
+	        "%s: this process has %d threads (a PE or transport of an earlier case?); a forked "
+	        "child that goes on working could hang: fork it first, or exec in it\n",
+	        who, threads);
+	return false;
+}
+
 /* execv() of @path through the exe wrapper, if any; returns only when the exec failed. */
 static inline int tu_execv(const char *path, char *const argv[])
 {

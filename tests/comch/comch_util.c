@@ -16,6 +16,7 @@
 
 #include "comch_util.h"
 #include "test_dev.h"
+#include "test_exec.h"
 
 static char cu_dir[256];
 static int cu_pipes[2][2] = { { -1, -1 }, { -1, -1 } }; /* [0]: parent->child, [1]: child->parent */
@@ -368,7 +369,7 @@ bool cu_close(struct cu_ep *e)
 	return ok;
 }
 
-pid_t cu_fork(int (*fn)(void *), void *arg, unsigned int secs)
+pid_t cu_fork_any(int (*fn)(void *), void *arg, unsigned int secs)
 {
 	pid_t pid;
 
@@ -381,13 +382,18 @@ pid_t cu_fork(int (*fn)(void *), void *arg, unsigned int secs)
 	return pid;
 }
 
+pid_t cu_fork(int (*fn)(void *), void *arg, unsigned int secs)
+{
+	return tu_fork_safe("cu_fork") ? cu_fork_any(fn, arg, secs) : -1;
+}
+
 pid_t cu_fork_gated(int (*fn)(void *), void *arg, unsigned int secs, int *gate)
 {
 	int p[2];
 	pid_t pid;
 	char c;
 
-	if (pipe(p) != 0)
+	if (!tu_fork_safe("cu_fork_gated") || pipe(p) != 0)
 		return -1;
 	fflush(NULL);
 	pid = fork();

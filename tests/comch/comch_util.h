@@ -104,8 +104,13 @@ doca_error_t cu_send(struct cu_ep *e, const void *msg, uint32_t len);
 /* Stops (progressing to IDLE), destroys and closes everything; returns whether it went cleanly. */
 bool cu_close(struct cu_ep *e);
 
-/* Runs @fn(@arg) in a child process with a deadline of @secs; returns the pid. */
+/*
+ * Runs @fn(@arg) in a child process with a deadline of @secs; returns the pid, or -1 (and a
+ * line saying why) when this process has threads (tu_fork_safe). cu_fork_any forks whatever
+ * the threads, for a child that only execs.
+ */
 pid_t cu_fork(int (*fn)(void *), void *arg, unsigned int secs);
+pid_t cu_fork_any(int (*fn)(void *), void *arg, unsigned int secs);
 
 /*
  * Like cu_fork, but the child waits (before any DOCA call) until cu_release(*@gate). Tests

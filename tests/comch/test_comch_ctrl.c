@@ -643,11 +643,16 @@ static void test_duplicate_and_stale(void **state)
 
 /* ---- isolation: another runtime directory, another emulated system --------------------------- */
 
-/* exec'd role: a client that must not find the server; exit 3 when it ends IDLE unconnected */
-static int role_probe(const char *name)
+/*
+ * exec'd role: a client that must not find the server, with @var set to @value (after the exec:
+ * the parent has threads, so its child only execs); exit 3 when it ends IDLE unconnected.
+ */
+static int role_probe(const char *name, const char *var, const char *value)
 {
 	struct cu_ep e;
 
+	setenv(var, value, 1);
+	setenv("ODMA_COMCH_CONNECT_TIMEOUT_MS", "200", 1);
 	cu_open(&e, false);
 	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, name, 0, 4));
 	CU_CHECK(cu_progress_until(&e, cu_is_idle, 5000));
@@ -657,11 +662,9 @@ static int role_probe(const char *name)
 
 static int probe_in_env(void *arg)
 {
-	const char **env = arg;
+	char **env = arg;
 
-	setenv(env[0], env[1], 1);
-	setenv("ODMA_COMCH_CONNECT_TIMEOUT_MS", "200", 1);
-	tu_execv(g_argv[0], (char *const[]){ g_argv[0], "--probe", NAME, NULL });
+	tu_execv(g_argv[0], (char *const[]){ g_argv[0], "--probe", NAME, env[0], env[1], NULL });
 	return 99;
 }
 
@@ -670,8 +673,8 @@ static void test_isolation(void **state)
 	struct cu_ep s;
 	char dir[] = "/tmp/odma-comch-other-XXXXXX";
 	char profile[256];
-	const char *env_dir[2] = { "ODMA_RUNDIR", dir };
-	const char *env_sys[2] = { "ODMA_SYSTEM", profile };
+	char *env_dir[2] = { "ODMA_RUNDIR", dir };
+	char *env_sys[2] = { "ODMA_SYSTEM", profile };
 	const char *src = getenv("ODMA_TEST_SOURCE_ROOT");
 	pid_t child;
 
@@ -681,10 +684,11 @@ static void test_isolation(void **state)
 	snprintf(profile, sizeof(profile), "%s/tests/data/profiles/comch-small.profile", src);
 	cu_open(&s, true);
 	assert_ok(cu_server_start(&s, NAME, 0, 4));
-	child = cu_fork(probe_in_env, env_dir, 30);
+	child = cu_fork_any(probe_in_env, env_dir,
+	                    30); /* the server has threads: the probe execs */
 	cu_progress_for(&s, 100);
 	assert_int_equal(cu_join(child, 10), 3);
-	child = cu_fork(probe_in_env, env_sys, 30);
+	child = cu_fork_any(probe_in_env, env_sys, 30);
 	cu_progress_for(&s, 100);
 	assert_int_equal(cu_join(child, 10), 3);
 	assert_int_equal(s.connects, 0);
@@ -711,8 +715,8 @@ int main(int argc, char **argv)
 	};
 
 	g_argv = argv;
-	if (argc == 3 && strcmp(argv[1], "--probe") == 0)
-		return role_probe(argv[2]);
+	if (argc == 5 && strcmp(argv[1], "--probe") == 0)
+		return role_probe(argv[2], argv[3], argv[4]);
 	cu_private_rundir();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -110,7 +110,7 @@ pid_t xu_spawn_exporter(uint8_t *buf, size_t len, uint32_t perms, int *fd)
 	int sv[2];
 	pid_t pid;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+	if (!tu_fork_safe("xu_spawn_exporter") || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
