@@ -234,25 +234,18 @@ static void sent_cb(void *arg, doca_error_t status)
 static int comch_net_send(struct comch_net *n, uint32_t type, uint32_t arg, const void *payload,
                           size_t len)
 {
-	uint8_t small[256];
-	uint8_t *b = len + 4 <= sizeof(small) ? small : malloc(len + 4);
+	/* the packet: @arg, then the payload where it lies (the transport copies both once) */
+	const struct iovec b[2] = { { &arg, 4 }, { (void *)payload, len } };
 	doca_error_t r = DOCA_ERROR_IO_FAILED;
 
-	if (b == NULL)
-		return ENOMEM;
-	memcpy(b, &arg, 4);
-	if (len)
-		memcpy(b + 4, payload, len);
 	pthread_mutex_lock(&n->lock);
 	if (n->tp != NULL && !n->closed) {
 		atomic_fetch_add(&n->inflight, 1);
-		r = doca_priv_tp_ep_send(n->tp, b, len + 4, type, sent_cb, n);
+		r = doca_priv_tp_ep_sendv(n->tp, b, len != 0 ? 2 : 1, type, sent_cb, n);
 		if (r != DOCA_SUCCESS)
 			atomic_fetch_sub(&n->inflight, 1);
 	}
 	pthread_mutex_unlock(&n->lock);
-	if (b != small)
-		free(b);
 	return r == DOCA_SUCCESS ? 0 : r == DOCA_ERROR_NO_MEMORY ? ENOMEM : EPIPE;
 }
 

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 
 #include "core/log/log.h"
@@ -656,19 +657,13 @@ static bool rw_drain_locked(struct rw_chan *c, uint32_t ms)
 bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t n1, const void *p2,
               size_t n2)
 {
-	size_t len = sizeof(*h) + n1 + n2;
-	uint8_t *f = malloc(len);
-	bool ok;
 	struct rw_hdr hh = *h;
+	/* one frame: the header, then the payload's two parts where they lie (copied once, below)
+	 */
+	const struct iovec f[3] = { { &hh, sizeof(hh) }, { (void *)p1, n1 }, { (void *)p2, n2 } };
+	bool ok;
 
-	if (f == NULL)
-		return false;
 	hh.len = n1 + n2;
-	memcpy(f, &hh, sizeof(hh));
-	if (n1 != 0)
-		memcpy(f + sizeof(hh), p1, n1);
-	if (n2 != 0)
-		memcpy(f + sizeof(hh) + n1, p2, n2);
 	/*
 	 * Under the lock: rw_shutdown marks the channel before it closes the endpoint, so a send
 	 * is queued before the close or not at all; it counts until rw_sent.
@@ -677,13 +672,16 @@ bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t 
 	ok = !c->closed && !c->ep_closed;
 	if (ok) {
 		c->sending++;
-		if (doca_priv_tp_ep_send(c->ep, f, len, 0, rw_sent, c) != DOCA_SUCCESS) {
+		if (doca_priv_tp_ep_sendv(c->ep, f,
+		                          n2 != 0   ? 3
+		                          : n1 != 0 ? 2
+		                                    : 1,
+		                          0, rw_sent, c) != DOCA_SUCCESS) {
 			c->sending--;
 			ok = false;
 		}
 	}
 	pthread_mutex_unlock(&c->lock);
-	free(f);
 	return ok;
 }
 

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/uio.h>
 
 #include "core/transport/transport.h"
 #include "ep_side.h"
@@ -103,6 +104,16 @@ static void test_endpoints(void **state)
 	assert_true(side_wait(&cli, &cli.msgs, 1));
 	assert_string_equal(cli.text, "world");
 	assert_int_equal(cli.imm, 9);
+	/* a message gathered from pieces (an empty one among them) arrives as one */
+	const struct iovec parts[4] = { { "gat", 3 }, { "", 0 }, { "her", 3 }, { "ed", 3 } };
+	assert_int_equal(odma_tp_ep_sendv(ep, parts, 4, 11, NULL, NULL), DOCA_SUCCESS);
+	assert_true(side_wait(&srv, &srv.msgs, 2));
+	assert_string_equal(srv.text, "gathered");
+	assert_int_equal(srv.imm, 11);
+	/* no piece, or more than a message has */
+	assert_int_equal(odma_tp_ep_sendv(ep, parts, 0, 1, NULL, NULL), DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(odma_tp_ep_sendv(ep, parts, ODMA_TP_SENDV_MAX + 1, 1, NULL, NULL),
+	                 DOCA_ERROR_INVALID_VALUE);
 	/* a region this process registered, reached through the endpoint */
 	for (size_t i = 0; i < sizeof(region); i++)
 		region[i] = (uint8_t)(i * 31 + 5);

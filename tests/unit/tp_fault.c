@@ -565,8 +565,8 @@ static void tpf_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *c
 }
 
 /* A send: lost when dropping (it left us: done says so), failed when killed. */
-static doca_error_t tpf_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
-                                odma_tp_send_done_fn *done, void *arg)
+static doca_error_t tpf_ep_send(struct odma_tp_ep *ep, const struct iovec *iov, unsigned int niov,
+                                uint32_t imm, odma_tp_send_done_fn *done, void *arg)
 {
 	enum tp_fault_mode mode;
 
@@ -579,7 +579,7 @@ static doca_error_t tpf_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t
 			done(arg, mode == TPF_KILL ? DOCA_ERROR_IO_FAILED : DOCA_SUCCESS);
 		return DOCA_SUCCESS;
 	}
-	return F.inner->ep_send(tpf_of(ep)->inner, bytes, len, imm, done, arg);
+	return F.inner->ep_send(tpf_of(ep)->inner, iov, niov, imm, done, arg);
 }
 
 /* An attachment over the endpoint: its ios go through this row (rm->ops is ours). */

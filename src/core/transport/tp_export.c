@@ -40,6 +40,13 @@ doca_error_t doca_priv_tp_ep_send(struct odma_tp_ep *ep, const void *bytes, size
 	return odma_tp_ep_send(ep, bytes, len, imm, done, arg);
 }
 
+doca_error_t doca_priv_tp_ep_sendv(struct odma_tp_ep *ep, const struct iovec *iov,
+                                   unsigned int niov, uint32_t imm, odma_tp_send_done_fn *done,
+                                   void *arg)
+{
+	return odma_tp_ep_sendv(ep, iov, niov, imm, done, arg);
+}
+
 void doca_priv_tp_ep_release(struct odma_tp_ep *ep, size_t len)
 {
 	odma_tp_ep_release(ep, len);

@@ -732,7 +732,18 @@ void odma_tp_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs)
 doca_error_t odma_tp_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
                              odma_tp_send_done_fn *done, void *arg)
 {
-	return tp_ep_ops(ep)->ep_send(ep, bytes, len, imm, done, arg);
+	const struct iovec iov = { (void *)bytes, len };
+
+	return tp_ep_ops(ep)->ep_send(ep, &iov, 1, imm, done, arg);
+}
+
+doca_error_t odma_tp_ep_sendv(struct odma_tp_ep *ep, const struct iovec *iov, unsigned int niov,
+                              uint32_t imm, odma_tp_send_done_fn *done, void *arg)
+{
+	ODMA_CHECK_ARG(niov >= 1 && niov <= ODMA_TP_SENDV_MAX,
+	               "odma_tp_ep_sendv: %u pieces; a message has 1 to %d", niov,
+	               ODMA_TP_SENDV_MAX);
+	return tp_ep_ops(ep)->ep_send(ep, iov, niov, imm, done, arg);
 }
 
 doca_error_t odma_tp_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach *r,

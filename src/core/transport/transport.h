@@ -43,7 +43,7 @@
  *
  *   endpoints (RDMA, Comch across machines):
  *   odma_tp_listen(addr:port, on_accept) | odma_tp_connect(addr:port) -> struct odma_tp_ep
- *   odma_tp_ep_send(ep, bytes, imm, done); on_recv(ep, bytes, imm) on the transport thread
+ *   odma_tp_ep_send[v](ep, bytes, imm, done); on_recv(ep, bytes, imm) on the transport thread
  *     (ordered; bounded by the receiver's credit: odma_tp_ep_release, ODMA_TP_EP_WINDOW)
  *   odma_tp_ep_attach(ep, region id, key) -> struct odma_tp_remote, then odma_tp_io_start
  *   odma_tp_ep_close(ep): every io and send in flight completes with IO_FAILED first
@@ -416,8 +416,9 @@ struct odma_tp_ops {
 	doca_error_t (*connect)(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
 	                        struct odma_tp_ep **ep);
 	void (*ep_set_cbs)(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs);
-	doca_error_t (*ep_send)(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
-	                        odma_tp_send_done_fn *done, void *arg);
+	/* one message of the @niov (1 to ODMA_TP_SENDV_MAX) pieces at @iov, in order */
+	doca_error_t (*ep_send)(struct odma_tp_ep *ep, const struct iovec *iov, unsigned int niov,
+	                        uint32_t imm, odma_tp_send_done_fn *done, void *arg);
 	doca_error_t (*ep_attach)(struct odma_tp_ep *ep, const struct odma_tp_reach *r,
 	                          struct odma_tp_remote *rm);
 	void (*ep_close)(struct odma_tp_ep *ep);
@@ -661,6 +662,15 @@ doca_error_t odma_tp_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t le
                              odma_tp_send_done_fn *done, void *arg);
 
 /*
+ * Sends one message made of the @niov pieces at @iov, in order (a header and a payload where
+ * they lie, copied once, into the transport's own buffer); as odma_tp_ep_send, and
+ * INVALID_VALUE when @niov is 0 or above ODMA_TP_SENDV_MAX.
+ */
+#define ODMA_TP_SENDV_MAX 4
+doca_error_t odma_tp_ep_sendv(struct odma_tp_ep *ep, const struct iovec *iov, unsigned int niov,
+                              uint32_t imm, odma_tp_send_done_fn *done, void *arg);
+
+/*
  * Gives back the credit of a message on_recv kept (@len: its length), from any thread, once
  * the receiver has taken it; never after odma_tp_ep_close(@ep). Never blocks.
  */
@@ -687,6 +697,9 @@ DOCA_STABLE doca_error_t doca_priv_tp_connect(const char *addr, uint16_t port,
 DOCA_STABLE void doca_priv_tp_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs);
 DOCA_STABLE doca_error_t doca_priv_tp_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len,
                                               uint32_t imm, odma_tp_send_done_fn *done, void *arg);
+DOCA_STABLE doca_error_t doca_priv_tp_ep_sendv(struct odma_tp_ep *ep, const struct iovec *iov,
+                                               unsigned int niov, uint32_t imm,
+                                               odma_tp_send_done_fn *done, void *arg);
 DOCA_STABLE void doca_priv_tp_ep_release(struct odma_tp_ep *ep, size_t len);
 DOCA_STABLE void doca_priv_tp_ep_close(struct odma_tp_ep *ep);
 DOCA_STABLE const char *doca_priv_tp_net_absent(void);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "core/config/config.h"
 #include "core/log/log.h"
@@ -912,13 +913,16 @@ struct ucx_chunk *odma_ucx_send_run(struct ucx_chunk *c)
 	return src.chunk;
 }
 
-doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
-                              odma_tp_send_done_fn *done, void *arg)
+doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const struct iovec *iov, unsigned int niov,
+                              uint32_t imm, odma_tp_send_done_fn *done, void *arg)
 {
-	struct ucx_msg *m = msg_alloc(len);
+	struct ucx_msg *m;
 	struct ucx_chunk *c;
+	size_t len = 0;
 
-	if (m == NULL)
+	for (unsigned int i = 0; i < niov; i++)
+		len += iov[i].iov_len;
+	if ((m = msg_alloc(len)) == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	c = &m->job;
 	memset(c, 0, sizeof(*c));
@@ -929,7 +933,9 @@ doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t l
 	m->linked = false;
 	m->imm = imm;
 	m->len = len;
-	memcpy(m->data, bytes, len);
+	for (size_t i = 0, at = 0; i < niov; at += iov[i++].iov_len)
+		if (iov[i].iov_len != 0)
+			memcpy(m->data + at, iov[i].iov_base, iov[i].iov_len);
 	c->op = UCX_OP_SEND;
 	c->fnarg = m; /* odma_ucx_send_run sends it, with the sends of @ep queued after it */
 	odma_ucx_enqueue(c, c);

@@ -249,8 +249,8 @@ void odma_ucx_listen_close(void *listener);
 doca_error_t odma_ucx_connect(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
                               struct odma_tp_ep **ep);
 void odma_ucx_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs);
-doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
-                              odma_tp_send_done_fn *done, void *arg);
+doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const struct iovec *iov, unsigned int niov,
+                              uint32_t imm, odma_tp_send_done_fn *done, void *arg);
 doca_error_t odma_ucx_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach *r,
                                 struct odma_tp_remote *rm);
 void odma_ucx_ep_close(struct odma_tp_ep *ep);
