@@ -658,9 +658,9 @@ bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t 
               size_t n2)
 {
 	struct rw_hdr hh = *h;
-	/* one frame: the header, then the payload's two parts where they lie (copied once, below)
-	 */
+	/* one frame: the header, then the payload's parts where they lie (the transport copies) */
 	const struct iovec f[3] = { { &hh, sizeof(hh) }, { (void *)p1, n1 }, { (void *)p2, n2 } };
+	unsigned int nf = n2 != 0 ? 3 : n1 != 0 ? 2 : 1;
 	bool ok;
 
 	hh.len = n1 + n2;
@@ -672,11 +672,7 @@ bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t 
 	ok = !c->closed && !c->ep_closed;
 	if (ok) {
 		c->sending++;
-		if (doca_priv_tp_ep_sendv(c->ep, f,
-		                          n2 != 0   ? 3
-		                          : n1 != 0 ? 2
-		                                    : 1,
-		                          0, rw_sent, c) != DOCA_SUCCESS) {
+		if (doca_priv_tp_ep_sendv(c->ep, f, nf, 0, rw_sent, c) != DOCA_SUCCESS) {
 			c->sending--;
 			ok = false;
 		}

@@ -684,8 +684,8 @@ static void test_isolation(void **state)
 	snprintf(profile, sizeof(profile), "%s/tests/data/profiles/comch-small.profile", src);
 	cu_open(&s, true);
 	assert_ok(cu_server_start(&s, NAME, 0, 4));
-	child = cu_fork_any(probe_in_env, env_dir,
-	                    30); /* the server has threads: the probe execs */
+	/* the server has threads: the probe only execs */
+	child = cu_fork_any(probe_in_env, env_dir, 30);
 	cu_progress_for(&s, 100);
 	assert_int_equal(cu_join(child, 10), 3);
 	child = cu_fork_any(probe_in_env, env_sys, 30);

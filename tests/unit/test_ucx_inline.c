@@ -393,7 +393,7 @@ static struct {
 	atomic_int mode;
 	size_t size;
 	atomic_uint failed, nseen;
-	size_t seen[OOM_SIZES];
+	atomic_size_t seen[OOM_SIZES]; /* written by any thread of the round */
 } oom;
 
 void *__real_malloc(size_t n);
@@ -407,7 +407,7 @@ static bool oom_fails(size_t n)
 		unsigned int i = atomic_fetch_add(&oom.nseen, 1);
 
 		if (i < OOM_SIZES)
-			oom.seen[i] = n;
+			atomic_store(&oom.seen[i], n);
 	}
 	if (mode != OOM_FAIL || n != oom.size)
 		return false;
@@ -495,10 +495,12 @@ static void test_batches_out_of_memory(void **state)
 	for (unsigned int i = 0; i < atomic_load(&oom.nseen) && i < OOM_SIZES; i++) {
 		unsigned int j = 0;
 
-		while (j < n && sizes[j] != oom.seen[i])
+		size_t sz = atomic_load(&oom.seen[i]);
+
+		while (j < n && sizes[j] != sz)
 			j++;
 		if (j == n)
-			sizes[n++] = oom.seen[i];
+			sizes[n++] = sz;
 	}
 	assert_true(n >= 3);
 	for (unsigned int i = 0; i < n; i++) {
