@@ -95,8 +95,10 @@ mopts=""
 [ "$sanitize" = none ] || mopts="-Db_sanitize=$sanitize"
 # a cross build's outside project is a cross build too (its programs run under the emulator)
 [ -z "${ODMA_TEST_CROSS_FILE:-}" ] || mopts="$mopts --cross-file $ODMA_TEST_CROSS_FILE"
+# from $tmp: meson 1.0 runs `ninja -t restat` and `-t cleandead` where it
+# starts (odma's build directory here); two at once corrupt its .ninja_log
 # shellcheck disable=SC2086
-CC="$*" meson setup $mopts "$tmp/mbuild" "$tmp/proj" >"$tmp/meson.log" 2>&1 ||
+(cd "$tmp" && CC="$*" meson setup $mopts "$tmp/mbuild" "$tmp/proj") >"$tmp/meson.log" 2>&1 ||
 	{ cat "$tmp/meson.log"; fail "meson setup of the outside project failed"; }
 ninja -C "$tmp/mbuild" >"$tmp/ninja.log" 2>&1 || { cat "$tmp/ninja.log"; fail "meson build failed"; }
 for s in dma_local_copy pe_polling pe_event pe_async_stop pe_multi_context pe_reactive \

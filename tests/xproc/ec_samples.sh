@@ -40,8 +40,10 @@ S=$T/src/samples/doca_erasure_coding/erasure_coding_recover
 mv "$S/meson.build.public" "$S/meson.build"
 san=""
 [ "${ODMA_TEST_SANITIZE:-none}" != none ] && san="-Db_sanitize=$ODMA_TEST_SANITIZE -Db_lundef=false"
+# from $T: meson 1.0 runs `ninja -t restat` and `-t cleandead` where it
+# starts (odma's build directory here); two at once corrupt its .ninja_log
 # shellcheck disable=SC2086
-meson setup "$T/b" "$S" $san >"$T/setup.log" 2>&1 && ninja -C "$T/b" >"$T/build.log" 2>&1 ||
+(cd "$T" && meson setup "$T/b" "$S" $san) >"$T/setup.log" 2>&1 && ninja -C "$T/b" >"$T/build.log" 2>&1 ||
 	{ tail -n 30 "$T/setup.log" "$T/build.log"; echo "FAIL: building the sample"; exit 1; }
 X=$T/b/doca_erasure_coding_recover
 [ -x "$X" ] || { echo "FAIL: not built: $X"; exit 1; }

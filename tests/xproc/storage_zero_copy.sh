@@ -103,10 +103,12 @@ build() {
 		targets="${INI#"$T/b-$1-host/"} ${TGT#"$T/b-$1-host/"}"
 		[ $side = dpu ] && args="-Dc_args=-DDOCA_ARCH_DPU -Dcpp_args=-DDOCA_ARCH_DPU" &&
 			targets=${DPU#"$T/b-$1-dpu/"}
+		# from $T: meson 1.0 runs `ninja -t restat` and `-t cleandead` where it
+		# starts (odma's build directory here); two at once corrupt its .ninja_log
 		# shellcheck disable=SC2086
-		PKG_CONFIG_PATH="$T/pc" meson setup "$T/b-$1-$side" "$T/src-$1/applications" \
-			-Denable_all_applications=false -Denable_storage=true $args \
-			>"$T/setup-$1-$side.log" 2>&1 &&
+		(cd "$T" && PKG_CONFIG_PATH="$T/pc" meson setup "$T/b-$1-$side" \
+			"$T/src-$1/applications" -Denable_all_applications=false -Denable_storage=true \
+			$args) >"$T/setup-$1-$side.log" 2>&1 &&
 			ninja -C "$T/b-$1-$side" $targets >"$T/build-$1-$side.log" 2>&1 || {
 			tail -n 30 "$T/setup-$1-$side.log" "$T/build-$1-$side.log" 2>&1
 			echo "FAIL: the $1 $side build"
