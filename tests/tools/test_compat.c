@@ -784,6 +784,47 @@ static void split_netns_pair(void **state)
 	        0);
 }
 
+/* compat() keeping stderr: the one line a refusal prints. */
+static void compat_err(const char *args)
+{
+	char full[1200];
+
+	snprintf(full, sizeof(full), "--pkg-config-path '%s' %s '%s'", pcdir, args, fake);
+	tool_run(&out, NULL, tool, full, 1);
+}
+
+/*
+ * --jobs N: up to N builds at a time, each with its own verdict, the runs after them as
+ * before. (The whole tree of setup() builds with the default, two per CPU, so every verdict
+ * above comes from builds made side by side.) Two programs: with two at a time both builds
+ * start before either ends; with one at a time the first ends before the second starts.
+ */
+static void builds_run_side_by_side(void **state)
+{
+	const char *built, *second;
+
+	(void)state;
+	compat_err("-v --jobs 2 --only dma_local_copy,pe_polling --schedules default");
+	assert_int_equal(out.status, 1); /* pe_polling builds, then fails its run */
+	assert_non_null(strstr(out.text, "2 programs: 1 pass, 1 fail"));
+	built = strstr(out.text, "odma compat: built ");
+	second = strstr(out.text, "odma compat: building doca_common/pe_polling (host)");
+	assert_non_null(built);
+	assert_non_null(second);
+	assert_true(second < built);
+	assert_non_null(strstr(out.text, "odma compat: built doca_dma/dma_local_copy (dpu): yes"));
+	assert_non_null(strstr(out.text, "odma compat: built doca_common/pe_polling (host): yes"));
+
+	compat_err("-v -j 1 --only dma_local_copy,pe_polling --schedules default");
+	assert_int_equal(out.status, 1); /* pe_polling builds, then fails its run */
+	assert_non_null(strstr(out.text, "2 programs: 1 pass, 1 fail"));
+	built = strstr(out.text, "odma compat: built doca_dma/dma_local_copy (dpu): yes");
+	second = strstr(out.text, "odma compat: building doca_common/pe_polling (host)");
+	assert_non_null(built);
+	assert_non_null(second);
+	assert_true(built < second);
+}
+
 static void usage_errors(void **state)
 {
 	char args[600];
@@ -798,6 +839,12 @@ static void usage_errors(void **state)
 	assert_int_equal(out.status, 2);
 	compat("--workdir /dev/null/none"); /* an unusable work directory */
 	assert_int_equal(out.status, 2);
+	compat_err("--jobs 0");
+	assert_int_equal(out.status, 2);
+	assert_non_null(
+	        strstr(out.text, "odma compat: bad --jobs '0' (builds at a time: 1 to 64)"));
+	compat_err("-j 65");
+	assert_int_equal(out.status, 2);
 	tool_run(&out, NULL, tool, "--pkg-config-path /nonexistent /nonexistent", 0);
 	assert_int_equal(out.status, 2);
 	/* a folder without samples/ is not a doca-samples checkout */
@@ -808,15 +855,6 @@ static void usage_errors(void **state)
 	snprintf(args, sizeof(args), "--pkg-config-path '%s' '%s'", tmp, fake);
 	tool_run(&out, "PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR=/nonexistent", tool, args, 0);
 	assert_int_equal(out.status, 2);
-}
-
-/* compat() keeping stderr: the one line a refusal prints. */
-static void compat_err(const char *args)
-{
-	char full[1200];
-
-	snprintf(full, sizeof(full), "--pkg-config-path '%s' %s '%s'", pcdir, args, fake);
-	tool_run(&out, NULL, tool, full, 1);
 }
 
 /* The ELF machine of @path: 62 x86-64, 183 aarch64; 0 when unreadable. */
@@ -922,6 +960,7 @@ int main(void)
 		cmocka_unit_test(shake_finds_and_replays_the_seed),
 		cmocka_unit_test(shake_single_baseline_hang_usage),
 		cmocka_unit_test(split_netns_pair),
+		cmocka_unit_test(builds_run_side_by_side),
 		cmocka_unit_test(usage_errors),
 		cmocka_unit_test(dpu_arch_arm64),
 	};

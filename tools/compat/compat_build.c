@@ -398,20 +398,86 @@ static bool find_exe(const char *dir, const char *name, char *out, size_t size, 
 	return found;
 }
 
-static void build_variant(struct compat_ctx *c, struct compat_prog *prog, struct compat_build *b)
+/* The environment of a build's meson and ninja: the odma it builds against (--dpu-arch: a DPU
+ * build finds the aarch64 odma, never the native one); returns how many entries apply. */
+static size_t build_env(const struct compat_ctx *c, const struct compat_build *b,
+                        struct compat_env env[3])
 {
-	char cargs[512], exe_name[160], logs[PATH_MAX], enable[200];
-	bool timed_out = false;
 	const bool cross = compat_dpu_cross_file(b->arch) != NULL;
-	const struct compat_env env[] = {
-		/* --dpu-arch: a DPU build finds the aarch64 odma, never the native one */
-		{ "PKG_CONFIG_PATH", cross ? compat_dpu_pkg_config_path() : c->pkg_config_path },
-		{ "LC_ALL", "C" },
-		{ "PATH", cross ? compat_dpu_build_path() : NULL }, /* passed only when cross */
-	};
-	const size_t nenv = cross ? 3 : 2;
-	int rc;
 
+	env[0] = (struct compat_env){ "PKG_CONFIG_PATH",
+		                      cross ? compat_dpu_pkg_config_path() : c->pkg_config_path };
+	env[1] = (struct compat_env){ "LC_ALL", "C" };
+	env[2] = (struct compat_env){ "PATH", cross ? compat_dpu_build_path() : NULL };
+	return cross ? 3 : 2; /* PATH only when cross */
+}
+
+/*
+ * One build in progress: its meson setup, then its ninja. The argument strings live here, as
+ * the child is started from them.
+ */
+struct build_job {
+	struct compat_prog *prog;
+	struct compat_build *b;
+	struct compat_proc proc;
+	int step; /* 0: meson setup runs; 1: ninja runs */
+	double end;
+	bool timed_out;
+	char cargs[512], enable[200];
+	char *argv[12];
+};
+
+/* Starts @j's current step; -1 when its process could not start. */
+static int job_start_step(struct compat_ctx *c, struct build_job *j)
+{
+	struct compat_build *b = j->b;
+	struct compat_env env[3];
+	const size_t nenv = build_env(c, b, env);
+	int n = 0;
+
+	if (j->step == 0) {
+		const char *cross = compat_dpu_cross_file(b->arch);
+
+		snprintf(j->cargs, sizeof(j->cargs), "-Dc_args=%s%s", COMPAT_STRICT_CFLAGS,
+		         b->arch == COMPAT_DPU ? " -DDOCA_ARCH_DPU" : "");
+		j->argv[n++] = "meson";
+		j->argv[n++] = "setup";
+		j->argv[n++] = b->dir;
+		j->argv[n++] = j->prog->src;
+		j->argv[n++] = j->cargs;
+		if (cross != NULL) { /* --dpu-arch: the DPU side cross-built */
+			j->argv[n++] = "--cross-file";
+			j->argv[n++] = (char *)cross;
+		}
+		if (j->prog->application) {
+			/* applications/meson.build builds only what is enabled */
+			snprintf(j->enable, sizeof(j->enable), "-Denable_%s=true", j->prog->name);
+			j->argv[n++] = "-Denable_all_applications=false";
+			j->argv[n++] = j->enable;
+		}
+	} else {
+		j->argv[n++] = "ninja";
+		j->argv[n++] = "-C";
+		j->argv[n++] = b->dir;
+	}
+	j->argv[n] = NULL;
+	j->end = compat_now() + c->build_timeout;
+	/* in the work directory: meson 1.0 (Debian 12's) runs `ninja -t restat` and `ninja -t
+	 * cleandead` in the directory it is started from, and when that is a meson build
+	 * directory (a user's, or odma's own under its tests) rewrites its .ninja_log; meson
+	 * setups side by side raced there and broke it */
+	return compat_proc_start(&j->proc, j->argv, c->work, b->log, env, nenv, false);
+}
+
+/* Sets up @b's directory and log and starts its meson setup. */
+static int job_start(struct compat_ctx *c, struct build_job *j, struct compat_prog *prog,
+                     struct compat_build *b)
+{
+	char logs[PATH_MAX];
+
+	memset(j, 0, sizeof(*j));
+	j->prog = prog;
+	j->b = b;
 	snprintf(b->dir, sizeof(b->dir), "%s/build/%s-%s-%s", c->work, prog->group, prog->name,
 	         compat_arch_name(b->arch));
 	snprintf(logs, sizeof(logs), "%s/logs", c->work);
@@ -419,37 +485,20 @@ static void build_variant(struct compat_ctx *c, struct compat_prog *prog, struct
 	snprintf(b->log, sizeof(b->log), "%s/build-%s-%s-%s.log", logs, prog->group, prog->name,
 	         compat_arch_name(b->arch));
 	unlink(b->log);
-	snprintf(cargs, sizeof(cargs), "-Dc_args=%s%s", COMPAT_STRICT_CFLAGS,
-	         b->arch == COMPAT_DPU ? " -DDOCA_ARCH_DPU" : "");
 	compat_rm_rf(b->dir);
-	{
-		const char *cross = compat_dpu_cross_file(b->arch);
-		char *setup[12];
-		int n = 0;
+	if (c->verbose)
+		fprintf(stderr, "odma compat: building %s/%s (%s)\n", prog->group, prog->name,
+		        compat_arch_name(b->arch));
+	return job_start_step(c, j);
+}
 
-		setup[n++] = "meson";
-		setup[n++] = "setup";
-		setup[n++] = b->dir;
-		setup[n++] = prog->src;
-		setup[n++] = cargs;
-		if (cross != NULL) { /* --dpu-arch: the DPU side cross-built */
-			setup[n++] = "--cross-file";
-			setup[n++] = (char *)cross;
-		}
-		if (prog->application) {
-			/* applications/meson.build builds only what is enabled */
-			snprintf(enable, sizeof(enable), "-Denable_%s=true", prog->name);
-			setup[n++] = "-Denable_all_applications=false";
-			setup[n++] = enable;
-		}
-		setup[n] = NULL;
-		rc = compat_proc_run(setup, NULL, b->log, env, nenv, c->build_timeout, &timed_out);
-	}
-	if (rc == 0) {
-		char *ninja[] = { "ninja", "-C", b->dir, NULL };
+/* The verdict of a finished build: @rc is its last step's exit status (-1: killed, or not
+ * started). */
+static void build_result(struct compat_ctx *c, struct compat_prog *prog, struct compat_build *b,
+                         int rc, bool timed_out)
+{
+	char exe_name[160];
 
-		rc = compat_proc_run(ninja, NULL, b->log, env, nenv, c->build_timeout, &timed_out);
-	}
 	scan_log(c, b);
 	snprintf(exe_name, sizeof(exe_name), "doca_%s", prog->name);
 	if (rc == 0 && b->implicit.n == 0 &&
@@ -481,6 +530,36 @@ static void build_variant(struct compat_ctx *c, struct compat_prog *prog, struct
 		snprintf(b->reason, sizeof(b->reason), "build failed (exit %d)", rc);
 }
 
+/*
+ * Moves @j on if its step is over: to ninja after a meson setup that succeeded, else to its
+ * verdict. A step past its time limit is killed (its process group with it). Returns true when
+ * the build is over.
+ */
+static bool job_advance(struct compat_ctx *c, struct build_job *j)
+{
+	int rc;
+
+	if (!compat_proc_poll(&j->proc)) {
+		if (compat_now() < j->end)
+			return false;
+		j->timed_out = true;
+		compat_proc_kill(&j->proc);
+	}
+	rc = j->proc.status;
+	if (j->step == 0 && rc == 0) {
+		j->step = 1;
+		if (job_start_step(c, j) == 0)
+			return false;
+		rc = -1;
+	}
+	build_result(c, j->prog, j->b, rc, j->timed_out);
+	if (c->verbose)
+		fprintf(stderr, "odma compat: built %s/%s (%s): %s\n", j->prog->group,
+		        j->prog->name, compat_arch_name(j->b->arch),
+		        j->b->result == COMPAT_BUILD_OK ? "yes" : "no");
+	return true;
+}
+
 /* Meson's record of the C compiler, e.g. "cc (gcc 12.2.0 ...)". */
 static void note_compiler(struct compat_ctx *c, const struct compat_build *b)
 {
@@ -494,10 +573,12 @@ static void note_compiler(struct compat_ctx *c, const struct compat_build *b)
 	snprintf(c->compiler, sizeof(c->compiler), "%s", p != NULL ? p + 9 : line);
 }
 
-void compat_build_prog(struct compat_ctx *c, struct compat_prog *prog)
+/* Which variants (host, DPU) of @prog are built. */
+static void plan_builds(const struct compat_ctx *c, struct compat_prog *prog)
 {
-	unsigned arch = compat_recipe_arch(prog->recipe), i;
+	unsigned arch = compat_recipe_arch(prog->recipe);
 
+	(void)c;
 	/* --dpu-arch: an RDMA pair's passive side runs on the DPU side, so it is built for it */
 	if (compat_dpu_cross_file(COMPAT_DPU) != NULL && compat_rdma_is_passive(prog->name))
 		arch = COMPAT_DPU;
@@ -506,11 +587,69 @@ void compat_build_prog(struct compat_ctx *c, struct compat_prog *prog)
 		prog->builds[prog->nbuilds++].arch = COMPAT_HOST;
 	if (arch & COMPAT_DPU)
 		prog->builds[prog->nbuilds++].arch = COMPAT_DPU;
-	for (i = 0; i < prog->nbuilds; i++) {
-		if (c->verbose)
-			fprintf(stderr, "odma compat: building %s/%s (%s)\n", prog->group,
-			        prog->name, compat_arch_name(prog->builds[i].arch));
-		build_variant(c, prog, &prog->builds[i]);
-		note_compiler(c, &prog->builds[i]);
+}
+
+void compat_build_all(struct compat_ctx *c, unsigned jobs,
+                      void (*built)(struct compat_ctx *c, struct compat_prog *prog))
+{
+	struct build_job *job;
+	size_t total = 0, started = 0, i, j, next_prog = 0, next_build = 0, running = 0;
+	size_t *left; /* per program: its builds not over yet */
+
+	if (jobs < 1)
+		jobs = 1;
+	for (i = 0; i < c->nprogs; i++) {
+		plan_builds(c, &c->progs[i]);
+		total += c->progs[i].nbuilds;
 	}
+	job = calloc(jobs, sizeof(*job));
+	left = calloc(c->nprogs + 1, sizeof(*left));
+	if (job == NULL || left == NULL) {
+		fprintf(stderr, "odma compat: out of memory for %u builds at a time\n", jobs);
+		exit(2);
+	}
+	for (i = 0; i < c->nprogs; i++)
+		left[i] = c->progs[i].nbuilds;
+	/* programs with nothing to build are over at once */
+	for (i = 0; i < c->nprogs; i++)
+		if (left[i] == 0 && built != NULL)
+			built(c, &c->progs[i]);
+	while (started < total || running > 0) {
+		size_t k;
+
+		/* fill every free slot, in table order */
+		for (k = 0; k < jobs && started < total; k++) {
+			struct compat_prog *p;
+
+			if (job[k].b != NULL)
+				continue;
+			while (next_build >= c->progs[next_prog].nbuilds) {
+				next_prog++;
+				next_build = 0;
+			}
+			p = &c->progs[next_prog];
+			started++;
+			running++;
+			compat_progress(started, total, "building %s/%s...", p->group, p->name);
+			/* a child that could not start is over at job_advance's first look */
+			(void)job_start(c, &job[k], p, &p->builds[next_build++]);
+		}
+		for (k = 0; k < jobs; k++) {
+			struct compat_prog *p = job[k].prog;
+
+			if (job[k].b == NULL || !job_advance(c, &job[k]))
+				continue;
+			job[k].b = NULL;
+			running--;
+			if (--left[p - c->progs] == 0 && built != NULL)
+				built(c, p);
+		}
+		if (running > 0)
+			compat_sleep(0.02);
+	}
+	for (i = 0; i < c->nprogs; i++)
+		for (j = 0; j < c->progs[i].nbuilds; j++)
+			note_compiler(c, &c->progs[i].builds[j]);
+	free(job);
+	free(left);
 }
