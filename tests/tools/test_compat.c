@@ -793,6 +793,26 @@ static void compat_err(const char *args)
 	tool_run(&out, NULL, tool, full, 1);
 }
 
+/* Two programs built with @jobs ("-j 1", "--jobs 2"): whether the second build started before
+ * the first ended, from the -v lines. */
+static bool second_build_started_before_first_ended(const char *jobs)
+{
+	char args[200];
+	const char *first_built, *second;
+
+	snprintf(args, sizeof(args), "-v %s --only dma_local_copy,pe_polling --schedules default",
+	         jobs);
+	compat_err(args);
+	assert_int_equal(out.status, 1); /* pe_polling builds, then fails its run */
+	assert_non_null(strstr(out.text, "2 programs: 1 pass, 1 fail"));
+	assert_non_null(strstr(out.text, "odma compat: built doca_dma/dma_local_copy (dpu): yes"));
+	assert_non_null(strstr(out.text, "odma compat: built doca_common/pe_polling (host): yes"));
+	first_built = strstr(out.text, "odma compat: built ");
+	second = strstr(out.text, "odma compat: building doca_common/pe_polling (host)");
+	assert_non_null(second);
+	return second < first_built;
+}
+
 /*
  * --jobs N: up to N builds at a time, each with its own verdict, the runs after them as
  * before. (The whole tree of setup() builds with the default, two per CPU, so every verdict
@@ -801,28 +821,9 @@ static void compat_err(const char *args)
  */
 static void builds_run_side_by_side(void **state)
 {
-	const char *built, *second;
-
 	(void)state;
-	compat_err("-v --jobs 2 --only dma_local_copy,pe_polling --schedules default");
-	assert_int_equal(out.status, 1); /* pe_polling builds, then fails its run */
-	assert_non_null(strstr(out.text, "2 programs: 1 pass, 1 fail"));
-	built = strstr(out.text, "odma compat: built ");
-	second = strstr(out.text, "odma compat: building doca_common/pe_polling (host)");
-	assert_non_null(built);
-	assert_non_null(second);
-	assert_true(second < built);
-	assert_non_null(strstr(out.text, "odma compat: built doca_dma/dma_local_copy (dpu): yes"));
-	assert_non_null(strstr(out.text, "odma compat: built doca_common/pe_polling (host): yes"));
-
-	compat_err("-v -j 1 --only dma_local_copy,pe_polling --schedules default");
-	assert_int_equal(out.status, 1); /* pe_polling builds, then fails its run */
-	assert_non_null(strstr(out.text, "2 programs: 1 pass, 1 fail"));
-	built = strstr(out.text, "odma compat: built doca_dma/dma_local_copy (dpu): yes");
-	second = strstr(out.text, "odma compat: building doca_common/pe_polling (host)");
-	assert_non_null(built);
-	assert_non_null(second);
-	assert_true(built < second);
+	assert_true(second_build_started_before_first_ended("--jobs 2"));
+	assert_false(second_build_started_before_first_ended("-j 1"));
 }
 
 static void usage_errors(void **state)
