@@ -842,8 +842,7 @@ static void usage_errors(void **state)
 	assert_int_equal(out.status, 2);
 	compat_err("--jobs 0");
 	assert_int_equal(out.status, 2);
-	assert_non_null(
-	        strstr(out.text, "odma compat: bad --jobs '0' (builds at a time: 1 to 64)"));
+	assert_non_null(strstr(out.text, "odma compat: bad --jobs '0' (1 to 64 builds at once)"));
 	compat_err("-j 65");
 	assert_int_equal(out.status, 2);
 	tool_run(&out, NULL, tool, "--pkg-config-path /nonexistent /nonexistent", 0);

@@ -846,8 +846,7 @@ static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat
 			if (errno != 0 || end == optarg || *end != '\0' || optarg[0] == '-' ||
 			    n < 1 || n > COMPAT_MAX_JOBS) {
 				fprintf(stderr,
-				        "odma compat: bad --jobs '%s' (builds at a time: 1 to "
-				        "%d)\n",
+				        "odma compat: bad --jobs '%s' (1 to %d builds at once)\n",
 				        optarg, COMPAT_MAX_JOBS);
 				return 2;
 			}
