@@ -462,10 +462,10 @@ static int job_start_step(struct compat_ctx *c, struct build_job *j)
 	}
 	j->argv[n] = NULL;
 	j->end = compat_now() + c->build_timeout;
-	/* in the work directory: meson 1.0 (Debian 12's) runs `ninja -t restat` and `ninja -t
-	 * cleandead` in the directory it is started from, and when that is a meson build
-	 * directory (a user's, or odma's own under its tests) rewrites its .ninja_log; meson
-	 * setups side by side raced there and broke it */
+	/* in the work directory: meson 1.0 (Debian 12's) runs `ninja -t restat` and
+	 * `ninja -t cleandead` in the directory it is started from, and when that is a meson
+	 * build directory (a user's, or odma's own under its tests) rewrites its .ninja_log;
+	 * meson setups side by side raced there and broke it */
 	return compat_proc_start(&j->proc, j->argv, c->work, b->log, env, nenv, false);
 }
 
