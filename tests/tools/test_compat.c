@@ -40,13 +40,19 @@ static int sh(const char *fmt, ...)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-/* Runs odma-compat with @args on the fake tree against the temporary installation. */
-static void compat(const char *args)
+/* Runs odma-compat with @args on the fake tree against the temporary installation, after the
+ * shell words @prefix (NULL: none). */
+static void compat_after(const char *prefix, const char *args)
 {
 	char full[1200];
 
 	snprintf(full, sizeof(full), "--pkg-config-path '%s' %s '%s'", pcdir, args, fake);
-	tool_run(&out, NULL, tool, full, 0);
+	tool_run(&out, prefix, tool, full, 0);
+}
+
+static void compat(const char *args)
+{
+	compat_after(NULL, args);
 }
 
 /* Installs this build under tmp (as consumer_samples.sh does) and runs the whole fake tree. */
@@ -826,6 +832,40 @@ static void builds_run_side_by_side(void **state)
 	assert_false(second_build_started_before_first_ended("-j 1"));
 }
 
+/*
+ * odma compat started from inside a ninja build directory leaves it alone: meson 1.0 runs
+ * `ninja -t restat` and `ninja -t cleandead` in the directory it is started from, which
+ * rewrote that directory's .ninja_log (odma's own build directory, under meson test), and two
+ * builds side by side lost it (without the fix this test finds no .ninja_log left); so the
+ * builds start in the work directory.
+ */
+static void builds_leave_the_calling_directory_alone(void **state)
+{
+	char dir[300], cd[400], log[320];
+	struct stat before, after;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/ninja-dir", tmp);
+	/* a rule with a depfile, so that ninja keeps a .ninja_deps there (meson's condition) */
+	assert_int_equal(sh("mkdir -p '%s' && printf 'rule touch\n  command = touch $out && "
+	                    "echo $out: >$out.d\n  depfile = $out.d\n  deps = gcc\n"
+	                    "build made: touch\n' >'%s/build.ninja' && ninja -C '%s' >/dev/null && "
+	                    "test -f '%s/.ninja_deps'",
+	                    dir, dir, dir, dir),
+	                 0);
+	snprintf(log, sizeof(log), "%s/.ninja_log", dir);
+	assert_int_equal(stat(log, &before), 0);
+	snprintf(cd, sizeof(cd), "cd '%s' &&", dir);
+	compat_after(cd, "-j 2 --only dma_local_copy,pe_polling --schedules default");
+	assert_int_equal(out.status, 1); /* pe_polling fails its run */
+	assert_int_equal(stat(log, &after), 0);
+	/* the same file, untouched (meson's restat wrote a new one, or lost it) */
+	assert_true(before.st_ino == after.st_ino);
+	assert_int_equal(before.st_size, after.st_size);
+	assert_true(before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
+	            before.st_mtim.tv_nsec == after.st_mtim.tv_nsec);
+}
+
 static void usage_errors(void **state)
 {
 	char args[600];
@@ -961,6 +1001,7 @@ int main(void)
 		cmocka_unit_test(shake_single_baseline_hang_usage),
 		cmocka_unit_test(split_netns_pair),
 		cmocka_unit_test(builds_run_side_by_side),
+		cmocka_unit_test(builds_leave_the_calling_directory_alone),
 		cmocka_unit_test(usage_errors),
 		cmocka_unit_test(dpu_arch_arm64),
 	};
