@@ -403,7 +403,7 @@ static void discover(struct compat_ctx *c, const char *only)
 }
 
 /* A program's verdict from its builds, before anything runs. */
-static void build_verdict(struct compat_ctx *c, struct compat_prog *p)
+static void build_verdict(const struct compat_ctx *c, struct compat_prog *p)
 {
 	struct compat_list all = { 0 }, headers = { 0 };
 	char list[512], lib[128];
@@ -771,9 +771,6 @@ static bool parse_seconds(const char *s, double *out)
 	return true;
 }
 
-/* Most builds --jobs may run at a time. */
-#define COMPAT_MAX_JOBS 64
-
 struct compat_opts {
 	const char *prefix, *pc_path, *json, *only, *workdir, *schedules;
 	const char *dpu_arch, *dpu_pc_path; /* --dpu-arch (compat_arch.c) */
@@ -1021,7 +1018,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "odma compat: no DMA, Core or Comch program found in %s\n",
 		        c.samples_dir);
 	compat_progress_init(c.verbose);
-	compat_build_all(&c, o.jobs, build_verdict);
+	compat_build_all(&c, o.jobs);
+	for (i = 0; i < c.nprogs; i++)
+		build_verdict(&c, &c.progs[i]);
 	compat_progress_clear();
 	print_table_head(&c, o.json != NULL && strcmp(o.json, "-") == 0 ? stderr : stdout);
 	c.row_done = print_table_row;

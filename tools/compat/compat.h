@@ -330,10 +330,11 @@ int compat_mirror(const char *src, const char *dst);
 int compat_mkdir_p(const char *path);
 /* Removes @path and everything under it (symbolic links are removed, never followed). */
 void compat_rm_rf(const char *path);
+/* Most builds compat_build_all runs at a time (--jobs). */
+#define COMPAT_MAX_JOBS 64
 /* Builds every variant (host, DPU) of every program, @jobs builds at a time (each its own meson
- * setup, then ninja), and calls @built with each program once all its builds are over. */
-void compat_build_all(struct compat_ctx *c, unsigned jobs,
-                      void (*built)(struct compat_ctx *c, struct compat_prog *prog));
+ * setup, then ninja, each with its verdict in its struct compat_build). */
+void compat_build_all(struct compat_ctx *c, unsigned jobs);
 /* Finds the library a DOCA function or header name belongs to; true when odma provides it. */
 bool compat_lib_of(const struct compat_ctx *c, const char *name, char *lib, size_t size);
 

@@ -412,10 +412,7 @@ static size_t build_env(const struct compat_ctx *c, const struct compat_build *b
 	return cross ? 3 : 2; /* PATH only when cross */
 }
 
-/*
- * One build in progress: its meson setup, then its ninja. The argument strings live here, as
- * the child is started from them.
- */
+/* One build in progress: its meson setup, then its ninja, with the arguments of its step. */
 struct build_job {
 	struct compat_prog *prog;
 	struct compat_build *b;
@@ -574,11 +571,10 @@ static void note_compiler(struct compat_ctx *c, const struct compat_build *b)
 }
 
 /* Which variants (host, DPU) of @prog are built. */
-static void plan_builds(const struct compat_ctx *c, struct compat_prog *prog)
+static void plan_builds(struct compat_prog *prog)
 {
 	unsigned arch = compat_recipe_arch(prog->recipe);
 
-	(void)c;
 	/* --dpu-arch: an RDMA pair's passive side runs on the DPU side, so it is built for it */
 	if (compat_dpu_cross_file(COMPAT_DPU) != NULL && compat_rdma_is_passive(prog->name))
 		arch = COMPAT_DPU;
@@ -589,34 +585,20 @@ static void plan_builds(const struct compat_ctx *c, struct compat_prog *prog)
 		prog->builds[prog->nbuilds++].arch = COMPAT_DPU;
 }
 
-void compat_build_all(struct compat_ctx *c, unsigned jobs,
-                      void (*built)(struct compat_ctx *c, struct compat_prog *prog))
+void compat_build_all(struct compat_ctx *c, unsigned jobs)
 {
-	struct build_job *job;
-	size_t total = 0, started = 0, i, j, next_prog = 0, next_build = 0, running = 0;
-	size_t *left; /* per program: its builds not over yet */
+	static struct build_job job[COMPAT_MAX_JOBS]; /* one slot per build running */
+	size_t total = 0, started = 0, running = 0, i, j, k, next_prog = 0, next_build = 0;
 
 	if (jobs < 1)
 		jobs = 1;
+	if (jobs > COMPAT_MAX_JOBS)
+		jobs = COMPAT_MAX_JOBS;
 	for (i = 0; i < c->nprogs; i++) {
-		plan_builds(c, &c->progs[i]);
+		plan_builds(&c->progs[i]);
 		total += c->progs[i].nbuilds;
 	}
-	job = calloc(jobs, sizeof(*job));
-	left = calloc(c->nprogs + 1, sizeof(*left));
-	if (job == NULL || left == NULL) {
-		fprintf(stderr, "odma compat: out of memory for %u builds at a time\n", jobs);
-		exit(2);
-	}
-	for (i = 0; i < c->nprogs; i++)
-		left[i] = c->progs[i].nbuilds;
-	/* programs with nothing to build are over at once */
-	for (i = 0; i < c->nprogs; i++)
-		if (left[i] == 0 && built != NULL)
-			built(c, &c->progs[i]);
 	while (started < total || running > 0) {
-		size_t k;
-
 		/* fill every free slot, in table order */
 		for (k = 0; k < jobs && started < total; k++) {
 			struct compat_prog *p;
@@ -635,14 +617,10 @@ void compat_build_all(struct compat_ctx *c, unsigned jobs,
 			(void)job_start(c, &job[k], p, &p->builds[next_build++]);
 		}
 		for (k = 0; k < jobs; k++) {
-			struct compat_prog *p = job[k].prog;
-
 			if (job[k].b == NULL || !job_advance(c, &job[k]))
 				continue;
 			job[k].b = NULL;
 			running--;
-			if (--left[p - c->progs] == 0 && built != NULL)
-				built(c, p);
 		}
 		if (running > 0)
 			compat_sleep(0.02);
@@ -650,6 +628,4 @@ void compat_build_all(struct compat_ctx *c, unsigned jobs,
 	for (i = 0; i < c->nprogs; i++)
 		for (j = 0; j < c->progs[i].nbuilds; j++)
 			note_compiler(c, &c->progs[i].builds[j]);
-	free(job);
-	free(left);
 }
