@@ -20,7 +20,7 @@ fail=0
 n=1
 while [ "$n" -le "$runs" ]; do
 	start=$(date +%s)
-	if meson test -C "$build" --print-errorlogs --num-processes "${TEST_JOBS:-4}" --no-suite slow \
+	if meson test -C "$build" --print-errorlogs --num-processes "${TEST_JOBS:-6}" --no-suite slow \
 		>"$build/check-load.$n.log" 2>&1; then
 		echo "check-load: run $n of $runs passed ($(($(date +%s) - start)) s, $cores busy loops beside it)"
 	else
