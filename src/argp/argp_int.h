@@ -53,7 +53,6 @@ void odma_argp_msg(enum doca_log_level level, const char *format, ...)
 /* A line of its own on stderr, no log prefix (the program's logger callback when set). */
 void odma_argp_plain(const char *format, ...) __attribute__((format(printf, 1, 2)));
 struct doca_argp_param *odma_argp_find(const char *name, bool is_long);
-void odma_argp_print_usage(FILE *out);
 doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text);
 doca_error_t odma_argp_set_level(bool sdk, long value, const char *origin);
 doca_error_t odma_argp_load_json(const char *path);

@@ -44,7 +44,7 @@ static void parse_usage_line(FILE *out, const char *s, const char *l, const char
 	fprintf(out, "%-40s %s%s\n", head, desc ? desc : "", mandatory ? " (mandatory)" : "");
 }
 
-void odma_argp_print_usage(FILE *out)
+static void odma_argp_print_usage(FILE *out)
 {
 	struct doca_argp_param *p;
 	size_t i;

@@ -507,12 +507,6 @@ enum comch_end {
 void comch_conn_kill(struct doca_comch_connection *conn, enum comch_end end, const char *why);
 
 /*
- * A send found the peer gone (any thread): nothing more is sent, but what the peer sent
- * before it left is still read and delivered, up to the end of the stream. @err: the errno.
- */
-void comch_conn_broken(struct doca_comch_connection *conn, int err);
-
-/*
  * Refuses a peer that went past one of its limits (any thread): nothing more is sent to it or
  * read from it; one log line names @why. The endpoint's progress finishes the connection.
  */

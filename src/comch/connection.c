@@ -120,7 +120,11 @@ void comch_conn_kill(struct doca_comch_connection *conn, enum comch_end end, con
 	         was_dead ? ", sending had failed" : "", why);
 }
 
-void comch_conn_broken(struct doca_comch_connection *conn, int err)
+/*
+ * A send found the peer gone (any thread): nothing more is sent, but what the peer sent
+ * before it left is still read and delivered, up to the end of the stream. @err: the errno.
+ */
+static void comch_conn_broken(struct doca_comch_connection *conn, int err)
 {
 	conn_set_end(conn, COMCH_END_PEER);
 	if (!atomic_exchange_explicit(&conn->dead, true, memory_order_acq_rel))

@@ -94,7 +94,8 @@ static void rd_raise(struct doca_rdma *rd, const struct rd_event *e)
 	}
 }
 
-void odma_rd_drain(struct doca_rdma_connection *c)
+/* Delivers every finished task at the head of @c's order list (PE thread). */
+static void odma_rd_drain(struct doca_rdma_connection *c)
 {
 	struct rd_task *t;
 
@@ -235,7 +236,7 @@ static void rd_complete(struct doca_task *task, bool ok);
 static doca_error_t rd_submit(struct doca_task *task);
 static void rd_task_free(struct doca_task *task);
 
-const struct odma_ctx_ops odma_rd_ops = {
+static const struct odma_ctx_ops odma_rd_ops = {
 	.name = "RDMA",
 	.task_size = sizeof(struct rd_task),
 	.start = rd_start,

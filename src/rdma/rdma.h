@@ -469,7 +469,6 @@ static inline void rd_wake_pe(struct doca_rdma *rd)
 }
 
 /* rdma.c */
-extern const struct odma_ctx_ops odma_rd_ops;
 /*
  * For tests (exported as doca_priv_*): how many one-sided tasks of @rdma started as transport
  * ios (direct) and how many travelled as requests on a stream (retries included).
@@ -492,8 +491,6 @@ void odma_rd_done_locked(struct doca_rdma *rd, struct rd_task *t, doca_error_t s
 /* Queues a connection event (any thread, rd->lock held). */
 void odma_rd_event_locked(struct doca_rdma *rd, struct doca_rdma_connection *c,
                           enum rd_event_type type);
-/* Delivers every finished task at the head of @c's order list (PE thread). */
-void odma_rd_drain(struct doca_rdma_connection *c);
 /*
  * A task's result is in (PE thread): a receive is delivered at once, the others in their
  * connection's order.

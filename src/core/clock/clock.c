@@ -79,7 +79,12 @@ static bool nic_has(const struct doca_devinfo *info, uint64_t t)
 	}
 }
 
-doca_error_t odma_clock_read(const struct doca_clock *clock, uint64_t type, uint64_t *out)
+/*
+ * Reads @type of @clock into *@out (ns since the clock's origin, or ticks). Returns
+ * DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (not one DOCA_CLOCK_* value), DOCA_ERROR_NOT_SUPPORTED
+ * or DOCA_ERROR_OPERATING_SYSTEM, logging nothing.
+ */
+static doca_error_t odma_clock_read(const struct doca_clock *clock, uint64_t type, uint64_t *out)
 {
 	uint64_t ns;
 

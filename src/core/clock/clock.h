@@ -20,11 +20,4 @@ struct doca_clock {
 	int64_t fr_offset_ns; /* NIC free-running clock = CLOCK_MONOTONIC_RAW + this */
 };
 
-/*
- * Reads @type of @clock into *@out (ns since the clock's origin, or ticks). Returns
- * DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (not one DOCA_CLOCK_* value), DOCA_ERROR_NOT_SUPPORTED
- * or DOCA_ERROR_OPERATING_SYSTEM, logging nothing.
- */
-doca_error_t odma_clock_read(const struct doca_clock *clock, uint64_t type, uint64_t *out);
-
 #endif /* ODMA_CORE_CLOCK_H_ */

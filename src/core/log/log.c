@@ -50,7 +50,7 @@ bool odma_log_level_valid(uint32_t level)
 	return level >= DOCA_LOG_LEVEL_DISABLE && level <= DOCA_LOG_LEVEL_TRACE && level % 10 == 0;
 }
 
-const char *odma_log_level_name(uint32_t level)
+static const char *odma_log_level_name(uint32_t level)
 {
 	static const char *const names[] = { "DISABLE", "CRIT",  "ERROR", "WARNING",
 		                             "INFO",    "DEBUG", "TRACE" };

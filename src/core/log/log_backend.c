@@ -50,7 +50,7 @@ static uint32_t backend_fallback_sdk_level(void)
 	return odma_log_g.sdk_explicit ? odma_log_g.sdk : DOCA_LOG_LEVEL_WARNING;
 }
 
-bool odma_log_backend_accepts(const struct doca_log_backend *b, uint32_t level, bool sdk)
+static bool odma_log_backend_accepts(const struct doca_log_backend *b, uint32_t level, bool sdk)
 {
 	uint32_t lo, hi;
 
@@ -89,8 +89,8 @@ static void backend_write_fd(int fd, const char *text, size_t len)
 	}
 }
 
-void odma_log_backend_write(struct doca_log_backend *b, uint32_t level, const char *text,
-                            size_t len)
+static void odma_log_backend_write(struct doca_log_backend *b, uint32_t level, const char *text,
+                                   size_t len)
 {
 	size_t n;
 

@@ -64,15 +64,11 @@ extern struct odma_log_globals odma_log_g;
 void odma_log_init(void);
 bool odma_log_level_valid(uint32_t level);
 doca_error_t odma_log_level_parse(const char *text, uint32_t *level);
-const char *odma_log_level_name(uint32_t level);
 void odma_log_recompute_locked(void);
 doca_error_t odma_log_check_source(int source, bool *sdk);
 bool odma_log_filtered(uint32_t level, bool sdk);
 void odma_log_emit(uint32_t level, int source, const char *func, int line, const char *suffix,
                    const char *format, va_list ap);
-bool odma_log_backend_accepts(const struct doca_log_backend *b, uint32_t level, bool sdk);
-void odma_log_backend_write(struct doca_log_backend *b, uint32_t level, const char *text,
-                            size_t len);
 void odma_log_backends_init_fallbacks(void);
 void odma_log_recompute_fallbacks_locked(void);
 void odma_log_dispatch_locked(uint32_t level, bool sdk, const char *text, size_t len);

@@ -23,9 +23,6 @@ ODMA_TP_ROWS(ODMA_TP_ROW_DECLARE)
 /* Whether the exporter of @r shares our kernel and PID namespace. */
 bool odma_tp_same_kernel(const struct odma_tp_reach *r);
 
-/* ODMA_TRANSPORT: -1 auto, -2 a bad value, else the row id (kind) it asks for. */
-int odma_tp_forced(void);
-
 /*
  * The issued descriptor of region @id when @key and @generation match a live record
  * (copied into @out, ODMA_TP_ISSUED_MAX bytes); 0 otherwise.

@@ -137,7 +137,8 @@ uint32_t odma_tp_timeout_ms(void)
 	return (uint32_t)v;
 }
 
-int odma_tp_forced(void)
+/* ODMA_TRANSPORT: -1 auto, -2 a bad value, else the row id (kind) it asks for. */
+static int odma_tp_forced(void)
 {
 	int v = 0; /* core/config's choices: auto, process, ucx */
 
