@@ -242,6 +242,20 @@ static void test_all_tasks(void **state)
 	(void)state;
 	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	                  7));
+	{
+		/* a task on a connection that is only exported: refused at submit, still ours */
+		struct doca_rdma_connection *c;
+		const void *eb;
+		size_t en;
+
+		assert_ok(doca_rdma_export(s.rd, &eb, &en, &c));
+		assert_ok(doca_rdma_task_send_allocate_init(
+		        s.rd, c, ts_buf(&s, s.mm, s.mem, 0, 64, 5), ud, &ts));
+		assert_doca(DOCA_ERROR_BAD_STATE,
+		            doca_task_submit(doca_rdma_task_send_as_task(ts)));
+		doca_task_free(doca_rdma_task_send_as_task(ts));
+		assert_int_equal(s.ok + s.err, 0);
+	}
 	ts_link_parent(&s, fd);
 	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
 	assert_ok(doca_mmap_create_from_export(NULL, blob, n, s.dev, &rm));
