@@ -198,6 +198,17 @@ static int child_all_tasks(int fd)
 	return 0;
 }
 
+/* Submits @t, which must be refused with @code and stay the program's: freed here. */
+static void ts_refused(struct tside *s, struct doca_task *t, doca_error_t code)
+{
+	int done = s->ok + s->err;
+
+	assert_doca(code, doca_task_submit(t));
+	doca_task_free(t);
+	(void)doca_pe_progress(s->pe);
+	assert_int_equal(s->ok + s->err, done); /* no completion either */
+}
+
 /* Submits one task and waits for its completion; returns its status. */
 static doca_error_t ts_run(struct tside *s, struct doca_task *t)
 {
@@ -251,10 +262,7 @@ static void test_all_tasks(void **state)
 		assert_ok(doca_rdma_export(s.rd, &eb, &en, &c));
 		assert_ok(doca_rdma_task_send_allocate_init(
 		        s.rd, c, ts_buf(&s, s.mm, s.mem, 0, 64, 5), ud, &ts));
-		assert_doca(DOCA_ERROR_BAD_STATE,
-		            doca_task_submit(doca_rdma_task_send_as_task(ts)));
-		doca_task_free(doca_rdma_task_send_as_task(ts));
-		assert_int_equal(s.ok + s.err, 0);
+		ts_refused(&s, doca_rdma_task_send_as_task(ts), DOCA_ERROR_BAD_STATE);
 	}
 	ts_link_parent(&s, fd);
 	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
@@ -328,6 +336,64 @@ static void test_all_tasks(void **state)
 	memcpy(&v, s.mem + 2328, 8);
 	assert_int_equal(v, 50);
 	assert_int_equal(s.err, 0);
+	{
+		/* the operands refused at submit (docs/rdma.md), each with its code */
+		struct doca_rdma_task_receive *trc;
+		struct doca_buf *list[24];
+		uint32_t max = 0;
+		struct doca_rdma_connection *oc;
+		struct tside o;
+		const void *eb;
+		size_t en;
+
+		/* a send from the peer's memory, a send of a list longer than the context's */
+		assert_ok(doca_rdma_task_send_allocate_init(
+		        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 0, 64, 5), ud, &ts));
+		ts_refused(&s, doca_rdma_task_send_as_task(ts), DOCA_ERROR_INVALID_VALUE);
+		assert_ok(doca_rdma_get_max_send_buf_list_len(s.rd, &max));
+		assert_true(max + 1 <= sizeof(list) / sizeof(list[0]));
+		for (uint32_t i = 0; i <= max; i++) {
+			list[i] = ts_buf(&s, s.mm, s.mem, 3200 + 8 * i, 8, 8);
+			if (i > 0)
+				assert_ok(doca_buf_chain_list(list[0], list[i]));
+		}
+		assert_ok(doca_rdma_task_send_allocate_init(s.rd, s.conns[0], list[0], ud, &ts));
+		ts_refused(&s, doca_rdma_task_send_as_task(ts), DOCA_ERROR_INVALID_VALUE);
+		for (uint32_t i = 1; i <= max; i++) /* single bufs again, as ts_close frees them */
+			assert_ok(doca_buf_unchain_list(list[i - 1], list[i]));
+		/* a receive into the peer's memory */
+		assert_ok(doca_rdma_task_receive_allocate_init(s.rd, ts_buf(&s, rm, rmem, 0, 64, 0),
+		                                               ud, &trc));
+		ts_refused(&s, doca_rdma_task_receive_as_task(trc), DOCA_ERROR_INVALID_VALUE);
+		/* a read into less room than the source; a write larger than the remote room */
+		assert_ok(doca_rdma_task_read_allocate_init(
+		        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 0, 256, 256),
+		        ts_buf(&s, s.mm, s.mem, 3072, 64, 0), ud, &tr));
+		ts_refused(&s, doca_rdma_task_read_as_task(tr), DOCA_ERROR_INVALID_VALUE);
+		assert_ok(doca_rdma_task_write_allocate_init(
+		        s.rd, s.conns[0], ts_buf(&s, s.mm, s.mem, 0, 64, 64),
+		        ts_buf(&s, rm, rmem, 0, 32, 0), ud, &tw));
+		ts_refused(&s, doca_rdma_task_write_as_task(tw), DOCA_ERROR_INVALID_VALUE);
+		/* an atomic whose result has 4 bytes of room; a sync event set from 4 bytes */
+		assert_ok(doca_rdma_task_atomic_fetch_add_allocate_init(
+		        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 3072, 8, 0),
+		        ts_buf(&s, s.mm, s.mem, 3080, 4, 0), 1, ud, &tf));
+		ts_refused(&s, doca_rdma_task_atomic_fetch_add_as_task(tf),
+		           DOCA_ERROR_INVALID_VALUE);
+		assert_ok(doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(
+		        s.rd, s.conns[0], rse, ts_buf(&s, s.mm, s.mem, 2304, 8, 4), ud, &tn));
+		ts_refused(&s, doca_rdma_task_remote_net_sync_event_notify_set_as_task(tn),
+		           DOCA_ERROR_INVALID_VALUE);
+		/* a connection of another context: refused when the task is allocated */
+		assert_ok(ts_open(&o, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+		                  DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 7));
+		assert_ok(doca_rdma_export(o.rd, &eb, &en, &oc));
+		assert_doca(DOCA_ERROR_INVALID_VALUE,
+		            doca_rdma_task_send_allocate_init(
+		                    s.rd, oc, ts_buf(&s, s.mm, s.mem, 0, 64, 5), ud, &ts));
+		ts_close(&o);
+		assert_int_equal(s.err, 0);
+	}
 	ts_byte_out(fd, 'b');
 	(void)d;
 	ts_join(pid, fd);
