@@ -7,6 +7,9 @@
  * once, stop with nothing in flight IDLE at once), export limits, blob and address checks,
  * and a whole connection to itself (export + connect on one context).
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include "rdma_tu.h"
 
 /*
@@ -478,6 +481,63 @@ static void test_device_without_rdma(void **state)
 		assert_true(found);
 }
 
+/*
+ * RDMA CM's refusals on a started context, no peer needed: the callbacks set after the start;
+ * port 0, a port another socket holds, a port it does not listen on; accept and reject of a
+ * connection that is no pending request; and no RDMA CM at all on the DC transport.
+ */
+static void test_cm_refusals(void **state)
+{
+	struct tside s;
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	struct doca_rdma_connection *c;
+	struct doca_rdma *dc;
+	struct doca_pe *pe;
+	struct doca_dev *dev;
+	const void *blob;
+	size_t n;
+	int fd;
+
+	(void)state;
+#ifndef ODMA_HAVE_UCX
+	skip(); /* no started context without the transport DOCA RDMA runs on */
+#endif
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	assert_doca(DOCA_ERROR_BAD_STATE,
+	            doca_rdma_set_connection_state_callbacks(s.rd, ts_cm_request, ts_cm_established,
+	                                                     ts_cm_failure, ts_cm_disconnect));
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_rdma_start_listen_to_port(s.rd, 0));
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0); /* port 0: the kernel's */
+	assert_int_equal(listen(fd, 1), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED,
+	            doca_rdma_start_listen_to_port(s.rd, ntohs(a.sin_port)));
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED,
+	            doca_rdma_stop_listen_to_port(s.rd, ntohs(a.sin_port)));
+	close(fd);
+	assert_ok(doca_rdma_export(s.rd, &blob, &n, &c));
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_rdma_connection_accept(c, NULL, 0));
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_rdma_connection_reject(c));
+	ts_close(&s);
+
+	dev = tu_open_dev("b1:00.0");
+	assert_ok(doca_pe_create(&pe));
+	assert_ok(doca_rdma_create(dev, &dc));
+	assert_ok(doca_rdma_set_transport_type(dc, DOCA_RDMA_TRANSPORT_TYPE_DC));
+	assert_ok(doca_pe_connect_ctx(pe, doca_rdma_as_ctx(dc)));
+	assert_ok(doca_ctx_start(doca_rdma_as_ctx(dc)));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_rdma_start_listen_to_port(dc, 4791));
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_rdma_stop_listen_to_port(dc, 4791));
+	assert_ok(doca_ctx_stop(doca_rdma_as_ctx(dc)));
+	assert_ok(doca_rdma_destroy(dc));
+	assert_ok(doca_pe_destroy(pe));
+	assert_ok(doca_dev_close(dev));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -485,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_properties_and_states),
 		cmocka_unit_test(test_addresses_and_unemulated),
 		cmocka_unit_test(test_task_accessors),
+		cmocka_unit_test(test_cm_refusals),
 	};
 	const struct CMUnitTest no_rdma[] = {
 		cmocka_unit_test(test_device_without_rdma),
