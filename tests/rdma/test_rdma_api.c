@@ -530,6 +530,7 @@ static void test_cm_refusals(void **state)
 	assert_ok(doca_rdma_set_transport_type(dc, DOCA_RDMA_TRANSPORT_TYPE_DC));
 	assert_ok(doca_pe_connect_ctx(pe, doca_rdma_as_ctx(dc)));
 	assert_ok(doca_ctx_start(doca_rdma_as_ctx(dc)));
+	/* refused before any socket exists: nothing listens on the port named */
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_rdma_start_listen_to_port(dc, 4791));
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED, doca_rdma_stop_listen_to_port(dc, 4791));
 	assert_ok(doca_ctx_stop(doca_rdma_as_ctx(dc)));
