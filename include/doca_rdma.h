@@ -285,8 +285,11 @@ doca_error_t doca_rdma_addr_create(enum doca_rdma_addr_type addr_type, const cha
 
 /**
  * @brief Destroys an address.
+ *
+ * A connection attempt keeps its own copy of the address: it may be destroyed as soon as
+ * doca_rdma_connect_to_addr() has returned.
  * @param [in] addr  the address.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument); DOCA_ERROR_BAD_STATE (a connection attempt still uses it).
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument).
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_addr_destroy(struct doca_rdma_addr *addr);

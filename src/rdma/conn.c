@@ -542,7 +542,6 @@ doca_error_t doca_rdma_addr_create(enum doca_rdma_addr_type addr_type, const cha
 	a->type = addr_type;
 	a->port = port;
 	strcpy(a->text, address);
-	atomic_init(&a->users, 0);
 	*addr = a;
 	return DOCA_SUCCESS;
 }
@@ -550,12 +549,7 @@ doca_error_t doca_rdma_addr_create(enum doca_rdma_addr_type addr_type, const cha
 doca_error_t doca_rdma_addr_destroy(struct doca_rdma_addr *addr)
 {
 	ODMA_CHECK_ARG(addr != NULL, "%s: addr must not be NULL", __func__);
-	if (atomic_load(&addr->users) != 0) {
-		ODMA_ERR("%s: address %p is in use by a connection attempt", __func__,
-		         (void *)addr);
-		return DOCA_ERROR_BAD_STATE;
-	}
-	free(addr);
+	free(addr); /* a connection attempt keeps its own copy (doca_rdma_connect_to_addr) */
 	return DOCA_SUCCESS;
 }
 
@@ -734,7 +728,6 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 		c->cm = true;
 		c->user_data = connection_user_data;
 		c->peer = *addr;
-		atomic_init(&c->peer.users, 0);
 		c->has_peer = true;
 		c->state = RD_C_CONNECTING;
 	}

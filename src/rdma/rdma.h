@@ -354,7 +354,6 @@ struct doca_rdma_addr {
 	char text[128];
 	uint16_t port;
 	struct rw_addr sa;
-	atomic_uint users;
 };
 
 struct doca_rdma_connection {
