@@ -239,7 +239,8 @@ void odma_rd_conns_stop(struct doca_rdma *rd)
 	odma_rd_streams_free(rd);
 	/* the program may still hold (and disconnect) its connections until destroy */
 	for (uint32_t i = 0; rd->conns != NULL && i < rd->max_conns; i++) {
-		rd->conns[i].in = rd->conns[i].out = NULL;
+		rd->conns[i].in = NULL;
+		rd->conns[i].out = NULL;
 		if (rd->conns[i].state != RD_C_FREE)
 			rd->conns[i].state = RD_C_CLOSED;
 	}

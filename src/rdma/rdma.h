@@ -360,11 +360,16 @@ struct doca_rdma_connection {
 	struct doca_rdma *rd;
 	uint32_t id; /* index + 1 */
 	uint8_t key[16];
-	enum rd_conn_state state;
+	/*
+	 * Written under rd->lock; `state` and `out` are also read unlocked at submit (a task on a
+	 * connection another thread is closing), hence atomic.
+	 */
+	_Atomic enum rd_conn_state state;
 	bool cm;
 	bool app_closed; /* doca_rdma_connection_disconnect was called */
 	union doca_data user_data;
-	struct rd_stream *out, *in;
+	struct rd_stream *_Atomic out;
+	struct rd_stream *in;
 	uint8_t blob[RW_BLOB_LEN];
 	struct doca_rdma_addr peer; /* CM */
 	bool has_peer;
