@@ -83,7 +83,10 @@ void cu_private_rundir(void);
 /* Opens the host device (client side) or the DPU device plus the representor of the host PF. */
 void cu_open(struct cu_ep *e, bool server);
 
-/* Creates, configures and starts a server (RUNNING) or a client (STARTING). */
+/*
+ * Creates, configures and starts a server (RUNNING) or a client (STARTING); @tasks send tasks
+ * (0: send tasks are not configured).
+ */
 doca_error_t cu_server_start(struct cu_ep *e, const char *name, uint32_t recv_queue,
                              uint32_t tasks);
 doca_error_t cu_client_start(struct cu_ep *e, const char *name, uint32_t recv_queue,

@@ -508,6 +508,79 @@ static void test_one_process(void **state)
 	assert_true(cu_close(&s));
 }
 
+/*
+ * Refusals that need a live connection, in one process: a connection of another server (send
+ * and disconnect), a server whose send tasks were never configured, and a disconnect from a
+ * server that is stopping.
+ */
+static bool all_up(struct cu_ep *const *eps)
+{
+	return eps[0]->conn != NULL && eps[1]->conn != NULL && eps[2]->passed_running &&
+	       eps[3]->passed_running;
+}
+
+static bool all_idle(struct cu_ep *const *eps)
+{
+	for (int i = 0; i < 4; i++)
+		if (!cu_is_idle(eps[i]))
+			return false;
+	return true;
+}
+
+static bool progress_all(struct cu_ep *const *eps, bool (*done)(struct cu_ep *const *))
+{
+	uint64_t end = cu_now_ms() + 5000;
+
+	while (!done(eps)) {
+		if (cu_now_ms() > end)
+			return false;
+		for (int i = 0; i < 4; i++)
+			doca_pe_progress(eps[i]->pe);
+	}
+	return true;
+}
+
+static void test_one_process_refusals(void **state)
+{
+	struct cu_ep s, s2, c, c2;
+	struct cu_ep *const eps[4] = { &s, &s2, &c, &c2 };
+	struct doca_comch_task_send *t = NULL;
+	char name2[sizeof(cu_name) + 4];
+
+	(void)state;
+	snprintf(name2, sizeof(name2), "%s-2", NAME);
+	for (int i = 0; i < 4; i++)
+		cu_open(eps[i], i < 2);
+	cu_log_capture();
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	assert_ok(cu_server_start(&s2, name2, 0, 0)); /* no send tasks */
+	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
+	assert_int_equal(cu_client_start(&c2, name2, 0, 8), DOCA_ERROR_IN_PROGRESS);
+	assert_true(progress_all(eps, all_up));
+	/* a connection of the other server */
+	assert_int_equal(doca_comch_server_task_send_alloc_init(s2.srv, s.conn, "x", 1, &t),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_true(cu_log_has("is not a connection of server"));
+	assert_int_equal(doca_comch_server_disconnect(s2.srv, s.conn), DOCA_ERROR_INVALID_VALUE);
+	assert_true(cu_log_has("is not a live connection of server"));
+	/* send tasks never configured */
+	assert_int_equal(doca_comch_server_task_send_alloc_init(s2.srv, s2.conn, "x", 1, &t),
+	                 DOCA_ERROR_BAD_STATE);
+	assert_true(cu_log_has("send tasks are not configured"));
+	assert_null(t);
+	/* a stopping server keeps its connection until the disconnect is reported */
+	assert_int_equal(doca_ctx_stop(s.ctx), DOCA_ERROR_IN_PROGRESS);
+	assert_int_equal(doca_comch_server_disconnect(s.srv, s.conn), DOCA_ERROR_BAD_STATE);
+	assert_true(cu_log_has("is not RUNNING"));
+	/* everything down: the stopped server's client stops by itself */
+	assert_int_equal(doca_ctx_stop(c2.ctx), DOCA_ERROR_IN_PROGRESS);
+	assert_int_equal(doca_ctx_stop(s2.ctx), DOCA_ERROR_IN_PROGRESS);
+	assert_true(progress_all(eps, all_idle));
+	assert_int_equal(s.disconnects, 1);
+	for (int i = 0; i < 4; i++)
+		assert_true(cu_close(eps[i]));
+}
+
 /* ---- a profile with small limits ---------------------------------------------------------- */
 
 static void test_small_caps(void **state)
@@ -625,6 +698,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_connection_null, cu_next_name),
 		cmocka_unit_test_setup(test_dpa_not_supported, cu_next_name),
 		cmocka_unit_test_setup(test_one_process, cu_next_name),
+		cmocka_unit_test_setup(test_one_process_refusals, cu_next_name),
 	};
 	const struct CMUnitTest small[] = {
 		cmocka_unit_test_setup(test_small_caps, cu_next_name),

@@ -6,10 +6,11 @@
  * client): consumers and producers in both directions, new/expired consumer events,
  * immediate data and producer ids, byte-exact delivery into the posted buffer, DOCA_ERROR_AGAIN
  * that clears without the producer's process progressing, every refusal (unknown consumer,
- * buffer too small, immediate data too long, stopped consumer, producers blocking a
- * disconnect), a posted buffer the producer cannot write, a peer that dies (consumers and
- * producers expire, posted buffers fail), a consumer whose registration never completes, and a
- * consumer served on its own thread.
+ * buffer too small, immediate data too long, a source list too long or too large, stopped
+ * consumer, producers blocking a disconnect, a running consumer's immediate data length), a
+ * posted buffer the producer cannot write, a peer that dies (consumers and producers expire,
+ * posted buffers fail), a consumer whose registration never completes, and a consumer served
+ * on its own thread.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -196,6 +197,8 @@ static int client_for_errors(void *arg)
 	client_up(&e);
 	fp_consumer(&c, &e, 8192, 4, 4);
 	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
+	/* a running consumer's immediate data length is fixed */
+	CU_CHECK_DOCA(DOCA_ERROR_BAD_STATE, doca_comch_consumer_set_imm_data_len(c.cons, 2));
 	/* post-recv refusals */
 	memset(&other, 0, sizeof(other));
 	cu_mem_init(&other.mem, e.dev, 64, 2);
@@ -231,6 +234,62 @@ static int client_for_errors(void *arg)
 	CU_CHECK(cu_hear(&e, 10000) == '4');
 	CU_CHECK(cu_close(&e));
 	return 0;
+}
+
+/* Submits a send of @head to consumer @cid: refused at submit with @why logged, no completion. */
+static void send_refused(struct fp *p, struct cu_ep *s, struct doca_buf *head, uint32_t cid,
+                         const char *why)
+{
+	struct doca_comch_producer_task_send *t;
+	unsigned int done = p->ok + p->err;
+
+	assert_ok(doca_comch_producer_task_send_alloc_init(p->prod, head, NULL, 0, cid, &t));
+	assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(t)),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_true(cu_log_has(why));
+	doca_task_free(doca_comch_producer_task_send_as_task(t));
+	cu_progress_for(s, 20);
+	assert_int_equal(p->ok + p->err, done);
+}
+
+/*
+ * A source list longer than doca_comch_producer_cap_get_max_buf_list_len (64), and more bytes
+ * than doca_comch_producer_cap_get_max_buf_size (1 GiB, in two bufs of untouched memory).
+ */
+static void send_list_refusals(struct fp *p, struct cu_ep *s, uint32_t cid)
+{
+	const size_t half = (1u << 29) + 1;
+	struct cu_mem m;
+	struct doca_mmap *big_mmap;
+	struct doca_buf *head, *b;
+	uint32_t max;
+	uint8_t *big;
+
+	assert_ok(doca_comch_producer_cap_get_max_buf_list_len(doca_dev_as_devinfo(s->dev), &max));
+	cu_mem_init(&m, s->dev, max + 1, max + 1);
+	assert_ok(doca_buf_inventory_buf_get_by_data(m.inv, m.mmap, m.base, 1, &head));
+	for (uint32_t i = 1; i <= max; i++) {
+		assert_ok(doca_buf_inventory_buf_get_by_data(m.inv, m.mmap, m.base + i, 1, &b));
+		assert_ok(doca_buf_chain_list(head, b));
+	}
+	send_refused(p, s, head, cid, "source list is longer than");
+	assert_ok(doca_buf_dec_refcount(head, NULL));
+
+	big = mmap(NULL, 2 * half, PROT_READ | PROT_WRITE,
+	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	assert_true(big != MAP_FAILED);
+	assert_ok(doca_mmap_create(&big_mmap));
+	assert_ok(doca_mmap_add_dev(big_mmap, s->dev));
+	assert_ok(doca_mmap_set_memrange(big_mmap, big, 2 * half));
+	assert_ok(doca_mmap_start(big_mmap));
+	assert_ok(doca_buf_inventory_buf_get_by_data(m.inv, big_mmap, big, half, &head));
+	assert_ok(doca_buf_inventory_buf_get_by_data(m.inv, big_mmap, big + half, half, &b));
+	assert_ok(doca_buf_chain_list(head, b));
+	send_refused(p, s, head, cid, "(doca_comch_producer_cap_get_max_buf_size)");
+	assert_ok(doca_buf_dec_refcount(head, NULL));
+	assert_ok(doca_mmap_destroy(big_mmap));
+	munmap(big, 2 * half);
+	cu_mem_fini(&m);
 }
 
 static void test_refusals(void **state)
@@ -273,6 +332,7 @@ static void test_refusals(void **state)
 		cu_mem_fini(&other);
 		assert_ok(doca_dev_close(dev2));
 	}
+	send_list_refusals(&p, &s, cid);
 	assert_int_equal(cu_hear(&s, 5000), '1'); /* a 100-byte buffer is posted */
 	assert_int_equal(fp_send(&p, 0, 101, cid, NULL, true, NULL), DOCA_ERROR_TOO_BIG);
 	assert_true(cu_log_has("the buffer stays posted"));
