@@ -1018,7 +1018,7 @@ static void test_root_refused_after_running(void **state)
  */
 static void test_sub_graph(void **state)
 {
-	struct doca_graph_instance *pi, *si, *si2, *extra;
+	struct doca_graph_instance *pi, *pi2, *si, *si2, *extra;
 	struct doca_graph_node *sd, *su, *u0, *s, *u2, *bad;
 	struct doca_graph *sub, *graph, *third;
 	struct doca_buf *src, *dst;
@@ -1038,7 +1038,7 @@ static void test_sub_graph(void **state)
 	assert_ok(doca_graph_node_create_from_user(sub, unode_cb, &su));
 	assert_ok(doca_graph_add_dependency(sub, sd, su));
 
-	graph = gx_graph(&g, 1);
+	graph = gx_graph(&g, 2);
 	assert_ok(doca_graph_node_create_from_user(graph, unode_cb, &u0));
 	/* rules */
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_graph_node_create_from_graph(NULL, sub, &s));
@@ -1076,6 +1076,7 @@ static void test_sub_graph(void **state)
 	assert_ok(doca_graph_instance_create(graph, &pi));
 	assert_ok(doca_graph_instance_set_user_node_data(pi, u0, &un[0]));
 	assert_ok(doca_graph_instance_set_user_node_data(pi, u2, &un[2]));
+	assert_ok(doca_graph_instance_create(graph, &pi2));
 	/* sub-graph node data rules */
 	assert_doca(DOCA_ERROR_INVALID_VALUE,
 	            doca_graph_instance_set_sub_graph_node_data(NULL, s, si));
@@ -1091,12 +1092,17 @@ static void test_sub_graph(void **state)
 	assert_ok(doca_graph_instance_set_sub_graph_node_data(pi, s, si));     /* replaces si2 */
 	assert_ok(doca_graph_instance_destroy(si2));                           /* released */
 	assert_ok(doca_graph_instance_set_sub_graph_node_data(pi, s, si)); /* same again: fine */
+	/* one sub-graph instance is the data of one node of one instance */
+	assert_doca(DOCA_ERROR_NOT_PERMITTED,
+	            doca_graph_instance_set_sub_graph_node_data(pi2, s, si));
 	/* the held instance is the node's */
 	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_graph_instance_submit(si));
 	assert_doca(DOCA_ERROR_IN_USE, doca_graph_instance_destroy(si));
 
 	assert_ok(doca_graph_instance_submit(pi));
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_graph_instance_set_sub_graph_node_data(pi, s, si));
+	assert_doca(DOCA_ERROR_BAD_STATE,
+	            doca_graph_instance_set_sub_graph_node_data(pi2, s, si)); /* si runs */
 	/* the held instance is in the run too: its data cannot change */
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_graph_instance_set_ctx_node_data(si, sd, t));
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_graph_instance_set_user_node_data(si, su, &un[1]));
@@ -1126,9 +1132,12 @@ static void test_sub_graph(void **state)
 
 	/* teardown order: parent instance, then the sub instance is free again */
 	assert_ok(doca_graph_instance_destroy(pi));
+	assert_ok(doca_graph_instance_destroy(pi2));
 	assert_ok(doca_graph_instance_destroy(si));
 	assert_ok(doca_graph_stop(graph));
 	assert_ok(doca_graph_stop(sub)); /* no started user left */
+	/* a graph does not start while a sub-graph of its nodes is stopped */
+	assert_doca(DOCA_ERROR_BAD_STATE, doca_graph_start(graph));
 	assert_doca(DOCA_ERROR_IN_USE, doca_graph_destroy(sub));
 	/* both stopped: the sub-graph still cannot contain the graph that contains it */
 	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_graph_node_create_from_graph(sub, graph, &bad));

@@ -410,9 +410,57 @@ static void test_standard_backend(void **state)
 	assert_int_equal(count_of(out, "std error line"), 1);
 }
 
+/*
+ * Each of the log's tables (sources, rate buckets, backends) refuses one more entry with
+ * DOCA_ERROR_NO_MEMORY and a line saying so; in a child of its own, since the tables stay full.
+ */
+static void test_tables_full(void **state)
+{
+	char out[4096];
+
+	(void)state;
+	assert_int_equal(run_child("--child-full", NULL, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "all 1024 log sources are in use"));
+	assert_non_null(strstr(out, "all 4096 buckets are in use"));
+	assert_non_null(strstr(out, "no room for another backend (at most 64)"));
+}
+
+static void to_stderr(char *buf)
+{
+	fputs(buf, stderr);
+}
+
+/* The child of test_tables_full: 0 when each table refused exactly at its end. */
+static int fill_tables(void)
+{
+	static char sdk_line[512], app_line[512];
+	struct doca_log_backend *be;
+	int id = -1, next, bucket;
+	doca_error_t r;
+
+	if (doca_log_backend_create_with_buf_sdk(sdk_line, sizeof(sdk_line), to_stderr, &be) !=
+	    DOCA_SUCCESS)
+		return 2;
+	while ((r = doca_log_register_source("FILL", &next)) == DOCA_SUCCESS)
+		id = next;
+	if (r != DOCA_ERROR_NO_MEMORY || id < 0)
+		return 3;
+	while ((r = doca_log_rate_bucket_register(id, &bucket)) == DOCA_SUCCESS)
+		;
+	if (r != DOCA_ERROR_NO_MEMORY)
+		return 4;
+	while ((r = doca_log_backend_create_with_buf(app_line, sizeof(app_line), to_stderr, &be)) ==
+	       DOCA_SUCCESS)
+		;
+	return r == DOCA_ERROR_NO_MEMORY ? 0 : 5;
+}
+
 static int child_main(const char *mode)
 {
 	int sdk;
+
+	if (strcmp(mode, "--child-full") == 0)
+		return fill_tables();
 
 	if (strcmp(mode, "--child-standard") == 0) {
 		if (doca_log_backend_create_standard() != DOCA_SUCCESS ||
@@ -452,6 +500,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_defaults_before_backends),
 		cmocka_unit_test(test_env_log_level),
 		cmocka_unit_test(test_standard_backend),
+		cmocka_unit_test(test_tables_full),
 	};
 
 	if (argc > 1)

@@ -5,12 +5,15 @@
  * DOCA Sync Event, black box, one process: every function's rules and codes, the blocking
  * waits (woken without spinning), the context form and its tasks (pools, masks, pending
  * waits, stop, the PE notification handle), and export/import between the two sides of
- * the built-in bf3 system inside one process. Two processes: tests/xproc/test_xproc_se.c.
+ * the built-in bf3 system inside one process, and what devices of another profile refuse (this
+ * program exec'd with tests/data/profiles/good.profile). Two processes:
+ * tests/xproc/test_xproc_se.c.
  */
 #include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,10 +21,12 @@
 #include <doca_buf_inventory.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
+#include <doca_log.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
 #include <doca_sync_event.h>
 
+#include "test_exec.h"
 #include "test_util.h"
 
 static uint64_t now_ns(clockid_t c)
@@ -902,7 +907,139 @@ static void test_export_ctx_wait(void **state)
 	assert_ok(doca_dev_close(dpu));
 }
 
-int main(void)
+/* An event started stand-alone (doca_sync_event_start) does not also start as a context. */
+static void test_started_is_no_ctx(void **state)
+{
+	struct doca_sync_event *se;
+	struct doca_sync_event_task_get *t;
+	struct doca_pe *pe;
+	uint64_t v;
+
+	(void)state;
+	assert_ok(doca_pe_create(&pe));
+	assert_ok(doca_sync_event_create(&se));
+	assert_ok(doca_sync_event_task_get_set_conf(se, get_ok, get_err, 1));
+	assert_ok(doca_sync_event_start(se));
+	assert_ok(doca_pe_connect_ctx(pe, doca_sync_event_as_ctx(se)));
+	assert_doca(DOCA_ERROR_BAD_STATE, doca_ctx_start(doca_sync_event_as_ctx(se)));
+	assert_doca(DOCA_ERROR_BAD_STATE,
+	            doca_sync_event_task_get_alloc_init(se, &v, (union doca_data){ 0 }, &t));
+	/* a setter of no task is logged and ignored */
+	doca_sync_event_task_get_set_ret_val_ptr(NULL, &v);
+	doca_sync_event_task_wait_eq_set_mask(NULL, 1);
+	assert_ok(doca_sync_event_stop(se));
+	assert_ok(doca_sync_event_destroy(se));
+	assert_ok(doca_pe_destroy(pe));
+}
+
+/* ---- devices of another profile ------------------------------------------------------- */
+
+static const char *g_self;
+static char g_log[8192];
+
+static void log_line(char *line)
+{
+	strncat(g_log, line, sizeof(g_log) - strlen(g_log) - 1);
+}
+
+/* In the child: whether @call returned @code and a line holding @why was logged. */
+#define REFUSED(code, why, call) ((call) == (code) && strstr(g_log, (why)) != NULL)
+
+/*
+ * The child of test_other_profile, run with ODMA_SYSTEM=tests/data/profiles/good.profile
+ * (03:00.1 neither exports nor imports across PCIe, host 5e:00.0 has no RDMA); @hex is an
+ * export of the parent's bf3 system. 0 when every refusal came with its code and its line, else
+ * the number of the step that did not.
+ */
+static int other_profile_child(const char *hex)
+{
+	static char buf[1024];
+	struct doca_log_backend *be;
+	struct doca_dev *host, *dpu, *sf;
+	struct doca_sync_event *se, *se2, *imp;
+	struct doca_sync_event_remote_net *rn;
+	const uint8_t *blob;
+	uint8_t bf3[1024];
+	size_t n = strlen(hex) / 2, sz;
+	unsigned int byte;
+
+	if (n > sizeof(bf3) ||
+	    doca_log_backend_create_with_buf_sdk(buf, sizeof(buf), log_line, &be) ||
+	    tu_try_open_dev("5e:00.0", &host) || tu_try_open_dev("03:00.0", &dpu) ||
+	    tu_try_open_dev("03:00.1", &sf))
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		if (sscanf(hex + 2 * i, "%2x", &byte) != 1)
+			return 1;
+		bf3[i] = (uint8_t)byte;
+	}
+	if (!REFUSED(DOCA_ERROR_NOT_SUPPORTED, "comes from another system profile",
+	             doca_sync_event_create_from_export(host, bf3, n, &imp)))
+		return 2;
+	/* 03:00.1 cannot export across PCIe */
+	if (doca_sync_event_create(&se) || doca_sync_event_add_publisher_location_remote_pci(se) ||
+	    doca_sync_event_add_subscriber_location_cpu(se, sf) || doca_sync_event_start(se))
+		return 3;
+	if (!REFUSED(DOCA_ERROR_NOT_SUPPORTED, "cannot export across PCIe",
+	             doca_sync_event_export_to_remote_pci(se, sf, &blob, &sz)))
+		return 4;
+	/* the host exports; 03:00.1, on the other side, cannot create an event from it */
+	if (doca_sync_event_create(&se2) ||
+	    doca_sync_event_add_publisher_location_remote_pci(se2) ||
+	    doca_sync_event_add_subscriber_location_cpu(se2, host) || doca_sync_event_start(se2) ||
+	    doca_sync_event_export_to_remote_pci(se2, host, &blob, &sz))
+		return 5;
+	if (!REFUSED(DOCA_ERROR_NOT_SUPPORTED, "cannot create a sync event from an export",
+	             doca_sync_event_create_from_export(sf, blob, sz, &imp)))
+		return 6;
+	/* a device without RDMA reaches no event over the network */
+	if (!REFUSED(DOCA_ERROR_NOT_SUPPORTED, "has no RDMA",
+	             doca_sync_event_remote_net_create_from_export(host, bf3, n, &rn)))
+		return 7;
+	if (doca_sync_event_destroy(se) || doca_sync_event_destroy(se2) || doca_dev_close(host) ||
+	    doca_dev_close(dpu) || doca_dev_close(sf))
+		return 8;
+	return 0;
+}
+
+static void test_other_profile(void **state)
+{
+	struct doca_dev *dpu = tu_open_dev("03:00.0");
+	struct doca_sync_event *se;
+	const uint8_t *blob;
+	char hex[2 * 1024 + 1], profile[4096];
+	const char *root = getenv("ODMA_TEST_SOURCE_ROOT");
+	size_t sz;
+	int st = -1;
+	pid_t pid;
+
+	(void)state;
+	assert_ok(doca_sync_event_create(&se));
+	assert_ok(doca_sync_event_add_publisher_location_remote_pci(se));
+	assert_ok(doca_sync_event_add_subscriber_location_cpu(se, dpu));
+	assert_ok(doca_sync_event_start(se));
+	assert_ok(doca_sync_event_export_to_remote_pci(se, dpu, &blob, &sz));
+	assert_true(sz <= 1024);
+	for (size_t i = 0; i < sz; i++)
+		snprintf(hex + 2 * i, 3, "%02x", blob[i]);
+	snprintf(profile, sizeof(profile), "%s/tests/data/profiles/good.profile",
+	         root != NULL ? root : ".");
+	pid = fork();
+	if (pid == 0) {
+		setenv("ODMA_SYSTEM", profile, 1);
+		(void)tu_execv(g_self,
+		               (char *const[]){ (char *)g_self, "--other-profile", hex, NULL });
+		_exit(127);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0); /* else: the step that failed */
+	assert_ok(doca_sync_event_destroy(se));
+	assert_ok(doca_dev_close(dpu));
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_create_destroy_rules),
@@ -918,7 +1055,13 @@ int main(void)
 		cmocka_unit_test(test_ctx_notification),
 		cmocka_unit_test(test_export_import_rules),
 		cmocka_unit_test(test_export_ctx_wait),
+		cmocka_unit_test(test_started_is_no_ctx),
+		cmocka_unit_test(test_other_profile),
 	};
+
+	g_self = argv[0];
+	if (argc == 3 && strcmp(argv[1], "--other-profile") == 0)
+		return other_profile_child(argv[2]);
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
