@@ -196,6 +196,7 @@ static void test_buf_rules_and_completion(void **state)
 	assert_null(doca_mmap_advise_task_invalidate_cache_as_doca_task(NULL));
 	assert_null(doca_mmap_advise_task_invalidate_cache_get_buf(t));
 	assert_null(doca_mmap_advise_task_invalidate_cache_get_buf(NULL));
+	doca_mmap_advise_task_invalidate_cache_set_buf(NULL, b); /* logged, nothing else */
 	/* and at submit */
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_submit(dt)); /* no buf */
 	doca_mmap_advise_task_invalidate_cache_set_buf(t, empty);

@@ -492,6 +492,7 @@ static void test_cm_refusals(void **state)
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t al = sizeof(a);
 	struct doca_rdma_connection *c;
+	struct doca_rdma_addr *addr;
 	struct doca_rdma *dc;
 	struct doca_pe *pe;
 	struct doca_dev *dev;
@@ -522,6 +523,17 @@ static void test_cm_refusals(void **state)
 	assert_ok(doca_rdma_export(s.rd, &blob, &n, &c));
 	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_rdma_connection_accept(c, NULL, 0));
 	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_rdma_connection_reject(c));
+	/* a started context's tasks are configured */
+	assert_doca(DOCA_ERROR_BAD_STATE,
+	            doca_rdma_task_read_set_conf(s.rd, ts_ok_read, ts_err_read, 16));
+	assert_doca(DOCA_ERROR_BAD_STATE, doca_rdma_task_receive_set_dst_buf_list_len(s.rd, 1));
+	/* all 8 connections in use: no CM connection starts (refused before any dial) */
+	for (int i = 1; i < 8; i++)
+		assert_ok(doca_rdma_export(s.rd, &blob, &n, &c));
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, "127.0.0.1", 1, &addr));
+	assert_doca(DOCA_ERROR_FULL,
+	            doca_rdma_connect_to_addr(s.rd, addr, (union doca_data){ .u64 = 0 }));
+	assert_ok(doca_rdma_addr_destroy(addr));
 	ts_close(&s);
 
 	dev = tu_open_dev("b1:00.0");
