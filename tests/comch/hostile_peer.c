@@ -436,13 +436,16 @@ static void hp_pump(struct hp *h, unsigned int ms)
 }
 
 /* Connects and says HELLO with a link page (sealed or not); waits for the answer. */
+/* The largest message this side says it takes in its HELLO. */
+static uint32_t hp_max_msg = 4080;
+
 static bool hp_open(struct hp *h, bool sealed_link)
 {
 	char path[256];
 	uint8_t hello[sizeof(struct w_hello) + 64];
 	struct w_hello w = { .magic = WIRE_MAGIC,
 		             .version = 1,
-		             .max_msg = 4080,
+		             .max_msg = hp_max_msg,
 		             .recv_queue = 64,
 		             .name_len = (uint32_t)strlen(name),
 		             .system_id = fnv1a((const uint8_t *)"bf3", 3) };
@@ -823,6 +826,43 @@ static void case_refused_logs(void)
 	expect_logged(from, "before its HELLO", 20);
 }
 
+/*
+ * After the handshake, @len raw bytes no peer may send: the victim closes this connection only,
+ * with the line holding @needle.
+ */
+static void bad_packet(const void *bytes, size_t len, const char *needle)
+{
+	int from = log_lines();
+	struct hp h;
+
+	EXPECT(hp_open(&h, true));
+	EXPECT(send(h.fd, bytes, len, MSG_NOSIGNAL) == (ssize_t)len);
+	for (uint64_t end = now_ms() + 3000; !h.eof && now_ms() < end;)
+		hp_pump(&h, 20);
+	EXPECT(h.eof);
+	hp_close(&h);
+	expect_logged(from, needle, 20);
+}
+
+/* Connected, then a message above the limit it announced, an unknown type, a runt, a giant. */
+static void case_bad_packets(void)
+{
+	static uint8_t pkt[9000];
+	struct w_hdr hdr = { .type = W_MSG };
+
+	memcpy(pkt, &hdr, sizeof(hdr));
+	hp_max_msg = 100;
+	bad_packet(pkt, sizeof(hdr) + 101, "the peer sent a message of 101 bytes");
+	hp_max_msg = 4080;
+	hdr.type = 99;
+	memcpy(pkt, &hdr, sizeof(hdr));
+	bad_packet(pkt, sizeof(hdr) + 8, "unknown packet type 99");
+	bad_packet(pkt, 4, "a malformed packet"); /* shorter than a header */
+	hdr.type = W_MSG;
+	memcpy(pkt, &hdr, sizeof(hdr));
+	bad_packet(pkt, sizeof(pkt), "a malformed packet"); /* longer than any */
+}
+
 /* Item 10: a process holds the directory's lock forever; a server still starts. */
 static void case_held_lock(void)
 {
@@ -964,6 +1004,69 @@ static void case_uid_server(void)
 	rmdir(dir);
 }
 
+/*
+ * A server of this user that answers a client's HELLO with a WELCOME of the right type and
+ * length but no valid content: the client does not connect, and says why.
+ */
+static void case_bad_welcome(void)
+{
+	char dir[] = "/tmp/odma-hostile-welcome-XXXXXX", path[256], log[256], line[1024];
+	int status, r, p_pipe[2];
+	bool said = false;
+	pid_t fake, cli;
+	FILE *f;
+
+	if (mkdtemp(dir) == NULL || pipe(p_pipe) != 0) {
+		FAIL("cannot make a directory or a pipe");
+		return;
+	}
+	sock_path(dir, name, path, sizeof(path));
+	fake = fork();
+	if (fake == 0) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+		struct w_hdr hdr = { .type = W_WELCOME };
+		uint8_t b[4096] = { 0 }; /* zero magic, max_msg and receive queue */
+		struct pollfd pfd;
+		int l, c;
+
+		l = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "%.100s", path);
+		if (bind(l, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(l, 8) != 0)
+			_exit(2);
+		(void)!write(p_pipe[1], "r", 1);
+		pfd = (struct pollfd){ l, POLLIN, 0 };
+		if (poll(&pfd, 1, 5000) <= 0 || (c = accept(l, NULL, NULL)) < 0)
+			_exit(3);
+		pfd = (struct pollfd){ c, POLLIN, 0 };
+		if (poll(&pfd, 1, 5000) <= 0 || recv(c, b, sizeof(b), 0) <= 0) /* its HELLO */
+			_exit(4);
+		memset(b, 0, sizeof(b));
+		memcpy(b, &hdr, sizeof(hdr));
+		if (send(c, b, 256, MSG_NOSIGNAL) != 256)
+			_exit(5);
+		pfd = (struct pollfd){ c, POLLIN, 0 };
+		(void)poll(&pfd, 1, 5000); /* until the client hangs up */
+		_exit(0);
+	}
+	(void)!read(p_pipe[0], line, 1);
+	snprintf(log, sizeof(log), "%s.welcome.log", vlog);
+	cli = spawn("refused", name, log, dir);
+	r = reap(cli, 15000);
+	EXPECT(r == 0);
+	EXPECT(waitpid(fake, &status, 0) == fake && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	f = fopen(log, "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		said |= strstr(line, "the server's WELCOME is malformed") != NULL;
+	if (f != NULL)
+		fclose(f);
+	EXPECT(said);
+	close(p_pipe[0]);
+	close(p_pipe[1]);
+	unlink(path);
+	unlink(log);
+	rmdir(dir);
+}
+
 /* Runtime directories another user could write into or owns are refused at start. */
 static void case_uid_rundir(void)
 {
@@ -1094,6 +1197,8 @@ int main(int argc, char **argv)
 		run_case("flood of handshakes", case_flood_handshakes);
 		run_case("claimed slots held during a stop", case_claimed_hold);
 		run_case("refused connections are logged", case_refused_logs);
+		run_case("bad packets after the handshake", case_bad_packets);
+		run_case("a malformed WELCOME", case_bad_welcome);
 		run_case("held lock", case_held_lock);
 	}
 	kill(victim, SIGTERM);
