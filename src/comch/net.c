@@ -1020,7 +1020,7 @@ static doca_error_t net_listen(struct comch_ep *ep)
 	pthread_mutex_unlock(&g_net.lock);
 	/* not under g_net.lock: the transport thread takes it in its callbacks */
 	if (!listening) {
-		r = doca_priv_tp_listen(addr, &port, on_accept, NULL, &listener);
+		r = doca_priv_tp_listen(addr, &port, on_accept, NULL, NULL, &listener);
 		if (r != DOCA_SUCCESS)
 			ODMA_ERR("comch server \"%s\": cannot listen at ODMA_FABRIC=%s:%u "
 			         "(%s); free the port or pick another one, with the same "

@@ -82,6 +82,16 @@ struct rw_msg {
 #define RW_GATE_FRAME_MAX 256u
 #define RW_FIRST_FRAME_MS 5000u
 #define RW_PENDING_MAX 64u
+/*
+ * A peer beyond RW_PENDING_MAX is refused: closed RW_REFUSE_MS after it connected by the
+ * listener's rw_accept, not at once. Closing (or rejecting) a burst of connections while
+ * UCX 1.13's TCP connection manager is still setting them up aborts the process inside UCX
+ * (tcp_sockcm_ep.c: an assertion on the endpoint's state; 4 of 6 runs with 136 refused in a
+ * burst); a connection closed once set up is safe. At most RW_REFUSED_MAX wait to be closed;
+ * past them the transport rejects the connection request itself.
+ */
+#define RW_REFUSE_MS 200u
+#define RW_REFUSED_MAX 512u
 
 struct rw_chan {
 	pthread_mutex_t lock;
@@ -108,7 +118,8 @@ struct rw_chan {
 	 */
 	struct rw_lsn *lsn;
 	bool waiting;         /* on lsn's waiting list (under lsn->lock) */
-	uint64_t born_ms;     /* when it connected (the first frame's deadline counts from it) */
+	bool refused;         /* beyond the cap: closed at its deadline, never handed out */
+	uint64_t due_ms;      /* when it is closed unless its first frame came */
 	struct rw_chan *next; /* a listener's waiting list or accept queue */
 };
 
@@ -119,8 +130,9 @@ struct rw_lsn {
 	bool shut;
 	struct rw_chan *head, *tail; /* peers whose first frame came (or that closed): rw_accept */
 	struct rw_chan *waiting;     /* peers whose first frame has not come yet */
-	uint32_t nwaiting;
-	uint64_t refused; /* peers closed at the gate: counts the log lines' rate */
+	uint32_t nwaiting;           /* waiting peers, the refused ones not counted */
+	uint32_t nrefused;           /* refused peers on the waiting list */
+	uint64_t refused;            /* peers closed at the gate: counts the log lines' rate */
 };
 
 /*
@@ -142,8 +154,8 @@ static void rw_ready(struct rw_chan *c)
 {
 	struct rw_lsn *l = c->lsn;
 
-	if (l == NULL)
-		return;
+	if (l == NULL || c->refused)
+		return; /* a refused peer waits for rw_accept to close it, whatever it sends */
 	c->lsn = NULL;
 	pthread_mutex_lock(&l->lock);
 	if (c->waiting) { /* else rw_accept or rw_listen_free already took it off, to close it */
@@ -281,6 +293,27 @@ static void rw_cbs(struct rw_chan *c, struct odma_tp_ep_cbs *cbs)
 	*cbs = (struct odma_tp_ep_cbs){ .on_recv = rw_on_recv, .on_close = rw_on_close, .arg = c };
 }
 
+/*
+ * Whether a listener takes one more connection at all (transport thread, before the transport
+ * makes an endpoint for it): not once RW_REFUSED_MAX refused peers wait to be closed (the
+ * transport then rejects the connection request), nor after the listener shut.
+ */
+static bool rw_admit(void *arg)
+{
+	struct rw_lsn *l = arg;
+	bool ok;
+	uint64_t n;
+
+	pthread_mutex_lock(&l->lock);
+	ok = !l->shut && l->nrefused < RW_REFUSED_MAX;
+	pthread_mutex_unlock(&l->lock);
+	if (!ok && (n = rw_refusal_logged(l)) != 0)
+		ODMA_WARN("RDMA: %u peers already wait for their first frame on this listener and "
+		          "%u more to be closed; a new one is rejected (%llu refused so far)",
+		          RW_PENDING_MAX, RW_REFUSED_MAX, (unsigned long long)n);
+	return ok;
+}
+
 /* A peer connected to a listener (transport thread): queue it for rw_accept. */
 static void rw_on_accept(struct odma_tp_ep *ep, void *arg)
 {
@@ -294,27 +327,32 @@ static void rw_on_accept(struct odma_tp_ep *ep, void *arg)
 	}
 	c->ep = ep;
 	c->gated = true;
-	c->born_ms = rw_now_ms();
+	c->due_ms = rw_now_ms() + RW_FIRST_FRAME_MS;
 	rw_cbs(c, &cbs);
 	doca_priv_tp_ep_set_cbs(ep, &cbs); /* on this thread: nothing arrives before it */
 	pthread_mutex_lock(&l->lock);
-	if (l->shut || l->nwaiting >= RW_PENDING_MAX) {
-		bool full = !l->shut;
+	if (l->shut) { /* rw_admit let it in: shut meanwhile (the close does not flush) */
+		pthread_mutex_unlock(&l->lock);
+		rw_close(c);
+		return;
+	}
+	if (l->nwaiting >= RW_PENDING_MAX) { /* refused: closed soon, by rw_accept */
 		uint64_t n;
 
-		pthread_mutex_unlock(&l->lock);
-		if (full && (n = rw_refusal_logged(l)) != 0)
+		c->refused = true;
+		c->due_ms = c->due_ms - RW_FIRST_FRAME_MS + RW_REFUSE_MS;
+		l->nrefused++;
+		if ((n = rw_refusal_logged(l)) != 0)
 			ODMA_WARN("RDMA: %u peers already wait for their first frame on this "
 			          "listener; a new one is closed (%llu refused so far)",
 			          RW_PENDING_MAX, (unsigned long long)n);
-		rw_close(c);
-		return;
+	} else {
+		l->nwaiting++;
 	}
 	c->lsn = l;
 	c->waiting = true;
 	c->next = l->waiting;
 	l->waiting = c;
-	l->nwaiting++;
 	pthread_cond_broadcast(&l->cond); /* rw_accept's deadline may now be sooner */
 	pthread_mutex_unlock(&l->lock);
 }
@@ -334,7 +372,7 @@ doca_error_t rw_listen(const char *addr, uint16_t port, struct rw_lsn **out, uin
 	pthread_mutex_init(&l->lock, NULL);
 	rw_cond_init(&l->cond);
 	*bound = port; /* 0: the kernel picks one, and *bound says which */
-	r = doca_priv_tp_listen(addr, bound, rw_on_accept, l, &l->tp);
+	r = doca_priv_tp_listen(addr, bound, rw_on_accept, rw_admit, l, &l->tp);
 	if (r != DOCA_SUCCESS) {
 		pthread_mutex_destroy(&l->lock);
 		pthread_cond_destroy(&l->cond);
@@ -356,7 +394,7 @@ static struct rw_chan *rw_overdue_locked(struct rw_lsn *l, uint64_t now, uint64_
 	*next_ms = 0;
 	while (*pp != NULL) {
 		struct rw_chan *c = *pp;
-		uint64_t due = c->born_ms + RW_FIRST_FRAME_MS;
+		uint64_t due = c->due_ms;
 
 		if (due > now) {
 			if (*next_ms == 0 || due < *next_ms)
@@ -366,7 +404,10 @@ static struct rw_chan *rw_overdue_locked(struct rw_lsn *l, uint64_t now, uint64_
 		}
 		*pp = c->next;
 		c->waiting = false;
-		l->nwaiting--;
+		if (c->refused)
+			l->nrefused--;
+		else
+			l->nwaiting--;
 		c->next = late;
 		late = c;
 	}
@@ -386,7 +427,7 @@ struct rw_chan *rw_accept(struct rw_lsn *l)
 			pthread_mutex_unlock(&l->lock);
 			while (late != NULL) {
 				struct rw_chan *n = late->next;
-				uint64_t k = rw_refusal_logged(l);
+				uint64_t k = late->refused ? 0 : rw_refusal_logged(l);
 
 				if (k != 0)
 					ODMA_WARN("RDMA: a peer sent nothing within %u ms of "
@@ -452,6 +493,7 @@ void rw_listen_free(struct rw_lsn *l)
 		w->waiting = false;
 	l->waiting = NULL;
 	l->nwaiting = 0;
+	l->nrefused = 0;
 	pthread_mutex_unlock(&l->lock);
 	while (c != NULL) {
 		struct rw_chan *n = c->next;

@@ -6,8 +6,9 @@
  * white box), with the target in its own process (rdma_hostile_target: a CM listener that
  * answers no request, one receive posted). What a peer that the program has not admitted
  * gets: no data delivered (a send after a CM request, before any accept), no thread and no
- * buffer (silent connections, an oversized first frame), a deadline for its first frame, a
- * cap on how many wait; and the target stays up and serves the next client.
+ * buffer (silent connections, an oversized or a wrong first frame), a deadline for its first
+ * frame, a cap on how many wait, no connection beyond the context's; and the target stays up
+ * and serves the next client.
  */
 #include <setjmp.h>
 #include <signal.h>
@@ -195,13 +196,35 @@ static void test_oversized_first_frame(void **state)
 	free(big);
 }
 
+/* A first frame that opens nothing (a send; a HELLO with a payload) closes the connection. */
+static void test_wrong_first_frame(void **state)
+{
+	struct tstat before = stat_of_target(), after;
+	struct rw_chan *c = rw_dial("127.0.0.1", cm_port), *o = rw_dial("127.0.0.1", oob_port);
+
+	(void)state;
+	assert_non_null(c);
+	assert_non_null(o);
+	put(c, RW_SEND, NULL, 0);
+	put(o, RW_HELLO, "payload", 7);
+	assert_true(closed_within(c, 5000));
+	assert_true(closed_within(o, 5000));
+	after = stat_of_target();
+	assert_int_equal(after.requests, before.requests);
+	assert_int_equal(after.received, before.received);
+	assert_int_equal(after.threads, before.threads);
+	rw_close(c);
+	rw_close(o);
+}
+
 /*
- * 100 silent connections: none costs a thread, at most 64 wait (the rest are closed at
- * once), and every one is closed by the first frame's deadline (5 s).
+ * 200 silent connections, 100 on each listener: none costs a thread, at most 64 wait on each
+ * (the rest are closed within 200 ms), and every one is closed by the first frame's deadline
+ * (5 s).
  */
 static void test_silent_connections(void **state)
 {
-	enum { N = 100 };
+	enum { N = 200 };
 	struct rw_chan *c[N];
 	struct tstat before = stat_of_target(), during, after;
 	int gone = 0;
@@ -362,16 +385,49 @@ static void test_still_serves(void **state)
 	rw_close(c);
 }
 
+/*
+ * More CM requests than the context has connections (8, one of them exported): the ones
+ * beyond are rejected at once (closed, no callback); the target stays up.
+ */
+static void test_requests_beyond_connections(void **state)
+{
+	enum { N = 10 };
+	struct tstat before = stat_of_target(), after;
+	struct rw_chan *c[N];
+	char line[64];
+	int closed = 0;
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		c[i] = rw_dial("127.0.0.1", cm_port);
+		assert_non_null(c[i]);
+		put(c[i], RW_CM_REQ, NULL, 0);
+	}
+	for (int i = 0; i < N; i++)
+		closed += closed_within(c[i], 300);
+	after = stat_of_target();
+	assert_true(closed >= 3);
+	assert_int_equal(after.requests - before.requests + closed, N);
+	assert_int_equal(after.threads, before.threads);
+	fputs("a\n", to_target); /* accept what waits: the clients never open their second stream */
+	fflush(to_target);
+	assert_non_null(fgets(line, sizeof(line), from_target));
+	for (int i = 0; i < N; i++)
+		rw_close(c[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_data_before_accept),
 		cmocka_unit_test(test_oversized_first_frame),
+		cmocka_unit_test(test_wrong_first_frame),
 		cmocka_unit_test(test_forged_hello),
 		cmocka_unit_test(test_silent_connections),
 		cmocka_unit_test(test_admitted_frame_too_long),
 		cmocka_unit_test(test_cut_send_out_of_order),
 		cmocka_unit_test(test_still_serves),
+		cmocka_unit_test(test_requests_beyond_connections),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -66,7 +66,7 @@ static void pair_open(void)
 	pthread_mutex_lock(&cli.lock);
 	cli.msgs = cli.closes = 0;
 	pthread_mutex_unlock(&cli.lock);
-	assert_ok(odma_tp_listen("127.0.0.1", &port, on_accept, NULL, &listener));
+	assert_ok(odma_tp_listen("127.0.0.1", &port, on_accept, NULL, NULL, &listener));
 	assert_ok(odma_tp_connect("127.0.0.1", port, &cli_cbs, &cli.ep));
 	assert_ok(odma_tp_ep_send(cli.ep, "hi", 2, 0, NULL, NULL)); /* the server's accept */
 	assert_true(side_wait(&srv, &srv.msgs, 1));

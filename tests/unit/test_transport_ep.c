@@ -91,7 +91,7 @@ static void test_endpoints(void **state)
 	void *listener;
 
 	(void)state;
-	assert_int_equal(odma_tp_listen("127.0.0.1", &port, on_accept, NULL, &listener),
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, on_accept, NULL, NULL, &listener),
 	                 DOCA_SUCCESS);
 	assert_int_not_equal(port, 0);
 	assert_int_equal(odma_tp_connect("127.0.0.1", port, &cli_cbs, &ep), DOCA_SUCCESS);
@@ -398,7 +398,7 @@ static void test_many_endpoints(void **state)
 	void *listener;
 
 	(void)state;
-	assert_int_equal(odma_tp_listen("127.0.0.1", &port, many_accept, NULL, &listener),
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, many_accept, NULL, NULL, &listener),
 	                 DOCA_SUCCESS);
 	for (unsigned int i = 0; i < MANY; i++) {
 		cbs[i] = (struct odma_tp_ep_cbs){ many_cli_recv, many_close, (void *)(uintptr_t)i };
@@ -532,7 +532,7 @@ static void test_credit(void **state)
 	(void)state;
 	assert_non_null(buf);
 	assert_int_equal(per, 15);
-	assert_int_equal(odma_tp_listen("127.0.0.1", &port, cr_accept, NULL, &listener),
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, cr_accept, NULL, NULL, &listener),
 	                 DOCA_SUCCESS);
 	assert_int_equal(odma_tp_connect("127.0.0.1", port, &cli_cbs, &ep), DOCA_SUCCESS);
 	for (unsigned int i = 0; i < n; i++) {
@@ -615,9 +615,10 @@ int main(int argc, char **argv)
 		uint16_t port = 0, port2 = 0;
 
 		/* a second one is closed: only the first is left to the exit */
-		if (odma_tp_listen("127.0.0.1", &port, on_accept, NULL, &listener) !=
+		if (odma_tp_listen("127.0.0.1", &port, on_accept, NULL, NULL, &listener) !=
 		            DOCA_SUCCESS ||
-		    odma_tp_listen("127.0.0.1", &port2, on_accept, NULL, &listener) != DOCA_SUCCESS)
+		    odma_tp_listen("127.0.0.1", &port2, on_accept, NULL, NULL, &listener) !=
+		            DOCA_SUCCESS)
 			return 1;
 		odma_tp_listen_close(listener);
 		return 0;
@@ -626,7 +627,8 @@ int main(int argc, char **argv)
 		void *listener; /* accepts, then only sleeps (the parent stops it) */
 		uint16_t port = 0;
 
-		if (odma_tp_listen("127.0.0.1", &port, on_accept, NULL, &listener) != DOCA_SUCCESS)
+		if (odma_tp_listen("127.0.0.1", &port, on_accept, NULL, NULL, &listener) !=
+		    DOCA_SUCCESS)
 			return 1;
 		printf("%u\n", port);
 		fflush(stdout);

@@ -178,7 +178,7 @@ static void test_with_endpoints(void **state)
 	uint64_t end;
 
 	(void)state;
-	assert_int_equal(odma_tp_listen("127.0.0.1", &port, srv_accept, &w, &listener),
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, srv_accept, NULL, &w, &listener),
 	                 DOCA_SUCCESS);
 	assert_int_equal(odma_tp_connect("127.0.0.1", port, &none, &cl), DOCA_SUCCESS);
 	for (int i = 0; i < 20000 && here == 0; i++)
@@ -653,7 +653,7 @@ static void test_bundles(void **state)
 	uint8_t h[16] = { 2 }, body[40]; /* count 2, credit 0 (the server sent nothing) */
 
 	(void)state;
-	assert_int_equal(odma_tp_listen("127.0.0.1", &port, nb_accept, NULL, &listener),
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, nb_accept, NULL, NULL, &listener),
 	                 DOCA_SUCCESS);
 	assert_int_equal(odma_tp_connect("127.0.0.1", port, &none, &cl), DOCA_SUCCESS);
 	/* the worker held: every send waits in the queue, so one round takes them all */
@@ -734,7 +734,7 @@ static void test_large_buffers_kept(void **state)
 	pthread_mutex_lock(&bw.lock);
 	bw.got = bw.sent = 0;
 	pthread_mutex_unlock(&bw.lock);
-	assert_int_equal(odma_tp_listen("127.0.0.1", &port, nb_accept, NULL, &listener),
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, nb_accept, NULL, NULL, &listener),
 	                 DOCA_SUCCESS);
 	assert_int_equal(odma_tp_connect("127.0.0.1", port, &none, &cl), DOCA_SUCCESS);
 	r0 = atomic_load(&odma_ucx_msg_reuses);
@@ -835,7 +835,7 @@ static void test_wake_after_answers(void **state)
 	wk.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	assert_true(wk.efd >= 0);
 	atomic_store(&wk.job_saw, -1);
-	assert_int_equal(odma_tp_listen("127.0.0.1", &port, wk_accept, NULL, &listener),
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, wk_accept, NULL, NULL, &listener),
 	                 DOCA_SUCCESS);
 	assert_int_equal(odma_tp_connect("127.0.0.1", port, &none, &cl), DOCA_SUCCESS);
 	/* imm 0: the first answer on the connection (its send may wait for UCX's wire-up) */
@@ -932,7 +932,7 @@ static void test_credit_refused(void **state)
 
 	(void)state;
 	assert_non_null(big);
-	assert_int_equal(odma_tp_listen("127.0.0.1", &port, kr_accept, NULL, &listener),
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, kr_accept, NULL, NULL, &listener),
 	                 DOCA_SUCCESS);
 	/* a real message (the connection is up, accepted), then 20 of 1 MiB forged: 15 fit */
 	atomic_store(&kr.why, -1);

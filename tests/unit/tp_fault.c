@@ -74,6 +74,7 @@ struct tpf_msg {
 struct tpf_listener {
 	void *inner;
 	odma_tp_accept_fn *on_accept;
+	odma_tp_admit_fn *admit;
 	void *arg;
 };
 
@@ -512,8 +513,16 @@ static void tpf_accept(struct odma_tp_ep *inner, void *arg)
 	l->on_accept((struct odma_tp_ep *)(void *)e, l->arg);
 }
 
+/* The caller's admission check, with its own argument. */
+static bool tpf_admit(void *arg)
+{
+	struct tpf_listener *l = arg;
+
+	return l->admit == NULL || l->admit(l->arg);
+}
+
 static doca_error_t tpf_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
-                               void *arg, void **listener)
+                               odma_tp_admit_fn *admit, void *arg, void **listener)
 {
 	struct tpf_listener *l = calloc(1, sizeof(*l));
 	doca_error_t r;
@@ -521,8 +530,9 @@ static doca_error_t tpf_listen(const char *addr, uint16_t *port, odma_tp_accept_
 	if (l == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	l->on_accept = on_accept;
+	l->admit = admit;
 	l->arg = arg;
-	r = F.inner->listen(addr, port, tpf_accept, l, &l->inner);
+	r = F.inner->listen(addr, port, tpf_accept, tpf_admit, l, &l->inner);
 	if (r != DOCA_SUCCESS) {
 		free(l);
 		return r;

@@ -13,9 +13,9 @@
 #include "core/transport/transport.h"
 
 doca_error_t doca_priv_tp_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
-                                 void *arg, void **listener)
+                                 odma_tp_admit_fn *admit, void *arg, void **listener)
 {
-	return odma_tp_listen(addr, port, on_accept, arg, listener);
+	return odma_tp_listen(addr, port, on_accept, admit, arg, listener);
 }
 
 void doca_priv_tp_listen_close(void *listener)

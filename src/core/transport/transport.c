@@ -688,14 +688,14 @@ void odma_tp_detach(struct odma_tp_remote *rm)
 }
 
 doca_error_t odma_tp_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
-                            void *arg, void **listener)
+                            odma_tp_admit_fn *admit, void *arg, void **listener)
 {
 	const char *why;
 	const struct odma_tp_ops *t = tp_net(&why);
 
 	if (t == NULL || t->listen == NULL)
 		return DOCA_ERROR_NOT_SUPPORTED;
-	return t->listen(addr, port, on_accept, arg, listener);
+	return t->listen(addr, port, on_accept, admit, arg, listener);
 }
 
 /* A listener exists only where odma_tp_listen made one: the network row is loaded. */

@@ -299,6 +299,13 @@ typedef void odma_tp_send_done_fn(void *arg, doca_error_t status);
 typedef void odma_tp_accept_fn(struct odma_tp_ep *ep, void *arg);
 
 /*
+ * A listener's admission check, before any endpoint exists (optional): false refuses the peer
+ * at the transport's own level (UCX: ucp_listener_reject), which costs nothing and needs no
+ * close. On the transport thread, with the accept callback's @arg.
+ */
+typedef bool odma_tp_admit_fn(void *arg);
+
+/*
  * One transport: one row of the transport table (tp_int.h, ODMA_TP_ROWS). Required members are
  * marked; an optional member left NULL means the transport lacks the feature (the wrappers
  * below return DOCA_ERROR_NOT_SUPPORTED). Generic code asks a row; it never names one.
@@ -411,7 +418,7 @@ struct odma_tp_ops {
 	 * begins with a struct odma_tp_ep_head naming the ops that serve it.
 	 */
 	doca_error_t (*listen)(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
-	                       void *arg, void **listener);
+	                       odma_tp_admit_fn *admit, void *arg, void **listener);
 	void (*listen_close)(void *listener);
 	doca_error_t (*connect)(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
 	                        struct odma_tp_ep **ep);
@@ -643,7 +650,7 @@ static inline doca_error_t odma_tp_io_start(struct odma_tp_io *io)
  * NOT_SUPPORTED (no UCX), IO_FAILED (address in use or not local: logged with the fix).
  */
 doca_error_t odma_tp_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
-                            void *arg, void **listener);
+                            odma_tp_admit_fn *admit, void *arg, void **listener);
 void odma_tp_listen_close(void *listener);
 
 /*
@@ -680,7 +687,12 @@ void odma_tp_ep_release(struct odma_tp_ep *ep, size_t len);
 doca_error_t odma_tp_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach *r,
                                struct odma_tp_remote *rm);
 
-/* Closes @ep: its ios and sends in flight complete with IO_FAILED, then on_close runs. */
+/*
+ * Closes @ep: its ios and sends in flight complete with IO_FAILED, then on_close runs. From a
+ * callback on the transport thread too, without flushing what was queued; but not to refuse
+ * a peer just accepted: closing a connection UCX 1.13 is still setting up can abort inside
+ * UCX (refuse with odma_tp_admit_fn, or close it later from another thread).
+ */
 void odma_tp_ep_close(struct odma_tp_ep *ep);
 
 /*
@@ -688,8 +700,8 @@ void odma_tp_ep_close(struct odma_tp_ep *ep);
  * libdoca_comch) as doca_priv_* (tp_export.c); same contracts.
  */
 DOCA_STABLE doca_error_t doca_priv_tp_listen(const char *addr, uint16_t *port,
-                                             odma_tp_accept_fn *on_accept, void *arg,
-                                             void **listener);
+                                             odma_tp_accept_fn *on_accept, odma_tp_admit_fn *admit,
+                                             void *arg, void **listener);
 DOCA_STABLE void doca_priv_tp_listen_close(void *listener);
 DOCA_STABLE doca_error_t doca_priv_tp_connect(const char *addr, uint16_t port,
                                               const struct odma_tp_ep_cbs *cbs,

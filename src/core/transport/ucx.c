@@ -53,6 +53,7 @@ struct odma_ucx_state odma_ux = { .lock = PTHREAD_MUTEX_INITIALIZER,
 	                          .wfd = -1,
 	                          .evfd = -1 };
 __thread bool odma_ucx_in_worker;
+__thread unsigned int odma_ucx_progressing;
 
 /* A thread that polled inline within this long keeps the service thread parked. */
 #define UCX_INLINE_NS 1000000ull
@@ -168,7 +169,7 @@ static bool ucx_round(void)
 	 * ends: the round ends there, rather than when the worker runs dry (under a stream it
 	 * never did, and the poller spun beside it, a third busy thread on two cores).
 	 */
-	while (ucp_worker_progress(odma_ux.worker) != 0 &&
+	while (odma_ucx_progress() != 0 &&
 	       !atomic_load_explicit(&odma_ux.inline_wait, memory_order_relaxed))
 		;
 	/*
@@ -178,7 +179,7 @@ static bool ucx_round(void)
 	 */
 	watched = odma_ucx_watch_run();
 	if (odma_ucx_take_queue() || watched)
-		while (ucp_worker_progress(odma_ux.worker) != 0)
+		while (odma_ucx_progress() != 0)
 			;
 	odma_tp_wake_hold(false);
 	odma_ucx_expire();
@@ -459,7 +460,7 @@ static void ucx_close_ep(ucp_ep_h ep)
 	if (!UCS_PTR_IS_PTR(r))
 		return;
 	while (ucp_request_check_status(r) == UCS_INPROGRESS)
-		ucp_worker_progress(odma_ux.worker);
+		odma_ucx_progress();
 	ucp_request_free(r);
 }
 

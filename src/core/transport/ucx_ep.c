@@ -44,6 +44,7 @@ static void ucx_call_box(void *arg)
 struct ucx_listener {
 	ucp_listener_h l;
 	odma_tp_accept_fn *on_accept;
+	odma_tp_admit_fn *admit;
 	void *arg;
 	struct ucx_listener *prev, *next; /* odma_ucx_listeners (service thread) */
 };
@@ -267,9 +268,15 @@ static void listener_conn_cb(ucp_conn_request_h req, void *arg)
 	struct ucx_listener *L = arg;
 	ucp_ep_params_t prm = { .field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST,
 		                .conn_request = req };
-	struct ucx_peer *p = ep_peer_new(&prm);
-	struct odma_tp_ep *ep = p != NULL ? ep_wrap(p) : NULL;
+	struct ucx_peer *p;
+	struct odma_tp_ep *ep;
 
+	if (L->admit != NULL && !L->admit(L->arg)) {
+		(void)ucp_listener_reject(L->l, req); /* no endpoint: nothing to close */
+		return;
+	}
+	p = ep_peer_new(&prm);
+	ep = p != NULL ? ep_wrap(p) : NULL;
 	if (ep == NULL) {
 		if (p != NULL)
 			odma_ucx_peer_unref(p);
@@ -324,7 +331,7 @@ static void listen_job(void *arg)
 }
 
 doca_error_t odma_ucx_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
-                             void *arg, void **listener)
+                             odma_tp_admit_fn *admit, void *arg, void **listener)
 {
 	struct ucx_listen_job j = { .addr = addr, .port = *port, .st = UCS_ERR_NO_MEMORY };
 	struct sockaddr_in sa;
@@ -340,6 +347,7 @@ doca_error_t odma_ucx_listen(const char *addr, uint16_t *port, odma_tp_accept_fn
 	if (j.L == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	j.L->on_accept = on_accept;
+	j.L->admit = admit;
 	j.L->arg = arg;
 	ucx_call(listen_job, &j);
 	if (j.st != UCS_OK) {
@@ -1035,6 +1043,13 @@ static void ep_flush(struct odma_tp_ep *ep)
 	ucp_request_param_t prm = { 0 };
 	uint64_t end = odma_ucx_now_ns() + 2000000000ull;
 
+	/*
+	 * Closed from inside one of the worker's callbacks (a listener refusing the peer it just
+	 * accepted): the worker cannot be progressed again here, so nothing is flushed; what waits
+	 * fails with the close, its callbacks before close_job returns.
+	 */
+	if (odma_ucx_progressing != 0)
+		return;
 	/* again while messages wait: those a flush lets go (ep_pend_drain) go before the close */
 	do {
 		void *r;
@@ -1046,7 +1061,7 @@ static void ep_flush(struct odma_tp_ep *ep)
 			return;
 		while (ucp_request_check_status(r) == UCS_INPROGRESS && !p->dead &&
 		       odma_ucx_now_ns() < end)
-			ucp_worker_progress(odma_ux.worker);
+			odma_ucx_progress();
 		ucp_request_free(r);
 	} while (ep->pend_head != NULL && odma_ucx_now_ns() < end);
 }

@@ -173,9 +173,24 @@ struct ucx_peer *odma_ucx_index_get(ucp_ep_h h);
 #define ODMA_UCX_BUNDLE_PACK 8192u
 
 /* ucx.c */
-extern const struct odma_tp_ops odma_ucx_ops; /* the transport (ucx_row.c hands it out) */
-extern __thread bool odma_ucx_in_worker;      /* this thread holds odma_ux.wlock */
+extern const struct odma_tp_ops odma_ucx_ops;      /* the transport (ucx_row.c hands it out) */
+extern __thread bool odma_ucx_in_worker;           /* this thread holds odma_ux.wlock */
+extern __thread unsigned int odma_ucx_progressing; /* inside ucp_worker_progress */
 uint64_t odma_ucx_now_ns(void);
+
+/*
+ * One ucp_worker_progress by the thread that holds the worker, counted: a callback it runs
+ * must not progress the worker again (UCX asserts), and ep_flush asks.
+ */
+static inline unsigned int odma_ucx_progress(void)
+{
+	unsigned int n;
+
+	odma_ucx_progressing++;
+	n = ucp_worker_progress(odma_ux.worker);
+	odma_ucx_progressing--;
+	return n;
+}
 void odma_ucx_kick(void);                  /* wakes the service thread */
 bool odma_ucx_available(const char **why); /* starts the transport once */
 
@@ -244,7 +259,7 @@ struct ucx_chunk *odma_ucx_send_run(struct ucx_chunk *c);
  */
 extern atomic_uint_fast64_t odma_ucx_bundles, odma_ucx_msg_reuses, odma_ucx_msgs_posted;
 doca_error_t odma_ucx_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
-                             void *arg, void **listener);
+                             odma_tp_admit_fn *admit, void *arg, void **listener);
 void odma_ucx_listen_close(void *listener);
 doca_error_t odma_ucx_connect(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
                               struct odma_tp_ep **ep);
