@@ -181,6 +181,8 @@ static void cb_disconnect(struct doca_comch_event_connection_status_changed *ev,
 	CU_CHECK(ev != NULL && ok == 1);
 	e = ep_of_conn(conn);
 	e->disconnects++;
+	if (e->on_disconnect != NULL)
+		e->on_disconnect(e, conn);
 	if (e->conn == conn)
 		e->conn = NULL;
 }

@@ -527,14 +527,15 @@ static bool all_idle(struct cu_ep *const *eps)
 	return true;
 }
 
-static bool progress_all(struct cu_ep *const *eps, bool (*done)(struct cu_ep *const *))
+/* Progresses the @n endpoints of @eps until @done (false after 5 s). */
+static bool progress_all(struct cu_ep *const *eps, int n, bool (*done)(struct cu_ep *const *))
 {
 	uint64_t end = cu_now_ms() + 5000;
 
 	while (!done(eps)) {
 		if (cu_now_ms() > end)
 			return false;
-		for (int i = 0; i < 4; i++)
+		for (int i = 0; i < n; i++)
 			doca_pe_progress(eps[i]->pe);
 	}
 	return true;
@@ -556,7 +557,7 @@ static void test_one_process_refusals(void **state)
 	assert_ok(cu_server_start(&s2, name2, 0, 0)); /* no send tasks */
 	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
 	assert_int_equal(cu_client_start(&c2, name2, 0, 8), DOCA_ERROR_IN_PROGRESS);
-	assert_true(progress_all(eps, all_up));
+	assert_true(progress_all(eps, 4, all_up));
 	/* a connection of the other server */
 	assert_int_equal(doca_comch_server_task_send_alloc_init(s2.srv, s.conn, "x", 1, &t),
 	                 DOCA_ERROR_INVALID_VALUE);
@@ -575,10 +576,120 @@ static void test_one_process_refusals(void **state)
 	/* everything down: the stopped server's client stops by itself */
 	assert_int_equal(doca_ctx_stop(c2.ctx), DOCA_ERROR_IN_PROGRESS);
 	assert_int_equal(doca_ctx_stop(s2.ctx), DOCA_ERROR_IN_PROGRESS);
-	assert_true(progress_all(eps, all_idle));
+	assert_true(progress_all(eps, 4, all_idle));
 	assert_int_equal(s.disconnects, 1);
 	for (int i = 0; i < 4; i++)
 		assert_true(cu_close(eps[i]));
+}
+
+/*
+ * What a server still holds of a connection whose peer went away, used in the disconnect
+ * callback (the connection is valid until it returns): a send allocated or submitted, a
+ * consumer and a producer started, a started producer's send, each NOT_CONNECTED.
+ */
+static struct {
+	struct doca_comch_task_send *send;
+	struct doca_comch_consumer *cons;
+	struct doca_comch_producer *prod, *live;
+	struct doca_comch_producer_task_send *psend;
+	doca_error_t alloc, submit, cons_start, prod_start, psubmit;
+} g_gone;
+
+static void on_gone(struct cu_ep *e, struct doca_comch_connection *conn)
+{
+	struct doca_comch_task_send *t = NULL;
+
+	g_gone.alloc = doca_comch_server_task_send_alloc_init(e->srv, conn, "x", 1, &t);
+	g_gone.submit = doca_task_submit(doca_comch_task_send_as_task(g_gone.send));
+	g_gone.cons_start = doca_ctx_start(doca_comch_consumer_as_ctx(g_gone.cons));
+	g_gone.prod_start = doca_ctx_start(doca_comch_producer_as_ctx(g_gone.prod));
+	g_gone.psubmit = doca_task_submit(doca_comch_producer_task_send_as_task(g_gone.psend));
+}
+
+static void cons_cb(struct doca_comch_consumer_task_post_recv *t, union doca_data a,
+                    union doca_data b)
+{
+	(void)t;
+	(void)a;
+	(void)b;
+}
+
+static void prod_cb(struct doca_comch_producer_task_send *t, union doca_data a, union doca_data b)
+{
+	(void)t;
+	(void)a;
+	(void)b;
+}
+
+static bool server_saw_gone(struct cu_ep *const *eps)
+{
+	return eps[0]->disconnects == 1;
+}
+
+static void test_peer_gone_refusals(void **state)
+{
+	struct cu_ep s, c;
+	struct cu_ep *const eps[2] = { &s, &c };
+	struct doca_pe *pe;
+	struct cu_mem m;
+	struct doca_buf *b;
+	uint64_t end;
+
+	(void)state;
+	cu_open(&s, true);
+	cu_open(&c, false);
+	cu_log_capture();
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
+	end = cu_now_ms() + 5000;
+	while ((s.conn == NULL || !c.passed_running) && cu_now_ms() < end) {
+		doca_pe_progress(s.pe);
+		doca_pe_progress(c.pe);
+	}
+	assert_non_null(s.conn);
+	/* what the server holds of the connection while it is up */
+	assert_ok(doca_comch_server_task_send_alloc_init(s.srv, s.conn, "y", 1, &g_gone.send));
+	assert_ok(doca_pe_create(&pe));
+	cu_mem_init(&m, s.dev, 4096, 2);
+	assert_ok(doca_comch_consumer_create(s.conn, m.mmap, &g_gone.cons));
+	assert_ok(doca_comch_consumer_task_post_recv_set_conf(g_gone.cons, cons_cb, cons_cb, 4));
+	assert_ok(doca_pe_connect_ctx(pe, doca_comch_consumer_as_ctx(g_gone.cons)));
+	assert_ok(doca_comch_producer_create(s.conn, &g_gone.prod));
+	assert_ok(doca_comch_producer_task_send_set_conf(g_gone.prod, prod_cb, prod_cb, 4));
+	assert_ok(doca_pe_connect_ctx(pe, doca_comch_producer_as_ctx(g_gone.prod)));
+	assert_ok(doca_comch_producer_create(s.conn, &g_gone.live));
+	assert_ok(doca_comch_producer_task_send_set_conf(g_gone.live, prod_cb, prod_cb, 4));
+	assert_ok(doca_pe_connect_ctx(pe, doca_comch_producer_as_ctx(g_gone.live)));
+	assert_ok(doca_ctx_start(doca_comch_producer_as_ctx(g_gone.live)));
+	assert_ok(doca_buf_inventory_buf_get_by_data(m.inv, m.mmap, m.base, 8, &b));
+	assert_ok(doca_comch_producer_task_send_alloc_init(g_gone.live, b, NULL, 0, 2,
+	                                                   &g_gone.psend));
+	/* the client goes; the server's disconnect callback tries them all */
+	s.on_disconnect = on_gone;
+	assert_true(cu_close(&c));
+	assert_true(progress_all(eps, 1, server_saw_gone));
+	assert_int_equal(g_gone.alloc, DOCA_ERROR_NOT_CONNECTED);
+	assert_int_equal(g_gone.submit, DOCA_ERROR_NOT_CONNECTED);
+	assert_int_equal(g_gone.cons_start, DOCA_ERROR_NOT_CONNECTED);
+	assert_int_equal(g_gone.prod_start, DOCA_ERROR_NOT_CONNECTED);
+	assert_int_equal(g_gone.psubmit, DOCA_ERROR_NOT_CONNECTED);
+	assert_true(cu_log_has("the peer went away"));
+	assert_true(cu_log_has("the message is not sent"));
+	assert_true(cu_log_has("create consumers on a live connection"));
+	assert_true(cu_log_has("create producers on a live connection"));
+	assert_true(cu_log_has("its connection is closed"));
+	/* all of it is still the program's to free */
+	doca_task_free(doca_comch_task_send_as_task(g_gone.send));
+	doca_task_free(doca_comch_producer_task_send_as_task(g_gone.psend));
+	assert_ok(doca_buf_dec_refcount(b, NULL));
+	assert_ok(doca_ctx_stop(doca_comch_producer_as_ctx(g_gone.live)));
+	assert_ok(doca_comch_producer_destroy(g_gone.live));
+	assert_ok(doca_comch_producer_destroy(g_gone.prod));
+	assert_ok(doca_comch_consumer_destroy(g_gone.cons));
+	assert_ok(doca_pe_destroy(pe));
+	cu_mem_fini(&m);
+	s.on_disconnect = NULL;
+	assert_true(cu_close(&s));
 }
 
 /* ---- a profile with small limits ---------------------------------------------------------- */
@@ -699,6 +810,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_dpa_not_supported, cu_next_name),
 		cmocka_unit_test_setup(test_one_process, cu_next_name),
 		cmocka_unit_test_setup(test_one_process_refusals, cu_next_name),
+		cmocka_unit_test_setup(test_peer_gone_refusals, cu_next_name),
 	};
 	const struct CMUnitTest small[] = {
 		cmocka_unit_test_setup(test_small_caps, cu_next_name),
