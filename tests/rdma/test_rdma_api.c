@@ -6,9 +6,13 @@
  * properties and their refusals, the context states the samples rely on (start RUNNING at
  * once, stop with nothing in flight IDLE at once), export limits, blob and address checks,
  * and a whole connection to itself (export + connect on one context).
+ * With ODMA_TEST_FABRIC_UNREACHABLE: ODMA_FABRIC on a network this machine is not on.
  */
 #include <arpa/inet.h>
+#include <ifaddrs.h>
 #include <netinet/in.h>
+
+#include <doca_log.h>
 
 #include "rdma_tu.h"
 
@@ -551,6 +555,62 @@ static void test_cm_refusals(void **state)
 	assert_ok(doca_dev_close(dev));
 }
 
+static char g_log[8192];
+
+static void log_line(char *line)
+{
+	strncat(g_log, line, sizeof(g_log) - strlen(g_log) - 1);
+}
+
+/* Whether an IPv4 address of this machine lies in 198.51.100.0/24. */
+static bool have_test_net(void)
+{
+	struct ifaddrs *all, *a;
+	bool found = false;
+
+	if (getifaddrs(&all) != 0)
+		return false;
+	for (a = all; a != NULL; a = a->ifa_next)
+		if (a->ifa_addr != NULL && a->ifa_addr->sa_family == AF_INET &&
+		    (ntohl(((struct sockaddr_in *)(void *)a->ifa_addr)->sin_addr.s_addr) >> 8) ==
+		            0xc63364)
+			found = true;
+	freeifaddrs(all);
+	return found;
+}
+
+/*
+ * ODMA_FABRIC names a network no interface here is on (198.51.100.0/24, kept for documentation):
+ * an RDMA context has no address for its out-of-band listener, so it does not start
+ * (INITIALIZATION), and the lines say why and what to fix.
+ */
+static void test_fabric_unreachable(void **state)
+{
+	static char buf[1024];
+	struct doca_log_backend *be;
+	struct doca_rdma *rd;
+	struct doca_dev *dev;
+	struct doca_pe *pe;
+
+	(void)state;
+#ifndef ODMA_HAVE_UCX
+	skip(); /* DOCA RDMA does not start without the transport at all */
+#endif
+	if (have_test_net())
+		skip(); /* this machine is on that network */
+	assert_ok(doca_log_backend_create_with_buf_sdk(buf, sizeof(buf), log_line, &be));
+	dev = tu_open_dev("b1:00.0");
+	assert_ok(doca_pe_create(&pe));
+	assert_ok(doca_rdma_create(dev, &rd));
+	assert_ok(doca_pe_connect_ctx(pe, doca_rdma_as_ctx(rd)));
+	assert_doca(DOCA_ERROR_INITIALIZATION, doca_ctx_start(doca_rdma_as_ctx(rd)));
+	assert_non_null(strstr(g_log, "no local interface is on the network of 198.51.100.1"));
+	assert_non_null(strstr(g_log, "cannot listen for out-of-band connections"));
+	assert_ok(doca_rdma_destroy(rd));
+	assert_ok(doca_pe_destroy(pe));
+	assert_ok(doca_dev_close(dev));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -563,8 +623,13 @@ int main(void)
 	const struct CMUnitTest no_rdma[] = {
 		cmocka_unit_test(test_device_without_rdma),
 	};
+	const struct CMUnitTest fabric[] = {
+		cmocka_unit_test(test_fabric_unreachable),
+	};
 
 	if (getenv("ODMA_TEST_NO_RDMA_DEV") != NULL)
 		return cmocka_run_group_tests(no_rdma, NULL, NULL);
+	if (getenv("ODMA_TEST_FABRIC_UNREACHABLE") != NULL)
+		return cmocka_run_group_tests(fabric, NULL, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
