@@ -1,8 +1,9 @@
 #!/bin/sh
 # Comch across machines on one host, without root: both sides on loopback
 # (ODMA_FABRIC=127.0.0.1:PORT), each with its own runtime directory, so they meet only at the
-# port. Control path, fast path both ways, hostile clients, a malformed ODMA_FABRIC and a port
-# already in use. (comch_netns.sh runs the same across network + PID namespaces, as root.)
+# port. Control path, fast path both ways, hostile clients, a malformed ODMA_FABRIC, a fabric
+# secret too short and a port already in use. (comch_netns.sh runs the same across network +
+# PID namespaces, as root.)
 # Usage: comch_net_local.sh PEER
 # As root it runs in a network namespace of its own (netns_private_loopback): the port the
 # kernel picks for the server cannot be taken by another process before the server binds it.
@@ -102,5 +103,10 @@ grep -q 'ODMA_FABRIC="nonsense" is not ADDRESS:PORT' "$T/bf" || bad "no line for
 # a port out of range is refused by the same parser as the DMA export path's
 ODMA_FABRIC=127.0.0.1:99999 ODMA_RUNDIR="$T/rd" $W "$PEER" server-bad-fabric x >"$T/bf2" 2>&1 || bad "bad fabric port: $(cat "$T/bf2")"
 grep -q 'ODMA_FABRIC="127.0.0.1:99999" is not ADDRESS:PORT' "$T/bf2" || bad "no line for ODMA_FABRIC=127.0.0.1:99999: $(cat "$T/bf2")"
-[ $fail = 0 ] && echo "ok: control path, fast path, hostile clients, busy port, bad ODMA_FABRIC$pidns over loopback"
+# a fabric secret too short: neither side starts, each says which rule
+ODMA_FABRIC_SECRET=short ODMA_RUNDIR="$T/rd" $W "$PEER" server-bad-fabric x >"$T/bs" 2>&1 || bad "short secret, server: $(cat "$T/bs")"
+grep -q "cannot listen at ODMA_FABRIC: ODMA_FABRIC_SECRET is 5 characters long" "$T/bs" || bad "no line for a short secret (server): $(cat "$T/bs")"
+ODMA_FABRIC_SECRET=short ODMA_COMCH_CONNECT_TIMEOUT_MS=500 ODMA_RUNDIR="$T/rh" $W "$PEER" client-refused x >"$T/cs" 2>&1 || bad "short secret, client: $(cat "$T/cs")"
+grep -q "cannot connect at ODMA_FABRIC: ODMA_FABRIC_SECRET is 5 characters long" "$T/cs" || bad "no line for a short secret (client): $(cat "$T/cs")"
+[ $fail = 0 ] && echo "ok: control path, fast path, hostile clients, busy port, bad ODMA_FABRIC, short secret$pidns over loopback"
 exit $fail
