@@ -330,10 +330,10 @@ void bench_close(struct copy_bench *b)
 {
 	uint32_t i;
 
-	for (i = 0; b->src != NULL && i < b->nb_pairs; i++) {
-		if (b->src[i] != NULL)
+	for (i = 0; i < b->nb_pairs; i++) { /* either list may be missing (out of memory) */
+		if (b->src != NULL && b->src[i] != NULL)
 			doca_buf_dec_refcount(b->src[i], NULL);
-		if (b->dst[i] != NULL)
+		if (b->dst != NULL && b->dst[i] != NULL)
 			doca_buf_dec_refcount(b->dst[i], NULL);
 	}
 	if (b->pe != NULL)
