@@ -202,12 +202,12 @@ static void test_free_running_per_device(void **state)
 		_exit(write(pfd[1], &off, sizeof(off)) == sizeof(off) ? 0 : 2);
 	}
 	assert_true(pid > 0);
-	assert_int_equal(read(pfd[0], &child_off, sizeof(child_off)), sizeof(child_off));
+	close(pfd[1]); /* a child that fails before it writes ends the read */
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(read(pfd[0], &child_off, sizeof(child_off)), sizeof(child_off));
 	assert_true(llabs(child_off - off0) < NS / 100);
 	close(pfd[0]);
-	close(pfd[1]);
 	assert_ok(doca_clock_destroy(c0));
 	assert_ok(doca_clock_destroy(c1));
 	assert_ok(doca_dev_close(d0));
