@@ -950,14 +950,51 @@ static void case_uid_client(void)
 }
 
 /* A server of another user in a shared (sticky) directory: the client refuses it. */
+/*
+ * In a fake server's child: listens at @path, says so on @ready, and accepts one client (-1:
+ * none came within 5 s).
+ */
+static int fake_accept(const char *path, int ready)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct pollfd pfd;
+	int l = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%.100s", path);
+	if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(l, 8) != 0)
+		_exit(2);
+	(void)!write(ready, "r", 1);
+	pfd = (struct pollfd){ l, POLLIN, 0 };
+	if (poll(&pfd, 1, 5000) <= 0)
+		return -1;
+	return accept(l, NULL, NULL);
+}
+
+/*
+ * Runs an odma client that must not connect (hostile_victim refused) with ODMA_RUNDIR @dir and
+ * its log in @log: whether it exited 0 having logged a line holding @needle.
+ */
+static bool refused_client_says(const char *dir, const char *log, const char *needle)
+{
+	int r = reap(spawn("refused", name, log, dir), 15000);
+	char line[1024];
+	bool said = false;
+	FILE *f = fopen(log, "r");
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		said |= strstr(line, needle) != NULL;
+	if (f != NULL)
+		fclose(f);
+	unlink(log);
+	return r == 0 && said;
+}
+
 static void case_uid_server(void)
 {
 	char dir[] = "/tmp/odma-hostile-shared-XXXXXX", path[256], log[256];
-	int status, r, p_pipe[2];
-	pid_t fake, cli;
-	FILE *f;
-	char line[1024];
-	bool said = false;
+	int status, p_pipe[2];
+	char line[8];
+	pid_t fake;
 
 	if (mkdtemp(dir) == NULL || chmod(dir, 01777) != 0) {
 		FAIL("cannot make a shared directory");
@@ -968,39 +1005,23 @@ static void case_uid_server(void)
 		abort();
 	fake = fork();
 	if (fake == 0) {
-		struct sockaddr_un sa = { .sun_family = AF_UNIX };
-		int l, c;
 		uint8_t b[512];
 		struct pollfd pfd;
+		int c;
 
 		become_nobody();
-		l = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-		snprintf(sa.sun_path, sizeof(sa.sun_path), "%.100s", path);
-		if (bind(l, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(l, 8) != 0)
-			_exit(2);
-		(void)!write(p_pipe[1], "r", 1);
-		pfd = (struct pollfd){ l, POLLIN, 0 };
-		if (poll(&pfd, 1, 5000) <= 0)
+		c = fake_accept(path, p_pipe[1]);
+		if (c < 0)
 			_exit(3); /* the client did not even try */
-		c = accept(l, NULL, NULL);
 		pfd = (struct pollfd){ c, POLLIN, 0 };
 		/* the client must hang up without handing over its HELLO and link page */
 		_exit(poll(&pfd, 1, 3000) > 0 && recv(c, b, sizeof(b), 0) > 0 ? 1 : 0);
 	}
 	(void)!read(p_pipe[0], line, 1);
 	snprintf(log, sizeof(log), "%s.client.log", vlog);
-	cli = spawn("refused", name, log, dir);
-	r = reap(cli, 15000);
-	EXPECT(r == 0);
+	EXPECT(refused_client_says(dir, log, "runs as another user"));
 	EXPECT(waitpid(fake, &status, 0) == fake && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	f = fopen(log, "r");
-	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
-		said |= strstr(line, "runs as another user") != NULL;
-	if (f != NULL)
-		fclose(f);
-	EXPECT(said);
 	unlink(path);
-	unlink(log);
 	rmdir(dir);
 }
 
@@ -1010,11 +1031,9 @@ static void case_uid_server(void)
  */
 static void case_bad_welcome(void)
 {
-	char dir[] = "/tmp/odma-hostile-welcome-XXXXXX", path[256], log[256], line[1024];
-	int status, r, p_pipe[2];
-	bool said = false;
-	pid_t fake, cli;
-	FILE *f;
+	char dir[] = "/tmp/odma-hostile-welcome-XXXXXX", path[256], log[256], line[8];
+	int status, p_pipe[2];
+	pid_t fake;
 
 	if (mkdtemp(dir) == NULL || pipe(p_pipe) != 0) {
 		FAIL("cannot make a directory or a pipe");
@@ -1023,19 +1042,12 @@ static void case_bad_welcome(void)
 	sock_path(dir, name, path, sizeof(path));
 	fake = fork();
 	if (fake == 0) {
-		struct sockaddr_un sa = { .sun_family = AF_UNIX };
 		struct w_hdr hdr = { .type = W_WELCOME };
 		uint8_t b[4096] = { 0 }; /* zero magic, max_msg and receive queue */
 		struct pollfd pfd;
-		int l, c;
+		int c = fake_accept(path, p_pipe[1]);
 
-		l = socket(AF_UNIX, SOCK_SEQPACKET, 0);
-		snprintf(sa.sun_path, sizeof(sa.sun_path), "%.100s", path);
-		if (bind(l, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(l, 8) != 0)
-			_exit(2);
-		(void)!write(p_pipe[1], "r", 1);
-		pfd = (struct pollfd){ l, POLLIN, 0 };
-		if (poll(&pfd, 1, 5000) <= 0 || (c = accept(l, NULL, NULL)) < 0)
+		if (c < 0)
 			_exit(3);
 		pfd = (struct pollfd){ c, POLLIN, 0 };
 		if (poll(&pfd, 1, 5000) <= 0 || recv(c, b, sizeof(b), 0) <= 0) /* its HELLO */
@@ -1050,20 +1062,11 @@ static void case_bad_welcome(void)
 	}
 	(void)!read(p_pipe[0], line, 1);
 	snprintf(log, sizeof(log), "%s.welcome.log", vlog);
-	cli = spawn("refused", name, log, dir);
-	r = reap(cli, 15000);
-	EXPECT(r == 0);
+	EXPECT(refused_client_says(dir, log, "the server's WELCOME is malformed"));
 	EXPECT(waitpid(fake, &status, 0) == fake && WIFEXITED(status) && WEXITSTATUS(status) == 0);
-	f = fopen(log, "r");
-	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
-		said |= strstr(line, "the server's WELCOME is malformed") != NULL;
-	if (f != NULL)
-		fclose(f);
-	EXPECT(said);
 	close(p_pipe[0]);
 	close(p_pipe[1]);
 	unlink(path);
-	unlink(log);
 	rmdir(dir);
 }
 
