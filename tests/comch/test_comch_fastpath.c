@@ -6,11 +6,11 @@
  * client): consumers and producers in both directions, new/expired consumer events,
  * immediate data and producer ids, byte-exact delivery into the posted buffer, DOCA_ERROR_AGAIN
  * that clears without the producer's process progressing, every refusal (unknown consumer,
- * buffer too small, immediate data too long, a source list too long or too large, stopped
- * consumer, producers blocking a disconnect, a running consumer's immediate data length), a
- * posted buffer the producer cannot write, a peer that dies (consumers and producers expire,
- * posted buffers fail), a consumer whose registration never completes, and a consumer served
- * on its own thread.
+ * buffer too small, immediate data too long, a source list too long, too large or imported,
+ * stopped consumer, producers blocking a disconnect, a running consumer's immediate data
+ * length), a posted buffer the producer cannot write, a peer that dies (consumers and producers
+ * expire, posted buffers fail), a consumer whose registration never completes, and a consumer
+ * served on its own thread.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -292,6 +292,35 @@ static void send_list_refusals(struct fp *p, struct cu_ep *s, uint32_t cid)
 	cu_mem_fini(&m);
 }
 
+/* A source in memory imported from the host (an mmap from an export) is not the producer's. */
+static void send_imported_refused(struct fp *p, struct cu_ep *s, uint32_t cid)
+{
+	struct doca_dev *host = tu_open_dev("b1:00.0");
+	struct doca_mmap *local, *imported;
+	struct doca_buf_inventory *inv;
+	static uint8_t mem[4096];
+	struct doca_buf *b;
+	const void *desc;
+	size_t len;
+
+	assert_ok(doca_mmap_create(&local));
+	assert_ok(doca_mmap_add_dev(local, host));
+	assert_ok(doca_mmap_set_permissions(local, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
+	assert_ok(doca_mmap_set_memrange(local, mem, sizeof(mem)));
+	assert_ok(doca_mmap_start(local));
+	assert_ok(doca_mmap_export_pci(local, host, &desc, &len));
+	assert_ok(doca_mmap_create_from_export(NULL, desc, len, s->dev, &imported));
+	assert_ok(doca_buf_inventory_create(1, &inv));
+	assert_ok(doca_buf_inventory_start(inv));
+	assert_ok(doca_buf_inventory_buf_get_by_data(inv, imported, mem, 16, &b));
+	send_refused(p, s, b, cid, "must be in a local mmap");
+	assert_ok(doca_buf_dec_refcount(b, NULL));
+	assert_ok(doca_buf_inventory_destroy(inv));
+	assert_ok(doca_mmap_destroy(imported));
+	assert_ok(doca_mmap_destroy(local));
+	assert_ok(doca_dev_close(host));
+}
+
 static void test_refusals(void **state)
 {
 	struct cu_ep s;
@@ -333,6 +362,7 @@ static void test_refusals(void **state)
 		assert_ok(doca_dev_close(dev2));
 	}
 	send_list_refusals(&p, &s, cid);
+	send_imported_refused(&p, &s, cid);
 	assert_int_equal(cu_hear(&s, 5000), '1'); /* a 100-byte buffer is posted */
 	assert_int_equal(fp_send(&p, 0, 101, cid, NULL, true, NULL), DOCA_ERROR_TOO_BIG);
 	assert_true(cu_log_has("the buffer stays posted"));
