@@ -960,6 +960,79 @@ static void test_credit_refused(void **state)
 	free(big);
 }
 
+/* ---- refusing peers at a listener -------------------------------------------------------- */
+
+static atomic_int ra_accepts, ra_admits, ra_client_closed;
+
+static void ra_close_at_once(struct odma_tp_ep *ep, void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&ra_accepts, 1);
+	odma_tp_ep_close(ep); /* from inside the worker's callback: no flush, no re-entry */
+}
+
+static bool ra_refuse(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&ra_admits, 1);
+	return false;
+}
+
+static void ra_on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
+{
+	(void)ep;
+	(void)why;
+	(void)arg;
+	atomic_store(&ra_client_closed, 1);
+}
+
+/* Connects one client to @port and waits for its endpoint to end (false: it did not). */
+static bool ra_client_ends(uint16_t port)
+{
+	struct odma_tp_ep_cbs cbs = { .on_close = ra_on_close };
+	struct odma_tp_ep *cl = NULL;
+	bool ended;
+
+	atomic_store(&ra_client_closed, 0);
+	if (odma_tp_connect("127.0.0.1", port, &cbs, &cl) != DOCA_SUCCESS)
+		return true; /* refused before it existed */
+	(void)odma_tp_ep_send(cl, "x", 1, 1, NULL, NULL);
+	for (int i = 0; i < 500 && atomic_load(&ra_client_closed) == 0; i++)
+		usleep(10000);
+	ended = atomic_load(&ra_client_closed) == 1;
+	odma_tp_ep_close(cl);
+	return ended;
+}
+
+/*
+ * A listener may refuse a peer two ways: its admission check says no (the transport rejects
+ * the request, no endpoint, no accept callback), or its accept callback closes the endpoint it
+ * was handed (inside the worker's callback: the close must not progress the worker again, which
+ * UCX aborts on). Either way the client's endpoint ends and this process goes on.
+ */
+static void test_listener_refusals(void **state)
+{
+	uint16_t port = 0;
+	void *listener;
+
+	(void)state;
+	assert_int_equal(
+	        odma_tp_listen("127.0.0.1", &port, ra_close_at_once, NULL, NULL, &listener),
+	        DOCA_SUCCESS);
+	assert_true(ra_client_ends(port));
+	assert_int_equal(atomic_load(&ra_accepts), 1);
+	odma_tp_listen_close(listener);
+
+	port = 0;
+	assert_int_equal(
+	        odma_tp_listen("127.0.0.1", &port, ra_close_at_once, ra_refuse, NULL, &listener),
+	        DOCA_SUCCESS);
+	assert_true(ra_client_ends(port));
+	assert_int_equal(atomic_load(&ra_admits), 1);
+	assert_int_equal(atomic_load(&ra_accepts), 1); /* no second accept */
+	odma_tp_listen_close(listener);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -972,6 +1045,7 @@ int main(void)
 		cmocka_unit_test(test_batches_out_of_memory),
 		cmocka_unit_test(test_large_buffers_kept),
 		cmocka_unit_test(test_credit_refused),
+		cmocka_unit_test(test_listener_refusals),
 		cmocka_unit_test(test_wake_after_answers),
 	};
 
