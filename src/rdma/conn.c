@@ -283,6 +283,62 @@ struct doca_rdma_connection *odma_rd_conn_alloc_locked(struct doca_rdma *rd)
 	return NULL;
 }
 
+/* Whether something of released connection @c is left (rd->lock held, PE thread). */
+static bool rd_conn_left_locked(struct doca_rdma *rd, const struct doca_rdma_connection *c)
+{
+	for (const struct rd_stream *s = rd->streams; s != NULL; s = s->next)
+		if (s->conn == c && (!s->dead || s->serving || atomic_load(&s->fast_serving)))
+			return true;
+	for (const struct rd_event *e = rd->ev_head; e != NULL; e = e->next)
+		if (e->conn == c)
+			return true;
+	return c->ord_head != NULL || odma_rd_direct_busy(c);
+}
+
+void odma_rd_reap(struct doca_rdma *rd)
+{
+	struct rd_stream *gone = NULL, **pp;
+
+	if (rd->raising)
+		return; /* progress reaps once every event it took is raised */
+	pthread_mutex_lock(&rd->lock);
+	for (uint32_t i = 0; rd->conns != NULL && !rd->stopping && i < rd->max_conns; i++) {
+		struct doca_rdma_connection *c = &rd->conns[i];
+
+		if (c->state != RD_C_CLOSED || !c->released || rd_conn_left_locked(rd, c))
+			continue;
+		for (struct rd_stream *s = rd->streams; s != NULL; s = s->next)
+			if (s->conn == c)
+				s->conn = NULL;
+		odma_rd_direct_conn_free(c);
+		c->in = NULL;
+		c->out = NULL;
+		c->state = RD_C_FREE;
+	}
+	for (pp = &rd->streams; !rd->stopping && *pp != NULL;) {
+		struct rd_stream *s = *pp;
+
+		if (s->dead && s->conn == NULL && !s->serving && !atomic_load(&s->fast_serving)) {
+			*pp = s->next;
+			s->next = gone;
+			gone = s;
+		} else {
+			pp = &s->next;
+		}
+	}
+	pthread_mutex_unlock(&rd->lock);
+	while (gone != NULL) {
+		struct rd_stream *n = gone->next;
+
+		if (gone->thr_started) /* it has ended: dead is its last act under the lock */
+			pthread_join(gone->thr, NULL);
+		rw_close(gone->ch);
+		pthread_mutex_destroy(&gone->wlock);
+		free(gone);
+		gone = n;
+	}
+}
+
 void odma_rd_conn_close_locked(struct doca_rdma_connection *c, bool tell_peer)
 {
 	(void)tell_peer;
@@ -311,9 +367,11 @@ void odma_rd_stream_dead_locked(struct rd_stream *s)
 		odma_rd_done_locked(rd, t, why);
 	}
 	s->pend_tail = NULL;
+	if (c != NULL && c->released)
+		rd_wake_pe(rd); /* its last stream may be this one: progress reaps it */
 	if (c == NULL || c->state == RD_C_CLOSED || c->state == RD_C_FREE)
 		return;
-	if (!rd->stopping && c->cm && c->state == RD_C_CONNECTING)
+	if (!rd->stopping && c->cm && (c->state == RD_C_CONNECTING || c->state == RD_C_ACCEPTED))
 		odma_rd_event_locked(rd, c, RD_E_FAILURE);
 	else if (!rd->stopping && c->cm && c->state == RD_C_ESTABLISHED)
 		odma_rd_event_locked(rd, c, RD_E_DISCONNECT);
@@ -355,6 +413,7 @@ doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_co
 	if (r != DOCA_SUCCESS)
 		return r;
 	rw_blob_self(&b);
+	odma_rd_reap(rdma);
 	pthread_mutex_lock(&rdma->lock);
 	c = odma_rd_conn_alloc_locked(rdma);
 	if (c != NULL) {
@@ -682,6 +741,10 @@ doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_conne
 	}
 	if (!rd_ctl(s, RW_CM_ACCEPT, c->id, c->key)) {
 		ODMA_ERR("%s: the client of connection %u is gone", __func__, c->id);
+		pthread_mutex_lock(&rd->lock);
+		c->released = true; /* the call failed: no failure callback follows */
+		odma_rd_conn_close_locked(c, false);
+		pthread_mutex_unlock(&rd->lock);
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
 	return DOCA_SUCCESS;
@@ -705,6 +768,7 @@ doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_conne
 	}
 	(void)rd_ctl(s, RW_CM_REJECT, 0, NULL);
 	pthread_mutex_lock(&rd->lock);
+	c->released = true;
 	odma_rd_conn_close_locked(c, false);
 	pthread_mutex_unlock(&rd->lock);
 	return DOCA_SUCCESS;
@@ -723,6 +787,7 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 	r = rd_check_cm(rdma, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
+	odma_rd_reap(rdma);
 	pthread_mutex_lock(&rdma->lock);
 	c = odma_rd_conn_alloc_locked(rdma);
 	if (c != NULL) {
@@ -777,6 +842,7 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 	}
 	/* a connection the peer ended (or a stop closed) is released: the samples do so */
 	c->app_closed = true;
+	c->released = true;
 	c->state = RD_C_CLOSED; /* no disconnection callback for our own disconnect */
 	s = c->out != NULL && !c->out->dead ? c->out : c->in;
 	pthread_mutex_unlock(&rd->lock);

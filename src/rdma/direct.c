@@ -246,14 +246,24 @@ void odma_rd_direct_quiesce(struct doca_rdma *rd)
 		sched_yield();
 }
 
+bool odma_rd_direct_busy(const struct doca_rdma_connection *c)
+{
+	for (uint32_t k = 0; c->att != NULL && k < RD_ATT_MAX; k++)
+		if (c->att[k].inflight != 0)
+			return true;
+	return false;
+}
+
+void odma_rd_direct_conn_free(struct doca_rdma_connection *c)
+{
+	for (uint32_t k = 0; c->att != NULL && k < RD_ATT_MAX; k++)
+		rd_att_drop(&c->att[k]);
+	free(c->att);
+	c->att = NULL;
+}
+
 void odma_rd_direct_free(struct doca_rdma *rd)
 {
-	for (uint32_t i = 0; rd->conns != NULL && i < rd->max_conns; i++) {
-		struct doca_rdma_connection *c = &rd->conns[i];
-
-		for (uint32_t k = 0; c->att != NULL && k < RD_ATT_MAX; k++)
-			rd_att_drop(&c->att[k]);
-		free(c->att);
-		c->att = NULL;
-	}
+	for (uint32_t i = 0; rd->conns != NULL && i < rd->max_conns; i++)
+		odma_rd_direct_conn_free(&rd->conns[i]);
 }

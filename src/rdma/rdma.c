@@ -85,6 +85,9 @@ static void rd_raise(struct doca_rdma *rd, const struct rd_event *e)
 	case RD_E_FAILURE:
 		if (rd->cb_failure != NULL)
 			rd->cb_failure(e->conn, ud, cud);
+		pthread_mutex_lock(&rd->lock);
+		e->conn->released = true; /* a failed connection is the library's again */
+		pthread_mutex_unlock(&rd->lock);
 		break;
 	default:
 		/* both sides ended it at once: ours came first, no callback for it */
@@ -153,6 +156,7 @@ static bool rd_progress(struct doca_ctx *ctx)
 		t = n;
 	}
 	(void)odma_rd_direct_take(rd);
+	rd->raising = true; /* what is still in @e is invisible to odma_rd_reap */
 	while (e != NULL) {
 		struct rd_event *n = e->next;
 
@@ -160,6 +164,8 @@ static bool rd_progress(struct doca_ctx *ctx)
 		free(e);
 		e = n;
 	}
+	rd->raising = false;
+	odma_rd_reap(rd);
 	return true;
 }
 

@@ -367,6 +367,9 @@ struct doca_rdma_connection {
 	_Atomic enum rd_conn_state state;
 	bool cm;
 	bool app_closed; /* doca_rdma_connection_disconnect was called */
+	/* the program let it go (disconnected, rejected, or told of its failure): once nothing
+	 * of it is left, odma_rd_reap frees its slot for a new connection */
+	bool released;
 	union doca_data user_data;
 	struct rd_stream *_Atomic out;
 	struct rd_stream *in;
@@ -447,6 +450,7 @@ struct doca_rdma {
 	bool stopping;         /* under lock: readers fail instead of serving */
 	bool defer_idle;       /* stopped from a callback: IDLE at the end of that progress */
 	atomic_uint queued;    /* done tasks + events waiting for progress */
+	bool raising;          /* PE thread: progress is raising connection events */
 	int bell_fd;           /* doorbell eventfd, watched by the PE (wake-up contract) */
 	_Atomic uint32_t bell; /* its state word: readers ring it after queueing */
 	uint64_t next_tag;
@@ -521,6 +525,13 @@ void odma_rd_stream_start_locked(struct rd_stream *s);
 void odma_rd_stream_discard(struct rd_stream *s);
 /* A connection slot (rd->lock held); NULL when all are used. */
 struct doca_rdma_connection *odma_rd_conn_alloc_locked(struct doca_rdma *rd);
+/*
+ * PE thread (rd->lock not held): frees the slot of every connection the program let go and of
+ * which nothing is left (no live stream, queued event, undelivered task or io in flight), and
+ * frees the streams that ended with nothing pointing at them (their readers joined, their
+ * channels closed).
+ */
+void odma_rd_reap(struct doca_rdma *rd);
 /* A stream ended (reader thread, rd->lock held): its tasks fail, the connection closes. */
 void odma_rd_stream_dead_locked(struct rd_stream *s);
 /* Ends a connection (rd->lock held): both streams shut down, tasks fail later. */
@@ -566,6 +577,10 @@ bool odma_rd_direct_start(struct rd_task *t, const struct rw_hdr *h);
 bool odma_rd_direct_take(struct doca_rdma *rd);
 /* Waits for the transport threads inside an io's completion (stop, destroy). */
 void odma_rd_direct_quiesce(struct doca_rdma *rd);
+/* Whether an io of @c is in flight (PE thread). */
+bool odma_rd_direct_busy(const struct doca_rdma_connection *c);
+/* Drops every attachment of @c (PE thread; none in flight). */
+void odma_rd_direct_conn_free(struct doca_rdma_connection *c);
 /* Drops every attachment of @rd (no io in flight: after the stop). */
 void odma_rd_direct_free(struct doca_rdma *rd);
 

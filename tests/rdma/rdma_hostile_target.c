@@ -6,10 +6,12 @@
  * port given as argv[1]; 0: one the kernel picks) and out of band (it prints its blob), has
  * one receive posted, and leaves every connection request unanswered. It prints "ready PORT
  * BLOBHEX" (the port it listens on), then answers commands on stdin, one letter a line: 's'
- * prints "requests R received N threads T rss_kb K", 'a' accepts the requests not answered
- * yet and prints how many calls failed ("accepted F"), 'e' exports one more connection out of
- * band and prints "blob BLOBHEX", 'q' stops and exits 0. It exits 3 when something fails to
- * start.
+ * prints "requests R received N threads T rss_kb K established E failed F disconnected D
+ * sends_ok S sends_failed X", 'a' accepts the requests not answered yet and prints how many
+ * calls failed ("accepted F"), 'e' exports one more connection out of band and prints "blob
+ * BLOBHEX", 'c PORT' connects as an RDMA CM client to 127.0.0.1:PORT and prints "connect
+ * STATUS", 'm' submits a 64-byte send on the connection established last and prints "send
+ * STATUS", 'q' stops and exits 0. It exits 3 when something fails to start.
  */
 #include <dirent.h>
 #include <poll.h>
@@ -29,8 +31,8 @@
 #include "test_dev.h"
 #include "test_util.h"
 
-static int requests, received;
-static struct doca_rdma_connection *pending[64];
+static int requests, received, established, failed, disconnected, sends_ok, sends_failed;
+static struct doca_rdma_connection *pending[64], *last_established;
 static int npending;
 
 static void on_request(struct doca_rdma_connection *c, union doca_data cud)
@@ -41,11 +43,42 @@ static void on_request(struct doca_rdma_connection *c, union doca_data cud)
 		pending[npending++] = c;
 }
 
-static void on_conn(struct doca_rdma_connection *c, union doca_data ud, union doca_data cud)
+static void on_established(struct doca_rdma_connection *c, union doca_data ud, union doca_data cud)
+{
+	(void)ud;
+	(void)cud;
+	established++;
+	last_established = c;
+}
+
+static void on_failure(struct doca_rdma_connection *c, union doca_data ud, union doca_data cud)
 {
 	(void)c;
 	(void)ud;
 	(void)cud;
+	failed++;
+}
+
+static void on_disconnect(struct doca_rdma_connection *c, union doca_data ud, union doca_data cud)
+{
+	(void)ud;
+	(void)cud;
+	disconnected++;
+	if (c == last_established)
+		last_established = NULL;
+	(void)doca_rdma_connection_disconnect(
+	        c); /* as NVIDIA's samples do: its slot is free again */
+}
+
+static void on_send(struct doca_rdma_task_send *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	if (doca_task_get_status(doca_rdma_task_send_as_task(t)) == DOCA_SUCCESS)
+		sends_ok++;
+	else
+		sends_failed++;
+	doca_task_free(doca_rdma_task_send_as_task(t));
 }
 
 static void on_recv(struct doca_rdma_task_receive *t, union doca_data tud, union doca_data cud)
@@ -116,7 +149,7 @@ int main(int argc, char **argv)
 	struct doca_rdma *rd;
 	struct doca_mmap *mm;
 	struct doca_buf_inventory *inv;
-	struct doca_buf *buf;
+	struct doca_buf *buf, *sbuf;
 	struct doca_rdma_task_receive *rt;
 	struct doca_rdma_connection *oob;
 	const void *blob;
@@ -133,8 +166,10 @@ int main(int argc, char **argv)
 	TRY(doca_rdma_create(dev, &rd));
 	TRY(doca_rdma_set_permissions(rd, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
 	TRY(doca_rdma_set_max_num_connections(rd, 8));
-	TRY(doca_rdma_set_connection_state_callbacks(rd, on_request, on_conn, on_conn, on_conn));
+	TRY(doca_rdma_set_connection_state_callbacks(rd, on_request, on_established, on_failure,
+	                                             on_disconnect));
 	TRY(doca_rdma_task_receive_set_conf(rd, on_recv, on_recv, 4));
+	TRY(doca_rdma_task_send_set_conf(rd, on_send, on_send, 4));
 	TRY(doca_pe_connect_ctx(pe, doca_rdma_as_ctx(rd)));
 	TRY(doca_mmap_create(&mm));
 	TRY(doca_mmap_set_memrange(mm, mem, sizeof(mem)));
@@ -153,6 +188,7 @@ int main(int argc, char **argv)
 		return 3;
 	TRY(doca_rdma_export(rd, &blob, &blen, &oob));
 	TRY(doca_buf_inventory_buf_get_by_addr(inv, mm, mem, sizeof(mem), &buf));
+	TRY(doca_buf_inventory_buf_get_by_data(inv, mm, mem, 64, &sbuf));
 	TRY(doca_rdma_task_receive_allocate_init(rd, buf, ud, &rt));
 	TRY(doca_task_submit(doca_rdma_task_receive_as_task(rt)));
 	printf("ready %u ", port);
@@ -182,9 +218,38 @@ int main(int argc, char **argv)
 			printf("blob ");
 			print_hex(blob, blen);
 		}
+		if (line[0] == 'c') {
+			struct doca_rdma_addr *a = NULL;
+			doca_error_t e =
+			        doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, "127.0.0.1",
+			                              (uint16_t)atoi(line + 2), &a);
+
+			if (e == DOCA_SUCCESS)
+				e = doca_rdma_connect_to_addr(rd, a, ud);
+			if (a != NULL)
+				(void)doca_rdma_addr_destroy(a);
+			printf("connect %s\n", doca_error_get_name(e));
+		}
+		if (line[0] == 'm') {
+			struct doca_rdma_task_send *st = NULL;
+			doca_error_t e = last_established == NULL
+			                         ? DOCA_ERROR_NOT_CONNECTED
+			                         : doca_rdma_task_send_allocate_init(
+			                                   rd, last_established, sbuf, ud, &st);
+
+			if (e == DOCA_SUCCESS) {
+				e = doca_task_submit(doca_rdma_task_send_as_task(st));
+				if (e != DOCA_SUCCESS)
+					doca_task_free(doca_rdma_task_send_as_task(st));
+			}
+			printf("send %s\n", doca_error_get_name(e));
+		}
 		if (line[0] == 's')
-			printf("requests %d received %d threads %d rss_kb %ld\n", requests,
-			       received, count_threads(), rss_kb());
+			printf("requests %d received %d threads %d rss_kb %ld established %d "
+			       "failed %d "
+			       "disconnected %d sends_ok %d sends_failed %d\n",
+			       requests, received, count_threads(), rss_kb(), established, failed,
+			       disconnected, sends_ok, sends_failed);
 	}
 	(void)doca_ctx_stop(doca_rdma_as_ctx(rd));
 	for (int i = 0; i < 2000; i++) {
@@ -197,6 +262,7 @@ int main(int argc, char **argv)
 		usleep(1000);
 	}
 	(void)doca_buf_dec_refcount(buf, NULL);
+	(void)doca_buf_dec_refcount(sbuf, NULL);
 	(void)doca_rdma_destroy(rd);
 	(void)doca_buf_inventory_destroy(inv);
 	(void)doca_mmap_destroy(mm);

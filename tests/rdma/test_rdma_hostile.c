@@ -31,10 +31,13 @@ static pid_t target;
 static FILE *to_target, *from_target;
 static uint16_t cm_port, oob_port;
 static struct rw_blob oob_blob;
+static struct rw_lsn *cm_lsn; /* our hand-made CM server, that the target dials */
+static uint16_t cm_lsn_port;
 
 struct tstat {
 	int requests, received, threads;
 	long rss_kb;
+	int established, failed, disconnected, sends_ok, sends_failed;
 };
 
 static struct tstat stat_of_target(void)
@@ -45,11 +48,28 @@ static struct tstat stat_of_target(void)
 	fputs("s\n", to_target);
 	fflush(to_target);
 	assert_non_null(fgets(line, sizeof(line), from_target));
-	assert_int_equal(sscanf(line, "requests %d received %d threads %d rss_kb %ld", &s.requests,
-	                        &s.received, &s.threads, &s.rss_kb),
-	                 4);
+	assert_int_equal(sscanf(line,
+	                        "requests %d received %d threads %d rss_kb %ld established %d "
+	                        "failed %d disconnected %d sends_ok %d sends_failed %d",
+	                        &s.requests, &s.received, &s.threads, &s.rss_kb, &s.established,
+	                        &s.failed, &s.disconnected, &s.sends_ok, &s.sends_failed),
+	                 9);
 	return s;
 }
+
+/* Waits up to 8 s for the target's count at @off (in struct tstat) to reach @want. */
+static void count_reaches(size_t off, int want)
+{
+	struct tstat s = stat_of_target();
+
+	for (int i = 0; i < 800 && *(int *)((char *)&s + off) != want; i++) {
+		usleep(10000);
+		s = stat_of_target();
+	}
+	assert_int_equal(*(int *)((char *)&s + off), want);
+}
+
+#define COUNT_REACHES(field, want) count_reaches(offsetof(struct tstat, field), (want))
 
 static int unhex(char c)
 {
@@ -103,7 +123,7 @@ static int start_target(void **state)
 	if (hex == NULL || !blob_of(hex + 1, &oob_blob))
 		return -1;
 	oob_port = oob_blob.port;
-	return 0;
+	return rw_listen("127.0.0.1", 0, &cm_lsn, &cm_lsn_port) == DOCA_SUCCESS ? 0 : -1;
 }
 
 static int stop_target(void **state)
@@ -117,6 +137,8 @@ static int stop_target(void **state)
 		return -1;
 	fclose(to_target);
 	fclose(from_target);
+	rw_listen_shutdown(cm_lsn);
+	rw_listen_free(cm_lsn);
 	return 0;
 }
 
@@ -297,12 +319,15 @@ static struct rw_chan *admitted(void)
 	return c;
 }
 
-/* The target's threads back to @n within 5 s (a closed stream's reader ends). */
+/*
+ * The target's threads back to @n or fewer within 5 s (a closed stream's reader ends; one that
+ * was ending when @n was counted may end too).
+ */
 static void threads_back_to(int n)
 {
-	for (int i = 0; i < 500 && stat_of_target().threads != n; i++)
+	for (int i = 0; i < 500 && stat_of_target().threads > n; i++)
 		usleep(10000);
-	assert_int_equal(stat_of_target().threads, n);
+	assert_in_range(stat_of_target().threads, 0, n);
 }
 
 /*
@@ -412,8 +437,173 @@ static void test_requests_beyond_connections(void **state)
 	fputs("a\n", to_target); /* accept what waits: the clients never open their second stream */
 	fflush(to_target);
 	assert_non_null(fgets(line, sizeof(line), from_target));
+	/* (the request of test_still_serves is answered too: its client is gone, accept fails) */
 	for (int i = 0; i < N; i++)
 		rw_close(c[i]);
+	/* each accepted connection fails (its client went), as a server's does on hardware */
+	COUNT_REACHES(failed, before.failed + after.requests - before.requests);
+	assert_int_equal(stat_of_target().established, before.established);
+}
+
+/* ---------------------------------------------------------------- a hostile CM server */
+
+/* Sends the target command @cmd and checks that its one-line answer is @want. */
+static void command(const char *cmd, const char *want)
+{
+	char line[256];
+
+	fputs(cmd, to_target);
+	fflush(to_target);
+	assert_non_null(fgets(line, sizeof(line), from_target));
+	line[strcspn(line, "\n")] = '\0';
+	assert_string_equal(line, want);
+}
+
+/* The next channel on our server and its first frame, which must be of @type (the channel open). */
+static struct rw_chan *next_peer(uint16_t type, struct rw_hdr *h)
+{
+	struct rw_chan *c = rw_accept(cm_lsn);
+
+	assert_non_null(c);
+	assert_true(rw_read_hdr(c, h, 5000));
+	assert_int_equal(h->type, type);
+	rw_open(c);
+	return c;
+}
+
+/* The target connects to our server: the channel that carried its connection request. */
+static struct rw_chan *cm_request(void)
+{
+	char cmd[32];
+	struct rw_hdr h;
+
+	snprintf(cmd, sizeof(cmd), "c %u\n", cm_lsn_port);
+	command(cmd, "connect DOCA_SUCCESS");
+	return next_peer(RW_CM_REQ, &h);
+}
+
+static void reply(struct rw_chan *c, uint64_t tag, uint32_t status, const void *p, size_t n)
+{
+	struct rw_hdr r = { .magic = RW_MAGIC, .type = RW_RESP, .tag = tag, .status = status };
+
+	assert_true(rw_write(c, &r, p, n, NULL, 0));
+}
+
+/*
+ * We accept the target's request: it opens our stream to it (*@rev) and we answer its
+ * opening with @status; *@req is the stream of its requests.
+ */
+static void cm_accept(struct rw_chan **req, struct rw_chan **rev, uint32_t status)
+{
+	struct rw_hdr a = { .magic = RW_MAGIC, .type = RW_CM_ACCEPT, .arg0 = 1 }, h;
+
+	*req = cm_request();
+	assert_true(rw_write(*req, &a, NULL, 0, NULL, 0));
+	*rev = next_peer(RW_CM_REV, &h);
+	assert_int_equal(h.arg0, 1);
+	reply(*rev, h.tag, status, NULL, 0);
+}
+
+/*
+ * A server that hangs up at once: the client's connection fails (the failure callback). The
+ * target's first dial starts its transport's client side, which stays: the tests after this
+ * one count its threads.
+ */
+static void test_server_hangs_up(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_chan *c = cm_request();
+
+	(void)state;
+	rw_close(c);
+	COUNT_REACHES(failed, before.failed + 1);
+	assert_int_equal(stat_of_target().established, before.established);
+}
+
+/* A server answering the connection request with a response to nothing: the client fails it. */
+static void test_server_answers_nothing_asked(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_chan *c = cm_request();
+
+	(void)state;
+	reply(c, 999, DOCA_SUCCESS, "x", 1);
+	COUNT_REACHES(failed, before.failed + 1);
+	assert_true(closed_within(c, 5000));
+	rw_close(c);
+	threads_back_to(before.threads);
+	assert_int_equal(stat_of_target().established, before.established);
+}
+
+/* A server that accepts, then refuses the client's second stream: the connection fails. */
+static void test_server_refuses_second_stream(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_chan *req, *rev;
+
+	(void)state;
+	cm_accept(&req, &rev, DOCA_ERROR_NOT_FOUND);
+	COUNT_REACHES(failed, before.failed + 1);
+	assert_true(closed_within(req, 5000));
+	assert_true(closed_within(rev, 5000));
+	rw_close(req);
+	rw_close(rev);
+	threads_back_to(before.threads);
+	assert_int_equal(stat_of_target().established, before.established);
+}
+
+/*
+ * An established connection whose server then misbehaves: a status no DOCA call returns fails
+ * that send alone (the connection stays); an answer to a send that carries bytes fails the
+ * send and ends the connection (disconnection callback); so does a response to nothing.
+ */
+static void test_server_misbehaves_after_accept(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_chan *req, *rev;
+	struct rw_hdr h;
+
+	(void)state;
+	cm_accept(&req, &rev, DOCA_SUCCESS);
+	COUNT_REACHES(established, before.established + 1);
+
+	command("m\n", "send DOCA_SUCCESS");
+	assert_int_equal(rw_next(req, &h, 5000), 1);
+	assert_int_equal(h.type, RW_SEND);
+	reply(req, h.tag, 0x7fff1234u, NULL, 0);
+	COUNT_REACHES(sends_failed, before.sends_failed + 1);
+	command("m\n", "send DOCA_SUCCESS");
+	assert_int_equal(rw_next(req, &h, 5000), 1);
+	reply(req, h.tag, DOCA_SUCCESS, NULL, 0);
+	COUNT_REACHES(sends_ok, before.sends_ok + 1);
+
+	command("m\n", "send DOCA_SUCCESS");
+	assert_int_equal(rw_next(req, &h, 5000), 1);
+	reply(req, h.tag, DOCA_SUCCESS, "bytes", 5);
+	COUNT_REACHES(sends_failed, before.sends_failed + 2);
+	COUNT_REACHES(disconnected, before.disconnected + 1);
+	assert_true(closed_within(req, 5000));
+	assert_true(closed_within(rev, 5000));
+	rw_close(req);
+	rw_close(rev);
+	threads_back_to(before.threads);
+}
+
+/* The same, ended by a response to nothing on an idle established connection. */
+static void test_server_answers_nothing_asked_later(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_chan *req, *rev;
+
+	(void)state;
+	cm_accept(&req, &rev, DOCA_SUCCESS);
+	COUNT_REACHES(established, before.established + 1);
+	reply(req, 12345, DOCA_SUCCESS, NULL, 0);
+	COUNT_REACHES(disconnected, before.disconnected + 1);
+	assert_true(closed_within(rev, 5000));
+	rw_close(req);
+	rw_close(rev);
+	threads_back_to(before.threads);
 }
 
 int main(void)
@@ -428,6 +618,11 @@ int main(void)
 		cmocka_unit_test(test_cut_send_out_of_order),
 		cmocka_unit_test(test_still_serves),
 		cmocka_unit_test(test_requests_beyond_connections),
+		cmocka_unit_test(test_server_hangs_up),
+		cmocka_unit_test(test_server_answers_nothing_asked),
+		cmocka_unit_test(test_server_refuses_second_stream),
+		cmocka_unit_test(test_server_misbehaves_after_accept),
+		cmocka_unit_test(test_server_answers_nothing_asked_later),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -1317,6 +1317,56 @@ static void test_cm_accept_reject_disconnect(void **state)
 	ts_close(&s);
 }
 
+/* More clients over a server's life than it has connections: each slot serves again. */
+#define CM_MANY 12
+
+static int child_cm_many(int fd)
+{
+	struct tside s;
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	               7));
+	cm_port = tu_listen_free_port(cm_listen, s.rd);
+	CHK(cm_port != 0);
+	CHK(ts_send_blob(fd, &cm_port, sizeof(cm_port)));
+	/* each client disconnects; the disconnection callback disconnects too (ts_cm_disconnect) */
+	CHK(ts_wait(&s, &s.disconnects, CM_MANY, 20000));
+	CHK(s.established == CM_MANY && s.requests == CM_MANY && s.failures == 0);
+	ts_close(&s);
+	return 0;
+}
+
+/*
+ * A client connects and disconnects 12 times, each time to a server of 8 connections, itself
+ * of 8: every connection after the eighth gets the slot of one the program let go.
+ */
+static void test_cm_more_clients_than_connections(void **state)
+{
+	struct tside s;
+	struct doca_rdma_addr *addr;
+	union doca_data cud = { .u64 = 1 };
+	size_t n = 0;
+	int fd;
+	pid_t pid = ts_fork(child_cm_many, &fd);
+	const char *server =
+	        getenv("ODMA_TEST_CM_ADDR") ? getenv("ODMA_TEST_CM_ADDR") : "127.0.0.1";
+
+	(void)state;
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	assert_true(ts_recv_blob(fd, &cm_port, sizeof(cm_port), &n));
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, server, cm_port, &addr));
+	for (int i = 0; i < CM_MANY; i++) {
+		assert_ok(doca_rdma_connect_to_addr(s.rd, addr, cud));
+		assert_true(ts_wait(&s, &s.established, i + 1, 10000));
+		assert_ok(doca_rdma_connection_disconnect(s.last_cm));
+	}
+	assert_int_equal(s.failures, 0);
+	ts_join(pid, fd);
+	assert_ok(doca_rdma_addr_destroy(addr));
+	ts_close(&s);
+}
+
 /* A receiver that posts four receives and then never progresses until the peer has sent. */
 static int child_posted_receiver(int fd)
 {
@@ -1586,6 +1636,7 @@ static const struct {
 	{ "direct", child_direct },
 	{ "multi", child_multi },
 	{ "cm_server", child_cm_server },
+	{ "cm_many", child_cm_many },
 	{ "receiver", child_receiver },
 	{ "answer_then_exit", child_answer_then_exit },
 	{ "silent", child_silent },
@@ -1621,6 +1672,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_direct_peer_death),
 		cmocka_unit_test(test_multi_connection),
 		cmocka_unit_test(test_cm_accept_reject_disconnect),
+		cmocka_unit_test(test_cm_more_clients_than_connections),
 		cmocka_unit_test(test_event_mode_wakes),
 		cmocka_unit_test(test_answer_before_close),
 		cmocka_unit_test(test_peer_silent), /* last: under rdma_netns.sh it takes the link
