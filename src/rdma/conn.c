@@ -728,6 +728,8 @@ doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_conne
 	if (c->state == RD_C_REQUESTED && c->in != NULL && !c->in->dead) {
 		s = c->in;
 		c->state = RD_C_ACCEPTED;
+		c->cm_due_ms =
+		        rw_now_ms() + rd->conn_timeout_ms; /* for the client's second stream */
 		/* admitted: the client's frames flow, and a reader serves them */
 		rw_open(s->ch);
 		odma_rd_stream_start_locked(s);
@@ -796,6 +798,7 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 		c->peer = *addr;
 		c->has_peer = true;
 		c->state = RD_C_CONNECTING;
+		c->cm_due_ms = rw_now_ms() + rdma->conn_timeout_ms; /* for the server's answer */
 	}
 	pthread_mutex_unlock(&rdma->lock);
 	if (c == NULL) {

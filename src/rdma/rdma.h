@@ -370,6 +370,9 @@ struct doca_rdma_connection {
 	/* the program let it go (disconnected, rejected, or told of its failure): once nothing
 	 * of it is left, odma_rd_reap frees its slot for a new connection */
 	bool released;
+	/* RDMA CM, under rd->lock: when a connection not yet established fails (client: the
+	 * server's answer; server: the client's second stream, after the accept); 0: none */
+	uint64_t cm_due_ms;
 	union doca_data user_data;
 	struct rd_stream *_Atomic out;
 	struct rd_stream *in;

@@ -789,6 +789,45 @@ static bool rd_overdue(struct rd_stream *s)
 	return late;
 }
 
+/*
+ * Whether the RDMA CM connection of stream @s is still not established past its deadline
+ * (doca_rdma_set_connection_request_timeout after the request or the accept), as a CM
+ * handshake whose peer stays silent times out on hardware. One log line.
+ */
+static bool rd_cm_overdue(struct rd_stream *s)
+{
+	struct doca_rdma *rd = s->rd;
+	struct doca_rdma_connection *c;
+	bool late;
+
+	pthread_mutex_lock(&rd->lock);
+	c = s->conn;
+	late = c != NULL && c->cm_due_ms != 0 && rw_now_ms() > c->cm_due_ms &&
+	       (c->state == RD_C_CONNECTING || c->state == RD_C_ACCEPTED);
+	pthread_mutex_unlock(&rd->lock);
+	if (late)
+		ODMA_ERR(
+		        "RDMA context %p: connection %u is not established %u ms after its %s (the "
+		        "peer is silent); the failure callback follows (raise "
+		        "doca_rdma_set_connection_request_timeout for a slow peer)",
+		        (void *)rd, c->id, (unsigned)rd->conn_timeout_ms,
+		        c->state == RD_C_CONNECTING ? "request" : "accept");
+	return late;
+}
+
+/* How long the reader of @s waits for a frame before it looks at its deadlines (0: forever). */
+static uint32_t rd_watch_ms(struct rd_stream *s)
+{
+	bool cm;
+
+	if (s->out)
+		return RD_WATCH_MS; /* the age of our oldest request */
+	pthread_mutex_lock(&s->rd->lock);
+	cm = s->conn != NULL && s->conn->cm_due_ms != 0 && s->conn->state == RD_C_ACCEPTED;
+	pthread_mutex_unlock(&s->rd->lock);
+	return cm ? RD_WATCH_MS : 0;
+}
+
 void *odma_rd_reader(void *arg)
 {
 	struct rd_stream *s = arg;
@@ -797,9 +836,9 @@ void *odma_rd_reader(void *arg)
 
 	for (;;) {
 		bool go;
-		int got = rw_next(s->ch, &h, s->out ? RD_WATCH_MS : 0);
+		int got = rw_next(s->ch, &h, rd_watch_ms(s));
 
-		if (got == 0 && rd_overdue(s))
+		if (got == 0 && (rd_overdue(s) || rd_cm_overdue(s)))
 			break; /* the peer stopped answering: its tasks fail as for a cut link */
 		if (got == 0)
 			continue;

@@ -4,7 +4,8 @@
 /*
  * The target of test_rdma_hostile: an RDMA context that listens for RDMA CM clients (on the
  * port given as argv[1]; 0: one the kernel picks) and out of band (it prints its blob), has
- * one receive posted, and leaves every connection request unanswered. It prints "ready PORT
+ * one receive posted, a connection request timeout of 2 s, and leaves every connection request
+ * unanswered. It prints "ready PORT
  * BLOBHEX" (the port it listens on), then answers commands on stdin, one letter a line: 's'
  * prints "requests R received N threads T rss_kb K established E failed F disconnected D
  * sends_ok S sends_failed X", 'a' accepts the requests not answered yet and prints how many
@@ -166,6 +167,7 @@ int main(int argc, char **argv)
 	TRY(doca_rdma_create(dev, &rd));
 	TRY(doca_rdma_set_permissions(rd, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
 	TRY(doca_rdma_set_max_num_connections(rd, 8));
+	TRY(doca_rdma_set_connection_request_timeout(rd, 2000)); /* a silent peer's deadline */
 	TRY(doca_rdma_set_connection_state_callbacks(rd, on_request, on_established, on_failure,
 	                                             on_disconnect));
 	TRY(doca_rdma_task_receive_set_conf(rd, on_recv, on_recv, 4));

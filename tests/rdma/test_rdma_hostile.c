@@ -606,6 +606,44 @@ static void test_server_answers_nothing_asked_later(void **state)
 	threads_back_to(before.threads);
 }
 
+/*
+ * A client that never opens its second stream after the accept, its first held open: the
+ * target's connection fails at its connection request timeout (2 s), which frees the slot.
+ */
+static void test_client_silent_after_accept(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_chan *c = rw_dial("127.0.0.1", cm_port);
+	char line[64];
+
+	(void)state;
+	assert_non_null(c);
+	put(c, RW_CM_REQ, NULL, 0);
+	COUNT_REACHES(requests, before.requests + 1);
+	fputs("a\n", to_target);
+	fflush(to_target);
+	assert_non_null(fgets(line, sizeof(line), from_target));
+	assert_string_equal(line, "accepted 0\n");
+	COUNT_REACHES(failed, before.failed + 1);
+	assert_true(closed_within(c, 5000));
+	rw_close(c);
+	threads_back_to(before.threads);
+}
+
+/* A server that reads the connection request and never answers: the client fails it at 2 s. */
+static void test_server_never_answers(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_chan *c = cm_request();
+
+	(void)state;
+	COUNT_REACHES(failed, before.failed + 1);
+	assert_true(closed_within(c, 5000));
+	rw_close(c);
+	threads_back_to(before.threads);
+	assert_int_equal(stat_of_target().established, before.established);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -618,11 +656,13 @@ int main(void)
 		cmocka_unit_test(test_cut_send_out_of_order),
 		cmocka_unit_test(test_still_serves),
 		cmocka_unit_test(test_requests_beyond_connections),
+		cmocka_unit_test(test_client_silent_after_accept),
 		cmocka_unit_test(test_server_hangs_up),
 		cmocka_unit_test(test_server_answers_nothing_asked),
 		cmocka_unit_test(test_server_refuses_second_stream),
 		cmocka_unit_test(test_server_misbehaves_after_accept),
 		cmocka_unit_test(test_server_answers_nothing_asked_later),
+		cmocka_unit_test(test_server_never_answers),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
