@@ -157,6 +157,7 @@ doca_error_t odma_rd_conns_start(struct doca_rdma *rd)
 	doca_error_t r;
 
 	odma_rd_conns_free(rd);
+	atomic_store(&rd->nreleased, 0);
 	rd->conns = calloc(rd->max_conns, sizeof(*rd->conns));
 	if (rd->conns == NULL) {
 		ODMA_ERR("RDMA context %p: out of memory for %u connections", (void *)rd,
@@ -295,12 +296,19 @@ static bool rd_conn_left_locked(struct doca_rdma *rd, const struct doca_rdma_con
 	return c->ord_head != NULL || odma_rd_direct_busy(c);
 }
 
+void odma_rd_release_locked(struct doca_rdma *rd, struct doca_rdma_connection *c)
+{
+	if (!c->released)
+		atomic_fetch_add_explicit(&rd->nreleased, 1, memory_order_relaxed);
+	c->released = true;
+}
+
 void odma_rd_reap(struct doca_rdma *rd)
 {
 	struct rd_stream *gone = NULL, **pp;
 
-	if (rd->raising)
-		return; /* progress reaps once every event it took is raised */
+	if (rd->raising || atomic_load_explicit(&rd->nreleased, memory_order_relaxed) == 0)
+		return; /* progress reaps once every event it took is raised; nothing to free */
 	pthread_mutex_lock(&rd->lock);
 	for (uint32_t i = 0; rd->conns != NULL && !rd->stopping && i < rd->max_conns; i++) {
 		struct doca_rdma_connection *c = &rd->conns[i];
@@ -314,6 +322,7 @@ void odma_rd_reap(struct doca_rdma *rd)
 		c->in = NULL;
 		c->out = NULL;
 		c->state = RD_C_FREE;
+		atomic_fetch_sub_explicit(&rd->nreleased, 1, memory_order_relaxed);
 	}
 	for (pp = &rd->streams; !rd->stopping && *pp != NULL;) {
 		struct rd_stream *s = *pp;
@@ -744,7 +753,7 @@ doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_conne
 	if (!rd_ctl(s, RW_CM_ACCEPT, c->id, c->key)) {
 		ODMA_ERR("%s: the client of connection %u is gone", __func__, c->id);
 		pthread_mutex_lock(&rd->lock);
-		c->released = true; /* the call failed: no failure callback follows */
+		odma_rd_release_locked(rd, c); /* the call failed: no failure callback follows */
 		odma_rd_conn_close_locked(c, false);
 		pthread_mutex_unlock(&rd->lock);
 		return DOCA_ERROR_CONNECTION_ABORTED;
@@ -770,7 +779,7 @@ doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_conne
 	}
 	(void)rd_ctl(s, RW_CM_REJECT, 0, NULL);
 	pthread_mutex_lock(&rd->lock);
-	c->released = true;
+	odma_rd_release_locked(rd, c);
 	odma_rd_conn_close_locked(c, false);
 	pthread_mutex_unlock(&rd->lock);
 	return DOCA_SUCCESS;
@@ -845,7 +854,7 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 	}
 	/* a connection the peer ended (or a stop closed) is released: the samples do so */
 	c->app_closed = true;
-	c->released = true;
+	odma_rd_release_locked(rd, c);
 	c->state = RD_C_CLOSED; /* no disconnection callback for our own disconnect */
 	s = c->out != NULL && !c->out->dead ? c->out : c->in;
 	pthread_mutex_unlock(&rd->lock);

@@ -86,7 +86,7 @@ static void rd_raise(struct doca_rdma *rd, const struct rd_event *e)
 		if (rd->cb_failure != NULL)
 			rd->cb_failure(e->conn, ud, cud);
 		pthread_mutex_lock(&rd->lock);
-		e->conn->released = true; /* a failed connection is the library's again */
+		odma_rd_release_locked(rd, e->conn); /* a failed one goes back to the pool */
 		pthread_mutex_unlock(&rd->lock);
 		break;
 	default:

@@ -454,6 +454,7 @@ struct doca_rdma {
 	bool defer_idle;       /* stopped from a callback: IDLE at the end of that progress */
 	atomic_uint queued;    /* done tasks + events waiting for progress */
 	bool raising;          /* PE thread: progress is raising connection events */
+	atomic_uint nreleased; /* connections released and not yet reaped (odma_rd_reap) */
 	int bell_fd;           /* doorbell eventfd, watched by the PE (wake-up contract) */
 	_Atomic uint32_t bell; /* its state word: readers ring it after queueing */
 	uint64_t next_tag;
@@ -535,6 +536,8 @@ struct doca_rdma_connection *odma_rd_conn_alloc_locked(struct doca_rdma *rd);
  * channels closed).
  */
 void odma_rd_reap(struct doca_rdma *rd);
+/* The program let connection @c go (rd->lock held): odma_rd_reap may free its slot. */
+void odma_rd_release_locked(struct doca_rdma *rd, struct doca_rdma_connection *c);
 /* A stream ended (reader thread, rd->lock held): its tasks fail, the connection closes. */
 void odma_rd_stream_dead_locked(struct rd_stream *s);
 /* Ends a connection (rd->lock held): both streams shut down, tasks fail later. */
