@@ -806,12 +806,11 @@ static bool rd_cm_overdue(struct rd_stream *s)
 	       (c->state == RD_C_CONNECTING || c->state == RD_C_ACCEPTED);
 	pthread_mutex_unlock(&rd->lock);
 	if (late)
-		ODMA_ERR(
-		        "RDMA context %p: connection %u is not established %u ms after its %s (the "
-		        "peer is silent); the failure callback follows (raise "
-		        "doca_rdma_set_connection_request_timeout for a slow peer)",
-		        (void *)rd, c->id, (unsigned)rd->conn_timeout_ms,
-		        c->state == RD_C_CONNECTING ? "request" : "accept");
+		ODMA_ERR("RDMA context %p: connection %u is not established %u ms after its %s; "
+		         "the peer is silent, and the failure callback follows (a slow peer "
+		         "needs a longer doca_rdma_set_connection_request_timeout)",
+		         (void *)rd, c->id, (unsigned)rd->conn_timeout_ms,
+		         c->state == RD_C_CONNECTING ? "request" : "accept");
 	return late;
 }
 

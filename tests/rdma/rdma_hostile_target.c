@@ -67,8 +67,8 @@ static void on_disconnect(struct doca_rdma_connection *c, union doca_data ud, un
 	disconnected++;
 	if (c == last_established)
 		last_established = NULL;
-	(void)doca_rdma_connection_disconnect(
-	        c); /* as NVIDIA's samples do: its slot is free again */
+	/* as NVIDIA's samples do: the slot serves a new connection then */
+	(void)doca_rdma_connection_disconnect(c);
 }
 
 static void on_send(struct doca_rdma_task_send *t, union doca_data tud, union doca_data cud)
@@ -234,11 +234,11 @@ int main(int argc, char **argv)
 		}
 		if (line[0] == 'm') {
 			struct doca_rdma_task_send *st = NULL;
-			doca_error_t e = last_established == NULL
-			                         ? DOCA_ERROR_NOT_CONNECTED
-			                         : doca_rdma_task_send_allocate_init(
-			                                   rd, last_established, sbuf, ud, &st);
+			doca_error_t e = DOCA_ERROR_NOT_CONNECTED;
 
+			if (last_established != NULL)
+				e = doca_rdma_task_send_allocate_init(rd, last_established, sbuf,
+				                                      ud, &st);
 			if (e == DOCA_SUCCESS) {
 				e = doca_task_submit(doca_rdma_task_send_as_task(st));
 				if (e != DOCA_SUCCESS)

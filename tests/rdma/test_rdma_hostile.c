@@ -520,6 +520,13 @@ static void test_server_hangs_up(void **state)
 	assert_int_equal(stat_of_target().established, before.established);
 }
 
+/* Our channel @c was closed by the target within 5 s; it is freed. */
+static void closed_by_target(struct rw_chan *c)
+{
+	assert_true(closed_within(c, 5000));
+	rw_close(c);
+}
+
 /* A server answering the connection request with a response to nothing: the client fails it. */
 static void test_server_answers_nothing_asked(void **state)
 {
@@ -529,8 +536,7 @@ static void test_server_answers_nothing_asked(void **state)
 	(void)state;
 	reply(c, 999, DOCA_SUCCESS, "x", 1);
 	COUNT_REACHES(failed, before.failed + 1);
-	assert_true(closed_within(c, 5000));
-	rw_close(c);
+	closed_by_target(c);
 	threads_back_to(before.threads);
 	assert_int_equal(stat_of_target().established, before.established);
 }
@@ -544,10 +550,8 @@ static void test_server_refuses_second_stream(void **state)
 	(void)state;
 	cm_accept(&req, &rev, DOCA_ERROR_NOT_FOUND);
 	COUNT_REACHES(failed, before.failed + 1);
-	assert_true(closed_within(req, 5000));
-	assert_true(closed_within(rev, 5000));
-	rw_close(req);
-	rw_close(rev);
+	closed_by_target(req);
+	closed_by_target(rev);
 	threads_back_to(before.threads);
 	assert_int_equal(stat_of_target().established, before.established);
 }
@@ -582,10 +586,8 @@ static void test_server_misbehaves_after_accept(void **state)
 	reply(req, h.tag, DOCA_SUCCESS, "bytes", 5);
 	COUNT_REACHES(sends_failed, before.sends_failed + 2);
 	COUNT_REACHES(disconnected, before.disconnected + 1);
-	assert_true(closed_within(req, 5000));
-	assert_true(closed_within(rev, 5000));
-	rw_close(req);
-	rw_close(rev);
+	closed_by_target(req);
+	closed_by_target(rev);
 	threads_back_to(before.threads);
 }
 
@@ -600,9 +602,8 @@ static void test_server_answers_nothing_asked_later(void **state)
 	COUNT_REACHES(established, before.established + 1);
 	reply(req, 12345, DOCA_SUCCESS, NULL, 0);
 	COUNT_REACHES(disconnected, before.disconnected + 1);
-	assert_true(closed_within(rev, 5000));
-	rw_close(req);
-	rw_close(rev);
+	closed_by_target(req);
+	closed_by_target(rev);
 	threads_back_to(before.threads);
 }
 
@@ -625,8 +626,7 @@ static void test_client_silent_after_accept(void **state)
 	assert_non_null(fgets(line, sizeof(line), from_target));
 	assert_string_equal(line, "accepted 0\n");
 	COUNT_REACHES(failed, before.failed + 1);
-	assert_true(closed_within(c, 5000));
-	rw_close(c);
+	closed_by_target(c);
 	threads_back_to(before.threads);
 }
 
@@ -638,8 +638,7 @@ static void test_server_never_answers(void **state)
 
 	(void)state;
 	COUNT_REACHES(failed, before.failed + 1);
-	assert_true(closed_within(c, 5000));
-	rw_close(c);
+	closed_by_target(c);
 	threads_back_to(before.threads);
 	assert_int_equal(stat_of_target().established, before.established);
 }
