@@ -15,6 +15,7 @@
 #include "core/error/error.h"
 #include "core/log/log.h"
 #include "util/container_of.h"
+#include "util/queue.h"
 
 ODMA_LOG_REGISTER(DOCA_COMCH_CONN)
 
@@ -175,17 +176,12 @@ static bool outbox_push(struct doca_comch_connection *conn, uint32_t type, uint3
 	if (o == NULL)
 		return false;
 	conn->outbox_bytes += bytes;
-	o->next = NULL;
 	o->fd = pass_fd >= 0 ? dup(pass_fd) : -1;
 	o->len = (uint32_t)(sizeof(hdr) + len);
 	memcpy(o->bytes, &hdr, sizeof(hdr));
 	if (len)
 		memcpy(o->bytes + sizeof(hdr), payload, len);
-	if (conn->outbox_tail != NULL)
-		conn->outbox_tail->next = o;
-	else
-		conn->outbox = o;
-	conn->outbox_tail = o;
+	ODMA_QUEUE_PUSH(conn->outbox, conn->outbox_tail, o, next);
 	atomic_fetch_add(&conn->outbox_n, 1);
 	return true;
 }

@@ -40,6 +40,7 @@
 #include "core/log/log.h"
 #include "util/codec.h"
 #include "util/container_of.h"
+#include "util/queue.h"
 
 ODMA_LOG_REGISTER(DOCA_COMCH_NET)
 
@@ -325,17 +326,12 @@ static bool queue_locked(struct comch_net *n, uint32_t type, uint32_t arg, const
 		refuse_locked(n, "out of memory for an arriving packet");
 		return false;
 	}
-	p->next = NULL;
 	p->len = (uint32_t)(sizeof(hdr) + len);
 	p->tp_len = (uint32_t)(len + 4); /* the argument, then the payload */
 	memcpy(p->bytes, &hdr, sizeof(hdr));
 	if (len)
 		memcpy(p->bytes + sizeof(hdr), payload, len);
-	if (n->tail != NULL)
-		n->tail->next = p;
-	else
-		n->head = p;
-	n->tail = p;
+	ODMA_QUEUE_PUSH(n->head, n->tail, p, next);
 	n->n++;
 	n->bytes += p->len;
 	return true;

@@ -16,6 +16,7 @@
 #include "core/device/device.h"
 #include "core/log/log.h"
 #include "rdma/rdma.h"
+#include "util/queue.h"
 
 ODMA_LOG_REGISTER(ODMA_RDMA)
 
@@ -60,12 +61,7 @@ void odma_rd_event_locked(struct doca_rdma *rd, struct doca_rdma_connection *c,
 	}
 	e->type = type;
 	e->conn = c;
-	e->next = NULL;
-	if (rd->ev_tail != NULL)
-		rd->ev_tail->next = e;
-	else
-		rd->ev_head = e;
-	rd->ev_tail = e;
+	ODMA_QUEUE_PUSH(rd->ev_head, rd->ev_tail, e, next);
 	rd_wake_pe(rd);
 }
 

@@ -50,6 +50,7 @@
 
 #include "core/device/device.h"
 #include "core/exec/exec.h"
+#include "util/queue.h"
 
 /* ---------------------------------------------------------------- wire (wire.c) */
 
@@ -289,12 +290,7 @@ struct rd_task {
 /* Appends @t to the qnext-linked queue whose ends are *@head and *@tail (its lock held). */
 static inline void rd_queue_push(struct rd_task **head, struct rd_task **tail, struct rd_task *t)
 {
-	t->qnext = NULL;
-	if (*tail != NULL)
-		(*tail)->qnext = t;
-	else
-		*head = t;
-	*tail = t;
+	ODMA_QUEUE_PUSH(*head, *tail, t, qnext);
 }
 
 /*

@@ -14,6 +14,7 @@
 #include "core/memory/memory.h"
 #include "core/sync_event/sync_event.h"
 #include "rdma/rdma.h"
+#include "util/queue.h"
 
 ODMA_LOG_REGISTER(ODMA_RDMA_TASK)
 
@@ -675,14 +676,9 @@ static void rd_order_push(struct rd_task *t)
 {
 	struct doca_rdma_connection *c = t->conn;
 
-	t->onext = NULL;
 	t->finished = false;
 	t->att = NULL;
-	if (c->ord_tail != NULL)
-		c->ord_tail->onext = t;
-	else
-		c->ord_head = t;
-	c->ord_tail = t;
+	ODMA_QUEUE_PUSH(c->ord_head, c->ord_tail, t, onext);
 	doca_priv_pe_net_ios(t->base.ctx->pe, 1); /* progress does the transport's work now */
 }
 

@@ -29,6 +29,7 @@
 #include "core/transport/transport.h"
 #include "rdma/rdma.h"
 #include "util/codec.h"
+#include "util/queue.h"
 
 ODMA_LOG_REGISTER(ODMA_RDMA_WIRE)
 
@@ -166,12 +167,7 @@ static void rw_ready(struct rw_chan *c)
 		*pp = c->next;
 		c->waiting = false;
 		l->nwaiting--;
-		c->next = NULL;
-		if (l->tail != NULL)
-			l->tail->next = c;
-		else
-			l->head = c;
-		l->tail = c;
+		ODMA_QUEUE_PUSH(l->head, l->tail, c, next);
 		pthread_cond_broadcast(&l->cond);
 	}
 	pthread_mutex_unlock(&l->lock);
@@ -247,14 +243,9 @@ static bool rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uin
 		c->closed = true; /* a lost frame breaks the stream: end it */
 	} else if (!c->closed) {
 		kept = true; /* its credit goes back when the reader is done with it (rw_next) */
-		m->next = NULL;
 		m->len = len;
 		memcpy(m->data, bytes, len);
-		if (c->tail != NULL)
-			c->tail->next = m;
-		else
-			c->head = m;
-		c->tail = m;
+		ODMA_QUEUE_PUSH(c->head, c->tail, m, next);
 		m = NULL;
 	}
 	pthread_cond_broadcast(&c->cond);

@@ -22,17 +22,13 @@
 
 #include "core/graph/graph.h"
 #include "core/log/log.h"
+#include "util/queue.h"
 
 ODMA_LOG_REGISTER(ODMA_GRAPH_INSTANCE)
 
 static void slots_push(struct odma_graph_slot_list *l, struct odma_graph_slot *s)
 {
-	s->next = NULL;
-	if (l->tail != NULL)
-		l->tail->next = s;
-	else
-		l->head = s;
-	l->tail = s;
+	ODMA_QUEUE_PUSH(l->head, l->tail, s, next);
 }
 
 static struct odma_graph_slot *slots_pop(struct odma_graph_slot_list *l)
@@ -59,12 +55,7 @@ static void inst_set_pending(struct doca_graph_instance *inst)
 
 	if (!inst->pending) {
 		inst->pending = true;
-		inst->pending_next = NULL;
-		if (g->pending_tail != NULL)
-			g->pending_tail->pending_next = inst;
-		else
-			g->pending_head = inst;
-		g->pending_tail = inst;
+		ODMA_QUEUE_PUSH(g->pending_head, g->pending_tail, inst, pending_next);
 	}
 	odma_pe_poller_wake(g->pe, &g->poller);
 }

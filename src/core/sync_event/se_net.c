@@ -36,6 +36,7 @@
 #include "core/config/config.h"
 #include "core/log/log.h"
 #include "core/sync_event/se_int.h"
+#include "util/queue.h"
 
 ODMA_LOG_REGISTER(DOCA_SYNC_EVENT)
 
@@ -396,13 +397,8 @@ static void net_async_done(struct odma_tp_io *io, doca_error_t status)
 	struct se_net *n = se->net;
 
 	q->status = status;
-	q->next = NULL;
 	pthread_mutex_lock(&n->lock);
-	if (n->done_tail != NULL)
-		n->done_tail->next = q;
-	else
-		n->done = q;
-	n->done_tail = q;
+	ODMA_QUEUE_PUSH(n->done, n->done_tail, q, next);
 	__atomic_add_fetch(&n->ndone, 1, __ATOMIC_SEQ_CST);
 	/*
 	 * Under the lock: once the PE thread took this back (net_take locks), the context may

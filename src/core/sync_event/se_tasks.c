@@ -15,6 +15,7 @@
 #include "core/log/log.h"
 #include "core/sync_event/se_int.h"
 #include "util/container_of.h"
+#include "util/queue.h"
 
 ODMA_LOG_REGISTER(DOCA_SYNC_EVENT_TASK)
 
@@ -114,12 +115,7 @@ static void se_complete(struct doca_task *task, bool ok)
 
 void se_pending_push(struct doca_sync_event *se, struct se_task *t)
 {
-	t->pend_next = NULL;
-	if (se->pending_tail != NULL)
-		se->pending_tail->pend_next = t;
-	else
-		se->pending = t;
-	se->pending_tail = t;
+	ODMA_QUEUE_PUSH(se->pending, se->pending_tail, t, pend_next);
 }
 
 unsigned int se_pending_scan(struct doca_sync_event *se, doca_error_t fail, uint64_t v)

@@ -18,6 +18,7 @@
 #include "core/log/log.h"
 #include "core/transport/ucx_int.h"
 #include "util/codec.h"
+#include "util/queue.h"
 
 atomic_uint_fast64_t odma_ucx_bundles, odma_ucx_msg_reuses, odma_ucx_msgs_posted;
 
@@ -668,12 +669,7 @@ static bool ep_ready(const struct odma_tp_ep *ep, uint64_t cost)
  */
 static void ep_pend(struct odma_tp_ep *ep, struct ucx_msg *m)
 {
-	m->pnext = NULL;
-	if (ep->pend_tail != NULL)
-		ep->pend_tail->pnext = m;
-	else
-		ep->pend_head = m;
-	ep->pend_tail = m;
+	ODMA_QUEUE_PUSH(ep->pend_head, ep->pend_tail, m, pnext);
 	if (!ep->asked && ep->warm) { /* it waits for credit, not for the first report */
 		ep->asked = true;
 		ep_credit_send(ep, ODMA_UCX_CREDIT_WANT);

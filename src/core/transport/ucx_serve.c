@@ -19,6 +19,7 @@
 #include "core/log/log.h"
 #include "core/transport/ucx_int.h"
 #include "util/codec.h"
+#include "util/queue.h"
 
 ODMA_LOG_REGISTER(ODMA_UCX)
 
@@ -409,12 +410,7 @@ static void defer_get(struct ucx_peer *p, const struct odma_ucx_req *q)
 	if (p->ndeferred >= UCX_DEFER_MAX || (d = malloc(sizeof(*d))) == NULL)
 		return;
 	d->q = *q;
-	d->next = NULL;
-	if (p->def_tail != NULL)
-		p->def_tail->next = d;
-	else
-		p->def_head = d;
-	p->def_tail = d;
+	ODMA_QUEUE_PUSH(p->def_head, p->def_tail, d, next);
 	p->ndeferred++;
 }
 
