@@ -287,8 +287,10 @@ struct doca_rdma_connection *odma_rd_conn_alloc_locked(struct doca_rdma *rd)
 /* Whether something of released connection @c is left (rd->lock held, PE thread). */
 static bool rd_conn_left_locked(struct doca_rdma *rd, const struct doca_rdma_connection *c)
 {
+	/* a stream that never had a reader (a request the program did not accept) is inert */
 	for (const struct rd_stream *s = rd->streams; s != NULL; s = s->next)
-		if (s->conn == c && (!s->dead || s->serving || atomic_load(&s->fast_serving)))
+		if (s->conn == c &&
+		    ((s->thr_started && !s->dead) || s->serving || atomic_load(&s->fast_serving)))
 			return true;
 	for (const struct rd_event *e = rd->ev_head; e != NULL; e = e->next)
 		if (e->conn == c)
@@ -315,9 +317,12 @@ void odma_rd_reap(struct doca_rdma *rd)
 
 		if (c->state != RD_C_CLOSED || !c->released || rd_conn_left_locked(rd, c))
 			continue;
-		for (struct rd_stream *s = rd->streams; s != NULL; s = s->next)
-			if (s->conn == c)
-				s->conn = NULL;
+		for (struct rd_stream *s = rd->streams; s != NULL; s = s->next) {
+			if (s->conn != c)
+				continue;
+			s->conn = NULL;
+			s->dead = s->dead || !s->thr_started; /* freed below */
+		}
 		odma_rd_direct_conn_free(c);
 		c->in = NULL;
 		c->out = NULL;
@@ -737,8 +742,8 @@ doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_conne
 	if (c->state == RD_C_REQUESTED && c->in != NULL && !c->in->dead) {
 		s = c->in;
 		c->state = RD_C_ACCEPTED;
-		c->cm_due_ms =
-		        rw_now_ms() + rd->conn_timeout_ms; /* for the client's second stream */
+		/* the client opens its second stream by then */
+		c->cm_due_ms = rw_now_ms() + rd->conn_timeout_ms;
 		/* admitted: the client's frames flow, and a reader serves them */
 		rw_open(s->ch);
 		odma_rd_stream_start_locked(s);
@@ -782,6 +787,8 @@ doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_conne
 	odma_rd_release_locked(rd, c);
 	odma_rd_conn_close_locked(c, false);
 	pthread_mutex_unlock(&rd->lock);
+	odma_rd_stream_discard(s); /* it never had a reader: nothing else would end it */
+	odma_rd_reap(rd);
 	return DOCA_SUCCESS;
 }
 
@@ -863,6 +870,7 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 	pthread_mutex_lock(&rd->lock);
 	odma_rd_conn_close_locked(c, false);
 	pthread_mutex_unlock(&rd->lock);
+	odma_rd_reap(rd); /* its streams may have ended already */
 	return DOCA_SUCCESS;
 }
 

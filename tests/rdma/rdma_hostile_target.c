@@ -9,10 +9,10 @@
  * BLOBHEX" (the port it listens on), then answers commands on stdin, one letter a line: 's'
  * prints "requests R received N threads T rss_kb K established E failed F disconnected D
  * sends_ok S sends_failed X", 'a' accepts the requests not answered yet and prints how many
- * calls failed ("accepted F"), 'e' exports one more connection out of band and prints "blob
- * BLOBHEX", 'c PORT' connects as an RDMA CM client to 127.0.0.1:PORT and prints "connect
- * STATUS", 'm' submits a 64-byte send on the connection established last and prints "send
- * STATUS", 'q' stops and exits 0. It exits 3 when something fails to start.
+ * calls failed ("accepted F"), 'r' rejects them ("rejected F"), 'e' exports one more connection out
+ * of band and prints "blob BLOBHEX", 'c PORT' connects as an RDMA CM client to 127.0.0.1:PORT and
+ * prints "connect STATUS", 'm' submits a 64-byte send on the connection established last and prints
+ * "send STATUS", 'q' stops and exits 0. It exits 3 when something fails to start.
  */
 #include <dirent.h>
 #include <poll.h>
@@ -211,6 +211,14 @@ int main(int argc, char **argv)
 				          DOCA_SUCCESS;
 			npending = 0;
 			printf("accepted %d\n", failed);
+		}
+		if (line[0] == 'r') {
+			int failed = 0;
+
+			for (int i = 0; i < npending; i++)
+				failed += doca_rdma_connection_reject(pending[i]) != DOCA_SUCCESS;
+			npending = 0;
+			printf("rejected %d\n", failed);
 		}
 		if (line[0] == 'e') {
 			struct doca_rdma_connection *c;

@@ -165,6 +165,13 @@ static bool closed_within(struct rw_chan *c, uint32_t ms)
 	}
 }
 
+/* Our channel @c was closed by the target within 5 s; it is freed. */
+static void closed_by_target(struct rw_chan *c)
+{
+	assert_true(closed_within(c, 5000));
+	rw_close(c);
+}
+
 /*
  * A request callback is raised and left unanswered; a send before any accept is refused: not
  * delivered then, nor after the program accepts (the accept fails: the client broke the rules).
@@ -520,13 +527,6 @@ static void test_server_hangs_up(void **state)
 	assert_int_equal(stat_of_target().established, before.established);
 }
 
-/* Our channel @c was closed by the target within 5 s; it is freed. */
-static void closed_by_target(struct rw_chan *c)
-{
-	assert_true(closed_within(c, 5000));
-	rw_close(c);
-}
-
 /* A server answering the connection request with a response to nothing: the client fails it. */
 static void test_server_answers_nothing_asked(void **state)
 {
@@ -643,6 +643,26 @@ static void test_server_never_answers(void **state)
 	assert_int_equal(stat_of_target().established, before.established);
 }
 
+/*
+ * Twelve requests one after another, each rejected by the program: each reaches it (its
+ * request callback), though the target has 8 connections, so each rejection gives its slot
+ * back.
+ */
+static void test_rejected_requests_free_their_slots(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 12; i++) {
+		struct tstat before = stat_of_target();
+		struct rw_chan *c = rw_dial("127.0.0.1", cm_port);
+
+		assert_non_null(c);
+		put(c, RW_CM_REQ, NULL, 0);
+		COUNT_REACHES(requests, before.requests + 1);
+		command("r\n", "rejected 0");
+		closed_by_target(c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -656,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_still_serves),
 		cmocka_unit_test(test_requests_beyond_connections),
 		cmocka_unit_test(test_client_silent_after_accept),
+		cmocka_unit_test(test_rejected_requests_free_their_slots),
 		cmocka_unit_test(test_server_hangs_up),
 		cmocka_unit_test(test_server_answers_nothing_asked),
 		cmocka_unit_test(test_server_refuses_second_stream),
