@@ -814,17 +814,14 @@ static bool rd_cm_overdue(struct rd_stream *s)
 	return late;
 }
 
-/* How long the reader of @s waits for a frame before it looks at its deadlines (0: forever). */
-static uint32_t rd_watch_ms(struct rd_stream *s)
+/*
+ * How long the reader of @s waits for a frame before it looks at its deadlines (0: forever):
+ * the age of our oldest request, or a CM connection accepted and not yet established. No lock
+ * per frame: s->conn does not change while the reader runs, and the state is atomic.
+ */
+static uint32_t rd_watch_ms(const struct rd_stream *s)
 {
-	bool cm;
-
-	if (s->out)
-		return RD_WATCH_MS; /* the age of our oldest request */
-	pthread_mutex_lock(&s->rd->lock);
-	cm = s->conn != NULL && s->conn->cm_due_ms != 0 && s->conn->state == RD_C_ACCEPTED;
-	pthread_mutex_unlock(&s->rd->lock);
-	return cm ? RD_WATCH_MS : 0;
+	return s->out || (s->conn != NULL && s->conn->state == RD_C_ACCEPTED) ? RD_WATCH_MS : 0;
 }
 
 void *odma_rd_reader(void *arg)
