@@ -202,6 +202,7 @@ static void test_data_before_accept(void **state)
 	after = stat_of_target();
 	assert_int_equal(after.received, before.received);
 	assert_int_equal(after.threads, before.threads);
+	assert_int_equal(after.failed, before.failed); /* the accept failed: no callback follows */
 	rw_close(c);
 }
 
