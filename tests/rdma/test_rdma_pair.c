@@ -1367,6 +1367,71 @@ static void test_cm_more_clients_than_connections(void **state)
 	ts_close(&s);
 }
 
+/* Out of band: 12 connections one after another, each side of 8, one message on each. */
+static int child_oob_many(int fd)
+{
+	struct tside s;
+	struct doca_rdma_task_receive *r;
+	struct doca_rdma_connection *c;
+	union doca_data ud = { 0 };
+	uint8_t peer[512];
+	const void *blob;
+	size_t n = 0;
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	               7));
+	for (int i = 0; i < CM_MANY; i++) {
+		CHK_OK(doca_rdma_export(s.rd, &blob, &n, &c));
+		CHK(ts_send_blob(fd, blob, n));
+		CHK(ts_recv_blob(fd, peer, sizeof(peer), &n));
+		CHK_OK(doca_rdma_connect(s.rd, peer, n, c));
+		CHK_OK(doca_rdma_task_receive_allocate_init(s.rd, ts_buf(&s, s.mm, s.mem, 0, 64, 0),
+		                                            ud, &r));
+		CHK_OK(doca_task_submit(doca_rdma_task_receive_as_task(r)));
+		ts_child_byte(fd, 'p');
+		CHK(ts_wait(&s, &s.nrecv, i + 1, 10000));
+		CHK(s.rconn[i] == c);
+		CHK_OK(doca_rdma_connection_disconnect(c));
+	}
+	ts_close(&s);
+	return 0;
+}
+
+/*
+ * Out of band, as over RDMA CM: 12 export/connect/disconnect rounds on contexts of 8
+ * connections; each export after the eighth gets the slot of a connection let go.
+ */
+static void test_oob_more_connections_than_slots(void **state)
+{
+	struct tside s;
+	struct doca_rdma_task_send *t;
+	struct doca_rdma_connection *c;
+	union doca_data ud = { 0 };
+	uint8_t peer[512];
+	const void *blob;
+	size_t n = 0, pn = 0;
+	int fd;
+	pid_t pid = ts_fork(child_oob_many, &fd);
+
+	(void)state;
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	for (int i = 0; i < CM_MANY; i++) {
+		assert_true(ts_recv_blob(fd, peer, sizeof(peer), &pn));
+		assert_ok(doca_rdma_export(s.rd, &blob, &n, &c));
+		assert_true(ts_send_blob(fd, blob, n));
+		assert_ok(doca_rdma_connect(s.rd, peer, pn, c));
+		assert_int_equal(ts_byte_in(fd), 'p');
+		snprintf((char *)s.mem, 8, "m%d", i);
+		assert_ok(doca_rdma_task_send_allocate_init(
+		        s.rd, c, ts_buf(&s, s.mm, s.mem, 0, 64, 4), ud, &t));
+		assert_ok(ts_run(&s, doca_rdma_task_send_as_task(t)));
+		assert_ok(doca_rdma_connection_disconnect(c));
+	}
+	ts_join(pid, fd);
+	ts_close(&s);
+}
+
 /* A receiver that posts four receives and then never progresses until the peer has sent. */
 static int child_posted_receiver(int fd)
 {
@@ -1637,6 +1702,7 @@ static const struct {
 	{ "multi", child_multi },
 	{ "cm_server", child_cm_server },
 	{ "cm_many", child_cm_many },
+	{ "oob_many", child_oob_many },
 	{ "receiver", child_receiver },
 	{ "answer_then_exit", child_answer_then_exit },
 	{ "silent", child_silent },
@@ -1673,6 +1739,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_multi_connection),
 		cmocka_unit_test(test_cm_accept_reject_disconnect),
 		cmocka_unit_test(test_cm_more_clients_than_connections),
+		cmocka_unit_test(test_oob_more_connections_than_slots),
 		cmocka_unit_test(test_event_mode_wakes),
 		cmocka_unit_test(test_answer_before_close),
 		cmocka_unit_test(test_peer_silent), /* last: under rdma_netns.sh it takes the link
