@@ -194,8 +194,8 @@ static bool client_answer(struct comch_ep *ep)
 		return true;
 	}
 	ep->conn = conn;
-	ODMA_DBG("comch client \"%s\": connected to the server%s (pid %d); max message %u bytes",
-	         ep->name, ch->car->where, (int)conn->peer_pid, conn->max_msg);
+	ODMA_DBG("comch client \"%s\": connected to the server (%s); max message %u bytes",
+	         ep->name, comch_conn_who(conn).s, conn->max_msg);
 	doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_RUNNING);
 	return true;
 }

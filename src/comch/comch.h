@@ -594,6 +594,13 @@ static inline const char *comch_ep_kind(const struct comch_ep *ep)
 	return ep->side->kind;
 }
 
+/* The peer of a connection, for log lines: "pid N, uid U" in this kernel, "at ODMA_FABRIC" beyond.
+ */
+struct comch_who {
+	char s[40];
+};
+struct comch_who comch_conn_who(const struct doca_comch_connection *conn);
+
 /* ---- across machines (net.c) ---------------------------------------------------------- */
 
 /* Whether ODMA_FABRIC asks for Comch across machines. */

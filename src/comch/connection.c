@@ -7,6 +7,7 @@
  * Comch points (comch_drop_after, comch_delay_us).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -154,9 +155,9 @@ void comch_conn_refuse(struct doca_comch_connection *conn, const char *why)
 		return;
 	if (conn->ch->car->shut != NULL)
 		conn->ch->car->shut(conn->ch); /* its progress reads no more of it */
-	ODMA_ERR("comch %s \"%s\": connection %p to pid %d (uid %u) is closed: %s",
-	         comch_ep_kind(conn->ep), conn->ep->name, (void *)conn, (int)conn->peer_pid,
-	         (unsigned int)conn->peer_uid, why);
+	ODMA_ERR("comch %s \"%s\": connection %p to the peer (%s) is closed: %s",
+	         comch_ep_kind(conn->ep), conn->ep->name, (void *)conn, comch_conn_who(conn).s,
+	         why);
 }
 
 /* Under conn->lock. Queues a packet; a peer that lets COMCH_OUTBOX_MAX bytes pile up is cut. */
@@ -547,6 +548,18 @@ void comch_conn_close(struct doca_comch_connection *conn, doca_error_t status)
 	comch_conn_kill(conn, COMCH_END_LOCAL, "closed by this side");
 }
 
+struct comch_who comch_conn_who(const struct doca_comch_connection *conn)
+{
+	struct comch_who w;
+
+	if (conn->peer_pid > 0)
+		snprintf(w.s, sizeof(w.s), "pid %d, uid %u", (int)conn->peer_pid,
+		         (unsigned int)conn->peer_uid);
+	else /* the network carrier learns no pid */
+		snprintf(w.s, sizeof(w.s), "at ODMA_FABRIC");
+	return w;
+}
+
 bool comch_conn_finish(struct doca_comch_connection *conn)
 {
 	struct comch_ep *ep = conn->ep;
@@ -561,10 +574,10 @@ bool comch_conn_finish(struct doca_comch_connection *conn)
 	free(conn->held);
 	conn->held = NULL;
 	if (end == COMCH_END_PEER && !conn->orderly)
-		ODMA_WARN("comch %s \"%s\": the peer (pid %d) closed connection %p without "
+		ODMA_WARN("comch %s \"%s\": the peer (%s) closed connection %p without "
 		          "disconnecting (its process ended or crashed); in-flight sends fail, its "
 		          "consumers expire",
-		          comch_ep_kind(ep), ep->name, (int)conn->peer_pid, (void *)conn);
+		          comch_ep_kind(ep), ep->name, comch_conn_who(conn).s, (void *)conn);
 	if (!conn->dropped) {
 		/* every consumer of the peer is gone with the connection */
 		uint32_t id;

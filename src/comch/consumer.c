@@ -68,14 +68,13 @@ static bool consumer_harvest(struct doca_comch_consumer *c)
 		t = c->slot_task[idx];
 		c->slot_task[idx] = NULL;
 		if (h.bad != NULL)
-			COMCH_PEER_LOG(
-			        WARNING, c->conn,
-			        "comch consumer %u: the peer (pid %d) reported %s (%llu; the "
-			        "buffer has room for %llu bytes, %u immediate bytes); the "
-			        "buffer fails with DOCA_ERROR_IO_FAILED",
-			        c->id, (int)c->conn->peer_pid, h.bad,
-			        (unsigned long long)h.bad_value,
-			        (unsigned long long)c->slot_room[idx], c->geom.imm_len);
+			COMCH_PEER_LOG(WARNING, c->conn,
+			               "comch consumer %u: the peer (%s) reported %s (%llu; the "
+			               "buffer has room for %llu bytes, %u immediate bytes); the "
+			               "buffer fails with DOCA_ERROR_IO_FAILED",
+			               c->id, comch_conn_who(c->conn).s, h.bad,
+			               (unsigned long long)h.bad_value,
+			               (unsigned long long)c->slot_room[idx], c->geom.imm_len);
 		/* a task freed while posted: its buf may be back in its inventory already */
 		if (h.status == DOCA_SUCCESS && !t->base.free_pending) {
 			t->buf->data_len += h.written;
@@ -126,11 +125,11 @@ static bool consumer_drain_closed(struct doca_comch_consumer *c, doca_error_t st
 	if (c->done < c->claim_limit) {
 		if (doca_priv_now_ns() < c->drain_deadline_ns)
 			return any;
-		ODMA_WARN("comch consumer %u: %llu buffers claimed by the %s peer (pid %d) were "
+		ODMA_WARN("comch consumer %u: %llu buffers claimed by the %s peer (%s) were "
 		          "never completed within %u ms; failing them (a late write of that peer "
 		          "may still land in them)",
 		          c->id, (unsigned long long)(c->claim_limit - c->done),
-		          c->expired ? "lost" : "live", (int)c->conn->peer_pid,
+		          c->expired ? "lost" : "live", comch_conn_who(c->conn).s,
 		          c->expired ? COMCH_EXPIRE_WAIT_MS : COMCH_STOP_WAIT_MS);
 		c->claim_limit = c->done;
 	}

@@ -131,9 +131,8 @@ static void cons_new_refuse(struct doca_comch_connection *conn, uint32_t id, con
 	struct comch_ep *ep = conn->ep;
 	uint32_t ok = 0;
 
-	COMCH_PEER_LOG(WARNING, conn,
-	               "comch %s \"%s\": refused consumer %u of the peer (pid %d): %s",
-	               comch_ep_kind(ep), ep->name, id, (int)conn->peer_pid, why);
+	COMCH_PEER_LOG(WARNING, conn, "comch %s \"%s\": refused consumer %u of the peer (%s): %s",
+	               comch_ep_kind(ep), ep->name, id, comch_conn_who(conn).s, why);
 	(void)comch_conn_send_ctl(conn, COMCH_W_CONS_ACK, id, &ok, sizeof(ok), -1);
 }
 

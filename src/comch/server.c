@@ -105,7 +105,6 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, struct co
 	struct comch_welcome w = { .magic = COMCH_WIRE_MAGIC, .version = COMCH_WIRE_VERSION };
 	struct doca_comch_connection *conn;
 	const char *why = "";
-	char who[32] = "a client";
 
 	if (n < (ssize_t)(sizeof(*hdr) + sizeof(hello)) || hdr->type != COMCH_W_HELLO) {
 		ODMA_RATELIMITED_WARN("comch server \"%s\": a connection%s did not start with a "
@@ -136,10 +135,8 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, struct co
 		return NULL;
 	}
 	hello.pci[sizeof(hello.pci) - 1] = '\0';
-	if (conn->peer_pid > 0) /* none across machines */
-		snprintf(who, sizeof(who), "client pid %d", (int)conn->peer_pid);
-	ODMA_DBG("comch server \"%s\": %s (device %s) connected%s; max message %u bytes", ep->name,
-	         who, hello.pci, ch->car->where, conn->max_msg);
+	ODMA_DBG("comch server \"%s\": a client (%s, device %s) connected; max message %u bytes",
+	         ep->name, comch_conn_who(conn).s, hello.pci, conn->max_msg);
 	return conn;
 }
 

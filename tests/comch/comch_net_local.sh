@@ -82,6 +82,9 @@ for w in "a CREDIT that goes back" "a CREDIT for more messages than this side se
 	"unknown packet type\|a packet of an unknown type" "a message longer than this connection.s limit"; do
 	grep -q "$w" "$T/s1" || bad "the server did not refuse: $w"
 done
+# a network peer has no pid: the lines name where it is (a hostile client vanished without BYE)
+grep -q "the peer (at ODMA_FABRIC) closed connection" "$T/s1" || bad "no line names a vanished network peer"
+if grep -q "pid 0" "$T/s1"; then bad "a line names a network peer pid 0: $(grep "pid 0" "$T/s1")"; fi
 serve "$T/s2" server-fp fp || bad "the fast-path server did not start: $(cat "$T/s2")"
 s2=$srv
 ODMA_RUNDIR="$T/rh" $W "$PEER" client-fp fp || bad "fast-path client"
