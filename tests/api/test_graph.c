@@ -1020,8 +1020,9 @@ static void test_sub_graph(void **state)
 {
 	struct doca_graph_instance *pi, *pi2, *si, *si2, *extra;
 	struct doca_graph_node *sd, *su, *u0, *s, *u2, *bad;
-	struct doca_graph *sub, *graph, *third;
+	struct doca_graph *sub, *graph, *third, *far;
 	struct doca_buf *src, *dst;
+	struct doca_pe *pe2;
 	struct unode un[3];
 	struct doca_task *t;
 	union doca_data ud;
@@ -1048,6 +1049,12 @@ static void test_sub_graph(void **state)
 	            doca_graph_node_create_from_graph(graph, sub, &s)); /* not started */
 	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_graph_node_create_from_graph(sub, sub, &s));
 	assert_ok(doca_graph_start(sub));
+	/* a graph of another progress engine cannot have a node of it */
+	assert_ok(doca_pe_create(&pe2));
+	assert_ok(doca_graph_create(pe2, &far));
+	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_graph_node_create_from_graph(far, sub, &s));
+	assert_ok(doca_graph_destroy(far));
+	assert_ok(doca_pe_destroy(pe2));
 	assert_ok(doca_graph_node_create_from_graph(graph, sub, &s));
 	assert_ok(doca_graph_node_create_from_user(graph, unode_cb, &u2));
 	assert_ok(doca_graph_add_dependency(graph, u0, s));
