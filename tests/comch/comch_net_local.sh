@@ -106,10 +106,15 @@ grep -q 'ODMA_FABRIC="nonsense" is not ADDRESS:PORT' "$T/bf" || bad "no line for
 # a port out of range is refused by the same parser as the DMA export path's
 ODMA_FABRIC=127.0.0.1:99999 ODMA_RUNDIR="$T/rd" $W "$PEER" server-bad-fabric x >"$T/bf2" 2>&1 || bad "bad fabric port: $(cat "$T/bf2")"
 grep -q 'ODMA_FABRIC="127.0.0.1:99999" is not ADDRESS:PORT' "$T/bf2" || bad "no line for ODMA_FABRIC=127.0.0.1:99999: $(cat "$T/bf2")"
+# an address on no network of this side (this namespace has only lo): the start is refused,
+# and the lines say that no interface reaches it and that it cannot be listened on
+ODMA_FABRIC=198.51.100.1:$PORT ODMA_RUNDIR="$T/rd" $W "$PEER" server-port-busy x >"$T/bn" 2>&1 || bad "fabric on no network: $(cat "$T/bn")"
+grep -q "no local interface is on the network of 198.51.100.1" "$T/bn" || bad "no line for a fabric on no network: $(cat "$T/bn")"
+grep -q "cannot listen on 198.51.100.1:$PORT" "$T/bn" || bad "no listen line for a fabric on no network: $(cat "$T/bn")"
 # a fabric secret too short: neither side starts, each says which rule
 ODMA_FABRIC_SECRET=short ODMA_RUNDIR="$T/rd" $W "$PEER" server-bad-fabric x >"$T/bs" 2>&1 || bad "short secret, server: $(cat "$T/bs")"
 grep -q "cannot listen at ODMA_FABRIC: ODMA_FABRIC_SECRET is 5 characters long" "$T/bs" || bad "no line for a short secret (server): $(cat "$T/bs")"
 ODMA_FABRIC_SECRET=short ODMA_COMCH_CONNECT_TIMEOUT_MS=500 ODMA_RUNDIR="$T/rh" $W "$PEER" client-refused x >"$T/cs" 2>&1 || bad "short secret, client: $(cat "$T/cs")"
 grep -q "cannot connect at ODMA_FABRIC: ODMA_FABRIC_SECRET is 5 characters long" "$T/cs" || bad "no line for a short secret (client): $(cat "$T/cs")"
-[ $fail = 0 ] && echo "ok: control path, fast path, hostile clients, busy port, bad ODMA_FABRIC, short secret$pidns over loopback"
+[ $fail = 0 ] && echo "ok: control path, fast path, hostile clients, busy port, bad ODMA_FABRIC, a fabric on no network, short secret$pidns over loopback"
 exit $fail
