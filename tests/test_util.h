@@ -5,6 +5,7 @@
 #ifndef ODMA_TEST_UTIL_H_
 #define ODMA_TEST_UTIL_H_
 
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -95,6 +97,72 @@ static inline void tu_skip_under_qemu(const char *why)
 	printf("skipping under qemu-user: %s\n", why);
 	fflush(stdout);
 	exit(ODMA_TEST_SKIP);
+}
+
+/* Descriptors process @pid holds (this process: not the one reading the list); -1: unreadable. */
+static inline int tu_count_fds(pid_t pid)
+{
+	char path[64];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - (pid == getpid());
+}
+
+/* Threads of process @pid; -1: unreadable. */
+static inline int tu_count_threads(pid_t pid)
+{
+	char path[64], line[128];
+	int n = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* What a process holds that a peer coming and going must give back. */
+struct tu_held {
+	int fds, threads;
+};
+
+static inline struct tu_held tu_held_by(pid_t pid)
+{
+	return (struct tu_held){ tu_count_fds(pid), tu_count_threads(pid) };
+}
+
+/*
+ * Whether @pid comes back to at most @base's threads and @base's descriptors plus @slack
+ * within 10 s (a peer's endpoint may close a moment after the peer went); prints what it
+ * holds, as @who, either way.
+ */
+static inline bool tu_settles_to(const char *who, pid_t pid, struct tu_held base, int slack)
+{
+	struct tu_held h = tu_held_by(pid);
+
+	for (int i = 0; i < 500 && (h.fds > base.fds + slack || h.threads > base.threads); i++) {
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+		h = tu_held_by(pid);
+	}
+	printf("%s: %d descriptors and %d threads (after the first rounds: %d and %d)\n", who,
+	       h.fds, h.threads, base.fds, base.threads);
+	return h.fds >= 0 && h.fds <= base.fds + slack && h.threads <= base.threads;
 }
 
 /* Under qemu-user only: skips the current cmocka test (SKIPPED), after a line with the reason. */

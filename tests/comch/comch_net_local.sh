@@ -89,6 +89,10 @@ serve "$T/s2" server-fp fp || bad "the fast-path server did not start: $(cat "$T
 s2=$srv
 ODMA_RUNDIR="$T/rh" $W "$PEER" client-fp fp || bad "fast-path client"
 wait $s2 || bad "fast-path server: $(cat "$T/s2")"
+# 40 clients come and go (every other one killed): the server stays bounded across the network
+serve "$T/s5" lifetime life 40 "$T/rh" || bad "the lifetime server did not start: $(cat "$T/s5")"
+s5=$srv
+wait $s5 || bad "lifetime server: $(tail -n 20 "$T/s5")"
 # A server and a client in two PID namespaces that share the runtime directory (root only): the client
 # meets its socket, sees that the server's memory is out of reach, says BYE and connects
 # across ODMA_FABRIC. A clean run: the server logs no premature close.
@@ -116,5 +120,5 @@ ODMA_FABRIC_SECRET=short ODMA_RUNDIR="$T/rd" $W "$PEER" server-bad-fabric x >"$T
 grep -q "cannot listen at ODMA_FABRIC: ODMA_FABRIC_SECRET is 5 characters long" "$T/bs" || bad "no line for a short secret (server): $(cat "$T/bs")"
 ODMA_FABRIC_SECRET=short ODMA_COMCH_CONNECT_TIMEOUT_MS=500 ODMA_RUNDIR="$T/rh" $W "$PEER" client-refused x >"$T/cs" 2>&1 || bad "short secret, client: $(cat "$T/cs")"
 grep -q "cannot connect at ODMA_FABRIC: ODMA_FABRIC_SECRET is 5 characters long" "$T/cs" || bad "no line for a short secret (client): $(cat "$T/cs")"
-[ $fail = 0 ] && echo "ok: control path, fast path, hostile clients, busy port, bad ODMA_FABRIC, a fabric on no network, short secret$pidns over loopback"
+[ $fail = 0 ] && echo "ok: control path, fast path, 40 clients come and go, hostile clients, busy port, bad ODMA_FABRIC, a fabric on no network, short secret$pidns over loopback"
 exit $fail

@@ -30,13 +30,24 @@
  *   comch_net_peer server-bad-fabric NAME  a server start refused (INVALID_VALUE)
  *   comch_net_peer server-port-busy NAME   a server start refused (IO_FAILED)
  *   comch_net_peer free-port               prints a port of 127.0.0.1 the kernel picked
+ *   comch_net_peer lifetime NAME N [RUNDIR]  a server that stays bounded while N clients (this
+ *                                        program, "lifetime-client", with ODMA_RUNDIR=RUNDIR
+ *                                        when given, else a private one shared with them) come
+ *                                        one after the other: each connects, starts a consumer,
+ *                                        has one message echoed, then every other one
+ *                                        disconnects and the rest die by SIGKILL. Every client
+ *                                        and consumer must come and go, and after them the
+ *                                        server holds no more descriptors or threads than after
+ *                                        the first ten
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -324,6 +335,91 @@ static int run_client_refused(const char *name)
 	return 0;
 }
 
+/* "lifetime-client NAME DIE RUNDIR": one client of run_lifetime. */
+static int run_lifetime_client(const char *name, bool die, const char *rundir)
+{
+	struct cu_ep e;
+	struct fp c;
+
+	if (*rundir != '\0')
+		setenv("ODMA_RUNDIR", rundir, 1);
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, name, 16, 4));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 20000));
+	fp_consumer(&c, &e, 4096, 4, 0);
+	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 10000));
+	fp_post(&c, 0, 4096);
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_send(&e, "x", 1));
+	want_rx = 1;
+	CU_CHECK(cu_progress_until(&e, got_rx, 10000)); /* the server has it, and the consumer */
+	if (die)
+		raise(SIGKILL);
+	CU_CHECK(fp_close(&e, &c));
+	CU_CHECK(cu_close(&e));
+	return 0;
+}
+
+static bool got_gone_all(struct cu_ep *e)
+{
+	return e->gone_cons >= want_disc;
+}
+
+#define LIFETIME_WARM 10
+
+static int run_lifetime(const char *self, const char *name, unsigned int n, const char *rundir)
+{
+	struct tu_held base = { 0, 0 };
+	struct cu_ep e;
+
+	if (*rundir == '\0')
+		cu_private_rundir(); /* the clients inherit it */
+	cu_open(&e, true);
+	e.echo = true;
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_server_start(&e, name, 64, 64));
+	printf("listening\n");
+	for (unsigned int i = 0; i < n; i++) {
+		bool die = i % 2 == 1;
+		char *argv[] = { (char *)self,    "lifetime-client", (char *)name,
+			         die ? "1" : "0", (char *)rundir,    NULL };
+		uint64_t t0 = cu_now_ms();
+		pid_t pid, r;
+		int st = 0;
+
+		if (i == LIFETIME_WARM)
+			base = tu_held_by(getpid());
+		pid = fork();
+		if (pid == 0) { /* this process may have threads: nothing but exec */
+			(void)tu_execv(self, argv);
+			_exit(127);
+		}
+		CU_CHECK(pid > 0);
+		while ((r = waitpid(pid, &st, WNOHANG)) == 0 && cu_now_ms() - t0 < 30000)
+			if (doca_pe_progress(e.pe) == 0)
+				usleep(50);
+		if (r == 0) {
+			kill(pid, SIGKILL);
+			(void)waitpid(pid, &st, 0);
+			fprintf(stderr, "server: client %u did not end within 30 s\n", i);
+			return 1;
+		}
+		if (die ? !WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL
+		        : !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "server: client %u ended with status 0x%x\n", i, st);
+			return 1;
+		}
+		want_disc = i + 1;
+		CU_CHECK(cu_progress_until(&e, got_disconnects, 20000));
+	}
+	CU_CHECK(cu_progress_until(&e, got_gone_all, 20000));
+	CU_CHECK(e.connects == n && e.disconnects == n && e.new_cons == n && e.gone_cons == n);
+	cu_progress_for(&e, 100);
+	CU_CHECK(tu_settles_to("server", getpid(), base, 2));
+	CU_CHECK(cu_close(&e));
+	printf("server: %u clients and their consumers came and went (%u of them killed)\n", n,
+	       n / 2);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -351,6 +447,11 @@ int main(int argc, char **argv)
 		return run_client_fp(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "client-refused") == 0)
 		return run_client_refused(argv[2]);
+	if ((argc == 4 || argc == 5) && strcmp(argv[1], "lifetime") == 0)
+		return run_lifetime(argv[0], argv[2], (unsigned int)atoi(argv[3]),
+		                    argc == 5 ? argv[4] : "");
+	if (argc == 5 && strcmp(argv[1], "lifetime-client") == 0)
+		return run_lifetime_client(argv[2], strcmp(argv[3], "1") == 0, argv[4]);
 	if (argc == 2 && strcmp(argv[1], "hostile") == 0)
 		return comch_net_hostile();
 	if (argc == 3 && strcmp(argv[1], "server-bad-fabric") == 0)

@@ -15,7 +15,6 @@
  * the exporter's bytes, and each add saw the value of the one before. Written once and run per
  * transport row (meson: the process transport, and ODMA_TRANSPORT=ucx).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -64,73 +63,12 @@ static struct {
 	uint64_t desc_len, blob_len;
 } ex = { .pid = -1, .fd = -1 };
 
-/* ---- counting ----------------------------------------------------------------------- */
-
-static int count_fds(pid_t pid)
-{
-	char path[64];
-	struct dirent *e;
-	DIR *d;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
-	d = opendir(path);
-	assert_non_null(d);
-	while ((e = readdir(d)) != NULL)
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n - (pid == getpid()); /* this process's own count has the directory open */
-}
-
-static int count_threads(pid_t pid)
-{
-	char path[64], line[128];
-	int n = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	assert_non_null(f);
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "Threads: %d", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
-
-struct counts {
-	int fds, threads;
-};
-
-static struct counts counts_of(pid_t pid)
-{
-	return (struct counts){ count_fds(pid), count_threads(pid) };
-}
-
 static uint64_t now_ms(void)
 {
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
-
-/*
- * Whether @pid holds at most @base's threads and descriptors (plus SLACK_FDS) within 10 s: a
- * peer's endpoint may close a moment after the peer went. Prints both counts either way.
- */
-static bool settles_to(const char *who, pid_t pid, struct counts base)
-{
-	struct counts c = counts_of(pid);
-
-	for (uint64_t t0 = now_ms(); now_ms() - t0 < 10000; c = counts_of(pid)) {
-		if (c.fds <= base.fds + SLACK_FDS && c.threads <= base.threads)
-			break;
-		usleep(20 * 1000);
-	}
-	printf("%s: %d descriptors and %d threads (after the first rounds: %d and %d)\n", who,
-	       c.fds, c.threads, base.fds, base.threads);
-	return c.fds <= base.fds + SLACK_FDS && c.threads <= base.threads;
 }
 
 /* ---- the exporter -------------------------------------------------------------------- */
@@ -341,18 +279,18 @@ static struct doca_dev *dpu_dev(void)
 static void test_imports_come_and_go(void **state)
 {
 	struct doca_dev *dev = dpu_dev();
-	struct counts mine, theirs;
+	struct tu_held mine, theirs;
 
 	(void)state;
 	for (unsigned int i = 0; i < ROUNDS; i++) {
 		if (i == WARM) {
-			mine = counts_of(getpid());
-			theirs = counts_of(ex.pid);
+			mine = tu_held_by(getpid());
+			theirs = tu_held_by(ex.pid);
 		}
 		import_copy_round(dev, (size_t)i * PIECE % XLEN);
 	}
-	assert_true(settles_to("importer", getpid(), mine));
-	assert_true(settles_to("exporter", ex.pid, theirs));
+	assert_true(tu_settles_to("importer", getpid(), mine, SLACK_FDS));
+	assert_true(tu_settles_to("exporter", ex.pid, theirs, SLACK_FDS));
 	assert_ok(doca_dev_close(dev));
 }
 
@@ -374,7 +312,7 @@ static int die_with_copy_in_flight(unsigned int rounds)
 static void test_importers_die_mid_copy(void **state)
 {
 	struct doca_dev *dev;
-	struct counts theirs = { 0, 0 };
+	struct tu_held theirs = { 0, 0 };
 	char hex[2 * sizeof(ex.desc) + 1], addr[32], rounds[16];
 
 	(void)state;
@@ -387,7 +325,7 @@ static void test_importers_die_mid_copy(void **state)
 		int st;
 
 		if (i == WARM)
-			theirs = counts_of(ex.pid);
+			theirs = tu_held_by(ex.pid);
 		snprintf(rounds, sizeof(rounds), "%u", i % 3);
 		pid = fork();
 		if (pid == 0) {
@@ -399,7 +337,7 @@ static void test_importers_die_mid_copy(void **state)
 		if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGKILL)
 			fail_msg("importer %u ended with status 0x%x, not killed mid-copy", i, st);
 	}
-	assert_true(settles_to("exporter", ex.pid, theirs));
+	assert_true(tu_settles_to("exporter", ex.pid, theirs, SLACK_FDS));
 	/* and it still serves */
 	dev = dpu_dev();
 	import_copy_round(dev, 0);
@@ -409,7 +347,7 @@ static void test_importers_die_mid_copy(void **state)
 static void test_sync_event_imports_come_and_go(void **state)
 {
 	struct doca_dev *dev = tu_open_pci_or_null("b1:00.0");
-	struct counts mine, theirs;
+	struct tu_held mine, theirs;
 	uint64_t first = 0;
 
 	(void)state;
@@ -419,8 +357,8 @@ static void test_sync_event_imports_come_and_go(void **state)
 		uint64_t before;
 
 		if (i == WARM) {
-			mine = counts_of(getpid());
-			theirs = counts_of(ex.pid);
+			mine = tu_held_by(getpid());
+			theirs = tu_held_by(ex.pid);
 		}
 		assert_ok(doca_sync_event_create_from_export(dev, ex.blob, ex.blob_len, &se));
 		assert_ok(doca_sync_event_start(se));
@@ -431,8 +369,8 @@ static void test_sync_event_imports_come_and_go(void **state)
 		assert_ok(doca_sync_event_stop(se));
 		assert_ok(doca_sync_event_destroy(se));
 	}
-	assert_true(settles_to("importer", getpid(), mine));
-	assert_true(settles_to("exporter", ex.pid, theirs));
+	assert_true(tu_settles_to("importer", getpid(), mine, SLACK_FDS));
+	assert_true(tu_settles_to("exporter", ex.pid, theirs, SLACK_FDS));
 	assert_ok(doca_dev_close(dev));
 }
 
