@@ -1345,8 +1345,9 @@ static void test_cm_more_clients_than_connections(void **state)
 	struct tside s;
 	struct doca_rdma_addr *addr;
 	union doca_data cud = { .u64 = 1 };
+	struct tu_held held = { 0, 0 };
 	size_t n = 0;
-	int fd;
+	int fd, never = 0;
 	pid_t pid = ts_fork(child_cm_many, &fd);
 	const char *server =
 	        getenv("ODMA_TEST_CM_ADDR") ? getenv("ODMA_TEST_CM_ADDR") : "127.0.0.1";
@@ -1357,12 +1358,17 @@ static void test_cm_more_clients_than_connections(void **state)
 	assert_true(ts_recv_blob(fd, &cm_port, sizeof(cm_port), &n));
 	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, server, cm_port, &addr));
 	for (int i = 0; i < CM_MANY; i++) {
+		if (i == 4)
+			held = tu_held_by(getpid());
 		assert_ok(doca_rdma_connect_to_addr(s.rd, addr, cud));
 		assert_true(ts_wait(&s, &s.established, i + 1, 10000));
 		assert_ok(doca_rdma_connection_disconnect(s.last_cm));
 	}
 	assert_int_equal(s.failures, 0);
 	ts_join(pid, fd);
+	/* each connection's reader thread and endpoint went with it (let go on a progress) */
+	(void)ts_wait(&s, &never, 1, 200);
+	assert_true(tu_settles_to("client", getpid(), held, 2));
 	assert_ok(doca_rdma_addr_destroy(addr));
 	ts_close(&s);
 }
