@@ -128,11 +128,55 @@ static void again_at_depth(void **state)
 	fx_fini(&fx);
 }
 
+/*
+ * A program that keeps allocating from an exhausted task pool or inventory (a busy server
+ * does, at every message) gets NO_MEMORY each time, and its log a few lines a second that
+ * count those dropped, not one line per call.
+ */
+static void exhausted_pool_lines_rate_limited(void **state)
+{
+	struct doca_dma_task_memcpy *t[2], *extra;
+	struct doca_buf_inventory *inv;
+	struct doca_buf *b[2], *more;
+	unsigned int tasks, bufs;
+	struct fx fx;
+
+	(void)state;
+	fx_init(&fx, 4096, 2, true);
+	for (int i = 0; i < 2; i++)
+		assert_ok(doca_dma_task_memcpy_alloc_init(fx.dma, NULL, NULL,
+		                                          (union doca_data){ 0 }, &t[i]));
+	for (int i = 0; i < 1000; i++)
+		assert_doca(DOCA_ERROR_NO_MEMORY,
+		            doca_dma_task_memcpy_alloc_init(fx.dma, NULL, NULL,
+		                                            (union doca_data){ 0 }, &extra));
+	assert_ok(doca_buf_inventory_create(2, &inv));
+	assert_ok(doca_buf_inventory_start(inv));
+	for (int i = 0; i < 2; i++)
+		assert_ok(doca_buf_inventory_buf_get_by_addr(inv, fx.src_mmap, fx.src, 64, &b[i]));
+	for (int i = 0; i < 1000; i++)
+		assert_doca(DOCA_ERROR_NO_MEMORY, doca_buf_inventory_buf_get_by_addr(
+		                                          inv, fx.src_mmap, fx.src, 64, &more));
+	tasks = log_count("tasks of the pool are allocated");
+	bufs = log_count("has no free buf (all 2 in use)");
+	print_message("lines for 1000 refusals each: %u (tasks), %u (bufs)\n", tasks, bufs);
+	/* 10 a second per call site: far fewer than 1000 however slow the machine */
+	assert_in_range(tasks, 1, 100);
+	assert_in_range(bufs, 1, 100);
+	for (int i = 0; i < 2; i++) {
+		assert_ok(doca_buf_dec_refcount(b[i], NULL));
+		doca_task_free(doca_dma_task_memcpy_as_task(t[i]));
+	}
+	assert_ok(doca_buf_inventory_destroy(inv));
+	fx_fini(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(accessor),
 		cmocka_unit_test(again_at_depth),
+		cmocka_unit_test(exhausted_pool_lines_rate_limited),
 	};
 
 	return cmocka_run_group_tests(tests, capture_log, NULL);

@@ -30,9 +30,11 @@ doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task)
 	}
 	t = ctx->free_tasks;
 	if (doca_unlikely(t == NULL)) {
-		ODMA_ERR("%s context %p: all %u tasks of the pool are allocated; %s",
-		         ctx->ops->name, (void *)ctx, ctx->num_tasks,
-		         odma_cause_fix(ODMA_CAUSE_POOL_EXHAUSTED));
+		/* a busy program may meet it at every alloc: rate-limited */
+		ODMA_RATELIMITED_ERR_AT(__func__,
+		                        "%s context %p: all %u tasks of the pool are allocated; %s",
+		                        ctx->ops->name, (void *)ctx, ctx->num_tasks,
+		                        odma_cause_fix(ODMA_CAUSE_POOL_EXHAUSTED));
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	ctx->free_tasks = t->next;

@@ -52,10 +52,12 @@ DOCA_STABLE doca_error_t doca_priv_log_register_sdk_source(const char *name, int
 #endif
 
 /*
- * A WARNING for rejections that a busy program may hit at a high rate (a full queue):
- * rate-limited per call site, like DOCA_LOG_RATE_LIMIT_WARN, and safe from any thread.
+ * A line at @level, under the name of the call @fn (a string), for rejections that a busy
+ * program may hit at a high rate (a full queue, an exhausted pool): rate-limited per call site
+ * like DOCA_LOG_RATE_LIMIT_*, the next line let through counting those dropped; safe from any
+ * thread.
  */
-#define ODMA_RATELIMITED_WARN(...)                                                                 \
+#define ODMA_RATELIMITED_AT(level, fn, ...)                                                        \
 	do {                                                                                       \
 		static atomic_int odma_rl_bucket = -1;                                             \
 		int odma_rl_b = atomic_load_explicit(&odma_rl_bucket, memory_order_acquire);       \
@@ -67,9 +69,11 @@ DOCA_STABLE doca_error_t doca_priv_log_register_sdk_source(const char *name, int
 			                    ? odma_rl_new                                          \
 			                    : odma_rl_exp;                                         \
 		}                                                                                  \
-		doca_log_rate_limit(DOCA_LOG_LEVEL_WARNING, odma_log_source, __FILE__, __LINE__,   \
-		                    __func__, odma_rl_b, __VA_ARGS__);                             \
+		doca_log_rate_limit(DOCA_LOG_LEVEL_##level, odma_log_source, __FILE__, __LINE__,   \
+		                    fn, odma_rl_b, __VA_ARGS__);                                   \
 	} while (0)
+#define ODMA_RATELIMITED_WARN(...) ODMA_RATELIMITED_AT(WARNING, __func__, __VA_ARGS__)
+#define ODMA_RATELIMITED_ERR_AT(fn, ...) ODMA_RATELIMITED_AT(ERROR, fn, __VA_ARGS__)
 
 /* Rejects a NULL argument at a public entry point with one log line. */
 #define ODMA_CHECK_ARG(cond, ...)                                                                  \

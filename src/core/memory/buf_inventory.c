@@ -274,10 +274,12 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 	locked = odma_inv_lock(inventory);
 	if (inventory->free_list == NULL) {
 		odma_inv_unlock(inventory, locked);
-		ODMA_ERR_AT(fn,
-		            "inventory %p has no free buf (all %u in use); release bufs or create "
-		            "a bigger inventory",
-		            (void *)inventory, inventory->num_elements);
+		/* a busy program may meet it at every get: rate-limited */
+		ODMA_RATELIMITED_ERR_AT(
+		        fn,
+		        "inventory %p has no free buf (all %u in use); release bufs or "
+		        "create a bigger inventory",
+		        (void *)inventory, inventory->num_elements);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	b = odma_inv_pop(inventory);
