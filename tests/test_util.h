@@ -117,11 +117,12 @@ static inline int tu_count_fds(pid_t pid)
 	return n - (pid == getpid());
 }
 
-/* Threads of process @pid; -1: unreadable. */
-static inline int tu_count_threads(pid_t pid)
+/* The number after "@field:" in /proc/@pid/status (Threads, VmRSS in KiB, ...); -1: none. */
+static inline long tu_status_field(pid_t pid, const char *field)
 {
-	char path[64], line[128];
-	int n = -1;
+	char path[64], line[256];
+	size_t n = strlen(field);
+	long v = -1;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
@@ -129,10 +130,17 @@ static inline int tu_count_threads(pid_t pid)
 	if (f == NULL)
 		return -1;
 	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "Threads: %d", &n) == 1)
+		if (strncmp(line, field, n) == 0 && line[n] == ':' &&
+		    sscanf(line + n + 1, "%ld", &v) == 1)
 			break;
 	fclose(f);
-	return n;
+	return v;
+}
+
+/* Threads of process @pid; -1: unreadable. */
+static inline int tu_count_threads(pid_t pid)
+{
+	return (int)tu_status_field(pid, "Threads");
 }
 
 /* What a process holds that a peer coming and going must give back. */
