@@ -744,9 +744,8 @@ doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_conne
 		c->state = RD_C_ACCEPTED;
 		/* the client opens its second stream by then */
 		c->cm_due_ms = rw_now_ms() + rd->conn_timeout_ms;
-		/* admitted: the client's frames flow, and a reader serves them */
+		/* admitted: the client's frames flow (kept until the reader below takes them) */
 		rw_open(s->ch);
-		odma_rd_stream_start_locked(s);
 	}
 	pthread_mutex_unlock(&rd->lock);
 	if (s == NULL) {
@@ -761,8 +760,18 @@ doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_conne
 		odma_rd_release_locked(rd, c); /* the call failed: no failure callback follows */
 		odma_rd_conn_close_locked(c, false);
 		pthread_mutex_unlock(&rd->lock);
+		odma_rd_stream_discard(s); /* no reader was started: nothing else would end it */
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
+	/*
+	 * Only now a reader: started before the ACCEPT went out, it could see the client gone and
+	 * raise the failure callback of an accept that then fails.
+	 */
+	pthread_mutex_lock(&rd->lock);
+	odma_rd_stream_start_locked(s);
+	if (!s->thr_started) /* no thread for it: the connection fails, as its reader would say */
+		odma_rd_stream_dead_locked(s);
+	pthread_mutex_unlock(&rd->lock);
 	return DOCA_SUCCESS;
 }
 
