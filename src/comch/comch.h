@@ -594,8 +594,7 @@ static inline const char *comch_ep_kind(const struct comch_ep *ep)
 	return ep->side->kind;
 }
 
-/* The peer of a connection, for log lines: "pid N, uid U" in this kernel, "at ODMA_FABRIC" beyond.
- */
+/* Who the peer of a connection is, for log lines: "pid N, uid U", or "at ODMA_FABRIC". */
 struct comch_who {
 	char s[40];
 };
