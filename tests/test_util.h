@@ -99,6 +99,15 @@ static inline void tu_skip_under_qemu(const char *why)
 	exit(ODMA_TEST_SKIP);
 }
 
+/* Monotonic milliseconds. */
+static inline uint64_t tu_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 /* Descriptors process @pid holds (this process: not the one reading the list); -1: unreadable. */
 static inline int tu_count_fds(pid_t pid)
 {

@@ -60,14 +60,6 @@ static void done_cb(struct doca_dma_task_memcpy *t, union doca_data ud, union do
 	doca_task_free(doca_dma_task_memcpy_as_task(t));
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* NTASKS copies of PIECE bytes, remote -> local (@write: local -> remote), under @mode. */
 static void run_copies(enum tp_fault_mode mode, unsigned int arg, bool write, struct run *r)
 {
@@ -100,15 +92,15 @@ static void run_copies(enum tp_fault_mode mode, unsigned int arg, bool write, st
 		                                          (union doca_data){ .u64 = i }, &t));
 		assert_ok(doca_task_submit(doca_dma_task_memcpy_as_task(t)));
 	}
-	t0 = now_ms();
-	while (r->ok + r->err < NTASKS && now_ms() - t0 < 20000)
+	t0 = tu_now_ms();
+	while (r->ok + r->err < NTASKS && tu_now_ms() - t0 < 20000)
 		doca_pe_progress(pe);
 	assert_int_equal(r->ok + r->err, NTASKS); /* no hang: every task completed */
 	(void)doca_ctx_stop(ctx);
 	do {
 		doca_pe_progress(pe);
 		assert_ok(doca_ctx_get_state(ctx, &st));
-	} while (st != DOCA_CTX_STATE_IDLE && now_ms() - t0 < 30000);
+	} while (st != DOCA_CTX_STATE_IDLE && tu_now_ms() - t0 < 30000);
 	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
 	for (unsigned int i = 0; i < NTASKS; i++) {
 		assert_ok(doca_buf_dec_refcount(src[i], NULL));
@@ -141,13 +133,13 @@ static void pass_moves_bytes(void **state)
 static void delayed_ios_complete(void **state)
 {
 	struct run r;
-	uint64_t t0 = now_ms();
+	uint64_t t0 = tu_now_ms();
 
 	(void)state;
 	fill(2);
 	run_copies(TPF_DELAY, 100, false, &r);
 	assert_int_equal(r.ok, NTASKS);
-	assert_true(now_ms() - t0 >= 100); /* they were held: completed from the row's thread */
+	assert_true(tu_now_ms() - t0 >= 100); /* they were held: completed from the row's thread */
 	assert_memory_equal(local_mem, remote_mem, sizeof(remote_mem));
 	memset(remote_mem, 0, sizeof(remote_mem));
 	for (size_t i = 0; i < sizeof(local_mem); i++)
@@ -177,7 +169,7 @@ static void reordered_ios_complete(void **state)
 static void dropped_ios_fail_at_deadline(void **state)
 {
 	struct run r;
-	uint64_t t0 = now_ms();
+	uint64_t t0 = tu_now_ms();
 	unsigned int failed0, failed;
 
 	(void)state;
@@ -188,7 +180,7 @@ static void dropped_ios_fail_at_deadline(void **state)
 	assert_int_equal(r.err, NTASKS);
 	assert_int_equal(r.last_err, DOCA_ERROR_IO_FAILED);
 	if (G.kind == ODMA_TP_UCX) /* an asynchronous io fails at its deadline, not before */
-		assert_true(now_ms() - t0 >= odma_tp_timeout_ms());
+		assert_true(tu_now_ms() - t0 >= odma_tp_timeout_ms());
 	(void)tp_fault_completed(&failed);
 	assert_true(failed > failed0);
 	run_copies(TPF_PASS, 0, false, &r); /* the import still works afterwards */

@@ -27,7 +27,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -63,14 +62,6 @@ static struct {
 	uint8_t desc[512], blob[1024];
 	uint64_t desc_len, blob_len;
 } ex = { .pid = -1, .fd = -1 };
-
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
-}
 
 /* ---- the exporter -------------------------------------------------------------------- */
 
@@ -257,7 +248,7 @@ static void import_copy_round(struct doca_dev *dev, size_t off)
 
 	assert_ok(imp_open(&im, dev));
 	assert_ok(imp_submit(&im, off));
-	for (uint64_t t0 = now_ms(); im.done == 0 && now_ms() - t0 < 20000;)
+	for (uint64_t t0 = tu_now_ms(); im.done == 0 && tu_now_ms() - t0 < 20000;)
 		(void)doca_pe_progress(im.pe);
 	assert_int_equal(im.done, 1);
 	assert_ok(im.status);

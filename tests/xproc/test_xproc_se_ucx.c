@@ -55,14 +55,6 @@ struct imp {
 	enum doca_ctx_states state;
 };
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static uint64_t bound(void)
 {
 	const char *t = getenv("ODMA_TRANSPORT_TIMEOUT_MS");
@@ -197,11 +189,11 @@ static uint64_t peer_get(struct imp *im)
 
 static void run_until(struct imp *im, unsigned int n)
 {
-	uint64_t t0 = now_ms();
+	uint64_t t0 = tu_now_ms();
 
 	while (im->ok + im->err < n) {
 		(void)doca_pe_progress(im->pe);
-		assert_true(now_ms() - t0 < bound());
+		assert_true(tu_now_ms() - t0 < bound());
 	}
 }
 
@@ -252,12 +244,12 @@ static void imp_stop(struct imp *im, bool peer_alive)
 
 	if (im->state != DOCA_CTX_STATE_IDLE) {
 		doca_error_t r = doca_ctx_stop(im->ctx);
-		uint64_t t0 = now_ms();
+		uint64_t t0 = tu_now_ms();
 
 		assert_true(r == DOCA_SUCCESS || r == DOCA_ERROR_IN_PROGRESS);
 		while (im->state != DOCA_CTX_STATE_IDLE) {
 			(void)doca_pe_progress(im->pe);
-			assert_true(now_ms() - t0 < bound());
+			assert_true(tu_now_ms() - t0 < bound());
 		}
 	}
 	assert_ok(doca_sync_event_destroy(im->se));
@@ -332,24 +324,24 @@ static void test_values_both_ways(void **state)
 	assert_int_equal(im->ok + im->err, 13);
 	cmd(im, 'D', true, 123); /* the peer sets 123 in 200 ms */
 	assert_ok(doca_pe_get_notification_handle(im->pe, &h));
-	t0 = now_ms();
+	t0 = tu_now_ms();
 	while (im->ok + im->err < 14) {
 		p = (struct pollfd){ .fd = h, .events = POLLIN };
 		(void)doca_pe_request_notification(im->pe);
 		assert_true(poll(&p, 1, 3000) >= 0 || errno == EINTR);
 		(void)doca_pe_clear_notification(im->pe, h);
 		(void)doca_pe_progress(im->pe);
-		assert_true(now_ms() - t0 < bound());
+		assert_true(tu_now_ms() - t0 < bound());
 	}
 	assert_int_equal(im->last, DOCA_SUCCESS);
 	assert_int_equal(im->calls[4], 1);
 	/* our blocking CPU wait sees the exporter's later update, without spinning */
 	cmd(im, 'D', true, 300);
-	t0 = now_ms();
+	t0 = tu_now_ms();
 	c0 = thread_cpu_ms();
 	assert_ok(doca_sync_event_wait_gt(im->se, 299, UINT64_MAX));
-	assert_true(now_ms() - t0 >= 100);
-	assert_true(thread_cpu_ms() - c0 < (now_ms() - t0) / 2 + 20);
+	assert_true(tu_now_ms() - t0 >= 100);
+	assert_true(thread_cpu_ms() - c0 < (tu_now_ms() - t0) / 2 + 20);
 	assert_ok(doca_sync_event_wait_eq(im->se, 300, UINT64_MAX));
 	assert_ok(doca_sync_event_wait_neq(im->se, 0, UINT64_MAX));
 	imp_stop(im, true);
@@ -367,10 +359,10 @@ struct waiter {
 static void *wait_500(void *arg)
 {
 	struct waiter *w = arg;
-	uint64_t t0 = now_ms();
+	uint64_t t0 = tu_now_ms();
 
 	w->st = doca_sync_event_wait_gt(w->im->se, 499, UINT64_MAX);
-	w->ms = now_ms() - t0;
+	w->ms = tu_now_ms() - t0;
 	return NULL;
 }
 
@@ -392,11 +384,11 @@ static void test_watch_answered_on_change(void **state)
 	cmd(w.im, 'U', true, 1);
 	doca_priv_se_net_watches(&sent0, &changed0);
 	assert_int_equal(pthread_create(&t, NULL, wait_500, &w), 0);
-	t0 = now_ms();
+	t0 = tu_now_ms();
 	do { /* the wait read the value (1) and sleeps in its watch */
 		usleep(1000);
 		doca_priv_se_net_watches(&sent, &changed);
-		assert_true(now_ms() - t0 < bound());
+		assert_true(tu_now_ms() - t0 < bound());
 	} while (sent == sent0);
 	cmd(w.im, 'U', true, 500); /* the exporter's own update */
 	assert_int_equal(pthread_join(t, NULL), 0);
@@ -455,10 +447,10 @@ static void fault_run(char fault)
 		snprintf(c, sizeof(c), "ip link set dev %s down", getenv("ODMA_TP_TEST_VETH"));
 		assert_int_equal(system(c), 0);
 	}
-	t0 = now_ms();
+	t0 = tu_now_ms();
 	submit(t_add(im, 1, 3)); /* in flight across the fault (the link down: until the timeout) */
 	run_until(im, 2);
-	assert_true(now_ms() - t0 < bound());
+	assert_true(tu_now_ms() - t0 < bound());
 	assert_int_equal(im->err, 2);
 	assert_int_equal(im->last, DOCA_ERROR_CONNECTION_ABORTED);
 	assert_int_equal(im->calls[0], 1);
@@ -638,13 +630,13 @@ static void *hostile_send(struct hostile *h, uint8_t op, const uint8_t *key, uin
 static int32_t hostile_req(struct hostile *h, uint8_t op, const uint8_t *key, uint64_t addr,
                            uint64_t len, const void *payload, size_t plen)
 {
-	uint64_t t0 = now_ms();
+	uint64_t t0 = tu_now_ms();
 	void *r;
 
 	h->got = false;
 	h->status = 1;
 	r = hostile_send(h, op, key, addr, len, payload, plen);
-	while (!h->got && now_ms() - t0 < 3000)
+	while (!h->got && tu_now_ms() - t0 < 3000)
 		ucp_worker_progress(h->w);
 	if (UCS_PTR_IS_PTR(r))
 		ucp_request_free(r);
@@ -687,9 +679,9 @@ enum { OP_GET = 2, OP_PUT = 3, OP_AREAD = 4, OP_FADD = 5, OP_SWAP = 6, OP_CAS = 
 /* Progresses until @n replies came in all (bounded); how many came. */
 static unsigned int hostile_replies(struct hostile *h, unsigned int n)
 {
-	uint64_t t0 = now_ms();
+	uint64_t t0 = tu_now_ms();
 
-	while (h->replies < n && now_ms() - t0 < 5000)
+	while (h->replies < n && tu_now_ms() - t0 < 5000)
 		ucp_worker_progress(h->w);
 	return h->replies;
 }
@@ -721,7 +713,7 @@ static void hostile_watches(struct imp *im, struct hostile *h)
 			ucp_request_free(r);
 	}
 	assert_int_equal(hostile_replies(h, base + 36), base + 36);
-	for (uint64_t t0 = now_ms(); now_ms() - t0 < 200;)
+	for (uint64_t t0 = tu_now_ms(); tu_now_ms() - t0 < 200;)
 		ucp_worker_progress(h->w);
 	assert_int_equal(h->replies, base + 36); /* 64 held */
 	cmd(im, 'U', true, 16);                  /* the exporter's update answers them */

@@ -65,14 +65,6 @@ struct imp {
 	uint8_t *mem;
 };
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void task_cb(struct doca_dma_task_memcpy *t, union doca_data tud, union doca_data cud)
 {
 	struct imp *im = cud.ptr;
@@ -202,11 +194,11 @@ static doca_error_t submit(struct imp *im, bool to_peer, size_t off, size_t len,
 /* Progresses until @n callbacks ran; fails past @bound_ms. */
 static void wait_done(struct imp *im, unsigned int n, uint64_t bound_ms)
 {
-	uint64_t t0 = now_ms();
+	uint64_t t0 = tu_now_ms();
 
 	while (im->done < n) {
 		doca_pe_progress(im->pe);
-		assert_true(now_ms() - t0 < bound_ms);
+		assert_true(tu_now_ms() - t0 < bound_ms);
 	}
 }
 
@@ -223,12 +215,12 @@ static void imp_stop(struct imp *im, bool peer_alive)
 
 	if (im->state != DOCA_CTX_STATE_IDLE) {
 		doca_error_t r = doca_ctx_stop(im->ctx);
-		uint64_t t0 = now_ms();
+		uint64_t t0 = tu_now_ms();
 
 		assert_true(r == DOCA_SUCCESS || r == DOCA_ERROR_IN_PROGRESS);
 		while (im->state != DOCA_CTX_STATE_IDLE) {
 			doca_pe_progress(im->pe);
-			assert_true(now_ms() - t0 < bound());
+			assert_true(tu_now_ms() - t0 < bound());
 		}
 	}
 	assert_ok(doca_dma_destroy(im->dma));
@@ -360,11 +352,11 @@ static void fault_run(char fault)
 	for (unsigned int i = 0; i < NT / 2; i++)
 		assert_ok(submit(im, false, (size_t)i * TLEN, TLEN, i));
 	fault_make(im, fault);
-	t0 = now_ms();
+	t0 = tu_now_ms();
 	for (unsigned int i = NT / 2; i < NT; i++)
 		assert_ok(submit(im, false, (size_t)i * TLEN, TLEN, i));
 	wait_done(im, NT, bound());
-	assert_true(now_ms() - t0 < bound());
+	assert_true(tu_now_ms() - t0 < bound());
 	assert_once(im, NT);
 	for (unsigned int i = NT / 2; i < NT; i++)
 		assert_false(im->ok[i]);
@@ -600,13 +592,13 @@ static int32_t hostile_req(struct hostile *h, uint32_t magic, uint8_t op, uint32
                            size_t plen)
 {
 	static uint8_t hdr[64];
-	uint64_t t0 = now_ms();
+	uint64_t t0 = tu_now_ms();
 
 	hostile_hdr(h, hdr, magic, op, region, key, addr, len, 77);
 	h->got = false;
 	h->status = 1;
 	hostile_send(h, 11, hdr, sizeof(hdr), payload, plen);
-	while (!h->got && now_ms() - t0 < (h->silent_ms ? (uint64_t)h->silent_ms : 3000))
+	while (!h->got && tu_now_ms() - t0 < (h->silent_ms ? (uint64_t)h->silent_ms : 3000))
 		ucp_worker_progress(h->w);
 	return h->got ? h->status : 1; /* 1: no answer */
 }
@@ -719,7 +711,7 @@ static void test_hostile(void **state)
 	hostile_flood(&h, 200, 256 * 1024);
 	assert_int_equal(hostile_req(&h, MQ, 3, h.region, h.key, h.base, 64, payload, 64),
 	                 DOCA_SUCCESS);
-	for (uint64_t t0 = now_ms(); h.flood_replies < 200 && now_ms() - t0 < 20000;)
+	for (uint64_t t0 = tu_now_ms(); h.flood_replies < 200 && tu_now_ms() - t0 < 20000;)
 		ucp_worker_progress(h.w);
 	assert_int_equal(h.flood_replies, 200);
 	assert_int_equal(h.flood_ok, 200);
@@ -878,12 +870,12 @@ static unsigned int hostile_batch(struct hostile *h, uint32_t count, size_t hlen
                                   const uint8_t *body, size_t len, uint64_t ms)
 {
 	uint8_t hdr[16] = { 0 };
-	uint64_t t0 = now_ms();
+	uint64_t t0 = tu_now_ms();
 
 	odma_put_le(hdr, count, 4);
 	h->bgot = 0;
 	hostile_send(h, 17, hdr, hlen, body, len);
-	while (h->bgot < count && now_ms() - t0 < ms)
+	while (h->bgot < count && tu_now_ms() - t0 < ms)
 		ucp_worker_progress(h->w);
 	return h->bgot;
 }
