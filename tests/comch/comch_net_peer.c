@@ -359,6 +359,7 @@ static int run_lifetime_client(const char *name, bool die, const char *rundir)
 	return 0;
 }
 
+/* Each client that disconnected (want_disc of them) had one consumer: all of them expired. */
 static bool got_gone_all(struct cu_ep *e)
 {
 	return e->gone_cons >= want_disc;
