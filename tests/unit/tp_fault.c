@@ -28,6 +28,7 @@ struct tpf_io {
 	struct odma_tp_io inner; /* what the wrapped row moves */
 	struct odma_tp_io *outer;
 	doca_error_t status;
+	bool cancelled; /* by io_cancel while held */
 	uint64_t due_ns;
 	struct tpf_io *next;
 };
@@ -94,6 +95,7 @@ static void tpf_complete(struct tpf_io *f)
 	doca_error_t st = f->status;
 
 	outer->refused = f->inner.refused; /* an answered failure, as the inner row said */
+	outer->cancelled = f->inner.cancelled || f->cancelled;
 	free(f);
 	pthread_mutex_lock(&F.lock);
 	F.in_flight--;
@@ -170,6 +172,22 @@ static doca_error_t tpf_io_start(struct odma_tp_io *io)
 		free(f);
 	}
 	return err;
+}
+
+/* Held ios of @owner fail now, as the cancelled; the inner row ends those it still has. */
+static void tpf_io_cancel(uint64_t owner)
+{
+	pthread_mutex_lock(&F.lock);
+	for (struct tpf_io *h = F.held; h != NULL; h = h->next)
+		if (h->inner.owner == owner) {
+			h->status = DOCA_ERROR_IO_FAILED;
+			h->cancelled = true;
+			h->due_ns = 0;
+		}
+	pthread_cond_signal(&F.cond);
+	pthread_mutex_unlock(&F.lock);
+	if (F.inner->io_cancel != NULL)
+		F.inner->io_cancel(owner);
 }
 
 /* Takes the first held io that is due (lock held); the time of the next one in *@next. */
@@ -694,6 +712,7 @@ const struct odma_tp_ops *tp_fault_row(const struct odma_tp_ops *inner, enum odm
 		.attach = tpf_attach,
 		.detach = tpf_detach,
 		.io_start = tpf_io_start,
+		.io_cancel = tpf_io_cancel,
 		/* synchronous only as ODMA_TP_PROCESS: as ODMA_TP_UCX its ios go on io_start */
 		.iov_move = kind == ODMA_TP_PROCESS && inner->iov_move ? tpf_iov_move : NULL,
 		.io_fail = kind == ODMA_TP_PROCESS && inner->io_fail ? tpf_io_fail : NULL,

@@ -214,6 +214,16 @@ void odma_tp_poll(void)
 	}
 }
 
+void odma_tp_io_cancel(uint64_t owner)
+{
+	for (unsigned int i = 0; owner != 0 && i < tp_nrows; i++) {
+		const struct odma_tp_ops *t = tp_loaded(i);
+
+		if (t != NULL && t->io_cancel != NULL)
+			t->io_cancel(owner);
+	}
+}
+
 void odma_tp_watch_kick(void)
 {
 	for (unsigned int i = 0; i < tp_nrows; i++) {

@@ -254,6 +254,13 @@ struct odma_tp_io {
 	 * again.
 	 */
 	bool refused;
+	/* Set by the transport before done reports an io that odma_tp_io_cancel ended. */
+	bool cancelled;
+	/*
+	 * Who started it, for odma_tp_io_cancel (a context's run, unique in the process), or 0:
+	 * no one cancels it.
+	 */
+	uint64_t owner;
 	odma_tp_io_done_fn *done;
 	void *arg;               /* the caller's */
 	uint64_t tp_priv[6];     /* the transport's, while in flight */
@@ -385,6 +392,14 @@ struct odma_tp_ops {
 	 * transport). An error: the io was not started and done will not run.
 	 */
 	doca_error_t (*io_start)(struct odma_tp_io *io);
+	/*
+	 * Optional, an asynchronous row's: ends every io of @owner (odma_tp_io.owner, never 0)
+	 * still in flight, soon and without waiting for its peer: each one's done runs exactly
+	 * once as usual, with DOCA_ERROR_IO_FAILED and io->cancelled set, and a reply that comes
+	 * later is dropped. A write's bytes may have landed already, and an atomic may have been
+	 * applied. Any thread; never blocks.
+	 */
+	void (*io_cancel)(uint64_t owner);
 
 	/*
 	 * Optional, a synchronous row's (core/memory moves the imports of a row that has it with
@@ -635,6 +650,12 @@ doca_error_t odma_tp_attach(const struct odma_tp_ops *ops, const struct odma_tp_
 
 /* Detaches (ios in flight complete first). */
 void odma_tp_detach(struct odma_tp_remote *rm);
+
+/*
+ * Ends the ios of @owner in flight on every loaded row that has them (odma_tp_ops.io_cancel):
+ * a context stop that flushes its tasks does not wait for a peer that stopped answering.
+ */
+void odma_tp_io_cancel(uint64_t owner);
 
 /* Starts one io; see odma_tp_ops.io_start. */
 static inline doca_error_t odma_tp_io_start(struct odma_tp_io *io)

@@ -534,6 +534,7 @@ const struct odma_tp_ops odma_ucx_ops = {
 	.attach = odma_ucx_attach,
 	.detach = odma_ucx_detach,
 	.io_start = odma_ucx_io_start,
+	.io_cancel = odma_ucx_io_cancel,
 	.poll = ucx_poll,
 	.poll_end = ucx_poll_end,
 	.watch_kick = odma_ucx_watch_kick,

@@ -219,6 +219,7 @@ doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remot
                              uint8_t *issued, size_t *issued_len);
 void odma_ucx_detach(struct odma_tp_remote *rm);
 doca_error_t odma_ucx_io_start(struct odma_tp_io *io);
+void odma_ucx_io_cancel(uint64_t owner);
 
 /* ucx_serve.c */
 ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length, void *data,

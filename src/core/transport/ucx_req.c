@@ -791,6 +791,49 @@ void odma_ucx_detach(struct odma_tp_remote *rm)
 	odma_ucx_enqueue(c, c);
 }
 
+/* Service thread: every outstanding request of an io started by *@arg fails now. */
+static void cancel_run(void *arg)
+{
+	uint64_t owner = *(uint64_t *)arg;
+	struct ucx_chunk *c = odma_ux.out_head, *next;
+	unsigned int n = 0;
+
+	free(arg);
+	for (; c != NULL; c = next) {
+		next = c->next; /* outstanding until finished: its io lives while it is */
+		if (c->op == ODMA_UCX_OP_ATTACH || c->io->io->owner != owner)
+			continue;
+		c->io->io->cancelled = true;
+		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
+		n++;
+	}
+	if (n != 0)
+		ODMA_DBG("UCX transport: a stop ended %u requests in flight; their replies, if any "
+		         "come, are dropped",
+		         n);
+}
+
+/*
+ * A job, not a walk here: the outstanding list is the service thread's, and the requests of
+ * the owner still queued are posted before the job runs (the queue is in order).
+ */
+void odma_ucx_io_cancel(uint64_t owner)
+{
+	struct ucx_chunk *c = calloc(1, sizeof(*c));
+	uint64_t *arg = malloc(sizeof(*arg));
+
+	if (c == NULL || arg == NULL) { /* the requests meet their deadline instead */
+		free(c);
+		free(arg);
+		return;
+	}
+	*arg = owner;
+	c->op = UCX_OP_CALL;
+	c->fn = cancel_run;
+	c->fnarg = arg;
+	odma_ucx_enqueue(c, c);
+}
+
 doca_error_t odma_ucx_io_start(struct odma_tp_io *io)
 {
 	unsigned int n = (unsigned int)((io->len + ODMA_UCX_CHUNK_MAX - 1) / ODMA_UCX_CHUNK_MAX);
