@@ -60,8 +60,12 @@ static void done_cb(struct doca_dma_task_memcpy *t, union doca_data ud, union do
 	doca_task_free(doca_dma_task_memcpy_as_task(t));
 }
 
-/* NTASKS copies of PIECE bytes, remote -> local (@write: local -> remote), under @mode. */
-static void run_copies(enum tp_fault_mode mode, unsigned int arg, bool write, struct run *r)
+/*
+ * NTASKS copies of PIECE bytes, remote -> local (@write: local -> remote), under @mode; the
+ * context is stopped once they completed, or at once after the submits (@stop_first).
+ */
+static void run_copies_stop(enum tp_fault_mode mode, unsigned int arg, bool write, struct run *r,
+                            bool stop_first)
 {
 	struct doca_dma *dma;
 	struct doca_pe *pe;
@@ -93,6 +97,8 @@ static void run_copies(enum tp_fault_mode mode, unsigned int arg, bool write, st
 		assert_ok(doca_task_submit(doca_dma_task_memcpy_as_task(t)));
 	}
 	t0 = tu_now_ms();
+	if (stop_first)
+		assert_int_equal(doca_ctx_stop(ctx), DOCA_ERROR_IN_PROGRESS);
 	while (r->ok + r->err < NTASKS && tu_now_ms() - t0 < 20000)
 		doca_pe_progress(pe);
 	assert_int_equal(r->ok + r->err, NTASKS); /* no hang: every task completed */
@@ -109,6 +115,11 @@ static void run_copies(enum tp_fault_mode mode, unsigned int arg, bool write, st
 	assert_ok(doca_dma_destroy(dma));
 	assert_ok(doca_pe_destroy(pe));
 	assert_int_equal(tp_fault_in_flight(), 0); /* every io completed exactly once */
+}
+
+static void run_copies(enum tp_fault_mode mode, unsigned int arg, bool write, struct run *r)
+{
+	run_copies_stop(mode, arg, write, r, false);
 }
 
 static void fill(unsigned int seed)
@@ -187,6 +198,30 @@ static void dropped_ios_fail_at_deadline(void **state)
 	assert_int_equal(r.ok, NTASKS);
 }
 
+/*
+ * A stop does not wait for the deadline of ios a peer never answers (60 s here, past the
+ * 20 s the run allows): each is flushed with IO_FAILED at once, as hardware flushes its queue,
+ * and none is left in flight. Held (delayed) ios are ended the same way.
+ */
+static void stop_flushes_unanswered_ios(void **state)
+{
+	struct run r;
+
+	(void)state;
+	fill(6);
+	setenv("ODMA_TRANSPORT_TIMEOUT_MS", "60000", 1);
+	run_copies_stop(TPF_DROP, 0, false, &r, true);
+	assert_int_equal(r.err, NTASKS);
+	assert_int_equal(r.last_err, DOCA_ERROR_IO_FAILED);
+	run_copies_stop(TPF_DELAY, 60000, true, &r, true);
+	setenv("ODMA_TRANSPORT_TIMEOUT_MS", "300", 1);
+	if (G.kind == ODMA_TP_UCX) /* a synchronous row moved them before the stop */
+		assert_int_equal(r.err, NTASKS);
+	run_copies(TPF_PASS, 0, false, &r); /* the import still works afterwards */
+	assert_int_equal(r.ok, NTASKS);
+	assert_memory_equal(local_mem, remote_mem, sizeof(remote_mem));
+}
+
 static void killed_peer_fails_ios(void **state)
 {
 	struct run r;
@@ -262,6 +297,7 @@ int main(void)
 		cmocka_unit_test(delayed_ios_complete),
 		cmocka_unit_test(reordered_ios_complete),
 		cmocka_unit_test(dropped_ios_fail_at_deadline),
+		cmocka_unit_test(stop_flushes_unanswered_ios),
 		cmocka_unit_test(killed_peer_fails_ios),
 	};
 

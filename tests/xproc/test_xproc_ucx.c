@@ -388,6 +388,56 @@ static void test_exporter_stops(void **state)
 	fault_run('S');
 }
 
+/*
+ * A stop with copies in flight to a peer that stopped answering (SIGSTOP) flushes them at once,
+ * as hardware flushes its queue, instead of waiting for their deadline (this run's
+ * ODMA_TRANSPORT_TIMEOUT_MS is 60 s). The peer runs again 6 s later and then says so: had the
+ * stop waited, its answers would have completed the reads and writes with success; every one
+ * fails with IO_FAILED. Afterwards the import serves a restarted context as before: the late
+ * answers were dropped, and the bytes no write touched are the peer's.
+ */
+static void test_stop_flushes_frozen_peer(void **state)
+{
+	struct imp *im = imp_start("rw");
+	uint8_t *back = malloc(RLEN);
+	size_t half = (size_t)(NT / 2) * TLEN;
+	char z = 0;
+
+	(void)state;
+	assert_non_null(back);
+	assert_true(xu_full_io(im->fd, "Z", 1, true));
+	usleep(200 * 1000); /* it stops itself at once */
+	for (unsigned int i = 0; i < NT; i++)
+		assert_ok(submit(im, i >= NT / 2, (size_t)i * TLEN, TLEN, i));
+	assert_int_equal(doca_ctx_stop(im->ctx), DOCA_ERROR_IN_PROGRESS);
+	wait_done(im, NT, bound());
+	while (im->state != DOCA_CTX_STATE_IDLE)
+		doca_pe_progress(im->pe);
+	assert_int_equal(im->failed, NT);
+	assert_once(im, NT);
+	assert_true(xu_full_io(im->fd, &z, 1, false)); /* the peer runs again */
+	assert_int_equal(z, 'Z');
+	memset(im->mem, 0, RLEN);
+	im->done = im->failed = 0;
+	memset(im->calls, 0, sizeof(im->calls));
+	assert_ok(doca_ctx_start(im->ctx));
+	assert_ok(submit(im, false, 0, half, 0));
+	wait_done(im, 1, bound());
+	assert_int_equal(im->failed, 0);
+	for (size_t i = 0; i < half; i++)
+		if (im->mem[i] != xu_pattern(i))
+			fail_msg("byte %zu read after the stop differs", i);
+	memset(im->mem, 0xa5, RLEN);
+	assert_ok(submit(im, true, 0, RLEN, 1));
+	wait_done(im, 2, bound());
+	assert_int_equal(im->failed, 0);
+	assert_true(xu_full_io(im->fd, "R", 1, true));
+	assert_true(xu_full_io(im->fd, back, RLEN, false));
+	assert_memory_equal(back, im->mem, RLEN);
+	free(back);
+	imp_stop(im, true);
+}
+
 static void test_link_down(void **state)
 {
 	(void)state;
@@ -951,8 +1001,15 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_hostile_dies_and_floods),
 	};
 
+	/* its own run: a deadline longer than the peer's 6 s stop (meson.build) */
+	const struct CMUnitTest stop_tests[] = {
+		cmocka_unit_test(test_stop_flushes_frozen_peer),
+	};
+
 	if (argc == 6 && strcmp(argv[1], "--hostile-child") == 0)
 		return hostile_child_main(argv);
 	setenv("ODMA_SYSTEM", "bf3", 1);
+	if (argc == 2 && strcmp(argv[1], "--stop") == 0)
+		return cmocka_run_group_tests(stop_tests, NULL, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

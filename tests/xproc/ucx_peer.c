@@ -8,7 +8,8 @@
  * length, buffer address} (two uint64_t) and the descriptor. Then one-byte commands:
  * 'R' send the buffer back; 'S' destroy the mmap (revocation) and echo; 'K' die at once
  * (_exit, as a killed process: the kernel closes its sockets); 'T' stop answering for
- * ARG seconds (SIGSTOP; a child of ours sends SIGCONT later) without echo; 'X' exit.
+ * 6 seconds (xu_freeze) without echo; 'Z' the same, then
+ * echo once it runs again; 'X' exit.
  * Exits 0 when fd 3 closes. As PID 1 of a new namespace (unshare --fork) it first forks,
  * since PID 1 cannot stop or kill itself.
  */
@@ -35,16 +36,10 @@ static void peer_serve(uint8_t *buf, size_t len, struct doca_mmap *m)
 			_exit(0);
 		if (cmd == 'K')
 			_exit(9);
-		if (cmd == 'T') {
-			pid_t me = getpid();
-
-			if (fork() == 0) {
-				sleep(6);
-				kill(me, SIGCONT);
-				_exit(0);
-			}
-			raise(SIGSTOP);
-			continue;
+		if (cmd == 'T' || cmd == 'Z') {
+			xu_freeze(6);
+			if (cmd == 'T')
+				continue;
 		}
 		if (cmd == 'S' && m != NULL && doca_mmap_destroy(m) == DOCA_SUCCESS)
 			m = NULL;

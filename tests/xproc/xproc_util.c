@@ -160,3 +160,15 @@ void xu_assert_child_ok(pid_t pid)
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
+
+void xu_freeze(unsigned int seconds)
+{
+	pid_t me = getpid();
+
+	if (fork() == 0) {
+		sleep(seconds);
+		kill(me, SIGCONT);
+		_exit(0);
+	}
+	raise(SIGSTOP);
+}

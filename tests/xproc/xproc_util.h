@@ -22,6 +22,12 @@
 bool xu_full_io(int fd, void *p, size_t n, bool wr);
 
 /*
+ * A peer stops answering for @seconds as a hung process does (SIGSTOP); a child it forks first
+ * sends SIGCONT then. Returns once it runs again.
+ */
+void xu_freeze(unsigned int seconds);
+
+/*
  * A hand-made UCX importer's view of a batch of answers (the transport's ODMA_UCX_AM_REPLIES,
  * src/core/transport/ucx_wire.h): header count u32 LE | zero u32, then each answer's 24-byte
  * header and its payload. Calls @fn(@arg, header, payload, payload length) for each; asserts

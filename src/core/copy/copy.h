@@ -178,11 +178,17 @@ typedef void odma_copy_piece_fn(void *arg, uint64_t len);
  * @piece (NULL: none) runs for each transport io that succeeded, before @done, on the thread
  * that took its answer. DOCA_SUCCESS: @done runs exactly once later, on a transport thread (or
  * before the return), with DOCA_SUCCESS or DOCA_ERROR_IO_FAILED (an unreachable, dead or refusing
- * peer, within ODMA_TRANSPORT_TIMEOUT_MS). DOCA_ERROR_NO_MEMORY: nothing started, done will not
- * run.
+ * peer, within ODMA_TRANSPORT_TIMEOUT_MS; or cancelled). @owner (0: none) names who may cancel
+ * it. DOCA_ERROR_NO_MEMORY: nothing started, done will not run.
  */
 doca_error_t odma_copy_start(const struct odma_copy *c, odma_copy_done_fn *done,
-                             odma_copy_piece_fn *piece, void *arg);
+                             odma_copy_piece_fn *piece, void *arg, uint64_t owner);
+
+/*
+ * Ends the asynchronous copies of @owner in flight soon, each with DOCA_ERROR_IO_FAILED, without
+ * waiting for a peer that stopped answering (odma_tp_io_cancel). Any thread; never blocks.
+ */
+void odma_copy_cancel(uint64_t owner);
 
 /*
  * The pairwise rule of an async copy: no piece between two remote mmaps.

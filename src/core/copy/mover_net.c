@@ -75,7 +75,7 @@ static void net_io_done(struct odma_tp_io *io, doca_error_t st)
 
 /* Fills io @i for piece @p; false when the piece was moved locally. */
 static bool net_io_fill(struct odma_copy_async *a, const struct odma_piece *p,
-                        struct odma_tp_io *io)
+                        struct odma_tp_io *io, uint64_t owner)
 {
 	bool s_rem = net_is_remote(p->src_mmap);
 	const struct doca_mmap *rm = s_rem ? p->src_mmap : p->dst_mmap;
@@ -92,11 +92,12 @@ static bool net_io_fill(struct odma_copy_async *a, const struct odma_piece *p,
 	io->len = p->len;
 	io->done = net_io_done;
 	io->arg = a;
+	io->owner = owner;
 	return true;
 }
 
 doca_error_t odma_copy_start(const struct odma_copy *c, odma_copy_done_fn *done,
-                             odma_copy_piece_fn *piece, void *arg)
+                             odma_copy_piece_fn *piece, void *arg, uint64_t owner)
 {
 	struct odma_copy_cursor cur;
 	struct odma_piece p;
@@ -118,7 +119,7 @@ doca_error_t odma_copy_start(const struct odma_copy *c, odma_copy_done_fn *done,
 	while (odma_copy_cursor_next(&cur, &p)) {
 		struct odma_tp_io *io = &a->io[a->n];
 
-		if (!net_io_fill(a, &p, io))
+		if (!net_io_fill(a, &p, io, owner))
 			continue;
 		a->n++;
 		atomic_fetch_add(&a->left, 1);
@@ -130,6 +131,11 @@ doca_error_t odma_copy_start(const struct odma_copy *c, odma_copy_done_fn *done,
 	if (atomic_fetch_sub(&a->left, 1) == 1)
 		net_finish(a);
 	return DOCA_SUCCESS;
+}
+
+void odma_copy_cancel(uint64_t owner)
+{
+	odma_tp_io_cancel(owner);
 }
 
 void odma_copy_net_poll(void)

@@ -101,13 +101,20 @@ void odma_task_launch_async(struct doca_ctx *ctx, struct doca_task *t)
 	if (doca_unlikely(t->trace_id != 0))
 		t->trace_t0 = doca_priv_now_ns();
 	if (r == DOCA_SUCCESS &&
-	    odma_copy_start(&t->copy, async_done, t->trace_id != 0 ? async_piece : NULL, t) ==
-	            DOCA_SUCCESS)
+	    odma_copy_start(&t->copy, async_done, t->trace_id != 0 ? async_piece : NULL, t,
+	                    ctx->run) == DOCA_SUCCESS)
 		return;
 	atomic_fetch_sub_explicit(&ctx->pe->async_inflight, 1, memory_order_relaxed);
 	odma_task_mark_failed(ctx, t->seq);
 	t->status = r != DOCA_SUCCESS ? r : DOCA_ERROR_IO_FAILED;
 	odma_pe_complete_local(ctx->pe, t);
+}
+
+void odma_ctx_cancel_async(struct doca_ctx *ctx)
+{
+	/* nothing to end unless the PE has network copies in flight (theirs or another's) */
+	if (ctx->pe != NULL && atomic_load_explicit(&ctx->pe->async_inflight, memory_order_relaxed))
+		odma_copy_cancel(ctx->run);
 }
 
 void odma_pe_take_async(struct doca_pe *pe)

@@ -14,6 +14,9 @@
 
 ODMA_LOG_REGISTER(ODMA_CTX)
 
+/* Starts so far, in the process: each start's number names its network ios (ctx->run). */
+static atomic_uint_fast64_t ctx_runs;
+
 static const char *const ctx_state_names[] = { "IDLE", "STARTING", "RUNNING", "STOPPING" };
 
 const char *odma_ctx_state_name(enum doca_ctx_states s)
@@ -151,6 +154,7 @@ doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 	if (r != DOCA_SUCCESS)
 		return r;
 	atomic_store_explicit(&ctx->flush_from, UINT64_MAX, memory_order_relaxed);
+	ctx->run = atomic_fetch_add_explicit(&ctx_runs, 1, memory_order_relaxed) + 1;
 	ctx->next_seq = ctx->reported_upto = 0;
 	ctx->track_reports = false;
 	ctx->warned_free = false;
@@ -183,8 +187,10 @@ bool odma_ctx_ready_for_idle(const struct doca_ctx *ctx)
  */
 void odma_ctx_begin_stop(struct doca_ctx *ctx, bool flush)
 {
-	if (flush)
+	if (flush) {
 		atomic_store_explicit(&ctx->flush_from, 0, memory_order_release);
+		odma_ctx_cancel_async(ctx);
+	}
 	if (flush && ctx->ops->stop != NULL)
 		ctx->ops->stop(ctx);
 	odma_ctx_launch_held(ctx);
@@ -204,6 +210,7 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 	case DOCA_CTX_STATE_STOPPING:
 		/* stopping after a failed task: now flush everything */
 		atomic_store_explicit(&ctx->flush_from, 0, memory_order_release);
+		odma_ctx_cancel_async(ctx);
 		return DOCA_ERROR_IN_PROGRESS;
 	default:
 		break;

@@ -216,6 +216,8 @@ struct doca_ctx {
 	 * while the context runs; one load per task before its bytes move.
 	 */
 	atomic_uint_fast64_t flush_from;
+	/* this start's number, unique in the process: the owner of its network ios */
+	uint64_t run;
 	bool ordered;         /* deliver completions in submission order */
 	bool configured;      /* a task type was configured (set_conf) */
 	uint32_t graph_nodes; /* context nodes of graphs naming it (core/graph): no destroy */

@@ -33,6 +33,8 @@ void odma_pe_wake_progress(struct doca_pe *pe);
  * instead of handing it to the engine; it completes through the PE's async list.
  */
 void odma_task_launch_async(struct doca_ctx *ctx, struct doca_task *t);
+/* A flushing stop: the context's network copies in flight end now (odma_copy_cancel). */
+void odma_ctx_cancel_async(struct doca_ctx *ctx);
 
 /* Waits until no transport thread still touches @pe after handing it a task (destroy). */
 void odma_pe_async_quiesce(struct doca_pe *pe);
