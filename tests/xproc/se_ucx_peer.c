@@ -12,6 +12,7 @@
  *   'W' V  doca_sync_event_wait_gt(V) (this side's blocking CPU wait), reply 'W' + value
  *   'D' V  echo at once, then after 200 ms update_set(V)
  *   'S'    stop the event (revocation), echo
+ *   'Z'    stop answering for 6 s (xu_freeze), then echo
  *   'K'    die at once; 'X' exit
  * Exits 0 when fd 3 closes. As PID 1 of a new namespace it first forks (see ucx_peer.c).
  */
@@ -71,6 +72,10 @@ static void serve(struct doca_sync_event *se)
 			ok = get_arg(&v) && xu_full_io(FD, &c, 1, true);
 			usleep(200 * 1000);
 			ok = ok && doca_sync_event_update_set(se, v) == DOCA_SUCCESS;
+			break;
+		case 'Z':
+			xu_freeze(6);
+			ok = xu_full_io(FD, &c, 1, true);
 			break;
 		case 'S':
 			ok = doca_sync_event_stop(se) == DOCA_SUCCESS &&

@@ -478,6 +478,49 @@ static void fault_run(char fault)
 	imp_stop(im, fault != 'K'); /* the context reaches IDLE within the bound */
 }
 
+/*
+ * A stop with requests in flight to an exporter that stopped answering (SIGSTOP) flushes them
+ * at once with IO_FAILED, a pending wait with them, instead of waiting for their deadline (60 s
+ * in this run): the exporter runs again 6 s later and says so only then. The handle is not
+ * marked failed: the exporter never failed, and after a restart every access works.
+ */
+static void test_stop_flushes_frozen_exporter(void **state)
+{
+	struct imp *im = imp_start();
+	uint64_t f = 0;
+	char z = 0;
+
+	(void)state;
+	cmd(im, 'U', true, 10);
+	assert_true(xu_full_io(im->fd, "Z", 1, true));
+	usleep(200 * 1000); /* it stops itself at once */
+	submit(t_eq(im, 999, 0));
+	submit(t_add(im, 1, 1));
+	submit(t_get(im, 2));
+	(void)doca_pe_progress(im->pe);
+	assert_int_equal(doca_ctx_stop(im->ctx), DOCA_ERROR_IN_PROGRESS);
+	run_until(im, 3);
+	while (im->state != DOCA_CTX_STATE_IDLE)
+		(void)doca_pe_progress(im->pe);
+	assert_int_equal(im->err, 3);
+	assert_int_equal(im->last, DOCA_ERROR_IO_FAILED);
+	for (unsigned int i = 0; i < 3; i++)
+		assert_int_equal(im->calls[i], 1);
+	assert_true(xu_full_io(im->fd, &z, 1, false)); /* the exporter runs again */
+	assert_int_equal(z, 'Z');
+	im->ok = im->err = 0;
+	assert_ok(doca_ctx_start(im->ctx));
+	/* the add may have been applied when the exporter woke: it was in flight */
+	assert_ok(doca_sync_event_update_add(im->se, 5, &f));
+	assert_true(f == 10 || f == 11);
+	assert_int_equal(peer_get(im), f + 5);
+	submit(t_get(im, 4));
+	run_until(im, 1);
+	assert_int_equal(im->ok, 1);
+	assert_int_equal(im->got, f + 5);
+	imp_stop(im, true);
+}
+
 static void test_exporter_killed(void **state)
 {
 	(void)state;
@@ -887,8 +930,12 @@ static void test_import_rules(void **state)
 	imp_stop(im, true);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	/* its own run: a deadline longer than the exporter's 6 s stop (meson.build) */
+	const struct CMUnitTest stop_tests[] = {
+		cmocka_unit_test(test_stop_flushes_frozen_exporter),
+	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values_both_ways),
 		cmocka_unit_test(test_watch_answered_on_change),
@@ -901,5 +948,7 @@ int main(void)
 	};
 
 	setenv("ODMA_SYSTEM", "bf3", 1);
+	if (argc == 2 && strcmp(argv[1], "--stop") == 0)
+		return cmocka_run_group_tests(stop_tests, NULL, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -422,6 +422,7 @@ static doca_error_t net_start(struct doca_sync_event *se, struct se_task *task,
 	q->se = se;
 	q->task = task;
 	net_io_init(&q->io, se, op, operand, &q->val, net_async_done, q);
+	q->io.owner = se->ctx.run; /* a stop ends it (net_stop) */
 	se->inflight++;
 	if (odma_tp_io_start(&q->io) != DOCA_SUCCESS) {
 		se->inflight--;
@@ -497,12 +498,14 @@ static bool net_progress(struct doca_sync_event *se)
 
 	for (; q != NULL; q = next) {
 		struct se_task *t = q->task;
-		doca_error_t st =
-		        q->status == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_CONNECTION_ABORTED;
+		/* ended by a stop: flushed (IO_FAILED), and the exporter may well be alive */
+		doca_error_t st = q->status == DOCA_SUCCESS ? DOCA_SUCCESS
+		                  : q->io.cancelled         ? DOCA_ERROR_IO_FAILED
+		                                            : DOCA_ERROR_CONNECTION_ABORTED;
 
 		next = q->next;
 		se->inflight--;
-		if (st != DOCA_SUCCESS)
+		if (st == DOCA_ERROR_CONNECTION_ABORTED)
 			net_gone(se);
 		if (t != NULL) {
 			se_task_done(t, st, q->val);
@@ -513,7 +516,8 @@ static bool net_progress(struct doca_sync_event *se)
 			} else {
 				se->net->reading = false;
 			}
-			se->net->seen = q->val;
+			if (st == DOCA_SUCCESS)
+				se->net->seen = q->val;
 			(void)se_pending_scan(se, st, q->val);
 		}
 		free(q);
@@ -544,9 +548,11 @@ static uint64_t net_arm(struct doca_sync_event *se)
 	return 0; /* a wait with nothing in flight for it (out of memory): progress starts one */
 }
 
+/* Requests in flight end now, not at a frozen exporter's deadline (idle_ready waits for them). */
 static void net_stop(struct doca_sync_event *se)
 {
-	(void)se; /* requests in flight come back by themselves (idle_ready waits for them) */
+	if (se->inflight != 0)
+		odma_tp_io_cancel(se->ctx.run);
 }
 
 const struct se_ops se_net_ops = {
