@@ -251,9 +251,8 @@ static inline __attribute__((always_inline)) void pe_finish(struct doca_pe *pe, 
 	if (ctx->ops->submit == NULL) { /* a copy task */
 		if (ok)
 			odma_copy_grow_dst(&t->copy);
-		else if (ctx->state == DOCA_CTX_STATE_RUNNING)
-			odma_ctx_begin_stop(
-			        ctx, false); /* a failure stops the context, as hardware does */
+		else if (ctx->state == DOCA_CTX_STATE_RUNNING) /* as hardware: a failure stops it */
+			odma_ctx_begin_stop(ctx, false);
 	}
 	if (doca_unlikely(t->hook != NULL))
 		t->hook(t, ok);

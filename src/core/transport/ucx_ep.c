@@ -1082,8 +1082,8 @@ static void close_job(void *arg)
 	odma_ucx_ep_gone(ep, DOCA_SUCCESS);
 	ep_unlink(ep);
 	free(ep);
-	odma_ucx_peer_unref(
-	        p); /* the endpoint's; attachments keep the peer (dead) until detached */
+	/* the endpoint's reference; attachments keep the peer (dead) until detached */
+	odma_ucx_peer_unref(p);
 }
 
 void odma_ucx_ep_close(struct odma_tp_ep *ep)
