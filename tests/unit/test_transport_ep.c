@@ -260,18 +260,14 @@ static void quiet_on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
  * complete with IO_FAILED, each exactly once, before on_close, and none after it (UCX reports
  * their cancellation later; the owner may have freed what the callbacks use by then).
  */
-static void test_close_fails_sends_first(void **state)
+/* Starts a listener of ours that accepts and then only sleeps; returns its port. */
+static uint16_t quiet_spawn(void)
 {
-	static const struct odma_tp_ep_cbs cbs = { NULL, quiet_on_close, NULL };
-	static uint8_t big[256 * 1024];
-	enum { N = 64 };
-	uint16_t port;
+	static bool registered;
 	char line[16] = "";
-	struct odma_tp_ep *ep;
-	int fds[2], st;
+	int fds[2];
 	pid_t pid;
 
-	(void)state;
 	assert_int_equal(pipe(fds), 0);
 	pid = fork();
 	assert_true(pid >= 0);
@@ -281,12 +277,35 @@ static void test_close_fails_sends_first(void **state)
 		_exit(127);
 	}
 	quiet_pid = pid;
-	atexit(quiet_kill);
+	if (!registered)
+		atexit(quiet_kill);
+	registered = true;
 	close(fds[1]);
 	assert_true(read(fds[0], line, sizeof(line) - 1) > 0); /* the port it listens on */
 	close(fds[0]);
-	port = (uint16_t)atoi(line);
-	assert_int_not_equal(port, 0);
+	assert_int_not_equal(atoi(line), 0);
+	return (uint16_t)atoi(line);
+}
+
+static void quiet_end(void)
+{
+	int st;
+
+	kill(quiet_pid, SIGKILL);
+	assert_int_equal(waitpid(quiet_pid, &st, 0), quiet_pid);
+	quiet_pid = 0;
+}
+
+static void test_close_fails_sends_first(void **state)
+{
+	static const struct odma_tp_ep_cbs cbs = { NULL, quiet_on_close, NULL };
+	static uint8_t big[256 * 1024];
+	enum { N = 64 };
+	uint16_t port = quiet_spawn();
+	pid_t pid = quiet_pid;
+	struct odma_tp_ep *ep;
+
+	(void)state;
 	assert_int_equal(odma_tp_connect("127.0.0.1", port, &cbs, &ep), DOCA_SUCCESS);
 	assert_int_equal(odma_tp_ep_send(ep, "hi", 2, 0, send_done, NULL), DOCA_SUCCESS);
 	for (int i = 0; i < 500 && sends_done() < 1; i++)
@@ -308,9 +327,65 @@ static void test_close_fails_sends_first(void **state)
 	assert_true(sends.failed >= 1);
 	assert_int_equal(sends.after_close, 0);
 	pthread_mutex_unlock(&sends.lock);
-	kill(pid, SIGKILL);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	quiet_pid = 0;
+	quiet_end();
+}
+
+/* A message to a live listener of this process arrives. */
+static void live_round_trip(void)
+{
+	unsigned int before = side_count(&srv, &srv.msgs);
+	struct odma_tp_ep *ep;
+	uint16_t port = 0;
+	void *listener;
+
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, on_accept, NULL, NULL, &listener),
+	                 DOCA_SUCCESS);
+	assert_int_equal(odma_tp_connect("127.0.0.1", port, &cli_cbs, &ep), DOCA_SUCCESS);
+	assert_int_equal(odma_tp_ep_send(ep, "live", 5, 3, NULL, NULL), DOCA_SUCCESS);
+	assert_true(side_wait(&srv, &srv.msgs, before + 1));
+	assert_string_equal(srv.text, "live");
+	odma_tp_ep_close(ep);
+	odma_tp_listen_close(listener);
+}
+
+/*
+ * Closing endpoints to a peer that stopped (SIGSTOP) holds neither the closer nor the transport:
+ * what was handed to UCX gets its chance to leave (up to 2 s) beside everything else, so four
+ * closes return at once, where each used to wait the 2 s itself, on the service thread. An
+ * endpoint to a live peer answers meanwhile.
+ */
+static void test_close_to_stopped_peer_is_prompt(void **state)
+{
+	static const struct odma_tp_ep_cbs cbs = { NULL, quiet_on_close, NULL };
+	enum { K = 4 };
+	uint16_t port = quiet_spawn();
+	struct odma_tp_ep *ep[K];
+	uint64_t t0;
+
+	(void)state;
+	pthread_mutex_lock(&sends.lock);
+	sends.done = sends.failed = sends.after_close = 0;
+	sends.closed = false;
+	pthread_mutex_unlock(&sends.lock);
+	for (int i = 0; i < K; i++) {
+		assert_int_equal(odma_tp_connect("127.0.0.1", port, &cbs, &ep[i]), DOCA_SUCCESS);
+		assert_int_equal(odma_tp_ep_send(ep[i], "hi", 2, 0, send_done, NULL), DOCA_SUCCESS);
+	}
+	for (int i = 0; i < 500 && sends_done() < K; i++)
+		usleep(10000);
+	assert_int_equal(sends_done(), K);
+	assert_int_equal(kill(quiet_pid, SIGSTOP), 0);
+	for (int i = 0; i < K; i++)
+		assert_int_equal(odma_tp_ep_send(ep[i], "bye", 3, 0, send_done, NULL),
+		                 DOCA_SUCCESS);
+	t0 = tu_now_ms();
+	for (int i = 0; i < K; i++)
+		odma_tp_ep_close(ep[i]);
+	/* 8 s before; 1 s is room for a loaded machine */
+	assert_in_range(tu_now_ms() - t0, 0, 1000);
+	assert_int_equal(sends_done(), 2 * K); /* each send completed once, before its close */
+	live_round_trip();
+	quiet_end();
 }
 
 /* ------------------------------------------------ many endpoints: each message finds its own */
@@ -604,6 +679,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_connect_nowhere),
 		cmocka_unit_test(test_exit_with_listener_open),
 		cmocka_unit_test(test_close_fails_sends_first),
+		cmocka_unit_test(test_close_to_stopped_peer_is_prompt),
 		cmocka_unit_test(test_credit),
 	};
 

@@ -152,14 +152,15 @@ static void ucx_pick_devices(ucp_config_t *cfg)
 /* ---- the service thread, and inline polls ---- */
 
 /*
- * One round of the worker's work (holding wlock): whether requests are outstanding. The
+ * One round of the worker's work (holding wlock): whether requests are outstanding (or closed
+ * endpoints still flush). The
  * callbacks of endpoints and listeners (Comch, RDMA) may run here on a thread polling inline
  * as well as on the service thread: they take only their own connection's locks, never wait
  * for the worker, and the PE thread polls holding no lock of a context (doca_pe_progress).
  */
 static bool ucx_round(void)
 {
-	bool watched;
+	bool watched, closed;
 
 	odma_ucx_take_queue();
 	/* the PEs the callbacks wake are woken once what the callbacks queued has left */
@@ -178,12 +179,15 @@ static bool ucx_round(void)
 	 * so do the answers to the watches a change or a deadline ended.
 	 */
 	watched = odma_ucx_watch_run();
-	if (odma_ucx_take_queue() || watched)
+	/* so are the closes of endpoints whose last messages left (or met their deadline) */
+	closed = odma_ucx_linger_run();
+	if (odma_ucx_take_queue() || watched || closed)
 		while (odma_ucx_progress() != 0)
 			;
 	odma_tp_wake_hold(false);
 	odma_ucx_expire();
-	return odma_ux.out_head != NULL;
+	/* closed endpoints still flushing (one may have closed just now): like deadlines */
+	return odma_ucx_lingering() || odma_ux.out_head != NULL;
 }
 
 /*
@@ -483,6 +487,7 @@ static void ucx_shutdown(void)
 	atomic_store(&odma_ux.inline_ok, false);
 	pthread_mutex_unlock(&odma_ux.wlock);
 	odma_ux.up = false;
+	odma_ucx_linger_drain(); /* the last messages of closed endpoints, within their deadline */
 	odma_ucx_listeners_destroy();
 	odma_ucx_clients_forget();
 	for (struct odma_tp_ep *ep = odma_ucx_eps, *next; ep != NULL; ep = next) {

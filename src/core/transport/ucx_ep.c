@@ -1029,37 +1029,83 @@ doca_error_t odma_ucx_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reac
 }
 
 /*
- * Lets the messages already handed to UCX reach the peer before the endpoint goes (service
- * thread): the close that follows is forced and would drop them. Bounded (2 s at most): a
- * peer that stopped reading does not hold it.
+ * A closed endpoint whose last messages may still be leaving: what was handed to UCX (an
+ * answer, a reject, a BYE: the peer may wait for it) goes before the forced close, which would
+ * drop it. The caller does not wait, and neither does the service thread: the flush runs
+ * beside everything else and the endpoint is closed when it completes or at its deadline
+ * (ODMA_UCX_LINGER_MS), so a peer that stopped reading costs neither a closer nor the other
+ * peers any time. At exit the flushes still running get what is left of their deadline.
  */
-static void ep_flush(struct odma_tp_ep *ep)
+struct ucx_linger {
+	struct ucx_peer *p; /* holds the endpoint's reference until the close */
+	void *req;          /* the flush */
+	uint64_t end_ns;
+	struct ucx_linger *next;
+};
+
+#define ODMA_UCX_LINGER_MS 2000u
+
+static struct ucx_linger *ucx_lingering; /* service thread */
+
+/* Starts @p's flush and keeps it until done (service thread); false: nothing to wait for. */
+static bool linger_start(struct ucx_peer *p)
 {
-	struct ucx_peer *p = ep->peer;
 	ucp_request_param_t prm = { 0 };
-	uint64_t end = odma_ucx_now_ns() + 2000000000ull;
+	struct ucx_linger *l;
+	void *r;
 
 	/*
 	 * Closed from inside one of the worker's callbacks (a listener refusing the peer it just
-	 * accepted): the worker cannot be progressed again here, so nothing is flushed; what waits
-	 * fails with the close, its callbacks before close_job returns.
+	 * accepted): the close cannot wait for the worker, so nothing is flushed.
 	 */
-	if (odma_ucx_progressing != 0)
-		return;
-	/* again while messages wait: those a flush lets go (ep_pend_drain) go before the close */
-	do {
-		void *r;
-
-		if (p->dead || p->ep == NULL)
-			return;
-		r = ucp_ep_flush_nbx(p->ep, &prm);
-		if (!UCS_PTR_IS_PTR(r))
-			return;
-		while (ucp_request_check_status(r) == UCS_INPROGRESS && !p->dead &&
-		       odma_ucx_now_ns() < end)
-			odma_ucx_progress();
+	if (odma_ucx_progressing != 0 || p->ep == NULL)
+		return false;
+	r = ucp_ep_flush_nbx(p->ep, &prm);
+	if (!UCS_PTR_IS_PTR(r))
+		return false; /* flushed already, or the endpoint failed */
+	l = malloc(sizeof(*l));
+	if (l == NULL) {
 		ucp_request_free(r);
-	} while (ep->pend_head != NULL && odma_ucx_now_ns() < end);
+		return false;
+	}
+	l->p = p;
+	l->req = r;
+	l->end_ns = odma_ucx_now_ns() + ODMA_UCX_LINGER_MS * 1000000ull;
+	l->next = ucx_lingering;
+	ucx_lingering = l;
+	return true;
+}
+
+bool odma_ucx_lingering(void)
+{
+	return ucx_lingering != NULL;
+}
+
+bool odma_ucx_linger_run(void)
+{
+	uint64_t now = odma_ucx_now_ns();
+	bool closed = false;
+
+	for (struct ucx_linger **pp = &ucx_lingering, *l; (l = *pp) != NULL;) {
+		if (ucp_request_check_status(l->req) == UCS_INPROGRESS && now < l->end_ns) {
+			pp = &l->next;
+			continue;
+		}
+		*pp = l->next;
+		ucp_request_free(l->req);
+		odma_ucx_peer_unref(l->p); /* the last reference: the forced close */
+		free(l);
+		closed = true;
+	}
+	return closed;
+}
+
+void odma_ucx_linger_drain(void)
+{
+	while (ucx_lingering != NULL) {
+		odma_ucx_progress();
+		(void)odma_ucx_linger_run();
+	}
 }
 
 static void close_job(void *arg)
@@ -1069,7 +1115,6 @@ static void close_job(void *arg)
 	struct ucx_chunk *c;
 	struct ucx_chunk *next;
 
-	ep_flush(ep);
 	c = odma_ux.out_head;
 
 	for (; c != NULL; c = next) { /* its requests in flight fail first */
@@ -1083,7 +1128,8 @@ static void close_job(void *arg)
 	ep_unlink(ep);
 	free(ep);
 	/* the endpoint's reference; attachments keep the peer (dead) until detached */
-	odma_ucx_peer_unref(p);
+	if (!linger_start(p))
+		odma_ucx_peer_unref(p);
 }
 
 void odma_ucx_ep_close(struct odma_tp_ep *ep)

@@ -151,6 +151,16 @@ struct odma_tp_ep {
 };
 
 extern struct odma_tp_ep *odma_ucx_eps; /* every open endpoint (service thread) */
+/*
+ * Closed endpoints whose last messages still leave (ucx_ep.c, service thread): closes those
+ * whose flush completed or met its deadline. Whether it closed any (the worker then has work:
+ * the closes).
+ */
+bool odma_ucx_linger_run(void);
+/* Whether a closed endpoint still flushes (service thread): the rounds must go on. */
+bool odma_ucx_lingering(void);
+/* At exit, on the thread that owns the worker: waits for them, each within its deadline. */
+void odma_ucx_linger_drain(void);
 /* At exit, after the service thread left: destroys the listeners still open. */
 void odma_ucx_listeners_destroy(void);
 /* At exit: frees the message buffers kept for reuse (ucx_ep.c). */
