@@ -245,28 +245,45 @@ static void assert_once(const struct imp *im, unsigned int n)
 		assert_int_equal(im->calls[i], 1);
 }
 
-static void test_copy_both_ways(void **state)
+/* Reads the peer's first @len bytes as task @idx: they hold its pattern. */
+static void read_checked(struct imp *im, size_t len, uint64_t idx)
 {
-	struct imp *im = imp_start("rw");
-	uint8_t *back = malloc(RLEN);
+	unsigned int n = im->done + 1;
 
-	(void)state;
-	assert_ok(submit(im, false, 0, RLEN, 0));
-	wait_done(im, 1, bound());
+	assert_ok(submit(im, false, 0, len, idx));
+	wait_done(im, n, bound());
 	assert_int_equal(im->failed, 0);
-	for (size_t i = 0; i < RLEN; i++)
+	for (size_t i = 0; i < len; i++)
 		if (im->mem[i] != xu_pattern(i))
 			fail_msg("byte %zu read from the peer differs", i);
-	for (size_t i = 0; i < RLEN; i++)
-		im->mem[i] = (uint8_t)(i * 13 + 1);
-	assert_ok(submit(im, true, 0, RLEN, 1));
-	wait_done(im, 2, bound());
+}
+
+/* Writes all of im->mem to the peer as task @idx: the peer's buffer then holds it. */
+static void write_checked(struct imp *im, uint64_t idx)
+{
+	unsigned int n = im->done + 1;
+	uint8_t *back = malloc(RLEN);
+
+	assert_non_null(back);
+	assert_ok(submit(im, true, 0, RLEN, idx));
+	wait_done(im, n, bound());
 	assert_int_equal(im->failed, 0);
 	assert_true(xu_full_io(im->fd, "R", 1, true));
 	assert_true(xu_full_io(im->fd, back, RLEN, false));
 	assert_memory_equal(back, im->mem, RLEN);
-	assert_once(im, 2);
 	free(back);
+}
+
+static void test_copy_both_ways(void **state)
+{
+	struct imp *im = imp_start("rw");
+
+	(void)state;
+	read_checked(im, RLEN, 0);
+	for (size_t i = 0; i < RLEN; i++)
+		im->mem[i] = (uint8_t)(i * 13 + 1);
+	write_checked(im, 1);
+	assert_once(im, 2);
 	imp_stop(im, true);
 }
 
@@ -399,12 +416,9 @@ static void test_exporter_stops(void **state)
 static void test_stop_flushes_frozen_peer(void **state)
 {
 	struct imp *im = imp_start("rw");
-	uint8_t *back = malloc(RLEN);
-	size_t half = (size_t)(NT / 2) * TLEN;
 	char z = 0;
 
 	(void)state;
-	assert_non_null(back);
 	assert_true(xu_full_io(im->fd, "Z", 1, true));
 	usleep(200 * 1000); /* it stops itself at once */
 	for (unsigned int i = 0; i < NT; i++)
@@ -421,20 +435,9 @@ static void test_stop_flushes_frozen_peer(void **state)
 	im->done = im->failed = 0;
 	memset(im->calls, 0, sizeof(im->calls));
 	assert_ok(doca_ctx_start(im->ctx));
-	assert_ok(submit(im, false, 0, half, 0));
-	wait_done(im, 1, bound());
-	assert_int_equal(im->failed, 0);
-	for (size_t i = 0; i < half; i++)
-		if (im->mem[i] != xu_pattern(i))
-			fail_msg("byte %zu read after the stop differs", i);
+	read_checked(im, (size_t)(NT / 2) * TLEN, 0); /* no write went there */
 	memset(im->mem, 0xa5, RLEN);
-	assert_ok(submit(im, true, 0, RLEN, 1));
-	wait_done(im, 2, bound());
-	assert_int_equal(im->failed, 0);
-	assert_true(xu_full_io(im->fd, "R", 1, true));
-	assert_true(xu_full_io(im->fd, back, RLEN, false));
-	assert_memory_equal(back, im->mem, RLEN);
-	free(back);
+	write_checked(im, 1);
 	imp_stop(im, true);
 }
 
