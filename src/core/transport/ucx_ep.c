@@ -1093,7 +1093,7 @@ bool odma_ucx_linger_run(void)
 		}
 		*pp = l->next;
 		ucp_request_free(l->req);
-		odma_ucx_peer_unref(l->p); /* the last reference: the forced close */
+		odma_ucx_peer_unref(l->p); /* the endpoint's reference: the last one closes it */
 		free(l);
 		closed = true;
 	}
