@@ -39,18 +39,26 @@ doca_error_t doca_priv_log_register_sdk_source(const char *name, int *source)
 	return DOCA_SUCCESS;
 }
 
+/* A line of the module's, formatted for the host's log; false before the host is known. */
+static bool host_line(char *text, size_t size, int source, const char *format, va_list ap)
+{
+	if (host == NULL || source < 0)
+		return false;
+	vsnprintf(text, size, format, ap);
+	return true;
+}
+
 doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, const char *func,
                       const char *format, ...)
 {
 	char text[1024];
 	va_list ap;
+	bool ok;
 
-	if (host == NULL || source < 0)
-		return DOCA_ERROR_BAD_STATE;
 	va_start(ap, format);
-	vsnprintf(text, sizeof(text), format, ap);
+	ok = host_line(text, sizeof(text), source, format, ap);
 	va_end(ap);
-	return host->log(level, source, fname, line, func, "%s", text);
+	return ok ? host->log(level, source, fname, line, func, "%s", text) : DOCA_ERROR_BAD_STATE;
 }
 
 doca_error_t doca_log_rate_bucket_register(int source, int *bucket)
@@ -63,13 +71,13 @@ doca_error_t doca_log_rate_limit(uint32_t level, int source, const char *fname, 
 {
 	char text[1024];
 	va_list ap;
+	bool ok;
 
-	if (host == NULL || source < 0)
-		return DOCA_ERROR_BAD_STATE;
 	va_start(ap, format);
-	vsnprintf(text, sizeof(text), format, ap);
+	ok = host_line(text, sizeof(text), source, format, ap);
 	va_end(ap);
-	return host->log_rate(level, source, fname, line, func, bucket, "%s", text);
+	return ok ? host->log_rate(level, source, fname, line, func, bucket, "%s", text)
+	          : DOCA_ERROR_BAD_STATE;
 }
 
 const char *doca_error_get_name(doca_error_t error)
