@@ -39,26 +39,31 @@ doca_error_t doca_priv_log_register_sdk_source(const char *name, int *source)
 	return DOCA_SUCCESS;
 }
 
-/* A line of the module's, formatted for the host's log; false before the host is known. */
-static bool host_line(char *text, size_t size, int source, const char *format, va_list ap)
+/* Formats a line of the module's for the host's log, rate-limited by @bucket when @rated. */
+static doca_error_t host_vlog(uint32_t level, int source, const char *fname, int line,
+                              const char *func, bool rated, int bucket, const char *format,
+                              va_list ap)
 {
+	char text[1024];
+
 	if (host == NULL || source < 0)
-		return false;
-	vsnprintf(text, size, format, ap);
-	return true;
+		return DOCA_ERROR_BAD_STATE;
+	vsnprintf(text, sizeof(text), format, ap);
+	if (rated)
+		return host->log_rate(level, source, fname, line, func, bucket, "%s", text);
+	return host->log(level, source, fname, line, func, "%s", text);
 }
 
 doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, const char *func,
                       const char *format, ...)
 {
-	char text[1024];
 	va_list ap;
-	bool ok;
+	doca_error_t r;
 
 	va_start(ap, format);
-	ok = host_line(text, sizeof(text), source, format, ap);
+	r = host_vlog(level, source, fname, line, func, false, 0, format, ap);
 	va_end(ap);
-	return ok ? host->log(level, source, fname, line, func, "%s", text) : DOCA_ERROR_BAD_STATE;
+	return r;
 }
 
 doca_error_t doca_log_rate_bucket_register(int source, int *bucket)
@@ -69,15 +74,13 @@ doca_error_t doca_log_rate_bucket_register(int source, int *bucket)
 doca_error_t doca_log_rate_limit(uint32_t level, int source, const char *fname, int line,
                                  const char *func, int bucket, const char *format, ...)
 {
-	char text[1024];
 	va_list ap;
-	bool ok;
+	doca_error_t r;
 
 	va_start(ap, format);
-	ok = host_line(text, sizeof(text), source, format, ap);
+	r = host_vlog(level, source, fname, line, func, true, bucket, format, ap);
 	va_end(ap);
-	return ok ? host->log_rate(level, source, fname, line, func, bucket, "%s", text)
-	          : DOCA_ERROR_BAD_STATE;
+	return r;
 }
 
 const char *doca_error_get_name(doca_error_t error)
