@@ -1044,8 +1044,14 @@ struct ucx_linger {
 };
 
 #define ODMA_UCX_LINGER_MS 2000u
+/*
+ * At most this many at once: peers that stop reading cannot make a process hold a socket for
+ * each endpoint it closed (beyond it, a close drops what did not leave yet, as before a flush).
+ */
+#define ODMA_UCX_LINGER_MAX 64u
 
 static struct ucx_linger *ucx_lingering; /* service thread */
+static unsigned int ucx_nlingering;
 
 /* Starts @p's flush and keeps it until done (service thread); false: nothing to wait for. */
 static bool linger_start(struct ucx_peer *p)
@@ -1060,6 +1066,14 @@ static bool linger_start(struct ucx_peer *p)
 	 */
 	if (odma_ucx_progressing != 0 || p->ep == NULL)
 		return false;
+	if (ucx_nlingering >= ODMA_UCX_LINGER_MAX) {
+		ODMA_RATELIMITED_WARN(
+		        "UCX transport: %u closed endpoints still wait for their peers "
+		        "to take their last messages; one more is closed at once, and "
+		        "what it had not sent yet is lost",
+		        ucx_nlingering);
+		return false;
+	}
 	r = ucp_ep_flush_nbx(p->ep, &prm);
 	if (!UCS_PTR_IS_PTR(r))
 		return false; /* flushed already, or the endpoint failed */
@@ -1073,6 +1087,7 @@ static bool linger_start(struct ucx_peer *p)
 	l->end_ns = odma_ucx_now_ns() + ODMA_UCX_LINGER_MS * 1000000ull;
 	l->next = ucx_lingering;
 	ucx_lingering = l;
+	ucx_nlingering++;
 	return true;
 }
 
@@ -1095,6 +1110,7 @@ bool odma_ucx_linger_run(void)
 		ucp_request_free(l->req);
 		odma_ucx_peer_unref(l->p); /* the endpoint's reference: the last one closes it */
 		free(l);
+		ucx_nlingering--;
 		closed = true;
 	}
 	return closed;
