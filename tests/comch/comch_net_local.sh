@@ -89,6 +89,23 @@ serve "$T/s2" server-fp fp || bad "the fast-path server did not start: $(cat "$T
 s2=$srv
 ODMA_RUNDIR="$T/rh" $W "$PEER" client-fp fp || bad "fast-path client"
 wait $s2 || bad "fast-path server: $(cat "$T/s2")"
+# a server's stop does not wait for clients that stopped (SIGSTOP): 2 s each before 2026-12-06
+serve "$T/s6" server-stop frozen 3 "$T/go6" || bad "the stopping server did not start: $(cat "$T/s6")"
+s6=$srv
+mkfifo "$T/hold"
+exec 9<>"$T/hold" # the clients' stdin: never a line, never an end
+frozen=
+for i in 1 2 3; do
+	ODMA_RUNDIR="$T/rh" $W "$PEER" client-hold frozen <"$T/hold" >"$T/h$i" 2>&1 &
+	frozen="$frozen $!"
+done
+await "$T/s6" ready 30 || bad "the clients did not reach the server: $(cat "$T/s6")"
+kill -STOP $frozen
+touch "$T/go6"
+wait $s6 || bad "a stop waited for stopped clients: $(cat "$T/s6")"
+kill -KILL $frozen
+wait $frozen 2>/dev/null
+exec 9>&-
 # 40 clients come and go (every other one killed): the server stays bounded across the network
 serve "$T/s5" lifetime life 40 "$T/rh" || bad "the lifetime server did not start: $(cat "$T/s5")"
 s5=$srv

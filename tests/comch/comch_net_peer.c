@@ -18,6 +18,11 @@
  *   comch_net_peer server-lose NAME      serves one client, prints "ready" once it echoed one
  *                                        message, then expects the disconnect event within
  *                                        ODMA_TRANSPORT_TIMEOUT_MS + 3 s of "go" on stdin
+ *   comch_net_peer server-stop NAME N FILE  echo server: once N clients had a message
+ *                                        echoed, prints "ready"; once FILE exists, stops and
+ *                                        exits 0 when doca_ctx_stop returned within 1.5 s (the
+ *                                        script stops the clients first: a stop must not wait
+ *                                        for them, 2 s each before 2026-12-06)
  *   comch_net_peer server-fp NAME        the fast path both ways (with client-fp NAME on the
  *   comch_net_peer client-fp NAME        other side): the server's producer fills the client's
  *                                        consumer (immediate data, 1 B, 1000 B, 1 MiB - 1),
@@ -206,6 +211,32 @@ static int run_server_lose(const char *name)
 	want_disc = 1;
 	CU_CHECK(cu_progress_until(&e, got_disconnects, (unsigned int)(timeout_ms() + 3000)));
 	printf("server: disconnect event after %llu ms\n", (unsigned long long)(cu_now_ms() - t0));
+	CU_CHECK(cu_close(&e));
+	return 0;
+}
+
+static int run_server_stop(const char *name, uint32_t n, const char *file)
+{
+	struct cu_ep e;
+	uint64_t t0, ms;
+	doca_error_t r;
+
+	cu_open(&e, true);
+	e.echo = true;
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_server_start(&e, name, 64, 64));
+	printf("listening\n");
+	want_rx = n;
+	CU_CHECK(cu_progress_until(&e, got_rx, 30000));
+	printf("ready\n");
+	while (access(file, F_OK) != 0)
+		(void)doca_pe_progress(e.pe);
+	t0 = cu_now_ms();
+	r = doca_ctx_stop(e.ctx);
+	ms = cu_now_ms() - t0;
+	printf("server: doca_ctx_stop returned %s in %llu ms\n", doca_error_get_name(r),
+	       (unsigned long long)ms);
+	CU_CHECK(r == DOCA_SUCCESS || r == DOCA_ERROR_IN_PROGRESS);
+	CU_CHECK(ms < 1500);
 	CU_CHECK(cu_close(&e));
 	return 0;
 }
@@ -442,6 +473,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && strcmp(argv[1], "client-hold") == 0)
 		return run_client_hold(argv[2]);
+	if (argc == 5 && strcmp(argv[1], "server-stop") == 0)
+		return run_server_stop(argv[2], (uint32_t)atoi(argv[3]), argv[4]);
 	if (argc == 3 && strcmp(argv[1], "server-lose") == 0)
 		return run_server_lose(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "server-fp") == 0)
