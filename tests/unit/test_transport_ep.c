@@ -330,6 +330,29 @@ static void test_close_fails_sends_first(void **state)
 	quiet_end();
 }
 
+/*
+ * Starts a quiet listener, connects @k endpoints to it, has one message of each sent (counted
+ * in sends from zero), then stops the listener (SIGSTOP).
+ */
+static void quiet_connect_stop(struct odma_tp_ep **ep, int k)
+{
+	static const struct odma_tp_ep_cbs cbs = { NULL, quiet_on_close, NULL };
+	uint16_t port = quiet_spawn();
+
+	pthread_mutex_lock(&sends.lock);
+	sends.done = sends.failed = sends.after_close = 0;
+	sends.closed = false;
+	pthread_mutex_unlock(&sends.lock);
+	for (int i = 0; i < k; i++) {
+		assert_int_equal(odma_tp_connect("127.0.0.1", port, &cbs, &ep[i]), DOCA_SUCCESS);
+		assert_int_equal(odma_tp_ep_send(ep[i], "hi", 2, 0, send_done, NULL), DOCA_SUCCESS);
+	}
+	for (int i = 0; i < 500 && sends_done() < (unsigned int)k; i++)
+		usleep(10000);
+	assert_int_equal(sends_done(), k);
+	assert_int_equal(kill(quiet_pid, SIGSTOP), 0);
+}
+
 /* A message to a live listener of this process arrives. */
 static void live_round_trip(void)
 {
@@ -356,25 +379,12 @@ static void live_round_trip(void)
  */
 static void test_close_to_stopped_peer_is_prompt(void **state)
 {
-	static const struct odma_tp_ep_cbs cbs = { NULL, quiet_on_close, NULL };
 	enum { K = 4 };
-	uint16_t port = quiet_spawn();
 	struct odma_tp_ep *ep[K];
 	uint64_t t0;
 
 	(void)state;
-	pthread_mutex_lock(&sends.lock);
-	sends.done = sends.failed = sends.after_close = 0;
-	sends.closed = false;
-	pthread_mutex_unlock(&sends.lock);
-	for (int i = 0; i < K; i++) {
-		assert_int_equal(odma_tp_connect("127.0.0.1", port, &cbs, &ep[i]), DOCA_SUCCESS);
-		assert_int_equal(odma_tp_ep_send(ep[i], "hi", 2, 0, send_done, NULL), DOCA_SUCCESS);
-	}
-	for (int i = 0; i < 500 && sends_done() < K; i++)
-		usleep(10000);
-	assert_int_equal(sends_done(), K);
-	assert_int_equal(kill(quiet_pid, SIGSTOP), 0);
+	quiet_connect_stop(ep, K);
 	for (int i = 0; i < K; i++)
 		assert_int_equal(odma_tp_ep_send(ep[i], "bye", 3, 0, send_done, NULL),
 		                 DOCA_SUCCESS);
@@ -395,24 +405,12 @@ static void test_close_to_stopped_peer_is_prompt(void **state)
  */
 static void test_lingering_is_bounded(void **state)
 {
-	static const struct odma_tp_ep_cbs cbs = { NULL, quiet_on_close, NULL };
 	enum { K = 80 };
-	uint16_t port = quiet_spawn();
 	struct odma_tp_ep *ep[K];
 	int open_fds, after;
 
 	(void)state;
-	pthread_mutex_lock(&sends.lock);
-	sends.done = sends.failed = sends.after_close = 0;
-	pthread_mutex_unlock(&sends.lock);
-	for (int i = 0; i < K; i++) {
-		assert_int_equal(odma_tp_connect("127.0.0.1", port, &cbs, &ep[i]), DOCA_SUCCESS);
-		assert_int_equal(odma_tp_ep_send(ep[i], "hi", 2, 0, send_done, NULL), DOCA_SUCCESS);
-	}
-	for (int i = 0; i < 500 && sends_done() < K; i++)
-		usleep(10000);
-	assert_int_equal(sends_done(), K);
-	assert_int_equal(kill(quiet_pid, SIGSTOP), 0);
+	quiet_connect_stop(ep, K);
 	open_fds = tu_count_fds(getpid());
 	for (int i = 0; i < K; i++)
 		odma_tp_ep_close(ep[i]);
