@@ -189,6 +189,7 @@ static void odma_rd_streams_free(struct doca_rdma *rd);
 
 void odma_rd_conns_stop(struct doca_rdma *rd)
 {
+	struct timespec end;
 	struct rd_listener *l;
 	bool again = true;
 
@@ -211,8 +212,9 @@ void odma_rd_conns_stop(struct doca_rdma *rd)
 		usleep(1000);
 		pthread_mutex_lock(&rd->lock);
 	}
+	rw_deadline(&end, RW_SHUTDOWN_MS); /* one wait for every stream of the context */
 	for (struct rd_stream *s = rd->streams; s != NULL; s = s->next)
-		rw_shutdown(s->ch);
+		rw_shutdown_by(s->ch, &end);
 	l = rd->listeners;
 	rd->listeners = NULL;
 	pthread_mutex_unlock(&rd->lock);
@@ -355,12 +357,15 @@ void odma_rd_reap(struct doca_rdma *rd)
 
 void odma_rd_conn_close_locked(struct doca_rdma_connection *c, bool tell_peer)
 {
+	struct timespec end;
+
 	(void)tell_peer;
 	c->state = RD_C_CLOSED;
+	rw_deadline(&end, RW_SHUTDOWN_MS); /* one wait for both streams */
 	if (c->out != NULL)
-		rw_shutdown(c->out->ch);
+		rw_shutdown_by(c->out->ch, &end);
 	if (c->in != NULL)
-		rw_shutdown(c->in->ch);
+		rw_shutdown_by(c->in->ch, &end);
 }
 
 void odma_rd_stream_dead_locked(struct rd_stream *s)

@@ -204,10 +204,20 @@ bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t 
 bool rw_answer_begin(struct rw_chan *c);
 void rw_answer_end(struct rw_chan *c);
 /*
+ * How long a shutdown waits for its open answer windows and its sends to go out (and a free for
+ * their completions).
+ */
+#define RW_SHUTDOWN_MS 2000u
+/*
  * Ends a channel (its reader returns false; its sends in flight fail): waits for open answer
- * windows, then for what was sent (both bounded). Any thread, repeatable.
+ * windows, then for what was sent (both within RW_SHUTDOWN_MS). Any thread, repeatable.
  */
 void rw_shutdown(struct rw_chan *c);
+/*
+ * The same, the waits ending at @end (rw_deadline's clock): the channels one stop or one
+ * disconnect ends share one deadline, so peers that stopped reading cost it 2 s, not 2 s each.
+ */
+void rw_shutdown_by(struct rw_chan *c, const struct timespec *end);
 /* Frees a channel (shut down first when not yet); no reader may be inside. */
 void rw_close(struct rw_chan *c);
 

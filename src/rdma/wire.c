@@ -61,9 +61,6 @@ struct rw_msg {
 	uint8_t data[];
 };
 
-/* How long a close waits for its sends to go out (and a free for their completions). */
-#define RW_DRAIN_MS 2000u
-
 /*
  * What one channel queues for its reader is bounded by the carrier's credit (transport.h,
  * ODMA_TP_EP_WINDOW): a queued frame's credit goes back when the reader is done with it
@@ -674,17 +671,22 @@ bool rw_pace(struct rw_chan *c)
 }
 
 /* Waits up to @ms for every send to complete (c->lock held); true when none is left. */
+static bool rw_drain_until(struct rw_chan *c, const struct timespec *end)
+{
+	c->draining++;
+	while (c->sending != 0)
+		if (pthread_cond_timedwait(&c->cond, &c->lock, end) == ETIMEDOUT)
+			break;
+	c->draining--;
+	return c->sending == 0;
+}
+
 static bool rw_drain_locked(struct rw_chan *c, uint32_t ms)
 {
 	struct timespec end;
 
 	rw_deadline(&end, ms);
-	c->draining++;
-	while (c->sending != 0)
-		if (pthread_cond_timedwait(&c->cond, &c->lock, &end) == ETIMEDOUT)
-			break;
-	c->draining--;
-	return c->sending == 0;
+	return rw_drain_until(c, &end);
 }
 
 bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t n1, const void *p2,
@@ -761,6 +763,13 @@ void rw_answer_end(struct rw_chan *c)
 void rw_shutdown(struct rw_chan *c)
 {
 	struct timespec end;
+
+	rw_deadline(&end, RW_SHUTDOWN_MS);
+	rw_shutdown_by(c, &end);
+}
+
+void rw_shutdown_by(struct rw_chan *c, const struct timespec *end)
+{
 	bool close_ep;
 
 	if (c == NULL)
@@ -768,9 +777,8 @@ void rw_shutdown(struct rw_chan *c)
 	pthread_mutex_lock(&c->lock);
 	/* an effect already applied gets its answer out first (bounded: none blocks) */
 	c->ending = true;
-	rw_deadline(&end, RW_DRAIN_MS);
 	while (c->answering != 0)
-		if (pthread_cond_timedwait(&c->cond, &c->lock, &end) == ETIMEDOUT)
+		if (pthread_cond_timedwait(&c->cond, &c->lock, end) == ETIMEDOUT)
 			break;
 	close_ep = !c->ep_closed && c->ep != NULL;
 	c->ep_closed = true;      /* no send after this one */
@@ -782,7 +790,7 @@ void rw_shutdown(struct rw_chan *c)
 	 * reading does not hold the close.
 	 */
 	if (close_ep && !c->closed)
-		(void)rw_drain_locked(c, RW_DRAIN_MS);
+		(void)rw_drain_until(c, end);
 	c->closed = true;
 	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
@@ -799,7 +807,7 @@ void rw_close(struct rw_chan *c)
 		return;
 	rw_shutdown(c);
 	pthread_mutex_lock(&c->lock);
-	drained = rw_drain_locked(c, RW_DRAIN_MS); /* the close completed them: none is left */
+	drained = rw_drain_locked(c, RW_SHUTDOWN_MS); /* the close completed them: none is left */
 	pthread_mutex_unlock(&c->lock);
 	if (!drained)
 		return; /* a completion may still come: keep the channel (never seen) */

@@ -110,6 +110,58 @@ static void delayed_tasks_complete_in_order(void **state)
 	pair_close(&p);
 }
 
+/*
+ * Sends that never complete (the peer stopped reading): a stop waits for them once, not once
+ * per stream. Three connections each with a send stuck cost the stop 2 s (RW_SHUTDOWN_MS) in
+ * all, 6 s when each stream waited its own 2 s; every send fails with IO_FAILED, flushed by
+ * the stop.
+ */
+static void stalled_sends_cost_a_stop_once(void **state)
+{
+	enum { N = 3 };
+	struct pair p;
+	union doca_data ud = { 0 };
+	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+	const void *blob;
+	size_t n = 0;
+	uint64_t t0;
+
+	(void)state;
+	tp_fault_set(TPF_PASS, 0);
+	pair_open(&p);
+	/* more connections of the context to itself: 2 dials 3, 4 dials 5 */
+	for (int i = 2; i < 2 * N; i += 2) {
+		assert_ok(doca_rdma_export(p.s.rd, &blob, &n, &p.s.conns[i]));
+		assert_ok(doca_rdma_export(p.s.rd, &blob, &n, &p.s.conns[i + 1]));
+		assert_ok(doca_rdma_connect(p.s.rd, blob, n, p.s.conns[i]));
+	}
+	p.s.nconns = 2 * N;
+	tp_fault_set(TPF_STALL, 0);
+	for (int i = 0; i < 2 * N; i += 2) { /* on each dialing side */
+		struct doca_rdma_task_send *t;
+
+		assert_ok(doca_rdma_task_send_allocate_init(
+		        p.s.rd, p.s.conns[i], ts_buf(&p.s, p.s.mm, p.s.mem, 64 * i, 6, 6), ud, &t));
+		assert_ok(doca_task_submit(doca_rdma_task_send_as_task(t)));
+	}
+	for (int i = 0; i < 20; i++)
+		(void)doca_pe_progress(p.s.pe);
+	assert_int_equal(p.s.ok + p.s.err, 0); /* stuck */
+	t0 = tu_now_ms();
+	(void)doca_ctx_stop(p.s.ctx);
+	while (st != DOCA_CTX_STATE_IDLE && tu_now_ms() - t0 < 20000) {
+		(void)doca_pe_progress(p.s.pe);
+		(void)doca_ctx_get_state(p.s.ctx, &st);
+	}
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	/* 2 s for all three, with 2 s of room for a loaded machine: 6 s before */
+	assert_in_range(tu_now_ms() - t0, 0, 4000);
+	assert_int_equal(p.s.err, N);
+	assert_int_equal(p.s.last_err, DOCA_ERROR_IO_FAILED);
+	tp_fault_set(TPF_PASS, 0);
+	pair_close(&p);
+}
+
 static void killed_link_aborts_tasks(void **state)
 {
 	struct pair p;
@@ -153,6 +205,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(delayed_tasks_complete_in_order),
+		cmocka_unit_test(stalled_sends_cost_a_stop_once),
 		cmocka_unit_test(killed_link_aborts_tasks),
 	};
 

@@ -24,6 +24,14 @@
 
 #include "tp_fault.h"
 
+/* A send TPF_STALL keeps until its endpoint closes. */
+struct tpf_send {
+	struct tpf_send *next;
+	struct tpf_ep *ep;
+	odma_tp_send_done_fn *done;
+	void *arg;
+};
+
 struct tpf_io {
 	struct odma_tp_io inner; /* what the wrapped row moves */
 	struct odma_tp_io *outer;
@@ -45,6 +53,7 @@ static struct {
 	unsigned int nheld, in_flight, completed, failed;
 	struct tpf_ep *eps;                /* the caller's endpoints (ours) */
 	struct tpf_msg *mq_head, *mq_tail; /* held arrivals, due in order (one delay for all) */
+	struct tpf_send *stalled;          /* sends TPF_STALL keeps */
 	unsigned int msgs_passed, msgs_held, msgs_dropped, sends_failed;
 } F = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
 
@@ -126,7 +135,7 @@ static void tpf_inner_done(struct odma_tp_io *io, doca_error_t st)
 
 	f->status = st;
 	pthread_mutex_lock(&F.lock);
-	if (F.mode == TPF_PASS) {
+	if (F.mode == TPF_PASS || F.mode == TPF_STALL) {
 		pthread_mutex_unlock(&F.lock);
 		tpf_complete(f);
 		return;
@@ -607,6 +616,20 @@ static doca_error_t tpf_ep_send(struct odma_tp_ep *ep, const struct iovec *iov, 
 			done(arg, mode == TPF_KILL ? DOCA_ERROR_IO_FAILED : DOCA_SUCCESS);
 		return DOCA_SUCCESS;
 	}
+	if (mode == TPF_STALL) {
+		struct tpf_send *k = calloc(1, sizeof(*k));
+
+		if (k == NULL)
+			return DOCA_ERROR_NO_MEMORY;
+		k->ep = tpf_of(ep);
+		k->done = done;
+		k->arg = arg;
+		pthread_mutex_lock(&F.lock);
+		k->next = F.stalled;
+		F.stalled = k;
+		pthread_mutex_unlock(&F.lock);
+		return DOCA_SUCCESS;
+	}
 	return F.inner->ep_send(tpf_of(ep)->inner, iov, niov, imm, done, arg);
 }
 
@@ -623,11 +646,31 @@ static doca_error_t tpf_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_re
 static void tpf_ep_close(struct odma_tp_ep *ep)
 {
 	struct tpf_ep *e = tpf_of(ep);
+	struct tpf_send *mine = NULL;
 
 	pthread_mutex_lock(&F.lock);
 	e->gone = true; /* the caller closed it: no callback after this call */
+	for (struct tpf_send **p = &F.stalled; *p != NULL;) {
+		struct tpf_send *k = *p;
+
+		if (k->ep != e) {
+			p = &k->next;
+			continue;
+		}
+		*p = k->next;
+		k->next = mine;
+		mine = k;
+	}
 	pthread_mutex_unlock(&F.lock);
 	F.inner->ep_close(e->inner); /* waits for the inner row's callbacks */
+	while (mine != NULL) { /* its stalled sends fail with the close, as a transport's do */
+		struct tpf_send *k = mine;
+
+		mine = k->next;
+		if (k->done != NULL)
+			k->done(k->arg, DOCA_ERROR_IO_FAILED);
+		free(k);
+	}
 	tpf_ep_free(e);
 }
 

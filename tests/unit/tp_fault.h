@@ -17,6 +17,11 @@ enum tp_fault_mode {
 	TPF_REORDER, /* ios are held and completed newest first, window at a time */
 	TPF_DROP,    /* ios are lost: never started; they fail at the transport's deadline */
 	TPF_KILL,    /* the peer died: held ios and every later io fail with IO_FAILED */
+	/*
+	 * The peer stopped reading: an endpoint's sends never complete; each one's done runs at the
+	 * endpoint's close (IO_FAILED). Ios and arrivals pass.
+	 */
+	TPF_STALL,
 };
 
 /*
