@@ -670,7 +670,7 @@ bool rw_pace(struct rw_chan *c)
 	return open;
 }
 
-/* Waits up to @ms for every send to complete (c->lock held); true when none is left. */
+/* Waits until @end for every send to complete (c->lock held); true when none is left. */
 static bool rw_drain_until(struct rw_chan *c, const struct timespec *end)
 {
 	c->draining++;
@@ -681,6 +681,7 @@ static bool rw_drain_until(struct rw_chan *c, const struct timespec *end)
 	return c->sending == 0;
 }
 
+/* The same, for up to @ms from now. */
 static bool rw_drain_locked(struct rw_chan *c, uint32_t ms)
 {
 	struct timespec end;

@@ -152,11 +152,11 @@ static void ucx_pick_devices(ucp_config_t *cfg)
 /* ---- the service thread, and inline polls ---- */
 
 /*
- * One round of the worker's work (holding wlock): whether requests are outstanding (or closed
- * endpoints still flush). The
- * callbacks of endpoints and listeners (Comch, RDMA) may run here on a thread polling inline
- * as well as on the service thread: they take only their own connection's locks, never wait
- * for the worker, and the PE thread polls holding no lock of a context (doca_pe_progress).
+ * One round of the worker's work (holding wlock): whether requests are outstanding or closed
+ * endpoints still flush. The callbacks of endpoints and listeners (Comch, RDMA) may run here
+ * on a thread polling inline as well as on the service thread: they take only their own
+ * connection's locks, never wait for the worker, and the PE thread polls holding no lock of a
+ * context (doca_pe_progress).
  */
 static bool ucx_round(void)
 {
