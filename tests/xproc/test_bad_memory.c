@@ -6,7 +6,8 @@
  * hole, a PROT_NONE page, or a read-only page when the permissions let devices write into
  * it; and memory unmapped or protected after the start fails the task that touches it,
  * never the process: locally (both engines, every size class, lists) and across processes
- * (the exporter's range unmapped or made read-only, the importer's own range read-only).
+ * (the exporter's range unmapped or made read-only, the importer's own range read-only or,
+ * as a source, unmapped), over CMA and (meson test bad_memory_ucx) over UCX.
  *
  * Every case runs in a forked child with SIGSEGV/SIGBUS at their default action, so a copy
  * that faults kills the child with the signal and the parent reports it. The parent never
@@ -329,10 +330,22 @@ static void local_src_unmapped(void **state)
 	run_in_child(child_src_unmapped);
 }
 
+/* The rig's source and destination trade places (a remote read becomes a remote write). */
+static void rig_swap(void)
+{
+	struct doca_mmap *m = rig.ms;
+	uint8_t *p = rig.src;
+
+	rig.ms = rig.md;
+	rig.src = rig.dst;
+	rig.md = m;
+	rig.dst = p;
+}
+
 /*
  * Across processes: the importer (this child, DPU side) copies from and into the exporter's
  * range while the exporter spoils it ('U' munmap, 'P' read-only), and with its own
- * destination made read-only.
+ * destination made read-only, and its own source unmapped.
  */
 static void child_remote(void)
 {
@@ -369,23 +382,29 @@ static void child_remote(void)
 	spoil(rig.dst, 0, PAGE, 'R');
 	CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(0, 64 << 10, 1));
 	CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(0, 64 << 10, 3));
-	/* the exporter's range read-only: a write into it fails (swap roles: local -> remote) */
+	/*
+	 * this process' source unmapped in the middle of a 256 KiB write: it fails, and what it
+	 * left in the exporter's range, on either side of the hole, is the source's bytes or the
+	 * exporter's own, never bytes no one wrote (over UCX the bytes are read as they leave: the
+	 * first pieces go before the hole is found, so the request's trailer must stop the
+	 * exporter from writing the zeros that stand in for the rest)
+	 */
+	memset(rig.dst + (1u << 20), 0xee, 256u << 10);
+	spoil(rig.dst, (1u << 20) + (128u << 10), PAGE, 'U');
+	rig_swap();
+	CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(1u << 20, 256u << 10, 1));
+	rig_swap();
+	CHECK_OK(rig_copy(1u << 20, 128u << 10, 1));
+	CHECK_OK(rig_copy((1u << 20) + (132u << 10), 124u << 10, 1));
+	for (size_t i = 1u << 20; i < (1u << 20) + (256u << 10); i++)
+		CHECK((i >> 12) == ((1u << 20) + (128u << 10)) >> 12 || rig.dst[i] == 0xee ||
+		      rig.dst[i] == xu_pattern(i));
+	/* the exporter's range read-only: a write into it fails */
 	cmd = 'P';
 	CHECK(xu_full_io(fd, &cmd, 1, true) && xu_full_io(fd, &cmd, 1, false) && cmd == 'P');
-	{
-		struct doca_mmap *tmp = rig.ms;
-		uint8_t *tp = rig.src;
-
-		rig.ms = rig.md;
-		rig.src = rig.dst;
-		rig.md = tmp;
-		rig.dst = tp;
-		CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(PAGE, 8 << 10, 1));
-		rig.md = rig.ms;
-		rig.dst = rig.src;
-		rig.ms = tmp;
-		rig.src = tp;
-	}
+	rig_swap();
+	CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(PAGE, 8 << 10, 1));
+	rig_swap();
 	/* the exporter's range unmapped: a read from it fails */
 	cmd = 'U';
 	CHECK(xu_full_io(fd, &cmd, 1, true) && xu_full_io(fd, &cmd, 1, false) && cmd == 'U');

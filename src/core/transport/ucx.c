@@ -333,6 +333,120 @@ static bool ucx_set_handler(unsigned int id, ucp_am_recv_callback_t cb)
 	return ucp_worker_set_am_recv_handler(odma_ux.worker, &h) == UCS_OK;
 }
 
+/* ---- sends: the payload packed by copy ---- */
+
+/*
+ * UCX 1.13's TCP transport completes a zero-copy send twice when the socket fails while the
+ * send is part-way out (uct_tcp_ep_sendv handles the error, which purges the endpoint and
+ * completes the send, then completes it again: src/uct/tcp/tcp_ep.c), and the second
+ * completion fails an assertion inside UCX's progress (uct_iface.h:884 comp->count > 0),
+ * which ends the process: a peer that died while a large reply, a write's bytes or a message
+ * left for it took the sender with it. UCX sends zero-copy only a contiguous or IOV payload,
+ * so odma hands it every payload as a generic datatype that UCX packs, fragment by fragment,
+ * into its own send buffer (its bcopy protocol). The pack is the copy UCX makes of a payload
+ * below its zero-copy threshold anyway, and the kernel then sends from that buffer.
+ */
+static void *out_start_pack(void *context, const void *buffer, size_t count)
+{
+	(void)context;
+	(void)count;
+	return (void *)buffer; /* the odma_ucx_out, which lives until the send completes */
+}
+
+static void *out_start_unpack(void *context, void *buffer, size_t count)
+{
+	(void)context;
+	(void)buffer;
+	(void)count;
+	return NULL; /* never received into: odma receives into contiguous memory */
+}
+
+static size_t out_packed_size(void *state)
+{
+	return ((const struct odma_ucx_out *)state)->len;
+}
+
+static size_t out_pack(void *state, size_t offset, void *dest, size_t max_length)
+{
+	struct odma_ucx_out *o = state;
+	size_t i = 0, done = 0;
+
+	if (offset >= o->len)
+		return 0;
+	if (max_length > o->len - offset)
+		max_length = o->len - offset;
+	if (o->pack != NULL) {
+		o->pack(o, offset, dest, max_length);
+		return max_length;
+	}
+
+	while (i < o->n && offset >= o->iov[i].length)
+		offset -= o->iov[i++].length;
+	for (; i < o->n && done < max_length; i++, offset = 0) {
+		size_t k = o->iov[i].length - offset;
+
+		if (k > max_length - done)
+			k = max_length - done;
+		memcpy((uint8_t *)dest + done, (const uint8_t *)o->iov[i].buffer + offset, k);
+		done += k;
+	}
+	return done;
+}
+
+static ucs_status_t out_unpack(void *state, size_t offset, const void *src, size_t length)
+{
+	(void)state;
+	(void)offset;
+	(void)src;
+	(void)length;
+	return UCS_ERR_UNSUPPORTED;
+}
+
+static void out_finish(void *state)
+{
+	(void)state;
+}
+
+static const ucp_generic_dt_ops_t out_ops = {
+	.start_pack = out_start_pack,
+	.start_unpack = out_start_unpack,
+	.packed_size = out_packed_size,
+	.pack = out_pack,
+	.unpack = out_unpack,
+	.finish = out_finish,
+};
+
+/*
+ * Whether UCX may use its TCP transport: odma picks it unless UCX_TLS is the user's, and a
+ * user's list may name it, or be "all" or a list of exclusions (^...). With an RDMA NIC
+ * (UCX_TLS=rc, ud, dc ...) payloads go zero-copy, as UCX chooses.
+ */
+static bool ucx_may_use_tcp(void)
+{
+	const char *tls = getenv("UCX_TLS");
+
+	return tls == NULL || tls[0] == '^' || strstr(tls, "tcp") != NULL ||
+	       strstr(tls, "all") != NULL;
+}
+
+ucs_status_ptr_t odma_ucx_am_send(ucp_ep_h ep, unsigned int am, const void *hdr, size_t hlen,
+                                  const struct odma_ucx_out *o, ucp_request_param_t *prm)
+{
+	if (o == NULL || o->len == 0)
+		return ucp_am_send_nbx(ep, am, hdr, hlen, NULL, 0, prm);
+	prm->op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
+	if (odma_ux.copy_out) {
+		prm->datatype = odma_ux.dt_out;
+		return ucp_am_send_nbx(ep, am, hdr, hlen, o, 1, prm);
+	}
+	if (o->n == 1) {
+		prm->datatype = ucp_dt_make_contig(1);
+		return ucp_am_send_nbx(ep, am, hdr, hlen, o->iov[0].buffer, o->len, prm);
+	}
+	prm->datatype = ucp_dt_make_iov();
+	return ucp_am_send_nbx(ep, am, hdr, hlen, o->iov, o->n, prm);
+}
+
 static const char *ucx_open(void)
 {
 	ucp_params_t p = { 0 };
@@ -341,6 +455,14 @@ static const char *ucx_open(void)
 	ucp_address_t *addr;
 	size_t alen;
 
+	odma_ux.copy_out = ucx_may_use_tcp();
+	/*
+	 * UCX packs a payload in fragments of its TCP send buffer (8 KiB by default), and sends
+	 * each with a system call: at 64 KiB, the size of the receive buffer, as many as its
+	 * zero-copy sends made. UCX reads it from the environment only (the user's own wins).
+	 */
+	if (odma_ux.copy_out)
+		(void)setenv("UCX_TCP_TX_SEG_SIZE", "64k", 0);
 	if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
 		return "ucp_config_read failed";
 	ucx_pick_devices(cfg);
@@ -351,6 +473,8 @@ static const char *ucx_open(void)
 		return "ucp_init failed (no usable UCX transport: check UCX_TLS/UCX_NET_DEVICES)";
 	}
 	ucp_config_release(cfg);
+	if (odma_ux.copy_out && ucp_dt_create_generic(&out_ops, NULL, &odma_ux.dt_out) != UCS_OK)
+		return "cannot create a UCX datatype";
 	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
 	wp.thread_mode = UCS_THREAD_MODE_SERIALIZED; /* one thread at a time: odma_ux.wlock */
 	if (ucp_worker_create(odma_ux.ctx, &wp, &odma_ux.worker) != UCS_OK)
@@ -504,6 +628,8 @@ static void ucx_shutdown(void)
 				p->ep = NULL;
 			}
 	ucp_worker_destroy(odma_ux.worker);
+	if (odma_ux.copy_out)
+		ucp_dt_destroy(odma_ux.dt_out);
 	ucp_cleanup(odma_ux.ctx);
 	odma_ucx_msg_cache_drop();
 	close(odma_ux.evfd);

@@ -123,10 +123,11 @@ struct ucx_msg {
 	uint32_t imm;
 	/* alone: its endpoint header; in a bundle sent in place: imm u32 LE, length u32 LE */
 	uint8_t hdr[ODMA_UCX_EP_HDR];
-	struct ucx_msg *bnext; /* the bundle this message leads: its next message */
-	struct ucx_msg *pnext; /* ep->pend_head's list: waiting for credit */
-	void *bundle;          /* the lead's: its bundle (until msg_sent) */
-	struct ucx_chunk job;  /* UCX_OP_SEND: queued for the worker's thread */
+	struct ucx_msg *bnext;   /* the bundle this message leads: its next message */
+	struct ucx_msg *pnext;   /* ep->pend_head's list: waiting for credit */
+	void *bundle;            /* the lead's: its bundle (until msg_sent) */
+	struct ucx_chunk job;    /* UCX_OP_SEND: queued for the worker's thread */
+	struct odma_ucx_out out; /* alone: its payload, while UCX holds it */
 	size_t len;
 	size_t cap; /* the bytes data has room for */
 	uint8_t data[];
@@ -506,6 +507,7 @@ static void msg_sent(void *request, ucs_status_t status, void *user_data)
  */
 struct ucx_bundle {
 	uint8_t hdr[ODMA_UCX_EP_HDR];
+	struct odma_ucx_out out;
 	ucp_dt_iov_t iov[2 * ODMA_UCX_BUNDLE_MAX];
 	uint8_t data[];
 };
@@ -587,20 +589,21 @@ static void msgs_send(struct ucx_msg *lead, unsigned int n)
 	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
 	if (n > 1 && (b = bundle_new(lead, ep_credit_out(ep), &len)) != NULL) {
 		lead->bundle = b;
-		if (len == 0) { /* in place */
-			prm.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
-			prm.datatype = ucp_dt_make_iov();
+		if (len != 0) {
+			odma_ucx_out_bytes(&b->out, b->data, len);
+		} else { /* in place */
+			odma_ucx_out_iov(&b->out, b->iov, 2 * n);
 		}
-		r = ucp_am_send_nbx(ep->peer->ep, ODMA_UCX_AM_MSGS, b->hdr, sizeof(b->hdr),
-		                    len ? (void *)b->data : (void *)b->iov, len ? len : 2 * n,
-		                    &prm);
+		r = odma_ucx_am_send(ep->peer->ep, ODMA_UCX_AM_MSGS, b->hdr, sizeof(b->hdr),
+		                     &b->out, &prm);
 	} else if (n > 1) {
 		msg_sent(NULL, UCS_ERR_NO_MEMORY, lead);
 		return;
 	} else {
 		odma_ucx_ep_hdr_put(lead->hdr, lead->imm, ep_credit_out(ep));
-		r = ucp_am_send_nbx(ep->peer->ep, ODMA_UCX_AM_MSG, lead->hdr, sizeof(lead->hdr),
-		                    lead->len ? lead->data : NULL, lead->len, &prm);
+		odma_ucx_out_bytes(&lead->out, lead->data, lead->len);
+		r = odma_ucx_am_send(ep->peer->ep, ODMA_UCX_AM_MSG, lead->hdr, sizeof(lead->hdr),
+		                     &lead->out, &prm);
 	}
 	if (!UCS_PTR_IS_ERR(r))
 		atomic_fetch_add_explicit(&odma_ucx_msgs_posted, n, memory_order_relaxed);

@@ -28,6 +28,42 @@
 #define UCX_OP_CALL 0xfe   /* a queued command: run fn(fnarg) on the service thread */
 #define UCX_OP_SEND 0xfd   /* an endpoint's message (fnarg); the chunk is the message's */
 
+/*
+ * What a send carries after its header: @n pieces, @len bytes in all. UCX reads it until the
+ * send completes, so it lives in the sender's object (a reply, a request, a message).
+ */
+struct odma_ucx_out {
+	const ucp_dt_iov_t *iov;
+	size_t n, len;
+	ucp_dt_iov_t one; /* the piece of a contiguous payload (odma_ucx_out_bytes) */
+	/*
+	 * When set, the payload is made as it leaves: @pack writes its bytes [@offset, @offset +
+	 * @max) into @dest (only when odma_ux.copy_out; iov and n unused).
+	 */
+	void (*pack)(struct odma_ucx_out *o, size_t offset, void *dest, size_t max);
+};
+
+/* Sets @o to the @len bytes at @data. */
+static inline void odma_ucx_out_bytes(struct odma_ucx_out *o, const void *data, size_t len)
+{
+	o->pack = NULL;
+	o->one = (ucp_dt_iov_t){ (void *)data, len };
+	o->iov = &o->one;
+	o->n = len != 0;
+	o->len = len;
+}
+
+/* Sets @o to the @n pieces at @iov. */
+static inline void odma_ucx_out_iov(struct odma_ucx_out *o, const ucp_dt_iov_t *iov, size_t n)
+{
+	o->pack = NULL;
+	o->iov = iov;
+	o->n = n;
+	o->len = 0;
+	for (size_t i = 0; i < n; i++)
+		o->len += iov[i].length;
+}
+
 struct ucx_deferred;
 
 struct ucx_peer {
@@ -78,7 +114,9 @@ struct ucx_chunk {
 	void (*fn)(void *arg);             /* UCX_OP_CALL */
 	void *fnarg;
 	uint8_t *local;
-	uint8_t *bounce; /* PUT: the bytes being sent (ours until the send completes) */
+	uint8_t *bounce;         /* PUT: the bytes being sent (ours until the send completes) */
+	struct odma_ucx_out out; /* the payload of the send in flight */
+	doca_error_t read_st;    /* a PUT read as it leaves (ucx_req.c): its bytes so far */
 	uint64_t raddr, len;
 	uint64_t deadline_ns;
 	uint8_t hdr[ODMA_UCX_REQ_LEN];
@@ -106,6 +144,8 @@ struct odma_ucx_state {
 	atomic_bool inline_ok;      /* the service thread runs: inline polls may take over */
 	unsigned int listeners;     /* open listeners (service thread) */
 	const char *why;            /* why the transport is not up */
+	ucp_datatype_t dt_out;      /* odma_ucx_out packed by copy (ucx.c) */
+	bool copy_out;              /* payloads go by dt_out, not zero-copy (UCX's TCP transport) */
 	ucp_context_h ctx;
 	ucp_worker_h worker;
 	int wfd, evfd;
@@ -201,6 +241,13 @@ static inline unsigned int odma_ucx_progress(void)
 	odma_ucx_progressing--;
 	return n;
 }
+/*
+ * Sends active message @am (header @hdr of @hlen bytes, then @o) on @ep with @prm (its
+ * datatype is set here): what ucp_am_send_nbx returns. Over UCX's TCP transport the payload is
+ * packed into UCX's own buffers, never sent zero-copy (ucx.c says why).
+ */
+ucs_status_ptr_t odma_ucx_am_send(ucp_ep_h ep, unsigned int am, const void *hdr, size_t hlen,
+                                  const struct odma_ucx_out *o, ucp_request_param_t *prm);
 void odma_ucx_kick(void);                  /* wakes the service thread */
 bool odma_ucx_available(const char **why); /* starts the transport once */
 

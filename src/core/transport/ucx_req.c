@@ -7,6 +7,7 @@
  * endpoint per exporter address) and their failure. See ucx.c for the whole design.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,55 @@ static bool chunk_bounce(struct ucx_chunk *c)
 	return false;
 }
 
+/*
+ * Whether PUT @c is read from the application's memory as it leaves, not copied first: a PUT
+ * sent alone (larger than a batch entry) when UCX packs payloads (odma_ux.copy_out). Its
+ * request then carries a trailer (ucx_wire.h), and put_pack keeps chunk_bounce's promises.
+ */
+static bool chunk_lazy(const struct ucx_chunk *c)
+{
+	return c->op == ODMA_UCX_OP_PUT && odma_ux.copy_out && c->len > ODMA_UCX_BUNDLE_PACK;
+}
+
+/*
+ * Packs bytes [@offset, @offset + @max) of lazy PUT @c's payload (service thread): its bytes
+ * read from the application's memory while the request is outstanding (a request that ended,
+ * by its deadline or a stop, reads nothing more: its task may have been given back), then its
+ * trailer. A page that cannot be read fails the request here; the exporter, told so by the
+ * trailer, writes none of it.
+ */
+static void put_pack(struct odma_ucx_out *o, size_t offset, void *dest, size_t max)
+{
+	struct ucx_chunk *c = (struct ucx_chunk *)((uint8_t *)o - offsetof(struct ucx_chunk, out));
+	uint8_t trailer[ODMA_UCX_TRAILER_LEN], *d = dest;
+
+	if (offset < c->len) {
+		size_t k = max < c->len - offset ? max : c->len - offset;
+
+		if (c->read_st == DOCA_SUCCESS && !c->outstanding)
+			c->read_st = DOCA_ERROR_IO_FAILED;
+		if (c->read_st == DOCA_SUCCESS && odma_tp_safe_copy(d, c->local + offset, k) != 0) {
+			c->read_st = DOCA_ERROR_IO_FAILED;
+			ODMA_RATELIMITED_ERR_AT(
+			        __func__,
+			        "UCX transport: a write's source at %p cannot be read "
+			        "(unmapped or protected); the write fails, and the "
+			        "exporter writes none of its %llu bytes",
+			        (void *)(c->local + offset), (unsigned long long)c->len);
+			odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
+		}
+		if (c->read_st != DOCA_SUCCESS)
+			memset(d, 0, k);
+		d += k;
+		offset += k;
+		max -= k;
+	}
+	if (max == 0)
+		return;
+	odma_ucx_trailer_encode(c->read_st, trailer);
+	memcpy(d, trailer + (offset - c->len), max);
+}
+
 /* An atomic's operands (LE) as its payload (odma_ucx_atomic_payload): CAS compare first. */
 static bool chunk_operand(struct ucx_chunk *c)
 {
@@ -311,6 +361,7 @@ static void chunk_header(struct ucx_chunk *c)
 	const struct odma_tp_remote *rm = c->io ? c->io->io->remote : NULL;
 
 	q.op = c->op;
+	q.flags = chunk_lazy(c) ? ODMA_UCX_REQ_TRAILER : 0;
 	q.id = c->id;
 	q.addr = c->raddr;
 	q.len = c->op == ODMA_UCX_OP_ATTACH ? 0 : c->len;
@@ -339,7 +390,8 @@ static bool chunk_ready(struct ucx_chunk *c)
 	chunk_track(c);
 	if (c->op != ODMA_UCX_OP_ATTACH && c->peer != NULL && c->peer->dead)
 		atomic_store(&c->io->io->remote->gone, true); /* its attachment's peer failed */
-	if (c->peer == NULL || c->peer->dead || (c->op == ODMA_UCX_OP_PUT && !chunk_bounce(c)) ||
+	if (c->peer == NULL || c->peer->dead ||
+	    (c->op == ODMA_UCX_OP_PUT && !chunk_lazy(c) && !chunk_bounce(c)) ||
 	    (odma_ucx_op_atomic(c->op) && !chunk_operand(c))) {
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
 		return false;
@@ -376,9 +428,15 @@ static void chunk_send(struct ucx_chunk *c)
 	prm.user_data = c;
 	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
 	c->refs++; /* the send's */
-	payload = chunk_payload(c, &plen);
-	r = ucp_am_send_nbx(c->peer->ep, ODMA_UCX_AM_REQ, c->hdr, sizeof(c->hdr), payload, plen,
-	                    &prm);
+	if (chunk_lazy(c)) {
+		c->read_st = DOCA_SUCCESS;
+		odma_ucx_out_bytes(&c->out, NULL, c->len + ODMA_UCX_TRAILER_LEN);
+		c->out.pack = put_pack;
+	} else {
+		payload = chunk_payload(c, &plen);
+		odma_ucx_out_bytes(&c->out, payload, plen);
+	}
+	r = odma_ucx_am_send(c->peer->ep, ODMA_UCX_AM_REQ, c->hdr, sizeof(c->hdr), &c->out, &prm);
 	if (!UCS_PTR_IS_PTR(r))
 		chunk_sent(c, UCS_PTR_IS_ERR(r) ? UCS_PTR_STATUS(r) : UCS_OK);
 }
@@ -393,6 +451,7 @@ struct ucx_reqs {
 	unsigned int n;
 	struct ucx_chunk *c[ODMA_UCX_REQS_MAX];
 	uint8_t hdr[ODMA_UCX_REQS_HDR];
+	struct odma_ucx_out out;
 	ucp_dt_iov_t iov[2 * ODMA_UCX_REQS_MAX];
 	uint8_t data[]; /* packed */
 };
@@ -469,13 +528,14 @@ static void reqs_send(struct ucx_chunk **c, unsigned int n, size_t total)
 	prm.cb.send = reqs_sent;
 	prm.user_data = b;
 	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-	if (!pack) {
-		prm.op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
-		prm.datatype = ucp_dt_make_iov();
+	if (pack) {
+		odma_ucx_out_bytes(&b->out, b->data, total);
+	} else {
+		odma_ucx_out_iov(&b->out, b->iov, niov);
 	}
 	atomic_fetch_add_explicit(&odma_ucx_req_batches, 1, memory_order_relaxed);
-	r = ucp_am_send_nbx(c[0]->peer->ep, ODMA_UCX_AM_REQS, b->hdr, sizeof(b->hdr),
-	                    pack ? (void *)b->data : (void *)b->iov, pack ? total : niov, &prm);
+	r = odma_ucx_am_send(c[0]->peer->ep, ODMA_UCX_AM_REQS, b->hdr, sizeof(b->hdr), &b->out,
+	                     &prm);
 	if (!UCS_PTR_IS_PTR(r))
 		reqs_sent(NULL, UCS_PTR_IS_ERR(r) ? UCS_PTR_STATUS(r) : UCS_OK, b);
 }
@@ -532,8 +592,31 @@ void odma_ucx_expire(void)
 	}
 }
 
-static void reply_got(struct ucx_chunk *c, const struct odma_ucx_reply *r, const void *data)
+/*
+ * A GET's reply @r with a trailer (ucx_wire.h): taken as the reply its trailer says, into
+ * @out (the bytes alone, or the exporter's refusal).
+ */
+static const struct odma_ucx_reply *reply_trailed(const struct ucx_chunk *c,
+                                                  const struct odma_ucx_reply *r,
+                                                  const uint8_t *data, struct odma_ucx_reply *out)
 {
+	*out = *r;
+	if (!(r->flags & ODMA_UCX_REPLY_TRAILER))
+		return r;
+	if (c->op != ODMA_UCX_OP_GET || r->len != c->len + ODMA_UCX_TRAILER_LEN) {
+		out->status = DOCA_ERROR_IO_FAILED;
+		out->len = 0;
+		return out;
+	}
+	out->len = (uint32_t)c->len;
+	out->status = odma_ucx_trailer_decode(data + c->len);
+	return out;
+}
+
+static void reply_got(struct ucx_chunk *c, const struct odma_ucx_reply *hr, const void *data)
+{
+	struct odma_ucx_reply tr;
+	const struct odma_ucx_reply *r = reply_trailed(c, hr, data, &tr);
 	doca_error_t st = r->status == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
 
 	if (c->op == ODMA_UCX_OP_ATTACH) {
@@ -634,6 +717,7 @@ ucs_status_t odma_ucx_reply_am(void *arg, const void *header, size_t header_leng
 	struct ucx_chunk *c;
 	struct ucx_rndv *v;
 	ucp_request_param_t prm = { 0 };
+	uint64_t want;
 	void *req;
 
 	(void)arg;
@@ -646,8 +730,9 @@ ucs_status_t odma_ucx_reply_am(void *arg, const void *header, size_t header_leng
 		reply_got(c, &r, data);
 		return UCS_OK;
 	}
-	/* only a GET's reply is long; its length was checked against the request's */
-	v = c->op == ODMA_UCX_OP_GET ? malloc(sizeof(*v) + length) : NULL;
+	/* only a GET's reply is long: exactly its bytes (and a trailer), or the request fails */
+	want = c->len + (r.flags & ODMA_UCX_REPLY_TRAILER ? ODMA_UCX_TRAILER_LEN : 0);
+	v = c->op == ODMA_UCX_OP_GET && length == want ? malloc(sizeof(*v) + length) : NULL;
 	if (v == NULL) {
 		ucp_am_data_release(odma_ux.worker, data);
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);

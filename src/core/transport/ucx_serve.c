@@ -11,6 +11,7 @@
  * never attached, or malformed beyond its id, is dropped (the importer's deadline fails it).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,9 @@ ODMA_LOG_REGISTER(ODMA_UCX)
  */
 struct ucx_reply {
 	struct ucx_peer *to;
+	struct odma_ucx_out out; /* the payload UCX reads while the reply is in flight */
+	struct odma_ucx_req q;   /* a GET read as it leaves (reply_lazy): the request */
+	doca_error_t st;         /* and whether its bytes so far were read */
 	uint8_t hdr[ODMA_UCX_REPLY_LEN];
 	size_t len;
 	unsigned int n;
@@ -96,12 +100,12 @@ static void reply_cb(void *request, ucs_status_t status, void *user_data)
 }
 
 /*
- * Sends active message @am (header @hdr of @hlen bytes, then @len bytes at @data, all inside
- * @rp) on @p's endpoint (ours, with peer error handling): whether UCX holds @rp until its
- * callback (else the send ended, or failed, at once, and @rp is the caller's again).
+ * Sends active message @am (header @hdr of @hlen bytes, inside @rp, then rp->out) on @p's
+ * endpoint (ours, with peer error handling): whether UCX holds @rp until its callback (else
+ * the send ended, or failed, at once, and @rp is the caller's again).
  */
 static bool ucx_reply_send(struct ucx_peer *p, struct ucx_reply *rp, unsigned int am,
-                           const void *hdr, size_t hlen, const void *data, size_t len)
+                           const void *hdr, size_t hlen)
 {
 	ucp_request_param_t prm = { 0 };
 	void *r;
@@ -111,13 +115,11 @@ static bool ucx_reply_send(struct ucx_peer *p, struct ucx_reply *rp, unsigned in
 	prm.cb.send = reply_cb;
 	prm.user_data = rp;
 	/*
-	 * Eager, also for a long reply (zero-copy fragments). UCX 1.13's TCP transport can fail
-	 * an assertion when the peer dies during such a send (docs/reliability.md §7.0, "Known
-	 * limit"); by rendezvous a 1 MiB read ran at 0.2x, so replies stay eager. The importer
+	 * Eager, also for a long reply (by rendezvous a 1 MiB read ran at 0.2x). The importer
 	 * still takes a rendezvous reply (odma_ucx_reply_am), should a peer send one.
 	 */
 	prm.flags = UCP_AM_SEND_FLAG_EAGER;
-	r = ucp_am_send_nbx(p->ep, am, hdr, hlen, len ? data : NULL, len, &prm);
+	r = odma_ucx_am_send(p->ep, am, hdr, hlen, &rp->out, &prm);
 	if (!UCS_PTR_IS_PTR(r))
 		return false;
 	rp->to = p;
@@ -132,7 +134,7 @@ static bool ucx_reply_send(struct ucx_peer *p, struct ucx_reply *rp, unsigned in
 /* Answers on @p's endpoint; takes @rp. */
 static void ucx_reply(struct ucx_peer *p, struct ucx_reply *rp)
 {
-	if (!ucx_reply_send(p, rp, ODMA_UCX_AM_REPLY, rp->hdr, sizeof(rp->hdr), rp->data, rp->len))
+	if (!ucx_reply_send(p, rp, ODMA_UCX_AM_REPLY, rp->hdr, sizeof(rp->hdr)))
 		free(rp);
 }
 
@@ -166,16 +168,93 @@ static size_t reply_room(const struct odma_ucx_req *q, doca_error_t status)
 	                                     : 0;
 }
 
-/* Serves @q (its payload @data) into a new reply; NULL when out of memory. */
-static struct ucx_reply *reply_new(const struct odma_ucx_req *q, const void *data,
-                                   doca_error_t status)
+/*
+ * Packs bytes [@offset, @offset + @max) of a lazy reply (reply_lazy): its GET's bytes, each
+ * piece read from the region after the region is checked again (a revoke or an unmapped page
+ * meanwhile fails the rest: zeros), then its trailer, which says how the read went.
+ */
+static void lazy_pack(struct odma_ucx_out *o, size_t offset, void *dest, size_t max)
 {
-	struct ucx_reply *rp = malloc(sizeof(*rp) + reply_room(q, status));
+	struct ucx_reply *rp = (struct ucx_reply *)((uint8_t *)o - offsetof(struct ucx_reply, out));
+	const struct odma_ucx_req *q = &rp->q;
+	uint8_t trailer[ODMA_UCX_TRAILER_LEN], *d = dest;
+	void *local = NULL;
+
+	if (offset < q->len) {
+		size_t k = max < q->len - offset ? max : q->len - offset;
+
+		if (rp->st == DOCA_SUCCESS)
+			rp->st = odma_tp_region_check(q->region_id, q->key, q->generation,
+			                              q->addr + offset, k, ODMA_TP_READ, &local);
+		if (rp->st == DOCA_SUCCESS && odma_tp_safe_copy(d, local, k) != 0)
+			rp->st = DOCA_ERROR_IO_FAILED;
+		if (rp->st != DOCA_SUCCESS)
+			memset(d, 0, k);
+		d += k;
+		offset += k;
+		max -= k;
+	}
+	if (max == 0)
+		return;
+	odma_ucx_trailer_encode(rp->st, trailer);
+	memcpy(d, trailer + (offset - q->len), max);
+}
+
+/*
+ * GET @q answered as its reply leaves (UCX's TCP transport packs it into its send buffer,
+ * odma_ucx_am_send): its bytes are read from the region there, not copied into the reply
+ * first, so the exporter copies each once. The region is checked now (a refusal is answered
+ * as reply_new would) and again for each piece as it is read. NULL when out of memory.
+ */
+static struct ucx_reply *reply_lazy(const struct odma_ucx_req *q)
+{
+	struct odma_ucx_reply rh = { .op = q->op, .id = q->id, .status = DOCA_SUCCESS };
+	struct ucx_reply *rp = malloc(sizeof(*rp));
+	void *local;
 
 	if (rp == NULL)
 		return NULL;
 	rp->n = 1;
+	rp->q = *q;
+	rp->st = odma_tp_region_check(q->region_id, q->key, q->generation, q->addr, q->len,
+	                              ODMA_TP_READ, &local);
+	rh.status = rp->st;
+	if (rp->st == DOCA_SUCCESS) {
+		rh.flags = ODMA_UCX_REPLY_TRAILER;
+		rh.len = (uint32_t)(q->len + ODMA_UCX_TRAILER_LEN);
+	}
+	rp->len = rh.len;
+	odma_ucx_reply_encode(&rh, rp->hdr);
+	odma_ucx_out_bytes(&rp->out, NULL, rp->len);
+	if (rp->len != 0)
+		rp->out.pack = lazy_pack;
+	return rp;
+}
+
+/*
+ * Whether GET @q is answered as it leaves (reply_lazy): a reply larger than a batch's pack
+ * buffer, when UCX packs payloads (odma_ux.copy_out).
+ */
+static bool reply_is_lazy(const struct odma_ucx_req *q, doca_error_t status)
+{
+	return status == DOCA_SUCCESS && q->op == ODMA_UCX_OP_GET && odma_ux.copy_out &&
+	       q->len > ODMA_UCX_BUNDLE_PACK;
+}
+
+/* Serves @q (its payload @data) into a new reply; NULL when out of memory. */
+static struct ucx_reply *reply_new(const struct odma_ucx_req *q, const void *data,
+                                   doca_error_t status)
+{
+	struct ucx_reply *rp;
+
+	if (reply_is_lazy(q, status))
+		return reply_lazy(q);
+	rp = malloc(sizeof(*rp) + reply_room(q, status));
+	if (rp == NULL)
+		return NULL;
+	rp->n = 1;
 	rp->len = reply_fill(q, data, status, rp->hdr, rp->data);
+	odma_ucx_out_bytes(&rp->out, rp->data, rp->len);
 	return rp;
 }
 
@@ -192,13 +271,14 @@ static bool batch_send(struct ucx_peer *p, struct ucx_reply *b)
 	if (p->dead) {
 		held = false;
 	} else if (b->n == 1) { /* a reply of its own: its header is the first bytes */
-		held = ucx_reply_send(p, b, ODMA_UCX_AM_REPLY, b->data, ODMA_UCX_REPLY_LEN,
-		                      b->data + ODMA_UCX_REPLY_LEN, b->len - ODMA_UCX_REPLY_LEN);
+		odma_ucx_out_bytes(&b->out, b->data + ODMA_UCX_REPLY_LEN,
+		                   b->len - ODMA_UCX_REPLY_LEN);
+		held = ucx_reply_send(p, b, ODMA_UCX_AM_REPLY, b->data, ODMA_UCX_REPLY_LEN);
 	} else {
 		odma_put_le(b->hdr, b->n, 4);
 		odma_put_le(b->hdr + 4, 0, 4);
-		held = ucx_reply_send(p, b, ODMA_UCX_AM_REPLIES, b->hdr, ODMA_UCX_REPLIES_HDR,
-		                      b->data, b->len);
+		odma_ucx_out_bytes(&b->out, b->data, b->len);
+		held = ucx_reply_send(p, b, ODMA_UCX_AM_REPLIES, b->hdr, ODMA_UCX_REPLIES_HDR);
 		atomic_fetch_add_explicit(&odma_ucx_reply_batches, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&odma_ucx_replies_batched, b->n, memory_order_relaxed);
 	}

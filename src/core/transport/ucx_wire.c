@@ -16,8 +16,9 @@
 #include "core/transport/ucx_wire.h"
 #include "util/codec.h"
 
-#define REQ_MAGIC 0x514d444fu   /* "ODMQ" */
-#define REPLY_MAGIC 0x524d444fu /* "ODMR" */
+#define REQ_MAGIC 0x514d444fu     /* "ODMQ" */
+#define REPLY_MAGIC 0x524d444fu   /* "ODMR" */
+#define TRAILER_MAGIC 0x544d444fu /* "ODMT" */
 #define WIRE_VERSION 1
 
 void odma_ucx_req_encode(const struct odma_ucx_req *q, uint8_t out[ODMA_UCX_REQ_LEN])
@@ -26,6 +27,7 @@ void odma_ucx_req_encode(const struct odma_ucx_req *q, uint8_t out[ODMA_UCX_REQ_
 	odma_put_le(out, REQ_MAGIC, 4);
 	odma_put_le(out + 4, WIRE_VERSION, 2);
 	out[6] = q->op;
+	out[7] = q->flags;
 	odma_put_le(out + 8, q->id, 8);
 	odma_put_le(out + 16, q->region_id, 4);
 	odma_put_le(out + 20, q->generation, 4);
@@ -40,9 +42,23 @@ void odma_ucx_reply_encode(const struct odma_ucx_reply *r, uint8_t out[ODMA_UCX_
 	odma_put_le(out, REPLY_MAGIC, 4);
 	odma_put_le(out + 4, WIRE_VERSION, 2);
 	out[6] = r->op;
+	out[7] = r->flags;
 	odma_put_le(out + 8, r->id, 8);
 	odma_put_le(out + 16, (uint32_t)r->status, 4);
 	odma_put_le(out + 20, r->len, 4);
+}
+
+void odma_ucx_trailer_encode(doca_error_t st, uint8_t out[ODMA_UCX_TRAILER_LEN])
+{
+	odma_put_le(out, TRAILER_MAGIC, 4);
+	odma_put_le(out + 4, (uint32_t)st, 4);
+}
+
+doca_error_t odma_ucx_trailer_decode(const uint8_t p[ODMA_UCX_TRAILER_LEN])
+{
+	if (odma_get_le(p, 4) != TRAILER_MAGIC)
+		return DOCA_ERROR_IO_FAILED;
+	return (doca_error_t)(int32_t)(uint32_t)odma_get_le(p + 4, 4);
 }
 
 static bool zero(const uint8_t *p, size_t n)
@@ -66,7 +82,8 @@ static const char *req_check_op(const struct odma_ucx_req *q, size_t data_len)
 			return "a get request carries a payload";
 		break;
 	case ODMA_UCX_OP_PUT:
-		if (data_len != q->len)
+		if (q->len > ODMA_UCX_CHUNK_MAX ||
+		    data_len != q->len + (q->flags ? ODMA_UCX_TRAILER_LEN : 0))
 			return "a put request's payload differs from its length";
 		break;
 	case ODMA_UCX_OP_AREAD:
@@ -99,11 +116,13 @@ doca_error_t odma_ucx_req_decode(const void *hdr, size_t hdr_len, size_t data_le
 		bad = "request header has the wrong size";
 	else if (odma_get_le(b, 4) != REQ_MAGIC || odma_get_le(b + 4, 2) != WIRE_VERSION)
 		bad = "not an odma request (magic or version)";
-	else if (b[7] != 0 || !zero(b + 56, 8))
-		bad = "request reserved bytes are not zero";
+	else if ((b[7] != 0 && (b[7] != ODMA_UCX_REQ_TRAILER || b[6] != ODMA_UCX_OP_PUT)) ||
+	         !zero(b + 56, 8))
+		bad = "request reserved bytes or flags are not zero";
 	if (bad == NULL) {
 		memset(q, 0, sizeof(*q));
 		q->op = b[6];
+		q->flags = b[7];
 		q->id = odma_get_le(b + 8, 8);
 		q->region_id = (uint32_t)odma_get_le(b + 16, 4);
 		q->generation = (uint32_t)odma_get_le(b + 20, 4);
@@ -128,9 +147,13 @@ doca_error_t odma_ucx_reply_decode(const void *hdr, size_t hdr_len, size_t data_
 	    odma_get_le(b + 4, 2) != WIRE_VERSION)
 		return DOCA_ERROR_INVALID_VALUE;
 	r->op = b[6];
+	r->flags = b[7];
 	r->id = odma_get_le(b + 8, 8);
 	r->status = (int32_t)(uint32_t)odma_get_le(b + 16, 4);
 	r->len = (uint32_t)odma_get_le(b + 20, 4);
+	if (r->flags != 0 && (r->flags != ODMA_UCX_REPLY_TRAILER || r->op != ODMA_UCX_OP_GET ||
+	                      r->status != DOCA_SUCCESS || r->len < ODMA_UCX_TRAILER_LEN))
+		return DOCA_ERROR_INVALID_VALUE;
 	return r->len == data_len ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE;
 }
 
@@ -177,6 +200,10 @@ doca_error_t odma_ucx_req_serve(const struct odma_ucx_req *q, const void *data, 
 		*out_len = q->len;
 		return DOCA_SUCCESS;
 	}
+	/* a trailer that does not say every byte was read: nothing is written */
+	if (q->flags != 0 &&
+	    (r = odma_ucx_trailer_decode((const uint8_t *)data + q->len)) != DOCA_SUCCESS)
+		return r == DOCA_ERROR_INVALID_VALUE ? DOCA_ERROR_IO_FAILED : r;
 	return odma_tp_safe_copy(local, data, q->len) == 0 ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
 }
 

@@ -10,10 +10,13 @@
  * (odma_ucx_req_serve) before one byte moves.
  *
  * Request header (little-endian, fixed 64 bytes):
- *   0 magic "ODMQ" | 4 version u16 (1) | 6 op u8 | 7 zero u8 | 8 request id u64
+ *   0 magic "ODMQ" | 4 version u16 (1) | 6 op u8 | 7 flags u8 | 8 request id u64
  *   16 region id u32 | 20 generation u32 | 24 key [16] | 40 address u64 | 48 length u64
  *   56 zero [8]
- * The payload is the bytes of a PUT (exactly length bytes), the u64 operand (LE) of a FADD
+ * The payload is the bytes of a PUT (exactly length bytes; with flag ODMA_UCX_REQ_TRAILER, a
+ * PUT sent alone whose bytes were read from the importer's memory as they left, then a
+ * trailer as a reply's below: the exporter writes them only when it says DOCA_SUCCESS; every
+ * other request has flags zero), the u64 operand (LE) of a FADD
  * or SWAP, the importer's UCX worker address with an ATTACH (at most ODMA_UCX_ATTACH_ADDR_MAX
  * bytes: the exporter answers on an endpoint of its own to it; none when the attach goes
  * over an endpoint the exporter made); empty otherwise. AREAD, FADD, SWAP, CAS and WATCH
@@ -22,10 +25,14 @@
  * longest wait in ms, then the value the importer saw (its answer is held until the value
  * differs or the wait ends, then given as an AREAD's).
  *
- * Reply header (fixed 24 bytes): 0 magic "ODMR" | 4 version u16 | 6 op u8 | 7 zero u8 |
+ * Reply header (fixed 24 bytes): 0 magic "ODMR" | 4 version u16 | 6 op u8 | 7 flags u8 |
  *   8 request id u64 | 16 status i32 (a doca_error_t) | 20 length u32; payload: the bytes
  *   of a GET, the issued descriptor of an ATTACH, the u64 (LE) read or replaced by an AREAD,
- *   FADD or SWAP.
+ *   FADD or SWAP. Flags: zero, or ODMA_UCX_REPLY_TRAILER on a GET's reply of status
+ *   DOCA_SUCCESS whose bytes were read from the region as they left (ucx_serve.c): its
+ *   payload is the bytes, then a trailer of ODMA_UCX_TRAILER_LEN bytes, magic "ODMT" u32 |
+ *   status i32, which says whether every byte was read (a region revoked or unmapped meanwhile
+ *   fails the read, and its bytes are zeros); the length counts both.
  *
  * Replies to one importer made in one progress call of the exporter's worker may travel
  * together (ODMA_UCX_AM_REPLIES, one system call on TCP where each reply cost one): header 8
@@ -58,6 +65,9 @@
 
 #define ODMA_UCX_REQ_LEN 64
 #define ODMA_UCX_REPLY_LEN 24
+#define ODMA_UCX_REQ_TRAILER 0x01   /* request flag: the payload ends with a trailer */
+#define ODMA_UCX_REPLY_TRAILER 0x01 /* reply flag: the payload ends with a trailer */
+#define ODMA_UCX_TRAILER_LEN 8
 #define ODMA_UCX_CHUNK_MAX (256u * 1024) /* largest GET/PUT one request carries */
 #define ODMA_UCX_ATTACH_ADDR_MAX 512     /* an ATTACH's worker address (ODMA_TP_ADDR_MAX) */
 
@@ -88,6 +98,7 @@ static inline size_t odma_ucx_atomic_payload(uint8_t op)
 
 struct odma_ucx_req {
 	uint8_t op; /* enum odma_ucx_op */
+	uint8_t flags;
 	uint64_t id;
 	uint32_t region_id;
 	uint32_t generation;
@@ -101,6 +112,7 @@ struct odma_ucx_reply {
 	uint64_t id;
 	int32_t status;
 	uint32_t len;
+	uint8_t flags;
 };
 
 void odma_ucx_req_encode(const struct odma_ucx_req *q, uint8_t out[ODMA_UCX_REQ_LEN]);
@@ -112,6 +124,11 @@ void odma_ucx_reply_encode(const struct odma_ucx_reply *r, uint8_t out[ODMA_UCX_
  */
 doca_error_t odma_ucx_req_decode(const void *hdr, size_t hdr_len, size_t data_len,
                                  struct odma_ucx_req *q, const char **why);
+
+/* A trailer saying @st into @out. */
+void odma_ucx_trailer_encode(doca_error_t st, uint8_t out[ODMA_UCX_TRAILER_LEN]);
+/* What trailer @p says (any bytes are safe): its status, DOCA_ERROR_IO_FAILED when malformed. */
+doca_error_t odma_ucx_trailer_decode(const uint8_t p[ODMA_UCX_TRAILER_LEN]);
 
 /* Pure decoder of a reply header; DOCA_SUCCESS or DOCA_ERROR_INVALID_VALUE. */
 doca_error_t odma_ucx_reply_decode(const void *hdr, size_t hdr_len, size_t data_len,
