@@ -172,14 +172,13 @@ unsigned int odma_ucx_bundle_check(const void *hdr, size_t hdr_len, const void *
 const uint8_t *odma_ucx_bundle_next(const void *data, size_t *off, size_t *len, uint32_t *imm);
 
 /*
- * A batch of replies stays under UCX's largest eager short send over TCP (8185 bytes with UCX
- * 1.13: `ucx_info -e -u m`), so it is sent whole at once, never zero-copy: a zero-copy send
- * to a peer that dies can end the sender inside UCX (docs/reliability.md, "Known limit"), and
- * an exporter's answers to small reads must not give a hostile importer that.
+ * A batch of replies fits one 64 KiB piece of UCX's TCP send buffer with its headers (UCX
+ * packs every payload, ucx.c: none goes zero-copy). Until 2026-12-06 it stayed under 8,000
+ * bytes, UCX's largest eager short send, to stay out of zero-copy sends.
  */
 #define ODMA_UCX_REPLIES_HDR 8
 #define ODMA_UCX_REPLIES_MAX 64
-#define ODMA_UCX_REPLIES_BYTES 8000u
+#define ODMA_UCX_REPLIES_BYTES (64u * 1024 - 64)
 
 #define ODMA_UCX_REQS_HDR 8
 #define ODMA_UCX_REQS_MAX 64
