@@ -407,6 +407,28 @@ static void out_finish(void *state)
 	(void)state;
 }
 
+void odma_ucx_pack_trailed(void *dest, size_t offset, size_t max, uint64_t len, doca_error_t *st,
+                           odma_ucx_read_fn *read, void *arg)
+{
+	uint8_t trailer[ODMA_UCX_TRAILER_LEN], *d = dest;
+
+	if (offset < len) {
+		size_t k = max < len - offset ? max : (size_t)(len - offset);
+
+		if (*st == DOCA_SUCCESS)
+			*st = read(arg, offset, d, k);
+		if (*st != DOCA_SUCCESS)
+			memset(d, 0, k);
+		d += k;
+		offset += k;
+		max -= k;
+	}
+	if (max == 0)
+		return;
+	odma_ucx_trailer_encode(*st, trailer);
+	memcpy(d, trailer + (offset - len), max);
+}
+
 static const ucp_generic_dt_ops_t out_ops = {
 	.start_pack = out_start_pack,
 	.start_unpack = out_start_unpack,

@@ -248,6 +248,15 @@ static inline unsigned int odma_ucx_progress(void)
  */
 ucs_status_ptr_t odma_ucx_am_send(ucp_ep_h ep, unsigned int am, const void *hdr, size_t hlen,
                                   const struct odma_ucx_out *o, ucp_request_param_t *prm);
+/* Reads @k bytes at @offset of a payload into @dest: DOCA_SUCCESS, or why it cannot. */
+typedef doca_error_t odma_ucx_read_fn(void *arg, uint64_t offset, void *dest, size_t k);
+/*
+ * An odma_ucx_out pack of a payload read as it leaves (@len bytes, then a trailer, ucx_wire.h):
+ * bytes [@offset, @offset + @max) into @dest. The bytes come from @read while *@st is
+ * DOCA_SUCCESS (its result is kept there), zeros after a failure; the trailer says *@st.
+ */
+void odma_ucx_pack_trailed(void *dest, size_t offset, size_t max, uint64_t len, doca_error_t *st,
+                           odma_ucx_read_fn *read, void *arg);
 void odma_ucx_kick(void);                  /* wakes the service thread */
 bool odma_ucx_available(const char **why); /* starts the transport once */
 

@@ -302,36 +302,28 @@ static bool chunk_lazy(const struct ucx_chunk *c)
  * trailer. A page that cannot be read fails the request here; the exporter, told so by the
  * trailer, writes none of it.
  */
+static doca_error_t put_read(void *arg, uint64_t offset, void *dest, size_t k)
+{
+	struct ucx_chunk *c = arg;
+
+	if (!c->outstanding)
+		return DOCA_ERROR_IO_FAILED;
+	if (odma_tp_safe_copy(dest, c->local + offset, k) == 0)
+		return DOCA_SUCCESS;
+	ODMA_RATELIMITED_ERR_AT(__func__,
+	                        "UCX transport: a write's source [%p, +%zu) cannot be read "
+	                        "(unmapped or protected); the write fails, and the exporter "
+	                        "writes none of its %llu bytes",
+	                        (void *)(c->local + offset), k, (unsigned long long)c->len);
+	odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
+	return DOCA_ERROR_IO_FAILED;
+}
+
 static void put_pack(struct odma_ucx_out *o, size_t offset, void *dest, size_t max)
 {
 	struct ucx_chunk *c = (struct ucx_chunk *)((uint8_t *)o - offsetof(struct ucx_chunk, out));
-	uint8_t trailer[ODMA_UCX_TRAILER_LEN], *d = dest;
 
-	if (offset < c->len) {
-		size_t k = max < c->len - offset ? max : c->len - offset;
-
-		if (c->read_st == DOCA_SUCCESS && !c->outstanding)
-			c->read_st = DOCA_ERROR_IO_FAILED;
-		if (c->read_st == DOCA_SUCCESS && odma_tp_safe_copy(d, c->local + offset, k) != 0) {
-			c->read_st = DOCA_ERROR_IO_FAILED;
-			ODMA_RATELIMITED_ERR_AT(
-			        __func__,
-			        "UCX transport: a write's source at %p cannot be read "
-			        "(unmapped or protected); the write fails, and the "
-			        "exporter writes none of its %llu bytes",
-			        (void *)(c->local + offset), (unsigned long long)c->len);
-			odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
-		}
-		if (c->read_st != DOCA_SUCCESS)
-			memset(d, 0, k);
-		d += k;
-		offset += k;
-		max -= k;
-	}
-	if (max == 0)
-		return;
-	odma_ucx_trailer_encode(c->read_st, trailer);
-	memcpy(d, trailer + (offset - c->len), max);
+	odma_ucx_pack_trailed(dest, offset, max, c->len, &c->read_st, put_read, c);
 }
 
 /* An atomic's operands (LE) as its payload (odma_ucx_atomic_payload): CAS compare first. */

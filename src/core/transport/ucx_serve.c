@@ -173,31 +173,23 @@ static size_t reply_room(const struct odma_ucx_req *q, doca_error_t status)
  * piece read from the region after the region is checked again (a revoke or an unmapped page
  * meanwhile fails the rest: zeros), then its trailer, which says how the read went.
  */
+static doca_error_t lazy_read(void *arg, uint64_t offset, void *dest, size_t k)
+{
+	const struct odma_ucx_req *q = arg;
+	void *local = NULL;
+	doca_error_t st = odma_tp_region_check(q->region_id, q->key, q->generation,
+	                                       q->addr + offset, k, ODMA_TP_READ, &local);
+
+	if (st == DOCA_SUCCESS && odma_tp_safe_copy(dest, local, k) != 0)
+		st = DOCA_ERROR_IO_FAILED;
+	return st;
+}
+
 static void lazy_pack(struct odma_ucx_out *o, size_t offset, void *dest, size_t max)
 {
 	struct ucx_reply *rp = (struct ucx_reply *)((uint8_t *)o - offsetof(struct ucx_reply, out));
-	const struct odma_ucx_req *q = &rp->q;
-	uint8_t trailer[ODMA_UCX_TRAILER_LEN], *d = dest;
-	void *local = NULL;
 
-	if (offset < q->len) {
-		size_t k = max < q->len - offset ? max : q->len - offset;
-
-		if (rp->st == DOCA_SUCCESS)
-			rp->st = odma_tp_region_check(q->region_id, q->key, q->generation,
-			                              q->addr + offset, k, ODMA_TP_READ, &local);
-		if (rp->st == DOCA_SUCCESS && odma_tp_safe_copy(d, local, k) != 0)
-			rp->st = DOCA_ERROR_IO_FAILED;
-		if (rp->st != DOCA_SUCCESS)
-			memset(d, 0, k);
-		d += k;
-		offset += k;
-		max -= k;
-	}
-	if (max == 0)
-		return;
-	odma_ucx_trailer_encode(rp->st, trailer);
-	memcpy(d, trailer + (offset - q->len), max);
+	odma_ucx_pack_trailed(dest, offset, max, rp->q.len, &rp->st, lazy_read, &rp->q);
 }
 
 /*
