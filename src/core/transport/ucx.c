@@ -479,9 +479,13 @@ static const char *ucx_open(void)
 
 	odma_ux.copy_out = ucx_may_use_tcp();
 	/*
-	 * UCX packs a payload in fragments of its TCP send buffer (8 KiB by default), and sends
-	 * each with a system call: at 64 KiB, the size of the receive buffer, as many as its
-	 * zero-copy sends made. UCX reads it from the environment only (the user's own wins).
+	 * UCX packs a payload in fragments of its TCP send buffer (8 KiB by default), each sent
+	 * with a system call, and assembles a message of several fragments in a buffer of its own
+	 * before the handler sees it (a copy more on the receiving side). At 64 KiB, the receive
+	 * buffer's default size, a request or answer of UCX_CUT_PACKED (ucx_req.c) is one
+	 * fragment. Not more: a fragment larger than its peer's receive buffer makes the peer's
+	 * UCX fail an assertion (tcp_ep.c), and a peer need not share this process' environment.
+	 * UCX reads it from the environment only (the user's own wins).
 	 */
 	if (odma_ux.copy_out)
 		(void)setenv("UCX_TCP_TX_SEG_SIZE", "64k", 0);
