@@ -493,6 +493,7 @@ struct hostile {
 	ucp_worker_h w;
 	ucp_ep_h ep;
 	bool no_err_handling; /* an endpoint without peer error handling */
+	uint8_t flags;        /* byte 7 of the requests it makes (ucx_wire.h) */
 	int silent_ms;        /* how long a request waits for its answer (0: 3 s) */
 	bool got;
 	unsigned int flood_replies, flood_ok; /* answers to hostile_flood's GETs */
@@ -653,6 +654,7 @@ static void hostile_hdr(const struct hostile *h, uint8_t *hdr, uint32_t magic, u
 	odma_put_le(hdr, magic, 4);
 	odma_put_le(hdr + 4, 1, 2);
 	hdr[6] = op;
+	hdr[7] = h->flags;
 	odma_put_le(hdr + 8, id, 8);
 	odma_put_le(hdr + 16, region, 4);
 	odma_put_le(hdr + 20, h->gen, 4);
@@ -717,6 +719,53 @@ static int32_t h_get(struct hostile *h, uint64_t addr, uint64_t len)
 	return hostile_req(h, MQ, 2, h->region, h->key, addr, len, NULL, 0);
 }
 
+/* The @n bytes of the export at @off read back equal @b each (or the pattern, @b < 0). */
+static void assert_export_bytes(struct hostile *h, uint64_t off, size_t n, int b)
+{
+	assert_int_equal(h_get(h, h->base + off, n), DOCA_SUCCESS);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(h->data[i], b < 0 ? xu_pattern(off + i) : (uint8_t)b);
+}
+
+/*
+ * PUTs with a trailer (ucx_wire.h: the bytes read as they left, then magic "ODMT" and a
+ * status): written only when the trailer says every byte was read; one that says otherwise,
+ * or whose magic is wrong, is answered IO_FAILED and writes nothing; the flag on a GET, or a
+ * PUT with no room for its trailer, is a malformed request. The bytes go back as they were.
+ */
+static void hostile_trailed_puts(struct hostile *h)
+{
+	uint8_t tp[64 + 8], orig[64];
+
+	for (size_t i = 0; i < 64; i++)
+		orig[i] = xu_pattern(4096 + i);
+	memset(tp, 0x5c, 64);
+	h->flags = 1;
+	odma_put_le(tp + 64, 0x544d444fu, 4);
+	odma_put_le(tp + 68, (uint32_t)DOCA_ERROR_IO_FAILED, 4);
+	assert_int_equal(hostile_req(h, MQ, 3, h->region, h->key, h->base + 4096, 64, tp, 72),
+	                 DOCA_ERROR_IO_FAILED);
+	odma_put_le(tp + 64, 0x12345678u, 4);
+	odma_put_le(tp + 68, 0, 4);
+	assert_int_equal(hostile_req(h, MQ, 3, h->region, h->key, h->base + 4096, 64, tp, 72),
+	                 DOCA_ERROR_IO_FAILED);
+	assert_int_equal(hostile_req(h, MQ, 3, h->region, h->key, h->base + 4096, 64, tp, 64),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_int_equal(hostile_req(h, MQ, 2, h->region, h->key, h->base + 4096, 64, NULL, 0),
+	                 DOCA_ERROR_INVALID_VALUE);
+	h->flags = 0;
+	assert_export_bytes(h, 4096, 64, -1);
+	h->flags = 1;
+	odma_put_le(tp + 64, 0x544d444fu, 4);
+	assert_int_equal(hostile_req(h, MQ, 3, h->region, h->key, h->base + 4096, 64, tp, 72),
+	                 DOCA_SUCCESS);
+	h->flags = 0;
+	assert_export_bytes(h, 4096, 64, 0x5c);
+	assert_int_equal(hostile_req(h, MQ, 3, h->region, h->key, h->base + 4096, 64, orig, 64),
+	                 DOCA_SUCCESS);
+	assert_export_bytes(h, 4096, 64, -1);
+}
+
 static void test_hostile(void **state)
 {
 	struct imp *rw = imp_start("rw"), *ro = imp_start("ro");
@@ -767,6 +816,7 @@ static void test_hostile(void **state)
 	memset(payload, 0xee, sizeof(payload));
 	assert_int_equal(hostile_req(&h, MQ, 3, h.region, h.key, h.base, 128, payload, 64),
 	                 DOCA_ERROR_INVALID_VALUE);
+	hostile_trailed_puts(&h);
 	/*
 	 * forged atomics on an mmap export: no atomic at all, the read too (an mmap grants no
 	 * atomic right: its memory is the program's, which may unmap it, and an atomic is a plain
