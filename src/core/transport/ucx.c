@@ -14,9 +14,10 @@
  * No one-sided RMA: over TCP UCX emulates it in software without checking remote ranges,
  * so an importer sends requests (active messages, ucx_wire.h) and the exporter checks each
  * against its region records (range, permission, revocation) before a byte moves. A GET or
- * PUT larger than ODMA_UCX_CHUNK_MAX is cut into chunks, one request each. Small requests
- * queued together for one exporter leave as one batch (ucx_req.c), and their answers as one
- * batch too (ucx_serve.c): over TCP every message costs a system call on each side.
+ * PUT is cut into chunks, one request each: 60 KiB over TCP (one UCX fragment, ucx_req.c),
+ * else ODMA_UCX_CHUNK_MAX. Small requests queued together for one exporter leave as one batch
+ * (ucx_req.c), and their answers as one batch too (ucx_serve.c): over TCP every message costs
+ * a system call on each side.
  *
  * Failures: every request has a deadline (ODMA_TRANSPORT_TIMEOUT_MS); the outstanding list
  * is in issue order, so the service thread looks only at its head. A peer whose endpoint

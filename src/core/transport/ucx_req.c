@@ -295,13 +295,7 @@ static bool chunk_lazy(const struct ucx_chunk *c)
 	return c->op == ODMA_UCX_OP_PUT && odma_ux.copy_out && c->len > ODMA_UCX_BUNDLE_PACK;
 }
 
-/*
- * Packs bytes [@offset, @offset + @max) of lazy PUT @c's payload (service thread): its bytes
- * read from the application's memory while the request is outstanding (a request that ended,
- * by its deadline or a stop, reads nothing more: its task may have been given back), then its
- * trailer. A page that cannot be read fails the request here; the exporter, told so by the
- * trailer, writes none of it.
- */
+/* Reads @k bytes at @offset of PUT @arg's source, while it is outstanding (put_pack). */
 static doca_error_t put_read(void *arg, uint64_t offset, void *dest, size_t k)
 {
 	struct ucx_chunk *c = arg;
@@ -319,6 +313,13 @@ static doca_error_t put_read(void *arg, uint64_t offset, void *dest, size_t k)
 	return DOCA_ERROR_IO_FAILED;
 }
 
+/*
+ * Packs bytes [@offset, @offset + @max) of lazy PUT @c's payload (service thread): its bytes
+ * read from the application's memory while the request is outstanding (a request that ended,
+ * by its deadline or a stop, reads nothing more: its task may have been given back), then its
+ * trailer. A page that cannot be read fails the request here; the exporter, told so by the
+ * trailer, writes none of it.
+ */
 static void put_pack(struct odma_ucx_out *o, size_t offset, void *dest, size_t max)
 {
 	struct ucx_chunk *c = (struct ucx_chunk *)((uint8_t *)o - offsetof(struct ucx_chunk, out));
@@ -585,8 +586,9 @@ void odma_ucx_expire(void)
 }
 
 /*
- * A GET's reply @r with a trailer (ucx_wire.h): taken as the reply its trailer says, into
- * @out (the bytes alone, or the exporter's refusal).
+ * A GET's reply @r with a trailer (ucx_wire.h: the decoder takes the flag on a GET's reply
+ * only, and @c's op is the reply's): taken as the reply its trailer says, into @out (the
+ * bytes alone, or the exporter's refusal).
  */
 static const struct odma_ucx_reply *reply_trailed(const struct ucx_chunk *c,
                                                   const struct odma_ucx_reply *r,
@@ -595,7 +597,7 @@ static const struct odma_ucx_reply *reply_trailed(const struct ucx_chunk *c,
 	*out = *r;
 	if (!(r->flags & ODMA_UCX_REPLY_TRAILER))
 		return r;
-	if (c->op != ODMA_UCX_OP_GET || r->len != c->len + ODMA_UCX_TRAILER_LEN) {
+	if (r->len != c->len + ODMA_UCX_TRAILER_LEN) {
 		out->status = DOCA_ERROR_IO_FAILED;
 		out->len = 0;
 		return out;

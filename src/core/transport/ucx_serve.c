@@ -168,11 +168,7 @@ static size_t reply_room(const struct odma_ucx_req *q, doca_error_t status)
 	                                     : 0;
 }
 
-/*
- * Packs bytes [@offset, @offset + @max) of a lazy reply (reply_lazy): its GET's bytes, each
- * piece read from the region after the region is checked again (a revoke or an unmapped page
- * meanwhile fails the rest: zeros), then its trailer, which says how the read went.
- */
+/* Reads @k bytes at @offset of GET @arg's range, the region checked again first. */
 static doca_error_t lazy_read(void *arg, uint64_t offset, void *dest, size_t k)
 {
 	const struct odma_ucx_req *q = arg;
@@ -185,6 +181,11 @@ static doca_error_t lazy_read(void *arg, uint64_t offset, void *dest, size_t k)
 	return st;
 }
 
+/*
+ * Packs bytes [@offset, @offset + @max) of a lazy reply (reply_lazy): its GET's bytes, each
+ * piece read from the region after the region is checked again (a revoke or an unmapped page
+ * meanwhile fails the rest: zeros), then its trailer, which says how the read went.
+ */
 static void lazy_pack(struct odma_ucx_out *o, size_t offset, void *dest, size_t max)
 {
 	struct ucx_reply *rp = (struct ucx_reply *)((uint8_t *)o - offsetof(struct ucx_reply, out));
