@@ -274,6 +274,11 @@ static void write_checked(struct imp *im, uint64_t idx)
 	free(back);
 }
 
+/* The settings of UCX odma makes; those the environment had when the test began. */
+static const char *const ucx_env[] = { "UCX_TCP_TX_SEG_SIZE", "UCX_TCP_RX_SEG_SIZE",
+	                               "UCX_TCP_CM_REUSEADDR" };
+static bool ucx_env_given[3];
+
 static void test_copy_both_ways(void **state)
 {
 	struct imp *im = imp_start("rw");
@@ -284,6 +289,10 @@ static void test_copy_both_ways(void **state)
 		im->mem[i] = (uint8_t)(i * 13 + 1);
 	write_checked(im, 1);
 	assert_once(im, 2);
+	/* UCX's settings odma chose are its UCX context's, not this program's environment */
+	for (size_t i = 0; i < sizeof(ucx_env) / sizeof(ucx_env[0]); i++)
+		if (!ucx_env_given[i])
+			assert_null(getenv(ucx_env[i]));
 	imp_stop(im, true);
 }
 
@@ -495,6 +504,7 @@ struct hostile {
 	bool no_err_handling; /* an endpoint without peer error handling */
 	uint8_t flags;        /* byte 7 of the requests it makes (ucx_wire.h) */
 	int silent_ms;        /* how long a request waits for its answer (0: 3 s) */
+	const char *seg;      /* its UCX's TCP send and receive buffers, UCX's default if NULL */
 	bool got;
 	unsigned int flood_replies, flood_ok; /* answers to hostile_flood's GETs */
 	/* of those with a trailer (read as they left): failed by it, and with a wrong byte */
@@ -603,6 +613,10 @@ static void hostile_open(struct hostile *h, const uint8_t *desc, size_t dlen)
 	assert_int_equal(ucp_config_read(NULL, NULL, &cfg), UCS_OK);
 	assert_int_equal(ucp_config_modify(cfg, "TLS", "tcp"), UCS_OK);
 	assert_int_equal(ucp_config_modify(cfg, "NET_DEVICES", veth ? veth : "lo"), UCS_OK);
+	if (h->seg != NULL) {
+		assert_int_equal(ucp_config_modify(cfg, "TX_SEG_SIZE", h->seg), UCS_OK);
+		assert_int_equal(ucp_config_modify(cfg, "RX_SEG_SIZE", h->seg), UCS_OK);
+	}
 	assert_int_equal(ucp_init(&p, cfg, &h->ctx), UCS_OK);
 	ucp_config_release(cfg);
 	assert_int_equal(ucp_worker_create(h->ctx, &wp, &h->w), UCS_OK);
@@ -1036,6 +1050,33 @@ static void test_hostile_revoked_mid_reply(void **state)
 	imp_stop(rw, true);
 }
 
+/*
+ * An importer whose UCX sends fragments of 200 KiB (its TCP send buffer: UCX's default is 8 KiB,
+ * odma's 64 KiB): the exporter takes them, since its receive buffer is 256 KiB (UCX's default,
+ * 64 KiB, fails an assertion in UCX and ends the exporter), and serves the write whole.
+ */
+static void test_hostile_big_fragments(void **state)
+{
+	struct imp *rw = imp_start("rw");
+	struct hostile h = { .seg = "200k" };
+	size_t n = 180 << 10;
+	uint8_t *b = malloc(n);
+
+	(void)state;
+	assert_non_null(b);
+	for (size_t i = 0; i < n; i++)
+		b[i] = (uint8_t)(i * 7 + 3);
+	hostile_open(&h, rw->desc, rw->desc_len);
+	assert_int_equal(hostile_attach(&h, h.key), DOCA_SUCCESS);
+	assert_int_equal(hostile_req(&h, MQ, 3, h.region, h.key, h.base + 4096, n, b, n),
+	                 DOCA_SUCCESS);
+	assert_int_equal(h_get(&h, h.base + 4096 + n - 64, 64), DOCA_SUCCESS);
+	assert_memory_equal(h.data, b + n - 64, 64);
+	hostile_close(&h);
+	free(b);
+	imp_stop(rw, true);
+}
+
 /* Sends a batch of requests by hand (id 17: header @hlen bytes, count @count), then waits
  * up to @ms for answers; how many of requests 500..503 were answered. */
 static unsigned int hostile_batch(struct hostile *h, uint32_t count, size_t hlen,
@@ -1123,6 +1164,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_hostile_batches),
 		cmocka_unit_test(test_hostile_dies_and_floods),
 		cmocka_unit_test(test_hostile_revoked_mid_reply),
+		cmocka_unit_test(test_hostile_big_fragments),
 	};
 
 	/* its own run: a deadline longer than the peer's 6 s stop (meson.build) */
@@ -1133,6 +1175,8 @@ int main(int argc, char **argv)
 	if (argc == 6 && strcmp(argv[1], "--hostile-child") == 0)
 		return hostile_child_main(argv);
 	setenv("ODMA_SYSTEM", "bf3", 1);
+	for (size_t i = 0; i < sizeof(ucx_env) / sizeof(ucx_env[0]); i++)
+		ucx_env_given[i] = getenv(ucx_env[i]) != NULL;
 	if (argc == 2 && strcmp(argv[1], "--stop") == 0)
 		return cmocka_run_group_tests(stop_tests, NULL, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);

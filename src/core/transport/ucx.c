@@ -114,6 +114,19 @@ struct ucx_peer *odma_ucx_index_get(ucp_ep_h h)
 /* ---- choosing UCX's transports from real reachability ---- */
 
 /*
+ * A setting of UCX's transport layer, for this process' UCX context only: ucp_config_modify
+ * keeps a name no UCP table knows and applies it to every transport, connection manager and
+ * memory domain table that has the field (TX_SEG_SIZE, RX_SEG_SIZE: TCP's only; CM_REUSEADDR:
+ * every connection manager's). Never setenv: the environment is the program's, and another
+ * thread may read it. The user's own @env wins.
+ */
+static void ucx_tl_default(ucp_config_t *cfg, const char *env, const char *name, const char *value)
+{
+	if (getenv(env) == NULL && ucp_config_modify(cfg, name, value) != UCS_OK)
+		ODMA_DBG("UCX transport: UCX did not take %s=%s; its default stays", name, value);
+}
+
+/*
  * UCX's defaults pick shared memory between two network namespaces of one host and then
  * hang (its wake-up socket is unreachable): take TCP, on the interface that reaches the
  * other side (ODMA_FABRIC's network; loopback when only ODMA_TRANSPORT=ucx is set). A
@@ -128,12 +141,9 @@ static void ucx_pick_devices(ucp_config_t *cfg)
 		(void)ucp_config_modify(cfg, "TLS", "tcp");
 	/*
 	 * a listener (Comch at ODMA_FABRIC, RDMA CM) restarted on a port a closed one used
-	 * moments ago (TIME_WAIT) binds; the worker's setting, and the TCP connection manager's,
-	 * which UCX reads from the environment only (the user's own settings win)
+	 * moments ago (TIME_WAIT) binds: the connection managers' setting
 	 */
-	if (getenv("UCX_CM_REUSEADDR") == NULL)
-		(void)ucp_config_modify(cfg, "CM_REUSEADDR", "y");
-	(void)setenv("UCX_TCP_CM_REUSEADDR", "y", 0);
+	ucx_tl_default(cfg, "UCX_TCP_CM_REUSEADDR", "CM_REUSEADDR", "y");
 	if (getenv("UCX_NET_DEVICES") != NULL)
 		return;
 	fabric = odma_tp_fabric_ip(ip, sizeof(ip));
@@ -479,20 +489,26 @@ static const char *ucx_open(void)
 	size_t alen;
 
 	odma_ux.copy_out = ucx_may_use_tcp();
+	if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
+		return "ucp_config_read failed";
+	ucx_pick_devices(cfg);
 	/*
 	 * UCX packs a payload in fragments of its TCP send buffer (8 KiB by default), each sent
 	 * with a system call, and assembles a message of several fragments in a buffer of its own
 	 * before the handler sees it (a copy more on the receiving side). At 64 KiB, the receive
 	 * buffer's default size, a request or answer of UCX_CUT_PACKED (ucx_req.c) is one
 	 * fragment. Not more: a fragment larger than its peer's receive buffer makes the peer's
-	 * UCX fail an assertion (tcp_ep.c), and a peer need not share this process' environment.
-	 * UCX reads it from the environment only (the user's own wins).
+	 * UCX fail an assertion (tcp_ep.c), and a peer need not have odma's settings (a user's
+	 * UCX_TCP_RX_SEG_SIZE, an older odma). The receive buffer is what one recv(2) fills: at
+	 * 256 KiB one call takes about four fragments instead of one (1 MiB over loopback, depth
+	 * 8: reads 0.64 -> 0.82, writes 0.71 -> 0.77 x the TCP stream, docs/performance.md), and
+	 * a peer's fragment of up to 256 KiB is taken instead of ending this process. It costs
+	 * 512 KiB (two buffers' worth, UCX's) per connection only while a message is part-way in.
 	 */
-	if (odma_ux.copy_out)
-		(void)setenv("UCX_TCP_TX_SEG_SIZE", "64k", 0);
-	if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
-		return "ucp_config_read failed";
-	ucx_pick_devices(cfg);
+	if (odma_ux.copy_out) {
+		ucx_tl_default(cfg, "UCX_TCP_TX_SEG_SIZE", "TX_SEG_SIZE", "64k");
+		ucx_tl_default(cfg, "UCX_TCP_RX_SEG_SIZE", "RX_SEG_SIZE", "256k");
+	}
 	p.field_mask = UCP_PARAM_FIELD_FEATURES;
 	p.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
 	if (ucp_init(&p, cfg, &odma_ux.ctx) != UCS_OK) {
