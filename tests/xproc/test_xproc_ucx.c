@@ -1167,6 +1167,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_hostile_big_fragments),
 	};
 
+	/* its own run: UCX settings of the user's own (meson.build) */
+	const struct CMUnitTest copy_tests[] = {
+		cmocka_unit_test(test_copy_both_ways),
+	};
+
 	/* its own run: a deadline longer than the peer's 6 s stop (meson.build) */
 	const struct CMUnitTest stop_tests[] = {
 		cmocka_unit_test(test_stop_flushes_frozen_peer),
@@ -1179,5 +1184,7 @@ int main(int argc, char **argv)
 		ucx_env_given[i] = getenv(ucx_env[i]) != NULL;
 	if (argc == 2 && strcmp(argv[1], "--stop") == 0)
 		return cmocka_run_group_tests(stop_tests, NULL, NULL);
+	if (argc == 2 && strcmp(argv[1], "--copy") == 0)
+		return cmocka_run_group_tests(copy_tests, NULL, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

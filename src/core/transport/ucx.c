@@ -504,8 +504,10 @@ static const char *ucx_open(void)
 	 * 8: reads 0.64 -> 0.82, writes 0.71 -> 0.77 x the TCP stream, docs/performance.md), and
 	 * a peer's fragment of up to 256 KiB is taken instead of ending this process. It costs
 	 * 512 KiB (two buffers' worth, UCX's) per connection only while a message is part-way in.
+	 * A receive buffer of the user's own leaves the send buffer to the user too: UCX refuses
+	 * a send buffer larger than the receive buffer (a user's 32k would stop the transport).
 	 */
-	if (odma_ux.copy_out) {
+	if (odma_ux.copy_out && getenv("UCX_TCP_RX_SEG_SIZE") == NULL) {
 		ucx_tl_default(cfg, "UCX_TCP_TX_SEG_SIZE", "TX_SEG_SIZE", "64k");
 		ucx_tl_default(cfg, "UCX_TCP_RX_SEG_SIZE", "RX_SEG_SIZE", "256k");
 	}
