@@ -277,7 +277,7 @@ static void write_checked(struct imp *im, uint64_t idx)
 /* The settings of UCX odma makes; those the environment had when the test began. */
 static const char *const ucx_env[] = { "UCX_TCP_TX_SEG_SIZE", "UCX_TCP_RX_SEG_SIZE",
 	                               "UCX_TCP_CM_REUSEADDR" };
-static bool ucx_env_given[3];
+static bool ucx_env_given[sizeof(ucx_env) / sizeof(ucx_env[0])];
 
 static void test_copy_both_ways(void **state)
 {
