@@ -505,6 +505,7 @@ struct hostile {
 	uint8_t flags;        /* byte 7 of the requests it makes (ucx_wire.h) */
 	int silent_ms;        /* how long a request waits for its answer (0: 3 s) */
 	const char *seg;      /* its UCX's TCP send and receive buffers, UCX's default if NULL */
+	bool rma;             /* its UCX context has UCX's one-sided RMA too */
 	bool got;
 	unsigned int flood_replies, flood_ok; /* answers to hostile_flood's GETs */
 	/* of those with a trailer (read as they left): failed by it, and with a wrong byte */
@@ -597,7 +598,8 @@ static ucs_status_t hostile_replies(void *arg, const void *header, size_t hlen, 
 static void hostile_open(struct hostile *h, const uint8_t *desc, size_t dlen)
 {
 	const char *veth = getenv("ODMA_TP_TEST_VETH");
-	ucp_params_t p = { .field_mask = UCP_PARAM_FIELD_FEATURES, .features = UCP_FEATURE_AM };
+	ucp_params_t p = { .field_mask = UCP_PARAM_FIELD_FEATURES,
+		           .features = UCP_FEATURE_AM | (h->rma ? UCP_FEATURE_RMA : 0) };
 	ucp_worker_params_t wp = { 0 };
 	ucp_am_handler_param_t ah = { 0 };
 	ucp_ep_params_t ep = { 0 };
@@ -1077,6 +1079,62 @@ static void test_hostile_big_fragments(void **state)
 	imp_stop(rw, true);
 }
 
+/* Progresses @h until request @r (what a UCX _nbx call returned) ends or @ms pass, and frees it. */
+static void hostile_wait(struct hostile *h, void *r, uint64_t ms)
+{
+	uint64_t t0 = tu_now_ms();
+
+	if (!UCS_PTR_IS_PTR(r))
+		return;
+	while (ucp_request_check_status(r) == UCS_INPROGRESS && tu_now_ms() - t0 < ms)
+		ucp_worker_progress(h->w);
+	if (ucp_request_check_status(r) == UCS_INPROGRESS)
+		ucp_request_cancel(h->w, r);
+	ucp_request_free(r);
+}
+
+/*
+ * UCX's own one-sided PUT through UCX's public API, around odma's requests: a stranger whose
+ * UCX has RMA packs a key of its own memory, unpacks it on its endpoint to the exporter and
+ * PUTs into the exporter's read-only export. odma's UCX context has no RMA, so the stranger's
+ * UCX can only emulate the PUT with active messages that no handler of the exporter takes:
+ * the export keeps its bytes. (It would not with RMA in odma's context. Below UCX's API, UCX's
+ * TCP transport does write where a packet says: test_ucx_stranger.c.)
+ */
+static void test_hostile_ucp_put(void **state)
+{
+	struct imp *ro = imp_start("ro");
+	struct hostile h = { .rma = true }, g = { 0 };
+	uint8_t src[64];
+	ucp_mem_map_params_t mp = { .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS |
+		                                  UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+		                    .address = src,
+		                    .length = sizeof(src) };
+	ucp_request_param_t prm = { 0 };
+	ucp_mem_h mem;
+	ucp_rkey_h rkey;
+	void *packed;
+	size_t plen;
+
+	(void)state;
+	memset(src, 0xee, sizeof(src));
+	hostile_open(&h, ro->desc, ro->desc_len);
+	assert_int_equal(ucp_mem_map(h.ctx, &mp, &mem), UCS_OK);
+	assert_int_equal(ucp_rkey_pack(h.ctx, mem, &packed, &plen), UCS_OK);
+	assert_int_equal(ucp_ep_rkey_unpack(h.ep, packed, &rkey), UCS_OK);
+	hostile_wait(&h, ucp_put_nbx(h.ep, src, sizeof(src), h.base + 8192, rkey, &prm), 1000);
+	hostile_wait(&h, ucp_ep_flush_nbx(h.ep, &prm), 1000);
+	ucp_rkey_destroy(rkey);
+	ucp_rkey_buffer_release(packed);
+	ucp_mem_unmap(h.ctx, mem);
+	hostile_close(&h);
+	hostile_open(&g, ro->desc, ro->desc_len);
+	assert_int_equal(hostile_attach(&g, g.key), DOCA_SUCCESS);
+	assert_export_bytes(&g, 8192, 64, -1);
+	hostile_close(&g);
+	imp_stop(ro, true);
+}
+
 /* Sends a batch of requests by hand (id 17: header @hlen bytes, count @count), then waits
  * up to @ms for answers; how many of requests 500..503 were answered. */
 static unsigned int hostile_batch(struct hostile *h, uint32_t count, size_t hlen,
@@ -1165,6 +1223,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_hostile_dies_and_floods),
 		cmocka_unit_test(test_hostile_revoked_mid_reply),
 		cmocka_unit_test(test_hostile_big_fragments),
+		cmocka_unit_test(test_hostile_ucp_put),
 	};
 
 	/* its own run: UCX settings of the user's own (meson.build) */
