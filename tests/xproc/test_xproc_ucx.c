@@ -1079,6 +1079,40 @@ static void test_hostile_big_fragments(void **state)
 	imp_stop(rw, true);
 }
 
+/*
+ * Answers to requests that came alone but were read together (in one progress call of the
+ * exporter's worker: four PUTs that waited in its socket while it was stopped) leave together,
+ * as one batch of answers, each answering its own id.
+ */
+static void test_lone_answers_gathered(void **state)
+{
+	struct imp *rw = imp_start("rw");
+	struct hostile h = { 0 };
+	uint8_t hdr[64], payload[64];
+	uint64_t t0;
+
+	(void)state;
+	memset(payload, 0x5a, sizeof(payload));
+	hostile_open(&h, rw->desc, rw->desc_len);
+	assert_int_equal(hostile_attach(&h, h.key), DOCA_SUCCESS);
+	assert_int_equal(cmd(rw, 'F'), 'F'); /* the exporter is stopped */
+	for (unsigned int i = 0; i < 4; i++) {
+		hostile_hdr(&h, hdr, MQ, 3, h.region, h.key, h.base + 4096 + 64 * i, 64, 500 + i);
+		hostile_send(&h, 11, hdr, sizeof(hdr), payload, sizeof(payload));
+	}
+	assert_int_equal(cmd(rw, 'C'), 'C');
+	t0 = tu_now_ms();
+	while (h.bgot < 4 && tu_now_ms() - t0 < 3000)
+		ucp_worker_progress(h.w);
+	assert_int_equal(h.bgot, 4);
+	assert_int_equal(h.batches, 1);
+	for (unsigned int i = 0; i < 4; i++)
+		assert_int_equal(h.bstatus[i], DOCA_SUCCESS);
+	assert_export_bytes(&h, 4096, 256, 0x5a);
+	hostile_close(&h);
+	imp_stop(rw, true);
+}
+
 /* Progresses @h until request @r (what a UCX _nbx call returned) ends or @ms pass, and frees it. */
 static void hostile_wait(struct hostile *h, void *r, uint64_t ms)
 {
@@ -1224,6 +1258,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_hostile_revoked_mid_reply),
 		cmocka_unit_test(test_hostile_big_fragments),
 		cmocka_unit_test(test_hostile_ucp_put),
+		cmocka_unit_test(test_lone_answers_gathered),
 	};
 
 	/* its own run: UCX settings of the user's own (meson.build) */

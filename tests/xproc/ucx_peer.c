@@ -9,11 +9,13 @@
  * 'R' send the buffer back; 'S' destroy the mmap (revocation) and echo; 'K' die at once
  * (_exit, as a killed process: the kernel closes its sockets); 'T' stop answering for
  * 6 seconds (xu_freeze) without echo; 'Z' the same, then
- * echo once it runs again; 'X' exit.
+ * echo once it runs again; 'F' stop, and echo once stopped (a child of its own answers), until
+ * 'C', echoed once it runs again; 'X' exit.
  * Exits 0 when fd 3 closes. As PID 1 of a new namespace (unshare --fork) it first forks,
  * since PID 1 cannot stop or kill itself.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,43 @@
 #include "xproc_util.h"
 
 #define FD 3
+
+/*
+ * 'F': a child stops this process (SIGSTOP), echoes 'F' once the kernel says it is stopped,
+ * and on the next command byte ('C') lets it run again and echoes that byte.
+ */
+static void peer_stop_until_told(void)
+{
+	pid_t parent = getpid(), c = fork();
+	char path[64], stat[256], b;
+
+	if (c != 0) {
+		if (c > 0)
+			waitpid(c, NULL, 0); /* it ends once it let this process run again */
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)parent);
+	kill(parent, SIGSTOP);
+	for (;;) {
+		FILE *f = fopen(path, "r");
+		const char *st = NULL;
+
+		if (f != NULL && fgets(stat, sizeof(stat), f) != NULL)
+			st = strrchr(stat, ')');
+		if (f != NULL)
+			fclose(f);
+		if (st != NULL && st[1] == ' ' && st[2] == 'T')
+			break;
+		usleep(1000);
+	}
+	b = 'F';
+	if (!xu_full_io(FD, &b, 1, true) || !xu_full_io(FD, &b, 1, false)) {
+		kill(parent, SIGCONT);
+		_exit(1);
+	}
+	kill(parent, SIGCONT);
+	_exit(xu_full_io(FD, &b, 1, true) ? 0 : 1);
+}
 
 static void peer_serve(uint8_t *buf, size_t len, struct doca_mmap *m)
 {
@@ -40,6 +79,10 @@ static void peer_serve(uint8_t *buf, size_t len, struct doca_mmap *m)
 			xu_freeze(6);
 			if (cmd == 'T')
 				continue;
+		}
+		if (cmd == 'F') {
+			peer_stop_until_told();
+			continue;
 		}
 		if (cmd == 'S' && m != NULL && doca_mmap_destroy(m) == DOCA_SUCCESS)
 			m = NULL;

@@ -87,6 +87,10 @@ struct ucx_peer {
 	struct ucx_deferred *def_head, *def_tail;
 	uint16_t alen;
 	uint8_t addr[ODMA_TP_ADDR_MAX];
+	/* the answers to its lone requests of this progress call (ucx_serve.c), and the list */
+	struct ucx_reply *round;
+	struct ucx_peer *round_next;
+	bool round_listed;
 };
 
 struct ucx_io;
@@ -222,6 +226,10 @@ struct ucx_peer *odma_ucx_index_get(ucp_ep_h h);
  */
 #define ODMA_UCX_BUNDLE_PACK 8192u
 
+/* ucx_serve.c: peers with answers gathered in this progress call, and sending them */
+extern struct ucx_peer *odma_ucx_round_peers;
+void odma_ucx_round_send(void);
+
 /* ucx.c */
 extern const struct odma_tp_ops odma_ucx_ops;      /* the transport (ucx_row.c hands it out) */
 extern __thread bool odma_ucx_in_worker;           /* this thread holds odma_ux.wlock */
@@ -239,6 +247,8 @@ static inline unsigned int odma_ucx_progress(void)
 	odma_ucx_progressing++;
 	n = ucp_worker_progress(odma_ux.worker);
 	odma_ucx_progressing--;
+	if (odma_ucx_round_peers != NULL)
+		odma_ucx_round_send();
 	return n;
 }
 /*
