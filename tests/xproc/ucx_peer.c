@@ -14,6 +14,7 @@
  * Exits 0 when fd 3 closes. As PID 1 of a new namespace (unshare --fork) it first forks,
  * since PID 1 cannot stop or kill itself.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -35,24 +36,26 @@
  */
 static void peer_stop_until_told(void)
 {
-	pid_t parent = getpid(), c = fork();
+	pid_t parent = getpid(), c;
 	char path[64], stat[256], b;
 
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)parent);
+	c = fork();
 	if (c != 0) {
 		if (c > 0)
 			waitpid(c, NULL, 0); /* it ends once it let this process run again */
 		return;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)parent);
 	kill(parent, SIGSTOP);
-	for (;;) {
-		FILE *f = fopen(path, "r");
-		const char *st = NULL;
+	for (;;) { /* only async-signal-safe calls in the child of a threaded process */
+		int fd = open(path, O_RDONLY);
+		ssize_t k = fd >= 0 ? read(fd, stat, sizeof(stat) - 1) : -1;
+		const char *st;
 
-		if (f != NULL && fgets(stat, sizeof(stat), f) != NULL)
-			st = strrchr(stat, ')');
-		if (f != NULL)
-			fclose(f);
+		if (fd >= 0)
+			close(fd);
+		stat[k > 0 ? k : 0] = '\0';
+		st = strrchr(stat, ')');
 		if (st != NULL && st[1] == ' ' && st[2] == 'T')
 			break;
 		usleep(1000);
