@@ -1156,8 +1156,8 @@ static void test_hostile_ucp_put(void **state)
 	assert_int_equal(ucp_mem_map(h.ctx, &mp, &mem), UCS_OK);
 	assert_int_equal(ucp_rkey_pack(h.ctx, mem, &packed, &plen), UCS_OK);
 	assert_int_equal(ucp_ep_rkey_unpack(h.ep, packed, &rkey), UCS_OK);
-	hostile_wait(&h, ucp_put_nbx(h.ep, src, sizeof(src), h.base + 8192, rkey, &prm), 1000);
-	hostile_wait(&h, ucp_ep_flush_nbx(h.ep, &prm), 1000);
+	hostile_wait(&h, ucp_put_nbx(h.ep, src, sizeof(src), h.base + 8192, rkey, &prm), 300);
+	hostile_wait(&h, ucp_ep_flush_nbx(h.ep, &prm), 300);
 	ucp_rkey_destroy(rkey);
 	ucp_rkey_buffer_release(packed);
 	ucp_mem_unmap(h.ctx, mem);
