@@ -41,7 +41,7 @@
 static _Noreturn void skip_because(const char *why)
 {
 	printf("SKIP: %s\n", why);
-	exit(77);
+	exit(ODMA_TEST_SKIP);
 }
 
 /* The TCP ports process @pid listens on (its own sockets in its network namespace). */

@@ -1079,6 +1079,14 @@ static void test_hostile_big_fragments(void **state)
 	imp_stop(rw, true);
 }
 
+/* Progresses @h until @n answers to requests 500..503 came, or @ms after @t0; how many came. */
+static unsigned int hostile_await(struct hostile *h, unsigned int n, uint64_t t0, uint64_t ms)
+{
+	while (h->bgot < n && tu_now_ms() - t0 < ms)
+		ucp_worker_progress(h->w);
+	return h->bgot;
+}
+
 /*
  * Answers to requests that came alone but were read together (in one progress call of the
  * exporter's worker: four PUTs that waited in its socket while it was stopped) leave together,
@@ -1089,7 +1097,6 @@ static void test_lone_answers_gathered(void **state)
 	struct imp *rw = imp_start("rw");
 	struct hostile h = { 0 };
 	uint8_t hdr[64], payload[64];
-	uint64_t t0;
 
 	(void)state;
 	memset(payload, 0x5a, sizeof(payload));
@@ -1101,10 +1108,7 @@ static void test_lone_answers_gathered(void **state)
 		hostile_send(&h, 11, hdr, sizeof(hdr), payload, sizeof(payload));
 	}
 	assert_int_equal(cmd(rw, 'C'), 'C');
-	t0 = tu_now_ms();
-	while (h.bgot < 4 && tu_now_ms() - t0 < 3000)
-		ucp_worker_progress(h.w);
-	assert_int_equal(h.bgot, 4);
+	assert_int_equal(hostile_await(&h, 4, tu_now_ms(), 3000), 4);
 	assert_int_equal(h.batches, 1);
 	for (unsigned int i = 0; i < 4; i++)
 		assert_int_equal(h.bstatus[i], DOCA_SUCCESS);
@@ -1180,9 +1184,7 @@ static unsigned int hostile_batch(struct hostile *h, uint32_t count, size_t hlen
 	odma_put_le(hdr, count, 4);
 	h->bgot = 0;
 	hostile_send(h, 17, hdr, hlen, body, len);
-	while (h->bgot < count && tu_now_ms() - t0 < ms)
-		ucp_worker_progress(h->w);
-	return h->bgot;
+	return hostile_await(h, count, t0, ms);
 }
 
 /*
