@@ -394,6 +394,18 @@ void odma_rd_stream_dead_locked(struct rd_stream *s)
 		odma_rd_event_locked(rd, c, RD_E_FAILURE);
 	else if (!rd->stopping && c->cm && c->state == RD_C_ESTABLISHED)
 		odma_rd_event_locked(rd, c, RD_E_DISCONNECT);
+	/*
+	 * The peer's requests ended (it disconnected, or its end of the stream closed) while ours
+	 * still wait for answers: those come on our own stream, ahead of the peer's disconnect or
+	 * its close, and nothing orders the two streams. The connection is closed (no new task),
+	 * and our stream ends by itself once answered (odma_rd_reader), at the peer's end, or when
+	 * it is overdue.
+	 */
+	if (s == c->in && c->out != NULL && !c->out->dead && c->out->pend_head != NULL &&
+	    !rd->stopping) {
+		c->state = RD_C_CLOSED;
+		return;
+	}
 	odma_rd_conn_close_locked(c, false);
 }
 
@@ -862,6 +874,7 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_connection)
 {
 	struct doca_rdma_connection *c = rdma_connection;
+	struct timespec end;
 	struct rd_stream *s;
 	struct doca_rdma *rd;
 
@@ -877,10 +890,19 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 	c->app_closed = true;
 	odma_rd_release_locked(rd, c);
 	c->state = RD_C_CLOSED; /* no disconnection callback for our own disconnect */
-	s = c->out != NULL && !c->out->dead ? c->out : c->in;
+	/*
+	 * The disconnect follows our answers on the stream they take (the peer's requests come on
+	 * c->in), once each owed for an effect the program saw is queued: the peer learns how each
+	 * of its requests ended before it learns of the end, as on one queue pair (a receive
+	 * completed here, and the program disconnected at once: the peer's send succeeds).
+	 */
+	s = c->in != NULL && !c->in->dead ? c->in : c->out;
 	pthread_mutex_unlock(&rd->lock);
-	if (s != NULL)
+	if (s != NULL) {
+		rw_deadline(&end, RW_SHUTDOWN_MS);
+		rw_answers_out(s->ch, &end);
 		(void)rd_ctl(s, RW_DISCONNECT, 0, NULL);
+	}
 	pthread_mutex_lock(&rd->lock);
 	odma_rd_conn_close_locked(c, false);
 	pthread_mutex_unlock(&rd->lock);

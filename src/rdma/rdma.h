@@ -193,16 +193,24 @@ bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t 
               size_t n2);
 /*
  * The window between applying a peer's request whose effect the program can see (a write, an
- * atomic, a sync event's set or add) and queueing its answer: rw_answer_begin returns false
- * (apply nothing, answer nothing) once our side began to shut the channel down (a peer that
- * left does not close it: what it sent before is applied); rw_answer_end closes the window
- * after the answer was written. A shutdown waits for open windows (bounded), so an effect the
- * program saw is never left without its answer (the program may disconnect the moment it sees
- * it, as NVIDIA's sync event responder does). Nothing between the two may take the context
- * lock (a disconnect holds it while it waits).
+ * atomic, a sync event's set or add, a receive completed) and queueing its answer:
+ * rw_answer_begin returns false (apply nothing, answer nothing) once our side began to shut
+ * the channel down (a peer that left does not close it: what it sent before is applied);
+ * rw_answer_end closes the window after the answer was written. A shutdown waits for open
+ * windows (bounded), so an effect the program saw is never left without its answer (the
+ * program may disconnect the moment it sees it, as NVIDIA's sync event responder does).
+ * Nothing between the two may take the context lock (a disconnect holds it while it waits); a
+ * window may be opened under it (a receive completes under it).
  */
 bool rw_answer_begin(struct rw_chan *c);
 void rw_answer_end(struct rw_chan *c);
+/*
+ * Closes the answer window for good and waits until @end (rw_deadline's clock) for the open
+ * ones: every answer owed for an effect the program saw is queued when it returns (or the
+ * deadline passed), so a frame written next goes out after them. Any thread except one holding
+ * an open window; the channel stays open for writes.
+ */
+void rw_answers_out(struct rw_chan *c, const struct timespec *end);
 /*
  * How long a shutdown waits for its open answer windows and its sends to go out (and a free for
  * their completions).

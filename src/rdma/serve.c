@@ -264,6 +264,25 @@ static doca_error_t rd_recv_take_locked(struct rd_stream *s, uint8_t opcode, siz
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Applies a request whose effect the program can see and answers it, in one answer window
+ * (rw_answer_begin): a disconnect that follows the effect still lets the answer out, and the
+ * program's own disconnect goes out after it (doca_rdma_connection_disconnect). The effect is
+ * a write, an atomic or a sync event's change, or a receive completed by a send or a write
+ * with immediate. A channel already ending applies nothing and answers nothing (the
+ * initiator's task fails as for a connection that ended before it arrived).
+ */
+static bool rd_answer_begin(struct rd_stream *s)
+{
+	return rw_answer_begin(s->ch);
+}
+
+static bool rd_answered(struct rd_stream *s, bool ok)
+{
+	rw_answer_end(s->ch);
+	return ok;
+}
+
 /* Completes receive @t, which took a whole message of @len bytes (rd->lock held). */
 static void rd_recv_done_locked(struct rd_stream *s, struct rd_task *t, uint8_t opcode,
                                 uint32_t imm, size_t len)
@@ -276,8 +295,8 @@ static void rd_recv_done_locked(struct rd_stream *s, struct rd_task *t, uint8_t 
 }
 
 /*
- * Gives a message to the oldest posted receive (rd->lock held, a receive posted): the status
- * for the sender.
+ * Gives a message to the oldest posted receive (rd->lock held, a receive posted, the answer
+ * window open: rd_answer_begin): the status for the sender.
  */
 static doca_error_t rd_deliver_locked(struct rd_stream *s, uint8_t opcode, uint32_t imm,
                                       const uint8_t *msg, size_t len)
@@ -314,17 +333,20 @@ static doca_error_t rd_recv_wait_locked(struct rd_stream *s, uint64_t rnr_ms)
 
 /*
  * Gives a message to the oldest posted receive, waiting up to the receiver-not-ready time
- * for one. Returns the status for the sender.
+ * for one, in an answer window (rd_answer_begin): the caller answers with the status returned,
+ * then closes it (rd_answered). False in *@open: our side is ending the stream, nothing was
+ * delivered and nothing is answered.
  */
 static doca_error_t rd_deliver(struct rd_stream *s, uint8_t opcode, uint32_t imm,
-                               const uint8_t *msg, size_t len, uint64_t rnr_ms)
+                               const uint8_t *msg, size_t len, uint64_t rnr_ms, bool *open)
 {
 	struct doca_rdma *rd = s->rd;
 	doca_error_t st;
 
 	pthread_mutex_lock(&rd->lock);
 	st = rd_recv_wait_locked(s, rnr_ms);
-	if (st == DOCA_SUCCESS)
+	*open = rd_answer_begin(s);
+	if (st == DOCA_SUCCESS && *open)
 		st = rd_deliver_locked(s, opcode, imm, msg, len);
 	pthread_mutex_unlock(&rd->lock);
 	return st;
@@ -428,40 +450,28 @@ static bool rd_serve_send_cut(struct rd_stream *s, const struct rw_hdr *h, const
 	if (!last)
 		return true;
 	pthread_mutex_lock(&rd->lock);
+	if (!rd_answer_begin(s)) { /* we are ending the stream: its end fails the receive */
+		pthread_mutex_unlock(&rd->lock);
+		return false;
+	}
 	rd_recv_done_locked(s, s->cut.recv, rd_send_opcode(h), h->imm, (size_t)s->cut.total);
 	s->cut.recv = NULL;
 	pthread_mutex_unlock(&rd->lock);
-	return rd_reply(s, h->tag, DOCA_SUCCESS, 0, NULL, 0);
+	return rd_answered(s, rd_reply(s, h->tag, DOCA_SUCCESS, 0, NULL, 0));
 }
 
 static bool rd_serve_send(struct rd_stream *s, const struct rw_hdr *h, const uint8_t *msg)
 {
 	doca_error_t st;
+	bool open;
 
 	if (s->cut.active)
 		return rd_serve_send_cut(s, h, msg);
 	if (!rd_len_ok(s, h))
 		return false;
 	atomic_fetch_add(&s->rd->n_send_held, 1);
-	st = rd_deliver(s, rd_send_opcode(h), h->imm, msg, (size_t)h->len, h->arg1);
-	return rd_reply(s, h->tag, st, 0, NULL, 0);
-}
-
-/*
- * Applies a request whose effect the program can see and answers it, in one answer window
- * (rw_answer_begin): a disconnect that follows the effect still lets the answer out. A
- * channel already ending applies nothing and answers nothing (the initiator's task fails as
- * for a connection that ended before it arrived).
- */
-static bool rd_answer_begin(struct rd_stream *s)
-{
-	return rw_answer_begin(s->ch);
-}
-
-static bool rd_answered(struct rd_stream *s, bool ok)
-{
-	rw_answer_end(s->ch);
-	return ok;
+	st = rd_deliver(s, rd_send_opcode(h), h->imm, msg, (size_t)h->len, h->arg1, &open);
+	return open && rd_answered(s, rd_reply(s, h->tag, st, 0, NULL, 0));
 }
 
 /*
@@ -484,13 +494,16 @@ static bool rd_serve_write(struct rd_stream *s, const struct rw_hdr *h, const ui
 	rd_cut_served(s, h, st == DOCA_SUCCESS);
 	if (more && st == DOCA_SUCCESS)
 		return rd_answered(s, true); /* the last frame answers */
-	if (imm)
-		return rd_reply(s, h->tag,
-		                st == DOCA_SUCCESS
-		                        ? rd_deliver(s, DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM,
-		                                     h->imm, NULL, (size_t)h->len, h->arg1)
-		                        : st,
-		                0, NULL, 0);
+	if (imm && st != DOCA_SUCCESS)
+		return rd_reply(s, h->tag, st, 0, NULL, 0); /* nothing the program sees */
+	if (imm) {
+		bool open;
+
+		st = rd_deliver(s, DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM, h->imm, NULL,
+		                (size_t)h->len, h->arg1, &open);
+		if (!open)
+			return false;
+	}
 	return rd_answered(s, rd_reply(s, h->tag, st, 0, NULL, 0));
 }
 
@@ -704,6 +717,10 @@ static int rd_fast_send(struct rd_stream *s, const struct rw_hdr *h, const uint8
 		pthread_mutex_unlock(&rd->lock);
 		return 0;
 	}
+	if (!rd_answer_begin(s)) { /* we are ending the stream: nothing more is delivered */
+		pthread_mutex_unlock(&rd->lock);
+		return -1;
+	}
 	st = rd_deliver_locked(s,
 	                       (h->flags & RW_F_IMM) ? DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM
 	                                             : DOCA_RDMA_OPCODE_RECV_SEND,
@@ -711,7 +728,7 @@ static int rd_fast_send(struct rd_stream *s, const struct rw_hdr *h, const uint8
 	atomic_fetch_add(&rd->n_send_fast, 1);
 	atomic_store(&s->fast_serving, true); /* a stop lets it answer first */
 	pthread_mutex_unlock(&rd->lock);
-	ok = rd_reply(s, h->tag, st, 0, NULL, 0);
+	ok = rd_answered(s, rd_reply(s, h->tag, st, 0, NULL, 0));
 	atomic_store(&s->fast_serving, false);
 	return ok ? 1 : -1;
 }
@@ -766,7 +783,8 @@ int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *p)
  * receiver-not-ready time it allows the target (at most 8 s) plus the connection timeout
  * (doca_rdma_set_connection_request_timeout, default 5 s). A peer that died answers nothing
  * and its connection closes; a link that went down (or a peer that hangs) closes nothing:
- * this bounds it. One log line.
+ * this bounds it. One log line. Also true, silently, once our stream is answered in full
+ * after the connection closed (the peer's stream ended first: odma_rd_stream_dead_locked).
  */
 static bool rd_overdue(struct rd_stream *s)
 {
@@ -777,6 +795,10 @@ static bool rd_overdue(struct rd_stream *s)
 	if (rnr > 8000)
 		rnr = 8000;
 	pthread_mutex_lock(&rd->lock);
+	if (s->pend_head == NULL && s->out && s->conn != NULL && s->conn->state == RD_C_CLOSED) {
+		pthread_mutex_unlock(&rd->lock); /* answered after the peer's end: done (quietly) */
+		return true;
+	}
 	if (s->pend_head != NULL && now > s->pend_head->sent_ms)
 		age = now - s->pend_head->sent_ms;
 	late = s->pend_head != NULL && age > rnr + rd->conn_timeout_ms;

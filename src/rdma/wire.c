@@ -769,6 +769,23 @@ void rw_shutdown(struct rw_chan *c)
 	rw_shutdown_by(c, &end);
 }
 
+/* Closes the answer window and waits until @end for the open ones (c->lock held). */
+static void rw_answers_out_locked(struct rw_chan *c, const struct timespec *end)
+{
+	/* an effect already applied gets its answer out first (bounded: none blocks) */
+	c->ending = true;
+	while (c->answering != 0)
+		if (pthread_cond_timedwait(&c->cond, &c->lock, end) == ETIMEDOUT)
+			break;
+}
+
+void rw_answers_out(struct rw_chan *c, const struct timespec *end)
+{
+	pthread_mutex_lock(&c->lock);
+	rw_answers_out_locked(c, end);
+	pthread_mutex_unlock(&c->lock);
+}
+
 void rw_shutdown_by(struct rw_chan *c, const struct timespec *end)
 {
 	bool close_ep;
@@ -776,11 +793,7 @@ void rw_shutdown_by(struct rw_chan *c, const struct timespec *end)
 	if (c == NULL)
 		return;
 	pthread_mutex_lock(&c->lock);
-	/* an effect already applied gets its answer out first (bounded: none blocks) */
-	c->ending = true;
-	while (c->answering != 0)
-		if (pthread_cond_timedwait(&c->cond, &c->lock, end) == ETIMEDOUT)
-			break;
+	rw_answers_out_locked(c, end);
 	close_ep = !c->ep_closed && c->ep != NULL;
 	c->ep_closed = true;      /* no send after this one */
 	while (c->attaching != 0) /* bounded: an attach fails past the transport's timeout */

@@ -183,6 +183,60 @@ static void killed_link_aborts_tasks(void **state)
 	pair_close(&p); /* the posted receive is flushed by the stop */
 }
 
+/*
+ * The receiver disconnects the moment its receive completes, while the answer to the send is
+ * held on the slower path (TPF_SKEW: arrivals on the dialer's endpoints wait, so the answer
+ * coming back on the sender's stream trails everything on the other stream until released):
+ * the send still succeeds, as on one queue pair, where the receiver's acknowledgement
+ * precedes its disconnect. Before, the disconnect (and the close of the receiver's streams)
+ * reached the sender on its other stream first and failed the send with CONNECTION_ABORTED.
+ */
+static void disconnect_after_receive_keeps_the_send(void **state)
+{
+	struct tside s;
+	union doca_data ud = { 0 };
+	struct doca_rdma_task_send *t;
+	struct doca_rdma_task_receive *r;
+	const void *blob;
+	uint8_t blob0[512];
+	size_t n = 0, n0;
+
+	(void)state;
+	tp_fault_set(TPF_PASS, 0);
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	/* both directions, as two processes connect: 0 dials 1, 1 dials 0 */
+	assert_ok(doca_rdma_export(s.rd, &blob, &n, &s.conns[0]));
+	assert_in_range(n, 1, sizeof(blob0));
+	memcpy(blob0, blob, n);
+	n0 = n;
+	assert_ok(doca_rdma_export(s.rd, &blob, &n, &s.conns[1]));
+	assert_ok(doca_rdma_connect(s.rd, blob, n, s.conns[0]));
+	assert_ok(doca_rdma_connect(s.rd, blob0, n0, s.conns[1]));
+	s.nconns = 2;
+	assert_ok(doca_rdma_task_receive_allocate_init(s.rd, ts_buf(&s, s.mm, s.mem, 512, 64, 0),
+	                                               ud, &r));
+	assert_ok(doca_task_submit(doca_rdma_task_receive_as_task(r)));
+	memcpy(s.mem, "skewed", 6);
+	tp_fault_set(TPF_SKEW, 0);
+	assert_ok(doca_rdma_task_send_allocate_init(s.rd, s.conns[0],
+	                                            ts_buf(&s, s.mm, s.mem, 0, 6, 6), ud, &t));
+	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(t)));
+	assert_true(ts_wait(&s, &s.nrecv, 1, 10000));
+	assert_ptr_equal(s.rconn[0], s.conns[1]);
+	assert_int_equal(s.ok + s.err, 1); /* the receive: the answer is still on its way */
+	assert_ok(doca_rdma_connection_disconnect(s.conns[1]));
+	for (int i = 0; i < 20; i++) { /* what the other stream carried is served meanwhile */
+		(void)doca_pe_progress(s.pe);
+		usleep(10000);
+	}
+	tp_fault_set(TPF_PASS, 0); /* the answer arrives, then the disconnect behind it */
+	assert_true(ts_wait(&s, &s.ok, 2, 10000));
+	assert_int_equal(s.err, 0);
+	assert_memory_equal(s.mem + 512, "skewed", 6);
+	ts_close(&s);
+}
+
 static const struct odma_tp_ops *row;
 
 static int setup(void **state)
@@ -207,6 +261,7 @@ int main(void)
 		cmocka_unit_test(delayed_tasks_complete_in_order),
 		cmocka_unit_test(stalled_sends_cost_a_stop_once),
 		cmocka_unit_test(killed_link_aborts_tasks),
+		cmocka_unit_test(disconnect_after_receive_keeps_the_send),
 	};
 
 	if (odma_tp_net_absent() != NULL) {

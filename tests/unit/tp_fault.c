@@ -65,6 +65,7 @@ struct tpf_ep {
 	unsigned int held;         /* its arrivals in F.mq (F.lock) */
 	bool delivering;           /* the thread is inside one of its callbacks (F.lock) */
 	bool gone;                 /* on_close was reported to the caller (F.lock) */
+	bool dialed;               /* made by tpf_connect (TPF_SKEW holds its arrivals) */
 	struct tpf_ep *next;
 };
 
@@ -135,7 +136,7 @@ static void tpf_inner_done(struct odma_tp_io *io, doca_error_t st)
 
 	f->status = st;
 	pthread_mutex_lock(&F.lock);
-	if (F.mode == TPF_PASS || F.mode == TPF_STALL) {
+	if (F.mode == TPF_PASS || F.mode == TPF_STALL || F.mode == TPF_SKEW) {
 		pthread_mutex_unlock(&F.lock);
 		tpf_complete(f);
 		return;
@@ -392,7 +393,11 @@ static bool tpf_hold_msg_locked(struct tpf_ep *e, const void *bytes, size_t len,
                                 bool close, doca_error_t why)
 {
 	struct tpf_msg *m = malloc(sizeof(*m) + len);
-	uint64_t due = now_ns() + (F.mode == TPF_DELAY ? F.arg * 1000000ull : 0);
+	bool slow = F.mode == TPF_DELAY || (F.mode == TPF_SKEW && e->dialed);
+	uint64_t due = now_ns() + (slow ? F.arg * 1000000ull : 0);
+
+	if (slow && F.mode == TPF_SKEW && F.arg == 0)
+		due = UINT64_MAX; /* until the mode changes (tp_fault_set) */
 
 	if (m == NULL)
 		return false; /* a test's allocation failing: the message is lost */
@@ -431,7 +436,8 @@ static bool tpf_on_recv(struct odma_tp_ep *inner, const void *bytes, size_t len,
 		pthread_mutex_unlock(&F.lock);
 		return false;
 	}
-	if (F.mode == TPF_DELAY || e->held != 0) { /* behind what is held: order kept */
+	if (F.mode == TPF_DELAY || (F.mode == TPF_SKEW && e->dialed) ||
+	    e->held != 0) { /* behind what is held: order kept */
 		F.msgs_held++;
 		kept = tpf_hold_msg_locked(e, bytes, len, imm, false, DOCA_SUCCESS);
 		pthread_mutex_unlock(&F.lock);
@@ -468,7 +474,7 @@ static void tpf_on_close(struct odma_tp_ep *inner, doca_error_t why, void *arg)
 
 	(void)inner;
 	pthread_mutex_lock(&F.lock);
-	if (e->held != 0)
+	if (e->held != 0 || (F.mode == TPF_SKEW && e->dialed))
 		tpf_hold_msg_locked(e, NULL, 0, 0, true, why);
 	else
 		tpf_report_close_locked(e, why);
@@ -585,6 +591,7 @@ static doca_error_t tpf_connect(const char *addr, uint16_t port, const struct od
 
 	if (e == NULL)
 		return DOCA_ERROR_NO_MEMORY;
+	e->dialed = true; /* before any arrival: set before the inner endpoint exists */
 	r = F.inner->connect(addr, port, &mine, &e->inner);
 	if (r != DOCA_SUCCESS) {
 		tpf_ep_free(e);
@@ -774,6 +781,9 @@ void tp_fault_set(enum tp_fault_mode mode, unsigned int arg)
 	pthread_mutex_lock(&F.lock);
 	F.mode = mode;
 	F.arg = arg;
+	for (struct tpf_msg *m = F.mq_head; m != NULL; m = m->next)
+		if (m->due_ns == UINT64_MAX && (mode != TPF_SKEW || arg != 0))
+			m->due_ns = 0; /* held by a skew until now */
 	if (mode == TPF_KILL) {
 		for (struct tpf_io *h = F.held; h != NULL; h = h->next) {
 			h->status = DOCA_ERROR_IO_FAILED;

@@ -22,6 +22,13 @@ enum tp_fault_mode {
 	 * endpoint's close (IO_FAILED). Ios and arrivals pass.
 	 */
 	TPF_STALL,
+	/*
+	 * Two paths of different latency: arrivals on the endpoints this process dialed (connect)
+	 * are held delay_ms (0: until the mode changes), in order, their close behind them; those
+	 * on accepted endpoints, and ios, pass at once. What one endpoint carried later overtakes
+	 * what a dialed one carried earlier, as nothing orders two connections on a network.
+	 */
+	TPF_SKEW,
 };
 
 /*
