@@ -781,6 +781,8 @@ static void rw_answers_out_locked(struct rw_chan *c, const struct timespec *end)
 
 void rw_answers_out(struct rw_chan *c, const struct timespec *end)
 {
+	if (c == NULL)
+		return;
 	pthread_mutex_lock(&c->lock);
 	rw_answers_out_locked(c, end);
 	pthread_mutex_unlock(&c->lock);
