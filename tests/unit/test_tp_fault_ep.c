@@ -6,8 +6,8 @@
  * the table around the UCX row): a listener and a client in this process over loopback, made
  * with odma_tp_listen / odma_tp_connect as DOCA RDMA and Comch make theirs. Passed messages
  * arrive at once; delayed ones arrive later, every one, in order; dropped sends never arrive;
- * a killed link closes each endpoint once with DOCA_ERROR_IO_FAILED and fails later sends;
- * and no callback runs after an endpoint is closed.
+ * a killed link closes each endpoint once with DOCA_ERROR_IO_FAILED and fails later sends; a
+ * skew holds only what the dialer receives; and no callback runs after an endpoint is closed.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -178,6 +178,35 @@ static void killed_link_closes_each_endpoint_once(void **state)
 	assert_int_equal(side_count(&srv, &srv.closes), 1);
 }
 
+/*
+ * Skewed: what arrives on the dialed endpoint waits until the mode changes, what arrives on
+ * the accepted one passes at once; released, the held messages arrive in order, and the close
+ * behind them.
+ */
+static void skew_holds_the_dialer_only(void **state)
+{
+	(void)state;
+	tp_fault_set(TPF_PASS, 0);
+	pair_open();
+	tp_fault_set(TPF_SKEW, 0);
+	for (uint32_t i = 0; i < 3; i++) /* to the dialer: held */
+		assert_ok(odma_tp_ep_send(srv.ep, "s", 1, 200 + i, NULL, NULL));
+	assert_ok(odma_tp_ep_send(cli.ep, "c", 1, 300, NULL, NULL)); /* to the listener's side */
+	assert_true(side_wait(&srv, &srv.msgs, 2));
+	assert_int_equal(srv.imms[1], 300);
+	odma_tp_ep_close(srv.ep);
+	usleep(100000);
+	assert_int_equal(side_count(&cli, &cli.msgs), 0);
+	assert_int_equal(side_count(&cli, &cli.closes), 0);
+	tp_fault_set(TPF_PASS, 0);
+	assert_true(side_wait(&cli, &cli.msgs, 3));
+	for (uint32_t i = 0; i < 3; i++)
+		assert_int_equal(cli.imms[i], 200 + i);
+	assert_true(side_wait(&cli, &cli.closes, 1));
+	odma_tp_ep_close(cli.ep);
+	odma_tp_listen_close(listener);
+}
+
 static int setup(void **state)
 {
 	const char *why = NULL;
@@ -208,6 +237,7 @@ int main(void)
 		cmocka_unit_test(delayed_messages_arrive_in_order),
 		cmocka_unit_test(dropped_sends_never_arrive),
 		cmocka_unit_test(killed_link_closes_each_endpoint_once),
+		cmocka_unit_test(skew_holds_the_dialer_only),
 	};
 
 	if (odma_tp_net_absent() != NULL) {
