@@ -47,7 +47,7 @@ ODMA_LOG_REGISTER(ODMA_UCX)
  * alone are gathered the same way while one progress call of the worker runs, and leave when
  * it returns (odma_ucx_round_send): over TCP one call reads a connection once (UCX's receive
  * buffer, 256 KiB: about four 60 KiB writes), so an answer waits at most for the rest of that
- * read. 1 MiB writes, depth 8, loopback: 0.70 -> 0.88 x the TCP stream (performance.md).
+ * read. 1 MiB writes, depth 8, loopback: 0.66 -> 0.87 x the TCP stream (performance.md).
  */
 struct ucx_reply {
 	struct ucx_peer *to;
