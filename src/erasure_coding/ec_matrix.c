@@ -252,8 +252,27 @@ static bool ec_survivor_inverse(const struct doca_ec_matrix *cm, const uint32_t 
 		}
 		ec_generator_row(cm, x, b + (size_t)row++ * k);
 	}
-	return gf_invert_matrix(b, inv, (int)k) ==
-	       0; /* b is scratch (gf_invert_matrix clobbers it) */
+	/* b is scratch: gf_invert_matrix clobbers it */
+	return gf_invert_matrix(b, inv, (int)k) == 0;
+}
+
+/* The rows of @mx: lost block x = G[x] * @inv * survivors (@g: k bytes of scratch). */
+static void ec_recover_rows(const struct doca_ec_matrix *cm, const uint32_t *missing,
+                            size_t n_missing, const uint8_t *inv, uint8_t *g,
+                            struct doca_ec_matrix *mx)
+{
+	uint32_t k = cm->k;
+
+	for (size_t r = 0; r < n_missing; r++) {
+		ec_generator_row(cm, missing[r], g);
+		for (uint32_t c = 0; c < k; c++) {
+			uint8_t s = 0;
+
+			for (uint32_t i = 0; i < k; i++)
+				s ^= gf_mul(g[i], inv[(size_t)i * k + c]);
+			mx->coef[r * k + c] = s;
+		}
+	}
 }
 
 doca_error_t doca_ec_matrix_create_recover(struct doca_ec *ec,
@@ -263,7 +282,7 @@ doca_error_t doca_ec_matrix_create_recover(struct doca_ec *ec,
 {
 	const struct doca_ec_matrix *cm = coding_matrix;
 	struct doca_ec_matrix *mx;
-	uint8_t *inv, *g, *b;
+	uint8_t *inv, *b;
 	uint32_t k;
 
 	ODMA_CHECK_ARG(ec != NULL && matrix != NULL, "ec and matrix must not be NULL");
@@ -272,42 +291,25 @@ doca_error_t doca_ec_matrix_create_recover(struct doca_ec *ec,
 		return DOCA_ERROR_INVALID_VALUE;
 	k = cm->k;
 	mx = ec_matrix_new(ec, EC_M_RECOVER, k, (uint32_t)n_missing);
-	inv = malloc((size_t)k * k);
-	b = malloc((size_t)k * k);
-	g = malloc(k);
-	if (mx == NULL || inv == NULL || g == NULL || b == NULL) {
+	inv = malloc((size_t)k * k * 2 + k); /* the inverse, then scratch (k * k + k) */
+	if (mx == NULL || inv == NULL) {
 		free(inv);
-		free(b);
-		free(g);
 		return ec_matrix_oom(mx, __func__);
 	}
+	b = inv + (size_t)k * k;
 	if (!ec_survivor_inverse(cm, missing_indices, n_missing, b, inv)) {
 		ODMA_ERR("doca_ec_matrix_create_recover: the blocks left after losing these %zu "
 		         "cannot be solved for them (a singular system; Vandermonde codes have "
 		         "such sets, Cauchy codes do not)",
 		         n_missing);
 		free(inv);
-		free(b);
-		free(g);
 		ec_matrix_free(mx);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	mx->k = k;
 	mx->m = cm->m;
-	/* lost block x = G[x] * inv * survivors */
-	for (size_t r = 0; r < n_missing; r++) {
-		ec_generator_row(cm, missing_indices[r], g);
-		for (uint32_t c = 0; c < k; c++) {
-			uint8_t s = 0;
-
-			for (uint32_t i = 0; i < k; i++)
-				s ^= gf_mul(g[i], inv[(size_t)i * k + c]);
-			mx->coef[r * k + c] = s;
-		}
-	}
+	ec_recover_rows(cm, missing_indices, n_missing, inv, b, mx);
 	free(inv);
-	free(b);
-	free(g);
 	return ec_matrix_commit(mx, matrix);
 }
 

@@ -187,31 +187,54 @@ doca_error_t odma_rd_conns_start(struct doca_rdma *rd)
 
 static void odma_rd_streams_free(struct doca_rdma *rd);
 
-void odma_rd_conns_stop(struct doca_rdma *rd)
+/*
+ * A request being served finishes and is answered first (up to 1 s; @rd's lock held): the
+ * peer's last operation (the sync event set that woke this program, say) has already taken
+ * effect here, so its initiator must hear SUCCESS, not a cut connection.
+ */
+static void rd_served_wait(struct doca_rdma *rd)
 {
-	struct timespec end;
-	struct rd_listener *l;
-	bool again = true;
-
-	pthread_mutex_lock(&rd->lock);
-	rd->stopping = true;
-	pthread_cond_broadcast(&rd->recv_cond);
-	/*
-	 * A request being served finishes and is answered first (up to 1 s): the peer's last
-	 * operation (the sync event set that woke this program, say) has already taken effect
-	 * here, so its initiator must hear SUCCESS, not a cut connection.
-	 */
 	for (int i = 0; i < 1000; i++) {
 		bool busy = false;
 
 		for (struct rd_stream *s = rd->streams; s != NULL && !busy; s = s->next)
 			busy = (s->serving || atomic_load(&s->fast_serving)) && !s->dead;
 		if (!busy)
-			break;
+			return;
 		pthread_mutex_unlock(&rd->lock);
 		usleep(1000);
 		pthread_mutex_lock(&rd->lock);
 	}
+}
+
+/* Joins every reader before any stream is freed: a reader may still shut down another's socket. */
+static void rd_readers_join(struct doca_rdma *rd)
+{
+	struct rd_stream *j;
+
+	do {
+		j = NULL;
+		pthread_mutex_lock(&rd->lock);
+		for (struct rd_stream *s = rd->streams; s != NULL && j == NULL; s = s->next)
+			if (s->thr_started)
+				j = s;
+		if (j != NULL)
+			j->thr_started = false;
+		pthread_mutex_unlock(&rd->lock);
+		if (j != NULL)
+			pthread_join(j->thr, NULL);
+	} while (j != NULL);
+}
+
+void odma_rd_conns_stop(struct doca_rdma *rd)
+{
+	struct timespec end;
+	struct rd_listener *l;
+
+	pthread_mutex_lock(&rd->lock);
+	rd->stopping = true;
+	pthread_cond_broadcast(&rd->recv_cond);
+	rd_served_wait(rd);
 	rw_deadline(&end, RW_SHUTDOWN_MS); /* one wait for every stream of the context */
 	for (struct rd_stream *s = rd->streams; s != NULL; s = s->next)
 		rw_shutdown_by(s->ch, &end);
@@ -224,21 +247,7 @@ void odma_rd_conns_stop(struct doca_rdma *rd)
 		rd_listener_free(l);
 		l = n;
 	}
-	/* join every reader first: a reader may still shut down another stream's socket */
-	while (again) {
-		struct rd_stream *j = NULL;
-
-		pthread_mutex_lock(&rd->lock);
-		for (struct rd_stream *s = rd->streams; s != NULL && j == NULL; s = s->next)
-			if (s->thr_started)
-				j = s;
-		if (j != NULL)
-			j->thr_started = false;
-		pthread_mutex_unlock(&rd->lock);
-		if (j != NULL)
-			pthread_join(j->thr, NULL);
-		again = j != NULL;
-	}
+	rd_readers_join(rd);
 	odma_rd_streams_free(rd);
 	/* the program may still hold (and disconnect) its connections until destroy */
 	for (uint32_t i = 0; rd->conns != NULL && i < rd->max_conns; i++) {
@@ -537,6 +546,15 @@ static doca_error_t rd_dial_peer(struct doca_rdma *rdma, const struct doca_rdma_
 	return DOCA_SUCCESS;
 }
 
+/* Sets @c's state under @rd's lock (the listener's and readers' threads read it). */
+static void rd_state_set(struct doca_rdma *rd, struct doca_rdma_connection *c,
+                         enum rd_conn_state state)
+{
+	pthread_mutex_lock(&rd->lock);
+	c->state = state;
+	pthread_mutex_unlock(&rd->lock);
+}
+
 doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_conn_details,
                                size_t remote_rdma_conn_details_size,
                                struct doca_rdma_connection *rdma_connection)
@@ -575,13 +593,9 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	r = rd_dial_peer(rdma, c, &b, &ch, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
-	pthread_mutex_lock(&rdma->lock);
-	c->state = RD_C_CONNECTED;
-	pthread_mutex_unlock(&rdma->lock);
+	rd_state_set(rdma, c, RD_C_CONNECTED);
 	if (odma_rd_stream_new(rdma, ch, true, c, true) == NULL) {
-		pthread_mutex_lock(&rdma->lock);
-		c->state = RD_C_CLOSED;
-		pthread_mutex_unlock(&rdma->lock);
+		rd_state_set(rdma, c, RD_C_CLOSED);
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
 	ODMA_DBG("RDMA context %p: connection %u connected to peer connection %u", (void *)rdma,
@@ -818,13 +832,43 @@ doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_conne
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Dials the CM server at @addr for connection @c and sends its request; a server out of reach
+ * fails @c at once (its failure callback follows).
+ */
+static void rd_cm_dial(struct doca_rdma *rdma, struct doca_rdma_connection *c,
+                       const struct doca_rdma_addr *addr)
+{
+	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_CM_REQ };
+	struct rw_chan *ch;
+
+	/* the transport connects in the background: a server that never answers closes it */
+	ch = rw_dial(addr->text, addr->port);
+	h.arg1 = rdma->nonce;
+	h.rec = c->id;
+	if (ch != NULL && !rw_write(ch, &h, NULL, 0, NULL, 0)) {
+		rw_close(ch);
+		ch = NULL;
+	}
+	if (ch == NULL || odma_rd_stream_new(rdma, ch, true, c, true) == NULL) { /* closes ch */
+		ODMA_WARN("doca_rdma_connect_to_addr: cannot reach an RDMA CM server at %s port %u "
+		          "(%s): the failure callback follows; start the server first%s",
+		          addr->text, addr->port, strerror(errno),
+		          addr->type != DOCA_RDMA_ADDR_TYPE_IPv4
+		                  ? " (odma's UCX transport dials IPv4 addresses only)"
+		                  : "");
+		pthread_mutex_lock(&rdma->lock);
+		c->state = RD_C_CLOSED;
+		odma_rd_event_locked(rdma, c, RD_E_FAILURE);
+		pthread_mutex_unlock(&rdma->lock);
+	}
+}
+
 doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_addr *addr,
                                        union doca_data connection_user_data)
 {
-	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_CM_REQ };
 	struct doca_rdma_connection *c;
 	doca_error_t r;
-	struct rw_chan *ch;
 
 	ODMA_CHECK_ARG(rdma != NULL && addr != NULL, "%s: rdma and addr must not be NULL",
 	               __func__);
@@ -848,26 +892,7 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 		         rdma->max_conns, (void *)rdma);
 		return DOCA_ERROR_FULL;
 	}
-	/* the transport connects in the background: a server that never answers closes it */
-	ch = rw_dial(addr->text, addr->port);
-	h.arg1 = rdma->nonce;
-	h.rec = c->id;
-	if (ch != NULL && !rw_write(ch, &h, NULL, 0, NULL, 0)) {
-		rw_close(ch);
-		ch = NULL;
-	}
-	if (ch == NULL || odma_rd_stream_new(rdma, ch, true, c, true) == NULL) { /* closes ch */
-		ODMA_WARN("%s: cannot reach an RDMA CM server at %s port %u (%s): the failure "
-		          "callback follows; start the server first%s",
-		          __func__, addr->text, addr->port, strerror(errno),
-		          addr->type != DOCA_RDMA_ADDR_TYPE_IPv4
-		                  ? " (odma's UCX transport dials IPv4 addresses only)"
-		                  : "");
-		pthread_mutex_lock(&rdma->lock);
-		c->state = RD_C_CLOSED;
-		odma_rd_event_locked(rdma, c, RD_E_FAILURE);
-		pthread_mutex_unlock(&rdma->lock);
-	}
+	rd_cm_dial(rdma, c, addr);
 	return DOCA_SUCCESS;
 }
 

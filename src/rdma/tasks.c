@@ -607,6 +607,44 @@ static doca_error_t rd_prepare_se(struct rd_task *t, struct rw_hdr *h)
 	return DOCA_SUCCESS;
 }
 
+/* A read's request: the remote source and a local destination with room for it. */
+static doca_error_t rd_prepare_read(struct rd_task *t, struct rw_hdr *h)
+{
+	doca_error_t r;
+
+	h->type = RW_READ;
+	if ((r = rd_remote(t, t->src, h)) != DOCA_SUCCESS)
+		return r;
+	if (!rd_is_local(t->dst) || rd_room_of(t->dst) < t->src->data_len)
+		return rd_refuse(t, DOCA_ERROR_INVALID_VALUE,
+		                 "the destination must be local with room for the source");
+	h->addr = (uint64_t)(uintptr_t)t->src->data;
+	h->arg0 = t->src->data_len;
+	return DOCA_SUCCESS;
+}
+
+/* A write's request: the gathered local source, which the remote destination's room takes. */
+static doca_error_t rd_prepare_write(struct rd_task *t, struct rw_hdr *h, const void **p, size_t *n,
+                                     void **owned)
+{
+	doca_error_t r;
+
+	h->type = RW_WRITE;
+	h->flags = t->type == RD_T_WRITE_IMM ? RW_F_IMM : 0;
+	h->imm = (uint32_t)t->arg0;
+	if ((r = rd_remote(t, t->dst, h)) != DOCA_SUCCESS ||
+	    (r = rd_gather(t, t->src, p, n, owned)) != DOCA_SUCCESS)
+		return r;
+	if (*n > odma_buf_room(t->dst))
+		return rd_refuse(t, DOCA_ERROR_INVALID_VALUE,
+		                 "the source does not fit the remote destination's free room");
+	h->addr = (uint64_t)(uintptr_t)(t->dst->data + t->dst->data_len);
+	h->arg1 = odma_rd_rnr_ms((const struct doca_rdma *)(const void *)t->base.ctx);
+	h->len = *n;
+	t->arg1 = *n;
+	return DOCA_SUCCESS;
+}
+
 /* Checks the operands of a one-sided task and fills its request header. */
 static doca_error_t rd_prepare(struct rd_task *t, struct rw_hdr *h, const void **p, size_t *n,
                                void **owned)
@@ -625,32 +663,10 @@ static doca_error_t rd_prepare(struct rd_task *t, struct rw_hdr *h, const void *
 		h->len = *n;
 		return r;
 	case RD_T_READ:
-		h->type = RW_READ;
-		if ((r = rd_remote(t, t->src, h)) != DOCA_SUCCESS)
-			return r;
-		if (!rd_is_local(t->dst) || rd_room_of(t->dst) < t->src->data_len)
-			return rd_refuse(t, DOCA_ERROR_INVALID_VALUE,
-			                 "the destination must be local with room for the source");
-		h->addr = (uint64_t)(uintptr_t)t->src->data;
-		h->arg0 = t->src->data_len;
-		return DOCA_SUCCESS;
+		return rd_prepare_read(t, h);
 	case RD_T_WRITE:
 	case RD_T_WRITE_IMM:
-		h->type = RW_WRITE;
-		h->flags = t->type == RD_T_WRITE_IMM ? RW_F_IMM : 0;
-		h->imm = (uint32_t)t->arg0;
-		if ((r = rd_remote(t, t->dst, h)) != DOCA_SUCCESS ||
-		    (r = rd_gather(t, t->src, p, n, owned)) != DOCA_SUCCESS)
-			return r;
-		if (*n > odma_buf_room(t->dst))
-			return rd_refuse(
-			        t, DOCA_ERROR_INVALID_VALUE,
-			        "the source does not fit the remote destination's free room");
-		h->addr = (uint64_t)(uintptr_t)(t->dst->data + t->dst->data_len);
-		h->arg1 = odma_rd_rnr_ms((const struct doca_rdma *)(const void *)t->base.ctx);
-		h->len = *n;
-		t->arg1 = *n;
-		return DOCA_SUCCESS;
+		return rd_prepare_write(t, h, p, n, owned);
 	case RD_T_CMP_SWP:
 	case RD_T_FETCH_ADD:
 		h->type = t->type == RD_T_CMP_SWP ? RW_ATOMIC_CAS : RW_ATOMIC_FADD;

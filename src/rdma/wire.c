@@ -194,14 +194,39 @@ static bool rw_refused_locked(struct rw_chan *c, size_t len)
 	return true;
 }
 
+/*
+ * A copy of the frame @bytes for the reader: true when it is kept (its credit goes back when
+ * the reader is done with it, rw_next); a frame that cannot be kept ends the stream.
+ */
+static bool rw_queue(struct rw_chan *c, const void *bytes, size_t len)
+{
+	struct rw_msg *m = malloc(sizeof(*m) + len);
+	bool kept = false;
+
+	pthread_mutex_lock(&c->lock);
+	if (m == NULL) {
+		c->closed = true; /* a lost frame breaks the stream: end it */
+	} else if (!c->closed) {
+		kept = true;
+		m->len = len;
+		memcpy(m->data, bytes, len);
+		ODMA_QUEUE_PUSH(c->head, c->tail, m, next);
+		m = NULL;
+	}
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	free(m);
+	rw_ready(c);
+	return kept;
+}
+
 static bool rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
                        void *arg)
 {
 	struct rw_chan *c = arg;
-	struct rw_msg *m;
 	rw_fast_fn *fast = NULL;
 	struct rw_hdr h;
-	bool kept = false, ended;
+	bool ended;
 
 	(void)ep;
 	(void)imm;
@@ -234,22 +259,7 @@ static bool rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uin
 			return false;
 		}
 	}
-	m = malloc(sizeof(*m) + len);
-	pthread_mutex_lock(&c->lock);
-	if (m == NULL) {
-		c->closed = true; /* a lost frame breaks the stream: end it */
-	} else if (!c->closed) {
-		kept = true; /* its credit goes back when the reader is done with it (rw_next) */
-		m->len = len;
-		memcpy(m->data, bytes, len);
-		ODMA_QUEUE_PUSH(c->head, c->tail, m, next);
-		m = NULL;
-	}
-	pthread_cond_broadcast(&c->cond);
-	pthread_mutex_unlock(&c->lock);
-	free(m);
-	rw_ready(c);
-	return kept;
+	return rw_queue(c, bytes, len);
 }
 
 static void rw_on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)

@@ -480,13 +480,11 @@ ucs_status_ptr_t odma_ucx_am_send(ucp_ep_h ep, unsigned int am, const void *hdr,
 	return ucp_am_send_nbx(ep, am, hdr, hlen, o->iov, o->n, prm);
 }
 
-static const char *ucx_open(void)
+/* UCX's context, with odma's settings where the user set none. */
+static const char *ucx_open_context(void)
 {
 	ucp_params_t p = { 0 };
-	ucp_worker_params_t wp = { 0 };
 	ucp_config_t *cfg;
-	ucp_address_t *addr;
-	size_t alen;
 
 	odma_ux.copy_out = ucx_may_use_tcp();
 	if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
@@ -520,6 +518,19 @@ static const char *ucx_open(void)
 	ucp_config_release(cfg);
 	if (odma_ux.copy_out && ucp_dt_create_generic(&out_ops, NULL, &odma_ux.dt_out) != UCS_OK)
 		return "cannot create a UCX datatype";
+	return NULL;
+}
+
+/* The worker, its handlers and the address a descriptor carries; then the service thread. */
+static const char *ucx_open(void)
+{
+	ucp_worker_params_t wp = { 0 };
+	ucp_address_t *addr;
+	size_t alen;
+	const char *why = ucx_open_context();
+
+	if (why != NULL)
+		return why;
 	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
 	wp.thread_mode = UCS_THREAD_MODE_SERIALIZED; /* one thread at a time: odma_ux.wlock */
 	if (ucp_worker_create(odma_ux.ctx, &wp, &odma_ux.worker) != UCS_OK)

@@ -567,6 +567,17 @@ static struct ucx_bundle *bundle_new(struct ucx_msg *lead, uint64_t credit, size
 	return b;
 }
 
+/* @lead is in flight: reported by msg_sent, or by odma_ucx_ep_gone if the endpoint goes first. */
+static void msgs_link(struct odma_tp_ep *ep, struct ucx_msg *lead)
+{
+	lead->prev = NULL;
+	lead->next = ep->msgs;
+	if (lead->next != NULL)
+		lead->next->prev = lead;
+	ep->msgs = lead;
+	lead->linked = true;
+}
+
 /* Hands @lead (and the @n - 1 messages after it on its bnext list) to UCX as one send. */
 static void msgs_send(struct ucx_msg *lead, unsigned int n)
 {
@@ -611,13 +622,7 @@ static void msgs_send(struct ucx_msg *lead, unsigned int n)
 		msg_sent(NULL, UCS_PTR_STATUS(r), lead);
 		return;
 	}
-	/* in flight: reported by msg_sent, or by odma_ucx_ep_gone if the endpoint goes first */
-	lead->prev = NULL;
-	lead->next = ep->msgs;
-	if (lead->next != NULL)
-		lead->next->prev = lead;
-	ep->msgs = lead;
-	lead->linked = true;
+	msgs_link(ep, lead);
 }
 
 static void credit_sent(void *request, ucs_status_t status, void *user_data)

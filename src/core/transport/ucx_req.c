@@ -480,29 +480,22 @@ static void reqs_sent(void *request, ucs_status_t status, void *user_data)
 		ucp_request_free(request);
 }
 
-/* Sends the ready requests @c[0..@n) (@total bytes in a batch) as one batch, @n >= 2. */
-static void reqs_send(struct ucx_chunk **c, unsigned int n, size_t total)
+/*
+ * Puts the requests @c[0..@n) in batch @b, each with a reference of the send's: packed into
+ * its bytes (@pack) or as its iovecs, whose count it returns.
+ */
+static size_t reqs_fill(struct ucx_reqs *b, struct ucx_chunk **c, unsigned int n, bool pack)
 {
-	bool pack = total <= ODMA_UCX_BUNDLE_PACK;
-	struct ucx_reqs *b = malloc(sizeof(*b) + (pack ? total : 0));
-	ucp_request_param_t prm = { 0 };
-	uint8_t *at;
+	uint8_t *at = b->data;
 	size_t niov = 0;
-	void *r;
 
-	if (b == NULL) {
-		for (unsigned int i = 0; i < n; i++)
-			chunk_send(c[i]);
-		return;
-	}
 	b->n = n;
-	at = b->data;
 	for (unsigned int i = 0; i < n; i++) {
 		size_t plen;
 		const void *payload = chunk_payload(c[i], &plen);
 
 		b->c[i] = c[i];
-		c[i]->refs++; /* the send's */
+		c[i]->refs++;
 		if (pack) {
 			memcpy(at, c[i]->hdr, ODMA_UCX_REQ_LEN);
 			if (plen != 0)
@@ -514,6 +507,24 @@ static void reqs_send(struct ucx_chunk **c, unsigned int n, size_t total)
 		if (plen != 0)
 			b->iov[niov++] = (ucp_dt_iov_t){ (void *)payload, plen };
 	}
+	return niov;
+}
+
+/* Sends the ready requests @c[0..@n) (@total bytes in a batch) as one batch, @n >= 2. */
+static void reqs_send(struct ucx_chunk **c, unsigned int n, size_t total)
+{
+	bool pack = total <= ODMA_UCX_BUNDLE_PACK;
+	struct ucx_reqs *b = malloc(sizeof(*b) + (pack ? total : 0));
+	ucp_request_param_t prm = { 0 };
+	size_t niov;
+	void *r;
+
+	if (b == NULL) {
+		for (unsigned int i = 0; i < n; i++)
+			chunk_send(c[i]);
+		return;
+	}
+	niov = reqs_fill(b, c, n, pack);
 	odma_put_le(b->hdr, n, 4);
 	odma_put_le(b->hdr + 4, 0, 4);
 	prm.op_attr_mask =
