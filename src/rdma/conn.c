@@ -832,6 +832,18 @@ doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_conne
 	return DOCA_SUCCESS;
 }
 
+const char *odma_rd_cm_ipv4(const struct doca_rdma_addr *a, char v4[RD_IPV4_TEXT])
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)(const void *)&a->sa.ss;
+
+	if (a->sa.ss.ss_family == AF_INET)
+		return a->text;
+	if (!IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr) ||
+	    inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], v4, RD_IPV4_TEXT) == NULL)
+		return NULL;
+	return v4;
+}
+
 /*
  * Dials the CM server at @addr for connection @c and sends its request; a server out of reach
  * fails @c at once (its failure callback follows).
@@ -840,28 +852,36 @@ static void rd_cm_dial(struct doca_rdma *rdma, struct doca_rdma_connection *c,
                        const struct doca_rdma_addr *addr)
 {
 	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_CM_REQ };
-	struct rw_chan *ch;
+	char v4[RD_IPV4_TEXT];
+	const char *ip = odma_rd_cm_ipv4(addr, v4);
+	struct rw_chan *ch = NULL;
 
 	/* the transport connects in the background: a server that never answers closes it */
-	ch = rw_dial(addr->text, addr->port);
+	if (ip != NULL)
+		ch = rw_dial(ip, addr->port);
 	h.arg1 = rdma->nonce;
 	h.rec = c->id;
 	if (ch != NULL && !rw_write(ch, &h, NULL, 0, NULL, 0)) {
 		rw_close(ch);
 		ch = NULL;
 	}
-	if (ch == NULL || odma_rd_stream_new(rdma, ch, true, c, true) == NULL) { /* closes ch */
+	if (ip == NULL) {
+		ODMA_WARN("doca_rdma_connect_to_addr: %s is an IPv6 address; odma's transport "
+		          "reaches IPv4 peers (an IPv4 address, or an IPv4-mapped IPv6 address or "
+		          "GID: ::ffff:a.b.c.d): the failure callback follows",
+		          addr->text);
+	} else if (ch == NULL || odma_rd_stream_new(rdma, ch, true, c, true) == NULL) {
+		/* odma_rd_stream_new closes ch when it fails */
 		ODMA_WARN("doca_rdma_connect_to_addr: cannot reach an RDMA CM server at %s port %u "
-		          "(%s): the failure callback follows; start the server first%s",
-		          addr->text, addr->port, strerror(errno),
-		          addr->type != DOCA_RDMA_ADDR_TYPE_IPv4
-		                  ? " (odma's UCX transport dials IPv4 addresses only)"
-		                  : "");
-		pthread_mutex_lock(&rdma->lock);
-		c->state = RD_C_CLOSED;
-		odma_rd_event_locked(rdma, c, RD_E_FAILURE);
-		pthread_mutex_unlock(&rdma->lock);
+		          "(%s): the failure callback follows; start the server first",
+		          addr->text, addr->port, strerror(errno));
+	} else {
+		return;
 	}
+	pthread_mutex_lock(&rdma->lock);
+	c->state = RD_C_CLOSED;
+	odma_rd_event_locked(rdma, c, RD_E_FAILURE);
+	pthread_mutex_unlock(&rdma->lock);
 }
 
 doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_addr *addr,

@@ -164,12 +164,16 @@ static bool rd_cm_accepted(struct rd_stream *s, const struct rw_hdr *h)
 	struct doca_rdma_connection *c = s->conn;
 	struct rw_hdr rev = { .magic = RW_MAGIC, .type = RW_CM_REV, .arg0 = h->arg0 };
 	struct rw_hdr resp;
-	struct rw_chan *ch;
+	struct rw_chan *ch = NULL;
+	char v4[RD_IPV4_TEXT];
+	const char *ip;
 
 	if (c == NULL || c->state != RD_C_CONNECTING)
 		return false;
 	memcpy(rev.key, h->key, 16);
-	ch = rw_dial(c->peer.text, c->peer.port);
+	ip = odma_rd_cm_ipv4(&c->peer, v4); /* its first stream went there */
+	if (ip != NULL)
+		ch = rw_dial(ip, c->peer.port);
 	if (ch == NULL || !rw_write(ch, &rev, NULL, 0, NULL, 0) ||
 	    !rw_read_hdr(ch, &resp, rd->conn_timeout_ms) || resp.type != RW_RESP ||
 	    resp.status != DOCA_SUCCESS) {

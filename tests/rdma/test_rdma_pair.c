@@ -1251,6 +1251,12 @@ static int child_cm_server(int fd)
 	return 0;
 }
 
+/* The RDMA CM address type of @server: IPv6 when it has a colon (::ffff:127.0.0.1). */
+static enum doca_rdma_addr_type cm_addr_type(const char *server)
+{
+	return strchr(server, ':') != NULL ? DOCA_RDMA_ADDR_TYPE_IPv6 : DOCA_RDMA_ADDR_TYPE_IPv4;
+}
+
 static void test_cm_accept_reject_disconnect(void **state)
 {
 	struct tside s;
@@ -1274,8 +1280,9 @@ static void test_cm_accept_reject_disconnect(void **state)
 	const char *server =
 	        getenv("ODMA_TEST_CM_ADDR") ? getenv("ODMA_TEST_CM_ADDR") : "127.0.0.1";
 
-	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, server, cm_port, &addr));
+	assert_ok(doca_rdma_addr_create(cm_addr_type(server), server, cm_port, &addr));
 	assert_ok(doca_rdma_addr_get_params(addr, &ty, &text, &port));
+	assert_int_equal(ty, cm_addr_type(server));
 	assert_string_equal(text, server);
 	assert_int_equal(port, cm_port);
 	assert_ok(doca_rdma_connect_to_addr(s.rd, addr, cud));
@@ -1305,10 +1312,15 @@ static void test_cm_accept_reject_disconnect(void **state)
 	do
 		port = tu_free_port();
 	while (port == cm_port);
-	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, server, port, &nobody));
+	assert_ok(doca_rdma_addr_create(cm_addr_type(server), server, port, &nobody));
 	assert_ok(doca_rdma_connect_to_addr(s.rd, nobody, cud));
 	assert_ok(doca_rdma_addr_destroy(nobody)); /* the attempt goes on with its own copy */
 	assert_true(ts_wait(&s, &s.failures, 2, 10000));
+	/* an IPv6 address that stands for no IPv4 one: refused with one line, failure callback */
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv6, "::1", cm_port, &nobody));
+	assert_ok(doca_rdma_connect_to_addr(s.rd, nobody, cud));
+	assert_ok(doca_rdma_addr_destroy(nobody));
+	assert_true(ts_wait(&s, &s.failures, 3, 10000));
 	assert_ok(doca_rdma_connection_disconnect(s.conns[0]));
 	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_rdma_connection_disconnect(s.conns[0]));
 	ts_join(pid, fd);
@@ -1356,7 +1368,7 @@ static void test_cm_more_clients_than_connections(void **state)
 	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	                  7));
 	assert_true(ts_recv_blob(fd, &cm_port, sizeof(cm_port), &n));
-	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, server, cm_port, &addr));
+	assert_ok(doca_rdma_addr_create(cm_addr_type(server), server, cm_port, &addr));
 	for (int i = 0; i < CM_MANY; i++) {
 		if (i == 4)
 			held = tu_held_by(getpid());
