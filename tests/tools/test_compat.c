@@ -182,8 +182,8 @@ static void summary_and_exit_status(void **state)
 	(void)state;
 	assert_int_equal(full_run.status, 1); /* something failed */
 	assert_string_equal(str(get(report, "doca_samples"), "release"), "9.9.9-fake");
-	assert_int_equal(json_object_get_int(get(s, "total")), 19);
-	assert_int_equal(json_object_get_int(get(s, "pass")), 7);
+	assert_int_equal(json_object_get_int(get(s, "total")), 21);
+	assert_int_equal(json_object_get_int(get(s, "pass")), 9);
 	assert_int_equal(json_object_get_int(get(s, "fail")), 7);
 	assert_int_equal(json_object_get_int(get(s, "needs")), 4);
 	assert_int_equal(json_object_get_int(get(s, "not-run")), 1);
@@ -211,6 +211,11 @@ static void passing_programs(void **state)
 	           "with rdma_read_requester: OOB ok DC ok CM ok");
 	assert_row("rdma_read_requester", "pass", "yes", "pass",
 	           "with rdma_read_responder: OOB ok DC ok CM ok");
+	/* the write pair's CM client names its server by GID (-sat gid, ::ffff:127.0.0.1) */
+	assert_row("rdma_write_responder", "pass", "yes", "pass",
+	           "with rdma_write_requester: OOB ok DC ok CM (by GID) ok");
+	assert_row("rdma_write_requester", "pass", "yes", "pass",
+	           "with rdma_write_responder: OOB ok DC ok CM (by GID) ok");
 }
 
 /* An RDMA pair whose CM run fails: both rows fail, naming the mode and the side's error. */
@@ -312,7 +317,7 @@ static void table_on_stdout(void **state)
 	(void)state;
 	assert_non_null(strstr(full_run.text, "PROGRAM"));
 	assert_non_null(strstr(full_run.text, "doca_dma/dma_local_copy"));
-	assert_non_null(strstr(full_run.text, "19 programs: 7 pass, 7 fail, 4 need"));
+	assert_non_null(strstr(full_run.text, "21 programs: 9 pass, 7 fail, 4 need"));
 	/* the schedules and their settings head the table */
 	assert_non_null(strstr(full_run.text, "schedules: default (no change), inline0 "
 	                                      "(ODMA_INLINE_MAX=0), delay (ODMA_FAULTS=seed=1,"));

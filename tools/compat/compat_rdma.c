@@ -33,20 +33,24 @@
 #define RDMA_SUCCESS_LINE "Sample finished successfully"
 #define RDMA_ENTERS 8
 
-/* The pairs: passive program, active program, extra arguments of both, whether DC applies. */
+/*
+ * The pairs: passive program, active program, extra arguments of both, whether DC applies,
+ * and whether the CM client names its server by GID (-sat gid: the IPv4-mapped GID a RoCE v2
+ * port has for the server's IPv4 address) rather than by its IPv4 address.
+ */
 static const struct rdma_pair {
 	const char *passive, *active;
 	const char *extra[3];
-	bool dc;
+	bool dc, cm_gid;
 } rdma_pairs[] = {
-	{ "rdma_read_responder", "rdma_read_requester", { NULL }, true },
-	{ "rdma_write_responder", "rdma_write_requester", { NULL }, true },
-	{ "rdma_write_immediate_responder", "rdma_write_immediate_requester", { NULL }, true },
-	{ "rdma_receive", "rdma_send", { NULL }, true },
-	{ "rdma_receive_immediate", "rdma_send_immediate", { NULL }, true },
-	{ "rdma_sync_event_responder", "rdma_sync_event_requester", { NULL }, true },
+	{ "rdma_read_responder", "rdma_read_requester", .dc = true },
+	{ "rdma_write_responder", "rdma_write_requester", .dc = true, .cm_gid = true },
+	{ "rdma_write_immediate_responder", "rdma_write_immediate_requester", .dc = true },
+	{ "rdma_receive", "rdma_send", .dc = true },
+	{ "rdma_receive_immediate", "rdma_send_immediate", .dc = true },
+	{ "rdma_sync_event_responder", "rdma_sync_event_requester", .dc = true },
 	/* the samples refuse DC here, and a CM client with more than one connection: -nc 2 OOB */
-	{ "rdma_multi_conn_receive", "rdma_multi_conn_send", { "-nc", "2", NULL }, false },
+	{ "rdma_multi_conn_receive", "rdma_multi_conn_send", .extra = { "-nc", "2", NULL } },
 };
 
 enum rdma_mode { MODE_OOB, MODE_DC, MODE_CM, MODES };
@@ -148,7 +152,13 @@ static int side_args(const struct rdma_pair *pr, bool passive, enum rdma_mode mo
 		argv[n++] = "-lp";
 		snprintf(store[0], PATH_MAX, "%u", port);
 		argv[n++] = store[0];
-		if (!passive) {
+		if (!passive && pr->cm_gid) {
+			snprintf(store[4], PATH_MAX, "::ffff:%s", cm_server);
+			argv[n++] = "-sa";
+			argv[n++] = store[4];
+			argv[n++] = "-sat";
+			argv[n++] = "gid";
+		} else if (!passive) {
 			argv[n++] = "-sa";
 			argv[n++] = (char *)cm_server;
 		}
@@ -429,7 +439,9 @@ bool compat_rdma_run_prog(struct compat_ctx *c, struct compat_prog *prog)
 		}
 		all &= ok;
 		if (k < sizeof(msg))
-			k += (size_t)snprintf(msg + k, sizeof(msg) - k, " %s %s%s%s", mode_names[m],
+			k += (size_t)snprintf(msg + k, sizeof(msg) - k, " %s%s %s%s%s",
+			                      mode_names[m],
+			                      m == MODE_CM && pr->cm_gid ? " (by GID)" : "",
 			                      ok ? "ok" : "FAIL (", ok ? "" : why, ok ? "" : ")");
 	}
 	verdict(ap, all, msg);

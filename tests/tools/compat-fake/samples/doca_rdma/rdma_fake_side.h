@@ -7,8 +7,8 @@
  * RDMA: out of band, each writes its -ld file and waits for the partner's, copied by odma
  * compat's courier, under -re (the active side also waits for the -m file the passive side
  * wrote); with -cm the passive side listens on TCP port -lp and the active side connects to
- * -sa. Each prints its network namespace, its -sa and its transport type, then the success
- * line. ODMA_FAKE_RDMA_FAIL=1 makes the active side fail in CM mode; with
+ * -sa (with -sat gid, an IPv4-mapped GID, ::ffff:a.b.c.d, that the fake reads as a.b.c.d).
+ * Each prints its network namespace, its -sa and its transport type, then the success line. ODMA_FAKE_RDMA_FAIL=1 makes the active side fail in CM mode; with
  * ODMA_FAKE_RDMA_PORT_TAKEN=FILE the passive side's first CM run (FILE absent: it makes it)
  * fails as a listener whose port was taken.
  */
@@ -79,7 +79,7 @@ static bool fake_wait_file(const char *path, const char *want)
 	return false;
 }
 
-static bool fake_cm(bool passive, const char *addr, const char *port)
+static bool fake_cm(bool passive, const char *addr, const char *type, const char *port)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(port)) };
 	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1, c;
@@ -94,6 +94,13 @@ static bool fake_cm(bool passive, const char *addr, const char *port)
 		    (c = accept(fd, NULL, NULL)) < 0)
 			return false;
 		return read(c, b, 5) == 5 && strcmp(b, "hello") == 0 && write(c, "ok", 2) == 2;
+	}
+	if (addr != NULL && type != NULL && strcmp(type, "gid") == 0) {
+		if (strncmp(addr, "::ffff:", 7) != 0) {
+			fprintf(stderr, "[ERROR] fake: -sa %s is not an IPv4-mapped GID\n", addr);
+			return false;
+		}
+		addr += 7;
 	}
 	if (addr == NULL || inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
 		return false;
@@ -135,7 +142,8 @@ static int fake_side(bool passive, int argc, char **argv)
 		return 1;
 	}
 	if (fake_flag(argc, argv, "-cm")) {
-		ok = fake_cm(passive, fake_arg(argc, argv, "-sa"), fake_arg(argc, argv, "-lp"));
+		ok = fake_cm(passive, fake_arg(argc, argv, "-sa"), fake_arg(argc, argv, "-sat"),
+		             fake_arg(argc, argv, "-lp"));
 		if (!passive && getenv("ODMA_FAKE_RDMA_FAIL") != NULL) {
 			fprintf(stderr, "[ERROR] fake: told to fail\n");
 			ok = false;
