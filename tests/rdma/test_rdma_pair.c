@@ -1770,6 +1770,8 @@ int main(int argc, char **argv)
 	printf("rdma_pair: odma was built without UCX, the transport DOCA RDMA runs on; skipped\n");
 	return 77;
 #endif
+	tu_skip_under_qemu("each case runs in a process of its own, an exec of this program (no "
+	                   "binfmt_misc here)");
 	self_name = argv[0];
 	ts_child_reexec = reexec_child;
 	if (argc == 4 && strcmp(argv[1], "--child") == 0) { /* a child, exec'd in its namespace */

@@ -8,8 +8,9 @@
  * compat's courier, under -re (the active side also waits for the -m file the passive side
  * wrote); with -cm the passive side listens on TCP port -lp and the active side connects to
  * -sa (with -sat gid, an IPv4-mapped GID, ::ffff:a.b.c.d, that the fake reads as a.b.c.d).
- * Each prints its network namespace, its -sa and its transport type, then the success line. ODMA_FAKE_RDMA_FAIL=1 makes the active side fail in CM mode; with
- * ODMA_FAKE_RDMA_PORT_TAKEN=FILE the passive side's first CM run (FILE absent: it makes it)
+ * Each prints its network namespace, its -sa and its transport type, then the success line.
+ * ODMA_FAKE_RDMA_FAIL=1 makes the active side fail in CM mode; with
+ * ODMA_FAKE_RDMA_PORT_TAKEN=FILE, the passive side's first CM run (FILE absent: it makes it)
  * fails as a listener whose port was taken.
  */
 #ifndef RDMA_FAKE_SIDE_H_
