@@ -188,9 +188,10 @@ doca_error_t odma_rd_conns_start(struct doca_rdma *rd)
 static void odma_rd_streams_free(struct doca_rdma *rd);
 
 /*
- * A request being served finishes and is answered first (up to 1 s; @rd's lock held): the
- * peer's last operation (the sync event set that woke this program, say) has already taken
- * effect here, so its initiator must hear SUCCESS, not a cut connection.
+ * A request being served finishes and is answered first (up to 1 s; called and returning with
+ * @rd's lock held, dropped while it sleeps): the peer's last operation (the sync event set that
+ * woke this program, say) has already taken effect here, so its initiator must hear SUCCESS,
+ * not a cut connection.
  */
 static void rd_served_wait(struct doca_rdma *rd)
 {
