@@ -1,5 +1,6 @@
 # One launcher for the tests that split odma's processes across network namespaces, sourced
-# by them (tests/*/..._netns.sh, tests/xproc/storage_zero_copy.sh): each side in its own
+# by them (tests/*/..._netns.sh, tests/xproc/storage_zero_copy.sh; netns_private_loopback
+# alone by comch_net_local.sh and tests/rdma/rdma_private_net.sh): each side in its own
 # network (and, through netns_run, PID and mount) namespaces, joined only by links made here
 # with addresses inside those namespaces; everything made here is removed on exit.
 #
