@@ -833,14 +833,14 @@ doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_conne
 	return DOCA_SUCCESS;
 }
 
-const char *odma_rd_cm_ipv4(const struct doca_rdma_addr *a, char v4[RD_IPV4_TEXT])
+const char *odma_rd_cm_ipv4(const struct doca_rdma_addr *a, char v4[INET_ADDRSTRLEN])
 {
 	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)(const void *)&a->sa.ss;
 
 	if (a->sa.ss.ss_family == AF_INET)
 		return a->text;
 	if (!IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr) ||
-	    inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], v4, RD_IPV4_TEXT) == NULL)
+	    inet_ntop(AF_INET, &s6->sin6_addr.s6_addr[12], v4, INET_ADDRSTRLEN) == NULL)
 		return NULL;
 	return v4;
 }
@@ -853,7 +853,7 @@ static void rd_cm_dial(struct doca_rdma *rdma, struct doca_rdma_connection *c,
                        const struct doca_rdma_addr *addr)
 {
 	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_CM_REQ };
-	char v4[RD_IPV4_TEXT];
+	char v4[INET_ADDRSTRLEN];
 	const char *ip = odma_rd_cm_ipv4(addr, v4);
 	struct rw_chan *ch = NULL;
 

@@ -44,6 +44,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <doca_rdma.h>
@@ -523,16 +524,14 @@ void odma_rd_event_locked(struct doca_rdma *rd, struct doca_rdma_connection *c,
  */
 void odma_rd_finished(struct rd_task *t, doca_error_t status);
 
+/* conn.c */
 /*
  * The IPv4 address the transport dials for CM address @a, in @v4 or @a's own text: @a's
  * IPv4 address, or the one an IPv4-mapped IPv6 address or GID stands for (::ffff:a.b.c.d, a
  * RoCE v2 GID of an IPv4 address). NULL for any other IPv6 address: the transport reaches IPv4
  * peers only.
  */
-#define RD_IPV4_TEXT 16 /* INET_ADDRSTRLEN */
-const char *odma_rd_cm_ipv4(const struct doca_rdma_addr *a, char v4[RD_IPV4_TEXT]);
-
-/* conn.c */
+const char *odma_rd_cm_ipv4(const struct doca_rdma_addr *a, char v4[INET_ADDRSTRLEN]);
 doca_error_t odma_rd_conns_start(struct doca_rdma *rd);
 /* Stops everything: listeners and streams shut down, threads joined, their tasks failed. */
 void odma_rd_conns_stop(struct doca_rdma *rd);

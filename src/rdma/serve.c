@@ -165,7 +165,7 @@ static bool rd_cm_accepted(struct rd_stream *s, const struct rw_hdr *h)
 	struct rw_hdr rev = { .magic = RW_MAGIC, .type = RW_CM_REV, .arg0 = h->arg0 };
 	struct rw_hdr resp;
 	struct rw_chan *ch = NULL;
-	char v4[RD_IPV4_TEXT];
+	char v4[INET_ADDRSTRLEN];
 	const char *ip;
 
 	if (c == NULL || c->state != RD_C_CONNECTING)
