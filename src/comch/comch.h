@@ -230,11 +230,6 @@ extern const struct comch_carrier comch_local_carrier, comch_net_carrier;
 /* The carriers in the order a client tries them (endpoint.c); NULL-terminated. */
 extern const struct comch_carrier *const comch_carriers[];
 
-/* The fabric secret's sizes (net_auth.c). */
-#define COMCH_AUTH_KEY_LEN 32u
-#define COMCH_AUTH_NONCE_LEN 16u
-#define COMCH_AUTH_PROOF_LEN 32u
-
 struct doca_comch_connection {
 	struct comch_ep *ep;
 	struct comch_chan *ch;              /* how its packets travel */
@@ -434,9 +429,6 @@ struct doca_comch_producer_task_send {
 
 /* ---- transport (transport.c) ----------------------------------------------------------- */
 
-/* The runtime directory (created 0700 if missing); false with *why set when unusable. */
-bool comch_rundir(char *out, size_t n, const char **why);
-
 /* The server socket path for (system, representor PCI, name); false if it does not fit. */
 bool comch_server_path(char *out, size_t n, uint64_t system_id, const char *rep_pci,
                        const char *name, const char **why);
@@ -606,17 +598,6 @@ struct comch_who comch_conn_who(const struct doca_comch_connection *conn);
 bool comch_net_wanted(void);
 /* ODMA_FABRIC is unset or well formed (core/config's parser; a bad value: its one line). */
 bool comch_net_fabric_ok(void);
-/*
- * The fabric secret (net_auth.c): the key both sides prove, from ODMA_FABRIC_SECRET or the
- * runtime directory's cookie (made when missing); false with the reason in @why.
- */
-bool comch_auth_key(uint8_t key[COMCH_AUTH_KEY_LEN], char *why, size_t why_len);
-/* HMAC-SHA256 under @key of @role, @first and @second: what a side sends to prove the key. */
-void comch_auth_proof(const uint8_t key[COMCH_AUTH_KEY_LEN], uint8_t role,
-                      const uint8_t first[COMCH_AUTH_NONCE_LEN],
-                      const uint8_t second[COMCH_AUTH_NONCE_LEN],
-                      uint8_t out[COMCH_AUTH_PROOF_LEN]);
-
 /* ---- fast path (fastpath.c, consumer.c, producer.c) ------------------------------------ */
 
 /* The peer created a consumer (CONS_NEW with its ring fd); takes ownership of @fd. */

@@ -11,9 +11,10 @@
  *    (system, representor PCI address, name); it is handed to that server, whose progress
  *    answers WELCOME or REJECT as on a Unix socket.
  *  - A client whose server socket does not answer in the runtime directory connects there.
- *  - Before its HELLO is looked at, each side proves the fabric secret (net_auth.c): the
- *    client sends a nonce (AUTH 1), the server its nonce and its proof (AUTH 2), the client
- *    its proof (AUTH 3) and then the HELLO. Any other packet before that ends the handshake.
+ *  - Before its HELLO is looked at, each side proves the fabric secret
+ *    (core/transport/fabric_auth.c): the client sends a nonce (AUTH 1), the server its nonce
+ *    and its proof (AUTH 2), the client its proof (AUTH 3) and then the HELLO. Any other
+ *    packet before that ends the handshake.
  *  - Messages arrive on the transport's thread: each one is checked (length, type) and queued
  *    in a bounded inbox of its connection, and an eventfd (the connection's descriptor: the
  *    PE watches it like a socket) is rung. The endpoint's progress reads the inbox as it
@@ -93,8 +94,8 @@ struct comch_net {
 	 * packets (and a REJECT for the client) is taken from the peer.
 	 */
 	int auth; /* COMCH_AUTH_* */
-	uint8_t auth_key[COMCH_AUTH_KEY_LEN];
-	uint8_t nonce_own[COMCH_AUTH_NONCE_LEN], nonce_peer[COMCH_AUTH_NONCE_LEN];
+	uint8_t auth_key[ODMA_FABRIC_KEY_LEN];
+	uint8_t nonce_own[ODMA_FABRIC_NONCE_LEN], nonce_peer[ODMA_FABRIC_NONCE_LEN];
 	uint8_t *hello; /* client: its HELLO, sent once the server has proved itself */
 	size_t hello_len;
 	size_t msg_cap; /* longest packet of the kinds queued for the progress (header + payload) */
@@ -111,7 +112,7 @@ static struct {
 	void *listener;            /* while servers != NULL */
 	struct comch_net *pending; /* accepted, not handed to a server (or refused) */
 	uint32_t num_pending;
-	uint8_t key[COMCH_AUTH_KEY_LEN]; /* the fabric secret's, while listening */
+	uint8_t key[ODMA_FABRIC_KEY_LEN]; /* the fabric secret's, while listening */
 } g_net = { .listen_lock = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 bool comch_net_wanted(void)
@@ -345,7 +346,7 @@ static void hs_refuse(struct comch_net *n)
 	pthread_mutex_unlock(&g_net.lock);
 }
 
-enum { NONCE = COMCH_AUTH_NONCE_LEN, PROOF = COMCH_AUTH_PROOF_LEN };
+enum { NONCE = ODMA_FABRIC_NONCE_LEN, PROOF = ODMA_FABRIC_PROOF_LEN };
 
 /* Server, transport thread: a packet of a peer that has not proved the fabric secret. */
 static void auth_server(struct comch_net *n, uint32_t type, uint32_t step, const uint8_t *p,
@@ -358,13 +359,13 @@ static void auth_server(struct comch_net *n, uint32_t type, uint32_t step, const
 	    getrandom(n->nonce_own, NONCE, 0) == (ssize_t)NONCE) {
 		memcpy(n->nonce_peer, p, NONCE);
 		memcpy(out, n->nonce_own, NONCE);
-		comch_auth_proof(n->auth_key, 'S', n->nonce_peer, n->nonce_own, out + NONCE);
+		doca_priv_fabric_proof(n->auth_key, 'S', n->nonce_peer, n->nonce_own, out + NONCE);
 		n->auth = COMCH_AUTH_WAIT_3;
 		(void)comch_net_send(n, COMCH_W_AUTH, 2, out, sizeof(out));
 		return;
 	}
 	if (type == COMCH_W_AUTH && step == 3 && n->auth == COMCH_AUTH_WAIT_3 && len == PROOF) {
-		comch_auth_proof(n->auth_key, 'C', n->nonce_own, n->nonce_peer, proof);
+		doca_priv_fabric_proof(n->auth_key, 'C', n->nonce_own, n->nonce_peer, proof);
 		if (odma_key_eq(proof, p, PROOF)) {
 			n->auth = COMCH_AUTH_DONE; /* its HELLO may come */
 			return;
@@ -388,9 +389,10 @@ static void auth_client(struct comch_net *n, uint32_t type, uint32_t step, const
 	if (type == COMCH_W_AUTH && step == 2 && n->auth == COMCH_AUTH_WAIT_2 &&
 	    len == NONCE + PROOF) {
 		memcpy(n->nonce_peer, p, NONCE);
-		comch_auth_proof(n->auth_key, 'S', n->nonce_own, n->nonce_peer, proof);
+		doca_priv_fabric_proof(n->auth_key, 'S', n->nonce_own, n->nonce_peer, proof);
 		if (odma_key_eq(proof, p + NONCE, PROOF)) {
-			comch_auth_proof(n->auth_key, 'C', n->nonce_peer, n->nonce_own, proof);
+			doca_priv_fabric_proof(n->auth_key, 'C', n->nonce_peer, n->nonce_own,
+			                       proof);
 			n->auth = COMCH_AUTH_DONE;
 			if (comch_net_send(n, COMCH_W_AUTH, 3, proof, PROOF) == 0)
 				(void)comch_net_send(n, COMCH_W_HELLO, 0, n->hello, n->hello_len);
@@ -644,10 +646,19 @@ out:
 static void net_on_close(struct odma_tp_ep *tp, doca_error_t why, void *arg)
 {
 	struct comch_net *n = arg;
+	/* the transport's link refused the peer before any packet (its fabric secret differs) */
+	const char *text = "the peer at ODMA_FABRIC could not prove the fabric secret; give both "
+	                   "sides the same ODMA_FABRIC_SECRET, or the same fabric-secret cookie";
 
 	(void)tp;
-	(void)why;
 	pthread_mutex_lock(&n->lock);
+	/* read by the client's progress as the server's refusal: its start fails */
+	if (why == DOCA_ERROR_NOT_PERMITTED && !n->closed &&
+	    queue_locked(n, COMCH_W_REJECT, (uint32_t)DOCA_ERROR_NOT_PERMITTED,
+	                 (const uint8_t *)text, strlen(text)))
+		n->tail->tp_len = 0;
+	if (why == DOCA_ERROR_NOT_PERMITTED)
+		refuse_locked(n, text);
 	n->closed = true;
 	pthread_mutex_unlock(&n->lock);
 	net_wake(n);
@@ -998,12 +1009,12 @@ static doca_error_t net_listen(struct comch_ep *ep)
 	void *listener = NULL;
 	bool listening;
 
-	uint8_t key[COMCH_AUTH_KEY_LEN];
+	uint8_t key[ODMA_FABRIC_KEY_LEN];
 	char why[512];
 
 	if (!fabric(addr, sizeof(addr), &port))
 		return DOCA_ERROR_INVALID_VALUE;
-	if (!comch_auth_key(key, why, sizeof(why))) {
+	if (!doca_priv_fabric_key(key, why, sizeof(why))) {
 		ODMA_ERR("comch server \"%s\": cannot listen at ODMA_FABRIC: %s", ep->name, why);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -1137,7 +1148,7 @@ static struct comch_chan *net_connect(struct comch_ep *ep, const void *hello, si
 	if (n == NULL)
 		return NULL;
 	comch_net_set_limits(n, ep);
-	if (!comch_auth_key(n->auth_key, why, sizeof(why))) {
+	if (!doca_priv_fabric_key(n->auth_key, why, sizeof(why))) {
 		if (!atomic_exchange(&secret_logged, true)) /* asked every 100 ms */
 			ODMA_ERR("comch client \"%s\": cannot connect at ODMA_FABRIC: %s", ep->name,
 			         why);

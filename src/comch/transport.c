@@ -52,80 +52,6 @@ static uint64_t comch_fnv1a64(const uint8_t *b, size_t len)
 	return h;
 }
 
-/* mkdir -p of @path with mode 0700 for the directories it creates. */
-static bool comch_mkdirs(char *path)
-{
-	for (char *p = path + 1; *p != '\0'; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-			*p = '/';
-			return false;
-		}
-		*p = '/';
-	}
-	return mkdir(path, 0700) == 0 || errno == EEXIST;
-}
-
-/*
- * Whether a runtime directory keeps other users away from the sockets in it: owned by this
- * user (or root), and not writable by others unless sticky (nobody can then replace another's
- * socket). In a world-writable /tmp, only a directory of our own with mode 0700 is used.
- */
-static bool comch_rundir_safe(const struct stat *st, bool shared_tmp, const char **why)
-{
-	if (st->st_uid != geteuid() && st->st_uid != 0) {
-		*why = "it is owned by another user, who could replace the sockets in it; use a "
-		       "directory of your own (ODMA_RUNDIR)";
-		return false;
-	}
-	if ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st->st_mode & S_ISVTX) == 0) {
-		*why = "it is writable by other users without the sticky bit, so they could "
-		       "replace the sockets in it; chmod go-w (or +t) it, or use a private "
-		       "directory (ODMA_RUNDIR)";
-		return false;
-	}
-	if (shared_tmp && (st->st_uid != geteuid() || (st->st_mode & 0077) != 0)) {
-		*why = "it is not owned by this user with mode 0700";
-		return false;
-	}
-	return true;
-}
-
-bool comch_rundir(char *out, size_t n, const char **why)
-{
-	const char *env = doca_priv_config_string("ODMA_RUNDIR");
-	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-	bool shared_tmp = false;
-	int len;
-
-	if (env != NULL)
-		len = snprintf(out, n, "%s", env);
-	else if (xdg != NULL && xdg[0] == '/' && stat(xdg, &st) == 0 && S_ISDIR(st.st_mode))
-		len = snprintf(out, n, "%s/odma", xdg);
-	else {
-		len = snprintf(out, n, "/tmp/odma-%u", (unsigned int)geteuid());
-		shared_tmp = true;
-	}
-	if (len < 0 || (size_t)len >= n) {
-		*why = "the runtime directory path is too long";
-		return false;
-	}
-	while (len > 1 && out[len - 1] == '/')
-		out[--len] = '\0';
-	if (!comch_mkdirs(out)) {
-		*why = strerror(errno);
-		return false;
-	}
-	if (lstat(out, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		*why = "it is not a directory";
-		return false;
-	}
-	return comch_rundir_safe(&st, shared_tmp, why);
-}
-
 bool comch_server_path(char *out, size_t n, uint64_t system_id, const char *rep_pci,
                        const char *name, const char **why)
 {
@@ -135,7 +61,7 @@ bool comch_server_path(char *out, size_t n, uint64_t system_id, const char *rep_
 	uint64_t h;
 	int len;
 
-	if (!comch_rundir(dir, sizeof(dir), why))
+	if (!doca_priv_rundir(dir, sizeof(dir), why))
 		return false;
 	for (int i = 0; i < 8; i++)
 		key[klen++] = (uint8_t)(system_id >> (8 * i));

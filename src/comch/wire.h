@@ -37,7 +37,7 @@ enum comch_wire_type {
 	COMCH_W_FP_POST, /* consumer side -> producer side: arg = consumer id, comch_fp_post */
 	COMCH_W_FP_DATA, /* producer side -> consumer side: arg = consumer id, comch_fp_data +
 	                  * imm_len immediate bytes + len data bytes */
-	COMCH_W_AUTH,    /* the fabric secret's challenge (net_auth.c): arg = step 1, 2 or 3 */
+	COMCH_W_AUTH,    /* the fabric secret's challenge (fabric_auth.c): arg = step 1, 2 or 3 */
 };
 
 struct comch_wire_hdr {

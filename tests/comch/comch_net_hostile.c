@@ -74,7 +74,7 @@ static void nap_ms(unsigned int ms)
 	nanosleep(&t, NULL);
 }
 
-/* HMAC-SHA256 of @role, @a, @b under the key of ODMA_FABRIC_SECRET (net_auth.c, by hand). */
+/* HMAC-SHA256 of @role, @a, @b under the key of ODMA_FABRIC_SECRET (fabric_auth.c, by hand). */
 static void proof_of(uint8_t role, const uint8_t a[16], const uint8_t b[16], uint8_t out[32])
 {
 	const char *secret = getenv("ODMA_FABRIC_SECRET");

@@ -617,21 +617,25 @@ static unsigned int nb_wait(unsigned int want)
  * Hands a forged active message @id (an endpoint header @hdr, then @len bytes of @data) to UCX
  * on the client's connection, past the client's own bookkeeping.
  */
+static void forge_sent(void *arg, int status)
+{
+	assert_int_equal(status, ODMA_LK_OK);
+	*(bool *)arg = true;
+}
+
 static void forge_am(struct odma_tp_ep *cl, unsigned int id, const uint8_t hdr[16],
                      const void *data, size_t len)
 {
-	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-		                    .flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER };
-	void *r;
+	struct odma_ucx_out o;
+	bool sent = false;
+	int r;
 
+	odma_ucx_out_bytes(&o, data, len);
 	pthread_mutex_lock(&odma_ux.wlock);
-	r = ucp_am_send_nbx(cl->peer->ep, id, hdr, 16, data, len, &prm);
-	assert_false(UCS_PTR_IS_ERR(r));
-	if (UCS_PTR_IS_PTR(r)) {
-		while (ucp_request_check_status(r) == UCS_INPROGRESS)
-			(void)ucp_worker_progress(odma_ux.worker);
-		ucp_request_free(r);
-	}
+	r = odma_ux.lk->send(cl->peer->ep, id, hdr, 16, &o, ODMA_LK_SEND_REPLY, forge_sent, &sent);
+	assert_true(r >= 0);
+	while (r == ODMA_LK_INFLIGHT && !sent)
+		(void)odma_ux.lk->progress();
 	pthread_mutex_unlock(&odma_ux.wlock);
 }
 

@@ -2,21 +2,29 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * A stranger against the UCX transport's TCP port (issue #28): no odma request, no key, no
- * fabric secret, only UCX's own TCP transport, driven through UCX's UCT layer. UCX's TCP
- * transport (1.13, and UCX's master of 2026) carries out a PUT packet from any peer connected
- * to it at the address the packet names (tcp_ep.c, uct_tcp_ep_handle_put_req): no key, no
- * range, no registration. odma never asks UCX for RMA (test_xproc_ucx's test_hostile_ucp_put),
- * yet every process whose UCX transport runs listens on such a port.
+ * Strangers against the network transport's ports (issue #28), each a peer of our own that
+ * speaks by hand; a forked exporter of a read-only export must live, keep its bytes and its
+ * thread count, and answer its owner afterwards.
  *
- * The test states what must hold, a read-only export keeps its bytes and its exporter lives,
- * and it fails today: meson expects that (should_fail) until the transport stops serving
- * strangers' PUT packets; then meson reports an unexpected pass, and the expectation goes.
- * docs/reliability.md, "Known limits". Setups it cannot probe (no UCX TCP on loopback, no
- * listening port found) exit 77, skipped, saying why.
+ * test_stranger_put: no odma request, no key, no fabric secret, only UCX's own TCP transport,
+ * driven through UCX's UCT layer, at every port the exporter listens on. UCX's TCP transport
+ * (1.13, and UCX's master of 2026) carries out a PUT packet from any peer connected to it at
+ * the address the packet names (tcp_ep.c, uct_tcp_ep_handle_put_req): no key, no range, no
+ * registration. On odma's TCP link (the default) the stranger never gets past the handshake;
+ * on UCX's link (ODMA_LINK=ucp, with --put-only) the bytes land, and meson expects that run
+ * to fail (docs/reliability.md, "Known limits").
+ *
+ * The rest speak odma's TCP link by hand (link_tcp.c): a handshake without the secret, a
+ * frame before the handshake, a first frame of a gigabyte, a HELLO for another instance, and,
+ * with the secret (ODMA_FABRIC_SECRET, as an authenticated but hostile peer), frames of an
+ * unknown id, an overlong header or an overlong length; 80 connections that never speak. Each
+ * connection must be closed, nothing served. Setups it cannot probe exit 77, saying why.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,14 +33,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <nettle/hmac.h>
 
 #include <doca_mmap.h>
 #include <uct/api/uct.h>
 
 #include "test_util.h"
+#include "util/codec.h"
 #include "xproc_util.h"
 
 #define LEN (1u << 20)
@@ -219,14 +231,271 @@ static void test_stranger_put(void **state)
 	munmap(buf, LEN);
 }
 
-int main(void)
+/* ---- odma's TCP link by hand ---- */
+
+struct exporter {
+	pid_t pid;
+	int fd;
+	uint8_t *buf;
+	uint64_t base;
+	struct sockaddr_in sa;
+	uint64_t instance;
+};
+
+static void exporter_start(struct exporter *e)
+{
+	uint8_t desc[1024];
+	uint64_t hdr[2];
+	uint16_t alen;
+
+	e->buf = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(e->buf != MAP_FAILED);
+	e->pid = xu_spawn_exporter(e->buf, LEN, DOCA_ACCESS_FLAG_PCI_READ_ONLY, &e->fd);
+	assert_true(e->pid > 0);
+	assert_true(xu_full_io(e->fd, hdr, sizeof(hdr), false));
+	assert_true(hdr[0] <= sizeof(desc) && xu_full_io(e->fd, desc, hdr[0], false));
+	e->base = hdr[1];
+	alen = (uint16_t)odma_get_le(desc + 128, 2);
+	assert_true(hdr[0] == 136u + alen);
+	if (alen != 20 || memcmp(desc + 132, "OTL1", 4) != 0)
+		skip_because("the exporter does not run odma's TCP link (ODMA_LINK)");
+	memset(&e->sa, 0, sizeof(e->sa));
+	e->sa.sin_family = AF_INET;
+	memcpy(&e->sa.sin_addr, desc + 136, 4);
+	memcpy(&e->sa.sin_port, desc + 140, 2);
+	e->instance = odma_get_le(desc + 144, 8);
+}
+
+/* The exporter lives, serves its owner the bytes it exported, and exits cleanly. */
+static void exporter_check(struct exporter *e)
+{
+	static uint8_t back[LEN];
+	uint8_t cmd = 'R';
+	int st;
+
+	assert_int_equal(waitpid(e->pid, &st, WNOHANG), 0);
+	assert_true(xu_full_io(e->fd, &cmd, 1, true) && xu_full_io(e->fd, back, LEN, false));
+	for (size_t i = 0; i < LEN; i += 4093)
+		assert_int_equal(back[i], xu_pattern(i));
+	close(e->fd);
+	xu_assert_child_ok(e->pid);
+	munmap(e->buf, LEN);
+}
+
+static unsigned int threads_of(pid_t pid)
+{
+	char path[64], line[128];
+	unsigned int n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Threads: %u", &n) == 1)
+			break;
+	if (f != NULL)
+		fclose(f);
+	return n;
+}
+
+static int lk_connect(const struct exporter *e)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+	struct timeval tv = { .tv_sec = 3 };
+
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (const struct sockaddr *)&e->sa, sizeof(e->sa)), 0);
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/* Sends a frame: its head (@id, @hlen, @len as given), then @n bytes of @body. */
+static void lk_frame(int fd, unsigned int id, size_t hlen, uint32_t len, const void *body, size_t n)
+{
+	uint8_t h[8];
+
+	h[0] = (uint8_t)id;
+	h[1] = 0;
+	odma_put_le(h + 2, hlen, 2);
+	odma_put_le(h + 4, len, 4);
+	(void)!send(fd, h, sizeof(h), MSG_NOSIGNAL);
+	if (n != 0)
+		(void)!send(fd, body, n, MSG_NOSIGNAL);
+}
+
+/* Whether the exporter closed @fd (within 3 s), whatever it sent before. */
+static bool lk_closed(int fd)
+{
+	uint8_t b[256];
+	ssize_t r;
+
+	while ((r = recv(fd, b, sizeof(b), 0)) > 0)
+		;
+	close(fd);
+	return r == 0 || (r < 0 && errno == ECONNRESET);
+}
+
+static void lk_proof(const uint8_t *key, uint8_t role, const uint8_t *first, const uint8_t *second,
+                     uint8_t *out)
+{
+	struct hmac_sha256_ctx h;
+
+	hmac_sha256_set_key(&h, 32, key);
+	hmac_sha256_update(&h, 1, &role);
+	hmac_sha256_update(&h, 16, first);
+	hmac_sha256_update(&h, 16, second);
+	hmac_sha256_digest(&h, 32, out);
+}
+
+/*
+ * HELLO for @instance; the CHALLENGE back (its nonce and proof into @ch, 48 bytes); then a PROOF
+ * made with the secret when @secret, else of zeros. Whether a CHALLENGE came.
+ */
+static bool lk_handshake(int fd, uint64_t instance, bool secret)
+{
+	const char *v = getenv("ODMA_FABRIC_SECRET");
+	uint8_t hello[32] = { 'O', 'D', 'M', 'A', 'L', 'N', 'K', '1' }, ch[56], key[32],
+	        proof[32] = { 0 };
+	struct sha256_ctx k;
+	size_t got = 0;
+
+	odma_put_le(hello + 8, instance, 8);
+	memset(hello + 16, 0x33, 16);
+	lk_frame(fd, 0xf1, 0, sizeof(hello), hello, sizeof(hello));
+	while (got < sizeof(ch)) {
+		ssize_t r = recv(fd, ch + got, sizeof(ch) - got, 0);
+
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	if (ch[0] != 0xf2 || odma_get_le(ch + 4, 4) != 48)
+		return false;
+	if (secret) {
+		assert_non_null(v);
+		sha256_init(&k);
+		sha256_update(&k, strlen(v), (const uint8_t *)v);
+		sha256_digest(&k, 32, key);
+		lk_proof(key, 'C', ch + 8, hello + 16, proof);
+	}
+	lk_frame(fd, 0xf3, 0, 32, proof, 32);
+	return true;
+}
+
+/* A stranger without the fabric secret, or out of the handshake's order, gets nothing. */
+static void test_tcp_link_strangers(void **state)
+{
+	struct exporter e;
+	uint8_t req[64] = { 0 };
+	unsigned int threads;
+	int fd;
+
+	(void)state;
+	exporter_start(&e);
+	threads = threads_of(e.pid);
+	/* a PROOF without the secret */
+	fd = lk_connect(&e);
+	assert_true(lk_handshake(fd, e.instance, false));
+	lk_frame(fd, 11, sizeof(req), 0, req, sizeof(req)); /* a request after it: not served */
+	assert_true(lk_closed(fd));
+	/* a request before any handshake */
+	fd = lk_connect(&e);
+	lk_frame(fd, 11, sizeof(req), 0, req, sizeof(req));
+	assert_true(lk_closed(fd));
+	/* a first frame of a gigabyte (refused by its head: nothing of it is kept) */
+	fd = lk_connect(&e);
+	lk_frame(fd, 11, 0, 1u << 30, NULL, 0);
+	assert_true(lk_closed(fd));
+	/* a HELLO for another process (an address that outlived its owner) */
+	fd = lk_connect(&e);
+	assert_false(lk_handshake(fd, e.instance ^ 2, false));
+	assert_true(lk_closed(fd));
+	/* a HELLO of the wrong length */
+	fd = lk_connect(&e);
+	lk_frame(fd, 0xf1, 0, 8, "ODMALNK1", 8);
+	assert_true(lk_closed(fd));
+	assert_int_equal(threads_of(e.pid), threads);
+	exporter_check(&e);
+}
+
+/* A peer with the secret that breaks the framing: closed at the first bad frame. */
+static void test_tcp_link_bad_frames(void **state)
+{
+	struct exporter e;
+	uint8_t junk[300] = { 0 };
+	int fd;
+
+	(void)state;
+	exporter_start(&e);
+	fd = lk_connect(&e);
+	assert_true(lk_handshake(fd, e.instance, true));
+	lk_frame(fd, 99, 0, 0, NULL, 0); /* an id no handler has */
+	assert_true(lk_closed(fd));
+	fd = lk_connect(&e);
+	assert_true(lk_handshake(fd, e.instance, true));
+	lk_frame(fd, 11, sizeof(junk), 0, junk, sizeof(junk)); /* a header over 256 bytes */
+	assert_true(lk_closed(fd));
+	fd = lk_connect(&e);
+	assert_true(lk_handshake(fd, e.instance, true));
+	lk_frame(fd, 11, 64, 0xffffffffu, junk, 64); /* a payload past the largest frame */
+	assert_true(lk_closed(fd));
+	fd = lk_connect(&e);
+	assert_true(lk_handshake(fd, e.instance, true));
+	lk_frame(fd, 0xf1, 0, 32, junk, 32); /* a second handshake */
+	assert_true(lk_closed(fd));
+	exporter_check(&e);
+}
+
+/*
+ * 80 connections that never speak: no thread each, at most 64 wait (the oldest closed at
+ * once), and the rest closed at the handshake's deadline (ODMA_TRANSPORT_TIMEOUT_MS).
+ */
+static void test_tcp_link_silent(void **state)
+{
+	struct exporter e;
+	int fds[80];
+	unsigned int threads, closed = 0;
+	uint64_t t0;
+
+	(void)state;
+	exporter_start(&e);
+	threads = threads_of(e.pid);
+	for (unsigned int i = 0; i < 80; i++)
+		fds[i] = lk_connect(&e);
+	usleep(300 * 1000);
+	assert_int_equal(threads_of(e.pid), threads);
+	for (unsigned int i = 0; i < 16; i++) { /* the oldest ones went at once */
+		uint8_t b;
+		struct timeval tv = { .tv_usec = 100000 };
+
+		(void)setsockopt(fds[i], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		closed += recv(fds[i], &b, 1, 0) == 0;
+	}
+	assert_int_equal(closed, 16);
+	t0 = tu_now_ms();
+	for (unsigned int i = 0; i < 80; i++)
+		assert_true(lk_closed(fds[i]));
+	assert_true(tu_now_ms() - t0 < 2900); /* the deadline, not the test's 3 s timeout */
+	exporter_check(&e);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stranger_put),
+		cmocka_unit_test(test_tcp_link_strangers),
+		cmocka_unit_test(test_tcp_link_bad_frames),
+		cmocka_unit_test(test_tcp_link_silent),
+	};
+	/* UCX's link (meson: should_fail): the stranger's PUT alone, so nothing else fails */
+	const struct CMUnitTest put_only[] = {
+		cmocka_unit_test(test_stranger_put),
 	};
 
-	/* a failure of anything else would pass for the hole's (should_fail) */
 	tu_skip_under_qemu("the probe is for native builds: the hole is UCX's, not the CPU's");
 	setenv("ODMA_TRANSPORT", "ucx", 1);
+	if (argc == 2 && strcmp(argv[1], "--put-only") == 0)
+		return cmocka_run_group_tests(put_only, NULL, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -30,6 +30,7 @@ ODMA_LOG_REGISTER(ODMA_CONFIG)
 
 static const char *const engine_choices[] = { "thread", "inline", NULL }; /* engines/registry.c */
 static const char *const transport_choices[] = { "auto", "process", "ucx", NULL };
+static const char *const link_choices[] = { "auto", "tcp", "ucp", NULL }; /* transport/link.h */
 
 #define NUM(n, lo, hi, acc, d, rd, bad)                                                            \
 	{                                                                                          \
@@ -108,6 +109,14 @@ static const struct odma_config_var config_vars[] = {
 	  .dflt = "auto",
 	  .reader = "core/transport, at each export and import",
 	  .on_bad = TP_FAILS },
+	{ .name = "ODMA_LINK",
+	  .kind = ODMA_CFG_CHOICE,
+	  .choices = link_choices,
+	  .accepted = "auto, tcp or ucp",
+	  .dflt = "auto: ucp when UCX_TLS names UCX transports without tcp (an RDMA NIC), else tcp",
+	  .reader = "core/transport, once per process, when the network transport starts",
+	  .on_bad = "the network transport does not start: exports offer no network address, "
+	            "imports and endpoints across namespaces or machines fail" },
 	NUM("ODMA_TRANSPORT_TIMEOUT_MS", 1, 3600000, "milliseconds from 1 to 3600000", "5000",
 	    "core/transport, at each export and import", TP_FAILS),
 	NUM("ODMA_SE_WATCH_MS", 1, 60000, "milliseconds from 1 to 60000", "5",

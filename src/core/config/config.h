@@ -86,5 +86,7 @@ DOCA_STABLE const char *doca_priv_config_string(const char *var);
 DOCA_STABLE doca_error_t doca_priv_config_size(const char *var, uint64_t dflt, uint64_t *out);
 DOCA_STABLE doca_error_t doca_priv_config_fabric(char *addr, size_t size, uint16_t *port);
 DOCA_STABLE void doca_priv_config_refuse(const char *var, const char *value, const char *detail);
+/* The runtime directory (rundir.c; created 0700 if missing); false with *@why set when unusable. */
+DOCA_STABLE bool doca_priv_rundir(char *out, size_t n, const char **why);
 
 #endif /* ODMA_CORE_CONFIG_H_ */

@@ -16,7 +16,10 @@
 
 #include "core/transport/transport.h"
 
-/* What libdoca_common gives a module: its logging, configuration and region registry. */
+/*
+ * What libdoca_common gives a module: its logging, configuration, region registry and fabric
+ * secret.
+ */
 struct odma_tp_host {
 	unsigned int size;   /* sizeof(struct odma_tp_host) of the host: a module refuses others */
 	const char *version; /* the host's odma version: a module refuses another */
@@ -41,6 +44,11 @@ struct odma_tp_host {
 	bool (*iface_for)(const char *ip, char *name, size_t cap, char *addr, size_t acap);
 	void (*wake_hold)(bool on);
 	void (*wake_flush)(void);
+	bool (*fabric_key)(uint8_t key[ODMA_FABRIC_KEY_LEN], char *why, size_t why_len);
+	void (*fabric_proof)(const uint8_t key[ODMA_FABRIC_KEY_LEN], uint8_t role,
+	                     const uint8_t first[ODMA_FABRIC_NONCE_LEN],
+	                     const uint8_t second[ODMA_FABRIC_NONCE_LEN],
+	                     uint8_t out[ODMA_FABRIC_PROOF_LEN]);
 };
 
 /*

@@ -817,4 +817,19 @@ const char *odma_tp_fabric_ip(char *ip, size_t cap);
 bool odma_tp_bind_addr(char *out, size_t cap);
 DOCA_STABLE bool doca_priv_tp_bind_addr(char *out, size_t cap);
 
+/*
+ * The fabric secret (fabric_auth.c): ODMA_FABRIC_SECRET, else the runtime directory's cookie
+ * (made when missing). The key both sides of a connection across namespaces or machines prove
+ * (Comch, the UCX module's TCP link); false with the reason in @why.
+ */
+#define ODMA_FABRIC_KEY_LEN 32u
+#define ODMA_FABRIC_NONCE_LEN 16u
+#define ODMA_FABRIC_PROOF_LEN 32u
+DOCA_STABLE bool doca_priv_fabric_key(uint8_t key[ODMA_FABRIC_KEY_LEN], char *why, size_t why_len);
+/* HMAC-SHA256 under @key of @role, @first and @second: what a side sends to prove the key. */
+DOCA_STABLE void doca_priv_fabric_proof(const uint8_t key[ODMA_FABRIC_KEY_LEN], uint8_t role,
+                                        const uint8_t first[ODMA_FABRIC_NONCE_LEN],
+                                        const uint8_t second[ODMA_FABRIC_NONCE_LEN],
+                                        uint8_t out[ODMA_FABRIC_PROOF_LEN]);
+
 #endif /* ODMA_CORE_TRANSPORT_H_ */

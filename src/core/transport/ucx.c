@@ -27,7 +27,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <net/if.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -37,11 +36,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <signal.h>
-#include <ucp/api/ucp.h>
 #include <ucs/datastruct/khash.h>
-#include <ucs/debug/debug.h>
 
+#include "core/config/config.h"
 #include "core/log/log.h"
 #include "core/transport/ucx_int.h"
 
@@ -80,7 +77,7 @@ void odma_ucx_kick(void)
 KHASH_MAP_INIT_INT64(ucx_index, struct ucx_peer *)
 static khash_t(ucx_index) ucx_index_map;
 
-bool odma_ucx_index_add(ucp_ep_h h, struct ucx_peer *p)
+bool odma_ucx_index_add(struct odma_lk_ep *h, struct ucx_peer *p)
 {
 	int ret;
 	khiter_t k = kh_put(ucx_index, &ucx_index_map, (uint64_t)(uintptr_t)h, &ret);
@@ -104,60 +101,34 @@ void odma_ucx_index_del(struct ucx_peer *p)
 	p->indexed = NULL;
 }
 
-struct ucx_peer *odma_ucx_index_get(ucp_ep_h h)
+struct ucx_peer *odma_ucx_index_get(struct odma_lk_ep *h)
 {
 	khiter_t k = kh_get(ucx_index, &ucx_index_map, (uint64_t)(uintptr_t)h);
 
 	return k != kh_end(&ucx_index_map) ? kh_value(&ucx_index_map, k) : NULL;
 }
 
-/* ---- choosing UCX's transports from real reachability ---- */
+/* ---- the network a link uses ---- */
 
-/*
- * A setting of UCX's transport layer, for this process' UCX context only: ucp_config_modify
- * keeps a name no UCP table knows and applies it to every transport, connection manager and
- * memory domain table that has the field (TX_SEG_SIZE, RX_SEG_SIZE: TCP's only; CM_REUSEADDR:
- * every connection manager's). Never setenv: the environment is the program's, and another
- * thread may read it. The user's own @env wins.
- */
-static void ucx_tl_default(ucp_config_t *cfg, const char *env, const char *name, const char *value)
+bool odma_ucx_fabric_dev(char *ip, size_t ipcap, char *dev, size_t devcap)
 {
-	if (getenv(env) == NULL && ucp_config_modify(cfg, name, value) != UCS_OK)
-		ODMA_DBG("UCX transport: UCX did not take %s=%s; its default stays", name, value);
-}
+	char mine[64];
+	const char *fabric = odma_tp_fabric_ip(ip, ipcap);
 
-/*
- * UCX's defaults pick shared memory between two network namespaces of one host and then
- * hang (its wake-up socket is unreachable): take TCP, on the interface that reaches the
- * other side (ODMA_FABRIC's network; loopback when only ODMA_TRANSPORT=ucx is set). A
- * UCX_TLS or UCX_NET_DEVICES of the user's own wins.
- */
-static void ucx_pick_devices(ucp_config_t *cfg)
-{
-	char ip[64] = "", dev[IF_NAMESIZE + 8] = "lo";
-	const char *fabric;
-
-	if (getenv("UCX_TLS") == NULL)
-		(void)ucp_config_modify(cfg, "TLS", "tcp");
-	/*
-	 * a listener (Comch at ODMA_FABRIC, RDMA CM) restarted on a port a closed one used
-	 * moments ago (TIME_WAIT) binds: the connection managers' setting
-	 */
-	ucx_tl_default(cfg, "UCX_TCP_CM_REUSEADDR", "CM_REUSEADDR", "y");
-	if (getenv("UCX_NET_DEVICES") != NULL)
-		return;
-	fabric = odma_tp_fabric_ip(ip, sizeof(ip));
-	if (fabric != NULL) {
-		if (!odma_tp_iface_for(ip, dev, sizeof(dev), NULL, 0)) {
-			ODMA_ERR("ODMA_FABRIC=%s: no local interface is on the network of %s, so "
-			         "the other side cannot be reached; give this side an address on "
-			         "that network (ip addr add ...), or fix ODMA_FABRIC",
-			         fabric, ip);
-			return; /* every device: UCX may still find a route */
-		}
+	if (fabric == NULL) {
+		snprintf(ip, ipcap, "127.0.0.1");
+		snprintf(dev, devcap, "lo");
+		return true;
 	}
-	(void)ucp_config_modify(cfg, "NET_DEVICES", dev);
-	ODMA_DBG("UCX transport: TLS=tcp on %s", dev);
+	if (!odma_tp_iface_for(ip, dev, devcap, mine, sizeof(mine))) {
+		ODMA_ERR("ODMA_FABRIC=%s: no local interface is on the network of %s, so the other "
+		         "side cannot be reached; give this side an address on that network (ip "
+		         "addr add ...), or fix ODMA_FABRIC",
+		         fabric, ip);
+		return false;
+	}
+	snprintf(ip, ipcap, "%s", mine);
+	return true;
 }
 
 /* ---- the service thread, and inline polls ---- */
@@ -261,7 +232,7 @@ static void *ucx_thread(void *arg)
 		timeout = odma_ucx_watch_timeout_ms(); /* the watches are the worker lock's */
 		last = atomic_load(&odma_ux.inline_ns);
 		parked = last != 0 && odma_ucx_now_ns() - last < UCX_INLINE_NS;
-		busy = !parked && ucp_worker_arm(odma_ux.worker) == UCS_ERR_BUSY;
+		busy = !parked && !odma_ux.lk->arm();
 		odma_ucx_in_worker = false;
 		pthread_mutex_unlock(&odma_ux.wlock);
 		if (busy)
@@ -316,70 +287,8 @@ static void ucx_poll_end(void)
 		odma_ucx_kick();
 }
 
-/*
- * UCX installs its own handlers for SIGILL, SIGSEGV, SIGBUS and SIGFPE when its library loads
- * (a backtrace, then the signal again). A program that loads this module (its first network
- * export or import, an endpoint) would then print UCX's backtrace for its own crash. Its
- * handlers go as soon as the module loads (after UCX's constructor: a dependency's runs
- * first); the program's own, and the default, stay. UCX needs none of them to work. A program
- * that stays in its kernel never loads UCX at all (ucx_row.c).
- */
-__attribute__((constructor)) static void ucx_no_error_handlers(void)
+size_t odma_ucx_out_read(struct odma_ucx_out *o, size_t offset, void *dest, size_t max_length)
 {
-	static const int sigs[] = { SIGILL, SIGSEGV, SIGBUS, SIGFPE };
-
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		ucs_debug_disable_signal(sigs[i]);
-}
-
-static bool ucx_set_handler(unsigned int id, ucp_am_recv_callback_t cb)
-{
-	ucp_am_handler_param_t h = { 0 };
-
-	h.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
-	               UCP_AM_HANDLER_PARAM_FIELD_FLAGS;
-	h.id = id;
-	h.cb = cb;
-	h.flags = UCP_AM_FLAG_WHOLE_MSG;
-	return ucp_worker_set_am_recv_handler(odma_ux.worker, &h) == UCS_OK;
-}
-
-/* ---- sends: the payload packed by copy ---- */
-
-/*
- * UCX 1.13's TCP transport completes a zero-copy send twice when the socket fails while the
- * send is part-way out (uct_tcp_ep_sendv handles the error, which purges the endpoint and
- * completes the send, then completes it again: src/uct/tcp/tcp_ep.c), and the second
- * completion fails an assertion inside UCX's progress (uct_iface.h:884 comp->count > 0),
- * which ends the process: a peer that died while a large reply, a write's bytes or a message
- * left for it took the sender with it. UCX sends zero-copy only a contiguous or IOV payload,
- * so odma hands it every payload as a generic datatype that UCX packs, fragment by fragment,
- * into its own send buffer (its bcopy protocol). The pack is the copy UCX makes of a payload
- * below its zero-copy threshold anyway, and the kernel then sends from that buffer.
- */
-static void *out_start_pack(void *context, const void *buffer, size_t count)
-{
-	(void)context;
-	(void)count;
-	return (void *)buffer; /* the odma_ucx_out, which lives until the send completes */
-}
-
-static void *out_start_unpack(void *context, void *buffer, size_t count)
-{
-	(void)context;
-	(void)buffer;
-	(void)count;
-	return NULL; /* never received into: odma receives into contiguous memory */
-}
-
-static size_t out_packed_size(void *state)
-{
-	return ((const struct odma_ucx_out *)state)->len;
-}
-
-static size_t out_pack(void *state, size_t offset, void *dest, size_t max_length)
-{
-	struct odma_ucx_out *o = state;
 	size_t i = 0, done = 0;
 
 	if (offset >= o->len)
@@ -390,32 +299,17 @@ static size_t out_pack(void *state, size_t offset, void *dest, size_t max_length
 		o->pack(o, offset, dest, max_length);
 		return max_length;
 	}
-
-	while (i < o->n && offset >= o->iov[i].length)
-		offset -= o->iov[i++].length;
+	while (i < o->n && offset >= o->iov[i].iov_len)
+		offset -= o->iov[i++].iov_len;
 	for (; i < o->n && done < max_length; i++, offset = 0) {
-		size_t k = o->iov[i].length - offset;
+		size_t k = o->iov[i].iov_len - offset;
 
 		if (k > max_length - done)
 			k = max_length - done;
-		memcpy((uint8_t *)dest + done, (const uint8_t *)o->iov[i].buffer + offset, k);
+		memcpy((uint8_t *)dest + done, (const uint8_t *)o->iov[i].iov_base + offset, k);
 		done += k;
 	}
 	return done;
-}
-
-static ucs_status_t out_unpack(void *state, size_t offset, const void *src, size_t length)
-{
-	(void)state;
-	(void)offset;
-	(void)src;
-	(void)length;
-	return UCS_ERR_UNSUPPORTED;
-}
-
-static void out_finish(void *state)
-{
-	(void)state;
 }
 
 void odma_ucx_pack_trailed(void *dest, size_t offset, size_t max, uint64_t len, doca_error_t *st,
@@ -440,121 +334,47 @@ void odma_ucx_pack_trailed(void *dest, size_t offset, size_t max, uint64_t len, 
 	memcpy(d, trailer + (offset - len), max);
 }
 
-static const ucp_generic_dt_ops_t out_ops = {
-	.start_pack = out_start_pack,
-	.start_unpack = out_start_unpack,
-	.packed_size = out_packed_size,
-	.pack = out_pack,
-	.unpack = out_unpack,
-	.finish = out_finish,
+static const struct odma_lk_handler ucx_handlers[] = {
+	{ ODMA_UCX_AM_REQ, odma_ucx_req_am },         { ODMA_UCX_AM_REPLY, odma_ucx_reply_am },
+	{ ODMA_UCX_AM_REPLIES, odma_ucx_replies_am }, { ODMA_UCX_AM_REQS, odma_ucx_reqs_am },
+	{ ODMA_UCX_AM_MSG, odma_ucx_msg_am },         { ODMA_UCX_AM_MSGS, odma_ucx_msgs_am },
+	{ ODMA_UCX_AM_CREDIT, odma_ucx_credit_am },
 };
 
 /*
- * Whether UCX may use its TCP transport: odma picks it unless UCX_TLS is the user's, and a
- * user's list may name it, or be "all" or a list of exclusions (^...). With an RDMA NIC
- * (UCX_TLS=rc, ud, dc ...) payloads go zero-copy, as UCX chooses.
+ * The link (link.h): ODMA_LINK, else odma's TCP link wherever UCX would take TCP, and UCX's
+ * own (UCP) when the user's UCX_TLS names UCX transports without TCP (an RDMA NIC: rc, ud,
+ * dc ...). NULL after the bad-value line.
  */
-static bool ucx_may_use_tcp(void)
+static const struct odma_lk_ops *ucx_pick_link(void)
 {
-	const char *tls = getenv("UCX_TLS");
+	const char *v = odma_config_string("ODMA_LINK"), *tls = getenv("UCX_TLS");
 
-	return tls == NULL || tls[0] == '^' || strstr(tls, "tcp") != NULL ||
-	       strstr(tls, "all") != NULL;
-}
-
-ucs_status_ptr_t odma_ucx_am_send(ucp_ep_h ep, unsigned int am, const void *hdr, size_t hlen,
-                                  const struct odma_ucx_out *o, ucp_request_param_t *prm)
-{
-	if (o == NULL || o->len == 0)
-		return ucp_am_send_nbx(ep, am, hdr, hlen, NULL, 0, prm);
-	prm->op_attr_mask |= UCP_OP_ATTR_FIELD_DATATYPE;
-	if (odma_ux.copy_out) {
-		prm->datatype = odma_ux.dt_out;
-		return ucp_am_send_nbx(ep, am, hdr, hlen, o, 1, prm);
-	}
-	if (o->n == 1) {
-		prm->datatype = ucp_dt_make_contig(1);
-		return ucp_am_send_nbx(ep, am, hdr, hlen, o->iov[0].buffer, o->len, prm);
-	}
-	prm->datatype = ucp_dt_make_iov();
-	return ucp_am_send_nbx(ep, am, hdr, hlen, o->iov, o->n, prm);
-}
-
-/* UCX's context, with odma's settings where the user set none. */
-static const char *ucx_open_context(void)
-{
-	ucp_params_t p = { 0 };
-	ucp_config_t *cfg;
-
-	odma_ux.copy_out = ucx_may_use_tcp();
-	if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
-		return "ucp_config_read failed";
-	ucx_pick_devices(cfg);
-	/*
-	 * UCX packs a payload in fragments of its TCP send buffer (8 KiB by default), each sent
-	 * with a system call, and assembles a message of several fragments in a buffer of its own
-	 * before the handler sees it (a copy more on the receiving side). At 64 KiB, the receive
-	 * buffer's default size, a request or answer of UCX_CUT_PACKED (ucx_req.c) is one
-	 * fragment. Not more: a fragment larger than its peer's receive buffer makes the peer's
-	 * UCX fail an assertion (tcp_ep.c), and a peer need not have odma's settings (a user's
-	 * UCX_TCP_RX_SEG_SIZE, an older odma). The receive buffer is what one recv(2) fills: at
-	 * 256 KiB one call takes about four fragments instead of one (1 MiB over loopback, depth
-	 * 8, 27 runs: reads 0.62 -> 0.76, writes 0.58 -> 0.70 x the TCP stream, performance.md),
-	 * and a peer's fragment of up to 256 KiB is taken instead of ending this process. It costs
-	 * 512 KiB (two buffers' worth, UCX's) per connection only while a message is part-way in.
-	 * A receive buffer of the user's own leaves the send buffer to the user too: UCX refuses
-	 * a send buffer larger than the receive buffer (a user's 32k would stop the transport).
-	 */
-	if (odma_ux.copy_out && getenv("UCX_TCP_RX_SEG_SIZE") == NULL) {
-		ucx_tl_default(cfg, "UCX_TCP_TX_SEG_SIZE", "TX_SEG_SIZE", "64k");
-		ucx_tl_default(cfg, "UCX_TCP_RX_SEG_SIZE", "RX_SEG_SIZE", "256k");
-	}
-	p.field_mask = UCP_PARAM_FIELD_FEATURES;
-	p.features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
-	if (ucp_init(&p, cfg, &odma_ux.ctx) != UCS_OK) {
-		ucp_config_release(cfg);
-		return "ucp_init failed (no usable UCX transport: check UCX_TLS/UCX_NET_DEVICES)";
-	}
-	ucp_config_release(cfg);
-	if (odma_ux.copy_out && ucp_dt_create_generic(&out_ops, NULL, &odma_ux.dt_out) != UCS_OK)
-		return "cannot create a UCX datatype";
+	if (v == NULL || strcmp(v, "auto") == 0)
+		return tls != NULL && strstr(tls, "tcp") == NULL && strstr(tls, "all") == NULL &&
+		                       tls[0] != '^'
+		               ? &odma_lk_ucp
+		               : &odma_lk_tcp;
+	if (strcmp(v, "tcp") == 0)
+		return &odma_lk_tcp;
+	if (strcmp(v, "ucp") == 0)
+		return &odma_lk_ucp;
 	return NULL;
 }
 
-/* The worker, its handlers and the address a descriptor carries; then the service thread. */
+/* The link, its handlers and the address a descriptor carries; then the service thread. */
 static const char *ucx_open(void)
 {
-	ucp_worker_params_t wp = { 0 };
-	ucp_address_t *addr;
-	size_t alen;
-	const char *why = ucx_open_context();
+	const char *why;
 
+	odma_ux.lk = ucx_pick_link();
+	if (odma_ux.lk == NULL)
+		return "ODMA_LINK is not auto, tcp or ucp";
+	why = odma_ux.lk->open(ucx_handlers, sizeof(ucx_handlers) / sizeof(ucx_handlers[0]),
+	                       odma_ucx_peer_err_cb, odma_ucx_conn_gone, odma_ux.self_addr,
+	                       &odma_ux.self_len, &odma_ux.wfd, &odma_ux.copy_out);
 	if (why != NULL)
 		return why;
-	wp.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
-	wp.thread_mode = UCS_THREAD_MODE_SERIALIZED; /* one thread at a time: odma_ux.wlock */
-	if (ucp_worker_create(odma_ux.ctx, &wp, &odma_ux.worker) != UCS_OK)
-		return "ucp_worker_create failed";
-	if (ucp_worker_get_efd(odma_ux.worker, &odma_ux.wfd) != UCS_OK)
-		return "the UCX worker has no wake-up fd";
-	if (!ucx_set_handler(ODMA_UCX_AM_REQ, odma_ucx_req_am) ||
-	    !ucx_set_handler(ODMA_UCX_AM_REPLY, odma_ucx_reply_am) ||
-	    !ucx_set_handler(ODMA_UCX_AM_REPLIES, odma_ucx_replies_am) ||
-	    !ucx_set_handler(ODMA_UCX_AM_REQS, odma_ucx_reqs_am) ||
-	    !ucx_set_handler(ODMA_UCX_AM_MSG, odma_ucx_msg_am) ||
-	    !ucx_set_handler(ODMA_UCX_AM_MSGS, odma_ucx_msgs_am) ||
-	    !ucx_set_handler(ODMA_UCX_AM_CREDIT, odma_ucx_credit_am))
-		return "cannot set the UCX active message handlers";
-	if (ucp_worker_get_address(odma_ux.worker, &addr, &alen) != UCS_OK)
-		return "cannot get the UCX worker address";
-	if (alen > ODMA_TP_ADDR_MAX) {
-		ucp_worker_release_address(odma_ux.worker, addr);
-		return "the UCX worker address is larger than a descriptor carries (limit UCX_TLS "
-		       "to tcp)";
-	}
-	memcpy(odma_ux.self_addr, addr, alen);
-	odma_ux.self_len = (uint16_t)alen;
-	ucp_worker_release_address(odma_ux.worker, addr);
 	odma_ux.evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (odma_ux.evfd < 0)
 		return "eventfd failed";
@@ -583,8 +403,6 @@ static void ucx_atfork_child(void)
 	odma_ux.why =
 	        "this process is a fork() child of one that used UCX, and UCX does not survive "
 	        "a fork; fork before the first export or import over the network, or exec";
-	odma_ux.ctx = NULL;
-	odma_ux.worker = NULL;
 	odma_ux.wfd = odma_ux.evfd = -1;
 	odma_ux.q_head = odma_ux.q_tail = NULL;
 	odma_ux.peers = NULL;
@@ -608,7 +426,8 @@ static void ucx_start_once(void)
 	if (odma_ux.up)
 		atexit(ucx_shutdown);
 	if (odma_ux.up)
-		ODMA_DBG("UCX transport up: %u-byte worker address", odma_ux.self_len);
+		ODMA_DBG("UCX transport up on the %s link: %u-byte address", odma_ux.lk->name,
+		         odma_ux.self_len);
 	else
 		ODMA_ERR("UCX transport unavailable: %s; host and DPU sides in different "
 		         "namespaces or machines cannot reach each other",
@@ -632,20 +451,6 @@ static doca_error_t ucx_reach_self(struct odma_tp_reach *r)
 	memcpy(r->net_addr, odma_ux.self_addr, odma_ux.self_len);
 	r->net_len = odma_ux.self_len;
 	return DOCA_SUCCESS;
-}
-
-/* Closes one UCX endpoint and waits for it (this thread owns the worker). */
-static void ucx_close_ep(ucp_ep_h ep)
-{
-	ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-		                    .flags = UCP_EP_CLOSE_FLAG_FORCE };
-	void *r = ucp_ep_close_nbx(ep, &prm);
-
-	if (!UCS_PTR_IS_PTR(r))
-		return;
-	while (ucp_request_check_status(r) == UCS_INPROGRESS)
-		odma_ucx_progress();
-	ucp_request_free(r);
 }
 
 /*
@@ -673,20 +478,17 @@ static void ucx_shutdown(void)
 	for (struct odma_tp_ep *ep = odma_ucx_eps, *next; ep != NULL; ep = next) {
 		next = ep->next;
 		if (ep->peer->ep != NULL)
-			ucx_close_ep(ep->peer->ep);
+			odma_ux.lk->ep_close(ep->peer->ep, true);
 		ep->peer->ep = NULL;
 	}
 	for (int k = 0; k < 2; k++) /* the peers we import from, and the clients we answer */
 		for (struct ucx_peer *p = k == 0 ? odma_ux.peers : odma_ux.clients; p != NULL;
 		     p = p->next)
 			if (p->ep != NULL) {
-				ucx_close_ep(p->ep);
+				odma_ux.lk->ep_close(p->ep, true);
 				p->ep = NULL;
 			}
-	ucp_worker_destroy(odma_ux.worker);
-	if (odma_ux.copy_out)
-		ucp_dt_destroy(odma_ux.dt_out);
-	ucp_cleanup(odma_ux.ctx);
+	odma_ux.lk->close();
 	odma_ucx_msg_cache_drop();
 	close(odma_ux.evfd);
 	kh_destroy_inplace(ucx_index, &ucx_index_map);
@@ -695,13 +497,7 @@ static void ucx_shutdown(void)
 
 static const char *ucx_status(void)
 {
-	static char line[160];
-
-	snprintf(line, sizeof(line),
-	         "built in (UCX %s: TCP between namespaces or machines, chosen when the exporter "
-	         "is in another kernel or PID namespace, or with ODMA_TRANSPORT=ucx)",
-	         ucp_get_version_string());
-	return line;
+	return odma_ux.lk != NULL ? odma_ux.lk->describe() : odma_lk_ucp.describe();
 }
 
 static bool ucx_reachable(const struct odma_tp_reach *r, const char **why)

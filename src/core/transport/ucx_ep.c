@@ -43,7 +43,7 @@ static void ucx_call_box(void *arg)
 /* ---- endpoints: listen/connect, messages with an immediate, attach over an endpoint ---- */
 
 struct ucx_listener {
-	ucp_listener_h l;
+	struct odma_lk_listener *l;
 	odma_tp_accept_fn *on_accept;
 	odma_tp_admit_fn *admit;
 	void *arg;
@@ -246,18 +246,20 @@ void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why)
 		ep->cbs.on_close(ep, why, ep->cbs.arg);
 }
 
-/* A peer of an endpoint: not keyed by address, one reference (the endpoint's). */
-static struct ucx_peer *ep_peer_new(ucp_ep_params_t *prm)
+/*
+ * A peer of an endpoint, connected by the link's @connect (to a listener, or accepting @c):
+ * not keyed by address, one reference (the endpoint's).
+ */
+static struct ucx_peer *ep_peer_new(const struct sockaddr_in *to, struct odma_lk_conn *c)
 {
 	struct ucx_peer *p = calloc(1, sizeof(*p));
+	int st;
 
 	if (p == NULL)
 		return NULL;
-	prm->field_mask |= UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER;
-	prm->err_mode = UCP_ERR_HANDLING_MODE_PEER;
-	prm->err_handler.cb = odma_ucx_peer_err_cb;
-	prm->err_handler.arg = p;
-	if (ucp_ep_create(odma_ux.worker, prm, &p->ep) != UCS_OK) {
+	st = to != NULL ? odma_ux.lk->ep_to_sock(to, p, &p->ep)
+	                : odma_ux.lk->ep_accept(c, p, &p->ep);
+	if (st != ODMA_LK_OK) {
 		free(p);
 		return NULL;
 	}
@@ -265,25 +267,23 @@ static struct ucx_peer *ep_peer_new(ucp_ep_params_t *prm)
 	return p;
 }
 
-static void listener_conn_cb(ucp_conn_request_h req, void *arg)
+static void listener_conn_cb(struct odma_lk_conn *req, void *arg)
 {
 	struct ucx_listener *L = arg;
-	ucp_ep_params_t prm = { .field_mask = UCP_EP_PARAM_FIELD_CONN_REQUEST,
-		                .conn_request = req };
 	struct ucx_peer *p;
 	struct odma_tp_ep *ep;
 
 	if (L->admit != NULL && !L->admit(L->arg)) {
-		(void)ucp_listener_reject(L->l, req); /* no endpoint: nothing to close */
+		odma_ux.lk->reject(L->l, req); /* no endpoint: nothing to close */
 		return;
 	}
-	p = ep_peer_new(&prm);
+	p = ep_peer_new(NULL, req);
 	ep = p != NULL ? ep_wrap(p) : NULL;
 	if (ep == NULL) {
 		if (p != NULL)
 			odma_ucx_peer_unref(p);
 		else
-			(void)ucp_listener_reject(L->l, req);
+			odma_ux.lk->reject(L->l, req);
 		ODMA_RATELIMITED_WARN("UCX transport: refused a connection (out of memory)");
 		return;
 	}
@@ -302,28 +302,18 @@ struct ucx_listen_job {
 	const char *addr;
 	uint16_t port;
 	struct ucx_listener *L;
-	ucs_status_t st;
+	int st;
 };
 
 static void listen_job(void *arg)
 {
 	struct ucx_listen_job *j = arg;
 	struct sockaddr_in sa;
-	ucp_listener_params_t lp = { 0 };
 
 	ucx_sockaddr(j->addr, j->port, &sa);
-	lp.field_mask = UCP_LISTENER_PARAM_FIELD_SOCK_ADDR | UCP_LISTENER_PARAM_FIELD_CONN_HANDLER;
-	lp.sockaddr.addr = (const struct sockaddr *)&sa;
-	lp.sockaddr.addrlen = sizeof(sa);
-	lp.conn_handler.cb = listener_conn_cb;
-	lp.conn_handler.arg = j->L;
-	j->st = ucp_listener_create(odma_ux.worker, &lp, &j->L->l);
-	if (j->st == UCS_OK) {
-		ucp_listener_attr_t at = { .field_mask = UCP_LISTENER_ATTR_FIELD_SOCKADDR };
-
-		/* the port bound (the kernel's pick when 0 was asked) */
-		if (ucp_listener_query(j->L->l, &at) == UCS_OK && at.sockaddr.ss_family == AF_INET)
-			j->port = ntohs(((const struct sockaddr_in *)&at.sockaddr)->sin_port);
+	/* the port bound comes back (the kernel's pick when 0 was asked) */
+	j->st = odma_ux.lk->listen(&sa, listener_conn_cb, j->L, &j->L->l, &j->port);
+	if (j->st == ODMA_LK_OK) {
 		odma_ux.listeners++; /* no inline polls from now on (ucx.c) */
 		j->L->next = odma_ucx_listeners;
 		if (odma_ucx_listeners != NULL)
@@ -335,7 +325,7 @@ static void listen_job(void *arg)
 doca_error_t odma_ucx_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
                              odma_tp_admit_fn *admit, void *arg, void **listener)
 {
-	struct ucx_listen_job j = { .addr = addr, .port = *port, .st = UCS_ERR_NO_MEMORY };
+	struct ucx_listen_job j = { .addr = addr, .port = *port, .st = -1 };
 	struct sockaddr_in sa;
 	const char *why = NULL;
 
@@ -352,10 +342,11 @@ doca_error_t odma_ucx_listen(const char *addr, uint16_t *port, odma_tp_accept_fn
 	j.L->admit = admit;
 	j.L->arg = arg;
 	ucx_call(listen_job, &j);
-	if (j.st != UCS_OK) {
+	if (j.st != ODMA_LK_OK) {
 		ODMA_ERR("UCX transport: cannot listen on %s:%u: %s; the address must be one of "
 		         "this side's (ODMA_FABRIC names the DPU side) and the port free",
-		         addr ? addr : "*", *port, ucs_status_string(j.st));
+		         addr ? addr : "*", *port,
+		         odma_ux.lk != NULL ? odma_ux.lk->strerror(j.st) : "out of memory");
 		free(j.L);
 		return DOCA_ERROR_IO_FAILED;
 	}
@@ -368,7 +359,7 @@ static void listen_close_job(void *arg)
 {
 	struct ucx_listener *L = arg;
 
-	ucp_listener_destroy(L->l);
+	odma_ux.lk->listen_close(L->l);
 	odma_ux.listeners--;
 	if (L->prev != NULL)
 		L->prev->next = L->next;
@@ -383,7 +374,7 @@ void odma_ucx_listeners_destroy(void)
 {
 	for (struct ucx_listener *L = odma_ucx_listeners, *next; L != NULL; L = next) {
 		next = L->next;
-		ucp_listener_destroy(L->l);
+		odma_ux.lk->listen_close(L->l);
 		free(L); /* a close after the exit's shutdown returns at once
 		            (odma_ucx_listen_close) */
 	}
@@ -408,15 +399,10 @@ static void connect_job(void *arg)
 {
 	struct ucx_connect_job *j = arg;
 	struct sockaddr_in sa;
-	ucp_ep_params_t prm = { 0 };
 	struct ucx_peer *p;
 
 	ucx_sockaddr(j->addr, j->port, &sa);
-	prm.field_mask = UCP_EP_PARAM_FIELD_FLAGS | UCP_EP_PARAM_FIELD_SOCK_ADDR;
-	prm.flags = UCP_EP_PARAMS_FLAGS_CLIENT_SERVER;
-	prm.sockaddr.addr = (const struct sockaddr *)&sa;
-	prm.sockaddr.addrlen = sizeof(sa);
-	p = ep_peer_new(&prm);
+	p = ep_peer_new(&sa, NULL);
 	j->ep = p != NULL ? ep_wrap(p) : NULL;
 	if (j->ep == NULL && p != NULL)
 		odma_ucx_peer_unref(p);
@@ -472,12 +458,12 @@ void odma_ucx_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs
 static void ep_pend_drain(struct odma_tp_ep *ep);
 
 /* A send (one message, or the bundle @user_data leads) completed or failed: each is reported. */
-static void msg_sent(void *request, ucs_status_t status, void *user_data)
+static void msg_sent(void *arg, int status)
 {
-	struct ucx_msg *m = user_data;
+	struct ucx_msg *m = arg;
 	struct odma_tp_ep *ep = m->ep;
 	/* the connection carried its first message: the ones after it may follow (ep_ready) */
-	bool first = ep != NULL && !ep->warm && status == UCS_OK && !ep->gone;
+	bool first = ep != NULL && !ep->warm && status == ODMA_LK_OK && !ep->gone;
 
 	msg_unlink(m);
 	free(m->bundle);
@@ -485,12 +471,10 @@ static void msg_sent(void *request, ucs_status_t status, void *user_data)
 		struct ucx_msg *next = m->bnext;
 
 		if (m->done != NULL)
-			m->done(m->arg, status == UCS_OK ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED);
+			m->done(m->arg, status == ODMA_LK_OK ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED);
 		msg_free(m);
 		m = next;
 	}
-	if (request != NULL)
-		ucp_request_free(request);
 	if (first) { /* after this one's report: the reports keep the order of the sends */
 		ep->warm = true;
 		ep_pend_drain(ep);
@@ -508,7 +492,7 @@ static void msg_sent(void *request, ucs_status_t status, void *user_data)
 struct ucx_bundle {
 	uint8_t hdr[ODMA_UCX_EP_HDR];
 	struct odma_ucx_out out;
-	ucp_dt_iov_t iov[2 * ODMA_UCX_BUNDLE_MAX];
+	struct iovec iov[2 * ODMA_UCX_BUNDLE_MAX];
 	uint8_t data[];
 };
 
@@ -561,8 +545,8 @@ static struct ucx_bundle *bundle_new(struct ucx_msg *lead, uint64_t credit, size
 			p += ODMA_UCX_BUNDLE_SUB + m->len;
 			continue;
 		}
-		b->iov[i] = (ucp_dt_iov_t){ m->hdr, ODMA_UCX_BUNDLE_SUB };
-		b->iov[i + 1] = (ucp_dt_iov_t){ m->data, m->len };
+		b->iov[i] = (struct iovec){ m->hdr, ODMA_UCX_BUNDLE_SUB };
+		b->iov[i + 1] = (struct iovec){ m->data, m->len };
 	}
 	return b;
 }
@@ -581,23 +565,17 @@ static void msgs_link(struct odma_tp_ep *ep, struct ucx_msg *lead)
 /* Hands @lead (and the @n - 1 messages after it on its bnext list) to UCX as one send. */
 static void msgs_send(struct ucx_msg *lead, unsigned int n)
 {
-	ucp_request_param_t prm = { 0 };
 	struct ucx_bundle *b = NULL;
 	struct odma_tp_ep *ep = lead->ep;
 	size_t len;
-	void *r;
+	int r;
 
 	if (ep->gone || ep->peer->dead) {
-		msg_sent(NULL, UCS_ERR_CONNECTION_RESET, lead);
+		msg_sent(lead, -1);
 		return;
 	}
 	for (struct ucx_msg *m = lead; m != NULL; m = m->bnext)
 		ep->tx_sent += msg_cost(m);
-	prm.op_attr_mask =
-	        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-	prm.cb.send = msg_sent;
-	prm.user_data = lead;
-	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
 	if (n > 1 && (b = bundle_new(lead, ep_credit_out(ep), &len)) != NULL) {
 		lead->bundle = b;
 		if (len != 0) {
@@ -605,52 +583,43 @@ static void msgs_send(struct ucx_msg *lead, unsigned int n)
 		} else { /* in place */
 			odma_ucx_out_iov(&b->out, b->iov, 2 * n);
 		}
-		r = odma_ucx_am_send(ep->peer->ep, ODMA_UCX_AM_MSGS, b->hdr, sizeof(b->hdr),
-		                     &b->out, &prm);
+		r = odma_ux.lk->send(ep->peer->ep, ODMA_UCX_AM_MSGS, b->hdr, sizeof(b->hdr),
+		                     &b->out, ODMA_LK_SEND_REPLY, msg_sent, lead);
 	} else if (n > 1) {
-		msg_sent(NULL, UCS_ERR_NO_MEMORY, lead);
+		msg_sent(lead, -1);
 		return;
 	} else {
 		odma_ucx_ep_hdr_put(lead->hdr, lead->imm, ep_credit_out(ep));
 		odma_ucx_out_bytes(&lead->out, lead->data, lead->len);
-		r = odma_ucx_am_send(ep->peer->ep, ODMA_UCX_AM_MSG, lead->hdr, sizeof(lead->hdr),
-		                     &lead->out, &prm);
+		r = odma_ux.lk->send(ep->peer->ep, ODMA_UCX_AM_MSG, lead->hdr, sizeof(lead->hdr),
+		                     &lead->out, ODMA_LK_SEND_REPLY, msg_sent, lead);
 	}
-	if (!UCS_PTR_IS_ERR(r))
+	if (r >= 0)
 		atomic_fetch_add_explicit(&odma_ucx_msgs_posted, n, memory_order_relaxed);
-	if (!UCS_PTR_IS_PTR(r)) {
-		msg_sent(NULL, UCS_PTR_STATUS(r), lead);
+	if (r != ODMA_LK_INFLIGHT) {
+		msg_sent(lead, r);
 		return;
 	}
 	msgs_link(ep, lead);
 }
 
-static void credit_sent(void *request, ucs_status_t status, void *user_data)
+static void credit_sent(void *arg, int status)
 {
 	(void)status;
-	free(user_data);
-	if (request != NULL)
-		ucp_request_free(request);
+	free(arg);
 }
 
 /* Sends the peer a CREDIT (service thread): what was given back, and @flags. */
 static void ep_credit_send(struct odma_tp_ep *ep, uint32_t flags)
 {
-	ucp_request_param_t prm = { 0 };
 	uint8_t *h;
-	void *r;
 
 	/* out of memory: the next release, or the peer's next request, tries again */
 	if (ep->gone || ep->peer->dead || (h = malloc(ODMA_UCX_EP_HDR)) == NULL)
 		return;
 	odma_ucx_ep_hdr_put(h, flags, ep_credit_out(ep));
-	prm.op_attr_mask =
-	        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-	prm.cb.send = credit_sent;
-	prm.user_data = h;
-	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
-	r = ucp_am_send_nbx(ep->peer->ep, ODMA_UCX_AM_CREDIT, h, ODMA_UCX_EP_HDR, NULL, 0, &prm);
-	if (!UCS_PTR_IS_PTR(r))
+	if (odma_ux.lk->send(ep->peer->ep, ODMA_UCX_AM_CREDIT, h, ODMA_UCX_EP_HDR, NULL,
+	                     ODMA_LK_SEND_REPLY, credit_sent, h) != ODMA_LK_INFLIGHT)
 		free(h);
 }
 
@@ -877,37 +846,34 @@ static void ep_malformed(struct odma_tp_ep *ep, const char *why)
  * The open endpoint of ours an active message came on (an eager one, with its reply
  * endpoint: the one UCX made for the peer), or NULL.
  */
-static struct odma_tp_ep *ep_of(const ucp_am_recv_param_t *param)
+static struct odma_tp_ep *ep_of(const struct odma_lk_rx *rx)
 {
 	struct ucx_peer *p;
 	struct odma_tp_ep *ep;
 
-	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ||
-	    (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+	if (rx->reply_ep == NULL || rx->rndv)
 		return NULL;
-	p = odma_ucx_index_get(param->reply_ep);
+	p = odma_ucx_index_get(rx->reply_ep);
 	ep = p != NULL ? p->owner : NULL;
 	return ep != NULL && !ep->gone ? ep : NULL;
 }
 
-ucs_status_t odma_ucx_credit_am(void *arg, const void *header, size_t header_length, void *data,
-                                size_t length, const ucp_am_recv_param_t *param)
+void odma_ucx_credit_am(const void *header, size_t header_length, void *data, size_t length,
+                        const struct odma_lk_rx *rx)
 {
 	struct odma_tp_ep *ep;
 	uint32_t flags;
 	uint64_t v;
 
-	(void)arg;
 	(void)data;
 	if (length != 0 || !odma_ucx_ep_hdr_get(header, header_length, &flags, &v) ||
-	    (ep = ep_of(param)) == NULL || !ep_credit_in(ep, v))
-		return UCS_OK;
+	    (ep = ep_of(rx)) == NULL || !ep_credit_in(ep, v))
+		return;
 	if (flags & ODMA_UCX_CREDIT_WANT) {
 		atomic_store(&ep->peer_wants, true);
 		if (atomic_load(&ep->rx_freed) != atomic_load(&ep->rx_told))
 			ep_credit_send(ep, 0);
 	}
-	return UCS_OK;
 }
 
 struct ucx_chunk *odma_ucx_send_run(struct ucx_chunk *c)
@@ -954,36 +920,33 @@ doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const struct iovec *iov, un
 	return DOCA_SUCCESS;
 }
 
-ucs_status_t odma_ucx_msg_am(void *arg, const void *header, size_t header_length, void *data,
-                             size_t length, const ucp_am_recv_param_t *param)
+void odma_ucx_msg_am(const void *header, size_t header_length, void *data, size_t length,
+                     const struct odma_lk_rx *rx)
 {
 	struct odma_tp_ep *ep;
 	uint64_t credit;
 	uint32_t imm;
 
-	(void)arg;
-	if ((ep = ep_of(param)) == NULL)
-		return UCS_OK;
+	if ((ep = ep_of(rx)) == NULL)
+		return;
 	if (!odma_ucx_ep_hdr_get(header, header_length, &imm, &credit))
 		ep_malformed(ep, "a message whose header is not this build's (16 bytes: immediate, "
 		                 "zero, credit; a peer of another odma version?)");
 	else if (ep_credit_in(ep, credit) && ep_admit(ep, length))
 		ep_deliver(ep, data, length, imm);
-	return UCS_OK;
 }
 
-ucs_status_t odma_ucx_msgs_am(void *arg, const void *header, size_t header_length, void *data,
-                              size_t length, const ucp_am_recv_param_t *param)
+void odma_ucx_msgs_am(const void *header, size_t header_length, void *data, size_t length,
+                      const struct odma_lk_rx *rx)
 {
-	struct odma_tp_ep *ep = ep_of(param);
+	struct odma_tp_ep *ep = ep_of(rx);
 	const char *why = NULL;
 	uint64_t credit = 0;
 	unsigned int n;
 	size_t off = 0;
 
-	(void)arg;
 	if (ep == NULL)
-		return UCS_OK;
+		return;
 	n = odma_ucx_bundle_check(header, header_length, data, length, &credit, &why);
 	if (n == 0)
 		ep_malformed(ep, why);
@@ -992,7 +955,7 @@ ucs_status_t odma_ucx_msgs_am(void *arg, const void *header, size_t header_lengt
 	 * callbacks call no waiting function), and no other thread frees it while this one runs.
 	 */
 	if (n != 0 && !ep_credit_in(ep, credit))
-		return UCS_OK;
+		return;
 	for (unsigned int i = 0; i < n && !ep->gone; i++) {
 		size_t len;
 		uint32_t imm;
@@ -1001,7 +964,6 @@ ucs_status_t odma_ucx_msgs_am(void *arg, const void *header, size_t header_lengt
 		if (ep_admit(ep, len))
 			ep_deliver(ep, msg, len, imm);
 	}
-	return UCS_OK;
 }
 
 doca_error_t odma_ucx_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach *r,
@@ -1064,7 +1026,6 @@ static unsigned int ucx_nlingering;
 /* Starts @p's flush and keeps it until done (service thread); false: nothing to wait for. */
 static bool linger_start(struct ucx_peer *p)
 {
-	ucp_request_param_t prm = { 0 };
 	struct ucx_linger *l;
 	void *r;
 
@@ -1082,12 +1043,12 @@ static bool linger_start(struct ucx_peer *p)
 		        ucx_nlingering);
 		return false;
 	}
-	r = ucp_ep_flush_nbx(p->ep, &prm);
-	if (!UCS_PTR_IS_PTR(r))
+	r = odma_ux.lk->flush(p->ep);
+	if (r == NULL)
 		return false; /* flushed already, or the endpoint failed */
 	l = malloc(sizeof(*l));
 	if (l == NULL) {
-		ucp_request_free(r);
+		odma_ux.lk->flush_free(r);
 		return false;
 	}
 	l->p = p;
@@ -1110,12 +1071,12 @@ bool odma_ucx_linger_run(void)
 	bool closed = false;
 
 	for (struct ucx_linger **pp = &ucx_lingering, *l; (l = *pp) != NULL;) {
-		if (ucp_request_check_status(l->req) == UCS_INPROGRESS && now < l->end_ns) {
+		if (odma_ux.lk->flush_busy(l->req) && now < l->end_ns) {
 			pp = &l->next;
 			continue;
 		}
 		*pp = l->next;
-		ucp_request_free(l->req);
+		odma_ux.lk->flush_free(l->req);
 		odma_ucx_peer_unref(l->p); /* the endpoint's reference: the last one closes it */
 		free(l);
 		ucx_nlingering--;

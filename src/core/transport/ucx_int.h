@@ -18,8 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include <ucp/api/ucp.h>
-
+#include "core/transport/link.h"
 #include "core/transport/tp_int.h"
 #include "core/transport/ucx_wire.h"
 
@@ -28,47 +27,11 @@
 #define UCX_OP_CALL 0xfe   /* a queued command: run fn(fnarg) on the service thread */
 #define UCX_OP_SEND 0xfd   /* an endpoint's message (fnarg); the chunk is the message's */
 
-/*
- * What a send carries after its header: @n pieces, @len bytes in all. UCX reads it until the
- * send completes, so it lives in the sender's object (a reply, a request, a message).
- */
-struct odma_ucx_out {
-	const ucp_dt_iov_t *iov;
-	size_t n, len;
-	ucp_dt_iov_t one; /* the piece of a contiguous payload (odma_ucx_out_bytes) */
-	/*
-	 * When set, the payload is made as it leaves: @pack writes its bytes [@offset, @offset +
-	 * @max) into @dest (only when odma_ux.copy_out; iov and n unused).
-	 */
-	void (*pack)(struct odma_ucx_out *o, size_t offset, void *dest, size_t max);
-};
-
-/* Sets @o to the @len bytes at @data. */
-static inline void odma_ucx_out_bytes(struct odma_ucx_out *o, const void *data, size_t len)
-{
-	o->pack = NULL;
-	o->one = (ucp_dt_iov_t){ (void *)data, len };
-	o->iov = &o->one;
-	o->n = len != 0;
-	o->len = len;
-}
-
-/* Sets @o to the @n pieces at @iov. */
-static inline void odma_ucx_out_iov(struct odma_ucx_out *o, const ucp_dt_iov_t *iov, size_t n)
-{
-	o->pack = NULL;
-	o->iov = iov;
-	o->n = n;
-	o->len = 0;
-	for (size_t i = 0; i < n; i++)
-		o->len += iov[i].length;
-}
-
 struct ucx_deferred;
 
 struct ucx_peer {
 	struct ucx_peer *next; /* the live peers, by address (or the exporter's clients) */
-	ucp_ep_h ep;
+	struct odma_lk_ep *ep;
 	bool dead;
 	bool timed_out_logged;
 	unsigned int refs;        /* attachments + requests + replies in flight (lock) */
@@ -78,12 +41,12 @@ struct ucx_peer {
 	 * ours. @from is the endpoint UCX made for its requests (never sent on: it has no peer
 	 * error handling unless the importer asked for it); what is in flight to it is bounded.
 	 */
-	ucp_ep_h from;
-	ucp_ep_h indexed;       /* its key in the endpoint index (NULL: not in it) */
-	unsigned int replies;   /* replies handed to UCX and not completed */
-	size_t reply_bytes;     /* their payload */
-	unsigned int ndeferred; /* GETs waiting for room under the bound */
-	unsigned int nwatch;    /* its watches held (ucx_serve.c) */
+	struct odma_lk_ep *from;
+	struct odma_lk_ep *indexed; /* its key in the endpoint index (NULL: not in it) */
+	unsigned int replies;       /* replies handed to UCX and not completed */
+	size_t reply_bytes;         /* their payload */
+	unsigned int ndeferred;     /* GETs waiting for room under the bound */
+	unsigned int nwatch;        /* its watches held (ucx_serve.c) */
 	struct ucx_deferred *def_head, *def_tail;
 	uint16_t alen;
 	uint8_t addr[ODMA_TP_ADDR_MAX];
@@ -142,16 +105,14 @@ struct odma_ucx_state {
 	bool stopping; /* the process exits: the service thread leaves (lock) */
 	bool sleeping; /* the service thread sleeps, or is about to: a new job kicks it (lock) */
 	bool parked;   /* it sleeps a short while only: a thread polls inline (lock) */
-	pthread_mutex_t wlock;      /* the worker and everything marked service thread */
-	_Atomic uint64_t inline_ns; /* when a thread last polled inline; 0: none does */
-	atomic_bool inline_wait;    /* an inline poll found the service thread in a round */
-	atomic_bool inline_ok;      /* the service thread runs: inline polls may take over */
-	unsigned int listeners;     /* open listeners (service thread) */
-	const char *why;            /* why the transport is not up */
-	ucp_datatype_t dt_out;      /* odma_ucx_out packed by copy (ucx.c) */
-	bool copy_out;              /* payloads go by dt_out, not zero-copy (UCX's TCP transport) */
-	ucp_context_h ctx;
-	ucp_worker_h worker;
+	pthread_mutex_t wlock;        /* the worker and everything marked service thread */
+	_Atomic uint64_t inline_ns;   /* when a thread last polled inline; 0: none does */
+	atomic_bool inline_wait;      /* an inline poll found the service thread in a round */
+	atomic_bool inline_ok;        /* the service thread runs: inline polls may take over */
+	unsigned int listeners;       /* open listeners (service thread) */
+	const char *why;              /* why the transport is not up */
+	const struct odma_lk_ops *lk; /* the link (link.h) */
+	bool copy_out; /* the link packs payloads as they leave (odma_ucx_out.pack) */
 	int wfd, evfd;
 	pthread_t thread;
 	struct ucx_chunk *q_head, *q_tail; /* to post (lock) */
@@ -216,9 +177,9 @@ void odma_ucx_msg_cache_drop(void);
  * endpoints and clients: an endpoint of ours (its own ep) or an exporter's client (its @from).
  * add: false when out of memory (the peer is then not reachable by its messages).
  */
-bool odma_ucx_index_add(ucp_ep_h h, struct ucx_peer *p);
+bool odma_ucx_index_add(struct odma_lk_ep *h, struct ucx_peer *p);
 void odma_ucx_index_del(struct ucx_peer *p);
-struct ucx_peer *odma_ucx_index_get(ucp_ep_h h);
+struct ucx_peer *odma_ucx_index_get(struct odma_lk_ep *h);
 
 /*
  * The largest batch (endpoint bundle, batch of requests) packed into one buffer before it is
@@ -233,11 +194,11 @@ void odma_ucx_round_send(void);
 /* ucx.c */
 extern const struct odma_tp_ops odma_ucx_ops;      /* the transport (ucx_row.c hands it out) */
 extern __thread bool odma_ucx_in_worker;           /* this thread holds odma_ux.wlock */
-extern __thread unsigned int odma_ucx_progressing; /* inside ucp_worker_progress */
+extern __thread unsigned int odma_ucx_progressing; /* inside the link's progress */
 uint64_t odma_ucx_now_ns(void);
 
 /*
- * One ucp_worker_progress by the thread that holds the worker, counted: a callback it runs
+ * One progress of the link by the thread that holds the worker, counted: a callback it runs
  * must not progress the worker again (UCX asserts), and ep_flush asks.
  */
 static inline unsigned int odma_ucx_progress(void)
@@ -245,19 +206,19 @@ static inline unsigned int odma_ucx_progress(void)
 	unsigned int n;
 
 	odma_ucx_progressing++;
-	n = ucp_worker_progress(odma_ux.worker);
+	n = odma_ux.lk->progress();
 	odma_ucx_progressing--;
 	if (odma_ucx_round_peers != NULL)
 		odma_ucx_round_send();
 	return n;
 }
+/* Bytes [@offset, @offset + @max) of @o's payload into @dest: how many there were. */
+size_t odma_ucx_out_read(struct odma_ucx_out *o, size_t offset, void *dest, size_t max);
 /*
- * Sends active message @am (header @hdr of @hlen bytes, then @o) on @ep with @prm (its
- * datatype is set here): what ucp_am_send_nbx returns. Over UCX's TCP transport the payload is
- * packed into UCX's own buffers, never sent zero-copy (ucx.c says why).
+ * This side's address on ODMA_FABRIC's network (127.0.0.1 without it) and its interface;
+ * false (logged) when no interface is on it.
  */
-ucs_status_ptr_t odma_ucx_am_send(ucp_ep_h ep, unsigned int am, const void *hdr, size_t hlen,
-                                  const struct odma_ucx_out *o, ucp_request_param_t *prm);
+bool odma_ucx_fabric_dev(char *ip, size_t ipcap, char *dev, size_t devcap);
 /* Reads @k bytes at @offset of a payload into @dest: DOCA_SUCCESS, or why it cannot. */
 typedef doca_error_t odma_ucx_read_fn(void *arg, uint64_t offset, void *dest, size_t k);
 /*
@@ -283,14 +244,15 @@ void odma_ucx_waiter_done(struct ucx_waiter *w, doca_error_t st);
 /* Sleeps until @w is done (its job ran on the service thread), then destroys its condition. */
 void odma_ucx_waiter_wait(struct ucx_waiter *w);
 void odma_ucx_peer_unref(struct ucx_peer *p);
-/* Creates @p's endpoint to the worker address p->addr, with peer error handling. */
-ucs_status_t odma_ucx_peer_connect(struct ucx_peer *p);
-void odma_ucx_peer_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status);
-ucs_status_t odma_ucx_reply_am(void *arg, const void *header, size_t header_length, void *data,
-                               size_t length, const ucp_am_recv_param_t *param);
+/* Creates @p's connection to the link address p->addr, with peer error handling. */
+int odma_ucx_peer_connect(struct ucx_peer *p);
+/* A peer's connection failed (the link's error callback: @arg is the peer). */
+void odma_ucx_peer_err_cb(void *arg, int status);
+void odma_ucx_reply_am(const void *header, size_t header_length, void *data, size_t length,
+                       const struct odma_lk_rx *rx);
 /* A batch of replies (ODMA_UCX_AM_REPLIES): checked whole, then each taken as one alone. */
-ucs_status_t odma_ucx_replies_am(void *arg, const void *header, size_t header_length, void *data,
-                                 size_t length, const ucp_am_recv_param_t *param);
+void odma_ucx_replies_am(const void *header, size_t header_length, void *data, size_t length,
+                         const struct odma_lk_rx *rx);
 doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remote *rm,
                              uint8_t *issued, size_t *issued_len);
 void odma_ucx_detach(struct odma_tp_remote *rm);
@@ -298,11 +260,16 @@ doca_error_t odma_ucx_io_start(struct odma_tp_io *io);
 void odma_ucx_io_cancel(uint64_t owner);
 
 /* ucx_serve.c */
-ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length, void *data,
-                             size_t length, const ucp_am_recv_param_t *param);
+void odma_ucx_req_am(const void *header, size_t header_length, void *data, size_t length,
+                     const struct odma_lk_rx *rx);
 /* A batch of requests (ODMA_UCX_AM_REQS): checked whole, then each served as one alone. */
-ucs_status_t odma_ucx_reqs_am(void *arg, const void *header, size_t header_length, void *data,
-                              size_t length, const ucp_am_recv_param_t *param);
+void odma_ucx_reqs_am(const void *header, size_t header_length, void *data, size_t length,
+                      const struct odma_lk_rx *rx);
+/*
+ * The link's connection @ep, one a peer made to this process, is gone: the client whose requests
+ * came on it is no longer reached by its requests (its index entry goes) and fails.
+ */
+void odma_ucx_conn_gone(struct odma_lk_ep *ep);
 /* At exit, after the service thread left: drops the clients' waiting GETs and the watches
  * held (ucx.c closes their endpoints with the others). */
 void odma_ucx_clients_forget(void);
@@ -320,11 +287,11 @@ void odma_ucx_watch_kick(void);
 
 /* ucx_ep.c */
 void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why);
-ucs_status_t odma_ucx_msg_am(void *arg, const void *header, size_t header_length, void *data,
-                             size_t length, const ucp_am_recv_param_t *param);
+void odma_ucx_msg_am(const void *header, size_t header_length, void *data, size_t length,
+                     const struct odma_lk_rx *rx);
 /* A bundle of messages (ODMA_UCX_AM_MSGS): checked whole, then delivered one by one. */
-ucs_status_t odma_ucx_msgs_am(void *arg, const void *header, size_t header_length, void *data,
-                              size_t length, const ucp_am_recv_param_t *param);
+void odma_ucx_msgs_am(const void *header, size_t header_length, void *data, size_t length,
+                      const struct odma_lk_rx *rx);
 /*
  * Sends the message of queued chunk @c with the messages of the same endpoint queued right
  * after it, as one bundle when there are several (service thread); the next chunk not taken.
@@ -348,7 +315,7 @@ doca_error_t odma_ucx_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reac
 void odma_ucx_ep_close(struct odma_tp_ep *ep);
 void odma_ucx_ep_release(struct odma_tp_ep *ep, size_t len);
 /* A credit report or request of a peer (ODMA_UCX_AM_CREDIT). */
-ucs_status_t odma_ucx_credit_am(void *arg, const void *header, size_t header_length, void *data,
-                                size_t length, const ucp_am_recv_param_t *param);
+void odma_ucx_credit_am(const void *header, size_t header_length, void *data, size_t length,
+                        const struct odma_lk_rx *rx);
 
 #endif /* ODMA_CORE_TRANSPORT_UCX_INT_H_ */

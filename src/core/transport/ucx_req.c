@@ -99,7 +99,7 @@ void odma_ucx_chunk_put(struct ucx_chunk *c)
 		free(c->io);
 }
 
-static void peer_fail(struct ucx_peer *p, ucs_status_t why)
+static void peer_fail(struct ucx_peer *p, int why)
 {
 	struct ucx_chunk *c = odma_ux.out_head, *next;
 	bool busy = false;
@@ -108,11 +108,11 @@ static void peer_fail(struct ucx_peer *p, ucs_status_t why)
 		busy = k->peer == p;
 	if (!p->dead && !busy) /* an idle peer that went away (it exited): nothing lost */
 		ODMA_DBG("UCX transport: the connection to an idle peer closed (%s)",
-		         ucs_status_string(why));
+		         odma_ux.lk->strerror(why));
 	else if (!p->dead)
 		ODMA_ERR("UCX transport: the connection to a peer failed (%s); its requests "
 		         "complete with DOCA_ERROR_IO_FAILED (the peer died or the link is down)",
-		         ucs_status_string(why));
+		         odma_ux.lk->strerror(why));
 	p->dead = true;
 	for (; c != NULL; c = next) {
 		next = c->next;
@@ -122,13 +122,13 @@ static void peer_fail(struct ucx_peer *p, ucs_status_t why)
 			atomic_store(&c->io->io->remote->gone, true);
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
 	}
-	if (p->owner != NULL)
-		odma_ucx_ep_gone(p->owner, DOCA_ERROR_IO_FAILED);
+	if (p->owner != NULL) /* an endpoint refused for the fabric secret says so */
+		odma_ucx_ep_gone(p->owner, why == ODMA_LK_ERR_SECRET ? DOCA_ERROR_NOT_PERMITTED
+		                                                     : DOCA_ERROR_IO_FAILED);
 }
 
-void odma_ucx_peer_err_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
+void odma_ucx_peer_err_cb(void *arg, int status)
 {
-	(void)ep;
 	peer_fail(arg, status);
 }
 
@@ -143,35 +143,21 @@ void odma_ucx_peer_unref(struct ucx_peer *p)
 		return;
 	/* only the service thread drops the last reference of a peer with an endpoint */
 	odma_ucx_index_del(p); /* an indexed peer has one: this is the service thread */
-	if (p->ep != NULL) {
-		ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-			                    .flags = UCP_EP_CLOSE_FLAG_FORCE };
-		void *r = ucp_ep_close_nbx(p->ep, &prm);
-
-		if (UCS_PTR_IS_PTR(r))
-			ucp_request_free(r);
-	}
+	if (p->ep != NULL)
+		odma_ux.lk->ep_close(p->ep, false);
 	free(p);
 }
 
-ucs_status_t odma_ucx_peer_connect(struct ucx_peer *p)
+int odma_ucx_peer_connect(struct ucx_peer *p)
 {
-	ucp_ep_params_t ep = { 0 };
-
-	ep.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
-	                UCP_EP_PARAM_FIELD_ERR_HANDLER;
-	ep.address = (const ucp_address_t *)p->addr;
-	ep.err_mode = UCP_ERR_HANDLING_MODE_PEER;
-	ep.err_handler.cb = odma_ucx_peer_err_cb;
-	ep.err_handler.arg = p;
-	return ucp_ep_create(odma_ux.worker, &ep, &p->ep);
+	return odma_ux.lk->ep_to_addr(p->addr, p->alen, p, &p->ep);
 }
 
 /* The live peer at @addr, or a new endpoint to it (service thread). */
 static struct ucx_peer *peer_get(const uint8_t *addr, uint16_t alen)
 {
 	struct ucx_peer **pp = &odma_ux.peers, *p;
-	ucs_status_t st;
+	int st;
 
 	while ((p = *pp) != NULL) {
 		if (p->dead) { /* unlinked: new attachments get a fresh endpoint */
@@ -189,10 +175,10 @@ static struct ucx_peer *peer_get(const uint8_t *addr, uint16_t alen)
 	p->alen = alen;
 	memcpy(p->addr, addr, alen);
 	st = odma_ucx_peer_connect(p);
-	if (st != UCS_OK) {
+	if (st != ODMA_LK_OK) {
 		ODMA_ERR("UCX transport: cannot create an endpoint to the exporter: %s; check that "
 		         "both sides run with the same ODMA_FABRIC network and that it is up",
-		         ucs_status_string(st));
+		         odma_ux.lk->strerror(st));
 		free(p);
 		return NULL;
 	}
@@ -207,19 +193,18 @@ found:
 }
 
 /* The send of @c ended (@status): its payload's copy goes, and the send's reference. */
-static void chunk_sent(struct ucx_chunk *c, ucs_status_t status)
+static void chunk_sent(struct ucx_chunk *c, int status)
 {
-	if (status != UCS_OK)
+	if (status != ODMA_LK_OK)
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
 	free(c->bounce);
 	c->bounce = NULL;
 	odma_ucx_chunk_put(c);
 }
 
-static void send_cb(void *request, ucs_status_t status, void *user_data)
+static void send_cb(void *arg, int status)
 {
-	chunk_sent(user_data, status);
-	ucp_request_free(request);
+	chunk_sent(arg, status);
 }
 
 /* The random part of the next request id (splitmix64; worker thread only). */
@@ -410,16 +395,10 @@ static const void *chunk_payload(const struct ucx_chunk *c, size_t *len)
 /* Sends ready request @c alone (service thread). */
 static void chunk_send(struct ucx_chunk *c)
 {
-	ucp_request_param_t prm = { 0 };
 	const void *payload;
 	size_t plen;
-	void *r;
+	int r;
 
-	prm.op_attr_mask =
-	        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-	prm.cb.send = send_cb;
-	prm.user_data = c;
-	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
 	c->refs++; /* the send's */
 	if (chunk_lazy(c)) {
 		c->read_st = DOCA_SUCCESS;
@@ -429,9 +408,10 @@ static void chunk_send(struct ucx_chunk *c)
 		payload = chunk_payload(c, &plen);
 		odma_ucx_out_bytes(&c->out, payload, plen);
 	}
-	r = odma_ucx_am_send(c->peer->ep, ODMA_UCX_AM_REQ, c->hdr, sizeof(c->hdr), &c->out, &prm);
-	if (!UCS_PTR_IS_PTR(r))
-		chunk_sent(c, UCS_PTR_IS_ERR(r) ? UCS_PTR_STATUS(r) : UCS_OK);
+	r = odma_ux.lk->send(c->peer->ep, ODMA_UCX_AM_REQ, c->hdr, sizeof(c->hdr), &c->out,
+	                     ODMA_LK_SEND_REPLY, send_cb, c);
+	if (r != ODMA_LK_INFLIGHT)
+		chunk_sent(c, r);
 }
 
 /*
@@ -445,7 +425,7 @@ struct ucx_reqs {
 	struct ucx_chunk *c[ODMA_UCX_REQS_MAX];
 	uint8_t hdr[ODMA_UCX_REQS_HDR];
 	struct odma_ucx_out out;
-	ucp_dt_iov_t iov[2 * ODMA_UCX_REQS_MAX];
+	struct iovec iov[2 * ODMA_UCX_REQS_MAX];
 	uint8_t data[]; /* packed */
 };
 
@@ -469,15 +449,13 @@ static size_t reqs_entry(const struct ucx_chunk *c)
 	return n <= ODMA_UCX_REQS_ENTRY_MAX - ODMA_UCX_REQ_LEN ? ODMA_UCX_REQ_LEN + n : 0;
 }
 
-static void reqs_sent(void *request, ucs_status_t status, void *user_data)
+static void reqs_sent(void *arg, int status)
 {
-	struct ucx_reqs *b = user_data;
+	struct ucx_reqs *b = arg;
 
 	for (unsigned int i = 0; i < b->n; i++)
 		chunk_sent(b->c[i], status);
 	free(b);
-	if (request != NULL)
-		ucp_request_free(request);
 }
 
 /*
@@ -503,9 +481,9 @@ static size_t reqs_fill(struct ucx_reqs *b, struct ucx_chunk **c, unsigned int n
 			at += ODMA_UCX_REQ_LEN + plen;
 			continue;
 		}
-		b->iov[niov++] = (ucp_dt_iov_t){ c[i]->hdr, ODMA_UCX_REQ_LEN };
+		b->iov[niov++] = (struct iovec){ c[i]->hdr, ODMA_UCX_REQ_LEN };
 		if (plen != 0)
-			b->iov[niov++] = (ucp_dt_iov_t){ (void *)payload, plen };
+			b->iov[niov++] = (struct iovec){ (void *)payload, plen };
 	}
 	return niov;
 }
@@ -515,9 +493,8 @@ static void reqs_send(struct ucx_chunk **c, unsigned int n, size_t total)
 {
 	bool pack = total <= ODMA_UCX_BUNDLE_PACK;
 	struct ucx_reqs *b = malloc(sizeof(*b) + (pack ? total : 0));
-	ucp_request_param_t prm = { 0 };
 	size_t niov;
-	void *r;
+	int r;
 
 	if (b == NULL) {
 		for (unsigned int i = 0; i < n; i++)
@@ -527,21 +504,16 @@ static void reqs_send(struct ucx_chunk **c, unsigned int n, size_t total)
 	niov = reqs_fill(b, c, n, pack);
 	odma_put_le(b->hdr, n, 4);
 	odma_put_le(b->hdr + 4, 0, 4);
-	prm.op_attr_mask =
-	        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-	prm.cb.send = reqs_sent;
-	prm.user_data = b;
-	prm.flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER;
 	if (pack) {
 		odma_ucx_out_bytes(&b->out, b->data, total);
 	} else {
 		odma_ucx_out_iov(&b->out, b->iov, niov);
 	}
 	atomic_fetch_add_explicit(&odma_ucx_req_batches, 1, memory_order_relaxed);
-	r = odma_ucx_am_send(c[0]->peer->ep, ODMA_UCX_AM_REQS, b->hdr, sizeof(b->hdr), &b->out,
-	                     &prm);
-	if (!UCS_PTR_IS_PTR(r))
-		reqs_sent(NULL, UCS_PTR_IS_ERR(r) ? UCS_PTR_STATUS(r) : UCS_OK, b);
+	r = odma_ux.lk->send(c[0]->peer->ep, ODMA_UCX_AM_REQS, b->hdr, sizeof(b->hdr), &b->out,
+	                     ODMA_LK_SEND_REPLY, reqs_sent, b);
+	if (r != ODMA_LK_INFLIGHT)
+		reqs_sent(b, r);
 }
 
 /*
@@ -668,15 +640,14 @@ static struct ucx_chunk *reply_chunk(const struct odma_ucx_reply *r)
 	return c != NULL && c->id == r->id && c->op == r->op && c->outstanding ? c : NULL;
 }
 
-ucs_status_t odma_ucx_replies_am(void *arg, const void *header, size_t header_length, void *data,
-                                 size_t length, const ucp_am_recv_param_t *param)
+void odma_ucx_replies_am(const void *header, size_t header_length, void *data, size_t length,
+                         const struct odma_lk_rx *rx)
 {
 	const char *why = "a rendezvous payload";
 	unsigned int n = 0;
 	size_t off = 0;
 
-	(void)arg;
-	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+	if (!rx->rndv)
 		n = odma_ucx_replies_check(header, header_length, data, length, &why);
 	if (n == 0)
 		ODMA_RATELIMITED_WARN("UCX transport: dropped a malformed batch of replies: %s",
@@ -689,7 +660,6 @@ ucs_status_t odma_ucx_replies_am(void *arg, const void *header, size_t header_le
 		if (c != NULL)
 			reply_got(c, &r, b);
 	}
-	return UCS_OK;
 }
 
 /* A reply whose payload comes by rendezvous (a large GET's): where it lands meanwhile. */
@@ -699,60 +669,50 @@ struct ucx_rndv {
 };
 
 /* Its payload arrived (service thread): finishes the request if it still waits. */
-static void rndv_done(void *request, ucs_status_t status, size_t length, void *user_data)
+static void rndv_done(void *arg, int status, size_t length)
 {
-	struct ucx_rndv *v = user_data;
+	struct ucx_rndv *v = arg;
 	struct ucx_chunk *c = odma_ux.slot[v->r.id % UCX_SLOTS];
 
 	if (c != NULL && c->id == v->r.id && c->op == v->r.op && c->outstanding) {
-		if (status != UCS_OK || length != v->r.len)
+		if (status != ODMA_LK_OK || length != v->r.len)
 			odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
 		else
 			reply_got(c, &v->r, v->data);
 	}
 	free(v);
-	if (request != NULL)
-		ucp_request_free(request);
 }
 
-ucs_status_t odma_ucx_reply_am(void *arg, const void *header, size_t header_length, void *data,
-                               size_t length, const ucp_am_recv_param_t *param)
+void odma_ucx_reply_am(const void *header, size_t header_length, void *data, size_t length,
+                       const struct odma_lk_rx *rx)
 {
 	struct odma_ucx_reply r;
 	struct ucx_chunk *c;
 	struct ucx_rndv *v;
-	ucp_request_param_t prm = { 0 };
 	uint64_t want;
-	void *req;
+	int st;
 
-	(void)arg;
 	if (odma_ucx_reply_decode(header, header_length, length, &r) != DOCA_SUCCESS)
-		return UCS_OK;
+		return;
 	c = reply_chunk(&r);
 	if (c == NULL)
-		return UCS_OK;
-	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+		return;
+	if (!rx->rndv) {
 		reply_got(c, &r, data);
-		return UCS_OK;
+		return;
 	}
 	/* only a GET's reply is long: exactly its bytes (and a trailer), or the request fails */
 	want = c->len + (r.flags & ODMA_UCX_REPLY_TRAILER ? ODMA_UCX_TRAILER_LEN : 0);
 	v = c->op == ODMA_UCX_OP_GET && length == want ? malloc(sizeof(*v) + length) : NULL;
 	if (v == NULL) {
-		ucp_am_data_release(odma_ux.worker, data);
+		odma_ux.lk->data_release(data);
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
-		return UCS_OK;
+		return;
 	}
 	v->r = r;
-	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-	prm.cb.recv_am = rndv_done;
-	prm.user_data = v;
-	req = ucp_am_recv_data_nbx(odma_ux.worker, data, v->data, length, &prm);
-	if (req == NULL)
-		rndv_done(NULL, UCS_OK, length, v);
-	else if (UCS_PTR_IS_ERR(req))
-		rndv_done(NULL, UCS_PTR_STATUS(req), 0, v);
-	return UCS_OK;
+	st = odma_ux.lk->recv_data(data, v->data, length, rndv_done, v);
+	if (st != ODMA_LK_INFLIGHT)
+		rndv_done(v, st, st == ODMA_LK_OK ? length : 0);
 }
 
 bool odma_ucx_take_queue(void)

@@ -46,6 +46,8 @@ static const struct odma_tp_host ucx_host = {
 	.iface_for = odma_tp_iface_for,
 	.wake_hold = odma_tp_wake_hold,
 	.wake_flush = odma_tp_wake_flush,
+	.fabric_key = doca_priv_fabric_key,
+	.fabric_proof = doca_priv_fabric_proof,
 };
 
 static struct {

@@ -87,16 +87,15 @@ atomic_uint_fast64_t odma_ucx_reply_batches, odma_ucx_replies_batched;
 
 static void serve_deferred(struct ucx_peer *p);
 
-static void reply_cb(void *request, ucs_status_t status, void *user_data)
+static void reply_cb(void *arg, int status)
 {
-	struct ucx_reply *rp = user_data;
+	struct ucx_reply *rp = arg;
 	struct ucx_peer *p = rp->to;
 
 	(void)status;
 	p->replies--;
 	p->reply_bytes -= rp->len;
 	free(rp);
-	ucp_request_free(request);
 	serve_deferred(p);
 	odma_ucx_peer_unref(p);
 }
@@ -109,20 +108,7 @@ static void reply_cb(void *request, ucs_status_t status, void *user_data)
 static bool ucx_reply_send(struct ucx_peer *p, struct ucx_reply *rp, unsigned int am,
                            const void *hdr, size_t hlen)
 {
-	ucp_request_param_t prm = { 0 };
-	void *r;
-
-	prm.op_attr_mask =
-	        UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA | UCP_OP_ATTR_FIELD_FLAGS;
-	prm.cb.send = reply_cb;
-	prm.user_data = rp;
-	/*
-	 * Eager, also for a long reply (by rendezvous a 1 MiB read ran at 0.2x). The importer
-	 * still takes a rendezvous reply (odma_ucx_reply_am), should a peer send one.
-	 */
-	prm.flags = UCP_AM_SEND_FLAG_EAGER;
-	r = odma_ucx_am_send(p->ep, am, hdr, hlen, &rp->out, &prm);
-	if (!UCS_PTR_IS_PTR(r))
+	if (odma_ux.lk->send(p->ep, am, hdr, hlen, &rp->out, 0, reply_cb, rp) != ODMA_LK_INFLIGHT)
 		return false;
 	rp->to = p;
 	p->replies++;
@@ -378,7 +364,7 @@ static void clients_reap(void)
  * ours (listen/connect), or a client made by its ATTACH; NULL for a dead one (a dead client
  * leaves the list here, the others when the next client is made).
  */
-static struct ucx_peer *client_of(ucp_ep_h from)
+static struct ucx_peer *client_of(struct odma_lk_ep *from)
 {
 	struct ucx_peer *p = odma_ucx_index_get(from);
 
@@ -389,8 +375,19 @@ static struct ucx_peer *client_of(ucp_ep_h from)
 	return NULL;
 }
 
+void odma_ucx_conn_gone(struct odma_lk_ep *ep)
+{
+	struct ucx_peer *p = odma_ucx_index_get(ep);
+
+	if (p == NULL || p->from != ep)
+		return;
+	odma_ucx_index_del(p);
+	p->from = NULL;
+	odma_ucx_peer_err_cb(p, -1);
+}
+
 /* A client for the importer at worker address @addr, whose requests arrive on @from. */
-static struct ucx_peer *client_new(ucp_ep_h from, const uint8_t *addr, size_t alen)
+static struct ucx_peer *client_new(struct odma_lk_ep *from, const uint8_t *addr, size_t alen)
 {
 	struct ucx_peer *p;
 
@@ -407,7 +404,7 @@ static struct ucx_peer *client_new(ucp_ep_h from, const uint8_t *addr, size_t al
 	p->from = from;
 	p->alen = (uint16_t)alen;
 	memcpy(p->addr, addr, alen);
-	if (odma_ucx_peer_connect(p) != UCS_OK) {
+	if (odma_ucx_peer_connect(p) != ODMA_LK_OK) {
 		ODMA_RATELIMITED_WARN("UCX transport: cannot reach an importer that attached "
 		                      "(its worker address is unusable); its attach is dropped");
 		free(p);
@@ -428,7 +425,7 @@ static struct ucx_peer *client_new(ucp_ep_h from, const uint8_t *addr, size_t al
  * An ATTACH from @from carrying the importer's worker address: served first, and a client
  * made (or remade, when the address changed) only when it passed. NULL: no answer.
  */
-static struct ucx_peer *attach_client(ucp_ep_h from, struct ucx_peer *p,
+static struct ucx_peer *attach_client(struct odma_lk_ep *from, struct ucx_peer *p,
                                       const struct odma_ucx_req *q, const uint8_t *addr,
                                       size_t alen, struct ucx_reply *rp)
 {
@@ -456,7 +453,7 @@ static struct ucx_peer *attach_client(ucp_ep_h from, struct ucx_peer *p,
  * client attach_client keeps or makes for it, unless that client has UCX_REPLIES_MAX
  * replies in flight. Out of memory, or refused, it gets no answer (the importer times out).
  */
-static void serve_attach(ucp_ep_h from, struct ucx_peer *p, const struct odma_ucx_req *q,
+static void serve_attach(struct odma_lk_ep *from, struct ucx_peer *p, const struct odma_ucx_req *q,
                          const uint8_t *addr, size_t alen)
 {
 	struct ucx_reply *rp = reply_new(q, NULL, DOCA_SUCCESS);
@@ -606,8 +603,9 @@ void odma_ucx_watch_kick(void)
  * payload comes by rendezvous, which no request may use), from client @p (NULL: none yet);
  * answered into batch *@bp when @bp is not NULL (batch_add), else alone.
  */
-static void serve_one(ucp_ep_h from, struct ucx_peer *p, const void *header, size_t header_length,
-                      void *data, size_t length, bool rndv, struct ucx_reply **bp)
+static void serve_one(struct odma_lk_ep *from, struct ucx_peer *p, const void *header,
+                      size_t header_length, void *data, size_t length, bool rndv,
+                      struct ucx_reply **bp)
 {
 	struct odma_ucx_req q;
 	struct ucx_reply *rp;
@@ -666,17 +664,16 @@ void odma_ucx_round_send(void)
 	}
 }
 
-ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length, void *data,
-                             size_t length, const ucp_am_recv_param_t *param)
+void odma_ucx_req_am(const void *header, size_t header_length, void *data, size_t length,
+                     const struct odma_lk_rx *rx)
 {
 	struct ucx_peer *p;
 
-	(void)arg;
-	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
-		return UCS_OK; /* no one to answer: a hostile or broken peer */
-	p = client_of(param->reply_ep);
-	serve_one(param->reply_ep, p, header, header_length, data, length,
-	          (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0, p ? &p->round : NULL);
+	if (rx->reply_ep == NULL)
+		return; /* no one to answer: a hostile or broken peer */
+	p = client_of(rx->reply_ep);
+	serve_one(rx->reply_ep, p, header, header_length, data, length, rx->rndv,
+	          p ? &p->round : NULL);
 	if (p != NULL && p->round != NULL && !p->round_listed) { /* the list holds it till sent */
 		pthread_mutex_lock(&odma_ux.lock);
 		p->refs++;
@@ -685,11 +682,10 @@ ucs_status_t odma_ucx_req_am(void *arg, const void *header, size_t header_length
 		p->round_listed = true;
 		odma_ucx_round_peers = p;
 	}
-	return UCS_OK;
 }
 
-ucs_status_t odma_ucx_reqs_am(void *arg, const void *header, size_t header_length, void *data,
-                              size_t length, const ucp_am_recv_param_t *param)
+void odma_ucx_reqs_am(const void *header, size_t header_length, void *data, size_t length,
+                      const struct odma_lk_rx *rx)
 {
 	const char *why = "a rendezvous payload";
 	struct ucx_reply *b = NULL; /* their answers */
@@ -697,11 +693,10 @@ ucs_status_t odma_ucx_reqs_am(void *arg, const void *header, size_t header_lengt
 	unsigned int n = 0;
 	size_t off = 0;
 
-	(void)arg;
-	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))
-		return UCS_OK;
-	p = client_of(param->reply_ep);
-	if (!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))
+	if (rx->reply_ep == NULL)
+		return;
+	p = client_of(rx->reply_ep);
+	if (!rx->rndv)
 		n = odma_ucx_reqs_check(header, header_length, data, length, &why);
 	if (n == 0)
 		ODMA_RATELIMITED_WARN("UCX transport: dropped a malformed batch of requests: %s",
@@ -711,12 +706,10 @@ ucs_status_t odma_ucx_reqs_am(void *arg, const void *header, size_t header_lengt
 		size_t plen;
 		const uint8_t *h = odma_ucx_reqs_next(data, &off, &payload, &plen);
 
-		serve_one(param->reply_ep, p, h, ODMA_UCX_REQ_LEN, (void *)payload, plen, false,
-		          &b);
+		serve_one(rx->reply_ep, p, h, ODMA_UCX_REQ_LEN, (void *)payload, plen, false, &b);
 	}
 	if (b != NULL && batch_send(p, b))
 		free(b);
-	return UCS_OK;
 }
 
 void odma_ucx_clients_forget(void)

@@ -62,6 +62,7 @@
 #define ODMA_UCX_AM_CREDIT 15  /* an endpoint's credit report, or its request for one */
 #define ODMA_UCX_AM_REPLIES 16 /* exporter -> importer: several replies (below) */
 #define ODMA_UCX_AM_REQS 17    /* importer -> exporter: several requests (below) */
+#define ODMA_UCX_AM_LAST ODMA_UCX_AM_REQS
 
 #define ODMA_UCX_REQ_LEN 64
 #define ODMA_UCX_REPLY_LEN 24

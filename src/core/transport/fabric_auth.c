@@ -2,14 +2,14 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * The fabric secret of Comch across machines: a peer proves it belongs to the same emulated
- * system before its HELLO is looked at. The secret is ODMA_FABRIC_SECRET (16 characters or
- * more), else a cookie in the runtime directory (`fabric-secret`, 32 random bytes as hex,
- * mode 0600, made by the first process that needs it), which every process of this user on
- * this machine shares, in any network namespace; across machines, copy the cookie or set
- * the variable on both sides. It never travels: each side proves it with HMAC-SHA256 over
- * both sides' fresh nonces (nettle), the server first, so a replayed handshake and a
- * stranger get nothing. It authenticates; it does not encrypt.
+ * The fabric secret: a peer across namespaces or machines (Comch, the UCX module's TCP link)
+ * proves it belongs to the same emulated system before anything it sends is looked at. The
+ * secret is ODMA_FABRIC_SECRET (16 characters or more), else a cookie in the runtime
+ * directory (`fabric-secret`, 32 random bytes as hex, mode 0600, made by the first process
+ * that needs it), which every process of this user on this machine shares, in any network
+ * namespace; across machines, copy the cookie or set the variable on both sides. It never travels:
+ * each side proves it with HMAC-SHA256 over both sides' fresh nonces (nettle), the server first, so
+ * a replayed handshake and a stranger get nothing. It authenticates; it does not encrypt.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,15 +22,16 @@
 #include <nettle/hmac.h>
 #include <nettle/sha2.h>
 
-#include "comch/comch.h"
+#include "core/config/config.h"
 #include "core/log/log.h"
+#include "core/transport/transport.h"
 
-ODMA_LOG_REGISTER(DOCA_COMCH_AUTH)
+ODMA_LOG_REGISTER(ODMA_FABRIC_AUTH)
 
 #define COOKIE_NAME "fabric-secret"
 #define SECRET_MIN 16u
 
-static void derive(const void *secret, size_t len, uint8_t key[COMCH_AUTH_KEY_LEN])
+static void derive(const void *secret, size_t len, uint8_t key[ODMA_FABRIC_KEY_LEN])
 {
 	struct sha256_ctx s;
 
@@ -101,7 +102,7 @@ static size_t cookie_read(const char *path, char *buf, size_t cap, const char **
 	return (size_t)n;
 }
 
-bool comch_auth_key(uint8_t key[COMCH_AUTH_KEY_LEN], char *why_text, size_t why_len)
+bool doca_priv_fabric_key(uint8_t key[ODMA_FABRIC_KEY_LEN], char *why_text, size_t why_len)
 {
 	const char *v = doca_priv_config_string("ODMA_FABRIC_SECRET");
 	const char *why = NULL;
@@ -119,7 +120,7 @@ bool comch_auth_key(uint8_t key[COMCH_AUTH_KEY_LEN], char *why_text, size_t why_
 		         strlen(v), SECRET_MIN);
 		return false;
 	}
-	if (!comch_rundir(dir, sizeof(dir), &why)) {
+	if (!doca_priv_rundir(dir, sizeof(dir), &why)) {
 		snprintf(why_text, why_len,
 		         "no ODMA_FABRIC_SECRET and no runtime directory for the cookie (%s)", why);
 		return false;
@@ -140,15 +141,16 @@ bool comch_auth_key(uint8_t key[COMCH_AUTH_KEY_LEN], char *why_text, size_t why_
 	return true;
 }
 
-void comch_auth_proof(const uint8_t key[COMCH_AUTH_KEY_LEN], uint8_t role,
-                      const uint8_t first[COMCH_AUTH_NONCE_LEN],
-                      const uint8_t second[COMCH_AUTH_NONCE_LEN], uint8_t out[COMCH_AUTH_PROOF_LEN])
+void doca_priv_fabric_proof(const uint8_t key[ODMA_FABRIC_KEY_LEN], uint8_t role,
+                            const uint8_t first[ODMA_FABRIC_NONCE_LEN],
+                            const uint8_t second[ODMA_FABRIC_NONCE_LEN],
+                            uint8_t out[ODMA_FABRIC_PROOF_LEN])
 {
 	struct hmac_sha256_ctx h;
 
-	hmac_sha256_set_key(&h, COMCH_AUTH_KEY_LEN, key);
+	hmac_sha256_set_key(&h, ODMA_FABRIC_KEY_LEN, key);
 	hmac_sha256_update(&h, 1, &role);
-	hmac_sha256_update(&h, COMCH_AUTH_NONCE_LEN, first);
-	hmac_sha256_update(&h, COMCH_AUTH_NONCE_LEN, second);
-	hmac_sha256_digest(&h, COMCH_AUTH_PROOF_LEN, out);
+	hmac_sha256_update(&h, ODMA_FABRIC_NONCE_LEN, first);
+	hmac_sha256_update(&h, ODMA_FABRIC_NONCE_LEN, second);
+	hmac_sha256_digest(&h, ODMA_FABRIC_PROOF_LEN, out);
 }

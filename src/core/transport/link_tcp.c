@@ -1,0 +1,1086 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * odma's TCP link (link.h): the UCX module's messages on plain TCP sockets, for the networks
+ * where UCX would pick its own TCP transport. UCX's TCP transport carries out a PUT packet
+ * from anyone who reaches its port at the address the packet names (docs/reliability.md); this
+ * link has no remote memory access at all, and a connection carries nothing but a handshake
+ * until both sides proved the fabric secret.
+ *
+ * A connection is one TCP stream; each message a frame: id u8 | zero u8 | header length u16 |
+ * payload length u32 (little-endian), the header (at most LT_HDR_MAX bytes), the payload.
+ * A frame is refused by those lengths, and by its id, before a byte of it is kept: during the
+ * handshake only the handshake's frames of their exact lengths, after it frames of the
+ * module's ids up to LT_FRAME_MAX. Anything else ends the connection.
+ *
+ * The handshake (the dialer first): HELLO (magic, the instance the dialer expects, its nonce),
+ * CHALLENGE (the acceptor's nonce and its proof), PROOF (the dialer's proof); proofs are
+ * HMAC-SHA256 of both nonces under the fabric secret (core/transport/fabric_auth.c, as Comch
+ * across machines), so a replay or a stranger gets nothing. A connection that has not
+ * finished it within ODMA_TRANSPORT_TIMEOUT_MS is closed, and at most LT_HS_MAX wait at once (the
+ * oldest goes first): no thread, and a bounded few kilobytes, per connection that never speaks.
+ *
+ * The process's link address is its own listener (ODMA_FABRIC's address, 127.0.0.1 without
+ * it; a port the kernel picked) and a random instance number, so an address that outlived its
+ * process never reaches another. Connections it accepts are the reply endpoints of the
+ * messages on them; those the module makes (to an address, to a listener, accepted from a
+ * listener) report their failure to the module's error callback.
+ *
+ * One epoll set holds every socket (its fd is the worker's wake-up fd); everything runs on the
+ * thread that holds the worker. Sends are written at once when nothing waits before them,
+ * else queued and written as the socket takes them; a send's callback runs from progress.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/log/log.h"
+#include "core/transport/ucx_int.h"
+#include "util/codec.h"
+
+ODMA_LOG_REGISTER(ODMA_UCX_TCP)
+
+#define LT_FH 8u                 /* a frame's head */
+#define LT_HDR_MAX 256u          /* a frame's header at most */
+#define LT_HS_MAX 64u            /* connections in their handshake at most */
+#define LT_RBUF (256u * 1024)    /* a live connection's receive buffer */
+#define LT_READ_ROUND (4u << 20) /* bytes read from one connection per event */
+#define LT_IOV 64u               /* pieces per writev */
+#define LT_ADDR_LEN 20u          /* magic[4] | IPv4[4] | port[2] | zero[2] | instance[8] */
+#define LT_EVENTS 64u
+/*
+ * The largest frame: a Comch fast-path buffer of 1 GiB (the largest message odma sends), with
+ * room for its header. Only a peer that proved the secret gets this far, and its buffer grows
+ * only as its bytes arrive.
+ */
+#define LT_FRAME_MAX ((1u << 30) + (64u << 10))
+
+enum { LT_HELLO = 0xf1, LT_CHALLENGE = 0xf2, LT_PROOF = 0xf3 };
+enum {
+	LT_HELLO_LEN = 8 + 8 + ODMA_FABRIC_NONCE_LEN,
+	LT_CHALLENGE_LEN = ODMA_FABRIC_NONCE_LEN + ODMA_FABRIC_PROOF_LEN,
+	LT_PROOF_LEN = ODMA_FABRIC_PROOF_LEN
+};
+static const uint8_t lt_magic[8] = { 'O', 'D', 'M', 'A', 'L', 'N', 'K', '1' };
+static const uint8_t lt_addr_magic[4] = { 'O', 'T', 'L', '1' };
+
+enum lt_kind { LT_CONN, LT_LISTENER, LT_TIMER };
+enum lt_state { LT_DIALING, LT_WAIT_HELLO, LT_WAIT_CHALLENGE, LT_WAIT_PROOF, LT_LIVE, LT_DEAD };
+
+/* A frame waiting to be written (the head of what it carries is its own). */
+struct lt_out {
+	struct lt_out *next;
+	odma_lk_sent_fn *done; /* NULL: the link's own (a handshake frame) */
+	void *arg;
+	int status;         /* once done: how it ended */
+	bool hs;            /* a handshake frame: may leave before the connection is live */
+	unsigned int n, at; /* pieces, and the first not written whole */
+	size_t off;         /* bytes of piece @at written */
+	uint8_t *own;       /* a payload packed for it (odma_ucx_out.pack), or one too scattered */
+	uint8_t head[LT_FH + LT_HDR_MAX];
+	struct iovec iov[]; /* the head, then the payload's pieces */
+};
+
+struct lt_fdtag {
+	enum lt_kind kind;
+	int fd;
+};
+
+struct odma_lk_listener {
+	struct lt_fdtag tag;
+	odma_lk_conn_fn *cb; /* NULL: the process's own (its link address) */
+	void *arg;
+};
+
+struct odma_lk_ep {
+	struct lt_fdtag tag;
+	enum lt_state state;
+	bool dialer;
+	bool module;       /* the module made it: failures go to its error callback */
+	bool closed;       /* the module closed it: freed once nothing refers to it */
+	bool reported;     /* its failure reached the module */
+	bool pollout;      /* EPOLLOUT is asked for */
+	int status;        /* why it died */
+	unsigned int busy; /* handlers running on its frames */
+	void *arg;
+	struct odma_lk_listener *via; /* the listener that accepted it */
+	uint64_t want;                /* dialer: the instance it expects (0: a listener's) */
+	uint64_t deadline_ns;         /* of its handshake */
+	uint8_t nonce_own[ODMA_FABRIC_NONCE_LEN], nonce_peer[ODMA_FABRIC_NONCE_LEN];
+	uint8_t *rbuf;
+	size_t rcap, rpos, rlen; /* the buffer, its first unread byte, the bytes after it */
+	struct lt_out *oq_head, *oq_tail;
+	struct odma_lk_ep *next, *prev;       /* every connection */
+	struct odma_lk_ep *hs_next, *hs_prev; /* those in their handshake, oldest first */
+	struct odma_lk_ep *dead_next;         /* to report or free (lt.dead) */
+	bool dead_listed;
+};
+
+static struct {
+	int ep; /* the epoll set */
+	struct lt_fdtag timer;
+	bool timer_armed;
+	struct odma_lk_listener self;
+	uint64_t instance;
+	uint8_t key[ODMA_FABRIC_KEY_LEN];
+	struct odma_lk_handler h[ODMA_UCX_AM_LAST + 1];
+	odma_lk_err_fn *err;
+	odma_lk_gone_fn *gone;
+	struct odma_lk_ep *conns;
+	struct odma_lk_ep *hs_head, *hs_tail;
+	unsigned int nhs, nhs_accepted;
+	struct odma_lk_ep *dead;
+	struct lt_out *done_head, *done_tail; /* sends ended, their callbacks due */
+	uint32_t hs_ms; /* the handshake's deadline: ODMA_TRANSPORT_TIMEOUT_MS */
+	bool open;
+} lt = { .ep = -1 };
+
+static const char *lt_strerror(int status)
+{
+	if (status == ODMA_LK_ERR_SECRET)
+		return "the peer did not prove the fabric secret (ODMA_FABRIC_SECRET)";
+	switch (-status) {
+	case EPROTO:
+		return "the peer broke the link's protocol";
+	case ESTALE:
+		return "the address belongs to a process that is gone";
+	case ETIMEDOUT:
+		return "the connection's handshake did not finish in time";
+	case ECONNABORTED:
+		return "the connection was closed";
+	default:
+		return strerror(-status);
+	}
+}
+
+static void lt_epoll(int op, struct lt_fdtag *t, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = t };
+
+	if (epoll_ctl(lt.ep, op, t->fd, &ev) != 0 && op != EPOLL_CTL_DEL)
+		ODMA_RATELIMITED_WARN("TCP link: epoll_ctl failed: %s", strerror(errno));
+}
+
+/* ---- ends: sends done, connections dead ---- */
+
+static void lt_out_done(struct lt_out *o, int status)
+{
+	o->status = status;
+	o->next = NULL;
+	if (lt.done_tail != NULL)
+		lt.done_tail->next = o;
+	else
+		lt.done_head = o;
+	lt.done_tail = o;
+}
+
+/* Runs the callbacks of the sends that ended: how many. */
+static unsigned int lt_run_done(void)
+{
+	unsigned int n = 0;
+	struct lt_out *o;
+
+	while ((o = lt.done_head) != NULL) {
+		lt.done_head = o->next;
+		if (lt.done_head == NULL)
+			lt.done_tail = NULL;
+		if (o->done != NULL)
+			o->done(o->arg, o->status);
+		free(o->own);
+		free(o);
+		n++;
+	}
+	return n;
+}
+
+static void lt_hs_unlink(struct odma_lk_ep *c)
+{
+	if (c->hs_prev == NULL && lt.hs_head != c)
+		return;
+	if (c->hs_prev != NULL)
+		c->hs_prev->hs_next = c->hs_next;
+	else
+		lt.hs_head = c->hs_next;
+	if (c->hs_next != NULL)
+		c->hs_next->hs_prev = c->hs_prev;
+	else
+		lt.hs_tail = c->hs_prev;
+	c->hs_next = c->hs_prev = NULL;
+	lt.nhs--;
+	lt.nhs_accepted -= !c->dialer;
+}
+
+/* @c dies (@status): its socket closes, its sends fail; the module hears of it in progress. */
+static void lt_fail(struct odma_lk_ep *c, int status)
+{
+	struct lt_out *o;
+
+	if (c->state == LT_DEAD)
+		return;
+	if (c->state != LT_LIVE)
+		lt_hs_unlink(c);
+	c->state = LT_DEAD;
+	c->status = status;
+	lt_epoll(EPOLL_CTL_DEL, &c->tag, 0);
+	close(c->tag.fd);
+	c->tag.fd = -1;
+	while ((o = c->oq_head) != NULL) {
+		c->oq_head = o->next;
+		lt_out_done(o, status);
+	}
+	c->oq_tail = NULL;
+	if (c->busy == 0) { /* else a handler reads from it: lt_frames frees it */
+		free(c->rbuf);
+		c->rbuf = NULL;
+	}
+	c->rcap = c->rpos = c->rlen = 0;
+	if (!c->dead_listed) {
+		c->dead_listed = true;
+		c->dead_next = lt.dead;
+		lt.dead = c;
+	}
+}
+
+static void lt_free(struct odma_lk_ep *c)
+{
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		lt.conns = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
+	free(c);
+}
+
+/*
+ * The dead connections: the module hears of each failure of one it made; one it closed, or
+ * one nobody made (accepted on the process's own listener), is freed. How many were handled.
+ */
+static unsigned int lt_run_dead(void)
+{
+	struct odma_lk_ep *list = lt.dead, *c;
+	unsigned int n = 0;
+
+	lt.dead = NULL;
+	while ((c = list) != NULL) {
+		list = c->dead_next;
+		c->dead_listed = false;
+		n++;
+		if (c->busy != 0) { /* a handler of its own runs below us: next time */
+			c->dead_listed = true;
+			c->dead_next = lt.dead;
+			lt.dead = c;
+			continue;
+		}
+		if (c->module && !c->closed && !c->reported) {
+			c->reported = true;
+			lt.err(c->arg, c->status); /* the module closes it later */
+			continue;
+		}
+		if (!c->module && lt.gone != NULL)
+			lt.gone(c);
+		if (c->closed || !c->module)
+			lt_free(c);
+	}
+	return n;
+}
+
+/* ---- writing ---- */
+
+static void lt_want_out(struct odma_lk_ep *c, bool on)
+{
+	if (c->pollout == on || c->state == LT_DEAD)
+		return;
+	c->pollout = on;
+	lt_epoll(EPOLL_CTL_MOD, &c->tag, EPOLLIN | (on ? EPOLLOUT : 0));
+}
+
+/* Writes what may leave of @c's queue; false when the connection failed. */
+static bool lt_write(struct odma_lk_ep *c)
+{
+	for (;;) {
+		struct iovec v[LT_IOV];
+		unsigned int nv = 0;
+		ssize_t w;
+		size_t left;
+
+		for (struct lt_out *o = c->oq_head; o != NULL && nv < LT_IOV; o = o->next) {
+			if (!o->hs && c->state != LT_LIVE)
+				break;
+			for (unsigned int i = o->at; i < o->n && nv < LT_IOV; i++) {
+				v[nv] = o->iov[i];
+				if (i == o->at) {
+					v[nv].iov_base = (uint8_t *)v[nv].iov_base + o->off;
+					v[nv].iov_len -= o->off;
+				}
+				nv++;
+			}
+		}
+		if (nv == 0)
+			break;
+		w = writev(c->tag.fd, v, (int)nv);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			lt_want_out(c, true);
+			return true;
+		}
+		if (w < 0) {
+			lt_fail(c, -errno);
+			return false;
+		}
+		left = (size_t)w;
+		while (left > 0 || (c->oq_head != NULL && c->oq_head->at == c->oq_head->n)) {
+			struct lt_out *o = c->oq_head;
+			size_t k = o->iov[o->at].iov_len - o->off;
+
+			if (o->at == o->n) { /* written whole */
+				c->oq_head = o->next;
+				if (c->oq_head == NULL)
+					c->oq_tail = NULL;
+				lt_out_done(o, ODMA_LK_OK);
+				continue;
+			}
+			if (left < k) {
+				o->off += left;
+				left = 0;
+				break;
+			}
+			left -= k;
+			o->off = 0;
+			o->at++;
+		}
+	}
+	lt_want_out(c, false);
+	return true;
+}
+
+static void lt_queue(struct odma_lk_ep *c, struct lt_out *o, bool first)
+{
+	if (first) {
+		o->next = c->oq_head;
+		c->oq_head = o;
+		if (c->oq_tail == NULL)
+			c->oq_tail = o;
+		return;
+	}
+	o->next = NULL;
+	if (c->oq_tail != NULL)
+		c->oq_tail->next = o;
+	else
+		c->oq_head = o;
+	c->oq_tail = o;
+}
+
+static void lt_head(uint8_t *h, unsigned int id, size_t hlen, size_t len)
+{
+	h[0] = (uint8_t)id;
+	h[1] = 0;
+	odma_put_le(h + 2, hlen, 2);
+	odma_put_le(h + 4, len, 4);
+}
+
+/* A handshake frame @id of @len bytes at @p, first in @c's queue (nothing else left yet). */
+static void lt_send_hs(struct odma_lk_ep *c, unsigned int id, const void *p, size_t len)
+{
+	struct lt_out *o = calloc(1, sizeof(*o) + sizeof(struct iovec));
+
+	if (o == NULL) {
+		lt_fail(c, -ENOMEM);
+		return;
+	}
+	o->hs = true;
+	lt_head(o->head, id, 0, len);
+	memcpy(o->head + LT_FH, p, len);
+	o->iov[0] = (struct iovec){ o->head, LT_FH + len };
+	o->n = 1;
+	lt_queue(c, o, true);
+	(void)lt_write(c);
+}
+
+static int lt_send(struct odma_lk_ep *c, unsigned int am, const void *hdr, size_t hlen,
+                   const struct odma_ucx_out *po, unsigned int flags, odma_lk_sent_fn *done,
+                   void *arg)
+{
+	size_t len = po != NULL ? po->len : 0, np = po != NULL && po->pack == NULL ? po->n : 0;
+	bool flat = po != NULL && len != 0 && (po->pack != NULL || np + 1 > LT_IOV);
+	struct lt_out *o;
+
+	(void)flags; /* a message always arrives with its connection */
+	if (c->state == LT_DEAD)
+		return c->status < 0 ? c->status : -ECONNRESET;
+	if (hlen > LT_HDR_MAX || len > LT_FRAME_MAX - hlen)
+		return -EMSGSIZE;
+	o = calloc(1, sizeof(*o) + (flat ? 2 : np + 1) * sizeof(struct iovec));
+	if (o == NULL)
+		return -ENOMEM;
+	lt_head(o->head, am, hlen, len);
+	memcpy(o->head + LT_FH, hdr, hlen);
+	o->iov[0] = (struct iovec){ o->head, LT_FH + hlen };
+	o->n = 1;
+	if (flat) { /* made as it leaves, or too scattered for one writev: packed now */
+		o->own = malloc(len);
+		if (o->own == NULL) {
+			free(o);
+			return -ENOMEM;
+		}
+		(void)odma_ucx_out_read((struct odma_ucx_out *)po, 0, o->own, len);
+		o->iov[o->n++] = (struct iovec){ o->own, len };
+	} else {
+		for (size_t i = 0; i < np; i++)
+			if (po->iov[i].iov_len != 0)
+				o->iov[o->n++] = po->iov[i];
+	}
+	o->done = done;
+	o->arg = arg;
+	lt_queue(c, o, false);
+	if (c->oq_head == o && c->state == LT_LIVE && !lt_write(c))
+		return ODMA_LK_INFLIGHT; /* failed: its callback says so */
+	if (c->oq_head == o || o->at != o->n)
+		return ODMA_LK_INFLIGHT;
+	/* written whole at once: no callback (it sits on the done list: take it back) */
+	for (struct lt_out **pp = &lt.done_head, *prev = NULL; *pp != NULL;
+	     prev = *pp, pp = &(*pp)->next)
+		if (*pp == o) {
+			*pp = o->next;
+			if (lt.done_tail == o)
+				lt.done_tail = prev;
+			break;
+		}
+	free(o->own);
+	free(o);
+	return ODMA_LK_OK;
+}
+
+/* ---- the handshake ---- */
+
+static void lt_hs_timer(void)
+{
+	struct itimerspec t = { 0 };
+
+	if ((lt.hs_head != NULL) == lt.timer_armed)
+		return;
+	lt.timer_armed = lt.hs_head != NULL;
+	if (lt.timer_armed) { /* every 100 ms while one waits */
+		t.it_value.tv_nsec = 100000000;
+		t.it_interval.tv_nsec = 100000000;
+	}
+	(void)timerfd_settime(lt.timer.fd, 0, &t, NULL);
+}
+
+static void lt_hs_add(struct odma_lk_ep *c)
+{
+	struct odma_lk_ep *old = lt.hs_head;
+
+	if (!c->dialer && lt.nhs_accepted >= LT_HS_MAX) {
+		while (old->dialer)
+			old = old->hs_next;
+		ODMA_RATELIMITED_WARN("TCP link: %u connections from peers are in their "
+		                      "handshake; the oldest is closed",
+		                      lt.nhs_accepted);
+		lt_fail(old, -ETIMEDOUT);
+	}
+	lt.nhs_accepted += !c->dialer;
+	c->deadline_ns = odma_ucx_now_ns() + lt.hs_ms * 1000000ull;
+	c->hs_prev = lt.hs_tail;
+	c->hs_next = NULL;
+	if (lt.hs_tail != NULL)
+		lt.hs_tail->hs_next = c;
+	else
+		lt.hs_head = c;
+	lt.hs_tail = c;
+	lt.nhs++;
+	lt_hs_timer();
+}
+
+static void lt_expire(void)
+{
+	uint64_t now = odma_ucx_now_ns(), v;
+
+	(void)!read(lt.timer.fd, &v, sizeof(v));
+	while (lt.hs_head != NULL && lt.hs_head->deadline_ns <= now) {
+		struct odma_lk_ep *c = lt.hs_head;
+
+		ODMA_RATELIMITED_WARN("TCP link: a connection %s did not finish its handshake "
+		                      "in %u ms; closed",
+		                      c->dialer ? "we made" : "from a peer", lt.hs_ms);
+		lt_fail(c, -ETIMEDOUT);
+	}
+	lt_hs_timer();
+}
+
+static void lt_refuse(struct odma_lk_ep *c, int status, const char *why)
+{
+	ODMA_RATELIMITED_WARN("TCP link: closed a connection %s: %s",
+	                      c->dialer ? "we made" : "from a peer", why);
+	lt_fail(c, status);
+}
+
+/* The handshake ended well: frames of the module's may follow in the buffer already. */
+static void lt_live(struct odma_lk_ep *c)
+{
+	lt_hs_unlink(c);
+	lt_hs_timer();
+	c->state = LT_LIVE;
+}
+
+static bool lt_equal(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	uint8_t d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d |= a[i] ^ b[i];
+	return d == 0;
+}
+
+/* A handshake frame @id of @len bytes at @p arrived on @c. */
+static void lt_hs_frame(struct odma_lk_ep *c, unsigned int id, const uint8_t *p, size_t len)
+{
+	uint8_t out[LT_CHALLENGE_LEN], proof[ODMA_FABRIC_PROOF_LEN];
+
+	if (c->state == LT_WAIT_HELLO && id == LT_HELLO && len == LT_HELLO_LEN) {
+		uint64_t want = odma_get_le(p + 8, 8);
+
+		if (memcmp(p, lt_magic, 8) != 0) {
+			lt_refuse(c, -EPROTO, "its HELLO is not this link's");
+			return;
+		}
+		if (want != (c->via == &lt.self ? lt.instance : 0)) {
+			lt_refuse(c, -ESTALE, "it asked for a process that is gone");
+			return;
+		}
+		memcpy(c->nonce_peer, p + 16, ODMA_FABRIC_NONCE_LEN);
+		memcpy(out, c->nonce_own, ODMA_FABRIC_NONCE_LEN);
+		doca_priv_fabric_proof(lt.key, 'S', c->nonce_peer, c->nonce_own,
+		                       out + ODMA_FABRIC_NONCE_LEN);
+		c->state = LT_WAIT_PROOF;
+		lt_send_hs(c, LT_CHALLENGE, out, LT_CHALLENGE_LEN);
+	} else if (c->state == LT_WAIT_CHALLENGE && id == LT_CHALLENGE && len == LT_CHALLENGE_LEN) {
+		memcpy(c->nonce_peer, p, ODMA_FABRIC_NONCE_LEN);
+		doca_priv_fabric_proof(lt.key, 'S', c->nonce_own, c->nonce_peer, proof);
+		if (!lt_equal(proof, p + ODMA_FABRIC_NONCE_LEN, sizeof(proof))) {
+			lt_refuse(c, ODMA_LK_ERR_SECRET,
+			          "the peer did not prove the fabric secret; give both sides the "
+			          "same "
+			          "ODMA_FABRIC_SECRET, or the same fabric-secret cookie");
+			return;
+		}
+		doca_priv_fabric_proof(lt.key, 'C', c->nonce_peer, c->nonce_own, proof);
+		lt_live(c); /* the proof goes first, then what waited */
+		lt_send_hs(c, LT_PROOF, proof, sizeof(proof));
+	} else if (c->state == LT_WAIT_PROOF && id == LT_PROOF && len == LT_PROOF_LEN) {
+		doca_priv_fabric_proof(lt.key, 'C', c->nonce_own, c->nonce_peer, proof);
+		if (!lt_equal(proof, p, sizeof(proof))) {
+			lt_refuse(c, ODMA_LK_ERR_SECRET, "it did not prove the fabric secret");
+			return;
+		}
+		lt_live(c);
+		if (c->via != &lt.self) {
+			c->busy++;
+			c->via->cb((struct odma_lk_conn *)c, c->via->arg); /* accepts or rejects */
+			c->busy--;
+		}
+	} else {
+		lt_refuse(c, -EPROTO, "a frame out of the handshake's order or of a wrong length");
+	}
+}
+
+/* ---- reading ---- */
+
+/* Whether frame head @h may be read on @c; its total length in *@need. */
+static bool lt_frame_ok(struct odma_lk_ep *c, const uint8_t *h, size_t *need)
+{
+	unsigned int id = h[0];
+	size_t hlen = odma_get_le(h + 2, 2), len = odma_get_le(h + 4, 4);
+
+	*need = LT_FH + hlen + len;
+	if (h[1] != 0)
+		return false;
+	if (c->state != LT_LIVE)
+		return hlen == 0 && (id == LT_HELLO || id == LT_CHALLENGE || id == LT_PROOF) &&
+		       len <= LT_CHALLENGE_LEN;
+	return id <= ODMA_UCX_AM_LAST && lt.h[id].fn != NULL && hlen <= LT_HDR_MAX &&
+	       len <= LT_FRAME_MAX - hlen;
+}
+
+/* Makes room in @c's buffer for a frame of @need bytes. */
+static bool lt_room(struct odma_lk_ep *c, size_t need)
+{
+	size_t cap = c->state == LT_LIVE ? LT_RBUF : LT_FH + LT_CHALLENGE_LEN;
+	uint8_t *b;
+
+	if (c->rpos != 0 && (c->rlen == 0 || c->rpos + need > c->rcap)) {
+		memmove(c->rbuf, c->rbuf + c->rpos, c->rlen);
+		c->rpos = 0;
+	}
+	if (c->rbuf != NULL && need <= c->rcap)
+		return true;
+	if (cap < need)
+		cap = need;
+	b = realloc(c->rbuf, cap);
+	if (b == NULL)
+		return false;
+	c->rbuf = b;
+	c->rcap = cap;
+	return true;
+}
+
+/* Hands the whole frames in @c's buffer to their handlers; false when @c failed. */
+static bool lt_frames(struct odma_lk_ep *c, unsigned int *events)
+{
+	while (c->rlen >= LT_FH && c->state != LT_DEAD) {
+		uint8_t *h = c->rbuf + c->rpos;
+		size_t need, hlen = odma_get_le(h + 2, 2), len = odma_get_le(h + 4, 4);
+
+		if (!lt_frame_ok(c, h, &need)) {
+			lt_refuse(c, -EPROTO, "a frame of an unknown id or an overlong length");
+			return false;
+		}
+		if (c->rlen < need) {
+			if (lt_room(c, need))
+				return true;
+			lt_fail(c, -ENOMEM);
+			return false;
+		}
+		c->rpos += need;
+		c->rlen -= need;
+		(*events)++;
+		if (c->state != LT_LIVE) {
+			lt_hs_frame(c, h[0], h + LT_FH, len);
+		} else {
+			struct odma_lk_rx rx = { c, false };
+
+			c->busy++;
+			lt.h[h[0]].fn(h + LT_FH, hlen, h + LT_FH + hlen, len, &rx);
+			c->busy--;
+		}
+	}
+	if (c->state == LT_DEAD) {
+		free(c->rbuf); /* kept while a handler read from it (lt_fail) */
+		c->rbuf = NULL;
+		return false;
+	}
+	if (c->rlen == 0)
+		c->rpos = 0;
+	/* a big frame's buffer goes once it is read */
+	if (c->rlen == 0 && c->rcap > LT_RBUF && c->state == LT_LIVE) {
+		free(c->rbuf);
+		c->rbuf = NULL;
+		c->rcap = 0;
+	}
+	return true;
+}
+
+static void lt_read(struct odma_lk_ep *c, unsigned int *events)
+{
+	size_t got = 0;
+
+	while (c->state != LT_DEAD && got < LT_READ_ROUND) {
+		ssize_t r;
+
+		if ((c->rbuf == NULL || c->rpos + c->rlen == c->rcap) &&
+		    !lt_room(c, c->rlen < LT_FH ? LT_FH : c->rlen + 1)) {
+			lt_fail(c, -ENOMEM);
+			return;
+		}
+		r = recv(c->tag.fd, c->rbuf + c->rpos + c->rlen, c->rcap - c->rpos - c->rlen, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (r <= 0) {
+			lt_fail(c, r == 0 ? -ECONNRESET : -errno);
+			return;
+		}
+		c->rlen += (size_t)r;
+		got += (size_t)r;
+		if (!lt_frames(c, events))
+			return;
+	}
+}
+
+/* ---- connections ---- */
+
+static struct odma_lk_ep *lt_conn_new(int fd, bool dialer, enum lt_state st)
+{
+	struct odma_lk_ep *c = calloc(1, sizeof(*c));
+	int one = 1;
+
+	if (c == NULL ||
+	    getrandom(c->nonce_own, sizeof(c->nonce_own), 0) != (ssize_t)sizeof(c->nonce_own)) {
+		free(c);
+		close(fd);
+		return NULL;
+	}
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c->tag = (struct lt_fdtag){ LT_CONN, fd };
+	c->dialer = dialer;
+	c->state = st;
+	c->next = lt.conns;
+	if (lt.conns != NULL)
+		lt.conns->prev = c;
+	lt.conns = c;
+	lt_epoll(EPOLL_CTL_ADD, &c->tag, EPOLLIN | (st == LT_DIALING ? EPOLLOUT : 0));
+	c->pollout = st == LT_DIALING;
+	lt_hs_add(c);
+	return c;
+}
+
+static void lt_connected(struct odma_lk_ep *c)
+{
+	uint8_t hello[LT_HELLO_LEN];
+	int err = 0;
+	socklen_t l = sizeof(err);
+
+	if (getsockopt(c->tag.fd, SOL_SOCKET, SO_ERROR, &err, &l) != 0)
+		err = errno;
+	if (err != 0) {
+		lt_fail(c, -err);
+		return;
+	}
+	c->state = LT_WAIT_CHALLENGE;
+	memcpy(hello, lt_magic, 8);
+	odma_put_le(hello + 8, c->want, 8);
+	memcpy(hello + 16, c->nonce_own, ODMA_FABRIC_NONCE_LEN);
+	lt_send_hs(c, LT_HELLO, hello, sizeof(hello));
+	if (c->state != LT_DEAD && c->oq_head == NULL)
+		lt_want_out(c, false);
+}
+
+static int lt_dial(const struct sockaddr_in *sa, uint64_t want, void *arg, struct odma_lk_ep **ep)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	struct odma_lk_ep *c;
+
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) != 0 && errno != EINPROGRESS) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	c = lt_conn_new(fd, true, LT_DIALING);
+	if (c == NULL)
+		return -ENOMEM;
+	c->want = want;
+	c->module = true;
+	c->arg = arg;
+	*ep = c;
+	return ODMA_LK_OK;
+}
+
+static int lt_ep_to_addr(const uint8_t *addr, size_t alen, void *arg, struct odma_lk_ep **ep)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+
+	if (alen != LT_ADDR_LEN || memcmp(addr, lt_addr_magic, 4) != 0)
+		return -EAFNOSUPPORT; /* not this link's: the peer runs the other one */
+	memcpy(&sa.sin_addr, addr + 4, 4);
+	memcpy(&sa.sin_port, addr + 8, 2);
+	return lt_dial(&sa, odma_get_le(addr + 12, 8), arg, ep);
+}
+
+static int lt_ep_to_sock(const struct sockaddr_in *sa, void *arg, struct odma_lk_ep **ep)
+{
+	return lt_dial(sa, 0, arg, ep);
+}
+
+static int lt_ep_accept(struct odma_lk_conn *cn, void *arg, struct odma_lk_ep **ep)
+{
+	struct odma_lk_ep *c = (struct odma_lk_ep *)cn;
+
+	c->module = true;
+	c->arg = arg;
+	*ep = c;
+	return ODMA_LK_OK;
+}
+
+static void lt_reject(struct odma_lk_listener *l, struct odma_lk_conn *cn)
+{
+	(void)l;
+	lt_fail((struct odma_lk_ep *)cn, -ECONNREFUSED);
+}
+
+static void lt_accept(struct odma_lk_listener *L, unsigned int *events)
+{
+	for (unsigned int i = 0; i < LT_EVENTS; i++) {
+		int fd = accept4(L->tag.fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct odma_lk_ep *c;
+
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+			    errno != ECONNABORTED)
+				ODMA_RATELIMITED_WARN("TCP link: accept failed: %s",
+				                      strerror(errno));
+			return;
+		}
+		(*events)++;
+		c = lt_conn_new(fd, false, LT_WAIT_HELLO);
+		if (c != NULL)
+			c->via = L;
+	}
+}
+
+static void lt_ep_close(struct odma_lk_ep *c, bool wait)
+{
+	c->closed = true;
+	lt_fail(c, -ECONNABORTED);
+	if (!c->dead_listed) { /* it had died before: freed now */
+		c->dead_listed = true;
+		c->dead_next = lt.dead;
+		lt.dead = c;
+	}
+	if (wait)
+		(void)lt_run_done();
+}
+
+static void *lt_flush(struct odma_lk_ep *c)
+{
+	return c->state != LT_DEAD && c->oq_head != NULL ? c : NULL;
+}
+
+static bool lt_flush_busy(void *f)
+{
+	struct odma_lk_ep *c = f;
+
+	return c->state != LT_DEAD && c->oq_head != NULL;
+}
+
+static void lt_flush_free(void *f)
+{
+	(void)f;
+}
+
+/* ---- listeners ---- */
+
+static int lt_listen_fd(const struct sockaddr_in *sa, uint16_t *port)
+{
+	struct sockaddr_in got;
+	socklen_t l = sizeof(got);
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	/* a listener restarted on a port a closed one used moments ago (TIME_WAIT) binds */
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (const struct sockaddr *)sa, sizeof(*sa)) != 0 || listen(fd, 128) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&got, &l) != 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	*port = ntohs(got.sin_port);
+	return fd;
+}
+
+static int lt_listen(const struct sockaddr_in *sa, odma_lk_conn_fn *cb, void *arg,
+                     struct odma_lk_listener **l, uint16_t *port)
+{
+	struct odma_lk_listener *L = calloc(1, sizeof(*L));
+	int fd;
+
+	if (L == NULL)
+		return -ENOMEM;
+	fd = lt_listen_fd(sa, port);
+	if (fd < 0) {
+		free(L);
+		return fd;
+	}
+	L->tag = (struct lt_fdtag){ LT_LISTENER, fd };
+	L->cb = cb;
+	L->arg = arg;
+	lt_epoll(EPOLL_CTL_ADD, &L->tag, EPOLLIN);
+	*l = L;
+	return ODMA_LK_OK;
+}
+
+static void lt_listen_close(struct odma_lk_listener *L)
+{
+	/* the connections it accepted that are still in their handshake go with it */
+	for (struct odma_lk_ep *c = lt.hs_head, *next; c != NULL; c = next) {
+		next = c->hs_next;
+		if (c->via == L)
+			lt_fail(c, -ECONNABORTED);
+	}
+	for (struct odma_lk_ep *c = lt.conns; c != NULL; c = c->next)
+		if (c->via == L)
+			c->via = NULL;
+	lt_epoll(EPOLL_CTL_DEL, &L->tag, 0);
+	close(L->tag.fd);
+	free(L);
+}
+
+/* ---- progress ---- */
+
+static unsigned int lt_progress(void)
+{
+	struct epoll_event ev[LT_EVENTS];
+	unsigned int events = lt_run_done() + lt_run_dead();
+	int n = epoll_wait(lt.ep, ev, LT_EVENTS, 0);
+
+	for (int i = 0; i < n; i++) {
+		struct lt_fdtag *t = ev[i].data.ptr;
+		struct odma_lk_ep *c = (struct odma_lk_ep *)t;
+
+		if (t->kind == LT_TIMER) {
+			lt_expire();
+			continue;
+		}
+		if (t->kind == LT_LISTENER) {
+			lt_accept((struct odma_lk_listener *)t, &events);
+			continue;
+		}
+		if (c->state == LT_DEAD)
+			continue;
+		events++;
+		if (c->state == LT_DIALING) {
+			lt_connected(c);
+			continue;
+		}
+		if ((ev[i].events & EPOLLOUT) && !lt_write(c))
+			continue;
+		if (ev[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR))
+			lt_read(c, &events);
+	}
+	return events + lt_run_done() + lt_run_dead();
+}
+
+static bool lt_arm(void)
+{
+	return lt.done_head == NULL && lt.dead == NULL;
+}
+
+/* ---- the link ---- */
+
+static const char *lt_open(const struct odma_lk_handler *h, unsigned int n, odma_lk_err_fn *err,
+                           odma_lk_gone_fn *gone, uint8_t *self, uint16_t *self_len, int *wake_fd,
+                           bool *packs)
+{
+	static char why[600];
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	char ip[64], dev[64], reason[512];
+	uint16_t port = 0;
+	int fd;
+
+	if (!doca_priv_fabric_key(lt.key, reason, sizeof(reason))) {
+		snprintf(why, sizeof(why), "odma's TCP link has no fabric secret: %s", reason);
+		return why;
+	}
+	/* none on ODMA_FABRIC's network (logged): loopback, and a listen there fails with its line
+	 */
+	if (!odma_ucx_fabric_dev(ip, sizeof(ip), dev, sizeof(dev)))
+		snprintf(ip, sizeof(ip), "127.0.0.1");
+	if (inet_pton(AF_INET, ip, &sa.sin_addr) != 1)
+		return "ODMA_FABRIC's address is not IPv4";
+	if (getrandom(&lt.instance, sizeof(lt.instance), 0) != (ssize_t)sizeof(lt.instance))
+		return "getrandom failed";
+	lt.instance |= 1; /* never 0: a listener's */
+	lt.hs_ms = odma_tp_timeout_ms();
+	lt.err = err;
+	lt.gone = gone;
+	for (unsigned int i = 0; i < n; i++)
+		lt.h[h[i].id] = h[i];
+	lt.ep = epoll_create1(EPOLL_CLOEXEC);
+	if (lt.ep < 0)
+		return "epoll_create1 failed";
+	lt.timer = (struct lt_fdtag){ LT_TIMER,
+		                      timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC) };
+	if (lt.timer.fd < 0)
+		return "timerfd_create failed";
+	lt_epoll(EPOLL_CTL_ADD, &lt.timer, EPOLLIN);
+	fd = lt_listen_fd(&sa, &port);
+	if (fd < 0) {
+		snprintf(why, sizeof(why), "odma's TCP link cannot listen on %s: %s", ip,
+		         strerror(-fd));
+		return why;
+	}
+	lt.self.tag = (struct lt_fdtag){ LT_LISTENER, fd };
+	lt_epoll(EPOLL_CTL_ADD, &lt.self.tag, EPOLLIN);
+	memcpy(self, lt_addr_magic, 4);
+	memcpy(self + 4, &sa.sin_addr, 4);
+	sa.sin_port = htons(port);
+	memcpy(self + 8, &sa.sin_port, 2);
+	self[10] = self[11] = 0;
+	odma_put_le(self + 12, lt.instance, 8);
+	*self_len = LT_ADDR_LEN;
+	*wake_fd = lt.ep;
+	*packs = true;
+	lt.open = true;
+	ODMA_DBG("TCP link: listening on %s:%u", ip, port);
+	return NULL;
+}
+
+static void lt_close(void)
+{
+	for (struct odma_lk_ep *c = lt.conns; c != NULL; c = c->next)
+		lt_fail(c, -ECONNABORTED);
+	(void)lt_run_done();
+	while (lt.conns != NULL)
+		lt_free(lt.conns);
+	lt.dead = NULL;
+	if (lt.self.tag.fd >= 0)
+		close(lt.self.tag.fd);
+	if (lt.timer.fd >= 0)
+		close(lt.timer.fd);
+	close(lt.ep);
+	memset(lt.key, 0, sizeof(lt.key));
+	lt.ep = -1;
+	lt.open = false;
+}
+
+static int lt_recv_data(void *data, void *dest, size_t len, odma_lk_recv_fn *done, void *arg)
+{
+	(void)data;
+	(void)dest;
+	(void)len;
+	(void)done;
+	(void)arg;
+	return -EPROTO; /* never asked: every message arrives whole (rx.rndv is never set) */
+}
+
+static void lt_data_release(void *data)
+{
+	(void)data;
+}
+
+static const char *lt_describe(void)
+{
+	return "built in (odma's TCP link between namespaces or machines, each connection "
+	       "authenticated by the fabric secret; chosen when the exporter is in another kernel "
+	       "or PID namespace, or with ODMA_TRANSPORT=ucx)";
+}
+
+const struct odma_lk_ops odma_lk_tcp = {
+	.name = "tcp",
+	.open = lt_open,
+	.close = lt_close,
+	.progress = lt_progress,
+	.arm = lt_arm,
+	.ep_to_addr = lt_ep_to_addr,
+	.ep_to_sock = lt_ep_to_sock,
+	.ep_accept = lt_ep_accept,
+	.reject = lt_reject,
+	.listen = lt_listen,
+	.listen_close = lt_listen_close,
+	.send = lt_send,
+	.ep_close = lt_ep_close,
+	.flush = lt_flush,
+	.flush_busy = lt_flush_busy,
+	.flush_free = lt_flush_free,
+	.recv_data = lt_recv_data,
+	.data_release = lt_data_release,
+	.strerror = lt_strerror,
+	.describe = lt_describe,
+};
