@@ -55,7 +55,7 @@ ODMA_LOG_REGISTER(ODMA_UCX_TCP)
 #define LT_HS_MAX 64u            /* connections in their handshake at most */
 #define LT_RBUF (256u * 1024)    /* a live connection's receive buffer */
 #define LT_READ_ROUND (4u << 20) /* bytes read from one connection per event */
-#define LT_IOV 64u               /* pieces per writev */
+#define LT_IOV 160u              /* pieces per writev (a batch of 64 requests has 129) */
 #define LT_ADDR_LEN 20u          /* magic[4] | IPv4[4] | port[2] | zero[2] | instance[8] */
 #define LT_EVENTS 64u
 /*
@@ -408,12 +408,43 @@ static void lt_send_hs(struct odma_lk_ep *c, unsigned int id, const void *p, siz
 	(void)lt_write(c);
 }
 
+/*
+ * Writes a frame at once, from the caller's pieces (the queue of @c is empty): the bytes the
+ * socket took, or < 0 when the connection failed (then closed: the module hears of it).
+ */
+static ssize_t lt_send_now(struct odma_lk_ep *c, unsigned int am, const void *hdr, size_t hlen,
+                           const struct odma_ucx_out *po, size_t np, size_t len)
+{
+	uint8_t head[LT_FH + LT_HDR_MAX];
+	struct iovec v[LT_IOV];
+	unsigned int nv = 1;
+	ssize_t w;
+
+	lt_head(head, am, hlen, len);
+	memcpy(head + LT_FH, hdr, hlen);
+	v[0] = (struct iovec){ head, LT_FH + hlen };
+	for (size_t i = 0; i < np; i++)
+		if (po->iov[i].iov_len != 0)
+			v[nv++] = po->iov[i];
+	do
+		w = writev(c->tag.fd, v, (int)nv);
+	while (w < 0 && errno == EINTR);
+	if (w >= 0)
+		return w;
+	if (errno == EAGAIN || errno == EWOULDBLOCK)
+		return 0;
+	w = -errno;
+	lt_fail(c, (int)w);
+	return w;
+}
+
 static int lt_send(struct odma_lk_ep *c, unsigned int am, const void *hdr, size_t hlen,
                    const struct odma_ucx_out *po, unsigned int flags, odma_lk_sent_fn *done,
                    void *arg)
 {
 	size_t len = po != NULL ? po->len : 0, np = po != NULL && po->pack == NULL ? po->n : 0;
 	bool flat = po != NULL && len != 0 && (po->pack != NULL || np + 1 > LT_IOV);
+	size_t skip = 0;
 	struct lt_out *o;
 
 	(void)flags; /* a message always arrives with its connection */
@@ -421,6 +452,15 @@ static int lt_send(struct odma_lk_ep *c, unsigned int am, const void *hdr, size_
 		return c->status < 0 ? c->status : -ECONNRESET;
 	if (hlen > LT_HDR_MAX || len > LT_FRAME_MAX - hlen)
 		return -EMSGSIZE;
+	if (c->state == LT_LIVE && c->oq_head == NULL && !flat) {
+		ssize_t w = lt_send_now(c, am, hdr, hlen, po, np, len);
+
+		if (w < 0)
+			return (int)w;
+		if ((size_t)w == LT_FH + hlen + len)
+			return ODMA_LK_OK; /* no allocation, no callback: the common case */
+		skip = (size_t)w; /* the rest is queued below, from where the socket stopped */
+	}
 	o = calloc(1, sizeof(*o) + (flat ? 2 : np + 1) * sizeof(struct iovec));
 	if (o == NULL)
 		return -ENOMEM;
@@ -443,23 +483,20 @@ static int lt_send(struct odma_lk_ep *c, unsigned int am, const void *hdr, size_
 	}
 	o->done = done;
 	o->arg = arg;
-	lt_queue(c, o, false);
-	if (c->oq_head == o && c->state == LT_LIVE && !lt_write(c))
-		return ODMA_LK_INFLIGHT; /* failed: its callback says so */
-	if (c->oq_head == o || o->at != o->n)
-		return ODMA_LK_INFLIGHT;
-	/* written whole at once: no callback (it sits on the done list: take it back) */
-	for (struct lt_out **pp = &lt.done_head, *prev = NULL; *pp != NULL;
-	     prev = *pp, pp = &(*pp)->next)
-		if (*pp == o) {
-			*pp = o->next;
-			if (lt.done_tail == o)
-				lt.done_tail = prev;
+	while (skip > 0 && o->at < o->n) { /* what lt_send_now wrote already */
+		size_t k = o->iov[o->at].iov_len;
+
+		if (skip < k) {
+			o->off = skip;
 			break;
 		}
-	free(o->own);
-	free(o);
-	return ODMA_LK_OK;
+		skip -= k;
+		o->at++;
+	}
+	lt_queue(c, o, false);
+	if (c->oq_head == o && c->state == LT_LIVE)
+		(void)lt_write(c); /* a failure, or the whole frame: its callback says so */
+	return ODMA_LK_INFLIGHT;
 }
 
 /* ---- the handshake ---- */
