@@ -1001,26 +1001,53 @@ static bool lt_arm(void)
 
 /* ---- the link ---- */
 
+/*
+ * The process's own listener, on its address on ODMA_FABRIC's network (none there, logged:
+ * loopback, where a listen at ODMA_FABRIC then fails with its own line); its link address into
+ * @self. NULL, or why not.
+ */
+static const char *lt_listen_self(uint8_t *self)
+{
+	static char why[160];
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	char ip[64], dev[64];
+	uint16_t port = 0;
+	int fd;
+
+	if (!odma_ucx_fabric_dev(ip, sizeof(ip), dev, sizeof(dev)))
+		snprintf(ip, sizeof(ip), "127.0.0.1");
+	if (inet_pton(AF_INET, ip, &sa.sin_addr) != 1)
+		return "ODMA_FABRIC's address is not IPv4";
+	fd = lt_listen_fd(&sa, &port);
+	if (fd < 0) {
+		snprintf(why, sizeof(why), "odma's TCP link cannot listen on %s: %s", ip,
+		         strerror(-fd));
+		return why;
+	}
+	lt.self.tag = (struct lt_fdtag){ LT_LISTENER, fd };
+	lt_epoll(EPOLL_CTL_ADD, &lt.self.tag, EPOLLIN);
+	memcpy(self, lt_addr_magic, 4);
+	memcpy(self + 4, &sa.sin_addr, 4);
+	sa.sin_port = htons(port);
+	memcpy(self + 8, &sa.sin_port, 2);
+	self[10] = self[11] = 0;
+	odma_put_le(self + 12, lt.instance, 8);
+	ODMA_DBG("TCP link: listening on %s:%u", ip, port);
+	return NULL;
+}
+
 static const char *lt_open(const struct odma_lk_handler *h, unsigned int n, odma_lk_err_fn *err,
                            odma_lk_gone_fn *gone, uint8_t *self, uint16_t *self_len, int *wake_fd,
                            bool *packs)
 {
 	static char why[600];
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	char ip[64], dev[64], reason[512];
-	uint16_t port = 0;
-	int fd;
+	char reason[512];
+	const char *no;
 
 	if (!doca_priv_fabric_key(lt.key, reason, sizeof(reason))) {
 		snprintf(why, sizeof(why), "odma's TCP link has no fabric secret: %s", reason);
 		return why;
 	}
-	/* none on ODMA_FABRIC's network (logged): loopback, and a listen there fails with its line
-	 */
-	if (!odma_ucx_fabric_dev(ip, sizeof(ip), dev, sizeof(dev)))
-		snprintf(ip, sizeof(ip), "127.0.0.1");
-	if (inet_pton(AF_INET, ip, &sa.sin_addr) != 1)
-		return "ODMA_FABRIC's address is not IPv4";
 	if (getrandom(&lt.instance, sizeof(lt.instance), 0) != (ssize_t)sizeof(lt.instance))
 		return "getrandom failed";
 	lt.instance |= 1; /* never 0: a listener's */
@@ -1037,25 +1064,13 @@ static const char *lt_open(const struct odma_lk_handler *h, unsigned int n, odma
 	if (lt.timer.fd < 0)
 		return "timerfd_create failed";
 	lt_epoll(EPOLL_CTL_ADD, &lt.timer, EPOLLIN);
-	fd = lt_listen_fd(&sa, &port);
-	if (fd < 0) {
-		snprintf(why, sizeof(why), "odma's TCP link cannot listen on %s: %s", ip,
-		         strerror(-fd));
-		return why;
-	}
-	lt.self.tag = (struct lt_fdtag){ LT_LISTENER, fd };
-	lt_epoll(EPOLL_CTL_ADD, &lt.self.tag, EPOLLIN);
-	memcpy(self, lt_addr_magic, 4);
-	memcpy(self + 4, &sa.sin_addr, 4);
-	sa.sin_port = htons(port);
-	memcpy(self + 8, &sa.sin_port, 2);
-	self[10] = self[11] = 0;
-	odma_put_le(self + 12, lt.instance, 8);
+	no = lt_listen_self(self);
+	if (no != NULL)
+		return no;
 	*self_len = LT_ADDR_LEN;
 	*wake_fd = lt.ep;
 	*packs = true;
 	lt.open = true;
-	ODMA_DBG("TCP link: listening on %s:%u", ip, port);
 	return NULL;
 }
 
