@@ -305,6 +305,14 @@ static void lt_want_out(struct odma_lk_ep *c, bool on)
 	lt_epoll(EPOLL_CTL_MOD, &c->tag, EPOLLIN | (on ? EPOLLOUT : 0));
 }
 
+/* writev without SIGPIPE: a peer that closed its end fails the send, never the process. */
+static ssize_t lt_writev(int fd, struct iovec *v, unsigned int nv)
+{
+	struct msghdr m = { .msg_iov = v, .msg_iovlen = nv };
+
+	return sendmsg(fd, &m, MSG_NOSIGNAL);
+}
+
 /* Writes what may leave of @c's queue; false when the connection failed. */
 static bool lt_write(struct odma_lk_ep *c)
 {
@@ -328,7 +336,7 @@ static bool lt_write(struct odma_lk_ep *c)
 		}
 		if (nv == 0)
 			break;
-		w = writev(c->tag.fd, v, (int)nv);
+		w = lt_writev(c->tag.fd, v, nv);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -427,7 +435,7 @@ static ssize_t lt_send_now(struct odma_lk_ep *c, unsigned int am, const void *hd
 		if (po->iov[i].iov_len != 0)
 			v[nv++] = po->iov[i];
 	do
-		w = writev(c->tag.fd, v, (int)nv);
+		w = lt_writev(c->tag.fd, v, nv);
 	while (w < 0 && errno == EINTR);
 	if (w >= 0)
 		return w;
