@@ -313,30 +313,60 @@ static ssize_t lt_writev(int fd, struct iovec *v, unsigned int nv)
 	return sendmsg(fd, &m, MSG_NOSIGNAL);
 }
 
+/* The pieces of @c's queue that may leave now (handshake frames only until it is live). */
+static unsigned int lt_gather(const struct odma_lk_ep *c, struct iovec *v)
+{
+	unsigned int nv = 0;
+
+	for (struct lt_out *o = c->oq_head; o != NULL && nv < LT_IOV; o = o->next) {
+		if (!o->hs && c->state != LT_LIVE)
+			break;
+		for (unsigned int i = o->at; i < o->n && nv < LT_IOV; i++) {
+			v[nv] = o->iov[i];
+			if (i == o->at) {
+				v[nv].iov_base = (uint8_t *)v[nv].iov_base + o->off;
+				v[nv].iov_len -= o->off;
+			}
+			nv++;
+		}
+	}
+	return nv;
+}
+
+/* @left bytes of @c's queue were written: the frames written whole are done. */
+static void lt_advance(struct odma_lk_ep *c, size_t left)
+{
+	struct lt_out *o;
+
+	while ((o = c->oq_head) != NULL) {
+		if (o->at == o->n) { /* written whole */
+			c->oq_head = o->next;
+			if (c->oq_head == NULL)
+				c->oq_tail = NULL;
+			lt_out_done(o, ODMA_LK_OK);
+			continue;
+		}
+		if (left == 0)
+			return;
+		if (left < o->iov[o->at].iov_len - o->off) {
+			o->off += left;
+			return;
+		}
+		left -= o->iov[o->at].iov_len - o->off;
+		o->off = 0;
+		o->at++;
+	}
+}
+
 /* Writes what may leave of @c's queue; false when the connection failed. */
 static bool lt_write(struct odma_lk_ep *c)
 {
-	for (;;) {
-		struct iovec v[LT_IOV];
-		unsigned int nv = 0;
-		ssize_t w;
-		size_t left;
+	struct iovec v[LT_IOV];
+	unsigned int nv;
 
-		for (struct lt_out *o = c->oq_head; o != NULL && nv < LT_IOV; o = o->next) {
-			if (!o->hs && c->state != LT_LIVE)
-				break;
-			for (unsigned int i = o->at; i < o->n && nv < LT_IOV; i++) {
-				v[nv] = o->iov[i];
-				if (i == o->at) {
-					v[nv].iov_base = (uint8_t *)v[nv].iov_base + o->off;
-					v[nv].iov_len -= o->off;
-				}
-				nv++;
-			}
-		}
-		if (nv == 0)
-			break;
-		w = lt_writev(c->tag.fd, v, nv);
+	while ((nv = lt_gather(c, v)) != 0) {
+		ssize_t w = lt_writev(c->tag.fd, v, nv);
+
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -347,27 +377,7 @@ static bool lt_write(struct odma_lk_ep *c)
 			lt_fail(c, -errno);
 			return false;
 		}
-		left = (size_t)w;
-		while (left > 0 || (c->oq_head != NULL && c->oq_head->at == c->oq_head->n)) {
-			struct lt_out *o = c->oq_head;
-			size_t k = o->iov[o->at].iov_len - o->off;
-
-			if (o->at == o->n) { /* written whole */
-				c->oq_head = o->next;
-				if (c->oq_head == NULL)
-					c->oq_tail = NULL;
-				lt_out_done(o, ODMA_LK_OK);
-				continue;
-			}
-			if (left < k) {
-				o->off += left;
-				left = 0;
-				break;
-			}
-			left -= k;
-			o->off = 0;
-			o->at++;
-		}
+		lt_advance(c, (size_t)w);
 	}
 	lt_want_out(c, false);
 	return true;
@@ -446,6 +456,37 @@ static ssize_t lt_send_now(struct odma_lk_ep *c, unsigned int am, const void *hd
 	return w;
 }
 
+/*
+ * A frame to queue: its head and header copied, its payload @po's pieces (@np of them, read
+ * until it is written), or packed into a buffer of its own when @flat. NULL: no memory.
+ */
+static struct lt_out *lt_out_new(unsigned int am, const void *hdr, size_t hlen,
+                                 const struct odma_ucx_out *po, size_t np, bool flat, size_t len)
+{
+	struct lt_out *o = calloc(1, sizeof(*o) + (flat ? 2 : np + 1) * sizeof(struct iovec));
+
+	if (o == NULL)
+		return NULL;
+	lt_head(o->head, am, hlen, len);
+	memcpy(o->head + LT_FH, hdr, hlen);
+	o->iov[0] = (struct iovec){ o->head, LT_FH + hlen };
+	o->n = 1;
+	if (flat) { /* made as it leaves, or too scattered for one writev: packed now */
+		o->own = malloc(len);
+		if (o->own == NULL) {
+			free(o);
+			return NULL;
+		}
+		(void)odma_ucx_out_read((struct odma_ucx_out *)po, 0, o->own, len);
+		o->iov[o->n++] = (struct iovec){ o->own, len };
+		return o;
+	}
+	for (size_t i = 0; i < np; i++)
+		if (po->iov[i].iov_len != 0)
+			o->iov[o->n++] = po->iov[i];
+	return o;
+}
+
 static int lt_send(struct odma_lk_ep *c, unsigned int am, const void *hdr, size_t hlen,
                    const struct odma_ucx_out *po, unsigned int flags, odma_lk_sent_fn *done,
                    void *arg)
@@ -469,37 +510,16 @@ static int lt_send(struct odma_lk_ep *c, unsigned int am, const void *hdr, size_
 			return ODMA_LK_OK; /* no allocation, no callback: the common case */
 		skip = (size_t)w; /* the rest is queued below, from where the socket stopped */
 	}
-	o = calloc(1, sizeof(*o) + (flat ? 2 : np + 1) * sizeof(struct iovec));
-	if (o == NULL)
+	if ((o = lt_out_new(am, hdr, hlen, po, np, flat, len)) == NULL)
 		return -ENOMEM;
-	lt_head(o->head, am, hlen, len);
-	memcpy(o->head + LT_FH, hdr, hlen);
-	o->iov[0] = (struct iovec){ o->head, LT_FH + hlen };
-	o->n = 1;
-	if (flat) { /* made as it leaves, or too scattered for one writev: packed now */
-		o->own = malloc(len);
-		if (o->own == NULL) {
-			free(o);
-			return -ENOMEM;
-		}
-		(void)odma_ucx_out_read((struct odma_ucx_out *)po, 0, o->own, len);
-		o->iov[o->n++] = (struct iovec){ o->own, len };
-	} else {
-		for (size_t i = 0; i < np; i++)
-			if (po->iov[i].iov_len != 0)
-				o->iov[o->n++] = po->iov[i];
-	}
 	o->done = done;
 	o->arg = arg;
-	while (skip > 0 && o->at < o->n) { /* what lt_send_now wrote already */
-		size_t k = o->iov[o->at].iov_len;
-
-		if (skip < k) {
+	for (; skip > 0 && o->at < o->n; o->at++) { /* what lt_send_now wrote already */
+		if (skip < o->iov[o->at].iov_len) {
 			o->off = skip;
 			break;
 		}
-		skip -= k;
-		o->at++;
+		skip -= o->iov[o->at].iov_len;
 	}
 	lt_queue(c, o, false);
 	if (c->oq_head == o && c->state == LT_LIVE)
@@ -731,6 +751,7 @@ static void lt_read(struct odma_lk_ep *c, unsigned int *events)
 	size_t got = 0;
 
 	while (c->state != LT_DEAD && got < LT_READ_ROUND) {
+		size_t room;
 		ssize_t r;
 
 		if ((c->rbuf == NULL || c->rpos + c->rlen == c->rcap) &&
@@ -738,7 +759,8 @@ static void lt_read(struct odma_lk_ep *c, unsigned int *events)
 			lt_fail(c, -ENOMEM);
 			return;
 		}
-		r = recv(c->tag.fd, c->rbuf + c->rpos + c->rlen, c->rcap - c->rpos - c->rlen, 0);
+		room = c->rcap - c->rpos - c->rlen;
+		r = recv(c->tag.fd, c->rbuf + c->rpos + c->rlen, room, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -749,7 +771,8 @@ static void lt_read(struct odma_lk_ep *c, unsigned int *events)
 		}
 		c->rlen += (size_t)r;
 		got += (size_t)r;
-		if (!lt_frames(c, events))
+		/* less than asked: the socket had no more (epoll says when it has), no recv more */
+		if (!lt_frames(c, events) || (size_t)r < room)
 			return;
 	}
 }

@@ -1,0 +1,306 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * odma's TCP link (core/transport/link_tcp.c) on its own, white box: this process opens it,
+ * connects to itself and to listeners of its own, and progresses both ends. Messages arrive
+ * whole, in order, with their bytes, on the connection they came on; a frame larger than the
+ * socket takes is queued and its completion reported once; a closed connection reports what
+ * it had not sent, its peer hears of the end (the module's error callback for a connection it
+ * made, `gone` for one it did not); a listener's callback accepts or rejects; an address of
+ * another link, or of no listener, fails. The handshake with the fabric secret (the runtime
+ * directory's cookie, or ODMA_FABRIC_SECRET) runs on every connection.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/transport/ucx_int.h"
+#include "test_util.h"
+
+#define MAXMSG 64
+
+static struct {
+	unsigned int n;     /* messages arrived */
+	size_t len[MAXMSG]; /* their lengths */
+	uint8_t first[MAXMSG];
+	bool intact[MAXMSG]; /* every byte as sent (byte i: seed + i) */
+	struct odma_lk_ep *on[MAXMSG];
+	uint8_t *copy[MAXMSG]; /* the echoes' bytes */
+	bool echo;             /* send each back on the connection it came on (but the dialer's) */
+	struct odma_lk_ep *dialer;
+	unsigned int sent_ok, sent_failed, errors, gone;
+	int last_err;
+	struct odma_lk_ep *gone_ep;
+	struct odma_lk_conn *conn;
+	bool reject;
+	struct odma_lk_ep *accepted;
+} t;
+
+static const struct odma_lk_ops *lk = &odma_lk_tcp;
+static uint8_t self[ODMA_TP_ADDR_MAX];
+static uint16_t self_len;
+
+static void fill(uint8_t *p, size_t n, uint8_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(seed + i);
+}
+
+static void on_sent(void *arg, int status)
+{
+	(void)arg;
+	if (status == ODMA_LK_OK)
+		t.sent_ok++;
+	else
+		t.sent_failed++;
+}
+
+static void on_msg(const void *hdr, size_t hlen, void *data, size_t len,
+                   const struct odma_lk_rx *rx)
+{
+	const uint8_t *d = data;
+	unsigned int i = t.n++;
+	bool ok = true;
+
+	assert_true(i < MAXMSG);
+	assert_int_equal(hlen, 16);
+	assert_false(rx->rndv);
+	t.len[i] = len;
+	t.first[i] = ((const uint8_t *)hdr)[0];
+	for (size_t k = 0; k < len && ok; k++)
+		ok = d[k] == (uint8_t)(t.first[i] + k);
+	t.intact[i] = ok;
+	t.on[i] = rx->reply_ep;
+	/* a copy: what arrived lives only until the handler returns */
+	if (t.echo && rx->reply_ep != t.dialer) {
+		static struct odma_ucx_out o[MAXMSG];
+		int r;
+
+		t.copy[i] = malloc(len + 1);
+		assert_non_null(t.copy[i]);
+		memcpy(t.copy[i], data, len);
+		odma_ucx_out_bytes(&o[i], t.copy[i], len);
+		r = lk->send(rx->reply_ep, ODMA_UCX_AM_MSG, hdr, hlen, &o[i], 0, on_sent, NULL);
+		assert_true(r == ODMA_LK_OK || r == ODMA_LK_INFLIGHT);
+	}
+}
+
+static void on_err(void *arg, int status)
+{
+	(void)arg;
+	t.errors++;
+	t.last_err = status;
+}
+
+static void on_gone(struct odma_lk_ep *ep)
+{
+	t.gone++;
+	t.gone_ep = ep;
+}
+
+static void on_conn(struct odma_lk_conn *c, void *arg)
+{
+	(void)arg;
+	t.conn = c;
+	if (t.reject)
+		lk->reject(NULL, c);
+	else
+		assert_int_equal(lk->ep_accept(c, &t, &t.accepted), ODMA_LK_OK);
+}
+
+/* Progresses until @cond holds or 5 s pass. */
+#define RUN_UNTIL(cond)                                                                            \
+	do {                                                                                       \
+		uint64_t end_ = odma_ucx_now_ns() + 5000000000ull;                                 \
+		while (!(cond) && odma_ucx_now_ns() < end_)                                        \
+			(void)lk->progress();                                                      \
+		assert_true(cond);                                                                 \
+	} while (0)
+
+static int setup(void **state)
+{
+	static const struct odma_lk_handler h[] = { { ODMA_UCX_AM_MSG, on_msg } };
+	int wfd = -1;
+	bool packs = false;
+
+	(void)state;
+	assert_null(lk->open(h, 1, on_err, on_gone, self, &self_len, &wfd, &packs));
+	assert_true(wfd >= 0 && packs && self_len == 20);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	lk->close();
+	return 0;
+}
+
+/* Sends @len bytes (seed @seed) on @ep, split in three pieces; what send returned. */
+static int send_msg(struct odma_lk_ep *ep, uint8_t *buf, size_t len, uint8_t seed)
+{
+	uint8_t hdr[16] = { seed };
+	struct iovec v[3] = { { buf, len / 3 },
+		              { buf + len / 3, len / 3 },
+		              { buf + 2 * (len / 3), len - 2 * (len / 3) } };
+	static struct odma_ucx_out o[MAXMSG];
+	static unsigned int k;
+	struct odma_ucx_out *po = &o[k++ % MAXMSG];
+
+	fill(buf, len, seed);
+	odma_ucx_out_iov(po, v, 3);
+	return lk->send(ep, ODMA_UCX_AM_MSG, hdr, sizeof(hdr), po, 0, on_sent, NULL);
+}
+
+/* Messages of 0 B to 24 MiB arrive whole and in order; each is echoed on its connection. */
+static void test_round_trip(void **state)
+{
+	static const size_t sizes[] = { 0, 1, 4096, 65536, 1u << 20, 24u << 20, 7 };
+	uint8_t *bufs[7];
+	struct odma_lk_ep *ep = NULL;
+	unsigned int inflight = 0;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	t.echo = true;
+	assert_int_equal(lk->ep_to_addr(self, self_len, &t, &ep), ODMA_LK_OK);
+	t.dialer = ep;
+	for (unsigned int i = 0; i < 7; i++) {
+		int r;
+
+		bufs[i] = malloc(sizes[i] + 1);
+		assert_non_null(bufs[i]);
+		r = send_msg(ep, bufs[i], sizes[i], (uint8_t)(10 + i));
+		assert_true(r == ODMA_LK_OK || r == ODMA_LK_INFLIGHT);
+		inflight += r == ODMA_LK_INFLIGHT;
+	}
+	/* 7 arrive at the acceptor, 7 come back on the connection we made: each in order */
+	RUN_UNTIL(t.n == 14);
+	for (unsigned int i = 0, there = 0, back = 0; i < 14; i++) {
+		unsigned int k = t.on[i] == ep ? back++ : there++;
+
+		assert_int_equal(t.len[i], sizes[k]);
+		assert_int_equal(t.first[i], 10 + k);
+		assert_true(t.intact[i]);
+		if (t.on[i] != ep)
+			t.gone_ep = t.on[i]; /* the acceptor's end */
+	}
+	/* the 24 MiB one did not fit the socket: queued, and reported once */
+	assert_true(inflight >= 1);
+	RUN_UNTIL(t.sent_ok >= inflight);
+	assert_int_equal(t.sent_failed, 0);
+	lk->ep_close(ep, false);
+	/* the acceptor's end, a connection nobody made, is gone: reported to `gone` */
+	{
+		struct odma_lk_ep *acceptor = t.gone_ep;
+
+		RUN_UNTIL(t.gone == 1);
+		assert_ptr_equal(t.gone_ep, acceptor);
+	}
+	assert_int_equal(t.errors, 0); /* a close of ours is not a failure to report */
+	for (unsigned int i = 0; i < 7; i++)
+		free(bufs[i]);
+	for (unsigned int i = 0; i < MAXMSG; i++)
+		free(t.copy[i]);
+}
+
+/* A close with a frame still queued reports it failed, once; the peer sees the end. */
+static void test_close_with_queued(void **state)
+{
+	uint8_t *big = malloc(32u << 20);
+	struct odma_lk_ep *ep = NULL;
+
+	(void)state;
+	assert_non_null(big);
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(lk->ep_to_addr(self, self_len, &t, &ep), ODMA_LK_OK);
+	assert_int_equal(send_msg(ep, big, 32u << 20, 1), ODMA_LK_INFLIGHT); /* not live yet */
+	lk->ep_close(ep, false);
+	RUN_UNTIL(t.sent_failed == 1);
+	assert_int_equal(t.sent_ok, 0);
+	assert_int_equal(t.n, 0);
+	free(big);
+}
+
+/* A listener's callback accepts (messages both ways) or rejects (the dialer's error). */
+static void test_listener(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+		                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct odma_lk_listener *l = NULL;
+	struct odma_lk_ep *ep = NULL;
+	uint16_t port = 0;
+	uint8_t buf[100];
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(lk->listen(&sa, on_conn, NULL, &l, &port), ODMA_LK_OK);
+	assert_true(port != 0);
+	sa.sin_port = htons(port);
+	assert_int_equal(lk->ep_to_sock(&sa, &t, &ep), ODMA_LK_OK);
+	assert_true(send_msg(ep, buf, sizeof(buf), 3) >= 0);
+	RUN_UNTIL(t.n == 1 && t.accepted != NULL);
+	assert_ptr_equal(t.on[0], t.accepted);
+	assert_true(send_msg(t.accepted, buf, sizeof(buf), 4) >= 0);
+	RUN_UNTIL(t.n == 2);
+	assert_ptr_equal(t.on[1], ep);
+	assert_true(t.intact[0] && t.intact[1]);
+	lk->ep_close(t.accepted, false);
+	RUN_UNTIL(t.errors == 1); /* the dialer's end failed: the module hears of it */
+	lk->ep_close(ep, false);
+	/* a rejected connection fails its dialer */
+	memset(&t, 0, sizeof(t));
+	t.reject = true;
+	assert_int_equal(lk->ep_to_sock(&sa, &t, &ep), ODMA_LK_OK);
+	RUN_UNTIL(t.errors == 1);
+	assert_non_null(t.conn);
+	lk->ep_close(ep, false);
+	lk->listen_close(l);
+}
+
+/* An address of another link is refused at once; one nobody listens at fails its callback. */
+static void test_bad_addresses(void **state)
+{
+	uint8_t other[20];
+	struct odma_lk_ep *ep = NULL;
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+		                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct odma_lk_listener *l = NULL;
+	uint16_t port = 0;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	memcpy(other, self, sizeof(other));
+	other[0] ^= 0xff;
+	assert_int_equal(lk->ep_to_addr(other, sizeof(other), &t, &ep), -EAFNOSUPPORT);
+	assert_int_equal(lk->ep_to_addr(self, 8, &t, &ep), -EAFNOSUPPORT);
+	/* a port that was free a moment ago */
+	assert_int_equal(lk->listen(&sa, on_conn, NULL, &l, &port), ODMA_LK_OK);
+	lk->listen_close(l);
+	sa.sin_port = htons(port);
+	assert_int_equal(lk->ep_to_sock(&sa, &t, &ep), ODMA_LK_OK);
+	RUN_UNTIL(t.errors == 1);
+	assert_int_equal(t.last_err, -ECONNREFUSED);
+	lk->ep_close(ep, false);
+	/* an address whose process is gone (another instance at this port) */
+	memset(&t, 0, sizeof(t));
+	memcpy(other, self, sizeof(other));
+	other[12] ^= 0x02;
+	assert_int_equal(lk->ep_to_addr(other, sizeof(other), &t, &ep), ODMA_LK_OK);
+	RUN_UNTIL(t.errors == 1);
+	lk->ep_close(ep, false);
+	RUN_UNTIL(lk->arm());
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_close_with_queued),
+		cmocka_unit_test(test_listener),
+		cmocka_unit_test(test_bad_addresses),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
