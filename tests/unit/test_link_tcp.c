@@ -123,10 +123,11 @@ static int setup(void **state)
 	static const struct odma_lk_handler h[] = { { ODMA_UCX_AM_MSG, on_msg } };
 	int wfd = -1;
 	bool packs = false;
+	size_t cut = 0;
 
 	(void)state;
-	assert_null(lk->open(h, 1, on_err, on_gone, self, &self_len, &wfd, &packs));
-	assert_true(wfd >= 0 && packs && self_len == 20);
+	assert_null(lk->open(h, 1, on_err, on_gone, self, &self_len, &wfd, &packs, &cut));
+	assert_true(wfd >= 0 && packs && self_len == 20 && cut == ODMA_UCX_CHUNK_MAX);
 	return 0;
 }
 

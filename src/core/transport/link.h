@@ -108,12 +108,13 @@ struct odma_lk_ops {
 	 * module made calls, with the argument it was made with) and @gone (the end of one
 	 * the module did not make, a reply endpoint): NULL, or why it cannot. Sets the address
 	 * others reach this process at (at most ODMA_TP_ADDR_MAX bytes), the fd that is readable
-	 * when there is work (the service thread sleeps on it), and whether payloads are packed
-	 * into the link's buffers as they leave (odma_ucx_out.pack may be used).
+	 * when there is work (the service thread sleeps on it), whether payloads are packed into
+	 * the link's buffers as they leave (odma_ucx_out.pack may be used), and the bytes a GET or
+	 * PUT request moves at most (*@cut, at most ODMA_UCX_CHUNK_MAX).
 	 */
 	const char *(*open)(const struct odma_lk_handler *h, unsigned int n, odma_lk_err_fn *err,
 	                    odma_lk_gone_fn *gone, uint8_t *addr, uint16_t *alen, int *wake_fd,
-	                    bool *packs);
+	                    bool *packs, size_t *cut);
 	/* After every connection and listener closed: frees the rest. */
 	void (*close)(void);
 	/* Does what arrived or may leave; how many events it handled. */

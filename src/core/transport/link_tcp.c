@@ -1069,7 +1069,7 @@ static const char *lt_listen_self(uint8_t *self)
 
 static const char *lt_open(const struct odma_lk_handler *h, unsigned int n, odma_lk_err_fn *err,
                            odma_lk_gone_fn *gone, uint8_t *self, uint16_t *self_len, int *wake_fd,
-                           bool *packs)
+                           bool *packs, size_t *cut)
 {
 	static char why[600];
 	char reason[512];
@@ -1101,6 +1101,7 @@ static const char *lt_open(const struct odma_lk_handler *h, unsigned int n, odma
 	*self_len = LT_ADDR_LEN;
 	*wake_fd = lt.ep;
 	*packs = true;
+	*cut = ODMA_UCX_CHUNK_MAX; /* a frame is read whole, whatever its length */
 	lt.open = true;
 	return NULL;
 }

@@ -372,7 +372,7 @@ static const char *ucx_open(void)
 		return "ODMA_LINK is not auto, tcp or ucp";
 	why = odma_ux.lk->open(ucx_handlers, sizeof(ucx_handlers) / sizeof(ucx_handlers[0]),
 	                       odma_ucx_peer_err_cb, odma_ucx_conn_gone, odma_ux.self_addr,
-	                       &odma_ux.self_len, &odma_ux.wfd, &odma_ux.copy_out);
+	                       &odma_ux.self_len, &odma_ux.wfd, &odma_ux.copy_out, &odma_ux.cut);
 	if (why != NULL)
 		return why;
 	odma_ux.evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

@@ -113,6 +113,7 @@ struct odma_ucx_state {
 	const char *why;              /* why the transport is not up */
 	const struct odma_lk_ops *lk; /* the link (link.h) */
 	bool copy_out; /* the link packs payloads as they leave (odma_ucx_out.pack) */
+	size_t cut;    /* the bytes a GET or PUT request moves at most (the link's) */
 	int wfd, evfd;
 	pthread_t thread;
 	struct ucx_chunk *q_head, *q_tail; /* to post (lock) */

@@ -884,18 +884,9 @@ void odma_ucx_io_cancel(uint64_t owner)
 	odma_ucx_enqueue(c, c);
 }
 
-/*
- * The bytes a GET or PUT request moves at most when UCX packs payloads (odma_ux.copy_out):
- * with its headers (and a trailer) one fragment of UCX's 64 KiB TCP send buffer (ucx.c), so
- * the receiver takes it from UCX's receive buffer, with no assembly first. 1 MiB over
- * loopback, depth 8: reads 0.66 -> 0.73, writes 0.57 -> 0.67 x the TCP stream
- * (docs/performance.md). Else ODMA_UCX_CHUNK_MAX, the wire's limit.
- */
-#define UCX_CUT_PACKED (60u * 1024)
-
 doca_error_t odma_ucx_io_start(struct odma_tp_io *io)
 {
-	uint64_t cut = odma_ux.copy_out ? UCX_CUT_PACKED : ODMA_UCX_CHUNK_MAX;
+	uint64_t cut = odma_ux.cut;
 	unsigned int n = (unsigned int)((io->len + cut - 1) / cut);
 	struct ucx_io *u = calloc(1, sizeof(*u) + n * sizeof(u->chunk[0]));
 	struct ucx_peer *p = io->remote->priv;
