@@ -342,27 +342,22 @@ static const struct odma_lk_handler ucx_handlers[] = {
 };
 
 /*
- * The link (link.h): ODMA_LINK, else odma's TCP link wherever UCX would take TCP, and UCX's
- * own (UCP) when the user's UCX_TLS names UCX transports without TCP (an RDMA NIC: rc, ud,
- * dc ...). NULL after the bad-value line.
+ * The link (link.h): ODMA_LINK=tcp, odma's own TCP link (every connection authenticated by the
+ * fabric secret, no remote memory access), or UCX's own (ucp, the default: auto). odma's link
+ * is not the default yet: large messages (DOCA RDMA's 256 KiB pieces) run far slower on it
+ * (docs/performance.md). NULL after the bad-value line.
  */
 static const struct odma_lk_ops *ucx_pick_link(void)
 {
-	const char *v = odma_config_string("ODMA_LINK"), *tls = getenv("UCX_TLS");
+	const char *v = odma_config_string("ODMA_LINK");
 
-	if (v == NULL || strcmp(v, "auto") == 0)
-		return tls != NULL && strstr(tls, "tcp") == NULL && strstr(tls, "all") == NULL &&
-		                       tls[0] != '^'
-		               ? &odma_lk_ucp
-		               : &odma_lk_tcp;
+	if (v == NULL || strcmp(v, "auto") == 0 || strcmp(v, "ucp") == 0)
+		return &odma_lk_ucp;
 	if (strcmp(v, "tcp") == 0)
 		return &odma_lk_tcp;
-	if (strcmp(v, "ucp") == 0)
-		return &odma_lk_ucp;
 	return NULL;
 }
 
-/* The link, its handlers and the address a descriptor carries; then the service thread. */
 static const char *ucx_open(void)
 {
 	const char *why;
