@@ -47,6 +47,7 @@
 #include "core/log/log.h"
 #include "core/transport/ucx_int.h"
 #include "util/codec.h"
+#include "util/queue.h"
 
 ODMA_LOG_REGISTER(ODMA_UCX_TCP)
 
@@ -177,12 +178,7 @@ static void lt_epoll(int op, struct lt_fdtag *t, uint32_t events)
 static void lt_out_done(struct lt_out *o, int status)
 {
 	o->status = status;
-	o->next = NULL;
-	if (lt.done_tail != NULL)
-		lt.done_tail->next = o;
-	else
-		lt.done_head = o;
-	lt.done_tail = o;
+	ODMA_QUEUE_PUSH(lt.done_head, lt.done_tail, o, next);
 }
 
 /* Runs the callbacks of the sends that ended: how many. */
@@ -393,12 +389,7 @@ static void lt_queue(struct odma_lk_ep *c, struct lt_out *o, bool first)
 			c->oq_tail = o;
 		return;
 	}
-	o->next = NULL;
-	if (c->oq_tail != NULL)
-		c->oq_tail->next = o;
-	else
-		c->oq_head = o;
-	c->oq_tail = o;
+	ODMA_QUEUE_PUSH(c->oq_head, c->oq_tail, o, next);
 }
 
 static void lt_head(uint8_t *h, unsigned int id, size_t hlen, size_t len)
