@@ -93,8 +93,9 @@ static void on_err(void *arg, int status)
 	t.last_err = status;
 }
 
-static void on_gone(struct odma_lk_ep *ep)
+static void on_gone(struct odma_lk_ep *ep, int status)
 {
+	assert_true(status < 0);
 	t.gone++;
 	t.gone_ep = ep;
 }

@@ -88,8 +88,8 @@ typedef void odma_lk_err_fn(void *arg, int status);
 typedef void odma_lk_sent_fn(void *arg, int status);
 /* A rendezvous payload arrived (@len bytes), or failed. */
 typedef void odma_lk_recv_fn(void *arg, int status, size_t len);
-/* A connection nobody made (a peer's, accepted on the process's own address) is gone. */
-typedef void odma_lk_gone_fn(struct odma_lk_ep *ep);
+/* A connection nobody made (a peer's, accepted on the process's own address) is gone (@status). */
+typedef void odma_lk_gone_fn(struct odma_lk_ep *ep, int status);
 /* Listener @arg was asked for connection @c: accept it (ep_accept) or reject it, at once. */
 typedef void odma_lk_conn_fn(struct odma_lk_conn *c, void *arg);
 

@@ -285,7 +285,7 @@ static unsigned int lt_run_dead(void)
 			continue;
 		}
 		if (!c->module && lt.gone != NULL)
-			lt.gone(c);
+			lt.gone(c, c->status);
 		if (c->closed || !c->module)
 			lt_free(c);
 	}

@@ -270,7 +270,7 @@ void odma_ucx_reqs_am(const void *header, size_t header_length, void *data, size
  * The link's connection @ep, one a peer made to this process, is gone: the client whose requests
  * came on it is no longer reached by its requests (its index entry goes) and fails.
  */
-void odma_ucx_conn_gone(struct odma_lk_ep *ep);
+void odma_ucx_conn_gone(struct odma_lk_ep *ep, int status);
 /* At exit, after the service thread left: drops the clients' waiting GETs and the watches
  * held (ucx.c closes their endpoints with the others). */
 void odma_ucx_clients_forget(void);

@@ -375,7 +375,7 @@ static struct ucx_peer *client_of(struct odma_lk_ep *from)
 	return NULL;
 }
 
-void odma_ucx_conn_gone(struct odma_lk_ep *ep)
+void odma_ucx_conn_gone(struct odma_lk_ep *ep, int status)
 {
 	struct ucx_peer *p = odma_ucx_index_get(ep);
 
@@ -383,7 +383,7 @@ void odma_ucx_conn_gone(struct odma_lk_ep *ep)
 		return;
 	odma_ucx_index_del(p);
 	p->from = NULL;
-	odma_ucx_peer_err_cb(p, -1);
+	odma_ucx_peer_err_cb(p, status);
 }
 
 /* A client for the importer at worker address @addr, whose requests arrive on @from. */
