@@ -113,7 +113,7 @@ struct odma_lk_ep {
 	bool reported;     /* its failure reached the module */
 	bool pollout;      /* EPOLLOUT is asked for */
 	int status;        /* why it died */
-	unsigned int busy; /* handlers running on its frames */
+	unsigned int busy; /* handlers running on its frames: its buffer stays (lt_fail) */
 	void *arg;
 	struct odma_lk_listener *via; /* the listener that accepted it */
 	uint64_t want;                /* dialer: the instance it expects (0: a listener's) */
@@ -144,7 +144,6 @@ static struct {
 	struct odma_lk_ep *dead;
 	struct lt_out *done_head, *done_tail; /* sends ended, their callbacks due */
 	uint32_t hs_ms; /* the handshake's deadline: ODMA_TRANSPORT_TIMEOUT_MS */
-	bool open;
 } lt = { .ep = -1 };
 
 static const char *lt_strerror(int status)
@@ -262,6 +261,8 @@ static void lt_free(struct odma_lk_ep *c)
 /*
  * The dead connections: the module hears of each failure of one it made; one it closed, or
  * one nobody made (accepted on the process's own listener), is freed. How many were handled.
+ * Only progress calls it, never a handler (no handler progresses the link): nothing it frees
+ * is being read.
  */
 static unsigned int lt_run_dead(void)
 {
@@ -273,12 +274,6 @@ static unsigned int lt_run_dead(void)
 		list = c->dead_next;
 		c->dead_listed = false;
 		n++;
-		if (c->busy != 0) { /* a handler of its own runs below us: next time */
-			c->dead_listed = true;
-			c->dead_next = lt.dead;
-			lt.dead = c;
-			continue;
-		}
 		if (c->module && !c->closed && !c->reported) {
 			c->reported = true;
 			lt.err(c->arg, c->status); /* the module closes it later */
@@ -1102,7 +1097,6 @@ static const char *lt_open(const struct odma_lk_handler *h, unsigned int n, odma
 	 * apart; not understood yet, docs/performance.md)
 	 */
 	*cut = 60u * 1024;
-	lt.open = true;
 	return NULL;
 }
 
@@ -1121,7 +1115,6 @@ static void lt_close(void)
 	close(lt.ep);
 	memset(lt.key, 0, sizeof(lt.key));
 	lt.ep = -1;
-	lt.open = false;
 }
 
 static int lt_recv_data(void *data, void *dest, size_t len, odma_lk_recv_fn *done, void *arg)
