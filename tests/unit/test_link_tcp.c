@@ -5,7 +5,8 @@
  * odma's TCP link (core/transport/link_tcp.c) on its own, white box: this process opens it,
  * connects to itself and to listeners of its own, and progresses both ends. Messages arrive
  * whole, in order, with their bytes, on the connection they came on; a frame larger than the
- * socket takes is queued and its completion reported once; a closed connection reports what
+ * socket takes is queued and its completion reported once; a payload made as it leaves is
+ * made once, whole, also when the socket takes part of it; a closed connection reports what
  * it had not sent, its peer hears of the end (the module's error callback for a connection it
  * made, `gone` for one it did not); a listener's callback accepts or rejects; an address of
  * another link, or of no listener, fails. The handshake with the fabric secret (the runtime
@@ -207,6 +208,71 @@ static void test_round_trip(void **state)
 		free(t.copy[i]);
 }
 
+/* A payload made as it leaves (odma_ucx_out.pack): byte k is (seed + k); bytes made counted. */
+struct packed_out {
+	struct odma_ucx_out o; /* first: the link hands pack this */
+	uint8_t seed;
+	size_t made;
+};
+
+static void pack_fill(struct odma_ucx_out *o, size_t offset, void *dest, size_t max)
+{
+	struct packed_out *p = (struct packed_out *)o;
+
+	for (size_t i = 0; i < max; i++)
+		((uint8_t *)dest)[i] = (uint8_t)(p->seed + offset + i);
+	p->made += max;
+}
+
+/*
+ * Payloads made as they leave, sent back to back until the socket is full: each is made once
+ * (in the link's own buffer when the connection has nothing queued; a frame the socket took
+ * only part of keeps the rest without being made again), and all arrive whole and in order,
+ * also one larger than the link's buffer.
+ */
+static void test_payload_made_as_it_leaves(void **state)
+{
+	static const size_t sizes[] = { 100, 61440, 1u << 20, 61440, 3u << 20, 1u << 20, 61440 };
+	enum { N = sizeof(sizes) / sizeof(sizes[0]), ROUNDS = 8 };
+	static struct packed_out po[N * ROUNDS];
+	struct odma_lk_ep *ep = NULL;
+	uint8_t hello[1];
+	unsigned int inflight = 0;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(lk->ep_to_addr(self, self_len, &t, &ep), ODMA_LK_OK);
+	inflight = send_msg(ep, hello, 0, 0) == ODMA_LK_INFLIGHT; /* the connection goes live */
+	RUN_UNTIL(t.n == 1 && t.sent_ok == inflight);
+	for (unsigned int i = 0; i < N * ROUNDS; i++) {
+		uint8_t hdr[16] = { (uint8_t)(1 + i) };
+		int r;
+
+		po[i] = (struct packed_out){ .seed = hdr[0] };
+		po[i].o.pack = pack_fill;
+		po[i].o.len = sizes[i % N];
+		r = lk->send(ep, ODMA_UCX_AM_MSG, hdr, sizeof(hdr), &po[i].o, 0, on_sent, NULL);
+		assert_true(r == ODMA_LK_OK || r == ODMA_LK_INFLIGHT);
+		/* the first, on an idle connection: made and written at once, nothing allocated */
+		if (i == 0)
+			assert_int_equal(r, ODMA_LK_OK);
+		inflight += r == ODMA_LK_INFLIGHT;
+	}
+	/* nobody reads the other end yet: the socket filled, the rest queued */
+	assert_true(inflight >= 2);
+	RUN_UNTIL(t.n == 1 + N * ROUNDS);
+	RUN_UNTIL(t.sent_ok == inflight);
+	for (unsigned int i = 0; i < N * ROUNDS; i++) {
+		assert_int_equal(t.len[1 + i], sizes[i % N]);
+		assert_int_equal(t.first[1 + i], 1 + i);
+		assert_true(t.intact[1 + i]);
+		assert_int_equal(po[i].made, sizes[i % N]);
+	}
+	assert_int_equal(t.sent_failed, 0);
+	lk->ep_close(ep, false);
+	RUN_UNTIL(t.gone == 1);
+}
+
 /* A close with a frame still queued reports it failed, once; the peer sees the end. */
 static void test_close_with_queued(void **state)
 {
@@ -299,6 +365,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_payload_made_as_it_leaves),
 		cmocka_unit_test(test_close_with_queued),
 		cmocka_unit_test(test_listener),
 		cmocka_unit_test(test_bad_addresses),
