@@ -48,6 +48,20 @@ static inline struct doca_dev *tu_open_dev(const char *pci)
 }
 
 /*
+ * Whether the network transport runs on UCX's link (ODMA_LINK=ucp; with the default, auto,
+ * odma's TCP link unless UCX_TLS names more than TCP and local transports, as ucx.c decides):
+ * hand-made peers that speak UCX reach an exporter only there.
+ */
+static inline bool tu_ucx_link(void)
+{
+	const char *v = getenv("ODMA_LINK"), *tls = getenv("UCX_TLS");
+
+	if (v != NULL && strcmp(v, "auto") != 0)
+		return strcmp(v, "ucp") == 0;
+	return tls != NULL && strcmp(tls, "tcp") != 0 && strcmp(tls, "tcp,self") != 0;
+}
+
+/*
  * A TCP port of 127.0.0.1 that the kernel picked (bound to port 0, read back, released), for
  * the APIs that take a port from their caller (RDMA CM, ODMA_FABRIC): never a guessed one.
  * 0 when no socket can be had.

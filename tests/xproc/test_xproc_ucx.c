@@ -1285,9 +1285,8 @@ int main(int argc, char **argv)
 		return cmocka_run_group_tests(copy_tests, NULL, NULL);
 	if (argc == 2 && strcmp(argv[1], "--hostile") == 0) {
 		/* the hand-made importers speak UCX: the exporter runs UCX's link (meson.build) */
-		if (getenv("ODMA_LINK") != NULL && strcmp(getenv("ODMA_LINK"), "tcp") == 0) {
-			printf("SKIP: the hand-made importers speak UCX: UCX's link (the default) "
-			       "runs them\n");
+		if (!tu_ucx_link()) {
+			printf("SKIP: hand-made UCX importers need ODMA_LINK=ucp\n");
 			return ODMA_TEST_SKIP;
 		}
 		return cmocka_run_group_tests(hostile_tests, NULL, NULL);

@@ -11,8 +11,8 @@
  * connection is made to a peer's link address (what a descriptor carries) or to a socket
  * address a listener of the peer's accepted; a message arrives with the connection it came
  * on (its reply endpoint), which the receiver may send on. Every connection the module makes
- * has a peer error callback. Two links (link_ucp.c, link_tcp.c) and the table that picks
- * one (link.c).
+ * has a peer error callback. Two links (link_tcp.c, the default; link_ucp.c), one picked per
+ * process by ODMA_LINK (ucx.c, ucx_pick_link).
  *
  * Everything here runs on the thread that holds the worker (odma_ux.wlock), but for the
  * table's pick.

@@ -2,10 +2,10 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * odma's TCP link (link.h): the UCX module's messages on plain TCP sockets, for the networks
- * where UCX would pick its own TCP transport. UCX's TCP transport carries out a PUT packet
- * from anyone who reaches its port at the address the packet names (docs/reliability.md); this
- * link has no remote memory access at all, and a connection carries nothing but a handshake
+ * odma's TCP link (link.h), the default: the UCX module's messages on plain TCP sockets, for
+ * the networks where UCX would pick its own TCP transport. UCX's TCP transport carries out a PUT
+ * packet from anyone who reaches its port at the address the packet names (docs/reliability.md);
+ * this link has no remote memory access at all, and a connection carries nothing but a handshake
  * until both sides proved the fabric secret.
  *
  * A connection is one TCP stream; each message a frame: id u8 | zero u8 | header length u16 |
@@ -29,7 +29,8 @@
  *
  * One epoll set holds every socket (its fd is the worker's wake-up fd); everything runs on the
  * thread that holds the worker. Sends are written at once when nothing waits before them,
- * else queued and written as the socket takes them; a send's callback runs from progress.
+ * else queued and written as the socket takes them; a send's callback runs from progress. A
+ * payload made as it leaves (odma_ucx_out.pack) is made in one buffer the link keeps.
  */
 #include <arpa/inet.h>
 #include <errno.h>

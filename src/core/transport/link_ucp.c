@@ -545,12 +545,14 @@ static bool lu_arm(void)
 
 static const char *lu_describe(void)
 {
-	static char line[160];
+	static char line[256];
+	const char *tls = getenv("UCX_TLS");
 
 	snprintf(line, sizeof(line),
-	         "built in (UCX %s: TCP between namespaces or machines, chosen when the exporter "
-	         "is in another kernel or PID namespace, or with ODMA_TRANSPORT=ucx)",
-	         ucp_get_version_string());
+	         "built in (UCX %s's link, UCX_TLS=%.40s, between namespaces or machines; chosen "
+	         "when the exporter is in another kernel or PID namespace, or with "
+	         "ODMA_TRANSPORT=ucx)",
+	         ucp_get_version_string(), tls != NULL ? tls : "tcp");
 	return line;
 }
 
