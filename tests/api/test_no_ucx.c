@@ -93,12 +93,67 @@ static void asking_for_ucx_loads_it(void **state)
 #endif
 }
 
+/* The UCX row's status line under ODMA_LINK and UCX_TLS (both unset: NULL). */
+static const char *link_line(const char *link, const char *tls)
+{
+	const char *name, *status = NULL;
+
+	if (link != NULL)
+		setenv("ODMA_LINK", link, 1);
+	else
+		unsetenv("ODMA_LINK");
+	if (tls != NULL)
+		setenv("UCX_TLS", tls, 1);
+	else
+		unsetenv("UCX_TLS");
+	for (unsigned int i = 0; (name = doca_priv_transport_info(i, &status)) != NULL; i++)
+		if (strcmp(name, "ucx") == 0)
+			return status;
+	return "";
+}
+
+/*
+ * Which link the network transport would run on: odma's TCP link by default and whenever
+ * UCX_TLS names only TCP and local transports; UCX's when ODMA_LINK=ucp, or when UCX_TLS names
+ * a NIC's transports (or is a list of exclusions); ODMA_LINK=tcp wins over UCX_TLS.
+ */
+static void the_link_follows_odma_link_and_ucx_tls(void **state)
+{
+	static const struct {
+		const char *link, *tls;
+		bool tcp;
+	} cases[] = {
+		{ NULL, NULL, true },          { "auto", NULL, true }, { NULL, "tcp", true },
+		{ NULL, "tcp,self,sm", true }, { NULL, "rc", false },  { NULL, "tcp,rc_x", false },
+		{ NULL, "^shm", false },       { NULL, "all", false }, { "ucp", NULL, false },
+		{ "ucp", "tcp", false },       { "tcp", "rc", true },
+	};
+
+	(void)state;
+#ifndef ODMA_HAVE_UCX
+	skip();
+#endif
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *line = link_line(cases[i].link, cases[i].tls);
+
+		if (cases[i].tcp != (strstr(line, "odma's TCP link") != NULL))
+			fail_msg("ODMA_LINK=%s UCX_TLS=%s: %s", cases[i].link ? cases[i].link : "-",
+			         cases[i].tls ? cases[i].tls : "-", line);
+		if (!cases[i].tcp)
+			assert_non_null(strstr(line, "UCX"));
+	}
+	assert_non_null(strstr(link_line("bogus", NULL), "ODMA_LINK is not auto, tcp or ucp"));
+	unsetenv("ODMA_LINK");
+	unsetenv("UCX_TLS");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(local_dma_loads_no_ucx),
 		cmocka_unit_test(process_import_loads_no_ucx),
 		cmocka_unit_test(asking_for_ucx_loads_it),
+		cmocka_unit_test(the_link_follows_odma_link_and_ucx_tls),
 	};
 
 	unsetenv("ODMA_TRANSPORT");
