@@ -20,13 +20,7 @@ SIZES=${SIZES:-64 4K 2M}
 ENGINES=${ENGINES:-inline thread}
 [ -n "${A_ENV:-}${B_ENV:-}" ] && ENGINES=env
 
-num() { sed -n "s/.*\"$1\": \([0-9.e+]*\).*/\1/p" | head -n 1; }
-stats() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "-"; exit }
-		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.3f (%.3f-%.3f)", m, v[1], v[NR] }'
-}
+. "$(dirname "$0")/stats.sh"
 one() { # PROGRAM ENV ENGINE SIZE -> "tasks_per_sec pingpong_ns"
 	if [ "$3" = env ]; then e=""; else e="--engine $3"; fi
 	out=$(env ${2:-ODMA_AB=1} "$1" $e --size "$4" --depth "$DEPTH" --seconds "$SECS" --reps 1 --json $EXTRA 2>/dev/null) || true
@@ -56,7 +50,7 @@ for e in $ENGINES; do
 			echo "$pb" >>"$p"
 			i=$((i + 1))
 		done
-		echo "| $e | $s | $DEPTH | $(stats <"$r") | $(stats <"$p") |"
+		echo "| $e | $s | $DEPTH | $(spread <"$r") | $(spread <"$p") |"
 		rm -f "$r" "$p"
 	done
 done

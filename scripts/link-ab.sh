@@ -15,14 +15,7 @@ BENCH="$BUILD/tools/bench/odma-bench"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# num KEY: the first number of KEY in stdin's JSON
-num() { sed -n "s/.*\"$1\": \([0-9.e+]*\).*/\1/p" | head -n 1; }
-stats() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "- - -"; exit }
-		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.3f %.3f %.3f", m, v[1], v[NR] }'
-}
+. "$(dirname "$0")/stats.sh"
 # row NAME LINK VALUE: one measurement, in units of the row
 row() { echo "$3" >>"$TMP/$(echo "$1" | tr " /" "_%").$2"; }
 

@@ -31,13 +31,7 @@ jget() {
 		sed -n "s/.*\"$2\": \([0-9.e+]*\).*/\1/p" | head -n 1
 }
 
-# stats: reads numbers on stdin, prints "median min max".
-stats() {
-	sort -g | awk '{ v[NR] = $1 } END {
-		if (NR == 0) { print "- - -"; exit }
-		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-		printf "%.3g %.3g %.3g\n", m, v[1], v[NR] }'
-}
+. "$(dirname "$0")/stats.sh"
 
 # goal NAME ENGINE KEY BASEKEY BASE_IN_PEER(peer|self) TARGET ARGS...: RUNS runs, one row.
 ROWS=$TMP/rows
@@ -77,11 +71,11 @@ goal() {
 		i=$((i + 1))
 	done
 	DISCARDED=$((DISCARDED + tries))
-	set -- $(stats <"$TMP/ratios")
+	set -- $(stats %.3g <"$TMP/ratios")
 	r="$1 ($2-$3)"
-	set -- $(stats <"$TMP/odma")
+	set -- $(stats %.3g <"$TMP/odma")
 	o=$1
-	set -- $(stats <"$TMP/pp")
+	set -- $(stats %.3g <"$TMP/pp")
 	echo "| $name | $engine | $o | $r | $target | $1 ($2-$3) |" >>"$ROWS"
 }
 
@@ -97,9 +91,9 @@ again() {
 		echo "$a" >>"$TMP/odma"
 		awk -v a="$a" -v b="$b" 'BEGIN { if (a != "" && b > 0) printf "%.4f\n", a / b }' >>"$TMP/ratios"
 	done
-	set -- $(stats <"$TMP/ratios")
+	set -- $(stats %.3g <"$TMP/ratios")
 	r="$1 ($2-$3)"
-	set -- $(stats <"$TMP/odma")
+	set -- $(stats %.3g <"$TMP/odma")
 	echo "| $name $label | $engine | $1 | $r | $target | (same runs) |" >>"$ROWS"
 }
 
@@ -113,7 +107,7 @@ vs_best() {
 		jget "$f" tasks_per_sec >>"$TMP/odma"
 		jget "$f" tasks_per_sec peer >>"$TMP/peer"
 	done
-	o=$(stats <"$TMP/odma" | cut -d' ' -f1)
+	o=$(stats %.3g <"$TMP/odma" | cut -d' ' -f1)
 	best=$(sort -g "$TMP/peer" | tail -n 1)
 	r=$(awk -v a="$o" -v b="$best" 'BEGIN { if (b > 0) printf "%.3g", a / b; else print "-" }')
 	echo "| $name vs the fastest peer run | $engine | $o | $r (peer best $best) | $target | (same runs) |" >>"$ROWS"
