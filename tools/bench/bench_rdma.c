@@ -206,6 +206,43 @@ static int br_setup(struct br_side *s, size_t len, uint32_t perms)
 	               : 0;
 }
 
+/*
+ * Undoes br_setup (and @remote, an import of the peer's memory, when not NULL): the context
+ * stopped first (its flushed tasks are freed by br_again), for at most 5 s.
+ */
+static void br_teardown(struct br_side *s, struct doca_mmap *remote)
+{
+	if (s->rd != NULL) {
+		struct doca_ctx *c = doca_rdma_as_ctx(s->rd);
+		enum doca_ctx_states st = DOCA_CTX_STATE_IDLE;
+		double end = br_now() + 5;
+
+		s->running = false;
+		if (doca_ctx_stop(c) == DOCA_ERROR_IN_PROGRESS)
+			while (doca_ctx_get_state(c, &st) == DOCA_SUCCESS &&
+			       st != DOCA_CTX_STATE_IDLE && br_now() < end)
+				(void)doca_pe_progress(s->pe);
+		if (doca_rdma_destroy(s->rd) != DOCA_SUCCESS)
+			return; /* still running: the process ends with it */
+	}
+	if (s->inv != NULL) {
+		(void)doca_buf_inventory_stop(s->inv);
+		(void)doca_buf_inventory_destroy(s->inv);
+	}
+	if (remote != NULL)
+		(void)doca_mmap_destroy(remote);
+	if (s->mm != NULL) {
+		(void)doca_mmap_stop(s->mm);
+		(void)doca_mmap_destroy(s->mm);
+	}
+	if (s->pe != NULL)
+		(void)doca_pe_destroy(s->pe);
+	if (s->dev != NULL)
+		(void)doca_dev_close(s->dev);
+	free(s->mem);
+	memset(s, 0, sizeof(*s));
+}
+
 static bool br_send_blob(int fd, const void *p, size_t n)
 {
 	uint32_t l = (uint32_t)n;
@@ -237,7 +274,7 @@ static bool br_recv_blob(int fd, void *p, size_t cap, size_t *n)
 static int br_child(int ctl, void *arg)
 {
 	size_t size = *(const size_t *)arg;
-	struct br_side s;
+	struct br_side s = { 0 };
 	const void *blob;
 	size_t n;
 	uint8_t peer[512];
@@ -296,8 +333,10 @@ static int br_child(int ctl, void *arg)
 				break;
 		}
 		/* 'U': export the same buffer to raw UCX (served from its own thread); EOF: stop */
-		if (read(ctl, &cmd, 1) != 1 || cmd != 'U')
+		if (read(ctl, &cmd, 1) != 1 || cmd != 'U') {
+			br_teardown(&s, NULL);
 			return 0;
+		}
 		if (bench_ucx_export(ctl, s.mem, s.len) != 0) {
 			uint64_t none[3] = { 0, 0, 0 }; /* the requester reads no raw UCX rows */
 
@@ -466,7 +505,7 @@ int bench_rdma_run(size_t size, unsigned int depth, double seconds, int reps, bo
 	const char *tcp_addr = netns ? bench_netns_peer() : "127.0.0.1";
 	uint16_t tcp_port = 0;
 	int ctl = -1, st = 0, rc = -1;
-	struct br_side s;
+	struct br_side s = { 0 };
 	uint8_t blob[512], mblob[512];
 	size_t n, mn, rlen;
 	const void *mine;
@@ -540,6 +579,8 @@ int bench_rdma_run(size_t size, unsigned int depth, double seconds, int reps, bo
 	else
 		rc = 0;
 done:
+	br_teardown(&s, br_remote);
+	br_remote = NULL;
 	close(ctl); /* the responder stops */
 	if (pid > 0)
 		(void)waitpid(pid, &st, 0);
