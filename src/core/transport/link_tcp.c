@@ -146,8 +146,7 @@ static struct {
 	struct odma_lk_ep *dead;
 	struct lt_out *done_head, *done_tail; /* sends ended, their callbacks due */
 	uint32_t hs_ms; /* the handshake's deadline: ODMA_TRANSPORT_TIMEOUT_MS */
-	uint8_t *pack;  /* payloads made as they leave are made here (lt_send_packed) */
-	size_t pack_cap;
+	uint8_t *pack;  /* LT_PACK_MAX bytes: payloads made as they leave are made here */
 } lt = { .ep = -1 };
 
 static const char *lt_strerror(int status)
@@ -491,17 +490,8 @@ static struct lt_out *lt_out_new(unsigned int am, const void *hdr, size_t hlen,
  */
 static const uint8_t *lt_pack_now(struct odma_ucx_out *po)
 {
-	if (po->len > LT_PACK_MAX)
+	if (po->len > LT_PACK_MAX || (lt.pack == NULL && (lt.pack = malloc(LT_PACK_MAX)) == NULL))
 		return NULL;
-	if (lt.pack_cap < po->len) {
-		uint8_t *b = malloc(LT_PACK_MAX);
-
-		if (b == NULL)
-			return NULL;
-		free(lt.pack);
-		lt.pack = b;
-		lt.pack_cap = LT_PACK_MAX;
-	}
 	(void)odma_ucx_out_read(po, 0, lt.pack, po->len);
 	return lt.pack;
 }
@@ -1155,7 +1145,6 @@ static void lt_close(void)
 	close(lt.ep);
 	free(lt.pack);
 	lt.pack = NULL;
-	lt.pack_cap = 0;
 	memset(lt.key, 0, sizeof(lt.key));
 	lt.ep = -1;
 }
