@@ -197,6 +197,8 @@ static void test_xproc_ucx(void **s)
 		o = json_object_array_get_idx(a, i);
 		assert_string_equal(json_object_get_string(json_object_object_get(o, "transport")),
 		                    "ucx");
+		assert_string_equal(json_object_get_string(json_object_object_get(o, "link")),
+		                    "tcp");
 		assert_string_equal(json_object_get_string(json_object_object_get(o, "op")),
 		                    i == 0 ? "read" : "write");
 		assert_true(num(o, "tasks_per_sec") > 0);
@@ -355,6 +357,8 @@ static void test_rdma(void **s)
 	assert_true(json_object_object_get_ex(c, "emulated", &v) && json_object_get_boolean(v));
 	assert_int_equal((int)num(c, "size"), 4096);
 	assert_int_equal((int)num(c, "reps"), 3); /* the default */
+	/* the link it ran on, named: the default */
+	assert_string_equal(json_object_get_string(json_object_object_get(c, "link")), "tcp");
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (num(c, keys[i]) <= 0)
 			fail_msg("rdma.%s not positive", keys[i]);
@@ -416,6 +420,7 @@ static void test_sync_event(void **s)
 	assert_true(json_object_object_get_ex(o, "sync_event", &c));
 	assert_true(json_object_object_get_ex(c, "emulated", &v) && json_object_get_boolean(v));
 	assert_string_equal(jstr(c, "transport"), "ucx-tcp");
+	assert_string_equal(jstr(c, "link"), "tcp"); /* the default */
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (num(c, keys[i]) <= 0)
 			fail_msg("sync_event.%s not positive", keys[i]);

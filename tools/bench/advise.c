@@ -414,10 +414,10 @@ static void print_json(const struct advise_answer *a, const struct advise_crosso
 		printf("}");
 	}
 	if (rd != NULL)
-		printf(", \"rdma\": {\"emulated\": true, \"transport\": \"ucx-tcp\", \"size\": "
-		       "%zu, \"read_bytes_per_sec\": %.1f, \"write_bytes_per_sec\": %.1f, "
-		       "\"raw_tcp_bytes_per_sec\": %.1f}",
-		       rd->size, rd->read_bytes_per_sec, rd->write_bytes_per_sec,
+		printf(", \"rdma\": {\"emulated\": true, \"transport\": \"ucx-tcp\", \"link\": "
+		       "\"%s\", \"size\": %zu, \"read_bytes_per_sec\": %.1f, "
+		       "\"write_bytes_per_sec\": %.1f, \"raw_tcp_bytes_per_sec\": %.1f}",
+		       bench_link(), rd->size, rd->read_bytes_per_sec, rd->write_bytes_per_sec,
 		       rd->raw_tcp_bytes_per_sec);
 	printf("}\n");
 }

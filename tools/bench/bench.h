@@ -86,6 +86,8 @@ int bench_prefilter(int argc, char **argv, void (*print_help)(void), bool *json)
 /* --- bench_util.c: clocks, statistics, sizes, CPU facts, baselines --- */
 uint64_t bench_now_ns(void);
 double bench_median(double *v, int n);
+/* The link the network transport runs on in this run, as doca_caps names it: "tcp" or "ucp". */
+const char *bench_link(void);
 double bench_percentile_u64(uint64_t *v, size_t n, double pct);
 int bench_parse_size(const char *s, size_t *out);
 void bench_fmt_size(size_t n, char *buf, size_t len);

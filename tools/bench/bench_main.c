@@ -144,7 +144,9 @@ static const char bench_help[] =
         "        --trace FILE     write the run's task timeline to FILE (ODMA_TRACE: trace-event\n"
         "                         JSON for Perfetto; summarise it with odma trace FILE). The\n"
         "                         traced run takes the per-task path: its figures are lower.\n"
-        "        --json           print one JSON object (an array of them with --sweep).\n"
+        "        --json           print one JSON object (an array of them with --sweep); the\n"
+        "                         rows that cross the network name their link (\"link\":\n"
+        "                         \"tcp\", odma's TCP link, or \"ucp\", UCX's: ODMA_LINK).\n"
         "        --csv            print CSV rows with a header.\n"
         "    -l, --log-level N    (doca_argp) program log level; --sdk-log-level N the SDK's.\n"
         "    -h, --help           this text.   -v, --version   the odma version.\n"
@@ -767,13 +769,14 @@ static double ratio(double a, double b)
 
 static void rdma_json_row(const struct bench_rdma *r)
 {
-	printf("{\"emulated\": true, \"transport\": \"ucx-tcp\", \"netns\": %s, \"size\": %zu, "
-	       "\"depth\": %u, \"read_bytes_per_sec\": %.1f, \"write_bytes_per_sec\": %.1f, "
+	printf("{\"emulated\": true, \"transport\": \"ucx-tcp\", \"link\": \"%s\", \"netns\": %s, "
+	       "\"size\": %zu, \"depth\": %u, \"read_bytes_per_sec\": %.1f, "
+	       "\"write_bytes_per_sec\": %.1f, "
 	       "\"send_msg_size\": %zu, \"send_msgs_per_sec\": %.1f, \"raw_tcp_bytes_per_sec\": "
 	       "%.1f, \"read_vs_tcp\": %.3f, \"write_vs_tcp\": %.3f, "
 	       "\"raw_tcp_slots_bytes_per_sec\": %.1f, \"read_vs_tcp_slots\": %.3f, "
 	       "\"write_vs_tcp_slots\": %.3f, \"reps\": %d",
-	       r->netns ? "true" : "false", r->size, r->depth, r->read_bytes_per_sec,
+	       bench_link(), r->netns ? "true" : "false", r->size, r->depth, r->read_bytes_per_sec,
 	       r->write_bytes_per_sec, r->send_msg_size, r->send_msgs_per_sec,
 	       r->raw_tcp_bytes_per_sec, ratio(r->read_bytes_per_sec, r->raw_tcp_bytes_per_sec),
 	       ratio(r->write_bytes_per_sec, r->raw_tcp_bytes_per_sec),
@@ -1013,13 +1016,12 @@ static int run_sync_event(void)
 	}
 	if (cfg.json) {
 		printf("{\"sync_event\": {\"emulated\": true, \"transport\": \"ucx-tcp\", "
-		       "\"netns\": %s, \"roundtrip_ns\": %.1f, \"rounds\": %llu, \"late_wake_ns\": "
-		       "%.1f, "
-		       "\"ucx_get_rtt_ns\": %.1f, \"roundtrip_vs_rtt\": %.3f, \"pingpong_ns\": "
-		       "%.1f}}\n",
-		       r.netns ? "true" : "false", r.roundtrip_ns, (unsigned long long)r.rounds,
-		       r.late_wake_ns, r.ucx_rtt_ns, ratio(r.roundtrip_ns, r.ucx_rtt_ns),
-		       r.pingpong_ns);
+		       "\"link\": \"%s\", \"netns\": %s, \"roundtrip_ns\": %.1f, \"rounds\": %llu, "
+		       "\"late_wake_ns\": %.1f, \"ucx_get_rtt_ns\": %.1f, "
+		       "\"roundtrip_vs_rtt\": %.3f, \"pingpong_ns\": %.1f}}\n",
+		       bench_link(), r.netns ? "true" : "false", r.roundtrip_ns,
+		       (unsigned long long)r.rounds, r.late_wake_ns, r.ucx_rtt_ns,
+		       ratio(r.roundtrip_ns, r.ucx_rtt_ns), r.pingpong_ns);
 		return 0;
 	}
 	printf("# A DOCA sync event between two processes over odma's UCX transport, TCP over\n"

@@ -48,6 +48,19 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The transports' status lines (libdoca_common, as doca_caps prints them). */
+const char *doca_priv_transport_info(unsigned int i, const char **status);
+
+const char *bench_link(void)
+{
+	const char *name, *status = NULL;
+
+	for (unsigned int i = 0; (name = doca_priv_transport_info(i, &status)) != NULL; i++)
+		if (strcmp(name, "ucx") == 0)
+			return strstr(status, "odma's TCP link") != NULL ? "tcp" : "ucp";
+	return "none";
+}
+
 double bench_median(double *v, int n)
 {
 	if (n <= 0)

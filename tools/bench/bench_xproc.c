@@ -396,9 +396,10 @@ static void xb_print(const struct bench_cfg *c, size_t size, bool write, const s
 		       rawmt, rawmt * (double)size, rawmt > 0 ? odma / rawmt : 0, xb_pingpong,
 		       c->netns ? "true" : "false");
 		if (c->ucx)
-			printf(", \"raw_tcp_bytes_per_sec\": %.1f, \"ratio_tcp\": %.3f, "
+			printf(", \"link\": \"%s\", \"raw_tcp_bytes_per_sec\": %.1f, "
+			       "\"ratio_tcp\": %.3f, "
 			       "\"raw_tcp_slots_bytes_per_sec\": %.1f, \"ratio_tcp_slots\": %.3f",
-			       w->tcp, w->tcp > 0 ? odma_b / w->tcp : 0, w->tcp_slots,
+			       bench_link(), w->tcp, w->tcp > 0 ? odma_b / w->tcp : 0, w->tcp_slots,
 			       w->tcp_slots > 0 ? odma_b / w->tcp_slots : 0);
 		printf("}%s", last ? "]\n" : "");
 		return;
