@@ -6,7 +6,8 @@
  * connects to itself and to listeners of its own, and progresses both ends. Messages arrive
  * whole, in order, with their bytes, on the connection they came on; a frame larger than the
  * socket takes is queued and its completion reported once; a payload made as it leaves is
- * made once, whole, also when the socket takes part of it; a closed connection reports what
+ * made once, whole, also when the socket takes part of it; out of memory, a send fails or a
+ * connection ends, and nothing else; a closed connection reports what
  * it had not sent, its peer hears of the end (the module's error callback for a connection it
  * made, `gone` for one it did not); a listener's callback accepts or rejects; an address of
  * another link, or of no listener, fails. The handshake with the fabric secret (the runtime
@@ -31,7 +32,7 @@ static struct {
 	bool echo;             /* send each back on the connection it came on (but the dialer's) */
 	struct odma_lk_ep *dialer;
 	unsigned int sent_ok, sent_failed, errors, gone;
-	int last_err;
+	int last_err, gone_status;
 	struct odma_lk_ep *gone_ep;
 	struct odma_lk_conn *conn;
 	bool reject;
@@ -99,6 +100,7 @@ static void on_gone(struct odma_lk_ep *ep, int status)
 	assert_true(status < 0);
 	t.gone++;
 	t.gone_ep = ep;
+	t.gone_status = status;
 }
 
 static void on_conn(struct odma_lk_conn *c, void *arg)
@@ -273,6 +275,93 @@ static void test_payload_made_as_it_leaves(void **state)
 	RUN_UNTIL(t.gone == 1);
 }
 
+/* Allocations of @oom_min bytes or more fail while it is not 0 (-Wl,--wrap, meson.build). */
+static size_t oom_min;
+
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t n, size_t sz);
+void *__real_realloc(void *p, size_t n);
+
+void *__wrap_malloc(size_t n);
+void *__wrap_malloc(size_t n)
+{
+	return oom_min != 0 && n >= oom_min ? NULL : __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t sz);
+void *__wrap_calloc(size_t n, size_t sz)
+{
+	return oom_min != 0 && n * sz >= oom_min ? NULL : __real_calloc(n, sz);
+}
+
+void *__wrap_realloc(void *p, size_t n);
+void *__wrap_realloc(void *p, size_t n)
+{
+	return oom_min != 0 && n >= oom_min ? NULL : __real_realloc(p, n);
+}
+
+/*
+ * Out of memory: a send that needs memory (a payload made as it leaves, before the link has
+ * its buffer) fails with -ENOMEM and nothing of it arrives, while one written from the caller's
+ * pieces needs none; a receiver that cannot grow its buffer for a large frame ends that
+ * connection, reported on both ends, and lives. With memory back, all works.
+ */
+static void test_out_of_memory(void **state)
+{
+	static uint8_t small[100], big[1u << 20];
+	struct packed_out po = { .seed = 7 };
+	uint8_t hdr[16] = { 7 };
+	struct odma_lk_ep *ep = NULL;
+	unsigned int queued;
+
+	(void)teardown(state); /* a fresh link: it has no pack buffer yet */
+	(void)setup(state);
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(lk->ep_to_addr(self, self_len, &t, &ep), ODMA_LK_OK);
+	queued = send_msg(ep, small, 0, 0) == ODMA_LK_INFLIGHT;
+	RUN_UNTIL(t.n == 1 && t.sent_ok == queued);
+
+	oom_min = 1;
+	po.o.pack = pack_fill;
+	po.o.len = 61440;
+	assert_int_equal(lk->send(ep, ODMA_UCX_AM_MSG, hdr, sizeof(hdr), &po.o, 0, on_sent, NULL),
+	                 -ENOMEM);
+	assert_int_equal(send_msg(ep, small, sizeof(small), 8), ODMA_LK_OK);
+	oom_min = 0;
+	po = (struct packed_out){ .seed = 9 };
+	po.o.pack = pack_fill;
+	po.o.len = 61440;
+	hdr[0] = 9;
+	assert_int_equal(lk->send(ep, ODMA_UCX_AM_MSG, hdr, sizeof(hdr), &po.o, 0, on_sent, NULL),
+	                 ODMA_LK_OK);
+	RUN_UNTIL(t.n == 3);
+	assert_int_equal(t.first[1], 8);
+	assert_int_equal(t.len[1], sizeof(small));
+	assert_int_equal(t.first[2], 9);
+	assert_int_equal(t.len[2], 61440);
+	assert_true(t.intact[1] && t.intact[2]);
+
+	/* the receiver cannot hold a 1 MiB frame: that connection ends, on both sides */
+	oom_min = 512u << 10;
+	(void)send_msg(ep, big, sizeof(big), 11);
+	RUN_UNTIL(t.gone == 1 && t.errors == 1);
+	oom_min = 0;
+	assert_int_equal(t.n, 3);
+	assert_ptr_not_equal(t.gone_ep, ep);      /* the acceptor's end, */
+	assert_int_equal(t.gone_status, -ENOMEM); /* for want of memory */
+	lk->ep_close(ep, false);
+
+	/* memory back: a new connection carries the same frame whole */
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(lk->ep_to_addr(self, self_len, &t, &ep), ODMA_LK_OK);
+	(void)send_msg(ep, big, sizeof(big), 12);
+	RUN_UNTIL(t.n == 1);
+	assert_int_equal(t.len[0], sizeof(big));
+	assert_true(t.intact[0]);
+	lk->ep_close(ep, false);
+	RUN_UNTIL(t.gone == 1);
+}
+
 /* A close with a frame still queued reports it failed, once; the peer sees the end. */
 static void test_close_with_queued(void **state)
 {
@@ -366,6 +455,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_payload_made_as_it_leaves),
+		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_close_with_queued),
 		cmocka_unit_test(test_listener),
 		cmocka_unit_test(test_bad_addresses),
