@@ -18,6 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <doca_log.h>
+
 #include "core/exec/exec.h"
 #include "core/transport/transport.h"
 #include "core/transport/ucx_int.h"
@@ -87,9 +89,18 @@ static struct odma_tp_region *export_attach(void *at, size_t len, uint32_t perms
 	return g;
 }
 
+static FILE *log_file; /* the warnings of the whole run, from before the transport starts */
+
 static int setup(void **state)
 {
+	struct doca_log_backend *be;
+
 	(void)state;
+	log_file = tmpfile();
+	if (log_file == NULL ||
+	    doca_log_backend_create_with_file_sdk(log_file, &be) != DOCA_SUCCESS ||
+	    doca_log_backend_set_sdk_level(be, DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
+		return -1;
 	setenv("ODMA_TRANSPORT", "ucx", 1);
 	for (size_t i = 0; i < sizeof(region); i++)
 		region[i] = (uint8_t)(i * 29 + 3);
@@ -1037,9 +1048,28 @@ static void test_listener_refusals(void **state)
 	odma_tp_listen_close(listener);
 }
 
+/*
+ * UCX's link over TCP says once, when it starts, that a stranger can write this process's
+ * memory through it; odma's TCP link has nothing to say. (The run of unit_ucx_inline_ucp.)
+ */
+static void test_link_warns_of_ucx_tcp(void **state)
+{
+	char line[4096];
+	unsigned int n = 0;
+
+	(void)state;
+	fflush(log_file);
+	rewind(log_file);
+	while (fgets(line, sizeof(line), log_file) != NULL)
+		n += strstr(line, "runs on UCX's link") != NULL &&
+		     strstr(line, "can write this process's memory") != NULL;
+	assert_int_equal(n, tu_ucx_link() ? 1 : 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_link_warns_of_ucx_tcp),
 		cmocka_unit_test(test_polled_here),
 		cmocka_unit_test(test_poll_end_keeps_kick),
 		cmocka_unit_test(test_atomic_read_needs_atomic_right),

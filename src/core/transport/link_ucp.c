@@ -465,6 +465,10 @@ static const char *lu_open_context(void)
 	ucp_config_release(cfg);
 	if (lu.copy_out && ucp_dt_create_generic(&out_ops, NULL, &lu.dt_out) != UCS_OK)
 		return "cannot create a UCX datatype";
+	if (lu.copy_out)
+		ODMA_WARN("the network transport runs on UCX's link, which may use UCX's TCP "
+		          "transport (UCX_TLS): any process that reaches its ports can write this "
+		          "process's memory (docs/reliability.md); ODMA_LINK=tcp closes that");
 	return NULL;
 }
 
