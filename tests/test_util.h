@@ -49,8 +49,8 @@ static inline struct doca_dev *tu_open_dev(const char *pci)
 
 /*
  * Whether the network transport runs on UCX's link (ODMA_LINK=ucp; with the default, auto,
- * odma's TCP link unless UCX_TLS names more than TCP and local transports, as ucx.c decides):
- * hand-made peers that speak UCX reach an exporter only there.
+ * only when UCX_TLS leaves TCP out, as odma_ucx_may_use_tcp decides): hand-made peers that
+ * speak UCX reach an exporter only there.
  */
 static inline bool tu_ucx_link(void)
 {
@@ -58,7 +58,8 @@ static inline bool tu_ucx_link(void)
 
 	if (v != NULL && strcmp(v, "auto") != 0)
 		return strcmp(v, "ucp") == 0;
-	return tls != NULL && strcmp(tls, "tcp") != 0 && strcmp(tls, "tcp,self") != 0;
+	return tls != NULL && tls[0] != '^' && strstr(tls, "tcp") == NULL &&
+	       strstr(tls, "all") == NULL;
 }
 
 /*

@@ -113,9 +113,9 @@ static const char *link_line(const char *link, const char *tls)
 }
 
 /*
- * Which link the network transport would run on: odma's TCP link by default and whenever
- * UCX_TLS names only TCP and local transports; UCX's when ODMA_LINK=ucp, or when UCX_TLS names
- * a NIC's transports (or is a list of exclusions); ODMA_LINK=tcp wins over UCX_TLS.
+ * Which link the network transport would run on: odma's TCP link by default and wherever
+ * UCX_TLS lets UCX use TCP (names tcp, is "all" or a list of exclusions); UCX's when
+ * ODMA_LINK=ucp, or when UCX_TLS leaves TCP out (an RDMA NIC); ODMA_LINK=tcp wins over UCX_TLS.
  */
 static void the_link_follows_odma_link_and_ucx_tls(void **state)
 {
@@ -123,10 +123,10 @@ static void the_link_follows_odma_link_and_ucx_tls(void **state)
 		const char *link, *tls;
 		bool tcp;
 	} cases[] = {
-		{ NULL, NULL, true },          { "auto", NULL, true }, { NULL, "tcp", true },
-		{ NULL, "tcp,self,sm", true }, { NULL, "rc", false },  { NULL, "tcp,rc_x", false },
-		{ NULL, "^shm", false },       { NULL, "all", false }, { "ucp", NULL, false },
-		{ "ucp", "tcp", false },       { "tcp", "rc", true },
+		{ NULL, NULL, true },          { "auto", NULL, true },  { NULL, "tcp", true },
+		{ NULL, "tcp,self,sm", true }, { NULL, "rc", false },   { NULL, "rc_x,ud", false },
+		{ NULL, "rc,tcp", true },      { NULL, "^shm", true },  { NULL, "all", true },
+		{ "ucp", NULL, false },        { "ucp", "tcp", false }, { "tcp", "rc", true },
 	};
 
 	(void)state;

@@ -113,7 +113,7 @@ static const struct odma_config_var config_vars[] = {
 	  .kind = ODMA_CFG_CHOICE,
 	  .choices = link_choices,
 	  .accepted = "auto, tcp or ucp",
-	  .dflt = "auto: tcp (odma's TCP link); ucp when UCX_TLS names a NIC's transports",
+	  .dflt = "auto: tcp (odma's TCP link); ucp when UCX_TLS leaves TCP out (an RDMA NIC)",
 	  .reader = "core/transport, once per process, when the network transport starts",
 	  .on_bad = "the network transport does not start: exports offer no network address, "
 	            "imports and endpoints across namespaces or machines fail" },

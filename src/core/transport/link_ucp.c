@@ -412,26 +412,14 @@ static void lu_flush_free(void *f)
 
 /* ---- the worker ---- */
 
-/*
- * Whether UCX may use its TCP transport: odma picks it unless UCX_TLS is the user's, and a
- * user's list may name it, or be "all" or a list of exclusions (^...). With an RDMA NIC
- * (UCX_TLS=rc, ud, dc ...) payloads go zero-copy, as UCX chooses.
- */
-static bool lu_may_use_tcp(void)
-{
-	const char *tls = getenv("UCX_TLS");
-
-	return tls == NULL || tls[0] == '^' || strstr(tls, "tcp") != NULL ||
-	       strstr(tls, "all") != NULL;
-}
-
 /* UCX's context, with odma's settings where the user set none. */
 static const char *lu_open_context(void)
 {
 	ucp_params_t p = { 0 };
 	ucp_config_t *cfg;
 
-	lu.copy_out = lu_may_use_tcp();
+	/* with an RDMA NIC (UCX_TLS=rc, ud, dc ...) payloads go zero-copy, as UCX chooses */
+	lu.copy_out = odma_ucx_may_use_tcp();
 	if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
 		return "ucp_config_read failed";
 	lu_pick_devices(cfg);

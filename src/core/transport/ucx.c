@@ -341,47 +341,26 @@ static const struct odma_lk_handler ucx_handlers[] = {
 	{ ODMA_UCX_AM_CREDIT, odma_ucx_credit_am },
 };
 
-/*
- * Whether the user named UCX's transports for a NIC (UCX_TLS: rc, ud, dc, ib ..., "all", or a
- * list of exclusions): UCX's link then runs on it and the NIC checks every remote key. A list of
- * TCP and local transports only (tcp, self, sm, shm, posix, sysv, cma, knem, xpmem) is not.
- */
-static bool ucx_user_nic(void)
+bool odma_ucx_may_use_tcp(void)
 {
-	static const char *const local[] = { "tcp",  "self", "sm",   "shm",  "posix",
-		                             "sysv", "cma",  "knem", "xpmem" };
 	const char *tls = getenv("UCX_TLS");
-	char buf[256], *tok, *save = NULL;
 
-	if (tls == NULL || tls[0] == '\0')
-		return false;
-	if (tls[0] == '^' || strlen(tls) >= sizeof(buf))
-		return true;
-	strcpy(buf, tls);
-	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-		bool known = false;
-
-		for (size_t i = 0; i < sizeof(local) / sizeof(local[0]) && !known; i++)
-			known = strcmp(tok, local[i]) == 0;
-		if (!known)
-			return true;
-	}
-	return false;
+	return tls == NULL || tls[0] == '^' || strstr(tls, "tcp") != NULL ||
+	       strstr(tls, "all") != NULL;
 }
 
 /*
  * The link (link.h): tcp, odma's own TCP link (every connection authenticated by the fabric
  * secret, no remote memory access), or ucp, UCX's own (its active messages, on the transports
- * UCX_TLS names). auto: UCX's when the user named a NIC's transports (ucx_user_nic), else
- * odma's: over TCP, UCX's link carries out a stranger's write (docs/reliability.md). NULL
- * after the bad-value line.
+ * UCX_TLS names). auto: odma's wherever UCX may use TCP (odma_ucx_may_use_tcp), else UCX's
+ * (an RDMA NIC). NULL after the bad-value line.
  */
 static const struct odma_lk_ops *ucx_pick_link(void)
 {
 	const char *v = odma_config_string("ODMA_LINK");
 
 	if (v == NULL || strcmp(v, "auto") == 0)
-		return ucx_user_nic() ? &odma_lk_ucp : &odma_lk_tcp;
+		return odma_ucx_may_use_tcp() ? &odma_lk_tcp : &odma_lk_ucp;
 	if (strcmp(v, "ucp") == 0)
 		return &odma_lk_ucp;
 	if (strcmp(v, "tcp") == 0)
@@ -389,6 +368,7 @@ static const struct odma_lk_ops *ucx_pick_link(void)
 	return NULL;
 }
 
+/* The link, its handlers and the address a descriptor carries; then the service thread. */
 static const char *ucx_open(void)
 {
 	const char *why;

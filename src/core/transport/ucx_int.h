@@ -220,6 +220,13 @@ size_t odma_ucx_out_read(struct odma_ucx_out *o, size_t offset, void *dest, size
  * false (logged) when no interface is on it.
  */
 bool odma_ucx_fabric_dev(char *ip, size_t ipcap, char *dev, size_t devcap);
+/*
+ * Whether UCX may use its TCP transport: odma picks it unless UCX_TLS is the user's, and a
+ * user's list may name it, or be "all" or a list of exclusions (^...). Where it may, UCX's
+ * TCP transport carries out a stranger's write (docs/reliability.md), so ODMA_LINK=auto takes
+ * odma's TCP link; where it may not (an RDMA NIC: UCX_TLS=rc, ud, dc ...), UCX's link.
+ */
+bool odma_ucx_may_use_tcp(void);
 /* Reads @k bytes at @offset of a payload into @dest: DOCA_SUCCESS, or why it cannot. */
 typedef doca_error_t odma_ucx_read_fn(void *arg, uint64_t offset, void *dest, size_t k);
 /*
