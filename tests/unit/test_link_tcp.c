@@ -275,8 +275,12 @@ static void test_payload_made_as_it_leaves(void **state)
 	RUN_UNTIL(t.gone == 1);
 }
 
-/* Allocations of @oom_min bytes or more fail while it is not 0 (-Wl,--wrap, meson.build). */
+/*
+ * Allocations of @oom_min bytes or more fail while it is not 0 (-Wl,--wrap, meson.build);
+ * @allocs_64k counts those of 64 KiB (a queued frame's payload buffer, LT_SPARE_LEN).
+ */
 static size_t oom_min;
+static unsigned int allocs_64k;
 
 void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t sz);
@@ -285,6 +289,7 @@ void *__real_realloc(void *p, size_t n);
 void *__wrap_malloc(size_t n);
 void *__wrap_malloc(size_t n)
 {
+	allocs_64k += n == 65536;
 	return oom_min != 0 && n >= oom_min ? NULL : __real_malloc(n);
 }
 
@@ -298,6 +303,57 @@ void *__wrap_realloc(void *p, size_t n);
 void *__wrap_realloc(void *p, size_t n)
 {
 	return oom_min != 0 && n >= oom_min ? NULL : __real_realloc(p, n);
+}
+
+/*
+ * Queued frames' payload buffers are kept for the next ones: twice, a payload larger than the
+ * socket takes (so everything after it queues) and then 20 of 60 KiB made as they leave, each
+ * packed into a buffer of 64 KiB; the second time, every such buffer is one the first time's
+ * frames gave back, and no new one is allocated. Every payload arrives whole and in order.
+ */
+static void test_queued_payloads_reuse_buffers(void **state)
+{
+	enum { SMALL = 20, PER = SMALL + 1 };
+	static struct packed_out po[2 * PER];
+	struct odma_lk_ep *ep = NULL;
+	uint8_t hello[1];
+	unsigned int inflight, allocs[2];
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(lk->ep_to_addr(self, self_len, &t, &ep), ODMA_LK_OK);
+	inflight = send_msg(ep, hello, 0, 0) == ODMA_LK_INFLIGHT; /* the connection goes live */
+	RUN_UNTIL(t.n == 1 && t.sent_ok == inflight);
+	for (unsigned int round = 0; round < 2; round++) {
+		unsigned int a0 = allocs_64k;
+
+		for (unsigned int k = 0; k < PER; k++) {
+			unsigned int i = round * PER + k;
+			uint8_t hdr[16] = { (uint8_t)(1 + i) };
+			int r;
+
+			po[i] = (struct packed_out){ .seed = hdr[0] };
+			po[i].o.pack = pack_fill;
+			po[i].o.len = k == 0 ? 16u << 20 : 61440;
+			r = lk->send(ep, ODMA_UCX_AM_MSG, hdr, sizeof(hdr), &po[i].o, 0, on_sent, NULL);
+			/* nobody reads yet: the first fills the socket, the rest queue behind it */
+			assert_int_equal(r, ODMA_LK_INFLIGHT);
+			inflight++;
+		}
+		allocs[round] = allocs_64k - a0;
+		RUN_UNTIL(t.n == 1 + (round + 1) * PER && t.sent_ok == inflight);
+	}
+	assert_int_equal(allocs[0], SMALL);
+	assert_int_equal(allocs[1], 0);
+	for (unsigned int i = 0; i < 2 * PER; i++) {
+		assert_int_equal(t.len[1 + i], po[i].o.len);
+		assert_int_equal(t.first[1 + i], 1 + i);
+		assert_true(t.intact[1 + i]);
+		assert_int_equal(po[i].made, po[i].o.len);
+	}
+	assert_int_equal(t.sent_failed, 0);
+	lk->ep_close(ep, false);
+	RUN_UNTIL(t.gone == 1);
 }
 
 /*
@@ -456,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_payload_made_as_it_leaves),
 		cmocka_unit_test(test_out_of_memory),
+		cmocka_unit_test(test_queued_payloads_reuse_buffers),
 		cmocka_unit_test(test_close_with_queued),
 		cmocka_unit_test(test_listener),
 		cmocka_unit_test(test_bad_addresses),

@@ -393,6 +393,32 @@ static void test_batches(void **state)
 }
 
 /*
+ * Reply buffers are kept for the next replies: four reads of 32 KiB, one after the other, are
+ * answered in one buffer (the first allocated, or kept from an earlier test, the rest reused),
+ * each with its bytes.
+ */
+static void test_reply_buffers_kept(void **state)
+{
+	static uint8_t dst[32768];
+	uint64_t r0 = atomic_load(&odma_ucx_reply_reuses);
+	struct odma_tp_io io = { 0 };
+	struct iowait w;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(region); i++)
+		region[i] = (uint8_t)(i * 3 + 11);
+	for (unsigned int k = 0; k < 4; k++) {
+		memset(dst, 0, sizeof(dst));
+		io = (struct odma_tp_io){ .len = sizeof(dst), .local = dst };
+		io.remote_addr = (uint64_t)(uintptr_t)(region + (k % 2) * sizeof(dst));
+		ios_run(&rm, &io, &w, 1, NULL);
+		assert_int_equal(w.st, DOCA_SUCCESS);
+		assert_memory_equal(dst, region + (k % 2) * sizeof(dst), sizeof(dst));
+	}
+	assert_true(atomic_load(&odma_ucx_reply_reuses) - r0 >= 3);
+}
+
+/*
  * Allocation failures on demand: the test is linked with -Wl,--wrap=malloc and --wrap=calloc,
  * so every allocation of odma's code in it (the UCX transport's files, the static archive; not
  * UCX's own) comes here. OOM_RECORD notes the sizes asked for; OOM_FAIL fails every one of size
@@ -444,6 +470,14 @@ struct oom_round {
 	uint64_t req_b, reply_b; /* batches of requests, of replies, the round sent */
 };
 
+/* The exporter's kept reply buffers go (a round's batch of answers then needs a new one). */
+static void reply_cache_empty(void)
+{
+	pthread_mutex_lock(&odma_ux.wlock);
+	odma_ucx_reply_cache_drop();
+	pthread_mutex_unlock(&odma_ux.wlock);
+}
+
 static struct oom_round oom_round(struct odma_tp_remote *rm2, uint8_t *rw, unsigned int salt)
 {
 	static uint8_t src[8][512], dst[4][512];
@@ -483,7 +517,8 @@ static struct oom_round oom_round(struct odma_tp_remote *rm2, uint8_t *rw, unsig
  * allocation of that size, on both sides: this process is the importer and the exporter). Each
  * io that starts completes once, with its bytes when it succeeds. A batch the importer cannot
  * allocate goes as single requests; one the exporter cannot, as single answers: rounds with no
- * batch on one side and every io a success show both.
+ * batch on one side and every io a success show both. Each round starts with no reply buffer
+ * kept, so that its batch of answers is allocated.
  */
 static void test_batches_out_of_memory(void **state)
 {
@@ -497,6 +532,7 @@ static void test_batches_out_of_memory(void **state)
 	(void)state;
 	g = export_attach(rw, sizeof(rw), ODMA_TP_READ | ODMA_TP_WRITE, &rm2);
 	atomic_store(&oom.nseen, 0);
+	reply_cache_empty();
 	atomic_store(&oom.mode, OOM_RECORD);
 	struct oom_round o = oom_round(&rm2, rw, 1);
 	atomic_store(&oom.mode, OOM_OFF);
@@ -517,6 +553,7 @@ static void test_batches_out_of_memory(void **state)
 	for (unsigned int i = 0; i < n; i++) {
 		atomic_store(&oom.failed, 0);
 		oom.size = sizes[i];
+		reply_cache_empty();
 		atomic_store(&oom.mode, OOM_FAIL);
 		o = oom_round(&rm2, rw, 2 + i);
 		atomic_store(&oom.mode, OOM_OFF);
@@ -1076,6 +1113,7 @@ int main(void)
 		cmocka_unit_test(test_with_endpoints),
 		cmocka_unit_test(test_bundles),
 		cmocka_unit_test(test_batches),
+		cmocka_unit_test(test_reply_buffers_kept),
 		cmocka_unit_test(test_batches_out_of_memory),
 		cmocka_unit_test(test_large_buffers_kept),
 		cmocka_unit_test(test_credit_refused),

@@ -36,25 +36,20 @@
 
 static char nn_va[16], nn_vb[16]; /* the importer's end, the exporter's end */
 
-/* Runs `ip ARGS` (NULL-terminated); its errors go to our stderr. 0 when it succeeded. */
-static int nn_ip(const char *a0, ...)
+/* Runs `ip` with @argv; its errors go to our stderr unless @quiet. 0 when it succeeded. */
+static int nn_run(char **argv, bool quiet)
 {
-	char *argv[12] = { "ip", (char *)a0 };
-	va_list ap;
-	int n = 2, st = 0;
-	pid_t pid;
+	int st = 0;
+	pid_t pid = fork();
 
-	va_start(ap, a0);
-	while (n < 11 && (argv[n] = va_arg(ap, char *)) != NULL)
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	pid = fork();
 	if (pid == 0) {
 		int fd = open("/dev/null", O_WRONLY);
 
-		if (fd >= 0)
+		if (fd >= 0) {
 			dup2(fd, STDOUT_FILENO);
+			if (quiet)
+				dup2(fd, STDERR_FILENO);
+		}
 		execvp("ip", argv);
 		_exit(127);
 	}
@@ -64,6 +59,21 @@ static int nn_ip(const char *a0, ...)
 		if (errno != EINTR)
 			return -1;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* Runs `ip ARGS` (NULL-terminated); its errors go to our stderr. 0 when it succeeded. */
+static int nn_ip(const char *a0, ...)
+{
+	char *argv[12] = { "ip", (char *)a0 };
+	va_list ap;
+	int n = 2;
+
+	va_start(ap, a0);
+	while (n < 11 && (argv[n] = va_arg(ap, char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	return nn_run(argv, false);
 }
 
 /*
@@ -213,9 +223,12 @@ int bench_netns_give(pid_t child, int fd, char *err, size_t errlen)
 void bench_netns_close(void)
 {
 	/* deleting one end deletes both; the pair is usually gone already with the exporter's
-	 * namespace, and ours goes with this process */
+	 * namespace (or goes with it while we ask: then `ip` has nothing to say that matters),
+	 * and ours goes with this process */
+	char *del[] = { "ip", "link", "del", nn_va, NULL };
+
 	if (nn_va[0] != '\0' && if_nametoindex(nn_va) != 0)
-		(void)nn_ip("link", "del", nn_va, NULL);
+		(void)nn_run(del, true);
 	nn_va[0] = '\0';
 }
 

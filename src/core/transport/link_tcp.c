@@ -47,6 +47,7 @@
 
 #include "core/log/log.h"
 #include "core/transport/ucx_int.h"
+#include "util/buf_cache.h"
 #include "util/codec.h"
 #include "util/queue.h"
 
@@ -61,7 +62,9 @@ ODMA_LOG_REGISTER(ODMA_UCX_TCP)
 #define LT_IOV 160u              /* pieces per writev (a batch of 64 requests has 129) */
 #define LT_ADDR_LEN 20u          /* magic[4] | IPv4[4] | port[2] | zero[2] | instance[8] */
 #define LT_EVENTS 64u
-#define LT_PACK_MAX (1u << 20) /* a payload made as it leaves, up to this: the link's buffer */
+#define LT_PACK_MAX (1u << 20)    /* a payload made as it leaves, up to this: the link's buffer */
+#define LT_SPARE_LEN (64u * 1024) /* a queued frame's payload up to this: a kept buffer */
+#define LT_SPARE_MAX 128u         /* such buffers kept at most (8 MiB) */
 /*
  * The largest frame: a Comch fast-path buffer of 1 GiB (the largest message odma sends), with
  * room for its header. Only a peer that proved the secret gets this far, and its buffer grows
@@ -91,6 +94,7 @@ struct lt_out {
 	unsigned int n, at; /* pieces, and the first not written whole */
 	size_t off;         /* bytes of piece @at written */
 	uint8_t *own;       /* a payload packed for it (odma_ucx_out.pack), or one too scattered */
+	bool own_spare;     /* @own is LT_SPARE_LEN bytes, kept for reuse when the frame ends */
 	uint8_t head[LT_FH + LT_HDR_MAX];
 	struct iovec iov[]; /* the head, then the payload's pieces */
 };
@@ -147,7 +151,8 @@ static struct {
 	struct lt_out *done_head, *done_tail; /* sends ended, their callbacks due */
 	uint32_t hs_ms; /* the handshake's deadline: ODMA_TRANSPORT_TIMEOUT_MS */
 	uint8_t *pack;  /* LT_PACK_MAX bytes: payloads made as they leave are made here */
-} lt = { .ep = -1 };
+	struct odma_buf_cache spare; /* payload buffers of queued frames, kept */
+} lt = { .ep = -1, .spare = ODMA_BUF_CACHE_INIT(LT_SPARE_LEN, LT_SPARE_MAX) };
 
 static const char *lt_strerror(int status)
 {
@@ -175,6 +180,24 @@ static void lt_epoll(int op, struct lt_fdtag *t, uint32_t events)
 		ODMA_RATELIMITED_WARN("TCP link: epoll_ctl failed: %s", strerror(errno));
 }
 
+/*
+ * A buffer for a queued frame's payload of @len bytes: those up to LT_SPARE_LEN (every
+ * request's: the module cuts at 60 KiB) are kept for reuse (util/buf_cache.h). NULL: no memory.
+ */
+static uint8_t *lt_own_get(size_t len, bool *spare)
+{
+	*spare = len <= LT_SPARE_LEN;
+	return *spare ? odma_buf_cache_get(&lt.spare) : malloc(len);
+}
+
+static void lt_own_put(uint8_t *b, bool spare)
+{
+	if (spare)
+		odma_buf_cache_put(&lt.spare, b);
+	else
+		free(b);
+}
+
 /* ---- ends: sends done, connections dead ---- */
 
 static void lt_out_done(struct lt_out *o, int status)
@@ -195,7 +218,7 @@ static unsigned int lt_run_done(void)
 			lt.done_tail = NULL;
 		if (o->done != NULL)
 			o->done(o->arg, o->status);
-		free(o->own);
+		lt_own_put(o->own, o->own_spare);
 		free(o);
 		n++;
 	}
@@ -464,7 +487,7 @@ static struct lt_out *lt_out_new(unsigned int am, const void *hdr, size_t hlen,
 	o->iov[0] = (struct iovec){ o->head, LT_FH + hlen };
 	o->n = 1;
 	if (flat) { /* made as it leaves, or too scattered for one writev: packed now */
-		o->own = malloc(len);
+		o->own = lt_own_get(len, &o->own_spare);
 		if (o->own == NULL) {
 			free(o);
 			return NULL;
@@ -1145,6 +1168,7 @@ static void lt_close(void)
 	close(lt.ep);
 	free(lt.pack);
 	lt.pack = NULL;
+	odma_buf_cache_drain(&lt.spare);
 	memset(lt.key, 0, sizeof(lt.key));
 	lt.ep = -1;
 }

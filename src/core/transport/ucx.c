@@ -496,6 +496,7 @@ static void ucx_shutdown(void)
 			}
 	odma_ux.lk->close();
 	odma_ucx_msg_cache_drop();
+	odma_ucx_reply_cache_drop();
 	close(odma_ux.evfd);
 	kh_destroy_inplace(ucx_index, &ucx_index_map);
 	memset(&ucx_index_map, 0, sizeof(ucx_index_map));

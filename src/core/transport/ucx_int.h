@@ -171,6 +171,8 @@ void odma_ucx_linger_drain(void);
 void odma_ucx_listeners_destroy(void);
 /* At exit: frees the message buffers kept for reuse (ucx_ep.c). */
 void odma_ucx_msg_cache_drop(void);
+/* At exit, once the link is closed: frees the reply buffers kept for reuse (ucx_serve.c). */
+void odma_ucx_reply_cache_drop(void);
 
 /*
  * The endpoint index (ucx.c, service thread): the peer whose messages arrive on UCX endpoint
@@ -281,8 +283,11 @@ void odma_ucx_conn_gone(struct odma_lk_ep *ep, int status);
 /* At exit, after the service thread left: drops the clients' waiting GETs and the watches
  * held (ucx.c closes their endpoints with the others). */
 void odma_ucx_clients_forget(void);
-/* Batches of several replies sent by this process, and the replies they carried (for tests). */
-extern atomic_uint_fast64_t odma_ucx_reply_batches, odma_ucx_replies_batched;
+/*
+ * Batches of several replies sent by this process, the replies they carried, and reply buffers
+ * reused (for tests).
+ */
+extern atomic_uint_fast64_t odma_ucx_reply_batches, odma_ucx_replies_batched, odma_ucx_reply_reuses;
 /*
  * Watches (ODMA_TP_AT_WATCH) held for importers: run answers those whose value changed since
  * a kick, or whose wait ended (service thread, each round; whether it answered any);

@@ -19,6 +19,7 @@
 #include "core/config/config.h"
 #include "core/log/log.h"
 #include "core/transport/ucx_int.h"
+#include "util/buf_cache.h"
 #include "util/codec.h"
 #include "util/queue.h"
 
@@ -37,6 +38,8 @@ ODMA_LOG_REGISTER(ODMA_UCX)
 #define UCX_REPLIES_MAX UCX_SLOTS /* an importer's outstanding requests at most */
 #define UCX_REPLY_BYTES_MAX (32u << 20) /* 128 GETs of 256 KiB */
 #define UCX_DEFER_MAX 65536u
+
+#define UCX_BATCH_BYTES ODMA_UCX_REPLIES_BYTES
 
 /*
  * A reply in flight, or a batch of them (ODMA_UCX_AM_REPLIES: @n replies, each header and
@@ -57,10 +60,43 @@ struct ucx_reply {
 	uint8_t hdr[ODMA_UCX_REPLY_LEN];
 	size_t len;
 	unsigned int n;
+	bool cached; /* a buffer of reply_cache */
 	uint8_t data[];
 };
 
-#define UCX_BATCH_BYTES ODMA_UCX_REPLIES_BYTES
+/*
+ * Reply buffers with room for a batch, kept for reuse (util/buf_cache.h), at most
+ * UCX_REPLY_CACHE_MAX (16 MiB). Every 60 KiB GET's answer is one: a buffer of each reply's own
+ * faulted its pages in again whenever the replies in flight had grown and shrunk, and DMA reads
+ * of 1 MiB across a veth pair ran at a third of their speed in one run of three (20,000-35,000
+ * page faults a second in the exporter; docs/performance.md). The thread holding the worker
+ * uses it (odma_ux.wlock).
+ */
+#define UCX_REPLY_CACHE_MAX 256u
+static struct odma_buf_cache reply_cache =
+        ODMA_BUF_CACHE_INIT(sizeof(struct ucx_reply) + UCX_BATCH_BYTES, UCX_REPLY_CACHE_MAX);
+
+/* A reply with room for @room bytes of data; NULL when out of memory. */
+static struct ucx_reply *reply_alloc(size_t room)
+{
+	bool cached = room > ODMA_UCX_BUNDLE_PACK && room <= UCX_BATCH_BYTES;
+	struct ucx_reply *rp;
+
+	if (cached && reply_cache.head != NULL) /* a kept one: no allocation */
+		atomic_fetch_add_explicit(&odma_ucx_reply_reuses, 1, memory_order_relaxed);
+	rp = cached ? odma_buf_cache_get(&reply_cache) : malloc(sizeof(*rp) + room);
+	if (rp != NULL)
+		rp->cached = cached;
+	return rp;
+}
+
+static void reply_free(struct ucx_reply *rp)
+{
+	if (rp != NULL && rp->cached)
+		odma_buf_cache_put(&reply_cache, rp);
+	else
+		free(rp);
+}
 
 struct ucx_deferred {
 	struct ucx_deferred *next;
@@ -83,7 +119,7 @@ static uint64_t watch_next_ns;    /* the soonest due_ns (service thread) */
 static atomic_uint nwatches;      /* held, or about to be (read by any thread) */
 static atomic_bool watch_kicked;  /* a watched value changed since the last check */
 
-atomic_uint_fast64_t odma_ucx_reply_batches, odma_ucx_replies_batched;
+atomic_uint_fast64_t odma_ucx_reply_batches, odma_ucx_replies_batched, odma_ucx_reply_reuses;
 
 static void serve_deferred(struct ucx_peer *p);
 
@@ -95,7 +131,7 @@ static void reply_cb(void *arg, int status)
 	(void)status;
 	p->replies--;
 	p->reply_bytes -= rp->len;
-	free(rp);
+	reply_free(rp);
 	serve_deferred(p);
 	odma_ucx_peer_unref(p);
 }
@@ -123,7 +159,7 @@ static bool ucx_reply_send(struct ucx_peer *p, struct ucx_reply *rp, unsigned in
 static void ucx_reply(struct ucx_peer *p, struct ucx_reply *rp)
 {
 	if (!ucx_reply_send(p, rp, ODMA_UCX_AM_REPLY, rp->hdr, sizeof(rp->hdr)))
-		free(rp);
+		reply_free(rp);
 }
 
 /*
@@ -190,7 +226,7 @@ static void lazy_pack(struct odma_ucx_out *o, size_t offset, void *dest, size_t 
 static struct ucx_reply *reply_lazy(const struct odma_ucx_req *q)
 {
 	struct odma_ucx_reply rh = { .op = q->op, .id = q->id, .status = DOCA_SUCCESS };
-	struct ucx_reply *rp = malloc(sizeof(*rp));
+	struct ucx_reply *rp = reply_alloc(0);
 	void *local;
 
 	if (rp == NULL)
@@ -230,7 +266,7 @@ static struct ucx_reply *reply_new(const struct odma_ucx_req *q, const void *dat
 
 	if (reply_is_lazy(q, status))
 		return reply_lazy(q);
-	rp = malloc(sizeof(*rp) + reply_room(q, status));
+	rp = reply_alloc(reply_room(q, status));
 	if (rp == NULL)
 		return NULL;
 	rp->n = 1;
@@ -286,7 +322,7 @@ static bool batch_add(struct ucx_peer *p, struct ucx_reply **bp, const struct od
 	if (b != NULL && (b->len + need > UCX_BATCH_BYTES || b->n == ODMA_UCX_REPLIES_MAX) &&
 	    !batch_send(p, b))
 		b = NULL;
-	if (b == NULL && (b = malloc(sizeof(*b) + UCX_BATCH_BYTES)) != NULL) {
+	if (b == NULL && (b = reply_alloc(UCX_BATCH_BYTES)) != NULL) {
 		b->n = 0;
 		b->len = 0;
 	}
@@ -462,11 +498,11 @@ static void serve_attach(struct odma_lk_ep *from, struct ucx_peer *p, const stru
 		return;
 	p = attach_client(from, p, q, addr, alen, rp);
 	if (p == NULL) {
-		free(rp);
+		reply_free(rp);
 		return;
 	}
 	if (p->replies >= UCX_REPLIES_MAX)
-		free(rp);
+		reply_free(rp);
 	else
 		ucx_reply(p, rp);
 }
@@ -659,7 +695,7 @@ void odma_ucx_round_send(void)
 		p->round_next = NULL;
 		p->round_listed = false;
 		if (b != NULL && batch_send(p, b))
-			free(b);
+			reply_free(b);
 		odma_ucx_peer_unref(p); /* the list's */
 	}
 }
@@ -709,7 +745,12 @@ void odma_ucx_reqs_am(const void *header, size_t header_length, void *data, size
 		serve_one(rx->reply_ep, p, h, ODMA_UCX_REQ_LEN, (void *)payload, plen, false, &b);
 	}
 	if (b != NULL && batch_send(p, b))
-		free(b);
+		reply_free(b);
+}
+
+void odma_ucx_reply_cache_drop(void)
+{
+	odma_buf_cache_drain(&reply_cache);
 }
 
 void odma_ucx_clients_forget(void)
