@@ -335,7 +335,8 @@ static void test_queued_payloads_reuse_buffers(void **state)
 			po[i] = (struct packed_out){ .seed = hdr[0] };
 			po[i].o.pack = pack_fill;
 			po[i].o.len = k == 0 ? 16u << 20 : 61440;
-			r = lk->send(ep, ODMA_UCX_AM_MSG, hdr, sizeof(hdr), &po[i].o, 0, on_sent, NULL);
+			r = lk->send(ep, ODMA_UCX_AM_MSG, hdr, sizeof(hdr), &po[i].o, 0, on_sent,
+			             NULL);
 			/* nobody reads yet: the first fills the socket, the rest queue behind it */
 			assert_int_equal(r, ODMA_LK_INFLIGHT);
 			inflight++;
