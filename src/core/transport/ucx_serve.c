@@ -68,7 +68,7 @@ struct ucx_reply {
  * Reply buffers with room for a batch, kept for reuse (util/buf_cache.h), at most
  * UCX_REPLY_CACHE_MAX (16 MiB). Every 60 KiB GET's answer is one: a buffer of each reply's own
  * faulted its pages in again whenever the replies in flight had grown and shrunk, and DMA reads
- * of 1 MiB across a veth pair ran at a third of their speed in about one run of four (the
+ * of 1 MiB across a veth pair ran at a third of their speed in about one run of five (the
  * exporter took 20,000-35,000 page faults in 0.8 s; docs/performance.md). The thread holding
  * the worker uses it (odma_ux.wlock).
  */
