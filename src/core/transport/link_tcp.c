@@ -181,12 +181,14 @@ static void lt_epoll(int op, struct lt_fdtag *t, uint32_t events)
 }
 
 /*
- * A buffer for a queued frame's payload of @len bytes: those up to LT_SPARE_LEN (every
- * request's: the module cuts at 60 KiB) are kept for reuse (util/buf_cache.h). NULL: no memory.
+ * A buffer for a queued frame's payload of @len bytes: those above ODMA_UCX_BUNDLE_PACK and up
+ * to LT_SPARE_LEN (every request's: the module cuts at 60 KiB) are kept for reuse
+ * (util/buf_cache.h), as the module's reply buffers are; smaller ones glibc serves from its
+ * own caches without faults. NULL: no memory.
  */
 static uint8_t *lt_own_get(size_t len, bool *spare)
 {
-	*spare = len <= LT_SPARE_LEN;
+	*spare = len > ODMA_UCX_BUNDLE_PACK && len <= LT_SPARE_LEN;
 	return *spare ? odma_buf_cache_get(&lt.spare) : malloc(len);
 }
 
