@@ -4,6 +4,8 @@
 # C table odma compat carries (tools/compat/compat_versions_table.c) generated from it.
 # Usage: scripts/check-doca-versions.sh SOURCE_ROOT
 set -u
+# python3: the interpreter the test runner names (PYTHON3, tests/meson.build), else PATH's
+python3() { command "${PYTHON3:-python3}" "$@"; }
 src=$1
 tsv=$src/data/doca-versions.tsv
 tmp=$(mktemp -d) || exit 1

@@ -16,6 +16,8 @@
 # so the tree works wherever it lands. DESTDIR stages the tree (packaging): the files go to
 # DESTDIR/PREFIX, the .pc files name PREFIX. Nothing is written outside DESTDIR/PREFIX.
 set -eu
+# python3: the interpreter the test runner names (PYTHON3, tests/meson.build), else PATH's
+python3() { command "${PYTHON3:-python3}" "$@"; }
 build=$1
 prefix=$2
 destdir=${3:-}

@@ -14,6 +14,8 @@
 # The sources come from a doca-samples git mirror (ODMA_DOCA_SAMPLES_GIT, default the
 # workplace's); without one, or without meson, python3 or lz4, it exits 77 and says why.
 set -u
+# python3: the interpreter the test runner names (PYTHON3, tests/meson.build), else PATH's
+python3() { command "${PYTHON3:-python3}" "$@"; }
 B=$1
 git_dir=${ODMA_DOCA_SAMPLES_GIT:-/work/.mirror/NVIDIA-DOCA+doca-samples/repo}
 rel=fd03ddf # 3.3
@@ -21,7 +23,7 @@ skip() { echo "skip: $*"; exit 77; }
 [ -d "$git_dir" ] && git -C "$git_dir" cat-file -e "$rel" 2>/dev/null ||
 	skip "no doca-samples mirror with 3.3 ($rel) at $git_dir"
 command -v meson >/dev/null 2>&1 || skip "no meson"
-command -v python3 >/dev/null 2>&1 || skip "no python3 (it makes and checks the deflate files)"
+command -v "${PYTHON3:-python3}" >/dev/null 2>&1 || skip "no python3 (it makes and checks the deflate files)"
 command -v lz4 >/dev/null 2>&1 || skip "no lz4 command (it makes the LZ4 frames)"
 T=$(mktemp -d /tmp/odma-compress.XXXXXX)
 trap '[ -n "${ODMA_KEEP_TMP:-}" ] || rm -rf "$T"' EXIT INT TERM

@@ -18,6 +18,8 @@
 #  - 3.3's target logs "Failed to destroy ..." when a destroy SUCCEEDS (its checks are
 #    inverted): those lines of its destructor are not counted as errors.
 set -u
+# python3: the interpreter the test runner names (PYTHON3, tests/meson.build), else PATH's
+python3() { command "${PYTHON3:-python3}" "$@"; }
 B=$1
 git_dir=${ODMA_DOCA_SAMPLES_GIT:-/work/.mirror/NVIDIA-DOCA+doca-samples/repo}
 skip() { echo "skip: $*"; exit 77; }
