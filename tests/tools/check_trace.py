@@ -105,7 +105,7 @@ with tempfile.TemporaryDirectory() as tmp:
     # after it were dropped, counted, so tasks lost their ends)
     for what, args in (('RDMA', ['--rdma', '--size', '4K', '--depth', '1', '--seconds', '0.1']),
                        ('UCX copy', ['--xproc', '--transport', 'ucx', '--size', '64K',
-                                     '--depth', '4', '--reps', '1', '--seconds', '0.2'])):
+                                     '--depth', '4', '--reps', '1', '--seconds', '0.1'])):
         rt = os.path.join(tmp, 'remote.json')
         r = subprocess.run(WRAP + [bench_exe] + args + ['--no-pingpong', '--trace', rt],
                            env=dict(os.environ, ODMA_SYSTEM='bf3'), capture_output=True,

@@ -128,7 +128,7 @@ def test_rdma_plot(bench, workdir):
     svg = os.path.join(workdir, "bench_rdma_plot_test.svg")
     if os.path.exists(svg):
         os.remove(svg)
-    out, _ = run(bench, "--rdma", "--plot", svg, "--seconds", "0.2", *QUIET)
+    out, _ = run(bench, "--rdma", "--plot", svg, "--seconds", "0.1", *QUIET)
     check(re.search(r"# plot: .* \(6 series\)", out) is not None, "rdma: where the plot went")
     root = ET.parse(svg).getroot()
     lines = list(root.iter(SVG + "polyline"))
