@@ -309,16 +309,30 @@ bool cu_has_conn(struct cu_ep *e)
 	return e->conn != NULL;
 }
 
+/*
+ * One round of progress; when it found nothing to do, a sleep that doubles from 20 us up to
+ * 1 ms while the PE stays idle (*@idle_ns), and starts over once it finds work: a peer that
+ * waits for seconds costs little CPU, one that ping-pongs keeps its pace.
+ */
+static void cu_progress_once(struct cu_ep *e, long *idle_ns)
+{
+	if (doca_pe_progress(e->pe) != 0) {
+		*idle_ns = 0;
+		return;
+	}
+	*idle_ns = *idle_ns == 0 ? 20000 : (*idle_ns >= 500000 ? 1000000 : *idle_ns * 2);
+	nanosleep(&(struct timespec){ .tv_nsec = *idle_ns }, NULL);
+}
+
 bool cu_progress_until(struct cu_ep *e, bool (*done)(struct cu_ep *), unsigned int ms)
 {
 	uint64_t end = cu_now_ms() + ms;
-	struct timespec ts = { .tv_nsec = 20000 };
+	long idle_ns = 0;
 
 	while (!done(e)) {
 		if (cu_now_ms() > end)
 			return done(e);
-		if (doca_pe_progress(e->pe) == 0)
-			nanosleep(&ts, NULL);
+		cu_progress_once(e, &idle_ns);
 		if (e->echo && e->conn != NULL && e->echoed < e->nrx)
 			cu_flush_echo(e, e->conn);
 	}
@@ -328,11 +342,10 @@ bool cu_progress_until(struct cu_ep *e, bool (*done)(struct cu_ep *), unsigned i
 void cu_progress_for(struct cu_ep *e, unsigned int ms)
 {
 	uint64_t end = cu_now_ms() + ms;
-	struct timespec ts = { .tv_nsec = 20000 };
+	long idle_ns = 0;
 
 	while (cu_now_ms() < end)
-		if (doca_pe_progress(e->pe) == 0)
-			nanosleep(&ts, NULL);
+		cu_progress_once(e, &idle_ns);
 }
 
 doca_error_t cu_send(struct cu_ep *e, const void *msg, uint32_t len)
