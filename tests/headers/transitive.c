@@ -4,8 +4,9 @@
 /*
  * Includes one public header (ODMA_TEST_HEADER) and nothing else, then uses what that header
  * must bring in on its own because DOCA's header of the same name does (the PROBE_* macros,
- * chosen per header in meson.build). Built with -Werror=implicit-function-declaration: a
- * missing standard header is a build failure, as it is for a DOCA program under GCC 14.
+ * chosen per header in meson.build, defined by the unit generated from transitive_tu.c.in).
+ * Built with -Werror=implicit-function-declaration: a missing standard header is a build
+ * failure, as it is for a DOCA program under GCC 14.
  */
 #include ODMA_TEST_HEADER
 
