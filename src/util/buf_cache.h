@@ -11,6 +11,7 @@
 #ifndef ODMA_UTIL_BUF_CACHE_H_
 #define ODMA_UTIL_BUF_CACHE_H_
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,27 @@ static inline void odma_buf_cache_put(struct odma_buf_cache *c, void *b)
 	memcpy(b, &c->head, sizeof(void *));
 	c->head = b;
 	c->n++;
+}
+
+/*
+ * A buffer of @len bytes: a kept one when @len is above @small (what glibc's own caches serve
+ * without faults) and fits c->size, else malloc'd; *@kept says which, for odma_buf_cache_free.
+ * NULL when out of memory.
+ */
+static inline void *odma_buf_cache_alloc(struct odma_buf_cache *c, size_t len, size_t small,
+                                         bool *kept)
+{
+	*kept = len > small && len <= c->size;
+	return *kept ? odma_buf_cache_get(c) : malloc(len);
+}
+
+/* Gives back @b, a buffer of odma_buf_cache_alloc(@c) that said @kept. */
+static inline void odma_buf_cache_free(struct odma_buf_cache *c, void *b, bool kept)
+{
+	if (kept)
+		odma_buf_cache_put(c, b);
+	else
+		free(b);
 }
 
 /* Frees every kept buffer. */

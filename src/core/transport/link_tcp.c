@@ -180,26 +180,6 @@ static void lt_epoll(int op, struct lt_fdtag *t, uint32_t events)
 		ODMA_RATELIMITED_WARN("TCP link: epoll_ctl failed: %s", strerror(errno));
 }
 
-/*
- * A buffer for a queued frame's payload of @len bytes: those above ODMA_UCX_BUNDLE_PACK and up
- * to LT_SPARE_LEN (every request's: the module cuts at 60 KiB) are kept for reuse
- * (util/buf_cache.h), as the module's reply buffers are; smaller ones glibc serves from its
- * own caches without faults. NULL: no memory.
- */
-static uint8_t *lt_own_get(size_t len, bool *spare)
-{
-	*spare = len > ODMA_UCX_BUNDLE_PACK && len <= LT_SPARE_LEN;
-	return *spare ? odma_buf_cache_get(&lt.spare) : malloc(len);
-}
-
-static void lt_own_put(uint8_t *b, bool spare)
-{
-	if (spare)
-		odma_buf_cache_put(&lt.spare, b);
-	else
-		free(b);
-}
-
 /* ---- ends: sends done, connections dead ---- */
 
 static void lt_out_done(struct lt_out *o, int status)
@@ -220,7 +200,7 @@ static unsigned int lt_run_done(void)
 			lt.done_tail = NULL;
 		if (o->done != NULL)
 			o->done(o->arg, o->status);
-		lt_own_put(o->own, o->own_spare);
+		odma_buf_cache_free(&lt.spare, o->own, o->own_spare);
 		free(o);
 		n++;
 	}
@@ -489,7 +469,8 @@ static struct lt_out *lt_out_new(unsigned int am, const void *hdr, size_t hlen,
 	o->iov[0] = (struct iovec){ o->head, LT_FH + hlen };
 	o->n = 1;
 	if (flat) { /* made as it leaves, or too scattered for one writev: packed now */
-		o->own = lt_own_get(len, &o->own_spare);
+		/* above ODMA_UCX_BUNDLE_PACK (every request's: the module cuts at 60 KiB), kept */
+		o->own = odma_buf_cache_alloc(&lt.spare, len, ODMA_UCX_BUNDLE_PACK, &o->own_spare);
 		if (o->own == NULL) {
 			free(o);
 			return NULL;

@@ -79,23 +79,22 @@ static struct odma_buf_cache reply_cache =
 /* A reply with room for @room bytes of data; NULL when out of memory. */
 static struct ucx_reply *reply_alloc(size_t room)
 {
-	bool cached = room > ODMA_UCX_BUNDLE_PACK && room <= UCX_BATCH_BYTES;
-	struct ucx_reply *rp;
+	bool had = reply_cache.head != NULL, cached;
+	struct ucx_reply *rp = odma_buf_cache_alloc(&reply_cache, sizeof(*rp) + room,
+	                                            sizeof(*rp) + ODMA_UCX_BUNDLE_PACK, &cached);
 
-	if (cached && reply_cache.head != NULL) /* a kept one: no allocation */
+	if (rp == NULL)
+		return NULL;
+	if (cached && had) /* a kept one: no allocation */
 		atomic_fetch_add_explicit(&odma_ucx_reply_reuses, 1, memory_order_relaxed);
-	rp = cached ? odma_buf_cache_get(&reply_cache) : malloc(sizeof(*rp) + room);
-	if (rp != NULL)
-		rp->cached = cached;
+	rp->cached = cached;
 	return rp;
 }
 
 static void reply_free(struct ucx_reply *rp)
 {
-	if (rp != NULL && rp->cached)
-		odma_buf_cache_put(&reply_cache, rp);
-	else
-		free(rp);
+	if (rp != NULL)
+		odma_buf_cache_free(&reply_cache, rp, rp->cached);
 }
 
 struct ucx_deferred {
