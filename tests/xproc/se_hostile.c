@@ -18,6 +18,9 @@
  *     arms both, writes 'a' on stdout and waits for 'k' on stdin (the exporter updated).
  *     Then tries to shrink and to grow the page and writes 's' (both refused) or 'S'. Exits
  *     once stdin closes: 0 when its own file is intact, 1 otherwise.
+ *   se_hostile fill BLOBHEX
+ *     marks every wake-up slot of the exporter's page claimed (with no process in any), writes
+ *     'a' on stdout and exits once stdin closes.
  *   se_hostile exporter BLOBHEX
  *     plays an exporter: a page of its own in an unsealed memfd, and on stdout (one line of
  *     hex) a blob naming it, made from BLOBHEX (a real export) with its pid, descriptor,
@@ -147,26 +150,52 @@ static void wait_eof(void)
 		;
 }
 
+/* Maps the page of the exporter @blob names, as any importer can (NULL on failure). */
+static uint8_t *map_page(const uint8_t *blob, int *fd)
+{
+	uint32_t pid = (uint32_t)get_le(blob + 16, 4), page_fd = (uint32_t)get_le(blob + 20, 4);
+	char path[64];
+	uint8_t *pg;
+
+	snprintf(path, sizeof(path), "/proc/%u/fd/%u", pid, page_fd);
+	*fd = open(path, O_RDWR | O_CLOEXEC);
+	if (*fd < 0) {
+		fprintf(stderr, "se_hostile: open %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	pg = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	return pg == MAP_FAILED ? NULL : pg;
+}
+
+static int fill(const uint8_t *blob)
+{
+	int fd;
+	uint8_t *pg = map_page(blob, &fd);
+
+	if (pg == NULL)
+		return 2;
+	store32(pg, 56, 0xffffffffu); /* claimed: every slot, none with a process */
+	if (!put_byte('a'))
+		return 3;
+	wait_eof();
+	return 0;
+}
+
 static int forge(const uint8_t *blob, int victim_fd, int rounds)
 {
 	static const char mine[] = "HOSTILE-ORIGINAL";
 	uint32_t pid = (uint32_t)get_le(blob + 16, 4), page_fd = (uint32_t)get_le(blob + 20, 4);
 	uint64_t start = get_le(blob + 24, 8);
-	char path[64], back[sizeof(mine)] = { 0 };
+	char back[sizeof(mine)] = { 0 };
 	char tmpl[] = "/tmp/odma-se-hostile.XXXXXX";
 	int fd, own;
-	uint8_t *pg;
+	uint8_t *pg = map_page(blob, &fd);
 	bool shrunk, grown;
 
-	snprintf(path, sizeof(path), "/proc/%u/fd/%u", pid, page_fd);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, "se_hostile: open %s: %s\n", path, strerror(errno));
+	if (pg == NULL)
 		return 2;
-	}
-	pg = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	own = mkstemp(tmpl);
-	if (pg == MAP_FAILED || own < 0 || write(own, mine, sizeof(mine)) != sizeof(mine)) {
+	if (own < 0 || write(own, mine, sizeof(mine)) != sizeof(mine)) {
 		fprintf(stderr, "se_hostile: mmap or tmpfile: %s\n", strerror(errno));
 		return 2;
 	}
@@ -237,6 +266,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 5 && strcmp(argv[1], "forge") == 0)
 		return forge(blob, atoi(argv[3]), atoi(argv[4]));
+	if (argc == 3 && strcmp(argv[1], "fill") == 0)
+		return fill(blob);
 	if (argc == 3 && strcmp(argv[1], "exporter") == 0)
 		return exporter(blob, false, -1, 0);
 	if (argc == 5 && strcmp(argv[1], "sealed-exporter") == 0)

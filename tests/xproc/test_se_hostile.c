@@ -9,7 +9,9 @@
  *    one line is logged; the page cannot be shrunk or grown (sealed), so no SIGBUS;
  *  - as an importer of a hostile exporter's page, with slots forged to name a file of its
  *    own: 20 updates write nothing into it, one line is logged;
- *  - as an importer, of a page that is not sealed: refused, with one line naming the rule.
+ *  - as an importer, of a page that is not sealed: refused, with one line naming the rule;
+ *  - as the exporter, with every wake-up slot marked claimed: its waiting task gets no slot
+ *    (one line) and still completes at a progress call.
  * argv[1]: the se_hostile program.
  */
 #include <errno.h>
@@ -24,7 +26,9 @@
 #include <unistd.h>
 
 #include <doca_dev.h>
+#include <doca_ctx.h>
 #include <doca_log.h>
+#include <doca_pe.h>
 #include <doca_sync_event.h>
 
 #include "test_util.h"
@@ -246,6 +250,66 @@ static void test_importer_forged_slots(void **state)
 	assert_ok(doca_dev_close(host));
 }
 
+static unsigned int waits_done;
+
+static void wait_done(struct doca_sync_event_task_wait_eq *t, union doca_data tud,
+                      union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	if (doca_task_get_status(doca_sync_event_task_wait_eq_as_doca_task(t)) == DOCA_SUCCESS)
+		waits_done++;
+	doca_task_free(doca_sync_event_task_wait_eq_as_doca_task(t));
+}
+
+/* An importer marks every wake-up slot of the page claimed: the exporter's waiting task gets
+ * no slot (one line says so) and still completes at a progress call once the value holds. */
+static void test_slots_all_taken(void **state)
+{
+	struct doca_dev *dpu = tu_open_dev(DPU_PCI);
+	int before = log_count("wake-up slots of its page are taken");
+	struct doca_sync_event_task_wait_eq *t;
+	union doca_data ud = { .u64 = 0 };
+	struct doca_sync_event *se;
+	struct doca_pe *pe;
+	const uint8_t *blob;
+	struct hostile h;
+	char hex[256];
+	size_t sz;
+
+	(void)state;
+	waits_done = 0;
+	assert_ok(doca_sync_event_create(&se));
+	assert_ok(doca_sync_event_add_publisher_location_remote_pci(se));
+	assert_ok(doca_sync_event_add_subscriber_location_cpu(se, dpu));
+	assert_ok(doca_pe_create(&pe));
+	assert_ok(doca_pe_connect_ctx(pe, doca_sync_event_as_ctx(se)));
+	assert_ok(doca_sync_event_task_wait_eq_set_conf(se, wait_done, wait_done, 2));
+	assert_ok(doca_ctx_start(doca_sync_event_as_ctx(se)));
+	assert_ok(doca_sync_event_export_to_remote_pci(se, dpu, &blob, &sz));
+	to_hex(blob, sz, hex);
+	hostile_start(&h, (char *const[]){ "se_hostile", "fill", hex, NULL });
+	assert_int_equal(get_byte(h.from), 'a'); /* every slot marked claimed */
+
+	assert_ok(doca_sync_event_task_wait_eq_alloc_init(se, 1, UINT64_MAX, ud, &t));
+	assert_ok(doca_task_submit(doca_sync_event_task_wait_eq_as_doca_task(t)));
+	assert_int_equal(log_count("wake-up slots of its page are taken") - before, 1);
+	(void)doca_pe_progress(pe);
+	assert_int_equal(waits_done, 0); /* the value is 0 */
+	assert_ok(doca_sync_event_update_set(se, 1));
+	for (int i = 0; i < 2000 && waits_done == 0; i++) {
+		(void)doca_pe_progress(pe);
+		usleep(1000);
+	}
+	assert_int_equal(waits_done, 1);
+
+	assert_int_equal(hostile_end(&h), 0);
+	assert_ok(doca_ctx_stop(doca_sync_event_as_ctx(se)));
+	assert_ok(doca_sync_event_destroy(se));
+	assert_ok(doca_pe_destroy(pe));
+	assert_ok(doca_dev_close(dpu));
+}
+
 /* A page that is not sealed (it could shrink under our mapping) is not imported. */
 static void test_unsealed_page_refused(void **state)
 {
@@ -279,6 +343,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_forged_slots_and_resize),
 		cmocka_unit_test(test_importer_forged_slots),
 		cmocka_unit_test(test_unsealed_page_refused),
+		cmocka_unit_test(test_slots_all_taken),
 	};
 
 	if (argc < 2) {

@@ -371,18 +371,24 @@ static void se_wake_unregister(int fd)
 	pthread_mutex_unlock(&wake_lock);
 }
 
-/* Whether @fd is a wake-up eventfd this process registered, and still that file. */
-static bool se_wake_known(int fd)
+/* Wakes @fd if it is a wake-up eventfd this process registered, and still that file; false
+ * if not. The check and the write hold wake_lock: a context unregisters its eventfd (under the
+ * lock) before it closes it, so the number cannot be reused by another file in between. */
+static bool se_wake_write(int fd)
 {
 	struct se_wake_fd *w;
 	struct stat st;
+	uint64_t one = 1;
 	bool ok;
 
-	if (fd < 0 || fstat(fd, &st) != 0)
+	if (fd < 0)
 		return false;
 	pthread_mutex_lock(&wake_lock);
 	w = se_wake_find(fd);
-	ok = w != NULL && w->dev == st.st_dev && w->ino == st.st_ino;
+	ok = w != NULL && fstat(fd, &st) == 0 && w->dev == st.st_dev && w->ino == st.st_ino;
+	/* EAGAIN: the counter is already non-zero, readable anyway */
+	if (ok && write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		ODMA_DBG("eventfd write failed: %s", strerror(errno));
 	pthread_mutex_unlock(&wake_lock);
 	return ok;
 }
@@ -391,23 +397,17 @@ static void se_signal(struct doca_sync_event *se, int i, const struct se_slot *s
 {
 	uint32_t pid = __atomic_load_n(&s->pid, __ATOMIC_ACQUIRE);
 	int32_t fd = __atomic_load_n(&s->fd, __ATOMIC_RELAXED);
-	uint64_t one = 1;
 
 	if (pid == 0)
 		return;
 	if ((pid_t)pid == getpid()) {
-		if (!se_wake_known(fd)) {
-			if (!__atomic_exchange_n(&se->forged_warned, true, __ATOMIC_RELAXED))
-				ODMA_WARN("sync event %p: wake-up slot %d of its shared page names "
-				          "descriptor %d of this process, which is no sync event "
-				          "wake-up eventfd here: a process that can write the page "
-				          "forged it; not writing to it (logged once per event)",
-				          (void *)se, i, (int)fd);
-			return;
-		}
-		/* EAGAIN: the counter is already non-zero, readable anyway */
-		if (write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-			ODMA_DBG("eventfd write failed: %s", strerror(errno));
+		if (!se_wake_write(fd) &&
+		    !__atomic_exchange_n(&se->forged_warned, true, __ATOMIC_RELAXED))
+			ODMA_WARN("sync event %p: wake-up slot %d of its shared page names "
+			          "descriptor %d of this process, which is no sync event wake-up "
+			          "eventfd here: a process that can write the page forged it; not "
+			          "writing to it (logged once per event)",
+			          (void *)se, i, (int)fd);
 		return;
 	}
 	se_signal_remote(s, (pid_t)pid, fd);
@@ -460,14 +460,11 @@ bool se_slot_claim(struct doca_sync_event *se, int efd)
 	if (!odma_proc_start_time(getpid(), &my_start) || !se_wake_register(efd))
 		return false;
 	for (int pass = 0; pass < 2; pass++) {
-		uint32_t c = __atomic_load_n(&pg->claimed, __ATOMIC_SEQ_CST);
-
-		while (c != 0xffffffffu) {
-			int i = __builtin_ctz(~c);
-
-			if (!__atomic_compare_exchange_n(&pg->claimed, &c, c | (1u << i), false,
-			                                 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
-				continue; /* c reloaded */
+		/* one fetch-or per slot, at most SE_SLOTS: no compare-and-swap loop that the other
+		 * side could keep failing by rewriting the word */
+		for (int i = 0; i < SE_SLOTS; i++) {
+			if (__atomic_fetch_or(&pg->claimed, 1u << i, __ATOMIC_SEQ_CST) & (1u << i))
+				continue; /* taken */
 			pg->slots[i].fd = efd;
 			pg->slots[i].start_time = my_start;
 			__atomic_store_n(&pg->slots[i].pid, (uint32_t)getpid(), __ATOMIC_RELEASE);
