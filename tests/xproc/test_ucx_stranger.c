@@ -38,16 +38,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include <nettle/hmac.h>
 
 #include <doca_mmap.h>
 #include <uct/api/uct.h>
 
+#include "lk_peer.h"
 #include "test_util.h"
-#include "util/codec.h"
 #include "xproc_util.h"
 
-#define LEN (1u << 20)
 #define AT 8192 /* the offset in the export the stranger writes */
 
 static _Noreturn void skip_because(const char *why)
@@ -198,8 +196,9 @@ static void stranger_close(struct stranger *s)
  */
 static void test_stranger_put(void **state)
 {
-	uint8_t *buf = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	static uint8_t back[LEN];
+	uint8_t *buf =
+	        mmap(NULL, LK_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	static uint8_t back[LK_LEN];
 	uint8_t desc[1024], src[64], cmd = 'R';
 	struct stranger s = { 0 };
 	uint16_t ports[16];
@@ -210,7 +209,7 @@ static void test_stranger_put(void **state)
 
 	(void)state;
 	assert_true(buf != MAP_FAILED);
-	pid = xu_spawn_exporter(buf, LEN, DOCA_ACCESS_FLAG_PCI_READ_ONLY, &fd);
+	pid = xu_spawn_exporter(buf, LK_LEN, DOCA_ACCESS_FLAG_PCI_READ_ONLY, &fd);
 	assert_true(pid > 0);
 	assert_true(xu_full_io(fd, hdr, sizeof(hdr), false));
 	assert_true(hdr[0] <= sizeof(desc) && xu_full_io(fd, desc, hdr[0], false));
@@ -223,177 +222,27 @@ static void test_stranger_put(void **state)
 		stranger_put(&s, ports[i], src, sizeof(src), hdr[1] + AT);
 	stranger_close(&s);
 	assert_int_equal(waitpid(pid, &st, WNOHANG), 0); /* alive */
-	assert_true(xu_full_io(fd, &cmd, 1, true) && xu_full_io(fd, back, LEN, false));
+	assert_true(xu_full_io(fd, &cmd, 1, true) && xu_full_io(fd, back, LK_LEN, false));
 	for (size_t i = AT; i < AT + sizeof(src); i++)
 		assert_int_equal(back[i], xu_pattern(i));
 	close(fd);
 	xu_assert_child_ok(pid);
-	munmap(buf, LEN);
+	munmap(buf, LK_LEN);
 }
 
-/* ---- odma's TCP link by hand ---- */
-
-struct exporter {
-	pid_t pid;
-	int fd;
-	uint8_t *buf;
-	uint64_t base;
-	struct sockaddr_in sa;
-	uint64_t instance;
-};
-
-static void exporter_start(struct exporter *e)
-{
-	uint8_t desc[1024];
-	uint64_t hdr[2];
-	uint16_t alen;
-
-	e->buf = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	assert_true(e->buf != MAP_FAILED);
-	e->pid = xu_spawn_exporter(e->buf, LEN, DOCA_ACCESS_FLAG_PCI_READ_ONLY, &e->fd);
-	assert_true(e->pid > 0);
-	assert_true(xu_full_io(e->fd, hdr, sizeof(hdr), false));
-	assert_true(hdr[0] <= sizeof(desc) && xu_full_io(e->fd, desc, hdr[0], false));
-	e->base = hdr[1];
-	alen = (uint16_t)odma_get_le(desc + 128, 2);
-	assert_true(hdr[0] == 136u + alen);
-	if (alen != 20 || memcmp(desc + 132, "OTL1", 4) != 0)
-		skip_because("the exporter does not run odma's TCP link (ODMA_LINK)");
-	memset(&e->sa, 0, sizeof(e->sa));
-	e->sa.sin_family = AF_INET;
-	memcpy(&e->sa.sin_addr, desc + 136, 4);
-	memcpy(&e->sa.sin_port, desc + 140, 2);
-	e->instance = odma_get_le(desc + 144, 8);
-}
-
-/* The exporter lives, serves its owner the bytes it exported, and exits cleanly. */
-static void exporter_check(struct exporter *e)
-{
-	static uint8_t back[LEN];
-	uint8_t cmd = 'R';
-	int st;
-
-	assert_int_equal(waitpid(e->pid, &st, WNOHANG), 0);
-	assert_true(xu_full_io(e->fd, &cmd, 1, true) && xu_full_io(e->fd, back, LEN, false));
-	for (size_t i = 0; i < LEN; i += 4093)
-		assert_int_equal(back[i], xu_pattern(i));
-	close(e->fd);
-	xu_assert_child_ok(e->pid);
-	munmap(e->buf, LEN);
-}
-
-static unsigned int threads_of(pid_t pid)
-{
-	char path[64], line[128];
-	unsigned int n = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "r");
-	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "Threads: %u", &n) == 1)
-			break;
-	if (f != NULL)
-		fclose(f);
-	return n;
-}
-
-static int lk_connect(const struct exporter *e)
-{
-	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-	struct timeval tv = { .tv_sec = 3 };
-
-	assert_true(fd >= 0);
-	assert_int_equal(connect(fd, (const struct sockaddr *)&e->sa, sizeof(e->sa)), 0);
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	return fd;
-}
-
-/* Sends a frame: its head (@id, @hlen, @len as given), then @n bytes of @body. */
-static void lk_frame(int fd, unsigned int id, size_t hlen, uint32_t len, const void *body, size_t n)
-{
-	uint8_t h[8];
-
-	h[0] = (uint8_t)id;
-	h[1] = 0;
-	odma_put_le(h + 2, hlen, 2);
-	odma_put_le(h + 4, len, 4);
-	(void)!send(fd, h, sizeof(h), MSG_NOSIGNAL);
-	if (n != 0)
-		(void)!send(fd, body, n, MSG_NOSIGNAL);
-}
-
-/* Whether the exporter closed @fd (within 3 s), whatever it sent before. */
-static bool lk_closed(int fd)
-{
-	uint8_t b[256];
-	ssize_t r;
-
-	while ((r = recv(fd, b, sizeof(b), 0)) > 0)
-		;
-	close(fd);
-	return r == 0 || (r < 0 && errno == ECONNRESET);
-}
-
-static void lk_proof(const uint8_t *key, uint8_t role, const uint8_t *first, const uint8_t *second,
-                     uint8_t *out)
-{
-	struct hmac_sha256_ctx h;
-
-	hmac_sha256_set_key(&h, 32, key);
-	hmac_sha256_update(&h, 1, &role);
-	hmac_sha256_update(&h, 16, first);
-	hmac_sha256_update(&h, 16, second);
-	hmac_sha256_digest(&h, 32, out);
-}
-
-/*
- * HELLO for @instance; the CHALLENGE back (its nonce and proof into @ch, 48 bytes); then a PROOF
- * made with the secret when @secret, else of zeros. Whether a CHALLENGE came.
- */
-static bool lk_handshake(int fd, uint64_t instance, bool secret)
-{
-	const char *v = getenv("ODMA_FABRIC_SECRET");
-	uint8_t hello[32] = { 'O', 'D', 'M', 'A', 'L', 'N', 'K', '1' }, ch[56], key[32],
-	        proof[32] = { 0 };
-	struct sha256_ctx k;
-	size_t got = 0;
-
-	odma_put_le(hello + 8, instance, 8);
-	memset(hello + 16, 0x33, 16);
-	lk_frame(fd, 0xf1, 0, sizeof(hello), hello, sizeof(hello));
-	while (got < sizeof(ch)) {
-		ssize_t r = recv(fd, ch + got, sizeof(ch) - got, 0);
-
-		if (r <= 0)
-			return false;
-		got += (size_t)r;
-	}
-	if (ch[0] != 0xf2 || odma_get_le(ch + 4, 4) != 48)
-		return false;
-	if (secret) {
-		assert_non_null(v);
-		sha256_init(&k);
-		sha256_update(&k, strlen(v), (const uint8_t *)v);
-		sha256_digest(&k, 32, key);
-		lk_proof(key, 'C', ch + 8, hello + 16, proof);
-	}
-	lk_frame(fd, 0xf3, 0, 32, proof, 32);
-	return true;
-}
+/* ---- odma's TCP link by hand (lk_peer.h) ---- */
 
 /* A stranger without the fabric secret, or out of the handshake's order, gets nothing. */
 static void test_tcp_link_strangers(void **state)
 {
-	struct exporter e;
+	struct lk_exporter e;
 	uint8_t req[64] = { 0 };
 	unsigned int threads;
 	int fd;
 
 	(void)state;
-	exporter_start(&e);
-	threads = threads_of(e.pid);
+	lk_exporter_start(&e, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	threads = tu_count_threads(e.pid);
 	/* a PROOF without the secret */
 	fd = lk_connect(&e);
 	assert_true(lk_handshake(fd, e.instance, false));
@@ -415,19 +264,19 @@ static void test_tcp_link_strangers(void **state)
 	fd = lk_connect(&e);
 	lk_frame(fd, 0xf1, 0, 8, "ODMALNK1", 8);
 	assert_true(lk_closed(fd));
-	assert_int_equal(threads_of(e.pid), threads);
-	exporter_check(&e);
+	assert_int_equal(tu_count_threads(e.pid), threads);
+	lk_exporter_check(&e);
 }
 
 /* A peer with the secret that breaks the framing: closed at the first bad frame. */
 static void test_tcp_link_bad_frames(void **state)
 {
-	struct exporter e;
+	struct lk_exporter e;
 	uint8_t junk[300] = { 0 };
 	int fd;
 
 	(void)state;
-	exporter_start(&e);
+	lk_exporter_start(&e, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
 	fd = lk_connect(&e);
 	assert_true(lk_handshake(fd, e.instance, true));
 	lk_frame(fd, 99, 0, 0, NULL, 0); /* an id no handler has */
@@ -444,7 +293,7 @@ static void test_tcp_link_bad_frames(void **state)
 	assert_true(lk_handshake(fd, e.instance, true));
 	lk_frame(fd, 0xf1, 0, 32, junk, 32); /* a second handshake */
 	assert_true(lk_closed(fd));
-	exporter_check(&e);
+	lk_exporter_check(&e);
 }
 
 /*
@@ -453,18 +302,18 @@ static void test_tcp_link_bad_frames(void **state)
  */
 static void test_tcp_link_silent(void **state)
 {
-	struct exporter e;
+	struct lk_exporter e;
 	int fds[80];
 	unsigned int threads, closed = 0;
 	uint64_t t0;
 
 	(void)state;
-	exporter_start(&e);
-	threads = threads_of(e.pid);
+	lk_exporter_start(&e, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	threads = tu_count_threads(e.pid);
 	for (unsigned int i = 0; i < 80; i++)
 		fds[i] = lk_connect(&e);
 	usleep(300 * 1000);
-	assert_int_equal(threads_of(e.pid), threads);
+	assert_int_equal(tu_count_threads(e.pid), threads);
 	for (unsigned int i = 0; i < 16; i++) { /* the oldest ones went at once */
 		uint8_t b;
 		struct timeval tv = { .tv_usec = 100000 };
@@ -477,7 +326,7 @@ static void test_tcp_link_silent(void **state)
 	for (unsigned int i = 0; i < 80; i++)
 		assert_true(lk_closed(fds[i]));
 	assert_true(tu_now_ms() - t0 < 2900); /* the deadline, not the test's 3 s timeout */
-	exporter_check(&e);
+	lk_exporter_check(&e);
 }
 
 int main(int argc, char **argv)

@@ -56,6 +56,7 @@ ODMA_LOG_REGISTER(ODMA_UCX_TCP)
 #define LT_FH 8u                 /* a frame's head */
 #define LT_HDR_MAX 256u          /* a frame's header at most */
 #define LT_HS_MAX 64u            /* connections in their handshake at most */
+#define LT_ACCEPTED_MAX 512u     /* accepted connections open at most (each holds a descriptor) */
 #define LT_RBUF (256u * 1024)    /* a live connection's receive buffer */
 #define LT_ROOM_MIN (64u * 1024) /* what a live connection's read offers at least */
 #define LT_READ_ROUND (4u << 20) /* bytes read from one connection per event */
@@ -108,6 +109,8 @@ struct odma_lk_listener {
 	struct lt_fdtag tag;
 	odma_lk_conn_fn *cb; /* NULL: the process's own (its link address) */
 	void *arg;
+	struct odma_lk_listener *paused_next; /* out of the epoll set till the timer (lt.paused) */
+	bool paused;
 };
 
 struct odma_lk_ep {
@@ -147,6 +150,8 @@ static struct {
 	struct odma_lk_ep *conns;
 	struct odma_lk_ep *hs_head, *hs_tail;
 	unsigned int nhs, nhs_accepted;
+	unsigned int naccepted;          /* accepted connections not dead */
+	struct odma_lk_listener *paused; /* listeners out of descriptors: back at the timer */
 	struct odma_lk_ep *dead;
 	struct lt_out *done_head, *done_tail; /* sends ended, their callbacks due */
 	uint32_t hs_ms; /* the handshake's deadline: ODMA_TRANSPORT_TIMEOUT_MS */
@@ -235,6 +240,7 @@ static void lt_fail(struct odma_lk_ep *c, int status)
 		lt_hs_unlink(c);
 	c->state = LT_DEAD;
 	c->status = status;
+	lt.naccepted -= !c->dialer;
 	lt_epoll(EPOLL_CTL_DEL, &c->tag, 0);
 	close(c->tag.fd);
 	c->tag.fd = -1;
@@ -556,11 +562,12 @@ static int lt_send(struct odma_lk_ep *c, unsigned int am, const void *hdr, size_
 static void lt_hs_timer(void)
 {
 	struct itimerspec t = { 0 };
+	bool want = lt.hs_head != NULL || lt.paused != NULL;
 
-	if ((lt.hs_head != NULL) == lt.timer_armed)
+	if (want == lt.timer_armed)
 		return;
-	lt.timer_armed = lt.hs_head != NULL;
-	if (lt.timer_armed) { /* every 100 ms while one waits */
+	lt.timer_armed = want;
+	if (lt.timer_armed) { /* every 100 ms while one waits, or a listener is paused */
 		t.it_value.tv_nsec = 100000000;
 		t.it_interval.tv_nsec = 100000000;
 	}
@@ -604,6 +611,13 @@ static void lt_expire(void)
 		                      "in %u ms; closed",
 		                      c->dialer ? "we made" : "from a peer", lt.hs_ms);
 		lt_fail(c, -ETIMEDOUT);
+	}
+	while (lt.paused != NULL) { /* descriptors may be free again: accept once more */
+		struct odma_lk_listener *L = lt.paused;
+
+		lt.paused = L->paused_next;
+		L->paused = false;
+		lt_epoll(EPOLL_CTL_ADD, &L->tag, EPOLLIN);
 	}
 	lt_hs_timer();
 }
@@ -907,6 +921,23 @@ static void lt_reject(struct odma_lk_listener *l, struct odma_lk_conn *cn)
 	lt_fail((struct odma_lk_ep *)cn, -ECONNREFUSED);
 }
 
+/*
+ * Takes @L out of the epoll set until the next tick of the timer (lt_expire): out of
+ * descriptors or memory, its backlog stays readable and would be retried without pause.
+ */
+static void lt_listen_pause(struct odma_lk_listener *L, int err)
+{
+	ODMA_RATELIMITED_WARN("TCP link: accept failed: %s; the listener pauses for 100 ms",
+	                      strerror(err));
+	if (L->paused)
+		return;
+	lt_epoll(EPOLL_CTL_DEL, &L->tag, 0);
+	L->paused = true;
+	L->paused_next = lt.paused;
+	lt.paused = L;
+	lt_hs_timer();
+}
+
 static void lt_accept(struct odma_lk_listener *L, unsigned int *events)
 {
 	for (unsigned int i = 0; i < LT_EVENTS; i++) {
@@ -914,16 +945,28 @@ static void lt_accept(struct odma_lk_listener *L, unsigned int *events)
 		struct odma_lk_ep *c;
 
 		if (fd < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
-			    errno != ECONNABORTED)
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM)
+				lt_listen_pause(L, errno);
+			else if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
+			         errno != ECONNABORTED)
 				ODMA_RATELIMITED_WARN("TCP link: accept failed: %s",
 				                      strerror(errno));
 			return;
 		}
 		(*events)++;
+		if (lt.naccepted >= LT_ACCEPTED_MAX) {
+			ODMA_RATELIMITED_WARN("TCP link: %u connections from peers are open; a new "
+			                      "one is closed until one ends",
+			                      lt.naccepted);
+			close(fd);
+			continue;
+		}
 		c = lt_conn_new(fd, false, LT_WAIT_HELLO);
-		if (c != NULL)
+		if (c != NULL) {
 			c->via = L;
+			lt.naccepted++;
+		}
 	}
 }
 
@@ -1012,6 +1055,11 @@ static void lt_listen_close(struct odma_lk_listener *L)
 	for (struct odma_lk_ep *c = lt.conns; c != NULL; c = c->next)
 		if (c->via == L)
 			c->via = NULL;
+	for (struct odma_lk_listener **pp = &lt.paused; *pp != NULL; pp = &(*pp)->paused_next)
+		if (*pp == L) {
+			*pp = L->paused_next;
+			break;
+		}
 	lt_epoll(EPOLL_CTL_DEL, &L->tag, 0);
 	close(L->tag.fd);
 	free(L);
@@ -1144,6 +1192,8 @@ static void lt_close(void)
 	while (lt.conns != NULL)
 		lt_free(lt.conns);
 	lt.dead = NULL;
+	lt.paused = NULL;
+	lt.self.paused = false;
 	if (lt.self.tag.fd >= 0)
 		close(lt.self.tag.fd);
 	if (lt.timer.fd >= 0)

@@ -253,6 +253,8 @@ void odma_ucx_chunk_put(struct ucx_chunk *c);
 void odma_ucx_waiter_done(struct ucx_waiter *w, doca_error_t st);
 /* Sleeps until @w is done (its job ran on the service thread), then destroys its condition. */
 void odma_ucx_waiter_wait(struct ucx_waiter *w);
+/* Takes a reference on @p (any thread). */
+void odma_ucx_peer_ref(struct ucx_peer *p);
 void odma_ucx_peer_unref(struct ucx_peer *p);
 /* Creates @p's connection to the link address p->addr, with peer error handling. */
 int odma_ucx_peer_connect(struct ucx_peer *p);

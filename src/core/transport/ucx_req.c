@@ -132,6 +132,13 @@ void odma_ucx_peer_err_cb(void *arg, int status)
 	peer_fail(arg, status);
 }
 
+void odma_ucx_peer_ref(struct ucx_peer *p)
+{
+	pthread_mutex_lock(&odma_ux.lock);
+	p->refs++;
+	pthread_mutex_unlock(&odma_ux.lock);
+}
+
 void odma_ucx_peer_unref(struct ucx_peer *p)
 {
 	bool last;

@@ -29,14 +29,20 @@ ODMA_LOG_REGISTER(ODMA_UCX)
  * What one importer may cost us. A client is made only for an ATTACH that passed the region
  * check (it presented a live export's id, generation and key); before that a peer gets no
  * endpoint and no reply. Replies in flight to a client (handed to UCX, not yet taken by the
- * peer) are bounded in number and bytes; a GET past the byte bound waits, as a 64-byte
- * record, until replies complete; past UCX_DEFER_MAX waiting GETs or UCX_REPLIES_MAX replies,
- * requests are dropped (the importer's deadline fails them: a peer that reads nothing).
+ * peer) are bounded in number and in the memory they hold (reply_charge: the buffer, not only
+ * the bytes it carries); a GET past the byte bound waits, as a 64-byte record, until replies
+ * complete; past UCX_DEFER_MAX waiting GETs, UCX_REPLIES_MAX replies or UCX_REPLY_BYTES_MAX and
+ * UCX_REPLY_BYTES_SLACK held, requests are dropped (the importer's deadline fails them: a
+ * peer that reads nothing).
  */
 #define UCX_CLIENTS_MAX 256
 #define UCX_WATCH_MAX 64          /* watches held per importer: past it, one is answered at once */
 #define UCX_REPLIES_MAX UCX_SLOTS /* an importer's outstanding requests at most */
 #define UCX_REPLY_BYTES_MAX (32u << 20) /* 128 GETs of 256 KiB */
+/* past the bound, answers to what is not a GET (small: a PUT's, an atomic's, a refusal) */
+#define UCX_REPLY_BYTES_SLACK (16u << 20)
+/* what a reply in flight costs beyond its buffer: the link's record of the message */
+#define UCX_REPLY_OVERHEAD 256u
 #define UCX_DEFER_MAX 65536u
 
 #define UCX_BATCH_BYTES ODMA_UCX_REPLIES_BYTES
@@ -59,6 +65,8 @@ struct ucx_reply {
 	doca_error_t st;         /* and whether its bytes so far were read */
 	uint8_t hdr[ODMA_UCX_REPLY_LEN];
 	size_t len;
+	size_t room;   /* the bytes of @data allocated */
+	size_t charge; /* what it counts in its client's reply_bytes while in flight */
 	unsigned int n;
 	bool cached; /* a buffer of reply_cache */
 	uint8_t data[];
@@ -88,6 +96,7 @@ static struct ucx_reply *reply_alloc(size_t room)
 	if (cached && had) /* a kept one: no allocation */
 		atomic_fetch_add_explicit(&odma_ucx_reply_reuses, 1, memory_order_relaxed);
 	rp->cached = cached;
+	rp->room = room;
 	return rp;
 }
 
@@ -129,7 +138,7 @@ static void reply_cb(void *arg, int status)
 
 	(void)status;
 	p->replies--;
-	p->reply_bytes -= rp->len;
+	p->reply_bytes -= rp->charge;
 	reply_free(rp);
 	serve_deferred(p);
 	odma_ucx_peer_unref(p);
@@ -146,11 +155,12 @@ static bool ucx_reply_send(struct ucx_peer *p, struct ucx_reply *rp, unsigned in
 	if (odma_ux.lk->send(p->ep, am, hdr, hlen, &rp->out, 0, reply_cb, rp) != ODMA_LK_INFLIGHT)
 		return false;
 	rp->to = p;
+	/* a batch's buffer is held whole, however little it carries; a lazy reply's bytes are
+	 * made as it leaves, into the link's buffers */
+	rp->charge = sizeof(*rp) + (rp->len > rp->room ? rp->len : rp->room) + UCX_REPLY_OVERHEAD;
 	p->replies++;
-	p->reply_bytes += rp->len;
-	pthread_mutex_lock(&odma_ux.lock);
-	p->refs++; /* the reply's */
-	pthread_mutex_unlock(&odma_ux.lock);
+	p->reply_bytes += rp->charge;
+	odma_ucx_peer_ref(p); /* the reply's */
 	return true;
 }
 
@@ -280,10 +290,28 @@ static struct ucx_reply *reply_new(const struct odma_ucx_req *q, const void *dat
  */
 static bool batch_send(struct ucx_peer *p, struct ucx_reply *b)
 {
+	struct ucx_reply *c;
 	bool held;
 
 	if (b->n == 0)
 		return true;
+	/*
+	 * A client that lags (half its bound held): a batch that fills little of its buffer
+	 * leaves in a copy of its own size, so that the buffer does not count whole (a peer
+	 * sending batches of two refused GETs held 64 KiB per 48 bytes of answers).
+	 */
+	if (!p->dead && p->reply_bytes >= UCX_REPLY_BYTES_MAX / 2 &&
+	    b->room > ODMA_UCX_BUNDLE_PACK && b->len <= ODMA_UCX_BUNDLE_PACK &&
+	    (c = reply_alloc(b->len)) != NULL) {
+		memcpy(c->data, b->data, b->len);
+		c->len = b->len;
+		c->n = b->n;
+		if (batch_send(p, c))
+			reply_free(c);
+		b->n = 0;
+		b->len = 0;
+		return true;
+	}
 	if (p->dead) {
 		held = false;
 	} else if (b->n == 1) { /* a reply of its own: its header is the first bytes */
@@ -558,9 +586,7 @@ static bool watch_hold(struct ucx_peer *p, const struct odma_ucx_req *q, const v
 	w->next = watches;
 	watches = w;
 	p->nwatch++;
-	pthread_mutex_lock(&odma_ux.lock);
-	p->refs++; /* the watch's */
-	pthread_mutex_unlock(&odma_ux.lock);
+	odma_ucx_peer_ref(p); /* the watch's */
 	/* held by a thread polling inline: the service thread sets its sleep by the new due */
 	if (!pthread_equal(pthread_self(), odma_ux.thread))
 		odma_ucx_kick();
@@ -665,7 +691,8 @@ static void serve_one(struct odma_lk_ep *from, struct ucx_peer *p, const void *h
 		                      q.region_id);
 		return;
 	}
-	if (p->replies >= UCX_REPLIES_MAX)
+	if (p->replies >= UCX_REPLIES_MAX ||
+	    p->reply_bytes >= UCX_REPLY_BYTES_MAX + UCX_REPLY_BYTES_SLACK)
 		return; /* it reads nothing: its deadline fails the rest */
 	if (st == DOCA_SUCCESS && !room_for(p, &q)) {
 		defer_get(p, &q);
@@ -707,16 +734,19 @@ void odma_ucx_req_am(const void *header, size_t header_length, void *data, size_
 	if (rx->reply_ep == NULL)
 		return; /* no one to answer: a hostile or broken peer */
 	p = client_of(rx->reply_ep);
-	serve_one(rx->reply_ep, p, header, header_length, data, length, rx->rndv,
-	          p ? &p->round : NULL);
-	if (p != NULL && p->round != NULL && !p->round_listed) { /* the list holds it till sent */
-		pthread_mutex_lock(&odma_ux.lock);
-		p->refs++;
-		pthread_mutex_unlock(&odma_ux.lock);
+	if (p == NULL) {
+		serve_one(rx->reply_ep, NULL, header, header_length, data, length, rx->rndv, NULL);
+		return;
+	}
+	odma_ucx_peer_ref(p); /* an ATTACH naming another address ends @p while it is served */
+	serve_one(rx->reply_ep, p, header, header_length, data, length, rx->rndv, &p->round);
+	if (p->round != NULL && !p->round_listed) { /* the list holds it till sent */
+		odma_ucx_peer_ref(p);
 		p->round_next = odma_ucx_round_peers;
 		p->round_listed = true;
 		odma_ucx_round_peers = p;
 	}
+	odma_ucx_peer_unref(p);
 }
 
 void odma_ucx_reqs_am(const void *header, size_t header_length, void *data, size_t length,
