@@ -197,10 +197,11 @@ static bool rd_cm_rejected(struct rd_stream *s)
 	struct doca_rdma_connection *c = s->conn;
 
 	pthread_mutex_lock(&rd->lock);
-	if (c != NULL && c->state == RD_C_CONNECTING)
+	/* only the server's answer to our request; else the stream's end raises what is due */
+	if (c != NULL && c->cm && s == c->out && c->state == RD_C_CONNECTING) {
 		odma_rd_event_locked(rd, c, RD_E_FAILURE);
-	if (c != NULL)
 		odma_rd_conn_close_locked(c, false);
+	}
 	pthread_mutex_unlock(&rd->lock);
 	return false;
 }

@@ -664,6 +664,68 @@ static void test_rejected_requests_free_their_slots(void **state)
 	}
 }
 
+/* An established CM connection made by hand: *@c1 the client's request stream, *@c2 its
+ * second (the one the target's answers come on). */
+static void cm_client_established(struct rw_chan **c1, struct rw_chan **c2)
+{
+	struct tstat before = stat_of_target();
+	struct rw_hdr h, rev = { .magic = RW_MAGIC, .type = RW_CM_REV }, resp;
+
+	*c1 = rw_dial("127.0.0.1", cm_port);
+	assert_non_null(*c1);
+	put(*c1, RW_CM_REQ, NULL, 0);
+	COUNT_REACHES(requests, before.requests + 1);
+	command("a\n", "accepted 0");
+	assert_int_equal(rw_next(*c1, &h, 5000), 1);
+	assert_int_equal(h.type, RW_CM_ACCEPT);
+	*c2 = rw_dial("127.0.0.1", cm_port);
+	assert_non_null(*c2);
+	rev.arg0 = h.arg0;
+	memcpy(rev.key, h.key, 16);
+	assert_true(rw_write(*c2, &rev, NULL, 0, NULL, 0));
+	assert_true(rw_read_hdr(*c2, &resp, 5000));
+	assert_int_equal(resp.type, RW_RESP);
+	assert_int_equal(resp.status, DOCA_SUCCESS);
+	COUNT_REACHES(established, before.established + 1);
+}
+
+/*
+ * A client that ends each established connection with a CM reject (an answer to a request
+ * the target never made) instead of a disconnect, ten times on a target of 8 connections: the
+ * program hears of each end (its disconnection callback), so each slot comes back. (The
+ * reject closed the connection silently: after 8 the target refused every request.)
+ */
+static void test_client_rejects_established(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 10; i++) {
+		struct tstat before = stat_of_target();
+		struct rw_chan *c1, *c2;
+
+		cm_client_established(&c1, &c2);
+		put(c1, RW_CM_REJECT, NULL, 0);
+		COUNT_REACHES(disconnected, before.disconnected + 1);
+		closed_by_target(c1);
+		closed_by_target(c2);
+	}
+}
+
+/* A server that rejects a connection it accepted: the client's program hears of the end. */
+static void test_server_rejects_established(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_chan *req, *rev;
+
+	(void)state;
+	cm_accept(&req, &rev, DOCA_SUCCESS);
+	COUNT_REACHES(established, before.established + 1);
+	put(req, RW_CM_REJECT, NULL, 0);
+	COUNT_REACHES(disconnected, before.disconnected + 1);
+	closed_by_target(req);
+	closed_by_target(rev);
+	threads_back_to(before.threads);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -678,12 +740,14 @@ int main(void)
 		cmocka_unit_test(test_requests_beyond_connections),
 		cmocka_unit_test(test_client_silent_after_accept),
 		cmocka_unit_test(test_rejected_requests_free_their_slots),
+		cmocka_unit_test(test_client_rejects_established),
 		cmocka_unit_test(test_server_hangs_up),
 		cmocka_unit_test(test_server_answers_nothing_asked),
 		cmocka_unit_test(test_server_refuses_second_stream),
 		cmocka_unit_test(test_server_misbehaves_after_accept),
 		cmocka_unit_test(test_server_answers_nothing_asked_later),
 		cmocka_unit_test(test_server_never_answers),
+		cmocka_unit_test(test_server_rejects_established),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
