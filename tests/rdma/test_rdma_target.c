@@ -5,18 +5,25 @@
  * The exporter's own check of a remote access (white box: doca_priv_rdma_mem_access, what
  * every RDMA reader thread calls): whatever a peer sends, nothing outside a live export
  * with the right permission is touched. Forged records, keys, ranges, misaligned atomics,
- * a missing permission and a revoked export are each refused with their code.
+ * a missing permission and a revoked export are each refused with their code. A page the
+ * program made read-only after the export fails a peer's write and atomics, not the process.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "core/copy/copy.h"
 #include "core/memory/memory.h"
+#include "core/transport/transport.h"
 #include "test_util.h"
 
 static uint8_t mem[4096] __attribute__((aligned(64)));
@@ -101,11 +108,111 @@ static void test_target_checks(void **state)
 	assert_ok(doca_dev_close(dev));
 }
 
-int main(void)
+/* In the child of test_read_only_page: a failed check ends it with status 1. */
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
+			_exit(1);                                                                  \
+		}                                                                                  \
+	} while (0)
+
+/* A peer's accesses to a page the program made read-only after the export. */
+static void read_only_page(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *p =
+	        mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct doca_dev *dev;
+	struct odma_export_desc d;
+	struct doca_mmap *m;
+	uint64_t base = (uint64_t)(uintptr_t)p, v[2], old = 0;
+	const void *blob;
+	const char *why;
+	size_t n;
+
+	dev = tu_open_pci_or_null("b1:00.0");
+	CHECK(p != MAP_FAILED && dev != NULL);
+	memset(p, 0x22, (size_t)pg);
+	CHECK(doca_mmap_create(&m) == DOCA_SUCCESS);
+	CHECK(doca_mmap_set_memrange(m, p, (size_t)pg) == DOCA_SUCCESS);
+	CHECK(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE |
+	                                           DOCA_ACCESS_FLAG_RDMA_READ |
+	                                           DOCA_ACCESS_FLAG_RDMA_WRITE |
+	                                           DOCA_ACCESS_FLAG_RDMA_ATOMIC) == DOCA_SUCCESS);
+	CHECK(doca_mmap_add_dev(m, dev) == DOCA_SUCCESS && doca_mmap_start(m) == DOCA_SUCCESS);
+	CHECK(doca_mmap_export_rdma(m, dev, &blob, &n) == DOCA_SUCCESS);
+	CHECK(odma_export_desc_parse(blob, n, &d, &why) == DOCA_SUCCESS);
+	CHECK(mprotect(p, (size_t)pg, PROT_READ) == 0);
+	/* a read serves; a write, a fetch-add, a compare-and-swap fail (the atomics crashed) */
+	CHECK(doca_priv_rdma_mem_access(d.record_addr, d.key, base, 8, ODMA_RDMA_OP_READ, v) ==
+	      DOCA_SUCCESS);
+	CHECK(v[0] == 0x2222222222222222ull);
+	CHECK(doca_priv_rdma_mem_access(d.record_addr, d.key, base, 8, ODMA_RDMA_OP_WRITE, v) ==
+	      DOCA_ERROR_IO_FAILED);
+	v[0] = 1;
+	CHECK(doca_priv_rdma_mem_access(d.record_addr, d.key, base, 8, ODMA_RDMA_OP_FETCH_ADD, v) ==
+	      DOCA_ERROR_IO_FAILED);
+	v[0] = 0x2222222222222222ull;
+	v[1] = 5;
+	CHECK(doca_priv_rdma_mem_access(d.record_addr, d.key, base, 8, ODMA_RDMA_OP_CMP_SWP, v) ==
+	      DOCA_ERROR_IO_FAILED);
+	/* the same grant through the transport's atomics (a peer over the network) */
+	for (int op = ODMA_TP_AT_FADD; op <= ODMA_TP_AT_CAS; op++)
+		CHECK(odma_tp_region_atomic(d.region_id, d.key, d.generation, base + 8, op, 1,
+		                            0x2222222222222222ull, &old) == DOCA_ERROR_IO_FAILED);
+	CHECK(odma_tp_region_atomic(d.region_id, d.key, d.generation, base + 8, ODMA_TP_AT_READ, 0,
+	                            0, &old) == DOCA_SUCCESS &&
+	      old == 0x2222222222222222ull);
+	CHECK(mprotect(p, (size_t)pg, PROT_READ | PROT_WRITE) == 0);
+	v[0] = 1;
+	CHECK(doca_priv_rdma_mem_access(d.record_addr, d.key, base, 8, ODMA_RDMA_OP_FETCH_ADD, v) ==
+	      DOCA_SUCCESS);
+	CHECK(v[0] == 0x2222222222222222ull && p[0] == 0x23);
+	CHECK(doca_mmap_destroy(m) == DOCA_SUCCESS && doca_dev_close(dev) == DOCA_SUCCESS);
+}
+
+/*
+ * This program run again (--read-only-page: a fresh process, whose fault guard is installed
+ * over SIGSEGV and SIGBUS at their default action, not over cmocka's handler): a fault the
+ * guard did not catch kills it with the signal.
+ */
+static const char *self; /* this program (argv[0]) */
+
+static void test_read_only_page(void **state)
+{
+	char *argv[] = { "test_rdma_target", "--read-only-page", NULL };
+	pid_t pid;
+	int st;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		tu_execv(self, argv); /* through the emulator under qemu-user */
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (WIFSIGNALED(st))
+		fail_msg("a peer's access to a read-only page killed the process with signal %d",
+		         WTERMSIG(st));
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_target_checks),
+		cmocka_unit_test(test_read_only_page),
 	};
+
+	self = argv[0];
+	if (argc == 2 && strcmp(argv[1], "--read-only-page") == 0) {
+		CHECK(odma_copy_init() == DOCA_SUCCESS); /* the guard, as any odma process has it */
+		read_only_page();
+		return 0;
+	}
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,8 +10,8 @@
  * handler that was installed before ours (or the default action, which then kills the
  * process with the original signal, as without odma).
  *
- * The handler is installed once, by the first doca_pe_create (or the UCX transport's first
- * copy into or out of application memory, guard_tp_copy), unless ODMA_COPY_GUARD=0. A
+ * The handler is installed once, by the first doca_pe_create (or the transport's first
+ * access to application memory, guard_tp_run), unless ODMA_COPY_GUARD=0. A
  * program that installs its own SIGSEGV/SIGBUS handler later replaces ours; its copies then
  * fault as they would without the guard. Cost on the fast path: a sigsetjmp without the signal mask
  * and two stores to a thread-local pointer per copy; the fault path unblocks the signal again.
@@ -118,12 +118,12 @@ doca_error_t odma_guard_fault(const struct odma_guard *g)
 }
 
 /*
- * The transport's fault-safe local copy (odma_tp_set_local_copy): the UCX transport's threads
- * copy into and out of application memory with it, also in a process that never creates a
- * PE (an exporter), so the first such copy installs the guard. ENOSYS when the guard is off:
- * the transport then copies with process_vm_readv.
+ * The transport's fault guard (odma_tp_set_guard): what serves a peer's access to application
+ * memory (copies, atomics) runs under it, also in a process that never creates a PE (an
+ * exporter), so the first such access installs the guard. ENOSYS when the guard is off: the
+ * transport then copies with process_vm_readv.
  */
-static int guard_tp_copy(void *dst, const void *src, size_t n)
+static int guard_tp_run(void (*fn)(void *arg), void *arg)
 {
 	struct odma_guard g;
 
@@ -135,14 +135,14 @@ static int guard_tp_copy(void *dst, const void *src, size_t n)
 		return EFAULT;
 	}
 	odma_guard_enter(&g);
-	memcpy(dst, src, n);
+	fn(arg);
 	odma_guard_leave();
 	return 0;
 }
 
 __attribute__((constructor)) static void guard_give_transport(void)
 {
-	odma_tp_set_local_copy(guard_tp_copy);
+	odma_tp_set_guard(guard_tp_run);
 }
 
 doca_error_t odma_guarded_memmove(void *dst, const void *src, size_t n)

@@ -523,35 +523,30 @@ static uint32_t rdma_op_perm(int op)
 }
 
 /*
- * Serves one access to the program's memory. Reads and writes take the transport's fault-safe
- * copy: a page the program unmapped or protected after the export fails the access
- * (IO_FAILED), not the process. An atomic first reads its word that way, so an unmapped word
- * fails too (the program would have to unmap it in the instant between to crash us).
+ * Serves one access to the program's memory, fault-safe (the transport's guard): a page the
+ * program unmapped or protected after the export fails the access (IO_FAILED), not the
+ * process, the atomics' too.
  */
 static doca_error_t rdma_do(int op, uint8_t *p, uint64_t len, void *buf)
 {
-	uint64_t *v = buf, probe;
+	uint64_t *v = buf;
+	int err;
 
 	switch (op) {
 	case ODMA_RDMA_OP_READ:
-		return odma_tp_safe_copy(buf, p, len) == 0 ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
+		err = odma_tp_safe_copy(buf, p, len);
+		break;
 	case ODMA_RDMA_OP_WRITE:
-		return odma_tp_safe_copy(p, buf, len) == 0 ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
+		err = odma_tp_safe_copy(p, buf, len);
+		break;
+	case ODMA_RDMA_OP_CMP_SWP: /* v[0] the expected value, then the old one either way */
+		err = odma_tp_safe_atomic((uint64_t *)(void *)p, ODMA_TP_AT_CAS, v[1], v[0], &v[0]);
+		break;
 	default:
+		err = odma_tp_safe_atomic((uint64_t *)(void *)p, ODMA_TP_AT_FADD, v[0], 0, &v[0]);
 		break;
 	}
-	if (odma_tp_safe_copy(&probe, p, sizeof(probe)) != 0)
-		return DOCA_ERROR_IO_FAILED;
-	switch (op) {
-	case ODMA_RDMA_OP_CMP_SWP:
-		__atomic_compare_exchange_n((uint64_t *)(void *)p, &v[0], v[1], false,
-		                            __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-		break; /* v[0] holds the old value either way */
-	default:
-		v[0] = __atomic_fetch_add((uint64_t *)(void *)p, v[0], __ATOMIC_SEQ_CST);
-		break;
-	}
-	return DOCA_SUCCESS;
+	return err == 0 ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
 }
 
 /* One forwarded transfer's wait (any thread may complete it). */

@@ -564,14 +564,12 @@ doca_error_t odma_tp_region_atomic(uint64_t id, const uint8_t key[16], uint32_t 
 	/*
 	 * Every atomic, the read too, needs ODMA_TP_ATOMIC. A sync event's value is memory odma
 	 * owns and never unmaps while registered. An RDMA grant's memory belongs to the program,
-	 * which may unmap or protect it: its word is read by a fault-safe copy first, so a
-	 * page gone before the request fails it (the program would have to unmap the page in the
-	 * instant between the two to crash us, as for the requests libdoca_rdma serves itself).
+	 * which may unmap or protect it: its atomic runs under the fault guard, so a page gone or
+	 * write-protected fails the request (odma_tp_safe_atomic).
 	 */
 	uint32_t perm = ODMA_TP_ATOMIC;
 	doca_error_t r = DOCA_ERROR_INVALID_VALUE;
 	struct odma_tp_region *reg;
-	uint64_t probe;
 
 	if ((addr & 7) != 0 || op < ODMA_TP_AT_READ || op > ODMA_TP_AT_CAS)
 		return DOCA_ERROR_INVALID_VALUE;
@@ -579,15 +577,16 @@ doca_error_t odma_tp_region_atomic(uint64_t id, const uint8_t key[16], uint32_t 
 	if (id >= 1 && id <= reg_n) {
 		reg = reg_all[id - 1];
 		r = reg_check_locked(reg, key, generation, addr, 8, perm, REG_TP_ATOMIC);
-		if (r == DOCA_SUCCESS && reg->grant == ODMA_TP_GRANT_RDMA &&
-		    odma_tp_safe_copy(&probe, (const void *)(uintptr_t)addr, 8) != 0)
-			r = DOCA_ERROR_IO_FAILED;
 		/* the lock keeps a sync event mapped: its owner revokes (locks) before unmapping */
-		if (r == DOCA_SUCCESS) {
+		if (r == DOCA_SUCCESS && reg->grant == ODMA_TP_GRANT_RDMA) {
+			if (odma_tp_safe_atomic((uint64_t *)(uintptr_t)addr, op, operand, compare,
+			                        old) != 0)
+				r = DOCA_ERROR_IO_FAILED;
+		} else if (r == DOCA_SUCCESS) {
 			reg_apply_atomic((uint64_t *)(uintptr_t)addr, op, operand, compare, old);
-			if (op != ODMA_TP_AT_READ && reg->on_update != NULL)
-				reg->on_update(reg->update_arg);
 		}
+		if (r == DOCA_SUCCESS && op != ODMA_TP_AT_READ && reg->on_update != NULL)
+			reg->on_update(reg->update_arg);
 	}
 	pthread_mutex_unlock(&reg_lock);
 	return r;
@@ -779,24 +778,72 @@ void odma_tp_ep_close(struct odma_tp_ep *ep)
 	tp_ep_ops(ep)->ep_close(ep);
 }
 
-/* ---- the fault-safe copy within this process (transport.h) ---- */
+/* ---- fault-safe accesses within this process (transport.h) ---- */
 
-static odma_tp_local_copy_fn *_Atomic tp_local_copy;
+static odma_tp_guard_fn *_Atomic tp_guard;
 
-void odma_tp_set_local_copy(odma_tp_local_copy_fn *fn)
+void odma_tp_set_guard(odma_tp_guard_fn *guard)
 {
-	atomic_store(&tp_local_copy, fn);
+	atomic_store(&tp_guard, guard);
+}
+
+/* @fn(@arg) under the guard: 0, EFAULT, or ENOSYS (no guard: @fn did not run). */
+static int tp_guarded(void (*fn)(void *arg), void *arg)
+{
+	odma_tp_guard_fn *g = atomic_load_explicit(&tp_guard, memory_order_relaxed);
+
+	return g != NULL ? g(fn, arg) : ENOSYS;
+}
+
+struct tp_copy {
+	void *dst;
+	const void *src;
+	size_t len;
+};
+
+static void tp_copy_run(void *arg)
+{
+	struct tp_copy *c = arg;
+
+	memcpy(c->dst, c->src, c->len);
 }
 
 int odma_tp_safe_copy(void *dst, const void *src, size_t len)
 {
-	odma_tp_local_copy_fn *fast = atomic_load_explicit(&tp_local_copy, memory_order_relaxed);
+	struct tp_copy c = { dst, src, len };
 	struct iovec l = { dst, len }, r = { (void *)(uintptr_t)src, len };
-	int err = fast != NULL ? fast(dst, src, len) : ENOSYS;
+	int err = tp_guarded(tp_copy_run, &c);
 
 	if (err != ENOSYS)
 		return err;
 	return odma_cma_xfer(getpid(), false, &l, 1, &r, 1);
+}
+
+struct tp_atomic {
+	uint64_t *p;
+	int op;
+	uint64_t operand, compare, *old;
+};
+
+static void tp_atomic_run(void *arg)
+{
+	struct tp_atomic *a = arg;
+
+	reg_apply_atomic(a->p, a->op, a->operand, a->compare, a->old);
+}
+
+int odma_tp_safe_atomic(uint64_t *p, int op, uint64_t operand, uint64_t compare, uint64_t *old)
+{
+	struct tp_atomic a = { p, op, operand, compare, old };
+	uint64_t probe;
+	int err = tp_guarded(tp_atomic_run, &a);
+
+	if (err != ENOSYS)
+		return err;
+	err = odma_tp_safe_copy(&probe, p, sizeof(probe));
+	if (err == 0)
+		tp_atomic_run(&a);
+	return err;
 }
 
 /* ---- the address of this side on the emulated device's network (transport.h) ---- */

@@ -86,8 +86,8 @@ enum odma_tp_perm {
 	/*
 	 * A peer may apply an atomic to an aligned u64 (odma_tp_region_atomic). Granted to
 	 * library-owned memory that stays mapped until the region is revoked (sync events), and
-	 * to the program's memory of an RDMA grant with RDMA_ATOMIC, whose word the exporter
-	 * reads by a fault-safe copy first (an unmapped word fails the atomic).
+	 * to the program's memory of an RDMA grant with RDMA_ATOMIC, on which the exporter applies
+	 * it under the fault guard (a word unmapped or read-only fails the atomic).
 	 */
 	ODMA_TP_ATOMIC = 1u << 2,
 };
@@ -609,11 +609,11 @@ doca_error_t odma_tp_region_check(uint64_t id, const uint8_t key[16], uint32_t g
  * The exporter's side of one remote atomic (@op: enum odma_tp_atomic_op, not BYTES; @operand
  * and @compare as in struct odma_tp_io) on the u64 at @addr of region @id: the checks of
  * odma_tp_region_check for 8 bytes with ATOMIC (a PCI grant: a sync event's value; an RDMA
- * grant: program memory, read by a fault-safe copy first), @addr 8-byte aligned, then the
- * atomic itself under the registry lock (a revocation waits for it), and the region's
- * on_update after a change. *@old receives the value before the operation. DOCA_SUCCESS,
- * DOCA_ERROR_NOT_PERMITTED, DOCA_ERROR_INVALID_VALUE (as region_check; misaligned),
- * DOCA_ERROR_IO_FAILED (the program's word is not mapped).
+ * grant: program memory, the atomic under the fault guard: odma_tp_safe_atomic), @addr 8-byte
+ * aligned, then the atomic itself under the registry lock (a revocation waits for it), and the
+ * region's on_update after a change. *@old receives the value before the operation.
+ * DOCA_SUCCESS, DOCA_ERROR_NOT_PERMITTED, DOCA_ERROR_INVALID_VALUE (as region_check;
+ * misaligned), DOCA_ERROR_IO_FAILED (the program's word is not mapped, or not writable).
  */
 doca_error_t odma_tp_region_atomic(uint64_t id, const uint8_t key[16], uint32_t generation,
                                    uint64_t addr, int op, uint64_t operand, uint64_t compare,
@@ -782,23 +782,29 @@ const char *odma_cma_eperm_fix(void);
 const char *odma_cma_enosys_fix(void);
 
 /*
- * A fault-safe copy within this process that costs no system call: core/copy's fault guard
- * (a fault inside it fails the copy instead of killing the process). It returns 0, EFAULT
- * when the copy faulted, or ENOSYS when the guard is off (ODMA_COPY_GUARD=0, or it could not
- * be installed): the caller then copies with process_vm_readv (or a pipe, without CMA). core/copy
- * gives it at load time (the UCX transport's copies into and out of application memory use it);
- * NULL until.
+ * Runs @fn(@arg) under core/copy's fault guard, which costs no system call: a fault inside it
+ * ends @fn and fails the call instead of killing the process. It returns 0, EFAULT when @fn
+ * faulted, or ENOSYS when the guard is off (ODMA_COPY_GUARD=0, or it could not be installed;
+ * @fn did not run). core/copy gives it at load time; NULL until.
  */
-typedef int odma_tp_local_copy_fn(void *dst, const void *src, size_t len);
-void odma_tp_set_local_copy(odma_tp_local_copy_fn *fn);
+typedef int odma_tp_guard_fn(void (*fn)(void *arg), void *arg);
+void odma_tp_set_guard(odma_tp_guard_fn *guard);
 
 /*
- * Copies @len bytes within this process, fault-safe: with core/copy's fault guard when it is
- * on (odma_tp_set_local_copy: no system call), else with process_vm_readv. What serves a
- * peer's access to program memory uses it: an unmapped page fails that access, never the
- * process. 0 or an errno (EFAULT: a side is not mapped, or not writable for @dst).
+ * Copies @len bytes within this process, fault-safe: under core/copy's fault guard when it is
+ * on (odma_tp_set_guard), else with process_vm_readv. What serves a peer's access to program
+ * memory uses it: an unmapped page fails that access, never the process. 0 or an errno
+ * (EFAULT: a side is not mapped, or not writable for @dst).
  */
 int odma_tp_safe_copy(void *dst, const void *src, size_t len);
+
+/*
+ * Atomic @op (ODMA_TP_AT_READ, _FADD, _SWAP, _CAS) on the aligned word at @p of this process,
+ * the old value into *@old, fault-safe as odma_tp_safe_copy: a page unmapped or write-protected
+ * fails it (EFAULT), never the process. Without the guard the word is only read first (a
+ * write-protected page then still faults). 0 or an errno.
+ */
+int odma_tp_safe_atomic(uint64_t *p, int op, uint64_t operand, uint64_t compare, uint64_t *old);
 
 /*
  * The local interface whose IPv4 network holds @ip (or that has it): its name in @name and,
