@@ -98,6 +98,20 @@ static inline uint16_t tu_listen_free_port(bool (*listen)(void *arg, uint16_t po
 	return 0;
 }
 
+/*
+ * In a forked child (where a cmocka assertion would not reach the runner): a failed check
+ * ends it with a message and status 1.
+ */
+#define TU_CHECK(cond)                                                                             \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
+			_exit(1);                                                                  \
+		}                                                                                  \
+	} while (0)
+#define TU_CHECK_IS(expected, call) TU_CHECK((call) == (expected))
+#define TU_CHECK_OK(call) TU_CHECK_IS(DOCA_SUCCESS, call)
+
 /* Exit code that meson/CI report as "skipped". */
 #define ODMA_TEST_SKIP 77
 

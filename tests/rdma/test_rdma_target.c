@@ -108,15 +108,6 @@ static void test_target_checks(void **state)
 	assert_ok(doca_dev_close(dev));
 }
 
-/* In the child of test_read_only_page: a failed check ends it with status 1. */
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-			_exit(1);                                                                  \
-		}                                                                                  \
-	} while (0)
-
 /* A peer's accesses to a page the program made read-only after the export. */
 static void read_only_page(void)
 {
@@ -132,44 +123,45 @@ static void read_only_page(void)
 	size_t n;
 
 	dev = tu_open_pci_or_null("b1:00.0");
-	CHECK(p != MAP_FAILED && dev != NULL);
+	TU_CHECK(p != MAP_FAILED && dev != NULL);
 	memset(p, 0x22, (size_t)pg);
-	CHECK(doca_mmap_create(&m) == DOCA_SUCCESS);
-	CHECK(doca_mmap_set_memrange(m, p, (size_t)pg) == DOCA_SUCCESS);
-	CHECK(doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE |
-	                                           DOCA_ACCESS_FLAG_RDMA_READ |
-	                                           DOCA_ACCESS_FLAG_RDMA_WRITE |
-	                                           DOCA_ACCESS_FLAG_RDMA_ATOMIC) == DOCA_SUCCESS);
-	CHECK(doca_mmap_add_dev(m, dev) == DOCA_SUCCESS && doca_mmap_start(m) == DOCA_SUCCESS);
-	CHECK(doca_mmap_export_rdma(m, dev, &blob, &n) == DOCA_SUCCESS);
-	CHECK(odma_export_desc_parse(blob, n, &d, &why) == DOCA_SUCCESS);
-	CHECK(mprotect(p, (size_t)pg, PROT_READ) == 0);
+	TU_CHECK(doca_mmap_create(&m) == DOCA_SUCCESS);
+	TU_CHECK(doca_mmap_set_memrange(m, p, (size_t)pg) == DOCA_SUCCESS);
+	TU_CHECK(doca_mmap_set_permissions(
+	                 m, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
+	                            DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC) ==
+	         DOCA_SUCCESS);
+	TU_CHECK(doca_mmap_add_dev(m, dev) == DOCA_SUCCESS && doca_mmap_start(m) == DOCA_SUCCESS);
+	TU_CHECK(doca_mmap_export_rdma(m, dev, &blob, &n) == DOCA_SUCCESS);
+	TU_CHECK(odma_export_desc_parse(blob, n, &d, &why) == DOCA_SUCCESS);
+	TU_CHECK(mprotect(p, (size_t)pg, PROT_READ) == 0);
 	/* a read serves; a write, a fetch-add, a compare-and-swap fail (the atomics crashed) */
-	CHECK(doca_priv_rdma_mem_access(d.record_addr, d.key, base, 8, ODMA_RDMA_OP_READ, v) ==
-	      DOCA_SUCCESS);
-	CHECK(v[0] == 0x2222222222222222ull);
-	CHECK(doca_priv_rdma_mem_access(d.record_addr, d.key, base, 8, ODMA_RDMA_OP_WRITE, v) ==
-	      DOCA_ERROR_IO_FAILED);
+	TU_CHECK(doca_priv_rdma_mem_access(d.record_addr, d.key, base, 8, ODMA_RDMA_OP_READ, v) ==
+	         DOCA_SUCCESS);
+	TU_CHECK(v[0] == 0x2222222222222222ull);
+	TU_CHECK(doca_priv_rdma_mem_access(d.record_addr, d.key, base, 8, ODMA_RDMA_OP_WRITE, v) ==
+	         DOCA_ERROR_IO_FAILED);
 	v[0] = 1;
-	CHECK(doca_priv_rdma_mem_access(d.record_addr, d.key, base, 8, ODMA_RDMA_OP_FETCH_ADD, v) ==
-	      DOCA_ERROR_IO_FAILED);
+	TU_CHECK(doca_priv_rdma_mem_access(d.record_addr, d.key, base, 8, ODMA_RDMA_OP_FETCH_ADD,
+	                                   v) == DOCA_ERROR_IO_FAILED);
 	v[0] = 0x2222222222222222ull;
 	v[1] = 5;
-	CHECK(doca_priv_rdma_mem_access(d.record_addr, d.key, base, 8, ODMA_RDMA_OP_CMP_SWP, v) ==
-	      DOCA_ERROR_IO_FAILED);
+	TU_CHECK(doca_priv_rdma_mem_access(d.record_addr, d.key, base, 8, ODMA_RDMA_OP_CMP_SWP,
+	                                   v) == DOCA_ERROR_IO_FAILED);
 	/* the same grant through the transport's atomics (a peer over the network) */
 	for (int op = ODMA_TP_AT_FADD; op <= ODMA_TP_AT_CAS; op++)
-		CHECK(odma_tp_region_atomic(d.region_id, d.key, d.generation, base + 8, op, 1,
-		                            0x2222222222222222ull, &old) == DOCA_ERROR_IO_FAILED);
-	CHECK(odma_tp_region_atomic(d.region_id, d.key, d.generation, base + 8, ODMA_TP_AT_READ, 0,
-	                            0, &old) == DOCA_SUCCESS &&
-	      old == 0x2222222222222222ull);
-	CHECK(mprotect(p, (size_t)pg, PROT_READ | PROT_WRITE) == 0);
+		TU_CHECK(odma_tp_region_atomic(d.region_id, d.key, d.generation, base + 8, op, 1,
+		                               0x2222222222222222ull,
+		                               &old) == DOCA_ERROR_IO_FAILED);
+	TU_CHECK(odma_tp_region_atomic(d.region_id, d.key, d.generation, base + 8, ODMA_TP_AT_READ,
+	                               0, 0, &old) == DOCA_SUCCESS &&
+	         old == 0x2222222222222222ull);
+	TU_CHECK(mprotect(p, (size_t)pg, PROT_READ | PROT_WRITE) == 0);
 	v[0] = 1;
-	CHECK(doca_priv_rdma_mem_access(d.record_addr, d.key, base, 8, ODMA_RDMA_OP_FETCH_ADD, v) ==
-	      DOCA_SUCCESS);
-	CHECK(v[0] == 0x2222222222222222ull && p[0] == 0x23);
-	CHECK(doca_mmap_destroy(m) == DOCA_SUCCESS && doca_dev_close(dev) == DOCA_SUCCESS);
+	TU_CHECK(doca_priv_rdma_mem_access(d.record_addr, d.key, base, 8, ODMA_RDMA_OP_FETCH_ADD,
+	                                   v) == DOCA_SUCCESS);
+	TU_CHECK(v[0] == 0x2222222222222222ull && p[0] == 0x23);
+	TU_CHECK(doca_mmap_destroy(m) == DOCA_SUCCESS && doca_dev_close(dev) == DOCA_SUCCESS);
 }
 
 /*
@@ -209,7 +201,8 @@ int main(int argc, char **argv)
 
 	self = argv[0];
 	if (argc == 2 && strcmp(argv[1], "--read-only-page") == 0) {
-		CHECK(odma_copy_init() == DOCA_SUCCESS); /* the guard, as any odma process has it */
+		TU_CHECK(odma_copy_init() ==
+		         DOCA_SUCCESS); /* the guard, as any odma process has it */
 		read_only_page();
 		return 0;
 	}

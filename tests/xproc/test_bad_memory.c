@@ -36,17 +36,6 @@
 #define AREA (4u << 20) /* bytes of each test area */
 #define SPINS 100000000L
 
-/* In a child: a failed check ends it with a message and status 1. */
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-			_exit(1);                                                                  \
-		}                                                                                  \
-	} while (0)
-#define CHECK_IS(expected, call) CHECK((call) == (expected))
-#define CHECK_OK(call) CHECK_IS(DOCA_SUCCESS, call)
-
 static void run_in_child(void (*fn)(void))
 {
 	pid_t pid = fork();
@@ -70,7 +59,7 @@ static uint8_t *area(void)
 {
 	uint8_t *p = mmap(NULL, AREA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	CHECK(p != MAP_FAILED);
+	TU_CHECK(p != MAP_FAILED);
 	for (size_t i = 0; i < AREA; i++)
 		p[i] = xu_pattern(i);
 	return p;
@@ -82,12 +71,12 @@ static struct doca_dev *open_dev(void)
 	struct doca_dev *dev = NULL;
 	uint32_t n;
 
-	CHECK_OK(doca_devinfo_create_list(&list, &n));
+	TU_CHECK_OK(doca_devinfo_create_list(&list, &n));
 	for (uint32_t i = 0; i < n && dev == NULL; i++)
 		if (doca_dma_cap_task_memcpy_is_supported(list[i]) == DOCA_SUCCESS)
-			CHECK_OK(doca_dev_open(list[i], &dev));
-	CHECK_OK(doca_devinfo_destroy_list(list));
-	CHECK(dev != NULL);
+			TU_CHECK_OK(doca_dev_open(list[i], &dev));
+	TU_CHECK_OK(doca_devinfo_destroy_list(list));
+	TU_CHECK(dev != NULL);
 	return dev;
 }
 
@@ -97,12 +86,12 @@ static doca_error_t try_start(struct doca_dev *dev, void *p, size_t len, uint32_
 	struct doca_mmap *m;
 	doca_error_t r;
 
-	CHECK_OK(doca_mmap_create(&m));
-	CHECK_OK(doca_mmap_add_dev(m, dev));
-	CHECK_OK(doca_mmap_set_memrange(m, p, len));
-	CHECK_OK(doca_mmap_set_permissions(m, perms));
+	TU_CHECK_OK(doca_mmap_create(&m));
+	TU_CHECK_OK(doca_mmap_add_dev(m, dev));
+	TU_CHECK_OK(doca_mmap_set_memrange(m, p, len));
+	TU_CHECK_OK(doca_mmap_set_permissions(m, perms));
 	r = doca_mmap_start(m);
-	CHECK_OK(doca_mmap_destroy(m));
+	TU_CHECK_OK(doca_mmap_destroy(m));
 	return r;
 }
 
@@ -113,30 +102,30 @@ static void child_start_checks(void)
 	const uint32_t rw = DOCA_ACCESS_FLAG_LOCAL_READ_WRITE;
 	const uint32_t ro = DOCA_ACCESS_FLAG_LOCAL_READ_ONLY;
 
-	CHECK_OK(try_start(dev, a, AREA, rw));
+	TU_CHECK_OK(try_start(dev, a, AREA, rw));
 	/* a hole in the middle, then a range wholly unmapped */
-	CHECK(munmap(a + 4 * PAGE, PAGE) == 0);
-	CHECK_IS(DOCA_ERROR_INVALID_VALUE, try_start(dev, a, 8 * PAGE, rw));
-	CHECK_IS(DOCA_ERROR_INVALID_VALUE, try_start(dev, a, 8 * PAGE, ro));
-	CHECK_IS(DOCA_ERROR_INVALID_VALUE, try_start(dev, a + 4 * PAGE, PAGE, ro));
-	CHECK_IS(DOCA_ERROR_INVALID_VALUE, try_start(dev, a + 4 * PAGE + 100, 8, ro));
-	CHECK_OK(try_start(dev, a, 4 * PAGE, rw)); /* up to the hole */
-	CHECK_OK(try_start(dev, a + 5 * PAGE, 3 * PAGE, rw));
+	TU_CHECK(munmap(a + 4 * PAGE, PAGE) == 0);
+	TU_CHECK_IS(DOCA_ERROR_INVALID_VALUE, try_start(dev, a, 8 * PAGE, rw));
+	TU_CHECK_IS(DOCA_ERROR_INVALID_VALUE, try_start(dev, a, 8 * PAGE, ro));
+	TU_CHECK_IS(DOCA_ERROR_INVALID_VALUE, try_start(dev, a + 4 * PAGE, PAGE, ro));
+	TU_CHECK_IS(DOCA_ERROR_INVALID_VALUE, try_start(dev, a + 4 * PAGE + 100, 8, ro));
+	TU_CHECK_OK(try_start(dev, a, 4 * PAGE, rw)); /* up to the hole */
+	TU_CHECK_OK(try_start(dev, a + 5 * PAGE, 3 * PAGE, rw));
 	/* PROT_NONE: refused whatever the permissions */
-	CHECK(mprotect(a + 8 * PAGE, PAGE, PROT_NONE) == 0);
-	CHECK_IS(DOCA_ERROR_INVALID_VALUE, try_start(dev, a + 6 * PAGE, 4 * PAGE, ro));
+	TU_CHECK(mprotect(a + 8 * PAGE, PAGE, PROT_NONE) == 0);
+	TU_CHECK_IS(DOCA_ERROR_INVALID_VALUE, try_start(dev, a + 6 * PAGE, 4 * PAGE, ro));
 	/* PROT_READ: a source-only mmap may start, one devices may write into may not */
-	CHECK(mprotect(a + 10 * PAGE, 2 * PAGE, PROT_READ) == 0);
-	CHECK_OK(try_start(dev, a + 10 * PAGE, 2 * PAGE, ro));
-	CHECK_OK(try_start(dev, a + 10 * PAGE, 2 * PAGE, DOCA_ACCESS_FLAG_PCI_READ_ONLY));
-	CHECK_IS(DOCA_ERROR_NOT_PERMITTED, try_start(dev, a + 9 * PAGE, 2 * PAGE, rw));
-	CHECK_IS(DOCA_ERROR_NOT_PERMITTED,
-	         try_start(dev, a + 10 * PAGE, PAGE, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
-	CHECK_IS(DOCA_ERROR_NOT_PERMITTED,
-	         try_start(dev, a + 11 * PAGE, PAGE, DOCA_ACCESS_FLAG_RDMA_WRITE));
+	TU_CHECK(mprotect(a + 10 * PAGE, 2 * PAGE, PROT_READ) == 0);
+	TU_CHECK_OK(try_start(dev, a + 10 * PAGE, 2 * PAGE, ro));
+	TU_CHECK_OK(try_start(dev, a + 10 * PAGE, 2 * PAGE, DOCA_ACCESS_FLAG_PCI_READ_ONLY));
+	TU_CHECK_IS(DOCA_ERROR_NOT_PERMITTED, try_start(dev, a + 9 * PAGE, 2 * PAGE, rw));
+	TU_CHECK_IS(DOCA_ERROR_NOT_PERMITTED,
+	            try_start(dev, a + 10 * PAGE, PAGE, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
+	TU_CHECK_IS(DOCA_ERROR_NOT_PERMITTED,
+	            try_start(dev, a + 11 * PAGE, PAGE, DOCA_ACCESS_FLAG_RDMA_WRITE));
 	/* a read-only string literal as the source of a local copy */
-	CHECK_OK(try_start(dev, (void *)"read-only source", 16, ro));
-	CHECK_OK(doca_dev_close(dev));
+	TU_CHECK_OK(try_start(dev, (void *)"read-only source", 16, ro));
+	TU_CHECK_OK(doca_dev_close(dev));
 }
 
 static void start_checks(void **state)
@@ -182,10 +171,10 @@ static struct doca_mmap *rig_mmap(struct doca_dev *dev, void *p)
 {
 	struct doca_mmap *m;
 
-	CHECK_OK(doca_mmap_create(&m));
-	CHECK_OK(doca_mmap_add_dev(m, dev));
-	CHECK_OK(doca_mmap_set_memrange(m, p, AREA));
-	CHECK_OK(doca_mmap_start(m));
+	TU_CHECK_OK(doca_mmap_create(&m));
+	TU_CHECK_OK(doca_mmap_add_dev(m, dev));
+	TU_CHECK_OK(doca_mmap_set_memrange(m, p, AREA));
+	TU_CHECK_OK(doca_mmap_start(m));
 	return m;
 }
 
@@ -198,14 +187,14 @@ static void rig_init(struct doca_dev *dev, struct doca_mmap *src_mmap, uint8_t *
 	memset(rig.dst, 0, AREA);
 	rig.ms = src_mmap != NULL ? src_mmap : rig_mmap(rig.dev, rig.src);
 	rig.md = rig_mmap(rig.dev, rig.dst);
-	CHECK_OK(doca_buf_inventory_create(64, &rig.inv));
-	CHECK_OK(doca_buf_inventory_start(rig.inv));
-	CHECK_OK(doca_pe_create(&rig.pe));
-	CHECK_OK(doca_dma_create(rig.dev, &rig.dma));
-	CHECK_OK(doca_ctx_set_state_changed_cb(doca_dma_as_ctx(rig.dma), rig_state_cb));
-	CHECK_OK(doca_dma_task_memcpy_set_conf(rig.dma, rig_cb, rig_cb, 8));
-	CHECK_OK(doca_pe_connect_ctx(rig.pe, doca_dma_as_ctx(rig.dma)));
-	CHECK_OK(doca_ctx_start(doca_dma_as_ctx(rig.dma)));
+	TU_CHECK_OK(doca_buf_inventory_create(64, &rig.inv));
+	TU_CHECK_OK(doca_buf_inventory_start(rig.inv));
+	TU_CHECK_OK(doca_pe_create(&rig.pe));
+	TU_CHECK_OK(doca_dma_create(rig.dev, &rig.dma));
+	TU_CHECK_OK(doca_ctx_set_state_changed_cb(doca_dma_as_ctx(rig.dma), rig_state_cb));
+	TU_CHECK_OK(doca_dma_task_memcpy_set_conf(rig.dma, rig_cb, rig_cb, 8));
+	TU_CHECK_OK(doca_pe_connect_ctx(rig.pe, doca_dma_as_ctx(rig.dma)));
+	TU_CHECK_OK(doca_ctx_start(doca_dma_as_ctx(rig.dma)));
 }
 
 /*
@@ -224,32 +213,32 @@ static doca_error_t rig_copy(size_t off, size_t len, unsigned int pieces)
 	for (unsigned int i = 0; i < pieces; i++) {
 		size_t n = i + 1 < pieces ? step : len - step * i;
 
-		CHECK_OK(doca_buf_inventory_buf_get_by_data(rig.inv, rig.ms,
-		                                            rig.src + off + step * i, n, &b));
+		TU_CHECK_OK(doca_buf_inventory_buf_get_by_data(rig.inv, rig.ms,
+		                                               rig.src + off + step * i, n, &b));
 		if (s == NULL)
 			s = b;
 		else
-			CHECK_OK(doca_buf_chain_list(s, b));
-		CHECK_OK(doca_buf_inventory_buf_get_by_addr(rig.inv, rig.md,
-		                                            rig.dst + off + step * i, n, &b));
+			TU_CHECK_OK(doca_buf_chain_list(s, b));
+		TU_CHECK_OK(doca_buf_inventory_buf_get_by_addr(rig.inv, rig.md,
+		                                               rig.dst + off + step * i, n, &b));
 		if (d == NULL)
 			d = b;
 		else
-			CHECK_OK(doca_buf_chain_list(d, b));
+			TU_CHECK_OK(doca_buf_chain_list(d, b));
 	}
-	CHECK_OK(doca_dma_task_memcpy_alloc_init(rig.dma, s, d, ud, &t));
-	CHECK_OK(doca_task_submit(doca_dma_task_memcpy_as_task(t)));
+	TU_CHECK_OK(doca_dma_task_memcpy_alloc_init(rig.dma, s, d, ud, &t));
+	TU_CHECK_OK(doca_task_submit(doca_dma_task_memcpy_as_task(t)));
 	for (long i = 0; i < SPINS && rig.done == done; i++)
 		doca_pe_progress(rig.pe);
-	CHECK(rig.done == done + 1);
+	TU_CHECK(rig.done == done + 1);
 	for (long i = 0;
 	     i < SPINS && rig.state != DOCA_CTX_STATE_IDLE && rig.state != DOCA_CTX_STATE_RUNNING;
 	     i++)
 		doca_pe_progress(rig.pe);
 	if (rig.state == DOCA_CTX_STATE_IDLE)
-		CHECK_OK(doca_ctx_start(doca_dma_as_ctx(rig.dma)));
-	CHECK_OK(doca_buf_dec_refcount(s, NULL));
-	CHECK_OK(doca_buf_dec_refcount(d, NULL));
+		TU_CHECK_OK(doca_ctx_start(doca_dma_as_ctx(rig.dma)));
+	TU_CHECK_OK(doca_buf_dec_refcount(s, NULL));
+	TU_CHECK_OK(doca_buf_dec_refcount(d, NULL));
 	return rig.status;
 }
 
@@ -261,9 +250,9 @@ static const size_t sizes[] = { 64, PAGE, 96 << 10, 1 << 20 };
 static void spoil(uint8_t *p, size_t off, size_t len, char how)
 {
 	if (how == 'U')
-		CHECK(munmap(p + off, len) == 0);
+		TU_CHECK(munmap(p + off, len) == 0);
 	else
-		CHECK(mprotect(p + off, len, how == 'R' ? PROT_READ : PROT_NONE) == 0);
+		TU_CHECK(mprotect(p + off, len, how == 'R' ? PROT_READ : PROT_NONE) == 0);
 }
 
 static void spoil_and_copy(bool in_dst, char how)
@@ -276,11 +265,11 @@ static void spoil_and_copy(bool in_dst, char how)
 
 		/* a good copy first, then the same range spoiled; pieces: one and three */
 		for (unsigned int pieces = 1; pieces <= 3; pieces += 2) {
-			CHECK_OK(rig_copy(off, sizes[k], pieces));
-			CHECK(memcmp(rig.dst + off, rig.src + off, sizes[k]) == 0);
+			TU_CHECK_OK(rig_copy(off, sizes[k], pieces));
+			TU_CHECK(memcmp(rig.dst + off, rig.src + off, sizes[k]) == 0);
 			/* spoil the last page of the range: the tail of a split, a list's end */
 			spoil(in_dst ? rig.dst : rig.src, off + len - PAGE, PAGE, how);
-			CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(off, sizes[k], pieces));
+			TU_CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(off, sizes[k], pieces));
 			off += len;
 		}
 	}
@@ -358,30 +347,30 @@ static void child_remote(void)
 	int fd;
 	pid_t child;
 
-	CHECK(xbuf != MAP_FAILED);
+	TU_CHECK(xbuf != MAP_FAILED);
 	child = xu_spawn_exporter(xbuf, AREA, DOCA_ACCESS_FLAG_PCI_READ_WRITE, &fd);
-	CHECK(child > 0);
-	CHECK(xu_full_io(fd, hdr, sizeof(hdr), false) && hdr[0] <= sizeof(desc));
-	CHECK(xu_full_io(fd, desc, hdr[0], false));
-	CHECK((dev = tu_open_pci_or_null("03:00.0")) != NULL);
-	CHECK_OK(doca_mmap_create_from_export(NULL, desc, hdr[0], dev, &remote));
+	TU_CHECK(child > 0);
+	TU_CHECK(xu_full_io(fd, hdr, sizeof(hdr), false) && hdr[0] <= sizeof(desc));
+	TU_CHECK(xu_full_io(fd, desc, hdr[0], false));
+	TU_CHECK((dev = tu_open_pci_or_null("03:00.0")) != NULL);
+	TU_CHECK_OK(doca_mmap_create_from_export(NULL, desc, hdr[0], dev, &remote));
 	rig_init(dev, remote, (uint8_t *)(uintptr_t)hdr[1]);
 	/* remote source into local destination, then the exporter's range read-only */
-	CHECK_OK(rig_copy(0, 64 << 10, 1));
-	CHECK(rig.dst[100] == xu_pattern(100));
+	TU_CHECK_OK(rig_copy(0, 64 << 10, 1));
+	TU_CHECK(rig.dst[100] == xu_pattern(100));
 	/* 1 MiB: a split copy (issue 22), its chunks read by several threads; one and three
 	 * pieces */
 	for (unsigned int pieces = 1; pieces <= 3; pieces += 2) {
 		memset(rig.dst, 0, 1 << 20);
-		CHECK_OK(rig_copy(0, 1 << 20, pieces));
+		TU_CHECK_OK(rig_copy(0, 1 << 20, pieces));
 		for (size_t i = 0; i < (1u << 20); i += 4093)
-			CHECK(rig.dst[i] == xu_pattern(i));
-		CHECK(rig.dst[(1u << 20) - 1] == xu_pattern((1u << 20) - 1));
+			TU_CHECK(rig.dst[i] == xu_pattern(i));
+		TU_CHECK(rig.dst[(1u << 20) - 1] == xu_pattern((1u << 20) - 1));
 	}
 	/* this process' destination read-only: the read into it fails */
 	spoil(rig.dst, 0, PAGE, 'R');
-	CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(0, 64 << 10, 1));
-	CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(0, 64 << 10, 3));
+	TU_CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(0, 64 << 10, 1));
+	TU_CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(0, 64 << 10, 3));
 	/*
 	 * this process' source unmapped in the middle of a 256 KiB write: it fails, and what it
 	 * left in the exporter's range, on either side of the hole, is the source's bytes or the
@@ -392,27 +381,28 @@ static void child_remote(void)
 	memset(rig.dst + (1u << 20), 0xee, 256u << 10);
 	spoil(rig.dst, (1u << 20) + (128u << 10), PAGE, 'U');
 	rig_swap();
-	CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(1u << 20, 256u << 10, 1));
+	TU_CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(1u << 20, 256u << 10, 1));
 	rig_swap();
-	CHECK_OK(rig_copy(1u << 20, 128u << 10, 1));
-	CHECK_OK(rig_copy((1u << 20) + (132u << 10), 124u << 10, 1));
+	TU_CHECK_OK(rig_copy(1u << 20, 128u << 10, 1));
+	TU_CHECK_OK(rig_copy((1u << 20) + (132u << 10), 124u << 10, 1));
 	for (size_t i = 1u << 20; i < (1u << 20) + (256u << 10); i++)
-		CHECK((i >> 12) == ((1u << 20) + (128u << 10)) >> 12 || rig.dst[i] == 0xee ||
-		      rig.dst[i] == xu_pattern(i));
+		TU_CHECK((i >> 12) == ((1u << 20) + (128u << 10)) >> 12 || rig.dst[i] == 0xee ||
+		         rig.dst[i] == xu_pattern(i));
 	/* the exporter's range read-only: a write into it fails */
 	cmd = 'P';
-	CHECK(xu_full_io(fd, &cmd, 1, true) && xu_full_io(fd, &cmd, 1, false) && cmd == 'P');
+	TU_CHECK(xu_full_io(fd, &cmd, 1, true) && xu_full_io(fd, &cmd, 1, false) && cmd == 'P');
 	rig_swap();
-	CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(PAGE, 8 << 10, 1));
+	TU_CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(PAGE, 8 << 10, 1));
 	rig_swap();
 	/* the exporter's range unmapped: a read from it fails */
 	cmd = 'U';
-	CHECK(xu_full_io(fd, &cmd, 1, true) && xu_full_io(fd, &cmd, 1, false) && cmd == 'U');
-	CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(PAGE, 64 << 10, 1));
-	CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(PAGE, 1 << 20, 1)); /* split: every chunk fails */
+	TU_CHECK(xu_full_io(fd, &cmd, 1, true) && xu_full_io(fd, &cmd, 1, false) && cmd == 'U');
+	TU_CHECK_IS(DOCA_ERROR_IO_FAILED, rig_copy(PAGE, 64 << 10, 1));
+	TU_CHECK_IS(DOCA_ERROR_IO_FAILED,
+	            rig_copy(PAGE, 1 << 20, 1)); /* split: every chunk fails */
 	cmd = 'X';
-	CHECK(xu_full_io(fd, &cmd, 1, true));
-	CHECK(waitpid(child, NULL, 0) == child);
+	TU_CHECK(xu_full_io(fd, &cmd, 1, true));
+	TU_CHECK(waitpid(child, NULL, 0) == child);
 }
 
 static void remote(void **state)
@@ -440,8 +430,8 @@ static void child_guard_bad_value(void)
 	struct doca_pe *pe = NULL;
 
 	setenv("ODMA_COPY_GUARD", "yes", 1);
-	CHECK_IS(DOCA_ERROR_INVALID_VALUE, doca_pe_create(&pe));
-	CHECK(pe == NULL);
+	TU_CHECK_IS(DOCA_ERROR_INVALID_VALUE, doca_pe_create(&pe));
+	TU_CHECK(pe == NULL);
 }
 
 static void guard_switch(void **state)

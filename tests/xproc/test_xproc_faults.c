@@ -41,15 +41,6 @@
 #define PIECE 1024 /* bytes per task */
 #define SPINS 20000000L
 
-/* In the forked importer: a failed check ends it with a message and status 1. */
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-			_exit(1);                                                                  \
-		}                                                                                  \
-	} while (0)
-
 static uint8_t xbuf[XLEN];
 
 struct imp {
@@ -106,32 +97,33 @@ static void imp_start(const char *faults)
 
 	setenv("ODMA_FAULTS", faults, 1); /* before the first doca_pe_create of this process */
 	im.child = xu_spawn_exporter(xbuf, XLEN, DOCA_ACCESS_FLAG_PCI_READ_WRITE, &im.fd);
-	CHECK(im.child >= 0);
-	CHECK(xu_full_io(im.fd, hdr, sizeof(hdr), false) && hdr[0] <= sizeof(desc));
-	CHECK(xu_full_io(im.fd, desc, hdr[0], false));
+	TU_CHECK(im.child >= 0);
+	TU_CHECK(xu_full_io(im.fd, hdr, sizeof(hdr), false) && hdr[0] <= sizeof(desc));
+	TU_CHECK(xu_full_io(im.fd, desc, hdr[0], false));
 	im.raddr = (uint8_t *)(uintptr_t)hdr[1];
-	CHECK((im.dev = tu_open_pci_or_null("03:00.0")) != NULL);
-	CHECK(doca_mmap_create_from_export(NULL, desc, hdr[0], im.dev, &im.remote) == DOCA_SUCCESS);
-	CHECK(doca_mmap_create(&im.local) == DOCA_SUCCESS);
-	CHECK(doca_mmap_set_memrange(im.local, im.local_mem, XLEN) == DOCA_SUCCESS);
-	CHECK(doca_mmap_add_dev(im.local, im.dev) == DOCA_SUCCESS);
-	CHECK(doca_mmap_start(im.local) == DOCA_SUCCESS);
-	CHECK(doca_buf_inventory_create(4 * NT, &im.inv) == DOCA_SUCCESS);
-	CHECK(doca_buf_inventory_start(im.inv) == DOCA_SUCCESS);
-	CHECK(doca_pe_create(&im.pe) == DOCA_SUCCESS);
-	CHECK(doca_dma_create(im.dev, &im.dma) == DOCA_SUCCESS);
+	TU_CHECK((im.dev = tu_open_pci_or_null("03:00.0")) != NULL);
+	TU_CHECK(doca_mmap_create_from_export(NULL, desc, hdr[0], im.dev, &im.remote) ==
+	         DOCA_SUCCESS);
+	TU_CHECK(doca_mmap_create(&im.local) == DOCA_SUCCESS);
+	TU_CHECK(doca_mmap_set_memrange(im.local, im.local_mem, XLEN) == DOCA_SUCCESS);
+	TU_CHECK(doca_mmap_add_dev(im.local, im.dev) == DOCA_SUCCESS);
+	TU_CHECK(doca_mmap_start(im.local) == DOCA_SUCCESS);
+	TU_CHECK(doca_buf_inventory_create(4 * NT, &im.inv) == DOCA_SUCCESS);
+	TU_CHECK(doca_buf_inventory_start(im.inv) == DOCA_SUCCESS);
+	TU_CHECK(doca_pe_create(&im.pe) == DOCA_SUCCESS);
+	TU_CHECK(doca_dma_create(im.dev, &im.dma) == DOCA_SUCCESS);
 	im.ctx = doca_dma_as_ctx(im.dma);
-	CHECK(doca_ctx_set_state_changed_cb(im.ctx, state_cb) == DOCA_SUCCESS);
-	CHECK(doca_dma_task_memcpy_set_conf(im.dma, task_cb, task_cb, NT) == DOCA_SUCCESS);
-	CHECK(doca_pe_connect_ctx(im.pe, im.ctx) == DOCA_SUCCESS);
-	CHECK(doca_ctx_start(im.ctx) == DOCA_SUCCESS);
+	TU_CHECK(doca_ctx_set_state_changed_cb(im.ctx, state_cb) == DOCA_SUCCESS);
+	TU_CHECK(doca_dma_task_memcpy_set_conf(im.dma, task_cb, task_cb, NT) == DOCA_SUCCESS);
+	TU_CHECK(doca_pe_connect_ctx(im.pe, im.ctx) == DOCA_SUCCESS);
+	TU_CHECK(doca_ctx_start(im.ctx) == DOCA_SUCCESS);
 }
 
 static void progress_until_done(unsigned int want)
 {
 	for (long i = 0; i < SPINS && im.done < want; i++)
 		doca_pe_progress(im.pe);
-	CHECK(im.done == want);
+	TU_CHECK(im.done == want);
 }
 
 /* Without any doca_ctx_stop: a failed task stopped the context itself. */
@@ -139,8 +131,8 @@ static void progress_until_idle(void)
 {
 	for (long i = 0; i < SPINS && im.state != DOCA_CTX_STATE_IDLE; i++)
 		doca_pe_progress(im.pe);
-	CHECK(im.saw_stopping);
-	CHECK(im.state == DOCA_CTX_STATE_IDLE);
+	TU_CHECK(im.saw_stopping);
+	TU_CHECK(im.state == DOCA_CTX_STATE_IDLE);
 }
 
 static void imp_finish(void)
@@ -150,19 +142,19 @@ static void imp_finish(void)
 	if (im.state != DOCA_CTX_STATE_IDLE) {
 		doca_error_t r = doca_ctx_stop(im.ctx);
 
-		CHECK(r == DOCA_SUCCESS || r == DOCA_ERROR_IN_PROGRESS);
+		TU_CHECK(r == DOCA_SUCCESS || r == DOCA_ERROR_IN_PROGRESS);
 		for (long i = 0; i < SPINS && im.state != DOCA_CTX_STATE_IDLE; i++)
 			doca_pe_progress(im.pe);
 	}
-	CHECK(doca_dma_destroy(im.dma) == DOCA_SUCCESS);
-	CHECK(doca_pe_destroy(im.pe) == DOCA_SUCCESS);
-	CHECK(doca_buf_inventory_destroy(im.inv) == DOCA_SUCCESS);
-	CHECK(doca_mmap_destroy(im.remote) == DOCA_SUCCESS);
-	CHECK(doca_mmap_destroy(im.local) == DOCA_SUCCESS);
-	CHECK(doca_dev_close(im.dev) == DOCA_SUCCESS);
-	CHECK(xu_full_io(im.fd, "X", 1, true));
+	TU_CHECK(doca_dma_destroy(im.dma) == DOCA_SUCCESS);
+	TU_CHECK(doca_pe_destroy(im.pe) == DOCA_SUCCESS);
+	TU_CHECK(doca_buf_inventory_destroy(im.inv) == DOCA_SUCCESS);
+	TU_CHECK(doca_mmap_destroy(im.remote) == DOCA_SUCCESS);
+	TU_CHECK(doca_mmap_destroy(im.local) == DOCA_SUCCESS);
+	TU_CHECK(doca_dev_close(im.dev) == DOCA_SUCCESS);
+	TU_CHECK(xu_full_io(im.fd, "X", 1, true));
 	close(im.fd);
-	CHECK(waitpid(im.child, &st, 0) == im.child && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	TU_CHECK(waitpid(im.child, &st, 0) == im.child && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	_exit(0);
 }
 
@@ -182,10 +174,10 @@ static doca_error_t submit_piece(unsigned int idx, bool to_remote, unsigned int 
 	struct doca_dma_task_memcpy *t;
 	doca_error_t r;
 
-	CHECK(doca_buf_inventory_buf_get_by_data(im.inv, sm, sp, PIECE, src) == DOCA_SUCCESS);
-	CHECK(doca_buf_inventory_buf_get_by_addr(im.inv, dm, dp, PIECE, dst) == DOCA_SUCCESS);
-	CHECK(doca_dma_task_memcpy_alloc_init(im.dma, *src, *dst, (union doca_data){ .u64 = idx },
-	                                      &t) == DOCA_SUCCESS);
+	TU_CHECK(doca_buf_inventory_buf_get_by_data(im.inv, sm, sp, PIECE, src) == DOCA_SUCCESS);
+	TU_CHECK(doca_buf_inventory_buf_get_by_addr(im.inv, dm, dp, PIECE, dst) == DOCA_SUCCESS);
+	TU_CHECK(doca_dma_task_memcpy_alloc_init(
+	                 im.dma, *src, *dst, (union doca_data){ .u64 = idx }, &t) == DOCA_SUCCESS);
 	for (unsigned int n = 0;
 	     (r = doca_task_submit(doca_dma_task_memcpy_as_task(t))) == DOCA_ERROR_AGAIN &&
 	     n < again_tries;
@@ -202,7 +194,7 @@ static void release(struct doca_buf **b, unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
 		if (b[i] != NULL) {
-			CHECK(doca_buf_dec_refcount(b[i], NULL) == DOCA_SUCCESS);
+			TU_CHECK(doca_buf_dec_refcount(b[i], NULL) == DOCA_SUCCESS);
 			b[i] = NULL;
 		}
 }
@@ -223,21 +215,21 @@ static void child_die_sequential(void)
 
 	imp_start("remote_die_after=5");
 	for (unsigned int i = 0; i < 6; i++) {
-		CHECK(submit_piece(i, false, 0, &agains, &s[i], &d[i]) == DOCA_SUCCESS);
+		TU_CHECK(submit_piece(i, false, 0, &agains, &s[i], &d[i]) == DOCA_SUCCESS);
 		progress_until_done(i + 1);
-		CHECK(im.calls[i] == 1);
-		CHECK(im.status[i] == (i < 5 ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED));
-		CHECK(i == 5 || piece_read_ok(i));
+		TU_CHECK(im.calls[i] == 1);
+		TU_CHECK(im.status[i] == (i < 5 ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED));
+		TU_CHECK(i == 5 || piece_read_ok(i));
 	}
 	progress_until_idle();
 	/* Restarted, the context still cannot reach the "dead" peer; local copies still work. */
-	CHECK(doca_ctx_start(im.ctx) == DOCA_SUCCESS);
+	TU_CHECK(doca_ctx_start(im.ctx) == DOCA_SUCCESS);
 	im.saw_stopping = false;
-	CHECK(submit_piece(6, false, 0, &agains, &s[6], &d[6]) == DOCA_SUCCESS);
+	TU_CHECK(submit_piece(6, false, 0, &agains, &s[6], &d[6]) == DOCA_SUCCESS);
 	progress_until_done(7);
-	CHECK(im.status[6] == DOCA_ERROR_IO_FAILED);
+	TU_CHECK(im.status[6] == DOCA_ERROR_IO_FAILED);
 	progress_until_idle();
-	CHECK(im.ok == 5 && im.err == 2);
+	TU_CHECK(im.ok == 5 && im.err == 2);
 	release(s, NT);
 	release(d, NT);
 	imp_finish();
@@ -253,11 +245,11 @@ static void child_die_at_once(void)
 	unsigned int agains = 0;
 
 	imp_start("remote_die_after=0");
-	CHECK(submit_piece(0, false, 0, &agains, &s[0], &d[0]) == DOCA_SUCCESS);
+	TU_CHECK(submit_piece(0, false, 0, &agains, &s[0], &d[0]) == DOCA_SUCCESS);
 	progress_until_done(1);
-	CHECK(im.calls[0] == 1 && im.status[0] == DOCA_ERROR_IO_FAILED);
+	TU_CHECK(im.calls[0] == 1 && im.status[0] == DOCA_ERROR_IO_FAILED);
 	progress_until_idle();
-	CHECK(im.saw_stopping && im.ok == 0 && im.err == 1);
+	TU_CHECK(im.saw_stopping && im.ok == 0 && im.err == 1);
 	release(s, NT);
 	release(d, NT);
 	imp_finish();
@@ -273,18 +265,18 @@ static void child_die_batch(void)
 	for (unsigned int i = 0; i < NT; i++) {
 		doca_error_t r = submit_piece(i, false, 0, &agains, &s[i], &d[i]);
 
-		CHECK(r == DOCA_SUCCESS ||
-		      r == DOCA_ERROR_BAD_STATE); /* BAD_STATE: already stopping */
+		TU_CHECK(r == DOCA_SUCCESS ||
+		         r == DOCA_ERROR_BAD_STATE); /* BAD_STATE: already stopping */
 		accepted += r == DOCA_SUCCESS;
 	}
-	CHECK(accepted > 8);
+	TU_CHECK(accepted > 8);
 	progress_until_done(accepted);
 	progress_until_idle();
-	CHECK(im.ok <= 8 && im.ok + im.err == accepted && im.err >= accepted - 8);
+	TU_CHECK(im.ok <= 8 && im.ok + im.err == accepted && im.err >= accepted - 8);
 	for (unsigned int i = 0; i < NT; i++) {
-		CHECK(im.calls[i] == (i < accepted ? 1u : 0u));
-		CHECK(im.status[i] == DOCA_SUCCESS || im.status[i] == DOCA_ERROR_IO_FAILED);
-		CHECK(im.status[i] != DOCA_SUCCESS || piece_read_ok(i));
+		TU_CHECK(im.calls[i] == (i < accepted ? 1u : 0u));
+		TU_CHECK(im.status[i] == DOCA_SUCCESS || im.status[i] == DOCA_ERROR_IO_FAILED);
+		TU_CHECK(im.status[i] != DOCA_SUCCESS || piece_read_ok(i));
 	}
 	release(s, NT);
 	release(d, NT);
@@ -301,19 +293,19 @@ static void child_complete_error(const char *spec, doca_error_t want)
 	for (unsigned int i = 0; i < NT; i++) {
 		doca_error_t r = submit_piece(i, false, 0, &agains, &s[i], &d[i]);
 
-		CHECK(r == DOCA_SUCCESS || r == DOCA_ERROR_BAD_STATE);
+		TU_CHECK(r == DOCA_SUCCESS || r == DOCA_ERROR_BAD_STATE);
 		accepted += r == DOCA_SUCCESS;
 		if (r != DOCA_SUCCESS)
 			break;
 	}
 	progress_until_done(accepted);
 	progress_until_idle();
-	CHECK(im.err >= 1 && im.ok + im.err == accepted);
+	TU_CHECK(im.err >= 1 && im.ok + im.err == accepted);
 	for (unsigned int i = 0; i < accepted; i++) {
-		CHECK(im.calls[i] == 1);
-		CHECK(im.status[i] == DOCA_SUCCESS || im.status[i] == want ||
-		      im.status[i] == DOCA_ERROR_IO_FAILED); /* IO_FAILED: flushed by the stop */
-		CHECK(im.status[i] != DOCA_SUCCESS || piece_read_ok(i));
+		TU_CHECK(im.calls[i] == 1);
+		TU_CHECK(im.status[i] == DOCA_SUCCESS || im.status[i] == want ||
+		         im.status[i] == DOCA_ERROR_IO_FAILED); /* IO_FAILED: flushed by the stop */
+		TU_CHECK(im.status[i] != DOCA_SUCCESS || piece_read_ok(i));
 	}
 	release(s, NT);
 	release(d, NT);
@@ -341,15 +333,15 @@ static void child_submit_again(void)
 	for (size_t i = 0; i < XLEN; i++)
 		im.local_mem[i] = (uint8_t)(i ^ 0x5a);
 	for (unsigned int i = 0; i < NT; i++)
-		CHECK(submit_piece(i, true, 1000, &agains, &s[i], &d[i]) == DOCA_SUCCESS);
+		TU_CHECK(submit_piece(i, true, 1000, &agains, &s[i], &d[i]) == DOCA_SUCCESS);
 	progress_until_done(NT);
-	CHECK(im.ok == NT && im.err == 0 && agains > 0);
+	TU_CHECK(im.ok == NT && im.err == 0 && agains > 0);
 	for (unsigned int i = 0; i < NT; i++)
-		CHECK(im.calls[i] == 1);
-	CHECK(xu_full_io(im.fd, "R", 1, true) && xu_full_io(im.fd, back, XLEN, false));
-	CHECK(memcmp(back, im.local_mem, (size_t)NT * PIECE) == 0);
-	CHECK(back[NT * PIECE] ==
-	      xu_pattern(NT * PIECE)); /* nothing beyond the tasks was touched */
+		TU_CHECK(im.calls[i] == 1);
+	TU_CHECK(xu_full_io(im.fd, "R", 1, true) && xu_full_io(im.fd, back, XLEN, false));
+	TU_CHECK(memcmp(back, im.local_mem, (size_t)NT * PIECE) == 0);
+	TU_CHECK(back[NT * PIECE] ==
+	         xu_pattern(NT * PIECE)); /* nothing beyond the tasks was touched */
 	release(s, NT);
 	release(d, NT);
 	imp_finish();
