@@ -83,6 +83,8 @@ void odma_rd_stream_discard(struct rd_stream *s)
 		*pp = s->next;
 	if (s->conn != NULL && s->conn->in == s)
 		s->conn->in = NULL;
+	if (s->conn != NULL && s->conn->out == s) /* a CM client's second stream, never started */
+		s->conn->out = NULL;
 	pthread_mutex_unlock(&rd->lock);
 	rw_close(s->ch); /* what it answered goes out first; no callback of it after this */
 	pthread_mutex_destroy(&s->wlock);
