@@ -192,11 +192,20 @@ static void test_read_only_page(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* The same with the fault guard off (ODMA_COPY_GUARD=0): the fallback must not crash either. */
+static void test_read_only_page_no_guard(void **state)
+{
+	setenv("ODMA_COPY_GUARD", "0", 1);
+	test_read_only_page(state);
+	unsetenv("ODMA_COPY_GUARD");
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_target_checks),
 		cmocka_unit_test(test_read_only_page),
+		cmocka_unit_test(test_read_only_page_no_guard),
 	};
 
 	self = argv[0];

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -841,6 +843,15 @@ int odma_tp_safe_atomic(uint64_t *p, int op, uint64_t operand, uint64_t compare,
 	if (err != ENOSYS)
 		return err;
 	err = odma_tp_safe_copy(&probe, p, sizeof(probe));
+	/*
+	 * A read probe says nothing of a write: a page the program made read-only would fault
+	 * in the atomic below. The kernel adds 0 to the word atomically (FUTEX_WAKE_OP): EFAULT
+	 * when it is not writable, and no concurrent update of it is lost.
+	 */
+	if (err == 0 && op != ODMA_TP_AT_READ &&
+	    syscall(SYS_futex, (uint32_t *)(void *)p, FUTEX_WAKE_OP, 0, NULL, (uint32_t *)(void *)p,
+	            FUTEX_OP(FUTEX_OP_ADD, 0, FUTEX_OP_CMP_EQ, 0)) < 0)
+		err = EFAULT;
 	if (err == 0)
 		tp_atomic_run(&a);
 	return err;

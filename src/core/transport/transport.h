@@ -801,8 +801,9 @@ int odma_tp_safe_copy(void *dst, const void *src, size_t len);
 /*
  * Atomic @op (ODMA_TP_AT_READ, _FADD, _SWAP, _CAS) on the aligned word at @p of this process,
  * the old value into *@old, fault-safe as odma_tp_safe_copy: a page unmapped or write-protected
- * fails it (EFAULT), never the process. Without the guard the word is only read first (a
- * write-protected page then still faults). 0 or an errno.
+ * fails it (EFAULT), never the process. Without the guard the word is checked first, read with
+ * process_vm_readv and, for an atomic that writes, made writable or not by the kernel adding 0
+ * to it (a page protected in the instant between would still fault). 0 or an errno.
  */
 int odma_tp_safe_atomic(uint64_t *p, int op, uint64_t operand, uint64_t compare, uint64_t *old);
 
