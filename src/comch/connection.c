@@ -48,6 +48,8 @@ struct doca_comch_connection *comch_conn_new(struct comch_ep *ep, struct comch_c
 
 void comch_conn_discard(struct doca_comch_connection *conn)
 {
+	/* a carrier thread may hold @conn (net.c: a fast-path packet, a CREDIT): it ends first */
+	conn->ch->car->hangup(conn->ch);
 	conn->ch->car->bind(conn->ch, NULL);
 	pthread_mutex_destroy(&conn->lock);
 	free(conn);

@@ -539,6 +539,8 @@ static const char *net_fp_locked(struct comch_net *n, uint32_t type, uint32_t id
 
 	if (conn == NULL)
 		return "a fast-path packet before the handshake";
+	if (n->closed)
+		return NULL; /* refused or hung up: nothing more lands */
 	pthread_mutex_unlock(&n->lock);
 	why = type == COMCH_W_FP_POST ? net_fp_post(conn, id, p, len)
 	                              : net_fp_data(conn, id, p, len);
@@ -786,12 +788,29 @@ static struct comch_ring *net_rcons_map(struct doca_comch_connection *conn, int 
                                         const struct comch_ring_geom *g, int *bell_fd,
                                         const char **why)
 {
-	struct comch_ring *ring = mmap(NULL, (size_t)g->ring_size, PROT_READ | PROT_WRITE,
-	                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct comch_ring_geom honest;
+	struct comch_ring *ring;
+	uint32_t max_slots = 1;
 
-	(void)conn;
 	(void)fd; /* none crosses machines */
 	*bell_fd = -1;
+	/*
+	 * The shadow is this process' own memory, touched by the peer's FP_POSTs: only the
+	 * geometry an odma consumer makes (comch_ring_geom_make), of at most as many slots as a
+	 * consumer may have tasks here (a peer asked for 64 MiB a consumer, 64 consumers a
+	 * connection).
+	 */
+	while (max_slots < conn->ep->ctx.caps->comch_fp_max_tasks)
+		max_slots <<= 1;
+	comch_ring_geom_make(&honest, g->nslots, g->imm_len, g->consumer_id);
+	if (g->nslots > max_slots || g->slot_size != honest.slot_size ||
+	    g->ring_size != honest.ring_size) {
+		*why = "a ring geometry no consumer makes (slot size, ring size, or more slots "
+		       "than doca_comch_consumer_cap_get_max_num_tasks)";
+		return NULL;
+	}
+	ring = mmap(NULL, (size_t)g->ring_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	            -1, 0);
 	if (ring == MAP_FAILED) {
 		*why = "no memory for the shadow ring";
 		return NULL;

@@ -406,12 +406,30 @@ int comch_net_hostile_connected(const char *name)
 			bad = 1;
 		}
 	}
+	{
+		/*
+		 * 6. a consumer whose ring no odma consumer makes: 16384 slots of 4 KiB, 64 MiB of
+		 * the server's own memory that the peer's posts would touch (refused: a CONS_ACK
+		 * that says no, and a line in the server's log)
+		 */
+		struct comch_cons_new m = { .nslots = 16384,
+			                    .slot_size = 4088,
+			                    .ring_size = 64ull << 20 };
+		uint8_t cn[4 + sizeof(m)];
+		uint32_t id = 1, t[] = { COMCH_W_CONS_NEW };
+		const void *b[] = { cn };
+		size_t l[] = { sizeof(cn) };
+
+		memcpy(cn, &id, 4);
+		memcpy(cn + 4, &m, sizeof(m));
+		bad |= after_hello(addr, port, name, t, b, l, 1, false);
+	}
 	free(big);
 	if (bad)
 		return 1;
-	printf("hostile: 6 connections to \"%s\" broke the rules after WELCOME (oversize message, "
+	printf("hostile: 7 connections to \"%s\" broke the rules after WELCOME (oversize message, "
 	       "unknown fast-path ids, lying lengths, credits beyond what was sent or going back, "
-	       "unexpected and unknown packets, a PING flood)\n",
+	       "unexpected and unknown packets, a PING flood, a consumer ring of 64 MiB)\n",
 	       name);
 	return 0;
 }

@@ -43,7 +43,7 @@ await() {
 }
 
 echo "== control path, hostile client"
-dpu server ctl 7 >"$T/s1" 2>&1 &
+dpu server ctl 8 >"$T/s1" 2>&1 &
 s1=$!
 await "$T/s1" listening 20 || bad "the server did not start: $(cat "$T/s1")"
 host hostile || bad "hostile client"
