@@ -31,6 +31,9 @@ static atomic_int rejects, welcomes, pongs, auth2s, echoes;
 static _Atomic(struct odma_tp_ep *) cur_ep;
 static atomic_int cur_closed;
 static atomic_uint reject_code;
+static atomic_bool keep_all;   /* hostile-unread: no message's credit goes back */
+static atomic_long acks;       /* hostile-unread: the CONS_ACKs that came */
+static atomic_ullong kept;     /* hostile-unread: the transport's credit they hold */
 static uint8_t auth2[16 + 32]; /* the server's nonce and proof (the last AUTH 2) */
 
 static bool on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
@@ -54,7 +57,10 @@ static bool on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32
 		reject_code = a;
 		atomic_fetch_add(&rejects, 1);
 	}
-	return false;
+	if (imm == COMCH_W_CONS_ACK)
+		atomic_fetch_add(&acks, 1);
+	atomic_fetch_add(&kept, len + ODMA_TP_MSG_COST);
+	return atomic_load(&keep_all);
 }
 
 static void on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
@@ -253,14 +259,8 @@ static bool await_above(atomic_int *counter, int than)
 	return atomic_load(counter) > than;
 }
 
-/*
- * Connects, proves the secret and says HELLO to server @name, then sends @n packets; a short
- * message waits for its echo before what follows. @refused: the server must close the
- * connection for what was sent (waited for; its log says why), else the connection is
- * closed here after a pause.
- */
-static int after_hello(const char *addr, uint16_t port, const char *name, const uint32_t *types,
-                       const void *const *bytes, const size_t *lens, int n, bool refused)
+/* Connects, proves the secret and says HELLO to server @name: the endpoint, once WELCOMEd. */
+static struct odma_tp_ep *hello_ep(const char *addr, uint16_t port, const char *name)
 {
 	const struct odma_system *sys = doca_priv_system();
 	uint8_t hello[4 + sizeof(struct comch_hello) + 64];
@@ -273,7 +273,7 @@ static int after_hello(const char *addr, uint16_t port, const char *name, const 
 	uint8_t nc[16], sent[32];
 
 	if (sys == NULL)
-		return 1;
+		return NULL;
 	h.system_id = sys->id;
 	h.name_len = (uint32_t)strlen(name);
 	snprintf(h.pci, sizeof(h.pci), "0000:b1:00.0");
@@ -286,15 +286,30 @@ static int after_hello(const char *addr, uint16_t port, const char *name, const 
 	    auth_by_hand(ep, nc, false, NULL, sent) != 0 ||
 	    doca_priv_tp_ep_send(ep, hello, 4 + sizeof(h) + h.name_len, COMCH_W_HELLO, NULL,
 	                         NULL) != DOCA_SUCCESS)
-		return 1;
+		return NULL;
 	for (int i = 0; i < 200 && welcomes < want; i++)
 		nap_ms(10);
 	if (welcomes < want) {
 		fprintf(stderr, "hostile: no WELCOME from server \"%s\"\n", name);
-		return 1;
+		return NULL;
 	}
 	cur_closed = 0;
 	cur_ep = ep;
+	return ep;
+}
+
+/*
+ * hello_ep, then @n packets; a short message waits for its echo before what follows.
+ * @refused: the server must close the connection for what was sent (waited for; its log says
+ * why), else the connection is closed here after a pause.
+ */
+static int after_hello(const char *addr, uint16_t port, const char *name, const uint32_t *types,
+                       const void *const *bytes, const size_t *lens, int n, bool refused)
+{
+	struct odma_tp_ep *ep = hello_ep(addr, port, name);
+
+	if (ep == NULL)
+		return 1;
 	for (int i = 0; i < n; i++) {
 		int echoed = echoes;
 
@@ -431,5 +446,57 @@ int comch_net_hostile_connected(const char *name)
 	       "unknown fast-path ids, lying lengths, credits beyond what was sent or going back, "
 	       "unexpected and unknown packets, a PING flood, a consumer ring of 64 MiB)\n",
 	       name);
+	return 0;
+}
+
+/*
+ * A client that proves the secret and says HELLO, then never gives the transport's credit
+ * back while it makes server @name answer: up to @n registrations of consumer 0, each refused
+ * with a CONS_ACK. The answers fill the transport's window, then wait at the server; past what
+ * the server may hold for one peer it refuses it and closes the connection. 0 when it did.
+ */
+int comch_net_hostile_unread(const char *name, long n);
+int comch_net_hostile_unread(const char *name, long n)
+{
+	const char *fab = getenv("ODMA_FABRIC");
+	const char *colon = fab ? strrchr(fab, ':') : NULL;
+	uint8_t cons0[4] = { 0 }; /* consumer id 0, no ring: malformed */
+	struct odma_tp_ep *ep;
+	char addr[64];
+	long i;
+
+	if (colon == NULL)
+		return 2;
+	snprintf(addr, sizeof(addr), "%.*s", (int)(colon - fab), fab);
+	atomic_store(&keep_all, true);
+	ep = hello_ep(addr, (uint16_t)atoi(colon + 1), name);
+	if (ep == NULL)
+		return 1;
+	/*
+	 * Within the server's inbox (its receive queue and 256 packets): until the answers fill
+	 * the transport's window (less 64 KiB for PINGs), at most 128 registrations ahead of
+	 * them; then (the server holds the rest) 32 every 5 ms.
+	 */
+	for (i = 0; i < n && !atomic_load(&cur_closed); i++) {
+		(void)doca_priv_tp_ep_send(ep, cons0, sizeof(cons0), COMCH_W_CONS_NEW, NULL, NULL);
+		if (atomic_load(&kept) + (64u << 10) < ODMA_TP_EP_WINDOW) {
+			for (int w = 0; w < 10000 && i + 1 - atomic_load(&acks) > 128 &&
+			                atomic_load(&kept) + (64u << 10) < ODMA_TP_EP_WINDOW;
+			     w++)
+				nap_ms(1);
+		} else if ((i & 31) == 31) {
+			nap_ms(5);
+		}
+	}
+	if (i == n || !await_above(&cur_closed, 0)) {
+		fprintf(stderr,
+		        "hostile-unread: server \"%s\" kept answering a peer that takes "
+		        "nothing back (%ld registrations)\n",
+		        name, i);
+		return 1;
+	}
+	printf("hostile-unread: server \"%s\" closed the connection after %ld registrations\n",
+	       name, i);
+	doca_priv_tp_ep_close(ep);
 	return 0;
 }

@@ -31,6 +31,9 @@
  *   comch_net_peer hostile               speaks the transport by hand at ODMA_FABRIC:
  *                                        malformed, oversized, unknown packets
  *   comch_net_peer hostile-connected NAME  the same after a valid handshake with NAME
+ *   comch_net_peer hostile-unread NAME N   a client that never gives the transport's credit
+ *                                        back while it makes NAME answer (up to N refused
+ *                                        registrations): the server must close it
  *   comch_net_peer client-refused NAME   a client start that ends in IDLE (refused)
  *   comch_net_peer server-bad-fabric NAME  a server start refused (INVALID_VALUE)
  *   comch_net_peer server-port-busy NAME   a server start refused (IO_FAILED)
@@ -341,6 +344,7 @@ static int run_client_fp(const char *name)
 
 int comch_net_hostile(void);
 int comch_net_hostile_connected(const char *name);
+int comch_net_hostile_unread(const char *name, long n);
 
 /* A server whose start must fail with @want (a malformed ODMA_FABRIC, a port in use). */
 static int run_server_refused(const char *name, doca_error_t want)
@@ -499,6 +503,12 @@ int main(int argc, char **argv)
 
 		cu_open(&e, false); /* loads the emulated system (its id goes into the HELLO) */
 		return comch_net_hostile_connected(argv[2]);
+	}
+	if (argc == 4 && strcmp(argv[1], "hostile-unread") == 0) {
+		struct cu_ep e;
+
+		cu_open(&e, false); /* loads the emulated system (its id goes into the HELLO) */
+		return comch_net_hostile_unread(argv[2], atol(argv[3]));
 	}
 	fprintf(stderr, "usage: see the top of comch_net_peer.c\n");
 	return 2;
