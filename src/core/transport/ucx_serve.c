@@ -662,9 +662,10 @@ void odma_ucx_watch_kick(void)
 /*
  * One request from @from (its header @header, its payload @data of @length bytes; @rndv: the
  * payload comes by rendezvous, which no request may use), from client @p (NULL: none yet);
- * answered into batch *@bp when @bp is not NULL (batch_add), else alone.
+ * answered into batch *@bp when @bp is not NULL (batch_add), else alone. false after an
+ * ATTACH: one naming another address ends @p (freed), so the caller leaves it alone.
  */
-static void serve_one(struct odma_lk_ep *from, struct ucx_peer *p, const void *header,
+static bool serve_one(struct odma_lk_ep *from, struct ucx_peer *p, const void *header,
                       size_t header_length, void *data, size_t length, bool rndv,
                       struct ucx_reply **bp)
 {
@@ -677,34 +678,35 @@ static void serve_one(struct odma_lk_ep *from, struct ucx_peer *p, const void *h
 		ODMA_RATELIMITED_WARN("UCX transport: refused a malformed request from a peer: %s",
 		                      why ? why : "rendezvous payload");
 		if (header_length < 16 || p == NULL)
-			return;
+			return true;
 		memset(&q, 0, sizeof(q));
 		memcpy(&q.id, (const uint8_t *)header + 8, 8);
 		st = DOCA_ERROR_INVALID_VALUE;
 	} else if (q.op == ODMA_UCX_OP_ATTACH) {
 		serve_attach(from, p, &q, data, length);
-		return;
+		return false;
 	}
 	if (p == NULL) {
 		ODMA_RATELIMITED_WARN("UCX transport: dropped a request from a peer that never "
 		                      "attached (region %u)",
 		                      q.region_id);
-		return;
+		return true;
 	}
 	if (p->replies >= UCX_REPLIES_MAX ||
 	    p->reply_bytes >= UCX_REPLY_BYTES_MAX + UCX_REPLY_BYTES_SLACK)
-		return; /* it reads nothing: its deadline fails the rest */
+		return true; /* it reads nothing: its deadline fails the rest */
 	if (st == DOCA_SUCCESS && !room_for(p, &q)) {
 		defer_get(p, &q);
-		return;
+		return true;
 	}
 	if (st == DOCA_SUCCESS && q.op == ODMA_UCX_OP_WATCH && watch_hold(p, &q, data))
-		return;
+		return true;
 	if (bp != NULL && batch_add(p, bp, &q, data, st))
-		return;
+		return true;
 	rp = reply_new(&q, data, st);
 	if (rp != NULL)
 		ucx_reply(p, rp);
+	return true;
 }
 
 struct ucx_peer *odma_ucx_round_peers;
@@ -734,19 +736,15 @@ void odma_ucx_req_am(const void *header, size_t header_length, void *data, size_
 	if (rx->reply_ep == NULL)
 		return; /* no one to answer: a hostile or broken peer */
 	p = client_of(rx->reply_ep);
-	if (p == NULL) {
-		serve_one(rx->reply_ep, NULL, header, header_length, data, length, rx->rndv, NULL);
-		return;
-	}
-	odma_ucx_peer_ref(p); /* an ATTACH naming another address ends @p while it is served */
-	serve_one(rx->reply_ep, p, header, header_length, data, length, rx->rndv, &p->round);
-	if (p->round != NULL && !p->round_listed) { /* the list holds it till sent */
+	if (!serve_one(rx->reply_ep, p, header, header_length, data, length, rx->rndv,
+	               p ? &p->round : NULL))
+		return; /* an ATTACH: @p may be gone (it answers alone, not in the round) */
+	if (p != NULL && p->round != NULL && !p->round_listed) { /* the list holds it till sent */
 		odma_ucx_peer_ref(p);
 		p->round_next = odma_ucx_round_peers;
 		p->round_listed = true;
 		odma_ucx_round_peers = p;
 	}
-	odma_ucx_peer_unref(p);
 }
 
 void odma_ucx_reqs_am(const void *header, size_t header_length, void *data, size_t length,
@@ -771,7 +769,9 @@ void odma_ucx_reqs_am(const void *header, size_t header_length, void *data, size
 		size_t plen;
 		const uint8_t *h = odma_ucx_reqs_next(data, &off, &payload, &plen);
 
-		serve_one(rx->reply_ep, p, h, ODMA_UCX_REQ_LEN, (void *)payload, plen, false, &b);
+		/* true: no ATTACH in a batch (odma_ucx_reqs_check), so @p stays */
+		(void)serve_one(rx->reply_ep, p, h, ODMA_UCX_REQ_LEN, (void *)payload, plen, false,
+		                &b);
 	}
 	if (b != NULL && batch_send(p, b))
 		reply_free(b);
