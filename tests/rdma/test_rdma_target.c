@@ -173,18 +173,10 @@ static const char *self; /* this program (argv[0]) */
 
 static void test_read_only_page(void **state)
 {
-	char *argv[] = { "test_rdma_target", "--read-only-page", NULL };
-	pid_t pid;
 	int st;
 
 	(void)state;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		tu_execv(self, argv); /* through the emulator under qemu-user */
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	st = tu_run_self(self, "--read-only-page");
 	if (WIFSIGNALED(st))
 		fail_msg("a peer's access to a read-only page killed the process with signal %d",
 		         WTERMSIG(st));

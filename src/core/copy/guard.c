@@ -163,17 +163,11 @@ doca_error_t odma_guarded_memmove(void *dst, const void *src, size_t n)
 
 doca_error_t doca_priv_copy_guarded(void (*fn)(void *arg), void *arg)
 {
-	struct odma_guard g;
+	int err = guard_tp_run(fn, arg);
 
-	pthread_once(&guard_once, guard_install);
-	if (!odma_guard_on) {
+	if (err == ENOSYS) { /* the guard is off */
 		fn(arg);
 		return DOCA_SUCCESS;
 	}
-	if (sigsetjmp(g.env, 0) != 0)
-		return odma_guard_fault(&g);
-	odma_guard_enter(&g);
-	fn(arg);
-	odma_guard_leave();
-	return DOCA_SUCCESS;
+	return err == 0 ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
 }
