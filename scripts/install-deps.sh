@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what odma needs to build and test on Debian 12, when run as root.
-# Without root it only reports what is missing.
+# Without root it only reports what is missing. libdpdk-dev is the benchmark's peer (odma bench
+# --peer dpdk, scripts/perf-goals.sh); the library never links it.
 #   sh scripts/install-deps.sh          the native build's dependencies
 #   sh scripts/install-deps.sh arm64    also a cross build for ARCH (Debian's name: arm64 only,
 #                                       today): its cross compiler, qemu-user to run its tests,
@@ -9,7 +10,8 @@ set -e
 arch=${1:-}
 missing=""
 need() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" || missing="$missing $1"; }
-for p in gcc meson ninja-build pkg-config libcmocka-dev libjson-c-dev libucx-dev nettle-dev zlib1g-dev liblz4-dev libisal-dev; do need "$p"; done
+for p in gcc meson ninja-build pkg-config libcmocka-dev libjson-c-dev libucx-dev nettle-dev zlib1g-dev liblz4-dev libisal-dev \
+	libdpdk-dev; do need "$p"; done
 case "$arch" in
 "") ;;
 arm64)
