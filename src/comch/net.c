@@ -79,8 +79,6 @@ struct comch_net {
 	int side;            /* COMCH_SIDE_* of this process */
 	struct doca_comch_connection *conn; /* once the handshake made one (fast path) */
 	atomic_uint inflight;               /* sends not yet completed by the transport */
-	_Atomic uint64_t inflight_bytes;    /* what they hold (net_send_cost; COMCH_NET_SEND_MAX) */
-	atomic_bool send_full;              /* a send was EAGAIN: the next completion rings */
 	_Atomic uint64_t last_rx_ns;        /* when the peer was last heard */
 	uint64_t last_ping_ns;              /* PE thread */
 	uint64_t last_pong_ns;              /* transport thread: PONGs at most one per period */
@@ -101,49 +99,6 @@ struct comch_net {
 	uint8_t *hello; /* client: its HELLO, sent once the server has proved itself */
 	size_t hello_len;
 	size_t msg_cap; /* longest packet of the kinds queued for the progress (header + payload) */
-};
-
-/*
- * What this side may hold in sends to one peer that the transport has not completed: the
- * transport's credit window and an outbox's worth behind it, each send counted as its bytes
- * and what a message costs beside them (the transport's record and ours: about 350 bytes,
- * measured). Past it a send is EAGAIN: control packets go to the connection's bounded outbox,
- * which refuses a peer that lets it fill, messages wait as pending tasks, a producer's send is
- * AGAIN. (Before, a peer that never gave the transport's credit back while it kept the server
- * answering grew the server by 316 MB in 233,000 answers, without bound.)
- */
-#define COMCH_NET_SEND_MAX ((uint64_t)ODMA_TP_EP_WINDOW + COMCH_OUTBOX_MAX)
-#define COMCH_NET_SEND_COST 512u
-
-static uint64_t net_send_cost(size_t len)
-{
-	return COMCH_NET_SEND_COST + 4 + (uint64_t)len;
-}
-
-static bool net_send_fits(struct comch_net *n, size_t len)
-{
-	uint64_t held = atomic_load(&n->inflight_bytes);
-
-	return held == 0 || held + net_send_cost(len) <= COMCH_NET_SEND_MAX;
-}
-
-/*
- * Whether a send of @len bytes fits what may be in flight to the peer (the first always does);
- * if not, the next completion rings the progress (sent_cb). The flag is set before the second
- * look: a completion in between either sees it or made the room that look finds.
- */
-static bool net_send_room(struct comch_net *n, size_t len)
-{
-	if (net_send_fits(n, len))
-		return true;
-	atomic_store(&n->send_full, true);
-	return net_send_fits(n, len);
-}
-
-/* One send in flight: what its completion gives back. */
-struct comch_nsend {
-	struct comch_net *n;
-	uint64_t cost;
 };
 
 /* Longest wait of a close for the sends still being written (the BYE among them). */
@@ -271,48 +226,58 @@ static void net_free(struct comch_chan *ch)
 
 static void sent_cb(void *arg, doca_error_t status)
 {
-	struct comch_nsend *s = arg;
-	struct comch_net *n = s->n;
+	struct comch_net *n = arg;
 
 	(void)status;
-	atomic_fetch_sub(&n->inflight_bytes, s->cost);
-	free(s);
-	if (atomic_exchange(&n->send_full, false))
-		ring(n); /* what waits for room (outbox, pending sends) goes at the next progress */
 	atomic_fetch_sub(&n->inflight, 1);
 }
 
-/* Any thread, the transport's too. 0, EAGAIN (COMCH_NET_SEND_MAX held), EPIPE or ENOMEM. */
+/*
+ * A send was refused for room (the transport bounds what this side's sends hold: the peer
+ * may never give its credit back) and one completed since: what waits for room (the outbox,
+ * pending sends, a producer's AGAIN) goes at the next progress.
+ */
+static void net_on_room(struct odma_tp_ep *ep, void *arg)
+{
+	(void)ep;
+	ring(arg);
+}
+
+/*
+ * Any thread, the transport's too. 0, EAGAIN (the transport holds ODMA_TP_EP_SEND_MAX of this
+ * side's sends), EPIPE or ENOMEM.
+ */
 static int comch_net_send(struct comch_net *n, uint32_t type, uint32_t arg, const void *payload,
                           size_t len)
 {
 	/* the packet: @arg, then the payload where it lies (the transport copies both once) */
 	const struct iovec b[2] = { { &arg, 4 }, { (void *)payload, len } };
 	doca_error_t r = DOCA_ERROR_IO_FAILED;
-	struct comch_nsend *s;
 
 	pthread_mutex_lock(&n->lock);
 	if (n->tp != NULL && !n->closed) {
-		if (!net_send_room(n, len)) {
-			pthread_mutex_unlock(&n->lock);
-			return EAGAIN;
-		}
-		s = malloc(sizeof(*s));
-		r = DOCA_ERROR_NO_MEMORY;
-		if (s != NULL) {
-			*s = (struct comch_nsend){ n, net_send_cost(len) };
-			atomic_fetch_add(&n->inflight, 1);
-			atomic_fetch_add(&n->inflight_bytes, s->cost);
-			r = doca_priv_tp_ep_sendv(n->tp, b, len != 0 ? 2 : 1, type, sent_cb, s);
-			if (r != DOCA_SUCCESS) {
-				atomic_fetch_sub(&n->inflight_bytes, s->cost);
-				atomic_fetch_sub(&n->inflight, 1);
-				free(s);
-			}
-		}
+		atomic_fetch_add(&n->inflight, 1);
+		r = doca_priv_tp_ep_sendv(n->tp, b, len != 0 ? 2 : 1, type, sent_cb, n);
+		if (r != DOCA_SUCCESS)
+			atomic_fetch_sub(&n->inflight, 1);
 	}
 	pthread_mutex_unlock(&n->lock);
-	return r == DOCA_SUCCESS ? 0 : r == DOCA_ERROR_NO_MEMORY ? ENOMEM : EPIPE;
+	return r == DOCA_SUCCESS           ? 0
+	       : r == DOCA_ERROR_AGAIN     ? EAGAIN
+	       : r == DOCA_ERROR_NO_MEMORY ? ENOMEM
+	                                   : EPIPE;
+}
+
+/* Whether the transport takes a send of @len payload bytes now (else on_room rings later). */
+static bool net_send_room(struct comch_net *n, size_t len)
+{
+	bool room = true;
+
+	pthread_mutex_lock(&n->lock);
+	if (n->tp != NULL && !n->closed)
+		room = doca_priv_tp_ep_room(n->tp, 4 + len);
+	pthread_mutex_unlock(&n->lock);
+	return room;
 }
 
 /* One arrived packet, as comch_wire_recv returns it (no fd ever travels). */
@@ -735,6 +700,7 @@ static const struct odma_tp_ep_cbs *net_cbs(struct comch_net *n, struct odma_tp_
 	cbs->on_recv = net_on_recv;
 	cbs->on_close = net_on_close;
 	cbs->arg = n;
+	cbs->on_room = net_on_room;
 	return cbs;
 }
 
@@ -836,8 +802,8 @@ static void net_credit(struct doca_comch_connection *conn)
 }
 
 /*
- * No socket to wait on for room (a send past COMCH_NET_SEND_MAX rings the progress once the
- * transport completes one: sent_cb); the next PING or silence deadline.
+ * No socket to wait on for room (a send past the transport's bound rings the progress once the
+ * transport completes one: net_on_room); the next PING or silence deadline.
  */
 static uint64_t net_due(const struct doca_comch_connection *conn, uint32_t *want)
 {

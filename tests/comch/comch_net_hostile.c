@@ -71,7 +71,7 @@ static void on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
 		atomic_store(&cur_closed, 1);
 }
 
-static const struct odma_tp_ep_cbs cbs = { on_recv, on_close, NULL };
+static const struct odma_tp_ep_cbs cbs = { .on_recv = on_recv, .on_close = on_close, .arg = NULL };
 
 static void nap_ms(unsigned int ms)
 {

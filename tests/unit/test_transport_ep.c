@@ -9,6 +9,7 @@
  * a connection to no listener.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,8 +29,12 @@
 static struct side srv = { .lock = PTHREAD_MUTEX_INITIALIZER },
                    cli = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static const struct odma_tp_ep_cbs srv_cbs = { side_on_recv, side_on_close, &srv };
-static const struct odma_tp_ep_cbs cli_cbs = { side_on_recv, side_on_close, &cli };
+static const struct odma_tp_ep_cbs srv_cbs = { .on_recv = side_on_recv,
+	                                       .on_close = side_on_close,
+	                                       .arg = &srv };
+static const struct odma_tp_ep_cbs cli_cbs = { .on_recv = side_on_recv,
+	                                       .on_close = side_on_close,
+	                                       .arg = &cli };
 
 static void on_accept(struct odma_tp_ep *ep, void *arg)
 {
@@ -298,7 +303,9 @@ static void quiet_end(void)
 
 static void test_close_fails_sends_first(void **state)
 {
-	static const struct odma_tp_ep_cbs cbs = { NULL, quiet_on_close, NULL };
+	static const struct odma_tp_ep_cbs cbs = { .on_recv = NULL,
+		                                   .on_close = quiet_on_close,
+		                                   .arg = NULL };
 	static uint8_t big[256 * 1024];
 	enum { N = 64 };
 	uint16_t port = quiet_spawn();
@@ -336,7 +343,9 @@ static void test_close_fails_sends_first(void **state)
  */
 static void quiet_connect_stop(struct odma_tp_ep **ep, int k)
 {
-	static const struct odma_tp_ep_cbs cbs = { NULL, quiet_on_close, NULL };
+	static const struct odma_tp_ep_cbs cbs = { .on_recv = NULL,
+		                                   .on_close = quiet_on_close,
+		                                   .arg = NULL };
 	uint16_t port = quiet_spawn();
 
 	pthread_mutex_lock(&sends.lock);
@@ -477,7 +486,9 @@ static void many_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
 	(void)arg;
 }
 
-static const struct odma_tp_ep_cbs many_srv_cbs = { many_srv_recv, many_close, NULL };
+static const struct odma_tp_ep_cbs many_srv_cbs = { .on_recv = many_srv_recv,
+	                                            .on_close = many_close,
+	                                            .arg = NULL };
 
 static void many_accept(struct odma_tp_ep *ep, void *arg)
 {
@@ -517,7 +528,9 @@ static void test_many_endpoints(void **state)
 	assert_int_equal(odma_tp_listen("127.0.0.1", &port, many_accept, NULL, NULL, &listener),
 	                 DOCA_SUCCESS);
 	for (unsigned int i = 0; i < MANY; i++) {
-		cbs[i] = (struct odma_tp_ep_cbs){ many_cli_recv, many_close, (void *)(uintptr_t)i };
+		cbs[i] = (struct odma_tp_ep_cbs){ .on_recv = many_cli_recv,
+			                          .on_close = many_close,
+			                          .arg = (void *)(uintptr_t)i };
 		assert_int_equal(odma_tp_connect("127.0.0.1", port, &cbs[i], &many.cli[i]),
 		                 DOCA_SUCCESS);
 	}
@@ -584,7 +597,9 @@ static void cr_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
 	pthread_mutex_unlock(&cr.lock);
 }
 
-static const struct odma_tp_ep_cbs cr_cbs = { cr_recv, cr_close, NULL };
+static const struct odma_tp_ep_cbs cr_cbs = { .on_recv = cr_recv,
+	                                      .on_close = cr_close,
+	                                      .arg = NULL };
 
 static void cr_accept(struct odma_tp_ep *ep, void *arg)
 {
@@ -712,6 +727,97 @@ static void test_credit(void **state)
 	free(buf);
 }
 
+/* test_send_bound: a sender whose endpoint has on_room, to a receiver that keeps everything. */
+static atomic_uint sb_rooms;
+
+static void sb_on_room(struct odma_tp_ep *ep, void *arg)
+{
+	(void)ep;
+	(void)arg;
+	atomic_fetch_add(&sb_rooms, 1);
+}
+
+/*
+ * An endpoint with on_room holds at most ODMA_TP_EP_SEND_MAX in sends not yet reported: with
+ * the receiver's credit used up, 16 sends of 1 MiB wait and the 17th is AGAIN (no byte of it
+ * kept), as odma_tp_ep_room says beforehand; once the receiver gives credit back a window's
+ * worth of the waiting ones goes, on_room runs, and sends are taken again. Without on_room
+ * (test_credit) sends wait without bound.
+ */
+static void test_send_bound(void **state)
+{
+	const size_t mib = 1u << 20, per = ODMA_TP_EP_WINDOW / (mib + ODMA_TP_MSG_COST);
+	const unsigned int held = (unsigned int)(ODMA_TP_EP_SEND_MAX / (mib + ODMA_TP_SEND_COST));
+	const struct odma_tp_ep_cbs cbs = { .on_recv = side_on_recv,
+		                            .on_close = side_on_close,
+		                            .arg = &cli,
+		                            .on_room = sb_on_room };
+	uint8_t *buf = malloc(mib);
+	struct odma_tp_ep *ep;
+	unsigned int n = 0;
+	uint16_t port = 0;
+	void *listener;
+
+	(void)state;
+	assert_non_null(buf);
+	assert_int_equal(held, 16);
+	memset(&cr, 0, sizeof(cr));
+	pthread_mutex_init(&cr.lock, NULL);
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, cr_accept, NULL, NULL, &listener),
+	                 DOCA_SUCCESS);
+	assert_int_equal(odma_tp_connect("127.0.0.1", port, &cbs, &ep), DOCA_SUCCESS);
+	/* the receiver's window fills, and those sends are reported: nothing is held */
+	for (unsigned int i = 0; i < per; i++) {
+		memset(buf, (int)(uint8_t)i, mib);
+		assert_int_equal(odma_tp_ep_send(ep, buf, mib, i, cr_sent, NULL), DOCA_SUCCESS);
+	}
+	assert_int_equal(cr_settled((unsigned int)per), per);
+	for (int i = 0; i < 500; i++) {
+		pthread_mutex_lock(&cr.lock);
+		n = cr.sent_ok;
+		pthread_mutex_unlock(&cr.lock);
+		if (n == per)
+			break;
+		usleep(10000);
+	}
+	assert_int_equal(n, per);
+	/* now every send waits for credit: 16 are held, the 17th is refused */
+	for (n = 0; n < 64; n++) {
+		memset(buf, (int)(uint8_t)(per + n), mib);
+		if (odma_tp_ep_send(ep, buf, mib, (uint32_t)(per + n), cr_sent, NULL) !=
+		    DOCA_SUCCESS)
+			break;
+	}
+	assert_int_equal(n, held);
+	assert_int_equal(odma_tp_ep_send(ep, buf, mib, 0, cr_sent, NULL), DOCA_ERROR_AGAIN);
+	assert_false(odma_tp_ep_room(ep, mib));
+	assert_int_equal(atomic_load(&sb_rooms), 0);
+	/* credit back: the held ones go (in order), room comes back, and so does on_room */
+	cr_give_back(0, (unsigned int)per);
+	assert_int_equal(cr_settled((unsigned int)(2 * per)), 2 * per); /* a window's worth */
+	for (int i = 0; i < 500 && atomic_load(&sb_rooms) == 0; i++)
+		usleep(10000);
+	assert_true(atomic_load(&sb_rooms) >= 1);
+	assert_true(odma_tp_ep_room(ep, mib));
+	memset(buf, 0x77, 100);
+	assert_int_equal(odma_tp_ep_send(ep, buf, 100, 0x77, cr_sent, NULL), DOCA_SUCCESS);
+	cr_give_back((unsigned int)per, (unsigned int)(2 * per));
+	assert_int_equal(cr_settled((unsigned int)(per + held + 1)), per + held + 1);
+	pthread_mutex_lock(&cr.lock);
+	for (unsigned int i = 0; i < per + held; i++) {
+		assert_int_equal(cr.imm[i], i);
+		assert_true(cr.bytes_ok[i]);
+	}
+	assert_int_equal(cr.imm[per + held], 0x77);
+	assert_false(cr.closed);
+	pthread_mutex_unlock(&cr.lock);
+	cr_give_back((unsigned int)(2 * per), (unsigned int)(per + held + 1));
+	odma_tp_ep_close(ep);
+	odma_tp_ep_close(cr.ep);
+	odma_tp_listen_close(listener);
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -723,6 +829,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_close_to_stopped_peer_is_prompt),
 		cmocka_unit_test(test_lingering_is_bounded),
 		cmocka_unit_test(test_credit),
+		cmocka_unit_test(test_send_bound),
 	};
 
 	setenv("ODMA_TRANSPORT", "ucx", 1);

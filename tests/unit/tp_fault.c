@@ -535,7 +535,9 @@ static void tpf_accept(struct odma_tp_ep *inner, void *arg)
 {
 	struct tpf_listener *l = arg;
 	struct tpf_ep *e = tpf_ep_new(NULL);
-	const struct odma_tp_ep_cbs mine = { tpf_on_recv, tpf_on_close, e };
+	const struct odma_tp_ep_cbs mine = { .on_recv = tpf_on_recv,
+		                             .on_close = tpf_on_close,
+		                             .arg = e };
 
 	if (e == NULL) {
 		F.inner->ep_close(inner);
@@ -586,7 +588,7 @@ static doca_error_t tpf_connect(const char *addr, uint16_t port, const struct od
                                 struct odma_tp_ep **ep)
 {
 	struct tpf_ep *e = tpf_ep_new(cbs);
-	struct odma_tp_ep_cbs mine = { tpf_on_recv, tpf_on_close, e };
+	struct odma_tp_ep_cbs mine = { .on_recv = tpf_on_recv, .on_close = tpf_on_close, .arg = e };
 	doca_error_t r;
 
 	if (e == NULL)

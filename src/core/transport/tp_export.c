@@ -52,6 +52,11 @@ void doca_priv_tp_ep_release(struct odma_tp_ep *ep, size_t len)
 	odma_tp_ep_release(ep, len);
 }
 
+bool doca_priv_tp_ep_room(struct odma_tp_ep *ep, size_t len)
+{
+	return odma_tp_ep_room(ep, len);
+}
+
 void doca_priv_tp_ep_close(struct odma_tp_ep *ep)
 {
 	odma_tp_ep_close(ep);

@@ -770,6 +770,13 @@ doca_error_t odma_tp_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach
 	return t->ep_attach(ep, r, rm);
 }
 
+bool odma_tp_ep_room(struct odma_tp_ep *ep, size_t len)
+{
+	const struct odma_tp_ops *t = tp_ep_ops(ep);
+
+	return t->ep_room == NULL || t->ep_room(ep, len);
+}
+
 void odma_tp_ep_release(struct odma_tp_ep *ep, size_t len)
 {
 	tp_ep_ops(ep)->ep_release(ep, len);

@@ -297,7 +297,24 @@ struct odma_tp_ep_cbs {
 	/* The connection is gone (peer closed, died, link down, timeout); no call after it. */
 	void (*on_close)(struct odma_tp_ep *ep, doca_error_t why, void *arg);
 	void *arg;
+	/*
+	 * Optional: given, the endpoint's sends are bounded (ODMA_TP_EP_SEND_MAX), and this runs
+	 * (on a transport thread, at most once per refusal) when a send completed after one was
+	 * refused with DOCA_ERROR_AGAIN or odma_tp_ep_room said no: room may be back. Without it
+	 * sends queue behind the credit without bound (DOCA RDMA paces its own: rw_pace).
+	 */
+	void (*on_room)(struct odma_tp_ep *ep, void *arg);
 };
+
+/*
+ * What the sends of an endpoint with on_room may hold, not yet reported sent: the credit
+ * window and 256 KiB behind it, each send counted as its length plus ODMA_TP_SEND_COST (the
+ * transport's record of it and the allocator's share, rounded up). The first send always fits.
+ * (A peer that never gives credit back otherwise makes its sender queue without bound what the
+ * sender's own peer-driven answers produce: 316 MB in 233,000 Comch answers.)
+ */
+#define ODMA_TP_EP_SEND_MAX ((uint64_t)ODMA_TP_EP_WINDOW + (256u << 10))
+#define ODMA_TP_SEND_COST 512u
 
 /* Completion of one send (exactly once: DOCA_SUCCESS or DOCA_ERROR_IO_FAILED). */
 typedef void odma_tp_send_done_fn(void *arg, doca_error_t status);
@@ -446,6 +463,10 @@ struct odma_tp_ops {
 	void (*ep_close)(struct odma_tp_ep *ep);
 	/* Required with endpoints: gives back the credit of a kept message (any thread). */
 	void (*ep_release)(struct odma_tp_ep *ep, size_t len);
+	/*
+	 * odma_tp_ep_room (any thread); a row without it (a test row) bounds no endpoint's sends.
+	 */
+	bool (*ep_room)(struct odma_tp_ep *ep, size_t len);
 };
 
 /* The first member of every transport's struct odma_tp_ep: the ops of the row that made it. */
@@ -684,7 +705,9 @@ void odma_tp_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs)
 
 /*
  * Sends @len bytes with immediate @imm; the bytes are copied before the return. done runs
- * exactly once. IO_FAILED when the endpoint is closed; NO_MEMORY.
+ * exactly once. IO_FAILED when the endpoint is closed; NO_MEMORY; AGAIN when the endpoint has
+ * on_room and the send would take what its sends hold past ODMA_TP_EP_SEND_MAX (on_room then
+ * runs after the next completion).
  */
 doca_error_t odma_tp_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
                              odma_tp_send_done_fn *done, void *arg);
@@ -697,6 +720,13 @@ doca_error_t odma_tp_ep_send(struct odma_tp_ep *ep, const void *bytes, size_t le
 #define ODMA_TP_SENDV_MAX 4
 doca_error_t odma_tp_ep_sendv(struct odma_tp_ep *ep, const struct iovec *iov, unsigned int niov,
                               uint32_t imm, odma_tp_send_done_fn *done, void *arg);
+
+/*
+ * Whether a send of @len bytes (all its pieces) would be taken now by an endpoint with on_room
+ * (always true without it); false also asks for on_room, as a refused send does. A send from
+ * another thread may take the room in between.
+ */
+bool odma_tp_ep_room(struct odma_tp_ep *ep, size_t len);
 
 /*
  * Gives back the credit of a message on_recv kept (@len: its length), from any thread, once
@@ -734,6 +764,7 @@ DOCA_STABLE doca_error_t doca_priv_tp_ep_sendv(struct odma_tp_ep *ep, const stru
                                                unsigned int niov, uint32_t imm,
                                                odma_tp_send_done_fn *done, void *arg);
 DOCA_STABLE void doca_priv_tp_ep_release(struct odma_tp_ep *ep, size_t len);
+DOCA_STABLE bool doca_priv_tp_ep_room(struct odma_tp_ep *ep, size_t len);
 DOCA_STABLE void doca_priv_tp_ep_close(struct odma_tp_ep *ep);
 DOCA_STABLE const char *doca_priv_tp_net_absent(void);
 DOCA_STABLE uint32_t doca_priv_tp_timeout_ms(void);

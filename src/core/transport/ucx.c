@@ -535,6 +535,7 @@ const struct odma_tp_ops odma_ucx_ops = {
 	.connect = odma_ucx_connect,
 	.ep_set_cbs = odma_ucx_ep_set_cbs,
 	.ep_send = odma_ucx_ep_send,
+	.ep_room = odma_ucx_ep_room,
 	.ep_attach = odma_ucx_ep_attach,
 	.ep_close = odma_ucx_ep_close,
 	.ep_release = odma_ucx_ep_release,

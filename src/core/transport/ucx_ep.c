@@ -129,7 +129,8 @@ struct ucx_msg {
 	struct ucx_chunk job;    /* UCX_OP_SEND: queued for the worker's thread */
 	struct odma_ucx_out out; /* alone: its payload, while UCX holds it */
 	size_t len;
-	size_t cap; /* the bytes data has room for */
+	size_t cap;    /* the bytes data has room for */
+	uint64_t cost; /* of ep->held (a bounded endpoint's), given back when reported */
 	uint8_t data[];
 };
 
@@ -224,6 +225,7 @@ void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why)
 		struct ucx_msg *m = ep->pend_head;
 
 		ep->pend_head = m->pnext;
+		atomic_fetch_sub(&ep->held, m->cost);
 		if (m->done != NULL)
 			m->done(m->arg, DOCA_ERROR_IO_FAILED);
 		msg_free(m);
@@ -238,6 +240,7 @@ void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why)
 
 			m->done = NULL;
 			m->ep = NULL; /* the endpoint may be freed before UCX lets go of it */
+			atomic_fetch_sub(&ep->held, m->cost);
 			if (done != NULL)
 				done(m->arg, DOCA_ERROR_IO_FAILED);
 		}
@@ -395,6 +398,13 @@ struct ucx_connect_job {
 	struct odma_tp_ep *ep;
 };
 
+/* The owner's callbacks (service thread, before any send of the owner's). */
+static void ep_cbs_set(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs)
+{
+	ep->cbs = *cbs;
+	atomic_store(&ep->bounded, cbs->on_room != NULL);
+}
+
 static void connect_job(void *arg)
 {
 	struct ucx_connect_job *j = arg;
@@ -407,7 +417,7 @@ static void connect_job(void *arg)
 	if (j->ep == NULL && p != NULL)
 		odma_ucx_peer_unref(p);
 	if (j->ep != NULL && j->cbs != NULL)
-		j->ep->cbs = *j->cbs;
+		ep_cbs_set(j->ep, j->cbs);
 }
 
 doca_error_t odma_ucx_connect(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
@@ -445,7 +455,7 @@ static void setcbs_job(void *arg)
 {
 	struct ucx_setcbs_job *j = arg;
 
-	j->ep->cbs = *j->cbs;
+	ep_cbs_set(j->ep, j->cbs);
 }
 
 void odma_ucx_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs)
@@ -470,11 +480,15 @@ static void msg_sent(void *arg, int status)
 	while (m != NULL) {
 		struct ucx_msg *next = m->bnext;
 
+		if (ep != NULL)
+			atomic_fetch_sub(&ep->held, m->cost);
 		if (m->done != NULL)
 			m->done(m->arg, status == ODMA_LK_OK ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED);
 		msg_free(m);
 		m = next;
 	}
+	if (ep != NULL && !ep->gone && atomic_exchange(&ep->room_wanted, false))
+		ep->cbs.on_room(ep, ep->cbs.arg);
 	if (first) { /* after this one's report: the reports keep the order of the sends */
 		ep->warm = true;
 		ep_pend_drain(ep);
@@ -891,6 +905,36 @@ struct ucx_chunk *odma_ucx_send_run(struct ucx_chunk *c)
 	return src.chunk;
 }
 
+static uint64_t send_cost(size_t len)
+{
+	return ODMA_TP_SEND_COST + (uint64_t)len;
+}
+
+/* Whether @cost more fits what a bounded endpoint's sends may hold (the first always does). */
+static bool ep_holds_room(const struct odma_tp_ep *ep, uint64_t cost)
+{
+	uint64_t held = atomic_load(&ep->held);
+
+	return held == 0 || held + cost <= ODMA_TP_EP_SEND_MAX;
+}
+
+/*
+ * The same, asking for on_room when not: the flag is set before the second look, so a report
+ * in between either sees it or made the room that look finds.
+ */
+static bool ep_room_or_ask(struct odma_tp_ep *ep, uint64_t cost)
+{
+	if (!atomic_load(&ep->bounded) || ep_holds_room(ep, cost))
+		return true;
+	atomic_store(&ep->room_wanted, true);
+	return ep_holds_room(ep, cost);
+}
+
+bool odma_ucx_ep_room(struct odma_tp_ep *ep, size_t len)
+{
+	return ep_room_or_ask(ep, send_cost(len));
+}
+
 doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const struct iovec *iov, unsigned int niov,
                               uint32_t imm, odma_tp_send_done_fn *done, void *arg)
 {
@@ -900,8 +944,12 @@ doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const struct iovec *iov, un
 
 	for (unsigned int i = 0; i < niov; i++)
 		len += iov[i].iov_len;
+	if (!ep_room_or_ask(ep, send_cost(len)))
+		return DOCA_ERROR_AGAIN;
 	if ((m = msg_alloc(len)) == NULL)
 		return DOCA_ERROR_NO_MEMORY;
+	m->cost = atomic_load(&ep->bounded) ? send_cost(len) : 0;
+	atomic_fetch_add(&ep->held, m->cost);
 	c = &m->job;
 	memset(c, 0, sizeof(*c));
 	m->done = done;

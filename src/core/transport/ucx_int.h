@@ -154,6 +154,11 @@ struct odma_tp_ep {
 	_Atomic uint64_t rx_told;  /* the most given back we reported */
 	atomic_bool peer_wants;    /* the peer waits for a report */
 	atomic_bool credit_queued; /* a report job is queued */
+	/* sends bounded (cbs.on_room given): what they hold until reported, ODMA_TP_SEND_COST each
+	 */
+	atomic_bool bounded;
+	_Atomic uint64_t held;
+	atomic_bool room_wanted; /* a send was refused: the next report runs on_room */
 };
 
 extern struct odma_tp_ep *odma_ucx_eps; /* every open endpoint (service thread) */
@@ -323,6 +328,7 @@ void odma_ucx_listen_close(void *listener);
 doca_error_t odma_ucx_connect(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
                               struct odma_tp_ep **ep);
 void odma_ucx_ep_set_cbs(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs);
+bool odma_ucx_ep_room(struct odma_tp_ep *ep, size_t len);
 doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const struct iovec *iov, unsigned int niov,
                               uint32_t imm, odma_tp_send_done_fn *done, void *arg);
 doca_error_t odma_ucx_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach *r,
