@@ -25,6 +25,10 @@
  *     plays an exporter: a page of its own in an unsealed memfd, and on stdout (one line of
  *     hex) a blob naming it, made from BLOBHEX (a real export) with its pid, descriptor,
  *     start time and key. Exits once stdin closes.
+ *   se_hostile fifo-exporter BLOBHEX
+ *     a blob (one line of hex) naming a FIFO of its own instead of a page; once it reads 'k'
+ *     on stdin (the importer tried), writes 'o' if anyone opened the FIFO meanwhile, 'n' if
+ *     not (inotify), and exits once stdin closes.
  *   se_hostile sealed-exporter BLOBHEX VICTIM_FD ROUNDS
  *     the same with a page sealed as odma's, then, as forge does, ROUNDS times a slot naming
  *     its parent (the importer) with VICTIM_FD, armed, 'a' on stdout, 'k' awaited on stdin.
@@ -36,7 +40,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/inotify.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define BLOB_LEN 88
@@ -256,6 +263,42 @@ static int exporter(uint8_t *blob, bool sealed, int victim_fd, int rounds)
 	return 0;
 }
 
+static int fifo_exporter(uint8_t *blob)
+{
+	char path[] = "/tmp/odma-se-fifo.XXXXXX";
+	uint8_t ev[sizeof(struct inotify_event) + NAME_MAX + 1];
+	int fd, in, tmp = mkstemp(path);
+
+	if (tmp < 0)
+		return 2;
+	close(tmp);
+	unlink(path);
+	if (mkfifo(path, 0600) != 0)
+		return 2;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	in = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (fd < 0 || in < 0 || inotify_add_watch(in, path, IN_OPEN) < 0) {
+		unlink(path);
+		return 2;
+	}
+	put_le(blob + 16, (uint64_t)getpid(), 4);
+	put_le(blob + 20, (uint64_t)fd, 4);
+	put_le(blob + 24, start_time_of(getpid()), 8);
+	put_le(blob + 84, crc32c(blob, 84), 4);
+	for (int i = 0; i < BLOB_LEN; i++)
+		printf("%02x", blob[i]);
+	printf("\n");
+	fflush(stdout);
+	if (!get_byte('k')) {
+		unlink(path);
+		return 3;
+	}
+	(void)!put_byte(read(in, ev, sizeof(ev)) > 0 ? 'o' : 'n');
+	unlink(path);
+	wait_eof();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint8_t blob[BLOB_LEN];
@@ -270,6 +313,8 @@ int main(int argc, char **argv)
 		return fill(blob);
 	if (argc == 3 && strcmp(argv[1], "exporter") == 0)
 		return exporter(blob, false, -1, 0);
+	if (argc == 3 && strcmp(argv[1], "fifo-exporter") == 0)
+		return fifo_exporter(blob);
 	if (argc == 5 && strcmp(argv[1], "sealed-exporter") == 0)
 		return exporter(blob, true, atoi(argv[3]), atoi(argv[4]));
 	fprintf(stderr, "usage: see the comment at the top of se_hostile.c\n");

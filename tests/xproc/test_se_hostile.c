@@ -337,12 +337,47 @@ static void test_unsealed_page_refused(void **state)
 	assert_ok(doca_dev_close(host));
 }
 
+/*
+ * A blob that names a descriptor other than an event page (here a FIFO of the hostile
+ * exporter's) is refused before the importer opens it: opening a device, a FIFO or a FUSE file
+ * has effects of its own, or waits on the file's server.
+ */
+static void test_non_memfd_not_opened(void **state)
+{
+	struct doca_dev *dpu = tu_open_dev(DPU_PCI), *host = tu_open_dev(HOST_PCI);
+	struct doca_sync_event *se, *imp = NULL;
+	int before = log_count("does not name a sync event page");
+	uint8_t forged[88];
+	struct hostile h;
+	const uint8_t *blob;
+	char hex[256];
+	size_t sz;
+
+	(void)state;
+	se = exported_event(dpu, &blob, &sz);
+	to_hex(blob, sz, hex);
+	hostile_start(&h, (char *const[]){ "se_hostile", "fifo-exporter", hex, NULL });
+	read_blob_line(&h, forged, sizeof(forged));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_sync_event_create_from_export(host, forged, sizeof(forged), &imp));
+	assert_null(imp);
+	assert_int_equal(log_count("does not name a sync event page") - before, 1);
+	assert_int_equal(write(h.to, "k", 1), 1);
+	assert_int_equal(get_byte(h.from), 'n'); /* the FIFO was never opened */
+	assert_int_equal(hostile_end(&h), 0);
+	assert_ok(doca_sync_event_stop(se));
+	assert_ok(doca_sync_event_destroy(se));
+	assert_ok(doca_dev_close(dpu));
+	assert_ok(doca_dev_close(host));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forged_slots_and_resize),
 		cmocka_unit_test(test_importer_forged_slots),
 		cmocka_unit_test(test_unsealed_page_refused),
+		cmocka_unit_test(test_non_memfd_not_opened),
 		cmocka_unit_test(test_slots_all_taken),
 	};
 

@@ -115,9 +115,10 @@ void se_page_revoke(struct doca_sync_event *se)
  */
 static int se_page_open(const struct odma_se_blob *b, const char **why)
 {
-	char path[64];
+	char path[64], link[64];
 	struct stat st;
 	int fd, seals;
+	ssize_t n;
 
 	if (!se_proc_alive((pid_t)b->pid, b->start_time)) {
 		*why = "the exporting process does not run here: it exited (stale export), or it "
@@ -126,7 +127,21 @@ static int se_page_open(const struct odma_se_blob *b, const char **why)
 		return -1;
 	}
 	snprintf(path, sizeof(path), "/proc/%u/fd/%u", b->pid, b->fd);
-	fd = open(path, O_RDWR | O_CLOEXEC);
+	/*
+	 * What the descriptor is, before it is opened: a forged blob may name any descriptor of a
+	 * process we may trace, and opening a device, a FIFO or a FUSE file has effects of its own
+	 * (or waits on the file's server). Only a memfd is opened, without waiting.
+	 */
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n > 0) {
+		link[n] = '\0';
+		if (strncmp(link, "/memfd:", 7) != 0) {
+			*why = "the export does not name a sync event page (stale or forged "
+			       "export)";
+			return -1;
+		}
+	}
+	fd = n > 0 ? open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) : -1;
 	if (fd < 0) {
 		*why = errno == ENOENT
 		               ? "the exporter stopped or destroyed the event (stale export)"
