@@ -243,6 +243,26 @@ static void net_on_room(struct odma_tp_ep *ep, void *arg)
 	ring(arg);
 }
 
+/* Under @n's lock: a send (comch_net_send). */
+static int net_send_locked(struct comch_net *n, uint32_t type, uint32_t arg, const void *payload,
+                           size_t len)
+{
+	/* the packet: @arg, then the payload where it lies (the transport copies both once) */
+	const struct iovec b[2] = { { &arg, 4 }, { (void *)payload, len } };
+	doca_error_t r = DOCA_ERROR_IO_FAILED;
+
+	if (n->tp != NULL && !n->closed) {
+		atomic_fetch_add(&n->inflight, 1);
+		r = doca_priv_tp_ep_sendv(n->tp, b, len != 0 ? 2 : 1, type, sent_cb, n);
+		if (r != DOCA_SUCCESS)
+			atomic_fetch_sub(&n->inflight, 1);
+	}
+	return r == DOCA_SUCCESS           ? 0
+	       : r == DOCA_ERROR_AGAIN     ? EAGAIN
+	       : r == DOCA_ERROR_NO_MEMORY ? ENOMEM
+	                                   : EPIPE;
+}
+
 /*
  * Any thread, the transport's too. 0, EAGAIN (the transport holds ODMA_TP_EP_SEND_MAX of this
  * side's sends), EPIPE or ENOMEM.
@@ -250,34 +270,12 @@ static void net_on_room(struct odma_tp_ep *ep, void *arg)
 static int comch_net_send(struct comch_net *n, uint32_t type, uint32_t arg, const void *payload,
                           size_t len)
 {
-	/* the packet: @arg, then the payload where it lies (the transport copies both once) */
-	const struct iovec b[2] = { { &arg, 4 }, { (void *)payload, len } };
-	doca_error_t r = DOCA_ERROR_IO_FAILED;
+	int r;
 
 	pthread_mutex_lock(&n->lock);
-	if (n->tp != NULL && !n->closed) {
-		atomic_fetch_add(&n->inflight, 1);
-		r = doca_priv_tp_ep_sendv(n->tp, b, len != 0 ? 2 : 1, type, sent_cb, n);
-		if (r != DOCA_SUCCESS)
-			atomic_fetch_sub(&n->inflight, 1);
-	}
+	r = net_send_locked(n, type, arg, payload, len);
 	pthread_mutex_unlock(&n->lock);
-	return r == DOCA_SUCCESS           ? 0
-	       : r == DOCA_ERROR_AGAIN     ? EAGAIN
-	       : r == DOCA_ERROR_NO_MEMORY ? ENOMEM
-	                                   : EPIPE;
-}
-
-/* Whether the transport takes a send of @len payload bytes now (else on_room rings later). */
-static bool net_send_room(struct comch_net *n, size_t len)
-{
-	bool room = true;
-
-	pthread_mutex_lock(&n->lock);
-	if (n->tp != NULL && !n->closed)
-		room = doca_priv_tp_ep_room(n->tp, 4 + len);
-	pthread_mutex_unlock(&n->lock);
-	return room;
+	return r;
 }
 
 /* One arrived packet, as comch_wire_recv returns it (no fd ever travels). */
@@ -872,6 +870,7 @@ static doca_error_t net_produce(struct doca_comch_producer *p, struct comch_rcon
                                 unsigned int niov, uint64_t total)
 {
 	struct doca_comch_connection *conn = p->conn;
+	struct comch_net *n = net_of(conn->ch);
 	struct comch_fp_data m = { .len = total, .producer_id = p->id, .imm_len = t->imm_len };
 	size_t len = sizeof(m) + t->imm_len + total;
 	uint8_t *b = malloc(len);
@@ -889,13 +888,19 @@ static doca_error_t net_produce(struct doca_comch_producer *p, struct comch_rcon
 		off += iov[i].iov_len;
 	}
 	pthread_mutex_lock(&conn->lock);
-	/* no slot is spent on bytes the transport cannot take now (the peer gives nothing back) */
-	res = net_send_room(net_of(conn->ch), len) ? comch_fp_claim(p, r, total, t->imm_len, &cl)
-	                                           : DOCA_ERROR_AGAIN;
+	/*
+	 * No slot is spent on bytes the transport cannot take now (the peer gives nothing back):
+	 * the room is looked at and taken under @n's lock, so no other send of the connection (a
+	 * PONG from the transport's thread) takes it in between.
+	 */
+	pthread_mutex_lock(&n->lock);
+	res = n->tp == NULL || n->closed || doca_priv_tp_ep_room(n->tp, 4 + len)
+	              ? comch_fp_claim(p, r, total, t->imm_len, &cl)
+	              : DOCA_ERROR_AGAIN;
 	if (res == DOCA_SUCCESS) {
 		m.seq = cl.slot->seq;
 		memcpy(b, &m, sizeof(m));
-		if (comch_net_send(net_of(conn->ch), COMCH_W_FP_DATA, r->id, b, len) != 0) {
+		if (net_send_locked(n, COMCH_W_FP_DATA, r->id, b, len) != 0) {
 			COMCH_PEER_LOG(ERROR, conn,
 			               "comch producer %u: the connection to consumer %u is gone; "
 			               "%llu bytes not sent",
@@ -905,6 +910,7 @@ static doca_error_t net_produce(struct doca_comch_producer *p, struct comch_rcon
 		/* the shadow slot is spent either way (the consumer's side fills the real one) */
 		comch_ring_fill(cl.slot, &r->geom, p->id, total, NULL, 0, DOCA_SUCCESS);
 	}
+	pthread_mutex_unlock(&n->lock);
 	pthread_mutex_unlock(&conn->lock);
 	free(b);
 	if (res == DOCA_SUCCESS)
