@@ -283,9 +283,8 @@ doca_error_t dc_chan_listen(struct doca_dev *dev, const char *rep_pci, const cha
 	}
 	r = doca_ctx_start(c->ctx);
 	if (r == DOCA_ERROR_ALREADY_EXIST) {
-		DC_ERR("another DPU side is already serving \"%s\" on this representor; refusing "
-		       "to "
-		       "take it over (stop it, or choose another --server-name)",
+		DC_ERR("another DPU side is already serving \"%s\" on this representor; "
+		       "refusing to take it over (stop it, or choose another --server-name)",
 		       name);
 		goto fail;
 	}
@@ -358,9 +357,8 @@ doca_error_t dc_chan_connect(struct doca_dev *dev, const char *name, int timeout
 	if (c->state != DOCA_CTX_STATE_RUNNING ||
 	    doca_comch_client_get_connection(c->cli, &c->conn) != DOCA_SUCCESS) {
 		DC_ERR("cannot reach the DPU side (Comch server \"%s\"); start `ODMA_SIDE=dpu "
-		       "doca_dma_copy` first (the DPU is the server), with the same ODMA_SYSTEM "
-		       "and "
-		       "ODMA_RUNDIR",
+		       "doca_dma_copy` first (the DPU is the server), with the same "
+		       "ODMA_SYSTEM and ODMA_RUNDIR",
 		       name);
 		r = DOCA_ERROR_NOT_CONNECTED;
 		goto fail;

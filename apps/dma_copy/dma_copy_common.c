@@ -266,9 +266,8 @@ doca_error_t dc_sink_open(struct dc_sink *s, const char *path)
 	s->fd = -1;
 	s->tmp[0] = '\0';
 	if (no != NULL && *no != '\0' && !no_tmpfile()) {
-		DC_ERR("ODMA_DMA_COPY_NO_TMPFILE=\"%s\" is not 1, or unset; doca_dma_copy stops "
-		       "with "
-		       "exit status 1",
+		DC_ERR("ODMA_DMA_COPY_NO_TMPFILE=\"%s\" is not 1, or unset; doca_dma_copy "
+		       "stops with exit status 1",
 		       no);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

@@ -198,9 +198,8 @@ static doca_error_t dpu_direction(struct dpu *d)
 	}
 	d->size = cfg->have_file ? cfg->file_size : dc_be64(theirs.size_be);
 	if (d->nvidia && (d->size == 0 || d->size > d->max_buf)) {
-		DC_ERR("the host side runs NVIDIA's DMA Copy application, which moves a file in "
-		       "one "
-		       "DMA task: 1 to %llu bytes (max_buf_size); this file has %llu",
+		DC_ERR("the host side runs NVIDIA's DMA Copy application, which moves a file "
+		       "in one DMA task: 1 to %llu bytes (max_buf_size); this file has %llu",
 		       (unsigned long long)d->max_buf, (unsigned long long)d->size);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -302,9 +301,8 @@ static doca_error_t dpu_nvidia(struct dpu *d)
 		return r;
 	desc_len = dc_be64(e->desc_len_be);
 	if (desc_len == 0 || desc_len != len - sizeof(*e)) {
-		DC_ERR("malformed export descriptor message from the host (%llu descriptor bytes "
-		       "in a "
-		       "message of %u)",
+		DC_ERR("malformed export descriptor message from the host (%llu descriptor "
+		       "bytes in a message of %u)",
 		       (unsigned long long)desc_len, len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

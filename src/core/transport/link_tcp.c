@@ -673,9 +673,8 @@ static void lt_hs_frame(struct odma_lk_ep *c, unsigned int id, const uint8_t *p,
 		doca_priv_fabric_proof(lt.key, 'S', c->nonce_own, c->nonce_peer, proof);
 		if (!lt_equal(proof, p + ODMA_FABRIC_NONCE_LEN, sizeof(proof))) {
 			lt_refuse(c, ODMA_LK_ERR_SECRET,
-			          "the peer did not prove the fabric secret; give both sides the "
-			          "same "
-			          "ODMA_FABRIC_SECRET, or the same fabric-secret cookie");
+			          "the peer did not prove the fabric secret; give both sides "
+			          "the same ODMA_FABRIC_SECRET, or the same fabric-secret cookie");
 			return;
 		}
 		doca_priv_fabric_proof(lt.key, 'C', c->nonce_peer, c->nonce_own, proof);
