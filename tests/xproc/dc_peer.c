@@ -9,6 +9,13 @@
  *   dc_peer client NAME hangup SIZE  announce a file of SIZE bytes (odma's DIRECTION), vanish
  *   dc_peer client NAME stall SIZE   announce a file of SIZE bytes, read the answer, then say
  *                                    nothing more until the server hangs up
+ *   dc_peer client NAME small-export SIZE  announce a file of SIZE bytes, then export only
+ *                                    half the window the DPU proposed (X_EXPORT still names the
+ *                                    whole window); wait until the server hangs up
+ *   dc_peer client NAME ro-export    ask for the DPU's file, then export the window the DPU
+ *                                    writes into read-only (PCI_READ_ONLY); wait until the
+ *                                    server hangs up; print "window untouched" when no byte of
+ *                                    it changed
  *   dc_peer server NAME hangup       accept a host, read its first message, then vanish
  *   dc_peer server NAME stall SIZE   accept a host, announce a file of SIZE bytes (one window),
  *                                    read its next message, then say nothing more until the
@@ -261,6 +268,57 @@ static struct dc_direction odma_direction(bool in_host, uint64_t size, uint64_t 
 		                      .window = window };
 }
 
+/*
+ * An export that lies (small-export, ro-export): the DIRECTION of a host that has a file of
+ * @size bytes (@size 0: a host that wants the DPU's file), then X_EXPORT naming the DPU's whole
+ * window over a buffer of half of it (@half) or exported read-only.
+ */
+static int client_export(bool half, uint64_t size)
+{
+	struct dc_direction d = odma_direction(size > 0, size, 0);
+	uint8_t msg[DC_MAX_MSG];
+	struct dc_export *e = (struct dc_export *)msg;
+	struct doca_mmap *mm = NULL;
+	const void *desc;
+	size_t dlen;
+	uint64_t window, mapped;
+	uint8_t *buf;
+	doca_error_t r;
+	bool same = true;
+
+	if ((r = send_msg(&d, DC_DIRECTION_LEN)))
+		return fail("send", r);
+	if (wait_msg(0) != DC_DIRECTION_X_LEN)
+		return fail("the DPU's DIRECTION", DOCA_ERROR_UNEXPECTED);
+	memcpy(&d, p.msg[0], sizeof(d));
+	window = d.window;
+	mapped = half ? window / 2 : window;
+	if (window < 2 || (buf = malloc(window)) == NULL)
+		return fail("window", DOCA_ERROR_NO_MEMORY);
+	memset(buf, 0x5c, window);
+	if ((r = doca_mmap_create(&mm)) || (r = doca_mmap_set_memrange(mm, buf, mapped)) ||
+	    (r = doca_mmap_set_permissions(mm, half ? DOCA_ACCESS_FLAG_PCI_READ_WRITE
+	                                            : DOCA_ACCESS_FLAG_PCI_READ_ONLY)) ||
+	    (r = doca_mmap_add_dev(mm, p.dev)) || (r = doca_mmap_start(mm)) ||
+	    (r = doca_mmap_export_pci(mm, p.dev, &desc, &dlen)))
+		return fail("export", r);
+	*e = (struct dc_export){ .type = DC_MSG_X_EXPORT,
+		                 .desc_len = (uint32_t)dlen,
+		                 .window = window };
+	memcpy(e + 1, desc, dlen);
+	if ((r = send_msg(msg, (uint32_t)(sizeof(*e) + dlen))))
+		return fail("send", r);
+	wait_hangup();
+	for (uint64_t i = 0; i < window; i++)
+		same = same && buf[i] == 0x5c;
+	if (same)
+		printf("window untouched\n");
+	fflush(stdout);
+	(void)doca_mmap_destroy(mm);
+	free(buf);
+	return 0;
+}
+
 static int client(const char *name, const char *mode, uint64_t size)
 {
 	struct dc_direction d = odma_direction(true, size, 0);
@@ -281,6 +339,11 @@ static int client(const char *name, const char *mode, uint64_t size)
 			return fail("send", r);
 		(void)wait_msg(0);
 		wait_hangup();
+	} else if (strcmp(mode, "small-export") == 0 || strcmp(mode, "ro-export") == 0) {
+		int st = client_export(mode[0] == 's', mode[0] == 's' ? size : 0);
+
+		close_endpoint();
+		return st;
 	} else {
 		return 2;
 	}

@@ -273,6 +273,23 @@ grep -q "sent nothing for 1 s" "$dir/h.log" || fail "no timeout message on the h
 no_temp "$dir/out10c" && [ ! -e "$dir/out10c" ] || fail "a timed-out host side left files"
 ok "idle peers time out (--timeout); the server outlives a silent client"
 
+# A host whose export lies: it names the whole window over a buffer of half of it, or it
+# exports read-only the window the DPU writes into. The DPU side refuses the first before its
+# first DMA, fails the second on its first write, exits 1 with a line, and writes nothing.
+start_dpu "$dir/d.log" -f "$dir/out15"
+"$peer" client "$name" small-export 3000000 >"$dir/p.log" 2>&1 || fail "dc_peer small-export failed"
+reap $dpid; [ "$st" = 1 ] || fail "the DPU side exited $st facing a host exporting half its window"
+grep -q "do not fit in them" "$dir/d.log" || fail "no line for an export smaller than the window"
+grep -q "peer hung up" "$dir/p.log" || fail "the DPU side did not close the lying host"
+no_temp "$dir/out15" && [ ! -e "$dir/out15" ] || fail "the refusing DPU side left files"
+start_dpu "$dir/d.log" -f "$dir/src"
+"$peer" client "$name" ro-export >"$dir/p.log" 2>&1 || fail "dc_peer ro-export failed"
+reap $dpid; [ "$st" = 1 ] || fail "the DPU side exited $st writing into a read-only export"
+grep -q "do not let a device write into it" "$dir/d.log" || fail "no line for a read-only export"
+grep -q "window untouched" "$dir/p.log" || fail "a read-only host window was written"
+cmp -s "$dir/src" "$dir/src.orig" || fail "the DPU side's file changed"
+ok "a host's export smaller than its window, or read-only, is refused; nothing is written"
+
 # Issue 19 item 12: facing NVIDIA's DPU side, a host holds the whole file in one buffer of the
 # size the DPU announces; above DMA_COPY_MAX_NV_FILE (1 GiB) it refuses before allocating.
 : >"$dir/p.log"
