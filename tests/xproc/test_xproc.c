@@ -253,6 +253,35 @@ static void test_remote_to_remote(void **state)
 	imp_stop(im);
 }
 
+/*
+ * Source and destination that overlap inside the exporter's memory (one import) are refused
+ * as overlapping local ones are: doca_task_try_submit says INVALID_VALUE, nothing moves.
+ */
+static void test_remote_overlap(void **state)
+{
+	struct imp *im = imp_start(DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	uint8_t *r = (uint8_t *)(uintptr_t)im->raddr;
+	static uint8_t back[XLEN];
+	struct doca_dma_task_memcpy *t;
+	struct doca_buf *src, *dst;
+
+	(void)state;
+	src = list_of(im, im->remote, r + 100, 20000, 1, true);
+	dst = list_of(im, im->remote, r + 10000, 20000, 1, false);
+	assert_ok(doca_dma_task_memcpy_alloc_init(im->dma, src, dst, (union doca_data){ 0 }, &t));
+	assert_int_equal(doca_task_try_submit(doca_dma_task_memcpy_as_task(t)),
+	                 DOCA_ERROR_INVALID_VALUE);
+	doca_task_free(doca_dma_task_memcpy_as_task(t));
+	assert_true(xu_full_io(im->fd, "R", 1, true));
+	assert_true(xu_full_io(im->fd, back, XLEN, false));
+	for (size_t i = 0; i < XLEN; i++)
+		if (back[i] != xu_pattern(i))
+			fail_msg("byte %zu of the exporter changed", i);
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+	imp_stop(im);
+}
+
 /* A source list of a remote element, then a local one: each piece moves the way it must. */
 static void test_mixed_list(void **state)
 {
@@ -516,7 +545,7 @@ int main(void)
 		cmocka_unit_test(test_exporter_exit),   cmocka_unit_test(test_kill_loop),
 		cmocka_unit_test(test_eperm),           cmocka_unit_test(test_forged_and_revoked),
 		cmocka_unit_test(test_eperm_at_import), cmocka_unit_test(test_remote_to_remote),
-		cmocka_unit_test(test_mixed_list),
+		cmocka_unit_test(test_remote_overlap),  cmocka_unit_test(test_mixed_list),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -169,8 +169,10 @@ static bool copy_overlaps(const struct doca_buf *src, const struct doca_buf *dst
 	for (const struct doca_buf *d = dst; d != NULL && total; d = d->next) {
 		size_t w = odma_buf_room(d) < total ? odma_buf_room(d) : total;
 
+		/* both in this process, or both in one import (the exporter's addresses) */
 		for (const struct doca_buf *s = src; s != NULL; s = s->next)
-			if (s->mmap->kind == ODMA_MEM_LOCAL && d->mmap->kind == ODMA_MEM_LOCAL &&
+			if ((s->mmap == d->mmap || (s->mmap->kind == ODMA_MEM_LOCAL &&
+			                            d->mmap->kind == ODMA_MEM_LOCAL)) &&
 			    ranges_overlap(s->data, s->data_len, d->data + d->data_len, w))
 				return true;
 		total -= w;
