@@ -994,6 +994,28 @@ mark:
 	hs_refuse(n);
 }
 
+/*
+ * Transport thread, before an endpoint exists: a peer is let in only while fewer than
+ * COMCH_HS_MAX handshakes are listed. Refused handshakes stay listed (each with its
+ * descriptor) until a server's progress sweeps them, so without this a server that does not
+ * progress listed one more for every peer that came and went, without bound.
+ */
+static bool net_admit_peer(void *arg)
+{
+	bool ok;
+
+	(void)arg;
+	pthread_mutex_lock(&g_net.lock);
+	ok = g_net.num_pending < COMCH_HS_MAX;
+	pthread_mutex_unlock(&g_net.lock);
+	if (!ok)
+		ODMA_RATELIMITED_WARN("comch: %u connections at ODMA_FABRIC wait for their "
+		                      "HELLO or for a server's progress to close them; a new one "
+		                      "is rejected",
+		                      COMCH_HS_MAX);
+	return ok;
+}
+
 static void on_accept(struct odma_tp_ep *tp, void *arg)
 {
 	struct comch_net *n;
@@ -1088,7 +1110,7 @@ static doca_error_t net_listen(struct comch_ep *ep)
 	pthread_mutex_unlock(&g_net.lock);
 	/* not under g_net.lock: the transport thread takes it in its callbacks */
 	if (!listening) {
-		r = doca_priv_tp_listen(addr, &port, on_accept, NULL, NULL, &listener);
+		r = doca_priv_tp_listen(addr, &port, on_accept, net_admit_peer, NULL, &listener);
 		if (r != DOCA_SUCCESS)
 			ODMA_ERR("comch server \"%s\": cannot listen at ODMA_FABRIC=%s:%u "
 			         "(%s); free the port or pick another one, with the same "

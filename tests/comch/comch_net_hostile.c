@@ -500,3 +500,39 @@ int comch_net_hostile_unread(const char *name, long n)
 	doca_priv_tp_ep_close(ep);
 	return 0;
 }
+
+/*
+ * @n connections that prove the fabric secret on the transport's link (doca_priv_tp_connect),
+ * send AUTH 1 and close once the server answers (AUTH 2) or rejects them. 0 when the server
+ * answered at least one.
+ */
+int comch_net_hs_churn(long n);
+int comch_net_hs_churn(long n)
+{
+	const char *fab = getenv("ODMA_FABRIC");
+	const char *colon = fab ? strrchr(fab, ':') : NULL;
+	static const uint8_t nc[16] = "hostile-nonce-3";
+	char addr[64];
+	long i, answered = 0;
+
+	if (colon == NULL)
+		return 2;
+	snprintf(addr, sizeof(addr), "%.*s", (int)(colon - fab), fab);
+	for (i = 0; i < n; i++) {
+		struct odma_tp_ep *ep;
+		int want = auth2s + 1;
+
+		cur_closed = 0;
+		if (doca_priv_tp_connect(addr, (uint16_t)atoi(colon + 1), &cbs, &ep) !=
+		    DOCA_SUCCESS)
+			return 1;
+		cur_ep = ep; /* a rejection seen before this line waits the 2 s below */
+		(void)send_auth(ep, 1, nc, 16);
+		for (int w = 0; w < 2000 && auth2s < want && !cur_closed; w++)
+			nap_ms(1);
+		answered += auth2s >= want;
+		doca_priv_tp_ep_close(ep);
+	}
+	printf("hs-churn: %ld connections came and went, %ld of them answered\n", n, answered);
+	return answered > 0 ? 0 : 1;
+}

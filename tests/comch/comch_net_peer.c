@@ -28,6 +28,11 @@
  *                                        consumer (immediate data, 1 B, 1000 B, 1 MiB - 1),
  *                                        then the client's producer the server's consumer;
  *                                        bytes, producer ids, new and expired consumer events
+ *   comch_net_peer server-idle NAME FILE  a server that does not progress until FILE exists;
+ *                                        then it must hold no more than COMCH_HS_MAX (128)
+ *                                        descriptors beyond those it had when it started
+ *   comch_net_peer hs-churn N            N connections that prove the secret and go away
+ *                                        (against server-idle)
  *   comch_net_peer hostile               speaks the transport by hand at ODMA_FABRIC:
  *                                        malformed, oversized, unknown packets
  *   comch_net_peer hostile-connected NAME  the same after a valid handshake with NAME
@@ -458,6 +463,38 @@ static int run_lifetime(const char *self, const char *name, unsigned int n, cons
 	return 0;
 }
 
+/*
+ * A server that starts and does not progress while peers come and go (hs-churn): what they
+ * leave must stay bounded (COMCH_HS_MAX handshakes, each with its descriptor) until it does.
+ */
+static int run_server_idle(const char *name, const char *file)
+{
+	struct cu_ep e;
+	int base, held;
+
+	cu_open(&e, true);
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_server_start(&e, name, 64, 64));
+	base = tu_count_fds(getpid());
+	printf("listening\n");
+	while (access(file, F_OK) != 0)
+		usleep(10000);
+	held = tu_count_fds(getpid());
+	printf("server: %d descriptors, %d at the start\n", held, base);
+	if (held > base + 128 + 16) {
+		fprintf(stderr,
+		        "server: %d descriptors held for peers that came and went while "
+		        "it did not progress (at most 128 handshakes wait)\n",
+		        held - base);
+		return 1;
+	}
+	cu_progress_for(&e, 200);
+	CU_CHECK(tu_count_fds(getpid()) <= base + 2);
+	CU_CHECK(cu_close(&e));
+	return 0;
+}
+
+int comch_net_hs_churn(long n);
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -469,6 +506,14 @@ int main(int argc, char **argv)
 	}
 	if (argc == 4 && strcmp(argv[1], "server") == 0)
 		return run_server(argv[2], (unsigned int)atoi(argv[3]));
+	if (argc == 4 && strcmp(argv[1], "server-idle") == 0)
+		return run_server_idle(argv[2], argv[3]);
+	if (argc == 3 && strcmp(argv[1], "hs-churn") == 0) {
+		struct cu_ep e;
+
+		cu_open(&e, false);
+		return comch_net_hs_churn(atol(argv[2]));
+	}
 	if (argc == 4 && strcmp(argv[1], "client") == 0)
 		return run_client(argv[2], (uint32_t)atoi(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "client-big") == 0) {
