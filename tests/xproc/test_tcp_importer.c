@@ -14,7 +14,10 @@
  *    taken again;
  *  - connections until the exporter has no descriptor left, one more waiting in the listen
  *    backlog: the listener pauses instead of failing accept() in a loop (it spun at 80 % of a
- *    CPU).
+ *    CPU);
+ *  - frames that say 1 GiB on three connections: the exporter takes a buffer of the whole
+ *    frame when its head arrives, and holds two such at most (it took one for every
+ *    connection: 1 GiB each, resident as the peer filled them, up to 512 connections).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -241,13 +244,40 @@ static void test_out_of_descriptors(void **state)
 	lk_exporter_check(&e);
 }
 
+static void test_big_frames(void **state)
+{
+	struct lk_exporter e;
+	uint8_t hdr[16] = { 0 }; /* an endpoint message's header (ucx_wire.h), never read */
+	int fds[3];
+	long before, during;
+
+	(void)state;
+	lk_exporter_start(&e, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	before = tu_status_field(e.pid, "VmSize");
+	for (unsigned int i = 0; i < 3; i++) {
+		fds[i] = lk_connect(&e);
+		assert_true(lk_handshake(fds[i], e.instance, true));
+		lk_frame(fds[i], 13, sizeof(hdr), 1u << 30, hdr, sizeof(hdr)); /* ODMA_UCX_AM_MSG */
+		usleep(100 * 1000);
+	}
+	during = tu_status_field(e.pid, "VmSize");
+	print_message("exporter VmSize %ld KiB, %ld KiB with three frames of 1 GiB begun\n", before,
+	              during);
+	assert_true(before > 0 && during > 0);
+	/* the third is closed; its buffer never taken */
+	assert_true(lk_closed(fds[2]));
+	assert_true(during - before < 2l * 1024 * 1024 + 512 * 1024);
+	close(fds[0]);
+	close(fds[1]);
+	lk_exporter_check(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reattach),
-		cmocka_unit_test(test_batches_unread),
-		cmocka_unit_test(test_connection_cap),
-		cmocka_unit_test(test_out_of_descriptors),
+		cmocka_unit_test(test_reattach),       cmocka_unit_test(test_batches_unread),
+		cmocka_unit_test(test_connection_cap), cmocka_unit_test(test_out_of_descriptors),
+		cmocka_unit_test(test_big_frames),
 	};
 
 	tu_skip_under_qemu("forked exporters with UCX's threads, and prlimit on them");

@@ -68,10 +68,19 @@ ODMA_LOG_REGISTER(ODMA_UCX_TCP)
 #define LT_SPARE_MAX 128u         /* such buffers kept at most (8 MiB) */
 /*
  * The largest frame: a Comch fast-path buffer of 1 GiB (the largest message odma sends), with
- * room for its header. Only a peer that proved the secret gets this far, and its buffer grows
- * only as its bytes arrive.
+ * room for its header. Only a peer that proved the secret gets this far; its buffer is taken
+ * whole when the frame's head arrives (its pages become resident as the bytes do), within
+ * LT_BIG_MAX for all connections together.
  */
 #define LT_FRAME_MAX ((1u << 30) + (64u << 10))
+/*
+ * What the receive buffers of all connections may hold beyond LT_RBUF each, together: two
+ * frames of LT_FRAME_MAX. A frame's buffer is taken whole when its head arrives, before its
+ * bytes, so without a bound peers that proved the secret made this process hold 1 GiB for
+ * every connection they opened and filled (LT_ACCEPTED_MAX of them); past it such a frame
+ * fails its connection.
+ */
+#define LT_BIG_MAX (2 * (size_t)LT_FRAME_MAX + 2 * LT_ROOM_MIN)
 
 enum { LT_HELLO = 0xf1, LT_CHALLENGE = 0xf2, LT_PROOF = 0xf3 };
 enum {
@@ -130,6 +139,7 @@ struct odma_lk_ep {
 	uint8_t nonce_own[ODMA_FABRIC_NONCE_LEN], nonce_peer[ODMA_FABRIC_NONCE_LEN];
 	uint8_t *rbuf;
 	size_t rcap, rpos, rlen; /* the buffer, its first unread byte, the bytes after it */
+	size_t big;              /* the part of rcap beyond LT_RBUF: counted in lt.big */
 	struct lt_out *oq_head, *oq_tail;
 	struct odma_lk_ep *next, *prev;       /* every connection */
 	struct odma_lk_ep *hs_next, *hs_prev; /* those in their handshake, oldest first */
@@ -151,6 +161,7 @@ static struct {
 	struct odma_lk_ep *hs_head, *hs_tail;
 	unsigned int nhs, nhs_accepted;
 	unsigned int naccepted;          /* accepted connections not dead */
+	size_t big;                      /* receive buffers beyond LT_RBUF (LT_BIG_MAX) */
 	struct odma_lk_listener *paused; /* listeners out of descriptors: back at the timer */
 	struct odma_lk_ep *dead;
 	struct lt_out *done_head, *done_tail; /* sends ended, their callbacks due */
@@ -253,6 +264,8 @@ static void lt_fail(struct odma_lk_ep *c, int status)
 		free(c->rbuf);
 		c->rbuf = NULL;
 	}
+	lt.big -= c->big; /* freed now, or once the handler returns */
+	c->big = 0;
 	c->rcap = c->rpos = c->rlen = 0;
 	if (!c->dead_listed) {
 		c->dead_listed = true;
@@ -719,7 +732,7 @@ static bool lt_frame_ok(struct odma_lk_ep *c, const uint8_t *h, size_t *need)
 static bool lt_room(struct odma_lk_ep *c, size_t need)
 {
 	/* live, a read always offers LT_ROOM_MIN at least: the window it opens is sent at once */
-	size_t want = c->state == LT_LIVE ? need + LT_ROOM_MIN : need, cap;
+	size_t want = c->state == LT_LIVE ? need + LT_ROOM_MIN : need, cap, big;
 	uint8_t *b;
 
 	if (c->rpos != 0 && (c->rlen == 0 || c->rpos + want > c->rcap)) {
@@ -731,11 +744,21 @@ static bool lt_room(struct odma_lk_ep *c, size_t need)
 	cap = c->state == LT_LIVE ? LT_RBUF : LT_FH + LT_CHALLENGE_LEN;
 	if (cap < want)
 		cap = want;
+	big = cap > LT_RBUF ? cap - LT_RBUF : 0;
+	if (big > c->big && lt.big - c->big + big > LT_BIG_MAX) {
+		ODMA_RATELIMITED_WARN("TCP link: a frame of %zu bytes would take the receive "
+		                      "buffers past %zu MiB for all connections together; its "
+		                      "connection is closed",
+		                      need, LT_BIG_MAX >> 20);
+		return false;
+	}
 	b = realloc(c->rbuf, cap);
 	if (b == NULL)
 		return false;
 	c->rbuf = b;
 	c->rcap = cap;
+	lt.big = lt.big - c->big + big;
+	c->big = big;
 	return true;
 }
 
@@ -781,6 +804,8 @@ static bool lt_frames(struct odma_lk_ep *c, unsigned int *events)
 		free(c->rbuf);
 		c->rbuf = NULL;
 		c->rcap = 0;
+		lt.big -= c->big;
+		c->big = 0;
 	}
 	return true;
 }
