@@ -107,13 +107,23 @@ static void consumer_fail_rest(struct doca_comch_consumer *c, doca_error_t statu
 /*
  * Closes the ring to producers; slots claimed before stay (their writes finish) until
  * @wait_ms pass: a peer that claimed slots and never completes them cannot hold the stop.
+ * Where this process writes the bytes itself (the network carrier: the transport's thread
+ * claims, copies and fills a slot under the connection's lock), the ring closes under that
+ * lock: no copy is then under way, whatever its size, and no claimed slot is left unfilled
+ * (a 1 GiB copy slower than @wait_ms went on writing into a buffer already failed back).
  */
 static void consumer_close_ring(struct doca_comch_consumer *c, uint32_t wait_ms)
 {
+	bool self = c->conn->ch->car->self_bell;
+
 	if (c->closed || c->ring == NULL)
 		return;
 	c->closed = true;
+	if (self)
+		pthread_mutex_lock(&c->conn->lock);
 	c->claim_limit = comch_ring_close(c->ring, c->done, c->posted);
+	if (self)
+		pthread_mutex_unlock(&c->conn->lock);
 	c->drain_deadline_ns = doca_priv_now_ns() + (uint64_t)wait_ms * 1000000ull;
 }
 
