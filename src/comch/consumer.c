@@ -35,10 +35,16 @@ static void consumer_drop_ring(struct doca_comch_consumer *c)
 	uint64_t v;
 
 	if (c->ring != NULL) {
-		/* the transport thread writes into it under the lock (across machines) */
+		/*
+		 * The transport thread writes into it under the lock (across machines), once the
+		 * registration is acknowledged: no longer, so that a restart may make its next ring
+		 * and geometry without the lock (a stale FP_DATA of the last run is dropped, not
+		 * checked against a ring being made).
+		 */
 		pthread_mutex_lock(&c->conn->lock);
 		munmap(c->ring, (size_t)c->geom.ring_size);
 		c->ring = NULL;
+		atomic_store(&c->reg, COMCH_REG_NONE);
 		pthread_mutex_unlock(&c->conn->lock);
 		/* no ring, no doorbell: unwatched until the next start (which drains it) */
 		(void)doca_priv_pe_watch(c->ctx.pe, c->bell_fd, 0);
