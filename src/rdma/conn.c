@@ -380,6 +380,18 @@ void odma_rd_conn_close_locked(struct doca_rdma_connection *c, bool tell_peer)
 		rw_shutdown_by(c->in->ch, &end);
 }
 
+void odma_rd_conn_lost_event_locked(struct doca_rdma_connection *c)
+{
+	struct doca_rdma *rd = c->rd;
+
+	if (rd->stopping || !c->cm)
+		return;
+	if (c->state == RD_C_CONNECTING || c->state == RD_C_ACCEPTED)
+		odma_rd_event_locked(rd, c, RD_E_FAILURE);
+	else if (c->state == RD_C_ESTABLISHED)
+		odma_rd_event_locked(rd, c, RD_E_DISCONNECT);
+}
+
 void odma_rd_stream_dead_locked(struct rd_stream *s)
 {
 	struct doca_rdma *rd = s->rd;
@@ -402,10 +414,7 @@ void odma_rd_stream_dead_locked(struct rd_stream *s)
 		rd_wake_pe(rd); /* its last stream may be this one: progress reaps it */
 	if (c == NULL || c->state == RD_C_CLOSED || c->state == RD_C_FREE)
 		return;
-	if (!rd->stopping && c->cm && (c->state == RD_C_CONNECTING || c->state == RD_C_ACCEPTED))
-		odma_rd_event_locked(rd, c, RD_E_FAILURE);
-	else if (!rd->stopping && c->cm && c->state == RD_C_ESTABLISHED)
-		odma_rd_event_locked(rd, c, RD_E_DISCONNECT);
+	odma_rd_conn_lost_event_locked(c);
 	/*
 	 * The peer's requests ended (it disconnected, or its end of the stream closed) while ours
 	 * still wait for answers: those come on our own stream, ahead of the peer's disconnect or

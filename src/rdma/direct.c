@@ -185,8 +185,10 @@ static void rd_atomic_failed(struct doca_rdma *rd, struct rd_task *t)
 	         "is cut, as a queue pair whose retries ran out",
 	         c->id);
 	pthread_mutex_lock(&rd->lock);
-	if (c->state != RD_C_CLOSED)
+	if (c->state != RD_C_CLOSED) {
+		odma_rd_conn_lost_event_locked(c); /* the program hears of the end */
 		odma_rd_conn_close_locked(c, true);
+	}
 	pthread_mutex_unlock(&rd->lock);
 	odma_rd_finished(t, DOCA_ERROR_CONNECTION_ABORTED);
 }

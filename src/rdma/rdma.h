@@ -562,6 +562,12 @@ void odma_rd_reap(struct doca_rdma *rd);
 void odma_rd_release_locked(struct doca_rdma *rd, struct doca_rdma_connection *c);
 /* A stream ended (reader thread, rd->lock held): its tasks fail, the connection closes. */
 void odma_rd_stream_dead_locked(struct rd_stream *s);
+/*
+ * Connection @c ended without the program asking (rd->lock held, before its state becomes
+ * CLOSED): an RDMA CM one not yet established raises its failure callback, an established
+ * one its disconnection callback; nothing during a stop, nothing for the out-of-band flow.
+ */
+void odma_rd_conn_lost_event_locked(struct doca_rdma_connection *c);
 /* Ends a connection (rd->lock held): both streams shut down, tasks fail later. */
 void odma_rd_conn_close_locked(struct doca_rdma_connection *c, bool tell_peer);
 

@@ -1329,6 +1329,87 @@ static void test_cm_accept_reject_disconnect(void **state)
 	ts_close(&s);
 }
 
+/*
+ * A CM server that exports its memory for atomics, then waits to be stopped and killed by the
+ * parent (test_cm_direct_atomic_lost).
+ */
+static int child_cm_atomic(int fd)
+{
+	struct tside s;
+	const void *blob;
+	size_t n = 0;
+
+	CHK_OK(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC,
+	               DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 7));
+	cm_port = tu_listen_free_port(cm_listen, s.rd);
+	CHK(cm_port != 0);
+	CHK(ts_send_blob(fd, &cm_port, sizeof(cm_port)));
+	CHK(ts_wait(&s, &s.established, 1, 10000));
+	CHK_OK(doca_mmap_export_rdma(s.mm, s.dev, &blob, &n));
+	CHK(ts_send_blob(fd, blob, n));
+	for (;;) /* its reader threads serve; killed by the parent */
+		(void)ts_wait(&s, &s.disconnects, 1, 1000);
+	return 0;
+}
+
+/*
+ * An RDMA CM connection whose direct fetch-add gets no answer (the server is stopped: the
+ * transport's timeout, 1.5 s here) is cut, as a queue pair whose retries ran out: the task
+ * fails with CONNECTION_ABORTED and the program hears of the end by its disconnection callback,
+ * as for any other end of an established connection it did not ask for.
+ */
+static void test_cm_direct_atomic_lost(void **state)
+{
+	struct tside s;
+	struct doca_rdma_addr *addr;
+	struct doca_mmap *rm;
+	uint8_t *rmem, blob[512];
+	size_t n = 0, rlen = 0;
+	int fd, st;
+	pid_t pid;
+	union doca_data ud = { 0 }, cud = { .u64 = 0 };
+	struct doca_rdma_task_atomic_fetch_add *tf;
+	uint64_t direct = 0, requested = 0;
+	const char *server =
+	        getenv("ODMA_TEST_CM_ADDR") ? getenv("ODMA_TEST_CM_ADDR") : "127.0.0.1";
+
+	(void)state;
+	setenv("ODMA_TRANSPORT_TIMEOUT_MS", "1500", 1);
+	pid = ts_fork(child_cm_atomic, &fd);
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	assert_true(ts_recv_blob(fd, &cm_port, sizeof(cm_port), &n));
+	assert_ok(doca_rdma_addr_create(cm_addr_type(server), server, cm_port, &addr));
+	assert_ok(doca_rdma_connect_to_addr(s.rd, addr, cud));
+	assert_true(ts_wait(&s, &s.established, 1, 10000));
+	assert_true(ts_recv_blob(fd, blob, sizeof(blob), &n));
+	assert_ok(doca_mmap_create_from_export(NULL, blob, n, s.dev, &rm));
+	assert_ok(doca_mmap_get_memrange(rm, (void **)&rmem, &rlen));
+	assert_ok(doca_rdma_task_atomic_fetch_add_allocate_init(
+	        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 256, 8, 0),
+	        ts_buf(&s, s.mm, s.mem, 256, 8, 0), 1, ud, &tf));
+	assert_ok(ts_run(&s, doca_rdma_task_atomic_fetch_add_as_task(tf))); /* attached */
+	assert_int_equal(kill(pid, SIGSTOP), 0);
+	assert_int_equal(waitpid(pid, &st, WUNTRACED), pid);
+	assert_true(WIFSTOPPED(st));
+	assert_ok(doca_rdma_task_atomic_fetch_add_allocate_init(
+	        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 256, 8, 0),
+	        ts_buf(&s, s.mm, s.mem, 264, 8, 0), 1, ud, &tf));
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED,
+	            ts_run(&s, doca_rdma_task_atomic_fetch_add_as_task(tf)));
+	ts_paths(&s, &direct, &requested);
+	assert_int_equal(direct, 2);
+	(void)ts_wait(&s, &s.disconnects, 1, 3000);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	close(fd);
+	assert_int_equal(s.disconnects, 1);
+	assert_int_equal(s.failures, 0);
+	assert_ok(doca_rdma_addr_destroy(addr));
+	ts_adopt(&s, rm);
+	ts_close(&s);
+}
+
 /* More clients over a server's life than it has connections: each slot serves again. */
 #define CM_MANY 12
 
@@ -1720,6 +1801,7 @@ static const struct {
 	{ "multi", child_multi },
 	{ "cm_server", child_cm_server },
 	{ "cm_many", child_cm_many },
+	{ "cm_atomic", child_cm_atomic },
 	{ "oob_many", child_oob_many },
 	{ "receiver", child_receiver },
 	{ "answer_then_exit", child_answer_then_exit },
@@ -1757,6 +1839,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_multi_connection),
 		cmocka_unit_test(test_cm_accept_reject_disconnect),
 		cmocka_unit_test(test_cm_more_clients_than_connections),
+		cmocka_unit_test(test_cm_direct_atomic_lost),
 		cmocka_unit_test(test_oob_more_connections_than_slots),
 		cmocka_unit_test(test_event_mode_wakes),
 		cmocka_unit_test(test_answer_before_close),
