@@ -157,6 +157,33 @@ static bool rd_cm_rev(struct rd_stream *s, const struct rw_hdr *h)
 	return rd_reply(s, h->tag, st, 0, NULL, 0) && st == DOCA_SUCCESS;
 }
 
+/* How often the wait for the server's answer to our second stream looks for a stop. */
+#define RD_REV_POLL_MS 50u
+
+/*
+ * CM client: waits up to the connection timeout for the server's answer on our second stream
+ * @ch, in slices, so that a stop or the program's disconnect (which know nothing of @ch) ends
+ * the wait at once: true with *@resp, or false.
+ */
+static bool rd_cm_rev_answer(struct rd_stream *s, struct rw_chan *ch, struct rw_hdr *resp)
+{
+	struct doca_rdma *rd = s->rd;
+	uint64_t end = rw_now_ms() + rd->conn_timeout_ms;
+
+	for (;;) {
+		int got = rw_next(ch, resp, RD_REV_POLL_MS);
+		bool gone;
+
+		if (got != 0)
+			return got == 1;
+		pthread_mutex_lock(&rd->lock);
+		gone = rd->stopping || s->conn->state != RD_C_CONNECTING;
+		pthread_mutex_unlock(&rd->lock);
+		if (gone || rw_now_ms() >= end)
+			return false;
+	}
+}
+
 /* CM client: the server accepted; open the server's stream (its requests to us). */
 static bool rd_cm_accepted(struct rd_stream *s, const struct rw_hdr *h)
 {
@@ -175,7 +202,7 @@ static bool rd_cm_accepted(struct rd_stream *s, const struct rw_hdr *h)
 	if (ip != NULL)
 		ch = rw_dial(ip, c->peer.port);
 	if (ch == NULL || !rw_write(ch, &rev, NULL, 0, NULL, 0) ||
-	    !rw_read_hdr(ch, &resp, rd->conn_timeout_ms) || resp.type != RW_RESP ||
+	    !rd_cm_rev_answer(s, ch, &resp) || resp.type != RW_RESP ||
 	    resp.status != DOCA_SUCCESS) {
 		rw_close(ch);
 		return false; /* the stream dies: the failure callback follows */

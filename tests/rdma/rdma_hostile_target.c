@@ -12,13 +12,15 @@
  * calls failed ("accepted F"), 'r' rejects them ("rejected F"), 'e' exports one more connection out
  * of band and prints "blob BLOBHEX", 'c PORT' connects as an RDMA CM client to 127.0.0.1:PORT and
  * prints "connect STATUS", 'm' submits a 64-byte send on the connection established last and prints
- * "send STATUS", 'q' stops and exits 0. It exits 3 when something fails to start.
+ * "send STATUS", 'S' stops the context and prints "stopped MS" (how long it took to reach IDLE;
+ * only 'q' may follow), 'q' stops and exits 0. It exits 3 when something fails to start.
  */
 #include <dirent.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <doca_buf.h>
@@ -253,6 +255,23 @@ int main(int argc, char **argv)
 					doca_task_free(doca_rdma_task_send_as_task(st));
 			}
 			printf("send %s\n", doca_error_get_name(e));
+		}
+		if (line[0] == 'S') { /* stop: how long doca_ctx_stop took to reach IDLE */
+			struct timespec t0, t1;
+			enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			(void)doca_ctx_stop(doca_rdma_as_ctx(rd));
+			for (int i = 0; i < 60000 && st != DOCA_CTX_STATE_IDLE; i++) {
+				(void)doca_pe_progress(pe);
+				if (doca_ctx_get_state(doca_rdma_as_ctx(rd), &st) != DOCA_SUCCESS)
+					break;
+				if (st != DOCA_CTX_STATE_IDLE)
+					usleep(1000);
+			}
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			printf("stopped %ld\n", (long)((t1.tv_sec - t0.tv_sec) * 1000 +
+			                               (t1.tv_nsec - t0.tv_nsec) / 1000000));
 		}
 		if (line[0] == 's')
 			printf("requests %d received %d threads %d rss_kb %ld established %d "

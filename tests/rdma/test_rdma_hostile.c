@@ -726,6 +726,30 @@ static void test_server_rejects_established(void **state)
 	threads_back_to(before.threads);
 }
 
+/*
+ * A server that accepts, then never answers the client's second stream: the target's stop
+ * (its last command) ends that wait at once, not at the connection request timeout (2 s).
+ */
+static void test_stop_while_server_silent_after_accept(void **state)
+{
+	struct rw_hdr a = { .magic = RW_MAGIC, .type = RW_CM_ACCEPT, .arg0 = 1 }, h;
+	struct rw_chan *req = cm_request(), *rev;
+	char line[64];
+	long ms = -1;
+
+	(void)state;
+	assert_true(rw_write(req, &a, NULL, 0, NULL, 0));
+	rev = next_peer(RW_CM_REV, &h); /* and never answered */
+	fputs("S\n", to_target);
+	fflush(to_target);
+	assert_non_null(fgets(line, sizeof(line), from_target));
+	assert_int_equal(sscanf(line, "stopped %ld", &ms), 1);
+	if (ms > 1000)
+		fail_msg("the stop took %ld ms: it waited for the silent server", ms);
+	rw_close(rev);
+	rw_close(req);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -748,6 +772,7 @@ int main(void)
 		cmocka_unit_test(test_server_answers_nothing_asked_later),
 		cmocka_unit_test(test_server_never_answers),
 		cmocka_unit_test(test_server_rejects_established),
+		cmocka_unit_test(test_stop_while_server_silent_after_accept), /* last: stops it */
 	};
 
 	signal(SIGPIPE, SIG_IGN);
