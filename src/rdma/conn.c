@@ -369,15 +369,19 @@ void odma_rd_reap(struct doca_rdma *rd)
 
 void odma_rd_conn_close_locked(struct doca_rdma_connection *c, bool tell_peer)
 {
-	struct timespec end;
-
 	(void)tell_peer;
 	c->state = RD_C_CLOSED;
-	rw_deadline(&end, RW_SHUTDOWN_MS); /* one wait for both streams */
+	/*
+	 * Not rw_shutdown here: it waits up to RW_SHUTDOWN_MS for a peer that stopped taking our
+	 * frames, which under rd->lock stalls every connection and the PE (a reader thread ends a
+	 * connection here). Each stream's reader shuts its channel down as it ends; a stream
+	 * without one is shut down by whoever frees it (odma_rd_stream_discard, odma_rd_reap, the
+	 * stop).
+	 */
 	if (c->out != NULL)
-		rw_shutdown_by(c->out->ch, &end);
+		rw_end(c->out->ch);
 	if (c->in != NULL)
-		rw_shutdown_by(c->in->ch, &end);
+		rw_end(c->in->ch);
 }
 
 void odma_rd_conn_lost_event_locked(struct doca_rdma_connection *c)

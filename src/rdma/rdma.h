@@ -33,8 +33,11 @@
  * stream's pending list; a stream's wlock serialises its writers (the PE thread's submits,
  * the reader's responses). No lock is held across a callback or across a blocking read; a
  * channel's own lock (wire.c) is taken last and never held across a transport call that waits.
- * rd->lock is held across endpoint closes (which wait for the transport thread), so the
- * transport thread takes it only by trylock (odma_rd_fast: a busy lock queues the frame).
+ * A connection that ends asks its streams to end (rw_end) under rd->lock; their waits for what
+ * is still going out, and the endpoint closes, happen outside it (the stream's reader, or
+ * whoever frees a stream without one), except in the stop, which holds rd->lock across them;
+ * so the transport thread takes it only by trylock (odma_rd_fast: a busy lock queues the
+ * frame).
  */
 #ifndef ODMA_RDMA_RDMA_H_
 #define ODMA_RDMA_RDMA_H_
@@ -227,6 +230,14 @@ void rw_shutdown(struct rw_chan *c);
  * disconnect ends share one deadline, so peers that stopped reading cost it 2 s, not 2 s each.
  */
 void rw_shutdown_by(struct rw_chan *c, const struct timespec *end);
+/*
+ * Asks a channel to end without waiting (any thread, any lock held): no frame of the peer is
+ * taken after those queued (its reader then sees the end), no new answer window opens, and a
+ * paced answer stops; what is written still goes out until whoever owns the channel shuts it
+ * down (its reader, odma_rd_stream_discard, odma_rd_reap, the stop), which waits for the open
+ * windows and the sends and closes the endpoint, outside the context lock.
+ */
+void rw_end(struct rw_chan *c);
 /* Frees a channel (shut down first when not yet); no reader may be inside. */
 void rw_close(struct rw_chan *c);
 
@@ -568,7 +579,11 @@ void odma_rd_stream_dead_locked(struct rd_stream *s);
  * one its disconnection callback; nothing during a stop, nothing for the out-of-band flow.
  */
 void odma_rd_conn_lost_event_locked(struct doca_rdma_connection *c);
-/* Ends a connection (rd->lock held): both streams shut down, tasks fail later. */
+/*
+ * Ends a connection (rd->lock held): both streams are asked to end (rw_end: their readers, or
+ * whoever frees a stream with none, close them outside the lock), tasks fail later. It never
+ * waits: a peer that stopped taking our frames holds no thread that needs the lock.
+ */
 void odma_rd_conn_close_locked(struct doca_rdma_connection *c, bool tell_peer);
 
 /* serve.c: the reader thread of a stream. */

@@ -97,6 +97,7 @@ struct rw_chan {
 	struct odma_tp_ep *ep;
 	bool closed;    /* on_close ran, a send failed, or rw_shutdown: no frame after the queue */
 	bool ep_closed; /* odma_tp_ep_close was called (once) */
+	bool quit;      /* rw_end: no frame taken after the queue; its owner's shutdown closes it */
 	struct rw_msg *head, *tail;
 	struct rw_msg *cur; /* the frame being read, and how far */
 	size_t off;
@@ -177,7 +178,7 @@ static void rw_ready(struct rw_chan *c)
  */
 static bool rw_refused_locked(struct rw_chan *c, size_t len)
 {
-	if (c->closed)
+	if (c->closed || c->quit)
 		return true;
 	if (c->gated && (++c->gate_got > 1 || len > RW_GATE_FRAME_MAX))
 		ODMA_WARN("RDMA: a peer sent %s before the program admitted it; its connection is "
@@ -206,7 +207,7 @@ static bool rw_queue(struct rw_chan *c, const void *bytes, size_t len)
 	pthread_mutex_lock(&c->lock);
 	if (m == NULL) {
 		c->closed = true; /* a lost frame breaks the stream: end it */
-	} else if (!c->closed) {
+	} else if (!c->closed && !c->quit) {
 		kept = true;
 		m->len = len;
 		memcpy(m->data, bytes, len);
@@ -590,12 +591,12 @@ int rw_next(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms)
 		free(c->cur);
 		c->cur = NULL;
 	}
-	while (c->head == NULL && !c->closed) {
+	while (c->head == NULL && !c->closed && !c->quit) {
 		if (timeout_ms == 0)
 			pthread_cond_wait(&c->cond, &c->lock);
 		else if (pthread_cond_timedwait(&c->cond, &c->lock, &end) == ETIMEDOUT)
 			break;
-		if (c->head == NULL && !c->closed)
+		if (c->head == NULL && !c->closed && !c->quit)
 			atomic_fetch_add(&rw_idle_wakes, 1);
 	}
 	m = c->head;
@@ -606,7 +607,7 @@ int rw_next(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms)
 	}
 	c->cur = m; /* under the lock: rw_on_recv serves nothing here while a frame is read */
 	c->off = sizeof(*h);
-	ended = c->closed;
+	ended = c->closed || c->quit;
 	pthread_mutex_unlock(&c->lock);
 	if (m == NULL)
 		return ended ? -1 : 0;
@@ -672,10 +673,10 @@ bool rw_pace(struct rw_chan *c)
 
 	pthread_mutex_lock(&c->lock);
 	c->pacing++;
-	while (c->sending >= RW_PACE_FRAMES && !c->closed && !c->ep_closed)
+	while (c->sending >= RW_PACE_FRAMES && !c->closed && !c->ep_closed && !c->quit)
 		pthread_cond_wait(&c->cond, &c->lock);
 	c->pacing--;
-	open = !c->closed && !c->ep_closed;
+	open = !c->closed && !c->ep_closed && !c->quit;
 	pthread_mutex_unlock(&c->lock);
 	return open;
 }
@@ -733,7 +734,7 @@ doca_error_t rw_attach(struct rw_chan *c, const struct doca_mmap *m, struct odma
 	bool open;
 
 	pthread_mutex_lock(&c->lock);
-	open = !c->closed && !c->ep_closed && c->ep != NULL;
+	open = !c->closed && !c->ep_closed && !c->quit && c->ep != NULL;
 	c->attaching += open;
 	pthread_mutex_unlock(&c->lock);
 	if (!open)
@@ -768,6 +769,17 @@ void rw_answer_end(struct rw_chan *c)
 	pthread_mutex_lock(&c->lock);
 	if (--c->answering == 0 && c->ending)
 		pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
+void rw_end(struct rw_chan *c)
+{
+	if (c == NULL)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->quit = true;
+	c->ending = true; /* no new answer window; the open ones finish before the close */
+	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
 }
 

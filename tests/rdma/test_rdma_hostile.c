@@ -727,6 +727,39 @@ static void test_server_rejects_established(void **state)
 }
 
 /*
+ * A server whose requests' answers it never takes (past the transport's 16 MiB window, the
+ * target's last ones wait to leave), then hangs up its other stream: the target's PE keeps
+ * progressing (a status command answered within 1 s) while the ended connection's answers wait
+ * to leave (up to 2 s).
+ */
+static void test_server_stops_taking_answers(void **state)
+{
+	enum { N = 125000 }; /* 125000 answers of 80 bytes (+64 each) are more than 16 MiB */
+	struct tstat before = stat_of_target();
+	struct rw_chan *req, *rev;
+	struct rw_hdr r = { .magic = RW_MAGIC, .type = RW_READ, .arg0 = 8 };
+	uint64_t t0;
+
+	(void)state;
+	cm_accept(&req, &rev, DOCA_SUCCESS);
+	COUNT_REACHES(established, before.established + 1);
+	for (uint32_t i = 0; i < N; i++) { /* refused reads: each answered by a frame */
+		r.tag = i + 1;
+		assert_true(rw_write(rev, &r, NULL, 0, NULL, 0));
+	}
+	usleep(1000 * 1000); /* served: the last answers wait for our credit */
+	rw_close(req);
+	usleep(100 * 1000);
+	t0 = rw_now_ms();
+	(void)stat_of_target();
+	if (rw_now_ms() - t0 > 1000)
+		fail_msg("the target's PE stalled %llu ms", (unsigned long long)(rw_now_ms() - t0));
+	COUNT_REACHES(disconnected, before.disconnected + 1);
+	rw_close(rev);
+	threads_back_to(before.threads);
+}
+
+/*
  * A server that accepts, then never answers the client's second stream: the target's stop
  * (its last command) ends that wait at once, not at the connection request timeout (2 s).
  */
@@ -772,6 +805,7 @@ int main(void)
 		cmocka_unit_test(test_server_answers_nothing_asked_later),
 		cmocka_unit_test(test_server_never_answers),
 		cmocka_unit_test(test_server_rejects_established),
+		cmocka_unit_test(test_server_stops_taking_answers),
 		cmocka_unit_test(test_stop_while_server_silent_after_accept), /* last: stops it */
 	};
 
