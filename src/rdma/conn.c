@@ -609,7 +609,19 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	r = rd_dial_peer(rdma, c, &b, &ch, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
-	rd_state_set(rdma, c, RD_C_CONNECTED);
+	/* the peer's stream may have bound and ended meanwhile, closing the connection */
+	pthread_mutex_lock(&rdma->lock);
+	state = c->state;
+	if (state == RD_C_EXPORTED)
+		c->state = RD_C_CONNECTED;
+	pthread_mutex_unlock(&rdma->lock);
+	if (state != RD_C_EXPORTED) {
+		rw_close(ch);
+		ODMA_ERR("%s: connection %u closed while connecting (the peer's stream to it "
+		         "ended); export a new one",
+		         __func__, c->id);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
 	if (odma_rd_stream_new(rdma, ch, true, c, true) == NULL) {
 		rd_state_set(rdma, c, RD_C_CLOSED);
 		return DOCA_ERROR_CONNECTION_ABORTED;

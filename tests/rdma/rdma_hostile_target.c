@@ -10,10 +10,12 @@
  * prints "requests R received N threads T rss_kb K established E failed F disconnected D
  * sends_ok S sends_failed X", 'a' accepts the requests not answered yet and prints how many
  * calls failed ("accepted F"), 'r' rejects them ("rejected F"), 'e' exports one more connection out
- * of band and prints "blob BLOBHEX", 'c PORT' connects as an RDMA CM client to 127.0.0.1:PORT and
- * prints "connect STATUS", 'm' submits a 64-byte send on the connection established last and prints
- * "send STATUS", 'S' stops the context and prints "stopped MS" (how long it took to reach IDLE;
- * only 'q' may follow), 'q' stops and exits 0. It exits 3 when something fails to start.
+ * of band and prints "blob BLOBHEX", 'k HEX' connects the connection 'e' exported last to the
+ * peer's blob HEX out of band and prints "connectoob STATUS", 'c PORT' connects as an RDMA CM
+ * client to 127.0.0.1:PORT and prints "connect STATUS", 'm' submits a 64-byte send on the
+ * connection established last and prints "send STATUS", 'S' stops the context and prints "stopped
+ * MS" (how long it took to reach IDLE; only 'q' may follow), 'q' stops and exits 0. It exits 3 when
+ * something fails to start.
  */
 #include <dirent.h>
 #include <poll.h>
@@ -159,7 +161,8 @@ int main(int argc, char **argv)
 	size_t blen;
 	uint16_t port;
 	union doca_data ud = { .u64 = 0 };
-	char line[16];
+	char line[512];
+	struct doca_rdma_connection *exported = NULL; /* by 'e' */
 
 	if (argc != 2)
 		return 2;
@@ -227,6 +230,8 @@ int main(int argc, char **argv)
 
 			if (doca_rdma_export(rd, &blob, &blen, &c) != DOCA_SUCCESS)
 				blen = 0;
+			else
+				exported = c;
 			printf("blob ");
 			print_hex(blob, blen);
 		}
@@ -241,6 +246,18 @@ int main(int argc, char **argv)
 			if (a != NULL)
 				(void)doca_rdma_addr_destroy(a);
 			printf("connect %s\n", doca_error_get_name(e));
+		}
+		if (line[0] == 'k') { /* connect the connection 'e' exported to the peer blob */
+			uint8_t peer[256];
+			size_t n = 0;
+			doca_error_t e = DOCA_ERROR_BAD_STATE;
+
+			for (const char *h = line + 2;
+			     n < sizeof(peer) && sscanf(h, "%2hhx", &peer[n]) == 1; h += 2)
+				n++;
+			if (exported != NULL)
+				e = doca_rdma_connect(rd, peer, n, exported);
+			printf("connectoob %s\n", doca_error_get_name(e));
 		}
 		if (line[0] == 'm') {
 			struct doca_rdma_task_send *st = NULL;

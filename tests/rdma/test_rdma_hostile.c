@@ -727,6 +727,51 @@ static void test_server_rejects_established(void **state)
 }
 
 /*
+ * A peer that binds the target's exported connection (its HELLO answered), hangs that stream
+ * up while the target's doca_rdma_connect waits for the peer's answer, and then answers: the
+ * connection closed meanwhile, so the connect fails instead of reporting a connection that is
+ * CONNECTED with its peer's stream gone.
+ */
+static void test_oob_peer_leaves_during_connect(void **state)
+{
+	struct rw_lsn *l;
+	uint16_t port = 0;
+	struct rw_blob ours = { 0 };
+	uint8_t enc[RW_BLOB_LEN];
+	char cmd[16 + 2 * RW_BLOB_LEN], line[64];
+	struct rw_chan *hello, *in;
+	struct rw_hdr h;
+
+	(void)state;
+	assert_int_equal(rw_listen("127.0.0.1", 0, &l, &port), DOCA_SUCCESS);
+	rw_blob_self(&ours);
+	ours.naddrs = 0; /* the target dials 127.0.0.1 */
+	ours.conn_id = 1;
+	ours.port = port;
+	rw_blob_encode(&ours, enc);
+	in = admitted(); /* the target's connection 'e' exported, bound to our stream */
+	snprintf(cmd, sizeof(cmd), "k ");
+	for (size_t i = 0; i < RW_BLOB_LEN; i++)
+		snprintf(cmd + 2 + 2 * i, 3, "%02x", enc[i]);
+	strcat(cmd, "\n");
+	fputs(cmd, to_target);
+	fflush(to_target);
+	hello = rw_accept(l); /* the target's HELLO, not answered yet */
+	assert_non_null(hello);
+	assert_true(rw_read_hdr(hello, &h, 5000));
+	assert_int_equal(h.type, RW_HELLO);
+	rw_open(hello);
+	rw_close(in); /* our stream to the target ends: its connection closes */
+	usleep(300 * 1000);
+	reply(hello, h.tag, DOCA_SUCCESS, NULL, 0);
+	assert_non_null(fgets(line, sizeof(line), from_target));
+	assert_string_equal(line, "connectoob DOCA_ERROR_CONNECTION_ABORTED\n");
+	rw_close(hello);
+	rw_listen_shutdown(l);
+	rw_listen_free(l);
+}
+
+/*
  * A server whose requests' answers it never takes (past the transport's 16 MiB window, the
  * target's last ones wait to leave), then hangs up its other stream: the target's PE keeps
  * progressing (a status command answered within 1 s) while the ended connection's answers wait
@@ -806,6 +851,7 @@ int main(void)
 		cmocka_unit_test(test_server_never_answers),
 		cmocka_unit_test(test_server_rejects_established),
 		cmocka_unit_test(test_server_stops_taking_answers),
+		cmocka_unit_test(test_oob_peer_leaves_during_connect),
 		cmocka_unit_test(test_stop_while_server_silent_after_accept), /* last: stops it */
 	};
 
