@@ -104,7 +104,7 @@ static void *rd_listener_main(void *arg)
 
 		if (ch == NULL)
 			break;
-		odma_rd_admit(l->rd, ch);
+		odma_rd_admit(l->rd, ch, l->cm);
 	}
 	return NULL;
 }

@@ -591,10 +591,10 @@ void *odma_rd_reader(void *arg);
 /*
  * Admits a peer that dialed a listener of @rd, from its first frame (the listener's thread):
  * a HELLO or second-stream frame with a connection's key gets a stream and its reader; a CM
- * request a stream without a reader until the program accepts it; anything else is answered
- * (when it asked) and closed.
+ * request, on an RDMA CM listener (@cm), a stream without a reader until the program accepts
+ * it; anything else is answered (when it asked) and closed.
  */
-void odma_rd_admit(struct doca_rdma *rd, struct rw_chan *ch);
+void odma_rd_admit(struct doca_rdma *rd, struct rw_chan *ch, bool cm);
 /* Serves a stream's frame on the transport thread when it never waits (rw_fast_fn). */
 int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *payload);
 /* Writes one frame on @s (its writers take turns): false when the stream ended. */

@@ -240,20 +240,21 @@ static bool rd_ctl_reject(struct rd_stream *s)
 	return odma_rd_frame_out(s, &h, NULL, 0);
 }
 
-void odma_rd_admit(struct doca_rdma *rd, struct rw_chan *ch)
+void odma_rd_admit(struct doca_rdma *rd, struct rw_chan *ch, bool cm)
 {
 	struct rd_stream *s;
 	struct rw_hdr h;
 	bool ok;
 	int got = rw_next(ch, &h, 1); /* it came (or the peer closed): rw_accept said so */
 
-	if (got == 1 &&
-	    (h.len != 0 || (h.type != RW_HELLO && h.type != RW_CM_REQ && h.type != RW_CM_REV)))
+	/* a CM request only on a port the program listens on (doca_rdma_start_listen_to_port) */
+	if (got == 1 && (h.len != 0 || (h.type != RW_HELLO && h.type != RW_CM_REV &&
+	                                (h.type != RW_CM_REQ || !cm))))
 		got = -2;
 	if (got == -2)
 		ODMA_WARN("RDMA context %p: a peer opened with a frame of type %u and %llu payload "
-		          "bytes; a connection opens with its HELLO, a CM request or its second "
-		          "stream (no payload): closed",
+		          "bytes; a connection opens with its HELLO, a CM request (on an RDMA CM "
+		          "port) or its second stream (no payload): closed",
 		          (void *)rd, (unsigned)h.type, (unsigned long long)h.len);
 	if (got != 1) {
 		rw_close(ch);

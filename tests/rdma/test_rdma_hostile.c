@@ -279,6 +279,24 @@ static void test_silent_connections(void **state)
 		rw_close(c[i]);
 }
 
+/*
+ * A CM request on the out-of-band listener (a port the program never listens on for RDMA CM)
+ * reaches no request callback: it is closed.
+ */
+static void test_cm_request_on_oob_port(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_chan *c = rw_dial("127.0.0.1", oob_port);
+
+	(void)state;
+	assert_non_null(c);
+	put(c, RW_CM_REQ, NULL, 0);
+	assert_true(closed_within(c, 5000));
+	usleep(100 * 1000);
+	assert_int_equal(stat_of_target().requests, before.requests);
+	rw_close(c);
+}
+
 /* A HELLO with a forged key is answered NOT_FOUND and closed; no thread is left behind. */
 static void test_forged_hello(void **state)
 {
@@ -835,6 +853,7 @@ int main(void)
 		cmocka_unit_test(test_oversized_first_frame),
 		cmocka_unit_test(test_wrong_first_frame),
 		cmocka_unit_test(test_forged_hello),
+		cmocka_unit_test(test_cm_request_on_oob_port),
 		cmocka_unit_test(test_silent_connections),
 		cmocka_unit_test(test_admitted_frame_too_long),
 		cmocka_unit_test(test_cut_send_out_of_order),
