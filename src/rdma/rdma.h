@@ -192,6 +192,8 @@ doca_error_t rw_attach(struct rw_chan *c, const struct doca_mmap *m, struct odma
  */
 #define RW_PACE_FRAMES 64u
 bool rw_pace(struct rw_chan *c);
+/* Whether RW_PACE_FRAMES or more frames of ours wait to go out on @c (any thread, never waits). */
+bool rw_backlog(struct rw_chan *c);
 /* Sends a header and up to two payload pieces as one frame: true, or false (channel ended). */
 bool rw_write(struct rw_chan *c, const struct rw_hdr *h, const void *p1, size_t n1, const void *p2,
               size_t n2);

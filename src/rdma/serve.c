@@ -783,6 +783,9 @@ int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *p)
 	if (h->type != RW_RESP && (s->cut.active || (h->flags & RW_F_MORE)))
 		return 0; /* a request in pieces: the reader serves it (a send waits for a receive)
 		           */
+	if (h->type != RW_RESP && rw_backlog(s->ch))
+		return 0; /* the peer does not take our answers: the reader waits for it (rw_pace)
+		           */
 	if (h->type == RW_SEND)
 		return rd_fast_send(s, h, p);
 	if (h->type != RW_RESP && (h->type != RW_READ || h->arg0 > RD_FAST_READ_MAX) &&
@@ -895,6 +898,14 @@ void *odma_rd_reader(void *arg)
 			continue;
 		if (got < 0)
 			break;
+		/*
+		 * A peer's request is served once fewer than RW_PACE_FRAMES of our frames wait to
+		 * go out: one that sends requests and never takes the answers then finds its
+		 * frames held here, within our credit, instead of our answers piling up in the
+		 * transport without bound. Not on our own stream: our requests' answers never wait.
+		 */
+		if (!s->out && h.type != RW_RESP)
+			(void)rw_pace(s->ch);
 		pthread_mutex_lock(&rd->lock);
 		s->serving = true; /* a stop lets it answer first (odma_rd_conns_stop) */
 		pthread_mutex_unlock(&rd->lock);

@@ -681,6 +681,16 @@ bool rw_pace(struct rw_chan *c)
 	return open;
 }
 
+bool rw_backlog(struct rw_chan *c)
+{
+	bool full;
+
+	pthread_mutex_lock(&c->lock);
+	full = c->sending >= RW_PACE_FRAMES;
+	pthread_mutex_unlock(&c->lock);
+	return full;
+}
+
 /* Waits until @end for every send to complete (c->lock held); true when none is left. */
 static bool rw_drain_until(struct rw_chan *c, const struct timespec *end)
 {
