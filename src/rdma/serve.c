@@ -780,12 +780,12 @@ int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *p)
 	struct doca_rdma *rd = s->rd;
 	bool ok;
 
-	if (h->type != RW_RESP && (s->cut.active || (h->flags & RW_F_MORE)))
-		return 0; /* a request in pieces: the reader serves it (a send waits for a receive)
-		           */
-	if (h->type != RW_RESP && rw_backlog(s->ch))
-		return 0; /* the peer does not take our answers: the reader waits for it (rw_pace)
-		           */
+	/*
+	 * The reader serves a request in pieces (a send waits for a receive), and any request
+	 * while the peer does not take our answers (it waits for them in rw_pace).
+	 */
+	if (h->type != RW_RESP && (s->cut.active || (h->flags & RW_F_MORE) || rw_backlog(s->ch)))
+		return 0;
 	if (h->type == RW_SEND)
 		return rd_fast_send(s, h, p);
 	if (h->type != RW_RESP && (h->type != RW_READ || h->arg0 > RD_FAST_READ_MAX) &&
