@@ -292,6 +292,16 @@ static void test_silent_connections(void **state)
 		rw_close(c[i]);
 }
 
+/* A CM connection request of ours to the target's listener at @port. */
+static struct rw_chan *cm_request_to(uint16_t port)
+{
+	struct rw_chan *c = rw_dial("127.0.0.1", port);
+
+	assert_non_null(c);
+	put(c, RW_CM_REQ, NULL, 0);
+	return c;
+}
+
 /*
  * A CM request on the out-of-band listener (a port the program never listens on for RDMA CM)
  * reaches no request callback: it is closed.
@@ -299,11 +309,9 @@ static void test_silent_connections(void **state)
 static void test_cm_request_on_oob_port(void **state)
 {
 	struct tstat before = stat_of_target();
-	struct rw_chan *c = rw_dial("127.0.0.1", oob_port);
+	struct rw_chan *c = cm_request_to(oob_port);
 
 	(void)state;
-	assert_non_null(c);
-	put(c, RW_CM_REQ, NULL, 0);
 	assert_true(closed_within(c, 5000));
 	usleep(100 * 1000);
 	assert_int_equal(stat_of_target().requests, before.requests);
@@ -438,11 +446,9 @@ static void test_cut_send_out_of_order(void **state)
 static void test_still_serves(void **state)
 {
 	struct tstat before = stat_of_target();
-	struct rw_chan *c = rw_dial("127.0.0.1", cm_port);
+	struct rw_chan *c = cm_request_to(cm_port);
 
 	(void)state;
-	assert_non_null(c);
-	put(c, RW_CM_REQ, NULL, 0);
 	for (int i = 0; i < 500 && stat_of_target().requests == before.requests; i++)
 		usleep(10000);
 	assert_int_equal(stat_of_target().requests, before.requests + 1);

@@ -46,6 +46,14 @@ static inline bool side_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t
 	return false;
 }
 
+static inline void side_on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg);
+
+/* The callbacks of side @s (a struct side): it counts what arrives and each close. */
+#define SIDE_CBS(s)                                                                                \
+	{                                                                                          \
+		.on_recv = side_on_recv, .on_close = side_on_close, .arg = &(s)                    \
+	}
+
 static inline void side_on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
 {
 	struct side *s = arg;

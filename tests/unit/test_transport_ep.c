@@ -29,12 +29,7 @@
 static struct side srv = { .lock = PTHREAD_MUTEX_INITIALIZER },
                    cli = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static const struct odma_tp_ep_cbs srv_cbs = { .on_recv = side_on_recv,
-	                                       .on_close = side_on_close,
-	                                       .arg = &srv };
-static const struct odma_tp_ep_cbs cli_cbs = { .on_recv = side_on_recv,
-	                                       .on_close = side_on_close,
-	                                       .arg = &cli };
+static const struct odma_tp_ep_cbs srv_cbs = SIDE_CBS(srv), cli_cbs = SIDE_CBS(cli);
 
 static void on_accept(struct odma_tp_ep *ep, void *arg)
 {
