@@ -809,6 +809,24 @@ static void test_oob_peer_leaves_during_connect(void **state)
 }
 
 /*
+ * A CM connection our server accepted, established on the target (@before: its counts
+ * before), then @n refused reads of 8 bytes on the target's second stream, each answered by a
+ * frame the target sends.
+ */
+static void established_then_refused_reads(struct rw_chan **req, struct rw_chan **rev,
+                                           struct tstat before, uint32_t n)
+{
+	struct rw_hdr r = { .magic = RW_MAGIC, .type = RW_READ, .arg0 = 8 };
+
+	cm_accept(req, rev, DOCA_SUCCESS);
+	COUNT_REACHES(established, before.established + 1);
+	for (uint32_t i = 0; i < n; i++) {
+		r.tag = i + 1;
+		assert_true(rw_write(*rev, &r, NULL, 0, NULL, 0));
+	}
+}
+
+/*
  * A server whose requests' answers it never takes (past the transport's 16 MiB window, the
  * target's last ones wait to leave), then hangs up its other stream: the target's PE keeps
  * progressing (a status command answered within 1 s) while the ended connection's answers wait
@@ -816,19 +834,13 @@ static void test_oob_peer_leaves_during_connect(void **state)
  */
 static void test_server_stops_taking_answers(void **state)
 {
-	enum { N = 125000 }; /* 125000 answers of 80 bytes (+64 each) are more than 16 MiB */
 	struct tstat before = stat_of_target();
 	struct rw_chan *req, *rev;
-	struct rw_hdr r = { .magic = RW_MAGIC, .type = RW_READ, .arg0 = 8 };
 	uint64_t t0;
 
 	(void)state;
-	cm_accept(&req, &rev, DOCA_SUCCESS);
-	COUNT_REACHES(established, before.established + 1);
-	for (uint32_t i = 0; i < N; i++) { /* refused reads: each answered by a frame */
-		r.tag = i + 1;
-		assert_true(rw_write(rev, &r, NULL, 0, NULL, 0));
-	}
+	/* 125000 answers of 80 bytes (+64 each) are more than 16 MiB */
+	established_then_refused_reads(&req, &rev, before, 125000);
 	usleep(1000 * 1000); /* served: the last answers wait for our credit */
 	rw_close(req);
 	usleep(100 * 1000);
@@ -872,18 +884,11 @@ static void test_stop_while_server_silent_after_accept(void **state)
  */
 static void test_server_floods_requests(void **state)
 {
-	enum { N = 300000 };
 	struct tstat before = stat_of_target(), after;
 	struct rw_chan *req, *rev;
-	struct rw_hdr r = { .magic = RW_MAGIC, .type = RW_READ, .arg0 = 8 };
 
 	(void)state;
-	cm_accept(&req, &rev, DOCA_SUCCESS);
-	COUNT_REACHES(established, before.established + 1);
-	for (uint32_t i = 0; i < N; i++) { /* refused reads: each answered by a frame */
-		r.tag = i + 1;
-		assert_true(rw_write(rev, &r, NULL, 0, NULL, 0));
-	}
+	established_then_refused_reads(&req, &rev, before, 300000);
 	usleep(1500 * 1000);
 	after = stat_of_target();
 	if (after.rss_kb - before.rss_kb > RSS_BOUND_KB)
