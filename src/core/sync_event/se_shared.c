@@ -109,9 +109,22 @@ void se_page_revoke(struct doca_sync_event *se)
 	se->value = NULL;
 }
 
+/* Why the exporter's descriptor could not be looked at or opened (errno @err). */
+static const char *se_open_why(int err)
+{
+	if (err == ENOENT)
+		return "the exporter stopped or destroyed the event (stale export)";
+	if (err == EACCES || err == EPERM)
+		return "the kernel refused access to the exporter (it needs ptrace rights, see "
+		       "core/transport: run both sides as the same user; Yama ptrace_scope 2/3 or "
+		       "another user needs CAP_SYS_PTRACE)";
+	return "the exporter's event page cannot be opened";
+}
+
 /*
- * Opens the exporter's event page through /proc, its process checked alive first, and checks
- * the page is sealed against resizing and one page long. The descriptor, or -1 with *why.
+ * Opens the exporter's event page through /proc, its process checked alive first (a memfd only),
+ * and checks the page is sealed against resizing and one page long. The descriptor, or -1 with
+ * *why.
  */
 static int se_page_open(const struct odma_se_blob *b, const char **why)
 {
@@ -132,24 +145,14 @@ static int se_page_open(const struct odma_se_blob *b, const char **why)
 	 * process we may trace, and opening a device, a FIFO or a FUSE file has effects of its own
 	 * (or waits on the file's server). Only a memfd is opened, without waiting.
 	 */
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n > 0) {
-		link[n] = '\0';
-		if (strncmp(link, "/memfd:", 7) != 0) {
-			*why = "the export does not name a sync event page (stale or forged "
-			       "export)";
-			return -1;
-		}
+	n = readlink(path, link, sizeof(link));
+	if (n > 0 && (n < 7 || memcmp(link, "/memfd:", 7) != 0)) {
+		*why = "the export does not name a sync event page (stale or forged export)";
+		return -1;
 	}
 	fd = n > 0 ? open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) : -1;
 	if (fd < 0) {
-		*why = errno == ENOENT
-		               ? "the exporter stopped or destroyed the event (stale export)"
-		       : (errno == EACCES || errno == EPERM)
-		               ? "the kernel refused access to the exporter (it needs ptrace "
-		                 "rights, see core/transport: run both sides as the same user; "
-		                 "Yama ptrace_scope 2/3 or another user needs CAP_SYS_PTRACE)"
-		               : "the exporter's event page cannot be opened";
+		*why = se_open_why(errno);
 		return -1;
 	}
 	/* sealed first: then the size checked below is the size for good */
