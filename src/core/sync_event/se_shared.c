@@ -122,9 +122,9 @@ static const char *se_open_why(int err)
 }
 
 /*
- * Opens the exporter's event page through /proc, its process checked alive first (a memfd only),
- * and checks the page is sealed against resizing and one page long. The descriptor, or -1 with
- * *why.
+ * Opens the exporter's event page (a memfd only) through /proc once its process is seen alive,
+ * and checks that the page is sealed against resizing and one page long: the descriptor, or -1
+ * with *why.
  */
 static int se_page_open(const struct odma_se_blob *b, const char **why)
 {
