@@ -243,17 +243,23 @@ static void net_on_room(struct odma_tp_ep *ep, void *arg)
 	ring(arg);
 }
 
-/* Under @n's lock: a send (comch_net_send). */
-static int net_send_locked(struct comch_net *n, uint32_t type, uint32_t arg, const void *payload,
-                           size_t len)
+/*
+ * Under @n's lock: a packet of @arg, then the @np pieces at @parts where they lie (empty ones
+ * left out; at most ODMA_TP_SENDV_MAX - 1 that are not), which the transport copies once.
+ */
+static int net_sendv_locked(struct comch_net *n, uint32_t type, uint32_t arg,
+                            const struct iovec *parts, unsigned int np)
 {
-	/* the packet: @arg, then the payload where it lies (the transport copies both once) */
-	const struct iovec b[2] = { { &arg, 4 }, { (void *)payload, len } };
+	struct iovec b[ODMA_TP_SENDV_MAX] = { { &arg, 4 } };
 	doca_error_t r = DOCA_ERROR_IO_FAILED;
+	unsigned int nb = 1;
 
+	for (unsigned int i = 0; i < np; i++)
+		if (parts[i].iov_len != 0 && nb < ODMA_TP_SENDV_MAX)
+			b[nb++] = parts[i];
 	if (n->tp != NULL && !n->closed) {
 		atomic_fetch_add(&n->inflight, 1);
-		r = doca_priv_tp_ep_sendv(n->tp, b, len != 0 ? 2 : 1, type, sent_cb, n);
+		r = doca_priv_tp_ep_sendv(n->tp, b, nb, type, sent_cb, n);
 		if (r != DOCA_SUCCESS)
 			atomic_fetch_sub(&n->inflight, 1);
 	}
@@ -261,6 +267,15 @@ static int net_send_locked(struct comch_net *n, uint32_t type, uint32_t arg, con
 	       : r == DOCA_ERROR_AGAIN     ? EAGAIN
 	       : r == DOCA_ERROR_NO_MEMORY ? ENOMEM
 	                                   : EPIPE;
+}
+
+/* Under @n's lock: a send of one payload (comch_net_send). */
+static int net_send_locked(struct comch_net *n, uint32_t type, uint32_t arg, const void *payload,
+                           size_t len)
+{
+	const struct iovec p = { (void *)payload, len };
+
+	return net_sendv_locked(n, type, arg, &p, 1);
 }
 
 /*
@@ -859,22 +874,40 @@ static void net_post(struct doca_comch_consumer *c, uint64_t seq, uint64_t room)
 	(void)comch_conn_send_ctl(c->conn, COMCH_W_FP_POST, c->id, &m, sizeof(m), -1);
 }
 
-/* An FP_DATA of @len bytes: @hdr bytes left for its header, then @t's immediate and the data. */
-static uint8_t *fp_gather(size_t hdr, const struct doca_comch_producer_task_send *t,
-                          const struct iovec *iov, unsigned int niov, size_t len)
+/*
+ * The pieces of an FP_DATA after its header @m (@parts[0]): @t's immediate and the data where
+ * they lie, or, when they are more than one message takes, gathered into *@gathered (freed by
+ * the caller). How many pieces; 0 when memory ran out.
+ */
+static unsigned int fp_parts(const struct comch_fp_data *m,
+                             const struct doca_comch_producer_task_send *t, const struct iovec *iov,
+                             unsigned int niov, struct iovec *parts, uint8_t **gathered)
 {
-	uint8_t *b = malloc(len);
-	size_t off = hdr;
+	unsigned int np = 1, data = 0;
+	size_t off = 0;
 
-	if (b == NULL)
-		return NULL;
-	memcpy(b + off, t->imm, t->imm_len);
-	off += t->imm_len;
+	parts[0] = (struct iovec){ (void *)m, sizeof(*m) };
+	for (unsigned int i = 0; i < niov; i++)
+		data += iov[i].iov_len != 0;
+	if (1 + (t->imm_len != 0) + data <= ODMA_TP_SENDV_MAX - 1) {
+		if (t->imm_len != 0)
+			parts[np++] = (struct iovec){ (void *)t->imm, t->imm_len };
+		for (unsigned int i = 0; i < niov; i++)
+			if (iov[i].iov_len != 0)
+				parts[np++] = iov[i];
+		return np;
+	}
+	*gathered = malloc(t->imm_len + m->len);
+	if (*gathered == NULL)
+		return 0;
+	memcpy(*gathered, t->imm, t->imm_len);
+	off = t->imm_len;
 	for (unsigned int i = 0; i < niov; i++) {
-		memcpy(b + off, iov[i].iov_base, iov[i].iov_len);
+		memcpy(*gathered + off, iov[i].iov_base, iov[i].iov_len);
 		off += iov[i].iov_len;
 	}
-	return b;
+	parts[1] = (struct iovec){ *gathered, off };
+	return 2;
 }
 
 /*
@@ -891,11 +924,13 @@ static doca_error_t net_produce(struct doca_comch_producer *p, struct comch_rcon
 	struct comch_net *n = net_of(conn->ch);
 	struct comch_fp_data m = { .len = total, .producer_id = p->id, .imm_len = t->imm_len };
 	size_t len = sizeof(m) + t->imm_len + total;
-	uint8_t *b = fp_gather(sizeof(m), t, iov, niov, len);
+	struct iovec parts[ODMA_TP_SENDV_MAX - 1];
+	uint8_t *b = NULL;
+	unsigned int np = fp_parts(&m, t, iov, niov, parts, &b);
 	struct comch_claimed cl;
 	doca_error_t res;
 
-	if (b == NULL)
+	if (np == 0)
 		return DOCA_ERROR_NO_MEMORY;
 	pthread_mutex_lock(&conn->lock);
 	/*
@@ -908,9 +943,8 @@ static doca_error_t net_produce(struct doca_comch_producer *p, struct comch_rcon
 	              ? comch_fp_claim(p, r, total, t->imm_len, &cl)
 	              : DOCA_ERROR_AGAIN;
 	if (res == DOCA_SUCCESS) {
-		m.seq = cl.slot->seq;
-		memcpy(b, &m, sizeof(m));
-		if (net_send_locked(n, COMCH_W_FP_DATA, r->id, b, len) != 0) {
+		m.seq = cl.slot->seq; /* parts[0] is @m: the header leaves with its sequence */
+		if (net_sendv_locked(n, COMCH_W_FP_DATA, r->id, parts, np) != 0) {
 			COMCH_PEER_LOG(ERROR, conn,
 			               "comch producer %u: the connection to consumer %u is gone; "
 			               "%llu bytes not sent",

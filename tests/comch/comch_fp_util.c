@@ -203,6 +203,37 @@ doca_error_t fp_send(struct fp *f, size_t off, size_t len, uint32_t cid, const c
 	return r;
 }
 
+doca_error_t fp_send_list(struct fp *f, size_t off, size_t seg, unsigned int nseg, uint32_t cid,
+                          const char *imm)
+{
+	struct doca_comch_producer_task_send *t;
+	struct doca_buf *head = NULL, *b;
+	doca_error_t r;
+
+	for (unsigned int i = 0; i < nseg; i++) {
+		CU_CHECK_DOCA(DOCA_SUCCESS, doca_buf_inventory_buf_get_by_data(
+		                                    f->mem.inv, f->mem.mmap,
+		                                    f->mem.base + off + i * seg, seg, &b));
+		if (head == NULL)
+			head = b;
+		else
+			CU_CHECK_DOCA(DOCA_SUCCESS, doca_buf_chain_list(head, b));
+	}
+	r = doca_comch_producer_task_send_alloc_init(f->prod, head, (uint8_t *)(uintptr_t)imm,
+	                                             imm ? (uint32_t)strlen(imm) : 0, cid, &t);
+	if (r != DOCA_SUCCESS) {
+		doca_buf_dec_refcount(head, NULL);
+		return r;
+	}
+	while ((r = doca_task_submit(doca_comch_producer_task_send_as_task(t))) == DOCA_ERROR_AGAIN)
+		usleep(10);
+	if (r != DOCA_SUCCESS) {
+		doca_buf_dec_refcount(head, NULL);
+		doca_task_free(doca_comch_producer_task_send_as_task(t));
+	}
+	return r;
+}
+
 void fp_fill(struct fp *f, uint8_t seed)
 {
 	for (size_t i = 0; i < f->mem.len; i++)

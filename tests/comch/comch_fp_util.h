@@ -36,6 +36,9 @@ bool fp_until_count(struct cu_ep *e, struct fp *f, unsigned int n, unsigned int 
 void fp_post(struct fp *f, size_t off, size_t len);
 doca_error_t fp_send(struct fp *f, size_t off, size_t len, uint32_t cid, const char *imm,
                      bool again_loop, unsigned int *agains);
+/* One send of @nseg bufs of @seg bytes from @off, chained; AGAIN retried. */
+doca_error_t fp_send_list(struct fp *f, size_t off, size_t seg, unsigned int nseg, uint32_t cid,
+                          const char *imm);
 void fp_fill(struct fp *f, uint8_t seed);
 bool fp_close(struct cu_ep *e, struct fp *f);
 bool got_new_cons(struct cu_ep *e);

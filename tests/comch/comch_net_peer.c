@@ -278,8 +278,11 @@ static int run_server_fp(const char *name)
 	CU_CHECK_DOCA(DOCA_SUCCESS, fp_send(&p, 0, 1, s.last_cons_id, "immdata!", true, &agains));
 	CU_CHECK_DOCA(DOCA_SUCCESS, fp_send(&p, 0, 1000, s.last_cons_id, NULL, true, NULL));
 	CU_CHECK_DOCA(DOCA_SUCCESS, fp_send(&p, 0, BIG - 1, s.last_cons_id, NULL, true, NULL));
-	CU_CHECK(fp_until_count(&s, &p, 3, 10000));
-	CU_CHECK(p.ok == 3 && p.err == 0);
+	/* buf lists: more pieces than one transport message takes (gathered), and two pieces */
+	CU_CHECK_DOCA(DOCA_SUCCESS, fp_send_list(&p, 2000, 100, 3, s.last_cons_id, "listimm!"));
+	CU_CHECK_DOCA(DOCA_SUCCESS, fp_send_list(&p, 3000, 50, 2, s.last_cons_id, NULL));
+	CU_CHECK(fp_until_count(&s, &p, 5, 10000));
+	CU_CHECK(p.ok == 5 && p.err == 0);
 	CU_CHECK(hear(&s, 1, 'c'));
 	CU_CHECK(cu_progress_until(&s, got_gone_cons, 10000));
 	CU_CHECK(s.gone_cons_id == s.last_cons_id);
@@ -311,7 +314,7 @@ static int run_client_fp(const char *name)
 	cu_open(&e, false);
 	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, name, 0, 8));
 	CU_CHECK(cu_progress_until(&e, cu_is_running, 20000));
-	fp_consumer(&c, &e, 3 * BIG, 4, 8);
+	fp_consumer(&c, &e, 4 * BIG, 8, 8);
 	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_get_id(c.cons, &cid));
 	CU_CHECK(cid != 0 && (cid & 1) == 1);
 	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 10000));
@@ -319,7 +322,9 @@ static int run_client_fp(const char *name)
 	fp_post(&c, 0, BIG);
 	fp_post(&c, BIG, BIG);
 	fp_post(&c, 2 * BIG, BIG);
-	CU_CHECK(fp_until_count(&e, &c, 3, 10000));
+	fp_post(&c, 3 * BIG, 4096);
+	fp_post(&c, 3 * BIG + 4096, 4096);
+	CU_CHECK(fp_until_count(&e, &c, 5, 10000));
 	CU_CHECK(c.err == 0 && c.got_len[0] == 1 && c.got_imm_len[0] == 8 &&
 	         memcmp(c.got_imm[0], "immdata!", 8) == 0);
 	CU_CHECK(c.mem.base[0] == (uint8_t)(0 * 13u + 5));
@@ -330,6 +335,13 @@ static int run_client_fp(const char *name)
 		CU_CHECK(c.mem.base[BIG + i] == (uint8_t)(i * 13u + 5));
 	for (size_t i = 0; i < BIG - 1; i++)
 		CU_CHECK(c.mem.base[2 * BIG + i] == (uint8_t)(i * 13u + 5));
+	CU_CHECK(c.got_len[3] == 300 && c.got_imm_len[3] == 8 &&
+	         memcmp(c.got_imm[3], "listimm!", 8) == 0);
+	CU_CHECK(c.got_len[4] == 100 && c.got_imm_len[4] == 0);
+	for (size_t i = 0; i < 300; i++)
+		CU_CHECK(c.mem.base[3 * BIG + i] == (uint8_t)((2000 + i) * 13u + 5));
+	for (size_t i = 0; i < 100; i++)
+		CU_CHECK(c.mem.base[3 * BIG + 4096 + i] == (uint8_t)((3000 + i) * 13u + 5));
 	CU_CHECK_DOCA(DOCA_SUCCESS, cu_send(&e, "c", 1));
 	CU_CHECK(fp_close(&e, &c)); /* the server sees it expire */
 	CU_CHECK(cu_progress_until(&e, got_new_cons, 10000));
