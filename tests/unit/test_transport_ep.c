@@ -210,19 +210,22 @@ static void test_exit_with_listener_open(void **state)
 }
 
 /* Sends of test_close_fails_sends_first: completions, and how many came after on_close. */
-static struct {
-	pthread_mutex_t lock;
+struct sends_seen {
 	unsigned int done, failed, after_close;
 	bool closed;
+};
+static struct {
+	pthread_mutex_t lock;
+	struct sends_seen n;
 } sends = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void send_done(void *arg, doca_error_t st)
 {
 	(void)arg;
 	pthread_mutex_lock(&sends.lock);
-	sends.done++;
-	sends.failed += st != DOCA_SUCCESS;
-	sends.after_close += sends.closed;
+	sends.n.done++;
+	sends.n.failed += st != DOCA_SUCCESS;
+	sends.n.after_close += sends.n.closed;
 	pthread_mutex_unlock(&sends.lock);
 }
 
@@ -240,7 +243,7 @@ static unsigned int sends_done(void)
 	unsigned int r;
 
 	pthread_mutex_lock(&sends.lock);
-	r = sends.done;
+	r = sends.n.done;
 	pthread_mutex_unlock(&sends.lock);
 	return r;
 }
@@ -251,7 +254,7 @@ static void quiet_on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
 	(void)why;
 	(void)arg;
 	pthread_mutex_lock(&sends.lock);
-	sends.closed = true;
+	sends.n.closed = true;
 	pthread_mutex_unlock(&sends.lock);
 }
 
@@ -306,6 +309,7 @@ static void test_close_fails_sends_first(void **state)
 	uint16_t port = quiet_spawn();
 	pid_t pid = quiet_pid;
 	struct odma_tp_ep *ep;
+	struct sends_seen seen;
 
 	(void)state;
 	assert_int_equal(odma_tp_connect("127.0.0.1", port, &cbs, &ep), DOCA_SUCCESS);
@@ -318,17 +322,22 @@ static void test_close_fails_sends_first(void **state)
 		assert_int_equal(odma_tp_ep_send(ep, big, sizeof(big), 1, send_done, NULL),
 		                 DOCA_SUCCESS);
 	usleep(200000);
+	/* read under the lock, asserted outside it: a failed assertion must not leave it held */
 	pthread_mutex_lock(&sends.lock);
-	assert_true(sends.done < 1 + N); /* 16 MiB to a stopped reader: some are in flight */
+	seen = sends.n;
 	pthread_mutex_unlock(&sends.lock);
+	if (seen.done >= 1 + N) /* 16 MiB to a stopped reader: some are in flight */
+		fail_msg("all %u sends to a stopped reader completed (%u failed, closed %d)",
+		         seen.done, seen.failed, (int)seen.closed);
 	odma_tp_ep_close(ep);
 	usleep(300000); /* room for UCX's late cancellations */
 	pthread_mutex_lock(&sends.lock);
-	assert_true(sends.closed);
-	assert_int_equal(sends.done, 1 + N);
-	assert_true(sends.failed >= 1);
-	assert_int_equal(sends.after_close, 0);
+	seen = sends.n;
 	pthread_mutex_unlock(&sends.lock);
+	assert_true(seen.closed);
+	assert_int_equal(seen.done, 1 + N);
+	assert_true(seen.failed >= 1);
+	assert_int_equal(seen.after_close, 0);
 	quiet_end();
 }
 
@@ -344,8 +353,8 @@ static void quiet_connect_stop(struct odma_tp_ep **ep, int k)
 	uint16_t port = quiet_spawn();
 
 	pthread_mutex_lock(&sends.lock);
-	sends.done = sends.failed = sends.after_close = 0;
-	sends.closed = false;
+	sends.n.done = sends.n.failed = sends.n.after_close = 0;
+	sends.n.closed = false;
 	pthread_mutex_unlock(&sends.lock);
 	for (int i = 0; i < k; i++) {
 		assert_int_equal(odma_tp_connect("127.0.0.1", port, &cbs, &ep[i]), DOCA_SUCCESS);
