@@ -563,7 +563,7 @@ static void test_many_endpoints(void **state)
 
 /* test_credit: a receiver that keeps every message until the test gives it back. */
 #define CR_MAX 64
-static struct {
+static struct cr_state {
 	pthread_mutex_t lock;
 	struct odma_tp_ep *ep;
 	unsigned int got, sent_ok, sent_bad;
@@ -572,6 +572,20 @@ static struct {
 	bool bytes_ok[CR_MAX];
 	bool closed;
 } cr = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/*
+ * A copy of cr taken under its lock, for assertions made outside it: a failed assertion that
+ * held the lock blocked the transport thread's next callback, and the next test hung.
+ */
+static struct cr_state cr_seen(void)
+{
+	struct cr_state v;
+
+	pthread_mutex_lock(&cr.lock);
+	v = cr;
+	pthread_mutex_unlock(&cr.lock);
+	return v;
+}
 
 static bool cr_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm, void *arg)
 {
@@ -661,6 +675,7 @@ static void test_credit(void **state)
 	size_t big_len = ODMA_TP_EP_WINDOW + mib;
 	uint8_t *buf = malloc(big_len);
 	struct odma_tp_ep *ep;
+	struct cr_state v;
 	uint16_t port = 0;
 	void *listener;
 
@@ -676,9 +691,7 @@ static void test_credit(void **state)
 	}
 	/* the window holds 15 of them (each costs 1 MiB + ODMA_TP_MSG_COST) */
 	assert_int_equal(cr_settled(per), per);
-	pthread_mutex_lock(&cr.lock);
-	assert_true(cr.sent_ok <= per); /* the waiting ones are not reported sent */
-	pthread_mutex_unlock(&cr.lock);
+	assert_true(cr_seen().sent_ok <= per); /* the waiting ones are not reported sent */
 	/* credit back: the rest arrive, in order, every send reported once */
 	cr_give_back(0, (unsigned int)per);
 	assert_int_equal(cr_settled(n), n);
@@ -692,23 +705,22 @@ static void test_credit(void **state)
 		pthread_mutex_unlock(&cr.lock);
 		usleep(10000);
 	}
-	pthread_mutex_lock(&cr.lock);
+	v = cr_seen();
 	for (unsigned int i = 0; i < n; i++)
-		if (cr.imm[i] != i || cr.len[i] != mib || !cr.bytes_ok[i]) {
+		if (v.imm[i] != i || v.len[i] != mib || !v.bytes_ok[i]) {
 			fprintf(stderr, "arrival order:");
 			for (unsigned int k = 0; k < n; k++)
-				fprintf(stderr, " %u/%zu/%d", cr.imm[k], cr.len[k], cr.bytes_ok[k]);
+				fprintf(stderr, " %u/%zu/%d", v.imm[k], v.len[k], v.bytes_ok[k]);
 			fprintf(stderr, "\n");
 			break;
 		}
-	assert_int_equal(cr.sent_ok, n);
-	assert_int_equal(cr.sent_bad, 0);
+	assert_int_equal(v.sent_ok, n);
+	assert_int_equal(v.sent_bad, 0);
 	for (unsigned int i = 0; i < n; i++) {
-		assert_int_equal(cr.imm[i], i);
-		assert_int_equal(cr.len[i], mib);
-		assert_true(cr.bytes_ok[i]);
+		assert_int_equal(v.imm[i], i);
+		assert_int_equal(v.len[i], mib);
+		assert_true(v.bytes_ok[i]);
 	}
-	pthread_mutex_unlock(&cr.lock);
 
 	/* larger than the window: goes alone once all was given back; the next one waits */
 	memset(buf, 0x41, big_len);
@@ -718,12 +730,11 @@ static void test_credit(void **state)
 	assert_int_equal(cr_settled(n + 1), n + 1);
 	cr_give_back(n, n + 1);
 	assert_int_equal(cr_settled(n + 2), n + 2);
-	pthread_mutex_lock(&cr.lock);
-	assert_int_equal(cr.len[n], big_len);
-	assert_true(cr.bytes_ok[n] && cr.bytes_ok[n + 1]);
-	assert_int_equal(cr.imm[n + 1], 0x42);
-	assert_false(cr.closed);
-	pthread_mutex_unlock(&cr.lock);
+	v = cr_seen();
+	assert_int_equal(v.len[n], big_len);
+	assert_true(v.bytes_ok[n] && v.bytes_ok[n + 1]);
+	assert_int_equal(v.imm[n + 1], 0x42);
+	assert_false(v.closed);
 	cr_give_back(n + 1, n + 2);
 	odma_tp_ep_close(ep);
 	odma_tp_ep_close(cr.ep);
@@ -758,6 +769,7 @@ static void test_send_bound(void **state)
 		                            .on_room = sb_on_room };
 	uint8_t *buf = malloc(mib);
 	struct odma_tp_ep *ep;
+	struct cr_state v;
 	unsigned int n = 0;
 	uint16_t port = 0;
 	void *listener;
@@ -807,14 +819,13 @@ static void test_send_bound(void **state)
 	assert_int_equal(odma_tp_ep_send(ep, buf, 100, 0x77, cr_sent, NULL), DOCA_SUCCESS);
 	cr_give_back((unsigned int)per, (unsigned int)(2 * per));
 	assert_int_equal(cr_settled((unsigned int)(per + held + 1)), per + held + 1);
-	pthread_mutex_lock(&cr.lock);
+	v = cr_seen();
 	for (unsigned int i = 0; i < per + held; i++) {
-		assert_int_equal(cr.imm[i], i);
-		assert_true(cr.bytes_ok[i]);
+		assert_int_equal(v.imm[i], i);
+		assert_true(v.bytes_ok[i]);
 	}
-	assert_int_equal(cr.imm[per + held], 0x77);
-	assert_false(cr.closed);
-	pthread_mutex_unlock(&cr.lock);
+	assert_int_equal(v.imm[per + held], 0x77);
+	assert_false(v.closed);
 	cr_give_back((unsigned int)(2 * per), (unsigned int)(per + held + 1));
 	odma_tp_ep_close(ep);
 	odma_tp_ep_close(cr.ep);
