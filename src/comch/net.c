@@ -245,17 +245,18 @@ static void net_on_room(struct odma_tp_ep *ep, void *arg)
 
 /*
  * Under @n's lock: a packet of @arg, then the @np pieces at @parts where they lie (empty ones
- * left out; at most ODMA_TP_SENDV_MAX - 1 that are not), which the transport copies once.
+ * left out; at most ODMA_TP_SENDV_MAX - 1 that are not, else the transport refuses the send
+ * with a line), which the transport copies once.
  */
 static int net_sendv_locked(struct comch_net *n, uint32_t type, uint32_t arg,
                             const struct iovec *parts, unsigned int np)
 {
-	struct iovec b[ODMA_TP_SENDV_MAX] = { { &arg, 4 } };
+	struct iovec b[ODMA_TP_SENDV_MAX + 1] = { { &arg, 4 } };
 	doca_error_t r = DOCA_ERROR_IO_FAILED;
 	unsigned int nb = 1;
 
-	for (unsigned int i = 0; i < np; i++)
-		if (parts[i].iov_len != 0 && nb < ODMA_TP_SENDV_MAX)
+	for (unsigned int i = 0; i < np && nb <= ODMA_TP_SENDV_MAX; i++)
+		if (parts[i].iov_len != 0)
 			b[nb++] = parts[i];
 	if (n->tp != NULL && !n->closed) {
 		atomic_fetch_add(&n->inflight, 1);
@@ -884,7 +885,7 @@ static unsigned int fp_parts(const struct comch_fp_data *m,
                              unsigned int niov, struct iovec *parts, uint8_t **gathered)
 {
 	unsigned int np = 1, data = 0;
-	size_t off = 0;
+	size_t off;
 
 	parts[0] = (struct iovec){ (void *)m, sizeof(*m) };
 	for (unsigned int i = 0; i < niov; i++)

@@ -225,7 +225,8 @@ void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why)
 		struct ucx_msg *m = ep->pend_head;
 
 		ep->pend_head = m->pnext;
-		atomic_fetch_sub(&ep->held, m->cost);
+		if (m->cost != 0)
+			atomic_fetch_sub(&ep->held, m->cost);
 		if (m->done != NULL)
 			m->done(m->arg, DOCA_ERROR_IO_FAILED);
 		msg_free(m);
@@ -240,7 +241,8 @@ void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why)
 
 			m->done = NULL;
 			m->ep = NULL; /* the endpoint may be freed before UCX lets go of it */
-			atomic_fetch_sub(&ep->held, m->cost);
+			if (m->cost != 0)
+				atomic_fetch_sub(&ep->held, m->cost);
 			if (done != NULL)
 				done(m->arg, DOCA_ERROR_IO_FAILED);
 		}
@@ -480,14 +482,16 @@ static void msg_sent(void *arg, int status)
 	while (m != NULL) {
 		struct ucx_msg *next = m->bnext;
 
-		if (ep != NULL)
+		if (ep != NULL && m->cost != 0)
 			atomic_fetch_sub(&ep->held, m->cost);
 		if (m->done != NULL)
 			m->done(m->arg, status == ODMA_LK_OK ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED);
 		msg_free(m);
 		m = next;
 	}
-	if (ep != NULL && !ep->gone && atomic_exchange(&ep->room_wanted, false))
+	/* a load first: an unbounded endpoint's completions make no atomic write for it */
+	if (ep != NULL && !ep->gone && atomic_load(&ep->room_wanted) &&
+	    atomic_exchange(&ep->room_wanted, false))
 		ep->cbs.on_room(ep, ep->cbs.arg);
 	if (first) { /* after this one's report: the reports keep the order of the sends */
 		ep->warm = true;
@@ -949,7 +953,8 @@ doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const struct iovec *iov, un
 	if ((m = msg_alloc(len)) == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	m->cost = atomic_load(&ep->bounded) ? send_cost(len) : 0;
-	atomic_fetch_add(&ep->held, m->cost);
+	if (m->cost != 0)
+		atomic_fetch_add(&ep->held, m->cost);
 	c = &m->job;
 	memset(c, 0, sizeof(*c));
 	m->done = done;
