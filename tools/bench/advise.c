@@ -316,7 +316,7 @@ static int compare_fastpath(struct advise_compare *m)
 
 	doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_ERROR);
 	for (int i = 0; i < ADVISE_RUNS; i++) {
-		if (bench_comch_run(adv.q.size, 0.35, &c, err, sizeof(err)) != 0) {
+		if (bench_comch_run(adv.q.size, 0.35, false, &c, err, sizeof(err)) != 0) {
 			fprintf(stderr, "odma-advise: --compare-fastpath: %s\n", err);
 			return -1;
 		}

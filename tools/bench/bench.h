@@ -162,17 +162,26 @@ int bench_crossover(double seconds_per_size, struct bench_cross *x, char *err, s
 /* --- bench_comch.c: DOCA Comch between two processes, with same-run baselines --- */
 struct bench_comch {
 	bool valid;
-	size_t size;           /* fast-path, process_vm_writev and DMA bytes per operation */
-	double msg_rtt_ns;     /* Comch control path, 64-byte ping-pong round trip */
-	double msg_per_sec;    /* Comch control path, one-way stream of 64-byte messages */
-	double raw_seq_rtt_ns; /* the same on a raw SOCK_SEQPACKET socketpair */
-	double raw_seq_per_sec;
-	double fp_bytes_per_sec;        /* Comch fast path: producer sends into posted buffers */
-	double vm_writev_bytes_per_sec; /* raw process_vm_writev into the other process */
+	bool netns;         /* the host side across a veth pair (--netns): Comch over the network */
+	size_t size;        /* fast-path, process_vm_writev and DMA bytes per operation */
+	double msg_rtt_ns;  /* Comch control path, 64-byte ping-pong round trip */
+	double msg_per_sec; /* Comch control path, one-way stream of 64-byte messages */
+	double raw_rtt_ns;  /* the same on a raw SOCK_SEQPACKET socketpair (--netns: raw TCP) */
+	double raw_msg_per_sec;
+	double fp_bytes_per_sec; /* Comch fast path: producer sends into posted buffers, delivered
+	                          */
+	double vm_writev_bytes_per_sec; /* raw process_vm_writev into the other process (0: netns)
+	                                 */
+	double raw_tcp_bytes_per_sec;   /* --netns: a TCP stream of SIZE messages into as many slots
+	                                 */
 	double dma_bytes_per_sec; /* DMA tasks into a buffer the other process exported (0: n/a) */
 };
-/* Forks the host-side process (a private ODMA_RUNDIR), measures for about @seconds. 0 or -1. */
-int bench_comch_run(size_t size, double seconds, struct bench_comch *out, char *err, size_t errlen);
+/*
+ * Forks the host-side process (a private ODMA_RUNDIR), measures for about @seconds. With
+ * @netns (root) as bench_rdma_run: call it from a process of its own. 0 or -1 (@err says why).
+ */
+int bench_comch_run(size_t size, double seconds, bool netns, struct bench_comch *out, char *err,
+                    size_t errlen);
 
 /* --- bench_rdma.c: DOCA RDMA between two processes, with raw TCP of the same run --- */
 struct bench_rdma {

@@ -4,15 +4,21 @@
 /*
  * DOCA Comch between two processes, with same-run baselines (bench.h, bench_comch_run):
  * this process is the DPU side (a Comch server and a producer), a forked child the host side
- * (a client and a consumer that keeps DEPTH buffers posted). Measured, each for a share of
+ * (a client and a consumer that keeps BC_POSTS buffers posted). Measured, each for a share of
  * the time:
  *   - control path: ping-pong of 64-byte messages, and a one-way stream of them;
- *   - the same two on a raw SOCK_SEQPACKET socketpair between the same processes;
- *   - fast path: producer sends of SIZE bytes into the consumer's posted buffers;
- *   - process_vm_writev of SIZE bytes into the child (what the fast path is built on);
+ *   - the same two on a raw SOCK_SEQPACKET socketpair between the same processes (--netns: on
+ *     raw TCP over the same veth pair);
+ *   - fast path: producer sends of SIZE bytes into the consumer's posted buffers, timed until
+ *     the consumer has them all;
+ *   - process_vm_writev of SIZE bytes into the child (what the fast path is built on on one
+ *     kernel; --netns: a raw TCP stream of SIZE-byte messages into as many slots instead);
  *   - DMA tasks writing SIZE bytes into a buffer the child exported (the DMA way between
  *     host and DPU).
- * Everything here is emulated: odma moves the bytes with the CPU and the kernel.
+ * With --netns the child runs in network and PID namespaces of its own joined to ours by a
+ * veth pair, with a runtime directory of its own, as on a second machine: Comch goes over
+ * ODMA_FABRIC (the transport's link) and DMA over UCX. Everything here is emulated: odma moves
+ * the bytes with the CPU, the kernel and the network stack.
  */
 #include <errno.h>
 #include <poll.h>
@@ -21,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,6 +64,7 @@ static struct {
 	struct doca_comch_connection *conn;
 	uint32_t peer_cons;
 	uint64_t echoes, received, sent, send_errs, fp_done, fp_errs;
+	uint64_t filled; /* the host side: fast-path buffers its consumer received */
 	bool lost;
 	struct doca_comch_consumer *cons;
 	struct doca_ctx *cons_ctx;
@@ -161,6 +170,7 @@ static void bc_filled(struct doca_comch_consumer_task_post_recv *t, union doca_d
 
 	(void)a;
 	(void)b;
+	bc.filled++;
 	doca_buf_reset_data_len(buf);
 	if (doca_task_submit(doca_comch_consumer_task_post_recv_as_task(t)) != DOCA_SUCCESS) {
 		doca_task_free(doca_comch_consumer_task_post_recv_as_task(t));
@@ -294,6 +304,8 @@ static int child_main(int ctl, int raw, size_t size)
 				break;
 			if (cmd == 'R')
 				child_raw(raw);
+			if (cmd == 'C' && !bench_full_io(ctl, &bc.filled, sizeof(bc.filled), true))
+				break;
 			continue;
 		}
 		if (doca_pe_progress(bc.pe) + doca_pe_progress(bc.fp_pe) == 0)
@@ -398,7 +410,26 @@ static void fp_err(struct doca_comch_producer_task_send *t, union doca_data a, u
 	fp_done(t, a, b);
 }
 
-static int fastpath(size_t size, double seconds, double *bytes_per_sec)
+/*
+ * Whether the host side's consumer has received @n buffers, asked over @ctl until it has (at
+ * most 10 s, progressing @pe): a send completes once its bytes left, not once they landed.
+ */
+static bool bc_delivered(int ctl, struct doca_pe *pe, uint64_t n)
+{
+	uint64_t got = 0, end = bench_now_ns() + BC_WAIT_NS;
+	char cmd = 'C';
+
+	while (got < n && bench_now_ns() < end && !bc.lost) {
+		if (!bench_full_io(ctl, &cmd, 1, true) ||
+		    !bench_full_io(ctl, &got, sizeof(got), false))
+			return false;
+		if (got < n)
+			doca_pe_progress(pe);
+	}
+	return got >= n;
+}
+
+static int fastpath(int ctl, size_t size, double seconds, double *bytes_per_sec)
 {
 	struct doca_comch_producer *p;
 	struct doca_pe *pe;
@@ -445,9 +476,11 @@ static int fastpath(size_t size, double seconds, double *bytes_per_sec)
 	}
 	while (bc.fp_done < sent)
 		doca_pe_progress(pe);
-	*bytes_per_sec =
-	        (double)(sent - bc.fp_errs) * (double)size / ((double)(bench_now_ns() - t0) / 1e9);
-	rc = bc.fp_errs ? -1 : 0;
+	if (bc.fp_errs == 0 && bc_delivered(ctl, pe, sent)) {
+		*bytes_per_sec =
+		        (double)sent * (double)size / ((double)(bench_now_ns() - t0) / 1e9);
+		rc = 0;
+	}
 	(void)doca_ctx_stop(doca_comch_producer_as_ctx(p));
 out:
 	doca_comch_producer_destroy(p);
@@ -533,45 +566,91 @@ out:
 	return rate;
 }
 
-int bench_comch_run(size_t size, double seconds, struct bench_comch *out, char *err, size_t errlen)
-{
-	char dir[] = "/tmp/odma-bench-comch-XXXXXX";
-	int ctl[2], raw[2], st = 0, rc = -1;
-	struct bc_ready rd;
-	union doca_data ud = { .ptr = NULL };
-	struct doca_devinfo_rep **reps;
-	uint32_t n;
-	pid_t pid;
-	char q = 'Q';
+/* ---- a run ------------------------------------------------------------------------------------
+ */
 
-	memset(out, 0, sizeof(*out));
-	memset(&bc, 0, sizeof(bc));
-	out->size = size;
-	if (size == 0 || size > (256u << 20)) {
-		snprintf(err, errlen, "--size must be 1..256M for the Comch measurements");
-		return -1;
-	}
-	if (mkdtemp(dir) == NULL || socketpair(AF_UNIX, SOCK_STREAM, 0, ctl) != 0 ||
-	    socketpair(AF_UNIX, SOCK_SEQPACKET, 0, raw) != 0) {
+/* What the host side is started with. */
+struct bc_args {
+	const char *dir; /* the run's directory */
+	size_t size;
+	int raw; /* one kernel: the raw socketpair's end */
+};
+
+/* One kernel: the host side shares our runtime directory and has a raw socketpair. */
+static int bc_local_child(int ctl, void *arg)
+{
+	const struct bc_args *a = arg;
+
+	return child_main(ctl, a->raw, a->size);
+}
+
+/*
+ * --netns: the host side, as on a second machine: a runtime directory of its own, Comch over
+ * ODMA_FABRIC, and the raw TCP sink on its end of the veth pair (its port first over @ctl).
+ */
+static int bc_netns_child(int ctl, void *arg)
+{
+	const struct bc_args *a = arg;
+	char dir[256];
+	uint16_t port = 0;
+
+	snprintf(dir, sizeof(dir), "%s/host", a->dir);
+	if (mkdir(dir, 0700) != 0 || setenv("ODMA_RUNDIR", dir, 1) != 0 ||
+	    bench_tcp_sink_start(bench_netns_peer(), &port) != 0 ||
+	    !bench_full_io(ctl, &port, sizeof(port), true))
+		return 20;
+	return child_main(ctl, -1, a->size);
+}
+
+/* Both sides prove the same fabric secret: ours, unless the user gave one. */
+static void bc_secret(void)
+{
+	uint8_t r[16];
+	char hex[sizeof(r) * 2 + 1];
+
+	if (getenv("ODMA_FABRIC_SECRET") != NULL || getrandom(r, sizeof(r), 0) != sizeof(r))
+		return;
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(hex + 2 * i, 3, "%02x", r[i]);
+	setenv("ODMA_FABRIC_SECRET", hex, 1);
+}
+
+/* Forks the host side (@a->raw set up here for one kernel); its pid, or -1 with @err set. */
+static pid_t bc_fork(bool netns, struct bc_args *a, double seconds, int *ctl, int *raw,
+                     uint16_t *tcp_port, char *err, size_t errlen)
+{
+	unsigned int alarm_s = (unsigned int)(seconds * 4) + 60;
+	int sv[2] = { -1, -1 };
+	pid_t pid;
+
+	if (!netns && socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0) {
 		snprintf(err, errlen, "cannot set up: %s", strerror(errno));
 		return -1;
 	}
-	setenv("ODMA_RUNDIR", dir, 1); /* a private runtime directory: nobody else's server */
-	fflush(NULL);
-	pid = fork(); /* before any PE exists here (a PE may own a thread) */
-	if (pid == 0) {
-		close(ctl[0]);
-		close(raw[0]);
-		alarm((unsigned int)(seconds * 4) + 60);
-		_exit(child_main(ctl[1], raw[1], size));
+	if (netns)
+		bc_secret();
+	a->raw = sv[1];
+	pid = bench_responder_fork(netns, alarm_s, netns ? bc_netns_child : bc_local_child, a, ctl,
+	                           err, errlen);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	*raw = sv[0];
+	if (pid < 0)
+		*ctl = -1; /* closed already */
+	if (pid > 0 && netns && !bench_full_io(*ctl, tcp_port, sizeof(*tcp_port), false)) {
+		snprintf(err, errlen, "the host side could not start in its namespaces");
+		return pid; /* bench_comch_run ends it */
 	}
-	close(ctl[1]);
-	close(raw[1]);
-	if (pid < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		goto done;
-	}
-	/* the DPU side: server on 03:00.0 for the representor of b1:00.0 */
+	return pid;
+}
+
+/* The DPU side: a Comch server on 03:00.0 for the representor of b1:00.0. */
+static int bc_server_start(char *err, size_t errlen)
+{
+	union doca_data ud = { .ptr = NULL };
+	struct doca_devinfo_rep **reps;
+	uint32_t n;
+
 	bc.dev = bench_open_pci("03:00.0");
 	if (bc.dev == NULL ||
 	    doca_devinfo_rep_create_list(bc.dev, DOCA_DEVINFO_REP_FILTER_NET, &reps, &n) ||
@@ -579,14 +658,14 @@ int bench_comch_run(size_t size, double seconds, struct bench_comch *out, char *
 		snprintf(
 		        err, errlen,
 		        "no DPU device 03:00.0 with a representor (check ODMA_SYSTEM / ODMA_SIDE)");
-		goto done;
+		return -1;
 	}
 	doca_dev_rep_open(reps[0], &bc.rep);
 	doca_devinfo_rep_destroy_list(reps);
 	if (bc.rep == NULL || doca_pe_create(&bc.pe) ||
 	    doca_comch_server_create(bc.dev, bc.rep, BC_NAME, &bc.srv)) {
 		snprintf(err, errlen, "cannot create the Comch server");
-		goto done;
+		return -1;
 	}
 	bc.ctx = doca_comch_server_as_ctx(bc.srv);
 	if (doca_comch_server_task_send_set_conf(bc.srv, bc_sent, bc_send_err, 64) ||
@@ -597,37 +676,72 @@ int bench_comch_run(size_t size, double seconds, struct bench_comch *out, char *
 	    doca_ctx_set_state_changed_cb(bc.ctx, bc_state) || doca_ctx_set_user_data(bc.ctx, ud) ||
 	    doca_pe_connect_ctx(bc.pe, bc.ctx) || doca_ctx_start(bc.ctx)) {
 		snprintf(err, errlen, "cannot start the Comch server");
-		goto done;
+		return -1;
 	}
+	return 0;
+}
+
+/* Raw TCP to the host side's sink: 64-byte round trips and stream, and SIZE-byte messages. */
+static void bc_raw_tcp(uint16_t port, size_t size, double seconds, struct bench_comch *out)
+{
+	const char *peer = bench_netns_peer();
+	double one = bench_tcp_stream(peer, port, BC_MSG, 1, 1, 1, seconds / 2);
+	double many = bench_tcp_stream(peer, port, BC_MSG, 60, 1, 1, seconds / 2);
+
+	out->raw_rtt_ns = one > 0 ? 1e9 * BC_MSG / one : 0;
+	out->raw_msg_per_sec = many > 0 ? many / BC_MSG : 0;
+	out->raw_tcp_bytes_per_sec =
+	        bench_tcp_stream(peer, port, size, BC_POSTS, 1, BC_POSTS, seconds / 2);
+}
+
+/* The measurements, once both sides are up. */
+static int bc_measure(int ctl, int raw, pid_t pid, uint16_t tcp_port, size_t size, double seconds,
+                      struct bench_comch *out, char *err, size_t errlen)
+{
+	struct bc_ready rd;
+
 	for (uint64_t end = bench_now_ns() + BC_WAIT_NS;
 	     (bc.conn == NULL || bc.peer_cons == 0) && !bc.lost;) {
 		if (bench_now_ns() > end) {
 			snprintf(err, errlen, "the host-side process did not connect");
-			goto done;
+			return -1;
 		}
 		prog();
 	}
-	if (!bench_full_io(ctl[0], &rd, sizeof(rd), false) ||
+	if (!bench_full_io(ctl, &rd, sizeof(rd), false) ||
 	    bc_mem(size, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, 4)) {
 		snprintf(err, errlen, "the host-side process failed to set up");
-		goto done;
+		return -1;
 	}
 	out->msg_rtt_ns = comch_pingpong(seconds / 5);
 	out->msg_per_sec = comch_stream(seconds / 5);
-	raw_phase(ctl[0], raw[0], seconds / 5, &out->raw_seq_rtt_ns, &out->raw_seq_per_sec);
-	if (fastpath(size, seconds / 5, &out->fp_bytes_per_sec) != 0) {
+	if (out->netns)
+		bc_raw_tcp(tcp_port, size, seconds / 5, out);
+	else
+		raw_phase(ctl, raw, seconds / 5, &out->raw_rtt_ns, &out->raw_msg_per_sec);
+	if (fastpath(ctl, size, seconds / 5, &out->fp_bytes_per_sec) != 0) {
 		snprintf(err, errlen, "the fast-path measurement failed");
-		goto done;
+		return -1;
 	}
-	out->vm_writev_bytes_per_sec = vm_writev_rate(pid, rd.cons_addr, size, seconds / 10);
+	if (!out->netns) /* CMA reaches only processes of one PID namespace */
+		out->vm_writev_bytes_per_sec =
+		        vm_writev_rate(pid, rd.cons_addr, size, seconds / 10);
 	out->dma_bytes_per_sec = dma_rate(&rd, size, seconds / 10);
-	out->valid = out->msg_rtt_ns > 0 && out->fp_bytes_per_sec > 0 && !bc.lost;
-	rc = out->valid ? 0 : -1;
+	out->valid = out->msg_rtt_ns > 0 && out->fp_bytes_per_sec > 0 && !bc.lost &&
+	             (!out->netns || out->raw_tcp_bytes_per_sec > 0);
 	if (!out->valid)
 		snprintf(err, errlen, "the connection was lost during the measurements");
-done:
+	return out->valid ? 0 : -1;
+}
+
+/* Ends the host side and everything of ours. */
+static void bc_teardown(pid_t pid, int ctl, int raw, bool netns, const char *dir)
+{
+	char q = 'Q', cmd[64];
+	int st = 0;
+
 	if (pid > 0) {
-		(void)!write(ctl[0], &q, 1);
+		(void)!write(ctl, &q, 1);
 		for (int i = 0; i < 500 && waitpid(pid, &st, WNOHANG) == 0; i++)
 			usleep(10000);
 		if (waitpid(pid, &st, WNOHANG) == 0) {
@@ -635,8 +749,10 @@ done:
 			waitpid(pid, &st, 0);
 		}
 	}
-	close(ctl[0]);
-	close(raw[0]);
+	if (ctl >= 0)
+		close(ctl);
+	if (raw >= 0)
+		close(raw);
 	if (bc.ctx != NULL) {
 		(void)doca_ctx_stop(bc.ctx);
 		for (int i = 0; i < 100000 && bc.state != DOCA_CTX_STATE_IDLE; i++)
@@ -654,12 +770,39 @@ done:
 		doca_dev_rep_close(bc.rep);
 	if (bc.dev)
 		doca_dev_close(bc.dev);
-	{
-		char cmd[64];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-		(void)!system(cmd);
-	}
+	if (netns)
+		bench_netns_close();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	(void)!system(cmd);
 	unsetenv("ODMA_RUNDIR");
+}
+
+int bench_comch_run(size_t size, double seconds, bool netns, struct bench_comch *out, char *err,
+                    size_t errlen)
+{
+	char dir[] = "/tmp/odma-bench-comch-XXXXXX";
+	struct bc_args a = { .dir = dir, .size = size };
+	int ctl = -1, raw = -1, rc = -1;
+	uint16_t tcp_port = 0;
+	pid_t pid;
+
+	memset(out, 0, sizeof(*out));
+	memset(&bc, 0, sizeof(bc));
+	out->size = size;
+	out->netns = netns;
+	if (size == 0 || size > (256u << 20)) {
+		snprintf(err, errlen, "--size must be 1..256M for the Comch measurements");
+		return -1;
+	}
+	if (mkdtemp(dir) == NULL) {
+		snprintf(err, errlen, "cannot set up: %s", strerror(errno));
+		return -1;
+	}
+	setenv("ODMA_RUNDIR", dir, 1); /* a private runtime directory: nobody else's server */
+	/* forked before any PE exists here (a PE may own a thread) */
+	pid = bc_fork(netns, &a, seconds, &ctl, &raw, &tcp_port, err, errlen);
+	if (pid > 0 && (!netns || tcp_port != 0) && bc_server_start(err, errlen) == 0)
+		rc = bc_measure(ctl, raw, pid, tcp_port, size, seconds, out, err, errlen);
+	bc_teardown(pid, ctl, raw, netns, dir);
 	return rc;
 }

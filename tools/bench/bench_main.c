@@ -92,16 +92,17 @@ static const char bench_help[] =
         "                         round trip (two hand-offs), how long after an update made 20\n"
         "                         ms into a wait that wait returns, and a raw UCX get of 8\n"
         "                         bytes to the same process, one in flight, from the same run.\n"
-        "        --comch          DOCA Comch between two processes (this one the DPU side, a "
-        "forked\n"
-        "                         one the host side): control-path messages/s (64-byte ping-pong\n"
-        "                         and one-way stream) beside a raw SOCK_SEQPACKET socketpair, and\n"
-        "                         fast-path bytes/s (producer sends of SIZE into posted consumer\n"
-        "                         buffers) beside raw process_vm_writev and DMA tasks into a "
-        "buffer\n"
-        "                         the other process exported, all in the same run. Emulated "
-        "figures:\n"
-        "                         odma moves these bytes with the CPU and the kernel, not PCIe.\n"
+        "        --comch          DOCA Comch between two processes (this one the DPU side,\n"
+        "                         a forked one the host side): control-path messages/s (64-byte\n"
+        "                         ping-pong and one-way stream) beside a raw SOCK_SEQPACKET\n"
+        "                         socketpair, and fast-path bytes/s (producer sends of SIZE into\n"
+        "                         posted consumer buffers, timed until the consumer has them)\n"
+        "                         beside raw process_vm_writev and DMA tasks into a buffer the\n"
+        "                         other process exported, all in the same run. With --netns the\n"
+        "                         host side is as on a second machine (Comch over ODMA_FABRIC,\n"
+        "                         DMA over UCX) and the baselines are raw TCP over the same veth.\n"
+        "                         Emulated figures: odma moves these bytes with the CPU and the\n"
+        "                         kernel, not PCIe.\n"
         "        --peer dpdk      also run DPDK dmadev with the dma_skeleton driver (same size,\n"
         "                         depth and buffers; throughput and latency modes). EAL gets\n"
         "                         --no-huge -m 1024 --no-pci --vdev=dma_skeleton,lcore=0 -l 0,1\n"
@@ -123,9 +124,9 @@ static const char bench_help[] =
         "                         (DMA into the export) beside ucp_put_nbx, whose rate includes\n"
         "                         the flush that waits for the last puts; and each beside a raw\n"
         "                         TCP stream over the same link (tcp, x tcp). Sizes 4K and 1M.\n"
-        "        --netns          with --transport ucx, --rdma or --sync-event (root): the\n"
-        "                         exporter (the responder) in a network and a PID namespace of\n"
-        "                         its own, this process in a network namespace of its own,\n"
+        "        --netns          with --transport ucx, --rdma, --sync-event or --comch (root):\n"
+        "                         the exporter (the responder) in a network and a PID namespace\n"
+        "                         of its own, this process in a network namespace of its own,\n"
         "                         joined only by a veth pair made for the run (anonymous\n"
         "                         namespaces: they and the pair go with the run); odma, raw\n"
         "                         UCX and raw TCP all run over the veth. Not root: an error.\n"
@@ -1041,46 +1042,80 @@ static int run_sync_event(void)
 	return 0;
 }
 
+static void comch_json(const struct bench_comch *r)
+{
+	printf("{\"comch\": {\"emulated\": true, \"netns\": %s, \"size\": %zu, \"msg_size\": 64, "
+	       "\"msg_pingpong_ns\": %.1f, \"msg_pingpong_per_sec\": %.1f, "
+	       "\"msg_stream_per_sec\": %.1f, \"fastpath_bytes_per_sec\": %.1f, "
+	       "\"dma_export_bytes_per_sec\": %.1f, ",
+	       r->netns ? "true" : "false", r->size, r->msg_rtt_ns,
+	       r->msg_rtt_ns > 0 ? 1e9 / r->msg_rtt_ns : 0, r->msg_per_sec, r->fp_bytes_per_sec,
+	       r->dma_bytes_per_sec);
+	if (r->netns)
+		printf("\"link\": \"%s\", \"raw_tcp_pingpong_ns\": %.1f, "
+		       "\"raw_tcp_stream_msgs_per_sec\": %.1f, \"raw_tcp_bytes_per_sec\": %.1f, "
+		       "\"fastpath_vs_tcp\": %.3f}}\n",
+		       bench_link(), r->raw_rtt_ns, r->raw_msg_per_sec, r->raw_tcp_bytes_per_sec,
+		       ratio(r->fp_bytes_per_sec, r->raw_tcp_bytes_per_sec));
+	else
+		printf("\"raw_seqpacket_pingpong_ns\": %.1f, \"raw_seqpacket_stream_per_sec\": "
+		       "%.1f, \"raw_vm_writev_bytes_per_sec\": %.1f}}\n",
+		       r->raw_rtt_ns, r->raw_msg_per_sec, r->vm_writev_bytes_per_sec);
+}
+
+static const char comch_local_head[] =
+        "# DOCA Comch between two processes (emulated: Unix sockets, shared memory and\n"
+        "# process_vm_writev on this machine, not a PCIe link); baselines from the same run\n";
+static const char comch_net_head[] =
+        "# DOCA Comch across a veth pair between two network namespaces (emulated:\n"
+        "# odma's %s link, not a PCIe link); baselines from the same run\n";
+
+static void comch_text(const struct bench_comch *r)
+{
+	const char *raw = r->netns ? "raw TCP, 64 B, each acked" : "raw SOCK_SEQPACKET, 64 B";
+	char sz[32];
+
+	bench_fmt_size(r->size, sz, sizeof(sz));
+	if (r->netns)
+		printf(comch_net_head, bench_link());
+	else
+		fputs(comch_local_head, stdout);
+	printf("control path, 64 B messages    ping-pong %9.0f round trips/s (%.1f us)   stream "
+	       "%9.0f msg/s\n",
+	       r->msg_rtt_ns > 0 ? 1e9 / r->msg_rtt_ns : 0, r->msg_rtt_ns / 1e3, r->msg_per_sec);
+	printf("%-30s ping-pong %9.0f round trips/s (%.1f us)   stream %9.0f msg/s\n", raw,
+	       r->raw_rtt_ns > 0 ? 1e9 / r->raw_rtt_ns : 0, r->raw_rtt_ns / 1e3,
+	       r->raw_msg_per_sec);
+	printf("fast path, %-8s per send    %7.2f GB/s (delivered)\n", sz,
+	       r->fp_bytes_per_sec / 1e9);
+	if (r->netns)
+		printf("raw TCP stream, %-8s        %7.2f GB/s   fast path %.2f x tcp\n", sz,
+		       r->raw_tcp_bytes_per_sec / 1e9,
+		       ratio(r->fp_bytes_per_sec, r->raw_tcp_bytes_per_sec));
+	else
+		printf("raw process_vm_writev, %-8s %7.2f GB/s\n", sz,
+		       r->vm_writev_bytes_per_sec / 1e9);
+	if (r->dma_bytes_per_sec > 0)
+		printf("DMA into an export, %-8s    %7.2f GB/s\n", sz, r->dma_bytes_per_sec / 1e9);
+	else
+		printf("DMA into an export, %-8s    n/a (above max_buf_size)\n", sz);
+}
+
 static int run_comch(void)
 {
 	struct bench_comch r;
-	char err[200], sz[32];
+	char err[200];
 
 	/* the stream meets full receive queues on purpose: no warning per refused send */
 	doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_ERROR);
-	if (bench_comch_run(cfg.size, cfg.seconds, &r, err, sizeof(err)) != 0) {
+	if (bench_comch_run(cfg.size, cfg.seconds, cfg.netns, &r, err, sizeof(err)) != 0) {
 		fprintf(stderr, "odma-bench: --comch: %s\n", err);
 		return 1;
 	}
-	if (cfg.json) {
-		printf("{\"comch\": {\"emulated\": true, \"size\": %zu, \"msg_size\": 64, "
-		       "\"msg_pingpong_ns\": %.1f, \"msg_pingpong_per_sec\": %.1f, "
-		       "\"msg_stream_per_sec\": %.1f, \"raw_seqpacket_pingpong_ns\": %.1f, "
-		       "\"raw_seqpacket_stream_per_sec\": %.1f, \"fastpath_bytes_per_sec\": %.1f, "
-		       "\"raw_vm_writev_bytes_per_sec\": %.1f, \"dma_export_bytes_per_sec\": "
-		       "%.1f}}\n",
-		       r.size, r.msg_rtt_ns, r.msg_rtt_ns > 0 ? 1e9 / r.msg_rtt_ns : 0,
-		       r.msg_per_sec, r.raw_seq_rtt_ns, r.raw_seq_per_sec, r.fp_bytes_per_sec,
-		       r.vm_writev_bytes_per_sec, r.dma_bytes_per_sec);
-		return 0;
-	}
-	bench_fmt_size(r.size, sz, sizeof(sz));
-	printf("# DOCA Comch between two processes (emulated: Unix sockets, shared memory and\n"
-	       "# process_vm_writev on this machine, not a PCIe link); baselines from the same "
-	       "run\n");
-	printf("control path, 64 B messages    ping-pong %9.0f round trips/s (%.1f us)   stream "
-	       "%9.0f msg/s\n",
-	       r.msg_rtt_ns > 0 ? 1e9 / r.msg_rtt_ns : 0, r.msg_rtt_ns / 1e3, r.msg_per_sec);
-	printf("raw SOCK_SEQPACKET, 64 B       ping-pong %9.0f round trips/s (%.1f us)   stream "
-	       "%9.0f msg/s\n",
-	       r.raw_seq_rtt_ns > 0 ? 1e9 / r.raw_seq_rtt_ns : 0, r.raw_seq_rtt_ns / 1e3,
-	       r.raw_seq_per_sec);
-	printf("fast path, %-8s per send    %7.2f GB/s\n", sz, r.fp_bytes_per_sec / 1e9);
-	printf("raw process_vm_writev, %-8s %7.2f GB/s\n", sz, r.vm_writev_bytes_per_sec / 1e9);
-	if (r.dma_bytes_per_sec > 0)
-		printf("DMA into an export, %-8s    %7.2f GB/s\n", sz, r.dma_bytes_per_sec / 1e9);
+	if (cfg.json)
+		comch_json(&r);
 	else
-		printf("DMA into an export, %-8s    n/a (above max_buf_size)\n", sz);
+		comch_text(&r);
 	return 0;
 }
 
@@ -1094,10 +1129,10 @@ static int check_cfg(void)
 		                "lists cache-hot\n");
 		return -1;
 	}
-	if (cfg.netns && !cfg.rdma && !cfg.sync_event && (!cfg.xproc || !cfg.ucx)) {
-		fprintf(stderr, "odma-bench: --netns is for --xproc --transport ucx, --rdma and "
-		                "--sync-event "
-		                "(CMA reaches only processes of one PID namespace)\n");
+	if (cfg.netns && !cfg.rdma && !cfg.sync_event && !cfg.comch && (!cfg.xproc || !cfg.ucx)) {
+		fprintf(stderr, "odma-bench: --netns is for --xproc --transport ucx, --rdma, "
+		                "--sync-event and --comch (CMA reaches only processes of one PID "
+		                "namespace)\n");
 		return -1;
 	}
 	if (cfg.plot != NULL && (cfg.xproc || cfg.comch || cfg.crossover)) {
