@@ -188,6 +188,7 @@ static doca_error_t cp_lz4_block(const uint8_t *in, size_t n, uint8_t *out, size
                                  size_t dict_len, size_t *produced)
 {
 	int cap = room > INT_MAX ? INT_MAX : (int)room;
+	char probe;
 	int got;
 
 	if (n > INT_MAX)
@@ -198,9 +199,9 @@ static doca_error_t cp_lz4_block(const uint8_t *in, size_t n, uint8_t *out, size
 		*produced = (size_t)got;
 		return DOCA_SUCCESS;
 	}
-	if (cap == 0)
-		return LZ4_decompress_safe_partial_usingDict((const char *)in, (char *)out, (int)n,
-		                                             1, 1, (const char *)out - dict_len,
+	if (cap == 0) /* the probe byte is ours: the destination has no room for one */
+		return LZ4_decompress_safe_partial_usingDict((const char *)in, &probe, (int)n, 1, 1,
+		                                             (const char *)out - dict_len,
 		                                             (int)dict_len) < 0
 		               ? DOCA_ERROR_IO_FAILED
 		               : DOCA_ERROR_TOO_BIG;

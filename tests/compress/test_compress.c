@@ -668,6 +668,67 @@ static void test_lz4_block(void **state)
 	setup_down(&s);
 }
 
+/*
+ * A destination with no free space left (or none left after a stream's first block): an LZ4
+ * block that would write there fails with TOO_BIG and not one byte past the destination's
+ * end changes.
+ */
+static void test_lz4_no_room(void **state)
+{
+	struct setup s;
+	struct doca_compress_task_decompress_lz4_block *bt;
+	struct doca_compress_task_decompress_lz4_stream *st;
+	struct doca_buf *src, *dst;
+	union doca_data ud = { .u64 = 0 };
+	static uint8_t comp[PLAIN_LEN * 2];
+	uint8_t *end = mem + (1u << 20) + 64;
+	int clen;
+	size_t n;
+
+	(void)state;
+	if (!has_lz4())
+		skip();
+	clen = LZ4_compress_default((const char *)plain, (char *)comp + 4 + 4 + 64, 4096,
+	                            (int)sizeof(comp) - 72);
+	assert_true(clen > 0);
+	setup_up(&s);
+	/* one block into a destination whose 64 bytes are all data */
+	src = src_buf(&s, 0, comp + 72, (size_t)clen);
+	memset(end, 0x5a, 16);
+	assert_ok(doca_buf_inventory_buf_get_by_data(s.inv, s.mmap, end - 64, 64, &dst));
+	assert_ok(doca_compress_task_decompress_lz4_block_alloc_init(s.cp, src, dst, ud, &bt));
+	assert_doca(DOCA_ERROR_TOO_BIG,
+	            run(&s, doca_compress_task_decompress_lz4_block_as_task(bt)));
+	assert_int_equal(end[0], 0x5a);
+	assert_ok(doca_buf_get_data_len(dst, &n));
+	assert_int_equal(n, 64);
+	doca_task_free(doca_compress_task_decompress_lz4_block_as_task(bt));
+	assert_ok(doca_buf_dec_refcount(src, NULL));
+	assert_ok(doca_buf_dec_refcount(dst, NULL));
+	/* linked stream blocks: a stored one fills the 64 free bytes, a compressed one follows */
+	comp[0] = 64;
+	comp[1] = comp[2] = 0;
+	comp[3] = 0x80;
+	memcpy(comp + 4, plain, 64);
+	comp[68] = (uint8_t)clen;
+	comp[69] = (uint8_t)(clen >> 8);
+	comp[70] = comp[71] = 0;
+	src = src_buf(&s, 0, comp, 72 + (size_t)clen);
+	memset(end, 0x5a, 16);
+	assert_ok(doca_buf_inventory_buf_get_by_addr(s.inv, s.mmap, end - 64, 64, &dst));
+	assert_ok(
+	        doca_compress_task_decompress_lz4_stream_alloc_init(s.cp, 0, 0, src, dst, ud, &st));
+	assert_doca(DOCA_ERROR_TOO_BIG,
+	            run(&s, doca_compress_task_decompress_lz4_stream_as_task(st)));
+	assert_int_equal(end[0], 0x5a);
+	assert_ok(doca_buf_get_data_len(dst, &n));
+	assert_int_equal(n, 0);
+	doca_task_free(doca_compress_task_decompress_lz4_stream_as_task(st));
+	assert_ok(doca_buf_dec_refcount(src, NULL));
+	assert_ok(doca_buf_dec_refcount(dst, NULL));
+	setup_down(&s);
+}
+
 /* xxHash-32 known values, through a stored (uncompressed) LZ4 stream block. */
 static void test_xxh(void **state)
 {
@@ -1042,6 +1103,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_compress_dst_too_small),
 		cmocka_unit_test(test_lz4_stream),
 		cmocka_unit_test(test_lz4_block),
+		cmocka_unit_test(test_lz4_no_room),
 		cmocka_unit_test(test_xxh),
 		cmocka_unit_test(test_buffer_rules),
 		cmocka_unit_test(test_max_buf_size),
