@@ -31,8 +31,10 @@ static doca_error_t ec_alloc(struct doca_ec *ec, enum ec_task_type type,
 	r = doca_priv_task_alloc(&ec->ctx, &base); /* state first: BAD_STATE */
 	if (r != DOCA_SUCCESS)
 		return r;
+	t = (struct ec_task *)base;
+	t->type = EC_T_NONE; /* a fresh pool task reads as a create task */
 	if (c->allocated >= c->num) {
-		doca_task_free(base);
+		doca_task_free(base); /* type EC_T_NONE: no share changes */
 		ODMA_ERR("%s: all %u %s tasks are allocated (%s)", fn, c->num,
 		         odma_ec_type_names[type],
 		         c->num ? "pool exhausted"
@@ -40,7 +42,6 @@ static doca_error_t ec_alloc(struct doca_ec *ec, enum ec_task_type type,
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	c->allocated++;
-	t = (struct ec_task *)base;
 	t->type = type;
 	t->matrix = matrix;
 	t->src = src;

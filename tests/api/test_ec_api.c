@@ -967,6 +967,7 @@ static void test_unconfigured_type(void **state)
 	struct doca_ec_task_recover *rt;
 	struct doca_ec_task_update *ut;
 	struct doca_ec_task_galois_mul *gt;
+	struct doca_ec_task_create *ct[3];
 
 	(void)state;
 	assert_ok(doca_pe_create(&pe));
@@ -982,6 +983,15 @@ static void test_unconfigured_type(void **state)
 	                                          ec, mx, NULL, NULL, (union doca_data){ 0 }, &ut));
 	assert_doca(DOCA_ERROR_NO_MEMORY, doca_ec_task_galois_mul_allocate_init(
 	                                          ec, mx, NULL, NULL, (union doca_data){ 0 }, &gt));
+	/* those refusals took nothing from the create share: its 2 tasks, not a third */
+	for (int i = 0; i < 2; i++)
+		assert_ok(doca_ec_task_create_allocate_init(ec, mx, NULL, NULL,
+		                                            (union doca_data){ 0 }, &ct[i]));
+	assert_doca(DOCA_ERROR_NO_MEMORY,
+	            doca_ec_task_create_allocate_init(ec, mx, NULL, NULL, (union doca_data){ 0 },
+	                                              &ct[2]));
+	for (int i = 0; i < 2; i++)
+		doca_task_free(doca_ec_task_create_as_task(ct[i]));
 	assert_ok(doca_ec_matrix_destroy(mx));
 	assert_ok(doca_ctx_stop(doca_ec_as_ctx(ec)));
 	assert_ok(doca_ec_destroy(ec));
