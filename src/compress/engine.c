@@ -137,6 +137,20 @@ static doca_error_t cp_zstatus(bool deflating, int rc, size_t in_left, size_t ou
 }
 
 /*
+ * Whether deflate, given all input with Z_FINISH and having filled the output exactly, has
+ * nothing left to write: zlib says Z_OK until a call with room answers Z_STREAM_END, so one
+ * byte of ours is offered (Z_STREAM_END only when it stays unwritten).
+ */
+static int cp_deflate_probe(z_stream *z)
+{
+	uint8_t probe;
+
+	z->next_out = &probe;
+	z->avail_out = 1;
+	return deflate(z, Z_FINISH) == Z_STREAM_END && z->avail_out == 1 ? Z_STREAM_END : Z_OK;
+}
+
+/*
  * Raw deflate (@deflating) of io->in into io->out, or inflate of a raw deflate stream (run->z
  * set up by odma_cp_run): one zlib call per chunk of what is left of each side.
  */
@@ -159,6 +173,8 @@ static doca_error_t cp_zrun(struct cp_run *run, bool deflating)
 		               : inflate(z, Z_NO_FLUSH);
 		in_left -= ci - z->avail_in;
 		out_left -= co - z->avail_out;
+		if (deflating && rc == Z_OK && in_left == 0 && out_left == 0)
+			rc = cp_deflate_probe(z);
 		if (rc == Z_STREAM_END)
 			break;
 		r = cp_zstatus(deflating, rc, in_left, out_left);

@@ -500,7 +500,8 @@ static void test_compress_dst_too_small(void **state)
 	struct doca_compress_task_compress_deflate *ct;
 	struct doca_buf *src, *dst;
 	union doca_data ud = { .u64 = 0 };
-	size_t n;
+	static uint8_t out[PLAIN_LEN];
+	size_t n, clen;
 
 	(void)state;
 	if (!has_compress() || strcmp(sys_name, "small") == 0)
@@ -512,6 +513,24 @@ static void test_compress_dst_too_small(void **state)
 	assert_doca(DOCA_ERROR_TOO_BIG, run(&s, doca_compress_task_compress_deflate_as_task(ct)));
 	assert_ok(doca_buf_get_data_len(dst, &n));
 	assert_int_equal(n, 0);
+	/* a destination of exactly the output's size takes it; one byte less does not */
+	assert_ok(doca_buf_dec_refcount(dst, NULL));
+	dst = dst_buf(&s, 1u << 20, PLAIN_LEN);
+	doca_compress_task_compress_deflate_set_dst(ct, dst);
+	assert_ok(run(&s, doca_compress_task_compress_deflate_as_task(ct)));
+	assert_ok(doca_buf_get_data_len(dst, &clen));
+	memcpy(out, mem + (1u << 20), clen);
+	for (size_t room = clen; room + 2 > clen; room--) {
+		assert_ok(doca_buf_dec_refcount(dst, NULL));
+		dst = dst_buf(&s, 1u << 20, room);
+		doca_compress_task_compress_deflate_set_dst(ct, dst);
+		assert_doca(room == clen ? DOCA_SUCCESS : DOCA_ERROR_TOO_BIG,
+		            run(&s, doca_compress_task_compress_deflate_as_task(ct)));
+		assert_ok(doca_buf_get_data_len(dst, &n));
+		assert_int_equal(n, room == clen ? clen : 0);
+		if (room == clen)
+			assert_memory_equal(mem + (1u << 20), out, clen);
+	}
 	doca_task_free(doca_compress_task_compress_deflate_as_task(ct));
 	assert_ok(doca_buf_dec_refcount(src, NULL));
 	assert_ok(doca_buf_dec_refcount(dst, NULL));
