@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <doca_buf_pool.h>
+#include <doca_clock.h>
 #include <doca_log.h>
 
 #include "fixture.h"
@@ -478,6 +479,33 @@ static void in_use_rules(void **state)
 	fx_fini(&fx);
 }
 
+/*
+ * C19: a device is open while objects are made to use it. A handle whose last doca_dev_close
+ * ran (freed on hardware) is refused by add_dev, by a context's create and by
+ * doca_clock_create (which dereferenced NULL): INVALID_VALUE, one line each. Nothing was held:
+ * opened again, the same handle is used, and closes.
+ */
+static void closed_device(void **state)
+{
+	struct doca_dev *dev = tu_open_dev("b1:00.0");
+	struct doca_clock *clock;
+	struct doca_mmap *m;
+	struct doca_dma *dma;
+
+	(void)state;
+	assert_ok(doca_dev_close(dev));
+	assert_ok(doca_mmap_create(&m));
+	expect_rule(DOCA_ERROR_INVALID_VALUE, "not an open device", doca_mmap_add_dev(m, dev));
+	expect_rule(DOCA_ERROR_INVALID_VALUE, "not an open device", doca_dma_create(dev, &dma));
+	expect_rule(DOCA_ERROR_INVALID_VALUE, "not an open device", doca_clock_create(dev, &clock));
+	assert_ptr_equal(tu_open_dev("b1:00.0"), dev);
+	assert_ok(doca_mmap_add_dev(m, dev));
+	assert_ok(doca_dma_create(dev, &dma));
+	assert_ok(doca_dma_destroy(dma));
+	assert_ok(doca_mmap_destroy(m));
+	assert_ok(doca_dev_close(dev));
+}
+
 /* Submits @s -> @d once; returns the submit's result (after the completion on success). */
 static doca_error_t copy_once(struct fx *fx, struct doca_buf *s, struct doca_buf *d, bool try)
 {
@@ -657,6 +685,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(ctx_rules),       cmocka_unit_test(progress_in_callback),
 		cmocka_unit_test(task_buffers),    cmocka_unit_test(stopped_mmap),
 		cmocka_unit_test(in_use_rules),    cmocka_unit_test(import_device_rule),
+		cmocka_unit_test(closed_device),
 	};
 
 	const struct CMUnitTest nic[] = { cmocka_unit_test(no_memcpy_device) };

@@ -181,8 +181,10 @@ doca_error_t doca_clock_create(const struct doca_dev *dev, struct doca_clock **c
 	uint64_t h;
 
 	ODMA_CHECK_ARG(dev != NULL && clock != NULL, "dev and clock must not be NULL");
-	info = odma_dev_lookup(dev);
-	ODMA_CHECK_ARG(info != NULL, "dev %p is not a device handle from doca_dev_open",
+	info = odma_dev_lookup_open(dev);
+	ODMA_CHECK_ARG(info != NULL,
+	               "dev %p is not an open device handle from doca_dev_open (a closed one "
+	               "included)",
 	               (const void *)dev);
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)

@@ -77,6 +77,19 @@ struct doca_devinfo *odma_dev_lookup(const struct doca_dev *dev)
 	return NULL;
 }
 
+struct doca_devinfo *odma_dev_lookup_open(const struct doca_dev *dev)
+{
+	struct doca_devinfo *info = odma_dev_lookup(dev);
+	bool open;
+
+	if (info == NULL)
+		return NULL;
+	pthread_mutex_lock(&dev_lock);
+	open = dev->refcount > 0;
+	pthread_mutex_unlock(&dev_lock);
+	return open ? info : NULL;
+}
+
 struct doca_devinfo *doca_priv_dev_lookup(const struct doca_dev *dev)
 {
 	return odma_dev_lookup(dev);

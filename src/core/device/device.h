@@ -209,6 +209,13 @@ bool odma_devinfo_known(const struct doca_devinfo *d);
 /* The devinfo behind @dev if it is a device handle of this process's system, else NULL. */
 struct doca_devinfo *odma_dev_lookup(const struct doca_dev *dev);
 
+/*
+ * odma_dev_lookup of a device that is open: NULL also for a handle whose last doca_dev_close
+ * ran (on hardware that handle is freed). Every call that makes an object use a device (an
+ * mmap's add_dev or import, a context, a clock, a sync event) asks this one.
+ */
+struct doca_devinfo *odma_dev_lookup_open(const struct doca_dev *dev);
+
 /* odma_dev_lookup for libraries outside libdoca_common (libdoca_rdma). */
 DOCA_STABLE struct doca_devinfo *doca_priv_dev_lookup(const struct doca_dev *dev);
 

@@ -57,6 +57,11 @@ doca_error_t doca_priv_ctx_init(struct doca_ctx *ctx, const struct odma_ctx_ops 
 {
 	static const struct odma_dev_caps no_caps;
 
+	ODMA_CHECK_ARG(dev == NULL || odma_dev_lookup_open(dev) != NULL,
+	               "%s context: dev %p is not an open device (closed by its last "
+	               "doca_dev_close, or not from doca_dev_open); fix: create the context while "
+	               "the device is open",
+	               ops->name, (void *)dev);
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->ops = ops;
 	ctx->copy_complete = ops->submit == NULL ? ops->complete : NULL;

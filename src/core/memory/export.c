@@ -473,8 +473,10 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 
 	ODMA_CHECK_ARG(export_desc != NULL && dev != NULL && mmap != NULL,
 	               "export_desc, dev and mmap must not be NULL");
-	info = odma_dev_lookup(dev);
-	ODMA_CHECK_ARG(info != NULL, "dev %p is not a device handle from doca_dev_open",
+	info = odma_dev_lookup_open(dev);
+	ODMA_CHECK_ARG(info != NULL,
+	               "dev %p is not an open device handle from doca_dev_open (a closed one "
+	               "included)",
 	               (void *)dev);
 	ret = import_validate(export_desc, export_desc_len, info, &d, &rdma);
 	if (ret != DOCA_SUCCESS)

@@ -346,6 +346,10 @@ doca_error_t doca_mmap_add_dev(struct doca_mmap *mmap, struct doca_dev *dev)
 	doca_error_t ret;
 
 	ODMA_CHECK_ARG(mmap != NULL && dev != NULL, "mmap and dev must not be NULL");
+	ODMA_CHECK_ARG(odma_dev_lookup_open(dev) != NULL,
+	               "dev %p is not an open device (closed by its last doca_dev_close, or not "
+	               "from doca_dev_open); fix: add a device while it is open",
+	               (void *)dev);
 	ret = mmap_check_dev_change(mmap, "doca_mmap_add_dev");
 	if (ret != DOCA_SUCCESS)
 		return ret;

@@ -151,8 +151,10 @@ doca_sync_event_remote_net_create_from_export(struct doca_dev *dev, const uint8_
 
 	ODMA_CHECK_ARG(dev != NULL && data != NULL && event != NULL,
 	               "%s: dev, data and event must not be NULL", __func__);
-	info = odma_dev_lookup(dev);
-	ODMA_CHECK_ARG(info != NULL, "%s: dev %p is not a device handle from doca_dev_open",
+	info = odma_dev_lookup_open(dev);
+	ODMA_CHECK_ARG(info != NULL,
+	               "%s: dev %p is not an open device handle from doca_dev_open (a closed one "
+	               "included)",
 	               __func__, (void *)dev);
 	if (!info->caps.rdma) {
 		ODMA_ERR("%s: device %s has no RDMA; use an RDMA device "

@@ -52,8 +52,10 @@ static doca_error_t se_hold_dev(struct doca_sync_event *se, struct doca_dev *dev
 {
 	struct doca_dev **devs;
 
-	if (odma_dev_lookup(dev) == NULL) {
-		ODMA_ERR("%s: dev %p is not a device handle from doca_dev_open", fn, (void *)dev);
+	if (odma_dev_lookup_open(dev) == NULL) {
+		ODMA_ERR("%s: dev %p is not an open device handle from doca_dev_open (a closed one "
+		         "included)",
+		         fn, (void *)dev);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	devs = realloc(se->devs, (se->num_devs + 1) * sizeof(*devs));
