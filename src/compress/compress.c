@@ -17,6 +17,7 @@
 #include <doca_compress.h>
 
 #include "core/device/device.h"
+#include "core/error/error.h"
 #include "core/exec/exec.h"
 #include "core/log/log.h"
 #include "core/copy/copy.h"
@@ -140,6 +141,23 @@ static const char *cp_buf_problem(const struct doca_buf *b, bool is_src, uint64_
 	return NULL;
 }
 
+/* A source or destination in a stopped (thread-safe) mmap: registered with no device. */
+static doca_error_t cp_check_started(const struct cp_task *t)
+{
+	const struct doca_buf *b = !odma_mmap_live(t->src->mmap)   ? t->src
+	                           : !odma_mmap_live(t->dst->mmap) ? t->dst
+	                                                           : NULL;
+
+	if (b == NULL)
+		return DOCA_SUCCESS;
+	ODMA_ERR("%s task %p: its %s is in mmap %p, which is stopped: its memory is registered "
+	         "with no device (on hardware the task fails); fix: %s",
+	         odma_cp_types[t->type].name, (const void *)t,
+	         b == t->src ? "source" : "destination", (const void *)b->mmap,
+	         odma_cause_fix(ODMA_CAUSE_MMAP_STOPPED));
+	return DOCA_ERROR_BAD_STATE;
+}
+
 static doca_error_t cp_check(const struct cp_task *t, struct cp_io *io)
 {
 	uint64_t max = t->base.ctx->dev->info->caps.compress_max_buf_size;
@@ -248,6 +266,8 @@ static doca_error_t cp_submit(struct doca_task *task)
 	struct cp_io io;
 	doca_error_t r = cp_check(t, &io);
 
+	if (r == DOCA_SUCCESS)
+		r = cp_check_started(t);
 	if (r != DOCA_SUCCESS)
 		return r;
 	r = cp_execute(t, &io);

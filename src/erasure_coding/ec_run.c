@@ -18,6 +18,7 @@
 
 #include "core/copy/copy.h"
 #include "core/device/device.h"
+#include "core/error/error.h"
 #include "core/log/log.h"
 #include "core/memory/memory.h"
 #include "erasure_coding/ec.h"
@@ -41,11 +42,49 @@ static uint64_t ec_max_block(const struct doca_ec *ec)
 	return v ? v : EC_DEFAULT_MAX_BLOCK_SIZE;
 }
 
+/*
+ * The memory of one element: local, registered (its mmap started; a thread-safe mmap may be
+ * stopped under its bufs), reached by the context's device, writable for a destination.
+ */
+static doca_error_t ec_check_mem(const struct doca_ec *ec, const struct ec_task *t,
+                                 const struct doca_mmap *mm, bool dst)
+{
+	const char *side = dst ? "destination" : "source";
+
+	if (mm->from_export || mm->kind != ODMA_MEM_LOCAL) {
+		ODMA_ERR_AT("doca_task_submit",
+		            "EC %s task %p: the %s is memory of an mmap created from an "
+		            "export; odma's erasure coding runs on local memory only",
+		            odma_ec_type_names[t->type], (const void *)t, side);
+		return DOCA_ERROR_NOT_SUPPORTED;
+	}
+	if (!odma_mmap_live(mm)) {
+		ODMA_ERR_AT("doca_task_submit",
+		            "EC %s task %p: the %s's mmap %p is stopped: its memory is registered "
+		            "with no device (on hardware the task fails); fix: %s",
+		            odma_ec_type_names[t->type], (const void *)t, side, (const void *)mm,
+		            odma_cause_fix(ODMA_CAUSE_MMAP_STOPPED));
+		return DOCA_ERROR_BAD_STATE;
+	}
+	if (!odma_mmap_has_dev(mm, ec->ctx.dev) ||
+	    (dst && odma_perm_local_write(mm->perms) == ODMA_PERM_NO)) {
+		ODMA_ERR_AT("doca_task_submit", "EC %s task %p: the %s's mmap %s",
+		            odma_ec_type_names[t->type], (const void *)t, side,
+		            !odma_mmap_has_dev(mm, ec->ctx.dev)
+		                    ? "was never given the context's device (doca_mmap_add_dev)"
+		                    : "does not grant local writes "
+		                      "(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE)");
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	return DOCA_SUCCESS;
+}
+
 /* One side's buffer rules; logs why not and returns the error for doca_task_submit. */
 static doca_error_t ec_check_buf(const struct doca_ec *ec, const struct ec_task *t,
                                  const struct doca_buf *b, bool dst)
 {
 	const char *side = dst ? "destination" : "source";
+	doca_error_t r = DOCA_SUCCESS;
 
 	if (b == NULL) {
 		ODMA_ERR_AT("doca_task_submit", "EC %s task %p has no %s buffer",
@@ -61,29 +100,9 @@ static doca_error_t ec_check_buf(const struct doca_ec *ec, const struct ec_task 
 		                    : "is a list longer than doca_ec_cap_get_max_buf_list_len");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	for (const struct doca_buf *e = b; e != NULL; e = e->next) {
-		const struct doca_mmap *mm = e->mmap;
-
-		if (mm->from_export || mm->kind != ODMA_MEM_LOCAL) {
-			ODMA_ERR_AT("doca_task_submit",
-			            "EC %s task %p: the %s is memory of an mmap created from an "
-			            "export; odma's erasure coding runs on local memory only",
-			            odma_ec_type_names[t->type], (const void *)t, side);
-			return DOCA_ERROR_NOT_SUPPORTED;
-		}
-		if (!odma_mmap_has_dev(mm, ec->ctx.dev) ||
-		    (dst && odma_perm_local_write(mm->perms) == ODMA_PERM_NO)) {
-			ODMA_ERR_AT(
-			        "doca_task_submit", "EC %s task %p: the %s's mmap %s",
-			        odma_ec_type_names[t->type], (const void *)t, side,
-			        !odma_mmap_has_dev(mm, ec->ctx.dev)
-			                ? "was never given the context's device (doca_mmap_add_dev)"
-			                : "does not grant local writes "
-			                  "(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE)");
-			return DOCA_ERROR_NOT_PERMITTED;
-		}
-	}
-	return DOCA_SUCCESS;
+	for (const struct doca_buf *e = b; e != NULL && r == DOCA_SUCCESS; e = e->next)
+		r = ec_check_mem(ec, t, e->mmap, dst);
+	return r;
 }
 
 static size_t ec_data_total(const struct doca_buf *b)

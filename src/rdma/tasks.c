@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error/error.h"
 #include "core/log/log.h"
 #include "core/memory/memory.h"
 #include "core/sync_event/sync_event.h"
@@ -420,16 +421,24 @@ static bool rd_is_local(const struct doca_buf *b)
 }
 
 /*
- * DOCA's rules for the local operands (every buf of an mmap of this process): the context's
- * device was added to its mmap (add_dev; else on hardware the task has no memory key for it),
- * and a destination (what a read, a receive or an atomic writes) may be written locally.
- * Remote operands (an RDMA import) are the peer's to check. One buf (@written: the task
- * writes into it); refusals logged.
+ * DOCA's rules for the local operands (every buf of an mmap of this process): the mmap is
+ * started (a thread-safe one may be stopped under its bufs), the context's device was added to
+ * it (add_dev; else on hardware the task has no memory key for it), and a destination (what a
+ * read, a receive or an atomic writes) may be written locally. Remote operands (an RDMA import) are
+ * the peer's to check. One buf (@written: the task writes into it); refusals logged.
  */
 static doca_error_t rd_local_buf(const struct rd_task *t, const struct doca_buf *b, bool written)
 {
 	const struct doca_dev *dev = t->base.ctx->dev;
 
+	if (!odma_mmap_live(b->mmap)) {
+		ODMA_ERR(
+		        "doca_task_submit: %s task %p: buf %p is in mmap %p, which is stopped: its "
+		        "memory is registered with no device (on hardware the task fails); fix: %s",
+		        odma_rd_type_names[t->type], (const void *)t, (const void *)b,
+		        (const void *)b->mmap, odma_cause_fix(ODMA_CAUSE_MMAP_STOPPED));
+		return DOCA_ERROR_BAD_STATE;
+	}
 	if (written && odma_perm_local_write(b->mmap->perms) == ODMA_PERM_NO) {
 		ODMA_ERR("doca_task_submit: %s task %p: destination buf %p is in mmap %p, whose "
 		         "permissions do not allow a local write; fix: "

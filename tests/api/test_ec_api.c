@@ -902,6 +902,19 @@ static void test_task_errors(void **state)
 	assert_ok(doca_buf_dec_refcount(gone, NULL));
 	assert_ok(doca_mmap_destroy(foreign));
 	assert_ok(doca_dev_close(dev2));
+	/* memory of a thread-safe mmap stopped under its buf: registered with no device */
+	assert_ok(doca_mmap_create(&foreign));
+	assert_ok(doca_mmap_add_dev(foreign, x.dev));
+	assert_ok(doca_mmap_set_memrange(foreign, x.mem + (600u << 10), 4096));
+	assert_ok(doca_mmap_enable_thread_safety(foreign));
+	assert_ok(doca_mmap_start(foreign));
+	assert_ok(doca_buf_inventory_buf_get_by_data(x.inv, foreign, x.mem + (600u << 10), 128,
+	                                             &gone));
+	assert_ok(doca_mmap_stop(foreign));
+	doca_ec_task_create_set_original_data_blocks(c, gone);
+	assert_doca(DOCA_ERROR_BAD_STATE, doca_task_submit(doca_ec_task_create_as_task(c)));
+	assert_ok(doca_buf_dec_refcount(gone, NULL));
+	assert_ok(doca_mmap_destroy(foreign));
 	doca_ec_task_create_set_original_data_blocks(c, sb);
 	doca_ec_task_create_set_rdnc_blocks(c, db);
 

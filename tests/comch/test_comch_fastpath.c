@@ -361,6 +361,27 @@ static void test_refusals(void **state)
 		cu_mem_fini(&other);
 		assert_ok(doca_dev_close(dev2));
 	}
+	{
+		/* a source in a thread-safe mmap stopped under it: registered with no device */
+		static uint8_t tsmem[64];
+		struct doca_mmap *ts;
+		struct doca_buf *b;
+
+		assert_ok(doca_mmap_create(&ts));
+		assert_ok(doca_mmap_add_dev(ts, s.dev));
+		assert_ok(doca_mmap_set_memrange(ts, tsmem, sizeof(tsmem)));
+		assert_ok(doca_mmap_enable_thread_safety(ts));
+		assert_ok(doca_mmap_start(ts));
+		assert_ok(doca_buf_inventory_buf_get_by_data(p.mem.inv, ts, tsmem, 10, &b));
+		assert_ok(doca_mmap_stop(ts));
+		assert_ok(doca_comch_producer_task_send_alloc_init(p.prod, b, NULL, 0, cid, &t));
+		assert_int_equal(doca_task_submit(doca_comch_producer_task_send_as_task(t)),
+		                 DOCA_ERROR_BAD_STATE);
+		assert_true(cu_log_has("which is stopped"));
+		doca_task_free(doca_comch_producer_task_send_as_task(t));
+		assert_ok(doca_buf_dec_refcount(b, NULL));
+		assert_ok(doca_mmap_destroy(ts));
+	}
 	send_list_refusals(&p, &s, cid);
 	send_imported_refused(&p, &s, cid);
 	assert_int_equal(cu_hear(&s, 5000), '1'); /* a 100-byte buffer is posted */

@@ -849,6 +849,26 @@ static void test_buffer_rules(void **state)
 		assert_ok(doca_mmap_destroy(om));
 		assert_ok(doca_dev_close(other));
 	}
+	/* a destination in a thread-safe mmap stopped under its buf: registered with no device */
+	{
+		struct doca_mmap *tm;
+		struct doca_buf *tdst;
+		static uint8_t tbytes[4096];
+
+		assert_ok(doca_mmap_create(&tm));
+		assert_ok(doca_mmap_set_memrange(tm, tbytes, sizeof(tbytes)));
+		assert_ok(doca_mmap_add_dev(tm, s.dev));
+		assert_ok(doca_mmap_enable_thread_safety(tm));
+		assert_ok(doca_mmap_start(tm));
+		assert_ok(doca_buf_inventory_buf_get_by_addr(s.inv, tm, tbytes, sizeof(tbytes),
+		                                             &tdst));
+		assert_ok(doca_mmap_stop(tm));
+		doca_compress_task_decompress_deflate_set_dst(t, tdst);
+		assert_doca(DOCA_ERROR_BAD_STATE, doca_task_submit(task));
+		doca_compress_task_decompress_deflate_set_dst(t, dst);
+		assert_ok(doca_buf_dec_refcount(tdst, NULL));
+		assert_ok(doca_mmap_destroy(tm));
+	}
 	/* a destination in a read-only mmap */
 	{
 		struct doca_buf *rodst;

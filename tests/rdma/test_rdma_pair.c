@@ -514,6 +514,21 @@ static void test_permissions_and_revocation(void **state)
 		doca_task_free(doca_rdma_task_read_as_task(tr));
 		assert_ok(doca_buf_dec_refcount(ob, NULL));
 		assert_ok(doca_mmap_destroy(om));
+		/* and one of a thread-safe mmap stopped under it: registered with no device */
+		assert_ok(doca_mmap_create(&om));
+		assert_ok(doca_mmap_add_dev(om, s.dev));
+		assert_ok(doca_mmap_set_memrange(om, omem, sizeof(omem)));
+		assert_ok(doca_mmap_enable_thread_safety(om));
+		assert_ok(doca_mmap_start(om));
+		assert_ok(doca_buf_inventory_buf_get_by_addr(s.inv, om, omem, sizeof(omem), &ob));
+		assert_ok(doca_mmap_stop(om));
+		assert_ok(doca_rdma_task_read_allocate_init(
+		        s.rd, s.conns[0], ts_buf(&s, rm, rmem, 0, 64, 64), ob, ud, &tr));
+		assert_doca(DOCA_ERROR_BAD_STATE,
+		            doca_task_submit(doca_rdma_task_read_as_task(tr)));
+		doca_task_free(doca_rdma_task_read_as_task(tr));
+		assert_ok(doca_buf_dec_refcount(ob, NULL));
+		assert_ok(doca_mmap_destroy(om));
 	}
 	/* a local buf as the remote source is refused at submit */
 	assert_ok(doca_rdma_task_read_allocate_init(s.rd, s.conns[0],
