@@ -424,8 +424,8 @@ static bool rd_is_local(const struct doca_buf *b)
  * DOCA's rules for the local operands (every buf of an mmap of this process): the mmap is
  * started (a thread-safe one may be stopped under its bufs), the context's device was added to
  * it (add_dev; else on hardware the task has no memory key for it), and a destination (what a
- * read, a receive or an atomic writes) may be written locally. Remote operands (an RDMA import) are
- * the peer's to check. One buf (@written: the task writes into it); refusals logged.
+ * read, a receive or an atomic writes) may be written locally. Remote operands (an RDMA
+ * import) are the peer's to check. One buf (@written: the task writes into it); refusals logged.
  */
 static doca_error_t rd_local_buf(const struct rd_task *t, const struct doca_buf *b, bool written)
 {
