@@ -45,16 +45,38 @@ int compat_mkdir_p(const char *path)
 	return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static int mirror_dir(const char *src, const char *dst)
+/* A directory being mirrored, and the one it is in: the chain back to the checkout's top. */
+struct mirror_up {
+	dev_t dev;
+	ino_t ino;
+	const struct mirror_up *up;
+};
+
+/*
+ * Whether @st is a directory on the chain @a: a symbolic link back up there would be mirrored
+ * again and again (two such links: without end), so it is mirrored as a link instead.
+ */
+static bool mirror_on_chain(const struct mirror_up *a, const struct stat *st)
+{
+	for (; a != NULL; a = a->up)
+		if (a->dev == st->st_dev && a->ino == st->st_ino)
+			return true;
+	return false;
+}
+
+static int mirror_dir(const char *src, const char *dst, const struct mirror_up *up)
 {
 	char s[PATH_MAX], d[PATH_MAX];
+	struct mirror_up here = { .up = up };
 	struct dirent *e;
 	struct stat st;
 	DIR *dir;
 	int rc = 0;
 
-	if (compat_mkdir_p(dst) != 0)
+	if (compat_mkdir_p(dst) != 0 || stat(src, &st) != 0)
 		return -1;
+	here.dev = st.st_dev;
+	here.ino = st.st_ino;
 	dir = opendir(src);
 	if (dir == NULL)
 		return -1;
@@ -66,8 +88,8 @@ static int mirror_dir(const char *src, const char *dst)
 		    snprintf(d, sizeof(d), "%s/%s", dst, e->d_name) >= (int)sizeof(d) ||
 		    stat(s, &st) != 0)
 			continue;
-		if (S_ISDIR(st.st_mode))
-			rc = mirror_dir(s, d);
+		if (S_ISDIR(st.st_mode) && !mirror_on_chain(&here, &st))
+			rc = mirror_dir(s, d, &here);
 		else if (symlink(s, d) != 0 && errno != EEXIST)
 			rc = -1;
 	}
@@ -108,7 +130,7 @@ int compat_mirror(const char *src, const char *dst)
 
 	if (realpath(src, abs) == NULL)
 		return -1;
-	return mirror_dir(abs, dst);
+	return mirror_dir(abs, dst, NULL);
 }
 
 /* Which DOCA library a function or header belongs to, by name (DOCA names start with the
