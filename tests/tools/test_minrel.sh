@@ -56,6 +56,17 @@ rc=$?
 [ $rc -eq 2 ] || { echo "FAIL: missing path exit $rc"; fail=1; }
 check "missing path named" "cannot read $fx/no-such-dir"
 
+# Symbolic links back up are not followed: two of them made the walk run without end.
+loops=$(mktemp -d) || exit 1
+cp "$fx/range/server.c" "$loops/" && ln -s . "$loops/a" && ln -s .. "$loops/b"
+timeout 30 $W "$compat" --min-release "$loops" >"$out" 2>&1
+rc=$?
+rm -rf "$loops"
+[ $rc -eq 0 ] || { echo "FAIL: links back up: exit $rc (124: it did not end)"; fail=1; }
+check "links back up: the file read once, by its own path" "^    doca_comch_server_create \($loops/server\.c:7\)"
+check "links back up: the answer" "^$loops: needs DOCA 2\.7 at most"
+refute "links back up: not read through a link" "$loops/a/"
+
 $W "$compat" --min-release >"$out" 2>&1
 [ $? -eq 2 ] || { echo "FAIL: no argument: exit not 2"; fail=1; }
 check "no argument" "needs C files or a directory"

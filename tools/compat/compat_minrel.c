@@ -185,6 +185,18 @@ static bool minrel_is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/*
+ * A directory below one being read, and not a symbolic link to one: a walk does not follow
+ * links (as find does not), so a link back up cannot make it go round (two such links made it
+ * run without end).
+ */
+static bool minrel_is_subdir(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static bool minrel_has(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
@@ -247,7 +259,8 @@ static void minrel_scan_dir(struct minrel_prog *p, const char *dir, bool deep, b
 		if (name[0] != '.' &&
 		    snprintf(path, sizeof(path), "%s/%s", dir, name) < (int)sizeof(path)) {
 			if (minrel_is_dir(path)) {
-				if (deep && !(skip_projects && minrel_is_project(path)))
+				if (deep && minrel_is_subdir(path) &&
+				    !(skip_projects && minrel_is_project(path)))
 					minrel_scan_dir(p, path, true, skip_projects);
 			} else if (minrel_is_source(name)) {
 				minrel_scan_file(p, path);
@@ -310,7 +323,7 @@ static bool minrel_has_subproject(const char *dir)
 		if (!found && ents[i]->d_name[0] != '.' &&
 		    snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name) <
 		            (int)sizeof(path) &&
-		    minrel_is_dir(path))
+		    minrel_is_subdir(path))
 			found = minrel_is_project(path) || minrel_has_subproject(path);
 		free(ents[i]);
 	}
@@ -337,7 +350,7 @@ static void minrel_find_projects(struct minrel_set *s, const char *root, const c
 		if (ents[i]->d_name[0] != '.' &&
 		    snprintf(path, sizeof(path), "%s/%s", dir, ents[i]->d_name) <
 		            (int)sizeof(path) &&
-		    minrel_is_dir(path))
+		    minrel_is_subdir(path))
 			minrel_find_projects(s, root, path);
 		free(ents[i]);
 	}
