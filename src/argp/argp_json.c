@@ -1,6 +1,8 @@
 /* Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause */
 /* Argument parser: flags from a JSON file ("doca_general_flags" / "doca_program_flags"). */
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +14,7 @@
 static doca_error_t json_value(struct doca_argp_param *p, struct json_object *val, const char *key)
 {
 	enum json_type jt = json_object_get_type(val);
+	int64_t v;
 	bool b;
 	int i;
 
@@ -20,7 +23,15 @@ static doca_error_t json_value(struct doca_argp_param *p, struct json_object *va
 	if (p->type == DOCA_ARGP_TYPE_STRING && jt == json_type_string)
 		return odma_argp_apply(p, json_object_get_string(val));
 	if (p->type == DOCA_ARGP_TYPE_INT && jt == json_type_int) {
-		i = json_object_get_int(val);
+		/* json-c would clamp it to an int: refused instead, as on the command line */
+		v = json_object_get_int64(val);
+		if (v < INT_MIN || v > INT_MAX) {
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+			              "JSON key \"%s\": %s is not an integer from %d to %d", key,
+			              json_object_to_json_string(val), INT_MIN, INT_MAX);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
+		i = (int)v;
 		return p->callback(&i, odma_argp.config);
 	}
 	if (p->type == DOCA_ARGP_TYPE_BOOLEAN && jt == json_type_boolean) {

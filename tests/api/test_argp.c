@@ -211,6 +211,11 @@ static void test_json_errors(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, START("--json", fixture("bad_syntax.json")));
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED, START("--json", fixture("unknown_key.json")));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, START("--json", fixture("cli_only.json")));
+	/* 2^31 is refused, as on the command line, not clamped to INT_MAX */
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("--json", fixture("int_range.json")));
+	assert_int_equal(cfg.counts, 0);
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "-c", "2147483648"));
+	assert_int_equal(cfg.counts, 0);
 }
 
 static void test_levels_and_dpdk(void **state)
