@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -104,27 +105,86 @@ static doca_error_t json_general(struct json_object *obj)
 	return DOCA_SUCCESS;
 }
 
+/* A flags file above this is refused unread: -j /dev/zero must not take all memory. */
+#define ARGP_JSON_MAX (16u << 20)
+
+static doca_error_t json_unreadable(const char *path, int err)
+{
+	odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "cannot read JSON file \"%s\": %s", path,
+	              strerror(err));
+	return DOCA_ERROR_IO_FAILED;
+}
+
+/* Reads @path, at most ARGP_JSON_MAX bytes, into a NUL-terminated @text. */
+static doca_error_t json_read(const char *path, char **text, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	int err;
+
+	if (f == NULL)
+		return json_unreadable(path, errno);
+	buf = malloc(ARGP_JSON_MAX + 2);
+	if (buf == NULL) {
+		fclose(f);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	errno = 0;
+	*len = fread(buf, 1, ARGP_JSON_MAX + 1, f);
+	err = ferror(f) ? (errno != 0 ? errno : EIO) : 0;
+	fclose(f);
+	if (err == 0 && *len <= ARGP_JSON_MAX) {
+		buf[*len] = '\0';
+		*text = buf;
+		return DOCA_SUCCESS;
+	}
+	free(buf);
+	if (err != 0)
+		return json_unreadable(path, err);
+	odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+	              "JSON file \"%s\" is larger than %u MiB, the most a flags file may hold",
+	              path, ARGP_JSON_MAX >> 20);
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
+/* The top-level object of the JSON file @path, or a logged refusal. */
+static doca_error_t json_load_root(const char *path, struct json_object **root)
+{
+	struct json_tokener *tok = json_tokener_new();
+	enum json_tokener_error err;
+	doca_error_t rc;
+	size_t len;
+	char *text;
+
+	if (tok == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	rc = json_read(path, &text, &len);
+	if (rc != DOCA_SUCCESS) {
+		json_tokener_free(tok);
+		return rc;
+	}
+	*root = json_tokener_parse_ex(tok, text, (int)len);
+	err = json_tokener_get_error(tok);
+	json_tokener_free(tok);
+	free(text);
+	if (*root != NULL && json_object_is_type(*root, json_type_object))
+		return DOCA_SUCCESS;
+	odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON file \"%s\" is not a valid JSON object: %s", path,
+	              *root != NULL                  ? "top level is not an object"
+	              : err == json_tokener_continue ? "it ends before its JSON does"
+	                                             : json_tokener_error_desc(err));
+	json_object_put(*root);
+	*root = NULL;
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
 doca_error_t odma_argp_load_json(const char *path)
 {
 	struct json_object *root;
-	doca_error_t rc = DOCA_SUCCESS;
-	FILE *f = fopen(path, "r");
+	doca_error_t rc = json_load_root(path, &root);
 
-	if (f == NULL) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "cannot read JSON file \"%s\": %s", path,
-		              strerror(errno));
-		return DOCA_ERROR_IO_FAILED;
-	}
-	fclose(f);
-	root = json_object_from_file(path);
-	if (root == NULL || !json_object_is_type(root, json_type_object)) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
-		              "JSON file \"%s\" is not a valid JSON object: %s", path,
-		              root == NULL ? json_util_get_last_err()
-		                           : "top level is not an object");
-		json_object_put(root);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
+	if (rc != DOCA_SUCCESS)
+		return rc;
 	json_object_object_foreach(root, key, val)
 	{
 		if (strcmp(key, "doca_general_flags") == 0 &&

@@ -211,6 +211,9 @@ static void test_json_errors(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, START("--json", fixture("bad_syntax.json")));
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED, START("--json", fixture("unknown_key.json")));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, START("--json", fixture("cli_only.json")));
+	/* a file without end is refused at the bound, not read until memory runs out */
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("--json", "/dev/zero"));
+	assert_doca(DOCA_ERROR_IO_FAILED, START("--json", "/"));
 	/* 2^31 is refused, as on the command line, not clamped to INT_MAX */
 	assert_doca(DOCA_ERROR_INVALID_VALUE, START("--json", fixture("int_range.json")));
 	assert_int_equal(cfg.counts, 0);
