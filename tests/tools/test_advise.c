@@ -166,6 +166,9 @@ static void test_refusals(void **state)
 	expect_refusal("--size 1M --compare-fastpath --between network",
 	               "--compare-fastpath is a host-dpu question, not --between network");
 	expect_refusal("--size 1G --compare-fastpath", "measures sizes of 1 to 256M bytes");
+	/* 2^34 + 1 GiB: past 2^64 bytes, not wrapped round to 1 GiB */
+	expect_refusal("--size 17179869185G", "--size \"17179869185G\" is not a size");
+	expect_refusal("--size 0", "--size \"0\" is not a size");
 }
 
 int main(void)

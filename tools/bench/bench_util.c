@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,10 +82,11 @@ double bench_percentile_u64(uint64_t *v, size_t n, double pct)
 	return (double)v[k >= n ? n - 1 : k];
 }
 
-/* "4096", "4K", "64k", "16M", "1G" (binary multiples). */
+/* "4096", "4K", "64k", "16M", "1G" (binary multiples); a size past SIZE_MAX is refused. */
 int bench_parse_size(const char *s, size_t *out)
 {
 	unsigned long long v;
+	unsigned shift = 0;
 	char *end;
 
 	if (s == NULL || !isdigit((unsigned char)*s))
@@ -95,20 +97,21 @@ int bench_parse_size(const char *s, size_t *out)
 		return -1;
 	switch (toupper((unsigned char)*end)) {
 	case 'K':
-		v <<= 10;
-		end++;
+		shift = 10;
 		break;
 	case 'M':
-		v <<= 20;
-		end++;
+		shift = 20;
 		break;
 	case 'G':
-		v <<= 30;
-		end++;
+		shift = 30;
 		break;
 	default:
 		break;
 	}
+	end += shift != 0;
+	if (v > (SIZE_MAX >> shift)) /* 17179869185G would wrap to 1G */
+		return -1;
+	v <<= shift;
 	if (*end == 'i' || *end == 'B')
 		end += (*end == 'i' && end[1] == 'B') ? 2 : 1;
 	if (*end != '\0' || v == 0)
