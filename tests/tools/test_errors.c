@@ -11,11 +11,15 @@
 
 #include <cmocka.h>
 
+#include <doca_buf.h>
+#include <doca_buf_pool.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
 #include <doca_dma.h>
 #include <doca_error.h>
 #include <doca_log.h>
+#include <doca_mmap.h>
+#include <doca_pe.h>
 
 #include "core/error/error.h"
 #include "tool_run.h"
@@ -118,6 +122,43 @@ static void test_dma_causes(void **state)
 	expect_rule("7", 7, "pool-exhausted");
 	expect_rule("NOT_CONNECTED", 14, "no-pe");
 	expect_rule("bad_config", 29, "no-set-conf");
+	expect_rule("ALREADY_EXIST", 23, "dev-added-twice");
+	expect_rule("25", 25, "buf-pool-empty");
+	expect_rule("initialization", 8, "cannot-initialize");
+}
+
+/* The library returns what those three rules say (odma errors had said it never does). */
+static void test_rules_hold(void **state)
+{
+	static char mem[4096];
+	struct doca_devinfo **list = NULL;
+	struct doca_buf_pool *pool = NULL;
+	struct doca_mmap *mmap = NULL;
+	struct doca_buf *buf = NULL, *none = NULL;
+	struct doca_dev *dev = NULL;
+	struct doca_pe *pe = NULL;
+	uint32_t nb = 0;
+
+	(void)state;
+	assert_int_equal(doca_devinfo_create_list(&list, &nb), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_open(list[0], &dev), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_create(&mmap), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_set_memrange(mmap, mem, sizeof(mem)), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(mmap, dev), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_add_dev(mmap, dev), DOCA_ERROR_ALREADY_EXIST);
+	assert_int_equal(doca_mmap_start(mmap), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_pool_create(1, 64, mmap, &pool), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_pool_start(pool), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_pool_buf_alloc(pool, &buf), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_pool_buf_alloc(pool, &none), DOCA_ERROR_EMPTY);
+	assert_int_equal(setenv("ODMA_ENGINE", "no-such-engine", 1), 0);
+	assert_int_equal(doca_pe_create(&pe), DOCA_ERROR_INITIALIZATION);
+	assert_int_equal(unsetenv("ODMA_ENGINE"), 0);
+	assert_int_equal(doca_buf_dec_refcount(buf, NULL), DOCA_SUCCESS);
+	assert_int_equal(doca_buf_pool_destroy(pool), DOCA_SUCCESS);
+	assert_int_equal(doca_mmap_destroy(mmap), DOCA_SUCCESS);
+	assert_int_equal(doca_dev_close(dev), DOCA_SUCCESS);
+	doca_devinfo_destroy_list(list);
 }
 
 static void test_text_by_name_and_number(void **state)
@@ -228,6 +269,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_codes_json),
 		cmocka_unit_test(test_dma_causes),
+		cmocka_unit_test(test_rules_hold),
 		cmocka_unit_test(test_text_by_name_and_number),
 		cmocka_unit_test(test_unknown),
 		cmocka_unit_test(test_log_line_quotes_table),

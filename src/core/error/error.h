@@ -39,6 +39,9 @@ enum odma_cause {
 	ODMA_CAUSE_IN_USE,           /* destroy of something still used */
 	ODMA_CAUSE_STOP_IN_PROGRESS, /* stop with tasks in flight */
 	ODMA_CAUSE_NOT_FOUND,        /* device not added / no system / no device */
+	ODMA_CAUSE_DEV_ADDED_TWICE,  /* the same device added to an mmap twice */
+	ODMA_CAUSE_POOL_EMPTY,       /* every buf of a buf pool handed out */
+	ODMA_CAUSE_NO_START,         /* no engine for a PE, a buf pool that does not fit its mmap */
 	ODMA_CAUSE_COUNT
 };
 

@@ -149,6 +149,21 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "was never added to the mmap",
 	  "check ODMA_SYSTEM and ODMA_SIDE (see the log line); doca_mmap_add_dev the device before "
 	  "exporting through it"),
+	C(ODMA_CAUSE_DEV_ADDED_TWICE, DOCA_ERROR_ALREADY_EXIST, "dev-added-twice",
+	  "doca_mmap_add_dev", "the device was already added to this mmap",
+	  "add each device to an mmap once"),
+	C(ODMA_CAUSE_POOL_EMPTY, DOCA_ERROR_EMPTY, "buf-pool-empty", "doca_buf_pool_buf_alloc",
+	  "every buf of the pool is handed out (a normal state: no log line; an inventory says "
+	  "NO_MEMORY instead)",
+	  "doca_buf_dec_refcount a buf of the pool (after its task completed) and allocate again, "
+	  "or create the pool with more elements"),
+	C(ODMA_CAUSE_NO_START, DOCA_ERROR_INITIALIZATION, "cannot-initialize",
+	  "doca_pe_create, doca_buf_pool_start",
+	  "doca_pe_create: ODMA_ENGINE names no engine (the log line says which are); "
+	  "doca_buf_pool_start: the pool's elements, at their alignment, do not fit in its mmap's "
+	  "range",
+	  "set ODMA_ENGINE to thread or inline, or unset it; give the pool's mmap a larger range, "
+	  "or the pool fewer or smaller elements or a smaller alignment"),
 };
 
 const struct doca_priv_error_cause *doca_priv_error_causes(size_t *count)
