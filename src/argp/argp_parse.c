@@ -284,9 +284,14 @@ static doca_error_t parse_apply_cli(int end, char **argv)
 		rc = odma_token(i, end, argv, &t);
 		if (rc != DOCA_SUCCESS)
 			return rc;
+		if ((t.general == ODMA_G_LOG || t.general == ODMA_G_SDK) &&
+		    parse_int(t.value, LONG_MIN, LONG_MAX, &v) != DOCA_SUCCESS) {
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+			              "%s: \"%s\" is not a log level; use 10, 20, ... 70", argv[i],
+			              t.value);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
 		if (t.general == ODMA_G_LOG || t.general == ODMA_G_SDK) {
-			if (parse_int(t.value, LONG_MIN, LONG_MAX, &v) != DOCA_SUCCESS)
-				v = -1;
 			rc = odma_argp_set_level(t.general == ODMA_G_SDK, v, argv[i]);
 		} else if (t.param != NULL) {
 			if (t.param->cli_seen++ > 0 && !t.param->multi) {

@@ -333,11 +333,11 @@ static void test_unknown_flag_one_line(void **state)
 }
 
 static int logged;
+static char last_line[256];
 static void logger(enum doca_log_level level, const char *format, va_list args)
 {
 	(void)level;
-	(void)format;
-	(void)args;
+	vsnprintf(last_line, sizeof(last_line), format, args);
 	logged++;
 }
 
@@ -347,6 +347,10 @@ static void test_logger_callback(void **state)
 	assert_ok(doca_argp_register_logger_callback(logger));
 	assert_doca(DOCA_ERROR_NOT_SUPPORTED, START("-p", "a", "--nope"));
 	assert_true(logged >= 1);
+	/* a log level that is no number is named as given (it was "-1 is not a log level") */
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "--sdk-log-level", "abc"));
+	assert_string_equal(last_line,
+	                    "--sdk-log-level: \"abc\" is not a log level; use 10, 20, ... 70");
 	doca_argp_disable_logger_callback();
 }
 
