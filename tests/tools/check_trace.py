@@ -145,15 +145,21 @@ with tempfile.TemporaryDirectory() as tmp:
     lines = [l for l in (r.stdout + r.stderr).splitlines() if 'ODMA_TRACE=' in l]
     if r.returncode == 0 or len(lines) != 1:
         fail('an unwritable ODMA_TRACE: status %d, lines %r' % (r.returncode, lines))
-    # not a trace; an empty file; a bad flag
+    # not a trace; an empty file; a directory; a file without end (read until the first byte
+    # that is not JSON, not whole first); a bad flag
     bad = os.path.join(tmp, 'bad.json')
     with open(bad, 'w') as f:
         f.write('{"hello": 1}')
-    for args, want in (([bad], 1), ([os.path.join(tmp, 'empty')], 1), (['--bogus', bad], 2)):
+    for args, want, says in (([bad], 1, 'no traceEvents array'),
+                             ([os.path.join(tmp, 'empty')], 1, 'is empty'),
+                             ([tmp], 1, ': Is a directory'),
+                             (['/dev/zero'], 1, 'is not a trace-event JSON file'),
+                             (['--bogus', bad], 2, "unknown option '--bogus'")):
         if args[0].endswith('empty'):
             open(args[0], 'w').close()
         r = subprocess.run(WRAP + [trace_exe] + args, capture_output=True, text=True, timeout=60)
-        if r.returncode != want or len(r.stderr.strip().splitlines()) != 1:
+        if (r.returncode != want or len(r.stderr.strip().splitlines()) != 1 or
+                says not in r.stderr):
             fail('odma trace %s: status %d, stderr %r' % (args, r.returncode, r.stderr))
 
 print('trace: %s' % ('FAILED' if failures else 'ok'))

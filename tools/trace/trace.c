@@ -130,33 +130,64 @@ static const char *str(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : NULL;
 }
 
+/*
+ * Parses @f a chunk at a time, so what is not JSON (a binary file, /dev/zero) stops the read
+ * at once instead of being read whole first. Prints why and returns NULL when it cannot.
+ */
+static json_object *parse(FILE *f, const char *path)
+{
+	enum json_tokener_error err = json_tokener_continue;
+	struct json_tokener *tok = json_tokener_new();
+	json_object *root = NULL;
+	size_t n, total = 0;
+	char buf[65536];
+
+	while (tok != NULL && err == json_tokener_continue &&
+	       (n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		total += n;
+		root = json_tokener_parse_ex(tok, buf, (int)n);
+		err = json_tokener_get_error(tok);
+	}
+	json_tokener_free(tok);
+	if (root != NULL)
+		return root;
+	if (ferror(f))
+		fprintf(stderr, "odma trace: %s: %s\n", path, strerror(errno));
+	else if (total == 0)
+		fprintf(stderr,
+		        "odma trace: %s is empty: its process ended without exit() (_exit, a "
+		        "signal) and without destroying its PEs, so its timeline was never "
+		        "written\n",
+		        path);
+	else
+		fprintf(stderr,
+		        "odma trace: %s is not a trace-event JSON file with traceEvents (%s)\n",
+		        path,
+		        err == json_tokener_continue ? "it ends before its JSON does"
+		                                     : json_tokener_error_desc(err));
+	return NULL;
+}
+
 static int load(const char *path, json_object **root, struct trace *tr)
 {
 	json_object *ev, *other, *args;
+	FILE *f = fopen(path, "r");
 	size_t n;
 
-	{
-		FILE *f = fopen(path, "r");
-		int c = f != NULL ? fgetc(f) : EOF;
-
-		if (f != NULL)
-			fclose(f);
-		if (f == NULL || c == EOF) {
-			fprintf(stderr, "odma trace: %s %s\n", path,
-			        f == NULL
-			                ? strerror(errno)
-			                : "is empty: its process ended without exit() (_exit, a "
-			                  "signal) and without destroying its PEs, so its timeline "
-			                  "was never written");
-			return 1;
-		}
+	if (f == NULL) {
+		fprintf(stderr, "odma trace: %s: %s\n", path, strerror(errno));
+		return 1;
 	}
-	*root = json_object_from_file(path);
-	if (*root == NULL || !json_object_object_get_ex(*root, "traceEvents", &ev) ||
+	*root = parse(f, path);
+	fclose(f);
+	if (*root == NULL)
+		return 1;
+	if (!json_object_object_get_ex(*root, "traceEvents", &ev) ||
 	    !json_object_is_type(ev, json_type_array)) {
 		fprintf(stderr,
-		        "odma trace: %s is not a trace-event JSON file with traceEvents (%s)\n",
-		        path, *root == NULL ? json_util_get_last_err() : "no traceEvents array");
+		        "odma trace: %s is not a trace-event JSON file with traceEvents (no "
+		        "traceEvents array)\n",
+		        path);
 		json_object_put(*root);
 		*root = NULL;
 		return 1;
