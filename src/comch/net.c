@@ -78,6 +78,7 @@ struct comch_net {
 	const char *refused; /* why the peer was refused (a limit broken); NULL otherwise */
 	int side;            /* COMCH_SIDE_* of this process */
 	struct doca_comch_connection *conn; /* once the handshake made one (fast path) */
+	struct doca_pe *polled;             /* its endpoint's PE, polling for it (net_poll_by) */
 	atomic_uint inflight;               /* sends not yet completed by the transport */
 	_Atomic uint64_t last_rx_ns;        /* when the peer was last heard */
 	uint64_t last_ping_ns;              /* PE thread */
@@ -183,6 +184,22 @@ static struct comch_net *net_of(const struct comch_chan *ch)
 	return odma_container_of(ch, struct comch_net, ch);
 }
 
+/*
+ * Under @n's lock: while a connection lives, the PE of its endpoint (@pe; NULL: none now) does
+ * the transport's work in doca_pe_progress, as for a DOCA RDMA io in flight: a message then
+ * leaves from, and its answer is taken on, the thread that waits for it, with no hand-off to
+ * the transport's thread and back (two thread wake-ups each way on a busy or small machine).
+ * A PE armed for its notification handle hands that work back at once.
+ */
+static void net_poll_by(struct comch_net *n, struct doca_pe *pe)
+{
+	if (n->polled != NULL)
+		doca_priv_pe_net_ios(n->polled, -1);
+	n->polled = pe;
+	if (pe != NULL)
+		doca_priv_pe_net_ios(pe, 1);
+}
+
 /* Closes the endpoint (not on the transport thread): its callbacks have all run after it. */
 static void net_hangup(struct comch_chan *ch)
 {
@@ -191,6 +208,7 @@ static void net_hangup(struct comch_chan *ch)
 	struct odma_tp_ep *tp;
 
 	pthread_mutex_lock(&n->lock);
+	net_poll_by(n, NULL);
 	tp = n->tp;
 	n->tp = NULL;
 	n->closed = true;
@@ -761,6 +779,8 @@ static void net_bind(struct comch_chan *ch, struct doca_comch_connection *conn)
 
 	pthread_mutex_lock(&n->lock);
 	n->conn = conn;
+	if (!n->closed)
+		net_poll_by(n, conn != NULL ? conn->ep->ctx.pe : NULL);
 	pthread_mutex_unlock(&n->lock);
 }
 

@@ -66,6 +66,7 @@
 
 #include "comch_fp_util.h"
 #include "comch_util.h"
+#include "core/exec/exec.h"
 #include "test_util.h"
 
 static bool all_big; /* client-big: every message 4000 bytes */
@@ -115,6 +116,15 @@ static void wait_go(struct cu_ep *e)
 	}
 }
 
+/*
+ * How many of @pe's network ios (and Comch connections across machines) make its progress do
+ * the transport's work itself (core/exec: async_inflight): one per live connection.
+ */
+static unsigned int pe_polls(const struct doca_pe *pe)
+{
+	return atomic_load(&pe->async_inflight);
+}
+
 static int run_server(const char *name, unsigned int clients)
 {
 	struct cu_ep e;
@@ -127,6 +137,7 @@ static int run_server(const char *name, unsigned int clients)
 	want_disc = clients;
 	CU_CHECK(cu_progress_until(&e, got_disconnects, 60000));
 	CU_CHECK(e.connects == clients);
+	CU_CHECK(pe_polls(e.pe) == 0); /* every connection ended */
 	CU_CHECK(cu_close(&e));
 	printf("server: %u clients served, %u messages echoed\n", clients, e.nrx);
 	return 0;
@@ -142,6 +153,7 @@ static int run_client(const char *name, uint32_t n)
 	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, name, 64, 64));
 	CU_CHECK(cu_progress_until(&e, cu_is_running, 20000));
 	CU_CHECK(cu_has_conn(&e));
+	CU_CHECK(pe_polls(e.pe) == 1);
 	for (uint32_t i = 0; i < n; i++) {
 		doca_error_t r;
 
@@ -166,6 +178,10 @@ static int run_client(const char *name, uint32_t n)
 	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_connection_get_counter(
 	                                    e.conn, DOCA_COMCH_COUNTER_RECV_MESSAGES, &v));
 	CU_CHECK(v == n);
+	CU_CHECK(pe_polls(e.pe) == 1);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, doca_ctx_stop(e.ctx));
+	CU_CHECK(cu_progress_until(&e, cu_is_idle, 5000));
+	CU_CHECK(pe_polls(e.pe) == 0);
 	CU_CHECK(cu_close(&e));
 	printf("client: %u messages round trip, bytes verified\n", n);
 	return 0;
