@@ -79,11 +79,12 @@ struct comch_net {
 	int side;            /* COMCH_SIDE_* of this process */
 	struct doca_comch_connection *conn; /* once the handshake made one (fast path) */
 	struct doca_pe *polled;             /* its endpoint's PE, polling for it (net_poll_by) */
-	atomic_uint inflight;               /* sends not yet completed by the transport */
-	_Atomic uint64_t last_rx_ns;        /* when the peer was last heard */
-	uint64_t last_ping_ns;              /* PE thread */
-	uint64_t last_pong_ns;              /* transport thread: PONGs at most one per period */
-	uint64_t credit_sent;               /* delivered count last reported */
+	uint64_t posted_max;  /* the largest buffer a consumer of this side posted (net_admit) */
+	atomic_uint inflight; /* sends not yet completed by the transport */
+	_Atomic uint64_t last_rx_ns; /* when the peer was last heard */
+	uint64_t last_ping_ns;       /* PE thread */
+	uint64_t last_pong_ns;       /* transport thread: PONGs at most one per period */
+	uint64_t credit_sent;        /* delivered count last reported */
 	/* handshakes of the listener (server side) */
 	void (*on_hello)(struct comch_net *n); /* transport thread: the first packet arrived */
 	struct comch_net *next;
@@ -588,6 +589,19 @@ static const char *net_credit_locked(struct comch_net *n, const uint8_t *p, size
 }
 
 /*
+ * Under @n's lock: why an FP_DATA of @len bytes (after its argument) is refused for its length
+ * alone, or NULL: it may be as long as the largest buffer a consumer of this side posted on the
+ * connection, with its header and immediate data. (On the TCP link net_admit_long asks this
+ * before the bytes are kept; on UCX's link they are assembled first.)
+ */
+static const char *net_fp_unposted_locked(const struct comch_net *n, size_t len)
+{
+	return len > sizeof(struct comch_fp_data) + COMCH_RING_MAX_IMM + n->posted_max
+	               ? "an FP_DATA longer than any buffer this side's consumers posted"
+	               : NULL;
+}
+
+/*
  * An FP_POST or FP_DATA (@type) for consumer @id, entered and left under @n's lock, which it
  * drops while the packet lands under the connection's. NULL when it landed, or why the peer
  * is refused.
@@ -602,6 +616,8 @@ static const char *net_fp_locked(struct comch_net *n, uint32_t type, uint32_t id
 		return "a fast-path packet before the handshake";
 	if (n->closed)
 		return NULL; /* refused or hung up: nothing more lands */
+	if (type == COMCH_W_FP_DATA && net_fp_unposted_locked(n, len) != NULL)
+		return net_fp_unposted_locked(n, len);
 	pthread_mutex_unlock(&n->lock);
 	why = type == COMCH_W_FP_POST ? net_fp_post(conn, id, p, len)
 	                              : net_fp_data(conn, id, p, len);
@@ -727,12 +743,44 @@ static void net_on_close(struct odma_tp_ep *tp, doca_error_t why, void *arg)
 	net_wake(n);
 }
 
+/*
+ * Transport thread: whether a message longer than the transport's receive buffer may come in,
+ * asked before its bytes are kept. From an authenticated peer, a message within this
+ * connection's limit, or an FP_DATA no longer than the largest buffer a consumer of this side
+ * posted on the connection: a peer makes this side hold no more than what it was given room
+ * for (the link otherwise takes up to 1 GiB for it).
+ */
+static bool net_admit_long(struct odma_tp_ep *tp, uint32_t imm, const void *head, size_t plen,
+                           size_t len, void *arg)
+{
+	struct comch_net *n = arg;
+	const char *why = NULL;
+
+	(void)tp;
+	(void)head;
+	(void)plen;
+	pthread_mutex_lock(&n->lock);
+	if (n->auth != COMCH_AUTH_DONE || len < 4)
+		why = "a long message before its handshake";
+	else if (imm != COMCH_W_FP_DATA && len - 4 + sizeof(struct comch_wire_hdr) > n->msg_cap)
+		why = "a message longer than this connection's limit";
+	else if (imm == COMCH_W_FP_DATA)
+		why = net_fp_unposted_locked(n, len - 4);
+	if (why != NULL)
+		refuse_locked(n, why);
+	pthread_mutex_unlock(&n->lock);
+	if (why != NULL)
+		net_wake(n);
+	return why == NULL;
+}
+
 static const struct odma_tp_ep_cbs *net_cbs(struct comch_net *n, struct odma_tp_ep_cbs *cbs)
 {
-	cbs->on_recv = net_on_recv;
-	cbs->on_close = net_on_close;
-	cbs->arg = n;
-	cbs->on_room = net_on_room;
+	*cbs = (struct odma_tp_ep_cbs){ .on_recv = net_on_recv,
+		                        .on_close = net_on_close,
+		                        .arg = n,
+		                        .on_room = net_on_room,
+		                        .admit = net_admit_long };
 	return cbs;
 }
 
@@ -890,7 +938,12 @@ static struct comch_ring *net_rcons_map(struct doca_comch_connection *conn, int 
 static void net_post(struct doca_comch_consumer *c, uint64_t seq, uint64_t room)
 {
 	struct comch_fp_post m = { .seq = seq, .room = room };
+	struct comch_net *n = net_of(c->conn->ch);
 
+	pthread_mutex_lock(&n->lock);
+	if (room > n->posted_max)
+		n->posted_max = room;
+	pthread_mutex_unlock(&n->lock);
 	/* in order with the control packets: queued (bounded) while the transport is full */
 	(void)comch_conn_send_ctl(c->conn, COMCH_W_FP_POST, c->id, &m, sizeof(m), -1);
 }

@@ -287,9 +287,32 @@ static struct rw_chan *rw_chan_new(void)
 	return c;
 }
 
+/*
+ * Transport thread: whether a frame longer than the transport's receive buffer may come in,
+ * asked before its bytes are kept: within what rw_refused_locked lets through (the transport
+ * otherwise took up to 1 GiB for it before the frame was refused).
+ */
+static bool rw_admit_long(struct odma_tp_ep *ep, uint32_t imm, const void *head, size_t plen,
+                          size_t len, void *arg)
+{
+	struct rw_chan *c = arg;
+	bool ok;
+
+	(void)ep;
+	(void)imm;
+	(void)head;
+	(void)plen;
+	pthread_mutex_lock(&c->lock);
+	ok = !c->closed && !c->quit && len <= (c->gated ? RW_GATE_FRAME_MAX : RW_FRAME_MAX);
+	pthread_mutex_unlock(&c->lock);
+	return ok;
+}
+
 static void rw_cbs(struct rw_chan *c, struct odma_tp_ep_cbs *cbs)
 {
-	*cbs = (struct odma_tp_ep_cbs){ .on_recv = rw_on_recv, .on_close = rw_on_close, .arg = c };
+	*cbs = (struct odma_tp_ep_cbs){
+		.on_recv = rw_on_recv, .on_close = rw_on_close, .arg = c, .admit = rw_admit_long
+	};
 }
 
 /*

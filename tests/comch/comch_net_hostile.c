@@ -439,12 +439,33 @@ int comch_net_hostile_connected(const char *name)
 		memcpy(cn + 4, &m, sizeof(m));
 		bad |= after_hello(addr, port, name, t, b, l, 1, false);
 	}
+	{
+		/*
+		 * 7. an FP_DATA of 2 MiB, its lengths right, while no consumer of the server's
+		 * posted a buffer: refused once its first bytes are in, before the transport keeps
+		 * the rest (it took the whole message, then dropped it, and kept the connection)
+		 */
+		size_t n2 = 2u << 20;
+		uint8_t *fp = calloc(1, n2);
+		struct comch_fp_data m = { .len = n2 - 4 - sizeof(m) };
+		uint32_t id = 0x41414141, t[] = { COMCH_W_FP_DATA };
+		const void *b[] = { fp };
+		size_t l[] = { n2 };
+
+		if (fp == NULL)
+			return 2;
+		memcpy(fp, &id, 4);
+		memcpy(fp + 4, &m, sizeof(m));
+		bad |= after_hello(addr, port, name, t, b, l, 1, true);
+		free(fp);
+	}
 	free(big);
 	if (bad)
 		return 1;
-	printf("hostile: 7 connections to \"%s\" broke the rules after WELCOME (oversize message, "
+	printf("hostile: 8 connections to \"%s\" broke the rules after WELCOME (oversize message, "
 	       "unknown fast-path ids, lying lengths, credits beyond what was sent or going back, "
-	       "unexpected and unknown packets, a PING flood, a consumer ring of 64 MiB)\n",
+	       "unexpected and unknown packets, a PING flood, a consumer ring of 64 MiB, 2 MiB of "
+	       "fast-path data with nothing posted)\n",
 	       name);
 	return 0;
 }

@@ -52,7 +52,7 @@ serve() {
 		export ODMA_FABRIC="127.0.0.1:$PORT"
 	done
 }
-serve "$T/s1" server ctl 9 || bad "the server did not start: $(cat "$T/s1")"
+serve "$T/s1" server ctl 10 || bad "the server did not start: $(cat "$T/s1")"
 s1=$srv
 # a second server process cannot take the port (one line names address, error and fix)
 ODMA_RUNDIR="$T/rd" $W "$PEER" server-port-busy other >"$T/busy" 2>&1 || bad "busy port: $(cat "$T/busy")"
@@ -80,7 +80,7 @@ wait $s1 || bad "server: $(cat "$T/s1")"
 for w in "a CREDIT that goes back" "a CREDIT for more messages than this side sent" \
 	"lengths do not add up" "could not prove the fabric secret" \
 	"unknown packet type\|a packet of an unknown type" "a message longer than this connection.s limit" \
-	"a ring geometry no consumer makes"; do
+	"a ring geometry no consumer makes" "an FP_DATA longer than any buffer this side.s consumers posted"; do
 	grep -q "$w" "$T/s1" || bad "the server did not refuse: $w"
 done
 # a network peer has no pid: the lines name where it is (a hostile client vanished without BYE)

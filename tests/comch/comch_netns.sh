@@ -43,7 +43,7 @@ await() {
 }
 
 echo "== control path, hostile client"
-dpu server ctl 9 >"$T/s1" 2>&1 &
+dpu server ctl 10 >"$T/s1" 2>&1 &
 s1=$!
 await "$T/s1" listening 20 || bad "the server did not start: $(cat "$T/s1")"
 host hostile || bad "hostile client"
@@ -55,6 +55,8 @@ host hostile-unread ctl 400000 || bad "a client that takes nothing back"
 host client ctl 300 || bad "client round trip"
 wait $s1 || bad "server: $(cat "$T/s1")"
 grep -q "256 KiB of control packets queued" "$T/s1" || bad "no line for a client that takes nothing back"
+grep -q "an FP_DATA longer than any buffer this side's consumers posted" "$T/s1" ||
+	bad "no line for fast-path data with nothing posted"
 grep -v "refused consumer 0 of the peer" "$T/s1"
 
 echo "== fast path both ways"

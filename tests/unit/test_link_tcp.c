@@ -37,6 +37,11 @@ static struct {
 	struct odma_lk_conn *conn;
 	bool reject;
 	struct odma_lk_ep *accepted;
+	size_t refuse_above;  /* on_admit: frames longer than this are refused (0: none) */
+	unsigned int admits;  /* on_admit's calls */
+	size_t admit_len;     /* the length the last one asked about */
+	bool admit_head_seen; /* its first bytes as sent, ODMA_LK_ADMIT_HEAD of them */
+	bool gone_eproto;     /* a connection was gone for a protocol error */
 } t;
 
 static const struct odma_lk_ops *lk = &odma_lk_tcp;
@@ -88,6 +93,20 @@ static void on_msg(const void *hdr, size_t hlen, void *data, size_t len,
 	}
 }
 
+static bool on_admit(const void *hdr, size_t hlen, const void *head, size_t plen, size_t len,
+                     const struct odma_lk_rx *rx)
+{
+	const uint8_t *h = head;
+	bool ok = plen == ODMA_LK_ADMIT_HEAD && hlen == 16 && rx->reply_ep != NULL;
+
+	for (size_t k = 0; k < plen && ok; k++)
+		ok = h[k] == (uint8_t)(((const uint8_t *)hdr)[0] + k);
+	t.admits++;
+	t.admit_len = len;
+	t.admit_head_seen = ok;
+	return t.refuse_above == 0 || len <= t.refuse_above;
+}
+
 static void on_err(void *arg, int status)
 {
 	(void)arg;
@@ -101,6 +120,7 @@ static void on_gone(struct odma_lk_ep *ep, int status)
 	t.gone++;
 	t.gone_ep = ep;
 	t.gone_status = status;
+	t.gone_eproto |= status == -EPROTO;
 }
 
 static void on_conn(struct odma_lk_conn *c, void *arg)
@@ -124,13 +144,14 @@ static void on_conn(struct odma_lk_conn *c, void *arg)
 
 static int setup(void **state)
 {
-	static const struct odma_lk_handler h[] = { { ODMA_UCX_AM_MSG, on_msg } };
+	static const struct odma_lk_handler h[] = { { ODMA_UCX_AM_MSG, on_msg, 0, on_admit },
+		                                    { ODMA_UCX_AM_CREDIT, on_msg, 100, NULL } };
 	int wfd = -1;
 	bool packs = false;
 	size_t cut = 0;
 
 	(void)state;
-	assert_null(lk->open(h, 1, on_err, on_gone, self, &self_len, &wfd, &packs, &cut));
+	assert_null(lk->open(h, 2, on_err, on_gone, self, &self_len, &wfd, &packs, &cut));
 	assert_true(wfd >= 0 && packs && self_len == 20 && cut != 0 && cut <= ODMA_UCX_CHUNK_MAX);
 	return 0;
 }
@@ -419,6 +440,50 @@ static void test_out_of_memory(void **state)
 	RUN_UNTIL(t.gone == 1);
 }
 
+/*
+ * A frame longer than a connection's receive buffer is asked about once its header and first
+ * bytes are in (odma_lk_handler.admit), before a buffer is taken for it; one refused ends its
+ * connection unread. A shorter one is not asked about. A frame past its id's max_len ends the
+ * connection at its head.
+ */
+static void test_admission(void **state)
+{
+	size_t big = 2u << 20;
+	uint8_t *buf = malloc(big), *small = malloc(65536), hdr[16] = { 5 };
+	struct odma_lk_ep *ep = NULL;
+	struct odma_ucx_out o;
+
+	(void)state;
+	assert_true(buf != NULL && small != NULL);
+	memset(&t, 0, sizeof(t));
+	t.refuse_above = 1u << 20;
+	assert_int_equal(lk->ep_to_addr(self, self_len, &t, &ep), ODMA_LK_OK);
+	assert_true(send_msg(ep, small, 65536, 1) >= 0); /* pieces stay ours until sent */
+	assert_true(send_msg(ep, buf, 512u << 10, 2) >= 0);
+	RUN_UNTIL(t.n == 2);
+	assert_int_equal(t.admits, 1); /* the 64 KiB one fits the receive buffer */
+	assert_int_equal(t.admit_len, 512u << 10);
+	assert_true(t.admit_head_seen);
+	assert_true(t.intact[0] && t.intact[1]);
+	assert_true(send_msg(ep, buf, big, 3) >= 0);
+	/* refused: its connection ends on both sides (an earlier test's may be reported too) */
+	RUN_UNTIL(t.gone_eproto && t.errors == 1);
+	assert_int_equal(t.admits, 2);
+	assert_int_equal(t.admit_len, big);
+	assert_int_equal(t.n, 2); /* never delivered */
+	lk->ep_close(ep, false);
+	/* 200 bytes of an id that takes 100 at most */
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(lk->ep_to_addr(self, self_len, &t, &ep), ODMA_LK_OK);
+	odma_ucx_out_bytes(&o, buf, 200);
+	assert_true(lk->send(ep, ODMA_UCX_AM_CREDIT, hdr, sizeof(hdr), &o, 0, on_sent, NULL) >= 0);
+	RUN_UNTIL(t.gone_eproto && t.errors == 1);
+	assert_int_equal(t.n, 0);
+	lk->ep_close(ep, false);
+	free(buf);
+	free(small);
+}
+
 /* A close with a frame still queued reports it failed, once; the peer sees the end. */
 static void test_close_with_queued(void **state)
 {
@@ -515,6 +580,7 @@ int main(void)
 		cmocka_unit_test(test_out_of_memory),
 		cmocka_unit_test(test_queued_payloads_reuse_buffers),
 		cmocka_unit_test(test_close_with_queued),
+		cmocka_unit_test(test_admission),
 		cmocka_unit_test(test_listener),
 		cmocka_unit_test(test_bad_addresses),
 	};

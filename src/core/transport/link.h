@@ -93,9 +93,27 @@ typedef void odma_lk_gone_fn(struct odma_lk_ep *ep, int status);
 /* Listener @arg was asked for connection @c: accept it (ep_accept) or reject it, at once. */
 typedef void odma_lk_conn_fn(struct odma_lk_conn *c, void *arg);
 
+/*
+ * Whether a message with header @hdr whose payload will be @len bytes may be read: asked once
+ * the header and the payload's first @plen bytes (@head; ODMA_LK_ADMIT_HEAD, or the whole
+ * payload when shorter) are in, before the link takes memory for the rest. False closes the
+ * connection.
+ */
+typedef bool odma_lk_admit_fn(const void *hdr, size_t hlen, const void *head, size_t plen,
+                              size_t len, const struct odma_lk_rx *rx);
+#define ODMA_LK_ADMIT_HEAD 64u
+
+/*
+ * A message id's handler, and what the link lets in for it: a payload of at most @max_len
+ * bytes (0: the link's own limit), and one larger than a connection's receive buffer only
+ * once @admit (optional) said yes. The TCP link applies both before it keeps the payload; the
+ * UCP link has UCX assemble it first, so there the handler's own checks are all there is.
+ */
 struct odma_lk_handler {
 	unsigned int id;
 	odma_lk_am_fn *fn;
+	size_t max_len;
+	odma_lk_admit_fn *admit;
 };
 
 /* The send asks for a reply endpoint at the receiver (requests, endpoint messages). */

@@ -12,7 +12,10 @@
  * payload length u32 (little-endian), the header (at most LT_HDR_MAX bytes), the payload.
  * A frame is refused by those lengths, and by its id, before a byte of it is kept: during the
  * handshake only the handshake's frames of their exact lengths, after it frames of the
- * module's ids up to LT_FRAME_MAX. Anything else ends the connection.
+ * module's ids up to the length each id carries at most (odma_lk_handler.max_len, else
+ * LT_FRAME_MAX). One longer than a connection's receive buffer is kept only once its handler
+ * admitted it, asked with its header and first bytes (an endpoint message: by the endpoint's
+ * owner, which knows what room it gave the peer). Anything else ends the connection.
  *
  * The handshake (the dialer first): HELLO (magic, the instance the dialer expects, its nonce),
  * CHALLENGE (the acceptor's nonce and its proof), PROOF (the dialer's proof); proofs are
@@ -68,17 +71,17 @@ ODMA_LOG_REGISTER(ODMA_UCX_TCP)
 #define LT_SPARE_MAX 128u         /* such buffers kept at most (8 MiB) */
 /*
  * The largest frame: a Comch fast-path buffer of 1 GiB (the largest message odma sends), with
- * room for its header. Only a peer that proved the secret gets this far; its buffer is taken
- * whole when the frame's head arrives (its pages become resident as the bytes do), within
- * LT_BIG_MAX for all connections together.
+ * room for its header. Only a peer that proved the secret gets this far, and only with a frame
+ * its receiver admitted (lt_admit); its buffer is then taken whole (its pages become resident
+ * as the bytes do), within LT_BIG_MAX for all connections together.
  */
 #define LT_FRAME_MAX ((1u << 30) + (64u << 10))
 /*
  * What the receive buffers of all connections may hold beyond LT_RBUF each, together: two
- * frames of LT_FRAME_MAX. A frame's buffer is taken whole when its head arrives, before its
- * bytes, so without a bound peers that proved the secret made this process hold 1 GiB for
- * every connection they opened and filled (LT_ACCEPTED_MAX of them); past it such a frame
- * fails its connection.
+ * frames of LT_FRAME_MAX. A frame's buffer is taken whole once it is admitted, before its
+ * bytes, so without a bound peers that proved the secret and were given the room made this
+ * process hold 1 GiB for every connection they opened and filled (LT_ACCEPTED_MAX of them);
+ * past it such a frame fails its connection.
  */
 #define LT_BIG_MAX (2 * (size_t)LT_FRAME_MAX + 2 * LT_ROOM_MIN)
 
@@ -140,6 +143,7 @@ struct odma_lk_ep {
 	uint8_t *rbuf;
 	size_t rcap, rpos, rlen; /* the buffer, its first unread byte, the bytes after it */
 	size_t big;              /* the part of rcap beyond LT_RBUF: counted in lt.big */
+	bool admitted;           /* the frame at rpos was admitted (odma_lk_handler.admit) */
 	struct lt_out *oq_head, *oq_tail;
 	struct odma_lk_ep *next, *prev;       /* every connection */
 	struct odma_lk_ep *hs_next, *hs_prev; /* those in their handshake, oldest first */
@@ -725,7 +729,36 @@ static bool lt_frame_ok(struct odma_lk_ep *c, const uint8_t *h, size_t *need)
 		return hlen == 0 && (id == LT_HELLO || id == LT_CHALLENGE || id == LT_PROOF) &&
 		       len <= LT_CHALLENGE_LEN;
 	return id <= ODMA_UCX_AM_LAST && lt.h[id].fn != NULL && hlen <= LT_HDR_MAX &&
-	       len <= LT_FRAME_MAX - hlen;
+	       len <= (lt.h[id].max_len != 0 ? lt.h[id].max_len : LT_FRAME_MAX - hlen);
+}
+
+/*
+ * Whether the live frame at @c's rpos (@need bytes, @h its head) may be read whole: one longer
+ * than the receive buffer is asked about (its handler's admit) once its header and the first
+ * bytes of its payload are in, before a buffer is taken for it. *@wait: not yet askable.
+ */
+static bool lt_admit(struct odma_lk_ep *c, const uint8_t *h, size_t need, bool *wait)
+{
+	size_t hlen = odma_get_le(h + 2, 2), len = odma_get_le(h + 4, 4);
+	size_t plen = len < ODMA_LK_ADMIT_HEAD ? len : ODMA_LK_ADMIT_HEAD;
+	struct odma_lk_rx rx = { c, false };
+	odma_lk_admit_fn *admit;
+
+	*wait = false;
+	/* a handshake's frame has an id of its own, past the module's (lt_frame_ok) */
+	if (c->state != LT_LIVE || c->admitted || need <= LT_RBUF)
+		return true;
+	admit = lt.h[h[0]].admit;
+	if (admit == NULL)
+		return true;
+	if (c->rlen < LT_FH + hlen + plen) {
+		*wait = true;
+		return true;
+	}
+	c->busy++;
+	c->admitted = admit(h + LT_FH, hlen, h + LT_FH + hlen, plen, len, &rx);
+	c->busy--;
+	return c->admitted;
 }
 
 /* Makes room in @c's buffer for a frame of @need bytes. */
@@ -769,16 +802,23 @@ static bool lt_frames(struct odma_lk_ep *c, unsigned int *events)
 		uint8_t *h = c->rbuf + c->rpos;
 		size_t need, hlen = odma_get_le(h + 2, 2), len = odma_get_le(h + 4, 4);
 
+		bool wait = false;
+
 		if (!lt_frame_ok(c, h, &need)) {
 			lt_refuse(c, -EPROTO, "a frame of an unknown id or an overlong length");
 			return false;
 		}
+		if (c->rlen < need && !lt_admit(c, h, need, &wait)) {
+			lt_refuse(c, -EPROTO, "its receiver refused a frame of its length");
+			return false;
+		}
 		if (c->rlen < need) {
-			if (lt_room(c, need))
+			if (wait || lt_room(c, need))
 				return true;
 			lt_fail(c, -ENOMEM);
 			return false;
 		}
+		c->admitted = false;
 		c->rpos += need;
 		c->rlen -= need;
 		(*events)++;

@@ -304,6 +304,15 @@ struct odma_tp_ep_cbs {
 	 * sends queue behind the credit without bound (DOCA RDMA paces its own: rw_pace).
 	 */
 	void (*on_room)(struct odma_tp_ep *ep, void *arg);
+	/*
+	 * Optional: whether a message of @len bytes with immediate @imm may be received, asked
+	 * (on a transport thread, TCP link) before the transport keeps its bytes when it is longer
+	 * than a connection's receive buffer (256 KiB); @head holds its first @plen bytes (64, or
+	 * all when shorter). False closes the endpoint. Without it such a message is taken up to
+	 * the link's own limit (1 GiB, and 2 GiB for all connections together).
+	 */
+	bool (*admit)(struct odma_tp_ep *ep, uint32_t imm, const void *head, size_t plen,
+	              size_t len, void *arg);
 };
 
 /*

@@ -334,11 +334,22 @@ void odma_ucx_pack_trailed(void *dest, size_t offset, size_t max, uint64_t len, 
 	memcpy(d, trailer + (offset - len), max);
 }
 
+/*
+ * The longest payload each message carries, with room to spare: a request's (an ATTACH's
+ * address, or a PUT's chunk and its trailer), a reply's (a GET's chunk and its trailer), the
+ * bundles'; an endpoint message is as long as its receiver admits (odma_ucx_msg_admit).
+ */
+#define UCX_CHUNK_ROOM (ODMA_UCX_CHUNK_MAX + 4096)
+#define UCX_BUNDLE_ROOM (64u * 1024 + 4096)
+
 static const struct odma_lk_handler ucx_handlers[] = {
-	{ ODMA_UCX_AM_REQ, odma_ucx_req_am },         { ODMA_UCX_AM_REPLY, odma_ucx_reply_am },
-	{ ODMA_UCX_AM_REPLIES, odma_ucx_replies_am }, { ODMA_UCX_AM_REQS, odma_ucx_reqs_am },
-	{ ODMA_UCX_AM_MSG, odma_ucx_msg_am },         { ODMA_UCX_AM_MSGS, odma_ucx_msgs_am },
-	{ ODMA_UCX_AM_CREDIT, odma_ucx_credit_am },
+	{ ODMA_UCX_AM_REQ, odma_ucx_req_am, UCX_CHUNK_ROOM, NULL },
+	{ ODMA_UCX_AM_REPLY, odma_ucx_reply_am, UCX_CHUNK_ROOM, NULL },
+	{ ODMA_UCX_AM_REPLIES, odma_ucx_replies_am, UCX_BUNDLE_ROOM, NULL },
+	{ ODMA_UCX_AM_REQS, odma_ucx_reqs_am, UCX_BUNDLE_ROOM, NULL },
+	{ ODMA_UCX_AM_MSG, odma_ucx_msg_am, 0, odma_ucx_msg_admit },
+	{ ODMA_UCX_AM_MSGS, odma_ucx_msgs_am, UCX_BUNDLE_ROOM, NULL },
+	{ ODMA_UCX_AM_CREDIT, odma_ucx_credit_am, 64, NULL },
 };
 
 bool odma_ucx_may_use_tcp(void)

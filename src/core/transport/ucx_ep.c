@@ -973,6 +973,23 @@ doca_error_t odma_ucx_ep_send(struct odma_tp_ep *ep, const struct iovec *iov, un
 	return DOCA_SUCCESS;
 }
 
+bool odma_ucx_msg_admit(const void *header, size_t header_length, const void *head, size_t plen,
+                        size_t length, const struct odma_lk_rx *rx)
+{
+	uint64_t cost = ODMA_TP_MSG_COST + (uint64_t)length, told, credit;
+	struct odma_tp_ep *ep = ep_of(rx);
+	uint32_t imm;
+
+	if (ep == NULL || !odma_ucx_ep_hdr_get(header, header_length, &imm, &credit))
+		return false; /* nobody would take it */
+	told = atomic_load(&ep->rx_told);
+	if (ep->rx_got != told && ep->rx_got + cost > told + ODMA_TP_EP_WINDOW) {
+		ep_refuse(ep, "past the credit this side reported"); /* as ep_admit, unread */
+		return false;
+	}
+	return ep->cbs.admit == NULL || ep->cbs.admit(ep, imm, head, plen, length, ep->cbs.arg);
+}
+
 void odma_ucx_msg_am(const void *header, size_t header_length, void *data, size_t length,
                      const struct odma_lk_rx *rx)
 {

@@ -309,6 +309,9 @@ void odma_ucx_watch_kick(void);
 void odma_ucx_ep_gone(struct odma_tp_ep *ep, doca_error_t why);
 void odma_ucx_msg_am(const void *header, size_t header_length, void *data, size_t length,
                      const struct odma_lk_rx *rx);
+/* Whether a large message may be read (odma_lk_admit_fn): its endpoint, credit and owner. */
+bool odma_ucx_msg_admit(const void *header, size_t header_length, const void *head, size_t plen,
+                        size_t length, const struct odma_lk_rx *rx);
 /* A bundle of messages (ODMA_UCX_AM_MSGS): checked whole, then delivered one by one. */
 void odma_ucx_msgs_am(const void *header, size_t header_length, void *data, size_t length,
                       const struct odma_lk_rx *rx);
