@@ -21,6 +21,10 @@
  *   se_hostile fill BLOBHEX
  *     marks every wake-up slot of the exporter's page claimed (with no process in any), writes
  *     'a' on stdout and exits once stdin closes.
+ *   se_hostile mute BLOBHEX
+ *     keeps the words that decide whether an update wakes anyone at zero (the sleeper count
+ *     and the armed bitmap, every millisecond), writes 'a' on stdout once it first did, and
+ *     exits once stdin closes.
  *   se_hostile exporter BLOBHEX
  *     plays an exporter: a page of its own in an unsealed memfd, and on stdout (one line of
  *     hex) a blob naming it, made from BLOBHEX (a real export) with its pid, descriptor,
@@ -41,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <limits.h>
+#include <poll.h>
 #include <sys/inotify.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -188,6 +193,25 @@ static int fill(const uint8_t *blob)
 	return 0;
 }
 
+static int mute(const uint8_t *blob)
+{
+	struct pollfd in = { .fd = 0, .events = POLLIN };
+	int fd;
+	uint8_t *pg = map_page(blob, &fd);
+
+	if (pg == NULL)
+		return 2;
+	for (bool told = false;; told = true) {
+		store32(pg, 52, 0); /* sleepers */
+		store32(pg, 60, 0); /* armed */
+		if (!told && !put_byte('a'))
+			return 3;
+		if (poll(&in, 1, 1) != 0)
+			break; /* stdin closed */
+	}
+	return 0;
+}
+
 static int forge(const uint8_t *blob, int victim_fd, int rounds)
 {
 	static const char mine[] = "HOSTILE-ORIGINAL";
@@ -311,6 +335,8 @@ int main(int argc, char **argv)
 		return forge(blob, atoi(argv[3]), atoi(argv[4]));
 	if (argc == 3 && strcmp(argv[1], "fill") == 0)
 		return fill(blob);
+	if (argc == 3 && strcmp(argv[1], "mute") == 0)
+		return mute(blob);
 	if (argc == 3 && strcmp(argv[1], "exporter") == 0)
 		return exporter(blob, false, -1, 0);
 	if (argc == 3 && strcmp(argv[1], "fifo-exporter") == 0)

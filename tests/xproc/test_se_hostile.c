@@ -12,10 +12,14 @@
  *  - as an importer, of a page that is not sealed: refused, with one line naming the rule;
  *  - as the exporter, with every wake-up slot marked claimed: its waiting task gets no slot
  *    (one line) and still completes at a progress call.
+ *  - as the exporter, with the sleeper count kept at zero: its thread asleep in wait_gt still
+ *    returns after its own update (within 100 ms, not never).
  * argv[1]: the se_hostile program.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -310,6 +314,61 @@ static void test_slots_all_taken(void **state)
 	assert_ok(doca_dev_close(dpu));
 }
 
+struct blocked_wait {
+	struct doca_sync_event *se;
+	doca_error_t r;
+	bool done; /* atomic */
+};
+
+static void *blocked_wait_run(void *arg)
+{
+	struct blocked_wait *w = arg;
+
+	w->r = doca_sync_event_wait_gt(w->se, 0, UINT64_MAX);
+	__atomic_store_n(&w->done, true, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/* Whether *@flag is set within @ms milliseconds. */
+static bool set_within(const bool *flag, int ms)
+{
+	for (int i = 0; i < ms && !__atomic_load_n(flag, __ATOMIC_SEQ_CST); i++)
+		usleep(1000);
+	return __atomic_load_n(flag, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * An importer keeps the sleeper count of the page at zero: the exporter's own update then
+ * skips the futex wake-up, and its thread asleep in wait_gt must still see the value.
+ */
+static void test_sleepers_zeroed(void **state)
+{
+	struct doca_dev *dpu = tu_open_dev(DPU_PCI);
+	struct blocked_wait w = { 0 };
+	const uint8_t *blob;
+	struct hostile h;
+	pthread_t th;
+	char hex[256];
+	size_t sz;
+
+	(void)state;
+	w.se = exported_event(dpu, &blob, &sz);
+	to_hex(blob, sz, hex);
+	hostile_start(&h, (char *const[]){ "se_hostile", "mute", hex, NULL });
+	assert_int_equal(get_byte(h.from), 'a');
+	assert_int_equal(pthread_create(&th, NULL, blocked_wait_run, &w), 0);
+	usleep(200 * 1000); /* asleep on the futex by now, the count zeroed under it */
+	assert_false(__atomic_load_n(&w.done, __ATOMIC_SEQ_CST));
+	assert_ok(doca_sync_event_update_set(w.se, 1));
+	assert_true(set_within(&w.done, 3000));
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_ok(w.r);
+	assert_int_equal(hostile_end(&h), 0);
+	assert_ok(doca_sync_event_stop(w.se));
+	assert_ok(doca_sync_event_destroy(w.se));
+	assert_ok(doca_dev_close(dpu));
+}
+
 /*
  * A hostile exporter (se_hostile MODE) hands out a blob that the import refuses with
  * INVALID_VALUE and one line holding @line; @then (or NULL) talks to the peer before it ends.
@@ -374,6 +433,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_unsealed_page_refused),
 		cmocka_unit_test(test_non_memfd_not_opened),
 		cmocka_unit_test(test_slots_all_taken),
+		cmocka_unit_test(test_sleepers_zeroed),
 	};
 
 	if (argc < 2) {

@@ -22,7 +22,8 @@ ODMA_LOG_REGISTER(DOCA_SYNC_EVENT)
 #define SPIN_ITERS 2000                /* wait_*: busy checks before sleeping */
 #define YIELD_ITERS 32                 /* wait_*_yield: sched_yield rounds before sleeping */
 #define SLEEP_USER_NS (1000 * 1000ull) /* value in program memory: re-check every 1 ms */
-#define SLEEP_IMPORT_NS (100 * 1000 * 1000ull) /* importer: exporter liveness every 100 ms */
+/* a page another process maps: re-check every 100 ms (exporter liveness, suppressed wakes) */
+#define SLEEP_SHARED_NS (100 * 1000 * 1000ull)
 
 static inline void cpu_relax(void)
 {
@@ -48,16 +49,27 @@ static doca_error_t local_access(struct doca_sync_event *se, enum odma_tp_atomic
 }
 
 /*
- * Spins (or yields) a little, then sleeps on the page's futex until an update bumps it. An
- * importer wakes every 100 ms to notice an exporter that died; an event in program memory
- * every 1 ms to notice direct writes.
+ * Whether another process may map the page: then it can also zero the words that decide
+ * whether an update wakes anyone (the sleeper count, the armed bitmap), and a waiter of ours
+ * must not count on being woken.
+ */
+static bool local_shared(const struct doca_sync_event *se)
+{
+	return se->from_export || se->exports != NULL;
+}
+
+/*
+ * Spins (or yields) a little, then sleeps on the page's futex until an update bumps it. On a
+ * page another process maps, it wakes every 100 ms: an importer to notice an exporter that
+ * died, either side to see an update whose wake-up the other zeroed; an event in program
+ * memory every 1 ms to notice direct writes.
  */
 static doca_error_t local_wait(struct doca_sync_event *se, enum se_task_type type, uint64_t val,
                                uint64_t mask, bool yield)
 {
 	struct se_page *pg = se->page;
 	uint64_t timeout = se->user_addr != NULL ? SLEEP_USER_NS
-	                   : se->from_export     ? SLEEP_IMPORT_NS
+	                   : local_shared(se)    ? SLEEP_SHARED_NS
 	                                         : 0;
 
 	for (unsigned int i = 0;; i++) {
