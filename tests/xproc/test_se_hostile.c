@@ -13,7 +13,9 @@
  *  - as the exporter, with every wake-up slot marked claimed: its waiting task gets no slot
  *    (one line) and still completes at a progress call.
  *  - as the exporter, with the sleeper count kept at zero: its thread asleep in wait_gt still
- *    returns after its own update (within 100 ms, not never).
+ *    returns after its own update (within 100 ms, not never);
+ *  - as the exporter, with its armed bit kept at zero: its PE asleep on the notification
+ *    handle still wakes for its waiting task (within a second, not never).
  * argv[1]: the se_hostile program.
  */
 #include <errno.h>
@@ -370,6 +372,59 @@ static void test_sleepers_zeroed(void **state)
 }
 
 /*
+ * The same peer keeps the armed bitmap at zero: the exporter's update writes no wake-up into
+ * its PE's eventfd, and a program asleep on the PE's notification handle must still wake.
+ */
+static void test_armed_zeroed(void **state)
+{
+	struct doca_dev *dpu = tu_open_dev(DPU_PCI);
+	struct doca_sync_event_task_wait_eq *t;
+	union doca_data ud = { .u64 = 0 };
+	doca_notification_handle_t nh;
+	struct doca_sync_event *se;
+	struct doca_pe *pe;
+	const uint8_t *blob;
+	struct hostile h;
+	struct pollfd p;
+	char hex[256];
+	size_t sz;
+
+	(void)state;
+	waits_done = 0;
+	assert_ok(doca_sync_event_create(&se));
+	assert_ok(doca_sync_event_add_publisher_location_remote_pci(se));
+	assert_ok(doca_sync_event_add_subscriber_location_cpu(se, dpu));
+	assert_ok(doca_pe_create(&pe));
+	assert_ok(doca_pe_get_notification_handle(pe, &nh));
+	assert_ok(doca_pe_connect_ctx(pe, doca_sync_event_as_ctx(se)));
+	assert_ok(doca_sync_event_task_wait_eq_set_conf(se, wait_done, wait_done, 2));
+	assert_ok(doca_ctx_start(doca_sync_event_as_ctx(se)));
+	assert_ok(doca_sync_event_export_to_remote_pci(se, dpu, &blob, &sz));
+	to_hex(blob, sz, hex);
+	hostile_start(&h, (char *const[]){ "se_hostile", "mute", hex, NULL });
+	assert_int_equal(get_byte(h.from), 'a');
+
+	assert_ok(doca_sync_event_task_wait_eq_alloc_init(se, 1, UINT64_MAX, ud, &t));
+	assert_ok(doca_task_submit(doca_sync_event_task_wait_eq_as_doca_task(t)));
+	(void)doca_pe_progress(pe);
+	assert_ok(doca_pe_request_notification(pe));
+	usleep(50 * 1000); /* the peer cleared our armed bit meanwhile */
+	assert_ok(doca_sync_event_update_set(se, 1));
+	p = (struct pollfd){ .fd = nh, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 3000), 1);
+	assert_ok(doca_pe_clear_notification(pe, nh));
+	for (int i = 0; i < 100 && waits_done == 0; i++)
+		(void)doca_pe_progress(pe);
+	assert_int_equal(waits_done, 1);
+
+	assert_int_equal(hostile_end(&h), 0);
+	assert_ok(doca_ctx_stop(doca_sync_event_as_ctx(se)));
+	assert_ok(doca_sync_event_destroy(se));
+	assert_ok(doca_pe_destroy(pe));
+	assert_ok(doca_dev_close(dpu));
+}
+
+/*
  * A hostile exporter (se_hostile MODE) hands out a blob that the import refuses with
  * INVALID_VALUE and one line holding @line; @then (or NULL) talks to the peer before it ends.
  */
@@ -434,6 +489,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_non_memfd_not_opened),
 		cmocka_unit_test(test_slots_all_taken),
 		cmocka_unit_test(test_sleepers_zeroed),
+		cmocka_unit_test(test_armed_zeroed),
 	};
 
 	if (argc < 2) {

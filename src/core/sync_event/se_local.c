@@ -24,6 +24,8 @@ ODMA_LOG_REGISTER(DOCA_SYNC_EVENT)
 #define SLEEP_USER_NS (1000 * 1000ull) /* value in program memory: re-check every 1 ms */
 /* a page another process maps: re-check every 100 ms (exporter liveness, suppressed wakes) */
 #define SLEEP_SHARED_NS (100 * 1000 * 1000ull)
+/* a context's waits on such a page: re-checked every second (an armed bit can be cleared) */
+#define RECHECK_SHARED_NS (1000 * 1000 * 1000ull)
 
 static inline void cpu_relax(void)
 {
@@ -170,14 +172,20 @@ static bool local_progress(struct doca_sync_event *se)
 /*
  * A waiter is woken by the PE's eventfd (whoever changes the value writes it) or, on an
  * imported event, by the exporter's exit: its pidfd is watched while waits are pending
- * (without a pidfd, the next liveness check is the deadline).
+ * (without a pidfd, the next liveness check is the deadline). On a page another process maps,
+ * which can clear our armed bit, the waits are re-checked every second as well.
  */
 static uint64_t local_arm(struct doca_sync_event *se)
 {
-	if (se->pending == NULL || !se->from_export || se->ctx.state == DOCA_CTX_STATE_IDLE) {
+	uint64_t recheck;
+
+	if (se->pending == NULL || se->ctx.state == DOCA_CTX_STATE_IDLE) {
 		local_unwatch_peer(se);
 		return ODMA_WAKE_NEVER;
 	}
+	recheck = local_shared(se) ? doca_priv_now_ns() + RECHECK_SHARED_NS : ODMA_WAKE_NEVER;
+	if (!se->from_export)
+		return recheck;
 	if (se_peer_gone(se, true))
 		return 0; /* the next progress fails the waits */
 	if (se->peer_pidfd < 0)
@@ -185,7 +193,7 @@ static uint64_t local_arm(struct doca_sync_event *se)
 	if (!se->pidfd_watched)
 		se->pidfd_watched =
 		        doca_priv_pe_watch(se->ctx.pe, se->peer_pidfd, EPOLLIN) == DOCA_SUCCESS;
-	return se->pidfd_watched ? ODMA_WAKE_NEVER : se->next_live_check_ns;
+	return se->pidfd_watched ? recheck : se->next_live_check_ns;
 }
 
 static void local_stop(struct doca_sync_event *se)
