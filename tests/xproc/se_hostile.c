@@ -25,6 +25,9 @@
  *     keeps the words that decide whether an update wakes anyone at zero (the sleeper count
  *     and the armed bitmap, every millisecond), writes 'a' on stdout once it first did, and
  *     exits once stdin closes.
+ *   se_hostile revoke BLOBHEX
+ *     sets the page's revoked flag as only its exporter should, writes 'a' on stdout and exits
+ *     once stdin closes.
  *   se_hostile exporter BLOBHEX
  *     plays an exporter: a page of its own in an unsealed memfd, and on stdout (one line of
  *     hex) a blob naming it, made from BLOBHEX (a real export) with its pid, descriptor,
@@ -212,6 +215,20 @@ static int mute(const uint8_t *blob)
 	return 0;
 }
 
+static int set_revoked(const uint8_t *blob)
+{
+	int fd;
+	uint8_t *pg = map_page(blob, &fd);
+
+	if (pg == NULL)
+		return 2;
+	store32(pg, 36, 1); /* revoked */
+	if (!put_byte('a'))
+		return 3;
+	wait_eof();
+	return 0;
+}
+
 static int forge(const uint8_t *blob, int victim_fd, int rounds)
 {
 	static const char mine[] = "HOSTILE-ORIGINAL";
@@ -337,6 +354,8 @@ int main(int argc, char **argv)
 		return fill(blob);
 	if (argc == 3 && strcmp(argv[1], "mute") == 0)
 		return mute(blob);
+	if (argc == 3 && strcmp(argv[1], "revoke") == 0)
+		return set_revoked(blob);
 	if (argc == 3 && strcmp(argv[1], "exporter") == 0)
 		return exporter(blob, false, -1, 0);
 	if (argc == 3 && strcmp(argv[1], "fifo-exporter") == 0)

@@ -15,7 +15,9 @@
  *  - as the exporter, with the sleeper count kept at zero: its thread asleep in wait_gt still
  *    returns after its own update (within 100 ms, not never);
  *  - as the exporter, with its armed bit kept at zero: its PE asleep on the notification
- *    handle still wakes for its waiting task (within a second, not never).
+ *    handle still wakes for its waiting task (within a second, not never);
+ *  - as the exporter, with the revoked flag set by the peer: its thread blocked in wait_gt
+ *    sleeps (it spun on a CPU), and its own update still ends the wait.
  * argv[1]: the se_hostile program.
  */
 #include <errno.h>
@@ -29,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <doca_dev.h>
@@ -319,14 +322,25 @@ static void test_slots_all_taken(void **state)
 struct blocked_wait {
 	struct doca_sync_event *se;
 	doca_error_t r;
-	bool done; /* atomic */
+	uint64_t cpu_ns; /* the waiting thread's CPU time in the wait */
+	bool done;       /* atomic */
 };
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void *blocked_wait_run(void *arg)
 {
 	struct blocked_wait *w = arg;
+	uint64_t t0 = thread_cpu_ns();
 
 	w->r = doca_sync_event_wait_gt(w->se, 0, UINT64_MAX);
+	w->cpu_ns = thread_cpu_ns() - t0;
 	__atomic_store_n(&w->done, true, __ATOMIC_SEQ_CST);
 	return NULL;
 }
@@ -425,6 +439,44 @@ static void test_armed_zeroed(void **state)
 }
 
 /*
+ * An importer sets the page's revoked flag: the exporter's thread blocked in wait_gt must keep
+ * sleeping (the flag is its own to set), not spin on the CPU until the value moves.
+ */
+static void test_revoked_forged(void **state)
+{
+	struct doca_dev *dpu = tu_open_dev(DPU_PCI);
+	struct blocked_wait w = { 0 };
+	const uint8_t *blob;
+	struct hostile h;
+	pthread_t th;
+	char hex[256];
+	uint64_t v;
+	size_t sz;
+
+	(void)state;
+	w.se = exported_event(dpu, &blob, &sz);
+	to_hex(blob, sz, hex);
+	hostile_start(&h, (char *const[]){ "se_hostile", "revoke", hex, NULL });
+	assert_int_equal(get_byte(h.from), 'a');
+	assert_int_equal(pthread_create(&th, NULL, blocked_wait_run, &w), 0);
+	usleep(300 * 1000);
+	assert_false(__atomic_load_n(&w.done, __ATOMIC_SEQ_CST));
+	assert_ok(doca_sync_event_update_set(w.se, 1)); /* the exporter's own handle works on */
+	assert_true(set_within(&w.done, 3000));
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_ok(w.r);
+	if (w.cpu_ns > 60 * 1000 * 1000ull)
+		fail_msg("the waiter used %llu ms of CPU in 300 ms",
+		         (unsigned long long)(w.cpu_ns / 1000000));
+	assert_ok(doca_sync_event_get(w.se, &v));
+	assert_int_equal(v, 1);
+	assert_int_equal(hostile_end(&h), 0);
+	assert_ok(doca_sync_event_stop(w.se));
+	assert_ok(doca_sync_event_destroy(w.se));
+	assert_ok(doca_dev_close(dpu));
+}
+
+/*
  * A hostile exporter (se_hostile MODE) hands out a blob that the import refuses with
  * INVALID_VALUE and one line holding @line; @then (or NULL) talks to the peer before it ends.
  */
@@ -490,6 +542,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_slots_all_taken),
 		cmocka_unit_test(test_sleepers_zeroed),
 		cmocka_unit_test(test_armed_zeroed),
+		cmocka_unit_test(test_revoked_forged),
 	};
 
 	if (argc < 2) {

@@ -90,8 +90,9 @@ static doca_error_t local_wait(struct doca_sync_event *se, enum se_task_type typ
 			return DOCA_ERROR_CONNECTION_ABORTED;
 		seq = __atomic_load_n(&pg->seq, __ATOMIC_SEQ_CST);
 		__atomic_add_fetch(&pg->sleepers, 1, __ATOMIC_SEQ_CST);
+		/* revoked is the exporter's to set: on the exporter, a peer forged it */
 		if (!se_cond(type, se_load(se), val, mask) &&
-		    !__atomic_load_n(&pg->revoked, __ATOMIC_SEQ_CST))
+		    !(se->from_export && __atomic_load_n(&pg->revoked, __ATOMIC_SEQ_CST)))
 			se_futex_wait(&pg->seq, seq, timeout);
 		__atomic_sub_fetch(&pg->sleepers, 1, __ATOMIC_SEQ_CST);
 	}
