@@ -375,6 +375,121 @@ static void split_cross_process_event_driven(void **state)
 	xp_copies(true, true);
 }
 
+/* Another process' memory seen from here (an import of this process' own PCI export). */
+struct xp {
+	struct doca_dev *host, *dpu;
+	struct doca_mmap *exp, *imp, *local;
+	struct doca_buf_inventory *inv;
+	struct doca_pe *pe;
+	struct doca_dma *dma;
+};
+
+/* A started mmap of @dev over [@addr, @addr + @len) with @perms. */
+static struct doca_mmap *xp_mmap(struct doca_dev *dev, void *addr, size_t len, uint32_t perms)
+{
+	struct doca_mmap *m;
+
+	assert_ok(doca_mmap_create(&m));
+	assert_ok(doca_mmap_add_dev(m, dev));
+	assert_ok(doca_mmap_set_memrange(m, addr, len));
+	assert_ok(doca_mmap_set_permissions(m, perms));
+	assert_ok(doca_mmap_start(m));
+	return m;
+}
+
+/* @src (exported by host, imported by dpu), @local (dpu's), a started DMA context of 1 task. */
+static void xp_open(struct xp *x, void *src, size_t src_len, void *local, size_t local_len,
+                    unsigned int *done)
+{
+	union doca_data ud = { .ptr = done };
+	const void *desc;
+	size_t len;
+
+	x->host = tu_open_dev("b1:00.0");
+	x->dpu = tu_open_dev("03:00.0");
+	x->exp = xp_mmap(x->host, src, src_len, DOCA_ACCESS_FLAG_PCI_READ_WRITE);
+	assert_ok(doca_mmap_export_pci(x->exp, x->host, &desc, &len));
+	assert_ok(doca_mmap_create_from_export(NULL, desc, len, x->dpu, &x->imp));
+	x->local = xp_mmap(x->dpu, local, local_len, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE);
+	assert_ok(doca_buf_inventory_create(2, &x->inv));
+	assert_ok(doca_buf_inventory_start(x->inv));
+	assert_ok(doca_pe_create(&x->pe));
+	assert_ok(doca_dma_create(x->dpu, &x->dma));
+	assert_ok(doca_ctx_set_user_data(doca_dma_as_ctx(x->dma), ud));
+	assert_ok(doca_dma_task_memcpy_set_conf(x->dma, count_cb, count_cb, 1));
+	assert_ok(doca_pe_connect_ctx(x->pe, doca_dma_as_ctx(x->dma)));
+	assert_ok(doca_ctx_start(doca_dma_as_ctx(x->dma)));
+}
+
+/* Stops the context (progressing to IDLE) and destroys everything (the last PE: the pool stops). */
+static void xp_close(struct xp *x)
+{
+	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+
+	(void)doca_ctx_stop(doca_dma_as_ctx(x->dma));
+	for (long i = 0; i < 100000000L && st != DOCA_CTX_STATE_IDLE; i++) {
+		assert_ok(doca_ctx_get_state(doca_dma_as_ctx(x->dma), &st));
+		doca_pe_progress(x->pe);
+	}
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_ok(doca_dma_destroy(x->dma));
+	assert_ok(doca_pe_destroy(x->pe));
+	assert_ok(doca_buf_inventory_destroy(x->inv));
+	assert_ok(doca_mmap_destroy(x->imp));
+	assert_ok(doca_mmap_stop(x->local));
+	assert_ok(doca_mmap_destroy(x->local));
+	assert_ok(doca_mmap_stop(x->exp));
+	assert_ok(doca_mmap_destroy(x->exp));
+	assert_ok(doca_dev_close(x->host));
+	assert_ok(doca_dev_close(x->dpu));
+}
+
+/*
+ * Arm first, then submit (as conformance's arm_then_submit does for local copies): a copy from
+ * another process' memory that runs whole on this thread (ODMA_SPLIT_CHUNK above its size: one
+ * chunk, homed by its destination slot at an odd 2 MiB index) is work only a poll runs, so the
+ * armed handle must become readable for it, with no progress between the arm and the wait.
+ */
+static void split_cross_process_arm_then_submit(void **state)
+{
+	uint8_t *src = aligned_alloc(4096, COPY), *buf = aligned_alloc(COPY, 2 * COPY), *dst;
+	struct pollfd pfd = { .events = POLLIN };
+	struct doca_dma_task_memcpy *t;
+	struct doca_buf *s, *d;
+	unsigned int done = 0;
+	union doca_data ud = { .ptr = &done };
+	struct xp x;
+
+	(void)state;
+	assert_non_null(src);
+	assert_non_null(buf);
+	dst = buf + ((((uintptr_t)buf / COPY) & 1) ? 0 : COPY); /* an odd slot: this thread's */
+	fx_pattern(src, COPY, 5);
+	memset(buf, 0, 2 * COPY);
+	setenv("ODMA_SPLIT_CHUNK", "4M", 1); /* read when the pool starts: the PE of xp_open */
+	xp_open(&x, src, COPY, buf, 2 * COPY, &done);
+	assert_ok(doca_pe_get_notification_handle(x.pe, &pfd.fd));
+	assert_ok(doca_buf_inventory_buf_get_by_data(x.inv, x.imp, src, COPY, &s));
+	assert_ok(doca_buf_inventory_buf_get_by_addr(x.inv, x.local, dst, COPY, &d));
+	assert_ok(doca_dma_task_memcpy_alloc_init(x.dma, s, d, ud, &t));
+	assert_ok(doca_pe_request_notification(x.pe));
+	assert_ok(doca_task_submit(doca_dma_task_memcpy_as_task(t)));
+	assert_int_equal(poll(&pfd, 1, 5000), 1); /* bounded: a lost wake-up fails, not hangs */
+	assert_ok(doca_pe_clear_notification(x.pe, pfd.fd));
+	for (long i = 0; i < 100000000L && done == 0; i++)
+		doca_pe_progress(x.pe);
+	assert_int_equal(done, 1);
+	assert_int_equal(doca_task_get_status(doca_dma_task_memcpy_as_task(t)), DOCA_SUCCESS);
+	assert_memory_equal(dst, src, COPY);
+	doca_task_free(doca_dma_task_memcpy_as_task(t));
+	assert_ok(doca_buf_dec_refcount(s, NULL));
+	assert_ok(doca_buf_dec_refcount(d, NULL));
+	xp_close(&x);
+	unsetenv("ODMA_SPLIT_CHUNK");
+	free(src);
+	free(buf);
+}
+
 int main(void)
 {
 	struct doca_log_backend *be;
@@ -386,6 +501,7 @@ int main(void)
 		cmocka_unit_test(split_refuses_overlap),
 		cmocka_unit_test(split_cross_process_whole_copies_by_home),
 		cmocka_unit_test(split_cross_process_event_driven),
+		cmocka_unit_test(split_cross_process_arm_then_submit),
 	};
 
 	setenv("ODMA_ENGINE", "thread", 1);

@@ -805,7 +805,9 @@ static bool te_submit_split(struct te_pe *tp, struct doca_task *task, const stru
 
 		if (home == tp->nch) {
 			atomic_store_explicit(&sp->refs, 0, memory_order_relaxed);
-			return true; /* run at the next poll (te_split_pending says so) */
+			/* run at the next poll (te_split_pending says so): wakes an armed PE */
+			odma_pe_held(tp->pe);
+			return true;
 		}
 		sp->submitted = te_now_ns();
 		atomic_store_explicit(&sp->refs, 1, memory_order_relaxed);
