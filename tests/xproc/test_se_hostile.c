@@ -354,6 +354,48 @@ static bool set_within(const bool *flag, int ms)
 }
 
 /*
+ * An event of @dpu exported to a hostile importer (se_hostile @mode, which has mapped its
+ * page), and a thread of ours blocked in its wait_gt (*@th).
+ */
+static void waiter_beside_hostile(struct doca_dev *dpu, const char *mode, struct blocked_wait *w,
+                                  struct hostile *h, pthread_t *th)
+{
+	const uint8_t *blob;
+	char hex[256];
+	size_t sz;
+
+	w->se = exported_event(dpu, &blob, &sz);
+	to_hex(blob, sz, hex);
+	hostile_start(h, (char *const[]){ "se_hostile", (char *)mode, hex, NULL });
+	assert_int_equal(get_byte(h->from), 'a');
+	assert_int_equal(pthread_create(th, NULL, blocked_wait_run, w), 0);
+}
+
+/*
+ * After @ms with the peer at work, the waiter still waits; the exporter's own update (1) then
+ * ends its wait within 3 s.
+ */
+static void waiter_woken_by_update(struct blocked_wait *w, pthread_t th, unsigned int ms)
+{
+	usleep(ms * 1000);
+	assert_false(__atomic_load_n(&w->done, __ATOMIC_SEQ_CST));
+	assert_ok(doca_sync_event_update_set(w->se, 1)); /* the exporter's own handle works on */
+	assert_true(set_within(&w->done, 3000));
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_ok(w->r);
+}
+
+/* The end of waiter_beside_hostile: the peer gone, the event and device closed. */
+static void waiter_beside_hostile_end(struct doca_dev *dpu, struct blocked_wait *w,
+                                      struct hostile *h)
+{
+	assert_int_equal(hostile_end(h), 0);
+	assert_ok(doca_sync_event_stop(w->se));
+	assert_ok(doca_sync_event_destroy(w->se));
+	assert_ok(doca_dev_close(dpu));
+}
+
+/*
  * An importer keeps the sleeper count of the page at zero: the exporter's own update then
  * skips the futex wake-up, and its thread asleep in wait_gt must still see the value.
  */
@@ -361,28 +403,14 @@ static void test_sleepers_zeroed(void **state)
 {
 	struct doca_dev *dpu = tu_open_dev(DPU_PCI);
 	struct blocked_wait w = { 0 };
-	const uint8_t *blob;
 	struct hostile h;
 	pthread_t th;
-	char hex[256];
-	size_t sz;
 
 	(void)state;
-	w.se = exported_event(dpu, &blob, &sz);
-	to_hex(blob, sz, hex);
-	hostile_start(&h, (char *const[]){ "se_hostile", "mute", hex, NULL });
-	assert_int_equal(get_byte(h.from), 'a');
-	assert_int_equal(pthread_create(&th, NULL, blocked_wait_run, &w), 0);
-	usleep(200 * 1000); /* asleep on the futex by now, the count zeroed under it */
-	assert_false(__atomic_load_n(&w.done, __ATOMIC_SEQ_CST));
-	assert_ok(doca_sync_event_update_set(w.se, 1));
-	assert_true(set_within(&w.done, 3000));
-	assert_int_equal(pthread_join(th, NULL), 0);
-	assert_ok(w.r);
-	assert_int_equal(hostile_end(&h), 0);
-	assert_ok(doca_sync_event_stop(w.se));
-	assert_ok(doca_sync_event_destroy(w.se));
-	assert_ok(doca_dev_close(dpu));
+	waiter_beside_hostile(dpu, "mute", &w, &h, &th);
+	/* asleep on the futex by then, the count zeroed under it */
+	waiter_woken_by_update(&w, th, 200);
+	waiter_beside_hostile_end(dpu, &w, &h);
 }
 
 /*
@@ -446,34 +474,19 @@ static void test_revoked_forged(void **state)
 {
 	struct doca_dev *dpu = tu_open_dev(DPU_PCI);
 	struct blocked_wait w = { 0 };
-	const uint8_t *blob;
 	struct hostile h;
 	pthread_t th;
-	char hex[256];
 	uint64_t v;
-	size_t sz;
 
 	(void)state;
-	w.se = exported_event(dpu, &blob, &sz);
-	to_hex(blob, sz, hex);
-	hostile_start(&h, (char *const[]){ "se_hostile", "revoke", hex, NULL });
-	assert_int_equal(get_byte(h.from), 'a');
-	assert_int_equal(pthread_create(&th, NULL, blocked_wait_run, &w), 0);
-	usleep(300 * 1000);
-	assert_false(__atomic_load_n(&w.done, __ATOMIC_SEQ_CST));
-	assert_ok(doca_sync_event_update_set(w.se, 1)); /* the exporter's own handle works on */
-	assert_true(set_within(&w.done, 3000));
-	assert_int_equal(pthread_join(th, NULL), 0);
-	assert_ok(w.r);
+	waiter_beside_hostile(dpu, "revoke", &w, &h, &th);
+	waiter_woken_by_update(&w, th, 300);
 	if (w.cpu_ns > 60 * 1000 * 1000ull)
 		fail_msg("the waiter used %llu ms of CPU in 300 ms",
 		         (unsigned long long)(w.cpu_ns / 1000000));
 	assert_ok(doca_sync_event_get(w.se, &v));
 	assert_int_equal(v, 1);
-	assert_int_equal(hostile_end(&h), 0);
-	assert_ok(doca_sync_event_stop(w.se));
-	assert_ok(doca_sync_event_destroy(w.se));
-	assert_ok(doca_dev_close(dpu));
+	waiter_beside_hostile_end(dpu, &w, &h);
 }
 
 /*
