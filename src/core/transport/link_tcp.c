@@ -795,6 +795,24 @@ static bool lt_room(struct odma_lk_ep *c, size_t need)
 	return true;
 }
 
+/*
+ * The frame at @c's rpos (its head @h, @need bytes) is not all in: admitted (or not yet
+ * askable), and room made for it. False when @c failed.
+ */
+static bool lt_partial(struct odma_lk_ep *c, const uint8_t *h, size_t need)
+{
+	bool wait = false;
+
+	if (!lt_admit(c, h, need, &wait)) {
+		lt_refuse(c, -EPROTO, "its receiver refused a frame of its length");
+		return false;
+	}
+	if (wait || lt_room(c, need))
+		return true;
+	lt_fail(c, -ENOMEM);
+	return false;
+}
+
 /* Hands the whole frames in @c's buffer to their handlers; false when @c failed. */
 static bool lt_frames(struct odma_lk_ep *c, unsigned int *events)
 {
@@ -802,22 +820,12 @@ static bool lt_frames(struct odma_lk_ep *c, unsigned int *events)
 		uint8_t *h = c->rbuf + c->rpos;
 		size_t need, hlen = odma_get_le(h + 2, 2), len = odma_get_le(h + 4, 4);
 
-		bool wait = false;
-
 		if (!lt_frame_ok(c, h, &need)) {
 			lt_refuse(c, -EPROTO, "a frame of an unknown id or an overlong length");
 			return false;
 		}
-		if (c->rlen < need && !lt_admit(c, h, need, &wait)) {
-			lt_refuse(c, -EPROTO, "its receiver refused a frame of its length");
-			return false;
-		}
-		if (c->rlen < need) {
-			if (wait || lt_room(c, need))
-				return true;
-			lt_fail(c, -ENOMEM);
-			return false;
-		}
+		if (c->rlen < need)
+			return lt_partial(c, h, need);
 		c->admitted = false;
 		c->rpos += need;
 		c->rlen -= need;
