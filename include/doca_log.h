@@ -19,7 +19,8 @@
  *   `upper_limit <= L <= lower_limit` (levels are numbers: CRIT=20 is the most severe,
  *   TRACE=70 the most verbose). It reaches an SDK backend when `L <= sdk_level`.
  *
- * Legal call order: any time, from any thread. Typical program start:
+ * Legal call order: any time, from any thread, also in the child of a fork() made while
+ * another thread was logging. Typical program start:
  *     doca_log_backend_create_standard();
  *     doca_log_backend_create_with_file_sdk(stderr, &sdk);
  *     doca_log_backend_set_sdk_level(sdk, DOCA_LOG_LEVEL_WARNING);

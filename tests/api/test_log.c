@@ -4,6 +4,7 @@
 /* Black-box tests of doca_log.h: backends, limits, SDK filtering, rate limiting, defaults. */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -323,6 +324,48 @@ static void test_threads(void **state)
 	assert_int_equal(app_count, 40);
 }
 
+static atomic_bool spam_stop;
+
+static void *spam_main(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&spam_stop))
+		DOCA_LOG_INFO("spam");
+	return NULL;
+}
+
+/*
+ * A fork while other threads log leaves the child able to log: each child writes one line
+ * within 2 s (SIGALRM kills a child that hangs on a lock copied while held: the log's own, or
+ * the one glibc's localtime_r takes).
+ */
+static void test_fork_while_logging(void **state)
+{
+	pthread_t t[2];
+	int i, status, hung = 0;
+	pid_t pid;
+
+	(void)state;
+	atomic_store(&spam_stop, false);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, spam_main, NULL), 0);
+	for (i = 0; i < 40 && hung == 0; i++) {
+		pid = fork();
+		if (pid == 0) {
+			alarm(2);
+			DOCA_LOG_INFO("child line");
+			_exit(0);
+		}
+		assert_true(pid > 0);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		hung += !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	}
+	atomic_store(&spam_stop, true);
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(hung, 0);
+}
+
 /*
  * Runs this binary again with @p mode and @p env_level, returning what it wrote to stdout+stderr.
  */
@@ -497,6 +540,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_rate_limit, reset),
 		cmocka_unit_test_setup(test_trace_compiled_out, reset),
 		cmocka_unit_test_setup(test_threads, reset),
+		cmocka_unit_test_setup(test_fork_while_logging, reset),
 		cmocka_unit_test(test_defaults_before_backends),
 		cmocka_unit_test(test_env_log_level),
 		cmocka_unit_test(test_standard_backend),

@@ -84,6 +84,65 @@ doca_error_t odma_log_level_parse(const char *text, uint32_t *level)
 	return DOCA_ERROR_INVALID_VALUE;
 }
 
+/*
+ * Seconds east of UTC, refreshed from localtime_r at most once a minute. localtime_r takes a
+ * glibc lock that fork() leaves held if another thread had it, so a forked child never calls
+ * it again (nor does a child it forks in turn): it keeps the offset refreshed just before the
+ * fork.
+ */
+static _Atomic long log_utc_offset;
+static _Atomic time_t log_utc_offset_at;
+static atomic_bool log_utc_offset_frozen;
+
+static void log_utc_offset_refresh(time_t now)
+{
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	atomic_store_explicit(&log_utc_offset, tm.tm_gmtoff, memory_order_relaxed);
+	atomic_store_explicit(&log_utc_offset_at, now, memory_order_relaxed);
+}
+
+/* Seconds since local midnight at @now. */
+static long log_local_seconds(time_t now)
+{
+	long s;
+
+	if (!atomic_load_explicit(&log_utc_offset_frozen, memory_order_relaxed) &&
+	    now - atomic_load_explicit(&log_utc_offset_at, memory_order_relaxed) >= 60)
+		log_utc_offset_refresh(now);
+	s = (long)((now + atomic_load_explicit(&log_utc_offset, memory_order_relaxed)) % 86400);
+	return s < 0 ? s + 86400 : s;
+}
+
+/*
+ * A fork() while another thread holds a log lock would leave the child's copy held for good,
+ * and the child's first line would hang: hold both across fork so the child starts with them
+ * free. The order is odma_log_lock then odma_log_rate_lock, as in a flush callback that logs
+ * with a rate limit. A thread that forks from a flush callback already holds odma_log_lock.
+ */
+static void log_atfork_prepare(void)
+{
+	if (!atomic_load(&log_utc_offset_frozen))
+		log_utc_offset_refresh(time(NULL));
+	if (!log_in_dispatch)
+		pthread_mutex_lock(&odma_log_lock);
+	pthread_mutex_lock(&odma_log_rate_lock);
+}
+
+static void log_atfork_release(void)
+{
+	pthread_mutex_unlock(&odma_log_rate_lock);
+	if (!log_in_dispatch)
+		pthread_mutex_unlock(&odma_log_lock);
+}
+
+static void log_atfork_child(void)
+{
+	atomic_store(&log_utc_offset_frozen, true);
+	log_atfork_release();
+}
+
 static void log_do_init(void)
 {
 	const char *env = getenv("DOCA_LOG_LEVEL");
@@ -101,6 +160,7 @@ static void log_do_init(void)
 	odma_log_backends_init_fallbacks();
 	odma_log_recompute_locked();
 	pthread_mutex_unlock(&odma_log_lock);
+	pthread_atfork(log_atfork_prepare, log_atfork_release, log_atfork_child);
 }
 
 void odma_log_init(void)
@@ -294,14 +354,14 @@ static size_t log_prefix(char *out, size_t size, uint32_t level, const char *src
                          int line)
 {
 	struct timespec ts;
-	struct tm tm;
+	long day;
 	int n;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	localtime_r(&ts.tv_sec, &tm);
-	n = snprintf(out, size, "[%02d:%02d:%02d:%06ld][%d][%s][%s][%s:%d] ", tm.tm_hour, tm.tm_min,
-	             tm.tm_sec, ts.tv_nsec / 1000, (int)getpid(), odma_log_level_name(level), src,
-	             func != NULL ? func : "?", line);
+	day = log_local_seconds(ts.tv_sec);
+	n = snprintf(out, size, "[%02ld:%02ld:%02ld:%06ld][%d][%s][%s][%s:%d] ", day / 3600,
+	             day / 60 % 60, day % 60, ts.tv_nsec / 1000, (int)getpid(),
+	             odma_log_level_name(level), src, func != NULL ? func : "?", line);
 	return n < 0 ? 0 : ((size_t)n >= size ? size - 1 : (size_t)n);
 }
 

@@ -59,6 +59,8 @@ struct odma_log_globals {
 };
 
 extern pthread_mutex_t odma_log_lock;
+/* Guards the rate-limit buckets and settings; never held while taking odma_log_lock. */
+extern pthread_mutex_t odma_log_rate_lock;
 extern struct odma_log_globals odma_log_g;
 
 void odma_log_init(void);

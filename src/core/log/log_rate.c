@@ -11,7 +11,7 @@ ODMA_LOG_REGISTER(ODMA_LOG_RATE)
 
 #define ODMA_LOG_MAX_BUCKETS 4096
 
-static pthread_mutex_t rate_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t odma_log_rate_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct odma_log_bucket rate_buckets[ODMA_LOG_MAX_BUCKETS];
 static int rate_nb_buckets;
 static uint16_t rate_bucket_time = 1;
@@ -61,9 +61,9 @@ doca_error_t doca_log_rate_bucket_register(int source, int *bucket)
 		         source, bucket == NULL ? "NULL" : "set");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	pthread_mutex_lock(&rate_lock);
+	pthread_mutex_lock(&odma_log_rate_lock);
 	if (rate_nb_buckets == ODMA_LOG_MAX_BUCKETS) {
-		pthread_mutex_unlock(&rate_lock);
+		pthread_mutex_unlock(&odma_log_rate_lock);
 		ODMA_ERR("doca_log_rate_bucket_register: all %d buckets are in use; use fewer "
 		         "rate-limited call sites",
 		         ODMA_LOG_MAX_BUCKETS);
@@ -75,7 +75,7 @@ doca_error_t doca_log_rate_bucket_register(int source, int *bucket)
 		                                                  .tokens = rate_bucket_quantity,
 		                                                  .last_ns = rate_now_ns() };
 	*bucket = rate_nb_buckets++;
-	pthread_mutex_unlock(&rate_lock);
+	pthread_mutex_unlock(&odma_log_rate_lock);
 	return DOCA_SUCCESS;
 }
 
@@ -84,10 +84,10 @@ static bool rate_admit(int bucket, uint32_t *dropped)
 {
 	bool ok;
 
-	pthread_mutex_lock(&rate_lock);
+	pthread_mutex_lock(&odma_log_rate_lock);
 	ok = odma_log_bucket_take(&rate_buckets[bucket], rate_now_ns(), rate_bucket_quantity,
 	                          rate_bucket_time, dropped);
-	pthread_mutex_unlock(&rate_lock);
+	pthread_mutex_unlock(&odma_log_rate_lock);
 	return ok;
 }
 
@@ -95,9 +95,9 @@ static bool rate_bucket_valid(int bucket)
 {
 	bool ok;
 
-	pthread_mutex_lock(&rate_lock);
+	pthread_mutex_lock(&odma_log_rate_lock);
 	ok = bucket >= 0 && bucket < rate_nb_buckets && rate_buckets[bucket].used;
-	pthread_mutex_unlock(&rate_lock);
+	pthread_mutex_unlock(&odma_log_rate_lock);
 	return ok;
 }
 
@@ -131,14 +131,14 @@ doca_error_t doca_log_rate_limit(uint32_t level, int source, const char *fname, 
 	return DOCA_SUCCESS;
 }
 
-/* Reads the rate setting @setting under rate_lock, which guards every one of them. */
+/* Reads the rate setting @setting under odma_log_rate_lock, which guards every one of them. */
 static uint16_t rate_setting_get(const uint16_t *setting)
 {
 	uint16_t v;
 
-	pthread_mutex_lock(&rate_lock);
+	pthread_mutex_lock(&odma_log_rate_lock);
 	v = *setting;
-	pthread_mutex_unlock(&rate_lock);
+	pthread_mutex_unlock(&odma_log_rate_lock);
 	return v;
 }
 
@@ -149,9 +149,9 @@ uint16_t doca_log_get_bucket_time(void)
 
 void doca_log_set_bucket_time(uint16_t bucket_time)
 {
-	pthread_mutex_lock(&rate_lock);
+	pthread_mutex_lock(&odma_log_rate_lock);
 	rate_bucket_time = bucket_time == 0 ? 1 : bucket_time;
-	pthread_mutex_unlock(&rate_lock);
+	pthread_mutex_unlock(&odma_log_rate_lock);
 }
 
 uint16_t doca_log_get_quantity(void)
@@ -163,11 +163,11 @@ void doca_log_set_quantity(uint16_t quantity)
 {
 	int i;
 
-	pthread_mutex_lock(&rate_lock);
+	pthread_mutex_lock(&odma_log_rate_lock);
 	rate_bucket_quantity = quantity;
 	/* Lowering the quantity takes effect at once: no bucket keeps more than it allows. */
 	for (i = 0; i < rate_nb_buckets; i++)
 		if (rate_buckets[i].tokens > quantity)
 			rate_buckets[i].tokens = quantity;
-	pthread_mutex_unlock(&rate_lock);
+	pthread_mutex_unlock(&odma_log_rate_lock);
 }
