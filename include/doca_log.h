@@ -179,7 +179,8 @@ doca_error_t doca_log_backend_create_with_fd(int fd, struct doca_log_backend **b
  *        @p handler. Lines longer than @p capacity - 1 are truncated.
  * @param [in] buf  the caller's buffer.
  * @param [in] capacity  its size in bytes (at least 2).
- * @param [in] handler  called once per line, on the logging thread.
+ * @param [in] handler  called once per line, on the logging thread. It may call the other
+ *        doca_log functions; a line it logs itself is dropped.
  * @param [out] backend  the new backend (untouched on failure).
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE on NULL or capacity < 2; DOCA_ERROR_NO_MEMORY.
  */

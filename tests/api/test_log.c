@@ -241,6 +241,36 @@ static void test_bad_arguments(void **state)
 	                                                          NULL, 0, NULL, 99999, "x"));
 }
 
+static struct doca_log_backend *reenter_be;
+static uint32_t reenter_level;
+static doca_error_t reenter_rc = DOCA_ERROR_UNKNOWN;
+
+/* A flush callback that asks the log for its limits and changes its own backend. */
+static void reenter_flush(char *buf)
+{
+	(void)buf;
+	reenter_level = doca_log_level_get_global_lower_limit();
+	reenter_rc = doca_log_backend_set_level_lower_limit(reenter_be, DOCA_LOG_LEVEL_DEBUG);
+}
+
+/* Calls into the log from a flush callback return (SIGALRM ends a hang on the log lock). */
+static void test_flush_callback_calls_log(void **state)
+{
+	static char line[256];
+
+	(void)state;
+	assert_ok(doca_log_backend_create_with_buf(line, sizeof(line), reenter_flush, &reenter_be));
+	alarm(5);
+	DOCA_LOG_WARN("into a flush callback that calls back");
+	alarm(0);
+	assert_int_equal(reenter_level, DOCA_LOG_LEVEL_INFO);
+	assert_ok(reenter_rc);
+	DOCA_LOG_DBG("now shown by that backend");
+	assert_non_null(strstr(line, "now shown by that backend"));
+	assert_ok(
+	        doca_log_backend_set_level_lower_limit_strict(reenter_be, DOCA_LOG_LEVEL_DISABLE));
+}
+
 static void test_unregister_source(void **state)
 {
 	int id;
@@ -536,6 +566,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_fd_backend_and_sdk_variants, reset),
 		cmocka_unit_test_setup(test_file_sdk_and_syslog, reset),
 		cmocka_unit_test_setup(test_bad_arguments, reset),
+		cmocka_unit_test_setup(test_flush_callback_calls_log, reset),
 		cmocka_unit_test_setup(test_unregister_source, reset),
 		cmocka_unit_test_setup(test_rate_limit, reset),
 		cmocka_unit_test_setup(test_trace_compiled_out, reset),

@@ -168,6 +168,22 @@ void odma_log_init(void)
 	pthread_once(&log_once, log_do_init);
 }
 
+/*
+ * A flush callback runs with odma_log_lock held; a logging call it makes (a getter, a level
+ * change, a new backend) must not wait for a lock its own thread holds.
+ */
+void odma_log_lock_enter(void)
+{
+	if (!log_in_dispatch)
+		pthread_mutex_lock(&odma_log_lock);
+}
+
+void odma_log_lock_leave(void)
+{
+	if (!log_in_dispatch)
+		pthread_mutex_unlock(&odma_log_lock);
+}
+
 /* ------------------------------------------------------------------ sources */
 
 static doca_error_t log_add_source(const char *name, bool sdk, int *source)
@@ -177,10 +193,10 @@ static doca_error_t log_add_source(const char *name, bool sdk, int *source)
 	if (name == NULL || source == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
 	odma_log_init();
-	pthread_mutex_lock(&odma_log_lock);
+	odma_log_lock_enter();
 	id = atomic_load(&log_num_sources);
 	if (id == ODMA_LOG_MAX_SOURCES) {
-		pthread_mutex_unlock(&odma_log_lock);
+		odma_log_lock_leave();
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	snprintf(log_sources[id].name, sizeof(log_sources[0].name), "%s", name);
@@ -188,7 +204,7 @@ static doca_error_t log_add_source(const char *name, bool sdk, int *source)
 	atomic_store(&log_sources[id].active, true);
 	/* Publish the filled slot before the count that makes it visible to lock-free readers. */
 	atomic_store_explicit(&log_num_sources, id + 1, memory_order_release);
-	pthread_mutex_unlock(&odma_log_lock);
+	odma_log_lock_leave();
 	*source = id;
 	return DOCA_SUCCESS;
 }
@@ -276,7 +292,7 @@ static doca_error_t log_set_global(uint32_t level, int which, const char *fn)
 		         fn, level);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	pthread_mutex_lock(&odma_log_lock);
+	odma_log_lock_enter();
 	if (which == 0)
 		odma_log_g.lower = level;
 	else if (which == 1)
@@ -295,7 +311,7 @@ static doca_error_t log_set_global(uint32_t level, int which, const char *fn)
 			b->sdk_level = level;
 	}
 	odma_log_recompute_locked();
-	pthread_mutex_unlock(&odma_log_lock);
+	odma_log_lock_leave();
 	return DOCA_SUCCESS;
 }
 
@@ -319,9 +335,9 @@ static uint32_t log_get_global(const uint32_t *field)
 	uint32_t v;
 
 	odma_log_init();
-	pthread_mutex_lock(&odma_log_lock);
+	odma_log_lock_enter();
 	v = *field;
-	pthread_mutex_unlock(&odma_log_lock);
+	odma_log_lock_leave();
 	return v;
 }
 

@@ -160,9 +160,9 @@ static doca_error_t backend_add(struct doca_log_backend *tmpl, struct doca_log_b
 {
 	struct doca_log_backend *b;
 
-	pthread_mutex_lock(&odma_log_lock);
+	odma_log_lock_enter();
 	if (odma_log_g.nb_backends == ODMA_LOG_MAX_BACKENDS || (b = malloc(sizeof(*b))) == NULL) {
-		pthread_mutex_unlock(&odma_log_lock);
+		odma_log_lock_leave();
 		ODMA_ERR("doca_log_backend_create: no room for another backend (at most %d); reuse "
 		         "one",
 		         ODMA_LOG_MAX_BACKENDS);
@@ -180,7 +180,7 @@ static doca_error_t backend_add(struct doca_log_backend *tmpl, struct doca_log_b
 	}
 	odma_log_g.backends[odma_log_g.nb_backends++] = b;
 	odma_log_recompute_locked();
-	pthread_mutex_unlock(&odma_log_lock);
+	odma_log_lock_leave();
 	if (out != NULL)
 		*out = b;
 	return DOCA_SUCCESS;
@@ -201,13 +201,13 @@ doca_error_t doca_log_backend_create_standard(void)
 	doca_error_t rc;
 
 	odma_log_init();
-	pthread_mutex_lock(&odma_log_lock);
+	odma_log_lock_enter();
 	if (odma_log_g.have_standard) {
-		pthread_mutex_unlock(&odma_log_lock);
+		odma_log_lock_leave();
 		return DOCA_SUCCESS;
 	}
 	odma_log_g.have_standard = true;
-	pthread_mutex_unlock(&odma_log_lock);
+	odma_log_lock_leave();
 	backend_standard_halves(&out, &err);
 	rc = backend_add(&out, NULL);
 	return rc != DOCA_SUCCESS ? rc : backend_add(&err, NULL);
@@ -341,7 +341,7 @@ static doca_error_t backend_set_limit(struct doca_log_backend *b, uint32_t level
 		         (void *)b, level, want_sdk ? "an SDK (_sdk)" : "an application (non-SDK)");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	pthread_mutex_lock(&odma_log_lock);
+	odma_log_lock_enter();
 	if (which == ODMA_LIMIT_LOWER) {
 		b->lower = level;
 		b->lower_strict = strict;
@@ -352,7 +352,7 @@ static doca_error_t backend_set_limit(struct doca_log_backend *b, uint32_t level
 		b->sdk_level = level;
 	}
 	odma_log_recompute_locked();
-	pthread_mutex_unlock(&odma_log_lock);
+	odma_log_lock_leave();
 	return DOCA_SUCCESS;
 }
 

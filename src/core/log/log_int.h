@@ -64,6 +64,9 @@ extern pthread_mutex_t odma_log_rate_lock;
 extern struct odma_log_globals odma_log_g;
 
 void odma_log_init(void);
+/* Take and release odma_log_lock, unless this thread holds it already (in a flush callback). */
+void odma_log_lock_enter(void);
+void odma_log_lock_leave(void);
 bool odma_log_level_valid(uint32_t level);
 doca_error_t odma_log_level_parse(const char *text, uint32_t *level);
 void odma_log_recompute_locked(void);
