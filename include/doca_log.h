@@ -133,13 +133,14 @@ uint32_t doca_log_level_get_global_sdk_limit(void);
  *                          characters are kept).
  * @param [out] source  the source id (untouched on failure).
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE on NULL; DOCA_ERROR_NO_MEMORY when the
- *         source table is full.
+ *         source table (1024 registered sources, the SDK's own included) is full.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_log_register_source(const char *source_name, int *source);
 
 /**
- * @brief Unregisters a log source; messages logged through it afterwards are rejected.
+ * @brief Unregisters a log source and frees its slot: messages logged through it afterwards
+ *        are rejected, until a later doca_log_register_source() is given the same id.
  * @param [in] source  an id from doca_log_register_source().
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for an unknown or already unregistered id.
  */

@@ -273,7 +273,7 @@ static void test_flush_callback_calls_log(void **state)
 
 static void test_unregister_source(void **state)
 {
-	int id;
+	int id, i;
 
 	(void)state;
 	assert_ok(doca_log_register_source("TEMP", &id));
@@ -284,6 +284,15 @@ static void test_unregister_source(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE,
 	            doca_log(DOCA_LOG_LEVEL_INFO, id, NULL, 0, NULL, "x"));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_unregister_source(id));
+	/* Unregistering frees the slot: a source added and removed 2048 times never runs out. */
+	for (i = 0; i < 2048; i++) {
+		assert_ok(doca_log_register_source("CYCLE", &id));
+		assert_ok(doca_log_unregister_source(id));
+	}
+	assert_ok(doca_log_register_source("AGAIN", &id));
+	assert_ok(doca_log(DOCA_LOG_LEVEL_INFO, id, NULL, 0, NULL, "again"));
+	assert_non_null(strstr(app_lines[1], "[AGAIN]"));
+	assert_ok(doca_log_unregister_source(id));
 }
 
 static void test_rate_limit(void **state)

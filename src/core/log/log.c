@@ -15,8 +15,8 @@
 ODMA_LOG_REGISTER(ODMA_LOG)
 
 struct odma_log_source {
-	char name[64];
-	bool sdk;
+	char name[64]; /* written and read under odma_log_lock: a freed slot is reused */
+	_Atomic bool sdk;
 	_Atomic bool active;
 };
 
@@ -186,6 +186,17 @@ void odma_log_lock_leave(void)
 
 /* ------------------------------------------------------------------ sources */
 
+/* The first slot an unregistered source left, else the next unused one; -1 when all are taken. */
+static int log_free_slot_locked(void)
+{
+	int i, n = atomic_load_explicit(&log_num_sources, memory_order_relaxed);
+
+	for (i = 0; i < n; i++)
+		if (!atomic_load_explicit(&log_sources[i].active, memory_order_relaxed))
+			return i;
+	return n < ODMA_LOG_MAX_SOURCES ? n : -1;
+}
+
 static doca_error_t log_add_source(const char *name, bool sdk, int *source)
 {
 	int id;
@@ -194,16 +205,17 @@ static doca_error_t log_add_source(const char *name, bool sdk, int *source)
 		return DOCA_ERROR_INVALID_VALUE;
 	odma_log_init();
 	odma_log_lock_enter();
-	id = atomic_load(&log_num_sources);
-	if (id == ODMA_LOG_MAX_SOURCES) {
+	id = log_free_slot_locked();
+	if (id < 0) {
 		odma_log_lock_leave();
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	snprintf(log_sources[id].name, sizeof(log_sources[0].name), "%s", name);
-	log_sources[id].sdk = sdk;
-	atomic_store(&log_sources[id].active, true);
-	/* Publish the filled slot before the count that makes it visible to lock-free readers. */
-	atomic_store_explicit(&log_num_sources, id + 1, memory_order_release);
+	atomic_store_explicit(&log_sources[id].sdk, sdk, memory_order_relaxed);
+	/* Publish the filled slot before what makes it visible to lock-free readers. */
+	atomic_store_explicit(&log_sources[id].active, true, memory_order_release);
+	if (id == atomic_load_explicit(&log_num_sources, memory_order_relaxed))
+		atomic_store_explicit(&log_num_sources, id + 1, memory_order_release);
 	odma_log_lock_leave();
 	*source = id;
 	return DOCA_SUCCESS;
@@ -233,24 +245,30 @@ doca_error_t odma_log_check_source(int source, bool *sdk)
 {
 	if (source < 0 || source >= atomic_load_explicit(&log_num_sources, memory_order_acquire))
 		return DOCA_ERROR_INVALID_VALUE;
-	if (!atomic_load_explicit(&log_sources[source].active, memory_order_relaxed))
+	if (!atomic_load_explicit(&log_sources[source].active, memory_order_acquire))
 		return DOCA_ERROR_INVALID_VALUE;
-	*sdk = log_sources[source].sdk;
+	*sdk = atomic_load_explicit(&log_sources[source].sdk, memory_order_relaxed);
 	return DOCA_SUCCESS;
 }
 
+/* Frees the slot of @source for a later registration; under the lock, so it frees one only once. */
 doca_error_t doca_log_unregister_source(int source)
 {
+	doca_error_t rc;
 	bool sdk;
 
 	odma_log_init();
-	if (odma_log_check_source(source, &sdk) != DOCA_SUCCESS) {
+	odma_log_lock_enter();
+	rc = odma_log_check_source(source, &sdk);
+	if (rc == DOCA_SUCCESS)
+		atomic_store(&log_sources[source].active, false);
+	odma_log_lock_leave();
+	if (rc != DOCA_SUCCESS) {
 		ODMA_ERR("doca_log_unregister_source: source %d is not registered; pass an id from "
 		         "doca_log_register_source",
 		         source);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	atomic_store(&log_sources[source].active, false);
 	return DOCA_SUCCESS;
 }
 
@@ -384,13 +402,16 @@ static size_t log_prefix(char *out, size_t size, uint32_t level, const char *src
 void odma_log_emit(uint32_t level, int source, const char *func, int line, const char *suffix,
                    const char *format, va_list ap)
 {
-	char text[ODMA_LOG_LINE_MAX];
+	char text[ODMA_LOG_LINE_MAX], name[sizeof(log_sources[0].name)];
 	size_t len;
 	int n;
 
 	if (log_in_dispatch)
 		return;
-	len = log_prefix(text, sizeof(text) - 1, level, log_sources[source].name, func, line);
+	pthread_mutex_lock(&odma_log_lock);
+	memcpy(name, log_sources[source].name, sizeof(name));
+	pthread_mutex_unlock(&odma_log_lock);
+	len = log_prefix(text, sizeof(text) - 1, level, name, func, line);
 	n = vsnprintf(text + len, sizeof(text) - 1 - len, format, ap);
 	len = n < 0 ? len
 	            : (len + (size_t)n >= sizeof(text) - 1 ? sizeof(text) - 2 : len + (size_t)n);
@@ -404,7 +425,7 @@ void odma_log_emit(uint32_t level, int source, const char *func, int line, const
 	text[len] = '\0';
 	pthread_mutex_lock(&odma_log_lock);
 	log_in_dispatch = true;
-	odma_log_dispatch_locked(level, log_sources[source].sdk, text, len);
+	odma_log_dispatch_locked(level, atomic_load(&log_sources[source].sdk), text, len);
 	log_in_dispatch = false;
 	pthread_mutex_unlock(&odma_log_lock);
 }
