@@ -142,7 +142,8 @@ doca_error_t doca_log_register_source(const char *source_name, int *source);
  * @brief Unregisters a log source and frees its slot: messages logged through it afterwards
  *        are rejected, until a later doca_log_register_source() is given the same id.
  * @param [in] source  an id from doca_log_register_source().
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for an unknown or already unregistered id.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE for an unknown or already unregistered id,
+ *         or the id of one of the SDK libraries' own sources.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_log_unregister_source(int source);

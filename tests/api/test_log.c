@@ -284,6 +284,9 @@ static void test_unregister_source(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE,
 	            doca_log(DOCA_LOG_LEVEL_INFO, id, NULL, 0, NULL, "x"));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_unregister_source(id));
+	/* An SDK source stays: its library goes on logging. */
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_log_unregister_source(sdk_source));
+	assert_ok(doca_log(DOCA_LOG_LEVEL_ERROR, sdk_source, NULL, 0, NULL, "sdk still here"));
 	/* Unregistering frees the slot: a source added and removed 2048 times never runs out. */
 	for (i = 0; i < 2048; i++) {
 		assert_ok(doca_log_register_source("CYCLE", &id));

@@ -260,12 +260,15 @@ doca_error_t doca_log_unregister_source(int source)
 	odma_log_init();
 	odma_log_lock_enter();
 	rc = odma_log_check_source(source, &sdk);
+	/* The SDK's own sources are not the program's: a stray id must not silence a library. */
+	if (rc == DOCA_SUCCESS && sdk)
+		rc = DOCA_ERROR_INVALID_VALUE;
 	if (rc == DOCA_SUCCESS)
 		atomic_store(&log_sources[source].active, false);
 	odma_log_lock_leave();
 	if (rc != DOCA_SUCCESS) {
-		ODMA_ERR("doca_log_unregister_source: source %d is not registered; pass an id from "
-		         "doca_log_register_source",
+		ODMA_ERR("doca_log_unregister_source: source %d is not a registered application "
+		         "source; pass an id from doca_log_register_source",
 		         source);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
