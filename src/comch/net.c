@@ -188,9 +188,10 @@ static struct comch_net *net_of(const struct comch_chan *ch)
 /*
  * Under @n's lock: while a connection lives, the PE of its endpoint (@pe; NULL: none now) does
  * the transport's work in doca_pe_progress, as for a DOCA RDMA io in flight: a message then
- * leaves from, and its answer is taken on, the thread that waits for it, with no hand-off to
- * the transport's thread and back (two thread wake-ups each way on a busy or small machine).
- * A PE armed for its notification handle hands that work back at once.
+ * leaves in the sending thread's next progress call, and its answer is taken on the thread that
+ * waits for it, with no hand-off to the transport's thread and back (two thread wake-ups each
+ * way on a busy or small machine). A PE armed for its notification handle hands that work
+ * back at once.
  */
 static void net_poll_by(struct comch_net *n, struct doca_pe *pe)
 {
@@ -616,8 +617,8 @@ static const char *net_fp_locked(struct comch_net *n, uint32_t type, uint32_t id
 		return "a fast-path packet before the handshake";
 	if (n->closed)
 		return NULL; /* refused or hung up: nothing more lands */
-	if (type == COMCH_W_FP_DATA && net_fp_unposted_locked(n, len) != NULL)
-		return net_fp_unposted_locked(n, len);
+	if (type == COMCH_W_FP_DATA && (why = net_fp_unposted_locked(n, len)) != NULL)
+		return why;
 	pthread_mutex_unlock(&n->lock);
 	why = type == COMCH_W_FP_POST ? net_fp_post(conn, id, p, len)
 	                              : net_fp_data(conn, id, p, len);
