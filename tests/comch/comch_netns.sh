@@ -50,11 +50,14 @@ host hostile || bad "hostile client"
 host hostile-connected ctl || bad "hostile client after the handshake"
 # a client that takes nothing back while it makes the server answer: the answers fill the
 # transport's window (about 233,000 of them), then the server holds at most 16 MiB and an
-# outbox of them and closes the connection (it grew without bound before 2026-12-07)
+# outbox of them and closes the connection (it grew without bound before 2026-12-07); on a
+# busy machine the server's progress can fall behind the client's blind registrations first,
+# and the receive-queue credits refuse it then
 host hostile-unread ctl 400000 || bad "a client that takes nothing back"
 host client ctl 300 || bad "client round trip"
 wait $s1 || bad "server: $(cat "$T/s1")"
-grep -q "256 KiB of control packets queued" "$T/s1" || bad "no line for a client that takes nothing back"
+grep -q "256 KiB of control packets queued\|more packets than its receive-queue credits allow" "$T/s1" ||
+	bad "no line for a client that takes nothing back"
 grep -q "an FP_DATA longer than any buffer this side's consumers posted" "$T/s1" ||
 	bad "no line for fast-path data with nothing posted"
 grep -v "refused consumer 0 of the peer" "$T/s1"
