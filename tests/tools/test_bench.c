@@ -316,7 +316,20 @@ static void test_advise(void **s)
 	advise_case("--size 4K --messages --json", "comch");
 }
 
-/* odma bench --comch: every figure of the Comch row positive, labelled emulated. */
+/* Whether @args (after the bench's path) exit 2 with a line holding @want, before any run. */
+static bool refused_as_usage(const char *args, const char *want)
+{
+	char cmd[600];
+	bool found = false;
+
+	snprintf(cmd, sizeof(cmd), "'%s' %s", bench_exe, args);
+	return run_grep(cmd, want, &found) == 2 && found;
+}
+
+/*
+ * odma bench --comch: every figure of the Comch row positive, labelled emulated; a --size past
+ * the row's bound is a usage error, as for any flag.
+ */
 static void test_comch(void **s)
 {
 	static const char *const keys[] = {
@@ -327,6 +340,8 @@ static void test_comch(void **s)
 	json_object *o = run_json(bench_exe, "--comch --size 64K --seconds 0.5 --json"), *c, *v;
 
 	(void)s;
+	assert_true(refused_as_usage("--comch --size 512M --seconds 0.1",
+	                             "--comch takes --size 1 to 256M"));
 	assert_true(json_object_object_get_ex(o, "comch", &c));
 	assert_true(json_object_object_get_ex(c, "emulated", &v) && json_object_get_boolean(v));
 	assert_int_equal((int)num(c, "size"), 65536);
@@ -384,6 +399,8 @@ static void test_rdma(void **s)
 #ifndef ODMA_HAVE_UCX
 	skip(); /* DOCA RDMA runs on the UCX transport */
 #endif
+	assert_true(refused_as_usage("--rdma --size 128M --seconds 0.1", "--rdma takes --size"));
+	assert_true(refused_as_usage("--rdma --depth 65 --seconds 0.1", "--depth 1 to 64"));
 	o = run_json(bench_exe, "--rdma --size 4K --seconds 0.8 --json");
 	assert_true(json_object_object_get_ex(o, "rdma", &c));
 	assert_true(json_object_object_get_ex(c, "emulated", &v) && json_object_get_boolean(v));

@@ -160,6 +160,7 @@ struct bench_cross {
 int bench_crossover(double seconds_per_size, struct bench_cross *x, char *err, size_t errlen);
 
 /* --- bench_comch.c: DOCA Comch between two processes, with same-run baselines --- */
+#define BENCH_COMCH_SIZE_MAX (256u << 20) /* --comch's --size at most */
 struct bench_comch {
 	bool valid;
 	bool netns;         /* the host side across a veth pair (--netns): Comch over the network */
@@ -207,6 +208,8 @@ struct bench_rdma {
  * into others, joined by a veth pair (bench_netns.c): call it from a process of its own. 0 or -1
  * (@err says why).
  */
+#define BENCH_RDMA_SIZE_MAX (64u << 20) /* --rdma's --size at most */
+#define BENCH_RDMA_DEPTH_MAX 64         /* and its --depth */
 int bench_rdma_run(size_t size, unsigned int depth, double seconds, int reps, bool netns,
                    struct bench_rdma *out, char *err, size_t errlen);
 

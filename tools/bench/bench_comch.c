@@ -790,7 +790,7 @@ int bench_comch_run(size_t size, double seconds, bool netns, struct bench_comch 
 	memset(&bc, 0, sizeof(bc));
 	out->size = size;
 	out->netns = netns;
-	if (size == 0 || size > (256u << 20)) {
+	if (size == 0 || size > BENCH_COMCH_SIZE_MAX) {
 		snprintf(err, errlen, "--size must be 1..256M for the Comch measurements");
 		return -1;
 	}

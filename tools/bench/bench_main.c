@@ -1119,8 +1119,29 @@ static int run_comch(void)
 	return 0;
 }
 
+/*
+ * The two-process rows' own bounds on --size and --depth: a flag value out of range, refused
+ * before anything runs (exit 2), as every other one is.
+ */
+static int check_pair_bounds(void)
+{
+	if (cfg.comch && cfg.size > BENCH_COMCH_SIZE_MAX) {
+		fprintf(stderr, "odma-bench: --comch takes --size 1 to 256M\n");
+		return -1;
+	}
+	if (cfg.rdma &&
+	    (cfg.size > BENCH_RDMA_SIZE_MAX || (depth_given && cfg.depth > BENCH_RDMA_DEPTH_MAX))) {
+		fprintf(stderr, "odma-bench: --rdma takes --size 1 to 64M, --depth 1 to %u\n",
+		        BENCH_RDMA_DEPTH_MAX);
+		return -1;
+	}
+	return 0;
+}
+
 static int check_cfg(void)
 {
+	if (check_pair_bounds() != 0)
+		return -1;
 	if (cfg.mode != BENCH_THROUGHPUT)
 		cfg.depth = 1;
 	if (cfg.list_len > 1 && cfg.cold) {

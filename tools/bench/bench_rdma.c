@@ -35,7 +35,7 @@
 
 #include "bench.h"
 
-#define BR_DEPTH_MAX 64 /* --depth's bound here */
+#define BR_DEPTH_MAX BENCH_RDMA_DEPTH_MAX
 
 /* Tasks (and raw UCX operations, raw TCP messages) in flight: --depth, 8 by default. */
 static unsigned int br_depth = 8;
@@ -533,7 +533,7 @@ int bench_rdma_run(size_t size, unsigned int depth, double seconds, int reps, bo
 	out->netns = netns;
 	br_size = size;
 	br_msg = size < 65536 ? size : 65536;
-	if (size == 0 || size > (64u << 20)) {
+	if (size == 0 || size > BENCH_RDMA_SIZE_MAX) {
 		snprintf(err, errlen, "--size must be 1..64M for the RDMA measurements");
 		return -1;
 	}
