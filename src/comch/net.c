@@ -79,12 +79,12 @@ struct comch_net {
 	int side;            /* COMCH_SIDE_* of this process */
 	struct doca_comch_connection *conn; /* once the handshake made one (fast path) */
 	struct doca_pe *polled;             /* its endpoint's PE, polling for it (net_poll_by) */
-	uint64_t posted_max;  /* the largest buffer a consumer of this side posted (net_admit) */
-	atomic_uint inflight; /* sends not yet completed by the transport */
-	_Atomic uint64_t last_rx_ns; /* when the peer was last heard */
-	uint64_t last_ping_ns;       /* PE thread */
-	uint64_t last_pong_ns;       /* transport thread: PONGs at most one per period */
-	uint64_t credit_sent;        /* delivered count last reported */
+	_Atomic uint64_t posted_max;        /* the largest buffer a consumer of this side posted */
+	atomic_uint inflight;               /* sends not yet completed by the transport */
+	_Atomic uint64_t last_rx_ns;        /* when the peer was last heard */
+	uint64_t last_ping_ns;              /* PE thread */
+	uint64_t last_pong_ns;              /* transport thread: PONGs at most one per period */
+	uint64_t credit_sent;               /* delivered count last reported */
 	/* handshakes of the listener (server side) */
 	void (*on_hello)(struct comch_net *n); /* transport thread: the first packet arrived */
 	struct comch_net *next;
@@ -597,7 +597,7 @@ static const char *net_credit_locked(struct comch_net *n, const uint8_t *p, size
  */
 static const char *net_fp_unposted_locked(const struct comch_net *n, size_t len)
 {
-	return len > sizeof(struct comch_fp_data) + COMCH_RING_MAX_IMM + n->posted_max
+	return len > sizeof(struct comch_fp_data) + COMCH_RING_MAX_IMM + atomic_load(&n->posted_max)
 	               ? "an FP_DATA longer than any buffer this side's consumers posted"
 	               : NULL;
 }
@@ -940,11 +940,11 @@ static void net_post(struct doca_comch_consumer *c, uint64_t seq, uint64_t room)
 {
 	struct comch_fp_post m = { .seq = seq, .room = room };
 	struct comch_net *n = net_of(c->conn->ch);
+	uint64_t max = atomic_load(&n->posted_max);
 
-	pthread_mutex_lock(&n->lock);
-	if (room > n->posted_max)
-		n->posted_max = room;
-	pthread_mutex_unlock(&n->lock);
+	/* no lock per post: a buffer larger than any before (rare) raises the maximum */
+	while (room > max && !atomic_compare_exchange_weak(&n->posted_max, &max, room))
+		;
 	/* in order with the control packets: queued (bounded) while the transport is full */
 	(void)comch_conn_send_ctl(c->conn, COMCH_W_FP_POST, c->id, &m, sizeof(m), -1);
 }
