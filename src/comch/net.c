@@ -114,6 +114,7 @@ static struct {
 	void *listener;            /* while servers != NULL */
 	struct comch_net *pending; /* accepted, not handed to a server (or refused) */
 	uint32_t num_pending;
+	struct comch_net *spare; /* made by net_admit_peer for the on_accept that follows it */
 	uint8_t key[ODMA_FABRIC_KEY_LEN]; /* the fabric secret's, while listening */
 } g_net = { .listen_lock = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -1113,26 +1114,44 @@ mark:
 	hs_refuse(n);
 }
 
+/* A connection's state before its HELLO, whose buffer holds a HELLO and its name. */
+static struct comch_net *hs_net_new(void)
+{
+	return comch_net_new(sizeof(struct comch_wire_hdr) + sizeof(struct comch_hello) +
+	                             COMCH_NAME_MAX,
+	                     4, COMCH_SIDE_SERVER);
+}
+
 /*
  * Transport thread, before an endpoint exists: a peer is let in only while fewer than
  * COMCH_HS_MAX handshakes are listed. Refused handshakes stay listed (each with its
  * descriptor) until a server's progress sweeps them, so without this a server that does not
- * progress listed one more for every peer that came and went, without bound.
+ * progress listed one more for every peer that came and went, without bound. The state of the
+ * connection is made here too: out of memory, the peer is refused before it has an endpoint
+ * (on_accept, which follows on this thread, cannot refuse the endpoint it is given).
  */
 static bool net_admit_peer(void *arg)
 {
+	struct comch_net *spare = NULL;
 	bool ok;
 
 	(void)arg;
 	pthread_mutex_lock(&g_net.lock);
 	ok = g_net.num_pending < COMCH_HS_MAX;
+	if (ok && g_net.spare == NULL)
+		spare = g_net.spare = hs_net_new();
+	else
+		spare = g_net.spare;
 	pthread_mutex_unlock(&g_net.lock);
 	if (!ok)
 		ODMA_RATELIMITED_WARN("comch: %u connections at ODMA_FABRIC wait for their "
 		                      "HELLO or for a server's progress to close them; a new one "
 		                      "is rejected",
 		                      COMCH_HS_MAX);
-	return ok;
+	else if (spare == NULL)
+		ODMA_RATELIMITED_WARN("comch: out of memory for a connection at ODMA_FABRIC; "
+		                      "it is rejected");
+	return ok && spare != NULL;
 }
 
 static void on_accept(struct odma_tp_ep *tp, void *arg)
@@ -1141,11 +1160,12 @@ static void on_accept(struct odma_tp_ep *tp, void *arg)
 	struct odma_tp_ep_cbs cbs;
 
 	(void)arg;
-	n = comch_net_new(sizeof(struct comch_wire_hdr) + sizeof(struct comch_hello) +
-	                          COMCH_NAME_MAX,
-	                  4, COMCH_SIDE_SERVER);
-	if (n == NULL) {
-		/* cannot close from here: the peer sees no answer and times out */
+	pthread_mutex_lock(&g_net.lock);
+	n = g_net.spare; /* net_admit_peer made it, just before, on this thread */
+	g_net.spare = NULL;
+	pthread_mutex_unlock(&g_net.lock);
+	if (n == NULL && (n = hs_net_new()) == NULL) {
+		/* (never: the listener asks net_admit_peer first) the peer's deadline ends it */
 		ODMA_RATELIMITED_WARN("comch: out of memory for a connection at ODMA_FABRIC");
 		return;
 	}
@@ -1257,7 +1277,7 @@ static doca_error_t net_listen(struct comch_ep *ep)
 
 static void net_unlisten(struct comch_ep *ep)
 {
-	struct comch_net *left;
+	struct comch_net *left, *spare = NULL;
 	void *listener = NULL;
 
 	if (ep->net_bell == NULL)
@@ -1276,10 +1296,16 @@ static void net_unlisten(struct comch_ep *ep)
 	left = ep->net_hs;
 	ep->net_hs = NULL;
 	pthread_mutex_unlock(&g_net.lock);
-	if (listener != NULL)
-		doca_priv_tp_listen_close(listener);
+	if (listener != NULL) {
+		doca_priv_tp_listen_close(listener); /* no admit after it */
+		pthread_mutex_lock(&g_net.lock);
+		spare = g_net.spare;
+		g_net.spare = NULL;
+		pthread_mutex_unlock(&g_net.lock);
+	}
 	pthread_mutex_unlock(&g_net.listen_lock);
 	free_list(left);
+	free_list(spare);
 	comch_ep_unwatch(ep, ep->net_bell->ch.fd, &ep->net_bell_watched);
 	net_free(&ep->net_bell->ch);
 	ep->net_bell = NULL;
