@@ -132,6 +132,7 @@ struct rw_lsn {
 	uint32_t nwaiting;           /* waiting peers, the refused ones not counted */
 	uint32_t nrefused;           /* refused peers on the waiting list */
 	uint64_t refused;            /* peers closed at the gate: counts the log lines' rate */
+	struct rw_chan *spare;       /* made by rw_admit for the rw_on_accept that follows it */
 };
 
 /*
@@ -318,33 +319,44 @@ static void rw_cbs(struct rw_chan *c, struct odma_tp_ep_cbs *cbs)
 /*
  * Whether a listener takes one more connection at all (transport thread, before the transport
  * makes an endpoint for it): not once RW_REFUSED_MAX refused peers wait to be closed (the
- * transport then rejects the connection request), nor after the listener shut.
+ * transport then rejects the connection request), nor after the listener shut, nor without
+ * memory for its channel, which is made here for rw_on_accept (that follows on this thread,
+ * and must not close the endpoint it is given: UCX may still be setting it up).
  */
 static bool rw_admit(void *arg)
 {
 	struct rw_lsn *l = arg;
-	bool ok;
+	bool ok, oom = false;
 	uint64_t n;
 
 	pthread_mutex_lock(&l->lock);
 	ok = !l->shut && l->nrefused < RW_REFUSED_MAX;
+	if (ok && l->spare == NULL)
+		oom = (l->spare = rw_chan_new()) == NULL;
 	pthread_mutex_unlock(&l->lock);
-	if (!ok && (n = rw_refusal_logged(l)) != 0)
+	if (oom)
+		ODMA_RATELIMITED_WARN("RDMA: out of memory for a connection; it is rejected");
+	else if (!ok && (n = rw_refusal_logged(l)) != 0)
 		ODMA_WARN("RDMA: %u peers already wait for their first frame on this listener and "
 		          "%u more to be closed; a new one is rejected (%llu refused so far)",
 		          RW_PENDING_MAX, RW_REFUSED_MAX, (unsigned long long)n);
-	return ok;
+	return ok && !oom;
 }
 
 /* A peer connected to a listener (transport thread): queue it for rw_accept. */
 static void rw_on_accept(struct odma_tp_ep *ep, void *arg)
 {
 	struct rw_lsn *l = arg;
-	struct rw_chan *c = rw_chan_new();
+	struct rw_chan *c;
 	struct odma_tp_ep_cbs cbs;
 
-	if (c == NULL) {
-		doca_priv_tp_ep_close(ep);
+	pthread_mutex_lock(&l->lock);
+	c = l->spare; /* rw_admit made it, just before */
+	l->spare = NULL;
+	pthread_mutex_unlock(&l->lock);
+	if (c == NULL && (c = rw_chan_new()) == NULL) {
+		/* (never: the transport asks rw_admit first) the peer's deadline ends it */
+		ODMA_RATELIMITED_WARN("RDMA: out of memory for a connection");
 		return;
 	}
 	c->ep = ep;
@@ -528,6 +540,7 @@ void rw_listen_free(struct rw_lsn *l)
 		l->head = c->next;
 		rw_close(c);
 	}
+	rw_close(l->spare); /* no endpoint: nothing to wait for */
 	pthread_mutex_destroy(&l->lock);
 	pthread_cond_destroy(&l->cond);
 	free(l);
