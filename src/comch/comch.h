@@ -441,8 +441,9 @@ void *comch_shm_create(size_t size, int *fd_out, const char *what);
 
 /*
  * Maps a shared-memory fd received from the peer (the link page of HELLO, a CONS_NEW ring):
- * only a file sealed as comch_shm_create seals it, of exactly @size bytes, so the peer can
- * never pull the pages away under this process. NULL with *@why set otherwise.
+ * only a memfd of ordinary memory (never hugetlbfs, whose pages a hole punch takes back) sealed
+ * as comch_shm_create seals it, of exactly @size bytes, so the peer can never pull the pages
+ * away under this process. NULL with *@why set otherwise.
  */
 void *comch_shm_map(int fd, size_t size, const char **why);
 

@@ -15,8 +15,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "comch/comch.h"
 #include "core/log/log.h"
@@ -185,6 +188,7 @@ void *comch_shm_create(size_t size, int *fd_out, const char *what)
 
 void *comch_shm_map(int fd, size_t size, const char **why)
 {
+	struct statfs sfs;
 	struct stat st;
 	int seals;
 	void *p;
@@ -198,6 +202,15 @@ void *comch_shm_map(int fd, size_t size, const char **why)
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		*why = "the passed descriptor is not a shared-memory file";
+		return NULL;
+	}
+	/*
+	 * only ordinary shared memory: the owner of a hugetlbfs memfd, sealed or not, can punch
+	 * its pages out and take the pool's last one, and the next touch here is a SIGBUS
+	 */
+	if (fstatfs(fd, &sfs) != 0 || sfs.f_type != TMPFS_MAGIC) {
+		*why = "the shared-memory file is not a memfd of ordinary memory (hugetlbfs pages "
+		       "can be taken back by their owner)";
 		return NULL;
 	}
 	if ((uint64_t)st.st_size != size) {

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/falloc.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -689,6 +690,87 @@ static void case_imm_overflow(void)
 	expect_logged(from, "slot size cannot hold", 20);
 }
 
+/* Huge pages free in the system's pool (/proc/meminfo), 0 when it says none. */
+static long huge_free(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long n = 0;
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "HugePages_Free: %ld", &n) == 1)
+			break;
+	if (f != NULL)
+		fclose(f);
+	return n;
+}
+
+/*
+ * A ring in a sealed hugetlbfs memfd: sealed against resizing, yet its owner can punch its
+ * pages out (fallocate) and take the pool's last page, and the victim's next touch of the ring
+ * is a SIGBUS. Refused at CONS_NEW. With no huge page free, the victim's mapping of it fails
+ * anyway; the refusal must still say why.
+ */
+/* The ring's pages are punched out and the pool's free huge pages taken for @ms. */
+static void huge_take_back(struct hp *h, int rfd, size_t huge, unsigned int ms)
+{
+	int mode = FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, eat;
+	uint8_t *pool = MAP_FAILED;
+	long spare;
+
+	EXPECT(fallocate(rfd, mode, 0, (off_t)huge) == 0);
+	spare = huge_free();
+	eat = memfd_create("hostile-eat", MFD_CLOEXEC | MFD_HUGETLB);
+	if (spare > 0 && eat >= 0 && ftruncate(eat, (off_t)(spare * (long)huge)) == 0)
+		pool = mmap(NULL, (size_t)spare * huge, PROT_READ | PROT_WRITE, MAP_SHARED, eat, 0);
+	for (long i = 0; pool != MAP_FAILED && i < spare; i++)
+		pool[(size_t)i * huge] = 1;
+	hp_pump(h, ms); /* the victim's next touch of the ring has no page to fault in */
+	if (pool != MAP_FAILED)
+		munmap(pool, (size_t)spare * huge);
+	if (eat >= 0)
+		close(eat);
+}
+
+static void case_hugetlb(void)
+{
+	const size_t huge = 2u << 20;
+	struct w_cons_new m = { .nslots = 4, .slot_size = 128, .imm_len = 32, .ring_size = huge };
+	int from = log_lines(), rfd;
+	uint8_t *r = MAP_FAILED;
+	struct hp h;
+
+	rfd = memfd_create("hostile-huge", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_HUGETLB);
+	if (rfd < 0 || ftruncate(rfd, (off_t)huge) != 0 ||
+	    fcntl(rfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+		printf("skip: this kernel makes no sealed hugetlbfs memfd (%s)\n", strerror(errno));
+		if (rfd >= 0)
+			close(rfd);
+		return;
+	}
+	r = mmap(NULL, huge, PROT_READ | PROT_WRITE, MAP_SHARED, rfd, 0);
+	if (r != MAP_FAILED) { /* else no huge page is free: the victim cannot map it either */
+		memcpy(r, &(uint64_t){ RING_MAGIC }, 8);
+		memcpy(r + R_NSLOTS, &m.nslots, 4);
+		memcpy(r + R_SLOT_SIZE, &m.slot_size, 4);
+		memcpy(r + R_IMM_LEN, &m.imm_len, 4);
+		memcpy(r + R_ID, &(uint32_t){ 1011 }, 4);
+	}
+	EXPECT(hp_open(&h, true));
+	wsend(h.fd, W_CONS_NEW, 1011, &m, sizeof(m), rfd, 0);
+	for (uint64_t end = now_ms() + 2000; h.acks_ok + h.acks_refused == 0 && now_ms() < end;)
+		hp_pump(&h, 20);
+	if (h.acks_ok > 0 && r != MAP_FAILED)
+		huge_take_back(&h, rfd, huge, 300);
+	EXPECT(h.acks_refused == 1 && h.acks_ok == 0);
+	if (r != MAP_FAILED)
+		munmap(r, huge);
+	close(rfd);
+	hp_close(&h);
+	EXPECT(victim_alive());
+	expect_logged(from, "hugetlbfs", 20);
+}
+
 /* Item 6: one client registers far more consumers than a connection takes. */
 static void case_flood_consumers(void)
 {
@@ -1195,6 +1277,7 @@ int main(int argc, char **argv)
 			run_case("geometry rewrite", case_geometry);
 		run_case("byte count 2^40, immediate length 2^20", case_byte_count);
 		run_case("immediate overflow of a small slot", case_imm_overflow);
+		run_case("a ring of huge pages its owner can take back", case_hugetlb);
 		run_case("flood of consumers", case_flood_consumers);
 		run_case("flood of packets", case_flood_packets);
 		run_case("flood of handshakes", case_flood_handshakes);
