@@ -317,7 +317,14 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 		         dev->info->pci_addr);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	if (repr->info == NULL || repr->info->parent != dev->info) {
+	/* found by address, never read: a closed handle is freed on hardware */
+	if (doca_dev_rep_as_devinfo(repr) == NULL) {
+		ODMA_ERR("doca_comch_server_create: representor %p is not open (its last "
+		         "doca_dev_rep_close ran, or it is no handle of doca_dev_rep_open)",
+		         (void *)repr);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	if (repr->info->parent != dev->info) {
 		ODMA_ERR("doca_comch_server_create: the representor is not one of device %s (open "
 		         "it from that device's representor list)",
 		         dev->info->pci_addr);

@@ -262,6 +262,45 @@ static void test_server_args(void **state)
 	assert_true(cu_close(&h));
 }
 
+/*
+ * A representor whose last doca_dev_rep_close ran is not an open representor (on hardware
+ * the handle is freed, as a device's is: preconditions C19): the server is refused with
+ * INVALID_VALUE. Opened again, the same handle serves.
+ */
+static void test_server_closed_rep(void **state)
+{
+	struct doca_devinfo_rep **reps, *closed_info = NULL;
+	struct doca_dev_rep *closed = NULL;
+	struct doca_comch_server *s = NULL;
+	struct cu_ep d;
+	uint32_t n;
+
+	(void)state;
+	cu_open(&d, true);
+	assert_ok(doca_devinfo_rep_create_list(d.dev, DOCA_DEVINFO_REP_FILTER_ALL, &reps, &n));
+	for (uint32_t i = 0; i < n && closed == NULL; i++) {
+		uint8_t is = 1;
+
+		assert_ok(doca_devinfo_rep_is_equal_pci_addr(reps[i], CU_HOST_PCI, &is));
+		if (!is) { /* not the one cu_open holds open */
+			closed_info = reps[i];
+			assert_ok(doca_dev_rep_open(closed_info, &closed));
+		}
+	}
+	assert_non_null(closed);
+	assert_ok(doca_dev_rep_close(closed));
+	assert_null(doca_dev_rep_as_devinfo(closed));
+	assert_int_equal(doca_comch_server_create(d.dev, closed, NAME, &s),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_null(s);
+	assert_ok(doca_dev_rep_open(closed_info, &closed));
+	assert_ok(doca_comch_server_create(d.dev, closed, NAME, &s));
+	assert_ok(doca_comch_server_destroy(s));
+	assert_ok(doca_dev_rep_close(closed));
+	assert_ok(doca_devinfo_rep_destroy_list(reps));
+	assert_true(cu_close(&d));
+}
+
 static void test_client_args(void **state)
 {
 	struct cu_ep d, h;
@@ -804,6 +843,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_caps_bf3, cu_next_name),
 		cmocka_unit_test_setup(test_caps_nic, cu_next_name),
 		cmocka_unit_test_setup(test_server_args, cu_next_name),
+		cmocka_unit_test_setup(test_server_closed_rep, cu_next_name),
 		cmocka_unit_test_setup(test_client_args, cu_next_name),
 		cmocka_unit_test_setup(test_bad_env, cu_next_name),
 		cmocka_unit_test_setup(test_connection_null, cu_next_name),
