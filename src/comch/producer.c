@@ -179,17 +179,22 @@ static struct comch_rcons *producer_hold_consumer(const struct doca_comch_produc
                                                   uint32_t consumer_id)
 {
 	struct comch_rcons *r;
+	bool found, held = false;
 
+	/* decided under the lock: once it is let go, the peer's CONS_GONE may expire @r */
 	pthread_mutex_lock(&conn->lock);
 	r = comch_fp_rcons_find(conn, consumer_id);
-	if (r != NULL && !r->expired)
+	found = r != NULL;
+	if (found && !r->expired) {
 		r->users++;
+		held = true;
+	}
 	pthread_mutex_unlock(&conn->lock);
-	if (r == NULL || r->expired) {
+	if (!held) {
 		ODMA_ERR("doca_task_submit: producer %u: the peer has no consumer with id %u%s",
 		         p->id, consumer_id,
-		         r != NULL ? " any more (it expired)"
-		                   : " (use an id reported by the new-consumer callback)");
+		         found ? " any more (it expired)"
+		               : " (use an id reported by the new-consumer callback)");
 		return NULL;
 	}
 	return r;
