@@ -169,11 +169,13 @@ static bool client_answer(struct comch_ep *ep)
 		close(pfd);
 	if (n == -EAGAIN)
 		return false;
-	if (n > 0 && hdr->type == COMCH_W_REJECT) {
-		ODMA_ERR("comch client \"%s\": server on system %s refused the connection: %.*s "
-		         "(%s)",
-		         ep->name, ep->system_name, (int)(n - (ssize_t)sizeof(*hdr)),
-		         (const char *)(ep->rx + sizeof(*hdr)),
+	if (n >= (ssize_t)sizeof(*hdr) && hdr->type == COMCH_W_REJECT) {
+		char why[256];
+
+		comch_peer_text(ep->rx + sizeof(*hdr), (size_t)(n - (ssize_t)sizeof(*hdr)), why,
+		                sizeof(why));
+		ODMA_ERR("comch client \"%s\": server on system %s refused the connection: %s (%s)",
+		         ep->name, ep->system_name, why,
 		         doca_error_get_name((doca_error_t)hdr->arg));
 		client_fail_start(ep);
 		return true;

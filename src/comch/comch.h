@@ -447,6 +447,13 @@ void *comch_shm_create(size_t size, int *fd_out, const char *what);
  */
 void *comch_shm_map(int fd, size_t size, const char **why);
 
+/*
+ * Text a peer sent (@n bytes at @p: a REJECT's reason) made fit for a log line in @out (@cap
+ * bytes, NUL-terminated): at most @cap - 1 bytes, each control or non-ASCII byte a '?', so a
+ * peer cannot end the line and forge the next one, nor send escape sequences to a terminal.
+ */
+void comch_peer_text(const void *p, size_t n, char *out, size_t cap);
+
 /* The peer's pid and effective uid on a connected Unix socket (SO_PEERCRED). */
 bool comch_peer_cred(int fd, pid_t *pid, uid_t *uid);
 

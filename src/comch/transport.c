@@ -186,6 +186,17 @@ void *comch_shm_create(size_t size, int *fd_out, const char *what)
 	return p;
 }
 
+void comch_peer_text(const void *p, size_t n, char *out, size_t cap)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i < n && i + 1 < cap && b[i] != 0; i++)
+		out[i] = b[i] >= 0x20 && b[i] < 0x7f ? (char)b[i] : '?';
+	if (cap != 0)
+		out[i] = '\0';
+}
+
 void *comch_shm_map(int fd, size_t size, const char **why)
 {
 	struct statfs sfs;

@@ -1056,19 +1056,31 @@ static int fake_accept(const char *path, int ready)
  * Runs an odma client that must not connect (hostile_victim refused) with ODMA_RUNDIR @dir and
  * its log in @log: whether it exited 0 having logged a line holding @needle.
  */
-static bool refused_client_says(const char *dir, const char *log, const char *needle)
+/*
+ * Runs a client against the server of @dir and reads its log @log: whether it failed its start
+ * and wrote @needle, and no line holding @never (NULL: no such check).
+ */
+static bool refused_client_logs(const char *dir, const char *log, const char *needle,
+                                const char *never)
 {
 	int r = reap(spawn("refused", name, log, dir), 15000);
 	char line[1024];
-	bool said = false;
+	bool said = false, forged = false;
 	FILE *f = fopen(log, "r");
 
-	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
 		said |= strstr(line, needle) != NULL;
+		forged |= never != NULL && strstr(line, never) != NULL;
+	}
 	if (f != NULL)
 		fclose(f);
 	unlink(log);
-	return r == 0 && said;
+	return r == 0 && said && !forged;
+}
+
+static bool refused_client_says(const char *dir, const char *log, const char *needle)
+{
+	return refused_client_logs(dir, log, needle, NULL);
 }
 
 static void case_uid_server(void)
@@ -1108,12 +1120,13 @@ static void case_uid_server(void)
 }
 
 /*
- * A server of this user that answers a client's HELLO with a WELCOME of the right type and
- * length but no valid content: the client does not connect, and says why.
+ * A server of this user that answers a client's HELLO with the @len bytes at @pkt; the client's
+ * log (@tag) must say @needle and never @never.
  */
-static void case_bad_welcome(void)
+static void fake_server_answers(const void *pkt, size_t len, const char *tag, const char *needle,
+                                const char *never)
 {
-	char dir[] = "/tmp/odma-hostile-welcome-XXXXXX", path[256], log[256], line[8];
+	char dir[] = "/tmp/odma-hostile-answer-XXXXXX", path[256], log[256], line[8];
 	int status, p_pipe[2];
 	pid_t fake;
 
@@ -1124,8 +1137,7 @@ static void case_bad_welcome(void)
 	sock_path(dir, name, path, sizeof(path));
 	fake = fork();
 	if (fake == 0) {
-		struct w_hdr hdr = { .type = W_WELCOME };
-		uint8_t b[4096] = { 0 }; /* zero magic, max_msg and receive queue */
+		uint8_t b[4096];
 		struct pollfd pfd;
 		int c = fake_accept(path, p_pipe[1]);
 
@@ -1134,22 +1146,48 @@ static void case_bad_welcome(void)
 		pfd = (struct pollfd){ c, POLLIN, 0 };
 		if (poll(&pfd, 1, 5000) <= 0 || recv(c, b, sizeof(b), 0) <= 0) /* its HELLO */
 			_exit(4);
-		memset(b, 0, sizeof(b));
-		memcpy(b, &hdr, sizeof(hdr));
-		if (send(c, b, 256, MSG_NOSIGNAL) != 256)
+		if (send(c, pkt, len, MSG_NOSIGNAL) != (ssize_t)len)
 			_exit(5);
 		pfd = (struct pollfd){ c, POLLIN, 0 };
 		(void)poll(&pfd, 1, 5000); /* until the client hangs up */
 		_exit(0);
 	}
 	(void)!read(p_pipe[0], line, 1);
-	snprintf(log, sizeof(log), "%s.welcome.log", vlog);
-	EXPECT(refused_client_says(dir, log, "the server's WELCOME is malformed"));
+	snprintf(log, sizeof(log), "%s.%s.log", vlog, tag);
+	EXPECT(refused_client_logs(dir, log, needle, never));
 	EXPECT(waitpid(fake, &status, 0) == fake && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	close(p_pipe[0]);
 	close(p_pipe[1]);
 	unlink(path);
 	rmdir(dir);
+}
+
+/* A WELCOME of the right type and length but no valid content: the client says why. */
+static void case_bad_welcome(void)
+{
+	static uint8_t b[256]; /* zero magic, max_msg and receive queue */
+	struct w_hdr hdr = { .type = W_WELCOME };
+
+	memcpy(b, &hdr, sizeof(hdr));
+	fake_server_answers(b, sizeof(b), "welcome", "the server's WELCOME is malformed", NULL);
+}
+
+/*
+ * A REJECT whose reason holds a line break, an escape sequence and 1 KiB of text: the client's
+ * one line says the server refused, with the reason cut and its control bytes shown as '?'; no
+ * line of its log starts with the text after the break.
+ */
+static void case_forged_reject(void)
+{
+	static const char why[] = "go away\n[ERROR] FORGED line\x1b[31m";
+	static uint8_t b[sizeof(struct w_hdr) + 1024];
+	struct w_hdr hdr = { .type = W_REJECT };
+
+	memset(b, 'x', sizeof(b));
+	memcpy(b, &hdr, sizeof(hdr));
+	memcpy(b + sizeof(hdr), why, sizeof(why) - 1);
+	fake_server_answers(b, sizeof(b), "reject",
+	                    "refused the connection: go away?[ERROR] FORGED line?[31mxxx", "\x1b");
 }
 
 /* Runtime directories another user could write into or owns are refused at start. */
@@ -1285,6 +1323,7 @@ int main(int argc, char **argv)
 		run_case("refused connections are logged", case_refused_logs);
 		run_case("bad packets after the handshake", case_bad_packets);
 		run_case("a malformed WELCOME", case_bad_welcome);
+		run_case("a REJECT that forges a log line", case_forged_reject);
 		run_case("held lock", case_held_lock);
 	}
 	kill(victim, SIGTERM);
