@@ -158,6 +158,22 @@ static doca_error_t cp_check_started(const struct cp_task *t)
 	return DOCA_ERROR_BAD_STATE;
 }
 
+/*
+ * The output may fill the destination's free space (@room bytes), so none of it may be a
+ * source byte: the engine would overwrite data it has not read yet. The rule of erasure
+ * coding, with its code.
+ */
+static doca_error_t cp_check_overlap(const struct cp_task *t, size_t room)
+{
+	if (!doca_priv_buf_writes_overlap(t->src, t->dst, room))
+		return DOCA_SUCCESS;
+	ODMA_ERR("%s task %p: the destination's free space (%zu bytes, where the output goes) "
+	         "overlaps the source's data; fix: give the task a destination apart from its "
+	         "source",
+	         odma_cp_types[t->type].name, (const void *)t, room);
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
 static doca_error_t cp_check(const struct cp_task *t, struct cp_io *io)
 {
 	uint64_t max = t->base.ctx->dev->info->caps.compress_max_buf_size;
@@ -205,7 +221,7 @@ static doca_error_t cp_check(const struct cp_task *t, struct cp_io *io)
 		io->room = (size_t)max;
 	io->remote_in = t->src->mmap->kind == ODMA_MEM_PROCESS;
 	io->remote_out = t->dst->mmap->kind == ODMA_MEM_PROCESS;
-	return DOCA_SUCCESS;
+	return cp_check_overlap(t, io->room);
 }
 
 static const char *cp_status_text(doca_error_t r)

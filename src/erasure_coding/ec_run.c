@@ -123,22 +123,6 @@ static size_t ec_room_total(const struct doca_buf *b)
 	return n;
 }
 
-/* Whether the @len bytes the task writes from the destination's free space meet its source. */
-static bool ec_overlaps(const struct ec_task *t, size_t len)
-{
-	for (const struct doca_buf *d = t->dst; d != NULL && len > 0; d = d->next) {
-		const uint8_t *w = d->data + d->data_len;
-		size_t n = odma_buf_room(d) < len ? odma_buf_room(d) : len;
-
-		for (const struct doca_buf *s = t->src; s != NULL; s = s->next)
-			if (n > 0 && s->data_len > 0 && w < s->data + s->data_len &&
-			    s->data < w + n)
-				return true;
-		len -= n;
-	}
-	return false;
-}
-
 /* The block size of @t, or 0 with one line saying why its sizes do not fit. */
 static size_t ec_block_size(const struct doca_ec *ec, const struct ec_task *t)
 {
@@ -154,7 +138,7 @@ static size_t ec_block_size(const struct doca_ec *ec, const struct ec_task *t)
 		why = "the block size is above doca_ec_cap_get_max_block_size";
 	else if (ec_room_total(t->dst) / bs < m->out)
 		why = "the destination's free space is smaller than the blocks the task writes";
-	else if (ec_overlaps(t, (size_t)m->out * bs))
+	else if (doca_priv_buf_writes_overlap(t->src, t->dst, (uint64_t)m->out * bs))
 		why = "the blocks it would write overlap its source";
 	if (why == NULL)
 		return bs;

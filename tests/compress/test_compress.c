@@ -23,6 +23,7 @@
 #include <doca_compress.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
+#include <doca_log.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
@@ -1027,6 +1028,78 @@ static void test_stop_in_flight(void **state)
 }
 
 /* The small profile: 4 KiB max buf size. */
+static FILE *log_file;
+static long log_seen;
+
+/* Lines logged since the last call (the first call starts the capture); *@hit: with @what. */
+static unsigned int log_lines(const char *what, unsigned int *hit)
+{
+	struct doca_log_backend *be;
+	char line[4096];
+	unsigned int n = 0;
+
+	if (log_file == NULL) {
+		log_file = tmpfile();
+		assert_non_null(log_file);
+		assert_ok(doca_log_backend_create_with_file_sdk(log_file, &be));
+		assert_ok(doca_log_backend_set_sdk_level(be, DOCA_LOG_LEVEL_WARNING));
+	}
+	*hit = 0;
+	fflush(log_file);
+	fseek(log_file, log_seen, SEEK_SET);
+	while (fgets(line, sizeof(line), log_file) != NULL) {
+		n++;
+		if (strstr(line, what) != NULL)
+			(*hit)++;
+	}
+	log_seen = ftell(log_file);
+	return n;
+}
+
+/*
+ * Source and destination do not overlap (the rule of erasure coding): the output may fill
+ * the destination's free space, so a source inside it is refused at submit with
+ * INVALID_VALUE and one line, and nothing is written. A source inside the destination's data
+ * is apart from the output and runs.
+ */
+static void test_overlap(void **state)
+{
+	struct setup s;
+	struct doca_compress_task_decompress_deflate *t;
+	struct doca_task *task;
+	struct doca_buf *src, *dst;
+	union doca_data ud = { .u64 = 0 };
+	static uint8_t comp[PLAIN_LEN];
+	uint8_t *at = mem + (1u << 20);
+	size_t clen, n;
+	unsigned int hit;
+
+	(void)state;
+	if (!has_deflate())
+		skip();
+	clen = raw_deflate(plain, 1000, comp, sizeof(comp));
+	setup_up(&s);
+	dst = dst_buf(&s, 1u << 20, 8192);                /* empty: 8 KiB of free space */
+	src = src_buf(&s, (1u << 20) + 2048, comp, clen); /* inside that free space */
+	assert_ok(doca_compress_task_decompress_deflate_alloc_init(s.cp, src, dst, ud, &t));
+	task = doca_compress_task_decompress_deflate_as_task(t);
+	(void)log_lines("", &hit);
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_submit(task));
+	assert_int_equal(log_lines("overlaps the source", &hit), 1);
+	assert_int_equal(hit, 1);
+	assert_memory_equal(at + 2048, comp, clen);
+	assert_ok(doca_buf_get_data_len(dst, &n));
+	assert_int_equal(n, 0);
+	/* the destination's data covers the source: the output goes after both */
+	assert_ok(doca_buf_set_data(dst, at, 2048 + clen));
+	assert_ok(run(&s, task));
+	assert_memory_equal(at + 2048 + clen, plain, 1000);
+	doca_task_free(task);
+	assert_ok(doca_buf_dec_refcount(src, NULL));
+	assert_ok(doca_buf_dec_refcount(dst, NULL));
+	setup_down(&s);
+}
+
 static void test_max_buf_size(void **state)
 {
 	struct setup s;
@@ -1145,6 +1218,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_lz4_no_room),
 		cmocka_unit_test(test_xxh),
 		cmocka_unit_test(test_buffer_rules),
+		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_max_buf_size),
 		cmocka_unit_test(test_stop_in_flight),
 		cmocka_unit_test(test_unmapped_memory),

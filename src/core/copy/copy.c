@@ -158,28 +158,6 @@ doca_error_t odma_copy_check_limits(const struct odma_dev_caps *caps, const stru
 	return r != DOCA_SUCCESS ? r : shape_limits(caps, &s);
 }
 
-static bool ranges_overlap(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
-{
-	return alen && blen && a < b + blen && b < a + alen;
-}
-
-/* Whether any byte written to the destination is also a source byte (local memory only). */
-static bool copy_overlaps(const struct doca_buf *src, const struct doca_buf *dst, uint64_t total)
-{
-	for (const struct doca_buf *d = dst; d != NULL && total; d = d->next) {
-		size_t w = odma_buf_room(d) < total ? odma_buf_room(d) : total;
-
-		/* both in this process, or both in one import (the exporter's addresses) */
-		for (const struct doca_buf *s = src; s != NULL; s = s->next)
-			if ((s->mmap == d->mmap || (s->mmap->kind == ODMA_MEM_LOCAL &&
-			                            d->mmap->kind == ODMA_MEM_LOCAL)) &&
-			    ranges_overlap(s->data, s->data_len, d->data + d->data_len, w))
-				return true;
-		total -= w;
-	}
-	return false;
-}
-
 /* A copy that cannot run: rejected when @strict, else accepted to fail (*@deferred). */
 static doca_error_t copy_reject(bool strict, doca_error_t *deferred, const void *who,
                                 const char *why)
@@ -198,7 +176,7 @@ static doca_error_t copy_reject(bool strict, doca_error_t *deferred, const void 
 static uint64_t copy_split_at(const struct odma_copy *c, enum odma_mem_kind kind)
 {
 	if (kind != ODMA_MEM_LOCAL || c->src->next != NULL || c->dst->next != NULL ||
-	    copy_overlaps(c->src, c->dst, c->total))
+	    doca_priv_buf_writes_overlap(c->src, c->dst, c->total))
 		return 0;
 	return (c->total / 2) & ~(uint64_t)(COPY_SPLIT_ALIGN - 1);
 }
@@ -236,7 +214,7 @@ copy_validate_full(struct odma_copy *c, const struct odma_dev_caps *caps,
 		        strict, deferred, who,
 		        "destination free space is smaller than the source; use a larger "
 		        "destination or doca_buf_reset_data_len");
-	if (strict && copy_overlaps(c->src, c->dst, s.total)) {
+	if (strict && doca_priv_buf_writes_overlap(c->src, c->dst, s.total)) {
 		ODMA_ERR("task %p: source and destination overlap; copy between disjoint ranges",
 		         who);
 		return DOCA_ERROR_INVALID_VALUE;

@@ -308,3 +308,24 @@ doca_error_t doca_buf_unchain_list(struct doca_buf *list1, struct doca_buf *list
 	list1->list_len = kept;
 	return DOCA_SUCCESS;
 }
+
+static bool buf_ranges_meet(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	return alen && blen && a < b + blen && b < a + alen;
+}
+
+bool doca_priv_buf_writes_overlap(const struct doca_buf *src, const struct doca_buf *dst,
+                                  uint64_t len)
+{
+	for (const struct doca_buf *d = dst; d != NULL && len > 0; d = d->next) {
+		size_t w = odma_buf_room(d) < len ? odma_buf_room(d) : (size_t)len;
+
+		for (const struct doca_buf *s = src; s != NULL; s = s->next)
+			if ((s->mmap == d->mmap || (s->mmap->kind == ODMA_MEM_LOCAL &&
+			                            d->mmap->kind == ODMA_MEM_LOCAL)) &&
+			    buf_ranges_meet(s->data, s->data_len, d->data + d->data_len, w))
+				return true;
+		len -= w;
+	}
+	return false;
+}

@@ -364,6 +364,16 @@ static inline void odma_buf_walk(const struct doca_buf **s, size_t *s_off, struc
 }
 
 /*
+ * Whether a task that writes @len bytes into the free tails of the list @dst (element after
+ * element) would write over a data byte of the list @src. Only addresses of one space are
+ * compared: both elements in this process' memory, or both in one import (the exporter's
+ * addresses). DMA's try_submit, erasure coding and compress refuse such a task; exported
+ * (doca_priv_ prefix) for the libraries of the last two.
+ */
+DOCA_STABLE bool doca_priv_buf_writes_overlap(const struct doca_buf *src,
+                                              const struct doca_buf *dst, uint64_t len);
+
+/*
  * Returns one element (not its list) to its inventory and drops its mmap count.
  * Used by doca_buf_dec_refcount when a list's count reaches 0.
  */
