@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include <doca_error.h>
+#include <doca_log.h>
 
 #include "test_dev.h"
 #include "test_exec.h"
@@ -174,6 +175,40 @@ static inline long tu_status_field(pid_t pid, const char *field)
 	fclose(f);
 	return v;
 }
+
+/*
+ * SDK log lines (WARNING and above) logged since the last call; the first call starts the
+ * capture (a file backend) and counts nothing. *@hit: how many of them contain @what.
+ */
+static inline unsigned int tu_log_lines(const char *what, unsigned int *hit)
+{
+	static FILE *file;
+	static long seen;
+	struct doca_log_backend *be;
+	char line[4096];
+	unsigned int n = 0;
+
+	*hit = 0;
+	if (file == NULL) {
+		file = tmpfile();
+		if (file == NULL ||
+		    doca_log_backend_create_with_file_sdk(file, &be) != DOCA_SUCCESS ||
+		    doca_log_backend_set_sdk_level(be, DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
+			fail_msg("cannot capture the SDK log");
+	}
+	fflush(file);
+	fseek(file, seen, SEEK_SET);
+	while (fgets(line, sizeof(line), file) != NULL) {
+		n++;
+		if (strstr(line, what) != NULL)
+			(*hit)++;
+	}
+	seen = ftell(file);
+	return n;
+}
+
+/* The words of precondition M16's line (docs/preconditions.md), the same in every library. */
+#define M16_LINE "which is stopped: its memory is registered with no device"
 
 /* Threads of process @pid; -1: unreadable. */
 static inline int tu_count_threads(pid_t pid)

@@ -141,23 +141,6 @@ static const char *cp_buf_problem(const struct doca_buf *b, bool is_src, uint64_
 	return NULL;
 }
 
-/* A source or destination in a stopped (thread-safe) mmap: registered with no device. */
-static doca_error_t cp_check_started(const struct cp_task *t)
-{
-	const struct doca_buf *b = !odma_mmap_live(t->src->mmap)   ? t->src
-	                           : !odma_mmap_live(t->dst->mmap) ? t->dst
-	                                                           : NULL;
-
-	if (b == NULL)
-		return DOCA_SUCCESS;
-	ODMA_ERR("%s task %p: its %s is in mmap %p, which is stopped: its memory is registered "
-	         "with no device (on hardware the task fails); fix: %s",
-	         odma_cp_types[t->type].name, (const void *)t,
-	         b == t->src ? "source" : "destination", (const void *)b->mmap,
-	         odma_cause_fix(ODMA_CAUSE_MMAP_STOPPED));
-	return DOCA_ERROR_BAD_STATE;
-}
-
 /*
  * The output may fill the destination's free space (@room bytes), so none of it may be a
  * source byte: the engine would overwrite data it has not read yet. The rule of erasure
@@ -283,7 +266,9 @@ static doca_error_t cp_submit(struct doca_task *task)
 	doca_error_t r = cp_check(t, &io);
 
 	if (r == DOCA_SUCCESS)
-		r = cp_check_started(t);
+		r = odma_buf_registered("COMPRESS", odma_cp_types[t->type].name, t, t->src);
+	if (r == DOCA_SUCCESS)
+		r = odma_buf_registered("COMPRESS", odma_cp_types[t->type].name, t, t->dst);
 	if (r != DOCA_SUCCESS)
 		return r;
 	r = cp_execute(t, &io);

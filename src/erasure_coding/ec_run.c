@@ -47,9 +47,11 @@ static uint64_t ec_max_block(const struct doca_ec *ec)
  * stopped under its bufs), reached by the context's device, writable for a destination.
  */
 static doca_error_t ec_check_mem(const struct doca_ec *ec, const struct ec_task *t,
-                                 const struct doca_mmap *mm, bool dst)
+                                 const struct doca_buf *b, bool dst)
 {
 	const char *side = dst ? "destination" : "source";
+	const struct doca_mmap *mm = b->mmap;
+	doca_error_t r;
 
 	if (mm->from_export || mm->kind != ODMA_MEM_LOCAL) {
 		ODMA_ERR_AT("doca_task_submit",
@@ -58,14 +60,8 @@ static doca_error_t ec_check_mem(const struct doca_ec *ec, const struct ec_task 
 		            odma_ec_type_names[t->type], (const void *)t, side);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	if (!odma_mmap_live(mm)) {
-		ODMA_ERR_AT("doca_task_submit",
-		            "EC %s task %p: the %s's mmap %p is stopped: its memory is registered "
-		            "with no device (on hardware the task fails); fix: %s",
-		            odma_ec_type_names[t->type], (const void *)t, side, (const void *)mm,
-		            odma_cause_fix(ODMA_CAUSE_MMAP_STOPPED));
-		return DOCA_ERROR_BAD_STATE;
-	}
+	if ((r = odma_buf_registered("EC", odma_ec_type_names[t->type], t, b)) != DOCA_SUCCESS)
+		return r;
 	if (!odma_mmap_has_dev(mm, ec->ctx.dev) ||
 	    (dst && odma_perm_local_write(mm->perms) == ODMA_PERM_NO)) {
 		ODMA_ERR_AT("doca_task_submit", "EC %s task %p: the %s's mmap %s",
@@ -101,7 +97,7 @@ static doca_error_t ec_check_buf(const struct doca_ec *ec, const struct ec_task 
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	for (const struct doca_buf *e = b; e != NULL && r == DOCA_SUCCESS; e = e->next)
-		r = ec_check_mem(ec, t, e->mmap, dst);
+		r = ec_check_mem(ec, t, e, dst);
 	return r;
 }
 

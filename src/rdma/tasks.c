@@ -430,15 +430,10 @@ static bool rd_is_local(const struct doca_buf *b)
 static doca_error_t rd_local_buf(const struct rd_task *t, const struct doca_buf *b, bool written)
 {
 	const struct doca_dev *dev = t->base.ctx->dev;
+	doca_error_t r = odma_buf_registered("RDMA", odma_rd_type_names[t->type], t, b);
 
-	if (!odma_mmap_live(b->mmap)) {
-		ODMA_ERR(
-		        "doca_task_submit: %s task %p: buf %p is in mmap %p, which is stopped: its "
-		        "memory is registered with no device (on hardware the task fails); fix: %s",
-		        odma_rd_type_names[t->type], (const void *)t, (const void *)b,
-		        (const void *)b->mmap, odma_cause_fix(ODMA_CAUSE_MMAP_STOPPED));
-		return DOCA_ERROR_BAD_STATE;
-	}
+	if (r != DOCA_SUCCESS)
+		return r;
 	if (written && odma_perm_local_write(b->mmap->perms) == ODMA_PERM_NO) {
 		ODMA_ERR("doca_task_submit: %s task %p: destination buf %p is in mmap %p, whose "
 		         "permissions do not allow a local write; fix: "

@@ -812,6 +812,7 @@ static void test_task_errors(void **state)
 	struct doca_mmap *foreign;
 	uint8_t *out;
 	size_t len;
+	unsigned int hit;
 
 	(void)state;
 	ecx_init(&x, true);
@@ -912,7 +913,10 @@ static void test_task_errors(void **state)
 	                                             &gone));
 	assert_ok(doca_mmap_stop(foreign));
 	doca_ec_task_create_set_original_data_blocks(c, gone);
+	(void)tu_log_lines("", &hit);
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_task_submit(doca_ec_task_create_as_task(c)));
+	assert_int_equal(tu_log_lines(M16_LINE, &hit), 1); /* M16's words, as every library's */
+	assert_int_equal(hit, 1);
 	assert_ok(doca_buf_dec_refcount(gone, NULL));
 	assert_ok(doca_mmap_destroy(foreign));
 	doca_ec_task_create_set_original_data_blocks(c, sb);

@@ -23,7 +23,6 @@
 #include <doca_compress.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
-#include <doca_log.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
@@ -802,6 +801,7 @@ static void test_buffer_rules(void **state)
 	size_t clen;
 	uint8_t ro[256];
 	struct doca_mmap *ro_mmap;
+	unsigned int hit;
 
 	(void)state;
 	if (!has_deflate() || strcmp(sys_name, "small") == 0)
@@ -865,7 +865,10 @@ static void test_buffer_rules(void **state)
 		                                             &tdst));
 		assert_ok(doca_mmap_stop(tm));
 		doca_compress_task_decompress_deflate_set_dst(t, tdst);
+		(void)tu_log_lines("", &hit);
 		assert_doca(DOCA_ERROR_BAD_STATE, doca_task_submit(task));
+		assert_int_equal(tu_log_lines(M16_LINE, &hit), 1);
+		assert_int_equal(hit, 1);
 		doca_compress_task_decompress_deflate_set_dst(t, dst);
 		assert_ok(doca_buf_dec_refcount(tdst, NULL));
 		assert_ok(doca_mmap_destroy(tm));
@@ -1028,34 +1031,6 @@ static void test_stop_in_flight(void **state)
 }
 
 /* The small profile: 4 KiB max buf size. */
-static FILE *log_file;
-static long log_seen;
-
-/* Lines logged since the last call (the first call starts the capture); *@hit: with @what. */
-static unsigned int log_lines(const char *what, unsigned int *hit)
-{
-	struct doca_log_backend *be;
-	char line[4096];
-	unsigned int n = 0;
-
-	if (log_file == NULL) {
-		log_file = tmpfile();
-		assert_non_null(log_file);
-		assert_ok(doca_log_backend_create_with_file_sdk(log_file, &be));
-		assert_ok(doca_log_backend_set_sdk_level(be, DOCA_LOG_LEVEL_WARNING));
-	}
-	*hit = 0;
-	fflush(log_file);
-	fseek(log_file, log_seen, SEEK_SET);
-	while (fgets(line, sizeof(line), log_file) != NULL) {
-		n++;
-		if (strstr(line, what) != NULL)
-			(*hit)++;
-	}
-	log_seen = ftell(log_file);
-	return n;
-}
-
 /*
  * Source and destination do not overlap (the rule of erasure coding): the output may fill
  * the destination's free space, so a source inside it is refused at submit with
@@ -1083,9 +1058,9 @@ static void test_overlap(void **state)
 	src = src_buf(&s, (1u << 20) + 2048, comp, clen); /* inside that free space */
 	assert_ok(doca_compress_task_decompress_deflate_alloc_init(s.cp, src, dst, ud, &t));
 	task = doca_compress_task_decompress_deflate_as_task(t);
-	(void)log_lines("", &hit);
+	(void)tu_log_lines("", &hit);
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_task_submit(task));
-	assert_int_equal(log_lines("overlaps the source", &hit), 1);
+	assert_int_equal(tu_log_lines("overlaps the source", &hit), 1);
 	assert_int_equal(hit, 1);
 	assert_memory_equal(at + 2048, comp, clen);
 	assert_ok(doca_buf_get_data_len(dst, &n));

@@ -56,17 +56,14 @@ static doca_error_t shape_dma_reachable(const struct doca_buf *b)
  * DOCA's rules for the memory a context's device reaches: the mmap is started (registered)
  * and the device was added to it before its start. @dev NULL (task allocation): not checked.
  */
-static doca_error_t shape_dev(const struct doca_buf *b, const struct doca_dev *dev)
+static doca_error_t shape_dev(const struct doca_buf *b, const struct doca_dev *dev, const void *who)
 {
+	doca_error_t r;
+
 	if (dev == NULL)
 		return DOCA_SUCCESS;
-	if (doca_unlikely(!odma_mmap_live(b->mmap))) {
-		ODMA_ERR("buf %p is in mmap %p, which is stopped: its memory is registered with no "
-		         "device (on hardware the task fails); fix: %s",
-		         (const void *)b, (const void *)b->mmap,
-		         odma_cause_fix(ODMA_CAUSE_MMAP_STOPPED));
-		return DOCA_ERROR_BAD_STATE;
-	}
+	if (doca_unlikely((r = odma_buf_registered("DMA", "memcpy", who, b)) != DOCA_SUCCESS))
+		return r;
 	if (doca_likely(odma_mmap_has_dev(b->mmap, dev)))
 		return DOCA_SUCCESS;
 	ODMA_ERR("buf %p is in mmap %p, which device %s was never added to: a context of that "
@@ -81,7 +78,7 @@ static doca_error_t shape_dev(const struct doca_buf *b, const struct doca_dev *d
  * the log line): the buf is still held, DMA reaches its memory and @dev may access it.
  */
 static doca_error_t shape_elem(const struct doca_buf *b, const char *role,
-                               const struct doca_dev *dev)
+                               const struct doca_dev *dev, const void *who)
 {
 	if (doca_unlikely(!b->in_use)) {
 		ODMA_ERR("%s buf %p was released to its inventory; use a buf you still hold", role,
@@ -90,16 +87,16 @@ static doca_error_t shape_elem(const struct doca_buf *b, const char *role,
 	}
 	if (doca_unlikely(b->mmap->kind != ODMA_MEM_LOCAL) && shape_dma_reachable(b))
 		return DOCA_ERROR_NOT_SUPPORTED;
-	return shape_dev(b, dev);
+	return shape_dev(b, dev, who);
 }
 
 static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s,
-                              const struct doca_dev *dev)
+                              const struct doca_dev *dev, const void *who)
 {
 	doca_error_t r;
 
 	for (const struct doca_buf *b = src; b != NULL; b = b->next) {
-		if ((r = shape_elem(b, "source", dev)) != DOCA_SUCCESS)
+		if ((r = shape_elem(b, "source", dev, who)) != DOCA_SUCCESS)
 			return r;
 		s->n_src++;
 		s->total += b->data_len;
@@ -110,12 +107,12 @@ static doca_error_t shape_src(const struct doca_buf *src, struct copy_shape *s,
 }
 
 static doca_error_t shape_dst(const struct doca_buf *dst, struct copy_shape *s, bool check_perms,
-                              const struct doca_dev *dev)
+                              const struct doca_dev *dev, const void *who)
 {
 	doca_error_t r;
 
 	for (const struct doca_buf *b = dst; b != NULL; b = b->next) {
-		if ((r = shape_elem(b, "destination", dev)) != DOCA_SUCCESS)
+		if ((r = shape_elem(b, "destination", dev, who)) != DOCA_SUCCESS)
 			return r;
 		if (doca_unlikely(check_perms && !odma_mmap_writable_quiet(b->mmap)) &&
 		    (r = odma_mmap_check_dst(b->mmap, b)) != DOCA_SUCCESS)
@@ -152,9 +149,9 @@ doca_error_t odma_copy_check_limits(const struct odma_dev_caps *caps, const stru
 	doca_error_t r = DOCA_SUCCESS;
 
 	if (src != NULL)
-		r = shape_src(src, &s, NULL); /* the add_dev rule is checked at submit */
+		r = shape_src(src, &s, NULL, NULL); /* the add_dev rule is checked at submit */
 	if (r == DOCA_SUCCESS && dst != NULL)
-		r = shape_dst(dst, &s, false, NULL);
+		r = shape_dst(dst, &s, false, NULL, NULL);
 	return r != DOCA_SUCCESS ? r : shape_limits(caps, &s);
 }
 
@@ -195,8 +192,8 @@ copy_validate_full(struct odma_copy *c, const struct odma_dev_caps *caps,
 		         c->src == NULL ? "source" : "destination", c->src == NULL ? "src" : "dst");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if ((r = shape_src(c->src, &s, dev)) != DOCA_SUCCESS ||
-	    (r = shape_dst(c->dst, &s, true, dev)) != DOCA_SUCCESS ||
+	if ((r = shape_src(c->src, &s, dev, who)) != DOCA_SUCCESS ||
+	    (r = shape_dst(c->dst, &s, true, dev, who)) != DOCA_SUCCESS ||
 	    (r = shape_limits(caps, &s)) != DOCA_SUCCESS)
 		return r;
 	c->total = s.total;

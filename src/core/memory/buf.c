@@ -8,6 +8,7 @@
  * last = NULL, list_len = 0 and refcount = 1.
  */
 #include "core/memory/memory.h"
+#include "core/error/error.h"
 #include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_BUF)
@@ -328,4 +329,15 @@ bool doca_priv_buf_writes_overlap(const struct doca_buf *src, const struct doca_
 		len -= w;
 	}
 	return false;
+}
+
+doca_error_t doca_priv_buf_refuse_stopped(const char *lib, const char *kind, const void *task,
+                                          const struct doca_buf *b)
+{
+	ODMA_ERR_AT("doca_task_submit",
+	            "%s %s task %p: buf %p is in mmap %p, which is stopped: its memory is "
+	            "registered with no device (on hardware the task fails); fix: %s",
+	            lib, kind, task, (const void *)b, (const void *)b->mmap,
+	            odma_cause_fix(ODMA_CAUSE_MMAP_STOPPED));
+	return DOCA_ERROR_BAD_STATE;
 }

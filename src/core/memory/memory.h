@@ -374,6 +374,25 @@ DOCA_STABLE bool doca_priv_buf_writes_overlap(const struct doca_buf *src,
                                               const struct doca_buf *dst, uint64_t len);
 
 /*
+ * Precondition M16 (docs/preconditions.md, key mmap-stopped), one line for every library: a
+ * task's buf @b whose mmap is stopped (only a thread-safe mmap can be stopped under its bufs)
+ * is refused with DOCA_ERROR_BAD_STATE and one ERROR line under doca_task_submit naming the
+ * task (@lib and @kind: "EC" and "create"), @task, the buf, the mmap and the fix.
+ * odma_buf_registered makes the check inline and calls this only to refuse.
+ */
+DOCA_STABLE doca_error_t doca_priv_buf_refuse_stopped(const char *lib, const char *kind,
+                                                      const void *task, const struct doca_buf *b);
+
+/* DOCA_SUCCESS when the memory of @b is registered, else M16's refusal (above). */
+static inline doca_error_t odma_buf_registered(const char *lib, const char *kind, const void *task,
+                                               const struct doca_buf *b)
+{
+	if (doca_likely(odma_mmap_live(b->mmap)))
+		return DOCA_SUCCESS;
+	return doca_priv_buf_refuse_stopped(lib, kind, task, b);
+}
+
+/*
  * Returns one element (not its list) to its inventory and drops its mmap count.
  * Used by doca_buf_dec_refcount when a list's count reaches 0.
  */
