@@ -54,7 +54,8 @@ struct doca_mmap;
  * @return DOCA_SUCCESS;
  *         DOCA_ERROR_INVALID_VALUE if a pointer is NULL, a count or size is 0 or out of
  *         range, or the mmap has no memory range;
- *         DOCA_ERROR_NO_MEMORY if the pool cannot be allocated.
+ *         DOCA_ERROR_NO_MEMORY if the pool cannot be allocated (its bufs are made by the
+ *         first doca_buf_pool_start(), once the slots fit the range).
  */
 DOCA_STABLE doca_error_t doca_buf_pool_create(size_t num_elements, size_t element_size,
                                               const struct doca_mmap *mmap,
@@ -72,7 +73,8 @@ DOCA_STABLE doca_error_t doca_buf_pool_destroy(struct doca_buf_pool *buf_pool);
 
 /**
  * Starts the pool: checks the layout against the mmap's range and makes every slot
- * free.
+ * free. The first start allocates one buf per slot, after the layout check, so a pool
+ * that does not fit its range allocates nothing.
  *
  * @param [in] buf_pool an unstarted pool whose mmap is started (or created from an
  *             export).
@@ -80,7 +82,8 @@ DOCA_STABLE doca_error_t doca_buf_pool_destroy(struct doca_buf_pool *buf_pool);
  *         DOCA_ERROR_INVALID_VALUE if @p buf_pool is NULL;
  *         DOCA_ERROR_BAD_STATE if the pool is already started or its mmap is not started;
  *         DOCA_ERROR_INITIALIZATION if the mmap's range is smaller than the slots need
- *         with the current element size, count and alignment.
+ *         with the current element size, count and alignment;
+ *         DOCA_ERROR_NO_MEMORY if the bufs of the slots cannot be allocated.
  */
 DOCA_STABLE doca_error_t doca_buf_pool_start(struct doca_buf_pool *buf_pool);
 

@@ -212,6 +212,33 @@ static void layout_and_initialization(void **state)
 	assert_ok(doca_mmap_destroy(m));
 }
 
+/*
+ * A pool that cannot fit its mmap allocates nothing: 50 million slots of a byte over a 4 KiB
+ * range are refused at start (INITIALIZATION, one line) before the bufs, ~96 bytes a slot
+ * (gigabytes), are allocated; create made only the pool object.
+ */
+static void misfit_allocates_nothing(void **state)
+{
+	struct doca_mmap *m = started_mmap(mem, 4096);
+	struct doca_buf_pool *p;
+	long before = tu_status_field(getpid(), "VmSize"); /* KiB */
+	unsigned int hit;
+	uint32_t n;
+
+	(void)state;
+	assert_true(before > 0);
+	assert_ok(doca_buf_pool_create(50000000, 1, m, &p));
+	assert_ok(doca_buf_pool_get_num_free_elements(p, &n));
+	assert_int_equal(n, 50000000);
+	(void)tu_log_lines("", &hit);
+	assert_doca(DOCA_ERROR_INITIALIZATION, doca_buf_pool_start(p));
+	assert_int_equal(tu_log_lines("do not fit", &hit), 1);
+	assert_int_equal(hit, 1);
+	assert_true(tu_status_field(getpid(), "VmSize") - before < 256 * 1024);
+	assert_ok(doca_buf_pool_destroy(p));
+	assert_ok(doca_mmap_destroy(m));
+}
+
 /* The pattern of NVIDIA's virtiofs and nvme_emulation: pool bufs as DMA destinations. */
 static void dma_into_pool_bufs(void **state)
 {
@@ -263,9 +290,13 @@ static void mmap_destroy_under_pool(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(create_rules),       cmocka_unit_test(properties),
-		cmocka_unit_test(alloc_and_return),   cmocka_unit_test(layout_and_initialization),
-		cmocka_unit_test(dma_into_pool_bufs), cmocka_unit_test(mmap_destroy_under_pool),
+		cmocka_unit_test(create_rules),
+		cmocka_unit_test(properties),
+		cmocka_unit_test(alloc_and_return),
+		cmocka_unit_test(layout_and_initialization),
+		cmocka_unit_test(misfit_allocates_nothing),
+		cmocka_unit_test(dma_into_pool_bufs),
+		cmocka_unit_test(mmap_destroy_under_pool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,11 +47,8 @@ doca_error_t doca_buf_pool_create(size_t num_elements, size_t element_size,
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	pool = calloc(1, sizeof(*pool));
-	if (pool != NULL)
-		pool->inv.bufs = calloc(num_elements, sizeof(struct doca_buf));
-	if (pool == NULL || pool->inv.bufs == NULL) {
+	if (pool == NULL) {
 		ODMA_ERR("out of memory allocating a pool of %zu bufs", num_elements);
-		free(pool);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	pool->inv.num_elements = (uint32_t)num_elements;
@@ -63,16 +60,21 @@ doca_error_t doca_buf_pool_create(size_t num_elements, size_t element_size,
 	pool->num = num_elements;
 	pool->elem_size = element_size;
 	pool->align = 1;
-	odma_inv_add_free(&pool->inv, pool->inv.bufs, (uint32_t)num_elements);
 	*buf_pool = pool;
 	ODMA_DBG("pool %p created: %zu x %zu bytes on mmap %p", (void *)pool, num_elements,
 	         element_size, (const void *)mmap);
 	return DOCA_SUCCESS;
 }
 
+/* Free slots: all of them until the first start made the bufs. */
+static uint32_t pool_num_free(const struct doca_buf_pool *pool)
+{
+	return pool->inv.bufs == NULL ? (uint32_t)pool->num : odma_inv_num_free(&pool->inv);
+}
+
 static doca_error_t pool_check_idle(const struct doca_buf_pool *pool, const char *fn)
 {
-	uint32_t held = (uint32_t)pool->num - pool->inv.num_free;
+	uint32_t held = pool->inv.bufs == NULL ? 0 : (uint32_t)pool->num - pool->inv.num_free;
 
 	if (held != 0) {
 		ODMA_ERR_AT(fn,
@@ -116,6 +118,24 @@ static bool pool_layout(struct doca_buf_pool *pool)
 	return true;
 }
 
+/*
+ * The bufs, one per slot, made at the first start once the layout fits: a pool that cannot
+ * fit its mmap (50 million slots on a 4 KiB range) is refused before they are allocated.
+ */
+static doca_error_t pool_make_bufs(struct doca_buf_pool *pool, const char *fn)
+{
+	if (pool->inv.bufs != NULL)
+		return DOCA_SUCCESS;
+	pool->inv.bufs = calloc(pool->num, sizeof(struct doca_buf));
+	if (pool->inv.bufs == NULL) {
+		ODMA_ERR_AT(fn, "pool %p: out of memory allocating its %zu bufs", (void *)pool,
+		            pool->num);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	odma_inv_add_free(&pool->inv, pool->inv.bufs, (uint32_t)pool->num);
+	return DOCA_SUCCESS;
+}
+
 doca_error_t doca_buf_pool_start(struct doca_buf_pool *buf_pool)
 {
 	static const char fn[] = "doca_buf_pool_start";
@@ -142,6 +162,8 @@ doca_error_t doca_buf_pool_start(struct doca_buf_pool *buf_pool)
 		            m->len, (const void *)m, (void *)m->addr);
 		return DOCA_ERROR_INITIALIZATION;
 	}
+	if (pool_make_bufs(buf_pool, fn) != DOCA_SUCCESS)
+		return DOCA_ERROR_NO_MEMORY;
 	/*
 	 * A pool over a thread-safe mmap locks from its start: decided at the first alloc, a
 	 * count read by another thread meanwhile went unlocked beside that alloc's pop (TSan).
@@ -244,7 +266,7 @@ ODMA_GETTER(doca_buf_pool_get_num_elements, const struct doca_buf_pool, buf_pool
             num_of_elements, (uint32_t)buf_pool->num)
 
 ODMA_GETTER(doca_buf_pool_get_num_free_elements, const struct doca_buf_pool, buf_pool, uint32_t,
-            num_of_free_elements, odma_inv_num_free(&buf_pool->inv))
+            num_of_free_elements, pool_num_free(buf_pool))
 
 ODMA_GETTER(doca_buf_pool_get_user_data, const struct doca_buf_pool, buf_pool, union doca_data,
             user_data, buf_pool->user_data)
