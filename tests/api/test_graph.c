@@ -659,6 +659,120 @@ static void test_free_node_task_in_flight(void **state)
 	gx_fini(&g);
 }
 
+/* Progresses until @ctx is IDLE; returns whether it is. */
+static bool ctx_idle(struct gx *g, struct doca_ctx *ctx)
+{
+	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+
+	for (unsigned long i = 0; i < LOOPS && st != DOCA_CTX_STATE_IDLE; i++) {
+		doca_pe_progress(g->fx.pe);
+		assert_ok(doca_ctx_get_state(ctx, &st));
+	}
+	return st == DOCA_CTX_STATE_IDLE;
+}
+
+/*
+ * Frees @t (against doca_graph.h's rule), stops its context (the second one: nothing else of
+ * it is allocated, so it is IDLE at once and nothing progresses) and restarts it with @n tasks.
+ */
+static void restart_without(struct gx *g, struct doca_task *t, uint32_t n)
+{
+	enum doca_ctx_states st;
+
+	free_task(t);
+	assert_ok(doca_ctx_stop(g->ctx2));
+	assert_ok(doca_ctx_get_state(g->ctx2, &st));
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_ok(doca_dma_task_memcpy_set_conf(g->dma2, fx_ok_cb, fx_err_cb, n));
+	assert_ok(doca_ctx_start(g->ctx2)); /* another count: a new pool, the old one freed */
+}
+
+/* The graph u -> d2 beside d1 (d1 and u are roots), one instance with its node data set. */
+struct freed_node {
+	struct gx g;
+	struct doca_graph_node *u, *d1, *d2;
+	struct doca_graph_instance *inst;
+	struct doca_buf *src, *dst1, *dst2;
+	struct doca_task *t1, *t2;
+	struct unode un;
+};
+
+static void freed_node_init(struct freed_node *f)
+{
+	struct doca_graph *graph;
+
+	gx_init(&f->g, 2 * SZ, 4);
+	memset(&f->un, 0, sizeof(f->un));
+	f->un.g = &f->g;
+	graph = gx_graph(&f->g, 1);
+	assert_ok(doca_graph_node_create_from_user(graph, unode_cb, &f->u));
+	assert_ok(doca_graph_node_create_from_ctx(graph, f->g.fx.ctx, &f->d1));
+	assert_ok(doca_graph_node_create_from_ctx(graph, f->g.ctx2, &f->d2));
+	assert_ok(doca_graph_add_dependency(graph, f->u, f->d2));
+	assert_ok(doca_graph_start(graph));
+	f->src = fx_src_buf(&f->g.fx, 0, SZ);
+	f->dst1 = fx_dst_buf(&f->g.fx, 0, SZ);
+	f->dst2 = fx_dst_buf(&f->g.fx, SZ, SZ);
+	f->t1 = dma_task(&f->g, f->g.fx.dma, f->src, f->dst1);
+	f->t2 = dma_task(&f->g, f->g.dma2, f->src, f->dst2);
+	assert_ok(doca_graph_instance_create(graph, &f->inst));
+	assert_ok(doca_graph_instance_set_ctx_node_data(f->inst, f->d1, f->t1));
+	assert_ok(doca_graph_instance_set_ctx_node_data(f->inst, f->d2, f->t2));
+	assert_ok(doca_graph_instance_set_user_node_data(f->inst, f->u, &f->un));
+}
+
+/* Gives node d2 a new task of the second context. */
+static void freed_node_new_task(struct freed_node *f)
+{
+	f->t2 = dma_task(&f->g, f->g.dma2, f->src, f->dst2);
+	assert_ok(doca_graph_instance_set_ctx_node_data(f->inst, f->d2, f->t2));
+}
+
+/*
+ * A node's task freed while it is the node's data, its context then restarted with another
+ * task count: the task's memory is gone with the old pool. The graph checks its node tasks
+ * against the context's pool before it touches them: a submit is refused (INVALID_VALUE, one
+ * line), a node reached during a run fails the instance; never a read of freed memory
+ * (AddressSanitizer builds report one without the check).
+ */
+static void test_node_task_freed_and_ctx_restarted(void **state)
+{
+	struct freed_node f;
+	unsigned int hit;
+
+	(void)state;
+	freed_node_init(&f);
+	/* at submit: refused, nothing runs */
+	restart_without(&f.g, f.t2, 8);
+	(void)tu_log_lines("", &hit);
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_graph_instance_submit(f.inst));
+	assert_int_equal(tu_log_lines("is not a task of context", &hit), 1);
+	assert_int_equal(hit, 1);
+	assert_int_equal(data_len(f.dst1), 0);
+	/* during a run: d2 is reached after u, once the task is gone; the instance fails */
+	freed_node_new_task(&f);
+	assert_ok(doca_graph_instance_submit(f.inst));
+	restart_without(&f.g, f.t2, 4);
+	assert_true(gx_progress_until(&f.g, 1));
+	assert_int_equal(f.g.err, 1);
+	assert_int_equal(f.un.runs, 1);
+	assert_int_equal(data_len(f.dst2), 0);
+	/* a live task again: the instance runs */
+	assert_ok(doca_buf_reset_data_len(f.dst1));
+	freed_node_new_task(&f);
+	assert_ok(doca_graph_instance_submit(f.inst));
+	assert_true(gx_progress_until(&f.g, 2));
+	assert_int_equal(f.g.ok, 1);
+	assert_int_equal(data_len(f.dst2), SZ);
+	assert_ok(doca_graph_instance_destroy(f.inst));
+	free_task(f.t1);
+	free_task(f.t2);
+	put_buf(f.src);
+	put_buf(f.dst1);
+	put_buf(f.dst2);
+	gx_fini(&f.g);
+}
+
 /*
  * The diamond A -> {B, C} -> D, and beside it an independent branch E -> F: D runs after
  * both B and C, each branch in its order, and the instance completes once.
@@ -1228,18 +1342,6 @@ static void se_set_cb(struct doca_sync_event_task_notify_set *t, union doca_data
 	(void)cud;
 }
 
-/* Progresses until @ctx is IDLE; returns whether it is. */
-static bool ctx_idle(struct gx *g, struct doca_ctx *ctx)
-{
-	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
-
-	for (unsigned long i = 0; i < LOOPS && st != DOCA_CTX_STATE_IDLE; i++) {
-		doca_pe_progress(g->fx.pe);
-		assert_ok(doca_ctx_get_state(ctx, &st));
-	}
-	return st == DOCA_CTX_STATE_IDLE;
-}
-
 /*
  * A context that is a node of a graph cannot be destroyed (issue #19 item 13): the graph's
  * nodes and instances point at it and at its tasks, so the next submit or start would use
@@ -1353,6 +1455,7 @@ int main(void)
 		cmocka_unit_test(test_two_dma_then_user),
 		cmocka_unit_test(test_chain),
 		cmocka_unit_test(test_free_node_task_in_flight),
+		cmocka_unit_test(test_node_task_freed_and_ctx_restarted),
 		cmocka_unit_test(test_diamond_and_branch),
 		cmocka_unit_test(test_many_instances),
 		cmocka_unit_test(test_many_instances_large),

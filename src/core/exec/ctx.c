@@ -135,6 +135,17 @@ static doca_error_t ctx_pool_prepare(struct doca_ctx *ctx)
 	return DOCA_SUCCESS;
 }
 
+bool odma_ctx_task_live(const struct doca_ctx *ctx, const struct doca_task *t)
+{
+	uintptr_t base = (uintptr_t)ctx->pool, at = (uintptr_t)t;
+	size_t sz = ctx->ops->task_size;
+
+	if (ctx->pool == NULL || at < base || at - base >= (uintptr_t)ctx->pool_size * sz ||
+	    (at - base) % sz != 0)
+		return false;
+	return t->state != ODMA_TASK_FREE && !t->free_pending;
+}
+
 doca_error_t doca_ctx_start(struct doca_ctx *ctx)
 {
 	doca_error_t r;

@@ -307,6 +307,14 @@ void odma_task_complete(struct doca_task *task, doca_error_t status);
 /* Moves a context through its state machine, running the state-changed callback. */
 void odma_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next);
 
+/*
+ * Whether @t is an allocated task of @ctx's current pool (not freed, nor freed in flight).
+ * @t is read only once its address is known to be a task of that pool, so a task pointer left
+ * behind by a free and a restart with another task count (the pool is made again) is
+ * answered without touching freed memory. A graph's context node checks its task so.
+ */
+bool odma_ctx_task_live(const struct doca_ctx *ctx, const struct doca_task *t);
+
 /* Wakes an armed PE: safe from any thread; one atomic load when not armed. */
 void odma_pe_signal(struct doca_pe *pe);
 

@@ -116,6 +116,26 @@ static void slot_succeeded(struct doca_graph_instance *inst, const struct odma_g
 static doca_error_t inst_launch(struct doca_graph_instance *inst);
 static bool inst_advance(struct doca_graph_instance *inst);
 
+/*
+ * Whether the task of context node @slot is still an allocated task of the node's context.
+ * doca_graph.h says a node's task is not freed while the instance uses it; one that was, and
+ * whose context then restarted with another task count, lies in a freed pool, so it is checked
+ * before anything reads it. One line under @fn when it is gone.
+ */
+static bool slot_task_live(const struct odma_graph_slot *slot, const char *fn)
+{
+	const struct doca_ctx *ctx = slot_node(slot)->ctx;
+
+	if (doca_likely(odma_ctx_task_live(ctx, slot->data.task)))
+		return true;
+	ODMA_ERR_AT(fn,
+	            "graph instance %p: task %p of context node %u is not a task of context %p "
+	            "any more (it was freed while it was the node's data); fix: give the node a "
+	            "task you hold with doca_graph_instance_set_ctx_node_data",
+	            (void *)slot->inst, (void *)slot->data.task, slot->node, (const void *)ctx);
+	return false;
+}
+
 /* The completion hook of a context node's task (PE thread, inside doca_pe_progress). */
 static void graph_task_done(struct doca_task *task, bool success)
 {
@@ -152,6 +172,8 @@ static doca_error_t slot_launch(struct odma_graph_slot *slot)
 			inst->running++;
 		return r;
 	}
+	if (!slot_task_live(slot, "doca_pe_progress"))
+		return DOCA_ERROR_INVALID_VALUE; /* reached in a run, after the submit's check */
 	task = slot->data.task;
 	prev_hook = task->hook;
 	prev_arg = task->hook_arg;
@@ -523,6 +545,9 @@ static bool inst_complete(const struct doca_graph_instance *inst)
 			         (const void *)inst, odma_graph_kind_name(g->nodes[i]), i);
 			return false;
 		}
+		if (g->nodes[i]->kind == ODMA_GRAPH_NODE_CTX &&
+		    !slot_task_live(s, "doca_graph_instance_submit"))
+			return false;
 		if (g->nodes[i]->kind == ODMA_GRAPH_NODE_SUB && !inst_complete(s->data.sub))
 			return false;
 	}
