@@ -217,6 +217,11 @@ void doca_priv_argp_own_json(void)
 	odma_argp.own_json = true;
 }
 
+void doca_priv_argp_callbacks_explain(void)
+{
+	odma_argp.cb_explain = true;
+}
+
 ODMA_ARGP_FLAG_SETTER(doca_argp_param_set_cli_only, cli_only)
 ODMA_ARGP_FLAG_SETTER(doca_argp_param_set_multiplicity, multi)
 ODMA_ARGP_FLAG_SETTER(doca_argp_param_set_singular, singular)

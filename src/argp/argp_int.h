@@ -37,6 +37,7 @@ struct odma_argp {
 	doca_argp_param_cb_t version;
 	doca_argp_dpdk_cb_t dpdk;
 	bool own_json;     /* doca_priv_argp_own_json: -j/--json are the program's */
+	bool cb_explain;   /* doca_priv_argp_callbacks_explain: a refusing callback said why */
 	char *synopsis;    /* doca_priv_argp_set_doc: after "Usage: PROGRAM " */
 	char *description; /* doca_priv_argp_set_doc: printed under the usage line */
 	char *epilogue;    /* doca_priv_argp_set_doc: printed after the flags */

@@ -99,7 +99,7 @@ static doca_error_t parse_call(struct doca_argp_param *p, void *value)
 {
 	doca_error_t rc = p->callback(value, odma_argp.config);
 
-	if (rc != DOCA_SUCCESS)
+	if (rc != DOCA_SUCCESS && !odma_argp.cb_explain)
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\": its callback failed with %s",
 		              parse_param_name(p), doca_error_get_name(rc));
 	return rc;

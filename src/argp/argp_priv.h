@@ -25,4 +25,11 @@ DOCA_STABLE doca_error_t doca_priv_argp_set_doc(const char *synopsis, const char
  */
 DOCA_STABLE void doca_priv_argp_own_json(void);
 
+/*
+ * The program's param callbacks say why they refuse a value, on a line of their own:
+ * doca_argp_start then adds no line when a callback fails (it still fails, with the
+ * callback's code), so a bad flag value costs the user one line.
+ */
+DOCA_STABLE void doca_priv_argp_callbacks_explain(void);
+
 #endif /* ODMA_ARGP_PRIV_H_ */

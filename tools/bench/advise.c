@@ -17,6 +17,7 @@
 #include <doca_log.h>
 
 #include "advise.h"
+#include "argp/argp_priv.h"
 #include "bench.h"
 
 #define ADVISE_RUNS 3     /* repetitions of every measurement: the spread is their min-max */
@@ -203,6 +204,7 @@ static int parse_flags(int argc, char **argv)
 	                    "measure DMA and the Comch fast path host<->DPU (3 runs)", B,
 	                    cb_compare, false))
 		return -1;
+	doca_priv_argp_callbacks_explain(); /* each cb_* prints its own one-line refusal */
 	return doca_argp_start(argc, argv) == DOCA_SUCCESS ? 0 : -1;
 }
 

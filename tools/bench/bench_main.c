@@ -16,6 +16,7 @@
 #include <doca_argp.h>
 #include <doca_log.h>
 
+#include "argp/argp_priv.h"
 #include "bench.h"
 
 static const char bench_help[] =
@@ -354,7 +355,12 @@ static doca_error_t cb_trace(void *p, void *c)
 		fprintf(stderr, "odma-bench: --trace needs a file name\n");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	return setenv("ODMA_TRACE", p, 1) == 0 ? DOCA_SUCCESS : DOCA_ERROR_NO_MEMORY;
+	if (setenv("ODMA_TRACE", p, 1) != 0) {
+		fprintf(stderr, "odma-bench: --trace: cannot set ODMA_TRACE: %s\n",
+		        strerror(errno));
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	return DOCA_SUCCESS;
 }
 
 static doca_error_t cb_plot(void *p, void *c)
@@ -461,7 +467,10 @@ static int parse_flags(int argc, char **argv)
 	argc = bench_prefilter(argc, argv, print_help, &cfg.json);
 	doca_log_backend_create_standard();
 	doca_log_backend_create_with_file_sdk(stderr, &be);
-	if (doca_argp_init("odma bench", &cfg) != DOCA_SUCCESS || register_params() != 0)
+	if (doca_argp_init("odma bench", &cfg) != DOCA_SUCCESS)
+		return -1;
+	doca_priv_argp_callbacks_explain(); /* each cb_* prints its own one-line refusal */
+	if (register_params() != 0)
 		return -1;
 	doca_argp_set_dpdk_program(cb_eal);
 	return doca_argp_start(argc, argv) == DOCA_SUCCESS ? 0 : -1;

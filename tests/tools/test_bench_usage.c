@@ -1,0 +1,66 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ *
+ * A bad flag value of odma bench or odma advise is a usage error: exit 2 and exactly one
+ * line, the tool's own (doca_argp adds none of its own when a callback refuses), before
+ * anything is measured.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "tool_run.h"
+
+static struct tool_out out;
+
+static int line_count(const char *text)
+{
+	int n = 0;
+
+	for (; *text != '\0'; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/* @tool @args exits 2 with one line (stdout and stderr together) holding @want. */
+static void refused_in_one_line(const char *var, const char *args, const char *want)
+{
+	tool_run(&out, NULL, tool_path(var), args, 1);
+	if (out.status != 2 || line_count(out.text) != 1 || strstr(out.text, want) == NULL)
+		fail_msg("%s %s: exit %d, want 2 and one line holding \"%s\"; got:\n%s", var, args,
+		         out.status, want, out.text);
+}
+
+static void test_bench_bad_values(void **s)
+{
+	(void)s;
+	refused_in_one_line("ODMA_TEST_BENCH", "--size abc", "--size \"abc\" is not a size");
+	refused_in_one_line("ODMA_TEST_BENCH", "--depth 0", "--depth 0 is out of range");
+	refused_in_one_line("ODMA_TEST_BENCH", "--mode x", "--mode \"x\"");
+	refused_in_one_line("ODMA_TEST_BENCH", "--seconds -1", "--seconds \"-1\"");
+	refused_in_one_line("ODMA_TEST_BENCH", "--engine none", "--engine \"none\"");
+	/* doca_argp's own refusals stay one line too */
+	refused_in_one_line("ODMA_TEST_BENCH", "--depth x", "\"x\" is not an integer");
+	refused_in_one_line("ODMA_TEST_BENCH", "--no-such-flag", "unknown option");
+}
+
+static void test_advise_bad_values(void **s)
+{
+	(void)s;
+	refused_in_one_line("ODMA_TEST_ADVISE", "--size abc", "--size \"abc\" is not a size");
+	refused_in_one_line("ODMA_TEST_ADVISE", "--size 64 --count 0", "--count must be");
+	refused_in_one_line("ODMA_TEST_ADVISE", "--size 64 --between moon", "--between \"moon\"");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bench_bad_values),
+		cmocka_unit_test(test_advise_bad_values),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
