@@ -778,6 +778,29 @@ struct compat_opts {
 	bool keep;
 };
 
+/* What the flags together must satisfy, each refusal one line and exit 2, before any work. */
+static int args_settle(int argc, char **argv, struct compat_ctx *c, const struct compat_opts *o)
+{
+	if (optind != argc - 1) {
+		fprintf(stderr,
+		        "odma compat: give one samples directory (see odma compat --help)\n");
+		return 2;
+	}
+	if (c->split_netns && geteuid() != 0) {
+		fprintf(stderr, "odma compat: --split-netns needs root: it creates network and PID "
+		                "namespaces and a veth pair; run it as root, or without "
+		                "--split-netns\n");
+		return 2;
+	}
+	if (compat_schedules_parse(c, o->schedules != NULL ? o->schedules
+	                                                   : compat_schedule_default_set()) != 0)
+		return 2;
+	if (o->json != NULL && compat_json_path_check(o->json) != 0)
+		return 2;
+	c->samples_dir = argv[optind];
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat_opts *o)
 {
 	int opt;
@@ -862,22 +885,7 @@ static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat
 			return compat_bad_option(opt, argv);
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr,
-		        "odma compat: give one samples directory (see odma compat --help)\n");
-		return 2;
-	}
-	if (c->split_netns && geteuid() != 0) {
-		fprintf(stderr, "odma compat: --split-netns needs root: it creates network and PID "
-		                "namespaces and a veth pair; run it as root, or without "
-		                "--split-netns\n");
-		return 2;
-	}
-	if (compat_schedules_parse(c, o->schedules != NULL ? o->schedules
-	                                                   : compat_schedule_default_set()) != 0)
-		return 2;
-	c->samples_dir = argv[optind];
-	return 0;
+	return args_settle(argc, argv, c, o);
 }
 
 static int setup_paths(struct compat_ctx *c, const struct compat_opts *o)

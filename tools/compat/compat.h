@@ -216,6 +216,12 @@ int compat_capture(char *const argv[], const struct compat_env *env, size_t n, c
                    size_t size);
 /* Reads a whole file (NUL-terminated); NULL if it cannot. */
 char *compat_read_file(const char *path, size_t *len);
+/*
+ * Whether --json @path ('-': stdout) can be written, asked before anything runs: opens it
+ * for writing without truncating it (and removes it again when it did not exist). 0, or 2
+ * after one line on stderr.
+ */
+int compat_json_path_check(const char *path);
 bool compat_file_contains(const char *path, const char *needle);
 /* The last line of @path containing @needle (NULL: the last non-empty line), trimmed. */
 bool compat_last_line(const char *path, const char *needle, char *out, size_t size);

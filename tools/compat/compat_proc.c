@@ -233,6 +233,27 @@ char *compat_read_file(const char *path, size_t *len)
 	return buf;
 }
 
+int compat_json_path_check(const char *path)
+{
+	bool existed;
+	int fd;
+
+	if (strcmp(path, "-") == 0)
+		return 0;
+	existed = access(path, F_OK) == 0;
+	/* O_NONBLOCK: a FIFO with no reader is refused rather than waited on */
+	fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		fprintf(stderr, "odma compat: --json %s: cannot write it: %s\n", path,
+		        strerror(errno));
+		return 2;
+	}
+	close(fd);
+	if (!existed)
+		unlink(path);
+	return 0;
+}
+
 bool compat_file_contains(const char *path, const char *needle)
 {
 	char *text = compat_read_file(path, NULL);

@@ -684,6 +684,8 @@ int compat_shake_main(int argc, char **argv)
 		fprintf(stderr, "odma compat: --shake takes a count of schedules\n");
 		rc = 2;
 	}
+	if (rc == 0 && k.json != NULL)
+		rc = compat_json_path_check(k.json); /* before any schedule runs */
 	if (rc == 0)
 		rc = shake_setup_work(&k);
 	if (rc != 0)

@@ -1,0 +1,91 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ *
+ * odma compat's usage errors that must come before any work: exit 2 and exactly one line,
+ * nothing built or run (fast: no samples tree is built here; tools_compat, in the suite
+ * slow, runs the real thing).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tool_run.h"
+
+static struct tool_out out;
+static char tmp[256];
+
+static const char *compat(void)
+{
+	return tool_path("ODMA_TEST_COMPAT");
+}
+
+static int line_count(const char *text)
+{
+	int n = 0;
+
+	for (; *text != '\0'; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/* odma compat @args exits 2 with one line (stdout and stderr together) holding @want. */
+static void refused_in_one_line(const char *args, const char *want)
+{
+	tool_run(&out, NULL, compat(), args, 1);
+	if (out.status != 2 || line_count(out.text) != 1 || strstr(out.text, want) == NULL)
+		fail_msg("odma compat %s: exit %d, want 2 and one line holding \"%s\"; got:\n%s",
+		         args, out.status, want, out.text);
+}
+
+static int setup(void **s)
+{
+	(void)s;
+	snprintf(tmp, sizeof(tmp), "%s/compat-usage.XXXXXX",
+	         getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
+	return mkdtemp(tmp) == NULL ? -1 : 0;
+}
+
+static int teardown(void **s)
+{
+	char cmd[512];
+
+	(void)s;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* --json into a directory that does not exist: refused before any schedule or build runs. */
+static void test_json_path_first(void **s)
+{
+	char args[1024], marker[300];
+	struct stat st;
+
+	(void)s;
+	snprintf(marker, sizeof(marker), "%s/ran", tmp);
+	snprintf(args, sizeof(args),
+	         "--shake 2 --json '%s/no/such/dir/x.json' -- sh -c 'echo >> \"%s\"'", tmp, marker);
+	refused_in_one_line(args, "no/such/dir/x.json");
+	assert_int_not_equal(stat(marker, &st), 0); /* the program never ran */
+	/* the build mode: the JSON path is refused before the samples tree is looked at */
+	snprintf(args, sizeof(args), "--json '%s/no/such/dir/x.json' '%s/nothing-here'", tmp, tmp);
+	refused_in_one_line(args, "no/such/dir/x.json");
+	/* a writable path is not left behind by the check */
+	snprintf(args, sizeof(args), "--json '%s/x.json' '%s/nothing-here'", tmp, tmp);
+	refused_in_one_line(args, "is not a directory");
+	snprintf(marker, sizeof(marker), "%s/x.json", tmp);
+	assert_int_not_equal(stat(marker, &st), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_json_path_first, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
