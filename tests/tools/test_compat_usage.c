@@ -2,8 +2,8 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  *
  * odma compat's usage errors that must come before any work: exit 2 and exactly one line,
- * nothing built or run (fast: no samples tree is built here; tools_compat, in the suite
- * slow, runs the real thing).
+ * nothing built, run or read without bound (fast: no samples tree is built here;
+ * tools_compat, in the suite slow, runs the real thing).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -81,10 +81,46 @@ static void test_json_path_first(void **s)
 	assert_int_not_equal(stat(marker, &st), 0);
 }
 
+/* odma compat @args (under `timeout 20`) exits 2 with one line holding @want. */
+static void bounded_refusal(const char *args, const char *want)
+{
+	tool_run(&out, "timeout 20", compat(), args, 1);
+	if (out.status != 2 || line_count(out.text) != 1 || strstr(out.text, want) == NULL)
+		fail_msg("odma compat %s: exit %d (124: still reading after 20 s), "
+		         "want 2 and one line holding \"%s\"; got:\n%s",
+		         args, out.status, want, out.text);
+}
+
+/*
+ * --min-release FILE reads a regular file of at most 16 MiB: a FIFO is refused, not waited
+ * on, a larger file refused, and /dev/zero refused rather than read until memory runs out.
+ * (/dev/zero last: without the bound, the FIFO check fails first and nothing eats memory.)
+ */
+static void test_min_release_bounded(void **s)
+{
+	char path[300], args[400];
+	FILE *f;
+
+	(void)s;
+	snprintf(path, sizeof(path), "%s/fifo.c", tmp);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(args, sizeof(args), "--min-release '%s'", path);
+	bounded_refusal(args, "not a regular file");
+	snprintf(path, sizeof(path), "%s/big.c", tmp);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(ftruncate(fileno(f), (16 << 20) + 1), 0); /* sparse: no disk used */
+	fclose(f);
+	snprintf(args, sizeof(args), "--min-release '%s'", path);
+	bounded_refusal(args, "over 16 MiB");
+	bounded_refusal("--min-release /dev/zero", "/dev/zero: not a regular file");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_json_path_first, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_min_release_bounded, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,6 +22,7 @@
 #define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdint.h>
@@ -29,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -40,6 +42,9 @@ static const char *const minrel_releases[] = { "1.5", "2.0",  "2.2", "2.5", "2.6
 	                                       "2.9", "2.10", "3.0", "3.1", "3.2", "3.3" };
 #define MINREL_NRELEASES (int)(sizeof(minrel_releases) / sizeof(minrel_releases[0]))
 #define MINREL_SHOWN 3 /* functions shown with their evidence per reason line */
+/* The largest source file read (NVIDIA's largest sample source is under 100 KiB). */
+#define MINREL_MAX_FILE (16 << 20)
+#define MINREL_MAX_FILE_TEXT "16 MiB"
 
 static int minrel_rank(const char *release)
 {
@@ -206,16 +211,59 @@ static bool minrel_has(const char *dir, const char *name)
 	return stat(path, &st) == 0;
 }
 
+/*
+ * A C source, read whole: a regular file of at most MINREL_MAX_FILE bytes. Anything else
+ * (a FIFO, /dev/zero, a huge file) is refused in one line, not read without end.
+ */
+static const char *minrel_read_fd(int fd, char **text, size_t *len)
+{
+	struct stat st;
+	size_t size;
+	ssize_t got;
+
+	if (fstat(fd, &st) != 0)
+		return strerror(errno);
+	if (!S_ISREG(st.st_mode))
+		return "not a regular file";
+	if (st.st_size > MINREL_MAX_FILE)
+		return "over " MINREL_MAX_FILE_TEXT ", too big for a C source";
+	size = (size_t)st.st_size;
+	*text = malloc(size + 1);
+	if (*text == NULL)
+		return strerror(ENOMEM);
+	got = read(fd, *text, size); /* a file that grows meanwhile: its size at fstat */
+	if (got < 0)
+		return strerror(errno);
+	(*text)[got] = '\0';
+	*len = (size_t)got;
+	return NULL;
+}
+
+static char *minrel_read(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	const char *why = fd < 0 ? strerror(errno) : NULL;
+	char *text = NULL;
+
+	if (fd >= 0) {
+		why = minrel_read_fd(fd, &text, len);
+		close(fd);
+	}
+	if (why != NULL) {
+		fprintf(stderr, "odma compat: --min-release: cannot read %s: %s\n", path, why);
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 static int minrel_scan_file(struct minrel_prog *p, const char *path)
 {
 	size_t len = 0;
-	char *text = compat_read_file(path, &len);
+	char *text = minrel_read(path, &len);
 
-	if (text == NULL) {
-		fprintf(stderr, "odma compat: --min-release: cannot read %s: %s\n", path,
-		        strerror(errno));
+	if (text == NULL)
 		return -1;
-	}
 	minrel_scan_text(p, path, text, len);
 	free(text);
 	p->nfiles++;
