@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -105,12 +106,42 @@ static doca_error_t parse_call(struct doca_argp_param *p, void *value)
 	return rc;
 }
 
+/*
+ * A boolean flag is given alone on the command line (DOCA's samples never give it a value;
+ * their JSON files use true and false). A value, as in --flag=no, must say which: true, yes,
+ * 1 or false, no, 0 (any case); anything else is refused rather than taken for true.
+ */
+static doca_error_t parse_apply_bool(struct doca_argp_param *p, const char *text)
+{
+	static const struct {
+		const char *word;
+		bool value;
+	} words[] = { { "true", true },   { "yes", true }, { "1", true },
+		      { "false", false }, { "no", false }, { "0", false } };
+	size_t i;
+	bool b;
+
+	if (text == NULL) {
+		b = true;
+		return parse_call(p, &b);
+	}
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcasecmp(text, words[i].word) == 0) {
+			b = words[i].value;
+			return parse_call(p, &b);
+		}
+	odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+	              "flag \"%s\": \"%s\" is not a boolean; give the flag alone, or =true or "
+	              "=false (yes/no, 1/0)",
+	              parse_param_name(p), text);
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
 /* Converts a textual value by the param's type and hands it to the callback. */
 doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text)
 {
 	struct json_object *obj;
 	doca_error_t rc;
-	bool b = true;
 	char *copy;
 	long v;
 	int i;
@@ -125,9 +156,7 @@ doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text)
 		i = (int)v;
 		return parse_call(p, &i);
 	case DOCA_ARGP_TYPE_BOOLEAN:
-		if (text != NULL)
-			b = strcmp(text, "false") != 0 && strcmp(text, "0") != 0;
-		return parse_call(p, &b);
+		return parse_apply_bool(p, text);
 	case DOCA_ARGP_TYPE_JSON_OBJ:
 		obj = json_tokener_parse(text);
 		if (obj == NULL) {

@@ -354,6 +354,42 @@ static void test_logger_callback(void **state)
 	doca_argp_disable_logger_callback();
 }
 
+/*
+ * A boolean flag alone is true; with a value, true/yes/1 and false/no/0 (any case) say which
+ * (--verbose=no was taken for true); any other value is refused in one line.
+ */
+static void test_boolean_values(void **state)
+{
+	static const struct {
+		char *arg; /* START's argv holds char * */
+		bool want;
+	} given[] = { { "--verbose", true },     { "--verbose=true", true },
+		      { "--verbose=YES", true }, { "--verbose=1", true },
+		      { "--verbose=no", false }, { "--verbose=false", false },
+		      { "--verbose=No", false }, { "--verbose=0", false } };
+	static char *const refused[] = { "--verbose=maybe", "--verbose=", "--verbose=2" };
+
+	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {
+		teardown(state);
+		setup(state);
+		cfg.verbose = !given[i].want;
+		assert_ok(START("-p", "a", given[i].arg));
+		if (cfg.verbose != given[i].want)
+			fail_msg("%s gave %d", given[i].arg, cfg.verbose);
+	}
+	assert_ok(doca_argp_register_logger_callback(logger));
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		teardown(state);
+		setup(state);
+		logged = 0;
+		assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", refused[i]));
+		assert_int_equal(logged, 1);
+		assert_non_null(strstr(last_line, "is not a boolean"));
+		assert_false(cfg.verbose);
+	}
+	doca_argp_disable_logger_callback();
+}
+
 static int null_config_calls;
 static doca_error_t validate_null_config(void *c)
 {
@@ -392,6 +428,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_flag_one_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_logger_callback, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_boolean_values, setup, teardown),
 		cmocka_unit_test(test_init_null_null),
 	};
 
