@@ -309,7 +309,9 @@ doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, c
  * @param [in] source  a registered source id.
  * @param [out] bucket  the bucket id (untouched on failure).
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE on NULL or an unknown source;
- *         DOCA_ERROR_NO_MEMORY when the bucket table is full.
+ *         DOCA_ERROR_NO_MEMORY when the bucket table is full (4096 buckets; logged once):
+ *         DOCA_LOG_RATE_LIMIT's call site then keeps the id -1, which doca_log_rate_limit()
+ *         takes for one bucket shared by every such call site.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_log_rate_bucket_register(int source, int *bucket);
@@ -324,7 +326,8 @@ doca_error_t doca_log_rate_bucket_register(int source, int *bucket);
  * @param [in] fname  source file name (may be NULL).
  * @param [in] line  source line.
  * @param [in] func  function name (may be NULL).
- * @param [in] bucket  an id from doca_log_rate_bucket_register().
+ * @param [in] bucket  an id from doca_log_rate_bucket_register(); -1 once its table is full
+ *        (the shared overflow bucket).
  * @param [in] format  printf(3) format.
  * @return DOCA_SUCCESS (also when filtered or dropped); DOCA_ERROR_INVALID_VALUE for an unknown
  *         source or bucket, a bad level or a NULL format.

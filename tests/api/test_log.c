@@ -515,6 +515,24 @@ static void to_stderr(char *buf)
 	fputs(buf, stderr);
 }
 
+/*
+ * With all 4096 rate-limit buckets in use, a new DOCA_LOG_RATE_LIMIT call site still logs
+ * (its messages were rejected): such sites share one bucket, so of six messages from two
+ * sites under a quantity of 4, the first four show; the table-full line is said once.
+ */
+static void test_rate_overflow(void **state)
+{
+	char out[8192];
+
+	(void)state;
+	assert_int_equal(run_child("--child-overflow", NULL, out, sizeof(out)), 0);
+	assert_int_equal(count_of(out, "all 4096 buckets are in use"), 1);
+	assert_int_equal(count_of(out, "overflow site"), 4);
+	assert_non_null(strstr(out, "overflow site one 0"));
+	assert_non_null(strstr(out, "overflow site two 1"));
+	assert_null(strstr(out, "rejected a message"));
+}
+
 /* The child of test_tables_full: 0 when each table refused exactly at its end. */
 static int fill_tables(void)
 {
@@ -540,12 +558,42 @@ static int fill_tables(void)
 	return r == DOCA_ERROR_NO_MEMORY ? 0 : 5;
 }
 
+/*
+ * The child of test_rate_overflow: fills the bucket table, then logs three messages from each
+ * of two call sites that found no bucket, under a quantity of 4 that no refill adds to.
+ */
+static int rate_overflow(void)
+{
+	static char sdk_line[512], app_line[512];
+	struct doca_log_backend *be;
+	int bucket, n = 0;
+
+	if (doca_log_backend_create_with_buf_sdk(sdk_line, sizeof(sdk_line), to_stderr, &be) !=
+	            DOCA_SUCCESS ||
+	    doca_log_backend_create_with_buf(app_line, sizeof(app_line), to_stderr, &be) !=
+	            DOCA_SUCCESS)
+		return 2;
+	while (doca_log_rate_bucket_register(log_source, &bucket) == DOCA_SUCCESS)
+		n++;
+	if (n != 4096)
+		return 3;
+	doca_log_set_bucket_time(3600);
+	doca_log_set_quantity(4);
+	for (int i = 0; i < 3; i++) {
+		DOCA_LOG_RATE_LIMIT_INFO("overflow site one %d", i);
+		DOCA_LOG_RATE_LIMIT_INFO("overflow site two %d", i);
+	}
+	return 0;
+}
+
 static int child_main(const char *mode)
 {
 	int sdk;
 
 	if (strcmp(mode, "--child-full") == 0)
 		return fill_tables();
+	if (strcmp(mode, "--child-overflow") == 0)
+		return rate_overflow();
 
 	if (strcmp(mode, "--child-standard") == 0) {
 		if (doca_log_backend_create_standard() != DOCA_SUCCESS ||
@@ -588,6 +636,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_env_log_level),
 		cmocka_unit_test(test_standard_backend),
 		cmocka_unit_test(test_tables_full),
+		cmocka_unit_test(test_rate_overflow),
 	};
 
 	if (argc > 1)

@@ -10,10 +10,17 @@
 ODMA_LOG_REGISTER(ODMA_LOG_RATE)
 
 #define ODMA_LOG_MAX_BUCKETS 4096
+/*
+ * The shared overflow bucket, past the table's end: once every bucket is in use, a call site
+ * that could not register one (DOCA_LOG_RATE_LIMIT keeps its bucket id at -1) is limited by
+ * this bucket, shared with every such site, rather than losing its messages.
+ */
+#define RATE_OVERFLOW ODMA_LOG_MAX_BUCKETS
 
 pthread_mutex_t odma_log_rate_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct odma_log_bucket rate_buckets[ODMA_LOG_MAX_BUCKETS];
+static struct odma_log_bucket rate_buckets[ODMA_LOG_MAX_BUCKETS + 1];
 static int rate_nb_buckets;
+static bool rate_full_said; /* the table-full line is logged once, not once per message */
 static uint16_t rate_bucket_time = 1;
 static uint16_t rate_bucket_quantity = 10;
 
@@ -63,10 +70,14 @@ doca_error_t doca_log_rate_bucket_register(int source, int *bucket)
 	}
 	pthread_mutex_lock(&odma_log_rate_lock);
 	if (rate_nb_buckets == ODMA_LOG_MAX_BUCKETS) {
+		bool said = rate_full_said;
+
+		rate_full_said = true;
 		pthread_mutex_unlock(&odma_log_rate_lock);
-		ODMA_ERR("doca_log_rate_bucket_register: all %d buckets are in use; use fewer "
-		         "rate-limited call sites",
-		         ODMA_LOG_MAX_BUCKETS);
+		if (!said)
+			ODMA_ERR("doca_log_rate_bucket_register: all %d buckets are in use; "
+			         "call sites without one now share a single bucket",
+			         ODMA_LOG_MAX_BUCKETS);
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	/* A new bucket starts full, so the first burst of a call site is shown. */
@@ -91,14 +102,27 @@ static bool rate_admit(int bucket, uint32_t *dropped)
 	return ok;
 }
 
-static bool rate_bucket_valid(int bucket)
+/*
+ * The bucket a message of @bucket takes its token from: @bucket itself, or the shared
+ * overflow bucket for -1 (no bucket registered) once the table is full; -1 if invalid.
+ */
+static int rate_bucket_resolve(int bucket)
 {
-	bool ok;
+	struct odma_log_bucket *o = &rate_buckets[RATE_OVERFLOW];
+	int b = -1;
 
 	pthread_mutex_lock(&odma_log_rate_lock);
-	ok = bucket >= 0 && bucket < rate_nb_buckets && rate_buckets[bucket].used;
+	if (bucket >= 0 && bucket < rate_nb_buckets && rate_buckets[bucket].used) {
+		b = bucket;
+	} else if (bucket == -1 && rate_nb_buckets == ODMA_LOG_MAX_BUCKETS) {
+		if (!o->used) /* starts full, as any bucket */
+			*o = (struct odma_log_bucket){ .used = true,
+				                       .tokens = rate_bucket_quantity,
+				                       .last_ns = rate_now_ns() };
+		b = RATE_OVERFLOW;
+	}
 	pthread_mutex_unlock(&odma_log_rate_lock);
-	return ok;
+	return b;
 }
 
 doca_error_t doca_log_rate_limit(uint32_t level, int source, const char *fname, int line,
@@ -108,11 +132,12 @@ doca_error_t doca_log_rate_limit(uint32_t level, int source, const char *fname, 
 	uint32_t dropped = 0;
 	va_list ap;
 	bool sdk;
+	int b = -1;
 
 	(void)fname;
 	odma_log_init();
 	if (odma_log_check_source(source, &sdk) != DOCA_SUCCESS || format == NULL ||
-	    !rate_bucket_valid(bucket) || level < DOCA_LOG_LEVEL_DISABLE ||
+	    (b = rate_bucket_resolve(bucket)) < 0 || level < DOCA_LOG_LEVEL_DISABLE ||
 	    level > DOCA_LOG_LEVEL_TRACE) {
 		ODMA_ERR(
 		        "doca_log_rate_limit: rejected a message (source %d, bucket %d, level %u); "
@@ -121,7 +146,7 @@ doca_error_t doca_log_rate_limit(uint32_t level, int source, const char *fname, 
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* Filtered messages take no token: only shown messages count against the rate. */
-	if (odma_log_filtered(level, sdk) || !rate_admit(bucket, &dropped))
+	if (odma_log_filtered(level, sdk) || !rate_admit(b, &dropped))
 		return DOCA_SUCCESS;
 	if (dropped > 0)
 		snprintf(suffix, sizeof(suffix), " (%u similar messages dropped)", dropped);
@@ -166,7 +191,7 @@ void doca_log_set_quantity(uint16_t quantity)
 	pthread_mutex_lock(&odma_log_rate_lock);
 	rate_bucket_quantity = quantity;
 	/* Lowering the quantity takes effect at once: no bucket keeps more than it allows. */
-	for (i = 0; i < rate_nb_buckets; i++)
+	for (i = 0; i <= RATE_OVERFLOW; i++)
 		if (rate_buckets[i].tokens > quantity)
 			rate_buckets[i].tokens = quantity;
 	pthread_mutex_unlock(&odma_log_rate_lock);
