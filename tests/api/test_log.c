@@ -516,6 +516,19 @@ static void to_stderr(char *buf)
 }
 
 /*
+ * At the 64-backend limit the standard backend is refused with DOCA_ERROR_NO_MEMORY and one
+ * line each time, and is not marked created by a refusal (a second call returned success).
+ */
+static void test_standard_at_limit(void **state)
+{
+	char out[4096];
+
+	(void)state;
+	assert_int_equal(run_child("--child-standard-full", NULL, out, sizeof(out)), 0);
+	assert_int_equal(count_of(out, "no room for its two backends"), 3);
+}
+
+/*
  * With all 4096 rate-limit buckets in use, a new DOCA_LOG_RATE_LIMIT call site still logs
  * (its messages were rejected): such sites share one bucket, so of six messages from two
  * sites under a quantity of 4, the first four show; the table-full line is said once.
@@ -586,6 +599,28 @@ static int rate_overflow(void)
 	return 0;
 }
 
+/*
+ * The child of test_standard_at_limit: with one slot left, the standard backend (two
+ * halves) is refused, leaves the slot free and is refused again, not taken for created.
+ */
+static int standard_at_limit(void)
+{
+	static char line[512];
+	struct doca_log_backend *be;
+
+	for (int i = 0; i < 63; i++)
+		if (doca_log_backend_create_with_buf(line, sizeof(line), to_stderr, &be) !=
+		    DOCA_SUCCESS)
+			return 2;
+	if (doca_log_backend_create_standard() != DOCA_ERROR_NO_MEMORY)
+		return 3;
+	if (doca_log_backend_create_standard() != DOCA_ERROR_NO_MEMORY)
+		return 4; /* it was: DOCA_SUCCESS, with only its stdout half (or none) in place */
+	if (doca_log_backend_create_with_buf(line, sizeof(line), to_stderr, &be) != DOCA_SUCCESS)
+		return 5; /* the refused standard backend left the last slot free */
+	return doca_log_backend_create_standard() == DOCA_ERROR_NO_MEMORY ? 0 : 6;
+}
+
 static int child_main(const char *mode)
 {
 	int sdk;
@@ -594,6 +629,8 @@ static int child_main(const char *mode)
 		return fill_tables();
 	if (strcmp(mode, "--child-overflow") == 0)
 		return rate_overflow();
+	if (strcmp(mode, "--child-standard-full") == 0)
+		return standard_at_limit();
 
 	if (strcmp(mode, "--child-standard") == 0) {
 		if (doca_log_backend_create_standard() != DOCA_SUCCESS ||
@@ -637,6 +674,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_standard_backend),
 		cmocka_unit_test(test_tables_full),
 		cmocka_unit_test(test_rate_overflow),
+		cmocka_unit_test(test_standard_at_limit),
 	};
 
 	if (argc > 1)

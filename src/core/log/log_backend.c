@@ -156,6 +156,20 @@ void odma_log_recompute_fallbacks_locked(void)
 
 /* ------------------------------------------------------------------ creation */
 
+/* Puts @b, filled in, into the table; odma_log_lock held and a free slot checked. */
+static void backend_commit_locked(struct doca_log_backend *b)
+{
+	if (b->sdk) {
+		b->sdk_level = odma_log_g.sdk;
+		odma_log_g.have_sdk_backend = true;
+	} else {
+		b->lower = odma_log_g.lower;
+		b->upper = odma_log_g.upper;
+		odma_log_g.have_app_backend = true;
+	}
+	odma_log_g.backends[odma_log_g.nb_backends++] = b;
+}
+
 static doca_error_t backend_add(struct doca_log_backend *tmpl, struct doca_log_backend **out)
 {
 	struct doca_log_backend *b;
@@ -170,15 +184,7 @@ static doca_error_t backend_add(struct doca_log_backend *tmpl, struct doca_log_b
 		return DOCA_ERROR_NO_MEMORY;
 	}
 	*b = *tmpl;
-	if (b->sdk) {
-		b->sdk_level = odma_log_g.sdk;
-		odma_log_g.have_sdk_backend = true;
-	} else {
-		b->lower = odma_log_g.lower;
-		b->upper = odma_log_g.upper;
-		odma_log_g.have_app_backend = true;
-	}
-	odma_log_g.backends[odma_log_g.nb_backends++] = b;
+	backend_commit_locked(b);
 	odma_log_recompute_locked();
 	odma_log_lock_leave();
 	if (out != NULL)
@@ -195,22 +201,38 @@ static struct doca_log_backend backend_template(enum odma_log_sink sink, bool sd
 		                          .upper_floor = DOCA_LOG_LEVEL_DISABLE };
 }
 
+/*
+ * Both halves or neither: the standard backend counts as created only once both are in the
+ * table, so a refusal at the table's end leaves nothing behind and a later call tries again.
+ */
 doca_error_t doca_log_backend_create_standard(void)
 {
-	struct doca_log_backend out, err;
-	doca_error_t rc;
+	struct doca_log_backend *out = malloc(sizeof(*out)), *err = malloc(sizeof(*err));
+	bool had, room;
 
 	odma_log_init();
 	odma_log_lock_enter();
-	if (odma_log_g.have_standard) {
-		odma_log_lock_leave();
-		return DOCA_SUCCESS;
+	had = odma_log_g.have_standard;
+	room = out != NULL && err != NULL && odma_log_g.nb_backends + 2 <= ODMA_LOG_MAX_BACKENDS;
+	if (!had && room) {
+		backend_standard_halves(out, err);
+		backend_commit_locked(out);
+		backend_commit_locked(err);
+		odma_log_g.have_standard = true;
+		odma_log_recompute_locked();
 	}
-	odma_log_g.have_standard = true;
 	odma_log_lock_leave();
-	backend_standard_halves(&out, &err);
-	rc = backend_add(&out, NULL);
-	return rc != DOCA_SUCCESS ? rc : backend_add(&err, NULL);
+	if (had || !room) {
+		free(out);
+		free(err);
+	}
+	if (!had && !room) {
+		ODMA_ERR("doca_log_backend_create_standard: no room for its two backends "
+		         "(at most %d in all); reuse one",
+		         ODMA_LOG_MAX_BACKENDS);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	return DOCA_SUCCESS;
 }
 
 static doca_error_t backend_create_file(FILE *fptr, bool sdk, struct doca_log_backend **backend,
