@@ -109,6 +109,12 @@ static void odma_log_backend_write(struct doca_log_backend *b, uint32_t level, c
 		b->flush(b->buf);
 		break;
 	case ODMA_LOG_SINK_SYSLOG:
+		/*
+		 * openlog's identity is the process's, not a backend's: set it before each
+		 * message (under odma_log_lock, as every write) so that each syslog backend's
+		 * lines carry its own name, not that of the syslog backend created last.
+		 */
+		openlog(b->ident, LOG_PID, LOG_USER);
 		syslog(backend_syslog_priority(level), "%.*s", (int)(len > 0 ? len - 1 : 0), text);
 		break;
 	}
@@ -294,11 +300,13 @@ static doca_error_t backend_create_syslog(const char *name, bool sdk,
 		         name == NULL ? "name" : "backend");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	/*
+	 * openlog (at each message) keeps the pointer, so the copy lives as long as the backend
+	 * (forever); no openlog here, where a refused backend frees it.
+	 */
 	t.ident = strdup(name);
 	if (t.ident == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	/* openlog keeps the pointer, so the copy lives as long as the backend (forever). */
-	openlog(t.ident, LOG_PID, LOG_USER);
 	return backend_add(&t, backend);
 }
 
