@@ -358,6 +358,16 @@ static void test_text_output(void **state)
 	assert_non_null(strstr(out.text, "representor 0000:b1:00.4 vf"));
 }
 
+/* How many lines @t holds. */
+static int text_lines(const char *t)
+{
+	int n = 0;
+
+	for (; *t != '\0'; t++)
+		n += *t == '\n';
+	return n;
+}
+
 static void test_version_help_and_errors(void **state)
 {
 	(void)state;
@@ -375,8 +385,15 @@ static void test_version_help_and_errors(void **state)
 	tool_run(&out, "ODMA_SYSTEM=bf3 ODMA_SIDE=host", caps(), "--pci-addr 03:00.0", 1);
 	assert_int_equal(out.status, 1);
 	assert_non_null(strstr(out.text, "ODMA_SIDE=host shows only that side's devices"));
+	/* a bad value is a usage error of one line, the tool's own (argp adds none) */
 	tool_run(&out, NULL, caps(), "--lib nosuchlib", 1);
-	assert_int_not_equal(out.status, 0);
+	assert_int_equal(out.status, 2);
+	assert_non_null(strstr(out.text, "--lib 'nosuchlib' is not a library"));
+	assert_int_equal(text_lines(out.text), 1);
+	tool_run(&out, NULL, caps(), "--pci-addr zz:00.0", 1);
+	assert_int_equal(out.status, 2);
+	assert_non_null(strstr(out.text, "--pci-addr 'zz:00.0' is not a PCI address"));
+	assert_int_equal(text_lines(out.text), 1);
 	tool_run(&out, NULL, caps(), "--no-such-flag", 1);
 	assert_int_not_equal(out.status, 0);
 	tool_run(&out, "ODMA_SYSTEM=/nonexistent/profile", caps(), "", 1);

@@ -5,6 +5,7 @@
  * through the public API (so it prints the same for odma's emulated devices as a program
  * would find by asking). Output is text, or JSON with --json. See docs/man/doca_caps.1.
  */
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,11 +71,28 @@ static doca_error_t json_cb(void *p, void *c)
 	return flag_cb(p, c, offsetof(struct caps_cfg, json));
 }
 
+/* Whether @t reads as a PCI address: BB:DD.F or DDDD:BB:DD.F, hexadecimal. */
+static bool pci_text_ok(const char *t)
+{
+	static const char *const shapes[] = { "xx:xx.x", "xxxx:xx:xx.x" };
+
+	for (size_t k = 0; k < 2; k++) {
+		const char *f = shapes[k];
+		size_t i = 0;
+
+		while (f[i] != '\0' && (f[i] == 'x' ? isxdigit((unsigned char)t[i]) : t[i] == f[i]))
+			i++;
+		if (f[i] == '\0' && t[i] == '\0')
+			return true;
+	}
+	return false;
+}
+
 static doca_error_t pci_cb(void *param, void *config)
 {
 	struct caps_cfg *cfg = config;
 
-	if (strlen(param) >= sizeof(cfg->pci)) {
+	if (strlen(param) >= sizeof(cfg->pci) || !pci_text_ok(param)) {
 		fprintf(stderr, "doca_caps: --pci-addr '%s' is not a PCI address (BB:DD.F)\n",
 		        (char *)param);
 		return DOCA_ERROR_INVALID_VALUE;
@@ -809,8 +827,10 @@ int main(int argc, char **argv)
 	memset(&cfg, 0, sizeof(cfg));
 	doca_log_backend_create_standard();
 	err = doca_argp_init(odma_help_cmd_name(name, cmd, sizeof(cmd)), &cfg);
-	if (err == DOCA_SUCCESS)
+	if (err == DOCA_SUCCESS) {
+		doca_priv_argp_callbacks_explain(); /* pci_cb and lib_cb print their refusal */
 		err = register_params();
+	}
 	if (err == DOCA_SUCCESS && odma_help_man_wanted(argc, argv)) {
 		rc = caps_man(name);
 		doca_argp_destroy();
