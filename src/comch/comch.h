@@ -173,6 +173,12 @@ struct comch_carrier {
 	const char *where; /* "" or " at ODMA_FABRIC": for log lines */
 	int lost_errno;    /* a client's last error when its server went away mid-handshake */
 	bool self_bell;    /* fast-path bytes land from this process: it rings its consumers */
+	/*
+	 * The bytes move on the transport's thread unless a PE's progress does its work: a
+	 * running consumer or producer has its PE do it (doca_priv_pe_net_ios), as the
+	 * connection's endpoint has, so its sends and arrivals wait for no thread hand-off.
+	 */
+	bool pe_polls;
 	uint32_t retry_ms; /* a client's pause between two attempts to connect */
 	/* Optional. Whether the configuration asks for this carrier (NULL: always). */
 	bool (*wanted)(void);
@@ -393,6 +399,7 @@ struct doca_comch_consumer {
 	uint64_t claim_limit;       /* when closed: slots claimed before the ring closed */
 	bool closed;                /* the ring no longer takes claims */
 	bool expired;               /* the connection went away */
+	struct doca_pe *polling;    /* its PE while it does the carrier's work (comch_fp_poll) */
 	uint64_t drain_deadline_ns; /* closed: give up on claimed slots after this */
 	int bell_fd;                /* doorbell eventfd (ring->bell is its word); -1 none */
 };
@@ -414,6 +421,7 @@ struct doca_comch_producer {
 	uint32_t id;
 	doca_comch_producer_task_send_completion_cb_t ok_cb, err_cb;
 	bool expired;
+	struct doca_pe *polling; /* its PE while it does the carrier's work (comch_fp_poll) */
 };
 
 struct doca_comch_producer_task_send {
@@ -643,5 +651,12 @@ uint32_t comch_fp_next_id(struct doca_comch_connection *conn);
 struct comch_rcons *comch_fp_rcons_find(struct doca_comch_connection *conn, uint32_t id);
 /* Unmaps and frees a remote consumer. */
 void comch_fp_rcons_free(struct comch_rcons *r);
+/*
+ * A consumer's or producer's context @ctx on @conn starts (@on) or stops doing the carrier's
+ * work in its PE's progress (carriers with pe_polls); *@polling: the PE counted, or NULL.
+ * Idempotent: each stop, expiry and destroy may call it.
+ */
+void comch_fp_poll(struct doca_ctx *ctx, const struct doca_comch_connection *conn,
+                   struct doca_pe **polling, bool on);
 
 #endif /* ODMA_COMCH_H_ */

@@ -219,6 +219,7 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	close(fd);
+	comch_fp_poll(ctx, c->conn, &c->polling, true);
 	return DOCA_ERROR_IN_PROGRESS;
 }
 
@@ -241,6 +242,7 @@ static bool consumer_progress(struct doca_ctx *ctx)
 		if (reg == COMCH_REG_REFUSED || dead) {
 			ODMA_ERR("comch consumer %u: the peer %s; the consumer did not start",
 			         c->id, dead ? "went away" : "refused it");
+			comch_fp_poll(ctx, conn, &c->polling, false);
 			consumer_drop_ring(c);
 			doca_priv_ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);
 			return true;
@@ -249,6 +251,7 @@ static bool consumer_progress(struct doca_ctx *ctx)
 	}
 	if (dead && !c->expired) {
 		c->expired = true;
+		comch_fp_poll(ctx, conn, &c->polling, false);
 		consumer_close_ring(c, COMCH_EXPIRE_WAIT_MS);
 		ODMA_WARN("comch consumer %u: its connection closed; the consumer expires (posted "
 		          "buffers fail with DOCA_ERROR_CONNECTION_RESET)",
@@ -307,6 +310,7 @@ static void consumer_stop(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_of(ctx);
 
+	comch_fp_poll(ctx, c->conn, &c->polling, false);
 	if (c->ring == NULL)
 		return;
 	consumer_close_ring(c, COMCH_STOP_WAIT_MS);
@@ -489,6 +493,7 @@ doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 	if (r != DOCA_SUCCESS)
 		return r;
 	conn = consumer->conn;
+	comch_fp_poll(&consumer->ctx, conn, &consumer->polling, false);
 	pthread_mutex_lock(&conn->lock);
 	for (struct doca_comch_consumer **pp = &conn->lcons; *pp != NULL;
 	     pp = &(*pp)->next_on_conn) {

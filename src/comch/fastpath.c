@@ -25,6 +25,18 @@
 
 ODMA_LOG_REGISTER(DOCA_COMCH_FASTPATH)
 
+void comch_fp_poll(struct doca_ctx *ctx, const struct doca_comch_connection *conn,
+                   struct doca_pe **polling, bool on)
+{
+	struct doca_pe *pe = on && conn->ch->car->pe_polls ? ctx->pe : NULL;
+
+	if (*polling == pe)
+		return;
+	doca_priv_pe_net_ios(*polling, -1); /* (NULL: nothing) */
+	doca_priv_pe_net_ios(pe, 1);
+	*polling = pe;
+}
+
 /* Whether a connection can carry a new consumer or producer. */
 doca_error_t comch_fp_conn_usable(struct doca_comch_connection *conn, const char *func)
 {

@@ -1409,6 +1409,7 @@ const struct comch_carrier comch_net_carrier = {
 	.where = " at ODMA_FABRIC",
 	.lost_errno = ECONNREFUSED, /* nobody listened at ODMA_FABRIC, or it went away */
 	.self_bell = true,
+	.pe_polls = true,
 	.retry_ms = 100,
 	.wanted = comch_net_wanted,
 	.listen = net_listen,

@@ -40,7 +40,15 @@ static doca_error_t producer_start(struct doca_ctx *ctx)
 	}
 	p->expired = false;
 	(void)doca_priv_pe_watch(ctx->pe, p->bell_fd, EPOLLIN);
+	comch_fp_poll(ctx, p->conn, &p->polling, true);
 	return DOCA_SUCCESS;
+}
+
+static void producer_stop(struct doca_ctx *ctx)
+{
+	struct doca_comch_producer *p = producer_of(ctx);
+
+	comch_fp_poll(ctx, p->conn, &p->polling, false);
 }
 
 /* The arm op: the doorbell rings when the connection dies (its sends complete at submit). */
@@ -69,6 +77,7 @@ static bool producer_progress(struct doca_ctx *ctx)
 	if (p->expired || !atomic_load_explicit(&p->conn->dead, memory_order_acquire))
 		return false;
 	p->expired = true;
+	comch_fp_poll(ctx, p->conn, &p->polling, false);
 	ODMA_WARN("comch producer %u: its connection closed; the producer expires", p->id);
 	if (ctx->state == DOCA_CTX_STATE_RUNNING)
 		doca_priv_ctx_set_state(ctx, DOCA_CTX_STATE_STOPPING);
@@ -266,6 +275,7 @@ static const struct odma_ctx_ops producer_ops = {
 	.submit = producer_submit,
 	.progress = producer_progress,
 	.arm = producer_arm,
+	.stop = producer_stop,
 };
 
 doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_connection,
@@ -332,6 +342,7 @@ doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
 	if (r != DOCA_SUCCESS)
 		return r;
 	conn = producer->conn;
+	comch_fp_poll(&producer->ctx, conn, &producer->polling, false);
 	pthread_mutex_lock(&conn->lock);
 	for (struct doca_comch_producer **pp = &conn->lprod; *pp != NULL;
 	     pp = &(*pp)->next_on_conn) {

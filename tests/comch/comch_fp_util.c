@@ -242,9 +242,14 @@ void fp_fill(struct fp *f, uint8_t seed)
 
 bool fp_close(struct cu_ep *e, struct fp *f)
 {
-	doca_error_t r = doca_ctx_stop(f->ctx);
-	bool ok = r == DOCA_SUCCESS || r == DOCA_ERROR_IN_PROGRESS;
+	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+	doca_error_t r = DOCA_SUCCESS;
+	bool ok;
 
+	(void)doca_ctx_get_state(f->ctx, &st);
+	if (st != DOCA_CTX_STATE_IDLE) /* (the caller may have stopped it) */
+		r = doca_ctx_stop(f->ctx);
+	ok = r == DOCA_SUCCESS || r == DOCA_ERROR_IN_PROGRESS;
 	ok &= fp_until_state(e, f, DOCA_CTX_STATE_IDLE, 5000);
 	r = f->cons ? doca_comch_consumer_destroy(f->cons) : doca_comch_producer_destroy(f->prod);
 	if (r != DOCA_SUCCESS)

@@ -125,6 +125,23 @@ static unsigned int pe_polls(const struct doca_pe *pe)
 	return atomic_load(&pe->async_inflight);
 }
 
+/*
+ * Stops and closes @f: its PE did the transport's work while it ran, as the connection's own
+ * PE does (a producer's sends, a consumer's posts go out from its progress), and no more once
+ * the context is IDLE.
+ */
+static bool fp_close_polled(struct cu_ep *e, struct fp *f)
+{
+	doca_error_t r;
+
+	CU_CHECK(pe_polls(f->pe) == 1);
+	r = doca_ctx_stop(f->ctx);
+	CU_CHECK(r == DOCA_SUCCESS || r == DOCA_ERROR_IN_PROGRESS);
+	CU_CHECK(fp_until_state(e, f, DOCA_CTX_STATE_IDLE, 5000));
+	CU_CHECK(pe_polls(f->pe) == 0);
+	return fp_close(e, f);
+}
+
 static int run_server(const char *name, unsigned int clients)
 {
 	struct cu_ep e;
@@ -303,7 +320,7 @@ static int run_server_fp(const char *name)
 	CU_CHECK(cu_progress_until(&s, got_gone_cons, 10000));
 	CU_CHECK(s.gone_cons_id == s.last_cons_id);
 	CU_CHECK_DOCA(DOCA_ERROR_NOT_FOUND, fp_send(&p, 0, 8, s.last_cons_id, NULL, false, NULL));
-	CU_CHECK(fp_close(&s, &p));
+	CU_CHECK(fp_close_polled(&s, &p));
 	fp_consumer(&c, &s, 8192, 2, 0);
 	CU_CHECK(fp_until_state(&s, &c, DOCA_CTX_STATE_RUNNING, 10000));
 	fp_post(&c, 0, 8192);
@@ -312,7 +329,7 @@ static int run_server_fp(const char *name)
 	CU_CHECK(c.got_producer[0] != 0 && (c.got_producer[0] & 1) == 1);
 	for (size_t i = 0; i < 4096; i++)
 		CU_CHECK(c.mem.base[i] == (uint8_t)(i * 13u + 9));
-	CU_CHECK(fp_close(&s, &c));
+	CU_CHECK(fp_close_polled(&s, &c));
 	CU_CHECK_DOCA(DOCA_SUCCESS, cu_send(&s, "d", 1));
 	CU_CHECK(cu_progress_until(&s, has_disconnect, 10000));
 	CU_CHECK(cu_close(&s));
@@ -359,7 +376,7 @@ static int run_client_fp(const char *name)
 	for (size_t i = 0; i < 100; i++)
 		CU_CHECK(c.mem.base[3 * BIG + 4096 + i] == (uint8_t)((3000 + i) * 13u + 5));
 	CU_CHECK_DOCA(DOCA_SUCCESS, cu_send(&e, "c", 1));
-	CU_CHECK(fp_close(&e, &c)); /* the server sees it expire */
+	CU_CHECK(fp_close_polled(&e, &c)); /* the server sees it expire */
 	CU_CHECK(cu_progress_until(&e, got_new_cons, 10000));
 	CU_CHECK((e.last_cons_id & 1) == 0);
 	fp_producer(&p, &e, 4096, 4);
@@ -368,7 +385,7 @@ static int run_client_fp(const char *name)
 	CU_CHECK_DOCA(DOCA_SUCCESS, fp_send(&p, 0, 4096, e.last_cons_id, NULL, true, NULL));
 	CU_CHECK(fp_until_count(&e, &p, 1, 10000));
 	CU_CHECK(p.ok == 1 && pid_ != 0 && (pid_ & 1) == 1);
-	CU_CHECK(fp_close(&e, &p));
+	CU_CHECK(fp_close_polled(&e, &p));
 	CU_CHECK(hear(&e, 1, 'd'));
 	CU_CHECK(cu_close(&e));
 	printf("client: fast path both ways, bytes verified\n");
