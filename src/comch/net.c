@@ -83,6 +83,7 @@ struct comch_net {
 	atomic_uint inflight;               /* sends not yet completed by the transport */
 	_Atomic uint64_t last_rx_ns;        /* when the peer was last heard */
 	uint64_t last_ping_ns;              /* PE thread */
+	uint64_t silence_ns;                /* ODMA_TRANSPORT_TIMEOUT_MS, read once */
 	uint64_t last_pong_ns;              /* transport thread: PONGs at most one per period */
 	uint64_t credit_sent;               /* delivered count last reported */
 	/* handshakes of the listener (server side) */
@@ -178,6 +179,7 @@ static struct comch_net *comch_net_new(size_t cap, uint32_t max_n, int side)
 	n->link.magic = COMCH_LINK_MAGIC;
 	atomic_init(&n->last_rx_ns, doca_priv_now_ns());
 	n->last_ping_ns = doca_priv_now_ns();
+	n->silence_ns = (uint64_t)doca_priv_tp_timeout_ms() * 1000000ull;
 	return n;
 }
 
@@ -560,8 +562,7 @@ out:
  */
 static bool net_ping_due_locked(struct comch_net *n)
 {
-	uint64_t now = doca_priv_now_ns(),
-	         period = (uint64_t)doca_priv_tp_timeout_ms() * 1000000ull / 8;
+	uint64_t now = doca_priv_now_ns(), period = n->silence_ns / 8;
 	bool answer = now - n->last_pong_ns >= period;
 
 	if (answer)
@@ -834,17 +835,11 @@ static void net_bind(struct comch_chan *ch, struct doca_comch_connection *conn)
 	pthread_mutex_unlock(&n->lock);
 }
 
-/* Interval between PINGs of an idle side, and the silence that ends a connection. */
-static uint64_t silence_ns(void)
-{
-	return (uint64_t)doca_priv_tp_timeout_ms() * 1000000ull;
-}
-
 /* A connection's liveness (PING, silence), and a refused peer; true when it ended. */
 static bool net_tick(struct doca_comch_connection *conn)
 {
 	struct comch_net *n = net_of(conn->ch);
-	uint64_t now = doca_priv_now_ns(), quiet = silence_ns();
+	uint64_t now = doca_priv_now_ns(), quiet = n->silence_ns;
 	uint64_t last = atomic_load(&n->last_rx_ns);
 	const char *refused;
 
@@ -892,7 +887,7 @@ static void net_credit(struct doca_comch_connection *conn)
 static uint64_t net_due(const struct doca_comch_connection *conn, uint32_t *want)
 {
 	struct comch_net *n = net_of(conn->ch);
-	uint64_t quiet = silence_ns();
+	uint64_t quiet = n->silence_ns; /* PINGs every quarter */
 	uint64_t last = atomic_load(&n->last_rx_ns);
 	uint64_t ping = n->last_ping_ns + quiet / 4;
 
