@@ -16,47 +16,23 @@
 #include "fixture.h"
 #include "test_util.h"
 
-static FILE *log_file;
-static long log_seen;
-
+/* Starts the SDK log's capture (tu_log_lines) before the first test. */
 static int capture_log(void **state)
 {
-	struct doca_log_backend *be;
+	unsigned int hit;
 
 	(void)state;
-	log_file = tmpfile();
-	if (log_file == NULL ||
-	    doca_log_backend_create_with_file_sdk(log_file, &be) != DOCA_SUCCESS ||
-	    doca_log_backend_set_sdk_level(be, DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
-		return -1;
+	(void)tu_log_lines("", &hit);
 	return 0;
-}
-
-/* Lines logged since the last call; *@hit: how many of them contain @what. */
-static unsigned int log_lines(const char *what, unsigned int *hit)
-{
-	char line[4096];
-	unsigned int n = 0;
-
-	*hit = 0;
-	fflush(log_file);
-	fseek(log_file, log_seen, SEEK_SET);
-	while (fgets(line, sizeof(line), log_file) != NULL) {
-		n++;
-		if (strstr(line, what) != NULL)
-			(*hit)++;
-	}
-	log_seen = ftell(log_file);
-	return n;
 }
 
 /* A broken rule: @got is @want and exactly one line was logged, containing @what. */
 #define expect_rule(want, what, call)                                                              \
 	do {                                                                                       \
 		unsigned int _hit, _n;                                                             \
-		(void)log_lines("", &_hit);                                                        \
+		(void)tu_log_lines("", &_hit);                                                     \
 		assert_doca(want, call);                                                           \
-		_n = log_lines(what, &_hit);                                                       \
+		_n = tu_log_lines(what, &_hit);                                                    \
 		if (_n != 1 || _hit != 1)                                                          \
 			fail_msg("%s: %u log lines, %u with \"%s\" (want 1 and 1)", #call, _n,     \
 			         _hit, what);                                                      \
@@ -366,7 +342,7 @@ static void ctx_rules(void **state)
 	assert_ok(doca_buf_dec_refcount(s, NULL));
 	assert_ok(doca_buf_dec_refcount(d, NULL));
 	assert_ok(doca_pe_destroy(pe2));
-	(void)log_lines("", &(unsigned int){ 0 });
+	(void)tu_log_lines("", &(unsigned int){ 0 });
 	fx_fini(&fx);
 }
 
@@ -396,11 +372,11 @@ static void progress_in_callback(void **state)
 	assert_ok(doca_ctx_start(fx.ctx));
 	s = fx_src_buf(&fx, 0, 64);
 	d = fx_dst_buf(&fx, 0, 64);
-	(void)log_lines("", &hit);
+	(void)tu_log_lines("", &hit);
 	assert_ok(doca_task_submit(fx_task(&fx, s, d, 1)));
 	assert_true(fx_progress_until(&fx, 1, 1000000));
 	assert_int_equal(nested_ret, 0);
-	assert_int_equal(log_lines("called from inside a callback", &hit), 1);
+	assert_int_equal(tu_log_lines("called from inside a callback", &hit), 1);
 	assert_int_equal(hit, 1);
 	assert_memory_equal(fx.dst, fx.src, 64);
 	assert_ok(doca_buf_dec_refcount(s, NULL));
@@ -454,9 +430,9 @@ static void in_use_rules(void **state)
 	fx_init(&fx, 4096, 4, false);
 	expect_rule(DOCA_ERROR_IN_USE, "destroy them before the last close",
 	            doca_dev_close(fx.dev));
-	(void)log_lines("", &hit);
+	(void)tu_log_lines("", &hit);
 	doca_ctx_flush_tasks(fx.ctx);
-	assert_int_equal(log_lines("not IDLE", &hit), 1);
+	assert_int_equal(tu_log_lines("not IDLE", &hit), 1);
 	assert_int_equal(hit, 1);
 	assert_ok(doca_ctx_start(fx.ctx));
 	fx.free_in_cb = false;
@@ -467,7 +443,7 @@ static void in_use_rules(void **state)
 	t = doca_dma_task_memcpy_as_task(mt);
 	assert_ok(doca_task_submit(t));
 	doca_dma_task_memcpy_set_dst(mt, d2);
-	assert_int_equal(log_lines("is in flight", &hit), 1);
+	assert_int_equal(tu_log_lines("is in flight", &hit), 1);
 	assert_int_equal(hit, 1);
 	assert_true(fx_progress_until(&fx, 1, 1000000));
 	assert_ptr_equal(doca_dma_task_memcpy_get_dst(mt), d);
