@@ -123,6 +123,27 @@ static double num(json_object *o, const char *key, double dflt)
 	return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : dflt;
 }
 
+/*
+ * A time of @o in µs: -1 when missing or not one a clock gives (NaN, negative, past
+ * TS_MAX), so a hand-made file cannot put a task outside the over-time table or an
+ * Infinity in the JSON summary.
+ */
+#define TS_MAX 1e15 /* µs: 31 years of CLOCK_MONOTONIC */
+static double stamp(json_object *o, const char *key)
+{
+	double v = num(o, key, -1);
+
+	return v >= 0 && v <= TS_MAX ? v : -1;
+}
+
+/* A count of @o (an id, bytes): 0 when missing or not a whole number a double holds. */
+static uint64_t count(json_object *o, const char *key)
+{
+	double v = num(o, key, 0);
+
+	return v >= 0 && v <= 9007199254740992.0 ? (uint64_t)v : 0;
+}
+
 static const char *str(json_object *o, const char *key)
 {
 	json_object *v;
@@ -193,7 +214,7 @@ static int load(const char *path, json_object **root, struct trace *tr)
 		return 1;
 	}
 	if (json_object_object_get_ex(*root, "otherData", &other))
-		tr->dropped = (uint64_t)num(other, "dropped", 0);
+		tr->dropped = count(other, "dropped");
 	n = json_object_array_length(ev);
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(ev, i);
@@ -203,28 +224,28 @@ static int load(const char *path, json_object **root, struct trace *tr)
 		if (ph == NULL || cat == NULL)
 			continue;
 		if (strcmp(cat, "task") == 0 && (strcmp(ph, "b") == 0 || strcmp(ph, "e") == 0)) {
-			t = task_of(tr, (uint64_t)num(e, "id", 0));
+			t = task_of(tr, count(e, "id"));
 			if (t == NULL)
 				continue;
 			if (ph[0] == 'b') {
-				t->submit = num(e, "ts", -1);
+				t->submit = stamp(e, "ts");
 				t->kind = str(e, "name");
 				if (json_object_object_get_ex(e, "args", &args))
-					t->bytes = (uint64_t)num(args, "bytes", 0);
+					t->bytes = count(args, "bytes");
 			} else {
-				t->done = num(e, "ts", -1);
+				t->done = stamp(e, "ts");
 				if (json_object_object_get_ex(e, "args", &args)) {
 					t->status = str(args, "status");
-					t->done_bytes = (uint64_t)num(args, "bytes", 0);
+					t->done_bytes = count(args, "bytes");
 				}
 			}
 		} else if (strcmp(ph, "X") == 0 &&
 		           (strcmp(cat, "engine") == 0 || strcmp(cat, "transport") == 0) &&
 		           json_object_object_get_ex(e, "args", &args)) {
-			double ts = num(e, "ts", -1), dur = num(e, "dur", 0), *lo, *hi;
+			double ts = stamp(e, "ts"), dur = stamp(e, "dur"), *lo, *hi;
 
-			t = task_of(tr, (uint64_t)num(args, "task", 0));
-			if (t == NULL)
+			t = task_of(tr, count(args, "task"));
+			if (t == NULL || ts < 0 || dur < 0)
 				continue;
 			lo = cat[0] == 'e' ? &t->run0 : &t->wire0;
 			hi = cat[0] == 'e' ? &t->run1 : &t->wire1;
@@ -315,7 +336,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < tr.n; i++) {
 		struct task *t = &tr.t[i];
 
-		if (t->submit < 0 || t->done < 0)
+		if (t->submit < 0 || t->done < t->submit) /* no begin, no end, or one before it */
 			continue;
 		order[done_tasks++] = t;
 		if (t->bytes == 0)
@@ -353,7 +374,8 @@ int main(int argc, char **argv)
 			dom = s;
 	qsort(order, done_tasks, sizeof(*order), cmp_latency);
 	{
-		double span = t1 > t0 ? t1 - t0 : 1, w = span / buckets;
+		/* below the nanosecond the writer resolves, a span is none */
+		double span = t1 - t0 >= 1e-3 ? t1 - t0 : 1, w = span / buckets;
 		double *b_tasks = calloc((size_t)buckets, sizeof(double));
 		double *b_bytes = calloc((size_t)buckets, sizeof(double));
 		double *b_depth = calloc((size_t)buckets, sizeof(double));

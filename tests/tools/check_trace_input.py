@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""odma trace on hostile input: files that parse as JSON but hold timestamps no trace of
+odma's has (NaN, an end before its begin, beyond any clock). Each run must end by itself
+with status 0 or 1, never a signal, and --json must print strict JSON (no NaN or Infinity).
+
+usage: check_trace_input.py ODMA_TRACE"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+trace_exe = sys.argv[1]
+WRAP = os.environ.get('MESON_EXE_WRAPPER', '').split()
+failures = []
+
+
+def fail(msg):
+    failures.append(msg)
+    print('FAIL: ' + msg)
+
+
+def strict(text):
+    def refuse(c):
+        raise ValueError('not JSON: ' + c)
+    return json.loads(text, parse_constant=refuse)
+
+
+def task(i, b, e):
+    return ('{"ph":"b","cat":"task","name":"DMA","id":%d,"ts":%s,"args":{"bytes":64}},'
+            '{"ph":"e","cat":"task","name":"DMA","id":%d,"ts":%s,'
+            '"args":{"status":"DOCA_SUCCESS"}}' % (i, b, i, e))
+
+
+def run(args, timeout=20):
+    try:
+        return subprocess.run(WRAP + [trace_exe] + args, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def summary(name, path, want_tasks):
+    """--json of @path: status 0, strict JSON, @want_tasks tasks; the text form too."""
+    r = run(['--json', path])
+    if r is None or r.returncode != 0:
+        fail('%s: --json: %s' % (name, 'timed out' if r is None else
+                                  'status %d %r' % (r.returncode, r.stderr[-300:])))
+        return
+    try:
+        s = strict(r.stdout)
+        if s['tasks'] != want_tasks:
+            fail('%s: %d tasks, not %d' % (name, s['tasks'], want_tasks))
+        if s['mean_in_flight'] < 0 or any(b['in_flight'] < 0 for b in s['over_time']):
+            fail('%s: a negative number of tasks in flight: %r' % (name, s))
+    except (ValueError, KeyError) as e:
+        fail('%s: --json is not the summary: %s %r' % (name, e, r.stdout[-300:]))
+    r = run([path])
+    if r is None or r.returncode != 0:
+        fail('%s: text: %s' % (name, 'timed out' if r is None else
+                                'status %d %r' % (r.returncode, r.stderr[-300:])))
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    # one good task beside a task with a bad stamp: the bad one is left out
+    for name, bad in (('NaN begin', task(2, 'NaN', '10')),
+                      ('NaN end', task(2, '5', 'NaN')),
+                      ('Infinity end', task(2, '5', 'Infinity')),
+                      ('end before begin', task(2, '100', '3')),
+                      ('stamps past any clock', task(2, '0', '1e308')),
+                      ('a slice of NaN', '{"ph":"X","cat":"engine","name":"run","ts":NaN,'
+                                         '"dur":1,"args":{"task":1}}')):
+        path = os.path.join(tmp, 'bad.json')
+        with open(path, 'w') as f:
+            f.write('{"traceEvents":[%s,%s]}' % (task(1, '50', '60'), bad))
+        summary(name, path, 1)
+    # a span below the nanosecond the writer resolves: no rate of infinity
+    path = os.path.join(tmp, 'tiny.json')
+    with open(path, 'w') as f:
+        f.write('{"traceEvents":[%s]}' % task(1, '0', '1e-300').replace('64', '9e15'))
+    summary('a span of 1e-300 us', path, 1)
+
+print('trace input: %s' % ('FAILED' if failures else 'ok'))
+sys.exit(1 if failures else 0)
