@@ -74,6 +74,13 @@ with tempfile.TemporaryDirectory() as tmp:
         with open(path, 'w') as f:
             f.write('{"traceEvents":[%s,%s]}' % (task(1, '50', '60'), bad))
         summary(name, path, 1)
+    # trace numbers far apart: memory for the tasks in the file, not for the largest id
+    # (99999999 made it allocate and clear 11 GB; 2**52 was dropped)
+    path = os.path.join(tmp, 'ids.json')
+    with open(path, 'w') as f:
+        f.write('{"traceEvents":[%s,%s,%s]}' % (task(1, '50', '60'), task(99999999, '1', '2'),
+                                                task(2**52, '3', '4')))
+    summary('ids 1, 99999999 and 2**52', path, 3)
     # a span below the nanosecond the writer resolves: no rate of infinity
     path = os.path.join(tmp, 'tiny.json')
     with open(path, 'w') as f:

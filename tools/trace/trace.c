@@ -30,8 +30,8 @@ struct task {
 };
 
 struct trace {
-	struct task *t;
-	size_t n, cap;
+	struct task *t; /* open addressing on the task's id; id 0: an empty slot */
+	size_t n, cap;  /* tasks, slots (a power of two) */
 	uint64_t dropped;
 };
 
@@ -90,30 +90,50 @@ static void usage_stdout(void *arg)
 	usage(stdout);
 }
 
+/* The slot of @id in @t of @cap slots: its own, or the empty one where it goes. */
+static size_t task_slot(const struct task *t, size_t cap, uint64_t id)
+{
+	size_t i = (size_t)((id * 0x9e3779b97f4a7c15ull) >> 24) & (cap - 1);
+
+	while (t[i].id != 0 && t[i].id != id)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+static int task_grow(struct trace *tr)
+{
+	size_t cap = tr->cap ? tr->cap * 2 : 1024;
+	struct task *n = calloc(cap, sizeof(*n));
+
+	if (n == NULL)
+		return -1;
+	for (size_t i = 0; i < tr->cap; i++)
+		if (tr->t[i].id != 0)
+			n[task_slot(n, cap, tr->t[i].id)] = tr->t[i];
+	free(tr->t);
+	tr->t = n;
+	tr->cap = cap;
+	return 0;
+}
+
+/*
+ * The task of trace number @id, made when first seen; NULL for id 0 or without memory. A
+ * table, not an array indexed by id: the memory follows the tasks in the file, so one
+ * event with id 99999999 does not cost 11 GB.
+ */
 static struct task *task_of(struct trace *tr, uint64_t id)
 {
-	/* ids are dense from 1 (trace.c numbers tasks in submit order) */
-	if (id == 0 || id > 100000000u)
-		return NULL;
-	if (id > tr->cap) {
-		size_t cap = tr->cap ? tr->cap : 1024;
-		struct task *n;
+	size_t i;
 
-		while (cap < id)
-			cap *= 2;
-		n = realloc(tr->t, cap * sizeof(*n));
-		if (n == NULL)
-			return NULL;
-		memset(n + tr->cap, 0, (cap - tr->cap) * sizeof(*n));
-		for (size_t i = tr->cap; i < cap; i++)
-			n[i].run0 = n[i].wire0 = n[i].submit = n[i].done = -1;
-		tr->t = n;
-		tr->cap = cap;
+	if (id == 0 || ((tr->n + 1) * 2 > tr->cap && task_grow(tr) != 0))
+		return NULL;
+	i = task_slot(tr->t, tr->cap, id);
+	if (tr->t[i].id == 0) {
+		tr->t[i].id = id;
+		tr->t[i].run0 = tr->t[i].wire0 = tr->t[i].submit = tr->t[i].done = -1;
+		tr->n++;
 	}
-	if (id > tr->n)
-		tr->n = id;
-	tr->t[id - 1].id = id;
-	return &tr->t[id - 1];
+	return &tr->t[i];
 }
 
 static double num(json_object *o, const char *key, double dflt)
@@ -263,7 +283,9 @@ static int cmp_latency(const void *a, const void *b)
 	const struct task *x = *(const struct task *const *)a, *y = *(const struct task *const *)b;
 	double lx = x->done - x->submit, ly = y->done - y->submit;
 
-	return lx < ly ? 1 : lx > ly ? -1 : 0;
+	if (lx != ly)
+		return lx < ly ? 1 : -1;
+	return x->id > y->id ? 1 : x->id < y->id ? -1 : 0; /* ties: in submit order */
 }
 
 int main(int argc, char **argv)
@@ -333,10 +355,11 @@ int main(int argc, char **argv)
 	order = calloc(tr.n ? tr.n : 1, sizeof(*order));
 	if (order == NULL)
 		return 1;
-	for (size_t i = 0; i < tr.n; i++) {
+	for (size_t i = 0; i < tr.cap; i++) {
 		struct task *t = &tr.t[i];
 
-		if (t->submit < 0 || t->done < t->submit) /* no begin, no end, or one before it */
+		/* an empty slot; a task without a begin, without an end or with one before it */
+		if (t->id == 0 || t->submit < 0 || t->done < t->submit)
 			continue;
 		order[done_tasks++] = t;
 		if (t->bytes == 0)
