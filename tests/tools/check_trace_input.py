@@ -87,5 +87,22 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write('{"traceEvents":[%s]}' % task(1, '0', '1e-300').replace('64', '9e15'))
     summary('a span of 1e-300 us', path, 1)
 
+    # a FIFO that nobody writes: one line and status 1, not an open that waits for ever;
+    # a pipe with a writer is read as usual
+    fifo = os.path.join(tmp, 'fifo')
+    os.mkfifo(fifo)
+    r = run([fifo], timeout=10)
+    if r is None or r.returncode != 1 or len(r.stderr.strip().splitlines()) != 1:
+        fail('a FIFO without a writer: %s' % ('still waiting after 10 s' if r is None else
+                                              'status %d %r' % (r.returncode, r.stderr)))
+    good = '{"traceEvents":[%s]}' % task(1, '50', '60')
+    try:
+        r = subprocess.run(WRAP + [trace_exe, '--json', '/dev/stdin'], input=good,
+                           capture_output=True, text=True, timeout=10)
+        if r.returncode != 0 or strict(r.stdout)['tasks'] != 1:
+            fail('a pipe: status %d %r' % (r.returncode, r.stderr))
+    except (subprocess.TimeoutExpired, ValueError, KeyError) as e:
+        fail('a pipe: %s' % e)
+
 print('trace input: %s' % ('FAILED' if failures else 'ok'))
 sys.exit(1 if failures else 0)

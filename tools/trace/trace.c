@@ -10,11 +10,14 @@
  * dominates, and the slowest tasks.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -182,6 +185,7 @@ static json_object *parse(FILE *f, const char *path)
 	json_object *root = NULL;
 	size_t n, total = 0;
 	char buf[65536];
+	struct stat st;
 
 	while (tok != NULL && err == json_tokener_continue &&
 	       (n = fread(buf, 1, sizeof(buf), f)) > 0) {
@@ -194,6 +198,9 @@ static json_object *parse(FILE *f, const char *path)
 		return root;
 	if (ferror(f))
 		fprintf(stderr, "odma trace: %s: %s\n", path, strerror(errno));
+	else if (total == 0 && (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)))
+		fprintf(stderr, "odma trace: %s: nothing to read (a FIFO without a writer?)\n",
+		        path);
 	else if (total == 0)
 		fprintf(stderr,
 		        "odma trace: %s is empty: its process ended without exit() (_exit, a "
@@ -209,10 +216,33 @@ static json_object *parse(FILE *f, const char *path)
 	return NULL;
 }
 
+/*
+ * @path opened for reading. O_NONBLOCK for the open only: a FIFO that no process writes
+ * then reads as empty at once instead of blocking the open for ever; a pipe with a writer,
+ * as <(zcat t.json.gz) gives, is read as usual.
+ */
+static FILE *open_trace(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags, e;
+	FILE *f = NULL;
+
+	if (fd < 0)
+		return NULL;
+	flags = fcntl(fd, F_GETFL);
+	if (flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0)
+		f = fdopen(fd, "r");
+	if (f == NULL) {
+		e = errno;
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
 static int load(const char *path, json_object **root, struct trace *tr)
 {
 	json_object *ev, *other, *args;
-	FILE *f = fopen(path, "r");
+	FILE *f = open_trace(path);
 	size_t n;
 
 	if (f == NULL) {
