@@ -104,5 +104,16 @@ with tempfile.TemporaryDirectory() as tmp:
     except (subprocess.TimeoutExpired, ValueError, KeyError) as e:
         fail('a pipe: %s' % e)
 
+    # a flag without its value, or with an empty one: one line naming the fault, status 2
+    for args, says in ((['x.json', '--top'], "option '--top' needs a value"),
+                       (['x.json', '--buckets'], "option '--buckets' needs a value"),
+                       (['--top', '', 'x.json'], '--top "" is not a number'),
+                       (['--buckets=', 'x.json'], '--buckets "" is not a number')):
+        r = run(args, timeout=10)
+        if r is None or r.returncode != 2 or len(r.stderr.strip().splitlines()) != 1 or \
+                says not in r.stderr:
+            fail('odma trace %r: %s' % (args, 'timed out' if r is None else
+                                        'status %d %r' % (r.returncode, r.stderr)))
+
 print('trace input: %s' % ('FAILED' if failures else 'ok'))
 sys.exit(1 if failures else 0)

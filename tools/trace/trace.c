@@ -347,13 +347,13 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
 		switch (c) {
 		case 'B':
 		case 'T': {
 			long v = strtol(optarg, &end, 10);
 
-			if (*end != '\0' || v < (c == 'B' ? 1 : 0) || v > 100) {
+			if (end == optarg || *end != '\0' || v < (c == 'B' ? 1 : 0) || v > 100) {
 				fprintf(stderr,
 				        "odma trace: --%s \"%s\" is not a number from %d to 100 "
 				        "(see odma trace --help)\n",
@@ -372,6 +372,11 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case ':':
+			fprintf(stderr,
+			        "odma trace: option '%s' needs a value (see odma trace --help)\n",
+			        argv[optind - 1]);
+			return 2;
 		default:
 			return odma_help_bad_option("odma trace", argv[optind - 1]);
 		}
