@@ -9,6 +9,7 @@
  */
 #include <stdbool.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -298,12 +299,39 @@ static void bad_files(void **state)
 	}
 }
 
+/* In a child that a hang would leave blocked for ever: SIGALRM ends it after 10 s. */
+static void c_not_found_soon(void)
+{
+	alarm(10);
+	c_not_found();
+}
+
+/*
+ * A FIFO that no process writes: one line, no devices, at once (the open blocked for ever);
+ * /dev/zero: read up to the size limit, not without end.
+ */
+static void special_files(void **state)
+{
+	char dir[] = "/tmp/odma-profile-XXXXXX", fifo[64];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	run_child(fifo, NULL, c_not_found_soon);
+	unlink(fifo);
+	rmdir(dir);
+	assert_non_null(strstr(g_log, "nothing to read (a FIFO without a writer?)"));
+	run_child("/dev/zero", NULL, c_not_found_soon);
+	assert_non_null(strstr(g_log, "profile larger than"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(builtin_profiles), cmocka_unit_test(builtin_details),
 		cmocka_unit_test(bad_environment),  cmocka_unit_test(file_profiles),
-		cmocka_unit_test(bad_files),
+		cmocka_unit_test(bad_files),        cmocka_unit_test(special_files),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,10 +7,13 @@
  * every devinfo pointer handed out stays valid for the life of the process.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/config/config.h"
 #include "core/device/device.h"
@@ -43,10 +46,34 @@ static bool sys_load_side(void)
 	return true;
 }
 
+/*
+ * @path opened for reading. O_NONBLOCK for the open only: a FIFO that no process writes then
+ * reads as empty at once instead of blocking the first device query for ever; a pipe with a
+ * writer (ODMA_SYSTEM=<(...)) is read as usual.
+ */
+static FILE *sys_open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags, e;
+	FILE *f = NULL;
+
+	if (fd < 0)
+		return NULL;
+	flags = fcntl(fd, F_GETFL);
+	if (flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0)
+		f = fdopen(fd, "rb");
+	if (f == NULL) {
+		e = errno;
+		close(fd);
+		errno = e;
+	}
+	return f;
+}
+
 /* Reads at most ODMA_PROFILE_MAX_TEXT + 1 bytes (one more lets the parser report "too large"). */
 static char *sys_read_file(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = sys_open(path);
+	struct stat st;
 	char *buf;
 
 	if (f == NULL) {
@@ -63,6 +90,12 @@ static char *sys_read_file(const char *path, size_t *len)
 		*len = fread(buf, 1, ODMA_PROFILE_MAX_TEXT + 1, f);
 	if (buf != NULL && ferror(f)) {
 		snprintf(sys_err, sizeof(sys_err), "profile file %.200s: read error", path);
+		free(buf);
+		buf = NULL;
+	} else if (buf != NULL && *len == 0 &&
+	           (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))) {
+		snprintf(sys_err, sizeof(sys_err),
+		         "profile file %.200s: nothing to read (a FIFO without a writer?)", path);
 		free(buf);
 		buf = NULL;
 	} else if (buf == NULL) {
