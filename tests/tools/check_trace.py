@@ -145,6 +145,21 @@ with tempfile.TemporaryDirectory() as tmp:
     lines = [l for l in (r.stdout + r.stderr).splitlines() if 'ODMA_TRACE=' in l]
     if r.returncode == 0 or len(lines) != 1:
         fail('an unwritable ODMA_TRACE: status %d, lines %r' % (r.returncode, lines))
+    # a FIFO no process reads, /dev/null: not regular files, refused the same way and at
+    # once (the open of the FIFO waited for a reader for ever)
+    fifo = os.path.join(tmp, 'fifo')
+    os.mkfifo(fifo)
+    for path in (fifo, '/dev/null'):
+        env['ODMA_TRACE'] = path
+        try:
+            r = subprocess.run(WRAP + [sample], env=env, capture_output=True, text=True,
+                               timeout=20)
+        except subprocess.TimeoutExpired:
+            fail('ODMA_TRACE=%s: still running after 20 s' % path)
+            continue
+        lines = [l for l in (r.stdout + r.stderr).splitlines() if 'ODMA_TRACE=' in l]
+        if r.returncode == 0 or len(lines) != 1 or 'not a regular file' not in lines[0]:
+            fail('ODMA_TRACE=%s: status %d, lines %r' % (path, r.returncode, lines))
     # not a trace; an empty file; a directory; a file without end (read until the first byte
     # that is not JSON, not whole first); a bad flag
     bad = os.path.join(tmp, 'bad.json')

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -110,9 +111,31 @@ static void trace_child(void)
 		trace_written = true; /* nothing to write to: record nothing of it */
 }
 
+/*
+ * Opens @path to write the timeline, which is rewritten in place: a regular file only. With
+ * O_NONBLOCK, a FIFO no process reads is refused at once, not waited on for ever in
+ * doca_pe_create. -1 and the reason in @why when it cannot be.
+ */
+static int trace_open(const char *path, const char **why)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+	struct stat st;
+
+	if (fd < 0) {
+		*why = errno == ENXIO ? "not a regular file (a FIFO or a socket)" : strerror(errno);
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		*why = "not a regular file: the timeline is rewritten in place";
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static void trace_load(void)
 {
-	const char *path = odma_config_string("ODMA_TRACE");
+	const char *path = odma_config_string("ODMA_TRACE"), *why = NULL;
 	int fd;
 
 	if (path == NULL)
@@ -123,7 +146,7 @@ static void trace_load(void)
 	 * side given one ODMA_TRACE) finds it locked and writes FILE.PID.
 	 */
 	snprintf(trace_path, sizeof(trace_path), "%s", path);
-	fd = open(trace_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	fd = trace_open(trace_path, &why);
 	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
 		size_t n = strlen(trace_path);
 
@@ -131,12 +154,12 @@ static void trace_load(void)
 		if (n + 16 > sizeof(trace_path))
 			n = sizeof(trace_path) - 16;
 		snprintf(trace_path + n, 16, ".%d", (int)getpid());
-		fd = open(trace_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		fd = trace_open(trace_path, &why);
 	}
 	if (fd >= 0 && ftruncate(fd, 0) == 0)
 		trace_file = fdopen(fd, "w");
 	if (trace_file == NULL) {
-		odma_config_refuse("ODMA_TRACE", path, strerror(errno));
+		odma_config_refuse("ODMA_TRACE", path, why != NULL ? why : strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		trace_status = DOCA_ERROR_INVALID_VALUE;
