@@ -153,6 +153,7 @@ static void bad_specs(void **state)
 		                           ",",
 		                           "delay_us=1-2-3",
 		                           "comch_drop_after=-1",
+		                           "comch_drop_after=0",
 		                           "comch_delay_us=9-3",
 		                           "comch_delay_us=x" };
 

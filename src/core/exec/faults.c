@@ -102,8 +102,8 @@ static bool parse_item(const char *key, const char *val, struct odma_fault_confi
 		return (c->remote_die = parse_u64(val, &c->remote_die_after));
 	if (strcmp(key, "error") == 0)
 		return parse_error_name(val, &c->error_code);
-	if (strcmp(key, "comch_drop_after") == 0)
-		return parse_u64(val, &c->comch_drop_after);
+	if (strcmp(key, "comch_drop_after") == 0) /* 0 would cut nothing: refused, not off */
+		return parse_u64(val, &c->comch_drop_after) && c->comch_drop_after > 0;
 	if (strcmp(key, "comch_delay_us") == 0)
 		return parse_delay(val, &c->comch_delay_min_us, &c->comch_delay_max_us);
 	return false;
