@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/config/config.h"
+#include "core/exec/faults.h"
 #include "core/log/log_int.h"
 #include "test_exec.h"
 #include "test_util.h"
@@ -142,6 +143,36 @@ static void table_rows(void **state)
 	                    "fails with DOCA_ERROR_INVALID_VALUE");
 }
 
+/*
+ * The example a refusal of ODMA_FAULTS quotes names only keys the parser takes: each KEY=
+ * after the row's colon parses with a value (the row said agains=P, and no key is that).
+ */
+static void faults_row_keys(void **state)
+{
+	const struct odma_config_var *v = odma_config_var("ODMA_FAULTS");
+	struct odma_fault_config c;
+	char item[64], err[256];
+	const char *p;
+	size_t n;
+
+	(void)state;
+	assert_non_null(v);
+	p = strchr(v->accepted, ':');
+	assert_non_null(p);
+	for (p++; (p = strchr(p, '=')) != NULL; p++) {
+		const char *k = p;
+
+		while (k > v->accepted && (k[-1] == '_' || (k[-1] >= 'a' && k[-1] <= 'z')))
+			k--;
+		n = (size_t)(p - k);
+		snprintf(item, sizeof(item), "%.*s=%s", (int)n, k,
+		         n == 5 && strncmp(k, "error", 5) == 0 ? "DRIVER" : "1");
+		if (odma_faults_parse(item, &c, err, sizeof(err)) != DOCA_SUCCESS)
+			fail_msg("ODMA_FAULTS's row quotes \"%.*s=\", which the parser refuses: %s",
+			         (int)n, k, err);
+	}
+}
+
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -268,6 +299,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(choice),
 		cmocka_unit_test(fabric),
 		cmocka_unit_test(table_rows),
+		cmocka_unit_test(faults_row_keys),
 		cmocka_unit_test(doc_lists_every_var),
 		cmocka_unit_test(sources_read_only_listed_vars),
 		cmocka_unit_test(log_level_line),
