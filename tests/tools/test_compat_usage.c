@@ -81,6 +81,24 @@ static void test_json_path_first(void **s)
 	assert_int_not_equal(stat(marker, &st), 0);
 }
 
+/*
+ * --json to a file that takes no bytes (/dev/full passes the check: it opens): the failed
+ * write is said in one line, not only in the exit status.
+ */
+static void test_json_write_fails(void **s)
+{
+	(void)s;
+	if (access("/dev/full", W_OK) != 0)
+		skip();
+	tool_run(&out, "timeout 20", compat(), "--shake 1 --json /dev/full -- true", 1);
+	if (out.status != 2 ||
+	    strstr(out.text, "--json /dev/full: cannot write it: No space left on device\n") ==
+	            NULL)
+		fail_msg("odma compat --shake 1 --json /dev/full: exit %d, want 2 and a line "
+		         "saying the write failed; got:\n%s",
+		         out.status, out.text);
+}
+
 /* odma compat @args (under `timeout 20`) exits 2 with one line holding @want. */
 static void bounded_refusal(const char *args, const char *want)
 {
@@ -121,6 +139,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_json_path_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_min_release_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_write_fails, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

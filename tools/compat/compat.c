@@ -701,17 +701,8 @@ static int write_json(const struct compat_ctx *c, const char *path)
 	json_object *root = json_report(c);
 	const char *text = json_object_to_json_string_ext(
 	        root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-	int rc = 0;
+	int rc = compat_json_write(path, text);
 
-	if (f == NULL) {
-		fprintf(stderr, "odma compat: cannot write %s: %s\n", path, strerror(errno));
-		rc = -1;
-	} else {
-		fprintf(f, "%s\n", text);
-		if (f != stdout && fclose(f) != 0)
-			rc = -1;
-	}
 	json_object_put(root);
 	return rc;
 }

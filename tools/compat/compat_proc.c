@@ -254,6 +254,25 @@ int compat_json_path_check(const char *path)
 	return 0;
 }
 
+/* A write error (a full disk, /dev/full) shows at the flush or close: it is said there too. */
+int compat_json_write(const char *path, const char *text)
+{
+	bool out = strcmp(path, "-") == 0;
+	FILE *f = out ? stdout : fopen(path, "w");
+	int rc = -1;
+
+	if (f != NULL) {
+		fprintf(f, "%s\n", text);
+		rc = out ? fflush(f) : fclose(f);
+		if (out && ferror(f))
+			rc = -1;
+	}
+	if (rc != 0)
+		fprintf(stderr, "odma compat: --json %s: cannot write it: %s\n", path,
+		        strerror(errno));
+	return rc != 0 ? -1 : 0;
+}
+
 bool compat_file_contains(const char *path, const char *needle)
 {
 	char *text = compat_read_file(path, NULL);

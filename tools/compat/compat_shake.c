@@ -569,14 +569,8 @@ static int write_shake_json(const struct shake *k, json_object *root)
 {
 	const char *text = json_object_to_json_string_ext(
 	        root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
-	FILE *f = strcmp(k->json, "-") == 0 ? stdout : fopen(k->json, "w");
 
-	if (f == NULL) {
-		fprintf(stderr, "odma compat: cannot write %s: %s\n", k->json, strerror(errno));
-		return -1;
-	}
-	fprintf(f, "%s\n", text);
-	return f != stdout && fclose(f) != 0 ? -1 : 0;
+	return compat_json_write(k->json, text);
 }
 
 /* What the runs so far came to. */
