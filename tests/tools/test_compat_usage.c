@@ -99,6 +99,40 @@ static void test_json_write_fails(void **s)
 		         out.status, out.text);
 }
 
+/*
+ * --shake with more failed seeds than its summary line lists: every seed listed is whole (a
+ * seed cut short named another: "100024, 10" for 100024, 100025), then " and N more" counts
+ * the rest. Every seeded schedule sets ODMA_ENGINE and the baseline does not, so all fail.
+ */
+static void test_shake_seed_list(void **s)
+{
+	const char *sum, *p, *end;
+	unsigned long long seed, listed = 0, more = 0;
+	char *next;
+
+	(void)s;
+	tool_run(&out, "timeout 60 env -u ODMA_ENGINE", compat(),
+	         "--shake 40 --seed 100000 -- sh -c 'test -z \"$ODMA_ENGINE\"'", 1);
+	sum = strstr(out.text, "40 of 40 schedules failed (seeds ");
+	end = sum != NULL ? strchr(sum, ')') : NULL;
+	if (out.status != 1 || end == NULL)
+		fail_msg("exit %d, want 1 and a summary of 40 failed seeds; got:\n%s", out.status,
+		         out.text);
+	for (p = strchr(sum, '(') + 7; p < end; p = next) {
+		seed = strtoull(p, &next, 10);
+		if (next == p || seed != 100000 + listed)
+			break;
+		listed++;
+		if (strncmp(next, ", ", 2) == 0)
+			next += 2;
+	}
+	if (p < end && sscanf(p, " and %llu more)", &more) != 1)
+		fail_msg("a seed cut short or out of order at \"%.*s\"", (int)(end - p + 1), p);
+	if (listed == 0 || listed + more != 40)
+		fail_msg("%llu seeds listed and %llu more, not 40: %.*s", listed, more,
+		         (int)(end - sum + 1), sum);
+}
+
 /* odma compat @args (under `timeout 20`) exits 2 with one line holding @want. */
 static void bounded_refusal(const char *args, const char *want)
 {
@@ -140,6 +174,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_path_first, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_min_release_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_write_fails, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shake_seed_list, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -578,8 +578,9 @@ struct shake_tally {
 	bool baseline_failed;
 	unsigned long long ran, failed; /* seeded runs */
 	struct shake_result first;      /* the first seeded run that failed */
-	char seeds[256];                /* "3, 17" */
+	char seeds[256];                /* "3, 17", or "3, 17, ... and 40 more" */
 	size_t slen;
+	unsigned long long unlisted; /* failed seeds left out of seeds[] */
 	json_object *runs;
 };
 
@@ -595,6 +596,25 @@ static void print_header(FILE *out, const struct shake *k)
 	}
 	compat_command_line(NULL, NULL, 0, k->host, cmd, sizeof(cmd));
 	fprintf(out, "  %s %s\n\n", k->dpu != NULL ? "host side:" : "program:", cmd);
+}
+
+/*
+ * Adds @seed to the failed seeds' list whole, or counts it among those left out: a seed
+ * cut short would name another seed. Room stays for " and N more".
+ */
+static void shake_list_seed(struct shake_tally *t, unsigned long long seed)
+{
+	char one[32];
+	int n = snprintf(one, sizeof(one), "%s%llu", t->slen ? ", " : "", seed);
+
+	if (t->unlisted == 0 && t->slen + (size_t)n + 32 < sizeof(t->seeds)) {
+		memcpy(t->seeds + t->slen, one, (size_t)n + 1);
+		t->slen += (size_t)n;
+	} else {
+		t->unlisted++;
+		snprintf(t->seeds + t->slen, sizeof(t->seeds) - t->slen, " and %llu more",
+		         t->unlisted);
+	}
 }
 
 /* The baseline, then each seed (up to the first failure with --stop). */
@@ -629,9 +649,7 @@ static void shake_all(FILE *out, const struct shake *k, struct shake_tally *t)
 			continue;
 		if (t->failed++ == 0)
 			t->first = res;
-		if (t->slen < sizeof(t->seeds))
-			t->slen += (size_t)snprintf(t->seeds + t->slen, sizeof(t->seeds) - t->slen,
-			                            "%s%llu", t->failed > 1 ? ", " : "", res.seed);
+		shake_list_seed(t, res.seed);
 		if (k->stop)
 			break;
 	}
