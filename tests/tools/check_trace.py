@@ -145,6 +145,18 @@ with tempfile.TemporaryDirectory() as tmp:
     lines = [l for l in (r.stdout + r.stderr).splitlines() if 'ODMA_TRACE=' in l]
     if r.returncode == 0 or len(lines) != 1:
         fail('an unwritable ODMA_TRACE: status %d, lines %r' % (r.returncode, lines))
+    # a path of 600 bytes (under PATH_MAX): written there, not to the path cut at 511 bytes
+    # (which named a file 'fff...' beside the last directory)
+    deep = os.path.join(tmp, 'd' * 200, 'e' * 200, 'f' * 200)
+    os.makedirs(deep)
+    env['ODMA_TRACE'] = os.path.join(deep, 't.json')
+    r = subprocess.run(WRAP + [sample], env=env, capture_output=True, text=True, timeout=60)
+    if r.returncode != 0 or not os.path.exists(env['ODMA_TRACE']) or \
+            os.listdir(os.path.dirname(deep)) != ['f' * 200]:
+        fail('ODMA_TRACE of %d bytes: status %d, %r beside its directory' %
+             (len(env['ODMA_TRACE']), r.returncode, os.listdir(os.path.dirname(deep))))
+    else:
+        validate(env['ODMA_TRACE'])
     # a FIFO no process reads, /dev/null: not regular files, refused the same way and at
     # once (the open of the FIFO waited for a reader for ever)
     fifo = os.path.join(tmp, 'fifo')

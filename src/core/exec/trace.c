@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +68,7 @@ bool odma_trace_enabled;
 static pthread_once_t trace_once = PTHREAD_ONCE_INIT;
 static doca_error_t trace_status = DOCA_SUCCESS;
 static FILE *trace_file;
-static char trace_path[512]; /* room for .PID after it (trace_child) */
+static char trace_path[PATH_MAX + 16]; /* room for .PID after it (trace_child) */
 static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct trace_ring *trace_rings;
 static unsigned int trace_nrings;
@@ -140,6 +141,11 @@ static void trace_load(void)
 
 	if (path == NULL)
 		return;
+	if (strlen(path) >= PATH_MAX) { /* never cut short: that names another file */
+		odma_config_refuse("ODMA_TRACE", path, strerror(ENAMETOOLONG));
+		trace_status = DOCA_ERROR_INVALID_VALUE;
+		return;
+	}
 	/*
 	 * Opened now: a path that cannot be written fails the doca_pe_create, not the exit. The
 	 * process that locks FILE writes it; another process of the same run (a host and a DPU
