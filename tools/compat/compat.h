@@ -222,10 +222,16 @@ char *compat_read_file(const char *path, size_t *len);
  * after one line on stderr.
  */
 int compat_json_path_check(const char *path);
-/* Writes @text and a newline to --json @path ('-': stdout). 0, or -1 after one line. */
+/*
+ * Writes @text and a newline to --json @path ('-': stdout), each byte of no UTF-8 character
+ * as '?'. 0, or -1 after one line.
+ */
 int compat_json_write(const char *path, const char *text);
 bool compat_file_contains(const char *path, const char *needle);
-/* The last line of @path containing @needle (NULL: the last non-empty line), trimmed. */
+/*
+ * The last line of @path containing @needle (NULL: the last non-empty line), trimmed; a
+ * control byte, or a byte of no whole UTF-8 character (one cut at @size too), is '?'.
+ */
 bool compat_last_line(const char *path, const char *needle, char *out, size_t size);
 void compat_sleep(double seconds);
 double compat_now(void);

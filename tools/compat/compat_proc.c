@@ -254,15 +254,60 @@ int compat_json_path_check(const char *path)
 	return 0;
 }
 
-/* A write error (a full disk, /dev/full) shows at the flush or close: it is said there too. */
+/* The length of the well-formed UTF-8 character at @s (RFC 3629, table 3-7), 0 if none. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	if (s[0] == 0xe0 || s[0] == 0xf0)
+		lo = s[0] == 0xe0 ? 0xa0 : 0x90; /* no overlong form */
+	else if (s[0] == 0xed || s[0] == 0xf4)
+		hi = s[0] == 0xed ? 0x9f : 0x8f; /* no surrogate, nothing past U+10FFFF */
+	for (i = 1; i < n; i++, lo = 0x80, hi = 0xbf)
+		if (s[i] < lo || s[i] > hi)
+			return 0;
+	return n;
+}
+
+/*
+ * Each byte of @s that is part of no whole UTF-8 character, and with @controls each control
+ * byte but a tab (an escape sequence a program printed), becomes '?'.
+ */
+static void utf8_fix(char *s, bool controls)
+{
+	unsigned char *p = (unsigned char *)s;
+	size_t n;
+
+	while (*p != '\0') {
+		n = utf8_len(p);
+		if (n == 0 || (controls && n == 1 && ((*p < 0x20 && *p != '\t') || *p == 0x7f)))
+			*p++ = '?';
+		else
+			p += n;
+	}
+}
+
+/*
+ * A write error (a full disk, /dev/full) shows at the flush or close: it is said there too.
+ * JSON is UTF-8: a program's line cut inside a character (by a "%.200s") or holding bytes of
+ * none would make the whole report unreadable, so such bytes are written as '?'.
+ */
 int compat_json_write(const char *path, const char *text)
 {
 	bool out = strcmp(path, "-") == 0;
-	FILE *f = out ? stdout : fopen(path, "w");
+	char *fixed = strdup(text);
+	FILE *f = fixed == NULL ? NULL : out ? stdout : fopen(path, "w");
 	int rc = -1;
 
 	if (f != NULL) {
-		fprintf(f, "%s\n", text);
+		utf8_fix(fixed, false); /* json-c escaped the control bytes already */
+		fprintf(f, "%s\n", fixed);
 		rc = out ? fflush(f) : fclose(f);
 		if (out && ferror(f))
 			rc = -1;
@@ -270,6 +315,7 @@ int compat_json_write(const char *path, const char *text)
 	if (rc != 0)
 		fprintf(stderr, "odma compat: --json %s: cannot write it: %s\n", path,
 		        strerror(errno));
+	free(fixed);
 	return rc != 0 ? -1 : 0;
 }
 
@@ -300,6 +346,7 @@ bool compat_last_line(const char *path, const char *needle, char *out, size_t si
 	}
 	if (best != NULL)
 		snprintf(out, size, "%s", best);
+	utf8_fix(out, true);
 	free(text);
 	return best != NULL;
 }
