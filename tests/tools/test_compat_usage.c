@@ -133,6 +133,28 @@ static void test_shake_seed_list(void **s)
 		         (int)(end - sum + 1), sum);
 }
 
+/*
+ * --workdir naming a file: a usage error in one line. It was taken as the work directory,
+ * and each run then failed as "cannot start true: No such file or directory", exit 1.
+ */
+static void test_workdir_not_a_dir(void **s)
+{
+	char path[300], args[700];
+	FILE *f;
+
+	(void)s;
+	snprintf(path, sizeof(path), "%s/a-file", tmp);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	snprintf(args, sizeof(args), "--shake 1 --workdir '%s' -- true", path);
+	refused_in_one_line(args, "a-file: Not a directory");
+	snprintf(args, sizeof(args), "--shake 1 --workdir '%s/fifo' -- true", tmp);
+	snprintf(path, sizeof(path), "%s/fifo", tmp);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	refused_in_one_line(args, "fifo: Not a directory");
+}
+
 /* odma compat @args (under `timeout 20`) exits 2 with one line holding @want. */
 static void bounded_refusal(const char *args, const char *want)
 {
@@ -175,6 +197,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_min_release_bounded, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_write_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shake_seed_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_workdir_not_a_dir, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

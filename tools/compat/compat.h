@@ -341,6 +341,7 @@ int compat_shake_main(int argc, char **argv);
 /* Mirrors @src into @dst as a tree of symbolic links, then makes each meson.build.public the
  * meson.build of its folder (DOCA 3.3 ships the standalone build files under that name). */
 int compat_mirror(const char *src, const char *dst);
+/* mkdir -p @path: 0, or -1 and errno (ENOTDIR: @path exists and is not a directory). */
 int compat_mkdir_p(const char *path);
 /* Removes @path and everything under it (symbolic links are removed, never followed). */
 void compat_rm_rf(const char *path);

@@ -31,6 +31,7 @@
 int compat_mkdir_p(const char *path)
 {
 	char tmp[PATH_MAX];
+	struct stat st;
 	char *p;
 
 	snprintf(tmp, sizeof(tmp), "%s", path);
@@ -42,7 +43,15 @@ int compat_mkdir_p(const char *path)
 			return -1;
 		*p = '/';
 	}
-	return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+	if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+		return -1;
+	if (stat(tmp, &st) != 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) { /* EEXIST from a file or a FIFO: nothing goes in there */
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
 }
 
 /* A directory being mirrored, and the one it is in: the chain back to the checkout's top. */
