@@ -490,6 +490,70 @@ static void split_cross_process_arm_then_submit(void **state)
 	free(buf);
 }
 
+/*
+ * Two tasks held (submitted without FLUSH) and launched together at the next progress: a local
+ * copy that goes to a worker's channel (ODMA_SPLIT_MIN=0: not cut), launched without a doorbell
+ * since another task follows, then a small copy from another process' memory, which the engine
+ * stages for its next poll. The doorbell of the last launch must publish the first one too, or
+ * it never reaches its worker and never completes.
+ */
+static void split_held_channel_then_staged(void **state)
+{
+	uint8_t *src = aligned_alloc(4096, COPY), *buf = aligned_alloc(4096, COPY);
+	struct doca_buf *ls, *ld, *rs, *rd;
+	struct doca_dma_task_memcpy *l, *r;
+	struct doca_buf_inventory *inv;
+	struct doca_ctx *ctx;
+	unsigned int done = 0;
+	union doca_data ud = { .ptr = &done };
+	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+	struct xp x;
+
+	(void)state;
+	assert_non_null(src);
+	assert_non_null(buf);
+	fx_pattern(src, COPY, 7);
+	fx_pattern(buf, MIB, 8);
+	memset(buf + MIB, 0, MIB);
+	setenv("ODMA_SPLIT_MIN", "0", 1); /* read when the pool starts: the PE of xp_open */
+	xp_open(&x, src, COPY, buf, COPY, &done);
+	ctx = doca_dma_as_ctx(x.dma);
+	(void)doca_ctx_stop(ctx);
+	for (long i = 0; i < 100000000L && st != DOCA_CTX_STATE_IDLE; i++)
+		assert_ok(doca_ctx_get_state(ctx, &st));
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_ok(doca_dma_task_memcpy_set_conf(x.dma, count_cb, count_cb, 2));
+	assert_ok(doca_ctx_start(ctx));
+	assert_ok(doca_buf_inventory_create(4, &inv));
+	assert_ok(doca_buf_inventory_start(inv));
+	assert_ok(doca_buf_inventory_buf_get_by_data(inv, x.local, buf, 256 * 1024, &ls));
+	assert_ok(doca_buf_inventory_buf_get_by_addr(inv, x.local, buf + MIB, 256 * 1024, &ld));
+	assert_ok(doca_buf_inventory_buf_get_by_data(inv, x.imp, src, 4096, &rs));
+	assert_ok(doca_buf_inventory_buf_get_by_addr(inv, x.local, buf + MIB + 512 * 1024, 4096,
+	                                             &rd));
+	assert_ok(doca_dma_task_memcpy_alloc_init(x.dma, ls, ld, ud, &l));
+	assert_ok(doca_dma_task_memcpy_alloc_init(x.dma, rs, rd, ud, &r));
+	assert_ok(doca_task_submit_ex(doca_dma_task_memcpy_as_task(l), DOCA_TASK_SUBMIT_FLAG_NONE));
+	assert_ok(doca_task_submit_ex(doca_dma_task_memcpy_as_task(r), DOCA_TASK_SUBMIT_FLAG_NONE));
+	for (time_t end = time(NULL) + 5; done < 2 && time(NULL) < end;)
+		doca_pe_progress(x.pe);
+	assert_int_equal(done, 2); /* bounded: a task never published fails, not hangs */
+	assert_memory_equal(buf + MIB, buf, 256 * 1024);
+	assert_memory_equal(buf + MIB + 512 * 1024, src, 4096);
+	doca_task_free(doca_dma_task_memcpy_as_task(l));
+	doca_task_free(doca_dma_task_memcpy_as_task(r));
+	assert_ok(doca_buf_dec_refcount(ls, NULL));
+	assert_ok(doca_buf_dec_refcount(ld, NULL));
+	assert_ok(doca_buf_dec_refcount(rs, NULL));
+	assert_ok(doca_buf_dec_refcount(rd, NULL));
+	assert_ok(doca_buf_inventory_stop(inv));
+	assert_ok(doca_buf_inventory_destroy(inv));
+	xp_close(&x);
+	unsetenv("ODMA_SPLIT_MIN");
+	free(src);
+	free(buf);
+}
+
 int main(void)
 {
 	struct doca_log_backend *be;
@@ -502,6 +566,7 @@ int main(void)
 		cmocka_unit_test(split_cross_process_whole_copies_by_home),
 		cmocka_unit_test(split_cross_process_event_driven),
 		cmocka_unit_test(split_cross_process_arm_then_submit),
+		cmocka_unit_test(split_held_channel_then_staged),
 	};
 
 	setenv("ODMA_ENGINE", "thread", 1);

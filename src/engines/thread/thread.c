@@ -935,6 +935,9 @@ te_submit_other(struct te_pe *tp, struct doca_task *task, const struct odma_job 
 	if (doca_unlikely(job->batch) && job->bytes <= te.inline_max && !job->in_order) {
 		/* a system call per task: held until the next poll, then moved together */
 		odma_task_stage_add(&tp->stage, tp->pe, task);
+		/* the last of a launch of held tasks: earlier ones may wait in a channel */
+		if (doorbell)
+			te_doorbell(tp);
 		return DOCA_SUCCESS;
 	}
 	if (doca_unlikely(job->in_order)) { /* it must not overtake what is held */
