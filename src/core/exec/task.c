@@ -408,7 +408,8 @@ void doca_task_free(struct doca_task *task)
 		ODMA_ERR("doca_task_free: task %p is already free; free a task once", (void *)task);
 		return;
 	}
-	if (task->state != ODMA_TASK_ALLOCATED && task->hook != NULL) {
+	/* (the timeline's own hook, ODMA_TRACE, does not make it a graph's) */
+	if (task->state != ODMA_TASK_ALLOCATED && odma_trace_owner_hook(task) != NULL) {
 		/* its completion is the graph's: freed now, the instance would never complete */
 		ODMA_ERR("doca_task_free: task %p is a node of a graph instance in flight; free it "
 		         "after the instance completed (the task is left as it is)",

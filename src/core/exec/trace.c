@@ -263,6 +263,11 @@ void odma_trace_submit(struct doca_task *t, uint64_t t0_ns, doca_error_t r)
 	       DOCA_SUCCESS);
 }
 
+void (*odma_trace_owner_hook(const struct doca_task *t))(struct doca_task *, bool)
+{
+	return t->hook == trace_done ? t->trace_prev : t->hook;
+}
+
 static _Atomic int trace_pes;
 
 void odma_trace_pe_born(void)

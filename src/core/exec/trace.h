@@ -37,6 +37,11 @@ void odma_trace_begin(struct doca_task *t);
  * records its end before its callback runs; refused, it is not traced (its number unused).
  */
 void odma_trace_submit(struct doca_task *t, uint64_t t0_ns, doca_error_t r);
+/*
+ * The completion hook @t carries besides the timeline's (a graph instance's), or NULL: a traced
+ * task in flight has the timeline's hook in front of it.
+ */
+void (*odma_trace_owner_hook(const struct doca_task *t))(struct doca_task *, bool);
 /* One part of a task's bytes ran on this thread from @t0_ns to now (engine thread). */
 void odma_trace_run(const struct doca_task *t, uint64_t t0_ns, uint64_t len);
 /* Adds what the rings gained to the file now (the last PE was destroyed); any number of times. */
