@@ -8,6 +8,7 @@
  * own samples depend on it; every other NULL, and every released or foreign handle, is
  * refused with one ERROR line.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <doca_argp.h>
@@ -252,6 +253,65 @@ static void argp_destroy_without_init(void **state)
 	assert_doca(DOCA_ERROR_BAD_STATE, doca_argp_destroy());
 }
 
+#define REUSE_BLOCKS 256 /* one block of each size class up to 4 KiB */
+static struct doca_dma *idle_cb_dma;
+static int idle_cb_destroyed = -1;
+static void *reuse[REUSE_BLOCKS];
+
+static void nop_memcpy_cb(struct doca_dma_task_memcpy *task, union doca_data task_ud,
+                          union doca_data ctx_ud)
+{
+	(void)task;
+	(void)task_ud;
+	(void)ctx_ud;
+}
+
+/* A program that destroys its context from the state-changed callback once it is IDLE. */
+static void destroy_when_idle(const union doca_data ud, struct doca_ctx *ctx,
+                              enum doca_ctx_states prev, enum doca_ctx_states next)
+{
+	(void)ud;
+	(void)ctx;
+	(void)prev;
+	if (next != DOCA_CTX_STATE_IDLE)
+		return;
+	idle_cb_destroyed = (int)doca_dma_destroy(idle_cb_dma);
+	/* the program goes on allocating: the context's memory is soon someone else's */
+	for (size_t i = 0; i < REUSE_BLOCKS; i++) {
+		reuse[i] = malloc(16 * (i + 1));
+		assert_non_null(reuse[i]);
+		memset(reuse[i], 0xff, 16 * (i + 1));
+	}
+}
+
+/*
+ * doca_ctx_stop of a context with nothing outstanding goes IDLE at once, from inside the call:
+ * the state-changed callback may destroy the context there, so the call must not read it
+ * afterwards (it answered from the freed context: ASan reports it, and once the program reused
+ * that memory the answer was IN_PROGRESS).
+ */
+static void ctx_destroyed_by_idle_callback(void **state)
+{
+	struct doca_dev *dev = tu_open_dev(NULL);
+	struct doca_pe *pe;
+	struct doca_ctx *ctx;
+
+	(void)state;
+	assert_ok(doca_pe_create(&pe));
+	assert_ok(doca_dma_create(dev, &idle_cb_dma));
+	ctx = doca_dma_as_ctx(idle_cb_dma);
+	assert_ok(doca_ctx_set_state_changed_cb(ctx, destroy_when_idle));
+	assert_ok(doca_dma_task_memcpy_set_conf(idle_cb_dma, nop_memcpy_cb, nop_memcpy_cb, 4));
+	assert_ok(doca_pe_connect_ctx(pe, ctx));
+	assert_ok(doca_ctx_start(ctx));
+	assert_ok(doca_ctx_stop(ctx));
+	assert_int_equal(idle_cb_destroyed, DOCA_SUCCESS);
+	for (size_t i = 0; i < REUSE_BLOCKS; i++)
+		free(reuse[i]);
+	assert_ok(doca_pe_destroy(pe));
+	assert_ok(doca_dev_close(dev));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -261,6 +321,7 @@ int main(void)
 		cmocka_unit_test_setup(other_teardown_calls_refuse_null, reset),
 		cmocka_unit_test_setup(released_handles_fail_loudly, reset),
 		cmocka_unit_test_setup(argp_destroy_without_init, reset),
+		cmocka_unit_test_setup(ctx_destroyed_by_idle_callback, reset),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -199,9 +199,11 @@ bool odma_ctx_ready_for_idle(const struct doca_ctx *ctx)
 /*
  * Enters STOPPING (or IDLE when nothing is outstanding). @flush: a stop request, so
  * every task not executed yet is flushed; after a failed task only those submitted
- * after it are (flush_from), and the ones before it still complete.
+ * after it are (flush_from), and the ones before it still complete. Returns whether the
+ * context went IDLE, after which the caller must not touch it: the state-changed callback
+ * may have destroyed it.
  */
-void odma_ctx_begin_stop(struct doca_ctx *ctx, bool flush)
+bool odma_ctx_begin_stop(struct doca_ctx *ctx, bool flush)
 {
 	if (flush) {
 		atomic_store_explicit(&ctx->flush_from, 0, memory_order_release);
@@ -212,9 +214,10 @@ void odma_ctx_begin_stop(struct doca_ctx *ctx, bool flush)
 	odma_ctx_launch_held(ctx);
 	if (odma_ctx_ready_for_idle(ctx)) {
 		odma_ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);
-		return;
+		return true;
 	}
 	odma_ctx_set_state(ctx, DOCA_CTX_STATE_STOPPING);
+	return false;
 }
 
 doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
@@ -231,8 +234,7 @@ doca_error_t doca_ctx_stop(struct doca_ctx *ctx)
 	default:
 		break;
 	}
-	odma_ctx_begin_stop(ctx, true);
-	return ctx->state == DOCA_CTX_STATE_IDLE ? DOCA_SUCCESS : DOCA_ERROR_IN_PROGRESS;
+	return odma_ctx_begin_stop(ctx, true) ? DOCA_SUCCESS : DOCA_ERROR_IN_PROGRESS;
 }
 
 ODMA_GETTER(doca_ctx_get_num_inflight_tasks, const struct doca_ctx, ctx, size_t, num_inflight_tasks,

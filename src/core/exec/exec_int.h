@@ -9,7 +9,7 @@
 
 const char *odma_ctx_state_name(enum doca_ctx_states s);
 bool odma_ctx_ready_for_idle(const struct doca_ctx *ctx);
-void odma_ctx_begin_stop(struct doca_ctx *ctx, bool flush);
+bool odma_ctx_begin_stop(struct doca_ctx *ctx, bool flush);
 
 /* Hands tasks held back (submitted without FLUSH) to the engine; false if some stay held. */
 bool odma_ctx_launch_held(struct doca_ctx *ctx);
