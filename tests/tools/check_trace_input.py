@@ -104,11 +104,14 @@ with tempfile.TemporaryDirectory() as tmp:
     except (subprocess.TimeoutExpired, ValueError, KeyError) as e:
         fail('a pipe: %s' % e)
 
-    # a flag without its value, or with an empty one: one line naming the fault, status 2
+    # a flag without its value, with an empty one, a value for a flag that takes none, an
+    # unknown flag: one line naming the fault, status 2
     for args, says in ((['x.json', '--top'], "option '--top' needs a value"),
                        (['x.json', '--buckets'], "option '--buckets' needs a value"),
                        (['--top', '', 'x.json'], '--top "" is not a number'),
-                       (['--buckets=', 'x.json'], '--buckets "" is not a number')):
+                       (['--buckets=', 'x.json'], '--buckets "" is not a number'),
+                       (['--json=1', 'x.json'], "option '--json' takes no value"),
+                       (['--nosuch=1', 'x.json'], "unknown option '--nosuch=1'")):
         r = run(args, timeout=10)
         if r is None or r.returncode != 2 or len(r.stderr.strip().splitlines()) != 1 or \
                 says not in r.stderr:

@@ -308,6 +308,21 @@ static int load(const char *path, json_object **root, struct trace *tr)
 	return 0;
 }
 
+/* One line for a getopt refusal it reports as '?': a known flag given a value (--json=1;
+ * glibc then leaves the flag in optopt, 0 for a name it does not know) or an unknown one. */
+static int bad_option(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+
+	if (optopt != 0 && strncmp(arg, "--", 2) == 0 && eq != NULL) {
+		fprintf(stderr,
+		        "odma trace: option '%.*s' takes no value (see odma trace --help)\n",
+		        (int)(eq - arg), arg);
+		return 2;
+	}
+	return odma_help_bad_option("odma trace", arg);
+}
+
 static int cmp_latency(const void *a, const void *b)
 {
 	const struct task *x = *(const struct task *const *)a, *y = *(const struct task *const *)b;
@@ -378,7 +393,7 @@ int main(int argc, char **argv)
 			        argv[optind - 1]);
 			return 2;
 		default:
-			return odma_help_bad_option("odma trace", argv[optind - 1]);
+			return bad_option(argv[optind - 1]);
 		}
 	}
 	if (optind != argc - 1) {
