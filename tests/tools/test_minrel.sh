@@ -56,6 +56,17 @@ rc=$?
 [ $rc -eq 2 ] || { echo "FAIL: missing path exit $rc"; fail=1; }
 check "missing path named" "cannot read $fx/no-such-dir"
 
+# A source file the walk cannot read (a FIFO, opened without blocking): named, status 2 as
+# for a named FILE, no answer printed; it did exit 0 with the answer of the other files.
+fifo=$(mktemp -d) || exit 1
+cp "$fx/range/server.c" "$fifo/" && mkfifo "$fifo/pipe.c"
+timeout 30 $W "$compat" --min-release "$fifo" >"$out" 2>&1
+rc=$?
+rm -rf "$fifo"
+[ $rc -eq 2 ] || { echo "FAIL: a FIFO in the walk: exit $rc (124: it did not end)"; fail=1; }
+[ "$(wc -l <"$out")" -eq 1 ] || { echo "FAIL: a FIFO in the walk: not one line"; cat "$out"; fail=1; }
+check "a FIFO in the walk named" "cannot read $fifo/pipe\.c"
+
 # Symbolic links back up are not followed: two of them made the walk run without end.
 loops=$(mktemp -d) || exit 1
 cp "$fx/range/server.c" "$loops/" && ln -s . "$loops/a" && ln -s .. "$loops/b"

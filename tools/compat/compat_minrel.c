@@ -81,6 +81,7 @@ struct minrel_call {
 struct minrel_prog {
 	char name[PATH_MAX];
 	size_t nfiles;
+	bool unreadable; /* a source file of it could not be read: no answer for it */
 	struct minrel_call *calls;
 	size_t ncalls, cap;
 };
@@ -262,8 +263,10 @@ static int minrel_scan_file(struct minrel_prog *p, const char *path)
 	size_t len = 0;
 	char *text = minrel_read(path, &len);
 
-	if (text == NULL)
+	if (text == NULL) {
+		p->unreadable = true;
 		return -1;
+	}
 	minrel_scan_text(p, path, text, len);
 	free(text);
 	p->nfiles++;
@@ -575,7 +578,8 @@ static const char *const minrel_usage_text[] = {
 	"  --json      print JSON instead of text",
 	"  -h, --help  this text",
 	"",
-	"Exit status: 0, or 2 on a usage error (an unreadable FILE or DIR).",
+	"Exit status: 0, or 2 on a usage error or when a FILE, a DIR or a source file found in",
+	"it cannot be read (then no answer is printed).",
 };
 
 static void minrel_usage(FILE *out)
@@ -660,6 +664,8 @@ int compat_minrel_main(int argc, char **argv)
 
 	if (rc == 0)
 		rc = minrel_collect(argc, argv, optind, &s);
+	for (size_t i = 0; rc == 0 && i < s.n; i++)
+		rc = s.v[i].unreadable ? 2 : 0; /* its "cannot read" line is out; no half answer */
 	if (rc == 0 && json) {
 		arr = json_object_new_array();
 		for (size_t i = 0; i < s.n; i++)
