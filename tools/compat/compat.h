@@ -230,7 +230,8 @@ int compat_json_write(const char *path, const char *text);
 bool compat_file_contains(const char *path, const char *needle);
 /*
  * The last line of @path containing @needle (NULL: the last non-empty line), trimmed; a
- * control byte, or a byte of no whole UTF-8 character (one cut at @size too), is '?'.
+ * control byte, or a byte of no whole UTF-8 character (one cut at @size too), is '?'. The
+ * file is read a line at a time in bounded memory: a line over 4 KiB counts by its first part.
  */
 bool compat_last_line(const char *path, const char *needle, char *out, size_t size);
 void compat_sleep(double seconds);

@@ -328,25 +328,37 @@ bool compat_file_contains(const char *path, const char *needle)
 	return found;
 }
 
+/* The next line of @f into @buf: its first @size - 1 bytes, the rest read and dropped. */
+static bool read_line(FILE *f, char *buf, size_t size)
+{
+	size_t n = 0;
+	int c;
+
+	while ((c = getc(f)) != EOF && c != '\n')
+		if (n + 1 < size)
+			buf[n++] = (char)c;
+	buf[n] = '\0';
+	return c != EOF || n > 0;
+}
+
+/* Streams the log a line at a time: a program's log has no bound on its size. */
 bool compat_last_line(const char *path, const char *needle, char *out, size_t size)
 {
-	char *text = compat_read_file(path, NULL), *line, *save = NULL;
-	const char *best = NULL;
+	FILE *f = fopen(path, "rbe");
+	char line[4096], *p;
+	bool found = false;
 
 	out[0] = '\0';
-	if (text == NULL)
+	if (f == NULL)
 		return false;
-	for (line = strtok_r(text, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
-		while (*line == ' ' || *line == '\t')
-			line++;
-		if (*line == '\0')
-			continue;
-		if (needle == NULL || strstr(line, needle) != NULL)
-			best = line;
+	while (read_line(f, line, sizeof(line))) {
+		p = line + strspn(line, " \t");
+		if (*p != '\0' && (needle == NULL || strstr(p, needle) != NULL)) {
+			snprintf(out, size, "%s", p);
+			found = true;
+		}
 	}
-	if (best != NULL)
-		snprintf(out, size, "%s", best);
+	fclose(f);
 	utf8_fix(out, true);
-	free(text);
-	return best != NULL;
+	return found;
 }
