@@ -173,6 +173,32 @@ static void faults_row_keys(void **state)
 	}
 }
 
+/*
+ * ODMA_FAULTS: a delay over its cap (1 s) is refused by a line that says the cap; an empty
+ * item is refused wherever it is, last ("seed=1,") as first (",seed=1").
+ */
+static void faults_refusals(void **state)
+{
+	static const char *const empty[] = { ",seed=1", "seed=1,", "seed=1,,delay_us=1", "," };
+	struct odma_fault_config c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(odma_faults_parse("delay_us=0-1000000", &c, err, sizeof(err)),
+	                 DOCA_SUCCESS);
+	assert_int_equal(odma_faults_parse("delay_us=0-1000001", &c, err, sizeof(err)),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_non_null(strstr(err, "A <= B <= 1000000: 1 s"));
+	assert_int_equal(odma_faults_parse("seed=1,comch_delay_us=2000000", &c, err, sizeof(err)),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_non_null(strstr(err, "\"comch_delay_us=2000000\" (comch_delay_us=A or A-B"));
+	for (size_t i = 0; i < sizeof(empty) / sizeof(empty[0]); i++)
+		if (odma_faults_parse(empty[i], &c, err, sizeof(err)) != DOCA_ERROR_INVALID_VALUE ||
+		    strstr(err, "is empty") == NULL)
+			fail_msg("ODMA_FAULTS=\"%s\" not refused as an empty item", empty[i]);
+	assert_int_equal(odma_faults_parse("", &c, err, sizeof(err)), DOCA_SUCCESS);
+}
+
 static char *slurp(const char *path)
 {
 	FILE *f = fopen(path, "rb");
@@ -300,6 +326,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(fabric),
 		cmocka_unit_test(table_rows),
 		cmocka_unit_test(faults_row_keys),
+		cmocka_unit_test(faults_refusals),
 		cmocka_unit_test(doc_lists_every_var),
 		cmocka_unit_test(sources_read_only_listed_vars),
 		cmocka_unit_test(log_level_line),

@@ -53,6 +53,8 @@ static bool parse_u64(const char *v, uint64_t *out)
 	return errno == 0 && *end == '\0';
 }
 
+#define FAULTS_DELAY_MAX_US 1000000u /* a delay is a shake, not a hang: 1 s at most */
+
 static bool parse_delay(const char *v, uint32_t *lo, uint32_t *hi)
 {
 	char buf[64], *dash;
@@ -67,7 +69,7 @@ static bool parse_delay(const char *v, uint32_t *lo, uint32_t *hi)
 	if (!parse_u64(buf, &a) || (dash != NULL && !parse_u64(dash + 1, &b)))
 		return false;
 	b = dash != NULL ? b : a;
-	if (a > b || b > 1000000)
+	if (a > b || b > FAULTS_DELAY_MAX_US)
 		return false;
 	*lo = (uint32_t)a;
 	*hi = (uint32_t)b;
@@ -109,14 +111,29 @@ static bool parse_item(const char *key, const char *val, struct odma_fault_confi
 	return false;
 }
 
+/* The refusal of the item @p (@n bytes) whose key is @key: the delays' bounds, or the keys. */
+static void faults_refuse(const char *key, const char *p, size_t n, char *err, size_t errlen)
+{
+	if (strcmp(key, "delay_us") == 0 || strcmp(key, "comch_delay_us") == 0)
+		snprintf(err, errlen,
+		         "bad item \"%.*s\" (%s=A or A-B microseconds, A <= B <= %u: 1 s)", (int)n,
+		         p, key, FAULTS_DELAY_MAX_US);
+	else
+		snprintf(err, errlen,
+		         "bad item \"%.*s\" (keys: seed, submit_again, complete_error, "
+		         "delay_us=A-B, remote_die_after, error, comch_drop_after, "
+		         "comch_delay_us=A-B)",
+		         (int)n, p);
+}
+
 doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, char *err,
                                size_t errlen)
 {
 	struct odma_fault_config c = { .seed = 1, .error_code = DOCA_ERROR_IO_FAILED };
 	char item[128];
-	const char *p = spec;
+	const char *p = spec != NULL && *spec != '\0' ? spec : NULL; /* "": no faults */
 
-	while (p != NULL && *p != '\0') {
+	while (p != NULL) { /* an empty item, first, last ("seed=1,") or between, is refused */
 		const char *comma = strchr(p, ',');
 		size_t n = comma ? (size_t)(comma - p) : strlen(p);
 		char *eq;
@@ -130,11 +147,7 @@ doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, 
 		item[n] = '\0';
 		eq = strchr(item, '=');
 		if (eq == NULL || !parse_item((*eq = '\0', item), eq + 1, &c)) {
-			snprintf(err, errlen,
-			         "bad item \"%.*s\" (keys: seed, submit_again, complete_error, "
-			         "delay_us=A-B, remote_die_after, error, comch_drop_after, "
-			         "comch_delay_us=A-B)",
-			         (int)n, p);
+			faults_refuse(item, p, n, err, errlen);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		p = comma ? comma + 1 : NULL;
