@@ -80,6 +80,7 @@ static long trace_tail = -1; /* where the file's closing part starts; -1: nothin
 static bool trace_objects;   /* an object is in traceEvents (the next needs a comma) */
 
 static void trace_write(bool final);
+static int trace_open(const char *path, const char **why);
 
 static void trace_exit(void)
 {
@@ -88,20 +89,26 @@ static void trace_exit(void)
 
 /*
  * A forked child keeps its own timeline, in FILE.PID: the parent's file and rings stay the
- * parent's (the child's copy of the rings is forgotten, not written).
+ * parent's (the child's copy of the rings is forgotten, not written). FILE.PID is opened as
+ * FILE is (trace_open): a FIFO there would block the child in fork() for ever.
  */
 static void trace_child(void)
 {
 	size_t n = strlen(trace_path);
+	const char *why;
+	int fd;
 
 	if (!odma_trace_enabled || trace_written)
 		return;
 	if (trace_file != NULL)
 		fclose(trace_file); /* empty after each write: closes the child's fd only */
+	trace_file = NULL;
 	if (n + 16 > sizeof(trace_path))
 		n = sizeof(trace_path) - 16;
 	snprintf(trace_path + n, 16, ".%d", (int)getpid());
-	trace_file = fopen(trace_path, "we");
+	fd = trace_open(trace_path, &why);
+	if (fd >= 0 && (ftruncate(fd, 0) != 0 || (trace_file = fdopen(fd, "w")) == NULL))
+		close(fd);
 	trace_rings = NULL;
 	trace_nrings = 0;
 	trace_tail = -1;
