@@ -638,6 +638,65 @@ static void import_device_rule(void **state)
 	assert_ok(doca_dev_close(host));
 }
 
+/*
+ * A PCI import is written only under the exporter's PCI_READ_WRITE: an mmap exported over PCI
+ * read-only, with RDMA_WRITE for its RDMA exports, takes no DMA write through the PCI import
+ * (NOT_PERMITTED at submit, as for any read-only export; it was accepted and failed later).
+ */
+static void import_pci_read_only(void **state)
+{
+	static uint8_t host_mem[4096], dpu_mem[4096];
+	struct doca_dev *host = tu_open_dev("b1:00.0"), *dpu = tu_open_dev("03:00.0");
+	struct doca_mmap *exp, *imp, *local;
+	struct doca_buf_inventory *inv;
+	struct fx fx = { 0 };
+	struct doca_dma_task_memcpy *t;
+	struct doca_buf *s, *d;
+	struct doca_dma *dma;
+	struct doca_pe *pe;
+	const void *desc;
+	size_t len;
+
+	(void)state;
+	assert_ok(doca_mmap_create(&exp));
+	assert_ok(doca_mmap_add_dev(exp, host));
+	assert_ok(doca_mmap_set_memrange(exp, host_mem, sizeof(host_mem)));
+	assert_ok(doca_mmap_set_permissions(exp, DOCA_ACCESS_FLAG_PCI_READ_ONLY |
+	                                                 DOCA_ACCESS_FLAG_RDMA_WRITE));
+	assert_ok(doca_mmap_start(exp));
+	assert_ok(doca_mmap_export_pci(exp, host, &desc, &len));
+	assert_ok(doca_mmap_create_from_export(NULL, desc, len, dpu, &imp));
+	assert_ok(doca_mmap_create(&local));
+	assert_ok(doca_mmap_add_dev(local, dpu));
+	assert_ok(doca_mmap_set_memrange(local, dpu_mem, sizeof(dpu_mem)));
+	assert_ok(doca_mmap_start(local));
+	assert_ok(doca_buf_inventory_create(2, &inv));
+	assert_ok(doca_buf_inventory_start(inv));
+	assert_ok(doca_pe_create(&pe));
+	assert_ok(doca_dma_create(dpu, &dma));
+	assert_ok(doca_ctx_set_user_data(doca_dma_as_ctx(dma), (union doca_data){ .ptr = &fx }));
+	assert_ok(doca_dma_task_memcpy_set_conf(dma, fx_ok_cb, fx_err_cb, 2));
+	assert_ok(doca_pe_connect_ctx(pe, doca_dma_as_ctx(dma)));
+	assert_ok(doca_ctx_start(doca_dma_as_ctx(dma)));
+	assert_ok(doca_buf_inventory_buf_get_by_data(inv, local, dpu_mem, 64, &s));
+	assert_ok(doca_buf_inventory_buf_get_by_addr(inv, imp, host_mem, 64, &d));
+	assert_ok(doca_dma_task_memcpy_alloc_init(dma, s, d, (union doca_data){ 0 }, &t));
+	expect_rule(DOCA_ERROR_NOT_PERMITTED, "do not let a device write into it",
+	            doca_task_submit(doca_dma_task_memcpy_as_task(t)));
+	doca_task_free(doca_dma_task_memcpy_as_task(t));
+	assert_ok(doca_buf_dec_refcount(s, NULL));
+	assert_ok(doca_buf_dec_refcount(d, NULL));
+	assert_ok(doca_ctx_stop(doca_dma_as_ctx(dma)));
+	assert_ok(doca_dma_destroy(dma));
+	assert_ok(doca_pe_destroy(pe));
+	assert_ok(doca_buf_inventory_destroy(inv));
+	assert_ok(doca_mmap_destroy(local));
+	assert_ok(doca_mmap_destroy(imp));
+	assert_ok(doca_mmap_destroy(exp));
+	assert_ok(doca_dev_close(dpu));
+	assert_ok(doca_dev_close(host));
+}
+
 /* C18 (run with ODMA_SYSTEM=nic): a DMA context needs a device with the memcpy task. */
 static void no_memcpy_device(void **state)
 {
@@ -661,7 +720,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(ctx_rules),       cmocka_unit_test(progress_in_callback),
 		cmocka_unit_test(task_buffers),    cmocka_unit_test(stopped_mmap),
 		cmocka_unit_test(in_use_rules),    cmocka_unit_test(import_device_rule),
-		cmocka_unit_test(closed_device),
+		cmocka_unit_test(closed_device),   cmocka_unit_test(import_pci_read_only),
 	};
 
 	const struct CMUnitTest nic[] = { cmocka_unit_test(no_memcpy_device) };

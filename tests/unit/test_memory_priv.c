@@ -39,9 +39,13 @@ static void test_writable(void **state)
 	m->perms = DOCA_ACCESS_FLAG_PCI_READ_WRITE;
 	assert_true(odma_mmap_writable_quiet(m));
 	assert_ok(odma_mmap_check_dst(m, NULL));
-	m->perms = DOCA_ACCESS_FLAG_RDMA_WRITE;
+	/* a PCI import takes its writes under PCI_READ_WRITE only, an RDMA one under RDMA_WRITE */
+	m->perms = DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_RDMA_WRITE;
+	assert_false(odma_mmap_writable_quiet(m));
+	assert_doca(DOCA_ERROR_NOT_PERMITTED, odma_mmap_check_dst(m, NULL));
+	m->rdma_import = true;
 	assert_true(odma_mmap_writable_quiet(m));
-	m->perms = DOCA_ACCESS_FLAG_RDMA_READ;
+	m->perms = DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_PCI_READ_WRITE;
 	assert_false(odma_mmap_writable_quiet(m));
 	assert_ok(doca_mmap_destroy(m)); /* frees the remote description */
 }

@@ -124,13 +124,25 @@ const char *odma_perm_names(uint32_t perms, char *out, size_t n);
 #define ODMA_PERM_NAMES_LEN 128
 
 /*
+ * Whether an import's grant lets a device write: PCI_READ_WRITE for a PCI export, RDMA_WRITE for
+ * an RDMA one (the other family's flag is the exporter's other exports' business).
+ */
+static inline bool odma_mmap_import_writable(const struct doca_mmap *mmap)
+{
+	uint32_t want =
+	        mmap->rdma_import ? DOCA_ACCESS_FLAG_RDMA_WRITE : DOCA_ACCESS_FLAG_PCI_READ_WRITE;
+
+	return mmap->remote != NULL && (mmap->perms & want) != 0;
+}
+
+/*
  * Whether a DMA may write into memory of this mmap (local or remote) without a word: the
  * per-task fast path. A tolerated local write passes here once its WARNING was logged.
  */
 static inline bool odma_mmap_writable_quiet(const struct doca_mmap *mmap)
 {
 	if (doca_unlikely(mmap->from_export))
-		return mmap->remote != NULL && odma_perm_remote_write(mmap->perms);
+		return odma_mmap_import_writable(mmap);
 	return odma_perm_local_write(mmap->perms) == ODMA_PERM_YES ||
 	       atomic_load_explicit(&mmap->write_warned, memory_order_relaxed);
 }

@@ -193,11 +193,12 @@ doca_error_t odma_mmap_check_dst(struct doca_mmap *mmap, const void *buf)
 	if (mmap->from_export) {
 		uint32_t perms = mmap->remote != NULL ? mmap->perms : 0; /* the exporter's flags */
 
-		if (odma_perm_remote_write(perms))
+		if (odma_mmap_import_writable(mmap))
 			return DOCA_SUCCESS;
 		ODMA_ERR("destination buf %p: mmap %p was exported with permissions %s, which do "
 		         "not let a device write into it; fix: the exporter sets "
-		         "DOCA_ACCESS_FLAG_PCI_READ_WRITE (or RDMA_WRITE) before exporting",
+		         "DOCA_ACCESS_FLAG_PCI_READ_WRITE (RDMA_WRITE for an RDMA export) before "
+		         "exporting",
 		         buf, (void *)mmap, odma_perm_names(perms, names, sizeof(names)));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
