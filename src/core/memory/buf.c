@@ -64,12 +64,15 @@ doca_error_t doca_buf_dec_refcount(struct doca_buf *buf, uint16_t *refcount)
 {
 	struct doca_buf *e;
 	doca_error_t ret;
+	uint16_t left;
 
 	ODMA_CHECK_ARG(buf != NULL, "buf is NULL");
 	ret = buf_check_live_head(buf, "doca_buf_dec_refcount");
 	if (ret != DOCA_SUCCESS)
 		return ret;
-	if (--buf->refcount == 0) {
+	/* read before the release: a returned buf may be taken again at once by another thread */
+	left = --buf->refcount;
+	if (left == 0) {
 		/*
 		 * The head stands for the list: every element goes back, each to its own inventory.
 		 */
@@ -82,7 +85,7 @@ doca_error_t doca_buf_dec_refcount(struct doca_buf *buf, uint16_t *refcount)
 		}
 	}
 	if (refcount != NULL)
-		*refcount = buf->refcount;
+		*refcount = left;
 	return DOCA_SUCCESS;
 }
 
