@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 
 #include "odma_help.h"
+#include "util/fopen_nowait.h"
 
 struct task {
 	uint64_t id;
@@ -216,33 +217,10 @@ static json_object *parse(FILE *f, const char *path)
 	return NULL;
 }
 
-/*
- * @path opened for reading. O_NONBLOCK for the open only: a FIFO that no process writes
- * then reads as empty at once instead of blocking the open for ever; a pipe with a writer,
- * as <(zcat t.json.gz) gives, is read as usual.
- */
-static FILE *open_trace(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags, e;
-	FILE *f = NULL;
-
-	if (fd < 0)
-		return NULL;
-	flags = fcntl(fd, F_GETFL);
-	if (flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0)
-		f = fdopen(fd, "r");
-	if (f == NULL) {
-		e = errno;
-		close(fd);
-		errno = e;
-	}
-	return f;
-}
-
 static int load(const char *path, json_object **root, struct trace *tr)
 {
 	json_object *ev, *other, *args;
-	FILE *f = open_trace(path);
+	FILE *f = odma_fopen_nowait(path, "r");
 	size_t n;
 
 	if (f == NULL) {

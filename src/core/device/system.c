@@ -18,6 +18,7 @@
 #include "core/config/config.h"
 #include "core/device/device.h"
 #include "core/log/log.h"
+#include "util/fopen_nowait.h"
 
 ODMA_LOG_REGISTER(ODMA_SYSTEM)
 
@@ -46,33 +47,10 @@ static bool sys_load_side(void)
 	return true;
 }
 
-/*
- * @path opened for reading. O_NONBLOCK for the open only: a FIFO that no process writes then
- * reads as empty at once instead of blocking the first device query for ever; a pipe with a
- * writer (ODMA_SYSTEM=<(...)) is read as usual.
- */
-static FILE *sys_open(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags, e;
-	FILE *f = NULL;
-
-	if (fd < 0)
-		return NULL;
-	flags = fcntl(fd, F_GETFL);
-	if (flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0)
-		f = fdopen(fd, "rb");
-	if (f == NULL) {
-		e = errno;
-		close(fd);
-		errno = e;
-	}
-	return f;
-}
-
 /* Reads at most ODMA_PROFILE_MAX_TEXT + 1 bytes (one more lets the parser report "too large"). */
 static char *sys_read_file(const char *path, size_t *len)
 {
-	FILE *f = sys_open(path);
+	FILE *f = odma_fopen_nowait(path, "rb");
 	struct stat st;
 	char *buf;
 
