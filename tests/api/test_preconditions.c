@@ -557,6 +557,24 @@ static void stopped_mmap(void **state)
 }
 
 /*
+ * @mem (4 KiB) of @host exported over PCI with @perms, and imported on @dpu: *@exp and *@imp.
+ */
+static void export_import(uint8_t *mem, uint32_t perms, struct doca_dev *host, struct doca_dev *dpu,
+                          struct doca_mmap **exp, struct doca_mmap **imp)
+{
+	const void *desc;
+	size_t len;
+
+	assert_ok(doca_mmap_create(exp));
+	assert_ok(doca_mmap_add_dev(*exp, host));
+	assert_ok(doca_mmap_set_memrange(*exp, mem, 4096));
+	assert_ok(doca_mmap_set_permissions(*exp, perms));
+	assert_ok(doca_mmap_start(*exp));
+	assert_ok(doca_mmap_export_pci(*exp, host, &desc, &len));
+	assert_ok(doca_mmap_create_from_export(NULL, desc, len, dpu, imp));
+}
+
+/*
  * M15 for an import: the device of doca_mmap_create_from_export is the imported mmap's device.
  * A DMA context of another device of the same side does not reach it (NOT_PERMITTED); a
  * context of the importing device copies into it.
@@ -569,18 +587,10 @@ static void import_device_rule(void **state)
 	struct doca_mmap *exp, *imp, *local;
 	struct doca_buf_inventory *inv;
 	struct doca_buf *s, *d;
-	const void *desc;
-	size_t len;
 
 	(void)state;
-	assert_ok(doca_mmap_create(&exp));
-	assert_ok(doca_mmap_add_dev(exp, host));
-	assert_ok(doca_mmap_set_memrange(exp, host_mem, sizeof(host_mem)));
-	assert_ok(doca_mmap_set_permissions(exp, DOCA_ACCESS_FLAG_PCI_READ_WRITE |
-	                                                 DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
-	assert_ok(doca_mmap_start(exp));
-	assert_ok(doca_mmap_export_pci(exp, host, &desc, &len));
-	assert_ok(doca_mmap_create_from_export(NULL, desc, len, dpu[0], &imp));
+	export_import(host_mem, DOCA_ACCESS_FLAG_PCI_READ_WRITE | DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	              host, dpu[0], &exp, &imp);
 	assert_ok(doca_buf_inventory_create(4, &inv));
 	assert_ok(doca_buf_inventory_start(inv));
 	for (int k = 1; k >= 0; k--) {
@@ -654,18 +664,10 @@ static void import_pci_read_only(void **state)
 	struct doca_buf *s, *d;
 	struct doca_dma *dma;
 	struct doca_pe *pe;
-	const void *desc;
-	size_t len;
 
 	(void)state;
-	assert_ok(doca_mmap_create(&exp));
-	assert_ok(doca_mmap_add_dev(exp, host));
-	assert_ok(doca_mmap_set_memrange(exp, host_mem, sizeof(host_mem)));
-	assert_ok(doca_mmap_set_permissions(exp, DOCA_ACCESS_FLAG_PCI_READ_ONLY |
-	                                                 DOCA_ACCESS_FLAG_RDMA_WRITE));
-	assert_ok(doca_mmap_start(exp));
-	assert_ok(doca_mmap_export_pci(exp, host, &desc, &len));
-	assert_ok(doca_mmap_create_from_export(NULL, desc, len, dpu, &imp));
+	export_import(host_mem, DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_RDMA_WRITE, host,
+	              dpu, &exp, &imp);
 	assert_ok(doca_mmap_create(&local));
 	assert_ok(doca_mmap_add_dev(local, dpu));
 	assert_ok(doca_mmap_set_memrange(local, dpu_mem, sizeof(dpu_mem)));
