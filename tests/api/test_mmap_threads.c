@@ -13,6 +13,7 @@
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
 #include <doca_buf_pool.h>
+#include <doca_dev.h>
 #include <doca_mmap.h>
 
 #include "test_util.h"
@@ -28,6 +29,8 @@
 #endif
 /* and for at most this long: a sanitizer or an emulator (qemu-user) runs far fewer rounds */
 #define RACE_MS 2000u
+#define EXPORTS 200
+#define DESC_MAX 1024 /* above any descriptor's size */
 
 static _Alignas(64) uint8_t mem[THREADS * HELD * 64];
 
@@ -35,6 +38,9 @@ struct shared {
 	struct doca_buf_inventory *inv;
 	struct doca_buf_pool *pool;
 	struct doca_mmap *mmap;
+	struct doca_dev *dev;
+	uint8_t desc[THREADS][EXPORTS][DESC_MAX]; /* copies: the stop frees the originals */
+	size_t desc_len[THREADS][EXPORTS];
 	pthread_barrier_t go;
 };
 
@@ -149,6 +155,25 @@ static void *pool_worker(void *arg)
 	return NULL;
 }
 
+/* Exports the shared mmap over PCI EXPORTS times, keeping a copy of every descriptor. */
+static void *export_worker(void *arg)
+{
+	struct worker *w = arg;
+
+	pthread_barrier_wait(&w->sh->go);
+	for (unsigned int i = 0; i < EXPORTS; i++) {
+		size_t *len = &w->sh->desc_len[w->id][i];
+		const void *desc;
+
+		if (doca_mmap_export_pci(w->sh->mmap, w->sh->dev, &desc, len) != DOCA_SUCCESS ||
+		    *len > DESC_MAX)
+			w->failures++;
+		else
+			memcpy(w->sh->desc[w->id][i], desc, *len);
+	}
+	return NULL;
+}
+
 static void run_n_threads(struct shared *sh, void *(*fn)(void *), unsigned int n)
 {
 	pthread_t t[THREADS];
@@ -213,6 +238,42 @@ static void release_count(void **state)
 	assert_ok(doca_mmap_destroy(sh.mmap));
 }
 
+/*
+ * Threads export one thread-safe mmap at once: every export is kept, so stopping the mmap
+ * revokes every descriptor handed out (a lost one stayed importable after the stop, and
+ * leaked; ThreadSanitizer reported the race on the list of exports).
+ */
+static void concurrent_exports(void **state)
+{
+	struct doca_dev *dpu = tu_open_dev("03:00.0");
+	struct shared *sh = calloc(1, sizeof(*sh));
+	struct doca_mmap *imp;
+
+	(void)state;
+	assert_non_null(sh);
+	sh->dev = tu_open_dev("b1:00.0");
+	assert_ok(doca_mmap_create(&sh->mmap));
+	assert_ok(doca_mmap_add_dev(sh->mmap, sh->dev));
+	assert_ok(doca_mmap_set_memrange(sh->mmap, mem, sizeof(mem)));
+	assert_ok(doca_mmap_set_permissions(sh->mmap, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
+	assert_ok(doca_mmap_enable_thread_safety(sh->mmap));
+	assert_ok(doca_mmap_start(sh->mmap));
+	run_threads(sh, export_worker);
+	assert_ok(
+	        doca_mmap_create_from_export(NULL, sh->desc[0][0], sh->desc_len[0][0], dpu, &imp));
+	assert_ok(doca_mmap_destroy(imp));
+	assert_ok(doca_mmap_stop(sh->mmap));
+	for (unsigned int t = 0; t < THREADS; t++)
+		for (unsigned int i = 0; i < EXPORTS; i++)
+			assert_doca(DOCA_ERROR_INVALID_VALUE,
+			            doca_mmap_create_from_export(NULL, sh->desc[t][i],
+			                                         sh->desc_len[t][i], dpu, &imp));
+	assert_ok(doca_mmap_destroy(sh->mmap));
+	assert_ok(doca_dev_close(sh->dev));
+	assert_ok(doca_dev_close(dpu));
+	free(sh);
+}
+
 static void shared_pool(void **state)
 {
 	struct shared sh = { 0 };
@@ -235,6 +296,7 @@ int main(void)
 		cmocka_unit_test(shared_inventory),
 		cmocka_unit_test(shared_pool),
 		cmocka_unit_test(release_count),
+		cmocka_unit_test(concurrent_exports),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -30,7 +30,7 @@ ODMA_LOG_REGISTER(ODMA_EXPORT)
 
 void odma_export_revoke_all(struct doca_mmap *mmap)
 {
-	for (struct odma_export *e = mmap->exports; e != NULL; e = e->next) {
+	for (struct odma_export *e = atomic_load(&mmap->exports); e != NULL; e = e->next) {
 		if (e->record != NULL)
 			odma_tp_region_revoke(e->record);
 		e->record = NULL;
@@ -226,8 +226,9 @@ static doca_error_t mmap_export(struct doca_mmap *mmap, const struct doca_dev *d
 		            (void *)mmap);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	e->next = mmap->exports;
-	mmap->exports = e;
+	e->next = atomic_load(&mmap->exports);
+	while (!atomic_compare_exchange_weak(&mmap->exports, &e->next, e))
+		;
 	mmap->exported = true;
 	*desc = e->desc;
 	*len = e->desc_len;

@@ -59,8 +59,8 @@ struct doca_mmap {
 	uint32_t perms; /* DOCA_ACCESS_FLAG_* mask; LOCAL_READ_WRITE unless set */
 	bool started;
 	bool ever_started;
-	bool exported;    /* export_* succeeded at least once */
-	bool from_export; /* created by doca_mmap_create_from_export (the API's view) */
+	atomic_bool exported; /* export_* succeeded at least once */
+	bool from_export;     /* created by doca_mmap_create_from_export (the API's view) */
 	bool rdma_import; /* from an RDMA export: its bytes are reached over an RDMA connection */
 	uint8_t kind;     /* enum odma_mem_kind (the movers' view) */
 	struct doca_dev **devs;
@@ -72,7 +72,9 @@ struct doca_mmap {
 	void *free_cb_opaque;
 	bool free_cb_changed; /* set_free_cb called more than once */
 	union doca_data user_data;
-	struct odma_export *exports; /* descriptors handed out (freed on stop/destroy) */
+	/* descriptors handed out (freed on stop/destroy); threads of a thread-safe mmap may export
+	 * at once, so a new one is pushed with a compare-and-swap */
+	_Atomic(struct odma_export *) exports;
 	/* from-export only: the attachment (perms are the exporter's DOCA_ACCESS_FLAG_*) */
 	struct odma_tp_remote *remote;
 	atomic_bool write_warned; /* the WARNING of a tolerated local write was logged */

@@ -90,7 +90,7 @@ static void mmap_release_exports(struct doca_mmap *mmap)
 	struct odma_export *e;
 
 	odma_export_revoke_all(mmap);
-	e = mmap->exports;
+	e = atomic_exchange(&mmap->exports, NULL);
 	while (e != NULL) {
 		struct odma_export *next = e->next;
 
@@ -98,7 +98,6 @@ static void mmap_release_exports(struct doca_mmap *mmap)
 		free(e);
 		e = next;
 	}
-	mmap->exports = NULL;
 }
 
 static void mmap_release_remote(struct doca_mmap *mmap)
