@@ -369,24 +369,14 @@ doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client)
 	return comch_ep_destroy(&comch_client->ep, __func__);
 }
 
-doca_error_t doca_comch_client_set_max_msg_size(struct doca_comch_client *comch_client,
-                                                uint32_t size)
-{
-	ODMA_CHECK_ARG(comch_client != NULL,
-	               "doca_comch_client_set_max_msg_size: comch_client must not be NULL");
-	return comch_ep_set_max_msg(&comch_client->ep, size);
-}
+ODMA_SETTER(doca_comch_client_set_max_msg_size, struct doca_comch_client, comch_client, uint32_t,
+            size, comch_ep_set_max_msg(&comch_client->ep, size))
 
 ODMA_GETTER(doca_comch_client_get_max_msg_size, const struct doca_comch_client, comch_client,
             uint32_t, size, comch_client->ep.max_msg)
 
-doca_error_t doca_comch_client_set_recv_queue_size(struct doca_comch_client *comch_client,
-                                                   uint32_t size)
-{
-	ODMA_CHECK_ARG(comch_client != NULL,
-	               "doca_comch_client_set_recv_queue_size: comch_client must not be NULL");
-	return comch_ep_set_recv_queue(&comch_client->ep, size);
-}
+ODMA_SETTER(doca_comch_client_set_recv_queue_size, struct doca_comch_client, comch_client, uint32_t,
+            size, comch_ep_set_recv_queue(&comch_client->ep, size))
 
 ODMA_GETTER(doca_comch_client_get_recv_queue_size, const struct doca_comch_client, comch_client,
             uint32_t, size, comch_client->ep.recv_queue)

@@ -345,24 +345,14 @@ doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
 	return comch_ep_destroy(&comch_server->ep, __func__);
 }
 
-doca_error_t doca_comch_server_set_max_msg_size(struct doca_comch_server *comch_server,
-                                                uint32_t size)
-{
-	ODMA_CHECK_ARG(comch_server != NULL,
-	               "doca_comch_server_set_max_msg_size: comch_server must not be NULL");
-	return comch_ep_set_max_msg(&comch_server->ep, size);
-}
+ODMA_SETTER(doca_comch_server_set_max_msg_size, struct doca_comch_server, comch_server, uint32_t,
+            size, comch_ep_set_max_msg(&comch_server->ep, size))
 
 ODMA_GETTER(doca_comch_server_get_max_msg_size, const struct doca_comch_server, comch_server,
             uint32_t, size, comch_server->ep.max_msg)
 
-doca_error_t doca_comch_server_set_recv_queue_size(struct doca_comch_server *comch_server,
-                                                   uint32_t size)
-{
-	ODMA_CHECK_ARG(comch_server != NULL,
-	               "doca_comch_server_set_recv_queue_size: comch_server must not be NULL");
-	return comch_ep_set_recv_queue(&comch_server->ep, size);
-}
+ODMA_SETTER(doca_comch_server_set_recv_queue_size, struct doca_comch_server, comch_server, uint32_t,
+            size, comch_ep_set_recv_queue(&comch_server->ep, size))
 
 ODMA_GETTER(doca_comch_server_get_recv_queue_size, const struct doca_comch_server, comch_server,
             uint32_t, size, comch_server->ep.recv_queue)

@@ -97,4 +97,16 @@ DOCA_STABLE doca_error_t doca_priv_log_register_sdk_source(const char *name, int
 		return DOCA_SUCCESS;                                                               \
 	}
 
+/*
+ * Defines the public setter @fn(@t1 *@n1, @t2 @n2) that forwards to shared code:
+ * DOCA_ERROR_INVALID_VALUE with one line "@fn: @n1 must not be NULL" when @n1 is NULL; else
+ * what the expression that follows returns (the shared setter, which checks @n2).
+ */
+#define ODMA_SETTER(fn, t1, n1, t2, n2, ...)                                                       \
+	doca_error_t fn(t1 *n1, t2 n2)                                                             \
+	{                                                                                          \
+		ODMA_CHECK_ARG(n1 != NULL, #fn ": " #n1 " must not be NULL");                      \
+		return (__VA_ARGS__);                                                              \
+	}
+
 #endif /* ODMA_CORE_LOG_H_ */
