@@ -554,6 +554,12 @@ static inline struct comch_ep *comch_ep_of(const struct doca_ctx *ctx)
  */
 doca_error_t comch_cap(const struct doca_devinfo *devinfo, uint32_t *out, uint32_t value,
                        const char *func);
+/* Defines the public capability getter @fn: comch_cap with @expr (of devinfo) as the value. */
+#define COMCH_CAP_GETTER(fn, expr)                                                                 \
+	doca_error_t fn(const struct doca_devinfo *devinfo, uint32_t *out)                         \
+	{                                                                                          \
+		return comch_cap(devinfo, out, devinfo != NULL ? (expr) : 0, __func__);            \
+	}
 /*
  * The allocation and setup shared by doca_comch_server_create and doca_comch_client_create:
  * a new endpoint in *@out (freed by comch_ep_destroy), or the error with *@out untouched.

@@ -522,39 +522,11 @@ doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *dev
 ODMA_GETTER(doca_comch_consumer_get_id, const struct doca_comch_consumer, consumer, uint32_t, id,
             consumer->id)
 
-doca_error_t doca_comch_consumer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo,
-                                                       uint32_t *max_num_tasks)
-{
-	return comch_cap(devinfo, max_num_tasks, devinfo ? devinfo->caps.comch_fp_max_tasks : 0,
-	                 __func__);
-}
-
-doca_error_t doca_comch_consumer_cap_get_max_buf_size(const struct doca_devinfo *devinfo,
-                                                      uint32_t *max_buf_size)
-{
-	return comch_cap(devinfo, max_buf_size, devinfo ? devinfo->caps.comch_fp_max_buf_size : 0,
-	                 __func__);
-}
-
-doca_error_t doca_comch_consumer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
-                                                          uint32_t *max_buf_list_len)
-{
-	return comch_cap(devinfo, max_buf_list_len, 1, __func__);
-}
-
-doca_error_t doca_comch_consumer_cap_get_max_consumers(const struct doca_devinfo *devinfo,
-                                                       uint32_t *max_consumers)
-{
-	return comch_cap(devinfo, max_consumers, devinfo ? devinfo->caps.comch_fp_max_endpoints : 0,
-	                 __func__);
-}
-
-doca_error_t doca_comch_consumer_cap_get_max_imm_data_len(const struct doca_devinfo *devinfo,
-                                                          uint32_t *max_imm_data_len)
-{
-	return comch_cap(devinfo, max_imm_data_len, devinfo ? devinfo->caps.comch_max_imm_data : 0,
-	                 __func__);
-}
+COMCH_CAP_GETTER(doca_comch_consumer_cap_get_max_num_tasks, devinfo->caps.comch_fp_max_tasks)
+COMCH_CAP_GETTER(doca_comch_consumer_cap_get_max_buf_size, devinfo->caps.comch_fp_max_buf_size)
+COMCH_CAP_GETTER(doca_comch_consumer_cap_get_max_buf_list_len, 1)
+COMCH_CAP_GETTER(doca_comch_consumer_cap_get_max_consumers, devinfo->caps.comch_fp_max_endpoints)
+COMCH_CAP_GETTER(doca_comch_consumer_cap_get_max_imm_data_len, devinfo->caps.comch_max_imm_data)
 
 ODMA_GETTER(doca_comch_consumer_get_imm_data_len, const struct doca_comch_consumer, consumer,
             uint32_t, imm_data_len, consumer->imm_len)

@@ -39,12 +39,6 @@ doca_error_t comch_cap(const struct doca_devinfo *devinfo, uint32_t *out, uint32
 	return DOCA_SUCCESS;
 }
 
-#define COMCH_CAP_GETTER(fn, expr)                                                                 \
-	doca_error_t fn(const struct doca_devinfo *devinfo, uint32_t *out)                         \
-	{                                                                                          \
-		return comch_cap(devinfo, out, devinfo != NULL ? (expr) : 0, __func__);            \
-	}
-
 COMCH_CAP_GETTER(doca_comch_cap_get_max_name_len, COMCH_NAME_MAX)
 COMCH_CAP_GETTER(doca_comch_cap_get_max_msg_size, devinfo->caps.comch_max_msg_size)
 COMCH_CAP_GETTER(doca_comch_cap_get_max_recv_queue_size, devinfo->caps.comch_max_recv_queue)

@@ -369,32 +369,10 @@ doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *dev
 ODMA_GETTER(doca_comch_producer_get_id, const struct doca_comch_producer, producer, uint32_t, id,
             producer->id)
 
-doca_error_t doca_comch_producer_cap_get_max_num_tasks(const struct doca_devinfo *devinfo,
-                                                       uint32_t *max_num_tasks)
-{
-	return comch_cap(devinfo, max_num_tasks, devinfo ? devinfo->caps.comch_fp_max_tasks : 0,
-	                 __func__);
-}
-
-doca_error_t doca_comch_producer_cap_get_max_buf_size(const struct doca_devinfo *devinfo,
-                                                      uint32_t *max_buf_size)
-{
-	return comch_cap(devinfo, max_buf_size, devinfo ? devinfo->caps.comch_fp_max_buf_size : 0,
-	                 __func__);
-}
-
-doca_error_t doca_comch_producer_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
-                                                          uint32_t *max_buf_list_len)
-{
-	return comch_cap(devinfo, max_buf_list_len, COMCH_MAX_IOV, __func__);
-}
-
-doca_error_t doca_comch_producer_cap_get_max_producers(const struct doca_devinfo *devinfo,
-                                                       uint32_t *max_producers)
-{
-	return comch_cap(devinfo, max_producers, devinfo ? devinfo->caps.comch_fp_max_endpoints : 0,
-	                 __func__);
-}
+COMCH_CAP_GETTER(doca_comch_producer_cap_get_max_num_tasks, devinfo->caps.comch_fp_max_tasks)
+COMCH_CAP_GETTER(doca_comch_producer_cap_get_max_buf_size, devinfo->caps.comch_fp_max_buf_size)
+COMCH_CAP_GETTER(doca_comch_producer_cap_get_max_buf_list_len, COMCH_MAX_IOV)
+COMCH_CAP_GETTER(doca_comch_producer_cap_get_max_producers, devinfo->caps.comch_fp_max_endpoints)
 
 struct doca_ctx *doca_comch_producer_as_ctx(struct doca_comch_producer *producer)
 {
