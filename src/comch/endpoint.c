@@ -189,32 +189,32 @@ doca_error_t comch_ep_check_idle(const struct comch_ep *ep, const char *what)
 	return DOCA_ERROR_BAD_STATE;
 }
 
+/*
+ * Sets *@field, the endpoint's @what, to @size: DOCA_ERROR_BAD_STATE unless the endpoint is
+ * idle, DOCA_ERROR_INVALID_VALUE unless @size is 1..@cap (the answer of the getter @cap_fn);
+ * each logged.
+ */
+static doca_error_t ep_set_size(struct comch_ep *ep, uint32_t *field, uint32_t size, uint32_t cap,
+                                const char *what, const char *cap_fn)
+{
+	if (comch_ep_check_idle(ep, what) != DOCA_SUCCESS)
+		return DOCA_ERROR_BAD_STATE;
+	ODMA_CHECK_ARG(size >= 1 && size <= cap, "comch %s: %s %u is outside 1..%u (%s)",
+	               comch_ep_kind(ep), what, size, cap, cap_fn);
+	*field = size;
+	return DOCA_SUCCESS;
+}
+
 doca_error_t comch_ep_set_max_msg(struct comch_ep *ep, uint32_t size)
 {
-	uint32_t cap = ep->ctx.caps->comch_max_msg_size;
-
-	if (comch_ep_check_idle(ep, "the max message size") != DOCA_SUCCESS)
-		return DOCA_ERROR_BAD_STATE;
-	ODMA_CHECK_ARG(
-	        size >= 1 && size <= cap,
-	        "comch %s: max message size %u is outside 1..%u (doca_comch_cap_get_max_msg_size)",
-	        comch_ep_kind(ep), size, cap);
-	ep->max_msg = size;
-	return DOCA_SUCCESS;
+	return ep_set_size(ep, &ep->max_msg, size, ep->ctx.caps->comch_max_msg_size,
+	                   "the max message size", "doca_comch_cap_get_max_msg_size");
 }
 
 doca_error_t comch_ep_set_recv_queue(struct comch_ep *ep, uint32_t size)
 {
-	uint32_t cap = ep->ctx.caps->comch_max_recv_queue;
-
-	if (comch_ep_check_idle(ep, "the receive queue size") != DOCA_SUCCESS)
-		return DOCA_ERROR_BAD_STATE;
-	ODMA_CHECK_ARG(size >= 1 && size <= cap,
-	               "comch %s: receive queue size %u is outside 1..%u "
-	               "(doca_comch_cap_get_max_recv_queue_size)",
-	               comch_ep_kind(ep), size, cap);
-	ep->recv_queue = size;
-	return DOCA_SUCCESS;
+	return ep_set_size(ep, &ep->recv_queue, size, ep->ctx.caps->comch_max_recv_queue,
+	                   "the receive queue size", "doca_comch_cap_get_max_recv_queue_size");
 }
 
 doca_error_t comch_ep_set_send_conf(struct comch_ep *ep, doca_comch_task_send_completion_cb_t ok,
