@@ -236,6 +236,9 @@ extern const struct comch_carrier comch_local_carrier, comch_net_carrier;
 /* The carriers in the order a client tries them (endpoint.c); NULL-terminated. */
 extern const struct comch_carrier *const comch_carriers[];
 
+/* Tells a refused peer why, in a REJECT over @ch (best effort, never blocks). */
+void comch_chan_reject(struct comch_chan *ch, doca_error_t code, const char *why);
+
 struct doca_comch_connection {
 	struct comch_ep *ep;
 	struct comch_chan *ch;              /* how its packets travel */

@@ -150,6 +150,11 @@ static ssize_t conn_recv(struct doca_comch_connection *conn, int *pfd)
 
 /* ---- control packets (any thread) ------------------------------------------------------ */
 
+void comch_chan_reject(struct comch_chan *ch, doca_error_t code, const char *why)
+{
+	(void)ch->car->send(ch, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
+}
+
 void comch_conn_refuse(struct doca_comch_connection *conn, const char *why)
 {
 	conn_set_end(conn, COMCH_END_PROTOCOL);

@@ -354,12 +354,6 @@ static void local_unlisten(struct comch_ep *ep)
 		unlink(ep->path);
 }
 
-/* Tells a refused client why (best effort, never blocks). */
-static void tell(struct comch_chan *ch, doca_error_t code, const char *why)
-{
-	(void)local_send(ch, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
-}
-
 /*
  * Reads what a refused client already sent (its HELLO, most often): closing a socket with
  * unread packets resets it, and the client would lose the REJECT that says why.
@@ -427,8 +421,8 @@ static bool server_admit(struct comch_ep *ep, struct comch_chan *ch, pid_t *pid_
 		        "ODMA_COMCH_ALLOW_UIDS=%u",
 		        ep->name, (int)pid, (unsigned int)uid, (unsigned int)geteuid(),
 		        (unsigned int)uid);
-		tell(ch, DOCA_ERROR_NOT_PERMITTED,
-		     "the server does not accept clients of this user");
+		comch_chan_reject(ch, DOCA_ERROR_NOT_PERMITTED,
+		                  "the server does not accept clients of this user");
 		server_drain(ep, ch);
 		return false;
 	}

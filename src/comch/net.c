@@ -439,8 +439,7 @@ static void auth_server(struct comch_net *n, uint32_t type, uint32_t step, const
 		why = "the client could not prove the fabric secret; give both sides the same "
 		      "ODMA_FABRIC_SECRET, or the same fabric-secret cookie";
 	}
-	(void)comch_net_send(n, COMCH_W_REJECT, (uint32_t)DOCA_ERROR_NOT_PERMITTED, why,
-	                     strlen(why));
+	comch_chan_reject(&n->ch, DOCA_ERROR_NOT_PERMITTED, why);
 	ODMA_RATELIMITED_WARN("comch: refused a connection at ODMA_FABRIC: %s", why);
 	hs_refuse(n);
 }
@@ -1098,7 +1097,7 @@ static void hs_on_packet(struct comch_net *n)
 	if (to != NULL)
 		return;
 	why = "no server of that name listens on this representor of this emulated system";
-	(void)comch_net_send(n, COMCH_W_REJECT, (uint32_t)DOCA_ERROR_NOT_FOUND, why, strlen(why));
+	comch_chan_reject(&n->ch, DOCA_ERROR_NOT_FOUND, why);
 	ODMA_RATELIMITED_WARN("comch: refused a connection at ODMA_FABRIC for server \"%.*s\" "
 	                      "(device %s): %s",
 	                      (int)h.name_len, name, h.pci, why);

@@ -44,18 +44,12 @@ static doca_error_t server_start(struct doca_ctx *ctx)
 	return DOCA_SUCCESS;
 }
 
-/* Tells a refused client why (best effort, never blocks). */
-static void server_tell(struct comch_chan *ch, doca_error_t code, const char *why)
-{
-	(void)ch->car->send(ch, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
-}
-
 static void server_reject(struct comch_ep *ep, struct comch_chan *ch, doca_error_t code,
                           const char *why)
 {
 	ODMA_RATELIMITED_WARN("comch server \"%s\": refused a client%s: %s", ep->name,
 	                      ch->car->where, why);
-	server_tell(ch, code, why);
+	comch_chan_reject(ch, code, why);
 }
 
 /*
@@ -119,7 +113,8 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, struct co
 		ODMA_RATELIMITED_WARN("comch server \"%s\": the link page of a client is "
 		                      "unusable: %s",
 		                      ep->name, why);
-		server_tell(ch, DOCA_ERROR_INVALID_VALUE, "the client's link page is unusable");
+		comch_chan_reject(ch, DOCA_ERROR_INVALID_VALUE,
+		                  "the client's link page is unusable");
 		return NULL;
 	}
 	w.max_msg = ep->max_msg;
