@@ -404,6 +404,15 @@ static bool queue_locked(struct comch_net *n, uint32_t type, uint32_t arg, const
 	return true;
 }
 
+/* Under @n's lock: refuses the peer for @why, read by a client's progress as a REJECT. */
+static void refuse_as_server_locked(struct comch_net *n, const char *why)
+{
+	if (queue_locked(n, COMCH_W_REJECT, (uint32_t)DOCA_ERROR_NOT_PERMITTED,
+	                 (const uint8_t *)why, strlen(why)))
+		n->tail->tp_len = 0; /* made here: no credit to give back */
+	refuse_locked(n, why);
+}
+
 /* A handshake the server refused (any thread): the sweep closes it. */
 static void hs_refuse(struct comch_net *n)
 {
@@ -466,12 +475,8 @@ static void auth_client(struct comch_net *n, uint32_t type, uint32_t step, const
 		why = "the server at ODMA_FABRIC could not prove the fabric secret; give both "
 		      "sides the same ODMA_FABRIC_SECRET, or the same fabric-secret cookie";
 	}
-	/* the client's progress reads it as the server's refusal and fails its start */
 	pthread_mutex_lock(&n->lock);
-	if (queue_locked(n, COMCH_W_REJECT, (uint32_t)DOCA_ERROR_NOT_PERMITTED,
-	                 (const uint8_t *)why, strlen(why)))
-		n->tail->tp_len = 0; /* made here: no credit to give back */
-	refuse_locked(n, why);
+	refuse_as_server_locked(n, why);
 	pthread_mutex_unlock(&n->lock);
 	ring(n);
 }
@@ -733,13 +738,8 @@ static void net_on_close(struct odma_tp_ep *tp, doca_error_t why, void *arg)
 
 	(void)tp;
 	pthread_mutex_lock(&n->lock);
-	/* read by the client's progress as the server's refusal: its start fails */
-	if (why == DOCA_ERROR_NOT_PERMITTED && !n->closed &&
-	    queue_locked(n, COMCH_W_REJECT, (uint32_t)DOCA_ERROR_NOT_PERMITTED,
-	                 (const uint8_t *)text, strlen(text)))
-		n->tail->tp_len = 0;
 	if (why == DOCA_ERROR_NOT_PERMITTED)
-		refuse_locked(n, text);
+		refuse_as_server_locked(n, text);
 	n->closed = true;
 	pthread_mutex_unlock(&n->lock);
 	net_wake(n);
