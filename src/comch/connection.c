@@ -279,6 +279,17 @@ static void sent_one(struct doca_comch_connection *conn, struct doca_comch_task_
 	fault_count(conn);
 }
 
+/* Completes @t after its message's send returned @e (not EAGAIN): sent, or the peer is gone. */
+static void msg_written(struct doca_comch_connection *conn, struct doca_comch_task_send *t, int e)
+{
+	if (e == 0) {
+		sent_one(conn, t);
+		return;
+	}
+	comch_conn_broken(conn, e);
+	doca_priv_task_complete(&t->base, DOCA_ERROR_CONNECTION_RESET);
+}
+
 /* Writes the queued sends in order; stops at a full socket. */
 static bool flush_pending(struct doca_comch_connection *conn)
 {
@@ -296,12 +307,7 @@ static bool flush_pending(struct doca_comch_connection *conn)
 		if (conn->pending.head == NULL)
 			conn->pending.tail = NULL;
 		any = true;
-		if (e == 0) {
-			sent_one(conn, st);
-		} else {
-			comch_conn_broken(conn, e);
-			doca_priv_task_complete(t, DOCA_ERROR_CONNECTION_RESET);
-		}
+		msg_written(conn, st, e);
 	}
 	return any;
 }
@@ -347,13 +353,8 @@ doca_error_t comch_send_submit(struct doca_task *task)
 	__atomic_store_n(&conn->accepted, conn->accepted + 1, __ATOMIC_RELAXED);
 	if (conn->pending.head == NULL) {
 		e = conn_send(conn, COMCH_W_MSG, 0, comch_task_msg(ep, t), t->len, -1);
-		if (e == 0) {
-			sent_one(conn, t);
-			return DOCA_SUCCESS;
-		}
 		if (e != EAGAIN) {
-			comch_conn_broken(conn, e);
-			doca_priv_task_complete(task, DOCA_ERROR_CONNECTION_RESET);
+			msg_written(conn, t, e);
 			return DOCA_SUCCESS;
 		}
 	}
