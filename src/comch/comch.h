@@ -661,6 +661,11 @@ struct comch_rcons *comch_fp_rcons_find(struct doca_comch_connection *conn, uint
 /* Unmaps and frees a remote consumer. */
 void comch_fp_rcons_free(struct comch_rcons *r);
 /*
+ * The carrier's work moves to the progress of @pe from that of *@polling, which becomes @pe
+ * (either may be NULL: none).
+ */
+void comch_poll_by(struct doca_pe **polling, struct doca_pe *pe);
+/*
  * A consumer's or producer's context @ctx on @conn starts (@on) or stops doing the carrier's
  * work in its PE's progress (carriers with pe_polls); *@polling: the PE counted, or NULL.
  * Idempotent: each stop, expiry and destroy may call it.

@@ -25,16 +25,19 @@
 
 ODMA_LOG_REGISTER(DOCA_COMCH_FASTPATH)
 
-void comch_fp_poll(struct doca_ctx *ctx, const struct doca_comch_connection *conn,
-                   struct doca_pe **polling, bool on)
+void comch_poll_by(struct doca_pe **polling, struct doca_pe *pe)
 {
-	struct doca_pe *pe = on && conn->ch->car->pe_polls ? ctx->pe : NULL;
-
 	if (*polling == pe)
 		return;
 	doca_priv_pe_net_ios(*polling, -1); /* (NULL: nothing) */
 	doca_priv_pe_net_ios(pe, 1);
 	*polling = pe;
+}
+
+void comch_fp_poll(struct doca_ctx *ctx, const struct doca_comch_connection *conn,
+                   struct doca_pe **polling, bool on)
+{
+	comch_poll_by(polling, on && conn->ch->car->pe_polls ? ctx->pe : NULL);
 }
 
 /* Whether a connection can carry a new consumer or producer. */

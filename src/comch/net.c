@@ -78,7 +78,7 @@ struct comch_net {
 	const char *refused; /* why the peer was refused (a limit broken); NULL otherwise */
 	int side;            /* COMCH_SIDE_* of this process */
 	struct doca_comch_connection *conn; /* once the handshake made one (fast path) */
-	struct doca_pe *polled;             /* its endpoint's PE, polling for it (net_poll_by) */
+	struct doca_pe *polled;             /* its endpoint's PE, polling for it (net_bind) */
 	_Atomic uint64_t posted_max;        /* the largest buffer a consumer of this side posted */
 	atomic_uint inflight;               /* sends not yet completed by the transport */
 	_Atomic uint64_t last_rx_ns;        /* when the peer was last heard */
@@ -188,23 +188,6 @@ static struct comch_net *net_of(const struct comch_chan *ch)
 	return odma_container_of(ch, struct comch_net, ch);
 }
 
-/*
- * Under @n's lock: while a connection lives, the PE of its endpoint (@pe; NULL: none now) does
- * the transport's work in doca_pe_progress, as for a DOCA RDMA io in flight: a message then
- * leaves in the sending thread's next progress call, and its answer is taken on the thread that
- * waits for it, with no hand-off to the transport's thread and back (two thread wake-ups each
- * way on a busy or small machine). A PE armed for its notification handle hands that work
- * back at once.
- */
-static void net_poll_by(struct comch_net *n, struct doca_pe *pe)
-{
-	if (n->polled != NULL)
-		doca_priv_pe_net_ios(n->polled, -1);
-	n->polled = pe;
-	if (pe != NULL)
-		doca_priv_pe_net_ios(pe, 1);
-}
-
 /* Closes the endpoint (not on the transport thread): its callbacks have all run after it. */
 static void net_hangup(struct comch_chan *ch)
 {
@@ -213,7 +196,7 @@ static void net_hangup(struct comch_chan *ch)
 	struct odma_tp_ep *tp;
 
 	pthread_mutex_lock(&n->lock);
-	net_poll_by(n, NULL);
+	comch_poll_by(&n->polled, NULL);
 	tp = n->tp;
 	n->tp = NULL;
 	n->closed = true;
@@ -823,6 +806,13 @@ static bool net_admit(struct comch_chan *ch, const struct comch_ep *ep, int link
 	return true;
 }
 
+/*
+ * While a connection lives, the PE of its endpoint does the transport's work in
+ * doca_pe_progress, as for a DOCA RDMA io in flight: a message then leaves in the sending
+ * thread's next progress call, and its answer is taken on the thread that waits for it, with no
+ * hand-off to the transport's thread and back (two thread wake-ups each way on a busy or small
+ * machine). A PE armed for its notification handle hands that work back at once.
+ */
 static void net_bind(struct comch_chan *ch, struct doca_comch_connection *conn)
 {
 	struct comch_net *n = net_of(ch);
@@ -830,7 +820,7 @@ static void net_bind(struct comch_chan *ch, struct doca_comch_connection *conn)
 	pthread_mutex_lock(&n->lock);
 	n->conn = conn;
 	if (!n->closed)
-		net_poll_by(n, conn != NULL ? conn->ep->ctx.pe : NULL);
+		comch_poll_by(&n->polled, conn != NULL ? conn->ep->ctx.pe : NULL);
 	pthread_mutex_unlock(&n->lock);
 }
 
