@@ -155,6 +155,25 @@ void comch_chan_reject(struct comch_chan *ch, doca_error_t code, const char *why
 	(void)ch->car->send(ch, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
 }
 
+bool comch_chan_drain(struct comch_chan *ch, struct comch_ep *ep, int max)
+{
+	const struct comch_wire_hdr *h = (const void *)ep->rx;
+	bool bye = false;
+
+	for (int i = 0; i < max; i++) {
+		int pfd = -1;
+		ssize_t n = ch->car->recv(ch, ep->rx, ep->rx_cap, &pfd);
+
+		if (pfd >= 0)
+			close(pfd);
+		if (n <= 0 && n != -EMSGSIZE && n != -EPROTO)
+			break;
+		if (n > 0 && h->type == COMCH_W_BYE)
+			bye = true;
+	}
+	return bye;
+}
+
 void comch_conn_refuse(struct doca_comch_connection *conn, const char *why)
 {
 	conn_set_end(conn, COMCH_END_PROTOCOL);
@@ -541,18 +560,8 @@ void comch_conn_close(struct doca_comch_connection *conn, doca_error_t status)
 	}
 	fail_pending(conn, status);
 	/* what the peer sent is dropped; a BYE among it tells that the peer left in order */
-	for (int i = 0; i < 4096; i++) {
-		const struct comch_wire_hdr *h = (const void *)conn->ep->rx;
-		int pfd;
-		ssize_t n = conn_recv(conn, &pfd);
-
-		if (pfd >= 0)
-			close(pfd);
-		if (n <= 0 && n != -EMSGSIZE && n != -EPROTO)
-			break;
-		if (n > 0 && h->type == COMCH_W_BYE)
-			conn->orderly = true;
-	}
+	if (comch_chan_drain(conn->ch, conn->ep, 4096))
+		conn->orderly = true;
 	comch_conn_kill(conn, COMCH_END_LOCAL, "closed by this side");
 }
 

@@ -354,23 +354,6 @@ static void local_unlisten(struct comch_ep *ep)
 		unlink(ep->path);
 }
 
-/*
- * Reads what a refused client already sent (its HELLO, most often): closing a socket with
- * unread packets resets it, and the client would lose the REJECT that says why.
- */
-static void server_drain(struct comch_ep *ep, struct comch_chan *ch)
-{
-	for (int i = 0; i < 4; i++) {
-		int pfd = -1;
-		ssize_t n = local_recv(ch, ep->rx, ep->rx_cap, &pfd);
-
-		if (pfd >= 0)
-			close(pfd);
-		if (n <= 0 && n != -EMSGSIZE && n != -EPROTO)
-			return;
-	}
-}
-
 /* "pid 42", or who a process of another PID namespace is (the kernel reports its pid as 0). */
 static const char *server_peer_name(const struct comch_hs *h, char *buf, size_t size)
 {
@@ -423,7 +406,8 @@ static bool server_admit(struct comch_ep *ep, struct comch_chan *ch, pid_t *pid_
 		        (unsigned int)uid);
 		comch_chan_reject(ch, DOCA_ERROR_NOT_PERMITTED,
 		                  "the server does not accept clients of this user");
-		server_drain(ep, ch);
+		/* its HELLO, unread, would reset the socket: the client would lose the REJECT */
+		(void)comch_chan_drain(ch, ep, 4);
 		return false;
 	}
 	for (const struct comch_hs *h = ep->hs; h != NULL; h = h->next)
