@@ -406,6 +406,9 @@ static void hs_refuse(struct comch_net *n)
 
 enum { NONCE = ODMA_FABRIC_NONCE_LEN, PROOF = ODMA_FABRIC_PROOF_LEN };
 
+/* What the line of a peer that could not prove the fabric secret says to do. */
+#define SECRET_FIX "give both sides the same ODMA_FABRIC_SECRET, or the same fabric-secret cookie"
+
 /* Server, transport thread: a packet of a peer that has not proved the fabric secret. */
 static void auth_server(struct comch_net *n, uint32_t type, uint32_t step, const uint8_t *p,
                         size_t len)
@@ -428,8 +431,7 @@ static void auth_server(struct comch_net *n, uint32_t type, uint32_t step, const
 			n->auth = COMCH_AUTH_DONE; /* its HELLO may come */
 			return;
 		}
-		why = "the client could not prove the fabric secret; give both sides the same "
-		      "ODMA_FABRIC_SECRET, or the same fabric-secret cookie";
+		why = "the client could not prove the fabric secret; " SECRET_FIX;
 	}
 	comch_chan_reject(&n->ch, DOCA_ERROR_NOT_PERMITTED, why);
 	ODMA_RATELIMITED_WARN("comch: refused a connection at ODMA_FABRIC: %s", why);
@@ -455,8 +457,7 @@ static void auth_client(struct comch_net *n, uint32_t type, uint32_t step, const
 				(void)comch_net_send(n, COMCH_W_HELLO, 0, n->hello, n->hello_len);
 			return;
 		}
-		why = "the server at ODMA_FABRIC could not prove the fabric secret; give both "
-		      "sides the same ODMA_FABRIC_SECRET, or the same fabric-secret cookie";
+		why = "the server at ODMA_FABRIC could not prove the fabric secret; " SECRET_FIX;
 	}
 	pthread_mutex_lock(&n->lock);
 	refuse_as_server_locked(n, why);
@@ -716,8 +717,7 @@ static void net_on_close(struct odma_tp_ep *tp, doca_error_t why, void *arg)
 {
 	struct comch_net *n = arg;
 	/* the transport's link refused the peer before any packet (its fabric secret differs) */
-	const char *text = "the peer at ODMA_FABRIC could not prove the fabric secret; give both "
-	                   "sides the same ODMA_FABRIC_SECRET, or the same fabric-secret cookie";
+	const char *text = "the peer at ODMA_FABRIC could not prove the fabric secret; " SECRET_FIX;
 
 	(void)tp;
 	pthread_mutex_lock(&n->lock);
