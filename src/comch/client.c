@@ -121,8 +121,7 @@ static void client_lost(struct comch_ep *ep, ssize_t n)
 	struct comch_chan *ch = ep->cch;
 
 	ep->last_errno = n == 0 ? ch->car->lost_errno : EPROTO;
-	comch_ep_unwatch(ep, ch->fd, &ch->watched);
-	ch->car->free(ch);
+	comch_ep_free_chan(ep, ch);
 	ep->cch = NULL;
 	ep->hello_sent = false;
 }

@@ -602,6 +602,8 @@ uint64_t comch_ep_arm_conn(struct comch_ep *ep, struct doca_comch_connection *c)
 void comch_ep_watch(struct comch_ep *ep, int fd, bool *watched);
 /* Stops the endpoint's PE watching @fd (before it is closed); clears *@watched. */
 void comch_ep_unwatch(struct comch_ep *ep, int fd, bool *watched);
+/* Frees a channel no connection owns, which the endpoint's PE may watch (unwatched first). */
+void comch_ep_free_chan(struct comch_ep *ep, struct comch_chan *ch);
 static inline uint64_t comch_min_ns(uint64_t a, uint64_t b)
 {
 	return a < b ? a : b;

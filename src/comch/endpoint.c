@@ -288,8 +288,7 @@ void comch_ep_release_io(struct comch_ep *ep)
 	for (const struct comch_carrier *const *c = comch_carriers; *c != NULL; c++)
 		(*c)->unlisten(ep);
 	if (ep->cch != NULL) {
-		comch_ep_unwatch(ep, ep->cch->fd, &ep->cch->watched);
-		ep->cch->car->free(ep->cch);
+		comch_ep_free_chan(ep, ep->cch);
 		ep->cch = NULL;
 	}
 	if (ep->link_fd >= 0) {
@@ -403,6 +402,12 @@ void comch_ep_unwatch(struct comch_ep *ep, int fd, bool *watched)
 	if (*watched)
 		(void)doca_priv_pe_watch(ep->ctx.pe, fd, 0);
 	*watched = false;
+}
+
+void comch_ep_free_chan(struct comch_ep *ep, struct comch_chan *ch)
+{
+	comch_ep_unwatch(ep, ch->fd, &ch->watched);
+	ch->car->free(ch);
 }
 
 void comch_ep_watch(struct comch_ep *ep, int fd, bool *watched)

@@ -339,8 +339,7 @@ static void local_unlisten(struct comch_ep *ep)
 		struct comch_hs *h = ep->hs;
 
 		ep->hs = h->next;
-		comch_ep_unwatch(ep, h->ch->fd, &h->ch->watched);
-		local_free(h->ch);
+		comch_ep_free_chan(ep, h->ch);
 		free(h);
 	}
 	ep->num_hs = 0;
@@ -539,8 +538,7 @@ static struct comch_chan *local_hs_next(struct comch_ep *ep, ssize_t *n, int *pf
 			server_hs_refused(ep, h, *n);
 		if (*pfd >= 0)
 			close(*pfd);
-		comch_ep_unwatch(ep, ch->fd, &ch->watched);
-		local_free(ch);
+		comch_ep_free_chan(ep, ch);
 		free(h);
 	}
 	return NULL;

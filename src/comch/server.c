@@ -164,8 +164,7 @@ static bool server_handshakes(struct comch_ep *ep)
 				close(pfd);
 			pfd = -1;
 			if (conn == NULL) {
-				comch_ep_unwatch(ep, ch->fd, &ch->watched);
-				ch->car->free(ch);
+				comch_ep_free_chan(ep, ch);
 				continue;
 			}
 			conn->watch = ch->watched ? EPOLLIN : 0; /* the watch goes with the fd */
