@@ -577,31 +577,23 @@ static uint64_t local_listen_arm(struct comch_ep *ep)
 /*
  * Whether the process listening on the socket may be our server: this user, root, or a user
  * of ODMA_COMCH_ALLOW_UIDS (anyone else could have taken the name in a shared directory).
- * The link page is never handed to a server that fails this.
+ * The link page is never handed to a server that fails this. *@pid: the server's pid, 0 when
+ * it runs in another PID namespace.
  */
-static bool client_server_trusted(struct comch_ep *ep, int fd)
+static bool client_server_trusted(struct comch_ep *ep, int fd, pid_t *pid)
 {
-	pid_t pid = 0;
 	uid_t uid = 0;
 
-	if (comch_peer_cred(fd, &pid, &uid) && comch_peer_uid_ok(&ep->peers, uid))
+	*pid = 0;
+	if (comch_peer_cred(fd, pid, &uid) && comch_peer_uid_ok(&ep->peers, uid))
 		return true;
 	ODMA_ERR(
 	        "comch client \"%s\": the process listening on %s (pid %d, uid %u) runs as another "
 	        "user than this client (uid %u); not connecting. Use a private ODMA_RUNDIR, or "
 	        "allow that user with ODMA_COMCH_ALLOW_UIDS=%u",
-	        ep->name, ep->path, (int)pid, (unsigned int)uid, (unsigned int)geteuid(),
+	        ep->name, ep->path, (int)*pid, (unsigned int)uid, (unsigned int)geteuid(),
 	        (unsigned int)uid);
 	return false;
-}
-
-/* Whether the server on @fd runs in this PID namespace (the kernel reports pid 0 otherwise). */
-static bool client_server_in_pidns(int fd)
-{
-	pid_t pid = 0;
-	uid_t uid = 0;
-
-	return comch_peer_cred(fd, &pid, &uid) && pid > 0;
 }
 
 /*
@@ -616,6 +608,7 @@ static struct comch_chan *local_connect(struct comch_ep *ep, const void *hello, 
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct comch_chan *ch = NULL;
 	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	pid_t pid;
 
 	if (fd < 0) {
 		*err = errno;
@@ -624,9 +617,9 @@ static struct comch_chan *local_connect(struct comch_ep *ep, const void *hello, 
 	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", ep->path);
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
 		*err = errno;
-	} else if (!client_server_trusted(ep, fd)) {
+	} else if (!client_server_trusted(ep, fd, &pid)) {
 		*err = COMCH_UNTRUSTED;
-	} else if (comch_net_wanted() && !client_server_in_pidns(fd)) {
+	} else if (comch_net_wanted() && pid <= 0) { /* in another PID namespace */
 		(void)comch_wire_send(fd, COMCH_W_BYE, 0, NULL, 0, -1);
 	} else {
 		*err = comch_wire_send(fd, COMCH_W_HELLO, 0, hello, len, ep->link_fd);
