@@ -451,8 +451,8 @@ static bool cp_settable(const struct cp_task *t, const char *fn)
 
 #define CP_T(task) ((struct cp_task *)(void *)(uintptr_t)(task))
 
-/* What every task type has. */
-#define CP_COMMON(tname, TYPE)                                                                     \
+/* What every task type has; @cs names its format's checksum (adler, xxh) besides the CRC. */
+#define CP_COMMON(tname, TYPE, cs)                                                                 \
 	doca_error_t doca_compress_cap_task_##tname##_is_supported(                                \
 	        const struct doca_devinfo *devinfo)                                                \
 	{                                                                                          \
@@ -507,6 +507,11 @@ static bool cp_settable(const struct cp_task *t, const char *fn)
 	        const struct doca_compress_task_##tname *task)                                     \
 	{                                                                                          \
 		return task != NULL ? task->t.crc : 0;                                             \
+	}                                                                                          \
+	uint32_t doca_compress_task_##tname##_get_##cs##_cs(                                       \
+	        const struct doca_compress_task_##tname *task)                                     \
+	{                                                                                          \
+		return task != NULL ? task->t.cs : 0;                                              \
 	}
 
 /* The simple alloc_init of a task type with no extra fields. */
@@ -525,37 +530,13 @@ static bool cp_settable(const struct cp_task *t, const char *fn)
 		return r;                                                                          \
 	}
 
-CP_COMMON(compress_deflate, CP_COMPRESS_DEFLATE)
+CP_COMMON(compress_deflate, CP_COMPRESS_DEFLATE, adler)
 CP_ALLOC(compress_deflate, CP_COMPRESS_DEFLATE)
-CP_COMMON(decompress_deflate, CP_DECOMPRESS_DEFLATE)
+CP_COMMON(decompress_deflate, CP_DECOMPRESS_DEFLATE, adler)
 CP_ALLOC(decompress_deflate, CP_DECOMPRESS_DEFLATE)
-CP_COMMON(decompress_lz4_stream, CP_DECOMPRESS_LZ4_STREAM)
-CP_COMMON(decompress_lz4_block, CP_DECOMPRESS_LZ4_BLOCK)
+CP_COMMON(decompress_lz4_stream, CP_DECOMPRESS_LZ4_STREAM, xxh)
+CP_COMMON(decompress_lz4_block, CP_DECOMPRESS_LZ4_BLOCK, xxh)
 CP_ALLOC(decompress_lz4_block, CP_DECOMPRESS_LZ4_BLOCK)
-
-uint32_t doca_compress_task_compress_deflate_get_adler_cs(
-        const struct doca_compress_task_compress_deflate *task)
-{
-	return task != NULL ? task->t.adler : 0;
-}
-
-uint32_t doca_compress_task_decompress_deflate_get_adler_cs(
-        const struct doca_compress_task_decompress_deflate *task)
-{
-	return task != NULL ? task->t.adler : 0;
-}
-
-uint32_t doca_compress_task_decompress_lz4_stream_get_xxh_cs(
-        const struct doca_compress_task_decompress_lz4_stream *task)
-{
-	return task != NULL ? task->t.xxh : 0;
-}
-
-uint32_t doca_compress_task_decompress_lz4_block_get_xxh_cs(
-        const struct doca_compress_task_decompress_lz4_block *task)
-{
-	return task != NULL ? task->t.xxh : 0;
-}
 
 doca_error_t doca_compress_task_decompress_lz4_stream_alloc_init(
         struct doca_compress *compress, uint8_t has_block_checksum, uint8_t are_blocks_independent,
