@@ -42,6 +42,11 @@ static const char *const link_choices[] = { "auto", "tcp", "ucp", NULL }; /* tra
 		.name = n, .kind = ODMA_CFG_TEXT, .accepted = acc, .dflt = d, .reader = rd,        \
 		.on_bad = bad                                                                      \
 	}
+#define CHOICE(n, ch, acc, d, rd, bad)                                                             \
+	{                                                                                          \
+		.name = n, .kind = ODMA_CFG_CHOICE, .choices = ch, .accepted = acc, .dflt = d,     \
+		.reader = rd, .on_bad = bad                                                        \
+	}
 
 static const struct odma_config_var config_vars[] = {
 	TEXT("ODMA_SYSTEM", "a built-in profile name or a readable profile file", "bf3",
@@ -49,13 +54,9 @@ static const struct odma_config_var config_vars[] = {
 	     "every device query (doca_devinfo_create_list, ...) fails with DOCA_ERROR_NOT_FOUND"),
 	TEXT("ODMA_SIDE", "host or dpu", "unset: both sides", "core/device, with ODMA_SYSTEM",
 	     "every device query (doca_devinfo_create_list, ...) fails with DOCA_ERROR_NOT_FOUND"),
-	{ .name = "ODMA_ENGINE",
-	  .kind = ODMA_CFG_CHOICE,
-	  .choices = engine_choices,
-	  .accepted = "thread or inline",
-	  .dflt = "thread",
-	  .reader = "engines, at each doca_pe_create (a PE keeps its engine)",
-	  .on_bad = "doca_pe_create fails with DOCA_ERROR_INITIALIZATION" },
+	CHOICE("ODMA_ENGINE", engine_choices, "thread or inline", "thread",
+	       "engines, at each doca_pe_create (a PE keeps its engine)",
+	       "doca_pe_create fails with DOCA_ERROR_INITIALIZATION"),
 	NUM("ODMA_WORKERS", 1, 64, "a number from 1 to 64", "usable CPUs - 1, at most 4", POOL_READ,
 	    PE_FAILS),
 	NUM("ODMA_INLINE_MAX", 0, 1u << 30, "a byte count from 0 to 1G", "64K", POOL_READ,
@@ -102,21 +103,13 @@ static const struct odma_config_var config_vars[] = {
 	     "the cookie fabric-secret in the runtime directory",
 	     "comch, at each Comch server start and client connection at ODMA_FABRIC",
 	     "the Comch server's start or the client's connection at ODMA_FABRIC fails"),
-	{ .name = "ODMA_TRANSPORT",
-	  .kind = ODMA_CFG_CHOICE,
-	  .choices = transport_choices,
-	  .accepted = "auto, process or ucx",
-	  .dflt = "auto",
-	  .reader = "core/transport, at each export and import",
-	  .on_bad = TP_FAILS },
-	{ .name = "ODMA_LINK",
-	  .kind = ODMA_CFG_CHOICE,
-	  .choices = link_choices,
-	  .accepted = "auto, tcp or ucp",
-	  .dflt = "auto: tcp (odma's TCP link); ucp when UCX_TLS leaves TCP out (an RDMA NIC)",
-	  .reader = "core/transport, once per process, when the network transport starts",
-	  .on_bad = "the network transport does not start: exports offer no network address, "
-	            "imports and endpoints across namespaces or machines fail" },
+	CHOICE("ODMA_TRANSPORT", transport_choices, "auto, process or ucx", "auto",
+	       "core/transport, at each export and import", TP_FAILS),
+	CHOICE("ODMA_LINK", link_choices, "auto, tcp or ucp",
+	       "auto: tcp (odma's TCP link); ucp when UCX_TLS leaves TCP out (an RDMA NIC)",
+	       "core/transport, once per process, when the network transport starts",
+	       "the network transport does not start: exports offer no network address, "
+	       "imports and endpoints across namespaces or machines fail"),
 	NUM("ODMA_TRANSPORT_TIMEOUT_MS", 1, 3600000, "milliseconds from 1 to 3600000", "5000",
 	    "core/transport, at each export and import", TP_FAILS),
 	NUM("ODMA_SE_WATCH_MS", 1, 60000, "milliseconds from 1 to 60000", "5",
@@ -131,13 +124,13 @@ static const struct odma_config_var config_vars[] = {
 	     "odma bench --xproc --transport ucx, for its raw UCX figures",
 	     "the raw UCX measurement fails, naming the device"),
 	TEXT("ODMA_COMPAT_RDMA_NETNS",
-	     "\"NS_A NS_B ADDR_A\": two network namespaces and NS_A's "
-	     "address",
+	     "\"NS_A NS_B ADDR_A\": two network namespaces and NS_A's address",
 	     "unset: both RDMA sides in this namespace", "odma compat, when it runs the RDMA pairs",
 	     "the RDMA pairs fail, not run"),
 };
 
 #undef NUM
+#undef CHOICE
 #undef TEXT
 
 const struct odma_config_var *odma_config_vars(size_t *count)
