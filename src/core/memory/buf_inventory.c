@@ -57,18 +57,23 @@ doca_error_t doca_buf_inventory_create(size_t num_elements, struct doca_buf_inve
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t inv_check_idle(const struct doca_buf_inventory *inv, const char *fn)
+doca_error_t odma_check_no_bufs_held(const char *fn, const char *what, const void *obj,
+                                     uint32_t held, const char *how, doca_error_t code)
 {
-	uint32_t held = inv->num_elements - inv->num_free;
-
 	if (held != 0) {
 		ODMA_ERR_AT(fn,
-		            "inventory %p still has %u buf(s) in use; release them with "
+		            "%s %p still has %u buf(s) %s; fix: release them with "
 		            "doca_buf_dec_refcount first",
-		            (const void *)inv, held);
-		return DOCA_ERROR_IN_USE;
+		            what, obj, held, how);
+		return code;
 	}
 	return DOCA_SUCCESS;
+}
+
+static doca_error_t inv_check_idle(const struct doca_buf_inventory *inv, const char *fn)
+{
+	return odma_check_no_bufs_held(fn, "inventory", inv, inv->num_elements - inv->num_free,
+	                               "in use", DOCA_ERROR_IN_USE);
 }
 
 doca_error_t doca_buf_inventory_destroy(struct doca_buf_inventory *inventory)

@@ -76,14 +76,7 @@ static doca_error_t pool_check_idle(const struct doca_buf_pool *pool, const char
 {
 	uint32_t held = pool->inv.bufs == NULL ? 0 : (uint32_t)pool->num - pool->inv.num_free;
 
-	if (held != 0) {
-		ODMA_ERR_AT(fn,
-		            "pool %p still has %u buf(s) handed out; fix: release them with "
-		            "doca_buf_dec_refcount first",
-		            (const void *)pool, held);
-		return DOCA_ERROR_IN_USE;
-	}
-	return DOCA_SUCCESS;
+	return odma_check_no_bufs_held(fn, "pool", pool, held, "handed out", DOCA_ERROR_IN_USE);
 }
 
 doca_error_t doca_buf_pool_destroy(struct doca_buf_pool *buf_pool)

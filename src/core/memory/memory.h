@@ -323,6 +323,12 @@ uint32_t odma_inv_num_free(const struct doca_buf_inventory *inv);
 void odma_inv_share_for(struct doca_buf_inventory *inv, const struct doca_mmap *mmap);
 /* Puts an array of @n fresh bufs on the free list of @inv, @bufs[0] first out. */
 void odma_inv_add_free(struct doca_buf_inventory *inv, struct doca_buf *bufs, uint32_t n);
+/*
+ * Refuses with @code, in one line under @fn, to stop or destroy @obj (an @what: "mmap",
+ * "inventory", "pool") while @held of its bufs are still out (@how: "in use", ...).
+ */
+doca_error_t odma_check_no_bufs_held(const char *fn, const char *what, const void *obj,
+                                     uint32_t held, const char *how, doca_error_t code);
 /* Pops a free buf of @inv (the caller holds the lock when shared; one is free). */
 struct doca_buf *odma_inv_pop(struct doca_buf_inventory *inv);
 /* Binds a popped buf to a window of @mmap: a lone list head with refcount 1. */

@@ -263,16 +263,8 @@ static void mmap_do_stop(struct doca_mmap *mmap)
 
 static doca_error_t mmap_check_no_bufs(const struct doca_mmap *mmap, const char *fn)
 {
-	uint32_t n = mmap_num_bufs(mmap);
-
-	if (n != 0) {
-		ODMA_ERR_AT(fn,
-		            "mmap %p still has %u buf(s) pointing into it; release them with "
-		            "doca_buf_dec_refcount first",
-		            (const void *)mmap, n);
-		return DOCA_ERROR_NOT_PERMITTED;
-	}
-	return DOCA_SUCCESS;
+	return odma_check_no_bufs_held(fn, "mmap", mmap, mmap_num_bufs(mmap), "pointing into it",
+	                               DOCA_ERROR_NOT_PERMITTED);
 }
 
 doca_error_t doca_mmap_stop(struct doca_mmap *mmap)
