@@ -274,10 +274,22 @@ void se_futex_wait(uint32_t *word, uint32_t old, uint64_t timeout_ns)
 	(void)se_futex(word, FUTEX_WAIT, old, timeout_ns ? &ts : NULL);
 }
 
+/* After a failed @call (pidfd_open, pidfd_getfd): once per process, that the kernel lacks it. */
+static void se_warn_no_pidfd(const char *call)
+{
+	static int warned;
+
+	if (errno == ENOSYS && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
+		ODMA_WARN(
+		        "this kernel has no %s: a progress engine of another process waiting on a "
+		        "sync event sees updates at its next doca_pe_progress, not through its "
+		        "notification handle",
+		        call);
+}
+
 /* Writes one to an eventfd of another process (pidfd_getfd, Linux 5.6+). */
 static void se_signal_remote(const struct se_slot *s, pid_t pid, int32_t fd)
 {
-	static int warned;
 	uint64_t one = 1;
 	int pfd, efd;
 
@@ -287,10 +299,7 @@ static void se_signal_remote(const struct se_slot *s, pid_t pid, int32_t fd)
 
 	pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pfd < 0) {
-		if (errno == ENOSYS && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-			ODMA_WARN("this kernel has no pidfd_open: a progress engine of another "
-			          "process waiting on a sync event sees updates at its next "
-			          "doca_pe_progress, not through its notification handle");
+		se_warn_no_pidfd("pidfd_open");
 		return;
 	}
 	/* the pid could have been reused between the table read and pidfd_open */
@@ -301,10 +310,7 @@ static void se_signal_remote(const struct se_slot *s, pid_t pid, int32_t fd)
 	efd = (int)syscall(SYS_pidfd_getfd, pfd, fd, 0);
 	close(pfd);
 	if (efd < 0) {
-		if (errno == ENOSYS && !__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-			ODMA_WARN("this kernel has no pidfd_getfd: a progress engine of another "
-			          "process waiting on a sync event sees updates at its next "
-			          "doca_pe_progress");
+		se_warn_no_pidfd("pidfd_getfd");
 		return;
 	}
 	/* never write into anything but an eventfd (a closed and reused number) */
