@@ -264,18 +264,6 @@ doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo,
 	return DOCA_SUCCESS;
 }
 
-/*
- * Checks a caller's output buffer at the public entry point (so the log line names the
- * public call): non-NULL and at least @min bytes.
- */
-#define ODMA_CHECK_BUF(what, dst, size, min)                                                       \
-	do {                                                                                       \
-		ODMA_CHECK_ARG((dst) != NULL, "%s buffer must not be NULL", what);                 \
-		ODMA_CHECK_ARG((size) >= (min),                                                    \
-		               "%s buffer of %u bytes is too small; pass at least %u", what,       \
-		               (unsigned int)(size), (unsigned int)(min));                         \
-	} while (0)
-
 doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *devinfo, char *ibdev_name,
                                          uint32_t size)
 {

@@ -157,10 +157,7 @@ doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_re
                                        uint32_t size)
 {
 	ODMA_CHECK_REP(devinfo_rep);
-	ODMA_CHECK_ARG(rep_vuid != NULL, "rep_vuid must not be NULL");
-	ODMA_CHECK_ARG(size >= DOCA_DEVINFO_REP_VUID_SIZE,
-	               "rep_vuid buffer of %u bytes is too small; pass at least %u", size,
-	               DOCA_DEVINFO_REP_VUID_SIZE);
+	ODMA_CHECK_BUF("rep_vuid", rep_vuid, size, DOCA_DEVINFO_REP_VUID_SIZE);
 	memcpy(rep_vuid, devinfo_rep->vuid, DOCA_DEVINFO_REP_VUID_SIZE);
 	return DOCA_SUCCESS;
 }
@@ -169,11 +166,7 @@ doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devinfo_rep *devi
                                              char *iface_name, uint32_t size)
 {
 	ODMA_CHECK_REP(devinfo_rep);
-	ODMA_CHECK_ARG(iface_name != NULL, "iface_name must not be NULL");
-	ODMA_CHECK_ARG(size >= DOCA_DEVINFO_IFACE_NAME_SIZE,
-	               "iface_name buffer of %u bytes is too small; pass at least "
-	               "DOCA_DEVINFO_IFACE_NAME_SIZE (%u)",
-	               size, DOCA_DEVINFO_IFACE_NAME_SIZE);
+	ODMA_CHECK_BUF("iface_name", iface_name, size, DOCA_DEVINFO_IFACE_NAME_SIZE);
 	if (devinfo_rep->iface_name[0] == '\0') {
 		ODMA_ERR("representor %s has no network interface (it is not listed with "
 		         "DOCA_DEVINFO_REP_FILTER_NET); fix: ask only net representors for a name",

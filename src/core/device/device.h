@@ -191,6 +191,18 @@ bool odma_side_visible(enum odma_side side);
 void odma_dev_hold(struct doca_dev *dev);
 void odma_dev_release(struct doca_dev *dev);
 
+/*
+ * Checks a caller's output buffer at the public entry point of a devinfo or representor
+ * getter (so the log line names the public call): non-NULL and at least @min bytes.
+ */
+#define ODMA_CHECK_BUF(what, dst, size, min)                                                       \
+	do {                                                                                       \
+		ODMA_CHECK_ARG((dst) != NULL, "%s buffer must not be NULL", what);                 \
+		ODMA_CHECK_ARG((size) >= (min),                                                    \
+		               "%s buffer of %u bytes is too small; pass at least %u", what,       \
+		               (unsigned int)(size), (unsigned int)(min));                         \
+	} while (0)
+
 /* Parses "DDDD:BB:DD.F" or "BB:DD.F" into a canonical "DDDD:BB:DD.F"; false if malformed. */
 bool odma_pci_addr_parse(const char *in, char out[DOCA_DEVINFO_PCI_ADDR_SIZE]);
 
