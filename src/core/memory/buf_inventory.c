@@ -125,14 +125,6 @@ doca_error_t doca_buf_inventory_stop(struct doca_buf_inventory *inventory)
 	return DOCA_SUCCESS;
 }
 
-/*
- * An mmap created from an export is usable without doca_mmap_start (NVIDIA's samples rely on it).
- */
-static bool inv_mmap_usable(const struct doca_mmap *mmap)
-{
-	return mmap->started || mmap->from_export;
-}
-
 bool odma_inv_lock_slow(struct doca_buf_inventory *inv)
 {
 	while (atomic_flag_test_and_set_explicit(&inv->lock, memory_order_acquire))
@@ -268,7 +260,7 @@ doca_error_t doca_buf_inventory_buf_get_by_args(struct doca_buf_inventory *inven
 	ret = inv_check_started(inventory, fn);
 	if (ret != DOCA_SUCCESS)
 		return ret;
-	if (!inv_mmap_usable(mmap)) {
+	if (!odma_mmap_live(mmap)) {
 		ODMA_ERR_AT(fn, "mmap %p is not started; call doca_mmap_start first", (void *)mmap);
 		return DOCA_ERROR_BAD_STATE;
 	}
@@ -312,7 +304,7 @@ static doca_error_t inv_check_dup_src(const struct doca_buf_inventory *inv,
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	for (const struct doca_buf *e = src; e != NULL; e = e->next) {
-		if (!inv_mmap_usable(e->mmap)) {
+		if (!odma_mmap_live(e->mmap)) {
 			ODMA_ERR_AT(fn, "mmap %p of src element %p is not started", (void *)e->mmap,
 			            (const void *)e);
 			return DOCA_ERROR_BAD_STATE;

@@ -140,7 +140,7 @@ doca_error_t doca_buf_pool_start(struct doca_buf_pool *buf_pool)
 		ODMA_ERR_AT(fn, "pool %p is already started", (void *)buf_pool);
 		return DOCA_ERROR_BAD_STATE;
 	}
-	if (!m->started && !m->from_export) {
+	if (!odma_mmap_live(m)) {
 		ODMA_ERR_AT(fn,
 		            "mmap %p of pool %p is not started; fix: call doca_mmap_start first",
 		            (const void *)m, (void *)buf_pool);
@@ -192,7 +192,7 @@ doca_error_t doca_buf_pool_buf_alloc(struct doca_buf_pool *buf_pool, struct doca
 
 	ODMA_CHECK_ARG(buf_pool != NULL && buf != NULL, "buf_pool and buf must not be NULL");
 	m = buf_pool->mmap;
-	if (doca_unlikely(!buf_pool->started || (!m->started && !m->from_export))) {
+	if (doca_unlikely(!buf_pool->started || !odma_mmap_live(m))) {
 		ODMA_ERR_AT(fn, "%s %p is not started; fix: start the mmap, then the pool",
 		            buf_pool->started ? "mmap" : "pool",
 		            buf_pool->started ? (void *)m : (void *)buf_pool);

@@ -268,8 +268,9 @@ static inline bool odma_mmap_has_dev(const struct doca_mmap *mmap, const struct 
 
 /*
  * Whether the memory of @mmap is registered with its devices: a local mmap while started, an
- * imported one always (its exporter's state is checked by the movers). Only a thread-safe
- * mmap can be stopped while bufs point into it.
+ * imported one always (its exporter's state is checked by the movers; NVIDIA's samples take
+ * bufs from an import without doca_mmap_start). Only a thread-safe mmap can be stopped while
+ * bufs point into it.
  */
 static inline bool odma_mmap_live(const struct doca_mmap *mmap)
 {
