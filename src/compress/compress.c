@@ -433,24 +433,6 @@ static struct cp_task *cp_alloc(struct doca_compress *c, enum cp_type type,
 	return t;
 }
 
-/* Setters change only a task that is not in flight. */
-static bool cp_settable(const struct cp_task *t, const char *fn)
-{
-	if (t == NULL) {
-		ODMA_ERR_AT(fn, "task is NULL");
-		return false;
-	}
-	if (t->base.state == ODMA_TASK_SUBMITTED || t->base.state == ODMA_TASK_HELD) {
-		ODMA_ERR_AT(fn,
-		            "task %p is in flight; change it in its callback or after it completes",
-		            (const void *)t);
-		return false;
-	}
-	return true;
-}
-
-#define CP_T(task) ((struct cp_task *)(void *)(uintptr_t)(task))
-
 /* What every task type has; @cs names its format's checksum (adler, xxh) besides the CRC. */
 #define CP_COMMON(tname, TYPE, cs)                                                                 \
 	doca_error_t doca_compress_cap_task_##tname##_is_supported(                                \
@@ -484,7 +466,7 @@ static bool cp_settable(const struct cp_task *t, const char *fn)
 	void doca_compress_task_##tname##_set_src(struct doca_compress_task_##tname *task,         \
 	                                          const struct doca_buf *src_buff)                 \
 	{                                                                                          \
-		if (cp_settable(CP_T(task), __func__))                                             \
+		if (doca_priv_task_settable(task, __func__))                                       \
 			task->t.src = src_buff;                                                    \
 	}                                                                                          \
 	const struct doca_buf *doca_compress_task_##tname##_get_src(                               \
@@ -495,7 +477,7 @@ static bool cp_settable(const struct cp_task *t, const char *fn)
 	void doca_compress_task_##tname##_set_dst(struct doca_compress_task_##tname *task,         \
 	                                          struct doca_buf *dst_buff)                       \
 	{                                                                                          \
-		if (cp_settable(CP_T(task), __func__))                                             \
+		if (doca_priv_task_settable(task, __func__))                                       \
 			task->t.dst = dst_buff;                                                    \
 	}                                                                                          \
 	struct doca_buf *doca_compress_task_##tname##_get_dst(                                     \
@@ -558,7 +540,7 @@ doca_error_t doca_compress_task_decompress_lz4_stream_alloc_init(
 void doca_compress_task_decompress_lz4_stream_set_has_block_checksum(
         struct doca_compress_task_decompress_lz4_stream *task, uint8_t has_block_checksum)
 {
-	if (cp_settable(CP_T(task), __func__))
+	if (doca_priv_task_settable(task, __func__))
 		task->t.has_block_checksum = has_block_checksum != 0;
 }
 
@@ -571,7 +553,7 @@ uint8_t doca_compress_task_decompress_lz4_stream_get_has_block_checksum(
 void doca_compress_task_decompress_lz4_stream_set_are_blocks_independent(
         struct doca_compress_task_decompress_lz4_stream *task, uint8_t are_blocks_independent)
 {
-	if (cp_settable(CP_T(task), __func__))
+	if (doca_priv_task_settable(task, __func__))
 		task->t.are_blocks_independent = are_blocks_independent != 0;
 }
 

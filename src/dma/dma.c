@@ -176,25 +176,9 @@ struct doca_task *doca_dma_task_memcpy_as_task(struct doca_dma_task_memcpy *task
 	return task != NULL ? &task->base : NULL;
 }
 
-/* Buffers of a task in flight belong to the library until its callback. */
-static bool dma_task_settable(const struct doca_dma_task_memcpy *task, const char *func)
-{
-	if (task == NULL) {
-		ODMA_ERR("%s: task is NULL", func);
-		return false;
-	}
-	if (task->base.state == ODMA_TASK_SUBMITTED || task->base.state == ODMA_TASK_HELD) {
-		ODMA_ERR("%s: task %p is in flight; change its buffers in its callback or after it "
-		         "completes",
-		         func, (const void *)task);
-		return false;
-	}
-	return true;
-}
-
 void doca_dma_task_memcpy_set_src(struct doca_dma_task_memcpy *task, const struct doca_buf *src)
 {
-	if (dma_task_settable(task, __func__))
+	if (doca_priv_task_settable(task, __func__))
 		task->base.copy.src = src;
 }
 
@@ -205,7 +189,7 @@ const struct doca_buf *doca_dma_task_memcpy_get_src(const struct doca_dma_task_m
 
 void doca_dma_task_memcpy_set_dst(struct doca_dma_task_memcpy *task, struct doca_buf *dst)
 {
-	if (dma_task_settable(task, __func__))
+	if (doca_priv_task_settable(task, __func__))
 		task->base.copy.dst = dst;
 }
 

@@ -54,19 +54,7 @@ static doca_error_t ec_alloc(struct doca_ec *ec, enum ec_task_type type,
 /* Buffers and matrix of a task in flight belong to the library until its callback. */
 static struct ec_task *ec_settable(void *task, const char *fn)
 {
-	struct ec_task *t = task;
-
-	if (t == NULL) {
-		ODMA_ERR_AT(fn, "task is NULL");
-		return NULL;
-	}
-	if (t->base.state == ODMA_TASK_SUBMITTED || t->base.state == ODMA_TASK_HELD) {
-		ODMA_ERR_AT(fn,
-		            "task %p is in flight; change it in its callback or after it completes",
-		            task);
-		return NULL;
-	}
-	return t;
+	return doca_priv_task_settable(task, fn) ? task : NULL;
 }
 
 static void ec_set_matrix(void *task, const struct doca_ec_matrix *m, const char *fn)

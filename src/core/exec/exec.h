@@ -284,6 +284,12 @@ DOCA_STABLE void doca_priv_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_sta
 DOCA_STABLE doca_error_t doca_priv_task_check_limits(const struct doca_ctx *ctx,
                                                      const struct doca_buf *src,
                                                      const struct doca_buf *dst);
+/*
+ * Whether a task type's setter may change @task (a task of any type: its struct begins with
+ * struct doca_task). Refused with one line under @fn (the public setter) when it is NULL or
+ * in flight: its fields are the library's until its callback runs.
+ */
+DOCA_STABLE bool doca_priv_task_settable(const void *task, const char *fn);
 
 /*
  * The Comch fault points of ODMA_FAULTS (docs/fault-injection.md), for libdoca_comch:

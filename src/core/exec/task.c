@@ -459,6 +459,23 @@ struct doca_ctx *doca_task_get_ctx(const struct doca_task *task)
 	return task != NULL ? task->ctx : NULL;
 }
 
+bool doca_priv_task_settable(const void *task, const char *fn)
+{
+	const struct doca_task *t = task;
+
+	if (t == NULL) {
+		ODMA_ERR_AT(fn, "task is NULL");
+		return false;
+	}
+	if (t->state == ODMA_TASK_SUBMITTED || t->state == ODMA_TASK_HELD) {
+		ODMA_ERR_AT(fn,
+		            "task %p is in flight; change it in its callback or after it completes",
+		            task);
+		return false;
+	}
+	return true;
+}
+
 doca_error_t doca_priv_task_check_limits(const struct doca_ctx *ctx, const struct doca_buf *src,
                                          const struct doca_buf *dst)
 {

@@ -298,24 +298,6 @@ static doca_error_t se_alloc(struct doca_sync_event *se, enum se_task_type type,
 	return DOCA_SUCCESS;
 }
 
-/* Setters do nothing on a task in flight (the library's until its callback). */
-static bool se_settable(const void *task, const char *fn)
-{
-	const struct se_task *t = task;
-
-	if (t == NULL) {
-		ODMA_ERR("%s: task is NULL", fn);
-		return false;
-	}
-	if (t->base.state == ODMA_TASK_SUBMITTED || t->base.state == ODMA_TASK_HELD) {
-		ODMA_ERR(
-		        "%s: task %p is in flight; change it in its callback or after it completes",
-		        fn, (const void *)t);
-		return false;
-	}
-	return true;
-}
-
 static doca_error_t se_cap_yes(const struct doca_devinfo *devinfo)
 {
 	ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");
@@ -356,7 +338,7 @@ SE_TASK_CONF(wait_neq, SE_T_WAIT_NEQ)
 	void doca_sync_event_task_##tname##_set_##fname(struct doca_sync_event_task_##tname *task, \
 	                                                type fname)                                \
 	{                                                                                          \
-		if (se_settable(task, __func__))                                                   \
+		if (doca_priv_task_settable(task, __func__))                                       \
 			((struct se_task *)(void *)task)->member = fname;                          \
 	}                                                                                          \
 	type doca_sync_event_task_##tname##_get_##fname(                                           \
