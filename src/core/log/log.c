@@ -302,7 +302,7 @@ void odma_log_recompute_locked(void)
 }
 
 /* Applies a global limit to every backend that follows it, then refreshes the filter. */
-static doca_error_t log_set_global(uint32_t level, int which, const char *fn)
+static doca_error_t log_set_global(uint32_t level, enum odma_limit which, const char *fn)
 {
 	struct doca_log_backend *b;
 	int i;
@@ -314,9 +314,9 @@ static doca_error_t log_set_global(uint32_t level, int which, const char *fn)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	odma_log_lock_enter();
-	if (which == 0)
+	if (which == ODMA_LIMIT_LOWER)
 		odma_log_g.lower = level;
-	else if (which == 1)
+	else if (which == ODMA_LIMIT_UPPER)
 		odma_log_g.upper = level;
 	else {
 		odma_log_g.sdk = level;
@@ -324,11 +324,11 @@ static doca_error_t log_set_global(uint32_t level, int which, const char *fn)
 	}
 	for (i = 0; i < odma_log_g.nb_backends; i++) {
 		b = odma_log_g.backends[i];
-		if (which == 0 && !b->sdk && !b->lower_strict)
+		if (which == ODMA_LIMIT_LOWER && !b->sdk && !b->lower_strict)
 			b->lower = level;
-		else if (which == 1 && !b->sdk && !b->upper_strict)
+		else if (which == ODMA_LIMIT_UPPER && !b->sdk && !b->upper_strict)
 			b->upper = level;
-		else if (which == 2 && b->sdk)
+		else if (which == ODMA_LIMIT_SDK && b->sdk)
 			b->sdk_level = level;
 	}
 	odma_log_recompute_locked();
@@ -338,17 +338,17 @@ static doca_error_t log_set_global(uint32_t level, int which, const char *fn)
 
 doca_error_t doca_log_level_set_global_lower_limit(uint32_t level)
 {
-	return log_set_global(level, 0, __func__);
+	return log_set_global(level, ODMA_LIMIT_LOWER, __func__);
 }
 
 doca_error_t doca_log_level_set_global_upper_limit(uint32_t level)
 {
-	return log_set_global(level, 1, __func__);
+	return log_set_global(level, ODMA_LIMIT_UPPER, __func__);
 }
 
 doca_error_t doca_log_level_set_global_sdk_limit(uint32_t level)
 {
-	return log_set_global(level, 2, __func__);
+	return log_set_global(level, ODMA_LIMIT_SDK, __func__);
 }
 
 static uint32_t log_get_global(const uint32_t *field)

@@ -358,8 +358,6 @@ doca_error_t doca_log_backend_create_with_syslog_sdk(const char *name,
 
 /* ------------------------------------------------------------------ per-backend limits */
 
-enum odma_limit { ODMA_LIMIT_LOWER, ODMA_LIMIT_UPPER, ODMA_LIMIT_SDK };
-
 static doca_error_t backend_set_limit(struct doca_log_backend *b, uint32_t level,
                                       enum odma_limit which, bool strict, const char *fn)
 {

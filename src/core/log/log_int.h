@@ -63,6 +63,9 @@ extern pthread_mutex_t odma_log_lock;
 extern pthread_mutex_t odma_log_rate_lock;
 extern struct odma_log_globals odma_log_g;
 
+/* Which limit a setter changes: the global ones (log.c) and a backend's (log_backend.c). */
+enum odma_limit { ODMA_LIMIT_LOWER, ODMA_LIMIT_UPPER, ODMA_LIMIT_SDK };
+
 void odma_log_init(void);
 /* Take and release odma_log_lock, unless this thread holds it already (in a flush callback). */
 void odma_log_lock_enter(void);
