@@ -59,12 +59,8 @@ bool odma_list_release(void **items)
 bool odma_devinfo_known(const struct doca_devinfo *d)
 {
 	const struct odma_system *sys = odma_system_get();
-	uintptr_t p = (uintptr_t)d, base;
 
-	if (sys == NULL || d == NULL)
-		return false;
-	base = (uintptr_t)sys->devs;
-	return p >= base && p < base + sizeof(*d) * sys->num_devs && (p - base) % sizeof(*d) == 0;
+	return sys != NULL && d != NULL && odma_is_element(d, sys->devs, sys->num_devs, sizeof(*d));
 }
 
 struct doca_devinfo *odma_dev_lookup(const struct doca_dev *dev)

@@ -23,13 +23,9 @@ static bool rep_valid(const struct doca_devinfo_rep *r)
 {
 	const struct odma_system *sys = odma_system_get();
 
-	for (uint32_t i = 0; r != NULL && sys != NULL && i < sys->num_devs; i++) {
-		uintptr_t base = (uintptr_t)sys->devs[i].reps, p = (uintptr_t)r;
-
-		if (sys->devs[i].num_reps > 0 && p >= base &&
-		    p < base + sizeof(*r) * sys->devs[i].num_reps && (p - base) % sizeof(*r) == 0)
+	for (uint32_t i = 0; r != NULL && sys != NULL && i < sys->num_devs; i++)
+		if (odma_is_element(r, sys->devs[i].reps, sys->devs[i].num_reps, sizeof(*r)))
 			return true;
-	}
 	return false;
 }
 

@@ -203,6 +203,17 @@ void odma_dev_release(struct doca_dev *dev);
 		               (unsigned int)(size), (unsigned int)(min));                         \
 	} while (0)
 
+/*
+ * Whether @p is the address of one of the @n elements of @size bytes at @base: how a handle
+ * passed in is recognised as a device or representor of the system (addresses only).
+ */
+static inline bool odma_is_element(const void *p, const void *base, size_t n, size_t size)
+{
+	uintptr_t a = (uintptr_t)p, b = (uintptr_t)base;
+
+	return a >= b && a < b + size * n && (a - b) % size == 0;
+}
+
 /* Parses "DDDD:BB:DD.F" or "BB:DD.F" into a canonical "DDDD:BB:DD.F"; false if malformed. */
 bool odma_pci_addr_parse(const char *in, char out[DOCA_DEVINFO_PCI_ADDR_SIZE]);
 
