@@ -185,8 +185,8 @@ doca_error_t doca_ec_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo
 
 /* ------------------------------------------------------------------ configuration */
 
-static doca_error_t ec_set_conf(struct doca_ec *ec, enum ec_task_type type, void (*ok)(void),
-                                void (*err)(void), uint32_t num, const char *fn)
+doca_error_t odma_ec_set_conf(struct doca_ec *ec, enum ec_task_type type, void (*ok)(void),
+                              void (*err)(void), uint32_t num, const char *fn)
 {
 	uint32_t max, total = 0;
 
@@ -215,40 +215,4 @@ static doca_error_t ec_set_conf(struct doca_ec *ec, enum ec_task_type type, void
 	ec->ctx.num_tasks = total;
 	ec->ctx.configured = true;
 	return DOCA_SUCCESS;
-}
-
-doca_error_t doca_ec_task_create_set_conf(struct doca_ec *ec,
-                                          doca_ec_task_create_completion_cb_t ok,
-                                          doca_ec_task_create_completion_cb_t err,
-                                          uint32_t num_tasks)
-{
-	return ec_set_conf(ec, EC_T_CREATE, (void (*)(void))ok, (void (*)(void))err, num_tasks,
-	                   __func__);
-}
-
-doca_error_t doca_ec_task_recover_set_conf(struct doca_ec *ec,
-                                           doca_ec_task_recover_completion_cb_t ok,
-                                           doca_ec_task_recover_completion_cb_t err,
-                                           uint32_t num_tasks)
-{
-	return ec_set_conf(ec, EC_T_RECOVER, (void (*)(void))ok, (void (*)(void))err, num_tasks,
-	                   __func__);
-}
-
-doca_error_t doca_ec_task_update_set_conf(struct doca_ec *ec,
-                                          doca_ec_task_update_completion_cb_t ok,
-                                          doca_ec_task_update_completion_cb_t err,
-                                          uint32_t num_tasks)
-{
-	return ec_set_conf(ec, EC_T_UPDATE, (void (*)(void))ok, (void (*)(void))err, num_tasks,
-	                   __func__);
-}
-
-doca_error_t doca_ec_task_galois_mul_set_conf(struct doca_ec *ec,
-                                              doca_ec_task_galois_mul_completion_cb_t ok,
-                                              doca_ec_task_galois_mul_completion_cb_t err,
-                                              uint32_t num_tasks)
-{
-	return ec_set_conf(ec, EC_T_GALOIS_MUL, (void (*)(void))ok, (void (*)(void))err, num_tasks,
-	                   __func__);
 }

@@ -85,5 +85,8 @@ doca_error_t odma_ec_submit(struct doca_task *task);
 
 /* How many matrices of @ec are alive (doca_ec_destroy refuses while any is). */
 uint32_t odma_ec_matrix_count(const struct doca_ec *ec);
+/* A task type's set_conf (@fn: the public call): its callbacks and its share of the pool. */
+doca_error_t odma_ec_set_conf(struct doca_ec *ec, enum ec_task_type type, void (*ok)(void),
+                              void (*err)(void), uint32_t num, const char *fn);
 
 #endif /* ODMA_EC_H_ */

@@ -82,10 +82,17 @@ static void ec_set_dst(void *task, struct doca_buf *b, const char *fn)
 }
 
 /*
- * One task type's public surface: allocate_init, as_task and the three setter/getter pairs
- * (matrix, source, destination) under DOCA's names for that type.
+ * One task type's public surface: set_conf, allocate_init, as_task and the three
+ * setter/getter pairs (matrix, source, destination) under DOCA's names for that type.
  */
 #define EC_TASK_API(T, TYPE, MAT, SRC, DST, DSTGET)                                                \
+	doca_error_t doca_ec_task_##T##_set_conf(                                                  \
+	        struct doca_ec *ec, doca_ec_task_##T##_completion_cb_t ok,                         \
+	        doca_ec_task_##T##_completion_cb_t err, uint32_t num_tasks)                        \
+	{                                                                                          \
+		return odma_ec_set_conf(ec, TYPE, (void (*)(void))ok, (void (*)(void))err,         \
+		                        num_tasks, __func__);                                      \
+	}                                                                                          \
 	doca_error_t doca_ec_task_##T##_allocate_init(                                             \
 	        struct doca_ec *ec, const struct doca_ec_matrix *matrix,                           \
 	        const struct doca_buf *src, struct doca_buf *dst, union doca_data user_data,       \
