@@ -212,17 +212,8 @@ struct doca_task *doca_mmap_advise_task_invalidate_cache_as_doca_task(
 void doca_mmap_advise_task_invalidate_cache_set_buf(
         struct doca_mmap_advise_task_invalidate_cache *task, struct doca_buf *buf)
 {
-	if (task == NULL) {
-		ODMA_ERR("doca_mmap_advise_task_invalidate_cache_set_buf: task is NULL");
-		return;
-	}
-	if (task->base.state == ODMA_TASK_SUBMITTED || task->base.state == ODMA_TASK_HELD) {
-		ODMA_ERR("doca_mmap_advise_task_invalidate_cache_set_buf: task %p is in flight; "
-		         "change its buffer in its callback or after it completes",
-		         (void *)task);
-		return;
-	}
-	task->buf = buf;
+	if (doca_priv_task_settable(task, __func__))
+		task->buf = buf;
 }
 
 struct doca_buf *doca_mmap_advise_task_invalidate_cache_get_buf(
