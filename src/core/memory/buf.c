@@ -127,16 +127,6 @@ doca_error_t doca_buf_get_data(const struct doca_buf *buf, void **data)
 	return DOCA_SUCCESS;
 }
 
-/* Whether [data, data + data_len) fits in the window; written to avoid pointer overflow. */
-static inline bool buf_segment_fits(const struct doca_buf *buf, const uint8_t *data,
-                                    size_t data_len)
-{
-	/* data below head wraps the offset past any length */
-	size_t off = (size_t)((uintptr_t)data - (uintptr_t)buf->head);
-
-	return off <= buf->len && data_len <= buf->len - off;
-}
-
 /* The refusals of doca_buf_set_data, each with its log line (kept off the per-task path). */
 static doca_error_t __attribute__((noinline, cold))
 buf_set_data_refuse(struct doca_buf *buf, void *data, size_t data_len)
@@ -153,7 +143,8 @@ buf_set_data_refuse(struct doca_buf *buf, void *data, size_t data_len)
 /* Called per task by programs that reuse bufs: the checks in one branch, the logs apart. */
 doca_error_t doca_buf_set_data(struct doca_buf *buf, void *data, size_t data_len)
 {
-	if (doca_unlikely(buf == NULL || !buf->in_use || !buf_segment_fits(buf, data, data_len)))
+	if (doca_unlikely(buf == NULL || !buf->in_use ||
+	                  !odma_range_inside(data, data_len, buf->head, buf->len)))
 		return buf_set_data_refuse(buf, data, data_len);
 	buf->data = data;
 	buf->data_len = data_len;
@@ -165,7 +156,7 @@ doca_error_t doca_buf_set_data_len(struct doca_buf *buf, size_t data_len)
 	ODMA_CHECK_ARG(buf != NULL, "buf is NULL");
 	if (buf_check_live(buf, "doca_buf_set_data_len") != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
-	if (!buf_segment_fits(buf, buf->data, data_len)) {
+	if (!odma_range_inside(buf->data, data_len, buf->head, buf->len)) {
 		ODMA_ERR("buf %p: data_len %zu from %p passes the window end %p; at most %zu fits",
 		         (void *)buf, data_len, (void *)buf->data, (void *)(buf->head + buf->len),
 		         buf->len - (size_t)(buf->data - buf->head));

@@ -235,7 +235,7 @@ static doca_error_t inv_check_ranges(const struct doca_mmap *mmap, uint8_t *addr
 		            (void *)addr, len, (const void *)mmap, (void *)mmap->addr, mmap->len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (data < addr || data_len > len || (size_t)(data - addr) > len - data_len) {
+	if (!odma_range_inside(data, data_len, addr, len)) {
 		ODMA_ERR_AT(fn,
 		            "data segment [%p, +%zu) is not inside the window [%p, +%zu); keep "
 		            "data within the buf",
@@ -443,7 +443,7 @@ static doca_error_t inv_check_reuse(const struct doca_buf *buf, uint8_t *addr, s
 		            (const void *)buf->mmap);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (data < addr || data_len > len || (size_t)(data - addr) > len - data_len) {
+	if (!odma_range_inside(data, data_len, addr, len)) {
 		ODMA_ERR_AT(fn, "data segment [%p, +%zu) is not inside the window [%p, +%zu)",
 		            (void *)data, data_len, (void *)addr, len);
 		return DOCA_ERROR_INVALID_VALUE;

@@ -169,12 +169,18 @@ static inline void odma_mmap_buf_put(struct doca_mmap *mmap)
 	atomic_fetch_sub_explicit(&mmap->num_bufs, 1, memory_order_relaxed);
 }
 
-/* Whether [addr, addr+len) lies inside the mmap's range (no overflow). */
+/* Whether [p, p + n) lies inside [base, base + len); written so that nothing overflows. */
+static inline bool odma_range_inside(const void *p, size_t n, const void *base, size_t len)
+{
+	uintptr_t a = (uintptr_t)p, b = (uintptr_t)base;
+
+	return a >= b && n <= len && a - b <= len - n;
+}
+
+/* Whether [addr, addr+len) lies inside the mmap's range. */
 static inline bool odma_mmap_contains(const struct doca_mmap *mmap, const void *addr, size_t len)
 {
-	uintptr_t a = (uintptr_t)addr, b = (uintptr_t)mmap->addr;
-
-	return a >= b && len <= mmap->len && a - b <= mmap->len - len;
+	return odma_range_inside(addr, len, mmap->addr, mmap->len);
 }
 
 enum odma_range_verdict {
