@@ -43,13 +43,6 @@ enum desc_off {
 	OFF_NADDR = 132,
 };
 
-#define PERMS_PCI (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)
-#define PERMS_RDMA                                                                                 \
-	(DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
-#define PERMS_ALL                                                                                  \
-	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | PERMS_PCI | PERMS_RDMA |                              \
-	 DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING)
-
 static size_t desc_total(uint16_t version, uint16_t net_len)
 {
 	return version == ODMA_EXPORT_DESC_VERSION_NET ? ODMA_EXPORT_DESC_NET_MIN + net_len
@@ -144,11 +137,11 @@ static bool pci_string_ok(const uint8_t *p)
 
 static const char *desc_check_perms(uint8_t kind, uint32_t perms)
 {
-	if ((perms & ~(uint32_t)PERMS_ALL) != 0)
+	if ((perms & ~(uint32_t)ODMA_PERMS_ALL) != 0)
 		return "descriptor permissions hold undefined bits";
-	if (kind == ODMA_EXPORT_PCI && (perms & PERMS_PCI) == 0)
+	if (kind == ODMA_EXPORT_PCI && (perms & ODMA_PERMS_PCI) == 0)
 		return "PCI descriptor without a PCI permission";
-	if (kind == ODMA_EXPORT_RDMA && (perms & PERMS_RDMA) == 0)
+	if (kind == ODMA_EXPORT_RDMA && (perms & ODMA_PERMS_RDMA) == 0)
 		return "RDMA descriptor without an RDMA permission";
 	return NULL;
 }

@@ -81,6 +81,14 @@ struct doca_mmap {
 	bool thread_safe;         /* doca_mmap_enable_thread_safety: bufs are not counted */
 };
 
+/* The DOCA_ACCESS_FLAG_* groups: PCI access, RDMA access, and every flag an mmap may hold. */
+#define ODMA_PERMS_PCI (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)
+#define ODMA_PERMS_RDMA                                                                            \
+	(DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
+#define ODMA_PERMS_ALL                                                                             \
+	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | ODMA_PERMS_PCI | ODMA_PERMS_RDMA |                    \
+	 DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING)
+
 /*
  * The access rule: which DOCA_ACCESS_FLAG_* masks let a device write into memory
  * (docs/differences-from-hardware.md, "Access flags"). doca_mmap_start (which pages must be

@@ -19,12 +19,6 @@
 
 ODMA_LOG_REGISTER(ODMA_MMAP)
 
-#define MMAP_VALID_PERMS                                                                           \
-	(DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |                          \
-	 DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC |                              \
-	 DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE |                        \
-	 DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING)
-
 static uint32_t mmap_num_bufs(const struct doca_mmap *mmap)
 {
 	return atomic_load_explicit(&((struct doca_mmap *)mmap)->num_bufs, memory_order_relaxed);
@@ -168,7 +162,7 @@ const char *odma_perm_names(uint32_t perms, char *out, size_t n)
 		{ DOCA_ACCESS_FLAG_PCI_READ_WRITE, "PCI_READ_WRITE" },
 		{ DOCA_ACCESS_FLAG_PCI_RELAXED_ORDERING, "PCI_RELAXED_ORDERING" },
 	};
-	uint32_t rest = perms & ~(uint32_t)MMAP_VALID_PERMS;
+	uint32_t rest = perms & ~(uint32_t)ODMA_PERMS_ALL;
 	size_t used = 0;
 
 	if (n == 0)
@@ -555,10 +549,10 @@ doca_error_t doca_mmap_set_permissions(struct doca_mmap *mmap, uint32_t access_m
 	ret = mmap_check_configurable(mmap, fn);
 	if (ret != DOCA_SUCCESS)
 		return ret;
-	if ((access_mask & ~(uint32_t)MMAP_VALID_PERMS) != 0) {
+	if ((access_mask & ~(uint32_t)ODMA_PERMS_ALL) != 0) {
 		ODMA_ERR_AT(fn,
 		            "mmap %p: mask 0x%x has bits 0x%x that are no DOCA_ACCESS_FLAG_* value",
-		            (void *)mmap, access_mask, access_mask & ~(uint32_t)MMAP_VALID_PERMS);
+		            (void *)mmap, access_mask, access_mask & ~(uint32_t)ODMA_PERMS_ALL);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if ((access_mask & DOCA_ACCESS_FLAG_PCI_READ_ONLY) &&
