@@ -24,10 +24,6 @@
 
 ODMA_LOG_REGISTER(ODMA_EXPORT)
 
-#define PERMS_PCI (DOCA_ACCESS_FLAG_PCI_READ_ONLY | DOCA_ACCESS_FLAG_PCI_READ_WRITE)
-#define PERMS_RDMA                                                                                 \
-	(DOCA_ACCESS_FLAG_RDMA_READ | DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC)
-
 void odma_export_revoke_all(struct doca_mmap *mmap)
 {
 	for (struct odma_export *e = atomic_load(&mmap->exports); e != NULL; e = e->next) {
@@ -72,12 +68,12 @@ static doca_error_t export_check(const struct doca_mmap *mmap, const struct doca
 		            (const void *)mmap, mmap->rdma_import ? "an RDMA" : "an");
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	if (!mmap->started && !mmap->from_export) {
+	if (!odma_mmap_live(mmap)) {
 		ODMA_ERR_AT(fn, "mmap %p is not started; call doca_mmap_start before exporting",
 		            (const void *)mmap);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
-	if ((mmap->perms & (pci ? PERMS_PCI : PERMS_RDMA)) == 0) {
+	if ((mmap->perms & (pci ? ODMA_PERMS_PCI : ODMA_PERMS_RDMA)) == 0) {
 		char names[ODMA_PERM_NAMES_LEN];
 
 		ODMA_ERR_AT(fn,
