@@ -8,6 +8,8 @@
 
 #include <doca_argp.h>
 
+struct json_object;
+
 struct doca_argp_param {
 	char *short_name;
 	char *long_name;
@@ -57,5 +59,11 @@ struct doca_argp_param *odma_argp_find(const char *name, bool is_long);
 doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text);
 doca_error_t odma_argp_set_level(bool sdk, long value, const char *origin);
 doca_error_t odma_argp_load_json(const char *path);
+/*
+ * One JSON value in @len bytes of @text (NUL-terminated at @len), with nothing but white space
+ * after it (json-c alone stops at the end of the first value and ignores the rest); NULL and
+ * the reason in @why.
+ */
+struct json_object *odma_argp_json_parse(const char *text, size_t len, const char **why);
 
 #endif /* ODMA_ARGP_INT_H_ */

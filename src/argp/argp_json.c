@@ -11,6 +11,38 @@
 
 #include "argp/argp_int.h"
 
+#if JSON_C_VERSION_NUM < ((0 << 16) | (15 << 8))
+#define json_tokener_get_parse_end(tok) ((size_t)(tok)->char_offset)
+#endif
+
+struct json_object *odma_argp_json_parse(const char *text, size_t len, const char **why)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *obj;
+	size_t end;
+
+	*why = "out of memory";
+	if (tok == NULL)
+		return NULL;
+	/* with its NUL, as json_tokener_parse: a number or literal at the end is complete */
+	obj = json_tokener_parse_ex(tok, text, (int)len + 1);
+	end = obj != NULL ? json_tokener_get_parse_end(tok) : len;
+	if (obj == NULL)
+		*why = json_tokener_get_error(tok) == json_tokener_continue
+		               ? "it ends before its JSON does"
+		               : json_tokener_error_desc(json_tokener_get_error(tok));
+	json_tokener_free(tok);
+	while (end < len && (text[end] == ' ' || text[end] == '\t' || text[end] == '\r' ||
+	                     text[end] == '\n')) /* JSON's white space */
+		end++;
+	if (obj != NULL && end < len) {
+		*why = "text follows its JSON value";
+		json_object_put(obj);
+		obj = NULL;
+	}
+	return obj;
+}
+
 /* Hands one JSON value to a param, checking that its JSON type matches the param type. */
 static doca_error_t json_value(struct doca_argp_param *p, struct json_object *val, const char *key)
 {
@@ -150,29 +182,20 @@ static doca_error_t json_read(const char *path, char **text, size_t *len)
 /* The top-level object of the JSON file @path, or a logged refusal. */
 static doca_error_t json_load_root(const char *path, struct json_object **root)
 {
-	struct json_tokener *tok = json_tokener_new();
-	enum json_tokener_error err;
+	const char *why;
 	doca_error_t rc;
 	size_t len;
 	char *text;
 
-	if (tok == NULL)
-		return DOCA_ERROR_NO_MEMORY;
 	rc = json_read(path, &text, &len);
-	if (rc != DOCA_SUCCESS) {
-		json_tokener_free(tok);
+	if (rc != DOCA_SUCCESS)
 		return rc;
-	}
-	*root = json_tokener_parse_ex(tok, text, (int)len);
-	err = json_tokener_get_error(tok);
-	json_tokener_free(tok);
+	*root = odma_argp_json_parse(text, len, &why);
 	free(text);
 	if (*root != NULL && json_object_is_type(*root, json_type_object))
 		return DOCA_SUCCESS;
 	odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON file \"%s\" is not a valid JSON object: %s", path,
-	              *root != NULL                  ? "top level is not an object"
-	              : err == json_tokener_continue ? "it ends before its JSON does"
-	                                             : json_tokener_error_desc(err));
+	              *root != NULL ? "top level is not an object" : why);
 	json_object_put(*root);
 	*root = NULL;
 	return DOCA_ERROR_INVALID_VALUE;

@@ -141,6 +141,7 @@ static doca_error_t parse_apply_bool(struct doca_argp_param *p, const char *text
 doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text)
 {
 	struct json_object *obj;
+	const char *why;
 	doca_error_t rc;
 	char *copy;
 	long v;
@@ -158,10 +159,11 @@ doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text)
 	case DOCA_ARGP_TYPE_BOOLEAN:
 		return parse_apply_bool(p, text);
 	case DOCA_ARGP_TYPE_JSON_OBJ:
-		obj = json_tokener_parse(text);
+		obj = odma_argp_json_parse(text, strlen(text), &why);
 		if (obj == NULL) {
-			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\": \"%s\" is not valid JSON",
-			              parse_param_name(p), text);
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+			              "flag \"%s\": \"%s\" is not valid JSON: %s",
+			              parse_param_name(p), text, why);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		rc = parse_call(p, obj);

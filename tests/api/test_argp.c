@@ -221,6 +221,24 @@ static void test_json_errors(void **state)
 	assert_int_equal(cfg.counts, 0);
 }
 
+/* Text after the JSON value (a second object, a stray brace) is refused, not ignored. */
+static void test_json_trailing(void **state)
+{
+	(void)state;
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("--json", fixture("trailing.json")));
+	assert_int_equal(cfg.counts, 0);
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "-x", "{\"k\": 9} }"));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "-x", "{} {\"k\": 9}"));
+	assert_int_equal(cfg.extra_k, 0);
+	assert_ok(START("-p", "a", "-x", " {\"k\": 9}\n\t "));
+	assert_int_equal(cfg.extra_k, 1);
+	assert_ok(doca_argp_destroy()); /* a value that is not an object, as before */
+	assert_ok(doca_argp_init("prog", &cfg));
+	add("x", "extra", DOCA_ARGP_TYPE_JSON_OBJ, extra_cb, 0);
+	assert_ok(START("-x", "5"));
+	assert_int_equal(cfg.extra_k, 2);
+}
+
 static void test_levels_and_dpdk(void **state)
 {
 	int lvl;
@@ -424,6 +442,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_trailing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_levels_and_dpdk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_flag_one_line, setup, teardown),
