@@ -57,6 +57,8 @@ void odma_argp_msg(enum doca_log_level level, const char *format, ...)
 void odma_argp_plain(const char *format, ...) __attribute__((format(printf, 1, 2)));
 struct doca_argp_param *odma_argp_find(const char *name, bool is_long);
 doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text);
+/* Hands a parsed value to the param's callback; a refusal is logged (unless it explains itself). */
+doca_error_t odma_argp_call(struct doca_argp_param *p, void *value);
 doca_error_t odma_argp_set_level(bool sdk, long value, const char *origin);
 doca_error_t odma_argp_load_json(const char *path);
 /*

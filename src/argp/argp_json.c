@@ -52,7 +52,7 @@ static doca_error_t json_value(struct doca_argp_param *p, struct json_object *va
 	int i;
 
 	if (p->type == DOCA_ARGP_TYPE_JSON_OBJ)
-		return p->callback(val, odma_argp.config);
+		return odma_argp_call(p, val);
 	if (p->type == DOCA_ARGP_TYPE_STRING && jt == json_type_string)
 		return odma_argp_apply(p, json_object_get_string(val));
 	if (p->type == DOCA_ARGP_TYPE_INT && jt == json_type_int) {
@@ -65,11 +65,11 @@ static doca_error_t json_value(struct doca_argp_param *p, struct json_object *va
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		i = (int)v;
-		return p->callback(&i, odma_argp.config);
+		return odma_argp_call(p, &i);
 	}
 	if (p->type == DOCA_ARGP_TYPE_BOOLEAN && jt == json_type_boolean) {
 		b = json_object_get_boolean(val);
-		return p->callback(&b, odma_argp.config);
+		return odma_argp_call(p, &b);
 	}
 	odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "JSON key \"%s\" has a value of the wrong type (%s)",
 	              key, json_type_to_name(jt));

@@ -96,7 +96,7 @@ static doca_error_t parse_int(const char *text, long min, long max, long *out)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t parse_call(struct doca_argp_param *p, void *value)
+doca_error_t odma_argp_call(struct doca_argp_param *p, void *value)
 {
 	doca_error_t rc = p->callback(value, odma_argp.config);
 
@@ -123,12 +123,12 @@ static doca_error_t parse_apply_bool(struct doca_argp_param *p, const char *text
 
 	if (text == NULL) {
 		b = true;
-		return parse_call(p, &b);
+		return odma_argp_call(p, &b);
 	}
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (strcasecmp(text, words[i].word) == 0) {
 			b = words[i].value;
-			return parse_call(p, &b);
+			return odma_argp_call(p, &b);
 		}
 	odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
 	              "flag \"%s\": \"%s\" is not a boolean; give the flag alone, or =true or "
@@ -155,7 +155,7 @@ doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text)
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		i = (int)v;
-		return parse_call(p, &i);
+		return odma_argp_call(p, &i);
 	case DOCA_ARGP_TYPE_BOOLEAN:
 		return parse_apply_bool(p, text);
 	case DOCA_ARGP_TYPE_JSON_OBJ:
@@ -166,14 +166,14 @@ doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text)
 			              parse_param_name(p), text, why);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
-		rc = parse_call(p, obj);
+		rc = odma_argp_call(p, obj);
 		json_object_put(obj);
 		return rc;
 	default:
 		copy = strdup(text);
 		if (copy == NULL)
 			return DOCA_ERROR_NO_MEMORY;
-		rc = parse_call(p, copy);
+		rc = odma_argp_call(p, copy);
 		free(copy);
 		return rc;
 	}

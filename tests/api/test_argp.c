@@ -408,6 +408,40 @@ static void test_boolean_values(void **state)
 	doca_argp_disable_logger_callback();
 }
 
+static int refuse_at, refuse_calls; /* the callback call that refuses (1, 2, ...) */
+static doca_error_t refuse_nth(void *p, void *c)
+{
+	(void)p;
+	(void)c;
+	return ++refuse_calls == refuse_at ? DOCA_ERROR_BAD_CONFIG : DOCA_SUCCESS;
+}
+
+/*
+ * A callback that refuses a value from the JSON file costs one line naming the flag, as on the
+ * command line, whatever the flag's type (an int, a boolean or a JSON object said nothing).
+ */
+static void test_json_callback_refuses(void **state)
+{
+	static const char *const flag[] = { "count", "verbose", "extra", "pci-addr" };
+
+	assert_ok(doca_argp_register_logger_callback(logger));
+	for (int i = 0; i < 4; i++) {
+		teardown(state);
+		assert_ok(doca_argp_init("prog", &cfg));
+		add("c", "count", DOCA_ARGP_TYPE_INT, refuse_nth, 0);
+		add(NULL, "verbose", DOCA_ARGP_TYPE_BOOLEAN, refuse_nth, 0);
+		add("x", "extra", DOCA_ARGP_TYPE_JSON_OBJ, refuse_nth, 0);
+		add("p", "pci-addr", DOCA_ARGP_TYPE_STRING, refuse_nth, 0);
+		refuse_at = i + 1;
+		refuse_calls = logged = 0;
+		last_line[0] = '\0';
+		assert_doca(DOCA_ERROR_BAD_CONFIG, START("--json", fixture("refused.json")));
+		if (logged != 1 || strstr(last_line, flag[i]) == NULL)
+			fail_msg("flag %s: %d lines, the last \"%s\"", flag[i], logged, last_line);
+	}
+	doca_argp_disable_logger_callback();
+}
+
 static int null_config_calls;
 static doca_error_t validate_null_config(void *c)
 {
@@ -448,6 +482,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_flag_one_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_logger_callback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boolean_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_callback_refuses, setup, teardown),
 		cmocka_unit_test(test_init_null_null),
 	};
 
