@@ -51,6 +51,7 @@ static doca_error_t json_value(struct doca_argp_param *p, struct json_object *va
 	bool b;
 	int i;
 
+	p->json_seen = true; /* a value was given (what follows may still refuse it) */
 	if (p->type == DOCA_ARGP_TYPE_JSON_OBJ)
 		return odma_argp_call(p, val);
 	if (p->type == DOCA_ARGP_TYPE_STRING && jt == json_type_string)
@@ -95,8 +96,7 @@ static doca_error_t json_program(struct json_object *obj)
 			              "flag \"%s\" is accepted on the command line only", key);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
-		p->json_seen = true;
-		/* A multi-value flag may list its values in an array. */
+		/* A multi-value flag may list its values in an array (an empty one gives none). */
 		if (p->multi && p->type != DOCA_ARGP_TYPE_JSON_OBJ &&
 		    json_object_is_type(val, json_type_array)) {
 			for (i = 0; i < json_object_array_length(val) && rc == DOCA_SUCCESS; i++)

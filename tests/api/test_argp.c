@@ -442,6 +442,18 @@ static void test_json_callback_refuses(void **state)
 	doca_argp_disable_logger_callback();
 }
 
+/* An empty list in the JSON file gives a multi-value flag no value: a mandatory one is missing. */
+static void test_json_empty_list(void **state)
+{
+	teardown(state);
+	assert_ok(doca_argp_init("prog", &cfg));
+	add("c", "count", DOCA_ARGP_TYPE_INT, count_cb, 1 | 2);
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("--json", fixture("empty_list.json")));
+	assert_int_equal(cfg.counts, 0);
+	assert_ok(START("--json", fixture("empty_list.json"), "-c", "4"));
+	assert_int_equal(cfg.counts, 1);
+}
+
 static int null_config_calls;
 static doca_error_t validate_null_config(void *c)
 {
@@ -483,6 +495,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_logger_callback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boolean_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_callback_refuses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_empty_list, setup, teardown),
 		cmocka_unit_test(test_init_null_null),
 	};
 
