@@ -298,6 +298,11 @@ static doca_error_t parse_scan_general(int end, char **argv, const char **json)
 		}
 		if (t.general == ODMA_G_VERSION)
 			parse_version_and_exit();
+		if (t.general == ODMA_G_JSON && *json != NULL) {
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+			              "flag \"%s\" was given twice; it reads one file", argv[i]);
+			return DOCA_ERROR_INVALID_VALUE;
+		}
 		if (t.general == ODMA_G_JSON)
 			*json = t.value;
 	}

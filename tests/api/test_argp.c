@@ -442,6 +442,20 @@ static void test_json_callback_refuses(void **state)
 	doca_argp_disable_logger_callback();
 }
 
+/* A second -j/--json is refused: the first file was silently not read. */
+static void test_json_twice(void **state)
+{
+	char first[512];
+
+	(void)state;
+	snprintf(first, sizeof(first), "%s", fixture("good.json"));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-j", first, "--json", fixture("second.json")));
+	assert_int_equal(cfg.counts, 0);
+	assert_ok(START("--json", fixture("second.json")));
+	assert_string_equal(cfg.pci, "04:00.0");
+	assert_ok(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO));
+}
+
 /* An empty list in the JSON file gives a multi-value flag no value: a mandatory one is missing. */
 static void test_json_empty_list(void **state)
 {
@@ -496,6 +510,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_boolean_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_callback_refuses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_empty_list, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_twice, setup, teardown),
 		cmocka_unit_test(test_init_null_null),
 	};
 
