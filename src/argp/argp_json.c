@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include "argp/argp_int.h"
+#include "util/fopen_nowait.h"
 
 #if JSON_C_VERSION_NUM < ((0 << 16) | (15 << 8))
 #define json_tokener_get_parse_end(tok) ((size_t)(tok)->char_offset)
@@ -150,7 +151,7 @@ static doca_error_t json_unreadable(const char *path, int err)
 /* Reads @path, at most ARGP_JSON_MAX bytes, into a NUL-terminated @text. */
 static doca_error_t json_read(const char *path, char **text, size_t *len)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = odma_fopen_nowait(path, "r"); /* a FIFO without a writer reads as empty */
 	char *buf;
 	int err;
 

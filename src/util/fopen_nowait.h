@@ -5,7 +5,7 @@
  * Opening a file a user names for reading without waiting on it: O_NONBLOCK for the open only,
  * so a FIFO that no process writes reads as empty at once instead of blocking the open for
  * ever, while a pipe with a writer (<(zcat f.gz)) and a regular file read as usual. Shared by
- * the device profile (core/device/system.c) and odma trace.
+ * the device profile (core/device/system.c), odma trace and doca_argp's -j/--json file.
  */
 #ifndef ODMA_UTIL_FOPEN_NOWAIT_H_
 #define ODMA_UTIL_FOPEN_NOWAIT_H_

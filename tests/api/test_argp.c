@@ -1,7 +1,9 @@
 /* Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause */
 /* Black-box tests of doca_argp.h: types, mandatory, unknown flags, JSON files, callbacks, usage. */
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -301,6 +303,29 @@ static int in_child(void (*fn)(void), char *out, size_t size)
 	return WEXITSTATUS(status);
 }
 
+static char fifo_path[64];
+
+/* Exits 0 once -j on a FIFO without a writer was refused; an alarm ends it if the open blocks. */
+static void child_json_fifo(void)
+{
+	alarm(5);
+	_exit(START("--json", fifo_path) == DOCA_ERROR_INVALID_VALUE ? 0 : 4);
+}
+
+/* A FIFO nobody writes reads as an empty file at once: doca_argp_start blocked in its open. */
+static void test_json_fifo(void **state)
+{
+	char dir[] = "/tmp/odma-argp-XXXXXX", out[256];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo_path, sizeof(fifo_path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo_path, 0600), 0);
+	assert_int_equal(in_child(child_json_fifo, out, sizeof(out)), 0);
+	unlink(fifo_path);
+	rmdir(dir);
+}
+
 /*
  * --help prints usage and exits 0, --version runs the program's version callback and exits 0,
  * and doca_argp_usage prints the same usage for a program that asks for it.
@@ -511,6 +536,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_callback_refuses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_empty_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_twice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_fifo, setup, teardown),
 		cmocka_unit_test(test_init_null_null),
 	};
 
