@@ -287,6 +287,20 @@ static doca_error_t argp_register_check(const struct doca_argp_param *p)
 	return DOCA_SUCCESS;
 }
 
+/* Whether @p is registered already (logged): a second registration must not free it. */
+static bool argp_registered(const struct doca_argp_param *p)
+{
+	for (int i = 0; i < odma_argp.nb_params; i++)
+		if (odma_argp.params[i] == p) {
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+			              "doca_argp_register_param: param %p is registered already; "
+			              "register a param once",
+			              (const void *)p);
+			return true;
+		}
+	return false;
+}
+
 doca_error_t doca_argp_register_param(struct doca_argp_param *param)
 {
 	struct doca_argp_param **grown;
@@ -296,6 +310,8 @@ doca_error_t doca_argp_register_param(struct doca_argp_param *param)
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_register_param: param is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (argp_registered(param)) /* the parser's already: not freed here */
+		return DOCA_ERROR_INVALID_VALUE;
 	rc = argp_register_check(param);
 	if (rc == DOCA_SUCCESS && odma_argp.nb_params == odma_argp.cap_params) {
 		grown = realloc(odma_argp.params,

@@ -182,6 +182,22 @@ static void test_state_errors(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_argp_start(0, NULL));
 }
 
+/* A param registered twice is refused the second time and stays the parser's, usable. */
+static void test_register_twice(void **state)
+{
+	struct doca_argp_param *p;
+
+	(void)state;
+	assert_ok(doca_argp_param_create(&p));
+	doca_argp_param_set_long_name(p, "twice");
+	doca_argp_param_set_type(p, DOCA_ARGP_TYPE_INT);
+	doca_argp_param_set_callback(p, count_cb);
+	assert_ok(doca_argp_register_param(p));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_argp_register_param(p));
+	assert_ok(START("-p", "a", "--twice", "6"));
+	assert_int_equal(cfg.count, 6);
+}
+
 static char *fixture(const char *name)
 {
 	static char path[512];
@@ -525,6 +541,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_all_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_register_twice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_trailing, setup, teardown),
