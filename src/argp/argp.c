@@ -94,6 +94,21 @@ doca_error_t doca_argp_destroy(void)
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Whether @p is registered (logged, naming @fn and @fix): the parser owns it and frees it at
+ * doca_argp_destroy, so neither a second registration nor the program may free it.
+ */
+static bool argp_registered(const struct doca_argp_param *p, const char *fn, const char *fix)
+{
+	for (int i = 0; i < odma_argp.nb_params; i++)
+		if (odma_argp.params[i] == p) {
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "%s: param %p is registered; %s", fn,
+			              (const void *)p, fix);
+			return true;
+		}
+	return false;
+}
+
 doca_error_t doca_argp_param_create(struct doca_argp_param **param)
 {
 	struct doca_argp_param *p;
@@ -117,6 +132,8 @@ doca_error_t doca_argp_param_destroy(struct doca_argp_param *param)
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_param_destroy: param is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (argp_registered(param, __func__, "doca_argp_destroy frees it"))
+		return DOCA_ERROR_INVALID_VALUE;
 	argp_param_free(param);
 	return DOCA_SUCCESS;
 }
@@ -287,20 +304,6 @@ static doca_error_t argp_register_check(const struct doca_argp_param *p)
 	return DOCA_SUCCESS;
 }
 
-/* Whether @p is registered already (logged): a second registration must not free it. */
-static bool argp_registered(const struct doca_argp_param *p)
-{
-	for (int i = 0; i < odma_argp.nb_params; i++)
-		if (odma_argp.params[i] == p) {
-			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
-			              "doca_argp_register_param: param %p is registered already; "
-			              "register a param once",
-			              (const void *)p);
-			return true;
-		}
-	return false;
-}
-
 doca_error_t doca_argp_register_param(struct doca_argp_param *param)
 {
 	struct doca_argp_param **grown;
@@ -310,7 +313,7 @@ doca_error_t doca_argp_register_param(struct doca_argp_param *param)
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "doca_argp_register_param: param is NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (argp_registered(param)) /* the parser's already: not freed here */
+	if (argp_registered(param, __func__, "register a param once"))
 		return DOCA_ERROR_INVALID_VALUE;
 	rc = argp_register_check(param);
 	if (rc == DOCA_SUCCESS && odma_argp.nb_params == odma_argp.cap_params) {

@@ -182,7 +182,10 @@ static void test_state_errors(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_argp_start(0, NULL));
 }
 
-/* A param registered twice is refused the second time and stays the parser's, usable. */
+/*
+ * A param registered twice is refused the second time, and a registered one is not destroyed by
+ * the program: it stays the parser's, usable.
+ */
 static void test_register_twice(void **state)
 {
 	struct doca_argp_param *p;
@@ -194,6 +197,8 @@ static void test_register_twice(void **state)
 	doca_argp_param_set_callback(p, count_cb);
 	assert_ok(doca_argp_register_param(p));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_argp_register_param(p));
+	/* nor may the program destroy it: the parser frees it at doca_argp_destroy */
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_argp_param_destroy(p));
 	assert_ok(START("-p", "a", "--twice", "6"));
 	assert_int_equal(cfg.count, 6);
 }
