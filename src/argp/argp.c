@@ -245,19 +245,27 @@ ODMA_ARGP_FLAG_SETTER(doca_argp_param_set_singular, singular)
 ODMA_ARGP_FLAG_SETTER(doca_argp_param_set_inherited, inherited)
 ODMA_ARGP_FLAG_SETTER(doca_argp_param_set_hidden, hidden)
 
-struct doca_argp_param *odma_argp_find(const char *name, bool is_long)
+bool odma_argp_name_is(const char *n, const char *name, size_t len)
+{
+	return n != NULL && strncmp(n, name, len) == 0 && n[len] == '\0';
+}
+
+struct doca_argp_param *odma_argp_find_n(const char *name, size_t len, bool is_long)
 {
 	struct doca_argp_param *p;
 	int i;
 
 	for (i = 0; i < odma_argp.nb_params; i++) {
 		p = odma_argp.params[i];
-		if (is_long && p->long_name != NULL && strcmp(p->long_name, name) == 0)
-			return p;
-		if (!is_long && p->short_name != NULL && strcmp(p->short_name, name) == 0)
+		if (odma_argp_name_is(is_long ? p->long_name : p->short_name, name, len))
 			return p;
 	}
 	return NULL;
+}
+
+struct doca_argp_param *odma_argp_find(const char *name, bool is_long)
+{
+	return odma_argp_find_n(name, strlen(name), is_long);
 }
 
 static bool argp_name_taken(const char *name)

@@ -56,6 +56,10 @@ void odma_argp_msg(enum doca_log_level level, const char *format, ...)
 /* A line of its own on stderr, no log prefix (the program's logger callback when set). */
 void odma_argp_plain(const char *format, ...) __attribute__((format(printf, 1, 2)));
 struct doca_argp_param *odma_argp_find(const char *name, bool is_long);
+/* odma_argp_find of the first @len characters of @name (a flag on the command line). */
+struct doca_argp_param *odma_argp_find_n(const char *name, size_t len, bool is_long);
+/* Whether @n (NULL: no name) is exactly the first @len characters of @name. */
+bool odma_argp_name_is(const char *n, const char *name, size_t len);
 doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text);
 /* Hands a parsed value to the param's callback; a refusal is logged (unless it explains itself). */
 doca_error_t odma_argp_call(struct doca_argp_param *p, void *value);

@@ -205,10 +205,12 @@ struct odma_token {
 	int next;          /* index of the next unread argument */
 };
 
-static doca_error_t parse_lookup(const char *arg, char *name, size_t size, struct odma_token *t)
+/* Finds the flag named by @arg (after its dashes, up to '='), compared whole whatever its length.
+ */
+static doca_error_t parse_lookup(const char *arg, struct odma_token *t)
 {
 	bool is_long = strncmp(arg, "--", 2) == 0;
-	const char *eq;
+	const char *eq, *name;
 	size_t i, len;
 
 	if (arg[0] != '-' || arg[1] == '\0' || (is_long && arg[2] == '\0')) {
@@ -216,28 +218,27 @@ static doca_error_t parse_lookup(const char *arg, char *name, size_t size, struc
 		              "argument \"%s\" is not a flag; flags start with - or --", arg);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	arg += is_long ? 2 : 1;
-	eq = strchr(arg, '=');
-	len = eq ? (size_t)(eq - arg) : strlen(arg);
-	snprintf(name, size, "%.*s", (int)len, arg);
+	name = arg + (is_long ? 2 : 1);
+	eq = strchr(name, '=');
+	len = eq ? (size_t)(eq - name) : strlen(name);
 	t->value = eq ? eq + 1 : NULL;
 	for (i = 0; i < ODMA_N_GENERAL; i++) {
 		const char *n = is_long ? odma_general_flags[i].long_name
 		                        : odma_general_flags[i].short_name;
 
-		if (n != NULL && strcmp(n, name) == 0 &&
+		if (odma_argp_name_is(n, name, len) &&
 		    !(odma_argp.own_json && odma_general_flags[i].id == ODMA_G_JSON)) {
 			t->general = odma_general_flags[i].id;
 			return DOCA_SUCCESS;
 		}
 	}
-	t->param = odma_argp_find(name, is_long);
+	t->param = odma_argp_find_n(name, len, is_long);
 	if (t->param == NULL) {
 		const char *prog = odma_argp.program ? odma_argp.program : "program";
 
 		/* one line, and where to look; not the whole usage */
-		odma_argp_plain("%s: unknown option '%s%s' (see %s --help)", prog,
-		                is_long ? "--" : "-", name, prog);
+		odma_argp_plain("%s: unknown option '%s%.*s' (see %s --help)", prog,
+		                is_long ? "--" : "-", (int)len, name, prog);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
 	return DOCA_SUCCESS;
@@ -246,12 +247,11 @@ static doca_error_t parse_lookup(const char *arg, char *name, size_t size, struc
 /* Reads the flag at argv[i]; flags that take a value consume the next argument when needed. */
 static doca_error_t odma_token(int i, int end, char **argv, struct odma_token *t)
 {
-	char name[128];
 	bool needs_value;
 	doca_error_t rc;
 
 	memset(t, 0, sizeof(*t));
-	rc = parse_lookup(argv[i], name, sizeof(name), t);
+	rc = parse_lookup(argv[i], t);
 	if (rc != DOCA_SUCCESS)
 		return rc;
 	t->next = i + 1;

@@ -203,6 +203,32 @@ static void test_register_twice(void **state)
 	assert_int_equal(cfg.count, 6);
 }
 
+/*
+ * A flag name is matched whole, however long: a registered name of 150 characters is found, and
+ * a name that only begins with a registered one of 127 is unknown (names were cut at 127).
+ */
+static void test_long_names(void **state)
+{
+	char name[151], flag[160], longer[160];
+
+	(void)state;
+	memset(name, 'n', 150);
+	name[150] = '\0';
+	add(NULL, name, DOCA_ARGP_TYPE_INT, count_cb, 0);
+	name[127] = '\0';
+	add(NULL, name, DOCA_ARGP_TYPE_STRING, pci_cb, 0);
+	name[127] = 'n';
+	snprintf(flag, sizeof(flag), "--%s", name);
+	assert_ok(START("-p", "a", flag, "8"));
+	assert_int_equal(cfg.count, 8);
+	teardown(state);
+	setup(state);
+	add(NULL, name + 23, DOCA_ARGP_TYPE_STRING, pci_cb, 0); /* 127 characters */
+	snprintf(longer, sizeof(longer), "--%sjunk", name + 23);
+	assert_doca(DOCA_ERROR_NOT_SUPPORTED, START("-p", "a", longer, "x"));
+	assert_string_equal(cfg.pci, "");
+}
+
 static char *fixture(const char *name)
 {
 	static char path[512];
@@ -547,6 +573,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_state_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_register_twice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_trailing, setup, teardown),
