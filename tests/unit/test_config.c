@@ -175,11 +175,13 @@ static void faults_row_keys(void **state)
 
 /*
  * ODMA_FAULTS: a delay over its cap (1 s) is refused by a line that says the cap; an empty
- * item is refused wherever it is, last ("seed=1,") as first (",seed=1").
+ * item is refused wherever it is, last ("seed=1,") as first (",seed=1"); a count with a sign.
  */
 static void faults_refusals(void **state)
 {
 	static const char *const empty[] = { ",seed=1", "seed=1,", "seed=1,,delay_us=1", "," };
+	static const char *const signed_counts[] = { "remote_die_after= -1", "comch_drop_after= -1",
+		                                     "seed=+1", "delay_us= -1-5" };
 	struct odma_fault_config c;
 	char err[256];
 
@@ -197,6 +199,11 @@ static void faults_refusals(void **state)
 		    strstr(err, "is empty") == NULL)
 			fail_msg("ODMA_FAULTS=\"%s\" not refused as an empty item", empty[i]);
 	assert_int_equal(odma_faults_parse("", &c, err, sizeof(err)), DOCA_SUCCESS);
+	/* a count is digits only: " -1" was taken as 2^64 - 1 (strtoull skips the space) */
+	for (size_t i = 0; i < sizeof(signed_counts) / sizeof(signed_counts[0]); i++)
+		if (odma_faults_parse(signed_counts[i], &c, err, sizeof(err)) !=
+		    DOCA_ERROR_INVALID_VALUE)
+			fail_msg("ODMA_FAULTS=\"%s\" not refused", signed_counts[i]);
 }
 
 static char *slurp(const char *path)

@@ -46,7 +46,7 @@ static bool parse_u64(const char *v, uint64_t *out)
 {
 	char *end;
 
-	if (*v == '-' || *v == '\0')
+	if (*v < '0' || *v > '9') /* digits only: strtoull skips spaces and takes a sign */
 		return false;
 	errno = 0;
 	*out = strtoull(v, &end, 10);
