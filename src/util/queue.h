@@ -3,8 +3,9 @@
  */
 /*
  * A singly linked queue kept as two pointers, its head and its tail, linked through a member
- * of its elements. (glibc's <sys/queue.h> STAILQ wants a head structure and a link structure
- * of its own in every element; the queues here are plain pointer pairs.)
+ * of its elements; and the unlinking of an element from a doubly linked list kept the same way.
+ * (glibc's <sys/queue.h> STAILQ and TAILQ want a head structure and a link structure of their
+ * own in every element; the lists here are plain pointers.)
  */
 #ifndef ODMA_UTIL_QUEUE_H_
 #define ODMA_UTIL_QUEUE_H_
@@ -20,6 +21,28 @@
 		else                                                                               \
 			(head) = (e);                                                              \
 		(tail) = (e);                                                                      \
+	} while (0)
+
+/*
+ * Unlinks element @e from the doubly linked list that starts at the lvalue @head, linked
+ * through @e->@prev and @e->@next (which keep their values).
+ */
+#define ODMA_LIST_UNLINK(head, e, prev, next)                                                      \
+	do {                                                                                       \
+		if ((e)->prev != NULL)                                                             \
+			(e)->prev->next = (e)->next;                                               \
+		else                                                                               \
+			(head) = (e)->next;                                                        \
+		if ((e)->next != NULL)                                                             \
+			(e)->next->prev = (e)->prev;                                               \
+	} while (0)
+
+/* The same, for a list that also keeps its last element in the lvalue @tail. */
+#define ODMA_LIST_UNLINK_TAIL(head, tail, e, prev, next)                                           \
+	do {                                                                                       \
+		ODMA_LIST_UNLINK(head, e, prev, next);                                             \
+		if ((e)->next == NULL)                                                             \
+			(tail) = (e)->prev;                                                        \
 	} while (0)
 
 #endif /* ODMA_UTIL_QUEUE_H_ */

@@ -231,14 +231,7 @@ static void lt_hs_unlink(struct odma_lk_ep *c)
 {
 	if (c->hs_prev == NULL && lt.hs_head != c)
 		return;
-	if (c->hs_prev != NULL)
-		c->hs_prev->hs_next = c->hs_next;
-	else
-		lt.hs_head = c->hs_next;
-	if (c->hs_next != NULL)
-		c->hs_next->hs_prev = c->hs_prev;
-	else
-		lt.hs_tail = c->hs_prev;
+	ODMA_LIST_UNLINK_TAIL(lt.hs_head, lt.hs_tail, c, hs_prev, hs_next);
 	c->hs_next = c->hs_prev = NULL;
 	lt.nhs--;
 	lt.nhs_accepted -= !c->dialer;
@@ -280,12 +273,7 @@ static void lt_fail(struct odma_lk_ep *c, int status)
 
 static void lt_free(struct odma_lk_ep *c)
 {
-	if (c->prev != NULL)
-		c->prev->next = c->next;
-	else
-		lt.conns = c->next;
-	if (c->next != NULL)
-		c->next->prev = c->prev;
+	ODMA_LIST_UNLINK(lt.conns, c, prev, next);
 	free(c);
 }
 

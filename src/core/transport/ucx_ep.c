@@ -202,12 +202,7 @@ static void msg_unlink(struct ucx_msg *m)
 {
 	if (!m->linked)
 		return;
-	if (m->prev != NULL)
-		m->prev->next = m->next;
-	else
-		m->ep->msgs = m->next;
-	if (m->next != NULL)
-		m->next->prev = m->prev;
+	ODMA_LIST_UNLINK(m->ep->msgs, m, prev, next);
 	m->linked = false;
 }
 
@@ -366,12 +361,7 @@ static void listen_close_job(void *arg)
 
 	odma_ux.lk->listen_close(L->l);
 	odma_ux.listeners--;
-	if (L->prev != NULL)
-		L->prev->next = L->next;
-	else
-		odma_ucx_listeners = L->next;
-	if (L->next != NULL)
-		L->next->prev = L->prev;
+	ODMA_LIST_UNLINK(odma_ucx_listeners, L, prev, next);
 	free(L);
 }
 

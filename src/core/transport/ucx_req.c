@@ -18,6 +18,7 @@
 #include "core/log/log.h"
 #include "core/transport/ucx_int.h"
 #include "util/codec.h"
+#include "util/queue.h"
 
 ODMA_LOG_REGISTER(ODMA_UCX)
 
@@ -63,14 +64,7 @@ void odma_ucx_chunk_finish(struct ucx_chunk *c, doca_error_t st)
 		return;
 	c->outstanding = false;
 	odma_ux.slot[c->id % UCX_SLOTS] = NULL;
-	if (c->prev != NULL)
-		c->prev->next = c->next;
-	else
-		odma_ux.out_head = c->next;
-	if (c->next != NULL)
-		c->next->prev = c->prev;
-	else
-		odma_ux.out_tail = c->prev;
+	ODMA_LIST_UNLINK_TAIL(odma_ux.out_head, odma_ux.out_tail, c, prev, next);
 	if (c->op == ODMA_UCX_OP_ATTACH) {
 		if (st != DOCA_SUCCESS && c->peer != NULL) {
 			odma_ucx_peer_unref(c->peer);
