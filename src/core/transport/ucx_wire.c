@@ -21,14 +21,27 @@
 #define TRAILER_MAGIC 0x544d444fu /* "ODMT" */
 #define WIRE_VERSION 1
 
+/* The head requests and replies share: magic, version, op, flags and id; the rest is zeroed. */
+static void head_put(uint8_t *out, size_t len, uint32_t magic, uint8_t op, uint8_t flags,
+                     uint64_t id)
+{
+	memset(out, 0, len);
+	odma_put_le(out, magic, 4);
+	odma_put_le(out + 4, WIRE_VERSION, 2);
+	out[6] = op;
+	out[7] = flags;
+	odma_put_le(out + 8, id, 8);
+}
+
+/* Whether the head at @b has @magic and this wire's version. */
+static bool head_ok(const uint8_t *b, uint32_t magic)
+{
+	return odma_get_le(b, 4) == magic && odma_get_le(b + 4, 2) == WIRE_VERSION;
+}
+
 void odma_ucx_req_encode(const struct odma_ucx_req *q, uint8_t out[ODMA_UCX_REQ_LEN])
 {
-	memset(out, 0, ODMA_UCX_REQ_LEN);
-	odma_put_le(out, REQ_MAGIC, 4);
-	odma_put_le(out + 4, WIRE_VERSION, 2);
-	out[6] = q->op;
-	out[7] = q->flags;
-	odma_put_le(out + 8, q->id, 8);
+	head_put(out, ODMA_UCX_REQ_LEN, REQ_MAGIC, q->op, q->flags, q->id);
 	odma_put_le(out + 16, q->region_id, 4);
 	odma_put_le(out + 20, q->generation, 4);
 	memcpy(out + 24, q->key, 16);
@@ -38,12 +51,7 @@ void odma_ucx_req_encode(const struct odma_ucx_req *q, uint8_t out[ODMA_UCX_REQ_
 
 void odma_ucx_reply_encode(const struct odma_ucx_reply *r, uint8_t out[ODMA_UCX_REPLY_LEN])
 {
-	memset(out, 0, ODMA_UCX_REPLY_LEN);
-	odma_put_le(out, REPLY_MAGIC, 4);
-	odma_put_le(out + 4, WIRE_VERSION, 2);
-	out[6] = r->op;
-	out[7] = r->flags;
-	odma_put_le(out + 8, r->id, 8);
+	head_put(out, ODMA_UCX_REPLY_LEN, REPLY_MAGIC, r->op, r->flags, r->id);
 	odma_put_le(out + 16, (uint32_t)r->status, 4);
 	odma_put_le(out + 20, r->len, 4);
 }
@@ -114,7 +122,7 @@ doca_error_t odma_ucx_req_decode(const void *hdr, size_t hdr_len, size_t data_le
 
 	if (hdr == NULL || hdr_len != ODMA_UCX_REQ_LEN)
 		bad = "request header has the wrong size";
-	else if (odma_get_le(b, 4) != REQ_MAGIC || odma_get_le(b + 4, 2) != WIRE_VERSION)
+	else if (!head_ok(b, REQ_MAGIC))
 		bad = "not an odma request (magic or version)";
 	else if ((b[7] != 0 && (b[7] != ODMA_UCX_REQ_TRAILER || b[6] != ODMA_UCX_OP_PUT)) ||
 	         !zero(b + 56, 8))
@@ -143,8 +151,7 @@ doca_error_t odma_ucx_reply_decode(const void *hdr, size_t hdr_len, size_t data_
 {
 	const uint8_t *b = hdr;
 
-	if (hdr == NULL || hdr_len != ODMA_UCX_REPLY_LEN || odma_get_le(b, 4) != REPLY_MAGIC ||
-	    odma_get_le(b + 4, 2) != WIRE_VERSION)
+	if (hdr == NULL || hdr_len != ODMA_UCX_REPLY_LEN || !head_ok(b, REPLY_MAGIC))
 		return DOCA_ERROR_INVALID_VALUE;
 	r->op = b[6];
 	r->flags = b[7];
