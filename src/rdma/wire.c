@@ -951,10 +951,7 @@ void rw_blob_self(struct rw_blob *b)
 
 void rw_blob_encode(const struct rw_blob *b, uint8_t out[RW_BLOB_LEN])
 {
-	memset(out, 0, RW_BLOB_LEN);
-	memcpy(out + BO_MAGIC, "ODMARDMA", 8);
-	odma_put_le(out + BO_VERSION, 1, 2);
-	odma_put_le(out + BO_LEN, BLOB_LEN, 2);
+	odma_rec_open(out, "ODMARDMA", 1, BLOB_LEN);
 	out[BO_TRANSPORT] = b->transport;
 	out[BO_NADDRS] = b->naddrs;
 	odma_put_le(out + BO_PORT, b->port, 2);
@@ -965,7 +962,7 @@ void rw_blob_encode(const struct rw_blob *b, uint8_t out[RW_BLOB_LEN])
 	memcpy(out + BO_BOOT, b->boot_id, 16);
 	for (unsigned int i = 0; i < b->naddrs && i < RW_BLOB_MAX_ADDRS; i++)
 		memcpy(out + BO_ADDRS + 4 * i, b->addrs[i], 4);
-	odma_put_le(out + BO_CRC, odma_crc32c(out, BO_CRC), 4);
+	odma_rec_seal(out, BLOB_LEN);
 }
 
 const char *rw_blob_parse(const void *bytes, size_t len, struct rw_blob *b)
@@ -976,7 +973,7 @@ const char *rw_blob_parse(const void *bytes, size_t len, struct rw_blob *b)
 		return "not an odma RDMA connection blob (wrong magic or length)";
 	if (odma_get_le(p + BO_VERSION, 2) != 1 || odma_get_le(p + BO_LEN, 2) != BLOB_LEN)
 		return "unknown connection blob version";
-	if (odma_get_le(p + BO_CRC, 4) != odma_crc32c(p, BO_CRC))
+	if (!odma_rec_sealed(p, BLOB_LEN))
 		return "connection blob checksum mismatch (corrupted in transit)";
 	if (p[BO_TRANSPORT] > DOCA_RDMA_TRANSPORT_TYPE_DC || p[BO_NADDRS] > RW_BLOB_MAX_ADDRS ||
 	    odma_get_le(p + BO_PORT, 2) == 0 || odma_get_le(p + BO_CONN, 4) == 0)

@@ -3,7 +3,9 @@
  */
 /*
  * Helpers for fixed-layout binary records (the export descriptor, the sync event export
- * blob): little-endian fields whatever the host's byte order, and their CRC32C.
+ * blob, the RDMA connection blob): little-endian fields whatever the host's byte order, the
+ * head every record starts with (an 8-byte magic, a 2-byte version, a 2-byte total length)
+ * and the CRC32C of the rest that ends it.
  */
 #ifndef ODMA_UTIL_CODEC_H_
 #define ODMA_UTIL_CODEC_H_
@@ -11,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /*
  * Whether the @n bytes at @a and @b are equal, in time that does not depend on where they
@@ -56,6 +59,27 @@ static inline uint32_t odma_crc32c(const void *data, size_t len)
 			crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1u)));
 	}
 	return ~crc;
+}
+
+/* Opens the @total-byte record at @out: zeroed, then its head (@magic, @version, @total). */
+static inline void odma_rec_open(uint8_t *out, const char magic[8], uint16_t version, size_t total)
+{
+	memset(out, 0, total);
+	memcpy(out, magic, 8);
+	odma_put_le(out + 8, version, 2);
+	odma_put_le(out + 10, total, 2);
+}
+
+/* Seals the @total-byte record at @out: the CRC32C of its other bytes in its last 4. */
+static inline void odma_rec_seal(uint8_t *out, size_t total)
+{
+	odma_put_le(out + total - 4, odma_crc32c(out, total - 4), 4);
+}
+
+/* Whether the @total-byte record at @p holds the CRC32C of its other bytes in its last 4. */
+static inline bool odma_rec_sealed(const uint8_t *p, size_t total)
+{
+	return odma_get_le(p + total - 4, 4) == odma_crc32c(p, total - 4);
 }
 
 #endif
