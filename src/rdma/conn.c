@@ -407,13 +407,8 @@ void odma_rd_stream_dead_locked(struct rd_stream *s)
 		odma_rd_done_locked(rd, s->cut.recv, why);
 		s->cut.recv = NULL;
 	}
-	while (s->pend_head != NULL) {
-		struct rd_task *t = s->pend_head;
-
-		s->pend_head = t->qnext;
-		odma_rd_done_locked(rd, t, why);
-	}
-	s->pend_tail = NULL;
+	while (s->pend_head != NULL)
+		odma_rd_done_locked(rd, rd_queue_pop(&s->pend_head, &s->pend_tail), why);
 	if (c != NULL && c->released)
 		rd_wake_pe(rd); /* its last stream may be this one: progress reaps it */
 	if (c == NULL || c->state == RD_C_CLOSED || c->state == RD_C_FREE)

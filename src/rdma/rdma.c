@@ -101,9 +101,7 @@ static void odma_rd_drain(struct doca_rdma_connection *c)
 	while ((t = c->ord_head) != NULL && t->finished) {
 		doca_error_t st = c->aborted ? DOCA_ERROR_CONNECTION_ABORTED : t->res_status;
 
-		c->ord_head = t->onext;
-		if (c->ord_head == NULL)
-			c->ord_tail = NULL;
+		ODMA_QUEUE_POP(c->ord_head, c->ord_tail, t, onext);
 		/* the connection was cut: what was behind that task is flushed with it */
 		c->aborted = st == DOCA_ERROR_CONNECTION_ABORTED;
 		doca_priv_pe_net_ios(t->base.ctx->pe, -1);

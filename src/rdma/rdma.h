@@ -325,6 +325,15 @@ static inline void rd_queue_push(struct rd_task **head, struct rd_task **tail, s
 	ODMA_QUEUE_PUSH(*head, *tail, t, qnext);
 }
 
+/* Takes the task at the head of a queue that is not empty. */
+static inline struct rd_task *rd_queue_pop(struct rd_task **head, struct rd_task **tail)
+{
+	struct rd_task *t;
+
+	ODMA_QUEUE_POP(*head, *tail, t, qnext);
+	return t;
+}
+
 /*
  * A connection's attachment of one remote region (an RDMA import), made on the first read or
  * write of it (direct.c); PE thread only. @direct false: the region is reached by requests.

@@ -281,11 +281,8 @@ static doca_error_t rd_recv_take_locked(struct rd_stream *s, uint8_t opcode, siz
                                         struct rd_task **out)
 {
 	struct doca_rdma *rd = s->rd;
-	struct rd_task *t = rd->recv_head;
+	struct rd_task *t = rd_queue_pop(&rd->recv_head, &rd->recv_tail);
 
-	rd->recv_head = t->qnext;
-	if (rd->recv_head == NULL)
-		rd->recv_tail = NULL;
 	if (opcode != DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM && len > rd_room(t->dst)) {
 		ODMA_ERR("RDMA context %p: a %zu-byte message does not fit receive task %p "
 		         "(%zu bytes free); post larger receive buffers",
@@ -654,11 +651,8 @@ static bool rd_response_locked(struct rd_stream *s, const struct rw_hdr *h, cons
 	 */
 	bad = (h->len > 0 || more) &&
 	      (t->type != RD_T_READ || st != DOCA_SUCCESS || h->len > rd_room(t->dst));
-	if (bad || !more) {
-		s->pend_head = t->qnext;
-		if (s->pend_head == NULL)
-			s->pend_tail = NULL;
-	}
+	if (bad || !more)
+		(void)rd_queue_pop(&s->pend_head, &s->pend_tail);
 	if (bad) {
 		odma_rd_done_locked(rd, t, DOCA_ERROR_IO_FAILED);
 		return false;

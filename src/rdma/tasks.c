@@ -774,16 +774,8 @@ doca_error_t odma_rd_submit(struct rd_task *t)
 
 void odma_rd_fail_receives(struct doca_rdma *rd, doca_error_t status)
 {
-	struct rd_task *t;
-
 	pthread_mutex_lock(&rd->lock);
-	t = rd->recv_head;
-	rd->recv_head = rd->recv_tail = NULL;
-	while (t != NULL) {
-		struct rd_task *n = t->qnext;
-
-		odma_rd_done_locked(rd, t, status);
-		t = n;
-	}
+	while (rd->recv_head != NULL)
+		odma_rd_done_locked(rd, rd_queue_pop(&rd->recv_head, &rd->recv_tail), status);
 	pthread_mutex_unlock(&rd->lock);
 }

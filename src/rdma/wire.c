@@ -475,10 +475,7 @@ struct rw_chan *rw_accept(struct rw_lsn *l)
 			continue;
 		}
 		if (l->head != NULL) {
-			c = l->head;
-			l->head = c->next;
-			if (l->head == NULL)
-				l->tail = NULL;
+			ODMA_QUEUE_POP(l->head, l->tail, c, next);
 			c->next = NULL;
 			break;
 		}
@@ -635,12 +632,9 @@ int rw_next(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms)
 		if (c->head == NULL && !c->closed && !c->quit)
 			atomic_fetch_add(&rw_idle_wakes, 1);
 	}
-	m = c->head;
-	if (m != NULL) {
-		c->head = m->next;
-		if (c->head == NULL)
-			c->tail = NULL;
-	}
+	m = NULL;
+	if (c->head != NULL)
+		ODMA_QUEUE_POP(c->head, c->tail, m, next);
 	c->cur = m; /* under the lock: rw_on_recv serves nothing here while a frame is read */
 	c->off = sizeof(*h);
 	ended = c->closed || c->quit;

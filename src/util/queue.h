@@ -3,9 +3,9 @@
  */
 /*
  * A singly linked queue kept as two pointers, its head and its tail, linked through a member
- * of its elements; and the unlinking of an element from a doubly linked list kept the same way.
- * (glibc's <sys/queue.h> STAILQ and TAILQ want a head structure and a link structure of their
- * own in every element; the lists here are plain pointers.)
+ * of its elements (pushed at the tail, popped at the head); and the unlinking of an element from a
+ * doubly linked list kept the same way. (glibc's <sys/queue.h> STAILQ and TAILQ want a head
+ * structure and a link structure of their own in every element; the lists here are plain pointers.)
  */
 #ifndef ODMA_UTIL_QUEUE_H_
 #define ODMA_UTIL_QUEUE_H_
@@ -21,6 +21,15 @@
 		else                                                                               \
 			(head) = (e);                                                              \
 		(tail) = (e);                                                                      \
+	} while (0)
+
+/* Takes the head of the queue @head/@tail, which is not empty, into the lvalue @e. */
+#define ODMA_QUEUE_POP(head, tail, e, link)                                                        \
+	do {                                                                                       \
+		(e) = (head);                                                                      \
+		(head) = (e)->link;                                                                \
+		if ((head) == NULL)                                                                \
+			(tail) = NULL;                                                             \
 	} while (0)
 
 /*
