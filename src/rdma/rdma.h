@@ -54,6 +54,7 @@
 
 #include "core/device/device.h"
 #include "core/exec/exec.h"
+#include "core/memory/memory.h"
 #include "util/queue.h"
 
 /* ---------------------------------------------------------------- wire (wire.c) */
@@ -318,6 +319,16 @@ struct rd_task {
 	struct odma_tp_io io; /* owned by the transport until its done runs */
 	uint64_t io_old;      /* a direct atomic's old value (io.local) */
 };
+
+/* Free bytes after the data of every element of the buf list @d (NULL: none). */
+static inline size_t rd_room(const struct doca_buf *d)
+{
+	size_t n = 0;
+
+	for (; d != NULL; d = d->next)
+		n += odma_buf_room(d);
+	return n;
+}
 
 /* Appends @t to the qnext-linked queue whose ends are *@head and *@tail (its lock held). */
 static inline void rd_queue_push(struct rd_task **head, struct rd_task **tail, struct rd_task *t)

@@ -44,16 +44,6 @@ static bool rd_reply(struct rd_stream *s, uint64_t tag, doca_error_t st, uint64_
 	return odma_rd_frame_out(s, &h, p, n);
 }
 
-/* Free bytes after the data of every element of a destination list (NULL: none). */
-static size_t rd_room(const struct doca_buf *d)
-{
-	size_t n = 0;
-
-	for (; d != NULL; d = d->next)
-		n += odma_buf_room(d);
-	return n;
-}
-
 /* Appends @n bytes from @src to a destination list. */
 static bool rd_append(struct doca_buf *d, const uint8_t *src, size_t n)
 {

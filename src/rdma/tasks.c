@@ -507,15 +507,6 @@ void odma_rd_trace_wire(const struct rd_task *t)
 		doca_priv_trace_wire(&t->base, t->wire_t0, odma_rd_task_bytes(&t->base));
 }
 
-static size_t rd_room_of(const struct doca_buf *b)
-{
-	size_t n = 0;
-
-	for (; b != NULL; b = b->next)
-		n += odma_buf_room(b);
-	return n;
-}
-
 /* A refusal at submit: one log line, the task stays the program's. */
 static doca_error_t rd_refuse(const struct rd_task *t, doca_error_t r, const char *why)
 {
@@ -619,7 +610,7 @@ static doca_error_t rd_prepare_read(struct rd_task *t, struct rw_hdr *h)
 	h->type = RW_READ;
 	if ((r = rd_remote(t, t->src, h)) != DOCA_SUCCESS)
 		return r;
-	if (!rd_is_local(t->dst) || rd_room_of(t->dst) < t->src->data_len)
+	if (!rd_is_local(t->dst) || rd_room(t->dst) < t->src->data_len)
 		return rd_refuse(t, DOCA_ERROR_INVALID_VALUE,
 		                 "the destination must be local with room for the source");
 	h->addr = (uint64_t)(uintptr_t)t->src->data;
