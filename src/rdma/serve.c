@@ -738,10 +738,7 @@ static int rd_fast_send(struct rd_stream *s, const struct rw_hdr *h, const uint8
 		pthread_mutex_unlock(&rd->lock);
 		return -1;
 	}
-	st = rd_deliver_locked(s,
-	                       (h->flags & RW_F_IMM) ? DOCA_RDMA_OPCODE_RECV_SEND_WITH_IMM
-	                                             : DOCA_RDMA_OPCODE_RECV_SEND,
-	                       h->imm, p, (size_t)h->len);
+	st = rd_deliver_locked(s, rd_send_opcode(h), h->imm, p, (size_t)h->len);
 	atomic_fetch_add(&rd->n_send_fast, 1);
 	atomic_store(&s->fast_serving, true); /* a stop lets it answer first */
 	pthread_mutex_unlock(&rd->lock);
