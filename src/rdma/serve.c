@@ -74,7 +74,23 @@ static struct doca_rdma_connection *rd_conn_named_locked(struct doca_rdma *rd,
 	return odma_key_eq(c->key, h->key, 16) ? c : NULL;
 }
 
-static bool rd_bind_hello(struct rd_stream *s, const struct rw_hdr *h)
+/*
+ * Whether connection @c takes the stream a peer opened with frame @h (rd->lock held): a HELLO
+ * as the in stream of a connection exported or connected, a CM client's second stream
+ * (RW_CM_REV) as the out stream of one we accepted.
+ */
+static bool rd_bindable_locked(const struct doca_rdma_connection *c, const struct rw_hdr *h)
+{
+	if (h->type == RW_CM_REV)
+		return c->state == RD_C_ACCEPTED && c->out == NULL;
+	return (c->state == RD_C_EXPORTED || c->state == RD_C_CONNECTED) && c->in == NULL;
+}
+
+/*
+ * Binds the stream @s a peer opened with a HELLO or a CM second stream @h to the connection
+ * that frame names (id and key), which the second stream establishes; answered either way.
+ */
+static bool rd_bind(struct rd_stream *s, const struct rw_hdr *h)
 {
 	struct doca_rdma *rd = s->rd;
 	struct doca_rdma_connection *c;
@@ -82,16 +98,23 @@ static bool rd_bind_hello(struct rd_stream *s, const struct rw_hdr *h)
 
 	pthread_mutex_lock(&rd->lock);
 	c = rd_conn_named_locked(rd, h);
-	if (c != NULL && (c->state == RD_C_EXPORTED || c->state == RD_C_CONNECTED) &&
-	    c->in == NULL) {
+	if (c != NULL && rd_bindable_locked(c, h)) {
 		s->conn = c;
-		c->in = s;
+		s->out = h->type == RW_CM_REV;
+		if (s->out)
+			c->out = s;
+		else
+			c->in = s;
 		rw_open(s->ch); /* before the answer: the peer sends as soon as it has it */
 		odma_rd_stream_start_locked(s);
+		if (s->out) {
+			c->state = RD_C_ESTABLISHED;
+			odma_rd_event_locked(rd, c, RD_E_ESTABLISHED);
+		}
 		st = DOCA_SUCCESS;
 	}
 	pthread_mutex_unlock(&rd->lock);
-	if (st != DOCA_SUCCESS)
+	if (st != DOCA_SUCCESS && h->type == RW_HELLO)
 		ODMA_WARN("RDMA context %p: refused a peer presenting connection %llu (unknown, "
 		          "taken or wrong key)",
 		          (void *)rd, (unsigned long long)h->arg0);
@@ -123,28 +146,6 @@ static bool rd_cm_req(struct rd_stream *s, const struct rw_hdr *h)
 		return false;
 	}
 	return true;
-}
-
-static bool rd_cm_rev(struct rd_stream *s, const struct rw_hdr *h)
-{
-	struct doca_rdma *rd = s->rd;
-	struct doca_rdma_connection *c;
-	doca_error_t st = DOCA_ERROR_NOT_FOUND;
-
-	pthread_mutex_lock(&rd->lock);
-	c = rd_conn_named_locked(rd, h);
-	if (c != NULL && c->state == RD_C_ACCEPTED && c->out == NULL) {
-		s->conn = c;
-		s->out = true;
-		c->out = s;
-		rw_open(s->ch);
-		odma_rd_stream_start_locked(s);
-		c->state = RD_C_ESTABLISHED;
-		odma_rd_event_locked(rd, c, RD_E_ESTABLISHED);
-		st = DOCA_SUCCESS;
-	}
-	pthread_mutex_unlock(&rd->lock);
-	return rd_reply(s, h->tag, st, 0, NULL, 0) && st == DOCA_SUCCESS;
 }
 
 /* How often the wait for the server's answer to our second stream looks for a stop. */
@@ -253,9 +254,7 @@ void odma_rd_admit(struct doca_rdma *rd, struct rw_chan *ch, bool cm)
 	s = odma_rd_stream_new(rd, ch, false, NULL, false);
 	if (s == NULL)
 		return;
-	ok = h.type == RW_HELLO    ? rd_bind_hello(s, &h)
-	     : h.type == RW_CM_REQ ? rd_cm_req(s, &h)
-	                           : rd_cm_rev(s, &h);
+	ok = h.type == RW_CM_REQ ? rd_cm_req(s, &h) : rd_bind(s, &h);
 	if (!ok)
 		odma_rd_stream_discard(s);
 }
