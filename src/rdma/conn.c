@@ -440,11 +440,10 @@ static doca_error_t rd_check_started(const struct doca_rdma *rd, bool running_on
 	return DOCA_ERROR_BAD_STATE;
 }
 
+/* Whether @c is a connection of some RDMA context. */
 static bool rd_conn_valid(const struct doca_rdma_connection *c)
 {
-	const struct doca_rdma *rd = c != NULL ? c->rd : NULL;
-
-	return rd != NULL && rd->conns != NULL && c >= rd->conns && c < rd->conns + rd->max_conns;
+	return c != NULL && c->rd != NULL && rd_conn_of(c->rd, c);
 }
 
 /* ---------------------------------------------------------------- out of band */
@@ -593,8 +592,7 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	doca_error_t r;
 	struct rw_chan *ch = NULL;
 
-	ODMA_CHECK_ARG(rdma != NULL && remote_rdma_conn_details != NULL && rd_conn_valid(c) &&
-	                       c->rd == rdma,
+	ODMA_CHECK_ARG(rdma != NULL && remote_rdma_conn_details != NULL && rd_conn_of(rdma, c),
 	               "%s: rdma, the blob and a connection of this context from doca_rdma_export "
 	               "are required",
 	               __func__);

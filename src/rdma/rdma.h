@@ -515,6 +515,13 @@ struct doca_rdma {
 	atomic_uint_fast64_t n_send_fast, n_send_held;
 };
 
+/* Whether @c is one of the connections of context @rd (not NULL). */
+static inline bool rd_conn_of(const struct doca_rdma *rd, const struct doca_rdma_connection *c)
+{
+	return c != NULL && c->rd == rd && rd->conns != NULL && c >= rd->conns &&
+	       c < rd->conns + rd->max_conns;
+}
+
 static inline struct doca_rdma *rd_of(const struct doca_ctx *ctx)
 {
 	return (struct doca_rdma *)(void *)(uintptr_t)ctx;

@@ -46,12 +46,6 @@ static doca_error_t rd_set_conf(struct doca_rdma *rd, enum rd_task_type type, vo
 	return DOCA_SUCCESS;
 }
 
-static bool rd_conn_of(const struct doca_rdma *rd, const struct doca_rdma_connection *c)
-{
-	return c != NULL && c->rd == rd && rd->conns != NULL && c >= rd->conns &&
-	       c < rd->conns + rd->max_conns;
-}
-
 /*
  * The common part of every allocate_init: checks the out-parameter @out and the context,
  * takes a task of @type from its pool and returns it cleared, or NULL with the reason in *@r.
