@@ -64,6 +64,14 @@ static const struct odma_tp_ops *tp_loaded(unsigned int i)
 	return ops;
 }
 
+/* Calls hook @fn with the parenthesized @args on every ready row that has it (tp_loaded). */
+#define TP_EACH_LOADED(fn, args)                                                                   \
+	for (unsigned int i_ = 0; i_ < tp_nrows; i_++) {                                           \
+		const struct odma_tp_ops *t_ = tp_loaded(i_);                                      \
+		if (t_ != NULL && t_->fn != NULL)                                                  \
+			t_->fn args;                                                               \
+	}
+
 void odma_tp_row_insert(const struct odma_tp_ops *row)
 {
 	if (tp_nrows == TP_ROWS_MAX)
@@ -208,32 +216,18 @@ bool odma_tp_same_kernel(const struct odma_tp_reach *r)
 
 void odma_tp_poll(void)
 {
-	for (unsigned int i = 0; i < tp_nrows; i++) {
-		const struct odma_tp_ops *t = tp_loaded(i);
-
-		if (t != NULL && t->poll != NULL)
-			t->poll();
-	}
+	TP_EACH_LOADED(poll, ());
 }
 
 void odma_tp_io_cancel(uint64_t owner)
 {
-	for (unsigned int i = 0; owner != 0 && i < tp_nrows; i++) {
-		const struct odma_tp_ops *t = tp_loaded(i);
-
-		if (t != NULL && t->io_cancel != NULL)
-			t->io_cancel(owner);
-	}
+	if (owner != 0)
+		TP_EACH_LOADED(io_cancel, (owner));
 }
 
 void odma_tp_watch_kick(void)
 {
-	for (unsigned int i = 0; i < tp_nrows; i++) {
-		const struct odma_tp_ops *t = tp_loaded(i);
-
-		if (t != NULL && t->watch_kick != NULL)
-			t->watch_kick();
-	}
+	TP_EACH_LOADED(watch_kick, ());
 }
 
 #define TP_WAKE_HELD_MAX 16
@@ -271,12 +265,7 @@ bool odma_tp_wake_later(int fd)
 
 void odma_tp_poll_end(void)
 {
-	for (unsigned int i = 0; i < tp_nrows; i++) {
-		const struct odma_tp_ops *t = tp_loaded(i);
-
-		if (t != NULL && t->poll_end != NULL)
-			t->poll_end();
-	}
+	TP_EACH_LOADED(poll_end, ());
 }
 
 doca_error_t odma_tp_reach_self(struct odma_tp_reach *r)
@@ -469,12 +458,7 @@ void odma_tp_region_publish(struct odma_tp_region *reg, const void *issued, size
 	reg->hdr.magic = ODMA_TP_REGION_MAGIC;
 	__atomic_store_n(&reg->hdr.alive, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&reg_lock);
-	for (unsigned int i = 0; i < tp_nrows; i++) {
-		const struct odma_tp_ops *t = tp_loaded(i);
-
-		if (t != NULL && t->region_added != NULL)
-			t->region_added(reg);
-	}
+	TP_EACH_LOADED(region_added, (reg));
 }
 
 void odma_tp_region_revoke(struct odma_tp_region *reg)
@@ -490,12 +474,7 @@ void odma_tp_region_revoke(struct odma_tp_region *reg)
 	memcpy(reg->hdr.key, &reg_free, sizeof(reg_free));
 	reg_free = reg;
 	pthread_mutex_unlock(&reg_lock);
-	for (unsigned int i = 0; i < tp_nrows; i++) {
-		const struct odma_tp_ops *t = tp_loaded(i);
-
-		if (t != NULL && t->region_revoked != NULL)
-			t->region_revoked(reg);
-	}
+	TP_EACH_LOADED(region_revoked, (reg));
 }
 
 static bool reg_live_locked(const struct odma_tp_region *r, const uint8_t key[16])
