@@ -177,14 +177,17 @@ static void lu_sent(void *request, ucs_status_t status, void *user_data)
 	q.done(q.arg, lu_st(status));
 }
 
-/* What UCX returned for an operation whose callback keeps (@done, @arg) in its request. */
-static int lu_handed(void *r, odma_lk_sent_fn *done, void *arg)
+/*
+ * What UCX returned (@r) for an operation in flight or done: the @size bytes at @keep (its
+ * callback's lu_req or lu_recv) go into UCX's request when it is in flight.
+ */
+static int lu_handed(void *r, const void *keep, size_t size)
 {
 	if (UCS_PTR_IS_ERR(r))
 		return lu_st(UCS_PTR_STATUS(r));
 	if (r == NULL)
 		return ODMA_LK_OK;
-	*(struct lu_req *)r = (struct lu_req){ done, arg };
+	memcpy(r, keep, size);
 	return ODMA_LK_INFLIGHT;
 }
 
@@ -193,6 +196,7 @@ static int lu_send(struct odma_lk_ep *ep, unsigned int am, const void *hdr, size
                    void *arg)
 {
 	ucp_ep_h e = (ucp_ep_h)ep;
+	const struct lu_req keep = { done, arg };
 	ucp_request_param_t prm = { 0 };
 	void *r;
 
@@ -219,7 +223,7 @@ static int lu_send(struct odma_lk_ep *ep, unsigned int am, const void *hdr, size
 		prm.datatype = ucp_dt_make_iov();
 		r = ucp_am_send_nbx(e, am, hdr, hlen, o->iov, o->n, &prm);
 	}
-	return lu_handed(r, done, arg);
+	return lu_handed(r, &keep, sizeof(keep));
 }
 
 /* ---- receives ---- */
@@ -254,18 +258,13 @@ static void lu_recv_done(void *request, ucs_status_t status, size_t length, void
 
 static int lu_recv_data(void *data, void *dest, size_t len, odma_lk_recv_fn *done, void *arg)
 {
+	const struct lu_recv keep = { done, arg };
 	ucp_request_param_t prm = { 0 };
-	void *r;
 
 	prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK;
 	prm.cb.recv_am = lu_recv_done;
-	r = ucp_am_recv_data_nbx(lu.worker, data, dest, len, &prm);
-	if (UCS_PTR_IS_ERR(r))
-		return lu_st(UCS_PTR_STATUS(r));
-	if (r == NULL)
-		return ODMA_LK_OK;
-	*(struct lu_recv *)r = (struct lu_recv){ done, arg };
-	return ODMA_LK_INFLIGHT;
+	return lu_handed(ucp_am_recv_data_nbx(lu.worker, data, dest, len, &prm), &keep,
+	                 sizeof(keep));
 }
 
 static void lu_data_release(void *data)
