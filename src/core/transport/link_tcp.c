@@ -414,6 +414,24 @@ static void lt_head(uint8_t *h, unsigned int id, size_t hlen, size_t len)
 	odma_put_le(h + 4, len, 4);
 }
 
+/*
+ * A frame's pieces into @v: its head at @h (the link's LT_FH bytes, then the @hlen bytes of
+ * @hdr), then the non-empty ones of the @np pieces of @po (@len bytes in all). How many.
+ */
+static unsigned int lt_frame(uint8_t *h, struct iovec *v, unsigned int am, const void *hdr,
+                             size_t hlen, const struct odma_ucx_out *po, size_t np, size_t len)
+{
+	unsigned int nv = 1;
+
+	lt_head(h, am, hlen, len);
+	memcpy(h + LT_FH, hdr, hlen);
+	v[0] = (struct iovec){ h, LT_FH + hlen };
+	for (size_t i = 0; i < np; i++)
+		if (po->iov[i].iov_len != 0)
+			v[nv++] = po->iov[i];
+	return nv;
+}
+
 /* A handshake frame @id of @len bytes at @p, first in @c's queue (nothing else left yet). */
 static void lt_send_hs(struct odma_lk_ep *c, unsigned int id, const void *p, size_t len)
 {
@@ -441,15 +459,9 @@ static ssize_t lt_send_now(struct odma_lk_ep *c, unsigned int am, const void *hd
 {
 	uint8_t head[LT_FH + LT_HDR_MAX];
 	struct iovec v[LT_IOV];
-	unsigned int nv = 1;
+	unsigned int nv = lt_frame(head, v, am, hdr, hlen, po, np, len);
 	ssize_t w;
 
-	lt_head(head, am, hlen, len);
-	memcpy(head + LT_FH, hdr, hlen);
-	v[0] = (struct iovec){ head, LT_FH + hlen };
-	for (size_t i = 0; i < np; i++)
-		if (po->iov[i].iov_len != 0)
-			v[nv++] = po->iov[i];
 	do
 		w = lt_writev(c->tag.fd, v, nv);
 	while (w < 0 && errno == EINTR);
@@ -475,10 +487,7 @@ static struct lt_out *lt_out_new(unsigned int am, const void *hdr, size_t hlen,
 
 	if (o == NULL)
 		return NULL;
-	lt_head(o->head, am, hlen, len);
-	memcpy(o->head + LT_FH, hdr, hlen);
-	o->iov[0] = (struct iovec){ o->head, LT_FH + hlen };
-	o->n = 1;
+	o->n = lt_frame(o->head, o->iov, am, hdr, hlen, po, flat ? 0 : np, len);
 	if (flat) { /* made as it leaves, or too scattered for one writev: packed now */
 		/* above ODMA_UCX_BUNDLE_PACK (every request's: the module cuts at 60 KiB), kept */
 		o->own = odma_buf_cache_alloc(&lt.spare, len, ODMA_UCX_BUNDLE_PACK, &o->own_spare);
@@ -491,11 +500,7 @@ static struct lt_out *lt_out_new(unsigned int am, const void *hdr, size_t hlen,
 		else
 			(void)odma_ucx_out_read((struct odma_ucx_out *)po, 0, o->own, len);
 		o->iov[o->n++] = (struct iovec){ o->own, len };
-		return o;
 	}
-	for (size_t i = 0; i < np; i++)
-		if (po->iov[i].iov_len != 0)
-			o->iov[o->n++] = po->iov[i];
 	return o;
 }
 
