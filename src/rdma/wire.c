@@ -222,6 +222,15 @@ static bool rw_queue(struct rw_chan *c, const void *bytes, size_t len)
 	return kept;
 }
 
+/* Marks @c closed: its reader takes what is queued, then sees the end. */
+static void rw_mark_closed(struct rw_chan *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->closed = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
 static bool rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
                        void *arg)
 {
@@ -251,15 +260,10 @@ static bool rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uin
 	if (fast != NULL) {
 		int r = fast(c->fast_arg, &h, (const uint8_t *)bytes + sizeof(h));
 
-		if (r > 0)
+		if (r < 0)
+			rw_mark_closed(c); /* the reader ends the stream */
+		if (r != 0)
 			return false;
-		if (r < 0) {
-			pthread_mutex_lock(&c->lock);
-			c->closed = true; /* the reader ends the stream */
-			pthread_cond_broadcast(&c->cond);
-			pthread_mutex_unlock(&c->lock);
-			return false;
-		}
 	}
 	return rw_queue(c, bytes, len);
 }
@@ -270,10 +274,7 @@ static void rw_on_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
 
 	(void)ep;
 	(void)why;
-	pthread_mutex_lock(&c->lock);
-	c->closed = true;
-	pthread_cond_broadcast(&c->cond);
-	pthread_mutex_unlock(&c->lock);
+	rw_mark_closed(c);
 	rw_ready(c); /* rw_accept hands it out ended: its reader closes it */
 }
 
