@@ -20,6 +20,20 @@ ODMA_LOG_REGISTER(ODMA_RDMA_CONN)
 
 /* ---------------------------------------------------------------- streams and listeners */
 
+/* Frees stream @s, whose reader (if any) has ended: its channel is closed first. */
+static void rd_stream_free(struct rd_stream *s)
+{
+	rw_close(s->ch); /* what it answered goes out first; no callback of it after this */
+	pthread_mutex_destroy(&s->wlock);
+	free(s);
+}
+
+/* Whether a thread serves a frame of stream @s (a stop or a reap lets it answer first). */
+static bool rd_stream_serving(const struct rd_stream *s)
+{
+	return s->serving || atomic_load(&s->fast_serving);
+}
+
 struct rd_stream *odma_rd_stream_new(struct doca_rdma *rd, struct rw_chan *ch, bool out,
                                      struct doca_rdma_connection *c, bool reader)
 {
@@ -37,9 +51,7 @@ struct rd_stream *odma_rd_stream_new(struct doca_rdma *rd, struct rw_chan *ch, b
 	pthread_mutex_lock(&rd->lock);
 	if (rd->stopping) {
 		pthread_mutex_unlock(&rd->lock);
-		pthread_mutex_destroy(&s->wlock);
-		rw_close(ch);
-		free(s);
+		rd_stream_free(s);
 		return NULL;
 	}
 	s->next = rd->streams;
@@ -86,9 +98,7 @@ void odma_rd_stream_discard(struct rd_stream *s)
 	if (s->conn != NULL && s->conn->out == s) /* a CM client's second stream, never started */
 		s->conn->out = NULL;
 	pthread_mutex_unlock(&rd->lock);
-	rw_close(s->ch); /* what it answered goes out first; no callback of it after this */
-	pthread_mutex_destroy(&s->wlock);
-	free(s);
+	rd_stream_free(s);
 }
 
 /*
@@ -201,7 +211,7 @@ static void rd_served_wait(struct doca_rdma *rd)
 		bool busy = false;
 
 		for (struct rd_stream *s = rd->streams; s != NULL && !busy; s = s->next)
-			busy = (s->serving || atomic_load(&s->fast_serving)) && !s->dead;
+			busy = rd_stream_serving(s) && !s->dead;
 		if (!busy)
 			return;
 		pthread_mutex_unlock(&rd->lock);
@@ -267,9 +277,7 @@ static void odma_rd_streams_free(struct doca_rdma *rd)
 		struct rd_stream *s = rd->streams;
 
 		rd->streams = s->next;
-		rw_close(s->ch);
-		pthread_mutex_destroy(&s->wlock);
-		free(s);
+		rd_stream_free(s);
 	}
 }
 
@@ -303,8 +311,7 @@ static bool rd_conn_left_locked(struct doca_rdma *rd, const struct doca_rdma_con
 {
 	/* a stream that never had a reader (a request the program did not accept) is inert */
 	for (const struct rd_stream *s = rd->streams; s != NULL; s = s->next)
-		if (s->conn == c &&
-		    ((s->thr_started && !s->dead) || s->serving || atomic_load(&s->fast_serving)))
+		if (s->conn == c && ((s->thr_started && !s->dead) || rd_stream_serving(s)))
 			return true;
 	for (const struct rd_event *e = rd->ev_head; e != NULL; e = e->next)
 		if (e->conn == c)
@@ -346,7 +353,7 @@ void odma_rd_reap(struct doca_rdma *rd)
 	for (pp = &rd->streams; !rd->stopping && *pp != NULL;) {
 		struct rd_stream *s = *pp;
 
-		if (s->dead && s->conn == NULL && !s->serving && !atomic_load(&s->fast_serving)) {
+		if (s->dead && s->conn == NULL && !rd_stream_serving(s)) {
 			*pp = s->next;
 			s->next = gone;
 			gone = s;
@@ -360,9 +367,7 @@ void odma_rd_reap(struct doca_rdma *rd)
 
 		if (gone->thr_started) /* it has ended: dead is its last act under the lock */
 			pthread_join(gone->thr, NULL);
-		rw_close(gone->ch);
-		pthread_mutex_destroy(&gone->wlock);
-		free(gone);
+		rd_stream_free(gone);
 		gone = n;
 	}
 }
