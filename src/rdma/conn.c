@@ -1040,11 +1040,8 @@ doca_error_t doca_rdma_set_connection_state_callbacks(
 	               "%s: rdma and the established, failure and disconnection callbacks are "
 	               "required",
 	               __func__);
-	if (rdma->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("%s: RDMA context %p is not IDLE; set the callbacks before doca_ctx_start",
-		         __func__, (void *)rdma);
+	if (!odma_rd_idle(rdma, __func__, "set the callbacks"))
 		return DOCA_ERROR_BAD_STATE;
-	}
 	rdma->cb_request = doca_rdma_connect_request_cb;
 	rdma->cb_established = doca_rdma_connect_established_cb;
 	rdma->cb_failure = doca_rdma_connect_failure_cb;

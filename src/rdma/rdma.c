@@ -479,19 +479,22 @@ doca_error_t odma_rd_cap_task(const struct doca_devinfo *devinfo, const char *fn
 
 /* ---------------------------------------------------------------- properties */
 
+bool odma_rd_idle(const struct doca_rdma *rd, const char *fn, const char *what)
+{
+	if (rd->ctx.state == DOCA_CTX_STATE_IDLE)
+		return true;
+	ODMA_ERR_AT(fn, "%s: RDMA context %p is not IDLE; %s before doca_ctx_start", fn,
+	            (const void *)rd, what);
+	return false;
+}
+
 static doca_error_t rd_settable(struct doca_rdma *rd, const char *fn)
 {
 	if (rd == NULL) {
 		ODMA_ERR_AT(fn, "rdma must not be NULL");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (rd->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR_AT(fn,
-		            "RDMA context %p is not IDLE; set its properties before doca_ctx_start",
-		            (void *)rd);
-		return DOCA_ERROR_BAD_STATE;
-	}
-	return DOCA_SUCCESS;
+	return odma_rd_idle(rd, fn, "set its properties") ? DOCA_SUCCESS : DOCA_ERROR_BAD_STATE;
 }
 
 #define RD_SET(name, type, cond, code, why, store)                                                 \

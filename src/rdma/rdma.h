@@ -553,6 +553,11 @@ DOCA_STABLE void doca_priv_rdma_sends(const struct doca_rdma *rdma, uint64_t *fa
  */
 DOCA_STABLE uint64_t doca_priv_rdma_reader_wakes(void);
 uint32_t odma_rd_rnr_ms(const struct doca_rdma *rd);
+/*
+ * Whether @rd is IDLE; when not (the call fails with BAD_STATE), one line under the public call
+ * @fn says that @what comes before doca_ctx_start.
+ */
+bool odma_rd_idle(const struct doca_rdma *rd, const char *fn, const char *what);
 /* Queues a finished task (any thread, rd->lock held). */
 void odma_rd_done_locked(struct doca_rdma *rd, struct rd_task *t, doca_error_t status);
 /* Queues a connection event (any thread, rd->lock held). */

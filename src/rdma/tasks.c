@@ -31,11 +31,8 @@ static doca_error_t rd_set_conf(struct doca_rdma *rd, enum rd_task_type type, vo
 
 	ODMA_CHECK_ARG(rd != NULL && ok != NULL && err != NULL && num > 0,
 	               "%s: rdma, both callbacks and a non-zero num_tasks are required", fn);
-	if (rd->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("%s: RDMA context %p is not IDLE; configure tasks before doca_ctx_start",
-		         fn, (void *)rd);
+	if (!odma_rd_idle(rd, fn, "configure tasks"))
 		return DOCA_ERROR_BAD_STATE;
-	}
 	rd->conf[type].ok = ok;
 	rd->conf[type].err = err;
 	rd->conf[type].num = num;
@@ -210,10 +207,8 @@ doca_error_t doca_rdma_task_receive_set_dst_buf_list_len(struct doca_rdma *rdma,
                                                          uint32_t buf_list_len)
 {
 	ODMA_CHECK_ARG(rdma != NULL, "%s: rdma must not be NULL", __func__);
-	if (rdma->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("%s: RDMA context %p is not IDLE", __func__, (void *)rdma);
+	if (!odma_rd_idle(rdma, __func__, "set the receive list length"))
 		return DOCA_ERROR_BAD_STATE;
-	}
 	if (buf_list_len == 0 || buf_list_len > rdma->ctx.caps->rdma_max_buf_list) {
 		ODMA_ERR("%s: buf_list_len must be 1..%u", __func__,
 		         rdma->ctx.caps->rdma_max_buf_list);
