@@ -673,9 +673,9 @@ struct ucx_rndv {
 static void rndv_done(void *arg, int status, size_t length)
 {
 	struct ucx_rndv *v = arg;
-	struct ucx_chunk *c = odma_ux.slot[v->r.id % UCX_SLOTS];
+	struct ucx_chunk *c = reply_chunk(&v->r);
 
-	if (c != NULL && c->id == v->r.id && c->op == v->r.op && c->outstanding) {
+	if (c != NULL) {
 		if (status != ODMA_LK_OK || length != v->r.len)
 			odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
 		else
