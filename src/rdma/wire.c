@@ -222,6 +222,18 @@ static bool rw_queue(struct rw_chan *c, const void *bytes, size_t len)
 	return kept;
 }
 
+/*
+ * Whether the @len bytes at @bytes are one frame: a header whose magic is ours and whose
+ * length is the payload's that follows it. Its header into *@h.
+ */
+static bool rw_frame_hdr(const void *bytes, size_t len, struct rw_hdr *h)
+{
+	if (len < sizeof(*h))
+		return false;
+	memcpy(h, bytes, sizeof(*h));
+	return h->magic == RW_MAGIC && h->len == len - sizeof(*h);
+}
+
 /* Marks @c closed: its reader takes what is queued, then sees the end. */
 static void rw_mark_closed(struct rw_chan *c)
 {
@@ -247,11 +259,9 @@ static bool rw_on_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uin
 	 * Nothing queued and the reader inside no frame: the handler may serve this one here, in
 	 * order (the transport thread hands us the peer's frames one at a time).
 	 */
-	if (!ended && c->fast != NULL && c->head == NULL && c->cur == NULL && len >= sizeof(h)) {
-		memcpy(&h, bytes, sizeof(h));
-		if (h.magic == RW_MAGIC && h.len == len - sizeof(h))
-			fast = c->fast;
-	}
+	if (!ended && c->fast != NULL && c->head == NULL && c->cur == NULL &&
+	    rw_frame_hdr(bytes, len, &h))
+		fast = c->fast;
 	pthread_mutex_unlock(&c->lock);
 	if (ended) { /* nothing of a frame after the end is kept, nor copied */
 		rw_ready(c);
@@ -642,10 +652,7 @@ int rw_next(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms)
 	pthread_mutex_unlock(&c->lock);
 	if (m == NULL)
 		return ended ? -1 : 0;
-	if (m->len < sizeof(*h))
-		return -1;
-	memcpy(h, m->data, sizeof(*h));
-	return h->magic == RW_MAGIC && h->len == m->len - sizeof(*h) ? 1 : -1;
+	return rw_frame_hdr(m->data, m->len, h) ? 1 : -1;
 }
 
 bool rw_read_all(struct rw_chan *c, void *buf, size_t n)
