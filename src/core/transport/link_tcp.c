@@ -647,15 +647,6 @@ static void lt_live(struct odma_lk_ep *c)
 	c->state = LT_LIVE;
 }
 
-static bool lt_equal(const uint8_t *a, const uint8_t *b, size_t n)
-{
-	uint8_t d = 0;
-
-	for (size_t i = 0; i < n; i++)
-		d |= a[i] ^ b[i];
-	return d == 0;
-}
-
 /* A handshake frame @id of @len bytes at @p arrived on @c. */
 static void lt_hs_frame(struct odma_lk_ep *c, unsigned int id, const uint8_t *p, size_t len)
 {
@@ -681,7 +672,7 @@ static void lt_hs_frame(struct odma_lk_ep *c, unsigned int id, const uint8_t *p,
 	} else if (c->state == LT_WAIT_CHALLENGE && id == LT_CHALLENGE && len == LT_CHALLENGE_LEN) {
 		memcpy(c->nonce_peer, p, ODMA_FABRIC_NONCE_LEN);
 		doca_priv_fabric_proof(lt.key, 'S', c->nonce_own, c->nonce_peer, proof);
-		if (!lt_equal(proof, p + ODMA_FABRIC_NONCE_LEN, sizeof(proof))) {
+		if (!odma_key_eq(proof, p + ODMA_FABRIC_NONCE_LEN, sizeof(proof))) {
 			lt_refuse(c, ODMA_LK_ERR_SECRET,
 			          "the peer did not prove the fabric secret; give both sides "
 			          "the same ODMA_FABRIC_SECRET, or the same fabric-secret cookie");
@@ -692,7 +683,7 @@ static void lt_hs_frame(struct odma_lk_ep *c, unsigned int id, const uint8_t *p,
 		lt_send_hs(c, LT_PROOF, proof, sizeof(proof));
 	} else if (c->state == LT_WAIT_PROOF && id == LT_PROOF && len == LT_PROOF_LEN) {
 		doca_priv_fabric_proof(lt.key, 'C', c->nonce_own, c->nonce_peer, proof);
-		if (!lt_equal(proof, p, sizeof(proof))) {
+		if (!odma_key_eq(proof, p, sizeof(proof))) {
 			lt_refuse(c, ODMA_LK_ERR_SECRET, "it did not prove the fabric secret");
 			return;
 		}
