@@ -913,29 +913,12 @@ void rw_close(struct rw_chan *c)
 
 static void rw_self_ident(uint64_t *netns, uint8_t boot_id[16])
 {
+	struct odma_tp_ident me;
 	struct stat st;
-	char text[64] = { 0 };
-	FILE *f;
-	unsigned int j = 0;
 
 	*netns = stat("/proc/self/ns/net", &st) == 0 ? (uint64_t)st.st_ino : 0;
-	memset(boot_id, 0, 16);
-	f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	if (f == NULL)
-		return;
-	if (fgets(text, sizeof(text), f) != NULL)
-		for (unsigned int i = 0; text[i] != '\0' && j < 32; i++) {
-			char c = text[i];
-			int v = c >= '0' && c <= '9'   ? c - '0'
-			        : c >= 'a' && c <= 'f' ? c - 'a' + 10
-			                               : -1;
-
-			if (v < 0)
-				continue;
-			boot_id[j / 2] = (uint8_t)(boot_id[j / 2] << 4 | (uint8_t)v);
-			j++;
-		}
-	fclose(f);
+	doca_priv_tp_identity(&me); /* its boot id */
+	memcpy(boot_id, me.boot_id, 16);
 }
 
 void rw_blob_self(struct rw_blob *b)

@@ -72,6 +72,11 @@ uint32_t doca_priv_tp_timeout_ms(void)
 	return odma_tp_timeout_ms();
 }
 
+void doca_priv_tp_identity(struct odma_tp_ident *id)
+{
+	odma_tp_identity(id);
+}
+
 bool doca_priv_tp_bind_addr(char *out, size_t cap)
 {
 	return odma_tp_bind_addr(out, cap);

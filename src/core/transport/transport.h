@@ -581,6 +581,7 @@ struct odma_tp_ident {
 	uint8_t boot_id[16]; /* /proc/sys/kernel/random/boot_id */
 };
 void odma_tp_identity(struct odma_tp_ident *id);
+DOCA_STABLE void doca_priv_tp_identity(struct odma_tp_ident *id);
 
 /* ---- exporter side ---- */
 
