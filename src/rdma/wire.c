@@ -601,10 +601,7 @@ void rw_cond_init(pthread_cond_t *cond)
 
 uint64_t rw_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+	return doca_priv_now_ns() / 1000000u; /* the PE's clock: CLOCK_MONOTONIC */
 }
 
 bool rw_read_hdr(struct rw_chan *c, struct rw_hdr *h, uint32_t timeout_ms)
