@@ -775,16 +775,6 @@ doca_error_t doca_rdma_stop_listen_to_port(struct doca_rdma *rdma, uint16_t port
 	return DOCA_SUCCESS;
 }
 
-/* Sends one control frame on a stream of @c (outside rd->lock). */
-static bool rd_ctl(struct rd_stream *s, uint16_t type, uint64_t arg0, const uint8_t *key)
-{
-	struct rw_hdr h = { .magic = RW_MAGIC, .type = type, .arg0 = arg0 };
-
-	if (key != NULL)
-		memcpy(h.key, key, 16);
-	return odma_rd_frame_out(s, &h, NULL, 0);
-}
-
 /* A connection argument of the calls below: one of a started context's, else INVALID_VALUE. */
 #define RD_CHECK_CONN(c)                                                                           \
 	ODMA_CHECK_ARG(rd_conn_valid(c),                                                           \
@@ -818,7 +808,7 @@ doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_conne
 		         __func__, c->id);
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
-	if (!rd_ctl(s, RW_CM_ACCEPT, c->id, c->key)) {
+	if (!odma_rd_ctl(s, RW_CM_ACCEPT, c->id, c->key)) {
 		ODMA_ERR("%s: the client of connection %u is gone", __func__, c->id);
 		pthread_mutex_lock(&rd->lock);
 		odma_rd_release_locked(rd, c); /* the call failed: no failure callback follows */
@@ -855,7 +845,7 @@ doca_error_t doca_rdma_connection_reject(struct doca_rdma_connection *rdma_conne
 		ODMA_ERR("%s: connection %u is not a pending request", __func__, c->id);
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
-	(void)rd_ctl(s, RW_CM_REJECT, 0, NULL);
+	(void)odma_rd_ctl(s, RW_CM_REJECT, 0, NULL);
 	pthread_mutex_lock(&rd->lock);
 	odma_rd_release_locked(rd, c);
 	odma_rd_conn_close_locked(c, false);
@@ -979,7 +969,7 @@ doca_error_t doca_rdma_connection_disconnect(struct doca_rdma_connection *rdma_c
 	if (s != NULL) {
 		rw_deadline(&end, RW_SHUTDOWN_MS);
 		rw_answers_out(s->ch, &end);
-		(void)rd_ctl(s, RW_DISCONNECT, 0, NULL);
+		(void)odma_rd_ctl(s, RW_DISCONNECT, 0, NULL);
 	}
 	pthread_mutex_lock(&rd->lock);
 	odma_rd_conn_close_locked(c, false);

@@ -633,6 +633,8 @@ void odma_rd_admit(struct doca_rdma *rd, struct rw_chan *ch, bool cm);
 int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *payload);
 /* Writes one frame on @s (its writers take turns): false when the stream ended. */
 bool odma_rd_frame_out(struct rd_stream *s, const struct rw_hdr *h, const void *p, size_t n);
+/* Writes control frame @type (@arg0, the connection's @key unless NULL) on @s, as above. */
+bool odma_rd_ctl(struct rd_stream *s, uint16_t type, uint64_t arg0, const uint8_t *key);
 /*
  * Sends a request for @t with its @n payload bytes on its connection's out stream (PE thread),
  * in frames of at most RW_PIECE_MAX bytes.

@@ -22,8 +22,6 @@
 
 ODMA_LOG_REGISTER(ODMA_RDMA_SERVE)
 
-static bool rd_ctl_reject(struct rd_stream *s);
-
 bool odma_rd_frame_out(struct rd_stream *s, const struct rw_hdr *h, const void *p, size_t n)
 {
 	bool ok;
@@ -32,6 +30,16 @@ bool odma_rd_frame_out(struct rd_stream *s, const struct rw_hdr *h, const void *
 	ok = rw_write(s->ch, h, p, n, NULL, 0);
 	pthread_mutex_unlock(&s->wlock);
 	return ok;
+}
+
+/* Sends one control frame on a stream (outside rd->lock). */
+bool odma_rd_ctl(struct rd_stream *s, uint16_t type, uint64_t arg0, const uint8_t *key)
+{
+	struct rw_hdr h = { .magic = RW_MAGIC, .type = type, .arg0 = arg0 };
+
+	if (key != NULL)
+		memcpy(h.key, key, 16);
+	return odma_rd_frame_out(s, &h, NULL, 0);
 }
 
 static bool rd_reply(struct rd_stream *s, uint64_t tag, doca_error_t st, uint64_t arg0,
@@ -142,7 +150,7 @@ static bool rd_cm_req(struct rd_stream *s, const struct rw_hdr *h)
 		ODMA_WARN("RDMA context %p: rejected a connection request (%s)", (void *)rd,
 		          rd->cb_request == NULL ? "no request callback set"
 		                                 : "all connections in use");
-		(void)rd_ctl_reject(s);
+		(void)odma_rd_ctl(s, RW_CM_REJECT, 0, NULL);
 		return false;
 	}
 	return true;
@@ -222,13 +230,6 @@ static bool rd_cm_rejected(struct rd_stream *s)
 	}
 	pthread_mutex_unlock(&rd->lock);
 	return false;
-}
-
-static bool rd_ctl_reject(struct rd_stream *s)
-{
-	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_CM_REJECT };
-
-	return odma_rd_frame_out(s, &h, NULL, 0);
 }
 
 void odma_rd_admit(struct doca_rdma *rd, struct rw_chan *ch, bool cm)
