@@ -135,6 +135,13 @@ static bool rd_settable(const void *task, const char *fn)
 		return task != NULL ? RD_T(task)->conn : NULL;                                     \
 	}
 
+/* A getter: member M of the task as GTYPE (0 for a NULL task). */
+#define RD_GET(tname, field, GTYPE, M)                                                             \
+	GTYPE doca_rdma_task_##tname##_get_##field(const struct doca_rdma_task_##tname *task)      \
+	{                                                                                          \
+		return task != NULL ? (GTYPE)RD_T(task)->M : (GTYPE)0;                             \
+	}
+
 /* An accessor pair: set takes STYPE, get returns GTYPE, stored in member M (cast CAST). */
 #define RD_ACC(tname, field, STYPE, GTYPE, M, CAST)                                                \
 	void doca_rdma_task_##tname##_set_##field(struct doca_rdma_task_##tname *task,             \
@@ -143,10 +150,7 @@ static bool rd_settable(const void *task, const char *fn)
 		if (rd_settable(task, __func__))                                                   \
 			RD_T(task)->M = (CAST)field;                                               \
 	}                                                                                          \
-	GTYPE doca_rdma_task_##tname##_get_##field(const struct doca_rdma_task_##tname *task)      \
-	{                                                                                          \
-		return task != NULL ? (GTYPE)RD_T(task)->M : (GTYPE)0;                             \
-	}
+	RD_GET(tname, field, GTYPE, M)
 
 typedef const struct doca_buf *rd_cbuf;
 typedef struct doca_buf *rd_buf;
@@ -201,6 +205,12 @@ RD_ACC(remote_net_sync_event_notify_add, sync_event, rd_se, rd_se, se, rd_cse)
 RD_ACC(remote_net_sync_event_notify_add, result_buf, rd_buf, rd_buf, result, rd_buf)
 RD_ACC(remote_net_sync_event_notify_add, add_data, uint64_t, uint64_t, arg0, uint64_t)
 
+RD_GET(receive, result_len, uint32_t, res_len)
+RD_GET(receive, result_immediate_data, doca_be32_t, res_imm)
+RD_GET(receive, result_rdma_connection, const struct doca_rdma_connection *, res_conn)
+RD_GET(read, result_len, uint32_t, res_len)
+RD_GET(remote_net_sync_event_get, result_len, uint32_t, res_len)
+
 /* ---------------------------------------------------------------- receive */
 
 doca_error_t doca_rdma_task_receive_set_dst_buf_list_len(struct doca_rdma *rdma,
@@ -240,23 +250,6 @@ doca_rdma_task_receive_get_result_opcode(const struct doca_rdma_task_receive *ta
 {
 	return task != NULL ? (enum doca_rdma_opcode)RD_T(task)->res_opcode
 	                    : DOCA_RDMA_OPCODE_RECV_SEND;
-}
-
-uint32_t doca_rdma_task_receive_get_result_len(const struct doca_rdma_task_receive *task)
-{
-	return task != NULL ? RD_T(task)->res_len : 0;
-}
-
-doca_be32_t
-doca_rdma_task_receive_get_result_immediate_data(const struct doca_rdma_task_receive *task)
-{
-	return task != NULL ? RD_T(task)->res_imm : 0;
-}
-
-const struct doca_rdma_connection *
-doca_rdma_task_receive_get_result_rdma_connection(const struct doca_rdma_task_receive *task)
-{
-	return task != NULL ? RD_T(task)->res_conn : NULL;
 }
 
 /* ---------------------------------------------------------------- allocate_init */
@@ -303,11 +296,6 @@ doca_error_t doca_rdma_task_read_allocate_init(struct doca_rdma *rdma,
 	t->src = src_buf;
 	t->dst = dst_buf;
 	return RD_OUT(task, t);
-}
-
-uint32_t doca_rdma_task_read_get_result_len(const struct doca_rdma_task_read *task)
-{
-	return task != NULL ? RD_T(task)->res_len : 0;
 }
 
 doca_error_t doca_rdma_task_write_allocate_init(struct doca_rdma *rdma,
@@ -368,12 +356,6 @@ doca_error_t doca_rdma_task_remote_net_sync_event_get_allocate_init(
 	t->se = event;
 	t->dst = dst_buf;
 	return RD_OUT(task, t);
-}
-
-uint32_t doca_rdma_task_remote_net_sync_event_get_get_result_len(
-        const struct doca_rdma_task_remote_net_sync_event_get *task)
-{
-	return task != NULL ? RD_T(task)->res_len : 0;
 }
 
 doca_error_t doca_rdma_task_remote_net_sync_event_notify_set_allocate_init(
