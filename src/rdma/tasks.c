@@ -122,19 +122,6 @@ static bool rd_settable(const void *task, const char *fn)
 		return task != NULL ? &RD_T(task)->base : NULL;                                    \
 	}
 
-#define RD_CONN(tname)                                                                             \
-	void doca_rdma_task_##tname##_set_rdma_connection(struct doca_rdma_task_##tname *task,     \
-	                                                  struct doca_rdma_connection *c)          \
-	{                                                                                          \
-		if (rd_settable(task, __func__))                                                   \
-			RD_T(task)->conn = c;                                                      \
-	}                                                                                          \
-	const struct doca_rdma_connection *doca_rdma_task_##tname##_get_rdma_connection(           \
-	        const struct doca_rdma_task_##tname *task)                                         \
-	{                                                                                          \
-		return task != NULL ? RD_T(task)->conn : NULL;                                     \
-	}
-
 /* A getter: member M of the task as GTYPE (0 for a NULL task). */
 #define RD_GET(tname, field, GTYPE, M)                                                             \
 	GTYPE doca_rdma_task_##tname##_get_##field(const struct doca_rdma_task_##tname *task)      \
@@ -156,6 +143,11 @@ typedef const struct doca_buf *rd_cbuf;
 typedef struct doca_buf *rd_buf;
 typedef const struct doca_sync_event_remote_net *rd_cse;
 typedef struct doca_sync_event_remote_net *rd_se;
+typedef struct doca_rdma_connection *rd_conn;
+typedef const struct doca_rdma_connection *rd_cconn;
+
+/* A task's connection: an accessor pair of its own name. */
+#define RD_CONN(tname) RD_ACC(tname, rdma_connection, rd_conn, rd_cconn, conn, rd_conn)
 
 RD_COMMON(receive, RD_T_RECEIVE)
 RD_COMMON(send, RD_T_SEND)
@@ -207,7 +199,7 @@ RD_ACC(remote_net_sync_event_notify_add, add_data, uint64_t, uint64_t, arg0, uin
 
 RD_GET(receive, result_len, uint32_t, res_len)
 RD_GET(receive, result_immediate_data, doca_be32_t, res_imm)
-RD_GET(receive, result_rdma_connection, const struct doca_rdma_connection *, res_conn)
+RD_GET(receive, result_rdma_connection, rd_cconn, res_conn)
 RD_GET(read, result_len, uint32_t, res_len)
 RD_GET(remote_net_sync_event_get, result_len, uint32_t, res_len)
 
