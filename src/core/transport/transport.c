@@ -652,8 +652,9 @@ bool odma_tp_record_ok(const struct odma_tp_remote *rm, const struct odma_tp_reg
 
 /* ---- wrappers ---- */
 
-doca_error_t odma_tp_attach(const struct odma_tp_ops *ops, const struct odma_tp_reach *r,
-                            struct odma_tp_remote *rm, uint8_t *issued, size_t *issued_len)
+/* @rm, an attachment by @ops to the region @r names, before the transport's attach. */
+static void tp_remote_init(const struct odma_tp_ops *ops, const struct odma_tp_reach *r,
+                           struct odma_tp_remote *rm)
 {
 	memset(rm, 0, sizeof(*rm));
 	rm->ops = ops;
@@ -667,6 +668,12 @@ doca_error_t odma_tp_attach(const struct odma_tp_ops *ops, const struct odma_tp_
 	rm->generation = r->generation;
 	atomic_init(&rm->failed, false);
 	atomic_init(&rm->gone, false);
+}
+
+doca_error_t odma_tp_attach(const struct odma_tp_ops *ops, const struct odma_tp_reach *r,
+                            struct odma_tp_remote *rm, uint8_t *issued, size_t *issued_len)
+{
+	tp_remote_init(ops, r, rm);
 	return ops->attach(r, rm, issued, issued_len);
 }
 
@@ -744,8 +751,7 @@ doca_error_t odma_tp_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reach
 
 	if (t->ep_attach == NULL)
 		return DOCA_ERROR_NOT_SUPPORTED;
-	memset(rm, 0, sizeof(*rm));
-	rm->ops = t;
+	tp_remote_init(t, r, rm);
 	return t->ep_attach(ep, r, rm);
 }
 

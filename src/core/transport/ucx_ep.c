@@ -1035,12 +1035,6 @@ doca_error_t odma_ucx_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reac
 
 	if (c == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	rm->perms = r->perms;
-	rm->addr = r->addr;
-	rm->len = r->len;
-	rm->region_id = r->region_id;
-	rm->generation = r->generation;
-	memcpy(rm->key, r->key, 16);
 	pthread_mutex_lock(&odma_ux.lock);
 	ep->peer->refs++; /* the attachment's */
 	pthread_mutex_unlock(&odma_ux.lock);
