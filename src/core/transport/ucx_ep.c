@@ -57,7 +57,7 @@ static struct ucx_listener *odma_ucx_listeners;
 static void ucx_call(void (*fn)(void *), void *arg)
 {
 	struct ucx_waiter w = { 0 };
-	struct ucx_chunk *c;
+	struct ucx_box *box;
 
 	/* the service thread, or a thread polling inline: no held doorbell outlives what fn ends */
 	if (odma_ucx_in_worker) {
@@ -65,26 +65,18 @@ static void ucx_call(void (*fn)(void *), void *arg)
 		fn(arg);
 		return;
 	}
-	c = calloc(1, sizeof(*c));
-	if (c == NULL) /* cannot hand it over: the callers check their own result */
+	box = malloc(sizeof(*box));
+	if (box == NULL) /* cannot hand it over: the callers check their own result */
 		return;
 	pthread_cond_init(&w.cond, NULL);
-	c->op = UCX_OP_CALL;
-	{
-		struct ucx_box *box = malloc(sizeof(*box));
-
-		if (box == NULL) {
-			free(c);
-			pthread_cond_destroy(&w.cond);
-			return;
-		}
-		box->fn = fn;
-		box->arg = arg;
-		box->w = &w;
-		c->fn = ucx_call_box;
-		c->fnarg = box;
+	box->fn = fn;
+	box->arg = arg;
+	box->w = &w;
+	if (!odma_ucx_post(ucx_call_box, box)) {
+		free(box); /* as above */
+		pthread_cond_destroy(&w.cond);
+		return;
 	}
-	odma_ucx_enqueue(c, c);
 	odma_ucx_waiter_wait(&w);
 }
 
@@ -804,21 +796,13 @@ static void credit_job(void *arg)
 static void ep_give_back(struct odma_tp_ep *ep, uint64_t cost)
 {
 	uint64_t v = atomic_fetch_add(&ep->rx_freed, cost) + cost;
-	struct ucx_chunk *c;
 
 	if (v - atomic_load(&ep->rx_told) < ODMA_TP_EP_WINDOW / 4 && !atomic_load(&ep->peer_wants))
 		return;
 	if (atomic_exchange(&ep->credit_queued, true))
 		return;
-	c = calloc(1, sizeof(*c));
-	if (c == NULL) {
+	if (!odma_ucx_post(credit_job, ep))
 		atomic_store(&ep->credit_queued, false); /* the next release tries again */
-		return;
-	}
-	c->op = UCX_OP_CALL;
-	c->fn = credit_job;
-	c->fnarg = ep;
-	odma_ucx_enqueue(c, c);
 }
 
 void odma_ucx_ep_release(struct odma_tp_ep *ep, size_t len)

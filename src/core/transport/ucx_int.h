@@ -248,6 +248,8 @@ bool odma_ucx_available(const char **why); /* starts the transport once */
 
 /* ucx_req.c */
 void odma_ucx_enqueue(struct ucx_chunk *first, struct ucx_chunk *last); /* any thread */
+/* Queues @fn(@arg) to run on the service thread (any thread, no wait); false: out of memory. */
+bool odma_ucx_post(void (*fn)(void *), void *arg);
 /* Runs the queued jobs (service thread); whether there were any. */
 bool odma_ucx_take_queue(void);
 /* Batches of requests sent by this process (ODMA_UCX_AM_REQS; for tests). */

@@ -774,6 +774,19 @@ void odma_ucx_enqueue(struct ucx_chunk *first, struct ucx_chunk *last)
 		odma_ucx_kick();
 }
 
+bool odma_ucx_post(void (*fn)(void *), void *arg)
+{
+	struct ucx_chunk *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return false;
+	c->op = UCX_OP_CALL;
+	c->fn = fn;
+	c->fnarg = arg;
+	odma_ucx_enqueue(c, c);
+	return true;
+}
+
 /* The import an attach serves, for its log lines: only a sync event's value is atomic. */
 static const char *import_fn(const struct odma_tp_reach *r)
 {
@@ -870,19 +883,13 @@ static void cancel_run(void *arg)
  */
 void odma_ucx_io_cancel(uint64_t owner)
 {
-	struct ucx_chunk *c = calloc(1, sizeof(*c));
 	uint64_t *arg = malloc(sizeof(*arg));
 
-	if (c == NULL || arg == NULL) { /* the requests meet their deadline instead */
-		free(c);
-		free(arg);
-		return;
-	}
+	if (arg == NULL)
+		return; /* the requests meet their deadline instead */
 	*arg = owner;
-	c->op = UCX_OP_CALL;
-	c->fn = cancel_run;
-	c->fnarg = arg;
-	odma_ucx_enqueue(c, c);
+	if (!odma_ucx_post(cancel_run, arg))
+		free(arg); /* as above */
 }
 
 doca_error_t odma_ucx_io_start(struct odma_tp_io *io)
