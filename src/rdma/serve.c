@@ -719,32 +719,26 @@ static bool rd_handle(struct rd_stream *s, const struct rw_hdr *h)
 #define RD_FAST_READ_MAX (64u * 1024u)
 
 /*
- * A send served on the transport thread when a receive is posted (rd->lock free): given to
- * the oldest one and answered at once; else the reader serves it, waiting for a receive.
+ * Whether frame @h (not in pieces) is of a kind the transport thread serves: a response to
+ * our request, a send within the message limit (given to the oldest posted receive and
+ * answered at once; with none posted the reader serves it, waiting for one), a read up to
+ * RD_FAST_READ_MAX or a write without immediate, not of a re-export (which waits for its
+ * original exporter: the reader serves it).
  */
-static int rd_fast_send(struct rd_stream *s, const struct rw_hdr *h, const uint8_t *p)
+static bool rd_fast_kind(const struct rd_stream *s, const struct rw_hdr *h)
 {
-	struct doca_rdma *rd = s->rd;
-	doca_error_t st;
-	bool ok;
-
-	if (!rd_len_ok(s, h) || pthread_mutex_trylock(&rd->lock) != 0)
-		return 0;
-	if (s->conn == NULL || s->dead || rd->stopping || rd->recv_head == NULL) {
-		pthread_mutex_unlock(&rd->lock);
-		return 0;
+	switch (h->type) {
+	case RW_RESP:
+		return true;
+	case RW_SEND:
+		return rd_len_ok(s, h);
+	case RW_READ:
+		return h->arg0 <= RD_FAST_READ_MAX && !doca_priv_rdma_mem_forwarded(h->rec);
+	case RW_WRITE:
+		return !(h->flags & RW_F_IMM) && !doca_priv_rdma_mem_forwarded(h->rec);
+	default:
+		return false;
 	}
-	if (!rd_answer_begin(s)) { /* we are ending the stream: nothing more is delivered */
-		pthread_mutex_unlock(&rd->lock);
-		return -1;
-	}
-	st = rd_deliver_locked(s, rd_send_opcode(h), h->imm, p, (size_t)h->len);
-	atomic_fetch_add(&rd->n_send_fast, 1);
-	atomic_store(&s->fast_serving, true); /* a stop lets it answer first */
-	pthread_mutex_unlock(&rd->lock);
-	ok = rd_answered(s, rd_reply(s, h->tag, st, 0, NULL, 0));
-	atomic_store(&s->fast_serving, false);
-	return ok ? 1 : -1;
 }
 
 /*
@@ -759,6 +753,7 @@ int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *p)
 {
 	struct rd_stream *s = arg;
 	struct doca_rdma *rd = s->rd;
+	doca_error_t st = DOCA_SUCCESS;
 	bool ok;
 
 	/*
@@ -767,16 +762,10 @@ int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *p)
 	 */
 	if (h->type != RW_RESP && (s->cut.active || (h->flags & RW_F_MORE) || rw_backlog(s->ch)))
 		return 0;
-	if (h->type == RW_SEND)
-		return rd_fast_send(s, h, p);
-	if (h->type != RW_RESP && (h->type != RW_READ || h->arg0 > RD_FAST_READ_MAX) &&
-	    (h->type != RW_WRITE || (h->flags & RW_F_IMM)))
+	if (!rd_fast_kind(s, h) || pthread_mutex_trylock(&rd->lock) != 0)
 		return 0;
-	if (h->type != RW_RESP && doca_priv_rdma_mem_forwarded(h->rec))
-		return 0; /* a re-export waits for its original exporter: the reader serves it */
-	if (pthread_mutex_trylock(&rd->lock) != 0)
-		return 0;
-	if (s->conn == NULL || s->dead || rd->stopping) {
+	if (s->conn == NULL || s->dead || rd->stopping ||
+	    (h->type == RW_SEND && rd->recv_head == NULL)) {
 		pthread_mutex_unlock(&rd->lock);
 		return 0;
 	}
@@ -785,9 +774,19 @@ int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *p)
 		pthread_mutex_unlock(&rd->lock);
 		return ok ? 1 : -1;
 	}
+	if (h->type == RW_SEND) {
+		if (!rd_answer_begin(s)) { /* we are ending the stream: nothing more is delivered */
+			pthread_mutex_unlock(&rd->lock);
+			return -1;
+		}
+		st = rd_deliver_locked(s, rd_send_opcode(h), h->imm, p, (size_t)h->len);
+		atomic_fetch_add(&rd->n_send_fast, 1);
+	}
 	atomic_store(&s->fast_serving, true); /* a stop lets it answer first */
 	pthread_mutex_unlock(&rd->lock);
-	ok = h->type == RW_READ ? rd_serve_read(s, h) : rd_serve_write(s, h, p);
+	ok = h->type == RW_READ    ? rd_serve_read(s, h)
+	     : h->type == RW_WRITE ? rd_serve_write(s, h, p)
+	                           : rd_answered(s, rd_reply(s, h->tag, st, 0, NULL, 0));
 	atomic_store(&s->fast_serving, false);
 	return ok ? 1 : -1;
 }
