@@ -89,7 +89,7 @@ static struct rd_att *rd_att_get(struct doca_rdma_connection *c, const struct do
 static void rd_io_done(struct odma_tp_io *io, doca_error_t status)
 {
 	struct rd_task *t = io->arg;
-	struct doca_rdma *rd = (struct doca_rdma *)(void *)t->base.ctx;
+	struct doca_rdma *rd = rd_of(t->base.ctx);
 	struct rd_task *head;
 
 	/* once pushed, the task may be delivered and the context destroyed: destroy waits */
@@ -141,7 +141,7 @@ static bool rd_io_fill(struct rd_task *t, const struct rw_hdr *h, struct odma_tp
 
 bool odma_rd_direct_start(struct rd_task *t, const struct rw_hdr *h)
 {
-	struct doca_rdma *rd = (struct doca_rdma *)(void *)t->base.ctx;
+	struct doca_rdma *rd = rd_of(t->base.ctx);
 	struct doca_rdma_connection *c = t->conn;
 	const struct doca_buf *remote = t->type == RD_T_READ ? t->src : t->dst;
 	struct odma_tp_io *io = &t->io;

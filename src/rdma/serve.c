@@ -931,7 +931,7 @@ static bool rd_write_cut(struct rw_chan *ch, const struct rw_hdr *h, const uint8
 
 doca_error_t odma_rd_request(struct rd_task *t, struct rw_hdr *h, const void *p, size_t n)
 {
-	struct doca_rdma *rd = (struct doca_rdma *)(void *)t->base.ctx;
+	struct doca_rdma *rd = rd_of(t->base.ctx);
 	struct doca_rdma_connection *c = t->conn;
 	struct rd_stream *s;
 	bool ok;

@@ -494,7 +494,7 @@ static doca_error_t rd_remote(const struct rd_task *t, const struct doca_buf *b,
 static doca_error_t rd_gather(const struct rd_task *t, const struct doca_buf *src, const void **p,
                               size_t *n, void **owned)
 {
-	const struct doca_rdma *rd = (const struct doca_rdma *)(const void *)t->base.ctx;
+	const struct doca_rdma *rd = rd_of(t->base.ctx);
 	uint32_t elems;
 	uint8_t *cp;
 
@@ -523,7 +523,7 @@ static doca_error_t rd_gather(const struct rd_task *t, const struct doca_buf *sr
 
 static doca_error_t rd_submit_receive(struct rd_task *t)
 {
-	struct doca_rdma *rd = (struct doca_rdma *)(void *)t->base.ctx;
+	struct doca_rdma *rd = rd_of(t->base.ctx);
 	uint32_t elems;
 
 	(void)rd_total(t->dst, &elems);
@@ -597,7 +597,7 @@ static doca_error_t rd_prepare_write(struct rd_task *t, struct rw_hdr *h, const 
 		return rd_refuse(t, DOCA_ERROR_INVALID_VALUE,
 		                 "the source does not fit the remote destination's free room");
 	h->addr = (uint64_t)(uintptr_t)(t->dst->data + t->dst->data_len);
-	h->arg1 = odma_rd_rnr_ms((const struct doca_rdma *)(const void *)t->base.ctx);
+	h->arg1 = odma_rd_rnr_ms(rd_of(t->base.ctx));
 	h->len = *n;
 	t->arg1 = *n;
 	return DOCA_SUCCESS;
@@ -616,7 +616,7 @@ static doca_error_t rd_prepare(struct rd_task *t, struct rw_hdr *h, const void *
 		h->type = RW_SEND;
 		h->flags = t->type == RD_T_SEND_IMM ? RW_F_IMM : 0;
 		h->imm = (uint32_t)t->arg0;
-		h->arg1 = odma_rd_rnr_ms((const struct doca_rdma *)(const void *)t->base.ctx);
+		h->arg1 = odma_rd_rnr_ms(rd_of(t->base.ctx));
 		r = rd_gather(t, t->src, p, n, owned);
 		h->len = *n;
 		return r;
@@ -659,7 +659,7 @@ static void rd_order_push(struct rd_task *t)
 /* Sends @t as a request on its connection's out stream; a gone connection finishes it. */
 static void rd_request(struct rd_task *t, struct rw_hdr *h, const void *p, size_t n)
 {
-	struct doca_rdma *rd = (struct doca_rdma *)(void *)t->base.ctx;
+	struct doca_rdma *rd = rd_of(t->base.ctx);
 	doca_error_t r;
 
 	if (t->type == RD_T_READ || t->type == RD_T_WRITE || t->type == RD_T_WRITE_IMM)
@@ -701,7 +701,7 @@ doca_error_t odma_rd_submit(struct rd_task *t)
 		return r;
 	if (t->type == RD_T_RECEIVE)
 		return rd_submit_receive(t);
-	if (!rd_conn_of((struct doca_rdma *)(void *)t->base.ctx, t->conn))
+	if (!rd_conn_of(rd_of(t->base.ctx), t->conn))
 		return rd_refuse(t, DOCA_ERROR_INVALID_VALUE,
 		                 "its connection is not of its context");
 	if (t->conn->state != RD_C_CLOSED && t->conn->out == NULL)
