@@ -18,6 +18,7 @@
 #include "core/log/log.h"
 #include "core/transport/ucx_int.h"
 #include "util/codec.h"
+#include "util/container_of.h"
 #include "util/queue.h"
 
 ODMA_LOG_REGISTER(ODMA_UCX)
@@ -308,7 +309,7 @@ static doca_error_t put_read(void *arg, uint64_t offset, void *dest, size_t k)
  */
 static void put_pack(struct odma_ucx_out *o, size_t offset, void *dest, size_t max)
 {
-	struct ucx_chunk *c = (struct ucx_chunk *)((uint8_t *)o - offsetof(struct ucx_chunk, out));
+	struct ucx_chunk *c = odma_container_of(o, struct ucx_chunk, out);
 
 	odma_ucx_pack_trailed(dest, offset, max, c->len, &c->read_st, put_read, c);
 }

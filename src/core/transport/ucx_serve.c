@@ -21,6 +21,7 @@
 #include "core/transport/ucx_int.h"
 #include "util/buf_cache.h"
 #include "util/codec.h"
+#include "util/container_of.h"
 #include "util/queue.h"
 
 ODMA_LOG_REGISTER(ODMA_UCX)
@@ -221,7 +222,7 @@ static doca_error_t lazy_read(void *arg, uint64_t offset, void *dest, size_t k)
  */
 static void lazy_pack(struct odma_ucx_out *o, size_t offset, void *dest, size_t max)
 {
-	struct ucx_reply *rp = (struct ucx_reply *)((uint8_t *)o - offsetof(struct ucx_reply, out));
+	struct ucx_reply *rp = odma_container_of(o, struct ucx_reply, out);
 
 	odma_ucx_pack_trailed(dest, offset, max, rp->q.len, &rp->st, lazy_read, &rp->q);
 }
