@@ -1019,9 +1019,7 @@ doca_error_t odma_ucx_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reac
 
 	if (c == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	pthread_mutex_lock(&odma_ux.lock);
-	ep->peer->refs++; /* the attachment's */
-	pthread_mutex_unlock(&odma_ux.lock);
+	odma_ucx_peer_ref(ep->peer); /* the attachment's */
 	pthread_cond_init(&w.cond, NULL);
 	c->op = ODMA_UCX_OP_ATTACH;
 	c->wait = &w;

@@ -188,9 +188,7 @@ static struct ucx_peer *peer_get(const uint8_t *addr, uint16_t alen)
 	p->next = odma_ux.peers;
 	odma_ux.peers = p;
 found:
-	pthread_mutex_lock(&odma_ux.lock);
-	p->refs++;
-	pthread_mutex_unlock(&odma_ux.lock);
+	odma_ucx_peer_ref(p);
 	return p;
 }
 
