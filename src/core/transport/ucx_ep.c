@@ -291,7 +291,7 @@ static bool ucx_sockaddr(const char *addr, uint16_t port, struct sockaddr_in *sa
 }
 
 struct ucx_listen_job {
-	const char *addr;
+	struct sockaddr_in sa; /* the caller's, checked */
 	uint16_t port;
 	struct ucx_listener *L;
 	int st;
@@ -300,11 +300,9 @@ struct ucx_listen_job {
 static void listen_job(void *arg)
 {
 	struct ucx_listen_job *j = arg;
-	struct sockaddr_in sa;
 
-	ucx_sockaddr(j->addr, j->port, &sa);
 	/* the port bound comes back (the kernel's pick when 0 was asked) */
-	j->st = odma_ux.lk->listen(&sa, listener_conn_cb, j->L, &j->L->l, &j->port);
+	j->st = odma_ux.lk->listen(&j->sa, listener_conn_cb, j->L, &j->L->l, &j->port);
 	if (j->st == ODMA_LK_OK) {
 		odma_ux.listeners++; /* no inline polls from now on (ucx.c) */
 		j->L->next = odma_ucx_listeners;
@@ -317,13 +315,12 @@ static void listen_job(void *arg)
 doca_error_t odma_ucx_listen(const char *addr, uint16_t *port, odma_tp_accept_fn *on_accept,
                              odma_tp_admit_fn *admit, void *arg, void **listener)
 {
-	struct ucx_listen_job j = { .addr = addr, .port = *port, .st = -1 };
-	struct sockaddr_in sa;
+	struct ucx_listen_job j = { .port = *port, .st = -1 };
 	const char *why = NULL;
 
 	if (!odma_ucx_available(&why))
 		return DOCA_ERROR_NOT_SUPPORTED;
-	if (!ucx_sockaddr(addr, *port, &sa)) {
+	if (!ucx_sockaddr(addr, *port, &j.sa)) {
 		ODMA_ERR("UCX transport: cannot listen on '%s': not an IPv4 address", addr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -376,8 +373,7 @@ void odma_ucx_listen_close(void *listener)
 }
 
 struct ucx_connect_job {
-	const char *addr;
-	uint16_t port;
+	struct sockaddr_in sa; /* the caller's, checked */
 	const struct odma_tp_ep_cbs *cbs;
 	struct odma_tp_ep *ep;
 };
@@ -392,11 +388,8 @@ static void ep_cbs_set(struct odma_tp_ep *ep, const struct odma_tp_ep_cbs *cbs)
 static void connect_job(void *arg)
 {
 	struct ucx_connect_job *j = arg;
-	struct sockaddr_in sa;
-	struct ucx_peer *p;
+	struct ucx_peer *p = ep_peer_new(&j->sa, NULL);
 
-	ucx_sockaddr(j->addr, j->port, &sa);
-	p = ep_peer_new(&sa, NULL);
 	j->ep = p != NULL ? ep_wrap(p) : NULL;
 	if (j->ep == NULL && p != NULL)
 		odma_ucx_peer_unref(p);
@@ -407,13 +400,12 @@ static void connect_job(void *arg)
 doca_error_t odma_ucx_connect(const char *addr, uint16_t port, const struct odma_tp_ep_cbs *cbs,
                               struct odma_tp_ep **ep)
 {
-	struct ucx_connect_job j = { .addr = addr, .port = port, .cbs = cbs };
-	struct sockaddr_in sa;
+	struct ucx_connect_job j = { .cbs = cbs };
 	const char *why = NULL;
 
 	if (!odma_ucx_available(&why))
 		return DOCA_ERROR_NOT_SUPPORTED;
-	if (addr == NULL || !ucx_sockaddr(addr, port, &sa)) {
+	if (addr == NULL || !ucx_sockaddr(addr, port, &j.sa)) {
 		ODMA_ERR("UCX transport: cannot connect to '%s': not an IPv4 address (ODMA_FABRIC "
 		         "is ADDRESS:PORT of the DPU side)",
 		         addr ? addr : "(null)");
