@@ -43,6 +43,8 @@ enum desc_off {
 	OFF_NADDR = 132,
 };
 
+_Static_assert(OFF_VERSION == 8 && OFF_TOTAL == 10, "the head odma_rec_open writes");
+
 static size_t desc_total(uint16_t version, uint16_t net_len)
 {
 	return version == ODMA_EXPORT_DESC_VERSION_NET ? ODMA_EXPORT_DESC_NET_MIN + net_len
@@ -66,10 +68,7 @@ size_t odma_export_desc_encode(const struct odma_export_desc *d, uint8_t *out)
 	                                                              : ODMA_EXPORT_DESC_VERSION;
 	size_t total = desc_total(version, d->net_len <= ODMA_TP_ADDR_MAX ? d->net_len : 0);
 
-	memset(out, 0, total);
-	memcpy(out + OFF_MAGIC, ODMA_EXPORT_DESC_MAGIC, 8);
-	odma_put_le(out + OFF_VERSION, version, 2);
-	odma_put_le(out + OFF_TOTAL, total, 2);
+	odma_rec_open(out, ODMA_EXPORT_DESC_MAGIC, version, total);
 	out[OFF_KIND] = d->kind;
 	out[OFF_SIDE] = d->side;
 	odma_put_le(out + OFF_PID, d->pid, 4);
@@ -84,7 +83,7 @@ size_t odma_export_desc_encode(const struct odma_export_desc *d, uint8_t *out)
 	odma_put_le(out + OFF_GEN, d->generation, 4);
 	if (version == ODMA_EXPORT_DESC_VERSION_NET)
 		desc_encode_net(d, out);
-	odma_put_le(out + total - 4, odma_crc32c(out, total - 4), 4);
+	odma_rec_seal(out, total);
 	return total;
 }
 
@@ -114,7 +113,7 @@ static const char *desc_check_frame(const uint8_t *b, size_t len)
 	if (version == ODMA_EXPORT_DESC_VERSION_NET &&
 	    odma_get_le(b + OFF_ALEN, 2) != total - ODMA_EXPORT_DESC_NET_MIN)
 		return "descriptor transport address length does not match its length";
-	if (odma_get_le(b + total - 4, 4) != odma_crc32c(b, total - 4))
+	if (!odma_rec_sealed(b, total))
 		return "descriptor checksum mismatch (corrupted in transit)";
 	return NULL;
 }

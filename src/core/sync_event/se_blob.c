@@ -39,6 +39,7 @@ enum blob_off {
 };
 
 _Static_assert(OFF_CRC + 4 == ODMA_SE_BLOB_LEN, "blob layout");
+_Static_assert(OFF_VERSION == 8 && OFF_TOTAL == 10, "the head odma_rec_open writes");
 _Static_assert(OFF_NADDR + 4 == ODMA_SE_BLOB_NET_MIN, "blob layout (version 2)");
 _Static_assert(ODMA_SE_ADDR_MAX == ODMA_TP_ADDR_MAX, "a blob carries a transport address");
 
@@ -47,12 +48,9 @@ size_t odma_se_blob_encode(const struct odma_se_blob *b, uint8_t *out)
 	bool net = b->version == ODMA_SE_BLOB_VERSION_NET && b->net_len >= 1 &&
 	           b->net_len <= ODMA_SE_ADDR_MAX;
 	size_t total = net ? ODMA_SE_BLOB_NET_MIN + b->net_len : ODMA_SE_BLOB_LEN;
-	size_t crc = total - 4;
 
-	memset(out, 0, total);
-	memcpy(out + OFF_MAGIC, ODMA_SE_BLOB_MAGIC, 8);
-	odma_put_le(out + OFF_VERSION, net ? ODMA_SE_BLOB_VERSION_NET : ODMA_SE_BLOB_VERSION, 2);
-	odma_put_le(out + OFF_TOTAL, total, 2);
+	odma_rec_open(out, ODMA_SE_BLOB_MAGIC,
+	              net ? ODMA_SE_BLOB_VERSION_NET : ODMA_SE_BLOB_VERSION, total);
 	out[OFF_SIDE] = b->side;
 	odma_put_le(out + OFF_PID, b->pid, 4);
 	odma_put_le(out + OFF_FD, b->fd, 4);
@@ -70,7 +68,7 @@ size_t odma_se_blob_encode(const struct odma_se_blob *b, uint8_t *out)
 		odma_put_le(out + OFF_ALEN, b->net_len, 2);
 		memcpy(out + OFF_NADDR, b->net_addr, b->net_len);
 	}
-	odma_put_le(out + crc, odma_crc32c(out, crc), 4);
+	odma_rec_seal(out, total);
 	return total;
 }
 
@@ -125,7 +123,7 @@ static const char *blob_check(const uint8_t *b, size_t len, uint16_t *version_ou
 		bad = "export blob names an impossible network address length";
 	else if (odma_get_le(b + OFF_TOTAL, 2) != total || len != total)
 		bad = "export blob length does not match its format (extra or missing bytes)";
-	else if (odma_get_le(b + total - 4, 4) != odma_crc32c(b, total - 4))
+	else if (!odma_rec_sealed(b, total))
 		bad = "export blob checksum mismatch (corrupted in transit)";
 	else if (b[OFF_SIDE] > 1)
 		bad = "export blob names an unknown side";
