@@ -101,29 +101,11 @@ static doca_error_t ec_check_buf(const struct doca_ec *ec, const struct ec_task 
 	return r;
 }
 
-static size_t ec_data_total(const struct doca_buf *b)
-{
-	size_t n = 0;
-
-	for (; b != NULL; b = b->next)
-		n += b->data_len;
-	return n;
-}
-
-static size_t ec_room_total(const struct doca_buf *b)
-{
-	size_t n = 0;
-
-	for (; b != NULL; b = b->next)
-		n += odma_buf_room(b);
-	return n;
-}
-
 /* The block size of @t, or 0 with one line saying why its sizes do not fit. */
 static size_t ec_block_size(const struct doca_ec *ec, const struct ec_task *t)
 {
 	const struct doca_ec_matrix *m = t->matrix;
-	size_t total = ec_data_total(t->src), bs = total / m->in;
+	size_t total = odma_buf_list_data_len(t->src), bs = total / m->in;
 	const char *why = NULL;
 
 	if (total == 0 || total % m->in != 0)
@@ -132,7 +114,7 @@ static size_t ec_block_size(const struct doca_ec *ec, const struct ec_task *t)
 		why = "the block size is not a multiple of 64 bytes (pad the blocks)";
 	else if (bs > ec_max_block(ec))
 		why = "the block size is above doca_ec_cap_get_max_block_size";
-	else if (ec_room_total(t->dst) / bs < m->out)
+	else if (odma_buf_list_room(t->dst) / bs < m->out)
 		why = "the destination's free space is smaller than the blocks the task writes";
 	else if (doca_priv_buf_writes_overlap(t->src, t->dst, (uint64_t)m->out * bs))
 		why = "the blocks it would write overlap its source";
@@ -142,7 +124,7 @@ static size_t ec_block_size(const struct doca_ec *ec, const struct ec_task *t)
 	            "EC %s task %p fails: %s (source %zu bytes for %u input blocks, destination "
 	            "room %zu bytes for %u output blocks)",
 	            odma_ec_type_names[t->type], (const void *)t, why, total, m->in,
-	            ec_room_total(t->dst), m->out);
+	            odma_buf_list_room(t->dst), m->out);
 	return 0;
 }
 

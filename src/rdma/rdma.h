@@ -320,16 +320,6 @@ struct rd_task {
 	uint64_t io_old;      /* a direct atomic's old value (io.local) */
 };
 
-/* Free bytes after the data of every element of the buf list @d (NULL: none). */
-static inline size_t rd_room(const struct doca_buf *d)
-{
-	size_t n = 0;
-
-	for (; d != NULL; d = d->next)
-		n += odma_buf_room(d);
-	return n;
-}
-
 /* Appends @t to the qnext-linked queue whose ends are *@head and *@tail (its lock held). */
 static inline void rd_queue_push(struct rd_task **head, struct rd_task **tail, struct rd_task *t)
 {

@@ -273,10 +273,10 @@ static doca_error_t rd_recv_take_locked(struct rd_stream *s, uint8_t opcode, siz
 	struct doca_rdma *rd = s->rd;
 	struct rd_task *t = rd_queue_pop(&rd->recv_head, &rd->recv_tail);
 
-	if (opcode != DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM && len > rd_room(t->dst)) {
+	if (opcode != DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM && len > odma_buf_list_room(t->dst)) {
 		ODMA_ERR("RDMA context %p: a %zu-byte message does not fit receive task %p "
 		         "(%zu bytes free); post larger receive buffers",
-		         (void *)rd, len, (void *)t, rd_room(t->dst));
+		         (void *)rd, len, (void *)t, odma_buf_list_room(t->dst));
 		odma_rd_done_locked(rd, t, DOCA_ERROR_INVALID_VALUE);
 		return DOCA_ERROR_IO_FAILED;
 	}
@@ -640,7 +640,7 @@ static bool rd_response_locked(struct rd_stream *s, const struct rw_hdr *h, cons
 	/* bytes (in pieces: RW_F_MORE) come only with a successful read's answer, within its room
 	 */
 	bad = (h->len > 0 || more) &&
-	      (t->type != RD_T_READ || st != DOCA_SUCCESS || h->len > rd_room(t->dst));
+	      (t->type != RD_T_READ || st != DOCA_SUCCESS || h->len > odma_buf_list_room(t->dst));
 	if (bad || !more)
 		(void)rd_queue_pop(&s->pend_head, &s->pend_tail);
 	if (bad) {

@@ -573,7 +573,7 @@ static doca_error_t rd_prepare_read(struct rd_task *t, struct rw_hdr *h)
 	h->type = RW_READ;
 	if ((r = rd_remote(t, t->src, h)) != DOCA_SUCCESS)
 		return r;
-	if (!rd_is_local(t->dst) || rd_room(t->dst) < t->src->data_len)
+	if (!rd_is_local(t->dst) || odma_buf_list_room(t->dst) < t->src->data_len)
 		return rd_refuse(t, DOCA_ERROR_INVALID_VALUE,
 		                 "the destination must be local with room for the source");
 	h->addr = (uint64_t)(uintptr_t)t->src->data;

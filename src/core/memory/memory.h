@@ -362,6 +362,26 @@ static inline size_t odma_buf_room(const struct doca_buf *b)
 	return (size_t)(b->head + b->len - (b->data + b->data_len));
 }
 
+/* Bytes free after the data segments of the list that starts at @b (odma_buf_room summed). */
+static inline size_t odma_buf_list_room(const struct doca_buf *b)
+{
+	size_t n = 0;
+
+	for (; b != NULL; b = b->next)
+		n += odma_buf_room(b);
+	return n;
+}
+
+/* Bytes in the data segments of the list that starts at @b. */
+static inline size_t odma_buf_list_data_len(const struct doca_buf *b)
+{
+	size_t n = 0;
+
+	for (; b != NULL; b = b->next)
+		n += b->data_len;
+	return n;
+}
+
 /* Recomputes @b->fast after its in_use, next or mmap changed. */
 static inline void odma_buf_fast_update(struct doca_buf *b)
 {
