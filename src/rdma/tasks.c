@@ -87,22 +87,6 @@ static struct rd_task *rd_alloc(struct doca_rdma *rd, enum rd_task_type type,
 	return rt;
 }
 
-/* Setters change only a task that is not in flight. */
-static bool rd_settable(const void *task, const char *fn)
-{
-	const struct rd_task *t = task;
-
-	if (t == NULL) {
-		ODMA_ERR_AT(fn, "task is NULL");
-		return false;
-	}
-	if (t->base.state == ODMA_TASK_SUBMITTED || t->base.state == ODMA_TASK_HELD) {
-		ODMA_ERR_AT(fn, "task %p is in flight; change it in its callback", (const void *)t);
-		return false;
-	}
-	return true;
-}
-
 #define RD_T(task) ((struct rd_task *)(void *)(uintptr_t)(task))
 
 #define RD_COMMON(tname, TYPE)                                                                     \
@@ -134,7 +118,7 @@ static bool rd_settable(const void *task, const char *fn)
 	void doca_rdma_task_##tname##_set_##field(struct doca_rdma_task_##tname *task,             \
 	                                          STYPE field)                                     \
 	{                                                                                          \
-		if (rd_settable(task, __func__))                                                   \
+		if (doca_priv_task_settable(task, __func__))                                       \
 			RD_T(task)->M = (CAST)field;                                               \
 	}                                                                                          \
 	RD_GET(tname, field, GTYPE, M)
