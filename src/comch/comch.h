@@ -394,7 +394,6 @@ struct doca_comch_consumer {
 	uint32_t imm_len;
 	doca_comch_consumer_task_post_recv_completion_cb_t ok_cb, err_cb;
 	atomic_int reg; /* enum comch_reg; set by the connection's progress on ACK */
-	int ring_fd;
 	struct comch_ring *ring;
 	struct comch_ring_geom geom; /* private: never read from the ring */
 	struct doca_comch_consumer_task_post_recv **slot_task; /* per slot */

@@ -470,7 +470,6 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	comch_conn_get(conn);
 	c->conn = conn;
 	c->mmap = buf_mmap;
-	c->ring_fd = -1;
 	atomic_init(&c->reg, COMCH_REG_NONE);
 	c->bell_fd = doca_priv_bell_open();
 	if (c->bell_fd < 0) {
