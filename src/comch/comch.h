@@ -241,6 +241,28 @@ void comch_chan_reject(struct comch_chan *ch, doca_error_t code, const char *why
 /* Reads and drops up to @max packets waiting on @ch (into ep->rx); whether a BYE was among them. */
 bool comch_chan_drain(struct comch_chan *ch, struct comch_ep *ep, int max);
 
+/*
+ * What a consumer and a producer share: their context on a connection of this side, on one of
+ * the connection's lists (fastpath.c). Each embeds it as its fp, reached with container_of.
+ */
+struct comch_fp_ctx {
+	struct doca_ctx ctx;
+	struct doca_comch_connection *conn;
+	struct comch_fp_list *list; /* conn->lcons or conn->lprod */
+	struct comch_fp_ctx *next_on_conn;
+	const char *kind; /* "consumer", "producer": for log lines */
+	uint32_t id;
+	bool expired;            /* the connection went away */
+	int bell_fd;             /* doorbell eventfd */
+	struct doca_pe *polling; /* its PE while it does the carrier's work (comch_fp_poll) */
+};
+
+/* A connection's consumers or producers of this side (under its lock). */
+struct comch_fp_list {
+	struct comch_fp_ctx *head;
+	uint32_t n;
+};
+
 struct doca_comch_connection {
 	struct comch_ep *ep;
 	struct comch_chan *ch;              /* how its packets travel */
@@ -279,11 +301,10 @@ struct doca_comch_connection {
 	size_t outbox_bytes;  /* bytes in the outbox (<= COMCH_OUTBOX_MAX) */
 	struct comch_lograte lograte;
 	struct comch_rcons *rcons;
-	uint32_t num_rcons;                /* consumers of the peer (<= comch_fp_max_endpoints) */
-	struct doca_comch_consumer *lcons; /* consumers of this side */
-	struct doca_comch_producer *lprod; /* producers of this side */
-	uint32_t num_cons, num_prod;
-	uint32_t next_id; /* ids: client side odd, server side even, never 0 */
+	uint32_t num_rcons;         /* consumers of the peer (<= comch_fp_max_endpoints) */
+	struct comch_fp_list lcons; /* consumers of this side */
+	struct comch_fp_list lprod; /* producers of this side */
+	uint32_t next_id;           /* ids: client side odd, server side even, never 0 */
 };
 
 struct comch_ep;
@@ -386,11 +407,8 @@ enum comch_reg {
 };
 
 struct doca_comch_consumer {
-	struct doca_ctx ctx; /* first */
-	struct doca_comch_connection *conn;
-	struct doca_comch_consumer *next_on_conn;
+	struct comch_fp_ctx fp; /* its doorbell's word is ring->bell */
 	struct doca_mmap *mmap;
-	uint32_t id;
 	uint32_t imm_len;
 	doca_comch_consumer_task_post_recv_completion_cb_t ok_cb, err_cb;
 	atomic_int reg; /* enum comch_reg; set by the connection's progress on ACK */
@@ -402,10 +420,7 @@ struct doca_comch_consumer {
 	uint64_t done;                                         /* next slot to harvest */
 	uint64_t claim_limit;       /* when closed: slots claimed before the ring closed */
 	bool closed;                /* the ring no longer takes claims */
-	bool expired;               /* the connection went away */
-	struct doca_pe *polling;    /* its PE while it does the carrier's work (comch_fp_poll) */
 	uint64_t drain_deadline_ns; /* closed: give up on claimed slots after this */
-	int bell_fd;                /* doorbell eventfd (ring->bell is its word); -1 none */
 };
 
 struct doca_comch_consumer_task_post_recv {
@@ -417,15 +432,9 @@ struct doca_comch_consumer_task_post_recv {
 };
 
 struct doca_comch_producer {
-	struct doca_ctx ctx; /* first */
-	struct doca_comch_connection *conn;
-	struct doca_comch_producer *next_on_conn;
-	_Atomic uint32_t bell; /* doorbell word: rung when the connection dies */
-	int bell_fd;
-	uint32_t id;
+	struct comch_fp_ctx fp; /* its doorbell rings when the connection dies */
+	_Atomic uint32_t bell;  /* the doorbell's word */
 	doca_comch_producer_task_send_completion_cb_t ok_cb, err_cb;
-	bool expired;
-	struct doca_pe *polling; /* its PE while it does the carrier's work (comch_fp_poll) */
 };
 
 struct doca_comch_producer_task_send {
@@ -669,11 +678,21 @@ void comch_fp_rcons_free(struct comch_rcons *r);
  */
 void comch_poll_by(struct doca_pe **polling, struct doca_pe *pe);
 /*
- * A consumer's or producer's context @ctx on @conn starts (@on) or stops doing the carrier's
- * work in its PE's progress (carriers with pe_polls); *@polling: the PE counted, or NULL.
- * Idempotent: each stop, expiry and destroy may call it.
+ * A consumer or producer @f starts (@on) or stops doing the carrier's work in its PE's
+ * progress (carriers with pe_polls); f->polling: the PE counted, or NULL. Idempotent: each
+ * stop, expiry and destroy may call it.
  */
-void comch_fp_poll(struct doca_ctx *ctx, const struct doca_comch_connection *conn,
-                   struct doca_pe **polling, bool on);
+void comch_fp_poll(struct comch_fp_ctx *f, bool on);
+/*
+ * The setup shared by doca_comch_consumer_create and doca_comch_producer_create (@func): @f's
+ * context with @ops, a doorbell, an id and a place on @list of @conn, unless @list is full.
+ */
+doca_error_t comch_fp_ctx_init(struct comch_fp_ctx *f, struct doca_comch_connection *conn,
+                               struct comch_fp_list *list, const struct odma_ctx_ops *ops,
+                               const char *kind, const char *func);
+/* A destroy's first step: @f's context goes (or the error, and @f stays as it was). */
+doca_error_t comch_fp_ctx_destroy(struct comch_fp_ctx *f);
+/* A destroy's last step: @f leaves its connection (its memory stays). */
+void comch_fp_ctx_leave(struct comch_fp_ctx *f);
 
 #endif /* ODMA_COMCH_H_ */

@@ -25,7 +25,7 @@ ODMA_LOG_REGISTER(DOCA_COMCH_FASTPATH)
 
 static struct doca_comch_consumer *consumer_of(const struct doca_ctx *ctx)
 {
-	return (struct doca_comch_consumer *)(uintptr_t)ctx;
+	return odma_container_of(ctx, struct doca_comch_consumer, fp.ctx);
 }
 
 /* ---- consumer ------------------------------------------------------------------------------ */
@@ -41,15 +41,15 @@ static void consumer_drop_ring(struct doca_comch_consumer *c)
 		 * and geometry without the lock (a stale FP_DATA of the last run is dropped, not
 		 * checked against a ring being made).
 		 */
-		pthread_mutex_lock(&c->conn->lock);
+		pthread_mutex_lock(&c->fp.conn->lock);
 		munmap(c->ring, (size_t)c->geom.ring_size);
 		c->ring = NULL;
 		atomic_store(&c->reg, COMCH_REG_NONE);
-		pthread_mutex_unlock(&c->conn->lock);
+		pthread_mutex_unlock(&c->fp.conn->lock);
 		/* no ring, no doorbell: unwatched until the next start (which drains it) */
-		(void)doca_priv_pe_watch(c->ctx.pe, c->bell_fd, 0);
-		if (read(c->bell_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-			ODMA_DBG("comch consumer %u: doorbell read failed: %s", c->id,
+		(void)doca_priv_pe_watch(c->fp.ctx.pe, c->fp.bell_fd, 0);
+		if (read(c->fp.bell_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			ODMA_DBG("comch consumer %u: doorbell read failed: %s", c->fp.id,
 			         strerror(errno));
 	}
 	c->ring = NULL;
@@ -74,11 +74,11 @@ static bool consumer_harvest(struct doca_comch_consumer *c)
 		t = c->slot_task[idx];
 		c->slot_task[idx] = NULL;
 		if (h.bad != NULL)
-			COMCH_PEER_LOG(WARNING, c->conn,
+			COMCH_PEER_LOG(WARNING, c->fp.conn,
 			               "comch consumer %u: the peer (%s) reported %s (%llu; the "
 			               "buffer has room for %llu bytes, %u immediate bytes); the "
 			               "buffer fails with DOCA_ERROR_IO_FAILED",
-			               c->id, comch_conn_who(c->conn).s, h.bad,
+			               c->fp.id, comch_conn_who(c->fp.conn).s, h.bad,
 			               (unsigned long long)h.bad_value,
 			               (unsigned long long)c->slot_room[idx], c->geom.imm_len);
 		/* a task freed while posted: its buf may be back in its inventory already */
@@ -120,16 +120,16 @@ static void consumer_fail_rest(struct doca_comch_consumer *c, doca_error_t statu
  */
 static void consumer_close_ring(struct doca_comch_consumer *c, uint32_t wait_ms)
 {
-	bool self = c->conn->ch->car->self_bell;
+	bool self = c->fp.conn->ch->car->self_bell;
 
 	if (c->closed || c->ring == NULL)
 		return;
 	c->closed = true;
 	if (self)
-		pthread_mutex_lock(&c->conn->lock);
+		pthread_mutex_lock(&c->fp.conn->lock);
 	c->claim_limit = comch_ring_close(c->ring, c->done, c->posted);
 	if (self)
-		pthread_mutex_unlock(&c->conn->lock);
+		pthread_mutex_unlock(&c->fp.conn->lock);
 	c->drain_deadline_ns = doca_priv_now_ns() + (uint64_t)wait_ms * 1000000ull;
 }
 
@@ -144,9 +144,9 @@ static bool consumer_drain_closed(struct doca_comch_consumer *c, doca_error_t st
 		ODMA_WARN("comch consumer %u: %llu buffers claimed by the %s peer (%s) were "
 		          "never completed within %u ms; failing them (a late write of that peer "
 		          "may still land in them)",
-		          c->id, (unsigned long long)(c->claim_limit - c->done),
-		          c->expired ? "lost" : "live", comch_conn_who(c->conn).s,
-		          c->expired ? COMCH_EXPIRE_WAIT_MS : COMCH_STOP_WAIT_MS);
+		          c->fp.id, (unsigned long long)(c->claim_limit - c->done),
+		          c->fp.expired ? "lost" : "live", comch_conn_who(c->fp.conn).s,
+		          c->fp.expired ? COMCH_EXPIRE_WAIT_MS : COMCH_STOP_WAIT_MS);
 		c->claim_limit = c->done;
 	}
 	if (c->done < c->posted) {
@@ -164,7 +164,7 @@ static bool consumer_drain_closed(struct doca_comch_consumer *c, doca_error_t st
 static bool consumer_ring_make(struct doca_comch_consumer *c, uint32_t nslots, int *fd)
 {
 	consumer_drop_ring(c);
-	comch_ring_geom_make(&c->geom, nslots, c->imm_len, c->id);
+	comch_ring_geom_make(&c->geom, nslots, c->imm_len, c->fp.id);
 	c->slot_task = calloc(nslots, sizeof(*c->slot_task));
 	c->slot_room = calloc(nslots, sizeof(*c->slot_room));
 	c->ring = c->slot_task != NULL && c->slot_room != NULL
@@ -173,11 +173,11 @@ static bool consumer_ring_make(struct doca_comch_consumer *c, uint32_t nslots, i
 	if (c->ring == NULL)
 		return false;
 	comch_ring_init(c->ring, &c->geom);
-	c->ring->bell_fd = c->bell_fd;
+	c->ring->bell_fd = c->fp.bell_fd;
 	atomic_init(&c->ring->bell, ODMA_BELL_IDLE);
 	/* bytes landing from this process' own thread (across machines) ring it there */
-	atomic_init(&c->ring->bell_peer, c->conn->ch->car->self_bell ? 1u : 0u);
-	(void)doca_priv_pe_watch(c->ctx.pe, c->bell_fd, EPOLLIN);
+	atomic_init(&c->ring->bell_peer, c->fp.conn->ch->car->self_bell ? 1u : 0u);
+	(void)doca_priv_pe_watch(c->fp.ctx.pe, c->fp.bell_fd, EPOLLIN);
 	return true;
 }
 
@@ -188,17 +188,17 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	uint32_t nslots = 1;
 	int fd = -1;
 
-	if (atomic_load(&c->conn->dead)) {
+	if (atomic_load(&c->fp.conn->dead)) {
 		ODMA_ERR("comch consumer %u: its connection is closed; create consumers on a live "
 		         "connection",
-		         c->id);
+		         c->fp.id);
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	while (nslots < ctx->num_tasks)
 		nslots <<= 1;
 	if (!consumer_ring_make(c, nslots, &fd)) {
-		ODMA_ERR("comch consumer %u: cannot create its ring of %u slots: %s", c->id, nslots,
-		         strerror(errno));
+		ODMA_ERR("comch consumer %u: cannot create its ring of %u slots: %s", c->fp.id,
+		         nslots, strerror(errno));
 		consumer_drop_ring(c);
 		return DOCA_ERROR_NO_MEMORY;
 	}
@@ -207,31 +207,31 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	m.imm_len = c->geom.imm_len;
 	m.ring_size = c->geom.ring_size;
 	c->posted = c->done = c->claim_limit = 0;
-	c->closed = c->expired = false;
+	c->closed = c->fp.expired = false;
 	/* the peer's producers write into this process (process_vm_writev needs ptrace rights) */
 	(void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 	atomic_store(&c->reg, COMCH_REG_SENT);
-	if (!comch_conn_send_ctl(c->conn, COMCH_W_CONS_NEW, c->id, &m, sizeof(m), fd)) {
+	if (!comch_conn_send_ctl(c->fp.conn, COMCH_W_CONS_NEW, c->fp.id, &m, sizeof(m), fd)) {
 		close(fd);
 		consumer_drop_ring(c);
 		ODMA_ERR("comch consumer %u: its connection closed; the consumer cannot register",
-		         c->id);
+		         c->fp.id);
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	close(fd);
-	comch_fp_poll(ctx, c->conn, &c->polling, true);
+	comch_fp_poll(&c->fp, true);
 	return DOCA_ERROR_IN_PROGRESS;
 }
 
 static bool consumer_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_of(ctx);
-	struct doca_comch_connection *conn = c->conn;
+	struct doca_comch_connection *conn = c->fp.conn;
 	bool dead = atomic_load_explicit(&conn->dead, memory_order_acquire);
 	int reg;
 
 	if (c->ring != NULL)
-		doca_priv_bell_drain(&c->ring->bell, c->bell_fd);
+		doca_priv_bell_drain(&c->ring->bell, c->fp.bell_fd);
 	comch_conn_flush_ctl(conn);
 	if (ctx->state == DOCA_CTX_STATE_STARTING) {
 		reg = atomic_load(&c->reg);
@@ -241,27 +241,27 @@ static bool consumer_progress(struct doca_ctx *ctx)
 		}
 		if (reg == COMCH_REG_REFUSED || dead) {
 			ODMA_ERR("comch consumer %u: the peer %s; the consumer did not start",
-			         c->id, dead ? "went away" : "refused it");
-			comch_fp_poll(ctx, conn, &c->polling, false);
+			         c->fp.id, dead ? "went away" : "refused it");
+			comch_fp_poll(&c->fp, false);
 			consumer_drop_ring(c);
 			doca_priv_ctx_set_state(ctx, DOCA_CTX_STATE_IDLE);
 			return true;
 		}
 		return false;
 	}
-	if (dead && !c->expired) {
-		c->expired = true;
-		comch_fp_poll(ctx, conn, &c->polling, false);
+	if (dead && !c->fp.expired) {
+		c->fp.expired = true;
+		comch_fp_poll(&c->fp, false);
 		consumer_close_ring(c, COMCH_EXPIRE_WAIT_MS);
 		ODMA_WARN("comch consumer %u: its connection closed; the consumer expires (posted "
 		          "buffers fail with DOCA_ERROR_CONNECTION_RESET)",
-		          c->id);
+		          c->fp.id);
 		if (ctx->state == DOCA_CTX_STATE_RUNNING)
 			doca_priv_ctx_set_state(ctx, DOCA_CTX_STATE_STOPPING);
 	}
 	if (c->closed)
-		return consumer_drain_closed(c, c->expired ? DOCA_ERROR_CONNECTION_RESET
-		                                           : DOCA_ERROR_IO_FAILED);
+		return consumer_drain_closed(c, c->fp.expired ? DOCA_ERROR_CONNECTION_RESET
+		                                              : DOCA_ERROR_IO_FAILED);
 	return consumer_harvest(c);
 }
 
@@ -285,22 +285,22 @@ static uint64_t consumer_arm(struct doca_ctx *ctx)
 	if (c->ring == NULL)
 		return ODMA_WAKE_NEVER; /* its doorbell is not watched (consumer_drop_ring) */
 	/* rung after the last progress (an IDLE consumer's is never drained by progress) */
-	doca_priv_bell_drain(&c->ring->bell, c->bell_fd);
+	doca_priv_bell_drain(&c->ring->bell, c->fp.bell_fd);
 	/* armed while IDLE too: a ring landing after this drain is read by the next one */
 	doca_priv_bell_arm(&c->ring->bell);
 	if (ctx->state == DOCA_CTX_STATE_IDLE)
 		return ODMA_WAKE_NEVER;
-	dead = atomic_load_explicit(&c->conn->dead, memory_order_acquire);
+	dead = atomic_load_explicit(&c->fp.conn->dead, memory_order_acquire);
 	if (ctx->state == DOCA_CTX_STATE_STARTING)
 		return atomic_load(&c->reg) != COMCH_REG_SENT || dead ? 0 : ODMA_WAKE_NEVER;
-	if ((dead && !c->expired) || consumer_slot_ready(c))
+	if ((dead && !c->fp.expired) || consumer_slot_ready(c))
 		return 0;
 	if (c->closed && c->done < c->posted) {
 		if (c->done >= c->claim_limit)
 			return 0;            /* the unclaimed rest fails now */
 		return c->drain_deadline_ns; /* claimed slots a peer holds fail then */
 	}
-	if (atomic_load_explicit(&c->conn->outbox_n, memory_order_relaxed) != 0 ||
+	if (atomic_load_explicit(&c->fp.conn->outbox_n, memory_order_relaxed) != 0 ||
 	    (c->done < c->posted && atomic_load(&c->ring->bell_peer) == 0))
 		return doca_priv_now_ns() + 1000000ull; /* no doorbell for it: a short timer */
 	return ODMA_WAKE_NEVER;
@@ -310,12 +310,12 @@ static void consumer_stop(struct doca_ctx *ctx)
 {
 	struct doca_comch_consumer *c = consumer_of(ctx);
 
-	comch_fp_poll(ctx, c->conn, &c->polling, false);
+	comch_fp_poll(&c->fp, false);
 	if (c->ring == NULL)
 		return;
 	consumer_close_ring(c, COMCH_STOP_WAIT_MS);
-	if (!atomic_load(&c->conn->dead))
-		(void)comch_conn_send_ctl(c->conn, COMCH_W_CONS_GONE, c->id, NULL, 0, -1);
+	if (!atomic_load(&c->fp.conn->dead))
+		(void)comch_conn_send_ctl(c->fp.conn, COMCH_W_CONS_GONE, c->fp.id, NULL, 0, -1);
 	if (ctx->state == DOCA_CTX_STATE_STARTING)
 		return;
 	(void)consumer_drain_closed(c, DOCA_ERROR_IO_FAILED);
@@ -366,8 +366,8 @@ static doca_error_t post_recv_submit(struct doca_task *task)
 	c->slot_room[idx] = room;
 	comch_ring_post(c->ring, &c->geom, c->posted,
 	                (uint64_t)(uintptr_t)(buf->data + buf->data_len), room);
-	if (c->conn->ch->car->post != NULL)
-		c->conn->ch->car->post(c, c->posted, room);
+	if (c->fp.conn->ch->car->post != NULL)
+		c->fp.conn->ch->car->post(c, c->posted, room);
 	c->posted++;
 	return DOCA_SUCCESS;
 }
@@ -411,34 +411,12 @@ static doca_error_t consumer_mmap_usable(const struct doca_comch_connection *con
 	return DOCA_SUCCESS;
 }
 
-/*
- * Gives @c an id on @conn and puts it on @conn's list, under its lock, unless @conn has @cap
- * consumers on this side already. Whether @c was linked.
- */
-static bool consumer_link(struct doca_comch_connection *conn, struct doca_comch_consumer *c,
-                          uint32_t cap)
-{
-	bool room;
-
-	pthread_mutex_lock(&conn->lock);
-	room = conn->num_cons < cap;
-	if (room) {
-		c->id = comch_fp_next_id(conn);
-		conn->num_cons++;
-		c->next_on_conn = conn->lcons;
-		conn->lcons = c;
-	}
-	pthread_mutex_unlock(&conn->lock);
-	return room;
-}
-
 doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_connection,
                                         struct doca_mmap *buf_mmap,
                                         struct doca_comch_consumer **consumer)
 {
 	struct doca_comch_connection *conn = comch_connection;
 	struct doca_comch_consumer *c;
-	uint32_t cap;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(conn != NULL && buf_mmap != NULL && consumer != NULL,
@@ -452,29 +430,12 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	r = doca_priv_ctx_init(&c->ctx, &consumer_ops, conn->ep->ctx.dev);
+	c->mmap = buf_mmap;
+	atomic_init(&c->reg, COMCH_REG_NONE);
+	r = comch_fp_ctx_init(&c->fp, conn, &conn->lcons, &consumer_ops, "consumer", __func__);
 	if (r != DOCA_SUCCESS) {
 		free(c);
 		return r;
-	}
-	c->ctx.queue_depth = UINT32_MAX;
-	cap = c->ctx.caps->comch_fp_max_endpoints;
-	if (!consumer_link(conn, c, cap)) {
-		doca_priv_ctx_destroy(&c->ctx);
-		free(c);
-		ODMA_ERR("doca_comch_consumer_create: connection %p already has %u consumers on "
-		         "this side (doca_comch_consumer_cap_get_max_consumers)",
-		         (void *)conn, cap);
-		return DOCA_ERROR_NO_MEMORY;
-	}
-	comch_conn_get(conn);
-	c->conn = conn;
-	c->mmap = buf_mmap;
-	atomic_init(&c->reg, COMCH_REG_NONE);
-	c->bell_fd = doca_priv_bell_open();
-	if (c->bell_fd < 0) {
-		(void)doca_comch_consumer_destroy(c);
-		return DOCA_ERROR_OPERATING_SYSTEM;
 	}
 	*consumer = c;
 	return DOCA_SUCCESS;
@@ -482,31 +443,14 @@ doca_error_t doca_comch_consumer_create(struct doca_comch_connection *comch_conn
 
 doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 {
-	struct doca_comch_connection *conn;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(consumer != NULL, "doca_comch_consumer_destroy: consumer must not be NULL");
-	if (consumer->ctx.state == DOCA_CTX_STATE_IDLE && consumer->bell_fd >= 0)
-		(void)doca_priv_pe_watch(consumer->ctx.pe, consumer->bell_fd, 0);
-	r = doca_priv_ctx_destroy(&consumer->ctx);
+	r = comch_fp_ctx_destroy(&consumer->fp);
 	if (r != DOCA_SUCCESS)
 		return r;
-	conn = consumer->conn;
-	comch_fp_poll(&consumer->ctx, conn, &consumer->polling, false);
-	pthread_mutex_lock(&conn->lock);
-	for (struct doca_comch_consumer **pp = &conn->lcons; *pp != NULL;
-	     pp = &(*pp)->next_on_conn) {
-		if (*pp == consumer) {
-			*pp = consumer->next_on_conn;
-			break;
-		}
-	}
-	conn->num_cons--;
-	pthread_mutex_unlock(&conn->lock);
 	consumer_drop_ring(consumer);
-	if (consumer->bell_fd >= 0)
-		close(consumer->bell_fd); /* after the unlink: nothing rings it any more */
-	comch_conn_put(conn);
+	comch_fp_ctx_leave(&consumer->fp);
 	free(consumer);
 	return DOCA_SUCCESS;
 }
@@ -519,7 +463,7 @@ doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *dev
 }
 
 ODMA_GETTER(doca_comch_consumer_get_id, const struct doca_comch_consumer, consumer, uint32_t, id,
-            consumer->id)
+            consumer->fp.id)
 
 COMCH_CAP_GETTER(doca_comch_consumer_cap_get_max_num_tasks, devinfo->caps.comch_fp_max_tasks)
 COMCH_CAP_GETTER(doca_comch_consumer_cap_get_max_buf_size, devinfo->caps.comch_fp_max_buf_size)
@@ -535,22 +479,22 @@ doca_error_t doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *co
 {
 	ODMA_CHECK_ARG(consumer != NULL,
 	               "doca_comch_consumer_set_imm_data_len: consumer must not be NULL");
-	if (consumer->ctx.state != DOCA_CTX_STATE_IDLE) {
+	if (consumer->fp.ctx.state != DOCA_CTX_STATE_IDLE) {
 		ODMA_ERR("doca_comch_consumer_set_imm_data_len: consumer %u is not IDLE",
-		         consumer->id);
+		         consumer->fp.id);
 		return DOCA_ERROR_BAD_STATE;
 	}
-	ODMA_CHECK_ARG(imm_data_len <= consumer->ctx.caps->comch_max_imm_data,
+	ODMA_CHECK_ARG(imm_data_len <= consumer->fp.ctx.caps->comch_max_imm_data,
 	               "doca_comch_consumer_set_imm_data_len: %u bytes is above the device's %u "
 	               "(doca_comch_consumer_cap_get_max_imm_data_len)",
-	               imm_data_len, consumer->ctx.caps->comch_max_imm_data);
+	               imm_data_len, consumer->fp.ctx.caps->comch_max_imm_data);
 	consumer->imm_len = imm_data_len;
 	return DOCA_SUCCESS;
 }
 
 struct doca_ctx *doca_comch_consumer_as_ctx(struct doca_comch_consumer *consumer)
 {
-	return consumer != NULL ? &consumer->ctx : NULL;
+	return consumer != NULL ? &consumer->fp.ctx : NULL;
 }
 
 doca_error_t doca_comch_consumer_task_post_recv_set_conf(
@@ -564,7 +508,7 @@ doca_error_t doca_comch_consumer_task_post_recv_set_conf(
 	ODMA_CHECK_ARG(consumer != NULL && task_completion_cb != NULL && task_error_cb != NULL,
 	               "doca_comch_consumer_task_post_recv_set_conf: the consumer and both "
 	               "callbacks are required");
-	r = comch_fp_set_conf(&consumer->ctx, "consumer", consumer->id, num_post_recv_tasks,
+	r = comch_fp_set_conf(&consumer->fp.ctx, "consumer", consumer->fp.id, num_post_recv_tasks,
 	                      __func__);
 	if (r == DOCA_SUCCESS) {
 		consumer->ok_cb = task_completion_cb;
@@ -590,7 +534,7 @@ doca_comch_consumer_task_post_recv_alloc_init(struct doca_comch_consumer *consum
 		         (void *)buf, (void *)consumer->mmap);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	r = doca_priv_task_alloc(&consumer->ctx, &base);
+	r = doca_priv_task_alloc(&consumer->fp.ctx, &base);
 	if (r != DOCA_SUCCESS)
 		return r;
 	t = (struct doca_comch_consumer_task_post_recv *)base;

@@ -9,8 +9,9 @@
  * visible to the producer); across machines a shadow of the ring is fed by packets (net.c).
  *
  * This file holds what both sides share: the peer's consumers as producers see them (CONS_NEW,
- * ACK, GONE, expiry), connection checks and capabilities. Consumers are in consumer.c,
- * producers in producer.c.
+ * ACK, GONE, expiry), connection checks and capabilities, and what a consumer and a producer of
+ * this side share (struct comch_fp_ctx: their life on a connection). Consumers are in
+ * consumer.c, producers in producer.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -34,10 +35,9 @@ void comch_poll_by(struct doca_pe **polling, struct doca_pe *pe)
 	*polling = pe;
 }
 
-void comch_fp_poll(struct doca_ctx *ctx, const struct doca_comch_connection *conn,
-                   struct doca_pe **polling, bool on)
+void comch_fp_poll(struct comch_fp_ctx *f, bool on)
 {
-	comch_poll_by(polling, on && conn->ch->car->pe_polls ? ctx->pe : NULL);
+	comch_poll_by(&f->polling, on && f->conn->ch->car->pe_polls ? f->ctx.pe : NULL);
 }
 
 /* Whether a connection can carry a new consumer or producer. */
@@ -70,6 +70,85 @@ uint32_t comch_fp_next_id(struct doca_comch_connection *conn)
 	if (conn->next_id < 3) /* wrapped: skip 0 */
 		conn->next_id = conn->side == COMCH_SIDE_CLIENT ? 1 : 2;
 	return id;
+}
+
+/* ---- consumers and producers of this side: their life on a connection --------------------- */
+
+/*
+ * Puts @f on @list of @conn with a doorbell and an id, under @conn's lock, unless the list holds
+ * @cap already: DOCA_ERROR_NO_MEMORY then, or DOCA_ERROR_OPERATING_SYSTEM without a doorbell.
+ */
+static doca_error_t fp_ctx_link(struct comch_fp_ctx *f, struct doca_comch_connection *conn,
+                                struct comch_fp_list *list, uint32_t cap)
+{
+	doca_error_t r = DOCA_SUCCESS;
+
+	pthread_mutex_lock(&conn->lock);
+	if (list->n >= cap)
+		r = DOCA_ERROR_NO_MEMORY;
+	else if ((f->bell_fd = doca_priv_bell_open()) < 0)
+		r = DOCA_ERROR_OPERATING_SYSTEM;
+	if (r == DOCA_SUCCESS) {
+		f->id = comch_fp_next_id(conn);
+		f->list = list;
+		f->next_on_conn = list->head;
+		list->head = f;
+		list->n++;
+	}
+	pthread_mutex_unlock(&conn->lock);
+	return r;
+}
+
+doca_error_t comch_fp_ctx_init(struct comch_fp_ctx *f, struct doca_comch_connection *conn,
+                               struct comch_fp_list *list, const struct odma_ctx_ops *ops,
+                               const char *kind, const char *func)
+{
+	doca_error_t r = doca_priv_ctx_init(&f->ctx, ops, conn->ep->ctx.dev);
+	uint32_t cap;
+
+	if (r != DOCA_SUCCESS)
+		return r;
+	f->ctx.queue_depth = UINT32_MAX;
+	f->kind = kind;
+	cap = f->ctx.caps->comch_fp_max_endpoints;
+	r = fp_ctx_link(f, conn, list, cap);
+	if (r != DOCA_SUCCESS) {
+		doca_priv_ctx_destroy(&f->ctx);
+		if (r == DOCA_ERROR_NO_MEMORY)
+			ODMA_ERR_AT(func,
+			            "%s: connection %p already has %u %ss on this side "
+			            "(doca_comch_%s_cap_get_max_%ss)",
+			            func, (void *)conn, cap, kind, kind, kind);
+		return r;
+	}
+	comch_conn_get(conn);
+	f->conn = conn;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t comch_fp_ctx_destroy(struct comch_fp_ctx *f)
+{
+	if (f->ctx.state == DOCA_CTX_STATE_IDLE)
+		(void)doca_priv_pe_watch(f->ctx.pe, f->bell_fd, 0);
+	return doca_priv_ctx_destroy(&f->ctx);
+}
+
+void comch_fp_ctx_leave(struct comch_fp_ctx *f)
+{
+	struct doca_comch_connection *conn = f->conn;
+
+	comch_fp_poll(f, false);
+	pthread_mutex_lock(&conn->lock);
+	for (struct comch_fp_ctx **pp = &f->list->head; *pp != NULL; pp = &(*pp)->next_on_conn) {
+		if (*pp == f) {
+			*pp = f->next_on_conn;
+			break;
+		}
+	}
+	f->list->n--;
+	pthread_mutex_unlock(&conn->lock);
+	close(f->bell_fd); /* after the unlink: nothing rings it any more */
+	comch_conn_put(conn);
 }
 
 /* ---- remote consumers (the peer's), reached by producers ---------------------------------- */
@@ -240,8 +319,11 @@ void comch_fp_on_cons_new(struct doca_comch_connection *conn, uint32_t id, const
 void comch_fp_on_cons_ack(struct doca_comch_connection *conn, uint32_t id, bool ok)
 {
 	pthread_mutex_lock(&conn->lock);
-	for (struct doca_comch_consumer *c = conn->lcons; c != NULL; c = c->next_on_conn) {
-		if (c->id == id) {
+	for (struct comch_fp_ctx *f = conn->lcons.head; f != NULL; f = f->next_on_conn) {
+		struct doca_comch_consumer *c =
+		        odma_container_of(f, struct doca_comch_consumer, fp);
+
+		if (f->id == id) {
 			int expect = COMCH_REG_SENT;
 
 			atomic_compare_exchange_strong(&c->reg, &expect,
@@ -251,7 +333,7 @@ void comch_fp_on_cons_ack(struct doca_comch_connection *conn, uint32_t id, bool 
 			 * the peer writes too, so it is not trusted to skip the write.
 			 */
 			if (c->ring != NULL)
-				doca_priv_bell_force(c->bell_fd);
+				doca_priv_bell_force(f->bell_fd);
 			break;
 		}
 	}
@@ -296,11 +378,12 @@ void comch_fp_ring_local(struct doca_comch_connection *conn)
 {
 	pthread_mutex_lock(&conn->lock);
 	/* a consumer's word is in its ring, which the peer may write: forced (a rare event) */
-	for (struct doca_comch_consumer *c = conn->lcons; c != NULL; c = c->next_on_conn)
-		if (c->ring != NULL)
-			doca_priv_bell_force(c->bell_fd);
-	for (struct doca_comch_producer *p = conn->lprod; p != NULL; p = p->next_on_conn)
-		doca_priv_bell_ring(&p->bell, p->bell_fd);
+	for (struct comch_fp_ctx *f = conn->lcons.head; f != NULL; f = f->next_on_conn)
+		if (odma_container_of(f, struct doca_comch_consumer, fp)->ring != NULL)
+			doca_priv_bell_force(f->bell_fd);
+	for (struct comch_fp_ctx *f = conn->lprod.head; f != NULL; f = f->next_on_conn)
+		doca_priv_bell_ring(&odma_container_of(f, struct doca_comch_producer, fp)->bell,
+		                    f->bell_fd);
 	pthread_mutex_unlock(&conn->lock);
 }
 

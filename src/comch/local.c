@@ -160,13 +160,13 @@ static doca_error_t local_write(struct doca_comch_producer *p, const struct iove
 	int e;
 
 	memcpy(local, iov, niov * sizeof(*iov));
-	e = doca_priv_tp_cma_write(p->conn->peer_pid, local, (int)niov, addr, total, &fix);
+	e = doca_priv_tp_cma_write(p->fp.conn->peer_pid, local, (int)niov, addr, total, &fix);
 	if (e == 0)
 		return DOCA_SUCCESS;
 	COMCH_PEER_LOG(
-	        ERROR, p->conn,
+	        ERROR, p->fp.conn,
 	        "comch producer %u: writing %llu bytes into the peer (pid %d) failed: %s%s%s",
-	        p->id, (unsigned long long)total, (int)p->conn->peer_pid, strerror(e),
+	        p->fp.id, (unsigned long long)total, (int)p->fp.conn->peer_pid, strerror(e),
 	        fix != NULL ? ". " : "", fix != NULL ? fix : "");
 	return DOCA_ERROR_IO_FAILED;
 }
@@ -182,7 +182,7 @@ static doca_error_t local_produce(struct doca_comch_producer *p, struct comch_rc
 	if (res != DOCA_SUCCESS)
 		return res;
 	status = total ? local_write(p, iov, niov, cl.addr, total) : DOCA_SUCCESS;
-	comch_ring_fill(cl.slot, &r->geom, p->id, total, t->imm, t->imm_len, status);
+	comch_ring_fill(cl.slot, &r->geom, p->fp.id, total, t->imm, t->imm_len, status);
 	doca_priv_bell_ring(&r->ring->bell, r->bell_fd); /* the consumer's PE may sleep */
 	doca_priv_task_complete(&t->base, status);
 	return DOCA_SUCCESS;

@@ -503,6 +503,7 @@ static const char *net_fp_data(struct doca_comch_connection *conn, uint32_t id, 
 {
 	const uint8_t *b = p;
 	struct comch_fp_data m;
+	struct comch_fp_ctx *f;
 	struct doca_comch_consumer *c;
 	struct comch_claimed cl;
 	const char *why = NULL;
@@ -514,8 +515,9 @@ static const char *net_fp_data(struct doca_comch_connection *conn, uint32_t id, 
 	    len < sizeof(m) + m.imm_len)
 		return "an FP_DATA whose lengths do not add up";
 	pthread_mutex_lock(&conn->lock);
-	for (c = conn->lcons; c != NULL && c->id != id; c = c->next_on_conn)
+	for (f = conn->lcons.head; f != NULL && f->id != id; f = f->next_on_conn)
 		;
+	c = f != NULL ? odma_container_of(f, struct doca_comch_consumer, fp) : NULL;
 	if (c == NULL || c->ring == NULL || atomic_load(&c->reg) != COMCH_REG_ACKED)
 		goto out; /* it went away meanwhile: the bytes have nowhere to go */
 	switch (comch_ring_claim(c->ring, &c->geom, m.len, m.imm_len, &cl)) {
@@ -530,7 +532,8 @@ static const char *net_fp_data(struct doca_comch_connection *conn, uint32_t id, 
 			memcpy((void *)(uintptr_t)cl.addr, b + sizeof(m) + m.imm_len, m.len);
 		comch_ring_fill(cl.slot, &c->geom, m.producer_id, m.len, b + sizeof(m), m.imm_len,
 		                DOCA_SUCCESS);
-		doca_priv_bell_ring(&c->ring->bell, c->bell_fd); /* the consumer's PE may sleep */
+		/* the consumer's PE may sleep */
+		doca_priv_bell_ring(&c->ring->bell, c->fp.bell_fd);
 		break;
 	case COMCH_CLAIM_CLOSED:
 		break; /* the consumer stopped: as on one kernel, nothing lands any more */
@@ -924,14 +927,14 @@ static struct comch_ring *net_rcons_map(struct doca_comch_connection *conn, int 
 static void net_post(struct doca_comch_consumer *c, uint64_t seq, uint64_t room)
 {
 	struct comch_fp_post m = { .seq = seq, .room = room };
-	struct comch_net *n = net_of(c->conn->ch);
+	struct comch_net *n = net_of(c->fp.conn->ch);
 	uint64_t max = atomic_load(&n->posted_max);
 
 	/* no lock per post: a buffer larger than any before (rare) raises the maximum */
 	while (room > max && !atomic_compare_exchange_weak(&n->posted_max, &max, room))
 		;
 	/* in order with the control packets: queued (bounded) while the transport is full */
-	(void)comch_conn_send_ctl(c->conn, COMCH_W_FP_POST, c->id, &m, sizeof(m), -1);
+	(void)comch_conn_send_ctl(c->fp.conn, COMCH_W_FP_POST, c->fp.id, &m, sizeof(m), -1);
 }
 
 /*
@@ -980,9 +983,9 @@ static doca_error_t net_produce(struct doca_comch_producer *p, struct comch_rcon
                                 struct doca_comch_producer_task_send *t, const struct iovec *iov,
                                 unsigned int niov, uint64_t total)
 {
-	struct doca_comch_connection *conn = p->conn;
+	struct doca_comch_connection *conn = p->fp.conn;
 	struct comch_net *n = net_of(conn->ch);
-	struct comch_fp_data m = { .len = total, .producer_id = p->id, .imm_len = t->imm_len };
+	struct comch_fp_data m = { .len = total, .producer_id = p->fp.id, .imm_len = t->imm_len };
 	size_t len = sizeof(m) + t->imm_len + total;
 	struct iovec parts[ODMA_TP_SENDV_MAX - 1];
 	uint8_t *b = NULL;
@@ -1008,11 +1011,11 @@ static doca_error_t net_produce(struct doca_comch_producer *p, struct comch_rcon
 			COMCH_PEER_LOG(ERROR, conn,
 			               "comch producer %u: the connection to consumer %u is gone; "
 			               "%llu bytes not sent",
-			               p->id, r->id, (unsigned long long)total);
+			               p->fp.id, r->id, (unsigned long long)total);
 			res = DOCA_ERROR_NOT_CONNECTED;
 		}
 		/* the shadow slot is spent either way (the consumer's side fills the real one) */
-		comch_ring_fill(cl.slot, &r->geom, p->id, total, NULL, 0, DOCA_SUCCESS);
+		comch_ring_fill(cl.slot, &r->geom, p->fp.id, total, NULL, 0, DOCA_SUCCESS);
 	}
 	pthread_mutex_unlock(&n->lock);
 	pthread_mutex_unlock(&conn->lock);

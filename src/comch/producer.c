@@ -23,7 +23,7 @@ ODMA_LOG_REGISTER(DOCA_COMCH_FASTPATH)
 
 static struct doca_comch_producer *producer_of(const struct doca_ctx *ctx)
 {
-	return (struct doca_comch_producer *)(uintptr_t)ctx;
+	return odma_container_of(ctx, struct doca_comch_producer, fp.ctx);
 }
 
 /* ---- producer ------------------------------------------------------------------------------ */
@@ -32,23 +32,21 @@ static doca_error_t producer_start(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = producer_of(ctx);
 
-	if (atomic_load(&p->conn->dead)) {
+	if (atomic_load(&p->fp.conn->dead)) {
 		ODMA_ERR("comch producer %u: its connection is closed; create producers on a live "
 		         "connection",
-		         p->id);
+		         p->fp.id);
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
-	p->expired = false;
-	(void)doca_priv_pe_watch(ctx->pe, p->bell_fd, EPOLLIN);
-	comch_fp_poll(ctx, p->conn, &p->polling, true);
+	p->fp.expired = false;
+	(void)doca_priv_pe_watch(ctx->pe, p->fp.bell_fd, EPOLLIN);
+	comch_fp_poll(&p->fp, true);
 	return DOCA_SUCCESS;
 }
 
 static void producer_stop(struct doca_ctx *ctx)
 {
-	struct doca_comch_producer *p = producer_of(ctx);
-
-	comch_fp_poll(ctx, p->conn, &p->polling, false);
+	comch_fp_poll(&producer_of(ctx)->fp, false);
 }
 
 /* The arm op: the doorbell rings when the connection dies (its sends complete at submit). */
@@ -56,14 +54,14 @@ static uint64_t producer_arm(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = producer_of(ctx);
 
-	doca_priv_bell_drain(&p->bell, p->bell_fd); /* rung after the last progress */
+	doca_priv_bell_drain(&p->bell, p->fp.bell_fd); /* rung after the last progress */
 	/* armed while IDLE too: a ring landing after this drain is read by the next one */
 	doca_priv_bell_arm(&p->bell);
 	if (ctx->state == DOCA_CTX_STATE_IDLE)
 		return ODMA_WAKE_NEVER;
-	if (!p->expired && atomic_load_explicit(&p->conn->dead, memory_order_acquire))
+	if (!p->fp.expired && atomic_load_explicit(&p->fp.conn->dead, memory_order_acquire))
 		return 0;
-	if (atomic_load_explicit(&p->conn->outbox_n, memory_order_relaxed) != 0)
+	if (atomic_load_explicit(&p->fp.conn->outbox_n, memory_order_relaxed) != 0)
 		return doca_priv_now_ns() + 1000000ull; /* control packets wait for room */
 	return ODMA_WAKE_NEVER;
 }
@@ -72,13 +70,13 @@ static bool producer_progress(struct doca_ctx *ctx)
 {
 	struct doca_comch_producer *p = producer_of(ctx);
 
-	doca_priv_bell_drain(&p->bell, p->bell_fd);
-	comch_conn_flush_ctl(p->conn);
-	if (p->expired || !atomic_load_explicit(&p->conn->dead, memory_order_acquire))
+	doca_priv_bell_drain(&p->bell, p->fp.bell_fd);
+	comch_conn_flush_ctl(p->fp.conn);
+	if (p->fp.expired || !atomic_load_explicit(&p->fp.conn->dead, memory_order_acquire))
 		return false;
-	p->expired = true;
-	comch_fp_poll(ctx, p->conn, &p->polling, false);
-	ODMA_WARN("comch producer %u: its connection closed; the producer expires", p->id);
+	p->fp.expired = true;
+	comch_fp_poll(&p->fp, false);
+	ODMA_WARN("comch producer %u: its connection closed; the producer expires", p->fp.id);
 	if (ctx->state == DOCA_CTX_STATE_RUNNING)
 		doca_priv_ctx_set_state(ctx, DOCA_CTX_STATE_STOPPING);
 	return true;
@@ -149,14 +147,14 @@ doca_error_t comch_fp_claim(struct doca_comch_producer *p, struct comch_rcons *r
 		return DOCA_SUCCESS;
 	/* what the ring says is the peer's to write: those lines are rate-limited per peer */
 	case COMCH_CLAIM_CLOSED:
-		COMCH_PEER_LOG(ERROR, p->conn,
+		COMCH_PEER_LOG(ERROR, p->fp.conn,
 		               "doca_task_submit: consumer %u of the peer has stopped; it takes no "
 		               "more buffers",
 		               r->id);
 		return DOCA_ERROR_NOT_FOUND;
 	case COMCH_CLAIM_EMPTY:
-		if (peer_hung_up(p->conn)) {
-			COMCH_PEER_LOG(ERROR, p->conn,
+		if (peer_hung_up(p->fp.conn)) {
+			COMCH_PEER_LOG(ERROR, p->fp.conn,
 			               "doca_task_submit: the peer closed the connection; consumer "
 			               "%u will post no more buffers",
 			               r->id);
@@ -164,18 +162,18 @@ doca_error_t comch_fp_claim(struct doca_comch_producer *p, struct comch_rcons *r
 		}
 		return DOCA_ERROR_AGAIN;
 	case COMCH_CLAIM_ROOM:
-		COMCH_PEER_LOG(ERROR, p->conn,
+		COMCH_PEER_LOG(ERROR, p->fp.conn,
 		               "doca_task_submit: producer %u sends %llu bytes but consumer %u "
 		               "posted a buffer of %llu free bytes; the buffer stays posted",
-		               p->id, (unsigned long long)need, r->id,
+		               p->fp.id, (unsigned long long)need, r->id,
 		               (unsigned long long)out->room);
 		return DOCA_ERROR_TOO_BIG;
 	case COMCH_CLAIM_IMM:
 		COMCH_PEER_LOG(
-		        ERROR, p->conn,
+		        ERROR, p->fp.conn,
 		        "doca_task_submit: producer %u sends %u immediate bytes but consumer "
 		        "%u accepts %u (doca_comch_consumer_set_imm_data_len)",
-		        p->id, imm, r->id, r->geom.imm_len);
+		        p->fp.id, imm, r->id, r->geom.imm_len);
 		return DOCA_ERROR_TOO_BIG;
 	default:
 		return DOCA_ERROR_AGAIN; /* busy: the consumer is publishing the slot */
@@ -201,7 +199,7 @@ static struct comch_rcons *producer_hold_consumer(const struct doca_comch_produc
 	pthread_mutex_unlock(&conn->lock);
 	if (!held) {
 		ODMA_ERR("doca_task_submit: producer %u: the peer has no consumer with id %u%s",
-		         p->id, consumer_id,
+		         p->fp.id, consumer_id,
 		         found ? " any more (it expired)"
 		               : " (use an id reported by the new-consumer callback)");
 		return NULL;
@@ -225,7 +223,7 @@ static doca_error_t producer_check_mem(const struct doca_comch_producer *p, cons
 	ODMA_ERR("doca_task_submit: producer %u: buf %p is in mmap %p, which device %s was never "
 	         "added to (on hardware the task has no memory key there); fix: "
 	         "doca_mmap_add_dev(mmap, dev) before doca_mmap_start",
-	         p->id, (const void *)b, (const void *)b->mmap, dev->info->pci_addr);
+	         p->fp.id, (const void *)b, (const void *)b->mmap, dev->info->pci_addr);
 	return DOCA_ERROR_NOT_PERMITTED;
 }
 
@@ -233,7 +231,7 @@ static doca_error_t producer_submit(struct doca_task *task)
 {
 	struct doca_comch_producer_task_send *t = (struct doca_comch_producer_task_send *)task;
 	struct doca_comch_producer *p = producer_of(task->ctx);
-	struct doca_comch_connection *conn = p->conn;
+	struct doca_comch_connection *conn = p->fp.conn;
 	struct iovec iov[COMCH_MAX_IOV];
 	unsigned int niov = 0;
 	uint64_t total = 0;
@@ -241,7 +239,7 @@ static doca_error_t producer_submit(struct doca_task *task)
 	doca_error_t res;
 
 	if (atomic_load_explicit(&conn->dead, memory_order_acquire)) {
-		ODMA_ERR("doca_task_submit: producer %u: its connection is closed", p->id);
+		ODMA_ERR("doca_task_submit: producer %u: its connection is closed", p->fp.id);
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
 	for (const struct doca_buf *b = t->buf; b != NULL; b = b->next)
@@ -253,7 +251,7 @@ static doca_error_t producer_submit(struct doca_task *task)
 	if (total == 0 && t->imm_len == 0) {
 		ODMA_ERR("doca_task_submit: producer %u: the task has neither data nor immediate "
 		         "data",
-		         p->id);
+		         p->fp.id);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	r = producer_hold_consumer(p, conn, t->consumer_id);
@@ -283,7 +281,6 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 {
 	struct doca_comch_connection *conn = comch_connection;
 	struct doca_comch_producer *p;
-	uint32_t cap;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(conn != NULL && producer != NULL,
@@ -294,67 +291,25 @@ doca_error_t doca_comch_producer_create(struct doca_comch_connection *comch_conn
 	p = calloc(1, sizeof(*p));
 	if (p == NULL)
 		return DOCA_ERROR_NO_MEMORY;
-	r = doca_priv_ctx_init(&p->ctx, &producer_ops, conn->ep->ctx.dev);
+	atomic_init(&p->bell, ODMA_BELL_IDLE);
+	r = comch_fp_ctx_init(&p->fp, conn, &conn->lprod, &producer_ops, "producer", __func__);
 	if (r != DOCA_SUCCESS) {
 		free(p);
 		return r;
 	}
-	p->ctx.queue_depth = UINT32_MAX;
-	cap = p->ctx.caps->comch_fp_max_endpoints;
-	pthread_mutex_lock(&conn->lock);
-	if (conn->num_prod >= cap) {
-		pthread_mutex_unlock(&conn->lock);
-		doca_priv_ctx_destroy(&p->ctx);
-		free(p);
-		ODMA_ERR("doca_comch_producer_create: connection %p already has %u producers on "
-		         "this side (doca_comch_producer_cap_get_max_producers)",
-		         (void *)conn, cap);
-		return DOCA_ERROR_NO_MEMORY;
-	}
-	p->bell_fd = doca_priv_bell_open();
-	if (p->bell_fd < 0) {
-		pthread_mutex_unlock(&conn->lock);
-		doca_priv_ctx_destroy(&p->ctx);
-		free(p);
-		return DOCA_ERROR_OPERATING_SYSTEM;
-	}
-	atomic_init(&p->bell, ODMA_BELL_IDLE);
-	p->id = comch_fp_next_id(conn);
-	conn->num_prod++;
-	p->next_on_conn = conn->lprod;
-	conn->lprod = p;
-	pthread_mutex_unlock(&conn->lock);
-	comch_conn_get(conn);
-	p->conn = conn;
 	*producer = p;
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_comch_producer_destroy(struct doca_comch_producer *producer)
 {
-	struct doca_comch_connection *conn;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(producer != NULL, "doca_comch_producer_destroy: producer must not be NULL");
-	if (producer->ctx.state == DOCA_CTX_STATE_IDLE)
-		(void)doca_priv_pe_watch(producer->ctx.pe, producer->bell_fd, 0);
-	r = doca_priv_ctx_destroy(&producer->ctx);
+	r = comch_fp_ctx_destroy(&producer->fp);
 	if (r != DOCA_SUCCESS)
 		return r;
-	conn = producer->conn;
-	comch_fp_poll(&producer->ctx, conn, &producer->polling, false);
-	pthread_mutex_lock(&conn->lock);
-	for (struct doca_comch_producer **pp = &conn->lprod; *pp != NULL;
-	     pp = &(*pp)->next_on_conn) {
-		if (*pp == producer) {
-			*pp = producer->next_on_conn;
-			break;
-		}
-	}
-	close(producer->bell_fd);
-	conn->num_prod--;
-	pthread_mutex_unlock(&conn->lock);
-	comch_conn_put(conn);
+	comch_fp_ctx_leave(&producer->fp);
 	free(producer);
 	return DOCA_SUCCESS;
 }
@@ -367,7 +322,7 @@ doca_error_t doca_comch_producer_cap_is_supported(const struct doca_devinfo *dev
 }
 
 ODMA_GETTER(doca_comch_producer_get_id, const struct doca_comch_producer, producer, uint32_t, id,
-            producer->id)
+            producer->fp.id)
 
 COMCH_CAP_GETTER(doca_comch_producer_cap_get_max_num_tasks, devinfo->caps.comch_fp_max_tasks)
 COMCH_CAP_GETTER(doca_comch_producer_cap_get_max_buf_size, devinfo->caps.comch_fp_max_buf_size)
@@ -376,7 +331,7 @@ COMCH_CAP_GETTER(doca_comch_producer_cap_get_max_producers, devinfo->caps.comch_
 
 struct doca_ctx *doca_comch_producer_as_ctx(struct doca_comch_producer *producer)
 {
-	return producer != NULL ? &producer->ctx : NULL;
+	return producer != NULL ? &producer->fp.ctx : NULL;
 }
 
 doca_error_t doca_comch_producer_task_send_set_conf(
@@ -389,7 +344,8 @@ doca_error_t doca_comch_producer_task_send_set_conf(
 	ODMA_CHECK_ARG(producer != NULL && task_completion_cb != NULL && task_error_cb != NULL,
 	               "doca_comch_producer_task_send_set_conf: the producer and both callbacks "
 	               "are required");
-	r = comch_fp_set_conf(&producer->ctx, "producer", producer->id, num_send_tasks, __func__);
+	r = comch_fp_set_conf(&producer->fp.ctx, "producer", producer->fp.id, num_send_tasks,
+	                      __func__);
 	if (r == DOCA_SUCCESS) {
 		producer->ok_cb = task_completion_cb;
 		producer->err_cb = task_error_cb;
@@ -422,9 +378,9 @@ doca_error_t doca_comch_producer_task_send_alloc_init(struct doca_comch_producer
 	        imm_data != NULL || imm_data_len == 0,
 	        "doca_comch_producer_task_send_alloc_init: imm_data is NULL but imm_data_len is %u",
 	        imm_data_len);
-	if (!imm_ok(&producer->ctx, imm_data_len, __func__))
+	if (!imm_ok(&producer->fp.ctx, imm_data_len, __func__))
 		return DOCA_ERROR_INVALID_VALUE;
-	r = doca_priv_task_alloc(&producer->ctx, &base);
+	r = doca_priv_task_alloc(&producer->fp.ctx, &base);
 	if (r != DOCA_SUCCESS)
 		return r;
 	t = (struct doca_comch_producer_task_send *)base;

@@ -382,7 +382,7 @@ doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server
 		return DOCA_ERROR_BAD_STATE;
 	}
 	pthread_mutex_lock(&connection->lock);
-	busy = connection->num_cons != 0 || connection->num_prod != 0;
+	busy = connection->lcons.n != 0 || connection->lprod.n != 0;
 	pthread_mutex_unlock(&connection->lock);
 	if (busy) {
 		ODMA_ERR("doca_comch_server_disconnect: producers or consumers still exist on "
