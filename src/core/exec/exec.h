@@ -72,6 +72,8 @@ struct doca_task {
 	void (*trace_prev)(struct doca_task *task, bool success);
 	uint64_t trace_id;
 	uint64_t trace_t0;
+	/* the task type whose share the task holds (doca_priv_task_conf_alloc), or NULL */
+	struct odma_task_conf *tconf;
 };
 
 /* A singly linked FIFO of tasks. */
@@ -131,7 +133,8 @@ struct odma_ctx_ops {
 	bool no_task_conf;
 	/*
 	 * Optional: told when the program frees a task (doca_task_free), before the task goes
-	 * back to the pool; a type with several task types keeps its per-type counts here.
+	 * back to the pool; a type with several task types keeps its per-type counts here
+	 * unless struct odma_task_conf keeps them (doca_task_free updates those itself).
 	 */
 	void (*task_free)(struct doca_task *task);
 	/*
@@ -284,6 +287,38 @@ DOCA_STABLE void doca_priv_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_sta
 DOCA_STABLE doca_error_t doca_priv_task_check_limits(const struct doca_ctx *ctx,
                                                      const struct doca_buf *src,
                                                      const struct doca_buf *dst);
+/*
+ * One task type of a context type with several (Compress, Erasure Coding, Sync Event): its
+ * callbacks and its share of the context's one pool. The type's set_conf stores it
+ * (doca_priv_task_conf_set), its allocate_init takes a task against it
+ * (doca_priv_task_conf_alloc), and doca_task_free gives the share back.
+ */
+struct odma_task_conf {
+	void (*ok)(void); /* the type's callbacks, stored untyped, called through their type */
+	void (*err)(void);
+	uint32_t num;       /* the type's share of the pool (0: not configured) */
+	uint32_t allocated; /* tasks of the type out of the pool */
+};
+
+/* The context's pool size if type @type of the @n types of @conf had @num tasks. */
+DOCA_STABLE uint64_t doca_priv_task_conf_total(const struct odma_task_conf *conf, size_t n,
+                                               size_t type, uint32_t num);
+/*
+ * The end of a set_conf whose checks passed: type @type of the @n types of @conf gets @ok,
+ * @err and @num tasks; @ctx gets a pool for the tasks of all its types.
+ */
+DOCA_STABLE void doca_priv_task_conf_set(struct doca_ctx *ctx, struct odma_task_conf *conf,
+                                         size_t n, size_t type, void (*ok)(void), void (*err)(void),
+                                         uint32_t num);
+/*
+ * Takes a task from @ctx's pool for the task type of @conf (@name, e.g. "recover"; log lines
+ * under @fn, the public call): BAD_STATE unless @ctx is RUNNING, NO_MEMORY when the type was
+ * not configured or all its tasks are out.
+ */
+DOCA_STABLE doca_error_t doca_priv_task_conf_alloc(struct doca_ctx *ctx,
+                                                   struct odma_task_conf *conf, const char *name,
+                                                   struct doca_task **task, const char *fn);
+
 /*
  * Whether a task type's setter may change @task (a task of any type: its struct begins with
  * struct doca_task). Refused with one line under @fn (the public setter) when it is NULL or

@@ -389,6 +389,10 @@ void odma_task_release(struct doca_task *task)
 
 	if (ctx->ops->task_free != NULL)
 		ctx->ops->task_free(task);
+	if (task->tconf != NULL) {
+		task->tconf->allocated--;
+		task->tconf = NULL;
+	}
 	task->state = ODMA_TASK_FREE;
 	task->free_pending = false;
 	task->next = ctx->free_tasks;

@@ -1,0 +1,67 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The task types of a context type with several (Compress, Erasure Coding, Sync Event):
+ * each has its callbacks and its share of the one pool of the context (exec.h, struct
+ * odma_task_conf). doca_task_free gives a task's share back (task.c, odma_task_release).
+ */
+#include "core/exec/exec.h"
+#include "core/log/log.h"
+
+ODMA_LOG_REGISTER(ODMA_TASK_CONF)
+
+uint64_t doca_priv_task_conf_total(const struct odma_task_conf *conf, size_t n, size_t type,
+                                   uint32_t num)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += i == type ? num : conf[i].num;
+	return total;
+}
+
+void doca_priv_task_conf_set(struct doca_ctx *ctx, struct odma_task_conf *conf, size_t n,
+                             size_t type, void (*ok)(void), void (*err)(void), uint32_t num)
+{
+	conf[type].ok = ok;
+	conf[type].err = err;
+	conf[type].num = num;
+	ctx->num_tasks = (uint32_t)doca_priv_task_conf_total(conf, n, type, num);
+	ctx->configured = true;
+}
+
+/*
+ * Why the task type of @conf has no task to give: one line under @fn (rate-limited when all
+ * are out, as the pool's own line: a busy program may meet it at every alloc).
+ */
+static void task_conf_refuse(const struct doca_ctx *ctx, const struct odma_task_conf *conf,
+                             const char *name, const char *fn)
+{
+	if (conf->num == 0)
+		ODMA_ERR_AT(fn, "the %s %s task type was not configured (set_conf) before start",
+		            ctx->ops->name, name);
+	else
+		ODMA_RATELIMITED_ERR_AT(fn,
+		                        "all %u %s %s tasks are allocated; "
+		                        "free one (doca_task_free) or configure a larger num_tasks",
+		                        conf->num, ctx->ops->name, name);
+}
+
+doca_error_t doca_priv_task_conf_alloc(struct doca_ctx *ctx, struct odma_task_conf *conf,
+                                       const char *name, struct doca_task **task, const char *fn)
+{
+	doca_error_t r;
+
+	/* a context that is not RUNNING: BAD_STATE from the pool, whatever the type's share */
+	if (ctx->state == DOCA_CTX_STATE_RUNNING && conf->allocated >= conf->num) {
+		task_conf_refuse(ctx, conf, name, fn);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	r = doca_priv_task_alloc(ctx, task);
+	if (r != DOCA_SUCCESS)
+		return r;
+	conf->allocated++;
+	(*task)->tconf = conf;
+	return DOCA_SUCCESS;
+}
