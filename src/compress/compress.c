@@ -32,16 +32,9 @@ ODMA_LOG_REGISTER(DOCA_COMPRESS)
 
 typedef void (*cp_cb_t)(void *task, union doca_data task_user_data, union doca_data ctx_user_data);
 
-struct cp_conf {
-	cp_cb_t ok;
-	cp_cb_t err;
-	uint32_t num;       /* pool share of the type (0: not configured) */
-	uint32_t allocated; /* tasks of the type out of the pool */
-};
-
 struct doca_compress {
 	struct doca_ctx ctx; /* first: doca_compress_as_ctx is a cast */
-	struct cp_conf conf[CP_TYPES];
+	struct odma_task_conf conf[CP_TYPES];
 	uint32_t max_tasks;
 };
 
@@ -282,18 +275,9 @@ static doca_error_t cp_submit(struct doca_task *task)
 static void cp_complete(struct doca_task *task, bool ok)
 {
 	struct cp_task *t = (struct cp_task *)task;
-	struct cp_conf *c = &cp_of(task->ctx)->conf[t->type];
+	const struct odma_task_conf *c = &cp_of(task->ctx)->conf[t->type];
 
-	(ok ? c->ok : c->err)(t, task->user_data, task->ctx->user_data);
-}
-
-static void cp_task_free(struct doca_task *task)
-{
-	struct cp_task *t = (struct cp_task *)task;
-
-	if (t->type < CP_TYPES)
-		cp_of(task->ctx)->conf[t->type].allocated--;
-	t->type = CP_NONE;
+	((cp_cb_t)(ok ? c->ok : c->err))(t, task->user_data, task->ctx->user_data);
 }
 
 static const struct odma_ctx_ops cp_ctx_ops = {
@@ -301,7 +285,6 @@ static const struct odma_ctx_ops cp_ctx_ops = {
 	.task_size = sizeof(struct cp_task),
 	.complete = cp_complete,
 	.submit = cp_submit,
-	.task_free = cp_task_free,
 };
 
 /* ---------------------------------------------------------------- the context */
@@ -357,10 +340,10 @@ struct doca_ctx *doca_compress_as_ctx(struct doca_compress *compress)
 ODMA_GETTER(doca_compress_cap_get_max_num_tasks, struct doca_compress, compress, uint32_t,
             max_num_tasks, compress->max_tasks)
 
-static doca_error_t cp_set_conf(struct doca_compress *c, enum cp_type type, cp_cb_t ok, cp_cb_t err,
-                                uint32_t num, const char *fn)
+static doca_error_t cp_set_conf(struct doca_compress *c, enum cp_type type, void (*ok)(void),
+                                void (*err)(void), uint32_t num, const char *fn)
 {
-	uint64_t total = 0;
+	uint64_t total;
 
 	if (c == NULL || ok == NULL || err == NULL || num == 0) {
 		ODMA_ERR_AT(fn, "compress, both callbacks and a non-zero num_tasks are required");
@@ -380,8 +363,7 @@ static doca_error_t cp_set_conf(struct doca_compress *c, enum cp_type type, cp_c
 		            c->ctx.dev->info->pci_addr, odma_cp_types[type].name);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	for (int i = 0; i < CP_TYPES; i++)
-		total += i == (int)type ? num : c->conf[i].num;
+	total = doca_priv_task_conf_total(c->conf, CP_TYPES, type, num);
 	if (total > c->max_tasks) {
 		ODMA_ERR_AT(fn,
 		            "%u %s tasks bring the context's pools to %llu, above %u "
@@ -389,11 +371,7 @@ static doca_error_t cp_set_conf(struct doca_compress *c, enum cp_type type, cp_c
 		            num, odma_cp_types[type].name, (unsigned long long)total, c->max_tasks);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	c->conf[type].ok = ok;
-	c->conf[type].err = err;
-	c->conf[type].num = num;
-	c->ctx.num_tasks = (uint32_t)total;
-	c->ctx.configured = true;
+	doca_priv_task_conf_set(&c->ctx, c->conf, CP_TYPES, type, ok, err, num);
 	return DOCA_SUCCESS;
 }
 
@@ -409,22 +387,11 @@ static struct cp_task *cp_alloc(struct doca_compress *c, enum cp_type type,
 		*r = DOCA_ERROR_INVALID_VALUE;
 		return NULL;
 	}
-	*r = doca_priv_task_alloc(&c->ctx, &base);
+	*r = doca_priv_task_conf_alloc(&c->ctx, &c->conf[type], odma_cp_types[type].name, &base,
+	                               fn);
 	if (*r != DOCA_SUCCESS)
 		return NULL;
 	t = (struct cp_task *)base;
-	t->type = CP_NONE;
-	if (c->conf[type].allocated >= c->conf[type].num) {
-		doca_task_free(base); /* type CP_NONE: no count changes */
-		ODMA_ERR_AT(fn, "all %u %s tasks are allocated (%s)", c->conf[type].num,
-		            odma_cp_types[type].name,
-		            c->conf[type].num
-		                    ? "free one or configure more"
-		                    : "the task type was not configured with its set_conf");
-		*r = DOCA_ERROR_NO_MEMORY;
-		return NULL;
-	}
-	c->conf[type].allocated++;
 	memset((char *)t + sizeof(t->base), 0, sizeof(*t) - sizeof(t->base));
 	t->type = (uint8_t)type;
 	t->src = src;
@@ -455,8 +422,8 @@ static struct cp_task *cp_alloc(struct doca_compress *c, enum cp_type type,
 	        doca_compress_task_##tname##_completion_cb_t task_completion_cb,                   \
 	        doca_compress_task_##tname##_completion_cb_t task_error_cb, uint32_t num_tasks)    \
 	{                                                                                          \
-		return cp_set_conf(compress, TYPE, (cp_cb_t)task_completion_cb,                    \
-		                   (cp_cb_t)task_error_cb, num_tasks, __func__);                   \
+		return cp_set_conf(compress, TYPE, (void (*)(void))task_completion_cb,             \
+		                   (void (*)(void))task_error_cb, num_tasks, __func__);            \
 	}                                                                                          \
 	struct doca_task *doca_compress_task_##tname##_as_task(                                    \
 	        struct doca_compress_task_##tname *task)                                           \

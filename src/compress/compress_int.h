@@ -28,7 +28,6 @@ enum cp_type {
 	CP_DECOMPRESS_LZ4_STREAM,
 	CP_DECOMPRESS_LZ4_BLOCK,
 	CP_TYPES,
-	CP_NONE = CP_TYPES, /* a task back in the pool */
 };
 
 /*
