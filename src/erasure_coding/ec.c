@@ -34,18 +34,9 @@ typedef void (*ec_cb_t)(void *task, union doca_data tud, union doca_data cud);
 static void ec_complete(struct doca_task *task, bool ok)
 {
 	struct ec_task *t = (struct ec_task *)task;
-	const struct ec_conf *c = &ec_of(task->ctx)->conf[t->type];
+	const struct odma_task_conf *c = &ec_of(task->ctx)->conf[t->type];
 
 	((ec_cb_t)(ok ? c->ok : c->err))(t, task->user_data, task->ctx->user_data);
-}
-
-static void ec_task_free(struct doca_task *task)
-{
-	struct ec_task *t = (struct ec_task *)task;
-
-	if (t->type != EC_T_NONE)
-		ec_of(task->ctx)->conf[t->type].allocated--;
-	t->type = EC_T_NONE;
 }
 
 static const struct odma_ctx_ops ec_ctx_ops = {
@@ -53,7 +44,6 @@ static const struct odma_ctx_ops ec_ctx_ops = {
 	.task_size = sizeof(struct ec_task),
 	.complete = ec_complete,
 	.submit = odma_ec_submit,
-	.task_free = ec_task_free,
 };
 
 /* The device of @dev, or NULL with one line naming @fn when it has no erasure coding. */
@@ -188,7 +178,8 @@ doca_error_t doca_ec_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo
 doca_error_t odma_ec_set_conf(struct doca_ec *ec, enum ec_task_type type, void (*ok)(void),
                               void (*err)(void), uint32_t num, const char *fn)
 {
-	uint32_t max, total = 0;
+	uint32_t max;
+	uint64_t total;
 
 	ODMA_CHECK_ARG(ec != NULL, "%s: ec must not be NULL", fn);
 	ODMA_CHECK_ARG(ok != NULL && err != NULL,
@@ -205,14 +196,11 @@ doca_error_t odma_ec_set_conf(struct doca_ec *ec, enum ec_task_type type, void (
 	}
 	max = ec->ctx.caps->max_num_tasks ? ec->ctx.caps->max_num_tasks : EC_DEFAULT_MAX_TASKS;
 	ODMA_CHECK_ARG(num >= 1 && num <= max, "%s: num_tasks %u is outside 1..%u", fn, num, max);
-	for (int i = 0; i < EC_T_COUNT; i++)
-		total += i == (int)type ? num : ec->conf[i].num;
+	total = doca_priv_task_conf_total(ec->conf, EC_T_COUNT, type, num);
 	ODMA_CHECK_ARG(total <= max,
-	               "%s: num_tasks %u brings the context's tasks of all types to %u, above "
+	               "%s: num_tasks %u brings the context's tasks of all types to %llu, above "
 	               "the device's %u",
-	               fn, num, total, max);
-	ec->conf[type] = (struct ec_conf){ .ok = ok, .err = err, .num = num };
-	ec->ctx.num_tasks = total;
-	ec->ctx.configured = true;
+	               fn, num, (unsigned long long)total, max);
+	doca_priv_task_conf_set(&ec->ctx, ec->conf, EC_T_COUNT, type, ok, err, num);
 	return DOCA_SUCCESS;
 }

@@ -26,7 +26,6 @@
 #define EC_DEFAULT_MAX_TASKS 65536u
 
 enum ec_task_type {
-	EC_T_NONE = -1,
 	EC_T_CREATE = 0,
 	EC_T_RECOVER,
 	EC_T_UPDATE,
@@ -52,16 +51,9 @@ struct doca_ec_matrix {
 	uint8_t *code;   /* coding matrices: k x m (data i, redundancy j at i * m + j) */
 };
 
-struct ec_conf {
-	void (*ok)(void);
-	void (*err)(void);
-	uint32_t num;       /* configured pool share */
-	uint32_t allocated; /* out of the pool */
-};
-
 struct doca_ec {
 	struct doca_ctx ctx; /* first: doca_ec_as_ctx is a cast */
-	struct ec_conf conf[EC_T_COUNT];
+	struct odma_task_conf conf[EC_T_COUNT];
 	struct doca_ec_matrix *matrices;
 	uint8_t *scratch; /* blocks that straddle list elements are staged here (PE thread) */
 	size_t scratch_len;

@@ -16,7 +16,6 @@ static doca_error_t ec_alloc(struct doca_ec *ec, enum ec_task_type type,
                              const struct doca_ec_matrix *matrix, const struct doca_buf *src,
                              struct doca_buf *dst, union doca_data ud, void **task, const char *fn)
 {
-	struct ec_conf *c;
 	struct doca_task *base;
 	struct ec_task *t;
 	doca_error_t r;
@@ -27,21 +26,11 @@ static doca_error_t ec_alloc(struct doca_ec *ec, enum ec_task_type type,
 	               "%s: matrix %p is not a live matrix of context %p (destroyed, or made by "
 	               "another context)",
 	               fn, (const void *)matrix, (void *)ec);
-	c = &ec->conf[type];
-	r = doca_priv_task_alloc(&ec->ctx, &base); /* state first: BAD_STATE */
+	r = doca_priv_task_conf_alloc(&ec->ctx, &ec->conf[type], odma_ec_type_names[type], &base,
+	                              fn);
 	if (r != DOCA_SUCCESS)
 		return r;
 	t = (struct ec_task *)base;
-	t->type = EC_T_NONE; /* a fresh pool task reads as a create task */
-	if (c->allocated >= c->num) {
-		doca_task_free(base); /* type EC_T_NONE: no share changes */
-		ODMA_ERR("%s: all %u %s tasks are allocated (%s)", fn, c->num,
-		         odma_ec_type_names[type],
-		         c->num ? "pool exhausted"
-		                : "the type was not configured with its set_conf");
-		return DOCA_ERROR_NO_MEMORY;
-	}
-	c->allocated++;
 	t->type = type;
 	t->matrix = matrix;
 	t->src = src;
