@@ -73,7 +73,7 @@ enum se_task_type {
 /* Every sync event task type is this struct (the public types are casts of it). */
 struct se_task {
 	struct doca_task base; /* first */
-	uint8_t type;          /* enum se_task_type; SE_T_NONE while in the pool */
+	uint8_t type;          /* enum se_task_type; SE_T_NONE until first allocated */
 	uint64_t val;          /* get: -, notify_set: value, notify_add: increment, waits: value */
 	uint64_t mask;         /* waits */
 	uint64_t *ptr;         /* get: ret_val_ptr, notify_add: fetched_val_ptr */
@@ -86,13 +86,6 @@ struct se_export {
 	struct odma_tp_region *region; /* version 2: the value's network region, until revoked */
 	size_t len;
 	uint8_t blob[ODMA_SE_BLOB_MAX];
-};
-
-struct se_conf {
-	void (*ok)(void); /* the type's callbacks, stored untyped, called through their type */
-	void (*err)(void);
-	uint32_t num; /* pool size of this type (0: not configured) */
-	uint32_t allocated;
 };
 
 /*
@@ -159,7 +152,7 @@ struct doca_sync_event {
 	struct se_net *net; /* the network row's state (se_net.c), else NULL */
 	uint32_t inflight;  /* context: requests started, not taken back (PE thread) */
 	/* context mode */
-	struct se_conf conf[SE_T_COUNT];
+	struct odma_task_conf conf[SE_T_COUNT];
 	struct se_task *pending; /* waits in flight, oldest first */
 	struct se_task *pending_tail;
 	int slot;     /* claimed slot index, -1 none */

@@ -85,7 +85,7 @@ static doca_error_t se_start(struct doca_ctx *ctx)
 static void se_complete(struct doca_task *task, bool ok)
 {
 	struct se_task *t = (struct se_task *)task;
-	struct se_conf *c = &se_of(task->ctx)->conf[t->type];
+	const struct odma_task_conf *c = &se_of(task->ctx)->conf[t->type];
 	void (*cb)(void) = ok ? c->ok : c->err;
 	union doca_data tud = task->user_data, cud = task->ctx->user_data;
 
@@ -201,15 +201,6 @@ static bool se_idle_ready(const struct doca_ctx *ctx)
 	return se->pending == NULL && se->inflight == 0;
 }
 
-static void se_task_free(struct doca_task *task)
-{
-	struct se_task *t = (struct se_task *)task;
-
-	if (t->type != SE_T_NONE)
-		se_of(task->ctx)->conf[t->type].allocated--;
-	t->type = SE_T_NONE;
-}
-
 const struct odma_ctx_ops se_ctx_ops = {
 	.name = "SYNC_EVENT",
 	.task_size = sizeof(struct se_task),
@@ -219,7 +210,6 @@ const struct odma_ctx_ops se_ctx_ops = {
 	.progress = se_progress,
 	.stop = se_stop,
 	.idle_ready = se_idle_ready,
-	.task_free = se_task_free,
 	.arm = se_arm,
 };
 
@@ -230,8 +220,6 @@ const struct odma_ctx_ops se_ctx_ops = {
 static doca_error_t se_set_conf(struct doca_sync_event *se, enum se_task_type type,
                                 void (*ok)(void), void (*err)(void), uint32_t num, const char *fn)
 {
-	uint32_t total = 0;
-
 	ODMA_CHECK_ARG(se != NULL, "%s: event must not be NULL", fn);
 	ODMA_CHECK_ARG(ok != NULL && err != NULL,
 	               "%s: both the completion and the error callback are required", fn);
@@ -249,13 +237,7 @@ static doca_error_t se_set_conf(struct doca_sync_event *se, enum se_task_type ty
 	}
 	ODMA_CHECK_ARG(num >= 1 && num <= SE_MAX_TASKS, "%s: num_tasks %u is outside 1..%u", fn,
 	               num, SE_MAX_TASKS);
-	se->conf[type].ok = ok;
-	se->conf[type].err = err;
-	se->conf[type].num = num;
-	for (int i = 0; i < SE_T_COUNT; i++)
-		total += se->conf[i].num;
-	se->ctx.num_tasks = total;
-	se->ctx.configured = true;
+	doca_priv_task_conf_set(&se->ctx, se->conf, SE_T_COUNT, type, ok, err, num);
 	return DOCA_SUCCESS;
 }
 
@@ -265,28 +247,13 @@ static doca_error_t se_alloc(struct doca_sync_event *se, enum se_task_type type,
                              const char *fn)
 {
 	struct se_task *st;
-	struct se_conf *c;
 	struct doca_task *t;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(se != NULL && out != NULL, "%s: event and task must not be NULL", fn);
-	r = doca_priv_task_alloc(&se->ctx, &t); /* BAD_STATE when not RUNNING */
-	if (r != DOCA_SUCCESS && r != DOCA_ERROR_NO_MEMORY)
+	r = doca_priv_task_conf_alloc(&se->ctx, &se->conf[type], se_type_names[type], &t, fn);
+	if (r != DOCA_SUCCESS)
 		return r;
-	c = &se->conf[type];
-	if (r == DOCA_ERROR_NO_MEMORY || c->allocated >= c->num) {
-		if (r == DOCA_SUCCESS)
-			doca_task_free(t); /* its type is SE_T_NONE: no count changes */
-		if (c->num == 0)
-			ODMA_ERR("%s: the %s task was not configured (set_conf) before start", fn,
-			         se_type_names[type]);
-		else
-			ODMA_ERR("%s: all %u %s tasks are allocated; free one (doca_task_free) or "
-			         "configure a larger num_tasks",
-			         fn, c->num, se_type_names[type]);
-		return DOCA_ERROR_NO_MEMORY;
-	}
-	c->allocated++;
 	st = (struct se_task *)t;
 	st->type = (uint8_t)type;
 	st->val = val;
