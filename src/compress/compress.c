@@ -23,14 +23,11 @@
 #include "core/copy/copy.h"
 #include "core/memory/memory.h"
 #include "compress/compress_int.h"
-#include "util/container_of.h"
 
 ODMA_LOG_REGISTER(DOCA_COMPRESS)
 
 /* The task pool bound of a device whose profile sets no max_num_tasks. */
 #define CP_DEFAULT_MAX_TASKS 65536u
-
-typedef void (*cp_cb_t)(void *task, union doca_data task_user_data, union doca_data ctx_user_data);
 
 struct doca_compress {
 	struct doca_ctx ctx; /* first: doca_compress_as_ctx is a cast */
@@ -50,11 +47,6 @@ struct doca_compress_task_decompress_lz4_stream {
 struct doca_compress_task_decompress_lz4_block {
 	struct cp_task t;
 };
-
-static struct doca_compress *cp_of(const struct doca_ctx *ctx)
-{
-	return odma_container_of(ctx, struct doca_compress, ctx);
-}
 
 /* ---------------------------------------------------------------- capabilities */
 
@@ -272,18 +264,10 @@ static doca_error_t cp_submit(struct doca_task *task)
 	return DOCA_SUCCESS;
 }
 
-static void cp_complete(struct doca_task *task, bool ok)
-{
-	struct cp_task *t = (struct cp_task *)task;
-	const struct odma_task_conf *c = &cp_of(task->ctx)->conf[t->type];
-
-	((cp_cb_t)(ok ? c->ok : c->err))(t, task->user_data, task->ctx->user_data);
-}
-
 static const struct odma_ctx_ops cp_ctx_ops = {
 	.name = "COMPRESS",
 	.task_size = sizeof(struct cp_task),
-	.complete = cp_complete,
+	.complete = doca_priv_task_conf_complete,
 	.submit = cp_submit,
 };
 

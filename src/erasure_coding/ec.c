@@ -13,7 +13,6 @@
 #include "core/device/device.h"
 #include "core/log/log.h"
 #include "erasure_coding/ec.h"
-#include "util/container_of.h"
 
 ODMA_LOG_REGISTER(DOCA_ERASURE_CODING)
 
@@ -24,25 +23,10 @@ const char *const odma_ec_type_names[EC_T_COUNT] = {
 	[EC_T_GALOIS_MUL] = "galois_mul",
 };
 
-static struct doca_ec *ec_of(const struct doca_ctx *ctx)
-{
-	return odma_container_of(ctx, struct doca_ec, ctx);
-}
-
-typedef void (*ec_cb_t)(void *task, union doca_data tud, union doca_data cud);
-
-static void ec_complete(struct doca_task *task, bool ok)
-{
-	struct ec_task *t = (struct ec_task *)task;
-	const struct odma_task_conf *c = &ec_of(task->ctx)->conf[t->type];
-
-	((ec_cb_t)(ok ? c->ok : c->err))(t, task->user_data, task->ctx->user_data);
-}
-
 static const struct odma_ctx_ops ec_ctx_ops = {
 	.name = "EC",
 	.task_size = sizeof(struct ec_task),
-	.complete = ec_complete,
+	.complete = doca_priv_task_conf_complete,
 	.submit = odma_ec_submit,
 };
 

@@ -318,6 +318,11 @@ DOCA_STABLE void doca_priv_task_conf_set(struct doca_ctx *ctx, struct odma_task_
 DOCA_STABLE doca_error_t doca_priv_task_conf_alloc(struct doca_ctx *ctx,
                                                    struct odma_task_conf *conf, const char *name,
                                                    struct doca_task **task, const char *fn);
+/*
+ * A complete op (struct odma_ctx_ops) for such a type: runs the program's callback of the
+ * task's type, its ok or its err, with the task and the two user data.
+ */
+DOCA_STABLE void doca_priv_task_conf_complete(struct doca_task *task, bool success);
 
 /*
  * Whether a task type's setter may change @task (a task of any type: its struct begins with

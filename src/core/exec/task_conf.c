@@ -65,3 +65,15 @@ doca_error_t doca_priv_task_conf_alloc(struct doca_ctx *ctx, struct odma_task_co
 	(*task)->tconf = conf;
 	return DOCA_SUCCESS;
 }
+
+/* A type's callbacks as they are called (DOCA's are this, with the type's task struct). */
+typedef void (*task_conf_cb_t)(struct doca_task *task, union doca_data task_user_data,
+                               union doca_data ctx_user_data);
+
+void doca_priv_task_conf_complete(struct doca_task *task, bool success)
+{
+	const struct odma_task_conf *c = task->tconf;
+	task_conf_cb_t cb = (task_conf_cb_t)(success ? c->ok : c->err);
+
+	cb(task, task->user_data, task->ctx->user_data);
+}
