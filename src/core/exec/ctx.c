@@ -107,6 +107,34 @@ doca_error_t doca_priv_ctx_destroy(struct doca_ctx *ctx)
 	return DOCA_SUCCESS;
 }
 
+doca_error_t doca_priv_ctx_new(size_t size, const struct odma_ctx_ops *ops, struct doca_dev *dev,
+                               struct doca_ctx **ctx)
+{
+	struct doca_ctx *c = calloc(1, size);
+	doca_error_t r;
+
+	if (c == NULL) {
+		ODMA_ERR("%s context: no memory for its %zu bytes", ops->name, size);
+		return DOCA_ERROR_NO_MEMORY;
+	}
+	r = doca_priv_ctx_init(c, ops, dev);
+	if (r != DOCA_SUCCESS) {
+		free(c);
+		return r;
+	}
+	*ctx = c;
+	return DOCA_SUCCESS;
+}
+
+doca_error_t doca_priv_ctx_free(struct doca_ctx *ctx)
+{
+	doca_error_t r = doca_priv_ctx_destroy(ctx);
+
+	if (r == DOCA_SUCCESS)
+		free(ctx);
+	return r;
+}
+
 /* Builds the task pool at start; kept across restarts while its size is unchanged. */
 static doca_error_t ctx_pool_prepare(struct doca_ctx *ctx)
 {

@@ -281,6 +281,16 @@ struct doca_pe {
 DOCA_STABLE doca_error_t doca_priv_ctx_init(struct doca_ctx *ctx, const struct odma_ctx_ops *ops,
                                             struct doca_dev *dev);
 DOCA_STABLE doca_error_t doca_priv_ctx_destroy(struct doca_ctx *ctx);
+/*
+ * A context type's create and destroy for a struct that begins with its struct doca_ctx:
+ * doca_priv_ctx_new allocates @size zeroed bytes and initialises them (doca_priv_ctx_init)
+ * into *@ctx, leaving nothing allocated on failure (NO_MEMORY is logged);
+ * doca_priv_ctx_free destroys the context (doca_priv_ctx_destroy) and frees it when that
+ * succeeded, returning its result.
+ */
+DOCA_STABLE doca_error_t doca_priv_ctx_new(size_t size, const struct odma_ctx_ops *ops,
+                                           struct doca_dev *dev, struct doca_ctx **ctx);
+DOCA_STABLE doca_error_t doca_priv_ctx_free(struct doca_ctx *ctx);
 DOCA_STABLE doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task);
 DOCA_STABLE void doca_priv_task_complete(struct doca_task *task, doca_error_t status);
 DOCA_STABLE void doca_priv_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next);
