@@ -277,6 +277,7 @@ doca_error_t doca_compress_create(struct doca_dev *dev, struct doca_compress **c
 {
 	const struct doca_devinfo *info;
 	struct doca_compress *c;
+	struct doca_ctx *ctx;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(dev != NULL && compress != NULL, "dev and compress must not be NULL");
@@ -291,14 +292,10 @@ doca_error_t doca_compress_create(struct doca_dev *dev, struct doca_compress **c
 		         info->pci_addr);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	c = calloc(1, sizeof(*c));
-	if (c == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	r = doca_priv_ctx_init(&c->ctx, &cp_ctx_ops, dev);
-	if (r != DOCA_SUCCESS) {
-		free(c);
+	r = doca_priv_ctx_new(sizeof(struct doca_compress), &cp_ctx_ops, dev, &ctx);
+	if (r != DOCA_SUCCESS)
 		return r;
-	}
+	c = (struct doca_compress *)ctx; /* its first member */
 	c->max_tasks = info->caps.max_num_tasks ? info->caps.max_num_tasks : CP_DEFAULT_MAX_TASKS;
 	c->ctx.queue_depth = UINT32_MAX; /* the pools bound what is in flight */
 	*compress = c;
@@ -307,13 +304,8 @@ doca_error_t doca_compress_create(struct doca_dev *dev, struct doca_compress **c
 
 doca_error_t doca_compress_destroy(struct doca_compress *compress)
 {
-	doca_error_t r;
-
 	ODMA_CHECK_ARG(compress != NULL, "compress must not be NULL");
-	r = doca_priv_ctx_destroy(&compress->ctx);
-	if (r == DOCA_SUCCESS)
-		free(compress);
-	return r;
+	return doca_priv_ctx_free(&compress->ctx);
 }
 
 struct doca_ctx *doca_compress_as_ctx(struct doca_compress *compress)

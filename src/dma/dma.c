@@ -7,7 +7,6 @@
  * owns the state machine, validation and the engines; this file is the DOCA DMA
  * surface: creation, capabilities, configuration and the memcpy task accessors.
  */
-#include <stdlib.h>
 
 #include <doca_dma.h>
 
@@ -54,34 +53,24 @@ static doca_error_t dma_check_memcpy(const struct doca_devinfo *devinfo, const c
 
 doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma)
 {
-	struct doca_dma *d;
+	struct doca_ctx *ctx;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(dev != NULL && dma != NULL, "dev and dma must not be NULL");
 	r = dma_check_memcpy(dev->info, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
-	d = calloc(1, sizeof(*d));
-	if (d == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	r = doca_priv_ctx_init(&d->ctx, &dma_ctx_ops, dev);
-	if (r != DOCA_SUCCESS) {
-		free(d);
+	r = doca_priv_ctx_new(sizeof(struct doca_dma), &dma_ctx_ops, dev, &ctx);
+	if (r != DOCA_SUCCESS)
 		return r;
-	}
-	*dma = d;
+	*dma = odma_container_of(ctx, struct doca_dma, ctx);
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_dma_destroy(struct doca_dma *dma)
 {
-	doca_error_t r;
-
 	ODMA_CHECK_ARG(dma != NULL, "dma must not be NULL");
-	r = doca_priv_ctx_destroy(&dma->ctx);
-	if (r == DOCA_SUCCESS)
-		free(dma);
-	return r;
+	return doca_priv_ctx_free(&dma->ctx);
 }
 
 struct doca_ctx *doca_dma_as_ctx(struct doca_dma *dma)

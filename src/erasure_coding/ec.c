@@ -55,24 +55,17 @@ static const struct doca_devinfo *ec_dev_info(struct doca_dev *dev, const char *
 
 doca_error_t doca_ec_create(struct doca_dev *dev, struct doca_ec **ec)
 {
-	struct doca_ec *e;
+	struct doca_ctx *ctx;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(dev != NULL && ec != NULL, "dev and ec must not be NULL");
 	if (ec_dev_info(dev, __func__, &r) == NULL)
 		return r;
-	e = calloc(1, sizeof(*e));
-	if (e == NULL) {
-		ODMA_ERR("out of memory creating an erasure coding context");
-		return DOCA_ERROR_NO_MEMORY;
-	}
-	r = doca_priv_ctx_init(&e->ctx, &ec_ctx_ops, dev);
-	if (r != DOCA_SUCCESS) {
-		free(e);
+	r = doca_priv_ctx_new(sizeof(struct doca_ec), &ec_ctx_ops, dev, &ctx);
+	if (r != DOCA_SUCCESS)
 		return r;
-	}
-	e->ctx.queue_depth = UINT32_MAX; /* the pool bounds what is in flight */
-	*ec = e;
+	ctx->queue_depth = UINT32_MAX; /* the pool bounds what is in flight */
+	*ec = (struct doca_ec *)ctx;   /* its first member */
 	return DOCA_SUCCESS;
 }
 

@@ -7,7 +7,6 @@
  * the hardware would, fences, and completes through the PE (never inside submit).
  */
 #include <stdatomic.h>
-#include <stdlib.h>
 
 #include "core/device/device.h"
 #include "core/log/log.h"
@@ -89,7 +88,7 @@ static doca_error_t ma_check_cap(const struct doca_devinfo *info, const char *fn
 doca_error_t doca_mmap_advise_create(struct doca_dev *dev, struct doca_mmap_advise **mmap_advise)
 {
 	const struct doca_devinfo *info;
-	struct doca_mmap_advise *ma;
+	struct doca_ctx *ctx;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(dev != NULL && mmap_advise != NULL, "dev and mmap_advise must not be NULL");
@@ -99,29 +98,19 @@ doca_error_t doca_mmap_advise_create(struct doca_dev *dev, struct doca_mmap_advi
 	r = ma_check_cap(info, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
-	ma = calloc(1, sizeof(*ma));
-	if (ma == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	r = doca_priv_ctx_init(&ma->ctx, &ma_ctx_ops, dev);
-	if (r != DOCA_SUCCESS) {
-		free(ma);
+	r = doca_priv_ctx_new(sizeof(struct doca_mmap_advise), &ma_ctx_ops, dev, &ctx);
+	if (r != DOCA_SUCCESS)
 		return r;
-	}
 	/* the pool bounds what is in flight */
-	ma->ctx.queue_depth = UINT32_MAX;
-	*mmap_advise = ma;
+	ctx->queue_depth = UINT32_MAX;
+	*mmap_advise = ma_of(ctx);
 	return DOCA_SUCCESS;
 }
 
 doca_error_t doca_mmap_advise_destroy(struct doca_mmap_advise *mmap_advise)
 {
-	doca_error_t r;
-
 	ODMA_CHECK_ARG(mmap_advise != NULL, "mmap_advise must not be NULL");
-	r = doca_priv_ctx_destroy(&mmap_advise->ctx);
-	if (r == DOCA_SUCCESS)
-		free(mmap_advise);
-	return r;
+	return doca_priv_ctx_free(&mmap_advise->ctx);
 }
 
 struct doca_ctx *doca_mmap_advise_as_ctx(struct doca_mmap_advise *mmap_advise)
