@@ -325,13 +325,8 @@ static doca_error_t cp_set_conf(struct doca_compress *c, enum cp_type type, void
 		ODMA_ERR_AT(fn, "compress, both callbacks and a non-zero num_tasks are required");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (c->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR_AT(fn,
-		            "compress context %p is not IDLE; configure tasks before "
-		            "doca_ctx_start (or after a full stop)",
-		            (void *)c);
+	if (!doca_priv_task_conf_idle(&c->ctx, fn))
 		return DOCA_ERROR_BAD_STATE;
-	}
 	if (!cp_dev_has(c->ctx.dev->info, type)) {
 		ODMA_ERR_AT(fn,
 		            "device %s does not run %s tasks (BlueField-2: deflate compress and "

@@ -117,12 +117,8 @@ doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma,
 	ODMA_CHECK_ARG(dma != NULL, "dma must not be NULL");
 	ODMA_CHECK_ARG(task_completion_cb != NULL && task_error_cb != NULL,
 	               "both the completion and the error callback are required");
-	if (dma->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("DMA context %p is not IDLE; configure tasks before doca_ctx_start (or "
-		         "after a full stop)",
-		         (void *)dma);
+	if (!doca_priv_task_conf_idle(&dma->ctx, __func__))
 		return DOCA_ERROR_BAD_STATE;
-	}
 	if (dma_check_memcpy(dma->ctx.dev->info, __func__) != DOCA_SUCCESS)
 		return DOCA_ERROR_NOT_SUPPORTED;
 	ODMA_CHECK_ARG(num_memcpy_tasks >= 1 && num_memcpy_tasks <= dma->ctx.caps->max_num_tasks,

@@ -161,12 +161,8 @@ doca_error_t odma_ec_set_conf(struct doca_ec *ec, enum ec_task_type type, void (
 	ODMA_CHECK_ARG(ec != NULL, "%s: ec must not be NULL", fn);
 	ODMA_CHECK_ARG(ok != NULL && err != NULL,
 	               "%s: both the completion and the error callback are required", fn);
-	if (ec->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("%s: erasure coding context %p is not IDLE; configure tasks before "
-		         "doca_ctx_start (or after a full stop)",
-		         fn, (void *)ec);
+	if (!doca_priv_task_conf_idle(&ec->ctx, fn))
 		return DOCA_ERROR_BAD_STATE;
-	}
 	if (!ec->ctx.dev->info->caps.ec) {
 		ODMA_ERR("%s: device %s has no erasure coding", fn, ec->ctx.dev->info->pci_addr);
 		return DOCA_ERROR_NOT_SUPPORTED;

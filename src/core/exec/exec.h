@@ -310,6 +310,11 @@ struct odma_task_conf {
 	uint32_t allocated; /* tasks of the type out of the pool */
 };
 
+/*
+ * Whether a task type of @ctx may be configured now (@ctx is IDLE); if not, one line under
+ * @fn (the public set_conf), and the caller refuses with its error code.
+ */
+DOCA_STABLE bool doca_priv_task_conf_idle(const struct doca_ctx *ctx, const char *fn);
 /* The context's pool size if type @type of the @n types of @conf had @num tasks. */
 DOCA_STABLE uint64_t doca_priv_task_conf_total(const struct odma_task_conf *conf, size_t n,
                                                size_t type, uint32_t num);

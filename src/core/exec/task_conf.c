@@ -2,14 +2,26 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * The task types of a context type with several (Compress, Erasure Coding, Sync Event):
- * each has its callbacks and its share of the one pool of the context (exec.h, struct
- * odma_task_conf). doca_task_free gives a task's share back (task.c, odma_task_release).
+ * Task type configuration: the IDLE rule of every set_conf, and the task types of a context
+ * type with several (Compress, Erasure Coding, Sync Event), each with its callbacks and its
+ * share of the context's one pool (exec.h, struct odma_task_conf). doca_task_free gives a
+ * task's share back (task.c, odma_task_release).
  */
 #include "core/exec/exec.h"
 #include "core/log/log.h"
 
 ODMA_LOG_REGISTER(ODMA_TASK_CONF)
+
+bool doca_priv_task_conf_idle(const struct doca_ctx *ctx, const char *fn)
+{
+	if (ctx->state == DOCA_CTX_STATE_IDLE)
+		return true;
+	ODMA_ERR_AT(fn,
+	            "%s context %p is not IDLE; "
+	            "configure tasks before doca_ctx_start (or after a full stop)",
+	            ctx->ops->name, (const void *)ctx);
+	return false;
+}
 
 uint64_t doca_priv_task_conf_total(const struct odma_task_conf *conf, size_t n, size_t type,
                                    uint32_t num)

@@ -147,13 +147,8 @@ doca_error_t doca_mmap_advise_task_invalidate_cache_set_conf(
 	ODMA_CHECK_ARG(mmap_advise != NULL, "mmap_advise must not be NULL");
 	ODMA_CHECK_ARG(completion_cb != NULL && error_cb != NULL,
 	               "both the completion and the error callback are required");
-	if (mmap_advise->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR(
-		        "mmap advise context %p is not IDLE; configure tasks before doca_ctx_start "
-		        "(or after a full stop)",
-		        (void *)mmap_advise);
+	if (!doca_priv_task_conf_idle(&mmap_advise->ctx, __func__))
 		return DOCA_ERROR_NOT_PERMITTED;
-	}
 	max = mmap_advise->ctx.caps->max_num_tasks ? mmap_advise->ctx.caps->max_num_tasks
 	                                           : MA_DEFAULT_MAX_TASKS;
 	ODMA_CHECK_ARG(num_tasks >= 1 && num_tasks <= max, "num_tasks %u is outside 1..%u",

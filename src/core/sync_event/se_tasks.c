@@ -223,12 +223,8 @@ static doca_error_t se_set_conf(struct doca_sync_event *se, enum se_task_type ty
 	ODMA_CHECK_ARG(se != NULL, "%s: event must not be NULL", fn);
 	ODMA_CHECK_ARG(ok != NULL && err != NULL,
 	               "%s: both the completion and the error callback are required", fn);
-	if (se->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("%s: the context of sync event %p is not IDLE; configure tasks before "
-		         "doca_ctx_start (or after a full stop)",
-		         fn, (void *)se);
+	if (!doca_priv_task_conf_idle(&se->ctx, fn))
 		return DOCA_ERROR_NOT_PERMITTED;
-	}
 	if (se->started) {
 		ODMA_ERR("%s: sync event %p was started with doca_sync_event_start; tasks need the "
 		         "context form (doca_sync_event_as_ctx)",
