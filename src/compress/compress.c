@@ -26,9 +26,6 @@
 
 ODMA_LOG_REGISTER(DOCA_COMPRESS)
 
-/* The task pool bound of a device whose profile sets no max_num_tasks. */
-#define CP_DEFAULT_MAX_TASKS 65536u
-
 struct doca_compress {
 	struct doca_ctx ctx; /* first: doca_compress_as_ctx is a cast */
 	struct odma_task_conf conf[CP_TYPES];
@@ -296,7 +293,7 @@ doca_error_t doca_compress_create(struct doca_dev *dev, struct doca_compress **c
 	if (r != DOCA_SUCCESS)
 		return r;
 	c = (struct doca_compress *)ctx; /* its first member */
-	c->max_tasks = info->caps.max_num_tasks ? info->caps.max_num_tasks : CP_DEFAULT_MAX_TASKS;
+	c->max_tasks = doca_priv_task_conf_max(ctx);
 	c->ctx.queue_depth = UINT32_MAX; /* the pools bound what is in flight */
 	*compress = c;
 	return DOCA_SUCCESS;

@@ -167,7 +167,7 @@ doca_error_t odma_ec_set_conf(struct doca_ec *ec, enum ec_task_type type, void (
 		ODMA_ERR("%s: device %s has no erasure coding", fn, ec->ctx.dev->info->pci_addr);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	max = ec->ctx.caps->max_num_tasks ? ec->ctx.caps->max_num_tasks : EC_DEFAULT_MAX_TASKS;
+	max = doca_priv_task_conf_max(&ec->ctx);
 	ODMA_CHECK_ARG(num >= 1 && num <= max, "%s: num_tasks %u is outside 1..%u", fn, num, max);
 	total = doca_priv_task_conf_total(ec->conf, EC_T_COUNT, type, num);
 	ODMA_CHECK_ARG(total <= max,

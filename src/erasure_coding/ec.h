@@ -23,7 +23,6 @@
 /* A device profile that leaves the EC limits at 0 gets these (odma's values). */
 #define EC_DEFAULT_MAX_BLOCK_SIZE (128ull << 20)
 #define EC_DEFAULT_MAX_BUF_LIST_LEN 128u
-#define EC_DEFAULT_MAX_TASKS 65536u
 
 enum ec_task_type {
 	EC_T_CREATE = 0,

@@ -298,6 +298,15 @@ DOCA_STABLE doca_error_t doca_priv_task_check_limits(const struct doca_ctx *ctx,
                                                      const struct doca_buf *src,
                                                      const struct doca_buf *dst);
 /*
+ * Whether a task type of @ctx may be configured now (@ctx is IDLE); if not, one line under
+ * @fn (the public set_conf), and the caller refuses with its error code.
+ */
+DOCA_STABLE bool doca_priv_task_conf_idle(const struct doca_ctx *ctx, const char *fn);
+/* A pool bound for a device whose profile sets no max_num_tasks. */
+#define ODMA_DEFAULT_MAX_TASKS 65536u
+/* The most tasks a context of @ctx's device may have, its types' together. */
+DOCA_STABLE uint32_t doca_priv_task_conf_max(const struct doca_ctx *ctx);
+/*
  * One task type of a context type with several (Compress, Erasure Coding, Sync Event): its
  * callbacks and its share of the context's one pool. The type's set_conf stores it
  * (doca_priv_task_conf_set), its allocate_init takes a task against it
@@ -310,11 +319,6 @@ struct odma_task_conf {
 	uint32_t allocated; /* tasks of the type out of the pool */
 };
 
-/*
- * Whether a task type of @ctx may be configured now (@ctx is IDLE); if not, one line under
- * @fn (the public set_conf), and the caller refuses with its error code.
- */
-DOCA_STABLE bool doca_priv_task_conf_idle(const struct doca_ctx *ctx, const char *fn);
 /* The context's pool size if type @type of the @n types of @conf had @num tasks. */
 DOCA_STABLE uint64_t doca_priv_task_conf_total(const struct odma_task_conf *conf, size_t n,
                                                size_t type, uint32_t num);

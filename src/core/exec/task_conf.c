@@ -23,6 +23,11 @@ bool doca_priv_task_conf_idle(const struct doca_ctx *ctx, const char *fn)
 	return false;
 }
 
+uint32_t doca_priv_task_conf_max(const struct doca_ctx *ctx)
+{
+	return ctx->caps->max_num_tasks ? ctx->caps->max_num_tasks : ODMA_DEFAULT_MAX_TASKS;
+}
+
 uint64_t doca_priv_task_conf_total(const struct odma_task_conf *conf, size_t n, size_t type,
                                    uint32_t num)
 {

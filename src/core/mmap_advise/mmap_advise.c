@@ -16,8 +16,6 @@
 
 ODMA_LOG_REGISTER(DOCA_MMAP_ADVISE)
 
-#define MA_DEFAULT_MAX_TASKS 65536u
-
 static struct doca_mmap_advise *ma_of(const struct doca_ctx *ctx)
 {
 	return odma_container_of(ctx, struct doca_mmap_advise, ctx);
@@ -149,8 +147,7 @@ doca_error_t doca_mmap_advise_task_invalidate_cache_set_conf(
 	               "both the completion and the error callback are required");
 	if (!doca_priv_task_conf_idle(&mmap_advise->ctx, __func__))
 		return DOCA_ERROR_NOT_PERMITTED;
-	max = mmap_advise->ctx.caps->max_num_tasks ? mmap_advise->ctx.caps->max_num_tasks
-	                                           : MA_DEFAULT_MAX_TASKS;
+	max = doca_priv_task_conf_max(&mmap_advise->ctx);
 	ODMA_CHECK_ARG(num_tasks >= 1 && num_tasks <= max, "num_tasks %u is outside 1..%u",
 	               num_tasks, max);
 	mmap_advise->ok_cb = completion_cb;
