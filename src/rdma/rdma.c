@@ -232,51 +232,27 @@ static bool rd_idle_ready(const struct doca_ctx *ctx)
 	return atomic_load(&rd->queued) == 0;
 }
 
-static void rd_complete(struct doca_task *task, bool ok);
 static doca_error_t rd_submit(struct doca_task *task);
-static void rd_task_free(struct doca_task *task);
 
 static const struct odma_ctx_ops odma_rd_ops = {
 	.name = "RDMA",
 	.task_size = sizeof(struct rd_task),
 	.start = rd_start,
-	.complete = rd_complete,
+	.complete = doca_priv_task_conf_complete,
 	.submit = rd_submit,
 	.progress = rd_progress,
 	.stop = rd_stop,
 	.idle_ready = rd_idle_ready,
 	.arm = rd_arm,
-	.task_free = rd_task_free,
 	.trace_bytes = odma_rd_task_bytes,
 	.no_task_conf = true, /* a context may only serve its peers */
 };
-
-/* The type's callbacks, by task type. */
-typedef void (*rd_cb_t)(void *task, union doca_data tud, union doca_data cud);
-
-static void rd_complete(struct doca_task *task, bool ok)
-{
-	struct rd_task *t = (struct rd_task *)task;
-	struct rd_conf *c = &rd_of(task->ctx)->conf[t->type];
-	rd_cb_t cb = (rd_cb_t)(ok ? c->ok : c->err);
-
-	cb(t, task->user_data, task->ctx->user_data);
-}
 
 doca_error_t odma_rd_submit(struct rd_task *t);
 
 static doca_error_t rd_submit(struct doca_task *task)
 {
 	return odma_rd_submit((struct rd_task *)task);
-}
-
-static void rd_task_free(struct doca_task *task)
-{
-	struct rd_task *t = (struct rd_task *)task;
-
-	if (t->type != RD_T_NONE)
-		rd_of(task->ctx)->conf[t->type].allocated--;
-	t->type = RD_T_NONE;
 }
 
 /* ---------------------------------------------------------------- create / destroy */

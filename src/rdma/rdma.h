@@ -285,7 +285,6 @@ enum rd_task_type {
 	RD_T_SE_SET,
 	RD_T_SE_ADD,
 	RD_T_COUNT,
-	RD_T_NONE = 0xff,
 };
 
 extern const char *const odma_rd_type_names[RD_T_COUNT];
@@ -441,13 +440,6 @@ struct rd_event {
 	struct rd_event *next;
 };
 
-struct rd_conf {
-	void (*ok)(void);
-	void (*err)(void);
-	uint32_t num;
-	uint32_t allocated;
-};
-
 struct rd_listener {
 	struct rw_lsn *lsn;
 	uint16_t port;
@@ -477,7 +469,7 @@ struct doca_rdma {
 	doca_rdma_connection_established_cb_t cb_established;
 	doca_rdma_connection_failure_cb_t cb_failure;
 	doca_rdma_connection_disconnection_cb_t cb_disconnect;
-	struct rd_conf conf[RD_T_COUNT];
+	struct odma_task_conf conf[RD_T_COUNT];
 	/* runtime */
 	pthread_mutex_t lock;
 	pthread_cond_t recv_cond; /* a receive was posted, or the context stops */

@@ -27,19 +27,11 @@ doca_error_t odma_rd_submit(struct rd_task *t);
 static doca_error_t rd_set_conf(struct doca_rdma *rd, enum rd_task_type type, void (*ok)(void),
                                 void (*err)(void), uint32_t num, const char *fn)
 {
-	uint32_t total = 0;
-
 	ODMA_CHECK_ARG(rd != NULL && ok != NULL && err != NULL && num > 0,
 	               "%s: rdma, both callbacks and a non-zero num_tasks are required", fn);
 	if (!odma_rd_idle(rd, fn, "configure tasks"))
 		return DOCA_ERROR_BAD_STATE;
-	rd->conf[type].ok = ok;
-	rd->conf[type].err = err;
-	rd->conf[type].num = num;
-	for (int i = 0; i < RD_T_COUNT; i++)
-		total += rd->conf[i].num;
-	rd->ctx.num_tasks = total;
-	rd->ctx.configured = true;
+	doca_priv_task_conf_set(&rd->ctx, rd->conf, RD_T_COUNT, type, ok, err, num);
 	return DOCA_SUCCESS;
 }
 
@@ -68,17 +60,9 @@ static struct rd_task *rd_alloc(struct doca_rdma *rd, enum rd_task_type type,
 		            (void *)c, (void *)rd);
 		return NULL;
 	}
-	*r = doca_priv_task_alloc(&rd->ctx, &t);
-	if (*r == DOCA_SUCCESS && rd->conf[type].allocated >= rd->conf[type].num) {
-		doca_task_free(t); /* its type is RD_T_NONE: no count changes */
-		ODMA_ERR_AT(fn, "all %u %s tasks are allocated (%s); free one or configure more",
-		            rd->conf[type].num, odma_rd_type_names[type],
-		            rd->conf[type].num ? "pool exhausted" : "the type was not configured");
-		*r = DOCA_ERROR_NO_MEMORY;
-	}
+	*r = doca_priv_task_conf_alloc(&rd->ctx, &rd->conf[type], odma_rd_type_names[type], &t, fn);
 	if (*r != DOCA_SUCCESS)
 		return NULL;
-	rd->conf[type].allocated++;
 	rt = (struct rd_task *)t;
 	memset((char *)rt + sizeof(rt->base), 0, sizeof(*rt) - sizeof(rt->base));
 	rt->type = (uint8_t)type;

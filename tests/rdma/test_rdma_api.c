@@ -456,6 +456,32 @@ static void test_task_accessors(void **state)
 	ts_close(&s);
 }
 
+/*
+ * Each task type gets the number its set_conf gave, no more: once all 16 receives are out, every
+ * further receive is refused, however often it is asked (a refused allocation once gave its
+ * type's count back, so the next one took a task of another type's share).
+ */
+static void test_task_type_share(void **state)
+{
+	struct doca_rdma_task_receive *t[17];
+	union doca_data ud = { 0 };
+	struct tside s;
+
+	(void)state;
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	for (int i = 0; i < 16; i++)
+		assert_ok(doca_rdma_task_receive_allocate_init(s.rd, NULL, ud, &t[i]));
+	for (int i = 0; i < 3; i++)
+		assert_doca(DOCA_ERROR_NO_MEMORY,
+		            doca_rdma_task_receive_allocate_init(s.rd, NULL, ud, &t[16]));
+	doca_task_free(doca_rdma_task_receive_as_task(t[0]));
+	assert_ok(doca_rdma_task_receive_allocate_init(s.rd, NULL, ud, &t[0]));
+	for (int i = 0; i < 16; i++)
+		doca_task_free(doca_rdma_task_receive_as_task(t[i]));
+	ts_close(&s);
+}
+
 /* A profile device without rdma=yes: NOT_SUPPORTED, as the samples' checks expect. */
 static void test_device_without_rdma(void **state)
 {
@@ -618,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_properties_and_states),
 		cmocka_unit_test(test_addresses_and_unemulated),
 		cmocka_unit_test(test_task_accessors),
+		cmocka_unit_test(test_task_type_share),
 		cmocka_unit_test(test_cm_refusals),
 	};
 	const struct CMUnitTest no_rdma[] = {
