@@ -369,6 +369,10 @@ static int exporter_child(int fd, void *arg)
 	    !send_blob(fd, e.blob, e.sz))
 		return 30;
 	c = recv_byte(fd);
+	if (c == 'x' && (dup2(fd, 0) != 0 || dup2(fd, 1) != 1))
+		return 32;
+	if (c == 'x') /* another program: the event and its page go (close on exec) */
+		execl("/bin/sh", "sh", "-c", "echo x; read y", (char *)NULL);
 	usleep(200 * 1000);
 	if (c == 'k')
 		raise(SIGKILL);
@@ -440,6 +444,31 @@ static void test_exporter_dies_blocking(void **state)
 	assert_int_equal(waitpid(child, &status, 0), child);
 	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
 	close(fd);
+	assert_ok(doca_sync_event_stop(se));
+	assert_ok(doca_sync_event_destroy(se));
+	assert_ok(doca_dev_close(dev));
+}
+
+/* An exporter that runs another program (exec) is gone as if it exited. */
+static void test_exporter_execs(void **state)
+{
+	struct doca_dev *dev;
+	struct doca_sync_event *se;
+	int fd, status;
+	pid_t child = spawn(exporter_child, NULL, &fd);
+
+	(void)state;
+	assert_true(child > 0);
+	se = import_from(fd, &dev, true);
+	assert_ok(doca_sync_event_update_set(se, 3)); /* alive: fine */
+	assert_true(send_byte(fd, 'x'));
+	assert_int_equal(recv_byte(fd), 'x'); /* the shell runs: the exec is done */
+	usleep(20 * 1000); /* past the importer's 10 ms between liveness checks */
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_sync_event_update_set(se, 4));
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_sync_event_wait_eq(se, 5, UINT64_MAX));
+	close(fd); /* the shell's read ends */
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
 	assert_ok(doca_sync_event_stop(se));
 	assert_ok(doca_sync_event_destroy(se));
 	assert_ok(doca_dev_close(dev));
@@ -571,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_tasks_both_sides),
 		cmocka_unit_test(test_exporter_stops),
 		cmocka_unit_test(test_exporter_dies_blocking),
+		cmocka_unit_test(test_exporter_execs),
 		cmocka_unit_test(test_exporter_dies_task),
 		cmocka_unit_test(test_exporter_dies_armed),
 		cmocka_unit_test(test_importer_dies),

@@ -145,6 +145,9 @@ struct doca_sync_event {
 	/* importer */
 	pid_t peer_pid;
 	uint64_t peer_start;
+	uint32_t peer_fd; /* the page's descriptor in the exporter (local row) */
+	dev_t page_dev;   /* and the page's file: an exec closes it in the exporter */
+	ino_t page_ino;
 	bool peer_gone; /* for good: set once seen (atomic) */
 	uint64_t next_live_check_ns;
 	int peer_pidfd;     /* a pidfd of the exporter (readable once it exits), -1 none */

@@ -121,17 +121,26 @@ static const char *se_open_why(int err)
 	return "the exporter's event page cannot be opened";
 }
 
+/* Whether @path, a /proc/<pid>/fd/<n> link, names a memfd: 1, 0, or -1 unread (errno). */
+static int se_fd_is_memfd(const char *path)
+{
+	char link[64];
+	ssize_t n = readlink(path, link, sizeof(link));
+
+	if (n <= 0)
+		return -1;
+	return n >= 7 && memcmp(link, "/memfd:", 7) == 0;
+}
+
 /*
  * Opens the exporter's event page (a memfd only) through /proc once its process is seen alive,
- * and checks that the page is sealed against resizing and one page long: the descriptor, or -1
- * with *why.
+ * and checks that the page is sealed against resizing and one page long: the descriptor (its
+ * file in *@st), or -1 with *why.
  */
-static int se_page_open(const struct odma_se_blob *b, const char **why)
+static int se_page_open(const struct odma_se_blob *b, struct stat *st, const char **why)
 {
-	char path[64], link[64];
-	struct stat st;
-	int fd, seals;
-	ssize_t n;
+	char path[64];
+	int fd, seals, memfd;
 
 	if (!se_proc_alive((pid_t)b->pid, b->start_time)) {
 		*why = "the exporting process does not run here: it exited (stale export), or it "
@@ -145,12 +154,12 @@ static int se_page_open(const struct odma_se_blob *b, const char **why)
 	 * process we may trace, and opening a device, a FIFO or a FUSE file has effects of its own
 	 * (or waits on the file's server). Only a memfd is opened, without waiting.
 	 */
-	n = readlink(path, link, sizeof(link));
-	if (n > 0 && (n < 7 || memcmp(link, "/memfd:", 7) != 0)) {
+	memfd = se_fd_is_memfd(path);
+	if (memfd == 0) {
 		*why = "the export does not name a sync event page (stale or forged export)";
 		return -1;
 	}
-	fd = n > 0 ? open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) : -1;
+	fd = memfd > 0 ? open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK) : -1;
 	if (fd < 0) {
 		*why = se_open_why(errno);
 		return -1;
@@ -163,7 +172,7 @@ static int se_page_open(const struct odma_se_blob *b, const char **why)
 		       "or an exporter of an older odma: export and import with the same version)";
 		return -1;
 	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != SE_PAGE_SIZE) {
+	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode) || st->st_size != SE_PAGE_SIZE) {
 		close(fd);
 		*why = "the export does not name a sync event page (stale export)";
 		return -1;
@@ -171,15 +180,20 @@ static int se_page_open(const struct odma_se_blob *b, const char **why)
 	return fd;
 }
 
-/* Gives @se the checked page @pg, and watches its exporter's exit through a pidfd. */
+/*
+ * Gives @se the checked page @pg (file @st), and watches its exporter's exit through a pidfd.
+ */
 static void se_page_adopt(struct doca_sync_event *se, struct se_page *pg,
-                          const struct odma_se_blob *b)
+                          const struct odma_se_blob *b, const struct stat *st)
 {
 	se_allow_peers();
 	se->page = pg;
 	se->value = &pg->value;
 	se->peer_pid = (pid_t)b->pid;
 	se->peer_start = b->start_time;
+	se->peer_fd = b->fd;
+	se->page_dev = st->st_dev;
+	se->page_ino = st->st_ino;
 	/* its exit makes this readable (se_arm watches it); checked alive after the open */
 	se->peer_pidfd = (int)syscall(SYS_pidfd_open, se->peer_pid, 0);
 	if (se->peer_pidfd >= 0 && !se_proc_alive(se->peer_pid, se->peer_start)) {
@@ -192,11 +206,12 @@ doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blo
                             const uint8_t *data, size_t sz, bool *taken, const char **why)
 {
 	struct se_page *pg;
+	struct stat st;
 	int fd;
 
 	(void)data; /* the page itself says whether the export is current */
 	(void)sz;
-	fd = se_page_open(b, why);
+	fd = se_page_open(b, &st, why);
 	if (fd < 0)
 		return DOCA_ERROR_INVALID_VALUE;
 	pg = mmap(NULL, SE_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -216,7 +231,7 @@ doca_error_t se_page_import(struct doca_sync_event *se, const struct odma_se_blo
 		*why = "the exporter stopped or destroyed the event (stale export)";
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	se_page_adopt(se, pg, b);
+	se_page_adopt(se, pg, b, &st);
 	*taken = true;
 	return DOCA_SUCCESS;
 }
@@ -232,8 +247,44 @@ void se_page_unmap(struct doca_sync_event *se)
 	se->value = NULL;
 }
 
+/*
+ * Whether the exporter still holds the page we mapped, under the descriptor its export named:
+ * a process that ran another program (exec) closed it, its event is gone. Only a memfd is
+ * looked at (a stat of a FUSE file would wait on its server), as at the import.
+ */
+static bool se_page_held(const struct doca_sync_event *se)
+{
+	char path[64];
+	struct stat st;
+	int memfd;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%u", (int)se->peer_pid, se->peer_fd);
+	memfd = se_fd_is_memfd(path);
+	/* only a descriptor that is not there says it: one we may not look at (the exporter
+	 * made itself non-dumpable) is taken as held */
+	if (memfd < 0 || (memfd > 0 && stat(path, &st) != 0))
+		return errno != ENOENT;
+	return memfd > 0 && st.st_dev == se->page_dev && st.st_ino == se->page_ino;
+}
+
+/* How the exporter is gone for good, or NULL while it runs and holds the page. */
+static const char *se_exporter_lost(const struct doca_sync_event *se)
+{
+	if (se->peer_pidfd >= 0) {
+		struct pollfd p = { .fd = se->peer_pidfd, .events = POLLIN };
+
+		if (poll(&p, 1, 0) != 0)
+			return "exited"; /* a pidfd is readable once its process exited */
+	} else if (!se_proc_alive(se->peer_pid, se->peer_start)) {
+		return "exited";
+	}
+	return se_page_held(se) ? NULL
+	                        : "no longer holds the event's page (it ran another program)";
+}
+
 bool se_page_gone(struct doca_sync_event *se, bool now)
 {
+	const char *what;
 	uint64_t t;
 
 	if (__atomic_load_n(&se->peer_gone, __ATOMIC_SEQ_CST))
@@ -246,15 +297,10 @@ bool se_page_gone(struct doca_sync_event *se, bool now)
 	if (!now && t < se->next_live_check_ns)
 		return false;
 	se->next_live_check_ns = t + LIVE_CHECK_NS;
-	if (se->peer_pidfd >= 0) {
-		struct pollfd p = { .fd = se->peer_pidfd, .events = POLLIN };
-
-		if (poll(&p, 1, 0) == 0)
-			return false; /* a pidfd is readable once its process exited */
-	} else if (se_proc_alive(se->peer_pid, se->peer_start)) {
+	what = se_exporter_lost(se);
+	if (what == NULL)
 		return false;
-	}
-	se_mark_gone(se, "exited");
+	se_mark_gone(se, what);
 	return true;
 }
 
