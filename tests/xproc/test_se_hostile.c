@@ -414,14 +414,54 @@ static void test_sleepers_zeroed(void **state)
 }
 
 /*
- * The same peer keeps the armed bitmap at zero: the exporter's update writes no wake-up into
- * its PE's eventfd, and a program asleep on the PE's notification handle must still wake.
+ * The same peer, with our thread asleep in wait_gt since before the event was exported: that
+ * thread must not count on being woken either.
  */
-static void test_armed_zeroed(void **state)
+static void test_sleepers_zeroed_waiting_before_export(void **state)
 {
 	struct doca_dev *dpu = tu_open_dev(DPU_PCI);
+	struct blocked_wait w = { 0 };
+	const uint8_t *blob;
+	struct hostile h;
+	char hex[256];
+	pthread_t th;
+	size_t sz;
+
+	(void)state;
+	assert_ok(doca_sync_event_create(&w.se));
+	assert_ok(doca_sync_event_add_publisher_location_remote_pci(w.se));
+	assert_ok(doca_sync_event_add_subscriber_location_cpu(w.se, dpu));
+	assert_ok(doca_sync_event_start(w.se));
+	assert_int_equal(pthread_create(&th, NULL, blocked_wait_run, &w), 0);
+	usleep(50 * 1000); /* asleep on the futex by then, the event not exported */
+	assert_ok(doca_sync_event_export_to_remote_pci(w.se, dpu, &blob, &sz));
+	to_hex(blob, sz, hex);
+	hostile_start(&h, (char *const[]){ "se_hostile", "mute", hex, NULL });
+	assert_int_equal(get_byte(h.from), 'a');
+	waiter_woken_by_update(&w, th, 200);
+	waiter_beside_hostile_end(dpu, &w, &h);
+}
+
+/* A wait task for 1 submitted to context @se, its PE @pe then about to sleep. */
+static void wait_asleep(struct doca_sync_event *se, struct doca_pe *pe)
+{
 	struct doca_sync_event_task_wait_eq *t;
 	union doca_data ud = { .u64 = 0 };
+
+	assert_ok(doca_sync_event_task_wait_eq_alloc_init(se, 1, UINT64_MAX, ud, &t));
+	assert_ok(doca_task_submit(doca_sync_event_task_wait_eq_as_doca_task(t)));
+	(void)doca_pe_progress(pe);
+	assert_ok(doca_pe_request_notification(pe));
+}
+
+/*
+ * The same peer keeps the armed bitmap at zero: the exporter's update writes no wake-up into
+ * its PE's eventfd, and a program asleep on the PE's notification handle must still wake.
+ * @wait_first: the wait is submitted and the PE asleep before the event is exported.
+ */
+static void armed_zeroed(bool wait_first)
+{
+	struct doca_dev *dpu = tu_open_dev(DPU_PCI);
 	doca_notification_handle_t nh;
 	struct doca_sync_event *se;
 	struct doca_pe *pe;
@@ -431,7 +471,6 @@ static void test_armed_zeroed(void **state)
 	char hex[256];
 	size_t sz;
 
-	(void)state;
 	waits_done = 0;
 	assert_ok(doca_sync_event_create(&se));
 	assert_ok(doca_sync_event_add_publisher_location_remote_pci(se));
@@ -441,15 +480,14 @@ static void test_armed_zeroed(void **state)
 	assert_ok(doca_pe_connect_ctx(pe, doca_sync_event_as_ctx(se)));
 	assert_ok(doca_sync_event_task_wait_eq_set_conf(se, wait_done, wait_done, 2));
 	assert_ok(doca_ctx_start(doca_sync_event_as_ctx(se)));
+	if (wait_first)
+		wait_asleep(se, pe);
 	assert_ok(doca_sync_event_export_to_remote_pci(se, dpu, &blob, &sz));
 	to_hex(blob, sz, hex);
 	hostile_start(&h, (char *const[]){ "se_hostile", "mute", hex, NULL });
 	assert_int_equal(get_byte(h.from), 'a');
-
-	assert_ok(doca_sync_event_task_wait_eq_alloc_init(se, 1, UINT64_MAX, ud, &t));
-	assert_ok(doca_task_submit(doca_sync_event_task_wait_eq_as_doca_task(t)));
-	(void)doca_pe_progress(pe);
-	assert_ok(doca_pe_request_notification(pe));
+	if (!wait_first)
+		wait_asleep(se, pe);
 	usleep(50 * 1000); /* the peer cleared our armed bit meanwhile */
 	assert_ok(doca_sync_event_update_set(se, 1));
 	p = (struct pollfd){ .fd = nh, .events = POLLIN };
@@ -464,6 +502,19 @@ static void test_armed_zeroed(void **state)
 	assert_ok(doca_sync_event_destroy(se));
 	assert_ok(doca_pe_destroy(pe));
 	assert_ok(doca_dev_close(dpu));
+}
+
+static void test_armed_zeroed(void **state)
+{
+	(void)state;
+	armed_zeroed(false);
+}
+
+/* The same with the PE asleep on its wait since before the export. */
+static void test_armed_zeroed_waiting_before_export(void **state)
+{
+	(void)state;
+	armed_zeroed(true);
 }
 
 /*
@@ -554,7 +605,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_non_memfd_not_opened),
 		cmocka_unit_test(test_slots_all_taken),
 		cmocka_unit_test(test_sleepers_zeroed),
+		cmocka_unit_test(test_sleepers_zeroed_waiting_before_export),
 		cmocka_unit_test(test_armed_zeroed),
+		cmocka_unit_test(test_armed_zeroed_waiting_before_export),
 		cmocka_unit_test(test_revoked_forged),
 	};
 

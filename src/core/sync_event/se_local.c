@@ -57,22 +57,26 @@ static doca_error_t local_access(struct doca_sync_event *se, enum odma_tp_atomic
  */
 static bool local_shared(const struct doca_sync_event *se)
 {
-	return se->from_export || se->exports != NULL;
+	return se->from_export || __atomic_load_n(&se->exports, __ATOMIC_SEQ_CST) != NULL;
+}
+
+/* How long a blocked wait sleeps before it looks again (0: until woken). */
+static uint64_t local_sleep_ns(const struct doca_sync_event *se)
+{
+	return se->user_addr != NULL ? SLEEP_USER_NS : local_shared(se) ? SLEEP_SHARED_NS : 0;
 }
 
 /*
  * Spins (or yields) a little, then sleeps on the page's futex until an update bumps it. On a
  * page another process maps, it wakes every 100 ms: an importer to notice an exporter that
  * died, either side to see an update whose wake-up the other zeroed; an event in program
- * memory every 1 ms to notice direct writes.
+ * memory every 1 ms to notice direct writes. Whether the page is shared is asked before each
+ * sleep: an export while a thread waits wakes it (se_notify) to sleep shorter.
  */
 static doca_error_t local_wait(struct doca_sync_event *se, enum se_task_type type, uint64_t val,
                                uint64_t mask, bool yield)
 {
 	struct se_page *pg = se->page;
-	uint64_t timeout = se->user_addr != NULL ? SLEEP_USER_NS
-	                   : local_shared(se)    ? SLEEP_SHARED_NS
-	                                         : 0;
 
 	for (unsigned int i = 0;; i++) {
 		uint32_t seq;
@@ -93,7 +97,7 @@ static doca_error_t local_wait(struct doca_sync_event *se, enum se_task_type typ
 		/* revoked is the exporter's to set: on the exporter, a peer forged it */
 		if (!se_cond(type, se_load(se), val, mask) &&
 		    !(se->from_export && __atomic_load_n(&pg->revoked, __ATOMIC_SEQ_CST)))
-			se_futex_wait(&pg->seq, seq, timeout);
+			se_futex_wait(&pg->seq, seq, local_sleep_ns(se));
 		__atomic_sub_fetch(&pg->sleepers, 1, __ATOMIC_SEQ_CST);
 	}
 }

@@ -448,7 +448,12 @@ doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
 	}
 	se_allow_peers();
 	e->next = event->exports;
-	event->exports = e;
+	__atomic_store_n(&event->exports, e, __ATOMIC_SEQ_CST);
+	/*
+	 * Whoever sleeps on a wait since before (a thread, a PE with waiting tasks) looks again:
+	 * the page is shared now, so from here on it does not count on being woken.
+	 */
+	se_notify(event);
 	*data = e->blob;
 	*sz = e->len;
 	ODMA_DBG("sync event %p exported through %s (%zu bytes)", (void *)event, info->pci_addr,
