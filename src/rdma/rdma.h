@@ -299,7 +299,8 @@ struct rd_task {
 	struct doca_buf *dst;
 	struct doca_buf *result;
 	const struct doca_sync_event_remote_net *se;
-	uint64_t arg0, arg1; /* immediate / compare / swap / add */
+	/* immediate / compare / swap / add; arg1 also a read's or a write's length */
+	uint64_t arg0, arg1;
 	/* results (set before the task is queued as done) */
 	uint32_t res_len;
 	uint8_t res_opcode;

@@ -624,6 +624,21 @@ static void rd_result(struct rd_task *t, uint64_t old)
 	}
 }
 
+/*
+ * Whether the answer @h (status @st) to our request @t carries what it may: bytes (in pieces:
+ * RW_F_MORE) only with a successful read's answer, within its room, and its pieces together
+ * exactly the length the read asked for (a peer's count is never trusted beyond it).
+ */
+static bool rd_answer_fits(const struct rd_task *t, const struct rw_hdr *h, doca_error_t st)
+{
+	bool more = (h->flags & RW_F_MORE) != 0;
+	uint64_t got = t->res_len + h->len;
+
+	if (t->type != RD_T_READ || st != DOCA_SUCCESS)
+		return h->len == 0 && !more;
+	return h->len <= odma_buf_list_room(t->dst) && got <= t->arg1 && (more || got == t->arg1);
+}
+
 /* Finishes the oldest request of our stream @s with its response @h (rd->lock held). */
 static bool rd_response_locked(struct rd_stream *s, const struct rw_hdr *h, const uint8_t *p)
 {
@@ -637,10 +652,7 @@ static bool rd_response_locked(struct rd_stream *s, const struct rw_hdr *h, cons
 		         (void *)rd);
 		return false;
 	}
-	/* bytes (in pieces: RW_F_MORE) come only with a successful read's answer, within its room
-	 */
-	bad = (h->len > 0 || more) &&
-	      (t->type != RD_T_READ || st != DOCA_SUCCESS || h->len > odma_buf_list_room(t->dst));
+	bad = !rd_answer_fits(t, h, st);
 	if (bad || !more)
 		(void)rd_queue_pop(&s->pend_head, &s->pend_tail);
 	if (bad) {

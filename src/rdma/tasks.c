@@ -546,6 +546,7 @@ static doca_error_t rd_prepare_read(struct rd_task *t, struct rw_hdr *h)
 		                 "the destination must be local with room for the source");
 	h->addr = (uint64_t)(uintptr_t)t->src->data;
 	h->arg0 = t->src->data_len;
+	t->arg1 = h->arg0; /* the answer's pieces must add up to it (serve.c) */
 	return DOCA_SUCCESS;
 }
 

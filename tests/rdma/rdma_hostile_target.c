@@ -13,9 +13,11 @@
  * of band and prints "blob BLOBHEX", 'k HEX' connects the connection 'e' exported last to the
  * peer's blob HEX out of band and prints "connectoob STATUS", 'c PORT' connects as an RDMA CM
  * client to 127.0.0.1:PORT and prints "connect STATUS", 'm' submits a 64-byte send on the
- * connection established last and prints "send STATUS", 'S' stops the context and prints "stopped
- * MS" (how long it took to reach IDLE; only 'q' may follow), 'q' stops and exits 0. It exits 3 when
- * something fails to start.
+ * connection established last and prints "send STATUS", 'R N' reads N bytes (at most 64) of an
+ * RDMA export of its own on that connection into a list of two 64-byte bufs and prints "read
+ * STATUS LEN" when the read completes (its peer answers it), 'S' stops the context and prints
+ * "stopped MS" (how long it took to reach IDLE; only 'q' may follow), 'q' stops and exits 0. It
+ * exits 3 when something fails to start.
  */
 #include <dirent.h>
 #include <poll.h>
@@ -86,6 +88,18 @@ static void on_send(struct doca_rdma_task_send *t, union doca_data tud, union do
 	doca_task_free(doca_rdma_task_send_as_task(t));
 }
 
+static doca_error_t read_status = DOCA_ERROR_AGAIN;
+static uint32_t read_len;
+
+static void on_read(struct doca_rdma_task_read *t, union doca_data tud, union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	read_status = doca_task_get_status(doca_rdma_task_read_as_task(t));
+	read_len = doca_rdma_task_read_get_result_len(t);
+	doca_task_free(doca_rdma_task_read_as_task(t));
+}
+
 static void on_recv(struct doca_rdma_task_receive *t, union doca_data tud, union doca_data cud)
 {
 	(void)tud;
@@ -146,6 +160,60 @@ static void print_hex(const void *p, size_t n)
 	printf("\n");
 }
 
+/* A step of read_once: its error returned, with one line. */
+#define RTRY(x)                                                                                    \
+	do {                                                                                       \
+		doca_error_t e_ = (x);                                                             \
+		if (e_ != DOCA_SUCCESS) {                                                          \
+			fprintf(stderr, "target: %s: %s\n", #x, doca_error_get_name(e_));          \
+			return e_;                                                                 \
+		}                                                                                  \
+	} while (0)
+
+/*
+ * 'R N': a read of @n bytes of an RDMA export of this process' own (any peer answers it: the
+ * request goes to the peer of the connection established last) into a list of two 64-byte
+ * bufs (a list: never the direct path, always the request the peer answers), waited for up
+ * to 8 s.
+ */
+static doca_error_t read_once(struct doca_rdma *rd, struct doca_dev *dev, struct doca_pe *pe,
+                              struct doca_buf_inventory *inv, uint32_t n)
+{
+	static uint8_t xmem[256];
+	static struct doca_mmap *xm, *imp;
+	const void *desc;
+	size_t desc_len;
+	struct doca_buf *src, *d1, *d2;
+	struct doca_rdma_task_read *t;
+	union doca_data ud = { .u64 = 0 };
+
+	if (xm == NULL) {
+		RTRY(doca_mmap_create(&xm));
+		RTRY(doca_mmap_set_memrange(xm, xmem, sizeof(xmem)));
+		RTRY(doca_mmap_set_permissions(xm, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE |
+		                                           DOCA_ACCESS_FLAG_RDMA_READ));
+		RTRY(doca_mmap_add_dev(xm, dev));
+		RTRY(doca_mmap_start(xm));
+		RTRY(doca_mmap_export_rdma(xm, dev, &desc, &desc_len));
+		RTRY(doca_mmap_create_from_export(NULL, desc, desc_len, dev, &imp));
+	}
+	if (last_established == NULL || n > 64)
+		return DOCA_ERROR_BAD_STATE;
+	RTRY(doca_buf_inventory_buf_get_by_data(inv, imp, xmem, n, &src));
+	RTRY(doca_buf_inventory_buf_get_by_addr(inv, xm, xmem + 128, 64, &d1));
+	RTRY(doca_buf_inventory_buf_get_by_addr(inv, xm, xmem + 192, 64, &d2));
+	RTRY(doca_buf_chain_list(d1, d2));
+	RTRY(doca_rdma_task_read_allocate_init(rd, last_established, src, d1, ud, &t));
+	read_status = DOCA_ERROR_AGAIN;
+	RTRY(doca_task_submit(doca_rdma_task_read_as_task(t)));
+	for (int i = 0; i < 8000 && read_status == DOCA_ERROR_AGAIN; i++)
+		if (doca_pe_progress(pe) == 0)
+			usleep(1000);
+	(void)doca_buf_dec_refcount(src, NULL);
+	(void)doca_buf_dec_refcount(d1, NULL); /* the list: d2 with it */
+	return read_status;
+}
+
 int main(int argc, char **argv)
 {
 	static uint8_t mem[4096];
@@ -177,13 +245,14 @@ int main(int argc, char **argv)
 	                                             on_disconnect));
 	TRY(doca_rdma_task_receive_set_conf(rd, on_recv, on_recv, 4));
 	TRY(doca_rdma_task_send_set_conf(rd, on_send, on_send, 4));
+	TRY(doca_rdma_task_read_set_conf(rd, on_read, on_read, 4));
 	TRY(doca_pe_connect_ctx(pe, doca_rdma_as_ctx(rd)));
 	TRY(doca_mmap_create(&mm));
 	TRY(doca_mmap_set_memrange(mm, mem, sizeof(mem)));
 	TRY(doca_mmap_set_permissions(mm, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
 	TRY(doca_mmap_add_dev(mm, dev));
 	TRY(doca_mmap_start(mm));
-	TRY(doca_buf_inventory_create(4, &inv));
+	TRY(doca_buf_inventory_create(8, &inv));
 	TRY(doca_buf_inventory_start(inv));
 	TRY(doca_ctx_start(doca_rdma_as_ctx(rd)));
 	port = (uint16_t)atoi(argv[1]);
@@ -272,6 +341,11 @@ int main(int argc, char **argv)
 					doca_task_free(doca_rdma_task_send_as_task(st));
 			}
 			printf("send %s\n", doca_error_get_name(e));
+		}
+		if (line[0] == 'R') {
+			doca_error_t e = read_once(rd, dev, pe, inv, (uint32_t)atoi(line + 2));
+
+			printf("read %s %u\n", doca_error_get_name(e), read_len);
 		}
 		if (line[0] == 'S') { /* stop: how long doca_ctx_stop took to reach IDLE */
 			struct timespec t0, t1;

@@ -579,6 +579,42 @@ static void test_server_answers_nothing_asked(void **state)
 	assert_int_equal(stat_of_target().established, before.established);
 }
 
+/*
+ * A server that answers the target's read with other than the bytes it asked for: more (still
+ * within the destination's room) or fewer. The read fails with IO_FAILED instead of succeeding
+ * with the server's count (more would write past what the read covers), and the stream is cut.
+ */
+static void test_server_answers_read_wrong_length(void **state)
+{
+	static const struct {
+		const char *cmd;
+		size_t answer;
+	} cases[] = { { "R 8\n", 64 }, { "R 16\n", 8 } };
+	static const uint8_t bytes[64];
+	char line[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct tstat before = stat_of_target();
+		struct rw_chan *req, *rev;
+		struct rw_hdr h;
+
+		cm_accept(&req, &rev, DOCA_SUCCESS);
+		COUNT_REACHES(established, before.established + 1);
+		fputs(cases[i].cmd, to_target);
+		fflush(to_target);
+		assert_true(rw_read_hdr(req, &h, 5000));
+		assert_int_equal(h.type, RW_READ);
+		reply(req, h.tag, DOCA_SUCCESS, bytes, cases[i].answer);
+		assert_non_null(fgets(line, sizeof(line), from_target));
+		line[5 + strcspn(line + 5, " \n")] = '\0'; /* "read STATUS" */
+		assert_string_equal(line, "read DOCA_ERROR_IO_FAILED");
+		closed_by_target(req);
+		rw_close(rev);
+		threads_back_to(before.threads);
+	}
+}
+
 /* A server that accepts, then refuses the client's second stream: the connection fails. */
 static void test_server_refuses_second_stream(void **state)
 {
@@ -917,6 +953,7 @@ int main(void)
 		cmocka_unit_test(test_client_rejects_established),
 		cmocka_unit_test(test_server_hangs_up),
 		cmocka_unit_test(test_server_answers_nothing_asked),
+		cmocka_unit_test(test_server_answers_read_wrong_length),
 		cmocka_unit_test(test_server_refuses_second_stream),
 		cmocka_unit_test(test_server_misbehaves_after_accept),
 		cmocka_unit_test(test_server_answers_nothing_asked_later),
