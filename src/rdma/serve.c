@@ -512,15 +512,18 @@ static bool rd_serve_write(struct rd_stream *s, const struct rw_hdr *h, const ui
 	st = doca_priv_rdma_mem_access(h->rec, h->key, h->addr, h->len, ODMA_RDMA_OP_WRITE,
 	                               (void *)(uintptr_t)msg);
 	rd_cut_served(s, h, st == DOCA_SUCCESS);
-	if (more && st == DOCA_SUCCESS)
-		return rd_answered(s, true); /* the last frame answers */
+	if (more && st == DOCA_SUCCESS) {
+		/* the last frame answers, and its immediate's receive reports the whole write */
+		s->cut.off += h->len;
+		return rd_answered(s, true);
+	}
 	if (imm && st != DOCA_SUCCESS)
 		return rd_reply(s, h->tag, st, 0, NULL, 0); /* nothing the program sees */
 	if (imm) {
 		bool open;
 
 		st = rd_deliver(s, DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM, h->imm, NULL,
-		                (size_t)h->len, h->arg1, &open);
+		                (size_t)(s->cut.off + h->len), h->arg1, &open);
 		if (!open)
 			return false;
 	}

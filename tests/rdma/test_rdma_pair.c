@@ -826,7 +826,9 @@ static int child_big(int fd)
 	CHK(s.ropc[0] == DOCA_RDMA_OPCODE_RECV_SEND && s.rlen[0] == BIG_SEND);
 	for (size_t i = 0; i < BIG_SEND; i++)
 		CHK(s.mem[BIG_RECV_AT + i] == big_byte(i, 2));
-	CHK(s.ropc[1] == DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM && s.rimm[1] == 0x77);
+	/* the whole write's length, not its last piece's */
+	CHK(s.ropc[1] == DOCA_RDMA_OPCODE_RECV_WRITE_WITH_IMM && s.rimm[1] == 0x77 &&
+	    s.rlen[1] == BIG_RW);
 	for (size_t i = 0; i < BIG_RW; i++)
 		CHK(s.mem[BIG_WRITE_AT + i] == big_byte(i, 3));
 	CHK(s.mem[BIG_WRITE_AT + BIG_RW] == 0); /* not one byte past it */
