@@ -68,6 +68,38 @@ static bool rd_append(struct doca_buf *d, const uint8_t *src, size_t n)
 	return n == 0;
 }
 
+/*
+ * Copies @n bytes from @src into a destination list's free space, @off bytes into it, leaving
+ * its data length as it is (a read's bytes become data only when it succeeds: rd_grow).
+ */
+static void rd_place(struct doca_buf *d, size_t off, const uint8_t *src, size_t n)
+{
+	for (; d != NULL && n > 0; d = d->next) {
+		size_t room = odma_buf_room(d), k;
+
+		if (off >= room) {
+			off -= room;
+			continue;
+		}
+		k = room - off < n ? room - off : n;
+		memcpy(d->data + d->data_len + off, src, k);
+		src += k;
+		n -= k;
+		off = 0;
+	}
+}
+
+/* Grows a destination list's data by the @n bytes placed in its free space (rd_place). */
+static void rd_grow(struct doca_buf *d, size_t n)
+{
+	for (; d != NULL && n > 0; d = d->next) {
+		size_t k = odma_buf_room(d) < n ? odma_buf_room(d) : n;
+
+		d->data_len += k;
+		n -= k;
+	}
+}
+
 /* ---------------------------------------------------------------- binding a stream */
 
 /* The connection whose id and key the frame @h presents, or NULL (rd->lock held). */
@@ -608,6 +640,9 @@ static doca_error_t rd_remote_status(uint32_t st)
 static void rd_result(struct rd_task *t, uint64_t old)
 {
 	switch (t->type) {
+	case RD_T_READ:
+		rd_grow(t->dst, t->res_len);
+		break;
 	case RD_T_WRITE:
 	case RD_T_WRITE_IMM:
 		if (t->dst != NULL)
@@ -662,9 +697,10 @@ static bool rd_response_locked(struct rd_stream *s, const struct rw_hdr *h, cons
 		odma_rd_done_locked(rd, t, DOCA_ERROR_IO_FAILED);
 		return false;
 	}
-	(void)rd_append(t->dst, p, (size_t)h->len);
-	if (t->type == RD_T_READ)
+	if (t->type == RD_T_READ) { /* its data length grows when it succeeds (rd_result) */
+		rd_place(t->dst, t->res_len, p, (size_t)h->len);
 		t->res_len += (uint32_t)h->len;
+	}
 	if (more) {
 		t->sent_ms = rw_now_ms(); /* the peer answers: rd_overdue measures its silence */
 		return true;

@@ -15,7 +15,8 @@
  * client to 127.0.0.1:PORT and prints "connect STATUS", 'm' submits a 64-byte send on the
  * connection established last and prints "send STATUS", 'R N' reads N bytes (at most 64) of an
  * RDMA export of its own on that connection into a list of two 64-byte bufs and prints "read
- * STATUS LEN" when the read completes (its peer answers it), 'S' stops the context and prints
+ * STATUS LEN DATA_LEN" when the read completes (its peer answers it; DATA_LEN: the list's data
+ * length then), 'S' stops the context and prints
  * "stopped MS" (how long it took to reach IDLE; only 'q' may follow), 'q' stops and exits 0. It
  * exits 3 when something fails to start.
  */
@@ -90,6 +91,7 @@ static void on_send(struct doca_rdma_task_send *t, union doca_data tud, union do
 
 static doca_error_t read_status = DOCA_ERROR_AGAIN;
 static uint32_t read_len;
+static size_t read_data_len; /* the destination list's, after the read */
 
 static void on_read(struct doca_rdma_task_read *t, union doca_data tud, union doca_data cud)
 {
@@ -186,6 +188,7 @@ static doca_error_t read_once(struct doca_rdma *rd, struct doca_dev *dev, struct
 	struct doca_buf *src, *d1, *d2;
 	struct doca_rdma_task_read *t;
 	union doca_data ud = { .u64 = 0 };
+	size_t n1 = 0, n2 = 0;
 
 	if (xm == NULL) {
 		RTRY(doca_mmap_create(&xm));
@@ -209,6 +212,9 @@ static doca_error_t read_once(struct doca_rdma *rd, struct doca_dev *dev, struct
 	for (int i = 0; i < 8000 && read_status == DOCA_ERROR_AGAIN; i++)
 		if (doca_pe_progress(pe) == 0)
 			usleep(1000);
+	(void)doca_buf_get_data_len(d1, &n1);
+	(void)doca_buf_get_data_len(d2, &n2);
+	read_data_len = n1 + n2;
 	(void)doca_buf_dec_refcount(src, NULL);
 	(void)doca_buf_dec_refcount(d1, NULL); /* the list: d2 with it */
 	return read_status;
@@ -345,7 +351,7 @@ int main(int argc, char **argv)
 		if (line[0] == 'R') {
 			doca_error_t e = read_once(rd, dev, pe, inv, (uint32_t)atoi(line + 2));
 
-			printf("read %s %u\n", doca_error_get_name(e), read_len);
+			printf("read %s %u %zu\n", doca_error_get_name(e), read_len, read_data_len);
 		}
 		if (line[0] == 'S') { /* stop: how long doca_ctx_stop took to reach IDLE */
 			struct timespec t0, t1;

@@ -615,6 +615,41 @@ static void test_server_answers_read_wrong_length(void **state)
 	}
 }
 
+/*
+ * A server whose answer to the target's read fails after a first piece of its bytes: the read
+ * fails, and its destination's data length is left as it was (the bytes may have landed in its
+ * free space, as on hardware, but they are not data).
+ */
+static void test_server_fails_read_midway(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_hdr h, piece = { .magic = RW_MAGIC, .type = RW_RESP, .flags = RW_F_MORE };
+	static const uint8_t bytes[8];
+	struct rw_chan *req, *rev;
+	char line[64], status[32];
+	unsigned int len;
+	size_t data_len;
+
+	(void)state;
+	cm_accept(&req, &rev, DOCA_SUCCESS);
+	COUNT_REACHES(established, before.established + 1);
+	fputs("R 16\n", to_target);
+	fflush(to_target);
+	assert_true(rw_read_hdr(req, &h, 5000));
+	assert_int_equal(h.type, RW_READ);
+	piece.tag = h.tag;
+	assert_true(rw_write(req, &piece, bytes, sizeof(bytes), NULL, 0));
+	reply(req, h.tag, DOCA_ERROR_NOT_PERMITTED, NULL, 0);
+	assert_non_null(fgets(line, sizeof(line), from_target));
+	assert_int_equal(sscanf(line, "read %31s %u %zu", status, &len, &data_len), 3);
+	assert_string_equal(status, "DOCA_ERROR_IO_FAILED");
+	assert_int_equal(data_len, 0);
+	rw_close(req);
+	rw_close(rev);
+	COUNT_REACHES(disconnected, before.disconnected + 1);
+	threads_back_to(before.threads);
+}
+
 /* A server that accepts, then refuses the client's second stream: the connection fails. */
 static void test_server_refuses_second_stream(void **state)
 {
@@ -954,6 +989,7 @@ int main(void)
 		cmocka_unit_test(test_server_hangs_up),
 		cmocka_unit_test(test_server_answers_nothing_asked),
 		cmocka_unit_test(test_server_answers_read_wrong_length),
+		cmocka_unit_test(test_server_fails_read_midway),
 		cmocka_unit_test(test_server_refuses_second_stream),
 		cmocka_unit_test(test_server_misbehaves_after_accept),
 		cmocka_unit_test(test_server_answers_nothing_asked_later),
