@@ -70,7 +70,8 @@ static bool rd_append(struct doca_buf *d, const uint8_t *src, size_t n)
 
 /*
  * Copies @n bytes from @src into a destination list's free space, @off bytes into it, leaving
- * its data length as it is (a read's bytes become data only when it succeeds: rd_grow).
+ * its data length as it is (a read's or a send's pieces become data only when the whole has
+ * come: rd_grow).
  */
 static void rd_place(struct doca_buf *d, size_t off, const uint8_t *src, size_t n)
 {
@@ -496,7 +497,8 @@ static bool rd_serve_send_cut(struct rd_stream *s, const struct rw_hdr *h, const
 		rd_cut_served(s, h, false);
 		return rd_reply(s, h->tag, st, 0, NULL, 0);
 	}
-	(void)rd_append(s->cut.recv->dst, msg, (size_t)h->len); /* fits: checked for the whole */
+	/* fits: checked for the whole; its data length grows when the last piece completes it */
+	rd_place(s->cut.recv->dst, (size_t)s->cut.off, msg, (size_t)h->len);
 	s->cut.off += h->len;
 	rd_cut_served(s, h, true);
 	if (!last)
@@ -506,6 +508,7 @@ static bool rd_serve_send_cut(struct rd_stream *s, const struct rw_hdr *h, const
 		pthread_mutex_unlock(&rd->lock);
 		return false;
 	}
+	rd_grow(s->cut.recv->dst, (size_t)s->cut.total);
 	rd_recv_done_locked(s, s->cut.recv, rd_send_opcode(h), h->imm, (size_t)s->cut.total);
 	s->cut.recv = NULL;
 	pthread_mutex_unlock(&rd->lock);

@@ -16,7 +16,9 @@
  * connection established last and prints "send STATUS", 'R N' reads N bytes (at most 64) of an
  * RDMA export of its own on that connection into a list of two 64-byte bufs and prints "read
  * STATUS LEN DATA_LEN" when the read completes (its peer answers it; DATA_LEN: the list's data
- * length then), 'S' stops the context and prints
+ * length then), 'W' waits up to 5 s for the receive posted at the start to end and prints "recv
+ * STATUS DATA_LEN" (its destination's data length then; what it printed before if it ended
+ * before), 'S' stops the context and prints
  * "stopped MS" (how long it took to reach IDLE; only 'q' may follow), 'q' stops and exits 0. It
  * exits 3 when something fails to start.
  */
@@ -102,12 +104,18 @@ static void on_read(struct doca_rdma_task_read *t, union doca_data tud, union do
 	doca_task_free(doca_rdma_task_read_as_task(t));
 }
 
+/* How the last receive ended, and its destination's data length then ('W'). */
+static doca_error_t recv_status = DOCA_ERROR_AGAIN;
+static size_t recv_data_len;
+
 static void on_recv(struct doca_rdma_task_receive *t, union doca_data tud, union doca_data cud)
 {
 	(void)tud;
 	(void)cud;
-	if (doca_task_get_status(doca_rdma_task_receive_as_task(t)) == DOCA_SUCCESS)
+	recv_status = doca_task_get_status(doca_rdma_task_receive_as_task(t));
+	if (recv_status == DOCA_SUCCESS)
 		received++;
+	(void)doca_buf_get_data_len(doca_rdma_task_receive_get_dst_buf(t), &recv_data_len);
 	doca_task_free(doca_rdma_task_receive_as_task(t));
 }
 
@@ -352,6 +360,12 @@ int main(int argc, char **argv)
 			doca_error_t e = read_once(rd, dev, pe, inv, (uint32_t)atoi(line + 2));
 
 			printf("read %s %u %zu\n", doca_error_get_name(e), read_len, read_data_len);
+		}
+		if (line[0] == 'W') { /* the posted receive's end, waited for up to 5 s */
+			for (int i = 0; i < 5000 && recv_status == DOCA_ERROR_AGAIN; i++)
+				if (doca_pe_progress(pe) == 0)
+					usleep(1000);
+			printf("recv %s %zu\n", doca_error_get_name(recv_status), recv_data_len);
 		}
 		if (line[0] == 'S') { /* stop: how long doca_ctx_stop took to reach IDLE */
 			struct timespec t0, t1;

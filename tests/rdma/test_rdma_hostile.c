@@ -400,7 +400,8 @@ static void test_admitted_frame_too_long(void **state)
 
 /*
  * Pieces that break the rules end the stream, each on its own admitted connection: a frame of
- * another request amid a send's pieces (the receive the first piece filled fails), a first
+ * another request amid a send's pieces (the receive the first piece filled fails, its data
+ * length as it was), a first
  * piece longer than the message it announces, a read cut into pieces. Nothing is delivered and
  * the stream's reader thread ends.
  */
@@ -416,6 +417,8 @@ static void test_cut_send_out_of_order(void **state)
 		{ RW_READ, 0, 0 },    /* only sends and writes go in pieces */
 	};
 	uint8_t piece[1000] = { 0 };
+	char line[64], status[32];
+	size_t data_len;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -440,6 +443,13 @@ static void test_cut_send_out_of_order(void **state)
 		rw_close(c);
 		threads_back_to(before.threads);
 	}
+	/* the first case's receive failed, its destination's data length left as it was */
+	fputs("W\n", to_target);
+	fflush(to_target);
+	assert_non_null(fgets(line, sizeof(line), from_target));
+	assert_int_equal(sscanf(line, "recv %31s %zu", status, &data_len), 2);
+	assert_string_equal(status, "DOCA_ERROR_CONNECTION_ABORTED");
+	assert_int_equal(data_len, 0);
 }
 
 /* After all that, an honest client's request still reaches the program. */
