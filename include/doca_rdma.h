@@ -815,7 +815,8 @@ doca_error_t doca_rdma_cap_task_receive_is_supported(const struct doca_devinfo *
  * @param [in] successful_task_completion_cb  success callback.
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks);
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
+ *         together past 2^32 tasks);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -937,7 +938,8 @@ doca_error_t doca_rdma_cap_task_send_is_supported(const struct doca_devinfo *dev
  * @param [in] successful_task_completion_cb  success callback.
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks);
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
+ *         together past 2^32 tasks);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1015,7 +1017,8 @@ doca_error_t doca_rdma_cap_task_send_imm_is_supported(const struct doca_devinfo 
  * @param [in] successful_task_completion_cb  success callback.
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks);
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
+ *         together past 2^32 tasks);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1111,7 +1114,8 @@ doca_error_t doca_rdma_cap_task_read_is_supported(const struct doca_devinfo *dev
  * @param [in] successful_task_completion_cb  success callback.
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks);
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
+ *         together past 2^32 tasks);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1215,7 +1219,8 @@ doca_error_t doca_rdma_cap_task_write_is_supported(const struct doca_devinfo *de
  * @param [in] successful_task_completion_cb  success callback.
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks);
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
+ *         together past 2^32 tasks);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1311,7 +1316,8 @@ doca_error_t doca_rdma_cap_task_write_imm_is_supported(const struct doca_devinfo
  * @param [in] successful_task_completion_cb  success callback.
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks);
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
+ *         together past 2^32 tasks);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1424,7 +1430,8 @@ doca_error_t doca_rdma_cap_task_atomic_cmp_swp_is_supported(const struct doca_de
  * @param [in] successful_task_completion_cb  success callback.
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks);
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
+ *         together past 2^32 tasks);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1554,7 +1561,8 @@ doca_error_t doca_rdma_cap_task_atomic_fetch_add_is_supported(const struct doca_
  * @param [in] successful_task_completion_cb  success callback.
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks);
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
+ *         together past 2^32 tasks);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1667,7 +1675,8 @@ doca_error_t doca_rdma_cap_task_remote_net_sync_event_get_is_supported(const str
  * @param [in] successful_task_completion_cb  success callback.
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks);
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
+ *         together past 2^32 tasks);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1771,7 +1780,8 @@ doca_error_t doca_rdma_cap_task_remote_net_sync_event_notify_set_is_supported(co
  * @param [in] successful_task_completion_cb  success callback.
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks);
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
+ *         together past 2^32 tasks);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1868,7 +1878,8 @@ doca_error_t doca_rdma_cap_task_remote_net_sync_event_notify_add_is_supported(co
  * @param [in] successful_task_completion_cb  success callback.
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks);
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
+ *         together past 2^32 tasks);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
