@@ -249,6 +249,64 @@ static void inherited_pe(void **state)
 	fx_fini(&fx);
 }
 
+/*
+ * A progress call whose only callback is a context's stop ending reports that it did work,
+ * also when another context holds tasks (submitted without FLUSH) that the same call hands
+ * to the engine: a program that arms and sleeps when progress returns 0 would otherwise sleep
+ * on an event that has already happened.
+ */
+static void child_stop_end_reported(void)
+{
+	struct fx fx;
+	struct doca_dma *held;
+	struct doca_buf *s, *d, *bs, *bd;
+	struct doca_task *t;
+	struct doca_dma_task_memcpy *ht;
+	size_t big = 1 << 20;
+	unsigned int states;
+
+	n_ok = n_err = 0; /* the parent's tests counted too */
+	fx_init(&fx, 8 << 20, 4, true);
+	big = fx.max_buf_size < big ? fx.max_buf_size : big;
+	fx.free_in_cb = false;
+	s = fx_src_buf(&fx, 0, 64);
+	d = fx_dst_buf(&fx, 0, 64);
+	t = fx_task(&fx, s, d, 1);
+	CHILD_CHECK(doca_task_submit(t) == DOCA_SUCCESS);
+	CHILD_CHECK(fx_progress_until(&fx, 1, LOOPS)); /* done, not freed: the stop waits */
+	CHILD_CHECK(doca_ctx_stop(fx.ctx) == DOCA_ERROR_IN_PROGRESS);
+	held = ordered_dma(&fx, 1);
+	bs = fx_src_buf(&fx, 4096, big);
+	bd = fx_dst_buf(&fx, 4096, big);
+	CHILD_CHECK(doca_dma_task_memcpy_alloc_init(held, bs, bd, (union doca_data){ 0 }, &ht) ==
+	            DOCA_SUCCESS);
+	CHILD_CHECK(doca_task_submit_ex(doca_dma_task_memcpy_as_task(ht),
+	                                DOCA_TASK_SUBMIT_FLAG_NONE) == DOCA_SUCCESS);
+	doca_task_free(t);
+	states = fx.states;
+	/* this call ends the stop and launches the held copy, which a worker is still doing */
+	CHILD_CHECK(doca_pe_progress(fx.pe) == 1);
+	CHILD_CHECK(fx.states == states + 1 && fx.last_state == DOCA_CTX_STATE_IDLE);
+	for (unsigned long k = 0; k < LOOPS && n_ok + n_err < 1; k++)
+		doca_pe_progress(fx.pe);
+	CHILD_CHECK(n_ok == 1);
+	CHILD_CHECK(doca_ctx_stop(doca_dma_as_ctx(held)) == DOCA_SUCCESS);
+	CHILD_CHECK(doca_dma_destroy(held) == DOCA_SUCCESS);
+	doca_buf_dec_refcount(s, NULL);
+	doca_buf_dec_refcount(d, NULL);
+	doca_buf_dec_refcount(bs, NULL);
+	doca_buf_dec_refcount(bd, NULL);
+	fx_fini(&fx);
+}
+
+static void stop_end_reported(void **state)
+{
+	const char *env[] = { "ODMA_ENGINE", "thread", "ODMA_INLINE_MAX", "0", NULL };
+
+	(void)state;
+	run_in_child(child_stop_end_reported, env);
+}
+
 /* A state callback may destroy another (IDLE) context of the same PE. */
 static struct doca_dma *victim;
 
@@ -308,6 +366,7 @@ int main(void)
 		cmocka_unit_test(held_overflow),
 		cmocka_unit_test(inherited_pe),
 		cmocka_unit_test(destroy_from_state_callback),
+		cmocka_unit_test(stop_end_reported),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -437,7 +437,7 @@ uint8_t doca_pe_progress(struct doca_pe *pe)
 	if (doca_unlikely(pe->timer_ns != 0))
 		odma_pe_wake_progress(pe);
 	if (doca_unlikely(pe->maybe_held))
-		pe_service_contexts(pe);
+		any = pe_service_contexts(pe); /* it may end a stop: a state callback ran */
 	/*
 	 * One load when no network copy or RDMA io is in flight (a pushed task is still
 	 * counted). The transport's work first: the answers it takes complete their tasks in
