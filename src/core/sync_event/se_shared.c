@@ -546,9 +546,11 @@ bool se_slot_claim(struct doca_sync_event *se, int efd)
 		se_slot_reap(pg);
 	}
 	se_wake_unregister(efd);
-	ODMA_WARN("sync event %p: all %d wake-up slots of its page are taken; its waiting tasks "
-	          "complete at progress calls but cannot wake a sleeping notification handle",
-	          (void *)se, SE_SLOTS);
+	/* each waiting task asks again: a peer that fills the slots gets a burst of lines */
+	ODMA_RATELIMITED_WARN("sync event %p: all %d wake-up slots of its page are taken; "
+	                      "its waiting tasks complete at progress calls, "
+	                      "but cannot wake a sleeping notification handle",
+	                      (void *)se, SE_SLOTS);
 	return false;
 }
 
