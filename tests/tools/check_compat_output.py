@@ -10,14 +10,9 @@ import subprocess
 import sys
 import tempfile
 
+from check_util import WRAP, fail, finish
+
 compat = sys.argv[1]
-WRAP = os.environ.get('MESON_EXE_WRAPPER', '').split()
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
-    print('FAIL: ' + msg)
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -43,5 +38,4 @@ with tempfile.TemporaryDirectory() as tmp:
         except (ValueError, KeyError, IndexError) as e:
             fail('%s: --json is not valid JSON: %s' % (name, e))
 
-print('compat output: %s' % ('FAILED' if failures else 'ok'))
-sys.exit(1 if failures else 0)
+finish('compat output')

@@ -14,6 +14,8 @@ import shutil
 import subprocess
 import sys
 
+from check_util import WRAP, fail, failures
+
 ROOT = sys.argv[1]
 TOOLS = dict((a.split('=', 1)[0], a.split('=', 1)[1].split('=')) for a in sys.argv[2:])
 ARGP = r'add_param\(\s*(?:NULL|"(\w)")\s*,\s*"([\w-]+)"'
@@ -48,18 +50,11 @@ FLAGS = {
     'doca_dma_copy': argp_flags('apps/dma_copy/dma_copy.c'),
 }
 SHAKE = getopt_flags('tools/compat/compat_shake.c', 'shake_options[] = {')
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
-    print('FAIL: ' + msg)
 
 
 def run(args, tool=True):
     env = dict(os.environ, ODMA_SYSTEM='bf3')
-    # a cross build's tools run through the emulator (MESON_EXE_WRAPPER, tests/meson.build)
-    wrap = os.environ.get('MESON_EXE_WRAPPER', '').split() if tool else []
+    wrap = WRAP if tool else []
     return subprocess.run(wrap + args, capture_output=True, text=True, timeout=60, env=env)
 
 

@@ -16,15 +16,9 @@ import subprocess
 import sys
 import tempfile
 
+from check_util import WRAP, fail, finish
+
 trace_exe, bench_exe, sample = sys.argv[1], sys.argv[2], sys.argv[3]
-# a cross build's programs run through the emulator (MESON_EXE_WRAPPER, tests/meson.build)
-WRAP = os.environ.get('MESON_EXE_WRAPPER', '').split()
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
-    print('FAIL: ' + msg)
 
 
 def validate(path):
@@ -189,5 +183,4 @@ with tempfile.TemporaryDirectory() as tmp:
                 says not in r.stderr):
             fail('odma trace %s: status %d, stderr %r' % (args, r.returncode, r.stderr))
 
-print('trace: %s' % ('FAILED' if failures else 'ok'))
-sys.exit(1 if failures else 0)
+finish('trace')

@@ -10,14 +10,9 @@ import subprocess
 import sys
 import tempfile
 
+from check_util import WRAP, fail, finish
+
 trace_exe = sys.argv[1]
-WRAP = os.environ.get('MESON_EXE_WRAPPER', '').split()
-failures = []
-
-
-def fail(msg):
-    failures.append(msg)
-    print('FAIL: ' + msg)
 
 
 def strict(text):
@@ -118,5 +113,4 @@ with tempfile.TemporaryDirectory() as tmp:
             fail('odma trace %r: %s' % (args, 'timed out' if r is None else
                                         'status %d %r' % (r.returncode, r.stderr)))
 
-print('trace input: %s' % ('FAILED' if failures else 'ok'))
-sys.exit(1 if failures else 0)
+finish('trace input')
