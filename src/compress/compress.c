@@ -316,8 +316,6 @@ ODMA_GETTER(doca_compress_cap_get_max_num_tasks, struct doca_compress, compress,
 static doca_error_t cp_set_conf(struct doca_compress *c, enum cp_type type, void (*ok)(void),
                                 void (*err)(void), uint32_t num, const char *fn)
 {
-	uint64_t total;
-
 	if (c == NULL || ok == NULL || err == NULL || num == 0) {
 		ODMA_ERR_AT(fn, "compress, both callbacks and a non-zero num_tasks are required");
 		return DOCA_ERROR_INVALID_VALUE;
@@ -331,16 +329,9 @@ static doca_error_t cp_set_conf(struct doca_compress *c, enum cp_type type, void
 		            c->ctx.dev->info->pci_addr, odma_cp_types[type].name);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	total = doca_priv_task_conf_total(c->conf, CP_TYPES, type, num);
-	if (total > c->max_tasks) {
-		ODMA_ERR_AT(fn,
-		            "%u %s tasks bring the context's pools to %llu, above %u "
-		            "(doca_compress_cap_get_max_num_tasks)",
-		            num, odma_cp_types[type].name, (unsigned long long)total, c->max_tasks);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	doca_priv_task_conf_set(&c->ctx, c->conf, CP_TYPES, type, ok, err, num);
-	return DOCA_SUCCESS;
+	return doca_priv_task_conf_set(&c->ctx, c->conf, CP_TYPES, type, odma_cp_types[type].name,
+	                               ok, err, num, c->max_tasks,
+	                               "doca_compress_cap_get_max_num_tasks", fn);
 }
 
 static struct cp_task *cp_alloc(struct doca_compress *c, enum cp_type type,

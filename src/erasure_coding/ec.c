@@ -156,7 +156,6 @@ doca_error_t odma_ec_set_conf(struct doca_ec *ec, enum ec_task_type type, void (
                               void (*err)(void), uint32_t num, const char *fn)
 {
 	uint32_t max;
-	uint64_t total;
 
 	ODMA_CHECK_ARG(ec != NULL, "%s: ec must not be NULL", fn);
 	ODMA_CHECK_ARG(ok != NULL && err != NULL,
@@ -169,11 +168,7 @@ doca_error_t odma_ec_set_conf(struct doca_ec *ec, enum ec_task_type type, void (
 	}
 	max = doca_priv_task_conf_max(&ec->ctx);
 	ODMA_CHECK_ARG(num >= 1 && num <= max, "%s: num_tasks %u is outside 1..%u", fn, num, max);
-	total = doca_priv_task_conf_total(ec->conf, EC_T_COUNT, type, num);
-	ODMA_CHECK_ARG(total <= max,
-	               "%s: num_tasks %u brings the context's tasks of all types to %llu, above "
-	               "the device's %u",
-	               fn, num, (unsigned long long)total, max);
-	doca_priv_task_conf_set(&ec->ctx, ec->conf, EC_T_COUNT, type, ok, err, num);
-	return DOCA_SUCCESS;
+	return doca_priv_task_conf_set(&ec->ctx, ec->conf, EC_T_COUNT, type,
+	                               odma_ec_type_names[type], ok, err, num, max,
+	                               "the device's task limit", fn);
 }

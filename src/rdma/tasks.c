@@ -32,11 +32,9 @@ static doca_error_t rd_set_conf(struct doca_rdma *rd, enum rd_task_type type, vo
 	if (!odma_rd_idle(rd, fn, "configure tasks"))
 		return DOCA_ERROR_BAD_STATE;
 	/* the context's one pool holds every type's share: its size must not wrap */
-	ODMA_CHECK_ARG(doca_priv_task_conf_total(rd->conf, RD_T_COUNT, type, num) <= UINT32_MAX,
-	               "%s: %u tasks bring the context's task types to more than %u in all", fn,
-	               num, UINT32_MAX);
-	doca_priv_task_conf_set(&rd->ctx, rd->conf, RD_T_COUNT, type, ok, err, num);
-	return DOCA_SUCCESS;
+	return doca_priv_task_conf_set(&rd->ctx, rd->conf, RD_T_COUNT, type,
+	                               odma_rd_type_names[type], ok, err, num, UINT32_MAX,
+	                               "the largest pool", fn);
 }
 
 /*

@@ -328,6 +328,10 @@ static void test_conf_rules(void **state)
 	assert_doca(DOCA_ERROR_INVALID_VALUE,
 	            doca_compress_task_decompress_deflate_set_conf(NULL, decompress_deflate_ok,
 	                                                           decompress_deflate_err, 1));
+	/* the pools of all types together stay within the context's maximum */
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_compress_task_decompress_deflate_set_conf(
+	                    cp, decompress_deflate_ok, decompress_deflate_err, max + 1));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_compress_task_decompress_deflate_set_conf(
 	                                              cp, NULL, decompress_deflate_err, 1));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_compress_task_decompress_deflate_set_conf(

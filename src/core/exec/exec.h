@@ -319,16 +319,16 @@ struct odma_task_conf {
 	uint32_t allocated; /* tasks of the type out of the pool */
 };
 
-/* The context's pool size if type @type of the @n types of @conf had @num tasks. */
-DOCA_STABLE uint64_t doca_priv_task_conf_total(const struct odma_task_conf *conf, size_t n,
-                                               size_t type, uint32_t num);
 /*
- * The end of a set_conf whose checks passed: type @type of the @n types of @conf gets @ok,
- * @err and @num tasks; @ctx gets a pool for the tasks of all its types.
+ * The end of a set_conf whose other checks passed: type @type (@name) of the @n types of
+ * @conf gets @ok, @err and @num tasks, and @ctx a pool for the tasks of all its types; or
+ * INVALID_VALUE, with one line under @fn naming @max_fn, when they would be more than @max
+ * together (nothing changes then).
  */
-DOCA_STABLE void doca_priv_task_conf_set(struct doca_ctx *ctx, struct odma_task_conf *conf,
-                                         size_t n, size_t type, void (*ok)(void), void (*err)(void),
-                                         uint32_t num);
+DOCA_STABLE doca_error_t doca_priv_task_conf_set(struct doca_ctx *ctx, struct odma_task_conf *conf,
+                                                 size_t n, size_t type, const char *name,
+                                                 void (*ok)(void), void (*err)(void), uint32_t num,
+                                                 uint32_t max, const char *max_fn, const char *fn);
 /*
  * Takes a task from @ctx's pool for the task type of @conf (@name, e.g. "recover"; log lines
  * under @fn, the public call): BAD_STATE unless @ctx is RUNNING, NO_MEMORY when the type was

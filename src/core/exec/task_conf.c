@@ -28,24 +28,27 @@ uint32_t doca_priv_task_conf_max(const struct doca_ctx *ctx)
 	return ctx->caps->max_num_tasks ? ctx->caps->max_num_tasks : ODMA_DEFAULT_MAX_TASKS;
 }
 
-uint64_t doca_priv_task_conf_total(const struct odma_task_conf *conf, size_t n, size_t type,
-                                   uint32_t num)
+doca_error_t doca_priv_task_conf_set(struct doca_ctx *ctx, struct odma_task_conf *conf, size_t n,
+                                     size_t type, const char *name, void (*ok)(void),
+                                     void (*err)(void), uint32_t num, uint32_t max,
+                                     const char *max_fn, const char *fn)
 {
 	uint64_t total = 0;
 
 	for (size_t i = 0; i < n; i++)
 		total += i == type ? num : conf[i].num;
-	return total;
-}
-
-void doca_priv_task_conf_set(struct doca_ctx *ctx, struct odma_task_conf *conf, size_t n,
-                             size_t type, void (*ok)(void), void (*err)(void), uint32_t num)
-{
+	if (total > max) {
+		ODMA_ERR_AT(fn,
+		            "%u %s tasks bring the %s context to %llu tasks in all, above %u (%s)",
+		            num, name, ctx->ops->name, (unsigned long long)total, max, max_fn);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	conf[type].ok = ok;
 	conf[type].err = err;
 	conf[type].num = num;
-	ctx->num_tasks = (uint32_t)doca_priv_task_conf_total(conf, n, type, num);
+	ctx->num_tasks = (uint32_t)total;
 	ctx->configured = true;
+	return DOCA_SUCCESS;
 }
 
 /*

@@ -233,8 +233,9 @@ static doca_error_t se_set_conf(struct doca_sync_event *se, enum se_task_type ty
 	}
 	ODMA_CHECK_ARG(num >= 1 && num <= SE_MAX_TASKS, "%s: num_tasks %u is outside 1..%u", fn,
 	               num, SE_MAX_TASKS);
-	doca_priv_task_conf_set(&se->ctx, se->conf, SE_T_COUNT, type, ok, err, num);
-	return DOCA_SUCCESS;
+	/* at most SE_MAX_TASKS a type: never more than a pool holds in all */
+	return doca_priv_task_conf_set(&se->ctx, se->conf, SE_T_COUNT, type, se_type_names[type],
+	                               ok, err, num, UINT32_MAX, "the largest pool", fn);
 }
 
 /* A task of @type holding @val, @mask and @ptr, into *@out (untouched on failure). */
