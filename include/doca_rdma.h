@@ -816,7 +816,7 @@ doca_error_t doca_rdma_cap_task_receive_is_supported(const struct doca_devinfo *
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
- *         together past 2^32 tasks);
+ *         together past the device's max_num_tasks, 65536 on the built-in devices);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -939,7 +939,7 @@ doca_error_t doca_rdma_cap_task_send_is_supported(const struct doca_devinfo *dev
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
- *         together past 2^32 tasks);
+ *         together past the device's max_num_tasks, 65536 on the built-in devices);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1018,7 +1018,7 @@ doca_error_t doca_rdma_cap_task_send_imm_is_supported(const struct doca_devinfo 
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
- *         together past 2^32 tasks);
+ *         together past the device's max_num_tasks, 65536 on the built-in devices);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1115,7 +1115,7 @@ doca_error_t doca_rdma_cap_task_read_is_supported(const struct doca_devinfo *dev
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
- *         together past 2^32 tasks);
+ *         together past the device's max_num_tasks, 65536 on the built-in devices);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1220,7 +1220,7 @@ doca_error_t doca_rdma_cap_task_write_is_supported(const struct doca_devinfo *de
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
- *         together past 2^32 tasks);
+ *         together past the device's max_num_tasks, 65536 on the built-in devices);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1317,7 +1317,7 @@ doca_error_t doca_rdma_cap_task_write_imm_is_supported(const struct doca_devinfo
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
- *         together past 2^32 tasks);
+ *         together past the device's max_num_tasks, 65536 on the built-in devices);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1431,7 +1431,7 @@ doca_error_t doca_rdma_cap_task_atomic_cmp_swp_is_supported(const struct doca_de
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
- *         together past 2^32 tasks);
+ *         together past the device's max_num_tasks, 65536 on the built-in devices);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1562,7 +1562,7 @@ doca_error_t doca_rdma_cap_task_atomic_fetch_add_is_supported(const struct doca_
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
- *         together past 2^32 tasks);
+ *         together past the device's max_num_tasks, 65536 on the built-in devices);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1676,7 +1676,7 @@ doca_error_t doca_rdma_cap_task_remote_net_sync_event_get_is_supported(const str
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
- *         together past 2^32 tasks);
+ *         together past the device's max_num_tasks, 65536 on the built-in devices);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1781,7 +1781,7 @@ doca_error_t doca_rdma_cap_task_remote_net_sync_event_notify_set_is_supported(co
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
- *         together past 2^32 tasks);
+ *         together past the device's max_num_tasks, 65536 on the built-in devices);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */
@@ -1879,7 +1879,7 @@ doca_error_t doca_rdma_cap_task_remote_net_sync_event_notify_add_is_supported(co
  * @param [in] error_task_completion_cb  error callback.
  * @param [in] num_tasks  tasks in the pool.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument, 0 tasks, or all task types
- *         together past 2^32 tasks);
+ *         together past the device's max_num_tasks, 65536 on the built-in devices);
  *         DOCA_ERROR_BAD_STATE (the context is not IDLE); DOCA_ERROR_NOT_SUPPORTED (the device
  *         cannot run the task).
  */

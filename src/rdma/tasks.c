@@ -27,14 +27,17 @@ doca_error_t odma_rd_submit(struct rd_task *t);
 static doca_error_t rd_set_conf(struct doca_rdma *rd, enum rd_task_type type, void (*ok)(void),
                                 void (*err)(void), uint32_t num, const char *fn)
 {
+	uint32_t max;
+
 	ODMA_CHECK_ARG(rd != NULL && ok != NULL && err != NULL && num > 0,
 	               "%s: rdma, both callbacks and a non-zero num_tasks are required", fn);
 	if (!odma_rd_idle(rd, fn, "configure tasks"))
 		return DOCA_ERROR_BAD_STATE;
-	/* the context's one pool holds every type's share: its size must not wrap */
+	/* the context's one pool holds every type's share, at most the device's task limit */
+	max = doca_priv_task_conf_max(&rd->ctx);
 	return doca_priv_task_conf_set(&rd->ctx, rd->conf, RD_T_COUNT, type,
-	                               odma_rd_type_names[type], ok, err, num, UINT32_MAX,
-	                               "the largest pool", fn);
+	                               odma_rd_type_names[type], ok, err, num, max,
+	                               "the device's task limit", fn);
 }
 
 /*

@@ -122,8 +122,15 @@ static void test_properties_and_states(void **state)
 	assert_ok(doca_rdma_get_max_num_connections(rd, &v16));
 	assert_int_equal(v16, 2);
 	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_set_rnr_retry_count(rd, 8));
-	/* task shares whose sum passes 2^32 (the pool's size would wrap to 0): refused */
-	assert_ok(doca_rdma_task_send_set_conf(rd, ts_ok_send, ts_err_send, UINT32_MAX));
+	/*
+	 * the task types share one pool of at most the device's max_num_tasks (65536 on the
+	 * built-in devices): one type past it, or types whose sum passes it, are refused
+	 */
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_rdma_task_send_set_conf(rd, ts_ok_send, ts_err_send, UINT32_MAX));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_rdma_task_send_set_conf(rd, ts_ok_send, ts_err_send, 65537));
+	assert_ok(doca_rdma_task_send_set_conf(rd, ts_ok_send, ts_err_send, 65536));
 	assert_doca(DOCA_ERROR_INVALID_VALUE,
 	            doca_rdma_task_write_set_conf(rd, ts_ok_write, ts_err_write, 1));
 	assert_ok(doca_rdma_task_send_set_conf(rd, ts_ok_send, ts_err_send, 4));
