@@ -267,7 +267,9 @@ DOCA_STABLE doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo_rep,
 /**
  * Drops one reference of an open representor.
  * @param [in] dev the representor.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if dev is NULL, unknown or not open.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE if dev is NULL, unknown or not open;
+ *         DOCA_ERROR_IN_USE for the last reference while a Comch server uses the
+ *         representor (destroy the server first; the representor stays open).
  */
 DOCA_STABLE doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev);
 

@@ -293,6 +293,19 @@ const struct comch_side comch_server_side = {
 
 /* ---- server API ------------------------------------------------------------------------ */
 
+/* The server's endpoint on @dev for its representor @repr (held by the caller). */
+static doca_error_t server_create_ep(struct doca_dev *dev, struct doca_dev_rep *repr,
+                                     const char *name, struct comch_ep **ep)
+{
+	if (repr->info->parent != dev->info) {
+		ODMA_ERR("doca_comch_server_create: the representor is not one of device %s (open "
+		         "it from that device's representor list)",
+		         dev->info->pci_addr);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return comch_ep_create(dev, name, &comch_server_side, &server_ops, ep);
+}
+
 doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep *repr,
                                       const char *name, struct doca_comch_server **comch_server)
 {
@@ -311,22 +324,21 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 		         dev->info->pci_addr);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	/* found by address, never read: a closed handle is freed on hardware */
-	if (doca_dev_rep_as_devinfo(repr) == NULL) {
+	/*
+	 * found by address, never read: a closed handle is freed on hardware; held until the
+	 * destroy, so that its last doca_dev_rep_close is refused (IN_USE) meanwhile
+	 */
+	if (!doca_priv_dev_rep_hold(repr)) {
 		ODMA_ERR("doca_comch_server_create: representor %p is not open (its last "
 		         "doca_dev_rep_close ran, or it is no handle of doca_dev_rep_open)",
 		         (void *)repr);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	if (repr->info->parent != dev->info) {
-		ODMA_ERR("doca_comch_server_create: the representor is not one of device %s (open "
-		         "it from that device's representor list)",
-		         dev->info->pci_addr);
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	r = comch_ep_create(dev, name, &comch_server_side, &server_ops, &ep);
-	if (r != DOCA_SUCCESS)
+	r = server_create_ep(dev, repr, name, &ep);
+	if (r != DOCA_SUCCESS) {
+		doca_priv_dev_rep_release(repr);
 		return r;
+	}
 	ep->rep = repr;
 	*comch_server = odma_container_of(ep, struct doca_comch_server, ep);
 	return DOCA_SUCCESS;
@@ -334,9 +346,16 @@ doca_error_t doca_comch_server_create(struct doca_dev *dev, struct doca_dev_rep 
 
 doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
 {
+	struct doca_dev_rep *rep;
+	doca_error_t r;
+
 	ODMA_CHECK_ARG(comch_server != NULL,
 	               "doca_comch_server_destroy: comch_server must not be NULL");
-	return comch_ep_destroy(&comch_server->ep, __func__);
+	rep = comch_server->ep.rep;
+	r = comch_ep_destroy(&comch_server->ep, __func__);
+	if (r == DOCA_SUCCESS)
+		doca_priv_dev_rep_release(rep); /* held since the create */
+	return r;
 }
 
 ODMA_SETTER(doca_comch_server_set_max_msg_size, struct doca_comch_server, comch_server, uint32_t,

@@ -301,6 +301,33 @@ static void test_server_closed_rep(void **state)
 	assert_true(cu_close(&d));
 }
 
+/*
+ * The last doca_dev_rep_close of a representor a server still uses is refused with IN_USE
+ * (DOCA: "failed to deallocate device resources"), as doca_dev_close of a device in use is:
+ * the server keeps its representor, and the close succeeds once the server is gone. A close
+ * that is not the last succeeds.
+ */
+static void test_server_rep_close_in_use(void **state)
+{
+	struct doca_comch_server *s = NULL;
+	struct doca_dev_rep *again = NULL;
+	struct cu_ep d;
+
+	(void)state;
+	cu_open(&d, true);
+	assert_ok(doca_comch_server_create(d.dev, d.rep, NAME, &s));
+	assert_int_equal(doca_dev_rep_close(d.rep), DOCA_ERROR_IN_USE);
+	assert_non_null(doca_dev_rep_as_devinfo(d.rep)); /* still open */
+	assert_ok(doca_dev_rep_open(doca_dev_rep_as_devinfo(d.rep), &again));
+	assert_ptr_equal(again, d.rep);
+	assert_ok(doca_dev_rep_close(again)); /* not the last */
+	assert_int_equal(doca_dev_rep_close(d.rep), DOCA_ERROR_IN_USE);
+	assert_ok(doca_comch_server_destroy(s));
+	assert_ok(doca_dev_rep_close(d.rep));
+	d.rep = NULL;
+	assert_true(cu_close(&d));
+}
+
 static void test_client_args(void **state)
 {
 	struct cu_ep d, h;
@@ -844,6 +871,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_caps_nic, cu_next_name),
 		cmocka_unit_test_setup(test_server_args, cu_next_name),
 		cmocka_unit_test_setup(test_server_closed_rep, cu_next_name),
+		cmocka_unit_test_setup(test_server_rep_close_in_use, cu_next_name),
 		cmocka_unit_test_setup(test_client_args, cu_next_name),
 		cmocka_unit_test_setup(test_bad_env, cu_next_name),
 		cmocka_unit_test_setup(test_connection_null, cu_next_name),

@@ -128,18 +128,47 @@ doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo_rep, struct doca
 doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev)
 {
 	struct doca_devinfo_rep *info = rep_dev_lookup(dev);
-	bool was_open;
+	bool was_open, in_use;
+	uint32_t users;
 
 	ODMA_CHECK_ARG(info != NULL, "dev_rep %p is not a handle from doca_dev_rep_open",
 	               (void *)dev);
 	pthread_mutex_lock(&rep_lock);
 	was_open = dev->refcount > 0;
-	if (was_open && --dev->refcount == 0)
+	in_use = dev->refcount == 1 && dev->users > 0;
+	if (was_open && !in_use && --dev->refcount == 0)
 		info->rep_dev = NULL;
+	users = dev->users;
 	pthread_mutex_unlock(&rep_lock);
 	ODMA_CHECK_ARG(was_open, "representor %s is not open; close it once per doca_dev_rep_open",
 	               info->vuid);
+	if (in_use) {
+		ODMA_ERR("representor %s still used by %u Comch servers; destroy them before the "
+		         "last close",
+		         info->vuid, users);
+		return DOCA_ERROR_IN_USE;
+	}
 	return DOCA_SUCCESS;
+}
+
+bool doca_priv_dev_rep_hold(struct doca_dev_rep *rep)
+{
+	bool open = rep_dev_lookup(rep) != NULL;
+
+	pthread_mutex_lock(&rep_lock);
+	open = open && rep->refcount > 0;
+	if (open)
+		rep->users++;
+	pthread_mutex_unlock(&rep_lock);
+	return open;
+}
+
+void doca_priv_dev_rep_release(struct doca_dev_rep *rep)
+{
+	pthread_mutex_lock(&rep_lock);
+	if (rep->users > 0)
+		rep->users--;
+	pthread_mutex_unlock(&rep_lock);
 }
 
 struct doca_devinfo_rep *doca_dev_rep_as_devinfo(struct doca_dev_rep *dev_rep)

@@ -119,6 +119,7 @@ struct doca_devinfo_rep {
 struct doca_dev_rep {
 	struct doca_devinfo_rep *info;
 	uint32_t refcount;
+	uint32_t users; /* Comch servers holding it; the last close with users => IN_USE */
 };
 
 struct doca_devinfo {
@@ -238,6 +239,14 @@ struct doca_devinfo *odma_dev_lookup(const struct doca_dev *dev);
  * mmap's add_dev or import, a context, a clock, a sync event) asks this one.
  */
 struct doca_devinfo *odma_dev_lookup_open(const struct doca_dev *dev);
+
+/*
+ * Representor holds, for libraries outside libdoca_common (a Comch server keeps its
+ * representor until its destroy): true when @rep is open and now held; the last
+ * doca_dev_rep_close is refused with DOCA_ERROR_IN_USE while any hold remains.
+ */
+DOCA_STABLE bool doca_priv_dev_rep_hold(struct doca_dev_rep *rep);
+DOCA_STABLE void doca_priv_dev_rep_release(struct doca_dev_rep *rep);
 
 /* odma_dev_lookup for libraries outside libdoca_common (libdoca_rdma). */
 DOCA_STABLE struct doca_devinfo *doca_priv_dev_lookup(const struct doca_dev *dev);
