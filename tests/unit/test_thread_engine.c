@@ -9,8 +9,13 @@
  * allocation: before the fix, a failed allocation left the channel in the worker's set while
  * its memory was freed, and the worker went on reading it.
  *
+ * pthread_create and free are wrapped too: a worker that cannot start, and what a failed
+ * creation leaves allocated.
+ *
  * Runs with ODMA_ENGINE=thread and ODMA_WORKERS=3 (tests/unit/meson.build).
  */
+#include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -28,6 +33,9 @@ void *__real_malloc(size_t n);
 void *__real_calloc(size_t n, size_t sz);
 void *__real_aligned_alloc(size_t align, size_t n);
 void *__real_realloc(void *p, size_t n);
+void __real_free(void *p);
+int __real_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
+                          void *arg);
 
 /* Allocations counted since arming; every one from fail_from on fails (-1: none). */
 static atomic_long n_allocs;
@@ -40,24 +48,85 @@ static bool alloc_fails(void)
 	return from >= 0 && atomic_fetch_add(&n_allocs, 1) >= from;
 }
 
+/* While tracking, the blocks the library allocated and has not freed (NULL: a free slot). */
+#define TRACK_MAX 256
+static void *_Atomic tracked[TRACK_MAX];
+static atomic_bool tracking;
+
+static void *track(void *p)
+{
+	for (int i = 0; p != NULL && atomic_load(&tracking) && i < TRACK_MAX; i++) {
+		void *none = NULL;
+
+		if (atomic_compare_exchange_strong(&tracked[i], &none, p))
+			break;
+	}
+	return p;
+}
+
+static void untrack(void *p)
+{
+	for (int i = 0; p != NULL && i < TRACK_MAX; i++) {
+		void *was = p;
+
+		if (atomic_compare_exchange_strong(&tracked[i], &was, NULL))
+			break;
+	}
+}
+
+static int tracked_live(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < TRACK_MAX; i++)
+		n += atomic_load(&tracked[i]) != NULL;
+	return n;
+}
+
 void *__wrap_malloc(size_t n)
 {
-	return alloc_fails() ? NULL : __real_malloc(n);
+	return alloc_fails() ? NULL : track(__real_malloc(n));
 }
 
 void *__wrap_calloc(size_t n, size_t sz)
 {
-	return alloc_fails() ? NULL : __real_calloc(n, sz);
+	return alloc_fails() ? NULL : track(__real_calloc(n, sz));
 }
 
 void *__wrap_aligned_alloc(size_t align, size_t n)
 {
-	return alloc_fails() ? NULL : __real_aligned_alloc(align, n);
+	return alloc_fails() ? NULL : track(__real_aligned_alloc(align, n));
 }
 
 void *__wrap_realloc(void *p, size_t n)
 {
-	return alloc_fails() ? NULL : __real_realloc(p, n);
+	void *q = alloc_fails() ? NULL : __real_realloc(p, n);
+
+	if (q != NULL) {
+		untrack(p);
+		track(q);
+	}
+	return q;
+}
+
+void __wrap_free(void *p)
+{
+	untrack(p);
+	__real_free(p);
+}
+
+/* pthread_create calls counted since arming; the one numbered create_fail_at fails. */
+static atomic_long n_creates;
+static atomic_long create_fail_at = -1;
+
+int __wrap_pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
+                          void *arg)
+{
+	long at = atomic_load(&create_fail_at);
+
+	if (at >= 0 && atomic_fetch_add(&n_creates, 1) == at)
+		return EAGAIN;
+	return __real_pthread_create(thread, attr, fn, arg);
 }
 
 static void arm(long from)
@@ -139,6 +208,36 @@ static void test_create_fails_at_every_allocation(void **state)
 	assert_ok(doca_pe_destroy(keep));
 }
 
+/*
+ * The first PE of the pool creation whose worker thread number @at cannot start fails with
+ * INITIALIZATION and leaves nothing behind: the workers started are joined and the worker
+ * array is freed (before the fix, a failure of the first worker leaked the array). The pool
+ * starts at the next creation.
+ */
+static void create_fails_at_worker(long at)
+{
+	struct doca_pe *pe;
+
+	atomic_store(&n_creates, 0);
+	atomic_store(&create_fail_at, at);
+	atomic_store(&tracking, true);
+	assert_int_equal(doca_pe_create(&pe), DOCA_ERROR_INITIALIZATION);
+	atomic_store(&tracking, false);
+	atomic_store(&create_fail_at, -1);
+	assert_int_equal(tracked_live(), 0);
+	assert_int_equal(odma_te_test_channels(0), -1); /* no pool */
+	assert_ok(doca_pe_create(&pe));
+	assert_channels(1);
+	assert_ok(doca_pe_destroy(pe));
+}
+
+static void test_worker_start_fails(void **state)
+{
+	(void)state;
+	for (long at = 0; at < WORKERS; at++)
+		create_fails_at_worker(at);
+}
+
 /* Whether every worker sleeps within @ms milliseconds (polled each millisecond). */
 static bool workers_sleep_within(int ms)
 {
@@ -208,6 +307,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_destroy_without_memory),
 		cmocka_unit_test(test_create_fails_at_every_allocation),
+		cmocka_unit_test(test_worker_start_fails),
 		cmocka_unit_test(test_workers_stay_awake_while_armed),
 	};
 

@@ -448,6 +448,8 @@ static doca_error_t te_read_config(uint32_t *workers)
 	return DOCA_SUCCESS;
 }
 
+static void te_pool_stop(void);
+
 /* Starts the shared workers (pool lock held). */
 static doca_error_t te_pool_start(void)
 {
@@ -469,6 +471,7 @@ static doca_error_t te_pool_start(void)
 		if (pthread_create(&w->thread, NULL, te_worker_main, w) != 0) {
 			ODMA_ERR("thread engine: cannot start worker %u of %u", i, n);
 			te.nworkers = i;
+			te_pool_stop(); /* joins those started, frees the array */
 			return DOCA_ERROR_INITIALIZATION;
 		}
 		te.nworkers = i + 1;
