@@ -403,6 +403,56 @@ static void test_caps_and_unsupported(void **state)
 	assert_ok(doca_dev_close(dev));
 }
 
+/* One of two threads exporting the same event to the network at once. */
+struct net_exporter {
+	struct doca_sync_event *se;
+	pthread_barrier_t *go;
+	const uint8_t *blob;
+	size_t sz;
+	doca_error_t r;
+};
+
+static void *net_export_main(void *arg)
+{
+	struct net_exporter *x = arg;
+
+	pthread_barrier_wait(x->go);
+	x->r = doca_sync_event_export_to_remote_net(x->se, &x->blob, &x->sz);
+	return NULL;
+}
+
+/*
+ * Threads exporting one event to the network at once all get the same blob: the event is
+ * registered once. Before the fix both could register it, and the second region outlived
+ * the event's destroy (its revocation finds one), leaving a peer a grant to freed memory.
+ */
+static void test_export_remote_net_race(void **state)
+{
+	enum { EXPORTERS = 4 };
+	pthread_barrier_t go;
+
+	(void)state;
+	assert_int_equal(pthread_barrier_init(&go, NULL, EXPORTERS), 0);
+	for (int round = 0; round < 500; round++) {
+		struct net_exporter x[EXPORTERS];
+		pthread_t th[EXPORTERS];
+
+		x[0] = (struct net_exporter){ .se = started_event(), .go = &go };
+		for (int i = 0; i < EXPORTERS; i++) {
+			x[i] = x[0];
+			assert_int_equal(pthread_create(&th[i], NULL, net_export_main, &x[i]), 0);
+		}
+		for (int i = 0; i < EXPORTERS; i++) {
+			assert_int_equal(pthread_join(th[i], NULL), 0);
+			assert_ok(x[i].r);
+			assert_int_equal(x[i].sz, x[0].sz);
+			assert_memory_equal(x[i].blob, x[0].blob, x[0].sz);
+		}
+		assert_ok(doca_sync_event_destroy(x[0].se));
+	}
+	pthread_barrier_destroy(&go);
+}
+
 /* --------------------------------------------------------------------------------------- */
 /* The context form                                                                          */
 
@@ -1049,6 +1099,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_set_addr),
 		cmocka_unit_test(test_set_doca_buf),
 		cmocka_unit_test(test_caps_and_unsupported),
+		cmocka_unit_test(test_export_remote_net_race),
 		cmocka_unit_test(test_ctx_conf_rules),
 		cmocka_unit_test(test_ctx_tasks),
 		cmocka_unit_test(test_ctx_stop_flushes),

@@ -69,22 +69,34 @@ static void rn_encode(uint8_t *out, const uint8_t key[16], uint32_t id)
 	odma_put_le(out + 36, odma_crc32c(out, 36), 4);
 }
 
+/*
+ * Orders the look-up and the registration of an event's region (and its revocation): two
+ * threads exporting one event at once must not both find none and register it twice (the
+ * revocation would end one, leaving a peer the other, to freed memory).
+ */
+static pthread_mutex_t rn_reg_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* Registers @se (exporter, started) once and returns its blob (the record's issued bytes). */
 static doca_error_t rn_register(struct doca_sync_event *se, const uint8_t **blob)
 {
-	struct odma_tp_region *g = odma_tp_region_find(se, ODMA_TP_GRANT_SE_NET);
+	struct odma_tp_region *g;
 	uint8_t b[RN_LEN];
 
+	pthread_mutex_lock(&rn_reg_lock);
+	g = odma_tp_region_find(se, ODMA_TP_GRANT_SE_NET);
 	if (g == NULL) {
 		g = odma_tp_region_add((uint64_t)(uintptr_t)se->value, sizeof(*se->value),
 		                       ODMA_TP_READ | ODMA_TP_WRITE | ODMA_TP_ATOMIC);
-		if (g == NULL)
-			return DOCA_ERROR_NO_MEMORY;
-		g->grant = ODMA_TP_GRANT_SE_NET;
-		g->owner = se;
-		rn_encode(b, g->hdr.key, g->id);
-		odma_tp_region_publish(g, b, RN_LEN);
+		if (g != NULL) {
+			g->grant = ODMA_TP_GRANT_SE_NET;
+			g->owner = se;
+			rn_encode(b, g->hdr.key, g->id);
+			odma_tp_region_publish(g, b, RN_LEN);
+		}
 	}
+	pthread_mutex_unlock(&rn_reg_lock);
+	if (g == NULL)
+		return DOCA_ERROR_NO_MEMORY;
 	*blob = g->issued;
 	return DOCA_SUCCESS;
 }
@@ -92,10 +104,13 @@ static doca_error_t rn_register(struct doca_sync_event *se, const uint8_t **blob
 /* Waits for the remote operations in progress: none touches @se afterwards. */
 void se_rn_revoke(struct doca_sync_event *se)
 {
-	struct odma_tp_region *g = odma_tp_region_find(se, ODMA_TP_GRANT_SE_NET);
+	struct odma_tp_region *g;
 
+	pthread_mutex_lock(&rn_reg_lock);
+	g = odma_tp_region_find(se, ODMA_TP_GRANT_SE_NET);
 	if (g != NULL)
 		odma_tp_region_revoke(g);
+	pthread_mutex_unlock(&rn_reg_lock);
 }
 
 doca_error_t doca_sync_event_add_publisher_location_remote_net(struct doca_sync_event *event)
