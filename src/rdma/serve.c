@@ -728,6 +728,23 @@ static bool rd_response(struct rd_stream *s, const struct rw_hdr *h, const uint8
 
 /* ---------------------------------------------------------------- the loop */
 
+/*
+ * Whether a frame of type @type may come on stream @s: on the stream of our requests (s->out)
+ * only the peer's answers, its CM answer and its disconnect; its own requests come on its
+ * stream (a CM server's before its accept would reach a connection the program was never
+ * told of). One log line when not.
+ */
+static bool rd_frame_allowed(const struct rd_stream *s, uint16_t type)
+{
+	if (!s->out || type == RW_RESP || type == RW_CM_ACCEPT || type == RW_CM_REJECT ||
+	    type == RW_DISCONNECT)
+		return true;
+	ODMA_ERR("RDMA context %p: a peer sent a frame of type %u on the stream of our requests "
+	         "(its requests come on its own stream); the stream is cut",
+	         (void *)s->rd, (unsigned)type);
+	return false;
+}
+
 static bool rd_handle(struct rd_stream *s, const struct rw_hdr *h)
 {
 	const uint8_t *p = rw_payload(s->ch);
@@ -735,6 +752,8 @@ static bool rd_handle(struct rd_stream *s, const struct rw_hdr *h)
 
 	if (s->conn == NULL)
 		return false; /* only an admitted stream has a reader */
+	if (!rd_frame_allowed(s, h->type))
+		return false;
 	if (h->type != RW_RESP && (go = rd_cut_frame(s, h)) <= 0)
 		return go == 0;
 	switch (h->type) {
@@ -774,13 +793,15 @@ static bool rd_handle(struct rd_stream *s, const struct rw_hdr *h)
 
 /*
  * Whether frame @h (not in pieces) is of a kind the transport thread serves: a response to
- * our request, a send within the message limit (given to the oldest posted receive and
- * answered at once; with none posted the reader serves it, waiting for one), a read up to
- * RD_FAST_READ_MAX or a write without immediate, not of a re-export (which waits for its
- * original exporter: the reader serves it).
+ * our request; and on the stream of the peer's requests, a send within the message limit
+ * (given to the oldest posted receive and answered at once; with none posted the reader
+ * serves it, waiting for one), a read up to RD_FAST_READ_MAX or a write without immediate,
+ * not of a re-export (which waits for its original exporter: the reader serves it).
  */
 static bool rd_fast_kind(const struct rd_stream *s, const struct rw_hdr *h)
 {
+	if (s->out && h->type != RW_RESP)
+		return false; /* the reader refuses a request on the stream of ours */
 	switch (h->type) {
 	case RW_RESP:
 		return true;

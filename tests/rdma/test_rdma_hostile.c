@@ -560,6 +560,26 @@ static void cm_accept(struct rw_chan **req, struct rw_chan **rev, uint32_t statu
 }
 
 /*
+ * A server that sends a request on the client's stream of requests (where only its answers
+ * and CM frames come) before it accepts: nothing is delivered (the posted receive does not
+ * see it: its completion would name a connection the program was never told of), the stream
+ * is cut and the connection fails. Runs before test_cut_send_out_of_order, which ends that
+ * receive; its first dial starts the target's transport client side, which stays.
+ */
+static void test_server_sends_before_accept(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_chan *c = cm_request();
+
+	(void)state;
+	put(c, RW_SEND, "stolen", 6);
+	COUNT_REACHES(failed, before.failed + 1);
+	closed_by_target(c);
+	assert_int_equal(stat_of_target().received, before.received);
+	assert_int_equal(stat_of_target().established, before.established);
+}
+
+/*
  * A server that hangs up at once: the client's connection fails (the failure callback). The
  * target's first dial starts its transport's client side, which stays: the tests after this
  * one count its threads.
@@ -990,6 +1010,7 @@ int main(void)
 		cmocka_unit_test(test_cm_request_on_oob_port),
 		cmocka_unit_test(test_silent_connections),
 		cmocka_unit_test(test_admitted_frame_too_long),
+		cmocka_unit_test(test_server_sends_before_accept), /* before the receive ends */
 		cmocka_unit_test(test_cut_send_out_of_order),
 		cmocka_unit_test(test_still_serves),
 		cmocka_unit_test(test_requests_beyond_connections),
