@@ -447,8 +447,11 @@ doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
 		return r;
 	}
 	se_allow_peers();
-	e->next = event->exports;
-	__atomic_store_n(&event->exports, e, __ATOMIC_SEQ_CST);
+	/* threads exporting the event at once each push their export whole: none is lost */
+	e->next = __atomic_load_n(&event->exports, __ATOMIC_SEQ_CST);
+	while (!__atomic_compare_exchange_n(&event->exports, &e->next, e, false, __ATOMIC_SEQ_CST,
+	                                    __ATOMIC_SEQ_CST))
+		;
 	/*
 	 * Whoever sleeps on a wait since before (a thread, a PE with waiting tasks) looks again:
 	 * the page is shared now, so from here on it does not count on being woken.
