@@ -297,7 +297,8 @@ doca_error_t doca_sync_event_set_addr(struct doca_sync_event *event, uint64_t *a
  * @param [in] event  an event that is not started and not from an export.
  * @param [in] buf    a single buf (no list) whose data is exactly 8 bytes, 8-byte aligned, in
  *                    a local mmap with LOCAL_READ_WRITE and RDMA read, write and atomic access.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_BAD_STATE (started);
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_BAD_STATE (started, or
+ *         @p buf already released to its inventory);
  *         DOCA_ERROR_NOT_PERMITTED (created from an export, a list, data length other than
  *         8, misaligned, missing permission, an mmap from an export).
  */

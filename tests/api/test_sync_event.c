@@ -334,6 +334,44 @@ static void test_set_doca_buf(void **state)
 	assert_ok(doca_dev_close(dev));
 }
 
+/*
+ * A buf already released to its inventory (refcount 0) is refused like every other use of a
+ * released buf (BAD_STATE, one line), not dereferenced: its mmap pointer is gone, and a
+ * released buf that kept an 8-byte aligned data segment crashed here.
+ */
+static void test_set_doca_buf_released(void **state)
+{
+	static uint64_t word __attribute__((aligned(64)));
+	struct doca_dev *dev = tu_open_dev("b1:00.0");
+	struct doca_buf_inventory *inv;
+	struct doca_sync_event *se;
+	struct doca_mmap *mm;
+	struct doca_buf *b;
+
+	(void)state;
+	assert_ok(doca_buf_inventory_create(1, &inv));
+	assert_ok(doca_buf_inventory_start(inv));
+	assert_ok(doca_mmap_create(&mm));
+	assert_ok(doca_mmap_set_memrange(mm, &word, sizeof(word)));
+	assert_ok(doca_mmap_add_dev(mm, dev));
+	assert_ok(doca_mmap_set_permissions(
+	        mm, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE | DOCA_ACCESS_FLAG_RDMA_READ |
+	                    DOCA_ACCESS_FLAG_RDMA_WRITE | DOCA_ACCESS_FLAG_RDMA_ATOMIC));
+	assert_ok(doca_mmap_start(mm));
+	assert_ok(doca_buf_inventory_buf_get_by_data(inv, mm, &word, sizeof(word), &b));
+	assert_ok(doca_buf_dec_refcount(b, NULL));
+	assert_ok(doca_sync_event_create(&se));
+	assert_doca(DOCA_ERROR_BAD_STATE, doca_sync_event_set_doca_buf(se, b));
+	/* nothing was kept: the event still starts with its own value */
+	assert_ok(doca_sync_event_start(se));
+	assert_ok(doca_sync_event_update_set(se, 9));
+	assert_int_equal(word, 0);
+	assert_ok(doca_sync_event_destroy(se));
+	assert_ok(doca_mmap_destroy(mm));
+	assert_ok(doca_buf_inventory_destroy(inv));
+	assert_ok(doca_dev_close(dev));
+}
+
 static void test_caps_and_unsupported(void **state)
 {
 	struct doca_devinfo **list;
@@ -1136,6 +1174,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_blocking_waits_sleep),
 		cmocka_unit_test(test_set_addr),
 		cmocka_unit_test(test_set_doca_buf),
+		cmocka_unit_test(test_set_doca_buf_released),
 		cmocka_unit_test(test_caps_and_unsupported),
 		cmocka_unit_test(test_export_remote_net_race),
 		cmocka_unit_test(test_export_remote_pci_race),

@@ -224,6 +224,12 @@ doca_error_t doca_sync_event_set_doca_buf(struct doca_sync_event *event, struct 
 	r = se_check_configurable(event, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
+	if (!buf->in_use) { /* its mmap is gone: nothing below may look at it */
+		ODMA_ERR("%s: buf %p was already released to its inventory (refcount 0); fix: "
+		         "pass a buf you hold",
+		         __func__, (void *)buf);
+		return DOCA_ERROR_BAD_STATE;
+	}
 	if (buf->next != NULL || buf->list_head != buf)
 		why = "is (part of) a buf list";
 	else if (buf->data_len != sizeof(uint64_t))
