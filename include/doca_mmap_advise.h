@@ -125,7 +125,9 @@ doca_error_t doca_mmap_advise_task_invalidate_cache_set_conf(
  * The task covers the data segment of @p buf. At submit the buf must be held (not released
  * to its inventory), a single buf (no list), with data (data length 1..max buf size), in a
  * local mmap (not from an export); otherwise doca_task_submit() answers
- * DOCA_ERROR_INVALID_VALUE. A non-NULL @p buf is checked here too.
+ * DOCA_ERROR_INVALID_VALUE. A non-NULL @p buf is checked here too. At submit its mmap must
+ * also be started (else DOCA_ERROR_BAD_STATE: a thread-safe mmap may be stopped under its
+ * bufs) and hold the context's device (doca_mmap_add_dev; else DOCA_ERROR_NOT_PERMITTED).
  * @param [in] mmap_advise  the context (RUNNING).
  * @param [in] buf  the buffer, or NULL to set it later.
  * @param [in] user_data  the task's user data.

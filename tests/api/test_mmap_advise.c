@@ -252,6 +252,67 @@ static void test_buf_rules_and_completion(void **state)
 	setup_down(&s);
 }
 
+/* Submits an invalidation of the 64 bytes at @mem through @m: the code, and no callback. */
+static doca_error_t submit_on(struct setup *s, struct counts *c, struct doca_mmap *m, uint8_t *mem)
+{
+	struct doca_mmap_advise_task_invalidate_cache *t;
+	union doca_data ud = { .u64 = 0 };
+	struct doca_buf *b;
+	doca_error_t r;
+
+	assert_ok(doca_buf_inventory_buf_get_by_data(s->inv, m, mem, 64, &b));
+	assert_ok(doca_mmap_advise_task_invalidate_cache_alloc_init(s->ma, b, ud, &t));
+	r = doca_task_submit(doca_mmap_advise_task_invalidate_cache_as_doca_task(t));
+	for (int i = 0; i < 8; i++)
+		(void)doca_pe_progress(s->pe);
+	assert_int_equal(c->ok + c->err, r == DOCA_SUCCESS ? 1 : 0);
+	doca_task_free(doca_mmap_advise_task_invalidate_cache_as_doca_task(t));
+	assert_ok(doca_buf_dec_refcount(b, NULL));
+	return r;
+}
+
+/*
+ * The memory rules every task's buffer meets (docs/preconditions.md M15, M16): the mmap was
+ * given the context's device (else the device has no memory key there: NOT_PERMITTED) and is
+ * registered, started (a thread-safe mmap may be stopped under its bufs: BAD_STATE).
+ */
+static void test_memory_rules(void **state)
+{
+	static uint8_t mem[4096];
+	struct doca_mmap_advise_task_invalidate_cache *t;
+	struct doca_mmap *nodev, *ts;
+	struct counts c = { 0 };
+	struct doca_buf *b;
+	struct setup s;
+
+	(void)state;
+	setup_up(&s, &c, 2);
+	assert_ok(doca_mmap_create(&nodev));
+	assert_ok(doca_mmap_set_memrange(nodev, mem, sizeof(mem)));
+	assert_ok(doca_mmap_start(nodev));
+	assert_doca(DOCA_ERROR_NOT_PERMITTED, submit_on(&s, &c, nodev, mem));
+	assert_ok(doca_mmap_create(&ts));
+	assert_ok(doca_mmap_set_memrange(ts, mem, sizeof(mem)));
+	assert_ok(doca_mmap_add_dev(ts, s.dev));
+	assert_ok(doca_mmap_enable_thread_safety(ts));
+	assert_ok(doca_mmap_start(ts));
+	assert_ok(submit_on(&s, &c, ts, mem));
+	c.ok = 0;
+	assert_ok(doca_buf_inventory_buf_get_by_data(s.inv, ts, mem, 64, &b));
+	assert_ok(doca_mmap_advise_task_invalidate_cache_alloc_init(s.ma, b, (union doca_data){ 0 },
+	                                                            &t));
+	assert_ok(doca_mmap_stop(ts)); /* thread-safe: it stops under its buf */
+	assert_doca(DOCA_ERROR_BAD_STATE,
+	            doca_task_submit(doca_mmap_advise_task_invalidate_cache_as_doca_task(t)));
+	doca_task_free(doca_mmap_advise_task_invalidate_cache_as_doca_task(t));
+	assert_ok(doca_buf_dec_refcount(b, NULL));
+	assert_int_equal(c.ok + c.err, 0);
+	assert_ok(doca_mmap_destroy(ts));
+	assert_ok(doca_mmap_destroy(nodev));
+	assert_ok(doca_ctx_stop(s.ctx));
+	setup_down(&s);
+}
+
 /* NVIDIA's flow: DMA and mmap advise on one PE; the DMA completion submits the invalidation. */
 static void dma_ok(struct doca_dma_task_memcpy *t, union doca_data tud, union doca_data cud)
 {
@@ -315,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_conf_rules),
 		cmocka_unit_test(test_buf_rules_and_completion),
+		cmocka_unit_test(test_memory_rules),
 		cmocka_unit_test(test_sample_flow),
 	};
 

@@ -49,16 +49,40 @@ static void ma_complete(struct doca_task *task, bool ok)
 	                              task->user_data, task->ctx->user_data);
 }
 
+/*
+ * The memory rules of every task's buffer (docs/preconditions.md M16, M15): the mmap is started
+ * (a thread-safe one may be stopped under its bufs) and the context's device was added to it.
+ */
+static doca_error_t ma_buf_reached(const struct doca_task *task, const struct doca_buf *buf)
+{
+	const struct doca_dev *dev = task->ctx->dev;
+	doca_error_t r = odma_buf_registered("MMAP_ADVISE", "invalidate-cache", task, buf);
+
+	if (r != DOCA_SUCCESS || odma_mmap_has_dev(buf->mmap, dev))
+		return r;
+	ODMA_ERR_AT("doca_task_submit",
+	            "invalidate-cache task %p: buf %p is in mmap %p, which device %s was never "
+	            "added to (on hardware the task has no memory key there); fix: "
+	            "doca_mmap_add_dev(mmap, dev) before doca_mmap_start",
+	            (const void *)task, (const void *)buf, (const void *)buf->mmap,
+	            dev->info->pci_addr);
+	return DOCA_ERROR_NOT_PERMITTED;
+}
+
 static doca_error_t ma_submit(struct doca_task *task)
 {
 	struct doca_mmap_advise_task_invalidate_cache *t =
 	        (struct doca_mmap_advise_task_invalidate_cache *)task;
 	const char *why = ma_buf_problem(ma_of(task->ctx), t->buf);
+	doca_error_t r;
 
 	if (why != NULL) {
 		ODMA_ERR("invalidate-cache task %p %s", (void *)t, why);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	r = ma_buf_reached(task, t->buf);
+	if (r != DOCA_SUCCESS)
+		return r;
 	/* Coherent CPU caches: ordering is all a reader after the callback needs. */
 	atomic_thread_fence(memory_order_seq_cst);
 	odma_task_complete(task, DOCA_SUCCESS);
