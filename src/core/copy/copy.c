@@ -379,6 +379,21 @@ void odma_copy_cursor_init(struct odma_copy_cursor *cur, const struct odma_copy 
 	cur->left = len;
 }
 
+/*
+ * Whether the cursor stands on bufs the program still holds as they were: a buf released
+ * (its mmap forgotten) or shrunk while its task is in flight (docs/preconditions.md B5) ends
+ * the walk there, with one WARNING: its bytes are undefined, as on hardware, but never read or
+ * written through a released buf nor past a window.
+ */
+static bool __attribute__((noinline, cold)) cursor_lost(const struct odma_copy_cursor *cur)
+{
+	ODMA_RATELIMITED_WARN("a buf of a task in flight (source %p, destination %p) was released "
+	                      "or changed before the copy reached it; the copy stops there and "
+	                      "its bytes are undefined; fix: keep a task's bufs until its callback",
+	                      (const void *)cur->s, (const void *)cur->d);
+	return false;
+}
+
 bool odma_copy_cursor_next(struct odma_copy_cursor *cur, struct odma_piece *p)
 {
 	size_t s_left, d_left, n = 0;
@@ -386,6 +401,10 @@ bool odma_copy_cursor_next(struct odma_copy_cursor *cur, struct odma_piece *p)
 	while (n == 0) { /* elements without data (or room) give no piece */
 		if (cur->left == 0 || cur->s == NULL || cur->d == NULL)
 			return false;
+		if (doca_unlikely(cur->s->mmap == NULL || cur->d->mmap == NULL ||
+		                  cur->s_off > cur->s->data_len ||
+		                  cur->d_off > odma_buf_room(cur->d)))
+			return cursor_lost(cur);
 		s_left = cur->s->data_len - cur->s_off;
 		d_left = odma_buf_room(cur->d) - cur->d_off;
 		n = s_left < d_left ? s_left : d_left;
