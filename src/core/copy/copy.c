@@ -379,18 +379,13 @@ void odma_copy_cursor_init(struct odma_copy_cursor *cur, const struct odma_copy 
 	cur->left = len;
 }
 
-/*
- * Whether the cursor stands on bufs the program still holds as they were: a buf released
- * (its mmap forgotten) or shrunk while its task is in flight (docs/preconditions.md B5) ends
- * the walk there, with one WARNING: its bytes are undefined, as on hardware, but never read or
- * written through a released buf nor past a window.
- */
-static bool __attribute__((noinline, cold)) cursor_lost(const struct odma_copy_cursor *cur)
+bool __attribute__((noinline, cold))
+odma_copy_lost(const struct doca_buf *src, const struct doca_buf *dst)
 {
 	ODMA_RATELIMITED_WARN("a buf of a task in flight (source %p, destination %p) was released "
 	                      "or changed before the copy reached it; the copy stops there and "
 	                      "its bytes are undefined; fix: keep a task's bufs until its callback",
-	                      (const void *)cur->s, (const void *)cur->d);
+	                      (const void *)src, (const void *)dst);
 	return false;
 }
 
@@ -401,10 +396,15 @@ bool odma_copy_cursor_next(struct odma_copy_cursor *cur, struct odma_piece *p)
 	while (n == 0) { /* elements without data (or room) give no piece */
 		if (cur->left == 0 || cur->s == NULL || cur->d == NULL)
 			return false;
+		/*
+		 * a buf released (its mmap forgotten) or shrunk while its task is in flight
+		 * (docs/preconditions.md B5) ends the walk: never through a released buf nor past
+		 * a window
+		 */
 		if (doca_unlikely(cur->s->mmap == NULL || cur->d->mmap == NULL ||
 		                  cur->s_off > cur->s->data_len ||
 		                  cur->d_off > odma_buf_room(cur->d)))
-			return cursor_lost(cur);
+			return odma_copy_lost(cur->s, cur->d);
 		s_left = cur->s->data_len - cur->s_off;
 		d_left = odma_buf_room(cur->d) - cur->d_off;
 		n = s_left < d_left ? s_left : d_left;

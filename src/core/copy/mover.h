@@ -84,12 +84,35 @@ static inline void odma_local_run(void *dst, const void *src, size_t n, uint64_t
 		memmove(dst, src, n);
 }
 
+/*
+ * A buf of a task in flight was released or changed before the copy reached it
+ * (docs/preconditions.md B5): one WARNING (rate-limited); the copy moves nothing more, its
+ * bytes are undefined. Returns false.
+ */
+bool odma_copy_lost(const struct doca_buf *src, const struct doca_buf *dst);
+
+/*
+ * Whether the one-element copy @c still fits its bufs as it did at submit: both held, the
+ * source's data and the destination's free tail still as long as the copy (B5: a buf released
+ * and taken again for a smaller window, or a destination several tasks fill, must not be
+ * written past its window).
+ */
+static inline bool odma_copy_one_holds(const struct odma_copy *c)
+{
+	const struct doca_buf *s = c->src, *d = c->dst;
+
+	return doca_likely(s->mmap != NULL && d->mmap != NULL && c->total <= s->data_len &&
+	                   c->total <= odma_buf_room(d)) ||
+	       odma_copy_lost(s, d);
+}
+
 /* A plain copy (one local element a side, odma_copy.plain): one memmove, no guard of its own. */
 static inline void odma_local_copy_plain(const struct odma_copy *c)
 {
 	const struct doca_buf *s = c->src, *d = c->dst;
 
-	odma_local_run(d->data + d->data_len, s->data, c->total, c->total);
+	if (odma_copy_one_holds(c))
+		odma_local_run(d->data + d->data_len, s->data, c->total, c->total);
 }
 
 /* The local mover's move_batch, writing every st[i]; returns whether a copy failed. */

@@ -28,10 +28,12 @@ static inline void local_copy(const struct odma_copy *c, uint64_t off, uint64_t 
 {
 	const struct doca_buf *s = c->src, *d = c->dst;
 
-	if (doca_likely(s->next == NULL && d->next == NULL))
-		odma_local_run(d->data + d->data_len + off, s->data + off, len, c->total);
-	else
+	if (doca_likely(s->next == NULL && d->next == NULL)) {
+		if (odma_copy_one_holds(c))
+			odma_local_run(d->data + d->data_len + off, s->data + off, len, c->total);
+	} else {
 		local_copy_pieces(c, off, len);
+	}
 }
 
 static doca_error_t local_move(const struct odma_copy *c, uint64_t off, uint64_t len)
