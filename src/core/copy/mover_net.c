@@ -116,7 +116,8 @@ doca_error_t odma_copy_start(const struct odma_copy *c, odma_copy_done_fn *done,
 	atomic_init(&a->left, 1);
 	atomic_init(&a->failed, false);
 	odma_copy_cursor_init(&cur, c, 0, c->total);
-	while (odma_copy_cursor_next(&cur, &p)) {
+	/* at most the n counted: bufs changed between the walks (B5) cut it, never overrun io[] */
+	while (a->n < n && odma_copy_cursor_next(&cur, &p)) {
 		struct odma_tp_io *io = &a->io[a->n];
 
 		if (!net_io_fill(a, &p, io, owner))
