@@ -290,6 +290,7 @@ static const struct odma_ctx_ops client_ops = {
 	.task_size = sizeof(struct doca_comch_task_send),
 	.start = client_start,
 	.complete = comch_send_complete,
+	.task_free = comch_send_free,
 	.submit = comch_send_submit,
 	.progress = client_progress,
 	.stop = client_stop,

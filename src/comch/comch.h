@@ -269,7 +269,7 @@ struct doca_comch_connection {
 	struct doca_comch_connection *next; /* the server's list */
 	int fd;                             /* ch->fd */
 	int side;                           /* COMCH_SIDE_* of this process */
-	atomic_int refs;                    /* the endpoint + each consumer/producer on it */
+	atomic_int refs;                    /* the endpoint, its consumers, producers, sends */
 	atomic_bool dead;                   /* closed for sending: nothing more goes over it */
 	bool rx_done;   /* nothing more to read (end of stream, or closed here) */
 	bool notified;  /* its end was handled (events, failed sends) */
@@ -549,6 +549,8 @@ void comch_conn_flush_ctl(struct doca_comch_connection *conn);
 /* The send task op of servers and clients. */
 doca_error_t comch_send_submit(struct doca_task *task);
 void comch_send_complete(struct doca_task *task, bool success);
+/* The task_free op: a send task lets go of its connection (comch_ep_send_alloc took it). */
+void comch_send_free(struct doca_task *task);
 
 /* ---- endpoints (endpoint.c) ------------------------------------------------------------ */
 

@@ -381,6 +381,11 @@ doca_error_t comch_send_submit(struct doca_task *task)
 	return DOCA_SUCCESS;
 }
 
+void comch_send_free(struct doca_task *task)
+{
+	comch_conn_put(((struct doca_comch_task_send *)task)->conn);
+}
+
 void comch_send_complete(struct doca_task *task, bool success)
 {
 	struct comch_ep *ep = task_ep(task);

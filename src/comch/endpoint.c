@@ -275,6 +275,8 @@ doca_error_t comch_ep_send_alloc(struct comch_ep *ep, struct doca_comch_connecti
 	if (r != DOCA_SUCCESS)
 		return r;
 	st = (struct doca_comch_task_send *)t;
+	/* held until the task is freed: a connection reaped under it could be made again */
+	comch_conn_get(peer);
 	st->conn = peer;
 	st->len = len;
 	memcpy(comch_task_msg(ep, st), msg, len);

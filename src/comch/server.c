@@ -243,6 +243,7 @@ static const struct odma_ctx_ops server_ops = {
 	.task_size = sizeof(struct doca_comch_task_send),
 	.start = server_start,
 	.complete = comch_send_complete,
+	.task_free = comch_send_free,
 	.submit = comch_send_submit,
 	.progress = server_progress,
 	.stop = server_stop,

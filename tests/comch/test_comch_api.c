@@ -758,6 +758,54 @@ static void test_peer_gone_refusals(void **state)
 	assert_true(cu_close(&s));
 }
 
+/*
+ * A send task the server allocated on a connection whose client then left, submitted once a
+ * second client has connected (its connection may be made where the first one was): the
+ * submit fails with NOT_CONNECTED and the second client receives nothing.
+ */
+static bool second_up(struct cu_ep *const *eps)
+{
+	return eps[0]->connects == 2 && eps[1]->passed_running;
+}
+
+static void test_task_outlives_conn(void **state)
+{
+	struct cu_ep s, c, c2;
+	struct cu_ep *const eps[2] = { &s, &c2 };
+	struct doca_comch_task_send *t = NULL;
+	uint64_t end;
+
+	(void)state;
+	cu_open(&s, true);
+	cu_open(&c, false);
+	cu_open(&c2, false);
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
+	end = cu_now_ms() + 5000;
+	while ((s.conn == NULL || !c.passed_running) && cu_now_ms() < end) {
+		doca_pe_progress(s.pe);
+		doca_pe_progress(c.pe);
+	}
+	assert_non_null(s.conn);
+	assert_ok(doca_comch_server_task_send_alloc_init(s.srv, s.conn, "stale", 5, &t));
+	assert_true(cu_close(&c));
+	assert_true(progress_all(eps, 1, server_saw_gone));
+	cu_progress_for(&s, 20);
+	assert_int_equal(cu_client_start(&c2, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
+	assert_true(progress_all(eps, 2, second_up));
+	assert_int_equal(doca_task_submit(doca_comch_task_send_as_task(t)),
+	                 DOCA_ERROR_NOT_CONNECTED);
+	end = cu_now_ms() + 100;
+	while (cu_now_ms() < end) {
+		doca_pe_progress(s.pe);
+		doca_pe_progress(c2.pe);
+	}
+	assert_int_equal(c2.nrx, 0);
+	doca_task_free(doca_comch_task_send_as_task(t));
+	assert_true(cu_close(&c2));
+	assert_true(cu_close(&s));
+}
+
 /* ---- a profile with small limits ---------------------------------------------------------- */
 
 static void test_small_caps(void **state)
@@ -879,6 +927,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_one_process, cu_next_name),
 		cmocka_unit_test_setup(test_one_process_refusals, cu_next_name),
 		cmocka_unit_test_setup(test_peer_gone_refusals, cu_next_name),
+		cmocka_unit_test_setup(test_task_outlives_conn, cu_next_name),
 	};
 	const struct CMUnitTest small[] = {
 		cmocka_unit_test_setup(test_small_caps, cu_next_name),
