@@ -183,8 +183,10 @@ doca_error_t doca_comch_consumer_task_post_recv_set_conf(
  *
  * doca_task_submit of a post-recv task publishes the buffer's free tail to the peer and
  * returns DOCA_SUCCESS, DOCA_ERROR_INVALID_VALUE (no buffer, a buffer outside the consumer's
- * mmap, a list, no free space, above the max buffer size) or DOCA_ERROR_BAD_STATE (not
- * RUNNING). The task completes when a producer filled the buffer; it fails with
+ * mmap, a list, no free space, above the max buffer size), DOCA_ERROR_BAD_STATE (not
+ * RUNNING, or the mmap is stopped: a thread-safe mmap can be stopped under its bufs) or
+ * DOCA_ERROR_NOT_PERMITTED (the mmap, restarted, no longer has the Comch context's device).
+ * The task completes when a producer filled the buffer; it fails with
  * DOCA_ERROR_IO_FAILED when the consumer stops first and with DOCA_ERROR_CONNECTION_RESET
  * when the connection is lost.
  *

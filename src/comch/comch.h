@@ -663,6 +663,12 @@ doca_error_t comch_fp_claim(struct doca_comch_producer *p, struct comch_rcons *r
  */
 doca_error_t comch_fp_set_conf(struct doca_ctx *ctx, const char *kind, uint32_t id, uint32_t num,
                                const char *func);
+/*
+ * DOCA_SUCCESS when the buf @b of a task of @f (@what: "producer send") is in a started mmap
+ * the Comch context's device was added to; else BAD_STATE or NOT_PERMITTED, logged.
+ */
+doca_error_t comch_fp_buf_registered(const struct comch_fp_ctx *f, const char *what,
+                                     const void *task, const struct doca_buf *b);
 /* Frees the remote consumer table (connection teardown). */
 void comch_fp_free_remote(struct doca_comch_connection *conn);
 /* Whether a connection can carry a new consumer or producer (logged for @func). */

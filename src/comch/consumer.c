@@ -345,6 +345,7 @@ static doca_error_t post_recv_submit(struct doca_task *task)
 	struct doca_buf *buf = t->buf;
 	uint32_t idx;
 	size_t room;
+	doca_error_t r;
 
 	if (buf == NULL || buf->mmap != c->mmap || !odma_buf_is_head(buf) || buf->next != NULL) {
 		ODMA_ERR("doca_task_submit: post-recv task %p needs a single doca_buf of the "
@@ -352,6 +353,9 @@ static doca_error_t post_recv_submit(struct doca_task *task)
 		         (void *)t, (void *)c->mmap, (void *)buf);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	r = comch_fp_buf_registered(&c->fp, "consumer post-recv", t, buf);
+	if (r != DOCA_SUCCESS)
+		return r; /* nothing is posted for the peer to write into */
 	room = odma_buf_room(buf);
 	if (room == 0 || room > task->ctx->caps->comch_fp_max_buf_size) {
 		ODMA_ERR("doca_task_submit: post-recv buffer %p has %zu free bytes; it must have "

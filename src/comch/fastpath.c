@@ -398,6 +398,28 @@ void comch_fp_free_remote(struct doca_comch_connection *conn)
 	conn->num_rcons = 0;
 }
 
+/*
+ * DOCA's rules for a buf of this process' memory in a task of @f (@what: "producer send"):
+ * its mmap is started (a thread-safe one may be stopped under its bufs) and the Comch
+ * context's device was added to it (a thread-safe one may restart without it).
+ */
+doca_error_t comch_fp_buf_registered(const struct comch_fp_ctx *f, const char *what,
+                                     const void *task, const struct doca_buf *b)
+{
+	const struct doca_dev *dev = f->ctx.dev;
+	doca_error_t r = odma_buf_registered("Comch", what, task, b);
+
+	if (r != DOCA_SUCCESS)
+		return r;
+	if (odma_mmap_has_dev(b->mmap, dev))
+		return DOCA_SUCCESS;
+	ODMA_ERR("doca_task_submit: %s %u: buf %p is in mmap %p, which device %s was never "
+	         "added to (on hardware the task has no memory key there); fix: "
+	         "doca_mmap_add_dev(mmap, dev) before doca_mmap_start",
+	         f->kind, f->id, (const void *)b, (const void *)b->mmap, dev->info->pci_addr);
+	return DOCA_ERROR_NOT_PERMITTED;
+}
+
 doca_error_t comch_fp_set_conf(struct doca_ctx *ctx, const char *kind, uint32_t id, uint32_t num,
                                const char *func)
 {

@@ -207,26 +207,6 @@ static struct comch_rcons *producer_hold_consumer(const struct doca_comch_produc
 	return r;
 }
 
-/*
- * DOCA's rules for a source buf in this process' memory: its mmap is started (a thread-safe
- * one may be stopped under its bufs) and the producer's device @dev was added to it.
- */
-static doca_error_t producer_check_mem(const struct doca_comch_producer *p, const void *task,
-                                       const struct doca_buf *b, const struct doca_dev *dev)
-{
-	doca_error_t r = odma_buf_registered("Comch", "producer send", task, b);
-
-	if (r != DOCA_SUCCESS)
-		return r;
-	if (odma_mmap_has_dev(b->mmap, dev))
-		return DOCA_SUCCESS;
-	ODMA_ERR("doca_task_submit: producer %u: buf %p is in mmap %p, which device %s was never "
-	         "added to (on hardware the task has no memory key there); fix: "
-	         "doca_mmap_add_dev(mmap, dev) before doca_mmap_start",
-	         p->fp.id, (const void *)b, (const void *)b->mmap, dev->info->pci_addr);
-	return DOCA_ERROR_NOT_PERMITTED;
-}
-
 static doca_error_t producer_submit(struct doca_task *task)
 {
 	struct doca_comch_producer_task_send *t = (struct doca_comch_producer_task_send *)task;
@@ -244,7 +224,8 @@ static doca_error_t producer_submit(struct doca_task *task)
 	}
 	for (const struct doca_buf *b = t->buf; b != NULL; b = b->next)
 		if (b->mmap != NULL && !b->mmap->from_export &&
-		    (res = producer_check_mem(p, task, b, task->ctx->dev)) != DOCA_SUCCESS)
+		    (res = comch_fp_buf_registered(&p->fp, "producer send", task, b)) !=
+		            DOCA_SUCCESS)
 			return res;
 	if (t->buf != NULL && !producer_gather(t, task->ctx, iov, &niov, &total))
 		return DOCA_ERROR_INVALID_VALUE;

@@ -17,6 +17,7 @@
 #include <doca_comch_msgq.h>
 
 #include "comch_util.h"
+#include "test_dev.h"
 #include "test_util.h"
 
 #define NAME cu_name
@@ -806,6 +807,86 @@ static void test_task_outlives_conn(void **state)
 	assert_true(cu_close(&s));
 }
 
+/*
+ * A consumer's post-recv buf in a thread-safe mmap (which can be stopped and restarted under
+ * its bufs), as producer sources are checked (preconditions M15, M16): stopped, the submit
+ * fails with BAD_STATE; restarted without the Comch device, with NOT_PERMITTED. Nothing is
+ * posted for the peer to write into.
+ */
+static bool cons_running(struct cu_ep *const *eps)
+{
+	enum doca_ctx_states st = DOCA_CTX_STATE_IDLE;
+
+	(void)doca_ctx_get_state(doca_comch_consumer_as_ctx(g_gone.cons), &st);
+	return eps[1]->passed_running && st == DOCA_CTX_STATE_RUNNING;
+}
+
+static doca_error_t post_one(struct doca_comch_consumer *cons, struct doca_buf *b)
+{
+	struct doca_comch_consumer_task_post_recv *t;
+	doca_error_t r;
+
+	assert_ok(doca_comch_consumer_task_post_recv_alloc_init(cons, b, &t));
+	r = doca_task_submit(doca_comch_consumer_task_post_recv_as_task(t));
+	if (r != DOCA_SUCCESS)
+		doca_task_free(doca_comch_consumer_task_post_recv_as_task(t));
+	return r;
+}
+
+static void test_post_recv_mmap_rules(void **state)
+{
+	static uint8_t mem[4096];
+	struct cu_ep s, c;
+	struct cu_ep *const eps[2] = { &s, &c };
+	struct doca_dev *other = tu_open_pci_or_null("03:00.1");
+	struct doca_mmap *mm;
+	struct doca_buf_inventory *inv;
+	struct doca_buf *b;
+
+	(void)state;
+	assert_non_null(other);
+	cu_open(&s, true);
+	cu_open(&c, false);
+	cu_log_capture();
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
+	assert_ok(doca_mmap_create(&mm));
+	assert_ok(doca_mmap_add_dev(mm, s.dev));
+	assert_ok(doca_mmap_set_memrange(mm, mem, sizeof(mem)));
+	assert_ok(doca_mmap_enable_thread_safety(mm));
+	assert_ok(doca_mmap_start(mm));
+	assert_ok(doca_buf_inventory_create(2, &inv));
+	assert_ok(doca_buf_inventory_start(inv));
+	while (s.conn == NULL || !c.passed_running) {
+		doca_pe_progress(s.pe);
+		doca_pe_progress(c.pe);
+	}
+	assert_ok(doca_comch_consumer_create(s.conn, mm, &g_gone.cons));
+	assert_ok(doca_comch_consumer_task_post_recv_set_conf(g_gone.cons, cons_cb, cons_cb, 4));
+	assert_ok(doca_pe_connect_ctx(s.pe, doca_comch_consumer_as_ctx(g_gone.cons)));
+	assert_int_equal(doca_ctx_start(doca_comch_consumer_as_ctx(g_gone.cons)),
+	                 DOCA_ERROR_IN_PROGRESS);
+	assert_true(progress_all(eps, 2, cons_running));
+	assert_ok(doca_buf_inventory_buf_get_by_addr(inv, mm, mem, sizeof(mem), &b));
+	assert_ok(doca_mmap_stop(mm));
+	assert_int_equal(post_one(g_gone.cons, b), DOCA_ERROR_BAD_STATE);
+	assert_true(cu_log_has("which is stopped"));
+	assert_ok(doca_mmap_rm_dev(mm, s.dev));
+	assert_ok(doca_mmap_add_dev(mm, other));
+	assert_ok(doca_mmap_start(mm));
+	assert_int_equal(post_one(g_gone.cons, b), DOCA_ERROR_NOT_PERMITTED);
+	assert_true(cu_log_has("was never added to"));
+	assert_ok(doca_buf_dec_refcount(b, NULL));
+	assert_int_equal(doca_ctx_stop(doca_comch_consumer_as_ctx(g_gone.cons)), DOCA_SUCCESS);
+	assert_ok(doca_comch_consumer_destroy(g_gone.cons));
+	g_gone.cons = NULL;
+	assert_ok(doca_buf_inventory_destroy(inv));
+	assert_ok(doca_mmap_destroy(mm));
+	assert_ok(doca_dev_close(other));
+	assert_true(cu_close(&c));
+	assert_true(cu_close(&s));
+}
+
 /* ---- a profile with small limits ---------------------------------------------------------- */
 
 static void test_small_caps(void **state)
@@ -928,6 +1009,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_one_process_refusals, cu_next_name),
 		cmocka_unit_test_setup(test_peer_gone_refusals, cu_next_name),
 		cmocka_unit_test_setup(test_task_outlives_conn, cu_next_name),
+		cmocka_unit_test_setup(test_post_recv_mmap_rules, cu_next_name),
 	};
 	const struct CMUnitTest small[] = {
 		cmocka_unit_test_setup(test_small_caps, cu_next_name),
