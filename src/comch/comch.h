@@ -238,8 +238,8 @@ extern const struct comch_carrier *const comch_carriers[];
 
 /* Tells a refused peer why, in a REJECT over @ch (best effort, never blocks). */
 void comch_chan_reject(struct comch_chan *ch, doca_error_t code, const char *why);
-/* Reads and drops up to @max packets waiting on @ch (into ep->rx); whether a BYE was among them. */
-bool comch_chan_drain(struct comch_chan *ch, struct comch_ep *ep, int max);
+/* Reads and drops up to @max packets waiting on @ch; whether a BYE was among them. */
+bool comch_chan_drain(struct comch_chan *ch, int max);
 
 /*
  * What a consumer and a producer share: their context on a connection of this side, on one of

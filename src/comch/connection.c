@@ -155,14 +155,19 @@ void comch_chan_reject(struct comch_chan *ch, doca_error_t code, const char *why
 	(void)ch->car->send(ch, COMCH_W_REJECT, (uint32_t)code, why, strlen(why), -1);
 }
 
-bool comch_chan_drain(struct comch_chan *ch, struct comch_ep *ep, int max)
+bool comch_chan_drain(struct comch_chan *ch, int max)
 {
-	const struct comch_wire_hdr *h = (const void *)ep->rx;
+	/*
+	 * Not ep->rx: a receive callback that stops or disconnects still holds its message
+	 * there. A header is all a BYE is; a longer packet is dropped whole (-EMSGSIZE).
+	 */
+	uint64_t buf[4];
+	const struct comch_wire_hdr *h = (const void *)buf;
 	bool bye = false;
 
 	for (int i = 0; i < max; i++) {
 		int pfd = -1;
-		ssize_t n = ch->car->recv(ch, ep->rx, ep->rx_cap, &pfd);
+		ssize_t n = ch->car->recv(ch, buf, sizeof(buf), &pfd);
 
 		if (pfd >= 0)
 			close(pfd);
@@ -565,7 +570,7 @@ void comch_conn_close(struct doca_comch_connection *conn, doca_error_t status)
 	}
 	fail_pending(conn, status);
 	/* what the peer sent is dropped; a BYE among it tells that the peer left in order */
-	if (comch_chan_drain(conn->ch, conn->ep, 4096))
+	if (comch_chan_drain(conn->ch, 4096))
 		conn->orderly = true;
 	comch_conn_kill(conn, COMCH_END_LOCAL, "closed by this side");
 }

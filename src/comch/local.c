@@ -406,7 +406,7 @@ static bool server_admit(struct comch_ep *ep, struct comch_chan *ch, pid_t *pid_
 		comch_chan_reject(ch, DOCA_ERROR_NOT_PERMITTED,
 		                  "the server does not accept clients of this user");
 		/* its HELLO, unread, would reset the socket: the client would lose the REJECT */
-		(void)comch_chan_drain(ch, ep, 4);
+		(void)comch_chan_drain(ch, 4);
 		return false;
 	}
 	for (const struct comch_hs *h = ep->hs; h != NULL; h = h->next)

@@ -139,6 +139,9 @@ static void cb_recv(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t
 	struct cu_ep *e = ep_of_conn(conn);
 
 	CU_CHECK(ev != NULL && buf != NULL && len > 0);
+	if (e->stop_then_copy)
+		(void)doca_ctx_stop(
+		        e->ctx); /* the message stays valid until the callback returns */
 	if (e->nrx < CU_MAX_RX) {
 		e->rx[e->nrx] = malloc(len);
 		CU_CHECK(e->rx[e->nrx] != NULL);

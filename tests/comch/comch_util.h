@@ -70,6 +70,7 @@ struct cu_ep {
 	bool drop_second;     /* server: doca_comch_server_disconnect a second client */
 	bool hear_on_connect; /* server: the connect callback waits for a word from the peer */
 	bool stop_on_recv;    /* stop the context from the receive callback */
+	bool stop_then_copy;  /* ... and before it copies the message */
 	/* called from the disconnect callback, the connection still valid */
 	void (*on_disconnect)(struct cu_ep *e, struct doca_comch_connection *conn);
 	unsigned int dropped;

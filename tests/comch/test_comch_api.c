@@ -887,6 +887,38 @@ static void test_post_recv_mmap_rules(void **state)
 	assert_true(cu_close(&s));
 }
 
+/*
+ * A client stopped from its receive callback while the server's next message already waits
+ * on its socket: the message the callback was given is still intact after the stop (DOCA: the
+ * buffer is valid for the whole callback), though the stop drops what follows it.
+ */
+static void test_stop_in_recv_keeps_msg(void **state)
+{
+	struct cu_ep s, c;
+	uint64_t end;
+
+	(void)state;
+	cu_open(&s, true);
+	cu_open(&c, false);
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
+	end = cu_now_ms() + 5000;
+	while ((s.conn == NULL || !c.passed_running) && cu_now_ms() < end) {
+		doca_pe_progress(s.pe);
+		doca_pe_progress(c.pe);
+	}
+	assert_non_null(s.conn);
+	assert_ok(cu_send(&s, "first", 5));
+	assert_ok(cu_send(&s, "SECOND", 6));
+	c.stop_then_copy = true;
+	assert_true(cu_progress_until(&c, cu_is_idle, 5000));
+	assert_int_equal(c.nrx, 1);
+	assert_int_equal(c.rx_len[0], 5);
+	assert_memory_equal(c.rx[0], "first", 5);
+	assert_true(cu_close(&c));
+	assert_true(cu_close(&s));
+}
+
 /* ---- a profile with small limits ---------------------------------------------------------- */
 
 static void test_small_caps(void **state)
@@ -1010,6 +1042,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_peer_gone_refusals, cu_next_name),
 		cmocka_unit_test_setup(test_task_outlives_conn, cu_next_name),
 		cmocka_unit_test_setup(test_post_recv_mmap_rules, cu_next_name),
+		cmocka_unit_test_setup(test_stop_in_recv_keeps_msg, cu_next_name),
 	};
 	const struct CMUnitTest small[] = {
 		cmocka_unit_test_setup(test_small_caps, cu_next_name),
