@@ -77,6 +77,7 @@ struct comch_peer_policy {
 /* ---- fast-path ring: ring.h (consumer side creates it; shared with the peer) ---------- */
 
 _Static_assert(COMCH_RING_MAX_IMM == ODMA_COMCH_IMM_DATA_LIMIT, "one immediate-data limit");
+_Static_assert(COMCH_RING_MAX_SLOTS == ODMA_COMCH_FP_TASKS_LIMIT, "one fast-path task limit");
 
 /* ---- objects ------------------------------------------------------------------------- */
 

@@ -126,6 +126,8 @@ static void bad_texts(void **state)
 	expect_bad("system a\n" DEV " comch=yes comch_imm_data=257\n", 2,
 	           "comch_imm_data above 256");
 	expect_bad("system a\n" DEV " comch_fp_buf_size=1G\n", 2, "bad value");
+	expect_bad("system a\n" DEV " comch=yes comch_fp_tasks=65537\n", 2,
+	           "comch_fp_tasks above 65536");
 }
 
 /* comch=yes: the Comch values a line leaves out take their defaults; given ones are kept. */

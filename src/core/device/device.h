@@ -102,6 +102,8 @@ struct odma_dev_caps {
 #define ODMA_COMCH_DEFAULT_FP_MAX_ENDPOINTS 64u
 #define ODMA_COMCH_DEFAULT_MAX_IMM_DATA 32u
 #define ODMA_COMCH_IMM_DATA_LIMIT 256u /* largest comch_imm_data a profile may give */
+/* largest comch_fp_tasks a profile may give: a consumer's ring has a slot for each task */
+#define ODMA_COMCH_FP_TASKS_LIMIT 65536u
 
 struct doca_devinfo_rep {
 	struct doca_devinfo *parent; /* the DPU device this representor belongs to */

@@ -472,6 +472,8 @@ static bool profile_check_device(struct odma_parse *p, const struct doca_devinfo
 		                    "fast path carries large buffers)");
 	if (d->caps.comch && d->caps.comch_max_imm_data > ODMA_COMCH_IMM_DATA_LIMIT)
 		return profile_fail(p, "comch_imm_data above %u", ODMA_COMCH_IMM_DATA_LIMIT);
+	if (d->caps.comch && d->caps.comch_fp_max_tasks > ODMA_COMCH_FP_TASKS_LIMIT)
+		return profile_fail(p, "comch_fp_tasks above %u", ODMA_COMCH_FP_TASKS_LIMIT);
 	for (uint32_t i = 0; i < sys->num_devs; i++)
 		if (strcmp(sys->devs[i].pci_addr, d->pci_addr) == 0)
 			return profile_fail(p,
