@@ -25,7 +25,8 @@ static doca_error_t server_start(struct doca_ctx *ctx)
 
 	if (r != DOCA_SUCCESS)
 		return r;
-	comch_ep_reap(ep, true);
+	/* one a consumer or producer still holds stays listed: it holds the destroy back */
+	comch_ep_reap(ep, false);
 	for (const struct comch_carrier *const *c = comch_carriers; *c != NULL; c++) {
 		if ((*c)->wanted != NULL && !(*c)->wanted())
 			continue;

@@ -919,6 +919,43 @@ static void test_stop_in_recv_keeps_msg(void **state)
 	assert_true(cu_close(&s));
 }
 
+/*
+ * A server restarted while a consumer of a connection of its last run still exists: the
+ * server's destroy is refused (IN_USE) until the consumer is destroyed, as it is before the
+ * restart.
+ */
+static void test_restart_keeps_fastpath(void **state)
+{
+	struct cu_ep s, c;
+	struct cu_ep *const eps[2] = { &s, &c };
+	struct doca_comch_consumer *cons;
+	struct cu_mem m;
+	uint64_t end;
+
+	(void)state;
+	cu_open(&s, true);
+	cu_open(&c, false);
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
+	end = cu_now_ms() + 5000;
+	while ((s.conn == NULL || !c.passed_running) && cu_now_ms() < end) {
+		doca_pe_progress(s.pe);
+		doca_pe_progress(c.pe);
+	}
+	assert_non_null(s.conn);
+	cu_mem_init(&m, s.dev, 4096, 1);
+	assert_ok(doca_comch_consumer_create(s.conn, m.mmap, &cons));
+	assert_true(cu_close(&c));
+	assert_true(progress_all(eps, 1, server_saw_gone));
+	assert_int_equal(doca_ctx_stop(s.ctx), DOCA_SUCCESS);
+	assert_ok(doca_ctx_start(s.ctx));
+	assert_int_equal(doca_ctx_stop(s.ctx), DOCA_SUCCESS);
+	assert_int_equal(doca_comch_server_destroy(s.srv), DOCA_ERROR_IN_USE);
+	assert_ok(doca_comch_consumer_destroy(cons));
+	cu_mem_fini(&m);
+	assert_true(cu_close(&s));
+}
+
 /* ---- a profile with small limits ---------------------------------------------------------- */
 
 static void test_small_caps(void **state)
@@ -1043,6 +1080,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_task_outlives_conn, cu_next_name),
 		cmocka_unit_test_setup(test_post_recv_mmap_rules, cu_next_name),
 		cmocka_unit_test_setup(test_stop_in_recv_keeps_msg, cu_next_name),
+		cmocka_unit_test_setup(test_restart_keeps_fastpath, cu_next_name),
 	};
 	const struct CMUnitTest small[] = {
 		cmocka_unit_test_setup(test_small_caps, cu_next_name),
