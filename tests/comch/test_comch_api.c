@@ -956,6 +956,61 @@ static void test_restart_keeps_fastpath(void **state)
 	assert_true(cu_close(&s));
 }
 
+/* ---- a profile with the longest messages a profile may give (64 KiB) ------------------------ */
+
+/*
+ * Messages of exactly the limit, several back to back both ways (more than a socket's send
+ * buffer holds at once: the rest wait for room), each delivered whole; one byte more is
+ * INVALID_VALUE at alloc_init.
+ */
+static bool pair_up(struct cu_ep *const *eps)
+{
+	return eps[0]->conn != NULL && eps[1]->passed_running;
+}
+
+#define LONGEST_N 5 /* 5 x 64 KiB: more than a socket's default send buffer holds */
+
+static bool got_all(struct cu_ep *const *eps)
+{
+	return eps[0]->nrx == LONGEST_N && eps[1]->nrx == LONGEST_N &&
+	       eps[0]->sent_ok == LONGEST_N && eps[1]->sent_ok == LONGEST_N;
+}
+
+static void test_longest_msg(void **state)
+{
+	static uint8_t msg[(64u << 10) + 1];
+	struct cu_ep s, c;
+	struct cu_ep *const eps[2] = { &s, &c };
+	struct doca_comch_task_send *t;
+	uint32_t max = 0;
+
+	(void)state;
+	cu_open(&s, true);
+	cu_open(&c, false);
+	assert_ok(doca_comch_cap_get_max_msg_size(info_of(&c), &max));
+	assert_int_equal(max, 64u << 10);
+	assert_ok(cu_server_start(&s, NAME, 0, 8));
+	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
+	assert_true(progress_all(eps, 2, pair_up));
+	for (uint32_t i = 0; i < max; i++)
+		msg[i] = (uint8_t)(i * 7);
+	for (int i = 0; i < LONGEST_N; i++) {
+		assert_ok(cu_send(&c, msg, max));
+		assert_ok(cu_send(&s, msg, max));
+	}
+	assert_true(progress_all(eps, 2, got_all));
+	for (int i = 0; i < LONGEST_N; i++) {
+		assert_int_equal(s.rx_len[i], max);
+		assert_memory_equal(s.rx[i], msg, max);
+		assert_int_equal(c.rx_len[i], max);
+		assert_memory_equal(c.rx[i], msg, max);
+	}
+	assert_int_equal(doca_comch_client_task_send_alloc_init(c.cli, c.conn, msg, max + 1, &t),
+	                 DOCA_ERROR_INVALID_VALUE);
+	assert_true(cu_close(&c));
+	assert_true(cu_close(&s));
+}
+
 /* ---- a profile with small limits ---------------------------------------------------------- */
 
 static void test_small_caps(void **state)
@@ -1082,6 +1137,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_stop_in_recv_keeps_msg, cu_next_name),
 		cmocka_unit_test_setup(test_restart_keeps_fastpath, cu_next_name),
 	};
+	const struct CMUnitTest longest[] = {
+		cmocka_unit_test_setup(test_longest_msg, cu_next_name),
+	};
 	const struct CMUnitTest small[] = {
 		cmocka_unit_test_setup(test_small_caps, cu_next_name),
 		cmocka_unit_test_setup(test_small_max_clients, cu_next_name),
@@ -1093,5 +1151,7 @@ int main(int argc, char **argv)
 	cu_private_rundir();
 	if (argc == 2 && strcmp(argv[1], "--small") == 0)
 		return cmocka_run_group_tests(small, NULL, NULL);
+	if (argc == 2 && strcmp(argv[1], "--64k") == 0)
+		return cmocka_run_group_tests(longest, NULL, NULL);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

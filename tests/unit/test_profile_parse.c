@@ -122,7 +122,8 @@ static void bad_texts(void **state)
 	           "pci=b1:00.0 vuid=W\n",
 	           4, "duplicate rep pci");
 	expect_bad("system a\n" DEV " ibdev2=x\n", 2, "unknown");
-	expect_bad("system a\n" DEV " comch=yes comch_max_msg_size=2000000\n", 2, "above 1M");
+	expect_bad("system a\n" DEV " comch=yes comch_max_msg_size=2000000\n", 2, "above 64K");
+	expect_bad("system a\n" DEV " comch=yes comch_max_msg_size=65537\n", 2, "above 64K");
 	expect_bad("system a\n" DEV " comch=yes comch_imm_data=257\n", 2,
 	           "comch_imm_data above 256");
 	expect_bad("system a\n" DEV " comch_fp_buf_size=1G\n", 2, "bad value");

@@ -102,6 +102,11 @@ struct odma_dev_caps {
 #define ODMA_COMCH_DEFAULT_FP_MAX_ENDPOINTS 64u
 #define ODMA_COMCH_DEFAULT_MAX_IMM_DATA 32u
 #define ODMA_COMCH_IMM_DATA_LIMIT 256u /* largest comch_imm_data a profile may give */
+/*
+ * largest comch_max_msg_size a profile may give: a message is one packet of a Unix socket,
+ * which its send buffer must hold whole (net.core.wmem_default, some 100 to 200 KiB)
+ */
+#define ODMA_COMCH_MSG_SIZE_LIMIT (64u << 10)
 /* largest comch_fp_tasks a profile may give: a consumer's ring has a slot for each task */
 #define ODMA_COMCH_FP_TASKS_LIMIT 65536u
 

@@ -466,10 +466,10 @@ static bool profile_check_device(struct odma_parse *p, const struct doca_devinfo
 	                           d->caps.max_num_tasks == 0 || d->caps.queue_depth == 0))
 		return profile_fail(p, "memcpy=yes needs non-zero max_buf_size, max_buf_list_len, "
 		                       "max_num_tasks and queue_depth");
-	if (d->caps.comch && d->caps.comch_max_msg_size > (1u << 20))
+	if (d->caps.comch && d->caps.comch_max_msg_size > ODMA_COMCH_MSG_SIZE_LIMIT)
 		return profile_fail(p,
-		                    "comch_max_msg_size above 1M: control messages are small (the "
-		                    "fast path carries large buffers)");
+		                    "comch_max_msg_size above 64K: a control message is one packet "
+		                    "of a Unix socket (the fast path carries large buffers)");
 	if (d->caps.comch && d->caps.comch_max_imm_data > ODMA_COMCH_IMM_DATA_LIMIT)
 		return profile_fail(p, "comch_imm_data above %u", ODMA_COMCH_IMM_DATA_LIMIT);
 	if (d->caps.comch && d->caps.comch_fp_max_tasks > ODMA_COMCH_FP_TASKS_LIMIT)
