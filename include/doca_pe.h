@@ -82,7 +82,8 @@ doca_error_t doca_pe_create(struct doca_pe **pe);
  * @brief Destroys a progress engine.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL);
  *         DOCA_ERROR_IN_USE (contexts are still connected, or graphs were created on it:
- *         destroy them first).
+ *         destroy them first; or it was called from inside a callback of this PE, while
+ *         doca_pe_progress still runs).
  */
 DOCA_STABLE
 doca_error_t doca_pe_destroy(struct doca_pe *pe);

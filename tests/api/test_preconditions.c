@@ -384,6 +384,63 @@ static void progress_in_callback(void **state)
 	fx_fini(&fx);
 }
 
+/*
+ * C10: a callback of a PE does not destroy that PE. The state callback below destroys its
+ * (now IDLE) context, then tries the PE, which doca_pe_progress is still running.
+ */
+static struct fx *destroy_pe_fx;
+static doca_error_t destroy_pe_ret = DOCA_SUCCESS;
+
+static void destroy_pe_state_cb(const union doca_data ud, struct doca_ctx *ctx,
+                                enum doca_ctx_states prev, enum doca_ctx_states next)
+{
+	(void)ud;
+	(void)ctx;
+	(void)prev;
+	if (next != DOCA_CTX_STATE_IDLE)
+		return;
+	assert_ok(doca_dma_destroy(destroy_pe_fx->dma));
+	destroy_pe_fx->dma = NULL;
+	destroy_pe_ret = doca_pe_destroy(destroy_pe_fx->pe);
+}
+
+static void pe_destroy_in_callback(void **state)
+{
+	struct fx fx;
+	struct doca_buf *s, *d;
+	struct doca_task *t;
+	unsigned int hit;
+
+	(void)state;
+	destroy_pe_fx = &fx;
+	fx_init(&fx, 4096, 2, false);
+	assert_ok(doca_ctx_set_state_changed_cb(fx.ctx, destroy_pe_state_cb));
+	assert_ok(doca_ctx_start(fx.ctx));
+	s = fx_src_buf(&fx, 0, 64);
+	d = fx_dst_buf(&fx, 0, 64);
+	t = fx_task(&fx, s, d, 1);
+	assert_doca(DOCA_ERROR_IN_PROGRESS, doca_ctx_stop(fx.ctx));
+	doca_task_free(t);
+	(void)tu_log_lines("", &hit);
+	for (int i = 0; i < 1000 && fx.dma != NULL; i++)
+		doca_pe_progress(fx.pe);
+	assert_null(fx.dma);
+	assert_doca(DOCA_ERROR_IN_USE, destroy_pe_ret);
+	assert_int_equal(tu_log_lines("from inside one of its callbacks", &hit), 1);
+	assert_int_equal(hit, 1);
+	assert_int_equal(doca_pe_progress(fx.pe), 0);
+	assert_ok(doca_pe_destroy(fx.pe));
+	assert_ok(doca_buf_dec_refcount(s, NULL));
+	assert_ok(doca_buf_dec_refcount(d, NULL));
+	assert_ok(doca_buf_inventory_stop(fx.inv));
+	assert_ok(doca_buf_inventory_destroy(fx.inv));
+	assert_ok(doca_mmap_destroy(fx.src_mmap));
+	assert_ok(doca_mmap_destroy(fx.dst_mmap));
+	assert_ok(doca_dev_close(fx.dev));
+	free(fx.src);
+	free(fx.dst);
+}
+
 /* DMA: a task's buffers (rows D1, D3, D6). */
 static void task_buffers(void **state)
 {
@@ -835,13 +892,21 @@ static void no_memcpy_device(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(mmap_lifecycle),     cmocka_unit_test(mmap_export_import),
-		cmocka_unit_test(inventory_rules),    cmocka_unit_test(buf_rules),
-		cmocka_unit_test(ctx_rules),          cmocka_unit_test(progress_in_callback),
-		cmocka_unit_test(task_buffers),       cmocka_unit_test(stopped_mmap),
-		cmocka_unit_test(in_use_rules),       cmocka_unit_test(import_device_rule),
-		cmocka_unit_test(closed_device),      cmocka_unit_test(import_pci_read_only),
-		cmocka_unit_test(released_in_flight), cmocka_unit_test(retaken_in_flight),
+		cmocka_unit_test(mmap_lifecycle),
+		cmocka_unit_test(mmap_export_import),
+		cmocka_unit_test(inventory_rules),
+		cmocka_unit_test(buf_rules),
+		cmocka_unit_test(ctx_rules),
+		cmocka_unit_test(progress_in_callback),
+		cmocka_unit_test(pe_destroy_in_callback),
+		cmocka_unit_test(task_buffers),
+		cmocka_unit_test(stopped_mmap),
+		cmocka_unit_test(in_use_rules),
+		cmocka_unit_test(import_device_rule),
+		cmocka_unit_test(closed_device),
+		cmocka_unit_test(import_pci_read_only),
+		cmocka_unit_test(released_in_flight),
+		cmocka_unit_test(retaken_in_flight),
 	};
 
 	const struct CMUnitTest nic[] = { cmocka_unit_test(no_memcpy_device) };

@@ -69,6 +69,14 @@ doca_error_t doca_pe_create(struct doca_pe **pe)
 doca_error_t doca_pe_destroy(struct doca_pe *pe)
 {
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
+	if (pe->in_progress) {
+		/* doca_pe_progress goes on with the PE once the callback returns */
+		ODMA_ERR("doca_pe_destroy: progress engine %p is running doca_pe_progress; it was "
+		         "called from inside one of its callbacks: destroy it after "
+		         "doca_pe_progress returns",
+		         (void *)pe);
+		return DOCA_ERROR_IN_USE;
+	}
 	if (pe->num_ctxs != 0) {
 		ODMA_ERR("progress engine %p still has %u connected contexts; destroy the contexts "
 		         "first",
