@@ -43,6 +43,13 @@ static void parse_size(void **state)
 		{ "18446744073709551616", false, 0 },
 		{ "17179869184G", false, 0 },
 		{ "0x", false, 0 },
+		/* decimal, as documented: a leading zero does not make it octal */
+		{ "010", true, 10 },
+		{ "08", true, 8 },
+		{ "0100k", true, 100 << 10 },
+		{ "0X1f", true, 31 },
+		{ "0x-1", false, 0 },
+		{ "0x 1", false, 0 },
 	};
 
 	(void)state;

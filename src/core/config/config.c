@@ -8,6 +8,7 @@
  * apps/ for variables that are read but not listed here.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -176,12 +177,17 @@ bool odma_config_parse_size(const char *text, uint64_t *out)
 {
 	unsigned long long v;
 	unsigned int shift = 0;
+	bool hex;
 	char *end;
 
 	if (text == NULL || *text < '0' || *text > '9')
 		return false; /* no sign, no space */
+	/* decimal or 0x hex; not strtoull's base 0, which reads a leading 0 as octal */
+	hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+	if (hex && !isxdigit((unsigned char)text[2]))
+		return false; /* no sign, no space after 0x either */
 	errno = 0;
-	v = strtoull(text, &end, 0);
+	v = strtoull(text, &end, hex ? 16 : 10);
 	if (errno != 0 || end == text)
 		return false;
 	switch (*end) {
