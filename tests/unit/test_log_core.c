@@ -25,6 +25,9 @@ static void test_level_parse(void **state)
 	lvl = 1;
 	assert_doca(DOCA_ERROR_INVALID_VALUE, odma_log_level_parse("55", &lvl));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, odma_log_level_parse("80", &lvl));
+	/* 2^32 + 10 and + 30: not truncated to 32 bits into DISABLE and ERROR */
+	assert_doca(DOCA_ERROR_INVALID_VALUE, odma_log_level_parse("4294967306", &lvl));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, odma_log_level_parse("4294967326", &lvl));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, odma_log_level_parse("6O", &lvl));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, odma_log_level_parse("", &lvl));
 	assert_doca(DOCA_ERROR_INVALID_VALUE, odma_log_level_parse("verbose", &lvl));

@@ -70,7 +70,9 @@ doca_error_t odma_log_level_parse(const char *text, uint32_t *level)
 		return DOCA_ERROR_INVALID_VALUE;
 	if (isdigit((unsigned char)text[0])) {
 		v = strtol(text, &end, 10);
-		if (*end != '\0' || v < 0 || !odma_log_level_valid((uint32_t)v))
+		/* bounded before the cast: 2^32 + 10 must not pass as 10 */
+		if (*end != '\0' || v < 0 || v > DOCA_LOG_LEVEL_TRACE ||
+		    !odma_log_level_valid((uint32_t)v))
 			return DOCA_ERROR_INVALID_VALUE;
 		*level = (uint32_t)v;
 		return DOCA_SUCCESS;
