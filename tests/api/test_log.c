@@ -328,6 +328,45 @@ static void test_rate_limit(void **state)
 	assert_int_equal(doca_log_get_bucket_time(), 1);
 }
 
+/* A line longer than the line limit is cut in its message, never in the count of drops. */
+static char long_buf[4096];
+static char long_last[4096];
+static int long_count;
+
+static void long_flush(char *buf)
+{
+	snprintf(long_last, sizeof(long_last), "%s", buf);
+	long_count++;
+}
+
+static void test_long_line_keeps_dropped_count(void **state)
+{
+	static char big[10000];
+	struct doca_log_backend *be;
+	size_t n;
+
+	(void)state;
+	memset(big, 'a', sizeof(big) - 1);
+	assert_ok(doca_log_backend_create_with_buf(long_buf, sizeof(long_buf), long_flush, &be));
+	doca_log_set_bucket_time(3600); /* no token comes back during the burst */
+	doca_log_set_quantity(1);
+	for (int i = 0; i < 4; i++) {
+		if (i == 3) { /* a token comes back for the last one, which counts two drops */
+			doca_log_set_bucket_time(1);
+			usleep(1200 * 1000);
+		}
+		DOCA_LOG_RATE_LIMIT_ERR("long %s", big);
+	}
+	assert_int_equal(long_count, 2);
+	n = strlen(long_last);
+	assert_true(n < 2048);
+	assert_non_null(strstr(long_last, "long aaaa"));
+	assert_string_equal(long_last + n - strlen(" (2 similar messages dropped)\n"),
+	                    " (2 similar messages dropped)\n");
+	doca_log_set_quantity(10);
+	doca_log_set_bucket_time(1);
+}
+
 static void test_trace_compiled_out(void **state)
 {
 	(void)state;
@@ -666,6 +705,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_flush_callback_calls_log, reset),
 		cmocka_unit_test_setup(test_unregister_source, reset),
 		cmocka_unit_test_setup(test_rate_limit, reset),
+		cmocka_unit_test_setup(test_long_line_keeps_dropped_count, reset),
 		cmocka_unit_test_setup(test_trace_compiled_out, reset),
 		cmocka_unit_test_setup(test_threads, reset),
 		cmocka_unit_test_setup(test_fork_while_logging, reset),

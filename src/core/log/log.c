@@ -408,7 +408,7 @@ void odma_log_emit(uint32_t level, int source, const char *func, int line, const
                    const char *format, va_list ap)
 {
 	char text[ODMA_LOG_LINE_MAX], name[sizeof(log_sources[0].name)];
-	size_t len;
+	size_t slen = suffix != NULL ? strlen(suffix) : 0, max, len;
 	int n;
 
 	if (log_in_dispatch)
@@ -416,16 +416,13 @@ void odma_log_emit(uint32_t level, int source, const char *func, int line, const
 	pthread_mutex_lock(&odma_log_lock);
 	memcpy(name, log_sources[source].name, sizeof(name));
 	pthread_mutex_unlock(&odma_log_lock);
-	len = log_prefix(text, sizeof(text) - 1, level, name, func, line);
-	n = vsnprintf(text + len, sizeof(text) - 1 - len, format, ap);
-	len = n < 0 ? len
-	            : (len + (size_t)n >= sizeof(text) - 1 ? sizeof(text) - 2 : len + (size_t)n);
-	if (suffix != NULL) {
-		n = snprintf(text + len, sizeof(text) - 1 - len, "%s", suffix);
-		len = n < 0 ? len
-		            : (len + (size_t)n >= sizeof(text) - 1 ? sizeof(text) - 2
-		                                                   : len + (size_t)n);
-	}
+	/* prefix and message, cut to leave room for the suffix (a count of drops), '\n', '\0' */
+	max = sizeof(text) - 2 - slen;
+	len = log_prefix(text, max + 1, level, name, func, line);
+	n = vsnprintf(text + len, max + 1 - len, format, ap);
+	len = n < 0 ? len : (len + (size_t)n > max ? max : len + (size_t)n);
+	memcpy(text + len, suffix != NULL ? suffix : "", slen);
+	len += slen;
 	text[len++] = '\n';
 	text[len] = '\0';
 	pthread_mutex_lock(&odma_log_lock);
