@@ -11,6 +11,7 @@
 #include "core/device/device.h"
 #include "core/error/error.h"
 #include "core/log/log.h"
+#include "engines/engine.h"
 
 ODMA_LOG_REGISTER(ODMA_CTX)
 
@@ -245,6 +246,9 @@ bool odma_ctx_begin_stop(struct doca_ctx *ctx, bool flush)
 		return true;
 	}
 	odma_ctx_set_state(ctx, DOCA_CTX_STATE_STOPPING);
+	/* deferred reports are now due (pe.c flushes them): wake a PE armed before the stop */
+	if (ctx->deferred.head != NULL)
+		odma_pe_held(ctx->pe);
 	return false;
 }
 
