@@ -358,6 +358,33 @@ static void test_text_output(void **state)
 	assert_non_null(strstr(out.text, "representor 0000:b1:00.4 vf"));
 }
 
+/*
+ * The text report prints every capability section the JSON report has: the text is what a
+ * developer reads (--lib rdma printed the devices and no RDMA limit).
+ */
+static void test_text_has_every_section(void **state)
+{
+	json_object *root = run_json("ODMA_SYSTEM=bf3", "-p 03:00.0");
+	json_object *sections = get(json_object_array_get_idx(devices(root), 0), "capabilities");
+	char line[64];
+
+	(void)state;
+	tool_run(&out, "ODMA_SYSTEM=bf3", caps(), "-p 03:00.0", 0);
+	assert_int_equal(out.status, 0);
+	json_object_object_foreach(sections, section, val)
+	{
+		(void)val;
+		snprintf(line, sizeof(line), "\n    %s:\n", section);
+		if (strstr(out.text, line) == NULL)
+			fail_msg("the text report has no %s section:\n%s", section, out.text);
+	}
+	json_object_put(root);
+	tool_run(&out, "ODMA_SYSTEM=bf3", caps(), "-p 03:00.0 --lib rdma", 0);
+	assert_int_equal(out.status, 0);
+	assert_non_null(strstr(out.text, "\n    doca_rdma:\n"));
+	assert_non_null(strstr(out.text, "max_message_size"));
+}
+
 /* How many lines @t holds. */
 static int text_lines(const char *t)
 {
@@ -447,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_list_rep_devs),
 		cmocka_unit_test(test_list_libs),
 		cmocka_unit_test(test_text_output),
+		cmocka_unit_test(test_text_has_every_section),
 		cmocka_unit_test(test_version_help_and_errors),
 		cmocka_unit_test(test_queue_depth),
 	};

@@ -759,6 +759,7 @@ static void print_text(json_object *root)
 			print_section(caps, "doca_mmap_advise");
 			print_section(caps, "doca_clock");
 			print_section(caps, "doca_comch");
+			print_section(caps, "doca_rdma");
 			print_section(caps, "doca_compress");
 			print_section(caps, "doca_erasure_coding");
 		}
