@@ -67,6 +67,26 @@ rm -rf "$fifo"
 [ "$(wc -l <"$out")" -eq 1 ] || { echo "FAIL: a FIFO in the walk: not one line"; cat "$out"; fail=1; }
 check "a FIFO in the walk named" "cannot read $fifo/pipe\.c"
 
+# A directory the walk cannot read: named, status 2, no answer printed; it was skipped in
+# silence, so the answer (exit 0) left out the calls of the files under it. As root, the
+# tool runs as nobody (root reads any directory).
+as=""
+[ "$(id -u)" -eq 0 ] && as="setpriv --reuid=65534 --regid=65534 --clear-groups"
+noread=$(mktemp -d) || exit 1
+mkdir "$noread/sub" && cp "$fx/range/server.c" "$noread/" && cp "$fx/exact/app.c" "$noread/sub/"
+chmod 755 "$noread" && chmod 000 "$noread/sub"
+if [ -n "$as" ] && ! $as true 2>/dev/null; then
+	echo "skip: an unreadable directory (cannot run as nobody)"
+else
+	timeout 30 $as $W "$compat" --min-release "$noread" >"$out" 2>&1
+	rc=$?
+	[ $rc -eq 2 ] || { echo "FAIL: an unreadable directory: exit $rc"; cat "$out"; fail=1; }
+	check "an unreadable directory named" "cannot read $noread/sub: Permission denied"
+	refute "an unreadable directory: no answer" "needs DOCA"
+fi
+chmod 755 "$noread/sub"
+rm -rf "$noread"
+
 # Symbolic links back up are not followed: two of them made the walk run without end.
 loops=$(mktemp -d) || exit 1
 cp "$fx/range/server.c" "$loops/" && ln -s . "$loops/a" && ln -s .. "$loops/b"

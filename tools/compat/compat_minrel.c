@@ -295,14 +295,29 @@ static bool minrel_is_project(const char *dir)
 }
 
 /*
+ * The sorted entries of @dir into *@ents; -1 after one "cannot read" line when it cannot be
+ * read: a directory left out in silence would leave its calls out of the answer.
+ */
+static int minrel_list_dir(const char *dir, struct dirent ***ents)
+{
+	int n = scandir(dir, ents, NULL, alphasort);
+
+	if (n < 0)
+		fprintf(stderr, "odma compat: --min-release: cannot read %s: %s\n", dir,
+		        strerror(errno));
+	return n;
+}
+
+/*
  * Scans @dir: its source files, and with @deep its subdirectories too (except other projects
  * when @skip_projects).
  */
 static void minrel_scan_dir(struct minrel_prog *p, const char *dir, bool deep, bool skip_projects)
 {
 	struct dirent **ents = NULL;
-	int n = scandir(dir, &ents, NULL, alphasort);
+	int n = minrel_list_dir(dir, &ents);
 
+	p->unreadable |= n < 0;
 	for (int i = 0; i < n; i++) {
 		char path[PATH_MAX];
 		const char *name = ents[i]->d_name;
@@ -341,6 +356,7 @@ static void minrel_scan_shared(struct minrel_prog *p, const char *root, const ch
 struct minrel_set {
 	struct minrel_prog *v;
 	size_t n, cap;
+	bool unreadable; /* a directory of the walk could not be read: no answer */
 };
 
 static struct minrel_prog *minrel_new_prog(struct minrel_set *s, const char *name)
@@ -393,8 +409,10 @@ static void minrel_find_projects(struct minrel_set *s, const char *root, const c
 
 		minrel_scan_dir(p, dir, true, true);
 		minrel_scan_shared(p, root, dir);
+		return; /* no project below it; its walk named what it could not read */
 	}
-	n = scandir(dir, &ents, NULL, alphasort);
+	n = minrel_list_dir(dir, &ents);
+	s->unreadable |= n < 0;
 	for (int i = 0; i < n; i++) {
 		char path[PATH_MAX];
 
@@ -649,6 +667,8 @@ static int minrel_collect(int argc, char **argv, int first, struct minrel_set *s
 		while (strlen(dir) > 1 && dir[strlen(dir) - 1] == '/')
 			dir[strlen(dir) - 1] = '\0';
 		minrel_find_projects(s, dir, dir);
+		if (s->unreadable)
+			return 2; /* its "cannot read" line is out */
 		if (s->n == before)
 			minrel_scan_dir(minrel_new_prog(s, dir), dir, true, false);
 	}
