@@ -117,6 +117,8 @@ static void test_dma_causes(void **state)
 	expect_rule("BAD_STATE", 18, "mmap-stopped");
 	expect_rule("NOT_PERMITTED", 2, "mmap-fixed");
 	expect_rule("not_supported", 4, "no-memcpy");
+	/* what a memcpy from an RDMA import returns (it had only the device rule to offer) */
+	expect_rule("NOT_SUPPORTED", 4, "mmap-from-rdma-export");
 	expect_rule("21", 21, "driver-layer");
 	expect_rule("IO_FAILED", 17, "task-failed");
 	expect_rule("7", 7, "pool-exhausted");

@@ -45,10 +45,8 @@ static doca_error_t shape_dma_reachable(const struct doca_buf *b)
 {
 	if (doca_likely(!b->mmap->rdma_import))
 		return DOCA_SUCCESS;
-	ODMA_ERR("buf %p is in mmap %p, created from an RDMA export: DMA does not reach it; read "
-	         "or write it with DOCA RDMA tasks, or import a PCI export "
-	         "(doca_mmap_export_pci) for DMA",
-	         (const void *)b, (const void *)b->mmap);
+	ODMA_ERR("buf %p is in mmap %p, created from an RDMA export: DMA does not reach it; %s",
+	         (const void *)b, (const void *)b->mmap, odma_cause_fix(ODMA_CAUSE_RDMA_IMPORT));
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 

@@ -31,6 +31,7 @@ enum odma_cause {
 	ODMA_CAUSE_MMAP_FIXED,       /* devices / mode of a started, exported or imported mmap */
 	ODMA_CAUSE_BUFS_OUTSTANDING, /* mmap stop/destroy with bufs on it */
 	ODMA_CAUSE_NO_MEMCPY,        /* device without the memcpy task */
+	ODMA_CAUSE_RDMA_IMPORT,      /* DMA through an mmap created from an RDMA export */
 	ODMA_CAUSE_DRIVER,           /* the layer below (engine / driver) failed */
 	ODMA_CAUSE_TASK_FAILED,      /* a task failed or was flushed */
 	ODMA_CAUSE_POOL_EXHAUSTED,   /* task pool or inventory used up */

@@ -108,6 +108,12 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "the device does not support the DMA memcpy task (the ConnectX profiles cx7 and cx6dx, "
 	  "for example)",
 	  "pick a device for which doca_dma_cap_task_memcpy_is_supported succeeds"),
+	C(ODMA_CAUSE_RDMA_IMPORT, DOCA_ERROR_NOT_SUPPORTED, "mmap-from-rdma-export",
+	  "doca_dma_task_memcpy_alloc_init, doca_task_submit, doca_task_try_submit",
+	  "a source or destination buf lies in an mmap created from an RDMA export "
+	  "(doca_mmap_export_rdma): DMA does not reach it",
+	  "read or write it with DOCA RDMA tasks, or import a PCI export (doca_mmap_export_pci) "
+	  "for DMA"),
 	C(ODMA_CAUSE_DRIVER, DOCA_ERROR_DRIVER, "driver-layer",
 	  "doca_ctx_start, doca_dev_open, tasks",
 	  "the layer under the API failed: on hardware the device driver, in odma the copy engine "
