@@ -150,8 +150,9 @@ doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text)
 	switch (p->type) {
 	case DOCA_ARGP_TYPE_INT:
 		if (parse_int(text, INT_MIN, INT_MAX, &v) != DOCA_SUCCESS) {
-			odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "flag \"%s\": \"%s\" is not an integer",
-			              parse_param_name(p), text);
+			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+			              "flag \"%s\": \"%s\" is not an integer from %d to %d",
+			              parse_param_name(p), text, INT_MIN, INT_MAX);
 			return DOCA_ERROR_INVALID_VALUE;
 		}
 		i = (int)v;

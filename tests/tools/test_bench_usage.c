@@ -44,6 +44,9 @@ static void test_bench_bad_values(void **s)
 	refused_in_one_line("ODMA_TEST_BENCH", "--engine none", "--engine \"none\"");
 	/* doca_argp's own refusals stay one line too */
 	refused_in_one_line("ODMA_TEST_BENCH", "--depth x", "\"x\" is not an integer");
+	/* a number past int says so: "is not an integer" alone read as a typo */
+	refused_in_one_line("ODMA_TEST_BENCH", "--depth 99999999999",
+	                    "\"99999999999\" is not an integer from -2147483648 to 2147483647");
 	refused_in_one_line("ODMA_TEST_BENCH", "--no-such-flag", "unknown option");
 }
 
