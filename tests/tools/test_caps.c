@@ -421,6 +421,15 @@ static void test_version_help_and_errors(void **state)
 	assert_int_equal(out.status, 2);
 	assert_non_null(strstr(out.text, "--pci-addr 'zz:00.0' is not a PCI address"));
 	assert_int_equal(text_lines(out.text), 1);
+	/* the right shape, but PCI has no device 0x20 and no function 8: the same refusal (it
+	 * was a library ERROR line, then "no device at PCI address", exit 1) */
+	tool_run(&out, NULL, caps(), "--pci-addr 03:00.9", 1);
+	assert_int_equal(out.status, 2);
+	assert_non_null(strstr(out.text, "--pci-addr '03:00.9' is not a PCI address"));
+	assert_int_equal(text_lines(out.text), 1);
+	tool_run(&out, NULL, caps(), "--pci-addr 0000:03:20.0", 1);
+	assert_int_equal(out.status, 2);
+	assert_int_equal(text_lines(out.text), 1);
 	tool_run(&out, NULL, caps(), "--no-such-flag", 1);
 	assert_int_not_equal(out.status, 0);
 	tool_run(&out, "ODMA_SYSTEM=/nonexistent/profile", caps(), "", 1);

@@ -71,7 +71,10 @@ static doca_error_t json_cb(void *p, void *c)
 	return flag_cb(p, c, offsetof(struct caps_cfg, json));
 }
 
-/* Whether @t reads as a PCI address: BB:DD.F or DDDD:BB:DD.F, hexadecimal. */
+/*
+ * Whether @t reads as a PCI address: BB:DD.F or DDDD:BB:DD.F, hexadecimal, with a device of at
+ * most 1f and a function of at most 7 (the library refuses any other).
+ */
 static bool pci_text_ok(const char *t)
 {
 	static const char *const shapes[] = { "xx:xx.x", "xxxx:xx:xx.x" };
@@ -83,7 +86,7 @@ static bool pci_text_ok(const char *t)
 		while (f[i] != '\0' && (f[i] == 'x' ? isxdigit((unsigned char)t[i]) : t[i] == f[i]))
 			i++;
 		if (f[i] == '\0' && t[i] == '\0')
-			return true;
+			return strtoul(t + i - 4, NULL, 16) <= 0x1f && t[i - 1] <= '7';
 	}
 	return false;
 }
