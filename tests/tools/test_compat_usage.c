@@ -155,6 +155,28 @@ static void test_workdir_not_a_dir(void **s)
 	refused_in_one_line(args, "fifo: Not a directory");
 }
 
+/*
+ * A PCI address that is no address: a usage error before any work. It was handed to every
+ * sample's -p, so the whole tree was built and then every sample failed to find its device
+ * (exit 1, read as odma's failures).
+ */
+static void test_pci_addr_refused(void **s)
+{
+	static const char *const bad[][2] = {
+		{ "--host-pci", "b1:00:0" },
+		{ "--dpu-pci", "03:00.8" },
+		{ "--rep-pci", "mlx5_0" },
+	};
+	char args[700], want[64];
+
+	(void)s;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(args, sizeof(args), "%s %s '%s/nothing-here'", bad[i][0], bad[i][1], tmp);
+		snprintf(want, sizeof(want), "%s '%s' is not a PCI address", bad[i][0], bad[i][1]);
+		refused_in_one_line(args, want);
+	}
+}
+
 /* odma compat @args (under `timeout 20`) exits 2 with one line holding @want. */
 static void bounded_refusal(const char *args, const char *want)
 {
@@ -198,6 +220,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_write_fails, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shake_seed_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workdir_not_a_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pci_addr_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,7 +5,6 @@
  * through the public API (so it prints the same for odma's emulated devices as a program
  * would find by asking). Output is text, or JSON with --json. See docs/man/doca_caps.1.
  */
-#include <ctype.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +31,7 @@
 #include "argp/argp_priv.h"
 #include "caps_doc.h"
 #include "odma_help.h"
+#include "odma_pci.h"
 #include "odma_libraries.h"
 
 DOCA_LOG_REGISTER(ODMA_CAPS);
@@ -71,31 +71,11 @@ static doca_error_t json_cb(void *p, void *c)
 	return flag_cb(p, c, offsetof(struct caps_cfg, json));
 }
 
-/*
- * Whether @t reads as a PCI address: BB:DD.F or DDDD:BB:DD.F, hexadecimal, with a device of at
- * most 1f and a function of at most 7 (the library refuses any other).
- */
-static bool pci_text_ok(const char *t)
-{
-	static const char *const shapes[] = { "xx:xx.x", "xxxx:xx:xx.x" };
-
-	for (size_t k = 0; k < 2; k++) {
-		const char *f = shapes[k];
-		size_t i = 0;
-
-		while (f[i] != '\0' && (f[i] == 'x' ? isxdigit((unsigned char)t[i]) : t[i] == f[i]))
-			i++;
-		if (f[i] == '\0' && t[i] == '\0')
-			return strtoul(t + i - 4, NULL, 16) <= 0x1f && t[i - 1] <= '7';
-	}
-	return false;
-}
-
 static doca_error_t pci_cb(void *param, void *config)
 {
 	struct caps_cfg *cfg = config;
 
-	if (strlen(param) >= sizeof(cfg->pci) || !pci_text_ok(param)) {
+	if (strlen(param) >= sizeof(cfg->pci) || !odma_pci_text_ok(param)) {
 		fprintf(stderr, "doca_caps: --pci-addr '%s' is not a PCI address (BB:DD.F)\n",
 		        (char *)param);
 		return DOCA_ERROR_INVALID_VALUE;

@@ -24,6 +24,7 @@
 #include "compat.h"
 #include "compat_minrel.h"
 #include "odma_help.h"
+#include "odma_pci.h"
 
 #ifndef ODMA_PKGCONFIGDIR
 #define ODMA_PKGCONFIGDIR "/usr/local/lib/pkgconfig"
@@ -762,6 +763,23 @@ static bool parse_seconds(const char *s, double *out)
 	return true;
 }
 
+/*
+ * A device flag's address into *@field; -1 after one line when it is none: every sample would
+ * get it as -p, and the whole tree would be built only to find no such device.
+ */
+static int pci_arg(const char *flag, const char *v, const char **field)
+{
+	if (!odma_pci_text_ok(v)) {
+		fprintf(stderr,
+		        "odma compat: %s '%s' is not a PCI address (BB:DD.F or DDDD:BB:DD.F, "
+		        "hexadecimal)\n",
+		        flag, v);
+		return -1;
+	}
+	*field = v;
+	return 0;
+}
+
 struct compat_opts {
 	const char *prefix, *pc_path, *json, *only, *workdir, *schedules;
 	const char *dpu_arch, *dpu_pc_path; /* --dpu-arch (compat_arch.c) */
@@ -828,13 +846,16 @@ static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat
 			o->keep = true;
 			break;
 		case OPT_HOST:
-			c->host_pci = optarg;
+			if (pci_arg("--host-pci", optarg, &c->host_pci) != 0)
+				return 2;
 			break;
 		case OPT_DPU:
-			c->dpu_pci = optarg;
+			if (pci_arg("--dpu-pci", optarg, &c->dpu_pci) != 0)
+				return 2;
 			break;
 		case OPT_REP:
-			c->rep_pci = optarg;
+			if (pci_arg("--rep-pci", optarg, &c->rep_pci) != 0)
+				return 2;
 			break;
 		case OPT_SCHEDULES:
 			o->schedules = optarg;

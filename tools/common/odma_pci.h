@@ -1,0 +1,16 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/* The PCI address a tool's flag takes (doca_caps --pci-addr, odma compat --host-pci ...). */
+#ifndef ODMA_PCI_H_
+#define ODMA_PCI_H_
+
+#include <stdbool.h>
+
+/*
+ * Whether @t reads as a PCI address: BB:DD.F or DDDD:BB:DD.F, hexadecimal, with a device of at
+ * most 1f and a function of at most 7 (the library refuses any other).
+ */
+bool odma_pci_text_ok(const char *t);
+
+#endif /* ODMA_PCI_H_ */
