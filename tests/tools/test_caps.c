@@ -220,6 +220,10 @@ static void test_unknown_profile(void **state)
 	                                 "nic = cx6dx;"));
 	assert_non_null(strchr(out.text, '\n'));
 	assert_string_equal(strchr(out.text, '\n') + 1, "");
+	/* a directory opens but cannot be read: the line says why ("read error" alone did not) */
+	tool_run(&out, "ODMA_SYSTEM=/", caps(), "", 1);
+	assert_int_equal(out.status, 1);
+	assert_non_null(strstr(out.text, "profile file /: cannot read it: Is a directory\n"));
 }
 
 static void test_side_filter(void **state)

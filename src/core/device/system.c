@@ -67,7 +67,8 @@ static char *sys_read_file(const char *path, size_t *len)
 	if (buf != NULL)
 		*len = fread(buf, 1, ODMA_PROFILE_MAX_TEXT + 1, f);
 	if (buf != NULL && ferror(f)) {
-		snprintf(sys_err, sizeof(sys_err), "profile file %.200s: read error", path);
+		snprintf(sys_err, sizeof(sys_err), "profile file %.200s: cannot read it: %s", path,
+		         strerror(errno));
 		free(buf);
 		buf = NULL;
 	} else if (buf != NULL && *len == 0 &&
