@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -177,6 +179,58 @@ static void test_pci_addr_refused(void **s)
 	}
 }
 
+/* Whether process @pid is gone (or a zombie nobody reaped yet: it runs nothing). */
+static bool pid_gone(long pid)
+{
+	char path[64], state = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return true;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 0;
+	fclose(f);
+	return state == 'Z' || state == 'X';
+}
+
+/*
+ * A program that leaves a helper running behind it (a server put in the background by a
+ * script): the helper ends with its run. It lived on after every passing run, one more per
+ * schedule, holding whatever it held (a Comch name, a port) into the next schedules.
+ */
+static void test_shake_helpers_end(void **s)
+{
+	char args[700], path[300];
+	long pids[4];
+	int n = 0;
+	FILE *f;
+
+	(void)s;
+	snprintf(path, sizeof(path), "%s/helpers", tmp);
+	snprintf(args, sizeof(args), "--shake 1 -- sh -c 'sleep 300 & echo $! >> \"%s\"'", path);
+	tool_run(&out, "timeout 60", compat(), args, 1);
+	assert_int_equal(out.status, 0);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (n < 4 && fscanf(f, "%ld", &pids[n]) == 1)
+		n++;
+	fclose(f);
+	assert_int_equal(n, 2); /* the baseline and seed 1 */
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < 100 && !pid_gone(pids[i]); k++)
+			usleep(20000);
+	for (int i = 0; i < n; i++)
+		if (!pid_gone(pids[i])) {
+			for (int j = 0; j < n; j++)
+				if (!pid_gone(pids[j]))
+					kill((pid_t)pids[j], SIGKILL); /* the test's own helpers */
+			fail_msg("helper %ld of run %d still runs after odma compat ended", pids[i],
+			         i);
+		}
+}
+
 /* odma compat @args (under `timeout 20`) exits 2 with one line holding @want. */
 static void bounded_refusal(const char *args, const char *want)
 {
@@ -221,6 +275,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shake_seed_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_workdir_not_a_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pci_addr_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shake_helpers_end, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

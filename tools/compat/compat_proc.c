@@ -3,8 +3,8 @@
  */
 /*
  * Child processes for odma-compat. Every child runs in its own process group, so a sample that
- * forks helpers (or a hung meson) is killed as a whole when its time is up; nothing is waited
- * for without a limit.
+ * forks helpers (or a hung meson) is killed as a whole when its time is up, and the helpers it
+ * leaves behind go when it ends; nothing is waited for without a limit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -106,6 +106,24 @@ int compat_proc_start(struct compat_proc *p, char *const argv[], const char *cwd
 	return 0;
 }
 
+/*
+ * Whether @pid has ended; its group's helpers then go too, while the unreaped child still
+ * holds the group's number (a helper left running held what it held, a Comch name or a port,
+ * into the next run, and one more lived on after every run).
+ */
+static bool proc_ended(pid_t pid)
+{
+	siginfo_t si;
+
+	si.si_pid = 0;
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+		return true; /* reaped already: its number may be another's now */
+	if (si.si_pid == 0)
+		return false;
+	kill(-pid, SIGKILL);
+	return true;
+}
+
 bool compat_proc_poll(struct compat_proc *p)
 {
 	int st;
@@ -113,6 +131,8 @@ bool compat_proc_poll(struct compat_proc *p)
 
 	if (p->exited || p->pid <= 0)
 		return true;
+	if (!proc_ended(p->pid))
+		return false;
 	r = waitpid(p->pid, &st, WNOHANG);
 	if (r == p->pid || (r < 0 && errno == ECHILD)) {
 		p->exited = true;
