@@ -48,6 +48,14 @@ static void test_bench_bad_values(void **s)
 	refused_in_one_line("ODMA_TEST_BENCH", "--depth 99999999999",
 	                    "\"99999999999\" is not an integer from -2147483648 to 2147483647");
 	refused_in_one_line("ODMA_TEST_BENCH", "--no-such-flag", "unknown option");
+	/* sizes the flags together cannot lay out: said as such, before anything is measured
+	 * (they failed after the ping-pong, exit 1, as "does not fit 1 list elements / 32 slots")
+	 */
+	refused_in_one_line(
+	        "ODMA_TEST_BENCH", "--cold --footprint 8K",
+	        "each side's 4096 bytes hold 1 task of 4096 bytes, fewer than --depth 32");
+	refused_in_one_line("ODMA_TEST_BENCH", "--list-len 8 --size 4",
+	                    "4-byte copies cannot be cut into 8 list elements");
 }
 
 static void test_advise_bad_values(void **s)

@@ -1274,12 +1274,6 @@ static int run_sizes(struct bench_odma *ob, struct bench_mem *m, const size_t *s
 		o.size = sizes[i];
 		o.threads = bench_engine_threads();
 		bench_mem_layout(m, &cfg, sizes[i], maxbuf);
-		if (m->task_size == 0 || m->n_slots < cfg.depth) {
-			fprintf(stderr,
-			        "odma-bench: size %zu does not fit %u list elements / %u slots\n",
-			        sizes[i], cfg.list_len, cfg.depth);
-			return 1;
-		}
 		if (measure(ob, m, &o) != 0) {
 			fprintf(stderr, "odma-bench: size %zu: %s\n", sizes[i], o.odma.error);
 			return 1;
@@ -1289,6 +1283,33 @@ static int run_sizes(struct bench_odma *ob, struct bench_mem *m, const size_t *s
 			plot_outs[i] = o;
 	}
 	return cfg.plot != NULL ? plot_write(sizes, n) : 0;
+}
+
+/* Every size laid out in @m before anything is measured: 0, or 2 after one line saying why. */
+static int check_layouts(struct bench_mem *m, const size_t *sizes, int n, uint64_t maxbuf)
+{
+	for (int i = 0; i < n; i++) {
+		size_t fit;
+
+		bench_mem_layout(m, &cfg, sizes[i], maxbuf);
+		if (m->task_size == 0) {
+			fprintf(stderr,
+			        "odma-bench: %zu-byte copies cannot be cut into %u list elements "
+			        "(--list-len): copy at least %u bytes, or use a shorter list\n",
+			        sizes[i], cfg.list_len, cfg.list_len);
+			return 2;
+		}
+		if (m->n_slots >= cfg.depth)
+			continue;
+		fit = m->len / m->stride;
+		fprintf(stderr,
+		        "odma-bench: --cold: each side's %zu bytes hold %zu task%s of %zu bytes, "
+		        "fewer than --depth %u; give --footprint %zu or more\n",
+		        m->len, fit, fit == 1 ? "" : "s", m->task_size, cfg.depth,
+		        2 * (size_t)cfg.depth * m->stride);
+		return 2;
+	}
+	return 0;
 }
 
 static int run_bench(void)
@@ -1313,6 +1334,11 @@ static int run_bench(void)
 	if (bench_mem_prepare(&m, &cfg, biggest < maxbuf ? biggest : maxbuf) != 0) {
 		fprintf(stderr, "odma-bench: cannot allocate the buffers\n");
 		return 1;
+	}
+	rc = check_layouts(&m, sizes, n, maxbuf);
+	if (rc != 0) {
+		bench_mem_free(&m);
+		return rc;
 	}
 	pingpong_ns = cfg.no_pingpong ? 0 : bench_pingpong_ns();
 	busy = bench_busy_check(pingpong_ns, cfg.busy_ns);
