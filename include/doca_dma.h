@@ -121,7 +121,9 @@ doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma,
  * @param [in] dst  destination buffer or list head (may be NULL likewise).
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL dma/task, or given buffers above the
  *         device limits); DOCA_ERROR_BAD_STATE (context not RUNNING);
- *         DOCA_ERROR_NO_MEMORY (all num_memcpy_tasks tasks are allocated).
+ *         DOCA_ERROR_NO_MEMORY (all num_memcpy_tasks tasks are allocated);
+ *         DOCA_ERROR_NOT_SUPPORTED (a given buffer lies in an mmap created from an RDMA
+ *         export: DOCA RDMA tasks reach it, DMA does not).
  */
 DOCA_STABLE
 doca_error_t doca_dma_task_memcpy_alloc_init(struct doca_dma *dma, const struct doca_buf *src,

@@ -171,6 +171,10 @@ doca_error_t doca_pe_set_event_mode(struct doca_pe *pe, enum doca_pe_event_mode 
  * - DOCA_ERROR_NOT_PERMITTED: the destination memory is not writable (mmap permissions), or
  *   a source or destination mmap was never added to the context's device
  *   (doca_mmap_add_dev).
+ * - DOCA_ERROR_NOT_SUPPORTED: a source or destination buf lies in memory the task type's
+ *   engine does not reach: for DMA and compress an mmap created from an RDMA export (DOCA
+ *   RDMA tasks reach it), for compress memory reached over the network too, for erasure
+ *   coding any mmap created from an export.
  */
 DOCA_STABLE
 doca_error_t doca_task_submit(struct doca_task *task);
