@@ -179,6 +179,28 @@ static void test_pci_addr_refused(void **s)
 	}
 }
 
+/*
+ * --only naming a program the tree does not have (a typo beside a real name): refused before
+ * anything is built. It was left out in silence: the run checked the other names and said
+ * all passed (exit 0). The build tree's uninstalled odma stands in for an installation.
+ */
+static void test_only_unknown_name(void **s)
+{
+	char args[1200];
+
+	(void)s;
+	snprintf(args, sizeof(args),
+	         "--pkg-config-path '%s/meson-uninstalled' --workdir '%s' --only "
+	         "pe_polling,pe_poling "
+	         "'%s/tests/tools/compat-fake'",
+	         tool_path("ODMA_TEST_BUILD_ROOT"), tmp, tool_path("ODMA_TEST_SOURCE_ROOT"));
+	tool_run(&out, "timeout 40", compat(), args, 1);
+	if (out.status != 2 ||
+	    strstr(out.text, "--only pe_poling: no program of that name") == NULL)
+		fail_msg("odma compat %s: exit %d, want 2 and a line naming pe_poling; got:\n%s",
+		         args, out.status, out.text);
+}
+
 /* Whether process @pid is gone (or a zombie nobody reaped yet: it runs nothing). */
 static bool pid_gone(long pid)
 {
@@ -276,6 +298,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_workdir_not_a_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pci_addr_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shake_helpers_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_only_unknown_name, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -403,6 +403,34 @@ static void discover(struct compat_ctx *c, const char *only)
 		qsort(c->progs, c->nprogs, sizeof(*c->progs), prog_cmp);
 }
 
+/*
+ * 0 when every name of @only is a program found, else 2 after one line naming the first that is
+ * not: a name left out in silence (a typo) let the run check the others and report them passed.
+ */
+static int only_check(const struct compat_ctx *c, const char *only)
+{
+	char list[1024], *tok, *save = NULL;
+
+	if (only == NULL)
+		return 0;
+	snprintf(list, sizeof(list), "%s", only);
+	for (tok = strtok_r(list, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		size_t i = 0;
+
+		while (i < c->nprogs && strcmp(c->progs[i].name, tok) != 0)
+			i++;
+		if (i == c->nprogs) {
+			fprintf(stderr,
+			        "odma compat: --only %s: no program of that name in %s (a DMA, "
+			        "Core, "
+			        "Comch or RDMA sample directory, or a checked application)\n",
+			        tok, c->samples_dir);
+			return 2;
+		}
+	}
+	return 0;
+}
+
 /* A program's verdict from its builds, before anything runs. */
 static void build_verdict(const struct compat_ctx *c, struct compat_prog *p)
 {
@@ -976,6 +1004,17 @@ static bool wants_shake(int argc, char **argv)
 	return false;
 }
 
+/* Undoes what main set up before anything was built; returns 2, the status of the refusal. */
+static int setup_undo(struct compat_ctx *c, const struct compat_opts *o)
+{
+	compat_netns_cleanup();
+	if (o->workdir == NULL && !o->keep)
+		compat_rm_rf(c->work);
+	compat_list_free(&c->include_dirs);
+	free(c->progs);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	struct compat_ctx c = { .host_pci = "b1:00.0",
@@ -1017,11 +1056,7 @@ int main(int argc, char **argv)
 
 		if (compat_dpu_arch_setup(&c, o.dpu_arch, o.dpu_pc_path, err, sizeof(err)) != 0) {
 			fprintf(stderr, "odma compat: %s\n", err);
-			compat_netns_cleanup();
-			if (o.workdir == NULL && !o.keep)
-				compat_rm_rf(c.work);
-			compat_list_free(&c.include_dirs);
-			return 2;
+			return setup_undo(&c, &o);
 		}
 	}
 	if (o.jobs == 0) {
@@ -1034,6 +1069,8 @@ int main(int argc, char **argv)
 	}
 	read_release(&c);
 	discover(&c, o.only);
+	if (only_check(&c, o.only) != 0)
+		return setup_undo(&c, &o);
 	if (c.nprogs == 0)
 		fprintf(stderr, "odma compat: no DMA, Core or Comch program found in %s\n",
 		        c.samples_dir);
