@@ -282,6 +282,11 @@ static void test_pci_addr_and_lib(void **state)
 	        json_object_get_int64(get(get(c, "doca_erasure_coding"), "max_block_size")),
 	        128 * 1024 * 1024);
 	json_object_put(root);
+	/* its pkg-config name (doca-erasure-coding) names it too, as doca-dma names DMA */
+	root = run_json("ODMA_SYSTEM=bf3", "-p b1:00.0 --lib doca-erasure-coding");
+	c = get(json_object_array_get_idx(devices(root), 0), "capabilities");
+	assert_true(json_object_object_get_ex(c, "doca_erasure_coding", NULL));
+	json_object_put(root);
 	root = run_json("ODMA_SYSTEM=bf2", "-p 03:00.0 --lib doca_erasure_coding");
 	c = get(json_object_array_get_idx(devices(root), 0), "capabilities");
 	assert_false(json_object_get_boolean(

@@ -84,7 +84,18 @@ static doca_error_t pci_cb(void *param, void *config)
 	return DOCA_SUCCESS;
 }
 
-/* Accepts "dma", "doca_dma", "doca-dma" (and the same for every library of the table). */
+/* Whether @a and @b are the same name, a '-' of @a standing for a '_' of @b. */
+static bool lib_name_is(const char *a, const char *b)
+{
+	for (; *a != '\0' && (*a == *b || (*a == '-' && *b == '_')); a++, b++)
+		;
+	return *a == '\0' && *b == '\0';
+}
+
+/*
+ * Accepts "dma", "doca_dma", "doca-dma" (and the same for every library of the table: the
+ * pkg-config name doca-erasure-coding too).
+ */
 static doca_error_t lib_cb(void *param, void *config)
 {
 	struct caps_cfg *cfg = config;
@@ -94,7 +105,7 @@ static doca_error_t lib_cb(void *param, void *config)
 	if (strncmp(name, "doca_", 5) == 0 || strncmp(name, "doca-", 5) == 0)
 		name += 5;
 	for (i = 0; i < NB_LIBS; i++)
-		if (strcmp(name, caps_libs[i][0] + 5) == 0) {
+		if (lib_name_is(name, caps_libs[i][0] + 5)) {
 			strcpy(cfg->lib, caps_libs[i][0]);
 			return DOCA_SUCCESS;
 		}
