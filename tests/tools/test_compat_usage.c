@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -253,6 +254,60 @@ static void test_shake_helpers_end(void **s)
 		}
 }
 
+/* The number in @path once a process wrote it there (10 s at most); -1 without. */
+static long pid_from_file(const char *path)
+{
+	long pid = -1;
+
+	for (int k = 0; k < 500 && pid < 0; k++) {
+		FILE *f = fopen(path, "r");
+
+		if (f != NULL) {
+			if (fscanf(f, "%ld", &pid) != 1)
+				pid = -1;
+			fclose(f);
+		}
+		if (pid < 0)
+			usleep(20000);
+	}
+	return pid;
+}
+
+/*
+ * odma compat ended by a signal (SIGTERM here; Ctrl-C or a closed terminal alike) takes the
+ * program it runs with it. The program runs in a process group of its own, which the
+ * terminal's signal does not reach: it ran on without its parent.
+ */
+static void test_signal_ends_program(void **s)
+{
+	char script[400], path[300];
+	long pid;
+	pid_t tool;
+	int st;
+
+	(void)s;
+	snprintf(path, sizeof(path), "%s/program-pid", tmp);
+	snprintf(script, sizeof(script), "echo $$ > '%s'; exec sleep 300", path);
+	tool = fork();
+	assert_true(tool >= 0);
+	if (tool == 0) {
+		signal(SIGTERM, SIG_DFL);
+		execl(compat(), compat(), "--shake", "1", "--timeout", "60", "--", "sh", "-c",
+		      script, (char *)NULL);
+		_exit(127);
+	}
+	pid = pid_from_file(path);
+	kill(tool, SIGTERM);
+	assert_int_equal(waitpid(tool, &st, 0), tool);
+	assert_true(pid > 0);
+	for (int k = 0; k < 100 && !pid_gone(pid); k++)
+		usleep(20000);
+	if (!pid_gone(pid)) {
+		kill((pid_t)pid, SIGKILL); /* the test's own program */
+		fail_msg("the program (%ld) still runs after odma compat got SIGTERM", pid);
+	}
+}
+
 /* odma compat @args (under `timeout 20`) exits 2 with one line holding @want. */
 static void bounded_refusal(const char *args, const char *want)
 {
@@ -299,6 +354,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pci_addr_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shake_helpers_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_only_unknown_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_signal_ends_program, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

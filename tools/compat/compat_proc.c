@@ -39,6 +39,55 @@ void compat_sleep(double seconds)
 		;
 }
 
+/*
+ * The children alive now (0: a free slot), for a signal that ends odma compat: each runs in a
+ * process group of its own, which the terminal's Ctrl-C or hang-up does not reach, so it ran on
+ * without its parent (a build, or the program under test holding what it holds).
+ */
+#define PROC_LIVE_MAX 256
+static volatile pid_t proc_live[PROC_LIVE_MAX];
+static struct sigaction proc_prev[3];
+static const int proc_signals[3] = { SIGINT, SIGTERM, SIGHUP };
+
+static void proc_on_signal(int sig)
+{
+	for (size_t i = 0; i < PROC_LIVE_MAX; i++)
+		if (proc_live[i] > 0)
+			kill(-proc_live[i], SIGKILL);
+	for (size_t i = 0; i < 3; i++)
+		if (proc_signals[i] == sig)
+			sigaction(sig, &proc_prev[i], NULL); /* --split-netns cleans up its own */
+	raise(sig);
+}
+
+/* Catches the signals that end odma compat, once; one the caller ignores (nohup) stays so. */
+static void proc_catch_signals(void)
+{
+	static bool done;
+	struct sigaction sa;
+
+	if (done)
+		return;
+	done = true;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = proc_on_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < 3; i++)
+		if (sigaction(proc_signals[i], NULL, &proc_prev[i]) == 0 &&
+		    proc_prev[i].sa_handler != SIG_IGN)
+			sigaction(proc_signals[i], &sa, NULL);
+}
+
+/* Records @pid as alive (@add) or forgets it. */
+static void proc_track(pid_t pid, bool add)
+{
+	for (size_t i = 0; i < PROC_LIVE_MAX; i++)
+		if (proc_live[i] == (add ? 0 : pid)) {
+			proc_live[i] = add ? pid : 0;
+			return;
+		}
+}
+
 static void child_setup(const char *cwd, int out_fd, int in_fd, const struct compat_env *env,
                         size_t n)
 {
@@ -101,6 +150,8 @@ int compat_proc_start(struct compat_proc *p, char *const argv[], const char *cwd
 	}
 	/* Also from here: the child may not have run setpgid yet when we first signal it. */
 	setpgid(pid, pid);
+	proc_catch_signals();
+	proc_track(pid, true);
 	p->pid = pid;
 	p->stdin_fd = pipefd[1];
 	return 0;
@@ -116,11 +167,14 @@ static bool proc_ended(pid_t pid)
 	siginfo_t si;
 
 	si.si_pid = 0;
-	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0)
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
+		proc_track(pid, false);
 		return true; /* reaped already: its number may be another's now */
+	}
 	if (si.si_pid == 0)
 		return false;
 	kill(-pid, SIGKILL);
+	proc_track(pid, false); /* before the reaping frees its number */
 	return true;
 }
 
