@@ -202,6 +202,19 @@ static void test_only_unknown_name(void **s)
 		         args, out.status, out.text);
 }
 
+/*
+ * A time flag out of range names the flag and the range ("bad time '0'" named neither: with
+ * --timeout, --build-timeout and --pair-delay on one line, which was it, and what is allowed?).
+ */
+static void test_time_flags_named(void **s)
+{
+	(void)s;
+	refused_in_one_line("--timeout 0 /nonexistent",
+	                    "--timeout '0' is not a time: seconds, more than 0 and at most 86400");
+	refused_in_one_line("--build-timeout 1e9 /nonexistent", "--build-timeout '1e9' is not");
+	refused_in_one_line("--shake 1 --pair-delay -1 -- true", "--pair-delay '-1' is not a time");
+}
+
 /* Whether process @pid is gone (or a zombie nobody reaped yet: it runs nothing). */
 static bool pid_gone(long pid)
 {
@@ -354,6 +367,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pci_addr_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shake_helpers_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_only_unknown_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_time_flags_named, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_ends_program, setup, teardown),
 	};
 

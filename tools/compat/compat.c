@@ -780,15 +780,20 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static bool parse_seconds(const char *s, double *out)
+int compat_seconds_arg(const char *flag, const char *s, double *out)
 {
 	char *end;
 	double v = strtod(s, &end);
 
-	if (end == s || *end != '\0' || !(v > 0) || v > 86400)
-		return false;
+	if (end == s || *end != '\0' || !(v > 0) || v > 86400) {
+		fprintf(stderr,
+		        "odma compat: %s '%s' is not a time: seconds, more than 0 and at most "
+		        "86400\n",
+		        flag, s);
+		return 2;
+	}
 	*out = v;
-	return true;
+	return 0;
 }
 
 /*
@@ -855,14 +860,16 @@ static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat
 			o->json = optarg;
 			break;
 		case OPT_TIMEOUT:
-		case OPT_BUILD_TIMEOUT:
-		case OPT_PAIR_DELAY:
-			if (!parse_seconds(optarg, opt == OPT_TIMEOUT      ? &c->run_timeout
-			                           : opt == OPT_PAIR_DELAY ? &c->pair_delay
-			                                                   : &c->build_timeout)) {
-				fprintf(stderr, "odma compat: bad time '%s'\n", optarg);
+			if (compat_seconds_arg("--timeout", optarg, &c->run_timeout) != 0)
 				return 2;
-			}
+			break;
+		case OPT_BUILD_TIMEOUT:
+			if (compat_seconds_arg("--build-timeout", optarg, &c->build_timeout) != 0)
+				return 2;
+			break;
+		case OPT_PAIR_DELAY:
+			if (compat_seconds_arg("--pair-delay", optarg, &c->pair_delay) != 0)
+				return 2;
 			break;
 		case OPT_ONLY:
 			o->only = optarg;

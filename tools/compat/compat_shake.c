@@ -151,17 +151,6 @@ static bool parse_count(const char *s, unsigned long long min, unsigned long lon
 	return true;
 }
 
-static bool parse_secs(const char *s, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end != '\0' || !(v > 0) || v > 86400)
-		return false;
-	*out = v;
-	return true;
-}
-
 static int shake_option(struct shake *k, int opt, const char *arg)
 {
 	switch (opt) {
@@ -180,12 +169,9 @@ static int shake_option(struct shake *k, int opt, const char *arg)
 		}
 		return 0;
 	case SO_TIMEOUT:
+		return compat_seconds_arg("--timeout", arg, &k->timeout);
 	case SO_PAIR_DELAY:
-		if (!parse_secs(arg, opt == SO_TIMEOUT ? &k->timeout : &k->pair_delay)) {
-			fprintf(stderr, "odma compat: bad time '%s'\n", arg);
-			return 2;
-		}
-		return 0;
+		return compat_seconds_arg("--pair-delay", arg, &k->pair_delay);
 	case SO_READY:
 		k->ready = arg;
 		return 0;
