@@ -215,6 +215,14 @@ static void test_time_flags_named(void **s)
 	refused_in_one_line("--shake 1 --pair-delay -1 -- true", "--pair-delay '-1' is not a time");
 }
 
+/* --seed past its range is a number all the same: the line says which numbers it takes. */
+static void test_seed_range_named(void **s)
+{
+	(void)s;
+	refused_in_one_line("--shake 1 --seed 18446744073709551615 -- true",
+	                    "--seed takes a number from 0 to 18446744073709451615");
+}
+
 /* Whether process @pid is gone (or a zombie nobody reaped yet: it runs nothing). */
 static bool pid_gone(long pid)
 {
@@ -368,6 +376,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shake_helpers_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_only_unknown_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_flags_named, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_seed_range_named, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_ends_program, setup, teardown),
 	};
 

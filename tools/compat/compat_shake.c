@@ -164,7 +164,9 @@ static int shake_option(struct shake *k, int opt, const char *arg)
 		return 0;
 	case SO_SEED:
 		if (!parse_count(arg, 0, UINT64_MAX - SHAKE_MAX, &k->seed)) {
-			fprintf(stderr, "odma compat: --seed takes a number\n");
+			/* the seeds of the run, S to S + N - 1, stay numbers */
+			fprintf(stderr, "odma compat: --seed takes a number from 0 to %llu\n",
+			        (unsigned long long)(UINT64_MAX - SHAKE_MAX));
 			return 2;
 		}
 		return 0;
