@@ -98,6 +98,26 @@ check "links back up: the file read once, by its own path" "^    doca_comch_serv
 check "links back up: the answer" "^$loops: needs DOCA 2\.7 at most"
 refute "links back up: not read through a link" "$loops/a/"
 
+# Many calls of many names: each call was looked up in a list of every name seen before, so
+# 16,000 names called 80 times each (two files of 8 MB) took a minute or more; now each call
+# is one tree look-up. More than 16,384 distinct doca_ names is no DOCA program: refused
+# (status 2), one line.
+big=$(mktemp -d) || exit 1
+for f in a b; do
+	awk 'BEGIN { for (r = 0; r < 40; r++) for (i = 0; i < 16000; i++) printf "doca_x%d();\n", i }' >"$big/$f.c"
+done
+timeout 30 $W "$compat" --min-release "$big" >"$out" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: 16,000 names called 80 times: exit $rc (124: not done in 30 s)"; fail=1; }
+check "16,000 names: each unknown name listed once" "^    doca_x15999 \($big/a\.c:16000\)"
+awk 'BEGIN { for (i = 0; i < 16385; i++) printf "doca_y%d();\n", i }' >"$big/more.c"
+timeout 30 $W "$compat" --min-release "$big/more.c" >"$out" 2>&1
+rc=$?
+rm -rf "$big"
+[ $rc -eq 2 ] || { echo "FAIL: 16,385 distinct names: exit $rc"; fail=1; }
+[ "$(wc -l <"$out")" -eq 1 ] || { echo "FAIL: 16,385 distinct names: not one line"; head -3 "$out"; fail=1; }
+check "16,385 distinct names refused" "calls more than 16384 distinct doca_ functions \(at $big/more\.c:16385\)"
+
 $W "$compat" --min-release >"$out" 2>&1
 [ $? -eq 2 ] || { echo "FAIL: no argument: exit not 2"; fail=1; }
 check "no argument" "needs C files or a directory"

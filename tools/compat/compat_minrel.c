@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <search.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,21 +79,57 @@ struct minrel_call {
 	char where[PATH_MAX + 16];
 };
 
+/*
+ * Distinct doca_ functions one program may call: NVIDIA's whole doca-samples tree calls about
+ * 1,700. A file of made-up names past it is not a DOCA program; it is refused, not read on.
+ */
+#define MINREL_MAX_CALLS 16384
+
 struct minrel_prog {
 	char name[PATH_MAX];
 	size_t nfiles;
 	bool unreadable; /* a source file of it could not be read: no answer for it */
 	struct minrel_call *calls;
 	size_t ncalls, cap;
+	void *seen; /* tsearch tree of the names in calls (copies), for one look-up per call */
 };
+
+static int minrel_name_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* Whether @fn is new to @p, then remembered; exits 2 when memory runs out. */
+static bool minrel_first_call(struct minrel_prog *p, const char *fn)
+{
+	char *copy;
+	void *slot;
+
+	if (tfind(fn, &p->seen, minrel_name_cmp) != NULL)
+		return false;
+	copy = strdup(fn);
+	slot = copy != NULL ? tsearch(copy, &p->seen, minrel_name_cmp) : NULL;
+	if (slot == NULL) {
+		fprintf(stderr, "odma compat: out of memory\n");
+		exit(2);
+	}
+	return true;
+}
 
 static void minrel_add_call(struct minrel_prog *p, const char *fn, const char *file, unsigned line)
 {
 	struct minrel_call *grown;
 
-	for (size_t i = 0; i < p->ncalls; i++)
-		if (strcmp(p->calls[i].fn, fn) == 0)
-			return;
+	if (p->unreadable || !minrel_first_call(p, fn))
+		return;
+	if (p->ncalls == MINREL_MAX_CALLS) {
+		fprintf(stderr,
+		        "odma compat: --min-release: %s calls more than %d distinct doca_ "
+		        "functions (at %s:%u); not a DOCA program, not read on\n",
+		        p->name, MINREL_MAX_CALLS, file, line);
+		p->unreadable = true;
+		return;
+	}
 	if (p->ncalls == p->cap) {
 		p->cap = p->cap ? p->cap * 2 : 64;
 		grown = realloc(p->calls, p->cap * sizeof(*grown));
@@ -597,7 +634,8 @@ static const char *const minrel_usage_text[] = {
 	"  -h, --help  this text",
 	"",
 	"Exit status: 0, or 2 on a usage error or when a FILE, a DIR or a source file found in",
-	"it cannot be read (then no answer is printed).",
+	"it cannot be read, or a program calls more than 16384 distinct doca_ functions (then",
+	"no answer is printed).",
 };
 
 static void minrel_usage(FILE *out)
@@ -698,8 +736,10 @@ int compat_minrel_main(int argc, char **argv)
 		for (size_t i = 0; i < s.n; i++)
 			minrel_print_text(&s.v[i]);
 	}
-	for (size_t i = 0; i < s.n; i++)
+	for (size_t i = 0; i < s.n; i++) {
 		free(s.v[i].calls);
+		tdestroy(s.v[i].seen, free);
+	}
 	free(s.v);
 	return rc;
 }
