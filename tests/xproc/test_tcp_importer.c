@@ -17,7 +17,9 @@
  *    CPU);
  *  - frames that say 1 GiB on three connections: the exporter takes a buffer of the whole
  *    frame when its head arrives, and holds two such at most (it took one for every
- *    connection: 1 GiB each, resident as the peer filled them, up to 512 connections).
+ *    connection: 1 GiB each, resident as the peer filled them, up to 512 connections);
+ *  - three importers that leave 64 MiB of answers unread, then go: the exporter closes its
+ *    connections to them (it kept each, and the answers queued there, for good).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -190,6 +192,78 @@ static void test_connection_cap(void **state)
 	lk_exporter_check(&e);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define LK_QUARANTINE 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LK_QUARANTINE 1
+#endif
+#endif
+#ifndef LK_QUARANTINE
+#define LK_QUARANTINE 0 /* 1: freed memory stays resident a while (ASan's quarantine) */
+#endif
+
+/* Waits until the resident size of process @pid stops changing (it read what was sent). */
+static long rss_settled(pid_t pid)
+{
+	long last = -1, now = tu_status_field(pid, "VmRSS");
+
+	while (now != last) {
+		last = now;
+		usleep(300 * 1000);
+		now = tu_status_field(pid, "VmRSS");
+	}
+	return now;
+}
+
+/*
+ * Three importers in turn attach, ask for 64 MiB of GETs on a connection the exporter made to
+ * them and read none of it, then close the connection their requests came on. Each client is
+ * then dead, and the exporter closes its connection to it, dropping the answers queued there.
+ * Nothing closed it while answers were in flight, and they were in flight until the peer read:
+ * each client kept its connection and up to 48 MiB of answers for good, so a peer that did it
+ * again and again grew the exporter without bound.
+ */
+static void test_dead_client_released(void **state)
+{
+	struct lk_exporter e;
+	uint8_t a[20], q[64];
+	int l, fd, back[3], fds;
+	long before, after;
+
+	(void)state;
+	lk_exporter_start(&e, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	l = lk_listener(a, 1);
+	fds = tu_count_fds(e.pid);
+	before = tu_status_field(e.pid, "VmRSS");
+	for (unsigned int i = 0; i < 3; i++) {
+		fd = lk_connect(&e);
+		assert_true(lk_handshake(fd, e.instance, true));
+		back[i] = lk_attach(&e, fd, l, a, 1);
+		for (unsigned int j = 0; j < 256; j++) { /* 256 KiB each: ODMA_UCX_CHUNK_MAX */
+			lk_req(&e, q, 2, 2 + j, e.base + (j % 4) * (256u << 10), 256u << 10);
+			lk_frame(fd, 11, 64, 0, q, sizeof(q));
+		}
+		(void)rss_settled(e.pid);
+		close(fd);
+	}
+	after = rss_settled(e.pid);
+	print_message("exporter RSS %ld KiB, then %ld KiB once three clients left answers unread; "
+	              "descriptors %d, then %d\n",
+	              before, after, fds, tu_count_fds(e.pid));
+	for (uint64_t t0 = tu_now_ms(); tu_count_fds(e.pid) > fds; usleep(50 * 1000))
+		if (tu_now_ms() - t0 > 3000)
+			fail_msg("the exporter kept %d connections to clients that are gone",
+			         tu_count_fds(e.pid) - fds);
+	if (!LK_QUARANTINE && after - before >= 32 * 1024)
+		fail_msg("the exporter grew by %ld KiB for three clients that are gone",
+		         after - before);
+	for (unsigned int i = 0; i < 3; i++)
+		close(back[i]);
+	close(l);
+	lk_exporter_check(&e);
+}
+
 /* CPU seconds process @pid used so far. */
 static double cpu_s(pid_t pid)
 {
@@ -282,7 +356,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reattach),       cmocka_unit_test(test_batches_unread),
 		cmocka_unit_test(test_connection_cap), cmocka_unit_test(test_out_of_descriptors),
-		cmocka_unit_test(test_big_frames),
+		cmocka_unit_test(test_big_frames),     cmocka_unit_test(test_dead_client_released),
 	};
 
 	tu_skip_under_qemu("forked exporters with UCX's threads, and prlimit on them");

@@ -405,7 +405,11 @@ static void deferred_free(struct ucx_peer *p)
 	p->ndeferred = 0;
 }
 
-/* Dead clients leave the list (service thread). */
+/*
+ * Dead clients leave the list (service thread), and their endpoints close: the replies still
+ * queued there fail and let go of the client. Left open, the replies to a peer that reads
+ * nothing never completed, and held the client, its connection and its replies for good.
+ */
 static void clients_reap(void)
 {
 	struct ucx_peer **pp = &odma_ux.clients, *p;
@@ -419,6 +423,9 @@ static void clients_reap(void)
 		odma_ux.nclients--;
 		odma_ucx_index_del(p);
 		deferred_free(p);
+		if (p->ep != NULL)
+			odma_ux.lk->ep_close(p->ep, false);
+		p->ep = NULL;
 		odma_ucx_peer_unref(p);
 	}
 }
@@ -448,6 +455,7 @@ void odma_ucx_conn_gone(struct odma_lk_ep *ep, int status)
 	odma_ucx_index_del(p);
 	p->from = NULL;
 	odma_ucx_peer_err_cb(p, status);
+	clients_reap(); /* its requests no longer arrive: nothing more is answered */
 }
 
 /* A client for the importer at worker address @addr, whose requests arrive on @from. */
