@@ -1111,6 +1111,57 @@ static void test_link_warns_of_ucx_tcp(void **state)
 	assert_int_equal(n, tu_ucx_link() ? 1 : 0);
 }
 
+struct iocount {
+	atomic_uint done, failed;
+};
+
+static void count_done(struct odma_tp_io *io, doca_error_t st)
+{
+	struct iocount *n = io->arg;
+
+	if (st != DOCA_SUCCESS)
+		atomic_fetch_add(&n->failed, 1);
+	atomic_fetch_add(&n->done, 1);
+}
+
+/*
+ * More requests at once than an importer has slots for (UCX_SLOTS, one per outstanding
+ * request: four RDMA reads of 1 GiB cut into 60 KiB requests, say): 70,000 reads of 8 bytes,
+ * queued while the service thread cannot take them (the test holds the worker), then taken in
+ * one round. Those past the slots wait for one to free up and every read completes; the
+ * service thread looked for a free slot that nothing could free while it looked, for good.
+ */
+static void test_more_requests_than_slots(void **state)
+{
+	enum { N = 70000 };
+	struct odma_tp_io *io = calloc(N, sizeof(*io));
+	struct iocount n = { 0 };
+	uint64_t end;
+
+	(void)state;
+	assert_non_null(io);
+	pthread_mutex_lock(&odma_ux.wlock);
+	for (unsigned int i = 0; i < N; i++) {
+		io[i] = (struct odma_tp_io){ .remote = &rm,
+			                     .local = mine + (i % 512) * 8,
+			                     .remote_addr =
+			                             (uint64_t)(uintptr_t)region + i % 8192 * 8,
+			                     .len = 8,
+			                     .done = count_done,
+			                     .arg = &n };
+		assert_int_equal(odma_tp_io_start(&io[i]), DOCA_SUCCESS);
+	}
+	pthread_mutex_unlock(&odma_ux.wlock);
+	end = odma_ucx_now_ns() + 30000000000ull;
+	while (atomic_load(&n.done) < N && odma_ucx_now_ns() < end)
+		usleep(10000);
+	print_message("%u of %u reads done, %u failed\n", atomic_load(&n.done), N,
+	              atomic_load(&n.failed));
+	assert_int_equal(atomic_load(&n.done), N);
+	assert_int_equal(atomic_load(&n.failed), 0);
+	free(io);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1127,6 +1178,7 @@ int main(void)
 		cmocka_unit_test(test_credit_refused),
 		cmocka_unit_test(test_listener_refusals),
 		cmocka_unit_test(test_wake_after_answers),
+		cmocka_unit_test(test_more_requests_than_slots),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

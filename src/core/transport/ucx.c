@@ -424,6 +424,8 @@ static void ucx_atfork_child(void)
 	odma_ux.q_head = odma_ux.q_tail = NULL;
 	odma_ux.peers = NULL;
 	memset(odma_ux.slot, 0, sizeof(odma_ux.slot));
+	odma_ux.nout = 0;
+	odma_ux.held_head = odma_ux.held_tail = NULL;
 	odma_ux.out_head = odma_ux.out_tail = NULL;
 	odma_ux.self_len = 0;
 }

@@ -122,6 +122,9 @@ struct odma_ucx_state {
 	unsigned int nclients;
 	/* service thread only */
 	struct ucx_chunk *slot[UCX_SLOTS];
+	unsigned int nout; /* requests outstanding (in a slot) */
+	/* jobs taken from the queue that wait, in order, for slots to free up (ucx_req.c) */
+	struct ucx_chunk *held_head, *held_tail;
 	struct ucx_chunk *out_head, *out_tail;
 	uint64_t next_id;
 	uint64_t id_rng; /* splitmix64 state (seeded by getrandom): the random part of ids */

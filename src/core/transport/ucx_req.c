@@ -65,6 +65,7 @@ void odma_ucx_chunk_finish(struct ucx_chunk *c, doca_error_t st)
 		return;
 	c->outstanding = false;
 	odma_ux.slot[c->id % UCX_SLOTS] = NULL;
+	odma_ux.nout--;
 	ODMA_LIST_UNLINK_TAIL(odma_ux.out_head, odma_ux.out_tail, c, prev, next);
 	if (c->op == ODMA_UCX_OP_ATTACH) {
 		if (st != DOCA_SUCCESS && c->peer != NULL) {
@@ -234,6 +235,7 @@ static void chunk_track(struct ucx_chunk *c)
 		seq = ++odma_ux.next_id;
 	c->id = (id_random() / UCX_SLOTS) * UCX_SLOTS + seq % UCX_SLOTS;
 	odma_ux.slot[c->id % UCX_SLOTS] = c;
+	odma_ux.nout++;
 	c->outstanding = true;
 	c->refs = 1;
 	c->deadline_ns = odma_ucx_now_ns() + (uint64_t)odma_tp_timeout_ms() * 1000000ull;
@@ -715,19 +717,46 @@ void odma_ucx_reply_am(const void *header, size_t header_length, void *data, siz
 		rndv_done(v, st, st == ODMA_LK_OK ? length : 0);
 }
 
-bool odma_ucx_take_queue(void)
+/*
+ * The jobs to run (service thread), in order: those held for want of slots first, then the
+ * queue's; the last into *@tail.
+ */
+static struct ucx_chunk *jobs_take(struct ucx_chunk **tail)
 {
-	struct ucx_chunk *c;
-	bool took;
+	struct ucx_chunk *c = odma_ux.held_head;
 
+	*tail = odma_ux.held_tail;
+	odma_ux.held_head = odma_ux.held_tail = NULL;
 	pthread_mutex_lock(&odma_ux.lock);
-	c = odma_ux.q_head;
+	if (odma_ux.q_head != NULL) {
+		if (c == NULL)
+			c = odma_ux.q_head;
+		else
+			(*tail)->next = odma_ux.q_head;
+		*tail = odma_ux.q_tail;
+	}
 	odma_ux.q_head = odma_ux.q_tail = NULL;
 	pthread_mutex_unlock(&odma_ux.lock);
-	took = c != NULL;
+	return c;
+}
+
+bool odma_ucx_take_queue(void)
+{
+	struct ucx_chunk *tail, *c = jobs_take(&tail);
+	bool took = c != NULL;
+
 	while (c != NULL) {
 		struct ucx_chunk *next = c->next;
 
+		/*
+		 * A request (or a batch of them) with no free slot waits, and the jobs after it,
+		 * until replies or deadlines free some: looking for a slot then never ended.
+		 */
+		if (c->op <= ODMA_UCX_OP_WATCH && odma_ux.nout + ODMA_UCX_REQS_MAX > UCX_SLOTS) {
+			odma_ux.held_head = c;
+			odma_ux.held_tail = tail;
+			break;
+		}
 		if (c->op != UCX_OP_SEND)
 			odma_tp_wake_flush(); /* a job may end a life: no held write outlives it */
 		if (c->op == UCX_OP_DETACH) {
