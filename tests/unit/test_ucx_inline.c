@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <doca_log.h>
@@ -24,6 +25,7 @@
 #include "core/transport/transport.h"
 #include "core/transport/ucx_int.h"
 #include "test_util.h"
+#include "util/codec.h"
 
 static uint8_t region[65536], mine[4096];
 static struct odma_tp_region *reg;
@@ -1162,6 +1164,120 @@ static void test_more_requests_than_slots(void **state)
 	free(io);
 }
 
+/* The head of a frame of odma's TCP link (link_tcp.c): its id and lengths, into @out. */
+static void link_frame(uint8_t *out, unsigned int id, size_t hlen, size_t len)
+{
+	out[0] = (uint8_t)id;
+	out[1] = 0;
+	odma_put_le(out + 2, hlen, 2);
+	odma_put_le(out + 4, len, 4);
+}
+
+/* A connection to this process's own link address that proved the fabric secret (a dialer). */
+static int link_dial_proven(void)
+{
+	uint8_t key[ODMA_FABRIC_KEY_LEN], hello[8 + 32] = { 0 }, ch[8 + 48], proof[8 + 32];
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	char why[256];
+
+	assert_true(fd >= 0 && odma_ux.self_len == 20);
+	memcpy(&sa.sin_addr, odma_ux.self_addr + 4, 4);
+	memcpy(&sa.sin_port, odma_ux.self_addr + 8, 2);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_true(doca_priv_fabric_key(key, why, sizeof(why)));
+	link_frame(hello, 0xf1, 0, 32);
+	memcpy(hello + 8, "ODMALNK1", 8);
+	memcpy(hello + 16, odma_ux.self_addr + 12, 8); /* the instance */
+	memset(hello + 24, 0x5c, ODMA_FABRIC_NONCE_LEN);
+	assert_int_equal(send(fd, hello, sizeof(hello), MSG_NOSIGNAL), (ssize_t)sizeof(hello));
+	assert_int_equal(recv(fd, ch, sizeof(ch), MSG_WAITALL), (ssize_t)sizeof(ch));
+	assert_int_equal(ch[0], 0xf2);
+	link_frame(proof, 0xf3, 0, 32);
+	doca_priv_fabric_proof(key, 'C', ch + 8, hello + 24, proof + 8);
+	assert_int_equal(send(fd, proof, sizeof(proof), MSG_NOSIGNAL), (ssize_t)sizeof(proof));
+	return fd;
+}
+
+struct stream {
+	atomic_bool stop;
+	atomic_uint over;
+};
+
+struct stream_conn {
+	struct stream *s;
+	int fd;
+	const uint8_t *frames; /* STREAM_BYTES of them */
+};
+
+#define STREAM_BYTES (24u * 43690)
+
+/* Sends CREDIT frames for no endpoint (each dropped by its handler) until told, or for 10 s. */
+static void *stream_run(void *arg)
+{
+	struct stream_conn *c = arg;
+	uint64_t end = odma_ucx_now_ns() + 10000000000ull;
+
+	while (!atomic_load(&c->s->stop) && odma_ucx_now_ns() < end)
+		if (send(c->fd, c->frames, STREAM_BYTES, MSG_NOSIGNAL) <= 0)
+			break;
+	atomic_fetch_add(&c->s->over, 1);
+	return NULL;
+}
+
+/*
+ * Peers that never stop sending (CREDIT frames for no endpoint, on three connections that
+ * proved the secret) keep the worker busy for good; a round still ends, so what is queued
+ * meanwhile runs: a read of our own completes while the streams go on. A round used to
+ * progress the link until it ran dry, which under a stream it never did: nothing queued ran
+ * (no request left, no close, no deadline expired) until the streams stopped.
+ */
+static void test_round_ends_under_a_stream(void **state)
+{
+	static uint8_t frames[STREAM_BYTES];
+	struct stream s = { .over = 0 };
+	struct stream_conn c[3];
+	struct iowait w = { .st = DOCA_ERROR_UNKNOWN };
+	struct odma_tp_io io = { .remote = &rm,
+		                 .local = mine,
+		                 .remote_addr = (uint64_t)(uintptr_t)region,
+		                 .len = sizeof(mine),
+		                 .done = io_done,
+		                 .arg = &w };
+	pthread_t t[3];
+	uint64_t t0;
+
+	(void)state;
+	if (tu_ucx_link())
+		skip(); /* odma's TCP link's frames */
+	for (size_t at = 0; at < sizeof(frames); at += 24) {
+		link_frame(frames + at, ODMA_UCX_AM_CREDIT, ODMA_UCX_EP_HDR, 0);
+		odma_ucx_ep_hdr_put(frames + at + 8, 0, 0);
+	}
+	for (unsigned int i = 0; i < 3; i++) {
+		c[i] = (struct stream_conn){ &s, link_dial_proven(), frames };
+		assert_int_equal(pthread_create(&t[i], NULL, stream_run, &c[i]), 0);
+	}
+	usleep(300 * 1000); /* the streams run, and the worker with them */
+	t0 = odma_ucx_now_ns();
+	assert_int_equal(odma_tp_io_start(&io), DOCA_SUCCESS);
+	while (!atomic_load(&w.done) && atomic_load(&s.over) == 0)
+		usleep(1000);
+	print_message("the read %s while the streams ran (%.1f ms)\n",
+	              atomic_load(&w.done) ? "completed" : "did not complete",
+	              (double)(odma_ucx_now_ns() - t0) / 1e6);
+	assert_int_equal(atomic_load(&s.over), 0);
+	atomic_store(&s.stop, true);
+	for (unsigned int i = 0; i < 3; i++) {
+		pthread_join(t[i], NULL);
+		close(c[i].fd);
+	}
+	while (!atomic_load(&w.done))
+		usleep(1000);
+	assert_int_equal(w.st, DOCA_SUCCESS);
+	assert_memory_equal(mine, region, sizeof(mine));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1179,6 +1295,7 @@ int main(void)
 		cmocka_unit_test(test_listener_refusals),
 		cmocka_unit_test(test_wake_after_answers),
 		cmocka_unit_test(test_more_requests_than_slots),
+		cmocka_unit_test(test_round_ends_under_a_stream),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -134,13 +134,37 @@ bool odma_ucx_fabric_dev(char *ip, size_t ipcap, char *dev, size_t devcap)
 /* ---- the service thread, and inline polls ---- */
 
 /*
- * One round of the worker's work (holding wlock): whether requests are outstanding or closed
- * endpoints still flush. The callbacks of endpoints and listeners (Comch, RDMA) may run here
- * on a thread polling inline as well as on the service thread: they take only their own
- * connection's locks, never wait for the worker, and the PE thread polls holding no lock of a
- * context (doca_pe_progress).
+ * The longest a round progresses the link at a stretch: then what was queued meanwhile runs,
+ * deadlines and watches are checked, the doorbells held go, and the next round starts at once.
+ * A round progressed until the link ran dry, which under a stream of arrivals (a busy importer,
+ * or a peer that never stops sending) it never did: nothing queued ran meanwhile.
  */
-static bool ucx_round(void)
+#define UCX_ROUND_NS 1000000ull
+
+/*
+ * Progresses the link while it has work, for UCX_ROUND_NS at most; @yield: until asked to.
+ * Whether it ran dry (else it still has work: nothing may sleep on its wake-up fd, which UCX
+ * arms only once a progress found nothing).
+ */
+static bool round_progress(bool yield)
+{
+	uint64_t end = odma_ucx_now_ns() + UCX_ROUND_NS;
+
+	while (odma_ucx_progress() != 0)
+		if (odma_ucx_now_ns() >= end ||
+		    (yield && atomic_load_explicit(&odma_ux.inline_wait, memory_order_relaxed)))
+			return false;
+	return true;
+}
+
+/*
+ * One round of the worker's work (holding wlock): whether requests are outstanding or closed
+ * endpoints still flush; *@dry: whether the link ran out of work. The callbacks of endpoints and
+ * listeners (Comch, RDMA) may run here on a thread polling inline as well as on the service thread:
+ * they take only their own connection's locks, never wait for the worker, and the PE thread polls
+ * holding no lock of a context (doca_pe_progress).
+ */
+static bool ucx_round(bool *dry)
 {
 	bool watched, closed;
 
@@ -152,9 +176,7 @@ static bool ucx_round(void)
 	 * ends: the round ends there, rather than when the worker runs dry (under a stream it
 	 * never did, and the poller spun beside it, a third busy thread on two cores).
 	 */
-	while (odma_ucx_progress() != 0 &&
-	       !atomic_load_explicit(&odma_ux.inline_wait, memory_order_relaxed))
-		;
+	*dry = round_progress(true);
 	/*
 	 * What the callbacks queued leaves now, and is progressed in this round: a job taken
 	 * here (an endpoint's close) must not wait for a round that an idle worker never starts;
@@ -164,8 +186,7 @@ static bool ucx_round(void)
 	/* so are the closes of endpoints whose last messages left (or met their deadline) */
 	closed = odma_ucx_linger_run();
 	if (odma_ucx_take_queue() || watched || closed)
-		while (odma_ucx_progress() != 0)
-			;
+		*dry = round_progress(false);
 	odma_tp_wake_hold(false);
 	odma_ucx_expire();
 	/* closed endpoints still flushing (one may have closed just now): like deadlines */
@@ -209,7 +230,7 @@ static void *ucx_thread(void *arg)
 	struct pollfd fds[2] = { { .fd = odma_ux.evfd, .events = POLLIN },
 		                 { .fd = odma_ux.wfd, .events = POLLIN } };
 	uint64_t last;
-	bool busy, outstanding, parked = false;
+	bool busy, outstanding, dry, parked = false;
 	int timeout;
 
 	(void)arg;
@@ -226,13 +247,13 @@ static void *ucx_thread(void *arg)
 		if (!parked)
 			pthread_mutex_lock(&odma_ux.wlock);
 		odma_ucx_in_worker = true;
-		outstanding = ucx_round();
+		outstanding = ucx_round(&dry);
 		/* handed over, if asked: the poller asks again if it still polls */
 		atomic_store_explicit(&odma_ux.inline_wait, false, memory_order_relaxed);
 		timeout = odma_ucx_watch_timeout_ms(); /* the watches are the worker lock's */
 		last = atomic_load(&odma_ux.inline_ns);
 		parked = last != 0 && odma_ucx_now_ns() - last < UCX_INLINE_NS;
-		busy = !parked && !odma_ux.lk->arm();
+		busy = !parked && (!dry || !odma_ux.lk->arm());
 		odma_ucx_in_worker = false;
 		pthread_mutex_unlock(&odma_ux.wlock);
 		if (busy)
@@ -248,6 +269,8 @@ static void *ucx_thread(void *arg)
 /* odma_tp_poll: this thread does the worker's work if no one else does. */
 static void ucx_poll(void)
 {
+	bool dry;
+
 	if (!atomic_load_explicit(&odma_ux.inline_ok, memory_order_relaxed) || odma_ucx_in_worker)
 		return;
 	if (pthread_mutex_trylock(&odma_ux.wlock) != 0) {
@@ -263,7 +286,7 @@ static void ucx_poll(void)
 		odma_ucx_in_worker = true;
 		atomic_store_explicit(&odma_ux.inline_wait, false, memory_order_relaxed);
 		atomic_store(&odma_ux.inline_ns, odma_ucx_now_ns());
-		(void)ucx_round();
+		(void)ucx_round(&dry);
 		odma_ucx_in_worker = false;
 	}
 	pthread_mutex_unlock(&odma_ux.wlock);
