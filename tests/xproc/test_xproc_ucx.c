@@ -1243,14 +1243,56 @@ static void test_hostile_batches(void **state)
 	imp_stop(rw, true);
 }
 
+/*
+ * Writes to an exporter that is stopped (SIGSTOP): 4 rounds of 32 writes of 1 MiB, each failing
+ * at its deadline. Each round's requests stayed queued on the connection (the exporter takes
+ * nothing), each with its bytes, and the next round queued as many again: the importer grew by
+ * what it tried to write, 128 MB here, for as long as the exporter stayed stopped. Once the
+ * requests that already failed hold 16 MiB on the connection, new ones fail at once.
+ */
+static void test_frozen_peer_writes_bounded(void **state)
+{
+	struct imp *im = imp_start("rw");
+	long before, after;
+
+	(void)state;
+	assert_int_equal(cmd(im, 'F'), 'F'); /* the exporter is stopped */
+	before = tu_status_field(getpid(), "VmRSS");
+	for (unsigned int r = 0; r < 4; r++) {
+		unsigned int n = im->done + 2 * NT;
+
+		for (unsigned int i = 0; i < 2 * NT; i++)
+			assert_ok(submit(im, true, 0, 1u << 20, i % NT));
+		wait_done(im, n, bound());
+		while (im->state != DOCA_CTX_STATE_IDLE && im->state != DOCA_CTX_STATE_RUNNING)
+			doca_pe_progress(im->pe);
+		if (im->state == DOCA_CTX_STATE_IDLE)
+			assert_ok(doca_ctx_start(im->ctx));
+	}
+	after = tu_status_field(getpid(), "VmRSS");
+	print_message("importer RSS %ld KiB, %ld KiB after writes to a stopped exporter\n", before,
+	              after);
+	assert_int_equal(im->failed, 4 * 2 * NT);
+	assert_true(before > 0 && after > 0);
+	if (after - before >= 64 * 1024)
+		fail_msg("the importer grew by %ld KiB for writes that failed", after - before);
+	assert_int_equal(cmd(im, 'C'), 'C'); /* it runs again */
+	imp_stop(im, true);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		/* DOCA tasks of this process: run in each engine's run */
-		cmocka_unit_test(test_copy_both_ways), cmocka_unit_test(test_read_only),
-		cmocka_unit_test(test_revoked),        cmocka_unit_test(test_exporter_stops),
-		cmocka_unit_test(test_peer_killed),    cmocka_unit_test(test_peer_killed_mid_write),
-		cmocka_unit_test(test_peer_hangs),     cmocka_unit_test(test_link_down),
+		cmocka_unit_test(test_copy_both_ways),
+		cmocka_unit_test(test_read_only),
+		cmocka_unit_test(test_revoked),
+		cmocka_unit_test(test_exporter_stops),
+		cmocka_unit_test(test_peer_killed),
+		cmocka_unit_test(test_peer_killed_mid_write),
+		cmocka_unit_test(test_peer_hangs),
+		cmocka_unit_test(test_link_down),
+		cmocka_unit_test(test_frozen_peer_writes_bounded),
 	};
 
 	/* hand-made importers: no DOCA task, so no engine (meson runs them in one engine's run) */

@@ -34,7 +34,8 @@ struct ucx_peer {
 	struct odma_lk_ep *ep;
 	bool dead;
 	bool timed_out_logged;
-	unsigned int refs;        /* attachments + requests + replies in flight (lock) */
+	size_t stale;      /* what the link holds of its requests past their deadline (ucx_req.c) */
+	unsigned int refs; /* attachments + requests + replies in flight (lock) */
 	struct odma_tp_ep *owner; /* the endpoint it is (listen/connect), NULL for imports */
 	/*
 	 * Exporter side (ucx_serve.c, service thread): an importer answered on an endpoint of
@@ -84,6 +85,8 @@ struct ucx_chunk {
 	uint8_t *bounce;         /* PUT: the bytes being sent (ours until the send completes) */
 	struct odma_ucx_out out; /* the payload of the send in flight */
 	doca_error_t read_st;    /* a PUT read as it leaves (ucx_req.c): its bytes so far */
+	size_t held;             /* what its send holds in the link until it ends (ucx_req.c) */
+	bool stale;              /* its deadline passed first: @held counts in its peer's stale */
 	uint64_t raddr, len;
 	uint64_t deadline_ns;
 	uint8_t hdr[ODMA_UCX_REQ_LEN];

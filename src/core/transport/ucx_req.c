@@ -25,6 +25,15 @@ ODMA_LOG_REGISTER(ODMA_UCX)
 
 atomic_uint_fast64_t odma_ucx_req_batches;
 
+/*
+ * What the link may still hold of a peer's requests that met their deadline before its new
+ * ones fail at once: a peer that takes nothing (stopped, or hung) kept every request tried
+ * since in the link, with its bytes, for as long as it did. A send costs its header and
+ * payload and the link's record of it.
+ */
+#define UCX_STALE_MAX (16u << 20)
+#define UCX_SEND_OVERHEAD 512u
+
 static void io_chunk_done(struct ucx_chunk *c, doca_error_t st)
 {
 	struct ucx_io *u = c->io;
@@ -193,11 +202,23 @@ found:
 	return p;
 }
 
+/* @c is handed to the link, @len bytes with its header: a reference of the send's. */
+static void chunk_hand(struct ucx_chunk *c, size_t len)
+{
+	c->refs++;
+	if (c->io != NULL) /* an ATTACH's peer may go before its send ends: not counted */
+		c->held = ODMA_UCX_REQ_LEN + len + UCX_SEND_OVERHEAD;
+}
+
 /* The send of @c ended (@status): its payload's copy goes, and the send's reference. */
 static void chunk_sent(struct ucx_chunk *c, int status)
 {
 	if (status != ODMA_LK_OK)
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
+	if (c->stale)
+		c->peer->stale -= c->held;
+	c->stale = false;
+	c->held = 0;
 	free(c->bounce);
 	c->bounce = NULL;
 	odma_ucx_chunk_put(c);
@@ -358,6 +379,23 @@ static void chunk_header(struct ucx_chunk *c)
 }
 
 /*
+ * Whether @c's peer took none of UCX_STALE_MAX of requests that met their deadline: @c then
+ * fails at once (a line each time it comes to that, rate-limited).
+ */
+static bool peer_stuck(const struct ucx_chunk *c)
+{
+	if (c->op == ODMA_UCX_OP_ATTACH || c->peer->stale < UCX_STALE_MAX)
+		return false;
+	ODMA_RATELIMITED_ERR_AT(__func__,
+	                        "UCX transport: %zu MiB of requests to a peer met their deadline "
+	                        "and it took none of them (it is stopped, or hangs); "
+	                        "its new requests fail at once (DOCA_ERROR_IO_FAILED) "
+	                        "until it takes them",
+	                        c->peer->stale >> 20);
+	return true;
+}
+
+/*
  * Readies @c to be sent (service thread): its peer, id and deadline, its payload's copy and
  * its header; false when it failed at once (finished).
  */
@@ -370,7 +408,7 @@ static bool chunk_ready(struct ucx_chunk *c)
 	chunk_track(c);
 	if (c->op != ODMA_UCX_OP_ATTACH && c->peer != NULL && c->peer->dead)
 		atomic_store(&c->io->io->remote->gone, true); /* its attachment's peer failed */
-	if (c->peer == NULL || c->peer->dead ||
+	if (c->peer == NULL || c->peer->dead || peer_stuck(c) ||
 	    (c->op == ODMA_UCX_OP_PUT && !chunk_lazy(c) && !chunk_bounce(c)) ||
 	    (odma_ucx_op_atomic(c->op) && !chunk_operand(c))) {
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
@@ -401,7 +439,6 @@ static void chunk_send(struct ucx_chunk *c)
 	size_t plen;
 	int r;
 
-	c->refs++; /* the send's */
 	if (chunk_lazy(c)) {
 		c->read_st = DOCA_SUCCESS;
 		odma_ucx_out_bytes(&c->out, NULL, c->len + ODMA_UCX_TRAILER_LEN);
@@ -410,6 +447,7 @@ static void chunk_send(struct ucx_chunk *c)
 		payload = chunk_payload(c, &plen);
 		odma_ucx_out_bytes(&c->out, payload, plen);
 	}
+	chunk_hand(c, c->out.len);
 	r = odma_ux.lk->send(c->peer->ep, ODMA_UCX_AM_REQ, c->hdr, sizeof(c->hdr), &c->out,
 	                     ODMA_LK_SEND_REPLY, send_cb, c);
 	if (r != ODMA_LK_INFLIGHT)
@@ -475,7 +513,7 @@ static size_t reqs_fill(struct ucx_reqs *b, struct ucx_chunk **c, unsigned int n
 		const void *payload = chunk_payload(c[i], &plen);
 
 		b->c[i] = c[i];
-		c[i]->refs++;
+		chunk_hand(c[i], plen);
 		if (pack) {
 			memcpy(at, c[i]->hdr, ODMA_UCX_REQ_LEN);
 			if (plen != 0)
@@ -565,6 +603,10 @@ void odma_ucx_expire(void)
 			         "(ODMA_TRANSPORT_TIMEOUT_MS); its requests complete with "
 			         "DOCA_ERROR_IO_FAILED (the peer hangs, or the link is down)",
 			         odma_tp_timeout_ms());
+		}
+		if (c->held != 0) { /* its send still waits for the peer: for nothing now */
+			c->peer->stale += c->held;
+			c->stale = true;
 		}
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
 	}
