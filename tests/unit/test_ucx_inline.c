@@ -1278,6 +1278,53 @@ static void test_round_ends_under_a_stream(void **state)
 	assert_memory_equal(mine, region, sizeof(mine));
 }
 
+static void cl_close(struct odma_tp_ep *ep, doca_error_t why, void *arg)
+{
+	(void)ep;
+	(void)why;
+	atomic_fetch_add((atomic_uint *)arg, 1);
+}
+
+/*
+ * An endpoint closed while allocations of the size of the record that hands a call to the
+ * service thread (three pointers) fail: it still closes: on_close runs once, before the close
+ * returns, and the peer sees its connection end. The call was dropped when that record could
+ * not be allocated: the close silently never happened, and the endpoint, its connection and
+ * its callbacks lived on after the caller let go of what they use.
+ */
+static void test_close_without_memory(void **state)
+{
+	struct msgwait w = { .poller = pthread_self() };
+	atomic_uint closes = 0;
+	struct odma_tp_ep_cbs cbs = { .on_close = cl_close, .arg = &closes };
+	struct odma_tp_ep *cl = NULL;
+	uint16_t port = 0;
+	void *listener;
+	uint64_t end;
+
+	(void)state;
+	accepted = NULL;
+	assert_int_equal(odma_tp_listen("127.0.0.1", &port, srv_accept, NULL, &w, &listener),
+	                 DOCA_SUCCESS);
+	assert_int_equal(odma_tp_connect("127.0.0.1", port, &cbs, &cl), DOCA_SUCCESS);
+	assert_int_equal(odma_tp_ep_send(cl, "x", 1, 77, NULL, NULL), DOCA_SUCCESS);
+	end = odma_ucx_now_ns() + 10000000000ull;
+	while (atomic_load(&w.got) == 0 && odma_ucx_now_ns() < end)
+		usleep(1000);
+	assert_int_equal(atomic_load(&w.got), 1);
+	oom.size = 3 * sizeof(void *);
+	atomic_store(&oom.mode, OOM_FAIL);
+	odma_tp_ep_close(cl);
+	atomic_store(&oom.mode, OOM_OFF);
+	assert_int_equal(atomic_load(&closes), 1);
+	end = odma_ucx_now_ns() + 10000000000ull;
+	while (!atomic_load(&w.closed) && odma_ucx_now_ns() < end)
+		usleep(1000);
+	assert_true(atomic_load(&w.closed));
+	odma_tp_ep_close(accepted);
+	odma_tp_listen_close(listener);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1296,6 +1343,7 @@ int main(void)
 		cmocka_unit_test(test_wake_after_answers),
 		cmocka_unit_test(test_more_requests_than_slots),
 		cmocka_unit_test(test_round_ends_under_a_stream),
+		cmocka_unit_test(test_close_without_memory),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -36,8 +36,7 @@ static void ucx_call_box(void *arg)
 	struct ucx_box *b = arg;
 
 	b->fn(b->arg);
-	odma_ucx_waiter_done(b->w, DOCA_SUCCESS);
-	free(b);
+	odma_ucx_waiter_done(b->w, DOCA_SUCCESS); /* @b, the caller's, may be gone after */
 }
 
 /* ---- endpoints: listen/connect, messages with an immediate, attach over an endpoint ---- */
@@ -53,11 +52,16 @@ struct ucx_listener {
 /* Every open listener (service thread): what the exit's shutdown still has to destroy. */
 static struct ucx_listener *odma_ucx_listeners;
 
-/* Runs @fn(@arg) on the service thread and waits for it (a caller on it runs it at once). */
+/*
+ * Runs @fn(@arg) on the service thread and waits for it (a caller on it runs it at once). The
+ * job lives in the caller's memory: it needs no allocation, so it always runs (a job that
+ * could not be allocated was dropped, and a close silently never happened).
+ */
 static void ucx_call(void (*fn)(void *), void *arg)
 {
 	struct ucx_waiter w = { 0 };
-	struct ucx_box *box;
+	struct ucx_box box = { fn, arg, &w };
+	struct ucx_chunk job = { .op = UCX_OP_WAIT, .fn = ucx_call_box, .fnarg = &box };
 
 	/* the service thread, or a thread polling inline: no held doorbell outlives what fn ends */
 	if (odma_ucx_in_worker) {
@@ -65,18 +69,8 @@ static void ucx_call(void (*fn)(void *), void *arg)
 		fn(arg);
 		return;
 	}
-	box = malloc(sizeof(*box));
-	if (box == NULL) /* cannot hand it over: the callers check their own result */
-		return;
 	pthread_cond_init(&w.cond, NULL);
-	box->fn = fn;
-	box->arg = arg;
-	box->w = &w;
-	if (!odma_ucx_post(ucx_call_box, box)) {
-		free(box); /* as above */
-		pthread_cond_destroy(&w.cond);
-		return;
-	}
+	odma_ucx_enqueue(&job, &job);
 	odma_ucx_waiter_wait(&w);
 }
 

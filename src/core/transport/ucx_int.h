@@ -26,6 +26,7 @@
 #define UCX_OP_DETACH 0xff /* a queued command, not a request: drop an attachment's peer */
 #define UCX_OP_CALL 0xfe   /* a queued command: run fn(fnarg) on the service thread */
 #define UCX_OP_SEND 0xfd   /* an endpoint's message (fnarg); the chunk is the message's */
+#define UCX_OP_WAIT 0xfc   /* UCX_OP_CALL in a waiting caller's memory: fn ends its wait */
 
 struct ucx_deferred;
 

@@ -807,6 +807,8 @@ bool odma_ucx_take_queue(void)
 		} else if (c->op == UCX_OP_CALL) {
 			c->fn(c->fnarg);
 			free(c);
+		} else if (c->op == UCX_OP_WAIT) {
+			c->fn(c->fnarg); /* the caller's, gone once fn returns */
 		} else if (c->op == UCX_OP_SEND) {
 			next = odma_ucx_send_run(c); /* the chunks live in messages it may free */
 		} else {
