@@ -75,7 +75,10 @@ static inline void odma_ucx_out_iov(struct odma_ucx_out *o, const struct iovec *
 /* How a message arrived. */
 struct odma_lk_rx {
 	struct odma_lk_ep *reply_ep; /* the connection it came on; NULL: none given */
-	/* the payload is still at the sender: @data is a descriptor for recv_data (UCP only) */
+	/*
+	 * the payload is still at the sender: @data is a descriptor for recv_data (UCP only); a
+	 * handler that returns without calling recv_data drops it (the link releases it)
+	 */
 	bool rndv;
 };
 
@@ -166,7 +169,6 @@ struct odma_lk_ops {
 	void (*flush_free)(void *f);
 	/* A rendezvous payload (@data of a handler whose rx.rndv is set) into @dest. */
 	int (*recv_data)(void *data, void *dest, size_t len, odma_lk_recv_fn *done, void *arg);
-	void (*data_release)(void *data);
 	const char *(*strerror)(int status);
 	/* One line for the transport's status (odma_tp_status). */
 	const char *(*describe)(void);

@@ -1272,11 +1272,6 @@ static int lt_recv_data(void *data, void *dest, size_t len, odma_lk_recv_fn *don
 	return -EPROTO; /* never asked: every message arrives whole (rx.rndv is never set) */
 }
 
-static void lt_data_release(void *data)
-{
-	(void)data;
-}
-
 static const char *lt_describe(void)
 {
 	return "built in (odma's TCP link between namespaces or machines, each connection "
@@ -1302,7 +1297,6 @@ const struct odma_lk_ops odma_lk_tcp = {
 	.flush_busy = lt_flush_busy,
 	.flush_free = lt_flush_free,
 	.recv_data = lt_recv_data,
-	.data_release = lt_data_release,
 	.strerror = lt_strerror,
 	.describe = lt_describe,
 };

@@ -267,11 +267,6 @@ static int lu_recv_data(void *data, void *dest, size_t len, odma_lk_recv_fn *don
 	                 sizeof(keep));
 }
 
-static void lu_data_release(void *data)
-{
-	ucp_am_data_release(lu.worker, data);
-}
-
 /* ---- connections ---- */
 
 static void lu_err(void *arg, ucp_ep_h ep, ucs_status_t status)
@@ -565,7 +560,6 @@ const struct odma_lk_ops odma_lk_ucp = {
 	.flush_busy = lu_flush_busy,
 	.flush_free = lu_flush_free,
 	.recv_data = lu_recv_data,
-	.data_release = lu_data_release,
 	.strerror = lu_strerror,
 	.describe = lu_describe,
 };

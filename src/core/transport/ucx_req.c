@@ -748,8 +748,7 @@ void odma_ucx_reply_am(const void *header, size_t header_length, void *data, siz
 	/* only a GET's reply is long: exactly its bytes (and a trailer), or the request fails */
 	want = c->len + (r.flags & ODMA_UCX_REPLY_TRAILER ? ODMA_UCX_TRAILER_LEN : 0);
 	v = c->op == ODMA_UCX_OP_GET && length == want ? malloc(sizeof(*v) + length) : NULL;
-	if (v == NULL) {
-		odma_ux.lk->data_release(data);
+	if (v == NULL) { /* the link drops a payload no handler takes (link.h) */
 		odma_ucx_chunk_finish(c, DOCA_ERROR_IO_FAILED);
 		return;
 	}
