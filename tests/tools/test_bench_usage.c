@@ -56,6 +56,8 @@ static void test_bench_bad_values(void **s)
 	        "each side's 4096 bytes hold 1 task of 4096 bytes, fewer than --depth 32");
 	refused_in_one_line("ODMA_TEST_BENCH", "--list-len 8 --size 4",
 	                    "4-byte copies cannot be cut into 8 list elements");
+	/* two output formats: it printed JSON alone, as if --csv were not given */
+	refused_in_one_line("ODMA_TEST_BENCH", "--json --csv", "--json and --csv");
 }
 
 static void test_advise_bad_values(void **s)

@@ -1153,6 +1153,10 @@ static int check_cfg(void)
 		return -1;
 	if (cfg.mode != BENCH_THROUGHPUT)
 		cfg.depth = 1;
+	if (cfg.json && cfg.csv) {
+		fprintf(stderr, "odma-bench: --json and --csv are two output formats; give one\n");
+		return -1;
+	}
 	if (cfg.list_len > 1 && cfg.cold) {
 		fprintf(stderr, "odma-bench: --list-len with --cold: list elements are fixed "
 		                "windows, so a cold walk would need new bufs per task; measure "
