@@ -14,8 +14,8 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "pass valid objects; read the log line for the argument that was refused"),
 	C(ODMA_CAUSE_SIZE_CAP, DOCA_ERROR_INVALID_VALUE, "size-cap",
 	  "doca_dma_task_memcpy_alloc_init, doca_task_submit, doca_task_try_submit",
-	  "the source or destination total length is above max_buf_size, or a buffer list is "
-	  "longer than max_buf_list_len",
+	  "the copy's length (the source's data, summed over a source list) is above "
+	  "max_buf_size, or a buffer list is longer than max_buf_list_len",
 	  "query doca_dma_cap_task_memcpy_get_max_buf_size / _get_max_buf_list_len and split the "
 	  "copy into tasks within those limits"),
 	C(ODMA_CAUSE_TRY_SUBMIT_DATA, DOCA_ERROR_INVALID_VALUE, "copy-data", "doca_task_try_submit",
