@@ -177,6 +177,16 @@ enum comch_claim_result comch_ring_claim(struct comch_ring *r, const struct comc
 			return COMCH_CLAIM_BUSY; /* the consumer is publishing it right now */
 		room = shm_load64(&s->room);
 		if (need > room) {
+			/*
+			 * Since c was read, another producer may have claimed slot c and the
+			 * consumer harvested it and posted it again (c + nslots): the room may be
+			 * of that later post while a bigger buffer is next. The room is the next
+			 * one's only if c is still unclaimed after it was read (acquire fence:
+			 * the room load is ordered before the counter's, also on Arm).
+			 */
+			atomic_thread_fence(memory_order_acquire);
+			if (atomic_load_explicit(&r->claim_seq, memory_order_relaxed) != c)
+				continue;
 			out->room = room;
 			return COMCH_CLAIM_ROOM;
 		}
