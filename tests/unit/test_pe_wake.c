@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/exec/exec.h"
+#include "core/transport/transport.h"
 #include "test_util.h"
 
 struct fake {
@@ -295,6 +296,34 @@ static void test_doorbell_hostile_word(void **state)
 	assert_int_equal(cycles_to_quiet(), 0);
 }
 
+/*
+ * A ring inside a transport round is written when the round ends (odma_tp_wake_hold). The
+ * owner may close its doorbell before that (a Comch consumer destroyed on its PE thread just
+ * after the peer's last FP_DATA rang it) and the number go to another file: the held write
+ * must reach the doorbell it was for, never 8 bytes into that file.
+ */
+static void test_held_ring_outlives_close(void **state)
+{
+	_Atomic uint32_t word = ODMA_BELL_IDLE;
+	int fd = doca_priv_bell_open(), p[2];
+	uint64_t v;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(pipe2(p, O_NONBLOCK | O_CLOEXEC), 0);
+	doca_priv_bell_arm(&word);
+	odma_tp_wake_hold(true); /* the transport thread's round */
+	doca_priv_bell_ring(&word, fd);
+	assert_int_equal(atomic_load(&word), ODMA_BELL_RUNG);
+	close(fd);                                       /* the owner's destroy */
+	assert_int_equal(dup2(p[1], fd), fd);            /* its number reused by another file */
+	odma_tp_wake_hold(false);                        /* the round ends */
+	assert_int_equal(read(p[0], &v, sizeof(v)), -1); /* nothing landed in the pipe */
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+}
+
 /* The handle is one descriptor that a program's own epoll set can hold. */
 static void test_nested_epoll(void **state)
 {
@@ -324,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_doorbell_ring_races_drain),
 		cmocka_unit_test(test_doorbell_hostile_word),
 		cmocka_unit_test(test_nested_epoll),
+		cmocka_unit_test(test_held_ring_outlives_close),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -8,6 +8,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <pthread.h>
@@ -242,9 +243,11 @@ void odma_tp_wake_flush(void)
 {
 	static const uint64_t one = 1;
 
-	for (unsigned int i = 0; i < tp_wake.n; i++)
+	for (unsigned int i = 0; i < tp_wake.n; i++) {
 		if (write(tp_wake.fd[i], &one, sizeof(one)) < 0 && errno != EAGAIN)
 			ODMA_DBG("held doorbell write failed: %s", strerror(errno));
+		close(tp_wake.fd[i]); /* the copy odma_tp_wake_later took */
+	}
 	tp_wake.n = 0;
 }
 
@@ -257,9 +260,19 @@ void odma_tp_wake_hold(bool on)
 
 bool odma_tp_wake_later(int fd)
 {
+	int copy;
+
 	if (!tp_wake.on || tp_wake.n == TP_WAKE_HELD_MAX)
 		return false;
-	tp_wake.fd[tp_wake.n++] = fd;
+	/*
+	 * A copy of the descriptor is held, not its number: the owner may close the number
+	 * before the round ends (a Comch consumer destroyed on its PE thread, which is no job of
+	 * the transport's thread) and another file get it. None: the caller writes at once.
+	 */
+	copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (copy < 0)
+		return false;
+	tp_wake.fd[tp_wake.n++] = copy;
 	return true;
 }
 

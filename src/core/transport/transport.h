@@ -513,8 +513,9 @@ void odma_tp_watch_kick(void);
  * 0.5 -> 0.7 x raw UCX messages). odma_tp_wake_flush writes the held ones at once: before the
  * transport's thread runs a job that may end a life (a close, a detach), so no held write
  * outlives its descriptor. odma_tp_wake_later(fd), for a ringer (core/exec's doorbells):
- * whether this thread holds writes (@fd is then written at the flush; 16 at most are held, a
- * 17th is the caller's to write at once).
+ * whether this thread holds writes (a copy of @fd is then written at the flush, so a number
+ * its owner closes meanwhile is safe; 16 at most are held, a 17th is the caller's to write
+ * at once).
  */
 void odma_tp_wake_hold(bool on);
 void odma_tp_wake_flush(void);
