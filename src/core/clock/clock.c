@@ -183,8 +183,8 @@ doca_error_t doca_clock_create(const struct doca_dev *dev, struct doca_clock **c
 	ODMA_CHECK_ARG(dev != NULL && clock != NULL, "dev and clock must not be NULL");
 	info = odma_dev_lookup_open(dev);
 	ODMA_CHECK_ARG(info != NULL,
-	               "dev %p is not an open device handle from doca_dev_open (a closed one "
-	               "included)",
+	               "dev %p is not an open device handle from doca_dev_open "
+	               "(a closed one included)",
 	               (const void *)dev);
 	c = calloc(1, sizeof(*c));
 	if (c == NULL)

@@ -179,8 +179,8 @@ doca_error_t doca_dev_close(struct doca_dev *dev)
 	if (rc == DOCA_ERROR_INVALID_VALUE)
 		ODMA_ERR("device %s is not open; close it once per doca_dev_open", info->pci_addr);
 	else if (rc == DOCA_ERROR_IN_USE)
-		ODMA_ERR("device %s still used by %u mmaps/contexts; destroy them before the last "
-		         "close",
+		ODMA_ERR("device %s still used by %u mmaps/contexts; "
+		         "destroy them before the last close",
 		         info->pci_addr, users);
 	return rc;
 }

@@ -58,12 +58,12 @@ static doca_error_t rep_list_check(const struct doca_dev *dev, struct doca_devin
 	ODMA_CHECK_ARG(info != NULL && dev->refcount > 0, "dev %p is not an open device",
 	               (const void *)dev);
 	ODMA_CHECK_ARG((filter & ~ODMA_REP_FILTER_MASK) == 0,
-	               "filter 0x%x has unknown bits; use DOCA_DEVINFO_REP_FILTER_ALL, _NET and/or "
-	               "_EMULATED",
+	               "filter 0x%x has unknown bits; use DOCA_DEVINFO_REP_FILTER_ALL, "
+	               "_NET and/or _EMULATED",
 	               (unsigned int)filter);
 	if (info->side != ODMA_SIDE_DPU) {
-		ODMA_ERR("device %s is a host-side device; representors are listed only by "
-		         "DPU-side devices",
+		ODMA_ERR("device %s is a host-side device; "
+		         "representors are listed only by DPU-side devices",
 		         info->pci_addr);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
@@ -143,8 +143,8 @@ doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev)
 	ODMA_CHECK_ARG(was_open, "representor %s is not open; close it once per doca_dev_rep_open",
 	               info->vuid);
 	if (in_use) {
-		ODMA_ERR("representor %s still used by %u Comch servers; destroy them before the "
-		         "last close",
+		ODMA_ERR("representor %s still used by %u Comch servers; "
+		         "destroy them before the last close",
 		         info->vuid, users);
 		return DOCA_ERROR_IN_USE;
 	}

@@ -19,8 +19,8 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "query doca_dma_cap_task_memcpy_get_max_buf_size / _get_max_buf_list_len and split the "
 	  "copy into tasks within those limits"),
 	C(ODMA_CAUSE_TRY_SUBMIT_DATA, DOCA_ERROR_INVALID_VALUE, "copy-data", "doca_task_try_submit",
-	  "the source has no data, the destination's free tail is shorter than the source, or the "
-	  "two overlap",
+	  "the source has no data, the destination's free tail is shorter than the source, "
+	  "or the two overlap",
 	  "give the source data (get_by_data or doca_buf_set_data), hand the destination over "
 	  "empty (get_by_addr, or doca_buf_reset_data_len before reuse) and large enough"),
 	C(ODMA_CAUSE_RANGE, DOCA_ERROR_INVALID_VALUE, "buffer-range",
@@ -30,8 +30,8 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	C(ODMA_CAUSE_CTX_NOT_IDLE, DOCA_ERROR_BAD_STATE, "ctx-not-idle",
 	  "doca_dma_task_memcpy_set_conf, doca_pe_connect_ctx, doca_ctx_start",
 	  "the context is configured, connected or started while it is not IDLE",
-	  "configure and connect a context before doca_ctx_start, or after it has fully stopped "
-	  "(state IDLE)"),
+	  "configure and connect a context before doca_ctx_start, "
+	  "or after it has fully stopped (state IDLE)"),
 	C(ODMA_CAUSE_CTX_NOT_RUNNING, DOCA_ERROR_BAD_STATE, "ctx-not-running",
 	  "doca_dma_task_memcpy_alloc_init, doca_task_submit, doca_task_try_submit",
 	  "tasks are allocated or submitted while the context is not RUNNING (not started, "
@@ -54,8 +54,8 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "peer a larger queue with doca_comch_server/client_set_recv_queue_size"),
 	C(ODMA_CAUSE_COMCH_NO_BUFFER, DOCA_ERROR_AGAIN, "comch-no-consumer-buffer",
 	  "doca_task_submit (doca_comch_producer_task_send)",
-	  "the consumer has no receive buffer posted yet, or is publishing the slot the producer "
-	  "would take",
+	  "the consumer has no receive buffer posted yet, "
+	  "or is publishing the slot the producer would take",
 	  "keep the task, progress and submit again; the consumer posts buffers with "
 	  "doca_comch_consumer_task_post_recv"),
 	C(ODMA_CAUSE_INJECTED_AGAIN, DOCA_ERROR_AGAIN, "injected-again",
@@ -86,8 +86,8 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	C(ODMA_CAUSE_EXPORT_PERM, DOCA_ERROR_NOT_PERMITTED, "export-refused",
 	  "doca_mmap_export_pci",
 	  "the mmap is not started, has no PCI access flag, or was itself created from an export",
-	  "set DOCA_ACCESS_FLAG_PCI_READ_ONLY or _PCI_READ_WRITE, start the mmap, and export only "
-	  "local mmaps"),
+	  "set DOCA_ACCESS_FLAG_PCI_READ_ONLY or _PCI_READ_WRITE, start the mmap, "
+	  "and export only local mmaps"),
 	C(ODMA_CAUSE_ONCE_ONLY, DOCA_ERROR_NOT_PERMITTED, "once-only",
 	  "doca_mmap_set_memrange, doca_pe_connect_ctx",
 	  "a one-time setting is made twice (a second memory range, a second connect)",
@@ -97,34 +97,34 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "doca_mmap_enable_thread_safety",
 	  "the devices or the mode of an mmap are changed while it is started, exported or "
 	  "created from an export (the device limit: after its first start)",
-	  "add and remove devices, set the device limit and enable thread safety before the first "
-	  "doca_mmap_start; reconfigure an exported mmap after doca_mmap_stop, an imported one "
-	  "never"),
+	  "add and remove devices, set the device limit and enable thread safety "
+	  "before the first doca_mmap_start; "
+	  "reconfigure an exported mmap after doca_mmap_stop, an imported one never"),
 	C(ODMA_CAUSE_BUFS_OUTSTANDING, DOCA_ERROR_NOT_PERMITTED, "bufs-outstanding",
 	  "doca_mmap_stop, doca_mmap_destroy", "doca_bufs taken from the mmap are still held",
 	  "doca_buf_dec_refcount every buffer before stopping or destroying its mmap"),
 	C(ODMA_CAUSE_NO_MEMCPY, DOCA_ERROR_NOT_SUPPORTED, "no-memcpy",
 	  "doca_dma_create, doca_dma_task_memcpy_set_conf, doca_dma_cap_*",
-	  "the device does not support the DMA memcpy task (the ConnectX profiles cx7 and cx6dx, "
-	  "for example)",
+	  "the device does not support the DMA memcpy task "
+	  "(the ConnectX profiles cx7 and cx6dx, for example)",
 	  "pick a device for which doca_dma_cap_task_memcpy_is_supported succeeds"),
 	C(ODMA_CAUSE_RDMA_IMPORT, DOCA_ERROR_NOT_SUPPORTED, "mmap-from-rdma-export",
 	  "doca_dma_task_memcpy_alloc_init, doca_task_submit, doca_task_try_submit",
 	  "a source or destination buf lies in an mmap created from an RDMA export "
 	  "(doca_mmap_export_rdma): DMA does not reach it",
-	  "read or write it with DOCA RDMA tasks, or import a PCI export (doca_mmap_export_pci) "
-	  "for DMA"),
+	  "read or write it with DOCA RDMA tasks, or import a PCI export "
+	  "(doca_mmap_export_pci) for DMA"),
 	C(ODMA_CAUSE_DRIVER, DOCA_ERROR_DRIVER, "driver-layer",
 	  "doca_ctx_start, doca_dev_open, tasks",
 	  "the layer under the API failed: on hardware the device driver, in odma the copy engine "
 	  "(or an injected fault)",
-	  "check the log line before this error and the device; in odma check ODMA_ENGINE and "
-	  "ODMA_FAULTS"),
+	  "check the log line before this error and the device; "
+	  "in odma check ODMA_ENGINE and ODMA_FAULTS"),
 	C(ODMA_CAUSE_TASK_FAILED, DOCA_ERROR_IO_FAILED, "task-failed",
 	  "error callback / doca_task_get_status",
-	  "a task failed (empty source or short destination under plain submit, remote memory "
-	  "gone) or was flushed by doca_ctx_stop or by an earlier failure; a failure stops the "
-	  "context",
+	  "a task failed (empty source or short destination under plain submit, "
+	  "remote memory gone) or was flushed by doca_ctx_stop or by an earlier failure; "
+	  "a failure stops the context",
 	  "fix the failed task's buffers, progress until the context is IDLE, start it again and "
 	  "resubmit what was flushed"),
 	C(ODMA_CAUSE_POOL_EXHAUSTED, DOCA_ERROR_NO_MEMORY, "pool-exhausted",
@@ -139,8 +139,8 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	  "no task type was configured on the context",
 	  "call doca_dma_task_memcpy_set_conf before doca_ctx_start"),
 	C(ODMA_CAUSE_IN_USE, DOCA_ERROR_IN_USE, "in-use",
-	  "doca_dma_destroy, doca_pe_destroy, doca_buf_inventory_stop/_destroy, doca_mmap_destroy, "
-	  "doca_dev_close",
+	  "doca_dma_destroy, doca_pe_destroy, doca_buf_inventory_stop/_destroy, "
+	  "doca_mmap_destroy, doca_dev_close",
 	  "the object is still used: a context not IDLE, a PE with contexts, an inventory with "
 	  "buffers, an mmap with buf pools, a device with mmaps or contexts",
 	  "tear down in order: buffers, ctx stop (progress to IDLE), dma destroy, PE destroy, "
@@ -166,8 +166,8 @@ static const struct doca_priv_error_cause cause_table[ODMA_CAUSE_COUNT] = {
 	C(ODMA_CAUSE_NO_START, DOCA_ERROR_INITIALIZATION, "cannot-initialize",
 	  "doca_pe_create, doca_buf_pool_start",
 	  "doca_pe_create: ODMA_ENGINE names no engine (the log line says which are); "
-	  "doca_buf_pool_start: the pool's elements, at their alignment, do not fit in its mmap's "
-	  "range",
+	  "doca_buf_pool_start: the pool's elements, at their alignment, "
+	  "do not fit in its mmap's range",
 	  "set ODMA_ENGINE to thread or inline, or unset it; give the pool's mmap a larger range, "
 	  "or the pool fewer or smaller elements or a smaller alignment"),
 };

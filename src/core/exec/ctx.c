@@ -94,8 +94,8 @@ doca_error_t doca_priv_ctx_destroy(struct doca_ctx *ctx)
 		return DOCA_ERROR_IN_USE;
 	}
 	if (ctx->state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("%s context %p is %s; call doca_ctx_stop and progress until IDLE before "
-		         "destroying it",
+		ODMA_ERR("%s context %p is %s; "
+		         "call doca_ctx_stop and progress until IDLE before destroying it",
 		         ctx->ops->name, (void *)ctx, odma_ctx_state_name(ctx->state));
 		return DOCA_ERROR_BAD_STATE;
 	}

@@ -78,14 +78,14 @@ doca_error_t doca_pe_destroy(struct doca_pe *pe)
 		return DOCA_ERROR_IN_USE;
 	}
 	if (pe->num_ctxs != 0) {
-		ODMA_ERR("progress engine %p still has %u connected contexts; destroy the contexts "
-		         "first",
+		ODMA_ERR("progress engine %p still has %u connected contexts; "
+		         "destroy the contexts first",
 		         (void *)pe, pe->num_ctxs);
 		return DOCA_ERROR_IN_USE;
 	}
 	if (pe->num_pollers != 0) {
-		ODMA_ERR("progress engine %p is still used by %u objects (first: a %s); destroy "
-		         "them first",
+		ODMA_ERR("progress engine %p is still used by %u objects (first: a %s); "
+		         "destroy them first",
 		         (void *)pe, pe->num_pollers, pe->pollers->name);
 		return DOCA_ERROR_IN_USE;
 	}
@@ -108,8 +108,8 @@ doca_error_t doca_pe_connect_ctx(struct doca_pe *pe, struct doca_ctx *ctx)
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (ctx->pe != NULL) {
-		ODMA_ERR("context %p is already connected to progress engine %p; a context "
-		         "connects once",
+		ODMA_ERR("context %p is already connected to progress engine %p; "
+		         "a context connects once",
 		         (void *)ctx, (void *)ctx->pe);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
@@ -497,8 +497,8 @@ doca_error_t doca_pe_clear_notification(struct doca_pe *pe, doca_notification_ha
 	ODMA_CHECK_ARG(pe != NULL, "pe must not be NULL");
 	/* On Linux the handle argument is not used (DOCA's own samples pass 0). */
 	if (handle != pe->nfd)
-		ODMA_DBG("doca_pe_clear_notification: handle %d is not PE %p's (%d); ignored on "
-		         "Linux",
+		ODMA_DBG("doca_pe_clear_notification: "
+		         "handle %d is not PE %p's (%d); ignored on Linux",
 		         handle, (void *)pe, pe->nfd);
 	atomic_store_explicit(&pe->signalled, true, memory_order_relaxed);
 	pe_consume_signal(pe);

@@ -108,8 +108,8 @@ static doca_error_t task_check_submittable(const struct doca_task *t)
 	const struct doca_ctx *ctx = t->ctx;
 
 	if (doca_unlikely(t->state != ODMA_TASK_ALLOCATED)) {
-		ODMA_ERR("task %p is %s; only an allocated task that is not in flight can be "
-		         "submitted",
+		ODMA_ERR("task %p is %s; "
+		         "only an allocated task that is not in flight can be submitted",
 		         (void *)t, t->state == ODMA_TASK_FREE ? "freed" : "already submitted");
 		return DOCA_ERROR_INVALID_VALUE;
 	}

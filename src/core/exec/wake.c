@@ -38,8 +38,8 @@ doca_error_t odma_pe_wake_init(struct doca_pe *pe)
 	pe->timer_ns = 0;
 	if (pe->nfd < 0 || pe->tfd < 0 || epoll_ctl(pe->nfd, EPOLL_CTL_ADD, pe->efd, &ev) != 0 ||
 	    epoll_ctl(pe->nfd, EPOLL_CTL_ADD, pe->tfd, &ev) != 0) {
-		ODMA_ERR("doca_pe_create: the notification handle (epoll, timerfd) could not be "
-		         "made: %s",
+		ODMA_ERR("doca_pe_create: the notification handle (epoll, timerfd) "
+		         "could not be made: %s",
 		         strerror(errno));
 		odma_pe_wake_fini(pe);
 		return DOCA_ERROR_OPERATING_SYSTEM;

@@ -33,14 +33,14 @@ doca_error_t doca_graph_destroy(struct doca_graph *graph)
 {
 	ODMA_CHECK_ARG(graph != NULL, "doca_graph_destroy: graph must not be NULL");
 	if (graph->started) {
-		ODMA_ERR("graph %p is started; destroy its instances, call doca_graph_stop, then "
-		         "destroy it",
+		ODMA_ERR("graph %p is started; destroy its instances, "
+		         "call doca_graph_stop, then destroy it",
 		         (void *)graph);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (graph->sub_refs != 0) {
-		ODMA_ERR("graph %p is the sub-graph of %u nodes of other graphs; destroy those "
-		         "graphs first",
+		ODMA_ERR("graph %p is the sub-graph of %u nodes of other graphs; "
+		         "destroy those graphs first",
 		         (void *)graph, graph->sub_refs);
 		return DOCA_ERROR_IN_USE;
 	}
@@ -213,15 +213,15 @@ doca_error_t doca_graph_node_create_from_graph(struct doca_graph *graph,
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (sub_graph->pe != graph->pe) {
-		ODMA_ERR("graph %p runs on progress engine %p, sub-graph %p on %p; they must share "
-		         "a PE",
+		ODMA_ERR("graph %p runs on progress engine %p, sub-graph %p on %p; "
+		         "they must share a PE",
 		         (void *)graph, (void *)graph->pe, (void *)sub_graph,
 		         (void *)sub_graph->pe);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (!sub_graph->started) {
-		ODMA_ERR("graph %p: sub-graph %p is not started; start it before making a node of "
-		         "it",
+		ODMA_ERR("graph %p: sub-graph %p is not started; "
+		         "start it before making a node of it",
 		         (void *)graph, (void *)sub_graph);
 		return DOCA_ERROR_BAD_STATE;
 	}
@@ -304,8 +304,8 @@ doca_error_t doca_graph_add_dependency(struct doca_graph *graph, struct doca_gra
 	if (r != DOCA_SUCCESS)
 		return r;
 	if (cycle) {
-		ODMA_ERR("graph %p: node %u already runs after node %u; this dependency would make "
-		         "a cycle",
+		ODMA_ERR("graph %p: node %u already runs after node %u; "
+		         "this dependency would make a cycle",
 		         (void *)graph, from->index, to->index);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
@@ -354,8 +354,8 @@ static doca_error_t graph_check_acyclic(const struct doca_graph *g)
 	free(queue);
 	if (tail == g->num_nodes)
 		return DOCA_SUCCESS;
-	ODMA_ERR("graph %p: %u of its %u nodes depend on each other in a cycle; a graph must be "
-	         "acyclic",
+	ODMA_ERR("graph %p: %u of its %u nodes depend on each other in a cycle; "
+	         "a graph must be acyclic",
 	         (void *)g, g->num_nodes - tail, g->num_nodes);
 	return DOCA_ERROR_NOT_PERMITTED;
 }

@@ -378,8 +378,8 @@ doca_error_t doca_graph_instance_destroy(struct doca_graph_instance *graph_insta
 	ODMA_CHECK_ARG(inst != NULL,
 	               "doca_graph_instance_destroy: graph_instance must not be NULL");
 	if (inst->submitted) {
-		ODMA_ERR("graph instance %p is submitted; destroy it after its completion or error "
-		         "callback",
+		ODMA_ERR("graph instance %p is submitted; "
+		         "destroy it after its completion or error callback",
 		         (void *)inst);
 		return DOCA_ERROR_IN_USE;
 	}
@@ -449,8 +449,8 @@ doca_error_t doca_graph_instance_set_ctx_node_data(struct doca_graph_instance *g
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(graph_instance != NULL && node != NULL && task != NULL,
-	               "doca_graph_instance_set_ctx_node_data: graph_instance, node and task must "
-	               "not be NULL");
+	               "doca_graph_instance_set_ctx_node_data: graph_instance, "
+	               "node and task must not be NULL");
 	r = inst_node_slot(graph_instance, node, ODMA_GRAPH_NODE_CTX, __func__, &slot);
 	if (r != DOCA_SUCCESS)
 		return r;
@@ -540,8 +540,8 @@ static bool inst_complete(const struct doca_graph_instance *inst)
 		if (g->nodes[i]->kind == ODMA_GRAPH_NODE_USER)
 			continue;
 		if (!s->has_data) {
-			ODMA_ERR("graph instance %p: %s node %u has no data; set it before "
-			         "submitting",
+			ODMA_ERR("graph instance %p: %s node %u has no data; "
+			         "set it before submitting",
 			         (const void *)inst, odma_graph_kind_name(g->nodes[i]), i);
 			return false;
 		}
@@ -560,14 +560,14 @@ doca_error_t doca_graph_instance_submit(struct doca_graph_instance *graph_instan
 
 	ODMA_CHECK_ARG(inst != NULL, "doca_graph_instance_submit: graph_instance must not be NULL");
 	if (inst->parent != NULL) {
-		ODMA_ERR("graph instance %p is the sub-graph node data of instance %p; submit that "
-		         "instance",
+		ODMA_ERR("graph instance %p is the sub-graph node data of instance %p; "
+		         "submit that instance",
 		         (void *)inst, (void *)inst->parent->inst);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (inst->submitted) {
-		ODMA_ERR("graph instance %p is already submitted; submit it again after its "
-		         "callback",
+		ODMA_ERR("graph instance %p is already submitted; "
+		         "submit it again after its callback",
 		         (void *)inst);
 		return DOCA_ERROR_IN_USE;
 	}

@@ -228,12 +228,12 @@ doca_error_t doca_log_register_source(const char *source_name, int *source)
 	doca_error_t rc = log_add_source(source_name, false, source);
 
 	if (rc == DOCA_ERROR_INVALID_VALUE)
-		ODMA_ERR("doca_log_register_source: %s is NULL; pass a name and an int to receive "
-		         "the id",
+		ODMA_ERR("doca_log_register_source: %s is NULL; "
+		         "pass a name and an int to receive the id",
 		         source_name == NULL ? "source_name" : "source");
 	else if (rc == DOCA_ERROR_NO_MEMORY)
-		ODMA_ERR("doca_log_register_source: all %d log sources are in use; unregister "
-		         "unused ones",
+		ODMA_ERR("doca_log_register_source: all %d log sources are in use; "
+		         "unregister unused ones",
 		         ODMA_LOG_MAX_SOURCES);
 	return rc;
 }

@@ -183,8 +183,8 @@ static doca_error_t backend_add(struct doca_log_backend *tmpl, struct doca_log_b
 	odma_log_lock_enter();
 	if (odma_log_g.nb_backends == ODMA_LOG_MAX_BACKENDS || (b = malloc(sizeof(*b))) == NULL) {
 		odma_log_lock_leave();
-		ODMA_ERR("doca_log_backend_create: no room for another backend (at most %d); reuse "
-		         "one",
+		ODMA_ERR("doca_log_backend_create: no room for another backend "
+		         "(at most %d); reuse one",
 		         ODMA_LOG_MAX_BACKENDS);
 		free(tmpl->ident);
 		return DOCA_ERROR_NO_MEMORY;

@@ -134,8 +134,8 @@ buf_set_data_refuse(struct doca_buf *buf, void *data, size_t data_len)
 	ODMA_CHECK_ARG(buf != NULL, "buf is NULL");
 	if (buf_check_live(buf, "doca_buf_set_data") != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
-	ODMA_ERR("buf %p: data [%p, +%zu) is outside the window [%p, +%zu); keep data "
-	         "inside the buf",
+	ODMA_ERR("buf %p: data [%p, +%zu) is outside the window [%p, +%zu); "
+	         "keep data inside the buf",
 	         (void *)buf, data, data_len, (void *)buf->head, buf->len);
 	return DOCA_ERROR_INVALID_VALUE;
 }
@@ -210,8 +210,8 @@ static doca_error_t buf_check_chain(const struct doca_buf *list1, const struct d
 
 	if (list1 == list2 || list1->list_head == list2->list_head) {
 		ODMA_ERR_AT(fn,
-		            "buf %p and buf %p belong to the same list; a list cannot be chained "
-		            "to itself",
+		            "buf %p and buf %p belong to the same list; "
+		            "a list cannot be chained to itself",
 		            (const void *)list1, (const void *)list2);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

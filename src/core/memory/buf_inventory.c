@@ -423,8 +423,8 @@ static doca_error_t inv_check_reuse(const struct doca_buf *buf, uint8_t *addr, s
 
 	if (!buf->in_use) {
 		ODMA_ERR_AT(fn,
-		            "buf %p was already released to its inventory; reuse a buf you still "
-		            "hold",
+		            "buf %p was already released to its inventory; "
+		            "reuse a buf you still hold",
 		            (const void *)buf);
 		return DOCA_ERROR_BAD_STATE;
 	}

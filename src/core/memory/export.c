@@ -92,9 +92,9 @@ static doca_error_t export_check(const struct doca_mmap *mmap, const struct doca
 added:
 	if (!(pci ? info->caps.export_pci : info->caps.export_rdma)) {
 		ODMA_ERR_AT(fn,
-		            "device %s cannot export an mmap over %s (see "
-		            "doca_mmap_cap_is_export_pci_supported); use a device with the "
-		            "capability",
+		            "device %s cannot export an mmap over %s "
+		            "(see doca_mmap_cap_is_export_pci_supported); "
+		            "use a device with the capability",
 		            info->pci_addr, pci ? "PCI" : "RDMA");
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
@@ -472,8 +472,8 @@ doca_error_t doca_mmap_create_from_export(const union doca_data *user_data, cons
 	               "export_desc, dev and mmap must not be NULL");
 	info = odma_dev_lookup_open(dev);
 	ODMA_CHECK_ARG(info != NULL,
-	               "dev %p is not an open device handle from doca_dev_open (a closed one "
-	               "included)",
+	               "dev %p is not an open device handle from doca_dev_open "
+	               "(a closed one included)",
 	               (void *)dev);
 	ret = import_validate(export_desc, export_desc_len, info, &d, &rdma);
 	if (ret != DOCA_SUCCESS)

@@ -29,15 +29,15 @@ static doca_error_t mmap_check_configurable(const struct doca_mmap *mmap, const 
 {
 	if (mmap->started) {
 		ODMA_ERR_AT(fn,
-		            "mmap %p is started; configure it before doca_mmap_start or after "
-		            "doca_mmap_stop",
+		            "mmap %p is started; "
+		            "configure it before doca_mmap_start or after doca_mmap_stop",
 		            (const void *)mmap);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (mmap->from_export) {
 		ODMA_ERR_AT(fn,
-		            "mmap %p was created from an export; its configuration belongs to the "
-		            "exporter",
+		            "mmap %p was created from an export; "
+		            "its configuration belongs to the exporter",
 		            (const void *)mmap);
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
@@ -188,10 +188,10 @@ doca_error_t odma_mmap_check_dst(struct doca_mmap *mmap, const void *buf)
 
 		if (odma_mmap_import_writable(mmap))
 			return DOCA_SUCCESS;
-		ODMA_ERR("destination buf %p: mmap %p was exported with permissions %s, which do "
-		         "not let a device write into it; fix: the exporter sets "
-		         "DOCA_ACCESS_FLAG_PCI_READ_WRITE (RDMA_WRITE for an RDMA export) before "
-		         "exporting",
+		ODMA_ERR("destination buf %p: mmap %p was exported with permissions %s, "
+		         "which do not let a device write into it; "
+		         "fix: the exporter sets DOCA_ACCESS_FLAG_PCI_READ_WRITE "
+		         "(RDMA_WRITE for an RDMA export) before exporting",
 		         buf, (void *)mmap, odma_perm_names(perms, names, sizeof(names)));
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
@@ -394,8 +394,8 @@ static doca_error_t mmap_set_range(struct doca_mmap *mmap, void *addr, size_t le
 	}
 	if (addr == NULL || len == 0) {
 		ODMA_ERR_AT(fn,
-		            "mmap %p: range [%p, +%zu) is empty or NULL; pass a real buffer and a "
-		            "length above 0",
+		            "mmap %p: range [%p, +%zu) is empty or NULL; "
+		            "pass a real buffer and a length above 0",
 		            (void *)mmap, addr, len);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

@@ -168,8 +168,8 @@ doca_sync_event_remote_net_create_from_export(struct doca_dev *dev, const uint8_
 	               "%s: dev, data and event must not be NULL", __func__);
 	info = odma_dev_lookup_open(dev);
 	ODMA_CHECK_ARG(info != NULL,
-	               "%s: dev %p is not an open device handle from doca_dev_open (a closed one "
-	               "included)",
+	               "%s: dev %p is not an open device handle from doca_dev_open "
+	               "(a closed one included)",
 	               __func__, (void *)dev);
 	if (!info->caps.rdma) {
 		ODMA_ERR("%s: device %s has no RDMA; use an RDMA device "

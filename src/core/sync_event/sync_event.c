@@ -53,8 +53,8 @@ static doca_error_t se_hold_dev(struct doca_sync_event *se, struct doca_dev *dev
 	struct doca_dev **devs;
 
 	if (odma_dev_lookup_open(dev) == NULL) {
-		ODMA_ERR("%s: dev %p is not an open device handle from doca_dev_open (a closed one "
-		         "included)",
+		ODMA_ERR("%s: dev %p is not an open device handle from doca_dev_open "
+		         "(a closed one included)",
 		         fn, (void *)dev);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -357,8 +357,8 @@ doca_error_t doca_sync_event_destroy(struct doca_sync_event *event)
 doca_error_t se_ctx_activate(struct doca_sync_event *se)
 {
 	if (se->started) {
-		ODMA_ERR("sync event %p was started with doca_sync_event_start; it cannot also "
-		         "run as a context",
+		ODMA_ERR("sync event %p was started with doca_sync_event_start; "
+		         "it cannot also run as a context",
 		         (void *)se);
 		return DOCA_ERROR_BAD_STATE;
 	}
@@ -688,8 +688,8 @@ static doca_error_t se_wait(struct doca_sync_event *se, enum se_task_type type, 
 	if (r != DOCA_SUCCESS)
 		return r;
 	if (!se_cond_possible(type, val, mask)) {
-		ODMA_ERR("%s: (value & 0x%016llx) %s 0x%016llx can never hold; it would "
-		         "block forever",
+		ODMA_ERR("%s: (value & 0x%016llx) %s 0x%016llx can never hold; "
+		         "it would block forever",
 		         fn, (unsigned long long)mask, se_cond_name(type), (unsigned long long)val);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

@@ -617,8 +617,8 @@ static void lt_expire(void)
 	while (lt.hs_head != NULL && lt.hs_head->deadline_ns <= now) {
 		struct odma_lk_ep *c = lt.hs_head;
 
-		ODMA_RATELIMITED_WARN("TCP link: a connection %s did not finish its handshake "
-		                      "in %u ms; closed",
+		ODMA_RATELIMITED_WARN("TCP link: a connection %s "
+		                      "did not finish its handshake in %u ms; closed",
 		                      c->dialer ? "we made" : "from a peer", lt.hs_ms);
 		lt_fail(c, -ETIMEDOUT);
 	}

@@ -499,8 +499,8 @@ static const char *lu_open(const struct odma_lk_handler *h, unsigned int n, odma
 		return "cannot get the UCX worker address";
 	if (alen > ODMA_TP_ADDR_MAX) {
 		ucp_worker_release_address(lu.worker, addr);
-		return "the UCX worker address is larger than a descriptor carries (limit UCX_TLS "
-		       "to tcp)";
+		return "the UCX worker address is larger than a descriptor carries "
+		       "(limit UCX_TLS to tcp)";
 	}
 	memcpy(self, addr, alen);
 	*self_len = (uint16_t)alen;

@@ -120,11 +120,11 @@ const char *odma_cma_enosys_fix(void)
 
 const char *odma_cma_eperm_fix(void)
 {
-	return "process_vm_readv/writev need ptrace rights over the other process. Causes: Yama "
-	       "/proc/sys/kernel/yama/ptrace_scope above 0, or the two processes run as "
-	       "different users. Fixes: run both as the same user (an exporter calls "
-	       "prctl(PR_SET_PTRACER_ANY)), set ptrace_scope to 0, or give the importer "
-	       "CAP_SYS_PTRACE";
+	return "process_vm_readv/writev need ptrace rights over the other process. "
+	       "Causes: Yama /proc/sys/kernel/yama/ptrace_scope above 0, "
+	       "or the two processes run as different users. "
+	       "Fixes: run both as the same user (an exporter calls prctl(PR_SET_PTRACER_ANY)), "
+	       "set ptrace_scope to 0, or give the importer CAP_SYS_PTRACE";
 }
 
 /* Logs why a move with exporter @rm failed (@err: an errno, 0 for a revoked export), once. */
@@ -190,8 +190,8 @@ static doca_error_t process_read_record(const struct odma_tp_reach *r, struct od
 	memset(s, 0, sizeof(*s));
 	err = odma_cma_xfer((pid_t)r->pid, false, &l, 1, &rv, 1);
 	if (err == EPERM || err == EACCES) {
-		ODMA_ERR("the kernel refused reading the export record of pid %u (%s): importing "
-		         "needs them. %s",
+		ODMA_ERR("the kernel refused reading the export record of pid %u (%s): "
+		         "importing needs them. %s",
 		         r->pid, strerror(err), odma_cma_eperm_fix());
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
@@ -308,8 +308,8 @@ static doca_error_t process_io_start(struct odma_tp_io *io)
 
 static bool process_reachable(const struct odma_tp_reach *r, const char **why)
 {
-	*why = "it runs in another kernel or PID namespace (process_vm_readv reaches this one "
-	       "only)";
+	*why = "it runs in another kernel or PID namespace "
+	       "(process_vm_readv reaches this one only)";
 	return odma_tp_same_kernel(r);
 }
 

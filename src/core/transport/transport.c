@@ -307,9 +307,9 @@ doca_error_t odma_tp_reach_self(struct odma_tp_reach *r)
 		reached = reached || t->network;
 	}
 	if (net && !reached)
-		ODMA_RATELIMITED_WARN("ODMA_FABRIC/ODMA_TRANSPORT ask for a network transport but "
-		                      "none is usable here (%s); exports reach only processes of "
-		                      "this kernel",
+		ODMA_RATELIMITED_WARN("ODMA_FABRIC/ODMA_TRANSPORT ask for a network transport "
+		                      "but none is usable here (%s); "
+		                      "exports reach only processes of this kernel",
 		                      why != NULL ? why : "none is built in");
 	return DOCA_SUCCESS;
 }

@@ -890,17 +890,16 @@ doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remot
 	if (w.status != DOCA_SUCCESS) {
 		const char *fabric = odma_config_string("ODMA_FABRIC");
 
-		ODMA_ERR("%s: the exporter (pid %u in its namespace) %s "
-		         "over UCX%s%s: %s",
+		ODMA_ERR("%s: the exporter (pid %u in its namespace) %s over UCX%s%s: %s",
 		         import_fn(r), r->pid,
 		         w.status == DOCA_ERROR_IO_FAILED ? "cannot be reached"
 		                                          : "refused the import",
 		         fabric ? " (ODMA_FABRIC=" : "", fabric ? fabric : "",
 		         w.status == DOCA_ERROR_IO_FAILED
-		                 ? "check the link and that the exporter runs with the same "
-		                   "ODMA_FABRIC, or raise ODMA_TRANSPORT_TIMEOUT_MS"
-		                 : "the export was revoked, or the descriptor is forged; export "
-		                   "again");
+		                 ? "check the link and that the exporter runs "
+		                   "with the same ODMA_FABRIC, or raise ODMA_TRANSPORT_TIMEOUT_MS"
+		                 : "the export was revoked, "
+		                   "or the descriptor is forged; export again");
 		return w.status == DOCA_ERROR_IO_FAILED ? DOCA_ERROR_IO_FAILED
 		                                        : DOCA_ERROR_INVALID_VALUE;
 	}
