@@ -346,9 +346,7 @@ static doca_error_t argp_cb_check(const void *cb, const char *fn)
 {
 	if (!odma_argp.initialized) {
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
-		              "%s: the parser is not initialised; call doca_argp_init "
-		              "first",
-		              fn);
+		              "%s: the parser is not initialised; call doca_argp_init first", fn);
 		return DOCA_ERROR_BAD_STATE;
 	}
 	if (cb == NULL) {

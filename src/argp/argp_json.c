@@ -121,8 +121,8 @@ static doca_error_t json_general(struct json_object *obj)
 		sdk = strcmp(key, "sdk-log-level") == 0;
 		if (!sdk && strcmp(key, "log-level") != 0) {
 			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
-			              "JSON key \"%s\" is not a general flag (log-level, "
-			              "sdk-log-level)",
+			              "JSON key \"%s\" is not a general flag "
+			              "(log-level, sdk-log-level)",
 			              key);
 			return DOCA_ERROR_NOT_SUPPORTED;
 		}

@@ -333,8 +333,7 @@ static doca_error_t parse_apply_cli(int end, char **argv)
 		} else if (t.param != NULL) {
 			if (t.param->cli_seen++ > 0 && !t.param->multi) {
 				odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
-				              "flag \"%s\" was given twice; it takes "
-				              "one value",
+				              "flag \"%s\" was given twice; it takes one value",
 				              argv[i]);
 				return DOCA_ERROR_INVALID_VALUE;
 			}
@@ -430,9 +429,8 @@ doca_error_t doca_argp_start(int argc, char **argv)
 	}
 	if (argc < 1 || argv == NULL || argv[0] == NULL) {
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
-		              "doca_argp_start: argc %d / argv %p; pass main's argc "
-		              "and argv",
-		              argc, (void *)argv);
+		              "doca_argp_start: argc %d / argv %p; pass main's argc and argv", argc,
+		              (void *)argv);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (odma_argp.program == NULL) {
