@@ -311,8 +311,8 @@ static void client_conn_ended(struct comch_ep *ep, struct doca_comch_connection 
 	if (ep->ctx.state != DOCA_CTX_STATE_RUNNING)
 		return;
 	if (end == COMCH_END_PEER && conn->orderly)
-		ODMA_INFO("comch client \"%s\": the server disconnected this client; the client "
-		          "context stops",
+		ODMA_INFO("comch client \"%s\": the server disconnected this client; "
+		          "the client context stops",
 		          ep->name);
 	/* no client-side disconnect event exists: the client context stops by itself */
 	doca_priv_ctx_set_state(&ep->ctx, DOCA_CTX_STATE_STOPPING);

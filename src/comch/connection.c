@@ -539,8 +539,8 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 		}
 		if (n < 0) {
 			if (n == -EMSGSIZE || n == -EPROTO) {
-				ODMA_ERR("comch %s \"%s\": a malformed packet on connection %p "
-				         "(%s); closing it",
+				ODMA_ERR("comch %s \"%s\": "
+				         "a malformed packet on connection %p (%s); closing it",
 				         comch_ep_kind(ep), ep->name, (void *)conn,
 				         strerror((int)-n));
 				comch_conn_kill(conn, COMCH_END_PROTOCOL, "malformed packet");
@@ -601,9 +601,9 @@ bool comch_conn_finish(struct doca_comch_connection *conn)
 	free(conn->held);
 	conn->held = NULL;
 	if (end == COMCH_END_PEER && !conn->orderly)
-		ODMA_WARN("comch %s \"%s\": the peer (%s) closed connection %p without "
-		          "disconnecting (its process ended or crashed); in-flight sends fail, its "
-		          "consumers expire",
+		ODMA_WARN("comch %s \"%s\": the peer (%s) closed connection %p "
+		          "without disconnecting (its process ended or crashed); "
+		          "in-flight sends fail, its consumers expire",
 		          comch_ep_kind(ep), ep->name, comch_conn_who(conn).s, (void *)conn);
 	if (!conn->dropped) {
 		/* every consumer of the peer is gone with the connection */

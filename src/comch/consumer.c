@@ -189,8 +189,8 @@ static doca_error_t consumer_start(struct doca_ctx *ctx)
 	int fd = -1;
 
 	if (atomic_load(&c->fp.conn->dead)) {
-		ODMA_ERR("comch consumer %u: its connection is closed; create consumers on a live "
-		         "connection",
+		ODMA_ERR("comch consumer %u: its connection is closed; "
+		         "create consumers on a live connection",
 		         c->fp.id);
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
@@ -399,8 +399,8 @@ static doca_error_t consumer_mmap_usable(const struct doca_comch_connection *con
 
 	if (!mmap->started || mmap->from_export) {
 		ODMA_ERR_AT(fn,
-		            "doca_comch_consumer_create: mmap %p must be a started mmap of this "
-		            "process's memory",
+		            "doca_comch_consumer_create: "
+		            "mmap %p must be a started mmap of this process's memory",
 		            (void *)mmap);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

@@ -171,8 +171,8 @@ doca_error_t comch_check_name(const char *name, const char *func)
 	size_t len = strnlen(name, COMCH_NAME_MAX);
 
 	if (len == 0 || len >= COMCH_NAME_MAX) {
-		ODMA_ERR("%s: the server name must be 1..%u bytes (doca_comch_cap_get_max_name_len "
-		         "counts the NUL)",
+		ODMA_ERR("%s: the server name must be 1..%u bytes "
+		         "(doca_comch_cap_get_max_name_len counts the NUL)",
 		         func, COMCH_NAME_MAX - 1);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -183,8 +183,8 @@ doca_error_t comch_ep_check_idle(const struct comch_ep *ep, const char *what)
 {
 	if (ep->ctx.state == DOCA_CTX_STATE_IDLE)
 		return DOCA_SUCCESS;
-	ODMA_ERR("comch %s %p is not IDLE; %s can only be set before doca_ctx_start (or after a "
-	         "full stop)",
+	ODMA_ERR("comch %s %p is not IDLE; %s can only be set before doca_ctx_start "
+	         "(or after a full stop)",
 	         comch_ep_kind(ep), (const void *)ep, what);
 	return DOCA_ERROR_BAD_STATE;
 }
@@ -266,8 +266,8 @@ doca_error_t comch_ep_send_alloc(struct comch_ep *ep, struct doca_comch_connecti
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (ep->send_ok == NULL) {
-		ODMA_ERR("%s: send tasks are not configured; call the task_send_set_conf function "
-		         "before start",
+		ODMA_ERR("%s: send tasks are not configured; "
+		         "call the task_send_set_conf function before start",
 		         func);
 		return DOCA_ERROR_BAD_STATE;
 	}
@@ -324,8 +324,8 @@ doca_error_t comch_ep_destroy(struct comch_ep *ep, const char *func)
 	doca_error_t r;
 
 	if (ep->ctx.state == DOCA_CTX_STATE_IDLE && ep->side->fastpath_busy(ep)) {
-		ODMA_ERR("%s: producers or consumers still exist on a connection of %s %p; destroy "
-		         "them first",
+		ODMA_ERR("%s: producers or consumers still exist on a connection of %s %p; "
+		         "destroy them first",
 		         func, comch_ep_kind(ep), (void *)ep);
 		return DOCA_ERROR_IN_USE;
 	}

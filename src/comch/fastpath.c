@@ -51,8 +51,8 @@ doca_error_t comch_fp_conn_usable(struct doca_comch_connection *conn, const char
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	if (atomic_load(&conn->dead) || ep->ctx.state != DOCA_CTX_STATE_RUNNING) {
-		ODMA_ERR("%s: connection %p is not established (its %s is not RUNNING or the peer "
-		         "went away)",
+		ODMA_ERR("%s: connection %p is not established "
+		         "(its %s is not RUNNING or the peer went away)",
 		         func, (void *)conn, comch_ep_kind(ep));
 		return DOCA_ERROR_BAD_STATE;
 	}

@@ -208,8 +208,8 @@ static doca_error_t server_bind(struct comch_ep *ep, int fd, const struct sockad
 			bool other = lstat(ep->path, &st) == 0 && st.st_uid != geteuid();
 
 			ODMA_ERR("comch server \"%s\": another server of that name already listens "
-			         "on representor %s of system %s (socket %s%s); stop it or pick "
-			         "another name",
+			         "on representor %s of system %s (socket %s%s); "
+			         "stop it or pick another name",
 			         ep->name, ep->rep->info->pci_addr, ep->system_name, ep->path,
 			         other ? ", owned by another user: use a private ODMA_RUNDIR" : "");
 			return DOCA_ERROR_ALREADY_EXIST;

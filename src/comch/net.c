@@ -367,8 +367,9 @@ static bool queue_locked(struct comch_net *n, uint32_t type, uint32_t arg, const
 		return false;
 	}
 	if (n->bytes + sizeof(hdr) + len > COMCH_NET_INBOX_BYTES) {
-		refuse_locked(n, "the peer sent more bytes than this side's progress took (16 MiB "
-		                 "queued)");
+		refuse_locked(
+		        n,
+		        "the peer sent more bytes than this side's progress took (16 MiB queued)");
 		return false;
 	}
 	p = malloc(sizeof(*p) + sizeof(hdr) + len);
@@ -1091,8 +1092,8 @@ static void hs_on_packet(struct comch_net *n)
 		return;
 	why = "no server of that name listens on this representor of this emulated system";
 	comch_chan_reject(&n->ch, DOCA_ERROR_NOT_FOUND, why);
-	ODMA_RATELIMITED_WARN("comch: refused a connection at ODMA_FABRIC for server \"%.*s\" "
-	                      "(device %s): %s",
+	ODMA_RATELIMITED_WARN("comch: refused a connection at ODMA_FABRIC "
+	                      "for server \"%.*s\" (device %s): %s",
 	                      (int)h.name_len, name, h.pci, why);
 	goto mark;
 refuse:
@@ -1131,13 +1132,13 @@ static bool net_admit_peer(void *arg)
 		spare = g_net.spare;
 	pthread_mutex_unlock(&g_net.lock);
 	if (!ok)
-		ODMA_RATELIMITED_WARN("comch: %u connections at ODMA_FABRIC wait for their "
-		                      "HELLO or for a server's progress to close them; a new one "
-		                      "is rejected",
+		ODMA_RATELIMITED_WARN("comch: %u connections at ODMA_FABRIC wait for their HELLO "
+		                      "or for a server's progress to close them; "
+		                      "a new one is rejected",
 		                      COMCH_HS_MAX);
 	else if (spare == NULL)
-		ODMA_RATELIMITED_WARN("comch: out of memory for a connection at ODMA_FABRIC; "
-		                      "it is rejected");
+		ODMA_RATELIMITED_WARN("comch: out of memory; "
+		                      "a connection at ODMA_FABRIC is rejected");
 	return ok && spare != NULL;
 }
 

@@ -33,8 +33,8 @@ static doca_error_t producer_start(struct doca_ctx *ctx)
 	struct doca_comch_producer *p = producer_of(ctx);
 
 	if (atomic_load(&p->fp.conn->dead)) {
-		ODMA_ERR("comch producer %u: its connection is closed; create producers on a live "
-		         "connection",
+		ODMA_ERR("comch producer %u: its connection is closed; "
+		         "create producers on a live connection",
 		         p->fp.id);
 		return DOCA_ERROR_NOT_CONNECTED;
 	}
@@ -100,14 +100,14 @@ static bool producer_gather(const struct doca_comch_producer_task_send *t,
 
 	for (const struct doca_buf *b = t->buf; b != NULL; b = b->next) {
 		if (n == COMCH_MAX_IOV) {
-			ODMA_ERR("doca_task_submit: producer send source list is longer than %u "
-			         "elements",
+			ODMA_ERR("doca_task_submit: "
+			         "producer send source list is longer than %u elements",
 			         COMCH_MAX_IOV);
 			return false;
 		}
 		if (b->mmap == NULL || b->mmap->from_export) {
-			ODMA_ERR("doca_task_submit: producer send source buf %p must be in a local "
-			         "mmap",
+			ODMA_ERR("doca_task_submit: "
+			         "producer send source buf %p must be in a local mmap",
 			         (void *)b);
 			return false;
 		}
@@ -148,8 +148,8 @@ doca_error_t comch_fp_claim(struct doca_comch_producer *p, struct comch_rcons *r
 	/* what the ring says is the peer's to write: those lines are rate-limited per peer */
 	case COMCH_CLAIM_CLOSED:
 		COMCH_PEER_LOG(ERROR, p->fp.conn,
-		               "doca_task_submit: consumer %u of the peer has stopped; it takes no "
-		               "more buffers",
+		               "doca_task_submit: consumer %u of the peer has stopped; "
+		               "it takes no more buffers",
 		               r->id);
 		return DOCA_ERROR_NOT_FOUND;
 	case COMCH_CLAIM_EMPTY:
@@ -230,8 +230,8 @@ static doca_error_t producer_submit(struct doca_task *task)
 	if (t->buf != NULL && !producer_gather(t, task->ctx, iov, &niov, &total))
 		return DOCA_ERROR_INVALID_VALUE;
 	if (total == 0 && t->imm_len == 0) {
-		ODMA_ERR("doca_task_submit: producer %u: the task has neither data nor immediate "
-		         "data",
+		ODMA_ERR("doca_task_submit: producer %u: "
+		         "the task has neither data nor immediate data",
 		         p->fp.id);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
@@ -323,8 +323,8 @@ doca_error_t doca_comch_producer_task_send_set_conf(
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(producer != NULL && task_completion_cb != NULL && task_error_cb != NULL,
-	               "doca_comch_producer_task_send_set_conf: the producer and both callbacks "
-	               "are required");
+	               "doca_comch_producer_task_send_set_conf: "
+	               "the producer and both callbacks are required");
 	r = comch_fp_set_conf(&producer->fp.ctx, "producer", producer->fp.id, num_send_tasks,
 	                      __func__);
 	if (r == DOCA_SUCCESS) {

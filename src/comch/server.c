@@ -111,8 +111,8 @@ static struct doca_comch_connection *server_hello(struct comch_ep *ep, struct co
 	if (!server_hello_ok(ep, ch, &hello, (size_t)n - sizeof(*hdr)))
 		return NULL;
 	if (!ch->car->admit(ch, ep, link_fd, &why)) {
-		ODMA_RATELIMITED_WARN("comch server \"%s\": the link page of a client is "
-		                      "unusable: %s",
+		ODMA_RATELIMITED_WARN("comch server \"%s\": "
+		                      "the link page of a client is unusable: %s",
 		                      ep->name, why);
 		comch_chan_reject(ch, DOCA_ERROR_INVALID_VALUE,
 		                  "the client's link page is unusable");
@@ -453,8 +453,8 @@ doca_error_t doca_comch_server_event_connection_status_changed_register(
 {
 	ODMA_CHECK_ARG(comch_server != NULL && connect_event_cb != NULL &&
 	                       disconnect_event_cb != NULL,
-	               "doca_comch_server_event_connection_status_changed_register: both callbacks "
-	               "are required");
+	               "doca_comch_server_event_connection_status_changed_register: "
+	               "both callbacks are required");
 	if (comch_ep_check_idle(&comch_server->ep, "the connection callbacks") != DOCA_SUCCESS)
 		return DOCA_ERROR_BAD_STATE;
 	comch_server->ep.connect_cb = connect_event_cb;
