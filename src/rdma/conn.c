@@ -182,8 +182,8 @@ doca_error_t odma_rd_conns_start(struct doca_rdma *rd)
 	}
 	l = rd_listener_new(rd, 0, false, &r);
 	if (l == NULL && r == DOCA_ERROR_NOT_SUPPORTED) {
-		ODMA_ERR("RDMA context %p cannot start: DOCA RDMA runs on odma's UCX transport, "
-		         "which is %s",
+		ODMA_ERR("RDMA context %p cannot start: "
+		         "DOCA RDMA runs on odma's UCX transport, which is %s",
 		         (void *)rd, rw_absent() != NULL ? rw_absent() : "not usable here");
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
@@ -598,8 +598,8 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 	struct rw_chan *ch = NULL;
 
 	ODMA_CHECK_ARG(rdma != NULL && remote_rdma_conn_details != NULL && rd_conn_of(rdma, c),
-	               "%s: rdma, the blob and a connection of this context from doca_rdma_export "
-	               "are required",
+	               "%s: rdma, the blob and a connection of this context "
+	               "from doca_rdma_export are required",
 	               __func__);
 	r = rd_check_started(rdma, false, __func__);
 	if (r != DOCA_SUCCESS)
@@ -803,8 +803,8 @@ doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_conne
 	}
 	pthread_mutex_unlock(&rd->lock);
 	if (s == NULL) {
-		ODMA_ERR("%s: connection %u is not a pending request (answered, or its client is "
-		         "gone)",
+		ODMA_ERR("%s: connection %u is not a pending request "
+		         "(answered, or its client is gone)",
 		         __func__, c->id);
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
@@ -1027,8 +1027,7 @@ doca_error_t doca_rdma_set_connection_state_callbacks(
 	ODMA_CHECK_ARG(rdma != NULL && doca_rdma_connect_established_cb != NULL &&
 	                       doca_rdma_connect_failure_cb != NULL &&
 	                       doca_rdma_disconnect_cb != NULL,
-	               "%s: rdma and the established, failure and disconnection callbacks are "
-	               "required",
+	               "%s: rdma and the established/failure/disconnection callbacks are required",
 	               __func__);
 	if (!odma_rd_idle(rdma, __func__, "set the callbacks"))
 		return DOCA_ERROR_BAD_STATE;

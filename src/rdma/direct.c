@@ -79,8 +79,8 @@ static struct rd_att *rd_att_get(struct doca_rdma_connection *c, const struct do
 	r = rw_attach(c->out->ch, m, &a->rm);
 	a->direct = r == DOCA_SUCCESS;
 	if (!a->direct && r != DOCA_ERROR_NOT_SUPPORTED)
-		ODMA_DBG("RDMA connection %u: region %u not attached (%s); its reads and writes "
-		         "go as requests",
+		ODMA_DBG("RDMA connection %u: region %u not attached (%s); "
+		         "its reads and writes go as requests",
 		         c->id, id->region_id, doca_error_get_name(r));
 	return a;
 }

@@ -371,10 +371,10 @@ static doca_error_t rd_local_buf(const struct rd_task *t, const struct doca_buf 
 	if (r != DOCA_SUCCESS)
 		return r;
 	if (written && odma_perm_local_write(b->mmap->perms) == ODMA_PERM_NO) {
-		ODMA_ERR("doca_task_submit: %s task %p: destination buf %p is in mmap %p, whose "
-		         "permissions do not allow a local write; fix: "
-		         "DOCA_ACCESS_FLAG_LOCAL_READ_WRITE in doca_mmap_set_permissions before "
-		         "start",
+		ODMA_ERR("doca_task_submit: %s task %p: destination buf %p is in mmap %p, "
+		         "whose permissions do not allow a local write; "
+		         "fix: DOCA_ACCESS_FLAG_LOCAL_READ_WRITE "
+		         "in doca_mmap_set_permissions before start",
 		         odma_rd_type_names[t->type], (const void *)t, (const void *)b,
 		         (const void *)b->mmap);
 		return DOCA_ERROR_NOT_PERMITTED;

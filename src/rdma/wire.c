@@ -475,9 +475,9 @@ struct rw_chan *rw_accept(struct rw_lsn *l)
 				uint64_t k = late->refused ? 0 : rw_refusal_logged(l);
 
 				if (k != 0)
-					ODMA_WARN("RDMA: a peer sent nothing within %u ms of "
-					          "connecting; its connection is closed (%llu "
-					          "refused so far)",
+					ODMA_WARN("RDMA: a peer sent nothing within %u ms "
+					          "of connecting; its connection is closed "
+					          "(%llu refused so far)",
 					          RW_FIRST_FRAME_MS, (unsigned long long)k);
 				rw_close(late); /* no callback of it after this */
 				late = n;
