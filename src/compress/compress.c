@@ -133,8 +133,8 @@ static doca_error_t cp_check_overlap(const struct cp_task *t, size_t room)
 	if (!doca_priv_buf_writes_overlap(t->src, t->dst, room))
 		return DOCA_SUCCESS;
 	ODMA_ERR("%s task %p: the destination's free space (%zu bytes, where the output goes) "
-	         "overlaps the source's data; fix: give the task a destination apart from its "
-	         "source",
+	         "overlaps the source's data; "
+	         "fix: give the task a destination apart from its source",
 	         odma_cp_types[t->type].name, (const void *)t, room);
 	return DOCA_ERROR_INVALID_VALUE;
 }
@@ -193,8 +193,8 @@ static const char *cp_status_text(doca_error_t r)
 {
 	switch (r) {
 	case DOCA_ERROR_TOO_BIG:
-		return "the output does not fit in the destination's free space (or is above the "
-		       "max buf size)";
+		return "the output does not fit in the destination's free space "
+		       "(or is above the max buf size)";
 	case DOCA_ERROR_IO_FAILED:
 		return "the source is not valid compressed data (corrupt, truncated or a block "
 		       "checksum mismatch), or another process' memory could not be reached";

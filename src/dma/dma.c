@@ -187,8 +187,8 @@ doca_error_t doca_dma_set_ordered_completions(struct doca_dma *dma, uint8_t enab
 {
 	ODMA_CHECK_ARG(dma != NULL, "dma must not be NULL");
 	if (dma->ctx.state != DOCA_CTX_STATE_IDLE) {
-		ODMA_ERR("DMA context %p is not IDLE; choose ordered completions before "
-		         "doca_ctx_start",
+		ODMA_ERR("DMA context %p is not IDLE; "
+		         "choose ordered completions before doca_ctx_start",
 		         (void *)dma);
 		return DOCA_ERROR_BAD_STATE;
 	}

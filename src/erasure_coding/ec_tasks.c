@@ -23,8 +23,8 @@ static doca_error_t ec_alloc(struct doca_ec *ec, enum ec_task_type type,
 	ODMA_CHECK_ARG(ec != NULL && task != NULL, "%s: ec and task must not be NULL", fn);
 	ODMA_CHECK_ARG(matrix != NULL, "%s: the matrix must not be NULL", fn);
 	ODMA_CHECK_ARG(odma_ec_matrix_alive(ec, matrix),
-	               "%s: matrix %p is not a live matrix of context %p (destroyed, or made by "
-	               "another context)",
+	               "%s: matrix %p is not a live matrix of context %p "
+	               "(destroyed, or made by another context)",
 	               fn, (const void *)matrix, (void *)ec);
 	r = doca_priv_task_conf_alloc(&ec->ctx, &ec->conf[type], odma_ec_type_names[type], &base,
 	                              fn);

@@ -497,8 +497,8 @@ static void te_pool_stop(void)
 	         (unsigned long long)atomic_load(&te.split_chunks));
 
 	for (uint32_t i = 0; i < te.nworkers; i++)
-		ODMA_DBG("thread engine: worker %u moved %llu bytes of split copies (PE threads: "
-		         "%llu)",
+		ODMA_DBG("thread engine: worker %u moved %llu bytes of split copies "
+		         "(PE threads: %llu)",
 		         i, (unsigned long long)atomic_load(&te.split_bytes[i]),
 		         (unsigned long long)pe_bytes);
 	for (uint32_t i = 0; i < te.nworkers; i++) {
