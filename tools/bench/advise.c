@@ -350,10 +350,10 @@ static const char *compare_note(const struct advise_compare *m, const char *path
 		return "The measurement agrees with the rule's answer.";
 	if (strcmp(path, "dma") == 0)
 		return "This does not change the answer: the emulation moves both with the CPU "
-		       "(process_vm_writev), so its ranking says nothing about a BlueField, where "
-		       "DMA tasks run on the DMA engine without either CPU and need nothing from "
-		       "the other side per transfer, while the fast path needs a posted buffer per "
-		       "message.";
+		       "(process_vm_writev), so its ranking says nothing about a BlueField, "
+		       "where DMA tasks run on the DMA engine without either CPU "
+		       "and need nothing from the other side per transfer, "
+		       "while the fast path needs a posted buffer per message.";
 	return "This does not change the answer: messages need ordering and a notification per "
 	       "message, which DMA tasks do not give.";
 }

@@ -51,11 +51,11 @@ static void why_rdma(const struct advise_question *q, const struct advise_crosso
 {
 	(void)x;
 	snprintf(out, len,
-	         "The data crosses the network, which DMA cannot do: DMA moves bytes between "
-	         "memory of one host or between a host and its DPU over PCIe, and memcpy only "
-	         "within one process. DOCA RDMA writes or reads the remote side's registered "
-	         "memory without its CPU, with the same register-once, submit-tasks model as "
-	         "DMA%s.",
+	         "The data crosses the network, which DMA cannot do: DMA moves bytes "
+	         "between memory of one host or between a host and its DPU over PCIe, "
+	         "and memcpy only within one process. "
+	         "DOCA RDMA writes or reads the remote side's registered memory without its CPU, "
+	         "with the same register-once, submit-tasks model as DMA%s.",
 	         q->messages ? "; its send and receive tasks carry messages" : "");
 }
 
@@ -102,11 +102,11 @@ static void why_dma_local(const struct advise_question *q, const struct advise_c
                           char *out, size_t len)
 {
 	snprintf(out, len,
-	         "A bulk copy of %zu bytes%s inside one process: at or above the DMA/memcpy "
-	         "crossover (%zu bytes) a DMA task costs no more than memcpy, and it frees the "
-	         "CPU while the copy runs. Register the regions once (doca_mmap), keep several "
-	         "tasks in flight, and split copies above max_buf_size into tasks of at most that "
-	         "size.",
+	         "A bulk copy of %zu bytes%s inside one process: "
+	         "at or above the DMA/memcpy crossover (%zu bytes) "
+	         "a DMA task costs no more than memcpy, and it frees the CPU while the copy runs. "
+	         "Register the regions once (doca_mmap), keep several tasks in flight, "
+	         "and split copies above max_buf_size into tasks of at most that size.",
 	         q->size, q->count > 1 ? " (repeated)" : "", x->bytes);
 }
 

@@ -209,8 +209,8 @@ int bench_dpdk_rep(const struct bench_cfg *c, const struct bench_mem *m, double 
 
 	if (c->mode == BENCH_EVENT) {
 		snprintf(err, errlen,
-		         "dmadev has no completion notification; the peer runs in throughput and "
-		         "latency modes");
+		         "dmadev has no completion notification; "
+		         "the peer runs in throughput and latency modes");
 		return -1;
 	}
 	if (peer_start(c->mode == BENCH_LATENCY ? 1 : c->depth, err, errlen) != 0)

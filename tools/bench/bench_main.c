@@ -427,8 +427,8 @@ static int register_params(void)
 	       bench_add_param(NULL, "comch", NULL, "measure DOCA Comch between two processes", B,
 	                       cb_comch, false) ||
 	       bench_add_param(NULL, "rdma", NULL,
-	                       "measure DOCA RDMA read/write/send between two processes beside raw "
-	                       "TCP",
+	                       "measure DOCA RDMA read/write/send "
+	                       "between two processes beside raw TCP",
 	                       B, cb_rdma, false) ||
 	       bench_add_param(NULL, "sync-event", NULL,
 	                       "measure a DOCA sync event's round trip between two processes", B,
@@ -600,8 +600,8 @@ static void print_json(const struct bench_out *o, const struct bench_mem *m)
 	if (o->harness.valid)
 		printf(", \"harness_tasks_per_sec\": %.1f", o->harness.tasks_per_sec);
 	if (cfg.peer_dpdk && o->peer.valid) {
-		printf(", \"peer\": {\"name\": \"dpdk dma_skeleton\", \"size\": %zu, \"depth\": "
-		       "%u, ",
+		printf(", \"peer\": {\"name\": \"dpdk dma_skeleton\", "
+		       "\"size\": %zu, \"depth\": %u, ",
 		       o->size, cfg.depth);
 		json_engine(&o->peer, lat);
 		printf(", \"memcpy_bytes_per_sec\": %.1f, \"pingpong_ns\": %.1f}",
@@ -1229,9 +1229,9 @@ static void plot_caption(char *out, size_t len)
 	if (f != NULL)
 		fclose(f);
 	snprintf(out, len,
-	         "Measured on: %s, %ld CPUs; %.2f s per size, median of %d; same-run ping-pong "
-	         "%.0f ns%s.\nodma's software DMA (the CPU moves the bytes), not a hardware DMA "
-	         "engine.",
+	         "Measured on: %s, %ld CPUs; %.2f s per size, median of %d; "
+	         "same-run ping-pong %.0f ns%s.\n"
+	         "odma's software DMA (the CPU moves the bytes), not a hardware DMA engine.",
 	         model, sysconf(_SC_NPROCESSORS_ONLN), cfg.seconds, cfg.reps, pingpong_ns,
 	         busy ? " (busy)" : "");
 }

@@ -133,9 +133,9 @@ int bench_netns_enter(char *err, size_t errlen)
 
 	if (geteuid() != 0) {
 		snprintf(err, errlen,
-		         "--netns needs root: it makes a network namespace for each side, a PID "
-		         "namespace for the exporter and a veth pair between them (run as root, "
-		         "or drop --netns)");
+		         "--netns needs root: it makes a network namespace for each side, "
+		         "a PID namespace for the exporter and a veth pair between them "
+		         "(run as root, or drop --netns)");
 		return -1;
 	}
 	if (nn_unshare_net() != 0) {

@@ -452,9 +452,9 @@ int bench_xproc_run(const struct bench_cfg *c, bool size_given)
 
 		if (maxbuf != 0 && c->size > maxbuf) {
 			fprintf(stderr,
-			        "odma-bench: --xproc: --size %zu is above the device's "
-			        "max_buf_size "
-			        "(%llu bytes): each copy is one DMA task; give a size up to that\n",
+			        "odma-bench: --xproc: "
+			        "--size %zu is above the device's max_buf_size (%llu bytes): "
+			        "each copy is one DMA task; give a size up to that\n",
 			        c->size, (unsigned long long)maxbuf);
 			return 1;
 		}

@@ -29,8 +29,8 @@ const char caps_description[] =
         "a DOCA program started with the same environment would find. Each device is named by\n"
         "its PCI address, IB device name, network interface, side (host or dpu; DOCA has no\n"
         "call for it: dpu for a device that lists representors) and PCI function type.\n"
-        "Without a --list-* flag the full report is printed: every device with its\n"
-        "capabilities.";
+        "Without a --list-* flag the full report is printed:\n"
+        "every device with its capabilities.";
 
 const char caps_epilogue[] =
         "JSON OUTPUT\n"

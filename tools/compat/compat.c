@@ -421,9 +421,9 @@ static int only_check(const struct compat_ctx *c, const char *only)
 			i++;
 		if (i == c->nprogs) {
 			fprintf(stderr,
-			        "odma compat: --only %s: no program of that name in %s (a DMA, "
-			        "Core, "
-			        "Comch or RDMA sample directory, or a checked application)\n",
+			        "odma compat: --only %s: no program of that name in %s "
+			        "(a DMA, Core, Comch or RDMA sample directory, "
+			        "or a checked application)\n",
 			        tok, c->samples_dir);
 			return 2;
 		}

@@ -180,9 +180,9 @@ int compat_netns_setup(struct compat_ctx *c, char *err, size_t size)
 	if (ip("netns", "add", nn.ns_host, NULL, NULL, NULL, NULL, NULL, NULL) != 0) {
 		compat_last_line(nn.log, NULL, last, sizeof(last));
 		snprintf(err, size,
-		         "--split-netns cannot create network namespace %s (ip netns add: %s); it "
-		         "needs iproute2's ip and the right to create namespaces (CAP_SYS_ADMIN, "
-		         "CAP_NET_ADMIN)",
+		         "--split-netns cannot create network namespace %s (ip netns add: %s); "
+		         "it needs iproute2's ip and the right to create namespaces "
+		         "(CAP_SYS_ADMIN, CAP_NET_ADMIN)",
 		         nn.ns_host, last[0] != '\0' ? last : "failed");
 		return -1;
 	}

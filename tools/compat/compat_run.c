@@ -761,8 +761,8 @@ static bool run_secure_channel(struct run *r, const struct compat_recipe *rc, st
 		}
 	}
 	snprintf(r->reason, sizeof(r->reason),
-	         "%zu/%zu cases (1 B x1 each way up to 64 KiB-1 B, 3000 messages), both sides' "
-	         "counts right",
+	         "%zu/%zu cases (1 B x1 each way up to 64 KiB-1 B, 3000 messages), "
+	         "both sides' counts right",
 	         N_SC_CASES, N_SC_CASES);
 	return true;
 }

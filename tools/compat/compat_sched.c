@@ -175,8 +175,9 @@ static size_t quote(const char *s, char *out, size_t size)
 	bool plain = s[0] != '\0';
 
 	for (i = 0; s[i] != '\0'; i++)
-		if (strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./"
-		           "=,:@%+-",
+		if (strchr("abcdefghijklmnopqrstuvwxyz"
+		           "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		           "0123456789_./=,:@%+-",
 		           s[i]) == NULL)
 			plain = false;
 	if (plain)

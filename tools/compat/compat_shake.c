@@ -370,8 +370,8 @@ static bool shake_start_host(const struct shake *k, const struct compat_schedule
 		compat_proc_kill(&s[0].proc);
 		if (late && k->ready != NULL) {
 			snprintf(res->reason, sizeof(res->reason),
-			         "the dpu side did not print \"%.200s\" (--ready) within %g s "
-			         "(killed)",
+			         "the dpu side did not print \"%.200s\" (--ready) "
+			         "within %g s (killed)",
 			         k->ready, k->timeout);
 			return false;
 		}

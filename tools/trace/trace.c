@@ -523,9 +523,8 @@ int main(int argc, char **argv)
 			printf("  %.0f tasks/s, %.3f GB/s, %.1f tasks in flight on average\n",
 			       (double)done_tasks / span * 1e6, (double)bytes / span / 1e3,
 			       busy_sum / span);
-			printf("\ntime per stage (mean per task; of %llu tasks, %llu ran on an "
-			       "engine "
-			       "thread, %llu crossed a transport):\n",
+			printf("\ntime per stage (mean per task; of %llu tasks, "
+			       "%llu ran on an engine thread, %llu crossed a transport):\n",
 			       (unsigned long long)done_tasks, (unsigned long long)with_run,
 			       (unsigned long long)with_wire);
 			for (int s = 0; s < N_STAGES; s++)
