@@ -148,11 +148,10 @@ static doca_error_t register_params(void)
 	                   "Comch server name, the same on both sides (default \"" DC_SERVER_NAME
 	                   "\", as NVIDIA's application)",
 	                   name_cb, DOCA_ARGP_TYPE_STRING, false)) ||
-	    (r = add_param(
-	             NULL, "timeout",
-	             "seconds to wait for the peer's next message before giving up (default 60, "
-	             "0: forever)",
-	             timeout_cb, DOCA_ARGP_TYPE_INT, false)) ||
+	    (r = add_param(NULL, "timeout",
+	                   "seconds to wait for the peer's next message before giving up "
+	                   "(default 60, 0: forever)",
+	                   timeout_cb, DOCA_ARGP_TYPE_INT, false)) ||
 	    (r = add_param(NULL, "window-tasks",
 	                   "DPU side: max_buf_size tasks per window; memory used on each side is "
 	                   "about this times max_buf_size (default 16)",
@@ -185,8 +184,8 @@ static const char dc_description[] =
         "memory; the DPU moves the file through it with DMA tasks, window by window, so any\n"
         "size streams in bounded memory. Each side also works with the other side of NVIDIA's\n"
         "application (its protocol: one file of at most max_buf_size in one task). Both sides\n"
-        "exit 0 only when the copy completed; a received file appears under its name only\n"
-        "then.";
+        "exit 0 only when the copy completed; a received file appears\n"
+        "under its name only then.";
 
 static const char dc_epilogue[] =
         "PROGRESS\n"

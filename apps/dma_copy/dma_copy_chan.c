@@ -169,8 +169,8 @@ static void on_connect(struct doca_comch_event_connection_status_changed *ev,
 		c->pending_since = now_ms();
 		return;
 	}
-	DOCA_LOG_WARN("another host connected to \"%s\" while this DPU side serves one; told it to "
-	              "retry later",
+	DOCA_LOG_WARN("another host connected to \"%s\" while this DPU side serves one; "
+	              "told it to retry later",
 	              c->name);
 	(void)send_on(c, conn, &busy, sizeof(busy), 0);
 	(void)doca_comch_server_disconnect(c->srv, conn);

@@ -280,8 +280,8 @@ doca_error_t dc_sink_open(struct dc_sink *s, const char *path)
 		s->fd = open_named(s);
 	}
 	if (s->fd < 0) {
-		DC_ERR("cannot write the destination %s: creating a temporary file next to it "
-		       "failed: %s",
+		DC_ERR("cannot write the destination %s: "
+		       "creating a temporary file next to it failed: %s",
 		       path, strerror(errno));
 		return DOCA_ERROR_IO_FAILED;
 	}
@@ -425,8 +425,8 @@ static bool peer_failed(struct dc_chan *c, const void *m, uint32_t got, const ch
 	}
 	if (got == sizeof(struct dc_nv_status) && dc_msg_type(m) == DC_MSG_STATUS &&
 	    !((const struct dc_nv_status *)m)->is_success) {
-		DC_ERR("the %s side failed (NVIDIA's DMA Copy application sends no reason; see its "
-		       "log)",
+		DC_ERR("the %s side failed "
+		       "(NVIDIA's DMA Copy application sends no reason; see its log)",
 		       peer);
 		dc_chan_set_nvidia(c, true); /* it speaks only NVIDIA's messages */
 		return true;

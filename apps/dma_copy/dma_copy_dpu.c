@@ -437,8 +437,8 @@ doca_error_t dma_copy_dpu(struct dma_copy_cfg *cfg)
 		              d.dma_s > 0 ? (double)d.size / d.dma_s / 1e9 : 0.0,
 		              (unsigned long long)d.max_buf, (unsigned long long)d.window);
 	if (r == DOCA_SUCCESS)
-		DOCA_LOG_INFO("%s %llu bytes %s the host in %.3f s (%.1f MiB/s, including the wait "
-		              "for the host)",
+		DOCA_LOG_INFO("%s %llu bytes %s the host in %.3f s (%.1f MiB/s, "
+		              "including the wait for the host)",
 		              cfg->have_file ? "sent" : "received", (unsigned long long)d.size,
 		              cfg->have_file ? "to" : "from", s,
 		              s > 0 ? (double)d.size / s / 1048576.0 : 0.0);

@@ -70,8 +70,8 @@ static doca_error_t host_direction(struct host *h)
 	h->size = cfg->have_file ? cfg->file_size : dc_be64(theirs.size_be);
 	h->window = h->nvidia ? h->size : theirs.window;
 	if (h->nvidia && h->size == 0) {
-		DC_ERR("NVIDIA's DMA Copy application moves a file in one DMA task; it cannot move "
-		       "an empty file");
+		DC_ERR("NVIDIA's DMA Copy application moves a file in one DMA task; "
+		       "it cannot move an empty file");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	/* NVIDIA's protocol: one buffer for the whole file, its size said by the peer */
