@@ -51,8 +51,8 @@ static void report(const struct copy_bench *b)
 	if (b->text != NULL)
 		DOCA_LOG_INFO("Destination now holds: \"%.*s\"", (int)b->buf_size,
 		              (const char *)bench_dst_bytes(b, 0));
-	DOCA_LOG_INFO("Copied %zu bytes with one DMA memcpy task; destination matches the source "
-	              "(FNV-1a 0x%08x)",
+	DOCA_LOG_INFO("Copied %zu bytes with one DMA memcpy task; "
+	              "destination matches the source (FNV-1a 0x%08x)",
 	              b->buf_size, checksum(bench_dst_bytes(b, 0), b->buf_size));
 }
 

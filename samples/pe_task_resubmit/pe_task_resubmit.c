@@ -79,8 +79,8 @@ static doca_error_t run(struct copy_bench *b)
 		if (!bench_pair_ok(b, i))
 			err = DOCA_ERROR_UNEXPECTED;
 	bench_dma_destroy(b, dma);
-	DOCA_LOG_INFO("%d tasks copied %u of %d buffer pairs (%u resubmissions from callbacks); "
-	              "destinations %s",
+	DOCA_LOG_INFO("%d tasks copied %u of %d buffer pairs "
+	              "(%u resubmissions from callbacks); destinations %s",
 	              NB_TASKS, st.ok, NB_PAIRS, st.resubmits,
 	              err == DOCA_SUCCESS ? "verified" : "NOT verified");
 	return st.ok == NB_PAIRS ? err : DOCA_ERROR_IO_FAILED;
