@@ -104,6 +104,11 @@ static int setup(void **state)
 	    doca_log_backend_set_sdk_level(be, DOCA_LOG_LEVEL_WARNING) != DOCA_SUCCESS)
 		return -1;
 	setenv("ODMA_TRANSPORT", "ucx", 1);
+	/*
+	 * Deadlines long enough for 70,000 reads under qemu-user (more_requests_than_slots: they
+	 * are set at the submit, and the last ones wait for slots); set before any thread reads it
+	 */
+	setenv("ODMA_TRANSPORT_TIMEOUT_MS", "60000", 0);
 	for (size_t i = 0; i < sizeof(region); i++)
 		region[i] = (uint8_t)(i * 29 + 3);
 	reg = export_attach(region, sizeof(region), ODMA_TP_READ, &rm);
