@@ -78,6 +78,8 @@ static int setup(void **state)
 	}
 	if (mkdtemp(tmp) == NULL)
 		return -1;
+	setenv("TMPDIR", tmp,
+	       1); /* the work directories of runs without --workdir: removed with it */
 	if (sh("meson install -C '%s' --destdir '%s/dest' --no-rebuild --quiet >'%s/install.log' "
 	       "2>&1",
 	       build, tmp, tmp) != 0) {
@@ -378,6 +380,35 @@ static void only_runs_the_named_programs_and_partners(void **state)
 	assert_non_null(r);
 	assert_int_equal(json_object_get_int(get(get(r, "summary"), "pass")), 2);
 	json_object_put(r);
+}
+
+/*
+ * A run without --keep or --workdir removes its temporary directory, except, when a program
+ * failed, the logs the table's reasons and the report's run_logs name (they were removed with
+ * the rest, so the paths the report gave led nowhere).
+ */
+static void failed_run_keeps_its_logs(void **state)
+{
+	const char *at;
+	char dir[512], args[1200];
+
+	(void)state;
+	assert_int_equal(sh("rm -rf '%s'/odma-compat.*", tmp), 0);
+	compat("--only dma_local_copy --schedules default");
+	assert_int_equal(out.status, 0);
+	assert_int_not_equal(sh("ls -d '%s'/odma-compat.* >/dev/null 2>&1", tmp), 0);
+	snprintf(args, sizeof(args),
+	         "--pkg-config-path '%s' --only pe_polling --schedules default '%s'", pcdir, fake);
+	tool_run(&out, NULL, tool, args, 1); /* with its stderr */
+	assert_int_equal(out.status, 1);
+	at = strstr(out.text, "are kept in ");
+	assert_non_null(at);
+	assert_int_equal(sscanf(at + strlen("are kept in "), "%511[^;]", dir), 1);
+	assert_int_equal(sh("test -d '%s/run' && test -d '%s/logs' && ! test -e '%s/build' && "
+	                    "! test -e '%s/src'",
+	                    dir, dir, dir, dir),
+	                 0);
+	assert_int_equal(sh("rm -rf '%s'", dir), 0);
 }
 
 /* A DMA Copy case that goes wrong fails the row, naming the case and what went wrong. */
@@ -996,6 +1027,7 @@ int main(void)
 		cmocka_unit_test(table_on_stdout),
 		cmocka_unit_test(progress_and_rows_stream_on_a_tty_only),
 		cmocka_unit_test(only_runs_the_named_programs_and_partners),
+		cmocka_unit_test(failed_run_keeps_its_logs),
 		cmocka_unit_test(dma_copy_names_the_failing_case),
 		cmocka_unit_test(rdma_pair_names_the_failing_mode),
 		cmocka_unit_test(rdma_pair_retries_a_taken_port),

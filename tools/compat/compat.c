@@ -146,7 +146,8 @@ static const char *const usage_text[] = {
 	"  --pair-delay SEC       head start of a DPU-side server before its host client (1)",
 	"  --only NAME[,NAME...]  check only these programs (and their host/DPU partners)",
 	"  --workdir DIR          build and run there, and keep it (default: a temporary",
-	"                         directory, removed at the end)",
+	"                         directory, removed at the end; its logs are kept when a",
+	"                         program failed)",
 	"  --keep                 keep the temporary directory (builds and logs)",
 	"  --host-pci ADDR        host-side device (default b1:00.0)",
 	"  --dpu-pci ADDR         DPU-side device (default 03:00.0)",
@@ -1011,6 +1012,40 @@ static bool wants_shake(int argc, char **argv)
 	return false;
 }
 
+/*
+ * The end of a run without --keep or --workdir: its temporary directory goes, except, when
+ * @failed programs failed, their logs (logs/, run/ and the namespaces' log: what the table's
+ * reasons and the report's run_logs name), kept with one line saying where.
+ */
+static void work_done(const struct compat_ctx *c, size_t failed)
+{
+	static const char *const kept[] = { "logs", "run", "split-netns.log" };
+	struct dirent **ents = NULL;
+	int n = failed > 0 ? scandir(c->work, &ents, NULL, alphasort) : -1;
+
+	if (n < 0) {
+		compat_rm_rf(c->work);
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *name = ents[i]->d_name;
+		bool keep = strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+		char path[PATH_MAX];
+
+		for (size_t k = 0; k < sizeof(kept) / sizeof(kept[0]); k++)
+			keep |= strcmp(name, kept[k]) == 0;
+		if (!keep &&
+		    snprintf(path, sizeof(path), "%s/%s", c->work, name) < (int)sizeof(path))
+			compat_rm_rf(path);
+		free(ents[i]);
+	}
+	free(ents);
+	fprintf(stderr,
+	        "odma compat: the logs of this run (%zu failed) are kept in %s; "
+	        "remove it when done\n",
+	        failed, c->work);
+}
+
 /* Undoes what main set up before anything was built; returns 2, the status of the refusal. */
 static int setup_undo(struct compat_ctx *c, const struct compat_opts *o)
 {
@@ -1097,7 +1132,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	compat_netns_cleanup();
 	if (o.workdir == NULL && !o.keep)
-		compat_rm_rf(c.work);
+		work_done(&c, failed);
 	else
 		fprintf(stderr, "odma compat: builds and logs kept in %s\n", c.work);
 	for (i = 0; i < c.nprogs; i++) {
