@@ -693,6 +693,18 @@ static bool server_saw_gone(struct cu_ep *const *eps)
 	return eps[0]->disconnects == 1;
 }
 
+/* Progresses the server @s and the client @c until they are connected (5 s at most). */
+static void pair_connected(struct cu_ep *s, struct cu_ep *c)
+{
+	uint64_t end = cu_now_ms() + 5000;
+
+	while ((s->conn == NULL || !c->passed_running) && cu_now_ms() < end) {
+		doca_pe_progress(s->pe);
+		doca_pe_progress(c->pe);
+	}
+	assert_non_null(s->conn);
+}
+
 static void test_peer_gone_refusals(void **state)
 {
 	struct cu_ep s, c;
@@ -700,7 +712,6 @@ static void test_peer_gone_refusals(void **state)
 	struct doca_pe *pe;
 	struct cu_mem m;
 	struct doca_buf *b;
-	uint64_t end;
 
 	(void)state;
 	cu_open(&s, true);
@@ -708,12 +719,7 @@ static void test_peer_gone_refusals(void **state)
 	cu_log_capture();
 	assert_ok(cu_server_start(&s, NAME, 0, 8));
 	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
-	end = cu_now_ms() + 5000;
-	while ((s.conn == NULL || !c.passed_running) && cu_now_ms() < end) {
-		doca_pe_progress(s.pe);
-		doca_pe_progress(c.pe);
-	}
-	assert_non_null(s.conn);
+	pair_connected(&s, &c);
 	/* what the server holds of the connection while it is up */
 	assert_ok(doca_comch_server_task_send_alloc_init(s.srv, s.conn, "y", 1, &g_gone.send));
 	assert_ok(doca_pe_create(&pe));
@@ -782,12 +788,7 @@ static void test_task_outlives_conn(void **state)
 	cu_open(&c2, false);
 	assert_ok(cu_server_start(&s, NAME, 0, 8));
 	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
-	end = cu_now_ms() + 5000;
-	while ((s.conn == NULL || !c.passed_running) && cu_now_ms() < end) {
-		doca_pe_progress(s.pe);
-		doca_pe_progress(c.pe);
-	}
-	assert_non_null(s.conn);
+	pair_connected(&s, &c);
 	assert_ok(doca_comch_server_task_send_alloc_init(s.srv, s.conn, "stale", 5, &t));
 	assert_true(cu_close(&c));
 	assert_true(progress_all(eps, 1, server_saw_gone));
@@ -857,10 +858,7 @@ static void test_post_recv_mmap_rules(void **state)
 	assert_ok(doca_mmap_start(mm));
 	assert_ok(doca_buf_inventory_create(2, &inv));
 	assert_ok(doca_buf_inventory_start(inv));
-	while (s.conn == NULL || !c.passed_running) {
-		doca_pe_progress(s.pe);
-		doca_pe_progress(c.pe);
-	}
+	pair_connected(&s, &c);
 	assert_ok(doca_comch_consumer_create(s.conn, mm, &g_gone.cons));
 	assert_ok(doca_comch_consumer_task_post_recv_set_conf(g_gone.cons, cons_cb, cons_cb, 4));
 	assert_ok(doca_pe_connect_ctx(s.pe, doca_comch_consumer_as_ctx(g_gone.cons)));
@@ -895,19 +893,13 @@ static void test_post_recv_mmap_rules(void **state)
 static void test_stop_in_recv_keeps_msg(void **state)
 {
 	struct cu_ep s, c;
-	uint64_t end;
 
 	(void)state;
 	cu_open(&s, true);
 	cu_open(&c, false);
 	assert_ok(cu_server_start(&s, NAME, 0, 8));
 	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
-	end = cu_now_ms() + 5000;
-	while ((s.conn == NULL || !c.passed_running) && cu_now_ms() < end) {
-		doca_pe_progress(s.pe);
-		doca_pe_progress(c.pe);
-	}
-	assert_non_null(s.conn);
+	pair_connected(&s, &c);
 	assert_ok(cu_send(&s, "first", 5));
 	assert_ok(cu_send(&s, "SECOND", 6));
 	c.stop_then_copy = true;
@@ -930,19 +922,13 @@ static void test_restart_keeps_fastpath(void **state)
 	struct cu_ep *const eps[2] = { &s, &c };
 	struct doca_comch_consumer *cons;
 	struct cu_mem m;
-	uint64_t end;
 
 	(void)state;
 	cu_open(&s, true);
 	cu_open(&c, false);
 	assert_ok(cu_server_start(&s, NAME, 0, 8));
 	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
-	end = cu_now_ms() + 5000;
-	while ((s.conn == NULL || !c.passed_running) && cu_now_ms() < end) {
-		doca_pe_progress(s.pe);
-		doca_pe_progress(c.pe);
-	}
-	assert_non_null(s.conn);
+	pair_connected(&s, &c);
 	cu_mem_init(&m, s.dev, 4096, 1);
 	assert_ok(doca_comch_consumer_create(s.conn, m.mmap, &cons));
 	assert_true(cu_close(&c));
