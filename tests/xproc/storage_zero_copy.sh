@@ -36,12 +36,20 @@ command -v cc >/dev/null 2>&1 || skip "no C compiler"
 . "$(dirname "$0")/../netns.sh"
 netns_private_loopback "$0" "$@"
 T=$(mktemp -d /tmp/odma-storage.XXXXXX)
+fail=0
+# At exit (netns.sh's trap, which also removes the namespaces; a trap of this script's own
+# replaced it, and every run left its three namespaces behind): the programs' logs stay when
+# something failed, so a rare failure under load can be read.
 cleanup() {
 	for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
-	rm -rf "$T"
+	if [ "$fail" = 0 ]; then
+		rm -rf "$T"
+	else
+		find "$T" -mindepth 1 -maxdepth 1 ! -name '*.log' -exec rm -rf {} +
+		echo "the logs are kept in $T"
+	fi
 }
-trap cleanup EXIT INT TERM
-fail=0
+netns_at_exit cleanup
 bad() { echo "FAIL: $*"; fail=1; }
 
 # odma installed into $T/dest, its .pc files pointing there
@@ -171,7 +179,6 @@ if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null 2>&1; then
 	echo "note: not root (or no ip): the three-namespace runs are skipped"
 	exit $fail
 fi
-netns_at_exit 'for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done; rm -rf "$T"'
 netns_make st 79 d h g
 export ODMA_FABRIC="$ADDR_d:18515" ODMA_FABRIC_SECRET="storage-test-$$-$(date +%s%N)"
 in_ns() { n=$1 rd=$2; shift 2; ODMA_RUNDIR=$rd netns_run "$n" "$@"; }
