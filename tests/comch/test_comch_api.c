@@ -705,6 +705,16 @@ static void pair_connected(struct cu_ep *s, struct cu_ep *c)
 	assert_non_null(s->conn);
 }
 
+/* Opens and starts a server @s and a client @c (receive queues of 8), connected. */
+static void pair_open(struct cu_ep *s, struct cu_ep *c)
+{
+	cu_open(s, true);
+	cu_open(c, false);
+	assert_ok(cu_server_start(s, NAME, 0, 8));
+	assert_int_equal(cu_client_start(c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
+	pair_connected(s, c);
+}
+
 static void test_peer_gone_refusals(void **state)
 {
 	struct cu_ep s, c;
@@ -895,11 +905,7 @@ static void test_stop_in_recv_keeps_msg(void **state)
 	struct cu_ep s, c;
 
 	(void)state;
-	cu_open(&s, true);
-	cu_open(&c, false);
-	assert_ok(cu_server_start(&s, NAME, 0, 8));
-	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
-	pair_connected(&s, &c);
+	pair_open(&s, &c);
 	assert_ok(cu_send(&s, "first", 5));
 	assert_ok(cu_send(&s, "SECOND", 6));
 	c.stop_then_copy = true;
@@ -924,11 +930,7 @@ static void test_restart_keeps_fastpath(void **state)
 	struct cu_mem m;
 
 	(void)state;
-	cu_open(&s, true);
-	cu_open(&c, false);
-	assert_ok(cu_server_start(&s, NAME, 0, 8));
-	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
-	pair_connected(&s, &c);
+	pair_open(&s, &c);
 	cu_mem_init(&m, s.dev, 4096, 1);
 	assert_ok(doca_comch_consumer_create(s.conn, m.mmap, &cons));
 	assert_true(cu_close(&c));
