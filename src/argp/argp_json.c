@@ -28,7 +28,9 @@ struct json_object *odma_argp_json_parse(const char *text, size_t len, const cha
 	/* with its NUL, as json_tokener_parse: a number or literal at the end is complete */
 	obj = json_tokener_parse_ex(tok, text, (int)len + 1);
 	end = obj != NULL ? json_tokener_get_parse_end(tok) : len;
-	if (obj == NULL)
+	if (obj == NULL && json_tokener_get_error(tok) == json_tokener_success)
+		*why = "it is JSON null, which gives no value"; /* json-c makes it NULL */
+	else if (obj == NULL)
 		*why = json_tokener_get_error(tok) == json_tokener_continue
 		               ? "it ends before its JSON does"
 		               : json_tokener_error_desc(json_tokener_get_error(tok));
@@ -53,7 +55,8 @@ static doca_error_t json_value(struct doca_argp_param *p, struct json_object *va
 	int i;
 
 	p->json_seen = true; /* a value was given (what follows may still refuse it) */
-	if (p->type == DOCA_ARGP_TYPE_JSON_OBJ)
+	/* null (NULL in json-c) is no value: refused below, as on the command line */
+	if (p->type == DOCA_ARGP_TYPE_JSON_OBJ && val != NULL)
 		return odma_argp_call(p, val);
 	if (p->type == DOCA_ARGP_TYPE_STRING && jt == json_type_string)
 		return odma_argp_apply(p, json_object_get_string(val));

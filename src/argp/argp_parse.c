@@ -163,7 +163,7 @@ doca_error_t odma_argp_apply(struct doca_argp_param *p, const char *text)
 		obj = odma_argp_json_parse(text, strlen(text), &why);
 		if (obj == NULL) {
 			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
-			              "flag \"%s\": \"%s\" is not valid JSON: %s",
+			              "flag \"%s\": \"%s\" is not usable JSON: %s",
 			              parse_param_name(p), text, why);
 			return DOCA_ERROR_INVALID_VALUE;
 		}

@@ -17,6 +17,7 @@ struct cfg {
 	int counts;
 	bool verbose;
 	int extra_k;
+	int extra_null; /* calls of extra_cb with no json_object */
 	int validated;
 	int dpdk_argc;
 	char dpdk_last[32];
@@ -44,6 +45,7 @@ static doca_error_t extra_cb(void *p, void *c)
 {
 	/* The value is a json_object*; counting calls keeps this test free of a json-c link. */
 	((struct cfg *)c)->extra_k += p != NULL ? 1 : 0;
+	((struct cfg *)c)->extra_null += p == NULL ? 1 : 0;
 	return DOCA_SUCCESS;
 }
 static doca_error_t validate_ok(void *c)
@@ -540,6 +542,28 @@ static void test_json_empty_list(void **state)
 	assert_int_equal(cfg.counts, 1);
 }
 
+/*
+ * JSON null is no value for a JSON-object flag, on the command line and in the file alike: one
+ * line that says so (it said "is not valid JSON: success"), and the callback never gets the
+ * NULL that json-c makes of it (the file handed it on).
+ */
+static void test_json_null_object(void **state)
+{
+	(void)state;
+	assert_ok(doca_argp_register_logger_callback(logger));
+	logged = 0;
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "-x", "null"));
+	assert_int_equal(logged, 1);
+	if (strstr(last_line, "null") == NULL || strstr(last_line, "success") != NULL)
+		fail_msg("the line was \"%s\"", last_line);
+	logged = 0;
+	assert_doca(DOCA_ERROR_INVALID_VALUE, START("--json", fixture("null_object.json")));
+	assert_int_equal(logged, 1);
+	assert_non_null(strstr(last_line, "extra"));
+	assert_int_equal(cfg.extra_null, 0);
+	doca_argp_disable_logger_callback();
+}
+
 static int null_config_calls;
 static doca_error_t validate_null_config(void *c)
 {
@@ -585,6 +609,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_callback_refuses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_empty_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_twice, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_null_object, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_fifo, setup, teardown),
 		cmocka_unit_test(test_init_null_null),
 	};
