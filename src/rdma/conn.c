@@ -387,6 +387,7 @@ void odma_rd_conn_close_locked(struct doca_rdma_connection *c, bool tell_peer)
 		rw_end(c->out->ch);
 	if (c->in != NULL)
 		rw_end(c->in->ch);
+	pthread_cond_broadcast(&c->rd->recv_cond); /* a reader waiting for a receive stops */
 }
 
 void odma_rd_conn_lost_event_locked(struct doca_rdma_connection *c)

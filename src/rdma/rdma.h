@@ -241,6 +241,8 @@ void rw_shutdown_by(struct rw_chan *c, const struct timespec *end);
  * windows and the sends and closes the endpoint, outside the context lock.
  */
 void rw_end(struct rw_chan *c);
+/* Whether our side asked @c to end (rw_end, a shutdown): its reader stops waiting. */
+bool rw_ending(struct rw_chan *c);
 /* Frees a channel (shut down first when not yet); no reader may be inside. */
 void rw_close(struct rw_chan *c);
 

@@ -374,14 +374,18 @@ static doca_error_t rd_recv_wait_locked(struct rd_stream *s, uint64_t rnr_ms)
 	struct doca_rdma *rd = s->rd;
 	struct timespec end;
 
-	/* the sender's receiver-not-ready budget (its rnr_retry_count), at most 8 s */
+	/*
+	 * The sender's receiver-not-ready budget (its rnr_retry_count), at most 8 s; a disconnect
+	 * ends the wait (odma_rd_conn_close_locked wakes it), or it would hold the connection's
+	 * slot that long.
+	 */
 	rw_deadline(&end, rnr_ms < 8000 ? (uint32_t)rnr_ms : 8000u);
-	while (rd->recv_head == NULL && !rd->stopping && !s->dead &&
+	while (rd->recv_head == NULL && !rd->stopping && !s->dead && !rw_ending(s->ch) &&
 	       pthread_cond_timedwait(&rd->recv_cond, &rd->lock, &end) != ETIMEDOUT)
 		;
 	if (rd->recv_head != NULL)
 		return DOCA_SUCCESS;
-	return rd->stopping ? DOCA_ERROR_IO_FAILED : DOCA_ERROR_TIME_OUT;
+	return rd->stopping || rw_ending(s->ch) ? DOCA_ERROR_IO_FAILED : DOCA_ERROR_TIME_OUT;
 }
 
 /*

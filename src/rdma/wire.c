@@ -828,6 +828,16 @@ void rw_end(struct rw_chan *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
+bool rw_ending(struct rw_chan *c)
+{
+	bool ending;
+
+	pthread_mutex_lock(&c->lock);
+	ending = c->ending;
+	pthread_mutex_unlock(&c->lock);
+	return ending;
+}
+
 void rw_shutdown(struct rw_chan *c)
 {
 	struct timespec end;

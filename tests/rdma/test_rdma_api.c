@@ -253,6 +253,76 @@ static void test_properties_and_states(void **state)
 	assert_ok(doca_dev_close(s.dev));
 }
 
+/* Exports (of copied blobs) until @n succeed or @ms pass, progressing between tries. */
+static int exports_within(struct tside *s, int n, int ms)
+{
+	struct doca_rdma_connection *c;
+	const void *blob;
+	size_t len;
+	int got = 0;
+
+	for (int i = 0; i < ms && got < n; i++) {
+		if (doca_rdma_export(s->rd, &blob, &len, &c) == DOCA_SUCCESS)
+			got++;
+		else
+			usleep(1000);
+		(void)doca_pe_progress(s->pe);
+	}
+	return got;
+}
+
+/*
+ * A connection disconnected while its peer's send waits for a receive (receiver not ready)
+ * gives its slot back at once: its reader stops waiting at the disconnect, not after the
+ * sender's RNR time (8 s at rnr_retry_count 7), during which every export of a context of
+ * max_num_connections said FULL. The send fails (once).
+ */
+static void test_disconnect_ends_rnr_wait(void **state)
+{
+	struct tside s = { 0 };
+	struct doca_rdma_task_send *t;
+	struct doca_rdma_connection *c1, *c2;
+	uint8_t b1[256], b2[256];
+	const void *blob;
+	size_t n1, n2;
+
+	(void)state;
+	s.dev = tu_open_dev("b1:00.0");
+	assert_ok(doca_rdma_create(s.dev, &s.rd));
+	s.ctx = doca_rdma_as_ctx(s.rd);
+	assert_ok(doca_rdma_set_max_num_connections(s.rd, 2));
+	assert_ok(doca_rdma_set_rnr_retry_count(s.rd, 7));
+	assert_ok(doca_rdma_task_send_set_conf(s.rd, ts_ok_send, ts_err_send, 4));
+	assert_ok(doca_rdma_task_receive_set_conf(s.rd, ts_recv_ok, ts_recv_err, 4));
+	assert_ok(doca_ctx_set_user_data(s.ctx, (union doca_data){ .ptr = &s }));
+	assert_ok(doca_pe_create(&s.pe));
+	assert_ok(doca_pe_connect_ctx(s.pe, s.ctx));
+	assert_ok(doca_ctx_start(s.ctx));
+	assert_ok(doca_rdma_export(s.rd, &blob, &n1, &c1));
+	memcpy(b1, blob, n1);
+	assert_ok(doca_rdma_export(s.rd, &blob, &n2, &c2));
+	memcpy(b2, blob, n2);
+	assert_ok(doca_rdma_connect(s.rd, b2, n2, c1));
+	assert_ok(doca_rdma_connect(s.rd, b1, n1, c2));
+	/* an empty message to c2, which has no receive posted: its reader waits for one */
+	assert_ok(doca_rdma_task_send_allocate_init(s.rd, c1, NULL, (union doca_data){ 0 }, &t));
+	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(t)));
+	for (int i = 0; i < 100; i++) {
+		(void)doca_pe_progress(s.pe);
+		usleep(1000);
+	}
+	assert_ok(doca_rdma_connection_disconnect(c2));
+	assert_ok(doca_rdma_connection_disconnect(c1));
+	assert_int_equal(exports_within(&s, 2, 3000), 2);
+	assert_true(ts_wait(&s, &s.err, 1, 3000));
+	assert_int_equal(s.ok + s.err, 1);
+	assert_int_equal(s.nrecv, 0);
+	assert_ok(doca_ctx_stop(s.ctx));
+	assert_ok(doca_rdma_destroy(s.rd));
+	assert_ok(doca_pe_destroy(s.pe));
+	assert_ok(doca_dev_close(s.dev));
+}
+
 static void test_addresses_and_unemulated(void **state)
 {
 	struct doca_rdma_addr *a;
@@ -656,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_properties_and_states),
 		cmocka_unit_test(test_addresses_and_unemulated),
+		cmocka_unit_test(test_disconnect_ends_rnr_wait),
 		cmocka_unit_test(test_task_accessors),
 		cmocka_unit_test(test_task_type_share),
 		cmocka_unit_test(test_cm_refusals),
