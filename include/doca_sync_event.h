@@ -370,20 +370,24 @@ doca_error_t
 doca_sync_event_cap_is_export_to_remote_pci_supported(const struct doca_devinfo *devinfo);
 
 /**
- * @brief Exports an event to a remote network peer (not emulated).
- * @param [in] event  the event.
- * @param [out] data  unchanged.
- * @param [out] sz    unchanged.
- * @return DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_NOT_SUPPORTED otherwise.
+ * @brief Exports a started event to remote network peers (DOCA RDMA remote-net tasks).
+ *
+ * The 40 bytes are owned by the event and stay valid until it is destroyed; exporting again
+ * while it runs returns the same bytes. Stopping or destroying the event revokes the export.
+ * @param [in] event  a started event, not from an export.
+ * @param [out] data  the export bytes.
+ * @param [out] sz    their length.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_BAD_STATE (not started);
+ *         DOCA_ERROR_NOT_PERMITTED (created from an export); DOCA_ERROR_NO_MEMORY.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_export_to_remote_net(struct doca_sync_event *event,
                                                   const uint8_t **data, size_t *sz);
 
 /**
- * @brief Whether a device can export a sync event to the network (never, in odma).
+ * @brief Whether a device can export a sync event to the network (devices with RDMA).
  * @param [in] devinfo  the device.
- * @return DOCA_ERROR_NOT_SUPPORTED; DOCA_ERROR_INVALID_VALUE (NULL).
+ * @return DOCA_SUCCESS (supported); DOCA_ERROR_NOT_SUPPORTED; DOCA_ERROR_INVALID_VALUE (NULL).
  */
 DOCA_EXPERIMENTAL
 doca_error_t

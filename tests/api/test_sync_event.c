@@ -441,6 +441,38 @@ static void test_caps_and_unsupported(void **state)
 	assert_ok(doca_dev_close(dev));
 }
 
+/*
+ * A remote-net export's bytes belong to the event until it is destroyed, as a remote-PCI
+ * export's do. Before the fix the blob pointer was the transport record's own copy: a stop
+ * wiped it, and the next event exported to the network reused the record, so the first
+ * event's blob then held the second event's id and key (a program sending it gave a peer the
+ * wrong event).
+ */
+static void test_export_remote_net_blob_kept(void **state)
+{
+	struct doca_sync_event *se1 = started_event(), *se2 = started_event();
+	const uint8_t *b1, *b2, *b3;
+	uint8_t copy[64];
+	size_t sz1, sz2, sz3;
+
+	(void)state;
+	assert_ok(doca_sync_event_export_to_remote_net(se1, &b1, &sz1));
+	assert_true(sz1 <= sizeof(copy));
+	memcpy(copy, b1, sz1);
+	assert_ok(doca_sync_event_stop(se1));
+	assert_memory_equal(b1, copy, sz1); /* a stop leaves the bytes */
+	assert_ok(doca_sync_event_export_to_remote_net(se2, &b2, &sz2));
+	assert_memory_equal(b1, copy, sz1); /* another event's export does not change them */
+	assert_memory_not_equal(b2, copy, sz2);
+	/* started again, the event gets a new export; the old bytes stay */
+	assert_ok(doca_sync_event_start(se1));
+	assert_ok(doca_sync_event_export_to_remote_net(se1, &b3, &sz3));
+	assert_memory_not_equal(b3, copy, sz3);
+	assert_memory_equal(b1, copy, sz1);
+	assert_ok(doca_sync_event_destroy(se2));
+	assert_ok(doca_sync_event_destroy(se1));
+}
+
 /* One of the threads exporting the same event at once: through @dev, else to the network. */
 struct net_exporter {
 	struct doca_sync_event *se;
@@ -1177,6 +1209,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_set_doca_buf_released),
 		cmocka_unit_test(test_caps_and_unsupported),
 		cmocka_unit_test(test_export_remote_net_race),
+		cmocka_unit_test(test_export_remote_net_blob_kept),
 		cmocka_unit_test(test_export_remote_pci_race),
 		cmocka_unit_test(test_ctx_conf_rules),
 		cmocka_unit_test(test_ctx_tasks),

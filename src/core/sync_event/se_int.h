@@ -141,6 +141,8 @@ struct doca_sync_event {
 	bool forged_warned; /* a forged wake-up slot was logged (once per event) */
 	uint64_t *value;    /* &page->value or user_addr (NULL over the network) */
 	struct se_export *exports;
+	/* remote-net blobs handed out, newest (the live one) first; kept until destroy */
+	struct se_export *rn_exports;
 	bool net_exported; /* an export offers the value over the network (atomic) */
 	/* importer */
 	pid_t peer_pid;

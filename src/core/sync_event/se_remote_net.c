@@ -76,28 +76,41 @@ static void rn_encode(uint8_t *out, const uint8_t key[16], uint32_t id)
  */
 static pthread_mutex_t rn_reg_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Registers @se (exporter, started) once and returns its blob (the record's issued bytes). */
+/*
+ * Registers @se (exporter, started) once and returns its blob: a copy the event keeps until
+ * it is destroyed (the record's own bytes are wiped by a stop, then reused by another event).
+ */
 static doca_error_t rn_register(struct doca_sync_event *se, const uint8_t **blob)
 {
-	struct odma_tp_region *g;
-	uint8_t b[RN_LEN];
+	struct se_export *e = calloc(1, sizeof(*e));
+	struct odma_tp_region *g = NULL;
 
+	if (e == NULL)
+		return DOCA_ERROR_NO_MEMORY;
 	pthread_mutex_lock(&rn_reg_lock);
-	g = odma_tp_region_find(se, ODMA_TP_GRANT_SE_NET);
-	if (g == NULL) {
-		g = odma_tp_region_add((uint64_t)(uintptr_t)se->value, sizeof(*se->value),
-		                       ODMA_TP_READ | ODMA_TP_WRITE | ODMA_TP_ATOMIC);
-		if (g != NULL) {
-			g->grant = ODMA_TP_GRANT_SE_NET;
-			g->owner = se;
-			rn_encode(b, g->hdr.key, g->id);
-			odma_tp_region_publish(g, b, RN_LEN);
-		}
+	if (odma_tp_region_find(se, ODMA_TP_GRANT_SE_NET) != NULL) {
+		*blob = se->rn_exports->blob; /* registered by an earlier export: its copy */
+		pthread_mutex_unlock(&rn_reg_lock);
+		free(e);
+		return DOCA_SUCCESS;
+	}
+	g = odma_tp_region_add((uint64_t)(uintptr_t)se->value, sizeof(*se->value),
+	                       ODMA_TP_READ | ODMA_TP_WRITE | ODMA_TP_ATOMIC);
+	if (g != NULL) {
+		g->grant = ODMA_TP_GRANT_SE_NET;
+		g->owner = se;
+		rn_encode(e->blob, g->hdr.key, g->id);
+		e->len = RN_LEN;
+		odma_tp_region_publish(g, e->blob, RN_LEN);
+		e->next = se->rn_exports;
+		se->rn_exports = e;
+		*blob = e->blob;
 	}
 	pthread_mutex_unlock(&rn_reg_lock);
-	if (g == NULL)
+	if (g == NULL) {
+		free(e);
 		return DOCA_ERROR_NO_MEMORY;
-	*blob = g->issued;
+	}
 	return DOCA_SUCCESS;
 }
 

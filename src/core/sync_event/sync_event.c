@@ -328,6 +328,17 @@ doca_error_t doca_sync_event_stop(struct doca_sync_event *event)
 	return DOCA_SUCCESS;
 }
 
+/* Frees a list of the export blobs an event handed out (at its destroy). */
+static void se_exports_free(struct se_export *e)
+{
+	while (e != NULL) {
+		struct se_export *next = e->next;
+
+		free(e);
+		e = next;
+	}
+}
+
 doca_error_t doca_sync_event_destroy(struct doca_sync_event *event)
 {
 	doca_error_t r;
@@ -343,12 +354,8 @@ doca_error_t doca_sync_event_destroy(struct doca_sync_event *event)
 	for (uint32_t i = 0; i < event->num_devs; i++)
 		odma_dev_release(event->devs[i]);
 	free(event->devs);
-	while (event->exports != NULL) {
-		struct se_export *e = event->exports;
-
-		event->exports = e->next;
-		free(e);
-	}
+	se_exports_free(event->exports);
+	se_exports_free(event->rn_exports);
 	ODMA_DBG("sync event %p destroyed", (void *)event);
 	free(event);
 	return DOCA_SUCCESS;
