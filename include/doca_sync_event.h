@@ -148,12 +148,13 @@ doca_error_t
 doca_sync_event_cap_is_create_from_export_supported(const struct doca_devinfo *devinfo);
 
 /**
- * @brief Builds a handle on an event exported to the network (not emulated).
- * @param [in] dev    a device.
- * @param [in] data   the exported bytes.
- * @param [in] sz     their length.
- * @param [out] event  unchanged.
- * @return DOCA_ERROR_INVALID_VALUE (NULL argument); DOCA_ERROR_NOT_SUPPORTED otherwise.
+ * @brief Builds a handle on an event exported to the network, for DOCA RDMA remote-net tasks.
+ * @param [in] dev    an open device with RDMA.
+ * @param [in] data   the bytes of doca_sync_event_export_to_remote_net().
+ * @param [in] sz     their length (40).
+ * @param [out] event  the handle.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL, not an open device, malformed
+ *         bytes); DOCA_ERROR_NOT_SUPPORTED (device without RDMA); DOCA_ERROR_NO_MEMORY.
  */
 DOCA_EXPERIMENTAL
 doca_error_t
@@ -161,9 +162,9 @@ doca_sync_event_remote_net_create_from_export(struct doca_dev *dev, const uint8_
                                               struct doca_sync_event_remote_net **event);
 
 /**
- * @brief Whether a device can build a remote-network sync event (never, in odma).
+ * @brief Whether a device can build a remote-network sync event (devices with RDMA).
  * @param [in] devinfo  the device.
- * @return DOCA_ERROR_NOT_SUPPORTED; DOCA_ERROR_INVALID_VALUE (NULL).
+ * @return DOCA_SUCCESS (supported); DOCA_ERROR_NOT_SUPPORTED; DOCA_ERROR_INVALID_VALUE (NULL).
  */
 DOCA_EXPERIMENTAL
 doca_error_t
@@ -183,9 +184,9 @@ DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_destroy(struct doca_sync_event *event);
 
 /**
- * @brief Destroys a remote-network event handle (none can exist in odma).
- * @param [in] event  the handle.
- * @return DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_NOT_SUPPORTED otherwise.
+ * @brief Destroys a remote-network event handle.
+ * @param [in] event  a handle from doca_sync_event_remote_net_create_from_export().
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL, or not such a handle).
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_remote_net_destroy(struct doca_sync_event_remote_net *event);
@@ -231,9 +232,10 @@ DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_add_publisher_location_remote_pci(struct doca_sync_event *event);
 
 /**
- * @brief Declares a remote network publisher (not emulated).
- * @param [in] event  the event.
- * @return DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_NOT_SUPPORTED otherwise.
+ * @brief Declares that remote network peers (DOCA RDMA remote-net tasks) update the event.
+ * @param [in] event  an event that is not started and not from an export.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL); DOCA_ERROR_BAD_STATE (started);
+ *         DOCA_ERROR_NOT_PERMITTED (created from an export).
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_add_publisher_location_remote_net(struct doca_sync_event *event);
