@@ -281,17 +281,24 @@ static bool argp_name_taken(const char *name)
 	return odma_argp_find(name, true) != NULL || odma_argp_find(name, false) != NULL;
 }
 
+doca_error_t odma_argp_check_open(const char *fn, const char *fix)
+{
+	if (odma_argp.initialized && !odma_argp.started)
+		return DOCA_SUCCESS;
+	odma_argp_msg(DOCA_LOG_LEVEL_ERROR, "%s: the parser is %s; %s", fn,
+	              odma_argp.started ? "already started" : "not initialised", fix);
+	return DOCA_ERROR_BAD_STATE;
+}
+
 static doca_error_t argp_register_check(const struct doca_argp_param *p)
 {
 	const char *name = p->long_name != NULL ? p->long_name : p->short_name;
+	doca_error_t rc;
 
-	if (!odma_argp.initialized || odma_argp.started) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
-		              "doca_argp_register_param: the parser is %s; register "
-		              "params between doca_argp_init and doca_argp_start",
-		              odma_argp.started ? "already started" : "not initialised");
-		return DOCA_ERROR_BAD_STATE;
-	}
+	rc = odma_argp_check_open("doca_argp_register_param",
+	                          "register params between doca_argp_init and doca_argp_start");
+	if (rc != DOCA_SUCCESS)
+		return rc;
 	if (name == NULL || p->callback == NULL || p->type == DOCA_ARGP_TYPE_UNKNOWN ||
 	    p->type > DOCA_ARGP_TYPE_JSON_OBJ) {
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,

@@ -55,6 +55,8 @@ void odma_argp_msg(enum doca_log_level level, const char *format, ...)
         __attribute__((format(printf, 2, 3)));
 /* A line of its own on stderr, no log prefix (the program's logger callback when set). */
 void odma_argp_plain(const char *format, ...) __attribute__((format(printf, 1, 2)));
+/* BAD_STATE, with one line "@fn: the parser is ...; @fix", unless between init and start. */
+doca_error_t odma_argp_check_open(const char *fn, const char *fix);
 struct doca_argp_param *odma_argp_find(const char *name, bool is_long);
 /* odma_argp_find of the first @len characters of @name (a flag on the command line). */
 struct doca_argp_param *odma_argp_find_n(const char *name, size_t len, bool is_long);

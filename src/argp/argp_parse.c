@@ -420,13 +420,10 @@ doca_error_t doca_argp_start(int argc, char **argv)
 	doca_error_t rc;
 	int i;
 
-	if (!odma_argp.initialized || odma_argp.started) {
-		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
-		              "doca_argp_start: the parser is %s; call doca_argp_init "
-		              "once, then doca_argp_start once",
-		              odma_argp.started ? "already started" : "not initialised");
-		return DOCA_ERROR_BAD_STATE;
-	}
+	rc = odma_argp_check_open("doca_argp_start",
+	                          "call doca_argp_init once, then doca_argp_start once");
+	if (rc != DOCA_SUCCESS)
+		return rc;
 	if (argc < 1 || argv == NULL || argv[0] == NULL) {
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
 		              "doca_argp_start: argc %d / argv %p; pass main's argc and argv", argc,
