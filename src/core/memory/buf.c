@@ -91,41 +91,25 @@ doca_error_t doca_buf_dec_refcount(struct doca_buf *buf, uint16_t *refcount)
 
 ODMA_GETTER(doca_buf_get_refcount, const struct doca_buf, buf, uint16_t, refcount, buf->refcount)
 
-doca_error_t doca_buf_get_len(const struct doca_buf *buf, size_t *len)
-{
-	ODMA_CHECK_ARG(buf != NULL && len != NULL, "buf and len must not be NULL");
-	if (buf_check_live(buf, "doca_buf_get_len") != DOCA_SUCCESS)
-		return DOCA_ERROR_BAD_STATE;
-	*len = buf->len;
-	return DOCA_SUCCESS;
-}
+/*
+ * Defines the public getter @fn(buf, @type *@field) of buf->@field: INVALID_VALUE when either
+ * is NULL, BAD_STATE for a buf already returned to its inventory.
+ */
+#define BUF_LIVE_GETTER(fn, type, field)                                                           \
+	doca_error_t fn(const struct doca_buf *buf, type *field)                                   \
+	{                                                                                          \
+		ODMA_CHECK_ARG(buf != NULL && field != NULL,                                       \
+		               "buf and " #field " must not be NULL");                             \
+		if (buf_check_live(buf, #fn) != DOCA_SUCCESS)                                      \
+			return DOCA_ERROR_BAD_STATE;                                               \
+		*field = buf->field;                                                               \
+		return DOCA_SUCCESS;                                                               \
+	}
 
-doca_error_t doca_buf_get_head(const struct doca_buf *buf, void **head)
-{
-	ODMA_CHECK_ARG(buf != NULL && head != NULL, "buf and head must not be NULL");
-	if (buf_check_live(buf, "doca_buf_get_head") != DOCA_SUCCESS)
-		return DOCA_ERROR_BAD_STATE;
-	*head = buf->head;
-	return DOCA_SUCCESS;
-}
-
-doca_error_t doca_buf_get_data_len(const struct doca_buf *buf, size_t *data_len)
-{
-	ODMA_CHECK_ARG(buf != NULL && data_len != NULL, "buf and data_len must not be NULL");
-	if (buf_check_live(buf, "doca_buf_get_data_len") != DOCA_SUCCESS)
-		return DOCA_ERROR_BAD_STATE;
-	*data_len = buf->data_len;
-	return DOCA_SUCCESS;
-}
-
-doca_error_t doca_buf_get_data(const struct doca_buf *buf, void **data)
-{
-	ODMA_CHECK_ARG(buf != NULL && data != NULL, "buf and data must not be NULL");
-	if (buf_check_live(buf, "doca_buf_get_data") != DOCA_SUCCESS)
-		return DOCA_ERROR_BAD_STATE;
-	*data = buf->data;
-	return DOCA_SUCCESS;
-}
+BUF_LIVE_GETTER(doca_buf_get_len, size_t, len)
+BUF_LIVE_GETTER(doca_buf_get_head, void *, head)
+BUF_LIVE_GETTER(doca_buf_get_data_len, size_t, data_len)
+BUF_LIVE_GETTER(doca_buf_get_data, void *, data)
 
 /* The refusals of doca_buf_set_data, each with its log line (kept off the per-task path). */
 static doca_error_t __attribute__((noinline, cold))
