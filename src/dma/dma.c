@@ -87,27 +87,11 @@ doca_error_t doca_dma_cap_task_memcpy_is_supported(const struct doca_devinfo *de
 ODMA_GETTER(doca_dma_cap_get_max_num_tasks, struct doca_dma, dma, uint32_t, max_num_tasks,
             dma->ctx.caps->max_num_tasks)
 
-doca_error_t doca_dma_cap_task_memcpy_get_max_buf_list_len(const struct doca_devinfo *devinfo,
-                                                           uint32_t *max_buf_list_len)
-{
-	ODMA_CHECK_ARG(devinfo != NULL && max_buf_list_len != NULL,
-	               "devinfo and max_buf_list_len must not be NULL");
-	if (!devinfo->caps.dma_memcpy)
-		return DOCA_ERROR_NOT_SUPPORTED;
-	*max_buf_list_len = devinfo->caps.max_buf_list_len;
-	return DOCA_SUCCESS;
-}
+ODMA_CAP_GETTER(doca_dma_cap_task_memcpy_get_max_buf_list_len, uint32_t, max_buf_list_len,
+                dma_memcpy, devinfo->caps.max_buf_list_len)
 
-doca_error_t doca_dma_cap_task_memcpy_get_max_buf_size(const struct doca_devinfo *devinfo,
-                                                       uint64_t *buf_size)
-{
-	ODMA_CHECK_ARG(devinfo != NULL && buf_size != NULL,
-	               "devinfo and buf_size must not be NULL");
-	if (!devinfo->caps.dma_memcpy)
-		return DOCA_ERROR_NOT_SUPPORTED;
-	*buf_size = devinfo->caps.max_buf_size;
-	return DOCA_SUCCESS;
-}
+ODMA_CAP_GETTER(doca_dma_cap_task_memcpy_get_max_buf_size, uint64_t, buf_size, dma_memcpy,
+                devinfo->caps.max_buf_size)
 
 doca_error_t doca_dma_task_memcpy_set_conf(struct doca_dma *dma,
                                            doca_dma_task_memcpy_completion_cb_t task_completion_cb,

@@ -126,29 +126,13 @@ doca_error_t doca_ec_cap_task_galois_mul_is_supported(const struct doca_devinfo 
 	return ec_cap_task(devinfo, __func__);
 }
 
-doca_error_t doca_ec_cap_get_max_block_size(const struct doca_devinfo *devinfo,
-                                            uint64_t *max_block_size)
-{
-	ODMA_CHECK_ARG(devinfo != NULL && max_block_size != NULL,
-	               "devinfo and max_block_size must not be NULL");
-	if (!devinfo->caps.ec)
-		return DOCA_ERROR_NOT_SUPPORTED;
-	*max_block_size = devinfo->caps.ec_max_block_size ? devinfo->caps.ec_max_block_size
-	                                                  : EC_DEFAULT_MAX_BLOCK_SIZE;
-	return DOCA_SUCCESS;
-}
+ODMA_CAP_GETTER(doca_ec_cap_get_max_block_size, uint64_t, max_block_size, ec,
+                devinfo->caps.ec_max_block_size ? devinfo->caps.ec_max_block_size
+                                                : EC_DEFAULT_MAX_BLOCK_SIZE)
 
-doca_error_t doca_ec_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo,
-                                              uint32_t *max_buf_list_len)
-{
-	ODMA_CHECK_ARG(devinfo != NULL && max_buf_list_len != NULL,
-	               "devinfo and max_buf_list_len must not be NULL");
-	if (!devinfo->caps.ec)
-		return DOCA_ERROR_NOT_SUPPORTED;
-	*max_buf_list_len = devinfo->caps.ec_max_buf_list_len ? devinfo->caps.ec_max_buf_list_len
-	                                                      : EC_DEFAULT_MAX_BUF_LIST_LEN;
-	return DOCA_SUCCESS;
-}
+ODMA_CAP_GETTER(doca_ec_cap_get_max_buf_list_len, uint32_t, max_buf_list_len, ec,
+                devinfo->caps.ec_max_buf_list_len ? devinfo->caps.ec_max_buf_list_len
+                                                  : EC_DEFAULT_MAX_BUF_LIST_LEN)
 
 /* ------------------------------------------------------------------ configuration */
 

@@ -212,6 +212,22 @@ void odma_dev_release(struct doca_dev *dev);
 	} while (0)
 
 /*
+ * Defines the public capability getter @fn(devinfo, @t *@n): INVALID_VALUE with one line
+ * naming both arguments when either is NULL, NOT_SUPPORTED when the device's caps.@cap is
+ * unset, else *@n = the expression that follows, and DOCA_SUCCESS.
+ */
+#define ODMA_CAP_GETTER(fn, t, n, cap, ...)                                                        \
+	doca_error_t fn(const struct doca_devinfo *devinfo, t *n)                                  \
+	{                                                                                          \
+		ODMA_CHECK_ARG(devinfo != NULL && n != NULL,                                       \
+		               "devinfo and " #n " must not be NULL");                             \
+		if (!devinfo->caps.cap)                                                            \
+			return DOCA_ERROR_NOT_SUPPORTED;                                           \
+		*n = (__VA_ARGS__);                                                                \
+		return DOCA_SUCCESS;                                                               \
+	}
+
+/*
  * Whether @p is the address of one of the @n elements of @size bytes at @base: how a handle
  * passed in is recognised as a device or representor of the system (addresses only).
  */

@@ -147,17 +147,8 @@ doca_mmap_advise_cap_task_cache_invalidate_is_supported(const struct doca_devinf
 	return devinfo->caps.cache_invalidate ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
 }
 
-doca_error_t
-doca_mmap_advise_task_cache_invalidate_get_max_buf_size(const struct doca_devinfo *devinfo,
-                                                        uint64_t *buf_size)
-{
-	ODMA_CHECK_ARG(devinfo != NULL && buf_size != NULL,
-	               "devinfo and buf_size must not be NULL");
-	if (!devinfo->caps.cache_invalidate)
-		return DOCA_ERROR_NOT_SUPPORTED;
-	*buf_size = devinfo->caps.max_buf_size;
-	return DOCA_SUCCESS;
-}
+ODMA_CAP_GETTER(doca_mmap_advise_task_cache_invalidate_get_max_buf_size, uint64_t, buf_size,
+                cache_invalidate, devinfo->caps.max_buf_size)
 
 doca_error_t doca_mmap_advise_task_invalidate_cache_set_conf(
         struct doca_mmap_advise *mmap_advise,
