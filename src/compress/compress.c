@@ -299,16 +299,7 @@ doca_error_t doca_compress_create(struct doca_dev *dev, struct doca_compress **c
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_compress_destroy(struct doca_compress *compress)
-{
-	ODMA_CHECK_ARG(compress != NULL, "compress must not be NULL");
-	return doca_priv_ctx_free(&compress->ctx);
-}
-
-struct doca_ctx *doca_compress_as_ctx(struct doca_compress *compress)
-{
-	return compress != NULL ? &compress->ctx : NULL;
-}
+ODMA_CTX_DESTROY_AS_CTX(compress)
 
 ODMA_GETTER(doca_compress_cap_get_max_num_tasks, struct doca_compress, compress, uint32_t,
             max_num_tasks, compress->max_tasks)

@@ -67,16 +67,7 @@ doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma)
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_dma_destroy(struct doca_dma *dma)
-{
-	ODMA_CHECK_ARG(dma != NULL, "dma must not be NULL");
-	return doca_priv_ctx_free(&dma->ctx);
-}
-
-struct doca_ctx *doca_dma_as_ctx(struct doca_dma *dma)
-{
-	return dma != NULL ? &dma->ctx : NULL;
-}
+ODMA_CTX_DESTROY_AS_CTX(dma)
 
 doca_error_t doca_dma_cap_task_memcpy_is_supported(const struct doca_devinfo *devinfo)
 {

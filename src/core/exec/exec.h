@@ -291,6 +291,24 @@ DOCA_STABLE doca_error_t doca_priv_ctx_destroy(struct doca_ctx *ctx);
 DOCA_STABLE doca_error_t doca_priv_ctx_new(size_t size, const struct odma_ctx_ops *ops,
                                            struct doca_dev *dev, struct doca_ctx **ctx);
 DOCA_STABLE doca_error_t doca_priv_ctx_free(struct doca_ctx *ctx);
+
+/*
+ * Defines the public doca_@name_destroy and doca_@name_as_ctx of a context type made with
+ * doca_priv_ctx_new (struct doca_@name holds its context as member ctx): destroy refuses NULL
+ * with one line, else returns what doca_priv_ctx_free does; as_ctx maps NULL to NULL.
+ */
+#define ODMA_CTX_DESTROY_AS_CTX(name)                                                              \
+	doca_error_t doca_##name##_destroy(struct doca_##name *name)                               \
+	{                                                                                          \
+		ODMA_CHECK_ARG(name != NULL, #name " must not be NULL");                           \
+		return doca_priv_ctx_free(&name->ctx);                                             \
+	}                                                                                          \
+                                                                                                   \
+	struct doca_ctx *doca_##name##_as_ctx(struct doca_##name *name)                            \
+	{                                                                                          \
+		return name != NULL ? &name->ctx : NULL;                                           \
+	}
+
 DOCA_STABLE doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task);
 DOCA_STABLE void doca_priv_task_complete(struct doca_task *task, doca_error_t status);
 DOCA_STABLE void doca_priv_ctx_set_state(struct doca_ctx *ctx, enum doca_ctx_states next);

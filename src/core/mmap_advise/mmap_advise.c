@@ -129,16 +129,7 @@ doca_error_t doca_mmap_advise_create(struct doca_dev *dev, struct doca_mmap_advi
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_mmap_advise_destroy(struct doca_mmap_advise *mmap_advise)
-{
-	ODMA_CHECK_ARG(mmap_advise != NULL, "mmap_advise must not be NULL");
-	return doca_priv_ctx_free(&mmap_advise->ctx);
-}
-
-struct doca_ctx *doca_mmap_advise_as_ctx(struct doca_mmap_advise *mmap_advise)
-{
-	return mmap_advise != NULL ? &mmap_advise->ctx : NULL;
-}
+ODMA_CTX_DESTROY_AS_CTX(mmap_advise)
 
 doca_error_t
 doca_mmap_advise_cap_task_cache_invalidate_is_supported(const struct doca_devinfo *devinfo)
