@@ -69,11 +69,7 @@ doca_error_t doca_dma_create(struct doca_dev *dev, struct doca_dma **dma)
 
 ODMA_CTX_DESTROY_AS_CTX(dma)
 
-doca_error_t doca_dma_cap_task_memcpy_is_supported(const struct doca_devinfo *devinfo)
-{
-	ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");
-	return devinfo->caps.dma_memcpy ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
-}
+ODMA_CAP_SUPPORTED(doca_dma_cap_task_memcpy_is_supported, dma_memcpy)
 
 ODMA_GETTER(doca_dma_cap_get_max_num_tasks, struct doca_dma, dma, uint32_t, max_num_tasks,
             dma->ctx.caps->max_num_tasks)

@@ -97,34 +97,10 @@ struct doca_ctx *doca_ec_as_ctx(struct doca_ec *ec)
 
 /* ------------------------------------------------------------------ capabilities */
 
-static doca_error_t ec_cap_task(const struct doca_devinfo *devinfo, const char *fn)
-{
-	if (devinfo == NULL) {
-		ODMA_ERR_AT(fn, "devinfo must not be NULL");
-		return DOCA_ERROR_INVALID_VALUE;
-	}
-	return devinfo->caps.ec ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
-}
-
-doca_error_t doca_ec_cap_task_create_is_supported(const struct doca_devinfo *devinfo)
-{
-	return ec_cap_task(devinfo, __func__);
-}
-
-doca_error_t doca_ec_cap_task_recover_is_supported(const struct doca_devinfo *devinfo)
-{
-	return ec_cap_task(devinfo, __func__);
-}
-
-doca_error_t doca_ec_cap_task_update_is_supported(const struct doca_devinfo *devinfo)
-{
-	return ec_cap_task(devinfo, __func__);
-}
-
-doca_error_t doca_ec_cap_task_galois_mul_is_supported(const struct doca_devinfo *devinfo)
-{
-	return ec_cap_task(devinfo, __func__);
-}
+ODMA_CAP_SUPPORTED(doca_ec_cap_task_create_is_supported, ec)
+ODMA_CAP_SUPPORTED(doca_ec_cap_task_recover_is_supported, ec)
+ODMA_CAP_SUPPORTED(doca_ec_cap_task_update_is_supported, ec)
+ODMA_CAP_SUPPORTED(doca_ec_cap_task_galois_mul_is_supported, ec)
 
 ODMA_CAP_GETTER(doca_ec_cap_get_max_block_size, uint64_t, max_block_size, ec,
                 devinfo->caps.ec_max_block_size ? devinfo->caps.ec_max_block_size

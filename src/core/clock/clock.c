@@ -155,23 +155,11 @@ static doca_error_t clock_refused(const struct doca_clock *clock, uint64_t type,
 	return r;
 }
 
-doca_error_t doca_clock_cap_nic_free_running_is_supported(const struct doca_devinfo *devinfo)
-{
-	ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");
-	return devinfo->caps.clock_free_running ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
-}
+ODMA_CAP_SUPPORTED(doca_clock_cap_nic_free_running_is_supported, clock_free_running)
 
-doca_error_t doca_clock_cap_nic_real_time_is_supported(const struct doca_devinfo *devinfo)
-{
-	ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");
-	return devinfo->caps.clock_real_time ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
-}
+ODMA_CAP_SUPPORTED(doca_clock_cap_nic_real_time_is_supported, clock_real_time)
 
-doca_error_t doca_clock_cap_nic_dpa_timer_is_supported(const struct doca_devinfo *devinfo)
-{
-	ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");
-	return devinfo->caps.clock_dpa_timer ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
-}
+ODMA_CAP_SUPPORTED(doca_clock_cap_nic_dpa_timer_is_supported, clock_dpa_timer)
 
 doca_error_t doca_clock_create(const struct doca_dev *dev, struct doca_clock **clock)
 {

@@ -212,6 +212,17 @@ void odma_dev_release(struct doca_dev *dev);
 	} while (0)
 
 /*
+ * Defines the public capability query @fn(devinfo): INVALID_VALUE with one line for a NULL
+ * devinfo, else DOCA_SUCCESS when the device's caps.@cap is set and NOT_SUPPORTED when not.
+ */
+#define ODMA_CAP_SUPPORTED(fn, cap)                                                                \
+	doca_error_t fn(const struct doca_devinfo *devinfo)                                        \
+	{                                                                                          \
+		ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");                       \
+		return devinfo->caps.cap ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;                \
+	}
+
+/*
  * Defines the public capability getter @fn(devinfo, @t *@n): INVALID_VALUE with one line
  * naming both arguments when either is NULL, NOT_SUPPORTED when the device's caps.@cap is
  * unset, else *@n = the expression that follows, and DOCA_SUCCESS.

@@ -131,12 +131,7 @@ doca_error_t doca_mmap_advise_create(struct doca_dev *dev, struct doca_mmap_advi
 
 ODMA_CTX_DESTROY_AS_CTX(mmap_advise)
 
-doca_error_t
-doca_mmap_advise_cap_task_cache_invalidate_is_supported(const struct doca_devinfo *devinfo)
-{
-	ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");
-	return devinfo->caps.cache_invalidate ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
-}
+ODMA_CAP_SUPPORTED(doca_mmap_advise_cap_task_cache_invalidate_is_supported, cache_invalidate)
 
 ODMA_CAP_GETTER(doca_mmap_advise_task_cache_invalidate_get_max_buf_size, uint64_t, buf_size,
                 cache_invalidate, devinfo->caps.max_buf_size)

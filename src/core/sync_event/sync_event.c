@@ -556,18 +556,9 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 /* Capabilities                                                                            */
 /* ------------------------------------------------------------------------------------ */
 
-doca_error_t
-doca_sync_event_cap_is_export_to_remote_pci_supported(const struct doca_devinfo *devinfo)
-{
-	ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");
-	return devinfo->caps.export_pci ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
-}
+ODMA_CAP_SUPPORTED(doca_sync_event_cap_is_export_to_remote_pci_supported, export_pci)
 
-doca_error_t doca_sync_event_cap_is_create_from_export_supported(const struct doca_devinfo *devinfo)
-{
-	ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");
-	return devinfo->caps.from_export_pci ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
-}
+ODMA_CAP_SUPPORTED(doca_sync_event_cap_is_create_from_export_supported, from_export_pci)
 
 /* The capabilities that no emulated device has. */
 #define SE_CAP_NEVER(name)                                                                         \
