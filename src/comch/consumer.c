@@ -459,12 +459,7 @@ doca_error_t doca_comch_consumer_destroy(struct doca_comch_consumer *consumer)
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_comch_consumer_cap_is_supported(const struct doca_devinfo *devinfo)
-{
-	ODMA_CHECK_ARG(devinfo != NULL,
-	               "doca_comch_consumer_cap_is_supported: devinfo must not be NULL");
-	return devinfo->caps.comch ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
-}
+ODMA_CAP_SUPPORTED(doca_comch_consumer_cap_is_supported, comch)
 
 ODMA_GETTER(doca_comch_consumer_get_id, const struct doca_comch_consumer, consumer, uint32_t, id,
             consumer->fp.id)
