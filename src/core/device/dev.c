@@ -97,6 +97,29 @@ struct doca_devinfo *doca_priv_dev_lookup(const struct doca_dev *dev)
 	               "from doca_devinfo_create_list or doca_dev_as_devinfo",                     \
 	               (const void *)(d))
 
+/* Defines the public getter @fn(devinfo, @t *@n): *@n = the expression that follows. */
+#define DEVINFO_GETTER(fn, t, n, ...)                                                              \
+	doca_error_t fn(const struct doca_devinfo *devinfo, t *n)                                  \
+	{                                                                                          \
+		ODMA_CHECK_DEVINFO(devinfo);                                                       \
+		ODMA_CHECK_ARG(n != NULL, #n " must not be NULL");                                 \
+		*n = (__VA_ARGS__);                                                                \
+		return DOCA_SUCCESS;                                                               \
+	}
+
+/*
+ * Defines the public getter @fn(devinfo, @t *@n, size) that copies @len bytes of @src into
+ * the caller's buffer of at least @min bytes.
+ */
+#define DEVINFO_COPY_GETTER(fn, t, n, min, src, len)                                               \
+	doca_error_t fn(const struct doca_devinfo *devinfo, t *n, uint32_t size)                   \
+	{                                                                                          \
+		ODMA_CHECK_DEVINFO(devinfo);                                                       \
+		ODMA_CHECK_BUF(#n, n, size, min);                                                  \
+		memcpy(n, src, len);                                                               \
+		return DOCA_SUCCESS;                                                               \
+	}
+
 doca_error_t doca_devinfo_create_list(struct doca_devinfo ***dev_list, uint32_t *nb_devs)
 {
 	const struct odma_system *sys;
@@ -260,69 +283,27 @@ doca_error_t doca_devinfo_is_equal_pci_addr(const struct doca_devinfo *devinfo,
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_devinfo_get_ibdev_name(const struct doca_devinfo *devinfo, char *ibdev_name,
-                                         uint32_t size)
-{
-	ODMA_CHECK_DEVINFO(devinfo);
-	ODMA_CHECK_BUF("ibdev_name", ibdev_name, size, DOCA_DEVINFO_IBDEV_NAME_SIZE);
-	memcpy(ibdev_name, devinfo->ibdev_name,
-	       strnlen(devinfo->ibdev_name, DOCA_DEVINFO_IBDEV_NAME_SIZE - 1) + 1);
-	return DOCA_SUCCESS;
-}
+DEVINFO_COPY_GETTER(doca_devinfo_get_ibdev_name, char, ibdev_name, DOCA_DEVINFO_IBDEV_NAME_SIZE,
+                    devinfo->ibdev_name,
+                    strnlen(devinfo->ibdev_name, DOCA_DEVINFO_IBDEV_NAME_SIZE - 1) + 1)
 
-doca_error_t doca_devinfo_get_iface_name(const struct doca_devinfo *devinfo, char *iface_name,
-                                         uint32_t size)
-{
-	ODMA_CHECK_DEVINFO(devinfo);
-	ODMA_CHECK_BUF("iface_name", iface_name, size, DOCA_DEVINFO_IFACE_NAME_SIZE);
-	memcpy(iface_name, devinfo->iface_name,
-	       strnlen(devinfo->iface_name, DOCA_DEVINFO_IFACE_NAME_SIZE - 1) + 1);
-	return DOCA_SUCCESS;
-}
+DEVINFO_COPY_GETTER(doca_devinfo_get_iface_name, char, iface_name, DOCA_DEVINFO_IFACE_NAME_SIZE,
+                    devinfo->iface_name,
+                    strnlen(devinfo->iface_name, DOCA_DEVINFO_IFACE_NAME_SIZE - 1) + 1)
 
-doca_error_t doca_devinfo_get_ipv4_addr(const struct doca_devinfo *devinfo, uint8_t *ipv4_addr,
-                                        uint32_t size)
-{
-	ODMA_CHECK_DEVINFO(devinfo);
-	ODMA_CHECK_BUF("ipv4_addr", ipv4_addr, size, DOCA_DEVINFO_IPV4_ADDR_SIZE);
-	memcpy(ipv4_addr, devinfo->ipv4, DOCA_DEVINFO_IPV4_ADDR_SIZE);
-	return DOCA_SUCCESS;
-}
+DEVINFO_COPY_GETTER(doca_devinfo_get_ipv4_addr, uint8_t, ipv4_addr, DOCA_DEVINFO_IPV4_ADDR_SIZE,
+                    devinfo->ipv4, DOCA_DEVINFO_IPV4_ADDR_SIZE)
 
-doca_error_t doca_devinfo_get_ipv6_addr(const struct doca_devinfo *devinfo, uint8_t *ipv6_addr,
-                                        uint32_t size)
-{
-	ODMA_CHECK_DEVINFO(devinfo);
-	ODMA_CHECK_BUF("ipv6_addr", ipv6_addr, size, DOCA_DEVINFO_IPV6_ADDR_SIZE);
-	memcpy(ipv6_addr, devinfo->ipv6, DOCA_DEVINFO_IPV6_ADDR_SIZE);
-	return DOCA_SUCCESS;
-}
+DEVINFO_COPY_GETTER(doca_devinfo_get_ipv6_addr, uint8_t, ipv6_addr, DOCA_DEVINFO_IPV6_ADDR_SIZE,
+                    devinfo->ipv6, DOCA_DEVINFO_IPV6_ADDR_SIZE)
 
-doca_error_t doca_devinfo_get_mac_addr(const struct doca_devinfo *devinfo, uint8_t *mac_addr,
-                                       uint32_t size)
-{
-	ODMA_CHECK_DEVINFO(devinfo);
-	ODMA_CHECK_BUF("mac_addr", mac_addr, size, DOCA_DEVINFO_MAC_ADDR_SIZE);
-	memcpy(mac_addr, devinfo->mac, DOCA_DEVINFO_MAC_ADDR_SIZE);
-	return DOCA_SUCCESS;
-}
+DEVINFO_COPY_GETTER(doca_devinfo_get_mac_addr, uint8_t, mac_addr, DOCA_DEVINFO_MAC_ADDR_SIZE,
+                    devinfo->mac, DOCA_DEVINFO_MAC_ADDR_SIZE)
 
-doca_error_t doca_devinfo_get_lid(const struct doca_devinfo *devinfo, uint16_t *lid)
-{
-	ODMA_CHECK_DEVINFO(devinfo);
-	ODMA_CHECK_ARG(lid != NULL, "lid must not be NULL");
-	*lid = devinfo->lid;
-	return DOCA_SUCCESS;
-}
+DEVINFO_GETTER(doca_devinfo_get_lid, uint16_t, lid, devinfo->lid)
 
-doca_error_t doca_devinfo_get_pci_func_type(const struct doca_devinfo *devinfo,
-                                            enum doca_pci_func_type *pci_func_type)
-{
-	ODMA_CHECK_DEVINFO(devinfo);
-	ODMA_CHECK_ARG(pci_func_type != NULL, "pci_func_type must not be NULL");
-	*pci_func_type = devinfo->func_type;
-	return DOCA_SUCCESS;
-}
+DEVINFO_GETTER(doca_devinfo_get_pci_func_type, enum doca_pci_func_type, pci_func_type,
+               devinfo->func_type)
 
 doca_error_t doca_devinfo_get_sf_index(const struct doca_devinfo *devinfo, uint32_t *sf_index)
 {
@@ -337,13 +318,7 @@ doca_error_t doca_devinfo_get_sf_index(const struct doca_devinfo *devinfo, uint3
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_devinfo_get_active_rate(const struct doca_devinfo *devinfo, uint64_t *active_rate)
-{
-	ODMA_CHECK_DEVINFO(devinfo);
-	ODMA_CHECK_ARG(active_rate != NULL, "active_rate must not be NULL");
-	*active_rate = devinfo->active_rate;
-	return DOCA_SUCCESS;
-}
+DEVINFO_GETTER(doca_devinfo_get_active_rate, uint64_t, active_rate, devinfo->active_rate)
 
 doca_error_t doca_priv_devinfo_get_queue_depth(const struct doca_devinfo *info, uint32_t *depth)
 {
@@ -355,10 +330,4 @@ doca_error_t doca_priv_devinfo_get_queue_depth(const struct doca_devinfo *info, 
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_devinfo_get_vhca_id(const struct doca_devinfo *devinfo, uint16_t *vhca_id)
-{
-	ODMA_CHECK_DEVINFO(devinfo);
-	ODMA_CHECK_ARG(vhca_id != NULL, "vhca_id must not be NULL");
-	*vhca_id = devinfo->vhca_id;
-	return DOCA_SUCCESS;
-}
+DEVINFO_GETTER(doca_devinfo_get_vhca_id, uint16_t, vhca_id, devinfo->vhca_id)
