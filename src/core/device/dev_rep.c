@@ -178,6 +178,16 @@ struct doca_devinfo_rep *doca_dev_rep_as_devinfo(struct doca_dev_rep *dev_rep)
 	return info != NULL && dev_rep->refcount > 0 ? info : NULL;
 }
 
+/* Defines the public getter @fn(devinfo_rep, @t *@n): *@n = the expression that follows. */
+#define REP_GETTER(fn, t, n, ...)                                                                  \
+	doca_error_t fn(const struct doca_devinfo_rep *devinfo_rep, t *n)                          \
+	{                                                                                          \
+		ODMA_CHECK_REP(devinfo_rep);                                                       \
+		ODMA_CHECK_ARG(n != NULL, #n " must not be NULL");                                 \
+		*n = (__VA_ARGS__);                                                                \
+		return DOCA_SUCCESS;                                                               \
+	}
+
 doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_rep, char *rep_vuid,
                                        uint32_t size)
 {
@@ -202,14 +212,7 @@ doca_error_t doca_devinfo_rep_get_iface_name(const struct doca_devinfo_rep *devi
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_devinfo_rep_get_vhca_id(const struct doca_devinfo_rep *devinfo_rep,
-                                          uint16_t *vhca_id)
-{
-	ODMA_CHECK_REP(devinfo_rep);
-	ODMA_CHECK_ARG(vhca_id != NULL, "vhca_id must not be NULL");
-	*vhca_id = devinfo_rep->vhca_id;
-	return DOCA_SUCCESS;
-}
+REP_GETTER(doca_devinfo_rep_get_vhca_id, uint16_t, vhca_id, devinfo_rep->vhca_id)
 
 doca_error_t doca_devinfo_rep_get_pci_addr_str(const struct doca_devinfo_rep *devinfo_rep,
                                                char *pci_addr_str)
@@ -220,23 +223,10 @@ doca_error_t doca_devinfo_rep_get_pci_addr_str(const struct doca_devinfo_rep *de
 	return DOCA_SUCCESS;
 }
 
-doca_error_t doca_devinfo_rep_get_pci_func_type(const struct doca_devinfo_rep *devinfo_rep,
-                                                enum doca_pci_func_type *pci_func_type)
-{
-	ODMA_CHECK_REP(devinfo_rep);
-	ODMA_CHECK_ARG(pci_func_type != NULL, "pci_func_type must not be NULL");
-	*pci_func_type = devinfo_rep->func_type;
-	return DOCA_SUCCESS;
-}
+REP_GETTER(doca_devinfo_rep_get_pci_func_type, enum doca_pci_func_type, pci_func_type,
+           devinfo_rep->func_type)
 
-doca_error_t doca_devinfo_rep_get_is_hotplug(const struct doca_devinfo_rep *devinfo_rep,
-                                             uint8_t *is_hotplug)
-{
-	ODMA_CHECK_REP(devinfo_rep);
-	ODMA_CHECK_ARG(is_hotplug != NULL, "is_hotplug must not be NULL");
-	*is_hotplug = devinfo_rep->hotplug;
-	return DOCA_SUCCESS;
-}
+REP_GETTER(doca_devinfo_rep_get_is_hotplug, uint8_t, is_hotplug, devinfo_rep->hotplug)
 
 doca_error_t doca_devinfo_rep_is_equal_pci_addr(const struct doca_devinfo_rep *devinfo_rep,
                                                 const char *pci_addr_str, uint8_t *is_equal)
