@@ -26,94 +26,40 @@ static doca_error_t comch_no_dpa(const void *obj, const char *func)
 
 #define NO_DPA(obj) return comch_no_dpa((obj), __func__)
 
-doca_error_t
-doca_comch_consumer_completion_create(struct doca_comch_consumer_completion **consumer_comp)
-{
-	NO_DPA(consumer_comp);
-}
+/* Defines the stub @fn(@t obj), or @fn(@t obj, @u arg): what comch_no_dpa says of obj. */
+#define DPA_STUB(fn, t)                                                                            \
+	doca_error_t fn(t obj)                                                                     \
+	{                                                                                          \
+		NO_DPA(obj);                                                                       \
+	}
+#define DPA_STUB_ARG(fn, t, u)                                                                     \
+	doca_error_t fn(t obj, u arg)                                                              \
+	{                                                                                          \
+		(void)arg;                                                                         \
+		NO_DPA(obj);                                                                       \
+	}
 
-doca_error_t
-doca_comch_consumer_completion_set_dpa_thread(struct doca_comch_consumer_completion *consumer_comp,
-                                              struct doca_dpa_thread *dpa_thread)
-{
-	(void)dpa_thread;
-	NO_DPA(consumer_comp);
-}
-
-doca_error_t
-doca_comch_consumer_completion_destroy(struct doca_comch_consumer_completion *consumer_comp)
-{
-	NO_DPA(consumer_comp);
-}
-
-doca_error_t
-doca_comch_consumer_completion_start(struct doca_comch_consumer_completion *consumer_comp)
-{
-	NO_DPA(consumer_comp);
-}
-
-doca_error_t
-doca_comch_consumer_completion_stop(struct doca_comch_consumer_completion *consumer_comp)
-{
-	NO_DPA(consumer_comp);
-}
-
-doca_error_t doca_comch_consumer_completion_get_dpa_handle(
-        struct doca_comch_consumer_completion *consumer_comp,
-        doca_dpa_dev_comch_consumer_completion_t *consumer_comp_handle)
-{
-	(void)consumer_comp_handle;
-	NO_DPA(consumer_comp);
-}
-
-doca_error_t doca_comch_consumer_completion_set_max_num_consumers(
-        struct doca_comch_consumer_completion *consumer_comp, uint32_t max_num_consumers)
-{
-	(void)max_num_consumers;
-	NO_DPA(consumer_comp);
-}
-
-doca_error_t doca_comch_consumer_completion_get_max_num_consumers(
-        const struct doca_comch_consumer_completion *consumer_comp, uint32_t *max_num_consumers)
-{
-	(void)max_num_consumers;
-	NO_DPA(consumer_comp);
-}
-
-doca_error_t doca_comch_consumer_completion_set_max_num_recv(
-        struct doca_comch_consumer_completion *consumer_comp, uint32_t max_num_recv)
-{
-	(void)max_num_recv;
-	NO_DPA(consumer_comp);
-}
-
-doca_error_t doca_comch_consumer_completion_get_max_num_recv(
-        const struct doca_comch_consumer_completion *consumer_comp, uint32_t *max_num_recv)
-{
-	(void)max_num_recv;
-	NO_DPA(consumer_comp);
-}
-
-doca_error_t doca_comch_consumer_completion_set_imm_data_len(
-        struct doca_comch_consumer_completion *consumer_comp, uint32_t imm_data_len)
-{
-	(void)imm_data_len;
-	NO_DPA(consumer_comp);
-}
-
-doca_error_t doca_comch_consumer_completion_get_imm_data_len(
-        const struct doca_comch_consumer_completion *consumer_comp, uint32_t *imm_data_len)
-{
-	(void)imm_data_len;
-	NO_DPA(consumer_comp);
-}
-
-doca_error_t doca_comch_consumer_set_dev_max_num_recv(struct doca_comch_consumer *consumer,
-                                                      uint32_t dev_num_recv)
-{
-	(void)dev_num_recv;
-	NO_DPA(consumer);
-}
+DPA_STUB(doca_comch_consumer_completion_create, struct doca_comch_consumer_completion **)
+DPA_STUB_ARG(doca_comch_consumer_completion_set_dpa_thread, struct doca_comch_consumer_completion *,
+             struct doca_dpa_thread *)
+DPA_STUB(doca_comch_consumer_completion_destroy, struct doca_comch_consumer_completion *)
+DPA_STUB(doca_comch_consumer_completion_start, struct doca_comch_consumer_completion *)
+DPA_STUB(doca_comch_consumer_completion_stop, struct doca_comch_consumer_completion *)
+DPA_STUB_ARG(doca_comch_consumer_completion_get_dpa_handle, struct doca_comch_consumer_completion *,
+             doca_dpa_dev_comch_consumer_completion_t *)
+DPA_STUB_ARG(doca_comch_consumer_completion_set_max_num_consumers,
+             struct doca_comch_consumer_completion *, uint32_t)
+DPA_STUB_ARG(doca_comch_consumer_completion_get_max_num_consumers,
+             const struct doca_comch_consumer_completion *, uint32_t *)
+DPA_STUB_ARG(doca_comch_consumer_completion_set_max_num_recv,
+             struct doca_comch_consumer_completion *, uint32_t)
+DPA_STUB_ARG(doca_comch_consumer_completion_get_max_num_recv,
+             const struct doca_comch_consumer_completion *, uint32_t *)
+DPA_STUB_ARG(doca_comch_consumer_completion_set_imm_data_len,
+             struct doca_comch_consumer_completion *, uint32_t)
+DPA_STUB_ARG(doca_comch_consumer_completion_get_imm_data_len,
+             const struct doca_comch_consumer_completion *, uint32_t *)
+DPA_STUB_ARG(doca_comch_consumer_set_dev_max_num_recv, struct doca_comch_consumer *, uint32_t)
 
 doca_error_t
 doca_comch_consumer_set_completion(struct doca_comch_consumer *consumer,
@@ -125,47 +71,17 @@ doca_comch_consumer_set_completion(struct doca_comch_consumer *consumer,
 	NO_DPA(consumer);
 }
 
-doca_error_t doca_comch_consumer_get_dpa_handle(struct doca_comch_consumer *consumer,
-                                                doca_dpa_dev_comch_consumer_t *dpa_consumer)
-{
-	(void)dpa_consumer;
-	NO_DPA(consumer);
-}
-
-doca_error_t doca_comch_consumer_get_gpu_handle(struct doca_comch_consumer *consumer,
-                                                struct doca_comch_gpu_consumer **gpu_consumer)
-{
-	(void)gpu_consumer;
-	NO_DPA(consumer);
-}
-
-doca_error_t doca_comch_producer_set_dev_max_num_send(struct doca_comch_producer *producer,
-                                                      uint32_t dev_num_send)
-{
-	(void)dev_num_send;
-	NO_DPA(producer);
-}
-
-doca_error_t doca_comch_producer_dpa_completion_attach(struct doca_comch_producer *producer,
-                                                       struct doca_dpa_completion *dpa_comp)
-{
-	(void)dpa_comp;
-	NO_DPA(producer);
-}
-
-doca_error_t doca_comch_producer_get_dpa_handle(struct doca_comch_producer *producer,
-                                                doca_dpa_dev_comch_producer_t *dpa_producer)
-{
-	(void)dpa_producer;
-	NO_DPA(producer);
-}
-
-doca_error_t doca_comch_producer_get_gpu_handle(struct doca_comch_producer *producer,
-                                                struct doca_comch_gpu_producer **gpu_producer)
-{
-	(void)gpu_producer;
-	NO_DPA(producer);
-}
+DPA_STUB_ARG(doca_comch_consumer_get_dpa_handle, struct doca_comch_consumer *,
+             doca_dpa_dev_comch_consumer_t *)
+DPA_STUB_ARG(doca_comch_consumer_get_gpu_handle, struct doca_comch_consumer *,
+             struct doca_comch_gpu_consumer **)
+DPA_STUB_ARG(doca_comch_producer_set_dev_max_num_send, struct doca_comch_producer *, uint32_t)
+DPA_STUB_ARG(doca_comch_producer_dpa_completion_attach, struct doca_comch_producer *,
+             struct doca_dpa_completion *)
+DPA_STUB_ARG(doca_comch_producer_get_dpa_handle, struct doca_comch_producer *,
+             doca_dpa_dev_comch_producer_t *)
+DPA_STUB_ARG(doca_comch_producer_get_gpu_handle, struct doca_comch_producer *,
+             struct doca_comch_gpu_producer **)
 
 doca_error_t doca_comch_msgq_create(struct doca_dev *dev, struct doca_comch_msgq **msgq)
 {
@@ -174,57 +90,14 @@ doca_error_t doca_comch_msgq_create(struct doca_dev *dev, struct doca_comch_msgq
 	NO_DPA(dev);
 }
 
-doca_error_t doca_comch_msgq_destroy(struct doca_comch_msgq *msgq)
-{
-	NO_DPA(msgq);
-}
-
-doca_error_t doca_comch_msgq_set_dpa_consumer(struct doca_comch_msgq *msgq, struct doca_dpa *dpa)
-{
-	(void)dpa;
-	NO_DPA(msgq);
-}
-
-doca_error_t doca_comch_msgq_set_max_num_consumers(struct doca_comch_msgq *msgq,
-                                                   uint32_t max_num_consumers)
-{
-	(void)max_num_consumers;
-	NO_DPA(msgq);
-}
-
-doca_error_t doca_comch_msgq_set_dpa_producer(struct doca_comch_msgq *msgq, struct doca_dpa *dpa)
-{
-	(void)dpa;
-	NO_DPA(msgq);
-}
-
-doca_error_t doca_comch_msgq_set_max_num_producers(struct doca_comch_msgq *msgq,
-                                                   uint32_t max_num_producers)
-{
-	(void)max_num_producers;
-	NO_DPA(msgq);
-}
-
-doca_error_t doca_comch_msgq_start(struct doca_comch_msgq *msgq)
-{
-	NO_DPA(msgq);
-}
-
-doca_error_t doca_comch_msgq_stop(struct doca_comch_msgq *msgq)
-{
-	NO_DPA(msgq);
-}
-
-doca_error_t doca_comch_msgq_consumer_create(struct doca_comch_msgq *msgq,
-                                             struct doca_comch_consumer **consumer)
-{
-	(void)consumer;
-	NO_DPA(msgq);
-}
-
-doca_error_t doca_comch_msgq_producer_create(struct doca_comch_msgq *msgq,
-                                             struct doca_comch_producer **producer)
-{
-	(void)producer;
-	NO_DPA(msgq);
-}
+DPA_STUB(doca_comch_msgq_destroy, struct doca_comch_msgq *)
+DPA_STUB_ARG(doca_comch_msgq_set_dpa_consumer, struct doca_comch_msgq *, struct doca_dpa *)
+DPA_STUB_ARG(doca_comch_msgq_set_max_num_consumers, struct doca_comch_msgq *, uint32_t)
+DPA_STUB_ARG(doca_comch_msgq_set_dpa_producer, struct doca_comch_msgq *, struct doca_dpa *)
+DPA_STUB_ARG(doca_comch_msgq_set_max_num_producers, struct doca_comch_msgq *, uint32_t)
+DPA_STUB(doca_comch_msgq_start, struct doca_comch_msgq *)
+DPA_STUB(doca_comch_msgq_stop, struct doca_comch_msgq *)
+DPA_STUB_ARG(doca_comch_msgq_consumer_create, struct doca_comch_msgq *,
+             struct doca_comch_consumer **)
+DPA_STUB_ARG(doca_comch_msgq_producer_create, struct doca_comch_msgq *,
+             struct doca_comch_producer **)
