@@ -142,60 +142,37 @@ static doca_error_t se_unsupported(const char *fn, const char *what, bool args_o
 	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
-doca_error_t doca_sync_event_add_publisher_location_dpa(struct doca_sync_event *event,
-                                                        struct doca_dpa *dpa)
-{
-	return se_unsupported(__func__, "DPA", event != NULL && dpa != NULL);
-}
+/* Defines the stub @fn(event, where) of a DPA or GPU location, or @fn(event, where, handle). */
+#define SE_UNSUPPORTED(fn, what, t, u)                                                             \
+	doca_error_t fn(t event, u where)                                                          \
+	{                                                                                          \
+		return se_unsupported(__func__, what, event != NULL && where != NULL);             \
+	}
+#define SE_UNSUPPORTED_OUT(fn, what, t, u, v)                                                      \
+	doca_error_t fn(t event, u where, v handle)                                                \
+	{                                                                                          \
+		return se_unsupported(__func__, what,                                              \
+		                      event != NULL && where != NULL && handle != NULL);           \
+	}
 
-doca_error_t doca_sync_event_add_publisher_location_gpu(struct doca_sync_event *event,
-                                                        struct doca_gpu *gpu)
-{
-	return se_unsupported(__func__, "GPU", event != NULL && gpu != NULL);
-}
-
-doca_error_t doca_sync_event_add_subscriber_location_dpa(struct doca_sync_event *event,
-                                                         struct doca_dpa *dpa)
-{
-	return se_unsupported(__func__, "DPA", event != NULL && dpa != NULL);
-}
-
-doca_error_t doca_sync_event_add_subscriber_location_gpu(struct doca_sync_event *event,
-                                                         struct doca_gpu *gpu)
-{
-	return se_unsupported(__func__, "GPU", event != NULL && gpu != NULL);
-}
-
-doca_error_t doca_sync_event_get_dpa_handle(struct doca_sync_event *event, struct doca_dpa *dpa,
-                                            doca_dpa_dev_sync_event_t *dpa_dev_se_handle)
-{
-	return se_unsupported(__func__, "DPA",
-	                      event != NULL && dpa != NULL && dpa_dev_se_handle != NULL);
-}
-
-doca_error_t doca_sync_event_get_gpu_handle(struct doca_sync_event *event, struct doca_gpu *gpu,
-                                            doca_gpu_dev_sync_event_t **gpu_dev_se)
-{
-	return se_unsupported(__func__, "GPU", event != NULL && gpu != NULL && gpu_dev_se != NULL);
-}
-
-doca_error_t
-doca_sync_event_remote_net_get_dpa_handle(struct doca_sync_event_remote_net *event,
-                                          struct doca_dpa *dpa,
-                                          doca_dpa_dev_sync_event_remote_net_t *dpa_remote_event)
-{
-	return se_unsupported(__func__, "DPA",
-	                      event != NULL && dpa != NULL && dpa_remote_event != NULL);
-}
-
-doca_error_t
-doca_sync_event_remote_net_get_gpu_handle(struct doca_sync_event_remote_net *event,
-                                          struct doca_gpu *gpu,
-                                          doca_gpu_dev_sync_event_remote_net_t *gpu_remote_event)
-{
-	return se_unsupported(__func__, "GPU",
-	                      event != NULL && gpu != NULL && gpu_remote_event != NULL);
-}
+SE_UNSUPPORTED(doca_sync_event_add_publisher_location_dpa, "DPA", struct doca_sync_event *,
+               struct doca_dpa *)
+SE_UNSUPPORTED(doca_sync_event_add_publisher_location_gpu, "GPU", struct doca_sync_event *,
+               struct doca_gpu *)
+SE_UNSUPPORTED(doca_sync_event_add_subscriber_location_dpa, "DPA", struct doca_sync_event *,
+               struct doca_dpa *)
+SE_UNSUPPORTED(doca_sync_event_add_subscriber_location_gpu, "GPU", struct doca_sync_event *,
+               struct doca_gpu *)
+SE_UNSUPPORTED_OUT(doca_sync_event_get_dpa_handle, "DPA", struct doca_sync_event *,
+                   struct doca_dpa *, doca_dpa_dev_sync_event_t *)
+SE_UNSUPPORTED_OUT(doca_sync_event_get_gpu_handle, "GPU", struct doca_sync_event *,
+                   struct doca_gpu *, doca_gpu_dev_sync_event_t **)
+SE_UNSUPPORTED_OUT(doca_sync_event_remote_net_get_dpa_handle, "DPA",
+                   struct doca_sync_event_remote_net *, struct doca_dpa *,
+                   doca_dpa_dev_sync_event_remote_net_t *)
+SE_UNSUPPORTED_OUT(doca_sync_event_remote_net_get_gpu_handle, "GPU",
+                   struct doca_sync_event_remote_net *, struct doca_gpu *,
+                   doca_gpu_dev_sync_event_remote_net_t *)
 
 doca_error_t doca_sync_event_set_addr(struct doca_sync_event *event, uint64_t *addr)
 {
