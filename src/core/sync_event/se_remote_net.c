@@ -222,23 +222,8 @@ doca_error_t doca_sync_event_remote_net_destroy(struct doca_sync_event_remote_ne
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t rn_cap(const struct doca_devinfo *devinfo)
-{
-	ODMA_CHECK_ARG(devinfo != NULL, "devinfo must not be NULL");
-	return devinfo->caps.rdma ? DOCA_SUCCESS : DOCA_ERROR_NOT_SUPPORTED;
-}
-
-doca_error_t
-doca_sync_event_cap_remote_net_is_create_from_export_supported(const struct doca_devinfo *devinfo)
-{
-	return rn_cap(devinfo);
-}
-
-doca_error_t
-doca_sync_event_cap_is_export_to_remote_net_supported(const struct doca_devinfo *devinfo)
-{
-	return rn_cap(devinfo);
-}
+ODMA_CAP_SUPPORTED(doca_sync_event_cap_remote_net_is_create_from_export_supported, rdma)
+ODMA_CAP_SUPPORTED(doca_sync_event_cap_is_export_to_remote_net_supported, rdma)
 
 bool doca_priv_se_remote_net_ident(const struct doca_sync_event_remote_net *h, uint32_t *id,
                                    uint8_t key[16])
