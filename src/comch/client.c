@@ -384,10 +384,7 @@ ODMA_GETTER(doca_comch_client_get_recv_queue_size, const struct doca_comch_clien
 ODMA_GETTER(doca_comch_client_get_device, const struct doca_comch_client, comch_client,
             struct doca_dev *, dev, comch_client->ep.ctx.dev)
 
-struct doca_ctx *doca_comch_client_as_ctx(struct doca_comch_client *comch_client)
-{
-	return comch_client != NULL ? &comch_client->ep.ctx : NULL;
-}
+ODMA_CTX_AS_CTX(comch_client, ep.ctx)
 
 doca_error_t doca_comch_client_get_connection(const struct doca_comch_client *comch_client,
                                               struct doca_comch_connection **connection)

@@ -491,10 +491,7 @@ doca_error_t doca_comch_consumer_set_imm_data_len(struct doca_comch_consumer *co
 	return DOCA_SUCCESS;
 }
 
-struct doca_ctx *doca_comch_consumer_as_ctx(struct doca_comch_consumer *consumer)
-{
-	return consumer != NULL ? &consumer->fp.ctx : NULL;
-}
+ODMA_CTX_AS_CTX(comch_consumer, fp.ctx)
 
 doca_error_t doca_comch_consumer_task_post_recv_set_conf(
         struct doca_comch_consumer *consumer,

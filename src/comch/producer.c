@@ -305,10 +305,7 @@ COMCH_CAP_GETTER(doca_comch_producer_cap_get_max_buf_size, devinfo->caps.comch_f
 COMCH_CAP_GETTER(doca_comch_producer_cap_get_max_buf_list_len, COMCH_MAX_IOV)
 COMCH_CAP_GETTER(doca_comch_producer_cap_get_max_producers, devinfo->caps.comch_fp_max_endpoints)
 
-struct doca_ctx *doca_comch_producer_as_ctx(struct doca_comch_producer *producer)
-{
-	return producer != NULL ? &producer->fp.ctx : NULL;
-}
+ODMA_CTX_AS_CTX(comch_producer, fp.ctx)
 
 doca_error_t doca_comch_producer_task_send_set_conf(
         struct doca_comch_producer *producer,

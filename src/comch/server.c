@@ -378,10 +378,7 @@ ODMA_GETTER(doca_comch_server_get_device, const struct doca_comch_server, comch_
 ODMA_GETTER(doca_comch_server_get_device_rep, const struct doca_comch_server, comch_server,
             struct doca_dev_rep *, rep, comch_server->ep.rep)
 
-struct doca_ctx *doca_comch_server_as_ctx(struct doca_comch_server *comch_server)
-{
-	return comch_server != NULL ? &comch_server->ep.ctx : NULL;
-}
+ODMA_CTX_AS_CTX(comch_server, ep.ctx)
 
 doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server,
                                           struct doca_comch_connection *connection)

@@ -90,10 +90,7 @@ doca_error_t doca_ec_destroy(struct doca_ec *ec)
 	return r;
 }
 
-struct doca_ctx *doca_ec_as_ctx(struct doca_ec *ec)
-{
-	return ec != NULL ? &ec->ctx : NULL;
-}
+ODMA_CTX_AS_CTX(ec, ctx)
 
 /* ------------------------------------------------------------------ capabilities */
 

@@ -358,10 +358,7 @@ void doca_priv_rdma_sends(const struct doca_rdma *rdma, uint64_t *fast, uint64_t
 	*held = rdma != NULL ? atomic_load(&rdma->n_send_held) : 0;
 }
 
-struct doca_ctx *doca_rdma_as_ctx(struct doca_rdma *rdma)
-{
-	return rdma != NULL ? &rdma->ctx : NULL;
-}
+ODMA_CTX_AS_CTX(rdma, ctx)
 
 /* ---------------------------------------------------------------- capabilities */
 

@@ -292,10 +292,17 @@ DOCA_STABLE doca_error_t doca_priv_ctx_new(size_t size, const struct odma_ctx_op
                                            struct doca_dev *dev, struct doca_ctx **ctx);
 DOCA_STABLE doca_error_t doca_priv_ctx_free(struct doca_ctx *ctx);
 
+/* Defines the public doca_@name_as_ctx: the context at @member of a struct doca_@name, or NULL. */
+#define ODMA_CTX_AS_CTX(name, member)                                                              \
+	struct doca_ctx *doca_##name##_as_ctx(struct doca_##name *name)                            \
+	{                                                                                          \
+		return name != NULL ? &name->member : NULL;                                        \
+	}
+
 /*
  * Defines the public doca_@name_destroy and doca_@name_as_ctx of a context type made with
  * doca_priv_ctx_new (struct doca_@name holds its context as member ctx): destroy refuses NULL
- * with one line, else returns what doca_priv_ctx_free does; as_ctx maps NULL to NULL.
+ * with one line, else returns what doca_priv_ctx_free does.
  */
 #define ODMA_CTX_DESTROY_AS_CTX(name)                                                              \
 	doca_error_t doca_##name##_destroy(struct doca_##name *name)                               \
@@ -303,11 +310,7 @@ DOCA_STABLE doca_error_t doca_priv_ctx_free(struct doca_ctx *ctx);
 		ODMA_CHECK_ARG(name != NULL, #name " must not be NULL");                           \
 		return doca_priv_ctx_free(&name->ctx);                                             \
 	}                                                                                          \
-                                                                                                   \
-	struct doca_ctx *doca_##name##_as_ctx(struct doca_##name *name)                            \
-	{                                                                                          \
-		return name != NULL ? &name->ctx : NULL;                                           \
-	}
+	ODMA_CTX_AS_CTX(name, ctx)
 
 DOCA_STABLE doca_error_t doca_priv_task_alloc(struct doca_ctx *ctx, struct doca_task **task);
 DOCA_STABLE void doca_priv_task_complete(struct doca_task *task, doca_error_t status);

@@ -230,10 +230,7 @@ doca_error_t doca_sync_event_set_doca_buf(struct doca_sync_event *event, struct 
 	return DOCA_SUCCESS;
 }
 
-struct doca_ctx *doca_sync_event_as_ctx(struct doca_sync_event *event)
-{
-	return event != NULL ? &event->ctx : NULL;
-}
+ODMA_CTX_AS_CTX(sync_event, ctx)
 
 /* ------------------------------------------------------------------------------------ */
 /* Start, stop, destroy                                                                    */
