@@ -369,22 +369,7 @@ doca_error_t doca_comch_client_destroy(struct doca_comch_client *comch_client)
 	return comch_ep_destroy(&comch_client->ep, __func__);
 }
 
-ODMA_SETTER(doca_comch_client_set_max_msg_size, struct doca_comch_client, comch_client, uint32_t,
-            size, comch_ep_set_max_msg(&comch_client->ep, size))
-
-ODMA_GETTER(doca_comch_client_get_max_msg_size, const struct doca_comch_client, comch_client,
-            uint32_t, size, comch_client->ep.max_msg)
-
-ODMA_SETTER(doca_comch_client_set_recv_queue_size, struct doca_comch_client, comch_client, uint32_t,
-            size, comch_ep_set_recv_queue(&comch_client->ep, size))
-
-ODMA_GETTER(doca_comch_client_get_recv_queue_size, const struct doca_comch_client, comch_client,
-            uint32_t, size, comch_client->ep.recv_queue)
-
-ODMA_GETTER(doca_comch_client_get_device, const struct doca_comch_client, comch_client,
-            struct doca_dev *, dev, comch_client->ep.ctx.dev)
-
-ODMA_CTX_AS_CTX(comch_client, ep.ctx)
+COMCH_EP_API(client)
 
 doca_error_t doca_comch_client_get_connection(const struct doca_comch_client *comch_client,
                                               struct doca_comch_connection **connection)
@@ -399,46 +384,4 @@ doca_error_t doca_comch_client_get_connection(const struct doca_comch_client *co
 	}
 	*connection = comch_client->ep.conn;
 	return DOCA_SUCCESS;
-}
-
-doca_error_t
-doca_comch_client_task_send_set_conf(struct doca_comch_client *comch_client,
-                                     doca_comch_task_send_completion_cb_t task_completion_cb,
-                                     doca_comch_task_send_completion_cb_t task_error_cb,
-                                     uint32_t num_send_tasks)
-{
-	ODMA_CHECK_ARG(comch_client != NULL,
-	               "doca_comch_client_task_send_set_conf: comch_client must not be NULL");
-	return comch_ep_set_send_conf(&comch_client->ep, task_completion_cb, task_error_cb,
-	                              num_send_tasks);
-}
-
-doca_error_t doca_comch_client_task_send_alloc_init(struct doca_comch_client *comch_client,
-                                                    struct doca_comch_connection *peer,
-                                                    const void *msg, uint32_t len,
-                                                    struct doca_comch_task_send **task)
-{
-	ODMA_CHECK_ARG(comch_client != NULL && peer != NULL && msg != NULL && task != NULL,
-	               "doca_comch_client_task_send_alloc_init: NULL argument");
-	return comch_ep_send_alloc(&comch_client->ep, peer, msg, len, task, __func__);
-}
-
-doca_error_t doca_comch_client_event_msg_recv_register(struct doca_comch_client *comch_client,
-                                                       doca_comch_event_msg_recv_cb_t recv_event_cb)
-{
-	ODMA_CHECK_ARG(comch_client != NULL && recv_event_cb != NULL,
-	               "doca_comch_client_event_msg_recv_register: NULL argument");
-	return comch_ep_recv_register(&comch_client->ep, recv_event_cb);
-}
-
-doca_error_t
-doca_comch_client_event_consumer_register(struct doca_comch_client *comch_client,
-                                          doca_comch_event_consumer_cb_t new_consumer_event_cb,
-                                          doca_comch_event_consumer_cb_t expired_consumer_event_cb)
-{
-	ODMA_CHECK_ARG(comch_client != NULL && new_consumer_event_cb != NULL &&
-	                       expired_consumer_event_cb != NULL,
-	               "doca_comch_client_event_consumer_register: both callbacks are required");
-	return comch_ep_consumer_register(&comch_client->ep, new_consumer_event_cb,
-	                                  expired_consumer_event_cb);
 }

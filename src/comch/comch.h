@@ -599,6 +599,57 @@ doca_error_t comch_ep_consumer_register(struct comch_ep *ep, doca_comch_event_co
                                         doca_comch_event_consumer_cb_t gone_cb);
 /* Destroys an idle endpoint (the destroy call named @func). */
 doca_error_t comch_ep_destroy(struct comch_ep *ep, const char *func);
+/*
+ * Defines the calls servers and clients share, doca_comch_@role_*(struct doca_comch_@role *):
+ * the message size and receive queue settings, get_device, as_ctx, the send task's set_conf
+ * and alloc_init, and the receive and consumer callbacks; each checks its arguments, then
+ * forwards to its endpoint (member ep).
+ */
+#define COMCH_EP_API(role)                                                                         \
+	ODMA_SETTER(doca_comch_##role##_set_max_msg_size, struct doca_comch_##role, comch_##role,  \
+	            uint32_t, size, comch_ep_set_max_msg(&comch_##role->ep, size))                 \
+	ODMA_GETTER(doca_comch_##role##_get_max_msg_size, const struct doca_comch_##role,          \
+	            comch_##role, uint32_t, size, comch_##role->ep.max_msg)                        \
+	ODMA_SETTER(doca_comch_##role##_set_recv_queue_size, struct doca_comch_##role,             \
+	            comch_##role, uint32_t, size,                                                  \
+	            comch_ep_set_recv_queue(&comch_##role->ep, size))                              \
+	ODMA_GETTER(doca_comch_##role##_get_recv_queue_size, const struct doca_comch_##role,       \
+	            comch_##role, uint32_t, size, comch_##role->ep.recv_queue)                     \
+	ODMA_GETTER(doca_comch_##role##_get_device, const struct doca_comch_##role, comch_##role,  \
+	            struct doca_dev *, dev, comch_##role->ep.ctx.dev)                              \
+	ODMA_CTX_AS_CTX(comch_##role, ep.ctx)                                                      \
+	doca_error_t doca_comch_##role##_task_send_set_conf(                                       \
+	        struct doca_comch_##role *comch_##role, doca_comch_task_send_completion_cb_t ok,   \
+	        doca_comch_task_send_completion_cb_t err, uint32_t num_send_tasks)                 \
+	{                                                                                          \
+		ODMA_CHECK_ARG(comch_##role != NULL, "%s: comch_" #role " must not be NULL",       \
+		               __func__);                                                          \
+		return comch_ep_set_send_conf(&comch_##role->ep, ok, err, num_send_tasks);         \
+	}                                                                                          \
+	doca_error_t doca_comch_##role##_task_send_alloc_init(                                     \
+	        struct doca_comch_##role *comch_##role, struct doca_comch_connection *peer,        \
+	        const void *msg, uint32_t len, struct doca_comch_task_send **task)                 \
+	{                                                                                          \
+		ODMA_CHECK_ARG(comch_##role != NULL && peer != NULL && msg != NULL &&              \
+		                       task != NULL,                                               \
+		               "%s: NULL argument", __func__);                                     \
+		return comch_ep_send_alloc(&comch_##role->ep, peer, msg, len, task, __func__);     \
+	}                                                                                          \
+	doca_error_t doca_comch_##role##_event_msg_recv_register(                                  \
+	        struct doca_comch_##role *comch_##role, doca_comch_event_msg_recv_cb_t recv_cb)    \
+	{                                                                                          \
+		ODMA_CHECK_ARG(comch_##role != NULL && recv_cb != NULL, "%s: NULL argument",       \
+		               __func__);                                                          \
+		return comch_ep_recv_register(&comch_##role->ep, recv_cb);                         \
+	}                                                                                          \
+	doca_error_t doca_comch_##role##_event_consumer_register(                                  \
+	        struct doca_comch_##role *comch_##role, doca_comch_event_consumer_cb_t new_cb,     \
+	        doca_comch_event_consumer_cb_t expired_cb)                                         \
+	{                                                                                          \
+		ODMA_CHECK_ARG(comch_##role != NULL && new_cb != NULL && expired_cb != NULL,       \
+		               "%s: both callbacks are required", __func__);                       \
+		return comch_ep_consumer_register(&comch_##role->ep, new_cb, expired_cb);          \
+	}
 /* Start steps shared by servers and clients (faults, arena, receive buffer, socket path). */
 doca_error_t comch_ep_start_common(struct comch_ep *ep);
 /* Frees what a started endpoint owns once it is IDLE (not its connections: see destroy). */

@@ -360,25 +360,10 @@ doca_error_t doca_comch_server_destroy(struct doca_comch_server *comch_server)
 	return r;
 }
 
-ODMA_SETTER(doca_comch_server_set_max_msg_size, struct doca_comch_server, comch_server, uint32_t,
-            size, comch_ep_set_max_msg(&comch_server->ep, size))
-
-ODMA_GETTER(doca_comch_server_get_max_msg_size, const struct doca_comch_server, comch_server,
-            uint32_t, size, comch_server->ep.max_msg)
-
-ODMA_SETTER(doca_comch_server_set_recv_queue_size, struct doca_comch_server, comch_server, uint32_t,
-            size, comch_ep_set_recv_queue(&comch_server->ep, size))
-
-ODMA_GETTER(doca_comch_server_get_recv_queue_size, const struct doca_comch_server, comch_server,
-            uint32_t, size, comch_server->ep.recv_queue)
-
-ODMA_GETTER(doca_comch_server_get_device, const struct doca_comch_server, comch_server,
-            struct doca_dev *, dev, comch_server->ep.ctx.dev)
+COMCH_EP_API(server)
 
 ODMA_GETTER(doca_comch_server_get_device_rep, const struct doca_comch_server, comch_server,
             struct doca_dev_rep *, rep, comch_server->ep.rep)
-
-ODMA_CTX_AS_CTX(comch_server, ep.ctx)
 
 doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server,
                                           struct doca_comch_connection *connection)
@@ -413,36 +398,6 @@ doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server
 	return DOCA_SUCCESS;
 }
 
-doca_error_t
-doca_comch_server_task_send_set_conf(struct doca_comch_server *comch_server,
-                                     doca_comch_task_send_completion_cb_t task_completion_cb,
-                                     doca_comch_task_send_completion_cb_t task_error_cb,
-                                     uint32_t num_send_tasks)
-{
-	ODMA_CHECK_ARG(comch_server != NULL,
-	               "doca_comch_server_task_send_set_conf: comch_server must not be NULL");
-	return comch_ep_set_send_conf(&comch_server->ep, task_completion_cb, task_error_cb,
-	                              num_send_tasks);
-}
-
-doca_error_t doca_comch_server_task_send_alloc_init(struct doca_comch_server *comch_server,
-                                                    struct doca_comch_connection *peer,
-                                                    const void *msg, uint32_t len,
-                                                    struct doca_comch_task_send **task)
-{
-	ODMA_CHECK_ARG(comch_server != NULL && peer != NULL && msg != NULL && task != NULL,
-	               "doca_comch_server_task_send_alloc_init: NULL argument");
-	return comch_ep_send_alloc(&comch_server->ep, peer, msg, len, task, __func__);
-}
-
-doca_error_t doca_comch_server_event_msg_recv_register(struct doca_comch_server *comch_server,
-                                                       doca_comch_event_msg_recv_cb_t recv_event_cb)
-{
-	ODMA_CHECK_ARG(comch_server != NULL && recv_event_cb != NULL,
-	               "doca_comch_server_event_msg_recv_register: NULL argument");
-	return comch_ep_recv_register(&comch_server->ep, recv_event_cb);
-}
-
 doca_error_t doca_comch_server_event_connection_status_changed_register(
         struct doca_comch_server *comch_server,
         doca_comch_event_connection_status_changed_cb_t connect_event_cb,
@@ -457,16 +412,4 @@ doca_error_t doca_comch_server_event_connection_status_changed_register(
 	comch_server->ep.connect_cb = connect_event_cb;
 	comch_server->ep.disconnect_cb = disconnect_event_cb;
 	return DOCA_SUCCESS;
-}
-
-doca_error_t
-doca_comch_server_event_consumer_register(struct doca_comch_server *comch_server,
-                                          doca_comch_event_consumer_cb_t new_consumer_event_cb,
-                                          doca_comch_event_consumer_cb_t expired_consumer_event_cb)
-{
-	ODMA_CHECK_ARG(comch_server != NULL && new_consumer_event_cb != NULL &&
-	                       expired_consumer_event_cb != NULL,
-	               "doca_comch_server_event_consumer_register: both callbacks are required");
-	return comch_ep_consumer_register(&comch_server->ep, new_consumer_event_cb,
-	                                  expired_consumer_event_cb);
 }
