@@ -177,7 +177,7 @@ doca_error_t doca_dev_open(struct doca_devinfo *devinfo, struct doca_dev **dev)
 doca_error_t doca_dev_close(struct doca_dev *dev)
 {
 	struct doca_devinfo *info;
-	doca_error_t rc = DOCA_SUCCESS;
+	doca_error_t rc;
 	uint32_t users;
 
 	if (dev == NULL) {
@@ -191,11 +191,8 @@ doca_error_t doca_dev_close(struct doca_dev *dev)
 	ODMA_CHECK_ARG(info != NULL, "dev %p is not a device handle from doca_dev_open",
 	               (void *)dev);
 	pthread_mutex_lock(&dev_lock);
-	if (dev->refcount == 0)
-		rc = DOCA_ERROR_INVALID_VALUE;
-	else if (dev->refcount == 1 && dev->users > 0)
-		rc = DOCA_ERROR_IN_USE;
-	else if (--dev->refcount == 0)
+	rc = odma_open_count_drop(&dev->refcount, dev->users);
+	if (rc == DOCA_SUCCESS && dev->refcount == 0)
 		info->dev = NULL;
 	users = dev->users;
 	pthread_mutex_unlock(&dev_lock);

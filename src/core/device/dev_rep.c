@@ -128,21 +128,21 @@ doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo_rep, struct doca
 doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev)
 {
 	struct doca_devinfo_rep *info = rep_dev_lookup(dev);
-	bool was_open, in_use;
+	doca_error_t rc;
 	uint32_t users;
 
 	ODMA_CHECK_ARG(info != NULL, "dev_rep %p is not a handle from doca_dev_rep_open",
 	               (void *)dev);
 	pthread_mutex_lock(&rep_lock);
-	was_open = dev->refcount > 0;
-	in_use = dev->refcount == 1 && dev->users > 0;
-	if (was_open && !in_use && --dev->refcount == 0)
+	rc = odma_open_count_drop(&dev->refcount, dev->users);
+	if (rc == DOCA_SUCCESS && dev->refcount == 0)
 		info->rep_dev = NULL;
 	users = dev->users;
 	pthread_mutex_unlock(&rep_lock);
-	ODMA_CHECK_ARG(was_open, "representor %s is not open; close it once per doca_dev_rep_open",
+	ODMA_CHECK_ARG(rc != DOCA_ERROR_INVALID_VALUE,
+	               "representor %s is not open; close it once per doca_dev_rep_open",
 	               info->vuid);
-	if (in_use) {
+	if (rc == DOCA_ERROR_IN_USE) {
 		ODMA_ERR("representor %s still used by %u Comch servers; "
 		         "destroy them before the last close",
 		         info->vuid, users);

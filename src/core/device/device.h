@@ -195,6 +195,21 @@ const char *odma_system_error(void);
 /* Whether this process sees devices of @side (ODMA_SIDE). */
 bool odma_side_visible(enum odma_side side);
 
+/*
+ * One close of a device or representor handle opened *@refcount times and held by @users
+ * objects (under the caller's lock): INVALID_VALUE when it is not open, IN_USE when this would
+ * be the last close while @users remain, else DOCA_SUCCESS with *@refcount lowered.
+ */
+static inline doca_error_t odma_open_count_drop(uint32_t *refcount, uint32_t users)
+{
+	if (*refcount == 0)
+		return DOCA_ERROR_INVALID_VALUE;
+	if (*refcount == 1 && users > 0)
+		return DOCA_ERROR_IN_USE;
+	--*refcount;
+	return DOCA_SUCCESS;
+}
+
 /* Device holds: an mmap or a context that uses @dev takes one; close fails while any remain. */
 void odma_dev_hold(struct doca_dev *dev);
 void odma_dev_release(struct doca_dev *dev);
