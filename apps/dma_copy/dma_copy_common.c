@@ -258,6 +258,25 @@ static const char *sink_name(const struct dc_sink *s)
 	return s->tmp[0] != '\0' ? s->tmp : s->path;
 }
 
+/*
+ * Whether nothing is named @path yet; logs why otherwise. The start-up found no file there
+ * (this side receives), but a symbolic link to nothing (its target missing, or a loop) looks
+ * absent to stat(2) and would refuse the copy only once it is complete.
+ */
+static bool dest_absent(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0)
+		return true;
+	DC_ERR("cannot write the destination %s: %s; doca_dma_copy never replaces or writes "
+	       "through it (remove it, or choose another --file)",
+	       path,
+	       S_ISLNK(st.st_mode) ? "it is a symbolic link to nothing (a missing target or a loop)"
+	                           : "it appeared after the start");
+	return false;
+}
+
 doca_error_t dc_sink_open(struct dc_sink *s, const char *path)
 {
 	const char *no = getenv("ODMA_DMA_COPY_NO_TMPFILE");
@@ -271,6 +290,8 @@ doca_error_t dc_sink_open(struct dc_sink *s, const char *path)
 		       no);
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	if (!dest_absent(path))
+		return DOCA_ERROR_IO_FAILED;
 	s->fd = open_unnamed(path);
 	if (s->fd < 0 && errno == EOPNOTSUPP) {
 		DOCA_LOG_WARN("the file system of %s has no unnamed files (O_TMPFILE): writing "

@@ -309,6 +309,23 @@ if [ "${ODMA_TEST_SANITIZED:-0}" != 1 ]; then
 fi
 ok "a host facing NVIDIA's DPU side refuses an announced file over 1 GiB before allocating it"
 
+# A destination that exists without being a file to send (a symbolic link to nothing: its
+# target missing, or a loop) is never replaced or written through: refused before any byte
+# moves, either direction, and the peer is told why.
+ln -s "$dir/nowhere" "$dir/dangling"
+start_dpu "$dir/d.log" -f "$dir/dangling"
+host -f "$dir/src" >"$dir/h.log" 2>&1 && fail "the host side succeeded though the DPU's destination is a dangling link"
+reap $dpid; [ "$st" = 1 ] || fail "the DPU side exited $st with a dangling link as its destination"
+grep -q "the DPU side failed: cannot write the destination $dir/dangling: it is a symbolic link" "$dir/h.log" || fail "the DPU side did not refuse its dangling link before the transfer"
+start_dpu "$dir/d.log" -f "$dir/src"
+host -f "$dir/dangling" >"$dir/h.log" 2>&1 && fail "the host side succeeded writing to a dangling link"
+reap $dpid; [ "$st" = 1 ] || fail "the DPU side exited $st though the host's destination is a dangling link"
+grep -q "the host side failed: cannot write the destination $dir/dangling: it is a symbolic link" "$dir/d.log" || fail "the host side did not refuse its dangling link before the transfer"
+[ -L "$dir/dangling" ] && [ ! -e "$dir/nowhere" ] || fail "the dangling link was replaced or written through"
+no_temp "$dir/dangling" || fail "a temporary file was left next to the dangling link"
+rm -f "$dir/dangling"
+ok "a destination that is a dangling symbolic link is refused before the transfer, either direction"
+
 # Item 7: files stream through a bounded window: peak RSS does not grow with the file.
 if [ "${ODMA_TEST_SANITIZED:-0}" = 1 ]; then
 	ok "# SKIP memory bound under sanitizers"
