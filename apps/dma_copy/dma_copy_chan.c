@@ -405,7 +405,8 @@ doca_error_t dc_chan_recv(struct dc_chan *c, void *msg, uint32_t max, uint32_t *
 				             c->name, m->len);
 				return DOCA_ERROR_INVALID_VALUE;
 			}
-			if (dc_msg_type(m->bytes) == DC_MSG_X_BUSY)
+			/* Only a server says busy; from a client it is just an unexpected type. */
+			if (!c->server && dc_msg_type(m->bytes) == DC_MSG_X_BUSY)
 				return DOCA_ERROR_IN_USE;
 			memcpy(msg, m->bytes, m->len);
 			*len = m->len;

@@ -56,8 +56,8 @@ doca_error_t dc_chan_send(struct dc_chan *c, const void *msg, uint32_t len);
 /*
  * Receives one message into @msg (at most @max bytes); *@len gets its length. Waits at most
  * @timeout_ms (<= 0: no limit). A server meanwhile answers extra clients X_BUSY. Returns
- * SUCCESS; TIME_OUT; CONNECTION_RESET (peer gone); IN_USE (the server answered X_BUSY);
- * INVALID_VALUE (a message too long or too short, logged).
+ * SUCCESS; TIME_OUT; CONNECTION_RESET (peer gone); IN_USE (client only: the server answered
+ * X_BUSY); INVALID_VALUE (a message too long or too short, logged).
  */
 doca_error_t dc_chan_recv(struct dc_chan *c, void *msg, uint32_t max, uint32_t *len,
                           int timeout_ms);

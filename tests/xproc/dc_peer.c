@@ -16,6 +16,8 @@
  *                                    writes into read-only (PCI_READ_ONLY); wait until the
  *                                    server hangs up; print "window untouched" when no byte of
  *                                    it changed
+ *   dc_peer client NAME busy         send X_BUSY (what only a DPU side sends) as its first
+ *                                    message; wait until the server hangs up
  *   dc_peer server NAME hangup       accept a host, read its first message, then vanish
  *   dc_peer server NAME stall SIZE   accept a host, announce a file of SIZE bytes (one window),
  *                                    read its next message, then say nothing more until the
@@ -319,6 +321,14 @@ static int client_export(bool half, uint64_t size)
 	return 0;
 }
 
+/* X_BUSY, which only a DPU side sends (busy). */
+static doca_error_t send_busy(void)
+{
+	uint32_t type = DC_MSG_X_BUSY;
+
+	return send_msg(&type, sizeof(type));
+}
+
 static int client(const char *name, const char *mode, uint64_t size)
 {
 	struct dc_direction d = odma_direction(true, size, 0);
@@ -338,6 +348,10 @@ static int client(const char *name, const char *mode, uint64_t size)
 		if ((r = send_msg(&d, DC_DIRECTION_LEN)))
 			return fail("send", r);
 		(void)wait_msg(0);
+		wait_hangup();
+	} else if (strcmp(mode, "busy") == 0) {
+		if ((r = send_busy()))
+			return fail("send", r);
 		wait_hangup();
 	} else if (strcmp(mode, "small-export") == 0 || strcmp(mode, "ro-export") == 0) {
 		int st = client_export(mode[0] == 's', mode[0] == 's' ? size : 0);

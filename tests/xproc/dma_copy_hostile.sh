@@ -326,6 +326,16 @@ no_temp "$dir/dangling" || fail "a temporary file was left next to the dangling 
 rm -f "$dir/dangling"
 ok "a destination that is a dangling symbolic link is refused before the transfer, either direction"
 
+# A host that sends X_BUSY (what only a DPU side sends to an extra host) is refused as an
+# unexpected message; the DPU side does not report itself busy.
+start_dpu "$dir/d.log" -f "$dir/out16"
+"$peer" client "$name" busy >"$dir/p.log" 2>&1 || fail "dc_peer busy failed"
+reap $dpid; [ "$st" = 1 ] || fail "the DPU side exited $st facing a host sending X_BUSY"
+grep -q "unexpected control message from the host side (type 0x4f440004" "$dir/d.log" || fail "the DPU side did not name the unexpected X_BUSY"
+grep -q "already serving another host" "$dir/d.log" && fail "the DPU side took the host's X_BUSY for its own busy state"
+no_temp "$dir/out16" && [ ! -e "$dir/out16" ] || fail "the DPU side left files"
+ok "a host sending X_BUSY is refused as an unexpected message"
+
 # Item 7: files stream through a bounded window: peak RSS does not grow with the file.
 if [ "${ODMA_TEST_SANITIZED:-0}" = 1 ]; then
 	ok "# SKIP memory bound under sanitizers"
