@@ -431,6 +431,17 @@ void dc_free(uint8_t *p, uint64_t size)
 		munmap(p, size ? size : 1);
 }
 
+/*
+ * The peer's reason made one printable line for our log: a control character (a newline
+ * that would start a forged log line, a terminal escape) becomes '?'.
+ */
+static void one_line(char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			*s = '?';
+}
+
 /* Whether @m (of @got bytes) is the peer saying it failed; logs it. */
 static bool peer_failed(struct dc_chan *c, const void *m, uint32_t got, const char *peer)
 {
@@ -441,6 +452,7 @@ static bool peer_failed(struct dc_chan *c, const void *m, uint32_t got, const ch
 		if (st.ok)
 			return false;
 		st.why[sizeof(st.why) - 1] = '\0';
+		one_line(st.why);
 		DC_ERR("the %s side failed: %s", peer, st.why);
 		return true;
 	}

@@ -18,6 +18,9 @@
  *                                    it changed
  *   dc_peer client NAME busy         send X_BUSY (what only a DPU side sends) as its first
  *                                    message; wait until the server hangs up
+ *   dc_peer client NAME fail-why     send X_STATUS {ok 0} whose reason holds a newline, a
+ *                                    forged log line and a terminal escape; wait until the
+ *                                    server hangs up
  *   dc_peer server NAME hangup       accept a host, read its first message, then vanish
  *   dc_peer server NAME stall SIZE   accept a host, announce a file of SIZE bytes (one window),
  *                                    read its next message, then say nothing more until the
@@ -321,12 +324,16 @@ static int client_export(bool half, uint64_t size)
 	return 0;
 }
 
-/* X_BUSY, which only a DPU side sends (busy). */
-static doca_error_t send_busy(void)
+/* A message the DPU side must not take at its word (busy, fail-why). */
+static doca_error_t send_forged(bool busy)
 {
 	uint32_t type = DC_MSG_X_BUSY;
+	struct dc_status st = { .type = DC_MSG_X_STATUS, .ok = 0 };
 
-	return send_msg(&type, sizeof(type));
+	if (busy)
+		return send_msg(&type, sizeof(type));
+	snprintf(st.why, sizeof(st.why), "disk full\nFORGED [INFO] copy complete\033[2J");
+	return send_msg(&st, sizeof(st));
 }
 
 static int client(const char *name, const char *mode, uint64_t size)
@@ -349,8 +356,8 @@ static int client(const char *name, const char *mode, uint64_t size)
 			return fail("send", r);
 		(void)wait_msg(0);
 		wait_hangup();
-	} else if (strcmp(mode, "busy") == 0) {
-		if ((r = send_busy()))
+	} else if (strcmp(mode, "busy") == 0 || strcmp(mode, "fail-why") == 0) {
+		if ((r = send_forged(mode[0] == 'b')))
 			return fail("send", r);
 		wait_hangup();
 	} else if (strcmp(mode, "small-export") == 0 || strcmp(mode, "ro-export") == 0) {

@@ -336,6 +336,16 @@ grep -q "already serving another host" "$dir/d.log" && fail "the DPU side took t
 no_temp "$dir/out16" && [ ! -e "$dir/out16" ] || fail "the DPU side left files"
 ok "a host sending X_BUSY is refused as an unexpected message"
 
+# A peer's reason for failing goes into this side's log as one line: control characters in
+# it (a newline starting a forged log line, a terminal escape) do not reach the log as such.
+start_dpu "$dir/d.log" -f "$dir/out17"
+"$peer" client "$name" fail-why >"$dir/p.log" 2>&1 || fail "dc_peer fail-why failed"
+reap $dpid; [ "$st" = 1 ] || fail "the DPU side exited $st facing a failing host"
+grep -q "the host side failed: disk full" "$dir/d.log" || fail "the DPU side did not report the host's reason"
+grep -q "^FORGED" "$dir/d.log" && fail "the host's reason started a forged line in the DPU's log"
+grep -q "$(printf '\033')" "$dir/d.log" && fail "the host's reason put a terminal escape in the DPU's log"
+ok "a peer's reason cannot forge log lines or send terminal escapes"
+
 # Item 7: files stream through a bounded window: peak RSS does not grow with the file.
 if [ "${ODMA_TEST_SANITIZED:-0}" = 1 ]; then
 	ok "# SKIP memory bound under sanitizers"
