@@ -158,7 +158,7 @@ doca_error_t dc_chunk_check(const struct dc_chunk *c, uint64_t off, uint64_t n, 
 /*
  * The end of a copy: the sender (@sender) gives its checksum @sum and waits for the
  * receiver's answer; the receiver compares @sum with the sender's, puts @sink in place and
- * answers.
+ * answers (once the file is in place it succeeds even if the answer cannot be sent).
  */
 doca_error_t dc_finish(struct dc_chan *c, struct dc_sink *sink, bool sender, uint64_t sum,
                        int timeout_ms, const char *peer);

@@ -346,6 +346,25 @@ grep -q "^FORGED" "$dir/d.log" && fail "the host's reason started a forged line 
 grep -q "$(printf '\033')" "$dir/d.log" && fail "the host's reason put a terminal escape in the DPU's log"
 ok "a peer's reason cannot forge log lines or send terminal escapes"
 
+# The connection lost just after the receiver put the verified file in place (ODMA_FAULTS cuts
+# it after the receiver's sixth control message of a one-window copy: the sender's X_STATUS):
+# the receiver has the whole file and says so (exit 0, a warning); the sender, never
+# confirmed, exits 1. Either direction.
+head -c 4096 "$dir/src" >"$dir/small18"
+export ODMA_FAULTS=comch_drop_after=6
+start_dpu "$dir/d.log" -f "$dir/out18"
+unset ODMA_FAULTS
+host -f "$dir/small18" >"$dir/h.log" 2>&1 && fail "the host side exited 0 without the DPU's confirmation"
+reap $dpid; [ "$st" = 0 ] || fail "the DPU side exited $st though it put the whole verified file in place"
+cmp -s "$dir/small18" "$dir/out18" || fail "the DPU side's file differs"
+grep -q "is complete and verified, but the host side did not get the confirmation" "$dir/d.log" || fail "no warning on the DPU side for the lost confirmation"
+start_dpu "$dir/d.log" -f "$dir/small18"
+ODMA_FAULTS=comch_drop_after=6 host -f "$dir/out18h" >"$dir/h.log" 2>&1 || fail "the host side exited $? though it put the whole verified file in place"
+reap $dpid; [ "$st" = 1 ] || fail "the DPU side exited $st without the host's confirmation"
+cmp -s "$dir/small18" "$dir/out18h" || fail "the host side's file differs"
+grep -q "is complete and verified, but the DPU side did not get the confirmation" "$dir/h.log" || fail "no warning on the host side for the lost confirmation"
+ok "a receiver that put the verified file in place exits 0 when only its confirmation is lost"
+
 # Item 7: files stream through a bounded window: peak RSS does not grow with the file.
 if [ "${ODMA_TEST_SANITIZED:-0}" = 1 ]; then
 	ok "# SKIP memory bound under sanitizers"
