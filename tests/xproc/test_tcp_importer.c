@@ -19,7 +19,10 @@
  *    frame when its head arrives, and holds two such at most (it took one for every
  *    connection: 1 GiB each, resident as the peer filled them, up to 512 connections);
  *  - three importers that leave 64 MiB of answers unread, then go: the exporter closes its
- *    connections to them (it kept each, and the answers queued there, for good).
+ *    connections to them (it kept each, and the answers queued there, for good);
+ *  - twelve importers that leave 64 MiB of answers unread and stay: the exporter holds at most
+ *    its process-wide budget of answers (it held 32 MiB for each, 8 GiB for 256), and still
+ *    serves an importer that reads.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -264,6 +267,54 @@ static void test_dead_client_released(void **state)
 	lk_exporter_check(&e);
 }
 
+/*
+ * Twelve importers attach, ask for 64 MiB of GETs each and read none of it, and stay. Each may
+ * hold 32 MiB of answers (UCX_REPLY_BYTES_MAX), but all of them together only the exporter's
+ * budget (UCX_REPLY_BYTES_ALL, 256 MiB): the rest waits. An importer that reads is still served.
+ */
+static void test_many_clients_unread(void **state)
+{
+	enum { HOSTILE = 12 };
+	struct lk_exporter e;
+	uint8_t a[20], q[64], data[4096];
+	int l, fd[HOSTILE], back[HOSTILE], good, good_back;
+	long before, after;
+
+	(void)state;
+	lk_exporter_start(&e, DOCA_ACCESS_FLAG_PCI_READ_ONLY);
+	l = lk_listener(a, 1);
+	before = tu_status_field(e.pid, "VmRSS");
+	for (unsigned int i = 0; i < HOSTILE; i++) {
+		fd[i] = lk_connect(&e);
+		assert_true(lk_handshake(fd[i], e.instance, true));
+		back[i] = lk_attach(&e, fd[i], l, a, 1);
+		for (unsigned int j = 0; j < 256; j++) { /* 256 KiB each: ODMA_UCX_CHUNK_MAX */
+			lk_req(&e, q, 2, 2 + j, e.base + (j % 4) * (256u << 10), 256u << 10);
+			lk_frame(fd[i], 11, 64, 0, q, sizeof(q));
+		}
+	}
+	after = rss_settled(e.pid);
+	print_message("exporter RSS %ld KiB, then %ld KiB with %d clients' answers unread\n",
+	              before, after, HOSTILE);
+	if (!LK_QUARANTINE && after - before >= (256 + 48) * 1024)
+		fail_msg("the exporter grew by %ld KiB for %d clients that read nothing",
+		         after - before, HOSTILE);
+	good = lk_connect(&e);
+	assert_true(lk_handshake(good, e.instance, true));
+	good_back = lk_attach(&e, good, l, a, 1);
+	assert_int_equal(get_on(&e, good, good_back, 2, e.base + 4096, sizeof(data), data), 0);
+	for (size_t i = 0; i < sizeof(data); i++)
+		assert_int_equal(data[i], xu_pattern(4096 + i));
+	close(good_back);
+	close(good);
+	for (unsigned int i = 0; i < HOSTILE; i++) {
+		close(back[i]);
+		close(fd[i]);
+	}
+	close(l);
+	lk_exporter_check(&e);
+}
+
 /* CPU seconds process @pid used so far. */
 static double cpu_s(pid_t pid)
 {
@@ -354,9 +405,13 @@ static void test_big_frames(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_reattach),       cmocka_unit_test(test_batches_unread),
-		cmocka_unit_test(test_connection_cap), cmocka_unit_test(test_out_of_descriptors),
-		cmocka_unit_test(test_big_frames),     cmocka_unit_test(test_dead_client_released),
+		cmocka_unit_test(test_reattach),
+		cmocka_unit_test(test_batches_unread),
+		cmocka_unit_test(test_connection_cap),
+		cmocka_unit_test(test_out_of_descriptors),
+		cmocka_unit_test(test_big_frames),
+		cmocka_unit_test(test_dead_client_released),
+		cmocka_unit_test(test_many_clients_unread),
 	};
 
 	tu_skip_under_qemu("forked exporters with UCX's threads, and prlimit on them");

@@ -124,6 +124,7 @@ struct odma_ucx_state {
 	struct ucx_peer *peers;            /* live peers (service thread) */
 	struct ucx_peer *clients;          /* importers we answer (service thread, ucx_serve.c) */
 	unsigned int nclients;
+	size_t reply_bytes; /* what all clients' replies in flight hold (ucx_serve.c) */
 	/* service thread only */
 	struct ucx_chunk *slot[UCX_SLOTS];
 	unsigned int nout; /* requests outstanding (in a slot) */

@@ -34,7 +34,11 @@ ODMA_LOG_REGISTER(ODMA_UCX)
  * the bytes it carries); a GET past the byte bound waits, as a 64-byte record, until replies
  * complete; past UCX_DEFER_MAX waiting GETs, UCX_REPLIES_MAX replies or UCX_REPLY_BYTES_MAX and
  * UCX_REPLY_BYTES_SLACK held, requests are dropped (the importer's deadline fails them: a
- * peer that reads nothing).
+ * peer that reads nothing). All clients together hold UCX_REPLY_BYTES_ALL (and the slack):
+ * past it, a client holding more than its share (UCX_REPLY_BYTES_FAIR) waits or is dropped
+ * the same way (256 importers that read nothing held 48 MiB each, 12 GiB), while one within
+ * its share is still served, so one that reads is not starved. At most UCX_REPLY_BYTES_ALL,
+ * the slack and a share per client are held in all (400 MiB for UCX_CLIENTS_MAX).
  */
 #define UCX_CLIENTS_MAX 256
 #define UCX_WATCH_MAX 64          /* watches held per importer: past it, one is answered at once */
@@ -45,6 +49,8 @@ ODMA_LOG_REGISTER(ODMA_UCX)
 /* what a reply in flight costs beyond its buffer: the link's record of the message */
 #define UCX_REPLY_OVERHEAD 256u
 #define UCX_DEFER_MAX 65536u
+#define UCX_REPLY_BYTES_ALL (256u << 20)
+#define UCX_REPLY_BYTES_FAIR (512u << 10) /* a client's share, always answered */
 
 #define UCX_BATCH_BYTES ODMA_UCX_REPLIES_BYTES
 
@@ -140,6 +146,7 @@ static void reply_cb(void *arg, int status)
 	(void)status;
 	p->replies--;
 	p->reply_bytes -= rp->charge;
+	odma_ux.reply_bytes -= rp->charge;
 	reply_free(rp);
 	serve_deferred(p);
 	odma_ucx_peer_unref(p);
@@ -161,6 +168,7 @@ static bool ucx_reply_send(struct ucx_peer *p, struct ucx_reply *rp, unsigned in
 	rp->charge = sizeof(*rp) + (rp->len > rp->room ? rp->len : rp->room) + UCX_REPLY_OVERHEAD;
 	p->replies++;
 	p->reply_bytes += rp->charge;
+	odma_ux.reply_bytes += rp->charge;
 	odma_ucx_peer_ref(p); /* the reply's */
 	return true;
 }
@@ -364,21 +372,30 @@ static bool batch_add(struct ucx_peer *p, struct ucx_reply **bp, const struct od
 }
 
 /*
+ * Whether @p may hold @len bytes more of replies: within its bound, and within the budget of
+ * all clients or else within its share of it.
+ */
+static bool bytes_fit(const struct ucx_peer *p, size_t len)
+{
+	return p->reply_bytes + len <= UCX_REPLY_BYTES_MAX &&
+	       (p->reply_bytes + len <= UCX_REPLY_BYTES_FAIR ||
+	        odma_ux.reply_bytes + len <= UCX_REPLY_BYTES_ALL);
+}
+
+/*
  * Whether @q may be answered now. Only a GET's reply is large: it waits behind the GETs
  * already waiting, or while the bound is reached. The rest (a PUT carries its bytes in the
  * request) is answered at once: replies complete in any order, matched by id.
  */
 static bool room_for(const struct ucx_peer *p, const struct odma_ucx_req *q)
 {
-	return q->op != ODMA_UCX_OP_GET ||
-	       (p->def_head == NULL && p->reply_bytes + q->len <= UCX_REPLY_BYTES_MAX);
+	return q->op != ODMA_UCX_OP_GET || (p->def_head == NULL && bytes_fit(p, q->len));
 }
 
 /* The GETs that waited for room, in order, while there is room (service thread). */
 static void serve_deferred(struct ucx_peer *p)
 {
-	while (p->def_head != NULL && !p->dead &&
-	       p->reply_bytes + p->def_head->q.len <= UCX_REPLY_BYTES_MAX) {
+	while (p->def_head != NULL && !p->dead && bytes_fit(p, p->def_head->q.len)) {
 		struct ucx_deferred *d = p->def_head;
 		struct ucx_reply *rp;
 
@@ -702,7 +719,9 @@ static bool serve_one(struct odma_lk_ep *from, struct ucx_peer *p, const void *h
 		return true;
 	}
 	if (p->replies >= UCX_REPLIES_MAX ||
-	    p->reply_bytes >= UCX_REPLY_BYTES_MAX + UCX_REPLY_BYTES_SLACK)
+	    p->reply_bytes >= UCX_REPLY_BYTES_MAX + UCX_REPLY_BYTES_SLACK ||
+	    (p->reply_bytes > UCX_REPLY_BYTES_FAIR &&
+	     odma_ux.reply_bytes >= UCX_REPLY_BYTES_ALL + UCX_REPLY_BYTES_SLACK))
 		return true; /* it reads nothing: its deadline fails the rest */
 	if (st == DOCA_SUCCESS && !room_for(p, &q)) {
 		defer_get(p, &q);
