@@ -42,6 +42,7 @@ static struct {
 	size_t admit_len;     /* the length the last one asked about */
 	bool admit_head_seen; /* its first bytes as sent, ODMA_LK_ADMIT_HEAD of them */
 	bool gone_eproto;     /* a connection was gone for a protocol error */
+	uint64_t slow_ns;     /* on_msg takes this long (a busy handler) */
 } t;
 
 static const struct odma_lk_ops *lk = &odma_lk_tcp;
@@ -79,6 +80,8 @@ static void on_msg(const void *hdr, size_t hlen, void *data, size_t len,
 		ok = d[k] == (uint8_t)(t.first[i] + k);
 	t.intact[i] = ok;
 	t.on[i] = rx->reply_ep;
+	for (uint64_t end = odma_ucx_now_ns() + t.slow_ns; odma_ucx_now_ns() < end;)
+		;
 	/* a copy: what arrived lives only until the handler returns */
 	if (t.echo && rx->reply_ep != t.dialer) {
 		static struct odma_ucx_out o[MAXMSG];
@@ -572,6 +575,46 @@ static void test_bad_addresses(void **state)
 	RUN_UNTIL(lk->arm());
 }
 
+/*
+ * A peer whose frames keep a handler busy (200 us each): one progress call hands over what
+ * about a millisecond allows and returns, the rest in the calls after it, in order. One call
+ * handled every frame a read brought in (4 MiB per connection, 64 connections: seconds of
+ * handlers under a peer that keeps sending), and nothing else the thread had to do ran meanwhile.
+ */
+static void test_progress_bounded(void **state)
+{
+	enum { N = 60 };
+	uint8_t buf[1];
+	struct odma_lk_ep *ep = NULL;
+	unsigned int most = 0;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(lk->ep_to_addr(self, self_len, &t, &ep), ODMA_LK_OK);
+	for (unsigned int i = 0; i < N; i++) { /* queued until the connection is live: one write */
+		int r = send_msg(ep, buf, 0, (uint8_t)i);
+
+		assert_true(r == ODMA_LK_OK || r == ODMA_LK_INFLIGHT);
+	}
+	t.slow_ns = 200000;
+	for (uint64_t end = odma_ucx_now_ns() + 5000000000ull;
+	     t.n < N && odma_ucx_now_ns() < end;) {
+		unsigned int before = t.n;
+
+		(void)lk->progress();
+		if (t.n - before > most)
+			most = t.n - before;
+	}
+	print_message("%u frames, at most %u in one progress call\n", t.n, most);
+	assert_int_equal(t.n, N);
+	for (unsigned int i = 0; i < N; i++)
+		assert_int_equal(t.first[i], i);
+	assert_true(most <= N / 2);
+	t.slow_ns = 0;
+	lk->ep_close(ep, false);
+	RUN_UNTIL(t.gone == 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -583,6 +626,7 @@ int main(void)
 		cmocka_unit_test(test_admission),
 		cmocka_unit_test(test_listener),
 		cmocka_unit_test(test_bad_addresses),
+		cmocka_unit_test(test_progress_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

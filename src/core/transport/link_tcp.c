@@ -66,6 +66,12 @@ ODMA_LOG_REGISTER(ODMA_UCX_TCP)
 #define LT_IOV 160u              /* pieces per writev (a batch of 64 requests has 129) */
 #define LT_ADDR_LEN 20u          /* magic[4] | IPv4[4] | port[2] | zero[2] | instance[8] */
 #define LT_EVENTS 64u
+/*
+ * What one progress call spends on arrivals at most: past it, whole frames still in a buffer
+ * wait for the next call (lt_run_more) and the socket keeps the rest (odma's service round
+ * progresses for 1 ms at a time, ucx.c, but could not end inside a call).
+ */
+#define LT_PROGRESS_NS 1000000ull
 #define LT_PACK_MAX (1u << 20)    /* a payload made as it leaves, up to this: the link's buffer */
 #define LT_SPARE_LEN (64u * 1024) /* a queued frame's payload up to this: a kept buffer */
 #define LT_SPARE_MAX 128u         /* such buffers kept at most (8 MiB) */
@@ -149,6 +155,7 @@ struct odma_lk_ep {
 	struct odma_lk_ep *hs_next, *hs_prev; /* those in their handshake, oldest first */
 	struct odma_lk_ep *dead_next;         /* to report or free (lt.dead) */
 	bool dead_listed;
+	bool more; /* whole frames wait in rbuf for the next progress call (lt.nmore) */
 };
 
 static struct {
@@ -169,6 +176,8 @@ static struct {
 	struct odma_lk_listener *paused; /* listeners out of descriptors: back at the timer */
 	struct odma_lk_ep *dead;
 	struct lt_out *done_head, *done_tail; /* sends ended, their callbacks due */
+	uint64_t end_ns;                      /* the running progress call's end (LT_PROGRESS_NS) */
+	unsigned int nmore;                   /* connections whose frames wait (more) */
 	uint32_t hs_ms; /* the handshake's deadline: ODMA_TRANSPORT_TIMEOUT_MS */
 	uint8_t *pack;  /* LT_PACK_MAX bytes: payloads made as they leave are made here */
 	struct odma_buf_cache spare; /* payload buffers of queued frames, kept */
@@ -237,6 +246,18 @@ static void lt_hs_unlink(struct odma_lk_ep *c)
 	lt.nhs_accepted -= !c->dialer;
 }
 
+/* Whether @c's whole frames wait for the next progress call (lt_frames stopped in time). */
+static void lt_more(struct odma_lk_ep *c, bool on)
+{
+	if (c->more == on)
+		return;
+	c->more = on;
+	if (on)
+		lt.nmore++;
+	else
+		lt.nmore--;
+}
+
 /* @c dies (@status): its socket closes, its sends fail; the module hears of it in progress. */
 static void lt_fail(struct odma_lk_ep *c, int status)
 {
@@ -246,6 +267,7 @@ static void lt_fail(struct odma_lk_ep *c, int status)
 		return;
 	if (c->state != LT_LIVE)
 		lt_hs_unlink(c);
+	lt_more(c, false);
 	c->state = LT_DEAD;
 	c->status = status;
 	lt.naccepted -= !c->dialer;
@@ -823,6 +845,10 @@ static bool lt_frames(struct odma_lk_ep *c, unsigned int *events)
 			lt.h[h[0]].fn(h + LT_FH, hlen, h + LT_FH + hlen, len, &rx);
 			c->busy--;
 		}
+		if (c->state != LT_DEAD && c->rlen >= LT_FH && odma_ucx_now_ns() >= lt.end_ns) {
+			lt_more(c, true); /* the rest in the next call */
+			break;
+		}
 	}
 	if (c->state == LT_DEAD) {
 		free(c->rbuf); /* kept while a handler read from it (lt_fail) */
@@ -846,6 +872,8 @@ static void lt_read(struct odma_lk_ep *c, unsigned int *events)
 {
 	size_t got = 0;
 
+	if (c->more)
+		return; /* its frames first (lt_run_more); the socket holds what follows */
 	while (c->state != LT_DEAD && got < LT_READ_ROUND) {
 		size_t room;
 		ssize_t r;
@@ -869,7 +897,7 @@ static void lt_read(struct odma_lk_ep *c, unsigned int *events)
 		c->rlen += (size_t)r;
 		got += (size_t)r;
 		/* less than asked: the socket had no more (epoll says when it has), no recv more */
-		if (!lt_frames(c, events) || (size_t)r < room)
+		if (!lt_frames(c, events) || c->more || (size_t)r < room)
 			return;
 	}
 }
@@ -1123,12 +1151,33 @@ static void lt_listen_close(struct odma_lk_listener *L)
 
 /* ---- progress ---- */
 
+/* The frames that waited for this call: each connection's, at least one of them each. */
+static void lt_run_more(unsigned int *events)
+{
+	if (lt.nmore == 0)
+		return;
+	for (struct odma_lk_ep *c = lt.conns; c != NULL; c = c->next) {
+		if (!c->more)
+			continue;
+		lt_more(c, false);
+		(void)lt_frames(c, events);
+	}
+}
+
+/*
+ * Hands over what arrived, for LT_PROGRESS_NS; past it, one frame more of each connection
+ * with an event (lt_frames), so that none waits behind one that keeps sending.
+ */
 static unsigned int lt_progress(void)
 {
 	struct epoll_event ev[LT_EVENTS];
-	unsigned int events = lt_run_done() + lt_run_dead();
-	int n = epoll_wait(lt.ep, ev, LT_EVENTS, 0);
+	unsigned int events;
+	int n;
 
+	lt.end_ns = odma_ucx_now_ns() + LT_PROGRESS_NS;
+	events = lt_run_done() + lt_run_dead();
+	lt_run_more(&events);
+	n = epoll_wait(lt.ep, ev, LT_EVENTS, 0);
 	for (int i = 0; i < n; i++) {
 		struct lt_fdtag *t = ev[i].data.ptr;
 		struct odma_lk_ep *c = (struct odma_lk_ep *)t;
@@ -1158,7 +1207,7 @@ static unsigned int lt_progress(void)
 
 static bool lt_arm(void)
 {
-	return lt.done_head == NULL && lt.dead == NULL;
+	return lt.done_head == NULL && lt.dead == NULL && lt.nmore == 0;
 }
 
 /* ---- the link ---- */
