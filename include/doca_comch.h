@@ -302,7 +302,10 @@ struct doca_ctx *doca_comch_server_as_ctx(struct doca_comch_server *comch_server
  *        connect callback (to refuse a client).
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL, or not a live connection of this
  *         server); DOCA_ERROR_IN_USE (producers or consumers still exist on the connection);
- *         DOCA_ERROR_BAD_STATE (the server is not RUNNING).
+ *         DOCA_ERROR_BAD_STATE (the server is not RUNNING); DOCA_ERROR_AGAIN (the
+ *         connection's socket is full, the peer reading slowly: what the server sent and
+ *         the disconnect message cannot all be queued now; nothing changed, call again
+ *         later; a peer that never reads is cut by doca_ctx_stop).
  */
 DOCA_STABLE
 doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server,

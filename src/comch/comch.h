@@ -540,6 +540,13 @@ bool comch_conn_finish(struct doca_comch_connection *conn);
 /* Orderly local close: writes what it can, fails the rest with @status, says BYE. */
 void comch_conn_close(struct doca_comch_connection *conn, doca_error_t status);
 
+/*
+ * doca_comch_server_disconnect: closes @conn like comch_conn_close, with no disconnect event,
+ * once what waits to leave and the BYE were taken; DOCA_ERROR_AGAIN, the connection as it
+ * was, when the socket takes no more now.
+ */
+doca_error_t comch_conn_disconnect(struct doca_comch_connection *conn);
+
 /* Sends a control packet now or queues it (thread-safe). false if the connection is dead. */
 bool comch_conn_send_ctl(struct doca_comch_connection *conn, uint32_t type, uint32_t arg,
                          const void *payload, size_t len, int pass_fd);

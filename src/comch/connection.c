@@ -558,21 +558,50 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 	return any;
 }
 
-void comch_conn_close(struct doca_comch_connection *conn, doca_error_t status)
+/*
+ * Tells the peer this side leaves (a BYE) after what waits to leave; @after_all: only once all
+ * of it left. EAGAIN when the socket (or the transport's bound) takes no more now: nothing is
+ * lost, and a later call tries again. 0 when sent, or when the connection is broken (no one
+ * to tell).
+ */
+static int conn_bye(struct doca_comch_connection *conn, bool after_all)
 {
-	if (conn->rx_done)
-		return;
-	if (!atomic_load(&conn->dead)) {
-		(void)flush_pending(conn);
-		comch_conn_flush_ctl(conn);
-		if (!atomic_load(&conn->dead))
-			(void)conn_send(conn, COMCH_W_BYE, 0, NULL, 0, -1); /* best effort */
-	}
+	if (atomic_load(&conn->dead))
+		return 0;
+	(void)flush_pending(conn);
+	comch_conn_flush_ctl(conn);
+	if (atomic_load(&conn->dead))
+		return 0;
+	if (after_all && (conn->pending.head != NULL || atomic_load(&conn->outbox_n) != 0))
+		return EAGAIN;
+	return conn_send(conn, COMCH_W_BYE, 0, NULL, 0, -1) == EAGAIN ? EAGAIN : 0;
+}
+
+/* Ends @conn from this side: its sends still waiting fail with @status. */
+static void conn_end(struct doca_comch_connection *conn, doca_error_t status)
+{
 	fail_pending(conn, status);
 	/* what the peer sent is dropped; a BYE among it tells that the peer left in order */
 	if (comch_chan_drain(conn->ch, 4096))
 		conn->orderly = true;
 	comch_conn_kill(conn, COMCH_END_LOCAL, "closed by this side");
+}
+
+void comch_conn_close(struct doca_comch_connection *conn, doca_error_t status)
+{
+	if (conn->rx_done)
+		return;
+	(void)conn_bye(conn, false); /* best effort */
+	conn_end(conn, status);
+}
+
+doca_error_t comch_conn_disconnect(struct doca_comch_connection *conn)
+{
+	if (conn_bye(conn, true) == EAGAIN)
+		return DOCA_ERROR_AGAIN;
+	conn->dropped = true;
+	conn_end(conn, DOCA_ERROR_IO_FAILED);
+	return DOCA_SUCCESS;
 }
 
 struct comch_who comch_conn_who(const struct doca_comch_connection *conn)

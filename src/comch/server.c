@@ -393,8 +393,12 @@ doca_error_t doca_comch_server_disconnect(struct doca_comch_server *comch_server
 		         (void *)connection);
 		return DOCA_ERROR_IN_USE;
 	}
-	connection->dropped = true;
-	comch_conn_close(connection, DOCA_ERROR_IO_FAILED);
+	if (comch_conn_disconnect(connection) == DOCA_ERROR_AGAIN) {
+		ODMA_DBG("doca_comch_server_disconnect: connection %p: its socket is full (the "
+		         "peer reads slowly); the disconnect message waits, call again later",
+		         (void *)connection);
+		return DOCA_ERROR_AGAIN;
+	}
 	return DOCA_SUCCESS;
 }
 

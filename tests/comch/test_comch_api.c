@@ -715,6 +715,65 @@ static void pair_open(struct cu_ep *s, struct cu_ep *c)
 	pair_connected(s, c);
 }
 
+static bool client_stopped(struct cu_ep *const *eps)
+{
+	return cu_is_idle(eps[1]);
+}
+
+/*
+ * A disconnect while the client reads nothing and the server's sends fill its socket: the
+ * BYE cannot leave now, so the disconnect returns AGAIN (DOCA: "the disconnect message cannot
+ * be queued now, call again later") and leaves the connection as it was; called again once the
+ * client read, it succeeds, every message sent before it arrives, and the client hears an
+ * orderly end. It returned SUCCESS and the BYE was lost: the sends still waiting failed and the
+ * client saw the connection drop as if the server had crashed.
+ */
+static void test_disconnect_socket_full(void **state)
+{
+	static char msg[4000];
+	struct cu_ep s, c;
+	struct cu_ep *const eps[2] = { &s, &c };
+	unsigned int sent = 0, last = ~0u;
+	doca_error_t r;
+	uint64_t end;
+
+	(void)state;
+	cu_open(&s, true);
+	cu_open(&c, false);
+	assert_ok(cu_server_start(&s, NAME, 0, 512));
+	assert_int_equal(cu_client_start(&c, NAME, 0, 8), DOCA_ERROR_IN_PROGRESS);
+	pair_connected(&s, &c);
+	cu_log_capture();
+	/* the server sends until its sends stop completing: the client reads nothing */
+	while (s.sent_ok != last && sent < CU_MAX_RX / 2) {
+		last = s.sent_ok;
+		while (sent < CU_MAX_RX / 2 && cu_send(&s, msg, sizeof(msg)) == DOCA_SUCCESS)
+			sent++;
+		cu_progress_for(&s, 100);
+	}
+	print_message("%u sends submitted, %u completed, %u failed\n", sent, s.sent_ok, s.sent_err);
+	if (s.sent_ok == sent) /* the client's receive queue is smaller than its socket */
+		skip();
+	r = doca_comch_server_disconnect(s.srv, s.conn);
+	assert_int_equal(r, DOCA_ERROR_AGAIN);
+	/* the client reads; the server calls again until the disconnect is taken */
+	for (end = cu_now_ms() + 5000; r == DOCA_ERROR_AGAIN && cu_now_ms() < end;) {
+		doca_pe_progress(c.pe);
+		doca_pe_progress(s.pe);
+		r = doca_comch_server_disconnect(s.srv, s.conn);
+	}
+	assert_int_equal(r, DOCA_SUCCESS);
+	assert_true(progress_all(eps, 2, client_stopped));
+	print_message("%u sends completed, %u failed; the client received %u\n", s.sent_ok,
+	              s.sent_err, c.nrx);
+	assert_int_equal(s.sent_err, 0);
+	assert_int_equal(s.sent_ok, sent);
+	assert_int_equal(c.nrx, sent);
+	assert_false(cu_log_has("without disconnecting"));
+	assert_true(cu_close(&c));
+	assert_true(cu_close(&s));
+}
+
 static void test_peer_gone_refusals(void **state)
 {
 	struct cu_ep s, c;
@@ -1120,6 +1179,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_one_process, cu_next_name),
 		cmocka_unit_test_setup(test_one_process_refusals, cu_next_name),
 		cmocka_unit_test_setup(test_peer_gone_refusals, cu_next_name),
+		cmocka_unit_test_setup(test_disconnect_socket_full, cu_next_name),
 		cmocka_unit_test_setup(test_task_outlives_conn, cu_next_name),
 		cmocka_unit_test_setup(test_post_recv_mmap_rules, cu_next_name),
 		cmocka_unit_test_setup(test_stop_in_recv_keeps_msg, cu_next_name),
