@@ -20,9 +20,10 @@
  *    connection: 1 GiB each, resident as the peer filled them, up to 512 connections);
  *  - three importers that leave 64 MiB of answers unread, then go: the exporter closes its
  *    connections to them (it kept each, and the answers queued there, for good);
- *  - twelve importers that leave 64 MiB of answers unread and stay: the exporter holds at most
- *    its process-wide budget of answers (it held 32 MiB for each, 8 GiB for 256), and still
- *    serves an importer that reads.
+ *  - twelve importers that leave 64 MiB of answers unread, and 65,536 GETs more waiting, and
+ *    stay: the exporter holds at most its process-wide budgets of answers and of waiting GETs
+ *    (it held 32 MiB and 5 MiB for each, 9.3 GiB for 256), and still serves an importer that
+ *    reads.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -267,10 +268,27 @@ static void test_dead_client_released(void **state)
 	lk_exporter_check(&e);
 }
 
+/* Sends 65,536 GETs more on @fd, in batches of 64: they wait, for room for their answers. */
+static void gets_waiting(const struct lk_exporter *e, int fd)
+{
+	static uint8_t body[8 + 64 * 64];
+
+	odma_put_le(body, 64, 4);
+	odma_put_le(body + 4, 0, 4);
+	for (unsigned int b = 0; b < 1024; b++) {
+		for (unsigned int k = 0; k < 64; k++)
+			lk_req(e, body + 8 + 64 * k, 2, 1000 + 64 * (uint64_t)b + k, e->base,
+			       256u << 10);
+		lk_frame(fd, 17, 8, 64 * 64, body, sizeof(body));
+	}
+}
+
 /*
- * Twelve importers attach, ask for 64 MiB of GETs each and read none of it, and stay. Each may
- * hold 32 MiB of answers (UCX_REPLY_BYTES_MAX), but all of them together only the exporter's
- * budget (UCX_REPLY_BYTES_ALL, 256 MiB): the rest waits. An importer that reads is still served.
+ * Twelve importers attach, ask for 64 MiB of GETs each, then 65,536 GETs more, read none of
+ * it, and stay. Each may hold 32 MiB of answers (UCX_REPLY_BYTES_MAX) and 65,536 GETs waiting
+ * (UCX_DEFER_MAX, 5 MiB of records), but all of them together only the exporter's budgets
+ * (UCX_REPLY_BYTES_ALL, 256 MiB; UCX_DEFER_ALL, 10 MiB): the rest waits, or is dropped. An
+ * importer that reads is still served.
  */
 static void test_many_clients_unread(void **state)
 {
@@ -292,6 +310,7 @@ static void test_many_clients_unread(void **state)
 			lk_req(&e, q, 2, 2 + j, e.base + (j % 4) * (256u << 10), 256u << 10);
 			lk_frame(fd[i], 11, 64, 0, q, sizeof(q));
 		}
+		gets_waiting(&e, fd[i]);
 	}
 	after = rss_settled(e.pid);
 	print_message("exporter RSS %ld KiB, then %ld KiB with %d clients' answers unread\n",

@@ -124,7 +124,8 @@ struct odma_ucx_state {
 	struct ucx_peer *peers;            /* live peers (service thread) */
 	struct ucx_peer *clients;          /* importers we answer (service thread, ucx_serve.c) */
 	unsigned int nclients;
-	size_t reply_bytes; /* what all clients' replies in flight hold (ucx_serve.c) */
+	size_t reply_bytes;     /* what all clients' replies in flight hold (ucx_serve.c) */
+	unsigned int ndeferred; /* all clients' GETs waiting for room (ucx_serve.c) */
 	/* service thread only */
 	struct ucx_chunk *slot[UCX_SLOTS];
 	unsigned int nout; /* requests outstanding (in a slot) */
@@ -206,6 +207,8 @@ struct ucx_peer *odma_ucx_index_get(struct odma_lk_ep *h);
 /* ucx_serve.c: peers with answers gathered in this progress call, and sending them */
 extern struct ucx_peer *odma_ucx_round_peers;
 void odma_ucx_round_send(void);
+/* ucx_serve.c: drops @p's GETs waiting for room (service thread) */
+void odma_ucx_deferred_free(struct ucx_peer *p);
 
 /* ucx.c */
 extern const struct odma_tp_ops odma_ucx_ops;      /* the transport (ucx_row.c hands it out) */

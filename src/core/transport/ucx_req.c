@@ -154,7 +154,8 @@ void odma_ucx_peer_unref(struct ucx_peer *p)
 	if (!last)
 		return;
 	/* only the service thread drops the last reference of a peer with an endpoint */
-	odma_ucx_index_del(p); /* an indexed peer has one: this is the service thread */
+	odma_ucx_index_del(p);     /* an indexed peer has one: this is the service thread */
+	odma_ucx_deferred_free(p); /* an endpoint of ours kept its GETs waiting */
 	if (p->ep != NULL)
 		odma_ux.lk->ep_close(p->ep, false);
 	free(p);

@@ -38,7 +38,10 @@ ODMA_LOG_REGISTER(ODMA_UCX)
  * past it, a client holding more than its share (UCX_REPLY_BYTES_FAIR) waits or is dropped
  * the same way (256 importers that read nothing held 48 MiB each, 12 GiB), while one within
  * its share is still served, so one that reads is not starved. At most UCX_REPLY_BYTES_ALL,
- * the slack and a share per client are held in all (400 MiB for UCX_CLIENTS_MAX).
+ * the slack and a share per client are held in all (400 MiB for UCX_CLIENTS_MAX). The GETs
+ * waiting are bounded the same way: UCX_DEFER_ALL for all clients, past which a client with
+ * more than UCX_DEFER_FAIR waiting has the next ones dropped (65,536 records of 80 bytes for
+ * each of 256 importers were 1.3 GiB; now at most 30 MiB).
  */
 #define UCX_CLIENTS_MAX 256
 #define UCX_WATCH_MAX 64          /* watches held per importer: past it, one is answered at once */
@@ -49,6 +52,8 @@ ODMA_LOG_REGISTER(ODMA_UCX)
 /* what a reply in flight costs beyond its buffer: the link's record of the message */
 #define UCX_REPLY_OVERHEAD 256u
 #define UCX_DEFER_MAX 65536u
+#define UCX_DEFER_ALL 131072u /* GETs waiting, all clients together: about 10 MiB */
+#define UCX_DEFER_FAIR 1024u  /* a client's share of them, always kept */
 #define UCX_REPLY_BYTES_ALL (256u << 20)
 #define UCX_REPLY_BYTES_FAIR (512u << 10) /* a client's share, always answered */
 
@@ -403,6 +408,7 @@ static void serve_deferred(struct ucx_peer *p)
 		if (p->def_head == NULL)
 			p->def_tail = NULL;
 		p->ndeferred--;
+		odma_ux.ndeferred--;
 		rp = reply_new(&d->q, NULL, DOCA_SUCCESS);
 		free(d);
 		if (rp != NULL)
@@ -410,8 +416,10 @@ static void serve_deferred(struct ucx_peer *p)
 	}
 }
 
-static void deferred_free(struct ucx_peer *p)
+void odma_ucx_deferred_free(struct ucx_peer *p)
 {
+	if (p->def_head == NULL)
+		return; /* a peer that never served a GET: any thread may free it */
 	while (p->def_head != NULL) {
 		struct ucx_deferred *d = p->def_head;
 
@@ -419,6 +427,7 @@ static void deferred_free(struct ucx_peer *p)
 		free(d);
 	}
 	p->def_tail = NULL;
+	odma_ux.ndeferred -= p->ndeferred;
 	p->ndeferred = 0;
 }
 
@@ -439,7 +448,7 @@ static void clients_reap(void)
 		*pp = p->next;
 		odma_ux.nclients--;
 		odma_ucx_index_del(p);
-		deferred_free(p);
+		odma_ucx_deferred_free(p);
 		if (p->ep != NULL)
 			odma_ux.lk->ep_close(p->ep, false);
 		p->ep = NULL;
@@ -562,17 +571,21 @@ static void serve_attach(struct odma_lk_ep *from, struct ucx_peer *p, const stru
 
 /*
  * Puts a GET with no room for its reply yet (room_for) at the tail of @p's waiting ones;
- * past UCX_DEFER_MAX, or out of memory, it is dropped (the importer's deadline fails it).
+ * past UCX_DEFER_MAX, past its share when all clients have UCX_DEFER_ALL waiting, or out of
+ * memory, it is dropped (the importer's deadline fails it).
  */
 static void defer_get(struct ucx_peer *p, const struct odma_ucx_req *q)
 {
 	struct ucx_deferred *d;
 
-	if (p->ndeferred >= UCX_DEFER_MAX || (d = malloc(sizeof(*d))) == NULL)
+	if (p->ndeferred >= UCX_DEFER_MAX ||
+	    (p->ndeferred >= UCX_DEFER_FAIR && odma_ux.ndeferred >= UCX_DEFER_ALL) ||
+	    (d = malloc(sizeof(*d))) == NULL)
 		return;
 	d->q = *q;
 	ODMA_QUEUE_PUSH(p->def_head, p->def_tail, d, next);
 	p->ndeferred++;
+	odma_ux.ndeferred++;
 }
 
 /* The value of watch request @q now: DOCA_SUCCESS, or why it cannot be read. */
@@ -813,7 +826,7 @@ void odma_ucx_reply_cache_drop(void)
 void odma_ucx_clients_forget(void)
 {
 	for (struct ucx_peer *p = odma_ux.clients; p != NULL; p = p->next)
-		deferred_free(p);
+		odma_ucx_deferred_free(p);
 	while (watches != NULL) {
 		struct ucx_watch *w = watches;
 
