@@ -421,13 +421,14 @@ static void auth_server(struct comch_net *n, uint32_t type, uint32_t step, const
 	    getrandom(n->nonce_own, NONCE, 0) == (ssize_t)NONCE) {
 		memcpy(n->nonce_peer, p, NONCE);
 		memcpy(out, n->nonce_own, NONCE);
-		doca_priv_fabric_proof(n->auth_key, 'S', n->nonce_peer, n->nonce_own, out + NONCE);
+		doca_priv_fabric_proof(n->auth_key, 'S', "", 0, n->nonce_peer, n->nonce_own,
+		                       out + NONCE);
 		n->auth = COMCH_AUTH_WAIT_3;
 		(void)comch_net_send(n, COMCH_W_AUTH, 2, out, sizeof(out));
 		return;
 	}
 	if (type == COMCH_W_AUTH && step == 3 && n->auth == COMCH_AUTH_WAIT_3 && len == PROOF) {
-		doca_priv_fabric_proof(n->auth_key, 'C', n->nonce_own, n->nonce_peer, proof);
+		doca_priv_fabric_proof(n->auth_key, 'C', "", 0, n->nonce_own, n->nonce_peer, proof);
 		if (odma_key_eq(proof, p, PROOF)) {
 			n->auth = COMCH_AUTH_DONE; /* its HELLO may come */
 			return;
@@ -449,9 +450,9 @@ static void auth_client(struct comch_net *n, uint32_t type, uint32_t step, const
 	if (type == COMCH_W_AUTH && step == 2 && n->auth == COMCH_AUTH_WAIT_2 &&
 	    len == NONCE + PROOF) {
 		memcpy(n->nonce_peer, p, NONCE);
-		doca_priv_fabric_proof(n->auth_key, 'S', n->nonce_own, n->nonce_peer, proof);
+		doca_priv_fabric_proof(n->auth_key, 'S', "", 0, n->nonce_own, n->nonce_peer, proof);
 		if (odma_key_eq(proof, p + NONCE, PROOF)) {
-			doca_priv_fabric_proof(n->auth_key, 'C', n->nonce_peer, n->nonce_own,
+			doca_priv_fabric_proof(n->auth_key, 'C', "", 0, n->nonce_peer, n->nonce_own,
 			                       proof);
 			n->auth = COMCH_AUTH_DONE;
 			if (comch_net_send(n, COMCH_W_AUTH, 3, proof, PROOF) == 0)

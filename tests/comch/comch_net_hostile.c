@@ -87,12 +87,14 @@ static void proof_of(uint8_t role, const uint8_t a[16], const uint8_t b[16], uin
 	uint8_t key[32];
 	struct sha256_ctx s;
 	struct hmac_sha256_ctx h;
+	const uint8_t blen[2] = { 0, 0 }; /* no binding */
 
 	sha256_init(&s);
 	sha256_update(&s, secret != NULL ? strlen(secret) : 0, (const uint8_t *)secret);
 	sha256_digest(&s, sizeof(key), key);
 	hmac_sha256_set_key(&h, sizeof(key), key);
 	hmac_sha256_update(&h, 1, &role);
+	hmac_sha256_update(&h, sizeof(blen), blen);
 	hmac_sha256_update(&h, 16, a);
 	hmac_sha256_update(&h, 16, b);
 	hmac_sha256_digest(&h, 32, out);

@@ -10,6 +10,7 @@
  * queued. This process is the exporter and the importer (loopback, UCX forced).
  */
 #include <inttypes.h>
+#include <arpa/inet.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -1182,6 +1183,7 @@ static void link_frame(uint8_t *out, unsigned int id, size_t hlen, size_t len)
 static int link_dial_proven(void)
 {
 	uint8_t key[ODMA_FABRIC_KEY_LEN], hello[8 + 32] = { 0 }, ch[8 + 48], proof[8 + 32];
+	uint8_t bind[22]; /* the link's magic, the address and port dialled, the instance */
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	char why[256];
@@ -1199,7 +1201,10 @@ static int link_dial_proven(void)
 	assert_int_equal(recv(fd, ch, sizeof(ch), MSG_WAITALL), (ssize_t)sizeof(ch));
 	assert_int_equal(ch[0], 0xf2);
 	link_frame(proof, 0xf3, 0, 32);
-	doca_priv_fabric_proof(key, 'C', ch + 8, hello + 24, proof + 8);
+	memcpy(bind, "ODMALNK1", 8);
+	memcpy(bind + 8, odma_ux.self_addr + 4, 6);
+	memcpy(bind + 14, odma_ux.self_addr + 12, 8);
+	doca_priv_fabric_proof(key, 'C', bind, sizeof(bind), ch + 8, hello + 24, proof + 8);
 	assert_int_equal(send(fd, proof, sizeof(proof), MSG_NOSIGNAL), (ssize_t)sizeof(proof));
 	return fd;
 }
@@ -1330,6 +1335,127 @@ static void test_close_without_memory(void **state)
 	odma_tp_listen_close(listener);
 }
 
+/* ---- a relay between two listeners ------------------------------------------------------ */
+
+/*
+ * A man in the middle with no secret: the client dials its socket, it dials another listener
+ * and passes the bytes between them unchanged.
+ */
+struct relay {
+	int lfd;            /* where the client dials */
+	uint16_t to;        /* the listener it passes the client on to */
+	atomic_uint proofs; /* PROOF frames the client sent through it */
+	atomic_bool stop;
+};
+
+/* Passes what @from has on to @to; false once @from ended. Counts the client's PROOF frames. */
+static bool relay_pass(struct relay *r, int from, int to, bool from_client)
+{
+	uint8_t buf[4096];
+	ssize_t n = recv(from, buf, sizeof(buf), 0);
+
+	if (n <= 0)
+		return false;
+	if (from_client && buf[0] == 0xf3) /* the handshake's frames come one per read here */
+		atomic_fetch_add(&r->proofs, 1);
+	return send(to, buf, (size_t)n, MSG_NOSIGNAL) == n;
+}
+
+static void *relay_run(void *arg)
+{
+	struct relay *r = arg;
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(r->to) };
+	struct pollfd l = { .fd = r->lfd, .events = POLLIN };
+	int cfd = poll(&l, 1, 5000) == 1 ? accept(r->lfd, NULL, NULL) : -1;
+	int sfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool up;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	up = cfd >= 0 && sfd >= 0 && connect(sfd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	while (up && !atomic_load(&r->stop)) {
+		struct pollfd p[2] = { { .fd = cfd, .events = POLLIN },
+			               { .fd = sfd, .events = POLLIN } };
+
+		if (poll(p, 2, 100) < 0)
+			break;
+		if (p[0].revents != 0 && !relay_pass(r, cfd, sfd, true))
+			break;
+		if (p[1].revents != 0 && !relay_pass(r, sfd, cfd, false))
+			break;
+	}
+	if (cfd >= 0)
+		close(cfd);
+	if (sfd >= 0)
+		close(sfd);
+	return NULL;
+}
+
+static atomic_uint relay_accepts, relay_msgs;
+
+static bool relay_recv(struct odma_tp_ep *ep, const void *bytes, size_t len, uint32_t imm,
+                       void *arg)
+{
+	(void)ep;
+	(void)bytes;
+	(void)len;
+	(void)imm;
+	(void)arg;
+	atomic_fetch_add(&relay_msgs, 1);
+	return false;
+}
+
+static void relay_accept(struct odma_tp_ep *ep, void *arg)
+{
+	static const struct odma_tp_ep_cbs cbs = { .on_recv = relay_recv };
+
+	(void)arg;
+	odma_tp_ep_set_cbs(ep, &cbs);
+	atomic_fetch_add(&relay_accepts, 1);
+}
+
+/*
+ * A client dials one address and a relay there, holding no secret, passes its handshake on to
+ * another listener of this process (the same secret): the client must not end up authenticated
+ * to that listener, so its proof never goes out and its message never arrives there. The proofs
+ * bind the address the client dialled; they were HMACs of the nonces alone, and the relayed
+ * client talked to a listener it never dialled. (odma's TCP link only: UCX's has no secret.)
+ */
+static void test_relay_to_another_listener(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	struct relay r = { .lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0) };
+	struct odma_tp_ep_cbs none = { 0 };
+	struct odma_tp_ep *cl = NULL;
+	void *listener;
+	pthread_t t;
+
+	(void)state;
+	if (tu_ucx_link())
+		skip();
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_true(r.lfd >= 0);
+	assert_int_equal(bind(r.lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(r.lfd, 1), 0);
+	assert_int_equal(getsockname(r.lfd, (struct sockaddr *)&sa, &sl), 0);
+	assert_int_equal(odma_tp_listen("127.0.0.1", &r.to, relay_accept, NULL, NULL, &listener),
+	                 DOCA_SUCCESS);
+	assert_int_equal(pthread_create(&t, NULL, relay_run, &r), 0);
+	assert_int_equal(odma_tp_connect("127.0.0.1", ntohs(sa.sin_port), &none, &cl),
+	                 DOCA_SUCCESS);
+	(void)odma_tp_ep_send(cl, "x", 1, 1, NULL, NULL);
+	for (int i = 0; i < 100 && atomic_load(&relay_msgs) == 0; i++)
+		usleep(10000);
+	atomic_store(&r.stop, true);
+	pthread_join(t, NULL);
+	odma_tp_ep_close(cl);
+	odma_tp_listen_close(listener);
+	close(r.lfd);
+	assert_int_equal(atomic_load(&r.proofs), 0);
+	assert_int_equal(atomic_load(&relay_accepts), 0);
+	assert_int_equal(atomic_load(&relay_msgs), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1345,6 +1471,7 @@ int main(void)
 		cmocka_unit_test(test_large_buffers_kept),
 		cmocka_unit_test(test_credit_refused),
 		cmocka_unit_test(test_listener_refusals),
+		cmocka_unit_test(test_relay_to_another_listener),
 		cmocka_unit_test(test_wake_after_answers),
 		cmocka_unit_test(test_more_requests_than_slots),
 		cmocka_unit_test(test_round_ends_under_a_stream),

@@ -126,10 +126,33 @@ static bool lk_read(int fd, void *p, size_t n)
 	return true;
 }
 
-/* HMAC-SHA256 of @role and both nonces under the fabric secret's key (fabric_auth.c). */
-static void lk_proof(uint8_t role, const uint8_t *first, const uint8_t *second, uint8_t *out)
+/*
+ * What the link's proofs bind (link_tcp.c): its magic, the address and port the dialer dialled
+ * (@fd's peer for a dialer, its own end for an acceptor) and the instance asked for.
+ */
+static void lk_bind(int fd, bool dialer, uint64_t instance, uint8_t out[22])
+{
+	struct sockaddr_in sa;
+	socklen_t l = sizeof(sa);
+
+	assert_int_equal(dialer ? getpeername(fd, (struct sockaddr *)&sa, &l)
+	                        : getsockname(fd, (struct sockaddr *)&sa, &l),
+	                 0);
+	memcpy(out, "ODMALNK1", 8);
+	memcpy(out + 8, &sa.sin_addr, 4);
+	memcpy(out + 12, &sa.sin_port, 2);
+	odma_put_le(out + 14, instance, 8);
+}
+
+/*
+ * HMAC-SHA256 of @role, the binding @bind (its length first) and both nonces under the fabric
+ * secret's key (fabric_auth.c).
+ */
+static void lk_proof(uint8_t role, const uint8_t bind[22], const uint8_t *first,
+                     const uint8_t *second, uint8_t *out)
 {
 	const char *v = getenv("ODMA_FABRIC_SECRET");
+	const uint8_t blen[2] = { 22, 0 };
 	struct hmac_sha256_ctx h;
 	struct sha256_ctx k;
 	uint8_t key[32];
@@ -140,6 +163,8 @@ static void lk_proof(uint8_t role, const uint8_t *first, const uint8_t *second, 
 	sha256_digest(&k, 32, key);
 	hmac_sha256_set_key(&h, 32, key);
 	hmac_sha256_update(&h, 1, &role);
+	hmac_sha256_update(&h, sizeof(blen), blen);
+	hmac_sha256_update(&h, 22, bind);
 	hmac_sha256_update(&h, 16, first);
 	hmac_sha256_update(&h, 16, second);
 	hmac_sha256_digest(&h, 32, out);
@@ -148,14 +173,16 @@ static void lk_proof(uint8_t role, const uint8_t *first, const uint8_t *second, 
 bool lk_handshake(int fd, uint64_t instance, bool secret)
 {
 	uint8_t hello[32] = { 'O', 'D', 'M', 'A', 'L', 'N', 'K', '1' }, ch[56], proof[32] = { 0 };
+	uint8_t bind[22];
 
+	lk_bind(fd, true, instance, bind);
 	odma_put_le(hello + 8, instance, 8);
 	memset(hello + 16, 0x33, 16);
 	lk_frame(fd, 0xf1, 0, sizeof(hello), hello, sizeof(hello));
 	if (!lk_read(fd, ch, sizeof(ch)) || ch[0] != 0xf2 || odma_get_le(ch + 4, 4) != 48)
 		return false;
 	if (secret)
-		lk_proof('C', ch + 8, hello + 16, proof);
+		lk_proof('C', bind, ch + 8, hello + 16, proof);
 	lk_frame(fd, 0xf3, 0, 32, proof, 32);
 	return true;
 }
@@ -181,14 +208,15 @@ int lk_listener(uint8_t addr[20], uint64_t instance)
 
 int lk_accept(int l)
 {
-	uint8_t hello[40], ch[48], proof[40];
+	uint8_t hello[40], ch[48], proof[40], bind[22];
 	int fd = accept(l, NULL, NULL);
 
 	assert_true(fd >= 0);
 	lk_timeouts(fd);
 	assert_true(lk_read(fd, hello, sizeof(hello)) && hello[0] == 0xf1);
 	memset(ch, 0x44, 16);
-	lk_proof('S', hello + 8 + 16, ch, ch + 16);
+	lk_bind(fd, false, odma_get_le(hello + 8 + 8, 8), bind);
+	lk_proof('S', bind, hello + 8 + 16, ch, ch + 16);
 	lk_frame(fd, 0xf2, 0, sizeof(ch), ch, sizeof(ch));
 	assert_true(lk_read(fd, proof, sizeof(proof)) && proof[0] == 0xf3);
 	return fd;

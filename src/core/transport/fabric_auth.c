@@ -9,7 +9,9 @@
  * that needs it), which every process of this user on this machine shares, in any network
  * namespace; across machines, copy the cookie or set the variable on both sides. It never travels:
  * each side proves it with HMAC-SHA256 over both sides' fresh nonces (nettle), the server first, so
- * a replayed handshake and a stranger get nothing. It authenticates; it does not encrypt.
+ * a replayed handshake and a stranger get nothing. The proofs bind the protocol and the listener
+ * the client dialled too: a relay that hands a client's handshake to another listener of the same
+ * secret breaks them. It authenticates; it does not encrypt.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -141,15 +143,19 @@ bool doca_priv_fabric_key(uint8_t key[ODMA_FABRIC_KEY_LEN], char *why_text, size
 	return true;
 }
 
-void doca_priv_fabric_proof(const uint8_t key[ODMA_FABRIC_KEY_LEN], uint8_t role,
-                            const uint8_t first[ODMA_FABRIC_NONCE_LEN],
+void doca_priv_fabric_proof(const uint8_t key[ODMA_FABRIC_KEY_LEN], uint8_t role, const void *bind,
+                            size_t bind_len, const uint8_t first[ODMA_FABRIC_NONCE_LEN],
                             const uint8_t second[ODMA_FABRIC_NONCE_LEN],
                             uint8_t out[ODMA_FABRIC_PROOF_LEN])
 {
 	struct hmac_sha256_ctx h;
+	/* its length first: bytes cannot move between @bind and the nonces */
+	uint8_t blen[2] = { (uint8_t)bind_len, (uint8_t)(bind_len >> 8) };
 
 	hmac_sha256_set_key(&h, ODMA_FABRIC_KEY_LEN, key);
 	hmac_sha256_update(&h, 1, &role);
+	hmac_sha256_update(&h, sizeof(blen), blen);
+	hmac_sha256_update(&h, bind_len, bind);
 	hmac_sha256_update(&h, ODMA_FABRIC_NONCE_LEN, first);
 	hmac_sha256_update(&h, ODMA_FABRIC_NONCE_LEN, second);
 	hmac_sha256_digest(&h, ODMA_FABRIC_PROOF_LEN, out);

@@ -20,7 +20,9 @@
  * The handshake (the dialer first): HELLO (magic, the instance the dialer expects, its nonce),
  * CHALLENGE (the acceptor's nonce and its proof), PROOF (the dialer's proof); proofs are
  * HMAC-SHA256 of both nonces under the fabric secret (core/transport/fabric_auth.c, as Comch
- * across machines), so a replay or a stranger gets nothing. A connection that has not
+ * across machines), so a replay or a stranger gets nothing, and of the address, port and
+ * instance the dialer dialled (the acceptor's own end of the connection), so a relay that passes
+ * a handshake on to another listener gets nothing either. A connection that has not
  * finished it within ODMA_TRANSPORT_TIMEOUT_MS is closed, and at most LT_HS_MAX wait at once (the
  * oldest goes first): no thread, and a bounded few kilobytes, per connection that never speaks.
  *
@@ -65,6 +67,7 @@ ODMA_LOG_REGISTER(ODMA_UCX_TCP)
 #define LT_READ_ROUND (4u << 20) /* bytes read from one connection per event */
 #define LT_IOV 160u              /* pieces per writev (a batch of 64 requests has 129) */
 #define LT_ADDR_LEN 20u          /* magic[4] | IPv4[4] | port[2] | zero[2] | instance[8] */
+#define LT_BIND_LEN 22u          /* what the proofs bind: magic[8] | IPv4[4] | port[2] | want[8] */
 #define LT_EVENTS 64u
 /*
  * What one progress call spends on arrivals at most: past it, whole frames still in a buffer
@@ -146,6 +149,7 @@ struct odma_lk_ep {
 	uint64_t want;                /* dialer: the instance it expects (0: a listener's) */
 	uint64_t deadline_ns;         /* of its handshake */
 	uint8_t nonce_own[ODMA_FABRIC_NONCE_LEN], nonce_peer[ODMA_FABRIC_NONCE_LEN];
+	uint8_t bind[LT_BIND_LEN]; /* the listener the dialer reached (lt_bind) */
 	uint8_t *rbuf;
 	size_t rcap, rpos, rlen; /* the buffer, its first unread byte, the bytes after it */
 	size_t big;              /* the part of rcap beyond LT_RBUF: counted in lt.big */
@@ -669,6 +673,37 @@ static void lt_live(struct odma_lk_ep *c)
 	c->state = LT_LIVE;
 }
 
+/*
+ * What @c's proofs bind besides the nonces: this link, the address and port the dialer reached
+ * (the dialer's peer, the acceptor's own end of the connection) and the instance it asked for
+ * (@want). A relay that passes a handshake on to another listener breaks them. false when the
+ * connection has no such address (errno set).
+ */
+static bool lt_bind(struct odma_lk_ep *c, uint64_t want)
+{
+	struct sockaddr_in sa;
+	socklen_t l = sizeof(sa);
+	int r = c->dialer ? getpeername(c->tag.fd, (struct sockaddr *)&sa, &l)
+	                  : getsockname(c->tag.fd, (struct sockaddr *)&sa, &l);
+
+	if (r != 0 || sa.sin_family != AF_INET) {
+		errno = r != 0 ? errno : EAFNOSUPPORT;
+		return false;
+	}
+	memcpy(c->bind, lt_magic, 8);
+	memcpy(c->bind + 8, &sa.sin_addr, 4);
+	memcpy(c->bind + 12, &sa.sin_port, 2);
+	odma_put_le(c->bind + 14, want, 8);
+	return true;
+}
+
+/* HMAC of @role, @c's binding and the nonces @first, @second (fabric_auth.c) into @out. */
+static void lt_proof(const struct odma_lk_ep *c, uint8_t role, const uint8_t *first,
+                     const uint8_t *second, uint8_t *out)
+{
+	doca_priv_fabric_proof(lt.key, role, c->bind, sizeof(c->bind), first, second, out);
+}
+
 /* A handshake frame @id of @len bytes at @p arrived on @c. */
 static void lt_hs_frame(struct odma_lk_ep *c, unsigned int id, const uint8_t *p, size_t len)
 {
@@ -685,26 +720,31 @@ static void lt_hs_frame(struct odma_lk_ep *c, unsigned int id, const uint8_t *p,
 			lt_refuse(c, -ESTALE, "it asked for a process that is gone");
 			return;
 		}
+		if (!lt_bind(c, want)) {
+			lt_refuse(c, -errno, "its connection has no local IPv4 address");
+			return;
+		}
 		memcpy(c->nonce_peer, p + 16, ODMA_FABRIC_NONCE_LEN);
 		memcpy(out, c->nonce_own, ODMA_FABRIC_NONCE_LEN);
-		doca_priv_fabric_proof(lt.key, 'S', c->nonce_peer, c->nonce_own,
-		                       out + ODMA_FABRIC_NONCE_LEN);
+		lt_proof(c, 'S', c->nonce_peer, c->nonce_own, out + ODMA_FABRIC_NONCE_LEN);
 		c->state = LT_WAIT_PROOF;
 		lt_send_hs(c, LT_CHALLENGE, out, LT_CHALLENGE_LEN);
 	} else if (c->state == LT_WAIT_CHALLENGE && id == LT_CHALLENGE && len == LT_CHALLENGE_LEN) {
 		memcpy(c->nonce_peer, p, ODMA_FABRIC_NONCE_LEN);
-		doca_priv_fabric_proof(lt.key, 'S', c->nonce_own, c->nonce_peer, proof);
+		lt_proof(c, 'S', c->nonce_own, c->nonce_peer, proof);
 		if (!odma_key_eq(proof, p + ODMA_FABRIC_NONCE_LEN, sizeof(proof))) {
 			lt_refuse(c, ODMA_LK_ERR_SECRET,
-			          "the peer did not prove the fabric secret; give both sides "
-			          "the same ODMA_FABRIC_SECRET, or the same fabric-secret cookie");
+			          "the peer did not prove the fabric secret for the address "
+			          "dialled; give both sides the same ODMA_FABRIC_SECRET, or the "
+			          "same fabric-secret cookie (a relay to another listener fails "
+			          "this too)");
 			return;
 		}
-		doca_priv_fabric_proof(lt.key, 'C', c->nonce_peer, c->nonce_own, proof);
+		lt_proof(c, 'C', c->nonce_peer, c->nonce_own, proof);
 		lt_live(c); /* the proof goes first, then what waited */
 		lt_send_hs(c, LT_PROOF, proof, sizeof(proof));
 	} else if (c->state == LT_WAIT_PROOF && id == LT_PROOF && len == LT_PROOF_LEN) {
-		doca_priv_fabric_proof(lt.key, 'C', c->nonce_own, c->nonce_peer, proof);
+		lt_proof(c, 'C', c->nonce_own, c->nonce_peer, proof);
 		if (!odma_key_eq(proof, p, sizeof(proof))) {
 			lt_refuse(c, ODMA_LK_ERR_SECRET, "it did not prove the fabric secret");
 			return;
@@ -936,6 +976,8 @@ static void lt_connected(struct odma_lk_ep *c)
 	socklen_t l = sizeof(err);
 
 	if (getsockopt(c->tag.fd, SOL_SOCKET, SO_ERROR, &err, &l) != 0)
+		err = errno;
+	if (err == 0 && !lt_bind(c, c->want))
 		err = errno;
 	if (err != 0) {
 		lt_fail(c, -err);

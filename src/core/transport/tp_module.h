@@ -45,8 +45,8 @@ struct odma_tp_host {
 	void (*wake_hold)(bool on);
 	void (*wake_flush)(void);
 	bool (*fabric_key)(uint8_t key[ODMA_FABRIC_KEY_LEN], char *why, size_t why_len);
-	void (*fabric_proof)(const uint8_t key[ODMA_FABRIC_KEY_LEN], uint8_t role,
-	                     const uint8_t first[ODMA_FABRIC_NONCE_LEN],
+	void (*fabric_proof)(const uint8_t key[ODMA_FABRIC_KEY_LEN], uint8_t role, const void *bind,
+	                     size_t bind_len, const uint8_t first[ODMA_FABRIC_NONCE_LEN],
 	                     const uint8_t second[ODMA_FABRIC_NONCE_LEN],
 	                     uint8_t out[ODMA_FABRIC_PROOF_LEN]);
 };

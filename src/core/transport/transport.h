@@ -875,8 +875,14 @@ DOCA_STABLE bool doca_priv_tp_bind_addr(char *out, size_t cap);
 #define ODMA_FABRIC_NONCE_LEN 16u
 #define ODMA_FABRIC_PROOF_LEN 32u
 DOCA_STABLE bool doca_priv_fabric_key(uint8_t key[ODMA_FABRIC_KEY_LEN], char *why, size_t why_len);
-/* HMAC-SHA256 under @key of @role, @first and @second: what a side sends to prove the key. */
+/*
+ * HMAC-SHA256 under @key of @role, the @bind_len bytes at @bind, @first and @second: what a
+ * side sends to prove the key. @bind names the protocol and the listener the client dialled
+ * (as both sides know it), so a relay cannot hand a client's handshake to another listener,
+ * nor one protocol's proof to the other.
+ */
 DOCA_STABLE void doca_priv_fabric_proof(const uint8_t key[ODMA_FABRIC_KEY_LEN], uint8_t role,
+                                        const void *bind, size_t bind_len,
                                         const uint8_t first[ODMA_FABRIC_NONCE_LEN],
                                         const uint8_t second[ODMA_FABRIC_NONCE_LEN],
                                         uint8_t out[ODMA_FABRIC_PROOF_LEN]);

@@ -149,12 +149,12 @@ bool doca_priv_fabric_key(uint8_t key[ODMA_FABRIC_KEY_LEN], char *why, size_t wh
 	return host->fabric_key(key, why, why_len);
 }
 
-void doca_priv_fabric_proof(const uint8_t key[ODMA_FABRIC_KEY_LEN], uint8_t role,
-                            const uint8_t first[ODMA_FABRIC_NONCE_LEN],
+void doca_priv_fabric_proof(const uint8_t key[ODMA_FABRIC_KEY_LEN], uint8_t role, const void *bind,
+                            size_t bind_len, const uint8_t first[ODMA_FABRIC_NONCE_LEN],
                             const uint8_t second[ODMA_FABRIC_NONCE_LEN],
                             uint8_t out[ODMA_FABRIC_PROOF_LEN])
 {
-	host->fabric_proof(key, role, first, second, out);
+	host->fabric_proof(key, role, bind, bind_len, first, second, out);
 }
 
 bool odma_tp_iface_for(const char *ip, char *name, size_t cap, char *addr, size_t acap)
