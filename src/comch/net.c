@@ -14,7 +14,8 @@
  *  - Before its HELLO is looked at, each side proves the fabric secret
  *    (core/transport/fabric_auth.c): the client sends a nonce (AUTH 1), the server its nonce
  *    and its proof (AUTH 2), the client its proof (AUTH 3) and then the HELLO. Any other
- *    packet before that ends the handshake.
+ *    packet before that ends the handshake. The proofs bind ODMA_FABRIC (auth_bind): a relay
+ *    that passes a client on to a listener at another address breaks them.
  *  - Messages arrive on the transport's thread: each one is checked (length, type) and queued
  *    in a bounded inbox of its connection, and an eventfd (the connection's descriptor: the
  *    PE watches it like a socket) is rung. The endpoint's progress reads the inbox as it
@@ -44,6 +45,9 @@
 #include "util/queue.h"
 
 ODMA_LOG_REGISTER(DOCA_COMCH_NET)
+
+/* "comch ADDRESS:PORT" of ODMA_FABRIC (64 characters of address at most): what proofs bind. */
+#define COMCH_BIND_MAX 80
 
 /* One packet that arrived over the network, waiting for the endpoint's progress. */
 struct comch_npkt {
@@ -98,6 +102,7 @@ struct comch_net {
 	 */
 	int auth; /* COMCH_AUTH_* */
 	uint8_t auth_key[ODMA_FABRIC_KEY_LEN];
+	char auth_bind[COMCH_BIND_MAX]; /* auth_bind: the address the client dialled */
 	uint8_t nonce_own[ODMA_FABRIC_NONCE_LEN], nonce_peer[ODMA_FABRIC_NONCE_LEN];
 	uint8_t *hello; /* client: its HELLO, sent once the server has proved itself */
 	size_t hello_len;
@@ -117,6 +122,7 @@ static struct {
 	uint32_t num_pending;
 	struct comch_net *spare; /* made by net_admit_peer for the on_accept that follows it */
 	uint8_t key[ODMA_FABRIC_KEY_LEN]; /* the fabric secret's, while listening */
+	char bind[COMCH_BIND_MAX];        /* auth_bind of the address it listens at */
 } g_net = { .listen_lock = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 bool comch_net_wanted(void)
@@ -128,6 +134,17 @@ bool comch_net_wanted(void)
 static bool fabric(char *addr, size_t n, uint16_t *port)
 {
 	return doca_priv_config_fabric(addr, n, port) == DOCA_SUCCESS && *port != 0;
+}
+
+/*
+ * What the proofs of the fabric secret's challenge bind besides the nonces (into @out): this
+ * protocol, and the ODMA_FABRIC the client dialled, which is where the server listens (the same
+ * value on both sides). A relay that passes a client on to a listener at another address, or a
+ * proof of the TCP link's handshake, proves nothing here.
+ */
+static void auth_bind(char out[COMCH_BIND_MAX], const char *addr, uint16_t port)
+{
+	snprintf(out, COMCH_BIND_MAX, "comch %s:%u", addr, port);
 }
 
 bool comch_net_fabric_ok(void)
@@ -410,6 +427,14 @@ enum { NONCE = ODMA_FABRIC_NONCE_LEN, PROOF = ODMA_FABRIC_PROOF_LEN };
 /* What the line of a peer that could not prove the fabric secret says to do. */
 #define SECRET_FIX "give both sides the same ODMA_FABRIC_SECRET, or the same fabric-secret cookie"
 
+/* @n's proof as @role over the nonces @first, @second (fabric_auth.c), into @out. */
+static void auth_proof(const struct comch_net *n, uint8_t role, const uint8_t *first,
+                       const uint8_t *second, uint8_t *out)
+{
+	doca_priv_fabric_proof(n->auth_key, role, n->auth_bind, strlen(n->auth_bind), first, second,
+	                       out);
+}
+
 /* Server, transport thread: a packet of a peer that has not proved the fabric secret. */
 static void auth_server(struct comch_net *n, uint32_t type, uint32_t step, const uint8_t *p,
                         size_t len)
@@ -421,14 +446,13 @@ static void auth_server(struct comch_net *n, uint32_t type, uint32_t step, const
 	    getrandom(n->nonce_own, NONCE, 0) == (ssize_t)NONCE) {
 		memcpy(n->nonce_peer, p, NONCE);
 		memcpy(out, n->nonce_own, NONCE);
-		doca_priv_fabric_proof(n->auth_key, 'S', "", 0, n->nonce_peer, n->nonce_own,
-		                       out + NONCE);
+		auth_proof(n, 'S', n->nonce_peer, n->nonce_own, out + NONCE);
 		n->auth = COMCH_AUTH_WAIT_3;
 		(void)comch_net_send(n, COMCH_W_AUTH, 2, out, sizeof(out));
 		return;
 	}
 	if (type == COMCH_W_AUTH && step == 3 && n->auth == COMCH_AUTH_WAIT_3 && len == PROOF) {
-		doca_priv_fabric_proof(n->auth_key, 'C', "", 0, n->nonce_own, n->nonce_peer, proof);
+		auth_proof(n, 'C', n->nonce_own, n->nonce_peer, proof);
 		if (odma_key_eq(proof, p, PROOF)) {
 			n->auth = COMCH_AUTH_DONE; /* its HELLO may come */
 			return;
@@ -450,10 +474,9 @@ static void auth_client(struct comch_net *n, uint32_t type, uint32_t step, const
 	if (type == COMCH_W_AUTH && step == 2 && n->auth == COMCH_AUTH_WAIT_2 &&
 	    len == NONCE + PROOF) {
 		memcpy(n->nonce_peer, p, NONCE);
-		doca_priv_fabric_proof(n->auth_key, 'S', "", 0, n->nonce_own, n->nonce_peer, proof);
+		auth_proof(n, 'S', n->nonce_own, n->nonce_peer, proof);
 		if (odma_key_eq(proof, p + NONCE, PROOF)) {
-			doca_priv_fabric_proof(n->auth_key, 'C', "", 0, n->nonce_peer, n->nonce_own,
-			                       proof);
+			auth_proof(n, 'C', n->nonce_peer, n->nonce_own, proof);
 			n->auth = COMCH_AUTH_DONE;
 			if (comch_net_send(n, COMCH_W_AUTH, 3, proof, PROOF) == 0)
 				(void)comch_net_send(n, COMCH_W_HELLO, 0, n->hello, n->hello_len);
@@ -1164,6 +1187,7 @@ static void on_accept(struct odma_tp_ep *tp, void *arg)
 	n->deadline_ns = doca_priv_now_ns() + (uint64_t)COMCH_HANDSHAKE_TIMEOUT_MS * 1000000ull;
 	pthread_mutex_lock(&g_net.lock);
 	memcpy(n->auth_key, g_net.key, sizeof(n->auth_key));
+	memcpy(n->auth_bind, g_net.bind, sizeof(n->auth_bind));
 	if (g_net.num_pending >= COMCH_HS_MAX)
 		n->refused_hs = true; /* the sweep closes it */
 	n->next = g_net.pending;
@@ -1248,6 +1272,7 @@ static doca_error_t net_listen(struct comch_ep *ep)
 	if (r == DOCA_SUCCESS) {
 		pthread_mutex_lock(&g_net.lock);
 		memcpy(g_net.key, key, sizeof(key));
+		auth_bind(g_net.bind, addr, port);
 		if (!listening)
 			g_net.listener = listener;
 		ep->net_next = g_net.servers;
@@ -1365,6 +1390,7 @@ static struct comch_chan *net_connect(struct comch_ep *ep, const void *hello, si
 	if (n == NULL)
 		return NULL;
 	comch_net_set_limits(n, ep);
+	auth_bind(n->auth_bind, addr, port);
 	if (!doca_priv_fabric_key(n->auth_key, why, sizeof(why))) {
 		if (!atomic_exchange(&secret_logged, true)) /* asked every 100 ms */
 			ODMA_ERR("comch client \"%s\": cannot connect at ODMA_FABRIC: %s", ep->name,

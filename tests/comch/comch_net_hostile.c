@@ -9,11 +9,14 @@
  * REJECT (NOT_FOUND); and go on serving (the scripts then run a good client against it). It
  * knows the secret (ODMA_FABRIC_SECRET, as the scripts give both sides) where a case needs it.
  */
+#include <arpa/inet.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,14 +83,19 @@ static void nap_ms(unsigned int ms)
 	nanosleep(&t, NULL);
 }
 
-/* HMAC-SHA256 of @role, @a, @b under the key of ODMA_FABRIC_SECRET (fabric_auth.c, by hand). */
+/*
+ * HMAC-SHA256 of @role, the binding (its length, then "comch " and ODMA_FABRIC), @a, @b under
+ * the key of ODMA_FABRIC_SECRET (fabric_auth.c and net.c's auth_bind, by hand).
+ */
 static void proof_of(uint8_t role, const uint8_t a[16], const uint8_t b[16], uint8_t out[32])
 {
-	const char *secret = getenv("ODMA_FABRIC_SECRET");
+	const char *secret = getenv("ODMA_FABRIC_SECRET"), *fab = getenv("ODMA_FABRIC");
 	uint8_t key[32];
 	struct sha256_ctx s;
 	struct hmac_sha256_ctx h;
-	const uint8_t blen[2] = { 0, 0 }; /* no binding */
+	char bind[80];
+	size_t n = (size_t)snprintf(bind, sizeof(bind), "comch %s", fab != NULL ? fab : "");
+	const uint8_t blen[2] = { (uint8_t)n, 0 };
 
 	sha256_init(&s);
 	sha256_update(&s, secret != NULL ? strlen(secret) : 0, (const uint8_t *)secret);
@@ -95,6 +103,7 @@ static void proof_of(uint8_t role, const uint8_t a[16], const uint8_t b[16], uin
 	hmac_sha256_set_key(&h, sizeof(key), key);
 	hmac_sha256_update(&h, 1, &role);
 	hmac_sha256_update(&h, sizeof(blen), blen);
+	hmac_sha256_update(&h, n, (const uint8_t *)bind);
 	hmac_sha256_update(&h, 16, a);
 	hmac_sha256_update(&h, 16, b);
 	hmac_sha256_digest(&h, 32, out);
@@ -558,4 +567,65 @@ int comch_net_hs_churn(long n)
 	}
 	printf("hs-churn: %ld connections came and went, %ld of them answered\n", n, answered);
 	return answered > 0 ? 0 : 1;
+}
+
+/* Passes the bytes of one connection (@a) on to @port of loopback and back until one ends. */
+static void relay_one(int a, uint16_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int b = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	uint8_t buf[65536];
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (b < 0 || connect(b, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+		return;
+	for (;;) {
+		struct pollfd p[2] = { { .fd = a, .events = POLLIN },
+			               { .fd = b, .events = POLLIN } };
+		ssize_t n = 0;
+
+		if (poll(p, 2, 30000) <= 0)
+			return;
+		if (p[0].revents != 0 && ((n = recv(a, buf, sizeof(buf), 0)) <= 0 ||
+		                          send(b, buf, (size_t)n, MSG_NOSIGNAL) != n))
+			return;
+		if (p[1].revents != 0 && ((n = recv(b, buf, sizeof(buf), 0)) <= 0 ||
+		                          send(a, buf, (size_t)n, MSG_NOSIGNAL) != n))
+			return;
+	}
+}
+
+/*
+ * A man in the middle with no secret: listens on a port of loopback the kernel picks (printed
+ * as "relaying at PORT") and passes every connection on to @port, byte for byte, one child
+ * process each, for 60 s. A client whose ODMA_FABRIC names the relay must not end up at the
+ * server behind it.
+ */
+int comch_net_relay(uint16_t port);
+int comch_net_relay(uint16_t port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t l = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	time_t end = time(NULL) + 60;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 16) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &l) != 0)
+		return 1;
+	printf("relaying at %u\n", ntohs(sa.sin_port));
+	fflush(stdout);
+	while (time(NULL) < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int c;
+
+		if (poll(&p, 1, 1000) <= 0 || (c = accept(fd, NULL, NULL)) < 0)
+			continue;
+		if (fork() == 0) {
+			relay_one(c, port);
+			_exit(0);
+		}
+		close(c);
+	}
+	return 0;
 }

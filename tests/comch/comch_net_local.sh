@@ -66,6 +66,13 @@ ODMA_RUNDIR="$T/rh" $W "$PEER" hostile || bad "hostile client"
 ODMA_FABRIC_SECRET=another-secret-of-16 ODMA_RUNDIR="$T/rh" $W "$PEER" client-refused ctl >"$T/ws" 2>&1 ||
 	bad "wrong secret: $(cat "$T/ws")"
 grep -q "could not prove the fabric secret" "$T/ws" || bad "no line for a wrong secret: $(cat "$T/ws")"
+# a relay with no secret passes a client's connection on to the server: the client dialled the
+# relay's port, not this server's, and must not end up at it (the proofs bind what it dialled)
+$W "$PEER" relay "$PORT" >"$T/relay" 2>&1 &
+await "$T/relay" "relaying at" 10 || bad "the relay did not start: $(cat "$T/relay")"
+RPORT=$(sed -n 's/^relaying at //p' "$T/relay")
+ODMA_FABRIC="127.0.0.1:$RPORT" ODMA_RUNDIR="$T/rh" $W "$PEER" client-refused ctl >"$T/rl" 2>&1 ||
+	bad "a client through a relay reached the server: $(cat "$T/rl")"
 # without ODMA_FABRIC_SECRET, each side's cookie is its own runtime directory's: they differ
 env -u ODMA_FABRIC_SECRET ODMA_RUNDIR="$T/rh" $W "$PEER" client-refused ctl >"$T/wc" 2>&1 ||
 	bad "other cookie: $(cat "$T/wc")"

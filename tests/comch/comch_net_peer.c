@@ -43,6 +43,9 @@
  *   comch_net_peer server-bad-fabric NAME  a server start refused (INVALID_VALUE)
  *   comch_net_peer server-port-busy NAME   a server start refused (IO_FAILED)
  *   comch_net_peer free-port               prints a port of 127.0.0.1 the kernel picked
+ *   comch_net_peer relay PORT              a relay with no secret on a port of loopback the
+ *                                        kernel picks ("relaying at P"), passing every
+ *                                        connection on to PORT byte for byte (60 s)
  *   comch_net_peer lifetime NAME N [RUNDIR]  a server that stays bounded while N clients (this
  *                                        program, "lifetime-client", with ODMA_RUNDIR=RUNDIR
  *                                        when given, else a private one shared with them) come
@@ -539,6 +542,7 @@ static int run_server_idle(const char *name, const char *file)
 }
 
 int comch_net_hs_churn(long n);
+int comch_net_relay(uint16_t port);
 
 int main(int argc, char **argv)
 {
@@ -549,6 +553,8 @@ int main(int argc, char **argv)
 		printf("%u\n", port);
 		return port != 0 ? 0 : 1;
 	}
+	if (argc == 3 && strcmp(argv[1], "relay") == 0)
+		return comch_net_relay((uint16_t)atoi(argv[2]));
 	if (argc == 4 && strcmp(argv[1], "server") == 0)
 		return run_server(argv[2], (unsigned int)atoi(argv[3]));
 	if (argc == 4 && strcmp(argv[1], "server-idle") == 0)
