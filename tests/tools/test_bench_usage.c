@@ -56,6 +56,10 @@ static void test_bench_bad_values(void **s)
 	        "each side's 4096 bytes hold 1 task of 4096 bytes, fewer than --depth 32");
 	refused_in_one_line("ODMA_TEST_BENCH", "--list-len 8 --size 4",
 	                    "4-byte copies cannot be cut into 8 list elements");
+	/* past the device's max_buf_list_len (64): it passed the flag's own 1..1024, then every
+	 * task failed at alloc, exit 1, after the ping-pong */
+	refused_in_one_line("ODMA_TEST_BENCH", "--list-len 65 --size 4096",
+	                    "--list-len 65 is longer than the device's max_buf_list_len 64");
 	/* two output formats: it printed JSON alone, as if --csv were not given */
 	refused_in_one_line("ODMA_TEST_BENCH", "--json --csv", "--json and --csv");
 }

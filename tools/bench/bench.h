@@ -137,6 +137,7 @@ int bench_odma_rep(struct bench_odma *ob, const struct bench_cfg *c, const struc
                    double seconds, struct bench_rep *r, char *err, size_t errlen);
 void bench_odma_close(struct bench_odma *ob);
 uint64_t bench_odma_probe_max_buf_size(void);
+uint64_t bench_odma_probe(uint32_t *max_list_len);
 
 /* --- bench_harness.c: the odma loop's bookkeeping alone (throughput mode) --- */
 void bench_harness_rep(const struct bench_cfg *c, const struct bench_mem *m, double seconds,

@@ -59,7 +59,8 @@ static const char bench_help[] =
         "                         inline or thread. Default: the library's default.\n"
         "    -w, --workers N      engine worker threads (sets ODMA_WORKERS).\n"
         "        --list-len N     source and destination as lists of N elements of SIZE/N\n"
-        "                         bytes (cache-hot only). Default 1.\n"
+        "                         bytes (cache-hot only; at most the device's\n"
+        "                         max_buf_list_len, 64 unless a profile says). Default 1.\n"
         "    -m, --mode MODE      throughput (default): DEPTH tasks kept in flight, polling;\n"
         "                         latency: depth 1, submit-to-callback time per task, polling;\n"
         "                         event: depth 1, sleeping on the PE's notification handle\n"
@@ -1320,7 +1321,8 @@ static int run_bench(void)
 {
 	const size_t *sizes = cfg.sweep ? sweep_sizes : &cfg.size;
 	int n = cfg.sweep ? (int)(sizeof(sweep_sizes) / sizeof(sweep_sizes[0])) : 1, rc;
-	uint64_t maxbuf = bench_odma_probe_max_buf_size();
+	uint32_t max_list = 0;
+	uint64_t maxbuf = bench_odma_probe(&max_list);
 	struct bench_odma *ob = NULL;
 	struct bench_mem m;
 	size_t biggest = sizes[n - 1];
@@ -1330,6 +1332,13 @@ static int run_bench(void)
 		fprintf(stderr, "odma-bench: no device supports DMA memcpy (check ODMA_SYSTEM / "
 		                "ODMA_SIDE)\n");
 		return 1;
+	}
+	if (cfg.list_len > max_list) {
+		fprintf(stderr,
+		        "odma-bench: --list-len %u is longer than the device's max_buf_list_len "
+		        "%u; give %u or fewer\n",
+		        cfg.list_len, max_list, max_list);
+		return 2;
 	}
 	if (cfg.peer_dpdk && bench_dpdk_init(err, sizeof(err)) != 0) {
 		fprintf(stderr, "odma-bench: --peer dpdk: %s\n", err);

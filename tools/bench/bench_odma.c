@@ -419,15 +419,25 @@ int bench_odma_rep(struct bench_odma *ob, const struct bench_cfg *c, const struc
 	return rc;
 }
 
-/* max_buf_size of the first memcpy-capable device (0 when there is none). */
-uint64_t bench_odma_probe_max_buf_size(void)
+/* max_buf_size of the first memcpy-capable device (0 when there is none) and, when
+ * @max_list_len is not NULL, its max_buf_list_len (0 when there is none). */
+uint64_t bench_odma_probe(uint32_t *max_list_len)
 {
 	struct doca_dev *dev = odma_open_memcpy_dev();
 	uint64_t v = 0;
+	uint32_t len = 0;
 
 	if (dev != NULL) {
 		doca_dma_cap_task_memcpy_get_max_buf_size(doca_dev_as_devinfo(dev), &v);
+		doca_dma_cap_task_memcpy_get_max_buf_list_len(doca_dev_as_devinfo(dev), &len);
 		doca_dev_close(dev);
 	}
+	if (max_list_len != NULL)
+		*max_list_len = len;
 	return v;
+}
+
+uint64_t bench_odma_probe_max_buf_size(void)
+{
+	return bench_odma_probe(NULL);
 }
