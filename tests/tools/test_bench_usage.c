@@ -60,6 +60,11 @@ static void test_bench_bad_values(void **s)
 	 * task failed at alloc, exit 1, after the ping-pong */
 	refused_in_one_line("ODMA_TEST_BENCH", "--list-len 65 --size 4096",
 	                    "--list-len 65 is longer than the device's max_buf_list_len 64");
+	/* a timeline file that cannot be created: refused before anything runs, not at the first
+	 * doca_pe_create as "doca_pe_create: Invalid input", exit 1 */
+	refused_in_one_line("ODMA_TEST_BENCH", "--trace /proc/no-such-dir/t.json",
+	                    "--trace: cannot create /proc/no-such-dir/t.json");
+	refused_in_one_line("ODMA_TEST_BENCH", "--trace /tmp", "--trace: cannot create /tmp");
 	/* two output formats: it printed JSON alone, as if --csv were not given */
 	refused_in_one_line("ODMA_TEST_BENCH", "--json --csv", "--json and --csv");
 }

@@ -6,10 +6,12 @@
  * and, when built with libdpdk, against DPDK's software dma_skeleton in the same run.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -348,6 +350,8 @@ static doca_error_t cb_busy(void *p, void *c)
 	return DOCA_SUCCESS;
 }
 
+static bool trace_given; /* --trace FILE, in ODMA_TRACE (doca_argp frees its string) */
+
 /* --trace: ODMA_TRACE for the run's PEs (read at the first doca_pe_create, after parsing) */
 static doca_error_t cb_trace(void *p, void *c)
 {
@@ -356,6 +360,7 @@ static doca_error_t cb_trace(void *p, void *c)
 		fprintf(stderr, "odma-bench: --trace needs a file name\n");
 		return DOCA_ERROR_INVALID_VALUE;
 	}
+	trace_given = true;
 	if (setenv("ODMA_TRACE", p, 1) != 0) {
 		fprintf(stderr, "odma-bench: --trace: cannot set ODMA_TRACE: %s\n",
 		        strerror(errno));
@@ -1148,9 +1153,35 @@ static int check_pair_bounds(void)
 	return 0;
 }
 
+/*
+ * --trace FILE can be created and is a regular file: checked before anything runs. The
+ * library refuses it only at the first doca_pe_create, after the ping-pong (or in a child).
+ */
+static int check_trace(void)
+{
+	const char *trace_path = getenv("ODMA_TRACE");
+	struct stat st;
+	int fd, err;
+
+	if (!trace_given || trace_path == NULL)
+		return 0;
+	fd = open(trace_path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+	err = errno;
+	if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
+		err = EINVAL;
+	if (fd >= 0)
+		close(fd);
+	if (fd < 0 || err == EINVAL) {
+		fprintf(stderr, "odma-bench: --trace: cannot create %s: %s\n", trace_path,
+		        err == EINVAL ? "not a regular file" : strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
 static int check_cfg(void)
 {
-	if (check_pair_bounds() != 0)
+	if (check_pair_bounds() != 0 || check_trace() != 0)
 		return -1;
 	if (cfg.mode != BENCH_THROUGHPUT)
 		cfg.depth = 1;
