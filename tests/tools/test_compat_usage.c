@@ -215,6 +215,22 @@ static void test_time_flags_named(void **s)
 	refused_in_one_line("--shake 1 --pair-delay -1 -- true", "--pair-delay '-1' is not a time");
 }
 
+/*
+ * A flag that only means something beside another is refused without it: --ready and
+ * --pair-delay time the host side after a DPU side (none without ---), and
+ * --dpu-pkg-config-path is the aarch64 odma of --dpu-arch. All three were silently ignored.
+ */
+static void test_flag_without_partner(void **s)
+{
+	(void)s;
+	refused_in_one_line("--shake 1 --ready up -- true",
+	                    "--ready and --pair-delay time the host side after the DPU side");
+	refused_in_one_line("--shake 1 --pair-delay 2 -- true",
+	                    "--ready and --pair-delay time the host side after the DPU side");
+	refused_in_one_line("--dpu-pkg-config-path /tmp /nonexistent",
+	                    "--dpu-pkg-config-path is the aarch64 odma of --dpu-arch arm64");
+}
+
 /* --seed past its range is a number all the same: the line says which numbers it takes. */
 static void test_seed_range_named(void **s)
 {
@@ -382,6 +398,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_only_unknown_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_flags_named, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seed_range_named, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_flag_without_partner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_ends_program, setup, teardown),
 	};
 

@@ -840,6 +840,11 @@ static int args_settle(int argc, char **argv, struct compat_ctx *c, const struct
 		return 2;
 	if (o->json != NULL && compat_json_path_check(o->json) != 0)
 		return 2;
+	if (o->dpu_pc_path != NULL && o->dpu_arch == NULL) {
+		fprintf(stderr, "odma compat: --dpu-pkg-config-path is the aarch64 odma of "
+		                "--dpu-arch arm64: add --dpu-arch arm64, or drop it\n");
+		return 2;
+	}
 	c->samples_dir = argv[optind];
 	return 0;
 }

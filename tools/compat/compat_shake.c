@@ -40,7 +40,8 @@ struct shake {
 	unsigned nexpect;
 	const char *json, *workdir;
 	bool keep, stop, verbose;
-	char **host, **dpu; /* NULL-terminated commands; dpu NULL for a single program */
+	bool pair_delay_given; /* --pair-delay: only with a DPU side */
+	char **host, **dpu;    /* NULL-terminated commands; dpu NULL for a single program */
 	char work[PATH_MAX];
 	const struct compat_launcher *launcher;
 };
@@ -173,6 +174,7 @@ static int shake_option(struct shake *k, int opt, const char *arg)
 	case SO_TIMEOUT:
 		return compat_seconds_arg("--timeout", arg, &k->timeout);
 	case SO_PAIR_DELAY:
+		k->pair_delay_given = true;
 		return compat_seconds_arg("--pair-delay", arg, &k->pair_delay);
 	case SO_READY:
 		k->ready = arg;
@@ -263,6 +265,12 @@ static int shake_parse(int argc, char **argv, struct shake *k)
 		}
 		k->dpu = &argv[i + 1];
 		break;
+	}
+	if (k->dpu == NULL && (k->ready != NULL || k->pair_delay_given)) {
+		fprintf(stderr,
+		        "odma compat: --ready and --pair-delay time the host side after the "
+		        "DPU side: give the DPU command after ---, or drop them\n");
+		return 2;
 	}
 	return 0;
 }
