@@ -231,6 +231,23 @@ static void test_flag_without_partner(void **s)
 	                    "--dpu-pkg-config-path is the aarch64 odma of --dpu-arch arm64");
 }
 
+/*
+ * --pair-delay 0 is no head start (the host side starts with the DPU side), not a bad time:
+ * it was refused as "not a time: seconds, more than 0".
+ */
+static void test_pair_delay_zero(void **s)
+{
+	(void)s;
+	refused_in_one_line("--pair-delay 0 /proc/no-such-dir",
+	                    "/proc/no-such-dir is not a directory");
+	tool_run(&out, NULL, compat(), "--shake 1 --pair-delay 0 -- true --- true", 1);
+	if (out.status != 0)
+		fail_msg("--shake 1 --pair-delay 0: exit %d, want 0; got:\n%s", out.status,
+		         out.text);
+	refused_in_one_line("--shake 1 --pair-delay -0.5 -- true --- true",
+	                    "--pair-delay '-0.5' is not a time: seconds, 0 or more");
+}
+
 /* --seed past its range is a number all the same: the line says which numbers it takes. */
 static void test_seed_range_named(void **s)
 {
@@ -398,6 +415,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_only_unknown_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_flags_named, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seed_range_named, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pair_delay_zero, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flag_without_partner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_ends_program, setup, teardown),
 	};

@@ -143,7 +143,8 @@ static const char *const usage_text[] = {
 	"                         Comch message delays; inline-engine: ODMA_ENGINE=inline",
 	"  --timeout SEC          time limit of each program run (default 30)",
 	"  --build-timeout SEC    time limit of each meson/ninja step (default 600)",
-	"  --pair-delay SEC       head start of a DPU-side server before its host client (1)",
+	"  --pair-delay SEC       head start of a DPU-side server before its host client (1;",
+	"                         0: both start at once)",
 	"  --only NAME[,NAME...]  check only these programs (and their host/DPU partners)",
 	"  --workdir DIR          build and run there, and keep it (default: a temporary",
 	"                         directory, removed at the end; its logs are kept when a",
@@ -781,16 +782,15 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-int compat_seconds_arg(const char *flag, const char *s, double *out)
+int compat_seconds_arg(const char *flag, const char *s, bool zero_ok, double *out)
 {
 	char *end;
 	double v = strtod(s, &end);
 
-	if (end == s || *end != '\0' || !(v > 0) || v > 86400) {
+	if (end == s || *end != '\0' || !(v > 0 || (zero_ok && v == 0)) || v > 86400) {
 		fprintf(stderr,
-		        "odma compat: %s '%s' is not a time: seconds, more than 0 and at most "
-		        "86400\n",
-		        flag, s);
+		        "odma compat: %s '%s' is not a time: seconds, %s and at most 86400\n", flag,
+		        s, zero_ok ? "0 or more" : "more than 0");
 		return 2;
 	}
 	*out = v;
@@ -866,15 +866,16 @@ static int parse_args(int argc, char **argv, struct compat_ctx *c, struct compat
 			o->json = optarg;
 			break;
 		case OPT_TIMEOUT:
-			if (compat_seconds_arg("--timeout", optarg, &c->run_timeout) != 0)
+			if (compat_seconds_arg("--timeout", optarg, false, &c->run_timeout) != 0)
 				return 2;
 			break;
 		case OPT_BUILD_TIMEOUT:
-			if (compat_seconds_arg("--build-timeout", optarg, &c->build_timeout) != 0)
+			if (compat_seconds_arg("--build-timeout", optarg, false,
+			                       &c->build_timeout) != 0)
 				return 2;
 			break;
 		case OPT_PAIR_DELAY:
-			if (compat_seconds_arg("--pair-delay", optarg, &c->pair_delay) != 0)
+			if (compat_seconds_arg("--pair-delay", optarg, true, &c->pair_delay) != 0)
 				return 2;
 			break;
 		case OPT_ONLY:

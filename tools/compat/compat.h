@@ -163,10 +163,10 @@ struct compat_ctx {
 /* One line for a getopt refusal ('?' or ':'); returns 2. */
 int compat_bad_option(int opt, char **argv);
 /*
- * A time flag's seconds (more than 0, at most a day) into *@out: 0, or 2 after one line naming
- * @flag and the range.
+ * A time flag's seconds (more than 0, or 0 too when @zero_ok; at most a day) into *@out: 0, or
+ * 2 after one line naming @flag and the range.
  */
-int compat_seconds_arg(const char *flag, const char *s, double *out);
+int compat_seconds_arg(const char *flag, const char *s, bool zero_ok, double *out);
 /* The man page's own section: how odma compat builds and runs (compat_doc.c). */
 extern const char compat_man_details[];
 /* The --shake mode's help as a section of odma compat's man page (malloc'd). */

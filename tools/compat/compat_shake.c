@@ -84,7 +84,7 @@ static const char *const shake_usage_text[] = {
 	"  --shake N          how many seeded schedules (1 to 100000)",
 	"  --seed S           the first seed (default 1); seed S+k is schedule k",
 	"  --timeout SEC      time limit of each run, all its processes together (default 30)",
-	"  --pair-delay SEC   head start of the DPU side (default 1)",
+	"  --pair-delay SEC   head start of the DPU side (default 1; 0: both start at once)",
 	"  --ready TEXT       start the host side as soon as the DPU side printed TEXT",
 	"  --expect TEXT      every process must print TEXT (up to 8 times)",
 	"  --stop             stop at the first schedule that fails",
@@ -172,10 +172,10 @@ static int shake_option(struct shake *k, int opt, const char *arg)
 		}
 		return 0;
 	case SO_TIMEOUT:
-		return compat_seconds_arg("--timeout", arg, &k->timeout);
+		return compat_seconds_arg("--timeout", arg, false, &k->timeout);
 	case SO_PAIR_DELAY:
 		k->pair_delay_given = true;
-		return compat_seconds_arg("--pair-delay", arg, &k->pair_delay);
+		return compat_seconds_arg("--pair-delay", arg, true, &k->pair_delay);
 	case SO_READY:
 		k->ready = arg;
 		return 0;
