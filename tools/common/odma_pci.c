@@ -3,6 +3,8 @@
  */
 #include <ctype.h>
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
 #include "odma_pci.h"
 
@@ -20,4 +22,17 @@ bool odma_pci_text_ok(const char *t)
 			return strtoul(t + i - 4, NULL, 16) <= 0x1f && t[i - 1] <= '7';
 	}
 	return false;
+}
+
+bool odma_pci_same(const char *a, const char *b)
+{
+	size_t la, lb;
+
+	if (a == NULL || b == NULL)
+		return false;
+	la = strlen(a);
+	lb = strlen(b);
+	if (la < lb)
+		return odma_pci_same(b, a);
+	return strcasecmp(a + la - lb, b) == 0 && (la == lb || a[la - lb - 1] == ':');
 }

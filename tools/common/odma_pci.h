@@ -13,4 +13,10 @@
  */
 bool odma_pci_text_ok(const char *t);
 
+/*
+ * Whether @a and @b name the same function: "0000:03:00.0" and "03:00.0" do (a missing domain
+ * matches any), and hexadecimal digits compare in either case. False if either is NULL.
+ */
+bool odma_pci_same(const char *a, const char *b);
+
 #endif /* ODMA_PCI_H_ */

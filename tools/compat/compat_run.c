@@ -27,6 +27,7 @@
 #include <json-c/json.h>
 
 #include "compat.h"
+#include "odma_pci.h"
 
 #define SUCCESS_LINE "Sample finished successfully"
 /* What dma_copy_host sends: every printable ASCII character kind, to catch a mangled copy. */
@@ -522,16 +523,6 @@ static void app_case_name(const struct app_case *k, uint64_t max, char *out, siz
 		snprintf(out, size, "%s+1 refused", m);
 }
 
-/* "0000:03:00.0" and "03:00.0" name the same function. */
-static bool same_pci(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-
-	if (la < lb)
-		return same_pci(b, a);
-	return strcmp(a + la - lb, b) == 0 && (la == lb || a[la - lb - 1] == ':');
-}
-
 /*
  * The DMA limit of the DPU device, as the installation's doca_caps reports it (what the
  * application asks through doca_dma_cap_task_memcpy_get_max_buf_size); the BlueField-3 value
@@ -563,7 +554,7 @@ static uint64_t app_max_buf(const struct compat_ctx *c, const char *dir)
 		for (i = 0; i < json_object_array_length(devs); i++) {
 			d = json_object_array_get_idx(devs, i);
 			if (!json_object_object_get_ex(d, "pci_addr", &v) ||
-			    !same_pci(json_object_get_string(v), c->dpu_pci))
+			    !odma_pci_same(json_object_get_string(v), c->dpu_pci))
 				continue;
 			if (json_object_object_get_ex(d, "capabilities", &v) &&
 			    json_object_object_get_ex(v, "doca_dma", &v) &&
