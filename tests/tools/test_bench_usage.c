@@ -77,11 +77,32 @@ static void test_advise_bad_values(void **s)
 	refused_in_one_line("ODMA_TEST_ADVISE", "--size 64 --between moon", "--between \"moon\"");
 }
 
+/*
+ * odma-task-cost's N, SIZE and DEPTH are whole numbers in range, or exit 2 and one line: "abc"
+ * ran 0 tasks and "-1" 2^64 - 1 of them (strtoull, unchecked), and a SIZE past the device's
+ * max_buf_size hung for ever (every submit refused, the loop waiting for completions).
+ */
+static void test_task_cost_bad_values(void **s)
+{
+	(void)s;
+	refused_in_one_line("ODMA_TEST_TASK_COST", "abc", "N \"abc\" is not a whole number");
+	refused_in_one_line("ODMA_TEST_TASK_COST", "-1", "N \"-1\" is not a whole number");
+	refused_in_one_line("ODMA_TEST_TASK_COST", "10 64x", "SIZE \"64x\" is not");
+	refused_in_one_line("ODMA_TEST_TASK_COST", "10 64 0", "DEPTH \"0\" is not");
+	refused_in_one_line("ODMA_TEST_TASK_COST", "10 64 4294967297", "DEPTH \"4294967297\"");
+	tool_run(&out, "timeout 20", tool_path("ODMA_TEST_TASK_COST"), "4 3000000 1", 1);
+	if (out.status != 2 || strstr(out.text, "more than the device's max_buf_size") == NULL)
+		fail_msg("odma-task-cost 4 3000000 1: exit %d, want 2 (SIZE past max_buf_size); "
+		         "got:\n%s",
+		         out.status, out.text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bench_bad_values),
 		cmocka_unit_test(test_advise_bad_values),
+		cmocka_unit_test(test_task_cost_bad_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,9 @@
  * (scripts/task-cost.sh). No clock, no spinning threads of its own: the count is deterministic.
  *   odma-task-cost N [SIZE [DEPTH]]      (defaults: 64 128)
  */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -19,6 +22,9 @@
 #include <doca_dma.h>
 #include <doca_mmap.h>
 #include <doca_pe.h>
+
+#define TC_MAX_TASKS 1000000000000ULL /* 10^12: hours, even inline */
+#define TC_MAX_DEPTH 65536            /* the DMA context's max_num_tasks */
 
 struct tc_task {
 	struct doca_dma_task_memcpy *task;
@@ -45,8 +51,11 @@ static void tc_submit(struct tc *c, uint32_t i)
 	if (t->slot >= c->n_slots)
 		t->slot -= c->n_slots;
 	c->left--;
-	if (doca_task_submit(doca_dma_task_memcpy_as_task(t->task)) != DOCA_SUCCESS)
+	/* a refused task completes nothing: done too, or the loop would wait for it for ever */
+	if (doca_task_submit(doca_dma_task_memcpy_as_task(t->task)) != DOCA_SUCCESS) {
 		c->failed++;
+		c->done++;
+	}
 }
 
 static void tc_done(struct doca_dma_task_memcpy *task, union doca_data task_ud,
@@ -99,6 +108,61 @@ static struct doca_dev *tc_dev(void)
 	return dev;
 }
 
+/*
+ * @text, a whole decimal number from @min to @max, into *@out; false after one line naming
+ * @name and the range (strtoull alone read "abc" as 0 and "-1" as 2^64 - 1).
+ */
+static bool tc_number(const char *name, const char *text, unsigned long long min,
+                      unsigned long long max, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (text[0] < '0' || text[0] > '9' || errno != 0 || *end != '\0' || v < min || v > max) {
+		fprintf(stderr,
+		        "odma-task-cost: %s \"%s\" is not a whole number from %llu to %llu\n", name,
+		        text, min, max);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* N, SIZE and DEPTH into @n and @c: 0, or 2 after one line. */
+static int tc_args(int argc, char **argv, struct tc *c, uint64_t *n)
+{
+	unsigned long long tasks, size = 64, depth = 128;
+
+	if (argc < 2 || argc > 4) {
+		fprintf(stderr, "usage: odma-task-cost N [SIZE [DEPTH]]\n");
+		return 2;
+	}
+	if (!tc_number("N", argv[1], 0, TC_MAX_TASKS, &tasks) ||
+	    (argc > 2 && !tc_number("SIZE", argv[2], 1, UINT32_MAX, &size)) ||
+	    (argc > 3 && !tc_number("DEPTH", argv[3], 1, TC_MAX_DEPTH, &depth)))
+		return 2;
+	*n = tasks;
+	c->size = size;
+	c->depth = (uint32_t)depth;
+	return 0;
+}
+
+/* SIZE within the device's max_buf_size: 0, or 2 after one line (every submit would fail). */
+static int tc_check_size(const struct tc *c, struct doca_dev *dev)
+{
+	const struct doca_devinfo *info = doca_dev_as_devinfo(dev);
+	uint64_t max = 0;
+
+	if (doca_dma_cap_task_memcpy_get_max_buf_size(info, &max) != DOCA_SUCCESS || c->size <= max)
+		return 0;
+	fprintf(stderr,
+	        "odma-task-cost: SIZE %zu is more than the device's max_buf_size %" PRIu64 "\n",
+	        c->size, max);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	struct tc c = { 0 };
@@ -112,30 +176,28 @@ int main(int argc, char **argv)
 	uint64_t n;
 	size_t len;
 
-	if (argc < 2 || argc > 4) {
-		fprintf(stderr, "usage: odma-task-cost N [SIZE [DEPTH]]\n");
+	if (tc_args(argc, argv, &c, &n) != 0)
 		return 2;
+	dev = tc_dev();
+	if (dev == NULL) {
+		fprintf(stderr, "odma-task-cost: no device supports DMA memcpy\n");
+		return 1;
 	}
-	n = strtoull(argv[1], NULL, 0);
-	c.size = argc > 2 ? strtoull(argv[2], NULL, 0) : 64;
-	c.depth = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 0) : 128;
-	if (c.size == 0 || c.depth == 0) {
-		fprintf(stderr, "odma-task-cost: SIZE and DEPTH must be positive\n");
+	if (tc_check_size(&c, dev) != 0)
 		return 2;
-	}
 	c.stride = (c.size + 63) & ~(size_t)63;
 	c.n_slots = c.depth;
 	len = c.n_slots * c.stride;
 	c.src = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
 	c.dst = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);
 	c.t = calloc(c.depth, sizeof(*c.t));
-	if (c.src == NULL || c.dst == NULL || c.t == NULL)
+	if (c.src == NULL || c.dst == NULL || c.t == NULL) {
+		fprintf(stderr, "odma-task-cost: cannot allocate 2 x %zu bytes\n", len);
 		return 1;
+	}
 	for (size_t i = 0; i < len; i++)
 		c.src[i] = (uint8_t)i, c.dst[i] = 0;
-	dev = tc_dev();
-	if (dev == NULL || (sm = tc_map(dev, c.src, len)) == NULL ||
-	    (dm = tc_map(dev, c.dst, len)) == NULL ||
+	if ((sm = tc_map(dev, c.src, len)) == NULL || (dm = tc_map(dev, c.dst, len)) == NULL ||
 	    doca_buf_inventory_create(2 * c.depth, &inv) != DOCA_SUCCESS ||
 	    doca_buf_inventory_start(inv) != DOCA_SUCCESS || doca_pe_create(&pe) != DOCA_SUCCESS ||
 	    doca_dma_create(dev, &dma) != DOCA_SUCCESS ||
