@@ -65,6 +65,12 @@ static void test_bench_bad_values(void **s)
 	refused_in_one_line("ODMA_TEST_BENCH", "--trace /proc/no-such-dir/t.json",
 	                    "--trace: cannot create /proc/no-such-dir/t.json");
 	refused_in_one_line("ODMA_TEST_BENCH", "--trace /tmp", "--trace: cannot create /tmp");
+	/* the DMA task path's buffer shapes with a mode that lays out its own: they were
+	 * silently ignored, and the figures read as those of lists or of a cold cache */
+	refused_in_one_line("ODMA_TEST_BENCH", "--xproc --list-len 4",
+	                    "--list-len, --cold and --footprint shape the DMA task path's buffers");
+	refused_in_one_line("ODMA_TEST_BENCH", "--rdma --cold", "--xproc, --comch, --rdma");
+	refused_in_one_line("ODMA_TEST_BENCH", "--crossover --footprint 64M", "drop them");
 	/* two output formats: it printed JSON alone, as if --csv were not given */
 	refused_in_one_line("ODMA_TEST_BENCH", "--json --csv", "--json and --csv");
 }

@@ -1189,6 +1189,13 @@ static int check_cfg(void)
 		fprintf(stderr, "odma-bench: --json and --csv are two output formats; give one\n");
 		return -1;
 	}
+	if ((cfg.list_len > 1 || cfg.cold) &&
+	    (cfg.xproc || cfg.comch || cfg.rdma || cfg.sync_event || cfg.crossover)) {
+		fprintf(stderr, "odma-bench: --list-len, --cold and --footprint shape the DMA task "
+		                "path's buffers; --xproc, --comch, --rdma, --sync-event and "
+		                "--crossover lay out their own: drop them\n");
+		return -1;
+	}
 	if (cfg.list_len > 1 && cfg.cold) {
 		fprintf(stderr, "odma-bench: --list-len with --cold: list elements are fixed "
 		                "windows, so a cold walk would need new bufs per task; measure "
