@@ -248,6 +248,26 @@ static void test_pair_delay_zero(void **s)
 	                    "--pair-delay '-0.5' is not a time: seconds, 0 or more");
 }
 
+/*
+ * --only that names no program ("" or commas) or is longer than its list is read: refused
+ * before the tree is mirrored. The first mirrored and built nothing, then said "no DMA, Core
+ * or Comch program found"; the second dropped the names past 1023 bytes unchecked.
+ */
+static void test_only_unreadable(void **s)
+{
+	char args[1400];
+	size_t n;
+
+	(void)s;
+	refused_in_one_line("--only '' /proc/no-such-dir", "--only names no program");
+	refused_in_one_line("--only ,, /proc/no-such-dir", "--only names no program");
+	n = (size_t)snprintf(args, sizeof(args), "--only ");
+	while (n < 1200)
+		n += (size_t)snprintf(args + n, sizeof(args) - n, "dma_copy,");
+	snprintf(args + n, sizeof(args) - n, " /proc/no-such-dir");
+	refused_in_one_line(args, "--only is longer than 1023 bytes");
+}
+
 /* --seed past its range is a number all the same: the line says which numbers it takes. */
 static void test_seed_range_named(void **s)
 {
@@ -415,6 +435,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_only_unknown_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_time_flags_named, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_seed_range_named, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_only_unreadable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pair_delay_zero, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_flag_without_partner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_signal_ends_program, setup, teardown),

@@ -309,10 +309,12 @@ static bool is_project(const char *dir)
 	return yes;
 }
 
+#define COMPAT_ONLY_MAX 1023 /* bytes of --only that listed() and only_check() read */
+
 /* Whether @name is one of the comma-separated names of @only. */
 static bool listed(const char *only, const char *name)
 {
-	char list[1024], *tok, *save = NULL;
+	char list[COMPAT_ONLY_MAX + 1], *tok, *save = NULL;
 
 	snprintf(list, sizeof(list), "%s", only);
 	for (tok = strtok_r(list, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save))
@@ -411,7 +413,7 @@ static void discover(struct compat_ctx *c, const char *only)
  */
 static int only_check(const struct compat_ctx *c, const char *only)
 {
-	char list[1024], *tok, *save = NULL;
+	char list[COMPAT_ONLY_MAX + 1], *tok, *save = NULL;
 
 	if (only == NULL)
 		return 0;
@@ -821,6 +823,25 @@ struct compat_opts {
 	bool keep;
 };
 
+/* --only names at least one program, in a list listed() reads whole: 0, or 2 after one line. */
+static int only_arg_check(const char *only)
+{
+	if (only == NULL)
+		return 0;
+	if (strlen(only) > COMPAT_ONLY_MAX) {
+		fprintf(stderr,
+		        "odma compat: --only is longer than %d bytes; name fewer programs\n",
+		        COMPAT_ONLY_MAX);
+		return 2;
+	}
+	if (strspn(only, ",") == strlen(only)) {
+		fprintf(stderr, "odma compat: --only names no program; give NAME[,NAME...], or "
+		                "drop it to check every program\n");
+		return 2;
+	}
+	return 0;
+}
+
 /* What the flags together must satisfy, each refusal one line and exit 2, before any work. */
 static int args_settle(int argc, char **argv, struct compat_ctx *c, const struct compat_opts *o)
 {
@@ -839,6 +860,8 @@ static int args_settle(int argc, char **argv, struct compat_ctx *c, const struct
 	                                                   : compat_schedule_default_set()) != 0)
 		return 2;
 	if (o->json != NULL && compat_json_path_check(o->json) != 0)
+		return 2;
+	if (only_arg_check(o->only) != 0)
 		return 2;
 	if (o->dpu_pc_path != NULL && o->dpu_arch == NULL) {
 		fprintf(stderr, "odma compat: --dpu-pkg-config-path is the aarch64 odma of "
