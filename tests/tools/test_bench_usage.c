@@ -71,6 +71,10 @@ static void test_bench_bad_values(void **s)
 	                    "--list-len, --cold and --footprint shape the DMA task path's buffers");
 	refused_in_one_line("ODMA_TEST_BENCH", "--rdma --cold", "--xproc, --comch, --rdma");
 	refused_in_one_line("ODMA_TEST_BENCH", "--crossover --footprint 64M", "drop them");
+	/* CSV is the DMA task path's alone: the other modes printed their text instead */
+	refused_in_one_line("ODMA_TEST_BENCH", "--comch --csv",
+	                    "--csv prints the DMA task path's rows");
+	refused_in_one_line("ODMA_TEST_BENCH", "--xproc --csv", "give --json or neither");
 	/* two output formats: it printed JSON alone, as if --csv were not given */
 	refused_in_one_line("ODMA_TEST_BENCH", "--json --csv", "--json and --csv");
 }

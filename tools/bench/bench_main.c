@@ -152,7 +152,7 @@ static const char bench_help[] =
         "        --json           print one JSON object (an array of them with --sweep); the\n"
         "                         rows that cross the network name their link (\"link\":\n"
         "                         \"tcp\", odma's TCP link, or \"ucp\", UCX's: ODMA_LINK).\n"
-        "        --csv            print CSV rows with a header.\n"
+        "        --csv            print CSV rows with a header (the DMA task path only).\n"
         "    -l, --log-level N    (doca_argp) program log level; --sdk-log-level N the SDK's.\n"
         "    -h, --help           this text.   -v, --version   the odma version.\n"
         "\n"
@@ -1187,6 +1187,13 @@ static int check_cfg(void)
 		cfg.depth = 1;
 	if (cfg.json && cfg.csv) {
 		fprintf(stderr, "odma-bench: --json and --csv are two output formats; give one\n");
+		return -1;
+	}
+	if (cfg.csv && (cfg.xproc || cfg.comch || cfg.rdma || cfg.sync_event || cfg.crossover)) {
+		fprintf(stderr,
+		        "odma-bench: --csv prints the DMA task path's rows; --xproc, --comch, "
+		        "--rdma, --sync-event and --crossover print text or JSON: give --json "
+		        "or neither\n");
 		return -1;
 	}
 	if ((cfg.list_len > 1 || cfg.cold) &&
