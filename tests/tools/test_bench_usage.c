@@ -75,6 +75,11 @@ static void test_bench_bad_values(void **s)
 	refused_in_one_line("ODMA_TEST_BENCH", "--comch --csv",
 	                    "--csv prints the DMA task path's rows");
 	refused_in_one_line("ODMA_TEST_BENCH", "--xproc --csv", "give --json or neither");
+	/* --transport is --xproc's and --peer dpdk the DMA task path's: the DMA path ran as if
+	 * --transport were not given, and --xproc as if --peer were not */
+	refused_in_one_line("ODMA_TEST_BENCH", "--transport ucx", "--transport is for --xproc");
+	refused_in_one_line("ODMA_TEST_BENCH", "--xproc --peer dpdk",
+	                    "--peer dpdk compares the DMA task path");
 	/* two output formats: it printed JSON alone, as if --csv were not given */
 	refused_in_one_line("ODMA_TEST_BENCH", "--json --csv", "--json and --csv");
 }

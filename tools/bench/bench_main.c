@@ -298,6 +298,8 @@ static doca_error_t cb_engine(void *p, void *c)
 	return DOCA_SUCCESS;
 }
 
+static bool transport_given; /* --transport: only with --xproc */
+
 static doca_error_t cb_transport(void *p, void *c)
 {
 	(void)c;
@@ -306,6 +308,7 @@ static doca_error_t cb_transport(void *p, void *c)
 		return DOCA_ERROR_INVALID_VALUE;
 	}
 	cfg.ucx = strcmp(p, "ucx") == 0;
+	transport_given = true;
 	return DOCA_SUCCESS;
 }
 
@@ -1179,28 +1182,51 @@ static int check_trace(void)
 	return 0;
 }
 
-static int check_cfg(void)
+/*
+ * The flags of one mode given to another, which would ignore them silently: -1 after one
+ * line. --list-len, --cold, --footprint, --csv and --peer are the DMA task path's (the other
+ * modes lay out their own buffers and print text or JSON); --transport is --xproc's.
+ */
+static int check_mode_flags(void)
 {
-	if (check_pair_bounds() != 0 || check_trace() != 0)
-		return -1;
-	if (cfg.mode != BENCH_THROUGHPUT)
-		cfg.depth = 1;
-	if (cfg.json && cfg.csv) {
-		fprintf(stderr, "odma-bench: --json and --csv are two output formats; give one\n");
-		return -1;
-	}
-	if (cfg.csv && (cfg.xproc || cfg.comch || cfg.rdma || cfg.sync_event || cfg.crossover)) {
+	bool other = cfg.xproc || cfg.comch || cfg.rdma || cfg.sync_event || cfg.crossover;
+
+	if (other && cfg.csv) {
 		fprintf(stderr,
 		        "odma-bench: --csv prints the DMA task path's rows; --xproc, --comch, "
 		        "--rdma, --sync-event and --crossover print text or JSON: give --json "
 		        "or neither\n");
 		return -1;
 	}
-	if ((cfg.list_len > 1 || cfg.cold) &&
-	    (cfg.xproc || cfg.comch || cfg.rdma || cfg.sync_event || cfg.crossover)) {
+	if (other && (cfg.list_len > 1 || cfg.cold)) {
 		fprintf(stderr, "odma-bench: --list-len, --cold and --footprint shape the DMA task "
 		                "path's buffers; --xproc, --comch, --rdma, --sync-event and "
 		                "--crossover lay out their own: drop them\n");
+		return -1;
+	}
+	if (other && cfg.peer_dpdk) {
+		fprintf(stderr, "odma-bench: --peer dpdk compares the DMA task path with DPDK's "
+		                "dma_skeleton; drop --xproc, --comch, --rdma, --sync-event and "
+		                "--crossover, or --peer\n");
+		return -1;
+	}
+	if (transport_given && !cfg.xproc) {
+		fprintf(stderr,
+		        "odma-bench: --transport is for --xproc (how the two processes reach "
+		        "each other's memory); add --xproc, or drop it\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int check_cfg(void)
+{
+	if (check_pair_bounds() != 0 || check_trace() != 0 || check_mode_flags() != 0)
+		return -1;
+	if (cfg.mode != BENCH_THROUGHPUT)
+		cfg.depth = 1;
+	if (cfg.json && cfg.csv) {
+		fprintf(stderr, "odma-bench: --json and --csv are two output formats; give one\n");
 		return -1;
 	}
 	if (cfg.list_len > 1 && cfg.cold) {
