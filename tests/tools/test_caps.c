@@ -439,6 +439,9 @@ static void test_version_help_and_errors(void **state)
 	tool_run(&out, NULL, caps(), "--pci-addr 0000:03:20.0", 1);
 	assert_int_equal(out.status, 2);
 	assert_int_equal(text_lines(out.text), 1);
+	/* the shapes it takes, the domain form too (the line said "(BB:DD.F)" alone, so a
+	 * refused DDDD:BB:DD.F read as if the domain were the fault) */
+	assert_non_null(strstr(out.text, "(BB:DD.F or DDDD:BB:DD.F, hexadecimal"));
 	tool_run(&out, NULL, caps(), "--no-such-flag", 1);
 	assert_int_not_equal(out.status, 0);
 	tool_run(&out, "ODMA_SYSTEM=/nonexistent/profile", caps(), "", 1);

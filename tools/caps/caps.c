@@ -76,7 +76,8 @@ static doca_error_t pci_cb(void *param, void *config)
 	struct caps_cfg *cfg = config;
 
 	if (strlen(param) >= sizeof(cfg->pci) || !odma_pci_text_ok(param)) {
-		fprintf(stderr, "doca_caps: --pci-addr '%s' is not a PCI address (BB:DD.F)\n",
+		fprintf(stderr,
+		        "doca_caps: --pci-addr '%s' is not a PCI address (" ODMA_PCI_SHAPES ")\n",
 		        (char *)param);
 		return DOCA_ERROR_INVALID_VALUE;
 	}

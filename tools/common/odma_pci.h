@@ -13,6 +13,9 @@
  */
 bool odma_pci_text_ok(const char *t);
 
+/* What a refusal of odma_pci_text_ok says the address must be. */
+#define ODMA_PCI_SHAPES "BB:DD.F or DDDD:BB:DD.F, hexadecimal, device 00-1f, function 0-7"
+
 /*
  * Whether @a and @b name the same function: "0000:03:00.0" and "03:00.0" do (a missing domain
  * matches any), and hexadecimal digits compare in either case. False if either is NULL.

@@ -806,9 +806,7 @@ int compat_seconds_arg(const char *flag, const char *s, bool zero_ok, double *ou
 static int pci_arg(const char *flag, const char *v, const char **field)
 {
 	if (!odma_pci_text_ok(v)) {
-		fprintf(stderr,
-		        "odma compat: %s '%s' is not a PCI address (BB:DD.F or DDDD:BB:DD.F, "
-		        "hexadecimal)\n",
+		fprintf(stderr, "odma compat: %s '%s' is not a PCI address (" ODMA_PCI_SHAPES ")\n",
 		        flag, v);
 		return -1;
 	}
