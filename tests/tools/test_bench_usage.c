@@ -60,6 +60,11 @@ static void test_bench_bad_values(void **s)
 	 * task failed at alloc, exit 1, after the ping-pong */
 	refused_in_one_line("ODMA_TEST_BENCH", "--list-len 65 --size 4096",
 	                    "--list-len 65 is longer than the device's max_buf_list_len 64");
+	/* past the flag's own bound: the line names the device's limit too, not 1..1024 alone,
+	 * which read as if 65..1024 were taken */
+	refused_in_one_line("ODMA_TEST_BENCH", "--list-len 2000",
+	                    "--list-len 2000 is out of range 1..1024 (and at most the device's "
+	                    "max_buf_list_len, 64 on the built-in profiles)");
 	/* a timeline file that cannot be created: refused before anything runs, not at the first
 	 * doca_pe_create as "doca_pe_create: Invalid input", exit 1 */
 	refused_in_one_line("ODMA_TEST_BENCH", "--trace /proc/no-such-dir/t.json",

@@ -263,14 +263,21 @@ static doca_error_t cb_workers(void *p, void *c)
 	return cb_positive("--workers", *(int *)p, 256, &cfg.workers);
 }
 
+/* 1..1024 here (the bufs of a run: 2 x depth x list_len), and run_bench checks the device's */
 static doca_error_t cb_list_len(void *p, void *c)
 {
-	int v = 0;
-	doca_error_t rc = cb_positive("--list-len", *(int *)p, 1024, &v);
+	int v = *(int *)p;
 
 	(void)c;
+	if (v < 1 || v > 1024) {
+		fprintf(stderr,
+		        "odma-bench: --list-len %d is out of range 1..1024 (and at most "
+		        "the device's max_buf_list_len, 64 on the built-in profiles)\n",
+		        v);
+		return DOCA_ERROR_INVALID_VALUE;
+	}
 	cfg.list_len = (uint32_t)v;
-	return rc;
+	return DOCA_SUCCESS;
 }
 
 static doca_error_t cb_seconds(void *p, void *c)
