@@ -227,8 +227,8 @@ static const char errors_description[] =
         "AGAIN; writing memory without write permission: NOT_PERMITTED; a device without the\n"
         "memcpy task: NOT_SUPPORTED; the engine failing: DRIVER; a failed or flushed copy:\n"
         "IO_FAILED; an exhausted task pool or inventory: NO_MEMORY; starting without a\n"
-        "progress engine: NOT_CONNECTED;\n"
-        "starting without doca_dma_task_memcpy_set_conf: BAD_CONFIG.";
+        "progress engine: NOT_CONNECTED; starting without doca_dma_task_memcpy_set_conf:\n"
+        "BAD_CONFIG.";
 
 static const char errors_epilogue[] =
         "JSON OUTPUT\n"
