@@ -161,6 +161,7 @@ struct comch_chan {
 	int fd;                  /* what the endpoint's PE watches: the socket, or an eventfd */
 	bool watched;            /* by the endpoint's PE, before a connection owns it */
 	struct comch_link *link; /* the credits; NULL until the handshake gives one */
+	int peer_pidfd; /* local carrier: the peer process, for as long as it lives; -1: none */
 };
 
 struct comch_ep;

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,7 @@ static struct comch_chan *local_chan(int fd)
 		return NULL;
 	ch->car = &comch_local_carrier;
 	ch->fd = fd;
+	ch->peer_pidfd = -1;
 	return ch;
 }
 
@@ -64,6 +66,8 @@ static void local_free(struct comch_chan *ch)
 		close(ch->fd);
 	if (ch->link != NULL)
 		munmap(ch->link, COMCH_LINK_BYTES);
+	if (ch->peer_pidfd >= 0)
+		close(ch->peer_pidfd);
 	free(ch);
 }
 
@@ -88,11 +92,43 @@ static bool local_admit(struct comch_chan *ch, const struct comch_ep *ep, int li
 	return link != NULL;
 }
 
-/* The peer's pid and uid, when the kernel reports them (0 otherwise: another namespace). */
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77 /* Linux 6.5 */
+#endif
+
+/*
+ * A pidfd of the process at the other end of the socket @fd, whose pid is @pid: the kernel's
+ * (SO_PEERPIDFD, taken at connect time), else pidfd_open of @pid; -1 when neither is had.
+ */
+static int local_peer_pidfd(int fd, pid_t pid)
+{
+	int pfd = -1;
+	socklen_t len = sizeof(pfd);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pfd, &len) == 0 && pfd >= 0)
+		return pfd;
+	return pid > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
+}
+
+/*
+ * The peer's pid and uid, when the kernel reports them (0 otherwise: another namespace), and
+ * a pidfd of it: the fast path writes into that pid only while the pidfd says it still runs
+ * (once the peer exits, its pid may name an unrelated process).
+ */
 static void local_bind(struct comch_chan *ch, struct doca_comch_connection *conn)
 {
-	if (conn != NULL)
-		(void)comch_peer_cred(ch->fd, &conn->peer_pid, &conn->peer_uid);
+	if (conn == NULL || !comch_peer_cred(ch->fd, &conn->peer_pid, &conn->peer_uid))
+		return;
+	if (ch->peer_pidfd < 0)
+		ch->peer_pidfd = local_peer_pidfd(ch->fd, conn->peer_pid);
+}
+
+/* Whether the peer process has exited (its pidfd is readable); false when it has no pidfd. */
+static bool local_peer_exited(const struct comch_chan *ch)
+{
+	struct pollfd pfd = { .fd = ch->peer_pidfd, .events = POLLIN };
+
+	return ch->peer_pidfd >= 0 && poll(&pfd, 1, 0) == 1;
 }
 
 /*
@@ -160,7 +196,13 @@ static doca_error_t local_write(struct doca_comch_producer *p, const struct iove
 	int e;
 
 	memcpy(local, iov, niov * sizeof(*iov));
-	e = doca_priv_tp_cma_write(p->fp.conn->peer_pid, local, (int)niov, addr, total, &fix);
+	if (local_peer_exited(p->fp.conn->ch)) {
+		e = ESRCH; /* its pid may name another process by now: nothing is written there */
+		fix = "the peer process has exited (nothing was written)";
+	} else {
+		e = doca_priv_tp_cma_write(p->fp.conn->peer_pid, local, (int)niov, addr, total,
+		                           &fix);
+	}
 	if (e == 0)
 		return DOCA_SUCCESS;
 	COMCH_PEER_LOG(

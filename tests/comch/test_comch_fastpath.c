@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "comch_fp_util.h"
@@ -469,6 +470,124 @@ static void test_peer_dies(void **state)
 	assert_true(cu_close(&s));
 }
 
+/* ---- the peer dies and its pid names another process: nothing is written there ------------- */
+
+static int reuse_pipe[2]; /* the dead client tells the parent where its posted buffer was */
+
+static int client_posts_then_dies(void *arg)
+{
+	struct cu_ep e;
+	struct fp c;
+
+	(void)arg;
+	client_up(&e);
+	fp_consumer(&c, &e, 4096, 2, 0);
+	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
+	fp_post(&c, 0, 4096);
+	CU_CHECK(write(reuse_pipe[1], &c.mem.base, sizeof(c.mem.base)) == sizeof(c.mem.base));
+	cu_tell('r');
+	CU_CHECK(cu_hear(NULL, 10000) == 'k');
+	raise(SIGKILL);
+	return 1;
+}
+
+/*
+ * The stranger: a process that took the dead client's pid and maps memory (0xee) where the
+ * client's posted buffer was; exits 0 when its memory is untouched after the parent's send.
+ */
+static void stranger(uint8_t *at, const int go[2], const int done[2])
+{
+	uint8_t *page = (uint8_t *)((uintptr_t)at & ~(uintptr_t)4095);
+	char ch = 'm';
+
+	if (mmap(page, 2 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+	         -1, 0) != page)
+		_exit(2);
+	memset(page, 0xee, 2 * 4096);
+	if (write(done[1], &ch, 1) != 1 || read(go[0], &ch, 1) != 1)
+		_exit(2);
+	for (size_t i = 0; i < 64; i++)
+		if (at[i] != 0xee)
+			_exit(1);
+	_exit(0);
+}
+
+/* A fork that gets pid @want (root: /proc/sys/kernel/ns_last_pid); 0 in the child, -1 if none. */
+static pid_t fork_as(pid_t want)
+{
+	for (int i = 0; i < 50; i++) {
+		FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+		pid_t d;
+
+		if (f == NULL || fprintf(f, "%d", (int)want - 1) < 0 || fclose(f) != 0)
+			return -1;
+		d = fork();
+		if (d == 0 && getpid() != want)
+			_exit(3);
+		if (d == 0 || d == want)
+			return d;
+		(void)waitpid(d, NULL, 0); /* another process took it first: again */
+	}
+	return -1;
+}
+
+/*
+ * The consumer's process died with a buffer posted, and before this side noticed, its pid
+ * was given to another process of the same user with memory at that address (a busy
+ * machine's pids wrap: 32768 by default). The producer's send fails with DOCA_ERROR_IO_FAILED
+ * and writes nothing into that process: the fast path writes into the peer's pid only while
+ * the peer it connected to still runs.
+ */
+static void test_peer_pid_reused(void **state)
+{
+	struct cu_ep s;
+	struct fp p;
+	uint8_t *at = NULL;
+	int go[2], done[2], st = -1;
+	pid_t child, d;
+	uint32_t cid;
+	char ch;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skipped: giving a dead process' pid to another needs root\n");
+		skip();
+	}
+	assert_int_equal(pipe(reuse_pipe), 0);
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(done), 0);
+	child = server_up(&s, client_posts_then_dies, 30, true);
+	assert_true(cu_progress_until(&s, got_new_cons, 5000));
+	cid = s.last_cons_id;
+	fp_producer(&p, &s, 64, 2);
+	fp_fill(&p, 5);
+	assert_int_equal(cu_hear(&s, 5000), 'r');
+	assert_int_equal(read(reuse_pipe[0], &at, sizeof(at)), sizeof(at));
+	cu_tell('k');
+	assert_int_equal(cu_join(child, 10), -1); /* killed, and its pid free */
+	d = fork_as(child);
+	if (d == 0)
+		stranger(at, go, done);
+	assert_true(d == child); /* without progressing: this side has not seen the end */
+	assert_int_equal(read(done[0], &ch, 1), 1);
+	assert_ok(fp_send(&p, 0, 64, cid, NULL, false, NULL));
+	assert_int_equal(write(go[1], "c", 1), 1);
+	assert_int_equal(waitpid(d, &st, 0), d);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0); /* its memory untouched */
+	assert_true(fp_until_count(&s, &p, 1, 5000));
+	assert_int_equal(p.last_status, DOCA_ERROR_IO_FAILED);
+	assert_true(cu_log_has("the peer process has exited"));
+	assert_true(cu_progress_until(&s, has_disconnect, 5000));
+	assert_true(fp_close(&s, &p));
+	assert_true(cu_close(&s));
+	for (int i = 0; i < 2; i++) {
+		close(reuse_pipe[i]);
+		close(go[i]);
+		close(done[i]);
+	}
+}
+
 /* ---- a posted buffer the producer cannot write: both tasks fail, the next post works --------- */
 
 static int client_buffer_unwritable(void *arg)
@@ -685,6 +804,7 @@ int main(void)
 		cmocka_unit_test_setup(test_again_without_progress, cu_next_name),
 		cmocka_unit_test_setup(test_refusals, cu_next_name),
 		cmocka_unit_test_setup(test_peer_dies, cu_next_name),
+		cmocka_unit_test_setup(test_peer_pid_reused, cu_next_name),
 		cmocka_unit_test_setup(test_buffer_unwritable, cu_next_name),
 		cmocka_unit_test_setup(test_consumer_start_fails, cu_next_name),
 		cmocka_unit_test_setup(test_consumer_thread, cu_next_name),
