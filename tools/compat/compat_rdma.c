@@ -234,13 +234,34 @@ struct rdma_side {
 	int enters;
 };
 
+/*
+ * Whether the side's last "Please copy FILE from the ... and then press enter" names a file
+ * still missing: a person copies it before pressing Enter, and a side pressed early fails to
+ * read it (its peer, slow to start under load, has not written it yet).
+ */
+static bool awaits_file(const struct rdma_side *s)
+{
+	char line[PATH_MAX + 512], path[PATH_MAX];
+	const char *at;
+
+	if (!compat_last_line(s->log, "Please copy ", line, sizeof(line)))
+		return false;
+	at = strstr(line, "Please copy ") + strlen("Please copy ");
+	if (sscanf(at, "%4095s", path) != 1 || strstr(at, " from ") == NULL)
+		return false; /* "You can now copy ..." is this side's own file */
+	return access(path, F_OK) != 0;
+}
+
 static void press(struct rdma_side *s, double now)
 {
-	if (s->proc.stdin_fd < 0 || s->enters >= RDMA_ENTERS || now < s->next_enter)
+	if (s->proc.stdin_fd < 0 || s->enters >= RDMA_ENTERS || now < s->next_enter ||
+	    awaits_file(s))
 		return;
 	if (write(s->proc.stdin_fd, "\n", 1) != 1)
 		(void)0;
 	s->enters++;
+	if (now > s->next_enter + 0.5) /* held back for a file: the next one 2 s from now */
+		s->next_enter = now;
 	s->next_enter += 2.0;
 }
 
@@ -314,6 +335,21 @@ static bool log_says(const char *path, const char *needle)
 }
 
 /*
+ * The passive side's head start: 0.4 s, and with RDMA CM until it says it listens (a client
+ * that dials first is refused, as by RDMA CM: under load a side can take that long to start),
+ * 10 s at most.
+ */
+static void wait_listening(struct rdma_side *p, enum rdma_mode mode)
+{
+	double end = compat_now() + 10.0;
+
+	compat_sleep(0.4);
+	while (mode == MODE_CM && compat_now() < end && !compat_proc_poll(&p->proc) &&
+	       !log_says(p->log, "[Server] started connection successfully"))
+		compat_sleep(0.05);
+}
+
+/*
  * Starts both sides, feeds them Enter and files, waits; true when both succeeded. *@port_taken:
  * the passive side could not listen on the port (another process took it after the kernel
  * picked it: the run says nothing of the samples and is worth another try).
@@ -353,7 +389,7 @@ static bool run_mode(struct compat_ctx *c, struct compat_prog *pp, struct compat
 		snprintf(why, size, "cannot start %s: %s", pp->name, strerror(errno));
 		return false;
 	}
-	compat_sleep(0.4); /* the passive side (the CM server) first */
+	wait_listening(&p, mode);
 	if (side_start(c, false, argv_a, dir, a.log, env_a, &a.proc) != 0) {
 		compat_proc_kill(&p.proc);
 		snprintf(why, size, "cannot start %s: %s", ap->name, strerror(errno));

@@ -91,8 +91,12 @@ static bool fake_cm(bool passive, const char *addr, const char *type, const char
 	if (passive) {
 		sa.sin_addr.s_addr = htonl(INADDR_ANY);
 		if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-		    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 1) != 0 ||
-		    (c = accept(fd, NULL, NULL)) < 0)
+		    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 1) != 0)
+			return false;
+		/* as NVIDIA's rdma_common, once it listens: odma compat starts the client */
+		printf("[INFO] [Server] started connection successfully\n");
+		fflush(stdout);
+		if ((c = accept(fd, NULL, NULL)) < 0)
 			return false;
 		return read(c, b, 5) == 5 && strcmp(b, "hello") == 0 && write(c, "ok", 2) == 2;
 	}
