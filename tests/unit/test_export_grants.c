@@ -480,6 +480,42 @@ static void test_rdma_descriptors_name_their_region(void **state)
 	assert_ok(doca_dev_close(host));
 }
 
+/*
+ * PCI addresses in either case (DOCA takes "0000:3B:00.0" as well as "0000:3b:00.0"): a
+ * sync event export blob and a memory descriptor naming one in uppercase both parse, and
+ * a non-hex character is refused by both.
+ */
+static void test_pci_addresses_of_either_case_parse(void **state)
+{
+	struct odma_se_blob b = { .version = ODMA_SE_BLOB_VERSION, .pid = 1, .key = { 1 } };
+	struct odma_export_desc d;
+	uint8_t bytes[ODMA_EXPORT_DESC_MAX > ODMA_SE_BLOB_MAX ? ODMA_EXPORT_DESC_MAX
+	                                                      : ODMA_SE_BLOB_MAX];
+	static uint8_t mem[4096] __attribute__((aligned(4096)));
+	struct doca_dev *dev = tu_open_dev(NULL);
+	struct doca_mmap *m;
+	const char *why = NULL;
+	size_t n;
+
+	(void)state;
+	strcpy(b.pci, "0000:3B:00.0");
+	n = odma_se_blob_encode(&b, bytes);
+	assert_ok(odma_se_blob_parse(bytes, n, &b, &why));
+	strcpy(b.pci, "0000:3g:00.0");
+	n = odma_se_blob_encode(&b, bytes);
+	assert_doca(DOCA_ERROR_INVALID_VALUE, odma_se_blob_parse(bytes, n, &b, &why));
+	m = export_one(dev, mem, sizeof(mem), true, DOCA_ACCESS_FLAG_PCI_READ_WRITE, &d);
+	strcpy(d.pci, "0000:3B:00.0");
+	n = odma_export_desc_encode(&d, bytes);
+	assert_ok(odma_export_desc_parse(bytes, n, &d, &why));
+	strcpy(d.pci, "0000:3g:00.0");
+	n = odma_export_desc_encode(&d, bytes);
+	assert_doca(DOCA_ERROR_INVALID_VALUE, odma_export_desc_parse(bytes, n, &d, &why));
+	assert_ok(doca_mmap_stop(m));
+	assert_ok(doca_mmap_destroy(m));
+	assert_ok(doca_dev_close(dev));
+}
+
 struct stopper {
 	struct doca_mmap *m;
 	atomic_bool done;
@@ -533,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_reexport_is_clipped_and_revoked_with_its_import),
 		cmocka_unit_test(test_revocation_waits_for_holders),
 		cmocka_unit_test(test_rdma_descriptors_name_their_region),
+		cmocka_unit_test(test_pci_addresses_of_either_case_parse),
 	};
 
 	/*

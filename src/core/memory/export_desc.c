@@ -118,17 +118,17 @@ static const char *desc_check_frame(const uint8_t *b, size_t len)
 	return NULL;
 }
 
-static bool pci_string_ok(const uint8_t *p)
+bool odma_pci_field_ok(const uint8_t *p, size_t len)
 {
-	size_t n = strnlen((const char *)p, ODMA_EXPORT_PCI_LEN);
+	size_t n = strnlen((const char *)p, len);
 
-	if (n == 0 || n == ODMA_EXPORT_PCI_LEN)
+	if (n == 0 || n == len)
 		return false;
 	for (size_t i = 0; i < n; i++)
 		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f') ||
 		      (p[i] >= 'A' && p[i] <= 'F') || p[i] == ':' || p[i] == '.'))
 			return false;
-	for (size_t i = n; i < ODMA_EXPORT_PCI_LEN; i++)
+	for (size_t i = n; i < len; i++)
 		if (p[i] != 0)
 			return false;
 	return true;
@@ -162,7 +162,7 @@ static const char *desc_check_fields(const uint8_t *b, const struct odma_export_
 		return "descriptor range is empty, NULL or wraps around";
 	if (d->record_addr == 0 || (d->record_addr & 7) != 0)
 		return "descriptor export record address is invalid";
-	if (!pci_string_ok(b + OFF_PCI))
+	if (!odma_pci_field_ok(b + OFF_PCI, ODMA_EXPORT_PCI_LEN))
 		return "descriptor device PCI address is malformed";
 	/* region id 0: an RDMA re-export, which only its (forwarded) requests reach */
 	if (d->version == ODMA_EXPORT_DESC_VERSION_NET &&

@@ -482,6 +482,12 @@ enum odma_export_kind {
 #define ODMA_EXPORT_DESC_MAX (ODMA_EXPORT_DESC_NET_MIN + ODMA_TP_ADDR_MAX)
 #define ODMA_EXPORT_PCI_LEN 16
 
+/*
+ * A PCI address field of @len bytes in a descriptor or export blob: 1..@len-1 characters
+ * of hex digits (either case, as DOCA takes them), ':' and '.', then NUL bytes to the end.
+ */
+bool odma_pci_field_ok(const uint8_t *p, size_t len);
+
 /* The decoded fields of a descriptor (host byte order). */
 struct odma_export_desc {
 	uint16_t version;

@@ -80,19 +80,6 @@ static bool all_zero(const uint8_t *p, size_t n)
 	return true;
 }
 
-static bool pci_ok(const uint8_t *p)
-{
-	size_t n = strnlen((const char *)p, ODMA_SE_BLOB_PCI_LEN);
-
-	if (n == 0 || n == ODMA_SE_BLOB_PCI_LEN || !all_zero(p + n, ODMA_SE_BLOB_PCI_LEN - n))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f') || p[i] == ':' ||
-		      p[i] == '.'))
-			return false;
-	return true;
-}
-
 /*
  * Checks a blob's header, lengths, checksum and every field, in that order, taking its
  * version and (version 2) its network address length. NULL when it passes, or what is wrong.
@@ -141,7 +128,7 @@ static const char *blob_check(const uint8_t *b, size_t len, uint16_t *version_ou
 		bad = "export blob names an impossible descriptor";
 	else if (all_zero(b + OFF_KEY, 16))
 		bad = "export blob has an empty key";
-	else if (!pci_ok(b + OFF_PCI))
+	else if (!odma_pci_field_ok(b + OFF_PCI, ODMA_SE_BLOB_PCI_LEN))
 		bad = "export blob names a malformed exporting device";
 	*version_out = version;
 	*alen_out = alen;
