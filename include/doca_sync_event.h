@@ -129,10 +129,11 @@ doca_error_t doca_sync_event_create(struct doca_sync_event **event);
  * @param [in] data  the bytes doca_sync_event_export_to_remote_pci() returned.
  * @param [in] sz    their length.
  * @param [out] event  the new handle.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL, malformed, truncated or corrupted
- *         bytes, an exporter that is gone or stopped the event, an export that cannot be
- *         reached); DOCA_ERROR_NOT_SUPPORTED (the device cannot create from an export, is on
- *         the exporter's side, or runs another system profile); DOCA_ERROR_NO_MEMORY.
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL, a closed or unknown device,
+ *         malformed, truncated or corrupted bytes, an exporter that is gone or stopped the
+ *         event, an export that cannot be reached); DOCA_ERROR_NOT_SUPPORTED (the device
+ *         cannot create from an export, is on the exporter's side, or runs another system
+ *         profile); DOCA_ERROR_NO_MEMORY.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint8_t *data,
@@ -352,7 +353,7 @@ struct doca_ctx *doca_sync_event_as_ctx(struct doca_sync_event *event);
  * @param [in] dev    an open device with the export capability.
  * @param [out] data  the export bytes.
  * @param [out] sz    their length.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL, unknown device);
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL, unknown or closed device);
  *         DOCA_ERROR_BAD_STATE (not started); DOCA_ERROR_NOT_PERMITTED (created from an
  *         export); DOCA_ERROR_NOT_SUPPORTED (device without the capability, event backed by
  *         program memory); DOCA_ERROR_NO_MEMORY.

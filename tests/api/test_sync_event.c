@@ -1021,6 +1021,35 @@ static void test_export_import_rules(void **state)
 	assert_ok(doca_dev_close(dpu));
 }
 
+/*
+ * A closed device handle is refused at once by export and import (DOCA_ERROR_INVALID_VALUE):
+ * an export does not go out through it, and an import through a closed handle of the
+ * exporter's own side is refused as closed, before any rule about sides.
+ */
+static void test_export_import_closed_dev(void **state)
+{
+	struct doca_dev *host = tu_open_dev("b1:00.0"), *gone = tu_open_dev("b1:00.1");
+	struct doca_sync_event *se, *imp = NULL;
+	const uint8_t *blob;
+	size_t sz;
+
+	(void)state;
+	assert_ok(doca_dev_close(gone));
+	assert_ok(doca_sync_event_create(&se));
+	assert_ok(doca_sync_event_add_publisher_location_remote_pci(se));
+	assert_ok(doca_sync_event_add_subscriber_location_cpu(se, host));
+	assert_ok(doca_sync_event_start(se));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_sync_event_export_to_remote_pci(se, gone, &blob, &sz));
+	assert_ok(doca_sync_event_export_to_remote_pci(se, host, &blob, &sz));
+	assert_doca(DOCA_ERROR_INVALID_VALUE,
+	            doca_sync_event_create_from_export(gone, blob, sz, &imp));
+	assert_null(imp);
+	assert_ok(doca_sync_event_stop(se));
+	assert_ok(doca_sync_event_destroy(se));
+	assert_ok(doca_dev_close(host));
+}
+
 /* The exporter's ctx waits on a task; an importer's update in another thread wakes its PE. */
 static void test_export_ctx_wait(void **state)
 {
@@ -1216,6 +1245,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_ctx_stop_flushes),
 		cmocka_unit_test(test_ctx_notification),
 		cmocka_unit_test(test_export_import_rules),
+		cmocka_unit_test(test_export_import_closed_dev),
 		cmocka_unit_test(test_export_ctx_wait),
 		cmocka_unit_test(test_started_is_no_ctx),
 		cmocka_unit_test(test_other_profile),

@@ -48,16 +48,24 @@ doca_error_t doca_sync_event_create(struct doca_sync_event **event)
 	return DOCA_SUCCESS;
 }
 
+/* The description of @dev if it is open; else NULL, logged for @fn (the caller). */
+static const struct doca_devinfo *se_open_dev(const struct doca_dev *dev, const char *fn)
+{
+	const struct doca_devinfo *info = odma_dev_lookup_open(dev);
+
+	if (info == NULL)
+		ODMA_ERR("%s: dev %p is not an open device handle from doca_dev_open "
+		         "(a closed one included)",
+		         fn, (void *)dev);
+	return info;
+}
+
 static doca_error_t se_hold_dev(struct doca_sync_event *se, struct doca_dev *dev, const char *fn)
 {
 	struct doca_dev **devs;
 
-	if (odma_dev_lookup_open(dev) == NULL) {
-		ODMA_ERR("%s: dev %p is not an open device handle from doca_dev_open "
-		         "(a closed one included)",
-		         fn, (void *)dev);
+	if (se_open_dev(dev, fn) == NULL)
 		return DOCA_ERROR_INVALID_VALUE;
-	}
 	devs = realloc(se->devs, (se->num_devs + 1) * sizeof(*devs));
 	if (devs == NULL)
 		return DOCA_ERROR_NO_MEMORY;
@@ -408,9 +416,9 @@ doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
 
 	ODMA_CHECK_ARG(event != NULL && dev != NULL && data != NULL && sz != NULL,
 	               "%s: event, dev, data and sz must not be NULL", __func__);
-	info = odma_dev_lookup(dev);
-	ODMA_CHECK_ARG(info != NULL, "%s: dev %p is not a device handle from doca_dev_open",
-	               __func__, (void *)dev);
+	info = se_open_dev(dev, __func__);
+	if (info == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
 	r = se_export_check(event, info, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
@@ -493,9 +501,9 @@ doca_error_t doca_sync_event_create_from_export(struct doca_dev *dev, const uint
 
 	ODMA_CHECK_ARG(dev != NULL && data != NULL && event != NULL,
 	               "%s: dev, data and event must not be NULL", __func__);
-	info = odma_dev_lookup(dev);
-	ODMA_CHECK_ARG(info != NULL, "%s: dev %p is not a device handle from doca_dev_open",
-	               __func__, (void *)dev);
+	info = se_open_dev(dev, __func__);
+	if (info == NULL)
+		return DOCA_ERROR_INVALID_VALUE;
 	if (odma_se_blob_parse(data, sz, &b, &why) != DOCA_SUCCESS) {
 		ODMA_ERR("%s: %s", __func__, why);
 		return DOCA_ERROR_INVALID_VALUE;
