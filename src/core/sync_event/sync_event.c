@@ -422,11 +422,13 @@ doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
 	r = se_export_check(event, info, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
-	e = calloc(1, sizeof(*e));
-	if (e == NULL || sys == NULL) {
-		free(e);
-		return DOCA_ERROR_NO_MEMORY;
+	if (sys == NULL) { /* as create_from_export: no system profile to name in the blob */
+		ODMA_ERR("%s: no emulated system: %s", __func__, odma_system_error());
+		return DOCA_ERROR_NOT_SUPPORTED;
 	}
+	e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		return DOCA_ERROR_NO_MEMORY;
 	memset(&b, 0, sizeof(b));
 	b.side = (uint8_t)info->side;
 	/* our private copies: the page itself is writable by every importer */
