@@ -613,7 +613,9 @@ static doca_error_t rd_prepare(struct rd_task *t, struct rw_hdr *h, const void *
 			return r;
 		break;
 	}
-	if (loc8 == NULL || !rd_is_local(loc8) || odma_buf_room(loc8) < 8)
+	/* a sync event get's destination may be a list, which the result fills in turn */
+	if (loc8 == NULL || !rd_is_local(loc8) ||
+	    (t->type == RD_T_SE_GET ? odma_buf_list_room(loc8) : odma_buf_room(loc8)) < 8)
 		return rd_refuse(t, DOCA_ERROR_INVALID_VALUE,
 		                 "the result buf must be local with 8 bytes of room");
 	return DOCA_SUCCESS;

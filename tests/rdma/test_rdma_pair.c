@@ -335,6 +335,17 @@ static void test_all_tasks(void **state)
 	assert_ok(ts_run(&s, doca_rdma_task_remote_net_sync_event_get_as_task(tg)));
 	memcpy(&v, s.mem + 2328, 8);
 	assert_int_equal(v, 50);
+	/* a get into a list whose first buffer has 4 bytes of room: the value spans both */
+	b = ts_buf(&s, s.mm, s.mem, 2336, 4, 0);
+	d = ts_buf(&s, s.mm, s.mem, 2344, 8, 0);
+	assert_ok(doca_buf_chain_list(b, d));
+	assert_ok(doca_rdma_task_remote_net_sync_event_get_allocate_init(s.rd, s.conns[0], rse, b,
+	                                                                 ud, &tg));
+	assert_ok(ts_run(&s, doca_rdma_task_remote_net_sync_event_get_as_task(tg)));
+	memcpy(&v, s.mem + 2336, 4);
+	memcpy((uint8_t *)&v + 4, s.mem + 2344, 4);
+	assert_int_equal(v, 50);
+	assert_ok(doca_buf_unchain_list(b, d)); /* single bufs again, as ts_close frees them */
 	assert_int_equal(s.err, 0);
 	{
 		/* the operands refused at submit (docs/rdma.md), each with its code */
