@@ -153,6 +153,14 @@ void dc_send_failure(struct dc_chan *c);
  * closing if any: CONNECTION_ABORTED (it failed), IN_USE (busy) or CONNECTION_RESET.
  */
 doca_error_t dc_send(struct dc_chan *c, const void *msg, uint32_t len, const char *peer);
+
+/*
+ * A receiver's last answer @msg (@len bytes) once its file @sink is in place (@state: "complete"
+ * or "complete and verified"): if it cannot be sent, a warning says the file is there anyway;
+ * the copy succeeded on this side.
+ */
+void dc_confirm(struct dc_chan *c, const void *msg, uint32_t len, const struct dc_sink *sink,
+                const char *state, const char *peer);
 /* Checks that a CHUNK from @peer names the window the protocol expects next (@off, @n bytes). */
 doca_error_t dc_chunk_check(const struct dc_chunk *c, uint64_t off, uint64_t n, const char *peer);
 /*

@@ -545,6 +545,16 @@ doca_error_t dc_send(struct dc_chan *c, const void *msg, uint32_t len, const cha
 	return expect(c, DC_MSG_X_STATUS, &st, sizeof(st), sizeof(st), &got, 1, peer, true);
 }
 
+void dc_confirm(struct dc_chan *c, const void *msg, uint32_t len, const struct dc_sink *sink,
+                const char *state, const char *peer)
+{
+	/* The file is in place: this side's copy is complete even if the answer is lost. */
+	if (dc_chan_send(c, msg, len) != DOCA_SUCCESS)
+		DOCA_LOG_WARN("%s is %s, but the %s side did not get the confirmation (the "
+		              "connection was lost): it reports a failure",
+		              sink->path, state, peer);
+}
+
 void dc_send_failure(struct dc_chan *c)
 {
 	struct dc_status st = { .type = DC_MSG_X_STATUS, .ok = 0 };
@@ -592,11 +602,7 @@ doca_error_t dc_finish(struct dc_chan *c, struct dc_sink *sink, bool sender, uin
 	if ((r = dc_sink_commit(sink)))
 		return r;
 	st = (struct dc_status){ .type = DC_MSG_X_STATUS, .ok = 1, .checksum = sum };
-	/* The file is in place: this side's copy is complete even if the answer is lost. */
-	if (dc_chan_send(c, &st, sizeof(st)) != DOCA_SUCCESS)
-		DOCA_LOG_WARN("%s is complete and verified, but the %s side did not get the "
-		              "confirmation (the connection was lost): it reports a failure",
-		              sink->path, peer);
+	dc_confirm(c, &st, sizeof(st), sink, "complete and verified", peer);
 	return DOCA_SUCCESS;
 }
 

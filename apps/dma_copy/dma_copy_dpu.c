@@ -312,13 +312,13 @@ static doca_error_t dpu_nvidia(struct dpu *d)
 		if ((r = dc_source_read(&d->src, 0, d->buf, d->size)) ||
 		    (r = dpu_pipeline(d, d->size, true)))
 			return r;
-	} else {
-		if ((r = dpu_pipeline(d, d->size, false)) ||
-		    (r = dc_sink_write(&d->sink, 0, d->buf, d->size)) ||
-		    (r = dc_sink_commit(&d->sink)))
-			return r;
+		return dc_send(d->srv, &st, sizeof(st), PEER);
 	}
-	return dc_send(d->srv, &st, sizeof(st), PEER);
+	if ((r = dpu_pipeline(d, d->size, false)) ||
+	    (r = dc_sink_write(&d->sink, 0, d->buf, d->size)) || (r = dc_sink_commit(&d->sink)))
+		return r;
+	dc_confirm(d->srv, &st, sizeof(st), &d->sink, "complete", PEER);
+	return DOCA_SUCCESS;
 }
 
 /* Host -> DPU: for each window the host filled, DMA it here and store it. */

@@ -29,7 +29,10 @@
  *                                    bytes (no odma mark), then report the host's next message
  *                                    (or its hang-up)
  *   dc_peer nv-host NAME FILE        NVIDIA's DMA Copy flow, host side: sends FILE if it exists,
- *                                    else receives into FILE (one buffer, one STATUS)
+ *                                    else receives into FILE (one buffer, one STATUS); with
+ *                                    DC_PEER_HANGUP_MS set, it disconnects once its
+ *                                    EXPORT_DESCRIPTOR is sent, keeps its buffer exported
+ *                                    that long, and exits 1
  *   dc_peer nv-dpu NAME FILE         NVIDIA's DMA Copy flow, DPU side: one host, one DMA task of
  *                                    at most max_buf_size, STATUS at the end
  *   dc_peer rss OUT CMD ARGS...      run CMD, write its peak RSS in KiB to OUT, exit with
@@ -77,6 +80,7 @@ static struct {
 	struct doca_comch_connection *conn;
 	bool gone; /* the other side left */
 	uint32_t nmsg;
+	uint32_t nsent; /* send tasks completed */
 	uint32_t len[8];
 	uint8_t msg[8][DC_MAX_MSG];
 	bool dma_done;
@@ -119,6 +123,7 @@ static void on_sent(struct doca_comch_task_send *t, union doca_data a, union doc
 {
 	(void)a;
 	(void)b;
+	p.nsent++;
 	doca_task_free(doca_comch_task_send_as_task(t));
 }
 
@@ -455,6 +460,27 @@ static void status(bool ok)
 		progress();
 }
 
+/*
+ * DC_PEER_HANGUP_MS (1..10000): once its sends went out, the host disconnects (an orderly
+ * stop) and keeps its buffer exported that long. Whether it did.
+ */
+static bool nv_hangup(void)
+{
+	const char *v = getenv("DC_PEER_HANGUP_MS");
+	long ms = v != NULL ? strtol(v, NULL, 10) : 0;
+
+	if (ms <= 0 || ms > 10000)
+		return false;
+	/* DIRECTION and EXPORT_DESCRIPTOR */
+	for (int64_t end = now_ms() + 5000; p.nsent < 2 && now_ms() < end;)
+		progress();
+	(void)doca_ctx_stop(p.ctx);
+	for (int64_t end = now_ms() + 5000; p.state != DOCA_CTX_STATE_IDLE && now_ms() < end;)
+		progress();
+	usleep((useconds_t)ms * 1000);
+	return true;
+}
+
 static int nv_host(const char *name, const char *path)
 {
 	struct dc_direction d = { .type = DC_MSG_DIRECTION };
@@ -504,6 +530,8 @@ static int nv_host(const char *name, const char *path)
 	memcpy(e + 1, desc, dlen);
 	if ((r = send_msg(msg, (uint32_t)(sizeof(*e) + dlen))))
 		return fail("send EXPORT_DESCRIPTOR", r);
+	if (nv_hangup())
+		return fail("hung up after EXPORT_DESCRIPTOR", DOCA_ERROR_CONNECTION_ABORTED);
 	if (wait_msg(1) != (int)sizeof(st) || dc_msg_type(p.msg[1]) != DC_MSG_STATUS)
 		return fail("no STATUS", DOCA_ERROR_CONNECTION_RESET);
 	memcpy(&st, p.msg[1], sizeof(st));

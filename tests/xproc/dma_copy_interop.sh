@@ -65,6 +65,17 @@ for f in f64k fmax; do
 	ok "$f ($(wc -c <"$dir/$f") bytes): both directions with either side NVIDIA's flow, byte-exact"
 done
 
+# The host disconnects just after its EXPORT_DESCRIPTOR (DC_PEER_HANGUP_MS; it keeps its buffer
+# exported a while): our DPU copies and puts the file in place, and its STATUS then finds the
+# connection gone (or, rarely, leaves just before). Either way the DPU has the whole file and
+# exits 0 (with a warning when STATUS was lost); the host, which left, exits 1.
+rm -f "$dir/out"
+pair "$app" -f "$dir/out" -- env DC_PEER_HANGUP_MS=1000 "$peer" nv-host "dma copy server" "$dir/f64k"
+[ $hst = 1 ] || fail "the NVIDIA-flow host that hung up exited $hst"
+[ $dst = 0 ] || fail "our DPU exited $dst though it put the whole file in place"
+cmp -s "$dir/f64k" "$dir/out" || fail "our DPU's file differs"
+ok "our DPU that put the file in place exits 0 when the NVIDIA-flow host leaves before its STATUS"
+
 # Above max_buf_size: NVIDIA's flow moves a file in one task; both refusals are clean.
 rm -f "$dir/out"
 pair "$app" -f "$dir/out" -- "$peer" nv-host "dma copy server" "$dir/fbig"
