@@ -25,6 +25,7 @@ DOCA_LOG_REGISTER(DMA_COPY_CHAN);
 #define DC_QUEUE 16 /* messages received and not read yet (the protocol needs two) */
 #define DC_SEND_TASKS 32
 #define DC_SEND_WAIT_MS 10000 /* how long a send waits for room in the peer's queue */
+#define DC_AWAY 8 /* turned-away clients whose disconnection waits for room for its BYE */
 
 struct dc_msg {
 	uint32_t len;
@@ -43,6 +44,9 @@ struct dc_chan {
 	struct doca_comch_connection *conn;    /* the connection served (server) or used (client) */
 	struct doca_comch_connection *pending; /* server: connected, nothing said yet */
 	int64_t pending_since;
+	/* server: clients turned away whose disconnect returned AGAIN, called again each pass */
+	struct doca_comch_connection *away[DC_AWAY];
+	uint32_t naway;
 	bool lost;     /* the connection went away */
 	bool overflow; /* more messages than the queue holds (a peer that ignores the protocol) */
 	uint32_t sending; /* sends submitted and not completed */
@@ -60,11 +64,48 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* One progress call; a short sleep when nothing happened. */
+/*
+ * Disconnects a client this server does not serve. When its BYE cannot be queued yet
+ * (DOCA_ERROR_AGAIN: a client that does not read) it is kept in c->away and chan_progress
+ * calls again; past DC_AWAY such clients, one stays connected until it leaves or the server
+ * closes.
+ */
+static void turn_away(struct dc_chan *c, struct doca_comch_connection *conn)
+{
+	if (doca_comch_server_disconnect(c->srv, conn) != DOCA_ERROR_AGAIN)
+		return;
+	if (c->naway < DC_AWAY) {
+		c->away[c->naway++] = conn;
+		return;
+	}
+	DOCA_LOG_WARN("cannot disconnect a client of \"%s\" that reads nothing yet (%d others "
+	              "already wait for that); it stays connected until it leaves",
+	              c->name, DC_AWAY);
+}
+
+/* Forgets @conn in c->away (it left; its handle is no longer valid). */
+static void away_forget(struct dc_chan *c, const struct doca_comch_connection *conn)
+{
+	for (uint32_t i = 0; i < c->naway; i++)
+		if (c->away[i] == conn) {
+			c->away[i] = c->away[--c->naway];
+			return;
+		}
+}
+
+/* One progress call; a short sleep when nothing happened. Then the turned-away clients. */
 static void chan_progress(struct dc_chan *c)
 {
+	struct doca_comch_connection *away[DC_AWAY];
+	uint32_t n;
+
 	if (doca_pe_progress(c->pe) == 0)
 		nanosleep(&(struct timespec){ 0, 20000 }, NULL);
+	n = c->naway;
+	memcpy(away, c->away, n * sizeof(away[0]));
+	c->naway = 0;
+	for (uint32_t i = 0; i < n; i++)
+		turn_away(c, away[i]);
 }
 
 static struct dc_chan *chan_of_conn(struct doca_comch_connection *conn)
@@ -131,7 +172,10 @@ static void on_recv(struct doca_comch_event_msg_recv *ev, uint8_t *buf, uint32_t
 	memcpy(m->bytes, buf, len);
 }
 
-/* Sends on @conn through the endpoint, waiting for a task or for room at most @wait_ms. */
+/*
+ * Sends on @conn through the endpoint, waiting for a task or for room at most @wait_ms; with
+ * @wait_ms <= 0 (from a callback, which may not progress its PE) one try only.
+ */
 static doca_error_t send_on(struct dc_chan *c, struct doca_comch_connection *conn, const void *msg,
                             uint32_t len, int wait_ms)
 {
@@ -149,7 +193,8 @@ static doca_error_t send_on(struct dc_chan *c, struct doca_comch_connection *con
 			else
 				doca_task_free(doca_comch_task_send_as_task(t));
 		}
-		if ((r != DOCA_ERROR_NO_MEMORY && r != DOCA_ERROR_AGAIN) || now_ms() > deadline)
+		if ((r != DOCA_ERROR_NO_MEMORY && r != DOCA_ERROR_AGAIN) || wait_ms <= 0 ||
+		    now_ms() > deadline)
 			return r;
 		chan_progress(c); /* a free task, or room in the peer's receive queue */
 	}
@@ -173,7 +218,7 @@ static void on_connect(struct doca_comch_event_connection_status_changed *ev,
 	              "told it to retry later",
 	              c->name);
 	(void)send_on(c, conn, &busy, sizeof(busy), 0);
-	(void)doca_comch_server_disconnect(c->srv, conn);
+	turn_away(c, conn);
 }
 
 static void on_disconnect(struct doca_comch_event_connection_status_changed *ev,
@@ -183,6 +228,7 @@ static void on_disconnect(struct doca_comch_event_connection_status_changed *ev,
 
 	(void)ev;
 	(void)ok;
+	away_forget(c, conn);
 	if (conn == c->conn)
 		c->lost = true;
 	if (conn == c->pending) {
@@ -312,7 +358,7 @@ doca_error_t dc_chan_accept(struct dc_chan *c, int timeout_ms)
 			        "a client connected to \"%s\" but sent nothing for %d s; dropped "
 			        "it and waiting for the next",
 			        c->name, timeout_ms / 1000);
-			(void)doca_comch_server_disconnect(c->srv, c->pending);
+			turn_away(c, c->pending);
 			c->pending = NULL;
 		}
 		chan_progress(c);
