@@ -162,6 +162,7 @@ struct comch_chan {
 	bool watched;            /* by the endpoint's PE, before a connection owns it */
 	struct comch_link *link; /* the credits; NULL until the handshake gives one */
 	int peer_pidfd; /* local carrier: the peer process, for as long as it lives; -1: none */
+	_Atomic uint64_t peer_seen_ns; /* local carrier: when the pidfd last said it runs */
 };
 
 struct comch_ep;

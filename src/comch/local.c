@@ -123,12 +123,32 @@ static void local_bind(struct comch_chan *ch, struct doca_comch_connection *conn
 		ch->peer_pidfd = local_peer_pidfd(ch->fd, conn->peer_pid);
 }
 
-/* Whether the peer process has exited (its pidfd is readable); false when it has no pidfd. */
-static bool local_peer_exited(const struct comch_chan *ch)
+/*
+ * How long a look at the pidfd stands: its pid can name another process only after the kernel
+ * has handed out every other pid (pid_max of them, at least 32768); no machine forks that many
+ * in 1 ms, and a send of a small message costs far less than the poll() it saves.
+ */
+#define LOCAL_PEER_SEEN_NS 1000000u
+
+/*
+ * Whether the peer process has exited (its pidfd is readable); false when it has no pidfd,
+ * and within LOCAL_PEER_SEEN_NS of a look that saw it run.
+ */
+static bool local_peer_exited(struct comch_chan *ch)
 {
 	struct pollfd pfd = { .fd = ch->peer_pidfd, .events = POLLIN };
+	uint64_t now;
 
-	return ch->peer_pidfd >= 0 && poll(&pfd, 1, 0) == 1;
+	if (ch->peer_pidfd < 0)
+		return false;
+	now = doca_priv_now_ns();
+	if (now - atomic_load_explicit(&ch->peer_seen_ns, memory_order_relaxed) <
+	    LOCAL_PEER_SEEN_NS)
+		return false;
+	if (poll(&pfd, 1, 0) == 1)
+		return true;
+	atomic_store_explicit(&ch->peer_seen_ns, now, memory_order_relaxed);
+	return false;
 }
 
 /*
