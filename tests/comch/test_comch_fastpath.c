@@ -35,6 +35,15 @@ static void client_up(struct cu_ep *e)
 	CU_CHECK(cu_progress_until(e, cu_is_running, 5000));
 }
 
+/* The child's start with a consumer of @len bytes: client_up, then the consumer RUNNING. */
+static void client_consumer_up(struct cu_ep *e, struct fp *c, size_t len, uint32_t tasks,
+                               uint32_t imm)
+{
+	client_up(e);
+	fp_consumer(c, e, len, tasks, imm);
+	CU_CHECK(fp_until_state(e, c, DOCA_CTX_STATE_RUNNING, 5000));
+}
+
 /* The parent's start: @client forked (@secs to live), this side's server started. */
 static pid_t server_up(struct cu_ep *s, int (*client)(void *), unsigned int secs, bool capture_log)
 {
@@ -150,9 +159,7 @@ static int client_posts_late(void *arg)
 	struct fp c;
 
 	(void)arg;
-	client_up(&e);
-	fp_consumer(&c, &e, 4096, 2, 0);
-	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
+	client_consumer_up(&e, &c, 4096, 2, 0);
 	CU_CHECK(cu_hear(&e, 5000) == 'p'); /* the producer is spinning on AGAIN */
 	usleep(100 * 1000);
 	fp_post(&c, 0, 4096);
@@ -195,9 +202,7 @@ static int client_for_errors(void *arg)
 	struct doca_buf *b;
 
 	(void)arg;
-	client_up(&e);
-	fp_consumer(&c, &e, 8192, 4, 4);
-	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
+	client_consumer_up(&e, &c, 8192, 4, 4);
 	/* a running consumer's immediate data length is fixed */
 	CU_CHECK_DOCA(DOCA_ERROR_BAD_STATE, doca_comch_consumer_set_imm_data_len(c.cons, 2));
 	/* post-recv refusals */
@@ -412,9 +417,7 @@ static int client_dies_with_consumer(void *arg)
 	struct fp c;
 
 	(void)arg;
-	client_up(&e);
-	fp_consumer(&c, &e, 4096, 2, 0);
-	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
+	client_consumer_up(&e, &c, 4096, 2, 0);
 	CU_CHECK(cu_progress_until(&e, got_new_cons, 5000)); /* the server's consumer */
 	cu_tell('r');
 	CU_CHECK(cu_hear(NULL, 10000) == 'k');
@@ -480,9 +483,7 @@ static int client_posts_then_dies(void *arg)
 	struct fp c;
 
 	(void)arg;
-	client_up(&e);
-	fp_consumer(&c, &e, 4096, 2, 0);
-	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
+	client_consumer_up(&e, &c, 4096, 2, 0);
 	fp_post(&c, 0, 4096);
 	CU_CHECK(write(reuse_pipe[1], &c.mem.base, sizeof(c.mem.base)) == sizeof(c.mem.base));
 	cu_tell('r');
@@ -598,9 +599,7 @@ static int client_buffer_unwritable(void *arg)
 	size_t off;
 
 	(void)arg;
-	client_up(&e);
-	fp_consumer(&c, &e, 4 * 4096, 2, 0);
-	CU_CHECK(fp_until_state(&e, &c, DOCA_CTX_STATE_RUNNING, 5000));
+	client_consumer_up(&e, &c, 4 * 4096, 2, 0);
 	page = (uint8_t *)(((uintptr_t)c.mem.base + 4095) & ~(uintptr_t)4095);
 	off = (size_t)(page - c.mem.base);
 	fp_post(&c, off, 4096);
