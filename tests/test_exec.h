@@ -84,17 +84,34 @@ static inline int tu_execv_prefixed(const char *const *prefix, const char *path,
 #define TU_TSAN 0
 #endif
 
-static inline bool tu_fork_safe(const char *who)
+/* This process' threads as /proc counts them (0 when it cannot be read). */
+static inline int tu_thread_count(void)
 {
 	char line[128];
 	int threads = 0;
-	FILE *f = TU_TSAN || tu_under_qemu() ? NULL : fopen("/proc/self/status", "r");
+	FILE *f = fopen("/proc/self/status", "r");
 
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
 		if (sscanf(line, "Threads: %d", &threads) == 1)
 			break;
 	if (f != NULL)
 		fclose(f);
+	return threads;
+}
+
+/*
+ * A thread pthread_join has returned for still counts in /proc until the kernel has released
+ * it, a moment later (longer on a loaded machine), so a count above one is looked at again for
+ * up to 200 ms before the fork is refused.
+ */
+static inline bool tu_fork_safe(const char *who)
+{
+	int threads = 0;
+
+	if (TU_TSAN || tu_under_qemu())
+		return true;
+	for (int i = 0; i < 200 && (threads = tu_thread_count()) > 1; i++)
+		usleep(1000);
 	if (threads <= 1)
 		return true;
 	fprintf(stderr,
