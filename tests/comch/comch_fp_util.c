@@ -94,8 +94,17 @@ void fp_ctx_common(struct fp *f)
 /* A consumer over @len bytes of fresh memory; started (STARTING). */
 void fp_consumer(struct fp *f, struct cu_ep *e, size_t len, uint32_t tasks, uint32_t imm)
 {
+	fp_consumer_over(f, e, NULL, len, tasks, imm);
+}
+
+void fp_consumer_over(struct fp *f, struct cu_ep *e, uint8_t *base, size_t len, uint32_t tasks,
+                      uint32_t imm)
+{
 	memset(f, 0, sizeof(*f));
-	cu_mem_init(&f->mem, e->dev, len, 16);
+	if (base != NULL)
+		cu_mem_init_over(&f->mem, e->dev, base, len, 16);
+	else
+		cu_mem_init(&f->mem, e->dev, len, 16);
 	CU_CHECK_DOCA(DOCA_SUCCESS, doca_pe_create(&f->pe));
 	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_consumer_create(e->conn, f->mem.mmap, &f->cons));
 	f->ctx = doca_comch_consumer_as_ctx(f->cons);

@@ -29,6 +29,9 @@ void recv_err(struct doca_comch_consumer_task_post_recv *t, union doca_data tud,
 /* Connects @f's context to its PE, with @f as user data and a state callback. */
 void fp_ctx_common(struct fp *f);
 void fp_consumer(struct fp *f, struct cu_ep *e, size_t len, uint32_t tasks, uint32_t imm);
+/* fp_consumer over the caller's @base (@len bytes); NULL: fresh memory. */
+void fp_consumer_over(struct fp *f, struct cu_ep *e, uint8_t *base, size_t len, uint32_t tasks,
+                      uint32_t imm);
 void fp_producer(struct fp *f, struct cu_ep *e, size_t len, uint32_t tasks);
 enum doca_ctx_states fp_state_of(struct fp *f);
 bool fp_until_state(struct cu_ep *e, struct fp *f, enum doca_ctx_states want, unsigned int ms);

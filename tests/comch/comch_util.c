@@ -552,10 +552,20 @@ bool cu_log_has(const char *needle)
 
 void cu_mem_init(struct cu_mem *m, struct doca_dev *dev, size_t len, uint32_t nbufs)
 {
+	uint8_t *base = calloc(1, len);
+
+	CU_CHECK(base != NULL);
+	cu_mem_init_over(m, dev, base, len, nbufs);
+	m->borrowed = false;
+}
+
+void cu_mem_init_over(struct cu_mem *m, struct doca_dev *dev, uint8_t *base, size_t len,
+                      uint32_t nbufs)
+{
 	memset(m, 0, sizeof(*m));
-	m->base = calloc(1, len);
+	m->base = base;
 	m->len = len;
-	CU_CHECK(m->base != NULL);
+	m->borrowed = true;
 	CU_CHECK_DOCA(DOCA_SUCCESS, doca_mmap_create(&m->mmap));
 	CU_CHECK_DOCA(DOCA_SUCCESS, doca_mmap_add_dev(m->mmap, dev));
 	CU_CHECK_DOCA(DOCA_SUCCESS,
@@ -570,5 +580,6 @@ void cu_mem_fini(struct cu_mem *m)
 {
 	CU_CHECK_DOCA(DOCA_SUCCESS, doca_buf_inventory_destroy(m->inv));
 	CU_CHECK_DOCA(DOCA_SUCCESS, doca_mmap_destroy(m->mmap));
-	free(m->base);
+	if (!m->borrowed)
+		free(m->base);
 }

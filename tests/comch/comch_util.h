@@ -155,8 +155,12 @@ struct cu_mem {
 	size_t len;
 	struct doca_mmap *mmap;
 	struct doca_buf_inventory *inv;
+	bool borrowed; /* base is the caller's (cu_mem_init_over), not freed by cu_mem_fini */
 };
 void cu_mem_init(struct cu_mem *m, struct doca_dev *dev, size_t len, uint32_t nbufs);
+/* cu_mem_init over the caller's @base (@len bytes) instead of fresh memory. */
+void cu_mem_init_over(struct cu_mem *m, struct doca_dev *dev, uint8_t *base, size_t len,
+                      uint32_t nbufs);
 void cu_mem_fini(struct cu_mem *m);
 
 /* Monotonic milliseconds. */
