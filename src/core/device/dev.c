@@ -99,13 +99,7 @@ struct doca_devinfo *doca_priv_dev_lookup(const struct doca_dev *dev)
 
 /* Defines the public getter @fn(devinfo, @t *@n): *@n = the expression that follows. */
 #define DEVINFO_GETTER(fn, t, n, ...)                                                              \
-	doca_error_t fn(const struct doca_devinfo *devinfo, t *n)                                  \
-	{                                                                                          \
-		ODMA_CHECK_DEVINFO(devinfo);                                                       \
-		ODMA_CHECK_ARG(n != NULL, #n " must not be NULL");                                 \
-		*n = (__VA_ARGS__);                                                                \
-		return DOCA_SUCCESS;                                                               \
-	}
+	ODMA_DEV_GETTER(fn, struct doca_devinfo, devinfo, ODMA_CHECK_DEVINFO, t, n, __VA_ARGS__)
 
 /*
  * Defines the public getter @fn(devinfo, @t *@n, size) that copies @len bytes of @src into

@@ -180,13 +180,7 @@ struct doca_devinfo_rep *doca_dev_rep_as_devinfo(struct doca_dev_rep *dev_rep)
 
 /* Defines the public getter @fn(devinfo_rep, @t *@n): *@n = the expression that follows. */
 #define REP_GETTER(fn, t, n, ...)                                                                  \
-	doca_error_t fn(const struct doca_devinfo_rep *devinfo_rep, t *n)                          \
-	{                                                                                          \
-		ODMA_CHECK_REP(devinfo_rep);                                                       \
-		ODMA_CHECK_ARG(n != NULL, #n " must not be NULL");                                 \
-		*n = (__VA_ARGS__);                                                                \
-		return DOCA_SUCCESS;                                                               \
-	}
+	ODMA_DEV_GETTER(fn, struct doca_devinfo_rep, devinfo_rep, ODMA_CHECK_REP, t, n, __VA_ARGS__)
 
 doca_error_t doca_devinfo_rep_get_vuid(const struct doca_devinfo_rep *devinfo_rep, char *rep_vuid,
                                        uint32_t size)

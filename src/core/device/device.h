@@ -200,6 +200,19 @@ bool odma_side_visible(enum odma_side side);
  * objects (under the caller's lock): INVALID_VALUE when it is not open, IN_USE when this would
  * be the last close while @users remain, else DOCA_SUCCESS with *@refcount lowered.
  */
+/*
+ * Defines the public getter @fn(const @type *@obj, @t *@n) of a device or representor: @check
+ * refuses an unknown @obj, INVALID_VALUE for a NULL @n, then *@n = the expression that follows.
+ */
+#define ODMA_DEV_GETTER(fn, type, obj, check, t, n, ...)                                           \
+	doca_error_t fn(const type *obj, t *n)                                                     \
+	{                                                                                          \
+		check(obj);                                                                        \
+		ODMA_CHECK_ARG(n != NULL, #n " must not be NULL");                                 \
+		*n = (__VA_ARGS__);                                                                \
+		return DOCA_SUCCESS;                                                               \
+	}
+
 static inline doca_error_t odma_open_count_drop(uint32_t *refcount, uint32_t users)
 {
 	if (*refcount == 0)
