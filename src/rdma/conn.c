@@ -13,6 +13,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "core/config/config.h"
 #include "core/log/log.h"
 #include "rdma/rdma.h"
 
@@ -73,7 +74,7 @@ void odma_rd_stream_start_locked(struct rd_stream *s)
 {
 	if (s->thr_started || s->dead)
 		return;
-	s->thr_started = pthread_create(&s->thr, NULL, odma_rd_reader, s) == 0;
+	s->thr_started = doca_priv_thread_start(&s->thr, "odma-rdma-read", odma_rd_reader, s) == 0;
 	if (!s->thr_started)
 		s->dead = true;
 }
@@ -145,7 +146,7 @@ static struct rd_listener *rd_listener_new(struct doca_rdma *rd, uint16_t port, 
 		free(l);
 		return NULL;
 	}
-	l->thr_started = pthread_create(&l->thr, NULL, rd_listener_main, l) == 0;
+	l->thr_started = doca_priv_thread_start(&l->thr, "odma-rdma-lsn", rd_listener_main, l) == 0;
 	if (!l->thr_started) {
 		rw_listen_free(l->lsn);
 		free(l);

@@ -9,6 +9,9 @@
  * With ODMA_TEST_FABRIC_UNREACHABLE: ODMA_FABRIC on a network this machine is not on.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <sys/syscall.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
 
@@ -720,9 +723,124 @@ static void test_fabric_unreachable(void **state)
 	assert_ok(doca_dev_close(dev));
 }
 
+/*
+ * Whether every thread of this process but @self may run on each CPU of @want (the
+ * Cpus_allowed_list of each /proc/self/task entry); the first that may not is printed.
+ */
+static bool others_allowed_on(pid_t self, const cpu_set_t *want, int *nthreads)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	bool ok = true;
+
+	assert_non_null(d);
+	*nthreads = 0;
+	while ((e = readdir(d)) != NULL) {
+		cpu_set_t set;
+		pid_t tid = (pid_t)atoi(e->d_name);
+		char comm[64] = "?";
+		char path[64];
+		FILE *f;
+
+		if (tid <= 0 || tid == self)
+			continue;
+		if (sched_getaffinity(tid, sizeof(set), &set) != 0)
+			continue; /* ended since readdir */
+		(*nthreads)++;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
+		f = fopen(path, "r");
+		if (f != NULL) {
+			if (fgets(comm, sizeof(comm), f) != NULL)
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		if (!CPU_EQUAL(&set, want)) {
+			printf("thread %d (%s) may run on %d CPUs, the process on %d\n", (int)tid,
+			       comm, CPU_COUNT(&set), CPU_COUNT(want));
+			ok = false;
+		}
+	}
+	closedir(d);
+	return ok;
+}
+
+struct pinned_run {
+	cpu_set_t process; /* the CPUs the process may run on */
+	bool ok;
+	int nthreads;
+};
+
+/*
+ * On an application thread pinned to one CPU (as a storage or DPDK worker is): a context
+ * connected to itself, and a send and its receive over that connection.
+ */
+static void *pinned_app_thread(void *arg)
+{
+	struct pinned_run *r = arg;
+	struct doca_rdma_connection *c1, *c2;
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_task_send *st;
+	struct doca_buf *rb, *sb;
+	cpu_set_t one;
+	struct tside s;
+	uint8_t b1[256], b2[256];
+	const void *blob;
+	size_t n1, n2;
+	int cpu = 0;
+
+	while (!CPU_ISSET(cpu, &r->process))
+		cpu++;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	assert_ok(doca_rdma_export(s.rd, &blob, &n1, &c1));
+	memcpy(b1, blob, n1);
+	assert_ok(doca_rdma_export(s.rd, &blob, &n2, &c2));
+	memcpy(b2, blob, n2);
+	assert_ok(doca_rdma_connect(s.rd, b2, n2, c1));
+	assert_ok(doca_rdma_connect(s.rd, b1, n1, c2));
+	memcpy(s.mem, "pinned", 7);
+	rb = ts_buf(&s, s.mm, s.mem, 2048, 64, 0);
+	sb = ts_buf(&s, s.mm, s.mem, 0, 7, 7);
+	assert_ok(doca_rdma_task_receive_allocate_init(s.rd, rb, (union doca_data){ 0 }, &rt));
+	assert_ok(doca_task_submit(doca_rdma_task_receive_as_task(rt)));
+	assert_ok(doca_rdma_task_send_allocate_init(s.rd, c1, sb, (union doca_data){ 0 }, &st));
+	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(st)));
+	assert_true(ts_wait(&s, &s.nrecv, 1, 5000));
+	assert_memory_equal(s.mem + 2048, "pinned", 7);
+	r->ok = others_allowed_on((pid_t)syscall(SYS_gettid), &r->process, &r->nthreads);
+	ts_close(&s);
+	return NULL;
+}
+
+/*
+ * The threads odma starts for a context (the thread engine's workers, the RDMA listener and
+ * readers, the transport's service thread) may run on every CPU the process may: they stand
+ * for the device's own engines, which never take the CPU of the application thread that
+ * happened to start them. Inheriting a pinned thread's single CPU put them all on the core
+ * its busy-polling loop holds.
+ */
+static void test_own_threads_not_pinned(void **state)
+{
+	struct pinned_run r = { .ok = false };
+	pthread_t t;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(r.process), &r.process), 0);
+	if (CPU_COUNT(&r.process) < 2)
+		skip(); /* one CPU: pinned and unpinned are the same */
+	assert_int_equal(pthread_create(&t, NULL, pinned_app_thread, &r), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_true(r.nthreads > 1); /* this thread and odma's */
+	assert_true(r.ok);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_own_threads_not_pinned), /* first: no pool yet */
 		cmocka_unit_test(test_caps),
 		cmocka_unit_test(test_properties_and_states),
 		cmocka_unit_test(test_addresses_and_unemulated),
@@ -737,7 +855,12 @@ int main(void)
 	const struct CMUnitTest fabric[] = {
 		cmocka_unit_test(test_fabric_unreachable),
 	};
+	const struct CMUnitTest pinned[] = {
+		cmocka_unit_test(test_own_threads_not_pinned),
+	};
 
+	if (getenv("ODMA_TEST_PINNED_ONLY") != NULL) /* ODMA_LINK=ucp: UCX's own threads too */
+		return cmocka_run_group_tests(pinned, NULL, NULL);
 	if (getenv("ODMA_TEST_NO_RDMA_DEV") != NULL)
 		return cmocka_run_group_tests(no_rdma, NULL, NULL);
 	if (getenv("ODMA_TEST_FABRIC_UNREACHABLE") != NULL)

@@ -11,6 +11,7 @@
 #ifndef ODMA_CORE_CONFIG_H_
 #define ODMA_CORE_CONFIG_H_
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -88,5 +89,15 @@ DOCA_STABLE doca_error_t doca_priv_config_fabric(char *addr, size_t size, uint16
 DOCA_STABLE void doca_priv_config_refuse(const char *var, const char *value, const char *detail);
 /* The runtime directory (rundir.c; created 0700 if missing); false with *@why set when unusable. */
 DOCA_STABLE bool doca_priv_rundir(char *out, size_t n, const char **why);
+
+/*
+ * Starts a thread of odma's own (threads.c) named @name (15 characters at most; NULL: not
+ * named) that may run on every CPU the process could when odma loaded, whatever CPU its
+ * caller is pinned to; pthread_create's result.
+ */
+DOCA_STABLE int doca_priv_thread_start(pthread_t *thr, const char *name, void *(*fn)(void *),
+                                       void *arg);
+/* How many CPUs the process could run on when odma loaded; 0 when unknown. */
+DOCA_STABLE long doca_priv_process_cpus(void);
 
 #endif /* ODMA_CORE_CONFIG_H_ */

@@ -45,6 +45,7 @@ struct odma_tp_host {
 	void (*wake_hold)(bool on);
 	void (*wake_flush)(void);
 	bool (*fabric_key)(uint8_t key[ODMA_FABRIC_KEY_LEN], char *why, size_t why_len);
+	int (*thread_start)(pthread_t *thr, const char *name, void *(*fn)(void *), void *arg);
 	void (*fabric_proof)(const uint8_t key[ODMA_FABRIC_KEY_LEN], uint8_t role, const void *bind,
 	                     size_t bind_len, const uint8_t first[ODMA_FABRIC_NONCE_LEN],
 	                     const uint8_t second[ODMA_FABRIC_NONCE_LEN],

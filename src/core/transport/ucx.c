@@ -402,23 +402,38 @@ static const struct odma_lk_ops *ucx_pick_link(void)
 	return NULL;
 }
 
-/* The link, its handlers and the address a descriptor carries; then the service thread. */
+/* The link's open, with its handlers and the address a descriptor carries. */
+static void *ucx_open_link(void *why)
+{
+	*(const char **)why =
+	        odma_ux.lk->open(ucx_handlers, sizeof(ucx_handlers) / sizeof(ucx_handlers[0]),
+	                         odma_ucx_peer_err_cb, odma_ucx_conn_gone, odma_ux.self_addr,
+	                         &odma_ux.self_len, &odma_ux.wfd, &odma_ux.copy_out, &odma_ux.cut);
+	return NULL;
+}
+
+/*
+ * The link, opened on a thread of odma's own (the threads UCX starts there, its async
+ * thread, may run on the process' CPUs, not only on those of a pinned caller); then the
+ * service thread.
+ */
 static const char *ucx_open(void)
 {
-	const char *why;
+	const char *why = NULL;
+	pthread_t t;
 
 	odma_ux.lk = ucx_pick_link();
 	if (odma_ux.lk == NULL)
 		return "ODMA_LINK is not auto, tcp or ucp";
-	why = odma_ux.lk->open(ucx_handlers, sizeof(ucx_handlers) / sizeof(ucx_handlers[0]),
-	                       odma_ucx_peer_err_cb, odma_ucx_conn_gone, odma_ux.self_addr,
-	                       &odma_ux.self_len, &odma_ux.wfd, &odma_ux.copy_out, &odma_ux.cut);
+	if (doca_priv_thread_start(&t, NULL, ucx_open_link, &why) != 0)
+		return "cannot start a thread to open the link";
+	pthread_join(t, NULL);
 	if (why != NULL)
 		return why;
 	odma_ux.evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (odma_ux.evfd < 0)
 		return "eventfd failed";
-	if (pthread_create(&odma_ux.thread, NULL, ucx_thread, NULL) != 0)
+	if (doca_priv_thread_start(&odma_ux.thread, "odma-ucx", ucx_thread, NULL) != 0)
 		return "cannot start the UCX service thread";
 	atomic_store(&odma_ux.inline_ok, true);
 	return NULL;

@@ -157,6 +157,11 @@ void doca_priv_fabric_proof(const uint8_t key[ODMA_FABRIC_KEY_LEN], uint8_t role
 	host->fabric_proof(key, role, bind, bind_len, first, second, out);
 }
 
+int doca_priv_thread_start(pthread_t *thr, const char *name, void *(*fn)(void *), void *arg)
+{
+	return host->thread_start(thr, name, fn, arg);
+}
+
 bool odma_tp_iface_for(const char *ip, char *name, size_t cap, char *addr, size_t acap)
 {
 	return host->iface_for(ip, name, cap, addr, acap);

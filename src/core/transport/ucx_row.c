@@ -48,6 +48,7 @@ static const struct odma_tp_host ucx_host = {
 	.wake_flush = odma_tp_wake_flush,
 	.fabric_key = doca_priv_fabric_key,
 	.fabric_proof = doca_priv_fabric_proof,
+	.thread_start = doca_priv_thread_start,
 };
 
 static struct {

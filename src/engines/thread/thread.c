@@ -363,18 +363,18 @@ static void *te_worker_main(void *arg)
 }
 
 /*
- * The CPUs this process may run on: its affinity mask, capped by a cgroup v2 CPU quota
- * (cpu.max "QUOTA PERIOD" of the process' cgroup, rounded up); sysconf as the fallback.
+ * The CPUs this process may run on: its affinity mask when odma loaded (not the calling
+ * thread's, which may be pinned to one), capped by a cgroup v2 CPU quota (cpu.max "QUOTA
+ * PERIOD" of the process' cgroup, rounded up); sysconf as the fallback.
  */
 static long te_usable_cpus(void)
 {
-	cpu_set_t set;
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	long n = doca_priv_process_cpus();
 	char path[600], line[512];
 	FILE *f;
 
-	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-		n = CPU_COUNT(&set);
+	if (n <= 0)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
 	f = fopen("/proc/self/cgroup", "r");
 	if (f == NULL)
 		return n;
@@ -468,7 +468,7 @@ static doca_error_t te_pool_start(void)
 		struct te_worker *w = &te.workers[i];
 
 		w->index = i;
-		if (pthread_create(&w->thread, NULL, te_worker_main, w) != 0) {
+		if (doca_priv_thread_start(&w->thread, NULL, te_worker_main, w) != 0) {
 			ODMA_ERR("thread engine: cannot start worker %u of %u", i, n);
 			te.nworkers = i;
 			te_pool_stop(); /* joins those started, frees the array */
