@@ -244,7 +244,8 @@ struct doca_ctx *doca_rdma_as_ctx(struct doca_rdma *rdma);
  * @param [out] rdma_connection  the new connection.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument);
  *         DOCA_ERROR_BAD_STATE (the context is not started);
- *         DOCA_ERROR_FULL (max_num_connections connections exist);
+ *         DOCA_ERROR_FULL (the program holds max_num_connections connections;
+ *         those it disconnected do not count);
  *         DOCA_ERROR_CONNECTION_ABORTED (the service endpoint failed); DOCA_ERROR_NO_MEMORY.
  */
 DOCA_EXPERIMENTAL

@@ -171,13 +171,14 @@ doca_error_t odma_rd_conns_start(struct doca_rdma *rd)
 
 	odma_rd_conns_free(rd);
 	atomic_store(&rd->nreleased, 0);
-	rd->conns = calloc(rd->max_conns, sizeof(*rd->conns));
+	rd->nslots = 2u * rd->max_conns;
+	rd->conns = calloc(rd->nslots, sizeof(*rd->conns));
 	if (rd->conns == NULL) {
 		ODMA_ERR("RDMA context %p: out of memory for %u connections", (void *)rd,
 		         rd->max_conns);
 		return DOCA_ERROR_NO_MEMORY;
 	}
-	for (uint32_t i = 0; i < rd->max_conns; i++) {
+	for (uint32_t i = 0; i < rd->nslots; i++) {
 		rd->conns[i].rd = rd;
 		rd->conns[i].id = i + 1;
 	}
@@ -264,7 +265,7 @@ void odma_rd_conns_stop(struct doca_rdma *rd)
 	rd_readers_join(rd);
 	odma_rd_streams_free(rd);
 	/* the program may still hold (and disconnect) its connections until destroy */
-	for (uint32_t i = 0; rd->conns != NULL && i < rd->max_conns; i++) {
+	for (uint32_t i = 0; rd->conns != NULL && i < rd->nslots; i++) {
 		rd->conns[i].in = NULL;
 		rd->conns[i].out = NULL;
 		if (rd->conns[i].state != RD_C_FREE)
@@ -290,9 +291,21 @@ void odma_rd_conns_free(struct doca_rdma *rd)
 	rd->conns = NULL;
 }
 
+/* How many connections the program holds (rd->lock held): not free, and not let go. */
+static uint32_t rd_conns_held_locked(const struct doca_rdma *rd)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; rd->conns != NULL && i < rd->nslots; i++)
+		n += rd->conns[i].state != RD_C_FREE && !rd->conns[i].released;
+	return n;
+}
+
 struct doca_rdma_connection *odma_rd_conn_alloc_locked(struct doca_rdma *rd)
 {
-	for (uint32_t i = 0; rd->conns != NULL && i < rd->max_conns; i++) {
+	if (rd_conns_held_locked(rd) >= rd->max_conns)
+		return NULL;
+	for (uint32_t i = 0; rd->conns != NULL && i < rd->nslots; i++) {
 		struct doca_rdma_connection *c = &rd->conns[i];
 
 		if (c->state != RD_C_FREE)
@@ -305,6 +318,32 @@ struct doca_rdma_connection *odma_rd_conn_alloc_locked(struct doca_rdma *rd)
 		return c;
 	}
 	return NULL;
+}
+
+/*
+ * The refusal of a new connection under the public call @fn: DOCA_ERROR_FULL, with one line
+ * saying whether the program holds max_num_connections, or the connections it let go have
+ * not ended yet (their tasks undelivered: progress delivers them).
+ */
+static doca_error_t rd_full(struct doca_rdma *rd, const char *fn)
+{
+	uint32_t held;
+
+	pthread_mutex_lock(&rd->lock);
+	held = rd_conns_held_locked(rd);
+	pthread_mutex_unlock(&rd->lock);
+	if (held >= rd->max_conns)
+		ODMA_ERR_AT(fn,
+		            "%s: all %u connections of RDMA context %p are in use; disconnect "
+		            "one or raise doca_rdma_set_max_num_connections",
+		            fn, rd->max_conns, (void *)rd);
+	else
+		ODMA_ERR_AT(fn,
+		            "%s: RDMA context %p holds %u of %u connections, but %u it let go "
+		            "have not ended yet; call doca_pe_progress (it delivers their tasks) "
+		            "and retry",
+		            fn, (void *)rd, held, rd->max_conns, rd->nslots - rd->max_conns);
+	return DOCA_ERROR_FULL;
 }
 
 /* Whether something of released connection @c is left (rd->lock held, PE thread). */
@@ -334,7 +373,7 @@ void odma_rd_reap(struct doca_rdma *rd)
 	if (rd->raising || atomic_load_explicit(&rd->nreleased, memory_order_relaxed) == 0)
 		return; /* progress reaps once every event it took is raised; nothing to free */
 	pthread_mutex_lock(&rd->lock);
-	for (uint32_t i = 0; rd->conns != NULL && !rd->stopping && i < rd->max_conns; i++) {
+	for (uint32_t i = 0; rd->conns != NULL && !rd->stopping && i < rd->nslots; i++) {
 		struct doca_rdma_connection *c = &rd->conns[i];
 
 		if (c->state != RD_C_CLOSED || !c->released || rd_conn_left_locked(rd, c))
@@ -483,12 +522,8 @@ doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_co
 		rw_blob_encode(&b, c->blob);
 	}
 	pthread_mutex_unlock(&rdma->lock);
-	if (c == NULL) {
-		ODMA_ERR("%s: all %u connections of RDMA context %p are in use; raise "
-		         "doca_rdma_set_max_num_connections",
-		         __func__, rdma->max_conns, (void *)rdma);
-		return DOCA_ERROR_FULL;
-	}
+	if (c == NULL)
+		return rd_full(rdma, __func__);
 	*local_rdma_conn_details = c->blob;
 	*local_rdma_conn_details_size = RW_BLOB_LEN;
 	*rdma_connection = c;
@@ -932,11 +967,8 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 		c->cm_due_ms = rw_now_ms() + rdma->conn_timeout_ms; /* for the server's answer */
 	}
 	pthread_mutex_unlock(&rdma->lock);
-	if (c == NULL) {
-		ODMA_ERR("%s: all %u connections of RDMA context %p are in use", __func__,
-		         rdma->max_conns, (void *)rdma);
-		return DOCA_ERROR_FULL;
-	}
+	if (c == NULL)
+		return rd_full(rdma, __func__);
 	rd_cm_dial(rdma, c, addr);
 	return DOCA_SUCCESS;
 }

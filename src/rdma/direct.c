@@ -266,6 +266,6 @@ void odma_rd_direct_conn_free(struct doca_rdma_connection *c)
 
 void odma_rd_direct_free(struct doca_rdma *rd)
 {
-	for (uint32_t i = 0; rd->conns != NULL && i < rd->max_conns; i++)
+	for (uint32_t i = 0; rd->conns != NULL && i < rd->nslots; i++)
 		odma_rd_direct_conn_free(&rd->conns[i]);
 }

@@ -477,8 +477,14 @@ struct doca_rdma {
 	pthread_mutex_t lock;
 	pthread_cond_t recv_cond; /* a receive was posted, or the context stops */
 	uint64_t nonce;
-	struct doca_rdma_connection *conns; /* max_conns slots */
-	struct rd_listener *listeners;      /* [0]: the OOB listener while started */
+	/*
+	 * nslots connections: max_conns that the program may hold, and as many again for those it
+	 * let go while their threads, events and tasks end (odma_rd_reap frees them), so that a
+	 * slot is free again once doca_rdma_connection_disconnect returns, as on hardware
+	 */
+	struct doca_rdma_connection *conns;
+	uint32_t nslots;
+	struct rd_listener *listeners; /* [0]: the OOB listener while started */
 	struct rd_stream *streams;
 	struct rd_task *recv_head, *recv_tail; /* posted receives, oldest first */
 	struct rd_task *done_head, *done_tail; /* finished by a reader, for progress */
@@ -504,7 +510,7 @@ struct doca_rdma {
 static inline bool rd_conn_of(const struct doca_rdma *rd, const struct doca_rdma_connection *c)
 {
 	return c != NULL && c->rd == rd && rd->conns != NULL && c >= rd->conns &&
-	       c < rd->conns + rd->max_conns;
+	       c < rd->conns + rd->nslots;
 }
 
 static inline struct doca_rdma *rd_of(const struct doca_ctx *ctx)
@@ -579,7 +585,10 @@ void odma_rd_stream_start_locked(struct rd_stream *s);
  * with a reader is shut down instead (its reader ends it).
  */
 void odma_rd_stream_discard(struct rd_stream *s);
-/* A connection slot (rd->lock held); NULL when all are used. */
+/*
+ * A connection slot (rd->lock held); NULL when the program holds max_num_connections (those it
+ * let go do not count) or no slot is free.
+ */
 struct doca_rdma_connection *odma_rd_conn_alloc_locked(struct doca_rdma *rd);
 /*
  * PE thread (rd->lock not held): frees the slot of every connection the program let go and of

@@ -109,7 +109,7 @@ static struct doca_rdma_connection *rd_conn_named_locked(struct doca_rdma *rd,
 {
 	struct doca_rdma_connection *c;
 
-	if (rd->conns == NULL || h->arg0 < 1 || h->arg0 > rd->max_conns)
+	if (rd->conns == NULL || h->arg0 < 1 || h->arg0 > rd->nslots)
 		return NULL;
 	c = &rd->conns[h->arg0 - 1];
 	return odma_key_eq(c->key, h->key, 16) ? c : NULL;

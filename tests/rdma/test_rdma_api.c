@@ -278,7 +278,8 @@ static int exports_within(struct tside *s, int n, int ms)
  * A connection disconnected while its peer's send waits for a receive (receiver not ready)
  * gives its slot back at once: its reader stops waiting at the disconnect, not after the
  * sender's RNR time (8 s at rnr_retry_count 7), during which every export of a context of
- * max_num_connections said FULL. The send fails (once).
+ * max_num_connections said FULL. Both slots serve again as each disconnect returns, before any
+ * progress. The send fails (once).
  */
 static void test_disconnect_ends_rnr_wait(void **state)
 {
@@ -314,6 +315,15 @@ static void test_disconnect_ends_rnr_wait(void **state)
 		(void)doca_pe_progress(s.pe);
 		usleep(1000);
 	}
+	assert_ok(doca_rdma_connection_disconnect(c2));
+	assert_ok(doca_rdma_connection_disconnect(c1));
+	/*
+	 * both slots are free once the disconnects return, with no progress or wait between (a
+	 * program that disconnects and exports again at once, as on hardware); the limit holds
+	 */
+	assert_ok(doca_rdma_export(s.rd, &blob, &n1, &c1));
+	assert_ok(doca_rdma_export(s.rd, &blob, &n2, &c2));
+	assert_doca(DOCA_ERROR_FULL, doca_rdma_export(s.rd, &blob, &n2, &c2));
 	assert_ok(doca_rdma_connection_disconnect(c2));
 	assert_ok(doca_rdma_connection_disconnect(c1));
 	assert_int_equal(exports_within(&s, 2, 3000), 2);
