@@ -261,8 +261,9 @@ doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_co
  * @param [in] rdma_connection  a connection of @p rdma from doca_rdma_export().
  * @return DOCA_SUCCESS (tasks may be submitted on the connection at once); DOCA_ERROR_INVALID_VALUE (NULL argument);
  *         DOCA_ERROR_BAD_STATE (not started, or the connection is already connected);
- *         DOCA_ERROR_CONNECTION_ABORTED (malformed or corrupted blob, or no peer answers at its
- *         addresses within the connection request timeout).
+ *         DOCA_ERROR_CONNECTION_ABORTED (malformed or corrupted blob, a blob of the other
+ *         transport (RC, DC), or no peer answers at its addresses within the connection request
+ *         timeout).
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_conn_details,

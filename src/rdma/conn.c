@@ -598,6 +598,12 @@ static doca_error_t rd_dial_peer(struct doca_rdma *rdma, const struct doca_rdma_
 	return DOCA_SUCCESS;
 }
 
+/* "RC" or "DC" (a blob's or a context's enum doca_rdma_transport_type). */
+static const char *rd_transport_name(unsigned int transport)
+{
+	return transport == DOCA_RDMA_TRANSPORT_TYPE_DC ? "DC" : "RC";
+}
+
 /* Sets @c's state under @rd's lock (the listener's and readers' threads read it). */
 static void rd_state_set(struct doca_rdma *rd, struct doca_rdma_connection *c,
                          enum rd_conn_state state)
@@ -651,6 +657,13 @@ doca_error_t doca_rdma_connect(struct doca_rdma *rdma, const void *remote_rdma_c
 		ODMA_ERR("%s: rejected %zu-byte peer blob: %s; pass the bytes the peer's "
 		         "doca_rdma_export returned",
 		         __func__, remote_rdma_conn_details_size, why);
+		return DOCA_ERROR_CONNECTION_ABORTED;
+	}
+	if (b.transport != (uint8_t)rdma->transport) {
+		ODMA_ERR("%s: the peer's blob is for transport %s, RDMA context %p uses %s: both "
+		         "sides of a connection use one transport (doca_rdma_set_transport_type)",
+		         __func__, rd_transport_name(b.transport), (void *)rdma,
+		         rd_transport_name(rdma->transport));
 		return DOCA_ERROR_CONNECTION_ABORTED;
 	}
 	r = rd_dial_peer(rdma, c, &b, &ch, __func__);

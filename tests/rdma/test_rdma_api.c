@@ -677,6 +677,53 @@ static void test_cm_refusals(void **state)
 	assert_ok(doca_dev_close(dev));
 }
 
+/*
+ * A connection blob of the other transport: an RC connection given a DC context's blob, or a DC
+ * connection an RC context's, is refused (CONNECTION_ABORTED, as a blob that cannot connect),
+ * as an RC queue pair cannot reach a DC target on hardware; the connection stays EXPORTED, and
+ * a blob of its own transport connects it then.
+ */
+static void test_transport_mismatch(void **state)
+{
+	struct tside s;
+	struct doca_rdma_connection *rc1, *rc2, *dc1;
+	uint8_t rc_blob[256], dc_blob[256];
+	const void *blob;
+	size_t nrc, ndc;
+	struct doca_rdma *dc;
+	struct doca_pe *pe;
+	struct doca_dev *dev;
+
+	(void)state;
+#ifndef ODMA_HAVE_UCX
+	skip(); /* no started context without the transport DOCA RDMA runs on */
+#endif
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	dev = tu_open_dev("b1:00.0");
+	assert_ok(doca_pe_create(&pe));
+	assert_ok(doca_rdma_create(dev, &dc));
+	assert_ok(doca_rdma_set_transport_type(dc, DOCA_RDMA_TRANSPORT_TYPE_DC));
+	assert_ok(doca_pe_connect_ctx(pe, doca_rdma_as_ctx(dc)));
+	assert_ok(doca_ctx_start(doca_rdma_as_ctx(dc)));
+	assert_ok(doca_rdma_export(s.rd, &blob, &nrc, &rc1));
+	memcpy(rc_blob, blob, nrc);
+	assert_ok(doca_rdma_export(dc, &blob, &ndc, &dc1));
+	memcpy(dc_blob, blob, ndc);
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_rdma_connect(s.rd, dc_blob, ndc, rc1));
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_rdma_connect(dc, rc_blob, nrc, dc1));
+	/* each still connects to a blob of its own transport */
+	assert_ok(doca_rdma_export(s.rd, &blob, &nrc, &rc2));
+	assert_ok(doca_rdma_connect(s.rd, blob, nrc, rc1));
+	assert_ok(doca_rdma_export(dc, &blob, &ndc, &(struct doca_rdma_connection *){ NULL }));
+	assert_ok(doca_rdma_connect(dc, blob, ndc, dc1));
+	assert_ok(doca_ctx_stop(doca_rdma_as_ctx(dc)));
+	assert_ok(doca_rdma_destroy(dc));
+	assert_ok(doca_pe_destroy(pe));
+	assert_ok(doca_dev_close(dev));
+	ts_close(&s);
+}
+
 static char g_log[8192];
 
 static void log_line(char *line)
@@ -858,6 +905,7 @@ int main(void)
 		cmocka_unit_test(test_task_accessors),
 		cmocka_unit_test(test_task_type_share),
 		cmocka_unit_test(test_cm_refusals),
+		cmocka_unit_test(test_transport_mismatch),
 	};
 	const struct CMUnitTest no_rdma[] = {
 		cmocka_unit_test(test_device_without_rdma),
