@@ -346,6 +346,18 @@ static doca_error_t rd_full(struct doca_rdma *rd, const char *fn)
 	return DOCA_ERROR_FULL;
 }
 
+/*
+ * Whether connection @c still owes the program something (rd->lock held, PE thread): a queued
+ * event, an undelivered task, an io in flight; only a progress ends those.
+ */
+static bool rd_conn_owed_locked(struct doca_rdma *rd, const struct doca_rdma_connection *c)
+{
+	for (const struct rd_event *e = rd->ev_head; e != NULL; e = e->next)
+		if (e->conn == c)
+			return true;
+	return c->ord_head != NULL || odma_rd_direct_busy(c);
+}
+
 /* Whether something of released connection @c is left (rd->lock held, PE thread). */
 static bool rd_conn_left_locked(struct doca_rdma *rd, const struct doca_rdma_connection *c)
 {
@@ -353,10 +365,49 @@ static bool rd_conn_left_locked(struct doca_rdma *rd, const struct doca_rdma_con
 	for (const struct rd_stream *s = rd->streams; s != NULL; s = s->next)
 		if (s->conn == c && ((s->thr_started && !s->dead) || rd_stream_serving(s)))
 			return true;
-	for (const struct rd_event *e = rd->ev_head; e != NULL; e = e->next)
-		if (e->conn == c)
+	return rd_conn_owed_locked(rd, c);
+}
+
+/*
+ * Whether a connection slot frees itself soon (rd->lock held, PE thread): the program holds
+ * fewer than max_num_connections, and one it let go owes it nothing more, so only its
+ * streams are left, which were asked to end (they do within RW_SHUTDOWN_MS); odma_rd_reap
+ * can free it from here (not while progress raises events, nor in a stop).
+ */
+static bool rd_conns_ending_locked(struct doca_rdma *rd)
+{
+	if (rd->raising || rd->stopping || rd_conns_held_locked(rd) >= rd->max_conns)
+		return false;
+	for (uint32_t i = 0; rd->conns != NULL && i < rd->nslots; i++) {
+		const struct doca_rdma_connection *c = &rd->conns[i];
+
+		if (c->state == RD_C_CLOSED && c->released && !rd_conn_owed_locked(rd, c))
 			return true;
-	return c->ord_head != NULL || odma_rd_direct_busy(c);
+	}
+	return false;
+}
+
+/*
+ * A connection slot for a new connection (PE thread; returns with rd->lock held), as
+ * odma_rd_conn_alloc_locked: when the spares are all taken by connections the program let go
+ * whose streams are still ending (a program that disconnects and connects again in a tight
+ * loop), it waits for them, at most RW_SHUTDOWN_MS and a margin.
+ */
+static struct doca_rdma_connection *rd_conn_take(struct doca_rdma *rd)
+{
+	uint64_t end = rw_now_ms() + RW_SHUTDOWN_MS + 500u;
+	struct doca_rdma_connection *c;
+
+	odma_rd_reap(rd);
+	pthread_mutex_lock(&rd->lock);
+	while ((c = odma_rd_conn_alloc_locked(rd)) == NULL && rd_conns_ending_locked(rd) &&
+	       rw_now_ms() < end) {
+		pthread_mutex_unlock(&rd->lock);
+		usleep(1000);
+		odma_rd_reap(rd);
+		pthread_mutex_lock(&rd->lock);
+	}
+	return c;
 }
 
 void odma_rd_release_locked(struct doca_rdma *rd, struct doca_rdma_connection *c)
@@ -509,9 +560,7 @@ doca_error_t doca_rdma_export(struct doca_rdma *rdma, const void **local_rdma_co
 	if (r != DOCA_SUCCESS)
 		return r;
 	rw_blob_self(&b);
-	odma_rd_reap(rdma);
-	pthread_mutex_lock(&rdma->lock);
-	c = odma_rd_conn_alloc_locked(rdma);
+	c = rd_conn_take(rdma);
 	if (c != NULL) {
 		c->state = RD_C_EXPORTED;
 		b.conn_id = c->id;
@@ -968,9 +1017,7 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 	r = rd_check_cm(rdma, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
-	odma_rd_reap(rdma);
-	pthread_mutex_lock(&rdma->lock);
-	c = odma_rd_conn_alloc_locked(rdma);
+	c = rd_conn_take(rdma);
 	if (c != NULL) {
 		c->cm = true;
 		c->user_data = connection_user_data;

@@ -256,6 +256,34 @@ static void test_properties_and_states(void **state)
 	assert_ok(doca_dev_close(s.dev));
 }
 
+/*
+ * A started context of 2 connections with sends and receives (4 each), its user data @s, on
+ * a PE of its own (rnr_retry_count 7: a send waits up to 8 s for a receive).
+ */
+static void open_of_two(struct tside *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->dev = tu_open_dev("b1:00.0");
+	assert_ok(doca_rdma_create(s->dev, &s->rd));
+	s->ctx = doca_rdma_as_ctx(s->rd);
+	assert_ok(doca_rdma_set_max_num_connections(s->rd, 2));
+	assert_ok(doca_rdma_set_rnr_retry_count(s->rd, 7));
+	assert_ok(doca_rdma_task_send_set_conf(s->rd, ts_ok_send, ts_err_send, 4));
+	assert_ok(doca_rdma_task_receive_set_conf(s->rd, ts_recv_ok, ts_recv_err, 4));
+	assert_ok(doca_ctx_set_user_data(s->ctx, (union doca_data){ .ptr = s }));
+	assert_ok(doca_pe_create(&s->pe));
+	assert_ok(doca_pe_connect_ctx(s->pe, s->ctx));
+	assert_ok(doca_ctx_start(s->ctx));
+}
+
+static void close_of_two(struct tside *s)
+{
+	assert_ok(doca_ctx_stop(s->ctx));
+	assert_ok(doca_rdma_destroy(s->rd));
+	assert_ok(doca_pe_destroy(s->pe));
+	assert_ok(doca_dev_close(s->dev));
+}
+
 /* Exports (of copied blobs) until @n succeed or @ms pass, progressing between tries. */
 static int exports_within(struct tside *s, int n, int ms)
 {
@@ -283,7 +311,7 @@ static int exports_within(struct tside *s, int n, int ms)
  */
 static void test_disconnect_ends_rnr_wait(void **state)
 {
-	struct tside s = { 0 };
+	struct tside s;
 	struct doca_rdma_task_send *t;
 	struct doca_rdma_connection *c1, *c2;
 	uint8_t b1[256], b2[256];
@@ -291,17 +319,7 @@ static void test_disconnect_ends_rnr_wait(void **state)
 	size_t n1, n2;
 
 	(void)state;
-	s.dev = tu_open_dev("b1:00.0");
-	assert_ok(doca_rdma_create(s.dev, &s.rd));
-	s.ctx = doca_rdma_as_ctx(s.rd);
-	assert_ok(doca_rdma_set_max_num_connections(s.rd, 2));
-	assert_ok(doca_rdma_set_rnr_retry_count(s.rd, 7));
-	assert_ok(doca_rdma_task_send_set_conf(s.rd, ts_ok_send, ts_err_send, 4));
-	assert_ok(doca_rdma_task_receive_set_conf(s.rd, ts_recv_ok, ts_recv_err, 4));
-	assert_ok(doca_ctx_set_user_data(s.ctx, (union doca_data){ .ptr = &s }));
-	assert_ok(doca_pe_create(&s.pe));
-	assert_ok(doca_pe_connect_ctx(s.pe, s.ctx));
-	assert_ok(doca_ctx_start(s.ctx));
+	open_of_two(&s);
 	assert_ok(doca_rdma_export(s.rd, &blob, &n1, &c1));
 	memcpy(b1, blob, n1);
 	assert_ok(doca_rdma_export(s.rd, &blob, &n2, &c2));
@@ -330,10 +348,49 @@ static void test_disconnect_ends_rnr_wait(void **state)
 	assert_true(ts_wait(&s, &s.err, 1, 3000));
 	assert_int_equal(s.ok + s.err, 1);
 	assert_int_equal(s.nrecv, 0);
-	assert_ok(doca_ctx_stop(s.ctx));
-	assert_ok(doca_rdma_destroy(s.rd));
-	assert_ok(doca_pe_destroy(s.pe));
-	assert_ok(doca_dev_close(s.dev));
+	close_of_two(&s);
+}
+
+/*
+ * Connections made and let go in a tight loop on a context of 2: each round's two exports
+ * come right after the previous round's disconnects (no progress between), while what is left
+ * of the rounds before may still be ending; each round's send and receive complete once.
+ */
+static void test_reconnect_churn(void **state)
+{
+	struct tside s;
+	struct doca_rdma_task_receive *rt;
+	struct doca_rdma_task_send *st;
+	struct doca_rdma_connection *a, *b;
+	uint8_t ba[256], bb[256];
+	const void *blob;
+	size_t na, nb;
+
+	(void)state;
+#ifndef ODMA_HAVE_UCX
+	skip(); /* no started context without the transport DOCA RDMA runs on */
+#endif
+	open_of_two(&s);
+	for (int round = 0; round < 40; round++) {
+		assert_ok(doca_rdma_export(s.rd, &blob, &na, &a));
+		memcpy(ba, blob, na);
+		assert_ok(doca_rdma_export(s.rd, &blob, &nb, &b));
+		memcpy(bb, blob, nb);
+		assert_ok(doca_rdma_connect(s.rd, bb, nb, a));
+		assert_ok(doca_rdma_connect(s.rd, ba, na, b));
+		assert_ok(doca_rdma_task_receive_allocate_init(s.rd, NULL, (union doca_data){ 0 },
+		                                               &rt));
+		assert_ok(doca_task_submit(doca_rdma_task_receive_as_task(rt)));
+		assert_ok(doca_rdma_task_send_allocate_init(s.rd, a, NULL, (union doca_data){ 0 },
+		                                            &st));
+		assert_ok(doca_task_submit(doca_rdma_task_send_as_task(st)));
+		assert_true(ts_wait(&s, &s.ok, 2 * (round + 1), 5000));
+		assert_ok(doca_rdma_connection_disconnect(a));
+		assert_ok(doca_rdma_connection_disconnect(b));
+	}
+	assert_int_equal(s.err, 0);
+	assert_int_equal(s.nrecv, 40);
+	close_of_two(&s);
 }
 
 static void test_addresses_and_unemulated(void **state)
@@ -906,6 +963,7 @@ int main(void)
 		cmocka_unit_test(test_task_type_share),
 		cmocka_unit_test(test_cm_refusals),
 		cmocka_unit_test(test_transport_mismatch),
+		cmocka_unit_test(test_reconnect_churn),
 	};
 	const struct CMUnitTest no_rdma[] = {
 		cmocka_unit_test(test_device_without_rdma),
