@@ -5,6 +5,7 @@
  * ODMA_FAULTS: every fault kind fires and is survived without losing a completion.
  * The variable is read once per process, so each case runs in a forked child.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -201,12 +202,143 @@ static void deterministic(void **state)
 	assert_int_equal(count_agains("seed=11,submit_again=0.3"), again_count);
 }
 
+/*
+ * remote_die_after counts tasks accepted on remote memory, not refused ones. A thread-engine
+ * channel holds 4096 in-order tasks (thread.c TE_RING_CAP); the profile below lets a context
+ * have more in flight, so task 4097 is refused by the engine (AGAIN) and must not use up the
+ * last task the "peer" serves.
+ */
+#define RING_CAP 4096u
+#define PIECE 64u
+#define DIE_AFTER (RING_CAP + 1)
+
+static const char deep_profile[] =
+        "system deep\n"
+        "device side=host pci=0000:5e:00.0 ibdev=mlx5_4 iface=h0 memcpy=yes max_buf_size=1M "
+        "max_buf_list_len=16 max_num_tasks=8192 queue_depth=8192 export_pci=yes "
+        "from_export_pci=yes\n"
+        "device side=dpu pci=03:00.0 ibdev=mlx5_0 iface=p0 memcpy=yes max_buf_size=1M "
+        "max_buf_list_len=16 max_num_tasks=8192 queue_depth=8192 export_pci=yes "
+        "from_export_pci=yes\n";
+
+/* Writes deep_profile to a temporary file and points ODMA_SYSTEM at it. */
+static void use_deep_profile(void)
+{
+	static char path[] = "/tmp/odma-test-faults-XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	assert_non_null(f);
+	assert_int_equal(fputs(deep_profile, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	setenv("ODMA_SYSTEM", path, 1);
+}
+
+/* An ordered DMA context of the DPU reading host memory exported and imported in-process. */
+static void deep_open(struct fx *fx, struct doca_mmap **exp, struct doca_dev **host)
+{
+	const size_t len = (DIE_AFTER + 1) * PIECE;
+	union doca_data ud = { .ptr = fx };
+	const void *desc;
+	size_t dlen;
+
+	memset(fx, 0, sizeof(*fx));
+	fx->len = len;
+	fx->src = malloc(len);
+	fx->dst = calloc(1, len);
+	assert_true(fx->src != NULL && fx->dst != NULL);
+	fx_pattern(fx->src, len, 9);
+	*host = tu_open_dev("5e:00.0");
+	fx->dev = tu_open_dev("03:00.0");
+	assert_ok(doca_mmap_create(exp));
+	assert_ok(doca_mmap_add_dev(*exp, *host));
+	assert_ok(doca_mmap_set_memrange(*exp, fx->src, len));
+	assert_ok(doca_mmap_set_permissions(*exp, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
+	assert_ok(doca_mmap_start(*exp));
+	assert_ok(doca_mmap_export_pci(*exp, *host, &desc, &dlen));
+	assert_ok(doca_mmap_create_from_export(NULL, desc, dlen, fx->dev, &fx->src_mmap));
+	assert_ok(doca_mmap_create(&fx->dst_mmap));
+	assert_ok(doca_mmap_add_dev(fx->dst_mmap, fx->dev));
+	assert_ok(doca_mmap_set_memrange(fx->dst_mmap, fx->dst, len));
+	assert_ok(doca_mmap_start(fx->dst_mmap));
+	assert_ok(doca_buf_inventory_create(2 * (DIE_AFTER + 1), &fx->inv));
+	assert_ok(doca_buf_inventory_start(fx->inv));
+	assert_ok(doca_pe_create(&fx->pe));
+	assert_ok(doca_dma_create(fx->dev, &fx->dma));
+	fx->ctx = doca_dma_as_ctx(fx->dma);
+	fx->free_in_cb = true;
+	assert_ok(doca_ctx_set_user_data(fx->ctx, ud));
+	assert_ok(doca_dma_set_ordered_completions(fx->dma, 1));
+	assert_ok(doca_dma_task_memcpy_set_conf(fx->dma, fx_ok_cb, fx_err_cb, DIE_AFTER + 1));
+	assert_ok(doca_pe_connect_ctx(fx->pe, fx->ctx));
+	assert_ok(doca_ctx_start(fx->ctx));
+}
+
+static struct doca_buf *deep_bufs[2 * (DIE_AFTER + 1)];
+
+static doca_error_t deep_submit(struct fx *fx, unsigned int i, struct doca_task **t)
+{
+	struct doca_buf **b = &deep_bufs[2 * i];
+
+	b[0] = fx_src_buf(fx, (size_t)i * PIECE, PIECE);
+	b[1] = fx_dst_buf(fx, (size_t)i * PIECE, PIECE);
+	*t = fx_task(fx, b[0], b[1], i);
+	return doca_task_submit(*t);
+}
+
+/* Releases the bufs of deep_submit and everything deep_open made. */
+static void deep_close(struct fx *fx, struct doca_mmap *exp, struct doca_dev *host)
+{
+	for (size_t i = 0; i < sizeof(deep_bufs) / sizeof(deep_bufs[0]); i++)
+		assert_ok(doca_buf_dec_refcount(deep_bufs[i], NULL));
+	fx_fini(fx);
+	assert_ok(doca_mmap_stop(exp));
+	assert_ok(doca_mmap_destroy(exp));
+	assert_ok(doca_dev_close(host));
+}
+
+static void child_die_after_refusal(void)
+{
+	struct doca_mmap *exp;
+	struct doca_dev *host;
+	struct doca_task *t;
+	struct fx fx;
+
+	use_deep_profile();
+	setenv("ODMA_WORKERS", "1", 1);
+	setenv("ODMA_INLINE_MAX", "0", 1); /* every task goes to the channel */
+	deep_open(&fx, &exp, &host);
+	unlink(getenv("ODMA_SYSTEM")); /* read once, at the first device open */
+	for (unsigned int i = 0; i < RING_CAP; i++)
+		assert_ok(deep_submit(&fx, i, &t));
+	/* the channel is full: the engine refuses task 4097, which stays the program's */
+	assert_int_equal(deep_submit(&fx, RING_CAP, &t), DOCA_ERROR_AGAIN);
+	assert_true(fx_progress_until(&fx, RING_CAP, LOOPS));
+	assert_int_equal(fx.ok, RING_CAP);
+	assert_ok(doca_task_submit(t)); /* the 4097th accepted: the last the peer serves */
+	assert_true(fx_progress_until(&fx, RING_CAP + 1, LOOPS));
+	assert_int_equal(fx.err, 0);
+	assert_int_equal(fx.ok, DIE_AFTER);
+	assert_memory_equal(fx.dst, fx.src, (size_t)DIE_AFTER * PIECE);
+	assert_ok(deep_submit(&fx, DIE_AFTER, &t)); /* the peer is now "dead" */
+	assert_true(fx_progress_until(&fx, DIE_AFTER + 1, LOOPS));
+	assert_int_equal(fx.err, 1);
+	assert_int_equal(fx.last_status, DOCA_ERROR_IO_FAILED);
+	deep_close(&fx, exp, host);
+}
+
+static void remote_die_after_skips_refused(void **state)
+{
+	(void)state;
+	run_child("remote_die_after=4097", "thread", child_die_after_refusal);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(submit_again),  cmocka_unit_test(complete_error),
 		cmocka_unit_test(delay),         cmocka_unit_test(bad_specs),
-		cmocka_unit_test(deterministic),
+		cmocka_unit_test(deterministic), cmocka_unit_test(remote_die_after_skips_refused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -207,6 +207,15 @@ out:
 	return r;
 }
 
+void odma_faults_on_refused(bool remote)
+{
+	if (!remote || !faults_cfg.remote_die)
+		return;
+	pthread_mutex_lock(&faults_lock);
+	faults_remote_tasks--;
+	pthread_mutex_unlock(&faults_lock);
+}
+
 /* splitmix64: a well-mixed 64-bit value of @x. */
 static uint64_t faults_mix64(uint64_t x)
 {

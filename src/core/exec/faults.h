@@ -47,6 +47,12 @@ doca_error_t odma_faults_parse(const char *spec, struct odma_fault_config *out, 
 doca_error_t odma_faults_on_submit(doca_error_t *preset, bool remote);
 
 /*
+ * The engine refused a task that odma_faults_on_submit let through (its queue was full, the
+ * task is the program's again): the task no longer counts toward remote_die_after.
+ */
+void odma_faults_on_refused(bool remote);
+
+/*
  * Before any part of a task's copy runs (any thread): waits out the injected delay of the
  * task numbered @seq in its context. The delay is a function of the seed and @seq, so it
  * needs no storage in the task and a deterministic program sees the same delays each run.

@@ -183,6 +183,8 @@ static void __attribute__((noinline)) task_refused_full(struct doca_ctx *ctx, st
 	t->state = ODMA_TASK_ALLOCATED;
 	ctx->next_seq--;
 	ctx->inflight--;
+	if (doca_unlikely(odma_faults_enabled)) /* not taken: it used up no injected fault */
+		odma_faults_on_refused(odma_copy_is_remote(&t->copy));
 	ODMA_RATELIMITED_WARN("task %p: the engine's queue is full; "
 	                      "progress the PE and submit again",
 	                      (void *)t);
