@@ -133,7 +133,9 @@ uint32_t doca_log_level_get_global_sdk_limit(void);
  *                          characters are kept).
  * @param [out] source  the source id (untouched on failure).
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE on NULL; DOCA_ERROR_NO_MEMORY when the
- *         source table (1024 registered sources, the SDK's own included) is full.
+ *         source table (1024 registered sources, the SDK's own included) is full. From then
+ *         on, a file whose DOCA_LOG_REGISTER was refused (its source stays -1) still logs,
+ *         under the source name UNREGISTERED (odma's decision: its lines are not lost).
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_log_register_source(const char *source_name, int *source);
@@ -297,7 +299,8 @@ doca_error_t doca_log_backend_set_sdk_level(struct doca_log_backend *backend, ui
  * @param [in] func  function name (may be NULL).
  * @param [in] format  printf(3) format.
  * @return DOCA_SUCCESS (also when the message is filtered out); DOCA_ERROR_INVALID_VALUE for an
- *         unknown source, a level outside 10..70 or a NULL format.
+ *         unknown source, a level outside 10..70 or a NULL format. Source -1 (DOCA_LOG_REGISTER
+ *         refused a slot) logs as UNREGISTERED once the source table has filled.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, const char *func,

@@ -585,6 +585,26 @@ static void test_rate_overflow(void **state)
 	assert_null(strstr(out, "rejected a message"));
 }
 
+/*
+ * A file whose DOCA_LOG_REGISTER found the source table full (a program of more files than
+ * the table holds) keeps logging: its lines print under the source name UNREGISTERED, plain
+ * and rate-limited, not rejected; the table-full line names the size; the macro's destructor
+ * (unregistering source -1) adds no line at exit.
+ */
+static void test_unregistered_source_logs(void **state)
+{
+	char out[8192];
+
+	(void)state;
+	assert_int_equal(run_child("--child-unregistered", NULL, out, sizeof(out)), 0);
+	assert_int_equal(count_of(out, "all 1024 log sources are in use"), 1);
+	assert_int_equal(count_of(out, "[UNREGISTERED][unregistered_source:"), 3);
+	assert_int_equal(count_of(out, "unregistered line 1"), 1);
+	assert_int_equal(count_of(out, "unregistered rate line"), 2);
+	assert_null(strstr(out, "rejected a message"));
+	assert_null(strstr(out, "not a registered application source"));
+}
+
 /* The child of test_tables_full: 0 when each table refused exactly at its end. */
 static int fill_tables(void)
 {
@@ -660,6 +680,38 @@ static int standard_at_limit(void)
 	return doca_log_backend_create_standard() == DOCA_ERROR_NO_MEMORY ? 0 : 6;
 }
 
+/*
+ * The child of test_unregistered_source_logs: fills the source table, then logs as a file
+ * whose DOCA_LOG_REGISTER constructor was refused does (its log_source stays -1).
+ */
+static int unregistered_source(void)
+{
+	static char sdk_line[512], app_line[512];
+	struct doca_log_backend *be;
+	int next, bucket = -1;
+	doca_error_t r;
+
+	if (doca_log_backend_create_with_buf_sdk(sdk_line, sizeof(sdk_line), to_stderr, &be) !=
+	            DOCA_SUCCESS ||
+	    doca_log_backend_create_with_buf(app_line, sizeof(app_line), to_stderr, &be) !=
+	            DOCA_SUCCESS)
+		return 2;
+	while ((r = doca_log_register_source("FILL", &next)) == DOCA_SUCCESS)
+		;
+	if (r != DOCA_ERROR_NO_MEMORY)
+		return 3;
+	if (doca_log(DOCA_LOG_LEVEL_ERROR, -1, __FILE__, __LINE__, __func__, "unregistered line %d",
+	             1) != DOCA_SUCCESS)
+		return 4;
+	(void)doca_log_rate_bucket_register(-1, &bucket);
+	for (int i = 0; i < 2; i++)
+		if (doca_log_rate_limit(DOCA_LOG_LEVEL_ERROR, -1, __FILE__, __LINE__, __func__,
+		                        bucket, "unregistered rate line") != DOCA_SUCCESS)
+			return 5;
+	/* what DOCA_LOG_REGISTER's destructor does at exit: refused, without a line */
+	return doca_log_unregister_source(-1) == DOCA_ERROR_INVALID_VALUE ? 0 : 6;
+}
+
 static int child_main(const char *mode)
 {
 	int sdk;
@@ -670,6 +722,8 @@ static int child_main(const char *mode)
 		return rate_overflow();
 	if (strcmp(mode, "--child-standard-full") == 0)
 		return standard_at_limit();
+	if (strcmp(mode, "--child-unregistered") == 0)
+		return unregistered_source();
 
 	if (strcmp(mode, "--child-standard") == 0) {
 		if (doca_log_backend_create_standard() != DOCA_SUCCESS ||
@@ -715,6 +769,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_tables_full),
 		cmocka_unit_test(test_rate_overflow),
 		cmocka_unit_test(test_standard_at_limit),
+		cmocka_unit_test(test_unregistered_source_logs),
 	};
 
 	if (argc > 1)

@@ -27,7 +27,15 @@ struct odma_log_globals odma_log_g = {
 	.sdk = DOCA_LOG_LEVEL_INFO,
 };
 
-static struct odma_log_source log_sources[ODMA_LOG_MAX_SOURCES];
+/*
+ * One slot past the table: the source UNREGISTERED, opened when a registration first finds
+ * the table full. DOCA_LOG_REGISTER's constructor ignores that refusal and leaves the file's
+ * source at -1; that file's lines print under this name instead of being rejected.
+ */
+#define LOG_OVERFLOW ODMA_LOG_MAX_SOURCES
+#define LOG_OVERFLOW_NAME "UNREGISTERED"
+
+static struct odma_log_source log_sources[ODMA_LOG_MAX_SOURCES + 1];
 static _Atomic int log_num_sources;
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 /* Set while this thread writes to backends: a flush callback that logs again is dropped. */
@@ -199,6 +207,22 @@ static int log_free_slot_locked(void)
 	return n < ODMA_LOG_MAX_SOURCES ? n : -1;
 }
 
+static void log_open_overflow_locked(void)
+{
+	struct odma_log_source *o = &log_sources[LOG_OVERFLOW];
+
+	if (atomic_load_explicit(&o->active, memory_order_relaxed))
+		return;
+	snprintf(o->name, sizeof(o->name), "%s", LOG_OVERFLOW_NAME);
+	atomic_store_explicit(&o->sdk, false, memory_order_relaxed);
+	atomic_store_explicit(&o->active, true, memory_order_release);
+}
+
+static bool log_overflow_open(void)
+{
+	return atomic_load_explicit(&log_sources[LOG_OVERFLOW].active, memory_order_acquire);
+}
+
 static doca_error_t log_add_source(const char *name, bool sdk, int *source)
 {
 	int id;
@@ -209,6 +233,7 @@ static doca_error_t log_add_source(const char *name, bool sdk, int *source)
 	odma_log_lock_enter();
 	id = log_free_slot_locked();
 	if (id < 0) {
+		log_open_overflow_locked();
 		odma_log_lock_leave();
 		return DOCA_ERROR_NO_MEMORY;
 	}
@@ -232,9 +257,10 @@ doca_error_t doca_log_register_source(const char *source_name, int *source)
 		         "pass a name and an int to receive the id",
 		         source_name == NULL ? "source_name" : "source");
 	else if (rc == DOCA_ERROR_NO_MEMORY)
-		ODMA_ERR("doca_log_register_source: all %d log sources are in use; "
-		         "unregister unused ones",
-		         ODMA_LOG_MAX_SOURCES);
+		ODMA_ERR("doca_log_register_source: all %d log sources are in use, none for %s; "
+		         "unregister unused ones; "
+		         "a DOCA_LOG_REGISTER source without a slot logs as " LOG_OVERFLOW_NAME,
+		         ODMA_LOG_MAX_SOURCES, source_name);
 	return rc;
 }
 
@@ -253,6 +279,16 @@ doca_error_t odma_log_check_source(int source, bool *sdk)
 	return DOCA_SUCCESS;
 }
 
+doca_error_t odma_log_check_logging_source(int *source, bool *sdk)
+{
+	if (*source == -1 && log_overflow_open()) {
+		*source = LOG_OVERFLOW;
+		*sdk = false;
+		return DOCA_SUCCESS;
+	}
+	return odma_log_check_source(*source, sdk);
+}
+
 /* Frees the slot of @source for a later registration; under the lock, so it frees one only once. */
 doca_error_t doca_log_unregister_source(int source)
 {
@@ -268,6 +304,9 @@ doca_error_t doca_log_unregister_source(int source)
 	if (rc == DOCA_SUCCESS)
 		atomic_store(&log_sources[source].active, false);
 	odma_log_lock_leave();
+	/* the destructor of a DOCA_LOG_REGISTER refused a slot: the refusal was logged then */
+	if (rc != DOCA_SUCCESS && source == -1 && log_overflow_open())
+		return DOCA_ERROR_INVALID_VALUE;
 	if (rc != DOCA_SUCCESS) {
 		ODMA_ERR("doca_log_unregister_source: source %d is not a registered application "
 		         "source; pass an id from doca_log_register_source",
@@ -436,11 +475,12 @@ doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, c
                       const char *format, ...)
 {
 	va_list ap;
+	int slot = source;
 	bool sdk;
 
 	(void)fname;
 	odma_log_init();
-	if (odma_log_check_source(source, &sdk) != DOCA_SUCCESS || format == NULL ||
+	if (odma_log_check_logging_source(&slot, &sdk) != DOCA_SUCCESS || format == NULL ||
 	    level < DOCA_LOG_LEVEL_DISABLE || level > DOCA_LOG_LEVEL_TRACE) {
 		/* odma_log_source guards against recursion when this file's own source is unset. */
 		if (!log_in_dispatch && source != odma_log_source)
@@ -452,7 +492,7 @@ doca_error_t doca_log(uint32_t level, int source, const char *fname, int line, c
 	if (odma_log_filtered(level, sdk))
 		return DOCA_SUCCESS;
 	va_start(ap, format);
-	odma_log_emit(level, source, func, line, NULL, format, ap);
+	odma_log_emit(level, slot, func, line, NULL, format, ap);
 	va_end(ap);
 	return DOCA_SUCCESS;
 }

@@ -74,6 +74,12 @@ bool odma_log_level_valid(uint32_t level);
 doca_error_t odma_log_level_parse(const char *text, uint32_t *level);
 void odma_log_recompute_locked(void);
 doca_error_t odma_log_check_source(int source, bool *sdk);
+/*
+ * odma_log_check_source for a source that logs: once the source table has filled, -1 (what
+ * DOCA_LOG_REGISTER leaves when it found no slot) becomes the source UNREGISTERED. On
+ * success @source is the slot to log from.
+ */
+doca_error_t odma_log_check_logging_source(int *source, bool *sdk);
 bool odma_log_filtered(uint32_t level, bool sdk);
 void odma_log_emit(uint32_t level, int source, const char *func, int line, const char *suffix,
                    const char *format, va_list ap);

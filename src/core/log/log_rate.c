@@ -62,7 +62,7 @@ doca_error_t doca_log_rate_bucket_register(int source, int *bucket)
 	bool sdk;
 
 	odma_log_init();
-	if (bucket == NULL || odma_log_check_source(source, &sdk) != DOCA_SUCCESS) {
+	if (bucket == NULL || odma_log_check_logging_source(&source, &sdk) != DOCA_SUCCESS) {
 		ODMA_ERR("doca_log_rate_bucket_register: source %d, bucket %s; pass a registered "
 		         "source and an int to receive the id",
 		         source, bucket == NULL ? "NULL" : "set");
@@ -132,11 +132,11 @@ doca_error_t doca_log_rate_limit(uint32_t level, int source, const char *fname, 
 	uint32_t dropped = 0;
 	va_list ap;
 	bool sdk;
-	int b = -1;
+	int b = -1, slot = source;
 
 	(void)fname;
 	odma_log_init();
-	if (odma_log_check_source(source, &sdk) != DOCA_SUCCESS || format == NULL ||
+	if (odma_log_check_logging_source(&slot, &sdk) != DOCA_SUCCESS || format == NULL ||
 	    (b = rate_bucket_resolve(bucket)) < 0 || level < DOCA_LOG_LEVEL_DISABLE ||
 	    level > DOCA_LOG_LEVEL_TRACE) {
 		ODMA_ERR(
@@ -151,7 +151,7 @@ doca_error_t doca_log_rate_limit(uint32_t level, int source, const char *fname, 
 	if (dropped > 0)
 		snprintf(suffix, sizeof(suffix), " (%u similar messages dropped)", dropped);
 	va_start(ap, format);
-	odma_log_emit(level, source, func, line, dropped > 0 ? suffix : NULL, format, ap);
+	odma_log_emit(level, slot, func, line, dropped > 0 ? suffix : NULL, format, ap);
 	va_end(ap);
 	return DOCA_SUCCESS;
 }
