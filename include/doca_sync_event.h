@@ -348,7 +348,9 @@ struct doca_ctx *doca_sync_event_as_ctx(struct doca_sync_event *event);
  *
  * The bytes (at most 1024) are owned by the event and stay valid until it is destroyed;
  * they let a process on the other side attach to the same value, so send them only over a
- * trusted channel. Stopping or destroying the event revokes every export of it.
+ * trusted channel. Exporting again through the same device (the event not restarted in
+ * between) returns the same bytes, so a program may export once per peer without growing.
+ * Stopping or destroying the event revokes every export of it.
  * @param [in] event  a started event, not from an export, not backed by program memory.
  * @param [in] dev    an open device with the export capability.
  * @param [out] data  the export bytes.

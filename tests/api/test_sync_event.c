@@ -528,10 +528,11 @@ static void test_export_remote_net_race(void **state)
 }
 
 /*
- * Threads exporting one event through a device at once each get an export of their own, and
- * the destroy ends every one. Before the fix two could push onto the event's list of exports
- * at once (a data race: ThreadSanitizer reports it) and one export was lost: never freed, nor,
- * with a network reach, revoked (its peer kept a grant to the freed value).
+ * Threads exporting one event through a device at once all get the same export (the same
+ * bytes; threads that race may each keep a copy), and the destroy ends every one. Before the
+ * fix two could push onto the event's list of exports at once (a data race: ThreadSanitizer
+ * reports it) and one export was lost: never freed, nor, with a network reach, revoked (its
+ * peer kept a grant to the freed value).
  */
 static void test_export_remote_pci_race(void **state)
 {
@@ -553,12 +554,45 @@ static void test_export_remote_pci_race(void **state)
 		for (int i = 0; i < EXPORTERS; i++) {
 			assert_int_equal(pthread_join(th[i], NULL), 0);
 			assert_ok(x[i].r);
-			assert_ptr_not_equal(x[i].blob, x[(i + 1) % EXPORTERS].blob);
+			assert_int_equal(x[i].sz, x[0].sz);
+			assert_memory_equal(x[i].blob, x[0].blob, x[0].sz);
 		}
 		assert_ok(doca_sync_event_destroy(x[0].se));
 	}
 	pthread_barrier_destroy(&go);
 	assert_ok(doca_dev_close(dev));
+}
+
+/*
+ * Exporting an event again through the same device hands out the same bytes, so a program
+ * that exports in a loop (once per connecting peer) does not grow. Before the fix each call
+ * allocated a new blob kept until the destroy. Another device, or the event started again,
+ * gets an export of its own.
+ */
+static void test_export_remote_pci_repeat_bounded(void **state)
+{
+	struct doca_dev *host = tu_open_dev("b1:00.0"), *dpu = tu_open_dev("03:00.0");
+	struct doca_sync_event *se = started_event();
+	const uint8_t *first, *blob;
+	size_t sz0, sz;
+
+	(void)state;
+	assert_ok(doca_sync_event_export_to_remote_pci(se, host, &first, &sz0));
+	for (int i = 0; i < 10000; i++) {
+		assert_ok(doca_sync_event_export_to_remote_pci(se, host, &blob, &sz));
+		assert_ptr_equal(blob, first);
+		assert_int_equal(sz, sz0);
+	}
+	assert_ok(doca_sync_event_export_to_remote_pci(se, dpu, &blob, &sz));
+	assert_ptr_not_equal(blob, first);
+	assert_ok(doca_sync_event_stop(se));
+	assert_ok(doca_sync_event_start(se));
+	assert_ok(doca_sync_event_export_to_remote_pci(se, host, &blob, &sz));
+	assert_ptr_not_equal(blob, first);
+	assert_true(sz != sz0 || memcmp(blob, first, sz) != 0); /* a new page, a new key */
+	assert_ok(doca_sync_event_destroy(se));
+	assert_ok(doca_dev_close(dpu));
+	assert_ok(doca_dev_close(host));
 }
 
 /* --------------------------------------------------------------------------------------- */
@@ -1240,6 +1274,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_export_remote_net_race),
 		cmocka_unit_test(test_export_remote_net_blob_kept),
 		cmocka_unit_test(test_export_remote_pci_race),
+		cmocka_unit_test(test_export_remote_pci_repeat_bounded),
 		cmocka_unit_test(test_ctx_conf_rules),
 		cmocka_unit_test(test_ctx_tasks),
 		cmocka_unit_test(test_ctx_stop_flushes),

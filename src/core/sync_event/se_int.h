@@ -86,6 +86,9 @@ struct se_export {
 	struct odma_tp_region *region; /* version 2: the value's network region, until revoked */
 	size_t len;
 	uint8_t blob[ODMA_SE_BLOB_MAX];
+	/* the version-1 encoding of the same export: equal for a repeated export (se_export_same)
+	 */
+	uint8_t base[ODMA_SE_BLOB_LEN];
 };
 
 /*

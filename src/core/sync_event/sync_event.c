@@ -404,6 +404,78 @@ static doca_error_t se_export_check(const struct doca_sync_event *event,
 	return DOCA_SUCCESS;
 }
 
+/* Fills @b with what a version-1 export of @event through the device @info says. */
+static void se_export_describe(const struct doca_sync_event *event, const struct doca_devinfo *info,
+                               const struct odma_system *sys, struct odma_se_blob *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->side = (uint8_t)info->side;
+	/* our private copies: the page itself is writable by every importer */
+	b->pid = (uint32_t)getpid();
+	b->fd = (uint32_t)event->memfd;
+	b->start_time = event->owner_start;
+	b->system_id = sys->id;
+	memcpy(b->key, event->key, sizeof(b->key));
+	memcpy(b->pci, info->pci_addr, strnlen(info->pci_addr, ODMA_SE_BLOB_PCI_LEN - 1));
+}
+
+/*
+ * An export of @event that @n repeats (the same page and device): a plain one, or with @net a
+ * network one whose region is still live. A program exporting in a loop gets the bytes it was
+ * handed before, not a new blob (and network region) kept until the destroy each time.
+ */
+static struct se_export *se_export_same(struct doca_sync_event *event, const struct se_export *n,
+                                        bool net)
+{
+	struct se_export *e = __atomic_load_n(&event->exports, __ATOMIC_SEQ_CST);
+
+	for (; e != NULL; e = e->next)
+		if (memcmp(e->base, n->base, sizeof(n->base)) == 0 &&
+		    (net ? e->region != NULL : e->len == ODMA_SE_BLOB_LEN))
+			return e;
+	return NULL;
+}
+
+/* Into *@ep: a new export of @event (described by @b), kept until the destroy, or an equal one. */
+static doca_error_t se_export_make(struct doca_sync_event *event, struct odma_se_blob *b,
+                                   struct se_export **ep)
+{
+	struct se_export *e = calloc(1, sizeof(*e)), *old;
+	doca_error_t r;
+
+	if (e == NULL)
+		return DOCA_ERROR_NO_MEMORY;
+	odma_se_blob_encode(b, e->base);
+	old = se_export_same(event, e, odma_tp_net_wanted());
+	if (old == NULL) {
+		r = se_net_export(event, b, e); /* version 2 with a network reach, or version 1 */
+		if (r != DOCA_SUCCESS) {
+			free(e);
+			return r;
+		}
+		if (e->region == NULL) /* a network export without a reach is a plain one */
+			old = se_export_same(event, e, false);
+	}
+	if (old != NULL) {
+		free(e);
+		*ep = old;
+		return DOCA_SUCCESS;
+	}
+	se_allow_peers();
+	/* threads exporting the event at once each push their export whole: none is lost */
+	e->next = __atomic_load_n(&event->exports, __ATOMIC_SEQ_CST);
+	while (!__atomic_compare_exchange_n(&event->exports, &e->next, e, false, __ATOMIC_SEQ_CST,
+	                                    __ATOMIC_SEQ_CST))
+		;
+	/*
+	 * Whoever sleeps on a wait since before (a thread, a PE with waiting tasks) looks again:
+	 * the page is shared now, so from here on it does not count on being woken.
+	 */
+	se_notify(event);
+	*ep = e;
+	return DOCA_SUCCESS;
+}
+
 doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
                                                   struct doca_dev *dev, const uint8_t **data,
                                                   size_t *sz)
@@ -426,34 +498,10 @@ doca_error_t doca_sync_event_export_to_remote_pci(struct doca_sync_event *event,
 		ODMA_ERR("%s: no emulated system: %s", __func__, odma_system_error());
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	e = calloc(1, sizeof(*e));
-	if (e == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	memset(&b, 0, sizeof(b));
-	b.side = (uint8_t)info->side;
-	/* our private copies: the page itself is writable by every importer */
-	b.pid = (uint32_t)getpid();
-	b.fd = (uint32_t)event->memfd;
-	b.start_time = event->owner_start;
-	b.system_id = sys->id;
-	memcpy(b.key, event->key, sizeof(b.key));
-	memcpy(b.pci, info->pci_addr, strnlen(info->pci_addr, ODMA_SE_BLOB_PCI_LEN - 1));
-	r = se_net_export(event, &b, e); /* version 2 with a network reach, or version 1 */
-	if (r != DOCA_SUCCESS) {
-		free(e);
+	se_export_describe(event, info, sys, &b);
+	r = se_export_make(event, &b, &e);
+	if (r != DOCA_SUCCESS)
 		return r;
-	}
-	se_allow_peers();
-	/* threads exporting the event at once each push their export whole: none is lost */
-	e->next = __atomic_load_n(&event->exports, __ATOMIC_SEQ_CST);
-	while (!__atomic_compare_exchange_n(&event->exports, &e->next, e, false, __ATOMIC_SEQ_CST,
-	                                    __ATOMIC_SEQ_CST))
-		;
-	/*
-	 * Whoever sleeps on a wait since before (a thread, a PE with waiting tasks) looks again:
-	 * the page is shared now, so from here on it does not count on being woken.
-	 */
-	se_notify(event);
 	*data = e->blob;
 	*sz = e->len;
 	ODMA_DBG("sync event %p exported through %s (%zu bytes)", (void *)event, info->pci_addr,
