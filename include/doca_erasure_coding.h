@@ -215,7 +215,8 @@ doca_error_t doca_ec_matrix_create_recover(struct doca_ec *ec,
 
 /**
  * @brief Destroys a matrix. Tasks that name it must not be submitted afterwards.
- * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL).
+ * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL, or not a live matrix: destroyed
+ *         already, or never made by a doca_ec_matrix_create* call).
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_ec_matrix_destroy(struct doca_ec_matrix *matrix);

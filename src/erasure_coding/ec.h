@@ -40,7 +40,8 @@ enum ec_matrix_kind {
 
 struct doca_ec_matrix {
 	struct doca_ec *ec;
-	struct doca_ec_matrix *next; /* the context's list of live matrices */
+	struct doca_ec_matrix *next;      /* the context's list of live matrices */
+	struct doca_ec_matrix *next_live; /* the process' list (ec_matrix.c, under its lock) */
 	enum ec_matrix_kind kind;
 	uint32_t k, m;   /* the code it derives from */
 	uint32_t in;     /* blocks a task reads */

@@ -8,6 +8,7 @@
  * block i and redundancy block j. Every matrix is kept as the out x in coefficients a task
  * applies, with ISA-L's expanded tables for ec_encode_data.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,14 @@
 #include "erasure_coding/ec.h"
 
 ODMA_LOG_REGISTER(ODMA_EC_MATRIX)
+
+/*
+ * Every live matrix of the process, whatever its context: doca_ec_matrix_destroy finds its
+ * argument here before reading it, so a matrix destroyed twice (or a pointer that never was
+ * one) is refused instead of read after free. Contexts may live on different threads.
+ */
+static pthread_mutex_t ec_live_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct doca_ec_matrix *ec_live;
 
 bool odma_ec_matrix_alive(const struct doca_ec *ec, const struct doca_ec_matrix *m)
 {
@@ -70,6 +79,10 @@ static doca_error_t ec_matrix_commit(struct doca_ec_matrix *m, struct doca_ec_ma
 	ec_init_tables((int)m->in, (int)m->out, m->coef, m->gftbls);
 	m->next = m->ec->matrices;
 	m->ec->matrices = m;
+	pthread_mutex_lock(&ec_live_lock);
+	m->next_live = ec_live;
+	ec_live = m;
+	pthread_mutex_unlock(&ec_live_lock);
 	*out = m;
 	return DOCA_SUCCESS;
 }
@@ -313,15 +326,33 @@ doca_error_t doca_ec_matrix_create_recover(struct doca_ec *ec,
 	return ec_matrix_commit(mx, matrix);
 }
 
+/* Takes @m out of the process' list; false when it is not there (no live matrix). */
+static bool ec_live_remove(const struct doca_ec_matrix *m)
+{
+	struct doca_ec_matrix **pp;
+	bool found;
+
+	pthread_mutex_lock(&ec_live_lock);
+	for (pp = &ec_live; *pp != NULL && *pp != m; pp = &(*pp)->next_live)
+		;
+	found = *pp != NULL;
+	if (found)
+		*pp = m->next_live;
+	pthread_mutex_unlock(&ec_live_lock);
+	return found;
+}
+
 doca_error_t doca_ec_matrix_destroy(struct doca_ec_matrix *matrix)
 {
 	struct doca_ec_matrix **pp;
 
 	ODMA_CHECK_ARG(matrix != NULL, "matrix must not be NULL");
-	for (pp = &matrix->ec->matrices; *pp != NULL && *pp != matrix; pp = &(*pp)->next)
-		;
-	ODMA_CHECK_ARG(*pp == matrix, "matrix %p is not a live matrix (destroyed twice?)",
+	ODMA_CHECK_ARG(ec_live_remove(matrix),
+	               "matrix %p is not a live matrix (destroyed twice, or not from "
+	               "doca_ec_matrix_create*)",
 	               (void *)matrix);
+	for (pp = &matrix->ec->matrices; *pp != matrix; pp = &(*pp)->next)
+		;
 	*pp = matrix->next;
 	ec_matrix_free(matrix);
 	return DOCA_SUCCESS;

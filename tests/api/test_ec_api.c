@@ -796,6 +796,9 @@ static void test_matrix_errors(void **state)
 	assert_ok(doca_ec_matrix_destroy(um));
 	assert_ok(doca_ec_matrix_destroy(rm));
 	assert_ok(doca_ec_matrix_destroy(mx));
+	/* destroyed twice, or never a matrix: refused without reading it */
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_ec_matrix_destroy(mx));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_ec_matrix_destroy(keep));
 	ecx_fini(&x);
 }
 
