@@ -162,7 +162,8 @@ doca_error_t doca_ec_cap_get_max_buf_list_len(const struct doca_devinfo *devinfo
 
 /**
  * @brief Builds the coding matrix of @p type for k = @p data_block_count data blocks and
- *        m = @p rdnc_block_count redundancy blocks. Needs a RUNNING context.
+ *        m = @p rdnc_block_count redundancy blocks, in any state of the context (as every
+ *        doca_ec_matrix_create* call); doca_ec_destroy refuses while it lives.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL, an unknown type, k outside 1..128,
  *         m outside 1..32); DOCA_ERROR_NO_MEMORY.
  */
