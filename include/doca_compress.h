@@ -40,10 +40,12 @@
  *
  * Task outcomes: problems with the task's arguments are refused by doca_task_submit (the task
  * stays with the program): DOCA_ERROR_INVALID_VALUE (a NULL, released, empty or list buffer,
- * a source above the max buf size, a destination without write access),
+ * a source above the max buf size, a destination without write access, a source that
+ * overlaps the destination's free space, where the output goes),
  * DOCA_ERROR_NOT_PERMITTED (a buffer's mmap was never given the context's device with
- * doca_mmap_add_dev) or DOCA_ERROR_NOT_SUPPORTED (an mmap from an RDMA export, or memory
- * reached over the network).
+ * doca_mmap_add_dev), DOCA_ERROR_BAD_STATE (a buffer's thread-safe mmap was stopped under
+ * it) or DOCA_ERROR_NOT_SUPPORTED (an mmap from an RDMA export, or memory reached over the
+ * network).
  * Problems found while the data is processed complete the task through its error callback,
  * doca_task_get_status telling which: DOCA_ERROR_TOO_BIG (the output does not fit in the
  * destination's free space), DOCA_ERROR_IO_FAILED (the source is not valid compressed data:

@@ -41,12 +41,16 @@
  * source or destination, a buf released to its inventory, a list longer than
  * doca_ec_cap_get_max_buf_list_len()); DOCA_ERROR_NOT_PERMITTED (a buf whose mmap the
  * context's device was not added to, or a destination without local write access);
+ * DOCA_ERROR_BAD_STATE (a buf whose thread-safe mmap was stopped under it);
  * DOCA_ERROR_NOT_SUPPORTED (memory of an mmap created from an export). A task whose sizes do
  * not fit its matrix (source length not k whole blocks, a block size not a multiple of 64,
  * below 64 or above the maximum, a destination with too little room, output blocks that would
  * overlap the source) is accepted and
  * completes through its error callback with status DOCA_ERROR_INVALID_VALUE
- * (doca_task_get_status()); nothing is written then.
+ * (doca_task_get_status()); nothing is written then. The error callback also reports
+ * DOCA_ERROR_IO_FAILED (a block's memory unmapped or protected by the program after
+ * doca_mmap_start; the destination's data_len is unchanged) and DOCA_ERROR_NO_MEMORY (no
+ * memory to stage blocks that straddle two elements of a buffer list).
  */
 #ifndef DOCA_ERASURE_CODING_H_
 #define DOCA_ERASURE_CODING_H_
