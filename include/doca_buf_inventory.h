@@ -161,7 +161,8 @@ static inline doca_error_t doca_buf_inventory_buf_get_by_data(struct doca_buf_in
  * count. Meant for bufs that a task owns between two submits (set before resubmitting
  * the task; never while the task is in flight).
  *
- * @param [in] buf      a buf you hold that is not part of a list.
+ * @param [in] buf      a buf you hold; a list's head or element is re-pointed in place
+ *                      (the list stays as it is).
  * @param [in] addr     start of the new window, inside the buf's mmap.
  * @param [in] len      window length, above 0.
  * @param [in] data     start of the data segment.
@@ -170,8 +171,7 @@ static inline doca_error_t doca_buf_inventory_buf_get_by_data(struct doca_buf_in
  *         DOCA_ERROR_INVALID_VALUE if a pointer argument is NULL, @p len is 0, the
  *         window is not inside the buf's mmap, or the data segment is not inside the
  *         window;
- *         DOCA_ERROR_BAD_STATE if @p buf was already released to its inventory;
- *         DOCA_ERROR_NOT_PERMITTED if @p buf is in a list of more than one element.
+ *         DOCA_ERROR_BAD_STATE if @p buf was already released to its inventory.
  */
 DOCA_EXPERIMENTAL doca_error_t doca_buf_inventory_buf_reuse_by_args(struct doca_buf *buf,
                                                                     void *addr, size_t len,

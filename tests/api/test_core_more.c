@@ -32,7 +32,7 @@ static void reuse_rules(void **state)
 {
 	struct doca_buf_inventory *inv;
 	struct doca_mmap *m = started_mmap(mem, sizeof(mem));
-	struct doca_buf *b, *b2;
+	struct doca_buf *b, *b2, *next;
 	void *p;
 	size_t n;
 	uint16_t rc;
@@ -84,12 +84,18 @@ static void reuse_rules(void **state)
 	/* a failed reuse changed nothing */
 	assert_ok(doca_buf_get_len(b, &n));
 	assert_int_equal(n, sizeof(mem));
-	/* a list element, or a head with elements, is refused */
+	/* a list's head and its element are re-pointed in place: the list stays whole */
 	assert_ok(doca_buf_inventory_buf_get_by_data(inv, m, mem + 2048, 16, &b2));
 	assert_ok(doca_buf_dec_refcount(b, NULL)); /* back to 1: chainable */
 	assert_ok(doca_buf_chain_list(b, b2));
-	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_buf_inventory_buf_reuse_by_addr(b, mem, 16));
-	assert_doca(DOCA_ERROR_NOT_PERMITTED, doca_buf_inventory_buf_reuse_by_addr(b2, mem, 16));
+	assert_ok(doca_buf_inventory_buf_reuse_by_data(b, mem, 16));
+	assert_ok(doca_buf_inventory_buf_reuse_by_data(b2, mem + 64, 32));
+	assert_ok(doca_buf_get_list_len(b, &nb));
+	assert_int_equal(nb, 2);
+	assert_ok(doca_buf_get_data_len(b2, &n));
+	assert_int_equal(n, 32);
+	assert_ok(doca_buf_get_next_in_list(b, &next));
+	assert_ptr_equal(next, b2);
 	assert_ok(doca_buf_unchain_list(b, b2));
 	assert_ok(doca_buf_inventory_buf_reuse_by_addr(b2, mem, 16));
 	assert_ok(doca_buf_dec_refcount(b2, NULL));
@@ -123,6 +129,47 @@ static void reuse_between_submits(void **state)
 		assert_true(fx_progress_until(&fx, i + 1, 1000000));
 		assert_int_equal(fx.last_status, DOCA_SUCCESS);
 		assert_memory_equal(fx.dst + off, fx.src + off, 128);
+	}
+	doca_task_free(t);
+	assert_ok(doca_buf_dec_refcount(s, NULL));
+	assert_ok(doca_buf_dec_refcount(d, NULL));
+	fx_fini(&fx);
+}
+
+/*
+ * NVIDIA's 3.3 storage applications (a recover task's source): a two-element list whose
+ * elements are re-pointed, in place, before each submit of one task; every copy moves the
+ * bytes the elements point at now.
+ */
+static void reuse_list_elements(void **state)
+{
+	struct doca_buf *s, *s2, *d;
+	struct doca_task *t;
+	struct fx fx;
+
+	(void)state;
+	fx_init(&fx, 8192, 2, true);
+	if (fx.max_list_len < 2) {
+		fx_fini(&fx);
+		skip(); /* the device copies no lists */
+	}
+	fx.free_in_cb = false;
+	s = fx_src_buf(&fx, 0, 1);
+	s2 = fx_src_buf(&fx, 1, 1);
+	assert_ok(doca_buf_chain_list(s, s2));
+	d = fx_dst_buf(&fx, 0, 256);
+	t = fx_task(&fx, s, d, 0);
+	for (unsigned int i = 0; i < 4; i++) {
+		size_t off = 1024 * i;
+
+		fx_pattern(fx.src + off, 256, i + 7);
+		assert_ok(doca_buf_inventory_buf_reuse_by_data(s, fx.src + off, 64));
+		assert_ok(doca_buf_inventory_buf_reuse_by_data(s2, fx.src + off + 64, 192));
+		assert_ok(doca_buf_inventory_buf_reuse_by_addr(d, fx.dst + off, 256));
+		assert_ok(doca_task_submit(t));
+		assert_true(fx_progress_until(&fx, i + 1, 1000000));
+		assert_int_equal(fx.last_status, DOCA_SUCCESS);
+		assert_memory_equal(fx.dst + off, fx.src + off, 256);
 	}
 	doca_task_free(t);
 	assert_ok(doca_buf_dec_refcount(s, NULL));
@@ -274,8 +321,11 @@ static void rep_iface_and_vhca(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(reuse_rules),         cmocka_unit_test(reuse_between_submits),
-		cmocka_unit_test(thread_safety_rules), cmocka_unit_test(thread_safety_from_export),
+		cmocka_unit_test(reuse_rules),
+		cmocka_unit_test(reuse_between_submits),
+		cmocka_unit_test(reuse_list_elements),
+		cmocka_unit_test(thread_safety_rules),
+		cmocka_unit_test(thread_safety_from_export),
 		cmocka_unit_test(rep_iface_and_vhca),
 	};
 

@@ -415,7 +415,11 @@ doca_error_t doca_buf_inventory_expand(struct doca_buf_inventory *inventory, uin
 	return DOCA_SUCCESS;
 }
 
-/* The checks of a reuse; stricter than hardware on lists (docs/differences-from-hardware.md). */
+/*
+ * The checks of a reuse. A list element may be re-pointed in place: its links stay, and a
+ * list's length and data are always summed from its elements (NVIDIA's 3.3 storage
+ * applications re-point the two elements of a recover task's list before each submit).
+ */
 static doca_error_t inv_check_reuse(const struct doca_buf *buf, uint8_t *addr, size_t len,
                                     uint8_t *data, size_t data_len)
 {
@@ -427,13 +431,6 @@ static doca_error_t inv_check_reuse(const struct doca_buf *buf, uint8_t *addr, s
 		            "reuse a buf you still hold",
 		            (const void *)buf);
 		return DOCA_ERROR_BAD_STATE;
-	}
-	if (!odma_buf_is_head(buf) || buf->list_len != 1) {
-		ODMA_ERR_AT(fn,
-		            "buf %p is part of a list of %u element(s); fix: unchain it "
-		            "(doca_buf_unchain_list) before re-pointing it",
-		            (const void *)buf, buf->list_head->list_len);
-		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (len == 0 || !odma_mmap_contains(buf->mmap, addr, len)) {
 		ODMA_ERR_AT(fn,
