@@ -282,7 +282,7 @@ static bool client_idle_ready(const struct doca_ctx *ctx)
 
 	if (ep->dispatch > 0)
 		return false; /* a callback of ours is running: IDLE comes from the next progress */
-	return ep->conn == NULL || ep->conn->notified;
+	return ep->conn == NULL || ep->conn->settled; /* its end handled, its last sends out */
 }
 
 static const struct odma_ctx_ops client_ops = {

@@ -207,8 +207,17 @@ struct comch_carrier {
 	ssize_t (*recv)(struct comch_chan *ch, void *buf, size_t cap, int *pfd);
 	/* Optional. Refuses the peer (any thread): nothing more is read from it. */
 	void (*shut)(struct comch_chan *ch);
-	/* Closes both ways; none of the carrier's callbacks runs after (not on its thread). */
+	/*
+	 * Closes both ways without waiting (not on its thread); none of the carrier's callbacks
+	 * touches the connection once settle said 0.
+	 */
 	void (*hangup)(struct comch_chan *ch);
+	/*
+	 * Optional (NULL: a hang-up is done at once). The endpoint's progress, after a hang-up:
+	 * 0 once what was sent before it went out (or its time ran out) and the channel is
+	 * closed, else when to look again (its descriptor is rung sooner).
+	 */
+	uint64_t (*settle)(struct comch_chan *ch);
 	void (*free)(struct comch_chan *ch);
 	/* A server admits a HELLO: sets ch->link (@link_fd: what came with the HELLO) and the
 	 * limits on what the client sends; false with *@why when it cannot. */
@@ -278,8 +287,10 @@ struct doca_comch_connection {
 	bool notified;  /* its end was handled (events, failed sends) */
 	bool dropped;   /* doca_comch_server_disconnect: no disconnect event */
 	bool announced; /* server: its connect event went out in the running progress call */
-	bool orderly;   /* the peer said BYE */
-	atomic_int end; /* enum comch_end: why it closed */
+	bool settled;   /* its end handled and its channel closed (carrier's settle): reapable */
+	uint64_t settle_at;      /* not settled yet: when to look again */
+	bool orderly;            /* the peer said BYE */
+	atomic_int end;          /* enum comch_end: why it closed */
 	struct comch_link *link; /* ch->link */
 	pid_t peer_pid;          /* SO_PEERCRED */
 	uid_t peer_uid;

@@ -64,7 +64,9 @@ void comch_conn_put(struct doca_comch_connection *conn)
 {
 	if (atomic_fetch_sub(&conn->refs, 1) != 1)
 		return;
-	conn->ch->car->hangup(conn->ch); /* no carrier callback touches conn after it */
+	/* the channel goes first: no carrier callback touches conn after it (conn->fd with it) */
+	conn->ch->car->hangup(conn->ch);
+	conn->ch->car->free(conn->ch);
 	while (conn->outbox != NULL) {
 		struct comch_outbox *o = conn->outbox;
 
@@ -74,7 +76,6 @@ void comch_conn_put(struct doca_comch_connection *conn)
 		free(o);
 	}
 	comch_fp_free_remote(conn);
-	conn->ch->car->free(conn->ch); /* conn->fd and conn->link with it */
 	free(conn->held);
 	pthread_mutex_destroy(&conn->lock);
 	free(conn);

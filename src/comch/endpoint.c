@@ -310,7 +310,7 @@ void comch_ep_reap(struct comch_ep *ep, bool all)
 	while (*pp != NULL) {
 		struct doca_comch_connection *c = *pp;
 
-		if (all || (c->notified && atomic_load(&c->refs) == 1)) {
+		if (all || (c->settled && atomic_load(&c->refs) == 1)) {
 			*pp = c->next;
 			comch_conn_put(c);
 			continue;
@@ -385,6 +385,22 @@ const struct comch_carrier *const comch_carriers[] = { &comch_local_carrier, &co
 
 /* ---- what the server's and the client's context ops share ------------------------------ */
 
+/*
+ * An ended connection's channel closes once what it sent before its end went out; the PE
+ * watches its descriptor meanwhile (rung as that completes). Whether it settled now.
+ */
+static bool conn_settle(struct comch_ep *ep, struct doca_comch_connection *c)
+{
+	c->settle_at = c->ch->car->settle != NULL ? c->ch->car->settle(c->ch) : 0;
+	if (c->settle_at != 0)
+		return false;
+	c->settled = true;
+	if (c->watch != 0)
+		(void)doca_priv_pe_watch(ep->ctx.pe, c->fd, 0);
+	c->watch = 0;
+	return true;
+}
+
 bool comch_ep_conn_step(struct comch_ep *ep, struct doca_comch_connection *c)
 {
 	bool any = false;
@@ -394,6 +410,8 @@ bool comch_ep_conn_step(struct comch_ep *ep, struct doca_comch_connection *c)
 		any |= comch_conn_pump(c);
 	if (c->rx_done && !c->notified)
 		any |= comch_conn_finish(c);
+	if (c->notified && !c->settled)
+		any |= conn_settle(ep, c);
 	return any;
 }
 
@@ -421,23 +439,28 @@ void comch_ep_watch(struct comch_ep *ep, int fd, bool *watched)
 /*
  * A connection's sources: its socket (readable; writable while sends or control packets
  * wait for room), a held message's due time (ODMA_FAULTS comch_delay_us: the socket is not
- * read meanwhile, so it is not watched), and an end not handled yet (progress now).
+ * read meanwhile, so it is not watched), an end not handled yet (progress now), and after
+ * its end, its channel until it settled.
  */
 uint64_t comch_ep_arm_conn(struct comch_ep *ep, struct doca_comch_connection *c)
 {
 	uint32_t want = EPOLLIN;
 	uint64_t at = ODMA_WAKE_NEVER;
 
-	if (c->rx_done)
-		return c->notified ? ODMA_WAKE_NEVER : 0;
-	if (c->held != NULL) {
+	if (c->rx_done && !c->notified)
+		return 0;
+	if (c->rx_done) {
+		/* ended: its descriptor rings as its last sends complete (carrier's settle) */
+		want = c->settled ? 0 : EPOLLIN;
+		at = c->settled ? ODMA_WAKE_NEVER : c->settle_at;
+	} else if (c->held != NULL) {
 		want = 0;
 		at = c->held_due_ns;
 	} else if (c->pending.head != NULL ||
 	           atomic_load_explicit(&c->outbox_n, memory_order_relaxed) != 0) {
 		want |= EPOLLOUT;
 	}
-	if (c->ch->car->due != NULL)
+	if (!c->rx_done && c->ch->car->due != NULL)
 		at = comch_min_ns(at, c->ch->car->due(c, &want));
 	if (want != c->watch && doca_priv_pe_watch(ep->ctx.pe, c->fd, want) == DOCA_SUCCESS)
 		c->watch = want;

@@ -73,7 +73,16 @@ struct comch_net {
 	struct comch_chan ch;   /* ch.fd: an eventfd rung on every arrival; ch.link: link */
 	struct comch_link link; /* private: delivered[peer side] comes from the peer's CREDIT */
 	struct odma_tp_ep *tp;  /* NULL once hung up */
-	pthread_mutex_t lock;   /* the inbox, tp, closed, refused */
+	/*
+	 * Hung up with what it sent last still on its way (net_lingers_locked): the endpoint stays
+	 * open until that is done or linger_until passed (net_settle closes it then).
+	 */
+	struct odma_tp_ep *linger;
+	uint64_t linger_until;
+	atomic_bool hung; /* hung up: sent_cb rings the descriptor as the last send completes */
+	bool said_bye;    /* this side sent its BYE: it lingers until the peer is done */
+	atomic_bool peer_done; /* the endpoint closed, or the peer's BYE came after the hang-up */
+	pthread_mutex_t lock;  /* the inbox, tp, closed, refused */
 	struct comch_npkt *head, *tail;
 	uint32_t n, max_n;   /* packets queued, and the most that may be */
 	size_t bytes;        /* bytes queued (<= COMCH_NET_INBOX_BYTES beyond one packet) */
@@ -109,7 +118,7 @@ struct comch_net {
 	size_t msg_cap; /* longest packet of the kinds queued for the progress (header + payload) */
 };
 
-/* Longest wait of a close for the sends still being written (the BYE among them). */
+/* Longest wait of a channel freed unsettled for its sends (a REJECT among them). */
 #define COMCH_NET_FLUSH_MS 200u
 
 /* What the process shares between its servers: the listener and the handshakes. */
@@ -205,11 +214,24 @@ static struct comch_net *net_of(const struct comch_chan *ch)
 	return odma_container_of(ch, struct comch_net, ch);
 }
 
-/* Closes the endpoint (not on the transport thread): its callbacks have all run after it. */
+/*
+ * Under @n's lock: whether a hung-up endpoint stays open for what it sent last. After this
+ * side's BYE, until the peer read up to it and closed (or sent its own BYE): a socket closed
+ * before that resets what the peer has not read yet. Else while sends are in flight (a REJECT).
+ */
+static bool net_lingers_locked(struct comch_net *n)
+{
+	return n->said_bye ? !atomic_load(&n->peer_done) : atomic_load(&n->inflight) != 0;
+}
+
+/*
+ * Closes the endpoint for sending and reading (not on the transport thread) without waiting:
+ * what was sent last (a BYE, a REJECT, the messages before them) keeps it open until it went
+ * out (net_settle, the endpoint's progress, closes it then).
+ */
 static void net_hangup(struct comch_chan *ch)
 {
 	struct comch_net *n = net_of(ch);
-	uint64_t until = doca_priv_now_ns() + (uint64_t)COMCH_NET_FLUSH_MS * 1000000ull;
 	struct odma_tp_ep *tp;
 
 	pthread_mutex_lock(&n->lock);
@@ -217,16 +239,81 @@ static void net_hangup(struct comch_chan *ch)
 	tp = n->tp;
 	n->tp = NULL;
 	n->closed = true;
+	atomic_store(&n->hung, true); /* before inflight is read: sent_cb rings, or it is 0 */
+	if (tp != NULL && net_lingers_locked(n)) {
+		n->linger = tp;
+		n->linger_until = doca_priv_now_ns() + n->silence_ns;
+		tp = NULL;
+	}
 	pthread_mutex_unlock(&n->lock);
+	if (tp != NULL)
+		doca_priv_tp_ep_close(tp);
+}
+
+/*
+ * Takes the lingering endpoint of @n once it lingers no more or its time ran out, or (@force)
+ * at once; *@left: the sends still in flight.
+ */
+static struct odma_tp_ep *net_linger_take(struct comch_net *n, bool force, unsigned int *left)
+{
+	struct odma_tp_ep *tp = NULL;
+
+	pthread_mutex_lock(&n->lock);
+	*left = atomic_load(&n->inflight);
+	if (n->linger != NULL &&
+	    (force || !net_lingers_locked(n) || doca_priv_now_ns() >= n->linger_until)) {
+		tp = n->linger;
+		n->linger = NULL;
+	}
+	pthread_mutex_unlock(&n->lock);
+	return tp;
+}
+
+/*
+ * A hung-up channel's close (the endpoint's PE thread): 0 once its endpoint is closed, else
+ * when to look again (the descriptor rings sooner: the last send completed, the peer closed or
+ * said BYE). A peer that took nothing until the silence limit has the rest dropped, with a line.
+ */
+static uint64_t net_settle(struct comch_chan *ch)
+{
+	struct comch_net *n = net_of(ch);
+	unsigned int left;
+	struct odma_tp_ep *tp = net_linger_take(n, false, &left);
+	uint64_t v;
+
+	(void)!read(n->ch.fd, &v, sizeof(v)); /* nothing is read from a hung-up channel */
 	if (tp == NULL)
+		return n->linger != NULL ? n->linger_until : 0;
+	if (!atomic_load(&n->peer_done) && (n->said_bye || left != 0))
+		ODMA_RATELIMITED_WARN("comch: the peer of a connection at ODMA_FABRIC did not take "
+		                      "what was sent before its close within %llu ms "
+		                      "(ODMA_TRANSPORT_TIMEOUT_MS); the connection closes, and %u "
+		                      "packets still in flight are dropped",
+		                      (unsigned long long)(n->silence_ns / 1000000ull), left);
+	doca_priv_tp_ep_close(tp);
+	return 0;
+}
+
+/*
+ * The last step of a hang-up that did not settle (a handshake refused, an endpoint destroyed):
+ * its sends get COMCH_NET_FLUSH_MS to go out before the endpoint closes.
+ */
+static void net_linger_end(struct comch_net *n)
+{
+	uint64_t until = doca_priv_now_ns() + (uint64_t)COMCH_NET_FLUSH_MS * 1000000ull;
+	unsigned int left;
+	struct odma_tp_ep *tp;
+
+	if (n->linger == NULL)
 		return;
-	/* what was sent last (a BYE, a REJECT) goes out before the endpoint closes */
 	while (atomic_load(&n->inflight) != 0 && doca_priv_now_ns() < until) {
 		struct timespec nap = { 0, 200000 };
 
 		nanosleep(&nap, NULL);
 	}
-	doca_priv_tp_ep_close(tp);
+	tp = net_linger_take(n, true, &left);
+	if (tp != NULL)
+		doca_priv_tp_ep_close(tp);
 }
 
 static void net_free(struct comch_chan *ch)
@@ -234,6 +321,7 @@ static void net_free(struct comch_chan *ch)
 	struct comch_net *n = net_of(ch);
 
 	net_hangup(ch);
+	net_linger_end(n);
 	while (n->head != NULL) {
 		struct comch_npkt *p = n->head;
 
@@ -252,7 +340,9 @@ static void sent_cb(void *arg, doca_error_t status)
 	struct comch_net *n = arg;
 
 	(void)status;
-	atomic_fetch_sub(&n->inflight, 1);
+	/* the last send of a hung-up channel: its endpoint's progress closes it (net_settle) */
+	if (atomic_fetch_sub(&n->inflight, 1) == 1 && atomic_load(&n->hung))
+		ring(n);
 }
 
 /*
@@ -286,6 +376,8 @@ static int net_sendv_locked(struct comch_net *n, uint32_t type, uint32_t arg,
 		r = doca_priv_tp_ep_sendv(n->tp, b, nb, type, sent_cb, n);
 		if (r != DOCA_SUCCESS)
 			atomic_fetch_sub(&n->inflight, 1);
+		else if (type == COMCH_W_BYE)
+			n->said_bye = true;
 	}
 	return r == DOCA_SUCCESS           ? 0
 	       : r == DOCA_ERROR_AGAIN     ? EAGAIN
@@ -719,6 +811,8 @@ static bool net_on_recv(struct odma_tp_ep *tp, const void *bytes, size_t len, ui
 		goto out;
 	}
 	memcpy(&a, b, 4);
+	if (imm == COMCH_W_BYE && atomic_load(&n->hung))
+		atomic_store(&n->peer_done, true); /* BYEs crossed: neither reads the other's */
 	if (n->auth != COMCH_AUTH_DONE &&
 	    !(imm == COMCH_W_REJECT && n->side == COMCH_SIDE_CLIENT)) {
 		pthread_mutex_unlock(&n->lock);
@@ -752,6 +846,7 @@ static void net_on_close(struct odma_tp_ep *tp, doca_error_t why, void *arg)
 	if (why == DOCA_ERROR_NOT_PERMITTED)
 		refuse_as_server_locked(n, text);
 	n->closed = true;
+	atomic_store(&n->peer_done, true);
 	pthread_mutex_unlock(&n->lock);
 	net_wake(n);
 }
@@ -1435,6 +1530,7 @@ const struct comch_carrier comch_net_carrier = {
 	.send = net_send,
 	.recv = net_recv,
 	.hangup = net_hangup,
+	.settle = net_settle,
 	.free = net_free,
 	.admit = net_admit,
 	.bind = net_bind,

@@ -234,8 +234,8 @@ static bool server_idle_ready(const struct doca_ctx *ctx)
 	if (ep->dispatch > 0)
 		return false; /* a callback of ours is running: IDLE comes from the next progress */
 	for (const struct doca_comch_connection *c = ep->conns; c != NULL; c = c->next)
-		if (!c->notified)
-			return false;
+		if (!c->settled)
+			return false; /* what it sent before its end is still going out */
 	return true;
 }
 

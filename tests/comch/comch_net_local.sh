@@ -125,6 +125,31 @@ if [ "${ODMA_LINK:-}" != ucp ]; then
 	touch "$T/go7"
 	wait $s7 || bad "idle server: $(grep -v WARNING "$T/s7")"
 fi
+# A server disconnects 3 frozen clients with 15 MiB in flight to each, more than their sockets
+# take, and goes on: every message reported sent reaches its client once it runs again, and
+# each client sees the server disconnect it (before: the PE thread waited 200 ms per
+# connection, then the transport dropped what was still queued, the disconnect with it).
+ODMA_SYSTEM="$(cd "$(dirname "$0")/../data/profiles" && pwd)/comch-flood.profile"
+serve "$T/s8" server-flood flood 3 "$T/go8" || bad "the flooding server did not start: $(cat "$T/s8")"
+s8=$srv
+flooded=
+for i in 1 2 3; do
+	ODMA_RUNDIR="$T/rh" $W "$PEER" client-count flood >"$T/f$i" 2>&1 &
+	flooded="$flooded $!"
+done
+await "$T/s8" ready 30 || bad "the clients did not reach the flooding server: $(cat "$T/s8")"
+kill -STOP $flooded
+touch "$T/go8"
+await "$T/s8" closed 30 || bad "the flooding server did not disconnect: $(cat "$T/s8")"
+kill -CONT $flooded
+got=0
+for p in $flooded; do wait "$p" || bad "a flooded client failed: $(cat "$T"/f*)"; done
+for i in 1 2 3; do got=$((got + $(sed -n 's/^received //p' "$T/f$i"))); done
+sent=$(sed -n 's/^closed: \([0-9]*\) sent.*/\1/p' "$T/s8")
+[ "$got" = "$sent" ] || bad "the server reported $sent messages sent, its clients received $got"
+if grep -q "without disconnecting" "$T"/f*; then bad "a client saw its server vanish: $(cat "$T"/f*)"; fi
+wait $s8 || bad "flooding server: $(cat "$T/s8")"
+ODMA_SYSTEM=bf3
 # 40 clients come and go (every other one killed): the server stays bounded across the network
 serve "$T/s5" lifetime life 40 "$T/rh" || bad "the lifetime server did not start: $(cat "$T/s5")"
 s5=$srv

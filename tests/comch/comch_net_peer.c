@@ -23,6 +23,13 @@
  *                                        exits 0 when doca_ctx_stop returned within 1.5 s (the
  *                                        script stops the clients first: a stop must not wait
  *                                        for them, 2 s each before 2026-12-06)
+ *   comch_net_peer server-flood NAME N FILE  once N clients said a word and FILE exists (the
+ *                                        clients frozen), sends each 240 messages of 64 KiB
+ *                                        and disconnects it at once; prints "closed: S sent F
+ *                                        failed", stops, and exits 0 once IDLE
+ *   comch_net_peer client-count NAME     (its client) says a word, prints "ready", reads until
+ *                                        the server ends the connection, checks the bytes and
+ *                                        prints "received R"
  *   comch_net_peer server-fp NAME        the fast path both ways (with client-fp NAME on the
  *   comch_net_peer client-fp NAME        other side): the server's producer fills the client's
  *                                        consumer (immediate data, 1 B, 1000 B, 1 MiB - 1),
@@ -282,6 +289,92 @@ static int run_server_stop(const char *name, uint32_t n, const char *file)
 	CU_CHECK(r == DOCA_SUCCESS || r == DOCA_ERROR_IN_PROGRESS);
 	CU_CHECK(ms < 1500);
 	CU_CHECK(cu_close(&e));
+	return 0;
+}
+
+/* server-flood: messages of FLOOD_LEN bytes, FLOOD_N to each client (past the socket's room). */
+#define FLOOD_LEN 65536u
+#define FLOOD_N 240u
+
+/* A send to @conn of the server's message @i (its pattern): the submit's answer. */
+static doca_error_t flood_send(struct cu_ep *e, struct doca_comch_connection *conn, uint32_t i)
+{
+	static uint8_t buf[FLOOD_LEN];
+	struct doca_comch_task_send *t;
+	doca_error_t r;
+
+	fill(buf, FLOOD_LEN, i);
+	r = doca_comch_server_task_send_alloc_init(e->srv, conn, buf, FLOOD_LEN, &t);
+	if (r != DOCA_SUCCESS)
+		return r;
+	r = doca_task_submit(doca_comch_task_send_as_task(t));
+	if (r != DOCA_SUCCESS)
+		doca_task_free(doca_comch_task_send_as_task(t));
+	return r;
+}
+
+/*
+ * server-flood NAME N FILE: once N clients said a word ("ready") and FILE exists (the script
+ * froze the clients), sends FLOOD_N messages to each, more than their sockets take, then
+ * disconnects each of them: the disconnects return with the sends in flight, which still
+ * reach the clients once they run again. Prints how many sends were reported sent, then waits
+ * for the stop to end (IDLE once the clients took everything).
+ */
+static int run_server_flood(const char *name, unsigned int n, const char *file)
+{
+	struct cu_ep e;
+	unsigned int submitted = 0;
+	doca_error_t r;
+
+	cu_open(&e, true);
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_server_start(&e, name, 64, 1024));
+	printf("listening\n");
+	want_rx = n;
+	CU_CHECK(cu_progress_until(&e, got_rx, 30000) && e.nconns == n);
+	printf("ready\n");
+	while (access(file, F_OK) != 0)
+		(void)doca_pe_progress(e.pe);
+	for (unsigned int c = 0; c < n; c++)
+		for (uint32_t i = 0; i < FLOOD_N; i++, submitted++)
+			CU_CHECK_DOCA(DOCA_SUCCESS, flood_send(&e, e.conns[c], i));
+	for (unsigned int c = 0; c < n; c++) {
+		while ((r = doca_comch_server_disconnect(e.srv, e.conns[c])) == DOCA_ERROR_AGAIN)
+			(void)doca_pe_progress(e.pe);
+		CU_CHECK_DOCA(DOCA_SUCCESS, r);
+		(void)doca_pe_progress(e.pe);
+	}
+	/* every send accepted is reported once: sent, or failed (none here) */
+	CU_CHECK(e.sent_ok + e.sent_err == submitted);
+	printf("closed: %u sent %u failed\n", e.sent_ok, e.sent_err);
+	r = doca_ctx_stop(e.ctx);
+	CU_CHECK(r == DOCA_SUCCESS || r == DOCA_ERROR_IN_PROGRESS);
+	CU_CHECK(cu_progress_until(&e, cu_is_idle, 60000));
+	printf("server: IDLE\n");
+	CU_CHECK(cu_close(&e));
+	return 0;
+}
+
+/*
+ * client-count NAME: connects, says a word, prints "ready", then reads until the server ends the
+ * connection; checks every message byte for byte and prints how many arrived.
+ */
+static int run_client_count(const char *name)
+{
+	static uint8_t buf[FLOOD_LEN];
+	struct cu_ep e;
+
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, name, 1024, 8));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 20000));
+	CU_CHECK_DOCA(DOCA_SUCCESS, cu_send(&e, "w", 1));
+	printf("ready\n");
+	CU_CHECK(cu_progress_until(&e, cu_is_idle, 60000));
+	for (uint32_t i = 0; i < e.nrx; i++) {
+		fill(buf, FLOOD_LEN, i);
+		CU_CHECK(e.rx_len[i] == FLOOD_LEN && memcmp(e.rx[i], buf, FLOOD_LEN) == 0);
+	}
+	printf("received %u\n", e.nrx);
+	(void)cu_close(&e);
 	return 0;
 }
 
@@ -575,6 +668,10 @@ int main(int argc, char **argv)
 		return run_client_hold(argv[2]);
 	if (argc == 5 && strcmp(argv[1], "server-stop") == 0)
 		return run_server_stop(argv[2], (uint32_t)atoi(argv[3]), argv[4]);
+	if (argc == 5 && strcmp(argv[1], "server-flood") == 0)
+		return run_server_flood(argv[2], (unsigned int)atoi(argv[3]), argv[4]);
+	if (argc == 3 && strcmp(argv[1], "client-count") == 0)
+		return run_client_count(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "server-lose") == 0)
 		return run_server_lose(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "server-fp") == 0)

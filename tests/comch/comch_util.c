@@ -173,6 +173,8 @@ static void cb_connect(struct doca_comch_event_connection_status_changed *ev,
 		return;
 	}
 	e->conn = conn;
+	if (e->nconns < CU_MAX_CONNS)
+		e->conns[e->nconns++] = conn;
 	CU_CHECK_DOCA(DOCA_SUCCESS, doca_comch_connection_set_user_data(conn, ud));
 }
 

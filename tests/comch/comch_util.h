@@ -27,6 +27,7 @@
 #define CU_HOST_PCI "b1:00.0"
 #define CU_DPU_PCI "03:00.0"
 #define CU_MAX_RX 8192
+#define CU_MAX_CONNS 8
 
 /* A check usable in a forked child (no cmocka there): prints and exits 1. */
 #define CU_CHECK(cond)                                                                             \
@@ -59,6 +60,8 @@ struct cu_ep {
 	struct doca_comch_client *cli;
 	struct doca_ctx *ctx;
 	struct doca_comch_connection *conn; /* server: the last connected; client: its connection */
+	struct doca_comch_connection *conns[CU_MAX_CONNS]; /* server: the first ones, in order */
+	unsigned int nconns;
 	/* callbacks */
 	unsigned int connects, disconnects, sent_ok, sent_err, new_cons, gone_cons, states_seen;
 	doca_error_t last_send_status;
