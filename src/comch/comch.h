@@ -308,6 +308,8 @@ struct doca_comch_connection {
 	uint8_t *held;
 	uint32_t held_len;
 	uint64_t held_due_ns;
+	/* comch_conn_close found the socket full: until when its BYE may wait (0: not closing) */
+	uint64_t closing_until;
 	/* shared with consumers/producers (other threads) */
 	pthread_mutex_t lock;
 	struct comch_outbox *outbox, *outbox_tail;
@@ -550,8 +552,14 @@ void comch_conn_refuse(struct doca_comch_connection *conn, const char *why);
 /* Handles a dead connection once: fails queued sends, raises events, expires the fast path. */
 bool comch_conn_finish(struct doca_comch_connection *conn);
 
-/* Orderly local close: writes what it can, fails the rest with @status, says BYE. */
+/*
+ * Orderly local close: writes what it can, fails the rest with @status, says BYE. A socket
+ * that takes not even the BYE now leaves the connection closing (closing_until):
+ * comch_conn_closing, from the endpoint's progress, ends it once the BYE left.
+ */
 void comch_conn_close(struct doca_comch_connection *conn, doca_error_t status);
+/* A closing connection's share of a progress call: whether it ended. */
+bool comch_conn_closing(struct doca_comch_connection *conn);
 
 /*
  * doca_comch_server_disconnect: closes @conn like comch_conn_close, with no disconnect event,

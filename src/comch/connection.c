@@ -560,12 +560,11 @@ bool comch_conn_pump(struct doca_comch_connection *conn)
 }
 
 /*
- * Tells the peer this side leaves (a BYE) after what waits to leave; @after_all: only once all
- * of it left. EAGAIN when the socket (or the transport's bound) takes no more now: nothing is
- * lost, and a later call tries again. 0 when sent, or when the connection is broken (no one
- * to tell).
+ * Tells the peer this side leaves (a BYE) once all that waits to leave left. EAGAIN when the
+ * socket (or the transport's bound) takes no more now: nothing is lost, and a later call tries
+ * again. 0 when sent, or when the connection is broken (no one to tell).
  */
-static int conn_bye(struct doca_comch_connection *conn, bool after_all)
+static int conn_bye(struct doca_comch_connection *conn)
 {
 	if (atomic_load(&conn->dead))
 		return 0;
@@ -573,7 +572,7 @@ static int conn_bye(struct doca_comch_connection *conn, bool after_all)
 	comch_conn_flush_ctl(conn);
 	if (atomic_load(&conn->dead))
 		return 0;
-	if (after_all && (conn->pending.head != NULL || atomic_load(&conn->outbox_n) != 0))
+	if (conn->pending.head != NULL || atomic_load(&conn->outbox_n) != 0)
 		return EAGAIN;
 	return conn_send(conn, COMCH_W_BYE, 0, NULL, 0, -1) == EAGAIN ? EAGAIN : 0;
 }
@@ -590,15 +589,46 @@ static void conn_end(struct doca_comch_connection *conn, doca_error_t status)
 
 void comch_conn_close(struct doca_comch_connection *conn, doca_error_t status)
 {
-	if (conn->rx_done)
+	if (conn->rx_done || conn->closing_until != 0)
 		return;
-	(void)conn_bye(conn, false); /* best effort */
+	(void)flush_pending(conn);
+	fail_pending(conn, status); /* the stop flushes what the socket did not take */
+	/* the BYE leaves after the control packets queued before it, or waits with them */
+	if (comch_conn_send_ctl(conn, COMCH_W_BYE, 0, NULL, 0, -1) &&
+	    atomic_load(&conn->outbox_n) != 0) {
+		conn->closing_until =
+		        doca_priv_now_ns() + (uint64_t)doca_priv_tp_timeout_ms() * 1000000ull;
+		return;
+	}
 	conn_end(conn, status);
+}
+
+bool comch_conn_closing(struct doca_comch_connection *conn)
+{
+	bool left;
+
+	/* what the peer sends meanwhile is dropped (its BYE: it left in order, no wait) */
+	if (comch_chan_drain(conn->ch, COMCH_RECV_BUDGET))
+		conn->orderly = true;
+	comch_conn_flush_ctl(conn);
+	left = atomic_load(&conn->outbox_n) == 0 || atomic_load(&conn->dead) || conn->orderly;
+	if (!left && doca_priv_now_ns() < conn->closing_until)
+		return false;
+	if (!left)
+		COMCH_PEER_LOG(WARNING, conn,
+		               "comch %s \"%s\": the peer (%s) of connection %p read nothing for "
+		               "%u ms (ODMA_TRANSPORT_TIMEOUT_MS): it is closed without its "
+		               "disconnect message",
+		               comch_ep_kind(conn->ep), conn->ep->name, comch_conn_who(conn).s,
+		               (void *)conn, doca_priv_tp_timeout_ms());
+	conn->closing_until = 0;
+	conn_end(conn, DOCA_ERROR_IO_FAILED);
+	return true;
 }
 
 doca_error_t comch_conn_disconnect(struct doca_comch_connection *conn)
 {
-	if (conn_bye(conn, true) == EAGAIN)
+	if (conn_bye(conn) == EAGAIN)
 		return DOCA_ERROR_AGAIN;
 	conn->dropped = true;
 	conn_end(conn, DOCA_ERROR_IO_FAILED);

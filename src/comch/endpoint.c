@@ -406,7 +406,9 @@ bool comch_ep_conn_step(struct comch_ep *ep, struct doca_comch_connection *c)
 	bool any = false;
 
 	(void)ep;
-	if (!c->rx_done)
+	if (!c->rx_done && c->closing_until != 0)
+		any |= comch_conn_closing(c);
+	else if (!c->rx_done)
 		any |= comch_conn_pump(c);
 	if (c->rx_done && !c->notified)
 		any |= comch_conn_finish(c);
@@ -453,7 +455,7 @@ uint64_t comch_ep_arm_conn(struct comch_ep *ep, struct doca_comch_connection *c)
 		/* ended: its descriptor rings as its last sends complete (carrier's settle) */
 		want = c->settled ? 0 : EPOLLIN;
 		at = c->settled ? ODMA_WAKE_NEVER : c->settle_at;
-	} else if (c->held != NULL) {
+	} else if (c->held != NULL && c->closing_until == 0) {
 		want = 0;
 		at = c->held_due_ns;
 	} else if (c->pending.head != NULL ||
@@ -462,6 +464,8 @@ uint64_t comch_ep_arm_conn(struct comch_ep *ep, struct doca_comch_connection *c)
 	}
 	if (!c->rx_done && c->ch->car->due != NULL)
 		at = comch_min_ns(at, c->ch->car->due(c, &want));
+	if (!c->rx_done && c->closing_until != 0) /* its BYE waits for room until then */
+		at = comch_min_ns(at, c->closing_until);
 	if (want != c->watch && doca_priv_pe_watch(ep->ctx.pe, c->fd, want) == DOCA_SUCCESS)
 		c->watch = want;
 	return at;

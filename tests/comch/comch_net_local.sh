@@ -130,25 +130,31 @@ fi
 # each client sees the server disconnect it (before: the PE thread waited 200 ms per
 # connection, then the transport dropped what was still queued, the disconnect with it).
 ODMA_SYSTEM="$(cd "$(dirname "$0")/../data/profiles" && pwd)/comch-flood.profile"
-serve "$T/s8" server-flood flood 3 "$T/go8" || bad "the flooding server did not start: $(cat "$T/s8")"
-s8=$srv
-flooded=
-for i in 1 2 3; do
-	ODMA_RUNDIR="$T/rh" $W "$PEER" client-count flood >"$T/f$i" 2>&1 &
-	flooded="$flooded $!"
+# Then the same with a stop and more than the transport holds for each client: the sends it
+# did not take fail, the disconnect message waits for room (before: lost, the clients saw the
+# server vanish) and everything reported sent arrives.
+for how in disconnect stop; do
+	serve "$T/s8" server-flood flood 3 "$T/go8" $how || bad "the flooding server did not start: $(cat "$T/s8")"
+	s8=$srv
+	flooded=
+	for i in 1 2 3; do
+		ODMA_RUNDIR="$T/rh" $W "$PEER" client-count flood >"$T/f$i" 2>&1 &
+		flooded="$flooded $!"
+	done
+	await "$T/s8" ready 30 || bad "$how: the clients did not reach the flooding server: $(cat "$T/s8")"
+	kill -STOP $flooded
+	touch "$T/go8"
+	await "$T/s8" closed 30 || bad "$how: the flooding server did not close: $(cat "$T/s8")"
+	kill -CONT $flooded
+	got=0
+	for p in $flooded; do wait "$p" || bad "$how: a flooded client failed: $(cat "$T"/f*)"; done
+	for i in 1 2 3; do got=$((got + $(sed -n 's/^received //p' "$T/f$i"))); done
+	sent=$(sed -n 's/^closed: \([0-9]*\) sent.*/\1/p' "$T/s8")
+	[ "$got" = "$sent" ] || bad "$how: the server reported $sent messages sent, its clients received $got"
+	if grep -q "without disconnecting" "$T"/f*; then bad "$how: a client saw its server vanish: $(cat "$T"/f*)"; fi
+	wait $s8 || bad "$how: flooding server: $(cat "$T/s8")"
+	rm -f "$T/go8"
 done
-await "$T/s8" ready 30 || bad "the clients did not reach the flooding server: $(cat "$T/s8")"
-kill -STOP $flooded
-touch "$T/go8"
-await "$T/s8" closed 30 || bad "the flooding server did not disconnect: $(cat "$T/s8")"
-kill -CONT $flooded
-got=0
-for p in $flooded; do wait "$p" || bad "a flooded client failed: $(cat "$T"/f*)"; done
-for i in 1 2 3; do got=$((got + $(sed -n 's/^received //p' "$T/f$i"))); done
-sent=$(sed -n 's/^closed: \([0-9]*\) sent.*/\1/p' "$T/s8")
-[ "$got" = "$sent" ] || bad "the server reported $sent messages sent, its clients received $got"
-if grep -q "without disconnecting" "$T"/f*; then bad "a client saw its server vanish: $(cat "$T"/f*)"; fi
-wait $s8 || bad "flooding server: $(cat "$T/s8")"
 ODMA_SYSTEM=bf3
 # 40 clients come and go (every other one killed): the server stays bounded across the network
 serve "$T/s5" lifetime life 40 "$T/rh" || bad "the lifetime server did not start: $(cat "$T/s5")"

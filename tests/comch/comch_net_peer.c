@@ -23,10 +23,12 @@
  *                                        exits 0 when doca_ctx_stop returned within 1.5 s (the
  *                                        script stops the clients first: a stop must not wait
  *                                        for them, 2 s each before 2026-12-06)
- *   comch_net_peer server-flood NAME N FILE  once N clients said a word and FILE exists (the
- *                                        clients frozen), sends each 240 messages of 64 KiB
- *                                        and disconnects it at once; prints "closed: S sent F
- *                                        failed", stops, and exits 0 once IDLE
+ *   comch_net_peer server-flood NAME N FILE [stop]  once N clients said a word and FILE
+ *                                        exists (the clients frozen), sends each 240 messages
+ *                                        of 64 KiB and disconnects it at once (stop: 340 each,
+ *                                        more than the transport takes, and stops instead);
+ *                                        prints "closed: S sent F failed", stops, and exits 0
+ *                                        once IDLE
  *   comch_net_peer client-count NAME     (its client) says a word, prints "ready", reads until
  *                                        the server ends the connection, checks the bytes and
  *                                        prints "received R"
@@ -295,6 +297,7 @@ static int run_server_stop(const char *name, uint32_t n, const char *file)
 /* server-flood: messages of FLOOD_LEN bytes, FLOOD_N to each client (past the socket's room). */
 #define FLOOD_LEN 65536u
 #define FLOOD_N 240u
+#define FLOOD_STOP_N 340u /* past what the transport holds for a peer (16 MiB): some wait */
 
 /* A send to @conn of the server's message @i (its pattern): the submit's answer. */
 static doca_error_t flood_send(struct cu_ep *e, struct doca_comch_connection *conn, uint32_t i)
@@ -320,10 +323,10 @@ static doca_error_t flood_send(struct cu_ep *e, struct doca_comch_connection *co
  * reach the clients once they run again. Prints how many sends were reported sent, then waits
  * for the stop to end (IDLE once the clients took everything).
  */
-static int run_server_flood(const char *name, unsigned int n, const char *file)
+static int run_server_flood(const char *name, unsigned int n, const char *file, bool stop)
 {
 	struct cu_ep e;
-	unsigned int submitted = 0;
+	unsigned int submitted = 0, per = stop ? FLOOD_STOP_N : FLOOD_N;
 	doca_error_t r;
 
 	cu_open(&e, true);
@@ -335,16 +338,20 @@ static int run_server_flood(const char *name, unsigned int n, const char *file)
 	while (access(file, F_OK) != 0)
 		(void)doca_pe_progress(e.pe);
 	for (unsigned int c = 0; c < n; c++)
-		for (uint32_t i = 0; i < FLOOD_N; i++, submitted++)
+		for (uint32_t i = 0; i < per; i++, submitted++)
 			CU_CHECK_DOCA(DOCA_SUCCESS, flood_send(&e, e.conns[c], i));
-	for (unsigned int c = 0; c < n; c++) {
+	for (unsigned int c = 0; c < n && !stop; c++) {
 		while ((r = doca_comch_server_disconnect(e.srv, e.conns[c])) == DOCA_ERROR_AGAIN)
 			(void)doca_pe_progress(e.pe);
 		CU_CHECK_DOCA(DOCA_SUCCESS, r);
 		(void)doca_pe_progress(e.pe);
 	}
-	/* every send accepted is reported once: sent, or failed (none here) */
-	CU_CHECK(e.sent_ok + e.sent_err == submitted);
+	if (stop) { /* the sends the transport did not take yet fail (IO_FAILED) */
+		CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, doca_ctx_stop(e.ctx));
+		(void)doca_pe_progress(e.pe);
+	}
+	/* every send accepted is reported once: sent, or failed (none without the stop) */
+	CU_CHECK(e.sent_ok + e.sent_err == submitted && (stop || e.sent_err == 0));
 	printf("closed: %u sent %u failed\n", e.sent_ok, e.sent_err);
 	r = doca_ctx_stop(e.ctx);
 	CU_CHECK(r == DOCA_SUCCESS || r == DOCA_ERROR_IN_PROGRESS);
@@ -668,8 +675,9 @@ int main(int argc, char **argv)
 		return run_client_hold(argv[2]);
 	if (argc == 5 && strcmp(argv[1], "server-stop") == 0)
 		return run_server_stop(argv[2], (uint32_t)atoi(argv[3]), argv[4]);
-	if (argc == 5 && strcmp(argv[1], "server-flood") == 0)
-		return run_server_flood(argv[2], (unsigned int)atoi(argv[3]), argv[4]);
+	if ((argc == 5 || argc == 6) && strcmp(argv[1], "server-flood") == 0)
+		return run_server_flood(argv[2], (unsigned int)atoi(argv[3]), argv[4],
+		                        argc == 6 && strcmp(argv[5], "stop") == 0);
 	if (argc == 3 && strcmp(argv[1], "client-count") == 0)
 		return run_client_count(argv[2]);
 	if (argc == 3 && strcmp(argv[1], "server-lose") == 0)

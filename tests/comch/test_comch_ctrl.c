@@ -470,6 +470,87 @@ static void test_client_dies(void **state)
 	assert_true(cu_close(&s));
 }
 
+/* ---- a server that stops while the client's socket is full: the BYE waits for room ---------- */
+
+/* The count the parent tells (decimal digits, then '.'), heard without progressing. */
+static unsigned int hear_count(void)
+{
+	unsigned int v = 0;
+	char c;
+
+	while ((c = cu_hear(NULL, 10000)) != '.') {
+		CU_CHECK(c >= '0' && c <= '9');
+		v = v * 10 + (unsigned int)(c - '0');
+	}
+	return v;
+}
+
+static void tell_count(unsigned int v)
+{
+	char b[16];
+
+	snprintf(b, sizeof(b), "%u.", v);
+	for (const char *p = b; *p != '\0'; p++)
+		cu_tell(*p);
+}
+
+static int client_reads_late(void *arg)
+{
+	struct cu_ep e;
+	uint8_t want[4080];
+
+	(void)arg;
+	cu_sync_side(true);
+	cu_open(&e, false);
+	cu_log_capture();
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 1024, 4));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	cu_tell('r');
+	CU_CHECK(cu_hear(NULL, 10000) == 'k'); /* without progressing: the socket filled */
+	CU_CHECK(cu_progress_until(&e, cu_is_idle, 10000));
+	/* every message the server reported sent, in order, then its BYE: no vanished server */
+	CU_CHECK(e.nrx == hear_count());
+	for (uint32_t i = 0; i < e.nrx; i++) {
+		fill(want, i, sizeof(want));
+		CU_CHECK(e.rx_len[i] == sizeof(want) && memcmp(e.rx[i], want, sizeof(want)) == 0);
+	}
+	CU_CHECK(!cu_log_has("without disconnecting"));
+	CU_CHECK(cu_close(&e));
+	return 0;
+}
+
+static void test_server_stops_socket_full(void **state)
+{
+	struct cu_ep s;
+	uint8_t big[4080];
+	unsigned int submitted = 0;
+	pid_t child;
+
+	(void)state;
+	cu_sync_init();
+	child = cu_fork(client_reads_late, NULL, 30);
+	cu_sync_side(false);
+	cu_open(&s, true);
+	assert_ok(cu_server_start(&s, NAME, 0, 1024));
+	assert_int_equal(cu_hear(&s, 5000), 'r');
+	/* more than the socket holds: some sends wait, and the socket takes not even a BYE */
+	for (uint32_t i = 0; i < 600; i++, submitted++) {
+		fill(big, i, sizeof(big));
+		assert_int_equal(cu_send(&s, big, sizeof(big)), DOCA_SUCCESS);
+	}
+	doca_pe_progress(s.pe);
+	assert_true(s.sent_ok < submitted);
+	assert_int_equal(doca_ctx_stop(s.ctx), DOCA_ERROR_IN_PROGRESS);
+	cu_tell('k');
+	assert_true(cu_progress_until(&s, cu_is_idle, 10000));
+	/* the sends the socket had not taken failed (the stop flushes them) */
+	assert_int_equal(s.sent_ok + s.sent_err, submitted);
+	assert_true(s.sent_err > 0);
+	tell_count(s.sent_ok);
+	assert_int_equal(cu_join(child, 10), 0);
+	assert_true(cu_close(&s));
+}
+
 /* ---- a server that dies: the client context stops by itself ---------------------------------- */
 
 static int server_dies(void *arg)
@@ -708,6 +789,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_client_first, cu_next_name),
 		cmocka_unit_test_setup(test_client_dies, cu_next_name),
 		cmocka_unit_test_setup(test_server_dies, cu_next_name),
+		cmocka_unit_test_setup(test_server_stops_socket_full, cu_next_name),
 		cmocka_unit_test_setup(test_server_stops_first, cu_next_name),
 		cmocka_unit_test_setup(test_server_disconnect, cu_next_name),
 		cmocka_unit_test_setup(test_duplicate_and_stale, cu_next_name),
