@@ -551,6 +551,51 @@ static void test_server_stops_socket_full(void **state)
 	assert_true(cu_close(&s));
 }
 
+/* A client that never reads: the stop's BYE waits ODMA_TRANSPORT_TIMEOUT_MS, no longer. */
+static int client_never_reads(void *arg)
+{
+	struct cu_ep e;
+
+	(void)arg;
+	cu_sync_side(true);
+	cu_open(&e, false);
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 1024, 4));
+	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
+	cu_tell('r');
+	CU_CHECK(cu_hear(NULL, 20000) == 'k'); /* the server is IDLE: never read a byte */
+	return 0;
+}
+
+static void test_server_stops_peer_never_reads(void **state)
+{
+	struct cu_ep s;
+	uint8_t big[4080] = { 1 };
+	unsigned int submitted = 0;
+	pid_t child;
+
+	(void)state;
+	cu_sync_init();
+	child = cu_fork(client_never_reads, NULL, 30);
+	cu_sync_side(false);
+	cu_open(&s, true);
+	cu_log_capture();
+	assert_ok(cu_server_start(&s, NAME, 0, 1024));
+	assert_int_equal(cu_hear(&s, 5000), 'r');
+	for (; submitted < 600; submitted++)
+		assert_int_equal(cu_send(&s, big, sizeof(big)), DOCA_SUCCESS);
+	doca_pe_progress(s.pe);
+	assert_int_equal(setenv("ODMA_TRANSPORT_TIMEOUT_MS", "300", 1), 0);
+	assert_int_equal(doca_ctx_stop(s.ctx), DOCA_ERROR_IN_PROGRESS);
+	assert_int_equal(unsetenv("ODMA_TRANSPORT_TIMEOUT_MS"), 0);
+	/* the server does not wait for the peer forever: IDLE, every send reported, one line */
+	assert_true(cu_progress_until(&s, cu_is_idle, 10000));
+	assert_int_equal(s.sent_ok + s.sent_err, submitted);
+	assert_true(cu_log_has("it is closed without its disconnect message"));
+	cu_tell('k');
+	assert_int_equal(cu_join(child, 10), 0);
+	assert_true(cu_close(&s));
+}
+
 /* ---- a server that dies: the client context stops by itself ---------------------------------- */
 
 static int server_dies(void *arg)
@@ -790,6 +835,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup(test_client_dies, cu_next_name),
 		cmocka_unit_test_setup(test_server_dies, cu_next_name),
 		cmocka_unit_test_setup(test_server_stops_socket_full, cu_next_name),
+		cmocka_unit_test_setup(test_server_stops_peer_never_reads, cu_next_name),
 		cmocka_unit_test_setup(test_server_stops_first, cu_next_name),
 		cmocka_unit_test_setup(test_server_disconnect, cu_next_name),
 		cmocka_unit_test_setup(test_duplicate_and_stale, cu_next_name),
