@@ -150,13 +150,12 @@ ssize_t comch_wire_recv(int fd, void *buf, size_t cap, int *fd_out)
 				close(f);
 		}
 	}
-	if (r == 0)
-		return 0;
-	if (mh.msg_flags & MSG_TRUNC)
+	/* 0: the end of the stream, or a packet of no bytes, which ends it too */
+	if (r != 0 && (mh.msg_flags & MSG_TRUNC))
 		r = -EMSGSIZE;
-	else if ((size_t)r < sizeof(struct comch_wire_hdr))
+	else if (r != 0 && (size_t)r < sizeof(struct comch_wire_hdr))
 		r = -EPROTO;
-	if (r < 0 && *fd_out >= 0) {
+	if (r <= 0 && *fd_out >= 0) { /* a descriptor that came with no packet to use it */
 		close(*fd_out);
 		*fd_out = -1;
 	}

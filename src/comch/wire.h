@@ -127,9 +127,10 @@ int comch_wire_send(int fd, uint32_t type, uint32_t arg, const void *payload, si
 
 /*
  * Receives one packet into @buf (@cap bytes) without blocking. Returns the packet length
- * (>= 8 with a valid header), 0 at end of stream, -EAGAIN when nothing waits, -EMSGSIZE
- * for a packet longer than @cap, -EPROTO for a runt, or -errno. *@fd_out gets a passed fd
- * (or -1; extra fds are closed).
+ * (>= 8 with a valid header), 0 at end of stream (or for a packet of no bytes), -EAGAIN when
+ * nothing waits, -EMSGSIZE for a packet longer than @cap, -EPROTO for a runt, or -errno.
+ * *@fd_out gets a fd passed with a packet it returns (or -1; extra fds, and those of a packet
+ * it does not return, are closed).
  */
 ssize_t comch_wire_recv(int fd, void *buf, size_t cap, int *fd_out);
 

@@ -945,6 +945,82 @@ static void case_bad_packets(void)
 	bad_packet(pkt, sizeof(pkt), "a malformed packet"); /* longer than any */
 }
 
+/* How many descriptors the victim holds now (-1 when /proc cannot tell). */
+static int victim_fds(void)
+{
+	char path[64];
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)victim);
+	dir = opendir(path);
+	if (dir == NULL)
+		return -1;
+	while ((d = readdir(dir)) != NULL)
+		n += d->d_name[0] != '.';
+	closedir(dir);
+	return n;
+}
+
+/* @len raw bytes with a descriptor (SCM_RIGHTS), as one packet. */
+static int send_with_fd(int fd, const void *bytes, size_t len, int pass_fd)
+{
+	struct iovec iov = { (void *)(uintptr_t)bytes, len };
+	union {
+		char b[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr a;
+	} ctl;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	memset(&ctl, 0, sizeof(ctl));
+	mh.msg_control = ctl.b;
+	mh.msg_controllen = sizeof(ctl.b);
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
+}
+
+/*
+ * Packets no peer may send (one of no bytes, a runt, one longer than any) that carry a
+ * descriptor, 10 connections of each: the victim closes each connection and keeps none of the
+ * descriptors (before: one per packet of no bytes, which read as the end of the stream).
+ */
+static void case_bad_packets_fd(void)
+{
+	static uint8_t pkt[9000];
+	int before = victim_fds(), after = -1, mfd = shm(4096, true);
+
+	if (before < 0) {
+		printf("skip: /proc/%d/fd cannot be read\n", (int)victim);
+		close(mfd);
+		return;
+	}
+	for (int i = 0; i < 30; i++) {
+		struct hp h;
+
+		EXPECT(hp_open(&h, true));
+		EXPECT(send_with_fd(h.fd, pkt, (size_t[]){ 0, 4, sizeof(pkt) }[i % 3], mfd) == 0);
+		for (uint64_t end = now_ms() + 3000; !h.eof && now_ms() < end;)
+			hp_pump(&h, 20);
+		EXPECT(h.eof);
+		hp_close(&h);
+	}
+	close(mfd);
+	/* the victim's progress frees the closed connections (their sockets) */
+	for (uint64_t end = now_ms() + 5000; now_ms() < end; nap_ms(50))
+		if ((after = victim_fds()) <= before + 2)
+			break;
+	if (after > before + 2)
+		FAIL("the victim holds %d descriptors after 30 malformed packets that carried one, "
+		     "%d before",
+		     after, before);
+}
+
 /* Item 10: a process holds the directory's lock forever; a server still starts. */
 static void case_held_lock(void)
 {
@@ -1322,6 +1398,7 @@ int main(int argc, char **argv)
 		run_case("claimed slots held during a stop", case_claimed_hold);
 		run_case("refused connections are logged", case_refused_logs);
 		run_case("bad packets after the handshake", case_bad_packets);
+		run_case("bad packets that carry a descriptor", case_bad_packets_fd);
 		run_case("a malformed WELCOME", case_bad_welcome);
 		run_case("a REJECT that forges a log line", case_forged_reject);
 		run_case("held lock", case_held_lock);
