@@ -52,7 +52,7 @@ typedef void (*doca_argp_logger_cb_t)(enum doca_log_level level, const char *for
 enum doca_argp_type {
 	DOCA_ARGP_TYPE_UNKNOWN = 0, /**< not set (registration fails) */
 	DOCA_ARGP_TYPE_STRING,	    /**< text; callback gets char* */
-	DOCA_ARGP_TYPE_INT,	    /**< decimal/hex integer; callback gets int* */
+	DOCA_ARGP_TYPE_INT,	    /**< decimal (010 is ten) or 0x hex int; callback gets int* */
 	DOCA_ARGP_TYPE_BOOLEAN,	    /**< flag without value (JSON: true/false); callback gets bool* */
 	DOCA_ARGP_TYPE_JSON_OBJ,    /**< JSON value; callback gets json_object* */
 };

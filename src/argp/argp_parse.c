@@ -83,13 +83,19 @@ static const char *parse_param_name(const struct doca_argp_param *p)
 	return p->long_name != NULL ? p->long_name : p->short_name;
 }
 
+/*
+ * Decimal, or hexadecimal after 0x, with a sign: a leading zero does not make it octal, so 010
+ * is ten, as a user (and DOCA's samples, which give decimal values) mean it.
+ */
 static doca_error_t parse_int(const char *text, long min, long max, long *out)
 {
+	const char *digits = text + (text[0] == '-' || text[0] == '+');
+	int base = digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X') ? 16 : 10;
 	char *end;
 	long v;
 
 	errno = 0;
-	v = strtol(text, &end, 0);
+	v = strtol(text, &end, base);
 	if (errno != 0 || end == text || *end != '\0' || v < min || v > max)
 		return DOCA_ERROR_INVALID_VALUE;
 	*out = v;

@@ -1,5 +1,6 @@
 /* Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause */
 /* Black-box tests of doca_argp.h: types, mandatory, unknown flags, JSON files, callbacks, usage. */
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -482,6 +483,49 @@ static void test_boolean_values(void **state)
 	doca_argp_disable_logger_callback();
 }
 
+/*
+ * An integer flag reads decimal (leading zeros are decimal, not octal: 010 was 8 and 08 was
+ * refused) or 0x hexadecimal, with a sign; a value outside int is refused in one line, never
+ * wrapped.
+ */
+static void test_int_values(void **state)
+{
+	static const struct {
+		char *arg; /* START's argv holds char * */
+		int want;
+	} given[] = { { "010", 10 },
+		      { "08", 8 },
+		      { "0x10", 16 },
+		      { "0X1f", 31 },
+		      { "-5", -5 },
+		      { "-0x10", -16 },
+		      { "2147483647", INT_MAX },
+		      { "-2147483648", INT_MIN },
+		      { "0", 0 } };
+	static char *const refused[] = {
+		"2147483648", "-2147483649", "0x80000000", "99999999999999999999", "0x", "1.5",
+		"",           "12z",         "0b11"
+	};
+
+	for (size_t i = 0; i < sizeof(given) / sizeof(given[0]); i++) {
+		teardown(state);
+		setup(state);
+		assert_ok(START("-p", "a", "-c", given[i].arg));
+		if (cfg.count != given[i].want)
+			fail_msg("-c %s gave %d", given[i].arg, cfg.count);
+	}
+	assert_ok(doca_argp_register_logger_callback(logger));
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		teardown(state);
+		setup(state);
+		logged = 0;
+		assert_doca(DOCA_ERROR_INVALID_VALUE, START("-p", "a", "-c", refused[i]));
+		if (logged != 1 || strstr(last_line, "count") == NULL || cfg.counts != 0)
+			fail_msg("-c \"%s\": %d lines, \"%s\"", refused[i], logged, last_line);
+	}
+	doca_argp_disable_logger_callback();
+}
+
 static int refuse_at, refuse_calls; /* the callback call that refuses (1, 2, ...) */
 static doca_error_t refuse_nth(void *p, void *c)
 {
@@ -606,6 +650,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unknown_flag_one_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_logger_callback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boolean_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_int_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_callback_refuses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_empty_list, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_twice, setup, teardown),
