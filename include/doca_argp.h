@@ -15,9 +15,11 @@
  * Built-in flags: -h/--help (usage, exit 0), -v/--version (version callback, or the odma
  * version; exit 0), -l/--log-level N (global lower log limit), --sdk-log-level N (global
  * SDK log limit), -j/--json FILE (read flags from FILE).
- * A JSON file holds two objects keyed by long names: "doca_general_flags" (log-level,
+ * A JSON file holds objects keyed by long names: "doca_general_flags" (log-level,
  * sdk-log-level) and "doca_program_flags" (the program's params). Flags given on the
- * command line as well override the file.
+ * command line as well override the file. Its "doca_dpdk_flags" object (devices, core-mask,
+ * core-list, flags: NVIDIA's *_params.json) gives EAL flags to the DPDK program; a program
+ * without one skips it.
  * After "--", the remaining arguments go to the callback set with doca_argp_set_dpdk_program().
  * Errors are logged once, followed by the usage text on stderr; the parser never exits
  * except for --help and --version.
@@ -162,7 +164,10 @@ DOCA_EXPERIMENTAL
 void doca_argp_usage(void);
 
 /**
- * @brief Routes the arguments after "--" to @p callback (DPDK-style programs).
+ * @brief Routes DPDK (EAL) flags to @p callback (DPDK-style programs): its argv is the program
+ *        name, the flags of the JSON file's "doca_dpdk_flags" (each device as -a NAME, an sf as
+ *        auxiliary:mlx5_core.sf.ID, "hws": true adding ,dv_flow_en=2; core-mask as -c 0xMASK;
+ *        core-list as -l LIST; the words of "flags"), then the arguments after "--".
  * @param [in] callback  the callback (NULL turns it off).
  */
 DOCA_EXPERIMENTAL

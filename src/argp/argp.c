@@ -90,6 +90,7 @@ doca_error_t doca_argp_destroy(void)
 	free(odma_argp.synopsis);
 	free(odma_argp.description);
 	free(odma_argp.epilogue);
+	odma_argp_dpdk_clear(); /* --help or --version exits during doca_argp_start */
 	memset(&odma_argp, 0, sizeof(odma_argp));
 	return DOCA_SUCCESS;
 }

@@ -38,6 +38,8 @@ struct odma_argp {
 	doca_argp_validation_cb_t validation;
 	doca_argp_param_cb_t version;
 	doca_argp_dpdk_cb_t dpdk;
+	char **dpdk_json; /* EAL flags from the JSON file's "doca_dpdk_flags", NULL-terminated */
+	int dpdk_json_n;
 	bool own_json;     /* doca_priv_argp_own_json: -j/--json are the program's */
 	bool cb_explain;   /* doca_priv_argp_callbacks_explain: a refusing callback said why */
 	char *synopsis;    /* doca_priv_argp_set_doc: after "Usage: PROGRAM " */
@@ -73,5 +75,10 @@ doca_error_t odma_argp_load_json(const char *path);
  * the reason in @why.
  */
 struct json_object *odma_argp_json_parse(const char *text, size_t len, const char **why);
+
+/* The EAL flags of a "doca_dpdk_flags" object, kept for the DPDK program; or a logged refusal. */
+doca_error_t odma_argp_json_dpdk(struct json_object *section);
+/* Frees the EAL flags odma_argp_json_dpdk kept. */
+void odma_argp_dpdk_clear(void);
 
 #endif /* ODMA_ARGP_INT_H_ */

@@ -141,6 +141,26 @@ static doca_error_t json_general(struct json_object *obj)
 	return DOCA_SUCCESS;
 }
 
+/*
+ * DPDK (EAL) flags for the program set with doca_argp_set_dpdk_program; a program without one
+ * initialises no DPDK, so the section is not its concern and is skipped, as DOCA does.
+ */
+static doca_error_t json_dpdk(struct json_object *section)
+{
+	if (odma_argp.dpdk == NULL) {
+		odma_argp_msg(DOCA_LOG_LEVEL_DEBUG,
+		              "JSON section \"doca_dpdk_flags\" skipped: the program set no "
+		              "DPDK program");
+		return DOCA_SUCCESS;
+	}
+	if (!json_object_is_type(section, json_type_object)) {
+		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+		              "JSON section \"doca_dpdk_flags\" needs an object of DPDK flags");
+		return DOCA_ERROR_INVALID_VALUE;
+	}
+	return odma_argp_json_dpdk(section);
+}
+
 /* A flags file above this is refused unread: -j /dev/zero must not take all memory. */
 #define ARGP_JSON_MAX (16u << 20)
 
@@ -214,8 +234,10 @@ doca_error_t odma_argp_load_json(const char *path)
 		return rc;
 	json_object_object_foreach(root, key, val)
 	{
-		if (strcmp(key, "doca_general_flags") == 0 &&
-		    json_object_is_type(val, json_type_object))
+		if (strcmp(key, "doca_dpdk_flags") == 0)
+			rc = json_dpdk(val);
+		else if (strcmp(key, "doca_general_flags") == 0 &&
+		         json_object_is_type(val, json_type_object))
 			rc = json_general(val);
 		else if (strcmp(key, "doca_program_flags") == 0 &&
 		         json_object_is_type(val, json_type_object))
@@ -223,7 +245,8 @@ doca_error_t odma_argp_load_json(const char *path)
 		else {
 			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
 			              "JSON section \"%s\" is unknown; use objects "
-			              "\"doca_general_flags\" and \"doca_program_flags\"",
+			              "\"doca_general_flags\", \"doca_program_flags\" and "
+			              "\"doca_dpdk_flags\"",
 			              key);
 			rc = DOCA_ERROR_NOT_SUPPORTED;
 		}

@@ -367,14 +367,19 @@ static doca_error_t parse_check_mandatory(void)
 	return DOCA_SUCCESS;
 }
 
+/*
+ * The DPDK program gets the program name, the EAL flags of the JSON file's "doca_dpdk_flags",
+ * then the arguments after "--".
+ */
 static doca_error_t parse_run_dpdk(int argc, char **argv, int dashdash)
 {
-	int n = dashdash < argc ? argc - dashdash : 0; /* program name + what follows "--" */
+	int cli = dashdash + 1 < argc ? argc - dashdash - 1 : 0; /* what follows "--" */
+	int n = 1 + odma_argp.dpdk_json_n + cli;
 	char **args;
 	doca_error_t rc;
 
 	if (odma_argp.dpdk == NULL) {
-		if (n > 1) {
+		if (cli > 0) {
 			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
 			              "arguments after \"--\" need a program set with "
 			              "doca_argp_set_dpdk_program");
@@ -382,13 +387,17 @@ static doca_error_t parse_run_dpdk(int argc, char **argv, int dashdash)
 		}
 		return DOCA_SUCCESS;
 	}
-	args = calloc((size_t)(n > 0 ? n : 1) + 1, sizeof(*args));
+	args = calloc((size_t)n + 1, sizeof(*args));
 	if (args == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	args[0] = argv[0];
-	if (n > 1)
-		memcpy(&args[1], &argv[dashdash + 1], sizeof(*args) * (size_t)(n - 1));
-	rc = odma_argp.dpdk(n > 0 ? n : 1, args);
+	if (odma_argp.dpdk_json_n > 0)
+		memcpy(&args[1], odma_argp.dpdk_json,
+		       sizeof(*args) * (size_t)odma_argp.dpdk_json_n);
+	if (cli > 0)
+		memcpy(&args[1 + odma_argp.dpdk_json_n], &argv[dashdash + 1],
+		       sizeof(*args) * (size_t)cli);
+	rc = odma_argp.dpdk(n, args);
 	free(args);
 	return rc;
 }
@@ -445,6 +454,7 @@ doca_error_t doca_argp_start(int argc, char **argv)
 		odma_argp.params[i]->json_seen = false;
 	}
 	rc = parse_start(argc, argv); /* a refusal is one line (logged), never the usage */
+	odma_argp_dpdk_clear();
 	if (rc != DOCA_SUCCESS)
 		return rc;
 	odma_argp.started = true;

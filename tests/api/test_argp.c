@@ -22,6 +22,7 @@ struct cfg {
 	int validated;
 	int dpdk_argc;
 	char dpdk_last[32];
+	char dpdk_all[512]; /* dpdk_all_cb: argv joined by spaces */
 };
 
 static struct cfg cfg;
@@ -72,6 +73,17 @@ static doca_error_t dpdk_cb(int argc, char **argv)
 	cfg.dpdk_argc = argc;
 	snprintf(cfg.dpdk_last, sizeof(cfg.dpdk_last), "%s", argv[argc - 1]);
 	return DOCA_SUCCESS;
+}
+
+static doca_error_t dpdk_all_cb(int argc, char **argv)
+{
+	size_t used = 0;
+
+	cfg.dpdk_argc = argc;
+	for (int i = 0; i < argc && used < sizeof(cfg.dpdk_all); i++)
+		used += (size_t)snprintf(cfg.dpdk_all + used, sizeof(cfg.dpdk_all) - used, "%s%s",
+		                         i > 0 ? " " : "", argv[i]);
+	return argv[argc] == NULL ? DOCA_SUCCESS : DOCA_ERROR_UNEXPECTED; /* NULL-terminated */
 }
 
 static void add(const char *s, const char *l, enum doca_argp_type t, doca_argp_param_cb_t cb,
@@ -608,6 +620,96 @@ static void test_json_null_object(void **state)
 	doca_argp_disable_logger_callback();
 }
 
+/*
+ * The "doca_dpdk_flags" section of a JSON file (NVIDIA's DPDK applications ship one, with
+ * comments and trailing commas) becomes the DPDK program's argv, ahead of the arguments after
+ * "--": devices as -a (sf as its auxiliary name, hws as dv_flow_en=2), core-mask as -c in hex,
+ * core-list as -l, and the words of "flags". Without a DPDK program the section is ignored. The
+ * whole file was refused ("JSON section is unknown").
+ */
+static void test_json_dpdk_flags(void **state)
+{
+	(void)state;
+	doca_argp_set_dpdk_program(dpdk_all_cb);
+	assert_ok(START("-j", fixture("dpdk_flags.json"), "--", "--no-pci"));
+	assert_string_equal(cfg.dpdk_all, "prog -a 0000:08:00.0,dv_flow_en=2 "
+	                                  "-a auxiliary:mlx5_core.sf.4 -a b1:00.3 "
+	                                  "-c 0x1a -l 0-1 --file-prefix odma -n 4 --no-pci");
+	assert_int_equal(cfg.dpdk_argc, 16);
+	assert_string_equal(cfg.pci, "03:00.0");
+	teardown(state);
+	setup(state);
+	assert_ok(START("-j", fixture("dpdk_flags.json"))); /* no DPDK program: ignored */
+	assert_string_equal(cfg.pci, "03:00.0");
+	assert_int_equal(cfg.dpdk_argc, 0);
+	assert_ok(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO));
+}
+
+/* Writes @text to a new file under /tmp; returns its path (static). */
+static const char *temp_json(const char *text)
+{
+	static char path[64];
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/odma-argp-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* A "doca_dpdk_flags" section odma cannot turn into EAL flags costs one line and the code. */
+static void test_json_dpdk_flags_bad(void **state)
+{
+	static const struct {
+		const char *section;
+		doca_error_t want;
+	} bad[] = {
+		{ "{ \"bogus\": 1 }", DOCA_ERROR_NOT_SUPPORTED },
+		{ "[]", DOCA_ERROR_INVALID_VALUE },
+		{ "{ \"devices\": {} }", DOCA_ERROR_INVALID_VALUE },
+		{ "{ \"devices\": [ 5 ] }", DOCA_ERROR_INVALID_VALUE },
+		{ "{ \"devices\": [ { \"device\": \"regex\", \"id\": \"1\" } ] }",
+		  DOCA_ERROR_INVALID_VALUE },
+		{ "{ \"devices\": [ { \"device\": \"pf\" } ] }", DOCA_ERROR_INVALID_VALUE },
+		{ "{ \"devices\": [ { \"device\": \"pf\", \"id\": \"1\", \"hws\": 1 } ] }",
+		  DOCA_ERROR_INVALID_VALUE },
+		{ "{ \"devices\": [ { \"device\": \"pf\", \"id\": \"1\", \"x\": 1 } ] }",
+		  DOCA_ERROR_NOT_SUPPORTED },
+		{ "{ \"core-list\": 5 }", DOCA_ERROR_INVALID_VALUE },
+		{ "{ \"core-mask\": -1 }", DOCA_ERROR_INVALID_VALUE },
+		{ "{ \"core-mask\": \"3\" }", DOCA_ERROR_INVALID_VALUE },
+		{ "{ \"flags\": [ \"-n\" ] }", DOCA_ERROR_INVALID_VALUE },
+	};
+	char text[256];
+	const char *path;
+	doca_error_t rc;
+
+	(void)state;
+	assert_ok(doca_argp_register_logger_callback(logger));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		teardown(state);
+		setup(state);
+		doca_argp_set_dpdk_program(dpdk_all_cb);
+		snprintf(text, sizeof(text),
+		         "{ \"doca_dpdk_flags\": %s, "
+		         "\"doca_program_flags\": { \"pci-addr\": \"a\" } }",
+		         bad[i].section);
+		path = temp_json(text);
+		logged = 0;
+		rc = doca_argp_start(3, (char *[]){ "prog", "-j", (char *)path, NULL });
+		unlink(path);
+		if (rc != bad[i].want || logged != 1 || cfg.dpdk_argc != 0)
+			fail_msg("%s: %d lines (\"%s\"), dpdk argc %d", bad[i].section, logged,
+			         last_line, cfg.dpdk_argc);
+	}
+	doca_argp_disable_logger_callback();
+}
+
 static int null_config_calls;
 static doca_error_t validate_null_config(void *c)
 {
@@ -656,6 +758,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_twice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_null_object, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_fifo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_dpdk_flags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_dpdk_flags_bad, setup, teardown),
 		cmocka_unit_test(test_init_null_null),
 	};
 
