@@ -143,22 +143,44 @@ static doca_error_t json_general(struct json_object *obj)
 
 /*
  * DPDK (EAL) flags for the program set with doca_argp_set_dpdk_program; a program without one
- * initialises no DPDK, so the section is not its concern and is skipped, as DOCA does.
+ * initialises no DPDK, so the section is not its concern and is skipped, as DOCA 1's parser
+ * did.
  */
 static doca_error_t json_dpdk(struct json_object *section)
 {
 	if (odma_argp.dpdk == NULL) {
-		odma_argp_msg(DOCA_LOG_LEVEL_DEBUG,
-		              "JSON section \"doca_dpdk_flags\" skipped: the program set no "
-		              "DPDK program");
+		odma_argp_msg(DOCA_LOG_LEVEL_DEBUG, "JSON section \"doca_dpdk_flags\" skipped: "
+		                                    "the program set no DPDK program");
 		return DOCA_SUCCESS;
 	}
-	if (!json_object_is_type(section, json_type_object)) {
+	return odma_argp_json_dpdk(section);
+}
+
+/* Reads the top-level member @key: one of the three sections, each an object. */
+static doca_error_t json_section(const char *key, struct json_object *val)
+{
+	static const struct {
+		const char *name;
+		doca_error_t (*read)(struct json_object *section);
+	} sections[] = { { "doca_general_flags", json_general },
+		         { "doca_program_flags", json_program },
+		         { "doca_dpdk_flags", json_dpdk } };
+
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		if (strcmp(key, sections[i].name) != 0)
+			continue;
+		if (json_object_is_type(val, json_type_object))
+			return sections[i].read(val);
 		odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
-		              "JSON section \"doca_dpdk_flags\" needs an object of DPDK flags");
+		              "JSON section \"%s\" is %s; it needs an object of flags", key,
+		              json_type_to_name(json_object_get_type(val)));
 		return DOCA_ERROR_INVALID_VALUE;
 	}
-	return odma_argp_json_dpdk(section);
+	odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
+	              "JSON section \"%s\" is unknown; use objects \"doca_general_flags\", "
+	              "\"doca_program_flags\" and \"doca_dpdk_flags\"",
+	              key);
+	return DOCA_ERROR_NOT_SUPPORTED;
 }
 
 /* A flags file above this is refused unread: -j /dev/zero must not take all memory. */
@@ -234,22 +256,7 @@ doca_error_t odma_argp_load_json(const char *path)
 		return rc;
 	json_object_object_foreach(root, key, val)
 	{
-		if (strcmp(key, "doca_dpdk_flags") == 0)
-			rc = json_dpdk(val);
-		else if (strcmp(key, "doca_general_flags") == 0 &&
-		         json_object_is_type(val, json_type_object))
-			rc = json_general(val);
-		else if (strcmp(key, "doca_program_flags") == 0 &&
-		         json_object_is_type(val, json_type_object))
-			rc = json_program(val);
-		else {
-			odma_argp_msg(DOCA_LOG_LEVEL_ERROR,
-			              "JSON section \"%s\" is unknown; use objects "
-			              "\"doca_general_flags\", \"doca_program_flags\" and "
-			              "\"doca_dpdk_flags\"",
-			              key);
-			rc = DOCA_ERROR_NOT_SUPPORTED;
-		}
+		rc = json_section(key, val);
 		if (rc != DOCA_SUCCESS)
 			break;
 	}

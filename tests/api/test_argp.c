@@ -710,6 +710,35 @@ static void test_json_dpdk_flags_bad(void **state)
 	doca_argp_disable_logger_callback();
 }
 
+/*
+ * A known section that is not an object is a value of the wrong type: INVALID_VALUE and one
+ * line naming the section (it was NOT_SUPPORTED, "JSON section ... is unknown").
+ */
+static void test_json_section_not_object(void **state)
+{
+	static const char *const section[] = { "doca_general_flags", "doca_program_flags" };
+	static const char *const value[] = { "5", "[]", "\"x\"", "null" };
+	char text[128];
+	const char *path;
+	doca_error_t rc;
+
+	assert_ok(doca_argp_register_logger_callback(logger));
+	for (size_t i = 0; i < 2 * 4; i++) {
+		teardown(state);
+		setup(state);
+		snprintf(text, sizeof(text), "{ \"%s\": %s }", section[i / 4], value[i % 4]);
+		path = temp_json(text);
+		logged = 0;
+		rc = doca_argp_start(3, (char *[]){ "prog", "-j", (char *)path, NULL });
+		unlink(path);
+		if (rc != DOCA_ERROR_INVALID_VALUE || logged != 1 ||
+		    strstr(last_line, section[i / 4]) == NULL ||
+		    strstr(last_line, "unknown") != NULL)
+			fail_msg("%s: %d lines, \"%s\"", text, logged, last_line);
+	}
+	doca_argp_disable_logger_callback();
+}
+
 static int null_config_calls;
 static doca_error_t validate_null_config(void *c)
 {
@@ -760,6 +789,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_fifo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_dpdk_flags, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_dpdk_flags_bad, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_section_not_object, setup, teardown),
 		cmocka_unit_test(test_init_null_null),
 	};
 
