@@ -35,14 +35,15 @@ static const struct {
 
 #define ODMA_N_GENERAL (sizeof(odma_general_flags) / sizeof(odma_general_flags[0]))
 
+/* One flag: its names and placeholder padded to 40 columns (never cut), then its description. */
 static void parse_usage_line(FILE *out, const char *s, const char *l, const char *args,
                              const char *desc, bool mandatory)
 {
-	char head[128];
+	int n = fprintf(out, "  %s%s%s%s%s%s%s", s ? "-" : "", s ? s : "", s && l ? ", " : "",
+	                l ? "--" : "", l ? l : "", args ? " " : "", args ? args : "");
 
-	snprintf(head, sizeof(head), "  %s%s%s%s%s%s%s", s ? "-" : "", s ? s : "",
-	         s && l ? ", " : "", l ? "--" : "", l ? l : "", args ? " " : "", args ? args : "");
-	fprintf(out, "%-40s %s%s\n", head, desc ? desc : "", mandatory ? " (mandatory)" : "");
+	fprintf(out, "%*s %s%s\n", n >= 0 && n < 40 ? 40 - n : 0, "", desc ? desc : "",
+	        mandatory ? " (mandatory)" : "");
 }
 
 static void odma_argp_print_usage(FILE *out)

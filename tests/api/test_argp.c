@@ -411,6 +411,22 @@ static void test_help(void **state)
 	assert_non_null(strstr(out, "--verbose"));
 }
 
+/* --help names a flag whole, however long (the line was cut at 127 characters). */
+static void test_help_long_name(void **state)
+{
+	char name[151], flag[200], out[4096];
+
+	(void)state;
+	memset(name, 'n', 150);
+	name[150] = '\0';
+	add(NULL, name, DOCA_ARGP_TYPE_INT, count_cb, 0);
+	snprintf(flag, sizeof(flag), "--%s <val> desc of flag\n", name);
+	assert_int_equal(in_child(child_help, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, flag));
+	assert_non_null(
+	        strstr(out, "  -p, --pci-addr <val>                   desc of flag (mandatory)\n"));
+}
+
 /* A bad flag is one line naming it and --help, never the usage (issue 29, item 5). */
 static void test_unknown_flag_one_line(void **state)
 {
@@ -778,6 +794,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_trailing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_levels_and_dpdk, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_help_long_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_flag_one_line, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_logger_callback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boolean_values, setup, teardown),
