@@ -39,12 +39,22 @@ void odma_argp_dpdk_clear(void)
 	odma_argp.dpdk_json_n = 0;
 }
 
+/*
+ * The most EAL flags a file may give: far above a real allow-list (DOCA 1 took 20), and a
+ * 16 MiB "flags" of one-letter words no longer makes millions of strings.
+ */
+#define ARGP_DPDK_MAX 1024
+
 /* Appends the first @len characters of @arg to the EAL flags (the list stays NULL-terminated). */
 static doca_error_t dpdk_push(const char *arg, size_t len)
 {
-	char **grown =
-	        realloc(odma_argp.dpdk_json, sizeof(*grown) * (size_t)(odma_argp.dpdk_json_n + 2));
+	char **grown;
 
+	if (odma_argp.dpdk_json_n >= ARGP_DPDK_MAX)
+		return dpdk_refuse(DOCA_ERROR_INVALID_VALUE,
+		                   "more than %d EAL flags; give the rest after \"--\"",
+		                   ARGP_DPDK_MAX);
+	grown = realloc(odma_argp.dpdk_json, sizeof(*grown) * (size_t)(odma_argp.dpdk_json_n + 2));
 	if (grown == NULL)
 		return DOCA_ERROR_NO_MEMORY;
 	odma_argp.dpdk_json = grown;

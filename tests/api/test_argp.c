@@ -678,6 +678,40 @@ static const char *temp_json(const char *text)
 	return path;
 }
 
+/*
+ * The EAL flags a file may give are bounded: 1024 words pass, one more is refused in one line
+ * (a 16 MiB file of "a a a ..." held 8 million strings, about 400 MB).
+ */
+static void test_json_dpdk_flags_bound(void **state)
+{
+	static char text[8192];
+	const char *path;
+	doca_error_t rc;
+	size_t used;
+
+	(void)state;
+	assert_ok(doca_argp_register_logger_callback(logger));
+	for (int words = 1024; words <= 1025; words++) {
+		teardown(state);
+		setup(state);
+		doca_argp_set_dpdk_program(dpdk_all_cb);
+		used = (size_t)snprintf(text, sizeof(text),
+		                        "{ \"doca_dpdk_flags\": { \"flags\": \"");
+		for (int i = 0; i < words; i++)
+			used += (size_t)snprintf(text + used, sizeof(text) - used, "a ");
+		snprintf(text + used, sizeof(text) - used,
+		         "\" }, \"doca_program_flags\": { \"pci-addr\": \"a\" } }");
+		path = temp_json(text);
+		logged = 0;
+		rc = doca_argp_start(3, (char *[]){ "prog", "-j", (char *)path, NULL });
+		unlink(path);
+		assert_doca(words == 1024 ? DOCA_SUCCESS : DOCA_ERROR_INVALID_VALUE, rc);
+		assert_int_equal(logged, words == 1024 ? 0 : 1);
+		assert_int_equal(cfg.dpdk_argc, words == 1024 ? 1025 : 0);
+	}
+	doca_argp_disable_logger_callback();
+}
+
 /* A "doca_dpdk_flags" section odma cannot turn into EAL flags costs one line and the code. */
 static void test_json_dpdk_flags_bad(void **state)
 {
@@ -806,6 +840,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_fifo, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_dpdk_flags, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_dpdk_flags_bad, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json_dpdk_flags_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_section_not_object, setup, teardown),
 		cmocka_unit_test(test_init_null_null),
 	};
