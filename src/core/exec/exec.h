@@ -20,6 +20,7 @@
 #include <doca_pe.h>
 
 #include "core/copy/copy.h"
+#include "util/queue.h"
 
 struct doca_buf;
 struct doca_dev;
@@ -84,12 +85,7 @@ struct odma_task_list {
 
 static inline void odma_task_list_push(struct odma_task_list *l, struct doca_task *t)
 {
-	t->next = NULL;
-	if (l->tail)
-		l->tail->next = t;
-	else
-		l->head = t;
-	l->tail = t;
+	ODMA_QUEUE_PUSH(l->head, l->tail, t, next);
 }
 
 /* What a context type provides; called on the PE thread. */

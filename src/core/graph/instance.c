@@ -33,13 +33,10 @@ static void slots_push(struct odma_graph_slot_list *l, struct odma_graph_slot *s
 
 static struct odma_graph_slot *slots_pop(struct odma_graph_slot_list *l)
 {
-	struct odma_graph_slot *s = l->head;
+	struct odma_graph_slot *s = NULL;
 
-	if (s != NULL) {
-		l->head = s->next;
-		if (l->head == NULL)
-			l->tail = NULL;
-	}
+	if (l->head != NULL)
+		ODMA_QUEUE_POP(l->head, l->tail, s, next);
 	return s;
 }
 
@@ -306,10 +303,8 @@ bool odma_graph_poll(struct odma_pe_poller *p)
 	bool any = false;
 
 	g->in_poll = true;
-	while (budget-- > 0 && (inst = g->pending_head) != NULL) {
-		g->pending_head = inst->pending_next;
-		if (g->pending_head == NULL)
-			g->pending_tail = NULL;
+	while (budget-- > 0 && g->pending_head != NULL) {
+		ODMA_QUEUE_POP(g->pending_head, g->pending_tail, inst, pending_next);
 		inst->pending = false;
 		/* the nodes waiting for room go first, in the order they were refused */
 		if (inst->waiting.head != NULL) {

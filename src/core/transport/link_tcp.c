@@ -227,10 +227,8 @@ static unsigned int lt_run_done(void)
 	unsigned int n = 0;
 	struct lt_out *o;
 
-	while ((o = lt.done_head) != NULL) {
-		lt.done_head = o->next;
-		if (lt.done_head == NULL)
-			lt.done_tail = NULL;
+	while (lt.done_head != NULL) {
+		ODMA_QUEUE_POP(lt.done_head, lt.done_tail, o, next);
 		if (o->done != NULL)
 			o->done(o->arg, o->status);
 		odma_buf_cache_free(&lt.spare, o->own, o->own_spare);
@@ -377,9 +375,7 @@ static void lt_advance(struct odma_lk_ep *c, size_t left)
 
 	while ((o = c->oq_head) != NULL) {
 		if (o->at == o->n) { /* written whole */
-			c->oq_head = o->next;
-			if (c->oq_head == NULL)
-				c->oq_tail = NULL;
+			ODMA_QUEUE_POP(c->oq_head, c->oq_tail, o, next);
 			lt_out_done(o, ODMA_LK_OK);
 			continue;
 		}
@@ -625,12 +621,7 @@ static void lt_hs_add(struct odma_lk_ep *c)
 	lt.nhs_accepted += !c->dialer;
 	c->deadline_ns = odma_ucx_now_ns() + lt.hs_ms * 1000000ull;
 	c->hs_prev = lt.hs_tail;
-	c->hs_next = NULL;
-	if (lt.hs_tail != NULL)
-		lt.hs_tail->hs_next = c;
-	else
-		lt.hs_head = c;
-	lt.hs_tail = c;
+	ODMA_QUEUE_PUSH(lt.hs_head, lt.hs_tail, c, hs_next);
 	lt.nhs++;
 	lt_hs_timer();
 }

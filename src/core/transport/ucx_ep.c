@@ -667,13 +667,10 @@ static struct ucx_msg *src_take(struct msg_src *s)
 {
 	struct ucx_msg *m = src_peek(s);
 
-	if (s->pend != NULL) {
-		s->pend->pend_head = m->pnext;
-		if (m->pnext == NULL)
-			s->pend->pend_tail = NULL;
-	} else {
+	if (s->pend != NULL)
+		ODMA_QUEUE_POP(s->pend->pend_head, s->pend->pend_tail, m, pnext);
+	else
 		s->chunk = s->chunk->next;
-	}
 	m->bnext = NULL;
 	m->bundle = NULL;
 	return m;

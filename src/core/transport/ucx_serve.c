@@ -401,12 +401,10 @@ static bool room_for(const struct ucx_peer *p, const struct odma_ucx_req *q)
 static void serve_deferred(struct ucx_peer *p)
 {
 	while (p->def_head != NULL && !p->dead && bytes_fit(p, p->def_head->q.len)) {
-		struct ucx_deferred *d = p->def_head;
+		struct ucx_deferred *d;
 		struct ucx_reply *rp;
 
-		p->def_head = d->next;
-		if (p->def_head == NULL)
-			p->def_tail = NULL;
+		ODMA_QUEUE_POP(p->def_head, p->def_tail, d, next);
 		p->ndeferred--;
 		odma_ux.ndeferred--;
 		rp = reply_new(&d->q, NULL, DOCA_SUCCESS);
