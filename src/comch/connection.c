@@ -230,9 +230,7 @@ static void outbox_flush_locked(struct doca_comch_connection *conn)
 
 		if (e == EAGAIN)
 			return;
-		conn->outbox = o->next;
-		if (conn->outbox == NULL)
-			conn->outbox_tail = NULL;
+		ODMA_QUEUE_POP(conn->outbox, conn->outbox_tail, o, next);
 		atomic_fetch_sub(&conn->outbox_n, 1);
 		conn->outbox_bytes -= sizeof(*o) + o->len;
 		if (o->fd >= 0)
@@ -328,9 +326,7 @@ static bool flush_pending(struct doca_comch_connection *conn)
 
 		if (e == EAGAIN)
 			break;
-		conn->pending.head = t->next;
-		if (conn->pending.head == NULL)
-			conn->pending.tail = NULL;
+		ODMA_QUEUE_POP(conn->pending.head, conn->pending.tail, t, next);
 		any = true;
 		msg_written(conn, st, e);
 	}

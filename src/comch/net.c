@@ -435,9 +435,7 @@ static ssize_t net_recv(struct comch_chan *ch, void *buf, size_t cap, int *pfd)
 			comch_conn_refuse(conn, refused);
 		return r;
 	}
-	n->head = p->next;
-	if (n->head == NULL)
-		n->tail = NULL;
+	ODMA_QUEUE_POP(n->head, n->tail, p, next);
 	n->n--;
 	n->bytes -= p->len;
 	if (n->tp != NULL && p->tp_len != 0) /* taken: the peer may send more (not yet closed) */
