@@ -80,7 +80,7 @@ static void on_msg(const void *hdr, size_t hlen, void *data, size_t len,
 		ok = d[k] == (uint8_t)(t.first[i] + k);
 	t.intact[i] = ok;
 	t.on[i] = rx->reply_ep;
-	for (uint64_t end = odma_ucx_now_ns() + t.slow_ns; odma_ucx_now_ns() < end;)
+	for (uint64_t end = odma_now_ns() + t.slow_ns; odma_now_ns() < end;)
 		;
 	/* a copy: what arrived lives only until the handler returns */
 	if (t.echo && rx->reply_ep != t.dialer) {
@@ -139,8 +139,8 @@ static void on_conn(struct odma_lk_conn *c, void *arg)
 /* Progresses until @cond holds or 5 s pass. */
 #define RUN_UNTIL(cond)                                                                            \
 	do {                                                                                       \
-		uint64_t end_ = odma_ucx_now_ns() + 5000000000ull;                                 \
-		while (!(cond) && odma_ucx_now_ns() < end_)                                        \
+		uint64_t end_ = odma_now_ns() + 5000000000ull;                                     \
+		while (!(cond) && odma_now_ns() < end_)                                            \
 			(void)lk->progress();                                                      \
 		assert_true(cond);                                                                 \
 	} while (0)
@@ -597,8 +597,7 @@ static void test_progress_bounded(void **state)
 		assert_true(r == ODMA_LK_OK || r == ODMA_LK_INFLIGHT);
 	}
 	t.slow_ns = 200000;
-	for (uint64_t end = odma_ucx_now_ns() + 5000000000ull;
-	     t.n < N && odma_ucx_now_ns() < end;) {
+	for (uint64_t end = odma_now_ns() + 5000000000ull; t.n < N && odma_now_ns() < end;) {
 		unsigned int before = t.n;
 
 		(void)lk->progress();

@@ -57,10 +57,10 @@ static bool read_polled(uint64_t off)
 		                 .len = sizeof(mine),
 		                 .done = io_done,
 		                 .arg = &w };
-	uint64_t end = odma_ucx_now_ns() + 5000000000ull;
+	uint64_t end = odma_now_ns() + 5000000000ull;
 
 	assert_int_equal(odma_tp_io_start(&io), DOCA_SUCCESS);
-	while (!atomic_load(&w.done) && odma_ucx_now_ns() < end)
+	while (!atomic_load(&w.done) && odma_now_ns() < end)
 		odma_tp_poll();
 	assert_true(atomic_load(&w.done));
 	assert_int_equal(w.st, DOCA_SUCCESS);
@@ -204,15 +204,15 @@ static void test_with_endpoints(void **state)
 		here += read_polled((uint64_t)(i % 16) * sizeof(mine));
 	assert_true(here >= 1);
 	/* messages sent and polled for here: each arrives once, the last one last */
-	end = odma_ucx_now_ns() + 10000000000ull;
-	for (uint8_t k = 1; odma_ucx_now_ns() < end && (sent < 200 || !atomic_load(&w.here)); k++) {
+	end = odma_now_ns() + 10000000000ull;
+	for (uint8_t k = 1; odma_now_ns() < end && (sent < 200 || !atomic_load(&w.here)); k++) {
 		uint8_t msg[16];
 
 		memset(msg, k, sizeof(msg));
 		assert_int_equal(odma_tp_ep_send(cl, msg, sizeof(msg), 77, NULL, NULL),
 		                 DOCA_SUCCESS);
 		sent++;
-		while (atomic_load(&w.got) < sent && odma_ucx_now_ns() < end)
+		while (atomic_load(&w.got) < sent && odma_now_ns() < end)
 			odma_tp_poll();
 		assert_int_equal(atomic_load(&w.got), sent);
 		assert_int_equal(w.last[0], k);
@@ -220,8 +220,8 @@ static void test_with_endpoints(void **state)
 	assert_true(atomic_load(&w.here));
 	odma_tp_poll_end();
 	odma_tp_ep_close(cl);
-	end = odma_ucx_now_ns() + 10000000000ull;
-	while (!atomic_load(&w.closed) && odma_ucx_now_ns() < end)
+	end = odma_now_ns() + 10000000000ull;
+	while (!atomic_load(&w.closed) && odma_now_ns() < end)
 		usleep(1000);
 	assert_true(atomic_load(&w.closed));
 	odma_tp_ep_close(accepted);
@@ -1160,8 +1160,8 @@ static void test_more_requests_than_slots(void **state)
 		assert_int_equal(odma_tp_io_start(&io[i]), DOCA_SUCCESS);
 	}
 	pthread_mutex_unlock(&odma_ux.wlock);
-	end = odma_ucx_now_ns() + 30000000000ull;
-	while (atomic_load(&n.done) < N && odma_ucx_now_ns() < end)
+	end = odma_now_ns() + 30000000000ull;
+	while (atomic_load(&n.done) < N && odma_now_ns() < end)
 		usleep(10000);
 	print_message("%u of %u reads done, %u failed\n", atomic_load(&n.done), N,
 	              atomic_load(&n.failed));
@@ -1226,9 +1226,9 @@ struct stream_conn {
 static void *stream_run(void *arg)
 {
 	struct stream_conn *c = arg;
-	uint64_t end = odma_ucx_now_ns() + 10000000000ull;
+	uint64_t end = odma_now_ns() + 10000000000ull;
 
-	while (!atomic_load(&c->s->stop) && odma_ucx_now_ns() < end)
+	while (!atomic_load(&c->s->stop) && odma_now_ns() < end)
 		if (send(c->fd, c->frames, STREAM_BYTES, MSG_NOSIGNAL) <= 0)
 			break;
 	atomic_fetch_add(&c->s->over, 1);
@@ -1269,13 +1269,13 @@ static void test_round_ends_under_a_stream(void **state)
 		assert_int_equal(pthread_create(&t[i], NULL, stream_run, &c[i]), 0);
 	}
 	usleep(300 * 1000); /* the streams run, and the worker with them */
-	t0 = odma_ucx_now_ns();
+	t0 = odma_now_ns();
 	assert_int_equal(odma_tp_io_start(&io), DOCA_SUCCESS);
 	while (!atomic_load(&w.done) && atomic_load(&s.over) == 0)
 		usleep(1000);
 	print_message("the read %s while the streams ran (%.1f ms)\n",
 	              atomic_load(&w.done) ? "completed" : "did not complete",
-	              (double)(odma_ucx_now_ns() - t0) / 1e6);
+	              (double)(odma_now_ns() - t0) / 1e6);
 	assert_int_equal(atomic_load(&s.over), 0);
 	atomic_store(&s.stop, true);
 	for (unsigned int i = 0; i < 3; i++) {
@@ -1318,8 +1318,8 @@ static void test_close_without_memory(void **state)
 	                 DOCA_SUCCESS);
 	assert_int_equal(odma_tp_connect("127.0.0.1", port, &cbs, &cl), DOCA_SUCCESS);
 	assert_int_equal(odma_tp_ep_send(cl, "x", 1, 77, NULL, NULL), DOCA_SUCCESS);
-	end = odma_ucx_now_ns() + 10000000000ull;
-	while (atomic_load(&w.got) == 0 && odma_ucx_now_ns() < end)
+	end = odma_now_ns() + 10000000000ull;
+	while (atomic_load(&w.got) == 0 && odma_now_ns() < end)
 		usleep(1000);
 	assert_int_equal(atomic_load(&w.got), 1);
 	oom.size = 3 * sizeof(void *);
@@ -1327,8 +1327,8 @@ static void test_close_without_memory(void **state)
 	odma_tp_ep_close(cl);
 	atomic_store(&oom.mode, OOM_OFF);
 	assert_int_equal(atomic_load(&closes), 1);
-	end = odma_ucx_now_ns() + 10000000000ull;
-	while (!atomic_load(&w.closed) && odma_ucx_now_ns() < end)
+	end = odma_now_ns() + 10000000000ull;
+	while (!atomic_load(&w.closed) && odma_now_ns() < end)
 		usleep(1000);
 	assert_true(atomic_load(&w.closed));
 	odma_tp_ep_close(accepted);

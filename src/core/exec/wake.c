@@ -18,15 +18,13 @@
 #include "core/exec/exec_int.h"
 #include "core/log/log.h"
 #include "core/transport/transport.h"
+#include "util/now.h"
 
 ODMA_LOG_REGISTER(ODMA_PE)
 
 uint64_t doca_priv_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return odma_now_ns();
 }
 
 doca_error_t odma_pe_wake_init(struct doca_pe *pe)

@@ -2,10 +2,9 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /* Rate-limited logging: one token bucket per call site (DOCA_LOG_RATE_LIMIT). */
-#include <time.h>
-
 #include "core/log/log_int.h"
 #include "core/log/log.h"
+#include "util/now.h"
 
 ODMA_LOG_REGISTER(ODMA_LOG_RATE)
 
@@ -49,14 +48,6 @@ bool odma_log_bucket_take(struct odma_log_bucket *b, uint64_t now_ns, uint32_t q
 	return true;
 }
 
-static uint64_t rate_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 doca_error_t doca_log_rate_bucket_register(int source, int *bucket)
 {
 	bool sdk;
@@ -84,7 +75,7 @@ doca_error_t doca_log_rate_bucket_register(int source, int *bucket)
 	rate_buckets[rate_nb_buckets] = (struct odma_log_bucket){ .source = source,
 		                                                  .used = true,
 		                                                  .tokens = rate_bucket_quantity,
-		                                                  .last_ns = rate_now_ns() };
+		                                                  .last_ns = odma_now_ns() };
 	*bucket = rate_nb_buckets++;
 	pthread_mutex_unlock(&odma_log_rate_lock);
 	return DOCA_SUCCESS;
@@ -96,7 +87,7 @@ static bool rate_admit(int bucket, uint32_t *dropped)
 	bool ok;
 
 	pthread_mutex_lock(&odma_log_rate_lock);
-	ok = odma_log_bucket_take(&rate_buckets[bucket], rate_now_ns(), rate_bucket_quantity,
+	ok = odma_log_bucket_take(&rate_buckets[bucket], odma_now_ns(), rate_bucket_quantity,
 	                          rate_bucket_time, dropped);
 	pthread_mutex_unlock(&odma_log_rate_lock);
 	return ok;
@@ -118,7 +109,7 @@ static int rate_bucket_resolve(int bucket)
 		if (!o->used) /* starts full, as any bucket */
 			*o = (struct odma_log_bucket){ .used = true,
 				                       .tokens = rate_bucket_quantity,
-				                       .last_ns = rate_now_ns() };
+				                       .last_ns = odma_now_ns() };
 		b = RATE_OVERFLOW;
 	}
 	pthread_mutex_unlock(&odma_log_rate_lock);

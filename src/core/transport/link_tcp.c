@@ -619,7 +619,7 @@ static void lt_hs_add(struct odma_lk_ep *c)
 		lt_fail(old, -ETIMEDOUT);
 	}
 	lt.nhs_accepted += !c->dialer;
-	c->deadline_ns = odma_ucx_now_ns() + lt.hs_ms * 1000000ull;
+	c->deadline_ns = odma_now_ns() + lt.hs_ms * 1000000ull;
 	c->hs_prev = lt.hs_tail;
 	ODMA_QUEUE_PUSH(lt.hs_head, lt.hs_tail, c, hs_next);
 	lt.nhs++;
@@ -628,7 +628,7 @@ static void lt_hs_add(struct odma_lk_ep *c)
 
 static void lt_expire(void)
 {
-	uint64_t now = odma_ucx_now_ns(), v;
+	uint64_t now = odma_now_ns(), v;
 
 	(void)!read(lt.timer.fd, &v, sizeof(v));
 	while (lt.hs_head != NULL && lt.hs_head->deadline_ns <= now) {
@@ -876,7 +876,7 @@ static bool lt_frames(struct odma_lk_ep *c, unsigned int *events)
 			lt.h[h[0]].fn(h + LT_FH, hlen, h + LT_FH + hlen, len, &rx);
 			c->busy--;
 		}
-		if (c->state != LT_DEAD && c->rlen >= LT_FH && odma_ucx_now_ns() >= lt.end_ns) {
+		if (c->state != LT_DEAD && c->rlen >= LT_FH && odma_now_ns() >= lt.end_ns) {
 			lt_more(c, true); /* the rest in the next call */
 			break;
 		}
@@ -1207,7 +1207,7 @@ static unsigned int lt_progress(void)
 	unsigned int events;
 	int n;
 
-	lt.end_ns = odma_ucx_now_ns() + LT_PROGRESS_NS;
+	lt.end_ns = odma_now_ns() + LT_PROGRESS_NS;
 	events = lt_run_done() + lt_run_dead();
 	lt_run_more(&events);
 	n = epoll_wait(lt.ep, ev, LT_EVENTS, 0);

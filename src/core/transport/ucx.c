@@ -56,14 +56,6 @@ __thread unsigned int odma_ucx_progressing;
 /* A thread that polled inline within this long keeps the service thread parked. */
 #define UCX_INLINE_NS 1000000ull
 
-uint64_t odma_ucx_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void odma_ucx_kick(void)
 {
 	uint64_t one = 1;
@@ -148,10 +140,10 @@ bool odma_ucx_fabric_dev(char *ip, size_t ipcap, char *dev, size_t devcap)
  */
 static bool round_progress(bool yield)
 {
-	uint64_t end = odma_ucx_now_ns() + UCX_ROUND_NS;
+	uint64_t end = odma_now_ns() + UCX_ROUND_NS;
 
 	while (odma_ucx_progress() != 0)
-		if (odma_ucx_now_ns() >= end ||
+		if (odma_now_ns() >= end ||
 		    (yield && atomic_load_explicit(&odma_ux.inline_wait, memory_order_relaxed)))
 			return false;
 	return true;
@@ -252,7 +244,7 @@ static void *ucx_thread(void *arg)
 		atomic_store_explicit(&odma_ux.inline_wait, false, memory_order_relaxed);
 		timeout = odma_ucx_watch_timeout_ms(); /* the watches are the worker lock's */
 		last = atomic_load(&odma_ux.inline_ns);
-		parked = last != 0 && odma_ucx_now_ns() - last < UCX_INLINE_NS;
+		parked = last != 0 && odma_now_ns() - last < UCX_INLINE_NS;
 		busy = !parked && (!dry || !odma_ux.lk->arm());
 		odma_ucx_in_worker = false;
 		pthread_mutex_unlock(&odma_ux.wlock);
@@ -277,7 +269,7 @@ static void ucx_poll(void)
 		/* the service thread is in a round: it hands over at its end (ucx_round); asked
 		 * once */
 		if (!atomic_load_explicit(&odma_ux.inline_wait, memory_order_relaxed)) {
-			atomic_store(&odma_ux.inline_ns, odma_ucx_now_ns());
+			atomic_store(&odma_ux.inline_ns, odma_now_ns());
 			atomic_store_explicit(&odma_ux.inline_wait, true, memory_order_relaxed);
 		}
 		return;
@@ -285,7 +277,7 @@ static void ucx_poll(void)
 	if (atomic_load(&odma_ux.inline_ok)) {
 		odma_ucx_in_worker = true;
 		atomic_store_explicit(&odma_ux.inline_wait, false, memory_order_relaxed);
-		atomic_store(&odma_ux.inline_ns, odma_ucx_now_ns());
+		atomic_store(&odma_ux.inline_ns, odma_now_ns());
 		(void)ucx_round(&dry);
 		odma_ucx_in_worker = false;
 	}

@@ -1072,7 +1072,7 @@ static bool linger_start(struct ucx_peer *p)
 	}
 	l->p = p;
 	l->req = r;
-	l->end_ns = odma_ucx_now_ns() + ODMA_UCX_LINGER_MS * 1000000ull;
+	l->end_ns = odma_now_ns() + ODMA_UCX_LINGER_MS * 1000000ull;
 	l->next = ucx_lingering;
 	ucx_lingering = l;
 	ucx_nlingering++;
@@ -1086,7 +1086,7 @@ bool odma_ucx_lingering(void)
 
 bool odma_ucx_linger_run(void)
 {
-	uint64_t now = odma_ucx_now_ns();
+	uint64_t now = odma_now_ns();
 	bool closed = false;
 
 	for (struct ucx_linger **pp = &ucx_lingering, *l; (l = *pp) != NULL;) {

@@ -21,6 +21,7 @@
 #include "core/transport/link.h"
 #include "core/transport/tp_int.h"
 #include "core/transport/ucx_wire.h"
+#include "util/now.h"
 
 #define UCX_SLOTS 65536u   /* outstanding requests at most (ids map to slots) */
 #define UCX_OP_DETACH 0xff /* a queued command, not a request: drop an attachment's peer */
@@ -214,7 +215,6 @@ void odma_ucx_deferred_free(struct ucx_peer *p);
 extern const struct odma_tp_ops odma_ucx_ops;      /* the transport (ucx_row.c hands it out) */
 extern __thread bool odma_ucx_in_worker;           /* this thread holds odma_ux.wlock */
 extern __thread unsigned int odma_ucx_progressing; /* inside the link's progress */
-uint64_t odma_ucx_now_ns(void);
 
 /*
  * One progress of the link by the thread that holds the worker, counted: a callback it runs

@@ -237,7 +237,7 @@ static uint64_t id_random(void)
 
 	if (odma_ux.id_rng == 0 &&
 	    getrandom(&odma_ux.id_rng, sizeof(odma_ux.id_rng), 0) != sizeof(odma_ux.id_rng))
-		odma_ux.id_rng = (uint64_t)odma_ucx_now_ns() ^ ((uint64_t)getpid() << 32);
+		odma_ux.id_rng = (uint64_t)odma_now_ns() ^ ((uint64_t)getpid() << 32);
 	z = (odma_ux.id_rng += 0x9e3779b97f4a7c15ull);
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
@@ -260,7 +260,7 @@ static void chunk_track(struct ucx_chunk *c)
 	odma_ux.nout++;
 	c->outstanding = true;
 	c->refs = 1;
-	c->deadline_ns = odma_ucx_now_ns() + (uint64_t)odma_tp_timeout_ms() * 1000000ull;
+	c->deadline_ns = odma_now_ns() + (uint64_t)odma_tp_timeout_ms() * 1000000ull;
 	if (c->op == ODMA_UCX_OP_WATCH) /* the exporter may hold it that much longer */
 		c->deadline_ns += c->io->io->compare * 1000000ull;
 	/* in deadline order: only a watch's is later than the ones issued after it */
@@ -593,7 +593,7 @@ static struct ucx_chunk *chunk_post(struct ucx_chunk *c)
 /* Requests past their deadline fail (the list is in deadline order: only its head). */
 void odma_ucx_expire(void)
 {
-	uint64_t now = odma_ucx_now_ns();
+	uint64_t now = odma_now_ns();
 
 	while (odma_ux.out_head != NULL && odma_ux.out_head->deadline_ns <= now) {
 		struct ucx_chunk *c = odma_ux.out_head;

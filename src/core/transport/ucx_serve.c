@@ -617,7 +617,7 @@ static bool watch_hold(struct ucx_peer *p, const struct odma_ucx_req *q, const v
 	w->p = p;
 	w->q = *q;
 	w->seen = seen;
-	w->due_ns = odma_ucx_now_ns() + wait_ms * 1000000ull;
+	w->due_ns = odma_now_ns() + wait_ms * 1000000ull;
 	if (watches == NULL || w->due_ns < watch_next_ns)
 		watch_next_ns = w->due_ns;
 	w->next = watches;
@@ -656,7 +656,7 @@ bool odma_ucx_watch_run(void)
 	if (watches == NULL)
 		return false; /* a kick with nothing held is for a watch about to be (it reads) */
 	kicked = atomic_exchange(&watch_kicked, false);
-	now = odma_ucx_now_ns();
+	now = odma_now_ns();
 	if (!kicked && now < watch_next_ns)
 		return false;
 	watch_next_ns = UINT64_MAX;
@@ -683,7 +683,7 @@ int odma_ucx_watch_timeout_ms(void)
 
 	if (watches == NULL)
 		return -1;
-	now = odma_ucx_now_ns();
+	now = odma_now_ns();
 	return watch_next_ns <= now ? 0 : (int)((watch_next_ns - now + 999999) / 1000000);
 }
 

@@ -27,13 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/config/config.h"
 #include "core/log/log.h"
 #include "engines/engine.h"
 #include "engines/thread/thread.h"
+#include "util/now.h"
 #include "util/spsc_ring.h"
 
 ODMA_LOG_REGISTER(ODMA_ENGINE_THREAD)
@@ -157,12 +157,10 @@ static long te_futex(atomic_uint *addr, int op, unsigned int val)
 	               0);
 }
 
+/* Signed: the engine's deadlines subtract and take 0 for "not read yet". */
 static int64_t te_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+	return (int64_t)odma_now_ns();
 }
 
 static inline void te_cpu_relax(void)
