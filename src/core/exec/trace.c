@@ -87,6 +87,17 @@ static void trace_exit(void)
 	trace_write(true);
 }
 
+/* Appends this process' ".PID" to trace_path and opens that file as trace_open does. */
+static int trace_open_pid(const char **why)
+{
+	size_t n = strlen(trace_path);
+
+	if (n + 16 > sizeof(trace_path))
+		n = sizeof(trace_path) - 16;
+	snprintf(trace_path + n, 16, ".%d", (int)getpid());
+	return trace_open(trace_path, why);
+}
+
 /*
  * A forked child keeps its own timeline, in FILE.PID: the parent's file and rings stay the
  * parent's (the child's copy of the rings is forgotten, not written). FILE.PID is opened as
@@ -94,7 +105,6 @@ static void trace_exit(void)
  */
 static void trace_child(void)
 {
-	size_t n = strlen(trace_path);
 	const char *why;
 	int fd;
 
@@ -103,10 +113,7 @@ static void trace_child(void)
 	if (trace_file != NULL)
 		fclose(trace_file); /* empty after each write: closes the child's fd only */
 	trace_file = NULL;
-	if (n + 16 > sizeof(trace_path))
-		n = sizeof(trace_path) - 16;
-	snprintf(trace_path + n, 16, ".%d", (int)getpid());
-	fd = trace_open(trace_path, &why);
+	fd = trace_open_pid(&why);
 	if (fd >= 0 && (ftruncate(fd, 0) != 0 || (trace_file = fdopen(fd, "w")) == NULL))
 		close(fd);
 	trace_rings = NULL;
@@ -161,13 +168,8 @@ static void trace_load(void)
 	snprintf(trace_path, sizeof(trace_path), "%s", path);
 	fd = trace_open(trace_path, &why);
 	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		size_t n = strlen(trace_path);
-
 		close(fd);
-		if (n + 16 > sizeof(trace_path))
-			n = sizeof(trace_path) - 16;
-		snprintf(trace_path + n, 16, ".%d", (int)getpid());
-		fd = trace_open(trace_path, &why);
+		fd = trace_open_pid(&why);
 	}
 	if (fd >= 0 && ftruncate(fd, 0) == 0)
 		trace_file = fdopen(fd, "w");
