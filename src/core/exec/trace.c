@@ -287,7 +287,7 @@ void odma_trace_pe_born(void)
 void odma_trace_pe_gone(void)
 {
 	if (atomic_fetch_sub(&trace_pes, 1) == 1)
-		odma_trace_flush();
+		trace_write(false);
 }
 
 void odma_trace_run(const struct doca_task *t, uint64_t t0_ns, uint64_t len)
@@ -382,9 +382,4 @@ static void trace_write(bool final)
 	}
 out:
 	pthread_mutex_unlock(&trace_lock);
-}
-
-void odma_trace_flush(void)
-{
-	trace_write(false);
 }

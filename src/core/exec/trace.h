@@ -44,8 +44,6 @@ void odma_trace_submit(struct doca_task *t, uint64_t t0_ns, doca_error_t r);
 void (*odma_trace_owner_hook(const struct doca_task *t))(struct doca_task *, bool);
 /* One part of a task's bytes ran on this thread from @t0_ns to now (engine thread). */
 void odma_trace_run(const struct doca_task *t, uint64_t t0_ns, uint64_t len);
-/* Adds what the rings gained to the file now (the last PE was destroyed); any number of times. */
-void odma_trace_flush(void);
 /* A PE was created / destroyed: the last one destroyed writes (a program may _exit). */
 void odma_trace_pe_born(void);
 void odma_trace_pe_gone(void);
