@@ -23,6 +23,7 @@
 
 #include "comch/comch.h"
 #include "core/log/log.h"
+#include "util/fnv.h"
 
 ODMA_LOG_REGISTER(DOCA_COMCH_TRANSPORT)
 
@@ -43,18 +44,6 @@ bool comch_lograte_take(struct comch_lograte *l, unsigned int *dropped)
 	return true;
 }
 
-/* 64-bit FNV-1a (the core's helper is internal to libdoca_common). */
-static uint64_t comch_fnv1a64(const uint8_t *b, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 bool comch_server_path(char *out, size_t n, uint64_t system_id, const char *rep_pci,
                        const char *name, const char **why)
 {
@@ -72,7 +61,7 @@ bool comch_server_path(char *out, size_t n, uint64_t system_id, const char *rep_
 	klen += strlen(rep_pci) + 1;
 	memcpy(key + klen, name, strlen(name));
 	klen += strlen(name);
-	h = comch_fnv1a64(key, klen);
+	h = odma_fnv1a64(key, klen);
 	len = snprintf(out, n, "%s/comch-%016llx.sock", dir, (unsigned long long)h);
 	if (len < 0 || (size_t)len >= n) {
 		*why = "the runtime directory path is too long for a socket name (108 bytes at "

@@ -19,6 +19,8 @@
 #include <doca_error.h>
 #include <doca_types.h>
 
+#include "util/fnv.h"
+
 enum odma_side {
 	ODMA_SIDE_HOST = 0,
 	ODMA_SIDE_DPU = 1,
@@ -323,9 +325,6 @@ DOCA_STABLE struct doca_devinfo *doca_priv_dev_lookup(const struct doca_dev *dev
  */
 DOCA_STABLE doca_error_t doca_priv_devinfo_get_queue_depth(const struct doca_devinfo *info,
                                                            uint32_t *depth);
-
-/* 64-bit FNV-1a of @len bytes. */
-uint64_t odma_fnv1a64(const void *data, size_t len);
 
 /*
  * Parses a profile (docs/profiles.md) held in @text[0..len) (need not be NUL-terminated;

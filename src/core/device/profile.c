@@ -152,18 +152,6 @@ static bool profile_fail(struct odma_parse *p, const char *fmt, ...)
 	return false;
 }
 
-uint64_t odma_fnv1a64(const void *data, size_t len)
-{
-	const unsigned char *b = data;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 static int profile_hex(char c)
 {
 	if (c >= '0' && c <= '9')
