@@ -46,6 +46,15 @@ static inline uint64_t odma_get_le(const uint8_t *p, int n)
 	return v;
 }
 
+/* Whether the @n bytes at @p are all zero (a record's reserved bytes, a key never set). */
+static inline bool odma_all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != 0)
+			return false;
+	return true;
+}
+
 /* CRC32C (Castagnoli) of @len bytes. */
 static inline uint32_t odma_crc32c(const void *data, size_t len)
 {

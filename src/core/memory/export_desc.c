@@ -128,10 +128,7 @@ bool odma_pci_field_ok(const uint8_t *p, size_t len)
 		if (!((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f') ||
 		      (p[i] >= 'A' && p[i] <= 'F') || p[i] == ':' || p[i] == '.'))
 			return false;
-	for (size_t i = n; i < len; i++)
-		if (p[i] != 0)
-			return false;
-	return true;
+	return odma_all_zero(p + n, len - n);
 }
 
 static const char *desc_check_perms(uint8_t kind, uint32_t perms)

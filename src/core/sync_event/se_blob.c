@@ -72,14 +72,6 @@ size_t odma_se_blob_encode(const struct odma_se_blob *b, uint8_t *out)
 	return total;
 }
 
-static bool all_zero(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != 0)
-			return false;
-	return true;
-}
-
 /*
  * Checks a blob's header, lengths, checksum and every field, in that order, taking its
  * version and (version 2) its network address length. NULL when it passes, or what is wrong.
@@ -114,11 +106,12 @@ static const char *blob_check(const uint8_t *b, size_t len, uint16_t *version_ou
 		bad = "export blob checksum mismatch (corrupted in transit)";
 	else if (b[OFF_SIDE] > 1)
 		bad = "export blob names an unknown side";
-	else if (!all_zero(b + OFF_RSVD0, 3) || !all_zero(b + OFF_RSVD1, OFF_CRC - OFF_RSVD1) ||
-	         (version == ODMA_SE_BLOB_VERSION_NET && !all_zero(b + OFF_RSVD2, 2)))
+	else if (!odma_all_zero(b + OFF_RSVD0, 3) ||
+	         !odma_all_zero(b + OFF_RSVD1, OFF_CRC - OFF_RSVD1) ||
+	         (version == ODMA_SE_BLOB_VERSION_NET && !odma_all_zero(b + OFF_RSVD2, 2)))
 		bad = "export blob has non-zero reserved bytes";
 	else if (version == ODMA_SE_BLOB_VERSION_NET &&
-	         (odma_get_le(b + OFF_RID, 4) == 0 || all_zero(b + OFF_RKEY, 16) ||
+	         (odma_get_le(b + OFF_RID, 4) == 0 || odma_all_zero(b + OFF_RKEY, 16) ||
 	          (odma_get_le(b + OFF_VADDR, 8) & 7) != 0))
 		bad = "export blob names no valid network region (id 0, empty key or a "
 		      "misaligned value)";
@@ -126,7 +119,7 @@ static const char *blob_check(const uint8_t *b, size_t len, uint16_t *version_ou
 		bad = "export blob names an impossible process id";
 	else if (odma_get_le(b + OFF_FD, 4) > 0x7fffffff)
 		bad = "export blob names an impossible descriptor";
-	else if (all_zero(b + OFF_KEY, 16))
+	else if (odma_all_zero(b + OFF_KEY, 16))
 		bad = "export blob has an empty key";
 	else if (!odma_pci_field_ok(b + OFF_PCI, ODMA_SE_BLOB_PCI_LEN))
 		bad = "export blob names a malformed exporting device";

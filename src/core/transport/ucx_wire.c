@@ -69,14 +69,6 @@ doca_error_t odma_ucx_trailer_decode(const uint8_t p[ODMA_UCX_TRAILER_LEN])
 	return (doca_error_t)(int32_t)(uint32_t)odma_get_le(p + 4, 4);
 }
 
-static bool zero(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (p[i] != 0)
-			return false;
-	return true;
-}
-
 /* The op against its lengths: only a PUT carries a payload, of exactly its length. */
 static const char *req_check_op(const struct odma_ucx_req *q, size_t data_len)
 {
@@ -125,7 +117,7 @@ doca_error_t odma_ucx_req_decode(const void *hdr, size_t hdr_len, size_t data_le
 	else if (!head_ok(b, REQ_MAGIC))
 		bad = "not an odma request (magic or version)";
 	else if ((b[7] != 0 && (b[7] != ODMA_UCX_REQ_TRAILER || b[6] != ODMA_UCX_OP_PUT)) ||
-	         !zero(b + 56, 8))
+	         !odma_all_zero(b + 56, 8))
 		bad = "request reserved bytes or flags are not zero";
 	if (bad == NULL) {
 		memset(q, 0, sizeof(*q));
