@@ -60,13 +60,10 @@ static bool rn_handle_take(const struct doca_sync_event_remote_net *h, bool unli
 
 static void rn_encode(uint8_t *out, const uint8_t key[16], uint32_t id)
 {
-	memset(out, 0, RN_LEN);
-	memcpy(out, RN_MAGIC, 8);
-	odma_put_le(out + 8, 1, 2);
-	odma_put_le(out + 10, RN_LEN, 2);
+	odma_rec_open(out, RN_MAGIC, 1, RN_LEN);
 	memcpy(out + 16, key, 16);
 	odma_put_le(out + 32, id, 4);
-	odma_put_le(out + 36, odma_crc32c(out, 36), 4);
+	odma_rec_seal(out, RN_LEN);
 }
 
 /*
@@ -158,7 +155,7 @@ static const char *rn_parse(const uint8_t *b, size_t len, uint8_t key[16], uint3
 	if (odma_get_le(b + 8, 2) != 1 || odma_get_le(b + 10, 2) != RN_LEN ||
 	    odma_get_le(b + 12, 4) != 0)
 		return "unknown format version or non-zero reserved bytes";
-	if (odma_get_le(b + 36, 4) != odma_crc32c(b, 36))
+	if (!odma_rec_sealed(b, RN_LEN))
 		return "checksum mismatch (corrupted in transit)";
 	memcpy(key, b + 16, 16);
 	*id = (uint32_t)odma_get_le(b + 32, 4);
