@@ -462,7 +462,6 @@ struct doca_comch_producer_task_send {
 };
 
 #define COMCH_MAX_IOV 64u /* data segments of one producer send */
-#define COMCH_IMM_LIMIT ((uint32_t)sizeof(((struct doca_comch_producer_task_send *)0)->imm))
 
 /* ---- transport (transport.c) ----------------------------------------------------------- */
 

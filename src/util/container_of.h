@@ -9,6 +9,4 @@
 /* The structure that embeds @ptr as its @member. */
 #define odma_container_of(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
-#define ODMA_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
 #endif
