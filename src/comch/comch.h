@@ -365,8 +365,7 @@ struct comch_ep {
 	uint8_t *arena; /* message copies, one slot of arena_slot bytes per task */
 	size_t arena_slot;
 	uint32_t arena_n;
-	void *arena_pool; /* the task pool the arena was sized for */
-	int dispatch;     /* > 0 while program callbacks may run from our progress */
+	int dispatch; /* > 0 while program callbacks may run from our progress */
 	struct odma_comch_faults faults;
 	struct comch_peer_policy peers; /* ODMA_COMCH_ALLOW_UIDS, read at start */
 	uint64_t rng;

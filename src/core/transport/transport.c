@@ -512,7 +512,6 @@ void odma_tp_region_revoke(struct odma_tp_region *reg)
 	memcpy(reg->hdr.key, &reg_free, sizeof(reg_free));
 	reg_free = reg;
 	pthread_mutex_unlock(&reg_lock);
-	TP_EACH_LOADED(region_revoked, (reg));
 }
 
 static bool reg_live_locked(const struct odma_tp_region *r, const uint8_t key[16])

@@ -275,7 +275,6 @@ struct odma_tp_io {
 	uint64_t owner;
 	odma_tp_io_done_fn *done;
 	void *arg;               /* the caller's */
-	uint64_t tp_priv[6];     /* the transport's, while in flight */
 	struct odma_tp_io *next; /* the transport's queue, while in flight */
 };
 
@@ -400,9 +399,8 @@ struct odma_tp_ops {
 	/* Required: fills the parts of @r this transport provides for an importer. */
 	doca_error_t (*reach_self)(struct odma_tp_reach *r);
 
-	/* Optional: the exporter added / revoked a region (a transport serving it remotely). */
+	/* Optional: the exporter added a region (a transport serving it remotely). */
 	void (*region_added)(struct odma_tp_region *reg);
-	void (*region_revoked)(struct odma_tp_region *reg);
 	/*
 	 * Optional, with watches (ODMA_TP_AT_WATCH) to serve: a value an importer may watch
 	 * changed in this process; the watches held are checked again (any thread, never
