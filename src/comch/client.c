@@ -51,7 +51,6 @@ static doca_error_t client_start(struct doca_ctx *ctx)
 	ep->timeout_ms = timeout_ms;
 	ep->deadline_ns = doca_priv_now_ns() + (uint64_t)ep->timeout_ms * 1000000ull;
 	ep->next_try_ns = 0;
-	ep->hello_sent = false;
 	ep->last_errno = 0;
 	ODMA_DBG("comch client \"%s\": connecting through %s (device %s, system %s)", ep->name,
 	         ep->path, ctx->dev->info->pci_addr, ep->system_name);
@@ -98,10 +97,8 @@ static bool client_try_connect(struct comch_ep *ep, uint64_t now)
 			continue;
 		ep->next_try_ns = now + (uint64_t)(*c)->retry_ms * 1000000ull;
 		ep->cch = (*c)->connect(ep, buf, len, &err);
-		if (ep->cch != NULL) {
-			ep->hello_sent = true;
+		if (ep->cch != NULL)
 			return true;
-		}
 		if (err == COMCH_UNTRUSTED) {
 			client_fail_start(ep);
 			return false;
@@ -123,7 +120,6 @@ static void client_lost(struct comch_ep *ep, ssize_t n)
 	ep->last_errno = n == 0 ? ch->car->lost_errno : EPROTO;
 	comch_ep_free_chan(ep, ch);
 	ep->cch = NULL;
-	ep->hello_sent = false;
 }
 
 /*

@@ -387,7 +387,6 @@ struct comch_ep {
 	struct comch_chan *cch; /* connecting: awaits the server's answer */
 	int link_fd;
 	struct comch_link *link;
-	bool hello_sent;
 	uint64_t deadline_ns;
 	uint64_t next_try_ns;
 	uint32_t timeout_ms;

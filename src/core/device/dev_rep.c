@@ -119,7 +119,6 @@ doca_error_t doca_dev_rep_open(struct doca_devinfo_rep *devinfo_rep, struct doca
 		return DOCA_ERROR_INITIALIZATION;
 	}
 	devinfo_rep->rep_store->refcount++;
-	devinfo_rep->rep_dev = devinfo_rep->rep_store;
 	pthread_mutex_unlock(&rep_lock);
 	*dev_rep = devinfo_rep->rep_store;
 	return DOCA_SUCCESS;
@@ -135,8 +134,6 @@ doca_error_t doca_dev_rep_close(struct doca_dev_rep *dev)
 	               (void *)dev);
 	pthread_mutex_lock(&rep_lock);
 	rc = odma_open_count_drop(&dev->refcount, dev->users);
-	if (rc == DOCA_SUCCESS && dev->refcount == 0)
-		info->rep_dev = NULL;
 	users = dev->users;
 	pthread_mutex_unlock(&rep_lock);
 	ODMA_CHECK_ARG(rc != DOCA_ERROR_INVALID_VALUE,

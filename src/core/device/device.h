@@ -121,7 +121,6 @@ struct doca_devinfo_rep {
 	enum doca_pci_func_type func_type;
 	int filter_bits; /* DOCA_DEVINFO_REP_FILTER_NET / _EMULATED */
 	bool hotplug;
-	struct doca_dev_rep *rep_dev;   /* opened representor, refcounted; NULL when closed */
 	struct doca_dev_rep *rep_store; /* storage reused by every open (never freed) */
 };
 
