@@ -997,24 +997,12 @@ doca_error_t odma_ucx_ep_attach(struct odma_tp_ep *ep, const struct odma_tp_reac
                                 struct odma_tp_remote *rm)
 {
 	static __thread uint8_t issued[ODMA_TP_ISSUED_MAX];
-	struct ucx_chunk *c = calloc(1, sizeof(*c));
 	struct ucx_waiter w = { .status = DOCA_ERROR_IO_FAILED, .issued = issued };
+	doca_error_t st = odma_ucx_attach_wait(r, ep->peer, &w);
 
-	if (c == NULL)
-		return DOCA_ERROR_NO_MEMORY;
-	odma_ucx_peer_ref(ep->peer); /* the attachment's */
-	pthread_cond_init(&w.cond, NULL);
-	c->op = ODMA_UCX_OP_ATTACH;
-	c->wait = &w;
-	c->reach = r;
-	c->peer = ep->peer;
-	odma_ucx_enqueue(c, c);
-	odma_ucx_waiter_wait(&w);
-	if (w.status != DOCA_SUCCESS)
-		return w.status == DOCA_ERROR_IO_FAILED ? DOCA_ERROR_IO_FAILED
-		                                        : DOCA_ERROR_INVALID_VALUE;
-	rm->priv = ep->peer;
-	return DOCA_SUCCESS;
+	if (st == DOCA_SUCCESS)
+		rm->priv = ep->peer;
+	return st;
 }
 
 /*

@@ -283,6 +283,12 @@ void odma_ucx_reply_am(const void *header, size_t header_length, void *data, siz
 /* A batch of replies (ODMA_UCX_AM_REPLIES): checked whole, then each taken as one alone. */
 void odma_ucx_replies_am(const void *header, size_t header_length, void *data, size_t length,
                          const struct odma_lk_rx *rx);
+/*
+ * Sends an ATTACH for @r over @peer's endpoint (NULL: the service thread finds the exporter)
+ * and waits for it in @w: NO_MEMORY, IO_FAILED (not reached) or INVALID_VALUE (refused).
+ */
+doca_error_t odma_ucx_attach_wait(const struct odma_tp_reach *r, struct ucx_peer *peer,
+                                  struct ucx_waiter *w);
 doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remote *rm,
                              uint8_t *issued, size_t *issued_len);
 void odma_ucx_detach(struct odma_tp_remote *rm);

@@ -866,47 +866,58 @@ static const char *import_fn(const struct odma_tp_reach *r)
 	                                   : "doca_mmap_create_from_export";
 }
 
-doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remote *rm,
-                             uint8_t *issued, size_t *issued_len)
+doca_error_t odma_ucx_attach_wait(const struct odma_tp_reach *r, struct ucx_peer *peer,
+                                  struct ucx_waiter *w)
 {
 	struct ucx_chunk *c = calloc(1, sizeof(*c));
-	struct ucx_waiter w = { .status = DOCA_ERROR_IO_FAILED, .issued = issued };
-	const char *why = NULL;
 
 	if (c == NULL)
 		return DOCA_ERROR_NO_MEMORY;
+	if (peer != NULL)
+		odma_ucx_peer_ref(peer); /* the attachment's */
+	pthread_cond_init(&w->cond, NULL);
+	c->op = ODMA_UCX_OP_ATTACH;
+	c->wait = w;
+	c->reach = r;
+	c->peer = peer;
+	odma_ucx_enqueue(c, c);
+	odma_ucx_waiter_wait(w); /* bounded: the request times out in the service thread */
+	if (w->status == DOCA_SUCCESS)
+		return DOCA_SUCCESS;
+	return w->status == DOCA_ERROR_IO_FAILED ? DOCA_ERROR_IO_FAILED : DOCA_ERROR_INVALID_VALUE;
+}
+
+doca_error_t odma_ucx_attach(const struct odma_tp_reach *r, struct odma_tp_remote *rm,
+                             uint8_t *issued, size_t *issued_len)
+{
+	struct ucx_waiter w = { .status = DOCA_ERROR_IO_FAILED, .issued = issued };
+	const char *why = NULL;
+	doca_error_t st;
+
 	if (!odma_ucx_available(&why)) {
-		free(c);
 		ODMA_ERR("%s: the exporter runs in another namespace or "
 		         "machine and the UCX transport is unavailable: %s",
 		         import_fn(r), why);
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
-	pthread_cond_init(&w.cond, NULL);
-	c->op = ODMA_UCX_OP_ATTACH;
-	c->wait = &w;
-	c->reach = r;
-	odma_ucx_enqueue(c, c);
-	odma_ucx_waiter_wait(&w); /* bounded: the request times out in the service thread */
-	if (w.status != DOCA_SUCCESS) {
+	st = odma_ucx_attach_wait(r, NULL, &w);
+	if (st == DOCA_SUCCESS) {
+		*issued_len = w.issued_len;
+		rm->priv = w.peer;
+	} else if (st != DOCA_ERROR_NO_MEMORY) {
 		const char *fabric = odma_config_string("ODMA_FABRIC");
 
 		ODMA_ERR("%s: the exporter (pid %u in its namespace) %s over UCX%s%s: %s",
 		         import_fn(r), r->pid,
-		         w.status == DOCA_ERROR_IO_FAILED ? "cannot be reached"
-		                                          : "refused the import",
+		         st == DOCA_ERROR_IO_FAILED ? "cannot be reached" : "refused the import",
 		         fabric ? " (ODMA_FABRIC=" : "", fabric ? fabric : "",
-		         w.status == DOCA_ERROR_IO_FAILED
+		         st == DOCA_ERROR_IO_FAILED
 		                 ? "check the link and that the exporter runs "
 		                   "with the same ODMA_FABRIC, or raise ODMA_TRANSPORT_TIMEOUT_MS"
 		                 : "the export was revoked, "
 		                   "or the descriptor is forged; export again");
-		return w.status == DOCA_ERROR_IO_FAILED ? DOCA_ERROR_IO_FAILED
-		                                        : DOCA_ERROR_INVALID_VALUE;
 	}
-	*issued_len = w.issued_len;
-	rm->priv = w.peer;
-	return DOCA_SUCCESS;
+	return st;
 }
 
 void odma_ucx_detach(struct odma_tp_remote *rm)
