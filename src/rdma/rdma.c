@@ -292,22 +292,17 @@ static void rd_defaults(struct doca_rdma *rd)
 doca_error_t doca_rdma_create(struct doca_dev *dev, struct doca_rdma **rdma)
 {
 	struct doca_rdma *rd;
+	struct doca_ctx *ctx;
 	doca_error_t r;
 
 	ODMA_CHECK_ARG(dev != NULL && rdma != NULL, "dev and rdma must not be NULL");
 	r = rd_check_dev(dev, __func__);
 	if (r != DOCA_SUCCESS)
 		return r;
-	rd = calloc(1, sizeof(*rd));
-	if (rd == NULL) {
-		ODMA_ERR("out of memory creating an RDMA context");
-		return DOCA_ERROR_NO_MEMORY;
-	}
-	r = doca_priv_ctx_init(&rd->ctx, &odma_rd_ops, dev);
-	if (r != DOCA_SUCCESS) {
-		free(rd);
+	r = doca_priv_ctx_new(sizeof(*rd), &odma_rd_ops, dev, &ctx);
+	if (r != DOCA_SUCCESS)
 		return r;
-	}
+	rd = (struct doca_rdma *)ctx; /* its first member */
 	pthread_mutex_init(&rd->lock, NULL);
 	rw_cond_init(&rd->recv_cond); /* the receiver-not-ready deadline is monotonic */
 	atomic_init(&rd->queued, 0);
