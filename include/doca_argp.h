@@ -20,7 +20,9 @@
  * command line as well override the file. Its "doca_dpdk_flags" object (devices, core-mask,
  * core-list, flags: NVIDIA's *_params.json) gives EAL flags to the DPDK program; a program
  * without one skips it.
- * After "--", the remaining arguments go to the callback set with doca_argp_set_dpdk_program().
+ * A program that set a callback with doca_argp_set_dpdk_program() is run as DOCA runs one:
+ * "program [EAL flags] -- [DOCA flags] [program flags]"; the EAL flags go to the callback.
+ * Any other program's flags end at "--", and arguments after it are refused.
  * Errors are logged once, followed by the usage text on stderr; the parser never exits
  * except for --help and --version.
  */
@@ -45,7 +47,7 @@ struct doca_argp_param;
 typedef doca_error_t (*doca_argp_param_cb_t)(void *param, void *config);
 /** Checks the whole program config after parsing. */
 typedef doca_error_t (*doca_argp_validation_cb_t)(void *config);
-/** Receives the arguments after "--" (argv[0] is the program name). */
+/** Receives the EAL flags, those before "--" (argv[0] is the program name). */
 typedef doca_error_t (*doca_argp_dpdk_cb_t)(int argc, char **argv);
 /** Receives the parser's own messages instead of the SDK log. */
 typedef void (*doca_argp_logger_cb_t)(enum doca_log_level level, const char *format, va_list args);
@@ -147,9 +149,16 @@ doca_error_t doca_argp_register_version_callback(doca_argp_param_cb_t callback);
 
 /**
  * @brief Parses the command line (and a JSON file given with -j), runs the callbacks.
+ *
+ * With a DPDK program set (doca_argp_set_dpdk_program()), the arguments before "--" are EAL
+ * flags, handed to it, and those after "--" the DOCA and program flags, in DOCA's order
+ * ("program -a 03:00.0 -c 0x1 -- -l 60"). A line without "--" is all EAL flags, as in DOCA 1,
+ * unless it starts with -j/--json FILE: then it is all DOCA flags and the EAL flags come from
+ * the file. Without a DPDK program, all arguments up to "--" are flags.
  * @param [in] argc  argument count.
  * @param [in] argv  arguments, argv[0] being the program.
- * @return DOCA_SUCCESS; DOCA_ERROR_NOT_SUPPORTED for an unknown flag (or a JSON key);
+ * @return DOCA_SUCCESS; DOCA_ERROR_NOT_SUPPORTED for an unknown flag (or a JSON key), or for
+ *         arguments after "--" without a DPDK program;
  *         DOCA_ERROR_INVALID_VALUE for a missing mandatory flag, a missing or malformed value,
  *         a repeated flag without multiplicity, a cli_only flag in JSON or bad JSON;
  *         DOCA_ERROR_IO_FAILED when the JSON file cannot be read; DOCA_ERROR_BAD_STATE when not
@@ -167,7 +176,9 @@ void doca_argp_usage(void);
  * @brief Routes DPDK (EAL) flags to @p callback (DPDK-style programs): its argv is the program
  *        name, the flags of the JSON file's "doca_dpdk_flags" (each device as -a NAME, an sf as
  *        auxiliary:mlx5_core.sf.ID, "hws": true adding ,dv_flow_en=2; core-mask as -c 0xMASK;
- *        core-list as -l LIST; the words of "flags"), then the arguments after "--".
+ *        core-list as -l LIST; the words of "flags"), then the command line's EAL flags: those
+ *        before "--" (DOCA's "program [EAL flags] -- [DOCA flags] [program flags]"; see
+ *        doca_argp_start() for a line without "--").
  * @param [in] callback  the callback (NULL turns it off).
  */
 DOCA_EXPERIMENTAL

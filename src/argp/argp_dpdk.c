@@ -52,7 +52,7 @@ static doca_error_t dpdk_push(const char *arg, size_t len)
 
 	if (odma_argp.dpdk_json_n >= ARGP_DPDK_MAX)
 		return dpdk_refuse(DOCA_ERROR_INVALID_VALUE,
-		                   "more than %d EAL flags; give the rest after \"--\"",
+		                   "more than %d EAL flags; give the rest before \"--\"",
 		                   ARGP_DPDK_MAX);
 	grown = realloc(odma_argp.dpdk_json, sizeof(*grown) * (size_t)(odma_argp.dpdk_json_n + 2));
 	if (grown == NULL)

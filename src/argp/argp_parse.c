@@ -53,7 +53,9 @@ static void odma_argp_print_usage(FILE *out)
 	int k;
 
 	fprintf(out, "Usage: %s %s\n\n", odma_argp.program ? odma_argp.program : "program",
-	        odma_argp.synopsis ? odma_argp.synopsis : "[DOCA flags] [program flags]");
+	        odma_argp.synopsis ? odma_argp.synopsis
+	        : odma_argp.dpdk   ? "[DPDK flags] -- [DOCA flags] [program flags]"
+	                           : "[DOCA flags] [program flags]");
 	if (odma_argp.description != NULL)
 		fprintf(out, "%s\n\n", odma_argp.description);
 	fprintf(out, "DOCA flags:\n");
@@ -289,13 +291,13 @@ static void parse_version_and_exit(void)
 }
 
 /* First pass: help and version act at once; the JSON path is remembered. */
-static doca_error_t parse_scan_general(int end, char **argv, const char **json)
+static doca_error_t parse_scan_general(int first, int end, char **argv, const char **json)
 {
 	struct odma_token t;
 	doca_error_t rc;
 	int i;
 
-	for (i = 1; i < end; i = t.next) {
+	for (i = first; i < end; i = t.next) {
 		rc = odma_token(i, end, argv, &t);
 		if (rc != DOCA_SUCCESS)
 			return rc;
@@ -317,14 +319,14 @@ static doca_error_t parse_scan_general(int end, char **argv, const char **json)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t parse_apply_cli(int end, char **argv)
+static doca_error_t parse_apply_cli(int first, int end, char **argv)
 {
 	struct odma_token t;
 	doca_error_t rc;
 	long v;
 	int i;
 
-	for (i = 1; i < end; i = t.next) {
+	for (i = first; i < end; i = t.next) {
 		rc = odma_token(i, end, argv, &t);
 		if (rc != DOCA_SUCCESS)
 			return rc;
@@ -368,13 +370,51 @@ static doca_error_t parse_check_mandatory(void)
 	return DOCA_SUCCESS;
 }
 
+/* The parts of a command line: argv[first..end) are flags, argv[eal_first..eal_end) EAL's. */
+struct odma_split {
+	int first, end;
+	int eal_first, eal_end;
+};
+
+/* Whether argv[1] is -j/--json: DOCA 1's JSON mode, where the file gives the EAL flags. */
+static bool parse_json_first(int argc, char **argv)
+{
+	return argc > 1 && !odma_argp.own_json &&
+	       (strcmp(argv[1], "-j") == 0 || strncmp(argv[1], "-j=", 3) == 0 ||
+	        strcmp(argv[1], "--json") == 0 || strncmp(argv[1], "--json=", 7) == 0);
+}
+
+/*
+ * A DPDK program's command line is DOCA's "[EAL flags] -- [DOCA flags] [program flags]", as
+ * NVIDIA's samples run ("doca_flow_aging -a auxiliary:mlx5_core.sf.2,dv_flow_en=2 -- -l 60").
+ * Without "--" it is all EAL flags (DOCA 1 gave the whole line to rte_eal_init; NVIDIA's lines
+ * keep "--" even with no EAL flag), unless it starts with -j/--json. Any other program's flags
+ * run up to "--", and what follows is refused (it is a DPDK program's).
+ */
+static void parse_split(int argc, char **argv, struct odma_split *s)
+{
+	int dashdash = 1, after;
+
+	while (dashdash < argc && strcmp(argv[dashdash], "--") != 0)
+		dashdash++;
+	after = dashdash < argc ? dashdash + 1 : argc;
+	if (odma_argp.dpdk == NULL || (dashdash == argc && parse_json_first(argc, argv)))
+		*s = (struct odma_split){
+			.first = 1, .end = dashdash, .eal_first = after, .eal_end = argc
+		};
+	else
+		*s = (struct odma_split){
+			.first = after, .end = argc, .eal_first = 1, .eal_end = dashdash
+		};
+}
+
 /*
  * The DPDK program gets the program name, the EAL flags of the JSON file's "doca_dpdk_flags",
- * then the arguments after "--".
+ * then those of the command line (before "--").
  */
-static doca_error_t parse_run_dpdk(int argc, char **argv, int dashdash)
+static doca_error_t parse_run_dpdk(char **argv, const struct odma_split *s)
 {
-	int cli = dashdash + 1 < argc ? argc - dashdash - 1 : 0; /* what follows "--" */
+	int cli = s->eal_end - s->eal_first;
 	int n = 1 + odma_argp.dpdk_json_n + cli;
 	char **args;
 	doca_error_t rc;
@@ -396,7 +436,7 @@ static doca_error_t parse_run_dpdk(int argc, char **argv, int dashdash)
 		memcpy(&args[1], odma_argp.dpdk_json,
 		       sizeof(*args) * (size_t)odma_argp.dpdk_json_n);
 	if (cli > 0)
-		memcpy(&args[1 + odma_argp.dpdk_json_n], &argv[dashdash + 1],
+		memcpy(&args[1 + odma_argp.dpdk_json_n], &argv[s->eal_first],
 		       sizeof(*args) * (size_t)cli);
 	rc = odma_argp.dpdk(n, args);
 	free(args);
@@ -406,20 +446,19 @@ static doca_error_t parse_run_dpdk(int argc, char **argv, int dashdash)
 static doca_error_t parse_start(int argc, char **argv)
 {
 	const char *json = NULL;
+	struct odma_split s;
 	doca_error_t rc;
-	int end;
 
-	for (end = 1; end < argc && strcmp(argv[end], "--") != 0; end++)
-		;
-	rc = parse_scan_general(end, argv, &json);
+	parse_split(argc, argv, &s);
+	rc = parse_scan_general(s.first, s.end, argv, &json);
 	if (rc == DOCA_SUCCESS && json != NULL)
 		rc = odma_argp_load_json(json);
 	if (rc == DOCA_SUCCESS)
-		rc = parse_apply_cli(end, argv);
+		rc = parse_apply_cli(s.first, s.end, argv);
 	if (rc == DOCA_SUCCESS)
 		rc = parse_check_mandatory();
 	if (rc == DOCA_SUCCESS)
-		rc = parse_run_dpdk(argc, argv, end);
+		rc = parse_run_dpdk(argv, &s);
 	if (rc == DOCA_SUCCESS && odma_argp.validation != NULL) {
 		rc = odma_argp.validation(odma_argp.config);
 		if (rc != DOCA_SUCCESS)

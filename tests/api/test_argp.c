@@ -309,7 +309,8 @@ static void test_levels_and_dpdk(void **state)
 
 	(void)state;
 	doca_argp_set_dpdk_program(dpdk_cb);
-	assert_ok(START("-p", "a", "-l", "30", "--sdk-log-level", "20", "--", "-a", "last"));
+	/* DOCA's order for a DPDK program: EAL flags, "--", DOCA and program flags */
+	assert_ok(START("-a", "last", "--", "-p", "a", "-l", "30", "--sdk-log-level", "20"));
 	assert_ok(doca_argp_get_log_level(&lvl));
 	assert_int_equal(lvl, 30);
 	assert_int_equal(doca_log_level_get_global_lower_limit(), 30);
@@ -319,6 +320,39 @@ static void test_levels_and_dpdk(void **state)
 	assert_string_equal(cfg.dpdk_last, "last");
 	assert_ok(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO));
 	assert_ok(doca_log_level_set_global_sdk_limit(DOCA_LOG_LEVEL_INFO));
+}
+
+/*
+ * A DPDK program's command line is DOCA's: EAL flags, "--", then DOCA and program flags, as in
+ * NVIDIA's samples ("./build/doca_flow_aging -a auxiliary:mlx5_core.sf.2,dv_flow_en=2 -- -l 60").
+ * odma read the flags before "--" as its own (-a unknown: NOT_SUPPORTED) and gave the DPDK
+ * program what follows. Without "--" the whole line is EAL's, as DOCA 1 handed it to
+ * rte_eal_init (NVIDIA's lines keep "--" even with no EAL flag before it).
+ */
+static void test_dpdk_eal_before_dashdash(void **state)
+{
+	int lvl;
+
+	teardown(state);
+	assert_ok(doca_argp_init("prog", &cfg));
+	add("c", "count", DOCA_ARGP_TYPE_INT, count_cb, 0); /* EAL's -c before "--" is not this */
+	doca_argp_set_dpdk_program(dpdk_all_cb);
+	assert_ok(START("-a", "X,dv_flow_en=2", "-c", "0x1", "--", "-l", "60"));
+	assert_string_equal(cfg.dpdk_all, "prog -a X,dv_flow_en=2 -c 0x1");
+	assert_int_equal(cfg.dpdk_argc, 5);
+	assert_int_equal(cfg.counts, 0);
+	assert_ok(doca_argp_get_log_level(&lvl));
+	assert_int_equal(lvl, 60);
+	assert_int_equal(doca_log_level_get_global_lower_limit(), 60);
+	assert_ok(doca_log_level_set_global_lower_limit(DOCA_LOG_LEVEL_INFO));
+	teardown(state);
+	assert_ok(doca_argp_init("prog", &cfg));
+	add("c", "count", DOCA_ARGP_TYPE_INT, count_cb, 0);
+	doca_argp_set_dpdk_program(dpdk_all_cb);
+	assert_ok(START("-c", "0x3", "-l", "0-1")); /* no "--": all EAL */
+	assert_string_equal(cfg.dpdk_all, "prog -c 0x3 -l 0-1");
+	assert_int_equal(cfg.counts, 0);
+	assert_int_equal(doca_log_level_get_global_lower_limit(), DOCA_LOG_LEVEL_INFO);
 }
 
 /* The child's side of in_child: what it runs (with stdout on the pipe). */
@@ -638,16 +672,17 @@ static void test_json_null_object(void **state)
 
 /*
  * The "doca_dpdk_flags" section of a JSON file (NVIDIA's DPDK applications ship one, with
- * comments and trailing commas) becomes the DPDK program's argv, ahead of the arguments after
- * "--": devices as -a (sf as its auxiliary name, hws as dv_flow_en=2), core-mask as -c in hex,
- * core-list as -l, and the words of "flags". Without a DPDK program the section is ignored. The
- * whole file was refused ("JSON section is unknown").
+ * comments and trailing commas) becomes the DPDK program's argv, ahead of the EAL flags before
+ * "--" (DOCA's order: EAL flags, "--", then -j FILE among the DOCA flags): devices as -a (sf
+ * as its auxiliary name, hws as dv_flow_en=2), core-mask as -c in hex, core-list as -l, and
+ * the words of "flags". Without a DPDK program the section is ignored. The whole file was
+ * refused ("JSON section is unknown").
  */
 static void test_json_dpdk_flags(void **state)
 {
 	(void)state;
 	doca_argp_set_dpdk_program(dpdk_all_cb);
-	assert_ok(START("-j", fixture("dpdk_flags.json"), "--", "--no-pci"));
+	assert_ok(START("--no-pci", "--", "-j", fixture("dpdk_flags.json")));
 	assert_string_equal(cfg.dpdk_all, "prog -a 0000:08:00.0,dv_flow_en=2 "
 	                                  "-a auxiliary:mlx5_core.sf.4 -a b1:00.3 "
 	                                  "-c 0x1a -l 0-1 --file-prefix odma -n 4 --no-pci");
@@ -827,6 +862,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_json_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json_trailing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_levels_and_dpdk, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_dpdk_eal_before_dashdash, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_help_long_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unknown_flag_one_line, setup, teardown),

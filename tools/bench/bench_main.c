@@ -474,11 +474,38 @@ static int register_params(void)
 	                       B, cb_netns, false);
 }
 
+/*
+ * odma bench's command line is its flags, then "--" and the DPDK peer's EAL flags; doca_argp
+ * reads a DPDK program's line the DOCA way round (EAL flags, "--", then the program's flags),
+ * so the two parts change places: argv[0], the EAL flags, "--", the flags. NULL on no memory.
+ */
+static char **eal_first(int *argc, char **argv)
+{
+	static char dashdash[] = "--";
+	char **out = calloc((size_t)*argc + 2, sizeof(*out));
+	int flags_end = 1, n = 0;
+
+	if (out == NULL)
+		return NULL;
+	while (flags_end < *argc && strcmp(argv[flags_end], "--") != 0)
+		flags_end++;
+	out[n++] = argv[0];
+	for (int i = flags_end + 1; i < *argc; i++)
+		out[n++] = argv[i];
+	out[n++] = dashdash;
+	for (int i = 1; i < flags_end; i++)
+		out[n++] = argv[i];
+	*argc = n;
+	return out;
+}
+
 /* bench_prefilter takes -h (our own manual), --man and --json (the output format) before
  * doca_argp parses the rest. */
 static int parse_flags(int argc, char **argv)
 {
 	struct doca_log_backend *be;
+	doca_error_t rc;
+	char **args;
 
 	argc = bench_prefilter(argc, argv, print_help, &cfg.json);
 	doca_log_backend_create_standard();
@@ -489,7 +516,12 @@ static int parse_flags(int argc, char **argv)
 	if (register_params() != 0)
 		return -1;
 	doca_argp_set_dpdk_program(cb_eal);
-	return doca_argp_start(argc, argv) == DOCA_SUCCESS ? 0 : -1;
+	args = eal_first(&argc, argv);
+	if (args == NULL)
+		return -1;
+	rc = doca_argp_start(argc, args); /* cb_eal keeps copies of the EAL flags */
+	free(args);
+	return rc == DOCA_SUCCESS ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------ measuring */
