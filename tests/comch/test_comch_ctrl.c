@@ -416,16 +416,46 @@ static void test_client_first(void **state)
 
 /* ---- a client that dies: disconnect event, in-flight sends fail ----------------------------- */
 
+/*
+ * The child's side of the socket-full tests: a running client (its log captured when
+ * @capture) that told the parent 'r'.
+ */
+static void client_up(struct cu_ep *e, bool capture)
+{
+	cu_sync_side(true);
+	cu_open(e, false);
+	if (capture)
+		cu_log_capture();
+	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(e, NAME, 1024, 4));
+	CU_CHECK(cu_progress_until(e, cu_is_running, 5000));
+	cu_tell('r');
+}
+
+/*
+ * The parent's side: @client forked, and a running server (its log captured when @capture)
+ * that heard the client's 'r'; the child's pid.
+ */
+static pid_t server_with_client(struct cu_ep *s, int (*client)(void *), bool capture)
+{
+	pid_t child;
+
+	cu_sync_init();
+	child = cu_fork(client, NULL, 30);
+	cu_sync_side(false);
+	cu_open(s, true);
+	if (capture)
+		cu_log_capture();
+	assert_ok(cu_server_start(s, NAME, 0, 1024));
+	assert_int_equal(cu_hear(s, 5000), 'r');
+	return child;
+}
+
 static int client_dies(void *arg)
 {
 	struct cu_ep e;
 
 	(void)arg;
-	cu_sync_side(true);
-	cu_open(&e, false);
-	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 1024, 4));
-	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
-	cu_tell('r');
+	client_up(&e, false);
 	CU_CHECK(cu_hear(NULL, 10000) == 'k'); /* without progressing: the socket fills */
 	raise(SIGKILL);
 	return 1;
@@ -439,13 +469,7 @@ static void test_client_dies(void **state)
 	pid_t child;
 
 	(void)state;
-	cu_sync_init();
-	child = cu_fork(client_dies, NULL, 30);
-	cu_sync_side(false);
-	cu_open(&s, true);
-	cu_log_capture();
-	assert_ok(cu_server_start(&s, NAME, 0, 1024));
-	assert_int_equal(cu_hear(&s, 5000), 'r');
+	child = server_with_client(&s, client_dies, true);
 	assert_non_null(s.conn);
 	/* more than the socket holds: some sends stay queued in flight */
 	for (int i = 0; i < 600; i++) {
@@ -500,12 +524,7 @@ static int client_reads_late(void *arg)
 	uint8_t want[4080];
 
 	(void)arg;
-	cu_sync_side(true);
-	cu_open(&e, false);
-	cu_log_capture();
-	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 1024, 4));
-	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
-	cu_tell('r');
+	client_up(&e, true);
 	CU_CHECK(cu_hear(NULL, 10000) == 'k'); /* without progressing: the socket filled */
 	CU_CHECK(cu_progress_until(&e, cu_is_idle, 10000));
 	/* every message the server reported sent, in order, then its BYE: no vanished server */
@@ -527,12 +546,7 @@ static void test_server_stops_socket_full(void **state)
 	pid_t child;
 
 	(void)state;
-	cu_sync_init();
-	child = cu_fork(client_reads_late, NULL, 30);
-	cu_sync_side(false);
-	cu_open(&s, true);
-	assert_ok(cu_server_start(&s, NAME, 0, 1024));
-	assert_int_equal(cu_hear(&s, 5000), 'r');
+	child = server_with_client(&s, client_reads_late, false);
 	/* more than the socket holds: some sends wait, and the socket takes not even a BYE */
 	for (uint32_t i = 0; i < 600; i++, submitted++) {
 		fill(big, i, sizeof(big));
@@ -557,11 +571,7 @@ static int client_never_reads(void *arg)
 	struct cu_ep e;
 
 	(void)arg;
-	cu_sync_side(true);
-	cu_open(&e, false);
-	CU_CHECK_DOCA(DOCA_ERROR_IN_PROGRESS, cu_client_start(&e, NAME, 1024, 4));
-	CU_CHECK(cu_progress_until(&e, cu_is_running, 5000));
-	cu_tell('r');
+	client_up(&e, false);
 	CU_CHECK(cu_hear(NULL, 20000) == 'k'); /* the server is IDLE: never read a byte */
 	return 0;
 }
@@ -574,13 +584,7 @@ static void test_server_stops_peer_never_reads(void **state)
 	pid_t child;
 
 	(void)state;
-	cu_sync_init();
-	child = cu_fork(client_never_reads, NULL, 30);
-	cu_sync_side(false);
-	cu_open(&s, true);
-	cu_log_capture();
-	assert_ok(cu_server_start(&s, NAME, 0, 1024));
-	assert_int_equal(cu_hear(&s, 5000), 'r');
+	child = server_with_client(&s, client_never_reads, true);
 	for (; submitted < 600; submitted++)
 		assert_int_equal(cu_send(&s, big, sizeof(big)), DOCA_SUCCESS);
 	doca_pe_progress(s.pe);
