@@ -302,6 +302,24 @@ static int exports_within(struct tside *s, int n, int ms)
 	return got;
 }
 
+/* Two connections of @s's context exported and connected to each other. */
+static void connect_self(struct tside *s, struct doca_rdma_connection **c1,
+                         struct doca_rdma_connection **c2)
+{
+	uint8_t b1[256], b2[256];
+	const void *blob;
+	size_t n1, n2;
+
+	assert_ok(doca_rdma_export(s->rd, &blob, &n1, c1));
+	assert_true(n1 <= sizeof(b1));
+	memcpy(b1, blob, n1);
+	assert_ok(doca_rdma_export(s->rd, &blob, &n2, c2));
+	assert_true(n2 <= sizeof(b2));
+	memcpy(b2, blob, n2);
+	assert_ok(doca_rdma_connect(s->rd, b2, n2, *c1));
+	assert_ok(doca_rdma_connect(s->rd, b1, n1, *c2));
+}
+
 /*
  * A connection disconnected while its peer's send waits for a receive (receiver not ready)
  * gives its slot back at once: its reader stops waiting at the disconnect, not after the
@@ -314,18 +332,12 @@ static void test_disconnect_ends_rnr_wait(void **state)
 	struct tside s;
 	struct doca_rdma_task_send *t;
 	struct doca_rdma_connection *c1, *c2;
-	uint8_t b1[256], b2[256];
 	const void *blob;
 	size_t n1, n2;
 
 	(void)state;
 	open_of_two(&s);
-	assert_ok(doca_rdma_export(s.rd, &blob, &n1, &c1));
-	memcpy(b1, blob, n1);
-	assert_ok(doca_rdma_export(s.rd, &blob, &n2, &c2));
-	memcpy(b2, blob, n2);
-	assert_ok(doca_rdma_connect(s.rd, b2, n2, c1));
-	assert_ok(doca_rdma_connect(s.rd, b1, n1, c2));
+	connect_self(&s, &c1, &c2);
 	/* an empty message to c2, which has no receive posted: its reader waits for one */
 	assert_ok(doca_rdma_task_send_allocate_init(s.rd, c1, NULL, (union doca_data){ 0 }, &t));
 	assert_ok(doca_task_submit(doca_rdma_task_send_as_task(t)));
@@ -362,9 +374,6 @@ static void test_reconnect_churn(void **state)
 	struct doca_rdma_task_receive *rt;
 	struct doca_rdma_task_send *st;
 	struct doca_rdma_connection *a, *b;
-	uint8_t ba[256], bb[256];
-	const void *blob;
-	size_t na, nb;
 
 	(void)state;
 #ifndef ODMA_HAVE_UCX
@@ -372,12 +381,7 @@ static void test_reconnect_churn(void **state)
 #endif
 	open_of_two(&s);
 	for (int round = 0; round < 40; round++) {
-		assert_ok(doca_rdma_export(s.rd, &blob, &na, &a));
-		memcpy(ba, blob, na);
-		assert_ok(doca_rdma_export(s.rd, &blob, &nb, &b));
-		memcpy(bb, blob, nb);
-		assert_ok(doca_rdma_connect(s.rd, bb, nb, a));
-		assert_ok(doca_rdma_connect(s.rd, ba, na, b));
+		connect_self(&s, &a, &b);
 		assert_ok(doca_rdma_task_receive_allocate_init(s.rd, NULL, (union doca_data){ 0 },
 		                                               &rt));
 		assert_ok(doca_task_submit(doca_rdma_task_receive_as_task(rt)));
@@ -897,9 +901,6 @@ static void *pinned_app_thread(void *arg)
 	struct doca_buf *rb, *sb;
 	cpu_set_t one;
 	struct tside s;
-	uint8_t b1[256], b2[256];
-	const void *blob;
-	size_t n1, n2;
 	int cpu = 0;
 
 	while (!CPU_ISSET(cpu, &r->process))
@@ -909,12 +910,7 @@ static void *pinned_app_thread(void *arg)
 	assert_int_equal(pthread_setaffinity_np(pthread_self(), sizeof(one), &one), 0);
 	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	                  7));
-	assert_ok(doca_rdma_export(s.rd, &blob, &n1, &c1));
-	memcpy(b1, blob, n1);
-	assert_ok(doca_rdma_export(s.rd, &blob, &n2, &c2));
-	memcpy(b2, blob, n2);
-	assert_ok(doca_rdma_connect(s.rd, b2, n2, c1));
-	assert_ok(doca_rdma_connect(s.rd, b1, n1, c2));
+	connect_self(&s, &c1, &c2);
 	memcpy(s.mem, "pinned", 7);
 	rb = ts_buf(&s, s.mm, s.mem, 2048, 64, 0);
 	sb = ts_buf(&s, s.mm, s.mem, 0, 7, 7);
