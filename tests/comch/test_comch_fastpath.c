@@ -574,7 +574,23 @@ static void test_peer_pid_reused(void **state)
 	d = fork_as(child);
 	if (d == 0)
 		stranger(reuse_area, go, done);
-	assert_true(d == child); /* without progressing: this side has not seen the end */
+	if (d != child) {
+		/*
+		 * another process of this machine forked between our write of ns_last_pid and our
+		 * fork and holds the pid now (a busy machine, tests in parallel): nothing to stage
+		 */
+		print_message("skipped: another process took pid %d first\n", (int)child);
+		assert_true(cu_progress_until(&s, has_disconnect, 5000));
+		assert_true(fp_close(&s, &p));
+		assert_true(cu_close(&s));
+		for (int i = 0; i < 2; i++) {
+			close(go[i]);
+			close(done[i]);
+		}
+		assert_int_equal(munmap(reuse_area, 4096), 0);
+		skip();
+	}
+	/* without progressing: this side has not seen the end */
 	assert_int_equal(read(done[0], &ch, 1), 1);
 	assert_ok(fp_send(&p, 0, 64, cid, NULL, false, NULL));
 	assert_int_equal(write(go[1], "c", 1), 1);
