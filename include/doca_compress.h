@@ -29,9 +29,9 @@
  * Buffers: the source is the data segment of one doca_buf (data, data_len); the output is
  * written after the destination's data (data + data_len) and the destination's data_len grows
  * by the bytes written. Both buffers are single buffers (lists of one), at most the device's
- * max buf size of the task type, in memory of this process or of another process of this
- * machine reached through a PCI export (doca_mmap_create_from_export: the DPU side working on
- * host memory).
+ * max buf size of the task type, in memory of this process or of another process reached
+ * through a PCI export (doca_mmap_create_from_export: the DPU side working on host memory), on
+ * this machine or over the network.
  *
  * Checksums, valid after a successful completion: CRC-32 (the zlib / IEEE 802.3 CRC) and
  * Adler-32 of the uncompressed bytes (the source of a compress task, the output of a
@@ -44,13 +44,13 @@
  * overlaps the destination's free space, where the output goes),
  * DOCA_ERROR_NOT_PERMITTED (a buffer's mmap was never given the context's device with
  * doca_mmap_add_dev), DOCA_ERROR_BAD_STATE (a buffer's thread-safe mmap was stopped under
- * it) or DOCA_ERROR_NOT_SUPPORTED (an mmap from an RDMA export, or memory reached over the
- * network).
+ * it) or DOCA_ERROR_NOT_SUPPORTED (an mmap from an RDMA export).
  * Problems found while the data is processed complete the task through its error callback,
  * doca_task_get_status telling which: DOCA_ERROR_TOO_BIG (the output does not fit in the
  * destination's free space), DOCA_ERROR_IO_FAILED (the source is not valid compressed data:
  * corrupt, truncated, or a block checksum does not match; or the exporter of the memory is
- * gone or revoked its export) or DOCA_ERROR_NO_MEMORY (no memory for the engine). A failed
+ * gone, revoked its export or, over the network, did not answer within
+ * ODMA_TRANSPORT_TIMEOUT_MS) or DOCA_ERROR_NO_MEMORY (no memory for the engine). A failed
  * task does not stop the context; the destination's data_len is unchanged and the bytes after
  * its data are undefined.
  */

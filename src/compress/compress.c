@@ -90,10 +90,13 @@ static doca_error_t cp_cap_max_list_len(const struct doca_devinfo *devinfo, enum
 
 /* ---------------------------------------------------------------- running a task */
 
-/* Memory the engine can reach: this process', or another process' through a PCI export. */
+/*
+ * Memory the engine can reach: this process', or another process' through a PCI export, in
+ * this kernel or over the network (as a DPU's engine reaches host memory); not an RDMA import.
+ */
 static bool cp_reachable(const struct doca_mmap *m)
 {
-	return !m->rdma_import && (m->kind == ODMA_MEM_LOCAL || m->kind == ODMA_MEM_PROCESS);
+	return !m->rdma_import;
 }
 
 /* Why a buffer cannot be used; NULL when it can. */
@@ -170,10 +173,9 @@ static doca_error_t cp_check(const struct cp_task *t, struct cp_io *io)
 		return DOCA_ERROR_NOT_PERMITTED;
 	}
 	if (bad != NULL) {
-		ODMA_ERR("%s task %p: its %s is in an mmap from an RDMA export or reached over the "
-		         "network (ODMA_FABRIC); odma's compress engine reaches this process' "
-		         "memory and, through a PCI export, another process' of this machine: "
-		         "move the data with DOCA RDMA or DMA first",
+		ODMA_ERR("%s task %p: its %s is in an mmap from an RDMA export; odma's compress "
+		         "engine reaches this process' memory and, through a PCI export, another "
+		         "process': move the data with DOCA RDMA first",
 		         name, (const void *)t, bad == t->src ? "source" : "destination");
 		return DOCA_ERROR_NOT_SUPPORTED;
 	}
@@ -184,8 +186,8 @@ static doca_error_t cp_check(const struct cp_task *t, struct cp_io *io)
 	io->room = used < t->dst->len ? t->dst->len - used : 0;
 	if (io->room > max)
 		io->room = (size_t)max;
-	io->remote_in = t->src->mmap->kind == ODMA_MEM_PROCESS;
-	io->remote_out = t->dst->mmap->kind == ODMA_MEM_PROCESS;
+	io->remote_in = t->src->mmap->kind != ODMA_MEM_LOCAL;
+	io->remote_out = t->dst->mmap->kind != ODMA_MEM_LOCAL;
 	return cp_check_overlap(t, io->room);
 }
 
@@ -221,8 +223,8 @@ static doca_error_t cp_execute(struct cp_task *t, struct cp_io *io)
 		in_b = malloc(io->in_len);
 		r = in_b == NULL
 		            ? DOCA_ERROR_NO_MEMORY
-		            : doca_priv_process_xfer(t->src->mmap, in_b, (void *)(uintptr_t)io->in,
-		                                     io->in_len, false);
+		            : doca_priv_remote_xfer(t->src->mmap, in_b, (void *)(uintptr_t)io->in,
+		                                    io->in_len, false);
 		io->in = in_b;
 	}
 	if (r == DOCA_SUCCESS && io->remote_out) {
@@ -233,7 +235,7 @@ static doca_error_t cp_execute(struct cp_task *t, struct cp_io *io)
 	if (r == DOCA_SUCCESS)
 		r = odma_cp_run(t, io, &produced);
 	if (r == DOCA_SUCCESS && io->remote_out)
-		r = doca_priv_process_xfer(t->dst->mmap, out_b, remote_out, produced, true);
+		r = doca_priv_remote_xfer(t->dst->mmap, out_b, remote_out, produced, true);
 	if (r == DOCA_SUCCESS)
 		t->dst->data_len += produced;
 	free(in_b);

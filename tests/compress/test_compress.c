@@ -991,6 +991,78 @@ static void test_buffer_rules(void **state)
 	setup_down(&s);
 }
 
+/*
+ * Memory reached over the network (an mmap from a PCI export whose exporter is in another
+ * kernel or namespace; ODMA_TRANSPORT=ucx sends this one-kernel import over UCX): the source
+ * is read from it and the output written to it, as a DPU's engine reaches host memory (the
+ * storage gga_offload flow decompresses into host memory). The output, 2.3 MiB, crosses in
+ * several windows of transport ios. A revoked export fails the task with IO_FAILED.
+ */
+#define NET_REPEAT 12u
+#define NET_LEN (NET_REPEAT * PLAIN_LEN)
+static void test_network_memory(void **state)
+{
+	struct doca_compress_task_decompress_deflate *t;
+	union doca_data ud = { .u64 = 0 };
+	static uint8_t big[NET_LEN], comp[NET_LEN / 4], far[4u << 20];
+	struct doca_buf *rsrc, *rdst;
+	struct doca_mmap *exp, *imp;
+	struct doca_dev *host;
+	const void *desc;
+	struct setup s;
+	size_t clen, len, n;
+	unsigned int hit;
+
+	(void)state;
+	if (!has_deflate() || strcmp(sys_name, "small") == 0)
+		skip();
+	for (size_t i = 0; i < NET_REPEAT; i++)
+		memcpy(big + i * PLAIN_LEN, plain, PLAIN_LEN);
+	clen = raw_deflate(big, NET_LEN, comp, sizeof(comp));
+	setenv("ODMA_TRANSPORT", "ucx", 1);
+	setup_up(&s);
+	host = tu_open_dev(strcmp(sys_name, "bf2") == 0 ? "3b:00.0" : "b1:00.0");
+	memset(far, 0xee, sizeof(far));
+	memcpy(far, comp, clen);
+	assert_ok(doca_mmap_create(&exp));
+	assert_ok(doca_mmap_add_dev(exp, host));
+	assert_ok(doca_mmap_set_memrange(exp, far, sizeof(far)));
+	assert_ok(doca_mmap_set_permissions(exp, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
+	assert_ok(doca_mmap_start(exp));
+	assert_ok(doca_mmap_export_pci(exp, host, &desc, &len));
+	assert_ok(doca_mmap_create_from_export(NULL, desc, len, s.dev, &imp));
+	assert_ok(doca_buf_inventory_buf_get_by_data(s.inv, imp, far, clen, &rsrc));
+	assert_ok(
+	        doca_buf_inventory_buf_get_by_addr(s.inv, imp, far + (1u << 20), 3u << 20, &rdst));
+	assert_ok(doca_compress_task_decompress_deflate_alloc_init(s.cp, rsrc, rdst, ud, &t));
+	assert_ok(run(&s, doca_compress_task_decompress_deflate_as_task(t)));
+	assert_ok(doca_buf_get_data_len(rdst, &n));
+	assert_int_equal(n, NET_LEN);
+	assert_memory_equal(far + (1u << 20), big, NET_LEN);
+	assert_int_equal(far[(1u << 20) + NET_LEN], 0xee);
+	assert_int_equal(doca_compress_task_decompress_deflate_get_crc_cs(t),
+	                 (uint32_t)crc32(0, big, NET_LEN));
+	/* the exporter revokes its export: the next task fails, its destination unchanged */
+	assert_ok(doca_buf_reset_data_len(rdst));
+	assert_ok(doca_mmap_stop(exp));
+	(void)tu_log_lines("", &hit);
+	assert_doca(DOCA_ERROR_IO_FAILED,
+	            run(&s, doca_compress_task_decompress_deflate_as_task(t)));
+	/* the transport's line naming the refusal, and the task's */
+	assert_int_equal(tu_log_lines("refused", &hit), 2);
+	assert_int_equal(hit, 1);
+	assert_ok(doca_buf_get_data_len(rdst, &n));
+	assert_int_equal(n, 0);
+	doca_task_free(doca_compress_task_decompress_deflate_as_task(t));
+	assert_ok(doca_buf_dec_refcount(rsrc, NULL));
+	assert_ok(doca_buf_dec_refcount(rdst, NULL));
+	assert_ok(doca_mmap_destroy(imp));
+	assert_ok(doca_mmap_destroy(exp));
+	assert_ok(doca_dev_close(host));
+	setup_down(&s);
+	unsetenv("ODMA_TRANSPORT");
+}
+
 /* A stop with a task whose callback has not run yet: it still runs once, then IDLE. */
 static void test_stop_in_flight(void **state)
 {
@@ -1200,6 +1272,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_max_buf_size),
 		cmocka_unit_test(test_stop_in_flight),
+		cmocka_unit_test(test_network_memory),
 		cmocka_unit_test(test_unmapped_memory),
 	};
 	int rc;

@@ -29,9 +29,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <zlib.h>
 
 #include <doca_buf.h>
 #include <doca_buf_inventory.h>
+#include <doca_compress.h>
 #include <doca_ctx.h>
 #include <doca_dev.h>
 #include <doca_dma.h>
@@ -1280,6 +1282,89 @@ static void test_frozen_peer_writes_bounded(void **state)
 	imp_stop(im, true);
 }
 
+static doca_error_t cp_status;
+static unsigned int cp_calls;
+
+static void cp_done(struct doca_compress_task_decompress_deflate *t, union doca_data tud,
+                    union doca_data cud)
+{
+	(void)tud;
+	(void)cud;
+	cp_status = doca_task_get_status(doca_compress_task_decompress_deflate_as_task(t));
+	cp_calls++;
+}
+
+/* Decompresses @comp (@clen bytes, in im->mem) into the peer's first bytes; the status. */
+static doca_error_t cp_into_peer(struct imp *im, struct doca_compress *cp, size_t clen, size_t room)
+{
+	struct doca_compress_task_decompress_deflate *t;
+	struct doca_buf *lb, *rb;
+	unsigned int calls = cp_calls;
+	uint64_t t0 = tu_now_ms();
+
+	assert_ok(doca_buf_inventory_buf_get_by_data(im->inv, im->local, im->mem, clen, &lb));
+	assert_ok(doca_buf_inventory_buf_get_by_addr(im->inv, im->remote,
+	                                             (void *)(uintptr_t)im->raddr, room, &rb));
+	assert_ok(doca_compress_task_decompress_deflate_alloc_init(cp, lb, rb,
+	                                                           (union doca_data){ 0 }, &t));
+	assert_ok(doca_task_submit(doca_compress_task_decompress_deflate_as_task(t)));
+	while (cp_calls == calls) {
+		doca_pe_progress(im->pe);
+		assert_true(tu_now_ms() - t0 < bound());
+	}
+	doca_task_free(doca_compress_task_decompress_deflate_as_task(t));
+	assert_ok(doca_buf_dec_refcount(lb, NULL));
+	assert_ok(doca_buf_dec_refcount(rb, NULL));
+	return cp_status;
+}
+
+/*
+ * DOCA Compress writes its output into the exporter's memory over the network (as a DPU's
+ * engine writes host memory): the exporter holds the exact bytes. Then the exporter stops
+ * answering for 6 s: the task fails with IO_FAILED within the bound (the transfer is
+ * cancelled, not waited for), and the answers that come later land nowhere (the bounce
+ * buffer is freed by then: the ASan run watches).
+ */
+static void test_compress_into_peer(void **state)
+{
+	struct imp *im = imp_start("rw");
+	uint8_t *plain = malloc(RLEN), *back = malloc(RLEN);
+	uLongf clen = RLEN;
+	struct doca_compress *cp;
+	struct doca_ctx *ctx;
+	z_stream z = { 0 };
+
+	(void)state;
+	assert_non_null(plain);
+	assert_non_null(back);
+	for (size_t i = 0; i < RLEN; i++)
+		plain[i] = (uint8_t)((i / 7) * 31 + (i % 5));
+	assert_int_equal(deflateInit2(&z, 6, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+	z.next_in = plain;
+	z.avail_in = RLEN;
+	z.next_out = im->mem;
+	z.avail_out = (uInt)clen;
+	assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
+	clen = z.total_out;
+	deflateEnd(&z);
+	assert_ok(doca_compress_create(im->dev, &cp));
+	ctx = doca_compress_as_ctx(cp);
+	assert_ok(doca_compress_task_decompress_deflate_set_conf(cp, cp_done, cp_done, 2));
+	assert_ok(doca_pe_connect_ctx(im->pe, ctx));
+	assert_ok(doca_ctx_start(ctx));
+	assert_ok(cp_into_peer(im, cp, clen, RLEN));
+	assert_true(xu_full_io(im->fd, "R", 1, true));
+	assert_true(xu_full_io(im->fd, back, RLEN, false));
+	assert_memory_equal(back, plain, RLEN);
+	fault_make(im, 'T');
+	assert_int_equal(cp_into_peer(im, cp, clen, RLEN), DOCA_ERROR_IO_FAILED);
+	assert_ok(doca_ctx_stop(ctx));
+	assert_ok(doca_compress_destroy(cp));
+	free(plain);
+	free(back);
+	imp_stop(im, true);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -1293,6 +1378,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_peer_hangs),
 		cmocka_unit_test(test_link_down),
 		cmocka_unit_test(test_frozen_peer_writes_bounded),
+		cmocka_unit_test(test_compress_into_peer),
 	};
 
 	/* hand-made importers: no DOCA task, so no engine (meson runs them in one engine's run) */

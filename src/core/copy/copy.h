@@ -237,6 +237,19 @@ DOCA_STABLE doca_error_t doca_priv_process_xfer(const struct doca_mmap *mmap, vo
                                                 void *remote, size_t len, bool write);
 
 /*
+ * doca_priv_process_xfer for any memory of another process a library's engine reaches: an mmap
+ * of kind ODMA_MEM_PROCESS goes to it; one of kind ODMA_MEM_NET (an import over a network
+ * transport) moves its bytes with transport ios, in pieces, and waits for them: each window
+ * of pieces for ODMA_TRANSPORT_TIMEOUT_MS at most, after which its ios are cancelled and
+ * waited for (none touches @local once this returns). Blocks the calling thread (not a
+ * transport thread). Returns DOCA_SUCCESS, DOCA_ERROR_NOT_SUPPORTED (neither kind; an RDMA
+ * import) or DOCA_ERROR_IO_FAILED (a revoked export, a gone exporter, no answer in time:
+ * logged once by the transport, or one rate-limited line for a timeout).
+ */
+DOCA_STABLE doca_error_t doca_priv_remote_xfer(const struct doca_mmap *mmap, void *local,
+                                               void *remote, size_t len, bool write);
+
+/*
  * Runs @fn(@arg) under the fault guard of local copies (guard.c), for libraries that compute
  * on program memory (DOCA Compress, DOCA Erasure Coding). DOCA_SUCCESS, or
  * DOCA_ERROR_IO_FAILED (one rate-limited warning naming the fix) when SIGSEGV or SIGBUS hit

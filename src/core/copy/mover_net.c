@@ -149,6 +149,19 @@ void odma_copy_net_poll_end(void)
 	odma_tp_poll_end();
 }
 
+doca_error_t doca_priv_remote_xfer(const struct doca_mmap *mmap, void *local, void *remote,
+                                   size_t len, bool write)
+{
+	if (mmap == NULL || mmap->kind != ODMA_MEM_NET || mmap->rdma_import ||
+	    mmap->remote == NULL || mmap->remote->ops == NULL)
+		return doca_priv_process_xfer(mmap, local, remote, len, write);
+	if (len == 0)
+		return DOCA_SUCCESS;
+	if (atomic_load(&mmap->remote->gone))
+		return DOCA_ERROR_IO_FAILED; /* logged when the exporter refused */
+	return odma_tp_xfer(mmap->remote, write, local, (uint64_t)(uintptr_t)remote, len);
+}
+
 /* Never called: a network copy never reaches an engine (core/exec starts it). */
 static doca_error_t net_move(const struct odma_copy *c, uint64_t off, uint64_t len)
 {

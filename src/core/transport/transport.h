@@ -693,6 +693,17 @@ static inline doca_error_t odma_tp_io_start(struct odma_tp_io *io)
 	return io->remote->ops->io_start(io);
 }
 
+/*
+ * Moves @len bytes between @local and the exporter's address @remote (inside @rm's region;
+ * @write: local -> remote) and waits for them: transport ios of 256 KiB, 8 at a time, each
+ * window waited for odma_tp_timeout_ms() at most, after which its ios are cancelled (one
+ * rate-limited line) and waited for: none touches @local once this returns. Blocks: not on a
+ * transport thread. DOCA_SUCCESS or DOCA_ERROR_IO_FAILED (an io failed: the transport logged
+ * why; or no answer in time).
+ */
+doca_error_t odma_tp_xfer(struct odma_tp_remote *rm, bool write, void *local, uint64_t remote,
+                          uint64_t len);
+
 /* ---- endpoints ---- */
 
 /*
