@@ -548,76 +548,16 @@ static doca_error_t rdma_do(int op, uint8_t *p, uint64_t len, void *buf)
 	return err == 0 ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
 }
 
-/* One forwarded transfer's wait (any thread may complete it). */
-struct fwd_wait {
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	unsigned int left;
-	doca_error_t status;
-};
-
-static void fwd_done(struct odma_tp_io *io, doca_error_t status)
-{
-	struct fwd_wait *w = io->arg;
-
-	pthread_mutex_lock(&w->lock);
-	if (status != DOCA_SUCCESS)
-		w->status = status;
-	if (--w->left == 0)
-		pthread_cond_signal(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-}
-
-/* Pieces of a forwarded access, and how many travel at once (as the DMA mover cuts them). */
-#define FWD_PIECE (256u * 1024u)
-#define FWD_DEPTH 8u
-
 /*
  * A re-export's access: the same bytes read from or written to the original exporter through
  * the import's transport, waiting for them (the caller is a reader thread of libdoca_rdma,
- * never the transport's). Bounded: the transport fails a request past its timeout.
+ * never the transport's). Bounded: each window of the transfer waits for the transport's
+ * timeout at most (odma_tp_xfer).
  */
 static doca_error_t rdma_forward(struct odma_tp_remote *rm, int op, uint64_t addr, uint64_t len,
                                  uint8_t *buf)
 {
-	struct odma_tp_io io[FWD_DEPTH];
-	struct fwd_wait w = { .status = DOCA_SUCCESS };
-	doca_error_t r = DOCA_SUCCESS;
-	uint64_t off = 0;
-
-	pthread_mutex_init(&w.lock, NULL);
-	pthread_cond_init(&w.cond, NULL);
-	while (off < len && r == DOCA_SUCCESS) {
-		unsigned int n = 0;
-
-		memset(io, 0, sizeof(io));
-		pthread_mutex_lock(&w.lock);
-		for (; n < FWD_DEPTH && off < len; n++) {
-			uint64_t k = len - off < FWD_PIECE ? len - off : FWD_PIECE;
-
-			io[n].remote = rm;
-			io[n].write = op == ODMA_RDMA_OP_WRITE;
-			io[n].local = buf + off;
-			io[n].remote_addr = addr + off;
-			io[n].len = k;
-			io[n].done = fwd_done;
-			io[n].arg = &w;
-			off += k;
-		}
-		w.left = n;
-		pthread_mutex_unlock(&w.lock);
-		for (unsigned int i = 0; i < n; i++)
-			if (odma_tp_io_start(&io[i]) != DOCA_SUCCESS)
-				fwd_done(&io[i], DOCA_ERROR_IO_FAILED);
-		pthread_mutex_lock(&w.lock);
-		while (w.left != 0)
-			pthread_cond_wait(&w.cond, &w.lock);
-		r = w.status;
-		pthread_mutex_unlock(&w.lock);
-	}
-	pthread_cond_destroy(&w.cond);
-	pthread_mutex_destroy(&w.lock);
-	return r == DOCA_SUCCESS ? DOCA_SUCCESS : DOCA_ERROR_IO_FAILED;
+	return odma_tp_xfer(rm, op == ODMA_RDMA_OP_WRITE, buf, addr, len);
 }
 
 /*
