@@ -538,6 +538,19 @@ static pid_t fork_as(pid_t want)
 	return -1;
 }
 
+/* The end of test_peer_pid_reused: the disconnect seen, everything it opened closed. */
+static void reuse_close(struct cu_ep *s, struct fp *p, const int go[2], const int done[2])
+{
+	assert_true(cu_progress_until(s, has_disconnect, 5000));
+	assert_true(fp_close(s, p));
+	assert_true(cu_close(s));
+	for (int i = 0; i < 2; i++) {
+		close(go[i]);
+		close(done[i]);
+	}
+	assert_int_equal(munmap(reuse_area, 4096), 0);
+}
+
 /*
  * The consumer's process died with a buffer posted, and before this side noticed, its pid
  * was given to another process of the same user with memory at that address (a busy
@@ -580,14 +593,7 @@ static void test_peer_pid_reused(void **state)
 		 * fork and holds the pid now (a busy machine, tests in parallel): nothing to stage
 		 */
 		print_message("skipped: another process took pid %d first\n", (int)child);
-		assert_true(cu_progress_until(&s, has_disconnect, 5000));
-		assert_true(fp_close(&s, &p));
-		assert_true(cu_close(&s));
-		for (int i = 0; i < 2; i++) {
-			close(go[i]);
-			close(done[i]);
-		}
-		assert_int_equal(munmap(reuse_area, 4096), 0);
+		reuse_close(&s, &p, go, done);
 		skip();
 	}
 	/* without progressing: this side has not seen the end */
@@ -601,14 +607,7 @@ static void test_peer_pid_reused(void **state)
 	assert_true(fp_until_count(&s, &p, 1, 5000));
 	assert_int_equal(p.last_status, DOCA_ERROR_IO_FAILED);
 	assert_true(cu_log_has("the peer process has exited"));
-	assert_true(cu_progress_until(&s, has_disconnect, 5000));
-	assert_true(fp_close(&s, &p));
-	assert_true(cu_close(&s));
-	for (int i = 0; i < 2; i++) {
-		close(go[i]);
-		close(done[i]);
-	}
-	assert_int_equal(munmap(reuse_area, 4096), 0);
+	reuse_close(&s, &p, go, done);
 }
 
 /* ---- a posted buffer the producer cannot write: both tasks fail, the next post works --------- */
