@@ -320,29 +320,37 @@ static int dial(const char *path)
 	return fd;
 }
 
+/* Room for one descriptor of a packet. */
+union fd_ctl {
+	char b[CMSG_SPACE(sizeof(int))];
+	struct cmsghdr a;
+};
+
+/* Makes @mh carry @pass_fd (SCM_RIGHTS), its control bytes in @ctl. */
+static void attach_fd(struct msghdr *mh, union fd_ctl *ctl, int pass_fd)
+{
+	struct cmsghdr *c;
+
+	memset(ctl, 0, sizeof(*ctl));
+	mh->msg_control = ctl->b;
+	mh->msg_controllen = sizeof(ctl->b);
+	c = CMSG_FIRSTHDR(mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+}
+
 static int wsend(int fd, uint32_t type, uint32_t arg, const void *p, size_t len, int pass_fd,
                  int flags)
 {
 	struct w_hdr h = { type, arg };
 	struct iovec iov[2] = { { &h, sizeof(h) }, { (void *)(uintptr_t)p, len } };
-	union {
-		char b[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr a;
-	} ctl;
+	union fd_ctl ctl;
 	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
 
-	if (pass_fd >= 0) {
-		struct cmsghdr *c;
-
-		memset(&ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl.b;
-		mh.msg_controllen = sizeof(ctl.b);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
-	}
+	if (pass_fd >= 0)
+		attach_fd(&mh, &ctl, pass_fd);
 	return sendmsg(fd, &mh, MSG_NOSIGNAL | flags) < 0 ? -errno : 0;
 }
 
@@ -967,21 +975,10 @@ static int victim_fds(void)
 static int send_with_fd(int fd, const void *bytes, size_t len, int pass_fd)
 {
 	struct iovec iov = { (void *)(uintptr_t)bytes, len };
-	union {
-		char b[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr a;
-	} ctl;
+	union fd_ctl ctl;
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
 
-	memset(&ctl, 0, sizeof(ctl));
-	mh.msg_control = ctl.b;
-	mh.msg_controllen = sizeof(ctl.b);
-	c = CMSG_FIRSTHDR(&mh);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+	attach_fd(&mh, &ctl, pass_fd);
 	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)len ? 0 : -errno;
 }
 
