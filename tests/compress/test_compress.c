@@ -794,6 +794,27 @@ static void test_xxh(void **state)
 
 /* ------------------------------------------------------------------- submit refusals */
 
+/*
+ * @mem (@len bytes) exported by @host with PCI read and write access, and imported for @dev
+ * into *@imp; the exporter's mmap.
+ */
+static struct doca_mmap *export_import(struct doca_dev *host, void *mem, size_t len,
+                                       struct doca_dev *dev, struct doca_mmap **imp)
+{
+	struct doca_mmap *exp;
+	const void *desc;
+	size_t n;
+
+	assert_ok(doca_mmap_create(&exp));
+	assert_ok(doca_mmap_add_dev(exp, host));
+	assert_ok(doca_mmap_set_memrange(exp, mem, len));
+	assert_ok(doca_mmap_set_permissions(exp, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
+	assert_ok(doca_mmap_start(exp));
+	assert_ok(doca_mmap_export_pci(exp, host, &desc, &n));
+	assert_ok(doca_mmap_create_from_export(NULL, desc, n, dev, imp));
+	return exp;
+}
+
 static void test_buffer_rules(void **state)
 {
 	struct setup s;
@@ -909,13 +930,7 @@ static void test_buffer_rules(void **state)
 		static uint8_t far[8192];
 
 		memset(far, 0, sizeof(far));
-		assert_ok(doca_mmap_create(&exp));
-		assert_ok(doca_mmap_add_dev(exp, host));
-		assert_ok(doca_mmap_set_memrange(exp, far, sizeof(far)));
-		assert_ok(doca_mmap_set_permissions(exp, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
-		assert_ok(doca_mmap_start(exp));
-		assert_ok(doca_mmap_export_pci(exp, host, &desc, &len));
-		assert_ok(doca_mmap_create_from_export(NULL, desc, len, s.dev, &imp));
+		exp = export_import(host, far, sizeof(far), s.dev, &imp);
 		assert_ok(doca_buf_inventory_buf_get_by_addr(s.inv, imp, far, 4096, &rdst));
 		doca_compress_task_decompress_deflate_set_dst(t, rdst);
 		assert_ok(run(&s, task));
@@ -1008,9 +1023,8 @@ static void test_network_memory(void **state)
 	struct doca_buf *rsrc, *rdst;
 	struct doca_mmap *exp, *imp;
 	struct doca_dev *host;
-	const void *desc;
 	struct setup s;
-	size_t clen, len, n;
+	size_t clen, n;
 	unsigned int hit;
 
 	(void)state;
@@ -1024,13 +1038,7 @@ static void test_network_memory(void **state)
 	host = tu_open_dev(strcmp(sys_name, "bf2") == 0 ? "3b:00.0" : "b1:00.0");
 	memset(far, 0xee, sizeof(far));
 	memcpy(far, comp, clen);
-	assert_ok(doca_mmap_create(&exp));
-	assert_ok(doca_mmap_add_dev(exp, host));
-	assert_ok(doca_mmap_set_memrange(exp, far, sizeof(far)));
-	assert_ok(doca_mmap_set_permissions(exp, DOCA_ACCESS_FLAG_PCI_READ_WRITE));
-	assert_ok(doca_mmap_start(exp));
-	assert_ok(doca_mmap_export_pci(exp, host, &desc, &len));
-	assert_ok(doca_mmap_create_from_export(NULL, desc, len, s.dev, &imp));
+	exp = export_import(host, far, sizeof(far), s.dev, &imp);
 	assert_ok(doca_buf_inventory_buf_get_by_data(s.inv, imp, far, clen, &rsrc));
 	assert_ok(
 	        doca_buf_inventory_buf_get_by_addr(s.inv, imp, far + (1u << 20), 3u << 20, &rdst));
