@@ -768,6 +768,8 @@ const struct odma_tp_ops *tp_fault_row(const struct odma_tp_ops *inner, enum odm
 		/* synchronous only as ODMA_TP_PROCESS: as ODMA_TP_UCX its ios go on io_start */
 		.iov_move = kind == ODMA_TP_PROCESS && inner->iov_move ? tpf_iov_move : NULL,
 		.io_fail = kind == ODMA_TP_PROCESS && inner->io_fail ? tpf_io_fail : NULL,
+		.iov_enter = kind == ODMA_TP_PROCESS ? inner->iov_enter : NULL,
+		.iov_leave = kind == ODMA_TP_PROCESS ? inner->iov_leave : NULL,
 	};
 	pthread_mutex_lock(&F.lock);
 	if (!F.running) {

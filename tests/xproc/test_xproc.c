@@ -31,6 +31,7 @@
 #include <doca_mmap.h>
 #include <doca_pe.h>
 
+#include "test_exec.h"
 #include "test_util.h"
 #include "xproc_util.h"
 
@@ -73,21 +74,30 @@ static void state_cb(const union doca_data ud, struct doca_ctx *ctx, enum doca_c
 	((struct imp *)ud.ptr)->state = next;
 }
 
-static struct imp *imp_start(uint32_t perms)
+/* Takes the exporter's next {descriptor length, buffer address} and descriptor; imports it. */
+static void imp_import(struct imp *im)
 {
-	struct imp *im = calloc(1, sizeof(*im));
 	uint64_t hdr[2];
 
-	assert_non_null(im);
-	im->child = xu_spawn_exporter(xbuf, XLEN, perms, &im->fd);
-	assert_true(im->child >= 0);
 	assert_true(xu_full_io(im->fd, hdr, sizeof(hdr), false));
 	assert_true(hdr[0] <= sizeof(im->desc));
 	assert_true(xu_full_io(im->fd, im->desc, hdr[0], false));
 	im->raddr = hdr[1];
+	assert_ok(doca_mmap_create_from_export(NULL, im->desc, hdr[0], im->dev, &im->remote));
+}
+
+/* Imports from the exporter @child (socket @fd) and starts a DMA context to copy with. */
+static struct imp *imp_open(pid_t child, int fd)
+{
+	struct imp *im = calloc(1, sizeof(*im));
+
+	assert_non_null(im);
+	assert_true(child >= 0);
+	im->child = child;
+	im->fd = fd;
 	im->dev = tu_open_pci_or_null("03:00.0");
 	assert_non_null(im->dev);
-	assert_ok(doca_mmap_create_from_export(NULL, im->desc, hdr[0], im->dev, &im->remote));
+	imp_import(im);
 	assert_ok(doca_mmap_create(&im->local));
 	assert_ok(doca_mmap_set_memrange(im->local, im->local_mem, XLEN));
 	assert_ok(doca_mmap_add_dev(im->local, im->dev));
@@ -103,6 +113,14 @@ static struct imp *imp_start(uint32_t perms)
 	assert_ok(doca_pe_connect_ctx(im->pe, im->ctx));
 	assert_ok(doca_ctx_start(im->ctx));
 	return im;
+}
+
+static struct imp *imp_start(uint32_t perms)
+{
+	int fd = -1;
+	pid_t child = xu_spawn_exporter(xbuf, XLEN, perms, &fd);
+
+	return imp_open(child, fd);
 }
 
 static char cmd(struct imp *im, char c)
@@ -360,6 +378,144 @@ static void test_exporter_exit(void **state)
 	revoke_then_copy('X');
 }
 
+/*
+ * Writes in flight when the exporter revokes: once doca_mmap_stop returns, no byte of an
+ * importer lands in the buffer any more (a device's DMA in flight is waited for at
+ * deregistration). The exporter exports its buffer RACE_CYCLES times; each time this process
+ * writes it in a loop and the exporter, at a varying moment after the first write, stops and
+ * destroys the mmap, fills the buffer with RACE_SENTINEL at once (its own memory again) and
+ * watches it for RACE_WATCH_MS (RACE_LAST_WATCH_MS the last time). It reports the first byte
+ * that changed, or -1.
+ */
+#define RACE_CYCLES 200
+#define RACE_SENTINEL 0xee
+#define RACE_WATCH_MS 2
+#define RACE_LAST_WATCH_MS 200
+
+/* The first byte of xbuf that is no longer the sentinel within @ms, or -1. */
+static int64_t race_watch(uint64_t ms)
+{
+	const volatile uint8_t *b = xbuf;
+
+	for (uint64_t t0 = tu_now_ms(); tu_now_ms() - t0 < ms;)
+		for (size_t i = 0; i < XLEN; i++)
+			if (b[i] != RACE_SENTINEL)
+				return (int64_t)i;
+	return -1;
+}
+
+/* One exporter cycle: export, revoke while the importer writes, watch (-2: a step failed). */
+static int64_t race_export_cycle(int fd, struct doca_dev *dev, unsigned int cycle)
+{
+	struct doca_mmap *m;
+	const void *d;
+	size_t dlen;
+	uint64_t hdr[2];
+	char go;
+
+	memset(xbuf, 0, XLEN);
+	if (doca_mmap_create(&m) || doca_mmap_set_memrange(m, xbuf, XLEN) ||
+	    doca_mmap_set_permissions(m, DOCA_ACCESS_FLAG_PCI_READ_WRITE) ||
+	    doca_mmap_add_dev(m, dev) || doca_mmap_start(m) ||
+	    doca_mmap_export_pci(m, dev, &d, &dlen))
+		return -2;
+	hdr[0] = dlen;
+	hdr[1] = (uint64_t)(uintptr_t)xbuf;
+	if (!xu_full_io(fd, hdr, sizeof(hdr), true) || !xu_full_io(fd, (void *)d, dlen, true) ||
+	    !xu_full_io(fd, &go, 1, false))
+		return -2;
+	/* revoke at another point of the importer's loop each cycle */
+	for (volatile unsigned int i = 0; i < (cycle * 7919u) % 20000u; i++)
+		;
+	if (doca_mmap_stop(m) != DOCA_SUCCESS || doca_mmap_destroy(m) != DOCA_SUCCESS)
+		return -2;
+	memset(xbuf, RACE_SENTINEL, XLEN);
+	return race_watch(cycle + 1 == RACE_CYCLES ? RACE_LAST_WATCH_MS : RACE_WATCH_MS);
+}
+
+/* The racing exporter's whole life: each cycle's verdict goes to the importer (int64_t). */
+static void race_exporter(int fd)
+{
+	struct doca_dev *dev = tu_open_pci_or_null("b1:00.0");
+	int64_t verdict;
+
+	for (unsigned int c = 0; dev != NULL && c < RACE_CYCLES; c++) {
+		verdict = race_export_cycle(fd, dev, c);
+		if (!xu_full_io(fd, &verdict, sizeof(verdict), true) || verdict != -1)
+			_exit(2);
+	}
+	_exit(dev != NULL ? 0 : 3);
+}
+
+/*
+ * Writes the whole buffer again and again, other bytes each time (never the sentinel), until
+ * a copy fails: the exporter revoked. The exporter is told to revoke after the first one.
+ */
+static void race_write_until_refused(struct imp *im, struct doca_buf *src, struct doca_buf *dst)
+{
+	doca_error_t r;
+
+	for (unsigned int n = 0;; n++) {
+		memset(im->local_mem, 1 + (int)(n % 0xe0), XLEN);
+		assert_ok(doca_buf_reset_data_len(dst));
+		r = copy(im, src, dst);
+		if (n == 0) {
+			assert_ok(r);
+			assert_true(xu_full_io(im->fd, "G", 1, true));
+		}
+		if (r != DOCA_SUCCESS)
+			break;
+	}
+	assert_doca(r, DOCA_ERROR_IO_FAILED);
+}
+
+/* One cycle of this side: import, write until the revocation fails a copy, take the verdict. */
+static void race_import_cycle(struct imp *im, unsigned int cycle)
+{
+	struct doca_buf *src, *dst;
+	int64_t verdict;
+
+	if (cycle > 0) {
+		assert_ok(doca_mmap_destroy(im->remote));
+		imp_import(im);
+	}
+	src = list_of(im, im->local, im->local_mem, XLEN, 1, true);
+	dst = list_of(im, im->remote, (uint8_t *)(uintptr_t)im->raddr, XLEN, 1, false);
+	race_write_until_refused(im, src, dst);
+	assert_true(xu_full_io(im->fd, &verdict, sizeof(verdict), false));
+	if (verdict != -1)
+		fail_msg("cycle %u: byte %lld of the exporter's buffer changed after its "
+		         "doca_mmap_stop returned",
+		         cycle, (long long)verdict);
+	doca_buf_dec_refcount(src, NULL);
+	doca_buf_dec_refcount(dst, NULL);
+	for (long i = 0; i < 10000000 && im->state != DOCA_CTX_STATE_IDLE; i++)
+		doca_pe_progress(im->pe);
+	assert_int_equal(im->state, DOCA_CTX_STATE_IDLE);
+	assert_ok(doca_ctx_start(im->ctx));
+}
+
+static void test_revoke_while_writing(void **state)
+{
+	struct imp *im;
+	int sv[2];
+	pid_t child;
+
+	(void)state;
+	assert_true(tu_fork_safe("test_revoke_while_writing"));
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	child = fork();
+	if (child == 0) {
+		close(sv[0]);
+		race_exporter(sv[1]);
+	}
+	close(sv[1]);
+	im = imp_open(child, sv[0]);
+	for (unsigned int c = 0; c < RACE_CYCLES; c++)
+		race_import_cycle(im, c);
+	imp_stop(im);
+}
+
 /* The exporter is killed while tasks are in flight: every task completes, none hangs. */
 static void test_kill_loop(void **state)
 {
@@ -540,12 +696,19 @@ static void test_eperm_at_import(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_read_lists),      cmocka_unit_test(test_write_lists),
-		cmocka_unit_test(test_write_read_only), cmocka_unit_test(test_revoke_stop),
-		cmocka_unit_test(test_exporter_exit),   cmocka_unit_test(test_kill_loop),
-		cmocka_unit_test(test_eperm),           cmocka_unit_test(test_forged_and_revoked),
-		cmocka_unit_test(test_eperm_at_import), cmocka_unit_test(test_remote_to_remote),
-		cmocka_unit_test(test_remote_overlap),  cmocka_unit_test(test_mixed_list),
+		cmocka_unit_test(test_read_lists),
+		cmocka_unit_test(test_write_lists),
+		cmocka_unit_test(test_write_read_only),
+		cmocka_unit_test(test_revoke_stop),
+		cmocka_unit_test(test_exporter_exit),
+		cmocka_unit_test(test_kill_loop),
+		cmocka_unit_test(test_eperm),
+		cmocka_unit_test(test_forged_and_revoked),
+		cmocka_unit_test(test_eperm_at_import),
+		cmocka_unit_test(test_remote_to_remote),
+		cmocka_unit_test(test_remote_overlap),
+		cmocka_unit_test(test_mixed_list),
+		cmocka_unit_test(test_revoke_while_writing),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -14,6 +14,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -381,6 +386,151 @@ static void test_revoked_at_import(void **state)
 	assert_ok(doca_mmap_destroy(m));
 }
 
+/* This process' export gate file (the in-flight words), opened as an importer opens it. */
+static int gate_file(void)
+{
+	char path[64], link[64];
+	int g = -1;
+
+	for (int fd = 0; fd < 1024 && g < 0; fd++) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n < 0 || (link[n] = '\0', strstr(link, "memfd:odma-export-gates") == NULL))
+			continue;
+		g = open(path, O_RDWR | O_CLOEXEC);
+		assert_true(g >= 0);
+	}
+	assert_true(g >= 0);
+	return g;
+}
+
+/*
+ * A hostile importer (any process of this kernel with ptrace rights over the exporter may map
+ * its gate file; this process plays it) raises the in-flight words and never lowers them, and
+ * grows the file: the exporter's doca_mmap_stop does not hang, it returns once
+ * ODMA_TRANSPORT_TIMEOUT_MS has passed (and logs it); the revocation holds, and new exports
+ * (100: their words past the file's first page) import.
+ */
+static void test_gate_held_forever(void **state)
+{
+	struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_WRITE, true);
+	uint8_t desc[104];
+	uint32_t *words;
+	const void *d;
+	size_t len;
+	int g;
+
+	(void)state;
+	assert_ok(doca_mmap_export_pci(m, host, &d, &len));
+	memcpy(desc, d, len);
+	assert_ok(import(desc, len));
+	g = gate_file();
+	words = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, g, 0);
+	assert_true(words != MAP_FAILED);
+	assert_int_equal(ftruncate(g, 1 << 20), 0);
+	close(g);
+	for (unsigned int i = 0; i < 4096 / 64; i++)
+		__atomic_fetch_add(&words[i * 16], 1, __ATOMIC_SEQ_CST);
+	setenv("ODMA_TRANSPORT_TIMEOUT_MS", "50", 1);
+	assert_ok(doca_mmap_stop(m)); /* revokes: waits 50 ms for the words, then proceeds */
+	unsetenv("ODMA_TRANSPORT_TIMEOUT_MS");
+	assert_doca(import(desc, len), DOCA_ERROR_INVALID_VALUE);
+	assert_ok(doca_mmap_start(m));
+	for (int i = 0; i < 100; i++) {
+		assert_ok(doca_mmap_export_pci(m, host, &d, &len));
+		assert_ok(import(d, len));
+	}
+	for (unsigned int i = 0; i < 4096 / 64; i++)
+		__atomic_fetch_sub(&words[i * 16], 1, __ATOMIC_SEQ_CST);
+	munmap(words, 4096);
+	assert_ok(doca_mmap_destroy(m));
+}
+
+/*
+ * The child's side of test_gate_after_fork: it exports, finds the gate file it exports with
+ * (by name, as gate_file does) and raises every word in it, as importers that never finish.
+ */
+static int child_raises_its_words(int ready, int done)
+{
+	struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_WRITE, true);
+	char path[64], link[64], c = 'r';
+	const void *d;
+	size_t len;
+	int raised = 0;
+
+	if (doca_mmap_export_pci(m, host, &d, &len) != DOCA_SUCCESS)
+		return 1;
+	for (int fd = 0; fd < 1024; fd++) {
+		ssize_t n;
+		struct stat st;
+		uint32_t *w;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n < 0 || (link[n] = '\0', strstr(link, "memfd:odma-export-gates") == NULL))
+			continue;
+		if (fstat(fd, &st) != 0 || st.st_size == 0)
+			return 2;
+		w = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (w == MAP_FAILED)
+			return 3;
+		for (size_t i = 0; i < (size_t)st.st_size / 64; i++, raised++)
+			__atomic_fetch_add(&w[i * 16], 1, __ATOMIC_SEQ_CST);
+	}
+	if (raised == 0 || write(ready, &c, 1) != 1 || read(done, &c, 1) != 1)
+		return 4;
+	return 0;
+}
+
+/*
+ * A forked child has a gate file of its own: the words its importers hold raised are not its
+ * parent's, whose next export is revoked without waiting (without the ERROR of a word that
+ * did not drain). Sharing the parent's file, both handed out the same words.
+ */
+static void test_gate_after_fork(void **state)
+{
+	struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_WRITE, true);
+	int ready[2], done[2], status;
+	unsigned int hit;
+	const void *d;
+	size_t len;
+	pid_t pid;
+	char c;
+
+	(void)state;
+	assert_ok(doca_mmap_export_pci(m, host, &d, &len)); /* this process has a gate file */
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(done), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* a failed assertion here: it does not linger */
+		_exit(child_raises_its_words(ready[1], done[0]));
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	tu_log_lines("", &hit);
+	setenv("ODMA_TRANSPORT_TIMEOUT_MS", "50", 1);
+	for (int i = 0; i < 8; i++) {
+		assert_ok(doca_mmap_export_pci(m, host, &d, &len));
+		assert_ok(doca_mmap_stop(m));
+		assert_ok(doca_mmap_start(m));
+	}
+	unsetenv("ODMA_TRANSPORT_TIMEOUT_MS");
+	tu_log_lines("was still moving bytes", &hit);
+	assert_int_equal(hit, 0);
+	assert_int_equal(write(done[1], &c, 1), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	for (int i = 0; i < 2; i++) {
+		close(ready[i]);
+		close(done[i]);
+	}
+	assert_ok(doca_mmap_destroy(m));
+}
+
 /* A descriptor of a process that has exited is stale. */
 static void test_stale_dead_pid(void **state)
 {
@@ -418,6 +568,8 @@ int main(void)
 		cmocka_unit_test(test_bad_descriptors),
 		cmocka_unit_test(test_forged_fields),
 		cmocka_unit_test(test_revoked_at_import),
+		cmocka_unit_test(test_gate_held_forever),
+		cmocka_unit_test(test_gate_after_fork),
 		cmocka_unit_test(test_transport_config),
 		cmocka_unit_test(test_stale_dead_pid),
 	};

@@ -13,8 +13,10 @@
  * allocates and any engine thread may run it. Before moving bytes the exporter's export
  * record is read and checked (a read batch carries it as its first iovec): a revoked
  * export, a reused pid or a dead exporter fails the copy with IO_FAILED, and so does a
- * local range the kernel cannot reach (EFAULT). Pieces local on both ends are moved with
- * a guarded memmove.
+ * local range the kernel cannot reach (EFAULT). The export is held (the row's iov_enter)
+ * from before that check until the batch's call returned, so the exporter's revocation
+ * waits for it, as a device's DMA in flight is waited for. Pieces local on both ends are
+ * moved with a guarded memmove.
  */
 #include <errno.h>
 #include <string.h>
@@ -22,8 +24,9 @@
 
 #include "core/copy/mover.h"
 
-#define XPROC_BATCH 64     /* iovecs per system call (IOV_MAX is 1024) */
-#define XPROC_BOUNCE 16384 /* remote-to-remote copies go through this much stack */
+#define XPROC_BATCH 64               /* iovecs per system call (IOV_MAX is 1024) */
+#define XPROC_BOUNCE 16384           /* remote-to-remote copies go through this much stack */
+#define XPROC_BOUNCE_HOLD (1u << 20) /* and hold their exports this many bytes at a time */
 
 enum xkind { XK_READ, XK_WRITE };
 
@@ -83,7 +86,23 @@ static void record_iov(const struct odma_tp_remote *r, struct odma_tp_region_hdr
 	rv->iov_len = sizeof(*rec);
 }
 
-/* Reads and checks the export record of @r alone (before a write or a bounce). */
+/*
+ * Holds @r's export from before its record is checked until the moves that check allowed
+ * have returned: the exporter's revocation waits for them (a device's DMA in flight too).
+ */
+static void hold(const struct odma_tp_remote *r)
+{
+	if (r->ops->iov_enter != NULL)
+		r->ops->iov_enter(r);
+}
+
+static void release(const struct odma_tp_remote *r)
+{
+	if (r->ops->iov_leave != NULL)
+		r->ops->iov_leave(r);
+}
+
+/* Reads and checks the export record of @r alone (before a write or a bounce; held). */
 static doca_error_t record_check(const struct odma_tp_remote *r)
 {
 	struct odma_tp_region_hdr rec;
@@ -97,15 +116,11 @@ static doca_error_t record_check(const struct odma_tp_remote *r)
 	return DOCA_SUCCESS;
 }
 
-static doca_error_t batch_flush(struct xbatch *b)
+/* Checks the record of @r, then moves the batch's @n pieces (held: see hold). */
+static doca_error_t batch_move(struct xbatch *b, const struct odma_tp_remote *r, int n)
 {
-	const struct odma_tp_remote *r;
-	int n = b->n, err;
+	int err;
 
-	if (n == 0)
-		return DOCA_SUCCESS;
-	r = b->rm->remote;
-	b->n = 0;
 	if (b->kind == XK_READ) {
 		/* Slot 0 carries the record: one system call checks and moves. */
 		err = move_all(r, false, b->loc, n, b->rem, n);
@@ -116,6 +131,22 @@ static doca_error_t batch_flush(struct xbatch *b)
 		return DOCA_ERROR_IO_FAILED;
 	err = move_all(r, true, b->loc, n, b->rem, n);
 	return err != 0 ? r->ops->io_fail(r, err) : DOCA_SUCCESS;
+}
+
+static doca_error_t batch_flush(struct xbatch *b)
+{
+	const struct odma_tp_remote *r;
+	doca_error_t ret;
+	int n = b->n;
+
+	if (n == 0)
+		return DOCA_SUCCESS;
+	r = b->rm->remote;
+	b->n = 0;
+	hold(r);
+	ret = batch_move(b, r, n);
+	release(r);
+	return ret;
 }
 
 /* Adds one piece to the batch, flushing first when it belongs to another batch. */
@@ -143,9 +174,9 @@ static doca_error_t batch_add(struct xbatch *b, enum xkind kind, const struct do
 	return DOCA_SUCCESS;
 }
 
-/* Both ends remote (possibly two exporters): through a stack bounce buffer. */
-static doca_error_t xproc_bounce(const struct doca_mmap *sm, uint8_t *s, const struct doca_mmap *dm,
-                                 uint8_t *d, size_t n)
+/* Both ends remote (possibly two exporters): through a stack bounce buffer (both held). */
+static doca_error_t bounce_held(const struct doca_mmap *sm, uint8_t *s, const struct doca_mmap *dm,
+                                uint8_t *d, size_t n)
 {
 	uint8_t bounce[XPROC_BOUNCE];
 	struct iovec l, r;
@@ -169,6 +200,30 @@ static doca_error_t xproc_bounce(const struct doca_mmap *sm, uint8_t *s, const s
 		n -= k;
 	}
 	return DOCA_SUCCESS;
+}
+
+/*
+ * A bounce copy, held XPROC_BOUNCE_HOLD bytes at a time: the records are checked again after
+ * each hold, so a revocation waits for one part, not for the whole copy.
+ */
+static doca_error_t xproc_bounce(const struct doca_mmap *sm, uint8_t *s, const struct doca_mmap *dm,
+                                 uint8_t *d, size_t n)
+{
+	doca_error_t ret = DOCA_SUCCESS;
+
+	while (n > 0 && ret == DOCA_SUCCESS) {
+		size_t k = n < XPROC_BOUNCE_HOLD ? n : XPROC_BOUNCE_HOLD;
+
+		hold(sm->remote);
+		hold(dm->remote);
+		ret = bounce_held(sm, s, dm, d, k);
+		release(dm->remote);
+		release(sm->remote);
+		s += k;
+		d += k;
+		n -= k;
+	}
+	return ret;
 }
 
 static bool is_remote(const struct doca_mmap *m)
@@ -316,10 +371,12 @@ static void xm_flush(struct xmulti *b, doca_error_t *st)
 	if (b->nrun == 0)
 		return;
 	r = b->rm->remote;
+	hold(r);
 	if (b->kind == XK_WRITE && record_check(r) != DOCA_SUCCESS)
 		xm_fail_from(b, 0, st);
 	else
 		xm_transfer(b, r, st);
+	release(r);
 	if (b->kind == XK_READ && !odma_tp_record_ok(r, &b->rec)) {
 		r->ops->io_fail(r, 0);
 		xm_fail_from(b, 0, st);

@@ -218,7 +218,7 @@ static doca_error_t mmap_export(struct doca_mmap *mmap, const struct doca_dev *d
 	if (e == NULL) {
 		ODMA_ERR_AT(fn,
 		            "mmap %p: cannot build the export descriptor (out of memory, or "
-		            "getrandom//proc/self/stat failed)",
+		            "getrandom, /proc/self/stat or the export gates' memfd failed)",
 		            (void *)mmap);
 		return DOCA_ERROR_NO_MEMORY;
 	}

@@ -216,6 +216,29 @@ static doca_error_t process_read_record(const struct odma_tp_reach *r, struct od
 	return DOCA_SUCCESS;
 }
 
+/*
+ * Maps the in-flight word of the exporter's record @s (read at @r's record address) into
+ * rm->priv: every move raises it, so that a revocation waits for the moves in flight.
+ */
+static doca_error_t process_map_gate(const struct odma_tp_reach *r, const struct odma_tp_region *s,
+                                     struct odma_tp_remote *rm)
+{
+	rm->priv = odma_tp_gate_map(r->pid, s->gate_fd, s->gate_slot);
+	if (rm->priv != NULL)
+		return DOCA_SUCCESS;
+	if (errno == EACCES || errno == EPERM) {
+		ODMA_ERR("the kernel refused opening the export gate of pid %u (%s): importing "
+		         "needs it. %s",
+		         r->pid, strerror(errno), odma_cma_eperm_fix());
+		return DOCA_ERROR_NOT_PERMITTED;
+	}
+	ODMA_ERR("rejected descriptor of pid %u: the export gate its record names cannot be "
+	         "mapped (%s: a forged descriptor, an exporter of another odma version, or out "
+	         "of memory); export and import with the same version",
+	         r->pid, strerror(errno));
+	return DOCA_ERROR_INVALID_VALUE;
+}
+
 static doca_error_t process_attach(const struct odma_tp_reach *r, struct odma_tp_remote *rm,
                                    uint8_t *issued, size_t *issued_len)
 {
@@ -223,7 +246,6 @@ static doca_error_t process_attach(const struct odma_tp_reach *r, struct odma_tp
 	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	doca_error_t err;
 
-	(void)rm;
 	pthread_mutex_lock(&lock);
 	err = process_read_record(r, &s);
 	if (err == DOCA_SUCCESS) {
@@ -241,6 +263,7 @@ static doca_error_t process_attach(const struct odma_tp_reach *r, struct odma_tp
 		} else {
 			*issued_len = s.issued_len <= ODMA_TP_ISSUED_MAX ? s.issued_len : 0;
 			memcpy(issued, s.issued, *issued_len);
+			err = process_map_gate(r, &s, rm);
 		}
 	}
 	pthread_mutex_unlock(&lock);
@@ -249,7 +272,19 @@ static doca_error_t process_attach(const struct odma_tp_reach *r, struct odma_tp
 
 static void process_detach(struct odma_tp_remote *rm)
 {
-	(void)rm;
+	odma_tp_gate_unmap(rm->priv);
+	rm->priv = NULL;
+}
+
+/* Around each move with @rm: the exporter's revocation waits for what runs in between. */
+static void process_iov_enter(const struct odma_tp_remote *rm)
+{
+	odma_tp_gate_enter(rm->priv);
+}
+
+static void process_iov_leave(const struct odma_tp_remote *rm)
+{
+	odma_tp_gate_leave(rm->priv);
 }
 
 /*
@@ -297,11 +332,13 @@ static doca_error_t process_io_start(struct odma_tp_io *io)
 
 	if (io->atomic != ODMA_TP_IO_BYTES)
 		return DOCA_ERROR_NOT_SUPPORTED; /* CMA copies bytes: no atomic at the exporter */
+	process_iov_enter(rm);
 	err = odma_cma_xfer((pid_t)rm->pid, false, &rl, 1, &rr, 1);
 	if (err == 0 && odma_tp_record_ok(rm, &rec))
 		err = odma_cma_xfer((pid_t)rm->pid, io->write, &l, 1, &r, 1);
 	else if (err == 0)
 		err = -1;
+	process_iov_leave(rm);
 	io->done(io, err == 0 ? DOCA_SUCCESS : cma_fail(rm, err < 0 ? 0 : err));
 	return DOCA_SUCCESS;
 }
@@ -330,5 +367,7 @@ const struct odma_tp_ops odma_tp_row_process = {
 	.detach = process_detach,
 	.io_start = process_io_start,
 	.iov_move = process_iov_move,
+	.iov_enter = process_iov_enter,
+	.iov_leave = process_iov_leave,
 	.io_fail = cma_fail,
 };

@@ -29,4 +29,23 @@ bool odma_tp_same_kernel(const struct odma_tp_reach *r);
  */
 size_t odma_tp_region_issued(uint64_t id, const uint8_t key[16], uint32_t generation, uint8_t *out);
 
+/*
+ * The gates (tp_gate.c). Exporter: gives @reg an in-flight word if it has none (under the
+ * registry lock; false when the gate file cannot be made or is full); waits for the word of
+ * @reg, marked revoked, to drain: false when it did not within odma_tp_timeout_ms() (logged;
+ * the word is then retired).
+ */
+bool odma_tp_gate_slot_locked(struct odma_tp_region *reg);
+bool odma_tp_gate_drain(const struct odma_tp_region *reg);
+/* In a forked child: every record forgets its word (the parent's gate file). */
+void odma_tp_region_forget_gates(void);
+/*
+ * Importer: maps the word @slot of the gate file that is descriptor @fd_no of exporter @pid
+ * (NULL with errno: EACCES/EPERM refused, EINVAL no gate of ours); raises and lowers it.
+ */
+uint32_t *odma_tp_gate_map(uint32_t pid, int32_t fd_no, uint32_t slot);
+void odma_tp_gate_unmap(uint32_t *word);
+void odma_tp_gate_enter(uint32_t *word);
+void odma_tp_gate_leave(uint32_t *word);
+
 #endif /* ODMA_CORE_TRANSPORT_TP_INT_H_ */

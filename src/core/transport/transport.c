@@ -412,15 +412,42 @@ static struct odma_tp_region *reg_new_locked(void)
 		return NULL;
 	memset(r, 0, sizeof(*r));
 	r->id = ++reg_n;
+	r->gate_fd = -1;
+	r->gate_slot = ODMA_TP_GATE_NONE;
 	reg_all[r->id - 1] = r;
 	return r;
+}
+
+/* @r, new or reused, cleared for another export: only its id and gate stay. */
+static void reg_reset_locked(struct odma_tp_region *r, uint32_t gen)
+{
+	uint32_t id = r->id, slot = r->gate_slot;
+	int32_t fd = r->gate_fd;
+
+	memset(r, 0, sizeof(*r));
+	r->id = id;
+	r->gate_fd = fd;
+	r->gate_slot = slot;
+	r->hdr.generation = gen + 1 != 0 ? gen + 1 : 1;
+}
+
+/*
+ * In a forked child (its only thread): the records it inherited lose their in-flight words,
+ * which are its parent's (tp_gate.c). Unlocked: a lock held by a thread of the parent at the
+ * fork is never released here.
+ */
+void odma_tp_region_forget_gates(void)
+{
+	for (uint32_t i = 0; i < reg_n; i++) {
+		reg_all[i]->gate_fd = -1;
+		reg_all[i]->gate_slot = ODMA_TP_GATE_NONE;
+	}
 }
 
 struct odma_tp_region *odma_tp_region_add(uint64_t addr, uint64_t len, uint32_t perms)
 {
 	struct odma_tp_region *r;
-	uint32_t gen = 0, id;
-
+	uint32_t gen = 0;
 	uint8_t key[16];
 
 	if (getrandom(key, sizeof(key), 0) != sizeof(key))
@@ -434,11 +461,13 @@ struct odma_tp_region *odma_tp_region_add(uint64_t addr, uint64_t len, uint32_t 
 	} else {
 		r = reg_new_locked();
 	}
+	if (r != NULL && !odma_tp_gate_slot_locked(r)) {
+		memcpy(r->hdr.key, &reg_free, sizeof(reg_free)); /* kept for the next export */
+		reg_free = r;
+		r = NULL;
+	}
 	if (r != NULL) {
-		id = r->id;
-		memset(r, 0, sizeof(*r));
-		r->id = id;
-		r->hdr.generation = gen + 1 != 0 ? gen + 1 : 1;
+		reg_reset_locked(r, gen);
 		r->addr = addr;
 		r->len = len;
 		r->perms = perms;
@@ -476,6 +505,8 @@ void odma_tp_region_publish(struct odma_tp_region *reg, const void *issued, size
 
 void odma_tp_region_revoke(struct odma_tp_region *reg)
 {
+	bool drained;
+
 	/* the registry lock orders the revocation before any later check of the UCX server */
 	pthread_mutex_lock(&reg_lock);
 	__atomic_store_n(&reg->hdr.alive, 0, __ATOMIC_SEQ_CST);
@@ -484,6 +515,13 @@ void odma_tp_region_revoke(struct odma_tp_region *reg)
 	reg->issued_len = 0;
 	while (reg->users != 0) /* holders of odma_tp_region_enter finish first */
 		pthread_cond_wait(&reg_left, &reg_lock);
+	pthread_mutex_unlock(&reg_lock);
+	/* and the importers of this kernel moving bytes (unlocked: a wait may be long) */
+	drained = odma_tp_gate_drain(reg);
+	pthread_mutex_lock(&reg_lock);
+	if (!drained)
+		reg->gate_slot =
+		        ODMA_TP_GATE_NONE; /* a raised word: the next export takes another */
 	memcpy(reg->hdr.key, &reg_free, sizeof(reg_free));
 	reg_free = reg;
 	pthread_mutex_unlock(&reg_lock);

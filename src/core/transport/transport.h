@@ -160,6 +160,11 @@ struct odma_tp_region_hdr {
 };
 #define ODMA_TP_REGION_MAGIC 0x4f444d415245434fULL /* "ODMARECO" */
 
+/* The in-flight words of the records (tp_gate.c): one cache line each, at most this many. */
+#define ODMA_TP_GATE_SLOT 64u
+#define ODMA_TP_GATE_MAX (1u << 18)
+#define ODMA_TP_GATE_NONE UINT32_MAX
+
 /* Largest descriptor a region keeps a copy of (the importer must present exactly it). */
 #define ODMA_TP_ISSUED_MAX 768
 
@@ -189,6 +194,13 @@ struct odma_tp_region {
 	 */
 	struct odma_tp_remote *forward;
 	uint32_t users; /* holders (odma_tp_region_enter); a revocation waits for none (lock) */
+	/*
+	 * The record's in-flight word (tp_gate.c): slot @gate_slot of the memfd that is
+	 * descriptor @gate_fd of the exporter, which process-transport importers map and raise
+	 * around each move; a revocation waits for it to drain. ODMA_TP_GATE_NONE: none yet.
+	 */
+	int32_t gate_fd;
+	uint32_t gate_slot;
 	/*
 	 * Optional (set between odma_tp_region_add and _publish): called after a remote atomic
 	 * changed the region (FADD, SWAP), on the serving thread, under the registry lock (it
@@ -439,6 +451,13 @@ struct odma_tp_ops {
 	ssize_t (*iov_move)(const struct odma_tp_remote *rm, bool write, const struct iovec *l,
 	                    unsigned long nl, const struct iovec *r, unsigned long nr);
 	/*
+	 * Optional with iov_move: the moves between iov_enter and iov_leave (the record's check
+	 * first) are waited for by the exporter's revocation, as a device's DMA in flight is at
+	 * deregistration. Never block; a hold is short (one batch of moves).
+	 */
+	void (*iov_enter)(const struct odma_tp_remote *rm);
+	void (*iov_leave)(const struct odma_tp_remote *rm);
+	/*
 	 * Required with iov_move: logs why a move with @rm failed (@err: the errno, 0 for a
 	 * revoked export), once per attachment, naming the cause and the fix. Returns
 	 * DOCA_ERROR_IO_FAILED.
@@ -596,7 +615,8 @@ doca_error_t odma_tp_reach_self(struct odma_tp_reach *r);
  * A record for the range [addr, addr + len) with @perms, a fresh random key and the next
  * generation, registered with every transport that serves remote requests. Records are
  * never returned to malloc (a reader may look at one any time): they are reused.
- * NULL when out of memory or when getrandom failed.
+ * NULL when out of memory, when getrandom failed or when its in-flight word (tp_gate.c)
+ * cannot be had.
  */
 struct odma_tp_region *odma_tp_region_add(uint64_t addr, uint64_t len, uint32_t perms);
 
@@ -612,8 +632,9 @@ void odma_tp_region_publish(struct odma_tp_region *reg, const void *issued, size
 /*
  * Revokes @reg: alive 0, key wiped; later requests of every importer fail at the exporter.
  * Requests already being served finish; it returns once no holder of odma_tp_region_enter
- * remains (nothing it let in touches the region afterwards). The record goes back to the
- * pool.
+ * remains and the record's in-flight word drained (the process transport's importers between
+ * their record check and the end of their move; bounded by odma_tp_timeout_ms(), logged):
+ * nothing it let in touches the region afterwards. The record goes back to the pool.
  */
 void odma_tp_region_revoke(struct odma_tp_region *reg);
 

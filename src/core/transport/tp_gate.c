@@ -1,0 +1,246 @@
+/*
+ * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
+ */
+/*
+ * The gates of the region records: one in-flight word per record, in a memfd the exporter
+ * shares with the importers of its kernel (docs/design.md, "Revocation and moves in flight").
+ * A process-transport importer adds one to the word before it checks the record and moves
+ * bytes (process_vm_readv/writev), and takes it back once the move returned. A revocation
+ * marks the record revoked, then waits for the word to drain: once it returns, no importer
+ * that saw the record alive is still moving, and every later one sees it revoked. This is
+ * what a device does when memory is deregistered: it waits for the DMA in flight.
+ *
+ * The word is the importers' to write: a hostile or dead importer can leave it raised, so the
+ * wait is bounded (ODMA_TRANSPORT_TIMEOUT_MS, then it logs and proceeds) and a word that did
+ * not drain is retired with its record's generation (the record takes a fresh slot when it is
+ * reused). The exporter never trusts anything else in the file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/log/log.h"
+#include "core/transport/tp_int.h"
+
+ODMA_LOG_REGISTER(ODMA_TRANSPORT)
+
+#define GATE_NAME "odma-export-gates"
+#define GATE_SEALS (F_SEAL_SHRINK | F_SEAL_SEAL) /* it only grows: no mapping loses a page */
+
+/*
+ * The file grows a chunk at a time and each chunk is mapped on its own, exactly over the
+ * file: no mapping reaches past the end of the file (a reader of every mapped page, such as a
+ * leak checker scanning memory, would take a SIGBUS per page there).
+ */
+#define GATE_CHUNK_SLOTS 1024u
+#define GATE_CHUNK ((size_t)GATE_CHUNK_SLOTS * ODMA_TP_GATE_SLOT)
+#define GATE_CHUNKS (ODMA_TP_GATE_MAX / GATE_CHUNK_SLOTS)
+
+/* The exporter's gate file and the mappings of its chunks; reg_lock. */
+static int gate_fd = -1;
+static uint8_t *gate_chunk[GATE_CHUNKS];
+static uint32_t gate_used;
+
+/*
+ * A forked child has its own records: it forgets its parent's file (sharing it, the two would
+ * hand out the same words) and the words of the records it inherited.
+ */
+static void gate_atfork_child(void)
+{
+	for (uint32_t i = 0; i < GATE_CHUNKS && gate_chunk[i] != NULL; i++) {
+		munmap(gate_chunk[i], GATE_CHUNK);
+		gate_chunk[i] = NULL;
+	}
+	if (gate_fd >= 0)
+		close(gate_fd);
+	gate_fd = -1;
+	gate_used = 0;
+	odma_tp_region_forget_gates();
+}
+
+static bool gate_open_locked(void)
+{
+	static bool atfork;
+	int fd = memfd_create(GATE_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd < 0)
+		return false;
+	if (fcntl(fd, F_ADD_SEALS, GATE_SEALS) != 0) {
+		close(fd);
+		return false;
+	}
+	if (!atfork)
+		atfork = pthread_atfork(NULL, NULL, gate_atfork_child) == 0;
+	gate_fd = fd;
+	return true;
+}
+
+/*
+ * Maps chunk @c, growing the file to hold it. An importer may have grown the file already
+ * (the seal forbids only shrinking): a longer file is kept as it is.
+ */
+static bool gate_chunk_locked(uint32_t c)
+{
+	size_t need = (size_t)(c + 1) * GATE_CHUNK;
+	struct stat st;
+	void *p;
+
+	if (fstat(gate_fd, &st) != 0)
+		return false;
+	if ((size_t)st.st_size < need && ftruncate(gate_fd, (off_t)need) != 0 &&
+	    (fstat(gate_fd, &st) != 0 || (size_t)st.st_size < need))
+		return false; /* grown past @need in between: a shrink, refused */
+	p = mmap(NULL, GATE_CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED, gate_fd,
+	         (off_t)((size_t)c * GATE_CHUNK));
+	if (p == MAP_FAILED)
+		return false;
+	gate_chunk[c] = p;
+	return true;
+}
+
+bool odma_tp_gate_slot_locked(struct odma_tp_region *reg)
+{
+	if (reg->gate_slot != ODMA_TP_GATE_NONE)
+		return true; /* a reused record keeps a word that drained */
+	if (gate_fd < 0 && !gate_open_locked())
+		return false;
+	if (gate_used == ODMA_TP_GATE_MAX || (gate_chunk[gate_used / GATE_CHUNK_SLOTS] == NULL &&
+	                                      !gate_chunk_locked(gate_used / GATE_CHUNK_SLOTS)))
+		return false;
+	reg->gate_slot = gate_used++;
+	reg->gate_fd = gate_fd;
+	return true;
+}
+
+/* The exporter's word @slot (its chunk is mapped). */
+static const uint32_t *gate_word(uint32_t slot)
+{
+	size_t off = (size_t)(slot % GATE_CHUNK_SLOTS) * ODMA_TP_GATE_SLOT;
+
+	return (const uint32_t *)(const void *)(gate_chunk[slot / GATE_CHUNK_SLOTS] + off);
+}
+
+static uint64_t gate_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* A word that did not drain in time: the revocation goes on (the ERROR names the export). */
+static void gate_log_stuck(const struct odma_tp_region *reg)
+{
+	ODMA_ERR("revoking the export of [0x%llx, +%llu): an importer of this kernel was still "
+	         "moving bytes after %u ms (it stopped or died in the middle of a copy); the "
+	         "revocation proceeds without it. Raise ODMA_TRANSPORT_TIMEOUT_MS if copies "
+	         "that large are expected",
+	         (unsigned long long)reg->addr, (unsigned long long)reg->len, odma_tp_timeout_ms());
+}
+
+bool odma_tp_gate_drain(const struct odma_tp_region *reg)
+{
+	const uint32_t *w;
+	uint64_t deadline;
+
+	if (reg->gate_slot == ODMA_TP_GATE_NONE)
+		return true;
+	w = gate_word(reg->gate_slot);
+	/* the record was marked revoked before: an importer raising the word now sees it */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (__atomic_load_n(w, __ATOMIC_SEQ_CST) == 0)
+		return true;
+	deadline = gate_now_ms() + odma_tp_timeout_ms();
+	for (unsigned int spin = 0; __atomic_load_n(w, __ATOMIC_SEQ_CST) != 0; spin++) {
+		if (gate_now_ms() > deadline) {
+			gate_log_stuck(reg);
+			return false;
+		}
+		if (spin < 64)
+			sched_yield(); /* a move of one batch: microseconds */
+		else
+			nanosleep(&(struct timespec){ 0, 20000 }, NULL);
+	}
+	return true;
+}
+
+/* ---- importer side -------------------------------------------------------------------- */
+
+/* Whether @path, a /proc/<pid>/fd/<n> link, names the exporter's gate file. */
+static bool gate_is_ours(const char *path)
+{
+	static const char want[] = "/memfd:" GATE_NAME;
+	char link[64];
+	ssize_t n;
+
+	errno = 0;
+	n = readlink(path, link, sizeof(link));
+
+	return n >= (ssize_t)sizeof(want) - 1 && memcmp(link, want, sizeof(want) - 1) == 0;
+}
+
+/* The exporter's gate file, checked (a sealed memfd that holds @slot), or -1 with errno. */
+static int gate_open_peer(uint32_t pid, int32_t fd_no, uint32_t slot)
+{
+	char path[64];
+	struct stat st;
+	int fd, seals;
+
+	snprintf(path, sizeof(path), "/proc/%u/fd/%d", pid, fd_no);
+	/* only a memfd is opened: a forged record could name a FIFO or a device */
+	if (slot >= ODMA_TP_GATE_MAX || fd_no < 0 || !gate_is_ours(path)) {
+		errno = errno == EACCES || errno == EPERM ? errno : EINVAL;
+		return -1; /* EINVAL: no gate of ours there (a forged or stale record) */
+	}
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & F_SEAL_SHRINK) == 0 || fstat(fd, &st) != 0 ||
+	    (uint64_t)st.st_size < ((uint64_t)slot + 1) * ODMA_TP_GATE_SLOT) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+uint32_t *odma_tp_gate_map(uint32_t pid, int32_t fd_no, uint32_t slot)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), off = (size_t)slot * ODMA_TP_GATE_SLOT;
+	int fd = gate_open_peer(pid, fd_no, slot);
+	uint8_t *p;
+
+	if (fd < 0)
+		return NULL;
+	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)(off / page * page));
+	close(fd);
+	return p == MAP_FAILED ? NULL : (uint32_t *)(void *)(p + off % page);
+}
+
+void odma_tp_gate_unmap(uint32_t *word)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (word != NULL)
+		munmap((void *)((uintptr_t)word / page * page), page);
+}
+
+void odma_tp_gate_enter(uint32_t *word)
+{
+	__atomic_fetch_add(word, 1, __ATOMIC_SEQ_CST);
+	/* before the record is read: a revocation either sees the word or we see it revoked */
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+void odma_tp_gate_leave(uint32_t *word)
+{
+	__atomic_fetch_sub(word, 1, __ATOMIC_SEQ_CST);
+}
