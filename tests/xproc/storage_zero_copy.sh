@@ -6,15 +6,15 @@
 # one kernel, and (as root) each of the three in its own network, PID and mount namespaces on
 # one bridge (tests/netns.sh). The DPU imports the host's PCI export and re-exports it over
 # RDMA; the target reads and writes host memory through it.
-# Then, in one kernel, 3.3's other DPU program, comch_to_rdma_gga_offload (when its build
-# found liblz4): three targets hold each block's LZ4-compressed halves and their EC parity
-# (made by NVIDIA's gga_offload_sbc_generator with odma's DOCA EC); the DPU reads both halves,
-# or, every third read (--trigger-recovery-read-every-n), one half and the parity and recovers
-# the other with DOCA EC, and decompresses with DOCA Compress into host memory; its writes
-# compress, make the parity with DOCA EC and write all three. The initiator checks every block
-# it reads against the plain file, then, in a second run, against what it wrote. In one kernel
-# only: across namespaces the host's memory is reached over ODMA_FABRIC, where odma's DOCA
-# Compress refuses to write (docs/compress.md), and the DPU's decompress into it fails.
+# Then 3.3's other DPU program, comch_to_rdma_gga_offload (when its build found liblz4):
+# three targets hold each block's LZ4-compressed halves and their EC parity (made by NVIDIA's
+# gga_offload_sbc_generator with odma's DOCA EC); the DPU reads both halves, or, every third
+# read (--trigger-recovery-read-every-n), one half and the parity and recovers the other with
+# DOCA EC, and decompresses with DOCA Compress into host memory; its writes compress, make the
+# parity with DOCA EC and write all three. The initiator checks every block it reads against
+# the plain file, then, in a second run, against what it wrote. In one kernel, and (as root)
+# with the targets, the DPU program and the initiator in three namespaces, where the host's
+# memory is reached over ODMA_FABRIC.
 # Usage: storage_zero_copy.sh BUILD_ROOT
 # The sources come from a doca-samples git mirror (ODMA_DOCA_SAMPLES_GIT, default the
 # workplace's); without one, or without C++, it exits 77 and says why.
@@ -210,21 +210,34 @@ for rel in 2.10 3.3; do
 	unset ODMA_RUNDIR
 done
 
-# gga_run NAME IARGS: 3.3's gga offload flow in one kernel, each of the three targets holding
-# one of the generator's files on a port the kernel picked; the DPU recovers a half block from
-# the other half and the parity every third read. Logs $T/NAME-*.log.
+# gga_run NAME WHERE IARGS: 3.3's gga offload flow, each of the three targets holding one of
+# the generator's files; the DPU recovers a half block from the other half and the parity every
+# third read. WHERE: one (one kernel, each target on a port the kernel picked) or split (the
+# targets in namespace g, the DPU program in d, the initiator in h). Logs $T/NAME-*.log.
 gga_run() {
-	dargs=""
+	dargs="" G="" D="" H="" p=5555
+	if [ "$2" = split ]; then
+		for r in h d g; do mkdir -p "$T/rd-$1-$r" && chmod 700 "$T/rd-$1-$r"; done
+		G="in_ns g $T/rd-$1-g" D="in_ns d $T/rd-$1-d" H="in_ns h $T/rd-$1-h"
+	fi
 	for s in 1 2 p; do
-		start_target "$T/$1-tgt$s.log" --binary-content "$T/data-$s.sbc"
-		dargs="$dargs --data-$s-storage 127.0.0.1:$port"
+		if [ "$2" = split ]; then
+			# shellcheck disable=SC2086
+			$G timeout 120 env $PRE "$TGT" -d b1:00.0 --listen-port $p --cpu 0 \
+				--binary-content "$T/data-$s.sbc" >"$T/$1-tgt$s.log" 2>&1 &
+			dargs="$dargs --data-$s-storage $ADDR_g:$p" p=$((p + 1))
+		else
+			start_target "$T/$1-tgt$s.log" --binary-content "$T/data-$s.sbc"
+			dargs="$dargs --data-$s-storage 127.0.0.1:$port"
+		fi
 	done
+	sleep 1
 	# shellcheck disable=SC2086
-	timeout 120 env $PRE "$GGA" -d 03:00.0 -r b1:00.0 --cpu 1 $dargs \
+	$D timeout 120 env $PRE "$GGA" -d 03:00.0 -r b1:00.0 --cpu 1 $dargs \
 		--trigger-recovery-read-every-n 3 >"$T/$1-dpu.log" 2>&1 &
 	sleep 1
 	# shellcheck disable=SC2086
-	timeout 100 env $PRE "$INI" -d b1:00.0 --cpu 0 --run-limit-operation-count 1000 $2 \
+	$H timeout 100 env $PRE "$INI" -d b1:00.0 --cpu 0 --run-limit-operation-count 1000 $3 \
 		>"$T/$1-ini.log" 2>&1 || bad "$1: the initiator exited $?: $(tail -3 "$T/$1-ini.log")"
 	wait
 	check_run "$1" 3.3
@@ -246,10 +259,10 @@ sys.stdout.write("".join("block %d line %d of the gga offload content\n" % (i //
 	"$GEN" -d b1:00.0 --original-input-data "$T/plain.bin" --data-1 "$T/data-1.sbc" \
 		--data-2 "$T/data-2.sbc" --data-p "$T/data-p.sbc" >"$T/gga-gen.log" 2>&1 ||
 		bad "the sbc generator exited $?: $(tail -3 "$T/gga-gen.log")"
-	gga_run gga-read "--execution-strategy read_only_data_validity_test
+	gga_run gga-read one "--execution-strategy read_only_data_validity_test
 		--storage-plain-content $T/plain.bin"
 	[ $fail = 0 ] && echo "ok: 3.3 gga offload in one kernel, every block read checked, recoveries among them"
-	gga_run gga-write "--execution-strategy read_write_data_validity_test"
+	gga_run gga-write one "--execution-strategy read_write_data_validity_test"
 	[ $fail = 0 ] && echo "ok: 3.3 gga offload in one kernel, every write read back and checked"
 	unset ODMA_RUNDIR
 else
@@ -283,4 +296,15 @@ for rel in 2.10 3.3; do
 	check_run "split$rel" $rel
 	[ $fail = 0 ] && echo "ok: $rel with initiator, DPU and target in three namespaces, every write checked"
 done
+
+# 2b. 3.3's gga offload split the same way (gga_run, above): every block read and checked
+# against the plain file, then every write read back and checked
+if [ $gga = yes ]; then
+	release 3.3
+	gga_run splitgga-read split "--execution-strategy read_only_data_validity_test
+		--storage-plain-content $T/plain.bin"
+	[ $fail = 0 ] && echo "ok: 3.3 gga offload with initiator, DPU and targets in three namespaces, every block read checked"
+	gga_run splitgga-write split "--execution-strategy read_write_data_validity_test"
+	[ $fail = 0 ] && echo "ok: 3.3 gga offload with initiator, DPU and targets in three namespaces, every write checked"
+fi
 exit $fail
