@@ -337,10 +337,11 @@ doca_error_t doca_rdma_stop_listen_to_port(struct doca_rdma *rdma, uint16_t port
  * @brief Accepts a connection request (from the request callback or later).
  * @param [in] rdma_connection  the connection the request callback named.
  * @param [in] private_data  bytes for the client (NULL for none; odma does not deliver them).
- * @param [in] private_data_len  their length (0 with NULL).
+ * @param [in] private_data_len  their length (0 with NULL; at most 196, a CM reply's room).
  * @return DOCA_SUCCESS (both sides then get the established callback); DOCA_ERROR_INVALID_VALUE
- *         (NULL connection, or data without length); DOCA_ERROR_CONNECTION_ABORTED (not a pending
- *         request, or the client is gone); DOCA_ERROR_NO_MEMORY.
+ *         (NULL connection, data without length, or more than 196 bytes of it);
+ *         DOCA_ERROR_CONNECTION_ABORTED (not a pending request, or the client is gone);
+ *         DOCA_ERROR_NO_MEMORY.
  */
 DOCA_EXPERIMENTAL
 doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_connection, void *private_data,

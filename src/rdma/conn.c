@@ -874,6 +874,9 @@ doca_error_t doca_rdma_stop_listen_to_port(struct doca_rdma *rdma, uint16_t port
 	return DOCA_SUCCESS;
 }
 
+/* The private data an RDMA CM accept can carry: the InfiniBand CM REP's field. */
+#define RD_CM_ACCEPT_PRIV_MAX 196u
+
 /* A connection argument of the calls below: one of a started context's, else INVALID_VALUE. */
 #define RD_CHECK_CONN(c)                                                                           \
 	ODMA_CHECK_ARG(rd_conn_valid(c),                                                           \
@@ -890,6 +893,10 @@ doca_error_t doca_rdma_connection_accept(struct doca_rdma_connection *rdma_conne
 	RD_CHECK_CONN(c);
 	ODMA_CHECK_ARG((private_data == NULL) == (private_data_len == 0),
 	               "%s: private data and its length go together", __func__);
+	ODMA_CHECK_ARG(private_data_len <= RD_CM_ACCEPT_PRIV_MAX,
+	               "%s: %u bytes of private data; a CM reply (InfiniBand CM REP, also on "
+	               "RoCE) carries at most %u",
+	               __func__, private_data_len, RD_CM_ACCEPT_PRIV_MAX);
 	rd = c->rd;
 	pthread_mutex_lock(&rd->lock);
 	if (c->state == RD_C_REQUESTED && c->in != NULL && !c->in->dead) {

@@ -685,6 +685,7 @@ static void test_cm_refusals(void **state)
 	struct doca_dev *dev;
 	const void *blob;
 	size_t n;
+	uint8_t priv[197] = { 0 };
 	int fd;
 
 	(void)state;
@@ -709,6 +710,9 @@ static void test_cm_refusals(void **state)
 	close(fd);
 	assert_ok(doca_rdma_export(s.rd, &blob, &n, &c));
 	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_rdma_connection_accept(c, NULL, 0));
+	/* a CM reply carries at most 196 bytes of private data */
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_connection_accept(c, priv, 197));
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_rdma_connection_accept(c, priv, 196));
 	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_rdma_connection_reject(c));
 	/* a started context's tasks are configured */
 	assert_doca(DOCA_ERROR_BAD_STATE,
