@@ -531,6 +531,49 @@ static void test_gate_after_fork(void **state)
 	assert_ok(doca_mmap_destroy(m));
 }
 
+/* The kernel's bound on one process' mappings (vm.max_map_count), capped for the test's time. */
+static size_t map_count_max(void)
+{
+	FILE *f = fopen("/proc/sys/vm/max_map_count", "r");
+	unsigned long v = 65530;
+
+	if (f != NULL) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 65530;
+		fclose(f);
+	}
+	return v < 200000 ? (size_t)v : 200000;
+}
+
+/*
+ * Imports live at once are not bounded by the process' mappings: more imports of one export
+ * than vm.max_map_count all succeed (each import's in-flight word is one of its gate file's,
+ * which its imports share), and the process can still map memory afterwards.
+ */
+static void test_many_imports(void **state)
+{
+	struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_WRITE, true);
+	size_t n = map_count_max() + 1000, ok = 0;
+	struct doca_mmap **im = calloc(n, sizeof(*im));
+	const void *d;
+	size_t len;
+	void *p;
+
+	(void)state;
+	assert_non_null(im);
+	assert_ok(doca_mmap_export_pci(m, host, &d, &len));
+	while (ok < n && doca_mmap_create_from_export(NULL, d, len, dpu, &im[ok]) == DOCA_SUCCESS)
+		ok++;
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	for (size_t i = 0; i < ok; i++)
+		assert_ok(doca_mmap_destroy(im[i]));
+	free(im);
+	assert_ok(doca_mmap_destroy(m));
+	assert_int_equal(ok, n);
+	assert_true(p != MAP_FAILED);
+	munmap(p, 4096);
+}
+
 /* A descriptor of a process that has exited is stale. */
 static void test_stale_dead_pid(void **state)
 {
@@ -570,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_revoked_at_import),
 		cmocka_unit_test(test_gate_held_forever),
 		cmocka_unit_test(test_gate_after_fork),
+		cmocka_unit_test(test_many_imports),
 		cmocka_unit_test(test_transport_config),
 		cmocka_unit_test(test_stale_dead_pid),
 	};

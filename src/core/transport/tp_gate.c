@@ -20,6 +20,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -186,11 +187,13 @@ static bool gate_is_ours(const char *path)
 	return n >= (ssize_t)sizeof(want) - 1 && memcmp(link, want, sizeof(want) - 1) == 0;
 }
 
-/* The exporter's gate file, checked (a sealed memfd that holds @slot), or -1 with errno. */
-static int gate_open_peer(uint32_t pid, int32_t fd_no, uint32_t slot)
+/*
+ * The exporter's gate file, checked (a sealed memfd that holds @slot; its status in @st), or
+ * -1 with errno.
+ */
+static int gate_open_peer(uint32_t pid, int32_t fd_no, uint32_t slot, struct stat *st)
 {
 	char path[64];
-	struct stat st;
 	int fd, seals;
 
 	snprintf(path, sizeof(path), "/proc/%u/fd/%d", pid, fd_no);
@@ -203,8 +206,8 @@ static int gate_open_peer(uint32_t pid, int32_t fd_no, uint32_t slot)
 	if (fd < 0)
 		return -1;
 	seals = fcntl(fd, F_GET_SEALS);
-	if (seals < 0 || (seals & F_SEAL_SHRINK) == 0 || fstat(fd, &st) != 0 ||
-	    (uint64_t)st.st_size < ((uint64_t)slot + 1) * ODMA_TP_GATE_SLOT) {
+	if (seals < 0 || (seals & F_SEAL_SHRINK) == 0 || fstat(fd, st) != 0 ||
+	    (uint64_t)st->st_size < ((uint64_t)slot + 1) * ODMA_TP_GATE_SLOT) {
 		close(fd);
 		errno = EINVAL;
 		return -1;
@@ -212,25 +215,110 @@ static int gate_open_peer(uint32_t pid, int32_t fd_no, uint32_t slot)
 	return fd;
 }
 
+/*
+ * The importer's mappings of the gate files, one per page of a file (64 words), shared by
+ * every import whose word is on it: a mapping per import would spend the process' mappings
+ * (vm.max_map_count, 65530 by default), after which no mmap of any kind succeeds. A page is
+ * named by the exporter's pid, the file's identity (a memfd's inode number may repeat after
+ * a wrap; one exporter never has two gate files) and its offset.
+ */
+struct gate_key {
+	uint32_t pid;
+	dev_t dev;
+	ino_t ino;
+	off_t off;
+};
+
+struct gate_page {
+	struct gate_page *next;
+	uint8_t *addr;
+	struct gate_key key;
+	unsigned long refs;
+};
+
+static pthread_mutex_t gate_pages_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gate_page *gate_pages;
+
+static bool gate_key_eq(const struct gate_key *a, const struct gate_key *b)
+{
+	return a->pid == b->pid && a->dev == b->dev && a->ino == b->ino && a->off == b->off;
+}
+
+/* A new mapping of the page @k of the file @fd, or NULL with errno; locked. */
+static struct gate_page *gate_page_new_locked(int fd, const struct gate_key *k, size_t page)
+{
+	struct gate_page *g = malloc(sizeof(*g));
+	int err;
+
+	if (g == NULL)
+		return NULL;
+	g->addr = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, k->off);
+	if (g->addr == MAP_FAILED) {
+		err = errno;
+		free(g);
+		errno = err;
+		return NULL;
+	}
+	g->key = *k;
+	g->refs = 0;
+	g->next = gate_pages;
+	gate_pages = g;
+	return g;
+}
+
+/* The page @k of the file @fd mapped, one more holder counted; NULL with errno. */
+static uint8_t *gate_page_hold(int fd, const struct gate_key *k, size_t page)
+{
+	struct gate_page *g;
+	uint8_t *p = NULL;
+
+	pthread_mutex_lock(&gate_pages_lock);
+	for (g = gate_pages; g != NULL && !gate_key_eq(&g->key, k); g = g->next)
+		;
+	if (g == NULL)
+		g = gate_page_new_locked(fd, k, page);
+	if (g != NULL) {
+		g->refs++;
+		p = g->addr;
+	}
+	pthread_mutex_unlock(&gate_pages_lock);
+	return p;
+}
+
 uint32_t *odma_tp_gate_map(uint32_t pid, int32_t fd_no, uint32_t slot)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), off = (size_t)slot * ODMA_TP_GATE_SLOT;
-	int fd = gate_open_peer(pid, fd_no, slot);
+	struct stat st;
+	int fd = gate_open_peer(pid, fd_no, slot, &st);
+	struct gate_key k;
 	uint8_t *p;
 
 	if (fd < 0)
 		return NULL;
-	p = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)(off / page * page));
+	k = (struct gate_key){ pid, st.st_dev, st.st_ino, (off_t)(off / page * page) };
+	p = gate_page_hold(fd, &k, page);
 	close(fd);
-	return p == MAP_FAILED ? NULL : (uint32_t *)(void *)(p + off % page);
+	return p == NULL ? NULL : (uint32_t *)(void *)(p + off % page);
 }
 
 void odma_tp_gate_unmap(uint32_t *word)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint8_t *addr = (uint8_t *)((uintptr_t)word / page * page);
+	struct gate_page **pg, *g;
 
-	if (word != NULL)
-		munmap((void *)((uintptr_t)word / page * page), page);
+	if (word == NULL)
+		return;
+	pthread_mutex_lock(&gate_pages_lock);
+	for (pg = &gate_pages; *pg != NULL && (*pg)->addr != addr; pg = &(*pg)->next)
+		;
+	g = *pg;
+	if (g != NULL && --g->refs == 0) {
+		*pg = g->next;
+		munmap(g->addr, page);
+		free(g);
+	}
+	pthread_mutex_unlock(&gate_pages_lock);
 }
 
 void odma_tp_gate_enter(uint32_t *word)
