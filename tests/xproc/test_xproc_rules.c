@@ -448,6 +448,57 @@ static void test_gate_held_forever(void **state)
 	assert_ok(doca_mmap_destroy(m));
 }
 
+/* Raises (@d 1) or lowers (@d -1) every word of this process' gate file, as it is now. */
+static void gate_raise_all(int d)
+{
+	int g = gate_file();
+	struct stat st;
+	uint32_t *w;
+
+	assert_int_equal(fstat(g, &st), 0);
+	w = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, g, 0);
+	assert_true(w != MAP_FAILED);
+	close(g);
+	for (size_t i = 0; i < (size_t)st.st_size / 64; i++)
+		__atomic_fetch_add(&w[i * 16], (uint32_t)d, __ATOMIC_SEQ_CST);
+	munmap(w, (size_t)st.st_size);
+}
+
+/*
+ * One mmap exported many times, every word held by a hostile importer: doca_mmap_stop
+ * revokes every export and returns after one ODMA_TRANSPORT_TIMEOUT_MS (the bound
+ * docs/host-dpu.md gives), not after one per export (40 of them: 8 s).
+ */
+#define HELD_EXPORTS 40
+#define HELD_TIMEOUT_MS 200
+
+static void test_gate_held_many_exports(void **state)
+{
+	struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_WRITE, true);
+	uint8_t desc[104];
+	const void *d;
+	uint64_t t0, took;
+	size_t len;
+
+	(void)state;
+	for (int i = 0; i < HELD_EXPORTS; i++)
+		assert_ok(doca_mmap_export_pci(m, host, &d, &len));
+	memcpy(desc, d, len);
+	gate_raise_all(1);
+	setenv("ODMA_TRANSPORT_TIMEOUT_MS", "200", 1); /* HELD_TIMEOUT_MS */
+	t0 = tu_now_ms();
+	assert_ok(doca_mmap_stop(m));
+	took = tu_now_ms() - t0;
+	unsetenv("ODMA_TRANSPORT_TIMEOUT_MS");
+	gate_raise_all(-1);
+	assert_doca(import(desc, len), DOCA_ERROR_INVALID_VALUE); /* revoked all the same */
+	assert_ok(doca_mmap_destroy(m));
+	if (took >= 10 * HELD_TIMEOUT_MS)
+		fail_msg("doca_mmap_stop of %d held exports took %llu ms, more than the "
+		         "%u ms timeout allows",
+		         HELD_EXPORTS, (unsigned long long)took, HELD_TIMEOUT_MS);
+}
+
 /*
  * The child's side of test_gate_after_fork: it exports, finds the gate file it exports with
  * (by name, as gate_file does) and raises every word in it, as importers that never finish.
@@ -612,6 +663,7 @@ int main(void)
 		cmocka_unit_test(test_forged_fields),
 		cmocka_unit_test(test_revoked_at_import),
 		cmocka_unit_test(test_gate_held_forever),
+		cmocka_unit_test(test_gate_held_many_exports),
 		cmocka_unit_test(test_gate_after_fork),
 		cmocka_unit_test(test_many_imports),
 		cmocka_unit_test(test_transport_config),

@@ -24,11 +24,23 @@
 
 ODMA_LOG_REGISTER(ODMA_EXPORT)
 
+/*
+ * Every export is revoked first and then waited for, all against one deadline: an importer
+ * that holds several of them delays the stop once by the transport's timeout, not once per
+ * export. (@head: the list as it was at the start; an export added since is not closed.)
+ */
 void odma_export_revoke_all(struct doca_mmap *mmap)
 {
-	for (struct odma_export *e = atomic_load(&mmap->exports); e != NULL; e = e->next) {
+	struct odma_export *head = atomic_load(&mmap->exports);
+	uint64_t deadline;
+
+	for (struct odma_export *e = head; e != NULL; e = e->next)
 		if (e->record != NULL)
-			odma_tp_region_revoke(e->record);
+			odma_tp_region_close(e->record);
+	deadline = odma_tp_revoke_deadline();
+	for (struct odma_export *e = head; e != NULL; e = e->next) {
+		if (e->record != NULL)
+			odma_tp_region_release(e->record, deadline);
 		e->record = NULL;
 	}
 }

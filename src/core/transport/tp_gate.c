@@ -146,10 +146,14 @@ static void gate_log_stuck(const struct odma_tp_region *reg)
 	         (unsigned long long)reg->addr, (unsigned long long)reg->len, odma_tp_timeout_ms());
 }
 
-bool odma_tp_gate_drain(const struct odma_tp_region *reg)
+uint64_t odma_tp_revoke_deadline(void)
+{
+	return gate_now_ms() + odma_tp_timeout_ms();
+}
+
+bool odma_tp_gate_drain(const struct odma_tp_region *reg, uint64_t deadline_ms)
 {
 	const uint32_t *w;
-	uint64_t deadline;
 
 	if (reg->gate_slot == ODMA_TP_GATE_NONE)
 		return true;
@@ -158,9 +162,8 @@ bool odma_tp_gate_drain(const struct odma_tp_region *reg)
 	atomic_thread_fence(memory_order_seq_cst);
 	if (__atomic_load_n(w, __ATOMIC_SEQ_CST) == 0)
 		return true;
-	deadline = gate_now_ms() + odma_tp_timeout_ms();
 	for (unsigned int spin = 0; __atomic_load_n(w, __ATOMIC_SEQ_CST) != 0; spin++) {
-		if (gate_now_ms() > deadline) {
+		if (gate_now_ms() > deadline_ms) {
 			gate_log_stuck(reg);
 			return false;
 		}

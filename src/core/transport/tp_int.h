@@ -32,11 +32,11 @@ size_t odma_tp_region_issued(uint64_t id, const uint8_t key[16], uint32_t genera
 /*
  * The gates (tp_gate.c). Exporter: gives @reg an in-flight word if it has none (under the
  * registry lock; false when the gate file cannot be made or is full); waits for the word of
- * @reg, marked revoked, to drain: false when it did not within odma_tp_timeout_ms() (logged;
- * the word is then retired).
+ * @reg, marked revoked, to drain: false when it did not by @deadline_ms (logged; the word is
+ * then retired).
  */
 bool odma_tp_gate_slot_locked(struct odma_tp_region *reg);
-bool odma_tp_gate_drain(const struct odma_tp_region *reg);
+bool odma_tp_gate_drain(const struct odma_tp_region *reg, uint64_t deadline_ms);
 /* In a forked child: every record forgets its word (the parent's gate file). */
 void odma_tp_region_forget_gates(void);
 /*

@@ -503,10 +503,8 @@ void odma_tp_region_publish(struct odma_tp_region *reg, const void *issued, size
 	TP_EACH_LOADED(region_added, (reg));
 }
 
-void odma_tp_region_revoke(struct odma_tp_region *reg)
+void odma_tp_region_close(struct odma_tp_region *reg)
 {
-	bool drained;
-
 	/* the registry lock orders the revocation before any later check of the UCX server */
 	pthread_mutex_lock(&reg_lock);
 	__atomic_store_n(&reg->hdr.alive, 0, __ATOMIC_SEQ_CST);
@@ -516,8 +514,13 @@ void odma_tp_region_revoke(struct odma_tp_region *reg)
 	while (reg->users != 0) /* holders of odma_tp_region_enter finish first */
 		pthread_cond_wait(&reg_left, &reg_lock);
 	pthread_mutex_unlock(&reg_lock);
-	/* and the importers of this kernel moving bytes (unlocked: a wait may be long) */
-	drained = odma_tp_gate_drain(reg);
+}
+
+void odma_tp_region_release(struct odma_tp_region *reg, uint64_t deadline_ms)
+{
+	/* the importers of this kernel moving bytes (unlocked: a wait may be long) */
+	bool drained = odma_tp_gate_drain(reg, deadline_ms);
+
 	pthread_mutex_lock(&reg_lock);
 	if (!drained)
 		reg->gate_slot =
@@ -525,6 +528,12 @@ void odma_tp_region_revoke(struct odma_tp_region *reg)
 	memcpy(reg->hdr.key, &reg_free, sizeof(reg_free));
 	reg_free = reg;
 	pthread_mutex_unlock(&reg_lock);
+}
+
+void odma_tp_region_revoke(struct odma_tp_region *reg)
+{
+	odma_tp_region_close(reg);
+	odma_tp_region_release(reg, odma_tp_revoke_deadline());
 }
 
 static bool reg_live_locked(const struct odma_tp_region *r, const uint8_t key[16])

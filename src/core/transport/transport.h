@@ -638,6 +638,17 @@ void odma_tp_region_publish(struct odma_tp_region *reg, const void *issued, size
  */
 void odma_tp_region_revoke(struct odma_tp_region *reg);
 
+/*
+ * odma_tp_region_revoke in two halves, for revoking several records with one bound on the
+ * wait: close marks @reg revoked and waits for the holders of odma_tp_region_enter; release
+ * waits for its in-flight word until @deadline_ms (odma_tp_revoke_deadline of a moment after
+ * every close: each word then drains in parallel) and returns the record to the pool.
+ */
+void odma_tp_region_close(struct odma_tp_region *reg);
+void odma_tp_region_release(struct odma_tp_region *reg, uint64_t deadline_ms);
+/* Now plus odma_tp_timeout_ms(), in ms of CLOCK_MONOTONIC. */
+uint64_t odma_tp_revoke_deadline(void);
+
 /* Whether [addr, addr + len) lies inside @reg's range. */
 static inline bool odma_tp_region_covers(const struct odma_tp_region *reg, uint64_t addr,
                                          uint64_t len)
