@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -409,9 +410,9 @@ static int gate_file(void)
 /*
  * A hostile importer (any process of this kernel with ptrace rights over the exporter may map
  * its gate file; this process plays it) raises the in-flight words and never lowers them, and
- * grows the file: the exporter's doca_mmap_stop does not hang, it returns once
- * ODMA_TRANSPORT_TIMEOUT_MS has passed (and logs it); the revocation holds, and new exports
- * (100: their words past the file's first page) import.
+ * tries to resize the file (refused: test_gate_file_bounded): the exporter's doca_mmap_stop
+ * does not hang, it returns once ODMA_TRANSPORT_TIMEOUT_MS has passed (and logs it); the
+ * revocation holds, and new exports (100: their words past the file's first page) import.
  */
 static void test_gate_held_forever(void **state)
 {
@@ -429,7 +430,7 @@ static void test_gate_held_forever(void **state)
 	g = gate_file();
 	words = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, g, 0);
 	assert_true(words != MAP_FAILED);
-	assert_int_equal(ftruncate(g, 1 << 20), 0);
+	assert_int_not_equal(ftruncate(g, 1 << 20), 0); /* its size is sealed */
 	close(g);
 	for (unsigned int i = 0; i < 4096 / 64; i++)
 		__atomic_fetch_add(&words[i * 16], 1, __ATOMIC_SEQ_CST);
@@ -497,6 +498,74 @@ static void test_gate_held_many_exports(void **state)
 		fail_msg("doca_mmap_stop of %d held exports took %llu ms, more than the "
 		         "%u ms timeout allows",
 		         HELD_EXPORTS, (unsigned long long)took, HELD_TIMEOUT_MS);
+}
+
+/*
+ * A hostile importer cannot make the exporter's gate file hold more memory than its words
+ * need (16 MiB at most, ODMA_TP_GATE_MAX words of 64 bytes): growing it by truncation, by
+ * allocation or by a write past its end fails, and the file the exporter keeps stays small.
+ */
+#define GATE_FILE_MAX (16u << 20)
+
+static void test_gate_file_bounded(void **state)
+{
+	struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_WRITE, true);
+	const void *d;
+	struct stat st;
+	size_t len;
+	int g;
+
+	(void)state;
+	assert_ok(doca_mmap_export_pci(m, host, &d, &len));
+	g = gate_file();
+	(void)!ftruncate(g, (off_t)1 << 30);
+	(void)!fallocate(g, 0, (off_t)1 << 25, 1 << 16); /* 64 KiB past 32 MiB */
+	(void)!pwrite(g, "x", 1, (off_t)1 << 31);
+	assert_int_equal(fstat(g, &st), 0);
+	close(g);
+	assert_ok(doca_mmap_destroy(m));
+	assert_true((uint64_t)st.st_size <= GATE_FILE_MAX);
+}
+
+/*
+ * A forked child (it makes its own gate file at its first export) exports @m under an
+ * RLIMIT_FSIZE of @limit bytes: the export must return @want, the child must not be killed.
+ */
+static void fsize_export(struct doca_mmap *m, rlim_t limit, doca_error_t want)
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) { /* no cmocka assertion here: a failure would go on in the child */
+		struct rlimit rl = { limit, limit };
+		const void *d;
+		size_t len;
+
+		if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+			_exit(2);
+		_exit(doca_mmap_export_pci(m, host, &d, &len) == want ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		fail_msg("the exporter was killed by signal %d", WTERMSIG(status));
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/*
+ * An RLIMIT_FSIZE that cannot hold one chunk of the gate file (64 KiB) refuses the first
+ * export with NO_MEMORY (and a line naming the limit), not a death by SIGXFSZ; one of 1 MiB
+ * holds fewer words than 16 MiB, and the export succeeds.
+ */
+static void test_gate_fsize_limit(void **state)
+{
+	struct doca_mmap *m = local_mmap(host, DOCA_ACCESS_FLAG_PCI_READ_WRITE, true);
+
+	(void)state;
+	fsize_export(m, 4096, DOCA_ERROR_NO_MEMORY);
+	fsize_export(m, 1 << 20, DOCA_SUCCESS);
+	assert_ok(doca_mmap_destroy(m));
 }
 
 /*
@@ -664,6 +733,8 @@ int main(void)
 		cmocka_unit_test(test_revoked_at_import),
 		cmocka_unit_test(test_gate_held_forever),
 		cmocka_unit_test(test_gate_held_many_exports),
+		cmocka_unit_test(test_gate_file_bounded),
+		cmocka_unit_test(test_gate_fsize_limit),
 		cmocka_unit_test(test_gate_after_fork),
 		cmocka_unit_test(test_many_imports),
 		cmocka_unit_test(test_transport_config),

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,21 +34,25 @@
 ODMA_LOG_REGISTER(ODMA_TRANSPORT)
 
 #define GATE_NAME "odma-export-gates"
-#define GATE_SEALS (F_SEAL_SHRINK | F_SEAL_SEAL) /* it only grows: no mapping loses a page */
+#define GATE_SEALS (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) /* its size is for good */
 
 /*
- * The file grows a chunk at a time and each chunk is mapped on its own, exactly over the
- * file: no mapping reaches past the end of the file (a reader of every mapped page, such as a
- * leak checker scanning memory, would take a SIGBUS per page there).
+ * The file has its final size from the start (sparse: a page costs memory once a word on it
+ * is used) and is sealed at it: no mapping of it ever loses a page, and an importer, which
+ * may write the file, cannot make it hold more (a file it could grow was memory without
+ * bound, kept by the exporter). Each chunk is mapped on its own when its first word is handed
+ * out: the exporter maps only what it uses (a reader of every mapped page, such as a leak
+ * checker scanning memory, touches no more).
  */
 #define GATE_CHUNK_SLOTS 1024u
 #define GATE_CHUNK ((size_t)GATE_CHUNK_SLOTS * ODMA_TP_GATE_SLOT)
 #define GATE_CHUNKS (ODMA_TP_GATE_MAX / GATE_CHUNK_SLOTS)
+#define GATE_FILE ((size_t)ODMA_TP_GATE_MAX * ODMA_TP_GATE_SLOT) /* 16 MiB */
 
-/* The exporter's gate file and the mappings of its chunks; reg_lock. */
+/* The exporter's gate file, the mappings of its chunks, its words used and held; reg_lock. */
 static int gate_fd = -1;
 static uint8_t *gate_chunk[GATE_CHUNKS];
-static uint32_t gate_used;
+static uint32_t gate_used, gate_cap;
 
 /*
  * A forked child has its own records: it forgets its parent's file (sharing it, the two would
@@ -62,44 +67,58 @@ static void gate_atfork_child(void)
 	if (gate_fd >= 0)
 		close(gate_fd);
 	gate_fd = -1;
-	gate_used = 0;
+	gate_used = gate_cap = 0;
 	odma_tp_region_forget_gates();
+}
+
+/*
+ * The file's size: GATE_FILE, or the whole chunks RLIMIT_FSIZE allows (past it, ftruncate
+ * raises SIGXFSZ, which kills); 0 when it allows none (logged).
+ */
+static size_t gate_file_size(void)
+{
+	struct rlimit rl;
+	size_t n;
+
+	if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= GATE_FILE)
+		return GATE_FILE;
+	n = (size_t)rl.rlim_cur / GATE_CHUNK * GATE_CHUNK;
+	if (n == 0)
+		ODMA_ERR("exporting needs a file of in-flight words of %zu bytes at least "
+		         "(docs/host-dpu.md) and RLIMIT_FSIZE is %llu bytes; raise it (ulimit -f)",
+		         GATE_CHUNK, (unsigned long long)rl.rlim_cur);
+	return n;
 }
 
 static bool gate_open_locked(void)
 {
 	static bool atfork;
-	int fd = memfd_create(GATE_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	size_t size = gate_file_size();
+	int fd;
 
+	if (size == 0)
+		return false;
+	fd = memfd_create(GATE_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return false;
-	if (fcntl(fd, F_ADD_SEALS, GATE_SEALS) != 0) {
+	if (ftruncate(fd, (off_t)size) != 0 || fcntl(fd, F_ADD_SEALS, GATE_SEALS) != 0) {
 		close(fd);
 		return false;
 	}
 	if (!atfork)
 		atfork = pthread_atfork(NULL, NULL, gate_atfork_child) == 0;
 	gate_fd = fd;
+	gate_cap = (uint32_t)(size / ODMA_TP_GATE_SLOT);
 	return true;
 }
 
-/*
- * Maps chunk @c, growing the file to hold it. An importer may have grown the file already
- * (the seal forbids only shrinking): a longer file is kept as it is.
- */
+/* Maps chunk @c (the file holds every chunk). */
 static bool gate_chunk_locked(uint32_t c)
 {
-	size_t need = (size_t)(c + 1) * GATE_CHUNK;
-	struct stat st;
-	void *p;
+	void *p = mmap(NULL, GATE_CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED, gate_fd,
+	               (off_t)((size_t)c * GATE_CHUNK));
 
-	if (fstat(gate_fd, &st) != 0)
-		return false;
-	if ((size_t)st.st_size < need && ftruncate(gate_fd, (off_t)need) != 0 &&
-	    (fstat(gate_fd, &st) != 0 || (size_t)st.st_size < need))
-		return false; /* grown past @need in between: a shrink, refused */
-	p = mmap(NULL, GATE_CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED, gate_fd,
-	         (off_t)((size_t)c * GATE_CHUNK));
 	if (p == MAP_FAILED)
 		return false;
 	gate_chunk[c] = p;
@@ -112,8 +131,8 @@ bool odma_tp_gate_slot_locked(struct odma_tp_region *reg)
 		return true; /* a reused record keeps a word that drained */
 	if (gate_fd < 0 && !gate_open_locked())
 		return false;
-	if (gate_used == ODMA_TP_GATE_MAX || (gate_chunk[gate_used / GATE_CHUNK_SLOTS] == NULL &&
-	                                      !gate_chunk_locked(gate_used / GATE_CHUNK_SLOTS)))
+	if (gate_used == gate_cap || (gate_chunk[gate_used / GATE_CHUNK_SLOTS] == NULL &&
+	                              !gate_chunk_locked(gate_used / GATE_CHUNK_SLOTS)))
 		return false;
 	reg->gate_slot = gate_used++;
 	reg->gate_fd = gate_fd;
