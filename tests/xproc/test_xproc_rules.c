@@ -494,9 +494,9 @@ static void test_gate_held_many_exports(void **state)
 	gate_raise_all(-1);
 	assert_doca(import(desc, len), DOCA_ERROR_INVALID_VALUE); /* revoked all the same */
 	assert_ok(doca_mmap_destroy(m));
-	if (took >= 10 * HELD_TIMEOUT_MS)
-		fail_msg("doca_mmap_stop of %d held exports took %llu ms, more than the "
-		         "%u ms timeout allows",
+	/* half of what one timeout per export takes: room for a loaded machine */
+	if (took >= HELD_EXPORTS / 2 * HELD_TIMEOUT_MS)
+		fail_msg("stopping %d held exports took %llu ms: a %u ms timeout each",
 		         HELD_EXPORTS, (unsigned long long)took, HELD_TIMEOUT_MS);
 }
 
