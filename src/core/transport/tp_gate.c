@@ -56,9 +56,9 @@ static uint32_t gate_used, gate_cap;
 
 /*
  * A forked child has its own records: it forgets its parent's file (sharing it, the two would
- * hand out the same words) and the words of the records it inherited.
+ * hand out the same words); the registry makes its records forget their words.
  */
-static void gate_atfork_child(void)
+void odma_tp_gate_forget(void)
 {
 	for (uint32_t i = 0; i < GATE_CHUNKS && gate_chunk[i] != NULL; i++) {
 		munmap(gate_chunk[i], GATE_CHUNK);
@@ -68,7 +68,6 @@ static void gate_atfork_child(void)
 		close(gate_fd);
 	gate_fd = -1;
 	gate_used = gate_cap = 0;
-	odma_tp_region_forget_gates();
 }
 
 /*
@@ -93,7 +92,6 @@ static size_t gate_file_size(void)
 
 static bool gate_open_locked(void)
 {
-	static bool atfork;
 	size_t size = gate_file_size();
 	int fd;
 
@@ -106,8 +104,6 @@ static bool gate_open_locked(void)
 		close(fd);
 		return false;
 	}
-	if (!atfork)
-		atfork = pthread_atfork(NULL, NULL, gate_atfork_child) == 0;
 	gate_fd = fd;
 	gate_cap = (uint32_t)(size / ODMA_TP_GATE_SLOT);
 	return true;

@@ -37,8 +37,8 @@ size_t odma_tp_region_issued(uint64_t id, const uint8_t key[16], uint32_t genera
  */
 bool odma_tp_gate_slot_locked(struct odma_tp_region *reg);
 bool odma_tp_gate_drain(const struct odma_tp_region *reg, uint64_t deadline_ms);
-/* In a forked child: every record forgets its word (the parent's gate file). */
-void odma_tp_region_forget_gates(void);
+/* In a forked child, under the registry lock: the gate file of the parent is forgotten. */
+void odma_tp_gate_forget(void);
 /*
  * Importer: maps the word @slot of the gate file that is descriptor @fd_no of exporter @pid
  * (NULL with errno: EACCES/EPERM refused, EINVAL no gate of ours); raises and lowers it.

@@ -391,6 +391,7 @@ static pthread_cond_t reg_left = PTHREAD_COND_INITIALIZER; /* a holder left a re
 static struct odma_tp_region **reg_all;                    /* by id - 1 */
 static uint32_t reg_n, reg_cap;
 static struct odma_tp_region *reg_free; /* linked through the first 8 bytes of the key */
+static bool reg_atfork;                 /* the fork handlers below are registered */
 
 #define REG_SIZE ((sizeof(struct odma_tp_region) + 63) & ~(size_t)63)
 
@@ -432,16 +433,28 @@ static void reg_reset_locked(struct odma_tp_region *r, uint32_t gen)
 }
 
 /*
- * In a forked child (its only thread): the records it inherited lose their in-flight words,
- * which are its parent's (tp_gate.c). Unlocked: a lock held by a thread of the parent at the
- * fork is never released here.
+ * A fork waits for the registry lock, so that a child never inherits it taken or a record half
+ * made. In the child (its only thread) the records it inherited lose their in-flight words,
+ * which are its parent's (tp_gate.c), and so does the gate file.
  */
-void odma_tp_region_forget_gates(void)
+static void reg_fork_prepare(void)
+{
+	pthread_mutex_lock(&reg_lock);
+}
+
+static void reg_fork_parent(void)
+{
+	pthread_mutex_unlock(&reg_lock);
+}
+
+static void reg_fork_child(void)
 {
 	for (uint32_t i = 0; i < reg_n; i++) {
 		reg_all[i]->gate_fd = -1;
 		reg_all[i]->gate_slot = ODMA_TP_GATE_NONE;
 	}
+	odma_tp_gate_forget();
+	pthread_mutex_unlock(&reg_lock);
 }
 
 struct odma_tp_region *odma_tp_region_add(uint64_t addr, uint64_t len, uint32_t perms)
@@ -454,6 +467,8 @@ struct odma_tp_region *odma_tp_region_add(uint64_t addr, uint64_t len, uint32_t 
 		return NULL;
 	/* under the lock: the UCX server reads records (under it) at any time */
 	pthread_mutex_lock(&reg_lock);
+	if (!reg_atfork)
+		reg_atfork = pthread_atfork(reg_fork_prepare, reg_fork_parent, reg_fork_child) == 0;
 	r = reg_free;
 	if (r != NULL) {
 		memcpy(&reg_free, r->hdr.key, sizeof(reg_free));
