@@ -79,11 +79,15 @@ static void rd_raise(struct doca_rdma *rd, const struct rd_event *e)
 			rd->cb_established(e->conn, ud, cud);
 		break;
 	case RD_E_FAILURE:
+		/*
+		 * A failed one goes back to the pool before its callback, so that the callback may
+		 * connect again within max_num_connections (the slot is freed after the raising)
+		 */
+		pthread_mutex_lock(&rd->lock);
+		odma_rd_release_locked(rd, e->conn);
+		pthread_mutex_unlock(&rd->lock);
 		if (rd->cb_failure != NULL)
 			rd->cb_failure(e->conn, ud, cud);
-		pthread_mutex_lock(&rd->lock);
-		odma_rd_release_locked(rd, e->conn); /* a failed one goes back to the pool */
-		pthread_mutex_unlock(&rd->lock);
 		break;
 	default:
 		/* both sides ended it at once: ours came first, no callback for it */

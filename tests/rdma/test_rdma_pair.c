@@ -1494,6 +1494,97 @@ static void test_cm_more_clients_than_connections(void **state)
 	ts_close(&s);
 }
 
+/* ------------------------------------------------- RDMA CM in one process, two contexts */
+
+/*
+ * A side whose context has @max connections and the RDMA CM callbacks @req (NULL: a pure
+ * client), established, @fail and disconnect (ts_cm_*'s counting), started.
+ */
+static void cm_side_open(struct tside *s, uint16_t max, doca_rdma_connection_request_cb_t req,
+                         doca_rdma_connection_failure_cb_t fail)
+{
+	memset(s, 0, sizeof(*s));
+	s->accept_next = true;
+	s->dev = tu_open_dev("b1:00.0");
+	assert_ok(doca_rdma_create(s->dev, &s->rd));
+	s->ctx = doca_rdma_as_ctx(s->rd);
+	assert_ok(doca_rdma_set_max_num_connections(s->rd, max));
+	assert_ok(doca_rdma_set_connection_request_timeout(s->rd, 2000));
+	assert_ok(doca_rdma_set_connection_state_callbacks(s->rd, req, ts_cm_established, fail,
+	                                                   ts_cm_disconnect));
+	assert_ok(doca_ctx_set_user_data(s->ctx, (union doca_data){ .ptr = s }));
+	assert_ok(doca_pe_create(&s->pe));
+	assert_ok(doca_pe_connect_ctx(s->pe, s->ctx));
+	assert_ok(doca_ctx_start(s->ctx));
+}
+
+/* Stops (progressing to IDLE) and destroys what cm_side_open made. */
+static void cm_side_close(struct tside *s)
+{
+	enum doca_ctx_states st = DOCA_CTX_STATE_IDLE;
+
+	(void)doca_ctx_stop(s->ctx);
+	for (int i = 0; i < 10000; i++) {
+		(void)doca_ctx_get_state(s->ctx, &st);
+		if (st == DOCA_CTX_STATE_IDLE)
+			break;
+		(void)doca_pe_progress(s->pe);
+		usleep(100);
+	}
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_ok(doca_rdma_destroy(s->rd));
+	assert_ok(doca_pe_destroy(s->pe));
+	assert_ok(doca_dev_close(s->dev));
+}
+
+/* The address of a port nothing listens on (one the kernel had free). */
+static struct doca_rdma_addr *cm_nobody(void)
+{
+	struct doca_rdma_addr *a;
+
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, "127.0.0.1", tu_free_port(), &a));
+	return a;
+}
+
+static struct doca_rdma_addr *retry_addr;
+static int retry_left;
+static doca_error_t retry_status;
+
+/* A failure callback that counts and connects again (while retry_left lasts). */
+static void cm_fail_retry(struct doca_rdma_connection *c, union doca_data ud, union doca_data cud)
+{
+	struct tside *s = ts_of(cud);
+
+	(void)c;
+	s->failures++;
+	if (retry_left > 0) {
+		retry_left--;
+		retry_status = doca_rdma_connect_to_addr(s->rd, retry_addr, ud);
+	}
+}
+
+/*
+ * A client of one connection whose connection fails connects again from its failure callback,
+ * as a client that waits for its server does: the failed connection is gone, so the new one
+ * starts (and fails in turn), not FULL.
+ */
+static void test_cm_reconnect_from_failure(void **state)
+{
+	struct tside s;
+
+	(void)state;
+	cm_side_open(&s, 1, NULL, cm_fail_retry);
+	retry_addr = cm_nobody();
+	retry_left = 1;
+	retry_status = DOCA_ERROR_UNKNOWN;
+	assert_ok(doca_rdma_connect_to_addr(s.rd, retry_addr, (union doca_data){ .u64 = 0 }));
+	assert_true(ts_wait(&s, &s.failures, 2, 10000));
+	assert_ok(retry_status);
+	assert_int_equal(s.established, 0);
+	assert_ok(doca_rdma_addr_destroy(retry_addr));
+	cm_side_close(&s);
+}
+
 /* Out of band: 12 connections one after another, each side of 8, one message on each. */
 static int child_oob_many(int fd)
 {
@@ -1868,6 +1959,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cm_accept_reject_disconnect),
 		cmocka_unit_test(test_cm_more_clients_than_connections),
 		cmocka_unit_test(test_cm_direct_atomic_lost),
+		cmocka_unit_test(test_cm_reconnect_from_failure),
 		cmocka_unit_test(test_oob_more_connections_than_slots),
 		cmocka_unit_test(test_event_mode_wakes),
 		cmocka_unit_test(test_answer_before_close),
