@@ -69,6 +69,21 @@ static void rd_raise(struct doca_rdma *rd, const struct rd_event *e)
 {
 	union doca_data cud = rd->ctx.user_data, ud = e->conn->user_data;
 
+	if (e->type == RD_E_FAILURE) {
+		/*
+		 * A failed one goes back to the pool before its callback, so that the callback may
+		 * connect again within max_num_connections (the slot is freed after the raising)
+		 */
+		pthread_mutex_lock(&rd->lock);
+		odma_rd_release_locked(rd, e->conn);
+		pthread_mutex_unlock(&rd->lock);
+	}
+	/*
+	 * The program disconnected it before this progress (both sides ended it at once, or the
+	 * program let it go while its handshake ended): ours came first, no callback for it
+	 */
+	if (e->conn->app_closed)
+		return;
 	switch (e->type) {
 	case RD_E_REQUEST:
 		if (rd->cb_request != NULL)
@@ -79,19 +94,11 @@ static void rd_raise(struct doca_rdma *rd, const struct rd_event *e)
 			rd->cb_established(e->conn, ud, cud);
 		break;
 	case RD_E_FAILURE:
-		/*
-		 * A failed one goes back to the pool before its callback, so that the callback may
-		 * connect again within max_num_connections (the slot is freed after the raising)
-		 */
-		pthread_mutex_lock(&rd->lock);
-		odma_rd_release_locked(rd, e->conn);
-		pthread_mutex_unlock(&rd->lock);
 		if (rd->cb_failure != NULL)
 			rd->cb_failure(e->conn, ud, cud);
 		break;
 	default:
-		/* both sides ended it at once: ours came first, no callback for it */
-		if (rd->cb_disconnect != NULL && !e->conn->app_closed)
+		if (rd->cb_disconnect != NULL)
 			rd->cb_disconnect(e->conn, ud, cud);
 		break;
 	}

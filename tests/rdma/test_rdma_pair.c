@@ -1537,6 +1537,17 @@ static void cm_side_close(struct tside *s)
 	assert_ok(doca_dev_close(s->dev));
 }
 
+/* Progresses both sides until *@counter reaches @target or @ms pass; whether it did. */
+static bool cm_wait2(struct tside *a, struct tside *b, const int *counter, int target, int ms)
+{
+	for (int i = 0; i < ms * 5 && *counter < target; i++) {
+		(void)doca_pe_progress(a->pe);
+		(void)doca_pe_progress(b->pe);
+		usleep(200);
+	}
+	return *counter >= target;
+}
+
 /* The address of a port nothing listens on (one the kernel had free). */
 static struct doca_rdma_addr *cm_nobody(void)
 {
@@ -1583,6 +1594,53 @@ static void test_cm_reconnect_from_failure(void **state)
 	assert_int_equal(s.established, 0);
 	assert_ok(doca_rdma_addr_destroy(retry_addr));
 	cm_side_close(&s);
+}
+
+/* A request callback that counts and leaves the request unanswered (last_cm: the request). */
+static void cm_request_hold(struct doca_rdma_connection *c, union doca_data cud)
+{
+	ts_of(cud)->requests++;
+	ts_of(cud)->last_cm = c;
+}
+
+/* A server of port @port on @srv (listening); the client @cli's address of it. */
+static struct doca_rdma_addr *cm_server_addr(struct tside *srv)
+{
+	struct doca_rdma_addr *a;
+	uint16_t port = tu_listen_free_port(cm_listen, srv->rd);
+
+	assert_true(port != 0);
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, "127.0.0.1", port, &a));
+	return a;
+}
+
+/*
+ * A server that accepts a request and disconnects the connection before a progress told it the
+ * end of the handshake (its established callback, or a failure): no callback of that
+ * connection follows the disconnect, as none follows the disconnect of an established one.
+ */
+static void test_cm_no_callback_after_disconnect(void **state)
+{
+	struct tside srv, cli;
+	struct doca_rdma_addr *a;
+	int never = 0;
+
+	(void)state;
+	cm_side_open(&srv, 1, cm_request_hold, ts_cm_failure);
+	cm_side_open(&cli, 1, NULL, ts_cm_failure);
+	a = cm_server_addr(&srv);
+	assert_ok(doca_rdma_connect_to_addr(cli.rd, a, (union doca_data){ .u64 = 0 }));
+	assert_true(cm_wait2(&srv, &cli, &srv.requests, 1, 5000));
+	assert_ok(doca_rdma_connection_accept(srv.last_cm, NULL, 0));
+	/* the client's threads finish the handshake; the server does not progress meanwhile */
+	usleep(500 * 1000);
+	assert_ok(doca_rdma_connection_disconnect(srv.last_cm));
+	(void)cm_wait2(&srv, &cli, &never, 1, 1000);
+	assert_int_equal(srv.established + srv.failures + srv.disconnects, 0);
+	assert_int_equal(cli.failures + cli.disconnects, 1);
+	cm_side_close(&cli);
+	cm_side_close(&srv);
+	assert_ok(doca_rdma_addr_destroy(a));
 }
 
 /* Out of band: 12 connections one after another, each side of 8, one message on each. */
@@ -1960,6 +2018,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cm_more_clients_than_connections),
 		cmocka_unit_test(test_cm_direct_atomic_lost),
 		cmocka_unit_test(test_cm_reconnect_from_failure),
+		cmocka_unit_test(test_cm_no_callback_after_disconnect),
 		cmocka_unit_test(test_oob_more_connections_than_slots),
 		cmocka_unit_test(test_event_mode_wakes),
 		cmocka_unit_test(test_answer_before_close),
