@@ -932,13 +932,21 @@ static bool rd_cm_overdue(struct rd_stream *s)
 }
 
 /*
+ * Whether @s is the stream of a CM client we accepted whose second stream has not come yet.
+ * No lock per frame: s->conn does not change while the reader runs, and the state is atomic.
+ */
+static bool rd_cm_waiting(const struct rd_stream *s)
+{
+	return s->conn != NULL && s->conn->state == RD_C_ACCEPTED;
+}
+
+/*
  * How long the reader of @s waits for a frame before it looks at its deadlines (0: forever):
- * the age of our oldest request, or a CM connection accepted and not yet established. No lock
- * per frame: s->conn does not change while the reader runs, and the state is atomic.
+ * the age of our oldest request, or a CM connection accepted and not yet established.
  */
 static uint32_t rd_watch_ms(const struct rd_stream *s)
 {
-	return s->out || (s->conn != NULL && s->conn->state == RD_C_ACCEPTED) ? RD_WATCH_MS : 0;
+	return s->out || rd_cm_waiting(s) ? RD_WATCH_MS : 0;
 }
 
 void *odma_rd_reader(void *arg)
@@ -956,6 +964,9 @@ void *odma_rd_reader(void *arg)
 		if (got == 0)
 			continue;
 		if (got < 0)
+			break;
+		/* a client that keeps this stream busy instead of opening its second one */
+		if (rd_cm_waiting(s) && rd_cm_overdue(s))
 			break;
 		/*
 		 * A peer's request is served once fewer than RW_PACE_FRAMES of our frames wait to

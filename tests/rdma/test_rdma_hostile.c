@@ -769,6 +769,34 @@ static void test_client_silent_after_accept(void **state)
 	threads_back_to(before.threads);
 }
 
+/*
+ * A client that never opens its second stream after the accept but keeps its first one busy
+ * (a request every 100 ms, each served by the target's reader thread): the connection still
+ * fails at its connection request timeout (2 s).
+ */
+static void test_client_busy_after_accept(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_hdr g = { .magic = RW_MAGIC, .type = RW_SE_GET, .rec = UINT64_MAX };
+	struct rw_chan *c = rw_dial("127.0.0.1", cm_port);
+	int failed = before.failed;
+
+	(void)state;
+	assert_non_null(c);
+	put(c, RW_CM_REQ, NULL, 0);
+	COUNT_REACHES(requests, before.requests + 1);
+	command("a\n", "accepted 0");
+	for (uint64_t i = 1; i <= 60 && failed == before.failed; i++) {
+		g.tag = i;
+		(void)rw_write(c, &g, NULL, 0, NULL, 0); /* fails once the target closed it */
+		usleep(100 * 1000);
+		failed = stat_of_target().failed;
+	}
+	assert_int_equal(failed, before.failed + 1);
+	closed_by_target(c);
+	threads_back_to(before.threads);
+}
+
 /* A server that reads the connection request and never answers: the client fails it at 2 s. */
 static void test_server_never_answers(void **state)
 {
@@ -1015,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_still_serves),
 		cmocka_unit_test(test_requests_beyond_connections),
 		cmocka_unit_test(test_client_silent_after_accept),
+		cmocka_unit_test(test_client_busy_after_accept),
 		cmocka_unit_test(test_rejected_requests_free_their_slots),
 		cmocka_unit_test(test_client_rejects_established),
 		cmocka_unit_test(test_server_hangs_up),
