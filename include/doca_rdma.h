@@ -154,7 +154,10 @@ typedef void (*doca_rdma_connection_request_cb_t)(struct doca_rdma_connection *r
 typedef void (*doca_rdma_connection_established_cb_t)(struct doca_rdma_connection *rdma_connection,
 						      union doca_data connection_user_data,
 						      union doca_data ctx_user_data);
-/** Raised when a connection attempt fails (refused, rejected, no server listening). */
+/**
+ * Raised when a connection attempt fails (refused, rejected, no server listening). The failed
+ * connection no longer counts against max_num_connections: the callback may connect again.
+ */
 typedef void (*doca_rdma_connection_failure_cb_t)(struct doca_rdma_connection *rdma_connection,
 						  union doca_data connection_user_data,
 						  union doca_data ctx_user_data);
@@ -370,8 +373,8 @@ doca_error_t doca_rdma_connect_to_addr(struct doca_rdma *rdma, struct doca_rdma_
 
 /**
  * @brief Ends a connection; its tasks in flight fail, the peer gets its disconnection callback.
- * The local side gets no callback of its own; the connection's slot is freed when the
- * context stops.
+ * The local side gets no callback of it from then on (not even one a progress had not raised
+ * yet); the connection no longer counts against max_num_connections once this returns.
  * @param [in] rdma_connection  the connection.
  * @return DOCA_SUCCESS; DOCA_ERROR_INVALID_VALUE (NULL argument); DOCA_ERROR_CONNECTION_ABORTED (already disconnected).
  */
