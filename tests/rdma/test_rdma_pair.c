@@ -1596,6 +1596,41 @@ static void test_cm_reconnect_from_failure(void **state)
 	cm_side_close(&s);
 }
 
+/* A failure callback that counts and stops its context, as NVIDIA's 3.0 CM samples do. */
+static void cm_fail_stop(struct doca_rdma_connection *c, union doca_data ud, union doca_data cud)
+{
+	(void)c;
+	(void)ud;
+	ts_of(cud)->failures++;
+	(void)doca_ctx_stop(ts_of(cud)->ctx);
+}
+
+/*
+ * Two connections that fail in one progress, the first's callback stopping the context: the
+ * stop completes at the end of that progress, and the second's failure is raised once too.
+ */
+static void test_cm_stop_from_failure(void **state)
+{
+	struct tside s;
+	struct doca_rdma_addr *a;
+	enum doca_ctx_states st = DOCA_CTX_STATE_RUNNING;
+
+	(void)state;
+	cm_side_open(&s, 2, NULL, cm_fail_stop);
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv6, "::1", 1, &a));
+	assert_ok(doca_rdma_connect_to_addr(s.rd, a, (union doca_data){ .u64 = 0 }));
+	assert_ok(doca_rdma_connect_to_addr(s.rd, a, (union doca_data){ .u64 = 0 }));
+	assert_true(doca_pe_progress(s.pe) != 0);
+	assert_ok(doca_ctx_get_state(s.ctx, &st));
+	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_int_equal(s.failures, 2);
+	assert_ok(doca_ctx_start(s.ctx)); /* and it starts again */
+	assert_ok(doca_rdma_connect_to_addr(s.rd, a, (union doca_data){ .u64 = 0 }));
+	assert_true(ts_wait(&s, &s.failures, 3, 5000));
+	cm_side_close(&s);
+	assert_ok(doca_rdma_addr_destroy(a));
+}
+
 /* A request callback that counts and leaves the request unanswered (last_cm: the request). */
 static void cm_request_hold(struct doca_rdma_connection *c, union doca_data cud)
 {
@@ -1603,7 +1638,7 @@ static void cm_request_hold(struct doca_rdma_connection *c, union doca_data cud)
 	ts_of(cud)->last_cm = c;
 }
 
-/* A server of port @port on @srv (listening); the client @cli's address of it. */
+/* @srv listens on a port the kernel picked: the address a client dials for it. */
 static struct doca_rdma_addr *cm_server_addr(struct tside *srv)
 {
 	struct doca_rdma_addr *a;
@@ -1612,6 +1647,46 @@ static struct doca_rdma_addr *cm_server_addr(struct tside *srv)
 	assert_true(port != 0);
 	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, "127.0.0.1", port, &a));
 	return a;
+}
+
+/*
+ * A server stopped while a request waits for its answer, after a progress told it of the
+ * request (@told) or before: the stop completes, raises nothing else on the server, and the
+ * client's connection fails once.
+ */
+static void cm_stop_with_request(bool told)
+{
+	struct tside srv, cli;
+	struct doca_rdma_addr *a;
+	int never = 0;
+
+	cm_side_open(&srv, 1, cm_request_hold, ts_cm_failure);
+	cm_side_open(&cli, 1, NULL, ts_cm_failure);
+	a = cm_server_addr(&srv);
+	assert_ok(doca_rdma_connect_to_addr(cli.rd, a, (union doca_data){ .u64 = 0 }));
+	if (told)
+		assert_true(cm_wait2(&srv, &cli, &srv.requests, 1, 5000));
+	else
+		usleep(500 * 1000); /* the request comes; the server does not progress */
+	assert_ok(doca_ctx_stop(srv.ctx));
+	assert_true(ts_wait(&cli, &cli.failures, 1, 5000));
+	(void)cm_wait2(&srv, &cli, &never, 1, 300);
+	assert_int_equal(cli.failures, 1);
+	assert_int_equal(cli.established, 0);
+	assert_int_equal(srv.failures + srv.established + srv.disconnects, 0);
+	if (told)
+		assert_doca(DOCA_ERROR_CONNECTION_ABORTED,
+		            doca_rdma_connection_accept(srv.last_cm, NULL, 0));
+	cm_side_close(&cli);
+	cm_side_close(&srv);
+	assert_ok(doca_rdma_addr_destroy(a));
+}
+
+static void test_cm_stop_with_request_pending(void **state)
+{
+	(void)state;
+	cm_stop_with_request(true);
+	cm_stop_with_request(false);
 }
 
 /*
@@ -1638,6 +1713,66 @@ static void test_cm_no_callback_after_disconnect(void **state)
 	(void)cm_wait2(&srv, &cli, &never, 1, 1000);
 	assert_int_equal(srv.established + srv.failures + srv.disconnects, 0);
 	assert_int_equal(cli.failures + cli.disconnects, 1);
+	cm_side_close(&cli);
+	cm_side_close(&srv);
+	assert_ok(doca_rdma_addr_destroy(a));
+}
+
+/* A request callback that accepts and then stops its context (an accept in flight). */
+static void cm_request_accept_stop(struct doca_rdma_connection *c, union doca_data cud)
+{
+	ts_of(cud)->requests++;
+	assert_ok(doca_rdma_connection_accept(c, NULL, 0));
+	(void)doca_ctx_stop(ts_of(cud)->ctx);
+}
+
+/*
+ * A server that stops while its accept is in flight (from the request callback): the stop
+ * completes, and the client hears once how its connection ended (failed, or established
+ * and then disconnected).
+ */
+static void test_cm_stop_with_accept_in_flight(void **state)
+{
+	struct tside srv, cli;
+	struct doca_rdma_addr *a;
+	int never = 0;
+
+	(void)state;
+	cm_side_open(&srv, 1, cm_request_accept_stop, ts_cm_failure);
+	cm_side_open(&cli, 1, NULL, ts_cm_failure);
+	a = cm_server_addr(&srv);
+	assert_ok(doca_rdma_connect_to_addr(cli.rd, a, (union doca_data){ .u64 = 0 }));
+	assert_true(cm_wait2(&srv, &cli, &srv.requests, 1, 5000));
+	(void)cm_wait2(&srv, &cli, &never, 1, 3000);
+	assert_int_equal(cli.failures + cli.disconnects, 1);
+	assert_int_equal(cli.established, cli.disconnects);
+	assert_int_equal(srv.failures + srv.established + srv.disconnects, 0);
+	cm_side_close(&cli);
+	cm_side_close(&srv);
+	assert_ok(doca_rdma_addr_destroy(a));
+}
+
+/*
+ * Twenty connections one after another between a server and a client of one connection each,
+ * each disconnected by the client at once: the slots come back every time.
+ */
+static void test_cm_cycles_one_slot(void **state)
+{
+	struct tside srv, cli;
+	struct doca_rdma_addr *a;
+
+	(void)state;
+	cm_side_open(&srv, 1, ts_cm_request, ts_cm_failure);
+	cm_side_open(&cli, 1, NULL, ts_cm_failure);
+	a = cm_server_addr(&srv);
+	for (int i = 0; i < 20; i++) {
+		assert_ok(doca_rdma_connect_to_addr(cli.rd, a, (union doca_data){ .u64 = 0 }));
+		assert_true(cm_wait2(&srv, &cli, &cli.established, i + 1, 5000));
+		assert_ok(doca_rdma_connection_disconnect(cli.last_cm));
+		assert_true(cm_wait2(&srv, &cli, &srv.disconnects, i + 1, 5000));
+	}
+	assert_int_equal(cli.failures + srv.failures, 0);
+	assert_int_equal(srv.requests, 20);
 	cm_side_close(&cli);
 	cm_side_close(&srv);
 	assert_ok(doca_rdma_addr_destroy(a));
@@ -2018,7 +2153,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_cm_more_clients_than_connections),
 		cmocka_unit_test(test_cm_direct_atomic_lost),
 		cmocka_unit_test(test_cm_reconnect_from_failure),
+		cmocka_unit_test(test_cm_stop_from_failure),
+		cmocka_unit_test(test_cm_stop_with_request_pending),
 		cmocka_unit_test(test_cm_no_callback_after_disconnect),
+		cmocka_unit_test(test_cm_stop_with_accept_in_flight),
+		cmocka_unit_test(test_cm_cycles_one_slot),
 		cmocka_unit_test(test_oob_more_connections_than_slots),
 		cmocka_unit_test(test_event_mode_wakes),
 		cmocka_unit_test(test_answer_before_close),
