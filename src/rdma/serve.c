@@ -570,9 +570,67 @@ static bool rd_serve_write(struct rd_stream *s, const struct rw_hdr *h, const ui
 }
 
 /*
+ * How often a reader looks at its deadlines: the age of the oldest answer its requests wait
+ * for, a CM client's second stream.
+ */
+#define RD_WATCH_MS 250u
+
+/*
+ * Whether the RDMA CM connection of stream @s is still not established past its deadline
+ * (doca_rdma_set_connection_request_timeout after the request or the accept), as a CM
+ * handshake whose peer stays silent times out on hardware. One log line.
+ */
+static bool rd_cm_overdue(struct rd_stream *s)
+{
+	struct doca_rdma *rd = s->rd;
+	struct doca_rdma_connection *c;
+	bool late;
+
+	pthread_mutex_lock(&rd->lock);
+	c = s->conn;
+	late = c != NULL && c->cm_due_ms != 0 && rw_now_ms() > c->cm_due_ms &&
+	       (c->state == RD_C_CONNECTING || c->state == RD_C_ACCEPTED);
+	pthread_mutex_unlock(&rd->lock);
+	if (late)
+		ODMA_ERR("RDMA context %p: connection %u is not established %u ms after its %s; "
+		         "the peer did not finish the handshake; the failure callback follows "
+		         "(a slow peer needs a longer doca_rdma_set_connection_request_timeout)",
+		         (void *)rd, c->id, (unsigned)rd->conn_timeout_ms,
+		         c->state == RD_C_CONNECTING ? "request" : "accept");
+	return late;
+}
+
+/*
+ * Whether @s is the stream of a CM client we accepted whose second stream has not come yet.
+ * No lock per frame: s->conn does not change while the reader runs, and the state is atomic.
+ */
+static bool rd_cm_waiting(const struct rd_stream *s)
+{
+	return s->conn != NULL && s->conn->state == RD_C_ACCEPTED;
+}
+
+/*
+ * Waits for room to answer the peer (rw_pace): 1, or -1 when the stream ended; 0 when it is
+ * the stream of a CM client we accepted that is not established by its deadline meanwhile (one
+ * that takes no answers is held to it as a silent one is: rd_cm_overdue said so).
+ */
+static int rd_pace(struct rd_stream *s)
+{
+	while (rd_cm_waiting(s)) {
+		int r = rw_pace_for(s->ch, RD_WATCH_MS);
+
+		if (r != 0)
+			return r;
+		if (rd_cm_overdue(s))
+			return 0;
+	}
+	return rw_pace(s->ch) ? 1 : -1;
+}
+
+/*
  * Answers a read: its bytes in frames of at most RW_PIECE_MAX (RW_F_MORE on all but the
  * last), each read (and checked against the export) as it goes, at the pace the peer takes
- * them (rw_pace; never on the transport thread: odma_rd_fast serves only short reads); a piece
+ * them (rd_pace; never on the transport thread: odma_rd_fast serves only short reads); a piece
  * that fails answers its status and ends the answer.
  */
 static bool rd_serve_read(struct rd_stream *s, const struct rw_hdr *h)
@@ -583,6 +641,7 @@ static bool rd_serve_read(struct rd_stream *s, const struct rw_hdr *h)
 	doca_error_t st = DOCA_ERROR_INVALID_VALUE;
 	struct rw_hdr a = { .magic = RW_MAGIC, .type = RW_RESP, .tag = h->tag };
 	bool ok;
+	int room = 1;
 
 	if (n <= s->rd->ctx.caps->rdma_max_msg_size)
 		st = (buf = malloc(cap ? cap : 1)) == NULL ? DOCA_ERROR_NO_MEMORY : DOCA_SUCCESS;
@@ -596,9 +655,9 @@ static bool rd_serve_read(struct rd_stream *s, const struct rw_hdr *h)
 		a.status = (uint32_t)st;
 		a.flags = st == DOCA_SUCCESS && off < n ? RW_F_MORE : 0;
 		ok = odma_rd_frame_out(s, &a, buf, st == DOCA_SUCCESS ? k : 0);
-	} while (ok && a.flags != 0 && rw_pace(s->ch));
+	} while (ok && a.flags != 0 && (room = rd_pace(s)) > 0);
 	free(buf);
-	return ok;
+	return ok && room != 0; /* a CM client past its deadline: the stream ends */
 }
 
 static bool rd_serve_atomic(struct rd_stream *s, const struct rw_hdr *h)
@@ -870,9 +929,6 @@ int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *p)
 	return ok ? 1 : -1;
 }
 
-/* How often a reader of our requests' answers looks at the oldest one's age. */
-#define RD_WATCH_MS 250u
-
 /*
  * Whether the oldest request on our stream @s has waited for its answer past the bound: the
  * receiver-not-ready time it allows the target (at most 8 s) plus the connection timeout
@@ -904,40 +960,6 @@ static bool rd_overdue(struct rd_stream *s)
 		         "DOCA_ERROR_CONNECTION_ABORTED",
 		         (void *)rd, (unsigned long long)age);
 	return late;
-}
-
-/*
- * Whether the RDMA CM connection of stream @s is still not established past its deadline
- * (doca_rdma_set_connection_request_timeout after the request or the accept), as a CM
- * handshake whose peer stays silent times out on hardware. One log line.
- */
-static bool rd_cm_overdue(struct rd_stream *s)
-{
-	struct doca_rdma *rd = s->rd;
-	struct doca_rdma_connection *c;
-	bool late;
-
-	pthread_mutex_lock(&rd->lock);
-	c = s->conn;
-	late = c != NULL && c->cm_due_ms != 0 && rw_now_ms() > c->cm_due_ms &&
-	       (c->state == RD_C_CONNECTING || c->state == RD_C_ACCEPTED);
-	pthread_mutex_unlock(&rd->lock);
-	if (late)
-		ODMA_ERR("RDMA context %p: connection %u is not established %u ms after its %s; "
-		         "the peer is silent, and the failure callback follows (a slow peer "
-		         "needs a longer doca_rdma_set_connection_request_timeout)",
-		         (void *)rd, c->id, (unsigned)rd->conn_timeout_ms,
-		         c->state == RD_C_CONNECTING ? "request" : "accept");
-	return late;
-}
-
-/*
- * Whether @s is the stream of a CM client we accepted whose second stream has not come yet.
- * No lock per frame: s->conn does not change while the reader runs, and the state is atomic.
- */
-static bool rd_cm_waiting(const struct rd_stream *s)
-{
-	return s->conn != NULL && s->conn->state == RD_C_ACCEPTED;
 }
 
 /*
@@ -974,8 +996,8 @@ void *odma_rd_reader(void *arg)
 		 * frames held here, within our credit, instead of our answers piling up in the
 		 * transport without bound. Not on our own stream: our requests' answers never wait.
 		 */
-		if (!s->out && h.type != RW_RESP)
-			(void)rw_pace(s->ch);
+		if (!s->out && h.type != RW_RESP && rd_pace(s) == 0)
+			break; /* a CM client past its deadline (an ended stream is still served) */
 		pthread_mutex_lock(&rd->lock);
 		s->serving = true; /* a stop lets it answer first (odma_rd_conns_stop) */
 		pthread_mutex_unlock(&rd->lock);

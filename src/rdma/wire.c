@@ -702,18 +702,28 @@ static void rw_sent(void *arg, doca_error_t status)
 	pthread_mutex_unlock(&c->lock);
 }
 
-bool rw_pace(struct rw_chan *c)
+int rw_pace_for(struct rw_chan *c, uint32_t timeout_ms)
 {
-	bool open;
+	struct timespec end;
+	int r;
 
+	rw_deadline(&end, timeout_ms);
 	pthread_mutex_lock(&c->lock);
 	c->pacing++;
 	while (c->sending >= RW_PACE_FRAMES && !c->closed && !c->ep_closed && !c->quit)
-		pthread_cond_wait(&c->cond, &c->lock);
+		if (timeout_ms == 0)
+			pthread_cond_wait(&c->cond, &c->lock);
+		else if (pthread_cond_timedwait(&c->cond, &c->lock, &end) == ETIMEDOUT)
+			break;
 	c->pacing--;
-	open = !c->closed && !c->ep_closed && !c->quit;
+	r = c->closed || c->ep_closed || c->quit ? -1 : c->sending < RW_PACE_FRAMES ? 1 : 0;
 	pthread_mutex_unlock(&c->lock);
-	return open;
+	return r;
+}
+
+bool rw_pace(struct rw_chan *c)
+{
+	return rw_pace_for(c, 0) == 1;
 }
 
 bool rw_backlog(struct rw_chan *c)

@@ -797,6 +797,34 @@ static void test_client_busy_after_accept(void **state)
 	threads_back_to(before.threads);
 }
 
+/*
+ * A client that never opens its second stream after the accept and floods its first one with
+ * requests whose answers it never takes (past the transport's 16 MiB window, the target's
+ * reader waits for the answers to leave): the connection still fails at its connection
+ * request timeout (2 s).
+ */
+static void test_client_stalls_after_accept(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_hdr r = { .magic = RW_MAGIC, .type = RW_READ, .arg0 = 8 };
+	struct rw_chan *c = rw_dial("127.0.0.1", cm_port);
+
+	(void)state;
+	assert_non_null(c);
+	put(c, RW_CM_REQ, NULL, 0);
+	COUNT_REACHES(requests, before.requests + 1);
+	command("a\n", "accepted 0");
+	/* 125000 answers of 80 bytes (+64 each) are more than 16 MiB */
+	for (uint64_t i = 1; i <= 125000; i++) {
+		r.tag = i;
+		if (!rw_write(c, &r, NULL, 0, NULL, 0))
+			break; /* the target closed it */
+	}
+	COUNT_REACHES(failed, before.failed + 1);
+	rw_close(c);
+	threads_back_to(before.threads);
+}
+
 /* A server that reads the connection request and never answers: the client fails it at 2 s. */
 static void test_server_never_answers(void **state)
 {
@@ -1044,6 +1072,7 @@ int main(void)
 		cmocka_unit_test(test_requests_beyond_connections),
 		cmocka_unit_test(test_client_silent_after_accept),
 		cmocka_unit_test(test_client_busy_after_accept),
+		cmocka_unit_test(test_client_stalls_after_accept),
 		cmocka_unit_test(test_rejected_requests_free_their_slots),
 		cmocka_unit_test(test_client_rejects_established),
 		cmocka_unit_test(test_server_hangs_up),
