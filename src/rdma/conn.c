@@ -984,15 +984,17 @@ static void rd_cm_dial(struct doca_rdma *rdma, struct doca_rdma_connection *c,
 	char v4[INET_ADDRSTRLEN];
 	const char *ip = odma_rd_cm_ipv4(addr, v4);
 	struct rw_chan *ch = NULL;
+	const char *why = NULL; /* why the server is out of reach (errno goes stale) */
 
 	/* the transport connects in the background: a server that never answers closes it */
-	if (ip != NULL)
-		ch = rw_dial(ip, addr->port);
+	if (ip != NULL && (ch = rw_dial(ip, addr->port)) == NULL)
+		why = strerror(errno);
 	h.arg1 = rdma->nonce;
 	h.rec = c->id;
 	if (ch != NULL && !rw_write(ch, &h, NULL, 0, NULL, 0)) {
 		rw_close(ch);
 		ch = NULL;
+		why = "the transport closed the connection at once";
 	}
 	if (ip == NULL) {
 		ODMA_WARN("doca_rdma_connect_to_addr: %s is an IPv6 address; odma's transport "
@@ -1000,10 +1002,10 @@ static void rd_cm_dial(struct doca_rdma *rdma, struct doca_rdma_connection *c,
 		          "GID: ::ffff:a.b.c.d): the failure callback follows",
 		          addr->text);
 	} else if (ch == NULL || odma_rd_stream_new(rdma, ch, true, c, true) == NULL) {
-		/* odma_rd_stream_new closes ch when it fails */
+		/* odma_rd_stream_new closes ch when it fails (out of memory) */
 		ODMA_WARN("doca_rdma_connect_to_addr: cannot reach an RDMA CM server at %s port %u "
 		          "(%s): the failure callback follows; start the server first",
-		          addr->text, addr->port, strerror(errno));
+		          addr->text, addr->port, why != NULL ? why : strerror(ENOMEM));
 	} else {
 		return;
 	}

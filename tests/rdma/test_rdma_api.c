@@ -846,6 +846,51 @@ static void test_fabric_unreachable(void **state)
 }
 
 /*
+ * A client whose server is not up (nothing listens on the port: a socket holds it, unlistened):
+ * the failure callback follows. When the transport closes the connection at once, the line
+ * says so; it named a stale errno ("Success", "No such file or directory"). (When the close
+ * comes later, the connection fails as one its server hung up.)
+ */
+static void test_cm_no_server_line(void **state)
+{
+	static char buf[1024];
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	struct doca_log_backend *be;
+	struct doca_rdma_addr *addr;
+	struct tside s;
+	char want[96];
+	const char *line;
+	int fd;
+
+	(void)state;
+#ifndef ODMA_HAVE_UCX
+	skip(); /* no started context without the transport DOCA RDMA runs on */
+#endif
+	assert_ok(doca_log_backend_create_with_buf_sdk(buf, sizeof(buf), log_line, &be));
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0); /* port 0: the kernel's */
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, "127.0.0.1", ntohs(a.sin_port),
+	                                &addr));
+	g_log[0] = '\0';
+	assert_ok(doca_rdma_connect_to_addr(s.rd, addr, (union doca_data){ .u64 = 0 }));
+	assert_true(ts_wait(&s, &s.failures, 1, 10000));
+	snprintf(want, sizeof(want), "cannot reach an RDMA CM server at 127.0.0.1 port %u (",
+	         ntohs(a.sin_port));
+	line = strstr(g_log, want);
+	if (line != NULL)
+		assert_ptr_equal(strstr(line, "(the transport closed the connection at once)"),
+		                 line + strlen(want) - 1);
+	close(fd);
+	assert_ok(doca_rdma_addr_destroy(addr));
+	ts_close(&s);
+}
+
+/*
  * Whether every thread of this process but @self may run on each CPU of @want (the
  * Cpus_allowed_list of each /proc/self/task entry); the first that may not is printed.
  */
@@ -964,6 +1009,7 @@ int main(void)
 		cmocka_unit_test(test_cm_refusals),
 		cmocka_unit_test(test_transport_mismatch),
 		cmocka_unit_test(test_reconnect_churn),
+		cmocka_unit_test(test_cm_no_server_line),
 	};
 	const struct CMUnitTest no_rdma[] = {
 		cmocka_unit_test(test_device_without_rdma),
