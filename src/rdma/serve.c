@@ -971,6 +971,27 @@ static uint32_t rd_watch_ms(const struct rd_stream *s)
 	return s->out || rd_cm_waiting(s) ? RD_WATCH_MS : 0;
 }
 
+/*
+ * The stream @s ended (its reader saw the end): when it carries the request of a CM client
+ * still waiting for the answer, one line says so (the failure callback follows).
+ */
+static void rd_cm_hung_up(struct rd_stream *s)
+{
+	struct doca_rdma *rd = s->rd;
+	struct doca_rdma_connection *c;
+	bool waiting;
+
+	pthread_mutex_lock(&rd->lock);
+	c = s->conn;
+	waiting = s->out && c != NULL && c->cm && c->state == RD_C_CONNECTING && !rd->stopping;
+	pthread_mutex_unlock(&rd->lock);
+	if (waiting)
+		ODMA_WARN("RDMA context %p: the RDMA CM server at %s port %u ended connection %u "
+		          "before answering its request (nothing listens there, or not as an RDMA "
+		          "CM server): the failure callback follows",
+		          (void *)rd, c->peer.text, c->peer.port, c->id);
+}
+
 void *odma_rd_reader(void *arg)
 {
 	struct rd_stream *s = arg;
@@ -985,8 +1006,10 @@ void *odma_rd_reader(void *arg)
 			break; /* the peer stopped answering: its tasks fail as for a cut link */
 		if (got == 0)
 			continue;
-		if (got < 0)
+		if (got < 0) {
+			rd_cm_hung_up(s);
 			break;
+		}
 		/* a client that keeps this stream busy instead of opening its second one */
 		if (rd_cm_waiting(s) && rd_cm_overdue(s))
 			break;

@@ -845,6 +845,17 @@ static void test_fabric_unreachable(void **state)
 	assert_ok(doca_dev_close(dev));
 }
 
+/* From here on, this process' log lines go to g_log too; g_log starts empty. */
+static void log_capture(void)
+{
+	static char buf[1024];
+	static struct doca_log_backend *be;
+
+	if (be == NULL)
+		assert_ok(doca_log_backend_create_with_buf_sdk(buf, sizeof(buf), log_line, &be));
+	g_log[0] = '\0';
+}
+
 /*
  * A client whose server is not up (nothing listens on the port: a socket holds it, unlistened):
  * the failure callback follows. When the transport closes the connection at once, the line
@@ -853,10 +864,8 @@ static void test_fabric_unreachable(void **state)
  */
 static void test_cm_no_server_line(void **state)
 {
-	static char buf[1024];
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t al = sizeof(a);
-	struct doca_log_backend *be;
 	struct doca_rdma_addr *addr;
 	struct tside s;
 	char want[96];
@@ -867,7 +876,6 @@ static void test_cm_no_server_line(void **state)
 #ifndef ODMA_HAVE_UCX
 	skip(); /* no started context without the transport DOCA RDMA runs on */
 #endif
-	assert_ok(doca_log_backend_create_with_buf_sdk(buf, sizeof(buf), log_line, &be));
 	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
 	                  7));
 	fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -876,7 +884,7 @@ static void test_cm_no_server_line(void **state)
 	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &al), 0);
 	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, "127.0.0.1", ntohs(a.sin_port),
 	                                &addr));
-	g_log[0] = '\0';
+	log_capture();
 	assert_ok(doca_rdma_connect_to_addr(s.rd, addr, (union doca_data){ .u64 = 0 }));
 	assert_true(ts_wait(&s, &s.failures, 1, 10000));
 	snprintf(want, sizeof(want), "cannot reach an RDMA CM server at 127.0.0.1 port %u (",
@@ -886,6 +894,41 @@ static void test_cm_no_server_line(void **state)
 		assert_ptr_equal(strstr(line, "(the transport closed the connection at once)"),
 		                 line + strlen(want) - 1);
 	close(fd);
+	assert_ok(doca_rdma_addr_destroy(addr));
+	ts_close(&s);
+}
+
+/*
+ * A client that dials the out-of-band port of an RDMA context, which is no RDMA CM server: the
+ * listener closes the connection without an answer, the failure callback follows, and a line
+ * on the client's side says so (it said nothing: only the listener's side had a line).
+ */
+static void test_cm_server_hangs_up_line(void **state)
+{
+	struct doca_rdma_connection *c;
+	struct doca_rdma_addr *addr;
+	struct tside s;
+	const uint8_t *blob;
+	char want[128];
+	uint16_t port;
+	size_t n;
+
+	(void)state;
+#ifndef ODMA_HAVE_UCX
+	skip(); /* no started context without the transport DOCA RDMA runs on */
+#endif
+	assert_ok(ts_open(&s, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE,
+	                  7));
+	assert_ok(doca_rdma_export(s.rd, (const void **)&blob, &n, &c));
+	port = (uint16_t)(blob[14] | blob[15] << 8); /* its out-of-band port (docs/rdma.md) */
+	assert_ok(doca_rdma_addr_create(DOCA_RDMA_ADDR_TYPE_IPv4, "127.0.0.1", port, &addr));
+	log_capture();
+	assert_ok(doca_rdma_connect_to_addr(s.rd, addr, (union doca_data){ .u64 = 0 }));
+	assert_true(ts_wait(&s, &s.failures, 1, 10000));
+	snprintf(want, sizeof(want),
+	         "the RDMA CM server at 127.0.0.1 port %u ended connection 2 before answering",
+	         port);
+	assert_non_null(strstr(g_log, want));
 	assert_ok(doca_rdma_addr_destroy(addr));
 	ts_close(&s);
 }
@@ -1010,6 +1053,7 @@ int main(void)
 		cmocka_unit_test(test_transport_mismatch),
 		cmocka_unit_test(test_reconnect_churn),
 		cmocka_unit_test(test_cm_no_server_line),
+		cmocka_unit_test(test_cm_server_hangs_up_line),
 	};
 	const struct CMUnitTest no_rdma[] = {
 		cmocka_unit_test(test_device_without_rdma),
