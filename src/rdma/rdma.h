@@ -195,6 +195,8 @@ doca_error_t rw_attach(struct rw_chan *c, const struct doca_mmap *m, struct odma
 bool rw_pace(struct rw_chan *c);
 /* The same, at most @timeout_ms (0: no bound): 1 room, 0 none yet, -1 the channel ended. */
 int rw_pace_for(struct rw_chan *c, uint32_t timeout_ms);
+/* How many frames of ours on @c went out so far (the peer takes them while it grows). */
+uint64_t rw_sent_count(struct rw_chan *c);
 /* Whether RW_PACE_FRAMES or more frames of ours wait to go out on @c (any thread, never waits). */
 bool rw_backlog(struct rw_chan *c);
 /* Sends a header and up to two payload pieces as one frame: true, or false (channel ended). */

@@ -610,21 +610,45 @@ static bool rd_cm_waiting(const struct rd_stream *s)
 }
 
 /*
- * Waits for room to answer the peer (rw_pace): 1, or -1 when the stream ended; 0 when it is
- * the stream of a CM client we accepted that is not established by its deadline meanwhile (one
- * that takes no answers is held to it as a silent one is: rd_cm_overdue said so).
+ * How long a peer may leave a request of ours unanswered, or our answers untaken: the
+ * receiver-not-ready time it allows (at most 8 s) plus the connection timeout
+ * (doca_rdma_set_connection_request_timeout, default 5 s).
+ */
+static uint64_t rd_patience_ms(const struct doca_rdma *rd)
+{
+	uint64_t rnr = odma_rd_rnr_ms(rd);
+
+	return (rnr < 8000 ? rnr : 8000) + rd->conn_timeout_ms;
+}
+
+/*
+ * Waits for room to answer the peer (rw_pace): 1, or -1 when the stream ended. 0, with one
+ * line, when the peer took none of our frames for rd_patience_ms (it stopped reading: a queue
+ * pair's retries run out), or when this is the stream of a CM client we accepted that is not
+ * established by its deadline meanwhile (one that takes no answers is held to it as a silent
+ * one is: rd_cm_overdue).
  */
 static int rd_pace(struct rd_stream *s)
 {
-	while (rd_cm_waiting(s)) {
+	uint64_t sent = rw_sent_count(s->ch), idle = 0;
+
+	for (;;) {
 		int r = rw_pace_for(s->ch, RD_WATCH_MS);
+		uint64_t now_sent = rw_sent_count(s->ch);
 
 		if (r != 0)
 			return r;
-		if (rd_cm_overdue(s))
+		if (rd_cm_waiting(s) && rd_cm_overdue(s))
 			return 0;
+		idle = now_sent == sent ? idle + RD_WATCH_MS : 0;
+		sent = now_sent;
+		if (idle > rd_patience_ms(s->rd)) {
+			ODMA_ERR("RDMA context %p: the peer has taken none of our answers for %llu "
+			         "ms (it stopped reading); the connection is cut",
+			         (void *)s->rd, (unsigned long long)idle);
+			return 0;
+		}
 	}
-	return rw_pace(s->ch) ? 1 : -1;
 }
 
 /*
@@ -657,7 +681,7 @@ static bool rd_serve_read(struct rd_stream *s, const struct rw_hdr *h)
 		ok = odma_rd_frame_out(s, &a, buf, st == DOCA_SUCCESS ? k : 0);
 	} while (ok && a.flags != 0 && (room = rd_pace(s)) > 0);
 	free(buf);
-	return ok && room != 0; /* a CM client past its deadline: the stream ends */
+	return ok && room != 0; /* a deadline passed: the stream ends */
 }
 
 static bool rd_serve_atomic(struct rd_stream *s, const struct rw_hdr *h)
@@ -930,9 +954,8 @@ int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *p)
 }
 
 /*
- * Whether the oldest request on our stream @s has waited for its answer past the bound: the
- * receiver-not-ready time it allows the target (at most 8 s) plus the connection timeout
- * (doca_rdma_set_connection_request_timeout, default 5 s). A peer that died answers nothing
+ * Whether the oldest request on our stream @s has waited for its answer past the bound
+ * (rd_patience_ms). A peer that died answers nothing
  * and its connection closes; a link that went down (or a peer that hangs) closes nothing:
  * this bounds it. One log line. Also true, silently, once our stream is answered in full
  * after the connection closed (the peer's stream ended first: odma_rd_stream_dead_locked).
@@ -940,11 +963,9 @@ int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *p)
 static bool rd_overdue(struct rd_stream *s)
 {
 	struct doca_rdma *rd = s->rd;
-	uint64_t rnr = odma_rd_rnr_ms(rd), now = rw_now_ms(), age = 0;
+	uint64_t now = rw_now_ms(), age = 0;
 	bool late;
 
-	if (rnr > 8000)
-		rnr = 8000;
 	pthread_mutex_lock(&rd->lock);
 	if (s->pend_head == NULL && s->out && s->conn != NULL && s->conn->state == RD_C_CLOSED) {
 		pthread_mutex_unlock(&rd->lock); /* answered after the peer's end: done (quietly) */
@@ -952,7 +973,7 @@ static bool rd_overdue(struct rd_stream *s)
 	}
 	if (s->pend_head != NULL && now > s->pend_head->sent_ms)
 		age = now - s->pend_head->sent_ms;
-	late = s->pend_head != NULL && age > rnr + rd->conn_timeout_ms;
+	late = s->pend_head != NULL && age > rd_patience_ms(rd);
 	pthread_mutex_unlock(&rd->lock);
 	if (late)
 		ODMA_ERR("RDMA context %p: the peer has not answered a request for %llu ms (link "
@@ -1017,10 +1038,11 @@ void *odma_rd_reader(void *arg)
 		 * A peer's request is served once fewer than RW_PACE_FRAMES of our frames wait to
 		 * go out: one that sends requests and never takes the answers then finds its
 		 * frames held here, within our credit, instead of our answers piling up in the
-		 * transport without bound. Not on our own stream: our requests' answers never wait.
+		 * transport without bound (and cut once it took none for rd_patience_ms). Not on
+		 * our own stream: our requests' answers never wait.
 		 */
 		if (!s->out && h.type != RW_RESP && rd_pace(s) == 0)
-			break; /* a CM client past its deadline (an ended stream is still served) */
+			break; /* a deadline passed (an ended stream is still served) */
 		pthread_mutex_lock(&rd->lock);
 		s->serving = true; /* a stop lets it answer first (odma_rd_conns_stop) */
 		pthread_mutex_unlock(&rd->lock);

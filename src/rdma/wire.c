@@ -102,6 +102,7 @@ struct rw_chan {
 	struct rw_msg *cur; /* the frame being read, and how far */
 	size_t off;
 	unsigned int sending;   /* sends not completed yet (rw_sent) */
+	uint64_t sent;          /* sends completed (rw_sent): whether the peer takes our frames */
 	unsigned int draining;  /* threads in rw_drain_locked: rw_sent wakes them, not the reader */
 	unsigned int pacing;    /* threads in rw_pace: rw_sent wakes them at half the pace */
 	unsigned int attaching; /* rw_attach calls using the endpoint: its close waits */
@@ -689,6 +690,7 @@ static void rw_sent(void *arg, doca_error_t status)
 
 	pthread_mutex_lock(&c->lock);
 	c->sending--;
+	c->sent++;
 	if (status != DOCA_SUCCESS)
 		c->closed = true;
 	/*
@@ -724,6 +726,16 @@ int rw_pace_for(struct rw_chan *c, uint32_t timeout_ms)
 bool rw_pace(struct rw_chan *c)
 {
 	return rw_pace_for(c, 0) == 1;
+}
+
+uint64_t rw_sent_count(struct rw_chan *c)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&c->lock);
+	n = c->sent;
+	pthread_mutex_unlock(&c->lock);
+	return n;
 }
 
 bool rw_backlog(struct rw_chan *c)

@@ -1035,6 +1035,30 @@ static void test_stop_while_server_silent_after_accept(void **state)
 }
 
 /*
+ * A server whose requests' answers it never takes, with both its streams left open: the target
+ * cuts the connection once none of its answers went out for the bound it gives a peer's answer
+ * (receiver-not-ready time, 8 s, and the connection timeout, 2 s), as a queue pair whose
+ * retries run out; its program hears of the end (disconnection callback).
+ */
+static void test_server_never_takes_answers(void **state)
+{
+	struct tstat before = stat_of_target();
+	struct rw_chan *req, *rev;
+	int disconnected = before.disconnected;
+
+	(void)state;
+	established_then_refused_reads(&req, &rev, before, 125000);
+	for (int i = 0; i < 200 && disconnected == before.disconnected; i++) {
+		usleep(100 * 1000);
+		disconnected = stat_of_target().disconnected;
+	}
+	assert_int_equal(disconnected, before.disconnected + 1);
+	rw_close(req);
+	rw_close(rev);
+	threads_back_to(before.threads);
+}
+
+/*
  * A server that sends requests as fast as it can and never takes the answers: what the target
  * holds stays bounded (the requests wait within its credit once 64 answers wait to leave), not
  * one answer kept per request (300000 refused reads grew it by 86 MB).
@@ -1086,6 +1110,7 @@ int main(void)
 		cmocka_unit_test(test_server_rejects_established),
 		cmocka_unit_test(test_server_floods_requests),
 		cmocka_unit_test(test_server_stops_taking_answers),
+		cmocka_unit_test(test_server_never_takes_answers),
 		cmocka_unit_test(test_oob_peer_leaves_during_connect),
 		cmocka_unit_test(test_stop_while_server_silent_after_accept), /* last: stops it */
 	};
