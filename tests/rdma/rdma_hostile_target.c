@@ -2,25 +2,24 @@
  * Copyright (c) 2026 The odma authors. SPDX-License-Identifier: BSD-3-Clause
  */
 /*
- * The target of test_rdma_hostile: an RDMA context that listens for RDMA CM clients (on the
- * port given as argv[1]; 0: one the kernel picks) and out of band (it prints its blob), has
- * one receive posted, a connection request timeout of 2 s, and leaves every connection request
- * unanswered. It prints "ready PORT
- * BLOBHEX" (the port it listens on), then answers commands on stdin, one letter a line: 's'
- * prints "requests R received N threads T rss_kb K established E failed F disconnected D
- * sends_ok S sends_failed X", 'a' accepts the requests not answered yet and prints how many
- * calls failed ("accepted F"), 'r' rejects them ("rejected F"), 'e' exports one more connection out
- * of band and prints "blob BLOBHEX", 'k HEX' connects the connection 'e' exported last to the
- * peer's blob HEX out of band and prints "connectoob STATUS", 'c PORT' connects as an RDMA CM
- * client to 127.0.0.1:PORT and prints "connect STATUS", 'm' submits a 64-byte send on the
- * connection established last and prints "send STATUS", 'R N' reads N bytes (at most 64) of an
- * RDMA export of its own on that connection into a list of two 64-byte bufs and prints "read
- * STATUS LEN DATA_LEN" when the read completes (its peer answers it; DATA_LEN: the list's data
- * length then), 'W' waits up to 5 s for the receive posted at the start to end and prints "recv
- * STATUS DATA_LEN" (its destination's data length then; what it printed before if it ended
- * before), 'S' stops the context and prints
- * "stopped MS" (how long it took to reach IDLE; only 'q' may follow), 'q' stops and exits 0. It
- * exits 3 when something fails to start.
+ * The target of test_rdma_hostile: an RDMA context that listens for RDMA CM clients (on the port
+ * given as argv[1]; 0: one the kernel picks) and out of band (it prints its blob), has one receive
+ * posted, a connection request timeout of 2 s, an RNR retry count of 0 (a peer that takes none of
+ * its answers is cut after 1 + 2 s), and leaves every connection request unanswered. It prints
+ * "ready PORT BLOBHEX" (the port it listens on), then answers commands on stdin, one letter a
+ * line: 's' prints "requests R received N threads T rss_kb K established E failed F disconnected D
+ * sends_ok S sends_failed X", 'a' accepts the requests not answered yet and prints how many calls
+ * failed ("accepted F"), 'r' rejects them ("rejected F"), 'e' exports one more connection out of
+ * band and prints "blob BLOBHEX", 'k HEX' connects the connection 'e' exported last to the peer's
+ * blob HEX out of band and prints "connectoob STATUS", 'c PORT' connects as an RDMA CM client to
+ * 127.0.0.1:PORT and prints "connect STATUS", 'm' submits a 64-byte send on the connection
+ * established last and prints "send STATUS", 'R N' reads N bytes (at most 64) of an RDMA export of
+ * its own on that connection into a list of two 64-byte bufs and prints "read STATUS LEN DATA_LEN"
+ * when the read completes (its peer answers it; DATA_LEN: the list's data length then), 'W' waits
+ * up to 5 s for the receive posted at the start to end and prints "recv STATUS DATA_LEN" (its
+ * destination's data length then; what it printed before if it ended before), 'S' stops the
+ * context and prints "stopped MS" (how long it took to reach IDLE; only 'q' may follow), 'q' stops
+ * and exits 0. It exits 3 when something fails to start.
  */
 #include <dirent.h>
 #include <poll.h>
@@ -255,6 +254,7 @@ int main(int argc, char **argv)
 	TRY(doca_rdma_set_permissions(rd, DOCA_ACCESS_FLAG_LOCAL_READ_WRITE));
 	TRY(doca_rdma_set_max_num_connections(rd, 8));
 	TRY(doca_rdma_set_connection_request_timeout(rd, 2000)); /* a silent peer's deadline */
+	TRY(doca_rdma_set_rnr_retry_count(rd, 0));
 	TRY(doca_rdma_set_connection_state_callbacks(rd, on_request, on_established, on_failure,
 	                                             on_disconnect));
 	TRY(doca_rdma_task_receive_set_conf(rd, on_recv, on_recv, 4));
