@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,7 +103,7 @@ struct rw_chan {
 	struct rw_msg *cur; /* the frame being read, and how far */
 	size_t off;
 	unsigned int sending;   /* sends not completed yet (rw_sent) */
-	uint64_t sent;          /* sends completed (rw_sent): whether the peer takes our frames */
+	_Atomic uint64_t sent;  /* sends completed (rw_sent): whether the peer takes our frames */
 	unsigned int draining;  /* threads in rw_drain_locked: rw_sent wakes them, not the reader */
 	unsigned int pacing;    /* threads in rw_pace: rw_sent wakes them at half the pace */
 	unsigned int attaching; /* rw_attach calls using the endpoint: its close waits */
@@ -730,12 +731,8 @@ bool rw_pace(struct rw_chan *c)
 
 uint64_t rw_sent_count(struct rw_chan *c)
 {
-	uint64_t n;
-
-	pthread_mutex_lock(&c->lock);
-	n = c->sent;
-	pthread_mutex_unlock(&c->lock);
-	return n;
+	return atomic_load_explicit(&c->sent,
+	                            memory_order_relaxed); /* a count, nothing behind it */
 }
 
 bool rw_backlog(struct rw_chan *c)
