@@ -164,16 +164,43 @@ static void rd_listener_free(struct rd_listener *l)
 	free(l);
 }
 
+static void odma_rd_streams_free(struct doca_rdma *rd);
+
+/*
+ * The slots of a new run, all free: the last run's array cleared when it has as many, else a
+ * new one (the old one retired: handles into it stay readable). False when out of memory.
+ */
+static bool rd_conns_array(struct doca_rdma *rd)
+{
+	uint32_t nslots = 2u * rd->max_conns;
+	void *p;
+
+	if (rd->conns != NULL && rd->nslots == nslots) {
+		memset(rd->conns, 0, nslots * sizeof(*rd->conns));
+		return true;
+	}
+	if (rd->conns != NULL) {
+		p = realloc(rd->retired, (rd->nretired + 1) * sizeof(*rd->retired));
+		if (p == NULL)
+			return false;
+		rd->retired = p;
+		rd->retired[rd->nretired++] = rd->conns;
+		rd->conns = NULL;
+	}
+	rd->conns = calloc(nslots, sizeof(*rd->conns));
+	rd->nslots = rd->conns != NULL ? nslots : 0;
+	return rd->conns != NULL;
+}
+
 doca_error_t odma_rd_conns_start(struct doca_rdma *rd)
 {
 	struct rd_listener *l;
 	doca_error_t r;
 
-	odma_rd_conns_free(rd);
+	odma_rd_streams_free(rd);
+	odma_rd_direct_free(rd);
 	atomic_store(&rd->nreleased, 0);
-	rd->nslots = 2u * rd->max_conns;
-	rd->conns = calloc(rd->nslots, sizeof(*rd->conns));
-	if (rd->conns == NULL) {
+	if (!rd_conns_array(rd)) {
 		ODMA_ERR("RDMA context %p: out of memory for %u connections", (void *)rd,
 		         rd->max_conns);
 		return DOCA_ERROR_NO_MEMORY;
@@ -198,8 +225,6 @@ doca_error_t odma_rd_conns_start(struct doca_rdma *rd)
 	rd->listeners = l;
 	return DOCA_SUCCESS;
 }
-
-static void odma_rd_streams_free(struct doca_rdma *rd);
 
 /*
  * A request being served finishes and is answered first (up to 1 s; called and returning with
@@ -289,6 +314,11 @@ void odma_rd_conns_free(struct doca_rdma *rd)
 	odma_rd_direct_free(rd);
 	free(rd->conns);
 	rd->conns = NULL;
+	for (uint32_t i = 0; i < rd->nretired; i++)
+		free(rd->retired[i]);
+	free(rd->retired);
+	rd->retired = NULL;
+	rd->nretired = 0;
 }
 
 /* How many connections the program holds (rd->lock held): not free, and not let go. */

@@ -488,6 +488,12 @@ struct doca_rdma {
 	 */
 	struct doca_rdma_connection *conns;
 	uint32_t nslots;
+	/*
+	 * the arrays of earlier runs with another number of slots, kept until the context is
+	 * destroyed: a handle the program kept past a restart is refused, never read freed
+	 */
+	struct doca_rdma_connection **retired;
+	uint32_t nretired;
 	struct rd_listener *listeners; /* [0]: the OOB listener while started */
 	struct rd_stream *streams;
 	struct rd_task *recv_head, *recv_tail; /* posted receives, oldest first */
@@ -575,6 +581,7 @@ const char *odma_rd_cm_ipv4(const struct doca_rdma_addr *a, char v4[INET_ADDRSTR
 doca_error_t odma_rd_conns_start(struct doca_rdma *rd);
 /* Stops everything: listeners and streams shut down, threads joined, their tasks failed. */
 void odma_rd_conns_stop(struct doca_rdma *rd);
+/* Frees what the runs left (the context is destroyed): streams, connections of every run. */
 void odma_rd_conns_free(struct doca_rdma *rd);
 /*
  * A new stream on channel @ch (dialed when @out), with its reader thread when @reader (else

@@ -669,6 +669,44 @@ static void test_device_without_rdma(void **state)
 }
 
 /*
+ * A connection handle kept past a stop and a restart names no connection of the new run: the
+ * calls refuse it with their codes (the slots were reused: CONNECTION_ABORTED, not pending;
+ * their number changed: INVALID_VALUE) and never read freed memory (ASan).
+ */
+static void test_handle_after_restart(void **state)
+{
+	struct doca_rdma_connection *c;
+	struct doca_rdma *rd;
+	struct doca_dev *dev;
+	struct doca_pe *pe;
+	const void *blob;
+	size_t n;
+
+	(void)state;
+#ifndef ODMA_HAVE_UCX
+	skip(); /* no started context without the transport DOCA RDMA runs on */
+#endif
+	dev = tu_open_dev("b1:00.0");
+	assert_ok(doca_pe_create(&pe));
+	assert_ok(doca_rdma_create(dev, &rd));
+	assert_ok(doca_pe_connect_ctx(pe, doca_rdma_as_ctx(rd)));
+	assert_ok(doca_ctx_start(doca_rdma_as_ctx(rd)));
+	assert_ok(doca_rdma_export(rd, &blob, &n, &c));
+	assert_ok(doca_ctx_stop(doca_rdma_as_ctx(rd)));
+	assert_ok(doca_ctx_start(doca_rdma_as_ctx(rd)));
+	assert_doca(DOCA_ERROR_CONNECTION_ABORTED, doca_rdma_connection_accept(c, NULL, 0));
+	assert_ok(doca_ctx_stop(doca_rdma_as_ctx(rd)));
+	assert_ok(doca_rdma_set_max_num_connections(rd, 3));
+	assert_ok(doca_ctx_start(doca_rdma_as_ctx(rd)));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_connection_accept(c, NULL, 0));
+	assert_doca(DOCA_ERROR_INVALID_VALUE, doca_rdma_connection_disconnect(c));
+	assert_ok(doca_ctx_stop(doca_rdma_as_ctx(rd)));
+	assert_ok(doca_rdma_destroy(rd));
+	assert_ok(doca_pe_destroy(pe));
+	assert_ok(doca_dev_close(dev));
+}
+
+/*
  * RDMA CM's refusals on a started context, no peer needed: the callbacks set after the start;
  * port 0, a port another socket holds, a port it does not listen on; accept and reject of a
  * connection that is no pending request; and no RDMA CM at all on the DC transport.
@@ -1050,6 +1088,7 @@ int main(void)
 		cmocka_unit_test(test_task_accessors),
 		cmocka_unit_test(test_task_type_share),
 		cmocka_unit_test(test_cm_refusals),
+		cmocka_unit_test(test_handle_after_restart),
 		cmocka_unit_test(test_transport_mismatch),
 		cmocka_unit_test(test_reconnect_churn),
 		cmocka_unit_test(test_cm_no_server_line),
