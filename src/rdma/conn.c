@@ -626,22 +626,24 @@ static doca_error_t rd_handshake(struct rw_chan *ch, struct rw_hdr *h, uint32_t 
 
 /*
  * Dials the exporter of blob @b for connection @c (loopback on one machine and namespace, else
- * each of its addresses in turn) and binds the stream with a HELLO: DOCA_SUCCESS with *@out
- * the channel, or CONNECTION_ABORTED (unreachable, or it refused a stale blob: logged under
- * the public call @fn).
+ * each of its addresses in turn, all within one connection timeout: a peer's blob that lists
+ * eight silent addresses holds the PE thread once, not eight times) and binds the stream with a
+ * HELLO: DOCA_SUCCESS with *@out the channel, or CONNECTION_ABORTED (unreachable, or it
+ * refused a stale blob: logged under the public call @fn).
  */
 static doca_error_t rd_dial_peer(struct doca_rdma *rdma, const struct doca_rdma_connection *c,
                                  const struct rw_blob *b, struct rw_chan **out, const char *fn)
 {
 	struct rw_hdr h = { .magic = RW_MAGIC, .type = RW_HELLO };
 	doca_error_t r = DOCA_ERROR_CONNECTION_ABORTED;
+	uint64_t now, end = rw_now_ms() + rdma->conn_timeout_ms; /* one for all addresses */
 	struct rw_chan *ch = NULL;
 
 	h.arg0 = b->conn_id;
 	memcpy(h.key, b->key, 16);
 	h.arg1 = rdma->nonce;
 	h.rec = c->id;
-	for (unsigned int i = 0; r == DOCA_ERROR_CONNECTION_ABORTED; i++) {
+	for (unsigned int i = 0; r == DOCA_ERROR_CONNECTION_ABORTED && rw_now_ms() < end; i++) {
 		char text[64];
 
 		rw_blob_target(b, i, text, sizeof(text));
@@ -650,7 +652,8 @@ static doca_error_t rd_dial_peer(struct doca_rdma *rdma, const struct doca_rdma_
 		ch = rw_dial(text, b->port);
 		if (ch == NULL)
 			continue;
-		r = rd_handshake(ch, &h, rdma->conn_timeout_ms);
+		now = rw_now_ms();
+		r = rd_handshake(ch, &h, (uint32_t)(end > now ? end - now : 1));
 		if (r != DOCA_SUCCESS) {
 			rw_close(ch);
 			ch = NULL;

@@ -966,6 +966,51 @@ static void test_oob_peer_leaves_during_connect(void **state)
 }
 
 /*
+ * A peer's blob that lists eight addresses where nothing answers the HELLO (our listener, which
+ * never takes the channels): the target's doca_rdma_connect gives up after its one connection
+ * timeout (2 s), not one per address (16 s), and says CONNECTION_ABORTED.
+ */
+static void test_oob_blob_of_silent_addresses(void **state)
+{
+	struct rw_lsn *l;
+	uint16_t port = 0;
+	struct rw_blob ours = { 0 };
+	uint8_t enc[RW_BLOB_LEN];
+	char cmd[16 + 2 * RW_BLOB_LEN], line[256];
+	uint64_t t0, took;
+
+	(void)state;
+	assert_int_equal(rw_listen("127.0.0.1", 0, &l, &port), DOCA_SUCCESS);
+	rw_blob_self(&ours);
+	ours.netns ^= 1; /* of another namespace: the target dials the addresses listed */
+	ours.naddrs = RW_BLOB_MAX_ADDRS;
+	for (unsigned int i = 0; i < RW_BLOB_MAX_ADDRS; i++)
+		memcpy(ours.addrs[i], (const uint8_t[4]){ 127, 0, 0, 1 }, 4);
+	ours.conn_id = 1;
+	ours.port = port;
+	rw_blob_encode(&ours, enc);
+	fputs("e\n", to_target);
+	fflush(to_target);
+	assert_non_null(fgets(line, sizeof(line), from_target));
+	assert_memory_equal(line, "blob ", 5);
+	snprintf(cmd, sizeof(cmd), "k ");
+	for (size_t i = 0; i < RW_BLOB_LEN; i++)
+		snprintf(cmd + 2 + 2 * i, 3, "%02x", enc[i]);
+	strcat(cmd, "\n");
+	t0 = rw_now_ms();
+	fputs(cmd, to_target);
+	fflush(to_target);
+	assert_non_null(fgets(line, sizeof(line), from_target));
+	took = rw_now_ms() - t0;
+	assert_string_equal(line, "connectoob DOCA_ERROR_CONNECTION_ABORTED\n");
+	if (took >= RW_BLOB_MAX_ADDRS / 2 * 2000)
+		fail_msg("the connect took %llu ms: a 2000 ms timeout for each address",
+		         (unsigned long long)took);
+	rw_listen_shutdown(l);
+	rw_listen_free(l);
+}
+
+/*
  * A CM connection our server accepted, established on the target (@before: its counts
  * before), then @n refused reads of 8 bytes on the target's second stream, each answered by a
  * frame the target sends.
@@ -1112,6 +1157,7 @@ int main(void)
 		cmocka_unit_test(test_server_stops_taking_answers),
 		cmocka_unit_test(test_server_never_takes_answers),
 		cmocka_unit_test(test_oob_peer_leaves_during_connect),
+		cmocka_unit_test(test_oob_blob_of_silent_addresses),
 		cmocka_unit_test(test_stop_while_server_silent_after_accept), /* last: stops it */
 	};
 
