@@ -920,6 +920,21 @@ static void test_server_rejects_established(void **state)
 	threads_back_to(before.threads);
 }
 
+/* Tells the target to connect the connection 'e' exported last to blob @b ('k HEX'). */
+static void connect_oob(const struct rw_blob *b)
+{
+	uint8_t enc[RW_BLOB_LEN];
+	char cmd[16 + 2 * RW_BLOB_LEN];
+
+	rw_blob_encode(b, enc);
+	snprintf(cmd, sizeof(cmd), "k ");
+	for (size_t i = 0; i < RW_BLOB_LEN; i++)
+		snprintf(cmd + 2 + 2 * i, 3, "%02x", enc[i]);
+	strcat(cmd, "\n");
+	fputs(cmd, to_target);
+	fflush(to_target);
+}
+
 /*
  * A peer that binds the target's exported connection (its HELLO answered), hangs that stream
  * up while the target's doca_rdma_connect waits for the peer's answer, and then answers: the
@@ -931,8 +946,7 @@ static void test_oob_peer_leaves_during_connect(void **state)
 	struct rw_lsn *l;
 	uint16_t port = 0;
 	struct rw_blob ours = { 0 };
-	uint8_t enc[RW_BLOB_LEN];
-	char cmd[16 + 2 * RW_BLOB_LEN], line[64];
+	char line[64];
 	struct rw_chan *hello, *in;
 	struct rw_hdr h;
 
@@ -942,14 +956,8 @@ static void test_oob_peer_leaves_during_connect(void **state)
 	ours.naddrs = 0; /* the target dials 127.0.0.1 */
 	ours.conn_id = 1;
 	ours.port = port;
-	rw_blob_encode(&ours, enc);
 	in = admitted(); /* the target's connection 'e' exported, bound to our stream */
-	snprintf(cmd, sizeof(cmd), "k ");
-	for (size_t i = 0; i < RW_BLOB_LEN; i++)
-		snprintf(cmd + 2 + 2 * i, 3, "%02x", enc[i]);
-	strcat(cmd, "\n");
-	fputs(cmd, to_target);
-	fflush(to_target);
+	connect_oob(&ours);
 	hello = rw_accept(l); /* the target's HELLO, not answered yet */
 	assert_non_null(hello);
 	assert_true(rw_read_hdr(hello, &h, 5000));
@@ -975,8 +983,7 @@ static void test_oob_blob_of_silent_addresses(void **state)
 	struct rw_lsn *l;
 	uint16_t port = 0;
 	struct rw_blob ours = { 0 };
-	uint8_t enc[RW_BLOB_LEN];
-	char cmd[16 + 2 * RW_BLOB_LEN], line[256];
+	char line[256];
 	uint64_t t0, took;
 
 	(void)state;
@@ -988,18 +995,12 @@ static void test_oob_blob_of_silent_addresses(void **state)
 		memcpy(ours.addrs[i], (const uint8_t[4]){ 127, 0, 0, 1 }, 4);
 	ours.conn_id = 1;
 	ours.port = port;
-	rw_blob_encode(&ours, enc);
 	fputs("e\n", to_target);
 	fflush(to_target);
 	assert_non_null(fgets(line, sizeof(line), from_target));
 	assert_memory_equal(line, "blob ", 5);
-	snprintf(cmd, sizeof(cmd), "k ");
-	for (size_t i = 0; i < RW_BLOB_LEN; i++)
-		snprintf(cmd + 2 + 2 * i, 3, "%02x", enc[i]);
-	strcat(cmd, "\n");
 	t0 = rw_now_ms();
-	fputs(cmd, to_target);
-	fflush(to_target);
+	connect_oob(&ours);
 	assert_non_null(fgets(line, sizeof(line), from_target));
 	took = rw_now_ms() - t0;
 	assert_string_equal(line, "connectoob DOCA_ERROR_CONNECTION_ABORTED\n");
