@@ -299,8 +299,8 @@ static inline bool ts_wait(struct tside *s, const int *counter, int target, int 
 	}
 }
 
-/* Stops (progressing to IDLE) and destroys what ts_open made. */
-static inline void ts_close(struct tside *s)
+/* Stops @s's context, progressing it up to 1 s; the state it reached (IDLE when it stopped). */
+static inline enum doca_ctx_states ts_stop_idle(struct tside *s)
 {
 	enum doca_ctx_states st = DOCA_CTX_STATE_IDLE;
 
@@ -312,6 +312,13 @@ static inline void ts_close(struct tside *s)
 		(void)doca_pe_progress(s->pe);
 		usleep(100);
 	}
+	return st;
+}
+
+/* Stops (progressing to IDLE) and destroys what ts_open made. */
+static inline void ts_close(struct tside *s)
+{
+	(void)ts_stop_idle(s);
 	(void)doca_rdma_destroy(s->rd);
 	for (int i = 0; i < s->nbufs; i++) /* before the inventory and the mmaps they point into */
 		(void)doca_buf_dec_refcount(s->bufs[i], NULL);

@@ -1521,17 +1521,7 @@ static void cm_side_open(struct tside *s, uint16_t max, doca_rdma_connection_req
 /* Stops (progressing to IDLE) and destroys what cm_side_open made. */
 static void cm_side_close(struct tside *s)
 {
-	enum doca_ctx_states st = DOCA_CTX_STATE_IDLE;
-
-	(void)doca_ctx_stop(s->ctx);
-	for (int i = 0; i < 10000; i++) {
-		(void)doca_ctx_get_state(s->ctx, &st);
-		if (st == DOCA_CTX_STATE_IDLE)
-			break;
-		(void)doca_pe_progress(s->pe);
-		usleep(100);
-	}
-	assert_int_equal(st, DOCA_CTX_STATE_IDLE);
+	assert_int_equal(ts_stop_idle(s), DOCA_CTX_STATE_IDLE);
 	assert_ok(doca_rdma_destroy(s->rd));
 	assert_ok(doca_pe_destroy(s->pe));
 	assert_ok(doca_dev_close(s->dev));
