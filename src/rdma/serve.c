@@ -634,10 +634,11 @@ static int rd_pace(struct rd_stream *s)
 
 	for (;;) {
 		int r = rw_pace_for(s->ch, RD_WATCH_MS);
-		uint64_t now_sent = rw_sent_count(s->ch);
+		uint64_t now_sent;
 
 		if (r != 0)
 			return r;
+		now_sent = rw_sent_count(s->ch);
 		if (rd_cm_waiting(s) && rd_cm_overdue(s))
 			return 0;
 		idle = now_sent == sent ? idle + RD_WATCH_MS : 0;
@@ -955,10 +956,10 @@ int odma_rd_fast(void *arg, const struct rw_hdr *h, const uint8_t *p)
 
 /*
  * Whether the oldest request on our stream @s has waited for its answer past the bound
- * (rd_patience_ms). A peer that died answers nothing
- * and its connection closes; a link that went down (or a peer that hangs) closes nothing:
- * this bounds it. One log line. Also true, silently, once our stream is answered in full
- * after the connection closed (the peer's stream ended first: odma_rd_stream_dead_locked).
+ * (rd_patience_ms). A peer that died answers nothing and its connection closes; a link that
+ * went down (or a peer that hangs) closes nothing: this bounds it. One log line. Also true,
+ * silently, once our stream is answered in full after the connection closed (the peer's
+ * stream ended first: odma_rd_stream_dead_locked).
  */
 static bool rd_overdue(struct rd_stream *s)
 {
